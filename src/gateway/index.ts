@@ -14,6 +14,7 @@ import { createLogger } from "../io/log.js";
 import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
+import { SCRIPT_GROUP } from "../io/scripts.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
@@ -160,7 +161,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...(state.store.backend === "local" ? { journal: stateDir(paths.home) } : {}),
   });
   state.restoreSeen(idempotency.seen);
-  // Agents a killed gateway left running: stopped before their runs run again (docs/durability.md).
+  // Agents and route scripts a killed gateway left running: stopped before their runs run again
+  // (docs/durability.md).
   const agentGroups = agentGroupsDir(paths.home);
   const notRunAgain: string[] = [];
   const orphans = stopOrphanGroups(agentGroups, (name) => notRunAgain.push(name));
@@ -169,11 +171,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       `[state] stopped ${orphans - notRunAgain.length} agent process group(s) left running by a gateway that was killed; their runs run again`,
     );
   // A cron job's scheduled (or `svc cron run`) run is not journaled: its next_run moved on before it started.
+  // Nor is an event a route script was deciding on: it was never answered, so its sender sends it again.
   for (const name of notRunAgain)
     logger.warn(
-      `[cron] ${name.replace(/^cron:/, "")}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time`,
+      name.startsWith(SCRIPT_GROUP)
+        ? `[webhook] ${name.slice(SCRIPT_GROUP.length)}: stopped the route script left running by a gateway that was killed; its event was never answered — the sender's retry is processed`
+        : `[cron] ${name.replace(/^cron:/, "")}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time`,
     );
-  const agent = createAgent(config, { logger, home: paths.home, groups: processGroupFiles(agentGroups) });
+  const groups = processGroupFiles(agentGroups);
+  const agent = createAgent(config, { logger, home: paths.home, groups });
   // Coalescing groups and cron jobs: flushed on stop and reload, so no pending group is dropped.
   const coalescing = createCoalescing({
     system,
@@ -283,6 +289,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     system,
     registry: routes.registry,
     profiles,
+    groups,
     seen: idempotency.seen,
     coalescer: coalescing.coalescer,
     cron: cron.scheduler,

@@ -10,6 +10,7 @@ import { createRequestHandler, decodingBodies, type RequestHandler } from "../io
 import { listenFailureHint } from "../io/http/listenHint.js";
 import { type ServerHandle, startHttpServer } from "../io/http/server.js";
 import type { Logger } from "../io/log.js";
+import type { ProcessGroups } from "../io/processGroups.js";
 import { runScript } from "../io/scripts.js";
 import type { AcceptedEvent, EventModes } from "../streams/context.js";
 import type { IdempotencyStore } from "../streams/idempotencyRecord.js";
@@ -37,6 +38,8 @@ export interface IngressDeps {
   readonly system: GatewaySystem;
   readonly registry: RouteRegistry;
   readonly profiles: ProfileResources;
+  /** Where each route script's process group is noted while it runs (the gateway's `$SVC_HOME/state/agents`). */
+  readonly groups?: ProcessGroups;
   readonly seen: SeenCache;
   readonly coalescer: Coalescer;
   readonly cron: CronScheduler;
@@ -118,6 +121,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
           route: request.routeName,
           event: request.event,
           deliveryId: request.deliveryId,
+          ...(deps.groups === undefined ? {} : { groups: deps.groups }),
         }),
       onIgnored: hooks.onScriptIgnored,
     },

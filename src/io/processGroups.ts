@@ -2,11 +2,12 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { processAlive, processStartTime, processStat } from "./processAlive.js";
 
-/** Where a process's agents are noted while they run. */
+/** Where a process's agents (and the gateway's route scripts) are noted while they run. */
 export interface ProcessGroups {
   /**
-   * `notRunAgain`: the run's name (`cron:<job>` of a scheduled or manual cron run) when its run is not
-   * journaled, so a next start that stops the group says that run is not run again.
+   * `notRunAgain`: the run's name (`cron:<job>` of a scheduled or manual cron run, `script:<route>` of a
+   * route script) when its run is not journaled, so a next start that stops the group says that run is
+   * not run again.
    */
   started(pid: number, notRunAgain?: string): void;
   ended(pid: number): void;

@@ -4,6 +4,7 @@ import { extendObject, parseJson, stringifyJson } from "../streams/jsonNumbers.j
 import type { ScriptResult } from "../streams/stages/script.js";
 import { envValue } from "./envValue.js";
 import { minimalEnv, runProcess } from "./process.js";
+import type { ProcessGroups } from "./processGroups.js";
 import { resolveProfilePath } from "./profiles.js";
 
 export interface ScriptRunOptions {
@@ -16,7 +17,15 @@ export interface ScriptRunOptions {
   readonly route?: string;
   readonly event?: string | undefined;
   readonly deliveryId?: string | undefined;
+  /** Notes the script's process group while it runs (a start after a SIGKILL stops what was left running). */
+  readonly groups?: ProcessGroups;
 }
+
+/**
+ * The name a script's process group is noted with (`script:<route>`): a next start that stops it logs the
+ * route. The event it was deciding on is not journaled (it was never answered): nothing runs it again.
+ */
+export const SCRIPT_GROUP = "script:";
 
 /** The minimal environment plus what the event is, as the `command` agent gets it (no secrets). */
 export function scriptEnv(
@@ -131,6 +140,9 @@ export async function runScript(options: ScriptRunOptions): Promise<ScriptResult
     timeoutMs: options.timeoutMs,
     // The script's own directory, so `scripts/github/pr.py` finds the files beside it by relative path.
     cwd: dirname(found.path),
+    ...(options.groups === undefined
+      ? {}
+      : { groups: options.groups, notRunAgain: `${SCRIPT_GROUP}${options.route ?? ""}` }),
   });
   if (!result.ok) {
     // Named as the command agent's timeout is, so the line says which setting stopped the script.

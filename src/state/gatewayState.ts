@@ -23,7 +23,7 @@ import type { Recovered, StateStore } from "./store.js";
 /** `$SVC_HOME/state`: the journal's segments. */
 export const stateDir = (home: string): string => join(home, "state");
 
-/** `$SVC_HOME/state/agents`: the process groups of the agents running now (`src/io/processGroups.ts`). */
+/** `$SVC_HOME/state/agents`: the process groups of the agents and route scripts running now (`src/io/processGroups.ts`). */
 export const agentGroupsDir = (home: string): string => join(stateDir(home), "agents");
 
 const PENDING = 0;

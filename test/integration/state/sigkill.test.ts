@@ -278,4 +278,70 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
       if (running(orphan)) process.kill(-orphan, "SIGKILL");
     }
   });
+
+  it("a route script the killed gateway left running is stopped at the next start, and its unanswered event's retry is processed", async () => {
+    const home = tempHome();
+    homes.push(home);
+    const pidFile = join(home.dir, "script.pid");
+    home.write(
+      "config.yaml",
+      stringify({
+        agent: {
+          provider: "command",
+          command: [
+            "sh",
+            "-c",
+            'printf "%s %s\\n" "$SVC_DELIVERY_ID" "$(head -n 1)" >> "$0/runs.log"',
+            home.dir,
+          ],
+        },
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            port: 0,
+            script_timeout_seconds: 5,
+            routes: { pr: { secret: SECRET, prompt: "pr {number}", script: "slow.sh" } },
+          },
+        },
+      }),
+    );
+    // Far longer than script_timeout_seconds: only the gateway that started it could have ended it in time.
+    home.write("scripts/slow.sh", `echo $$ > "${pidFile}"; sleep 60; echo '{"number": 1}'`);
+    const first = await start(home);
+    const answer = deliver(first.port, "pr", "scripted");
+    const scriptPid = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : 0);
+    await vi.waitFor(() => expect(scriptPid()).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+    const orphan = scriptPid();
+    // The gateway notes the script's group just after it spawned it.
+    await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    first.child.kill("SIGKILL");
+    await first.exited;
+    try {
+      // The sender never had an answer.
+      expect(await answer).toHaveProperty("error");
+      expect(running(orphan)).toBe(true);
+      home.write("scripts/slow.sh", `echo '{"number": 2}'`);
+      const second = await start(home);
+      expect(running(orphan)).toBe(false);
+      expect(readdirSync(agentGroupsDir(home.dir))).toEqual([]);
+      const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+      expect(log).toContain(
+        "[webhook] pr: stopped the route script left running by a gateway that was killed; its event was never answered — the sender's retry is processed",
+      );
+      // Not counted among the agents whose runs run again: the event was never journaled.
+      expect(log).not.toContain("agent process group(s) left running");
+      expect(await deliver(second.port, "pr", "scripted")).toMatchObject({ status: 202 });
+      // The run has the payload of the script the second gateway ran.
+      await vi.waitFor(() => expect(ranLines(home)).toEqual([["scripted", "pr 2"]]), {
+        timeout: 20_000,
+        interval: 50,
+      });
+    } finally {
+      if (running(orphan)) process.kill(-orphan, "SIGKILL");
+    }
+  });
 });
