@@ -173,8 +173,13 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
         return health.fail(err);
       }
       // Every offer (re)makes the group's timer job: a no-op when it exists, and a group whose first
-      // offer was answered 503 before its timer was stored gets one with the sender's retry.
-      await timers.enqueue(`coalesce-${generation}`, { group, generation }, { delayMs: quietMs });
+      // offer was answered 503 before its timer was stored gets one with the sender's retry. It first
+      // asks at whichever bound ends first: a max wait shorter than the window fires the group then.
+      await timers.enqueue(
+        `coalesce-${generation}`,
+        { group, generation },
+        { delayMs: Math.min(quietMs, maxMs) },
+      );
       return "coalesced";
     },
     start: () => timers.start(),

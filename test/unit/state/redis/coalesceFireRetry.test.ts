@@ -95,6 +95,23 @@ describe("shared coalescing groups (Redis)", () => {
     }
   });
 
+  it("a group whose max wait is shorter than its quiet window fires at its max wait, not once the window has passed", async () => {
+    // Quiet window 60 s, max wait 50 ms: the group is due 50 ms after its event, as in memory.
+    const capped = groupedRoute(60, 0.05);
+    const { coalescing, dispatched } = recording();
+    try {
+      const e = groupedEvent(capped, "short-max");
+      expect(await coalescing.offer(e, shared(e))).toBe("coalesced");
+      coalescing.start();
+      await vi.waitFor(
+        () => expect(dispatched).toEqual([{ id: "short-max", superseded: 0, reason: "max_wait" }]),
+        { timeout: 5000, interval: 10 },
+      );
+    } finally {
+      await coalescing.close(0);
+    }
+  });
+
   it("a fire whose run could not be stored (Redis gone between taking the group and enqueueing its run) is tried again, not dropped with its 202'd events", async () => {
     const dispatched: Array<{ id: string; superseded: number }> = [];
     let refuse = 1;
