@@ -127,9 +127,9 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     health,
     logger,
     ...stall,
-    async dispatch(run, superseded, generation) {
+    async dispatch(run, superseded, generation, reason) {
       logger.info(
-        { route: run.routeName, delivery_id: run.deliveryId, superseded },
+        { route: run.routeName, delivery_id: run.deliveryId, superseded, reason },
         `[webhook] ${run.routeName}: coalesced group dispatched`,
       );
       const prompt = superseded === 0 ? run.prompt : `${coalesceNote(superseded)}\n\n${run.prompt}`;

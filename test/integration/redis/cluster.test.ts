@@ -152,6 +152,8 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
       gw.logs().filter((l) => l.msg.includes("coalesced group dispatched")),
     );
     expect(dispatched).toHaveLength(2);
+    // Each line says why its group fired, as with one process: both quiet windows closed.
+    expect(dispatched.map((l) => l.reason)).toEqual(["quiet_window", "quiet_window"]);
   });
 
   it("a due cron job fires once across the cluster", async () => {

@@ -1,6 +1,6 @@
 import { DelayedError } from "bullmq";
 import type { Redis } from "ioredis";
-import { renderCoalesceKey, timerDelay } from "../../../machines/coalesceGroup.js";
+import { type CoalesceGroupOutput, renderCoalesceKey, timerDelay } from "../../../machines/coalesceGroup.js";
 import type { AcceptedEvent } from "../../../streams/context.js";
 import type { Logger } from "../../log.js";
 import type { RedisHealth } from "./connection.js";
@@ -36,24 +36,33 @@ return {tonumber(redis.call('HGET', KEYS[1], 'gen')), merged}
 
 /**
  * The group's timer job asks whether the group is due: `wait` (ms left: the quiet window restarted),
- * `gone`, or `fire` with its latest event and count. Firing renames the group to its generation's
- * firing key in the same step, so a later event opens a new group, and a fire that dies before its run
- * was enqueued is finished by whichever instance retries the timer job.
+ * `gone`, or `fire` with its latest event, count and the bound it reached (`max_wait` when both end at
+ * once, as in memory). Firing renames the group to its generation's firing key in the same step, and
+ * stores that reason there, so a later event opens a new group, and a fire that dies before its run was
+ * enqueued is finished, with the same reason, by whichever instance retries the timer job.
  */
 const FIRE_SCRIPT = `
 if redis.call('EXISTS', KEYS[2]) == 1 then
-  local f = redis.call('HMGET', KEYS[2], 'latest', 'merged')
-  return {'fire', f[1], f[2]}
+  local f = redis.call('HMGET', KEYS[2], 'latest', 'merged', 'reason')
+  return {'fire', f[1], f[2], f[3]}
 end
 local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'last', 'quiet', 'max', 'latest', 'merged')
 if not h[1] or h[1] ~= ARGV[1] then return {'gone'} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local due = math.min(tonumber(h[3]) + tonumber(h[4]), tonumber(h[2]) + tonumber(h[5]))
+local quietEnd = tonumber(h[3]) + tonumber(h[4])
+local maxEnd = tonumber(h[2]) + tonumber(h[5])
+local due = math.min(quietEnd, maxEnd)
 if now < due then return {'wait', tostring(due - now)} end
+local reason = 'quiet_window'
+if maxEnd <= quietEnd then reason = 'max_wait' end
 redis.call('RENAME', KEYS[1], KEYS[2])
-return {'fire', h[6], h[7]}
+redis.call('HSET', KEYS[2], 'reason', reason)
+return {'fire', h[6], h[7], reason}
 `;
+
+/** Which bound fired a shared group: its quiet window or its max wait (a stop flushes none). */
+type CoalesceReason = Exclude<CoalesceGroupOutput["reason"], "flush">;
 
 type CoalesceRedis = Redis & {
   svcCoalesceOffer(
@@ -64,7 +73,7 @@ type CoalesceRedis = Redis & {
     quietMs: number,
     maxMs: number,
   ): Promise<[number, number]>;
-  svcCoalesceFire(group: string, firing: string, generation: string): Promise<string[]>;
+  svcCoalesceFire(group: string, firing: string, generation: string): Promise<Array<string | null>>;
 };
 
 interface TimerJob {
@@ -78,8 +87,16 @@ export interface SharedCoalescingOptions {
   readonly keys: RedisKeys;
   readonly health: RedisHealth;
   readonly logger: Logger;
-  /** Enqueues the group's one run (idempotent per generation); `superseded` events were merged into it. */
-  dispatch(run: SharedRun, superseded: number, generation: number): Promise<void>;
+  /**
+   * Enqueues the group's one run (idempotent per generation); `superseded` events were merged into it,
+   * `reason` is the bound it reached (unknown only for a group taken by an older version that stored none).
+   */
+  dispatch(
+    run: SharedRun,
+    superseded: number,
+    generation: number,
+    reason: CoalesceReason | undefined,
+  ): Promise<void>;
   readonly stall?: StallSettings;
   /** How a timer job whose fire failed is tried again (tests shorten it; FIRE_RETRY otherwise). */
   readonly fireRetry?: { readonly attempts: number; readonly backoffMs: number };
@@ -128,7 +145,8 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       }
       if (answer[0] !== "fire") return;
       const run = JSON.parse(answer[1] as string) as SharedRun;
-      await options.dispatch(run, Number(answer[2]) - 1, data.generation);
+      const reason = (answer[3] ?? undefined) as CoalesceReason | undefined;
+      await options.dispatch(run, Number(answer[2]) - 1, data.generation, reason);
       await redis.del(firing);
     },
   });
@@ -155,8 +173,13 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
         return health.fail(err);
       }
       // Every offer (re)makes the group's timer job: a no-op when it exists, and a group whose first
-      // offer was answered 503 before its timer was stored gets one with the sender's retry.
-      await timers.enqueue(`coalesce-${generation}`, { group, generation }, { delayMs: quietMs });
+      // offer was answered 503 before its timer was stored gets one with the sender's retry. It first
+      // asks at whichever bound ends first: a max wait shorter than the window fires the group then.
+      await timers.enqueue(
+        `coalesce-${generation}`,
+        { group, generation },
+        { delayMs: Math.min(quietMs, maxMs) },
+      );
       return "coalesced";
     },
     start: () => timers.start(),

@@ -38,7 +38,80 @@ const shared = (e: AcceptedEvent): SharedRun => ({
   receivedAt: e.receivedAt,
 });
 
+/** A shared coalescing on its own keys whose dispatch records what fired (refusing the first `refuse` fires). */
+function recording(refuse = 0) {
+  const dispatched: Array<{ id: string; superseded: number; reason: string | undefined }> = [];
+  let refusals = refuse;
+  const coalescing = createSharedCoalescing({
+    url: server.url,
+    redis,
+    keys: redisKeys(`c${randomUUID()}`),
+    health: createRedisHealth("test", silentLogger()),
+    logger: silentLogger(),
+    fireRetry: { attempts: 3, backoffMs: 20 },
+    async dispatch(run, superseded, _generation, reason) {
+      if (refusals > 0) {
+        refusals -= 1;
+        throw new Error("Redis unreachable: Connection is closed.");
+      }
+      dispatched.push({ id: run.deliveryId, superseded, reason });
+    },
+  });
+  return { coalescing, dispatched };
+}
+
 describe("shared coalescing groups (Redis)", () => {
+  it("a group whose quiet window closes first fires with reason quiet_window", async () => {
+    const { coalescing, dispatched } = recording();
+    try {
+      for (const id of ["quiet-a", "quiet-b"])
+        expect(await coalescing.offer(event(id), shared(event(id)))).toBe("coalesced");
+      coalescing.start();
+      await vi.waitFor(
+        () => expect(dispatched).toEqual([{ id: "quiet-b", superseded: 1, reason: "quiet_window" }]),
+        { timeout: 5000, interval: 10 },
+      );
+    } finally {
+      await coalescing.close(0);
+    }
+  });
+
+  it("a group whose max wait ends before its quiet window fires with reason max_wait, and a fire tried again after its run could not be stored reports the same reason", async () => {
+    // Max wait 50 ms, quiet window 300 ms: the group is due at its max wait, whenever its timer asks.
+    const capped = groupedRoute(0.3, 0.05);
+    const { coalescing, dispatched } = recording(1);
+    try {
+      for (const id of ["capped-a", "capped-b"]) {
+        const e = groupedEvent(capped, id);
+        expect(await coalescing.offer(e, shared(e))).toBe("coalesced");
+      }
+      coalescing.start();
+      await vi.waitFor(
+        () => expect(dispatched).toEqual([{ id: "capped-b", superseded: 1, reason: "max_wait" }]),
+        { timeout: 5000, interval: 10 },
+      );
+    } finally {
+      await coalescing.close(0);
+    }
+  });
+
+  it("a group whose max wait is shorter than its quiet window fires at its max wait, not once the window has passed", async () => {
+    // Quiet window 60 s, max wait 50 ms: the group is due 50 ms after its event, as in memory.
+    const capped = groupedRoute(60, 0.05);
+    const { coalescing, dispatched } = recording();
+    try {
+      const e = groupedEvent(capped, "short-max");
+      expect(await coalescing.offer(e, shared(e))).toBe("coalesced");
+      coalescing.start();
+      await vi.waitFor(
+        () => expect(dispatched).toEqual([{ id: "short-max", superseded: 0, reason: "max_wait" }]),
+        { timeout: 5000, interval: 10 },
+      );
+    } finally {
+      await coalescing.close(0);
+    }
+  });
+
   it("a fire whose run could not be stored (Redis gone between taking the group and enqueueing its run) is tried again, not dropped with its 202'd events", async () => {
     const dispatched: Array<{ id: string; superseded: number }> = [];
     let refuse = 1;
