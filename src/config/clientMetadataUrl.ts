@@ -12,8 +12,15 @@ export function clientMetadataUrlProblem(raw: string): string | undefined {
   if (url.protocol !== "https:") return "must use https";
   if (url.username !== "" || url.password !== "" || /^https:\/\/[^/]*@/i.test(raw))
     return "must not contain userinfo";
-  if (raw.includes("#")) return "must not contain a fragment";
-  const rawPath = raw.replace(/^https:\/\/[^/?#]*/i, "").split(/[?#]/)[0] ?? "";
+  // The URL as the URL parser (and so fetch) reads it: control characters and spaces around it and tabs and
+  // line breaks in it dropped, `\` a `/` in an https URL; `/a\..\client.json`, `/a/.<tab>./client.json`
+  // or `/a/.. ` has a dot segment as `/a/../client.json` has.
+  const read = raw
+    .replace(/^[\0- ]+|[\0- ]+$/g, "")
+    .replace(/[\t\n\r]/g, "")
+    .replace(/\\/g, "/");
+  if (read.includes("#")) return "must not contain a fragment";
+  const rawPath = read.replace(/^https:\/\/[^/?#]*/i, "").split(/[?#]/)[0] ?? "";
   if (rawPath === "" || rawPath === "/") return "must have a path";
   const segments = rawPath.split("/");
   if (segments.some((s) => s === "." || s === ".." || /^(%2e|\.){1,2}$/i.test(s)))

@@ -9,7 +9,11 @@ interface Terminal {
   readonly output: NodeJS.WritableStream;
 }
 
-/** Asks one question; undefined when the input closes or the signal aborts first. */
+/**
+ * Asks one question; undefined when the input closes or the signal aborts first. Left unanswered (the
+ * wait ran out, Ctrl-D), the question's line is ended: what is written next starts a line of its own
+ * instead of following `[y/N] ` (an answer's Enter is echoed by the terminal).
+ */
 function ask(terminal: Terminal, question: string, signal: AbortSignal): Promise<string | undefined> {
   return new Promise((resolve) => {
     const rl = createInterface({ input: terminal.input, output: terminal.output, terminal: false });
@@ -19,6 +23,7 @@ function ask(terminal: Terminal, question: string, signal: AbortSignal): Promise
       done = true;
       signal.removeEventListener("abort", onAbort);
       rl.close();
+      if (answer === undefined) terminal.output.write("\n");
       resolve(answer);
     };
     const onAbort = () => finish(undefined);

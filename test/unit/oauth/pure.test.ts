@@ -25,6 +25,16 @@ describe("client metadata document URL rules (spec 5.8)", () => {
     ["https://app.example.com/a/../client.json", "must not contain . or .. segments"],
     ["https://app.example.com/./client.json", "must not contain . or .. segments"],
     ["https://app.example.com/%2e%2e/client.json", "must not contain . or .. segments"],
+    // The URL parser (and so fetch) reads `\` as `/` and drops tabs, line breaks and the spaces around the
+    // URL: these are the URLs above as fetched (docs\..\client.json is fetched as /client.json).
+    ["https://app.example.com/docs\\..\\client.json", "must not contain . or .. segments"],
+    ["https://app.example.com/docs/.\\client.json", "must not contain . or .. segments"],
+    ["https://app.example.com/docs/.\t./client.json", "must not contain . or .. segments"],
+    ["https://app.example.com/client.json/..\n", "must not contain . or .. segments"],
+    ["https://app.example.com/client.json/.. ", "must not contain . or .. segments"],
+    ["https://app.example.com\\oauth\\client.json", undefined],
+    ["https://app.example.com\\", "must have a path"],
+    ["https://app.example.com/client.json\t#x", "must not contain a fragment"],
   ])("%s → %s", (url, problem) => {
     expect(clientMetadataUrlProblem(url)).toBe(problem);
   });
