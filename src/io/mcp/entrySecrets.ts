@@ -63,8 +63,33 @@ function urlPasswords(value: string): string[] {
   });
 }
 
+/** `<auth-scheme> <credentials>`, as an Authorization header's value reads (RFC 9110, section 11.4). */
+const AUTHORIZATION_VALUE = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+) +(\S(?:.*\S)?)\s*$/s;
+
 /**
- * The credentials a rendered MCP entry carries: header values (the token after `Bearer `/`Basic `),
+ * The secrets of one header: of an `Authorization` (or `Proxy-Authorization`) header, the credentials
+ * after its scheme, whatever the scheme (`Bearer`, `Basic`, `Token`, `Key` as fal.ai takes it, `Api-Key`,
+ * `SSWS`, ...), since a server refusing them may quote them alone (`invalid api key '<key>'`), and for
+ * `Basic` the password inside them too; the scheme word stays readable, as in the log's own redaction.
+ * Of another header, the token after a leading `Bearer`/`Basic`/`Token`, else the whole value.
+ */
+function headerSecrets(name: string, value: string): string[] {
+  if (/^(?:proxy-)?authorization$/i.test(name)) {
+    const parsed = AUTHORIZATION_VALUE.exec(value);
+    if (parsed === null) return [value];
+    const [, scheme, credentials] = parsed as unknown as [string, string, string];
+    if (scheme.toLowerCase() !== "basic") return [credentials];
+    const decoded = Buffer.from(credentials, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    return colon >= 0 && colon < decoded.length - 1 ? [credentials, decoded.slice(colon + 1)] : [credentials];
+  }
+  const credential = /^\s*(?:Bearer|Basic|Token)\s+(\S+)/i.exec(value)?.[1];
+  return [credential ?? value];
+}
+
+/**
+ * The credentials a rendered MCP entry carries: header values (`headerSecrets`: an Authorization header's
+ * credentials after its scheme),
  * credential-named `env` values and url query values (`?api_key=`), the url's password (and the password
  * of a URL inside an `env` value or an argument), the value of a credential-named option in `args`
  * (`--api-key <key>`, `--token=<token>`; also in a whole command line written in `command`) and of a
@@ -76,11 +101,8 @@ function urlPasswords(value: string): string[] {
  */
 export function entrySecrets(entry: McpServerEntry): string[] {
   const secrets: string[] = [];
-  for (const value of Object.values(entry.headers ?? {})) {
-    // `Bearer <token>`: the token (the scheme word stays readable, as in the log's own redaction).
-    const credential = /^\s*(?:Bearer|Basic|Token)\s+(\S+)/i.exec(value)?.[1];
-    secrets.push(credential ?? value);
-  }
+  for (const [name, value] of Object.entries(entry.headers ?? {}))
+    secrets.push(...headerSecrets(name, value));
   for (const [name, value] of Object.entries(entry.env ?? {})) {
     if (CREDENTIAL_NAME.test(name)) secrets.push(value);
     else secrets.push(...urlPasswords(value));
