@@ -1,7 +1,7 @@
 import type { InterpolationScope } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
-import { scrub } from "../credentials.js";
+import { authorizationSecrets, scrub } from "../credentials.js";
 
 /** An `env` name that holds a credential (API_KEY, GITHUB_TOKEN, DB_PASSWORD, AUTH, ...). */
 const CREDENTIAL_NAME = /key|token|secret|pass|auth|cred|session|cookie/i;
@@ -63,25 +63,16 @@ function urlPasswords(value: string): string[] {
   });
 }
 
-/** `<auth-scheme> <credentials>`, as an Authorization header's value reads (RFC 9110, section 11.4). */
-const AUTHORIZATION_VALUE = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+) +(\S(?:.*\S)?)\s*$/s;
-
 /**
  * The secrets of one header: of an `Authorization` (or `Proxy-Authorization`) header, the credentials
- * after its scheme, whatever the scheme (`Bearer`, `Basic`, `Token`, `Key` as fal.ai takes it, `Api-Key`,
- * `SSWS`, ...), since a server refusing them may quote them alone (`invalid api key '<key>'`), and for
- * `Basic` the password inside them too; the scheme word stays readable, as in the log's own redaction.
- * Of another header, the token after a leading `Bearer`/`Basic`/`Token`, else the whole value.
+ * after its scheme, whatever the scheme (`authorizationSecrets`: a server may quote them alone), the
+ * scheme word staying readable as in the log's own redaction; of another header, the token after a
+ * leading `Bearer`/`Basic`/`Token`, else the whole value.
  */
 function headerSecrets(name: string, value: string): string[] {
   if (/^(?:proxy-)?authorization$/i.test(name)) {
-    const parsed = AUTHORIZATION_VALUE.exec(value);
-    if (parsed === null) return [value];
-    const [, scheme, credentials] = parsed as unknown as [string, string, string];
-    if (scheme.toLowerCase() !== "basic") return [credentials];
-    const decoded = Buffer.from(credentials, "base64").toString("utf8");
-    const colon = decoded.indexOf(":");
-    return colon >= 0 && colon < decoded.length - 1 ? [credentials, decoded.slice(colon + 1)] : [credentials];
+    const secrets = authorizationSecrets(value);
+    return secrets.length > 0 ? secrets : [value];
   }
   const credential = /^\s*(?:Bearer|Basic|Token)\s+(\S+)/i.exec(value)?.[1];
   return [credential ?? value];
