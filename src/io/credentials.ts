@@ -19,6 +19,35 @@ export function redactCredentials(text: string): string {
   );
 }
 
+/** `<auth-scheme> <credentials>`, as an Authorization header's value reads (RFC 9110, section 11.4). */
+const AUTHORIZATION_VALUE = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s+(\S(?:.*\S)?)\s*$/s;
+
+/**
+ * The secrets an `Authorization` header's value carries: the credentials after its scheme, whatever the
+ * scheme (`Bearer`, `Token`, `Key` as fal.ai takes it, `Api-Key`, `SSWS`, ...), since a server refusing
+ * them may quote them alone (`invalid api key '<key>'`), and for `Basic` also the password inside them
+ * (and its form-decoded text, as `client_secret_basic` encodes it). None for a value without a scheme.
+ */
+export function authorizationSecrets(value: string): string[] {
+  const parsed = AUTHORIZATION_VALUE.exec(value);
+  if (parsed === null) return [];
+  const [, scheme, credentials] = parsed as unknown as [string, string, string];
+  const secrets = [credentials];
+  if (scheme.toLowerCase() !== "basic") return secrets;
+  const decoded = Buffer.from(credentials, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) return secrets;
+  const password = decoded.slice(colon + 1);
+  secrets.push(password);
+  try {
+    const formDecoded = decodeURIComponent(password.replace(/\+/g, " "));
+    if (formDecoded !== password) secrets.push(formDecoded);
+  } catch {
+    // not form-encoded: the raw form is scrubbed already
+  }
+  return secrets;
+}
+
 /** `\u00XX` for a character JSON encoders may escape beyond JSON.stringify (Go: `<>&`; Python: non-ASCII). */
 const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 

@@ -1,7 +1,7 @@
 import type { InterpolationScope } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { describeError, SvcError } from "../../errors.js";
-import { scrub } from "../credentials.js";
+import { authorizationSecrets, scrub } from "../credentials.js";
 
 /** An `env` name that holds a credential (API_KEY, GITHUB_TOKEN, DB_PASSWORD, AUTH, ...). */
 const CREDENTIAL_NAME = /key|token|secret|pass|auth|cred|session|cookie/i;
@@ -64,7 +64,23 @@ function urlPasswords(value: string): string[] {
 }
 
 /**
- * The credentials a rendered MCP entry carries: header values (the token after `Bearer `/`Basic `),
+ * The secrets of one header: of an `Authorization` (or `Proxy-Authorization`) header, the credentials
+ * after its scheme, whatever the scheme (`authorizationSecrets`: a server may quote them alone), the
+ * scheme word staying readable as in the log's own redaction; of another header, the token after a
+ * leading `Bearer`/`Basic`/`Token`, else the whole value.
+ */
+function headerSecrets(name: string, value: string): string[] {
+  if (/^(?:proxy-)?authorization$/i.test(name)) {
+    const secrets = authorizationSecrets(value);
+    return secrets.length > 0 ? secrets : [value];
+  }
+  const credential = /^\s*(?:Bearer|Basic|Token)\s+(\S+)/i.exec(value)?.[1];
+  return [credential ?? value];
+}
+
+/**
+ * The credentials a rendered MCP entry carries: header values (`headerSecrets`: an Authorization header's
+ * credentials after its scheme),
  * credential-named `env` values and url query values (`?api_key=`), the url's password (and the password
  * of a URL inside an `env` value or an argument), the value of a credential-named option in `args`
  * (`--api-key <key>`, `--token=<token>`; also in a whole command line written in `command`) and of a
@@ -76,11 +92,8 @@ function urlPasswords(value: string): string[] {
  */
 export function entrySecrets(entry: McpServerEntry): string[] {
   const secrets: string[] = [];
-  for (const value of Object.values(entry.headers ?? {})) {
-    // `Bearer <token>`: the token (the scheme word stays readable, as in the log's own redaction).
-    const credential = /^\s*(?:Bearer|Basic|Token)\s+(\S+)/i.exec(value)?.[1];
-    secrets.push(credential ?? value);
-  }
+  for (const [name, value] of Object.entries(entry.headers ?? {}))
+    secrets.push(...headerSecrets(name, value));
   for (const [name, value] of Object.entries(entry.env ?? {})) {
     if (CREDENTIAL_NAME.test(name)) secrets.push(value);
     else secrets.push(...urlPasswords(value));

@@ -1,6 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { timeoutSignal } from "../../clock.js";
-import { scrub } from "../credentials.js";
+import { authorizationSecrets, scrub } from "../credentials.js";
 import { USER_AGENT } from "../version.js";
 
 /** A failed response seen by an OAuth fetch: kept so errors can report status and an excerpt. */
@@ -69,23 +69,7 @@ function sentSecrets(init: RequestInit | undefined, headers: Headers): string[] 
   const form =
     body instanceof URLSearchParams ? body : typeof body === "string" ? new URLSearchParams(body) : undefined;
   for (const [key, value] of form ?? []) if (SENT_SECRETS.has(key)) secrets.push(value);
-  const [scheme, credentials] = (headers.get("authorization") ?? "").split(/\s+/, 2);
-  if (credentials !== undefined && credentials !== "") {
-    secrets.push(credentials);
-    if (scheme?.toLowerCase() === "basic") {
-      const decoded = Buffer.from(credentials, "base64").toString("utf8");
-      const colon = decoded.indexOf(":");
-      if (colon >= 0) {
-        const password = decoded.slice(colon + 1);
-        secrets.push(password);
-        try {
-          secrets.push(decodeURIComponent(password.replace(/\+/g, " ")));
-        } catch {
-          // not form-encoded: the raw form is scrubbed already
-        }
-      }
-    }
-  }
+  secrets.push(...authorizationSecrets(headers.get("authorization") ?? ""));
   return secrets;
 }
 

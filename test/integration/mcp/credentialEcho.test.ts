@@ -93,6 +93,51 @@ describe("credentials other than Authorization, echoed back", () => {
     }
   });
 
+  it("an Authorization: Key <key> written in config.yaml, the key alone quoted in a 401: [redacted] in svc mcp test", async () => {
+    api = await startFakeApi((r) => {
+      const sent = String(r.headers.authorization);
+      return { status: 401, json: { error: `invalid api key '${sent.slice(sent.indexOf(" ") + 1)}'` } };
+    });
+    const home = tempHome();
+    try {
+      home.write(
+        "config.yaml",
+        `mcp_servers:\n  m:\n    url: ${api.url}/mcp\n    headers: { Authorization: "Key ${KEY}" }\n`,
+      );
+      const result = await svc(home, ["mcp", "test", "m"]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("invalid api key '[redacted]'");
+      expect(result.stdout + result.stderr).not.toContain(KEY);
+      expect(api.requests.some((r) => r.headers.authorization === `Key ${KEY}`)).toBe(true);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("an Authorization: Basic header, its password quoted in a 401: [redacted] in svc mcp test", async () => {
+    const password = "basic-pw-4b5c6d7e8f";
+    api = await startFakeApi((r) => {
+      const sent = String(r.headers.authorization).replace(/^Basic /, "");
+      const pass = Buffer.from(sent, "base64").toString().split(":")[1];
+      return { status: 401, json: { error: `wrong password ${String(pass)}` } };
+    });
+    const home = tempHome();
+    try {
+      const basic = Buffer.from(`deploy-bot:${password}`).toString("base64");
+      home.write(
+        "config.yaml",
+        `mcp_servers:\n  m:\n    url: ${api.url}/mcp\n    headers: { Authorization: "Basic \${MCP_BASIC}" }\n`,
+      );
+      home.write(".env", `MCP_BASIC=${basic}\n`);
+      const result = await svc(home, ["mcp", "test", "m"]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("wrong password [redacted]");
+      expect(result.stdout + result.stderr).not.toContain(password);
+    } finally {
+      home.cleanup();
+    }
+  });
+
   it("a stdio server printing its API key on stderr before exiting: the key is [redacted], the rest shown", async () => {
     const home = tempHome();
     try {

@@ -77,6 +77,35 @@ describe("entrySecrets: the credentials a rendered MCP entry carries", () => {
     ).toEqual(["pw-77", "ctx7sk-9"]);
     expect(entrySecrets(entry({ command: "npx", args: [] }))).toEqual([]);
   });
+
+  it("an Authorization header's credentials after any scheme (Key, Api-Key, SSWS), and a Basic header's password", () => {
+    const basic = Buffer.from("deploy-bot:basic-pw-7d3c9a").toString("base64");
+    expect(
+      entrySecrets(
+        entry({
+          url: "https://mcp.example/mcp",
+          headers: { Authorization: "Key fal-key-5e4d3c2b1a" },
+        }),
+      ),
+    ).toEqual(["fal-key-5e4d3c2b1a"]);
+    expect(
+      entrySecrets(entry({ url: "https://mcp.example/mcp", headers: { authorization: `Basic ${basic}` } })),
+    ).toEqual([basic, "basic-pw-7d3c9a"]);
+    expect(
+      entrySecrets(
+        entry({ url: "https://mcp.example/mcp", headers: { "Proxy-Authorization": "SSWS okta-00aabbccdd" } }),
+      ),
+    ).toEqual(["okta-00aabbccdd"]);
+    // Another header keeps its whole value, a scheme-less Authorization too.
+    expect(
+      entrySecrets(
+        entry({
+          url: "https://mcp.example/mcp",
+          headers: { "X-Team": "Key team-one", Authorization: "raw-key-42" },
+        }),
+      ),
+    ).toEqual(["Key team-one", "raw-key-42"]);
+  });
 });
 
 describe("referencedSecrets: values ${VAR} takes from .env, or from credential-named environment variables", () => {
