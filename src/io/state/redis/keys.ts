@@ -4,6 +4,8 @@ export const DEFAULT_KEY_PREFIX = "svc";
 export interface RedisKeys {
   /** The idempotency record of one delivery (`<route>:<delivery id>`). */
   seen(key: string): string;
+  /** When a run was stored under a delivery (`<route>:<delivery id>`): it expires an hour after. */
+  added(key: string): string;
   /** The fixed-window counter of one route. */
   rate(route: string): string;
   /** A cron job's lease for one due time. */
@@ -24,6 +26,7 @@ export interface RedisKeys {
 export function redisKeys(prefix = DEFAULT_KEY_PREFIX): RedisKeys {
   return {
     seen: (key) => `${prefix}:seen:${key}`,
+    added: (key) => `${prefix}:added:${key}`,
     rate: (route) => `${prefix}:rate:${route}`,
     cronLease: (profile, jobId, dueAt) => `${prefix}:cron:${profile}:${jobId}:${dueAt}`,
     coalesceGroup: (group) => `${prefix}:coalesce:group:${group}`,

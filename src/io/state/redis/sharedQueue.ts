@@ -36,8 +36,6 @@ export interface SharedQueueOptions<T> {
   readonly retry?: { readonly attempts: number; readonly backoffMs: number };
   /** What a job is in the log, with its count (default: `<name> job(s)`). */
   readonly noun?: string;
-  /** The clock `enqueue`'s `renewAfterMs` compares job times with (tests; Date.now otherwise). */
-  readonly now?: () => number;
 }
 
 /** How an enqueue treats a finished job already stored under its key. */
@@ -48,21 +46,28 @@ export interface EnqueueOptions {
    * A finished (or failed) job under the key that was added longer ago than this is replaced by the new
    * one, so it runs: the key is a delivery id whose hour is over (a sender's redelivery under the same id,
    * as GitHub's Redeliver sends it), not a retry of the stored one. Without it, any stored job is kept.
+   * The age is measured on Redis's clock (a key that expires this long after the add), so instances whose
+   * clocks disagree judge it alike.
    */
   readonly renewAfterMs?: number;
 }
 
 /**
- * Removes the job KEYS[1] when it is finished (completed or failed) and was added before ARGV[1]:
+ * Before an add with `renewAfterMs` (ARGV[1]): removes the job KEYS[1] when it is finished (completed or
+ * failed) and its add mark KEYS[5] (set with the add, expiring ARGV[1] ms later on Redis's clock) is gone:
  * out of the completed and failed sets (KEYS[2], KEYS[3]) with its logs (KEYS[4]), so an add of the same
- * id right behind it (same connection) stores a new job. A waiting, delayed or running job is left as it is.
+ * id right behind it (same connection) stores a new job. A waiting, delayed or running job, or a finished
+ * one still marked, is left as it is (the add is then a no-op); when the add will store a job, it is marked.
  */
 const DROP_FINISHED_SCRIPT = `
 local f = redis.call('HMGET', KEYS[1], 'finishedOn', 'timestamp')
-if not f[1] or not f[2] or tonumber(f[2]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('ZREM', KEYS[2], ARGV[2])
-redis.call('ZREM', KEYS[3], ARGV[2])
-redis.call('DEL', KEYS[1], KEYS[4])
+if f[2] then
+  if not f[1] or redis.call('EXISTS', KEYS[5]) == 1 then return 0 end
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  redis.call('DEL', KEYS[1], KEYS[4])
+end
+redis.call('SET', KEYS[5], '1', 'PX', ARGV[1])
 return 1
 `;
 
@@ -72,7 +77,8 @@ type DropRedis = Redis & {
     completed: string,
     failed: string,
     logs: string,
-    addedBefore: number,
+    added: string,
+    renewAfterMs: number,
     jobId: string,
   ): Promise<number>;
 };
@@ -127,8 +133,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   const { keys, health, logger } = options;
   const prefix = keys.bullPrefix();
   const producer = new Redis(options.url, optionsForUrl(options.url, queueOptions("producer")));
-  producer.defineCommand("svcDropFinished", { numberOfKeys: 4, lua: DROP_FINISHED_SCRIPT });
-  const now = options.now ?? Date.now;
+  producer.defineCommand("svcDropFinished", { numberOfKeys: 5, lua: DROP_FINISHED_SCRIPT });
   health.watch(`${options.name} producer`, producer);
   const queue = new Queue<T>(options.name, { connection: producer, prefix });
   // The connections' own events report an outage (once); BullMQ repeats them per call.
@@ -147,23 +152,27 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     queue,
     async enqueue(key, data, { delayMs, renewAfterMs } = {}) {
       const jobId = jobIdOf(key);
-      if (renewAfterMs !== undefined) {
-        // Sent first on the producer's connection, so Redis runs it before the add below (no extra wait);
-        // a failure here fails the add too, which answers for both.
-        const job = `${prefix}:${options.name}:${jobId}`;
-        const queueKey = `${prefix}:${options.name}`;
-        (producer as DropRedis)
-          .svcDropFinished(
-            job,
-            `${queueKey}:completed`,
-            `${queueKey}:failed`,
-            `${job}:logs`,
-            now() - renewAfterMs,
-            jobId,
-          )
-          .catch(() => {});
-      }
       try {
+        if (renewAfterMs !== undefined) {
+          // Sent first on the producer's connection, so Redis runs it before the add below (no extra wait);
+          // a failure here fails the add too, which answers for both. Before the connection is ready (the
+          // first enqueue of a start, a reconnect) it would fail unsent and leave the job unmarked: it then
+          // waits for the connection, as the add does.
+          const job = `${prefix}:${options.name}:${jobId}`;
+          const queueKey = `${prefix}:${options.name}`;
+          const drop = () =>
+            (producer as DropRedis).svcDropFinished(
+              job,
+              `${queueKey}:completed`,
+              `${queueKey}:failed`,
+              `${job}:logs`,
+              keys.added(key),
+              renewAfterMs,
+              jobId,
+            );
+          if (producer.status === "ready") drop().catch(() => {});
+          else await withTimeout(queue.waitUntilReady().then(drop), ENQUEUE_TIMEOUT_MS, "enqueue");
+        }
         await withTimeout(
           // BullMQ's own job types are generic over name and data; the cast keeps ours.
           (queue as unknown as Queue).add(options.name, data, {

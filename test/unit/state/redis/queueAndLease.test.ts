@@ -62,9 +62,8 @@ describe("shared queue (BullMQ)", () => {
     }
   });
 
-  it("a finished job under a key added more than renewAfterMs ago is replaced and runs (a redelivery after the id's hour); a younger one, or one still waiting, is not", async () => {
+  it("a finished job under a key added more than renewAfterMs ago (its add mark expired on Redis's clock) is replaced and runs (a redelivery after the id's hour); a younger one, or one still waiting, is not", async () => {
     const keys = redisKeys(`q${randomUUID()}`);
-    let later = 0;
     const ran: number[] = [];
     const queue = createSharedQueue<{ n: number }>({
       url: server.url,
@@ -73,33 +72,72 @@ describe("shared queue (BullMQ)", () => {
       health: createRedisHealth("test", silentLogger()),
       logger: silentLogger(),
       concurrency: 1,
-      now: () => Date.now() + later,
       async process(data) {
         ran.push(data.n);
       },
     });
     const hour = { renewAfterMs: 3_600_000 };
+    /** What Redis does an hour after the add: the mark expires. */
+    const hourOver = (key: string) => redis.del(keys.added(key));
     try {
       // Waiting (not finished): an enqueue of its key an hour later is still the same job.
+      await queue.enqueue("hook:w", { n: 0 }, hour);
+      const ttl = await redis.pttl(keys.added("hook:w"));
+      expect(ttl).toBeGreaterThan(3_500_000);
+      expect(ttl).toBeLessThanOrEqual(3_600_000);
+      await hourOver("hook:w");
+      await queue.enqueue("hook:w", { n: 2 }, hour);
       await queue.enqueue("hook:a", { n: 1 }, hour);
-      later = 3_601_000;
-      await queue.enqueue("hook:a", { n: 2 }, hour);
-      later = 0;
       queue.start();
-      await vi.waitFor(() => expect(ran).toEqual([1]), { timeout: 15_000, interval: 20 });
+      await vi.waitFor(() => expect(ran).toEqual([0, 1]), { timeout: 15_000, interval: 20 });
       // Finished, within the hour: a retry of the stored event, not run again.
-      later = 3_500_000;
       await queue.enqueue("hook:a", { n: 3 }, hour);
       // Finished, added over an hour ago: a new event under the same id, which runs.
-      later = 3_601_000;
+      await hourOver("hook:a");
       await queue.enqueue("hook:a", { n: 4 }, hour);
-      await vi.waitFor(() => expect(ran).toEqual([1, 4]), { timeout: 15_000, interval: 20 });
+      await vi.waitFor(() => expect(ran).toEqual([0, 1, 4]), { timeout: 15_000, interval: 20 });
       // Without the option a finished job is kept whatever its age.
-      later = 10 * 3_601_000;
+      await hourOver("hook:a");
       await queue.enqueue("hook:a", { n: 5 });
       await queue.enqueue("hook:b", { n: 6 });
-      await vi.waitFor(() => expect(ran).toEqual([1, 4, 6]), { timeout: 15_000, interval: 20 });
-      expect(await queue.queue.getCompletedCount()).toBe(2);
+      await vi.waitFor(() => expect(ran).toEqual([0, 1, 4, 6]), { timeout: 15_000, interval: 20 });
+      expect(await queue.queue.getCompletedCount()).toBe(3);
+    } finally {
+      await queue.close(1000);
+    }
+  });
+
+  it("the hour of a finished job is Redis's, not the clock of the instance that added it: one whose clock runs ahead does not keep a redelivery after the hour from running, one whose clock runs behind does not have a retry within the hour run again", async () => {
+    const keys = redisKeys(`q${randomUUID()}`);
+    const ran: number[] = [];
+    const queue = createSharedQueue<{ n: number }>({
+      url: server.url,
+      name: "runs",
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      concurrency: 1,
+      async process(data) {
+        ran.push(data.n);
+      },
+    });
+    const hour = { renewAfterMs: 3_600_000 };
+    const job = `${keys.bullPrefix()}:runs:${jobIdOf("hook:skew")}`;
+    try {
+      queue.start();
+      await queue.enqueue("hook:skew", { n: 1 }, hour);
+      await vi.waitFor(() => expect(ran).toEqual([1]), { timeout: 15_000, interval: 20 });
+      // Added (as its timestamp says) by an instance whose clock runs 5 minutes behind, 56 minutes ago:
+      // an hour and one minute by that clock. Its hour is not over on Redis's clock (the mark is there),
+      // so the retry of a sender whose id's pending minute lapsed is the stored event, not run again.
+      await redis.hset(job, "timestamp", String(Date.now() - 3_660_000));
+      await queue.enqueue("hook:skew", { n: 2 }, hour);
+      // Added by an instance whose clock runs 5 minutes ahead, an hour and a minute ago: 56 minutes by
+      // its timestamp. Its hour is over on Redis's clock (the mark expired), so the redelivery runs.
+      await redis.hset(job, "timestamp", String(Date.now() - 3_360_000));
+      await redis.del(keys.added("hook:skew"));
+      await queue.enqueue("hook:skew", { n: 3 }, hour);
+      await vi.waitFor(() => expect(ran).toEqual([1, 3]), { timeout: 15_000, interval: 20 });
     } finally {
       await queue.close(1000);
     }
