@@ -27,6 +27,8 @@ import {
 import { assertHomeWritable } from "../io/homeWritable.js";
 import { localRequest } from "../io/localHttp.js";
 import { processRunning } from "../io/processAlive.js";
+import { stateDirHolder } from "../io/state/journal/dirLock.js";
+import { stateDir } from "../state/gatewayState.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
 import { listenAddress } from "./listenAddress.js";
@@ -55,6 +57,27 @@ function recordedState(paths: SvcPaths, pid: number): GatewayState | undefined {
     : undefined;
 }
 
+function alreadyRunning(pid: number, paths: SvcPaths): SvcError {
+  return new SvcError(
+    "usage",
+    `the gateway is already running (pid ${pid}, ${paths.pidFile}) — stop it with svc gateway stop`,
+  );
+}
+
+/**
+ * The gateway of this home that another process started while this start's own was starting: it holds
+ * the state directory and, once up, is named by gateway.pid (waited for until `deadline`).
+ */
+async function startedMeanwhile(paths: SvcPaths, own: number, deadline: number): Promise<number | undefined> {
+  for (;;) {
+    const holder = stateDirHolder(stateDir(paths.home));
+    if (holder === undefined || holder === own) return undefined;
+    if (runningPid(paths) === holder) return holder;
+    if (Date.now() >= deadline) return undefined;
+    await sleep(100);
+  }
+}
+
 /** How long `svc gateway start` waits for /health unless --timeout says otherwise. */
 const START_WAIT_SECONDS = "15";
 
@@ -78,11 +101,7 @@ async function start(
   if (options.host !== undefined) parseHostOption(options.host);
   const paths = svcPaths(svcHome());
   const existing = runningPid(paths);
-  if (existing !== undefined)
-    throw new SvcError(
-      "usage",
-      `the gateway is already running (pid ${existing}, ${paths.pidFile}) — stop it with svc gateway stop`,
-    );
+  if (existing !== undefined) throw alreadyRunning(existing, paths);
   assertHomeWritable(paths.home);
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 });
   const outFile = join(paths.logs, "gateway.out");
@@ -119,6 +138,10 @@ async function start(
   const output = () => readFileSync(outFile).subarray(offset).toString("utf8");
   while (Date.now() < deadline) {
     if (exited !== undefined) {
+      // Refused because another start of this home won the race (two `svc gateway start` at once): said as
+      // a start that finds it running says it, once its gateway.pid names it, not with that one's output.
+      const other = await startedMeanwhile(paths, child.pid as number, deadline);
+      if (other !== undefined) throw alreadyRunning(other, paths);
       throw new SvcError(
         "startup_refused",
         `the gateway exited (code ${exited}) before it answered /health:\n${output().trim()}\n(full output: ${outFile})`,
