@@ -27,8 +27,6 @@ import {
 import { assertHomeWritable } from "../io/homeWritable.js";
 import { localRequest } from "../io/localHttp.js";
 import { processRunning } from "../io/processAlive.js";
-import { stateDirHolder } from "../io/state/journal/dirLock.js";
-import { stateDir } from "../state/gatewayState.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
 import { listenAddress } from "./listenAddress.js";
@@ -62,20 +60,6 @@ function alreadyRunning(pid: number, paths: SvcPaths): SvcError {
     "usage",
     `the gateway is already running (pid ${pid}, ${paths.pidFile}) — stop it with svc gateway stop`,
   );
-}
-
-/**
- * The gateway of this home that another process started while this start's own was starting: it holds
- * the state directory and, once up, is named by gateway.pid (waited for until `deadline`).
- */
-async function startedMeanwhile(paths: SvcPaths, own: number, deadline: number): Promise<number | undefined> {
-  for (;;) {
-    const holder = stateDirHolder(stateDir(paths.home));
-    if (holder === undefined || holder === own) return undefined;
-    if (runningPid(paths) === holder) return holder;
-    if (Date.now() >= deadline) return undefined;
-    await sleep(100);
-  }
 }
 
 /** How long `svc gateway start` waits for /health unless --timeout says otherwise. */
@@ -138,10 +122,10 @@ async function start(
   const output = () => readFileSync(outFile).subarray(offset).toString("utf8");
   while (Date.now() < deadline) {
     if (exited !== undefined) {
-      // Refused because another start of this home won the race (two `svc gateway start` at once): said as
-      // a start that finds it running says it, once its gateway.pid names it, not with that one's output.
-      const other = await startedMeanwhile(paths, child.pid as number, deadline);
-      if (other !== undefined) throw alreadyRunning(other, paths);
+      // Refused because another start of this home won the race (two `svc gateway start` at once, whose
+      // gateway claims gateway.pid as it starts): said as a start that finds it running says it.
+      const other = runningPid(paths);
+      if (other !== undefined && other !== child.pid) throw alreadyRunning(other, paths);
       throw new SvcError(
         "startup_refused",
         `the gateway exited (code ${exited}) before it answered /health:\n${output().trim()}\n(full output: ${outFile})`,

@@ -57,15 +57,6 @@ function holderRuns(path: string, content: string): { runs: boolean; pid: number
   return { runs: start === undefined || start === "-" || now === undefined || now === start, pid };
 }
 
-/** The pid of the live process (not this one) holding the state directory `dir`; undefined when none does. */
-export function stateDirHolder(dir: string): number | undefined {
-  const path = join(dir, LOCK_FILE);
-  const seen = readLock(path);
-  if (seen === undefined) return undefined;
-  const holder = holderRuns(path, seen);
-  return holder.runs && holder.pid !== process.pid ? holder.pid : undefined;
-}
-
 export interface DirLock {
   release(): void;
 }
