@@ -1,12 +1,13 @@
 import { rmSync } from "node:fs";
 import type { Command } from "commander";
-import { svcHome, svcPaths } from "../config/paths.js";
+import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import type { Gateway } from "../gateway/index.js";
 import { type GatewayState, gatewayStateFile, recordedPid, runningPid } from "../io/gatewayState.js";
 import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
+import { createLockFile } from "../io/stores/fileLock.js";
 import { releaseStopSignals } from "./earlySignals.js";
 import { boundHeapGrowth } from "./gatewayHeap.js";
 import { registerGatewayLifecycleCommands } from "./gatewayLifecycle.js";
@@ -30,6 +31,30 @@ function parseInspectPort(text: string): number {
   return port;
 }
 
+/**
+ * Makes gateway.pid this process's before the gateway starts. The file is created exclusively: two runs of
+ * one home started at once (two `svc gateway start`) both find no gateway running, and with state.backend:
+ * redis (no state directory to lock) both would start, the first one then unseen by `svc gateway stop|status`.
+ */
+function claimPidFile(paths: SvcPaths): void {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const other = runningPid(paths);
+    if (other !== undefined)
+      throw new SvcError(
+        "usage",
+        `a gateway is already running for ${paths.home} (pid ${other}, ${paths.pidFile}) — stop it with svc gateway stop, or use another SVC_HOME`,
+      );
+    try {
+      if (createLockFile(paths.pidFile, `${process.pid}\n`)) return;
+    } catch (err) {
+      throw homeNotWritable(paths.home, err);
+    }
+    // Another run claimed it between the check and the creation: the check names it (or removes its
+    // file, when that run already ended).
+  }
+  throw new SvcError("usage", `${paths.pidFile} keeps changing — is another gateway starting? Try again`);
+}
+
 /** `svc gateway run`: foreground gateway; SIGHUP reloads config.yaml, SIGINT/SIGTERM stop cleanly (exit 0). */
 export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const port = options.port === undefined ? undefined : parsePortOption(options.port);
@@ -41,12 +66,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   // one running where `svc gateway stop|status` no longer see it.
   // First: a directory in gateway.pid's place is said as svc config check says it.
   assertHomeWritable(paths.home);
-  const other = runningPid(paths);
-  if (other !== undefined)
-    throw new SvcError(
-      "usage",
-      `a gateway is already running for ${paths.home} (pid ${other}, ${paths.pidFile}) — stop it with svc gateway stop, or use another SVC_HOME`,
-    );
+  claimPidFile(paths);
   // A reader of stdout that went away (`svc gateway run | head`, a log collector that died) makes every
   // later write fail with EPIPE, an 'error' event that would kill the gateway mid-run; gateway.log keeps
   // every line, so stdout is given up instead.
@@ -64,6 +84,8 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     rmSync(paths.pidFile, { force: true });
     if (recordedPid(stateFile) === process.pid) rmSync(stateFile, { force: true });
   };
+  // gateway.pid is this gateway's from here on, also while it starts: removed however the process ends.
+  process.on("exit", removePid);
   const stop = (signal: string) => {
     if (stopSignal !== undefined) {
       // A second Ctrl-C while runs drain: said, so the wait is not taken for a hang (the drain is not cut short).
@@ -148,7 +170,6 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     process.stderr.write(`svc: ${describeError(err)}\n`);
     process.exit(1);
   }
-  process.on("exit", removePid);
   try {
     writeFileAtomic(paths.pidFile, `${process.pid}\n`);
     // Where this gateway listens (`--port 0` picks one): `svc webhook subscribe|test` and `status` read it.

@@ -55,6 +55,13 @@ function recordedState(paths: SvcPaths, pid: number): GatewayState | undefined {
     : undefined;
 }
 
+function alreadyRunning(pid: number, paths: SvcPaths): SvcError {
+  return new SvcError(
+    "usage",
+    `the gateway is already running (pid ${pid}, ${paths.pidFile}) — stop it with svc gateway stop`,
+  );
+}
+
 /** How long `svc gateway start` waits for /health unless --timeout says otherwise. */
 const START_WAIT_SECONDS = "15";
 
@@ -78,11 +85,7 @@ async function start(
   if (options.host !== undefined) parseHostOption(options.host);
   const paths = svcPaths(svcHome());
   const existing = runningPid(paths);
-  if (existing !== undefined)
-    throw new SvcError(
-      "usage",
-      `the gateway is already running (pid ${existing}, ${paths.pidFile}) — stop it with svc gateway stop`,
-    );
+  if (existing !== undefined) throw alreadyRunning(existing, paths);
   assertHomeWritable(paths.home);
   mkdirSync(paths.logs, { recursive: true, mode: 0o700 });
   const outFile = join(paths.logs, "gateway.out");
@@ -119,6 +122,10 @@ async function start(
   const output = () => readFileSync(outFile).subarray(offset).toString("utf8");
   while (Date.now() < deadline) {
     if (exited !== undefined) {
+      // Refused because another start of this home won the race (two `svc gateway start` at once, whose
+      // gateway claims gateway.pid as it starts): said as a start that finds it running says it.
+      const other = runningPid(paths);
+      if (other !== undefined && other !== child.pid) throw alreadyRunning(other, paths);
       throw new SvcError(
         "startup_refused",
         `the gateway exited (code ${exited}) before it answered /health:\n${output().trim()}\n(full output: ${outFile})`,

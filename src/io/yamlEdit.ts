@@ -83,8 +83,15 @@ export function webhookKeyPath(file: string, key: string): string[] {
 }
 
 /**
- * Sets `KEY=value` lines in a dotenv file: an existing line (also `export KEY=`) is replaced in place,
- * new keys are appended; every other line and comment is kept. Written atomically with mode 0600.
+ * A line that sets a variable as dotenv reads it: `KEY=`, `export KEY=`, or `KEY: ` (dotenv's other form).
+ */
+const ENV_SETTING = /^\s*(?:export\s+)?([\w.-]+)(?:\s*=|:\s)/;
+
+/**
+ * Sets `KEY=value` lines in a dotenv file: every existing line that sets the key (also `export KEY=`,
+ * `KEY: value`) is replaced in place — dotenv takes a key's last line, so a later one left alone would
+ * undo the change — and new keys are appended; every other line and comment is kept. Written atomically
+ * with mode 0600.
  */
 export function setEnvValues(file: string, values: Readonly<Record<string, string>>): void {
   withFileLockSync(file, () => setEnvValuesLocked(file, values));
@@ -93,16 +100,16 @@ export function setEnvValues(file: string, values: Readonly<Record<string, strin
 function setEnvValuesLocked(file: string, values: Readonly<Record<string, string>>): void {
   const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n") : [];
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  const pending = new Map(Object.entries(values));
+  const wanted = new Map(Object.entries(values));
+  const replaced = new Set<string>();
   const out = lines.map((line) => {
-    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line);
-    const key = match?.[1];
-    if (key === undefined || !pending.has(key)) return line;
-    const value = pending.get(key) as string;
-    pending.delete(key);
+    const key = ENV_SETTING.exec(line)?.[1];
+    const value = key === undefined ? undefined : wanted.get(key);
+    if (key === undefined || value === undefined) return line;
+    replaced.add(key);
     return `${key}=${quoteEnv(value)}`;
   });
-  for (const [key, value] of pending) out.push(`${key}=${quoteEnv(value)}`);
+  for (const [key, value] of wanted) if (!replaced.has(key)) out.push(`${key}=${quoteEnv(value)}`);
   writeFileAtomic(file, `${out.join("\n")}\n`, 0o600);
 }
 

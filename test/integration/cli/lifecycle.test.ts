@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { spawnUnreaped } from "../../helpers/process.js";
+import { startTestRedis } from "../../helpers/redis.js";
 import { svc } from "./svc.js";
 
 let home: TempHome;
@@ -213,4 +214,49 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
       expect((await svc(home, ["gateway", "stop"])).stdout).toContain("Gateway stopped");
     }
   });
+
+  it.each(["local", "redis"])(
+    "two starts at once (state.backend: %s): one starts, the other says it is already running (pid, svc gateway stop)",
+    async (backend) => {
+      home = tempHome();
+      // With redis no state directory is locked: only gateway.pid tells the two apart.
+      const redis = backend === "redis" ? await startTestRedis() : undefined;
+      home.write(
+        "config.yaml",
+        stringify({
+          ...(redis === undefined
+            ? {}
+            : { state: { backend: "redis", redis_url: redis.url, redis_key_prefix: "twostarts" } }),
+          platforms: {
+            webhook: {
+              enabled: true,
+              host: "127.0.0.1",
+              port: 0,
+              routes: { r: { prompt: "x", secret: "concurrent-start-secret-1x9q" } },
+            },
+          },
+        }),
+      );
+      try {
+        // Port 0: each gets a port of its own, so the one refused is refused for the home, not the port.
+        const both = await Promise.all([
+          svc(home, ["gateway", "start", "--timeout", "60"]),
+          svc(home, ["gateway", "start", "--timeout", "60"]),
+        ]);
+        const started = both.filter((r) => r.code === 0);
+        expect(started).toHaveLength(1);
+        const pid = /^Gateway started: pid (\d+),/.exec(started[0]?.stdout ?? "")?.[1];
+        expect(pid).toBeDefined();
+        const refused = both.find((r) => r.code !== 0);
+        expect(refused).toMatchObject({
+          code: 2,
+          stdout: "",
+          stderr: `svc: the gateway is already running (pid ${pid}, ${join(home.dir, "gateway.pid")}) — stop it with svc gateway stop\n`,
+        });
+      } finally {
+        expect((await svc(home, ["gateway", "stop"])).stdout).toContain("Gateway stopped");
+        await redis?.cleanup();
+      }
+    },
+  );
 });

@@ -58,6 +58,24 @@ describe("comment-preserving edits", () => {
     expect(readFileSync(file, "utf8")).toBe("# c\nA=1\nB=two\n\nC=3\nD='has space \"q\"'\n");
   });
 
+  it("setEnvValues replaces every line that sets a key (dotenv takes the last), also KEY: value", () => {
+    home = tempHome();
+    // A later line overriding an earlier one, as a .env grown by hand or pasted twice has it.
+    const file = home.write(
+      ".env",
+      "WEBHOOK_PORT=8000\nWEBHOOK_SECRET=old-secret-aaaa\n# prod\nexport WEBHOOK_PORT=8001\nWEBHOOK_SECRET: old-secret-bbbb\nKEEP=1\n",
+    );
+    setEnvValues(file, { WEBHOOK_PORT: "9123", WEBHOOK_SECRET: "new-secret-cccc" });
+    expect(readEnvFile(file)).toEqual({
+      WEBHOOK_PORT: "9123",
+      WEBHOOK_SECRET: "new-secret-cccc",
+      KEEP: "1",
+    });
+    expect(readFileSync(file, "utf8")).toBe(
+      "WEBHOOK_PORT=9123\nWEBHOOK_SECRET=new-secret-cccc\n# prod\nWEBHOOK_PORT=9123\nWEBHOOK_SECRET=new-secret-cccc\nKEEP=1\n",
+    );
+  });
+
   it("setEnvValues writes every value so that dotenv reads it back unchanged", () => {
     home = tempHome();
     const file = home.write(".env", "");
