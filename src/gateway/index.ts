@@ -276,6 +276,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         accessLog: () => loaded.config.platforms.webhook.access_log,
         onRouteRequest: history?.request,
         isRoute: answeredByRoute(routes.registry),
+        refusesAfterHead: (options.http ?? webhook.http_server) === "node",
       }),
     config,
     host,

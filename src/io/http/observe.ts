@@ -24,6 +24,12 @@ export interface ObserveOptions {
   /** `platforms.webhook.access_log`, read per request so a reload applies. */
   readonly accessLog: () => boolean;
   /**
+   * Whether the server may refuse a request after handing its head over (node:http: a body that stalls
+   * past its deadline, a chunked body it cannot frame), so each head's time is kept to time that refusal.
+   * uWS never does: keeping a time per request (a `WeakMap` entry, ~0.4 µs with its collection) is skipped.
+   */
+  readonly refusesAfterHead?: boolean;
+  /**
    * Whether the answer came from route `name` (an unknown one is counted as `(unknown)`, so a sender
    * cannot add label values by inventing paths). Called after the answer: no second lookup on the hot path.
    */
@@ -114,7 +120,7 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
     const onRouteRequest = options.onRouteRequest;
     if (metrics === undefined && !log && onRouteRequest === undefined) return handler(head, body, reply);
     const started = now();
-    headsAt.set(head, started);
+    if (options.refusesAfterHead === true) headsAt.set(head, started);
     let received: Buffer | undefined;
     const source: BodySource =
       onRouteRequest === undefined

@@ -68,6 +68,7 @@ describe("node:http server request deadline", () => {
         multiplexProfiles: () => false,
         accessLog: () => true,
         isRoute: (name) => name === "slowsender",
+        refusesAfterHead: true,
         metrics: {
           answered: (route, status, _outcome, seconds) => void answered.push(`${route} ${status} ${seconds}`),
           render: async () => ({ contentType: "text/plain", text: "" }),
