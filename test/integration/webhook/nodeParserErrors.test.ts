@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawUntilClose } from "../../helpers/http.js";
 
@@ -209,6 +210,37 @@ describe("parser refusals on the node server are counted and logged", () => {
       expect(metrics).toMatch(/^svc_webhook_requests_total\{route="\(unknown\)",status="400"\} 1$/m);
       expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="400"\} 2$/m);
       expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="417"\} 1$/m);
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it("a body refused after its head was handed over is timed from that head (the gateway's clock), not as 0", async () => {
+    const gw = await startTestGateway({
+      http: "node",
+      config: webhookConfig({ open: { secret: OPEN } }, { access_log: true }),
+    });
+    try {
+      const socket = connect(gw.gateway.port, "127.0.0.1");
+      let received = "";
+      socket.on("data", (d) => (received += d));
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+      socket.on("error", () => {});
+      await new Promise((resolve) =>
+        socket.write(post("late-chunk", "Transfer-Encoding: chunked\r\n", "2\r\n{}"), resolve),
+      );
+      // An answer on another connection after those bytes were sent: the gateway has read the head and
+      // handed it over (its request waits for the rest of the body). Then 4.5 s pass on its clock.
+      expect((await fetch(gw.url("/health"))).status).toBe(200);
+      gw.clock.advance(4500);
+      socket.write("XX0\r\n\r\n");
+      await closed;
+      expect(statusOf(received)).toBe(400);
+      await vi.waitFor(() =>
+        expect(gw.logs().map((l) => l.msg)).toContain("[access] POST open 400 late-chunk 4500ms"),
+      );
+      const metrics = await (await fetch(gw.url("/metrics"))).text();
+      expect(metrics).toMatch(/^svc_webhook_request_seconds_total 4\.5\d*$/m);
     } finally {
       await gw.stop();
     }
