@@ -1,3 +1,5 @@
+import { HEADER_CONTROL, HEADER_NOT_LATIN1 } from "./headerValue.js";
+
 /**
  * `oauth.user_agent` rules: it is sent as the User-Agent header of every token request, and fetch refuses
  * a header value holding a control character or a character outside Latin-1 ("Cannot convert argument to
@@ -6,8 +8,7 @@
  * again when a login or refresh renders a `${VAR}` in it. Pure.
  */
 export function userAgentProblem(value: string): string | undefined {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-  const bad = /[\0-\x08\n-\x1f\x7f]|[\u0100-\u{10ffff}]/u.exec(value)?.[0];
+  const bad = HEADER_CONTROL.exec(value)?.[0] ?? HEADER_NOT_LATIN1.exec(value)?.[0];
   if (bad === undefined) return undefined;
   const code = `U+${(bad.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
   const what =

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { formatIssue } from "../../config/format.js";
+import { HEADER_NOT_LATIN1 } from "../../config/headerValue.js";
 import { loadConfig } from "../../config/load.js";
 import { svcHome, svcPaths } from "../../config/paths.js";
 import { mcpServerSchema } from "../../config/sections/mcp.js";
@@ -49,7 +50,7 @@ export function collectHeader(value: string, previous: Record<string, string> = 
       "usage",
       `--header ${name}: the value contains a line break or NUL character, which an HTTP header cannot carry — give it on one line; nothing was written`,
     );
-  if (/[\u0100-\u{10ffff}]/u.test(headerValue))
+  if (HEADER_NOT_LATIN1.test(headerValue))
     throw new SvcError(
       "usage",
       `--header ${name}: the value contains a character an HTTP header cannot carry (one outside Latin-1, such as € or an emoji) — write it in ASCII, percent-encoded if the server decodes it; nothing was written`,

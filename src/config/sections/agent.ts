@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HEADER_CONTROL, HEADER_NOT_LATIN1 } from "../headerValue.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
 import { nearMiss } from "../nearMiss.js";
 import { timerSeconds } from "../timerSeconds.js";
@@ -70,9 +71,8 @@ export function apiKeyHeaderProblem(
   failing = "every run would fail before calling the endpoint",
 ): string | undefined {
   if (key === undefined) return undefined;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-  const control = /[\0-\x08\n-\x1f\x7f]/.exec(key);
-  const wide = /[\u0100-\u{10ffff}]/u.exec(key);
+  const control = HEADER_CONTROL.exec(key);
+  const wide = HEADER_NOT_LATIN1.exec(key);
   if (control === null && wide === null) return undefined;
   const what =
     control !== null

@@ -1,3 +1,4 @@
+import { HEADER_CONTROL, HEADER_NOT_LATIN1 } from "../../config/headerValue.js";
 import {
   addVariablesAdvice,
   expandHome,
@@ -49,8 +50,7 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
     const r = interpolate(value, scope);
     // fetch would refuse it with an error that quotes the value (usually a secret from .env), and undici
     // any other control character but tab with only "invalid x-key header", naming neither server nor fix.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-    if (/[\0-\x08\n-\x1f\x7f]/.test(r.value)) {
+    if (HEADER_CONTROL.test(r.value)) {
       throw new SvcError(
         "mcp_connect",
         `mcp_servers.${name}.headers.${key}: the value${r.value === value ? "" : " rendered from ${...}"} contains ${/[\0\r\n]/.test(r.value) ? "a line break or NUL character" : "a control character (such as an escape or DEL)"}, which an HTTP header cannot carry — check it (not shown here) in config.yaml or the profile's .env`,
@@ -58,7 +58,7 @@ export function renderEntry(name: string, entry: McpServerEntry, scope: Interpol
     }
     // fetch takes header values as bytes (Latin-1) and refuses others with "Cannot convert argument to a
     // ByteString because the character at index 0 has a value of 8364", naming neither server nor key.
-    if (/[\u0100-\u{10ffff}]/u.test(r.value)) {
+    if (HEADER_NOT_LATIN1.test(r.value)) {
       throw new SvcError(
         "mcp_connect",
         `mcp_servers.${name}.headers.${key}: the value${r.value === value ? "" : " rendered from ${...}"} contains a character an HTTP header cannot carry (one outside Latin-1, such as € or an emoji) — write it in ASCII, percent-encoded if the server decodes it (check it, not shown here, in config.yaml or the profile's .env)`,
