@@ -15,7 +15,7 @@ import { cliConfig, type Foreground, killIfRunning, runForeground } from "./svc.
  * worker from the source; this one guards what the build puts together (the AI SDK, the MCP SDK, undici).
  */
 
-const STDIO_SERVER = bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
+const STDIO_SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 
 const homes: TempHome[] = [];
 const models: FakeModel[] = [];

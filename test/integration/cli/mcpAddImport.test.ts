@@ -6,7 +6,7 @@ import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
 
-const SERVER = bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
+const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 const COMMENTED =
   "# my gateway\nplatforms:\n  webhook:\n    enabled: true # keep it on\n    host: 127.0.0.1\n";
 

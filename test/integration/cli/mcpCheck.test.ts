@@ -6,7 +6,7 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort } from "../../helpers/http.js";
 import { svc } from "./svc.js";
 
-const SERVER = bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
+const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 
 let home: TempHome;
 afterEach(() => home.cleanup());

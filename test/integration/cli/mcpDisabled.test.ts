@@ -5,7 +5,7 @@ import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
 
-const SERVER = bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
+const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 
 let home: TempHome;
 afterEach(() => home.cleanup());

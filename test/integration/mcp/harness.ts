@@ -10,7 +10,7 @@ import { silentLogger } from "../../../src/io/log.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
-export const STDIO_FIXTURE = bundledFixture(
+export const STDIO_FIXTURE = await bundledFixture(
   resolve(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"),
 );
 

@@ -7,7 +7,7 @@ import { silentLogger } from "../../../src/io/log.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { entry, text, useHubs } from "./harness.js";
 
-const HINT_FILE_FIXTURE = bundledFixture(
+const HINT_FILE_FIXTURE = await bundledFixture(
   resolve(import.meta.dirname, "../../fixtures/mcp/hint-file-server.mjs"),
 );
 

@@ -8,7 +8,9 @@ import { postJson, rawHttp } from "../../helpers/http.js";
 
 const SECRET = "metrics-secret";
 const gw = gatewayPerTest();
-const FIXTURE = bundledFixture(new URL("../../fixtures/mcp/stdio-server.mjs", import.meta.url).pathname);
+const FIXTURE = await bundledFixture(
+  new URL("../../fixtures/mcp/stdio-server.mjs", import.meta.url).pathname,
+);
 
 async function scrape(url: string): Promise<{ status: number; type: string | null; text: string }> {
   const res = await fetch(url);
