@@ -107,7 +107,9 @@ class Mismatch extends Error {}
  * Walks the JSON text beside the tree `JSON.parse` built from it and records the source of numbers
  * that print differently. Throws Mismatch when text and tree disagree (then nothing is recorded).
  * A repeated key: JSON.parse kept the last value, so an earlier occurrence is only recorded when its
- * number equals the kept one, and a later plain occurrence drops an earlier record.
+ * number equals the kept one, and a later plain occurrence drops an earlier record; an earlier
+ * occurrence of another shape than the kept value (an object, then a text) is stepped over unread,
+ * so it costs the rest of the payload none of its numbers' texts.
  */
 function record(text: string, root: object): void {
   let i = 0;
@@ -121,11 +123,34 @@ function record(text: string, root: object): void {
       else return;
     }
   };
+  /**
+   * Steps over the object or array that starts at `i`: an earlier occurrence of a repeated key, of
+   * another shape than the value the tree kept (strings inside jumped over, so their brackets do not count).
+   */
+  const skipContainer = (): void => {
+    let depth = 0;
+    do {
+      const c = text.charCodeAt(i);
+      if (c === QUOTE) {
+        i = skipString(text, i);
+        if (i === -1) throw new Mismatch();
+        continue;
+      }
+      if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+      else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+      i++;
+    } while (depth > 0 && i < text.length);
+  };
   const value = (holder: object | undefined, key: string | number, parsed: unknown): void => {
     ws();
     const c = text.charCodeAt(i);
     if (c === 0x7b /* { */) {
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Mismatch();
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+        // Only an earlier occurrence of a repeated key can disagree with the tree JSON.parse built.
+        if (holder === undefined) throw new Mismatch();
+        skipContainer();
+        return;
+      }
       path.push(parsed);
       i++;
       ws();
@@ -140,14 +165,23 @@ function record(text: string, root: object): void {
           i = end;
           ws();
           i++; // :
-          value(parsed, name, (parsed as Record<string, unknown>)[name]);
+          // Own keys only: an earlier occurrence's `constructor` is not the kept object's prototype's.
+          value(
+            parsed,
+            name,
+            Object.hasOwn(parsed, name) ? (parsed as Record<string, unknown>)[name] : undefined,
+          );
           ws();
           if (text.charCodeAt(i++) === 0x7d) break;
         }
       }
       path.pop();
     } else if (c === 0x5b /* [ */) {
-      if (!Array.isArray(parsed)) throw new Mismatch();
+      if (!Array.isArray(parsed)) {
+        if (holder === undefined) throw new Mismatch();
+        skipContainer();
+        return;
+      }
       path.push(parsed);
       i++;
       ws();

@@ -53,7 +53,26 @@ describe("numbers keep the text the sender wrote (spec 2.5 rule 1: the payload v
     );
     expect(renderTemplate("{a.x} {a.y} {b} {c}", payload)).toBe("2 3.0 1 2.50");
     const shapes = parseJson('{"a": [1.0], "a": {"x": 1.5e0}}');
-    expect(renderTemplate("{a.x}", shapes)).toBe("1.5");
+    expect(renderTemplate("{a.x}", shapes)).toBe("1.5e0");
+  });
+
+  it("a repeated key whose earlier value has another shape costs the rest of the payload none of its numbers", () => {
+    // Before: the earlier object (or array) met a text (or number) in the tree, the walk gave up, and
+    // every number of the payload printed as JavaScript prints it (an id past 2^53 rounded).
+    const payload = parseJson(
+      '{"id": 12345678901234567890, "meta": {"x": [1]}, "meta": "plain", "amount": 10.50,' +
+        ' "list": [{"k": [2.0]}, 3], "list": [{"k": 7}, 1.0], "o": {"constructor": {"n": 1.0}}, "o": {}}',
+    ) as Record<string, unknown>;
+    expect(renderTemplate("{id} {meta} {amount} {list}", payload)).toBe(
+      '12345678901234567890 plain 10.50 [{"k":7},1.0]',
+    );
+    expect(stringifyJson(payload)).toBe(
+      '{"id":12345678901234567890,"meta":"plain","amount":10.50,"list":[{"k":7},1.0],"o":{}}',
+    );
+    const subject = { payload, headers: {}, event: undefined };
+    expect(foundText(resolveField("id", subject) as PathLookup & { found: true })).toBe(
+      "12345678901234567890",
+    );
   });
 
   it("a body full of altered numbers: the one asked for is found", () => {
