@@ -149,6 +149,25 @@ describe("reading the journal back", () => {
     expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
   });
 
+  it("a zero-filled tail (the file grew before a power cut, its data never reached the disk) is a torn tail, not damage kept aside", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
+    await journal.durable();
+    const file = join(path, segmentName(1));
+    const size = statSync(file).size;
+    appendFileSync(file, Buffer.alloc(300));
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([0, 1, 2, 3, 4].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(problems.map((p) => p.problem)).toEqual([
+      `zero-filled tail at byte ${size}; 300 bytes skipped — the records before it were recovered, the rest skipped`,
+    ]);
+    // Nothing to inspect in zeros: the old segment is removed, not set aside as damaged.
+    expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
+  });
+
   it("a record whose CRC does not match is skipped, the records after it are replayed, and the segment is kept aside, named in the report", async () => {
     const path = dir();
     const { journal } = open(path);

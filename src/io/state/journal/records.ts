@@ -77,7 +77,13 @@ export function encodeRecords(records: readonly unknown[]): Buffer {
 export interface TornTail {
   readonly offset: number;
   readonly skippedBytes: number;
-  readonly reason: "truncated header" | "truncated record" | "bad length" | "CRC mismatch" | "not JSON";
+  readonly reason:
+    | "truncated header"
+    | "truncated record"
+    | "zero-filled tail"
+    | "bad length"
+    | "CRC mismatch"
+    | "not JSON";
 }
 
 export interface DecodedSegment {
@@ -140,8 +146,16 @@ export function decodeRecords(data: Buffer): DecodedSegment {
       continue;
     }
     const next = nextRecordAfter(data, offset);
-    if (next === undefined)
-      return { records, skipped, torn: { offset, skippedBytes: data.length - offset, reason: read } };
+    if (next === undefined) {
+      // A crash (a power cut) can leave the file longer than the data that reached the disk: the space
+      // it grew by reads as zeros. That is a tail cut short too, not damage to keep aside.
+      const zeros = data.subarray(offset).every((byte) => byte === 0);
+      return {
+        records,
+        skipped,
+        torn: { offset, skippedBytes: data.length - offset, reason: zeros ? "zero-filled tail" : read },
+      };
+    }
     // A length that reaches past a later intact record was damaged itself.
     const reason = read === "truncated header" || read === "truncated record" ? "bad length" : read;
     skipped.push({ offset, skippedBytes: next - offset, reason });

@@ -71,7 +71,8 @@ const onlyCrashTail = (decoded: DecodedSegment): boolean =>
   decoded.skipped.length === 0 &&
   (decoded.torn === undefined ||
     decoded.torn.reason === "truncated header" ||
-    decoded.torn.reason === "truncated record");
+    decoded.torn.reason === "truncated record" ||
+    decoded.torn.reason === "zero-filled tail");
 
 function describeDamage(
   decoded: DecodedSegment,
