@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
 import { MAX_SYNCS_IN_FLIGHT } from "../../../src/io/state/journal/groupCommit.js";
-import { encodeRecord } from "../../../src/io/state/journal/records.js";
+import { encodeRecord, HEADER_BYTES } from "../../../src/io/state/journal/records.js";
 import { type SegmentProblem, segmentName } from "../../../src/io/state/journal/segments.js";
 import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
 import {
@@ -197,6 +197,24 @@ describe("reading the journal back", () => {
     open(path, { problems: again });
     expect(again).toEqual([]);
     expect(readFileSync(join(path, kept))).toEqual(data);
+  });
+
+  it("a damaged snapshot start: its records are replayed, and its end mark is not replayed as a record", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    for (let i = 0; i < 3; i++) journal.append({ t: "s", k: `k${i}`, at: i });
+    await journal.durable();
+    leaveLockAsCrashed(path);
+    open(path, { live: [0, 1].map((i) => ({ t: "s", k: `k${i}`, at: i })) });
+    const file = join(path, segmentName(2));
+    const data = readFileSync(file);
+    data[HEADER_BYTES + 2] = (data[HEADER_BYTES + 2] as number) ^ 0xff; // inside the snap mark's body
+    writeFileSync(file, data);
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([0, 1].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(problems[0]?.problem).toMatch(/^CRC mismatch at byte 0; /);
   });
 
   it("a damaged snapshot end in the only segment: the records read from it are replayed, not dropped", async () => {
