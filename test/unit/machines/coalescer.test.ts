@@ -183,7 +183,13 @@ describe("the reason a group fired (logged): the bound that ended first, max_wai
   function reasons(run: (coalescer: Coalescer, clock: SimulatedClock) => void, mode: Mode = "light") {
     const log = captureLogger();
     const clock = new SimulatedClock();
-    const parent = mode === "actor" ? createActor(fromCallback(() => {}), { clock }).start() : undefined;
+    const parent =
+      mode === "actor"
+        ? createActor(
+            fromCallback(() => {}),
+            { clock },
+          ).start()
+        : undefined;
     const coalescer = createCoalescer({
       dispatch: () => {},
       clock,
@@ -212,7 +218,13 @@ describe("the reason a group fired (logged): the bound that ended first, max_wai
   it("a reopened group whose bounds are both ahead fires at the nearer, named as such", () => {
     const run = (quietLeftMs: number, maxLeftMs: number) =>
       reasons((coalescer, clock) => {
-        coalescer.restore({ id: "gh\u00001", latest: accepted("saved", 1), merged: 3, quietLeftMs, maxLeftMs });
+        coalescer.restore({
+          id: "gh\u00001",
+          latest: accepted("saved", 1),
+          merged: 3,
+          quietLeftMs,
+          maxLeftMs,
+        });
         clock.increment(10_000);
       });
     expect(run(2_000, 2_000)).toEqual(["max_wait"]);
@@ -220,18 +232,21 @@ describe("the reason a group fired (logged): the bound that ended first, max_wai
     expect(run(3_000, 2_000)).toEqual(["max_wait"]);
   });
 
-  it.each<Mode>(["light", "actor"])("a new %s group whose quiet window equals its max wait fires as max_wait", (mode) => {
-    const route: Route = {
-      ...ROUTE,
-      coalesce: { key: "pull_request.number", window_seconds: 30, max_wait_seconds: 30 },
-    };
-    expect(
-      reasons((coalescer, clock) => {
-        coalescer.offer(accepted("only", 1, route));
-        clock.increment(30_000);
-      }, mode),
-    ).toEqual(["max_wait"]);
-  });
+  it.each<Mode>(["light", "actor"])(
+    "a new %s group whose quiet window equals its max wait fires as max_wait",
+    (mode) => {
+      const route: Route = {
+        ...ROUTE,
+        coalesce: { key: "pull_request.number", window_seconds: 30, max_wait_seconds: 30 },
+      };
+      expect(
+        reasons((coalescer, clock) => {
+          coalescer.offer(accepted("only", 1, route));
+          clock.increment(30_000);
+        }, mode),
+      ).toEqual(["max_wait"]);
+    },
+  );
 });
 
 describe("light groups follow the coalesceGroup machine", () => {

@@ -53,7 +53,10 @@ describe("delivery ids that a stop could not save to webhook-seen-ids.json", () 
 
 describe("a webhook-seen-ids.json a start cannot read (emptied by a full disk, edited by hand)", () => {
   for (const [name, journal] of [
-    ["with the local journal, the warning says the journal keeps the ids (their retries are still duplicates)", true],
+    [
+      "with the local journal, the warning says the journal keeps the ids (their retries are still duplicates)",
+      true,
+    ],
     ["without it, that the ids are forgotten and their retries run", false],
   ] as const)
     it(name, () => {
