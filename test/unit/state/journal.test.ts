@@ -168,6 +168,26 @@ describe("reading the journal back", () => {
     expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
   });
 
+  it("a last record whose end is zeros (its first page reached the disk, the rest of the file only grew) is a torn tail", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
+    await journal.durable();
+    const file = join(path, segmentName(1));
+    const data = readFileSync(file);
+    const last = data.length - encodeRecord({ t: "s", k: "k4", at: 4 }).length;
+    data.fill(0, data.length - 6);
+    writeFileSync(file, Buffer.concat([data, Buffer.alloc(200)]));
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([0, 1, 2, 3].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(problems.map((p) => p.problem)).toEqual([
+      `truncated record at byte ${last}; ${data.length + 200 - last} bytes skipped — the records before it were recovered, the rest skipped`,
+    ]);
+    expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
+  });
+
   it("a record whose CRC does not match is skipped, the records after it are replayed, and the segment is kept aside, named in the report", async () => {
     const path = dir();
     const { journal } = open(path);

@@ -148,13 +148,15 @@ export function decodeRecords(data: Buffer): DecodedSegment {
     const next = nextRecordAfter(data, offset);
     if (next === undefined) {
       // A crash (a power cut) can leave the file longer than the data that reached the disk: the space
-      // it grew by reads as zeros. That is a tail cut short too, not damage to keep aside.
-      const zeros = data.subarray(offset).every((byte) => byte === 0);
-      return {
-        records,
-        skipped,
-        torn: { offset, skippedBytes: data.length - offset, reason: zeros ? "zero-filled tail" : read },
-      };
+      // it grew by reads as zeros. That is a tail cut short too, not damage to keep aside: all zeros, or
+      // a record whose end is zeros (a whole record ends with the `}` of its JSON, never a zero byte).
+      const tail = data.subarray(offset);
+      const reason = tail.every((byte) => byte === 0)
+        ? "zero-filled tail"
+        : tail[tail.length - 1] === 0
+          ? "truncated record"
+          : read;
+      return { records, skipped, torn: { offset, skippedBytes: data.length - offset, reason } };
     }
     // A length that reaches past a later intact record was damaged itself.
     const reason = read === "truncated header" || read === "truncated record" ? "bad length" : read;
