@@ -139,8 +139,9 @@ class LightGroup implements Group {
     private merged = 1,
     firstQuietMs = quietMs,
   ) {
-    this.quiet = clock.setTimeout(() => this.fire("quiet_window"), firstQuietMs);
+    // The max wait's timer first: when both end at once it fires first, and the group's reason is max_wait.
     this.max = clock.setTimeout(() => this.fire("max_wait"), maxMs);
+    this.quiet = clock.setTimeout(() => this.fire("quiet_window"), firstQuietMs);
   }
 
   offer(event: AcceptedEvent): void {
@@ -299,14 +300,18 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         merged += superseded + 1;
         quietLeftMs = quietMs;
       }
+      // Which bound ends the group is judged on the times left before they are cut to 0 (both may have
+      // passed during the restart): the one that ended first, max_wait when both ended at once.
+      const quietEndsFirst = (live !== undefined ? quietMs : saved.quietLeftMs) < saved.maxLeftMs;
+      const quietDelay = timerDelay(Math.min(quietLeftMs, maxLeftMs));
       const group = new LightGroup(
         latest,
         quietMs,
-        timerDelay(maxLeftMs),
+        timerDelay(quietEndsFirst ? Math.max(maxLeftMs, quietDelay + 1) : maxLeftMs),
         clock,
         (output) => fired(saved.id, output),
         merged,
-        timerDelay(Math.min(quietLeftMs, maxLeftMs)),
+        quietDelay,
       );
       groups.set(saved.id, group);
       // The group's record (written by the new event) now counts the saved events too.

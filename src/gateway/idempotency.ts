@@ -45,7 +45,9 @@ export function createIdempotency(deps: {
   } catch (err) {
     logger.warn(
       { err: describeError(err) },
-      `[webhook] ${paths.seenIds} could not be read; delivery ids seen before the restart are forgotten (their retries will run)`,
+      deps.journal === undefined
+        ? `[webhook] ${paths.seenIds} could not be read; delivery ids seen before the restart are forgotten (their retries will run)`
+        : `[webhook] ${paths.seenIds} could not be read; the journal (${deps.journal}) keeps the delivery ids seen before the restart, so their retries are still duplicates`,
     );
   }
   let saveFailed = false;

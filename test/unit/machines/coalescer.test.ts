@@ -10,6 +10,7 @@ import {
 } from "../../../src/actors/coalescer.js";
 import type { Route } from "../../../src/config/sections/webhook.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { captureLogger } from "../../fakes/logCapture.js";
 
 const ROUTE: Route = {
   deliver: "log",
@@ -176,6 +177,76 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
     expect(fired).toHaveLength(1);
     expect(coalescer.pendingCount()).toBe(0);
   });
+});
+
+describe("the reason a group fired (logged): the bound that ended first, max_wait when both end at once", () => {
+  function reasons(run: (coalescer: Coalescer, clock: SimulatedClock) => void, mode: Mode = "light") {
+    const log = captureLogger();
+    const clock = new SimulatedClock();
+    const parent =
+      mode === "actor"
+        ? createActor(
+            fromCallback(() => {}),
+            { clock },
+          ).start()
+        : undefined;
+    const coalescer = createCoalescer({
+      dispatch: () => {},
+      clock,
+      logger: log.logger,
+      ...(parent === undefined ? {} : { parent }),
+    });
+    run(coalescer, clock);
+    return log.lines().map((line) => (JSON.parse(line) as { reason?: string }).reason);
+  }
+  const restored = (quietLeftMs: number, maxLeftMs: number) =>
+    reasons((coalescer, clock) => {
+      coalescer.restore({ id: "gh\u00001", latest: accepted("saved", 1), merged: 3, quietLeftMs, maxLeftMs });
+      clock.increment(1);
+    });
+
+  it("a group reopened after a crash past both of its bounds reports the one that ended first", () => {
+    // The crash came at the max wait, when the quiet window ended too (and after): max_wait.
+    expect(restored(-1_000, -1_000)).toEqual(["max_wait"]);
+    expect(restored(-500, -3_000)).toEqual(["max_wait"]);
+    // The quiet window ended before the max wait did.
+    expect(restored(-5_000, -1_000)).toEqual(["quiet_window"]);
+    // Still ahead: the nearer bound.
+    expect(restored(2_000, 2_000).length).toBe(0);
+  });
+
+  it("a reopened group whose bounds are both ahead fires at the nearer, named as such", () => {
+    const run = (quietLeftMs: number, maxLeftMs: number) =>
+      reasons((coalescer, clock) => {
+        coalescer.restore({
+          id: "gh\u00001",
+          latest: accepted("saved", 1),
+          merged: 3,
+          quietLeftMs,
+          maxLeftMs,
+        });
+        clock.increment(10_000);
+      });
+    expect(run(2_000, 2_000)).toEqual(["max_wait"]);
+    expect(run(1_000, 2_000)).toEqual(["quiet_window"]);
+    expect(run(3_000, 2_000)).toEqual(["max_wait"]);
+  });
+
+  it.each<Mode>(["light", "actor"])(
+    "a new %s group whose quiet window equals its max wait fires as max_wait",
+    (mode) => {
+      const route: Route = {
+        ...ROUTE,
+        coalesce: { key: "pull_request.number", window_seconds: 30, max_wait_seconds: 30 },
+      };
+      expect(
+        reasons((coalescer, clock) => {
+          coalescer.offer(accepted("only", 1, route));
+          clock.increment(30_000);
+        }, mode),
+      ).toEqual(["max_wait"]);
+    },
+  );
 });
 
 describe("light groups follow the coalesceGroup machine", () => {

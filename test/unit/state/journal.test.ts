@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
 import { MAX_SYNCS_IN_FLIGHT } from "../../../src/io/state/journal/groupCommit.js";
-import { encodeRecord } from "../../../src/io/state/journal/records.js";
+import { encodeRecord, HEADER_BYTES } from "../../../src/io/state/journal/records.js";
 import { type SegmentProblem, segmentName } from "../../../src/io/state/journal/segments.js";
 import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
 import {
@@ -149,6 +149,45 @@ describe("reading the journal back", () => {
     expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
   });
 
+  it("a zero-filled tail (the file grew before a power cut, its data never reached the disk) is a torn tail, not damage kept aside", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
+    await journal.durable();
+    const file = join(path, segmentName(1));
+    const size = statSync(file).size;
+    appendFileSync(file, Buffer.alloc(300));
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([0, 1, 2, 3, 4].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(problems.map((p) => p.problem)).toEqual([
+      `zero-filled tail at byte ${size}; 300 bytes skipped — the records before it were recovered, the rest skipped`,
+    ]);
+    // Nothing to inspect in zeros: the old segment is removed, not set aside as damaged.
+    expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
+  });
+
+  it("a last record whose end is zeros (its first page reached the disk, the rest of the file only grew) is a torn tail", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
+    await journal.durable();
+    const file = join(path, segmentName(1));
+    const data = readFileSync(file);
+    const last = data.length - encodeRecord({ t: "s", k: "k4", at: 4 }).length;
+    data.fill(0, data.length - 6);
+    writeFileSync(file, Buffer.concat([data, Buffer.alloc(200)]));
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([0, 1, 2, 3].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(problems.map((p) => p.problem)).toEqual([
+      `truncated record at byte ${last}; ${data.length + 200 - last} bytes skipped — the records before it were recovered, the rest skipped`,
+    ]);
+    expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
+  });
+
   it("a record whose CRC does not match is skipped, the records after it are replayed, and the segment is kept aside, named in the report", async () => {
     const path = dir();
     const { journal } = open(path);
@@ -178,6 +217,24 @@ describe("reading the journal back", () => {
     open(path, { problems: again });
     expect(again).toEqual([]);
     expect(readFileSync(join(path, kept))).toEqual(data);
+  });
+
+  it("a damaged snapshot start: its records are replayed, and its end mark is not replayed as a record", async () => {
+    const path = dir();
+    const { journal } = open(path);
+    for (let i = 0; i < 3; i++) journal.append({ t: "s", k: `k${i}`, at: i });
+    await journal.durable();
+    leaveLockAsCrashed(path);
+    open(path, { live: [0, 1].map((i) => ({ t: "s", k: `k${i}`, at: i })) });
+    const file = join(path, segmentName(2));
+    const data = readFileSync(file);
+    data[HEADER_BYTES + 2] = (data[HEADER_BYTES + 2] as number) ^ 0xff; // inside the snap mark's body
+    writeFileSync(file, data);
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([0, 1].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(problems[0]?.problem).toMatch(/^CRC mismatch at byte 0; /);
   });
 
   it("a damaged snapshot end in the only segment: the records read from it are replayed, not dropped", async () => {

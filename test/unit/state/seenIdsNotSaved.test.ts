@@ -50,3 +50,34 @@ describe("delivery ids that a stop could not save to webhook-seen-ids.json", () 
     }
   });
 });
+
+describe("a webhook-seen-ids.json a start cannot read (emptied by a full disk, edited by hand)", () => {
+  for (const [name, journal] of [
+    [
+      "with the local journal, the warning says the journal keeps the ids (their retries are still duplicates)",
+      true,
+    ],
+    ["without it, that the ids are forgotten and their retries run", false],
+  ] as const)
+    it(name, () => {
+      const home = tempHome();
+      try {
+        const log = captureLogger();
+        const paths = svcPaths(home.dir);
+        writeFileSync(paths.seenIds, "");
+        createIdempotency({
+          paths,
+          logger: log.logger,
+          clock: { now: () => 0 },
+          ...(journal ? { journal: join(home.dir, "state") } : {}),
+        });
+        expect(log.messages()).toEqual([
+          journal
+            ? `[webhook] ${paths.seenIds} could not be read; the journal (${join(home.dir, "state")}) keeps the delivery ids seen before the restart, so their retries are still duplicates`
+            : `[webhook] ${paths.seenIds} could not be read; delivery ids seen before the restart are forgotten (their retries will run)`,
+        ]);
+      } finally {
+        home.cleanup();
+      }
+    });
+});

@@ -77,7 +77,13 @@ export function encodeRecords(records: readonly unknown[]): Buffer {
 export interface TornTail {
   readonly offset: number;
   readonly skippedBytes: number;
-  readonly reason: "truncated header" | "truncated record" | "bad length" | "CRC mismatch" | "not JSON";
+  readonly reason:
+    | "truncated header"
+    | "truncated record"
+    | "zero-filled tail"
+    | "bad length"
+    | "CRC mismatch"
+    | "not JSON";
 }
 
 export interface DecodedSegment {
@@ -140,8 +146,18 @@ export function decodeRecords(data: Buffer): DecodedSegment {
       continue;
     }
     const next = nextRecordAfter(data, offset);
-    if (next === undefined)
-      return { records, skipped, torn: { offset, skippedBytes: data.length - offset, reason: read } };
+    if (next === undefined) {
+      // A crash (a power cut) can leave the file longer than the data that reached the disk: the space
+      // it grew by reads as zeros. That is a tail cut short too, not damage to keep aside: all zeros, or
+      // a record whose end is zeros (a whole record ends with the `}` of its JSON, never a zero byte).
+      const tail = data.subarray(offset);
+      const reason = tail.every((byte) => byte === 0)
+        ? "zero-filled tail"
+        : tail[tail.length - 1] === 0
+          ? "truncated record"
+          : read;
+      return { records, skipped, torn: { offset, skippedBytes: data.length - offset, reason } };
+    }
     // A length that reaches past a later intact record was damaged itself.
     const reason = read === "truncated header" || read === "truncated record" ? "bad length" : read;
     skipped.push({ offset, skippedBytes: next - offset, reason });

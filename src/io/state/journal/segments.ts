@@ -71,7 +71,8 @@ const onlyCrashTail = (decoded: DecodedSegment): boolean =>
   decoded.skipped.length === 0 &&
   (decoded.torn === undefined ||
     decoded.torn.reason === "truncated header" ||
-    decoded.torn.reason === "truncated record");
+    decoded.torn.reason === "truncated record" ||
+    decoded.torn.reason === "zero-filled tail");
 
 function describeDamage(
   decoded: DecodedSegment,
@@ -154,7 +155,10 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
       // A complete snapshot restates everything live: what came before it is superseded.
       records = [...list.slice(1, end), ...list.slice(end + 1)];
     } else {
-      for (const record of list) records.push(record);
+      // A snapshot whose first mark was damaged (skipped above): its records are read as appends, and a
+      // mark is no record to replay (nor one "not understood").
+      for (const record of list)
+        if (!isMark(record, SNAPSHOT_BEGIN.t) && !isMark(record, SNAPSHOT_END.t)) records.push(record);
     }
   }
   return { records, segments, problems, bytes, keep };
