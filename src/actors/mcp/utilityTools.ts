@@ -2,11 +2,21 @@ import {
   type CallToolResult,
   ErrorCode,
   type GetPromptResult,
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
   McpError,
   type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { SvcError } from "../../errors.js";
-import { MAX_LIST_PAGES, type McpSession, nextPage } from "../../io/mcp/session.js";
+import { LooseCursorSchema, MAX_LIST_PAGES, type McpSession, nextPage } from "../../io/mcp/session.js";
+
+/** The SDK's list results with `nextCursor` read as `tools/list` reads it: `null` ends the list too. */
+const ResourceListSchema = ListResourcesResultSchema.extend({ nextCursor: LooseCursorSchema });
+const ResourceTemplateListSchema = ListResourceTemplatesResultSchema.extend({
+  nextCursor: LooseCursorSchema,
+});
+const PromptListSchema = ListPromptsResultSchema.extend({ nextCursor: LooseCursorSchema });
 
 function asText(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
@@ -74,7 +84,7 @@ function page(cursor: string | undefined): { cursor?: string } {
 }
 
 /** Every page of a paginated list (bounded, so a server that always returns a cursor cannot loop us). */
-async function allPages<R extends { nextCursor?: string | undefined }, T>(
+async function allPages<R extends { nextCursor?: string | null | undefined }, T>(
   fetchPage: (cursor: string | undefined) => Promise<R>,
   items: (result: R) => T[],
 ): Promise<T[]> {
@@ -131,11 +141,21 @@ export async function runUtilityTool(
     case "list_resources": {
       const [resources, resourceTemplates] = await Promise.all([
         allPages(
-          (cursor) => session.client.listResources(page(cursor), options()),
+          (cursor) =>
+            session.client.request(
+              { method: "resources/list", params: page(cursor) },
+              ResourceListSchema,
+              options(),
+            ),
           (r) => r.resources,
         ),
         allPages(
-          (cursor) => session.client.listResourceTemplates(page(cursor), options()),
+          (cursor) =>
+            session.client.request(
+              { method: "resources/templates/list", params: page(cursor) },
+              ResourceTemplateListSchema,
+              options(),
+            ),
           (r) => r.resourceTemplates,
         ).catch(() => []),
       ]);
@@ -147,7 +167,12 @@ export async function runUtilityTool(
     case "list_prompts":
       return asText({
         prompts: await allPages(
-          (cursor) => session.client.listPrompts(page(cursor), options()),
+          (cursor) =>
+            session.client.request(
+              { method: "prompts/list", params: page(cursor) },
+              PromptListSchema,
+              options(),
+            ),
           (r) => r.prompts,
         ),
       });

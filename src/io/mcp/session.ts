@@ -43,6 +43,9 @@ import {
   sseDropCause,
 } from "./transportErrors.js";
 
+/** A list's `nextCursor`: hand-written servers end the list with `null` or "" as well as by leaving it out. */
+export const LooseCursorSchema = z.string().nullish();
+
 const LooseToolListSchema = z.looseObject({
   tools: z.array(
     z.looseObject({
@@ -67,8 +70,7 @@ const LooseToolListSchema = z.looseObject({
         .transform((text) => (typeof text === "string" ? text : undefined)),
     }),
   ),
-  // Hand-written servers end the list with `null` or "" as well as by leaving the cursor out.
-  nextCursor: z.string().nullish(),
+  nextCursor: LooseCursorSchema,
 });
 
 /** Pages fetched at most per list: a server that keeps answering a new cursor cannot loop us forever. */

@@ -159,3 +159,35 @@ describe("a tool listed without inputSchema, or with a description or annotation
     expect(formatTools(h.tools(), {})).toContain("mcp__bare__numbered  numbered");
   });
 });
+
+describe("lists whose last page ends with nextCursor: null", () => {
+  it("are read to the end for the tools, list_resources and list_prompts alike", async () => {
+    const h = ctx.hub(ctx.home, {
+      paged: entry({
+        command: process.execPath,
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"), "--null-cursors"],
+        tools: { resources: true, prompts: true },
+      }),
+    });
+    expect(await h.settled("paged")).toMatchObject({ state: "connected" });
+    expect(h.tools().map((t) => t.name)).toEqual([
+      "mcp__paged__fine",
+      "mcp__paged__second",
+      "mcp__paged__list_resources",
+      "mcp__paged__read_resource",
+      "mcp__paged__list_prompts",
+      "mcp__paged__get_prompt",
+    ]);
+    // The SDK's own list schemas take a cursor that is text or absent: null failed the call as malformed.
+    expect(JSON.parse(text(await h.call("paged", "list_resources", {})))).toEqual({
+      resources: [
+        { uri: "note://one", name: "one" },
+        { uri: "note://two", name: "two" },
+      ],
+      resourceTemplates: [{ uriTemplate: "note://{id}", name: "note" }],
+    });
+    expect(JSON.parse(text(await h.call("paged", "list_prompts", {})))).toEqual({
+      prompts: [{ name: "first-prompt" }, { name: "second-prompt" }],
+    });
+  });
+});
