@@ -2,21 +2,27 @@ import {
   type CallToolResult,
   ErrorCode,
   type GetPromptResult,
-  ListPromptsResultSchema,
-  ListResourcesResultSchema,
-  ListResourceTemplatesResultSchema,
   McpError,
   type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { SvcError } from "../../errors.js";
 import { LooseCursorSchema, MAX_LIST_PAGES, type McpSession, nextPage } from "../../io/mcp/session.js";
 
-/** The SDK's list results with `nextCursor` read as `tools/list` reads it: `null` ends the list too. */
-const ResourceListSchema = ListResourcesResultSchema.extend({ nextCursor: LooseCursorSchema });
-const ResourceTemplateListSchema = ListResourceTemplatesResultSchema.extend({
-  nextCursor: LooseCursorSchema,
-});
-const PromptListSchema = ListPromptsResultSchema.extend({ nextCursor: LooseCursorSchema });
+/**
+ * The list results read as `tools/list` is: `nextCursor: null` ends the list, and an item needs only the
+ * key it is known by — an optional field the server sends as `null` (a Python server's None: `description`,
+ * `mimeType`, a prompt's `arguments`) is passed on as sent, where the SDK's schemas failed the whole list.
+ * The model gets the items as JSON text, so nothing else reads their fields.
+ */
+const looseList = <K extends string>(key: K, id: string) =>
+  z.looseObject({
+    [key]: z.array(z.looseObject({ [id]: z.string() })),
+    nextCursor: LooseCursorSchema,
+  } as { [P in K]: z.ZodArray<z.ZodObject> } & { nextCursor: typeof LooseCursorSchema });
+const ResourceListSchema = looseList("resources", "uri");
+const ResourceTemplateListSchema = looseList("resourceTemplates", "uriTemplate");
+const PromptListSchema = looseList("prompts", "name");
 
 function asText(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };

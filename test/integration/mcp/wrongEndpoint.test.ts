@@ -160,8 +160,8 @@ describe("a tool listed without inputSchema, or with a description or annotation
   });
 });
 
-describe("lists whose last page ends with nextCursor: null", () => {
-  it("are read to the end for the tools, list_resources and list_prompts alike", async () => {
+describe("lists whose last page ends with nextCursor: null, with optional fields null", () => {
+  it("are read to the end for the tools, list_resources and list_prompts alike, the items as sent", async () => {
     const h = ctx.hub(ctx.home, {
       paged: entry({
         command: process.execPath,
@@ -178,16 +178,16 @@ describe("lists whose last page ends with nextCursor: null", () => {
       "mcp__paged__list_prompts",
       "mcp__paged__get_prompt",
     ]);
-    // The SDK's own list schemas take a cursor that is text or absent: null failed the call as malformed.
+    // The SDK's own list schemas take a cursor or a description that is text or absent: null failed the call.
     expect(JSON.parse(text(await h.call("paged", "list_resources", {})))).toEqual({
       resources: [
         { uri: "note://one", name: "one" },
-        { uri: "note://two", name: "two" },
+        { uri: "note://two", name: "two", description: null, mimeType: null },
       ],
       resourceTemplates: [{ uriTemplate: "note://{id}", name: "note" }],
     });
     expect(JSON.parse(text(await h.call("paged", "list_prompts", {})))).toEqual({
-      prompts: [{ name: "first-prompt" }, { name: "second-prompt" }],
+      prompts: [{ name: "first-prompt" }, { name: "second-prompt", description: null, arguments: null }],
     });
   });
 });
