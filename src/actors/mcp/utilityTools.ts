@@ -2,8 +2,10 @@ import {
   type CallToolResult,
   ErrorCode,
   type GetPromptResult,
+  GetPromptResultSchema,
   McpError,
   type ReadResourceResult,
+  ReadResourceResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { SvcError } from "../../errors.js";
@@ -23,6 +25,25 @@ const looseList = <K extends string>(key: K, id: string) =>
 const ResourceListSchema = looseList("resources", "uri");
 const ResourceTemplateListSchema = looseList("resourceTemplates", "uriTemplate");
 const PromptListSchema = looseList("prompts", "name");
+
+/** A value with each key sent as `null` left out, at any depth: MCP has no field whose value may be null. */
+function nullsLeftOut(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(nullsLeftOut);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([key, v]) => [key, nullsLeftOut(v)]),
+  );
+}
+
+/**
+ * `resources/read` and `prompts/get` answers with an optional field sent as `null` (a Python server's None:
+ * a content's `mimeType`, the prompt's `description`) read as if it were left out; the SDK's schemas failed
+ * the call on it.
+ */
+const ReadResourceSchema = z.preprocess(nullsLeftOut, ReadResourceResultSchema);
+const GetPromptSchema = z.preprocess(nullsLeftOut, GetPromptResultSchema);
 
 function asText(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
@@ -169,7 +190,13 @@ export async function runUtilityTool(
     }
     case "read_resource":
       if (typeof args.uri !== "string") throw new SvcError("mcp_call", "read_resource needs a string uri");
-      return readResourceResult(await session.client.readResource({ uri: args.uri }, options()));
+      return readResourceResult(
+        await session.client.request(
+          { method: "resources/read", params: { uri: args.uri } },
+          ReadResourceSchema,
+          options(),
+        ),
+      );
     case "list_prompts":
       return asText({
         prompts: await allPages(
@@ -185,8 +212,9 @@ export async function runUtilityTool(
     case "get_prompt": {
       if (typeof args.name !== "string") throw new SvcError("mcp_call", "get_prompt needs a string name");
       return getPromptResult(
-        await session.client.getPrompt(
-          { name: args.name, arguments: promptArguments(args.arguments) },
+        await session.client.request(
+          { method: "prompts/get", params: { name: args.name, arguments: promptArguments(args.arguments) } },
+          GetPromptSchema,
           options(),
         ),
       );

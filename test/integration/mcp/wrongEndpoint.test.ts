@@ -189,5 +189,12 @@ describe("lists whose last page ends with nextCursor: null, with optional fields
     expect(JSON.parse(text(await h.call("paged", "list_prompts", {})))).toEqual({
       prompts: [{ name: "first-prompt" }, { name: "second-prompt", description: null, arguments: null }],
     });
+    // resources/read and prompts/get: a field sent as null counts as left out.
+    expect(JSON.parse(text(await h.call("paged", "read_resource", { uri: "note://two" })))).toEqual({
+      contents: [{ uri: "note://two", text: "note text" }],
+    });
+    expect(JSON.parse(text(await h.call("paged", "get_prompt", { name: "second-prompt" })))).toEqual({
+      messages: [{ role: "user", content: { type: "text", text: "prompt text" } }],
+    });
   });
 });
