@@ -9,7 +9,13 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { SvcError } from "../../errors.js";
-import { LooseCursorSchema, MAX_LIST_PAGES, type McpSession, nextPage } from "../../io/mcp/session.js";
+import {
+  LooseCursorSchema,
+  MAX_LIST_PAGES,
+  type McpSession,
+  nextPage,
+  nullsLeftOut,
+} from "../../io/mcp/session.js";
 
 /**
  * The list results read as `tools/list` is: `nextCursor: null` ends the list, and an item needs only the
@@ -25,17 +31,6 @@ const looseList = <K extends string>(key: K, id: string) =>
 const ResourceListSchema = looseList("resources", "uri");
 const ResourceTemplateListSchema = looseList("resourceTemplates", "uriTemplate");
 const PromptListSchema = looseList("prompts", "name");
-
-/** A value with each key sent as `null` left out, at any depth: MCP has no field whose value may be null. */
-function nullsLeftOut(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(nullsLeftOut);
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, v]) => v !== null)
-      .map(([key, v]) => [key, nullsLeftOut(v)]),
-  );
-}
 
 /**
  * `resources/read` and `prompts/get` answers with an optional field sent as `null` (a Python server's None:

@@ -189,6 +189,13 @@ describe("lists whose last page ends with nextCursor: null, with optional fields
     expect(JSON.parse(text(await h.call("paged", "list_prompts", {})))).toEqual({
       prompts: [{ name: "first-prompt" }, { name: "second-prompt", description: null, arguments: null }],
     });
+    // tools/call: isError, structuredContent and a block's annotations sent as null count as left out; the
+    // tool's own data keeps its nulls.
+    expect(await h.call("paged", "second", {})).toEqual({ content: [{ type: "text", text: "ran second" }] });
+    expect(await h.call("paged", "fine", {})).toEqual({
+      content: [{ type: "text", text: "ran fine" }],
+      structuredContent: { value: null },
+    });
     // resources/read and prompts/get: a field sent as null counts as left out.
     expect(JSON.parse(text(await h.call("paged", "read_resource", { uri: "note://two" })))).toEqual({
       contents: [{ uri: "note://two", text: "note text" }],
