@@ -2,11 +2,43 @@ import {
   type CallToolResult,
   ErrorCode,
   type GetPromptResult,
+  GetPromptResultSchema,
   McpError,
   type ReadResourceResult,
+  ReadResourceResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { SvcError } from "../../errors.js";
-import { MAX_LIST_PAGES, type McpSession, nextPage } from "../../io/mcp/session.js";
+import {
+  LooseCursorSchema,
+  MAX_LIST_PAGES,
+  type McpSession,
+  nextPage,
+  nullsLeftOut,
+} from "../../io/mcp/session.js";
+
+/**
+ * The list results read as `tools/list` is: `nextCursor: null` ends the list, and an item needs only the
+ * key it is known by — an optional field the server sends as `null` (a Python server's None: `description`,
+ * `mimeType`, a prompt's `arguments`) is passed on as sent, where the SDK's schemas failed the whole list.
+ * The model gets the items as JSON text, so nothing else reads their fields.
+ */
+const looseList = <K extends string>(key: K, id: string) =>
+  z.looseObject({
+    [key]: z.array(z.looseObject({ [id]: z.string() })),
+    nextCursor: LooseCursorSchema,
+  } as { [P in K]: z.ZodArray<z.ZodObject> } & { nextCursor: typeof LooseCursorSchema });
+const ResourceListSchema = looseList("resources", "uri");
+const ResourceTemplateListSchema = looseList("resourceTemplates", "uriTemplate");
+const PromptListSchema = looseList("prompts", "name");
+
+/**
+ * `resources/read` and `prompts/get` answers with an optional field sent as `null` (a Python server's None:
+ * a content's `mimeType`, the prompt's `description`) read as if it were left out; the SDK's schemas failed
+ * the call on it.
+ */
+const ReadResourceSchema = z.preprocess(nullsLeftOut, ReadResourceResultSchema);
+const GetPromptSchema = z.preprocess(nullsLeftOut, GetPromptResultSchema);
 
 function asText(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
@@ -74,7 +106,7 @@ function page(cursor: string | undefined): { cursor?: string } {
 }
 
 /** Every page of a paginated list (bounded, so a server that always returns a cursor cannot loop us). */
-async function allPages<R extends { nextCursor?: string | undefined }, T>(
+async function allPages<R extends { nextCursor?: string | null | undefined }, T>(
   fetchPage: (cursor: string | undefined) => Promise<R>,
   items: (result: R) => T[],
 ): Promise<T[]> {
@@ -131,11 +163,21 @@ export async function runUtilityTool(
     case "list_resources": {
       const [resources, resourceTemplates] = await Promise.all([
         allPages(
-          (cursor) => session.client.listResources(page(cursor), options()),
+          (cursor) =>
+            session.client.request(
+              { method: "resources/list", params: page(cursor) },
+              ResourceListSchema,
+              options(),
+            ),
           (r) => r.resources,
         ),
         allPages(
-          (cursor) => session.client.listResourceTemplates(page(cursor), options()),
+          (cursor) =>
+            session.client.request(
+              { method: "resources/templates/list", params: page(cursor) },
+              ResourceTemplateListSchema,
+              options(),
+            ),
           (r) => r.resourceTemplates,
         ).catch(() => []),
       ]);
@@ -143,19 +185,31 @@ export async function runUtilityTool(
     }
     case "read_resource":
       if (typeof args.uri !== "string") throw new SvcError("mcp_call", "read_resource needs a string uri");
-      return readResourceResult(await session.client.readResource({ uri: args.uri }, options()));
+      return readResourceResult(
+        await session.client.request(
+          { method: "resources/read", params: { uri: args.uri } },
+          ReadResourceSchema,
+          options(),
+        ),
+      );
     case "list_prompts":
       return asText({
         prompts: await allPages(
-          (cursor) => session.client.listPrompts(page(cursor), options()),
+          (cursor) =>
+            session.client.request(
+              { method: "prompts/list", params: page(cursor) },
+              PromptListSchema,
+              options(),
+            ),
           (r) => r.prompts,
         ),
       });
     case "get_prompt": {
       if (typeof args.name !== "string") throw new SvcError("mcp_call", "get_prompt needs a string name");
       return getPromptResult(
-        await session.client.getPrompt(
-          { name: args.name, arguments: promptArguments(args.arguments) },
+        await session.client.request(
+          { method: "prompts/get", params: { name: args.name, arguments: promptArguments(args.arguments) } },
+          GetPromptSchema,
           options(),
         ),
       );

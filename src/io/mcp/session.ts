@@ -43,6 +43,9 @@ import {
   sseDropCause,
 } from "./transportErrors.js";
 
+/** A list's `nextCursor`: hand-written servers end the list with `null` or "" as well as by leaving it out. */
+export const LooseCursorSchema = z.string().nullish();
+
 const LooseToolListSchema = z.looseObject({
   tools: z.array(
     z.looseObject({
@@ -67,9 +70,31 @@ const LooseToolListSchema = z.looseObject({
         .transform((text) => (typeof text === "string" ? text : undefined)),
     }),
   ),
-  // Hand-written servers end the list with `null` or "" as well as by leaving the cursor out.
-  nextCursor: z.string().nullish(),
+  nextCursor: LooseCursorSchema,
 });
+
+/** A value with each key sent as `null` left out, at any depth: MCP has no field whose value may be null. */
+export function nullsLeftOut(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(nullsLeftOut);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([key, v]) => [key, nullsLeftOut(v)]),
+  );
+}
+
+/**
+ * A `tools/call` result read with a key sent as `null` (a Python server's None: `isError`,
+ * `structuredContent`, a content block's `annotations` or `mimeType`) left out, at the top and in each
+ * content block, where the SDK's schema failed the call; what `structuredContent` holds is the tool's own
+ * data and stays as sent.
+ */
+const LooseCallToolResultSchema = z.preprocess((value) => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const top = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
+  return Array.isArray(top.content) ? { ...top, content: top.content.map(nullsLeftOut) } : top;
+}, CallToolResultSchema);
 
 /** Pages fetched at most per list: a server that keeps answering a new cursor cannot loop us forever. */
 export const MAX_LIST_PAGES = 100;
@@ -226,11 +251,16 @@ export class McpSession {
   ): Promise<CallToolResult> {
     if (options.task === true) return this.callAsTask(name, args, timeoutMs, options);
     return scopedToRequest(options.signal === undefined ? [] : [options.signal], (signal) =>
-      this.client.callTool({ name, arguments: args }, undefined, {
-        timeout: timeoutMs,
-        signal,
-        ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
-      }),
+      // The SDK's signature takes its own schema's type; the preprocess parses to the same result.
+      this.client.callTool(
+        { name, arguments: args },
+        LooseCallToolResultSchema as unknown as typeof CallToolResultSchema,
+        {
+          timeout: timeoutMs,
+          signal,
+          ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
+        },
+      ),
     ).then(withContent);
   }
 

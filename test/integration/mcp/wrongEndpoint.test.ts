@@ -159,3 +159,49 @@ describe("a tool listed without inputSchema, or with a description or annotation
     expect(formatTools(h.tools(), {})).toContain("mcp__bare__numbered  numbered");
   });
 });
+
+describe("lists whose last page ends with nextCursor: null, with optional fields null", () => {
+  it("are read to the end for the tools, list_resources and list_prompts alike, the items as sent", async () => {
+    const h = ctx.hub(ctx.home, {
+      paged: entry({
+        command: process.execPath,
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"), "--null-cursors"],
+        tools: { resources: true, prompts: true },
+      }),
+    });
+    expect(await h.settled("paged")).toMatchObject({ state: "connected" });
+    expect(h.tools().map((t) => t.name)).toEqual([
+      "mcp__paged__fine",
+      "mcp__paged__second",
+      "mcp__paged__list_resources",
+      "mcp__paged__read_resource",
+      "mcp__paged__list_prompts",
+      "mcp__paged__get_prompt",
+    ]);
+    // The SDK's own list schemas take a cursor or a description that is text or absent: null failed the call.
+    expect(JSON.parse(text(await h.call("paged", "list_resources", {})))).toEqual({
+      resources: [
+        { uri: "note://one", name: "one" },
+        { uri: "note://two", name: "two", description: null, mimeType: null },
+      ],
+      resourceTemplates: [{ uriTemplate: "note://{id}", name: "note" }],
+    });
+    expect(JSON.parse(text(await h.call("paged", "list_prompts", {})))).toEqual({
+      prompts: [{ name: "first-prompt" }, { name: "second-prompt", description: null, arguments: null }],
+    });
+    // tools/call: isError, structuredContent and a block's annotations sent as null count as left out; the
+    // tool's own data keeps its nulls.
+    expect(await h.call("paged", "second", {})).toEqual({ content: [{ type: "text", text: "ran second" }] });
+    expect(await h.call("paged", "fine", {})).toEqual({
+      content: [{ type: "text", text: "ran fine" }],
+      structuredContent: { value: null },
+    });
+    // resources/read and prompts/get: a field sent as null counts as left out.
+    expect(JSON.parse(text(await h.call("paged", "read_resource", { uri: "note://two" })))).toEqual({
+      contents: [{ uri: "note://two", text: "note text" }],
+    });
+    expect(JSON.parse(text(await h.call("paged", "get_prompt", { name: "second-prompt" })))).toEqual({
+      messages: [{ role: "user", content: { type: "text", text: "prompt text" } }],
+    });
+  });
+});

@@ -13,10 +13,15 @@ describe("a paged utility list under timeout", () => {
     const timeouts: number[] = [];
     const session = {
       client: {
-        listPrompts: async (params: { cursor?: string }, options: { timeout: number }) => {
+        request: async (
+          request: { method: string; params: { cursor?: string } },
+          _schema: unknown,
+          options: { timeout: number },
+        ) => {
+          expect(request.method).toBe("prompts/list");
           timeouts.push(options.timeout);
           t += 200;
-          const n = Number(params.cursor ?? 0);
+          const n = Number(request.params.cursor ?? 0);
           return { prompts: [{ name: `p${n}` }], nextCursor: String(n + 1) };
         },
       },
