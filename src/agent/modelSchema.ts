@@ -1,7 +1,14 @@
 import type { JsonSchema } from "./tools/tool.js";
 
-/** The keywords the Messages API (and OpenAI's) refuse at the top level of a tool's input schema. */
-const TOP_LEVEL_REFUSED = ["allOf", "anyOf", "oneOf"] as const;
+/**
+ * The keywords the Messages API and OpenAI refuse at the top level of a tool's input schema: the
+ * Messages API the three unions, OpenAI those and `enum` and `not` too ("schema must have type 'object'
+ * and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"), as a hand-written schema makes two
+ * arguments exclusive (`"not": {"required": ["id", "name"]}`).
+ */
+const TOP_LEVEL_REFUSED = ["allOf", "anyOf", "oneOf", "enum", "not"] as const;
+/** Of those, the ones whose branches' properties join the top level. */
+const UNIONS: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf"]);
 
 type Branch = { readonly properties?: unknown; readonly required?: unknown };
 
@@ -116,7 +123,7 @@ export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
   // ("Invalid schema for function 'get_me': In context=(), object schema missing properties"), as MCP
   // servers list a tool without arguments (GitHub's get_me, mcp-go's NewTool without parameters).
   const schema: JsonSchema = "properties" in items ? items : { ...items, properties: {} };
-  const present = TOP_LEVEL_REFUSED.filter((key) => Array.isArray(schema[key]));
+  const present = TOP_LEVEL_REFUSED.filter((key) => key in schema);
   if (present.length === 0) return { schema };
   const rest: Record<string, unknown> = { ...schema };
   const properties = { ...propertiesOf(schema) };
@@ -124,8 +131,9 @@ export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
   const leftOut: Record<string, unknown> = {};
   for (const key of present) {
     leftOut[key] = schema[key];
-    const branches = (schema[key] as unknown[]).map((branch) => resolvedBranch(schema, branch));
     delete rest[key];
+    if (!UNIONS.has(key) || !Array.isArray(schema[key])) continue;
+    const branches = (schema[key] as unknown[]).map((branch) => resolvedBranch(schema, branch));
     for (const branch of branches)
       for (const [name, property] of Object.entries(propertiesOf(branch))) properties[name] ??= property;
     const each = branches.map(requiredOf);
@@ -147,5 +155,5 @@ export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
 /** The description a tool is offered with when `modelToolSchema` took keywords out of its schema. */
 export function withLeftOut(description: string, leftOut: string | undefined): string {
   if (leftOut === undefined) return description;
-  return `${description}\n\nThe arguments must also match ${leftOut} (left out of the schema: the model API takes no allOf, anyOf or oneOf at its top level).`;
+  return `${description}\n\nThe arguments must also match ${leftOut} (left out of the schema: the model API takes no allOf, anyOf, oneOf, enum or not at its top level).`;
 }

@@ -85,10 +85,25 @@ describe("modelToolSchema", () => {
     expect(byDefinitions.schema.required).toEqual(["q"]);
   });
 
+  it("not and enum (refused by OpenAI at the top level) are left out, and add no properties", () => {
+    // A hand-written schema making two arguments exclusive.
+    const { schema, leftOut } = modelToolSchema({
+      type: "object",
+      properties: { id: { type: "string" }, name: { type: "string" } },
+      not: { required: ["id", "name"] },
+      enum: [{ id: "x" }],
+    });
+    expect(schema).toEqual({
+      type: "object",
+      properties: { id: { type: "string" }, name: { type: "string" } },
+    });
+    expect(JSON.parse(leftOut ?? "")).toEqual({ enum: [{ id: "x" }], not: { required: ["id", "name"] } });
+  });
+
   it("the description says what was left out", () => {
     expect(withLeftOut("Does it", undefined)).toBe("Does it");
     expect(withLeftOut("Does it", '{"anyOf":[]}')).toBe(
-      'Does it\n\nThe arguments must also match {"anyOf":[]} (left out of the schema: the model API takes no allOf, anyOf or oneOf at its top level).',
+      'Does it\n\nThe arguments must also match {"anyOf":[]} (left out of the schema: the model API takes no allOf, anyOf, oneOf, enum or not at its top level).',
     );
   });
 });

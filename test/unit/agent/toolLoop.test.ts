@@ -742,6 +742,33 @@ describe("runToolLoop", () => {
     expect(sent[0]?.function.parameters).toEqual({ type: "object", properties: {} });
   });
 
+  it("a tool schema with not at its top level (refused by OpenAI) is offered without it, quoted in the description", async () => {
+    // A hand-written schema making two arguments exclusive.
+    const find: AgentTool = {
+      ...upper,
+      name: "find",
+      inputSchema: {
+        type: "object",
+        properties: { id: { type: "string" }, title: { type: "string" } },
+        not: { required: ["id", "title"] },
+      },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `found ${JSON.stringify(args)}` }] };
+      },
+    };
+    model.script(callTool("find", { id: "note-7" }), { text: "found it" });
+    const { result, log } = await loop(5, [find]);
+    expect(result.text).toBe("found it");
+    expect(log.calls).toEqual([{ name: "find", ms: 5, ok: true }]);
+    const sent = model.requests[0]?.json.tools as Array<{
+      function: { parameters: Record<string, unknown>; description: string };
+    }>;
+    expect(sent[0]?.function.parameters).not.toHaveProperty("not");
+    expect(sent[0]?.function.description).toContain(
+      'The arguments must also match {"not":{"required":["id","title"]}}',
+    );
+  });
+
   it("a tool schema with an array without items (refused by OpenAI) is offered with items: {}", async () => {
     // As mcp-go's WithArray writes it without an item type.
     const tag: AgentTool = {
