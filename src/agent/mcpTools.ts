@@ -15,9 +15,17 @@ export interface McpToolSource {
 /** How long a run waits for a server's first connect before it goes on without that server's tools. */
 export const FIRST_CONNECT_WAIT_MS = 30_000;
 
-/** A line naming base64 content no model API takes in a tool result (audio, a binary resource). */
-const notShown = (what: string, mimeType: string | undefined, base64: string) =>
-  `[${what}: ${mimeType ?? "unknown type"}, ${Buffer.byteLength(base64, "base64")} bytes — not shown: tool results reach the model as text and images only]`;
+/**
+ * A line naming base64 content a tool result cannot pass on to the model (audio, a binary resource; an
+ * image in a failed call's result, which is its error's text).
+ */
+const notShown = (
+  what: string,
+  mimeType: string | undefined,
+  base64: string,
+  why = "tool results reach the model as text and images only",
+) =>
+  `[${what}: ${mimeType ?? "unknown type"}, ${Buffer.byteLength(base64, "base64")} bytes — not shown: ${why}]`;
 
 function contentOf(result: CallToolResult): ToolContent[] {
   const parts: ToolContent[] = [];
@@ -45,7 +53,13 @@ function contentOf(result: CallToolResult): ToolContent[] {
 export function outcomeOf(result: CallToolResult): ToolOutcome {
   const content = contentOf(result);
   if (result.isError === true) {
-    const text = content.map((c) => (c.type === "text" ? c.text : `[${c.mimeType}]`)).join("\n");
+    const text = content
+      .map((c) =>
+        c.type === "text"
+          ? c.text
+          : notShown("image", c.mimeType, c.data, "a failed call's result reaches the model as text"),
+      )
+      .join("\n");
     return { ok: false, error: text.trim() === "" ? FAILED_WITHOUT_WHY : text };
   }
   return { ok: true, content };

@@ -981,6 +981,20 @@ describe("pieces", () => {
       ok: false,
       error: '{"n":1}',
     });
+    // A failure with a screenshot (a browser server's failed step): the image is named as everywhere else.
+    expect(
+      outcomeOf({
+        content: [
+          { type: "text", text: "click failed" },
+          { type: "image", data: PIXEL, mimeType: "image/png" },
+        ],
+        isError: true,
+      }),
+    ).toEqual({
+      ok: false,
+      error:
+        "click failed\n[image: image/png, 14 bytes — not shown: a failed call's result reaches the model as text]",
+    });
   });
 
   it("outcomeOf: audio and binary resources are named in a line, not passed on as base64 text", () => {
