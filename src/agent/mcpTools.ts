@@ -99,7 +99,11 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
   const schema = tool.inputSchema as Record<string, unknown>;
   return {
     name: tool.name,
-    description: tool.description ?? `${tool.original} (MCP server ${tool.server})`,
+    // An empty or blank description (a server's zero value) tells the model no more than none.
+    description:
+      tool.description !== undefined && tool.description.trim() !== ""
+        ? tool.description
+        : `${tool.original} (MCP server ${tool.server})`,
     inputSchema: (schema.type === "object" ? schema : { ...schema, type: "object" }) as JsonSchema,
     // A command agent's own MCP client sees the tool as it would on the server itself (read-only tools
     // told apart, structured results checked against the output schema).
