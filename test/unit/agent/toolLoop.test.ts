@@ -323,6 +323,22 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("the calls of a turn the content filter stopped are not run and are recorded as such", async () => {
+    model.script({ toolCalls: [{ name: "upper", args: { text: "a" } }], finishReason: "content_filter" });
+    const { result, log } = await loop(5);
+    expect(result.filtered).toEqual({ reason: "content_filter" });
+    expect(result.cutToolCalls).toBe(0);
+    expect(log.calls).toEqual([
+      {
+        name: "upper",
+        ms: 0,
+        ok: false,
+        error:
+          "not run: the endpoint's safety system stopped the model's answer while it asked for this call",
+      },
+    ]);
+  });
+
   it("an OpenAI refusal the model wrote (the refusal field, finish_reason stop) is its reply", async () => {
     model.script({ refusal: "I can't help with that." });
     const { result } = await loop(5);
