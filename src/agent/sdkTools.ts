@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { jsonSchema, type ToolSet, tool } from "ai";
+import { type ImageDimensions, imageDimensions } from "./imageDimensions.js";
 import { modelToolSchema, withLeftOut } from "./modelSchema.js";
 import { originalArguments, withSafePropertyKeys } from "./propertyKeys.js";
 import type { ToolCallRecord } from "./runRecord.js";
@@ -83,6 +84,11 @@ const NATIVE_IMAGE_TYPES: ReadonlySet<string> = new Set([
   "image/webp",
 ]);
 const NATIVE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+/**
+ * The most pixels a side the Messages API takes ("At least one of the image dimensions exceed max allowed
+ * size: 8000 pixels", failing the whole request): a browser server's full-page screenshot can be taller.
+ */
+const NATIVE_IMAGE_MAX_SIDE = 8000;
 
 type ImageContent = Extract<ToolContent, { type: "image" }>;
 
@@ -103,18 +109,28 @@ function nativeImageType(mimeType: string): string | undefined {
  */
 export const NO_OUTPUT = "(the tool returned no output)";
 
+/** An image's size in pixels when a side is past what the Messages API takes; undefined otherwise. */
+function oversized(c: ImageContent): ImageDimensions | undefined {
+  // The header is near the start (a JPEG's frame after its EXIF, at most 64 KB): 192 KB of it is read.
+  const size = imageDimensions(Buffer.from(c.data.slice(0, 262_144), "base64"));
+  return size !== undefined && Math.max(size.width, size.height) > NATIVE_IMAGE_MAX_SIDE ? size : undefined;
+}
+
 function modelOutput(content: readonly ToolContent[], images: ToolResultImages): ModelOutput {
   const size = (c: ImageContent) => Buffer.byteLength(c.data, "base64");
   const native = (c: ImageContent) =>
     images === "native" &&
     nativeImageType(c.mimeType) !== undefined &&
-    c.data.length <= NATIVE_IMAGE_MAX_BYTES;
-  const described = (c: ImageContent) =>
-    `[image: ${c.mimeType}, ${size(c)} bytes — not shown: ${
+    c.data.length <= NATIVE_IMAGE_MAX_BYTES &&
+    oversized(c) === undefined;
+  const described = (c: ImageContent) => {
+    const pixels = images === "native" ? oversized(c) : undefined;
+    return `[image: ${c.mimeType}, ${size(c)} bytes${pixels === undefined ? "" : `, ${pixels.width}×${pixels.height} pixels`} — not shown: ${
       images === "described"
         ? "this model endpoint takes text-only tool results"
-        : "the model takes JPEG, PNG, GIF and WebP images of at most 5 MB"
+        : `the model takes JPEG, PNG, GIF and WebP images of at most 5 MB and ${NATIVE_IMAGE_MAX_SIDE} pixels a side`
     }]`;
+  };
   const text = (c: ToolContent) => (c.type === "text" ? c.text : described(c));
   if (content.every((c) => c.type === "text" || !native(c))) {
     const value = content.map(text).join("\n");

@@ -821,7 +821,7 @@ describe("runToolLoop", () => {
       });
       expect(result.text).toBe("seen");
       expect(JSON.stringify(anthropic.requests[1]?.json.messages)).toContain(
-        "[image: image/svg+xml, 14 bytes — not shown: the model takes JPEG, PNG, GIF and WebP images of at most 5 MB]",
+        "[image: image/svg+xml, 14 bytes — not shown: the model takes JPEG, PNG, GIF and WebP images of at most 5 MB and 8000 pixels a side]",
       );
     } finally {
       await anthropic.close();
@@ -882,6 +882,48 @@ describe("runToolLoop", () => {
       expect(JSON.stringify(anthropic.requests[1]?.json.messages)).toContain(
         `[image: image/png, ${4 * 1024 * 1024} bytes — not shown: the model takes JPEG, PNG, GIF and WebP images of at most 5 MB`,
       );
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("an image with a side past 8000 pixels (a full-page screenshot) is named in text with its size: the Messages API refuses it", async () => {
+    const anthropic = await startFakeAnthropic();
+    // A PNG's signature and IHDR chunk: 1280 wide, 9000 tall; then one the API takes (1280 × 8000).
+    const png = (width: number, height: number) => {
+      const head = Buffer.alloc(33);
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
+      head.writeUInt32BE(13, 8);
+      head.write("IHDR", 12, "latin1");
+      head.writeUInt32BE(width, 16);
+      head.writeUInt32BE(height, 20);
+      return head.toString("base64");
+    };
+    const page: AgentTool = {
+      ...screenshot,
+      name: "page",
+      async execute() {
+        return {
+          ok: true,
+          content: [
+            { type: "image", data: png(1280, 9000), mimeType: "image/png" },
+            { type: "image", data: png(1280, 8000), mimeType: "image/png" },
+          ],
+        };
+      },
+    };
+    try {
+      anthropic.script(callTool("page"), { text: "seen" });
+      const { result } = await loop(5, [page], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      const sent = JSON.stringify(anthropic.requests[1]?.json.messages);
+      expect(sent).toContain(
+        "[image: image/png, 33 bytes, 1280×9000 pixels — not shown: the model takes JPEG, PNG, GIF and WebP images of at most 5 MB and 8000 pixels a side]",
+      );
+      expect(sent).toContain(`"data":"${png(1280, 8000)}"`);
     } finally {
       await anthropic.close();
     }
