@@ -109,28 +109,44 @@ function nativeImageType(mimeType: string): string | undefined {
  */
 export const NO_OUTPUT = "(the tool returned no output)";
 
+/** The size in pixels of the image whose base64 is `data`, as its header gives it. */
+export function pixelsOf(data: string): ImageDimensions | undefined {
+  // The header is near the start (a JPEG's frame after its EXIF, at most 64 KB): 192 KB of it is read.
+  return imageDimensions(Buffer.from(data.slice(0, 262_144), "base64"));
+}
+
+/** The line a model gets for an image it is not shown: its type, size (and pixels, when they are why) and why. */
+export function imageLine(
+  mimeType: string,
+  data: string,
+  pixels: ImageDimensions | undefined,
+  why: string,
+): string {
+  const bytes = Buffer.byteLength(data, "base64");
+  return `[image: ${mimeType}, ${bytes} bytes${pixels === undefined ? "" : `, ${pixels.width}×${pixels.height} pixels`} — not shown: ${why}]`;
+}
+
 /** An image's size in pixels when a side is past what the Messages API takes; undefined otherwise. */
 function oversized(c: ImageContent): ImageDimensions | undefined {
-  // The header is near the start (a JPEG's frame after its EXIF, at most 64 KB): 192 KB of it is read.
-  const size = imageDimensions(Buffer.from(c.data.slice(0, 262_144), "base64"));
+  const size = pixelsOf(c.data);
   return size !== undefined && Math.max(size.width, size.height) > NATIVE_IMAGE_MAX_SIDE ? size : undefined;
 }
 
 function modelOutput(content: readonly ToolContent[], images: ToolResultImages): ModelOutput {
-  const size = (c: ImageContent) => Buffer.byteLength(c.data, "base64");
   const native = (c: ImageContent) =>
     images === "native" &&
     nativeImageType(c.mimeType) !== undefined &&
     c.data.length <= NATIVE_IMAGE_MAX_BYTES &&
     oversized(c) === undefined;
-  const described = (c: ImageContent) => {
-    const pixels = images === "native" ? oversized(c) : undefined;
-    return `[image: ${c.mimeType}, ${size(c)} bytes${pixels === undefined ? "" : `, ${pixels.width}×${pixels.height} pixels`} — not shown: ${
+  const described = (c: ImageContent) =>
+    imageLine(
+      c.mimeType,
+      c.data,
+      images === "native" ? oversized(c) : undefined,
       images === "described"
         ? "this model endpoint takes text-only tool results"
-        : `the model takes JPEG, PNG, GIF and WebP images of at most 5 MB and ${NATIVE_IMAGE_MAX_SIDE} pixels a side`
-    }]`;
-  };
+        : `the model takes JPEG, PNG, GIF and WebP images of at most 5 MB and ${NATIVE_IMAGE_MAX_SIDE} pixels a side`,
+    );
   const text = (c: ToolContent) => (c.type === "text" ? c.text : described(c));
   if (content.every((c) => c.type === "text" || !native(c))) {
     const value = content.map(text).join("\n");

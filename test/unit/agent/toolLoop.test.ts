@@ -929,6 +929,51 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("in a request of more than 20 images, one with a side past 2000 pixels is named in text: the Messages API refuses it there", async () => {
+    const anthropic = await startFakeAnthropic();
+    const png = (width: number, height: number) => {
+      const head = Buffer.alloc(33);
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
+      head.writeUInt32BE(13, 8);
+      head.write("IHDR", 12, "latin1");
+      head.writeUInt32BE(width, 16);
+      head.writeUInt32BE(height, 20);
+      return head.toString("base64");
+    };
+    // A screenshot per turn: the first, on a HiDPI display, is 2560 wide; ten small ones a turn after it.
+    const shots = [png(2560, 1440), ...Array.from({ length: 10 }, () => png(800, 600))];
+    let turn = 0;
+    const shoot: AgentTool = {
+      ...screenshot,
+      name: "shoot",
+      async execute() {
+        const taken = turn === 0 ? shots.slice(0, 1) : shots.slice(1);
+        turn += 1;
+        return {
+          ok: true,
+          content: taken.map((data) => ({ type: "image" as const, data, mimeType: "image/png" })),
+        };
+      },
+    };
+    try {
+      anthropic.script(callTool("shoot"), callTool("shoot"), callTool("shoot"), { text: "seen" });
+      const { result } = await loop(5, [shoot], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      // 11 images: the wide one is sent; 21: it is named.
+      expect(JSON.stringify(anthropic.requests[2]?.json.messages)).toContain(`"data":"${shots[0]}"`);
+      const last = JSON.stringify(anthropic.requests[3]?.json.messages);
+      expect(last).toContain(
+        "[image: image/png, 33 bytes, 2560×1440 pixels — not shown: a request with more than 20 images takes images of at most 2000 pixels a side]",
+      );
+      expect(last.split(`"data":"${shots[1]}"`).length - 1).toBe(20);
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("a tool that answers no text (no content, a blank line) or fails with a blank error gives the model a line saying so, never an empty result", async () => {
     // The three calls of a turn run at once: each takes the next answer.
     const answers: Array<Awaited<ReturnType<AgentTool["execute"]>>> = [];
