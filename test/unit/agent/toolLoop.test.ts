@@ -974,6 +974,46 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("past 100 images in a request (the most the Messages API takes), the earliest are named in text", async () => {
+    const anthropic = await startFakeAnthropic();
+    // 60 distinct small images a turn, two turns: the second turn's request holds 120.
+    const shot = (n: number) => Buffer.from(`shot number ${n} of the run`).toString("base64");
+    let turn = 0;
+    const shoot: AgentTool = {
+      ...screenshot,
+      name: "shoot",
+      async execute() {
+        const first = turn * 60;
+        turn += 1;
+        return {
+          ok: true,
+          content: Array.from({ length: 60 }, (_, i) => ({
+            type: "image" as const,
+            data: shot(first + i),
+            mimeType: "image/png",
+          })),
+        };
+      },
+    };
+    try {
+      anthropic.script(callTool("shoot"), callTool("shoot"), { text: "seen" });
+      const { result } = await loop(5, [shoot], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      const last = JSON.stringify(anthropic.requests[2]?.json.messages);
+      expect(last).not.toContain(`"data":"${shot(19)}"`);
+      expect(last).toContain(`"data":"${shot(20)}"`);
+      expect(last).toContain(`"data":"${shot(119)}"`);
+      expect(last).toContain(
+        `[image: image/png, ${Buffer.from(shot(0), "base64").length} bytes — not shown: a request takes at most 100 images; the run's latest 100 are shown]`,
+      );
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("a tool that answers no text (no content, a blank line) or fails with a blank error gives the model a line saying so, never an empty result", async () => {
     // The three calls of a turn run at once: each takes the next answer.
     const answers: Array<Awaited<ReturnType<AgentTool["execute"]>>> = [];
