@@ -111,8 +111,11 @@ export const NO_OUTPUT = "(the tool returned no output)";
 
 /** The size in pixels of the image whose base64 is `data`, as its header gives it. */
 export function pixelsOf(data: string): ImageDimensions | undefined {
-  // The header is near the start (a JPEG's frame after its EXIF, at most 64 KB): 192 KB of it is read.
-  return imageDimensions(Buffer.from(data.slice(0, 262_144), "base64"));
+  // The header is at the start, but a JPEG's frame comes after its EXIF (at most 64 KB): up to 192 KB is read.
+  const head = imageDimensions(Buffer.from(data.slice(0, 4096), "base64"));
+  return head !== undefined || !data.startsWith("/9j/")
+    ? head
+    : imageDimensions(Buffer.from(data.slice(0, 262_144), "base64"));
 }
 
 /** The line a model gets for an image it is not shown: its type, size (and pixels, when they are why) and why. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { imageDimensions } from "../../../src/agent/imageDimensions.js";
+import { pixelsOf } from "../../../src/agent/sdkTools.js";
 
 /** File headers as the formats write them (enough bytes to hold the size, not a whole image). */
 function png(width: number, height: number): Buffer {
@@ -69,5 +70,13 @@ describe("imageDimensions (the size a file header gives)", () => {
     expect(imageDimensions(png(10, 10).subarray(0, 20))).toBeUndefined();
     expect(imageDimensions(jpeg(10, 10).subarray(0, 30))).toBeUndefined();
     expect(imageDimensions(Buffer.alloc(0))).toBeUndefined();
+  });
+});
+
+describe("pixelsOf (an image's base64, as a tool gives it)", () => {
+  it("reads a header at the start, and a JPEG's frame after a large EXIF segment", () => {
+    expect(pixelsOf(png(1280, 9000).toString("base64"))).toEqual({ width: 1280, height: 9000 });
+    expect(pixelsOf(jpeg(9000, 10, 60_000).toString("base64"))).toEqual({ width: 9000, height: 10 });
+    expect(pixelsOf(Buffer.from("not an image at all").toString("base64"))).toBeUndefined();
   });
 });
