@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RegisteredTool } from "../actors/mcp/toolNames.js";
 import { describeError, isSvcError } from "../errors.js";
+import { imageLine } from "./sdkTools.js";
 import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
 import type { AgentTool, JsonSchema, ToolContent, ToolOutcome } from "./tools/tool.js";
 
@@ -15,17 +16,9 @@ export interface McpToolSource {
 /** How long a run waits for a server's first connect before it goes on without that server's tools. */
 export const FIRST_CONNECT_WAIT_MS = 30_000;
 
-/**
- * A line naming base64 content a tool result cannot pass on to the model (audio, a binary resource; an
- * image in a failed call's result, which is its error's text).
- */
-const notShown = (
-  what: string,
-  mimeType: string | undefined,
-  base64: string,
-  why = "tool results reach the model as text and images only",
-) =>
-  `[${what}: ${mimeType ?? "unknown type"}, ${Buffer.byteLength(base64, "base64")} bytes — not shown: ${why}]`;
+/** A line naming base64 content no model API takes in a tool result (audio, a binary resource). */
+const notShown = (what: string, mimeType: string | undefined, base64: string) =>
+  `[${what}: ${mimeType ?? "unknown type"}, ${Buffer.byteLength(base64, "base64")} bytes — not shown: tool results reach the model as text and images only]`;
 
 function contentOf(result: CallToolResult): ToolContent[] {
   const parts: ToolContent[] = [];
@@ -57,7 +50,7 @@ export function outcomeOf(result: CallToolResult): ToolOutcome {
       .map((c) =>
         c.type === "text"
           ? c.text
-          : notShown("image", c.mimeType, c.data, "a failed call's result reaches the model as text"),
+          : imageLine(c.mimeType, c.data, undefined, "a failed call's result reaches the model as text"),
       )
       .join("\n");
     return { ok: false, error: text.trim() === "" ? FAILED_WITHOUT_WHY : text };
