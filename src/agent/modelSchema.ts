@@ -46,8 +46,9 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /**
  * `schema` with `items: {}` on every array schema that has none: OpenAI refuses a whole request offering a
  * tool with one ("Invalid schema for function 'x': In context=('properties', 'tags'), array schema missing
- * items"), as MCP servers write them (mcp-go's `WithArray` without items, for one). `{}` allows any item,
- * as a missing `items` does. Only schema keywords are walked (not `enum`, `const`, `default`, examples).
+ * items"), as MCP servers write them (mcp-go's `WithArray` without items, for one; pydantic's tuples, with
+ * `prefixItems` only). `{}` allows any item, as a missing `items` does. A draft-07 tuple (`items` as a list)
+ * is written as `prefixItems`. Only schema keywords are walked (not `enum`, `const`, `default`, examples).
  */
 export function withArrayItems(schema: unknown): unknown {
   if (Array.isArray(schema)) {
@@ -74,9 +75,23 @@ export function withArrayItems(schema: unknown): unknown {
     });
     if (changed) set(key, Object.fromEntries(entries));
   }
+  const tuple = (out ?? schema).items;
+  if (Array.isArray(tuple)) {
+    // Draft-07's tuple, `items: [A, B]` (zod-to-json-schema's z.tuple): OpenAI refuses it ("[{'type':
+    // 'number'}, ...] is not of type 'object', 'boolean'"), and 2020-12 has no such form. It is written as
+    // 2020-12 does, `prefixItems: [A, B]`, with `items` what `additionalItems` said (any item when unset).
+    const fixed: Record<string, unknown> = { ...(out ?? schema) };
+    const { additionalItems } = fixed;
+    delete fixed.additionalItems;
+    fixed.prefixItems ??= tuple;
+    fixed.items = additionalItems ?? {};
+    return fixed;
+  }
   const type = schema.type;
   const array = type === "array" || (Array.isArray(type) && type.includes("array"));
-  if (array && !("items" in schema) && !("prefixItems" in schema)) set("items", {});
+  // Also beside `prefixItems` (pydantic's tuple[float, float]): OpenAI reads no prefixItems and still
+  // refuses the array as missing items; `items: {}` after a prefix allows any further item, as none did.
+  if (array && !("items" in schema)) set("items", {});
   return out ?? schema;
 }
 

@@ -16,7 +16,8 @@ function bareArray(schema: unknown): boolean {
   const node = schema as Record<string, unknown>;
   const type = node.type;
   const array = type === "array" || (Array.isArray(type) && type.includes("array"));
-  if (array && !("items" in node) && !("prefixItems" in node)) return true;
+  // OpenAI reads no prefixItems (pydantic's tuples) and takes no list of schemas as items (draft-07's tuple).
+  if (array && (!("items" in node) || Array.isArray(node.items))) return true;
   return Object.entries(node).some(
     ([key, value]) => !["enum", "const", "default", "examples"].includes(key) && bareArray(value),
   );

@@ -132,7 +132,7 @@ describe("withArrayItems (OpenAI refuses an array schema without items)", () => 
           type: "array",
           items: { type: "object", properties: { value: { type: ["string", "array", "null"], items: {} } } },
         },
-        pair: { type: "array", prefixItems: [{ type: "string" }] },
+        pair: { type: "array", prefixItems: [{ type: "string" }], items: {} },
         fine: { type: "array", items: { type: "string" } },
         data: { type: "object", default: { type: "array" }, enum: [{ type: "array" }] },
       },
@@ -140,6 +140,29 @@ describe("withArrayItems (OpenAI refuses an array schema without items)", () => 
     });
     // The listed schema itself is left as it was.
     expect(listed.properties).toMatchObject({ tags: { type: "array", description: "labels" } });
+  });
+
+  it("writes a draft-07 tuple (items as a list, as zod-to-json-schema writes z.tuple) as prefixItems", () => {
+    const listed: JsonSchema = {
+      type: "object",
+      properties: {
+        pages: { type: "array", minItems: 2, maxItems: 2, items: [{ type: "integer" }, { type: "array" }] },
+        point: { type: "array", items: [{ type: "number" }], additionalItems: false },
+      },
+    };
+    expect(modelToolSchema(listed).schema).toEqual({
+      type: "object",
+      properties: {
+        pages: {
+          type: "array",
+          minItems: 2,
+          maxItems: 2,
+          prefixItems: [{ type: "integer" }, { type: "array", items: {} }],
+          items: {},
+        },
+        point: { type: "array", prefixItems: [{ type: "number" }], items: false },
+      },
+    });
   });
 });
 

@@ -785,6 +785,34 @@ describe("runToolLoop", () => {
     );
   });
 
+  it("tuples as pydantic (prefixItems only) and zod-to-json-schema (items as a list) write them, refused by OpenAI, are offered with items", async () => {
+    const locate: AgentTool = {
+      ...upper,
+      name: "locate",
+      inputSchema: {
+        type: "object",
+        properties: {
+          lat_long: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }], minItems: 2 },
+          pages: { type: "array", items: [{ type: "integer" }, { type: "integer" }], maxItems: 2 },
+        },
+      },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `at ${JSON.stringify(args)}` }] };
+      },
+    };
+    model.script(callTool("locate", { lat_long: [52.5, 13.4], pages: [1, 3] }), { text: "located" });
+    const { result, log } = await loop(5, [locate]);
+    expect(result.text).toBe("located");
+    expect(log.calls).toEqual([{ name: "locate", ms: 5, ok: true }]);
+    const sent = model.requests[0]?.json.tools as Array<{ function: { parameters: unknown } }>;
+    expect(sent[0]?.function.parameters).toMatchObject({
+      properties: {
+        lat_long: { prefixItems: [{ type: "number" }, { type: "number" }], items: {} },
+        pages: { prefixItems: [{ type: "integer" }, { type: "integer" }], items: {} },
+      },
+    });
+  });
+
   it("a tool schema with an array without items (refused by OpenAI) is offered with items: {}", async () => {
     // As mcp-go's WithArray writes it without an item type.
     const tag: AgentTool = {
