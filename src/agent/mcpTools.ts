@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RegisteredTool } from "../actors/mcp/toolNames.js";
 import { describeError, isSvcError } from "../errors.js";
+import { imageLine } from "./sdkTools.js";
 import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
 import type { AgentTool, JsonSchema, ToolContent, ToolOutcome } from "./tools/tool.js";
 
@@ -45,7 +46,13 @@ function contentOf(result: CallToolResult): ToolContent[] {
 export function outcomeOf(result: CallToolResult): ToolOutcome {
   const content = contentOf(result);
   if (result.isError === true) {
-    const text = content.map((c) => (c.type === "text" ? c.text : `[${c.mimeType}]`)).join("\n");
+    const text = content
+      .map((c) =>
+        c.type === "text"
+          ? c.text
+          : imageLine(c.mimeType, c.data, undefined, "a failed call's result reaches the model as text"),
+      )
+      .join("\n");
     return { ok: false, error: text.trim() === "" ? FAILED_WITHOUT_WHY : text };
   }
   return { ok: true, content };
@@ -85,7 +92,11 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
   const schema = tool.inputSchema as Record<string, unknown>;
   return {
     name: tool.name,
-    description: tool.description ?? `${tool.original} (MCP server ${tool.server})`,
+    // An empty or blank description (a server's zero value) tells the model no more than none.
+    description:
+      tool.description !== undefined && tool.description.trim() !== ""
+        ? tool.description
+        : `${tool.original} (MCP server ${tool.server})`,
     inputSchema: (schema.type === "object" ? schema : { ...schema, type: "object" }) as JsonSchema,
     // A command agent's own MCP client sees the tool as it would on the server itself (read-only tools
     // told apart, structured results checked against the output schema).

@@ -1,7 +1,14 @@
 import type { JsonSchema } from "./tools/tool.js";
 
-/** The keywords the Messages API (and OpenAI's) refuse at the top level of a tool's input schema. */
-const TOP_LEVEL_REFUSED = ["allOf", "anyOf", "oneOf"] as const;
+/**
+ * The keywords the Messages API and OpenAI refuse at the top level of a tool's input schema: the
+ * Messages API the three unions, OpenAI those and `enum` and `not` too ("schema must have type 'object'
+ * and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"), as a hand-written schema makes two
+ * arguments exclusive (`"not": {"required": ["id", "name"]}`).
+ */
+const TOP_LEVEL_REFUSED = ["allOf", "anyOf", "oneOf", "enum", "not"] as const;
+/** Of those, the ones whose branches' properties join the top level. */
+const UNIONS: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf"]);
 
 type Branch = { readonly properties?: unknown; readonly required?: unknown };
 
@@ -39,8 +46,9 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /**
  * `schema` with `items: {}` on every array schema that has none: OpenAI refuses a whole request offering a
  * tool with one ("Invalid schema for function 'x': In context=('properties', 'tags'), array schema missing
- * items"), as MCP servers write them (mcp-go's `WithArray` without items, for one). `{}` allows any item,
- * as a missing `items` does. Only schema keywords are walked (not `enum`, `const`, `default`, examples).
+ * items"), as MCP servers write them (mcp-go's `WithArray` without items, for one; pydantic's tuples, with
+ * `prefixItems` only). `{}` allows any item, as a missing `items` does. A draft-07 tuple (`items` as a list)
+ * is written as `prefixItems`. Only schema keywords are walked (not `enum`, `const`, `default`, examples).
  */
 export function withArrayItems(schema: unknown): unknown {
   if (Array.isArray(schema)) {
@@ -67,9 +75,23 @@ export function withArrayItems(schema: unknown): unknown {
     });
     if (changed) set(key, Object.fromEntries(entries));
   }
+  const tuple = (out ?? schema).items;
+  if (Array.isArray(tuple)) {
+    // Draft-07's tuple, `items: [A, B]` (zod-to-json-schema's z.tuple): OpenAI refuses it ("[{'type':
+    // 'number'}, ...] is not of type 'object', 'boolean'"), and 2020-12 has no such form. It is written as
+    // 2020-12 does, `prefixItems: [A, B]`, with `items` what `additionalItems` said (any item when unset).
+    const fixed: Record<string, unknown> = { ...(out ?? schema) };
+    const { additionalItems } = fixed;
+    delete fixed.additionalItems;
+    fixed.prefixItems ??= tuple;
+    fixed.items = additionalItems ?? {};
+    return fixed;
+  }
   const type = schema.type;
   const array = type === "array" || (Array.isArray(type) && type.includes("array"));
-  if (array && !("items" in schema) && !("prefixItems" in schema)) set("items", {});
+  // Also beside `prefixItems` (pydantic's tuple[float, float]): OpenAI reads no prefixItems and still
+  // refuses the array as missing items; `items: {}` after a prefix allows any further item, as none did.
+  if (array && !("items" in schema)) set("items", {});
   return out ?? schema;
 }
 
@@ -116,7 +138,7 @@ export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
   // ("Invalid schema for function 'get_me': In context=(), object schema missing properties"), as MCP
   // servers list a tool without arguments (GitHub's get_me, mcp-go's NewTool without parameters).
   const schema: JsonSchema = "properties" in items ? items : { ...items, properties: {} };
-  const present = TOP_LEVEL_REFUSED.filter((key) => Array.isArray(schema[key]));
+  const present = TOP_LEVEL_REFUSED.filter((key) => key in schema);
   if (present.length === 0) return { schema };
   const rest: Record<string, unknown> = { ...schema };
   const properties = { ...propertiesOf(schema) };
@@ -124,8 +146,9 @@ export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
   const leftOut: Record<string, unknown> = {};
   for (const key of present) {
     leftOut[key] = schema[key];
-    const branches = (schema[key] as unknown[]).map((branch) => resolvedBranch(schema, branch));
     delete rest[key];
+    if (!UNIONS.has(key) || !Array.isArray(schema[key])) continue;
+    const branches = (schema[key] as unknown[]).map((branch) => resolvedBranch(schema, branch));
     for (const branch of branches)
       for (const [name, property] of Object.entries(propertiesOf(branch))) properties[name] ??= property;
     const each = branches.map(requiredOf);
@@ -147,5 +170,5 @@ export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
 /** The description a tool is offered with when `modelToolSchema` took keywords out of its schema. */
 export function withLeftOut(description: string, leftOut: string | undefined): string {
   if (leftOut === undefined) return description;
-  return `${description}\n\nThe arguments must also match ${leftOut} (left out of the schema: the model API takes no allOf, anyOf or oneOf at its top level).`;
+  return `${description}\n\nThe arguments must also match ${leftOut} (left out of the schema: the model API takes no allOf, anyOf, oneOf, enum or not at its top level).`;
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { jsonSchema, type ToolSet, tool } from "ai";
+import { type ImageDimensions, imageDimensions } from "./imageDimensions.js";
 import { modelToolSchema, withLeftOut } from "./modelSchema.js";
 import { originalArguments, withSafePropertyKeys } from "./propertyKeys.js";
 import type { ToolCallRecord } from "./runRecord.js";
@@ -83,6 +84,11 @@ const NATIVE_IMAGE_TYPES: ReadonlySet<string> = new Set([
   "image/webp",
 ]);
 const NATIVE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+/**
+ * The most pixels a side the Messages API takes ("At least one of the image dimensions exceed max allowed
+ * size: 8000 pixels", failing the whole request): a browser server's full-page screenshot can be taller.
+ */
+const NATIVE_IMAGE_MAX_SIDE = 8000;
 
 type ImageContent = Extract<ToolContent, { type: "image" }>;
 
@@ -103,18 +109,47 @@ function nativeImageType(mimeType: string): string | undefined {
  */
 export const NO_OUTPUT = "(the tool returned no output)";
 
+/** The size in pixels of the image whose base64 is `data`, as its header gives it. */
+export function pixelsOf(data: string): ImageDimensions | undefined {
+  // The header is at the start, but a JPEG's frame comes after its EXIF (at most 64 KB): up to 192 KB is read.
+  const head = imageDimensions(Buffer.from(data.slice(0, 4096), "base64"));
+  return head !== undefined || !data.startsWith("/9j/")
+    ? head
+    : imageDimensions(Buffer.from(data.slice(0, 262_144), "base64"));
+}
+
+/** The line a model gets for an image it is not shown: its type, size (and pixels, when they are why) and why. */
+export function imageLine(
+  mimeType: string,
+  data: string,
+  pixels: ImageDimensions | undefined,
+  why: string,
+): string {
+  const bytes = Buffer.byteLength(data, "base64");
+  return `[image: ${mimeType}, ${bytes} bytes${pixels === undefined ? "" : `, ${pixels.width}×${pixels.height} pixels`} — not shown: ${why}]`;
+}
+
+/** An image's size in pixels when a side is past what the Messages API takes; undefined otherwise. */
+function oversized(c: ImageContent): ImageDimensions | undefined {
+  const size = pixelsOf(c.data);
+  return size !== undefined && Math.max(size.width, size.height) > NATIVE_IMAGE_MAX_SIDE ? size : undefined;
+}
+
 function modelOutput(content: readonly ToolContent[], images: ToolResultImages): ModelOutput {
-  const size = (c: ImageContent) => Buffer.byteLength(c.data, "base64");
   const native = (c: ImageContent) =>
     images === "native" &&
     nativeImageType(c.mimeType) !== undefined &&
-    c.data.length <= NATIVE_IMAGE_MAX_BYTES;
+    c.data.length <= NATIVE_IMAGE_MAX_BYTES &&
+    oversized(c) === undefined;
   const described = (c: ImageContent) =>
-    `[image: ${c.mimeType}, ${size(c)} bytes — not shown: ${
+    imageLine(
+      c.mimeType,
+      c.data,
+      images === "native" ? oversized(c) : undefined,
       images === "described"
         ? "this model endpoint takes text-only tool results"
-        : "the model takes JPEG, PNG, GIF and WebP images of at most 5 MB"
-    }]`;
+        : `the model takes JPEG, PNG, GIF and WebP images of at most 5 MB and ${NATIVE_IMAGE_MAX_SIDE} pixels a side`,
+    );
   const text = (c: ToolContent) => (c.type === "text" ? c.text : described(c));
   if (content.every((c) => c.type === "text" || !native(c))) {
     const value = content.map(text).join("\n");

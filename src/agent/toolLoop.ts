@@ -77,6 +77,13 @@ export function contentFilterFailure(
   return `${why} — the run has no reply to deliver: change what the route's prompt or agent.system_prompt asks for, or use another agent.model than "${model}"${azure}`;
 }
 
+/**
+ * Recorded for each call of a turn the endpoint's safety system stopped: the AI SDK runs no tool of such a
+ * turn (its calls may be cut short where the filter struck).
+ */
+export const NOT_RUN_FILTERED =
+  "not run: the endpoint's safety system stopped the model's answer while it asked for this call";
+
 /** The Messages API's stop reason for a turn that filled the model's context window. */
 const CONTEXT_WINDOW_STOP = "model_context_window_exceeded";
 
@@ -127,21 +134,26 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   const contextWindow = cutAtMaxTokens && last.rawFinishReason === CONTEXT_WINDOW_STOP;
   const cut = cutAtMaxTokens ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
   const notRun = contextWindow ? NOT_RUN_CUT_CONTEXT : NOT_RUN_CUT;
-  for (const call of cut)
-    input.log.add(call.toolCallId, {
-      name: input.log.registeredName(call.toolName),
-      ms: 0,
-      ok: false,
-      error: notRun,
-    });
+  // A turn the safety system stopped runs no tool either: its calls are listed as not run, as every call is.
+  const filtered = last?.finishReason === "content-filter" && last.rawFinishReason !== "stop";
+  const stopped = filtered ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
+  for (const [calls, why] of [
+    [cut, notRun],
+    [stopped, NOT_RUN_FILTERED],
+  ] as const)
+    for (const call of calls)
+      input.log.add(call.toolCallId, {
+        name: input.log.registeredName(call.toolName),
+        ms: 0,
+        ok: false,
+        error: why,
+      });
   return {
     text: result.text,
     stoppedAtMaxSteps: wantedTools && result.steps.length >= input.maxSteps,
     cutAtMaxTokens,
     ...(contextWindow ? { cutAtContextWindow: true as const } : {}),
     cutToolCalls: cut.length,
-    ...(last?.finishReason === "content-filter" && last.rawFinishReason !== "stop"
-      ? { filtered: { reason: last.rawFinishReason } }
-      : {}),
+    ...(filtered ? { filtered: { reason: last.rawFinishReason } } : {}),
   };
 }

@@ -18,7 +18,9 @@ const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp
  * next scripted turn as one message body or, for `stream: true`, as the Messages event stream.
  * Usage: 10 tokens in, 5 out per turn. Like the Messages API, it answers 400 to a request holding an
  * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result), or one whose base64
- * is longer than 5 MiB (the API measures the encoded image), one holding a lone surrogate, or one offering
+ * is longer than 5 MiB (the API measures the encoded image), a PNG with a side past 8000 pixels (2000 in a
+ * request of more than 20 images), more than 100 images, one
+ * holding a lone surrogate, or one offering
  * a tool whose input schema has allOf, anyOf or oneOf at its top level, or a top-level argument name
  * outside `[a-zA-Z0-9_.-]{1,64}`.
  */
@@ -49,6 +51,39 @@ export function startFakeAnthropic(): Promise<FakeModel> {
           error: {
             type: "invalid_request_error",
             message: `messages.2.content.0.image.source.base64: image exceeds 5 MB maximum: ${big[1]?.length} bytes > 5242880 bytes`,
+          },
+        }),
+      );
+      return;
+    }
+    // As the Messages API does: a PNG with a side past 8000 pixels fails the whole request, and one past 2000
+    // pixels when the request holds more than 20 images (IHDR's width and height, bytes 16-24).
+    const images = [...JSON.stringify(request.json.messages ?? []).matchAll(/"data":"([^"]*)"/g)];
+    if (images.length > 100) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: { type: "invalid_request_error", message: `Too many images: ${images.length} > 100` },
+        }),
+      );
+      return;
+    }
+    const maxSide = images.length > 20 ? 2000 : 8000;
+    const tall = images.find(([, data]) => {
+      const png = Buffer.from((data ?? "").slice(0, 64), "base64");
+      return (
+        png.toString("latin1", 1, 4) === "PNG" &&
+        png.length >= 24 &&
+        Math.max(png.readUInt32BE(16), png.readUInt32BE(20)) > maxSide
+      );
+    });
+    if (tall !== undefined) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: `messages.2.content.0.image.source.base64.data: At least one of the image dimensions exceed max allowed size${maxSide === 2000 ? " for many-image requests" : ""}: ${maxSide} pixels`,
           },
         }),
       );

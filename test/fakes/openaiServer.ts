@@ -7,7 +7,7 @@ export type { FakeModel, ModelTurn } from "./modelScript.js";
  * answers each request with the next scripted turn, as one JSON body or, when the request asks
  * `stream: true`, as SSE chunks ending in `[DONE]`. Usage: 10 tokens in, 5 out per turn. Like OpenAI, it
  * answers 400 to a request offering a function name longer than 64 characters, parameters without
- * properties, or an array schema without items.
+ * properties or with oneOf, anyOf, allOf, enum or not at their top level, or an array schema without items.
  */
 /** Whether `schema` holds an array schema without `items` (OpenAI looks at every nested schema). */
 function bareArray(schema: unknown): boolean {
@@ -16,7 +16,8 @@ function bareArray(schema: unknown): boolean {
   const node = schema as Record<string, unknown>;
   const type = node.type;
   const array = type === "array" || (Array.isArray(type) && type.includes("array"));
-  if (array && !("items" in node) && !("prefixItems" in node)) return true;
+  // OpenAI reads no prefixItems (pydantic's tuples) and takes no list of schemas as items (draft-07's tuple).
+  if (array && (!("items" in node) || Array.isArray(node.items))) return true;
   return Object.entries(node).some(
     ([key, value]) => !["enum", "const", "default", "examples"].includes(key) && bareArray(value),
   );
@@ -51,6 +52,24 @@ export function startFakeOpenAI(): Promise<FakeModel> {
         JSON.stringify({
           error: {
             message: `Invalid schema for function '${bareObject.function.name}': In context=(), object schema missing properties.`,
+            type: "invalid_request_error",
+            param: "tools",
+            code: "invalid_function_parameters",
+          },
+        }),
+      );
+      return;
+    }
+    // As OpenAI does: parameters with a union, enum or not at their top level fail the whole request.
+    const topLevel = tools.find((t) => {
+      const parameters = (t as { function: { parameters?: Record<string, unknown> } }).function.parameters;
+      return ["oneOf", "anyOf", "allOf", "enum", "not"].some((key) => key in (parameters ?? {}));
+    });
+    if (topLevel !== undefined) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: {
+            message: `Invalid schema for function '${topLevel.function.name}': schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level.`,
             type: "invalid_request_error",
             param: "tools",
             code: "invalid_function_parameters",

@@ -93,3 +93,20 @@ describe("an MCP tool whose server a reload removed during the run", () => {
     expect(called).toBe(false);
   });
 });
+
+describe("an MCP tool's description as the model gets it", () => {
+  it("the server's own; none, or an empty or blank one, names the tool and its server", () => {
+    const hub = {
+      tools: () => [],
+      status: () => [],
+      settled: async () => undefined,
+      callRegistered: async () => ({ content: [] }),
+    };
+    const described = (description: string | undefined) =>
+      mcpAgentTool(hub, { ...fxTool("pid"), ...(description === undefined ? {} : { description }) })
+        .description;
+    expect(described("Prints the process id")).toBe("Prints the process id");
+    for (const description of [undefined, "", " \n"])
+      expect(described(description)).toBe("pid (MCP server fx)");
+  });
+});

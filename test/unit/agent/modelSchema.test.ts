@@ -85,10 +85,25 @@ describe("modelToolSchema", () => {
     expect(byDefinitions.schema.required).toEqual(["q"]);
   });
 
+  it("not and enum (refused by OpenAI at the top level) are left out, and add no properties", () => {
+    // A hand-written schema making two arguments exclusive.
+    const { schema, leftOut } = modelToolSchema({
+      type: "object",
+      properties: { id: { type: "string" }, name: { type: "string" } },
+      not: { required: ["id", "name"] },
+      enum: [{ id: "x" }],
+    });
+    expect(schema).toEqual({
+      type: "object",
+      properties: { id: { type: "string" }, name: { type: "string" } },
+    });
+    expect(JSON.parse(leftOut ?? "")).toEqual({ enum: [{ id: "x" }], not: { required: ["id", "name"] } });
+  });
+
   it("the description says what was left out", () => {
     expect(withLeftOut("Does it", undefined)).toBe("Does it");
     expect(withLeftOut("Does it", '{"anyOf":[]}')).toBe(
-      'Does it\n\nThe arguments must also match {"anyOf":[]} (left out of the schema: the model API takes no allOf, anyOf or oneOf at its top level).',
+      'Does it\n\nThe arguments must also match {"anyOf":[]} (left out of the schema: the model API takes no allOf, anyOf, oneOf, enum or not at its top level).',
     );
   });
 });
@@ -117,7 +132,7 @@ describe("withArrayItems (OpenAI refuses an array schema without items)", () => 
           type: "array",
           items: { type: "object", properties: { value: { type: ["string", "array", "null"], items: {} } } },
         },
-        pair: { type: "array", prefixItems: [{ type: "string" }] },
+        pair: { type: "array", prefixItems: [{ type: "string" }], items: {} },
         fine: { type: "array", items: { type: "string" } },
         data: { type: "object", default: { type: "array" }, enum: [{ type: "array" }] },
       },
@@ -125,6 +140,29 @@ describe("withArrayItems (OpenAI refuses an array schema without items)", () => 
     });
     // The listed schema itself is left as it was.
     expect(listed.properties).toMatchObject({ tags: { type: "array", description: "labels" } });
+  });
+
+  it("writes a draft-07 tuple (items as a list, as zod-to-json-schema writes z.tuple) as prefixItems", () => {
+    const listed: JsonSchema = {
+      type: "object",
+      properties: {
+        pages: { type: "array", minItems: 2, maxItems: 2, items: [{ type: "integer" }, { type: "array" }] },
+        point: { type: "array", items: [{ type: "number" }], additionalItems: false },
+      },
+    };
+    expect(modelToolSchema(listed).schema).toEqual({
+      type: "object",
+      properties: {
+        pages: {
+          type: "array",
+          minItems: 2,
+          maxItems: 2,
+          prefixItems: [{ type: "integer" }, { type: "array", items: {} }],
+          items: {},
+        },
+        point: { type: "array", prefixItems: [{ type: "number" }], items: false },
+      },
+    });
   });
 });
 

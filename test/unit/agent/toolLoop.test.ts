@@ -323,6 +323,22 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("the calls of a turn the content filter stopped are not run and are recorded as such", async () => {
+    model.script({ toolCalls: [{ name: "upper", args: { text: "a" } }], finishReason: "content_filter" });
+    const { result, log } = await loop(5);
+    expect(result.filtered).toEqual({ reason: "content_filter" });
+    expect(result.cutToolCalls).toBe(0);
+    expect(log.calls).toEqual([
+      {
+        name: "upper",
+        ms: 0,
+        ok: false,
+        error:
+          "not run: the endpoint's safety system stopped the model's answer while it asked for this call",
+      },
+    ]);
+  });
+
   it("an OpenAI refusal the model wrote (the refusal field, finish_reason stop) is its reply", async () => {
     model.script({ refusal: "I can't help with that." });
     const { result } = await loop(5);
@@ -742,6 +758,61 @@ describe("runToolLoop", () => {
     expect(sent[0]?.function.parameters).toEqual({ type: "object", properties: {} });
   });
 
+  it("a tool schema with not at its top level (refused by OpenAI) is offered without it, quoted in the description", async () => {
+    // A hand-written schema making two arguments exclusive.
+    const find: AgentTool = {
+      ...upper,
+      name: "find",
+      inputSchema: {
+        type: "object",
+        properties: { id: { type: "string" }, title: { type: "string" } },
+        not: { required: ["id", "title"] },
+      },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `found ${JSON.stringify(args)}` }] };
+      },
+    };
+    model.script(callTool("find", { id: "note-7" }), { text: "found it" });
+    const { result, log } = await loop(5, [find]);
+    expect(result.text).toBe("found it");
+    expect(log.calls).toEqual([{ name: "find", ms: 5, ok: true }]);
+    const sent = model.requests[0]?.json.tools as Array<{
+      function: { parameters: Record<string, unknown>; description: string };
+    }>;
+    expect(sent[0]?.function.parameters).not.toHaveProperty("not");
+    expect(sent[0]?.function.description).toContain(
+      'The arguments must also match {"not":{"required":["id","title"]}}',
+    );
+  });
+
+  it("tuples as pydantic (prefixItems only) and zod-to-json-schema (items as a list) write them, refused by OpenAI, are offered with items", async () => {
+    const locate: AgentTool = {
+      ...upper,
+      name: "locate",
+      inputSchema: {
+        type: "object",
+        properties: {
+          lat_long: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }], minItems: 2 },
+          pages: { type: "array", items: [{ type: "integer" }, { type: "integer" }], maxItems: 2 },
+        },
+      },
+      async execute(args) {
+        return { ok: true, content: [{ type: "text", text: `at ${JSON.stringify(args)}` }] };
+      },
+    };
+    model.script(callTool("locate", { lat_long: [52.5, 13.4], pages: [1, 3] }), { text: "located" });
+    const { result, log } = await loop(5, [locate]);
+    expect(result.text).toBe("located");
+    expect(log.calls).toEqual([{ name: "locate", ms: 5, ok: true }]);
+    const sent = model.requests[0]?.json.tools as Array<{ function: { parameters: unknown } }>;
+    expect(sent[0]?.function.parameters).toMatchObject({
+      properties: {
+        lat_long: { prefixItems: [{ type: "number" }, { type: "number" }], items: {} },
+        pages: { prefixItems: [{ type: "integer" }, { type: "integer" }], items: {} },
+      },
+    });
+  });
+
   it("a tool schema with an array without items (refused by OpenAI) is offered with items: {}", async () => {
     // As mcp-go's WithArray writes it without an item type.
     const tag: AgentTool = {
@@ -778,7 +849,7 @@ describe("runToolLoop", () => {
       });
       expect(result.text).toBe("seen");
       expect(JSON.stringify(anthropic.requests[1]?.json.messages)).toContain(
-        "[image: image/svg+xml, 14 bytes — not shown: the model takes JPEG, PNG, GIF and WebP images of at most 5 MB]",
+        "[image: image/svg+xml, 14 bytes — not shown: the model takes JPEG, PNG, GIF and WebP images of at most 5 MB and 8000 pixels a side]",
       );
     } finally {
       await anthropic.close();
@@ -838,6 +909,133 @@ describe("runToolLoop", () => {
       expect(result.text).toBe("seen");
       expect(JSON.stringify(anthropic.requests[1]?.json.messages)).toContain(
         `[image: image/png, ${4 * 1024 * 1024} bytes — not shown: the model takes JPEG, PNG, GIF and WebP images of at most 5 MB`,
+      );
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("an image with a side past 8000 pixels (a full-page screenshot) is named in text with its size: the Messages API refuses it", async () => {
+    const anthropic = await startFakeAnthropic();
+    // A PNG's signature and IHDR chunk: 1280 wide, 9000 tall; then one the API takes (1280 × 8000).
+    const png = (width: number, height: number) => {
+      const head = Buffer.alloc(33);
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
+      head.writeUInt32BE(13, 8);
+      head.write("IHDR", 12, "latin1");
+      head.writeUInt32BE(width, 16);
+      head.writeUInt32BE(height, 20);
+      return head.toString("base64");
+    };
+    const page: AgentTool = {
+      ...screenshot,
+      name: "page",
+      async execute() {
+        return {
+          ok: true,
+          content: [
+            { type: "image", data: png(1280, 9000), mimeType: "image/png" },
+            { type: "image", data: png(1280, 8000), mimeType: "image/png" },
+          ],
+        };
+      },
+    };
+    try {
+      anthropic.script(callTool("page"), { text: "seen" });
+      const { result } = await loop(5, [page], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      const sent = JSON.stringify(anthropic.requests[1]?.json.messages);
+      expect(sent).toContain(
+        "[image: image/png, 33 bytes, 1280×9000 pixels — not shown: the model takes JPEG, PNG, GIF and WebP images of at most 5 MB and 8000 pixels a side]",
+      );
+      expect(sent).toContain(`"data":"${png(1280, 8000)}"`);
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("in a request of more than 20 images, one with a side past 2000 pixels is named in text: the Messages API refuses it there", async () => {
+    const anthropic = await startFakeAnthropic();
+    const png = (width: number, height: number) => {
+      const head = Buffer.alloc(33);
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
+      head.writeUInt32BE(13, 8);
+      head.write("IHDR", 12, "latin1");
+      head.writeUInt32BE(width, 16);
+      head.writeUInt32BE(height, 20);
+      return head.toString("base64");
+    };
+    // A screenshot per turn: the first, on a HiDPI display, is 2560 wide; ten small ones a turn after it.
+    const shots = [png(2560, 1440), ...Array.from({ length: 10 }, () => png(800, 600))];
+    let turn = 0;
+    const shoot: AgentTool = {
+      ...screenshot,
+      name: "shoot",
+      async execute() {
+        const taken = turn === 0 ? shots.slice(0, 1) : shots.slice(1);
+        turn += 1;
+        return {
+          ok: true,
+          content: taken.map((data) => ({ type: "image" as const, data, mimeType: "image/png" })),
+        };
+      },
+    };
+    try {
+      anthropic.script(callTool("shoot"), callTool("shoot"), callTool("shoot"), { text: "seen" });
+      const { result } = await loop(5, [shoot], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      // 11 images: the wide one is sent; 21: it is named.
+      expect(JSON.stringify(anthropic.requests[2]?.json.messages)).toContain(`"data":"${shots[0]}"`);
+      const last = JSON.stringify(anthropic.requests[3]?.json.messages);
+      expect(last).toContain(
+        "[image: image/png, 33 bytes, 2560×1440 pixels — not shown: a request with more than 20 images takes images of at most 2000 pixels a side]",
+      );
+      expect(last.split(`"data":"${shots[1]}"`).length - 1).toBe(20);
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("past 100 images in a request (the most the Messages API takes), the earliest are named in text", async () => {
+    const anthropic = await startFakeAnthropic();
+    // 60 distinct small images a turn, two turns: the second turn's request holds 120.
+    const shot = (n: number) => Buffer.from(`shot number ${n} of the run`).toString("base64");
+    let turn = 0;
+    const shoot: AgentTool = {
+      ...screenshot,
+      name: "shoot",
+      async execute() {
+        const first = turn * 60;
+        turn += 1;
+        return {
+          ok: true,
+          content: Array.from({ length: 60 }, (_, i) => ({
+            type: "image" as const,
+            data: shot(first + i),
+            mimeType: "image/png",
+          })),
+        };
+      },
+    };
+    try {
+      anthropic.script(callTool("shoot"), callTool("shoot"), { text: "seen" });
+      const { result } = await loop(5, [shoot], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      const last = JSON.stringify(anthropic.requests[2]?.json.messages);
+      expect(last).not.toContain(`"data":"${shot(19)}"`);
+      expect(last).toContain(`"data":"${shot(20)}"`);
+      expect(last).toContain(`"data":"${shot(119)}"`);
+      expect(last).toContain(
+        `[image: image/png, ${Buffer.from(shot(0), "base64").length} bytes — not shown: a request takes at most 100 images; the run's latest 100 are shown]`,
       );
     } finally {
       await anthropic.close();
@@ -953,6 +1151,20 @@ describe("pieces", () => {
     ).toEqual({
       ok: false,
       error: '{"n":1}',
+    });
+    // A failure with a screenshot (a browser server's failed step): the image is named as everywhere else.
+    expect(
+      outcomeOf({
+        content: [
+          { type: "text", text: "click failed" },
+          { type: "image", data: PIXEL, mimeType: "image/png" },
+        ],
+        isError: true,
+      }),
+    ).toEqual({
+      ok: false,
+      error:
+        "click failed\n[image: image/png, 14 bytes — not shown: a failed call's result reaches the model as text]",
     });
   });
 
