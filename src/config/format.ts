@@ -173,6 +173,9 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
   // Profiles written as a section: a profile is a directory, and a route names the one it runs as.
   if (at.length === 0 && (key === "profiles" || key === "profile"))
     return "config.yaml has no profiles section: a profile is its directory, <SVC_HOME>/profiles/<name>/ (its scripts, skills, cron jobs, MCP tokens and .env), made with mkdir; a route runs as one with profile: <name> among its keys";
+  // Cron jobs written as a section: they live in the profile's cron store, which svc cron edits.
+  if (at.length === 0 && (key === "cron" || key === "cron_jobs"))
+    return "config.yaml has no cron section: cron jobs are kept in <SVC_HOME>/cron/jobs.json (a profile's in <SVC_HOME>/profiles/<name>/cron/jobs.json), made with svc cron create --name <name> --schedule <expr> --prompt <text>; a route fires one with cron_job: <job name> among its keys";
   // `x-base: &base {...}`, docker compose's extension field holding an anchor for the routes below.
   if (at.length === 0 && key.startsWith("x-"))
     return "config.yaml has no extension keys (docker compose's x-...): put the anchor on the first route that uses it (routes: {a: &base {...}, b: {<<: *base, ...}})";
