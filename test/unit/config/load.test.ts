@@ -752,6 +752,25 @@ describe("names JavaScript objects reserve, in config.yaml", () => {
   });
 });
 
+describe("a key written as a list or mapping in config.yaml", () => {
+  it("a route name in brackets or braces is refused at its line with the name to write", () => {
+    const route = (key: string) =>
+      `platforms:\n  webhook:\n    enabled: true\n    routes:\n      ${key}:\n        secret: brackets-secret-value\n`;
+    expect(() => load(route("[github]"))).toThrow(
+      /config\.yaml: line 5: platforms\.webhook\.routes: the key \[github\] is a list to YAML, not a name — write the name alone, without the \[ \]: github:$/,
+    );
+    expect(() => load(route("{github}"))).toThrow(
+      /config\.yaml: line 5: platforms\.webhook\.routes: the key \{github\} is a mapping to YAML, not a name — write the name alone, without the \{ \}: github:$/,
+    );
+  });
+
+  it("an explicit ? [a, b] key at the top level is refused as it is written", () => {
+    expect(() => load("platforms: {webhook: {enabled: true}}\n? [alpha, beta]\n: x\n")).toThrow(
+      /config\.yaml: line 2: \(top level\): the key \[alpha, beta\] is a list to YAML, not a name — write the key as a name \(text\)$/,
+    );
+  });
+});
+
 describe("deliver_extra values keep the text written in config.yaml", () => {
   it("an unquoted Slack thread_ts, a long chat id or 1.50 is read as written, not as a number", () => {
     const { config } = load(
