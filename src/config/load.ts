@@ -29,7 +29,7 @@ import {
   unquotedTemplateLine,
 } from "./unquotedTemplate.js";
 import { misindentedKey } from "./yamlIndent.js";
-import { refuseUnknownTags, unresolvedAlias } from "./yamlLeadingChars.js";
+import { nonMappingMerge, refuseUnknownTags, unresolvedAlias } from "./yamlLeadingChars.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
 
 export interface LoadedConfig {
@@ -317,6 +317,9 @@ function readYaml(file: string): { value: unknown; blank: boolean } {
     // `regex: *.md`: an alias of no anchor, named at its line.
     const alias = unresolvedAlias(doc, err, text, file, lineCounter);
     if (alias !== undefined) throw alias;
+    // `<<: *events`, an anchor on a list: named at its line.
+    const merge = nonMappingMerge(doc, err, text, file, lineCounter);
+    if (merge !== undefined) throw merge;
     // The parser's limits (an alias that expands into millions of nodes): named with the file.
     throw new SvcError(
       "config_invalid",

@@ -625,6 +625,23 @@ describe("config loading (spec 2.1)", () => {
       /config\.yaml: not valid YAML — Excessive alias count .*; write the values out instead of through so many aliases/,
     );
   });
+
+  it("a merge key given a list or a single value is named at its line with the route, not as an alias limit", () => {
+    const routes = (gl: string) =>
+      `platforms:\n  webhook:\n    enabled: true\n    routes:\n      gh:\n        secret: merge-secret-value\n        events: &ev [push]\n      gl:\n${gl}`;
+    expect(() => load(routes("        <<: *ev\n"))).toThrow(
+      /config\.yaml: line 9: platforms\.webhook\.routes\.gl: the merge key << takes a mapping \(its keys are copied in\), but \*ev is a list — put the anchor on a mapping \(&name \{\.\.\.\}\) and merge that, or give the alias to the key it is for \(<key>: \*ev\)$/,
+    );
+    expect(() => load(routes("        <<: [1, 2]\n"))).toThrow(
+      /config\.yaml: line 9: platforms\.webhook\.routes\.gl: the merge key << takes a mapping \(its keys are copied in\), but it is given a single value — put the anchor on a mapping \(&name \{\.\.\.\}\) and merge that$/,
+    );
+    // A mapping's anchor merges as before.
+    const { config } = load(routes("        <<: *gh\n").replace("      gh:\n", "      gh: &gh\n"));
+    expect(config.platforms.webhook.routes.gl).toMatchObject({
+      secret: "merge-secret-value",
+      events: ["push"],
+    });
+  });
 });
 
 describe("startup validation rules (spec 2.2)", () => {
