@@ -29,7 +29,12 @@ import {
   unquotedTemplateLine,
 } from "./unquotedTemplate.js";
 import { misindentedKey } from "./yamlIndent.js";
-import { nonMappingMerge, refuseUnknownTags, unresolvedAlias } from "./yamlLeadingChars.js";
+import {
+  nonMappingMerge,
+  refuseRecursiveAliases,
+  refuseUnknownTags,
+  unresolvedAlias,
+} from "./yamlLeadingChars.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
 
 export interface LoadedConfig {
@@ -309,6 +314,7 @@ function readYaml(file: string): { value: unknown; blank: boolean } {
   const syntax = yamlSyntaxProblem(file, text, doc, lineCounter);
   if (syntax !== undefined) throw new SvcError("config_invalid", syntax);
   refuseUnknownTags(doc, text, file);
+  refuseRecursiveAliases(doc, file, lineCounter);
   prepareConfigDocument(doc, text, file, lineCounter);
   let value: unknown;
   try {

@@ -102,3 +102,22 @@ export function nonMappingMerge(
     `${file}: line ${line}: ${found.at}: the merge key << takes a mapping (its keys are copied in), but ${given} — put the anchor on a mapping (&name {...}) and merge that${alias === undefined ? "" : `, or give the alias to the key it is for (<key>: ${alias})`}`,
   );
 }
+
+/**
+ * An alias inside the value its own anchor names (`platforms: &p {webhook: {x: *p}}`, or `<<: *g` inside
+ * `gh: &g`): the value would hold itself, which no setting can be; the parser builds it (or gives up on
+ * "Excessive alias count") and the checks after it would recurse without end. Refused at the alias's line.
+ */
+export function refuseRecursiveAliases(doc: Document.Parsed, file: string, lines: LineCounter): void {
+  visit(doc, {
+    Alias(_key, alias, path) {
+      const target = alias.resolve(doc);
+      if (target === undefined || !path.includes(target) || !alias.range) return undefined;
+      const { line } = lines.linePos(alias.range[0]);
+      throw new SvcError(
+        "config_invalid",
+        `${file}: line ${line}: *${alias.source} is inside the value its anchor &${alias.source} names, so that value would hold itself — an alias repeats a value written before it and outside it: write the values out here`,
+      );
+    },
+  });
+}

@@ -626,6 +626,17 @@ describe("config loading (spec 2.1)", () => {
     );
   });
 
+  it("an alias inside the value its own anchor names is named at its line, not as a stack overflow or an alias limit", () => {
+    expect(() => load("platforms: &p\n  webhook:\n    enabled: true\n    extra: *p\n")).toThrow(
+      /config\.yaml: line 4: \*p is inside the value its anchor &p names, so that value would hold itself — an alias repeats a value written before it and outside it: write the values out here$/,
+    );
+    expect(() =>
+      load(
+        "platforms:\n  webhook:\n    enabled: true\n    routes:\n      gh: &g\n        secret: self-merge-secret\n        <<: *g\n",
+      ),
+    ).toThrow(/config\.yaml: line 7: \*g is inside the value its anchor &g names/);
+  });
+
   it("a merge key given a list or a single value is named at its line with the route, not as an alias limit", () => {
     const routes = (gl: string) =>
       `platforms:\n  webhook:\n    enabled: true\n    routes:\n      gh:\n        secret: merge-secret-value\n        events: &ev [push]\n      gl:\n${gl}`;
