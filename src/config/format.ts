@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
+import { AGENT_PROVIDERS } from "./sections/agent.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
 import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
 
@@ -136,6 +137,15 @@ function listOfWords(path: readonly PropertyKey[]): { key: string; noun: "argume
 
 /** The keys a mapping at an issue's path may have, to suggest the one a misspelt key meant. */
 export type KnownKeys = (path: readonly PropertyKey[]) => readonly string[];
+
+/** `agent: openai` → `agent: {provider: openai}`, `state: redis` → `state: {backend: redis}`; undefined for other text. */
+function sectionWord(section: PropertyKey | undefined, text: string): string | undefined {
+  const word = text.trim();
+  if (section === "agent" && (AGENT_PROVIDERS as readonly string[]).includes(word))
+    return `agent: {provider: ${word}}`;
+  if (section === "state" && (word === "local" || word === "redis")) return `state: {backend: ${word}}`;
+  return undefined;
+}
 
 /** Keys of config.yaml that users put one level off: where each one goes. */
 const HOME_OF_KEY: Readonly<Record<string, string>> = {
@@ -595,6 +605,13 @@ export function formatIssue(
       message += ` — a list of tool names goes under include (or exclude): write tools: {include: [${issue.input.join(", ")}]}`;
     else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
       message += ` — write coalesce: {key: ${issue.input}}`;
+    // `agent: openai` or `state: redis`: the section's one word is the value of its provider (backend) key.
+    else if (
+      issue.path.length === 1 &&
+      typeof issue.input === "string" &&
+      sectionWord(issue.path[0], issue.input)
+    )
+      message += ` — the ${String(issue.path[0])} section is a mapping of its settings: write ${sectionWord(issue.path[0], issue.input)}`;
     else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")
       message =
         "missing — set it to the payload path that names the entity (pull_request.number) or a {template}";

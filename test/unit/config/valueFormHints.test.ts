@@ -540,3 +540,16 @@ describe("a subscription record's wrong value form", () => {
     ]);
   });
 });
+
+describe("a section written as the one word of its main setting", () => {
+  it("agent: openai and state: redis say to write the mapping with provider (backend); other text gets no such hint", () => {
+    const on = "platforms: {webhook: {enabled: true}}\n";
+    expect(refusal(`${on}agent: anthropic\n`)).toBe(
+      'FILE: agent: expected a mapping, got "anthropic" — the agent section is a mapping of its settings: write agent: {provider: anthropic}',
+    );
+    expect(refusal(`${on}state: redis\n`)).toBe(
+      'FILE: state: expected a mapping, got "redis" — the state section is a mapping of its settings: write state: {backend: redis}',
+    );
+    expect(refusal(`${on}agent: claude\n`)).toBe('FILE: agent: expected a mapping, got "claude"');
+  });
+});
