@@ -41,7 +41,7 @@ export function unreadPlaceholderProblem(rendered: string): string | undefined {
   if (unclosed === null) return undefined;
   const name = unclosed[1];
   return name === undefined
-    ? "a ${ that no } closes is not a variable svc reads, so its text would be used as written — write ${NAME}, or ${NAME:-fallback}"
+    ? `a \${ that no } closes is not a variable svc reads, so its text would be used as written — write \${NAME}, or \${NAME:-fallback}`
     : `\${${name} has no closing }, so its text would be used as written — end it with } (\${${name}}, or \${${name}:-fallback})`;
 }
 

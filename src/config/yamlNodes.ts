@@ -180,12 +180,18 @@ function refuseCollectionKey(
   const [start, end] = node.range ?? [];
   if (start === undefined || end === undefined) return;
   const written = text.slice(start, end).trim();
-  const only = node.items.length === 1 ? node.items[0] : undefined;
-  const inner = isSeq(node) ? only : isMap(node) && only !== undefined && only.value === null ? only.key : undefined;
+  let inner: unknown;
+  if (isSeq(node)) inner = node.items.length === 1 ? node.items[0] : undefined;
+  else {
+    const pair = node.items.length === 1 ? node.items[0] : undefined;
+    inner = pair !== undefined && pair.value === null ? pair.key : undefined;
+  }
   const name = isScalar(inner) && typeof inner.value === "string" ? inner.value : undefined;
   const [what, marks] = isSeq(node) ? ["a list", "[ ]"] : ["a mapping", "{ }"];
   const fix =
-    name === undefined ? "write the key as a name (text)" : `write the name alone, without the ${marks}: ${name}:`;
+    name === undefined
+      ? "write the key as a name (text)"
+      : `write the name alone, without the ${marks}: ${name}:`;
   throw new SvcError(
     "config_invalid",
     `${file}: line ${lines.linePos(start).line}: ${path.length === 0 ? "(top level)" : path.join(".")}: the key ${written} is ${what} to YAML, not a name — ${fix}`,
