@@ -28,7 +28,7 @@ import {
   unquotedFlowPatternHint,
   unquotedTemplateLine,
 } from "./unquotedTemplate.js";
-import { misindentedKey } from "./yamlIndent.js";
+import { misindentedKey, noBreakSpaceLine } from "./yamlIndent.js";
 import {
   nonMappingMerge,
   refuseRecursiveAliases,
@@ -311,6 +311,9 @@ function readYaml(file: string): { value: unknown; blank: boolean } {
   // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true, lineCounter, merge: true });
+  // Named before the parser's own words, which it leads to (a key of another mapping, a line of text).
+  const noBreakSpace = noBreakSpaceLine(text);
+  if (noBreakSpace !== undefined) throw new SvcError("config_invalid", `${file}: ${noBreakSpace}`);
   const syntax = yamlSyntaxProblem(file, text, doc, lineCounter);
   if (syntax !== undefined) throw new SvcError("config_invalid", syntax);
   refuseUnknownTags(doc, text, file);

@@ -626,6 +626,25 @@ describe("config loading (spec 2.1)", () => {
     );
   });
 
+  it("a no-break space (pasted from a web page) in the indentation or after a key's colon is named at its line", () => {
+    const nbsp = "\u00a0";
+    expect(() =>
+      load(
+        `platforms:\n  webhook:\n    enabled: true\n    routes:\n      gh:\n        secret: nbsp-secret-value\n${nbsp.repeat(8)}events: [push]\n`,
+      ),
+    ).toThrow(
+      /config\.yaml: line 7: the indentation holds a no-break space \(U\+00A0, as text copied from a web page or a chat does\), which YAML reads as part of the key, not as indentation — indent with plain spaces$/,
+    );
+    expect(() => load(`platforms:\n  webhook:\n    enabled:${nbsp}true\n`)).toThrow(
+      /config\.yaml: line 3: enabled: the space after the colon is a no-break space \(U\+00A0, as text copied from a web page or a chat holds\), which YAML does not read as one, so the whole line is taken as text — write a plain space after enabled:$/,
+    );
+    // Inside a value it is text like any other.
+    const { config } = load(
+      `platforms:\n  webhook:\n    enabled: true\n    routes:\n      gh:\n        secret: nbsp-secret-value\n        prompt: "PR:${nbsp}{number}"\n`,
+    );
+    expect(config.platforms.webhook.routes.gh?.prompt).toBe(`PR:${nbsp}{number}`);
+  });
+
   it("an alias inside the value its own anchor names is named at its line, not as a stack overflow or an alias limit", () => {
     expect(() => load("platforms: &p\n  webhook:\n    enabled: true\n    extra: *p\n")).toThrow(
       /config\.yaml: line 4: \*p is inside the value its anchor &p names, so that value would hold itself — an alias repeats a value written before it and outside it: write the values out here$/,
