@@ -138,12 +138,34 @@ function listOfWords(path: readonly PropertyKey[]): { key: string; noun: "argume
 /** The keys a mapping at an issue's path may have, to suggest the one a misspelt key meant. */
 export type KnownKeys = (path: readonly PropertyKey[]) => readonly string[];
 
-/** `agent: openai` → `agent: {provider: openai}`, `state: redis` → `state: {backend: redis}`; undefined for other text. */
-function sectionWord(section: PropertyKey | undefined, text: string): string | undefined {
-  const word = text.trim();
+const ON_WORDS = new Set(["true", "enabled", "enable", "on", "yes"]);
+const OFF_WORDS = new Set(["false", "disabled", "disable", "off", "no"]);
+
+/**
+ * What to write for a mapping written as the one word of its main key: `agent: openai` →
+ * `agent: {provider: openai}`, `state: redis` → `state: {backend: redis}`, a platform written `true` (or
+ * `enabled`) → `{enabled: true}`; undefined for anything else.
+ */
+function sectionWord(path: readonly PropertyKey[], input: unknown): string | undefined {
+  const [section, platform] = path;
+  if (path.length === 2 && section === "platforms" && typeof platform === "string") {
+    const word =
+      typeof input === "boolean"
+        ? String(input)
+        : typeof input === "string"
+          ? input.trim().toLowerCase()
+          : "";
+    const on = ON_WORDS.has(word) ? true : OFF_WORDS.has(word) ? false : undefined;
+    return on === undefined
+      ? undefined
+      : `a platform is a mapping of its settings: write ${platform}: {enabled: ${on}}, its other keys beside enabled`;
+  }
+  if (path.length !== 1 || typeof input !== "string") return undefined;
+  const word = input.trim();
   if (section === "agent" && (AGENT_PROVIDERS as readonly string[]).includes(word))
-    return `agent: {provider: ${word}}`;
-  if (section === "state" && (word === "local" || word === "redis")) return `state: {backend: ${word}}`;
+    return `the agent section is a mapping of its settings: write agent: {provider: ${word}}`;
+  if (section === "state" && (word === "local" || word === "redis"))
+    return `the state section is a mapping of its settings: write state: {backend: ${word}}`;
   return undefined;
 }
 
@@ -605,13 +627,9 @@ export function formatIssue(
       message += ` — a list of tool names goes under include (or exclude): write tools: {include: [${issue.input.join(", ")}]}`;
     else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
       message += ` — write coalesce: {key: ${issue.input}}`;
-    // `agent: openai` or `state: redis`: the section's one word is the value of its provider (backend) key.
-    else if (
-      issue.path.length === 1 &&
-      typeof issue.input === "string" &&
-      sectionWord(issue.path[0], issue.input)
-    )
-      message += ` — the ${String(issue.path[0])} section is a mapping of its settings: write ${sectionWord(issue.path[0], issue.input)}`;
+    // `agent: openai`, `state: redis` or `webhook: true`: the one word is the value of the mapping's main key.
+    else if (sectionWord(issue.path, issue.input) !== undefined)
+      message += ` — ${sectionWord(issue.path, issue.input)}`;
     else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")
       message =
         "missing — set it to the payload path that names the entity (pull_request.number) or a {template}";

@@ -541,7 +541,7 @@ describe("a subscription record's wrong value form", () => {
   });
 });
 
-describe("a section written as the one word of its main setting", () => {
+describe("a section or platform written as the one word of its main setting", () => {
   it("agent: openai and state: redis say to write the mapping with provider (backend); other text gets no such hint", () => {
     const on = "platforms: {webhook: {enabled: true}}\n";
     expect(refusal(`${on}agent: anthropic\n`)).toBe(
@@ -551,5 +551,18 @@ describe("a section written as the one word of its main setting", () => {
       'FILE: state: expected a mapping, got "redis" — the state section is a mapping of its settings: write state: {backend: redis}',
     );
     expect(refusal(`${on}agent: claude\n`)).toBe('FILE: agent: expected a mapping, got "claude"');
+  });
+
+  it("a platform written as true, enabled or off says to write the mapping with enabled", () => {
+    expect(refusal("platforms:\n  webhook: true\n")).toBe(
+      "FILE: platforms.webhook: expected a mapping, got true — a platform is a mapping of its settings: write webhook: {enabled: true}, its other keys beside enabled",
+    );
+    expect(refusal("platforms:\n  webhook: {enabled: true}\n  telegram: enabled\n")).toBe(
+      'FILE: platforms.telegram: expected a mapping, got "enabled" — a platform is a mapping of its settings: write telegram: {enabled: true}, its other keys beside enabled',
+    );
+    expect(refusal("platforms:\n  webhook: off\n")).toBe(
+      'FILE: platforms.webhook: expected a mapping, got "off" — a platform is a mapping of its settings: write webhook: {enabled: false}, its other keys beside enabled',
+    );
+    expect(refusal("platforms:\n  webhook: 5\n")).toBe("FILE: platforms.webhook: expected a mapping, got 5");
   });
 });
