@@ -593,6 +593,15 @@ export function formatIssue(
     )
       message += ` — put it in quotes if it is meant as text`;
     else if (issue.path.at(-1) === "secret" && Array.isArray(issue.input)) message += ` — ${ONE_SECRET}`;
+    // `routes: []` or `mcp_servers: []` for none: an empty mapping is written in braces.
+    else if (
+      (issue.expected === "record" || issue.expected === "object") &&
+      syntax === "yaml" &&
+      Array.isArray(issue.input) &&
+      issue.input.length === 0 &&
+      issue.path.length > 0
+    )
+      message += ` — an empty mapping is written in braces: ${String(issue.path.at(-1))}: {} (or leave the key out)`;
     else if (
       (issue.expected === "record" || issue.expected === "object") &&
       syntax === "yaml" &&

@@ -566,3 +566,17 @@ describe("a section or platform written as the one word of its main setting", ()
     expect(refusal("platforms:\n  webhook: 5\n")).toBe("FILE: platforms.webhook: expected a mapping, got 5");
   });
 });
+
+describe("an empty list where a mapping goes", () => {
+  it("routes: [], mcp_servers: [] or deliver_extra: [] say an empty mapping is written in braces", () => {
+    expect(refusal(webhook("    enabled: true\n    routes: []\n"))).toBe(
+      "FILE: platforms.webhook.routes: expected a mapping, got [] — an empty mapping is written in braces: routes: {} (or leave the key out)",
+    );
+    expect(refusal("platforms: {webhook: {enabled: true}}\nmcp_servers: []\n")).toBe(
+      "FILE: mcp_servers: expected a mapping, got [] — an empty mapping is written in braces: mcp_servers: {} (or leave the key out)",
+    );
+    expect(refusal(webhook("    routes:\n      r: {secret: empty-list-secret, deliver_extra: []}\n"))).toBe(
+      "FILE: platforms.webhook.routes.r.deliver_extra: expected a mapping, got [] — an empty mapping is written in braces: deliver_extra: {} (or leave the key out)",
+    );
+  });
+});
