@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
+import { AGENT_PROVIDERS } from "./sections/agent.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
 import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
 
@@ -137,6 +138,37 @@ function listOfWords(path: readonly PropertyKey[]): { key: string; noun: "argume
 /** The keys a mapping at an issue's path may have, to suggest the one a misspelt key meant. */
 export type KnownKeys = (path: readonly PropertyKey[]) => readonly string[];
 
+const ON_WORDS = new Set(["true", "enabled", "enable", "on", "yes"]);
+const OFF_WORDS = new Set(["false", "disabled", "disable", "off", "no"]);
+
+/**
+ * What to write for a mapping written as the one word of its main key: `agent: openai` →
+ * `agent: {provider: openai}`, `state: redis` → `state: {backend: redis}`, a platform written `true` (or
+ * `enabled`) → `{enabled: true}`; undefined for anything else.
+ */
+function sectionWord(path: readonly PropertyKey[], input: unknown): string | undefined {
+  const [section, platform] = path;
+  if (path.length === 2 && section === "platforms" && typeof platform === "string") {
+    const word =
+      typeof input === "boolean"
+        ? String(input)
+        : typeof input === "string"
+          ? input.trim().toLowerCase()
+          : "";
+    const on = ON_WORDS.has(word) ? true : OFF_WORDS.has(word) ? false : undefined;
+    return on === undefined
+      ? undefined
+      : `a platform is a mapping of its settings: write ${platform}: {enabled: ${on}}, its other keys beside enabled`;
+  }
+  if (path.length !== 1 || typeof input !== "string") return undefined;
+  const word = input.trim();
+  if (section === "agent" && (AGENT_PROVIDERS as readonly string[]).includes(word))
+    return `the agent section is a mapping of its settings: write agent: {provider: ${word}}`;
+  if (section === "state" && (word === "local" || word === "redis"))
+    return `the state section is a mapping of its settings: write state: {backend: ${word}}`;
+  return undefined;
+}
+
 /** Keys of config.yaml that users put one level off: where each one goes. */
 const HOME_OF_KEY: Readonly<Record<string, string>> = {
   multiplex_profiles: "gateway",
@@ -173,6 +205,9 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
   // Profiles written as a section: a profile is a directory, and a route names the one it runs as.
   if (at.length === 0 && (key === "profiles" || key === "profile"))
     return "config.yaml has no profiles section: a profile is its directory, <SVC_HOME>/profiles/<name>/ (its scripts, skills, cron jobs, MCP tokens and .env), made with mkdir; a route runs as one with profile: <name> among its keys";
+  // Cron jobs written as a section: they live in the profile's cron store, which svc cron edits.
+  if (at.length === 0 && (key === "cron" || key === "cron_jobs"))
+    return "config.yaml has no cron section: cron jobs are kept in <SVC_HOME>/cron/jobs.json (a profile's in <SVC_HOME>/profiles/<name>/cron/jobs.json), made with svc cron create --name <name> --schedule <expr> --prompt <text>; a route fires one with cron_job: <job name> among its keys";
   // `x-base: &base {...}`, docker compose's extension field holding an anchor for the routes below.
   if (at.length === 0 && key.startsWith("x-"))
     return "config.yaml has no extension keys (docker compose's x-...): put the anchor on the first route that uses it (routes: {a: &base {...}, b: {<<: *base, ...}})";
@@ -558,6 +593,15 @@ export function formatIssue(
     )
       message += ` — put it in quotes if it is meant as text`;
     else if (issue.path.at(-1) === "secret" && Array.isArray(issue.input)) message += ` — ${ONE_SECRET}`;
+    // `routes: []` or `mcp_servers: []` for none: an empty mapping is written in braces.
+    else if (
+      (issue.expected === "record" || issue.expected === "object") &&
+      syntax === "yaml" &&
+      Array.isArray(issue.input) &&
+      issue.input.length === 0 &&
+      issue.path.length > 0
+    )
+      message += ` — an empty mapping is written in braces: ${String(issue.path.at(-1))}: {} (or leave the key out)`;
     else if (
       (issue.expected === "record" || issue.expected === "object") &&
       syntax === "yaml" &&
@@ -592,6 +636,9 @@ export function formatIssue(
       message += ` — a list of tool names goes under include (or exclude): write tools: {include: [${issue.input.join(", ")}]}`;
     else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
       message += ` — write coalesce: {key: ${issue.input}}`;
+    // `agent: openai`, `state: redis` or `webhook: true`: the one word is the value of the mapping's main key.
+    else if (sectionWord(issue.path, issue.input) !== undefined)
+      message += ` — ${sectionWord(issue.path, issue.input)}`;
     else if (issue.input === undefined && issue.path.at(-1) === "key" && issue.path.at(-2) === "coalesce")
       message =
         "missing — set it to the payload path that names the entity (pull_request.number) or a {template}";

@@ -34,9 +34,15 @@ export function unsetVariablesIn(rendered: string): string[] {
  */
 export function unreadPlaceholderProblem(rendered: string): string | undefined {
   const other = /\$\{[^}]*\}/.exec(rendered)?.[0];
-  return other === undefined
-    ? undefined
-    : `${other} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`;
+  if (other !== undefined)
+    return `${other} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`;
+  // `${GH_SECRET` with its } left out: the text is kept as written. Only the name is quoted: the rest may be a secret.
+  const unclosed = /\$\{((?:env:)?[A-Za-z_][A-Za-z0-9_]*)?/.exec(rendered);
+  if (unclosed === null) return undefined;
+  const name = unclosed[1];
+  return name === undefined
+    ? `a \${ that no } closes is not a variable svc reads, so its text would be used as written — write \${NAME}, or \${NAME:-fallback}`
+    : `\${${name} has no closing }, so its text would be used as written — end it with } (\${${name}}, or \${${name}:-fallback})`;
 }
 
 function contextVariable(name: string, scope: InterpolationScope): string | undefined {

@@ -28,8 +28,13 @@ import {
   unquotedFlowPatternHint,
   unquotedTemplateLine,
 } from "./unquotedTemplate.js";
-import { misindentedKey } from "./yamlIndent.js";
-import { refuseUnknownTags, unresolvedAlias } from "./yamlLeadingChars.js";
+import { misindentedKey, noBreakSpaceLine } from "./yamlIndent.js";
+import {
+  nonMappingMerge,
+  refuseRecursiveAliases,
+  refuseUnknownTags,
+  unresolvedAlias,
+} from "./yamlLeadingChars.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
 
 export interface LoadedConfig {
@@ -182,9 +187,25 @@ export function envFileProblem(path: string): string | undefined {
   const stray = strayEnvLine(text);
   if (stray === undefined) return undefined;
   const name = stray.name ?? "NAME";
-  return stray.quote === undefined
-    ? `${path}: line ${stray.line}: not a NAME=value line — write ${name}=<value>, or start the line with # to keep it as a comment`
+  if (stray.quote === undefined)
+    return `${path}: line ${stray.line}: not a NAME=value line — write ${name}=<value>, or start the line with # to keep it as a comment`;
+  return stray.closed === true
+    ? `${path}: line ${stray.line}: the value of ${name} goes on after its closing ${stray.quote} quote — put the whole value inside the quotes (${name}=${stray.quote}<value>${stray.quote}): read so, the quotes would be part of the value (a shell would join the pieces)`
     : `${path}: line ${stray.line}: the value of ${name} opens a ${stray.quote} quote that no later line closes — close it where the value ends, or drop it (${name}=<value>)`;
+}
+
+/**
+ * Whether `rest`, what follows a value's closing quote, holds more of the value: anything but spaces or
+ * a `# comment`. dotenv reads `"abc"def` (or `'abc' 'def'`) whole, quotes included, where a shell joins
+ * the pieces: neither is what was meant for a secret.
+ */
+const goesOnAfterQuote = (rest: string): boolean => !/^\s*(?:#.*)?$/.test(rest);
+
+/** Where `quote` closes in `text` from `from`, -1 if it does not: as dotenv reads it, a quote after a backslash does not close. */
+function closingQuote(text: string, quote: string, from = 0): number {
+  for (let at = text.indexOf(quote, from); at !== -1; at = text.indexOf(quote, at + 1))
+    if (text[at - 1] !== "\\") return at;
+  return -1;
 }
 
 const ASSIGNMENT = /^\s*(?:export\s+)?[\w.-]+\s*=(.*)$/;
@@ -194,7 +215,9 @@ const ASSIGNMENT = /^\s*(?:export\s+)?[\w.-]+\s*=(.*)$/;
  * `WEBHOOK_SECRET: abc` written YAML-style would leave the secret unset. Lines inside a quoted value
  * that spans several lines are part of that value.
  */
-function strayEnvLine(text: string): { line: number; name: string | undefined; quote?: string } | undefined {
+function strayEnvLine(
+  text: string,
+): { line: number; name: string | undefined; quote?: string; closed?: true } | undefined {
   const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
   let openQuote: string | undefined;
   // Where the open quote began: a quote never closed would take the rest of the file as the value
@@ -202,7 +225,11 @@ function strayEnvLine(text: string): { line: number; name: string | undefined; q
   let opened: { line: number; name: string | undefined } | undefined;
   for (const [i, line] of lines.entries()) {
     if (openQuote !== undefined) {
-      if (line.includes(openQuote)) openQuote = undefined;
+      const close = closingQuote(line, openQuote);
+      if (close === -1) continue;
+      if (goesOnAfterQuote(line.slice(close + 1)) && opened !== undefined)
+        return { line: i + 1, name: opened.name, quote: openQuote, closed: true };
+      openQuote = undefined;
       continue;
     }
     const trimmed = line.trim();
@@ -215,10 +242,13 @@ function strayEnvLine(text: string): { line: number; name: string | undefined; q
     }
     const value = (assignment[1] ?? "").trim();
     const quote = value[0];
-    if ((quote === '"' || quote === "'" || quote === "`") && !value.slice(1).includes(quote)) {
+    if (quote !== '"' && quote !== "'" && quote !== "`") continue;
+    const name = /^(?:export\s+)?([\w.-]+)/.exec(trimmed)?.[1];
+    const close = closingQuote(value, quote, 1);
+    if (close === -1) {
       openQuote = quote;
-      opened = { line: i + 1, name: /^(?:export\s+)?([\w.-]+)/.exec(trimmed)?.[1] };
-    }
+      opened = { line: i + 1, name };
+    } else if (goesOnAfterQuote(value.slice(close + 1))) return { line: i + 1, name, quote, closed: true };
   }
   return openQuote === undefined || opened === undefined ? undefined : { ...opened, quote: openQuote };
 }
@@ -281,9 +311,13 @@ function readYaml(file: string): { value: unknown; blank: boolean } {
   // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true, lineCounter, merge: true });
+  // Named before the parser's own words, which it leads to (a key of another mapping, a line of text).
+  const noBreakSpace = noBreakSpaceLine(text);
+  if (noBreakSpace !== undefined) throw new SvcError("config_invalid", `${file}: ${noBreakSpace}`);
   const syntax = yamlSyntaxProblem(file, text, doc, lineCounter);
   if (syntax !== undefined) throw new SvcError("config_invalid", syntax);
   refuseUnknownTags(doc, text, file);
+  refuseRecursiveAliases(doc, file, lineCounter);
   prepareConfigDocument(doc, text, file, lineCounter);
   let value: unknown;
   try {
@@ -292,6 +326,9 @@ function readYaml(file: string): { value: unknown; blank: boolean } {
     // `regex: *.md`: an alias of no anchor, named at its line.
     const alias = unresolvedAlias(doc, err, text, file, lineCounter);
     if (alias !== undefined) throw alias;
+    // `<<: *events`, an anchor on a list: named at its line.
+    const merge = nonMappingMerge(doc, err, text, file, lineCounter);
+    if (merge !== undefined) throw merge;
     // The parser's limits (an alias that expands into millions of nodes): named with the file.
     throw new SvcError(
       "config_invalid",

@@ -57,3 +57,25 @@ export function misindentedKey(error: YAMLError, text: string): { line: number; 
   }
   return undefined;
 }
+
+/** A line indented with (or holding) a no-break space before its key, and a `key:` followed by one. */
+const NBSP_INDENT = /^[ \t]*\u00a0[ \t\u00a0]*(?:-[ \t\u00a0]+)?[A-Za-z0-9_.-]+[ \t]*:(?:[ \t\u00a0]|$)/;
+const NBSP_AFTER_COLON = /^[ \t]*(?:-[ \t]+)?([A-Za-z0-9_.-]+):\u00a0/;
+
+/**
+ * A no-break space (U+00A0) where YAML needs a plain one, as text copied from a web page or a chat holds:
+ * YAML takes it for part of the text, so an indented key becomes a top-level key whose name starts with
+ * it (`unknown key "  events"`) and `enabled:` then one reads as the text "enabled: true". The first such
+ * line, as `line <n>: <problem>`, or undefined. Only the key is quoted: a value may be a secret.
+ */
+export function noBreakSpaceLine(text: string): string | undefined {
+  if (!text.includes("\u00a0")) return undefined;
+  for (const [i, line] of text.split(/\r?\n/).entries()) {
+    if (NBSP_INDENT.test(line))
+      return `line ${i + 1}: the indentation holds a no-break space (U+00A0, as text copied from a web page or a chat does), which YAML reads as part of the key, not as indentation — indent with plain spaces`;
+    const key = NBSP_AFTER_COLON.exec(line)?.[1];
+    if (key !== undefined)
+      return `line ${i + 1}: ${key}: the space after the colon is a no-break space (U+00A0, as text copied from a web page or a chat holds), which YAML does not read as one, so the whole line is taken as text — write a plain space after ${key}:`;
+  }
+  return undefined;
+}

@@ -1,4 +1,14 @@
-import { type Document, type LineCounter, visit } from "yaml";
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  type LineCounter,
+  visit,
+} from "yaml";
 import { SvcError } from "../errors.js";
 import { credentialLine, unknownAliasProblem, unknownTagProblem } from "./unquotedTemplate.js";
 
@@ -50,4 +60,64 @@ export function unresolvedAlias(
     "config_invalid",
     `${file}: line ${line}: not valid YAML — ${credentialLine(lineAt(text, line)) ? message.replace(/: .+$/, "") : message} — ${unknownAliasProblem(lineAt(text, line))}`,
   );
+}
+
+/**
+ * `<<: *events` where the anchor is on a list or a value, not a mapping: the parser's "Merge sources must be
+ * maps or map aliases", named at the line of that source with the key path and what to write instead, or
+ * undefined for another error.
+ */
+export function nonMappingMerge(
+  doc: Document.Parsed,
+  err: unknown,
+  text: string,
+  file: string,
+  lines: LineCounter,
+): SvcError | undefined {
+  if (!(err instanceof Error) || !/^Merge sources must be maps/.test(err.message)) return undefined;
+  let found: { start: number; at: string; what: string } | undefined;
+  visit(doc, {
+    Pair(_key, pair, path) {
+      if (!isScalar(pair.key) || (typeof pair.key.value !== "symbol" && pair.key.value !== "<<"))
+        return undefined;
+      const sources = isSeq(pair.value) ? pair.value.items : [pair.value];
+      for (const source of sources) {
+        const merged = isAlias(source) ? source.resolve(doc) : source;
+        if (isMap(merged) || !isNode(source) || !source.range) continue;
+        const keys = path.filter(isPair).map((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)));
+        const what = isSeq(merged) ? "a list" : "a single value";
+        found = { start: source.range[0], at: keys.length === 0 ? "(top level)" : keys.join("."), what };
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  if (found === undefined) return undefined;
+  const { line } = lines.linePos(found.start);
+  const written = text.slice(found.start).split(/[\s,\]}]/)[0] ?? "";
+  const alias = written.startsWith("*") ? written : undefined;
+  const given = alias === undefined ? `it is given ${found.what}` : `${alias} is ${found.what}`;
+  return new SvcError(
+    "config_invalid",
+    `${file}: line ${line}: ${found.at}: the merge key << takes a mapping (its keys are copied in), but ${given} — put the anchor on a mapping (&name {...}) and merge that${alias === undefined ? "" : `, or give the alias to the key it is for (<key>: ${alias})`}`,
+  );
+}
+
+/**
+ * An alias inside the value its own anchor names (`platforms: &p {webhook: {x: *p}}`, or `<<: *g` inside
+ * `gh: &g`): the value would hold itself, which no setting can be; the parser builds it (or gives up on
+ * "Excessive alias count") and the checks after it would recurse without end. Refused at the alias's line.
+ */
+export function refuseRecursiveAliases(doc: Document.Parsed, file: string, lines: LineCounter): void {
+  visit(doc, {
+    Alias(_key, alias, path) {
+      const target = alias.resolve(doc);
+      if (target === undefined || !path.includes(target) || !alias.range) return undefined;
+      const { line } = lines.linePos(alias.range[0]);
+      throw new SvcError(
+        "config_invalid",
+        `${file}: line ${line}: *${alias.source} is inside the value its anchor &${alias.source} names, so that value would hold itself — an alias repeats a value written before it and outside it: write the values out here`,
+      );
+    },
+  });
 }

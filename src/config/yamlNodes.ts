@@ -40,6 +40,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
       refuseMisreadFilterValues(node, path, text, file, lines);
     }
     for (const pair of node.items) {
+      refuseCollectionKey(pair.key, path, text, file, lines);
       keepKeyText(pair.key, text);
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
       const at = [...path, key];
@@ -162,6 +163,41 @@ function keepTilde(node: unknown, text: string): void {
  * at `/webhooks/007` and `/webhooks/1.10`, not under a name no sender posts to; `null:` or `~:` is not
  * the empty name. So for every key (routes, MCP servers, `deliver_extra`, `env` and `headers` names).
  */
+/**
+ * A key written as a list or mapping (`[github]:`, the brackets of a TOML table or a placeholder, or
+ * `? [a, b]`): a JavaScript object's key is text, so YAML's library would name it by its printed form
+ * (`[ github ]`, with spaces the file does not hold) and warn on stderr. Refused at its line instead,
+ * with the name alone when it holds one.
+ */
+function refuseCollectionKey(
+  node: unknown,
+  path: readonly string[],
+  text: string,
+  file: string,
+  lines: LineCounter,
+): void {
+  if (!isSeq(node) && !isMap(node)) return;
+  const [start, end] = node.range ?? [];
+  if (start === undefined || end === undefined) return;
+  const written = text.slice(start, end).trim();
+  let inner: unknown;
+  if (isSeq(node)) inner = node.items.length === 1 ? node.items[0] : undefined;
+  else {
+    const pair = node.items.length === 1 ? node.items[0] : undefined;
+    inner = pair !== undefined && pair.value === null ? pair.key : undefined;
+  }
+  const name = isScalar(inner) && typeof inner.value === "string" ? inner.value : undefined;
+  const [what, marks] = isSeq(node) ? ["a list", "[ ]"] : ["a mapping", "{ }"];
+  const fix =
+    name === undefined
+      ? "write the key as a name (text)"
+      : `write the name alone, without the ${marks}: ${name}:`;
+  throw new SvcError(
+    "config_invalid",
+    `${file}: line ${lines.linePos(start).line}: ${path.length === 0 ? "(top level)" : path.join(".")}: the key ${written} is ${what} to YAML, not a name — ${fix}`,
+  );
+}
+
 function keepKeyText(node: unknown, text: string): void {
   if (!isScalar(node) || node.type !== Scalar.PLAIN || node.range === undefined || node.range === null)
     return;

@@ -4,7 +4,7 @@ import { EMBEDDED_DEFAULT, yamlSyntaxProblem } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
 import { withFileLockSync } from "./stores/fileLock.js";
-import { parseForEdit } from "./yamlSource.js";
+import { parseForEdit, printForEdit } from "./yamlSource.js";
 
 function load(configPath: string, doing: string) {
   if (!existsSync(configPath)) {
@@ -111,7 +111,7 @@ export function addServers(
       map.set(name, doc.createNode(entry));
     }
     if (skipped.length < Object.keys(entries).length)
-      write(configPath, doc.toString(), options.holdsCredential === true);
+      write(configPath, printForEdit(doc), options.holdsCredential === true);
     return skipped;
   });
 }
@@ -125,7 +125,7 @@ export function removeServer(configPath: string, name: string): boolean {
     if (!isMap(servers) || !servers.has(name)) return false;
     keepAliasesOf(doc, servers.get(name, true));
     servers.delete(name);
-    write(configPath, doc.toString());
+    write(configPath, printForEdit(doc));
     return true;
   });
 }

@@ -4,7 +4,7 @@ import { yamlSyntaxProblem } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
 import { withFileLockSync } from "./stores/fileLock.js";
-import { parseForEdit } from "./yamlSource.js";
+import { parseForEdit, printForEdit } from "./yamlSource.js";
 
 /**
  * Sets keys in a YAML file through the `yaml` Document API, so the user's comments, key order and other
@@ -38,7 +38,7 @@ function setYamlValuesLocked(
     doc.setIn([...path], value);
   }
   const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
-  writeFileAtomic(file, doc.toString(), mode);
+  writeFileAtomic(file, printForEdit(doc), mode);
 }
 
 /**
@@ -90,16 +90,19 @@ const ENV_SETTING = /^\s*(?:export\s+)?([\w.-]+)(?:\s*=|:\s)/;
 /**
  * Sets `KEY=value` lines in a dotenv file: every existing line that sets the key (also `export KEY=`,
  * `KEY: value`) is replaced in place — dotenv takes a key's last line, so a later one left alone would
- * undo the change — and new keys are appended; every other line and comment is kept. Written atomically
- * with mode 0600.
+ * undo the change — and new keys are appended; every other line and comment is kept, and so are CRLF line
+ * ends. Written atomically with mode 0600.
  */
 export function setEnvValues(file: string, values: Readonly<Record<string, string>>): void {
   withFileLockSync(file, () => setEnvValuesLocked(file, values));
 }
 
 function setEnvValuesLocked(file: string, values: Readonly<Record<string, string>>): void {
-  const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n") : [];
+  const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const lines = text === "" ? [] : text.split("\n");
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  // A file saved with CRLF line ends (each line here keeping its \r) gets its new lines written so too.
+  const cr = /\r?\n/.exec(text)?.[0] === "\r\n" ? "\r" : "";
   const wanted = new Map(Object.entries(values));
   const replaced = new Set<string>();
   const out = lines.map((line) => {
@@ -107,9 +110,9 @@ function setEnvValuesLocked(file: string, values: Readonly<Record<string, string
     const value = key === undefined ? undefined : wanted.get(key);
     if (key === undefined || value === undefined) return line;
     replaced.add(key);
-    return `${key}=${quoteEnv(value)}`;
+    return `${key}=${quoteEnv(value)}${cr}`;
   });
-  for (const [key, value] of wanted) if (!replaced.has(key)) out.push(`${key}=${quoteEnv(value)}`);
+  for (const [key, value] of wanted) if (!replaced.has(key)) out.push(`${key}=${quoteEnv(value)}${cr}`);
   writeFileAtomic(file, `${out.join("\n")}\n`, 0o600);
 }
 

@@ -8,7 +8,24 @@ import { type Document, parse, parseDocument, type Scalar, type ScalarTag, type 
  * changed is printed from its new value.
  */
 export function parseForEdit(text: string): Document.Parsed {
-  return parseDocument(text, { intAsBigInt: true, customTags: keepNumberSource });
+  const doc = parseDocument(text, { intAsBigInt: true, customTags: keepNumberSource });
+  sourceForms.set(doc, { crlf: /\r?\n/.exec(text)?.[0] === "\r\n", bom: text.startsWith("\uFEFF") });
+  return doc;
+}
+
+/** How the file an edit read ends its lines and whether it starts with a byte order mark. */
+const sourceForms = new WeakMap<Document, { crlf: boolean; bom: boolean }>();
+
+/**
+ * The text to write back for a document `parseForEdit` read: the `yaml` library prints `\n` line ends and
+ * no byte order mark, so a file saved with CRLF (Windows editors, git's autocrlf) would have every line
+ * changed by one added key. Its line ends and mark are kept.
+ */
+export function printForEdit(doc: Document): string {
+  const text = doc.toString();
+  const form = sourceForms.get(doc);
+  if (form === undefined) return text;
+  return `${form.bom && !text.startsWith("\uFEFF") ? "\uFEFF" : ""}${form.crlf ? text.replace(/\r?\n/g, "\r\n") : text}`;
 }
 
 function keepNumberSource(tags: Tags): Tags {

@@ -5,7 +5,7 @@ import { SvcError } from "../../errors.js";
 import { serversMap } from "../mcpServersEdit.js";
 import { writeFileAtomic } from "../stores/atomicFile.js";
 import { withFileLockSync } from "../stores/fileLock.js";
-import { parseForEdit } from "../yamlSource.js";
+import { parseForEdit, printForEdit } from "../yamlSource.js";
 
 function load(configPath: string) {
   const text = existsSync(configPath) ? readFileSync(configPath, "utf8") : "";
@@ -64,5 +64,5 @@ function addServerLocked(configPath: string, name: string, entry: Record<string,
     );
   }
   serversMap(doc, configPath).set(name, doc.createNode(entry));
-  writeFileAtomic(configPath, doc.toString(), 0o600);
+  writeFileAtomic(configPath, printForEdit(doc), 0o600);
 }

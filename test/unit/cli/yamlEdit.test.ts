@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEnvFile } from "../../../src/config/load.js";
-import { removeServer } from "../../../src/io/mcpServersEdit.js";
+import { addServers, removeServer } from "../../../src/io/mcpServersEdit.js";
 import { existingServerNames } from "../../../src/io/oauth/installWriter.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../../../src/io/yamlEdit.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -24,6 +24,39 @@ describe("comment-preserving edits", () => {
     ]);
     expect(readFileSync(file, "utf8")).toBe(
       "# top\nagent:\n  provider: echo # why\nplatforms:\n  webhook:\n    extra:\n      port: 9000 # old\n      enabled: true\n",
+    );
+  });
+
+  it("a file saved with CRLF line ends (and a byte order mark) keeps them through setup's and svc mcp's edits", () => {
+    home = tempHome();
+    const file = home.write(
+      "config.yaml",
+      "\uFEFF# top\r\nplatforms:\r\n  webhook:\r\n    enabled: false # off\r\n",
+    );
+    setYamlValues(file, [[["platforms", "webhook", "enabled"], true]]);
+    expect(readFileSync(file, "utf8")).toBe(
+      "\uFEFF# top\r\nplatforms:\r\n  webhook:\r\n    enabled: true # off\r\n",
+    );
+    addServers(file, { fs: { command: "npx", args: ["-y", "pkg"] } }, { doing: "add" });
+    expect(readFileSync(file, "utf8")).toBe(
+      "\uFEFF# top\r\nplatforms:\r\n  webhook:\r\n    enabled: true # off\r\nmcp_servers:\r\n  fs:\r\n    command: npx\r\n    args:\r\n      - -y\r\n      - pkg\r\n",
+    );
+    expect(removeServer(file, "fs")).toBe(true);
+    expect(readFileSync(file, "utf8")).toBe(
+      "\uFEFF# top\r\nplatforms:\r\n  webhook:\r\n    enabled: true # off\r\nmcp_servers: {}\r\n",
+    );
+    // An LF file stays LF.
+    const lf = home.write("lf.yaml", "platforms:\n  webhook:\n    enabled: false\n");
+    setYamlValues(lf, [[["platforms", "webhook", "enabled"], true]]);
+    expect(readFileSync(lf, "utf8")).toBe("platforms:\n  webhook:\n    enabled: true\n");
+  });
+
+  it("setEnvValues writes the lines it replaces or adds with a CRLF .env's line ends", () => {
+    home = tempHome();
+    const file = home.write(".env", "# secrets\r\nOTHER=kept-value\r\nWEBHOOK_PORT=9000\r\n");
+    setEnvValues(file, { WEBHOOK_PORT: "9124", WEBHOOK_ENABLED: "true" });
+    expect(readFileSync(file, "utf8")).toBe(
+      "# secrets\r\nOTHER=kept-value\r\nWEBHOOK_PORT=9124\r\nWEBHOOK_ENABLED=true\r\n",
     );
   });
 

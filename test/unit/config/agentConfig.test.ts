@@ -167,6 +167,9 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(problem("  provider: anthropic\n  model: $" + "{MODEL-x}\n")).toMatch(
       /agent\.model: \$\{MODEL-x\} is not a variable form svc reads/,
     );
+    expect(problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY\n")).toMatch(
+      /agent\.api_key: \$\{OPENAI_API_KEY has no closing \}, so its text would be used as written/,
+    );
     // Under the echo provider these keys are unused, as an unset variable there is.
     expect(load("  provider: echo\n  api_key: $" + "{input:key}\n").config.agent.provider).toBe("echo");
   });

@@ -42,6 +42,28 @@ describe(".env lines that set nothing are refused, not skipped (spec 2.1: WEBHOO
     }
   });
 
+  it("a quoted value with more after its closing quote is refused at that line, without echoing the value", () => {
+    for (const [text, line, quote] of [
+      ['S1="hunterpart"morepart\n', 1, '"'],
+      ["WEBHOOK_PORT=9000\nS1='hunterpart' 'morepart'\n", 2, "'"],
+      ["S1='it''s hunterpart'\n", 1, "'"],
+      ['S1="hunterpart\nmorepart"tail\n', 2, '"'],
+    ] as const) {
+      const { env, load } = withDotenv(text);
+      expect(load, text).toThrow(
+        `${env}: line ${line}: the value of S1 goes on after its closing ${quote} quote — put the whole value inside the quotes (S1=${quote}<value>${quote}): read so, the quotes would be part of the value (a shell would join the pieces)`,
+      );
+      expect(load).not.toThrow(/hunterpart|morepart/);
+    }
+  });
+
+  it("a closing quote followed by spaces or a comment, or an escaped quote inside, is fine", () => {
+    const { load } = withDotenv(
+      'WEBHOOK_SECRET="quoted-secret-value"   # the signing secret\nOTHER="a \\"b\\" c"\nTHIRD=\'x\'#c\n',
+    );
+    expect(load().config.platforms.webhook.secret).toBe("quoted-secret-value");
+  });
+
   it("still reads what shells and dotenv read: export, comments, blank lines, CRLF, BOM, multi-line quoted values, a bare NAME (docker --env-file)", () => {
     const { load } = withDotenv(
       "\uFEFF# c\r\n\r\nexport WEBHOOK_PORT=9000\r\nexport OTHER\r\nPASSED_THROUGH\r\nKEY=\"line1\r\nline two: with colon\r\n\"\r\nWEBHOOK_SECRET='a b' # note\r\n",

@@ -625,6 +625,53 @@ describe("config loading (spec 2.1)", () => {
       /config\.yaml: not valid YAML — Excessive alias count .*; write the values out instead of through so many aliases/,
     );
   });
+
+  it("a no-break space (pasted from a web page) in the indentation or after a key's colon is named at its line", () => {
+    const nbsp = "\u00a0";
+    expect(() =>
+      load(
+        `platforms:\n  webhook:\n    enabled: true\n    routes:\n      gh:\n        secret: nbsp-secret-value\n${nbsp.repeat(8)}events: [push]\n`,
+      ),
+    ).toThrow(
+      /config\.yaml: line 7: the indentation holds a no-break space \(U\+00A0, as text copied from a web page or a chat does\), which YAML reads as part of the key, not as indentation — indent with plain spaces$/,
+    );
+    expect(() => load(`platforms:\n  webhook:\n    enabled:${nbsp}true\n`)).toThrow(
+      /config\.yaml: line 3: enabled: the space after the colon is a no-break space \(U\+00A0, as text copied from a web page or a chat holds\), which YAML does not read as one, so the whole line is taken as text — write a plain space after enabled:$/,
+    );
+    // Inside a value it is text like any other.
+    const { config } = load(
+      `platforms:\n  webhook:\n    enabled: true\n    routes:\n      gh:\n        secret: nbsp-secret-value\n        prompt: "PR:${nbsp}{number}"\n`,
+    );
+    expect(config.platforms.webhook.routes.gh?.prompt).toBe(`PR:${nbsp}{number}`);
+  });
+
+  it("an alias inside the value its own anchor names is named at its line, not as a stack overflow or an alias limit", () => {
+    expect(() => load("platforms: &p\n  webhook:\n    enabled: true\n    extra: *p\n")).toThrow(
+      /config\.yaml: line 4: \*p is inside the value its anchor &p names, so that value would hold itself — an alias repeats a value written before it and outside it: write the values out here$/,
+    );
+    expect(() =>
+      load(
+        "platforms:\n  webhook:\n    enabled: true\n    routes:\n      gh: &g\n        secret: self-merge-secret\n        <<: *g\n",
+      ),
+    ).toThrow(/config\.yaml: line 7: \*g is inside the value its anchor &g names/);
+  });
+
+  it("a merge key given a list or a single value is named at its line with the route, not as an alias limit", () => {
+    const routes = (gl: string) =>
+      `platforms:\n  webhook:\n    enabled: true\n    routes:\n      gh:\n        secret: merge-secret-value\n        events: &ev [push]\n      gl:\n${gl}`;
+    expect(() => load(routes("        <<: *ev\n"))).toThrow(
+      /config\.yaml: line 9: platforms\.webhook\.routes\.gl: the merge key << takes a mapping \(its keys are copied in\), but \*ev is a list — put the anchor on a mapping \(&name \{\.\.\.\}\) and merge that, or give the alias to the key it is for \(<key>: \*ev\)$/,
+    );
+    expect(() => load(routes("        <<: [1, 2]\n"))).toThrow(
+      /config\.yaml: line 9: platforms\.webhook\.routes\.gl: the merge key << takes a mapping \(its keys are copied in\), but it is given a single value — put the anchor on a mapping \(&name \{\.\.\.\}\) and merge that$/,
+    );
+    // A mapping's anchor merges as before.
+    const { config } = load(routes("        <<: *gh\n").replace("      gh:\n", "      gh: &gh\n"));
+    expect(config.platforms.webhook.routes.gl).toMatchObject({
+      secret: "merge-secret-value",
+      events: ["push"],
+    });
+  });
 });
 
 describe("startup validation rules (spec 2.2)", () => {
@@ -749,6 +796,25 @@ describe("names JavaScript objects reserve, in config.yaml", () => {
       ["toString", "b"],
     ]);
     expect(Object.keys(config.mcp_servers)).toEqual(["constructor"]);
+  });
+});
+
+describe("a key written as a list or mapping in config.yaml", () => {
+  it("a route name in brackets or braces is refused at its line with the name to write", () => {
+    const route = (key: string) =>
+      `platforms:\n  webhook:\n    enabled: true\n    routes:\n      ${key}:\n        secret: brackets-secret-value\n`;
+    expect(() => load(route("[github]"))).toThrow(
+      /config\.yaml: line 5: platforms\.webhook\.routes: the key \[github\] is a list to YAML, not a name — write the name alone, without the \[ \]: github:$/,
+    );
+    expect(() => load(route("{github}"))).toThrow(
+      /config\.yaml: line 5: platforms\.webhook\.routes: the key \{github\} is a mapping to YAML, not a name — write the name alone, without the \{ \}: github:$/,
+    );
+  });
+
+  it("an explicit ? [a, b] key at the top level is refused as it is written", () => {
+    expect(() => load("platforms: {webhook: {enabled: true}}\n? [alpha, beta]\n: x\n")).toThrow(
+      /config\.yaml: line 2: \(top level\): the key \[alpha, beta\] is a list to YAML, not a name — write the key as a name \(text\)$/,
+    );
   });
 });
 

@@ -37,6 +37,19 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("a top-level cron section (or cron_jobs) says where cron jobs are kept and how to make one", () => {
+    const what =
+      "config.yaml has no cron section: cron jobs are kept in <SVC_HOME>/cron/jobs.json (a profile's in <SVC_HOME>/profiles/<name>/cron/jobs.json), made with svc cron create --name <name> --schedule <expr> --prompt <text>; a route fires one with cron_job: <job name> among its keys";
+    expect(
+      refusal(
+        "platforms: {webhook: {enabled: true}}\ncron:\n  nightly:\n    schedule: '0 3 * * *'\n    prompt: Summarize the day\n",
+      ),
+    ).toBe(`FILE: (top level): unknown key "cron" — ${what}${SEE}`);
+    expect(refusal("platforms: {webhook: {enabled: true}}\ncron_jobs: []\n")).toBe(
+      `FILE: (top level): unknown key "cron_jobs" — ${what}${SEE}`,
+    );
+  });
+
   it("a route written without the routes: level, directly or under extra", () => {
     expect(refusal("platforms:\n  webhook:\n    enabled: true\n    github:\n      secret: x\n")).toBe(
       `FILE: platforms.webhook: unknown key "github" — a route goes under platforms.webhook.routes (routes: {github: ...})${SEE}`,

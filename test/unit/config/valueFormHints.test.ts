@@ -540,3 +540,43 @@ describe("a subscription record's wrong value form", () => {
     ]);
   });
 });
+
+describe("a section or platform written as the one word of its main setting", () => {
+  it("agent: openai and state: redis say to write the mapping with provider (backend); other text gets no such hint", () => {
+    const on = "platforms: {webhook: {enabled: true}}\n";
+    expect(refusal(`${on}agent: anthropic\n`)).toBe(
+      'FILE: agent: expected a mapping, got "anthropic" — the agent section is a mapping of its settings: write agent: {provider: anthropic}',
+    );
+    expect(refusal(`${on}state: redis\n`)).toBe(
+      'FILE: state: expected a mapping, got "redis" — the state section is a mapping of its settings: write state: {backend: redis}',
+    );
+    expect(refusal(`${on}agent: claude\n`)).toBe('FILE: agent: expected a mapping, got "claude"');
+  });
+
+  it("a platform written as true, enabled or off says to write the mapping with enabled", () => {
+    expect(refusal("platforms:\n  webhook: true\n")).toBe(
+      "FILE: platforms.webhook: expected a mapping, got true — a platform is a mapping of its settings: write webhook: {enabled: true}, its other keys beside enabled",
+    );
+    expect(refusal("platforms:\n  webhook: {enabled: true}\n  telegram: enabled\n")).toBe(
+      'FILE: platforms.telegram: expected a mapping, got "enabled" — a platform is a mapping of its settings: write telegram: {enabled: true}, its other keys beside enabled',
+    );
+    expect(refusal("platforms:\n  webhook: off\n")).toBe(
+      'FILE: platforms.webhook: expected a mapping, got "off" — a platform is a mapping of its settings: write webhook: {enabled: false}, its other keys beside enabled',
+    );
+    expect(refusal("platforms:\n  webhook: 5\n")).toBe("FILE: platforms.webhook: expected a mapping, got 5");
+  });
+});
+
+describe("an empty list where a mapping goes", () => {
+  it("routes: [], mcp_servers: [] or deliver_extra: [] say an empty mapping is written in braces", () => {
+    expect(refusal(webhook("    enabled: true\n    routes: []\n"))).toBe(
+      "FILE: platforms.webhook.routes: expected a mapping, got [] — an empty mapping is written in braces: routes: {} (or leave the key out)",
+    );
+    expect(refusal("platforms: {webhook: {enabled: true}}\nmcp_servers: []\n")).toBe(
+      "FILE: mcp_servers: expected a mapping, got [] — an empty mapping is written in braces: mcp_servers: {} (or leave the key out)",
+    );
+    expect(refusal(webhook("    routes:\n      r: {secret: empty-list-secret, deliver_extra: []}\n"))).toBe(
+      "FILE: platforms.webhook.routes.r.deliver_extra: expected a mapping, got [] — an empty mapping is written in braces: deliver_extra: {} (or leave the key out)",
+    );
+  });
+});

@@ -53,6 +53,23 @@ describe("${VAR:-fallback} in config.yaml, as a shell and docker compose read it
       ]);
     }
   });
+
+  it("a ${ never closed is refused as a secret, naming only the variable, instead of becoming the literal HMAC key", () => {
+    for (const [form, name] of [
+      ["${GH_SECRET", "GH_SECRET"],
+      ["${GH_SECRET:-unclosed-fallback-text", "GH_SECRET"],
+      ["prefix-text-${env:GH_SECRET", "env:GH_SECRET"],
+    ] as const) {
+      const { file, problems } = load(routeSecret(form), "GH_SECRET=dotenv-secret-value\n");
+      expect(problems, form).toEqual([
+        `${file}: platforms.webhook.routes.gh.secret: \${${name} has no closing }, so its text would be used as written — end it with } (\${${name}}, or \${${name}:-fallback})`,
+      ]);
+    }
+    const { file, problems } = load(routeSecret("signing-${"), "");
+    expect(problems).toEqual([
+      `${file}: platforms.webhook.routes.gh.secret: a \${ that no } closes is not a variable svc reads, so its text would be used as written — write \${NAME}, or \${NAME:-fallback}`,
+    ]);
+  });
 });
 
 describe("an empty secret is refused with what to do", () => {
