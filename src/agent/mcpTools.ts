@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RegisteredTool } from "../actors/mcp/toolNames.js";
 import { describeError, isSvcError } from "../errors.js";
-import { imageLine } from "./sdkTools.js";
+import { imageLine } from "./imageLine.js";
 import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
 import type { AgentTool, JsonSchema, ToolContent, ToolOutcome } from "./tools/tool.js";
 

@@ -1,6 +1,6 @@
 import type { wrapLanguageModel } from "ai";
+import { imageLine, pixelsOf } from "./imageLine.js";
 import type { ProviderModel } from "./retry.js";
-import { imageLine, pixelsOf } from "./sdkTools.js";
 
 /** The provider-level prompt and middleware (`@ai-sdk/provider` is not a direct dependency). */
 type Prompt = Parameters<ProviderModel["doGenerate"]>[0]["prompt"];

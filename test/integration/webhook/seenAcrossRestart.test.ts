@@ -47,7 +47,7 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
     expect(await post("after-restart")).toMatchObject({ status: 202, body: { status: "accepted" } });
   });
 
-  it("ids whose hour is over are not restored; an unreadable file is reported and ignored", async () => {
+  it("ids whose hour is over are not restored; an unreadable file is reported, and the journal's ids still count", async () => {
     home = homeWithOpenRoute();
     const ids = [
       [seenKey("open", "old"), Date.now() - 1000],
@@ -62,8 +62,13 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
     home.write(SEEN, "{ not json");
     gateway = await startGatewayInHome(home);
     expect((await post("fresh")).status).toBe(202);
+    // The local journal kept the ids the unreadable file held: the warning says so, and a retry is a duplicate.
+    expect((await post("old")).body).toEqual({ status: "duplicate" });
     const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
-    expect(log).toContain("could not be read; delivery ids seen before the restart are forgotten");
+    expect(log).toContain("could not be read; the journal");
+    expect(log).toContain(
+      "keeps the delivery ids seen before the restart, so their retries are still duplicates",
+    );
   });
 
   it("a start that fails (its port is taken) keeps the saved ids for the next start", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { imageDimensions } from "../../../src/agent/imageDimensions.js";
-import { pixelsOf } from "../../../src/agent/sdkTools.js";
+import { pixelsOf } from "../../../src/agent/imageLine.js";
 
 /** File headers as the formats write them (enough bytes to hold the size, not a whole image). */
 function png(width: number, height: number): Buffer {
