@@ -1,17 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { imageDimensions } from "../../../src/agent/imageDimensions.js";
 import { pixelsOf } from "../../../src/agent/imageLine.js";
+import { pngHeader } from "../../helpers/pngHeader.js";
 
 /** File headers as the formats write them (enough bytes to hold the size, not a whole image). */
-function png(width: number, height: number): Buffer {
-  const head = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
-  head.writeUInt32BE(13, 8);
-  head.write("IHDR", 12, "latin1");
-  head.writeUInt32BE(width, 16);
-  head.writeUInt32BE(height, 20);
-  return head;
-}
+const png = pngHeader;
 
 function gif(width: number, height: number): Buffer {
   const head = Buffer.alloc(13);

@@ -14,7 +14,10 @@ import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { pngHeader } from "../../helpers/pngHeader.js";
 import { toolContext } from "../../helpers/toolContext.js";
+
+const png = (width: number, height: number) => pngHeader(width, height).toString("base64");
 
 /** The tool loop alone: a plain AgentTool (no MCP hub) against the scripted Chat Completions server. */
 
@@ -917,16 +920,7 @@ describe("runToolLoop", () => {
 
   it("an image with a side past 8000 pixels (a full-page screenshot) is named in text with its size: the Messages API refuses it", async () => {
     const anthropic = await startFakeAnthropic();
-    // A PNG's signature and IHDR chunk: 1280 wide, 9000 tall; then one the API takes (1280 × 8000).
-    const png = (width: number, height: number) => {
-      const head = Buffer.alloc(33);
-      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
-      head.writeUInt32BE(13, 8);
-      head.write("IHDR", 12, "latin1");
-      head.writeUInt32BE(width, 16);
-      head.writeUInt32BE(height, 20);
-      return head.toString("base64");
-    };
+    // A PNG 1280 wide and 9000 tall; then one the API takes (1280 × 8000).
     const page: AgentTool = {
       ...screenshot,
       name: "page",
@@ -959,15 +953,6 @@ describe("runToolLoop", () => {
 
   it("in a request of more than 20 images, one with a side past 2000 pixels is named in text: the Messages API refuses it there", async () => {
     const anthropic = await startFakeAnthropic();
-    const png = (width: number, height: number) => {
-      const head = Buffer.alloc(33);
-      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
-      head.writeUInt32BE(13, 8);
-      head.write("IHDR", 12, "latin1");
-      head.writeUInt32BE(width, 16);
-      head.writeUInt32BE(height, 20);
-      return head.toString("base64");
-    };
     // A screenshot per turn: the first, on a HiDPI display, is 2560 wide; ten small ones a turn after it.
     const shots = [png(2560, 1440), ...Array.from({ length: 10 }, () => png(800, 600))];
     let turn = 0;
