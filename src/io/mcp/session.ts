@@ -184,6 +184,18 @@ export interface OpenSessionOptions {
 
 const TERMINATE_TIMEOUT_MS = 2000;
 
+/** Waits for `work` (its failure ignored) at most TERMINATE_TIMEOUT_MS: the close is best-effort there. */
+async function bounded(work: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, TERMINATE_TIMEOUT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 export const CLIENT_INFO: Implementation = { name: "svc", version: VERSION };
 
 /** One live MCP connection, in either protocol era. */
@@ -196,13 +208,24 @@ export class McpSession {
   /** The entry's credentials (see `entrySecrets`): redacted from call errors as from connect errors. */
   secrets: readonly string[] = [];
   private readonly cleanups: Array<() => Promise<void>> = [];
+  /** Messages being sent (a POST on HTTP and SSE): the close lets them go out before it aborts them. */
+  private readonly sending = new Set<Promise<void>>();
   constructor(
     readonly era: Era,
     readonly client: Client,
     readonly transport: Transport,
     readonly capabilities: ServerCapabilities,
     readonly instructions: string | undefined,
-  ) {}
+  ) {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const sent = send(message, options);
+      this.sending.add(sent);
+      const done = () => this.sending.delete(sent);
+      sent.then(done, done);
+      return sent;
+    };
+  }
 
   /**
    * Every page of `tools/list`. `incomplete` says why the list may lack tools: the server answered a cursor
@@ -367,14 +390,7 @@ export class McpSession {
   private async terminate(): Promise<void> {
     const transport = this.transport as Partial<StreamableHTTPClientTransport>;
     if (typeof transport.terminateSession !== "function" || transport.sessionId === undefined) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      transport.terminateSession().catch(() => undefined),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, TERMINATE_TIMEOUT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+    await bounded(transport.terminateSession());
   }
 
   /** Runs after the transport closed (e.g. releasing the TLS connection pool). */
@@ -385,7 +401,11 @@ export class McpSession {
   async close(): Promise<void> {
     const wasClosing = this.closing;
     this.closing = true;
-    if (!wasClosing && !this.lostUnexpectedly) await this.terminate();
+    if (!wasClosing && !this.lostUnexpectedly) {
+      // A call that just timed out sent notifications/cancelled: closing the transport would abort its POST.
+      await bounded(Promise.allSettled([...this.sending]));
+      await this.terminate();
+    }
     try {
       await this.client.close();
     } finally {
