@@ -28,6 +28,7 @@ import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { readStatusFile, type ServerStatus, type StatusFile, statusPath } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
+import { formatTable } from "./format.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
@@ -106,15 +107,11 @@ function cliHub(loaded: LoadedConfig, names: readonly string[], elicitation?: Un
   return hub;
 }
 
+/** formatTable's columns (measured as the terminal shows them), without the spaces an empty DETAIL leaves. */
 function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
+  return formatTable(rows)
+    .split("\n")
+    .map((line) => line.trimEnd())
     .join("\n");
 }
 

@@ -22,9 +22,10 @@ export function fnmatchRegExp(pattern: string): RegExp {
         continue;
       }
       // A `]` right after `[` (or `[!`) is a member, as in Python; JS needs it (and `[`) escaped.
-      let set = pattern.slice(i, j).replace(/\\/g, "\\\\").replace(/[[\]]/g, "\\$&");
+      let set = withoutEmptyRanges(pattern.slice(i, j)).replace(/\\/g, "\\\\").replace(/[[\]]/g, "\\$&");
       i = j + 1;
-      if (set === "!") out += ".";
+      if (set === "") out += "(?!)";
+      else if (set === "!") out += ".";
       else {
         if (set.startsWith("!")) set = `^${set.slice(1)}`;
         else if (set.startsWith("^")) set = `\\${set}`;
@@ -38,13 +39,36 @@ export function fnmatchRegExp(pattern: string): RegExp {
   return new RegExp(`^(?:${out})$`, "su");
 }
 
+/**
+ * A set's text without its reversed ranges, as Python drops them: `[a-cz-a]` is `[a-c]`, `[z-a]` an empty
+ * set that matches nothing (`""`), `[!z-a]` any one character.
+ */
+function withoutEmptyRanges(body: string): string {
+  const chunks: string[] = [];
+  let start = 0;
+  let k = body.startsWith("!") ? 2 : 1;
+  for (k = body.indexOf("-", k); k >= 0; k = body.indexOf("-", k + 3)) {
+    chunks.push(body.slice(start, k));
+    start = k + 1;
+  }
+  const rest = body.slice(start);
+  if (rest !== "" || chunks.length === 0) chunks.push(rest);
+  else chunks[chunks.length - 1] += "-";
+  for (let n = chunks.length - 1; n > 0; n--) {
+    const before = chunks[n - 1] as string;
+    const after = chunks[n] as string;
+    if (before.slice(-1) > after.slice(0, 1)) chunks.splice(n - 1, 2, before.slice(0, -1) + after.slice(1));
+  }
+  return chunks.join("-");
+}
+
 /** True when `name` is one of `patterns` or matches one of them as a glob. */
 export function fnmatchAny(patterns: readonly string[]): (name: string) => boolean {
   const globs = patterns.flatMap((p) => {
     try {
       return [fnmatchRegExp(p)];
     } catch {
-      return []; // e.g. a reversed range [z-a]: such a pattern can only match by its exact text
+      return []; // a set JavaScript cannot compile: such a pattern can only match by its exact text
     }
   });
   return (name) => patterns.includes(name) || globs.some((g) => g.test(name));
