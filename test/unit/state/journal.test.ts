@@ -55,6 +55,14 @@ function countingFs() {
   };
 }
 
+/** A journal in `path` whose first segment holds records k0..k4, durable: that segment's file. */
+async function segmentOfFiveRecords(path: string): Promise<string> {
+  const { journal } = open(path);
+  for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
+  await journal.durable();
+  return join(path, segmentName(1));
+}
+
 describe("group commit", () => {
   it("records appended in the same turn share one write and one fdatasync", async () => {
     const path = dir();
@@ -132,10 +140,7 @@ describe("reading the journal back", () => {
 
   it("a torn tail (a record cut short by a crash) is reported and skipped; the records before it are kept", async () => {
     const path = dir();
-    const { journal } = open(path);
-    for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
-    await journal.durable();
-    const file = join(path, segmentName(1));
+    const file = await segmentOfFiveRecords(path);
     truncateSync(file, statSync(file).size - 3);
     leaveLockAsCrashed(path);
     const problems: SegmentProblem[] = [];
@@ -151,10 +156,7 @@ describe("reading the journal back", () => {
 
   it("a zero-filled tail (the file grew before a power cut, its data never reached the disk) is a torn tail, not damage kept aside", async () => {
     const path = dir();
-    const { journal } = open(path);
-    for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
-    await journal.durable();
-    const file = join(path, segmentName(1));
+    const file = await segmentOfFiveRecords(path);
     const size = statSync(file).size;
     appendFileSync(file, Buffer.alloc(300));
     leaveLockAsCrashed(path);
@@ -170,10 +172,7 @@ describe("reading the journal back", () => {
 
   it("a last record whose end is zeros (its first page reached the disk, the rest of the file only grew) is a torn tail", async () => {
     const path = dir();
-    const { journal } = open(path);
-    for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
-    await journal.durable();
-    const file = join(path, segmentName(1));
+    const file = await segmentOfFiveRecords(path);
     const data = readFileSync(file);
     const last = data.length - encodeRecord({ t: "s", k: "k4", at: 4 }).length;
     data.fill(0, data.length - 6);
@@ -190,10 +189,7 @@ describe("reading the journal back", () => {
 
   it("a record whose CRC does not match is skipped, the records after it are replayed, and the segment is kept aside, named in the report", async () => {
     const path = dir();
-    const { journal } = open(path);
-    for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
-    await journal.durable();
-    const file = join(path, segmentName(1));
+    const file = await segmentOfFiveRecords(path);
     const data = readFileSync(file);
     // After the (empty) snapshot that starts the segment: a byte inside the third record's body.
     const snapshot = encodeRecord({ t: "snap" }).length + encodeRecord({ t: "snap-end" }).length;
