@@ -1,21 +1,24 @@
 // Preload for CLI tests (`node --import`): writes "[test] waiting <lock file>" on stderr the first time a
-// store's lock file is found held (its exclusive create fails), so a test can hold a lock until every
-// command waits for it, then let them all write at once. Instrumentation only: the open is unchanged.
+// store's lock file is found held (its exclusive creation fails: the link of the lock's whole text into
+// place, or an exclusive open), so a test can hold a lock until every command waits for it, then let them
+// all write at once. Instrumentation only: the calls are unchanged.
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 
-const openSync = fs.openSync;
 const told = new Set();
-fs.openSync = function markedOpenSync(path, ...rest) {
-  try {
-    return openSync.call(this, path, ...rest);
-  } catch (err) {
-    const name = String(path);
-    if (err?.code === "EEXIST" && name.endsWith(".lock") && !told.has(name)) {
-      told.add(name);
-      process.stderr.write(`[test] waiting ${name}\n`);
+const marked = (call, lockArg) =>
+  function markedCall(...args) {
+    try {
+      return call.apply(this, args);
+    } catch (err) {
+      const name = String(args[lockArg]);
+      if (err?.code === "EEXIST" && name.endsWith(".lock") && !told.has(name)) {
+        told.add(name);
+        process.stderr.write(`[test] waiting ${name}\n`);
+      }
+      throw err;
     }
-    throw err;
-  }
-};
+  };
+fs.openSync = marked(fs.openSync, 0);
+fs.linkSync = marked(fs.linkSync, 1);
 syncBuiltinESMExports();

@@ -57,15 +57,41 @@ function ownerAlive(text: string): boolean {
   return now === undefined || now === start;
 }
 
-/** Creates the lock file (0600) holding `text`; false when it already exists. */
+/**
+ * Creates the lock file (0600) holding `text`; false when it already exists. The text is written to a file
+ * of its own first and linked into place, so the lock appears whole: created empty and written after, it
+ * was empty for a moment, and another process reading it then found no holder in it and removed it as a
+ * dead one's (two gateways on one state directory, two `svc gateway start` both claiming gateway.pid).
+ * Where the file system has no hard links, it is created in place as before.
+ */
 export function createLockFile(lockPath: string, text: string): boolean {
+  const whole = `${lockPath}.${process.pid}.${randomBytes(4).toString("hex")}.new`;
+  writeExclusive(whole, text);
   try {
-    const fd = openSync(lockPath, "wx", 0o600);
-    try {
-      writeSync(fd, text);
-    } finally {
-      closeSync(fd);
-    }
+    linkSync(whole, lockPath);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP") return createInPlace(lockPath, text);
+    throw err;
+  } finally {
+    rmSync(whole, { force: true });
+  }
+}
+
+function writeExclusive(path: string, text: string): void {
+  const fd = openSync(path, "wx", 0o600);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function createInPlace(lockPath: string, text: string): boolean {
+  try {
+    writeExclusive(lockPath, text);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;

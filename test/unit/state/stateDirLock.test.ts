@@ -1,5 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import fs, {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LOCK_FILE, lockStateDir, StateDirBusyError } from "../../../src/io/state/journal/dirLock.js";
@@ -105,5 +114,37 @@ describe("one gateway per state directory", () => {
     expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(held);
     expect(() => lockStateDir(dir)).toThrow(StateDirBusyError);
     current.release();
+  });
+
+  it("a gateway starting while another one's lock is being written does not find it empty and take it over", () => {
+    const dir = stateDir();
+    const write = fs.writeSync;
+    const outcomes: string[] = [];
+    const attempt = () => {
+      try {
+        lockStateDir(dir);
+        outcomes.push("held");
+      } catch (err) {
+        outcomes.push(err instanceof StateDirBusyError ? "busy" : String(err));
+      }
+    };
+    // The second start comes at the worst moment: while the first one writes its lock's text.
+    let second = true;
+    fs.writeSync = ((...args: Parameters<typeof write>) => {
+      if (second) {
+        second = false;
+        attempt();
+      }
+      return write(...args);
+    }) as typeof write;
+    syncBuiltinESMExports();
+    try {
+      attempt();
+    } finally {
+      fs.writeSync = write;
+      syncBuiltinESMExports();
+    }
+    expect(outcomes.sort()).toEqual(["busy", "held"]);
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]);
   });
 });
