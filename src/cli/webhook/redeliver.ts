@@ -10,6 +10,7 @@ import {
   readHistory,
 } from "../../io/stores/deliveryHistory.js";
 import { terminalText } from "../../io/terminalText.js";
+import { storedDeliveryId } from "../../streams/deliveryId.js";
 import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
@@ -85,10 +86,12 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   const requests = everyRoute.filter((r) => options.route === undefined || r.route === options.route);
   // The ID as `svc webhook deliveries` shows it works too: a sender's bidi override or control character
   // in it is shown escaped there (`\u202e`), which is what the user copies.
+  // And as the sender shows it when it is longer than the gateway keeps: its `sha256:` digest is recorded.
+  const digest = storedDeliveryId(asked.trim());
   const idIn = (records: readonly RequestRecord[]) =>
     records.some((r) => r.id === asked)
       ? asked
-      : (records.find((r) => terminalText(r.id) === asked)?.id ?? asked);
+      : (records.find((r) => terminalText(r.id) === asked || r.id === digest)?.id ?? asked);
   const id = idIn(requests);
   const matches = requests.filter((r) => r.id === id);
   // `--route` naming a route the delivery did not reach (a typo, `alpah`): the routes it reached are named.
