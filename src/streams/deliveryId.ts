@@ -49,8 +49,13 @@ export function resolveDeliveryId(headers: Readonly<Record<string, string>>): st
     if (name === PAGERDUTY_DELIVERY && headers[PAGERDUTY_SIGNATURE] === undefined) continue;
     const id = value.trim();
     if (id.length === 0) continue;
-    if (id.length <= MAX_DELIVERY_ID_LENGTH) return id;
-    return `sha256:${createHash("sha256").update(id, "utf8").digest("hex")}`;
+    return storedDeliveryId(id);
   }
   return undefined;
+}
+
+/** The ID as the gateway keeps it: itself, or past MAX_DELIVERY_ID_LENGTH its `sha256:<hex>` digest. */
+export function storedDeliveryId(id: string): string {
+  if (id.length <= MAX_DELIVERY_ID_LENGTH) return id;
+  return `sha256:${createHash("sha256").update(id, "utf8").digest("hex")}`;
 }

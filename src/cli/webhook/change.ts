@@ -65,6 +65,11 @@ async function apply(
     process.stderr.write(
       `Warning: ${loaded.paths.config} also defines a static route "${name}"; the static route wins, so the gateway answers with it, not with this subscription\n`,
     );
+  // The route keeps answering (static routes win): "Disabled" or "Removed" alone would read as a 404 now.
+  if (action !== "enable" && shadowed)
+    process.stderr.write(
+      `Note: ${loaded.paths.config} defines a static route "${name}", which the gateway still answers with (static routes win): requests to ${name} are not refused; remove the route there to stop them\n`,
+    );
   const unserved =
     action === "enable" && !shadowed
       ? notServed(loaded, store.path, name, changed, runningAddress(loaded))

@@ -10,11 +10,13 @@ import {
   readHistory,
 } from "../../io/stores/deliveryHistory.js";
 import { terminalText } from "../../io/terminalText.js";
+import { storedDeliveryId } from "../../streams/deliveryId.js";
 import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
 import { noListener, PORT_ZERO, unreachableHint } from "./listener.js";
+import { meantSubscription } from "./meantSubscription.js";
 import { payloadNotKept } from "./notKept.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
 import { signTestEvent } from "./signTest.js";
@@ -78,16 +80,31 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       `"${NO_DELIVERY_ID}" is not a delivery ID: svc webhook deliveries shows ${NO_DELIVERY_ID} for a request that had none (refused, or ignored by the route's events, filters or script, before the gateway gave it one), and such a request cannot be redelivered — have its sender send it again`,
     );
   const loaded = configWithEnabledNote();
-  const requests = readHistory(historyDir(loaded.paths.home)).filter(
-    (r): r is RequestRecord =>
-      r.kind === "request" && (options.route === undefined || r.route === options.route),
+  const everyRoute = readHistory(historyDir(loaded.paths.home)).filter(
+    (r): r is RequestRecord => r.kind === "request",
   );
+  const requests = everyRoute.filter((r) => options.route === undefined || r.route === options.route);
   // The ID as `svc webhook deliveries` shows it works too: a sender's bidi override or control character
   // in it is shown escaped there (`\u202e`), which is what the user copies.
-  const id = requests.some((r) => r.id === asked)
-    ? asked
-    : (requests.find((r) => terminalText(r.id) === asked)?.id ?? asked);
+  // And as the sender shows it when it is longer than the gateway keeps: its `sha256:` digest is recorded.
+  const digest = storedDeliveryId(asked.trim());
+  const idIn = (records: readonly RequestRecord[]) =>
+    records.some((r) => r.id === asked)
+      ? asked
+      : (records.find((r) => terminalText(r.id) === asked || r.id === digest)?.id ?? asked);
+  const id = idIn(requests);
   const matches = requests.filter((r) => r.id === id);
+  // `--route` naming a route the delivery did not reach (a typo, `alpah`): the routes it reached are named.
+  const reached = [...new Set(everyRoute.filter((r) => r.id === idIn(everyRoute)).map((r) => r.route))];
+  if (matches.length === 0 && options.route !== undefined && reached.length > 0) {
+    const meant = meantSubscription(options.route, reached);
+    const instead =
+      reached.length === 1 ? `leave out --route, or give --route ${reached[0]}` : "give --route one of them";
+    throw new SvcError(
+      "usage",
+      `delivery ${terminalText(idIn(everyRoute))} did not reach route ${options.route} (it reached ${reached.join(", ")})${meant === "" ? ` — ${instead}` : meant}`,
+    );
+  }
   if (matches.length === 0)
     throw new SvcError(
       "usage",

@@ -88,10 +88,15 @@ async function write(
     ...(options.events === undefined
       ? {}
       : {
-          events: options.events
-            .split(",")
-            .map((e) => e.trim())
-            .filter((e) => e !== ""),
+          // Once each: `--events push,push` (or `--events push --events push`) lists push once.
+          events: [
+            ...new Set(
+              options.events
+                .split(",")
+                .map((e) => e.trim())
+                .filter((e) => e !== ""),
+            ),
+          ],
         }),
     // An empty prompt would send the agent nothing: `--prompt ''` goes back to the payload dump.
     ...(options.prompt === undefined ? {} : { prompt: options.prompt === "" ? undefined : options.prompt }),

@@ -90,7 +90,7 @@ export async function testTarget(
     throw new SvcError(
       "usage",
       scope === "routes and subscriptions"
-        ? `no route named "${name}" in ${loaded.paths.config} and no dynamic subscription of that name in ${path} — see svc webhook list, or the routes of config.yaml`
+        ? `the delivery was received by route "${name}", which is gone since: no route of that name in ${loaded.paths.config} and no dynamic subscription in ${path} — nothing would take the redelivery (the gateway answers 404); create the route again (svc webhook subscribe ${name}, or in config.yaml), then redeliver`
         : route !== undefined
           ? `no dynamic subscription named "${name}" in ${path}: "${name}" is a route of ${loaded.paths.config}, and svc webhook test sends only to dynamic subscriptions (svc webhook list) — send the route a request signed as its sender does (docs/webhook-auth.md), or svc webhook redeliver <delivery-id> to resend an event it received`
           : meant !== ""

@@ -289,6 +289,11 @@ export function createSubscriptionSource(
     if (next === stamp && !racy) return active;
     stamp = next;
     if (next === "absent") {
+      // Served subscriptions going away is said, as each load is: else the 404s come with no log line.
+      if (active.size > 0)
+        logger.warn(
+          `[webhook] ${path} is gone: its ${active.size} dynamic subscription(s) are no longer served (404) — restore the file or create them again with svc webhook subscribe`,
+        );
       active = new Map();
       racy = false;
       revision = undefined;

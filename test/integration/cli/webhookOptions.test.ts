@@ -69,6 +69,23 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(wild.stderr).toContain('Warning: all: --events "pull_request.*" never matches');
   });
 
+  it("an event type given twice (in one --events list or by repeating the option) is stored and listed once", async () => {
+    home = tempHome();
+    const twice = await svc(home, [
+      "webhook",
+      "subscribe",
+      "deploys",
+      "--events",
+      "push, release,push",
+      "--events",
+      "release",
+    ]);
+    expect(twice.code).toBe(0);
+    expect(stored().deploys.events).toEqual(["push", "release"]);
+    const listed = await svc(home, ["webhook", "list"]);
+    expect(listed.stdout.split("\n")[1]).toMatch(/^deploys\s+push,release\s+log\s/);
+  });
+
   it("--deliver-chat-id or --deliver-extra on a log route is stored, with a warning that it does nothing there", async () => {
     home = tempHome();
     const logged = await svc(home, ["webhook", "subscribe", "gh", "--deliver-chat-id", "123"]);

@@ -1,4 +1,4 @@
-import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { idleKeys, subscriptionWarnings } from "../../../src/gateway/idleRouteKeys.js";
@@ -101,6 +101,27 @@ describe("dynamic subscription source", () => {
     ).toBe(true);
     home.cleanup();
     expect(source.names()).toEqual([]);
+  });
+
+  it("a file removed while subscriptions were served is logged once (WARN): they now answer 404", () => {
+    home = tempHome();
+    const file = join(home.dir, "webhook_subscriptions.json");
+    const log = captureLogger();
+    const source = createSubscriptionSource(file, log.logger, { loopback: false });
+    // No file at all (the usual start): nothing to say.
+    expect(source.names()).toEqual([]);
+    expect(log.messages().filter((m) => m.includes("is gone"))).toEqual([]);
+    writeFileSync(file, doc({ deploys: { secret: "s-deploys" }, builds: { secret: "s-builds" } }));
+    expect(source.names()).toHaveLength(2);
+    rmSync(file);
+    expect(source.names()).toEqual([]);
+    expect(source.names()).toEqual([]);
+    const gone = log.lines().filter((l) => l.includes("is gone"));
+    expect(gone).toHaveLength(1);
+    expect(JSON.parse(gone[0] ?? "{}")).toMatchObject({
+      level: 40,
+      msg: `[webhook] ${file} is gone: its 2 dynamic subscription(s) are no longer served (404) — restore the file or create them again with svc webhook subscribe`,
+    });
   });
 
   it("a young corrupt file is parsed once, not again on every lookup of its racy window", () => {
