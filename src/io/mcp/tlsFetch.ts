@@ -6,6 +6,7 @@ import type { Agent } from "undici";
 import { keptAsWrittenHint } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
+import { notUtf8Text } from "../textEncoding.js";
 import { secureContextFor, systemCaCertificates } from "./systemCas.js";
 
 /** A fetch bound to one server's TLS settings; `close` releases its connection pool. */
@@ -51,6 +52,15 @@ function switchHint(what: string, path: string): string {
 }
 
 /**
+ * Why a PEM file shows no marker although it may hold one: saved as UTF-16 (PowerShell 5's `>`, an export
+ * from a Windows tool), whose bytes hold the marker's letters apart. Empty otherwise.
+ */
+function utf16Note(bytes: Buffer): string {
+  const problem = notUtf8Text(bytes);
+  return problem?.startsWith("saved as UTF-16") ? `: it is ${problem}` : "";
+}
+
+/**
  * Checks what TLS would otherwise report as an OpenSSL code at connect ("DECODER routines::unsupported",
  * "bad decrypt"): a CA bundle without certificates, a client certificate without a key, an encrypted key
  * without or with the wrong password, a key that does not belong to the certificate.
@@ -64,15 +74,19 @@ function checkPem(
     throw new SvcError("mcp_config", `mcp_servers.${server}: ${message}`);
   };
   if (pem.ca !== undefined && !pem.ca.includes("-----BEGIN CERTIFICATE-----"))
-    fail(`ssl_verify CA bundle ${paths.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    fail(
+      `ssl_verify CA bundle ${paths.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${utf16Note(pem.ca)}`,
+    );
   if (pem.cert === undefined || pem.key === undefined) return;
   if (!pem.cert.includes("-----BEGIN CERTIFICATE-----"))
-    fail(`client_cert ${paths.cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    fail(
+      `client_cert ${paths.cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${utf16Note(pem.cert)}`,
+    );
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem.key.toString("latin1"))) {
     fail(
       paths.key === paths.cert
         ? `client_cert ${paths.cert} holds no private key — add it to the file, name the key file with client_key, or use [cert, key]`
-        : `client_cert key ${paths.key} holds no PEM private key`,
+        : `client_cert key ${paths.key} holds no PEM private key${utf16Note(pem.key)}`,
     );
   }
   let key: KeyObject;

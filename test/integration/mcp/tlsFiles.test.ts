@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { type Certs, makeCerts } from "../../fixtures/mcp/certs.js";
@@ -75,5 +77,30 @@ describe("unusable certificate, key and CA files", () => {
       `mcp_servers.s: ssl_verify CA bundle ${home.dir}/not-a-ca.pem holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
     );
     expect(mtls.requests).toEqual([]);
+  });
+
+  it("a CA bundle, certificate or key saved as UTF-16 (PowerShell 5's >) is named so, with how to save it", async () => {
+    const utf16 = (path: string, name: string) => {
+      const text = certs.read(path);
+      writeFileSync(
+        join(home.dir, name),
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]),
+      );
+      return join(home.dir, name);
+    };
+    const how =
+      "it is saved as UTF-16 — save it as UTF-8 (in PowerShell: Set-Content -Encoding utf8, or Out-File -Encoding utf8)";
+    const ca = utf16(certs.caCert, "ca-utf16.pem");
+    expect(await lastError({ ssl_verify: ca, client_cert: [certs.clientCert, certs.clientKey] })).toBe(
+      `mcp_servers.s: ssl_verify CA bundle ${ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----): ${how}`,
+    );
+    const cert = utf16(certs.clientCert, "client-utf16.crt");
+    expect(await lastError({ client_cert: [cert, certs.clientKey] })).toBe(
+      `mcp_servers.s: client_cert ${cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----): ${how}`,
+    );
+    const key = utf16(certs.clientKey, "client-utf16.key");
+    expect(await lastError({ client_cert: [certs.clientCert, key] })).toBe(
+      `mcp_servers.s: client_cert key ${key} holds no PEM private key: ${how}`,
+    );
   });
 });
