@@ -61,6 +61,23 @@ function utf16Note(bytes: Buffer): string {
 }
 
 /**
+ * Why a certificate file holds no PEM marker: saved as UTF-16 (above), or a certificate in binary DER
+ * form (a `.cer` or `.der` exported from Windows or a browser), which TLS here reads only as PEM.
+ */
+function certificateNote(bytes: Buffer, path: string): string {
+  const utf16 = utf16Note(bytes);
+  if (utf16 !== "") return utf16;
+  try {
+    new X509Certificate(bytes);
+  } catch {
+    return "";
+  }
+  // A path a shell would split is not pasted into the command.
+  const file = /^[\w./~+-]+$/.test(path) ? path : "<file>";
+  return `: it is a certificate in binary DER form — convert it to PEM (openssl x509 -inform der -in ${file} -out ${file}.pem) and name the PEM file`;
+}
+
+/**
  * Checks what TLS would otherwise report as an OpenSSL code at connect ("DECODER routines::unsupported",
  * "bad decrypt"): a CA bundle without certificates, a client certificate without a key, an encrypted key
  * without or with the wrong password, a key that does not belong to the certificate.
@@ -75,12 +92,12 @@ function checkPem(
   };
   if (pem.ca !== undefined && !pem.ca.includes("-----BEGIN CERTIFICATE-----"))
     fail(
-      `ssl_verify CA bundle ${paths.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${utf16Note(pem.ca)}`,
+      `ssl_verify CA bundle ${paths.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${certificateNote(pem.ca, paths.ca as string)}`,
     );
   if (pem.cert === undefined || pem.key === undefined) return;
   if (!pem.cert.includes("-----BEGIN CERTIFICATE-----"))
     fail(
-      `client_cert ${paths.cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${utf16Note(pem.cert)}`,
+      `client_cert ${paths.cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${certificateNote(pem.cert, paths.cert as string)}`,
     );
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem.key.toString("latin1"))) {
     fail(

@@ -1,3 +1,4 @@
+import { X509Certificate } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -101,6 +102,21 @@ describe("unusable certificate, key and CA files", () => {
     const key = utf16(certs.clientKey, "client-utf16.key");
     expect(await lastError({ client_cert: [certs.clientCert, key] })).toBe(
       `mcp_servers.s: client_cert key ${key} holds no PEM private key: ${how}`,
+    );
+  });
+
+  it("a CA bundle or certificate in binary DER form (a .cer exported from Windows) is named so, with the command that converts it", async () => {
+    const der = (path: string, name: string) => {
+      writeFileSync(join(home.dir, name), new X509Certificate(certs.read(path)).raw);
+      return join(home.dir, name);
+    };
+    const ca = der(certs.caCert, "corp-ca.cer");
+    expect(await lastError({ ssl_verify: ca, client_cert: [certs.clientCert, certs.clientKey] })).toBe(
+      `mcp_servers.s: ssl_verify CA bundle ${ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----): it is a certificate in binary DER form — convert it to PEM (openssl x509 -inform der -in ${ca} -out ${ca}.pem) and name the PEM file`,
+    );
+    const cert = der(certs.clientCert, "client cert.der");
+    expect(await lastError({ client_cert: [cert, certs.clientKey] })).toBe(
+      `mcp_servers.s: client_cert ${cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----): it is a certificate in binary DER form — convert it to PEM (openssl x509 -inform der -in <file> -out <file>.pem) and name the PEM file`,
     );
   });
 });
