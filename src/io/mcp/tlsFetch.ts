@@ -61,19 +61,22 @@ function utf16Note(bytes: Buffer): string {
 }
 
 /**
- * Why a certificate file holds no PEM marker: saved as UTF-16 (above), or a certificate in binary DER
- * form (a `.cer` or `.der` exported from Windows or a browser), which TLS here reads only as PEM.
+ * Why a certificate file holds no PEM marker: saved as UTF-16 (above), a PKCS#12 bundle, or a certificate
+ * in binary DER form (a `.cer` or `.der` exported from Windows or a browser): TLS here reads only PEM.
  */
 function certificateNote(bytes: Buffer, path: string): string {
   const utf16 = utf16Note(bytes);
   if (utf16 !== "") return utf16;
+  // A path a shell would split is not pasted into the command.
+  const file = /^[\w./~+-]+$/.test(path) ? path : "<file>";
+  // A PKCS#12 bundle (.p12, .pfx: certificate and key in one binary file, as Windows and Java export them).
+  if (/\.(?:p12|pfx)$/i.test(path) && bytes[0] === 0x30)
+    return `: it is a PKCS#12 bundle (binary) — convert it to PEM (openssl pkcs12 -in ${file} -out ${file}.pem -nodes) and name the PEM file`;
   try {
     new X509Certificate(bytes);
   } catch {
     return "";
   }
-  // A path a shell would split is not pasted into the command.
-  const file = /^[\w./~+-]+$/.test(path) ? path : "<file>";
   return `: it is a certificate in binary DER form — convert it to PEM (openssl x509 -inform der -in ${file} -out ${file}.pem) and name the PEM file`;
 }
 

@@ -1,6 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { type Certs, makeCerts } from "../../fixtures/mcp/certs.js";
@@ -117,6 +118,25 @@ describe("unusable certificate, key and CA files", () => {
     const cert = der(certs.clientCert, "client cert.der");
     expect(await lastError({ client_cert: [cert, certs.clientKey] })).toBe(
       `mcp_servers.s: client_cert ${cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----): it is a certificate in binary DER form — convert it to PEM (openssl x509 -inform der -in <file> -out <file>.pem) and name the PEM file`,
+    );
+  });
+
+  it("a client certificate given as a PKCS#12 bundle (.p12, .pfx) is named so, with the command that converts it", async () => {
+    const p12 = join(home.dir, "me.p12");
+    await execa("openssl", [
+      "pkcs12",
+      "-export",
+      "-in",
+      certs.clientCert,
+      "-inkey",
+      certs.clientKey,
+      "-out",
+      p12,
+      "-passout",
+      "pass:bundle-pass-p12",
+    ]);
+    expect(await lastError({ client_cert: p12 })).toBe(
+      `mcp_servers.s: client_cert ${p12} holds no PEM certificate (-----BEGIN CERTIFICATE-----): it is a PKCS#12 bundle (binary) — convert it to PEM (openssl pkcs12 -in ${p12} -out ${p12}.pem -nodes) and name the PEM file`,
     );
   });
 });
