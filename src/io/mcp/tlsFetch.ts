@@ -23,6 +23,12 @@ function readPem(server: string, what: string, path: string): Buffer {
     return readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EISDIR")
+      // A directory of certificates (/etc/ssl/certs, as curl's --capath takes one): svc reads one file.
+      throw new SvcError(
+        "mcp_config",
+        `mcp_servers.${server}: ${what} is a directory, not a PEM file: ${path} — name the PEM file itself${what === "ssl_verify CA bundle" ? " (a bundle of the CAs to trust, such as /etc/ssl/certs/ca-certificates.crt; ssl_verify: true trusts the system's CAs)" : ""}`,
+      );
     const problem = code === "ENOENT" ? "file not found" : `file cannot be read (${code ?? "error"})`;
     throw new SvcError(
       "mcp_config",

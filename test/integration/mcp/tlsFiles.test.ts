@@ -139,4 +139,13 @@ describe("unusable certificate, key and CA files", () => {
       `mcp_servers.s: client_cert ${p12} holds no PEM certificate (-----BEGIN CERTIFICATE-----): it is a PKCS#12 bundle (binary) — convert it to PEM (openssl pkcs12 -in ${p12} -out ${p12}.pem -nodes) and name the PEM file`,
     );
   });
+
+  it("a directory of certificates named as the CA bundle or a certificate is refused as a directory, saying to name the file", async () => {
+    expect(await lastError({ ssl_verify: certs.dir, client_cert: [certs.clientCert, certs.clientKey] })).toBe(
+      `mcp_servers.s: ssl_verify CA bundle is a directory, not a PEM file: ${certs.dir} — name the PEM file itself (a bundle of the CAs to trust, such as /etc/ssl/certs/ca-certificates.crt; ssl_verify: true trusts the system's CAs)`,
+    );
+    expect(await lastError({ client_cert: [certs.dir, certs.clientKey] })).toBe(
+      `mcp_servers.s: client_cert is a directory, not a PEM file: ${certs.dir} — name the PEM file itself`,
+    );
+  });
 });
