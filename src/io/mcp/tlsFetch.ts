@@ -66,6 +66,9 @@ function utf16Note(bytes: Buffer): string {
   return problem?.startsWith("saved as UTF-16") ? `: it is ${problem}` : "";
 }
 
+/** A path for a command to paste: one a shell would split (a space, a quote) is written `<file>`. */
+const commandPath = (path: string): string => (/^[\w./~+-]+$/.test(path) ? path : "<file>");
+
 /**
  * Why a certificate file holds no PEM marker: saved as UTF-16 (above), a PKCS#12 bundle, or a certificate
  * in binary DER form (a `.cer` or `.der` exported from Windows or a browser): TLS here reads only PEM.
@@ -73,8 +76,7 @@ function utf16Note(bytes: Buffer): string {
 function certificateNote(bytes: Buffer, path: string): string {
   const utf16 = utf16Note(bytes);
   if (utf16 !== "") return utf16;
-  // A path a shell would split is not pasted into the command.
-  const file = /^[\w./~+-]+$/.test(path) ? path : "<file>";
+  const file = commandPath(path);
   // A PKCS#12 bundle (.p12, .pfx: certificate and key in one binary file, as Windows and Java export them).
   if (/\.(?:p12|pfx)$/i.test(path) && bytes[0] === 0x30)
     return `: it is a PKCS#12 bundle (binary) — convert it to PEM (openssl pkcs12 -in ${file} -out ${file}.pem -nodes) and name the PEM file`;
@@ -84,6 +86,23 @@ function certificateNote(bytes: Buffer, path: string): string {
     return "";
   }
   return `: it is a certificate in binary DER form — convert it to PEM (openssl x509 -inform der -in ${file} -out ${file}.pem) and name the PEM file`;
+}
+
+/** Why a key file holds no PEM marker: saved as UTF-16, or a private key in binary DER form. */
+function keyNote(bytes: Buffer, path: string): string {
+  const utf16 = utf16Note(bytes);
+  if (utf16 !== "") return utf16;
+  const der = (["pkcs8", "pkcs1", "sec1"] as const).some((type) => {
+    try {
+      createPrivateKey({ key: bytes, format: "der", type });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (!der) return "";
+  const file = commandPath(path);
+  return `: it is a private key in binary DER form — convert it to PEM (openssl pkey -inform der -in ${file} -out ${file}.pem) and name the PEM file`;
 }
 
 /**
@@ -112,7 +131,7 @@ function checkPem(
     fail(
       paths.key === paths.cert
         ? `client_cert ${paths.cert} holds no private key — add it to the file, name the key file with client_key, or use [cert, key]`
-        : `client_cert key ${paths.key} holds no PEM private key${utf16Note(pem.key)}`,
+        : `client_cert key ${paths.key} holds no PEM private key${keyNote(pem.key, paths.key as string)}`,
     );
   }
   let key: KeyObject;

@@ -1,4 +1,4 @@
-import { X509Certificate } from "node:crypto";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -106,7 +106,7 @@ describe("unusable certificate, key and CA files", () => {
     );
   });
 
-  it("a CA bundle or certificate in binary DER form (a .cer exported from Windows) is named so, with the command that converts it", async () => {
+  it("a CA bundle, certificate or key in binary DER form (a .cer exported from Windows) is named so, with the command that converts it", async () => {
     const der = (path: string, name: string) => {
       writeFileSync(join(home.dir, name), new X509Certificate(certs.read(path)).raw);
       return join(home.dir, name);
@@ -114,6 +114,14 @@ describe("unusable certificate, key and CA files", () => {
     const ca = der(certs.caCert, "corp-ca.cer");
     expect(await lastError({ ssl_verify: ca, client_cert: [certs.clientCert, certs.clientKey] })).toBe(
       `mcp_servers.s: ssl_verify CA bundle ${ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----): it is a certificate in binary DER form — convert it to PEM (openssl x509 -inform der -in ${ca} -out ${ca}.pem) and name the PEM file`,
+    );
+    const key = join(home.dir, "client-key.der");
+    writeFileSync(
+      key,
+      createPrivateKey(certs.read(certs.clientKey)).export({ format: "der", type: "pkcs8" }),
+    );
+    expect(await lastError({ client_cert: [certs.clientCert, key] })).toBe(
+      `mcp_servers.s: client_cert key ${key} holds no PEM private key: it is a private key in binary DER form — convert it to PEM (openssl pkey -inform der -in ${key} -out ${key}.pem) and name the PEM file`,
     );
     const cert = der(certs.clientCert, "client cert.der");
     expect(await lastError({ client_cert: [cert, certs.clientKey] })).toBe(
