@@ -116,9 +116,9 @@ class ClosableSseTransport extends SSEClientTransport {
 
 /**
  * The SSE stream's EventSource flattens a fetch that failed into its messages, dropping the cause's code
- * that Streamable HTTP's error keeps (`fetch failed: unable to verify the first certificate` there,
- * `… (UNABLE_TO_VERIFY_LEAF_SIGNATURE)` here): the code is written into the cause's message, as
- * describeWithCauses would add it, so a failure reads the same on both transports.
+ * that Streamable HTTP's error keeps (SSE said `fetch failed: unable to verify the first certificate`,
+ * Streamable HTTP `… (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`): the code is written into the cause's message,
+ * as describeWithCauses would add it, so a failure reads the same on both transports.
  */
 function keepCauseCodes(base: FetchLike): FetchLike {
   return (url, init) =>
