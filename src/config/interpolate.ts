@@ -177,14 +177,27 @@ export function interpolateDeep<T>(value: T, scope: InterpolationScope, unresolv
 export const isVariableName = (name: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
 
 /**
+ * A shell's form of a variable that svc does not read (`${TOKEN-x}`, `${TOKEN:=x}`, `${TOKEN:?msg}`, or
+ * `${ TOKEN }` with spaces): the variable's name, so the fix can name it, unlike another client's.
+ */
+const SHELL_FORM = /^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\s*$|\s*:?[-=?+])/;
+
+/**
  * What to do about unset `${...}` names, `where` naming the files that set them ("the profile's .env or the
  * environment"): `add A=..., B=... to <where>`, or for a name no `.env` line can set (another client's
  * variable, kept by an import or a paste) `write ${NAME} in place of ${input:token} ... and add NAME=...`.
  */
 export function addVariablesAdvice(names: readonly string[], where: string): string {
   const settable = names.filter(isVariableName);
-  const foreign = names.filter((name) => !isVariableName(name));
+  const shell = names.filter((name) => !isVariableName(name) && SHELL_FORM.test(name));
+  const foreign = names.filter((name) => !isVariableName(name) && !SHELL_FORM.test(name));
   const parts: string[] = [];
+  for (const form of shell) {
+    const name = SHELL_FORM.exec(form)?.[1] as string;
+    parts.push(
+      `\${${form}} is not a variable form svc reads: write \${${name}} (or \${${name}:-fallback}) and set ${name} in ${where}`,
+    );
+  }
   if (foreign.length > 0)
     parts.push(
       `write \${NAME} in place of ${foreign.map((n) => `\${${n}}`).join(", ")} (${foreign.length === 1 ? "a variable" : "variables"} of another client, which svc does not render and no .env line can set) and add NAME=... to ${where}`,

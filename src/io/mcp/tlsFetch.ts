@@ -6,6 +6,7 @@ import type { Agent } from "undici";
 import { keptAsWrittenHint } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
+import { notUtf8Text } from "../textEncoding.js";
 import { secureContextFor, systemCaCertificates } from "./systemCas.js";
 
 /** A fetch bound to one server's TLS settings; `close` releases its connection pool. */
@@ -22,6 +23,12 @@ function readPem(server: string, what: string, path: string): Buffer {
     return readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EISDIR")
+      // A directory of certificates (/etc/ssl/certs, as curl's --capath takes one): svc reads one file.
+      throw new SvcError(
+        "mcp_config",
+        `mcp_servers.${server}: ${what} is a directory, not a PEM file: ${path} — name the PEM file itself${what === "ssl_verify CA bundle" ? " (a bundle of the CAs to trust, such as /etc/ssl/certs/ca-certificates.crt; ssl_verify: true trusts the system's CAs)" : ""}`,
+      );
     const problem = code === "ENOENT" ? "file not found" : `file cannot be read (${code ?? "error"})`;
     throw new SvcError(
       "mcp_config",
@@ -51,6 +58,54 @@ function switchHint(what: string, path: string): string {
 }
 
 /**
+ * Why a PEM file shows no marker although it may hold one: saved as UTF-16 (PowerShell 5's `>`, an export
+ * from a Windows tool), whose bytes hold the marker's letters apart. Empty otherwise.
+ */
+function utf16Note(bytes: Buffer): string {
+  const problem = notUtf8Text(bytes);
+  return problem?.startsWith("saved as UTF-16") ? `: it is ${problem}` : "";
+}
+
+/** A path for a command to paste: one a shell would split (a space, a quote) is written `<file>`. */
+const commandPath = (path: string): string => (/^[\w./~+-]+$/.test(path) ? path : "<file>");
+
+/**
+ * Why a certificate file holds no PEM marker: saved as UTF-16 (above), a PKCS#12 bundle, or a certificate
+ * in binary DER form (a `.cer` or `.der` exported from Windows or a browser): TLS here reads only PEM.
+ */
+function certificateNote(bytes: Buffer, path: string): string {
+  const utf16 = utf16Note(bytes);
+  if (utf16 !== "") return utf16;
+  const file = commandPath(path);
+  // A PKCS#12 bundle (.p12, .pfx: certificate and key in one binary file, as Windows and Java export them).
+  if (/\.(?:p12|pfx)$/i.test(path) && bytes[0] === 0x30)
+    return `: it is a PKCS#12 bundle (binary) — convert it to PEM (openssl pkcs12 -in ${file} -out ${file}.pem -nodes) and name the PEM file`;
+  try {
+    new X509Certificate(bytes);
+  } catch {
+    return "";
+  }
+  return `: it is a certificate in binary DER form — convert it to PEM (openssl x509 -inform der -in ${file} -out ${file}.pem) and name the PEM file`;
+}
+
+/** Why a key file holds no PEM marker: saved as UTF-16, or a private key in binary DER form. */
+function keyNote(bytes: Buffer, path: string): string {
+  const utf16 = utf16Note(bytes);
+  if (utf16 !== "") return utf16;
+  const der = (["pkcs8", "pkcs1", "sec1"] as const).some((type) => {
+    try {
+      createPrivateKey({ key: bytes, format: "der", type });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (!der) return "";
+  const file = commandPath(path);
+  return `: it is a private key in binary DER form — convert it to PEM (openssl pkey -inform der -in ${file} -out ${file}.pem) and name the PEM file`;
+}
+
+/**
  * Checks what TLS would otherwise report as an OpenSSL code at connect ("DECODER routines::unsupported",
  * "bad decrypt"): a CA bundle without certificates, a client certificate without a key, an encrypted key
  * without or with the wrong password, a key that does not belong to the certificate.
@@ -64,15 +119,19 @@ function checkPem(
     throw new SvcError("mcp_config", `mcp_servers.${server}: ${message}`);
   };
   if (pem.ca !== undefined && !pem.ca.includes("-----BEGIN CERTIFICATE-----"))
-    fail(`ssl_verify CA bundle ${paths.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    fail(
+      `ssl_verify CA bundle ${paths.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${certificateNote(pem.ca, paths.ca as string)}`,
+    );
   if (pem.cert === undefined || pem.key === undefined) return;
   if (!pem.cert.includes("-----BEGIN CERTIFICATE-----"))
-    fail(`client_cert ${paths.cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    fail(
+      `client_cert ${paths.cert} holds no PEM certificate (-----BEGIN CERTIFICATE-----)${certificateNote(pem.cert, paths.cert as string)}`,
+    );
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem.key.toString("latin1"))) {
     fail(
       paths.key === paths.cert
         ? `client_cert ${paths.cert} holds no private key — add it to the file, name the key file with client_key, or use [cert, key]`
-        : `client_cert key ${paths.key} holds no PEM private key`,
+        : `client_cert key ${paths.key} holds no PEM private key${keyNote(pem.key, paths.key as string)}`,
     );
   }
   let key: KeyObject;

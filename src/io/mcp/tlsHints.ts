@@ -10,15 +10,28 @@ export const OUT_OF_DATE = /certificate has expired|certificate is not yet valid
 /** What undici says when a TLS 1.3 server drops the connection after the handshake (a refused client certificate). */
 const DROPPED =
   /other side closed|socket hang up|ECONNRESET|alert certificate required|alert bad certificate/i;
+/** OpenSSL's words when the answer to its hello is no TLS record: a plain HTTP server on that port. */
+const NOT_TLS =
+  /wrong version number|ERR_SSL_WRONG_VERSION_NUMBER|ERR_SSL_PACKET_LENGTH_TOO_LONG|http request/i;
+/** What undici says when a server dropped the connection without answering (a TLS server sent plain HTTP). */
+const CLOSED_UNANSWERED = /other side closed|socket hang up|ECONNRESET/i;
 
 /**
  * What to change when a connect to an `https://` server failed on TLS, as a suffix for the error: the
  * transports only say what OpenSSL said (`unable to verify the first certificate`), not which key fixes it.
- * Empty for any other failure, and for a plain `http://` url.
+ * A url whose scheme does not match the port (`https://` to a plain HTTP server, `http://` to a TLS one)
+ * is named so. Empty for any other failure.
  */
 export function tlsHint(server: string, text: string, entry: TlsEntry): string {
-  if (entry.url === undefined || !/^https:/i.test(entry.url)) return "";
+  if (entry.url === undefined) return "";
   const key = `mcp_servers.${server}`;
+  if (/^http:/i.test(entry.url))
+    return CLOSED_UNANSWERED.test(text)
+      ? ` — the server closed the connection without answering: if it serves HTTPS on this port, write https:// in ${key}.url`
+      : "";
+  if (!/^https:/i.test(entry.url)) return "";
+  if (NOT_TLS.test(text))
+    return ` — the server does not speak TLS on this port (a plain HTTP server answered): write http:// in ${key}.url, or the port where it serves HTTPS`;
   if (OUT_OF_DATE.test(text))
     return ` — the server's certificate is out of date: renew it on the server (${key}.ssl_verify: false skips the check)`;
   if (WRONG_HOST.test(text))

@@ -114,6 +114,23 @@ class ClosableSseTransport extends SSEClientTransport {
   }
 }
 
+/**
+ * The SSE stream's EventSource flattens a fetch that failed into its messages, dropping the cause's code
+ * that Streamable HTTP's error keeps (SSE said `fetch failed: unable to verify the first certificate`,
+ * Streamable HTTP `… (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`): the code is written into the cause's message,
+ * as describeWithCauses would add it, so a failure reads the same on both transports.
+ */
+function keepCauseCodes(base: FetchLike): FetchLike {
+  return (url, init) =>
+    base(url, init).catch((err: unknown) => {
+      const cause = err instanceof Error ? err.cause : undefined;
+      const code = cause instanceof Error ? (cause as NodeJS.ErrnoException).code : undefined;
+      if (cause instanceof Error && typeof code === "string" && code !== "" && !cause.message.includes(code))
+        cause.message = `${cause.message} (${code})`;
+      throw err;
+    });
+}
+
 /** Builds the transport for a rendered entry: stdio, Streamable HTTP, or SSE (`transport: sse`). */
 export function createTransport(entry: McpServerEntry, options: TransportOptions = {}): Transport {
   const kind = transportKind(entry);
@@ -139,7 +156,11 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
   };
-  if (kind === "sse") return new ClosableSseTransport(url, common);
+  if (kind === "sse")
+    return new ClosableSseTransport(url, {
+      ...common,
+      fetch: keepCauseCodes(options.fetch ?? ((input, init) => fetch(input, init))),
+    });
   return new StreamableHTTPClientTransport(url, {
     ...common,
     fetch: answerDroppedStreams(options.fetch ?? ((input, init) => fetch(input, init))),

@@ -137,6 +137,27 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
     expect(missing.status.lastError).toBe(`mcp_servers.s: client_cert file not found: ${certs.dir}/gone.crt`);
   });
 
+  it("a TLS failure reads the same on SSE as on Streamable HTTP, OpenSSL's code included", async () => {
+    const base = { skip_preflight: true, connect_timeout: 5 };
+    const untrusted = {
+      http: await connect({ ...base, url: mtls.url }),
+      sse: await connect({ ...base, url: mtlsSse.url, transport: "sse" }),
+    };
+    expect(untrusted.http.status.lastError).toMatch(
+      /^mcp_servers\.s: fetch failed: self-signed certificate in certificate chain \(SELF_SIGNED_CERT_IN_CHAIN\) — the server's certificate is not issued by a CA this system trusts/,
+    );
+    expect(untrusted.sse.status.lastError).toBe(untrusted.http.status.lastError);
+    // An mTLS server refusing a connection without a client certificate.
+    const refused = {
+      http: await connect({ ...base, url: mtls.url, ssl_verify: certs.caCert }),
+      sse: await connect({ ...base, url: mtlsSse.url, transport: "sse", ssl_verify: certs.caCert }),
+    };
+    expect(refused.http.status.lastError).toMatch(
+      /^mcp_servers\.s: fetch failed: other side closed \(UND_ERR_SOCKET\) — /,
+    );
+    expect(refused.sse.status.lastError).toBe(refused.http.status.lastError);
+  });
+
   it("a missing certificate or CA file fails fast with a server-scoped message", async () => {
     const missingCert = await connect({
       url: mtls.url,

@@ -67,6 +67,18 @@ describe("interpolation at connect time (spec 2.3)", () => {
     );
   });
 
+  it("a shell's form svc does not read (TOKEN-x, TOKEN:=x, spaces inside the braces) is named as such, with the variable to write, not as another client's", () => {
+    const braces = (inner: string) => `\${${inner}}`;
+    for (const inner of ["GH_TOKEN_Q-dflt", "GH_TOKEN_Q:=dflt", "GH_TOKEN_Q:?missing", " GH_TOKEN_Q "]) {
+      const form = braces(inner);
+      expect(() =>
+        renderEntry("gh", parse({ url: "https://h", headers: { Authorization: `Bearer ${form}` } }), scope),
+      ).toThrow(
+        `mcp_servers.gh.headers.Authorization: ${form} is not set — ${form} is not a variable form svc reads: write ${braces("GH_TOKEN_Q")} (or ${braces("GH_TOKEN_Q:-fallback")}) and set GH_TOKEN_Q in the profile's .env or the environment (the next connect picks it up)`,
+      );
+    }
+  });
+
   it("another client's variable (VS Code's ${input:...}, kept by svc mcp import) is not advised to be added to .env, which cannot set it", () => {
     expect(() =>
       renderEntry(

@@ -57,12 +57,34 @@ describe("tlsHint", () => {
     );
   });
 
-  it("nothing for other failures, or for a plain http:// url", () => {
+  it("an https:// url at a plain HTTP server: OpenSSL's 'wrong version number' names url's scheme", () => {
+    const text =
+      "fetch failed: 80FC837BF87F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350: (ERR_SSL_WRONG_VERSION_NUMBER)";
+    expect(tlsHint("corp", text, { url, ssl_verify: true })).toBe(
+      " — the server does not speak TLS on this port (a plain HTTP server answered): write http:// in mcp_servers.corp.url, or the port where it serves HTTPS",
+    );
+  });
+
+  it("an http:// url whose server closed the connection unanswered (a TLS server sent plain HTTP): https://", () => {
+    const plain = { url: "http://127.0.0.1:9/mcp", ssl_verify: true } as const;
+    for (const text of [
+      "fetch failed: other side closed (UND_ERR_SOCKET)",
+      "SSE error: TypeError: fetch failed: other side closed",
+    ])
+      expect(tlsHint("corp", text, plain)).toBe(
+        " — the server closed the connection without answering: if it serves HTTPS on this port, write https:// in mcp_servers.corp.url",
+      );
+  });
+
+  it("nothing for other failures", () => {
     expect(tlsHint("corp", "fetch failed: connect ECONNREFUSED 127.0.0.1:9", { url, ssl_verify: true })).toBe(
       "",
     );
     expect(
-      tlsHint("corp", "fetch failed: other side closed", { url: "http://127.0.0.1:9/mcp", ssl_verify: true }),
+      tlsHint("corp", "fetch failed: connect ECONNREFUSED 127.0.0.1:9", {
+        url: "http://127.0.0.1:9/mcp",
+        ssl_verify: true,
+      }),
     ).toBe("");
   });
 });
