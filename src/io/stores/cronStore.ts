@@ -122,6 +122,14 @@ export function parseSchedule(text: string): Schedule {
     // crontab's @reboot runs at cron's start, which is no time a schedule can name.
     const why =
       expression === "@reboot" ? "@reboot (at each start) names no time to run at" : "unknown macro";
+    // Go's cron (robfig/cron, and the tools built on it) writes an interval `@every 5m`.
+    if (/^@every(?:\s|$)/.test(expression)) {
+      const meant = trimmed.slice(1).replace(/^every\s*/i, "every ");
+      throw new SvcError(
+        "usage",
+        `schedule "${text}": an interval is written without @ — ${INTERVAL.test(meant) ? `did you mean "${meant}"?` : `write "every <n><unit>": a whole number and one unit, s, m, h or d (1h30m is "every 90m")`}`,
+      );
+    }
     throw new SvcError(
       "usage",
       `schedule "${text}": ${why} — use one of ${SCHEDULE_MACROS_TEXT}, 5 cron fields or an interval like "every 1h"`,

@@ -154,6 +154,14 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("@fortnightly")).toThrow(
       /unknown macro — use one of @hourly, @daily \(or @midnight\)/,
     );
+    // Go's cron writes an interval as @every 5m: the interval meant is named.
+    expect(() => parseSchedule("@every 5m")).toThrow(
+      'schedule "@every 5m": an interval is written without @ — did you mean "every 5m"?',
+    );
+    expect(() => parseSchedule("@EVERY 2h")).toThrow('did you mean "every 2h"?');
+    expect(() => parseSchedule("@every 1h30m")).toThrow(
+      'schedule "@every 1h30m": an interval is written without @ — write "every <n><unit>": a whole number and one unit, s, m, h or d (1h30m is "every 90m")',
+    );
     // crontab's @midnight has a time: it is @daily.
     expect(parseSchedule("@Midnight")).toEqual({ kind: "cron", expression: "@daily" });
     expect(new Date(nextRunAfter("@midnight", T0)).toISOString()).toBe("2026-11-23T00:00:00.000Z");
