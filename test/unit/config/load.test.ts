@@ -233,6 +233,17 @@ describe("config loading (spec 2.1)", () => {
     expect(stored.ok).toBe(false);
   });
 
+  it("a coalesce key with nothing under it in config.yaml (its value commented out) is absent: the default applies", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        coalesce:\n          key: pull_request.number\n          window_seconds:   # 30\n          max_wait_seconds:\n",
+    );
+    expect(config.platforms.webhook.routes.gh?.coalesce).toEqual({
+      key: "pull_request.number",
+      window_seconds: 30,
+      max_wait_seconds: 300,
+    });
+  });
+
   it("a subscription record's null inside coalesce or deliver_extra is absent, as a null field is (the default applies)", () => {
     const stored = parseSubscription("subs.json", "gh", {
       secret: "s",
