@@ -154,6 +154,14 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("@fortnightly")).toThrow(
       /unknown macro — use one of @hourly, @daily \(or @midnight\)/,
     );
+    // An interval's unit spelt out (every 5 minutes, 30sec, 2 weeks): the interval meant is named.
+    expect(() => parseSchedule("every 5 minutes")).toThrow(
+      'schedule "every 5 minutes": an interval\'s unit is one letter, s, m, h or d — did you mean "every 5m"?',
+    );
+    expect(() => parseSchedule("30sec")).toThrow('did you mean "every 30s"?');
+    expect(() => parseSchedule("Every 2 Hours")).toThrow('did you mean "every 2h"?');
+    expect(() => parseSchedule("every 2 weeks")).toThrow('did you mean "every 14d"?');
+    expect(() => parseSchedule("1w")).toThrow('did you mean "every 7d"?');
     // Go's cron writes an interval as @every 5m: the interval meant is named.
     expect(() => parseSchedule("@every 5m")).toThrow(
       'schedule "@every 5m": an interval is written without @ — did you mean "every 5m"?',
