@@ -64,8 +64,22 @@ export function pairsOption(
   };
 }
 
-/** Collects repeated `--deliver-extra key=value` options. */
-export const collectPairs = pairsOption("--deliver-extra", "key=value", "a deliver_extra key");
+const deliverExtraPair = pairsOption("--deliver-extra", "key=value", "a deliver_extra key");
+
+/**
+ * Collects repeated `--deliver-extra key=value` options. A key given twice (`chat_id=1` then `chat_id=2`)
+ * is refused, as `svc mcp add --env` refuses a name given twice, rather than its first value dropped.
+ */
+export function collectPairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const next = deliverExtraPair(value, previous);
+  const key = value.slice(0, value.indexOf("="));
+  if (Object.hasOwn(previous, key))
+    throw new SvcError(
+      "usage",
+      `--deliver-extra ${key} is given twice — deliver_extra holds one value per key: keep one`,
+    );
+  return next;
+}
 
 /**
  * Refuses a blank `--deliver-extra` value, for `svc webhook subscribe` and `svc cron create` alike: spaces

@@ -634,8 +634,13 @@ export function formatIssue(
       message += ` — a $\{VAR} always gives text: write the value itself in the file`;
     else if (mcpToolsList(issue.path, issue.input))
       message += ` — a list of tool names goes under include (or exclude): write tools: {include: [${issue.input.join(", ")}]}`;
+    // A template (`{repo}#{n}`) or a `: ` in the key is quoted, as YAML reads it as text only then; a JSON
+    // store (webhook_subscriptions.json) is advised in JSON.
     else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
-      message += ` — write coalesce: {key: ${issue.input}}`;
+      message +=
+        syntax === "json"
+          ? ` — write "coalesce": {"key": ${JSON.stringify(issue.input)}}`
+          : ` — write coalesce: {key: ${flowItem(issue.input)}}`;
     // `agent: openai`, `state: redis` or `webhook: true`: the one word is the value of the mapping's main key.
     else if (sectionWord(issue.path, issue.input) !== undefined)
       message += ` — ${sectionWord(issue.path, issue.input)}`;

@@ -566,7 +566,7 @@ function pointIntoExtra(
  * section, platform, route list or route property counts as absent and a null route as one with no
  * properties, as a reader of the file expects. So does an `mcp_servers` entry's key (`env:`, `tools:` whose
  * lines are all commented out) or a key of its mappings (`tools.include:`), and a null entry is one with no
- * keys (refused for having neither command nor url). Deeper values (a filter's `equals: null`, an argument
+ * keys (refused for having neither command nor url); likewise a key of a route's `coalesce`. Deeper values (a filter's `equals: null`, an argument
  * `~`) are left alone.
  */
 function dropNullSections(raw: Record<string, unknown>): void {
@@ -593,7 +593,11 @@ function dropNullSections(raw: Record<string, unknown>): void {
     if (!isMapping(level.routes)) continue;
     for (const [name, route] of Object.entries(level.routes)) {
       if (route === null) level.routes[name] = {};
-      else if (isMapping(route)) dropNulls(route);
+      else if (isMapping(route)) {
+        dropNulls(route);
+        // `window_seconds:` with its value commented out: the default, as a subscription's null is.
+        if (isMapping(route.coalesce)) dropNulls(route.coalesce);
+      }
     }
   }
 }

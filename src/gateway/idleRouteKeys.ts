@@ -101,10 +101,11 @@ export function idleKeys(route: Route): string[] {
       `${logOnly.join(" and ")} ${logOnly.length === 1 ? "has" : "have"} no effect while deliver is log (replies go to the gateway log) — set deliver to a target, e.g. deliver: telegram`,
     );
   const coalesce = route.coalesce;
-  // `window_seconds: 600` alone: the default max wait (300 s) fires every group first.
+  // `window_seconds: 600` alone: the default max wait (300 s) fires every group first; `max_wait_seconds: 10`
+  // alone: the default window (30 s) never ends a group, which the warning says is the default, not written.
   if (coalesce !== undefined && coalesce.window_seconds > coalesce.max_wait_seconds)
     found.push(
-      `coalesce.window_seconds (${coalesce.window_seconds}) has no effect while it is longer than coalesce.max_wait_seconds (${coalesce.max_wait_seconds}${coalesce.max_wait_seconds === 300 ? ", the default" : ""}) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window`,
+      `coalesce.window_seconds (${coalesce.window_seconds}${coalesce.window_seconds === 30 ? ", the default" : ""}) has no effect while it is longer than coalesce.max_wait_seconds (${coalesce.max_wait_seconds}${coalesce.max_wait_seconds === 300 ? ", the default" : ""}) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window`,
     );
   if (route.mirror_to_session && !logTarget && !isChatPlatform(route.deliver))
     found.push(

@@ -75,6 +75,19 @@ function withoutAt(trimmed: string): string | undefined {
   return `a macro is written with @ — did you mean @${word}?`;
 }
 
+const SPELLED_UNIT =
+  /^(?:every\s+)?(\d+)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|w)$/i;
+
+/** `every 5 minutes`, `30sec`, `2 weeks`: an interval with its unit spelt out, said as the grammar writes it. */
+function spelledInterval(trimmed: string): string | undefined {
+  const spelled = SPELLED_UNIT.exec(trimmed);
+  if (spelled === null) return undefined;
+  const count = Number(spelled[1]);
+  const unit = (spelled[2] as string).toLowerCase();
+  const meant = unit.startsWith("w") ? `every ${count * 7}d` : `every ${count}${unit[0]}`;
+  return `an interval's unit is one letter, s, m, h or d — did you mean "${meant}"?`;
+}
+
 export function parseSchedule(text: string): Schedule {
   const trimmed = text.trim();
   const interval = INTERVAL.exec(trimmed);
@@ -98,7 +111,7 @@ export function parseSchedule(text: string): Schedule {
   if (!trimmed.startsWith("@") && fields.length !== 5) {
     throw new SvcError(
       "usage",
-      `schedule "${text}": ${withoutAt(trimmed) ?? extraFields(fields) ?? FIVE_FIELDS}`,
+      `schedule "${text}": ${withoutAt(trimmed) ?? spelledInterval(trimmed) ?? extraFields(fields) ?? FIVE_FIELDS}`,
     );
   }
   // Jenkins' H (a hashed minute) is not cron: the parser takes it as a new random value at every reading,
@@ -122,6 +135,14 @@ export function parseSchedule(text: string): Schedule {
     // crontab's @reboot runs at cron's start, which is no time a schedule can name.
     const why =
       expression === "@reboot" ? "@reboot (at each start) names no time to run at" : "unknown macro";
+    // Go's cron (robfig/cron, and the tools built on it) writes an interval `@every 5m`.
+    if (/^@every(?:\s|$)/.test(expression)) {
+      const meant = trimmed.slice(1).replace(/^every\s*/i, "every ");
+      throw new SvcError(
+        "usage",
+        `schedule "${text}": an interval is written without @ — ${INTERVAL.test(meant) ? `did you mean "${meant}"?` : `write "every <n><unit>": a whole number and one unit, s, m, h or d (1h30m is "every 90m")`}`,
+      );
+    }
     throw new SvcError(
       "usage",
       `schedule "${text}": ${why} — use one of ${SCHEDULE_MACROS_TEXT}, 5 cron fields or an interval like "every 1h"`,

@@ -31,7 +31,7 @@ const ROUTE_KEYS = Object.keys(routeShape);
  * hand or by another tool may carry keys of its own: they are set aside (`extra`, kept when the CLI
  * rewrites the record) instead of costing the route. A key that is a near miss of a route property
  * (`colaesce`; not of the record's own fields: `createdAt` is a field of its own) is a typo, and stays in the record for the schema to refuse. A `null` value is an absent
- * one, as JSON writers emit for unset optional fields.
+ * one, as JSON writers emit for unset optional fields (also inside `coalesce` and `deliver_extra`).
  */
 function splitRecord(raw: unknown): { record: unknown; extra: Record<string, unknown> } {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { record: raw, extra: {} };
@@ -39,9 +39,20 @@ function splitRecord(raw: unknown): { record: unknown; extra: Record<string, unk
   const extra: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (!RECORD_KEYS.has(key) && nearMiss(key, ROUTE_KEYS) === undefined) extra[key] = value;
-    else if (value !== null) record[key] = value;
+    else if (value !== null) record[key] = OPTIONAL_MAPPINGS.has(key) ? withoutNulls(value) : value;
   }
   return { record, extra };
+}
+
+/**
+ * Mappings of optional keys, where the same writers emit `null` for an unset one (`"window_seconds": null`,
+ * `"thread_id": null`): absent, so the default applies (a cron job's `deliver_extra` reads it so too).
+ */
+const OPTIONAL_MAPPINGS = new Set(["coalesce", "deliver_extra"]);
+
+function withoutNulls(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== null));
 }
 
 /**

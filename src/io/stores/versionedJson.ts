@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
 import { writeFileAtomic } from "./atomicFile.js";
@@ -67,6 +68,25 @@ const fingerprint = (text: string) => createHash("sha256").update(text).digest("
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/**
+ * A file where the store's directory goes (`<SVC_HOME>/cron` written as a file): `cause` (reading gave
+ * `ENOTDIR`, writing would give Node's bare `EEXIST: file already exists, mkdir`) with what to do.
+ */
+function directoryIsAFile(path: string, cause: string): SvcError | undefined {
+  const dir = dirname(path);
+  let isFile: boolean;
+  try {
+    isFile = statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false;
+  } catch {
+    return undefined; // a path under a file further up (SVC_HOME itself): said by the caller, as before
+  }
+  if (!isFile) return undefined;
+  return new SvcError(
+    "store_corrupt",
+    `${path}: ${cause} — ${dir} is a file, not a directory: move that file away (svc makes the directory)`,
+  );
+}
+
 export function createVersionedStore<T>(path: string, layout: StoreLayout): VersionedStore<T> {
   const { field, legacyField } = layout;
   function recordsOf(doc: Record<string, unknown>): unknown {
@@ -86,7 +106,12 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
       text = readFileSync(path, "utf8");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { revision: "", records: {}, counter: 0 };
-      throw new SvcError("store_corrupt", `${path}: cannot be read (${(err as Error).message})`);
+      const cause = `cannot be read (${(err as Error).message})`;
+      const code = (err as NodeJS.ErrnoException).code;
+      throw (
+        (code === "ENOTDIR" ? directoryIsAFile(path, cause) : undefined) ??
+        new SvcError("store_corrupt", `${path}: ${cause}`)
+      );
     }
     // An empty file (`touch`ed, or truncated by hand) holds no records yet, like an absent one.
     if (text.replace(/^\uFEFF/, "").trim() === "")
@@ -130,6 +155,8 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
       return { revision, records };
     },
     update(change, expectedRevision) {
+      const misplaced = directoryIsAFile(path, "cannot be written");
+      if (misplaced !== undefined) return Promise.reject(misplaced);
       return withFileLock(path, () => {
         const current = readWithCounter();
         if (expectedRevision !== undefined && current.revision !== expectedRevision) {

@@ -7,4 +7,14 @@ describe("--deliver-extra key=value", () => {
     expect(() => collectPairs("=x")).toThrow('--deliver-extra: expected key=value, got "=x"');
     expect(() => collectPairs("__proto__=x")).toThrow('"__proto__" cannot be a deliver_extra key');
   });
+
+  it("refuses a key given twice (chat_id=1 then chat_id=2) rather than dropping its first value", () => {
+    expect(() => collectPairs("chat_id=20002", collectPairs("chat_id=10001"))).toThrow(
+      "--deliver-extra chat_id is given twice — deliver_extra holds one value per key: keep one",
+    );
+    expect(collectPairs("thread_id=7", collectPairs("chat_id=10001"))).toEqual({
+      chat_id: "10001",
+      thread_id: "7",
+    });
+  });
 });

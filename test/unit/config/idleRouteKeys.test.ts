@@ -31,10 +31,12 @@ describe("route keys that the route's other keys leave without effect", () => {
         swapped: { coalesce: { key: "n", window_seconds: 60, max_wait_seconds: 10 } },
         equal: { coalesce: { key: "n", window_seconds: 30, max_wait_seconds: 30 } },
         usual: { coalesce: { key: "n", window_seconds: 30 } },
+        short: { coalesce: { key: "n", max_wait_seconds: 10 } },
       }),
     ).toEqual([
       "[webhook] config.yaml: platforms.webhook.routes.long: coalesce.window_seconds (600) has no effect while it is longer than coalesce.max_wait_seconds (300, the default) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window",
       "[webhook] config.yaml: platforms.webhook.routes.swapped: coalesce.window_seconds (60) has no effect while it is longer than coalesce.max_wait_seconds (10) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window",
+      "[webhook] config.yaml: platforms.webhook.routes.short: coalesce.window_seconds (30, the default) has no effect while it is longer than coalesce.max_wait_seconds (10) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window",
     ]);
   });
 

@@ -233,6 +233,36 @@ describe("config loading (spec 2.1)", () => {
     expect(stored.ok).toBe(false);
   });
 
+  it("a coalesce key with nothing under it in config.yaml (its value commented out) is absent: the default applies", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        coalesce:\n          key: pull_request.number\n          window_seconds:   # 30\n          max_wait_seconds:\n",
+    );
+    expect(config.platforms.webhook.routes.gh?.coalesce).toEqual({
+      key: "pull_request.number",
+      window_seconds: 30,
+      max_wait_seconds: 300,
+    });
+  });
+
+  it("a subscription record's null inside coalesce or deliver_extra is absent, as a null field is (the default applies)", () => {
+    const stored = parseSubscription("subs.json", "gh", {
+      secret: "s",
+      coalesce: { key: "pull_request.number", window_seconds: null, max_wait_seconds: null },
+      deliver: "telegram",
+      deliver_extra: { chat_id: "-100200300", thread_id: null },
+    });
+    expect(stored.ok ? [] : stored.problems).toEqual([]);
+    expect(stored.ok && stored.value.coalesce).toEqual({
+      key: "pull_request.number",
+      window_seconds: 30,
+      max_wait_seconds: 300,
+    });
+    expect(stored.ok && stored.value.deliver_extra).toEqual({ chat_id: "-100200300" });
+    // A null key is a missing one: refused as such.
+    const keyless = parseSubscription("subs.json", "gh", { secret: "s", coalesce: { key: null } });
+    expect(keyless.ok ? "" : keyless.problems.join("\n")).toContain("gh.coalesce.key: missing");
+  });
+
   it("a route's profile: ${PROFILE} that nothing sets is named as not set (a store record's is only an invalid name)", () => {
     expect(() =>
       load("platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        profile: ${PROFILE}\n"),

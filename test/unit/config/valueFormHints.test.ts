@@ -454,6 +454,16 @@ describe("coalesce written in another form", () => {
     expect(refusal(webhook("    routes:\n      r: {secret: s, coalesce: pull_request.number}\n"))).toBe(
       'FILE: platforms.webhook.routes.r.coalesce: expected a mapping, got "pull_request.number" — write coalesce: {key: pull_request.number}',
     );
+    // A template is quoted in the advice: unquoted, YAML reads {key: {repo}#{n}} as a mapping again.
+    expect(
+      refusal(
+        webhook(
+          '    routes:\n      r: {secret: s, coalesce: "{repository.full_name}#{pull_request.number}"}\n',
+        ),
+      ),
+    ).toBe(
+      'FILE: platforms.webhook.routes.r.coalesce: expected a mapping, got "{repository.full_name}#{pull_request.number}" — write coalesce: {key: "{repository.full_name}#{pull_request.number}"}',
+    );
     expect(refusal(webhook("    routes:\n      r: {secret: s, coalesce: {window_seconds: 5}}\n"))).toBe(
       "FILE: platforms.webhook.routes.r.coalesce.key: missing — set it to the payload path that names the entity (pull_request.number) or a {template}",
     );
@@ -519,6 +529,9 @@ describe("a subscription record's wrong value form", () => {
   it("is advised in JSON", () => {
     expect(problems({ events: "push" })).toEqual([
       'subs.json: gh.events: expected a list, got "push" — write a list: ["push"]',
+    ]);
+    expect(problems({ coalesce: "{repo.name}#{number}" })).toEqual([
+      'subs.json: gh.coalesce: expected a mapping, got "{repo.name}#{number}" — write "coalesce": {"key": "{repo.name}#{number}"}',
     ]);
     expect(problems({ filters: "action" })).toEqual([
       'subs.json: gh.filters: expected a list, got "action" — filters is a list of filters, each a field and one operator: "filters": [{"field": "action", "in": ["opened", "reopened"]}]',

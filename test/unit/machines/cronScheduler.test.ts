@@ -154,6 +154,22 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("@fortnightly")).toThrow(
       /unknown macro — use one of @hourly, @daily \(or @midnight\)/,
     );
+    // An interval's unit spelt out (every 5 minutes, 30sec, 2 weeks): the interval meant is named.
+    expect(() => parseSchedule("every 5 minutes")).toThrow(
+      'schedule "every 5 minutes": an interval\'s unit is one letter, s, m, h or d — did you mean "every 5m"?',
+    );
+    expect(() => parseSchedule("30sec")).toThrow('did you mean "every 30s"?');
+    expect(() => parseSchedule("Every 2 Hours")).toThrow('did you mean "every 2h"?');
+    expect(() => parseSchedule("every 2 weeks")).toThrow('did you mean "every 14d"?');
+    expect(() => parseSchedule("1w")).toThrow('did you mean "every 7d"?');
+    // Go's cron writes an interval as @every 5m: the interval meant is named.
+    expect(() => parseSchedule("@every 5m")).toThrow(
+      'schedule "@every 5m": an interval is written without @ — did you mean "every 5m"?',
+    );
+    expect(() => parseSchedule("@EVERY 2h")).toThrow('did you mean "every 2h"?');
+    expect(() => parseSchedule("@every 1h30m")).toThrow(
+      'schedule "@every 1h30m": an interval is written without @ — write "every <n><unit>": a whole number and one unit, s, m, h or d (1h30m is "every 90m")',
+    );
     // crontab's @midnight has a time: it is @daily.
     expect(parseSchedule("@Midnight")).toEqual({ kind: "cron", expression: "@daily" });
     expect(new Date(nextRunAfter("@midnight", T0)).toISOString()).toBe("2026-11-23T00:00:00.000Z");

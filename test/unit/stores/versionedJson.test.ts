@@ -68,3 +68,17 @@ describe("a store file of another shape", () => {
     );
   });
 });
+
+describe("a file where the store's directory goes", () => {
+  it("is named with what to do, on reading and on writing (not ENOTDIR or mkdir's EEXIST)", async () => {
+    home = tempHome();
+    const dir = home.write("cron", "not a directory\n");
+    const path = join(dir, "jobs.json");
+    const store = createVersionedStore(path, { field: "jobs", conflictMessage: "changed" });
+    const fix = `${dir} is a file, not a directory: move that file away (svc makes the directory)`;
+    expect(() => store.read()).toThrow(
+      `${path}: cannot be read (ENOTDIR: not a directory, open '${path}') — ${fix}`,
+    );
+    await expect(store.update(() => undefined)).rejects.toThrow(`${path}: cannot be written — ${fix}`);
+  });
+});
