@@ -82,11 +82,13 @@ export function forgeCommentTarget(
         true,
       );
     if (result.exitCode !== 0) {
-      // Scrubbed before it is cut: a cut through an echoed token would leave its beginning.
+      // Scrubbed before it is cut: a cut through an echoed token would leave its beginning. On one line,
+      // as every platform's error is quoted: gh writes several (`gh auth status`: a line per account).
       const detail = scrub(
         String(result.stderr || result.stdout || (result as { message?: string }).message || ""),
         secrets,
       )
+        .replace(/\s+/g, " ")
         .trim()
         .slice(0, 500);
       const limited = RATE_LIMITED.test(detail);

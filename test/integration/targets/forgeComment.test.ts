@@ -94,6 +94,21 @@ describe("forge_comment through a fake gh on PATH", () => {
     await expect(forge(gh.path)?.check?.()).rejects.toThrow(/gh auth status exited with 1/);
   });
 
+  it("quotes gh's error on one line, as every platform's (gh writes several: a line per account)", async () => {
+    gh = createFakeGh({
+      exitCode: 1,
+      stderr:
+        "github.com\n  X Failed to log in to github.com account octocat (default)\n  - Active account: true\n  - The token in GH_TOKEN is invalid.\n",
+    });
+    const expected =
+      "exited with 1: github.com X Failed to log in to github.com account octocat (default) - Active account: true - The token in GH_TOKEN is invalid.";
+    await expect(forge(gh.path)?.check?.()).rejects.toThrow(`gh auth status ${expected}`);
+    const error = await forge(gh.path)
+      ?.send(message("hi", { repo: "octo/repo", pr_number: "1" }))
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toBe(`forge_comment: gh pr comment ${expected}`);
+  });
+
   it("a GH_TOKEN that gh's error quotes across the 500-character cut leaves no beginning in the error", async () => {
     const token = "ghp_0123456789abcdefSECRETsecret0123456789";
     gh = createFakeGh({ exitCode: 1, stderr: `${"x".repeat(480)} token ${token} refused` });
