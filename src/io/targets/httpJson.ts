@@ -85,7 +85,7 @@ const MAX_DETAIL = 300;
  * characters; an HTML page (a CDN's or proxy's 502) by its title and size, since its markup tells the
  * reader nothing.
  */
-function quoted(text: string, secrets: readonly (string | undefined)[]): string {
+export function quoted(text: string, secrets: readonly (string | undefined)[]): string {
   const clean = scrub(text, secrets);
   return htmlPageSummary(clean) ?? clean.replace(/\s+/g, " ").trim().slice(0, MAX_DETAIL);
 }

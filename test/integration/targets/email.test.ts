@@ -226,6 +226,40 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     }
   });
 
+  it("quotes a server's multi-line reply on one line (Gmail's 535-5.7.8 refusal of a login)", async () => {
+    const gmailLike = createServer((socket) => {
+      socket.setEncoding("utf8");
+      socket.write("220 smtp.example.org ESMTP\r\n");
+      socket.on("data", (chunk: string) => {
+        for (const line of chunk.split("\r\n").filter((l) => l !== "")) {
+          if (/^EHLO/i.test(line)) socket.write("250-smtp.example.org\r\n250 AUTH PLAIN\r\n");
+          else if (/^QUIT/i.test(line)) socket.end("221 bye\r\n");
+          else
+            socket.write(
+              "535-5.7.8 Username and Password not accepted. For more information, go to\r\n535 5.7.8  https://support.google.com/mail/?p=BadCredentials a640c23a62f3a-gsmtp\r\n",
+            );
+        }
+      });
+    });
+    await new Promise<void>((resolve) => gmailLike.listen(0, "127.0.0.1", resolve));
+    try {
+      const gmailPort = (gmailLike.address() as AddressInfo).port;
+      const target = registryFor({ email: { ...settings(), port: gmailPort } }).get("email");
+      for (const attempt of [
+        () => target?.check?.(),
+        () => target?.send(message("x", { chat_id: "a@example.org" })),
+      ]) {
+        const error = await attempt()?.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(DeliveryError);
+        expect((error as Error).message).toBe(
+          "email: EAUTH — 535-5.7.8 Username and Password not accepted. For more information, go to 535 5.7.8 https://support.google.com/mail/?p=BadCredentials a640c23a62f3a-gsmtp",
+        );
+      }
+    } finally {
+      await new Promise<void>((resolve) => gmailLike.close(() => resolve()));
+    }
+  });
+
   it("sends a mail again with the same Message-ID, so the mailbox shows one; other deliveries get their own", async () => {
     received.length = 0;
     const target = registryFor({ email: { ...settings(), from: "svc <svc@example.org>" } }).get("email");
