@@ -234,7 +234,10 @@ function notTheApi(call: HttpCall, response: Response, text: string): DeliveryEr
   );
 }
 
-/** A refusal reported inside a 2xx body (Slack `ok: false`, Feishu `code != 0`, WeCom `errcode != 0`). */
+/**
+ * A refusal reported inside a 2xx body (Slack `ok: false`, Feishu `code != 0`, WeCom `errcode != 0`), its
+ * text quoted as a non-2xx answer's is: without credentials, on one line, at most MAX_DETAIL characters.
+ */
 export function refused(
   platform: string,
   action: string,
@@ -243,7 +246,12 @@ export function refused(
   /** The platform's parsed answer, for adapters that act on its fields (a stale-token code). */
   answer?: unknown,
 ): DeliveryError {
-  return new DeliveryError(`${platform}: ${action}: ${scrub(detail, secrets)}`, false, undefined, answer);
+  return new DeliveryError(
+    `${platform}: ${action}: ${quoted(detail, secrets ?? [])}`,
+    false,
+    undefined,
+    answer,
+  );
 }
 
 /** Where a redirect points, as scheme, host and port only: its path and query may repeat a token. */
