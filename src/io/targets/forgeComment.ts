@@ -1,5 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
+import { executableProblem } from "../executable.js";
 import { partlyDelivered, recipientQueue } from "./chat.js";
 import { messageParts } from "./split.js";
 import {
@@ -70,11 +71,19 @@ export function forgeCommentTarget(
       reject: false,
       ...(signal === undefined ? {} : { cancelSignal: signal }),
     });
-    if ((result as { code?: string }).code === "ENOENT") {
-      throw new DeliveryError(
-        `forge_comment: "${settings.command}" was not found on PATH — install the GitHub CLI and run "gh auth login"`,
-        false,
-      );
+    // Never started (not found, not executable, a directory): say why, not "exited with a signal".
+    const code = (result as { code?: string }).code;
+    if (
+      code === "ENOENT" ||
+      (result.exitCode === undefined && result.signal === undefined && !result.timedOut && !result.isCanceled)
+    ) {
+      const problem =
+        executableProblem(settings.command, env.PATH ?? "") ??
+        `"${settings.command}" could not be started (${code ?? "unknown error"})`;
+      const fix = settings.command.includes("/")
+        ? "set platforms.forge_comment.command to the gh executable"
+        : 'install the GitHub CLI and run "gh auth login"';
+      throw new DeliveryError(`forge_comment: ${problem} — ${fix}`, false);
     }
     if (result.timedOut)
       throw new DeliveryError(

@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DeliveryError } from "../../../src/io/targets/target.js";
 import { createFakeGh, type FakeGh } from "../../fakes/fakeGh.js";
@@ -125,6 +127,23 @@ describe("forge_comment through a fake gh on PATH", () => {
     await expect(
       forge("/nonexistent-dir")?.send(message("hi", { repo: "a/b", pr_number: "1" })),
     ).rejects.toThrow(/"gh" was not found on PATH — install the GitHub CLI/);
+  });
+
+  it("a command that cannot be started (not executable, a directory, no such path) says why, not 'exited with a signal'", async () => {
+    gh = createFakeGh();
+    const notExecutable = join(gh.dir, "gh-copy");
+    writeFileSync(notExecutable, "#!/bin/sh\nexit 0\n", { mode: 0o644 });
+    const send = (command: string) =>
+      registryFor({ github_comment: { enabled: true, command } })
+        .get("forge_comment")
+        ?.send(message("hi", { repo: "a/b", pr_number: "1" }));
+    const fix = "set platforms.forge_comment.command to the gh executable";
+    await expect(send(notExecutable)).rejects.toThrow(
+      `forge_comment: "${notExecutable}" is not executable (chmod +x ${notExecutable}) — ${fix}`,
+    );
+    await expect(send(gh.dir)).rejects.toThrow(`forge_comment: "${gh.dir}" is not a file — ${fix}`);
+    const missing = join(gh.dir, "no-such-gh-binary");
+    await expect(send(missing)).rejects.toThrow(`forge_comment: "${missing}" does not exist — ${fix}`);
   });
 
   it.each([
