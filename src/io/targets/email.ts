@@ -3,8 +3,8 @@ import type { Transporter } from "nodemailer";
 import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
-import { partKey, resolveChatId, routeRecipient } from "./chat.js";
-import { namesSeveralRecipients } from "./emailRecipients.js";
+import { isUnfilledTemplate, partKey, resolveChatId, routeRecipient } from "./chat.js";
+import { namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
 import { quoted } from "./httpJson.js";
 import {
   DeliveryError,
@@ -134,6 +134,13 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       if (CONTROL.test(to)) {
         throw new DeliveryError(
           `email: route "${message.route}": the recipient contains a line break or control character — refused`,
+          false,
+        );
+      }
+      // Text with no address in it (an unfilled `{user.email}`): nodemailer would only say "No recipients defined".
+      if (namesNoAddress(to)) {
+        throw new DeliveryError(
+          `email: route "${message.route}": the recipient "${to.slice(0, 100)}" is no e-mail address${isUnfilledTemplate(to) ? " (a template the event did not fill)" : ""} — nothing sent`,
           false,
         );
       }

@@ -161,6 +161,25 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(received).toEqual([]);
   });
 
+  it("names a recipient that is no address (a {template} the event did not fill) instead of 'No recipients defined'", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    const unfilled = await target?.send(message("x", { to: "{user.email}" })).catch((e: unknown) => e);
+    expect(unfilled).toBeInstanceOf(DeliveryError);
+    expect((unfilled as DeliveryError).transient).toBe(false);
+    expect((unfilled as Error).message).toBe(
+      'email: route "alerts": the recipient "{user.email}" is no e-mail address (a template the event did not fill) — nothing sent',
+    );
+    const word = await target?.send(message("x", { chat_id: "oncall" })).catch((e: unknown) => e);
+    expect((word as Error).message).toBe(
+      'email: route "alerts": the recipient "oncall" is no e-mail address — nothing sent',
+    );
+    expect(received).toEqual([]);
+    // A display name with its address still goes out.
+    await target?.send(message("x", { to: "On Call <oncall@example.org>" }));
+    expect(received.map((r) => r.to)).toEqual([["oncall@example.org"]]);
+  });
+
   it("refuses a deliver_extra recipient (payload text) that names more than one address; home_channel may list several", async () => {
     received.length = 0;
     const target = registryFor({ email: settings() }).get("email");
