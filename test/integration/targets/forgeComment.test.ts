@@ -157,6 +157,16 @@ describe("forge_comment through a fake gh on PATH", () => {
     [{ repo: "a/b", pr_number: "0" }, /pr_number must be a positive integer/],
     [{ repo: "a/b", pr_number: "--help" }, /pr_number must be a positive integer/],
     [{ repo: "a/b" }, /pr_number must be a positive integer/],
+    // A template the event did not fill (an issue_comment event has no pull_request.number) says so.
+    [
+      { repo: "a/b", pr_number: "{pull_request.number}" },
+      /pr_number must be a positive integer, got "\{pull_request\.number\}" \(a template the event did not fill: it has no such field\)$/,
+    ],
+    [
+      { repo: "{repository.full_name}", pr_number: "7" },
+      /repo must be owner\/name .*, got "\{repository\.full_name\}" \(a template the event did not fill: it has no such field\)$/,
+    ],
+    [{ repo: "a/b", pr_number: "#{number}" }, /pr_number must be a positive integer, got "#\{number\}"$/],
   ])("rejects deliver_extra %j without running gh", async (extra, pattern) => {
     gh = createFakeGh();
     await expect(forge(gh.path)?.send(message("hi", extra as Record<string, string>))).rejects.toThrow(
