@@ -50,6 +50,9 @@ export function resolveChatId(
 /** A template whose path the payload did not have (it stays `{path}`). */
 const UNRESOLVED = /^\{[^{}\s]+\}$/;
 
+/** Whether a rendered `deliver_extra` value is a template the event did not fill (still `{path}`). */
+export const isUnfilledTemplate = (value: string): boolean => UNRESOLVED.test(value);
+
 /**
  * The forum topic / thread of `deliver_extra` (the first of `keys` that is set: `message_thread_id`,
  * else `thread_id`). A thread template the payload had no value for (e.g. `{message.thread}` on an event
@@ -62,7 +65,7 @@ export function threadOf(
 ): string | undefined {
   for (const key of keys) {
     const thread = message.extra[key]?.trim();
-    if (thread !== undefined && thread !== "" && !UNRESOLVED.test(thread)) return thread;
+    if (thread !== undefined && thread !== "" && !isUnfilledTemplate(thread)) return thread;
   }
   return undefined;
 }

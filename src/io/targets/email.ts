@@ -3,8 +3,9 @@ import type { Transporter } from "nodemailer";
 import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
-import { partKey, resolveChatId, routeRecipient } from "./chat.js";
-import { namesSeveralRecipients } from "./emailRecipients.js";
+import { isUnfilledTemplate, partKey, resolveChatId, routeRecipient } from "./chat.js";
+import { namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
+import { quoted } from "./httpJson.js";
 import {
   DeliveryError,
   type DeliveryMessage,
@@ -22,7 +23,9 @@ function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[])
   const transient =
     (e.responseCode !== undefined && e.responseCode >= 400 && e.responseCode < 500) ||
     TRANSIENT_CODES.has(e.code ?? "");
-  const detail = scrub(e.response ?? e.message ?? String(err), secrets);
+  // On one line and cut, as every platform's error: a server's multi-line reply (Gmail's 535-5.7.8 ...
+  // 535 5.7.8 <link>) comes joined by line breaks.
+  const detail = quoted(e.response ?? e.message ?? String(err), secrets);
   if (e.code === "ETLS" && e.response !== undefined) {
     // requireTLS (smtpOptions) met a server that refused STARTTLS: no login was sent.
     return new DeliveryError(
@@ -131,6 +134,13 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       if (CONTROL.test(to)) {
         throw new DeliveryError(
           `email: route "${message.route}": the recipient contains a line break or control character — refused`,
+          false,
+        );
+      }
+      // Text with no address in it (an unfilled `{user.email}`): nodemailer would only say "No recipients defined".
+      if (namesNoAddress(to)) {
+        throw new DeliveryError(
+          `email: route "${message.route}": the recipient "${to.slice(0, 100)}" is no e-mail address${isUnfilledTemplate(to) ? " (a template the event did not fill)" : ""} — nothing sent`,
           false,
         );
       }

@@ -15,3 +15,14 @@ export function namesSeveralRecipients(text: string): boolean {
   const named = parser()(text);
   return named.length > 1 || named.some((entry) => "group" in entry);
 }
+
+/**
+ * Whether `text` names no address at all (`{user.email}`, a template the event did not fill, or `bob`):
+ * nodemailer reads such text as a display name and refuses the mail as "No recipients defined".
+ */
+export function namesNoAddress(text: string): boolean {
+  const addresses = parser()(text).flatMap((entry) => ("group" in entry ? entry.group : [entry]));
+  return !addresses.some(
+    (entry) => entry !== undefined && "address" in entry && (entry.address ?? "") !== "",
+  );
+}

@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
-import { partlyDelivered, recipientQueue } from "./chat.js";
+import { executableProblem } from "../executable.js";
+import { isUnfilledTemplate, partlyDelivered, recipientQueue } from "./chat.js";
 import { messageParts } from "./split.js";
 import {
   DeliveryError,
@@ -27,19 +28,23 @@ export interface ForgeDestination {
   readonly prNumber: number;
 }
 
+/** Says so when a value is a template the event did not fill: the event lacks the field, not the route a fix. */
+const unfilled = (value: string) =>
+  isUnfilledTemplate(value) ? " (a template the event did not fill: it has no such field)" : "";
+
 /** Validates `deliver_extra.repo` (`owner/name` or `host/owner/name`) and `deliver_extra.pr_number` (a positive integer). */
 export function forgeDestination(message: Pick<DeliveryMessage, "extra" | "route">): ForgeDestination {
   const repo = message.extra.repo?.trim() ?? "";
   const pr = message.extra.pr_number?.trim() ?? "";
   if (!REPO_NAME.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${repo.slice(0, 100)}"`,
+      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${repo.slice(0, 100)}"${unfilled(repo)}`,
       false,
     );
   }
   if (!isPullRequestNumber(pr)) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${pr.slice(0, 30)}"`,
+      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${pr.slice(0, 30)}"${unfilled(pr)}`,
       false,
     );
   }
@@ -70,11 +75,19 @@ export function forgeCommentTarget(
       reject: false,
       ...(signal === undefined ? {} : { cancelSignal: signal }),
     });
-    if ((result as { code?: string }).code === "ENOENT") {
-      throw new DeliveryError(
-        `forge_comment: "${settings.command}" was not found on PATH — install the GitHub CLI and run "gh auth login"`,
-        false,
-      );
+    // Never started (not found, not executable, a directory): say why, not "exited with a signal".
+    const code = (result as { code?: string }).code;
+    if (
+      code === "ENOENT" ||
+      (result.exitCode === undefined && result.signal === undefined && !result.timedOut && !result.isCanceled)
+    ) {
+      const problem =
+        executableProblem(settings.command, env.PATH ?? "") ??
+        `"${settings.command}" could not be started (${code ?? "unknown error"})`;
+      const fix = settings.command.includes("/")
+        ? "set platforms.forge_comment.command to the gh executable"
+        : 'install the GitHub CLI and run "gh auth login"';
+      throw new DeliveryError(`forge_comment: ${problem} — ${fix}`, false);
     }
     if (result.timedOut)
       throw new DeliveryError(
@@ -82,11 +95,13 @@ export function forgeCommentTarget(
         true,
       );
     if (result.exitCode !== 0) {
-      // Scrubbed before it is cut: a cut through an echoed token would leave its beginning.
+      // Scrubbed before it is cut: a cut through an echoed token would leave its beginning. On one line,
+      // as every platform's error is quoted: gh writes several (`gh auth status`: a line per account).
       const detail = scrub(
         String(result.stderr || result.stdout || (result as { message?: string }).message || ""),
         secrets,
       )
+        .replace(/\s+/g, " ")
         .trim()
         .slice(0, 500);
       const limited = RATE_LIMITED.test(detail);

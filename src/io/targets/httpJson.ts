@@ -85,7 +85,7 @@ const MAX_DETAIL = 300;
  * characters; an HTML page (a CDN's or proxy's 502) by its title and size, since its markup tells the
  * reader nothing.
  */
-function quoted(text: string, secrets: readonly (string | undefined)[]): string {
+export function quoted(text: string, secrets: readonly (string | undefined)[]): string {
   const clean = scrub(text, secrets);
   return htmlPageSummary(clean) ?? clean.replace(/\s+/g, " ").trim().slice(0, MAX_DETAIL);
 }
@@ -234,7 +234,10 @@ function notTheApi(call: HttpCall, response: Response, text: string): DeliveryEr
   );
 }
 
-/** A refusal reported inside a 2xx body (Slack `ok: false`, Feishu `code != 0`, WeCom `errcode != 0`). */
+/**
+ * A refusal reported inside a 2xx body (Slack `ok: false`, Feishu `code != 0`, WeCom `errcode != 0`), its
+ * text quoted as a non-2xx answer's is: without credentials, on one line, at most MAX_DETAIL characters.
+ */
 export function refused(
   platform: string,
   action: string,
@@ -243,7 +246,12 @@ export function refused(
   /** The platform's parsed answer, for adapters that act on its fields (a stale-token code). */
   answer?: unknown,
 ): DeliveryError {
-  return new DeliveryError(`${platform}: ${action}: ${scrub(detail, secrets)}`, false, undefined, answer);
+  return new DeliveryError(
+    `${platform}: ${action}: ${quoted(detail, secrets ?? [])}`,
+    false,
+    undefined,
+    answer,
+  );
 }
 
 /** Where a redirect points, as scheme, host and port only: its path and query may repeat a token. */

@@ -522,6 +522,22 @@ describe("Home Assistant without a notify service", () => {
   });
 });
 
+describe("Home Assistant: a service template the event did not fill", () => {
+  it("fails saying so, sending nothing", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(() => ok([]));
+    const registry = registryFor({
+      homeassistant: { enabled: true, token: "HA-SECRET", base_url: fake.url },
+    });
+    await expect(
+      registry.get("homeassistant")?.send(message("x", { service: "{device.notify}" })),
+    ).rejects.toThrow(
+      'home_automation: "{device.notify}" is not a notify service name (lower-case letters, digits, "_") (a template the event did not fill: it has no such field)',
+    );
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
 describe("threads and topics", () => {
   it("posts a Discord message with deliver_extra.thread_id to the thread's own channel", async () => {
     fake.requests.length = 0;

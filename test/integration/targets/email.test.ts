@@ -161,6 +161,25 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(received).toEqual([]);
   });
 
+  it("names a recipient that is no address (a {template} the event did not fill) instead of 'No recipients defined'", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    const unfilled = await target?.send(message("x", { to: "{user.email}" })).catch((e: unknown) => e);
+    expect(unfilled).toBeInstanceOf(DeliveryError);
+    expect((unfilled as DeliveryError).transient).toBe(false);
+    expect((unfilled as Error).message).toBe(
+      'email: route "alerts": the recipient "{user.email}" is no e-mail address (a template the event did not fill) — nothing sent',
+    );
+    const word = await target?.send(message("x", { chat_id: "oncall" })).catch((e: unknown) => e);
+    expect((word as Error).message).toBe(
+      'email: route "alerts": the recipient "oncall" is no e-mail address — nothing sent',
+    );
+    expect(received).toEqual([]);
+    // A display name with its address still goes out.
+    await target?.send(message("x", { to: "On Call <oncall@example.org>" }));
+    expect(received.map((r) => r.to)).toEqual([["oncall@example.org"]]);
+  });
+
   it("refuses a deliver_extra recipient (payload text) that names more than one address; home_channel may list several", async () => {
     received.length = 0;
     const target = registryFor({ email: settings() }).get("email");
@@ -223,6 +242,40 @@ describe("email target against a real SMTP server (smtp-server)", () => {
       } finally {
         await new Promise<void>((resolve) => quoting.close(() => resolve()));
       }
+    }
+  });
+
+  it("quotes a server's multi-line reply on one line (Gmail's 535-5.7.8 refusal of a login)", async () => {
+    const gmailLike = createServer((socket) => {
+      socket.setEncoding("utf8");
+      socket.write("220 smtp.example.org ESMTP\r\n");
+      socket.on("data", (chunk: string) => {
+        for (const line of chunk.split("\r\n").filter((l) => l !== "")) {
+          if (/^EHLO/i.test(line)) socket.write("250-smtp.example.org\r\n250 AUTH PLAIN\r\n");
+          else if (/^QUIT/i.test(line)) socket.end("221 bye\r\n");
+          else
+            socket.write(
+              "535-5.7.8 Username and Password not accepted. For more information, go to\r\n535 5.7.8  https://support.google.com/mail/?p=BadCredentials a640c23a62f3a-gsmtp\r\n",
+            );
+        }
+      });
+    });
+    await new Promise<void>((resolve) => gmailLike.listen(0, "127.0.0.1", resolve));
+    try {
+      const gmailPort = (gmailLike.address() as AddressInfo).port;
+      const target = registryFor({ email: { ...settings(), port: gmailPort } }).get("email");
+      for (const attempt of [
+        () => target?.check?.(),
+        () => target?.send(message("x", { chat_id: "a@example.org" })),
+      ]) {
+        const error = await attempt()?.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(DeliveryError);
+        expect((error as Error).message).toBe(
+          "email: EAUTH — 535-5.7.8 Username and Password not accepted. For more information, go to 535 5.7.8 https://support.google.com/mail/?p=BadCredentials a640c23a62f3a-gsmtp",
+        );
+      }
+    } finally {
+      await new Promise<void>((resolve) => gmailLike.close(() => resolve()));
     }
   });
 

@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DeliveryError } from "../../../src/io/targets/target.js";
 import { createFakeGh, type FakeGh } from "../../fakes/fakeGh.js";
@@ -94,6 +96,21 @@ describe("forge_comment through a fake gh on PATH", () => {
     await expect(forge(gh.path)?.check?.()).rejects.toThrow(/gh auth status exited with 1/);
   });
 
+  it("quotes gh's error on one line, as every platform's (gh writes several: a line per account)", async () => {
+    gh = createFakeGh({
+      exitCode: 1,
+      stderr:
+        "github.com\n  X Failed to log in to github.com account octocat (default)\n  - Active account: true\n  - The token in GH_TOKEN is invalid.\n",
+    });
+    const expected =
+      "exited with 1: github.com X Failed to log in to github.com account octocat (default) - Active account: true - The token in GH_TOKEN is invalid.";
+    await expect(forge(gh.path)?.check?.()).rejects.toThrow(`gh auth status ${expected}`);
+    const error = await forge(gh.path)
+      ?.send(message("hi", { repo: "octo/repo", pr_number: "1" }))
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toBe(`forge_comment: gh pr comment ${expected}`);
+  });
+
   it("a GH_TOKEN that gh's error quotes across the 500-character cut leaves no beginning in the error", async () => {
     const token = "ghp_0123456789abcdefSECRETsecret0123456789";
     gh = createFakeGh({ exitCode: 1, stderr: `${"x".repeat(480)} token ${token} refused` });
@@ -112,6 +129,23 @@ describe("forge_comment through a fake gh on PATH", () => {
     ).rejects.toThrow(/"gh" was not found on PATH — install the GitHub CLI/);
   });
 
+  it("a command that cannot be started (not executable, a directory, no such path) says why, not 'exited with a signal'", async () => {
+    gh = createFakeGh();
+    const notExecutable = join(gh.dir, "gh-copy");
+    writeFileSync(notExecutable, "#!/bin/sh\nexit 0\n", { mode: 0o644 });
+    const send = (command: string) =>
+      registryFor({ github_comment: { enabled: true, command } })
+        .get("forge_comment")
+        ?.send(message("hi", { repo: "a/b", pr_number: "1" }));
+    const fix = "set platforms.forge_comment.command to the gh executable";
+    await expect(send(notExecutable)).rejects.toThrow(
+      `forge_comment: "${notExecutable}" is not executable (chmod +x ${notExecutable}) — ${fix}`,
+    );
+    await expect(send(gh.dir)).rejects.toThrow(`forge_comment: "${gh.dir}" is not a file — ${fix}`);
+    const missing = join(gh.dir, "no-such-gh-binary");
+    await expect(send(missing)).rejects.toThrow(`forge_comment: "${missing}" does not exist — ${fix}`);
+  });
+
   it.each([
     [{ repo: "a/b; rm -rf /", pr_number: "1" }, /repo must be owner\/name/],
     [{ repo: "../etc", pr_number: "1" }, /repo must be owner\/name/],
@@ -123,6 +157,16 @@ describe("forge_comment through a fake gh on PATH", () => {
     [{ repo: "a/b", pr_number: "0" }, /pr_number must be a positive integer/],
     [{ repo: "a/b", pr_number: "--help" }, /pr_number must be a positive integer/],
     [{ repo: "a/b" }, /pr_number must be a positive integer/],
+    // A template the event did not fill (an issue_comment event has no pull_request.number) says so.
+    [
+      { repo: "a/b", pr_number: "{pull_request.number}" },
+      /pr_number must be a positive integer, got "\{pull_request\.number\}" \(a template the event did not fill: it has no such field\)$/,
+    ],
+    [
+      { repo: "{repository.full_name}", pr_number: "7" },
+      /repo must be owner\/name .*, got "\{repository\.full_name\}" \(a template the event did not fill: it has no such field\)$/,
+    ],
+    [{ repo: "a/b", pr_number: "#{number}" }, /pr_number must be a positive integer, got "#\{number\}"$/],
   ])("rejects deliver_extra %j without running gh", async (extra, pattern) => {
     gh = createFakeGh();
     await expect(forge(gh.path)?.send(message("hi", extra as Record<string, string>))).rejects.toThrow(

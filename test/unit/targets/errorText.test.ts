@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpCall, platformErrorText } from "../../../src/io/targets/httpJson.js";
+import { httpCall, platformErrorText, refused } from "../../../src/io/targets/httpJson.js";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 
 const TOKEN = "123456789:AAHsecretSECRETsecretSECRETsecret0123";
@@ -29,6 +29,18 @@ describe("platformErrorText", () => {
 
   it("puts a multi-line answer on one line", () => {
     expect(platformErrorText(undefined, "upstream\nconnect error\r\n")).toBe("upstream connect error");
+  });
+});
+
+describe("refused: a refusal inside a 2xx answer (ok: false, errcode != 0)", () => {
+  it("quotes the platform's text as a non-2xx answer's: on one line, cut at 300, no beginning of a token", () => {
+    const detail = `request refused\r\nsee logs\n${echoAt(280)}`;
+    const error = refused("feishu", "send message", detail, [TOKEN]);
+    const quotedText = error.message.slice("feishu: send message: ".length);
+    expect(quotedText.startsWith("request refused see logs Cannot POST /")).toBe(true);
+    expect(quotedText).not.toMatch(/[\r\n]/);
+    expect(quotedText.length).toBeLessThanOrEqual(300);
+    expect(quotedText).not.toContain("AAHsecret");
   });
 });
 

@@ -57,6 +57,26 @@ describe("retry policy", () => {
       expect(parseRetryAfter(value, now), JSON.stringify(value)).toBeUndefined();
   });
 
+  it("reads text that Date.parse takes for a date but is none (no day, month, year, time and zone) as no wait", () => {
+    const now = Date.parse("2026-11-22T20:00:00Z");
+    // Date.parse: "retry 10" is 1 October 2001 (an immediate retry), "wait 2030" 1 January 2030 (years).
+    for (const value of [
+      "retry 10",
+      "wait 2030",
+      "May 5",
+      "Sun, 22 Nov 2026 20:00:30",
+      "2026-11-22T20:00:30Z",
+    ])
+      expect(parseRetryAfter(value, now), JSON.stringify(value)).toBeUndefined();
+    // A date as the Internet Message Format writes it still counts: no weekday, a numeric zone, UTC.
+    for (const value of [
+      "22 Nov 2026 20:00:30 +0000",
+      "Sun, 22 Nov 2026 20:00:30 UTC",
+      "Sun, 22 Nov 2026 21:00:30 +0100",
+    ])
+      expect(parseRetryAfter(value, now), value).toBe(30);
+  });
+
   it("runs a step until it succeeds, sleeping between attempts (injected sleep)", async () => {
     const slept: number[] = [];
     let calls = 0;
