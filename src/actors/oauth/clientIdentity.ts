@@ -270,6 +270,7 @@ export async function discoverAndIdentify(
     fetches,
     job.now(),
     job.profile,
+    job.entry.oauth?.flow === "device",
   );
   // A scope the resource required earlier (step-up) is asked for again from the same server.
   const previous = job.store.readMetadata();

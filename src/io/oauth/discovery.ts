@@ -316,6 +316,8 @@ export async function discoverForFlow(
   now = Date.now(),
   /** The named profile whose login this is: the advice to log in names it. */
   profile?: string,
+  /** `oauth.flow: device` is in the entry (not only `--flow device` or a device grant): the advice may say to remove it. */
+  deviceConfigured = false,
 ): Promise<StoredMetadata> {
   /** Metadata that was fetched but failed validation (the fetch failures say nothing about it). */
   const invalid: string[] = [];
@@ -377,7 +379,7 @@ export async function discoverForFlow(
   }
   const hint =
     flow === "device"
-      ? `the device flow is not available here: log in with \`svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`} --flow browser\` or remove oauth.flow: device`
+      ? `the device flow is not available here: log in with \`svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`} --flow browser\`${deviceConfigured ? " or remove oauth.flow: device" : ""}`
       : `ask the server's operator to correct its authorization server metadata (svc needs an issuer that matches the advertised URL, PKCE S256 and https endpoints), or check mcp_servers.${serverName}.url`;
   throw new SvcError(
     "oauth",

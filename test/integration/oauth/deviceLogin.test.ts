@@ -282,6 +282,13 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     );
     expect(auth.seen.some((r) => r.path === "/authorize" || r.path === "/register")).toBe(false);
     expect(h.opened).toHaveLength(0);
+    // The entry has no oauth.flow (the device flow came from --flow device): no key to remove is named.
+    expect(output && !output.ok && output.error.message).not.toContain("oauth.flow");
+    const configured = harness(home.dir, "nodevice2", rs.url, { flow: "device" });
+    const second = await drive(configured);
+    expect(second.output && !second.output.ok && second.output.error.message).toContain(
+      "log in with `svc mcp login nodevice2 --flow browser` or remove oauth.flow: device",
+    );
   });
 
   it("refuses to start without a terminal", async () => {
