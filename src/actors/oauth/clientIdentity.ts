@@ -6,7 +6,13 @@ import type {
 import { LOOPBACK_REDIRECT_HOSTS } from "../../config/redirectUri.js";
 import { SvcError } from "../../errors.js";
 import { DocumentUnreachable, validateClientMetadataDocument } from "../../io/oauth/cimd.js";
-import { DEVICE_GRANT, discoverForFlow, type FlowKind } from "../../io/oauth/discovery.js";
+import {
+  DEVICE_GRANT,
+  discoverForFlow,
+  type FlowKind,
+  isValidationError,
+  unusableReason,
+} from "../../io/oauth/discovery.js";
 import type { OAuthFetches } from "../../io/oauth/fetch.js";
 import type { OAuthSettings } from "../../io/oauth/settings.js";
 import type { StoredClient, StoredMetadata, TokenStore } from "../../io/oauth/tokenStore.js";
@@ -213,9 +219,12 @@ export async function chooseClient(args: {
   // RFC 7591 3.2.1 / RFC 7592: the SDK's schema drops the registration management credentials; they
   // are read from the answer itself and kept with the registration (mode 0600).
   let management: Record<string, string> = {};
+  /** The status of a success answer, for an error naming what in it was unusable. */
+  let succeeded: number | undefined;
   const capturing: OAuthFetches["discovery"] = async (url, init) => {
     const res = await fetches.discovery(url, init);
     if (res.ok) {
+      succeeded = res.status;
       const body = (await res
         .clone()
         .json()
@@ -240,13 +249,19 @@ export async function chooseClient(args: {
   } catch (err) {
     // The status and a redacted excerpt of what the endpoint answered: the SDK's message keeps only an
     // error_description (empty when the server sent just the code) or quotes a whole HTML page.
-    const failure = tokenEndpointError(
-      serverName,
-      "dynamic client registration",
-      fetches,
-      asMeta.registration_endpoint,
-      err,
-    );
+    const failure =
+      succeeded !== undefined && isValidationError(err)
+        ? new SvcError(
+            "oauth",
+            `${serverName}: dynamic client registration failed — ${asMeta.registration_endpoint} answered ${succeeded} with no usable registration (${unusableReason(err)})`,
+          )
+        : tokenEndpointError(
+            serverName,
+            "dynamic client registration",
+            fetches,
+            asMeta.registration_endpoint,
+            err,
+          );
     throw new SvcError(
       "oauth",
       `${failure.message} — register a client there and set mcp_servers.${serverName}.oauth.client_id, or fix what the server names`,

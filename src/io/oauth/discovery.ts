@@ -186,7 +186,7 @@ async function fetchAsMetadata(
 }
 
 /** A schema failure as "jwks_uri: expected string, received undefined, …" instead of zod's JSON dump. */
-function unusableReason(err: unknown): string {
+export function unusableReason(err: unknown): string {
   const issues = (err as { issues?: Array<{ path?: PropertyKey[]; message?: string }> }).issues;
   if (!Array.isArray(issues)) return (err as Error).message;
   const shown = issues
@@ -198,7 +198,7 @@ function unusableReason(err: unknown): string {
   return `${shown.join(", ")}${issues.length > 4 ? `, and ${issues.length - 4} more` : ""}`;
 }
 
-function isValidationError(err: unknown): boolean {
+export function isValidationError(err: unknown): boolean {
   return Array.isArray((err as { issues?: unknown }).issues) || err instanceof SyntaxError;
 }
 

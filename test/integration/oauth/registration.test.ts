@@ -121,6 +121,20 @@ describe("dynamic client registration (RFC 7591)", () => {
     expect(err.message.length).toBeLessThan(600);
   });
 
+  it("a success answer that is no registration (no client_id) names the field, not a schema dump", async () => {
+    home = tempHome();
+    const auth = await as({
+      registrationError: { status: 201, body: JSON.stringify({ client_name: "svc" }) },
+    });
+    const h = harness(home.dir, "noid", (await resource([auth.url])).url, { cimd: false });
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(
+      /^noid: dynamic client registration failed — \S+\/register answered 201 with no usable registration \(.*client_id: expected string, received undefined\)/,
+    );
+    expect(err.message).not.toContain("[redacted]");
+    expect(h.job.store.readClient()).toBeUndefined();
+  });
+
   it("a server that lists no `none` client authentication gets a registration for client_secret_basic, used at the token endpoint", async () => {
     home = tempHome();
     const auth = await as({ authMethods: ["client_secret_basic", "private_key_jwt"] });
