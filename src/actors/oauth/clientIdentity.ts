@@ -234,6 +234,18 @@ export async function chooseClient(args: {
           typeof body?.[k] === "string" ? [[k, body[k] as string]] : [],
         ),
       );
+      // A server that answers the client_id (and secret) without echoing the registered metadata, which
+      // RFC 7591 3.2.1 asks it to return, registered what it was sent: the redirect URIs and grants svc
+      // asked for stand in for the ones left out (the SDK's schema requires redirect_uris).
+      const missing = (["redirect_uris", "grant_types"] as const).filter((k) => body?.[k] === undefined);
+      if (body !== null && typeof body === "object" && missing.length > 0) {
+        const headers = new Headers(res.headers);
+        headers.delete("content-length");
+        headers.delete("content-encoding");
+        await res.body?.cancel().catch(() => undefined);
+        const filled = Object.fromEntries(missing.map((k) => [k, clientMetadata[k]]));
+        return new Response(JSON.stringify({ ...body, ...filled }), { status: res.status, headers });
+      }
     }
     return res;
   };
