@@ -121,6 +121,10 @@ export function unsupportedReason(meta: AuthorizationServerMetadata, flow: FlowK
   const cleartext = cleartextEndpoint(meta);
   if (cleartext !== undefined) return cleartext;
   if (flow === "browser") {
+    // The authorization code flow: a server listing other response types only would refuse the request.
+    if (!meta.response_types_supported?.includes("code")) {
+      return "does not list the code response type in response_types_supported";
+    }
     if (!meta.code_challenge_methods_supported?.includes("S256")) {
       return "does not advertise PKCE S256 in code_challenge_methods_supported";
     }
@@ -380,7 +384,7 @@ export async function discoverForFlow(
   const hint =
     flow === "device"
       ? `the device flow is not available here: log in with \`svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`} --flow browser\`${deviceConfigured ? " or remove oauth.flow: device" : ""}`
-      : `ask the server's operator to correct its authorization server metadata (svc needs an issuer that matches the advertised URL, PKCE S256 and https endpoints), or check mcp_servers.${serverName}.url`;
+      : `ask the server's operator to correct its authorization server metadata (svc needs an issuer that matches the advertised URL, the code response type, PKCE S256 and https endpoints), or check mcp_servers.${serverName}.url`;
   throw new SvcError(
     "oauth",
     `${serverName}: no usable authorization server — ${rejected.join("; ")}. Fix: ${hint}.`,
