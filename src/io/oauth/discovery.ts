@@ -206,12 +206,15 @@ export function isValidationError(err: unknown): boolean {
   return Array.isArray((err as { issues?: unknown }).issues) || err instanceof SyntaxError;
 }
 
-function statuses(fetches: OAuthFetches): string {
+/** The failed fetches (from the `from`th on), each once. */
+function statuses(fetches: OAuthFetches, from = 0): string {
   // The SDK repeats a fetch that threw (its CORS retry): report each failure once.
-  const lines = fetches.failures.map(
-    (f) =>
-      `${f.method} ${shownUrl(f.url)} → ${f.status === 0 ? `unreachable (${f.body.split(f.url).join(shownUrl(f.url))})` : f.status}`,
-  );
+  const lines = fetches.failures
+    .slice(from)
+    .map(
+      (f) =>
+        `${f.method} ${shownUrl(f.url)} → ${f.status === 0 ? `unreachable (${f.body.split(f.url).join(shownUrl(f.url))})` : f.status}`,
+    );
   return [...new Set(lines)].join("; ");
 }
 
@@ -341,6 +344,7 @@ export async function discoverForFlow(
   let found = 0;
   for (const as of advertised) {
     let meta: AuthorizationServerMetadata | undefined;
+    const tried = fetches.failures.length;
     try {
       meta = await fetchAsMetadata(as, fetches);
     } catch (err) {
@@ -349,7 +353,11 @@ export async function discoverForFlow(
       if (isValidationError(err)) invalid.push(reason);
       continue;
     }
-    if (meta === undefined) continue;
+    if (meta === undefined) {
+      // Named when another server's metadata was found but would not do: this one may be the one meant.
+      rejected.push(`${as}: no metadata found (${statuses(fetches, tried) || "no answer"})`);
+      continue;
+    }
     found++;
     if (fallback ? !fallbackIssuerMatches(as, meta.issuer) : !issuerMatches(as, meta.issuer)) {
       rejected.push(

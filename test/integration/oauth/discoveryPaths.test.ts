@@ -208,6 +208,24 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
     );
   });
 
+  it("when no listed server will do, one whose metadata could not be fetched is named with its fetch statuses, not left out", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/gone`, `${base}/plainonly`] },
+      },
+      "/.well-known/oauth-authorization-server/plainonly": {
+        json: asMetadata(`${base}/plainonly`, { code_challenge_methods_supported: ["plain"] }),
+      },
+    }));
+    const err = (await discoverForFlow("twoas", `${api.url}/mcp`, "browser", oauthFetches()).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(err.message).toMatch(
+      /^twoas: no usable authorization server — http:\/\/127\.0\.0\.1:\d+\/gone: no metadata found \(GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-authorization-server\/gone → 404; GET \S+\/\.well-known\/openid-configuration\/gone → 404; GET \S+\/gone\/\.well-known\/openid-configuration → 404\); http:\/\/127\.0\.0\.1:\d+\/plainonly: does not advertise PKCE S256/,
+    );
+  });
+
   it("metadata answered 200 with an HTML page is named in the discovery error (not 'no metadata found')", async () => {
     const api = await site((base) => ({
       "/mcp": unauthorized,
