@@ -6,7 +6,13 @@ import type {
 import { LOOPBACK_REDIRECT_HOSTS } from "../../config/redirectUri.js";
 import { SvcError } from "../../errors.js";
 import { DocumentUnreachable, validateClientMetadataDocument } from "../../io/oauth/cimd.js";
-import { DEVICE_GRANT, discoverForFlow, type FlowKind } from "../../io/oauth/discovery.js";
+import {
+  DEVICE_GRANT,
+  discoverForFlow,
+  type FlowKind,
+  isValidationError,
+  unusableReason,
+} from "../../io/oauth/discovery.js";
 import type { OAuthFetches } from "../../io/oauth/fetch.js";
 import type { OAuthSettings } from "../../io/oauth/settings.js";
 import type { StoredClient, StoredMetadata, TokenStore } from "../../io/oauth/tokenStore.js";
@@ -213,9 +219,12 @@ export async function chooseClient(args: {
   // RFC 7591 3.2.1 / RFC 7592: the SDK's schema drops the registration management credentials; they
   // are read from the answer itself and kept with the registration (mode 0600).
   let management: Record<string, string> = {};
+  /** The status of a success answer, for an error naming what in it was unusable. */
+  let succeeded: number | undefined;
   const capturing: OAuthFetches["discovery"] = async (url, init) => {
     const res = await fetches.discovery(url, init);
     if (res.ok) {
+      succeeded = res.status;
       const body = (await res
         .clone()
         .json()
@@ -225,6 +234,18 @@ export async function chooseClient(args: {
           typeof body?.[k] === "string" ? [[k, body[k] as string]] : [],
         ),
       );
+      // A server that answers the client_id (and secret) without echoing the registered metadata, which
+      // RFC 7591 3.2.1 asks it to return, registered what it was sent: the redirect URIs and grants svc
+      // asked for stand in for the ones left out (the SDK's schema requires redirect_uris).
+      const missing = (["redirect_uris", "grant_types"] as const).filter((k) => body?.[k] === undefined);
+      if (body !== null && typeof body === "object" && missing.length > 0) {
+        const headers = new Headers(res.headers);
+        headers.delete("content-length");
+        headers.delete("content-encoding");
+        await res.body?.cancel().catch(() => undefined);
+        const filled = Object.fromEntries(missing.map((k) => [k, clientMetadata[k]]));
+        return new Response(JSON.stringify({ ...body, ...filled }), { status: res.status, headers });
+      }
     }
     return res;
   };
@@ -240,13 +261,19 @@ export async function chooseClient(args: {
   } catch (err) {
     // The status and a redacted excerpt of what the endpoint answered: the SDK's message keeps only an
     // error_description (empty when the server sent just the code) or quotes a whole HTML page.
-    const failure = tokenEndpointError(
-      serverName,
-      "dynamic client registration",
-      fetches,
-      asMeta.registration_endpoint,
-      err,
-    );
+    const failure =
+      succeeded !== undefined && isValidationError(err)
+        ? new SvcError(
+            "oauth",
+            `${serverName}: dynamic client registration failed — ${asMeta.registration_endpoint} answered ${succeeded} with no usable registration (${unusableReason(err)})`,
+          )
+        : tokenEndpointError(
+            serverName,
+            "dynamic client registration",
+            fetches,
+            asMeta.registration_endpoint,
+            err,
+          );
     throw new SvcError(
       "oauth",
       `${failure.message} — register a client there and set mcp_servers.${serverName}.oauth.client_id, or fix what the server names`,
@@ -270,6 +297,7 @@ export async function discoverAndIdentify(
     fetches,
     job.now(),
     job.profile,
+    job.entry.oauth?.flow === "device",
   );
   // A scope the resource required earlier (step-up) is asked for again from the same server.
   const previous = job.store.readMetadata();

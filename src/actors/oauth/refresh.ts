@@ -182,6 +182,7 @@ export async function usableTokens(
         fetches,
         job.now(),
         job.profile,
+        job.entry.oauth?.flow === "device",
       );
       if (issuer !== undefined && discovered.authorizationServerUrl !== issuer)
         throw needsLoginError(

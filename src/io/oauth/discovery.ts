@@ -121,6 +121,10 @@ export function unsupportedReason(meta: AuthorizationServerMetadata, flow: FlowK
   const cleartext = cleartextEndpoint(meta);
   if (cleartext !== undefined) return cleartext;
   if (flow === "browser") {
+    // The authorization code flow: a server listing other response types only would refuse the request.
+    if (!meta.response_types_supported?.includes("code")) {
+      return "does not list the code response type in response_types_supported";
+    }
     if (!meta.code_challenge_methods_supported?.includes("S256")) {
       return "does not advertise PKCE S256 in code_challenge_methods_supported";
     }
@@ -186,7 +190,7 @@ async function fetchAsMetadata(
 }
 
 /** A schema failure as "jwks_uri: expected string, received undefined, …" instead of zod's JSON dump. */
-function unusableReason(err: unknown): string {
+export function unusableReason(err: unknown): string {
   const issues = (err as { issues?: Array<{ path?: PropertyKey[]; message?: string }> }).issues;
   if (!Array.isArray(issues)) return (err as Error).message;
   const shown = issues
@@ -198,16 +202,19 @@ function unusableReason(err: unknown): string {
   return `${shown.join(", ")}${issues.length > 4 ? `, and ${issues.length - 4} more` : ""}`;
 }
 
-function isValidationError(err: unknown): boolean {
+export function isValidationError(err: unknown): boolean {
   return Array.isArray((err as { issues?: unknown }).issues) || err instanceof SyntaxError;
 }
 
-function statuses(fetches: OAuthFetches): string {
+/** The failed fetches (from the `from`th on), each once. */
+function statuses(fetches: OAuthFetches, from = 0): string {
   // The SDK repeats a fetch that threw (its CORS retry): report each failure once.
-  const lines = fetches.failures.map(
-    (f) =>
-      `${f.method} ${shownUrl(f.url)} → ${f.status === 0 ? `unreachable (${f.body.split(f.url).join(shownUrl(f.url))})` : f.status}`,
-  );
+  const lines = fetches.failures
+    .slice(from)
+    .map(
+      (f) =>
+        `${f.method} ${shownUrl(f.url)} → ${f.status === 0 ? `unreachable (${f.body.split(f.url).join(shownUrl(f.url))})` : f.status}`,
+    );
   return [...new Set(lines)].join("; ");
 }
 
@@ -316,6 +323,8 @@ export async function discoverForFlow(
   now = Date.now(),
   /** The named profile whose login this is: the advice to log in names it. */
   profile?: string,
+  /** `oauth.flow: device` is in the entry (not only `--flow device` or a device grant): the advice may say to remove it. */
+  deviceConfigured = false,
 ): Promise<StoredMetadata> {
   /** Metadata that was fetched but failed validation (the fetch failures say nothing about it). */
   const invalid: string[] = [];
@@ -335,6 +344,7 @@ export async function discoverForFlow(
   let found = 0;
   for (const as of advertised) {
     let meta: AuthorizationServerMetadata | undefined;
+    const tried = fetches.failures.length;
     try {
       meta = await fetchAsMetadata(as, fetches);
     } catch (err) {
@@ -343,7 +353,11 @@ export async function discoverForFlow(
       if (isValidationError(err)) invalid.push(reason);
       continue;
     }
-    if (meta === undefined) continue;
+    if (meta === undefined) {
+      // Named when another server's metadata was found but would not do: this one may be the one meant.
+      rejected.push(`${as}: no metadata found (${statuses(fetches, tried) || "no answer"})`);
+      continue;
+    }
     found++;
     if (fallback ? !fallbackIssuerMatches(as, meta.issuer) : !issuerMatches(as, meta.issuer)) {
       rejected.push(
@@ -377,8 +391,8 @@ export async function discoverForFlow(
   }
   const hint =
     flow === "device"
-      ? `the device flow is not available here: log in with \`svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`} --flow browser\` or remove oauth.flow: device`
-      : `ask the server's operator to correct its authorization server metadata (svc needs an issuer that matches the advertised URL, PKCE S256 and https endpoints), or check mcp_servers.${serverName}.url`;
+      ? `the device flow is not available here: log in with \`svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`} --flow browser\`${deviceConfigured ? " or remove oauth.flow: device" : ""}`
+      : `ask the server's operator to correct its authorization server metadata (svc needs an issuer that matches the advertised URL, the code response type, PKCE S256 and https endpoints), or check mcp_servers.${serverName}.url`;
   throw new SvcError(
     "oauth",
     `${serverName}: no usable authorization server — ${rejected.join("; ")}. Fix: ${hint}.`,

@@ -76,17 +76,27 @@ function sentSecrets(init: RequestInit | undefined, headers: Headers): string[] 
 /** A server that accepts the connection and never answers must not hang a login or hold the token lock. */
 export const OAUTH_REQUEST_TIMEOUT_MS = 30_000;
 
-/** A 200 from the token endpoint that is no token response (RFC 6749 section 5.1): a login page, a proxy's. */
-async function notATokenResponse(res: Response): Promise<string | undefined> {
+/**
+ * The string fields a 200 answer of each endpoint carries: a token response (RFC 6749 section 5.1), a
+ * device authorization response (RFC 8628 section 3.2).
+ */
+const ANSWER_FIELDS = {
+  token: { fields: ["access_token", "token_type"], what: "token response" },
+  oauth: { fields: ["device_code", "user_code"], what: "device authorization response" },
+} as const;
+
+/** A 200 that is no answer of the endpoint (a login page, a proxy's): its body, for the error. */
+async function notAnAnswer(res: Response, endpoint: keyof typeof ANSWER_FIELDS): Promise<string | undefined> {
   if (res.status !== 200) return undefined;
+  const { fields, what } = ANSWER_FIELDS[endpoint];
   const body = await res.clone().text();
   try {
-    const fields = JSON.parse(body) as { access_token?: unknown; token_type?: unknown } | null;
-    if (typeof fields?.access_token === "string" && typeof fields.token_type === "string") return undefined;
+    const parsed = JSON.parse(body) as Record<string, unknown> | null;
+    if (fields.every((f) => typeof parsed?.[f] === "string")) return undefined;
   } catch {
     // not JSON: reported below
   }
-  return body === "" ? "(empty body: no token response)" : body;
+  return body === "" ? `(empty body: no ${what})` : body;
 }
 
 function withUserAgent(
@@ -127,9 +137,9 @@ function withUserAgent(
         return rewritten.response;
       }
     }
-    if (endpoint === "token") {
+    if (endpoint !== "other") {
       // Recorded so the error names the endpoint, the status and an excerpt instead of a parser's message.
-      const body = await notATokenResponse(res).catch(() => undefined);
+      const body = await notAnAnswer(res, endpoint).catch(() => undefined);
       if (body !== undefined)
         failures.push({
           url: String(url),

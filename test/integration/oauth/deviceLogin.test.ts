@@ -181,6 +181,28 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     );
   });
 
+  it("a 200 from the device authorization endpoint that is no device authorization response (a proxy's page, a code without user_code) names the endpoint, status and excerpt", async () => {
+    home = tempHome();
+    for (const [name, body] of [
+      ["proxied", "<html>Corporate proxy sign-in page</html>"],
+      [
+        "nousercode",
+        JSON.stringify({ device_code: "dc", verification_uri: "https://as.test/a", expires_in: 600 }),
+      ],
+    ] as const) {
+      const auth = await as({ device: true, deviceAuthorizationError: { status: 200, body } });
+      const rs = await resource([auth.url]);
+      const { output } = await drive(harness(home.dir, name, rs.url));
+      const message = output && !output.ok ? output.error.message : "";
+      expect(message).toMatch(
+        new RegExp(
+          `^${name}: device authorization request failed — http://127\\.0\\.0\\.1:\\d+/device answered 200: `,
+        ),
+      );
+      expect(message).toContain(name === "proxied" ? "Corporate proxy sign-in page" : '"verification_uri"');
+    }
+  });
+
   it("works with a plain-http authorization server that is not 127.0.0.1/localhost, as the browser flow does (docker service names)", async () => {
     home = tempHome();
     const auth = await as({ device: true, deviceInterval: 1, host: "127.0.0.2" });
@@ -282,6 +304,13 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     );
     expect(auth.seen.some((r) => r.path === "/authorize" || r.path === "/register")).toBe(false);
     expect(h.opened).toHaveLength(0);
+    // The entry has no oauth.flow (the device flow came from --flow device): no key to remove is named.
+    expect(output && !output.ok && output.error.message).not.toContain("oauth.flow");
+    const configured = harness(home.dir, "nodevice2", rs.url, { flow: "device" });
+    const second = await drive(configured);
+    expect(second.output && !second.output.ok && second.output.error.message).toContain(
+      "log in with `svc mcp login nodevice2 --flow browser` or remove oauth.flow: device",
+    );
   });
 
   it("refuses to start without a terminal", async () => {

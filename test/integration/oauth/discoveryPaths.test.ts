@@ -176,7 +176,53 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
       },
     }));
     await expect(discoverForFlow("plain", `${api.url}/mcp`, "browser", oauthFetches())).rejects.toThrow(
-      /does not advertise PKCE S256 in code_challenge_methods_supported\. Fix: ask the server's operator to correct its authorization server metadata \(svc needs an issuer that matches the advertised URL, PKCE S256 and https endpoints\), or check mcp_servers\.plain\.url\.$/,
+      /does not advertise PKCE S256 in code_challenge_methods_supported\. Fix: ask the server's operator to correct its authorization server metadata \(svc needs an issuer that matches the advertised URL, the code response type, PKCE S256 and https endpoints\), or check mcp_servers\.plain\.url\.$/,
+    );
+  });
+
+  it("skips a server without the code response type (it would refuse the browser login's request) for the next one listed", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/implicit`, `${base}/coded`] },
+      },
+      "/.well-known/oauth-authorization-server/implicit": {
+        json: asMetadata(`${base}/implicit`, { response_types_supported: ["token"] }),
+      },
+      "/.well-known/oauth-authorization-server/coded": { json: asMetadata(`${base}/coded`) },
+    }));
+    const meta = await discoverForFlow("rtypes", `${api.url}/mcp`, "browser", oauthFetches());
+    expect(meta.authorizationServerUrl).toBe(`${api.url}/coded`);
+
+    const only = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: { resource: `${base}/mcp`, authorization_servers: [base] },
+      },
+      "/.well-known/oauth-authorization-server": {
+        json: asMetadata(base, { response_types_supported: ["token"] }),
+      },
+    }));
+    await expect(discoverForFlow("implicit", `${only.url}/mcp`, "browser", oauthFetches())).rejects.toThrow(
+      /^implicit: no usable authorization server — http:\/\/127\.0\.0\.1:\d+: does not list the code response type in response_types_supported\. Fix: ask the server's operator/,
+    );
+  });
+
+  it("when no listed server will do, one whose metadata could not be fetched is named with its fetch statuses, not left out", async () => {
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/gone`, `${base}/plainonly`] },
+      },
+      "/.well-known/oauth-authorization-server/plainonly": {
+        json: asMetadata(`${base}/plainonly`, { code_challenge_methods_supported: ["plain"] }),
+      },
+    }));
+    const err = (await discoverForFlow("twoas", `${api.url}/mcp`, "browser", oauthFetches()).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(err.message).toMatch(
+      /^twoas: no usable authorization server — http:\/\/127\.0\.0\.1:\d+\/gone: no metadata found \(GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-authorization-server\/gone → 404; GET \S+\/\.well-known\/openid-configuration\/gone → 404; GET \S+\/gone\/\.well-known\/openid-configuration → 404\); http:\/\/127\.0\.0\.1:\d+\/plainonly: does not advertise PKCE S256/,
     );
   });
 

@@ -121,6 +121,35 @@ describe("dynamic client registration (RFC 7591)", () => {
     expect(err.message.length).toBeLessThan(600);
   });
 
+  it("a registration answered with the client_id alone (no redirect_uris or grant_types echoed) is used as registered", async () => {
+    home = tempHome();
+    const auth = await as({
+      registrationError: { status: 201, body: JSON.stringify({ client_id: "terse-client-7731" }) },
+    });
+    const h = harness(home.dir, "terse", (await resource([auth.url])).url, { cimd: false });
+    await loginWith(h);
+    const client = h.job.store.readClient();
+    expect(client?.client_id).toBe("terse-client-7731");
+    const sent = JSON.parse(auth.seen.find((r) => r.path === "/register")?.raw ?? "{}");
+    expect(client?.redirect_uris).toEqual(sent.redirect_uris);
+    expect(client?.grant_types).toEqual(["authorization_code", "refresh_token"]);
+    expect(auth.seen.find((r) => r.path === "/token")?.body.get("client_id")).toBe("terse-client-7731");
+  });
+
+  it("a success answer that is no registration (no client_id) names the field, not a schema dump", async () => {
+    home = tempHome();
+    const auth = await as({
+      registrationError: { status: 201, body: JSON.stringify({ client_name: "svc" }) },
+    });
+    const h = harness(home.dir, "noid", (await resource([auth.url])).url, { cimd: false });
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(
+      /^noid: dynamic client registration failed — \S+\/register answered 201 with no usable registration \(client_id: expected string, received undefined\)/,
+    );
+    expect(err.message).not.toContain("[redacted]");
+    expect(h.job.store.readClient()).toBeUndefined();
+  });
+
   it("a server that lists no `none` client authentication gets a registration for client_secret_basic, used at the token endpoint", async () => {
     home = tempHome();
     const auth = await as({ authMethods: ["client_secret_basic", "private_key_jwt"] });
