@@ -49,37 +49,33 @@ export function formatTable(input: readonly (readonly string[])[]): string {
 /**
  * A commander parser collecting a repeated `<option> key=value` option into one record; a usage error
  * names that option. `__proto__` is refused: the record could not hold it, so it would vanish without a word.
+ * A key given twice (`chat_id=1` then `chat_id=2`) is refused too, rather than its first value dropped:
+ * `holds` says what the record keeps one value of per key.
  */
 export function pairsOption(
   option: string,
   shape: string,
   what: string,
+  holds: string,
 ): (value: string, previous?: Record<string, string>) => Record<string, string> {
   return (value, previous = {}) => {
     const eq = value.indexOf("=");
     if (eq <= 0) throw new SvcError("usage", `${option}: expected ${shape}, got "${value}"`);
-    if (value.slice(0, eq) === "__proto__")
-      throw new SvcError("usage", `${option}: "__proto__" cannot be ${what}`);
-    return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+    const key = value.slice(0, eq);
+    if (key === "__proto__") throw new SvcError("usage", `${option}: "__proto__" cannot be ${what}`);
+    if (Object.hasOwn(previous, key))
+      throw new SvcError("usage", `${option} ${key} is given twice — ${holds}: keep one`);
+    return { ...previous, [key]: value.slice(eq + 1) };
   };
 }
 
-const deliverExtraPair = pairsOption("--deliver-extra", "key=value", "a deliver_extra key");
-
-/**
- * Collects repeated `--deliver-extra key=value` options. A key given twice (`chat_id=1` then `chat_id=2`)
- * is refused, as `svc mcp add --env` refuses a name given twice, rather than its first value dropped.
- */
-export function collectPairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
-  const next = deliverExtraPair(value, previous);
-  const key = value.slice(0, value.indexOf("="));
-  if (Object.hasOwn(previous, key))
-    throw new SvcError(
-      "usage",
-      `--deliver-extra ${key} is given twice — deliver_extra holds one value per key: keep one`,
-    );
-  return next;
-}
+/** Collects repeated `--deliver-extra key=value` options. */
+export const collectPairs = pairsOption(
+  "--deliver-extra",
+  "key=value",
+  "a deliver_extra key",
+  "deliver_extra holds one value per key",
+);
 
 /**
  * Refuses a blank `--deliver-extra` value, for `svc webhook subscribe` and `svc cron create` alike: spaces

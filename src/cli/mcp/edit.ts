@@ -58,19 +58,13 @@ export function collectHeader(value: string, previous: Record<string, string> = 
   return { ...previous, [name]: headerValue };
 }
 
-const envPair = pairsOption("--env", "KEY=value", "an environment variable name");
-
-/** `--env KEY=value` (repeatable): a name given twice is refused, rather than its first value dropped. */
-export function collectEnv(value: string, previous: Record<string, string> = {}): Record<string, string> {
-  const next = envPair(value, previous);
-  const name = value.slice(0, value.indexOf("="));
-  if (Object.hasOwn(previous, name))
-    throw new SvcError(
-      "usage",
-      `--env ${name} is given twice — a server's environment holds one value per variable: keep one`,
-    );
-  return next;
-}
+/** `--env KEY=value` (repeatable). */
+export const collectEnv = pairsOption(
+  "--env",
+  "KEY=value",
+  "an environment variable name",
+  "a server's environment holds one value per variable",
+);
 
 /** A name the configuration can hold, an entry its schema accepts: else a usage error naming the problem. */
 function checkEntry(name: string, entry: Record<string, unknown>, configPath: string): void {
