@@ -53,6 +53,10 @@ const UNRESOLVED = /^\{[^{}\s]+\}$/;
 /** Whether a rendered `deliver_extra` value is a template the event did not fill (still `{path}`). */
 export const isUnfilledTemplate = (value: string): boolean => UNRESOLVED.test(value);
 
+/** What an error about a rendered value adds when it is such a template: the event lacks the field, not the route a fix. */
+export const unfilledNote = (value: string): string =>
+  isUnfilledTemplate(value) ? " (a template the event did not fill: it has no such field)" : "";
+
 /**
  * The forum topic / thread of `deliver_extra` (the first of `keys` that is set: `message_thread_id`,
  * else `thread_id`). A thread template the payload had no value for (e.g. `{message.thread}` on an event

@@ -1,7 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
 import { executableProblem } from "../executable.js";
-import { isUnfilledTemplate, partlyDelivered, recipientQueue } from "./chat.js";
+import { partlyDelivered, recipientQueue, unfilledNote } from "./chat.js";
 import { messageParts } from "./split.js";
 import {
   DeliveryError,
@@ -28,23 +28,19 @@ export interface ForgeDestination {
   readonly prNumber: number;
 }
 
-/** Says so when a value is a template the event did not fill: the event lacks the field, not the route a fix. */
-const unfilled = (value: string) =>
-  isUnfilledTemplate(value) ? " (a template the event did not fill: it has no such field)" : "";
-
 /** Validates `deliver_extra.repo` (`owner/name` or `host/owner/name`) and `deliver_extra.pr_number` (a positive integer). */
 export function forgeDestination(message: Pick<DeliveryMessage, "extra" | "route">): ForgeDestination {
   const repo = message.extra.repo?.trim() ?? "";
   const pr = message.extra.pr_number?.trim() ?? "";
   if (!REPO_NAME.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${repo.slice(0, 100)}"${unfilled(repo)}`,
+      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${repo.slice(0, 100)}"${unfilledNote(repo)}`,
       false,
     );
   }
   if (!isPullRequestNumber(pr)) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${pr.slice(0, 30)}"${unfilled(pr)}`,
+      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${pr.slice(0, 30)}"${unfilledNote(pr)}`,
       false,
     );
   }

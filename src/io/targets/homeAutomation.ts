@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { isUnfilledTemplate, routeRecipient } from "./chat.js";
+import { routeRecipient, unfilledNote } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
 import { notifyService, notifyServiceProblem } from "./notifyService.js";
 import { wellFormed } from "./split.js";
@@ -31,12 +31,8 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
       const named = fromRoute ?? settings.home_channel ?? "";
       const service = notifyService(named);
       const problem = notifyServiceProblem(named);
-      if (problem !== undefined) {
-        const unfilled = isUnfilledTemplate(named.trim())
-          ? " (a template the event did not fill: it has no such field)"
-          : "";
-        throw new DeliveryError(`home_automation: ${problem}${unfilled}`, false);
-      }
+      if (problem !== undefined)
+        throw new DeliveryError(`home_automation: ${problem}${unfilledNote(named.trim())}`, false);
       // A title template the event left blank is no title (the default one for a persistent notification).
       const title = message.extra.title?.trim() ? wellFormed(message.extra.title) : undefined;
       const text = wellFormed(message.text);
