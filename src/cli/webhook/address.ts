@@ -1,4 +1,5 @@
 import type { LoadedConfig } from "../../config/load.js";
+import { DEFAULT_PROFILE } from "../../config/paths.js";
 import { gatewayAddress, runningPid } from "../../io/gatewayState.js";
 
 /** Where the gateway listens: the running one's address (`--host`/`--port` may differ from the config). */
@@ -18,11 +19,16 @@ export function subscriptionUrl(
   const bind = address.host ?? webhook.host;
   const host = bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind;
   const hostPart = host.includes(":") ? `[${host}]` : host;
+  return `http://${hostPart}:${address.port ?? webhook.port}${routePath(loaded, name, profile)}`;
+}
+
+/** The path a route bound to `profile` answers at: `/p/<profile>` before it with multiplexing on. */
+export function routePath(loaded: LoadedConfig, name: string, profile: string | undefined): string {
   const prefix =
-    loaded.config.gateway.multiplex_profiles && profile !== undefined && profile !== "default"
+    loaded.config.gateway.multiplex_profiles && profile !== undefined && profile !== DEFAULT_PROFILE
       ? `/p/${profile}`
       : "";
-  return `http://${hostPart}:${address.port ?? webhook.port}${prefix}/webhooks/${name}`;
+  return `${prefix}/webhooks/${name}`;
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { LoadedConfig } from "../../config/load.js";
+import type { Route } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
 import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
+import { routePath } from "./address.js";
 import { meantSubscription } from "./meantSubscription.js";
 import type { AnsweringRoute } from "./postToGateway.js";
 import { existingRecord } from "./storedRecord.js";
@@ -97,13 +99,19 @@ export async function testTarget(
             ? `no dynamic subscription named "${name}" in ${path}${meant} (see svc webhook list)`
             : `no dynamic subscription named "${name}" in ${path} — see svc webhook list (svc webhook subscribe ${name} creates one)`,
     );
-  return subscriptionTarget(
-    sub,
-    name,
-    route === undefined
-      ? []
-      : [
-          `Note: ${loaded.paths.config} also defines a route "${name}", which the gateway answers with (static routes win): the test is signed with the subscription's secret, so it is refused with 401 unless the route has the same secret`,
-        ],
-  );
+  return subscriptionTarget(sub, name, route === undefined ? [] : [shadowNote(loaded, name, route, sub)]);
+}
+
+/**
+ * What the config.yaml route of the subscription's name answers the test with. With multiplexing on and
+ * the two bound to different profiles, the test's URL is not the route's: the answer is 404, not 401.
+ */
+function shadowNote(loaded: LoadedConfig, name: string, route: Route, sub: Subscription): string {
+  const shadowed = `Note: ${loaded.paths.config} also defines a route "${name}", which the gateway answers with (static routes win)`;
+  const routeAt = routePath(loaded, name, route.profile);
+  const testAt = routePath(loaded, name, sub.profile);
+  if (routeAt === testAt)
+    return `${shadowed}: the test is signed with the subscription's secret, so it is refused with 401 unless the route has the same secret`;
+  const bound = route.profile === undefined ? "unbound" : `bound to profile ${route.profile}`;
+  return `${shadowed}: ${bound}, it answers at ${routeAt} (gateway.multiplex_profiles is on), so the test's ${testAt} gets 404 Unknown route`;
 }

@@ -45,6 +45,36 @@ describe("svc webhook test on a name that is both a config.yaml route and a subs
     expect(soloEnabled).toMatchObject({ code: 0, stderr: "" });
   });
 
+  it("with multiplexing on and the route bound to another profile, the note says the test's URL gets 404", {
+    timeout: 60_000,
+  }, async () => {
+    const started = await startTestGateway({
+      config: webhookConfig(
+        { "mx-shadow": { secret: "mx-static-secret-5521", profile: "work" } },
+        {},
+        { gateway: { multiplex_profiles: true } },
+      ),
+    });
+    gw = started;
+    started.home.write(
+      "webhook_subscriptions.json",
+      JSON.stringify({ "mx-shadow": { secret: "mx-dynamic-secret-5522", enabled: true } }),
+      0o600,
+    );
+    const res = await svc(started.home, [
+      "webhook",
+      "test",
+      "mx-shadow",
+      "--port",
+      String(started.gateway.port),
+    ]);
+    expect(res.stderr).toContain(
+      `Note: ${started.home.dir}/config.yaml also defines a route "mx-shadow", which the gateway answers with (static routes win): bound to profile work, it answers at /p/work/webhooks/mx-shadow (gateway.multiplex_profiles is on), so the test's /webhooks/mx-shadow gets 404 Unknown route`,
+    );
+    expect(res.stderr).not.toContain("401");
+    expect(res).toMatchObject({ code: 1, stdout: expect.stringContaining("404 Not Found") });
+  });
+
   it("disabling or removing a shadowed subscription says the static route still answers, a lone one says nothing", {
     timeout: 60_000,
   }, async () => {
