@@ -1,6 +1,8 @@
 import { dirname, join } from "node:path";
 import { isLoopbackHost } from "./host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "./interpolate.js";
+import { readEnvFile } from "./load.js";
+import { namedProfile, profileNameProblem, svcPaths } from "./paths.js";
 import type { Config } from "./schema.js";
 import { globalSecretKey, INSECURE_NO_AUTH, routeKey } from "./sections/webhook.js";
 
@@ -10,7 +12,12 @@ import { globalSecretKey, INSECURE_NO_AUTH, routeKey } from "./sections/webhook.
  * An unset `${VAR}` keeps its literal text; as a secret that text would be the HMAC key, and it is
  * printed in the README. Refused instead.
  */
-function unsetSecretProblem(key: string, secret: string | undefined, file: string): string | undefined {
+function unsetSecretProblem(
+  key: string,
+  secret: string | undefined,
+  file: string,
+  profile?: string,
+): string | undefined {
   if (secret === undefined) return undefined;
   const name = unsetVariablesIn(secret)[0];
   if (name === undefined) {
@@ -18,7 +25,25 @@ function unsetSecretProblem(key: string, secret: string | undefined, file: strin
     const problem = unreadPlaceholderProblem(secret);
     return problem === undefined ? undefined : `${key}: ${problem}`;
   }
-  return `${key}: \${${name}} is not set — set ${name} in ${join(dirname(file), ".env")} or the environment`;
+  const env = join(dirname(file), ".env");
+  return `${key}: \${${name}} is not set — set ${name} in ${env} or the environment${setInProfileEnv(file, profile, name, env)}`;
+}
+
+/**
+ * A route bound to a named profile whose `.env` sets the variable: that file serves only the profile's MCP
+ * connections, so the user who put the route's secret there is told why it was not found.
+ */
+function setInProfileEnv(file: string, profile: string | undefined, name: string, env: string): string {
+  const named = namedProfile(profile);
+  if (named === undefined || profileNameProblem(named) !== undefined) return "";
+  const own = svcPaths(dirname(file), named).env;
+  try {
+    if (!Object.hasOwn(readEnvFile(own), name)) return "";
+  } catch {
+    // An unreadable profile .env is named by the profile warnings.
+    return "";
+  }
+  return ` (${own} sets it, but config.yaml reads its \${...} values from ${env} only: a profile's .env serves only that profile's MCP connections)`;
 }
 
 /** The startup rules (docs/webhook.md); each broken rule yields one message naming the key and the fix. */
@@ -44,7 +69,7 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
         `${at}.secret: missing — set a secret on the route, platforms.webhook.secret, or WEBHOOK_SECRET`,
       );
     }
-    const routeUnset = unsetSecretProblem(`${at}.secret`, route.secret, file);
+    const routeUnset = unsetSecretProblem(`${at}.secret`, route.secret, file, route.profile);
     if (routeUnset !== undefined) problems.push(routeUnset);
     if (route.deliver_only && route.deliver === "log") {
       problems.push(`${at}.deliver_only: needs a real delivery target — set deliver to a platform (not log)`);

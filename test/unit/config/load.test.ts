@@ -906,6 +906,25 @@ describe("${VAR} named like an Object.prototype member", () => {
   });
 });
 
+describe("a route secret variable set only in the bound profile's .env", () => {
+  it("is refused as not set, saying that profile's .env is not read for config.yaml", () => {
+    // The text of a variable reference, `$` then `{NAME}`.
+    const ref = (name: string) => `$\{${name}}`;
+    const yaml =
+      "platforms:\n  webhook:\n    enabled: true\n    routes:\n" +
+      `      billing-hook:\n        profile: work\n        secret: '${ref("WORK_HOOK_SECRET")}'\n` +
+      `      other-hook:\n        profile: ops\n        secret: '${ref("OPS_HOOK_SECRET")}'\n`;
+    const { config, paths } = load(yaml);
+    home.write("profiles/work/.env", "WORK_HOOK_SECRET=work-hook-secret-value-3391\n", 0o600);
+    const envFile = join(home.dir, ".env");
+    expect(webhookStartupProblems(config, paths.config)).toEqual([
+      `${paths.config}: platforms.webhook.routes.billing-hook.secret: ${ref("WORK_HOOK_SECRET")} is not set — set WORK_HOOK_SECRET in ${envFile} or the environment (${join(home.dir, "profiles", "work", ".env")} sets it, but config.yaml reads its ${ref("...")} values from ${envFile} only: a profile's .env serves only that profile's MCP connections)`,
+      // ops has no .env setting it: only where to set it.
+      `${paths.config}: platforms.webhook.routes.other-hook.secret: ${ref("OPS_HOOK_SECRET")} is not set — set OPS_HOOK_SECRET in ${envFile} or the environment`,
+    ]);
+  });
+});
+
 describe("platforms.webhook.host written as a ${VAR}", () => {
   const yaml = (host: string) =>
     `platforms:\n  webhook:\n    enabled: true\n    host: '${host}'\n    routes:\n      r: {secret: x}\n`;
