@@ -31,6 +31,11 @@ function inFiles(filters: readonly Filter[], at: string): Array<{ key: string; p
   return found;
 }
 
+/** ` --profile <name>` for the `svc cron` command that works on a named profile's store (nothing for the default). */
+function profileOption(profile: string): string {
+  return profile === DEFAULT_PROFILE ? "" : ` --profile ${profile}`;
+}
+
 /** A route as its references are checked: `at` names it in a warning (`<file>: <key path>`). */
 export interface ReferringRoute {
   readonly at: string;
@@ -88,7 +93,7 @@ export async function referenceWarnings(
         const found = lookupJob(path, store.read().records, route.cron_job);
         if (found === undefined)
           warnings.push(
-            `${at}.cron_job: ${route.cron_job} — no such job in ${path}${inProfile(profile)} (\`svc cron list\`); until it exists every event on this route is dropped`,
+            `${at}.cron_job: ${route.cron_job} — no such job in ${path}${inProfile(profile)} (\`svc cron list${profileOption(profile)}\`); until it exists every event on this route is dropped`,
           );
         else if (!found.ok)
           warnings.push(
@@ -97,7 +102,7 @@ export async function referenceWarnings(
         else if (found.job.state !== "enabled")
           // Paused on purpose, maybe; said as svc webhook subscribe --cron-job says it, since each event is dropped.
           warnings.push(
-            `${at}.cron_job: ${route.cron_job} — the job is ${found.job.state}${inProfile(profile)}; until it is resumed (svc cron resume ${route.cron_job}${profile === DEFAULT_PROFILE ? "" : ` --profile ${profile}`}) every event on this route is dropped`,
+            `${at}.cron_job: ${route.cron_job} — the job is ${found.job.state}${inProfile(profile)}; until it is resumed (svc cron resume ${route.cron_job}${profileOption(profile)}) every event on this route is dropped`,
           );
       } catch (err) {
         warnings.push(

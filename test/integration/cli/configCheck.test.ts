@@ -127,10 +127,11 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     expect(result.code).toBe(0);
     const subs = `${home.dir}/webhook_subscriptions.json`;
     expect(result.stderr).toContain(
-      `Warning: ${subs}: fire.cron_job: gone — no such job in ${home.dir}/cron/jobs.json`,
+      `Warning: ${subs}: fire.cron_job: gone — no such job in ${home.dir}/cron/jobs.json (\`svc cron list\`); until it exists`,
     );
+    // The list command of that profile's store: plain svc cron list shows the default profile's jobs.
     expect(result.stderr).toContain(
-      `Warning: ${subs}: work.cron_job: gone — no such job in ${home.dir}/profiles/work/cron/jobs.json in profile work`,
+      `Warning: ${subs}: work.cron_job: gone — no such job in ${home.dir}/profiles/work/cron/jobs.json in profile work (\`svc cron list --profile work\`); until it exists`,
     );
     // A profile binding, as the gateway logs it at each load (multiplexing is off here).
     expect(result.stderr).toContain(

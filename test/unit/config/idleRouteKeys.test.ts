@@ -66,9 +66,12 @@ describe("route keys that the route's other keys leave without effect", () => {
           mirror_to_session: true,
         },
         k: { cron_job: "nightly", mirror_to_session: true },
+        // Bound to a named profile: its job is listed by that profile's svc cron list.
+        w: { cron_job: "nightly", profile: "work", deliver: "slack" },
       }),
     ).toEqual([
       "[webhook] config.yaml: platforms.webhook.routes.j: deliver, deliver_extra, skills, toolsets have no effect on a cron_job route — job nightly runs with its own target, extras and toolsets, and no skill (svc cron list); remove them",
+      "[webhook] config.yaml: platforms.webhook.routes.w: deliver has no effect on a cron_job route — job nightly runs with its own target, extras and toolsets, and no skill (svc cron list --profile work); remove it",
     ]);
   });
 
