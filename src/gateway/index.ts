@@ -371,7 +371,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       lookup: (name) => routes.registry.lookup(name),
       pendingRunsFile: paths.pendingRuns,
       onPendingUnreadable: hooks.onPendingUnreadable,
-      onKept: (runs) => hooks.onRunsKept(runs, `the journal (${stateDir(paths.home)})`),
+      onKept: (runs) =>
+        hooks.onRunsKept(
+          runs,
+          `the journal (${stateDir(paths.home)})`,
+          (name) => routes.registry.lookup(name)?.profile,
+        ),
     });
 
   /** A stopped agent gets SIGTERM, then SIGKILL after 2 s (src/io/process.ts): wait a little past that. */

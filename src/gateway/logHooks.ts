@@ -85,14 +85,35 @@ export function pipelineLogHooks(logger: Logger) {
         `[webhook] ${count} agent run(s) left unfinished at the last shutdown queued again (from ${file})`,
       );
     },
-    /** Saved runs whose route is gone, kept in `where` (the pending-runs file, or the journal). */
-    onRunsKept(kept: readonly PendingRun[], where: string) {
+    /**
+     * Saved runs whose route is gone, kept in `where` (the pending-runs file, or the journal). `boundNow`
+     * gives the profile a route of that name is bound to now: one rebound to another profile is not gone,
+     * and is named so, since a run resumes only under the profile it was accepted for.
+     */
+    onRunsKept(
+      kept: readonly PendingRun[],
+      where: string,
+      boundNow?: (routeName: string) => string | undefined,
+    ) {
       const named = kept.map((run) => ({
         routeName: run.profile === "default" ? run.routeName : `${run.profile}/${run.routeName}`,
       }));
+      const rebound = new Map<string, string>();
+      for (const run of kept) {
+        const profile = boundNow?.(run.routeName);
+        if (profile !== undefined && profile !== run.profile) rebound.set(run.routeName, profile);
+      }
+      const shown = [...rebound]
+        .slice(0, 10)
+        .map(([route, profile]) => `${route} is bound to profile ${profile} now`);
+      const more = rebound.size > shown.length ? `, +${rebound.size - shown.length} more` : "";
+      const note =
+        shown.length === 0
+          ? ""
+          : `; ${shown.join(", ")}${more}, and a saved run resumes only under the profile it was accepted for`;
       logger.warn(
         { runs: kept.length },
-        `[webhook] ${kept.length} saved agent run(s) not resumed — their route no longer exists (${runsByRoute(named)}); they stay in ${where} and run at the next start that finds their route (a reload that brings it back does not run them)`,
+        `[webhook] ${kept.length} saved agent run(s) not resumed — their route no longer exists (${runsByRoute(named)}${note}); they stay in ${where} and run at the next start that finds their route (a reload that brings it back does not run them)`,
       );
     },
     onPendingUnreadable(file: string, movedTo: string, err: unknown) {

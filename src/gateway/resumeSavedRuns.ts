@@ -34,9 +34,15 @@ function savedRuns(
   return { saved, queued, unmatched, left };
 }
 
-function reported(file: string, hooks: PipelineLogHooks, queued: number, unmatched: readonly PendingRun[]) {
+function reported(
+  file: string,
+  hooks: PipelineLogHooks,
+  queued: number,
+  unmatched: readonly PendingRun[],
+  lookup: Lookup,
+) {
   if (queued > 0) hooks.onRunsResumed(queued, file);
-  if (unmatched.length > 0) hooks.onRunsKept(unmatched, file);
+  if (unmatched.length > 0) hooks.onRunsKept(unmatched, file, (name) => lookup(name)?.profile);
 }
 
 const pendingOf = ({ route: _route, ...run }: QueuedRun): PendingRun => run;
@@ -53,7 +59,7 @@ export function resumeSavedRuns(
   const { saved, queued, unmatched } = found;
   writePendingRuns(file, { runs: unmatched, unreadable: saved.unreadable });
   runs.resume(queued);
-  reported(file, hooks, queued.length, unmatched);
+  reported(file, hooks, queued.length, unmatched, lookup);
 }
 
 /**
@@ -77,5 +83,5 @@ export async function storeSavedRuns(
   const unstored = queued.filter((_, i) => outcomes[i]?.status === "rejected").map(pendingOf);
   const rest: PendingRunsFile = { runs: [...unmatched, ...left, ...unstored], unreadable: saved.unreadable };
   writePendingRuns(file, rest);
-  reported(file, hooks, queued.length - unstored.length, unmatched);
+  reported(file, hooks, queued.length - unstored.length, unmatched, lookup);
 }

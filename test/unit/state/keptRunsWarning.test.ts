@@ -2,10 +2,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCoalescer } from "../../../src/actors/coalescer.js";
 import { pipelineLogHooks } from "../../../src/gateway/logHooks.js";
-import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
+import { resumeSavedRuns } from "../../../src/gateway/resumeSavedRuns.js";
+import { type PendingRun, writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
 import { GatewayState } from "../../../src/state/gatewayState.js";
 import { memoryStateStore } from "../../../src/state/memoryStore.js";
 import type { Recovered } from "../../../src/state/store.js";
+import type { ResolvedRoute } from "../../../src/streams/context.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { tempHome } from "../../helpers/home.js";
 
@@ -51,6 +53,31 @@ describe("journaled runs whose route is gone", () => {
       expect(queued).toEqual([]);
       expect(log.messages()).toEqual([
         "[webhook] 3002 saved agent run(s) not resumed — their route no longer exists (gone: 3001, work/x: 1); they stay in the journal (/home/me/.svc/state) and run at the next start that finds their route (a reload that brings it back does not run them)",
+      ]);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("a route of that name bound to another profile now is named: the run resumes only under its own profile", () => {
+    const home = tempHome();
+    try {
+      const file = join(home.dir, "webhook-pending-runs.json");
+      writePendingRuns(file, {
+        runs: [run("billing-hook", "b-1", "work"), run("gone", "g-1")],
+        unreadable: [],
+      });
+      const log = captureLogger();
+      const queued: unknown[] = [];
+      // billing-hook is still a route, bound to ops since the run was saved for work.
+      const lookup = (name: string) =>
+        name === "billing-hook"
+          ? ({ name, route: {}, secret: "s", profile: "ops" } as ResolvedRoute)
+          : undefined;
+      resumeSavedRuns(file, { resume: (r) => queued.push(...r) }, lookup, pipelineLogHooks(log.logger));
+      expect(queued).toEqual([]);
+      expect(log.messages()).toEqual([
+        `[webhook] 2 saved agent run(s) not resumed — their route no longer exists (gone: 1, work/billing-hook: 1; billing-hook is bound to profile ops now, and a saved run resumes only under the profile it was accepted for); they stay in ${file} and run at the next start that finds their route (a reload that brings it back does not run them)`,
       ]);
     } finally {
       home.cleanup();
