@@ -31,9 +31,14 @@ function unsetSecretProblem(
 
 /**
  * A route bound to a named profile whose `.env` sets the variable: that file serves only the profile's MCP
- * connections, so the user who put the route's secret there is told why it was not found.
+ * connections, so the user who put the route's secret (or target) there is told why it was not found.
  */
-function setInProfileEnv(file: string, profile: string | undefined, name: string, env: string): string {
+export function setInProfileEnv(
+  file: string,
+  profile: string | undefined,
+  name: string,
+  env: string,
+): string {
   const named = namedProfile(profile);
   if (named === undefined || profileNameProblem(named) !== undefined) return "";
   const own = svcPaths(dirname(file), named).env;

@@ -3,6 +3,7 @@ import { unsetVariablesIn } from "../../config/interpolate.js";
 import type { Config } from "../../config/schema.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
 import { type Route, routeKey } from "../../config/sections/webhook.js";
+import { setInProfileEnv } from "../../config/validate.js";
 import { namesSeveralRecipients } from "./emailRecipients.js";
 import { unreadExtraKeys } from "./extraKeys.js";
 import { canonicalTarget, isChatPlatform, unknownTargetText } from "./names.js";
@@ -78,8 +79,9 @@ export function targetStartupProblems(
     // `deliver: ${TARGET}` that nothing sets: naming the variable says more than "unknown target".
     const unset = canonical === undefined ? unsetVariablesIn(route.deliver)[0] : undefined;
     if (unset !== undefined) {
+      const env = join(dirname(file), ".env");
       unknown.push(
-        `${at}.deliver: \${${unset}} is not set — set ${unset} in ${join(dirname(file), ".env")} or the environment`,
+        `${at}.deliver: \${${unset}} is not set — set ${unset} in ${env} or the environment${setInProfileEnv(file, route.profile, unset, env)}`,
       );
       continue;
     }

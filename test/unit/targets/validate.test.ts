@@ -103,6 +103,14 @@ describe("targetStartupProblems", () => {
     ]);
   });
 
+  it("says so when the route's own profile .env sets the target variable: config.yaml does not read that file", () => {
+    const { config, paths } = load(route("$" + "{WORK_TARGET}", "        profile: work\n"));
+    home.write("profiles/work/.env", "WORK_TARGET=telegram\n", 0o600);
+    expect(targetStartupProblems(config, paths.config).unknown).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver: \${WORK_TARGET} is not set — set WORK_TARGET in ${home.dir}/.env or the environment (${home.dir}/profiles/work/.env sets it, but config.yaml reads its \${...} values from ${home.dir}/.env only: a profile's .env serves only that profile's MCP connections)`,
+    ]);
+  });
+
   it("refuses a route whose platform is not enabled (spec 4.4), naming the route and the fix", () => {
     const { config, paths } = load(route("telegram"));
     expect(targetStartupProblems(config, paths.config)).toEqual({
