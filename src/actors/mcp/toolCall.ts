@@ -168,12 +168,21 @@ export async function invokeTool(
       if (err instanceof UrlElicitationRequiredError) {
         throw new SvcError("mcp_call", urlElicitationRequired(rt.name, tool.original, err), { cause: err });
       }
-      const reason = describeTransportError(err);
+      // A 401 without OAuth: the credentials the session was opened with (a token since expired or revoked)
+      // are refused now, and the session can do nothing more with them. It is reconnected, so the next
+      // call sends what `.env` gives then (a rotated token), and the status says why meanwhile.
+      const refused = httpStatusOf(err) === 401 ? s.unauthorizedHint : undefined;
+      const reason = `${describeTransportError(err)}${refused ?? ""}`;
       // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.
       if (isUnreachable(err))
         rt.actor.send({
           type: "SESSION_LOST",
           reason: scrub(`the server is unreachable: ${reason}`, rt.secrets),
+        });
+      else if (refused !== undefined)
+        rt.actor.send({
+          type: "SESSION_LOST",
+          reason: scrub(`the server refused a call: ${reason}`, rt.secrets),
         });
       throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${reason}`, {
         cause: err,

@@ -163,6 +163,8 @@ export async function connectServer(
     });
     session.addCleanup(() => tls.close());
     session.secrets = secrets;
+    if (authProvider === undefined)
+      session.unauthorizedHint = unauthorizedHint(name, sentAuthorization(entry, rendered, scope));
     if (authProvider !== undefined) endsWith(authProvider, session);
     return session;
   } catch (err) {

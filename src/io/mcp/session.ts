@@ -207,6 +207,11 @@ export class McpSession {
   exitReport: ((when?: string) => string | undefined) | undefined;
   /** The entry's credentials (see `entrySecrets`): redacted from call errors as from connect errors. */
   secrets: readonly string[] = [];
+  /**
+   * A remote server without `auth: oauth`: what to do when it answers a request of this session with HTTP
+   * 401 (the credentials it took at connect are refused now), as `unauthorizedHint` says it at connect.
+   */
+  unauthorizedHint: string | undefined;
   private readonly cleanups: Array<() => Promise<void>> = [];
   /** Messages being sent (a POST on HTTP and SSE): the close lets them go out before it aborts them. */
   private readonly sending = new Set<Promise<void>>();

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
-import { entry, useHubs } from "./harness.js";
+import { entry, text, useHubs } from "./harness.js";
 
 let mcp: ProtectedMcp;
+/** The token the server takes besides "right-token": changed by a test, as a server revokes one. */
+let rotating = "first-rotating-token";
 beforeAll(async () => {
   mcp = await startProtectedMcp(
     () => "http://127.0.0.1:9",
-    async (token) => token === "right-token",
+    async (token) => token === "right-token" || token === rotating,
   );
 });
 afterAll(() => mcp.close());
@@ -69,3 +71,28 @@ describe("a remote server that requires authorization", () => {
     expect((await h.settled("ok")).state).toBe("connected");
   });
 });
+
+describe("a static token refused mid-session (expired or revoked after the connect)", () => {
+  it("the call says the credentials were refused, and the next call reconnects with the token .env gives then", async () => {
+    ctx.home.write(".env", `TOKEN=${rotating}\n`);
+    const h = ctx.hub(ctx.home, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      rot: entry({ url: mcp.url, headers: { Authorization: "Bearer ${TOKEN}" } }),
+    });
+    expect((await h.settled("rot")).state).toBe("connected");
+    expect(text(await h.call("rot", "whoami", {}))).toBe("hello alice");
+    // The server stops taking the token; the user puts the new one in .env.
+    rotating = "second-rotating-token";
+    ctx.home.write(".env", `TOKEN=${rotating}\n`);
+    const refused =
+      "(HTTP 401) — the server refused the credentials svc sent (the Authorization header of mcp_servers.rot.headers, or the url's user:password@): check that the token is valid and not expired, or set auth: oauth if the server expects an OAuth login";
+    const failed = await h.call("rot", "whoami", {}).catch((err: Error & { code?: string }) => err);
+    expect(failed).toMatchObject({ code: "mcp_call" });
+    expect((failed as Error).message).toMatch(/^mcp_servers\.rot: "whoami" failed: .*\(HTTP 401\) — /);
+    expect((failed as Error).message).toContain(refused);
+    // The session could do nothing more with the refused token: the next call connects anew, with .env's.
+    expect(text(await h.call("rot", "whoami", {}))).toBe("hello alice");
+    expect(mcp.authHeaders.at(-1)).toBe("Bearer second-rotating-token");
+  });
+});
+
