@@ -13,6 +13,7 @@ import {
   isConnectionClosed,
   isRequestTimeout,
   isSessionExpired,
+  isUnauthorized,
   isUnreachable,
 } from "./callErrors.js";
 import { ensureConnected, type Runtime, RuntimeStoppedError } from "./runtime.js";
@@ -171,7 +172,7 @@ export async function invokeTool(
       // A 401 without OAuth: the credentials the session was opened with (a token since expired or revoked)
       // are refused now, and the session can do nothing more with them. It is reconnected, so the next
       // call sends what `.env` gives then (a rotated token), and the status says why meanwhile.
-      const refused = httpStatusOf(err) === 401 ? s.unauthorizedHint : undefined;
+      const refused = isUnauthorized(err) ? s.unauthorizedHint : undefined;
       const reason = `${describeTransportError(err)}${refused ?? ""}`;
       // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.
       if (isUnreachable(err))
