@@ -132,6 +132,11 @@ export async function invokeTool(
             `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called${how}; it may or may not have run — verify its effect before calling it again`,
           );
         }
+        // The answer was over svc's size limit for one message: a replay would get the same answer.
+        if (s.closedOverLongMessage?.() === true)
+          throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${exit}`, {
+            cause: err,
+          });
         if (!replay) {
           // Twice in a row is rarely chance: say what the connection ended with (a crash, a size limit).
           const why = rt.actor.getSnapshot().context.lastError;

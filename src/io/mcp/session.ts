@@ -205,6 +205,8 @@ export class McpSession {
   lostUnexpectedly = false;
   /** stdio: how the server process ended (and `when`) with its last stderr lines, once it has exited. */
   exitReport: ((when?: string) => string | undefined) | undefined;
+  /** stdio: svc closed the connection because the server wrote a message over svc's size limit. */
+  closedOverLongMessage: (() => boolean) | undefined;
   /** The entry's credentials (see `entrySecrets`): redacted from call errors as from connect errors. */
   secrets: readonly string[] = [];
   /**

@@ -54,6 +54,19 @@ describe("stdio server processes", () => {
     expect(hub.status()[0]?.state).toBe("connected");
   });
 
+  it("a read-only call whose answer is over svc's 64 MiB limit fails saying so, and is not replayed for the same answer", async () => {
+    const recorded = join(hubs.home.dir, "received.txt");
+    const hub = hubs.hub(hubs.home, { b: stdioEntry("legacy", {}, ["--big-tool", "--record", recorded]) });
+    expect((await hub.settled("b")).state).toBe("connected");
+    await expect(hub.call("b", "big", { bytes: 65 * 1024 * 1024 })).rejects.toThrow(
+      `mcp_servers.b: "big" failed: the server wrote a message of more than 64 MiB on stdout (svc's limit for one stdio message), so svc closed the connection`,
+    );
+    const calls = readFileSync(recorded, "utf8")
+      .split("\n")
+      .filter((method) => method === "tools/call");
+    expect(calls).toHaveLength(1);
+  }, 60_000);
+
   it("a read-only call whose server dies under it twice fails saying how the connection ended", async () => {
     const hub = hubs.hub(hubs.home, { c: stdioEntry("legacy", {}, ["--crash-after-ms", "300"]) });
     expect((await hub.settled("c")).state).toBe("connected");
