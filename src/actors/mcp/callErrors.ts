@@ -15,6 +15,15 @@ export function isSessionExpired(err: unknown): boolean {
   return err instanceof Error && /\(HTTP 404\)|\(HTTP 400\):.*session/is.test(err.message);
 }
 
+/**
+ * The server refused the request's credentials (HTTP 401): Streamable HTTP's error carries the status, the
+ * SSE transport's POST puts it in its message only (`Error POSTing to endpoint (HTTP 401): …`).
+ */
+export function isUnauthorized(err: unknown): boolean {
+  if (httpStatusOf(err) !== undefined) return httpStatusOf(err) === 401;
+  return err instanceof Error && /^Error POSTing to endpoint \(HTTP 401\)/.test(err.message);
+}
+
 export function isRequestTimeout(err: unknown): boolean {
   return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
 }

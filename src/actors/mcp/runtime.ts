@@ -116,9 +116,13 @@ export async function connectRuntime(
   signal: AbortSignal,
 ): Promise<Connected> {
   const { logger } = deps;
-  rt.stderrSoFar = [];
+  // This connect's own lines: the process of a connect given up before it (a connect timeout, a retry)
+  // may still be writing while it is stopped, and what it writes is not this process's "so far".
+  const stderr: string[] = [];
+  const stdout: string[] = [];
+  rt.stderrSoFar = stderr;
   rt.stderrUnfinished = "";
-  rt.stdoutSoFar = [];
+  rt.stdoutSoFar = stdout;
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
   // listing in flight plus one after it, not one listing each, and the last listing is the newest.
@@ -179,16 +183,16 @@ export async function connectRuntime(
       onLog: (params) => logServerMessage(logger, rt.name, params, rt.secrets),
     },
     onStderr: (line) => {
-      keepStderrLine(rt.stderrSoFar, line);
-      rt.stderrUnfinished = "";
+      keepStderrLine(stderr, line);
+      if (rt.stderrSoFar === stderr) rt.stderrUnfinished = "";
       logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`);
     },
     onStderrUnfinished: (text) => {
-      rt.stderrUnfinished = text;
+      if (rt.stderrSoFar === stderr) rt.stderrUnfinished = text;
     },
     onOtherOutput: (line) => {
-      rt.stdoutSoFar.push(line);
-      if (rt.stdoutSoFar.length > STDERR_TAIL_LINES) rt.stdoutSoFar.shift();
+      stdout.push(line);
+      if (stdout.length > STDERR_TAIL_LINES) stdout.shift();
     },
     onSecrets: (secrets) => {
       rt.secrets = secrets;

@@ -13,6 +13,7 @@ import {
   isConnectionClosed,
   isRequestTimeout,
   isSessionExpired,
+  isUnauthorized,
   isUnreachable,
 } from "./callErrors.js";
 import { ensureConnected, type Runtime, RuntimeStoppedError } from "./runtime.js";
@@ -131,6 +132,11 @@ export async function invokeTool(
             `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called${how}; it may or may not have run — verify its effect before calling it again`,
           );
         }
+        // The answer was over svc's size limit for one message: a replay would get the same answer.
+        if (s.closedOverLongMessage?.() === true)
+          throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${exit}`, {
+            cause: err,
+          });
         if (!replay) {
           // Twice in a row is rarely chance: say what the connection ended with (a crash, a size limit).
           const why = rt.actor.getSnapshot().context.lastError;
@@ -168,12 +174,21 @@ export async function invokeTool(
       if (err instanceof UrlElicitationRequiredError) {
         throw new SvcError("mcp_call", urlElicitationRequired(rt.name, tool.original, err), { cause: err });
       }
-      const reason = describeTransportError(err);
+      // A 401 without OAuth: the credentials the session was opened with (a token since expired or revoked)
+      // are refused now, and the session can do nothing more with them. It is reconnected, so the next
+      // call sends what `.env` gives then (a rotated token), and the status says why meanwhile.
+      const refused = isUnauthorized(err) ? s.unauthorizedHint : undefined;
+      const reason = `${describeTransportError(err)}${refused ?? ""}`;
       // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.
       if (isUnreachable(err))
         rt.actor.send({
           type: "SESSION_LOST",
           reason: scrub(`the server is unreachable: ${reason}`, rt.secrets),
+        });
+      else if (refused !== undefined)
+        rt.actor.send({
+          type: "SESSION_LOST",
+          reason: scrub(`the server refused a call: ${reason}`, rt.secrets),
         });
       throw new SvcError("mcp_call", `mcp_servers.${rt.name}: "${tool.original}" failed: ${reason}`, {
         cause: err,

@@ -104,8 +104,9 @@ export async function connectServer(
           onExit: (how) => {
             child.exit = how;
           },
-          onProtocolError: (reason) => {
+          onProtocolError: (reason, tooLong) => {
             child.brokeProtocol = reason;
+            child.tooLong = tooLong === true;
           },
           onOtherOutput: (raw) => {
             const line = scrub(raw, secrets);
@@ -119,6 +120,7 @@ export async function connectServer(
     })
       .then((session) => {
         session.exitReport = (when) => describeExit(child, when);
+        session.closedOverLongMessage = () => child.tooLong === true;
         session.secrets = secrets;
         return session;
       })
@@ -163,6 +165,8 @@ export async function connectServer(
     });
     session.addCleanup(() => tls.close());
     session.secrets = secrets;
+    if (authProvider === undefined)
+      session.unauthorizedHint = unauthorizedHint(name, sentAuthorization(entry, rendered, scope));
     if (authProvider !== undefined) endsWith(authProvider, session);
     return session;
   } catch (err) {
@@ -191,6 +195,8 @@ interface ChildReport {
   exit?: string;
   /** Why svc closed the connection itself (a message over the size limit). */
   brokeProtocol?: string;
+  /** `brokeProtocol` is a message over the size limit (a replay would get it again), not a closed stdout. */
+  tooLong?: boolean;
 }
 
 /** How many of a stdio server's last stderr lines a message quotes. */

@@ -35,7 +35,8 @@ class SseWatch {
   resumable = false;
   /** Error answers standing in for answers to the requests that are not valid JSON-RPC (`unreadableAnswer`). */
   readonly unreadable: JSONRPCMessage[] = [];
-  private buffer = "";
+  /** The line being read, in the pieces it came in (joined once it ends: a long line costs no rescans). */
+  private partial: string[] = [];
   private data: string[] = [];
   private eventId: string | undefined;
   /** The event being read, as it came. */
@@ -48,15 +49,19 @@ class SseWatch {
 
   /** Reads a chunk; returns the text of the events it completed, to pass on. */
   feed(chunk: Uint8Array): string {
-    this.buffer += this.decoder.decode(chunk, { stream: true });
+    // Only the new text is searched for line ends: an event of many megabytes (a tool's big result) comes
+    // in many chunks, and searching all of it again at each would take minutes.
+    const text = this.decoder.decode(chunk, { stream: true });
     const ends = /\r\n|\r|\n/g;
     let start = 0;
-    for (let end = ends.exec(this.buffer); end !== null; end = ends.exec(this.buffer)) {
-      this.raw += this.buffer.slice(start, ends.lastIndex);
-      this.line(this.buffer.slice(start, end.index));
+    for (let end = ends.exec(text); end !== null; end = ends.exec(text)) {
+      const line = this.partial.join("") + text.slice(start, end.index);
+      this.partial = [];
+      this.raw += line + end[0];
+      this.line(line);
       start = ends.lastIndex;
     }
-    this.buffer = this.buffer.slice(start);
+    if (start < text.length) this.partial.push(text.slice(start));
     const out = this.out;
     this.out = "";
     return out;
@@ -64,9 +69,9 @@ class SseWatch {
 
   /** What is left at the stream's end: an unfinished event, as it came. */
   rest(): string {
-    const rest = this.raw + this.buffer;
+    const rest = this.raw + this.partial.join("");
     this.raw = "";
-    this.buffer = "";
+    this.partial = [];
     return rest;
   }
 
@@ -166,23 +171,32 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
       return true;
     };
     const body = new ReadableStream<Uint8Array>({
+      // A pull that returns without enqueueing is not called again for the read waiting on it, so it
+      // reads on until an event is complete: an answer larger than one chunk (a tool's big result comes
+      // in many) would otherwise stall the stream and leave its call to wait out its timeout.
       async pull(controller) {
-        let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          chunk = await reader.read();
-        } catch (err) {
-          const aborted = (err as Error).name === "AbortError";
-          if (aborted || !finish(controller, (err as Error).message || "stream error")) controller.error(err);
-          return;
+        for (;;) {
+          let chunk: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            chunk = await reader.read();
+          } catch (err) {
+            const aborted = (err as Error).name === "AbortError";
+            if (aborted || !finish(controller, (err as Error).message || "stream error"))
+              controller.error(err);
+            return;
+          }
+          if (chunk.done) {
+            const rest = watch.rest();
+            if (rest !== "") controller.enqueue(encode(rest));
+            if (!finish(controller, "stream ended")) controller.close();
+            return;
+          }
+          const text = watch.feed(chunk.value);
+          if (text !== "") {
+            controller.enqueue(encode(text));
+            return;
+          }
         }
-        if (chunk.done) {
-          const rest = watch.rest();
-          if (rest !== "") controller.enqueue(encode(rest));
-          if (!finish(controller, "stream ended")) controller.close();
-          return;
-        }
-        const text = watch.feed(chunk.value);
-        if (text !== "") controller.enqueue(encode(text));
       },
       cancel: (reason) => reader.cancel(reason),
     });

@@ -205,8 +205,15 @@ export class McpSession {
   lostUnexpectedly = false;
   /** stdio: how the server process ended (and `when`) with its last stderr lines, once it has exited. */
   exitReport: ((when?: string) => string | undefined) | undefined;
+  /** stdio: svc closed the connection because the server wrote a message over svc's size limit. */
+  closedOverLongMessage: (() => boolean) | undefined;
   /** The entry's credentials (see `entrySecrets`): redacted from call errors as from connect errors. */
   secrets: readonly string[] = [];
+  /**
+   * A remote server without `auth: oauth`: what to do when it answers a request of this session with HTTP
+   * 401 (the credentials it took at connect are refused now), as `unauthorizedHint` says it at connect.
+   */
+  unauthorizedHint: string | undefined;
   private readonly cleanups: Array<() => Promise<void>> = [];
   /** Messages being sent (a POST on HTTP and SSE): the close lets them go out before it aborts them. */
   private readonly sending = new Set<Promise<void>>();

@@ -20,8 +20,11 @@ export interface StdioOptions {
   readonly env: Record<string, string>;
   /** The server process exited: `code 3` or `signal SIGKILL`. */
   readonly onExit?: (how: string) => void;
-  /** svc closed the connection because the server broke the protocol (a message over the limit). */
-  readonly onProtocolError?: (reason: string) => void;
+  /**
+   * svc closed the connection because the server broke the protocol; `tooLong`: with a message over the
+   * limit (which the same request would get again), not by closing its stdout.
+   */
+  readonly onProtocolError?: (reason: string, tooLong?: boolean) => void;
   /** A stdout line that is no JSON-RPC message (a banner, a usage text), at most 1000 characters. */
   readonly onOtherOutput?: (line: string) => void;
   readonly maxMessageBytes?: number;
@@ -175,7 +178,7 @@ export class StdioTransport implements Transport {
     this.chunks = [];
     this.buffered = 0;
     const reason = `the server wrote a message of more than ${Math.round(limit / 1024 / 1024)} MiB on stdout (svc's limit for one stdio message), so svc closed the connection`;
-    this.options.onProtocolError?.(reason);
+    this.options.onProtocolError?.(reason, true);
     this.onerror?.(new Error(reason));
     // No point waiting for it to finish a message nobody reads.
     void this.close(true);

@@ -23,8 +23,8 @@ export interface TransportOptions {
   readonly onStderrUnfinished?: (text: string) => void;
   /** A stdio server process exited: `code 3` or `signal SIGKILL`. */
   readonly onExit?: (how: string) => void;
-  /** svc closed a stdio connection because the server broke the protocol (a message over the limit). */
-  readonly onProtocolError?: (reason: string) => void;
+  /** svc closed a stdio connection because the server broke the protocol (`tooLong`: a message over the limit). */
+  readonly onProtocolError?: (reason: string, tooLong?: boolean) => void;
   /** A stdio server's stdout line that is no JSON-RPC message (skipped). */
   readonly onOtherOutput?: (line: string) => void;
   readonly parentEnv?: NodeJS.ProcessEnv;

@@ -171,6 +171,17 @@ describe("Streamable HTTP", () => {
   });
 });
 
+describe("Streamable HTTP: a large tool result", () => {
+  it("arrives whole though its event comes in many chunks (it stalled the response stream until timeout)", async () => {
+    const s = await serve(startStreamableHttp());
+    // A timeout the stalled stream ran into, long enough for two megabytes over loopback on a busy machine.
+    const h = hub(ctx.home, { web: entry({ url: s.url, timeout: 60 }) });
+    await h.settled("web");
+    const big = "large-result-".repeat(160_000);
+    expect(text(await h.call("web", "echo", { text: big }))).toBe(big);
+  }, 90_000);
+});
+
 describe("keepalive against a real server (simulated clock)", () => {
   it("pings every keepalive_interval; when the server goes away the ping fails and the hub reconnects", async () => {
     const s = await serve(startStreamableHttp());

@@ -54,6 +54,19 @@ describe("stdio server processes", () => {
     expect(hub.status()[0]?.state).toBe("connected");
   });
 
+  it("a read-only call whose answer is over svc's 64 MiB limit fails saying so, and is not replayed for the same answer", async () => {
+    const recorded = join(hubs.home.dir, "received.txt");
+    const hub = hubs.hub(hubs.home, { b: stdioEntry("legacy", {}, ["--big-tool", "--record", recorded]) });
+    expect((await hub.settled("b")).state).toBe("connected");
+    await expect(hub.call("b", "big", { bytes: 65 * 1024 * 1024 })).rejects.toThrow(
+      `mcp_servers.b: "big" failed: the server wrote a message of more than 64 MiB on stdout (svc's limit for one stdio message), so svc closed the connection`,
+    );
+    const calls = readFileSync(recorded, "utf8")
+      .split("\n")
+      .filter((method) => method === "tools/call");
+    expect(calls).toHaveLength(1);
+  }, 60_000);
+
   it("a read-only call whose server dies under it twice fails saying how the connection ended", async () => {
     const hub = hubs.hub(hubs.home, { c: stdioEntry("legacy", {}, ["--crash-after-ms", "300"]) });
     expect((await hub.settled("c")).state).toBe("connected");
@@ -147,6 +160,49 @@ describe("stdio server processes", () => {
         "connect timed out after 60 s (connect_timeout) — it wrote nothing on stderr, and on stdout no MCP message but: MCP server listening on http://localhost:3000/mcp",
     });
   });
+});
+
+describe("a server that never answers, retried", () => {
+  it("the next connect's timeout quotes its own process's stderr, not what the given-up one wrote while it was stopped", async () => {
+    // A bridge waiting on a login, which ignores its stdin closing and SIGTERM (SIGKILL ends it 2 s later)
+    // and says so on stderr while the retry's process already runs.
+    const waits = `process.on("SIGTERM", () => process.stderr.write("caught SIGTERM, still waiting\\n")); process.stderr.write("waiting for the device login\\n"); process.stdin.resume(); setInterval(() => {}, 1000)`;
+    const captured = captureLogger();
+    const clock = new SimulatedClock();
+    const hub = hubs.hub(
+      hubs.home,
+      { w: entry({ command: process.execPath, args: ["-e", waits], connect_timeout: 60 }) },
+      { clock, logger: captured.logger },
+    );
+    const lines = (text: string) => captured.messages().filter((m) => m === `[mcp:w] ${text}`).length;
+    const timedOut =
+      "connect timed out after 60 s (connect_timeout) — its stderr so far: waiting for the device login";
+    await vi.waitFor(() => expect(lines("waiting for the device login")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.increment(60_000);
+    expect(hub.status()[0]).toMatchObject({ state: "failed", lastError: timedOut });
+    // The retry after 1 s starts a new process; the first one, given up, gets SIGTERM meanwhile.
+    clock.increment(1000);
+    await vi.waitFor(() => expect(lines("waiting for the device login")).toBe(2), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    await vi.waitFor(() => expect(lines("caught SIGTERM, still waiting")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.increment(60_000);
+    expect(hub.status()[0]).toMatchObject({ state: "failed", lastError: timedOut });
+    // The same failure again: logged at DEBUG, not warned about at each retry.
+    const failures = captured
+      .lines()
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((l) => l.msg === `[mcp] mcp_servers.w: ${timedOut}`)
+      .map((l) => l.level);
+    expect(failures).toEqual([40, 20]);
+  }, 30_000);
 });
 
 describe("a command stopped by Ctrl-C", () => {

@@ -1,12 +1,18 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
-import { entry, useHubs } from "./harness.js";
+import { buildServer } from "../../fixtures/mcp/server.mjs";
+import { entry, text, useHubs } from "./harness.js";
 
 let mcp: ProtectedMcp;
+/** The token the server takes besides "right-token": changed by a test, as a server revokes one. */
+let rotating = "first-rotating-token";
 beforeAll(async () => {
   mcp = await startProtectedMcp(
     () => "http://127.0.0.1:9",
-    async (token) => token === "right-token",
+    async (token) => token === "right-token" || token === rotating,
   );
 });
 afterAll(() => mcp.close());
@@ -67,5 +73,90 @@ describe("a remote server that requires authorization", () => {
       ok: entry({ url: mcp.url, headers: { Authorization: "Bearer ${TOKEN}" } }),
     });
     expect((await h.settled("ok")).state).toBe("connected");
+  });
+});
+
+describe("a static token refused mid-session (expired or revoked after the connect)", () => {
+  it("the call says the credentials were refused, and the next call reconnects with the token .env gives then", async () => {
+    ctx.home.write(".env", `TOKEN=${rotating}\n`);
+    const h = ctx.hub(ctx.home, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      rot: entry({ url: mcp.url, headers: { Authorization: "Bearer ${TOKEN}" } }),
+    });
+    expect((await h.settled("rot")).state).toBe("connected");
+    expect(text(await h.call("rot", "whoami", {}))).toBe("hello alice");
+    // The server stops taking the token; the user puts the new one in .env.
+    rotating = "second-rotating-token";
+    ctx.home.write(".env", `TOKEN=${rotating}\n`);
+    const refused =
+      "(HTTP 401) — the server refused the credentials svc sent (the Authorization header of mcp_servers.rot.headers, or the url's user:password@): check that the token is valid and not expired, or set auth: oauth if the server expects an OAuth login";
+    const failed = await h.call("rot", "whoami", {}).catch((err: Error & { code?: string }) => err);
+    expect(failed).toMatchObject({ code: "mcp_call" });
+    expect((failed as Error).message).toMatch(/^mcp_servers\.rot: "whoami" failed: .*\(HTTP 401\) — /);
+    expect((failed as Error).message).toContain(refused);
+    // The session could do nothing more with the refused token: the next call connects anew, with .env's.
+    expect(text(await h.call("rot", "whoami", {}))).toBe("hello alice");
+    expect(mcp.authHeaders.at(-1)).toBe("Bearer second-rotating-token");
+  });
+});
+
+/** A real SDK server over SSE whose message endpoint takes only `Bearer <token()>` (the stream any). */
+async function sseTakingToken(token: () => string): Promise<{ url: string; close(): void }> {
+  const sessions = new Map<string, SSEServerTransport>();
+  const read = async (req: IncomingMessage) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+  };
+  const server = createServer(async (req, res) => {
+    if (req.method === "GET" && req.url?.startsWith("/sse")) {
+      const transport = new SSEServerTransport("/messages", res);
+      sessions.set(transport.sessionId, transport);
+      await buildServer("legacy").connect(transport);
+      return;
+    }
+    const sid = new URL(req.url ?? "/", "http://x").searchParams.get("sessionId") ?? "";
+    const transport = sessions.get(sid);
+    if (req.method !== "POST" || transport === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (req.headers.authorization !== `Bearer ${token()}`) {
+      res.writeHead(401).end("token expired");
+      return;
+    }
+    await transport.handlePostMessage(req, res, await read(req));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe("a static token refused mid-session over SSE (its POST's 401 is only in the error's text)", () => {
+  it("the call says the credentials were refused, and the next call reconnects with the token .env gives then", async () => {
+    let token = "first-sse-token";
+    const sse = await sseTakingToken(() => token);
+    try {
+      ctx.home.write(".env", `TOKEN=${token}\n`);
+      const h = ctx.hub(ctx.home, {
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+        ss: entry({ url: sse.url, transport: "sse", headers: { Authorization: "Bearer ${TOKEN}" } }),
+      });
+      expect((await h.settled("ss")).state).toBe("connected");
+      expect(text(await h.call("ss", "echo", { text: "before" }))).toBe("before");
+      token = "second-sse-token";
+      ctx.home.write(".env", `TOKEN=${token}\n`);
+      await expect(h.call("ss", "echo", { text: "refused" })).rejects.toThrow(
+        /^mcp_servers\.ss: "echo" failed: Error POSTing to endpoint \(HTTP 401\): token expired — the server refused the credentials svc sent/,
+      );
+      expect(text(await h.call("ss", "echo", { text: "after" }))).toBe("after");
+    } finally {
+      sse.close();
+    }
   });
 });

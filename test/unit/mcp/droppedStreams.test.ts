@@ -90,6 +90,27 @@ describe("answerDroppedStreams: an event holding a JSON-RPC batch", () => {
   });
 });
 
+describe("answerDroppedStreams: an event that comes in many chunks", () => {
+  it("is passed on whole once complete: chunks that complete no event do not stall the stream", async () => {
+    const answer = { jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "y".repeat(5000) }] } };
+    const sse = `event: message\r\ndata: ${JSON.stringify(answer)}\r\n\r\n`;
+    const bytes = new TextEncoder().encode(sse);
+    const fetch = answerDroppedStreams(async () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          // 100-byte pieces, as a large answer comes off a socket: most complete no line.
+          for (let at = 0; at < bytes.length; at += 100) controller.enqueue(bytes.slice(at, at + 100));
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
+    });
+    const text = await (await fetch("http://127.0.0.1/mcp", { method: "POST", body: call })).text();
+    // As it came, and nothing added: the answer was seen.
+    expect(text).toBe(sse);
+  }, 10_000);
+});
+
 describe("answerDroppedStreams: the standalone GET stream (the server's own requests and notifications)", () => {
   it("is split where an event holds a batch, the event id on its last message, all else as it came, nothing added", async () => {
     const changed = { jsonrpc: "2.0", method: "notifications/tools/list_changed" };
