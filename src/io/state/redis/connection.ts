@@ -318,9 +318,10 @@ export async function connectRedis(
 export { StateUnavailableError };
 
 /**
- * What the URL's user may not do that svc needs, from two commands that change nothing: a write under the
- * prefix (DEL of a key svc never creates) and a script (the run queue, BullMQ, runs Lua scripts). Other
- * errors are left to the requests (answered 503 while they last).
+ * What the URL's user may not do that svc needs, from three commands that change nothing: a write under the
+ * prefix (DEL of a key svc never creates), a script (the run queue, BullMQ, runs Lua scripts) and INFO
+ * (BullMQ's connections read the server's version with it). Other errors are left to the requests
+ * (answered 503 while they last).
  */
 async function accessDenied(
   redis: Redis,
@@ -349,6 +350,14 @@ async function accessDenied(
       "run Lua scripts, which svc's run queue (BullMQ) needs",
       () => redis.eval("return 1", 0),
       grant,
+    )) ??
+    // BullMQ reads the server's version with INFO before its worker takes a job: refused, the worker
+    // retries without pause and the gateway stops answering at all (even /health). INFO is in
+    // @dangerous, which ACLs written as `+@all -@dangerous` leave out.
+    (await denied(
+      "run INFO, which svc's run queue (BullMQ) needs to start",
+      () => redis.info(),
+      "let that user run INFO (ACL SETUSER <user> +info; an ACL of +@all -@dangerous leaves it out)",
     ))
   );
 }

@@ -310,6 +310,21 @@ describe("Redis unreachable", () => {
     );
   });
 
+  it("a user whose ACL leaves out INFO (+@all -@dangerous) refuses the start: BullMQ's worker would spin on it and the gateway answer nothing", async () => {
+    const admin = await client();
+    const user = `u${randomUUID().slice(0, 8)}`;
+    await admin.call("ACL", "SETUSER", user, "on", ">info-pw-5d2e", "~allowed:*", "+@all", "-@dangerous");
+    const url = server.url.replace("redis://", `redis://${user}:info-pw-5d2e@`);
+    const refused = connectRedis(url, "/home/x/config.yaml", commandOptions(), "allowed");
+    await expect(refused).rejects.toThrow(
+      /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not let the user of state\.redis_url run INFO, which svc's run queue \(BullMQ\) needs to start \(NOPERM .*info.*\) — let that user run INFO \(ACL SETUSER <user> \+info; an ACL of \+@all -@dangerous leaves it out\)$/,
+    );
+    await expect(refused).rejects.not.toThrow(/info-pw-5d2e/);
+    await admin.call("ACL", "SETUSER", user, "+info");
+    const allowed = await connectRedis(url, "/home/x/config.yaml", commandOptions(), "allowed");
+    allowed.disconnect();
+  });
+
   it("refuses to start on a redis_url nothing answers, naming the file, the key and the fix", async () => {
     const own = await startTestRedis();
     const url = own.url;
