@@ -3,7 +3,7 @@ import { SvcError } from "../../../errors.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
-import { unreachable } from "./unreachable.js";
+import { failedOffline, unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
 const CREDENTIAL_OPTION = /pass|user|auth|secret|token|key|cred/i;
@@ -210,7 +210,14 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
     },
     isDown: () => notReady.size > 0,
     fail(err) {
-      const reason = err instanceof Error ? err.message : String(err);
+      // A command refused unsent while the connection is down says so in ioredis's words for its option
+      // ("Stream isn't writeable and enableOfflineQueue options is false"): the outage is the reason, as
+      // the connection's own close reports it.
+      const reason = failedOffline(err)
+        ? "connection closed"
+        : err instanceof Error
+          ? err.message
+          : String(err);
       if (isRefusal(err)) {
         // Not an outage: no "unreachable" / "reachable again" pair each second while Redis stays full.
         const at = now();

@@ -45,8 +45,10 @@ export function unreachable(url: string, label: string, reason: string): Unreach
  */
 const OFFLINE = /enableOfflineQueue|Connection is closed/;
 
+/** Whether a command failed unsent because the connection is down (closed, or not connected again yet). */
+export const failedOffline = (err: unknown): boolean => OFFLINE.test(describeError(err));
+
 /** Why a Redis command failed, for a log line: an outage is named as one; anything else as it came. */
 export function redisCommandFailure(err: unknown): string {
-  const text = describeError(err);
-  return OFFLINE.test(text) ? "Redis is unreachable; svc reconnects by itself" : text;
+  return failedOffline(err) ? "Redis is unreachable; svc reconnects by itself" : describeError(err);
 }
