@@ -73,7 +73,7 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs 
  * append-only file (fsync always), so what Redis acknowledged survives `stop()` + `start()` (outage tests).
  */
 export async function startTestRedis(
-  options: { persist?: boolean; tls?: { cert: string; key: string } } = {},
+  options: { persist?: boolean; tls?: { cert: string; key: string; clientCa?: string } } = {},
 ): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
   const port = await freePort();
@@ -95,7 +95,11 @@ export async function startTestRedis(
           ? []
           : [
               ...["--tls-port", String(tlsPort), "--tls-cert-file", options.tls.cert],
-              ...["--tls-key-file", options.tls.key, "--tls-auth-clients", "no"],
+              ...["--tls-key-file", options.tls.key],
+              // With a client CA, Redis's default: every client must present a certificate it issued.
+              ...(options.tls.clientCa === undefined
+                ? ["--tls-auth-clients", "no"]
+                : ["--tls-ca-cert-file", options.tls.clientCa, "--tls-auth-clients", "yes"]),
             ]),
       ],
       { stdio: ["ignore", "ignore", "pipe"] },

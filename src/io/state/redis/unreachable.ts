@@ -1,6 +1,12 @@
 import { describeError } from "../../../errors.js";
 import { OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../../mcp/tlsHints.js";
 
+/**
+ * OpenSSL's error text as Node passes it on (`<hex>:error:<code>:SSL routines:<function>:<reason>:<source
+ * file>:<line>:SSL alert number 116`, ending in a newline): its reason is what a message needs.
+ */
+const OPENSSL = /^[0-9A-F]+:error:[0-9A-F]+:SSL routines:[^:]*:([^:]+):/;
+
 /** What a failed connect to `state.redis_url` says: the problem and what to change. */
 export interface Unreachable {
   readonly problem: string;
@@ -9,13 +15,22 @@ export interface Unreachable {
 
 /**
  * Why svc could not connect to `url` (shown as `label`, without its password) and the fix, from the
- * socket's error. A TLS certificate it cannot verify is no Redis to start; a scheme that does not match
+ * socket's error. A TLS certificate it cannot verify, or a server that asks svc for a client certificate
+ * (Redis's `tls-auth-clients yes`), is no Redis to start; a scheme that does not match
  * the server (rediss:// to a server without TLS waits for a handshake that never comes; redis:// to a
  * TLS port is reset) is named as a likely cause.
  */
-export function unreachable(url: string, label: string, reason: string): Unreachable {
+export function unreachable(url: string, label: string, error: string): Unreachable {
   const tls = /^rediss:/i.test(url);
   const start = `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`;
+  const reason = OPENSSL.exec(error)?.[1] ?? error.trim();
+  if (tls && /alert certificate required|alert handshake failure/i.test(reason))
+    return {
+      problem: /certificate required/i.test(reason)
+        ? `${label} asks for a TLS client certificate (${reason})`
+        : `${label} refused the TLS handshake (${reason}), as a Redis that requires a client certificate does`,
+      fix: "svc sends none to Redis: set tls-auth-clients optional in its redis.conf (yes, its default with TLS, refuses every client without one) and authenticate svc with the password or ACL user in state.redis_url",
+    };
   if (tls && OUT_OF_DATE.test(reason))
     return {
       problem: `the TLS certificate of ${label} is out of date (${reason})`,
