@@ -14,7 +14,7 @@ export function redisUrlProblem(url: string): string | undefined {
   const unset = unsetVariablesIn(url)[0];
   if (unset !== undefined)
     return `\${${unset}} is not set — set ${unset} (${WRITE_IT.slice("write it as ".length)}) in the .env beside config.yaml or the environment`;
-  if (!/^rediss?:\/\//.test(url)) return `not a redis:// or rediss:// URL — ${WRITE_IT}`;
+  if (!/^rediss?:\/\//i.test(url)) return `not a redis:// or rediss:// URL — ${WRITE_IT}`;
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -14,6 +14,9 @@ describe("state.redis_url", () => {
     "rediss://:pw@cache.example.com:6380/3",
     "redis://127.0.0.1:6379?db=2",
     "redis://127.0.0.1:6379/2?db=2",
+    // A URL's scheme is case-insensitive (RFC 3986 3.1), and Redis's client reads it so.
+    "REDIS://127.0.0.1:6379/0",
+    "Rediss://cache.example.com:6380/1",
   ])("takes %s", (url) => {
     expect(redisUrlProblem(url)).toBeUndefined();
   });
