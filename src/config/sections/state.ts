@@ -21,6 +21,14 @@ export function redisUrlProblem(url: string): string | undefined {
   } catch {
     return `not a valid URL (check the host and that the port is 1-65535) — ${WRITE_IT}`;
   }
+  // Redis's client decodes the user and password: a `%` not followed by two hex digits stops it at start
+  // with a bare "URI malformed". The value is never quoted.
+  try {
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+  } catch {
+    return "the user or password holds a % that is not followed by two hex digits — write a % in them as %25 (and @ : / ? # as %40 %3A %2F %3F %23)";
+  }
   const inPath = parsed.pathname.length > 1 ? parsed.pathname.slice(1) : null;
   const inQuery = parsed.searchParams.get("db");
   const db = inPath ?? inQuery;

@@ -36,6 +36,10 @@ describe("state.redis_url", () => {
     ],
     ["redis://127.0.0.1:99999/0", /not a valid URL \(check the host and that the port is 1-65535\)/],
     ["http://127.0.0.1:6379/0", /not a redis:\/\/ or rediss:\/\/ URL/],
+    [
+      "redis://:50%off-pw-4f1c@127.0.0.1:6379/0",
+      /^the user or password holds a % that is not followed by two hex digits — write a % in them as %25 \(and @ : \/ \? # as %40 %3A %2F %3F %23\)$/,
+    ],
   ])("refuses %s (ioredis would send SELECT NaN, rejected unhandled)", (url, problem) => {
     expect(redisUrlProblem(url)).toMatch(problem);
   });
