@@ -49,6 +49,12 @@ export function unreachable(url: string, label: string, error: string): Unreacha
   const problem = `cannot reach ${label} (${reason})`;
   if (tls && /ETIMEDOUT|wrong version number|packet length too long/i.test(reason))
     return { problem, fix: `${start}; a server without TLS needs redis://, not rediss://` };
+  // Connected, and no answer in time: a server is there (frozen, paused, overloaded, or no Redis at all).
+  if (/Command timed out/i.test(reason))
+    return {
+      problem: `${label} took the connection but did not answer in time (${reason})`,
+      fix: "a frozen (SIGSTOP), paused (CLIENT PAUSE) or overloaded Redis, or another service on that port: check that server, or fix state.redis_url",
+    };
   if (!tls && /ECONNRESET|Connection is closed/i.test(reason))
     return { problem, fix: `${start}; a server that expects TLS needs rediss://` };
   return { problem, fix: start };

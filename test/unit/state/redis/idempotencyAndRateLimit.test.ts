@@ -325,6 +325,20 @@ describe("Redis unreachable", () => {
     allowed.disconnect();
   });
 
+  it("a Redis that takes the connection and never answers (frozen) is named so, not as one to start", async () => {
+    const own = await startTestRedis();
+    try {
+      own.freeze();
+      const refused = connectRedis(own.url, "/home/x/config.yaml", commandOptions());
+      await expect(refused).rejects.toThrow(
+        /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 took the connection but did not answer in time \(Command timed out\) — a frozen \(SIGSTOP\), paused \(CLIENT PAUSE\) or overloaded Redis, or another service on that port: check that server, or fix state\.redis_url$/,
+      );
+    } finally {
+      own.thaw();
+      await own.cleanup();
+    }
+  });
+
   it("refuses to start on a redis_url nothing answers, naming the file, the key and the fix", async () => {
     const own = await startTestRedis();
     const url = own.url;

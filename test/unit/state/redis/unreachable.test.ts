@@ -47,6 +47,13 @@ describe("a state.redis_url svc could not connect to: what to change", () => {
     );
   });
 
+  it("a server that took the connection and never answered is not one to start", () => {
+    expect(unreachable("redis://h:6379/0", "L", "Command timed out")).toEqual({
+      problem: "L took the connection but did not answer in time (Command timed out)",
+      fix: "a frozen (SIGSTOP), paused (CLIENT PAUSE) or overloaded Redis, or another service on that port: check that server, or fix state.redis_url",
+    });
+  });
+
   it("nothing listening: start Redis, whatever the scheme", () => {
     expect(unreachable("redis://h/0", "L", "connect ECONNREFUSED 127.0.0.1:6379")).toEqual({
       problem: "cannot reach L (connect ECONNREFUSED 127.0.0.1:6379)",
