@@ -93,6 +93,11 @@ export interface RedisHealth {
   watch(name: string, redis: Redis): void;
   isDown(): boolean;
   fail(err: unknown): never;
+  /**
+   * A command of a background connection (`what`: a queue's worker) that Redis refused: logged at most once
+   * a minute per `what`, since no request is answered 503 for it while its work stops.
+   */
+  refusedInBackground(what: string, err: unknown): void;
 }
 
 /** How often a connection that stayed open is pinged after a command failed on it. */
@@ -161,6 +166,8 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
   };
   /** When a refusal was last logged. */
   let refusedAt: number | undefined;
+  /** When each background refusal was last logged. */
+  const backgroundRefusedAt = new Map<string, number>();
   /** The first connection watched: pinged after a command failed on a connection that stayed open. */
   let pinged: Redis | undefined;
   let probing = false;
@@ -209,6 +216,17 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
       });
     },
     isDown: () => notReady.size > 0,
+    refusedInBackground(what, err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      const at = now();
+      const last = backgroundRefusedAt.get(what);
+      if (last !== undefined && at - last < REFUSAL_LOG_MS) return;
+      backgroundRefusedAt.set(what, at);
+      logger.error(
+        { redis: label, reason },
+        `[state] Redis at ${label} refused a command of ${what} (${reason}); its jobs do not run on this instance while it refuses (${refusalHint(reason)}; logged at most once a minute)`,
+      );
+    },
     fail(err) {
       // A command refused unsent while the connection is down says so in ioredis's words for its option
       // ("Stream isn't writeable and enableOfflineQueue options is false"): the outage is the reason, as
