@@ -14,6 +14,10 @@ export function redisUrlProblem(url: string): string | undefined {
   const unset = unsetVariablesIn(url)[0];
   if (unset !== undefined)
     return `\${${unset}} is not set — set ${unset} (${WRITE_IT.slice("write it as ".length)}) in the .env beside config.yaml or the environment`;
+  // Other tools' ways to write a unix socket (unix:///run/redis.sock, a bare path): Redis's client takes one
+  // as the `path` option of a redis:// URL.
+  if (/^(?:unix|redis\+unix|redis\+socket):/i.test(url) || url.startsWith("/"))
+    return "a unix socket is given as ?path= of a redis:// URL — write it as redis://localhost/0?path=/run/redis/redis.sock (the database's number after localhost/)";
   if (!/^rediss?:\/\//i.test(url)) return `not a redis:// or rediss:// URL — ${WRITE_IT}`;
   let parsed: URL;
   try {

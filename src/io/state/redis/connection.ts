@@ -34,7 +34,8 @@ export function redisLabel(url: string): string {
     const options = [...parsed.searchParams].map(([name, value]) =>
       CREDENTIAL_OPTION.test(name)
         ? `${encodeURIComponent(name)}=[redacted]`
-        : `${encodeURIComponent(name)}=${encodeURIComponent(value)}`,
+        : // A socket's ?path= reads as the path it is: its slashes are not escaped.
+          `${encodeURIComponent(name)}=${encodeURIComponent(value).replaceAll("%2F", "/")}`,
     );
     parsed.search = "";
     return options.length === 0 ? parsed.toString() : `${parsed.toString()}?${options.join("&")}`;

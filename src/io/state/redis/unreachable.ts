@@ -49,6 +49,12 @@ export function unreachable(url: string, label: string, error: string): Unreacha
   const problem = `cannot reach ${label} (${reason})`;
   if (tls && /ETIMEDOUT|wrong version number|packet length too long/i.test(reason))
     return { problem, fix: `${start}; a server without TLS needs redis://, not rediss://` };
+  // A unix socket (?path=) this user may not open: Redis runs.
+  if (/connect EACCES/.test(reason))
+    return {
+      problem,
+      fix: "this user may not open that socket: let it (unixsocketperm in Redis's redis.conf, or the socket's group), or fix state.redis_url",
+    };
   // Connected, and no answer in time: a server is there (frozen, paused, overloaded, or no Redis at all).
   if (/Command timed out/i.test(reason))
     return {

@@ -250,6 +250,36 @@ describe("a worker whose commands Redis refuses", { timeout: 30_000 }, () => {
   });
 });
 
+describe("a unix socket (state.redis_url redis://localhost/0?path=<socket>)", { timeout: 30_000 }, () => {
+  it("is connected to by the start's check, the producer and the worker: a job added runs", async () => {
+    const own = await startTestRedis({ unixSocket: true });
+    const url = own.socketUrl as string;
+    const checked = await connectRedis(url, "config.yaml", commandOptions(), "sock");
+    const ran: number[] = [];
+    const queue = createSharedQueue<{ n: number }>({
+      url,
+      name: "runs",
+      keys: redisKeys("sock"),
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      concurrency: 1,
+      async process(data) {
+        ran.push(data.n);
+      },
+    });
+    try {
+      expect(await checked.call("CLIENT", "INFO")).toMatch(/ addr=\/\S*redis\.sock/);
+      await queue.enqueue("hook:1", { n: 1 });
+      queue.start();
+      await vi.waitFor(() => expect(ran).toEqual([1]), { timeout: 15_000, interval: 20 });
+    } finally {
+      await queue.close(0);
+      checked.disconnect();
+      await own.cleanup();
+    }
+  });
+});
+
 describe("cron lease", () => {
   it("one instance wins a due time; the next due time is a new lease", async () => {
     const keys = redisKeys(`c${randomUUID()}`);

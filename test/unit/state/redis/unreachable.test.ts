@@ -54,6 +54,13 @@ describe("a state.redis_url svc could not connect to: what to change", () => {
     });
   });
 
+  it("a unix socket this user may not open: its permissions, not a Redis to start", () => {
+    expect(unreachable("redis://localhost/0?path=/run/r.sock", "L", "connect EACCES /run/r.sock")).toEqual({
+      problem: "cannot reach L (connect EACCES /run/r.sock)",
+      fix: "this user may not open that socket: let it (unixsocketperm in Redis's redis.conf, or the socket's group), or fix state.redis_url",
+    });
+  });
+
   it("nothing listening: start Redis, whatever the scheme", () => {
     expect(unreachable("redis://h/0", "L", "connect ECONNREFUSED 127.0.0.1:6379")).toEqual({
       problem: "cannot reach L (connect ECONNREFUSED 127.0.0.1:6379)",
