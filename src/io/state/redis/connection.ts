@@ -300,7 +300,8 @@ export async function connectRedis(
   // The socket's error (ECONNREFUSED, ENOTFOUND) says more than the rejected connect ("Connection is closed").
   let socketError: string | undefined;
   const onError = (err: Error) => {
-    socketError ??= err.message;
+    // A TLS alert says why (a client certificate asked for) even when a reset of the socket came first.
+    if (socketError === undefined || /\balert\b/.test(err.message)) socketError = err.message;
   };
   redis.on("error", onError);
   try {

@@ -63,6 +63,12 @@ export function unreachable(url: string, label: string, error: string): Unreacha
     };
   if (!tls && /ECONNRESET|Connection is closed/i.test(reason))
     return { problem, fix: `${start}; a server that expects TLS needs rediss://` };
+  // Over TLS 1.3 a server refuses a client certificate after the handshake: its alert may come after the reset.
+  if (tls && /ECONNRESET|socket hang up/i.test(reason))
+    return {
+      problem,
+      fix: `${start}; a Redis that requires a TLS client certificate (tls-auth-clients yes, its default with TLS) resets svc, which sends none: set tls-auth-clients optional in its redis.conf`,
+    };
   return { problem, fix: start };
 }
 

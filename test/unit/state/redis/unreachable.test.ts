@@ -61,6 +61,12 @@ describe("a state.redis_url svc could not connect to: what to change", () => {
     });
   });
 
+  it("a rediss:// server that reset the connection may want a client certificate (its alert came after the reset)", () => {
+    expect(unreachable("rediss://h:6380/0", "L", "write ECONNRESET").fix).toBe(
+      `${START}; a Redis that requires a TLS client certificate (tls-auth-clients yes, its default with TLS) resets svc, which sends none: set tls-auth-clients optional in its redis.conf`,
+    );
+  });
+
   it("nothing listening: start Redis, whatever the scheme", () => {
     expect(unreachable("redis://h/0", "L", "connect ECONNREFUSED 127.0.0.1:6379")).toEqual({
       problem: "cannot reach L (connect ECONNREFUSED 127.0.0.1:6379)",
