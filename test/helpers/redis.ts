@@ -80,6 +80,8 @@ export async function startTestRedis(
     tls?: { cert: string; key: string; clientCa?: string };
     /** Also listen on a unix socket in the server's dir (`socketUrl`). */
     unixSocket?: boolean;
+    /** More redis-server arguments (`["--rename-command", "INFO", ""]`). */
+    args?: readonly string[];
   } = {},
 ): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
@@ -95,6 +97,7 @@ export async function startTestRedis(
       REDIS_SERVER,
       [
         ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir],
+        ...(options.args ?? []),
         ...(options.unixSocket === true
           ? ["--unixsocket", join(dir, "redis.sock"), "--unixsocketperm", "700"]
           : []),

@@ -316,6 +316,12 @@ export async function connectRedis(
         `${label} refused the credentials (${reason})`,
         "fix the user and password in state.redis_url (redis://user:password@host:6379/0; keep them in .env)",
       );
+    // INFO renamed away in redis.conf (rename-command INFO ""): the client's ready check is refused.
+    if (/unknown command .info/i.test(reason))
+      throw refuse(
+        `${label} does not run INFO (${reason.trim()})`,
+        "svc's Redis client and run queue (BullMQ) read the server's state and version with it: take INFO out of the rename-command lines of its redis.conf",
+      );
     const { problem, fix } = unreachable(url, label, reason);
     throw refuse(problem, fix);
   }

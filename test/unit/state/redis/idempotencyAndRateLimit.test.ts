@@ -325,6 +325,17 @@ describe("Redis unreachable", () => {
     allowed.disconnect();
   });
 
+  it("a Redis whose redis.conf renames INFO away is named so, not as one to start", async () => {
+    const own = await startTestRedis({ args: ["--rename-command", "INFO", ""] });
+    try {
+      await expect(connectRedis(own.url, "/home/x/config.yaml", commandOptions(), "svc")).rejects.toThrow(
+        /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not run INFO \(ERR unknown command 'info'.*\) — svc's Redis client and run queue \(BullMQ\) read the server's state and version with it: take INFO out of the rename-command lines of its redis\.conf$/,
+      );
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("a Redis that takes the connection and never answers (frozen) is named so, not as one to start", async () => {
     const own = await startTestRedis();
     try {
