@@ -13,6 +13,8 @@ export interface TestRedis {
   readonly url: string;
   /** With `tls`: the same server's TLS port, as `rediss://localhost:<port>/0`. */
   readonly tlsUrl?: string;
+  /** With `unixSocket`: the same server's socket, as `redis://localhost/0?path=<dir>/redis.sock`. */
+  readonly socketUrl?: string;
   /** Starts the server again on the same port (after `stop`). */
   start(): Promise<void>;
   /** Stops the server (SIGKILL: an outage, not a shutdown) and waits until it has exited. */
@@ -73,7 +75,14 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs 
  * append-only file (fsync always), so what Redis acknowledged survives `stop()` + `start()` (outage tests).
  */
 export async function startTestRedis(
-  options: { persist?: boolean; tls?: { cert: string; key: string } } = {},
+  options: {
+    persist?: boolean;
+    tls?: { cert: string; key: string; clientCa?: string };
+    /** Also listen on a unix socket in the server's dir (`socketUrl`). */
+    unixSocket?: boolean;
+    /** More redis-server arguments (`["--rename-command", "INFO", ""]`). */
+    args?: readonly string[];
+  } = {},
 ): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
   const port = await freePort();
@@ -88,6 +97,10 @@ export async function startTestRedis(
       REDIS_SERVER,
       [
         ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir],
+        ...(options.args ?? []),
+        ...(options.unixSocket === true
+          ? ["--unixsocket", join(dir, "redis.sock"), "--unixsocketperm", "700"]
+          : []),
         ...(options.persist === true
           ? ["--appendonly", "yes", "--appendfsync", "always"]
           : ["--appendonly", "no"]),
@@ -95,7 +108,11 @@ export async function startTestRedis(
           ? []
           : [
               ...["--tls-port", String(tlsPort), "--tls-cert-file", options.tls.cert],
-              ...["--tls-key-file", options.tls.key, "--tls-auth-clients", "no"],
+              ...["--tls-key-file", options.tls.key],
+              // With a client CA, Redis's default: every client must present a certificate it issued.
+              ...(options.tls.clientCa === undefined
+                ? ["--tls-auth-clients", "no"]
+                : ["--tls-ca-cert-file", options.tls.clientCa, "--tls-auth-clients", "yes"]),
             ]),
       ],
       { stdio: ["ignore", "ignore", "pipe"] },
@@ -132,6 +149,9 @@ export async function startTestRedis(
     port,
     url: `redis://127.0.0.1:${port}/0`,
     ...(tlsPort === undefined ? {} : { tlsUrl: `rediss://localhost:${tlsPort}/0` }),
+    ...(options.unixSocket === true
+      ? { socketUrl: `redis://localhost/0?path=${join(dir, "redis.sock")}` }
+      : {}),
     start,
     stop,
     freeze: () => child?.kill("SIGSTOP"),

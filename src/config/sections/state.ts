@@ -14,12 +14,24 @@ export function redisUrlProblem(url: string): string | undefined {
   const unset = unsetVariablesIn(url)[0];
   if (unset !== undefined)
     return `\${${unset}} is not set — set ${unset} (${WRITE_IT.slice("write it as ".length)}) in the .env beside config.yaml or the environment`;
-  if (!/^rediss?:\/\//.test(url)) return `not a redis:// or rediss:// URL — ${WRITE_IT}`;
+  // Other tools' ways to write a unix socket (unix:///run/redis.sock, a bare path): Redis's client takes one
+  // as the `path` option of a redis:// URL.
+  if (/^(?:unix|redis\+unix|redis\+socket):/i.test(url) || url.startsWith("/"))
+    return "a unix socket is given as ?path= of a redis:// URL — write it as redis://localhost/0?path=/run/redis/redis.sock (the database's number after localhost/)";
+  if (!/^rediss?:\/\//i.test(url)) return `not a redis:// or rediss:// URL — ${WRITE_IT}`;
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     return `not a valid URL (check the host and that the port is 1-65535) — ${WRITE_IT}`;
+  }
+  // Redis's client decodes the user and password: a `%` not followed by two hex digits stops it at start
+  // with a bare "URI malformed". The value is never quoted.
+  try {
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+  } catch {
+    return "the user or password holds a % that is not followed by two hex digits — write a % in them as %25 (and @ : / ? # as %40 %3A %2F %3F %23)";
   }
   const inPath = parsed.pathname.length > 1 ? parsed.pathname.slice(1) : null;
   const inQuery = parsed.searchParams.get("db");

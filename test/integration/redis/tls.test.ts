@@ -54,4 +54,23 @@ describe("state.redis_url with rediss:// (TLS)", () => {
       ),
     ).rejects.toThrow(/not issued by a CA this system trusts/);
   });
+
+  it("a server that asks for a client certificate (tls-auth-clients yes, Redis's default) is named so, not as one to start", async () => {
+    const own = await startTestRedis({
+      tls: { cert: certs.serverCert, key: certs.serverKey, clientCa: certs.caCert },
+    });
+    try {
+      const refused = withCertFile(certs.caCert, () =>
+        connectRedis(own.tlsUrl as string, "/home/x/config.yaml", commandOptions(), "svc-tls:"),
+      );
+      await expect(refused).rejects.toThrow(
+        // Over TLS 1.3 the refusal comes after the handshake: on a loaded machine the socket's reset can
+        // come before the server's alert is read, and the message then gives the client certificate as
+        // the likely cause.
+        /^\/home\/x\/config\.yaml: state\.redis_url: (rediss:\/\/localhost:\d+\/0 (asks for a TLS client certificate \(tlsv13 alert certificate required\)|refused the TLS handshake \(sslv3 alert handshake failure\), as a Redis that requires a client certificate does) — svc sends none to Redis: set tls-auth-clients optional in its redis\.conf \(yes, its default with TLS, refuses every client without one\) and authenticate svc with the password or ACL user in state\.redis_url|cannot reach rediss:\/\/localhost:\d+\/0 \(.*ECONNRESET\) — start Redis at .*; a Redis that requires a TLS client certificate \(tls-auth-clients yes, its default with TLS\) resets svc, which sends none: set tls-auth-clients optional in its redis\.conf)$/,
+      );
+    } finally {
+      await own.cleanup();
+    }
+  });
 });

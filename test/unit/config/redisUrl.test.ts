@@ -14,6 +14,11 @@ describe("state.redis_url", () => {
     "rediss://:pw@cache.example.com:6380/3",
     "redis://127.0.0.1:6379?db=2",
     "redis://127.0.0.1:6379/2?db=2",
+    // A URL's scheme is case-insensitive (RFC 3986 3.1), and Redis's client reads it so.
+    "REDIS://127.0.0.1:6379/0",
+    "Rediss://cache.example.com:6380/1",
+    // A unix socket, as Redis's client reads it.
+    "redis://localhost/2?path=/run/redis/redis.sock",
   ])("takes %s", (url) => {
     expect(redisUrlProblem(url)).toBeUndefined();
   });
@@ -33,6 +38,18 @@ describe("state.redis_url", () => {
     ],
     ["redis://127.0.0.1:99999/0", /not a valid URL \(check the host and that the port is 1-65535\)/],
     ["http://127.0.0.1:6379/0", /not a redis:\/\/ or rediss:\/\/ URL/],
+    ...[
+      "unix:///run/redis/redis.sock",
+      "redis+unix:///run/redis/redis.sock?db=2",
+      "/run/redis/redis.sock",
+    ].map((url): [string, RegExp] => [
+      url,
+      /^a unix socket is given as \?path= of a redis:\/\/ URL — write it as redis:\/\/localhost\/0\?path=\/run\/redis\/redis\.sock \(the database's number after localhost\/\)$/,
+    ]),
+    [
+      "redis://:50%off-pw-4f1c@127.0.0.1:6379/0",
+      /^the user or password holds a % that is not followed by two hex digits — write a % in them as %25 \(and @ : \/ \? # as %40 %3A %2F %3F %23\)$/,
+    ],
   ])("refuses %s (ioredis would send SELECT NaN, rejected unhandled)", (url, problem) => {
     expect(redisUrlProblem(url)).toMatch(problem);
   });

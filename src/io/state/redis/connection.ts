@@ -3,7 +3,7 @@ import { SvcError } from "../../../errors.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
-import { unreachable } from "./unreachable.js";
+import { failedOffline, unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
 const CREDENTIAL_OPTION = /pass|user|auth|secret|token|key|cred/i;
@@ -34,7 +34,8 @@ export function redisLabel(url: string): string {
     const options = [...parsed.searchParams].map(([name, value]) =>
       CREDENTIAL_OPTION.test(name)
         ? `${encodeURIComponent(name)}=[redacted]`
-        : `${encodeURIComponent(name)}=${encodeURIComponent(value)}`,
+        : // A socket's ?path= reads as the path it is: its slashes are not escaped.
+          `${encodeURIComponent(name)}=${encodeURIComponent(value).replaceAll("%2F", "/")}`,
     );
     parsed.search = "";
     return options.length === 0 ? parsed.toString() : `${parsed.toString()}?${options.join("&")}`;
@@ -93,6 +94,11 @@ export interface RedisHealth {
   watch(name: string, redis: Redis): void;
   isDown(): boolean;
   fail(err: unknown): never;
+  /**
+   * A command of a background connection (`what`: a queue's worker) that Redis refused: logged at most once
+   * a minute per `what`, since no request is answered 503 for it while its work stops.
+   */
+  refusedInBackground(what: string, err: unknown): void;
 }
 
 /** How often a connection that stayed open is pinged after a command failed on it. */
@@ -161,6 +167,8 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
   };
   /** When a refusal was last logged. */
   let refusedAt: number | undefined;
+  /** When each background refusal was last logged. */
+  const backgroundRefusedAt = new Map<string, number>();
   /** The first connection watched: pinged after a command failed on a connection that stayed open. */
   let pinged: Redis | undefined;
   let probing = false;
@@ -209,8 +217,26 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
       });
     },
     isDown: () => notReady.size > 0,
-    fail(err) {
+    refusedInBackground(what, err) {
       const reason = err instanceof Error ? err.message : String(err);
+      const at = now();
+      const last = backgroundRefusedAt.get(what);
+      if (last !== undefined && at - last < REFUSAL_LOG_MS) return;
+      backgroundRefusedAt.set(what, at);
+      logger.error(
+        { redis: label, reason },
+        `[state] Redis at ${label} refused a command of ${what} (${reason}); its jobs do not run on this instance while it refuses (${refusalHint(reason)}; logged at most once a minute)`,
+      );
+    },
+    fail(err) {
+      // A command refused unsent while the connection is down says so in ioredis's words for its option
+      // ("Stream isn't writeable and enableOfflineQueue options is false"): the outage is the reason, as
+      // the connection's own close reports it.
+      const reason = failedOffline(err)
+        ? "connection closed"
+        : err instanceof Error
+          ? err.message
+          : String(err);
       if (isRefusal(err)) {
         // Not an outage: no "unreachable" / "reachable again" pair each second while Redis stays full.
         const at = now();
@@ -274,7 +300,8 @@ export async function connectRedis(
   // The socket's error (ECONNREFUSED, ENOTFOUND) says more than the rejected connect ("Connection is closed").
   let socketError: string | undefined;
   const onError = (err: Error) => {
-    socketError ??= err.message;
+    // A TLS alert says why (a client certificate asked for) even when a reset of the socket came first.
+    if (socketError === undefined || /\balert\b/.test(err.message)) socketError = err.message;
   };
   redis.on("error", onError);
   try {
@@ -288,6 +315,12 @@ export async function connectRedis(
       throw refuse(
         `${label} refused the credentials (${reason})`,
         "fix the user and password in state.redis_url (redis://user:password@host:6379/0; keep them in .env)",
+      );
+    // INFO renamed away in redis.conf (rename-command INFO ""): the client's ready check is refused.
+    if (/unknown command .info/i.test(reason))
+      throw refuse(
+        `${label} does not run INFO (${reason.trim()})`,
+        "svc's Redis client and run queue (BullMQ) read the server's state and version with it: take INFO out of the rename-command lines of its redis.conf",
       );
     const { problem, fix } = unreachable(url, label, reason);
     throw refuse(problem, fix);
@@ -318,9 +351,10 @@ export async function connectRedis(
 export { StateUnavailableError };
 
 /**
- * What the URL's user may not do that svc needs, from two commands that change nothing: a write under the
- * prefix (DEL of a key svc never creates) and a script (the run queue, BullMQ, runs Lua scripts). Other
- * errors are left to the requests (answered 503 while they last).
+ * What the URL's user may not do that svc needs, from three commands that change nothing: a write under the
+ * prefix (DEL of a key svc never creates), a script (the run queue, BullMQ, runs Lua scripts) and INFO
+ * (BullMQ's connections read the server's version with it). Other errors are left to the requests
+ * (answered 503 while they last).
  */
 async function accessDenied(
   redis: Redis,
@@ -349,6 +383,14 @@ async function accessDenied(
       "run Lua scripts, which svc's run queue (BullMQ) needs",
       () => redis.eval("return 1", 0),
       grant,
+    )) ??
+    // BullMQ reads the server's version with INFO before its worker takes a job: refused, the worker
+    // retries without pause and the gateway stops answering at all (even /health). INFO is in
+    // @dangerous, which ACLs written as `+@all -@dangerous` leave out.
+    (await denied(
+      "run INFO, which svc's run queue (BullMQ) needs to start",
+      () => redis.info(),
+      "let that user run INFO (ACL SETUSER <user> +info; an ACL of +@all -@dangerous leaves it out)",
     ))
   );
 }

@@ -1,7 +1,7 @@
 import { type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "../../log.js";
-import { optionsForUrl, queueOptions, type RedisHealth } from "./connection.js";
+import { isRefusal, optionsForUrl, queueOptions, type RedisHealth } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
 
 /** How long a finished job (and so its id) is kept: an enqueue of the same id meanwhile is a no-op. */
@@ -227,9 +227,12 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             : { stalledInterval: options.stall.stalledIntervalMs }),
         },
       );
-      worker.on("error", (err: Error) =>
-        logger.debug({ queue: options.name, err: err.message }, "[state] worker error"),
-      );
+      worker.on("error", (err: Error) => {
+        // A refusal (an ACL without a command the worker needs, a full Redis) stops every run here while
+        // requests may still be answered 202: said, not left at debug. Outages are the connections' to report.
+        if (isRefusal(err)) health.refusedInBackground(`the ${options.name} queue's worker`, err);
+        else logger.debug({ queue: options.name, err: err.message }, "[state] worker error");
+      });
       worker.on("failed", (job, err) => {
         if (job === undefined || err.name === "DelayedError") return;
         const fields = { queue: options.name, job: job.id, err: err.message };

@@ -193,9 +193,14 @@ export function createRedisSubscriptionSource(
     revision = read.revision;
   }
 
-  function judge(read: Record<string, unknown>): void {
+  /** `stale`: judged again (a reload) while Redis does not answer: the set is the last one read, not Redis's. */
+  function judge(read: Record<string, unknown>, stale = false): void {
     active = activeSubscriptions(where, read, logger, options);
-    logger.info(`[webhook] loaded ${active.size} dynamic subscription(s) from ${where}`);
+    logger.info(
+      stale
+        ? `[webhook] loaded ${active.size} dynamic subscription(s) from the last set read from ${where} (Redis is unreachable; it is read again once it answers)`
+        : `[webhook] loaded ${active.size} dynamic subscription(s) from ${where}`,
+    );
   }
 
   async function poll(): Promise<void> {
@@ -226,7 +231,7 @@ export function createRedisSubscriptionSource(
     },
     names: () => [...active.keys()],
     reloaded() {
-      if (records !== undefined) judge(records);
+      if (records !== undefined) judge(records, failing);
     },
     async open() {
       await poll();

@@ -1,6 +1,12 @@
 import { describeError } from "../../../errors.js";
 import { OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../../mcp/tlsHints.js";
 
+/**
+ * OpenSSL's error text as Node passes it on (`<hex>:error:<code>:SSL routines:<function>:<reason>:<source
+ * file>:<line>:SSL alert number 116`, ending in a newline): its reason is what a message needs.
+ */
+const OPENSSL = /^[0-9A-F]+:error:[0-9A-F]+:SSL routines:[^:]*:([^:]+):/;
+
 /** What a failed connect to `state.redis_url` says: the problem and what to change. */
 export interface Unreachable {
   readonly problem: string;
@@ -9,13 +15,22 @@ export interface Unreachable {
 
 /**
  * Why svc could not connect to `url` (shown as `label`, without its password) and the fix, from the
- * socket's error. A TLS certificate it cannot verify is no Redis to start; a scheme that does not match
+ * socket's error. A TLS certificate it cannot verify, or a server that asks svc for a client certificate
+ * (Redis's `tls-auth-clients yes`), is no Redis to start; a scheme that does not match
  * the server (rediss:// to a server without TLS waits for a handshake that never comes; redis:// to a
  * TLS port is reset) is named as a likely cause.
  */
-export function unreachable(url: string, label: string, reason: string): Unreachable {
+export function unreachable(url: string, label: string, error: string): Unreachable {
   const tls = /^rediss:/i.test(url);
   const start = `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`;
+  const reason = OPENSSL.exec(error)?.[1] ?? error.trim();
+  if (tls && /alert certificate required|alert handshake failure/i.test(reason))
+    return {
+      problem: /certificate required/i.test(reason)
+        ? `${label} asks for a TLS client certificate (${reason})`
+        : `${label} refused the TLS handshake (${reason}), as a Redis that requires a client certificate does`,
+      fix: "svc sends none to Redis: set tls-auth-clients optional in its redis.conf (yes, its default with TLS, refuses every client without one) and authenticate svc with the password or ACL user in state.redis_url",
+    };
   if (tls && OUT_OF_DATE.test(reason))
     return {
       problem: `the TLS certificate of ${label} is out of date (${reason})`,
@@ -34,8 +49,26 @@ export function unreachable(url: string, label: string, reason: string): Unreach
   const problem = `cannot reach ${label} (${reason})`;
   if (tls && /ETIMEDOUT|wrong version number|packet length too long/i.test(reason))
     return { problem, fix: `${start}; a server without TLS needs redis://, not rediss://` };
+  // A unix socket (?path=) this user may not open: Redis runs.
+  if (/connect EACCES/.test(reason))
+    return {
+      problem,
+      fix: "this user may not open that socket: let it (unixsocketperm in Redis's redis.conf, or the socket's group), or fix state.redis_url",
+    };
+  // Connected, and no answer in time: a server is there (frozen, paused, overloaded, or no Redis at all).
+  if (/Command timed out/i.test(reason))
+    return {
+      problem: `${label} took the connection but did not answer in time (${reason})`,
+      fix: "a frozen (SIGSTOP), paused (CLIENT PAUSE) or overloaded Redis, or another service on that port: check that server, or fix state.redis_url",
+    };
   if (!tls && /ECONNRESET|Connection is closed/i.test(reason))
     return { problem, fix: `${start}; a server that expects TLS needs rediss://` };
+  // Over TLS 1.3 a server refuses a client certificate after the handshake: its alert may come after the reset.
+  if (tls && /ECONNRESET|socket hang up/i.test(reason))
+    return {
+      problem,
+      fix: `${start}; a Redis that requires a TLS client certificate (tls-auth-clients yes, its default with TLS) resets svc, which sends none: set tls-auth-clients optional in its redis.conf`,
+    };
   return { problem, fix: start };
 }
 
@@ -45,8 +78,10 @@ export function unreachable(url: string, label: string, reason: string): Unreach
  */
 const OFFLINE = /enableOfflineQueue|Connection is closed/;
 
+/** Whether a command failed unsent because the connection is down (closed, or not connected again yet). */
+export const failedOffline = (err: unknown): boolean => OFFLINE.test(describeError(err));
+
 /** Why a Redis command failed, for a log line: an outage is named as one; anything else as it came. */
 export function redisCommandFailure(err: unknown): string {
-  const text = describeError(err);
-  return OFFLINE.test(text) ? "Redis is unreachable; svc reconnects by itself" : text;
+  return failedOffline(err) ? "Redis is unreachable; svc reconnects by itself" : describeError(err);
 }

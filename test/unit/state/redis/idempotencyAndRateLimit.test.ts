@@ -310,6 +310,46 @@ describe("Redis unreachable", () => {
     );
   });
 
+  it("a user whose ACL leaves out INFO (+@all -@dangerous) refuses the start: BullMQ's worker would spin on it and the gateway answer nothing", async () => {
+    const admin = await client();
+    const user = `u${randomUUID().slice(0, 8)}`;
+    await admin.call("ACL", "SETUSER", user, "on", ">info-pw-5d2e", "~allowed:*", "+@all", "-@dangerous");
+    const url = server.url.replace("redis://", `redis://${user}:info-pw-5d2e@`);
+    const refused = connectRedis(url, "/home/x/config.yaml", commandOptions(), "allowed");
+    await expect(refused).rejects.toThrow(
+      /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not let the user of state\.redis_url run INFO, which svc's run queue \(BullMQ\) needs to start \(NOPERM .*info.*\) — let that user run INFO \(ACL SETUSER <user> \+info; an ACL of \+@all -@dangerous leaves it out\)$/,
+    );
+    await expect(refused).rejects.not.toThrow(/info-pw-5d2e/);
+    await admin.call("ACL", "SETUSER", user, "+info");
+    const allowed = await connectRedis(url, "/home/x/config.yaml", commandOptions(), "allowed");
+    allowed.disconnect();
+  });
+
+  it("a Redis whose redis.conf renames INFO away is named so, not as one to start", async () => {
+    const own = await startTestRedis({ args: ["--rename-command", "INFO", ""] });
+    try {
+      await expect(connectRedis(own.url, "/home/x/config.yaml", commandOptions(), "svc")).rejects.toThrow(
+        /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not run INFO \(ERR unknown command 'info'.*\) — svc's Redis client and run queue \(BullMQ\) read the server's state and version with it: take INFO out of the rename-command lines of its redis\.conf$/,
+      );
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  it("a Redis that takes the connection and never answers (frozen) is named so, not as one to start", async () => {
+    const own = await startTestRedis();
+    try {
+      own.freeze();
+      const refused = connectRedis(own.url, "/home/x/config.yaml", commandOptions());
+      await expect(refused).rejects.toThrow(
+        /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 took the connection but did not answer in time \(Command timed out\) — a frozen \(SIGSTOP\), paused \(CLIENT PAUSE\) or overloaded Redis, or another service on that port: check that server, or fix state\.redis_url$/,
+      );
+    } finally {
+      own.thaw();
+      await own.cleanup();
+    }
+  });
+
   it("refuses to start on a redis_url nothing answers, naming the file, the key and the fix", async () => {
     const own = await startTestRedis();
     const url = own.url;

@@ -215,6 +215,71 @@ describe("shared queue (BullMQ)", () => {
   });
 });
 
+describe("a worker whose commands Redis refuses", { timeout: 30_000 }, () => {
+  it("is logged at ERROR with the refusal and its fix, at most once a minute, not at debug: requests may still get 202 while no run starts", async () => {
+    const prefix = `w${randomUUID().slice(0, 8)}`;
+    const user = `u${randomUUID().slice(0, 8)}`;
+    // Keys and scripts allowed (the start's checks pass, enqueues work), blocking commands not (BZPOPMIN).
+    await redis.call("ACL", "SETUSER", user, "on", ">worker-pw-7a3b", `~${prefix}:*`, "+@all", "-@blocking");
+    const url = server.url.replace("redis://", `redis://${user}:worker-pw-7a3b@`);
+    const log = captureLogger();
+    const queue = createSharedQueue<{ n: number }>({
+      url,
+      name: "runs",
+      keys: redisKeys(prefix),
+      health: createRedisHealth("redis://127.0.0.1/0", log.logger),
+      logger: log.logger,
+      concurrency: 1,
+      async process() {},
+    });
+    try {
+      await queue.enqueue("hook:1", { n: 1 });
+      queue.start();
+      const refused = () => log.messages().filter((m) => m.includes("refused a command of"));
+      await vi.waitFor(() => expect(refused()).toHaveLength(1), { timeout: 15_000, interval: 50 });
+      expect(refused()[0]).toMatch(
+        /^\[state\] Redis at redis:\/\/127\.0\.0\.1\/0 refused a command of the runs queue's worker \(NOPERM .*\); its jobs do not run on this instance while it refuses \(its ACL does not let the user of state\.redis_url do this: grant it the command and the keys under the prefix; logged at most once a minute\)$/,
+      );
+      // BullMQ retries (several times a second): still one line within the minute.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(refused()).toHaveLength(1);
+      expect(log.lines().join("\n")).not.toContain("worker-pw-7a3b");
+    } finally {
+      await queue.close(0);
+    }
+  });
+});
+
+describe("a unix socket (state.redis_url redis://localhost/0?path=<socket>)", { timeout: 30_000 }, () => {
+  it("is connected to by the start's check, the producer and the worker: a job added runs", async () => {
+    const own = await startTestRedis({ unixSocket: true });
+    const url = own.socketUrl as string;
+    const checked = await connectRedis(url, "config.yaml", commandOptions(), "sock");
+    const ran: number[] = [];
+    const queue = createSharedQueue<{ n: number }>({
+      url,
+      name: "runs",
+      keys: redisKeys("sock"),
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      concurrency: 1,
+      async process(data) {
+        ran.push(data.n);
+      },
+    });
+    try {
+      expect(await checked.call("CLIENT", "INFO")).toMatch(/ addr=\/\S*redis\.sock/);
+      await queue.enqueue("hook:1", { n: 1 });
+      queue.start();
+      await vi.waitFor(() => expect(ran).toEqual([1]), { timeout: 15_000, interval: 20 });
+    } finally {
+      await queue.close(0);
+      checked.disconnect();
+      await own.cleanup();
+    }
+  });
+});
+
 describe("cron lease", () => {
   it("one instance wins a due time; the next due time is a new lease", async () => {
     const keys = redisKeys(`c${randomUUID()}`);

@@ -21,6 +21,10 @@ describe("redisLabel: state.redis_url as messages and logs show it", () => {
 
   it("keeps the other options and drops the fragment", () => {
     expect(redisLabel("redis://h:6379/0?db=x")).toBe("redis://h:6379/0?db=x");
+    // A unix socket's path reads as written.
+    expect(redisLabel("redis://localhost/3?path=/run/redis/redis.sock")).toBe(
+      "redis://localhost/3?path=/run/redis/redis.sock",
+    );
     expect(redisLabel("redis://h:6379/0#s3cretPW")).toBe("redis://h:6379/0");
   });
 

@@ -114,6 +114,24 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
     expect(log.messages().filter((m) => m.includes("not refreshed"))).toHaveLength(1);
   });
 
+  it("a reload while Redis is down says the set it judges is the last one read, not one loaded from Redis", async () => {
+    const { store, source, log, keys } = await setup();
+    await store.update((records) => {
+      records.gh = { secret: "s1" };
+    });
+    await source.open();
+    await server?.stop();
+    await vi.waitFor(
+      () => expect(log.messages().filter((m) => m.includes("not refreshed"))).toHaveLength(1),
+      { timeout: 15_000 },
+    );
+    source.reloaded();
+    expect(log.messages().at(-1)).toBe(
+      `[webhook] loaded 1 dynamic subscription(s) from the last set read from ${keys.subscriptions()} in Redis at test (Redis is unreachable; it is read again once it answers)`,
+    );
+    expect(source.lookup("gh")?.secret).toBe("s1");
+  });
+
   it("a Redis that refuses commands (full) is named as such with what to do, not as a bare EXECABORT", async () => {
     const { store, keys } = await setup();
     const admin = await connectRedis((server as TestRedis).url, "config.yaml", commandOptions());

@@ -1,7 +1,10 @@
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
+import { createRedisHealth } from "../../../../src/io/state/redis/connection.js";
 import { redisCommandFailure, unreachable } from "../../../../src/io/state/redis/unreachable.js";
+import { StateUnavailableError } from "../../../../src/streams/stateUnavailable.js";
+import { captureLogger } from "../../../fakes/logCapture.js";
 
 const START = "start Redis at L, or fix state.redis_url (redis://host:6379/0)";
 
@@ -44,6 +47,26 @@ describe("a state.redis_url svc could not connect to: what to change", () => {
     );
   });
 
+  it("a server that took the connection and never answered is not one to start", () => {
+    expect(unreachable("redis://h:6379/0", "L", "Command timed out")).toEqual({
+      problem: "L took the connection but did not answer in time (Command timed out)",
+      fix: "a frozen (SIGSTOP), paused (CLIENT PAUSE) or overloaded Redis, or another service on that port: check that server, or fix state.redis_url",
+    });
+  });
+
+  it("a unix socket this user may not open: its permissions, not a Redis to start", () => {
+    expect(unreachable("redis://localhost/0?path=/run/r.sock", "L", "connect EACCES /run/r.sock")).toEqual({
+      problem: "cannot reach L (connect EACCES /run/r.sock)",
+      fix: "this user may not open that socket: let it (unixsocketperm in Redis's redis.conf, or the socket's group), or fix state.redis_url",
+    });
+  });
+
+  it("a rediss:// server that reset the connection may want a client certificate (its alert came after the reset)", () => {
+    expect(unreachable("rediss://h:6380/0", "L", "write ECONNRESET").fix).toBe(
+      `${START}; a Redis that requires a TLS client certificate (tls-auth-clients yes, its default with TLS) resets svc, which sends none: set tls-auth-clients optional in its redis.conf`,
+    );
+  });
+
   it("nothing listening: start Redis, whatever the scheme", () => {
     expect(unreachable("redis://h/0", "L", "connect ECONNREFUSED 127.0.0.1:6379")).toEqual({
       problem: "cannot reach L (connect ECONNREFUSED 127.0.0.1:6379)",
@@ -53,27 +76,44 @@ describe("a state.redis_url svc could not connect to: what to change", () => {
   });
 });
 
+/** What a real client (no offline queue, as svc's request path) answers a command while its server is gone. */
+async function refusedWhileDown(): Promise<unknown> {
+  const { Redis } = await import("ioredis");
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const client = new Redis({
+    port,
+    host: "127.0.0.1",
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  client.on("error", () => {});
+  const refused = await client.get("k").then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  client.disconnect();
+  expect(refused).toBeInstanceOf(Error);
+  return refused;
+}
+
 describe("a Redis command refused while the connection is down, in a log line", () => {
   it("names the outage instead of ioredis's option (a real client, its server gone)", async () => {
-    const { Redis } = await import("ioredis");
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    const client = new Redis({
-      port,
-      host: "127.0.0.1",
-      enableOfflineQueue: false,
-      retryStrategy: () => null,
-    });
-    client.on("error", () => {});
-    const refused = await client.get("k").then(
-      () => undefined,
-      (err: unknown) => err,
+    expect(redisCommandFailure(await refusedWhileDown())).toBe(
+      "Redis is unreachable; svc reconnects by itself",
     );
-    client.disconnect();
-    expect(refused).toBeInstanceOf(Error);
-    expect(redisCommandFailure(refused)).toBe("Redis is unreachable; svc reconnects by itself");
+  });
+
+  it("the outage line of a request refused so names the closed connection, not ioredis's option", async () => {
+    const refused = await refusedWhileDown();
+    const log = captureLogger();
+    const health = createRedisHealth("redis://127.0.0.1:6379/0", log.logger);
+    expect(() => health.fail(refused)).toThrow(StateUnavailableError);
+    expect(log.messages()).toEqual([
+      "[state] Redis at redis://127.0.0.1:6379/0 is unreachable (connection closed); requests that need it are answered 503 until it is back",
+    ]);
   });
 
   it("any other failure as it came", () => {
