@@ -70,16 +70,19 @@ function callError(err: unknown, context: { unattended: boolean }): string {
 }
 
 /**
- * Why a tool the run was offered can no longer be called, when its server's tools changed since the run
- * began (tools/list_changed): the server no longer lists it, or its registered name now belongs to another
- * of the server's tools (one that lost the name to it in a collision), which must not run on arguments
- * meant for this one. Undefined while the name is still this tool's.
+ * Why a tool the run was offered can no longer be called, when a reload removed or disabled its server or
+ * its server's tools changed since the run began (tools/list_changed): the server no longer lists it, or its
+ * registered name now belongs to another of the server's tools (one that lost the name to it in a
+ * collision), which must not run on arguments meant for this one. Undefined while the name is still this tool's.
  */
 function noLongerListed(hub: McpToolSource, tool: RegisteredTool): string | undefined {
   const live = hub.tools().find((t) => t.name === tool.name);
   if (live !== undefined && live.server === tool.server && live.original === tool.original) return undefined;
-  if (!hub.status().some((s) => s.name === tool.server))
+  const server = hub.status().find((s) => s.name === tool.server);
+  if (server === undefined)
     return `mcp_servers.${tool.server} is no longer configured (a reload during this run removed it); "${tool.original}" was not run`;
+  if (server.state === "disabled")
+    return `mcp_servers.${tool.server} is disabled (a reload during this run set enabled: false); "${tool.original}" was not run`;
   const other =
     live === undefined
       ? ""
