@@ -73,6 +73,8 @@ export function servedSubscriptionWarnings(
   mcpServers: readonly string[],
   /** config.yaml's routes (and the file): one of the same name wins, so the record is never served. */
   config?: { readonly routes: Readonly<Record<string, Route>>; readonly file: string },
+  /** Its toolsets' MCP servers with `enabled: false`, said as `disabledServerToolsets` says them. */
+  disabledServers: (toolsets: readonly string[] | undefined) => readonly string[] = () => [],
 ): string[] {
   if (config !== undefined && Object.hasOwn(config.routes, name))
     return [
@@ -81,6 +83,9 @@ export function servedSubscriptionWarnings(
   return [
     ...subscriptionWarnings(route, name, binding),
     ...unknownToolsetWarnings([{ at: "", toolsets: route.toolsets }], mcpServers),
+    ...(route.deliver_only === true || route.cron_job !== undefined
+      ? []
+      : disabledServers(route.toolsets).map((problem) => `toolsets: ${problem}`)),
     ...(route.skills ?? []).flatMap((skill) => {
       const problem = skillNameProblem(skill);
       return problem === undefined ? [] : [`skills: "${skill}" is ${problem}`];
