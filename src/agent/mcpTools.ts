@@ -8,7 +8,7 @@ import type { AgentTool, JsonSchema, ToolContent, ToolOutcome } from "./tools/to
 /** The part of the MCP hub a run uses (src/actors/mcp/hub.ts). */
 export interface McpToolSource {
   tools(): RegisteredTool[];
-  status(): ReadonlyArray<{ readonly name: string; readonly state: string }>;
+  status(): ReadonlyArray<{ readonly name: string; readonly state: string; readonly lastError?: string }>;
   settled(server: string): Promise<unknown>;
   callRegistered(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
 }
@@ -70,21 +70,58 @@ function callError(err: unknown, context: { unattended: boolean }): string {
 }
 
 /**
- * Why a tool the run was offered can no longer be called, when its server's tools changed since the run
- * began (tools/list_changed): the server no longer lists it, or its registered name now belongs to another
- * of the server's tools (one that lost the name to it in a collision), which must not run on arguments
- * meant for this one. Undefined while the name is still this tool's.
+ * Why a tool the run was offered can no longer be called, when a reload removed or disabled its server or
+ * its server's tools changed since the run began (tools/list_changed): the server no longer lists it, or its
+ * registered name now belongs to another of the server's tools (one that lost the name to it in a
+ * collision), which must not run on arguments meant for this one. Undefined while the name is still this tool's.
  */
 function noLongerListed(hub: McpToolSource, tool: RegisteredTool): string | undefined {
   const live = hub.tools().find((t) => t.name === tool.name);
   if (live !== undefined && live.server === tool.server && live.original === tool.original) return undefined;
-  if (!hub.status().some((s) => s.name === tool.server))
+  const server = hub.status().find((s) => s.name === tool.server);
+  if (server === undefined)
     return `mcp_servers.${tool.server} is no longer configured (a reload during this run removed it); "${tool.original}" was not run`;
+  if (server.state === "disabled")
+    return `mcp_servers.${tool.server} is disabled (a reload during this run set enabled: false); "${tool.original}" was not run`;
+  // Reconnected by a reload that changed its entry (its tools are registered again once it has listed them),
+  // and that connect failed: the server's tools did not change, it cannot be reached.
+  if (live === undefined && server.state === "failed")
+    return `${server.lastError ?? `mcp_servers.${tool.server}: the connect failed`} — a reload during this run changed the server's entry and it could not be connected again; "${tool.original}" was not run`;
   const other =
     live === undefined
       ? ""
       : `; ${tool.name} is now ${live.server === tool.server ? "its" : `mcp_servers.${live.server}'s`} tool "${live.original}", which this run was not offered`;
   return `mcp_servers.${tool.server} no longer offers "${tool.original}" (its tools changed during this run${other}); the tool was not run`;
+}
+
+/** Whether `tool`'s server is connecting with none of its tools registered (a reload's reconnect of a changed entry). */
+function reconnecting(hub: McpToolSource, tool: RegisteredTool): boolean {
+  return (
+    hub.status().some((s) => s.name === tool.server && s.state === "connecting") &&
+    !hub.tools().some((t) => t.server === tool.server)
+  );
+}
+
+/** Waits for `server`'s connect to end; false when `signal` (the run) ended first. */
+async function settledOrEnded(hub: McpToolSource, server: string, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  let onAbort: (() => void) | undefined;
+  const ended = new Promise<false>((resolve) => {
+    onAbort = () => resolve(false);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    // It rejects for a server a later reload removed: the check after the wait names that.
+    return await Promise.race([
+      hub.settled(server).then(
+        () => true,
+        () => true,
+      ),
+      ended,
+    ]);
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);
+  }
 }
 
 /** One registered MCP tool as an agent tool: the call goes through the hub (trust, queue, lazy connect, timeout). */
@@ -110,7 +147,18 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
       if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args)))
         return { ok: false, error: "arguments must be a JSON object; the tool was not run" };
       const input = (args ?? {}) as Record<string, unknown>;
-      const changed = noLongerListed(hub, tool);
+      let changed = noLongerListed(hub, tool);
+      // A reload that changed the server's entry reconnects it, and its tools are registered again once it
+      // has listed them: the call waits for that connect, as one to a recycled process waits for its
+      // respawn, and the new listing decides. The run ending gives the wait up, the connect goes on.
+      if (changed !== undefined && reconnecting(hub, tool)) {
+        if (!(await settledOrEnded(hub, tool.server, context.signal)))
+          return {
+            ok: false,
+            error: `mcp_servers.${tool.server}: "${tool.original}" was not called: the run ended while the server was connecting`,
+          };
+        changed = noLongerListed(hub, tool);
+      }
       if (changed !== undefined) return { ok: false, error: changed };
       try {
         const result = await hub.callRegistered(tool.name, input, context.signal);

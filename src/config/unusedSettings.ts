@@ -56,6 +56,7 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
   if (unversioned !== undefined) warnings.push(unversioned);
   if (agent.provider === "openai" || agent.provider === "anthropic")
     warnings.push(...toollessToolsets(config, agent.provider, file));
+  warnings.push(...disabledServerRouteToolsets(config, file));
   const redisKeys = (["redis_url", "redis_key_prefix"] as const).filter((key) => state[key] !== undefined);
   if (state.backend !== "redis" && redisKeys.length > 0)
     warnings.push(
@@ -145,6 +146,34 @@ function toollessToolsets(config: Config, provider: string, file: string): strin
       );
   }
   return warnings;
+}
+
+/**
+ * The names of `toolsets` that are MCP servers with `enabled: false`, each said as a route's (or a
+ * subscription's) warning: such a server registers no tool, so runs of the route are offered none of it (and,
+ * a server being named, no other server's either unless the list names one). For a model provider and a
+ * command agent, whose runs reach the same tools at `SVC_MCP_URL`.
+ */
+export function disabledServerToolsets(toolsets: readonly string[] | undefined, config: Config): string[] {
+  if (config.agent.provider === "echo") return [];
+  return (toolsets ?? [])
+    .filter((name) => Object.hasOwn(config.mcp_servers, name) && config.mcp_servers[name]?.enabled === false)
+    .map(
+      (name) =>
+        `"${name}" names mcp_servers.${name}, which has enabled: false, so runs of the route are offered none of its tools — set mcp_servers.${name}.enabled: true, or remove it from the list`,
+    );
+}
+
+/** `disabledServerToolsets` for config.yaml's routes that start runs. */
+function disabledServerRouteToolsets(config: Config, file: string): string[] {
+  return Object.entries(config.platforms.webhook.routes).flatMap(([name, route]) =>
+    // No run of its own: such a route's toolsets are named as having no effect (idleRouteKeys).
+    route.deliver_only === true || route.cron_job !== undefined
+      ? []
+      : disabledServerToolsets(route.toolsets, config).map(
+          (problem) => `[agent] ${file}: ${routeKey(name, route)}.toolsets: ${problem}`,
+        ),
+  );
 }
 
 /** `env is not used: it applies` / `args and env are not used: they apply`, and the `it`/`them` to remove. */

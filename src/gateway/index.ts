@@ -5,7 +5,7 @@ import { type Clock, systemClock } from "../clock.js";
 import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
 import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.js";
-import { unusedSettingWarnings } from "../config/unusedSettings.js";
+import { disabledServerToolsets, unusedSettingWarnings } from "../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../config/webhookEnabled.js";
 import { describeError, SvcError } from "../errors.js";
 import { listenAddress } from "../io/http/listenHint.js";
@@ -145,6 +145,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         }),
         Object.keys(loaded.config.mcp_servers),
         { routes: loaded.config.platforms.webhook.routes, file: paths.config },
+        (toolsets) => disabledServerToolsets(toolsets, loaded.config),
       ),
   });
   const routes = createRoutes({

@@ -34,7 +34,7 @@ export function toolsetWarnings(table: RouteTable, mcpServers: readonly string[]
  * An MCP server named like a built-in toolset (`terminal`, `web`, `web_search`, ...): in a run's toolsets
  * a server's name picks that server, so the name no longer brings the built-in tool, and (naming a
  * server) leaves out every other server. A default-set name (`web_search`, `clarify`, ...) does that to
- * every route without `toolsets`. Said at start, since nothing else shows it.
+ * every route without `toolsets` and to every cron job. Said at start, since nothing else shows it.
  */
 export function shadowedToolsetWarnings(mcpServers: readonly string[], file: string): string[] {
   const defaults: readonly string[] = DEFAULT_WEBHOOK_TOOLSETS;
@@ -42,7 +42,7 @@ export function shadowedToolsetWarnings(mcpServers: readonly string[], file: str
     .filter((name) => BUILTIN_TOOLSETS.has(name))
     .map((name) => {
       const byDefault = defaults.includes(name)
-        ? ` — the default set of routes without toolsets names ${name} too, so they get this server alone`
+        ? ` — the default set of routes without toolsets and of cron jobs names ${name} too, so they get this server alone`
         : "";
       return `[webhook] ${file}: mcp_servers.${name}: the name is also a built-in toolset: in a route's toolsets it picks this server instead of the built-in ${name} tool, and as a server name it leaves out every server the list does not name${byDefault}. Rename the server (e.g. ${name}_mcp) to keep both`;
     });
@@ -73,6 +73,8 @@ export function servedSubscriptionWarnings(
   mcpServers: readonly string[],
   /** config.yaml's routes (and the file): one of the same name wins, so the record is never served. */
   config?: { readonly routes: Readonly<Record<string, Route>>; readonly file: string },
+  /** Its toolsets' MCP servers with `enabled: false`, said as `disabledServerToolsets` says them. */
+  disabledServers: (toolsets: readonly string[] | undefined) => readonly string[] = () => [],
 ): string[] {
   if (config !== undefined && Object.hasOwn(config.routes, name))
     return [
@@ -81,6 +83,9 @@ export function servedSubscriptionWarnings(
   return [
     ...subscriptionWarnings(route, name, binding),
     ...unknownToolsetWarnings([{ at: "", toolsets: route.toolsets }], mcpServers),
+    ...(route.deliver_only === true || route.cron_job !== undefined
+      ? []
+      : disabledServers(route.toolsets).map((problem) => `toolsets: ${problem}`)),
     ...(route.skills ?? []).flatMap((skill) => {
       const problem = skillNameProblem(skill);
       return problem === undefined ? [] : [`skills: "${skill}" is ${problem}`];

@@ -159,10 +159,7 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
       const problems = [
         ...found.refused.map(({ name, why }) => ({ name, why: `is ${why}` })),
         ...found.missing.map((name) => ({ name, why: `not found (no ${skillsDir}/${name}/SKILL.md)` })),
-        ...found.unreadable.map(({ name, why }) => ({
-          name,
-          why: `not loaded: ${why} — check that it is a file the gateway's user may read`,
-        })),
+        ...found.unreadable.map(({ name, why }) => ({ name, why: `not loaded: ${why}` })),
       ];
       for (const { name, why } of problems) {
         const key = `${event.profile}\u0000${event.routeName}\u0000${name}`;

@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { notUtf8Text } from "../../io/textEncoding.js";
 
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -10,7 +11,10 @@ export interface SkillLookup {
   readonly missing: readonly string[];
   /** Listed names before it that cannot name a skill directory (`cat/four`, `../x`), with what to write. */
   readonly refused: ReadonlyArray<{ readonly name: string; readonly why: string }>;
-  /** Listed names before it whose SKILL.md is there but cannot be read (its permissions, a directory). */
+  /**
+   * Listed names before it whose SKILL.md is there but cannot be read (its permissions, a directory) or is
+   * not UTF-8 text, with why and what to do.
+   */
   readonly unreadable: ReadonlyArray<{ readonly name: string; readonly why: string }>;
 }
 
@@ -32,18 +36,26 @@ export function skillNameProblem(name: string): string | undefined {
 }
 
 /**
- * The text of a SKILL.md; undefined when there is none, `{ error }` when there is one that cannot be read
- * (a file of another user's without read permission, a directory of that name): "not found" would send the
- * operator looking for a file that is there.
+ * The text of a SKILL.md; undefined when there is none, `{ error }` (saying what to do) when there is one that
+ * cannot be read (a file of another user's without read permission, a directory of that name): "not found"
+ * would send the operator looking for a file that is there. So is one saved as UTF-16 (PowerShell 5's `>`)
+ * or in another encoding than UTF-8: read anyway, the model would get NULs between the letters, or U+FFFD
+ * for its accented letters, in place of the instructions.
  */
 async function readSkill(file: string): Promise<string | undefined | { readonly error: string }> {
+  let bytes: Buffer;
   try {
-    return await readFile(file, "utf8");
+    bytes = await readFile(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    return { error: `${file} cannot be read (${code ?? (err as Error).message})` };
+    return {
+      error: `${file} cannot be read (${code ?? (err as Error).message}) — check that it is a file the gateway's user may read`,
+    };
   }
+  const problem = notUtf8Text(bytes);
+  if (problem !== undefined) return { error: `${file}: ${problem}` };
+  return bytes.toString("utf8");
 }
 
 /** Category directories (`skills/<category>/<name>/SKILL.md`, the layout agent skill trees use), sorted. */

@@ -13,7 +13,7 @@ import {
 import { profileBindingProblem } from "../../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
 import { routeKey } from "../../config/sections/webhook.js";
-import { unusedSettingWarnings } from "../../config/unusedSettings.js";
+import { disabledServerToolsets, unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
 import { eventWarnings, idleKeys } from "../../gateway/idleRouteKeys.js";
@@ -220,6 +220,10 @@ export async function checkConfig(
         Object.keys(loaded.config.mcp_servers),
       ),
     );
+    for (const { at, route } of served)
+      if (route.deliver_only !== true && route.cron_job === undefined)
+        for (const problem of disabledServerToolsets(route.toolsets, loaded.config))
+          warnings.push(`${at}.toolsets: ${problem}`);
     // A cron job removed (or a script deleted) after the subscription was made: its events are dropped.
     const profile = (name: string) => svcPaths(loaded.paths.home, name);
     warnings.push(

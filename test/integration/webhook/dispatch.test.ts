@@ -1,6 +1,7 @@
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { findRunSession } from "../../../src/io/sessions/runJournal.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
@@ -67,6 +68,7 @@ describe("agent dispatch (202 now, run in the background)", () => {
           skilled: { secret: OPEN, prompt: "go", skills: ["first", "second", "third"] },
           categorized: { secret: OPEN, prompt: "go", skills: ["review"] },
           unreadable: { secret: OPEN, prompt: "go", skills: ["broken", "second"] },
+          wide: { secret: OPEN, prompt: "go", skills: ["wide", "second"] },
           tools: { secret: OPEN, toolsets: ["terminal", "no_such_toolset"] },
         },
         { rate_limit: 1000 },
@@ -126,6 +128,23 @@ describe("agent dispatch (202 now, run in the background)", () => {
     const warnings = gw.logs().filter((l) => l.msg.startsWith('[webhook] unreadable: skill "broken"'));
     expect(warnings.map((l) => l.msg)).toEqual([
       `[webhook] unreadable: skill "broken" not loaded: ${join(gw.home.dir, "skills", "broken", "SKILL.md")} cannot be read (EISDIR) — check that it is a file the gateway's user may read; loaded "second" instead`,
+    ]);
+  });
+
+  it("skills: a SKILL.md saved as UTF-16 is not loaded as garbled text: logged with the fix, the next listed skill is tried", async () => {
+    // What PowerShell 5's `>` writes: a byte order mark, then two bytes a character.
+    const file = join(gw.home.dir, "skills", "wide", "SKILL.md");
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(
+      file,
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("Answer in French.\n", "utf16le")]),
+    );
+    const res = await postJson(gw.url("/webhooks/wide"), {});
+    const run = await waitForRun(gw, res.body.delivery_id as string);
+    expect(run.prompt).toBe("# Skill: second\n\nAlways answer in haiku.\n\n# Event\n\ngo");
+    const warnings = gw.logs().filter((l) => l.msg.startsWith('[webhook] wide: skill "wide"'));
+    expect(warnings.map((l) => l.msg)).toEqual([
+      `[webhook] wide: skill "wide" not loaded: ${file}: saved as UTF-16 — save it as UTF-8 (in PowerShell: Set-Content -Encoding utf8, or Out-File -Encoding utf8); loaded "second" instead`,
     ]);
   });
 

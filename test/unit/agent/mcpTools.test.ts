@@ -94,6 +94,26 @@ describe("an MCP tool whose server a reload removed during the run", () => {
   });
 });
 
+describe("an MCP tool whose server a reload disabled during the run", () => {
+  it("is not called, and the model is told the server is disabled, not that its tools changed", async () => {
+    let called = false;
+    const hub = {
+      tools: () => [],
+      status: () => [{ name: "fx", state: "disabled" }],
+      settled: async () => undefined,
+      callRegistered: async (): Promise<CallToolResult> => {
+        called = true;
+        return { content: [] };
+      },
+    };
+    expect(await mcpAgentTool(hub, fxTool("write")).execute({}, context)).toEqual({
+      ok: false,
+      error: 'mcp_servers.fx is disabled (a reload during this run set enabled: false); "write" was not run',
+    });
+    expect(called).toBe(false);
+  });
+});
+
 describe("an MCP tool's description as the model gets it", () => {
   it("the server's own; none, or an empty or blank one, names the tool and its server", () => {
     const hub = {

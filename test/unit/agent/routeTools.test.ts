@@ -39,4 +39,24 @@ describe("runsNote", () => {
     );
     expect(runsNote("notes", tools, { ...view, provider: "echo" })).toBe("");
   });
+
+  it("does not say cron jobs get a server when a server named like a default toolset takes their place", () => {
+    // Cron runs get the default set (web_search, ...), in which a server named web_search picks that server alone.
+    const view = {
+      provider: "openai",
+      routes: { plain: {}, picked: { toolsets: ["notes"] } },
+      servers: ["notes", "web_search"],
+      trusted: true,
+      approvals: "deny" as const,
+    };
+    expect(runsNote("notes", [], view)).toBe(
+      "Agent runs (agent.provider openai): offered to routes picked; not to cron jobs and routes plain (the default toolsets name the MCP server web_search, which they get alone)\n",
+    );
+    expect(runsNote("notes", [], { ...view, routes: { plain: {}, other: { toolsets: ["no_mcp"] } } })).toBe(
+      "Agent runs (agent.provider openai): not offered to cron jobs and routes plain (the default toolsets name the MCP server web_search, which they get alone); not to routes other (their toolsets name no_mcp or other servers)\n",
+    );
+    expect(runsNote("web_search", [], view)).toBe(
+      "Agent runs (agent.provider openai): offered to cron jobs and routes plain; not to routes picked (their toolsets name no_mcp or other servers)\n",
+    );
+  });
 });

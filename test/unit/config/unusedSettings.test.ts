@@ -101,6 +101,31 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ).toEqual([]);
   });
 
+  it("a route's toolsets naming an MCP server with enabled: false: its runs are offered none of its tools", () => {
+    const config = (provider: Record<string, unknown>) => ({
+      agent: provider,
+      mcp_servers: {
+        off: { command: PROGRAM, enabled: false },
+        on: { command: PROGRAM },
+      },
+      platforms: {
+        webhook: {
+          enabled: true,
+          routes: {
+            picked: { secret: "s", toolsets: ["off", "on"] },
+            direct: { secret: "s", toolsets: ["off"], deliver_only: true, deliver: "telegram" },
+            plain: { secret: "s" },
+          },
+        },
+      },
+    });
+    const warning = `[agent] ${FILE}: platforms.webhook.routes.picked.toolsets: "off" names mcp_servers.off, which has enabled: false, so runs of the route are offered none of its tools — set mcp_servers.off.enabled: true, or remove it from the list`;
+    expect(warningsFor(config({ provider: "openai", model: "m", api_key: "k" }))).toEqual([warning]);
+    // A command agent's run reaches the same tools at SVC_MCP_URL; an echo run calls none.
+    expect(warningsFor(config({ provider: "command", command: [PROGRAM] }))).toEqual([warning]);
+    expect(warningsFor(config({ provider: "echo" }))).toEqual([]);
+  });
+
   it("a route's toolsets naming code_execution, browser, memory, or web_search without a backend: a model run gets no tool", () => {
     const routes = {
       ci: { secret: "s", toolsets: ["terminal", "code_execution", "browser"] },

@@ -152,8 +152,14 @@ describe("skills and toolsets", () => {
     expect(found.skill).toEqual({ name: "good", text: "GOOD" });
     expect(found.missing).toEqual(["absent"]);
     expect(found.unreadable).toEqual([
-      { name: "broken", why: `${join(dir, "broken", "SKILL.md")} cannot be read (EISDIR)` },
-      { name: "nested", why: `${join(dir, "cat", "nested", "SKILL.md")} cannot be read (EISDIR)` },
+      {
+        name: "broken",
+        why: `${join(dir, "broken", "SKILL.md")} cannot be read (EISDIR) — check that it is a file the gateway's user may read`,
+      },
+      {
+        name: "nested",
+        why: `${join(dir, "cat", "nested", "SKILL.md")} cannot be read (EISDIR) — check that it is a file the gateway's user may read`,
+      },
     ]);
   });
   it("route toolsets replace the default; unknown names are dropped; svc-webhook names the default set", () => {
