@@ -92,11 +92,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // GET /metrics (docs/operations.md): unset `metrics` serves it on a loopback bind only.
   let mcpStates: () => string[] = () => [];
   let deliveryPlatforms: () => readonly string[] = () => [];
+  let stateAvailable: () => boolean = () => state.store.available?.() ?? true;
   const metrics: GatewayMetrics | undefined =
     webhook.enabled && (webhook.metrics ?? isLoopbackHost(host))
       ? createGatewayMetrics({
           runs: () => runDepth(queue.queue),
           mcpStates: () => mcpStates(),
+          stateAvailable: () => stateAvailable(),
           journalBytes: () => state.store.journalBytes?.(),
           deliveryPlatforms: () => deliveryPlatforms(),
         })
@@ -225,6 +227,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       await state.close();
       throw err;
     });
+  if (redis !== undefined) stateAvailable = () => redis.available();
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
   const journaledEnqueue = state.enqueue((event) => queue.enqueueRun(event), { answered: queue });
   const cron = createCron({

@@ -47,6 +47,11 @@ export class LocalStateStore implements StateStore {
     return this.journal.currentSegment().bytes;
   }
 
+  /** False while journal writes fail: requests that need a record are answered 503. */
+  available(): boolean {
+    return this.journal.accepting();
+  }
+
   /** Records replay could not read (reported once at startup). */
   ignoredRecords(): number {
     return this.live.ignored;

@@ -39,6 +39,8 @@ export interface RedisState {
   /** The `coalesce` event mode, on groups shared by every instance. */
   coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
   readonly cronLease: CronLease;
+  /** False during an outage (logged once, answered 503 until Redis is back: `svc_state_available`). */
+  available(): boolean;
   /** Starts this instance's workers (after the listener is up). */
   start(): void;
   /** Stops the workers (running jobs get `drainMs`, then are left for another instance) and disconnects. */
@@ -162,6 +164,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       return coalescing.offer(event, { ...pendingRunOf(run), route: storedRoute(event.route) });
     },
     cronLease: createCronLease(redis, keys, health),
+    available: () => !health.inOutage(),
     start() {
       runs.start();
       coalescing.start();

@@ -20,6 +20,11 @@ export interface StateStore {
    * left there, not run here: it would run twice.
    */
   readonly owedByLocalJournal?: ReadonlySet<string>;
+  /**
+   * False while what a 202 promises cannot be recorded (`local`: journal writes failing), so requests that
+   * need it are answered 503 (`svc_state_available`). Absent: always available (`memory`).
+   */
+  available?(): boolean;
   /** Bytes in the journal's current segment (`local`; `svc_state_journal_bytes`). */
   journalBytes?(): number;
   /** An agent run was accepted (queued): it runs after a restart until `runFinished` is recorded. */

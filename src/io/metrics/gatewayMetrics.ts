@@ -8,6 +8,8 @@ export interface MetricSources {
   readonly runs: () => { readonly waiting: number; readonly active: number };
   /** The state of each configured MCP server (`connected`, `failed`, `lazy`, ...). */
   readonly mcpStates: () => readonly string[];
+  /** Whether the state backend records what a 202 promises (false: requests that need it get 503). */
+  readonly stateAvailable?: () => boolean;
   /** Bytes in the local state journal's current segment; undefined for the other backends. */
   readonly journalBytes?: () => number | undefined;
   /**
@@ -178,6 +180,14 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     labelNames: ["server", "outcome"] as const,
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60],
     registers,
+  });
+  new Gauge({
+    name: "svc_state_available",
+    help: "1 while the state backend records accepted events; 0 during a Redis outage or while journal writes fail (requests that need it are answered 503)",
+    registers,
+    collect() {
+      this.set(sources.stateAvailable?.() === false ? 0 : 1);
+    },
   });
   new Gauge({
     name: "svc_state_journal_bytes",

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { postJson } from "../../helpers/http.js";
+import { scrapedSample } from "../../helpers/metrics.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import {
   appendedIds,
@@ -71,6 +72,8 @@ describe("Redis stopped and restarted mid-load", { timeout: 90_000 }, () => {
     await vi.waitFor(() => expect(count(202)).toBeGreaterThanOrEqual(30), { timeout: 20_000, interval: 20 });
     await redis.stop();
     await vi.waitFor(() => expect(count(503)).toBeGreaterThanOrEqual(20), { timeout: 20_000, interval: 20 });
+    const available = (node: ClusterNode) => scrapedSample(node.url(""), "svc_state_available");
+    expect(await Promise.all(nodes.map(available))).toEqual([0, 0]);
     const acceptedBefore = count(202);
     await redis.start();
     await vi.waitFor(() => expect(count(202)).toBeGreaterThanOrEqual(acceptedBefore + 30), {
@@ -79,6 +82,10 @@ describe("Redis stopped and restarted mid-load", { timeout: 90_000 }, () => {
     });
     stop = true;
     await senders;
+    await vi.waitFor(async () => expect(await Promise.all(nodes.map(available))).toEqual([1, 1]), {
+      timeout: 10_000,
+      interval: 50,
+    });
 
     expect(answers.filter((a) => a.status !== 202 && a.status !== 503)).toEqual([]);
     for (const a of answers.filter((x) => x.status === 503)) {

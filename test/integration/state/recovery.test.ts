@@ -12,6 +12,7 @@ import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
 import { type FakeClock, fakeClock, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+import { scrapedSample } from "../../helpers/metrics.js";
 
 /**
  * docs/durability.md, recovery: what an earlier process left in the journal (written here through the
@@ -239,11 +240,14 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     const send = (id: string) =>
       postJson(`http://127.0.0.1:${gateway.port}/webhooks/pr`, { a: 1 }, { "X-Request-ID": id });
     expect((await send("kept")).status).toBe(202);
+    const base = `http://127.0.0.1:${gateway.port}`;
+    expect(await scrapedSample(base, "svc_state_available")).toBe(1);
     disk.full = true;
     expect(await send("refused")).toMatchObject({
       status: 503,
       body: { error: "Could not record the event, retry later" },
     });
+    expect(await scrapedSample(base, "svc_state_available")).toBe(0);
     await vi.waitFor(() => expect(appendedRuns(home.dir).get("kept")).toBe(1), {
       timeout: 10_000,
       interval: 20,
@@ -257,6 +261,7 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     expect(appendedRuns(home.dir).has("refused")).toBe(false);
     disk.full = false;
     expect((await send("refused")).status).toBe(202);
+    expect(await scrapedSample(base, "svc_state_available")).toBe(1);
     await vi.waitFor(() => expect(appendedRuns(home.dir).get("refused")).toBe(1), {
       timeout: 10_000,
       interval: 20,

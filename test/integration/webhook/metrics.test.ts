@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
+import { sample } from "../../helpers/metrics.js";
 
 const SECRET = "metrics-secret";
 const gw = gatewayPerTest();
@@ -15,12 +16,6 @@ const FIXTURE = await bundledFixture(
 async function scrape(url: string): Promise<{ status: number; type: string | null; text: string }> {
   const res = await fetch(url);
   return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
-}
-
-/** The value of one sample line, e.g. `svc_webhook_requests_total{route="pr",status="202"}`. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 async function signedPost(url: string, id: string, body = '{"number":7}') {
@@ -77,6 +72,7 @@ describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
       expect(sample(text, 'svc_delivery_attempts_total{platform="log"}')).toBe(1);
       expect(sample(text, "svc_runs_waiting")).toBe(0);
       expect(sample(text, "svc_runs_active")).toBe(0);
+      expect(sample(text, "svc_state_available")).toBe(1);
       // The local journal's current segment, as on disk (a record written after the scrape only adds).
       const stateDir = join(live.home.dir, "state");
       const segment = readdirSync(stateDir).find((f) => f.endsWith(".seg")) as string;

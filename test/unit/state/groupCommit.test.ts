@@ -196,3 +196,37 @@ describe("group commit on a disk that stays full", () => {
     expect(errors).toHaveLength(2);
   });
 });
+
+describe("whether the writer is making records durable (svc_state_available)", () => {
+  it("is false from a failed write until a sync succeeds again, and for good once the file cannot be cut back", async () => {
+    let full = false;
+    let truncateFails = false;
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      write: (fd, data) =>
+        full ? Promise.reject(new Error("ENOSPC: no space left on device")) : nodeJournalFs.write(fd, data),
+      truncate: (fd, length) =>
+        truncateFails ? Promise.reject(new Error("EIO: i/o error")) : nodeJournalFs.truncate(fd, length),
+    };
+    const { commit } = writer(fs);
+    const record = async (k: string) => {
+      commit.append({ t: "s", k, at: 1 });
+      await (commit.durable() as Promise<void>).catch(() => {});
+    };
+    await record("a");
+    expect(commit.accepting()).toBe(true);
+    full = true;
+    await record("b");
+    expect(commit.accepting()).toBe(false);
+    full = false;
+    await record("c");
+    expect(commit.accepting()).toBe(true);
+    full = true;
+    truncateFails = true;
+    await record("d");
+    full = false;
+    truncateFails = false;
+    await record("e");
+    expect(commit.accepting()).toBe(false);
+  });
+});

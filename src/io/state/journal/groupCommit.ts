@@ -85,6 +85,14 @@ export class GroupCommitWriter {
     private readonly options: GroupCommitOptions,
   ) {}
 
+  /**
+   * Whether records are being made durable: false from a failed write or sync until one succeeds again, and
+   * for good once the writer is broken (`svc_state_available`).
+   */
+  accepting(): boolean {
+    return !this.failing && this.broken === undefined;
+  }
+
   /** Encodes one record into the open batch; it is written with the next flush. */
   append(record: unknown): void {
     // After close (the stop's last steps) a record is dropped: at worst a finished run runs once more.

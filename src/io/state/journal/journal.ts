@@ -126,6 +126,11 @@ export class Journal {
     return this.writer.durable();
   }
 
+  /** Whether appends are being made durable (see `GroupCommitWriter.accepting`). */
+  accepting(): boolean {
+    return this.writer.accepting();
+  }
+
   /** The current segment's number and size (tests, bench). */
   currentSegment(): { n: number; bytes: number } {
     return { n: this.segment, bytes: this.writer.fileBytes() };

@@ -93,6 +93,8 @@ export interface RedisHealth {
   /** Follows a connection's state under `name` (the request path's, BullMQ's producer and worker). */
   watch(name: string, redis: Redis): void;
   isDown(): boolean;
+  /** Whether an outage was logged and is not over yet: requests that need Redis are answered 503. */
+  inOutage(): boolean;
   fail(err: unknown): never;
   /**
    * A command of a background connection (`what`: a queue's worker) that Redis refused: logged at most once
@@ -217,6 +219,7 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
       });
     },
     isDown: () => notReady.size > 0,
+    inOutage: () => reported,
     refusedInBackground(what, err) {
       const reason = err instanceof Error ? err.message : String(err);
       const at = now();
