@@ -290,7 +290,14 @@ const argText = textValue(`write "" for an empty argument, or remove the entry`)
 const keyText = textValue(`write KEY: "" for an empty string, or remove the key`).transform(String);
 
 const entryShape = {
-  command: z.string().min(1).optional(),
+  // Spaces alone name no program: every start would fail with "command not found", as an empty one would.
+  command: z
+    .string()
+    .min(1)
+    .refine((command) => command === "" || command.trim() !== "", {
+      error: "is only spaces — write the program to run (for example command: npx), or leave the key out",
+    })
+    .optional(),
   args: z.array(argText).default([]),
   env: z
     .record(
