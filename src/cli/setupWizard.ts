@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
+import { secretHeaderProblem } from "../config/secretWarnings.js";
 import { nothingToRun } from "../config/webhookEnabled.js";
 import { isSvcError, SvcError } from "../errors.js";
 import { startupProblems } from "../gateway/startupProblems.js";
@@ -260,6 +261,14 @@ export async function runSetup(options: SetupOptions): Promise<void> {
       `Updated ${enabledPath.join(".")} and port in ${paths.config} (other settings and comments kept)`,
     );
   }
+  // A given secret a token header cannot carry (a space at an end, a character outside printable ASCII)
+  // still keys HMAC signatures, but a GitLab token or a Bearer credential can never match it.
+  const headerProblem =
+    answers.secret === undefined || answers.secretGenerated ? undefined : secretHeaderProblem(answers.secret);
+  if (headerProblem !== undefined)
+    process.stderr.write(
+      `Warning: the ${options.secret === undefined ? "secret you entered" : "--secret"} ${headerProblem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401 on the routes that use the global secret; HMAC signatures and Basic credentials still verify — run setup again with --generate-secret if such a route takes tokens\n`,
+    );
   // A generated secret is shown once, to give to senders; one the user typed or passed is not echoed.
   if (answers.secretGenerated) lines.push(`Global webhook secret: ${answers.secret}`);
   else if (answers.secret !== undefined)

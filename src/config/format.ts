@@ -187,6 +187,25 @@ const HOME_OF_KEY: Readonly<Record<string, string>> = {
   prompt: "platforms.webhook.routes.<name>",
 };
 
+/**
+ * Keys of a section written at the top level, as a flat config (another tool's, or a first try) has them:
+ * where each one goes. Only at the top level, where no section of that name exists (`port` of a delivery
+ * platform or `api_key` of a search tool are their own keys).
+ */
+const HOME_OF_TOP_LEVEL_KEY: Readonly<Record<string, string>> = {
+  host: "platforms.webhook",
+  port: "platforms.webhook",
+  secret: "platforms.webhook",
+  enabled: "platforms.webhook",
+  model: "agent",
+  api_key: "agent",
+  base_url: "agent",
+  system_prompt: "agent",
+  max_steps: "agent",
+  backend: "state",
+  redis_url: "state",
+};
+
 /** Keys of a dynamic subscription's record that a config.yaml route does not have, and what to do instead. */
 const SUBSCRIPTION_ONLY: Readonly<Record<string, string>> = {
   enabled:
@@ -211,6 +230,10 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
   // `x-base: &base {...}`, docker compose's extension field holding an anchor for the routes below.
   if (at.length === 0 && key.startsWith("x-"))
     return "config.yaml has no extension keys (docker compose's x-...): put the anchor on the first route that uses it (routes: {a: &base {...}, b: {<<: *base, ...}})";
+  if (at.length === 0 && Object.hasOwn(HOME_OF_TOP_LEVEL_KEY, key)) {
+    const home = HOME_OF_TOP_LEVEL_KEY[key];
+    return `it belongs under ${home} (${home}.${key})`;
+  }
   if (at[0] !== undefined && !["gateway", "agent", "platforms"].includes(at[0])) return undefined;
   const atRoute =
     at[0] === "platforms" &&

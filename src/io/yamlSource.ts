@@ -1,4 +1,5 @@
 import { type Document, parse, parseDocument, type Scalar, type ScalarTag, type Tags } from "yaml";
+import { keepLayout } from "./yamlLayout.js";
 
 /**
  * Parses config.yaml for an edit that writes it back (`svc gateway setup`, `svc mcp install` / `add` /
@@ -9,22 +10,30 @@ import { type Document, parse, parseDocument, type Scalar, type ScalarTag, type 
  */
 export function parseForEdit(text: string): Document.Parsed {
   const doc = parseDocument(text, { intAsBigInt: true, customTags: keepNumberSource });
-  sourceForms.set(doc, { crlf: /\r?\n/.exec(text)?.[0] === "\r\n", bom: text.startsWith("\uFEFF") });
+  sourceForms.set(doc, {
+    source: text,
+    crlf: /\r?\n/.exec(text)?.[0] === "\r\n",
+    bom: text.startsWith("\uFEFF"),
+  });
   return doc;
 }
 
 /** How the file an edit read ends its lines and whether it starts with a byte order mark. */
-const sourceForms = new WeakMap<Document, { crlf: boolean; bom: boolean }>();
+const sourceForms = new WeakMap<Document, { source: string; crlf: boolean; bom: boolean }>();
 
 /**
- * The text to write back for a document `parseForEdit` read: the `yaml` library prints `\n` line ends and
- * no byte order mark, so a file saved with CRLF (Windows editors, git's autocrlf) would have every line
- * changed by one added key. Its line ends and mark are kept.
+ * The text to write back for a document `parseForEdit` read: the source with only the changed parts
+ * printed anew (`keepLayout`), else the whole document printed by the `yaml` library, which prints `\n`
+ * line ends and no byte order mark, so a file saved with CRLF (Windows editors, git's autocrlf) would have
+ * every line changed by one added key. Its line ends and mark are kept.
  */
 export function printForEdit(doc: Document): string {
-  const text = doc.toString();
   const form = sourceForms.get(doc);
-  if (form === undefined) return text;
+  if (form === undefined) return doc.toString();
+  // Only what the edit changed is printed anew; the rest keeps the file's own layout.
+  const kept = keepLayout(form.source, doc, (part) => part.toString());
+  if (kept !== undefined) return kept;
+  const text = doc.toString();
   return `${form.bom && !text.startsWith("\uFEFF") ? "\uFEFF" : ""}${form.crlf ? text.replace(/\r?\n/g, "\r\n") : text}`;
 }
 

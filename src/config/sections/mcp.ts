@@ -290,7 +290,14 @@ const argText = textValue(`write "" for an empty argument, or remove the entry`)
 const keyText = textValue(`write KEY: "" for an empty string, or remove the key`).transform(String);
 
 const entryShape = {
-  command: z.string().min(1).optional(),
+  // Spaces alone name no program: every start would fail with "command not found", as an empty one would.
+  command: z
+    .string()
+    .min(1)
+    .refine((command) => command === "" || command.trim() !== "", {
+      error: "is only spaces — write the program to run (for example command: npx), or leave the key out",
+    })
+    .optional(),
   args: z.array(argText).default([]),
   env: z
     .record(
@@ -433,8 +440,36 @@ function hoistLifecycle(raw: unknown): unknown {
   };
 }
 
+/**
+ * Where a `__proto__` key sits below an entry's own keys (`env: {"__proto__": ...}` in an install link's
+ * or an imported file's JSON, where JSON.parse makes it an own key): config.yaml refuses such a key, so an
+ * entry written with it would stop every later command and the gateway. Undefined when there is none.
+ */
+function reservedKeyPath(
+  value: unknown,
+  path: readonly (string | number)[] = [],
+): (string | number)[] | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const at = [...path, Array.isArray(value) ? Number(key) : key];
+    if (key === "__proto__" && path.length > 0) return at;
+    const found = reservedKeyPath(inner, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 export const mcpServerSchema = z.preprocess(
-  hoistLifecycle,
+  (raw, ctx) => {
+    const reserved = reservedKeyPath(raw);
+    if (reserved !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: reserved,
+        message: '"__proto__" cannot be used as a name (JavaScript reserves it) — rename it',
+      });
+    return hoistLifecycle(raw);
+  },
   z.strictObject(entryShape).superRefine((entry, ctx) => {
     const hasCommand = entry.command !== undefined;
     const hasUrl = entry.url !== undefined;

@@ -317,6 +317,22 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect(res.stderr).toContain("__proto__: skipped");
   });
 
+  it("an entry with a __proto__ key inside (env, headers) is skipped, naming the key, not written where config.yaml would refuse it", async () => {
+    home = tempHome();
+    const file = home.write(
+      ".mcp.json",
+      '{"mcpServers": {"bad": {"command": "node", "env": {"__proto__": "1"}}, "good": {"command": "node"}}}',
+    );
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      "Note: bad: skipped — " +
+        `${join(home.dir, "config.yaml")}: mcp_servers.bad.env.__proto__: "__proto__" cannot be used as a name (JavaScript reserves it) — rename it`,
+    );
+    expect(Object.keys(servers())).toEqual(["good"]);
+    expect((await svc(home, ["config", "check"])).code).toBe(0);
+  });
+
   it("a file with neither layout is refused", async () => {
     home = tempHome();
     const file = home.write("other.json", '{"mcp": {}}');

@@ -50,7 +50,7 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
     expect(yaml).toMatch(/enabled: true\s+# off for now/);
     expect(yaml).toContain("port: 9100");
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own interpolation syntax
-    expect(yaml).toContain("secret: ${GH_SECRET} # from .env");
+    expect(yaml).toContain("secret: ${GH_SECRET}  # from .env");
     expect(yaml).not.toContain(secret as string);
     const loaded = loadConfig({ home: home.dir, env: {} });
     expect(loaded.config.platforms.webhook).toMatchObject({ enabled: true, port: 9100, secret });

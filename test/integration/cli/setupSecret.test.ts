@@ -41,6 +41,22 @@ describe("svc gateway setup: the global secret the gateway uses is the one it pr
     expect(signed.status).toBe(202);
   });
 
+  it("a --secret with a space at an end or a character outside printable ASCII is kept with a warning (a token header can never carry it), as svc webhook subscribe warns", async () => {
+    home = tempHome();
+    for (const secret of [" padded-secret-QQQ ", "naïve-secret-QQQ"]) {
+      const res = await svc(home, ["gateway", "setup", "--non-interactive", "--secret", secret]);
+      expect(res.code).toBe(0);
+      expect(res.stderr).toMatch(
+        /^Warning: the --secret (begins or ends with a space|has a character outside printable ASCII).*X-Gitlab-Token.*--generate-secret/m,
+      );
+      expect(res.stderr).not.toContain(secret.trim());
+    }
+    const plain = await svc(home, ["gateway", "setup", "--non-interactive", "--secret", "plain-secret-QQQ"]);
+    expect(plain.stderr).not.toContain("Warning");
+    const generated = await svc(home, ["gateway", "setup", "--non-interactive", "--generate-secret"]);
+    expect(generated.stderr).not.toContain("Warning");
+  });
+
   it("an empty --secret is refused (exit 2); an empty WEBHOOK_SECRET in .env counts as none, so one is generated", async () => {
     home = tempHome();
     const empty = await svc(home, ["gateway", "setup", "--non-interactive", "--secret", ""]);

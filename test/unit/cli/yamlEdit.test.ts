@@ -51,6 +51,48 @@ describe("comment-preserving edits", () => {
     expect(readFileSync(lf, "utf8")).toBe("platforms:\n  webhook:\n    enabled: true\n");
   });
 
+  it("setup's and svc mcp's edits change only their own lines of a file in another layout (4-space indents, long lines, aligned comments)", () => {
+    home = tempHome();
+    const written = [
+      "# my gateway",
+      "platforms:",
+      "    webhook:",
+      "        enabled: false      # off while testing",
+      "        routes:",
+      "            github:",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own interpolation syntax
+      "                secret: ${GH_SECRET}    # in .env",
+      "                events:",
+      "                - pull_request",
+      '                prompt: "Review this pull request carefully and summarise the change, its risks, and what the author forgot: {pull_request.title}"',
+      "                filters:",
+      "                    - { field: action, in: [opened, synchronize] }",
+      "",
+      "",
+      "# the model",
+      "agent:",
+      "    provider: echo   # for now",
+      "",
+    ].join("\n");
+    const file = home.write("config.yaml", written);
+    setYamlValues(file, [
+      [["platforms", "webhook", "enabled"], true],
+      [["platforms", "webhook", "port"], 9123],
+    ]);
+    const setUp = written
+      .replace("enabled: false      #", "enabled: true      #")
+      .replace("in: [opened, synchronize] }\n", "in: [opened, synchronize] }\n        port: 9123\n");
+    expect(readFileSync(file, "utf8")).toBe(setUp);
+    addServers(file, { fs: { command: "npx", args: ["-y", "pkg"] } }, { doing: "add" });
+    const added = `${setUp}mcp_servers:\n  fs:\n    command: npx\n    args:\n      - -y\n      - pkg\n`;
+    expect(readFileSync(file, "utf8")).toBe(added);
+    addServers(file, { docs: { url: "https://mcp.example.com/mcp" } }, { doing: "add" });
+    expect(removeServer(file, "fs")).toBe(true);
+    expect(readFileSync(file, "utf8")).toBe(
+      `${setUp}mcp_servers:\n  docs:\n    url: https://mcp.example.com/mcp\n`,
+    );
+  });
+
   it("setEnvValues writes the lines it replaces or adds with a CRLF .env's line ends", () => {
     home = tempHome();
     const file = home.write(".env", "# secrets\r\nOTHER=kept-value\r\nWEBHOOK_PORT=9000\r\n");

@@ -109,6 +109,25 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("a section's setting written at the top level (a flat config: port, secret, model, backend) says which section", () => {
+    expect(refusal("platforms:\n  webhook:\n    enabled: true\nport: 9000\n")).toBe(
+      `FILE: (top level): unknown key "port" — it belongs under platforms.webhook (platforms.webhook.port)${SEE}`,
+    );
+    expect(refusal("secret: sec-KKK777\nhost: 127.0.0.1\n")).toBe(
+      `FILE: (top level): unknown keys "secret", "host" — secret: it belongs under platforms.webhook (platforms.webhook.secret); host: it belongs under platforms.webhook (platforms.webhook.host)${SEE}`,
+    );
+    expect(refusal("model: gpt-4.1-mini\n")).toBe(
+      `FILE: (top level): unknown key "model" — it belongs under agent (agent.model)${SEE}`,
+    );
+    expect(refusal("redis_url: redis://127.0.0.1:6379/0\n")).toBe(
+      `FILE: (top level): unknown key "redis_url" — it belongs under state (state.redis_url)${SEE}`,
+    );
+    // A section's own key of that name is not misplaced: a delivery platform's port is its own.
+    expect(
+      refusal("platforms:\n  webhook:\n    enabled: true\n    routes:\n      a: {secret: s, model: x}\n"),
+    ).not.toContain("belongs under agent");
+  });
+
   it("an adapter setting written beside webhook: under platforms is named with where it goes, not as a platform", () => {
     expect(refusal("platforms:\n  webhook:\n    enabled: true\n  port: 8644\n")).toBe(
       "FILE: platforms.port: unknown platform — port is a setting of platforms.webhook: indent it under webhook: (platforms.webhook.port)",

@@ -110,6 +110,20 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
   });
 
+  it("a command of spaces alone is refused as an empty one is (every start would fail: command not found), named once", () => {
+    let message = "";
+    try {
+      load('mcp_servers:\n  a:\n    command: "   "\n');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/mcp_servers\.a\.command: is only spaces — write the program to run/);
+    expect(() => load('mcp_servers:\n  a:\n    command: ""\n')).toThrow(
+      /mcp_servers\.a\.command: must not be empty — write a value, or leave the key out$/,
+    );
+    expect(mcpServerSchema.safeParse({ command: " node" }).success).toBe(true);
+  });
+
   it("rejects unknown keys and bad enum values by name", () => {
     expect(() => load("mcp_servers:\n  a: {command: x, timout: 3}\n")).toThrow(
       /mcp_servers\.a: unknown key "timout"/,

@@ -162,6 +162,28 @@ describe("install link parser (spec 4.1)", () => {
     expect(decodeBase64Loose("ab+_")).toBeUndefined();
   });
 
+  it("rejects a __proto__ key inside the entry (env, headers, tools), which config.yaml refuses: written, it would stop every later command", () => {
+    const message = (json: string) => {
+      try {
+        parseInstallLink(link("gh", Buffer.from(json).toString("base64url")));
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "accepted";
+    };
+    // JSON.parse makes "__proto__" an own key, as a JavaScript object literal would not.
+    expect(message('{"command":"npx","env":{"__proto__":{"NODE_OPTIONS":"--inspect"}}}')).toBe(
+      'install link rejected: config: mcp_servers.gh.env.__proto__: "__proto__" cannot be used as a name (JavaScript reserves it) — rename it',
+    );
+    expect(message('{"url":"https://x.test/mcp","headers":{"X-A":"1","__proto__":"2"}}')).toMatch(
+      /mcp_servers\.gh\.headers\.__proto__: "__proto__" cannot be used as a name/,
+    );
+    expect(message('{"command":"npx","tools":{"include":["a"],"__proto__":true}}')).toMatch(
+      /mcp_servers\.gh\.tools\.__proto__: "__proto__" cannot be used as a name/,
+    );
+    expect(message('{"command":"npx","env":{"PROTO":"__proto__"}}')).toBe("accepted");
+  });
+
   it("names a key the entry may not have as config.yaml would, under mcp_servers.<name>, pointing to docs/mcp.md", () => {
     const message = (config: unknown) => {
       try {

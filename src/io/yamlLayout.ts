@@ -1,0 +1,209 @@
+import { isDeepStrictEqual } from "node:util";
+import {
+  type Document,
+  isMap,
+  isScalar,
+  type Node,
+  Pair,
+  type ParsedNode,
+  parseDocument,
+  type Scalar,
+  YAMLMap,
+} from "yaml";
+
+/**
+ * The edited document written as its source with only the changed parts replaced: the `yaml` library
+ * prints a whole document in its own layout (two-space indents, indented sequences, long lines folded at
+ * 80 characters, one space before a comment, one blank line where there were several), so one key set by
+ * `svc gateway setup` or one server added by `svc mcp add` rewrote every line of a file indented with
+ * four spaces. Pairs whose values did not change are copied from the source as written; a changed scalar
+ * is replaced in place (its comment kept); a changed mapping is walked the same way; anything else is
+ * printed by the library at its place. Undefined when the result would not read back as the edited
+ * document (an anchor an unchanged part uses moved, a key that is not plain text, ...): the caller then
+ * prints the whole document.
+ */
+export function keepLayout(
+  source: string,
+  edited: Document,
+  reprint: (doc: Document) => string,
+): string | undefined {
+  try {
+    return spliced(source, edited, reprint);
+  } catch {
+    // An alias the spliced text no longer resolves (its anchor was in a changed part), and the like.
+    return undefined;
+  }
+}
+
+function spliced(source: string, edited: Document, reprint: (doc: Document) => string) {
+  const original = parseDocument(source, { intAsBigInt: true });
+  if (original.errors.length > 0 || !isMap(original.contents) || !isMap(edited.contents)) return undefined;
+  const eol = /\r?\n/.exec(source)?.[0] ?? "\n";
+  const text = new Layout(source, original, edited, eol, reprint).map(
+    original.contents,
+    edited.contents,
+    0,
+    source.length,
+  );
+  if (text === undefined) return undefined;
+  const check = parseDocument(text, { intAsBigInt: true });
+  return check.errors.length === 0 && sameData(check.toJS(), edited.toJS()) ? text : undefined;
+}
+
+/** Equal data, an integer read as a BigInt equal to the same number set by an edit. */
+function sameData(a: unknown, b: unknown): boolean {
+  const plain = (value: unknown): unknown =>
+    JSON.stringify(value, (_key, v: unknown) =>
+      typeof v === "bigint" ? (Number.isSafeInteger(Number(v)) ? Number(v) : `${v}n`) : v,
+    );
+  return isDeepStrictEqual(plain(a), plain(b));
+}
+
+/** Where a pair of a block mapping is in the source: its comment lines above, its key's line, its end. */
+interface Span {
+  readonly pair: Pair<Scalar.Parsed, ParsedNode | null>;
+  readonly column: number;
+  readonly lead: number;
+  readonly keyLine: number;
+  readonly end: number;
+}
+
+class Layout {
+  constructor(
+    private readonly source: string,
+    private readonly original: Document,
+    private readonly edited: Document,
+    private readonly eol: string,
+    private readonly reprint: (doc: Document) => string,
+  ) {}
+
+  /** The text of block mapping `before` (source `[from, to)`) with the pairs of `after`. */
+  map(before: YAMLMap<ParsedNode, ParsedNode | null>, after: YAMLMap, from: number, to: number) {
+    if (before.flow || before.items.length === 0) return undefined;
+    const spans: Span[] = [];
+    for (const pair of before.items) {
+      const key = pair.key;
+      if (!isScalar(key)) return undefined;
+      const lineStart = this.lineStart(key.range[0]);
+      if (this.source.slice(lineStart, key.range[0]).trim() !== "") return undefined;
+      const valueEnd = pair.value?.range?.[1] ?? key.range[1];
+      spans.push({
+        pair: pair as Pair<Scalar.Parsed, ParsedNode | null>,
+        column: key.range[0] - lineStart,
+        lead: this.commentsAbove(lineStart, spans.at(-1)?.end ?? from),
+        keyLine: lineStart,
+        end: this.lineEnd(Math.max(key.range[1], valueEnd - 1)),
+      });
+    }
+    const column = spans[0]?.column ?? 0;
+    if (spans.some((span) => span.column !== column)) return undefined;
+    let out = this.source.slice(from, spans[0]?.lead ?? from);
+    for (const pair of after.items as Pair[]) {
+      const at = spans.findIndex((span) => isScalar(pair.key) && span.pair.key.value === pair.key.value);
+      const span = spans[at];
+      let piece: string | undefined;
+      if (span === undefined) piece = this.fresh(pair, column);
+      else {
+        const gap = at + 1 < spans.length ? this.source.slice(span.end, spans[at + 1]?.lead) : "";
+        piece = this.pair(span, pair, column);
+        if (piece !== undefined) piece += gap;
+      }
+      if (piece === undefined) return undefined;
+      out += (out === "" || out.endsWith("\n") ? "" : this.eol) + piece;
+    }
+    // What follows the last pair (blank lines, comments about the next section) stays after the new ones.
+    const last = spans.at(-1);
+    const trailer = last === undefined ? "" : this.source.slice(last.end, to);
+    return out + (trailer !== "" && !out.endsWith("\n") ? this.eol : "") + trailer;
+  }
+
+  /** One pair of the source (`span`) as `after` has it. */
+  private pair(span: Span, after: Pair, column: number): string | undefined {
+    const before = span.pair.value;
+    const value = after.value as Node | null;
+    // Strictly: a number the edit set (9000) replaces the same number as read (9000n, 09000) in its form.
+    const same = isDeepStrictEqual(
+      before === null ? null : before.toJS(this.original),
+      value === null ? null : value.toJS(this.edited),
+    );
+    if (same) return this.source.slice(span.lead, span.end);
+    if (isMap(before) && isMap(value) && !before.flow && !value.flow && value.items.length > 0) {
+      // The key's line (and its comment) as written, then the mapping under it walked the same way.
+      const under = this.lineEnd(span.pair.key.range[1]);
+      const inner = this.map(before, value, under, span.end);
+      return inner === undefined ? undefined : this.source.slice(span.lead, under) + inner;
+    }
+    if (isScalar(before) && before.range !== undefined && isScalar(value)) {
+      const written = this.scalar(value);
+      if (written !== undefined)
+        return (
+          this.source.slice(span.lead, before.range[0]) +
+          written +
+          this.source.slice(before.range[1], span.end)
+        );
+    }
+    // The source's comments above the key are kept; the library's copy of them is not printed twice.
+    const key = isScalar(after.key) ? after.key.clone() : after.key;
+    if (isScalar(key)) {
+      key.commentBefore = null;
+      key.spaceBefore = false;
+    }
+    return this.source.slice(span.lead, span.keyLine) + this.fresh(new Pair(key, after.value), column);
+  }
+
+  /** A new or changed pair printed by the library, indented to its mapping's column. */
+  private fresh(pair: Pair, column: number): string {
+    const map = new YAMLMap();
+    map.items.push(pair);
+    const indent = " ".repeat(column);
+    return this.reprint(this.alone(map))
+      .split(/\r?\n/)
+      .map((line) => (line === "" ? line : indent + line))
+      .join(this.eol);
+  }
+
+  /** A scalar's text on one line, as the library writes it, or undefined. */
+  private scalar(value: Scalar): string | undefined {
+    // Its comment stays in the source after it.
+    const bare = value.clone() as Scalar;
+    bare.comment = null;
+    bare.commentBefore = null;
+    bare.spaceBefore = false;
+    const text = this.reprint(this.alone(bare)).replace(/\r?\n$/, "");
+    return /[\r\n]/.test(text) ? undefined : text;
+  }
+
+  /** A document of the edited one's options (its number tags) holding `node` alone, without its comments. */
+  private alone(node: Node): Document {
+    const doc = this.edited.clone();
+    doc.contents = node;
+    doc.commentBefore = null;
+    doc.comment = null;
+    if (doc.directives !== undefined) {
+      doc.directives.docStart = null;
+      doc.directives.docEnd = false;
+    }
+    return doc;
+  }
+
+  /** Where the comment lines directly above `lineStart` begin (not before `floor`). */
+  private commentsAbove(lineStart: number, floor: number): number {
+    let at = lineStart;
+    while (at > floor) {
+      const above = this.lineStart(at - 1);
+      if (above < floor || !this.source.slice(above, at).trim().startsWith("#")) break;
+      at = above;
+    }
+    return at;
+  }
+
+  private lineStart(at: number): number {
+    return this.source.lastIndexOf("\n", at - 1) + 1;
+  }
+
+  /** The position after the line break that ends the line holding `at` (or the end of the source). */
+  private lineEnd(at: number): number {
+    const next = this.source.indexOf("\n", at);
+    return next === -1 ? this.source.length : next + 1;
+  }
+}
