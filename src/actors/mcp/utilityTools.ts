@@ -124,7 +124,8 @@ async function allPages<R extends { nextCursor?: string | null | undefined }, T>
 
 /**
  * MCP prompt arguments are strings; a model often writes `{"count": 2}`. Other values are sent as their
- * JSON text (`"2"`) rather than refused by the server's validation.
+ * JSON text (`"2"`) rather than refused by the server's validation. A `null` is an argument not given (a
+ * model writes `{"state": null}` for an optional one it leaves out): it is left out, never sent as "null".
  */
 function promptArguments(value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
@@ -135,7 +136,9 @@ function promptArguments(value: unknown): Record<string, string> {
     );
   }
   return Object.fromEntries(
-    Object.entries(value).map(([key, v]) => [key, typeof v === "string" ? v : JSON.stringify(v)]),
+    Object.entries(value)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .map(([key, v]) => [key, typeof v === "string" ? v : JSON.stringify(v)]),
   );
 }
 
