@@ -340,6 +340,9 @@ export function buildToolset(
         ...("required" in spec ? { required: [...spec.required] } : {}),
       },
       readOnly: true,
+      // They only read (no approval asked, replayed after a lost session): a command agent's MCP client
+      // with approval rules of its own is told so, as for a server tool listed with readOnlyHint.
+      annotations: { readOnlyHint: true },
     });
   }
   const reported = invalid.length === 0 ? {} : { invalid };
