@@ -40,6 +40,9 @@ const PromptListSchema = looseList("prompts", "name");
 const ReadResourceSchema = z.preprocess(nullsLeftOut, ReadResourceResultSchema);
 const GetPromptSchema = z.preprocess(nullsLeftOut, GetPromptResultSchema);
 
+/** The errors the SDK raises on our side (no answer in time, the connection closed), never a server's. */
+const LOCAL_ERRORS: ReadonlySet<number> = new Set([ErrorCode.RequestTimeout, ErrorCode.ConnectionClosed]);
+
 function asText(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
 }
@@ -182,7 +185,12 @@ export async function runUtilityTool(
               options(),
             ),
           (r) => r.resourceTemplates,
-        ).catch(() => []),
+        ).catch((err: unknown) => {
+          // A server without templates answers with an error (-32601): none. The call's own end is no
+          // answer: its `timeout` spent, the run ended or the connection closed fail the call as for any list.
+          if (signal?.aborted === true || (err instanceof McpError && LOCAL_ERRORS.has(err.code))) throw err;
+          return [];
+        }),
       ]);
       return asText({ resources, resourceTemplates });
     }
