@@ -40,6 +40,7 @@ import {
   sanitize,
   unregisteredListedReason,
   unregisteredUtilityReason,
+  utilityCollision,
 } from "./toolNames.js";
 
 export type { ReloadSummary } from "../../io/mcp/statusFile.js";
@@ -50,8 +51,9 @@ export { connectionInput } from "./runtime.js";
 /**
  * A server's tool by its own name; failing that, by its registered `mcp__<server>__<tool>` name or the
  * sanitized tool name (`write_note` for `write-note`), as the agent and `svc mcp tools` show them. The
- * server's own name of a tool that is not registered (filtered out, or lost a collision), and any name
- * with characters sanitizing replaces (`a-b`), never finds another tool registered as the same `a_b`.
+ * server's own name of a tool that is not registered (filtered out, or lost a collision), the name of a
+ * utility tool that lost a collision (`get_prompt`, to the server's `get-prompt`), and any name with
+ * characters sanitizing replaces (`a-b`), never finds another tool registered as the same `a_b`.
  */
 function findTool(rt: Runtime, name: string): RegisteredTool | undefined {
   const tools = rt.toolset.tools;
@@ -59,6 +61,7 @@ function findTool(rt: Runtime, name: string): RegisteredTool | undefined {
   if (own !== undefined) return own;
   if (name.startsWith("mcp__")) return tools.find((t) => t.name === name);
   if (rt.listed.has(name) || sanitize(name) !== name) return undefined;
+  if (utilityCollision(name, rt.toolset.collisions) !== undefined) return undefined;
   return tools.find((t) => t.name === registeredName(rt.name, name));
 }
 
@@ -229,6 +232,7 @@ export class McpHub {
                     : toolName,
                   rt.entry.tools,
                   session.capabilities,
+                  rt.toolset.collisions,
                 );
           const listed = rt.listed.has(toolName)
             ? unregisteredListedReason(

@@ -55,20 +55,32 @@ export function registeredName(server: string, tool: string): string {
 }
 
 /**
+ * The collision a utility tool (`get_prompt`) lost to a server tool registering under its name
+ * (`get-prompt`), from its toolset's `collisions`; undefined for other names.
+ */
+export function utilityCollision(name: string, collisions: readonly string[]): string | undefined {
+  if (!Object.hasOwn(UTILITY_TOOLS, name)) return undefined;
+  return collisions.find((c) => c.endsWith(`; the utility tool ${name} is skipped`));
+}
+
+/**
  * Why a utility tool (`list_resources`, ...) called by name is not registered: its `tools.resources` /
- * `tools.prompts` switch is off, or the server does not offer the capability (rule 4). Undefined for
- * other names.
+ * `tools.prompts` switch is off, the server does not offer the capability (rule 4), or a server tool
+ * took its name (`collisions` of its toolset). Undefined for other names.
  */
 export function unregisteredUtilityReason(
   name: string,
   policy: { readonly resources: boolean; readonly prompts: boolean },
   capabilities: { readonly resources?: unknown; readonly prompts?: unknown },
+  collisions: readonly string[] = [],
 ): string | undefined {
   if (!Object.hasOwn(UTILITY_TOOLS, name)) return undefined;
   const capability = UTILITY_TOOLS[name as UtilityName].capability;
   const offered = capabilities[capability] !== undefined;
   if (!policy[capability])
     return `it is a utility tool of tools.${capability}, which is off — set tools.${capability}: true to register it${offered ? "" : ` (the server does not offer ${capability}, so it would still not be)`}`;
+  const lost = utilityCollision(name, collisions);
+  if (lost !== undefined && offered) return `it lost a name collision: ${lost.slice(lost.indexOf(": ") + 2)}`;
   return `it is a utility tool of tools.${capability}, and the server does not offer ${capability} (utility tools are registered only for what the server offers)`;
 }
 
@@ -340,6 +352,9 @@ export function buildToolset(
         ...("required" in spec ? { required: [...spec.required] } : {}),
       },
       readOnly: true,
+      // They only read (no approval asked, replayed after a lost session): a command agent's MCP client
+      // with approval rules of its own is told so, as for a server tool listed with readOnlyHint.
+      annotations: { readOnlyHint: true },
     });
   }
   const reported = invalid.length === 0 ? {} : { invalid };

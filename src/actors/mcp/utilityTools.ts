@@ -40,6 +40,9 @@ const PromptListSchema = looseList("prompts", "name");
 const ReadResourceSchema = z.preprocess(nullsLeftOut, ReadResourceResultSchema);
 const GetPromptSchema = z.preprocess(nullsLeftOut, GetPromptResultSchema);
 
+/** The errors the SDK raises on our side (no answer in time, the connection closed), never a server's. */
+const LOCAL_ERRORS: ReadonlySet<number> = new Set([ErrorCode.RequestTimeout, ErrorCode.ConnectionClosed]);
+
 function asText(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
 }
@@ -124,7 +127,8 @@ async function allPages<R extends { nextCursor?: string | null | undefined }, T>
 
 /**
  * MCP prompt arguments are strings; a model often writes `{"count": 2}`. Other values are sent as their
- * JSON text (`"2"`) rather than refused by the server's validation.
+ * JSON text (`"2"`) rather than refused by the server's validation. A `null` is an argument not given (a
+ * model writes `{"state": null}` for an optional one it leaves out): it is left out, never sent as "null".
  */
 function promptArguments(value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
@@ -135,7 +139,9 @@ function promptArguments(value: unknown): Record<string, string> {
     );
   }
   return Object.fromEntries(
-    Object.entries(value).map(([key, v]) => [key, typeof v === "string" ? v : JSON.stringify(v)]),
+    Object.entries(value)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .map(([key, v]) => [key, typeof v === "string" ? v : JSON.stringify(v)]),
   );
 }
 
@@ -179,7 +185,12 @@ export async function runUtilityTool(
               options(),
             ),
           (r) => r.resourceTemplates,
-        ).catch(() => []),
+        ).catch((err: unknown) => {
+          // A server without templates answers with an error (-32601): none. The call's own end is no
+          // answer: its `timeout` spent, the run ended or the connection closed fail the call as for any list.
+          if (signal?.aborted === true || (err instanceof McpError && LOCAL_ERRORS.has(err.code))) throw err;
+          return [];
+        }),
       ]);
       return asText({ resources, resourceTemplates });
     }

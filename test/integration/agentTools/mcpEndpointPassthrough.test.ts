@@ -61,15 +61,18 @@ afterEach(async () => {
 });
 
 /** The rich server's tools registered as the hub registers them, offered at a run's endpoint; an SDK client on it. */
-async function agentClient(): Promise<Client> {
+async function agentClient(utilities = false): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await richServer().connect(serverSide);
   const upstream = new Client({ name: "hub", version: "1.0.0" });
   await upstream.connect(clientSide);
   cleanups.push(() => upstream.close());
   const listed = (await upstream.listTools()).tools as Tool[];
-  const policy = mcpServerSchema.parse({ command: "x" }).tools;
-  const registered = buildToolset("rich", listed, { resources: false, prompts: false }, policy).tools;
+  const policy = mcpServerSchema.parse({
+    command: "x",
+    tools: { resources: utilities, prompts: utilities },
+  }).tools;
+  const registered = buildToolset("rich", listed, { resources: utilities, prompts: utilities }, policy).tools;
   const source: McpToolSource = {
     tools: () => registered,
     status: () => [{ name: "rich", state: "connected" }],
@@ -108,6 +111,19 @@ describe("the command agents' MCP endpoint passes an MCP server's tools and resu
     expect(tools.find((t) => t.name === "mcp__rich__blocks")?.annotations).toEqual({
       destructiveHint: false,
     });
+  });
+
+  it("lists the utility tools (list_resources, read_resource, ...) as read-only, as svc runs them", async () => {
+    const { tools } = await (await agentClient(true)).listTools();
+    const utilities = tools.filter((t) =>
+      /^mcp__rich__(list_resources|read_resource|list_prompts|get_prompt)$/.test(t.name),
+    );
+    expect(utilities.map((t) => [t.name, t.annotations])).toEqual([
+      ["mcp__rich__list_resources", { readOnlyHint: true }],
+      ["mcp__rich__read_resource", { readOnlyHint: true }],
+      ["mcp__rich__list_prompts", { readOnlyHint: true }],
+      ["mcp__rich__get_prompt", { readOnlyHint: true }],
+    ]);
   });
 
   it("answers structuredContent (checked by the client against the outputSchema) and every content block as sent", async () => {

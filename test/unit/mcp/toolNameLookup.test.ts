@@ -75,6 +75,26 @@ describe("a server tool named like a utility tool (SDK server over InMemoryTrans
   });
 });
 
+describe("a call by the name of a utility tool that lost its name to a server tool (SDK server over InMemoryTransport)", () => {
+  it("does not run the server's tool (get-prompt for get_prompt), and says the utility tool lost a collision", async () => {
+    const h = ctx.hub(
+      ctx.home,
+      { fx: fixture({ tools: { include: ["get-prompt"], prompts: true } }) },
+      { transportFor: inMemoryServers(withTools(["get-prompt"])) },
+    );
+    await h.settled("fx");
+    await expect(h.call("fx", "get_prompt", { name: "greet", arguments: { who: "Ann" } })).rejects.toThrow(
+      'mcp_servers.fx: no tool "get_prompt" is registered — it lost a name collision: the utility tool get_prompt and the server\'s tool "get-prompt" both register as mcp__fx__get_prompt; the utility tool get_prompt is skipped',
+    );
+    // The server's tool by its own name or its registered name; the other utility tool as usual.
+    expect(text(await h.call("fx", "get-prompt", {}))).toBe("ran get-prompt");
+    expect(text(await h.call("fx", "mcp__fx__get_prompt", {}))).toBe("ran get-prompt");
+    expect(JSON.parse(text(await h.call("fx", "list_prompts", {})))).toMatchObject({
+      prompts: [{ name: "greet" }],
+    });
+  });
+});
+
 /** Server names Object.prototype also carries (`constructor`, `toString`) are ordinary names. */
 describe("MCP servers named like Object.prototype members (SDK server over InMemoryTransport)", () => {
   it("connect, answer calls, and are removed (disconnected) when a reload drops them", async () => {

@@ -34,3 +34,55 @@ describe("a paged utility list under timeout", () => {
     expect(timeouts).toEqual([500, 300, 100]);
   });
 });
+
+describe("list_resources under timeout", () => {
+  /** resources/list answers at once; each resources/templates/list page takes 200 ms of the fake clock. */
+  const slowTemplates = (clock: { t: number }, templatesAnswer?: () => never) =>
+    ({
+      client: {
+        request: async (
+          request: { method: string; params: { cursor?: string } },
+          _schema: unknown,
+          options: { timeout: number },
+        ) => {
+          if (request.method === "resources/list")
+            return { resources: [{ uri: "note://readme", name: "readme" }] };
+          expect(request.method).toBe("resources/templates/list");
+          expect(options.timeout).toBeGreaterThan(0);
+          templatesAnswer?.();
+          clock.t += 200;
+          const n = Number(request.params.cursor ?? 0);
+          return {
+            resourceTemplates: [{ uriTemplate: `note://${n}/{id}`, name: `t${n}` }],
+            nextCursor: String(n + 1),
+          };
+        },
+      },
+    }) as unknown as McpSession;
+
+  it("fails as a timeout when the templates' pages spend it, not answering with no templates", async () => {
+    const clock = { t: 0 };
+    const call = runUtilityTool(slowTemplates(clock), "list_resources", {}, 500, undefined, () => clock.t);
+    await expect(call).rejects.toSatisfy(
+      (err) => err instanceof McpError && err.code === ErrorCode.RequestTimeout,
+    );
+  });
+
+  it("answers no templates for a server that has none (templates/list refused with -32601)", async () => {
+    const clock = { t: 0 };
+    const session = slowTemplates(clock, () => {
+      throw new McpError(ErrorCode.MethodNotFound, "Method not found");
+    });
+    const result = await runUtilityTool(session, "list_resources", {}, 500, undefined, () => clock.t);
+    expect(result.content).toEqual([
+      {
+        type: "text",
+        text: JSON.stringify(
+          { resources: [{ uri: "note://readme", name: "readme" }], resourceTemplates: [] },
+          null,
+          2,
+        ),
+      },
+    ]);
+  });
+});
