@@ -95,7 +95,7 @@ export async function referenceWarnings(
         const found = lookupJob(path, records, route.cron_job);
         if (found === undefined) {
           // A job's name misspelt or in other letters (`Nightly`, ` nightly`) is named, as svc webhook subscribe --cron-job names it.
-          const meant = nearMiss(route.cron_job, jobNamesIn(records));
+          const meant = nearMiss(route.cron_job.trim(), jobNamesIn(records));
           const list = `\`svc cron list${profileOption(profile)}\``;
           const hint =
             meant === undefined ? `(${list})` : `— did you mean ${meant}? (${list} shows the jobs)`;

@@ -45,7 +45,7 @@ describe("a cron_job route's job, checked at startup, reload and by svc config c
 
 describe("a cron_job route naming no job", () => {
   it("a job's name in other letters or misspelt is named (did you mean), as svc webhook subscribe --cron-job names it", async () => {
-    for (const ref of ["Nightly", "nightyl", " nightly "]) {
+    for (const ref of ["Nightly", "nightyl", "  nightly "]) {
       home?.cleanup();
       const [warning] = await warningsFor("enabled", "default", ref);
       expect(warning).toBe(
