@@ -11,9 +11,15 @@ afterEach(() => gw.stop());
  * test says on stderr that the event is dropped without a run, and why, rather than leave the 202 to read
  * as a run on its way.
  */
-describe("svc webhook test of a cron_job subscription whose job is not fired", { timeout: 90_000 }, () => {
+describe("svc webhook test (and redeliver) of a cron_job route whose job is not fired", {
+  timeout: 90_000,
+}, () => {
   it("names a paused job with the command that resumes it, and a job not in the store", async () => {
-    gw = await startTestGateway({ config: webhookConfig({}) });
+    gw = await startTestGateway({
+      config: webhookConfig({
+        "static-fires-paused": { secret: "static-fires-secret-6620", cron_job: "digest-nightly" },
+      }),
+    });
     const store = JSON.parse(
       oneJobStore({ name: "digest-nightly", prompt: "p", next_run: "2099-01-01T00:00:00.000Z" }),
     );
@@ -39,6 +45,18 @@ describe("svc webhook test of a cron_job subscription whose job is not fired", {
     expect(gone.stdout).toContain("202 Accepted");
     expect(gone.stderr).toContain(
       `Note: fires-gone fires cron job digest-weekly, which is not in ${gw.home.dir}/cron/jobs.json (svc cron list): the gateway answers 202 accepted and drops the event without a run`,
+    );
+    // svc webhook redeliver notes it of the config.yaml route it sends to.
+    const at = new Date().toISOString();
+    gw.home.write(
+      "deliveries/history.jsonl",
+      `${JSON.stringify({ kind: "request", id: "static-fired-7702", at, route: "static-fires-paused", status: 202, outcome: "accepted", content_type: "application/json", payload_encoding: "utf8", payload: '{"n":1}' })}\n`,
+      0o600,
+    );
+    const redelivered = await svc(gw.home, ["webhook", "redeliver", "static-fired-7702", "--port", port]);
+    expect(redelivered.stdout).toContain("202 Accepted");
+    expect(redelivered.stderr).toContain(
+      "Note: static-fires-paused fires cron job digest-nightly, which is paused (svc cron resume digest-nightly): the gateway answers 202 accepted",
     );
     const agent = await svc(gw.home, ["webhook", "test", "fires-nothing", "--port", port]);
     expect(agent.stdout).toContain("202 Accepted");
