@@ -1,9 +1,10 @@
+import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, inProfile } from "../config/paths.js";
 import type { Filter } from "../config/sections/filters.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { listFileProblem } from "../io/listFiles.js";
 import { resolveScript } from "../io/scripts.js";
-import { lookupJob } from "../io/stores/cronJobRecord.js";
+import { jobNamesIn, lookupJob } from "../io/stores/cronJobRecord.js";
 import type { CronStore } from "../io/stores/cronStore.js";
 import type { RouteTable } from "./routes.js";
 
@@ -90,12 +91,18 @@ export async function referenceWarnings(
     if (route.cron_job !== undefined) {
       const { store, path } = deps.cronStore(profile);
       try {
-        const found = lookupJob(path, store.read().records, route.cron_job);
-        if (found === undefined)
+        const { records } = store.read();
+        const found = lookupJob(path, records, route.cron_job);
+        if (found === undefined) {
+          // A job's name misspelt or in other letters (`Nightly`, ` nightly`) is named, as svc webhook subscribe --cron-job names it.
+          const meant = nearMiss(route.cron_job.trim(), jobNamesIn(records));
+          const list = `\`svc cron list${profileOption(profile)}\``;
+          const hint =
+            meant === undefined ? `(${list})` : `— did you mean ${meant}? (${list} shows the jobs)`;
           warnings.push(
-            `${at}.cron_job: ${route.cron_job} — no such job in ${path}${inProfile(profile)} (\`svc cron list${profileOption(profile)}\`); until it exists every event on this route is dropped`,
+            `${at}.cron_job: ${route.cron_job} — no such job in ${path}${inProfile(profile)} ${hint}; until it exists every event on this route is dropped`,
           );
-        else if (!found.ok)
+        } else if (!found.ok)
           warnings.push(
             `${at}.cron_job: ${route.cron_job} — not a valid job: ${found.problems.join("; ")}${inProfile(profile)}; until it is fixed every event on this route is dropped`,
           );

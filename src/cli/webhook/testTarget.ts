@@ -1,7 +1,11 @@
 import type { LoadedConfig } from "../../config/load.js";
+import { inProfile, svcPaths } from "../../config/paths.js";
 import type { Route } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
+import { lookupJob } from "../../io/stores/cronJobRecord.js";
+import { cronStore } from "../../io/stores/cronStore.js";
 import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
+import { profileFlag } from "../format.js";
 import { routePath } from "./address.js";
 import { meantSubscription } from "./meantSubscription.js";
 import type { AnsweringRoute } from "./postToGateway.js";
@@ -77,12 +81,14 @@ export async function testTarget(
       profile: route.profile,
       enabled: true,
       route,
-      notes:
-        found?.sub === undefined
+      notes: [
+        ...(found?.sub === undefined
           ? []
           : [
               `Note: ${found.path} has a subscription "${name}" too; the gateway answers with the config.yaml route (static routes win), so the request is signed with the route's secret and the subscription's settings do not apply`,
-            ],
+            ]),
+        ...unfiredJobNote(loaded, name, route),
+      ],
     };
   }
   const { path, sub, names } = await storedSubscription(loaded, name);
@@ -99,7 +105,42 @@ export async function testTarget(
             ? `no dynamic subscription named "${name}" in ${path}${meant} (see svc webhook list)`
             : `no dynamic subscription named "${name}" in ${path} — see svc webhook list (svc webhook subscribe ${name} creates one)`,
     );
-  return subscriptionTarget(sub, name, route === undefined ? [] : [shadowNote(loaded, name, route, sub)]);
+  return subscriptionTarget(
+    sub,
+    name,
+    route === undefined ? unfiredJobNote(loaded, name, sub) : [shadowNote(loaded, name, route, sub)],
+  );
+}
+
+/**
+ * A `cron_job` route whose job the gateway would not fire (paused, disabled, not in the route's profile's
+ * store, an invalid record): its answer is still 202 accepted, so without this the test or redelivery reads
+ * as a run that never comes. A store that cannot be read says nothing here (the gateway answers 503).
+ */
+function unfiredJobNote(
+  loaded: LoadedConfig,
+  name: string,
+  route: Pick<Route, "cron_job" | "profile">,
+): string[] {
+  if (route.cron_job === undefined) return [];
+  const jobs = cronStore(svcPaths(loaded.paths.home, route.profile).cronJobs);
+  let found: ReturnType<typeof lookupJob>;
+  try {
+    found = lookupJob(jobs.path, jobs.read().records, route.cron_job);
+  } catch {
+    return [];
+  }
+  if (found?.ok === true && found.job.state === "enabled") return [];
+  const flag = profileFlag(route.profile);
+  const why =
+    found === undefined
+      ? `which is not in ${jobs.path}${inProfile(route.profile)} (svc cron list${flag})`
+      : !found.ok
+        ? `which is not a valid job (${found.problems.join("; ")})`
+        : `which is ${found.job.state} (svc cron resume ${found.job.name}${flag})`;
+  return [
+    `Note: ${name} fires cron job ${route.cron_job}, ${why}: the gateway answers 202 accepted and drops the event without a run`,
+  ];
 }
 
 /**

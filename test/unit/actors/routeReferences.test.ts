@@ -9,7 +9,7 @@ let home: TempHome;
 afterEach(() => home?.cleanup());
 
 /** The reference warnings of one route firing `cron_job` in a home whose store holds `j1` in `state`. */
-function warningsFor(state: string, profile = "default"): Promise<string[]> {
+function warningsFor(state: string, profile = "default", cronJob = "nightly"): Promise<string[]> {
   home = tempHome();
   const store = JSON.parse(
     oneJobStore({ name: "nightly", prompt: "p", next_run: "2099-01-01T00:00:00.000Z" }),
@@ -18,7 +18,7 @@ function warningsFor(state: string, profile = "default"): Promise<string[]> {
   const path = join(home.dir, "cron", "jobs.json");
   home.write("cron/jobs.json", JSON.stringify(store));
   return referenceWarnings(
-    [{ at: "config.yaml: platforms.webhook.routes.fire", route: { cron_job: "nightly" }, profile }],
+    [{ at: "config.yaml: platforms.webhook.routes.fire", route: { cron_job: cronJob }, profile }],
     {
       scriptsDir: () => join(home.dir, "scripts"),
       profileRoot: () => home.dir,
@@ -39,6 +39,26 @@ describe("a cron_job route's job, checked at startup, reload and by svc config c
     home.cleanup();
     expect(await warningsFor("disabled", "work")).toEqual([
       "config.yaml: platforms.webhook.routes.fire.cron_job: nightly — the job is disabled in profile work; until it is resumed (svc cron resume nightly --profile work) every event on this route is dropped",
+    ]);
+  });
+});
+
+describe("a cron_job route naming no job", () => {
+  it("a job's name in other letters or misspelt is named (did you mean), as svc webhook subscribe --cron-job names it", async () => {
+    for (const ref of ["Nightly", "nightyl", "  nightly "]) {
+      home?.cleanup();
+      const [warning] = await warningsFor("enabled", "default", ref);
+      expect(warning).toBe(
+        `config.yaml: platforms.webhook.routes.fire.cron_job: ${ref} — no such job in ${join(home.dir, "cron", "jobs.json")} — did you mean nightly? (\`svc cron list\` shows the jobs); until it exists every event on this route is dropped`,
+      );
+    }
+  });
+
+  it("a name far from every job's is named without a guess", async () => {
+    expect(await warningsFor("enabled", "default", "weekly-report")).toEqual([
+      expect.stringMatching(
+        /cron_job: weekly-report — no such job in .*jobs\.json \(`svc cron list`\); until it exists/,
+      ),
     ]);
   });
 });
