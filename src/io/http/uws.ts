@@ -104,6 +104,14 @@ function closesAfter(req: HttpRequest): boolean {
 }
 
 /**
+ * An `Expect: 100-continue` written in another case (`100-Continue`, as Java's HttpClient writes it): uWS
+ * answers `100 Continue` only to the value in lower case, so such a sender holds its body back.
+ */
+function awaitsUnsentContinue(expect: string | undefined): boolean {
+  return expect !== undefined && expect !== "100-continue" && expect.trim().toLowerCase() === "100-continue";
+}
+
+/**
  * `close` among other connection options (`Connection: TE, close`, as Perl's LWP sends it). RFC 9112
  * §9.6: the server must close after its answer; uWS acts only on a value of five characters, so it kept
  * such a connection open and said nothing. Only a list (a comma) is looked into.
@@ -240,10 +248,21 @@ class UwsExchange implements UwsBodySource {
     const declared = declaredLength(this.head.headers);
     if (declared === undefined) {
       if (this.bodyRead) this.answer(outcome, true);
-      else this.lingerChunked(outcome);
+      else this.linger(outcome);
     }
     // One far past LINGER_BYTES is cut at once.
     else if (!this.bodyRead && declared - this.received > LINGER_BYTES) this.answer(outcome, true);
+    // The request said `Connection: close`: uWS closes right after any answer, so one written now would
+    // close with the declared body still arriving and reset the connection (urllib, Ruby's Net::HTTP:
+    // EPIPE instead of the 413). The rest is read and dropped first, as a chunked body's is, unless the
+    // sender waits for a 100 Continue uWS did not send (it sends none to `100-Continue`): no body is coming.
+    else if (
+      !this.bodyRead &&
+      this.closesItself &&
+      declared > this.received &&
+      !awaitsUnsentContinue(this.head.headers.expect)
+    )
+      this.linger(outcome);
     else {
       // Answered now; uWS then reads (and drops) the rest of the declared body itself and keeps the
       // connection, as for a client that ignores `Connection: close`.
@@ -284,12 +303,12 @@ class UwsExchange implements UwsBodySource {
   }
 
   /**
-   * A chunked body has no end uWS would stop at, and uWS allows no close after an answer: the rest is
-   * read and dropped first, and the answer (which closes) is written when the body ends, when the
-   * sender pauses (it may be waiting for the answer; its close then loses nothing), or once
-   * LINGER_BYTES or LINGER_MS are passed.
+   * A chunked body has no end uWS would stop at, uWS allows no close after an answer, and it closes
+   * after any answer to a request that said `Connection: close`: the rest is read and dropped first,
+   * and the answer (which closes) is written when the body ends, when the sender pauses (it may be
+   * waiting for the answer; its close then loses nothing), or once LINGER_BYTES or LINGER_MS are passed.
    */
-  private lingerChunked(outcome: Outcome): void {
+  private linger(outcome: Outcome): void {
     this.lingering = { outcome, started: this.clock.now(), dropped: 0 };
     this.reading = Reading.Linger;
     this.listen();
