@@ -458,7 +458,18 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
       return;
     }
     if (reload !== undefined && Date.parse(reload.at) >= sentAt) {
-      process.stdout.write(reloadSummaryText(pid, reload, status?.servers ?? []));
+      // The servers it (re)started connect after the report: their outcome is waited for (within --wait),
+      // so a connect that failed is not printed as a reconnect.
+      let servers = status?.servers ?? [];
+      const started = new Set([...reload.added, ...reload.changed, ...(reload.enabled ?? [])]);
+      while (
+        servers.some((s) => started.has(s.name) && s.state === "connecting") &&
+        Date.now() - sentAt < waitMs
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        servers = readStatusFile(loaded.paths.mcpCache)?.servers ?? servers;
+      }
+      process.stdout.write(reloadSummaryText(pid, reload, servers));
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
