@@ -481,7 +481,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // moves to 127.0.0.1 with INSECURE_NO_AUTH must not open routes on a public listener.
       let next: LoadedConfig;
       try {
-        next = checkedConfig({ ...options, host });
+        next = checkedConfig({ ...options, host }, loaded.fromFile);
         if (loaded.fromFile && !next.fromFile) {
           // Moved or deleted (or mid-save by an editor): the embedded default would drop every route.
           throw new SvcError(
