@@ -136,7 +136,14 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGHUP", () => {
     // Still starting (it reads the file now) or stopping (a reload would restart MCP servers being stopped).
-    if (gateway === undefined || stopSignal !== undefined) return;
+    if (gateway === undefined) return;
+    if (stopSignal !== undefined) {
+      // Said, so `svc mcp reload`'s "see gateway.log" (a stop that began after its check) finds why.
+      logger.info(
+        `[gateway] SIGHUP received while stopping: ignored — nothing is reloaded; the next start reads ${paths.config}`,
+      );
+      return;
+    }
     try {
       gateway.reload();
     } catch (err) {

@@ -21,7 +21,7 @@ import { unusedMcpKeys } from "../config/unusedSettings.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
-import { runningPid } from "../io/gatewayState.js";
+import { gatewayStateFile, readGatewayState, runningPid } from "../io/gatewayState.js";
 import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
@@ -429,6 +429,19 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  // A gateway that is stopping ignores SIGHUP: waiting for its report would end in "see gateway.log".
+  const stoppingSince = () => {
+    const state = readGatewayState(gatewayStateFile(loaded.paths));
+    return state?.pid === pid ? state.stopping_since : undefined;
+  };
+  const stoppingText = (since: string) =>
+    `svc: the gateway (pid ${pid}) is stopping (since ${since}) and ignores a reload, so nothing was reloaded; the next start (svc gateway start) reads ${loaded.paths.config}\n`;
+  const before = stoppingSince();
+  if (before !== undefined) {
+    process.stderr.write(stoppingText(before));
+    process.exitCode = 1;
+    return;
+  }
   const sentAt = Date.now();
   process.kill(pid, "SIGHUP");
   while (Date.now() - sentAt < waitMs) {
@@ -445,10 +458,27 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
       return;
     }
     if (reload !== undefined && Date.parse(reload.at) >= sentAt) {
-      process.stdout.write(reloadSummaryText(pid, reload, status?.servers ?? []));
+      // The servers it (re)started connect after the report: their outcome is waited for (within --wait),
+      // so a connect that failed is not printed as a reconnect.
+      let servers = status?.servers ?? [];
+      const started = new Set([...reload.added, ...reload.changed, ...(reload.enabled ?? [])]);
+      while (
+        servers.some((s) => started.has(s.name) && s.state === "connecting") &&
+        Date.now() - sentAt < waitMs
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        servers = readStatusFile(loaded.paths.mcpCache)?.servers ?? servers;
+      }
+      process.stdout.write(reloadSummaryText(pid, reload, servers));
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const since = stoppingSince();
+  if (since !== undefined) {
+    process.stderr.write(stoppingText(since));
+    process.exitCode = 1;
+    return;
   }
   process.stdout.write(
     `Sent SIGHUP to the gateway (pid ${pid}); it has not reported an MCP reload yet — see ${loaded.paths.gatewayLog}.\n`,

@@ -103,9 +103,10 @@ function readUtf8(file: string): string {
 /**
  * Whether `path` is there to be read. A symbolic link to nothing (a config.yaml or `.env` kept in a dotfiles
  * checkout that moved) is refused, not taken for no file: the gateway would otherwise start on the embedded
- * default (no routes) or without a single secret, and say nothing about the link.
+ * default (no routes) or without a single secret, and say nothing about the link. `withoutIt` says what
+ * removing the link leads to; undefined when nothing would take its place (a reload of a running config.yaml).
  */
-function isPresent(path: string, withoutIt: string): boolean {
+function isPresent(path: string, withoutIt: string | undefined): boolean {
   if (existsSync(path)) return true;
   let target: string;
   try {
@@ -115,7 +116,11 @@ function isPresent(path: string, withoutIt: string): boolean {
   }
   throw new SvcError(
     "config_unreadable",
-    `${path}: is a symbolic link to ${resolve(dirname(path), target)}, which does not exist — restore its target or point the link at the file, or remove the link (${withoutIt})`,
+    `${path}: is a symbolic link to ${resolve(dirname(path), target)}, which does not exist — ${
+      withoutIt === undefined
+        ? "the running config came from this file: restore its target or point the link at the file, and reload again"
+        : `restore its target or point the link at the file, or remove the link (${withoutIt})`
+    }`,
   );
 }
 
@@ -632,12 +637,22 @@ function writtenAsInFile(issues: z.core.$ZodIssue[], written: unknown): z.core.$
 }
 
 /** Reads config.yaml (or the embedded default), `.env` and the environment, and validates the result. */
-export function loadConfig(options: { home?: string; env?: NodeJS.ProcessEnv } = {}): LoadedConfig {
+export function loadConfig(
+  options: {
+    home?: string;
+    env?: NodeJS.ProcessEnv;
+    /** A reload of a gateway started from config.yaml, which refuses the embedded default in its place. */
+    runningFromFile?: boolean;
+  } = {},
+): LoadedConfig {
   const env = options.env ?? process.env;
   const paths = svcPaths(options.home ?? svcHome(env));
   const scope = secretScope(paths, env);
   checkEnvFile(paths.env);
-  const fromFile = isPresent(paths.config, "svc then runs on its embedded default, with no routes");
+  const fromFile = isPresent(
+    paths.config,
+    options.runningFromFile === true ? undefined : "svc then runs on its embedded default, with no routes",
+  );
   const read = fromFile ? readYaml(paths.config) : { value: structuredClone(EMBEDDED_DEFAULT), blank: false };
   const raw = read.value;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {

@@ -481,7 +481,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // moves to 127.0.0.1 with INSECURE_NO_AUTH must not open routes on a public listener.
       let next: LoadedConfig;
       try {
-        next = checkedConfig({ ...options, host });
+        next = checkedConfig({ ...options, host }, loaded.fromFile);
         if (loaded.fromFile && !next.fromFile) {
           // Moved or deleted (or mid-save by an editor): the embedded default would drop every route.
           throw new SvcError(
@@ -529,6 +529,27 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       dynamic.reloaded();
       // Without the file the embedded default was re-read: naming the file would say it exists.
       const source = next.fromFile ? paths.config : `the embedded default (no ${paths.config})`;
+      if (!webhook.enabled) {
+        // No listener was opened at start (a reload cannot open one): no route answers, whatever the file says.
+        if (!next.config.platforms.webhook.enabled) {
+          const reason = webhookOffReason(next);
+          const how = howToEnableWebhook(next);
+          for (const warning of [
+            unservedSubscriptionsWarning(dynamic.enabledNames(), dynamic.where, reason, how),
+            unservedRoutesWarning(
+              Object.keys(next.config.platforms.webhook.routes),
+              paths.config,
+              reason,
+              how,
+            ),
+          ])
+            if (warning !== undefined) logger.warn(warning);
+        }
+        logger.info(
+          `[webhook] Reloaded ${source} — no route answers: the webhook adapter is off (no listener)`,
+        );
+        return { routes: routes.registry.names() };
+      }
       logger.info(`[webhook] Reloaded ${source} — routes: ${describeRoutes(routes.registry.names())}`);
       return { routes: routes.registry.names() };
     },

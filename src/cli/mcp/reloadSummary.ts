@@ -1,4 +1,5 @@
 import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
+import { detail } from "./statusDetail.js";
 
 /**
  * What `svc mcp reload` prints from the gateway's report. A changed server that restarts lazy (`lazy: true`
@@ -16,22 +17,40 @@ export function reloadSummaryText(
   const disabled = reload.disabled ?? [];
   const stateOf = (name: string) => servers.find((s) => s.name === name)?.state;
   const isLazy = (name: string) => stateOf(name) === "lazy";
+  // A server the reload (re)started whose connect failed is not listed as connected: it gets a line of
+  // its own with why, as svc mcp list's DETAIL says it.
+  const failed = (name: string) => stateOf(name) === "failed";
+  const notConnected = [
+    ...reload.added.filter(failed).map((name) => [name, "added"] as const),
+    ...(reload.enabled ?? []).filter(failed).map((name) => [name, "enabled"] as const),
+    ...reload.changed.filter(failed).map((name) => [name, "changed"] as const),
+  ].map(([name, how]) => {
+    const status = servers.find((s) => s.name === name) as ServerStatus;
+    const why = detail(status);
+    return `${name} (${how})${why === "" ? "" : ` — ${why}`}`;
+  });
+  // Still connecting when the command stopped waiting (--wait): said, not taken for connected.
+  const connecting = (name: string) => (stateOf(name) === "connecting" ? `${name} (still connecting)` : name);
   // An added server with enabled: false connects nothing, and a lazy one connects at its first call.
-  const added = reload.added.map((name) =>
-    stateOf(name) === "disabled"
-      ? `${name} (enabled: false, not connected)`
-      : isLazy(name)
-        ? `${name} (lazy: connects at its first call)`
-        : name,
-  );
+  const added = reload.added
+    .filter((name) => !failed(name))
+    .map((name) =>
+      stateOf(name) === "disabled"
+        ? `${name} (enabled: false, not connected)`
+        : isLazy(name)
+          ? `${name} (lazy: connects at its first call)`
+          : connecting(name),
+    );
   // Changed from enabled: false: started now, never connected before (a lazy one connects at its first call).
-  const enabled = (reload.enabled ?? []).map((name) =>
-    isLazy(name) ? `${name} (lazy: connects at its first call)` : name,
-  );
+  const enabled = (reload.enabled ?? [])
+    .filter((name) => !failed(name))
+    .map((name) => (isLazy(name) ? `${name} (lazy: connects at its first call)` : connecting(name)));
   const lazy = reload.changed.filter(isLazy);
   // Changed but still enabled: false: nothing was stopped or connected.
   const stillOff = reload.changed.filter((name) => stateOf(name) === "disabled");
-  const reconnected = reload.changed.filter((name) => !isLazy(name) && stateOf(name) !== "disabled");
+  const reconnected = reload.changed
+    .filter((name) => !isLazy(name) && stateOf(name) !== "disabled" && !failed(name))
+    .map(connecting);
   const line = (label: string, names: readonly string[]) =>
     names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "";
   const text =
@@ -43,6 +62,7 @@ export function reloadSummaryText(
     line("changed, lazy (connects at its first call)", lazy) +
     line("changed, still enabled: false (not connected)", stillOff) +
     line("stopped (disabled)", disabled) +
+    notConnected.map((text) => `  failed to connect: ${text}\n`).join("") +
     line("unchanged", reload.unchanged);
   const changes =
     reload.added.length + reload.removed.length + reload.changed.length + disabled.length + enabled.length;

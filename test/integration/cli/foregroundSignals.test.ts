@@ -151,6 +151,24 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     );
   });
 
+  it("a reload while the gateway stops: svc mcp reload says the gateway is stopping (exit 1), and a SIGHUP is logged as ignored", async () => {
+    const run = await withRunThatDrains(30);
+    expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
+    await stopping(run);
+    const reload = await svc(home, ["mcp", "reload", "--wait", "2"]);
+    expect(reload.code).toBe(1);
+    expect(reload.stdout).toBe("");
+    expect(reload.stderr).toMatch(
+      /^svc: the gateway \(pid \d+\) is stopping \(since \d{4}-\d\d-\d\dT[\d:.]+Z\) and ignores a reload, so nothing was reloaded; the next start \(svc gateway start\) reads .*config\.yaml\n$/,
+    );
+    run.child.kill("SIGHUP");
+    await waitFor(() => gatewayLog().includes("SIGHUP received while stopping"), "the ignored SIGHUP");
+    expect(gatewayLog()).toContain(
+      `[gateway] SIGHUP received while stopping: ignored — nothing is reloaded; the next start reads ${join(home.dir, "config.yaml")}`,
+    );
+    expect(run.child.exitCode).toBeNull();
+  });
+
   it("svc gateway status says a gateway that drains its runs is stopping, not that it does not answer", async () => {
     const run = await withRunThatDrains(30);
     expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");

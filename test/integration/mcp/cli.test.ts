@@ -275,6 +275,37 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   });
 });
 
+describe("svc mcp reload of servers that cannot connect", { timeout: 60_000 }, () => {
+  it("names a changed or added server whose connect failed, with why, instead of listing it as reconnected", async () => {
+    writeConfig({ keep: fixture(), broken: fixture() });
+    gateway = svc(home, ["gateway", "run", "--port", "0"]);
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const list = await run(home, ["mcp", "list"]);
+      if (["keep", "broken"].every((n) => new RegExp(`${n}\\s+stdio\\s+connected`).test(list.stdout))) break;
+      if (Date.now() > deadline)
+        throw new Error(`gateway never connected: ${list.stdout}\n${gateway.stderr()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    writeConfig({
+      keep: fixture(),
+      broken: { command: "svc-no-such-server-program-q7" },
+      fresh: { command: "svc-no-such-server-program-q8" },
+    });
+    const reload = await run(home, ["mcp", "reload", "--wait", "30"]);
+    expect(reload.code).toBe(0);
+    expect(reload.stdout).not.toMatch(/reconnected \(changed\)/);
+    expect(reload.stdout).not.toMatch(/^ {2}added:/m);
+    expect(reload.stdout).toContain(
+      "  failed to connect: fresh (added) — mcp_servers.fresh: command not found: svc-no-such-server-program-q8",
+    );
+    expect(reload.stdout).toContain(
+      "  failed to connect: broken (changed) — mcp_servers.broken: command not found: svc-no-such-server-program-q7",
+    );
+    expect(reload.stdout).toMatch(/unchanged: keep\n$/);
+  });
+});
+
 describe("svc mcp list with a gateway running", { timeout: 60_000 }, () => {
   it("shows in DETAIL the collision a server lost to one listed earlier", async () => {
     // `a.b` and `a_b` both register `echo` as mcp__a_b__echo: a.b, listed first, keeps it.

@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -157,6 +157,24 @@ describe("SIGHUP reload without config.yaml", () => {
     // Not the embedded default (no route of this file, the echo agent, no MCP server).
     expect(() => gw?.gateway.reload()).toThrow(
       /config\.yaml: not found — the running config came from this file: restore it and reload again/,
+    );
+    expect((await postJson(gw.url("/webhooks/r"), "{}")).status).toBe(202);
+  });
+
+  it("a config.yaml turned into a link to nothing is refused without advising to remove the link (which is refused too)", async () => {
+    gw = await startTestGateway({ config: webhookConfig(ROUTES) });
+    const file = join(gw.home.dir, "config.yaml");
+    const gone = join(gw.home.dir, "dotfiles-moved-away", "config.yaml");
+    rmSync(file);
+    symlinkSync(gone, file);
+    let refusal = "";
+    try {
+      gw.gateway.reload();
+    } catch (err) {
+      refusal = (err as Error).message;
+    }
+    expect(refusal).toBe(
+      `${file}: is a symbolic link to ${gone}, which does not exist — the running config came from this file: restore its target or point the link at the file, and reload again`,
     );
     expect((await postJson(gw.url("/webhooks/r"), "{}")).status).toBe(202);
   });

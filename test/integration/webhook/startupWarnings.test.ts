@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { checkConfig } from "../../../src/cli/config/check.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../../../src/io/state/redis/keys.js";
 import { createRedisSubscriptionStore } from "../../../src/io/state/redis/subscriptions.js";
@@ -82,6 +83,38 @@ describe("startup warnings about the webhook adapter", () => {
     const report = await checkConfig({ home: gw.home.dir, env: {} });
     expect(report.problems).toEqual([]);
     expect(report.warnings).toContainEqual(expect.stringContaining(said));
+  });
+
+  it("a reload that adds routes while the adapter is off names them as not served, and its Reloaded line lists no route as answering", async () => {
+    const mcp = { empty: { command: process.execPath, args: [EMPTY_SERVER] } };
+    gw = await startTestGateway({
+      config: { platforms: { webhook: { enabled: false } }, mcp_servers: mcp },
+    });
+    const config = `${gw.home.dir}/config.yaml`;
+    gw.home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: false, routes: { added: { secret: "route-secret-NNN333" } } } },
+        mcp_servers: mcp,
+      }),
+    );
+    gw.gateway.reload();
+    const running = gw;
+    const reloaded = () => running.logs().filter((line) => line.msg.startsWith("[webhook] Reloaded"));
+    await expect.poll(() => reloaded().length).toBe(1);
+    expect(reloaded()[0]?.msg).toBe(
+      `[webhook] Reloaded ${config} — no route answers: the webhook adapter is off (no listener)`,
+    );
+    expect(
+      gw
+        .logs()
+        .filter((line) => line.level === WARN)
+        .map((line) => line.msg),
+    ).toContainEqual(
+      expect.stringContaining(
+        `[webhook] 1 route(s) in ${config} (added) are not served: the webhook adapter is off (${config}: platforms.webhook.enabled is false).`,
+      ),
+    );
   });
 
   it("with state.backend: redis, the unserved subscriptions are the ones kept in Redis", async () => {

@@ -25,6 +25,25 @@ describe("svc mcp reload's summary", () => {
     );
   });
 
+  it("names a server whose (re)connect failed, with why, and one still connecting when the wait ended", () => {
+    const text = reloadSummaryText(
+      7,
+      { added: ["n", "slow"], removed: [], changed: ["c"], disabled: [], enabled: ["e"], unchanged: [] },
+      [
+        { ...status("n", "failed"), lastError: "command not found: nope — check command (and PATH)" },
+        status("slow", "connecting"),
+        { ...status("c", "failed"), lastError: "connection refused" },
+        status("e", "failed"),
+      ],
+    );
+    expect(text).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  added: slow (still connecting)\n" +
+        "  failed to connect: n (added) — mcp_servers.n: command not found: nope — check command (and PATH)\n" +
+        "  failed to connect: e (enabled)\n" +
+        "  failed to connect: c (changed) — mcp_servers.c: connection refused\n",
+    );
+  });
+
   it("says of an added server that is disabled or lazy that it did not connect", () => {
     const text = reloadSummaryText(
       7,
@@ -46,7 +65,7 @@ describe("svc mcp reload's summary", () => {
     const text = reloadSummaryText(
       7,
       { added: [], removed: [], changed: ["a"], disabled: [], enabled: ["on", "lz"], unchanged: [] },
-      [status("a", "connected"), status("on", "connecting"), status("lz", "lazy")],
+      [status("a", "connected"), status("on", "connected"), status("lz", "lazy")],
     );
     expect(text).toBe(
       "Gateway (pid 7) reloaded mcp_servers:\n  enabled (was enabled: false): on, lz (lazy: connects at its first call)\n  reconnected (changed): a\n",
