@@ -148,6 +148,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const launched = new AbortController();
   /** `<profile>\0<job id>` of the scheduled runs in progress. */
   const scheduledRuns = new Set<string>();
+  /** `<profile>\0<job id>` of due jobs not run since their next run could not be written (said once). */
+  const unadvanced = new Set<string>();
   let timer: unknown;
   let stopped = true;
   let listFailed = false;
@@ -162,15 +164,27 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   /** `<profile>\0<job id>` → the schedule and next_run the last tick saw (a hand edit of the schedule shows). */
   const lastSeen = new Map<string, { schedule: string; next_run: string | undefined }>();
 
-  async function record(store: CronStore, id: string, change: (job: CronJob) => CronJob): Promise<void> {
+  /** Writes a change to job `id`; resolves with the error when the store could not be written. */
+  async function write(
+    store: CronStore,
+    id: string,
+    change: (job: CronJob) => CronJob,
+  ): Promise<Error | undefined> {
     try {
       await store.update((jobs) => {
         const job = jobs[id];
         if (job !== undefined) jobs[id] = change(job); // a job removed meanwhile stays removed
       });
+      return undefined;
     } catch (err) {
-      logger.error({ job: id, err: (err as Error).message }, "[cron] could not record the job's run");
+      return err as Error;
     }
+  }
+
+  async function record(store: CronStore, id: string, change: (job: CronJob) => CronJob): Promise<void> {
+    const err = await write(store, id, change);
+    if (err !== undefined)
+      logger.error({ job: id, err: err.message }, "[cron] could not record the job's run");
   }
 
   const lastRuns = createLastRunWriter(record);
@@ -349,13 +363,26 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         }
         continue;
       }
+      const key = `${profile}\u0000${job.id}`;
       // Advance next_run before running, so a slow or failing job is not started twice.
-      await record(store, job.id, (current) => ({
+      const unwritten = await write(store, job.id, (current) => ({
         ...current,
         next_run: new Date(
           current.schedule === job.schedule ? next : nextRunAfter(current.schedule, now),
         ).toISOString(),
       }));
+      if (unwritten !== undefined) {
+        // Still due at the next check: run now, it would start again every second (an @hourly job
+        // ran at each check while its store could not be written). Said once until the write succeeds.
+        if (!unadvanced.has(key))
+          logger.error(
+            { job: job.id, profile, err: unwritten.message },
+            `[cron] ${job.name}${inProfile(profile)}: not run — its next run could not be written to ${store.path} (${unwritten.message}), and without it the job would start again at every check; it runs once the file can be written`,
+          );
+        unadvanced.add(key);
+        continue;
+      }
+      unadvanced.delete(key);
       if (job.next_run === undefined) continue;
       if (Number.isNaN(Date.parse(job.next_run))) {
         logger.warn(
@@ -364,7 +391,6 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         );
         continue;
       }
-      const key = `${profile}\u0000${job.id}`;
       // A run that outlasts the interval is not overlapped by the next one: that occurrence is skipped.
       if (scheduledRuns.has(key)) {
         logger.warn(

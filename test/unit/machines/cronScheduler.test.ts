@@ -534,6 +534,44 @@ describe("cron scheduler", () => {
     await scheduler.idle();
   });
 
+  it("a due job whose next run cannot be written is not run (it would start at every check), said once; it runs once the store is writable", async () => {
+    home = tempHome();
+    const real = cronStore(join(home.dir, "cron", "jobs.json"));
+    await real.update((records) => {
+      records.hourly = job("hourly", {
+        schedule: "@hourly",
+        next_run: new Date(T0 - 3_600_000).toISOString(),
+      });
+    });
+    let writable = false;
+    const store: CronStore = {
+      ...real,
+      update: (change, expected) =>
+        writable
+          ? real.update(change, expected)
+          : Promise.reject(new Error("ENOSPC: no space left on device, write")),
+    };
+    let now = T0;
+    const { ran, log, scheduler } = recordingScheduler(store, () => now);
+    for (let i = 0; i < 5; i++) {
+      expect(await scheduler.tick()).toEqual([]);
+      await scheduler.idle();
+      now += 1000;
+    }
+    expect(ran).toEqual([]);
+    const said = log.messages().filter((m) => m.includes("could not be written"));
+    expect(said).toEqual([
+      `[cron] job-hourly: not run — its next run could not be written to ${real.path} (ENOSPC: no space left on device, write), and without it the job would start again at every check; it runs once the file can be written`,
+    ]);
+    writable = true;
+    expect(await scheduler.tick()).toEqual(["hourly"]);
+    await scheduler.idle();
+    now += 1000;
+    expect(await scheduler.tick()).toEqual([]);
+    expect(ran).toEqual(["hourly"]);
+    expect((real.read().records.hourly as CronJob).next_run).toBe("2026-11-22T13:00:00.000Z");
+  });
+
   it("survives a failing job: the failure is recorded and the next job still runs", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup([job("bad"), job("good")], async (j) => {
