@@ -67,7 +67,12 @@ export interface CronSchedulerOptions {
    * Several gateways sharing state (Redis): a scheduled run starts only on the instance that claims the
    * job's due time first. Without it, every due job runs here.
    */
-  readonly claim?: (profile: string, jobId: string, dueAt: string) => Promise<boolean>;
+  readonly claim?: (profile: string, jobId: string, dueAt: string, ahead?: boolean) => Promise<boolean>;
+  /**
+   * Gives back a due time claimed ahead of time: while a scheduled run goes on, the instance running it
+   * holds the job's next due time too, so no other instance starts that occurrence over the run.
+   */
+  readonly release?: (profile: string, jobId: string, dueAt: string) => Promise<void>;
   /**
    * What is wrong with a job's target under the gateway's config (its platform not enabled, no
    * recipient), each as `deliver...: <problem>`: said once per enabled job (again when its target changes),
@@ -146,8 +151,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const running = new Set<Promise<void>>();
   /** Aborts the runs `launch` started: the gateway's stop, once its drain is over. */
   const launched = new AbortController();
-  /** `<profile>\0<job id>` of the scheduled runs in progress. */
-  const scheduledRuns = new Set<string>();
+  /**
+   * `<profile>\0<job id>` of the scheduled runs in progress, each with the due times this instance holds
+   * ahead of time while it runs (several instances sharing state).
+   */
+  const scheduledRuns = new Map<string, Set<string>>();
+  /** `<profile>\0<job id>` of due jobs not run since their next run could not be written (said once). */
+  const unadvanced = new Set<string>();
   let timer: unknown;
   let stopped = true;
   let listFailed = false;
@@ -162,15 +172,27 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   /** `<profile>\0<job id>` → the schedule and next_run the last tick saw (a hand edit of the schedule shows). */
   const lastSeen = new Map<string, { schedule: string; next_run: string | undefined }>();
 
-  async function record(store: CronStore, id: string, change: (job: CronJob) => CronJob): Promise<void> {
+  /** Writes a change to job `id`; resolves with the error when the store could not be written. */
+  async function write(
+    store: CronStore,
+    id: string,
+    change: (job: CronJob) => CronJob,
+  ): Promise<Error | undefined> {
     try {
       await store.update((jobs) => {
         const job = jobs[id];
         if (job !== undefined) jobs[id] = change(job); // a job removed meanwhile stays removed
       });
+      return undefined;
     } catch (err) {
-      logger.error({ job: id, err: (err as Error).message }, "[cron] could not record the job's run");
+      return err as Error;
     }
+  }
+
+  async function record(store: CronStore, id: string, change: (job: CronJob) => CronJob): Promise<void> {
+    const err = await write(store, id, change);
+    if (err !== undefined)
+      logger.error({ job: id, err: err.message }, "[cron] could not record the job's run");
   }
 
   const lastRuns = createLastRunWriter(record);
@@ -327,6 +349,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return [];
     }
     storeErrors.delete(profile);
+    await renewHeld(profile, now);
     const started: string[] = [];
     for (const job of due) {
       let next: number;
@@ -349,13 +372,26 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         }
         continue;
       }
+      const key = `${profile}\u0000${job.id}`;
       // Advance next_run before running, so a slow or failing job is not started twice.
-      await record(store, job.id, (current) => ({
-        ...current,
-        next_run: new Date(
-          current.schedule === job.schedule ? next : nextRunAfter(current.schedule, now),
-        ).toISOString(),
-      }));
+      let nextRun = new Date(next).toISOString();
+      const unwritten = await write(store, job.id, (current) => {
+        if (current.schedule !== job.schedule)
+          nextRun = new Date(nextRunAfter(current.schedule, now)).toISOString();
+        return { ...current, next_run: nextRun };
+      });
+      if (unwritten !== undefined) {
+        // Still due at the next check: run now, it would start again every second (an @hourly job
+        // ran at each check while its store could not be written). Said once until the write succeeds.
+        if (!unadvanced.has(key))
+          logger.error(
+            { job: job.id, profile, err: unwritten.message },
+            `[cron] ${job.name}${inProfile(profile)}: not run — its next run could not be written to ${store.path} (${unwritten.message}), and without it the job would start again at every check; it runs once the file can be written`,
+          );
+        unadvanced.add(key);
+        continue;
+      }
+      unadvanced.delete(key);
       if (job.next_run === undefined) continue;
       if (Number.isNaN(Date.parse(job.next_run))) {
         logger.warn(
@@ -364,18 +400,29 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         );
         continue;
       }
-      const key = `${profile}\u0000${job.id}`;
       // A run that outlasts the interval is not overlapped by the next one: that occurrence is skipped.
-      if (scheduledRuns.has(key)) {
+      const held = scheduledRuns.get(key);
+      if (held !== undefined) {
         logger.warn(
           { job: job.id, profile },
           `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run is still running; this one is skipped`,
         );
+        // Several instances: the occurrence skipped here and the next one are held by this instance, so
+        // none of the others starts one while the run goes on.
+        await holdAhead(profile, job, [job.next_run, nextRun], held);
         continue;
       }
       if (options.claim !== undefined && !(await claimed(profile, job, job.next_run))) continue;
-      scheduledRuns.add(key);
-      launch(profile, store, job, job.prompt, "schedule", () => scheduledRuns.delete(key));
+      const ahead = new Set<string>();
+      scheduledRuns.set(key, ahead);
+      await holdAhead(profile, job, [nextRun], ahead);
+      launch(profile, store, job, job.prompt, "schedule", () => {
+        scheduledRuns.delete(key);
+        // A due time held ahead that has not come yet goes back: whichever instance claims it runs it
+        // (not given back, it lapses within a minute).
+        for (const dueAt of ahead)
+          if (Date.parse(dueAt) > clock.now()) void options.release?.(profile, job.id, dueAt).catch(() => {});
+      });
       started.push(job.id);
     }
     return started;
@@ -469,6 +516,40 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     for (const key of checkedTargets.keys())
       if (key.startsWith(`${profile}\u0000`) && !seen.has(key)) checkedTargets.delete(key);
+  }
+
+  /**
+   * Claims due times of a job whose scheduled run goes on here (with a shared state), noting them in
+   * `ahead`; one another instance took already stays its own. Not said when the shared state is
+   * unreachable: the due time is claimed again when it comes.
+   */
+  async function holdAhead(
+    profile: string,
+    job: CronJob,
+    dueTimes: readonly string[],
+    ahead: Set<string>,
+  ): Promise<void> {
+    if (options.claim === undefined) return;
+    for (const dueAt of dueTimes) {
+      if (ahead.has(dueAt)) continue;
+      if (await options.claim(profile, job.id, dueAt, true).catch(() => false)) ahead.add(dueAt);
+    }
+  }
+
+  /**
+   * The due times held ahead by this profile's runs in progress, claimed again (they lapse unless
+   * renewed); one that has passed (skipped, every instance has moved past it) is claimed a last time.
+   */
+  async function renewHeld(profile: string, now: number): Promise<void> {
+    if (options.claim === undefined) return;
+    for (const [key, ahead] of scheduledRuns) {
+      const [owner, jobId] = key.split("\u0000") as [string, string];
+      if (owner !== profile) continue;
+      for (const dueAt of ahead) {
+        await options.claim(profile, jobId, dueAt, true).catch(() => false);
+        if (Date.parse(dueAt) <= now) ahead.delete(dueAt);
+      }
+    }
   }
 
   /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable). */

@@ -29,6 +29,8 @@ export interface CronDeps {
   readonly timeRun?: (run: () => Promise<void>) => Promise<void>;
   /** Several gateways sharing state (Redis): a due time runs only on the instance that claims it. */
   readonly claim?: ((profile: string, jobId: string, dueAt: string) => Promise<boolean>) | undefined;
+  /** Gives back a due time claimed ahead of time while a run went on. */
+  readonly release?: ((profile: string, jobId: string, dueAt: string) => Promise<void>) | undefined;
   /** A job's target problems under the gateway's config (logged once per job by the scheduler). */
   readonly targetProblems?: (job: CronJob) => readonly string[];
   /** The config `targetProblems` judges by: a reload's new one checks every job again. */
@@ -64,6 +66,7 @@ export function createCron(deps: CronDeps): Cron {
     enqueue: deps.enqueue,
     ...(deps.timeRun === undefined ? {} : { timeRun: deps.timeRun }),
     ...(deps.claim === undefined ? {} : { claim: deps.claim }),
+    ...(deps.release === undefined ? {} : { release: deps.release }),
     ...(deps.targetProblems === undefined ? {} : { targetProblems: deps.targetProblems }),
     ...(deps.targetsVersion === undefined ? {} : { targetsVersion: deps.targetsVersion }),
   });

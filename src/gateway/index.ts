@@ -242,6 +242,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     enqueue: (event) => redis?.enqueueRun(event) ?? journaledEnqueue(event),
     timeRun: (run) => timedRun(metrics, now, run),
     claim: redis?.cronLease.claim,
+    release: redis?.cronLease.release,
     // Against the config the deliverer's targets were made from (a reload's, once applied).
     targetProblems: (job) => jobTargetProblems(deliveries.config(), job),
     targetsVersion: () => deliveries.config(),

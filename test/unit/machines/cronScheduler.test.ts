@@ -534,6 +534,102 @@ describe("cron scheduler", () => {
     await scheduler.idle();
   });
 
+  it("a due job whose next run cannot be written is not run (it would start at every check), said once; it runs once the store is writable", async () => {
+    home = tempHome();
+    const real = cronStore(join(home.dir, "cron", "jobs.json"));
+    await real.update((records) => {
+      records.hourly = job("hourly", {
+        schedule: "@hourly",
+        next_run: new Date(T0 - 3_600_000).toISOString(),
+      });
+    });
+    let writable = false;
+    const store: CronStore = {
+      ...real,
+      update: (change, expected) =>
+        writable
+          ? real.update(change, expected)
+          : Promise.reject(new Error("ENOSPC: no space left on device, write")),
+    };
+    let now = T0;
+    const { ran, log, scheduler } = recordingScheduler(store, () => now);
+    for (let i = 0; i < 5; i++) {
+      expect(await scheduler.tick()).toEqual([]);
+      await scheduler.idle();
+      now += 1000;
+    }
+    expect(ran).toEqual([]);
+    const said = log.messages().filter((m) => m.includes("could not be written"));
+    expect(said).toEqual([
+      `[cron] job-hourly: not run — its next run could not be written to ${real.path} (ENOSPC: no space left on device, write), and without it the job would start again at every check; it runs once the file can be written`,
+    ]);
+    writable = true;
+    expect(await scheduler.tick()).toEqual(["hourly"]);
+    await scheduler.idle();
+    now += 1000;
+    expect(await scheduler.tick()).toEqual([]);
+    expect(ran).toEqual(["hourly"]);
+    expect((real.read().records.hourly as CronJob).next_run).toBe("2026-11-22T13:00:00.000Z");
+  });
+
+  it("with a shared state, a scheduled run that outlasts the interval is not overlapped by another instance either", async () => {
+    home = tempHome();
+    // Two instances, each with its own copy of the store (as docs/durability.md says to set them up).
+    const stores = ["a", "b"].map((name) => cronStore(join(home.dir, name, "cron", "jobs.json")));
+    for (const store of stores)
+      await store.update((records) => {
+        records.slow = job("slow", { schedule: "every 1m" });
+      });
+    // The lease as Redis keeps it: a due time is won by the first claim, and by its holder again.
+    const leases = new Map<string, string>();
+    let now = T0;
+    const started: string[] = [];
+    let finish = () => {};
+    const [a, b] = stores.map((store, index) => {
+      const holder = `instance-${index}`;
+      return createCronScheduler({
+        stores: { profiles: () => ["default"], store: () => store },
+        runJob: (j) => {
+          started.push(`${holder} ${j.id} at ${new Date(now).toISOString()}`);
+          return new Promise((resolve) => {
+            finish = () => resolve("done");
+          });
+        },
+        logger: silentLogger(),
+        clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+        claim: async (profile, id, dueAt) => {
+          const key = `${profile}:${id}:${dueAt}`;
+          if (!leases.has(key)) leases.set(key, holder);
+          return leases.get(key) === holder;
+        },
+        release: async (profile, id, dueAt) => {
+          const key = `${profile}:${id}:${dueAt}`;
+          if (leases.get(key) === holder) leases.delete(key);
+        },
+      });
+    }) as [ReturnType<typeof createCronScheduler>, ReturnType<typeof createCronScheduler>];
+    now += 60_000;
+    expect(await a.tick()).toEqual(["slow"]);
+    expect(await b.tick()).toEqual([]);
+    // The next occurrence comes while the run goes on: neither instance starts it, whichever ticks first.
+    now += 60_000;
+    expect(await b.tick()).toEqual([]);
+    expect(await a.tick()).toEqual([]);
+    expect(started).toEqual(["instance-0 slow at 2026-11-22T12:01:00.000Z"]);
+    // Once it has finished, the next occurrence runs on the instance that claims it first.
+    finish();
+    await a.idle();
+    now += 60_000;
+    expect(await b.tick()).toEqual(["slow"]);
+    expect(await a.tick()).toEqual([]);
+    expect(started).toEqual([
+      "instance-0 slow at 2026-11-22T12:01:00.000Z",
+      "instance-1 slow at 2026-11-22T12:03:00.000Z",
+    ]);
+    finish();
+    await b.idle();
+  });
+
   it("survives a failing job: the failure is recorded and the next job still runs", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup([job("bad"), job("good")], async (j) => {

@@ -7,23 +7,65 @@ import type { RedisKeys } from "./keys.js";
 const LEASE_MS = 24 * 60 * 60 * 1000;
 
 /**
- * One instance runs a cron job per due time: the first to `SET NX` the job's key for that due time
- * wins, the others skip it. Rejects (StateUnavailableError) while Redis is unreachable.
+ * A due time held ahead while a run goes on: claimed again at every check of the instance running it, so
+ * it lapses soon after that instance dies mid-run (the occurrence then runs on another).
+ */
+const HOLD_MS = 60 * 1000;
+
+/**
+ * Taken when free, and won again by the instance that holds it (a due time it held ahead of time),
+ * its expiry set anew.
+ */
+const CLAIM_SCRIPT = `
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+return 0
+`;
+
+/** Given back only by the instance that holds it. */
+const RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+type LeaseRedis = Redis & {
+  svcCronClaim(key: string, holder: string, ms: number): Promise<number>;
+  svcCronRelease(key: string, holder: string): Promise<number>;
+};
+
+/**
+ * One instance runs a cron job per due time: the first to claim the job's key for that due time
+ * wins (this instance again when it holds it already), the others skip it. Rejects
+ * (StateUnavailableError) while Redis is unreachable.
  */
 export interface CronLease {
-  claim(profile: string, jobId: string, dueAt: string): Promise<boolean>;
+  /** `ahead`: a due time held while a run goes on, kept only while it is claimed again (every check). */
+  claim(profile: string, jobId: string, dueAt: string, ahead?: boolean): Promise<boolean>;
+  /** Gives back a due time this instance claimed ahead of time (its run ended before it came). */
+  release(profile: string, jobId: string, dueAt: string): Promise<void>;
 }
 
 export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHealth): CronLease {
   const holder = randomUUID();
+  if (!("svcCronClaim" in redis)) {
+    redis.defineCommand("svcCronClaim", { numberOfKeys: 1, lua: CLAIM_SCRIPT });
+    redis.defineCommand("svcCronRelease", { numberOfKeys: 1, lua: RELEASE_SCRIPT });
+  }
+  const client = redis as LeaseRedis;
   return {
-    async claim(profile, jobId, dueAt) {
+    async claim(profile, jobId, dueAt, ahead = false) {
+      const key = keys.cronLease(profile, jobId, dueAt);
       try {
-        return (
-          (await redis.set(keys.cronLease(profile, jobId, dueAt), holder, "PX", LEASE_MS, "NX")) === "OK"
-        );
+        return (await client.svcCronClaim(key, holder, ahead ? HOLD_MS : LEASE_MS)) === 1;
       } catch (err) {
         return health.fail(err);
+      }
+    },
+    async release(profile, jobId, dueAt) {
+      try {
+        await client.svcCronRelease(keys.cronLease(profile, jobId, dueAt), holder);
+      } catch (err) {
+        health.fail(err);
       }
     },
   };

@@ -291,6 +291,33 @@ describe("cron lease", () => {
     expect(await leases[1]?.claim("default", "j1", "2026-11-28T02:00:00.000Z")).toBe(true);
     expect(await leases[2]?.claim("work", "j1", due)).toBe(true);
   });
+
+  it("a due time claimed ahead is won again by its holder, and given back only by it", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    const [running, other] = [1, 2].map(() => createCronLease(redis, keys, health)) as [
+      ReturnType<typeof createCronLease>,
+      ReturnType<typeof createCronLease>,
+    ];
+    const due = "2026-11-28T01:00:00.000Z";
+    expect(await running.claim("default", "j1", due)).toBe(true);
+    expect(await other.claim("default", "j1", due)).toBe(false);
+    expect(await running.claim("default", "j1", due)).toBe(true);
+    await other.release("default", "j1", due);
+    expect(await other.claim("default", "j1", due)).toBe(false);
+    await running.release("default", "j1", due);
+    expect(await other.claim("default", "j1", due)).toBe(true);
+    expect(await running.claim("default", "j1", due)).toBe(false);
+    // Held ahead while a run goes on, it lapses within a minute unless claimed again (its instance died).
+    const next = "2026-11-28T02:00:00.000Z";
+    expect(await running.claim("default", "j1", next, true)).toBe(true);
+    const pttl = await redis.pttl(keys.cronLease("default", "j1", next));
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(60_000);
+    // Claimed when it comes, it is kept as any due time is.
+    expect(await running.claim("default", "j1", next)).toBe(true);
+    expect(await redis.pttl(keys.cronLease("default", "j1", next))).toBeGreaterThan(60_000);
+  });
 });
 
 describe("Redis health", () => {
