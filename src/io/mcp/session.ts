@@ -564,6 +564,9 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
   let result: DiscoverResult;
   try {
     await Protocol.prototype.connect.call(client, transport);
+    // Every HTTP request of this era names it in MCP-Protocol-Version, the probe too: a server takes a
+    // request without the header for a 2025-03-26 one, which a stateless-only server refuses (HTTP 400).
+    transport.setProtocolVersion?.(STATELESS_VERSION);
     result = await client.request({ method: "server/discover" }, DiscoverResultSchema, {
       timeout: options.timeoutMs,
     });
@@ -579,7 +582,6 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
   } finally {
     options.signal?.removeEventListener("abort", abort);
   }
-  transport.setProtocolVersion?.(STATELESS_VERSION);
   const session = new McpSession(
     "stateless",
     client,

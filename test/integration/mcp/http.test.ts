@@ -233,7 +233,7 @@ describe("stateless era over HTTP (a discover-only server)", () => {
     expect(s.methods.slice(0, 3)).toEqual(["initialize", "server/discover", "tools/list"]);
   });
 
-  it("stateless: server/discover is the first message", async () => {
+  it("stateless: server/discover is the first message, with MCP-Protocol-Version (the server refuses it without)", async () => {
     const s = await serve(startDiscoverOnlyHttp());
     const h = hub(ctx.home, { d: entry({ url: s.url, protocol: "stateless" }) });
     expect((await h.settled("d")).era).toBe("stateless");
