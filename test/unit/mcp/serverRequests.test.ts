@@ -188,10 +188,17 @@ describe("a malformed sampling or elicitation request from the server", () => {
   }
 
   it("is answered with JSON-RPC's -32602 Invalid params, not -32603 Internal error", async () => {
+    const ran: number[] = [];
     const h = ctx.hub(
       ctx.home,
       { s: fixture({ sampling: { enabled: true } }) },
-      { runner: async () => "ok", transportFor: inMemoryServers(sender) },
+      {
+        runner: async (r: { maxTokens: number }) => {
+          ran.push(r.maxTokens);
+          return "ok";
+        },
+        transportFor: inMemoryServers(sender),
+      },
     );
     const messages = [{ role: "user", content: { type: "text", text: "no maxTokens" } }];
     const sampling = await h.call("s", "send", { method: "sampling/createMessage", params: { messages } });
@@ -201,10 +208,19 @@ describe("a malformed sampling or elicitation request from the server", () => {
       params: { message: "no schema" },
     });
     expect(text(form)).toBe("-32602");
+    // A maxTokens no model can sample is the server's fault: the runner never sees it.
+    for (const maxTokens of [0, -5]) {
+      const none = { messages, maxTokens };
+      expect(text(await h.call("s", "send", { method: "sampling/createMessage", params: none }))).toBe(
+        "-32602",
+      );
+    }
+    expect(ran).toEqual([]);
     // A well-formed one is still answered.
     const valid = { messages, maxTokens: 5 };
     expect(text(await h.call("s", "send", { method: "sampling/createMessage", params: valid }))).toBe(
       "answered",
     );
+    expect(ran).toEqual([5]);
   });
 });
