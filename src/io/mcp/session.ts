@@ -16,6 +16,7 @@ import {
   ErrorCode,
   type Implementation,
   McpError,
+  PrimitiveSchemaDefinitionSchema,
   type Progress,
   type ServerCapabilities,
   type Tool,
@@ -41,6 +42,7 @@ import {
   describeMalformed,
   ownErrorInSseStream,
   sseDropCause,
+  summarizeZodError,
 } from "./transportErrors.js";
 
 /** A list's `nextCursor`: hand-written servers end the list with `null` or "" as well as by leaving it out. */
@@ -435,8 +437,45 @@ function clientCapabilities(handlers: SessionHandlers): ClientCapabilities {
  * `-32602` Invalid params (`Invalid sampling request: …`) — parsed strictly there, it failed as `-32603`
  * Internal error, as if svc had broken. The handlers parse the request strictly once it passed that check.
  */
-const LooseSamplingRequestSchema = z.looseObject({ method: z.literal("sampling/createMessage") });
-const LooseElicitRequestSchema = z.looseObject({ method: z.literal("elicitation/create") });
+const LooseSamplingRequestSchema = z.looseObject({
+  method: z.literal("sampling/createMessage"),
+  params: z.unknown().transform(readableInvalidParams("sampling/createMessage", "sampling")),
+});
+const LooseElicitRequestSchema = z.looseObject({
+  method: z.literal("elicitation/create"),
+  params: z.unknown().transform(readableInvalidParams("elicitation/create", "elicitation")),
+});
+
+/**
+ * The SDK `Client` answers a malformed sampling or elicitation request with `-32602` and the issues' JSON
+ * (two hundred lines for one form field of another type): the same answer, said on one line. A form
+ * field svc cannot ask for (an object, a list of free text, a type of no form) is named with what a
+ * form field can be.
+ */
+function readableInvalidParams(method: string, what: "sampling" | "elicitation") {
+  const schema = what === "sampling" ? CreateMessageRequestSchema : ElicitRequestSchema;
+  return (params: unknown): unknown => {
+    const checked = schema.safeParse({ method, params });
+    if (checked.success) return params;
+    const field = what === "elicitation" ? unaskableField(params) : undefined;
+    const problem = field ?? summarizeZodError(checked.error) ?? "it does not have the expected shape";
+    throw new McpError(ErrorCode.InvalidParams, `Invalid ${what} request: ${problem}`);
+  };
+}
+
+/** The first field of a form that is none of the kinds a form field can be, named with its type. */
+function unaskableField(params: unknown): string | undefined {
+  const form = params as { mode?: unknown; requestedSchema?: { properties?: unknown } } | undefined;
+  if (form?.mode !== undefined && form.mode !== "form") return undefined;
+  const properties = form?.requestedSchema?.properties;
+  if (properties === null || typeof properties !== "object" || Array.isArray(properties)) return undefined;
+  for (const [key, field] of Object.entries(properties)) {
+    if (PrimitiveSchemaDefinitionSchema.safeParse(field).success) continue;
+    const type = (field as { type?: unknown } | null)?.type;
+    return `requestedSchema.properties.${key} (type ${JSON.stringify(type) ?? "not given"}) is no field svc can ask for — a form field is a string, a number or integer, a boolean, or a choice of strings (enum)`;
+  }
+  return undefined;
+}
 
 function newClient(handlers: SessionHandlers): Client {
   const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(handlers) });

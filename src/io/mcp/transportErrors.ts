@@ -51,6 +51,12 @@ function summarizeIssues(issues: readonly Issue[]): string {
   return `${where}${what}${more > 0 ? ` (and ${more} more problem${more === 1 ? "" : "s"})` : ""}`;
 }
 
+/** A failed zod validation as one line (`params.maxTokens: expected number, received undefined`), else undefined. */
+export function summarizeZodError(err: unknown): string | undefined {
+  const issues = zodIssues(err);
+  return issues === undefined ? undefined : summarizeIssues(issues);
+}
+
 /**
  * A message or result that failed the SDK's validation, as one line: what was expected and what came;
  * undefined for any other error. An answer that is not a JSON-RPC message at all (a url answering some
