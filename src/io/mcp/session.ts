@@ -39,7 +39,9 @@ import {
 } from "./eras.js";
 import {
   answeredWithError,
+  ComposedError,
   describeMalformed,
+  describeTransportError,
   ownErrorInSseStream,
   sseDropCause,
   summarizeZodError,
@@ -646,8 +648,8 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     } catch (err) {
       // `auto` would go on to the server/discover probe here; `legacy` never does, so say which key to change.
       if (!refusedAsModernOnly(options, err)) throw err;
-      throw new Error(
-        `${message(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
+      throw new ComposedError(
+        `${describeTransportError(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
         { cause: err },
       );
     }
@@ -662,8 +664,8 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       try {
         return await openLegacy(options);
       } catch (legacyError) {
-        throw new Error(
-          `server/discover failed (${message(probeError)}) and the legacy initialize retry failed (${message(legacyError)})`,
+        throw new ComposedError(
+          `server/discover failed (${describeTransportError(probeError)}) and the legacy initialize retry failed (${describeTransportError(legacyError)})`,
         );
       }
     }
@@ -678,8 +680,8 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       if (options.signal?.aborted) throw probeError;
       // The probe's error alone ("Method not found") hides that initialize was refused first: say both,
       // as `stateless` does for its legacy retry.
-      throw new Error(
-        `initialize was refused (${message(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next failed too (${message(probeError)}) — check that this is an MCP server`,
+      throw new ComposedError(
+        `initialize was refused (${describeTransportError(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next failed too (${describeTransportError(probeError)}) — check that this is an MCP server`,
         { cause: probeError },
       );
     }
@@ -697,8 +699,4 @@ function svcOwnError(name: string, err: unknown): boolean {
  */
 function refusedAsModernOnly(options: OpenSessionOptions, err: unknown): boolean {
   return !options.signal?.aborted && !svcOwnError(options.name, err) && isModernOnlyRejection(err);
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
