@@ -1,8 +1,10 @@
-import type {
-  CreateMessageRequest,
-  CreateMessageResult,
-  ElicitRequest,
-  ElicitResult,
+import {
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  ErrorCode,
+  McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import type { Logger } from "../../io/log.js";
@@ -113,6 +115,13 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
     const recent = deps.samplingTimes ?? [];
     const settings = entry.sampling;
     handlers.sampling = async (params, signal): Promise<CreateMessageResult> => {
+      // No model samples fewer than one token (the APIs refuse max_tokens 0): the server's request is at
+      // fault, not svc's agent settings, and it takes nothing from the server's per-minute budget.
+      if (params.maxTokens < 1)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Invalid sampling request: maxTokens must be at least 1, got ${params.maxTokens}`,
+        );
       const at = now();
       while (recent.length > 0 && (recent[0] as number) <= at - 60_000) recent.shift();
       if (recent.length >= settings.max_requests_per_minute) {

@@ -94,6 +94,26 @@ function fieldValue(field: FormField, text: string, options: Choice[]): string |
 export function terminalApprovals(
   terminal: Terminal = { input: process.stdin, output: process.stderr },
 ): ApprovalSurface {
+  const surface = askingSurface(terminal);
+  // Each question reads a line of the one terminal: a form or approval that arrives while another is asked
+  // (a server's second form, a parallel call's approval) waits its turn, else one typed line would answer
+  // both and their questions would interleave. One whose wait ran out meanwhile is not shown at all.
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(signal: AbortSignal, unanswered: T, work: () => Promise<T>): Promise<T> => {
+    const mine = turn.then(() => (signal.aborted ? unanswered : work()));
+    turn = mine.catch(() => undefined);
+    return mine;
+  };
+  return {
+    ...surface,
+    approve: (request, signal) => inTurn(signal, false, () => surface.approve(request, signal)),
+    elicit: (request, signal) =>
+      inTurn<ElicitResult>(signal, { action: "cancel" }, () => surface.elicit(request, signal)),
+  };
+}
+
+/** The terminal's questions, each asked at once (terminalApprovals asks them one at a time). */
+function askingSurface(terminal: Terminal): ApprovalSurface {
   return {
     attended: () => terminal.input.isTTY === true,
     // The text quotes the server's field names: no terminal escapes from it.

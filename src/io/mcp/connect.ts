@@ -88,39 +88,46 @@ export async function connectServer(
       });
   }
   if (transportKind(rendered) === "stdio") {
-    const child: ChildReport = { stderr: [], stdout: [] };
+    // One report per process: a connect that starts a second one (auto's server/discover probe after a
+    // refused initialize, stateless's legacy retry) quotes only the last one's stderr and exit, never the
+    // lines or the SIGTERM of the process it closed before.
+    let child: ChildReport = { stderr: [], stdout: [] };
     return openSession({
       name,
       protocol: rendered.protocol,
-      makeTransport: () =>
-        createTransport(rendered, {
+      makeTransport: () => {
+        const report: ChildReport = { stderr: [], stdout: [] };
+        child = report;
+        return createTransport(rendered, {
           ...transportOptions,
           onStderr: (raw) => {
             const line = scrub(raw, secrets);
-            keepStderrLine(child.stderr, line);
+            keepStderrLine(report.stderr, line);
             options.onStderr?.(line);
           },
           onStderrUnfinished: (raw) => options.onStderrUnfinished?.(scrub(raw, secrets)),
           onExit: (how) => {
-            child.exit = how;
+            report.exit = how;
           },
           onProtocolError: (reason, tooLong) => {
-            child.brokeProtocol = reason;
-            child.tooLong = tooLong === true;
+            report.brokeProtocol = reason;
+            report.tooLong = tooLong === true;
           },
           onOtherOutput: (raw) => {
             const line = scrub(raw, secrets);
-            child.stdout.push(line);
-            if (child.stdout.length > STDERR_TAIL_LINES) child.stdout.shift();
+            report.stdout.push(line);
+            if (report.stdout.length > STDERR_TAIL_LINES) report.stdout.shift();
             options.onOtherOutput?.(line);
           },
-        }),
+        });
+      },
       timeoutMs,
       ...sessionExtras(options),
     })
       .then((session) => {
-        session.exitReport = (when) => describeExit(child, when);
-        session.closedOverLongMessage = () => child.tooLong === true;
+        const report = child;
+        session.exitReport = (when) => describeExit(report, when);
+        session.closedOverLongMessage = () => report.tooLong === true;
         session.secrets = secrets;
         return session;
       })

@@ -16,6 +16,7 @@ import {
   ErrorCode,
   type Implementation,
   McpError,
+  PrimitiveSchemaDefinitionSchema,
   type Progress,
   type ServerCapabilities,
   type Tool,
@@ -38,9 +39,12 @@ import {
 } from "./eras.js";
 import {
   answeredWithError,
+  ComposedError,
   describeMalformed,
+  describeTransportError,
   ownErrorInSseStream,
   sseDropCause,
+  summarizeZodError,
 } from "./transportErrors.js";
 
 /** A list's `nextCursor`: hand-written servers end the list with `null` or "" as well as by leaving it out. */
@@ -435,8 +439,45 @@ function clientCapabilities(handlers: SessionHandlers): ClientCapabilities {
  * `-32602` Invalid params (`Invalid sampling request: …`) — parsed strictly there, it failed as `-32603`
  * Internal error, as if svc had broken. The handlers parse the request strictly once it passed that check.
  */
-const LooseSamplingRequestSchema = z.looseObject({ method: z.literal("sampling/createMessage") });
-const LooseElicitRequestSchema = z.looseObject({ method: z.literal("elicitation/create") });
+const LooseSamplingRequestSchema = z.looseObject({
+  method: z.literal("sampling/createMessage"),
+  params: z.unknown().transform(readableInvalidParams("sampling/createMessage", "sampling")),
+});
+const LooseElicitRequestSchema = z.looseObject({
+  method: z.literal("elicitation/create"),
+  params: z.unknown().transform(readableInvalidParams("elicitation/create", "elicitation")),
+});
+
+/**
+ * The SDK `Client` answers a malformed sampling or elicitation request with `-32602` and the issues' JSON
+ * (two hundred lines for one form field of another type): the same answer, said on one line. A form
+ * field svc cannot ask for (an object, a list of free text, a type of no form) is named with what a
+ * form field can be.
+ */
+function readableInvalidParams(method: string, what: "sampling" | "elicitation") {
+  const schema = what === "sampling" ? CreateMessageRequestSchema : ElicitRequestSchema;
+  return (params: unknown): unknown => {
+    const checked = schema.safeParse({ method, params });
+    if (checked.success) return params;
+    const field = what === "elicitation" ? unaskableField(params) : undefined;
+    const problem = field ?? summarizeZodError(checked.error) ?? "it does not have the expected shape";
+    throw new McpError(ErrorCode.InvalidParams, `Invalid ${what} request: ${problem}`);
+  };
+}
+
+/** The first field of a form that is none of the kinds a form field can be, named with its type. */
+function unaskableField(params: unknown): string | undefined {
+  const form = params as { mode?: unknown; requestedSchema?: { properties?: unknown } } | undefined;
+  if (form?.mode !== undefined && form.mode !== "form") return undefined;
+  const properties = form?.requestedSchema?.properties;
+  if (properties === null || typeof properties !== "object" || Array.isArray(properties)) return undefined;
+  for (const [key, field] of Object.entries(properties)) {
+    if (PrimitiveSchemaDefinitionSchema.safeParse(field).success) continue;
+    const type = (field as { type?: unknown } | null)?.type;
+    return `requestedSchema.properties.${key} (type ${JSON.stringify(type) ?? "not given"}) is no field svc can ask for — a form field is a string, a number or integer, a boolean, or a choice of strings (enum)`;
+  }
+  return undefined;
+}
 
 function newClient(handlers: SessionHandlers): Client {
   const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(handlers) });
@@ -564,6 +605,9 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
   let result: DiscoverResult;
   try {
     await Protocol.prototype.connect.call(client, transport);
+    // Every HTTP request of this era names it in MCP-Protocol-Version, the probe too: a server takes a
+    // request without the header for a 2025-03-26 one, which a stateless-only server refuses (HTTP 400).
+    transport.setProtocolVersion?.(STATELESS_VERSION);
     result = await client.request({ method: "server/discover" }, DiscoverResultSchema, {
       timeout: options.timeoutMs,
     });
@@ -579,7 +623,6 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
   } finally {
     options.signal?.removeEventListener("abort", abort);
   }
-  transport.setProtocolVersion?.(STATELESS_VERSION);
   const session = new McpSession(
     "stateless",
     client,
@@ -605,8 +648,8 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     } catch (err) {
       // `auto` would go on to the server/discover probe here; `legacy` never does, so say which key to change.
       if (!refusedAsModernOnly(options, err)) throw err;
-      throw new Error(
-        `${message(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
+      throw new ComposedError(
+        `${describeTransportError(err)} — the server refused the initialize handshake as a ${STATELESS_VERSION} (stateless) server does, and protocol: legacy never tries server/discover: set protocol: auto (or stateless)`,
         { cause: err },
       );
     }
@@ -621,8 +664,8 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       try {
         return await openLegacy(options);
       } catch (legacyError) {
-        throw new Error(
-          `server/discover failed (${message(probeError)}) and the legacy initialize retry failed (${message(legacyError)})`,
+        throw new ComposedError(
+          `server/discover failed (${describeTransportError(probeError)}) and the legacy initialize retry failed (${describeTransportError(legacyError)})`,
         );
       }
     }
@@ -637,8 +680,8 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       if (options.signal?.aborted) throw probeError;
       // The probe's error alone ("Method not found") hides that initialize was refused first: say both,
       // as `stateless` does for its legacy retry.
-      throw new Error(
-        `initialize was refused (${message(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next failed too (${message(probeError)}) — check that this is an MCP server`,
+      throw new ComposedError(
+        `initialize was refused (${describeTransportError(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next failed too (${describeTransportError(probeError)}) — check that this is an MCP server`,
         { cause: probeError },
       );
     }
@@ -656,8 +699,4 @@ function svcOwnError(name: string, err: unknown): boolean {
  */
 function refusedAsModernOnly(options: OpenSessionOptions, err: unknown): boolean {
   return !options.signal?.aborted && !svcOwnError(options.name, err) && isModernOnlyRejection(err);
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -51,6 +51,12 @@ function summarizeIssues(issues: readonly Issue[]): string {
   return `${where}${what}${more > 0 ? ` (and ${more} more problem${more === 1 ? "" : "s"})` : ""}`;
 }
 
+/** A failed zod validation as one line (`params.maxTokens: expected number, received undefined`), else undefined. */
+export function summarizeZodError(err: unknown): string | undefined {
+  const issues = zodIssues(err);
+  return issues === undefined ? undefined : summarizeIssues(issues);
+}
+
 /**
  * A message or result that failed the SDK's validation, as one line: what was expected and what came;
  * undefined for any other error. An answer that is not a JSON-RPC message at all (a url answering some
@@ -96,11 +102,20 @@ export function sseDropCause(err: SseError): string {
 }
 
 /**
+ * An error whose message svc put together from errors already described (describeTransportError): the
+ * protocol eras' `initialize was refused (…), and the server/discover probe … failed too (…) — …`. It is
+ * quoted as it is: its parts' bodies are cut already, and the whole must not be cut as one body, which
+ * would drop what svc says after the first (the second answer, what to do).
+ */
+export class ComposedError extends Error {}
+
+/**
  * A transport error for a person: its causes, and its HTTP status when the SDK's message lacks it
  * (an empty body leaves "Error POSTing to endpoint: " with nothing after it); a failed validation as one
  * line (describeMalformed), not the issues' JSON.
  */
 export function describeTransportError(err: unknown): string {
+  if (err instanceof ComposedError) return err.message;
   const malformed = describeMalformed(err);
   if (malformed !== undefined) return malformed;
   // A TypeScript-SDK server sends an McpError's message with its "MCP error <code>: " prefix, and the

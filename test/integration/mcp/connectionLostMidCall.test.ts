@@ -90,4 +90,14 @@ describe("a stdio server that exits right after the handshake", () => {
       /^mcp_servers\.fx: the server process exited \(code 3\) while its tools were being listed — its stderr: fixture legacy ready pid \d+ \| fatal: database locked$/,
     );
   });
+
+  it("after auto's server/discover probe, quotes the stderr of the probed process only, not of the one refused before", async () => {
+    // The first process refuses initialize and is closed; the second answers server/discover, then exits.
+    const h = ctx.hub(ctx.home, { fx: stdioEntry("modern-only", {}, ["--exit-on-list"]) });
+    const status = await h.settled("fx");
+    expect(status.state).toBe("failed");
+    expect(status.lastError).toMatch(
+      /^mcp_servers\.fx: the server process exited \(code 3\) while its tools were being listed — its stderr: fixture modern-only ready pid \d+ \| fatal: database locked$/,
+    );
+  });
 });

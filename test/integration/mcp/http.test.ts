@@ -233,11 +233,26 @@ describe("stateless era over HTTP (a discover-only server)", () => {
     expect(s.methods.slice(0, 3)).toEqual(["initialize", "server/discover", "tools/list"]);
   });
 
-  it("stateless: server/discover is the first message", async () => {
+  it("stateless: server/discover is the first message, with MCP-Protocol-Version (the server refuses it without)", async () => {
     const s = await serve(startDiscoverOnlyHttp());
     const h = hub(ctx.home, { d: entry({ url: s.url, protocol: "stateless" }) });
     expect((await h.settled("d")).era).toBe("stateless");
     expect(s.methods[0]).toBe("server/discover");
+  });
+
+  it("when both eras are refused, the error quotes both answers whole and says what to check (auto and stateless)", async () => {
+    const s = await serve(startDiscoverOnlyHttp({ refuseDiscover: true }));
+    const h = hub(ctx.home, { a: entry({ url: s.url }), st: entry({ url: s.url, protocol: "stateless" }) });
+    const refused =
+      'Streamable HTTP error: Error POSTing to endpoint: {"jsonrpc":"2.0","id":0,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}} (HTTP 400)';
+    const notFound =
+      'Streamable HTTP error: Error POSTing to endpoint: {"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}} (HTTP 404)';
+    expect((await h.settled("a")).lastError).toBe(
+      `mcp_servers.a: initialize was refused (${refused}), and the server/discover probe of the 2026-07-28 revision that protocol: auto tries next failed too (${notFound}) — check that this is an MCP server — no MCP endpoint at this url: check its path (often /mcp, or /sse for SSE servers)`,
+    );
+    expect((await h.settled("st")).lastError).toBe(
+      `mcp_servers.st: server/discover failed (${notFound}) and the legacy initialize retry failed (${refused})`,
+    );
   });
 
   it("oauth without a provider fails with a clear status", async () => {

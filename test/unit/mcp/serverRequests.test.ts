@@ -166,7 +166,7 @@ describe("naming, results and tools/list_changed (SDK server over InMemoryTransp
 });
 
 describe("a malformed sampling or elicitation request from the server", () => {
-  /** A server whose tool "send" sends the request given in its arguments and answers the error code it got. */
+  /** A server whose tool "send" sends the request given in its arguments and answers the error it got (code, message). */
   function sender(): Server {
     const server = new Server({ name: "sender", version: "1.0.0" }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -181,30 +181,80 @@ describe("a malformed sampling or elicitation request from the server", () => {
         await server.request({ method, params } as never, z.unknown());
         return { content: [{ type: "text", text: "answered" }] };
       } catch (err) {
-        return { content: [{ type: "text", text: String((err as { code?: unknown }).code) }] };
+        const { code, message } = err as { code?: unknown; message?: unknown };
+        return { content: [{ type: "text", text: `${String(code)} ${String(message)}` }] };
       }
     });
     return server;
   }
 
   it("is answered with JSON-RPC's -32602 Invalid params, not -32603 Internal error", async () => {
+    const ran: number[] = [];
     const h = ctx.hub(
       ctx.home,
       { s: fixture({ sampling: { enabled: true } }) },
-      { runner: async () => "ok", transportFor: inMemoryServers(sender) },
+      {
+        runner: async (r: { maxTokens: number }) => {
+          ran.push(r.maxTokens);
+          return "ok";
+        },
+        transportFor: inMemoryServers(sender),
+      },
     );
     const messages = [{ role: "user", content: { type: "text", text: "no maxTokens" } }];
     const sampling = await h.call("s", "send", { method: "sampling/createMessage", params: { messages } });
-    expect(text(sampling)).toBe("-32602");
+    expect(text(sampling)).toMatch(/^-32602 /);
     const form = await h.call("s", "send", {
       method: "elicitation/create",
       params: { message: "no schema" },
     });
-    expect(text(form)).toBe("-32602");
+    expect(text(form)).toMatch(/^-32602 /);
+    // A maxTokens no model can sample is the server's fault: the runner never sees it.
+    for (const maxTokens of [0, -5]) {
+      const none = { messages, maxTokens };
+      expect(text(await h.call("s", "send", { method: "sampling/createMessage", params: none }))).toMatch(
+        /^-32602 .*maxTokens must be at least 1/,
+      );
+    }
+    expect(ran).toEqual([]);
     // A well-formed one is still answered.
     const valid = { messages, maxTokens: 5 };
     expect(text(await h.call("s", "send", { method: "sampling/createMessage", params: valid }))).toBe(
       "answered",
     );
+    expect(ran).toEqual([5]);
+  });
+  it("names what is wrong on one line: a form field svc cannot ask for, a missing field", async () => {
+    const h = ctx.hub(
+      ctx.home,
+      { s: fixture({ sampling: { enabled: true } }) },
+      { runner: async () => "ok", transportFor: inMemoryServers(sender) },
+    );
+    const form = (properties: Record<string, unknown>) => ({
+      method: "elicitation/create",
+      params: { message: "Fill this in", requestedSchema: { type: "object", properties } },
+    });
+    const nested = text(
+      await h.call("s", "send", form({ name: { type: "string" }, address: { type: "object" } })),
+    );
+    expect(nested).toBe(
+      '-32602 MCP error -32602: MCP error -32602: Invalid elicitation request: requestedSchema.properties.address (type "object") is no field svc can ask for — a form field is a string, a number or integer, a boolean, or a choice of strings (enum)',
+    );
+    const list = text(
+      await h.call("s", "send", form({ tags: { type: "array", items: { type: "string" } } })),
+    );
+    expect(list).toMatch(
+      /Invalid elicitation request: requestedSchema\.properties\.tags \(type "array"\) is no field/,
+    );
+    const noMessage = text(
+      await h.call("s", "send", {
+        method: "sampling/createMessage",
+        params: { messages: [{ role: "user", content: { type: "text", text: "x" } }] },
+      }),
+    );
+    expect(noMessage).toMatch(
+      /Invalid sampling request: params\.maxTokens: expected number, received undefined$/,
+    );
+    for (const answer of [nested, list, noMessage]) expect(answer).not.toContain("\n");
   });
 });
