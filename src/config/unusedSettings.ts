@@ -82,13 +82,17 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
 const KEY_VARIABLE = { openai: "OPENAI_API_KEY", anthropic: "ANTHROPIC_API_KEY" } as const;
 
 /**
- * A model provider's own public endpoint (no `base_url`) refuses every request without a key, so each run
- * would fail with a 401; a `base_url` of its own may need none (a local Ollama or vLLM).
+ * A model provider's own public endpoint (no `base_url`, or one naming that API's host, as the examples
+ * write `https://api.openai.com/v1`) refuses every request without a key, so each run would fail with a
+ * 401; a `base_url` of another server may need none (a local Ollama or vLLM).
  */
 function missingKeyWarning({ agent }: Config, file: string): string | undefined {
   if (agent.provider !== "openai" && agent.provider !== "anthropic") return undefined;
-  if (agent.base_url !== undefined || (agent.api_key !== undefined && agent.api_key !== "")) return undefined;
-  return `[agent] ${file}: agent.api_key is not set, and ${DEFAULT_BASE_URLS[agent.provider]} refuses requests without a key: every run would fail — set agent.api_key: \${${KEY_VARIABLE[agent.provider]}} (with the key in .env), or set agent.base_url to an endpoint that needs none`;
+  if (agent.api_key !== undefined && agent.api_key !== "") return undefined;
+  const base = modelBaseUrl(agent.provider, agent.base_url);
+  const ownHost = new URL(DEFAULT_BASE_URLS[agent.provider]).hostname;
+  if (!URL.canParse(base) || new URL(base).hostname.toLowerCase() !== ownHost) return undefined;
+  return `[agent] ${file}: agent.api_key is not set, and ${base} refuses requests without a key: every run would fail — set agent.api_key: \${${KEY_VARIABLE[agent.provider]}} (with the key in .env), or set agent.base_url to an endpoint that needs none`;
 }
 
 /**

@@ -46,6 +46,26 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ).toEqual([]);
   });
 
+  it("the provider's own API written as base_url, without agent.api_key: warned about as when base_url is left out", () => {
+    expect(
+      warningsFor({ agent: { provider: "openai", model: "m", base_url: "https://api.openai.com/v1/" } }),
+    ).toEqual([
+      `[agent] ${FILE}: agent.api_key is not set, and https://api.openai.com/v1 refuses requests without a key: every run would fail — set agent.api_key: \${OPENAI_API_KEY} (with the key in .env), or set agent.base_url to an endpoint that needs none`,
+    ]);
+    // https://api.anthropic.com, as ANTHROPIC_BASE_URL is written, is taken as https://api.anthropic.com/v1.
+    expect(
+      warningsFor({ agent: { provider: "anthropic", model: "m", base_url: "https://API.Anthropic.com" } }),
+    ).toEqual([
+      `[agent] ${FILE}: agent.api_key is not set, and https://api.anthropic.com/v1 refuses requests without a key: every run would fail — set agent.api_key: \${ANTHROPIC_API_KEY} (with the key in .env), or set agent.base_url to an endpoint that needs none`,
+    ]);
+    // With a key: nothing to say.
+    expect(
+      warningsFor({
+        agent: { provider: "openai", model: "m", api_key: "k", base_url: "https://api.openai.com/v1" },
+      }),
+    ).toEqual([]);
+  });
+
   it("a provider's own API named without /v1: every run would get a 404", () => {
     expect(
       warningsFor({
