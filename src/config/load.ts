@@ -566,10 +566,14 @@ function pointIntoExtra(
   });
 }
 
+/** The top-level sections whose keys are settings (not names, as mcp_servers' and platforms' are). */
+const SETTINGS_SECTIONS = ["agent", "gateway", "state", "tools"] as const;
+
 /**
  * YAML reads a key with nothing under it (`routes:` whose entries are all commented out) as null. A null
  * section, platform, route list or route property counts as absent and a null route as one with no
- * properties, as a reader of the file expects. So does an `mcp_servers` entry's key (`env:`, `tools:` whose
+ * properties, as a reader of the file expects; so does a key of the agent, gateway, state and tools sections
+ * (`max_steps:` with its value commented out). So does an `mcp_servers` entry's key (`env:`, `tools:` whose
  * lines are all commented out) or a key of its mappings (`tools.include:`), and a null entry is one with no
  * keys (refused for having neither command nor url); likewise a key of a route's `coalesce`. Deeper values (a filter's `equals: null`, an argument
  * `~`) are left alone.
@@ -579,6 +583,9 @@ function dropNullSections(raw: Record<string, unknown>): void {
     for (const [key, value] of Object.entries(map)) if (value === null) delete map[key];
   };
   dropNulls(raw);
+  // A setting of agent, gateway, state or tools with its value commented out (`max_steps:   # 10`,
+  // `api_key:   # ${OPENAI_API_KEY}` for a local endpoint): its default, as a route property's null is.
+  for (const section of SETTINGS_SECTIONS) if (isMapping(raw[section])) dropNulls(raw[section]);
   if (isMapping(raw.mcp_servers)) {
     for (const [name, entry] of Object.entries(raw.mcp_servers)) {
       if (entry === null) raw.mcp_servers[name] = {};

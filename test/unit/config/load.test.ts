@@ -459,6 +459,18 @@ describe("config loading (spec 2.1)", () => {
     expect(bare.b?.filters).toEqual([{ field: "x", equals: null }]);
   });
 
+  it("a setting of agent, gateway, state or tools with its value commented out is absent: its default applies", () => {
+    const { config } = load(
+      "agent:\n  provider: openai\n  model: qwen3\n  base_url: http://127.0.0.1:11434/v1\n  api_key:   # ${OPENAI_API_KEY}\n  max_steps:   # 10\n  system_prompt:\n  timeout_seconds:\ngateway:\n  drain_timeout_seconds:\nstate:\n  backend:\ntools:\n  web_search:\n",
+    );
+    expect(config.agent).toMatchObject({ provider: "openai", max_steps: 10, timeout_seconds: 600 });
+    expect(config.agent.api_key).toBeUndefined();
+    expect(config.agent.system_prompt).toBeUndefined();
+    expect(config.gateway.drain_timeout_seconds).toBe(30);
+    expect(config.state.backend).toBe("local");
+    expect(config.tools.web_search).toBeUndefined();
+  });
+
   it("a key written without its colon (or with no space after it) says to write key: value, never quoting the value", () => {
     const cases: [string, string][] = [
       [
