@@ -18,7 +18,7 @@ import { SCRIPT_GROUP } from "../io/scripts.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
-import { jobTargetProblems } from "../io/targets/validate.js";
+import { jobTargetProblems, routeTargetProblems } from "../io/targets/validate.js";
 import { agentGroupsDir, GatewayState, openStateStore, stateDir } from "../state/gatewayState.js";
 import { createAgent } from "./agent.js";
 import { createCoalescing } from "./coalescing.js";
@@ -148,6 +148,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         Object.keys(loaded.config.mcp_servers),
         { routes: loaded.config.platforms.webhook.routes, file: paths.config },
         (toolsets) => disabledServerToolsets(toolsets, loaded.config),
+        (served) => routeTargetProblems(loaded.config, served),
       ),
   });
   const routes = createRoutes({

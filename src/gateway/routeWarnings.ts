@@ -61,7 +61,8 @@ export function skillNameWarnings(table: RouteTable, file: string): string[] {
 }
 
 /**
- * What each load of the subscriptions logs at WARN about one served record: `subscriptionWarnings`, then
+ * What each load of the subscriptions logs at WARN about one served record: `subscriptionWarnings`, its
+ * delivery target's problems (an unknown `deliver`, a platform not enabled: each delivery fails), then
  * the unknown names of its `toolsets` and the `skills` entries that are no skill name (a path), which a
  * config.yaml route gets named at start; otherwise only its first run would say it dropped them. A record
  * a config.yaml route of the same name shadows is named as such instead (static routes win).
@@ -75,6 +76,8 @@ export function servedSubscriptionWarnings(
   config?: { readonly routes: Readonly<Record<string, Route>>; readonly file: string },
   /** Its toolsets' MCP servers with `enabled: false`, said as `disabledServerToolsets` says them. */
   disabledServers: (toolsets: readonly string[] | undefined) => readonly string[] = () => [],
+  /** Its delivery target's problems (`deliver: unknown target ...`), as `routeTargetProblems` says them. */
+  targetProblems: (route: Route) => readonly string[] = () => [],
 ): string[] {
   if (config !== undefined && Object.hasOwn(config.routes, name))
     return [
@@ -82,6 +85,7 @@ export function servedSubscriptionWarnings(
     ];
   return [
     ...subscriptionWarnings(route, name, binding),
+    ...targetProblems(route),
     ...unknownToolsetWarnings([{ at: "", toolsets: route.toolsets }], mcpServers),
     ...(route.deliver_only === true || route.cron_job !== undefined
       ? []

@@ -174,13 +174,26 @@ export function jobTargetProblems(
   job: { readonly deliver: string; readonly deliver_extra: Readonly<Record<string, string>> },
 ): string[] {
   const route = { deliver: job.deliver, deliver_extra: job.deliver_extra } as Route;
-  const webhook = { ...config.platforms.webhook, routes: { job: route } };
+  return routeTargetProblems(config, route, { templates: false });
+}
+
+/**
+ * One route's target problems (what refuses a config.yaml route at start, and what is warned about) under
+ * the current config.yaml, each as `deliver...: <problem>`: the caller names the route. A served
+ * subscription's are warned about at each load of the store: its deliveries fail until they are fixed.
+ */
+export function routeTargetProblems(
+  config: Config,
+  route: Route,
+  options: { readonly templates?: boolean } = {},
+): string[] {
+  const webhook = { ...config.platforms.webhook, routes: { route } };
   const { unknown, notEnabled, warnings } = targetStartupProblems(
     { ...config, platforms: { ...config.platforms, webhook } },
     "",
-    { templates: false },
+    options,
   );
-  const at = `: ${routeKey("job", route)}.`;
+  const at = `: ${routeKey("route", route)}.`;
   return [...unknown, ...notEnabled, ...warnings].map((problem) =>
     problem.startsWith(at) ? problem.slice(at.length) : problem,
   );
