@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { fromCallback } from "xstate";
-import { DEFAULT_PROFILE, inProfile, namedProfile } from "../config/paths.js";
+import { DEFAULT_PROFILE, inProfile, namedProfile, profileFlag } from "../config/paths.js";
 import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
@@ -136,8 +136,7 @@ function onTheLine(text: string): string {
   );
 }
 
-const removeCommand = (profile: string) =>
-  `svc cron remove${profile === DEFAULT_PROFILE ? "" : ` --profile ${profile}`}`;
+const removeCommand = (profile: string) => `svc cron remove${profileFlag(profile)}`;
 
 const REAL_CLOCK: CronClock = {
   now: Date.now,
@@ -367,7 +366,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
           badSchedules.add(key);
           logger.error(
             { job: job.id, profile },
-            `[cron] ${job.name}${inProfile(profile)}: ${(err as Error).message} — the job does not run until its schedule is fixed in ${store.path} (or the job is recreated with svc cron create${profile === DEFAULT_PROFILE ? "" : ` --profile ${profile}`})`,
+            `[cron] ${job.name}${inProfile(profile)}: ${(err as Error).message} — the job does not run until its schedule is fixed in ${store.path} (or the job is recreated with svc cron create${profileFlag(profile)})`,
           );
         }
         continue;

@@ -1,5 +1,5 @@
 import { nearMiss } from "../config/nearMiss.js";
-import { DEFAULT_PROFILE, inProfile } from "../config/paths.js";
+import { inProfile, profileFlag } from "../config/paths.js";
 import type { Filter } from "../config/sections/filters.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { listFileProblem } from "../io/listFiles.js";
@@ -30,11 +30,6 @@ function inFiles(filters: readonly Filter[], at: string): Array<{ key: string; p
   };
   for (const [i, f] of filters.entries()) walk(f, `${at}[${i}]`);
   return found;
-}
-
-/** ` --profile <name>` for the `svc cron` command that works on a named profile's store (nothing for the default). */
-function profileOption(profile: string): string {
-  return profile === DEFAULT_PROFILE ? "" : ` --profile ${profile}`;
 }
 
 /** A route as its references are checked: `at` names it in a warning (`<file>: <key path>`). */
@@ -96,7 +91,7 @@ export async function referenceWarnings(
         if (found === undefined) {
           // A job's name misspelt or in other letters (`Nightly`, ` nightly`) is named, as svc webhook subscribe --cron-job names it.
           const meant = nearMiss(route.cron_job.trim(), jobNamesIn(records));
-          const list = `\`svc cron list${profileOption(profile)}\``;
+          const list = `\`svc cron list${profileFlag(profile)}\``;
           const hint =
             meant === undefined ? `(${list})` : `— did you mean ${meant}? (${list} shows the jobs)`;
           warnings.push(
@@ -109,7 +104,7 @@ export async function referenceWarnings(
         else if (found.job.state !== "enabled")
           // Paused on purpose, maybe; said as svc webhook subscribe --cron-job says it, since each event is dropped.
           warnings.push(
-            `${at}.cron_job: ${route.cron_job} — the job is ${found.job.state}${inProfile(profile)}; until it is resumed (svc cron resume ${route.cron_job}${profileOption(profile)}) every event on this route is dropped`,
+            `${at}.cron_job: ${route.cron_job} — the job is ${found.job.state}${inProfile(profile)}; until it is resumed (svc cron resume ${route.cron_job}${profileFlag(profile)}) every event on this route is dropped`,
           );
       } catch (err) {
         warnings.push(

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { nearMiss } from "../config/nearMiss.js";
-import { DEFAULT_PROFILE, inProfile, svcHome, svcPaths } from "../config/paths.js";
+import { DEFAULT_PROFILE, inProfile, profileFlag, svcHome, svcPaths } from "../config/paths.js";
 import type { Route } from "../config/schema.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
@@ -29,7 +29,7 @@ import {
 import { parseSubscription, type Subscription } from "../io/stores/subscriptions.js";
 import { canonicalTarget, unknownTargetText } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
-import { checkDeliverExtra, collectPairs, formatTable, profileFlag } from "./format.js";
+import { checkDeliverExtra, collectPairs, formatTable } from "./format.js";
 import { withSubscriptionStore } from "./webhook/subscriptionStoreFor.js";
 
 /** `--profile <name>`: which profile's cron store a command works on (the default profile without it). */

@@ -1,4 +1,3 @@
-import { namedProfile } from "../config/paths.js";
 import { SvcError } from "../errors.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
@@ -95,10 +94,4 @@ export function checkDeliverExtra(extra: Record<string, string> | undefined, rem
       `--deliver-extra ${key}=: ${value === "" ? "empty" : "only spaces"} — give a value, or ${instead}`,
     );
   }
-}
-
-/** ` --profile <name>` for a named profile, so printed commands work as shown. */
-export function profileFlag(profile: string | undefined): string {
-  const named = namedProfile(profile);
-  return named === undefined ? "" : ` --profile ${named}`;
 }

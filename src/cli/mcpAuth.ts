@@ -4,7 +4,7 @@ import { makeJob } from "../actors/oauth/context.js";
 import { type LoginFlow, runLogin } from "../actors/oauth/runLogin.js";
 import { startSystem } from "../actors/system.js";
 import { loadConfig, secretScope } from "../config/load.js";
-import { DEFAULT_PROFILE, type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
+import { profileFlag, type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import { redactCredentials } from "../io/credentials.js";
 import {
@@ -117,7 +117,7 @@ function warnProfileTypo(paths: SvcPaths, profile: string | undefined, command: 
   const meant = newProfileTypo(paths.home, profile);
   if (meant === undefined) return;
   process.stderr.write(
-    `warning: profile ${profile} has no directory (${paths.root} would be new) — did you mean ${meant}? The tokens of this login are stored for profile ${profile}, and only routes and cron jobs bound to ${profile} use them; for ${meant}: ${command}${meant === DEFAULT_PROFILE ? "" : ` --profile ${meant}`}\n`,
+    `warning: profile ${profile} has no directory (${paths.root} would be new) — did you mean ${meant}? The tokens of this login are stored for profile ${profile}, and only routes and cron jobs bound to ${profile} use them; for ${meant}: ${command}${profileFlag(meant)}\n`,
   );
 }
 

@@ -68,6 +68,12 @@ export function inProfile(profile: string | undefined): string {
   return named === undefined ? "" : ` in profile ${named}`;
 }
 
+/** ` --profile <name>` for a named profile, nothing for the default one, so printed commands work as shown. */
+export function profileFlag(profile: string | undefined): string {
+  const named = namedProfile(profile);
+  return named === undefined ? "" : ` --profile ${named}`;
+}
+
 /** The profiles among the names found in `<home>/profiles/`: the default first, then each valid name, sorted. */
 export function profilesAmong(dirNames: readonly string[]): string[] {
   const named = dirNames.filter((name) => name !== DEFAULT_PROFILE && PROFILE_NAME.test(name));

@@ -1,5 +1,5 @@
 import type { RouteTable } from "../actors/routes.js";
-import { DEFAULT_PROFILE } from "../config/paths.js";
+import { DEFAULT_PROFILE, profileFlag } from "../config/paths.js";
 import { type ProfileBindingOptions, profileBindingProblem } from "../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../config/secretWarnings.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
@@ -87,7 +87,7 @@ export function idleKeys(route: Route): string[] {
     return unused.length === 0
       ? []
       : [
-          `${have(unused)} no effect on a cron_job route — job ${route.cron_job} runs with its own target, extras and toolsets, and no skill (svc cron list${route.profile === undefined || route.profile === DEFAULT_PROFILE ? "" : ` --profile ${route.profile}`}); remove ${them(unused)}`,
+          `${have(unused)} no effect on a cron_job route — job ${route.cron_job} runs with its own target, extras and toolsets, and no skill (svc cron list${profileFlag(route.profile)}); remove ${them(unused)}`,
         ];
   }
   const found: string[] = [];

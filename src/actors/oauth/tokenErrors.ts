@@ -1,3 +1,4 @@
+import { profileFlag } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import type { OAuthFetches } from "../../io/oauth/fetch.js";
 import { redactedExcerpt } from "../../io/oauth/redact.js";
@@ -58,7 +59,7 @@ export function loginCommand(
   flow: "browser" | "device" = "browser",
   profile?: string,
 ): string {
-  return `svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`}${flow === "device" ? " --flow device" : ""}`;
+  return `svc mcp login ${serverName}${profileFlag(profile)}${flow === "device" ? " --flow device" : ""}`;
 }
 
 /** What to do after a failed login request: try again, or fix the configured client it refused. */

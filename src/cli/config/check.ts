@@ -4,7 +4,7 @@ import { routeTable } from "../../actors/routes.js";
 import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { howToEnableWebhook, loadConfig } from "../../config/load.js";
-import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
+import { DEFAULT_PROFILE, profileFlag, svcPaths } from "../../config/paths.js";
 import {
   profileEnvFileWarnings,
   profileSharedFileWarnings,
@@ -284,7 +284,7 @@ function cronStoreWarnings(loaded: LoadedConfig, withJobs: Set<string>): string[
   }
   for (const name of profiles) {
     const store = cronStore(svcPaths(loaded.paths.home, name).cronJobs);
-    const flag = name === DEFAULT_PROFILE ? "" : ` --profile ${name}`;
+    const flag = profileFlag(name);
     try {
       const records = jobRecords(store.path, store.read().records);
       if (records.length > 0) withJobs.add(name);

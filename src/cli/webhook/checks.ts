@@ -1,7 +1,7 @@
 import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { nearMiss } from "../../config/nearMiss.js";
-import { DEFAULT_PROFILE, inProfile, svcPaths } from "../../config/paths.js";
+import { DEFAULT_PROFILE, inProfile, profileFlag, svcPaths } from "../../config/paths.js";
 import { publicKeySecretProblem } from "../../config/secretWarnings.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME_RULE, routeNameProblem } from "../../config/sections/webhook.js";
@@ -15,7 +15,7 @@ import type { Subscription } from "../../io/stores/subscriptions.js";
 import { EXTRA_KEYS } from "../../io/targets/extraKeys.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 import { targetStartupProblems } from "../../io/targets/validate.js";
-import { checkDeliverExtra, profileFlag } from "../format.js";
+import { checkDeliverExtra } from "../format.js";
 import type { Address } from "./address.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
 

@@ -1,11 +1,10 @@
 import type { LoadedConfig } from "../../config/load.js";
-import { inProfile, svcPaths } from "../../config/paths.js";
+import { inProfile, profileFlag, svcPaths } from "../../config/paths.js";
 import type { Route } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
 import { lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
-import { profileFlag } from "../format.js";
 import { routePath } from "./address.js";
 import { meantSubscription } from "./meantSubscription.js";
 import type { AnsweringRoute } from "./postToGateway.js";
