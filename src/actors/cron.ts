@@ -380,8 +380,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         return { ...current, next_run: nextRun };
       });
       if (unwritten !== undefined) {
-        // Still due at the next check: run now, it would start again every second (an @hourly job
-        // ran at each check while its store could not be written). Said once until the write succeeds.
+        // With next_run still in the past, a run now would start again at every check (an @hourly job
+        // ran each second while its store could not be written): not run. Said once until a write succeeds.
         if (!unadvanced.has(key))
           logger.error(
             { job: job.id, profile, err: unwritten.message },
