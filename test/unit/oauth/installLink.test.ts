@@ -29,7 +29,8 @@ const urlConfig = fc.record({
   timeout: fc.option(fc.integer({ min: 1, max: 600 }), { nil: undefined }),
 });
 const commandConfig = fc.record({
-  command: fc.string({ minLength: 1, maxLength: 40 }),
+  // A command of spaces alone is refused (its own test); any other is a command to warn about.
+  command: fc.string({ minLength: 1, maxLength: 40 }).filter((command) => command.trim() !== ""),
   args: fc.array(fc.string(), { maxLength: 4 }),
 });
 
