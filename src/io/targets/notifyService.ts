@@ -9,10 +9,19 @@ export function notifyService(value: string): string {
   return value.trim().replace(/^notify\./, "");
 }
 
-/** Why `value` (a service name, with or without `notify.`) names no notify service; undefined when it does. */
+/**
+ * Why `value` (a service name, with or without `notify.`) names no notify service; undefined when it does
+ * (and for no value at all: the persistent notification). `notify.` with nothing after it (a template the
+ * event left empty, `notify.{device}`) names none: it is not taken for no value, which would post the
+ * message as a persistent notification instead of to the service the route names.
+ */
 export function notifyServiceProblem(value: string): string | undefined {
   const service = notifyService(value);
-  return service === "" || SERVICE_NAME.test(service)
+  if (service === "")
+    return value.trim() === ""
+      ? undefined
+      : `"${value.trim()}" names no notify service (nothing follows "notify.")`;
+  return SERVICE_NAME.test(service)
     ? undefined
     : `"${service}" is not a notify service name (lower-case letters, digits, "_")`;
 }

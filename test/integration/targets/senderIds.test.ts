@@ -97,6 +97,19 @@ describe("home_automation: service names", () => {
     expect(ha.requests[0]?.json).toEqual({ message: "Door open" });
   });
 
+  it("a service that is notify. and nothing more (notify.{device} from an event whose device is empty) fails, not posted as a persistent notification", async () => {
+    ha.requests.length = 0;
+    const registry = registryFor({ home_automation: { enabled: true, token: "HA", base_url: ha.url } });
+    const target = registry.get("home_automation");
+    await expect(target?.send(message("Door open", { chat_id: "notify." }))).rejects.toThrow(
+      'home_automation: "notify." names no notify service (nothing follows "notify.")',
+    );
+    await expect(target?.send(message("Door open", { service: " notify.  " }))).rejects.toThrow(
+      '"notify." names no notify service',
+    );
+    expect(ha.requests).toEqual([]);
+  });
+
   it("a deliver_extra.title that renders blank is no title: notify gets none, a persistent notification the default", async () => {
     ha.requests.length = 0;
     const registry = registryFor({ home_automation: { enabled: true, token: "HA", base_url: ha.url } });
