@@ -30,14 +30,17 @@ export function routeRecipient(
   return value;
 }
 
-/** `deliver_extra.chat_id`, else the platform's home channel. */
+/**
+ * `deliver_extra.chat_id`, else the platform's home channel (trimmed, as the route's is: a blank one, such
+ * as `home_channel: ${HOME}` with `HOME=` in .env, is none).
+ */
 export function resolveChatId(
   platform: string,
   message: DeliveryMessage,
   homeChannel: string | undefined,
   keys: readonly string[] = ["chat_id"],
 ): string {
-  const chatId = routeRecipient(platform, message, keys) ?? homeChannel;
+  const chatId = routeRecipient(platform, message, keys) ?? homeChannel?.trim();
   if (chatId === undefined || chatId === "") {
     throw new DeliveryError(
       `${platform}: no chat to deliver to — set deliver_extra.chat_id on route "${message.route}" or platforms.${platform}.home_channel`,

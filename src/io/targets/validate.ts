@@ -155,9 +155,11 @@ export function targetStartupProblems(
       problems.push(`${at}.deliver_extra.${named}: ${serviceProblem} — every delivery to it fails`);
     const chatLike = isChatPlatform(canonical) || canonical === "sms" || canonical === "email";
     const recipient = extra.chat_id ?? (canonical === "sms" || canonical === "email" ? extra.to : undefined);
-    if (chatLike && recipient === undefined && settings?.home_channel === undefined) {
+    // A blank home channel (`home_channel: ${HOME}` with `HOME=` in .env) is none: deliveries fail alike.
+    const home = settings?.home_channel;
+    if (chatLike && recipient === undefined && (home === undefined || home.trim() === "")) {
       problems.push(
-        `${at}.deliver_extra.chat_id: missing and platforms.${canonical}.home_channel is not set — set one of them so ${route.deliver} knows where to deliver`,
+        `${at}.deliver_extra.chat_id: missing and platforms.${canonical}.home_channel is ${home === undefined ? "not set" : "blank"} — set one of them so ${route.deliver} knows where to deliver`,
       );
     }
   }

@@ -245,6 +245,18 @@ describe("targetStartupProblems", () => {
     ]);
   });
 
+  it("counts a blank home_channel (a variable set empty in .env) as none", () => {
+    const { config, paths } = load(
+      `${route("discord")}  discord: {enabled: true, token: t, home_channel: "$${"{"}DISCORD_HOME}"}\n`,
+      {},
+      "DISCORD_HOME=\n",
+    );
+    expect(config.platforms.discord.home_channel).toBe("");
+    expect(targetStartupProblems(config, paths.config).warnings).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is blank — set one of them so discord knows where to deliver`,
+    ]);
+  });
+
   it("names a Home Assistant notify service no request can reach (a template is left to the event)", () => {
     const { config, paths } = load(
       `${route("homeassistant", '        deliver_extra: {chat_id: "Notify.Pixel 8"}\n')}      r2:\n        deliver: home_automation\n        deliver_extra: {service: notify.mobile_app_pixel_8}\n      r3:\n        deliver: home_automation\n        deliver_extra: {service: "{device}"}\n  home_automation: {enabled: true, token: t}\n`,
