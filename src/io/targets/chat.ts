@@ -62,9 +62,10 @@ export const unfilledNote = (value: string): string =>
 
 /**
  * The forum topic / thread of `deliver_extra` (the first of `keys` that is set: `message_thread_id`,
- * else `thread_id`). A thread template the payload had no value for (e.g. `{message.thread}` on an event
- * outside any thread) names no thread: the message goes to the chat itself rather than failing on a
- * topic id `{message.thread}` that no platform accepts.
+ * else `thread_id`). A thread template the payload had no value for names no thread: one it lacks (e.g.
+ * `{message.thread}` on an event outside any thread, left as written) or holds as null (`"thread": null`,
+ * as JSON writers emit an unset optional field, which renders `null`). The message goes to the chat itself
+ * rather than failing on a topic id `{message.thread}` or `null` that no platform accepts.
  */
 export function threadOf(
   message: DeliveryMessage,
@@ -72,7 +73,8 @@ export function threadOf(
 ): string | undefined {
   for (const key of keys) {
     const thread = message.extra[key]?.trim();
-    if (thread !== undefined && thread !== "" && !isUnfilledTemplate(thread)) return thread;
+    if (thread !== undefined && thread !== "" && thread !== "null" && !isUnfilledTemplate(thread))
+      return thread;
   }
   return undefined;
 }

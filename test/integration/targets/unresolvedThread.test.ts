@@ -47,6 +47,12 @@ describe("a thread template the payload does not fill", () => {
     expect(lastSend()).toEqual({ chat_id: -100, text: "no topic" });
   });
 
+  it("telegram: a thread the payload holds as null (an unset optional field) names no topic either", async () => {
+    const res = await postJson(gw.url("/webhooks/note"), { text: "null topic", topic: null });
+    expect(res).toMatchObject({ status: 200, body: { status: "delivered" } });
+    expect(lastSend()).toEqual({ chat_id: -100, text: "null topic" });
+  });
+
   it("telegram: a filled template still selects the topic", async () => {
     await postJson(gw.url("/webhooks/note"), { text: "topic", topic: 17 });
     expect(lastSend()).toEqual({ chat_id: -100, text: "topic", message_thread_id: 17 });
@@ -70,10 +76,13 @@ describe("a thread template the payload does not fill", () => {
     const unfilled = { chat_id: "555", thread_id: "{thread.id}", thread_ts: "{event.thread_ts}" };
     for (const name of ["discord", "slack", "mattermost"])
       await registry.get(name)?.send(message("hi", unfilled));
+    // A payload's null renders as the text null: no thread of any platform.
+    await registry.get("discord")?.send(message("hi", { chat_id: "555", thread_id: "null" }));
     expect(api.requests.map((r) => r.path)).toEqual([
       "/api/v10/channels/555/messages",
       "/api/chat.postMessage",
       "/api/v4/posts",
+      "/api/v10/channels/555/messages",
     ]);
     expect(api.requests[1]?.json).toEqual({ channel: "555", text: "hi" });
     expect(api.requests[2]?.json).toEqual({
