@@ -6,6 +6,17 @@ import { wellFormed } from "./split.js";
 import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
 
 /**
+ * Home Assistant reads a notify service's `message` and `title` as Jinja templates (the service schema's
+ * `cv.template`) and renders them: payload text holding `{{`, `{%` or `{#` (a workflow's `${{ secrets.X }}`,
+ * a code sample) would be refused as an invalid template (HTTP 400) or rendered, losing that text or
+ * showing Home Assistant's state in its place. A zero-width space after such a `{` leaves the text as it
+ * reads, which Home Assistant then takes as plain text (payload text is untrusted).
+ */
+export function defuseTemplates(text: string): string {
+  return text.replace(/\{(?=[{%#])/g, "{\u200B");
+}
+
+/**
  * Home Assistant REST API with a long-lived access token: `POST /api/services/notify/<service>` when a
  * notify service is named (`deliver_extra.chat_id` or `service`, else `home_channel`), otherwise
  * `POST /api/services/persistent_notification/create`, the one notification every Home Assistant has
@@ -34,11 +45,13 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
       if (problem !== undefined)
         throw new DeliveryError(`home_automation: ${problem}${unfilledNote(named.trim())}`, false);
       // A title template the event left blank is no title (the default one for a persistent notification).
-      const title = message.extra.title?.trim() ? wellFormed(message.extra.title) : undefined;
-      const text = wellFormed(message.text);
+      const title = message.extra.title?.trim()
+        ? defuseTemplates(wellFormed(message.extra.title))
+        : undefined;
+      const text = defuseTemplates(wellFormed(message.text));
       const runStep = options.runStep ?? runOnce;
       if (service === "") {
-        const json = { message: text, title: title ?? `svc: ${message.route}` };
+        const json = { message: text, title: title ?? defuseTemplates(`svc: ${message.route}`) };
         await runStep(() =>
           api.call("persistent_notification.create", "POST", "/api/services/persistent_notification/create", {
             json,
