@@ -251,7 +251,7 @@ describe("targetStartupProblems", () => {
       {},
       "DISCORD_HOME=\n",
     );
-    expect(config.platforms.discord.home_channel).toBe("");
+    expect(config.platforms.discord?.home_channel).toBe("");
     expect(targetStartupProblems(config, paths.config).warnings).toEqual([
       `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is blank — set one of them so discord knows where to deliver`,
     ]);
