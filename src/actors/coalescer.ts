@@ -1,4 +1,5 @@
 import { type AnyActorRef, createActor, fromCallback } from "xstate";
+import { MAX_TIMER_MS } from "../config/timerSeconds.js";
 import type { Logger } from "../io/log.js";
 import {
   type CoalesceGroupOutput,
@@ -282,7 +283,22 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     },
     restore(saved) {
       const policy = saved.latest.route.coalesce;
-      const quietMs = timerDelay((policy?.window_seconds ?? 0) * 1000);
+      if (policy === undefined) {
+        // Its route no longer coalesces: no window is left to wait for, and the group's run is owed now,
+        // as a reload that switched coalescing off flushes it (reason flush, not a bound that never ended).
+        const group = new LightGroup(
+          pendingCopy(saved.latest),
+          MAX_TIMER_MS,
+          MAX_TIMER_MS,
+          clock,
+          (output) => fired(saved.id, output),
+          saved.merged,
+        );
+        groups.set(saved.id, group);
+        clock.setTimeout(() => group.flush(), 0);
+        return;
+      }
+      const quietMs = timerDelay(policy.window_seconds * 1000);
       const maxLeftMs = Math.max(0, saved.maxLeftMs);
       let latest = pendingCopy(saved.latest);
       let merged = saved.merged;
