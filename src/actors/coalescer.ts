@@ -234,8 +234,9 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       },
       `[webhook] ${latest.routeName}: coalesced group dispatched`,
     );
-    // The run first, then that the group fired: a journal batch torn between the two records (a power cut
-    // before its sync) then keeps the group, which fires again, never the group's end without its run.
+    // The run first, then that the group fired: a journal batch torn before the run's record (a power cut
+    // before its sync) keeps the group, which fires again, never the group's end without its run; one torn
+    // between the two keeps the run, and the next start does not reopen the group (GatewayState.resume).
     options.dispatch(latest, output.superseded);
     options.observer?.fired(id);
   }

@@ -402,7 +402,14 @@ export class GatewayState {
     const kept: PendingRun[] = [];
     const at = this.now();
     let groups = 0;
+    // A group fired as its run was recorded: a write cut between the run's record and the group's end
+    // keeps both, and the run is the group's; reopened, it would make the same run a second time.
+    const pendingRuns = new Set(recovered.runs.map((run) => runKey(run.routeName, run.deliveryId)));
     for (const group of recovered.groups) {
+      if (pendingRuns.has(runKey(group.latest.routeName, group.latest.deliveryId))) {
+        this.store.groupFired(group.id);
+        continue;
+      }
       this.savedGroups.add(group.id);
       const route = routeFor(group.latest, deps.lookup);
       if (route === undefined) {

@@ -167,6 +167,34 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     ]);
   });
 
+  it("a group whose run was recorded but not its end (a write cut between the two) makes that run once, not twice", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ grouped: GROUPED });
+    await leaveInJournal(home, t0, (store) => {
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("fired-latest", t0 - 5_000),
+        merged: 2,
+        firstAt: t0 - 70_000,
+        lastAt: t0 - 5_000,
+      });
+      // The group fired: its run's record made it to the file, the group's end did not.
+      store.runAccepted(run("fired-latest", t0 - 5_000), t0);
+    });
+    const gateway = await start(home, clock);
+    clock.advance(0);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("fired-latest")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.advance(3_600_000);
+    // The stop flushes what is pending and waits for every queued run.
+    await gateway.stop();
+    running.splice(running.indexOf(gateway), 1);
+    expect(appendedRuns(home.dir).get("fired-latest")).toBe(1);
+  });
+
   it("a saved group left in the journal (its route gone) is not replaced by a group a reload's route opens for its key: both run", async () => {
     const clock = fakeClock();
     const t0 = clock.now();
