@@ -403,10 +403,15 @@ export class GatewayState {
     const at = this.now();
     let groups = 0;
     // A group fired as its run was recorded: a write cut between the run's record and the group's end
-    // keeps both, and the run is the group's; reopened, it would make the same run a second time.
-    const pendingRuns = new Set(recovered.runs.map((run) => runKey(run.routeName, run.deliveryId)));
+    // keeps both, and the run is the group's (the same event: same id, same receive time); reopened, it
+    // would make the same run a second time. (A run of that id received earlier is another event's: a
+    // redelivery after the hour, grouped while the first one's run still waited.)
+    const pendingRuns = new Map(
+      recovered.runs.map((run) => [runKey(run.routeName, run.deliveryId), run.receivedAt] as const),
+    );
     for (const group of recovered.groups) {
-      if (pendingRuns.has(runKey(group.latest.routeName, group.latest.deliveryId))) {
+      const latest = group.latest;
+      if (pendingRuns.get(runKey(latest.routeName, latest.deliveryId)) === latest.receivedAt) {
         this.store.groupFired(group.id);
         continue;
       }

@@ -195,6 +195,31 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     expect(appendedRuns(home.dir).get("fired-latest")).toBe(1);
   });
 
+  it("a group whose latest event reuses the id of an earlier event whose run still waits (a redelivery after the hour) is reopened: both run", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ grouped: GROUPED });
+    await leaveInJournal(home, t0, (store) => {
+      store.runAccepted(run("reused", t0 - 2 * 3_600_000), t0 - 2 * 3_600_000);
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("reused", t0 - 5_000),
+        merged: 1,
+        firstAt: t0 - 5_000,
+        lastAt: t0 - 5_000,
+      });
+    });
+    const gateway = await start(home, clock);
+    clock.advance(60_000);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("reused")).toBe(2), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    await gateway.stop();
+    running.splice(running.indexOf(gateway), 1);
+    expect(appendedRuns(home.dir).get("reused")).toBe(2);
+  });
+
   it("a saved group left in the journal (its route gone) is not replaced by a group a reload's route opens for its key: both run", async () => {
     const clock = fakeClock();
     const t0 = clock.now();
