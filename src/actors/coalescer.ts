@@ -1,4 +1,5 @@
 import { type AnyActorRef, createActor, fromCallback } from "xstate";
+import { MAX_TIMER_MS } from "../config/timerSeconds.js";
 import type { Logger } from "../io/log.js";
 import {
   type CoalesceGroupOutput,
@@ -233,8 +234,9 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       },
       `[webhook] ${latest.routeName}: coalesced group dispatched`,
     );
-    // The run first, then that the group fired: a journal batch torn between the two records (a power cut
-    // before its sync) then keeps the group, which fires again, never the group's end without its run.
+    // The run first, then that the group fired: a journal batch torn before the run's record (a power cut
+    // before its sync) keeps the group, which fires again, never the group's end without its run; one torn
+    // between the two keeps the run, and the next start does not reopen the group (GatewayState.resume).
     options.dispatch(latest, output.superseded);
     options.observer?.fired(id);
   }
@@ -282,7 +284,22 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
     },
     restore(saved) {
       const policy = saved.latest.route.coalesce;
-      const quietMs = timerDelay((policy?.window_seconds ?? 0) * 1000);
+      if (policy === undefined) {
+        // Its route no longer coalesces: no window is left to wait for, and the group's run is owed now,
+        // as a reload that switched coalescing off flushes it (reason flush, not a bound that never ended).
+        const group = new LightGroup(
+          pendingCopy(saved.latest),
+          MAX_TIMER_MS,
+          MAX_TIMER_MS,
+          clock,
+          (output) => fired(saved.id, output),
+          saved.merged,
+        );
+        groups.set(saved.id, group);
+        clock.setTimeout(() => group.flush(), 0);
+        return;
+      }
+      const quietMs = timerDelay(policy.window_seconds * 1000);
       const maxLeftMs = Math.max(0, saved.maxLeftMs);
       let latest = pendingCopy(saved.latest);
       let merged = saved.merged;

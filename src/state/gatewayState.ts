@@ -180,6 +180,16 @@ const asEvent = (run: PendingRun, route: ResolvedRoute): AcceptedEvent => ({
 export class GatewayState {
   private recovered: Recovered | undefined;
   private readonly groupFirstAt = new Map<string, number>();
+  /**
+   * The journal ids of the saved groups left in the journal at start (their route gone): a group a new
+   * event opens for the same route and key is journaled under an id of its own (`journalIds`), so its
+   * records neither replace the saved group's nor, once it fires, remove it. Such an id starts with a NUL
+   * (no route name does) and is none of the saved groups' ids (`savedGroups`), which a start may reopen.
+   */
+  private readonly keptGroups = new Set<string>();
+  private readonly savedGroups = new Set<string>();
+  private readonly journalIds = new Map<string, string>();
+  private aliases = 0;
 
   constructor(
     readonly store: StateStore,
@@ -330,12 +340,30 @@ export class GatewayState {
     };
   }
 
+  /** The id group `id` of the coalescer is journaled under: its own, unless a saved group kept holds it. */
+  private journalId(id: string): string {
+    if (!this.keptGroups.has(id)) return id;
+    let alias = this.journalIds.get(id);
+    while (alias === undefined || this.savedGroups.has(alias)) {
+      this.aliases += 1;
+      alias = `\u0000${this.aliases}\u0000${id}`;
+    }
+    this.journalIds.set(id, alias);
+    return alias;
+  }
+
   readonly coalesceObserver: CoalesceObserver = {
     updated: (id, latest, merged, offered) => {
       const at = this.now();
       const firstAt = this.groupFirstAt.get(id) ?? at;
       this.groupFirstAt.set(id, firstAt);
-      this.store.groupUpdated({ id, latest: pendingRunOf(latest), merged, firstAt, lastAt: at });
+      this.store.groupUpdated({
+        id: this.journalId(id),
+        latest: pendingRunOf(latest),
+        merged,
+        firstAt,
+        lastAt: at,
+      });
       // The group's record names its latest event's id only: an event that joined behind a newer one
       // has its id remembered on its own, so its retry after a restart is still a duplicate.
       if (offered.deliveryId !== latest.deliveryId)
@@ -343,7 +371,8 @@ export class GatewayState {
     },
     fired: (id) => {
       this.groupFirstAt.delete(id);
-      this.store.groupFired(id);
+      this.store.groupFired(this.journalId(id));
+      this.journalIds.delete(id);
     },
   };
 
@@ -373,10 +402,24 @@ export class GatewayState {
     const kept: PendingRun[] = [];
     const at = this.now();
     let groups = 0;
+    // A group fired as its run was recorded: a write cut between the run's record and the group's end
+    // keeps both, and the run is the group's (the same event: same id, same receive time); reopened, it
+    // would make the same run a second time. (A run of that id received earlier is another event's: a
+    // redelivery after the hour, grouped while the first one's run still waited.)
+    const pendingRuns = new Map(
+      recovered.runs.map((run) => [runKey(run.routeName, run.deliveryId), run.receivedAt] as const),
+    );
     for (const group of recovered.groups) {
+      const latest = group.latest;
+      if (pendingRuns.get(runKey(latest.routeName, latest.deliveryId)) === latest.receivedAt) {
+        this.store.groupFired(group.id);
+        continue;
+      }
+      this.savedGroups.add(group.id);
       const route = routeFor(group.latest, deps.lookup);
       if (route === undefined) {
         kept.push(group.latest);
+        this.keptGroups.add(group.id);
         continue;
       }
       // A route that no longer coalesces still owes the group its one run: it fires at once.

@@ -167,6 +167,104 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     ]);
   });
 
+  it("a group whose run was recorded but not its end (a write cut between the two) makes that run once, not twice", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ grouped: GROUPED });
+    await leaveInJournal(home, t0, (store) => {
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("fired-latest", t0 - 5_000),
+        merged: 2,
+        firstAt: t0 - 70_000,
+        lastAt: t0 - 5_000,
+      });
+      // The group fired: its run's record made it to the file, the group's end did not.
+      store.runAccepted(run("fired-latest", t0 - 5_000), t0);
+    });
+    const gateway = await start(home, clock);
+    clock.advance(0);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("fired-latest")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.advance(3_600_000);
+    // The stop flushes what is pending and waits for every queued run.
+    await gateway.stop();
+    running.splice(running.indexOf(gateway), 1);
+    expect(appendedRuns(home.dir).get("fired-latest")).toBe(1);
+  });
+
+  it("a group whose latest event reuses the id of an earlier event whose run still waits (a redelivery after the hour) is reopened: both run", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ grouped: GROUPED });
+    await leaveInJournal(home, t0, (store) => {
+      store.runAccepted(run("reused", t0 - 2 * 3_600_000), t0 - 2 * 3_600_000);
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("reused", t0 - 5_000),
+        merged: 1,
+        firstAt: t0 - 5_000,
+        lastAt: t0 - 5_000,
+      });
+    });
+    const gateway = await start(home, clock);
+    clock.advance(60_000);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("reused")).toBe(2), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    await gateway.stop();
+    running.splice(running.indexOf(gateway), 1);
+    expect(appendedRuns(home.dir).get("reused")).toBe(2);
+  });
+
+  it("a saved group left in the journal (its route gone) is not replaced by a group a reload's route opens for its key: both run", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ other: { secret: OPEN } });
+    await leaveInJournal(home, t0, (store) => {
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("saved-latest", t0 - 5_000),
+        merged: 3,
+        firstAt: t0 - 10_000,
+        lastAt: t0 - 5_000,
+      });
+    });
+    const gateway = await start(home, clock);
+    // The route comes back by a reload (which does not run the saved group), and an event opens a group
+    // for the same key, which fires.
+    home.write(
+      "config.yaml",
+      stringify(webhookConfig({ grouped: GROUPED }, { rate_limit: 1000 }, { agent: appendAgent(2) })),
+    );
+    gateway.reload();
+    const answer = await postJson(
+      `http://127.0.0.1:${gateway.port}/webhooks/grouped`,
+      { n: 1 },
+      { "X-Request-ID": "after-reload" },
+    );
+    expect(answer.body).toEqual({ status: "coalesced" });
+    clock.advance(60_000);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("after-reload")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    await gateway.stop();
+    running.splice(running.indexOf(gateway), 1);
+    // The next start finds the route: the saved group reopens (its windows passed) and runs, once.
+    await start(home, clock);
+    clock.advance(0);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("saved-latest")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.advance(3_600_000);
+    expect(appendedRuns(home.dir).get("after-reload")).toBe(1);
+  });
+
   it("a delivery id accepted before the restart is a duplicate within the hour, a new event after it", async () => {
     const clock = fakeClock();
     const t0 = clock.now();

@@ -215,6 +215,24 @@ describe("the reason a group fired (logged): the bound that ended first, max_wai
     expect(restored(2_000, 2_000).length).toBe(0);
   });
 
+  it("a group reopened for a route that no longer coalesces fires at once, once, as a flush (no bound of it ended)", () => {
+    const { coalesce: _dropped, ...plain } = ROUTE;
+    expect(
+      reasons((coalescer, clock) => {
+        coalescer.restore({
+          id: "gh\u00001",
+          latest: accepted("saved", 1, plain),
+          merged: 3,
+          quietLeftMs: 0,
+          maxLeftMs: 0,
+        });
+        clock.increment(1);
+        expect(coalescer.pendingCount()).toBe(0);
+        clock.increment(3_600_000);
+      }),
+    ).toEqual(["flush"]);
+  });
+
   it("a reopened group whose bounds are both ahead fires at the nearer, named as such", () => {
     const run = (quietLeftMs: number, maxLeftMs: number) =>
       reasons((coalescer, clock) => {
