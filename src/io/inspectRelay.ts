@@ -10,6 +10,13 @@ export interface InspectRelay {
 
 const BUFFERED_EVENTS = 200;
 
+/**
+ * Bytes of events a client may have waiting in its socket. One that reads nothing (a suspended browser
+ * tab, a `wscat` stopped with Ctrl-Z) would otherwise hold every later event in the gateway's memory until
+ * it ran out; past this it is disconnected, and a client that connects again gets the last 200 events.
+ */
+export const MAX_CLIENT_BACKLOG_BYTES = 16 * 1024 * 1024;
+
 /** The page stately.ai/inspect is embedded in; it relays the WebSocket's events into the iframe. */
 function bridgePage(port: number): string {
   return `<!DOCTYPE html><html><head><title>svc — Stately inspector</title>
@@ -26,10 +33,15 @@ ws.onmessage = (e) => { const ev = JSON.parse(e.data); if (ready) frame.contentW
 /**
  * The inspector's WebSocket relay, bound to loopback only: inspection events carry prompts and payloads,
  * so they never leave the machine. Every message from one client goes to all others; the last 200 are
- * replayed to a client that connects late. Resolves once it listens; a port it cannot take (another
- * program on it) stops the start with a message naming the flag, before the gateway starts.
+ * replayed to a client that connects late; a client that falls `maxBacklogBytes` behind is disconnected.
+ * Resolves once it listens; a port it cannot take (another program on it) stops the start with a message
+ * naming the flag, before the gateway starts.
  */
-export async function startInspectRelay(port: number, host = "127.0.0.1"): Promise<InspectRelay> {
+export async function startInspectRelay(
+  port: number,
+  host = "127.0.0.1",
+  maxBacklogBytes = MAX_CLIENT_BACKLOG_BYTES,
+): Promise<InspectRelay> {
   const http = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end(bridgePage(port));
@@ -62,17 +74,21 @@ export async function startInspectRelay(port: number, host = "127.0.0.1"): Promi
     },
   });
   const recent: string[] = [];
+  const relay = (client: WebSocket, message: string) => {
+    if (client.bufferedAmount > maxBacklogBytes) client.terminate();
+    else client.send(message);
+  };
   wss.on("connection", (socket) => {
     // A client's bad frame (unmasked, oversized, invalid UTF-8) is an 'error' on its socket: without a
     // listener it would be thrown from the socket's data handler and stop the gateway. Drop that client.
     socket.on("error", () => socket.terminate());
-    for (const message of recent) socket.send(message);
+    for (const message of recent) relay(socket, message);
     socket.on("message", (data) => {
       const message = data.toString();
       recent.push(message);
       if (recent.length > BUFFERED_EVENTS) recent.shift();
       for (const client of wss.clients) {
-        if (client !== socket && client.readyState === WebSocket.OPEN) client.send(message);
+        if (client !== socket && client.readyState === WebSocket.OPEN) relay(client, message);
       }
     });
   });

@@ -1,0 +1,75 @@
+import { connect, type Socket } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { WebSocket } from "ws";
+import { startInspectRelay } from "../../../src/io/inspectRelay.js";
+import { freePort } from "../../helpers/http.js";
+
+/**
+ * The relay sends every event to every client. A client that reads nothing (a suspended browser tab, a
+ * `wscat` stopped with Ctrl-Z) kept every later event in the gateway's memory, without bound; past its
+ * backlog bound it is disconnected, and the relay goes on for the others.
+ */
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function open(port: number): Promise<{ socket: WebSocket; messages: string[] }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}`);
+    const messages: string[] = [];
+    socket.on("message", (data) => messages.push(data.toString()));
+    socket.once("open", () => resolve({ socket, messages }));
+    socket.once("error", reject);
+  });
+}
+
+/** A WebSocket handshake over a raw socket that then reads nothing more. */
+function stalledClient(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const raw = connect(port, "127.0.0.1");
+    raw.once("error", reject);
+    raw.write(
+      "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    );
+    raw.once("data", () => {
+      raw.pause();
+      resolve(raw);
+    });
+  });
+}
+
+describe("--inspect relay: a client that stops reading", () => {
+  it("is disconnected past its backlog bound instead of holding every event; the others go on", async () => {
+    const port = await freePort();
+    const relay = await startInspectRelay(port, "127.0.0.1", 256 * 1024);
+    cleanups.push(() => relay.stop());
+    const stalled = await stalledClient(port);
+    cleanups.push(() => stalled.destroy());
+    let stalledClosed = false;
+    stalled.once("close", () => {
+      stalledClosed = true;
+    });
+    const watcher = await open(port);
+    cleanups.push(() => watcher.socket.terminate());
+    const sender = await open(port);
+    cleanups.push(() => sender.socket.terminate());
+    // Far more than the kernel's socket buffers take on loopback (a few MB), 1 MiB per event.
+    const event = JSON.stringify({ type: "@xstate.event", blob: "e".repeat(1024 * 1024) });
+    for (let sent = 1; sent <= 32; sent++) {
+      sender.socket.send(event);
+      await vi.waitFor(() => expect(watcher.messages.length).toBe(sent), { timeout: 10_000, interval: 10 });
+    }
+    // Reading again, it gets what the kernel held for it, then the relay's close (it stayed open before).
+    stalled.on("data", () => {});
+    stalled.resume();
+    await vi.waitFor(() => expect(stalledClosed).toBe(true), { timeout: 20_000, interval: 50 });
+    // The relay goes on: the watcher still gets what is sent after.
+    sender.socket.send('{"type":"@xstate.snapshot"}');
+    await vi.waitFor(() => expect(watcher.messages).toContain('{"type":"@xstate.snapshot"}'), {
+      timeout: 5000,
+      interval: 20,
+    });
+  }, 60_000);
+});
