@@ -15,6 +15,7 @@ import { freePort, postJson } from "../../helpers/http.js";
  * only its own bridge page's origin or clients that send none.
  */
 const SECRET = "route-secret-for-inspector-7f3a";
+const GLOBAL_SECRET = "global-secret-for-inspector-9c1e";
 
 /** Opens a raw WebSocket; resolves with its messages so far (a live array) or rejects with the refusal. */
 function open(port: number, origin?: string): Promise<{ socket: WebSocket; messages: string[] }> {
@@ -81,6 +82,49 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
       { timeout: 10_000, interval: 50 },
     );
     expect(client.messages.join("\n")).not.toContain(SECRET);
+  });
+
+  it("a reload's route table reaches the relay with its global secret (globalSecret) [redacted]", async () => {
+    const port = await freePort();
+    const bridge = await startInspector(port);
+    cleanups.push(() => bridge.stop());
+    const client = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    cleanups.push(() => client.socket.terminate());
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+            secret: "${WEBHOOK_SECRET}",
+            routes: { gh: {} },
+          },
+        },
+      }),
+    );
+    home.write(".env", `WEBHOOK_SECRET=${GLOBAL_SECRET}\n`);
+    gateway = await startGateway({
+      home: home.dir,
+      env: { SVC_HOME: home.dir },
+      port: 0,
+      logger: silentLogger(),
+      inspect: bridge.inspect,
+    });
+    // SIGHUP: the `routes` actor is sent the new table, global secret included.
+    gateway.reload();
+    await vi.waitFor(
+      () => {
+        const text = client.messages.join("\n");
+        if (!text.includes('"type":"replace"')) throw new Error("no replace event relayed yet");
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const text = client.messages.join("\n");
+    expect(text).toContain('"globalSecret":"[redacted]"');
+    expect(text).not.toContain(GLOBAL_SECRET);
   });
 
   it("refuses a WebSocket from another web page's origin; its own page and origin-less clients connect", async () => {
