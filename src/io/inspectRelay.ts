@@ -17,6 +17,51 @@ const BUFFERED_EVENTS = 200;
  */
 export const MAX_CLIENT_BACKLOG_BYTES = 16 * 1024 * 1024;
 
+/**
+ * The registration (`@xstate.actor`) and latest snapshot of each actor still running, by session id: the
+ * last 200 events alone would show a client that connects after a while (the browser opened once the
+ * gateway runs) none of the long-lived actors (`gateway`, `routes`, `runs`, `mcp:<server>`, ...), only the
+ * events of those it has never heard of. An actor leaves once a snapshot says it is no longer active.
+ */
+class LiveActors {
+  private readonly actors = new Map<string, { actor: string; snapshot?: string }>();
+
+  track(message: string): void {
+    // Most messages are events (`@xstate.event`): not parsed again.
+    if (!message.includes('"@xstate.actor"') && !message.includes('"@xstate.snapshot"')) return;
+    let event: unknown;
+    try {
+      event = JSON.parse(message);
+    } catch {
+      return; // not an inspection event: relayed, not kept
+    }
+    if (typeof event !== "object" || event === null) return;
+    const { type, sessionId, snapshot } = event as {
+      type?: unknown;
+      sessionId?: unknown;
+      snapshot?: unknown;
+    };
+    if (typeof sessionId !== "string") return;
+    if (type === "@xstate.actor") {
+      this.actors.set(sessionId, { actor: message });
+      return;
+    }
+    const entry = this.actors.get(sessionId);
+    if (type !== "@xstate.snapshot" || entry === undefined) return;
+    const status = (snapshot as { status?: unknown } | null)?.status;
+    if (status !== undefined && status !== "active") this.actors.delete(sessionId);
+    else entry.snapshot = message;
+  }
+
+  /** In the order the actors started (a parent before its children), each with its latest snapshot. */
+  *messages(): Iterable<string> {
+    for (const { actor, snapshot } of this.actors.values()) {
+      yield actor;
+      if (snapshot !== undefined) yield snapshot;
+    }
+  }
+}
+
 /** The page stately.ai/inspect is embedded in; it relays the WebSocket's events into the iframe. */
 function bridgePage(port: number): string {
   return `<!DOCTYPE html><html><head><title>svc — Stately inspector</title>
@@ -32,8 +77,8 @@ ws.onmessage = (e) => { const ev = JSON.parse(e.data); if (ready) frame.contentW
 
 /**
  * The inspector's WebSocket relay, bound to loopback only: inspection events carry prompts and payloads,
- * so they never leave the machine. Every message from one client goes to all others; the last 200 are
- * replayed to a client that connects late; a client that falls `maxBacklogBytes` behind is disconnected.
+ * so they never leave the machine. Every message from one client goes to all others; the actors still
+ * running and the last 200 events are replayed to a client that connects late; a client that falls `maxBacklogBytes` behind is disconnected.
  * Resolves once it listens; a port it cannot take (another program on it) stops the start with a message
  * naming the flag, before the gateway starts.
  */
@@ -74,6 +119,7 @@ export async function startInspectRelay(
     },
   });
   const recent: string[] = [];
+  const live = new LiveActors();
   const relay = (client: WebSocket, message: string) => {
     if (client.bufferedAmount > maxBacklogBytes) client.terminate();
     else client.send(message);
@@ -82,9 +128,13 @@ export async function startInspectRelay(
     // A client's bad frame (unmasked, oversized, invalid UTF-8) is an 'error' on its socket: without a
     // listener it would be thrown from the socket's data handler and stop the gateway. Drop that client.
     socket.on("error", () => socket.terminate());
+    // The actors still running first (also those registered before the last 200 events), then those.
+    const replayed = new Set(recent);
+    for (const message of live.messages()) if (!replayed.has(message)) relay(socket, message);
     for (const message of recent) relay(socket, message);
     socket.on("message", (data) => {
       const message = data.toString();
+      live.track(message);
       recent.push(message);
       if (recent.length > BUFFERED_EVENTS) recent.shift();
       for (const client of wss.clients) {
