@@ -78,7 +78,8 @@ ws.onmessage = (e) => { const ev = JSON.parse(e.data); if (ready) frame.contentW
 /**
  * The inspector's WebSocket relay, bound to loopback only: inspection events carry prompts and payloads,
  * so they never leave the machine. Every message from one client goes to all others; the actors still
- * running and the last 200 events are replayed to a client that connects late; a client that falls `maxBacklogBytes` behind is disconnected.
+ * running and the last 200 events are replayed to a client that connects late; a client that falls
+ * `maxBacklogBytes` behind (besides its replay) is disconnected.
  * Resolves once it listens; a port it cannot take (another program on it) stops the start with a message
  * naming the flag, before the gateway starts.
  */
@@ -120,8 +121,11 @@ export async function startInspectRelay(
   });
   const recent: string[] = [];
   const live = new LiveActors();
+  // What a client was sent as it connected (bounded by what the relay keeps) may wait on top of the bound:
+  // large events would otherwise disconnect a late client before it could read its replay.
+  const replayBytes = new WeakMap<WebSocket, number>();
   const relay = (client: WebSocket, message: string) => {
-    if (client.bufferedAmount > maxBacklogBytes) client.terminate();
+    if (client.bufferedAmount > maxBacklogBytes + (replayBytes.get(client) ?? 0)) client.terminate();
     else client.send(message);
   };
   wss.on("connection", (socket) => {
@@ -129,9 +133,13 @@ export async function startInspectRelay(
     // listener it would be thrown from the socket's data handler and stop the gateway. Drop that client.
     socket.on("error", () => socket.terminate());
     // The actors still running first (also those registered before the last 200 events), then those.
-    const replayed = new Set(recent);
-    for (const message of live.messages()) if (!replayed.has(message)) relay(socket, message);
-    for (const message of recent) relay(socket, message);
+    const kept = new Set(recent);
+    const replay = [...live.messages()].filter((message) => !kept.has(message)).concat(recent);
+    replayBytes.set(
+      socket,
+      replay.reduce((bytes, message) => bytes + Buffer.byteLength(message), 0),
+    );
+    for (const message of replay) socket.send(message);
     socket.on("message", (data) => {
       const message = data.toString();
       live.track(message);

@@ -72,4 +72,42 @@ describe("--inspect relay: a client that stops reading", () => {
       interval: 20,
     });
   }, 60_000);
+
+  it("a late client is not disconnected for its replay, however large the events kept for it", async () => {
+    const port = await freePort();
+    const relay = await startInspectRelay(port, "127.0.0.1", 256 * 1024);
+    cleanups.push(() => relay.stop());
+    const sender = await open(port);
+    cleanups.push(() => sender.socket.terminate());
+    const watcher = await open(port);
+    cleanups.push(() => watcher.socket.terminate());
+    // 24 MiB kept for late clients (the last 200 events), far past the bound and the kernel's buffers.
+    const event = JSON.stringify({ type: "@xstate.event", blob: "k".repeat(1024 * 1024) });
+    for (let sent = 1; sent <= 24; sent++) {
+      sender.socket.send(event);
+      await vi.waitFor(() => expect(watcher.messages.length).toBe(sent), { timeout: 10_000, interval: 10 });
+    }
+    // A late client that has not read its replay yet when the next event comes.
+    const late = await stalledClient(port);
+    cleanups.push(() => late.destroy());
+    let closed = false;
+    late.once("close", () => {
+      closed = true;
+    });
+    const marker = "next-event-after-replay-8e4f";
+    sender.socket.send(JSON.stringify({ type: "@xstate.event", marker }));
+    await vi.waitFor(() => expect(watcher.messages.at(-1)).toContain(marker), {
+      timeout: 5000,
+      interval: 10,
+    });
+    let tail = "";
+    let found = false;
+    late.on("data", (chunk: Buffer) => {
+      tail = (tail + chunk.toString("latin1")).slice(-1000);
+      if (tail.includes(marker)) found = true;
+    });
+    late.resume();
+    await vi.waitFor(() => expect(found).toBe(true), { timeout: 20_000, interval: 50 });
+    expect(closed).toBe(false);
+  }, 60_000);
 });
