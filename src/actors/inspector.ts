@@ -82,7 +82,7 @@ export async function startInspector(port: number, logger?: Logger): Promise<Gat
   const server = await startInspectRelay(port);
   // Starts itself (autoStart); a second start() would open a second socket and break the first.
   const inspector = createWebSocketInspector({
-    url: `ws://127.0.0.1:${port}`,
+    url: server.sourceUrl,
     serialize: (event) => redactInspection(event) as typeof event,
   });
   const url = server.url;

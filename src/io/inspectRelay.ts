@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
@@ -5,6 +6,8 @@ import { SvcError } from "../errors.js";
 
 export interface InspectRelay {
   readonly url: string;
+  /** Where the gateway's inspector sends its events: the only connection whose messages are relayed. */
+  readonly sourceUrl: string;
   stop(): void;
 }
 
@@ -77,8 +80,9 @@ ws.onmessage = (e) => { const ev = JSON.parse(e.data); if (ready) frame.contentW
 
 /**
  * The inspector's WebSocket relay, bound to loopback only: inspection events carry prompts and payloads,
- * so they never leave the machine. Every message from one client goes to all others; the actors still
- * running and the last 200 events are replayed to a client that connects late; a client that falls
+ * so they never leave the machine. The events the gateway sends to `sourceUrl` go to every other client
+ * (what those send is dropped); the actors still running and the last 200 events are replayed to a client
+ * that connects late; a client that falls
  * `maxBacklogBytes` behind (besides its replay) is disconnected.
  * Resolves once it listens; a port it cannot take (another program on it) stops the start with a message
  * naming the flag, before the gateway starts.
@@ -119,6 +123,15 @@ export async function startInspectRelay(
       return origin === `http://127.0.0.1:${own}` || origin === `http://localhost:${own}`;
     },
   });
+  // The gateway's own inspector connects on a path only it knows; the events come from it alone. Any
+  // other client (the page, wscat, any local process) watches: what it sends is dropped, so it can neither
+  // show forged actors to the others nor fill the relay's memory with what it keeps for late clients.
+  const sourcePath = Buffer.from(`/${randomBytes(16).toString("hex")}`);
+  const isSource = (path: string | undefined) => {
+    const given = Buffer.from(path ?? "");
+    return given.length === sourcePath.length && timingSafeEqual(given, sourcePath);
+  };
+  const watchers = new Set<WebSocket>();
   const recent: string[] = [];
   const live = new LiveActors();
   // What a client was sent as it connected (bounded by what the relay keeps) may wait on top of the bound:
@@ -128,10 +141,22 @@ export async function startInspectRelay(
     if (client.bufferedAmount > maxBacklogBytes + (replayBytes.get(client) ?? 0)) client.terminate();
     else client.send(message);
   };
-  wss.on("connection", (socket) => {
+  wss.on("connection", (socket, request) => {
     // A client's bad frame (unmasked, oversized, invalid UTF-8) is an 'error' on its socket: without a
     // listener it would be thrown from the socket's data handler and stop the gateway. Drop that client.
     socket.on("error", () => socket.terminate());
+    if (isSource(request.url)) {
+      socket.on("message", (data) => {
+        const message = data.toString();
+        live.track(message);
+        recent.push(message);
+        if (recent.length > BUFFERED_EVENTS) recent.shift();
+        for (const client of watchers) if (client.readyState === WebSocket.OPEN) relay(client, message);
+      });
+      return;
+    }
+    watchers.add(socket);
+    socket.on("close", () => watchers.delete(socket));
     // The actors still running first (also those registered before the last 200 events), then those.
     const kept = new Set(recent);
     const replay = [...live.messages()].filter((message) => !kept.has(message)).concat(recent);
@@ -140,18 +165,10 @@ export async function startInspectRelay(
       replay.reduce((bytes, message) => bytes + Buffer.byteLength(message), 0),
     );
     for (const message of replay) socket.send(message);
-    socket.on("message", (data) => {
-      const message = data.toString();
-      live.track(message);
-      recent.push(message);
-      if (recent.length > BUFFERED_EVENTS) recent.shift();
-      for (const client of wss.clients) {
-        if (client !== socket && client.readyState === WebSocket.OPEN) relay(client, message);
-      }
-    });
   });
   return {
     url: `http://${host}:${port}`,
+    sourceUrl: `ws://${host}:${port}${sourcePath.toString()}`,
     stop() {
       for (const client of wss.clients) client.terminate();
       wss.close();

@@ -14,9 +14,9 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-function open(port: number): Promise<{ socket: WebSocket; messages: string[] }> {
+function open(url: string): Promise<{ socket: WebSocket; messages: string[] }> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}`);
+    const socket = new WebSocket(url);
     const messages: string[] = [];
     socket.on("message", (data) => messages.push(data.toString()));
     socket.once("open", () => resolve({ socket, messages }));
@@ -51,9 +51,9 @@ describe("--inspect relay: a client that stops reading", () => {
     stalled.once("close", () => {
       stalledClosed = true;
     });
-    const watcher = await open(port);
+    const watcher = await open(`ws://127.0.0.1:${port}`);
     cleanups.push(() => watcher.socket.terminate());
-    const sender = await open(port);
+    const sender = await open(relay.sourceUrl);
     cleanups.push(() => sender.socket.terminate());
     // Far more than the kernel's socket buffers take on loopback (a few MB), 1 MiB per event.
     const event = JSON.stringify({ type: "@xstate.event", blob: "e".repeat(1024 * 1024) });
@@ -77,9 +77,9 @@ describe("--inspect relay: a client that stops reading", () => {
     const port = await freePort();
     const relay = await startInspectRelay(port, "127.0.0.1", 256 * 1024);
     cleanups.push(() => relay.stop());
-    const sender = await open(port);
+    const sender = await open(relay.sourceUrl);
     cleanups.push(() => sender.socket.terminate());
-    const watcher = await open(port);
+    const watcher = await open(`ws://127.0.0.1:${port}`);
     cleanups.push(() => watcher.socket.terminate());
     // 24 MiB kept for late clients (the last 200 events), far past the bound and the kernel's buffers.
     const event = JSON.stringify({ type: "@xstate.event", blob: "k".repeat(1024 * 1024) });

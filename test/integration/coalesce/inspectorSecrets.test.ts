@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
+import { createActor, createMachine } from "xstate";
 import { stringify } from "yaml";
 import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
@@ -163,13 +164,39 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     raw.write(Buffer.from([0x81, 0x02, 0x68, 0x69]));
     await closed;
     expect(thrown).toEqual([]);
-    // The relay goes on: a sender's message still reaches the watching client.
-    const sender = await open(port);
-    cleanups.push(() => sender.socket.terminate());
-    sender.socket.send('{"type":"@xstate.event"}');
-    await vi.waitFor(() => expect(watcher.messages).toContain('{"type":"@xstate.event"}'), {
-      timeout: 2000,
+    // The relay goes on: an actor's events still reach the watching client.
+    const actor = createActor(createMachine({ id: "after-bad-frame" }), { inspect: bridge.inspect }).start();
+    cleanups.push(() => actor.stop());
+    await vi.waitFor(() => expect(watcher.messages.join("\n")).toContain("after-bad-frame"), {
+      timeout: 5000,
       interval: 20,
     });
+  });
+
+  it("relays the gateway's events only: what another client sends reaches no one, nor a late client", async () => {
+    const port = await freePort();
+    const bridge = await startInspector(port);
+    cleanups.push(() => bridge.stop());
+    const watcher = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    cleanups.push(() => watcher.socket.terminate());
+    const forger = await open(port);
+    cleanups.push(() => forger.socket.terminate());
+    const forged = JSON.stringify({ type: "@xstate.actor", sessionId: "x:99", name: "forged-actor-3c7d" });
+    forger.socket.send(forged);
+    // What the gateway sends still goes out, after the forged message had its chance to.
+    const actor = createActor(createMachine({ id: "real-actor-6b1a" }), { inspect: bridge.inspect }).start();
+    cleanups.push(() => actor.stop());
+    await vi.waitFor(() => expect(watcher.messages.join("\n")).toContain("real-actor-6b1a"), {
+      timeout: 5000,
+      interval: 20,
+    });
+    expect(watcher.messages.join("\n")).not.toContain("forged-actor-3c7d");
+    const late = await open(port);
+    cleanups.push(() => late.socket.terminate());
+    await vi.waitFor(() => expect(late.messages.join("\n")).toContain("real-actor-6b1a"), {
+      timeout: 5000,
+      interval: 20,
+    });
+    expect(late.messages.join("\n")).not.toContain("forged-actor-3c7d");
   });
 });
