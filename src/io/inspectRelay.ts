@@ -20,6 +20,15 @@ const BUFFERED_EVENTS = 200;
  */
 export const MAX_CLIENT_BACKLOG_BYTES = 16 * 1024 * 1024;
 
+/** A frame a watching client may send (it has nothing to say): past it the client is closed with 1009. */
+export const WATCHER_MAX_FRAME = 64 * 1024;
+/**
+ * A frame of the gateway's events: a coalescing group's event carries its prompt, whole with `{__raw__}`
+ * and a raised `max_body_bytes`; past ws's 100 MiB default the relay closed the gateway's own connection,
+ * which its inspector never opens again (inspection stopped for the rest of the run).
+ */
+const SOURCE_MAX_FRAME = 1024 * 1024 * 1024;
+
 /**
  * The registration (`@xstate.actor`) and latest snapshot of each actor still running, by session id: the
  * last 200 events alone would show a client that connects after a while (the browser opened once the
@@ -115,14 +124,11 @@ export async function startInspectRelay(
   });
   // A browser lets any web page open a WebSocket to 127.0.0.1 (no same-origin rule for WebSockets), so
   // only the bridge page's own origin and clients sending none (the gateway, ws tools) may connect.
-  const wss = new WebSocketServer({
-    server: http,
-    verifyClient: ({ origin }: { origin?: string }) => {
-      if (origin === undefined || origin === "") return true;
-      const own = (http.address() as AddressInfo | null)?.port ?? port;
-      return origin === `http://127.0.0.1:${own}` || origin === `http://localhost:${own}`;
-    },
-  });
+  const verifyClient = ({ origin }: { origin?: string }) => {
+    if (origin === undefined || origin === "") return true;
+    const own = (http.address() as AddressInfo | null)?.port ?? port;
+    return origin === `http://127.0.0.1:${own}` || origin === `http://localhost:${own}`;
+  };
   // The gateway's own inspector connects on a path only it knows; the events come from it alone. Any
   // other client (the page, wscat, any local process) watches: what it sends is dropped, so it can neither
   // show forged actors to the others nor fill the relay's memory with what it keeps for late clients.
@@ -131,7 +137,14 @@ export async function startInspectRelay(
     const given = Buffer.from(path ?? "");
     return given.length === sourcePath.length && timingSafeEqual(given, sourcePath);
   };
-  const watchers = new Set<WebSocket>();
+  // A watcher's frame past WATCHER_MAX_FRAME closes it (1009) instead of being read whole to be dropped
+  // (ws reads up to 100 MiB by default); the gateway's events are as large as the prompts they carry.
+  const watching = new WebSocketServer({ noServer: true, verifyClient, maxPayload: WATCHER_MAX_FRAME });
+  const sourcing = new WebSocketServer({ noServer: true, verifyClient, maxPayload: SOURCE_MAX_FRAME });
+  http.on("upgrade", (request, socket, head) => {
+    const server = isSource(request.url) ? sourcing : watching;
+    server.handleUpgrade(request, socket, head, (ws) => server.emit("connection", ws, request));
+  });
   const recent: string[] = [];
   const live = new LiveActors();
   // What a client was sent as it connected (bounded by what the relay keeps) may wait on top of the bound:
@@ -141,22 +154,21 @@ export async function startInspectRelay(
     if (client.bufferedAmount > maxBacklogBytes + (replayBytes.get(client) ?? 0)) client.terminate();
     else client.send(message);
   };
-  wss.on("connection", (socket, request) => {
-    // A client's bad frame (unmasked, oversized, invalid UTF-8) is an 'error' on its socket: without a
-    // listener it would be thrown from the socket's data handler and stop the gateway. Drop that client.
-    socket.on("error", () => socket.terminate());
-    if (isSource(request.url)) {
-      socket.on("message", (data) => {
-        const message = data.toString();
-        live.track(message);
-        recent.push(message);
-        if (recent.length > BUFFERED_EVENTS) recent.shift();
-        for (const client of watchers) if (client.readyState === WebSocket.OPEN) relay(client, message);
-      });
-      return;
-    }
-    watchers.add(socket);
-    socket.on("close", () => watchers.delete(socket));
+  // A client's bad frame (unmasked, oversized, invalid UTF-8) is an 'error' on its socket: without a
+  // listener it would be thrown from the socket's data handler and stop the gateway. Drop that client.
+  const dropOnError = (socket: WebSocket) => socket.on("error", () => socket.terminate());
+  sourcing.on("connection", (socket) => {
+    dropOnError(socket);
+    socket.on("message", (data) => {
+      const message = data.toString();
+      live.track(message);
+      recent.push(message);
+      if (recent.length > BUFFERED_EVENTS) recent.shift();
+      for (const client of watching.clients) if (client.readyState === WebSocket.OPEN) relay(client, message);
+    });
+  });
+  watching.on("connection", (socket) => {
+    dropOnError(socket);
     // The actors still running first (also those registered before the last 200 events), then those.
     const kept = new Set(recent);
     const replay = [...live.messages()].filter((message) => !kept.has(message)).concat(recent);
@@ -170,8 +182,10 @@ export async function startInspectRelay(
     url: `http://${host}:${port}`,
     sourceUrl: `ws://${host}:${port}${sourcePath.toString()}`,
     stop() {
-      for (const client of wss.clients) client.terminate();
-      wss.close();
+      for (const server of [sourcing, watching]) {
+        for (const client of server.clients) client.terminate();
+        server.close();
+      }
       http.close();
     },
   };

@@ -110,4 +110,25 @@ describe("--inspect relay: a client that stops reading", () => {
     await vi.waitFor(() => expect(found).toBe(true), { timeout: 20_000, interval: 50 });
     expect(closed).toBe(false);
   }, 60_000);
+
+  it("a watching client that sends a large frame is closed (1009) instead of it being read whole", async () => {
+    const port = await freePort();
+    const relay = await startInspectRelay(port);
+    cleanups.push(() => relay.stop());
+    const watcher = await open(`ws://127.0.0.1:${port}`);
+    cleanups.push(() => watcher.socket.terminate());
+    const big = await open(`ws://127.0.0.1:${port}`);
+    cleanups.push(() => big.socket.terminate());
+    const closed = new Promise<number>((resolve) => big.socket.once("close", (code) => resolve(code)));
+    big.socket.send("w".repeat(1024 * 1024));
+    expect(await closed).toBe(1009);
+    // The relay goes on for the others.
+    const sender = await open(relay.sourceUrl);
+    cleanups.push(() => sender.socket.terminate());
+    sender.socket.send('{"type":"@xstate.event","n":1}');
+    await vi.waitFor(() => expect(watcher.messages).toContain('{"type":"@xstate.event","n":1}'), {
+      timeout: 5000,
+      interval: 20,
+    });
+  }, 60_000);
 });
