@@ -16,12 +16,12 @@ const BUFFERED_EVENTS = 200;
 /**
  * Bytes of events a client may have waiting in its socket. One that reads nothing (a suspended browser
  * tab, a `wscat` stopped with Ctrl-Z) would otherwise hold every later event in the gateway's memory until
- * it ran out; past this it is disconnected, and a client that connects again gets the last 200 events.
+ * it ran out; past this it is disconnected (connecting again, it gets the live actors and last 200 events).
  */
 export const MAX_CLIENT_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 /** A frame a watching client may send (it has nothing to say): past it the client is closed with 1009. */
-export const WATCHER_MAX_FRAME = 64 * 1024;
+const WATCHER_MAX_FRAME = 64 * 1024;
 /**
  * A frame of the gateway's events: a coalescing group's event carries its prompt, whole with `{__raw__}`
  * and a raised `max_body_bytes`; past ws's 100 MiB default the relay closed the gateway's own connection,
@@ -91,8 +91,7 @@ ws.onmessage = (e) => { const ev = JSON.parse(e.data); if (ready) frame.contentW
  * The inspector's WebSocket relay, bound to loopback only: inspection events carry prompts and payloads,
  * so they never leave the machine. The events the gateway sends to `sourceUrl` go to every other client
  * (what those send is dropped); the actors still running and the last 200 events are replayed to a client
- * that connects late; a client that falls
- * `maxBacklogBytes` behind (besides its replay) is disconnected.
+ * that connects late; a client that falls `maxBacklogBytes` behind (besides its replay) is disconnected.
  * Resolves once it listens; a port it cannot take (another program on it) stops the start with a message
  * naming the flag, before the gateway starts.
  */
