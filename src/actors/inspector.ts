@@ -7,9 +7,27 @@ import { isSecretKey, type Logger } from "../io/log.js";
 const DEPTH_LIMIT = 10;
 
 /**
+ * Whether a field of an inspected object holds a secret: named as the log's secret fields are (`secret`,
+ * `token`, `Authorization`, ...) or ending in one of those names, as svc's own objects name theirs in
+ * camel case (the route table's `globalSecret`, which a reload's `replace` event carries) and headers in
+ * words (`X-Gitlab-Token`, `X-Api-Key`).
+ */
+function secretNamed(key: string): boolean {
+  if (isSecretKey(key)) return true;
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== "");
+  const last = words.at(-1);
+  if (last === undefined) return false;
+  return isSecretKey(last) || (words.length > 1 && isSecretKey(`${words.at(-2)}_${last}`));
+}
+
+/**
  * A JSON-ready copy of an inspection event with every secret-named field (`secret`, `token`,
- * `Authorization`, ...) replaced by `[redacted]`: a coalescing group's context holds its route, secret
- * included, and the events are for watching the gateway work, not for reading its credentials.
+ * `Authorization`, `globalSecret`, ...) replaced by `[redacted]`: a coalescing group's context holds its
+ * route, secret included, and the events are for watching the gateway work, not for reading its credentials.
  */
 export function redactInspection(value: unknown, depth = 0, ancestors = new Set<object>()): unknown {
   if (typeof value === "function" || typeof value === "symbol") return undefined;
@@ -37,7 +55,7 @@ function redactObject(value: object, depth: number, ancestors: Set<object>): unk
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       const kept =
-        isSecretKey(key) && item !== undefined ? "[redacted]" : redactInspection(item, depth + 1, ancestors);
+        secretNamed(key) && item !== undefined ? "[redacted]" : redactInspection(item, depth + 1, ancestors);
       if (kept !== undefined) out[key] = kept;
     }
     return out;
@@ -64,7 +82,7 @@ export async function startInspector(port: number, logger?: Logger): Promise<Gat
   const server = await startInspectRelay(port);
   // Starts itself (autoStart); a second start() would open a second socket and break the first.
   const inspector = createWebSocketInspector({
-    url: `ws://127.0.0.1:${port}`,
+    url: server.sourceUrl,
     serialize: (event) => redactInspection(event) as typeof event,
   });
   const url = server.url;

@@ -100,6 +100,15 @@ export class RunQueue {
   isIdle(): boolean {
     return this.active.size === 0 && this.waiting.length === 0;
   }
+  /**
+   * The queue as the inspector (`--inspect`) shows it in the `runs` actor's context (and the root's, which
+   * keeps that actor's input): how many runs wait and how many run. Its fields as they are showed every
+   * waiting run's prompt in each root snapshot, the runs under way (a Set) as `{}` whatever ran, and the
+   * slots' internals.
+   */
+  toJSON(): { waiting: number; active: number } {
+    return { waiting: this.waiting.length, active: this.active.size };
+  }
   whenIdle(timeoutMs: number): Promise<boolean> {
     if (this.isIdle()) return Promise.resolve(true);
     return new Promise((resolve) => {

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
+import { createActor, createMachine } from "xstate";
 import { stringify } from "yaml";
 import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
@@ -15,6 +16,7 @@ import { freePort, postJson } from "../../helpers/http.js";
  * only its own bridge page's origin or clients that send none.
  */
 const SECRET = "route-secret-for-inspector-7f3a";
+const GLOBAL_SECRET = "global-secret-for-inspector-9c1e";
 
 /** Opens a raw WebSocket; resolves with its messages so far (a live array) or rejects with the refusal. */
 function open(port: number, origin?: string): Promise<{ socket: WebSocket; messages: string[] }> {
@@ -83,6 +85,49 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     expect(client.messages.join("\n")).not.toContain(SECRET);
   });
 
+  it("a reload's route table reaches the relay with its global secret (globalSecret) [redacted]", async () => {
+    const port = await freePort();
+    const bridge = await startInspector(port);
+    cleanups.push(() => bridge.stop());
+    const client = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    cleanups.push(() => client.socket.terminate());
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+            secret: "${WEBHOOK_SECRET}",
+            routes: { gh: {} },
+          },
+        },
+      }),
+    );
+    home.write(".env", `WEBHOOK_SECRET=${GLOBAL_SECRET}\n`);
+    gateway = await startGateway({
+      home: home.dir,
+      env: { SVC_HOME: home.dir },
+      port: 0,
+      logger: silentLogger(),
+      inspect: bridge.inspect,
+    });
+    // SIGHUP: the `routes` actor is sent the new table, global secret included.
+    gateway.reload();
+    await vi.waitFor(
+      () => {
+        const text = client.messages.join("\n");
+        if (!text.includes('"type":"replace"')) throw new Error("no replace event relayed yet");
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const text = client.messages.join("\n");
+    expect(text).toContain('"globalSecret":"[redacted]"');
+    expect(text).not.toContain(GLOBAL_SECRET);
+  });
+
   it("refuses a WebSocket from another web page's origin; its own page and origin-less clients connect", async () => {
     const port = await freePort();
     const bridge = await startInspector(port);
@@ -119,13 +164,39 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     raw.write(Buffer.from([0x81, 0x02, 0x68, 0x69]));
     await closed;
     expect(thrown).toEqual([]);
-    // The relay goes on: a sender's message still reaches the watching client.
-    const sender = await open(port);
-    cleanups.push(() => sender.socket.terminate());
-    sender.socket.send('{"type":"@xstate.event"}');
-    await vi.waitFor(() => expect(watcher.messages).toContain('{"type":"@xstate.event"}'), {
-      timeout: 2000,
+    // The relay goes on: an actor's events still reach the watching client.
+    const actor = createActor(createMachine({ id: "after-bad-frame" }), { inspect: bridge.inspect }).start();
+    cleanups.push(() => actor.stop());
+    await vi.waitFor(() => expect(watcher.messages.join("\n")).toContain("after-bad-frame"), {
+      timeout: 5000,
       interval: 20,
     });
+  });
+
+  it("relays the gateway's events only: what another client sends reaches no one, nor a late client", async () => {
+    const port = await freePort();
+    const bridge = await startInspector(port);
+    cleanups.push(() => bridge.stop());
+    const watcher = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    cleanups.push(() => watcher.socket.terminate());
+    const forger = await open(port);
+    cleanups.push(() => forger.socket.terminate());
+    const forged = JSON.stringify({ type: "@xstate.actor", sessionId: "x:99", name: "forged-actor-3c7d" });
+    forger.socket.send(forged);
+    // What the gateway sends still goes out, after the forged message had its chance to.
+    const actor = createActor(createMachine({ id: "real-actor-6b1a" }), { inspect: bridge.inspect }).start();
+    cleanups.push(() => actor.stop());
+    await vi.waitFor(() => expect(watcher.messages.join("\n")).toContain("real-actor-6b1a"), {
+      timeout: 5000,
+      interval: 20,
+    });
+    expect(watcher.messages.join("\n")).not.toContain("forged-actor-3c7d");
+    const late = await open(port);
+    cleanups.push(() => late.socket.terminate());
+    await vi.waitFor(() => expect(late.messages.join("\n")).toContain("real-actor-6b1a"), {
+      timeout: 5000,
+      interval: 20,
+    });
+    expect(late.messages.join("\n")).not.toContain("forged-actor-3c7d");
   });
 });

@@ -1,0 +1,113 @@
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { WebSocket } from "ws";
+import { stringify } from "yaml";
+import { startInspector } from "../../../src/actors/inspector.js";
+import { type Gateway, startGateway } from "../../../src/gateway/index.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { freePort, postJson } from "../../helpers/http.js";
+
+/**
+ * The run queue as the inspector shows it: the `runs` actor's context holds the queue, and the root's
+ * context that actor's input, which each root snapshot (a spawn, such as an MCP server added by a reload)
+ * serialized field by field: every waiting run with its prompt, and the runs under way (a Set) as `{}`
+ * however many ran. It is shown as its counts.
+ */
+const STDIO_SERVER = fileURLToPath(new URL("../../fixtures/mcp/stdio-server.mjs", import.meta.url));
+const MARKER = "waiting-run-prompt-marker-5d2b";
+
+let home: TempHome | undefined;
+let gateway: Gateway | undefined;
+const cleanups: Array<() => void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+  await gateway?.stop();
+  gateway = undefined;
+  home?.cleanup();
+  home = undefined;
+});
+
+function open(port: number): Promise<{ socket: WebSocket; messages: string[] }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}`);
+    const messages: string[] = [];
+    socket.on("message", (data) => messages.push(data.toString()));
+    socket.once("open", () => resolve({ socket, messages }));
+    socket.once("error", reject);
+  });
+}
+
+interface RootSnapshot {
+  type: string;
+  sessionId: string;
+  snapshot: {
+    context: { children: Record<string, unknown>; specs: { runs: { input: { queue: unknown } } } };
+  };
+}
+
+describe("--inspect: the run queue", () => {
+  it("shows in a root snapshot as how many runs wait and run, not as each waiting run's prompt", async () => {
+    const port = await freePort();
+    const bridge = await startInspector(port);
+    cleanups.push(() => bridge.stop());
+    const client = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    cleanups.push(() => client.socket.terminate());
+    home = tempHome();
+    const dir = home.dir;
+    const stuck = ["bash", "-c", 'touch "$0/started-$$"; exec sleep 30', dir];
+    const config = {
+      gateway: { drain_timeout_seconds: 0 },
+      agent: { provider: "command", command: stuck, max_concurrent_runs: 1 },
+      platforms: {
+        webhook: {
+          enabled: true,
+          host: "127.0.0.1",
+          routes: { gh: { secret: "INSECURE_NO_AUTH", prompt: `${MARKER} {n}` } },
+        },
+      },
+    };
+    home.write("config.yaml", stringify(config));
+    gateway = await startGateway({
+      home: dir,
+      env: { SVC_HOME: dir },
+      port: 0,
+      logger: silentLogger(),
+      inspect: bridge.inspect,
+    });
+    for (const n of [1, 2, 3]) {
+      const res = await postJson(
+        `http://127.0.0.1:${gateway.port}/webhooks/gh`,
+        { n },
+        { "x-request-id": `q-${n}` },
+      );
+      expect(res.status).toBe(202);
+    }
+    await vi.waitFor(() => expect(readdirSync(dir).some((f) => f.startsWith("started-"))).toBe(true), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    // An MCP server added by a reload is spawned under the root: a root snapshot.
+    home.write(
+      "config.yaml",
+      stringify({ ...config, mcp_servers: { files: { command: process.execPath, args: [STDIO_SERVER] } } }),
+    );
+    gateway.reload();
+    const root = await vi.waitFor(
+      () => {
+        const found = client.messages
+          .map((m) => JSON.parse(m) as RootSnapshot)
+          .find(
+            (e) =>
+              e.type === "@xstate.snapshot" && e.snapshot?.context?.children?.["mcp:files"] !== undefined,
+          );
+        if (found === undefined) throw new Error("no root snapshot with mcp:files yet");
+        return found;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    expect(root.snapshot.context.specs.runs.input.queue).toEqual({ waiting: 2, active: 1 });
+    expect(client.messages.join("\n")).not.toContain(MARKER);
+  }, 120_000);
+});
