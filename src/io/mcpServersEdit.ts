@@ -1,5 +1,16 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { type Document, isMap, isNode, isScalar, type Node, parseDocument, visit, type YAMLMap } from "yaml";
+import {
+  type Document,
+  isMap,
+  isNode,
+  isScalar,
+  type Node,
+  type Pair,
+  parseDocument,
+  Scalar,
+  visit,
+  type YAMLMap,
+} from "yaml";
 import { EMBEDDED_DEFAULT, yamlSyntaxProblem } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
@@ -41,6 +52,22 @@ function load(configPath: string, doing: string) {
 function write(configPath: string, text: string, holdsCredential = false): void {
   const kept = existsSync(configPath) ? statSync(configPath).mode & 0o777 : 0o600;
   writeFileAtomic(configPath, text, holdsCredential ? kept & 0o700 : kept);
+}
+
+/**
+ * A server's name as svc reads it from `config.yaml`: the key's text as written, so `007:`, `1e3:` or
+ * `True:` (a number or a boolean to YAML) is the server `007`, `1e3`, `True` — not `7`, `1000`, `true`.
+ */
+export function serverName(key: unknown): string {
+  if (!isScalar(key)) return String(key);
+  if (typeof key.value !== "string" && key.type === Scalar.PLAIN && typeof key.source === "string")
+    return key.source;
+  return String(key.value);
+}
+
+/** The pair of `mcp_servers.<name>` (its key read as svc reads it), if there is one. */
+export function serverPair(servers: YAMLMap, name: string): Pair | undefined {
+  return servers.items.find((pair) => serverName(pair.key) === name);
 }
 
 /**
@@ -103,12 +130,14 @@ export function addServers(
     const skipped: string[] = [];
     const map = serversMap(doc, configPath);
     for (const [name, entry] of Object.entries(entries)) {
-      if (map.has(name) && options.replace !== true) {
+      const pair = serverPair(map, name);
+      if (pair !== undefined && options.replace !== true) {
         skipped.push(name);
         continue;
       }
-      keepAliasesOf(doc, map.get(name, true));
-      map.set(name, doc.createNode(entry));
+      keepAliasesOf(doc, pair?.value);
+      if (pair !== undefined) pair.value = doc.createNode(entry);
+      else map.set(name, doc.createNode(entry));
     }
     if (skipped.length < Object.keys(entries).length)
       write(configPath, printForEdit(doc), options.holdsCredential === true);
@@ -122,9 +151,10 @@ export function removeServer(configPath: string, name: string): boolean {
   return withFileLockSync(configPath, () => {
     const doc = load(configPath, "remove");
     const servers = doc.get("mcp_servers");
-    if (!isMap(servers) || !servers.has(name)) return false;
-    keepAliasesOf(doc, servers.get(name, true));
-    servers.delete(name);
+    const pair = isMap(servers) ? serverPair(servers, name) : undefined;
+    if (!isMap(servers) || pair === undefined) return false;
+    keepAliasesOf(doc, pair.value);
+    servers.items.splice(servers.items.indexOf(pair), 1);
     write(configPath, printForEdit(doc));
     return true;
   });

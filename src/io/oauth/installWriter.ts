@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isMap, parseDocument } from "yaml";
 import { EMBEDDED_DEFAULT, yamlSyntaxProblem } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
-import { serversMap } from "../mcpServersEdit.js";
+import { serverName, serverPair, serversMap } from "../mcpServersEdit.js";
 import { writeFileAtomic } from "../stores/atomicFile.js";
 import { withFileLockSync } from "../stores/fileLock.js";
 import { parseForEdit, printForEdit } from "../yamlSource.js";
@@ -23,7 +23,7 @@ function load(configPath: string) {
 export function existingServerNames(configPath: string): Set<string> {
   const servers = load(configPath).get("mcp_servers");
   if (!isMap(servers)) return new Set();
-  return new Set(servers.items.map((pair) => String((pair.key as { value?: unknown })?.value ?? pair.key)));
+  return new Set(servers.items.map((pair) => serverName(pair.key)));
 }
 
 /**
@@ -57,7 +57,7 @@ function addServerLocked(configPath: string, name: string, entry: Record<string,
       `${configPath}: mcp_servers is not a mapping — fix it before installing a server`,
     );
   }
-  if (isMap(servers) && servers.has(name)) {
+  if (isMap(servers) && serverPair(servers, name) !== undefined) {
     throw new SvcError(
       "install_link",
       `${configPath}: mcp_servers.${name} already exists — choose another name`,
