@@ -4,6 +4,7 @@ import {
   isMap,
   isNode,
   isScalar,
+  isSeq,
   type Node,
   type Pair,
   parseDocument,
@@ -17,7 +18,11 @@ import { writeFileAtomic } from "./stores/atomicFile.js";
 import { withFileLockSync } from "./stores/fileLock.js";
 import { parseForEdit, printForEdit } from "./yamlSource.js";
 
-function load(configPath: string, doing: string) {
+/**
+ * config.yaml read for an edit by `svc mcp <doing>` (the embedded default when there is none), refused
+ * with the gateway's words when it is not YAML, its top level is no mapping or mcp_servers is no mapping.
+ */
+export function loadForServersEdit(configPath: string, doing: string) {
   if (!existsSync(configPath)) {
     // No config.yaml: the gateway runs on the embedded default; a file holding only mcp_servers would
     // turn its webhook adapter off, so the new file starts from that default.
@@ -37,8 +42,18 @@ function load(configPath: string, doing: string) {
     throw new SvcError("config_invalid", `${problem} — fix it before running svc mcp ${doing}`);
   }
   if (doc.contents === null) doc.contents = doc.createNode({}) as never;
-  if (!isMap(doc.contents))
-    throw new SvcError("config_invalid", `${configPath}: the top level must be a mapping of sections`);
+  if (!isMap(doc.contents)) {
+    const top = doc.contents;
+    const got = isSeq(top)
+      ? "a list"
+      : isScalar(top) && typeof top.value !== "string"
+        ? String(top.value)
+        : JSON.stringify(String(isScalar(top) ? top.value : top));
+    throw new SvcError(
+      "config_invalid",
+      `${configPath}: the top level must be a mapping of sections (platforms:, agent:, gateway:, mcp_servers:), got ${got} — fix it before running svc mcp ${doing}`,
+    );
+  }
   const servers = doc.get("mcp_servers");
   if (servers !== undefined && servers !== null && !isMap(servers))
     throw new SvcError(
@@ -126,7 +141,7 @@ export function addServers(
   options: { replace?: boolean; doing: string; holdsCredential?: boolean },
 ): string[] {
   return withFileLockSync(configPath, () => {
-    const doc = load(configPath, options.doing);
+    const doc = loadForServersEdit(configPath, options.doing);
     const skipped: string[] = [];
     const map = serversMap(doc, configPath);
     for (const [name, entry] of Object.entries(entries)) {
@@ -149,7 +164,7 @@ export function addServers(
 export function removeServer(configPath: string, name: string): boolean {
   if (!existsSync(configPath)) return false;
   return withFileLockSync(configPath, () => {
-    const doc = load(configPath, "remove");
+    const doc = loadForServersEdit(configPath, "remove");
     const servers = doc.get("mcp_servers");
     const pair = isMap(servers) ? serverPair(servers, name) : undefined;
     if (!isMap(servers) || pair === undefined) return false;

@@ -127,7 +127,7 @@ describe("comment-preserving edits", () => {
       `${named} — fix it before running setup`,
     );
     expect(() => removeServer(file, "a")).toThrow(`${named} — fix it before running svc mcp remove`);
-    expect(() => existingServerNames(file)).toThrow(`${named} — fix it before installing a server`);
+    expect(() => existingServerNames(file)).toThrow(`${named} — fix it before running svc mcp install`);
     expect(readFileSync(file, "utf8")).toBe(text);
   });
 

@@ -97,6 +97,26 @@ describe("install confirmation (spec 4.1)", () => {
     expect(servers["007"]?.url).toBe("https://bond.example/mcp");
   });
 
+  it("a config.yaml whose top level is no mapping is named as the gateway names it, before the question; the file is kept", async () => {
+    home = tempHome();
+    const cases: Array<[string, string]> = [
+      ["- platforms\n", "a list"],
+      ["webhook-gateway\n", '"webhook-gateway"'],
+      ["8644\n", "8644"],
+    ];
+    for (const [text, got] of cases) {
+      const path = home.write("config.yaml", text);
+      const io = scripted(["y"]);
+      await expect(
+        confirmAndInstall(path, request("docs", { url: "https://docs.example/mcp" }), io),
+      ).rejects.toThrow(
+        `${path}: the top level must be a mapping of sections (platforms:, agent:, gateway:, mcp_servers:), got ${got} — fix it before running svc mcp install`,
+      );
+      expect(io.asked).toEqual([]);
+      expect(readFileSync(path, "utf8")).toBe(text);
+    }
+  });
+
   it("anything but yes, or a closed stdin, installs nothing", async () => {
     home = tempHome();
     const path = home.write("config.yaml", CONFIG);
