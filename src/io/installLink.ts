@@ -154,10 +154,21 @@ export function describeInstall(request: InstallRequest): string {
   ];
   if (request.kind === "command") {
     const args = Array.isArray(request.config.args) ? request.config.args : [];
+    // The environment the link sets goes first, as a shell writes it: PATH there picks which program runs,
+    // NODE_OPTIONS, LD_PRELOAD, npm_config_registry and the like what it loads.
+    const env = request.config.env;
+    const assignments =
+      env !== null && typeof env === "object" && !Array.isArray(env)
+        ? Object.entries(env).map(([key, value]) => `${key}=${String(value)}`)
+        : [];
     lines.push(
       "WARNING: this server runs a program on this machine with your permissions:",
-      `  ${[request.config.command, ...args].map(shownWord).join(" ")}`,
+      `  ${[...assignments, request.config.command, ...args].map(shownWord).join(" ")}`,
     );
+    if (assignments.length > 0)
+      lines.push(
+        "  (the variables before it are the environment the link gives it: they can change which program runs and what it loads)",
+      );
   }
   const variables = filledVariables(request.config, "");
   if (variables.length > 0) {
