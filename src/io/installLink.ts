@@ -68,7 +68,14 @@ export function parseInstallLink(link: string): InstallRequest {
   const names = url.searchParams.getAll("name");
   const configs = url.searchParams.getAll("config");
   if (names.length !== 1 || configs.length !== 1)
-    reject("exactly one name and one config parameter are required");
+    reject(
+      `exactly one name and one config parameter are required${
+        // A link pasted into a shell without quotes arrives cut at its first &.
+        names.length + configs.length === 1 && !url.search.includes("&")
+          ? ` — only ${names.length === 1 ? "name" : "config"} is there: a shell cuts a link given without quotes at its & (and runs the rest as a command of its own), so put the link in single quotes: svc mcp install 'svc://mcp/install?name=...&config=...'`
+          : ""
+      }`,
+    );
   const name = names[0] as string;
   // Standard base64 pasted unescaped: the query decoding turned each '+' into a space (never base64).
   const encoded = (configs[0] as string).replace(/ /g, "+");

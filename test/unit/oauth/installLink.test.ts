@@ -145,6 +145,20 @@ describe("install link parser (spec 4.1)", () => {
     }
   });
 
+  it("a link cut at its & (pasted into a shell without quotes) is refused with why and the quoting to use", () => {
+    const quoting =
+      "a shell cuts a link given without quotes at its & (and runs the rest as a command of its own), so put the link in single quotes: svc mcp install 'svc://mcp/install?name=...&config=...'";
+    expect(() => parseInstallLink("svc://mcp/install?name=docs")).toThrow(
+      `install link rejected: exactly one name and one config parameter are required — only name is there: ${quoting}`,
+    );
+    expect(() => parseInstallLink(`svc://mcp/install?config=${b64url({ url: "https://a.test/" })}`)).toThrow(
+      `— only config is there: ${quoting}`,
+    );
+    // Both there, or one given twice: no such hint.
+    for (const l of ["svc://mcp/install?name=a&name=b", "svc://mcp/install?name=a&config=x&config=y"])
+      expect(() => parseInstallLink(l)).toThrow(/parameter are required$/);
+  });
+
   it("reads the scheme and the host in any case, as RFC 3986 does (svc://MCP/install), but not the path", () => {
     const cfg = b64url({ url: "https://a.test/" });
     for (const l of [`SVC://mcp/install?name=a&config=${cfg}`, `svc://MCP/install?name=a&config=${cfg}`])
