@@ -1,12 +1,17 @@
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { writeFileAtomic } from "../stores/atomicFile.js";
 
 export const DESKTOP_FILE = "svc-mcp-install.desktop";
 
-/** The directory for .desktop files: `$XDG_DATA_HOME/applications`, else `~/.local/share/applications`. */
+/**
+ * The directory for .desktop files: `$XDG_DATA_HOME/applications`, else `~/.local/share/applications`. A
+ * relative XDG_DATA_HOME is ignored, as the XDG Base Directory specification says: the desktop would never
+ * look for the file under this command's working directory.
+ */
 export function applicationsDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_DATA_HOME?.trim() ? (env.XDG_DATA_HOME as string) : join(homedir(), ".local", "share");
+  const set = env.XDG_DATA_HOME?.trim() ? (env.XDG_DATA_HOME as string) : undefined;
+  const base = set !== undefined && isAbsolute(set) ? set : join(homedir(), ".local", "share");
   return join(base, "applications");
 }
 
