@@ -1,7 +1,7 @@
 import { formatIssue } from "../config/format.js";
 import { lookedUpVariables } from "../config/interpolate.js";
 import { knownKeysAt } from "../config/knownKeys.js";
-import { mcpServerSchema } from "../config/sections/mcp.js";
+import { httpUrlProblem, mcpServerSchema } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 import { terminalText } from "./terminalText.js";
 
@@ -100,13 +100,15 @@ export function parseInstallLink(link: string): InstallRequest {
     reject('config must have either a string "url" or a string "command" (not both)');
   if (hasUrl) {
     if (typeof entry.url !== "string") reject('"url" must be a string');
-    let target: URL;
-    try {
-      target = new URL(entry.url);
-    } catch {
-      reject(`"url" is not a valid URL`);
-    }
-    if (target.protocol !== "http:" && target.protocol !== "https:") reject('"url" must use http or https');
+    // As config.yaml checks it; one holding a ${VAR} (a port, a host from .env) is checked at connect, once
+    // rendered, but the link must still show its scheme.
+    const problem =
+      lookedUpVariables(entry.url).length === 0
+        ? httpUrlProblem(entry.url)
+        : /^\s*https?:\/\//i.test(entry.url)
+          ? undefined
+          : "expected an http:// or https:// URL, and a variable may not stand for its scheme — write http:// or https:// before it";
+    if (problem !== undefined) reject(`config: mcp_servers.${name}.url: ${problem}`);
     checkEntry(name, entry);
     return { name, config: entry, kind: "url" };
   }
