@@ -62,7 +62,14 @@ export function parseInstallLink(link: string): InstallRequest {
   }
   // RFC 3986 section 6.2.2.1: the scheme and the host are case-insensitive (the URL parser lowercases the
   // scheme only, since svc: is no special scheme); the path is not.
-  if (url.protocol !== "svc:" || url.host.toLowerCase() !== "mcp" || url.pathname !== "/install") {
+  // The authority is mcp alone: url.host leaves out a user:password@ before it (svc://x@mcp/install).
+  if (
+    url.protocol !== "svc:" ||
+    url.host.toLowerCase() !== "mcp" ||
+    url.username !== "" ||
+    url.password !== "" ||
+    url.pathname !== "/install"
+  ) {
     reject("expected svc://mcp/install?name=...&config=...");
   }
   const names = url.searchParams.getAll("name");

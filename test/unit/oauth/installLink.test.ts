@@ -153,6 +153,9 @@ describe("install link parser (spec 4.1)", () => {
       `svc://other/install?name=a&config=${cfg}`,
       `svc://mcp/remove?name=a&config=${cfg}`,
       `svc://mcp/install?name=a&name=b&config=${cfg}`,
+      `svc://user@mcp/install?name=a&config=${cfg}`,
+      `svc://user:secret@mcp/install?name=a&config=${cfg}`,
+      `svc://:secret@mcp/install?name=a&config=${cfg}`,
       "svc://mcp/install?name=a",
     ]) {
       expect(
