@@ -15,7 +15,7 @@ import {
 } from "../io/installLink.js";
 import { renderEntry } from "../io/mcp/render.js";
 import { addServerToConfig, existingServerNames } from "../io/oauth/installWriter.js";
-import { registerSchemeHandler } from "../io/oauth/schemeHandler.js";
+import { registerSchemeHandler, XDG_MIME_ARGS } from "../io/oauth/schemeHandler.js";
 import { oauthEntryOf } from "../io/oauth/settings.js";
 import { newProfileTypo } from "../io/profiles.js";
 import { terminalText } from "../io/terminalText.js";
@@ -244,7 +244,13 @@ export function registerMcpAuthCommands(mcp: Command): void {
       if (opts.registerHandler) {
         const { file, xdgMime } = await registerSchemeHandler(handlerCommand());
         process.stdout.write(
-          `Wrote ${file}${xdgMime ? " and set it as the svc:// handler (xdg-mime)" : "; xdg-mime not found, register it with your desktop"}\n`,
+          `Wrote ${file}${
+            xdgMime.set
+              ? " and set it as the svc:// handler (xdg-mime)"
+              : xdgMime.failed === undefined
+                ? "; xdg-mime not found, register it with your desktop"
+                : `; xdg-mime ${XDG_MIME_ARGS.join(" ")} ${terminalText(xdgMime.failed)}, so svc:// links are not set to open with it — run that command again, or register the file with your desktop`
+          }\n`,
         );
         if (link === undefined) return;
       }

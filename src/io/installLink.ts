@@ -1,7 +1,7 @@
 import { formatIssue } from "../config/format.js";
 import { lookedUpVariables } from "../config/interpolate.js";
 import { knownKeysAt } from "../config/knownKeys.js";
-import { mcpServerSchema } from "../config/sections/mcp.js";
+import { httpUrlProblem, mcpServerSchema } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 import { terminalText } from "./terminalText.js";
 
@@ -62,13 +62,27 @@ export function parseInstallLink(link: string): InstallRequest {
   }
   // RFC 3986 section 6.2.2.1: the scheme and the host are case-insensitive (the URL parser lowercases the
   // scheme only, since svc: is no special scheme); the path is not.
-  if (url.protocol !== "svc:" || url.host.toLowerCase() !== "mcp" || url.pathname !== "/install") {
+  // The authority is mcp alone: url.host leaves out a user:password@ before it (svc://x@mcp/install).
+  if (
+    url.protocol !== "svc:" ||
+    url.host.toLowerCase() !== "mcp" ||
+    url.username !== "" ||
+    url.password !== "" ||
+    url.pathname !== "/install"
+  ) {
     reject("expected svc://mcp/install?name=...&config=...");
   }
   const names = url.searchParams.getAll("name");
   const configs = url.searchParams.getAll("config");
   if (names.length !== 1 || configs.length !== 1)
-    reject("exactly one name and one config parameter are required");
+    reject(
+      `exactly one name and one config parameter are required${
+        // A link pasted into a shell without quotes arrives cut at its first &.
+        names.length + configs.length === 1 && !url.search.includes("&")
+          ? ` — only ${names.length === 1 ? "name" : "config"} is there: a shell cuts a link given without quotes at its & (and runs the rest as a command of its own), so put the link in single quotes: svc mcp install 'svc://mcp/install?name=...&config=...'`
+          : ""
+      }`,
+    );
   const name = names[0] as string;
   // Standard base64 pasted unescaped: the query decoding turned each '+' into a space (never base64).
   const encoded = (configs[0] as string).replace(/ /g, "+");
@@ -93,13 +107,15 @@ export function parseInstallLink(link: string): InstallRequest {
     reject('config must have either a string "url" or a string "command" (not both)');
   if (hasUrl) {
     if (typeof entry.url !== "string") reject('"url" must be a string');
-    let target: URL;
-    try {
-      target = new URL(entry.url);
-    } catch {
-      reject(`"url" is not a valid URL`);
-    }
-    if (target.protocol !== "http:" && target.protocol !== "https:") reject('"url" must use http or https');
+    // As config.yaml checks it; one holding a ${VAR} (a port, a host from .env) is checked at connect, once
+    // rendered, but the link must still show its scheme.
+    const problem =
+      lookedUpVariables(entry.url).length === 0
+        ? httpUrlProblem(entry.url)
+        : /^\s*https?:\/\//i.test(entry.url)
+          ? undefined
+          : "expected an http:// or https:// URL, and a variable may not stand for its scheme — write http:// or https:// before it";
+    if (problem !== undefined) reject(`config: mcp_servers.${name}.url: ${problem}`);
     checkEntry(name, entry);
     return { name, config: entry, kind: "url" };
   }
@@ -154,10 +170,21 @@ export function describeInstall(request: InstallRequest): string {
   ];
   if (request.kind === "command") {
     const args = Array.isArray(request.config.args) ? request.config.args : [];
+    // The environment the link sets goes first, as a shell writes it: PATH there picks which program runs,
+    // NODE_OPTIONS, LD_PRELOAD, npm_config_registry and the like what it loads.
+    const env = request.config.env;
+    const assignments =
+      env !== null && typeof env === "object" && !Array.isArray(env)
+        ? Object.entries(env).map(([key, value]) => `${key}=${String(value)}`)
+        : [];
     lines.push(
       "WARNING: this server runs a program on this machine with your permissions:",
-      `  ${[request.config.command, ...args].map(shownWord).join(" ")}`,
+      `  ${[...assignments, request.config.command, ...args].map(shownWord).join(" ")}`,
     );
+    if (assignments.length > 0)
+      lines.push(
+        "  (the variables before it are the environment the link gives it: they can change which program runs and what it loads)",
+      );
   }
   const variables = filledVariables(request.config, "");
   if (variables.length > 0) {

@@ -1,12 +1,28 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { type Document, isMap, isNode, isScalar, type Node, parseDocument, visit, type YAMLMap } from "yaml";
+import {
+  type Document,
+  isMap,
+  isNode,
+  isScalar,
+  isSeq,
+  type Node,
+  type Pair,
+  parseDocument,
+  Scalar,
+  visit,
+  type YAMLMap,
+} from "yaml";
 import { EMBEDDED_DEFAULT, yamlSyntaxProblem } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
 import { withFileLockSync } from "./stores/fileLock.js";
 import { parseForEdit, printForEdit } from "./yamlSource.js";
 
-function load(configPath: string, doing: string) {
+/**
+ * config.yaml read for an edit by `svc mcp <doing>` (the embedded default when there is none), refused
+ * with the gateway's words when it is not YAML, its top level is no mapping or mcp_servers is no mapping.
+ */
+export function loadForServersEdit(configPath: string, doing: string) {
   if (!existsSync(configPath)) {
     // No config.yaml: the gateway runs on the embedded default; a file holding only mcp_servers would
     // turn its webhook adapter off, so the new file starts from that default.
@@ -26,8 +42,18 @@ function load(configPath: string, doing: string) {
     throw new SvcError("config_invalid", `${problem} — fix it before running svc mcp ${doing}`);
   }
   if (doc.contents === null) doc.contents = doc.createNode({}) as never;
-  if (!isMap(doc.contents))
-    throw new SvcError("config_invalid", `${configPath}: the top level must be a mapping of sections`);
+  if (!isMap(doc.contents)) {
+    const top = doc.contents;
+    const got = isSeq(top)
+      ? "a list"
+      : isScalar(top) && typeof top.value !== "string"
+        ? String(top.value)
+        : JSON.stringify(String(isScalar(top) ? top.value : top));
+    throw new SvcError(
+      "config_invalid",
+      `${configPath}: the top level must be a mapping of sections (platforms:, agent:, gateway:, mcp_servers:), got ${got} — fix it before running svc mcp ${doing}`,
+    );
+  }
   const servers = doc.get("mcp_servers");
   if (servers !== undefined && servers !== null && !isMap(servers))
     throw new SvcError(
@@ -41,6 +67,22 @@ function load(configPath: string, doing: string) {
 function write(configPath: string, text: string, holdsCredential = false): void {
   const kept = existsSync(configPath) ? statSync(configPath).mode & 0o777 : 0o600;
   writeFileAtomic(configPath, text, holdsCredential ? kept & 0o700 : kept);
+}
+
+/**
+ * A server's name as svc reads it from `config.yaml`: the key's text as written, so `007:`, `1e3:` or
+ * `True:` (a number or a boolean to YAML) is the server `007`, `1e3`, `True` — not `7`, `1000`, `true`.
+ */
+export function serverName(key: unknown): string {
+  if (!isScalar(key)) return String(key);
+  if (typeof key.value !== "string" && key.type === Scalar.PLAIN && typeof key.source === "string")
+    return key.source;
+  return String(key.value);
+}
+
+/** The pair of `mcp_servers.<name>` (its key read as svc reads it), if there is one. */
+export function serverPair(servers: YAMLMap, name: string): Pair | undefined {
+  return servers.items.find((pair) => serverName(pair.key) === name);
 }
 
 /**
@@ -99,16 +141,18 @@ export function addServers(
   options: { replace?: boolean; doing: string; holdsCredential?: boolean },
 ): string[] {
   return withFileLockSync(configPath, () => {
-    const doc = load(configPath, options.doing);
+    const doc = loadForServersEdit(configPath, options.doing);
     const skipped: string[] = [];
     const map = serversMap(doc, configPath);
     for (const [name, entry] of Object.entries(entries)) {
-      if (map.has(name) && options.replace !== true) {
+      const pair = serverPair(map, name);
+      if (pair !== undefined && options.replace !== true) {
         skipped.push(name);
         continue;
       }
-      keepAliasesOf(doc, map.get(name, true));
-      map.set(name, doc.createNode(entry));
+      keepAliasesOf(doc, pair?.value);
+      if (pair !== undefined) pair.value = doc.createNode(entry);
+      else map.set(name, doc.createNode(entry));
     }
     if (skipped.length < Object.keys(entries).length)
       write(configPath, printForEdit(doc), options.holdsCredential === true);
@@ -120,11 +164,12 @@ export function addServers(
 export function removeServer(configPath: string, name: string): boolean {
   if (!existsSync(configPath)) return false;
   return withFileLockSync(configPath, () => {
-    const doc = load(configPath, "remove");
+    const doc = loadForServersEdit(configPath, "remove");
     const servers = doc.get("mcp_servers");
-    if (!isMap(servers) || !servers.has(name)) return false;
-    keepAliasesOf(doc, servers.get(name, true));
-    servers.delete(name);
+    const pair = isMap(servers) ? serverPair(servers, name) : undefined;
+    if (!isMap(servers) || pair === undefined) return false;
+    keepAliasesOf(doc, pair.value);
+    servers.items.splice(servers.items.indexOf(pair), 1);
     write(configPath, printForEdit(doc));
     return true;
   });

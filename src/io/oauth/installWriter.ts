@@ -1,68 +1,34 @@
-import { existsSync, readFileSync } from "node:fs";
-import { isMap, parseDocument } from "yaml";
-import { EMBEDDED_DEFAULT, yamlSyntaxProblem } from "../../config/load.js";
+import { isMap } from "yaml";
 import { SvcError } from "../../errors.js";
-import { serversMap } from "../mcpServersEdit.js";
+import { loadForServersEdit, serverName, serverPair, serversMap } from "../mcpServersEdit.js";
 import { writeFileAtomic } from "../stores/atomicFile.js";
 import { withFileLockSync } from "../stores/fileLock.js";
-import { parseForEdit, printForEdit } from "../yamlSource.js";
-
-function load(configPath: string) {
-  const text = existsSync(configPath) ? readFileSync(configPath, "utf8") : "";
-  // Numbers left alone are written back as in the file (an unquoted id keeps every digit and its "+").
-  const doc = parseForEdit(text);
-  if (doc.errors.length > 0) {
-    // Named as the gateway names it (the line, what to do), not in the parser's words.
-    const problem = yamlSyntaxProblem(configPath, text) ?? `${configPath}: not valid YAML`;
-    throw new SvcError("config_invalid", `${problem} — fix it before installing a server`);
-  }
-  return doc;
-}
+import { printForEdit } from "../yamlSource.js";
 
 /** Names already under `mcp_servers` in config.yaml. */
 export function existingServerNames(configPath: string): Set<string> {
-  const servers = load(configPath).get("mcp_servers");
+  const servers = loadForServersEdit(configPath, "install").get("mcp_servers");
   if (!isMap(servers)) return new Set();
-  return new Set(servers.items.map((pair) => String((pair.key as { value?: unknown })?.value ?? pair.key)));
+  return new Set(servers.items.map((pair) => serverName(pair.key)));
 }
 
 /**
  * Adds `mcp_servers.<name>` to config.yaml, keeping comments and layout (yaml Document API), written
- * atomically. Never overwrites an existing server.
+ * atomically. Never overwrites an existing server. Without config.yaml the new file starts from the
+ * embedded default the gateway ran on (webhook adapter on loopback), which a file holding only
+ * `mcp_servers` would silently turn off.
  */
 export function addServerToConfig(configPath: string, name: string, entry: Record<string, unknown>): void {
-  withFileLockSync(configPath, () => addServerLocked(configPath, name, entry));
-}
-
-/**
- * Without config.yaml the gateway runs on the embedded default (webhook adapter on loopback); a new file
- * holding only `mcp_servers` would silently turn that adapter off, so it starts from that default.
- */
-function newConfig() {
-  const doc = parseDocument("");
-  doc.contents = doc.createNode(structuredClone(EMBEDDED_DEFAULT)) as never;
-  doc.commentBefore =
-    " Created by svc mcp install from the embedded default (webhook adapter on 127.0.0.1:8644),\n" +
-    " which applied while there was no config.yaml. See docs/configuration.md.";
-  return doc;
-}
-
-function addServerLocked(configPath: string, name: string, entry: Record<string, unknown>): void {
-  const doc = existsSync(configPath) ? load(configPath) : newConfig();
-  if (doc.contents === null) doc.contents = doc.createNode({}) as never;
-  const servers = doc.get("mcp_servers");
-  if (servers !== undefined && servers !== null && !isMap(servers)) {
-    throw new SvcError(
-      "config_invalid",
-      `${configPath}: mcp_servers is not a mapping — fix it before installing a server`,
-    );
-  }
-  if (isMap(servers) && servers.has(name)) {
-    throw new SvcError(
-      "install_link",
-      `${configPath}: mcp_servers.${name} already exists — choose another name`,
-    );
-  }
-  serversMap(doc, configPath).set(name, doc.createNode(entry));
-  writeFileAtomic(configPath, printForEdit(doc), 0o600);
+  withFileLockSync(configPath, () => {
+    const doc = loadForServersEdit(configPath, "install");
+    const servers = serversMap(doc, configPath);
+    if (serverPair(servers, name) !== undefined) {
+      throw new SvcError(
+        "install_link",
+        `${configPath}: mcp_servers.${name} already exists — choose another name`,
+      );
+    }
+    servers.set(name, doc.createNode(entry));
+    writeFileAtomic(configPath, printForEdit(doc), 0o600);
+  });
 }

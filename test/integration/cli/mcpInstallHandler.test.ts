@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -43,5 +43,42 @@ describe("svc mcp install --register-handler (spec 4.1): the registered command 
     expect(parse(readFileSync(join(home.dir, "config.yaml"), "utf8")).mcp_servers).toEqual({
       docs: { url: "https://docs.test/mcp" },
     });
+  });
+
+  it("a relative XDG_DATA_HOME is ignored, as the XDG spec says: the file goes to ~/.local/share/applications", async () => {
+    home = tempHome();
+    desktop = tempHome();
+    // Relative, yet from any working directory it names a directory inside the temp dir (where a wrong
+    // write would land, not in the checkout).
+    const relative = `${"../".repeat(40)}${desktop.dir.replace(/^\/+/, "")}/relative-share`;
+    const result = await svc(home, ["mcp", "install", "--register-handler"], {
+      env: { XDG_DATA_HOME: relative, HOME: desktop.dir },
+    });
+    expect(result.code).toBe(0);
+    const file = join(desktop.dir, ".local", "share", "applications", "svc-mcp-install.desktop");
+    expect(result.stdout).toContain(`Wrote ${file}`);
+    expect(readFileSync(file, "utf8")).toContain("MimeType=x-scheme-handler/svc;");
+    expect(existsSync(join(desktop.dir, "relative-share"))).toBe(false);
+  });
+
+  it("an xdg-mime that fails is reported as failing with its reason, not as not found", async () => {
+    home = tempHome();
+    desktop = tempHome();
+    const fake = desktop.write(
+      "bin/xdg-mime",
+      '#!/bin/sh\necho "xdg-mime: no method available for setting the default handler" >&2\nexit 3\n',
+    );
+    chmodSync(fake, 0o755);
+    const result = await svc(home, ["mcp", "install", "--register-handler"], {
+      env: {
+        XDG_DATA_HOME: join(desktop.dir, "share"),
+        PATH: `${join(desktop.dir, "bin")}:${process.env.PATH ?? ""}`,
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain("not found");
+    expect(result.stdout).toContain(
+      "; xdg-mime default svc-mcp-install.desktop x-scheme-handler/svc exited with 3: xdg-mime: no method available for setting the default handler, so svc:// links are not set to open with it — run that command again, or register the file with your desktop",
+    );
   });
 });

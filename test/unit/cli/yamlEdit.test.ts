@@ -93,6 +93,21 @@ describe("comment-preserving edits", () => {
     );
   });
 
+  it("svc mcp add/import/remove know a server named by a YAML number or boolean (007:, True:) under the name written", () => {
+    home = tempHome();
+    const file = home.write(
+      "config.yaml",
+      "mcp_servers:\n  007: # bond\n    url: https://bond.example/mcp\n  True:\n    url: https://truth.example/mcp\n",
+    );
+    expect([...existingServerNames(file)]).toEqual(["007", "True"]);
+    expect(addServers(file, { "007": { url: "https://evil.example/" } }, { doing: "add" })).toEqual(["007"]);
+    // --force replaces the entry in place: one key 007, never a second "007" beside it.
+    addServers(file, { "007": { url: "https://new.example/" } }, { doing: "add", replace: true });
+    expect(removeServer(file, "True")).toBe(true);
+    expect(removeServer(file, "true")).toBe(false);
+    expect(readFileSync(file, "utf8")).toBe("mcp_servers:\n  007: # bond\n    url: https://new.example/\n");
+  });
+
   it("setEnvValues writes the lines it replaces or adds with a CRLF .env's line ends", () => {
     home = tempHome();
     const file = home.write(".env", "# secrets\r\nOTHER=kept-value\r\nWEBHOOK_PORT=9000\r\n");
@@ -112,7 +127,7 @@ describe("comment-preserving edits", () => {
       `${named} — fix it before running setup`,
     );
     expect(() => removeServer(file, "a")).toThrow(`${named} — fix it before running svc mcp remove`);
-    expect(() => existingServerNames(file)).toThrow(`${named} — fix it before installing a server`);
+    expect(() => existingServerNames(file)).toThrow(`${named} — fix it before running svc mcp install`);
     expect(readFileSync(file, "utf8")).toBe(text);
   });
 

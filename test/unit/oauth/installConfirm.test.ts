@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { confirmAndInstall, type PromptIO } from "../../../src/cli/mcpAuth.js";
+import { loadConfig } from "../../../src/config/load.js";
 import { parseInstallLink } from "../../../src/io/installLink.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -70,6 +71,50 @@ describe("install confirmation (spec 4.1)", () => {
       await confirmAndInstall(path, request("github", { url: "https://x.test/" }), scripted([undefined])),
     ).toBeUndefined();
     expect(readFileSync(path, "utf8")).toBe(before);
+  });
+
+  it("a server whose name config.yaml writes as a YAML number or boolean (007:, True:) is taken under that name, never overwritten", async () => {
+    home = tempHome();
+    const path = home.write(
+      "config.yaml",
+      "mcp_servers:\n  007:\n    url: https://bond.example/mcp\n  True:\n    url: https://truth.example/mcp\n",
+    );
+    const before = readFileSync(path, "utf8");
+    for (const name of ["007", "True"]) {
+      const io = scripted(["", "y"]);
+      expect(
+        await confirmAndInstall(path, request(name, { url: "https://evil.example/" }), io),
+      ).toBeUndefined();
+      expect(io.asked[0]).toContain(`A server named "${name}" already exists`);
+    }
+    expect(readFileSync(path, "utf8")).toBe(before);
+    // 7 and true are other servers than 007 and True (svc reads a key as written): installed beside them.
+    expect(
+      await confirmAndInstall(path, request("7", { url: "https://seven.example/" }), scripted(["y"])),
+    ).toBe("7");
+    const servers = loadConfig({ home: home.dir }).config.mcp_servers;
+    expect(Object.keys(servers).sort()).toEqual(["007", "7", "True"]);
+    expect(servers["007"]?.url).toBe("https://bond.example/mcp");
+  });
+
+  it("a config.yaml whose top level is no mapping is named as the gateway names it, before the question; the file is kept", async () => {
+    home = tempHome();
+    const cases: Array<[string, string]> = [
+      ["- platforms\n", "a list"],
+      ["webhook-gateway\n", '"webhook-gateway"'],
+      ["8644\n", "8644"],
+    ];
+    for (const [text, got] of cases) {
+      const path = home.write("config.yaml", text);
+      const io = scripted(["y"]);
+      await expect(
+        confirmAndInstall(path, request("docs", { url: "https://docs.example/mcp" }), io),
+      ).rejects.toThrow(
+        `${path}: the top level must be a mapping of sections (platforms:, agent:, gateway:, mcp_servers:), got ${got} — fix it before running svc mcp install`,
+      );
+      expect(io.asked).toEqual([]);
+      expect(readFileSync(path, "utf8")).toBe(text);
+    }
   });
 
   it("anything but yes, or a closed stdin, installs nothing", async () => {

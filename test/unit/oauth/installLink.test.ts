@@ -99,6 +99,23 @@ describe("install link parser (spec 4.1)", () => {
     );
   });
 
+  // biome-ignore-start lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+  it("checks url as config.yaml does: its words for a url it refuses, and a ${VAR} url (port, host) left to the connect, its scheme shown", () => {
+    const url = (u: string) => () => parseInstallLink(link("web", b64url({ url: u })));
+    expect(url("localhost:8080/mcp")).toThrow(
+      'install link rejected: config: mcp_servers.web.url: expected an http:// or https:// URL, got "localhost:8080/mcp" (no http:// or https:// at its start) — write http://localhost:8080/mcp (https:// for TLS)',
+    );
+    expect(url("FTP://files.example/mcp")).toThrow(
+      'config: mcp_servers.web.url: expected an http:// or https:// URL, got "FTP://files.example/mcp" (ftp is not supported)',
+    );
+    for (const u of ["http://127.0.0.1:${MCP_PORT}/mcp", "https://${MCP_HOST}/mcp", "HTTPS://a.example/mcp"])
+      expect(parseInstallLink(link("web", b64url({ url: u }))).config.url).toBe(u);
+    expect(url("${MCP_URL}")).toThrow(
+      "config: mcp_servers.web.url: expected an http:// or https:// URL, and a variable may not stand for its scheme — write http:// or https:// before it",
+    );
+  });
+  // biome-ignore-end lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+
   it("rejects JSON that is not an object and text that is not base64", () => {
     for (const v of [[], "x", 1, null, true])
       expect(rejected(() => parseInstallLink(link("ok", b64url(v))))).toBe(true);
@@ -136,6 +153,9 @@ describe("install link parser (spec 4.1)", () => {
       `svc://other/install?name=a&config=${cfg}`,
       `svc://mcp/remove?name=a&config=${cfg}`,
       `svc://mcp/install?name=a&name=b&config=${cfg}`,
+      `svc://user@mcp/install?name=a&config=${cfg}`,
+      `svc://user:secret@mcp/install?name=a&config=${cfg}`,
+      `svc://:secret@mcp/install?name=a&config=${cfg}`,
       "svc://mcp/install?name=a",
     ]) {
       expect(
@@ -143,6 +163,20 @@ describe("install link parser (spec 4.1)", () => {
         l,
       ).toBe(true);
     }
+  });
+
+  it("a link cut at its & (pasted into a shell without quotes) is refused with why and the quoting to use", () => {
+    const quoting =
+      "a shell cuts a link given without quotes at its & (and runs the rest as a command of its own), so put the link in single quotes: svc mcp install 'svc://mcp/install?name=...&config=...'";
+    expect(() => parseInstallLink("svc://mcp/install?name=docs")).toThrow(
+      `install link rejected: exactly one name and one config parameter are required — only name is there: ${quoting}`,
+    );
+    expect(() => parseInstallLink(`svc://mcp/install?config=${b64url({ url: "https://a.test/" })}`)).toThrow(
+      `— only config is there: ${quoting}`,
+    );
+    // Both there, or one given twice: no such hint.
+    for (const l of ["svc://mcp/install?name=a&name=b", "svc://mcp/install?name=a&config=x&config=y"])
+      expect(() => parseInstallLink(l)).toThrow(/parameter are required$/);
   });
 
   it("reads the scheme and the host in any case, as RFC 3986 does (svc://MCP/install), but not the path", () => {

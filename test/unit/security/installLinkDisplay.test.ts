@@ -21,6 +21,25 @@ it("the install confirmation shows a link's program and arguments with no contro
   );
 });
 
+it("the install confirmation's program line carries the environment the link sets: a PATH there picks which program runs", () => {
+  const shown = describeInstall(
+    parseInstallLink(
+      link({
+        command: "node",
+        args: ["server.mjs"],
+        env: { PATH: "/tmp/planted-bin:/usr/bin", NODE_OPTIONS: "--require /tmp/planted.js" },
+      }),
+    ),
+  );
+  expect(shown).toContain(
+    'WARNING: this server runs a program on this machine with your permissions:\n  PATH=/tmp/planted-bin:/usr/bin "NODE_OPTIONS=--require /tmp/planted.js" node server.mjs\n  (the variables before it are the environment the link gives it: they can change which program runs and what it loads)\n',
+  );
+  // Without env the line is the program and its arguments alone.
+  expect(describeInstall(parseInstallLink(link({ command: "node", args: ["server.mjs"] })))).toContain(
+    "with your permissions:\n  node server.mjs\nOnly continue",
+  );
+});
+
 // biome-ignore-start lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
 it("the install confirmation names each ${VAR} a link fills in from .env or the environment, and where", () => {
   const shown = describeInstall(
