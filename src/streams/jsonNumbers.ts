@@ -6,11 +6,16 @@ import { randomBytes } from "node:crypto";
  * must show the value that was sent. Node 20 has no JSON source-text access, so after `JSON.parse` a
  * scan of the text finds numbers whose JavaScript text differs from their source (rare: most payloads
  * have none, and then this costs one pass over the text) and remembers their source per holder object.
+ * Likewise the order of an object's keys: a JavaScript object lists keys that are array indices
+ * (`"2"`, `"10"`) first, in numeric order, so `{"id": 1, "2": "x"}` would print as `{"2": "x", "id": 1}`;
+ * the order the sender wrote is remembered for such an object and serialized back.
  */
 
 /** holder object or array → key (array index as a string) → the number's source text. */
 const sourceTexts = new WeakMap<object, Map<string, string>>();
-/** Containers with such a number somewhere inside: only these need the slower serialization. */
+/** object → its keys in the order the sender wrote them, where JavaScript lists them in another order. */
+const keyOrders = new WeakMap<object, readonly string[]>();
+/** Containers with such a number or object somewhere inside: only these need the slower serialization. */
 const tainted = new WeakSet<object>();
 
 const QUOTE = 0x22;
@@ -66,16 +71,39 @@ function plainToken(text: string, start: number, end: number): boolean {
 export const NESTED_TOO_DEEP = 1;
 /** `scanJsonText` found a number that would not print back as written. */
 export const ALTERED_NUMBERS = 2;
+/** `scanJsonText` found a key of digits, which JavaScript may list before keys written ahead of it. */
+export const DIGIT_KEYS = 4;
 
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
+const COLON = 0x3a;
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+
+/**
+ * The string token `text[start..end)` (quotes included) is a key made of digits alone (`"2"`, `"10"`):
+ * one JavaScript may list out of the written order (an array index, at most 10 digits).
+ */
+function digitKey(text: string, start: number, end: number): boolean {
+  if (end - start > 12 || end - start < 3) return false;
+  for (let k = start + 1; k < end - 1; k++) if (!isDigit(text.charCodeAt(k))) return false;
+  let next = end;
+  for (;;) {
+    const c = text.charCodeAt(next);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) next++;
+    else return c === COLON;
+  }
+}
 
 /**
  * One pass over a JSON text (strings jumped over natively, so brackets and digits inside them do not
  * count): `NESTED_TOO_DEEP` when arrays/objects nest deeper than `maxDepth`, `ALTERED_NUMBERS` when some number
- * would not print back as written. One pass for both, since the string jumping is most of the cost.
+ * would not print back as written, `DIGIT_KEYS` when some key is digits alone. One pass for all, since the
+ * string jumping is most of the cost.
  */
 export function scanJsonText(text: string, maxDepth: number): number {
   const length = text.length;
@@ -86,15 +114,17 @@ export function scanJsonText(text: string, maxDepth: number): number {
     if (code === QUOTE) {
       const end = skipString(text, i);
       if (end === -1) break;
+      if ((found & DIGIT_KEYS) === 0 && isDigit(text.charCodeAt(i + 1)) && digitKey(text, i, end))
+        found |= DIGIT_KEYS;
       i = end - 1;
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
       if (++depth > maxDepth) return found | NESTED_TOO_DEEP;
     } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
       depth--;
-    } else if (found === 0 && isNumberStart(code)) {
+    } else if ((found & ALTERED_NUMBERS) === 0 && isNumberStart(code)) {
       let end = i + 1;
       while (end < length && isNumberPart(text.charCodeAt(end))) end++;
-      if (!plainToken(text, i, end) && differs(text.slice(i, end))) found = ALTERED_NUMBERS;
+      if (!plainToken(text, i, end) && differs(text.slice(i, end))) found |= ALTERED_NUMBERS;
       i = end - 1;
     }
   }
@@ -109,13 +139,21 @@ class Mismatch extends Error {}
  * A repeated key: JSON.parse kept the last value, so an earlier occurrence is only recorded when its
  * number equals the kept one, and a later plain occurrence drops an earlier record; an earlier
  * occurrence of another shape than the kept value (an object, then a text) is stepped over unread,
- * so it costs the rest of the payload none of its numbers' texts.
+ * so it costs the rest of the payload none of its numbers' texts. An object whose keys JavaScript lists
+ * in another order than the text gets the text's order (a repeated key where it first appears, as
+ * `JSON.parse` keeps it); the last occurrence of a repeated key, the kept one, decides.
  */
 function record(text: string, root: object): void {
   let i = 0;
   const path: object[] = [];
   const pending = new Map<object, Map<string, string>>();
+  const orders = new Map<object, readonly string[]>();
   const marked = new Set<object>();
+  /** The containers on the path, the innermost included, need the slower serialization. */
+  const mark = (): void => {
+    for (let d = path.length - 1; d >= 0 && !marked.has(path[d] as object); d--)
+      marked.add(path[d] as object);
+  };
   const ws = () => {
     for (;;) {
       const c = text.charCodeAt(i);
@@ -152,6 +190,7 @@ function record(text: string, root: object): void {
         return;
       }
       path.push(parsed);
+      const written: string[] = [];
       i++;
       ws();
       if (text.charCodeAt(i) === 0x7d) i++;
@@ -162,6 +201,7 @@ function record(text: string, root: object): void {
           if (end === -1) throw new Mismatch();
           const raw = text.slice(i + 1, end - 1);
           const name = raw.includes("\\") ? (JSON.parse(text.slice(i, end)) as string) : raw;
+          written.push(name);
           i = end;
           ws();
           i++; // :
@@ -174,6 +214,12 @@ function record(text: string, root: object): void {
           ws();
           if (text.charCodeAt(i++) === 0x7d) break;
         }
+      }
+      const order = writtenOrder(written, parsed);
+      if (order === undefined) orders.delete(parsed);
+      else {
+        orders.set(parsed, order);
+        mark();
       }
       path.pop();
     } else if (c === 0x5b /* [ */) {
@@ -215,8 +261,7 @@ function record(text: string, root: object): void {
       }
       if (texts === undefined) pending.set(holder, new Map([[String(key), token]]));
       else texts.set(String(key), token);
-      for (let d = path.length - 1; d >= 0 && !marked.has(path[d] as object); d--)
-        marked.add(path[d] as object);
+      mark();
     } else {
       // true, false, null
       i += c === 0x66 /* f */ ? 5 : 4;
@@ -225,7 +270,19 @@ function record(text: string, root: object): void {
   value(undefined, "", root);
   // Only a complete walk is trusted: nothing is recorded when text and tree disagree somewhere.
   for (const [holder, texts] of pending) sourceTexts.set(holder, texts);
+  for (const [object, order] of orders) keyOrders.set(object, order);
   for (const container of marked) tainted.add(container);
+}
+
+/**
+ * The keys of `object` in the order `written` (the text's keys, a repeated one where it first appears),
+ * or undefined when JavaScript lists them so already or `written` does not name exactly its keys.
+ */
+function writtenOrder(written: readonly string[], object: object): readonly string[] | undefined {
+  const listed = Object.keys(object);
+  const order = written.length === listed.length ? written : [...new Set(written)];
+  if (order.length !== listed.length || order.every((key, k) => key === listed[k])) return undefined;
+  return order.every((key) => Object.hasOwn(object, key)) ? order : undefined;
 }
 
 /**
@@ -249,7 +306,7 @@ export function parseJson(text: string): unknown {
   const found = scanJsonText(text, MAX_JSON_DEPTH);
   if ((found & NESTED_TOO_DEEP) !== 0) throw new JsonTooDeep();
   const parsed: unknown = JSON.parse(text);
-  if ((found & ALTERED_NUMBERS) !== 0 && typeof parsed === "object" && parsed !== null) {
+  if ((found & (ALTERED_NUMBERS | DIGIT_KEYS)) !== 0 && typeof parsed === "object" && parsed !== null) {
     try {
       record(text, parsed as object);
     } catch {
@@ -272,19 +329,31 @@ const NONCE = randomBytes(12).toString("hex");
 const MARKER = new RegExp(`"${NONCE}:(\\d+)"`, "g");
 
 /**
- * `JSON.stringify(value, null, indent)` with numbers as the sender wrote them. A marker string with a
- * per-process random nonce stands in for each such number and is swapped back after serialization.
+ * `JSON.stringify(value, null, indent)` with numbers as the sender wrote them and keys in the order the
+ * sender wrote them. A marker string with a per-process random nonce stands in for each such number and
+ * is swapped back after serialization; an object whose keys JavaScript lists in another order is
+ * serialized through a view that lists them in the sender's.
  */
 export function stringifyJson(value: unknown, indent?: number): string | undefined {
   if (typeof value !== "object" || value === null || !tainted.has(value)) {
     return JSON.stringify(value, null, indent);
   }
   const texts: string[] = [];
+  /** view → the object it lists in the sender's order (the holder whose number texts are recorded). */
+  const viewed = new Map<object, object>();
   const out = JSON.stringify(
     value,
     function (this: unknown, key: string, item: unknown) {
+      if (typeof item === "object" && item !== null) {
+        const order = keyOrders.get(item);
+        if (order === undefined) return item;
+        const view = new Proxy(item, { ownKeys: () => [...order] });
+        viewed.set(view, item);
+        return view;
+      }
       if (typeof item !== "number") return item;
-      const text = sourceTexts.get(this as object)?.get(key);
+      const holder = viewed.get(this as object) ?? (this as object);
+      const text = sourceTexts.get(holder)?.get(key);
       if (text === undefined) return item;
       texts.push(text);
       return `${NONCE}:${texts.length - 1}`;
@@ -294,7 +363,7 @@ export function stringifyJson(value: unknown, indent?: number): string | undefin
   return out.replace(MARKER, (_m, index: string) => texts[Number(index)] as string);
 }
 
-/** `{ ...object, ...extra }` that keeps the sender's number texts of `object`'s own keys. */
+/** `{ ...object, ...extra }` that keeps the sender's number texts and key order of `object`'s own keys. */
 export function extendObject(
   object: Record<string, unknown>,
   extra: Record<string, unknown>,
@@ -305,6 +374,9 @@ export function extendObject(
     const kept = new Map([...texts].filter(([key]) => !Object.hasOwn(extra, key)));
     if (kept.size > 0) sourceTexts.set(copy, kept);
   }
+  const order = keyOrders.get(object);
+  if (order !== undefined)
+    keyOrders.set(copy, [...order, ...Object.keys(extra).filter((key) => !Object.hasOwn(object, key))]);
   if (tainted.has(object)) tainted.add(copy);
   return copy;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { resolveField } from "../../../src/streams/filters.js";
 import {
   ALTERED_NUMBERS,
+  DIGIT_KEYS,
   extendObject,
   numberText,
   parseJson,
@@ -114,6 +115,75 @@ describe("numbers keep the text the sender wrote (spec 2.5 rule 1: the payload v
         const again = stringifyJson(parseJson(text));
         expect(again === undefined ? undefined : JSON.parse(again)).toEqual(JSON.parse(text));
       }),
+    );
+  });
+});
+
+describe("keys keep the order the sender wrote them (spec 2.5 rules 3-5: the payload as JSON)", () => {
+  // A form plugin's entry (Gravity Forms posts its fields by number): JavaScript lists keys that are
+  // array indices first, so before the dump read {"2": ..., "10": ..., "id": ..., "form_id": ...}.
+  const body =
+    '{"id": "17", "form_id": "3", "2": "ada@example.com", "1.3": "Ada", "10": "x",' +
+    ' "answers": {"q": "why", "7": 1.0, "3": [{"z": 1, "0": 2}]}, "note": "2"}';
+
+  it("finds keys of digits alone, not digit strings that are values", () => {
+    const hasDigitKeys = (text: string) => (scanJsonText(text, 512) & DIGIT_KEYS) !== 0;
+    expect(hasDigitKeys('{"a": "2", "b": ["10", "7"], "c": "12:30", "d": {"x" : "1"}}')).toBe(false);
+    expect(hasDigitKeys('{"a": 1, "2": 0}')).toBe(true);
+    expect(hasDigitKeys('{"a": {"10"  :\n 1}}')).toBe(true);
+    // Both found in one pass: the number check goes on after a key of digits.
+    expect(scanJsonText('{"2": 1, "n": 1.0}', 512)).toBe(DIGIT_KEYS | ALTERED_NUMBERS);
+  });
+
+  it("{__raw__} and the default dump list the keys as sent, nested objects and arrays too", () => {
+    const payload = parseJson(body);
+    const dump = renderTemplate(undefined, payload);
+    expect(dump).toBe(
+      [
+        "{",
+        '  "id": "17",',
+        '  "form_id": "3",',
+        '  "2": "ada@example.com",',
+        '  "1.3": "Ada",',
+        '  "10": "x",',
+        '  "answers": {',
+        '    "q": "why",',
+        '    "7": 1.0,',
+        '    "3": [',
+        "      {",
+        '        "z": 1,',
+        '        "0": 2',
+        "      }",
+        "    ]",
+        "  },",
+        '  "note": "2"',
+        "}",
+      ].join("\n"),
+    );
+    expect(renderTemplate("[{__raw__}]", payload)).toBe(`[${dump}]`);
+  });
+
+  it("nested values, the script's stdin and script_output keep the sender's order", () => {
+    const payload = parseJson(body) as Record<string, unknown>;
+    expect(renderTemplate("{answers}", payload)).toBe('{"q":"why","7":1.0,"3":[{"z":1,"0":2}]}');
+    expect(stringifyJson(payload)).toBe(
+      '{"id":"17","form_id":"3","2":"ada@example.com","1.3":"Ada","10":"x",' +
+        '"answers":{"q":"why","7":1.0,"3":[{"z":1,"0":2}]},"note":"2"}',
+    );
+    const extended = extendObject(payload, { script_output: "ok", "2": "replaced" });
+    expect(stringifyJson(extended)).toBe(
+      '{"id":"17","form_id":"3","2":"replaced","1.3":"Ada","10":"x",' +
+        '"answers":{"q":"why","7":1.0,"3":[{"z":1,"0":2}]},"note":"2","script_output":"ok"}',
+    );
+  });
+
+  it("a repeated key stays where it first appears; the kept occurrence's order decides", () => {
+    expect(stringifyJson(parseJson('{"a": 1, "5": 2, "a": 3}'))).toBe('{"a":3,"5":2}');
+    expect(stringifyJson(parseJson('{"o": {"2": 1, "b": 1}, "o": {"b": 2, "2": 2}}'))).toBe(
+      '{"o":{"b":2,"2":2}}',
+    );
+    expect(stringifyJson(parseJson('{"o": {"b": 1, "2": 1}, "o": {"2": 2, "b": 2}}'))).toBe(
+      '{"o":{"2":2,"b":2}}',
     );
   });
 });
