@@ -301,7 +301,8 @@ export function stringifyJson(value: unknown, indent?: number): string | undefin
  * a key's quotes and colon, a number's text, half a string's length). A payload's indented dump is cut at
  * a few thousand characters, but indented in full a large body can be hundreds of megabytes (each of 600,000
  * numbers of a 1.3 MB array nested 500 deep sits on a line of 1,000 spaces: past V8's longest string, a
- * RangeError), seconds of work for text that is thrown away. At most `atLeast / 3` elements are visited.
+ * RangeError), seconds of work for text that is thrown away. Each element visited surely adds at least
+ * one character (three when indented), so at most `atLeast + 1` of them are copied.
  */
 export function stringifyJsonHead(value: unknown, indent: number, atLeast: number): string | undefined {
   let written = 0;
