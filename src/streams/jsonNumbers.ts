@@ -363,6 +363,59 @@ export function stringifyJson(value: unknown, indent?: number): string | undefin
   return out.replace(MARKER, (_m, index: string) => texts[Number(index)] as string);
 }
 
+/**
+ * `stringifyJson(value, indent)` where only its first `atLeast` characters (code points) are read: the
+ * text of a copy of `value` that leaves out everything after the point where that many characters are
+ * certainly written (counting only what each element surely adds: its comma, line break and indentation,
+ * a key's quotes and colon, a number's text, half a string's length). A payload's indented dump is cut at
+ * a few thousand characters, but indented in full a large body can be hundreds of megabytes (each of 600,000
+ * numbers of a 1.3 MB array nested 500 deep sits on a line of 1,000 spaces: past V8's longest string, a
+ * RangeError), seconds of work for text that is thrown away. Each element visited surely adds at least
+ * one character (three when indented), so at most `atLeast + 1` of them are copied. An object's keys are
+ * visited and kept in the order the sender wrote them, as `stringifyJson` prints them.
+ */
+export function stringifyJsonHead(value: unknown, indent: number, atLeast: number): string | undefined {
+  let written = 0;
+  const lineStart = (depth: number) => (indent > 0 ? 1 + indent * (depth + 1) : 0);
+  const surely = (item: unknown, holder: object, key: string): number => {
+    if (typeof item === "string") return 2 + Math.floor(item.length / 2);
+    if (typeof item === "number") return numberText(holder, key, item).length;
+    if (typeof item === "boolean") return item ? 4 : 5;
+    return item === null ? 4 : 1;
+  };
+  const head = (node: unknown, depth: number): unknown => {
+    if (typeof node !== "object" || node === null) return node;
+    const order = Array.isArray(node) ? undefined : keyOrders.get(node);
+    const keys = Array.isArray(node) ? undefined : (order ?? Object.keys(node));
+    const size = keys === undefined ? (node as unknown[]).length : keys.length;
+    const texts = sourceTexts.get(node);
+    const keptTexts = new Map<string, string>();
+    const copy: unknown[] | Record<string, unknown> = keys === undefined ? [] : {};
+    for (let i = 0; i < size && written <= atLeast; i++) {
+      const key = keys === undefined ? String(i) : (keys[i] as string);
+      const item = (node as Record<string, unknown>)[key];
+      written += (i > 0 ? 1 : 0) + lineStart(depth) + surely(item, node, key);
+      if (keys !== undefined) written += 3 + Math.floor(key.length / 2) + (indent > 0 ? 1 : 0);
+      const text = texts?.get(key);
+      if (text !== undefined) keptTexts.set(key, text);
+      const kept = head(item, depth + 1);
+      if (keys === undefined) (copy as unknown[]).push(kept);
+      else
+        Object.defineProperty(copy, key, {
+          value: kept,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+    }
+    if (keptTexts.size > 0) sourceTexts.set(copy, keptTexts);
+    if (order !== undefined) keyOrders.set(copy, order.slice(0, Object.keys(copy).length));
+    if (tainted.has(node)) tainted.add(copy);
+    return copy;
+  };
+  return stringifyJson(head(value, 0), indent);
+}
+
 /** `{ ...object, ...extra }` that keeps the sender's number texts and key order of `object`'s own keys. */
 export function extendObject(
   object: Record<string, unknown>,

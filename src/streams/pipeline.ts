@@ -10,7 +10,7 @@ import { type DispatchDeps, dispatchStage } from "./stages/dispatch.js";
 import { durableOperator } from "./stages/durable.js";
 import { eventCheckStage } from "./stages/events.js";
 import { type FilterDeps, filterStage } from "./stages/filters.js";
-import { type IdempotencyDeps, idempotencyStage } from "./stages/idempotency.js";
+import { type IdempotencyDeps, idempotencyStage, seenKey } from "./stages/idempotency.js";
 import { maybeAsyncStagesOperator, type NamedMaybeAsyncStage } from "./stages/maybeAsync.js";
 import { asyncStageOperator, INTERNAL_ERROR, type StageFailure } from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
@@ -117,6 +117,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     ["accept", acceptStage],
     ["dispatch", dispatchStage({ ...deps.dispatch, beginDirect: record.begin })],
   ];
+  // A request that fails (500) after its delivery id was recorded forgets it again, as a 503 does: its
+  // event was neither run nor stored, so the sender's retry must be processed, not answered `duplicate`.
+  // A duplicate (`duplicateOf`: waiting for its original) recorded nothing of its own.
+  const failedAfterRecord: StageFailure = (stage, err, ctx) => {
+    deps.onFailure(stage, err, ctx);
+    if (stage === "idempotency" || ctx.deliveryId === undefined || ctx.duplicateOf !== undefined) return;
+    const routeName = ctx.route?.name;
+    if (routeName !== undefined) deps.dispatch.forget(seenKey(routeName, ctx.deliveryId));
+  };
   const checked = input.pipe(maybeAsyncStagesOperator(checks, deps.onFailure));
   const answered = checked.pipe(
     asyncStageOperator(
@@ -126,7 +135,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       deps.onFailure,
       hasScript,
     ),
-    maybeAsyncStagesOperator(decisions, deps.onFailure),
+    maybeAsyncStagesOperator(decisions, failedAfterRecord),
     deps.durable === undefined
       ? (ctxs) => ctxs
       : durableOperator({ durable: () => deps.durable?.(), forget: (key) => deps.dispatch.forget(key) }),

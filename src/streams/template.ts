@@ -1,4 +1,4 @@
-import { stringifyJson } from "./jsonNumbers.js";
+import { stringifyJsonHead } from "./jsonNumbers.js";
 import { foundText, lookupSegments } from "./payloadPath.js";
 
 /** Prompt and `deliver_extra` templates. Pure and single-pass. */
@@ -44,9 +44,12 @@ export function truncate(text: string, limit: number): string {
   return text.slice(0, end);
 }
 
-/** The whole payload as 2-space indented JSON, truncated at 4000 characters (rules 4 and 5). */
+/**
+ * The whole payload as 2-space indented JSON, truncated at 4000 characters (rules 4 and 5). Only that much
+ * is written: indented in full, a large body can be more text than a string may hold.
+ */
 export function rawDump(payload: unknown): string {
-  return truncate(stringifyJson(payload, 2) ?? "null", RAW_DUMP_LIMIT);
+  return truncate(stringifyJsonHead(payload, 2, RAW_DUMP_LIMIT) ?? "null", RAW_DUMP_LIMIT);
 }
 
 /**

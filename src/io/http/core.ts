@@ -304,8 +304,11 @@ export function decodingBodies(handler: RequestHandler): RequestHandler {
  * Adds one header line (name lower-cased) to `headers`. A repeated header is joined with ", " (RFC 9110
  * §5.3), but a line repeating a value already there adds nothing: a proxy or sender that sends
  * `X-GitHub-Event`, a delivery id or a signature twice would otherwise name no event ("push, push"),
- * a new delivery id and no valid signature. Content-Length and Transfer-Encoding are always joined, so
- * two of them stay visible as ambiguous framing (AMBIGUOUS_LENGTH, CHUNKED_NOT_LAST).
+ * a new delivery id and no valid signature. An empty line next to one with a value adds nothing either
+ * (RFC 9110 §5.6.1: empty list elements are ignored): `X-GitHub-Delivery:` and `X-GitHub-Delivery: abc`
+ * are the delivery id `abc`, not `, abc`, which no retry carrying `abc` alone would match. Content-Length
+ * and Transfer-Encoding are always joined, so two of them stay visible as ambiguous framing
+ * (AMBIGUOUS_LENGTH, CHUNKED_NOT_LAST).
  */
 export function addHeaderLine(headers: Record<string, string>, name: string, value: string): void {
   if (!Object.hasOwn(headers, name)) {
@@ -313,7 +316,13 @@ export function addHeaderLine(headers: Record<string, string>, name: string, val
     return;
   }
   const seen = headers[name] as string;
-  if (name !== "content-length" && name !== "transfer-encoding" && listHas(seen, value)) return;
+  if (name !== "content-length" && name !== "transfer-encoding") {
+    if (value === "" || listHas(seen, value)) return;
+    if (seen === "") {
+      headers[name] = value;
+      return;
+    }
+  }
   headers[name] = `${seen}, ${value}`;
 }
 

@@ -356,6 +356,42 @@ describe("cron_job and coalesce hooks (EventModes)", () => {
   });
 });
 
+describe("a request that fails after its delivery id was recorded", () => {
+  it("is answered 500 and its id forgotten: the sender's retry is processed, not answered duplicate", async () => {
+    let calls = 0;
+    const gw = await startTestGateway({
+      eventModes: {
+        coalesce: () => {
+          calls += 1;
+          if (calls === 1) throw new Error("group store bug (first call only)");
+          return "coalesced";
+        },
+      },
+      config: webhookConfig({ grouped: { secret: OPEN, coalesce: { key: "key" } } }),
+    });
+    try {
+      const headers = { "X-GitHub-Delivery": "failed-once-7f3e" };
+      expect(await postJson(gw.url("/webhooks/grouped"), { key: "pr-9" }, headers)).toMatchObject({
+        status: 500,
+        body: { error: "Internal error" },
+      });
+      expect(gw.logs().some((l) => l.msg === "[webhook] internal error in the dispatch stage")).toBe(true);
+      expect(await postJson(gw.url("/webhooks/grouped"), { key: "pr-9" }, headers)).toMatchObject({
+        status: 202,
+        body: { status: "coalesced" },
+      });
+      // Recorded once it was taken: the next retry is the duplicate.
+      expect(await postJson(gw.url("/webhooks/grouped"), { key: "pr-9" }, headers)).toMatchObject({
+        status: 200,
+        body: { status: "duplicate" },
+      });
+      expect(calls).toBe(2);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
 describe("stop()", () => {
   it("waits for runs in flight before it resolves", async () => {
     const gw = await startTestGateway({

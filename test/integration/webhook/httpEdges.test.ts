@@ -186,6 +186,26 @@ describe.each(HTTP_SERVERS)("HTTP edge cases on the %s server", (http) => {
     expect(differing.status).toBe(401);
   });
 
+  it("an empty header line next to one with a value adds nothing: delivery id, event and signature read as the value", async () => {
+    const body = '{"b":2}';
+    const signature = await signGithub(SECRET, body);
+    const send = (lines: string) =>
+      rawHttp(gw.gateway.port, [
+        `POST /webhooks/my-route HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n${lines}\r\n${body}`,
+      ]);
+    const id = `blank-line-${http}`;
+    const answer = await send(
+      `X-GitHub-Delivery:\r\nX-GitHub-Delivery: ${id}\r\n` +
+        `X-GitHub-Event: push\r\nX-GitHub-Event:   \r\n` +
+        `X-Hub-Signature-256: \r\nX-Hub-Signature-256: ${signature}\r\n`,
+    );
+    expect(answer.status).toBe(202);
+    expect(JSON.parse(answer.body)).toMatchObject({ event: "push", delivery_id: id });
+    // The sender's retry that sends the id once is the same delivery.
+    const retry = await send(`X-Hub-Signature-256: ${signature}\r\nX-GitHub-Delivery: ${id}\r\n`);
+    expect(JSON.parse(retry.body)).toEqual({ status: "duplicate" });
+  });
+
   // Non-ASCII inside the value: uWS drops non-ASCII bytes at either end of a header value (docs/webhook.md).
   it("header values are read as UTF-8: a non-ASCII event name and header filter match the config's text", async () => {
     const send = (event: string, team: string) =>

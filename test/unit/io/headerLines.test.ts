@@ -22,6 +22,29 @@ describe("addHeaderLine (how both servers read repeated header lines)", () => {
     ).toEqual({ "x-github-event": "push", accept: "a, b, c" });
   });
 
+  it("an empty line next to one with a value adds nothing (RFC 9110: empty list elements are ignored)", () => {
+    expect(
+      collect([
+        ["x-github-delivery", ""],
+        ["x-github-delivery", "abc"],
+        ["x-github-event", "push"],
+        ["x-github-event", ""],
+        ["accept", "a"],
+        ["accept", ""],
+        ["accept", "b"],
+        ["x-empty", ""],
+        ["x-empty", ""],
+      ]),
+    ).toEqual({ "x-github-delivery": "abc", "x-github-event": "push", accept: "a, b", "x-empty": "" });
+    // Framing headers stay joined: an empty Content-Length next to another is still ambiguous.
+    expect(
+      collect([
+        ["content-length", ""],
+        ["content-length", "2"],
+      ]),
+    ).toEqual({ "content-length": ", 2" });
+  });
+
   it("always joins Content-Length, so two of them stay visible as ambiguous framing", () => {
     expect(
       collect([

@@ -9,6 +9,7 @@ import {
   parseJson,
   scanJsonText,
   stringifyJson,
+  stringifyJsonHead,
 } from "../../../src/streams/jsonNumbers.js";
 import { foundText, type PathLookup } from "../../../src/streams/payloadPath.js";
 import { renderTemplate } from "../../../src/streams/template.js";
@@ -185,5 +186,45 @@ describe("keys keep the order the sender wrote them (spec 2.5 rules 3-5: the pay
     expect(stringifyJson(parseJson('{"o": {"b": 1, "2": 1}, "o": {"2": 2, "b": 2}}'))).toBe(
       '{"o":{"2":2,"b":2}}',
     );
+  });
+});
+
+describe("stringifyJsonHead: the first characters of an indented serialization, without writing the rest", () => {
+  const codePoints = (text: string, limit: number) => [...text].slice(0, limit).join("");
+
+  it("agrees with stringifyJson on its first `atLeast` characters for any JSON text (sender's numbers, emoji, __proto__ keys)", () => {
+    const number = fc.oneof(fc.constant("1.0"), fc.constant("12345678901234567890"), fc.constant("-0"));
+    fc.assert(
+      fc.property(
+        fc.jsonValue(),
+        fc.array(number, { maxLength: 3 }),
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 0, max: 4 }),
+        (value, numbers, limit, indent) => {
+          const text = `{"__proto__":${JSON.stringify(value)},"n":[${numbers.join(",")}],"e":"😀é\\n"}`;
+          const parsed = parseJson(text);
+          const full = stringifyJson(parsed, indent) as string;
+          const head = stringifyJsonHead(parsed, indent, limit) as string;
+          expect(codePoints(head, limit)).toBe(codePoints(full, limit));
+        },
+      ),
+    );
+  });
+
+  it("writes the keys in the order the sender wrote them, digit keys included, up to where it stops", () => {
+    const text = `{"long":"${"x".repeat(5000)}","next":"${"y".repeat(5000)}","2":"z","10":"w"}`;
+    const parsed = parseJson(text);
+    const head = stringifyJsonHead(parsed, 2, 4000) as string;
+    expect(codePoints(head, 4000)).toBe(codePoints(stringifyJson(parsed, 2) as string, 4000));
+    expect(head.startsWith('{\n  "long": "xxx')).toBe(true);
+    expect(head).not.toContain('"2"');
+  });
+
+  it("keeps the sender's numbers, as written, in the start it writes of a long body", () => {
+    const long = parseJson(`{"a":[[${Array(100_000).fill("1.0").join(",")}]]}`);
+    const head = stringifyJsonHead(long, 2, 4000) as string;
+    expect(head.length).toBeLessThan(20_000);
+    expect(head.startsWith('{\n  "a": [\n    [\n      1.0,\n      1.0,')).toBe(true);
+    expect(codePoints(head, 4000)).toBe(codePoints(stringifyJson(long, 2) as string, 4000));
   });
 });

@@ -62,6 +62,15 @@ describe("renderTemplate (spec 2.5)", () => {
     expect(renderTemplate("", { a: 1 })).toBe('{\n  "a": 1\n}');
   });
 
+  it("rules 4 and 5: a large deep body is dumped as its first 4000 characters, not refused (its full indented text passes V8's longest string)", () => {
+    const deep = (n: number): unknown => (n === 0 ? Array(650_000).fill(7) : [deep(n - 1)]);
+    const payload = { a: deep(500) };
+    const dump = renderTemplate(undefined, payload);
+    expect([...dump]).toHaveLength(4000);
+    expect(dump.startsWith('{\n  "a": [\n    [\n      [\n')).toBe(true);
+    expect(renderTemplate("x {__raw__}", payload)).toBe(`x ${dump}`);
+  });
+
   it("rule 6: only {field} and {nested.field} are substituted; other brace text passes through", () => {
     const payload = { x: "X", a: { b: "B" } };
     const template = "{{x}} {a b} { } {#if x}{/if} {x.} {.x} {a..b} {} {x!} {{a.b}} {x}";

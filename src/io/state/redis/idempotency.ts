@@ -34,6 +34,15 @@ const DELIVERED = "delivered";
 const DELIVERY_POLL_MS = 100;
 export const DELIVERY_WAIT_MS = 30_000;
 /**
+ * How long a direct delivery's `delivering` record lives unless renewed (every third of it, while the
+ * delivery runs). An instance killed mid-delivery leaves it this long at most: well within the
+ * DELIVERY_WAIT_MS a duplicate on another instance watches it, so that duplicate sees the record go and is
+ * answered 502 (its sender retries, and the retry delivers), not `duplicate` for a delivery nobody finished.
+ * (With the pending minute, a duplicate that came within half a minute of the kill outwaited its watch and
+ * was told `duplicate`.) Renewing every 5 s leaves a 10 s stall of the event loop or of Redis to spare.
+ */
+export const DELIVERING_TTL_SECONDS = 15;
+/**
  * How long a duplicate waits at most while the record it found is still pending (its original not yet
  * stored): the original either stores its event (the record is kept: a duplicate) or is answered 503 and
  * removes the record — once Redis is back when it was the outage that refused it, which each instance
@@ -67,7 +76,7 @@ export interface SharedIdempotency {
   forget(key: string): Promise<void>;
   /**
    * The direct delivery of `key` begins here: a duplicate on another instance waits for its outcome. The id
-   * stays pending (its minute renewed while the delivery runs) until it ends: delivered, kept the hour.
+   * stays pending (its DELIVERING_TTL_SECONDS renewed while the delivery runs) until it ends: delivered, kept the hour.
    */
   delivering(key: string): void;
   /** The direct delivery of `key` succeeded (a failed one is forgotten). */
@@ -75,7 +84,8 @@ export interface SharedIdempotency {
   /**
    * For a key `checkAndAdd` just found recorded while its direct delivery was under way on some instance:
    * resolves true once it was delivered, false once it failed (the key was forgotten); undefined otherwise.
-   * A delivery still under way after `DELIVERY_WAIT_MS` (its instance killed mid-way) counts as delivered.
+   * A delivery still under way after `DELIVERY_WAIT_MS` (a slow one, its record still renewed) counts as
+   * delivered; one whose instance was killed is gone within DELIVERING_TTL_SECONDS: failed.
    */
   deliveredElsewhere(key: string): Promise<boolean> | undefined;
 }
@@ -86,12 +96,18 @@ export function createSharedIdempotency(
   health: RedisHealth,
   ttlSeconds = SEEN_TTL_SECONDS,
   pendingSeconds = PENDING_TTL_SECONDS,
-  delivery: { readonly pollMs: number; readonly waitMs: number; readonly pendingWaitMs?: number } = {
+  delivery: {
+    readonly pollMs: number;
+    readonly waitMs: number;
+    readonly pendingWaitMs?: number;
+    readonly deliveringSeconds?: number;
+  } = {
     pollMs: DELIVERY_POLL_MS,
     waitMs: DELIVERY_WAIT_MS,
   },
 ): SharedIdempotency {
   const pendingWaitMs = delivery.pendingWaitMs ?? PENDING_WAIT_MS;
+  const deliveringSeconds = delivery.deliveringSeconds ?? Math.min(DELIVERING_TTL_SECONDS, pendingSeconds);
   if (!("svcForgetOwn" in redis))
     redis.defineCommand("svcForgetOwn", { numberOfKeys: 1, lua: FORGET_OWN_SCRIPT });
   const client = redis as OwnRedis;
@@ -199,13 +215,14 @@ export function createSharedIdempotency(
     checkAndAdd: (key) => checkAndAdd(key),
     delivering(key) {
       // Pending until it ends, as a run is until stored: an instance killed mid-delivery leaves the id
-      // for a minute at most, so the sender's retry delivers it (at least once), not `duplicate` for an hour.
-      const mark = () => redis.set(keys.seen(key), DELIVERING, "EX", pendingSeconds, "XX").catch(() => {});
+      // for DELIVERING_TTL_SECONDS at most, so the sender's retry delivers it (at least once), not
+      // `duplicate` for an hour, and a duplicate watching it elsewhere sees it go (502).
+      const mark = () => redis.set(keys.seen(key), DELIVERING, "EX", deliveringSeconds, "XX").catch(() => {});
       mark();
       const started = Date.now();
       const renew = setInterval(
         () => (Date.now() - started >= ttlSeconds * 1000 ? stopRenewing(key) : mark()),
-        (pendingSeconds * 1000) / 3,
+        (deliveringSeconds * 1000) / 3,
       );
       renew.unref();
       stopRenewing(key);

@@ -7,7 +7,7 @@ import {
   connectRedis,
   createRedisHealth,
 } from "../../../../src/io/state/redis/connection.js";
-import { createSharedIdempotency } from "../../../../src/io/state/redis/idempotency.js";
+import { createSharedIdempotency, DELIVERY_WAIT_MS } from "../../../../src/io/state/redis/idempotency.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import { createSharedRateLimiter } from "../../../../src/io/state/redis/rateLimit.js";
 import { createFixedWindowLimiter } from "../../../../src/streams/rateLimiter.js";
@@ -139,6 +139,30 @@ describe("shared idempotency (SET NX EX)", () => {
     await a.keep("pr:1");
     expect(await b.checkAndAdd("pr:1")).toBe(true);
     expect(b.deliveredElsewhere("pr:1")).toBeUndefined();
+  });
+  it("an instance killed mid-delivery: the duplicate on another instance sees its record go within the watch and is answered failed (502), not duplicate", {
+    timeout: 90_000,
+  }, async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    // The production record and watch: only the poll is quicker.
+    const watch = { pollMs: 50, waitMs: DELIVERY_WAIT_MS };
+    const aRedis = await client();
+    const a = createSharedIdempotency(aRedis, keys, health, undefined, undefined, watch);
+    const b = createSharedIdempotency(await client(), keys, health, undefined, undefined, watch);
+    expect(await a.checkAndAdd("dd:killed")).toBe(false);
+    void a.keep("dd:killed");
+    a.delivering("dd:killed");
+    await aRedis.ping();
+    // A is killed mid-delivery: its connection gone, it renews nothing, and neither delivers nor forgets.
+    aRedis.disconnect();
+    expect(await b.checkAndAdd("dd:killed")).toBe(true);
+    const outcome = b.deliveredElsewhere("dd:killed");
+    expect(outcome).toBeDefined();
+    expect(await outcome).toBe(false);
+    // Given up with its id: the sender's next retry is processed (and delivers).
+    expect(await b.checkAndAdd("dd:killed")).toBe(false);
+    await b.forget("dd:killed");
   });
 });
 
