@@ -8,10 +8,17 @@
  *   are no object) or as empty arguments (`{}`): the SDK refused the whole answer, failing the run;
  * - the legacy `function_call` (with `finish_reason: function_call`) instead of `tool_calls`, as older
  *   servers answer: taken as the one tool call it names (the SDK gives it an id).
+ * And an answer whose choice failed while it was written (OpenRouter's `finish_reason: "error"`, with the
+ * provider's `error` in the choice) is made one the SDK refuses, quoting that error, as OpenRouter's
+ * `{"error": ...}` body is: the SDK reads it as a finished turn, so its empty or cut-short text was delivered
+ * as the run's reply.
  * Returns `undefined` when the answer needs no change (the common case), so nothing is re-serialised.
  */
 export function normalizedChatAnswer(answer: unknown): unknown {
   if (!isRecord(answer) || !Array.isArray(answer.choices)) return undefined;
+  const first: unknown = answer.choices[0];
+  if (isRecord(first) && first.finish_reason === "error")
+    return { finish_reason: "error", ...(first.error === undefined ? {} : { error: first.error }) };
   let changed = false;
   const choices = answer.choices.map((choice: unknown) => {
     if (!isRecord(choice) || !isRecord(choice.message)) return choice;
