@@ -367,6 +367,37 @@ describe("runToolLoop", () => {
     expect(sent).toContain(JSON.stringify(JSON.stringify({ text: "yo" })));
   });
 
+  it("an answer labelled text/plain (Go's type for a body written without one) or with no type is read as JSON: its calls in other servers' shapes run", async () => {
+    const answer = (content: string | null, calls?: unknown[]) =>
+      JSON.stringify({
+        id: "chatcmpl-plain",
+        object: "chat.completion",
+        model: "test-model",
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content, ...(calls === undefined ? {} : { tool_calls: calls }) },
+            finish_reason: calls === undefined ? "stop" : "tool_calls",
+          },
+        ],
+      });
+    const call = { id: "call_plain", type: "function", function: { name: "upper", arguments: { text: "hi" } } };
+    model.script(
+      { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: answer(null, [call]) },
+      { status: 200, headers: { "content-type": "" }, body: answer(null, [{ ...call, id: "call_none" }]) },
+      { text: "done" },
+    );
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("done");
+    expect(log.calls).toMatchObject([
+      { name: "upper", ok: true },
+      { name: "upper", ok: true },
+    ]);
+    expect(JSON.stringify(model.requests.at(-1)?.json.messages)).toContain(
+      JSON.stringify(JSON.stringify({ text: "hi" })),
+    );
+  });
+
   it("a call whose arguments a server writes as null, or leaves out, is a tool error (null) or runs with {} (none); the run goes on", async () => {
     let got: unknown[] = [];
     const noArgs: AgentTool = {
