@@ -237,6 +237,41 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("a Messages API turn the API paused (stop_reason pause_turn) is sent back to go on, and the reply is the whole turn", async () => {
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.script(
+        { text: "The deploy failed because the ", finishReason: "pause_turn" },
+        { text: "migration timed out. ", finishReason: "pause_turn" },
+        { text: "Retry it after the lock clears." },
+      );
+      const { result, progress } = await loop(1, [upper], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe(
+        "The deploy failed because the migration timed out. Retry it after the lock clears.",
+      );
+      expect(result.stoppedAtMaxSteps).toBe(false);
+      // One turn, the usage of its three calls.
+      expect(progress).toEqual({ steps: 1, inputTokens: 30, outputTokens: 15 });
+      const messages = (i: number) => anthropic.requests[i]?.json.messages as unknown[];
+      expect(messages(1).at(-1)).toEqual({
+        role: "assistant",
+        content: [{ type: "text", text: "The deploy failed because the" }],
+      });
+      expect(messages(2).at(-1)).toEqual({
+        role: "assistant",
+        content: [
+          { type: "text", text: "The deploy failed because the " },
+          { type: "text", text: "migration timed out." },
+        ],
+      });
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("an answer cut at max_tokens before any text (a reasoning model's thinking used the limit) fails the run saying to raise max_tokens; one with text is delivered cut", async () => {
     const anthropic = await startFakeAnthropic();
     const settings = {
@@ -381,7 +416,11 @@ describe("runToolLoop", () => {
           },
         ],
       });
-    const call = { id: "call_plain", type: "function", function: { name: "upper", arguments: { text: "hi" } } };
+    const call = {
+      id: "call_plain",
+      type: "function",
+      function: { name: "upper", arguments: { text: "hi" } },
+    };
     model.script(
       { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: answer(null, [call]) },
       { status: 200, headers: { "content-type": "" }, body: answer(null, [{ ...call, id: "call_none" }]) },
