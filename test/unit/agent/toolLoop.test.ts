@@ -314,6 +314,48 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("a reasoning model's thinking written into its text (<think>…</think>) is not the reply, goes back as reasoning_content, and a turn cut while it thought fails as one cut before any text", async () => {
+    const run = () =>
+      modelRunner({
+        settings: {
+          provider: "openai",
+          model: "m",
+          base_url: model.baseUrl,
+          max_steps: 5,
+          max_tokens: 50,
+          retries: 0,
+          timeout_seconds: 10,
+          max_concurrent_runs: 1,
+        },
+        logger: silentLogger(),
+        builtins: () => [upper],
+      })
+        .run(
+          { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
+          new AbortController().signal,
+        )
+        .catch((e: unknown) => e);
+    model.script(
+      { text: "<think>\nThe user wants it upper-cased.\n</think>\n\n", ...callTool("upper", { text: "hi" }) },
+      { text: "<think>Done, now answer.</think>\n\nIt is HI." },
+      // As DeepSeek R1 writes it when its chat template opened the tag: the thinking and the closing tag.
+      { text: "The template opened the tag.\n</think>\n\nThe build is green." },
+      { text: "<think>\nLet me think about every file in the", finishReason: "length" },
+    );
+    expect(await run()).toMatchObject({ text: "It is HI." });
+    const assistant = (model.requests[1]?.json.messages as Array<Record<string, unknown>>).find(
+      (m) => m.role === "assistant",
+    );
+    expect(assistant).toMatchObject({ reasoning_content: "The user wants it upper-cased." });
+    expect(JSON.stringify(model.requests[1]?.json.messages)).not.toContain("<think>");
+    expect(await run()).toMatchObject({ text: "The build is green." });
+    const cut = await run();
+    expect(cut).toBeInstanceOf(AgentRunFailure);
+    expect((cut as AgentRunFailure).message).toBe(
+      "the model's answer was cut at agent.max_tokens (50 tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens",
+    );
+  });
+
   it("an answer the endpoint's safety system stopped (content_filter, stop_reason refusal) fails the run naming it, not delivered as a finished reply", async () => {
     const anthropic = await startFakeAnthropic();
     const settings = {
