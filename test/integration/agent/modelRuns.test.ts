@@ -391,12 +391,12 @@ describe("a webhook run with provider openai", () => {
     );
   });
 
-  it("a 200 answer the SDK cannot use (no choices) names the endpoint in the failure notice", async () => {
+  it("a 200 answer the SDK cannot use (no choices) names the endpoint in the failure notice and quotes the answer", async () => {
     model.script({ status: 200, body: JSON.stringify({ id: "x", object: "chat.completion", choices: [] }) });
     await signedPost("no_tools", {}, "no-choices-1");
     const [notice] = await chatMessages(1);
-    expect(notice).toContain(
-      `model endpoint ${model.baseUrl}/chat/completions gave an answer svc cannot use:`,
+    expect(notice).toBe(
+      `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions gave an answer svc cannot use: Response did not contain any choices: {"id":"x","object":"chat.completion","choices":[]}`,
     );
   });
 
