@@ -343,7 +343,7 @@ describe("runToolLoop", () => {
       { text: "<think>\nLet me think about every file in the", finishReason: "length" },
     );
     expect(await run()).toMatchObject({ text: "It is HI." });
-    const assistant = (model.requests[1]?.json.messages as Array<Record<string, unknown>>).find(
+    const assistant = ((model.requests[1]?.json.messages ?? []) as Array<Record<string, unknown>>).find(
       (m) => m.role === "assistant",
     );
     expect(assistant).toMatchObject({ reasoning_content: "The user wants it upper-cased." });
