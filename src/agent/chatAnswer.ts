@@ -7,19 +7,32 @@
  *   at all (a call of a tool without parameters) as the text `null` (a tool error, as any arguments that
  *   are no object) or as empty arguments (`{}`): the SDK refused the whole answer, failing the run;
  * - the legacy `function_call` (with `finish_reason: function_call`) instead of `tool_calls`, as older
- *   servers answer: taken as the one tool call it names (the SDK gives it an id).
+ *   servers answer: taken as the one tool call it names (the SDK gives it an id);
+ * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`).
+ * And an answer whose choice failed while it was written (OpenRouter's `finish_reason: "error"`, with the
+ * provider's `error` in the choice) is made one the SDK refuses, quoting that error, as OpenRouter's
+ * `{"error": ...}` body is: the SDK reads it as a finished turn, so its empty or cut-short text was delivered
+ * as the run's reply.
  * Returns `undefined` when the answer needs no change (the common case), so nothing is re-serialised.
  */
 export function normalizedChatAnswer(answer: unknown): unknown {
   if (!isRecord(answer) || !Array.isArray(answer.choices)) return undefined;
+  const first: unknown = answer.choices[0];
+  if (isRecord(first) && first.finish_reason === "error")
+    return { finish_reason: "error", ...(first.error === undefined ? {} : { error: first.error }) };
   let changed = false;
   const choices = answer.choices.map((choice: unknown) => {
     if (!isRecord(choice) || !isRecord(choice.message)) return choice;
-    const message = choice.message;
+    const thinking = thinkingApart(choice.message);
+    const message = thinking ?? choice.message;
     let calls = message.tool_calls;
     if ((calls === undefined || calls === null) && isRecord(message.function_call))
       calls = [{ type: "function", function: message.function_call }];
-    else if (!Array.isArray(calls) || !calls.some(hasArgumentsNotText)) return choice;
+    else if (!Array.isArray(calls) || !calls.some(hasArgumentsNotText)) {
+      if (thinking === undefined) return choice;
+      changed = true;
+      return { ...choice, message };
+    }
     changed = true;
     const { function_call: _legacy, ...rest } = message;
     return {
@@ -28,6 +41,36 @@ export function normalizedChatAnswer(answer: unknown): unknown {
     };
   });
   return changed ? { ...answer, choices } : undefined;
+}
+
+const THINK_OPEN = /^\s*<think>/;
+const THINK_CLOSE = "</think>";
+
+/**
+ * A message whose text starts with a reasoning model's thinking, as servers that do not parse it out write
+ * it (vLLM without `--reasoning-parser`, llama.cpp's server with `--reasoning-format none`, LM Studio):
+ * `<think>…</think>` and the answer, or the thinking and `</think>` alone when the chat template opened
+ * the tag (DeepSeek R1's). The thinking becomes the message's `reasoning_content`, as servers that parse
+ * it send it (and it goes back with its turn so); the text is the answer after it, so the thinking is not
+ * delivered as part of the reply, and a turn cut at `max_tokens` while it thought has no text. Undefined
+ * when the text starts with no thinking, or the server sent the reasoning apart already.
+ */
+function thinkingApart(message: Record<string, unknown>): Record<string, unknown> | undefined {
+  const text = message.content;
+  if (typeof text !== "string") return undefined;
+  const apart = [message.reasoning_content, message.reasoning].some(
+    (reasoning) => typeof reasoning === "string" && reasoning !== "",
+  );
+  if (apart) return undefined;
+  const open = THINK_OPEN.exec(text);
+  const close = text.indexOf(THINK_CLOSE);
+  // A closing tag alone counts only at the start of a line, as the template-opened thinking ends, and when
+  // no opening one is anywhere in the text: an answer may name the tag.
+  if (open === null && (!/(?:^|\n)<\/think>/.test(text) || text.includes("<think>"))) return undefined;
+  const start = open === null ? 0 : open[0].length;
+  const end = close < start ? text.length : close;
+  const answer = close < start ? "" : text.slice(close + THINK_CLOSE.length).replace(/^\s+/, "");
+  return { ...message, content: answer, reasoning_content: text.slice(start, end).trim() };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { APICallError } from "ai";
+import { APICallError, InvalidResponseDataError } from "ai";
 import { scrub } from "../io/credentials.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
@@ -112,6 +112,11 @@ export function describeModelError(
       text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}`;
     else
       text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "")}`;
+  } else if (InvalidResponseDataError.isInstance(err) && endpoint !== undefined && err.data !== undefined) {
+    // A 200 answer in the API's shape with nothing to read (OpenRouter's `"choices": []` when the upstream
+    // model gave nothing): quoted as any answer svc cannot use, the SDK's class name left out.
+    const body = excerpt(scrub(JSON.stringify(err.data), secrets));
+    text = `model endpoint ${endpoint.replace(/\?.*$/, "")} gave an answer svc cannot use: ${err.message.replace(/\.$/, "")}: ${body}`;
   } else if (err instanceof Error && endpoint !== undefined && err.name.startsWith("AI_")) {
     text = `model endpoint ${endpoint.replace(/\?.*$/, "")} gave an answer svc cannot use: ${err.name}: ${err.message}`;
   } else if (err instanceof Error) {

@@ -1,4 +1,5 @@
 import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
+import { pausedTurnsMiddleware } from "./pausedTurns.js";
 import type { ProviderModel } from "./retry.js";
 import type { ToolCallLog } from "./sdkTools.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
@@ -99,7 +100,8 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   const result = await generateText({
     model: wrapLanguageModel({
       model: input.model,
-      middleware: [uniqueToolCallIdsMiddleware(), toolCallsFinishMiddleware],
+      // A paused turn is continued below the others, so its continuation is part of the one turn they see.
+      middleware: [uniqueToolCallIdsMiddleware(), toolCallsFinishMiddleware, pausedTurnsMiddleware],
     }),
     ...(input.system === undefined ? {} : { system: input.system }),
     prompt: input.prompt,

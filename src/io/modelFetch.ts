@@ -88,8 +88,9 @@ export interface RequestRewrite {
 }
 
 /**
- * The fetch an `openai` model's requests go through: a successful JSON answer is passed through
- * `normalize` (which returns `undefined` to keep it as it is); every other answer is untouched. An error
+ * The fetch an `openai` model's requests go through: a successful answer that is JSON, whatever its
+ * content-type says, is passed through `normalize` (which returns `undefined` to keep it as it is); every
+ * other answer is untouched. An error
  * answer that is one of `rewrites`' refusals is followed by the request once more, rewritten (each rewrite
  * at most once per request); the endpoint is remembered, and its later requests are sent rewritten at once.
  */
@@ -121,7 +122,16 @@ export function chatCompletionsFetch(
       learned.set(key, applied);
       response = await send();
     }
-    if (!response.ok || !/\bjson\b/i.test(response.headers.get("content-type") ?? "")) return response;
+    // Read whatever type the answer names, as the SDK does: a server or proxy that labels its JSON
+    // `text/plain` (Go's default for a body written without a type) or names none is still read by the SDK,
+    // which would then refuse the shapes `normalize` reads. Only a stream (svc asks for none) and an answer
+    // that can have no body (204) are passed on.
+    if (
+      !response.ok ||
+      response.body === null ||
+      /\bevent-stream\b/i.test(response.headers.get("content-type") ?? "")
+    )
+      return response;
     const headers = new Headers(response.headers);
     // The body handed on is the decoded text.
     headers.delete("content-encoding");

@@ -20,7 +20,7 @@ const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp
  * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result), or one whose base64
  * is longer than 5 MiB (the API measures the encoded image), a PNG with a side past 8000 pixels (2000 in a
  * request of more than 20 images), more than 100 images, one
- * holding a lone surrogate, or one offering
+ * holding a lone surrogate, one whose last message is the assistant's with text ending in whitespace, or one offering
  * a tool whose input schema has allOf, anyOf or oneOf at its top level, or a top-level argument name
  * outside `[a-zA-Z0-9_.-]{1,64}`.
  */
@@ -133,6 +133,24 @@ export function startFakeAnthropic(): Promise<FakeModel> {
             type: "invalid_request_error",
             message:
               "The request body is not valid JSON: no low surrogate in string: line 1 column 1 (char 0)",
+          },
+        }),
+      );
+      return;
+    }
+    // As the Messages API does: a last (assistant) message whose text ends in whitespace fails the whole request.
+    const last = ((request.json.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1);
+    const lastBlock = Array.isArray(last?.content)
+      ? (last.content as Array<{ text?: unknown }>).at(-1)
+      : undefined;
+    const lastText = typeof last?.content === "string" ? last.content : lastBlock?.text;
+    if (last?.role === "assistant" && typeof lastText === "string" && /\s$/.test(lastText)) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: "messages: final assistant content cannot end with trailing whitespace",
           },
         }),
       );

@@ -391,13 +391,39 @@ describe("a webhook run with provider openai", () => {
     );
   });
 
-  it("a 200 answer the SDK cannot use (no choices) names the endpoint in the failure notice", async () => {
+  it("a 200 answer the SDK cannot use (no choices) names the endpoint in the failure notice and quotes the answer", async () => {
     model.script({ status: 200, body: JSON.stringify({ id: "x", object: "chat.completion", choices: [] }) });
     await signedPost("no_tools", {}, "no-choices-1");
     const [notice] = await chatMessages(1);
-    expect(notice).toContain(
-      `model endpoint ${model.baseUrl}/chat/completions gave an answer svc cannot use:`,
+    expect(notice).toBe(
+      `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions gave an answer svc cannot use: Response did not contain any choices: {"id":"x","object":"chat.completion","choices":[]}`,
     );
+  });
+
+  it("an answer whose choice failed during generation (OpenRouter's finish_reason error) fails the run, quoting its error", async () => {
+    const failed = {
+      id: "gen-or-failed",
+      object: "chat.completion",
+      model: "test-model",
+      provider: "Together",
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: "The build fai" },
+          finish_reason: "error",
+          native_finish_reason: "error",
+          error: { code: 502, message: "Upstream error from Together: connection reset" },
+        },
+      ],
+    };
+    model.script({ status: 200, body: JSON.stringify(failed) });
+    await signedPost("no_tools", {}, "choice-error-1");
+    const [notice] = await chatMessages(1);
+    expect(notice).toBe(
+      `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions gave an answer svc cannot use (HTTP 200): {"finish_reason":"error","error":{"code":502,"message":"Upstream error from Together: connection reset"}}`,
+    );
+    expect((await journalled("choice-error-1")).run).toMatchObject({ outcome: "error", steps: 0 });
+    expect(model.requests).toHaveLength(1);
   });
 
   it("an MCP server's sampling request is answered by the model with sampling.model and the clamped max_tokens", async () => {

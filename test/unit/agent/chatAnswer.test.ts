@@ -38,6 +38,25 @@ describe("normalizedChatAnswer: other servers' tool call shapes read as OpenAI's
     );
   });
 
+  it("thinking a server left in the text (<think>…</think>, or up to a closing tag alone) becomes reasoning_content", () => {
+    const text = (content: string, more: Record<string, unknown> = {}) =>
+      answer({ content, ...more }, "stop");
+    expect(normalizedChatAnswer(text("<think>\nplan\n</think>\n\nAnswer <b>"))).toEqual(
+      text("Answer <b>", { reasoning_content: "plan" }),
+    );
+    expect(normalizedChatAnswer(text("plan\n</think>Answer"))).toEqual(
+      text("Answer", { reasoning_content: "plan" }),
+    );
+    expect(normalizedChatAnswer(text("  <think>cut short while thinking"))).toEqual(
+      text("", { reasoning_content: "cut short while thinking" }),
+    );
+    // Text that does not start with thinking, or a server that sent the reasoning apart, is left alone.
+    expect(normalizedChatAnswer(text("Use <think> tags.</think>"))).toBeUndefined();
+    expect(normalizedChatAnswer(text("Write </think> to close it."))).toBeUndefined();
+    expect(normalizedChatAnswer(text("<think>x</think>y", { reasoning_content: "r" }))).toBeUndefined();
+    expect(normalizedChatAnswer(text("<think>x</think>y", { reasoning: "r" }))).toBeUndefined();
+  });
+
   it("an answer in OpenAI's shape (text arguments, none, no calls, not an answer) is left as it is", () => {
     expect(
       normalizedChatAnswer(

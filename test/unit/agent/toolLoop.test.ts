@@ -237,6 +237,41 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("a Messages API turn the API paused (stop_reason pause_turn) is sent back to go on, and the reply is the whole turn", async () => {
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.script(
+        { text: "The deploy failed because the ", finishReason: "pause_turn" },
+        { text: "migration timed out. ", finishReason: "pause_turn" },
+        { text: "Retry it after the lock clears." },
+      );
+      const { result, progress } = await loop(1, [upper], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe(
+        "The deploy failed because the migration timed out. Retry it after the lock clears.",
+      );
+      expect(result.stoppedAtMaxSteps).toBe(false);
+      // One turn, the usage of its three calls.
+      expect(progress).toEqual({ steps: 1, inputTokens: 30, outputTokens: 15 });
+      const messages = (i: number) => anthropic.requests[i]?.json.messages as unknown[];
+      expect(messages(1).at(-1)).toEqual({
+        role: "assistant",
+        content: [{ type: "text", text: "The deploy failed because the" }],
+      });
+      expect(messages(2).at(-1)).toEqual({
+        role: "assistant",
+        content: [
+          { type: "text", text: "The deploy failed because the " },
+          { type: "text", text: "migration timed out." },
+        ],
+      });
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("an answer cut at max_tokens before any text (a reasoning model's thinking used the limit) fails the run saying to raise max_tokens; one with text is delivered cut", async () => {
     const anthropic = await startFakeAnthropic();
     const settings = {
@@ -277,6 +312,48 @@ describe("runToolLoop", () => {
     } finally {
       await anthropic.close();
     }
+  });
+
+  it("a reasoning model's thinking written into its text (<think>…</think>) is not the reply, goes back as reasoning_content, and a turn cut while it thought fails as one cut before any text", async () => {
+    const run = () =>
+      modelRunner({
+        settings: {
+          provider: "openai",
+          model: "m",
+          base_url: model.baseUrl,
+          max_steps: 5,
+          max_tokens: 50,
+          retries: 0,
+          timeout_seconds: 10,
+          max_concurrent_runs: 1,
+        },
+        logger: silentLogger(),
+        builtins: () => [upper],
+      })
+        .run(
+          { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
+          new AbortController().signal,
+        )
+        .catch((e: unknown) => e);
+    model.script(
+      { text: "<think>\nThe user wants it upper-cased.\n</think>\n\n", ...callTool("upper", { text: "hi" }) },
+      { text: "<think>Done, now answer.</think>\n\nIt is HI." },
+      // As DeepSeek R1 writes it when its chat template opened the tag: the thinking and the closing tag.
+      { text: "The template opened the tag.\n</think>\n\nThe build is green." },
+      { text: "<think>\nLet me think about every file in the", finishReason: "length" },
+    );
+    expect(await run()).toMatchObject({ text: "It is HI." });
+    const assistant = ((model.requests[1]?.json.messages ?? []) as Array<Record<string, unknown>>).find(
+      (m) => m.role === "assistant",
+    );
+    expect(assistant).toMatchObject({ reasoning_content: "The user wants it upper-cased." });
+    expect(JSON.stringify(model.requests[1]?.json.messages)).not.toContain("<think>");
+    expect(await run()).toMatchObject({ text: "The build is green." });
+    const cut = await run();
+    expect(cut).toBeInstanceOf(AgentRunFailure);
+    expect((cut as AgentRunFailure).message).toBe(
+      "the model's answer was cut at agent.max_tokens (50 tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens",
+    );
   });
 
   it("an answer the endpoint's safety system stopped (content_filter, stop_reason refusal) fails the run naming it, not delivered as a finished reply", async () => {
@@ -365,6 +442,41 @@ describe("runToolLoop", () => {
     const sent = JSON.stringify(model.requests.at(-1)?.json.messages);
     expect(sent).toContain(JSON.stringify(JSON.stringify({ text: "hi" })));
     expect(sent).toContain(JSON.stringify(JSON.stringify({ text: "yo" })));
+  });
+
+  it("an answer labelled text/plain (Go's type for a body written without one) or with no type is read as JSON: its calls in other servers' shapes run", async () => {
+    const answer = (content: string | null, calls?: unknown[]) =>
+      JSON.stringify({
+        id: "chatcmpl-plain",
+        object: "chat.completion",
+        model: "test-model",
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content, ...(calls === undefined ? {} : { tool_calls: calls }) },
+            finish_reason: calls === undefined ? "stop" : "tool_calls",
+          },
+        ],
+      });
+    const call = {
+      id: "call_plain",
+      type: "function",
+      function: { name: "upper", arguments: { text: "hi" } },
+    };
+    model.script(
+      { status: 200, headers: { "content-type": "text/plain; charset=utf-8" }, body: answer(null, [call]) },
+      { status: 200, headers: { "content-type": "" }, body: answer(null, [{ ...call, id: "call_none" }]) },
+      { text: "done" },
+    );
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("done");
+    expect(log.calls).toMatchObject([
+      { name: "upper", ok: true },
+      { name: "upper", ok: true },
+    ]);
+    expect(JSON.stringify(model.requests.at(-1)?.json.messages)).toContain(
+      JSON.stringify(JSON.stringify({ text: "hi" })),
+    );
   });
 
   it("a call whose arguments a server writes as null, or leaves out, is a tool error (null) or runs with {} (none); the run goes on", async () => {
