@@ -195,8 +195,10 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
         terminal ? "Secret (not shown as you type): " : "Secret: ",
         (answer) => {
           if (answer.trim() === "") throw new SvcError("usage", "the secret cannot be empty");
-          if (CONTROL.test(answer.trim())) throw new SvcError("usage", `the secret ${NO_CONTROL}`);
-          return answer.trim();
+          if (CONTROL.test(answer)) throw new SvcError("usage", `the secret ${NO_CONTROL}`);
+          // Kept as typed, as a --secret is: a space at an end is part of the HMAC key the sender may use,
+          // and the warning below says that a token header cannot carry it.
+          return answer;
         },
         true,
       );

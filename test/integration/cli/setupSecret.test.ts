@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
+import { readEnvFile } from "../../../src/config/load.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
@@ -55,6 +56,19 @@ describe("svc gateway setup: the global secret the gateway uses is the one it pr
     expect(plain.stderr).not.toContain("Warning");
     const generated = await svc(home, ["gateway", "setup", "--non-interactive", "--generate-secret"]);
     expect(generated.stderr).not.toContain("Warning");
+  });
+
+  it("an entered secret with a space at an end is saved as typed, with the warning a --secret gets (it was trimmed without a word)", async () => {
+    home = tempHome();
+    const secret = " padded-entered-QQQ ";
+    // Enable (default), port (default), [e]nter, the secret.
+    const res = await svc(home, ["gateway", "setup"], { input: `\n\ne\n${secret}\n` });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(
+      /^Warning: the secret you entered begins or ends with a space.*X-Gitlab-Token.*--generate-secret/m,
+    );
+    expect(res.stderr).not.toContain(secret.trim());
+    expect(readEnvFile(join(home.dir, ".env")).WEBHOOK_SECRET).toBe(secret);
   });
 
   it("an empty --secret is refused (exit 2); an empty WEBHOOK_SECRET in .env counts as none, so one is generated", async () => {
