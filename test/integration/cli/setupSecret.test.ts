@@ -58,10 +58,10 @@ describe("svc gateway setup: the global secret the gateway uses is the one it pr
     expect(generated.stderr).not.toContain("Warning");
   });
 
-  it("a --secret holding ${NAME} is saved as written (single quotes in .env, which no variable replaces) and the gateway takes it so: it starts and verifies that text, where it refused the secret as an unset variable", async () => {
+  it("a --secret holding a variable in braces is saved as written (single quotes in .env, which no variable replaces) and the gateway takes it so: it starts and verifies that text, where it refused the secret as an unset variable", async () => {
     home = tempHome();
     // HOME is set: the refusal said it was not.
-    const secret = "lit${HOME}text-QQQ";
+    const secret = `lit$\{HOME}text-QQQ`;
     const res = await svc(home, ["gateway", "setup", "--non-interactive", "--secret", secret]);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("Start the gateway with: svc gateway start");
