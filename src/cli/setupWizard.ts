@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
-import { secretHeaderProblem } from "../config/secretWarnings.js";
+import { secretHeaderProblem, writtenAsVariable } from "../config/secretWarnings.js";
 import { nothingToRun } from "../config/webhookEnabled.js";
 import { isSvcError, SvcError } from "../errors.js";
 import { startupProblems } from "../gateway/startupProblems.js";
@@ -195,8 +195,10 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
         terminal ? "Secret (not shown as you type): " : "Secret: ",
         (answer) => {
           if (answer.trim() === "") throw new SvcError("usage", "the secret cannot be empty");
-          if (CONTROL.test(answer.trim())) throw new SvcError("usage", `the secret ${NO_CONTROL}`);
-          return answer.trim();
+          if (CONTROL.test(answer)) throw new SvcError("usage", `the secret ${NO_CONTROL}`);
+          // Kept as typed, as a --secret is: a space at an end is part of the HMAC key the sender may use,
+          // and the warning below says that a token header cannot carry it.
+          return answer;
         },
         true,
       );
@@ -268,6 +270,11 @@ export async function runSetup(options: SetupOptions): Promise<void> {
   if (headerProblem !== undefined)
     process.stderr.write(
       `Warning: the ${options.secret === undefined ? "secret you entered" : "--secret"} ${headerProblem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401 on the routes that use the global secret; HMAC signatures and Basic credentials still verify — run setup again with --generate-secret if such a route takes tokens\n`,
+    );
+  // `--secret '${GH_SECRET}'` quoted away from the shell: .env keeps it as written, in single quotes.
+  if (answers.secret !== undefined && !answers.secretGenerated && writtenAsVariable(answers.secret))
+    process.stderr.write(
+      `Warning: the ${options.secret === undefined ? "secret you entered" : "--secret"} is written as a variable (\${NAME} or $NAME), but setup saves it in ${paths.env} as written (in single quotes, which no variable replaces), so the text itself is the secret and every signature from a sender keyed with the variable's value is answered 401 — give the secret itself: svc gateway setup --secret "$NAME" (the shell replaces it)\n`,
     );
   // A generated secret is shown once, to give to senders; one the user typed or passed is not echoed.
   if (answers.secretGenerated) lines.push(`Global webhook secret: ${answers.secret}`);

@@ -21,7 +21,7 @@ import { knownKeysAt } from "./knownKeys.js";
 import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
-import { noteShadowedRoutes } from "./sections/webhook.js";
+import { noteSecretAsWritten, noteShadowedRoutes } from "./sections/webhook.js";
 import {
   colonInValueHint,
   textAfterQuoteHint,
@@ -140,12 +140,8 @@ export function readEnvFile(
   return expandReferences({ ...parseEnv(text), ...unquotedHashValues(text) }, text, env);
 }
 
-/** The values with their `${...}` rendered, in the order the file sets them; single-quoted (and backticked) ones verbatim. */
-function expandReferences(
-  values: Record<string, string>,
-  text: string,
-  env: Readonly<Record<string, string | undefined>>,
-): Record<string, string> {
+/** The names whose last line in a `.env` text holds its value in 'single quotes' or `backticks`: taken as written. */
+function verbatimNames(text: string): Set<string> {
   const verbatim = new Set<string>();
   for (const line of text.split(/\r\n|\r|\n/)) {
     const match = ENV_LINE.exec(line);
@@ -153,6 +149,16 @@ function expandReferences(
     if (/^['`]/.test(match[2] ?? "")) verbatim.add(match[1] as string);
     else verbatim.delete(match[1] as string);
   }
+  return verbatim;
+}
+
+/** The values with their `${...}` rendered, in the order the file sets them; single-quoted (and backticked) ones verbatim. */
+function expandReferences(
+  values: Record<string, string>,
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const verbatim = verbatimNames(text);
   const expanded: Record<string, string> = {};
   for (const [name, value] of Object.entries(values)) {
     expanded[name] =
@@ -510,6 +516,19 @@ function applyWebhookEnv(
   return enabled?.from;
 }
 
+/**
+ * Whether the global secret is WEBHOOK_SECRET as `.env` holds it in 'single quotes' (or backticks), which
+ * take a value as written, as `svc gateway setup` writes one: a `${NAME}` in it is text of the secret, not a
+ * variable left unset. (The process environment, which wins over `.env`, is not.)
+ */
+function secretWrittenVerbatim(scope: InterpolationScope, envFile: string): boolean {
+  const fromEnv = scope.env.WEBHOOK_SECRET;
+  if (fromEnv !== undefined && fromEnv.trim() !== "") return false;
+  const fromFile = scope.secrets.WEBHOOK_SECRET;
+  if (fromFile === undefined || fromFile.trim() === "" || !fromFile.includes("${")) return false;
+  return verbatimNames(readUtf8(envFile)).has("WEBHOOK_SECRET");
+}
+
 /** The keys written under `platforms.webhook.extra`; for `routes`, the route names written there. */
 function webhookExtraKeys(raw: Record<string, unknown>): {
   keys: ReadonlySet<string>;
@@ -697,5 +716,6 @@ export function loadConfig(
   const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";
   const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
   noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
+  if (secretWrittenVerbatim(scope, paths.env)) noteSecretAsWritten(parsed.data.platforms.webhook);
   return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
 }

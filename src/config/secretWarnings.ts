@@ -36,13 +36,16 @@ const BARE_VARIABLE_PROBLEM =
 /** `${NAME}`, `${NAME:-fallback}` or a whole `$NAME`: a variable as config.yaml, a shell or compose writes one. */
 const VARIABLE_FORM = /\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}|^\$[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Whether a secret taken as written is a variable's form (`${NAME}`, `$NAME`), which nothing replaces there. */
+export const writtenAsVariable = (secret: string): boolean => VARIABLE_FORM.test(secret);
+
 /**
  * A subscription's secret written as a variable (`${GH_SECRET}`, copied from a config.yaml route, or
  * `--secret '${GH_SECRET}'` quoted away from the shell): the subscription store replaces no variable, so
  * the text itself is the HMAC key and every request is answered 401. The value is never quoted.
  */
 export function storedSecretVariableProblem(secret: string, name: string): string | undefined {
-  return VARIABLE_FORM.test(secret)
+  return writtenAsVariable(secret)
     ? `is written as a variable (\${NAME} or $NAME), but a subscription's values are taken as written (svc replaces variables in config.yaml only), so the text itself is the secret and every signature from a sender keyed with the variable's value is answered 401 — store the secret itself: svc webhook subscribe ${name} --secret "$NAME" (the shell replaces it)`
     : undefined;
 }

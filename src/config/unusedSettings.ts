@@ -3,7 +3,7 @@ import type { Config } from "./schema.js";
 import { DEFAULT_BASE_URLS, modelBaseUrl } from "./sections/agent.js";
 import { CLIENT_SET_HEADERS, type McpServerEntry } from "./sections/mcp.js";
 import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
-import { routeKey, shadowedRoutes } from "./sections/webhook.js";
+import { routeKey, settingKey, shadowedRoutes } from "./sections/webhook.js";
 import { unsetPlatformVariableWarnings, unsetRouteVariableWarnings } from "./unsetPlatformVariables.js";
 
 /** The optional `agent` keys each provider reads (the others have defaults and are not checked). */
@@ -30,7 +30,8 @@ function agentCommandWarning(config: Config, file: string): string | undefined {
 
 /**
  * Settings written out that the rest of the configuration leaves unused: `agent.command` under the echo
- * provider (a forgotten `provider: command`), `state.redis_url` with the local backend, a route's
+ * provider (a forgotten `provider: command`), `state.redis_url` with the local backend,
+ * `platforms.webhook.workers` with `http_server: node`, a route's
  * `toolsets` naming a toolset a model run gets no tool for; and a delivery platform's `${VAR}` that nothing
  * sets. The gateway runs without them, so it says so at start rather than dropping them without a word.
  */
@@ -61,6 +62,12 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
   if (state.backend !== "redis" && redisKeys.length > 0)
     warnings.push(
       `[state] ${file}: ${redisKeys.map((key) => `state.${key}`).join(" and ")} ${redisKeys.length === 1 ? "is" : "are"} set, but state.backend is ${state.backend}: Redis is not used — set state.backend: redis to share state between gateways, or remove ${redisKeys.length === 1 ? "it" : "them"}`,
+    );
+  // Ingress threads are uWS's: node:http serves every request on the main thread.
+  const webhook = config.platforms.webhook;
+  if (webhook.http_server === "node" && webhook.workers > 0)
+    warnings.push(
+      `[webhook] ${file}: ${settingKey(webhook, "workers")} is ${webhook.workers}, but ${settingKey(webhook, "http_server")} is node, which has no ingress threads: it is not used — set http_server: uws to run the sockets on ${webhook.workers} thread(s), or remove workers`,
     );
   const search = config.tools?.web_search;
   if (search?.backend === "searxng" && search.api_key !== undefined)

@@ -4,7 +4,7 @@ import { unreadPlaceholderProblem, unsetVariablesIn } from "./interpolate.js";
 import { readEnvFile } from "./load.js";
 import { namedProfile, profileNameProblem, svcPaths } from "./paths.js";
 import type { Config } from "./schema.js";
-import { globalSecretKey, INSECURE_NO_AUTH, routeKey } from "./sections/webhook.js";
+import { globalSecretKey, INSECURE_NO_AUTH, routeKey, secretAsWritten } from "./sections/webhook.js";
 
 /** A `${VAR}` left in a value after interpolation: the variable is not set anywhere. */
 
@@ -60,7 +60,10 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
   const problems: string[] = [];
   // With the adapter on, refused also when every static route has its own secret: each subscription
   // without one falls back to the global secret, whose literal text would be its HMAC key.
-  const globalUnset = unsetSecretProblem(`${file}: ${globalSecretKey(webhook)}`, webhook.secret, file);
+  // WEBHOOK_SECRET in 'single quotes' in .env is taken as written: a `${NAME}` there is text of the secret.
+  const globalUnset = secretAsWritten(webhook)
+    ? undefined
+    : unsetSecretProblem(`${file}: ${globalSecretKey(webhook)}`, webhook.secret, file);
   if (
     globalUnset !== undefined &&
     (webhook.enabled || Object.values(webhook.routes).some((r) => r.secret === undefined))

@@ -6,6 +6,7 @@ import {
   encodePayload,
   HISTORY_HEADER_VALUE_CHARS,
   HISTORY_HEADERS_MAX,
+  HISTORY_PAYLOAD_BYTES,
   type HistoryWriter,
   NO_DELIVERY_ID,
   type RequestRecord,
@@ -21,6 +22,23 @@ export const REDELIVERY_HEADER = "x-svc-redelivery-of";
 
 const cut = (text: string) => text.slice(0, 200);
 const NOT_ACCEPTED: ReturnType<typeof encodePayload> = { payload_omitted: "not_accepted" };
+
+/**
+ * Whether the route read the body itself as a JSON object, so it can stand in the history line as it is:
+ * any body not labelled as a form, and one that is (`curl -d '{...}'` labels JSON so) when it parses as
+ * JSON, which the gateway tries before a form's `payload` field. A form (`payload=...`, or one whose first
+ * field only looks like JSON) is kept as text.
+ */
+function readAsJson(headers: RequestHead["headers"], body: Buffer): boolean {
+  if (!isForm(headers)) return true;
+  if (body[0] !== 0x7b || body.length > HISTORY_PAYLOAD_BYTES) return false;
+  try {
+    JSON.parse(body.toString("utf8"));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The name of the first non-empty event-type header (no array per request). */
 function eventHeader(headers: RequestHead["headers"]): string | undefined {
@@ -141,7 +159,11 @@ export function historyHooks(
       // after the body was authenticated and parsed as a JSON object, itself or (a form) its `payload` field.
       const accepted = (answer.status >= 200 && answer.status < 300) || answer.deliveryId !== undefined;
       const kept =
-        body === undefined ? undefined : accepted ? encodePayload(body, !isForm(head.headers)) : NOT_ACCEPTED;
+        body === undefined
+          ? undefined
+          : accepted
+            ? encodePayload(body, readAsJson(head.headers, body))
+            : NOT_ACCEPTED;
       // The headers the route's filters read, with a payload a redelivery can send (none for other routes).
       const names =
         kept !== undefined && kept.payload_omitted === undefined ? headerNames(route) : NO_HEADERS;

@@ -265,9 +265,25 @@ export function globalSecretKey(webhook: object): string {
   return `${(webhook as Noted)[WRITTEN_AT] ?? "platforms.webhook"}.secret`;
 }
 
+const SECRET_AS_WRITTEN = Symbol("global secret taken as written");
+
+/**
+ * Notes that the global secret is WEBHOOK_SECRET as `.env` takes it as written ('single quotes'): a `${NAME}`
+ * in it is part of the secret, not a variable nothing set.
+ */
+export function noteSecretAsWritten(webhook: object): void {
+  Object.defineProperty(webhook, SECRET_AS_WRITTEN, { value: true, enumerable: false });
+}
+
+/** Whether noteSecretAsWritten noted the global secret. */
+export function secretAsWritten(webhook: object): boolean {
+  return (webhook as { [SECRET_AS_WRITTEN]?: boolean })[SECRET_AS_WRITTEN] === true;
+}
+
 /** `webhook` with another bind host, still naming its keys where they were written. */
 export function withHost<T extends { host: string }>(webhook: T, host: string): T {
   const copy = { ...webhook, host };
+  if (secretAsWritten(webhook)) noteSecretAsWritten(copy);
   const at = (webhook as Noted)[WRITTEN_AT];
   return at === undefined ? copy : Object.defineProperty(copy, WRITTEN_AT, { value: at, enumerable: false });
 }

@@ -115,7 +115,7 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     expect(placeholder.stderr).toContain('"-" is not a delivery ID');
   });
 
-  it("keeps a JSON body unescaped in its line and a form's body as text; both redeliver byte for byte", async () => {
+  it("keeps a JSON body unescaped in its line (also one labelled as a form, as curl -d sends it) and a form's body as text; all redeliver byte for byte", async () => {
     gw = await startHistoryGateway();
     const dir = join(gw.home.dir, "deliveries");
     const port = String(gw.gateway.port);
@@ -126,8 +126,12 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     expect((await post("j-1", json)).status).toBe(202);
     const formHeaders = { "content-type": "application/x-www-form-urlencoded" };
     expect((await post("f-1", form, true, formHeaders)).status).toBe(202);
+    // JSON labelled as a form, as `curl -d '{...}'` sends it: the route read it as JSON, and so does the line.
+    const curled = '{"number":9,"pull_request":{"title":"Curled"}}';
+    expect((await post("c-1", curled, true, formHeaders)).status).toBe(202);
     await waitForRun(gw, "j-1");
     await waitForRun(gw, "f-1");
+    await waitForRun(gw, "c-1");
     const line = await vi.waitFor(() => {
       const found = readFileSync(join(dir, "history.jsonl"), "utf8")
         .split("\n")
@@ -138,10 +142,15 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     expect(line.endsWith(`"payload_encoding":"json","payload":${json}}`)).toBe(true);
     expect(decodePayload(requestRecord(dir, "j-1") as RequestRecord)?.toString()).toBe(json);
     expect(requestRecord(dir, "f-1")).toMatchObject({ payload_encoding: "utf8", payload: form });
+    const curledLine = readFileSync(join(dir, "history.jsonl"), "utf8")
+      .split("\n")
+      .find((l) => l.includes('"id":"c-1"') && l.includes('"kind":"request"'));
+    expect(curledLine?.endsWith(`"payload_encoding":"json","payload":${curled}}`)).toBe(true);
 
     for (const [id, title] of [
       ["j-1", 'PR 7: Fix "é"'],
       ["f-1", "PR 8: Form"],
+      ["c-1", "PR 9: Curled"],
     ] as const) {
       const again = await svc(gw.home, ["webhook", "redeliver", id, "--port", port]);
       expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
@@ -153,7 +162,7 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
         expect(record).toBeDefined();
         return record as RequestRecord;
       });
-      expect(decodePayload(stored)?.toString()).toBe(id === "j-1" ? json : form);
+      expect(decodePayload(stored)?.toString()).toBe(id === "j-1" ? json : id === "c-1" ? curled : form);
     }
   });
 

@@ -32,6 +32,18 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ]);
   });
 
+  it("platforms.webhook.workers with http_server: node, which has no ingress threads", () => {
+    expect(warningsFor({ platforms: { webhook: { http_server: "node", workers: 2 } } })).toEqual([
+      `[webhook] ${FILE}: platforms.webhook.workers is 2, but platforms.webhook.http_server is node, which has no ingress threads: it is not used — set http_server: uws to run the sockets on 2 thread(s), or remove workers`,
+    ]);
+    // Written under extra, named there.
+    expect(
+      warningsFor({ platforms: { webhook: { http_server: "node", extra: { workers: 1 } } } })[0],
+    ).toContain("platforms.webhook.extra.workers is 1, but platforms.webhook.http_server is node");
+    expect(warningsFor({ platforms: { webhook: { http_server: "node", workers: 0 } } })).toEqual([]);
+    expect(warningsFor({ platforms: { webhook: { workers: 2 } } })).toEqual([]);
+  });
+
   it("a model provider's public endpoint without agent.api_key: every run would fail with a 401", () => {
     expect(warningsFor({ agent: { provider: "anthropic", model: "m" } })).toEqual([
       `[agent] ${FILE}: agent.api_key is not set, and https://api.anthropic.com/v1 refuses requests without a key: every run would fail — set agent.api_key: \${ANTHROPIC_API_KEY} (with the key in .env), or set agent.base_url to an endpoint that needs none`,
