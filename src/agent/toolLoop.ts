@@ -2,6 +2,7 @@ import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
 import type { ProviderModel } from "./retry.js";
 import type { ToolCallLog } from "./sdkTools.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
+import { deepArgumentsMiddleware } from "./toolCallInputs.js";
 
 export interface ToolLoopInput {
   readonly model: ProviderModel;
@@ -99,7 +100,11 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   const result = await generateText({
     model: wrapLanguageModel({
       model: input.model,
-      middleware: [uniqueToolCallIdsMiddleware(), toolCallsFinishMiddleware],
+      middleware: [
+        deepArgumentsMiddleware((id) => input.log.refuseTooDeep(id)),
+        uniqueToolCallIdsMiddleware(),
+        toolCallsFinishMiddleware,
+      ],
     }),
     ...(input.system === undefined ? {} : { system: input.system }),
     prompt: input.prompt,
