@@ -61,6 +61,29 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
+/** Arguments text nested one level past `MAX_ARGUMENT_DEPTH`: what stands for arguments too deep to write out. */
+export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"]".repeat(MAX_ARGUMENT_DEPTH + 1)}`;
+
+/**
+ * A Messages API answer whose `tool_use` inputs (objects, which the AI SDK writes out as text with
+ * JSON.stringify) nest deeper than `MAX_ARGUMENT_DEPTH`, each such input replaced by `TOO_DEEP_ARGUMENTS_TEXT`'s
+ * value, which the tool loop refuses as it would the input itself; `undefined` when no input is so deep.
+ */
+export function normalizedMessagesAnswer(answer: unknown): unknown {
+  const content = (answer as { content?: unknown } | null)?.content;
+  if (!Array.isArray(content)) return undefined;
+  const deep = (part: unknown) =>
+    (part as { type?: unknown } | null)?.type === "tool_use" &&
+    nestedDeeperThan((part as { input?: unknown }).input, MAX_ARGUMENT_DEPTH);
+  if (!content.some(deep)) return undefined;
+  return {
+    ...(answer as object),
+    content: content.map((part: unknown) =>
+      deep(part) ? { ...(part as object), input: JSON.parse(TOO_DEEP_ARGUMENTS_TEXT) } : part,
+    ),
+  };
+}
+
 /** What the model gets for a call whose arguments nest deeper than `MAX_ARGUMENT_DEPTH`. */
 export const TOO_DEEP = `arguments nest objects or arrays deeper than ${MAX_ARGUMENT_DEPTH} levels; the tool was not run`;
 
