@@ -1,3 +1,5 @@
+import { MAX_ARGUMENT_DEPTH, nestedDeeperThan, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
+
 /**
  * A Chat Completions answer in the shape the AI SDK reads, where servers that call themselves
  * OpenAI-compatible write tool calls their own way; without this the SDK refuses the whole answer
@@ -6,6 +8,7 @@
  *   arguments through, as Ollama's own API writes them): sent on as its JSON text; `null` or no `arguments`
  *   at all (a call of a tool without parameters) as the text `null` (a tool error, as any arguments that
  *   are no object) or as empty arguments (`{}`): the SDK refused the whole answer, failing the run;
+ *   arguments nested too deep to be written out as text are refused by the tool loop, the run goes on;
  * - the legacy `function_call` (with `finish_reason: function_call`) instead of `tool_calls`, as older
  *   servers answer: taken as the one tool call it names (the SDK gives it an id);
  * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`).
@@ -86,8 +89,13 @@ function withTextArguments(call: unknown): unknown {
   if (!hasArgumentsNotText(call)) return call;
   const record = call as Record<string, unknown> & { function: Record<string, unknown> };
   const args = record.function.arguments;
-  return {
-    ...record,
-    function: { ...record.function, arguments: args === undefined ? "" : JSON.stringify(args) },
-  };
+  // JSON.stringify cannot write arguments nested some thousands of levels deep: they stand as a text
+  // nested past the limit, which the tool loop refuses as it would their own (`deepArgumentsMiddleware`).
+  const text =
+    args === undefined
+      ? ""
+      : nestedDeeperThan(args, MAX_ARGUMENT_DEPTH)
+        ? TOO_DEEP_ARGUMENTS_TEXT
+        : JSON.stringify(args);
+  return { ...record, function: { ...record.function, arguments: text } };
 }

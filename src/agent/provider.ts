@@ -7,7 +7,7 @@ import { normalizedChatAnswer } from "./chatAnswer.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
 import { thoughtSignaturesMiddleware } from "./thoughtSignatures.js";
-import { objectToolInputsMiddleware } from "./toolCallInputs.js";
+import { normalizedMessagesAnswer, objectToolInputsMiddleware } from "./toolCallInputs.js";
 import { wellFormedMiddleware } from "./wellFormed.js";
 
 export interface ProviderSettings {
@@ -107,6 +107,9 @@ const chatFetch = chatCompletionsFetch(normalizedChatAnswer, [
   withoutReasoningRewrite,
 ]);
 
+/** Messages API answers with a tool input nested too deep for the AI SDK made refusable (`normalizedMessagesAnswer`). */
+const messagesFetch = messagesApiFetch(normalizedMessagesAnswer);
+
 /** The Chat Completions provider's name: the key the AI SDK keeps its per-call metadata under. */
 const CHAT_PROVIDER = "openai";
 
@@ -115,7 +118,7 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
   const baseURL = modelBaseUrl(settings.provider, settings.base_url);
   if (settings.provider === "anthropic") {
     return wrapLanguageModel({
-      model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "", fetch: messagesApiFetch })(modelId),
+      model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "", fetch: messagesFetch })(modelId),
       middleware: [wellFormedMiddleware, messagesApiMiddleware, objectToolInputsMiddleware],
     });
   }

@@ -5,6 +5,7 @@ import { imageLine, pixelsOf } from "./imageLine.js";
 import { modelToolSchema, withLeftOut } from "./modelSchema.js";
 import { originalArguments, withSafePropertyKeys } from "./propertyKeys.js";
 import type { ToolCallRecord } from "./runRecord.js";
+import { TOO_DEEP } from "./toolCallInputs.js";
 import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
 import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
 
@@ -20,6 +21,8 @@ export class ToolCallLog {
 
   private entries: Array<{ readonly id: string; readonly record: ToolCallRecord }> = [];
   private readonly seen = new Set<string>();
+  /** Calls whose arguments nested too deep, sent to the tool loop as `{}` (`deepArgumentsMiddleware`). */
+  private readonly tooDeep = new Set<string>();
   /** Offered name → registered name, for the tools offered under a shortened name (`modelToolName`). */
   private readonly registered = new Map<string, string>();
 
@@ -41,6 +44,13 @@ export class ToolCallLog {
   }
   has(callId: string): boolean {
     return this.seen.has(callId);
+  }
+  /** Notes that the model wrote call `callId` with arguments nested too deep: the tool is not run on it. */
+  refuseTooDeep(callId: string): void {
+    this.tooDeep.add(callId);
+  }
+  isTooDeep(callId: string): boolean {
+    return this.tooDeep.has(callId);
   }
   /** Notes that the tool registered as `registered` is offered to the model as `offered`. */
   offeredAs(offered: string, registered: string): void {
@@ -217,6 +227,10 @@ export function sdkTools(
             error: NOT_RUN_AT_MAX_STEPS,
           });
           throw new Error(NOT_RUN_AT_MAX_STEPS);
+        }
+        if (log.isTooDeep(options.toolCallId)) {
+          log.add(options.toolCallId, { name: agentTool.name, ms: 0, ok: false, error: TOO_DEEP });
+          throw new Error(TOO_DEEP);
         }
         const started = now();
         const signal = options.abortSignal ?? context.signal;

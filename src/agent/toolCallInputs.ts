@@ -35,3 +35,87 @@ export const objectToolInputsMiddleware: Middleware = {
   specificationVersion: "v3",
   transformParams: async ({ params }) => ({ ...params, prompt: objectToolInputs(params.prompt) }),
 };
+
+/**
+ * The deepest nesting of objects and arrays a tool call's arguments may have. JSON.parse reads any depth,
+ * but the AI SDK copies each turn's calls with structuredClone and the next request writes them out with
+ * JSON.stringify, both recursive: some thousands of levels (`{"x": [[[[...]]]]}`, which a prompt-injected
+ * payload can ask the model for) failed the whole run with `Maximum call stack size exceeded`. No tool's
+ * schema nests this deep.
+ */
+export const MAX_ARGUMENT_DEPTH = 100;
+
+/** Whether `value` nests objects or arrays deeper than `max` levels (counted level by level, not recursively). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    const next: unknown[] = [];
+    for (const item of level) {
+      if (item === null || typeof item !== "object") continue;
+      if (depth >= max) return true;
+      for (const child of Object.values(item))
+        if (child !== null && typeof child === "object") next.push(child);
+    }
+    level = next;
+  }
+  return false;
+}
+
+/** Arguments text nested one level past `MAX_ARGUMENT_DEPTH`: what stands for arguments too deep to write out. */
+export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"]".repeat(MAX_ARGUMENT_DEPTH + 1)}`;
+
+/**
+ * A Messages API answer whose `tool_use` inputs (objects, which the AI SDK writes out as text with
+ * JSON.stringify) nest deeper than `MAX_ARGUMENT_DEPTH`, each such input replaced by `TOO_DEEP_ARGUMENTS_TEXT`'s
+ * value, which the tool loop refuses as it would the input itself; `undefined` when no input is so deep.
+ */
+export function normalizedMessagesAnswer(answer: unknown): unknown {
+  const content = (answer as { content?: unknown } | null)?.content;
+  if (!Array.isArray(content)) return undefined;
+  const deep = (part: unknown) =>
+    (part as { type?: unknown } | null)?.type === "tool_use" &&
+    nestedDeeperThan((part as { input?: unknown }).input, MAX_ARGUMENT_DEPTH);
+  if (!content.some(deep)) return undefined;
+  return {
+    ...(answer as object),
+    content: content.map((part: unknown) =>
+      deep(part) ? { ...(part as object), input: JSON.parse(TOO_DEEP_ARGUMENTS_TEXT) } : part,
+    ),
+  };
+}
+
+/** What the model gets for a call whose arguments nest deeper than `MAX_ARGUMENT_DEPTH`. */
+export const TOO_DEEP = `arguments nest objects or arrays deeper than ${MAX_ARGUMENT_DEPTH} levels; the tool was not run`;
+
+/**
+ * Each answer's tool calls whose arguments nest deeper than `MAX_ARGUMENT_DEPTH` get `{}` for arguments
+ * before the AI SDK reads them, and `refuse` is told their ids: the tool is not run on them (the model gets
+ * `TOO_DEEP` as the tool's error) and the turn goes back to the model with `{}`, as a call whose arguments
+ * are not JSON does. Listed before `uniqueToolCallIdsMiddleware`, so it sees the ids the run uses.
+ */
+export function deepArgumentsMiddleware(refuse: (toolCallId: string) => void): Middleware {
+  return {
+    specificationVersion: "v3",
+    wrapGenerate: async ({ doGenerate }) => {
+      const result = await doGenerate();
+      if (!result.content.some((part) => part.type === "tool-call" && tooDeep(part.input))) return result;
+      const content = result.content.map((part) => {
+        if (part.type !== "tool-call" || !tooDeep(part.input)) return part;
+        refuse(part.toolCallId);
+        return { ...part, input: "{}" };
+      });
+      return { ...result, content };
+    },
+  };
+}
+
+/** Whether a call's arguments text is JSON nested too deep (text that is not JSON is the SDK's to refuse). */
+function tooDeep(input: string): boolean {
+  // Fewer brackets than that cannot nest so deep: most calls are not parsed a second time.
+  if (input.length <= MAX_ARGUMENT_DEPTH * 2) return false;
+  try {
+    return nestedDeeperThan(JSON.parse(input), MAX_ARGUMENT_DEPTH);
+  } catch {
+    return false;
+  }
+}

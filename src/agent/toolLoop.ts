@@ -3,6 +3,7 @@ import { pausedTurnsMiddleware } from "./pausedTurns.js";
 import type { ProviderModel } from "./retry.js";
 import type { ToolCallLog } from "./sdkTools.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
+import { deepArgumentsMiddleware } from "./toolCallInputs.js";
 
 export interface ToolLoopInput {
   readonly model: ProviderModel;
@@ -101,7 +102,12 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     model: wrapLanguageModel({
       model: input.model,
       // A paused turn is continued below the others, so its continuation is part of the one turn they see.
-      middleware: [uniqueToolCallIdsMiddleware(), toolCallsFinishMiddleware, pausedTurnsMiddleware],
+      middleware: [
+        deepArgumentsMiddleware((id) => input.log.refuseTooDeep(id)),
+        uniqueToolCallIdsMiddleware(),
+        toolCallsFinishMiddleware,
+        pausedTurnsMiddleware,
+      ],
     }),
     ...(input.system === undefined ? {} : { system: input.system }),
     prompt: input.prompt,

@@ -71,6 +71,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
           message: {
             text: event.prompt,
             extra: event.extra,
+            written: event.route.deliver_extra,
             route: event.routeName,
             deliveryId: event.deliveryId,
             profile: event.profile === "default" ? undefined : event.profile,

@@ -71,14 +71,22 @@ export function withoutEmptyKey(
   return copy;
 }
 
-/** The fetch an `anthropic` model's requests go through: the global fetch, without the unused betas or an empty key. */
-export const messagesApiFetch: typeof fetch = (input, init) =>
-  modelRequest(
-    input,
-    init?.headers === undefined
-      ? init
-      : { ...init, headers: withoutEmptyKey(withoutUnusedBetas(init.headers)) },
-  );
+/**
+ * The fetch an `anthropic` model's requests go through: the global fetch, without the unused betas or an
+ * empty key; a successful JSON answer is passed through `normalize`, as `chatCompletionsFetch` does.
+ */
+export function messagesApiFetch(normalize: (answer: unknown) => unknown): typeof fetch {
+  return async (input, init) =>
+    normalizedAnswer(
+      await modelRequest(
+        input,
+        init?.headers === undefined
+          ? init
+          : { ...init, headers: withoutEmptyKey(withoutUnusedBetas(init.headers)) },
+      ),
+      normalize,
+    );
+}
 
 /** A refusal of a request's form that the same request, rewritten, is taken in (a parameter's name). */
 export interface RequestRewrite {
@@ -122,34 +130,44 @@ export function chatCompletionsFetch(
       learned.set(key, applied);
       response = await send();
     }
-    // Read whatever type the answer names, as the SDK does: a server or proxy that labels its JSON
-    // `text/plain` (Go's default for a body written without a type) or names none is still read by the SDK,
-    // which would then refuse the shapes `normalize` reads. Only a stream (svc asks for none) and an answer
-    // that can have no body (204) are passed on.
-    if (
-      !response.ok ||
-      response.body === null ||
-      /\bevent-stream\b/i.test(response.headers.get("content-type") ?? "")
-    )
-      return response;
-    const headers = new Headers(response.headers);
-    // The body handed on is the decoded text.
-    headers.delete("content-encoding");
-    headers.delete("content-length");
-    const kept = { status: response.status, statusText: response.statusText, headers };
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      // A body cut off (the connection dropped mid-answer) fails as the SDK's own read of it would.
-      return new Response(new ReadableStream({ start: (controller) => controller.error(error) }), kept);
-    }
-    let fixed: unknown;
-    try {
-      fixed = normalize(JSON.parse(text));
-    } catch {
-      // Not JSON: the SDK reports the body as it is.
-    }
-    return new Response(fixed === undefined ? text : JSON.stringify(fixed), kept);
+    return normalizedAnswer(response, normalize);
   };
+}
+
+/**
+ * A successful answer passed through `normalize` (which returns `undefined` to keep it as it is); a failed
+ * one untouched. Read whatever type the answer names, as the SDK does: a server or proxy that labels its
+ * JSON `text/plain` (Go's default for a body written without a type) or names none is still read by the
+ * SDK, which would then refuse the shapes `normalize` reads. Only a stream (svc asks for none) and an
+ * answer that can have no body (204) are passed on.
+ */
+async function normalizedAnswer(
+  response: Response,
+  normalize: (answer: unknown) => unknown,
+): Promise<Response> {
+  if (
+    !response.ok ||
+    response.body === null ||
+    /\bevent-stream\b/i.test(response.headers.get("content-type") ?? "")
+  )
+    return response;
+  const headers = new Headers(response.headers);
+  // The body handed on is the decoded text.
+  headers.delete("content-encoding");
+  headers.delete("content-length");
+  const kept = { status: response.status, statusText: response.statusText, headers };
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    // A body cut off (the connection dropped mid-answer) fails as the SDK's own read of it would.
+    return new Response(new ReadableStream({ start: (controller) => controller.error(error) }), kept);
+  }
+  let fixed: unknown;
+  try {
+    fixed = normalize(JSON.parse(text));
+  } catch {
+    // Not JSON: the SDK reports the body as it is.
+  }
+  return new Response(fixed === undefined ? text : JSON.stringify(fixed), kept);
 }

@@ -1,4 +1,10 @@
-import { type FakeModel, sse, startScriptedModel } from "./modelScript.js";
+import {
+  type FakeModel,
+  rawArgumentsMark,
+  sse,
+  startScriptedModel,
+  withRawArguments,
+} from "./modelScript.js";
 
 export type { FakeModel, ModelTurn } from "./modelScript.js";
 
@@ -163,14 +169,18 @@ export function startFakeAnthropic(): Promise<FakeModel> {
         type: "tool_use",
         id: call.id ?? `toolu_${index}_${i}`,
         name: call.name,
-        input: typeof call.args === "string" ? JSON.parse(call.args) : call.args,
+        input: call.rawObject
+          ? rawArgumentsMark(i)
+          : typeof call.args === "string"
+            ? JSON.parse(call.args)
+            : call.args,
       })),
     ];
     const stopReason = turn.finishReason ?? ((turn.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn");
     const message = { id: `msg_${index}`, type: "message", role: "assistant", model };
     if (request.json.stream !== true) {
       res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
+        withRawArguments(turn, {
           ...message,
           content,
           stop_reason: stopReason,

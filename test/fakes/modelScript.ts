@@ -17,6 +17,12 @@ export type ModelTurn =
         thoughtSignature?: string;
         /** Chat Completions only: `arguments` sent as the JSON object, not its text (as some servers do). */
         argumentsAsObject?: true;
+        /**
+         * `args` (a string) is the arguments object's JSON text, written into the answer as it is (an object
+         * nested too deep for JSON.stringify): Chat Completions' `arguments` with `argumentsAsObject`, the
+         * Messages API's `input`.
+         */
+        rawObject?: true;
       }>;
       /** Chat Completions only: the one call sent as the legacy `function_call` (`finish_reason: function_call`). */
       readonly legacyFunctionCall?: true;
@@ -122,4 +128,16 @@ export function sse(res: ServerResponse, events: ReadonlyArray<{ event?: string;
       `${event === undefined ? "" : `event: ${event}\n`}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`,
     );
   res.end();
+}
+
+/** Stands in for a `rawObject` call's arguments (the `index`-th call of its turn) until the answer is written. */
+export const rawArgumentsMark = (index: number): string => `\u0000raw-arguments-${index}`;
+
+/** The answer's JSON text with each `rawObject` call's arguments written in as their JSON text. */
+export function withRawArguments(turn: Extract<ModelTurn, { text?: string }>, answer: unknown): string {
+  let text = JSON.stringify(answer);
+  (turn.toolCalls ?? []).forEach((call, i) => {
+    if (call.rawObject) text = text.replace(JSON.stringify(rawArgumentsMark(i)), () => String(call.args));
+  });
+  return text;
 }

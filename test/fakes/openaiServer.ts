@@ -1,4 +1,12 @@
-import { argsText, type FakeModel, type ModelTurn, sse, startScriptedModel } from "./modelScript.js";
+import {
+  argsText,
+  type FakeModel,
+  type ModelTurn,
+  rawArgumentsMark,
+  sse,
+  startScriptedModel,
+  withRawArguments,
+} from "./modelScript.js";
 
 export type { FakeModel, ModelTurn } from "./modelScript.js";
 
@@ -99,7 +107,14 @@ export function startFakeOpenAI(): Promise<FakeModel> {
     const calls = (turn.toolCalls ?? []).map((call, i) => ({
       id: call.id ?? `call_${index}_${i}`,
       type: "function" as const,
-      function: { name: call.name, arguments: call.argumentsAsObject ? call.args : argsText(call.args) },
+      function: {
+        name: call.name,
+        arguments: call.rawObject
+          ? rawArgumentsMark(i)
+          : call.argumentsAsObject
+            ? call.args
+            : argsText(call.args),
+      },
       ...(call.thoughtSignature === undefined
         ? {}
         : { extra_content: { google: { thought_signature: call.thoughtSignature } } }),
@@ -109,7 +124,7 @@ export function startFakeOpenAI(): Promise<FakeModel> {
     const base = { id: `chatcmpl-${index}`, created: 1_700_000_000, model };
     if (request.json.stream !== true) {
       res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
+        withRawArguments(turn, {
           ...base,
           object: "chat.completion",
           choices: [

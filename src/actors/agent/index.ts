@@ -227,6 +227,7 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
           message: {
             text: reply.text,
             extra: event.extra,
+            written: route.deliver_extra,
             route: event.routeName,
             deliveryId: event.deliveryId,
             profile: request.profile,

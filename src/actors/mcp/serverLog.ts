@@ -34,18 +34,27 @@ export function gatewayLevel(level: string): "debug" | "info" | "warn" | "error"
 
 /**
  * The text of a log message: a string as it is, anything else as JSON, a message without `data` (which a
- * hand-written server may send) as `(no data)`; cut at `SERVER_LOG_MAX_CHARS`.
+ * hand-written server may send) as `(no data)`, data too deep for JSON as `(data nested too deep to write
+ * out)`; cut at `SERVER_LOG_MAX_CHARS`.
  */
 export function serverLogText(params: ServerLogParams): string {
-  const data =
-    params.data === undefined
-      ? "(no data)"
-      : typeof params.data === "string"
-        ? params.data
-        : JSON.stringify(params.data);
   const logger = typeof params.logger === "string" ? `${params.logger}: ` : "";
-  const text = `${logger}${data ?? String(params.data)}`;
+  const text = `${logger}${dataText(params.data)}`;
   return text.length > SERVER_LOG_MAX_CHARS ? `${text.slice(0, SERVER_LOG_MAX_CHARS)}…` : text;
+}
+
+/**
+ * A message's `data` as text. JSON.stringify is recursive: data nested some thousands of levels deep (which
+ * JSON.parse reads) made it throw in the notification handler, and the message was dropped without a word.
+ */
+function dataText(data: unknown): string {
+  if (data === undefined) return "(no data)";
+  if (typeof data === "string") return data;
+  try {
+    return JSON.stringify(data) ?? String(data);
+  } catch {
+    return "(data nested too deep to write out)";
+  }
 }
 
 /**

@@ -1,5 +1,15 @@
 import { createRequire } from "node:module";
 import { Ajv2020, type AnySchemaObject } from "ajv/dist/2020.js";
+import { nestedDeeperThan } from "../../agent/toolCallInputs.js";
+
+/**
+ * The deepest nesting of objects and arrays a tool's schema may have (a property's schema is two levels
+ * below its object's: `properties`, then the property). Ajv's check and the AI SDK, which copies the tool
+ * list and writes it into every model request, are recursive: a schema some thousands of levels deep
+ * passed the check (Ajv's stack overflow read as a dialect it does not know) and failed every run offered
+ * the server's tools with `Maximum call stack size exceeded`. No real schema nests this deep.
+ */
+export const MAX_SCHEMA_DEPTH = 100;
 
 let ajv: Ajv2020 | undefined;
 /** Made at the first listing: building it costs tens of milliseconds that other commands need not pay. */
@@ -19,7 +29,7 @@ function validator(): Ajv2020 {
  * `arguments` are an object, so a top-level `type` other than `object` cannot be called either. The
  * schema is checked against the meta-schema it declares (`$schema`: 2020-12, the MCP default, or
  * draft-07, which many servers still write; another dialect is not checked), its own shape only
- * (`validateSchema`), never a `$ref` target or a format.
+ * (`validateSchema`), never a `$ref` target or a format; one nested past `MAX_SCHEMA_DEPTH` is refused first.
  */
 export function inputSchemaProblem(schema: unknown): string | undefined {
   if (schema === null || typeof schema !== "object" || Array.isArray(schema))
@@ -27,6 +37,8 @@ export function inputSchemaProblem(schema: unknown): string | undefined {
   const type = (schema as Record<string, unknown>).type;
   if (type !== undefined && type !== "object" && !(Array.isArray(type) && type.includes("object")))
     return `has type ${JSON.stringify(type)}, not "object" (tool arguments are an object)`;
+  if (nestedDeeperThan(schema, MAX_SCHEMA_DEPTH))
+    return `nests objects or arrays deeper than ${MAX_SCHEMA_DEPTH} levels`;
   const ajv = validator();
   let valid: boolean;
   try {

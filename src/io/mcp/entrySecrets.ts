@@ -63,6 +63,33 @@ function urlPasswords(value: string): string[] {
   });
 }
 
+/** A URL inside a value, up to the next white space or quote. */
+const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
+
+/**
+ * The credential-named query values of each URL inside a value (`https://api.example/v1?api_key=<key>` as an
+ * argument, `postgresql://db/app?user=app&password=<password>` as libpq takes it in an `env` value), as the
+ * entry's own `url` has its `?api_key=` taken for one.
+ */
+function urlQueryCredentials(value: string): string[] {
+  if (!value.includes("?")) return [];
+  const found: string[] = [];
+  for (const [text] of value.matchAll(URL_IN_TEXT)) {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      continue;
+    }
+    for (const [name, param] of url.searchParams)
+      if (param !== "" && CREDENTIAL_NAME.test(name)) found.push(param);
+  }
+  return found;
+}
+
+/** The credentials written inside URLs in a value: each URL's password and credential-named query values. */
+const urlCredentials = (value: string): string[] => [...urlPasswords(value), ...urlQueryCredentials(value)];
+
 /**
  * The secrets of one header: of an `Authorization` (or `Proxy-Authorization`) header, the credentials
  * after its scheme, whatever the scheme (`authorizationSecrets`: a server may quote them alone), the
@@ -82,7 +109,7 @@ function headerSecrets(name: string, value: string): string[] {
  * The credentials a rendered MCP entry carries: header values (`headerSecrets`: an Authorization header's
  * credentials after its scheme),
  * credential-named `env` values and url query values (`?api_key=`), the url's password (and the password
- * of a URL inside an `env` value or an argument), the value of a credential-named option in `args`
+ * and credential-named query values of a URL inside an `env` value or an argument), the value of a credential-named option in `args`
  * (`--api-key <key>`, `--token=<token>`; also in a whole command line written in `command`) and of a
  * credential-named `NAME=value` argument or word of `command` (as `env` or a copied shell line sets a
  * variable), the OAuth client secret and the client certificate's
@@ -96,13 +123,13 @@ export function entrySecrets(entry: McpServerEntry): string[] {
     secrets.push(...headerSecrets(name, value));
   for (const [name, value] of Object.entries(entry.env ?? {})) {
     if (CREDENTIAL_NAME.test(name)) secrets.push(value);
-    else secrets.push(...urlPasswords(value));
+    else secrets.push(...urlCredentials(value));
   }
   // A whole command line written in `command` (`npx -y pkg --api-key <key>`, as some clients and install
   // links write it) carries its arguments, credentials too: its words count as arguments.
   const words = commandWords(entry.command);
   const args = [...words.slice(1), ...(entry.args ?? [])];
-  for (const arg of args) secrets.push(...urlPasswords(arg));
+  for (const arg of args) secrets.push(...urlCredentials(arg));
   for (const { value } of optionValues(args)) secrets.push(value);
   for (const { value } of assignedValues(entry.args ?? [])) secrets.push(value);
   for (const { value } of assignedValues(words)) secrets.push(value);

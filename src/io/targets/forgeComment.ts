@@ -28,13 +28,28 @@ export interface ForgeDestination {
   readonly prNumber: number;
 }
 
-/** Validates `deliver_extra.repo` (`owner/name` or `host/owner/name`) and `deliver_extra.pr_number` (a positive integer). */
-export function forgeDestination(message: Pick<DeliveryMessage, "extra" | "route">): ForgeDestination {
+/**
+ * Validates `deliver_extra.repo` (`owner/name` or `host/owner/name`) and `deliver_extra.pr_number` (a
+ * positive integer). A host must be written in the route's `repo` itself: gh sends `GH_ENTERPRISE_TOKEN` to
+ * whatever host `--repo` names, so a host the payload filled in (`repo: "{repository.full_name}"` rendering
+ * `evil.example/o/r`) would have the token, and the comment, sent to a server of the sender's choosing.
+ */
+export function forgeDestination(
+  message: Pick<DeliveryMessage, "extra" | "route" | "written">,
+): ForgeDestination {
   const repo = message.extra.repo?.trim() ?? "";
   const pr = message.extra.pr_number?.trim() ?? "";
   if (!REPO_NAME.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
     throw new DeliveryError(
       `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${repo.slice(0, 100)}"${unfilledNote(repo)}`,
+      false,
+    );
+  }
+  const parts = repo.split("/");
+  const written = message.written?.repo;
+  if (parts.length === 3 && typeof written === "string" && !written.trim().startsWith(`${parts[0]}/`)) {
+    throw new DeliveryError(
+      `forge_comment: route "${message.route}": deliver_extra.repo names the host "${(parts[0] ?? "").slice(0, 100)}", which the event filled in — not run: gh would send it the GitHub Enterprise token; write the host in the route's repo itself (repo: "ghe.example.com/{repository.full_name}") or set GH_HOST`,
       false,
     );
   }

@@ -5,6 +5,11 @@ export interface DeliveryMessage {
   readonly text: string;
   /** `deliver_extra`, already rendered against the payload. */
   readonly extra: Readonly<Record<string, string>>;
+  /**
+   * The route's `deliver_extra` as written, before rendering: what in `extra` the route itself names and what
+   * the payload filled in. Absent for a cron job's, which is never rendered.
+   */
+  readonly written?: Readonly<Record<string, string | number | boolean>> | undefined;
   readonly route: string;
   readonly deliveryId: string;
   readonly profile: string | undefined;

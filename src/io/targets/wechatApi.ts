@@ -2,7 +2,7 @@ import { scrub } from "../credentials.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
 import { refused } from "./httpJson.js";
-import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
+import { DeliveryError, type DeliveryMessage, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { appTokens } from "./tokenCache.js";
 
 /** errcodes meaning "the access_token expired or is invalid": fetch a new one and retry. */
@@ -40,6 +40,8 @@ export interface WechatStyleSpec {
   /** The platform's own errcodes worth another attempt, besides the shared ones. */
   readonly tryAgain?: ReadonlyMap<number, TryAgain>;
   messageBody(to: string, content: string): unknown;
+  /** Why the message is not sent to `chatId` (one the event filled in), or undefined: checked before anything is sent. */
+  recipientProblem?(chatId: string, message: DeliveryMessage): string | undefined;
 }
 
 interface Errcode {
@@ -112,6 +114,8 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
       await tokens.get(signal);
     },
     async sendPart({ chatId, text, index, message, signal }) {
+      const problem = index === 0 ? spec.recipientProblem?.(chatId, message) : undefined;
+      if (problem !== undefined) throw new DeliveryError(problem, false);
       // An access token can expire early (another process fetched a new one): fetch again once, in any mode.
       for (let attempt = 0; ; attempt++) {
         const token = await tokens.get(signal);

@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import type { DeliveryTarget, TargetDeps } from "./target.js";
+import type { DeliveryMessage, DeliveryTarget, TargetDeps } from "./target.js";
 import { type TryAgain, wechatStyleTarget } from "./wechatApi.js";
 
 /** WeCom app messages: text `content` up to 2048 bytes. `chat_id` is `touser` ("UserID1|UserID2" or "@all"). */
@@ -13,6 +13,29 @@ export const WECOM_LIMIT = 2048;
 const WECOM_TRY_AGAIN: ReadonlyMap<number, TryAgain> = new Map([
   [45009, { why: "the API's call frequency limit: WeCom refuses calls for a minute", afterSeconds: 60 }],
 ]);
+
+/**
+ * Why a `deliver_extra.chat_id` the event filled in is not sent to: WeCom's `touser` sends to every user id
+ * joined with `|`, and to everyone for `@all`, so payload text rendered into it (`{user}` as `alice|bob`, or
+ * `@all`) would add recipients, as an e-mail recipient list would. The route's own text decides how many ids
+ * there are and whether `@all` is one; a chat id the route writes as it is, or the home channel, is not judged.
+ */
+export function addedRecipients(chatId: string, message: DeliveryMessage): string | undefined {
+  const written = message.written?.chat_id;
+  if (typeof written !== "string" || message.extra.chat_id === undefined || written.trim() === chatId)
+    return undefined;
+  const ids = (text: string) => text.split("|").map((id) => id.trim());
+  const wrote = ids(written.trim());
+  const got = ids(chatId);
+  const where = `wecom: route "${message.route}": deliver_extra.chat_id rendered "${chatId.slice(0, 100)}"`;
+  const fix =
+    "not sent — a list of recipients belongs in the route's chat_id itself or platforms.wecom.home_channel";
+  if (got.includes("@all") && !wrote.includes("@all"))
+    return `${where}: the event filled in @all, which WeCom sends to everyone; ${fix}`;
+  if (got.length > wrote.length)
+    return `${where}: the event filled in ${got.length} user ids joined with "|" where the route writes ${wrote.length}; ${fix}`;
+  return undefined;
+}
 
 export function wecomTarget(settings: PlatformConfig<"wecom">, deps: TargetDeps): DeliveryTarget {
   const secret = settings.corp_secret ?? "";
@@ -28,6 +51,7 @@ export function wecomTarget(settings: PlatformConfig<"wecom">, deps: TargetDeps)
       sendPath: "/cgi-bin/message/send",
       secret,
       tryAgain: WECOM_TRY_AGAIN,
+      recipientProblem: addedRecipients,
       messageBody: (touser, content) => ({
         touser,
         msgtype: "text",

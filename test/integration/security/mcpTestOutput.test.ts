@@ -31,7 +31,14 @@ it("svc mcp test does not print the credentials written in the entry's url or ar
           url: `http://me:urlPassw0rd9@127.0.0.1:${port}/mcp?api_key=queryKey77`,
           skip_preflight: true,
         },
-        local: { command: "/bin/false", args: ["--header", "Authorization: Bearer argToken123"] },
+        local: {
+          command: "/bin/false",
+          args: [
+            "--header",
+            "Authorization: Bearer argToken123",
+            "https://api.example/v1?api_key=argQuery88",
+          ],
+        },
       },
     }),
   );
@@ -47,9 +54,9 @@ it("svc mcp test does not print the credentials written in the entry's url or ar
     /^Testing remote \(http: http:\/\/me:\[redacted\]@127\.0\.0\.1:\d+\/mcp\?api_key=\[redacted\]\)/,
   );
   expect(outputs[1]).toMatch(
-    /^Testing local \(stdio: \/bin\/false --header Authorization: Bearer \[redacted\]\)/,
+    /^Testing local \(stdio: \/bin\/false --header Authorization: Bearer \[redacted\] https:\/\/api\.example\/v1\?api_key=\[redacted\]\)/,
   );
-  for (const secret of ["urlPassw0rd9", "queryKey77", "argToken123"])
+  for (const secret of ["urlPassw0rd9", "queryKey77", "argToken123", "argQuery88"])
     expect(outputs.join("\n")).not.toContain(secret);
 }, 30_000);
 

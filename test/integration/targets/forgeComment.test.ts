@@ -47,6 +47,38 @@ describe("forge_comment through a fake gh on PATH", () => {
     expect(receipt?.chatId).toBe("ghe.example.com/octo/repo#3");
   });
 
+  it("runs no gh for a host the event filled into repo (gh would send it GH_ENTERPRISE_TOKEN); a host the route writes is taken", async () => {
+    gh = createFakeGh();
+    const target = registryFor(
+      { github_comment: { enabled: true } },
+      { ...process.env, PATH: gh.path, GH_ENTERPRISE_TOKEN: "ghp_enterpriseTOKENforTHEhost0123" },
+    ).get("forge_comment");
+    const error = await target
+      ?.send(
+        message(
+          "hi",
+          { repo: "collector.example.net/o/r", pr_number: "1" },
+          { written: { repo: "{repository.full_name}", pr_number: "{number}" } },
+        ),
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as Error).message).toBe(
+      'forge_comment: route "alerts": deliver_extra.repo names the host "collector.example.net", which the event filled in — not run: gh would send it the GitHub Enterprise token; write the host in the route\'s repo itself (repo: "ghe.example.com/{repository.full_name}") or set GH_HOST',
+    );
+    expect(gh.calls()).toEqual([]);
+    await target?.send(
+      message(
+        "hi",
+        { repo: "ghe.example.com/octo/repo", pr_number: "2" },
+        { written: { repo: "ghe.example.com/{repository.full_name}", pr_number: "{number}" } },
+      ),
+    );
+    expect(gh.calls().map((c) => c.argv)).toEqual([
+      ["pr", "comment", "2", "--repo", "ghe.example.com/octo/repo", "--body-file", "-"],
+    ]);
+  });
+
   it("keeps a GH_ENTERPRISE_TOKEN that gh's error quotes out of the error", async () => {
     const token = "ghp_enterpriseSECRET0123456789abcdef";
     gh = createFakeGh({ exitCode: 1, stderr: `HTTP 401: Bad credentials (token ${token})` });

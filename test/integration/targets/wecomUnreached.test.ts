@@ -56,6 +56,24 @@ describe("wecom: recipients WeCom did not reach", () => {
     ]);
   });
 
+  it("sends nothing to recipients the event filled into a templated chat_id (alice|bob, @all); the route's own list is sent", async () => {
+    const { target } = wecom();
+    const written = { written: { chat_id: "{user}" } };
+    const sent = () => fake.requests.filter((r) => r.path === "/cgi-bin/message/send").length;
+    const before = sent();
+    await expect(target?.send(message("hi", { chat_id: "alice|bob" }, written))).rejects.toThrow(
+      'wecom: route "alerts": deliver_extra.chat_id rendered "alice|bob": the event filled in 2 user ids joined with "|" where the route writes 1; not sent — a list of recipients belongs in the route\'s chat_id itself or platforms.wecom.home_channel',
+    );
+    await expect(target?.send(message("hi", { chat_id: "@all" }, written))).rejects.toThrow(
+      'wecom: route "alerts": deliver_extra.chat_id rendered "@all": the event filled in @all, which WeCom sends to everyone; not sent',
+    );
+    expect(sent()).toBe(before);
+    await target?.send(message("hi", { chat_id: "alice" }, written));
+    await target?.send(message("hi", { chat_id: "alice|carol" }, { written: { chat_id: "{user}|carol" } }));
+    await target?.send(message("hi", { chat_id: "@all" }, { written: { chat_id: "@all" } }));
+    expect(sent()).toBe(before + 3);
+  });
+
   it("says nothing when every recipient was reached (empty fields)", async () => {
     const { log, target } = wecom();
     await target?.send(message("hi", { chat_id: "alice" }));

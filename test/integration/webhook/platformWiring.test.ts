@@ -58,6 +58,30 @@ describe("delivery platforms in the gateway (spec 4.4)", () => {
     ]);
   });
 
+  it("forge_comment: a host the payload fills into a templated repo runs no gh (502), in direct and agent mode", async () => {
+    gh = createFakeGh();
+    const route = {
+      ...insecure,
+      deliver: "forge_comment",
+      prompt: "Thanks for #{number}",
+      deliver_extra: { repo: "{repository.full_name}", pr_number: "{number}" },
+    };
+    gw = await startTestGateway({
+      env: { PATH: gh.path, GH_ENTERPRISE_TOKEN: "ghp_enterpriseTOKENforTHEhost0123" },
+      config: webhookConfig({ direct: { ...route, deliver_only: true }, agent: route }),
+    });
+    const payload = { number: 5, repository: { full_name: "collector.example.net/octo/hello" } };
+    const answer = await postJson(gw.url("/webhooks/direct"), payload, { "x-request-id": "fc-direct" });
+    expect(answer).toMatchObject({ status: 502, body: { error: "Delivery failed" } });
+    const accepted = await postJson(gw.url("/webhooks/agent"), payload, { "x-request-id": "fc-agent" });
+    expect(accepted.status).toBe(202);
+    const refusal = 'deliver_extra.repo names the host "collector.example.net", which the event filled in';
+    const messages = () => (gw?.logs() ?? []).map((line) => line.msg).join("\n");
+    await vi.waitFor(() => expect(messages()).toContain(`route "agent": ${refusal}`), { timeout: 20_000 });
+    expect(messages()).toContain(`route "direct": ${refusal}`);
+    expect(gh.calls()).toEqual([]);
+  }, 60_000);
+
   it("refuses an unknown delivery target by name", async () => {
     await expect(
       startTestGateway({ config: webhookConfig({ alerts: { ...insecure, deliver: "carrier_pigeon" } }) }),

@@ -831,6 +831,124 @@ describe("runToolLoop", () => {
     expect(calls.map((call) => call.function.arguments)).toEqual(["{}", "{}", "{}", '{"text":"ok"}']);
   });
 
+  it("a call whose arguments nest deeper than 100 levels is refused, and sent back with {}: the run goes on (the AI SDK's structuredClone and JSON.stringify would throw)", async () => {
+    const nested = (levels: number) => `{"text":"deep","tree":${"[".repeat(levels)}${"]".repeat(levels)}}`;
+    model.script(
+      {
+        toolCalls: [
+          { name: "upper", args: nested(20_000) },
+          { name: "upper", args: nested(100) },
+          { name: "upper", args: nested(99) },
+        ],
+      },
+      { text: "done" },
+    );
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("done");
+    expect(log.calls).toEqual([
+      {
+        name: "upper",
+        ms: 0,
+        ok: false,
+        error: "arguments nest objects or arrays deeper than 100 levels; the tool was not run",
+      },
+      {
+        name: "upper",
+        ms: 0,
+        ok: false,
+        error: "arguments nest objects or arrays deeper than 100 levels; the tool was not run",
+      },
+      { name: "upper", ms: 5, ok: true },
+    ]);
+    const sent = model.requests[1]?.json.messages as Array<{
+      role: string;
+      content?: unknown;
+      tool_calls?: Array<{ function: { arguments: string } }>;
+    }>;
+    const calls = sent.find((m) => m.role === "assistant")?.tool_calls ?? [];
+    expect(calls.map((call) => call.function.arguments)).toEqual(["{}", "{}", nested(99)]);
+    expect(sent.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+      "arguments nest objects or arrays deeper than 100 levels; the tool was not run",
+      "arguments nest objects or arrays deeper than 100 levels; the tool was not run",
+      "DEEP",
+    ]);
+  }, 60_000);
+
+  it("a call whose arguments a server writes as a JSON object nested deeper than 100 levels is refused the same way: the run goes on", async () => {
+    model.script(
+      {
+        toolCalls: [
+          {
+            name: "upper",
+            args: `{"text":"deep","tree":${"[".repeat(20_000)}${"]".repeat(20_000)}}`,
+            argumentsAsObject: true,
+            rawObject: true,
+          },
+          { name: "upper", args: { text: "flat" }, argumentsAsObject: true },
+        ],
+      },
+      { text: "done" },
+    );
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("done");
+    expect(log.calls).toEqual([
+      {
+        name: "upper",
+        ms: 0,
+        ok: false,
+        error: "arguments nest objects or arrays deeper than 100 levels; the tool was not run",
+      },
+      { name: "upper", ms: 5, ok: true },
+    ]);
+    const sent = model.requests[1]?.json.messages as Array<{
+      role: string;
+      tool_calls?: Array<{ function: { arguments: string } }>;
+    }>;
+    const calls = sent.find((m) => m.role === "assistant")?.tool_calls ?? [];
+    expect(calls.map((call) => call.function.arguments)).toEqual(["{}", '{"text":"flat"}']);
+  }, 60_000);
+
+  it("a Messages API tool_use whose input nests deeper than 100 levels is refused the same way: the run goes on", async () => {
+    const anthropic = await startFakeAnthropic();
+    try {
+      anthropic.script(
+        {
+          toolCalls: [
+            {
+              name: "upper",
+              args: `{"text":"deep","tree":${"[".repeat(20_000)}${"]".repeat(20_000)}}`,
+              rawObject: true,
+            },
+            { name: "upper", args: { text: "flat" } },
+          ],
+        },
+        { text: "done" },
+      );
+      const { result, log } = await loop(5, [upper], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("done");
+      expect(log.calls).toEqual([
+        {
+          name: "upper",
+          ms: 0,
+          ok: false,
+          error: "arguments nest objects or arrays deeper than 100 levels; the tool was not run",
+        },
+        { name: "upper", ms: 5, ok: true },
+      ]);
+      const sent = anthropic.requests[1]?.json.messages as Array<{
+        role: string;
+        content: Array<{ type: string; input?: unknown }>;
+      }>;
+      const uses = sent.flatMap((m) => m.content).filter((part) => part.type === "tool_use");
+      expect(uses.map((part) => part.input)).toEqual([{}, { text: "flat" }]);
+    } finally {
+      await anthropic.close();
+    }
+  }, 60_000);
+
   it("a tool call's Gemini thought signature is sent back with the call (Gemini 3 refuses the next turn without it)", async () => {
     model.script(
       {

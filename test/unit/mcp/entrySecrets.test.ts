@@ -45,6 +45,22 @@ describe("entrySecrets: the credentials a rendered MCP entry carries", () => {
     ).toEqual(["pw1", "p@ss"]);
   });
 
+  it("credential-named query values of a URL inside any env value or argument, not other query values", () => {
+    expect(
+      entrySecrets(
+        entry({
+          command: "x",
+          args: ["--endpoint", "https://api.example/v1?api_key=qk-arg-41&region=eu", "--page=2"],
+          env: {
+            DATABASE_URL: "postgresql://db.example/app?user=app&password=pg-query-42",
+            CALLBACK: "see https://hooks.example/in?sig_token=st-43 and more",
+            PLAIN: "https://example.org/?q=kept",
+          },
+        }),
+      ),
+    ).toEqual(["pg-query-42", "st-43", "qk-arg-41"]);
+  });
+
   it("the value of a credential-named option: --api-key <key>, --token=<token>, not other options' values", () => {
     expect(
       entrySecrets(

@@ -23,6 +23,11 @@ describe("a server's log message in the gateway log", () => {
     expect(serverLogText({ level: "info", logger: "db" } as Parameters<typeof serverLogText>[0])).toBe(
       "db: (no data)",
     );
+    // Data nested deeper than JSON.stringify can go (JSON.parse read it): said so, not dropped.
+    const deep = JSON.parse(`${"[".repeat(20_000)}${"]".repeat(20_000)}`);
+    expect(serverLogText({ level: "info", logger: "db", data: deep })).toBe(
+      "db: (data nested too deep to write out)",
+    );
     const long = serverLogText({ level: "info", data: "x".repeat(5000) });
     expect(long).toHaveLength(SERVER_LOG_MAX_CHARS + 1);
     expect(long.endsWith("…")).toBe(true);

@@ -287,6 +287,25 @@ describe("tools whose inputSchema no model API takes", () => {
     );
   });
 
+  it("leaves out a schema nested deeper than 100 levels (Ajv's stack overflow passed it, and every run offered it failed)", () => {
+    const nested = (levels: number) => {
+      let schema: Record<string, unknown> = { type: "string" };
+      for (let i = 0; i < levels; i++) schema = { type: "object", properties: { a: schema } };
+      return schema;
+    };
+    const deep = { name: "deep", inputSchema: nested(5_000) } as unknown as Tool;
+    const fine = { name: "fine", inputSchema: nested(49) } as unknown as Tool;
+    const set = buildToolset("s", [deep, fine], caps, policy({}));
+    expect(names(set.tools)).toEqual(["mcp__s__fine"]);
+    expect(set.invalid).toEqual([
+      {
+        tool: "deep",
+        report:
+          's: "deep" is not registered: its inputSchema nests objects or arrays deeper than 100 levels — a model API would refuse every run offered it; fix the server, or leave it out with tools.exclude',
+      },
+    ]);
+  });
+
   it("keeps draft-07 schemas (tuple items), schemas of a dialect it does not know, and a missing type", () => {
     const schemas = [
       {
