@@ -27,13 +27,18 @@ const UNIT_SECONDS: ReadonlyArray<readonly [RegExp, number]> = [
   [/^(?:h|hrs?|hours?)$/, 3600],
 ];
 
-/** `"30s"`, `"10m"`, `"1h"` (a duration as other tools write it): the number of seconds to write instead. */
+/**
+ * `"30s"`, `"10m"`, `"1h"`, and Go's `"1h30m"` or `"2m 30s"` (a duration as other tools write it): the
+ * number of seconds to write instead.
+ */
 function unitHint(value: unknown): string {
-  const parts = typeof value === "string" ? /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$/i.exec(value) : null;
-  const unit =
-    parts === null ? undefined : UNIT_SECONDS.find(([re]) => re.test((parts[2] as string).toLowerCase()));
-  if (parts === null || unit === undefined) return "";
-  const seconds = Number(parts[1]) * unit[1];
+  if (typeof value !== "string" || !/^\s*(?:\d+(?:\.\d+)?\s*[a-z]+\s*)+$/i.test(value)) return "";
+  let seconds = 0;
+  for (const [, amount, name] of value.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/gi)) {
+    const unit = UNIT_SECONDS.find(([re]) => re.test((name as string).toLowerCase()));
+    if (unit === undefined) return "";
+    seconds += Number(amount) * unit[1];
+  }
   return seconds > 0 ? ` — write the number of seconds alone: ${Number(seconds.toFixed(3))}` : "";
 }
 
