@@ -492,6 +492,8 @@ export function registerMcpCommands(program: Command): void {
     .description("MCP servers: list, test, tools, call, reload, log in, re-authorize, install");
   mcp
     .command("list")
+    // The short name svc webhook and svc cron take: unknown, it was answered "Did you mean list?".
+    .alias("ls")
     .description(
       "configured servers; with no gateway running, each enabled one is checked (ok (N tools) or failed: why)",
     )
@@ -541,7 +543,9 @@ export function registerMcpCommands(program: Command): void {
     .action(addServer);
   mcp
     .command("remove <name>")
-    .alias("rm")
+    // `uninstall`, the opposite of `install`: unknown, it was answered "Did you mean install?", the
+    // command that adds a server.
+    .aliases(["rm", "uninstall"])
     .description("remove a server from config.yaml (comments and layout kept)")
     .action(removeServerCommand);
   mcp
