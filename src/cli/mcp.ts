@@ -459,11 +459,17 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
     }
     if (reload !== undefined && Date.parse(reload.at) >= sentAt) {
       // The servers it (re)started connect after the report: their outcome is waited for (within --wait),
-      // so a connect that failed is not printed as a reconnect.
+      // so a connect that failed is not printed as a reconnect. So is that of a server it tried again (one
+      // still closing its lost session connects once that is done).
       let servers = status?.servers ?? [];
       const started = new Set([...reload.added, ...reload.changed, ...(reload.enabled ?? [])]);
+      const retried = new Set(reload.retried ?? []);
       while (
-        servers.some((s) => started.has(s.name) && s.state === "connecting") &&
+        servers.some(
+          (s) =>
+            ((started.has(s.name) || retried.has(s.name)) && s.state === "connecting") ||
+            (retried.has(s.name) && s.state === "reconnecting"),
+        ) &&
         Date.now() - sentAt < waitMs
       ) {
         await new Promise((resolve) => setTimeout(resolve, 100));
