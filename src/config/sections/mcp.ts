@@ -358,6 +358,9 @@ const entryShape = {
     .transform((v) => (v === undefined || v === null ? "full" : typeof v === "string" ? v : describe(v))),
 };
 
+/** The keys of a server entry (other clients' files write some of them in other shapes: `oauth`, `trust`). */
+export const MCP_ENTRY_KEYS: readonly string[] = Object.keys(entryShape);
+
 /**
  * `headers` names svc's HTTP client (undici's fetch) sets from each request itself and never sends as
  * configured: it drops `Host` (a request carries its url's host), refuses `Transfer-Encoding`, `Keep-Alive`,
