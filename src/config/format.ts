@@ -206,6 +206,35 @@ const HOME_OF_TOP_LEVEL_KEY: Readonly<Record<string, string>> = {
   redis_url: "state",
 };
 
+const NO_SAMPLING_SETTINGS =
+  "svc sends no sampling settings (the model's own defaults apply) — remove it, or set it where the model is served";
+
+/**
+ * Keys other agent frameworks and model clients write for the same settings (the OpenAI SDK, LiteLLM,
+ * LangChain, the Claude Agent SDK), spelled too far from svc's for a did-you-mean: what `agent` reads
+ * instead, or that it has no such setting (`temperature` is spelled right: "check the spelling" misleads).
+ */
+const OTHER_TOOLS_AGENT_KEYS: Readonly<Record<string, string>> = {
+  temperature: NO_SAMPLING_SETTINGS,
+  top_p: NO_SAMPLING_SETTINGS,
+  top_k: NO_SAMPLING_SETTINGS,
+  frequency_penalty: NO_SAMPLING_SETTINGS,
+  presence_penalty: NO_SAMPLING_SETTINGS,
+  seed: NO_SAMPLING_SETTINGS,
+  max_retries: "write retries (retries of one model call)",
+  max_turns: "write max_steps (model turns per run)",
+  max_iterations: "write max_steps (model turns per run)",
+  api_base: "write base_url",
+  openai_api_base: "write base_url",
+  base_path: "write base_url",
+  endpoint: "write base_url (svc appends /chat/completions or /messages to it)",
+  model_name: "write model",
+  max_output_tokens: "write max_tokens (output tokens per model turn)",
+  max_completion_tokens: "write max_tokens (svc sends it as max_completion_tokens where the API wants that)",
+  system: "write system_prompt",
+  concurrency: "write max_concurrent_runs",
+};
+
 /** Keys of a dynamic subscription's record that a config.yaml route does not have, and what to do instead. */
 const SUBSCRIPTION_ONLY: Readonly<Record<string, string>> = {
   enabled:
@@ -234,6 +263,8 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
     const home = HOME_OF_TOP_LEVEL_KEY[key];
     return `it belongs under ${home} (${home}.${key})`;
   }
+  if (at.length === 1 && at[0] === "agent" && Object.hasOwn(OTHER_TOOLS_AGENT_KEYS, key))
+    return OTHER_TOOLS_AGENT_KEYS[key];
   if (at[0] !== undefined && !["gateway", "agent", "platforms"].includes(at[0])) return undefined;
   const atRoute =
     at[0] === "platforms" &&
