@@ -148,24 +148,29 @@ const OFF_WORDS = new Set(["false", "disabled", "disable", "off", "no"]);
  */
 function sectionWord(path: readonly PropertyKey[], input: unknown): string | undefined {
   const [section, platform] = path;
+  const word =
+    typeof input === "boolean" ? String(input) : typeof input === "string" ? input.trim().toLowerCase() : "";
+  const on = ON_WORDS.has(word) ? true : OFF_WORDS.has(word) ? false : undefined;
   if (path.length === 2 && section === "platforms" && typeof platform === "string") {
-    const word =
-      typeof input === "boolean"
-        ? String(input)
-        : typeof input === "string"
-          ? input.trim().toLowerCase()
-          : "";
-    const on = ON_WORDS.has(word) ? true : OFF_WORDS.has(word) ? false : undefined;
     return on === undefined
       ? undefined
       : `a platform is a mapping of its settings: write ${platform}: {enabled: ${on}}, its other keys beside enabled`;
   }
+  // An MCP server's `sampling: true` or `elicitation: false`: the switch is the mapping's `enabled`.
+  const policy = path[2];
+  if (
+    path.length === 3 &&
+    section === "mcp_servers" &&
+    (policy === "sampling" || policy === "elicitation") &&
+    on !== undefined
+  )
+    return `${policy} is a mapping of its settings: write ${policy}: {enabled: ${on}}`;
   if (path.length !== 1 || typeof input !== "string") return undefined;
-  const word = input.trim();
-  if (section === "agent" && (AGENT_PROVIDERS as readonly string[]).includes(word))
-    return `the agent section is a mapping of its settings: write agent: {provider: ${word}}`;
-  if (section === "state" && (word === "local" || word === "redis"))
-    return `the state section is a mapping of its settings: write state: {backend: ${word}}`;
+  const value = input.trim();
+  if (section === "agent" && (AGENT_PROVIDERS as readonly string[]).includes(value))
+    return `the agent section is a mapping of its settings: write agent: {provider: ${value}}`;
+  if (section === "state" && (value === "local" || value === "redis"))
+    return `the state section is a mapping of its settings: write state: {backend: ${value}}`;
   return undefined;
 }
 

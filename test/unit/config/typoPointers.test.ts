@@ -52,6 +52,15 @@ describe("typos point at the fix", () => {
     );
   });
 
+  it("an MCP server's sampling: true or elicitation: false gets the mapping to write", () => {
+    expect(load("mcp_servers:\n  fs:\n    command: node\n    sampling: true\n")).toThrow(
+      /mcp_servers\.fs\.sampling: expected a mapping, got true — sampling is a mapping of its settings: write sampling: \{enabled: true\}$/m,
+    );
+    expect(load("mcp_servers:\n  fs:\n    command: node\n    elicitation: off\n")).toThrow(
+      /mcp_servers\.fs\.elicitation: expected a mapping, got "off" — elicitation is a mapping of its settings: write elicitation: \{enabled: false\}$/m,
+    );
+  });
+
   it("a misspelt key of an MCP server entry points to docs/mcp.md", () => {
     expect(load("mcp_servers:\n  fs:\n    command: node\n    argz: [x]\n")).toThrow(
       /mcp_servers\.fs: unknown key "argz" — did you mean "args"\? \(see docs\/mcp\.md\)/,
