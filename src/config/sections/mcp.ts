@@ -420,21 +420,35 @@ function withoutCredentials(url: string): string {
     );
 }
 
+/** Whether two `transport` values name one transport (`http` and `streamable-http` are two spellings of one). */
+function sameTransport(a: unknown, b: unknown): boolean {
+  const names: readonly unknown[] = HTTP_TRANSPORT_NAMES;
+  return a === b || (names.includes(a) && names.includes(b));
+}
+
 /**
  * `type:` (how Claude Code's `.mcp.json` and VS Code's `mcp.json` name the transport) is read as
- * `transport:`; both written with different values is refused by the schema (`type` stays unknown).
+ * `transport:`; beside a `transport` naming the same transport (`type: streamable-http`, `transport:
+ * http`) it is one setting, beside one naming another a problem saying so (`conflict`).
  */
-function typeAsTransport(entry: Record<string, unknown>): Record<string, unknown> {
-  if (!Object.hasOwn(entry, "type")) return entry;
+function typeAsTransport(entry: Record<string, unknown>): {
+  entry: Record<string, unknown>;
+  conflict?: string;
+} {
+  if (!Object.hasOwn(entry, "type")) return { entry };
   const { type, ...rest } = entry;
-  if (rest.transport !== undefined && rest.transport !== type) return entry;
-  return { ...rest, transport: type };
+  if (rest.transport === undefined) return { entry: { ...rest, transport: type } };
+  if (sameTransport(rest.transport, type)) return { entry: rest };
+  return {
+    entry: rest,
+    // Not quoted: either may come from a ${VAR} of .env, whose value a message never shows.
+    conflict:
+      "names another transport than transport — type is how Claude Code and VS Code write transport: keep one of them",
+  };
 }
 
 /** `lifecycle: { idle_timeout_seconds, max_lifetime_seconds }` fills the top-level keys when they are absent. */
-function hoistLifecycle(raw: unknown): unknown {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const entry = typeAsTransport(raw as Record<string, unknown>);
+function hoistLifecycle(entry: Record<string, unknown>): Record<string, unknown> {
   const lifecycle = entry.lifecycle;
   if (lifecycle === null || typeof lifecycle !== "object" || Array.isArray(lifecycle)) return entry;
   const inner = lifecycle as Record<string, unknown>;
@@ -476,7 +490,11 @@ export const mcpServerSchema = z.preprocess(
         path: reserved,
         message: '"__proto__" cannot be used as a name (JavaScript reserves it) — rename it',
       });
-    return hoistLifecycle(raw);
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+    const typed = typeAsTransport(raw as Record<string, unknown>);
+    if (typed.conflict !== undefined)
+      ctx.addIssue({ code: "custom", path: ["type"], message: typed.conflict });
+    return hoistLifecycle(typed.entry);
   },
   z.strictObject(entryShape).superRefine((entry, ctx) => {
     const hasCommand = entry.command !== undefined;
