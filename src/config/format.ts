@@ -240,6 +240,22 @@ const OTHER_TOOLS_AGENT_KEYS: Readonly<Record<string, string>> = {
   concurrency: "write max_concurrent_runs",
 };
 
+/**
+ * Keys of Claude Code's and Gemini CLI's `oauth` mapping pasted into an MCP server's `oauth`, too far from
+ * svc's for a did-you-mean: what svc reads instead (`clientId`, `scopes`, `redirectUri` are near misses).
+ */
+const OTHER_CLIENTS_OAUTH_KEYS: Readonly<Record<string, string>> = {
+  callbackPort:
+    "write redirect_uri: http://localhost:<port>/callback (the callback registered with the client), or redirect_port: <port> for http://127.0.0.1:<port>/callback",
+  authServerMetadataUrl:
+    "svc finds the authorization server from the MCP server's metadata (RFC 9728, then RFC 8414): remove it",
+  authorizationUrl:
+    "svc finds the authorization server from the MCP server's metadata (RFC 9728, then RFC 8414): remove it",
+  tokenUrl:
+    "svc finds the authorization server from the MCP server's metadata (RFC 9728, then RFC 8414): remove it",
+  enabled: "auth: oauth beside oauth turns the login on: remove it",
+};
+
 /** Keys of a dynamic subscription's record that a config.yaml route does not have, and what to do instead. */
 const SUBSCRIPTION_ONLY: Readonly<Record<string, string>> = {
   enabled:
@@ -270,6 +286,13 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
   }
   if (at.length === 1 && at[0] === "agent" && Object.hasOwn(OTHER_TOOLS_AGENT_KEYS, key))
     return OTHER_TOOLS_AGENT_KEYS[key];
+  if (
+    at.length === 3 &&
+    at[0] === "mcp_servers" &&
+    at[2] === "oauth" &&
+    Object.hasOwn(OTHER_CLIENTS_OAUTH_KEYS, key)
+  )
+    return OTHER_CLIENTS_OAUTH_KEYS[key];
   if (at[0] !== undefined && !["gateway", "agent", "platforms"].includes(at[0])) return undefined;
   const atRoute =
     at[0] === "platforms" &&

@@ -61,6 +61,20 @@ describe("typos point at the fix", () => {
     );
   });
 
+  it("a key of Claude Code's or Gemini CLI's oauth mapping says what svc reads instead", () => {
+    const entry = (key: string) =>
+      `mcp_servers:\n  gh:\n    url: https://x.test/mcp\n    auth: oauth\n    oauth:\n      ${key}\n`;
+    expect(load(entry("callbackPort: 8080"))).toThrow(
+      /mcp_servers\.gh\.oauth: unknown key "callbackPort" — write redirect_uri: http:\/\/localhost:<port>\/callback \(the callback registered with the client\), or redirect_port: <port> for http:\/\/127\.0\.0\.1:<port>\/callback \(see docs\/mcp-oauth\.md\)/,
+    );
+    expect(load(entry("authServerMetadataUrl: https://auth.test/.well-known/openid-configuration"))).toThrow(
+      /unknown key "authServerMetadataUrl" — svc finds the authorization server from the MCP server's metadata/,
+    );
+    expect(load(entry("enabled: true"))).toThrow(
+      /mcp_servers\.gh\.oauth: unknown key "enabled" — auth: oauth beside oauth turns the login on: remove it/,
+    );
+  });
+
   it("a misspelt key of an MCP server entry points to docs/mcp.md", () => {
     expect(load("mcp_servers:\n  fs:\n    command: node\n    argz: [x]\n")).toThrow(
       /mcp_servers\.fs: unknown key "argz" — did you mean "args"\? \(see docs\/mcp\.md\)/,
