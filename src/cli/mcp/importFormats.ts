@@ -126,6 +126,9 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
     entry.transport = "http";
   }
   if (raw.disabled === true || raw.enabled === false) entry.enabled = false;
+  // Gemini CLI's trust (a boolean): true runs every tool without asking, as svc's default trust: full does;
+  // false asks first, as trust: untrusted does (svc asks for the tools without readOnlyHint: true).
+  if (raw.trust === false) entry.trust = "untrusted";
   const filters = toolFilters(raw);
   if (filters.tools !== undefined) entry.tools = filters.tools;
   // A remote server's OAuth login: svc logs in only with auth: oauth.
@@ -139,9 +142,11 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
       !(KEPT as readonly string[]).includes(k) &&
       ![...CONVERTED, ...filters.keys].includes(k) &&
       !(k === "httpUrl" && entry.url === raw.httpUrl) &&
-      !(k === "oauth" && oauth !== undefined),
+      // Gemini CLI's oauth: {enabled: false} is no login, as without auth: oauth.
+      !(k === "oauth" && (oauth !== undefined || (isMapping(raw.oauth) && raw.oauth.enabled === false))) &&
+      !(k === "trust" && typeof raw.trust === "boolean"),
   );
-  // A key svc has, written as another client writes it (Gemini CLI's trust: true, an oauth that is no mapping).
+  // A key svc has, written as another client writes it (an oauth that is no mapping, a trust that is no word).
   const own = left.filter((k) => MCP_ENTRY_KEYS.includes(k));
   const unknown = left.filter((k) => !own.includes(k));
   if (unknown.length > 0)

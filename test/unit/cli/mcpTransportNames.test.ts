@@ -140,12 +140,28 @@ describe("svc mcp import of an OAuth server's login settings", () => {
 
   it("a key svc has but the file writes another way is not said to be unknown to svc", () => {
     const { entries, notes } = importedServers(
-      { mcpServers: { gem: { httpUrl: "https://gem.example/mcp", trust: true, oauth: { enabled: false } } } },
+      { mcpServers: { gem: { httpUrl: "https://gem.example/mcp", trust: 1, oauth: true } } },
       "settings.json",
     );
     expect(entries.gem).toEqual({ url: "https://gem.example/mcp", transport: "http" });
     expect(notes).toEqual([
       "gem: trust, oauth not carried over (svc's keys take other values than this file's; see docs/mcp.md)",
     ]);
+  });
+
+  it("Gemini CLI's trust and oauth.enabled: false are read as svc's", () => {
+    const { entries, notes } = importedServers(
+      {
+        mcpServers: {
+          trusted: { httpUrl: "https://a.example/mcp", trust: true, oauth: { enabled: false } },
+          asks: { command: "npx", args: ["-y", "srv"], trust: false },
+        },
+      },
+      "settings.json",
+    );
+    // trust: true is svc's default (full); false asks before a call, as trust: untrusted does.
+    expect(entries.trusted).toEqual({ url: "https://a.example/mcp", transport: "http" });
+    expect(entries.asks).toEqual({ command: "npx", args: ["-y", "srv"], trust: "untrusted" });
+    expect(notes).toEqual([]);
   });
 });
