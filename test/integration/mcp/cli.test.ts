@@ -309,6 +309,7 @@ describe("svc mcp reload of servers that cannot connect", { timeout: 60_000 }, (
     // late: its program comes from .env, which has no such line yet; gone: a program that is not there.
     writeConfig({
       keep: fixture(),
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
       late: { command: "${SVC_Q_LATE_SERVER_BIN}", args: [STDIO_FIXTURE] },
       gone: { command: "svc-no-such-server-program-q9" },
     });

@@ -69,13 +69,13 @@ describe("svc mcp reload's summary", () => {
       [
         status("u", "connected"),
         status("ok", "connected"),
-        { ...status("bad", "failed"), lastError: "${TOKEN} is not set" },
+        { ...status("bad", "failed"), lastError: "the login's token is refused" },
         status("slow", "reconnecting"),
       ],
     );
     expect(text).toBe(
       "Gateway (pid 7) reloaded mcp_servers:\n  retried (was not connected): ok, slow (still connecting)\n" +
-        "  failed to connect: bad (retried) — mcp_servers.bad: ${TOKEN} is not set\n  unchanged: u\n",
+        "  failed to connect: bad (retried) — mcp_servers.bad: the login's token is refused\n  unchanged: u\n",
     );
   });
 
