@@ -459,11 +459,17 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
     }
     if (reload !== undefined && Date.parse(reload.at) >= sentAt) {
       // The servers it (re)started connect after the report: their outcome is waited for (within --wait),
-      // so a connect that failed is not printed as a reconnect.
+      // so a connect that failed is not printed as a reconnect. So is that of a server it tried again (one
+      // still closing its lost session connects once that is done).
       let servers = status?.servers ?? [];
       const started = new Set([...reload.added, ...reload.changed, ...(reload.enabled ?? [])]);
+      const retried = new Set(reload.retried ?? []);
       while (
-        servers.some((s) => started.has(s.name) && s.state === "connecting") &&
+        servers.some(
+          (s) =>
+            ((started.has(s.name) || retried.has(s.name)) && s.state === "connecting") ||
+            (retried.has(s.name) && s.state === "reconnecting"),
+        ) &&
         Date.now() - sentAt < waitMs
       ) {
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -492,6 +498,8 @@ export function registerMcpCommands(program: Command): void {
     .description("MCP servers: list, test, tools, call, reload, log in, re-authorize, install");
   mcp
     .command("list")
+    // The short name svc webhook and svc cron take: unknown, it was answered "Did you mean list?".
+    .alias("ls")
     .description(
       "configured servers; with no gateway running, each enabled one is checked (ok (N tools) or failed: why)",
     )
@@ -541,7 +549,9 @@ export function registerMcpCommands(program: Command): void {
     .action(addServer);
   mcp
     .command("remove <name>")
-    .alias("rm")
+    // `uninstall`, the opposite of `install`: unknown, it was answered "Did you mean install?", the
+    // command that adds a server.
+    .aliases(["rm", "uninstall"])
     .description("remove a server from config.yaml (comments and layout kept)")
     .action(removeServerCommand);
   mcp

@@ -148,24 +148,29 @@ const OFF_WORDS = new Set(["false", "disabled", "disable", "off", "no"]);
  */
 function sectionWord(path: readonly PropertyKey[], input: unknown): string | undefined {
   const [section, platform] = path;
+  const word =
+    typeof input === "boolean" ? String(input) : typeof input === "string" ? input.trim().toLowerCase() : "";
+  const on = ON_WORDS.has(word) ? true : OFF_WORDS.has(word) ? false : undefined;
   if (path.length === 2 && section === "platforms" && typeof platform === "string") {
-    const word =
-      typeof input === "boolean"
-        ? String(input)
-        : typeof input === "string"
-          ? input.trim().toLowerCase()
-          : "";
-    const on = ON_WORDS.has(word) ? true : OFF_WORDS.has(word) ? false : undefined;
     return on === undefined
       ? undefined
       : `a platform is a mapping of its settings: write ${platform}: {enabled: ${on}}, its other keys beside enabled`;
   }
+  // An MCP server's `sampling: true` or `elicitation: false`: the switch is the mapping's `enabled`.
+  const policy = path[2];
+  if (
+    path.length === 3 &&
+    section === "mcp_servers" &&
+    (policy === "sampling" || policy === "elicitation") &&
+    on !== undefined
+  )
+    return `${policy} is a mapping of its settings: write ${policy}: {enabled: ${on}}`;
   if (path.length !== 1 || typeof input !== "string") return undefined;
-  const word = input.trim();
-  if (section === "agent" && (AGENT_PROVIDERS as readonly string[]).includes(word))
-    return `the agent section is a mapping of its settings: write agent: {provider: ${word}}`;
-  if (section === "state" && (word === "local" || word === "redis"))
-    return `the state section is a mapping of its settings: write state: {backend: ${word}}`;
+  const value = input.trim();
+  if (section === "agent" && (AGENT_PROVIDERS as readonly string[]).includes(value))
+    return `the agent section is a mapping of its settings: write agent: {provider: ${value}}`;
+  if (section === "state" && (value === "local" || value === "redis"))
+    return `the state section is a mapping of its settings: write state: {backend: ${value}}`;
   return undefined;
 }
 
@@ -206,6 +211,51 @@ const HOME_OF_TOP_LEVEL_KEY: Readonly<Record<string, string>> = {
   redis_url: "state",
 };
 
+const NO_SAMPLING_SETTINGS =
+  "svc sends no sampling settings (the model's own defaults apply) — remove it, or set it where the model is served";
+
+/**
+ * Keys other agent frameworks and model clients write for the same settings (the OpenAI SDK, LiteLLM,
+ * LangChain, the Claude Agent SDK), spelled too far from svc's for a did-you-mean: what `agent` reads
+ * instead, or that it has no such setting (`temperature` is spelled right: "check the spelling" misleads).
+ */
+const OTHER_TOOLS_AGENT_KEYS: Readonly<Record<string, string>> = {
+  temperature: NO_SAMPLING_SETTINGS,
+  top_p: NO_SAMPLING_SETTINGS,
+  top_k: NO_SAMPLING_SETTINGS,
+  frequency_penalty: NO_SAMPLING_SETTINGS,
+  presence_penalty: NO_SAMPLING_SETTINGS,
+  seed: NO_SAMPLING_SETTINGS,
+  max_retries: "write retries (retries of one model call)",
+  max_turns: "write max_steps (model turns per run)",
+  max_iterations: "write max_steps (model turns per run)",
+  api_base: "write base_url",
+  openai_api_base: "write base_url",
+  base_path: "write base_url",
+  endpoint: "write base_url (svc appends /chat/completions or /messages to it)",
+  model_name: "write model",
+  max_output_tokens: "write max_tokens (output tokens per model turn)",
+  max_completion_tokens: "write max_tokens (svc sends it as max_completion_tokens where the API wants that)",
+  system: "write system_prompt",
+  concurrency: "write max_concurrent_runs",
+};
+
+/**
+ * Keys of Claude Code's and Gemini CLI's `oauth` mapping pasted into an MCP server's `oauth`, too far from
+ * svc's for a did-you-mean: what svc reads instead (`clientId`, `scopes`, `redirectUri` are near misses).
+ */
+const OTHER_CLIENTS_OAUTH_KEYS: Readonly<Record<string, string>> = {
+  callbackPort:
+    "write redirect_uri: http://localhost:<port>/callback (the callback registered with the client), or redirect_port: <port> for http://127.0.0.1:<port>/callback",
+  authServerMetadataUrl:
+    "svc finds the authorization server from the MCP server's metadata (RFC 9728, then RFC 8414): remove it",
+  authorizationUrl:
+    "svc finds the authorization server from the MCP server's metadata (RFC 9728, then RFC 8414): remove it",
+  tokenUrl:
+    "svc finds the authorization server from the MCP server's metadata (RFC 9728, then RFC 8414): remove it",
+  enabled: "auth: oauth beside oauth turns the login on: remove it",
+};
+
 /** Keys of a dynamic subscription's record that a config.yaml route does not have, and what to do instead. */
 const SUBSCRIPTION_ONLY: Readonly<Record<string, string>> = {
   enabled:
@@ -234,6 +284,15 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
     const home = HOME_OF_TOP_LEVEL_KEY[key];
     return `it belongs under ${home} (${home}.${key})`;
   }
+  if (at.length === 1 && at[0] === "agent" && Object.hasOwn(OTHER_TOOLS_AGENT_KEYS, key))
+    return OTHER_TOOLS_AGENT_KEYS[key];
+  if (
+    at.length === 3 &&
+    at[0] === "mcp_servers" &&
+    at[2] === "oauth" &&
+    Object.hasOwn(OTHER_CLIENTS_OAUTH_KEYS, key)
+  )
+    return OTHER_CLIENTS_OAUTH_KEYS[key];
   if (at[0] !== undefined && !["gateway", "agent", "platforms"].includes(at[0])) return undefined;
   const atRoute =
     at[0] === "platforms" &&

@@ -327,6 +327,7 @@ export class McpHub {
       disabled: [],
       enabled: [],
       unchanged: [],
+      retried: [],
     };
     for (const [name, rt] of [...this.runtimes]) {
       if (Object.hasOwn(servers, name)) continue;
@@ -353,6 +354,7 @@ export class McpHub {
           // The user acted (and wants to know whether it helped): the same failure is warned about again.
           rt.warnedFailure = undefined;
           rt.actor.send({ type: "CONNECT" });
+          summary.retried.push(name);
         }
         continue;
       }

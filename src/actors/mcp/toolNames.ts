@@ -219,10 +219,27 @@ export function unmatchedFilters(
               ? ` — it is one name with commas in it: a list is written in brackets, tools.${key}: [${parts.join(", ")}]`
               : utility !== undefined
                 ? ` — ${loose(pattern)} is a utility tool of tools.${utility}, which filters do not apply to (they match the server's own tools): tools.${utility} switches ${utility === "resources" ? "list_resources and read_resource" : "list_prompts and get_prompt"} on or off together`
-                : " — filters use the server's own names (svc mcp tools <server> shows them)";
+                : key === "include"
+                  ? ` — filters use the server's own names: ${ownNames(tools)}`
+                  : " — filters use the server's own names (svc mcp tools <server> shows them)";
       return [`tools.${key}: "${pattern}" matches no tool of this server${hint}`];
     }),
   );
+}
+
+/** How many of a server's tool names a warning lists before it counts the rest. */
+const NAMES_LISTED = 10;
+
+/**
+ * The server's own tool names, for an `include` entry that matches none of them: `svc mcp tools` shows the
+ * registered tools only, which leaves out every tool an include does not name (all of them, when it names
+ * none), so the names to write are said here.
+ */
+function ownNames(tools: readonly { name: string }[]): string {
+  if (tools.length === 0) return "the server lists no tools";
+  const listed = tools.slice(0, NAMES_LISTED).map((t) => JSON.stringify(t.name));
+  const more = tools.length - listed.length;
+  return `it lists ${listed.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
 }
 
 /** The tool-name limit of the common model APIs (`^[a-zA-Z0-9_-]{1,64}$`). */

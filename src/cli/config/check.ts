@@ -47,7 +47,11 @@ import { journalProblem } from "../../state/gatewayState.js";
 import { listenAddress } from "../listenAddress.js";
 import { notServed } from "../webhook/notServed.js";
 import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
-import { profileMcpVariableWarnings, unsetMcpVariables } from "./unsetVariables.js";
+import {
+  profileMcpVariableWarnings,
+  unsetMcpVariables,
+  unsetMcpVariablesByEffect,
+} from "./unsetVariables.js";
 
 export interface ConfigReport {
   /** What `svc gateway run` would refuse to start with. */
@@ -245,7 +249,9 @@ export async function checkConfig(
       warnings.push(
         `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — ${addVariablesAdvice(unset, `${loaded.paths.env} or the environment`)}`,
       );
-    else {
+    // An unset variable of the url or a header fails each connect before anything else (said above); one
+    // elsewhere (a client_cert key password) is used as written, and the connect goes on to the rest.
+    if (unsetMcpVariablesByEffect(entry, loaded.scope).failing.length === 0) {
       // What the variables render to, as each connect renders them: a url that is no http(s) URL, a
       // header value with a line break. The gateway starts, and this server's every connect fails.
       // So are its TLS files (read at each connect, as https:// uses them): missing, or not what they must be.

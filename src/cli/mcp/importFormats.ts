@@ -3,7 +3,7 @@
  * VS Code's `mcp.json` (`servers`, with `type`). Pure: the caller reads the file and writes config.yaml.
  */
 
-import { HTTP_TRANSPORT_NAMES } from "../../config/sections/mcp.js";
+import { HTTP_TRANSPORT_NAMES, MCP_ENTRY_KEYS } from "../../config/sections/mcp.js";
 
 export interface ImportedServers {
   /** Which layout the file used. */
@@ -60,6 +60,34 @@ const FOREIGN_VARIABLE =
 const CONVERTED = ["type", "transport", "transportType", "serverUrl", "disabled", "enabled"];
 
 /**
+ * Claude Code's `oauth` (a pre-registered client: `clientId`, `callbackPort`, `scopes`) is svc's
+ * `auth: oauth` with svc's own keys; its callback is `http://localhost:<callbackPort>/callback`, the
+ * redirect URI registered with the client. The keys svc has no use for (`authServerMetadataUrl`: svc
+ * discovers the authorization server from the MCP server) are noted. Gemini CLI's `enabled: false` turns it off.
+ */
+function claudeOAuth(name: string, raw: unknown, notes: string[]): Record<string, unknown> | undefined {
+  if (!isMapping(raw) || raw.enabled === false) return undefined;
+  const oauth: Record<string, unknown> = {};
+  if (typeof raw.clientId === "string" && raw.clientId !== "") oauth.client_id = raw.clientId;
+  const port = raw.callbackPort;
+  if (typeof port === "number" && Number.isInteger(port) && port >= 1 && port <= 65535)
+    oauth.redirect_uri = `http://localhost:${port}/callback`;
+  if (typeof raw.scopes === "string" && raw.scopes.trim() !== "") oauth.scope = raw.scopes;
+  const read = new Set([
+    ...(raw.enabled === true ? ["enabled"] : []),
+    ...(oauth.client_id === undefined ? [] : ["clientId"]),
+    ...(oauth.redirect_uri === undefined ? [] : ["callbackPort"]),
+    ...(oauth.scope === undefined ? [] : ["scopes"]),
+  ]);
+  const left = Object.keys(raw).filter((key) => !read.has(key));
+  if (left.length > 0)
+    notes.push(
+      `${name}: oauth.${left.join(", oauth.")} not carried over (svc's oauth keys are others: client_id, client_secret, scope, redirect_uri, ...; svc finds the authorization server from the MCP server's metadata; see docs/mcp-oauth.md)`,
+    );
+  return oauth;
+}
+
+/**
  * Gemini CLI's `includeTools` / `excludeTools` and Roo Code's `disabledTools` (lists of tool names): svc's
  * `tools.include` / `tools.exclude`. Where both are written, Gemini excludes a tool named in both; svc
  * reads include alone then, so those names are taken out of it. The keys carried over are returned too.
@@ -98,16 +126,35 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
     entry.transport = "http";
   }
   if (raw.disabled === true || raw.enabled === false) entry.enabled = false;
+  // Gemini CLI's trust (a boolean): true runs every tool without asking, as svc's default trust: full does;
+  // false asks first, as trust: untrusted does (svc asks for the tools without readOnlyHint: true).
+  if (raw.trust === false) entry.trust = "untrusted";
   const filters = toolFilters(raw);
   if (filters.tools !== undefined) entry.tools = filters.tools;
+  // A remote server's OAuth login: svc logs in only with auth: oauth.
+  const oauth = entry.url === undefined ? undefined : claudeOAuth(name, raw.oauth, notes);
+  if (oauth !== undefined) {
+    entry.auth = "oauth";
+    if (Object.keys(oauth).length > 0) entry.oauth = oauth;
+  }
   const left = Object.keys(raw).filter(
     (k) =>
       !(KEPT as readonly string[]).includes(k) &&
       ![...CONVERTED, ...filters.keys].includes(k) &&
-      !(k === "httpUrl" && entry.url === raw.httpUrl),
+      !(k === "httpUrl" && entry.url === raw.httpUrl) &&
+      // Gemini CLI's oauth: {enabled: false} is no login, as without auth: oauth.
+      !(k === "oauth" && (oauth !== undefined || (isMapping(raw.oauth) && raw.oauth.enabled === false))) &&
+      !(k === "trust" && typeof raw.trust === "boolean"),
   );
-  if (left.length > 0)
-    notes.push(`${name}: ${left.join(", ")} not carried over (svc has no such key; see docs/mcp.md)`);
+  // A key svc has, written as another client writes it (an oauth that is no mapping, a trust that is no word).
+  const own = left.filter((k) => MCP_ENTRY_KEYS.includes(k));
+  const unknown = left.filter((k) => !own.includes(k));
+  if (unknown.length > 0)
+    notes.push(`${name}: ${unknown.join(", ")} not carried over (svc has no such key; see docs/mcp.md)`);
+  if (own.length > 0)
+    notes.push(
+      `${name}: ${own.join(", ")} not carried over (svc's ${own.length === 1 ? "key takes" : "keys take"} other values than this file's; see docs/mcp.md)`,
+    );
   // Cline's timeout is seconds, as svc's; Gemini CLI's (an entry with its httpUrl or tool lists) milliseconds.
   if (typeof raw.timeout === "number" && ["httpUrl", "includeTools", "excludeTools"].some((k) => k in raw))
     notes.push(

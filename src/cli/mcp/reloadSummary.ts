@@ -6,7 +6,9 @@ import { detail } from "./statusDetail.js";
  * with a schema cache of the new entry) is not reconnected — it connects at its first call — so it is
  * listed apart from the changed servers that were; an added server that did not connect (disabled, or
  * lazy) says so, a server changed from `enabled: false` is listed as enabled (it never was connected), and
- * a changed server that stays `enabled: false` is listed as such, not as reconnected or stopped.
+ * a changed server that stays `enabled: false` is listed as such, not as reconnected or stopped. An
+ * unchanged server that was not connected (failed, or reconnecting) is tried again by the reload: it is
+ * listed apart from the unchanged ones, with the outcome of that try.
  */
 export function reloadSummaryText(
   pid: number,
@@ -20,10 +22,12 @@ export function reloadSummaryText(
   // A server the reload (re)started whose connect failed is not listed as connected: it gets a line of
   // its own with why, as svc mcp list's DETAIL says it.
   const failed = (name: string) => stateOf(name) === "failed";
+  const retried = reload.retried ?? [];
   const notConnected = [
     ...reload.added.filter(failed).map((name) => [name, "added"] as const),
     ...(reload.enabled ?? []).filter(failed).map((name) => [name, "enabled"] as const),
     ...reload.changed.filter(failed).map((name) => [name, "changed"] as const),
+    ...retried.filter(failed).map((name) => [name, "retried"] as const),
   ].map(([name, how]) => {
     const status = servers.find((s) => s.name === name) as ServerStatus;
     const why = detail(status);
@@ -31,6 +35,10 @@ export function reloadSummaryText(
   });
   // Still connecting when the command stopped waiting (--wait): said, not taken for connected.
   const connecting = (name: string) => (stateOf(name) === "connecting" ? `${name} (still connecting)` : name);
+  // Tried again: connected now, or still at it (one still closing its lost session shows reconnecting).
+  const tried = retried
+    .filter((name) => !failed(name))
+    .map((name) => (stateOf(name) === "reconnecting" ? `${name} (still connecting)` : connecting(name)));
   // An added server with enabled: false connects nothing, and a lazy one connects at its first call.
   const added = reload.added
     .filter((name) => !failed(name))
@@ -62,9 +70,18 @@ export function reloadSummaryText(
     line("changed, lazy (connects at its first call)", lazy) +
     line("changed, still enabled: false (not connected)", stillOff) +
     line("stopped (disabled)", disabled) +
+    line("retried (was not connected)", tried) +
     notConnected.map((text) => `  failed to connect: ${text}\n`).join("") +
-    line("unchanged", reload.unchanged);
+    line(
+      "unchanged",
+      reload.unchanged.filter((name) => !retried.includes(name)),
+    );
   const changes =
-    reload.added.length + reload.removed.length + reload.changed.length + disabled.length + enabled.length;
+    reload.added.length +
+    reload.removed.length +
+    reload.changed.length +
+    disabled.length +
+    enabled.length +
+    retried.length;
   return changes === 0 ? `${text}  nothing changed\n` : text;
 }

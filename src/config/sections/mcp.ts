@@ -27,13 +27,18 @@ const UNIT_SECONDS: ReadonlyArray<readonly [RegExp, number]> = [
   [/^(?:h|hrs?|hours?)$/, 3600],
 ];
 
-/** `"30s"`, `"10m"`, `"1h"` (a duration as other tools write it): the number of seconds to write instead. */
+/**
+ * `"30s"`, `"10m"`, `"1h"`, and Go's `"1h30m"` or `"2m 30s"` (a duration as other tools write it): the
+ * number of seconds to write instead.
+ */
 function unitHint(value: unknown): string {
-  const parts = typeof value === "string" ? /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$/i.exec(value) : null;
-  const unit =
-    parts === null ? undefined : UNIT_SECONDS.find(([re]) => re.test((parts[2] as string).toLowerCase()));
-  if (parts === null || unit === undefined) return "";
-  const seconds = Number(parts[1]) * unit[1];
+  if (typeof value !== "string" || !/^\s*(?:\d+(?:\.\d+)?\s*[a-z]+\s*)+$/i.test(value)) return "";
+  let seconds = 0;
+  for (const [, amount, name] of value.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/gi)) {
+    const unit = UNIT_SECONDS.find(([re]) => re.test((name as string).toLowerCase()));
+    if (unit === undefined) return "";
+    seconds += Number(amount) * unit[1];
+  }
   return seconds > 0 ? ` — write the number of seconds alone: ${Number(seconds.toFixed(3))}` : "";
 }
 
@@ -353,6 +358,9 @@ const entryShape = {
     .transform((v) => (v === undefined || v === null ? "full" : typeof v === "string" ? v : describe(v))),
 };
 
+/** The keys of a server entry (other clients' files write some of them in other shapes: `oauth`, `trust`). */
+export const MCP_ENTRY_KEYS: readonly string[] = Object.keys(entryShape);
+
 /**
  * `headers` names svc's HTTP client (undici's fetch) sets from each request itself and never sends as
  * configured: it drops `Host` (a request carries its url's host), refuses `Transfer-Encoding`, `Keep-Alive`,
@@ -412,21 +420,35 @@ function withoutCredentials(url: string): string {
     );
 }
 
+/** Whether two `transport` values name one transport (`http` and `streamable-http` are two spellings of one). */
+function sameTransport(a: unknown, b: unknown): boolean {
+  const names: readonly unknown[] = HTTP_TRANSPORT_NAMES;
+  return a === b || (names.includes(a) && names.includes(b));
+}
+
 /**
  * `type:` (how Claude Code's `.mcp.json` and VS Code's `mcp.json` name the transport) is read as
- * `transport:`; both written with different values is refused by the schema (`type` stays unknown).
+ * `transport:`; beside a `transport` naming the same transport (`type: streamable-http`, `transport:
+ * http`) it is one setting, beside one naming another a problem saying so (`conflict`).
  */
-function typeAsTransport(entry: Record<string, unknown>): Record<string, unknown> {
-  if (!Object.hasOwn(entry, "type")) return entry;
+function typeAsTransport(entry: Record<string, unknown>): {
+  entry: Record<string, unknown>;
+  conflict?: string;
+} {
+  if (!Object.hasOwn(entry, "type")) return { entry };
   const { type, ...rest } = entry;
-  if (rest.transport !== undefined && rest.transport !== type) return entry;
-  return { ...rest, transport: type };
+  if (rest.transport === undefined) return { entry: { ...rest, transport: type } };
+  if (sameTransport(rest.transport, type)) return { entry: rest };
+  return {
+    entry: rest,
+    // Not quoted: either may come from a ${VAR} of .env, whose value a message never shows.
+    conflict:
+      "names another transport than transport — type is how Claude Code and VS Code write transport: keep one of them",
+  };
 }
 
 /** `lifecycle: { idle_timeout_seconds, max_lifetime_seconds }` fills the top-level keys when they are absent. */
-function hoistLifecycle(raw: unknown): unknown {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const entry = typeAsTransport(raw as Record<string, unknown>);
+function hoistLifecycle(entry: Record<string, unknown>): Record<string, unknown> {
   const lifecycle = entry.lifecycle;
   if (lifecycle === null || typeof lifecycle !== "object" || Array.isArray(lifecycle)) return entry;
   const inner = lifecycle as Record<string, unknown>;
@@ -468,7 +490,11 @@ export const mcpServerSchema = z.preprocess(
         path: reserved,
         message: '"__proto__" cannot be used as a name (JavaScript reserves it) — rename it',
       });
-    return hoistLifecycle(raw);
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+    const typed = typeAsTransport(raw as Record<string, unknown>);
+    if (typed.conflict !== undefined)
+      ctx.addIssue({ code: "custom", path: ["type"], message: typed.conflict });
+    return hoistLifecycle(typed.entry);
   },
   z.strictObject(entryShape).superRefine((entry, ctx) => {
     const hasCommand = entry.command !== undefined;

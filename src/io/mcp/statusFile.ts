@@ -16,6 +16,11 @@ export interface ReloadSummary {
    */
   readonly enabled?: string[];
   readonly unchanged: string[];
+  /**
+   * Of `unchanged`, the servers that were not connected (failed, or reconnecting after a lost connection)
+   * and were tried again at once. Absent in the report of a gateway started before it was reported.
+   */
+  readonly retried?: string[];
 }
 
 /** One server as `svc mcp list` and the inspector show it. */

@@ -353,6 +353,16 @@ describe("type: is read as transport: in config.yaml", () => {
       "config.yaml",
       "mcp_servers:\n  ev:\n    type: sse\n    transport: http\n    url: https://a.test/sse\n",
     );
-    expect(() => servers()).toThrow(/unknown key "type"/);
+    // Two transports: named as such, not as a misspelt key.
+    expect(() => servers()).toThrow(
+      /mcp_servers\.ev\.type: names another transport than transport — type is how Claude Code and VS Code write transport: keep one of them/,
+    );
+    expect(() => servers()).not.toThrow(/unknown key/);
+    // Two spellings of one transport are one setting.
+    home.write(
+      "config.yaml",
+      "mcp_servers:\n  ev:\n    type: streamable-http\n    transport: http\n    url: https://a.test/mcp\n",
+    );
+    expect(servers().ev).toMatchObject({ transport: "http", url: "https://a.test/mcp" });
   });
 });

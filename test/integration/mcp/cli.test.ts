@@ -304,6 +304,35 @@ describe("svc mcp reload of servers that cannot connect", { timeout: 60_000 }, (
     );
     expect(reload.stdout).toMatch(/unchanged: keep\n$/);
   });
+
+  it("says how the try of an unchanged server that had failed ended, not 'nothing changed'", async () => {
+    // late: its program comes from .env, which has no such line yet; gone: a program that is not there.
+    writeConfig({
+      keep: fixture(),
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      late: { command: "${SVC_Q_LATE_SERVER_BIN}", args: [STDIO_FIXTURE] },
+      gone: { command: "svc-no-such-server-program-q9" },
+    });
+    gateway = svc(home, ["gateway", "run", "--port", "0"]);
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const list = await run(home, ["mcp", "list"]);
+      if (/keep\s+stdio\s+connected/.test(list.stdout) && /late\s+stdio\s+failed/.test(list.stdout)) break;
+      if (Date.now() > deadline)
+        throw new Error(`gateway never settled: ${list.stdout}\n${gateway.stderr()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // The fix the docs name: the missing line added to .env, then a reload (config.yaml unchanged).
+    home.write(".env", `SVC_Q_LATE_SERVER_BIN=${process.execPath}\n`);
+    const reload = await run(home, ["mcp", "reload", "--wait", "30"]);
+    expect(reload.code).toBe(0);
+    expect(reload.stdout).toContain("  retried (was not connected): late\n");
+    expect(reload.stdout).toContain(
+      "  failed to connect: gone (retried) — mcp_servers.gone: command not found: svc-no-such-server-program-q9",
+    );
+    expect(reload.stdout).toMatch(/unchanged: keep\n$/);
+    expect(reload.stdout).not.toContain("nothing changed");
+  });
 });
 
 describe("svc mcp list with a gateway running", { timeout: 60_000 }, () => {

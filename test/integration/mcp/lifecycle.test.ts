@@ -176,6 +176,7 @@ describe("reload", () => {
       disabled: [],
       enabled: [],
       unchanged: ["keep"],
+      retried: [],
     });
     expect(text(await h.call("keep", "pid", {}))).toBe(pidKeep);
     expect(text(await h.call("change", "pid", {}))).not.toBe(pidChange);

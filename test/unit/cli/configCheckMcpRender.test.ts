@@ -63,4 +63,32 @@ describe("svc config check reads an https server's TLS files as a connect does",
       ),
     ]);
   });
+
+  it("also when a variable of the entry is not set, except in the url or a header (docs/mcp.md's example)", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      [
+        "mcp_servers:",
+        "  internal:",
+        "    url: https://mcp.corp.local/mcp",
+        "    ssl_verify: /nowhere/corp-ca.pem",
+        '    client_cert: [/nowhere/me.crt, /nowhere/me.key, "$' + '{KEY_PASSWORD}"]',
+        '  remote: { url: "https://$' + '{REMOTE_HOST}/mcp", ssl_verify: /nowhere/other-ca.pem }',
+        "",
+      ].join("\n"),
+    );
+    const report = await checkConfig({ home: home.dir, env: {} });
+    expect(report.problems).toEqual([]);
+    const mcp = report.warnings.filter((w) => w.includes("mcp_servers."));
+    expect(mcp).toEqual([
+      expect.stringMatching(/mcp_servers\.internal: \$\{KEY_PASSWORD\} is not set — add KEY_PASSWORD=/),
+      // The key password is used as written: the connect goes on, and fails on the missing CA bundle.
+      expect.stringMatching(
+        /mcp_servers\.internal: ssl_verify CA bundle file not found: \/nowhere\/corp-ca\.pem — the gateway starts, but every connect of this server fails$/,
+      ),
+      // An unset variable of the url fails each connect closed, before the TLS files: said once.
+      expect.stringMatching(/mcp_servers\.remote: \$\{REMOTE_HOST\} is not set — add REMOTE_HOST=/),
+    ]);
+  });
 });

@@ -55,6 +55,30 @@ describe("svc mcp reload's summary", () => {
     );
   });
 
+  it("lists an unchanged server the reload tried again apart, with how the try ended", () => {
+    const text = reloadSummaryText(
+      7,
+      {
+        added: [],
+        removed: [],
+        changed: [],
+        disabled: [],
+        unchanged: ["u", "ok", "bad", "slow"],
+        retried: ["ok", "bad", "slow"],
+      },
+      [
+        status("u", "connected"),
+        status("ok", "connected"),
+        { ...status("bad", "failed"), lastError: "the login's token is refused" },
+        status("slow", "reconnecting"),
+      ],
+    );
+    expect(text).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  retried (was not connected): ok, slow (still connecting)\n" +
+        "  failed to connect: bad (retried) — mcp_servers.bad: the login's token is refused\n  unchanged: u\n",
+    );
+  });
+
   it("says nothing changed when nothing did", () => {
     expect(
       reloadSummaryText(7, { added: [], removed: [], changed: [], disabled: [], unchanged: ["u"] }, []),

@@ -99,3 +99,69 @@ describe("svc mcp import of Gemini CLI's and Roo Code's server keys", () => {
     expect(notes).toEqual(["g: excludeTools not carried over (svc has no such key; see docs/mcp.md)"]);
   });
 });
+
+describe("svc mcp import of an OAuth server's login settings", () => {
+  it("Claude Code's oauth (clientId, callbackPort, scopes) is auth: oauth with svc's keys", () => {
+    const { entries, notes } = importedServers(
+      {
+        mcpServers: {
+          g: {
+            type: "http",
+            url: "https://g.example/mcp",
+            oauth: {
+              clientId: "pre-registered-client",
+              callbackPort: 8080,
+              scopes: "read write",
+              authServerMetadataUrl: "https://auth.example/.well-known/openid-configuration",
+            },
+          },
+          h: { type: "http", url: "https://h.example/mcp", oauth: {} },
+        },
+      },
+      ".mcp.json",
+    );
+    expect(entries.g).toEqual({
+      url: "https://g.example/mcp",
+      transport: "http",
+      auth: "oauth",
+      oauth: {
+        client_id: "pre-registered-client",
+        redirect_uri: "http://localhost:8080/callback",
+        scope: "read write",
+      },
+    });
+    expect(entries.h).toEqual({ url: "https://h.example/mcp", transport: "http", auth: "oauth" });
+    // Each one passes config.yaml's check as it is written.
+    for (const entry of [entries.g, entries.h]) expect(() => mcpServerSchema.parse(entry)).not.toThrow();
+    expect(notes).toEqual([
+      "g: oauth.authServerMetadataUrl not carried over (svc's oauth keys are others: client_id, client_secret, scope, redirect_uri, ...; svc finds the authorization server from the MCP server's metadata; see docs/mcp-oauth.md)",
+    ]);
+  });
+
+  it("a key svc has but the file writes another way is not said to be unknown to svc", () => {
+    const { entries, notes } = importedServers(
+      { mcpServers: { gem: { httpUrl: "https://gem.example/mcp", trust: 1, oauth: true } } },
+      "settings.json",
+    );
+    expect(entries.gem).toEqual({ url: "https://gem.example/mcp", transport: "http" });
+    expect(notes).toEqual([
+      "gem: trust, oauth not carried over (svc's keys take other values than this file's; see docs/mcp.md)",
+    ]);
+  });
+
+  it("Gemini CLI's trust and oauth.enabled: false are read as svc's", () => {
+    const { entries, notes } = importedServers(
+      {
+        mcpServers: {
+          trusted: { httpUrl: "https://a.example/mcp", trust: true, oauth: { enabled: false } },
+          asks: { command: "npx", args: ["-y", "srv"], trust: false },
+        },
+      },
+      "settings.json",
+    );
+    // trust: true is svc's default (full); false asks before a call, as trust: untrusted does.
+    expect(entries.trusted).toEqual({ url: "https://a.example/mcp", transport: "http" });
+    expect(entries.asks).toEqual({ command: "npx", args: ["-y", "srv"], trust: "untrusted" });
+    expect(notes).toEqual([]);
+  });
+});

@@ -33,6 +33,48 @@ describe("typos point at the fix", () => {
     expect(problem).toContain("use one of log,");
   });
 
+  it("an agent key other frameworks write (temperature, max_retries, max_turns, api_base) says what svc reads", () => {
+    expect(load("agent:\n  provider: echo\n  temperature: 0.2\n")).toThrow(
+      /agent: unknown key "temperature" — svc sends no sampling settings \(the model's own defaults apply\) — remove it, or set it where the model is served \(see docs\/configuration\.md\)$/m,
+    );
+    expect(load("agent:\n  provider: echo\n  max_retries: 5\n")).toThrow(
+      /agent: unknown key "max_retries" — write retries \(retries of one model call\)/,
+    );
+    expect(load("agent:\n  provider: echo\n  max_turns: 5\n")).toThrow(
+      /agent: unknown key "max_turns" — write max_steps \(model turns per run\)/,
+    );
+    expect(load("agent:\n  provider: echo\n  api_base: http://127.0.0.1:4000\n")).toThrow(
+      /agent: unknown key "api_base" — write base_url/,
+    );
+    // With a misspelling beside it, each key gets its own hint.
+    expect(load("agent:\n  provider: echo\n  temperature: 0.2\n  max_step: 3\n")).toThrow(
+      /agent: unknown keys "temperature", "max_step" — temperature: svc sends no sampling settings .*; "max_step": did you mean "max_steps"\?/,
+    );
+  });
+
+  it("an MCP server's sampling: true or elicitation: false gets the mapping to write", () => {
+    expect(load("mcp_servers:\n  fs:\n    command: node\n    sampling: true\n")).toThrow(
+      /mcp_servers\.fs\.sampling: expected a mapping, got true — sampling is a mapping of its settings: write sampling: \{enabled: true\}$/m,
+    );
+    expect(load("mcp_servers:\n  fs:\n    command: node\n    elicitation: off\n")).toThrow(
+      /mcp_servers\.fs\.elicitation: expected a mapping, got "off" — elicitation is a mapping of its settings: write elicitation: \{enabled: false\}$/m,
+    );
+  });
+
+  it("a key of Claude Code's or Gemini CLI's oauth mapping says what svc reads instead", () => {
+    const entry = (key: string) =>
+      `mcp_servers:\n  gh:\n    url: https://x.test/mcp\n    auth: oauth\n    oauth:\n      ${key}\n`;
+    expect(load(entry("callbackPort: 8080"))).toThrow(
+      /mcp_servers\.gh\.oauth: unknown key "callbackPort" — write redirect_uri: http:\/\/localhost:<port>\/callback \(the callback registered with the client\), or redirect_port: <port> for http:\/\/127\.0\.0\.1:<port>\/callback \(see docs\/mcp-oauth\.md\)/,
+    );
+    expect(load(entry("authServerMetadataUrl: https://auth.test/.well-known/openid-configuration"))).toThrow(
+      /unknown key "authServerMetadataUrl" — svc finds the authorization server from the MCP server's metadata/,
+    );
+    expect(load(entry("enabled: true"))).toThrow(
+      /mcp_servers\.gh\.oauth: unknown key "enabled" — auth: oauth beside oauth turns the login on: remove it/,
+    );
+  });
+
   it("a misspelt key of an MCP server entry points to docs/mcp.md", () => {
     expect(load("mcp_servers:\n  fs:\n    command: node\n    argz: [x]\n")).toThrow(
       /mcp_servers\.fs: unknown key "argz" — did you mean "args"\? \(see docs\/mcp\.md\)/,

@@ -53,6 +53,16 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     expect(message).toContain(
       'elicitation.timeout: expected seconds, got "2 minutes" — write the number of seconds alone: 120',
     );
+    // Go's durations (Codex and Go servers write them so): the parts are added up.
+    expect(() => load("mcp_servers:\n  g:\n    command: x\n    timeout: 1h30m\n")).toThrow(
+      /mcp_servers\.g\.timeout: expected seconds, got "1h30m" — write the number of seconds alone: 5400$/m,
+    );
+    expect(() => load("mcp_servers:\n  g:\n    command: x\n    connect_timeout: 2m 30s\n")).toThrow(
+      /connect_timeout: expected seconds, got "2m 30s" — write the number of seconds alone: 150$/m,
+    );
+    expect(() => load("mcp_servers:\n  g:\n    command: x\n    timeout: 1h 5 days\n")).toThrow(
+      /mcp_servers\.g\.timeout: expected seconds, got "1h 5 days"$/m,
+    );
     expect(() => load("mcp_servers:\n  g:\n    command: x\n    timeout: 5 days\n")).toThrow(
       /mcp_servers\.g\.timeout: expected seconds, got "5 days"$/m,
     );

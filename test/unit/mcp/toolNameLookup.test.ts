@@ -110,6 +110,7 @@ describe("MCP servers named like Object.prototype members (SDK server over InMem
       disabled: [],
       enabled: [],
       unchanged: ["toString"],
+      retried: [],
     });
     expect(h.status().map((s) => s.name)).toEqual(["toString"]);
   });
