@@ -1,4 +1,5 @@
 import { numberText, parseJson } from "../../streams/jsonNumbers.js";
+import { isUnsafeInteger } from "../../streams/payloadPath.js";
 
 /**
  * JSON of subscription records and cron jobs, written by hand or by another tool. A number under
@@ -6,10 +7,32 @@ import { numberText, parseJson } from "../../streams/jsonNumbers.js";
  * unquoted (`"chat_id": 123456789012345678`) comes out as 123456789012345680, another channel, and Slack's
  * `"thread_ts": 1700000000.000100` as 1700000000.0001, another thread. Such numbers are read as the text
  * written (parseJson keeps it), as config.yaml reads every unquoted number under a route's `deliver_extra`.
+ * Likewise a whole number past 2^53 in a record's `filters` (`"equals": 12345678901234567890`, a 64-bit
+ * id) is read as its digits, as config.yaml reads it: a filter compares such an id by its digits, where
+ * the float JSON.parse makes of it equals its neighbours too (12345678901234567891, ...7000).
  */
 const EXTRA_KEY = "deliver_extra";
+const FILTERS_KEY = "filters";
 
-/** Each number directly in a `deliver_extra` object anywhere in `value`, replaced by its source text. */
+/** A whole number written as digits alone (not `1.0e19` or `...890.0`, which config.yaml reads as floats too). */
+const DIGITS = /^-?[0-9]+$/;
+
+/** Each whole number past 2^53 written as digits anywhere in a `filters` value, replaced by those digits. */
+function bigIntegersAsText(value: unknown): void {
+  if (typeof value !== "object" || value === null) return;
+  const holder = value as Record<string, unknown>;
+  for (const [key, item] of Object.entries(value)) {
+    if (isUnsafeInteger(item)) {
+      const text = numberText(value, key, item as number);
+      if (DIGITS.test(text)) holder[key] = text;
+    } else bigIntegersAsText(item);
+  }
+}
+
+/**
+ * Each number directly in a `deliver_extra` object anywhere in `value`, replaced by its source text, and
+ * each 64-bit id in a `filters` value by its digits.
+ */
 function numbersAsText(value: unknown): void {
   if (typeof value !== "object" || value === null) return;
   for (const [key, item] of Object.entries(value)) {
@@ -17,16 +40,17 @@ function numbersAsText(value: unknown): void {
       const extra = item as Record<string, unknown>;
       for (const [name, v] of Object.entries(extra))
         if (typeof v === "number") extra[name] = numberText(extra, name, v);
-    } else numbersAsText(item);
+    } else if (key === FILTERS_KEY) bigIntegersAsText(item);
+    else numbersAsText(item);
   }
 }
 
 /**
- * JSON.parse, except that a number under `deliver_extra` comes back as the text written. A syntax error is
- * JSON.parse's own, at the text's own positions.
+ * JSON.parse, except that a number under `deliver_extra` comes back as the text written, and a 64-bit id
+ * under `filters` as its digits. A syntax error is JSON.parse's own, at the text's own positions.
  */
 export function parseKeepingExtraNumbers(json: string): unknown {
-  if (!json.includes(`"${EXTRA_KEY}"`)) return JSON.parse(json);
+  if (!json.includes(`"${EXTRA_KEY}"`) && !json.includes(`"${FILTERS_KEY}"`)) return JSON.parse(json);
   const parsed = parseJson(json);
   numbersAsText(parsed);
   return parsed;

@@ -49,6 +49,27 @@ describe("numbers under deliver_extra of a subscription written by hand", () => 
   });
 });
 
+describe("64-bit ids in the filters of a subscription written by hand", () => {
+  it("are read as their digits, in groups and in lists too; other numbers are left as they are", () => {
+    const json = `{"a": {"filters": [{"field": "id", "equals": 12345678901234567890},
+      {"not": {"field": "org", "in": [5, -98765432109876543210, 1.5]}},
+      {"field": "n", "equals": 12345678901234567890.0}, {"field": "m", "not_equals": 9007199254740991}],
+      "created_at": 1700000000000}}`;
+    expect(parseKeepingExtraNumbers(json)).toEqual({
+      a: {
+        filters: [
+          { field: "id", equals: "12345678901234567890" },
+          { not: { field: "org", in: [5, "-98765432109876543210", 1.5] } },
+          // Not written as a whole number: a float, as config.yaml reads it too.
+          { field: "n", equals: Number("12345678901234567890") },
+          { field: "m", not_equals: 9007199254740991 },
+        ],
+        created_at: 1700000000000,
+      },
+    });
+  });
+});
+
 describe("numbers under deliver_extra of a cron job written by hand", () => {
   it("keep a Discord channel id digit for digit (JSON.parse rounds it to another channel)", () => {
     home = tempHome();
