@@ -1,3 +1,4 @@
+import { isTextField } from "../../streams/filters.js";
 import { numberText, parseJson } from "../../streams/jsonNumbers.js";
 import { isUnsafeInteger } from "../../streams/payloadPath.js";
 
@@ -9,7 +10,8 @@ import { isUnsafeInteger } from "../../streams/payloadPath.js";
  * written (parseJson keeps it), as config.yaml reads every unquoted number under a route's `deliver_extra`.
  * Likewise a whole number past 2^53 in a record's `filters` (`"equals": 12345678901234567890`, a 64-bit
  * id) is read as its digits, as config.yaml reads it: a filter compares such an id by its digits, where
- * the float JSON.parse makes of it equals its neighbours too (12345678901234567891, ...7000).
+ * the float JSON.parse makes of it equals its neighbours too (12345678901234567891, ...7000); and a number
+ * a filter on a header or the event type compares is the text written (`1.0` matches `X-Version: 1.0`).
  */
 const EXTRA_KEY = "deliver_extra";
 const FILTERS_KEY = "filters";
@@ -17,21 +19,26 @@ const FILTERS_KEY = "filters";
 /** A whole number written as digits alone (not `1.0e19` or `...890.0`, which config.yaml reads as floats too). */
 const DIGITS = /^-?[0-9]+$/;
 
-/** Each whole number past 2^53 written as digits anywhere in a `filters` value, replaced by those digits. */
-function bigIntegersAsText(value: unknown): void {
+/**
+ * The numbers of a `filters` value as config.yaml reads them: a whole number past 2^53 written as digits
+ * becomes those digits, and every number a filter on a header or the event type compares (`equals`,
+ * `not_equals`, `contains`, `in` items: text, which `"equals": 1.0` means as `1.0`, not `1`) its text written.
+ */
+function filterNumbersAsText(value: unknown, textValues = false): void {
   if (typeof value !== "object" || value === null) return;
   const holder = value as Record<string, unknown>;
+  const text = textValues || (typeof holder.field === "string" && isTextField(holder.field));
   for (const [key, item] of Object.entries(value)) {
-    if (isUnsafeInteger(item)) {
-      const text = numberText(value, key, item as number);
-      if (DIGITS.test(text)) holder[key] = text;
-    } else bigIntegersAsText(item);
+    if (typeof item === "number") {
+      const written = numberText(value, key, item);
+      if (text || (isUnsafeInteger(item) && DIGITS.test(written))) holder[key] = written;
+    } else filterNumbersAsText(item, text && key === "in");
   }
 }
 
 /**
  * Each number directly in a `deliver_extra` object anywhere in `value`, replaced by its source text, and
- * each 64-bit id in a `filters` value by its digits.
+ * the numbers of a `filters` value as config.yaml reads them.
  */
 function numbersAsText(value: unknown): void {
   if (typeof value !== "object" || value === null) return;
@@ -40,14 +47,14 @@ function numbersAsText(value: unknown): void {
       const extra = item as Record<string, unknown>;
       for (const [name, v] of Object.entries(extra))
         if (typeof v === "number") extra[name] = numberText(extra, name, v);
-    } else if (key === FILTERS_KEY) bigIntegersAsText(item);
+    } else if (key === FILTERS_KEY) filterNumbersAsText(item);
     else numbersAsText(item);
   }
 }
 
 /**
- * JSON.parse, except that a number under `deliver_extra` comes back as the text written, and a 64-bit id
- * under `filters` as its digits. A syntax error is JSON.parse's own, at the text's own positions.
+ * JSON.parse, except that a number under `deliver_extra` comes back as the text written, and the numbers
+ * under `filters` as config.yaml reads them (64-bit ids as digits, a header's or event type's as written). A syntax error is JSON.parse's own, at the text's own positions.
  */
 export function parseKeepingExtraNumbers(json: string): unknown {
   if (!json.includes(`"${EXTRA_KEY}"`) && !json.includes(`"${FILTERS_KEY}"`)) return JSON.parse(json);

@@ -103,3 +103,37 @@ describe("a 64-bit id in a filter of a subscription record written by hand, over
     expect(await post("hand_account", body("12345678901234567890", "98765432109876543211"))).toEqual(IGNORED);
   }, 60_000);
 });
+
+describe("a number a header filter of a subscription record written by hand compares, over HTTP", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      config: `platforms:
+  webhook:
+    enabled: true
+    host: 127.0.0.1
+    rate_limit: 1000
+    routes:
+      static_version: {secret: ${OPEN}, filters: [{field: headers.X-Version, equals: 1.0}]}
+`,
+      files: {
+        "webhook_subscriptions.json": JSON.stringify({
+          hand_version: { secret: OPEN, enabled: true, filters: ["FILTERS"] },
+        }).replace('["FILTERS"]', '[{"field": "headers.X-Version", "equals": 1.0}]'),
+      },
+    });
+  }, 60_000);
+  afterAll(() => gw.stop());
+
+  it("is the text written, as in config.yaml: 1.0 matches X-Version: 1.0, not 1", async () => {
+    const ACCEPTED = { status: 202, body: { status: "accepted" } };
+    const post = async (route: string, version: string) => {
+      const res = await postJson(gw.url(`/webhooks/${route}`), {}, { "X-Version": version });
+      return { status: res.status, body: res.status === 202 ? { status: res.body.status } : res.body };
+    };
+    for (const route of ["static_version", "hand_version"]) {
+      expect(await post(route, "1.0")).toEqual(ACCEPTED);
+      expect(await post(route, "1")).toEqual(IGNORED);
+    }
+  }, 60_000);
+});

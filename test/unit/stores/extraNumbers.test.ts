@@ -70,6 +70,30 @@ describe("64-bit ids in the filters of a subscription written by hand", () => {
   });
 });
 
+describe("numbers a filter on a header or the event type of a subscription written by hand compares", () => {
+  it("are the text written, as config.yaml reads them (a header is text: 1.0 is not 1); payload fields' stay numbers", () => {
+    const json = `{"a": {"filters": [{"field": "headers.X-Version", "equals": 1.0},
+      {"any": [{"field": "event", "in": [2.10, "x", 3]}, {"field": "HEADERS.x", "not_equals": 1e3}]},
+      {"field": "headers.X-Tag", "contains": 1.50}, {"field": "n", "equals": 1.0}, {"field": "m", "in": [2.10]}]}}`;
+    expect(parseKeepingExtraNumbers(json)).toEqual({
+      a: {
+        filters: [
+          { field: "headers.X-Version", equals: "1.0" },
+          {
+            any: [
+              { field: "event", in: ["2.10", "x", "3"] },
+              { field: "HEADERS.x", not_equals: 1000 },
+            ],
+          },
+          { field: "headers.X-Tag", contains: "1.50" },
+          { field: "n", equals: 1 },
+          { field: "m", in: [2.1] },
+        ],
+      },
+    });
+  });
+});
+
 describe("numbers under deliver_extra of a cron job written by hand", () => {
   it("keep a Discord channel id digit for digit (JSON.parse rounds it to another channel)", () => {
     home = tempHome();
