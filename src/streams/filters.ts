@@ -91,12 +91,17 @@ function sameScalar(value: unknown, expected: Scalar, written: () => string): bo
   );
 }
 
+/**
+ * A substring of a string (a number needle is its text), a member of a list (as `equals`), a key of a
+ * mapping. `null` is no text: it is a member of a list only, never inside `"nullable"` or the key `"null"`.
+ */
 function contains(value: unknown, needle: Scalar): boolean {
-  if (typeof value === "string") return value.includes(valueToText(needle));
   if (Array.isArray(value))
     return value.some((item, i) =>
       sameScalar(item, needle, () => foundText({ value: item, holder: value, key: String(i) })),
     );
+  if (needle === null) return false;
+  if (typeof value === "string") return value.includes(valueToText(needle));
   if (isPlainRecord(value)) return Object.hasOwn(value, valueToText(needle));
   return false;
 }

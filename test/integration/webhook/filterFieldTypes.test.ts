@@ -60,3 +60,80 @@ describe("filter fields: payload, headers.<Name>, event (spec 2.3) over HTTP", (
     expect(await post("event_number", {}, { "X-Forge-Event": "2" })).toEqual(ACCEPTED);
   });
 });
+
+describe("a 64-bit id in a filter of a subscription record written by hand, over HTTP", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      config: `platforms:
+  webhook:
+    enabled: true
+    host: 127.0.0.1
+    rate_limit: 1000
+    routes:
+      static_account: {secret: ${OPEN}, filters: [{field: account.id, equals: 12345678901234567890}]}
+`,
+      files: {
+        "webhook_subscriptions.json": JSON.stringify({
+          hand_account: { secret: OPEN, enabled: true, filters: ["FILTERS"] },
+        }).replace(
+          '["FILTERS"]',
+          '[{"field": "account.id", "equals": 12345678901234567890}, {"field": "org", "in": [98765432109876543210]}]',
+        ),
+      },
+    });
+  }, 60_000);
+  afterAll(() => gw.stop());
+
+  /** The body as written (text): JSON.stringify would round the ids before they were sent. */
+  const post = async (route: string, body: string) => {
+    const res = await postJson(gw.url(`/webhooks/${route}`), body);
+    return { status: res.status, body: res.status === 202 ? { status: res.body.status } : res.body };
+  };
+  const ACCEPTED = { status: 202, body: { status: "accepted" } };
+  const body = (id: string, org = "98765432109876543210") => `{"account": {"id": ${id}}, "org": ${org}}`;
+
+  it("compares it by its digits, as the same filter in config.yaml does: its float neighbours are other accounts", async () => {
+    for (const route of ["static_account", "hand_account"]) {
+      expect(await post(route, body("12345678901234567890"))).toEqual(ACCEPTED);
+      // The same float as 12345678901234567890 to JSON.parse, but another id.
+      expect(await post(route, body("12345678901234567891"))).toEqual(IGNORED);
+      expect(await post(route, body("12345678901234567000"))).toEqual(IGNORED);
+    }
+    expect(await post("hand_account", body("12345678901234567890", "98765432109876543211"))).toEqual(IGNORED);
+  }, 60_000);
+});
+
+describe("a number a header filter of a subscription record written by hand compares, over HTTP", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      config: `platforms:
+  webhook:
+    enabled: true
+    host: 127.0.0.1
+    rate_limit: 1000
+    routes:
+      static_version: {secret: ${OPEN}, filters: [{field: headers.X-Version, equals: 1.0}]}
+`,
+      files: {
+        "webhook_subscriptions.json": JSON.stringify({
+          hand_version: { secret: OPEN, enabled: true, filters: ["FILTERS"] },
+        }).replace('["FILTERS"]', '[{"field": "headers.X-Version", "equals": 1.0}]'),
+      },
+    });
+  }, 60_000);
+  afterAll(() => gw.stop());
+
+  it("is the text written, as in config.yaml: 1.0 matches X-Version: 1.0, not 1", async () => {
+    const ACCEPTED = { status: 202, body: { status: "accepted" } };
+    const post = async (route: string, version: string) => {
+      const res = await postJson(gw.url(`/webhooks/${route}`), {}, { "X-Version": version });
+      return { status: res.status, body: res.status === 202 ? { status: res.body.status } : res.body };
+    };
+    for (const route of ["static_version", "hand_version"]) {
+      expect(await post(route, "1.0")).toEqual(ACCEPTED);
+      expect(await post(route, "1")).toEqual(IGNORED);
+    }
+  }, 60_000);
+});

@@ -49,6 +49,51 @@ describe("numbers under deliver_extra of a subscription written by hand", () => 
   });
 });
 
+describe("64-bit ids in the filters of a subscription written by hand", () => {
+  it("are read as their digits, in groups and in lists too; other numbers are left as they are", () => {
+    const json = `{"a": {"filters": [{"field": "id", "equals": 12345678901234567890},
+      {"not": {"field": "org", "in": [5, -98765432109876543210, 1.5]}},
+      {"field": "n", "equals": 12345678901234567890.0}, {"field": "m", "not_equals": 9007199254740991}],
+      "created_at": 1700000000000}}`;
+    expect(parseKeepingExtraNumbers(json)).toEqual({
+      a: {
+        filters: [
+          { field: "id", equals: "12345678901234567890" },
+          { not: { field: "org", in: [5, "-98765432109876543210", 1.5] } },
+          // Not written as a whole number: a float, as config.yaml reads it too.
+          { field: "n", equals: Number("12345678901234567890") },
+          { field: "m", not_equals: 9007199254740991 },
+        ],
+        created_at: 1700000000000,
+      },
+    });
+  });
+});
+
+describe("numbers a filter on a header or the event type of a subscription written by hand compares", () => {
+  it("are the text written, as config.yaml reads them (a header is text: 1.0 is not 1); payload fields' stay numbers", () => {
+    const json = `{"a": {"filters": [{"field": "headers.X-Version", "equals": 1.0},
+      {"any": [{"field": "event", "in": [2.10, "x", 3]}, {"field": "HEADERS.x", "not_equals": 1e3}]},
+      {"field": "headers.X-Tag", "contains": 1.50}, {"field": "n", "equals": 1.0}, {"field": "m", "in": [2.10]}]}}`;
+    expect(parseKeepingExtraNumbers(json)).toEqual({
+      a: {
+        filters: [
+          { field: "headers.X-Version", equals: "1.0" },
+          {
+            any: [
+              { field: "event", in: ["2.10", "x", "3"] },
+              { field: "HEADERS.x", not_equals: 1000 },
+            ],
+          },
+          { field: "headers.X-Tag", contains: "1.50" },
+          { field: "n", equals: 1 },
+          { field: "m", in: [2.1] },
+        ],
+      },
+    });
+  });
+});
+
 describe("numbers under deliver_extra of a cron job written by hand", () => {
   it("keep a Discord channel id digit for digit (JSON.parse rounds it to another channel)", () => {
     home = tempHome();

@@ -119,6 +119,26 @@ describe("leaf operators", () => {
     expect(is({ field: "n", contains: 1 }, s)).toBe(false);
   });
 
+  it("contains null (also `contains:` with nothing after it): a member of a list only, never a substring or key", () => {
+    const s = subject({
+      text: "nullable",
+      list: ["a", null],
+      strings: ["null"],
+      map: { null: 1 },
+      none: null,
+    });
+    expect(is({ field: "text", contains: null }, s)).toBe(false);
+    expect(is({ field: "map", contains: null }, s)).toBe(false);
+    expect(is({ field: "none", contains: null }, s)).toBe(false);
+    expect(is({ field: "strings", contains: null }, s)).toBe(false);
+    expect(is({ field: "list", contains: null }, s)).toBe(true);
+    // The text "null" is still text.
+    expect(is({ field: "text", contains: "null" }, s)).toBe(true);
+    expect(is({ field: "map", contains: "null" }, s)).toBe(true);
+    const header = subject({}, undefined, { "x-note": "null" });
+    expect(is({ field: "headers.X-Note", contains: null }, header)).toBe(false);
+  });
+
   it("in: the value is one of the inline list (the spec's action example)", () => {
     expect(is({ field: "action", in: ["opened", "synchronize", "reopened"] })).toBe(true);
     expect(is({ field: "action", in: ["closed", "labeled"] })).toBe(false);
