@@ -92,6 +92,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // GET /metrics (docs/operations.md): unset `metrics` serves it on a loopback bind only.
   let mcpStates: () => string[] = () => [];
   let deliveryPlatforms: () => readonly string[] = () => [];
+  let routeNames: () => readonly string[] = () => [];
   let stateAvailable: () => boolean = () => state.store.available?.() ?? true;
   const metrics: GatewayMetrics | undefined =
     webhook.enabled && (webhook.metrics ?? isLoopbackHost(host))
@@ -101,6 +102,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           stateAvailable: () => stateAvailable(),
           journalBytes: () => state.store.journalBytes?.(),
           deliveryPlatforms: () => deliveryPlatforms(),
+          routes: () => routeNames(),
         })
       : undefined;
   // Recent deliveries for `svc webhook deliveries|redeliver` (docs/operations.md).
@@ -158,6 +160,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     system,
     dynamic: options.dynamicRoutes ?? dynamic.source,
   });
+  routeNames = () => routes.registry.names();
   const idempotency = createIdempotency({
     paths,
     logger,

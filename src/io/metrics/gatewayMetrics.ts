@@ -17,6 +17,11 @@ export interface MetricSources {
    * first failure after a start is an increase Prometheus sees (a series born at 1 shows none).
    */
   readonly deliveryPlatforms?: () => readonly string[];
+  /**
+   * The names of the routes that answer: their requests with the statuses the documented alerts watch are
+   * shown from 0, so the first burst of 401s, 429s or 503s after a start is an increase Prometheus sees.
+   */
+  readonly routes?: () => readonly string[];
 }
 
 export type RunOutcome = "ok" | "failed";
@@ -32,6 +37,9 @@ export interface GatewayMetrics extends RequestMetrics {
 
 /** The event outcomes counted per route: the `status` field of the answer's body. */
 const EVENT_OUTCOMES = new Set(["accepted", "duplicate", "ignored", "coalesced", "delivered"]);
+
+/** The statuses the alerts of docs/operations.md watch per route (signatures rejected, rate limited, refused). */
+const ALERTED_STATUSES = [401, 429, 503];
 
 /** At most this many route label values: past it, new names are counted as `(other)`. */
 export const MAX_ROUTE_LABELS = 1000;
@@ -91,6 +99,13 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
   const requestSlots = slotTable();
   const eventSlots = slotTable();
   let requestSeconds = 0;
+  const routeLabels = new Set<string>(FIXED_ROUTE_LABELS);
+  const routeLabel = (route: string) => {
+    if (routeLabels.has(route)) return route;
+    if (routeLabels.size >= MAX_ROUTE_LABELS + FIXED_ROUTE_LABELS.length) return "(other)";
+    routeLabels.add(route);
+    return route;
+  };
   new Counter({
     name: "svc_webhook_requests_total",
     help: "HTTP requests answered, by route and status; (unknown) for paths that name no route",
@@ -98,6 +113,10 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     registers,
     collect() {
       this.reset();
+      for (const name of sources.routes?.() ?? []) {
+        const route = routeLabel(name);
+        for (const status of ALERTED_STATUSES) this.inc({ route, status }, 0);
+      }
       for (const [route, status, n] of requestSlots.entries()) this.inc({ route, status }, n);
     },
   });
@@ -202,13 +221,6 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     ["failed", runs.labels("failed")],
   ]);
   const toolChild = childCache((server, outcome) => toolCalls.labels(server, outcome));
-  const routeLabels = new Set<string>(FIXED_ROUTE_LABELS);
-  const routeLabel = (route: string) => {
-    if (routeLabels.has(route)) return route;
-    if (routeLabels.size >= MAX_ROUTE_LABELS + FIXED_ROUTE_LABELS.length) return "(other)";
-    routeLabels.add(route);
-    return route;
-  };
   return {
     registry,
     answered(route, status, outcome, seconds) {

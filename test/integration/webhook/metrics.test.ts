@@ -64,6 +64,10 @@ describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
       expect(sample(text, 'svc_webhook_requests_total{route="pr",status="200"}')).toBe(1);
       expect(sample(text, 'svc_webhook_requests_total{route="pr",status="401"}')).toBe(1);
       expect(sample(text, 'svc_webhook_requests_total{route="(unknown)",status="404"}')).toBe(3);
+      // The statuses the alerts watch exist at 0 for every served route, before the first such answer.
+      expect(sample(text, 'svc_webhook_requests_total{route="ign",status="401"}')).toBe(0);
+      expect(sample(text, 'svc_webhook_requests_total{route="ign",status="429"}')).toBe(0);
+      expect(sample(text, 'svc_webhook_requests_total{route="pr",status="503"}')).toBe(0);
       expect(text).not.toContain('route="a1"');
       expect(text).not.toContain('route="e1"');
       expect(sample(text, 'svc_webhook_events_total{route="pr",outcome="accepted"}')).toBe(1);

@@ -40,4 +40,36 @@ describe("series shown from 0 before their first event", () => {
       'svc_run_duration_seconds_count{outcome="failed"} 1',
     ]);
   });
+
+  it("each served route's 401, 429 and 503 requests exist at 0, so the first burst after a start is an increase the alerts see", async () => {
+    let routes = ["github-pr", "stripe-events"];
+    const metrics = createGatewayMetrics({
+      runs: () => ({ waiting: 0, active: 0 }),
+      mcpStates: () => [],
+      routes: () => routes,
+    });
+    expect(await lines(metrics, "svc_webhook_requests_total{")).toEqual([
+      'svc_webhook_requests_total{route="github-pr",status="401"} 0',
+      'svc_webhook_requests_total{route="github-pr",status="429"} 0',
+      'svc_webhook_requests_total{route="github-pr",status="503"} 0',
+      'svc_webhook_requests_total{route="stripe-events",status="401"} 0',
+      'svc_webhook_requests_total{route="stripe-events",status="429"} 0',
+      'svc_webhook_requests_total{route="stripe-events",status="503"} 0',
+    ]);
+    metrics.answered("github-pr", 429, undefined, 0.001);
+    metrics.answered("github-pr", 429, undefined, 0.001);
+    metrics.answered("github-pr", 202, "accepted", 0.001);
+    // A route a reload removed keeps what it counted; one it added shows from the next scrape.
+    routes = ["stripe-events", "gitlab-mr"];
+    expect(await lines(metrics, "svc_webhook_requests_total{")).toEqual([
+      'svc_webhook_requests_total{route="stripe-events",status="401"} 0',
+      'svc_webhook_requests_total{route="stripe-events",status="429"} 0',
+      'svc_webhook_requests_total{route="stripe-events",status="503"} 0',
+      'svc_webhook_requests_total{route="gitlab-mr",status="401"} 0',
+      'svc_webhook_requests_total{route="gitlab-mr",status="429"} 0',
+      'svc_webhook_requests_total{route="gitlab-mr",status="503"} 0',
+      'svc_webhook_requests_total{route="github-pr",status="429"} 2',
+      'svc_webhook_requests_total{route="github-pr",status="202"} 1',
+    ]);
+  });
 });
