@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
+import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { oneJobStore } from "../../helpers/cronJobs.js";
 import { postJson } from "../../helpers/http.js";
@@ -181,6 +182,38 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     );
     expect(decided("run finished")).toHaveLength(1);
     expect([...appendedIds(runs).keys()].filter((id) => id.startsWith("cron-j1-"))).toHaveLength(1);
+  });
+
+  it("a scheduled cron run that ends in its instance's stop gives back the next due time it held, so another instance can run it, and the stop logs no Redis outage", async () => {
+    const prefix = `t${randomUUID()}`;
+    const runs = join(dir, `held-${randomUUID()}.log`);
+    const node = await startNode(
+      clusterConfig(redis.url, prefix, { hook: { secret: SECRET } }, sharedAppendAgent(runs, 1, 3)),
+      {
+        drainTimeoutMs: 30_000,
+        files: {
+          "cron/jobs.json": oneJobStore({
+            name: "nightly",
+            prompt: "job nightly",
+            next_run: "2026-01-01T00:00:00.000Z",
+          }),
+        },
+      },
+    );
+    nodes.push(node);
+    const raw = new Redis(redis.url);
+    try {
+      const leases = () => raw.keys(`${prefix}:cron:default:j1:*`);
+      // Its due time, and the next one, held while the run goes on.
+      await vi.waitFor(async () => expect(await leases()).toHaveLength(2), { timeout: 20_000, interval: 50 });
+      await node.gateway.stop();
+      expect(appendedIds(runs).size).toBe(1);
+      // Only the due time it ran stays claimed.
+      expect(await leases()).toEqual([`${prefix}:cron:default:j1:2026-01-01T00:00:00.000Z`]);
+      expect(node.logs().filter((line) => line.msg.includes("unreachable"))).toEqual([]);
+    } finally {
+      raw.disconnect();
+    }
   });
 
   it("svc webhook deliveries on the instance that ran an event another instance answered shows that run, as the answering instance shows the request", async () => {
