@@ -372,6 +372,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         continue;
       }
       const key = `${profile}\u0000${job.id}`;
+      if (draining && !scheduledRuns.has(key)) continue;
       // Advance next_run before running, so a slow or failing job is not started twice.
       let nextRun = new Date(next).toISOString();
       const unwritten = await write(store, job.id, (current) => {
@@ -577,6 +578,22 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     return started;
   }
 
+  /**
+   * While the gateway stops, its drain may outlast a held due time's minute (drain_timeout_seconds above
+   * it): the jobs whose scheduled run goes on here are still ticked until their runs end or are stopped
+   * (an occurrence due meanwhile skipped and held, as before the stop), so no other instance starts the
+   * job over a run still going here; no other job is ticked, nor run.
+   */
+  let holding: unknown;
+  /** Ticking only for the jobs whose scheduled run goes on here (the gateway's stop): nothing new starts. */
+  let draining = false;
+  function holdWhileStopping(): void {
+    holding = undefined;
+    draining = stopped && !launched.signal.aborted && options.claim !== undefined && scheduledRuns.size > 0;
+    if (!draining) return;
+    holding = clock.setTimeout(() => void tick().finally(holdWhileStopping), options.tickMs ?? 1000);
+  }
+
   function schedule(): void {
     if (stopped) return;
     timer = clock.setTimeout(() => {
@@ -621,15 +638,23 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     },
     abortRuns() {
       launched.abort();
+      if (holding !== undefined) clock.clearTimeout(holding);
+      holding = undefined;
+      draining = false;
     },
     start() {
       if (!stopped) return;
       stopped = false;
+      if (holding !== undefined) clock.clearTimeout(holding);
+      holding = undefined;
+      draining = false;
       schedule();
     },
     stop() {
+      const wasStopped = stopped;
       stopped = true;
       if (timer !== undefined) clock.clearTimeout(timer);
+      if (!wasStopped) holdWhileStopping();
     },
   };
 }

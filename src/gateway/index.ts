@@ -222,6 +222,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       if (options.dynamicRoutes === undefined)
         await dynamic.open().catch(async (err: unknown) => {
           await shared?.stop(0);
+          await shared?.disconnect();
           throw err;
         });
       return shared;
@@ -326,6 +327,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   }).catch(async (err: unknown) => {
     system.shutdown();
     await redis?.stop(0);
+    await redis?.disconnect();
     dynamic.close();
     await state.close();
     throw err;
@@ -452,6 +454,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           after.abort();
         },
       },
+      // A scheduled run that ended in the drain has given back the due time it held (Redis): now unused.
+      { name: "close the shared state's connection", run: () => redis?.disconnect() },
       { name: "stop MCP servers", run: () => mcp.stop() },
       { name: "close the command runs' MCP endpoint", run: () => agent.stop() },
       {

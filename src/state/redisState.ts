@@ -43,8 +43,17 @@ export interface RedisState {
   available(): boolean;
   /** Starts this instance's workers (after the listener is up). */
   start(): void;
-  /** Stops the workers (running jobs get `drainMs`, then are left for another instance) and disconnects. */
+  /**
+   * Stops the workers (running jobs get `drainMs`, then are left for another instance). The commands
+   * connection stays for the rest of the stop: a scheduled cron run that ends in its drain gives back the
+   * due time it held ahead, which would otherwise keep every instance from running it.
+   */
   stop(drainMs: number): Promise<void>;
+  /**
+   * Closes the commands connection (after `stop`, once nothing of the stop needs Redis): what was sent on
+   * it is answered first, waiting at most 2 s for a Redis that does not answer.
+   */
+  disconnect(): Promise<void>;
 }
 
 export interface RedisStateOptions {
@@ -171,6 +180,18 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     },
     async stop(drainMs) {
       await Promise.all([runs.close(drainMs), coalescing.close(drainMs)]);
+    },
+    async disconnect() {
+      if (redis.status === "ready") {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          redis.quit().catch(() => {}),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, 2000);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
       redis.disconnect();
     },
   };

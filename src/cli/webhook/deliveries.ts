@@ -13,12 +13,26 @@ import { configWithEnabledNote } from "./config.js";
 import { meantSubscription } from "./meantSubscription.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
-/** A summary as `--json` prints it: everything but the payload (whether one is kept, instead). */
-function asJson({ request, run, delivery }: DeliverySummary) {
-  const { payload: _p, payload_encoding: _e, kind: _k, ...rest } = request;
+/**
+ * A summary as `--json` prints it: everything but the payload (whether one is kept, instead). A run with no
+ * request in this history has `status` and `outcome` null.
+ */
+function asJson({ id, at, route, request, run, delivery }: DeliverySummary) {
+  const {
+    payload,
+    payload_encoding: _e,
+    kind: _k,
+    ...rest
+  } = request ?? {
+    id,
+    at,
+    route,
+    status: null,
+    outcome: null,
+  };
   return {
     ...rest,
-    payload_kept: request.payload !== undefined,
+    payload_kept: payload !== undefined,
     run:
       run === undefined
         ? null
@@ -50,7 +64,7 @@ export async function deliveries(
     throw new SvcError("usage", `--limit: expected a whole number of at least 1, got "${options.limit}"`);
   const loaded = configWithEnabledNote();
   const all = summarizeHistory(readHistory(historyDir(loaded.paths.home)));
-  const shown = all.filter((s) => route === undefined || s.request.route === route).slice(0, limit);
+  const shown = all.filter((s) => route === undefined || s.route === route).slice(0, limit);
   // A name with no record that is no route either is a typo: "No deliveries recorded" would say it got none.
   if (shown.length === 0 && route !== undefined && !(await namesRoute(loaded, route))) {
     const routes = Object.keys(loaded.config.platforms.webhook.routes);
@@ -58,7 +72,7 @@ export async function deliveries(
       Object.keys((await store.read()).records),
     ).catch(() => []);
     // A misspelt name (`deplys`) is named: the route, subscription or recorded route meant.
-    const meant = meantSubscription(route, [...routes, ...subscriptions, ...all.map((s) => s.request.route)]);
+    const meant = meantSubscription(route, [...routes, ...subscriptions, ...all.map((s) => s.route)]);
     const where = `${routes.length === 0 ? "config.yaml has no routes" : `routes of config.yaml: ${routes.join(", ")}`}; svc webhook list shows the subscriptions`;
     throw new SvcError(
       "usage",
@@ -79,15 +93,25 @@ export async function deliveries(
     return;
   }
   const text = (value: string) => terminalText(value);
-  const rows = shown.map(({ request, run, delivery }) => [
-    request.at.replace(/\.\d+Z$/, "Z"),
-    text(request.id),
-    request.route,
-    text(request.event ?? "-"),
-    `${request.status} ${text(request.outcome)}`,
+  // A run (or delivery) whose request this history does not hold: with a shared state, another instance
+  // answered it and this one took its run from the queue.
+  const unanswered =
+    loaded.config.state.backend === "redis"
+      ? "request answered by another instance"
+      : "request not in this history";
+  const rows = shown.map(({ id, at, route: name, request, run, delivery }) => [
+    at.replace(/\.\d+Z$/, "Z"),
+    text(id),
+    name,
+    text(request?.event ?? "-"),
+    request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
     run === undefined ? "-" : run.outcome,
     delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,
-    request.redelivery_of === undefined ? "" : `redelivery of ${text(request.redelivery_of)}`,
+    request === undefined
+      ? unanswered
+      : request.redelivery_of === undefined
+        ? ""
+        : `redelivery of ${text(request.redelivery_of)}`,
   ]);
   process.stdout.write(
     `${formatTable([["TIME", "DELIVERY ID", "ROUTE", "EVENT", "ANSWER", "RUN", "DELIVERY", "NOTE"], ...rows])}\n`,

@@ -80,9 +80,8 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       `"${NO_DELIVERY_ID}" is not a delivery ID: svc webhook deliveries shows ${NO_DELIVERY_ID} for a request that had none (refused, or ignored by the route's events, filters or script, before the gateway gave it one), and such a request cannot be redelivered — have its sender send it again`,
     );
   const loaded = configWithEnabledNote();
-  const everyRoute = readHistory(historyDir(loaded.paths.home)).filter(
-    (r): r is RequestRecord => r.kind === "request",
-  );
+  const history = readHistory(historyDir(loaded.paths.home));
+  const everyRoute = history.filter((r): r is RequestRecord => r.kind === "request");
   const requests = everyRoute.filter((r) => options.route === undefined || r.route === options.route);
   // The ID as `svc webhook deliveries` shows it works too: a sender's bidi override or control character
   // in it is shown escaped there (`\u202e`), which is what the user copies.
@@ -105,6 +104,15 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       `delivery ${terminalText(idIn(everyRoute))} did not reach route ${options.route} (it reached ${reached.join(", ")})${meant === "" ? ` — ${instead}` : meant}`,
     );
   }
+  // A run this instance took from the shared queue: the instance that answered its request keeps the payload.
+  const ranHere = history.find(
+    (r) => r.kind === "run" && r.id === id && (options.route === undefined || r.route === options.route),
+  );
+  if (matches.length === 0 && ranHere !== undefined && loaded.config.state.backend === "redis")
+    throw new SvcError(
+      "usage",
+      `delivery ${JSON.stringify(id)} ran here (route ${ranHere.route}), but its request was answered by another gateway instance, which keeps its payload — run svc webhook redeliver there (with that instance's SVC_HOME)`,
+    );
   if (matches.length === 0)
     throw new SvcError(
       "usage",

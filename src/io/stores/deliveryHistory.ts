@@ -377,9 +377,18 @@ export function readHistory(
   return records;
 }
 
-/** One delivery ID's request with what became of it: the latest run and delivery records of that ID. */
+/**
+ * One delivery ID's request with what became of it: the latest run and delivery records of that ID. A run
+ * that no request in this history leads to (with `state.backend: redis`, a run this instance took from the
+ * shared queue for a request another instance answered) is a summary of its own, with its delivery, without
+ * `request`.
+ */
 export interface DeliverySummary {
-  readonly request: RequestRecord;
+  readonly route: string;
+  readonly id: string;
+  /** The request's time, or the first record's of a summary without one. */
+  readonly at: string;
+  readonly request?: RequestRecord;
   readonly run?: RunRecord;
   readonly delivery?: DeliveryRecord;
 }
@@ -396,10 +405,10 @@ function ledToDelivery(request: RequestRecord): "agent" | "direct" | undefined {
 }
 
 interface Slot {
-  readonly request: RequestRecord;
+  readonly request?: RequestRecord;
   readonly mode?: "agent" | "direct" | undefined;
-  run?: RunRecord;
-  delivery?: DeliveryRecord;
+  run?: RunRecord | undefined;
+  delivery?: DeliveryRecord | undefined;
 }
 
 /**
@@ -407,14 +416,15 @@ interface Slot {
  * delivery ID and each lead to a delivery (a direct delivery that failed with 502 and the sender's retry that
  * was delivered; an ID sent again after the idempotency hour), so a run or delivery record belongs to the
  * request it follows, not to the latest request of that ID. A direct delivery is recorded just before its
- * answer, so a direct request takes the delivery recorded before it that no earlier request took.
+ * answer, so a direct request takes the delivery recorded before it that no earlier request took. A run no
+ * request takes shows as a summary of its own, where it was recorded.
  */
 export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySummary[] {
   const slots: Slot[] = [];
   const open = new Map<string, Slot>();
-  // Records written before any request of their ID took them (a direct delivery's, before its answer).
-  const unclaimedRuns = new Map<string, RunRecord>();
-  const unclaimedDeliveries = new Map<string, DeliveryRecord>();
+  // Records written before any request of their ID took them (a direct delivery's, before its answer), or
+  // that no request here leads to (its request answered by another instance).
+  const unclaimed = new Map<string, Slot>();
   for (const r of records) {
     const key = `${r.route}\u0000${r.id}`;
     if (r.kind === "request") {
@@ -423,25 +433,50 @@ export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySum
       slots.push(slot);
       if (mode === undefined) continue;
       open.set(key, slot);
-      const run = unclaimedRuns.get(key);
-      const delivery = unclaimedDeliveries.get(key);
-      unclaimedRuns.delete(key);
-      unclaimedDeliveries.delete(key);
-      if (mode === "agent" && run !== undefined) slot.run = run;
-      if (delivery !== undefined) slot.delivery = delivery;
+      const before = unclaimed.get(key);
+      if (before === undefined) continue;
+      slot.delivery = before.delivery;
+      before.delivery = undefined;
+      if (mode === "agent") {
+        slot.run = before.run;
+        before.run = undefined;
+      }
+      if (before.run === undefined) unclaimed.delete(key);
       continue;
     }
     const slot = open.get(key);
-    if (r.kind === "run") {
-      if (slot?.mode === "agent") slot.run = r;
-      else unclaimedRuns.set(key, r);
-    } else if (slot !== undefined && (slot.mode === "agent" || slot.delivery === undefined))
+    if (r.kind === "run" && slot?.mode === "agent") slot.run = r;
+    else if (
+      r.kind === "delivery" &&
+      slot !== undefined &&
+      (slot.mode === "agent" || slot.delivery === undefined)
+    )
       slot.delivery = r;
-    else unclaimedDeliveries.set(key, r);
+    else {
+      let alone = unclaimed.get(key);
+      if (alone === undefined || alone[r.kind] !== undefined) {
+        alone = {};
+        slots.push(alone);
+        unclaimed.set(key, alone);
+      }
+      if (r.kind === "run") alone.run = r;
+      else alone.delivery = r;
+    }
   }
-  return slots.reverse().map(({ request, run, delivery }) => ({
-    request,
-    ...(run === undefined ? {} : { run }),
-    ...(delivery === undefined ? {} : { delivery }),
-  }));
+  const summaries: DeliverySummary[] = [];
+  for (const { request, run, delivery } of slots.reverse()) {
+    const first =
+      request ?? (delivery !== undefined && (run === undefined || delivery.at <= run.at) ? delivery : run);
+    // Taken by a later request; or a delivery alone, no run's: a scheduled cron run's (`cron:<job>`).
+    if (first === undefined || (request === undefined && run === undefined)) continue;
+    summaries.push({
+      route: first.route,
+      id: first.id,
+      at: first.at,
+      ...(request === undefined ? {} : { request }),
+      ...(run === undefined ? {} : { run }),
+      ...(delivery === undefined ? {} : { delivery }),
+    });
+  }
+  return summaries;
 }

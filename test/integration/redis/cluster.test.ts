@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
+import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { oneJobStore } from "../../helpers/cronJobs.js";
 import { postJson } from "../../helpers/http.js";
@@ -15,6 +16,7 @@ import {
   startNode,
 } from "../../helpers/redisCluster.js";
 import { journalRuns } from "../../helpers/runJournal.js";
+import { svc } from "../cli/svc.js";
 
 /**
  * `state.backend: redis`: three gateways in one process share one redis-server. Each delivery id is
@@ -180,6 +182,84 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     );
     expect(decided("run finished")).toHaveLength(1);
     expect([...appendedIds(runs).keys()].filter((id) => id.startsWith("cron-j1-"))).toHaveLength(1);
+  });
+
+  it("a scheduled cron run that ends in its instance's stop gives back the next due time it held, so another instance can run it, and the stop logs no Redis outage", async () => {
+    const prefix = `t${randomUUID()}`;
+    const runs = join(dir, `held-${randomUUID()}.log`);
+    const node = await startNode(
+      clusterConfig(redis.url, prefix, { hook: { secret: SECRET } }, sharedAppendAgent(runs, 1, 3)),
+      {
+        drainTimeoutMs: 30_000,
+        files: {
+          "cron/jobs.json": oneJobStore({
+            name: "nightly",
+            prompt: "job nightly",
+            next_run: "2026-01-01T00:00:00.000Z",
+          }),
+        },
+      },
+    );
+    nodes.push(node);
+    const raw = new Redis(redis.url);
+    try {
+      const leases = () => raw.keys(`${prefix}:cron:default:j1:*`);
+      // Its due time, and the next one, held while the run goes on.
+      await vi.waitFor(async () => expect(await leases()).toHaveLength(2), { timeout: 20_000, interval: 50 });
+      await node.gateway.stop();
+      expect(appendedIds(runs).size).toBe(1);
+      // Only the due time it ran stays claimed.
+      expect(await leases()).toEqual([`${prefix}:cron:default:j1:2026-01-01T00:00:00.000Z`]);
+      expect(node.logs().filter((line) => line.msg.includes("unreachable"))).toEqual([]);
+    } finally {
+      raw.disconnect();
+    }
+  });
+
+  it("svc webhook deliveries on the instance that ran an event another instance answered shows that run, as the answering instance shows the request", async () => {
+    const runs = join(dir, `history-${randomUUID()}.log`);
+    // One run at a time per instance, each lasting 2 s: the second event sent to A runs on B.
+    const [a, b] = (await cluster(
+      2,
+      clusterConfig(
+        redis.url,
+        `t${randomUUID()}`,
+        { hook: { secret: SECRET, prompt: "n {n}" } },
+        sharedAppendAgent(runs, 1, 2),
+      ),
+    )) as [ClusterNode, ClusterNode];
+    const ids = [`first-${randomUUID()}`, `second-${randomUUID()}`];
+    for (const [n, id] of ids.entries()) expect((await deliver(a, "hook", id, { n })).status).toBe(202);
+    await vi.waitFor(() => expect(appendedIds(runs).size).toBe(2), { timeout: 60_000, interval: 100 });
+    type Row = { id: string; status: number | null; run: { outcome: string } | null };
+    const rowsOf = async (node: ClusterNode): Promise<Row[]> => {
+      const res = await svc(node.home, ["webhook", "deliveries", "--json"]);
+      expect(res.code).toBe(0);
+      return JSON.parse(res.stdout) as Row[];
+    };
+    // Each instance writes its history out once per turn: the run's line follows its end.
+    const [onA, onB] = await vi.waitFor(
+      async () => {
+        const rows: [Row[], Row[]] = [await rowsOf(a), await rowsOf(b)];
+        expect(rows.flat().filter((row) => row.run?.outcome === "ok")).toHaveLength(2);
+        return rows;
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    expect(onA.map((row) => [row.id, row.status]).sort()).toEqual(ids.map((id) => [id, 202]).sort());
+    const ranOnB = onA.filter((row) => row.run === null).map((row) => row.id);
+    expect(ranOnB).toHaveLength(1);
+    expect(onB.map((row) => [row.id, row.status, row.run?.outcome])).toEqual([[ranOnB[0], null, "ok"]]);
+    const table = await svc(b.home, ["webhook", "deliveries"]);
+    expect(table.stdout).toMatch(
+      new RegExp(`${ranOnB[0]}\\s+hook\\s+-\\s+-\\s+ok\\s+log ok\\s+request answered by another instance`),
+    );
+    // Its payload is kept by the instance that answered it: redeliver says to run it there.
+    const again = await svc(b.home, ["webhook", "redeliver", ranOnB[0] as string]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(
+      `delivery "${ranOnB[0]}" ran here (route hook), but its request was answered by another gateway instance`,
+    );
   });
 
   it("an instance stopped while a run outlasts its drain stops, and leaves that job to another instance, which runs it once", async () => {

@@ -630,6 +630,78 @@ describe("cron scheduler", () => {
     await b.idle();
   });
 
+  it("with a shared state, the due time a scheduled run holds stays held while its gateway stops, for as long as the run goes on in the drain", async () => {
+    home = tempHome();
+    const stores = ["a", "b"].map((name) => cronStore(join(home.dir, name, "cron", "jobs.json")));
+    for (const store of stores)
+      await store.update((records) => {
+        records.slow = job("slow", { schedule: "every 1m" });
+      });
+    // The lease as Redis keeps it: won by the first claim or by its holder, expiring (a held due time: a minute).
+    const leases = new Map<string, { holder: string; until: number }>();
+    let now = T0;
+    const started: string[] = [];
+    let finish = () => {};
+    /** The timers the schedulers set (their ticks), fired by the test. */
+    const timers = new Map<number, () => void>();
+    let timerIds = 0;
+    const [a, b] = stores.map((store, index) => {
+      const holder = `instance-${index}`;
+      return createCronScheduler({
+        stores: { profiles: () => ["default"], store: () => store },
+        runJob: (j) => {
+          started.push(`${holder} ${j.id} at ${new Date(now).toISOString()}`);
+          return new Promise((resolve) => {
+            finish = () => resolve("done");
+          });
+        },
+        logger: silentLogger(),
+        clock: {
+          now: () => now,
+          setTimeout: (fn) => {
+            timers.set(++timerIds, fn);
+            return timerIds;
+          },
+          clearTimeout: (id) => void timers.delete(id as number),
+        },
+        claim: async (profile, id, dueAt, ahead) => {
+          const key = `${profile}:${id}:${dueAt}`;
+          const lease = leases.get(key);
+          if (lease !== undefined && lease.until > now && lease.holder !== holder) return false;
+          leases.set(key, { holder, until: now + (ahead === true ? 60_000 : 86_400_000) });
+          return true;
+        },
+        release: async (profile, id, dueAt) => {
+          const key = `${profile}:${id}:${dueAt}`;
+          if (leases.get(key)?.holder === holder) leases.delete(key);
+        },
+      });
+    }) as [ReturnType<typeof createCronScheduler>, ReturnType<typeof createCronScheduler>];
+    a.start();
+    timers.clear(); // the ticks are driven by hand here
+    now += 60_000;
+    expect(await a.tick()).toEqual(["slow"]);
+    // A's gateway stops while the run goes on; its drain is longer than the minute a held due time lasts.
+    a.stop();
+    const fireTimers = async () => {
+      const due = [...timers.values()];
+      timers.clear();
+      for (const fn of due) fn();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    };
+    for (let second = 1; second <= 150; second++) {
+      now += 1000;
+      await fireTimers();
+      expect(await b.tick()).toEqual([]);
+    }
+    expect(started).toEqual(["instance-0 slow at 2026-11-22T12:01:00.000Z"]);
+    // Past the drain the run is stopped: nothing is held any more.
+    a.abortRuns();
+    expect(timers.size).toBe(0);
+    finish();
+    await a.idle();
+  });
+
   it("survives a failing job: the failure is recorded and the next job still runs", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup([job("bad"), job("good")], async (j) => {

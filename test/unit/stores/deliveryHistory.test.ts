@@ -403,7 +403,7 @@ describe("delivery history store", () => {
         outcome: "ok",
       },
     ]);
-    expect(summary.map((s) => [s.request.outcome, s.run?.outcome, s.delivery?.platform])).toEqual([
+    expect(summary.map((s) => [s.request?.outcome, s.run?.outcome, s.delivery?.platform])).toEqual([
       ["duplicate", undefined, undefined],
       ["accepted", "ok", "log"],
     ]);
@@ -427,7 +427,7 @@ describe("delivery history store", () => {
       request("d", T0 + 5, { status: 502, outcome: "Delivery failed" }),
       { ...delivered("d", T0 + 6), outcome: "failed" as const },
     ]);
-    expect(summary.map((s) => [s.request.status, s.delivery?.outcome])).toEqual([
+    expect(summary.map((s) => [s.request?.status, s.delivery?.outcome])).toEqual([
       [502, "failed"],
       [429, undefined],
       [202, "ok"],
@@ -464,14 +464,14 @@ describe("delivery history store", () => {
       request("g1", T0 + 6 + 3_600_000),
       run("ok", T0 + 7 + 3_600_000),
     ]);
-    expect(summary.map((s) => [s.request.id, s.request.status, s.run?.outcome, s.delivery?.outcome])).toEqual(
-      [
-        ["g1", 202, "ok", undefined],
-        ["g1", 202, "failed", undefined],
-        ["z9", 200, undefined, "ok"],
-        ["z9", 502, undefined, "failed"],
-      ],
-    );
+    expect(
+      summary.map((s) => [s.request?.id, s.request?.status, s.run?.outcome, s.delivery?.outcome]),
+    ).toEqual([
+      ["g1", 202, "ok", undefined],
+      ["g1", 202, "failed", undefined],
+      ["z9", 200, undefined, "ok"],
+      ["z9", 502, undefined, "failed"],
+    ]);
   });
 
   it("summaries: a run and delivery recorded before their accepted request's line still show on it", () => {
@@ -487,9 +487,34 @@ describe("delivery history store", () => {
       },
       request("q", T0 + 1),
     ]);
-    expect(summary.map((s) => [s.request.outcome, s.run?.outcome, s.delivery?.platform])).toEqual([
+    expect(summary.map((s) => [s.request?.outcome, s.run?.outcome, s.delivery?.platform])).toEqual([
       ["accepted", "ok", "log"],
     ]);
+  });
+
+  it("summaries: a run no request here leads to (its request answered by another instance) shows as a row of its own with its delivery, where it was recorded; a scheduled cron run's delivery does not", () => {
+    const at = (ms: number) => new Date(ms).toISOString();
+    const summary = summarizeHistory([
+      request("mine", T0),
+      { kind: "delivery", id: "theirs", at: at(T0 + 1), route: "pr", platform: "log", outcome: "ok" },
+      { kind: "run", id: "theirs", at: at(T0 + 2), route: "pr", outcome: "ok" },
+      { kind: "run", id: "mine", at: at(T0 + 3), route: "pr", outcome: "failed" },
+      // A scheduled cron run's delivery: no request, no run record.
+      {
+        kind: "delivery",
+        id: "cron-j1-1",
+        at: at(T0 + 4),
+        route: "cron:nightly",
+        platform: "log",
+        outcome: "ok",
+      },
+    ]);
+    expect(summary.map((s) => [s.id, s.at, s.request?.status, s.run?.outcome, s.delivery?.platform])).toEqual(
+      [
+        ["theirs", at(T0 + 1), undefined, "ok", "log"],
+        ["mine", at(T0), 202, "failed", undefined],
+      ],
+    );
   });
 });
 

@@ -139,17 +139,25 @@ export function createSharedIdempotency(
     }
   };
   redis.on("ready", () => void forgetLater());
+  /** A record of this instance's to remove once the connection is ready again. */
+  const removeLater = (key: string, token: string) => {
+    unanswered.delete(key);
+    unanswered.set(key, token);
+    if (unanswered.size > UNANSWERED_MAX) unanswered.delete(unanswered.keys().next().value as string);
+  };
   /**
    * Sent at once: behind the SET on the same connection, so a SET a frozen Redis runs late is removed
    * right after it; while the connection is down, once it is ready again.
    */
   const forgetOwn = (key: string, token: string) => {
-    client.svcForgetOwn(keys.seen(key), token).catch(() => {
-      unanswered.delete(key);
-      unanswered.set(key, token);
-      if (unanswered.size > UNANSWERED_MAX) unanswered.delete(unanswered.keys().next().value as string);
-    });
+    client.svcForgetOwn(keys.seen(key), token).catch(() => removeLater(key, token));
   };
+  /**
+   * The token of each record this instance made whose event is not stored yet (neither kept nor
+   * forgotten): a 503 removes that record only, never one the sender's retry made on another instance
+   * while this one could not reach Redis. At most UNANSWERED_MAX (the oldest then forgotten by key alone).
+   */
+  const made = new Map<string, string>();
   /** Direct deliveries under way here, by key: the timer that renews their pending minute. */
   const renewing = new Map<string, NodeJS.Timeout>();
   const stopRenewing = (key: string) => {
@@ -197,7 +205,12 @@ export function createSharedIdempotency(
       if (sent && !isRefusal(err)) forgetOwn(key, token);
       return health.fail(err);
     }
-    if (set !== null) return false;
+    if (set !== null) {
+      made.delete(key);
+      made.set(key, token);
+      if (made.size > UNANSWERED_MAX) made.delete(made.keys().next().value as string);
+      return false;
+    }
     // A duplicate: when its original's direct delivery is under way, the answer waits for it; while its
     // original is not stored yet, this one waits to see whether it will be (PENDING_WAIT_MS). Only
     // duplicates pay this second round trip.
@@ -217,6 +230,7 @@ export function createSharedIdempotency(
       // Pending until it ends, as a run is until stored: an instance killed mid-delivery leaves the id
       // for DELIVERING_TTL_SECONDS at most, so the sender's retry delivers it (at least once), not
       // `duplicate` for an hour, and a duplicate watching it elsewhere sees it go (502).
+      made.delete(key); // the record is `delivering` from here: a failed delivery forgets it by key
       const mark = () => redis.set(keys.seen(key), DELIVERING, "EX", deliveringSeconds, "XX").catch(() => {});
       mark();
       const started = Date.now();
@@ -230,10 +244,12 @@ export function createSharedIdempotency(
     },
     delivered(key) {
       stopRenewing(key);
+      made.delete(key);
       redis.set(keys.seen(key), DELIVERED, "EX", ttlSeconds, "XX").catch(() => {});
     },
     deliveredElsewhere: (key) => elsewhere.get(key),
     async keep(key) {
+      made.delete(key);
       try {
         await redis.expire(keys.seen(key), ttlSeconds);
       } catch {
@@ -242,6 +258,14 @@ export function createSharedIdempotency(
     },
     async forget(key) {
       stopRenewing(key);
+      const token = made.get(key);
+      made.delete(key);
+      if (token !== undefined) {
+        // Its own record only: while Redis was unreachable, the sender's retry may have reached another
+        // instance, whose record (and the event it stored) stays.
+        await client.svcForgetOwn(keys.seen(key), token).catch(() => removeLater(key, token));
+        return;
+      }
       try {
         await redis.del(keys.seen(key));
       } catch {

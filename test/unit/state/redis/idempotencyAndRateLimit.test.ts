@@ -87,6 +87,40 @@ describe("shared idempotency (SET NX EX)", () => {
     expect(await a.checkAndAdd("r:503")).toBe(true);
   });
 
+  it("a 503's record removed once its connection is back is its own only: the record the sender's retry made on another instance meanwhile stays, and the retry after it is a duplicate", async () => {
+    const own = await startTestRedis();
+    try {
+      const keys = redisKeys(`t${randomUUID()}`);
+      const health = createRedisHealth("test", silentLogger());
+      // A's connection does not reconnect by itself: the test brings it back once B has stored the retry.
+      const redisA = await connectRedis(own.url, "config.yaml", {
+        ...commandOptions(),
+        retryStrategy: () => null,
+      });
+      clients.push(redisA);
+      const a = createSharedIdempotency(redisA, keys, health);
+      expect(await a.checkAndAdd("r:lost-then-retried")).toBe(false);
+      // Redis goes away before A stores the event: A answers 503, and its removal waits for the connection.
+      await own.stop();
+      await expect.poll(() => redisA.status, { timeout: 5000, interval: 10 }).toBe("end");
+      await a.forget("r:lost-then-retried");
+      // Redis is back (without the record: no persistence); the sender's retry reaches B, which stores it.
+      await own.start();
+      const redisB = await connectRedis(own.url, "config.yaml", commandOptions());
+      clients.push(redisB);
+      const b = createSharedIdempotency(redisB, keys, health);
+      expect(await b.checkAndAdd("r:lost-then-retried")).toBe(false);
+      await b.keep("r:lost-then-retried");
+      // A's connection is back: its removal runs, on the same connection before this PING.
+      await redisA.connect();
+      await redisA.ping();
+      expect(await redisB.ttl(keys.seen("r:lost-then-retried"))).toBeGreaterThan(3500);
+      expect(await b.checkAndAdd("r:lost-then-retried")).toBe(true);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("a duplicate reaching another instance while the original's direct delivery is under way waits for its outcome: failed (forgotten) or delivered", async () => {
     const keys = redisKeys(`t${randomUUID()}`);
     const health = createRedisHealth("test", silentLogger());
