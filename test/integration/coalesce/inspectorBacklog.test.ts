@@ -1,8 +1,8 @@
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { WebSocket } from "ws";
 import { startInspectRelay } from "../../../src/io/inspectRelay.js";
 import { freePort } from "../../helpers/http.js";
+import { openInspectorClient } from "../../helpers/inspectorClient.js";
 
 /**
  * The relay sends every event to every client. A client that reads nothing (a suspended browser tab, a
@@ -13,16 +13,6 @@ const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
-
-function open(url: string): Promise<{ socket: WebSocket; messages: string[] }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
-    const messages: string[] = [];
-    socket.on("message", (data) => messages.push(data.toString()));
-    socket.once("open", () => resolve({ socket, messages }));
-    socket.once("error", reject);
-  });
-}
 
 /** A WebSocket handshake over a raw socket that then reads nothing more. */
 function stalledClient(port: number): Promise<Socket> {
@@ -51,9 +41,9 @@ describe("--inspect relay: a client that stops reading", () => {
     stalled.once("close", () => {
       stalledClosed = true;
     });
-    const watcher = await open(`ws://127.0.0.1:${port}`);
+    const watcher = await openInspectorClient(`ws://127.0.0.1:${port}`);
     cleanups.push(() => watcher.socket.terminate());
-    const sender = await open(relay.sourceUrl);
+    const sender = await openInspectorClient(relay.sourceUrl);
     cleanups.push(() => sender.socket.terminate());
     // Far more than the kernel's socket buffers take on loopback (a few MB), 1 MiB per event.
     const event = JSON.stringify({ type: "@xstate.event", blob: "e".repeat(1024 * 1024) });
@@ -77,9 +67,9 @@ describe("--inspect relay: a client that stops reading", () => {
     const port = await freePort();
     const relay = await startInspectRelay(port, "127.0.0.1", 256 * 1024);
     cleanups.push(() => relay.stop());
-    const sender = await open(relay.sourceUrl);
+    const sender = await openInspectorClient(relay.sourceUrl);
     cleanups.push(() => sender.socket.terminate());
-    const watcher = await open(`ws://127.0.0.1:${port}`);
+    const watcher = await openInspectorClient(`ws://127.0.0.1:${port}`);
     cleanups.push(() => watcher.socket.terminate());
     // 24 MiB kept for late clients (the last 200 events), far past the bound and the kernel's buffers.
     const event = JSON.stringify({ type: "@xstate.event", blob: "k".repeat(1024 * 1024) });
@@ -115,15 +105,15 @@ describe("--inspect relay: a client that stops reading", () => {
     const port = await freePort();
     const relay = await startInspectRelay(port);
     cleanups.push(() => relay.stop());
-    const watcher = await open(`ws://127.0.0.1:${port}`);
+    const watcher = await openInspectorClient(`ws://127.0.0.1:${port}`);
     cleanups.push(() => watcher.socket.terminate());
-    const big = await open(`ws://127.0.0.1:${port}`);
+    const big = await openInspectorClient(`ws://127.0.0.1:${port}`);
     cleanups.push(() => big.socket.terminate());
     const closed = new Promise<number>((resolve) => big.socket.once("close", (code) => resolve(code)));
     big.socket.send("w".repeat(1024 * 1024));
     expect(await closed).toBe(1009);
     // The relay goes on for the others.
-    const sender = await open(relay.sourceUrl);
+    const sender = await openInspectorClient(relay.sourceUrl);
     cleanups.push(() => sender.socket.terminate());
     sender.socket.send('{"type":"@xstate.event","n":1}');
     await vi.waitFor(() => expect(watcher.messages).toContain('{"type":"@xstate.event","n":1}'), {

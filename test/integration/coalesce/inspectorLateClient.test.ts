@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { WebSocket } from "ws";
 import { stringify } from "yaml";
 import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort, postJson } from "../../helpers/http.js";
+import { openInspectorClient } from "../../helpers/inspectorClient.js";
 
 /**
  * The relay replays what it kept to a client that connects late (the browser opened once the gateway
@@ -24,16 +24,6 @@ afterEach(async () => {
   home = undefined;
 });
 
-function open(port: number): Promise<{ socket: WebSocket; messages: string[] }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}`);
-    const messages: string[] = [];
-    socket.on("message", (data) => messages.push(data.toString()));
-    socket.once("open", () => resolve({ socket, messages }));
-    socket.once("error", reject);
-  });
-}
-
 /** The names of the actors registered (`@xstate.actor`) in `messages`. */
 const actorNames = (messages: readonly string[]) =>
   messages
@@ -46,7 +36,7 @@ describe("--inspect relay: a client that connects late", () => {
     const port = await freePort();
     const bridge = await startInspector(port);
     cleanups.push(() => bridge.stop());
-    const early = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    const early = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => early.socket.terminate());
     home = tempHome();
     home.write(
@@ -89,7 +79,7 @@ describe("--inspect relay: a client that connects late", () => {
     );
     expect(early.messages.length).toBeGreaterThan(200);
     expect(actorNames(early.messages.slice(-200))).not.toContain("gateway");
-    const late = await open(port);
+    const late = await openInspectorClient(port);
     cleanups.push(() => late.socket.terminate());
     const lastSeen = early.messages.at(-1) as string;
     await vi.waitFor(() => expect(late.messages).toContain(lastSeen), { timeout: 10_000, interval: 50 });

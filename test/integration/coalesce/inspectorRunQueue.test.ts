@@ -1,13 +1,13 @@
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { WebSocket } from "ws";
 import { stringify } from "yaml";
 import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort, postJson } from "../../helpers/http.js";
+import { openInspectorClient } from "../../helpers/inspectorClient.js";
 
 /**
  * The run queue as the inspector shows it: the `runs` actor's context holds the queue, and the root's
@@ -29,16 +29,6 @@ afterEach(async () => {
   home = undefined;
 });
 
-function open(port: number): Promise<{ socket: WebSocket; messages: string[] }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}`);
-    const messages: string[] = [];
-    socket.on("message", (data) => messages.push(data.toString()));
-    socket.once("open", () => resolve({ socket, messages }));
-    socket.once("error", reject);
-  });
-}
-
 interface RootSnapshot {
   type: string;
   sessionId: string;
@@ -52,7 +42,7 @@ describe("--inspect: the run queue", () => {
     const port = await freePort();
     const bridge = await startInspector(port);
     cleanups.push(() => bridge.stop());
-    const client = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    const client = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => client.socket.terminate());
     home = tempHome();
     const dir = home.dir;

@@ -1,6 +1,5 @@
 import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { WebSocket } from "ws";
 import { createActor, createMachine } from "xstate";
 import { stringify } from "yaml";
 import { startInspector } from "../../../src/actors/inspector.js";
@@ -8,6 +7,7 @@ import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort, postJson } from "../../helpers/http.js";
+import { openInspectorClient } from "../../helpers/inspectorClient.js";
 
 /**
  * `--inspect` relays the gateway's inspection events on 127.0.0.1. A coalescing group's context holds its
@@ -17,18 +17,6 @@ import { freePort, postJson } from "../../helpers/http.js";
  */
 const SECRET = "route-secret-for-inspector-7f3a";
 const GLOBAL_SECRET = "global-secret-for-inspector-9c1e";
-
-/** Opens a raw WebSocket; resolves with its messages so far (a live array) or rejects with the refusal. */
-function open(port: number, origin?: string): Promise<{ socket: WebSocket; messages: string[] }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}`, origin === undefined ? {} : { origin });
-    const messages: string[] = [];
-    socket.on("message", (data) => messages.push(data.toString()));
-    socket.once("open", () => resolve({ socket, messages }));
-    socket.once("unexpected-response", (_req, res) => reject(new Error(`refused: ${res.statusCode}`)));
-    socket.once("error", reject);
-  });
-}
 
 let home: TempHome | undefined;
 let gateway: Gateway | undefined;
@@ -46,7 +34,7 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     const port = await freePort();
     const bridge = await startInspector(port);
     cleanups.push(() => bridge.stop());
-    const client = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    const client = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => client.socket.terminate());
     home = tempHome();
     home.write(
@@ -89,7 +77,7 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     const port = await freePort();
     const bridge = await startInspector(port);
     cleanups.push(() => bridge.stop());
-    const client = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    const client = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => client.socket.terminate());
     home = tempHome();
     home.write(
@@ -132,12 +120,15 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     const port = await freePort();
     const bridge = await startInspector(port);
     cleanups.push(() => bridge.stop());
-    await vi.waitFor(() => open(port).then((c) => c.socket.terminate()), { timeout: 5000, interval: 50 });
-    await expect(open(port, "https://evil.example")).rejects.toThrow("refused: 401");
-    await expect(open(port, "http://127.0.0.1.evil.example")).rejects.toThrow("refused: 401");
-    const own = await open(port, `http://127.0.0.1:${port}`);
+    await vi.waitFor(() => openInspectorClient(port).then((c) => c.socket.terminate()), {
+      timeout: 5000,
+      interval: 50,
+    });
+    await expect(openInspectorClient(port, "https://evil.example")).rejects.toThrow("refused: 401");
+    await expect(openInspectorClient(port, "http://127.0.0.1.evil.example")).rejects.toThrow("refused: 401");
+    const own = await openInspectorClient(port, `http://127.0.0.1:${port}`);
     own.socket.terminate();
-    const local = await open(port, `http://localhost:${port}`);
+    const local = await openInspectorClient(port, `http://localhost:${port}`);
     local.socket.terminate();
   });
 
@@ -149,7 +140,7 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     const onUncaught = (err: unknown) => thrown.push(err);
     process.on("uncaughtException", onUncaught);
     cleanups.push(() => process.off("uncaughtException", onUncaught));
-    const watcher = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    const watcher = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => watcher.socket.terminate());
     // A handshake, then a text frame a client must mask but does not: ws's receiver refuses it.
     const { connect } = await import("node:net");
@@ -177,9 +168,9 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     const port = await freePort();
     const bridge = await startInspector(port);
     cleanups.push(() => bridge.stop());
-    const watcher = await vi.waitFor(() => open(port), { timeout: 5000, interval: 50 });
+    const watcher = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => watcher.socket.terminate());
-    const forger = await open(port);
+    const forger = await openInspectorClient(port);
     cleanups.push(() => forger.socket.terminate());
     const forged = JSON.stringify({ type: "@xstate.actor", sessionId: "x:99", name: "forged-actor-3c7d" });
     forger.socket.send(forged);
@@ -191,7 +182,7 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
       interval: 20,
     });
     expect(watcher.messages.join("\n")).not.toContain("forged-actor-3c7d");
-    const late = await open(port);
+    const late = await openInspectorClient(port);
     cleanups.push(() => late.socket.terminate());
     await vi.waitFor(() => expect(late.messages.join("\n")).toContain("real-actor-6b1a"), {
       timeout: 5000,
