@@ -1,4 +1,5 @@
 import type { wrapLanguageModel } from "ai";
+import { NESTED_TOO_DEEP, scanJsonText } from "../streams/jsonNumbers.js";
 import type { ProviderModel } from "./retry.js";
 
 /** The provider-level prompt and middleware (`@ai-sdk/provider` is not a direct dependency). */
@@ -111,10 +112,12 @@ export function deepArgumentsMiddleware(refuse: (toolCallId: string) => void): M
 
 /** Whether a call's arguments text is JSON nested too deep (text that is not JSON is the SDK's to refuse). */
 function tooDeep(input: string): boolean {
-  // Fewer brackets than that cannot nest so deep: most calls are not parsed a second time.
+  // Fewer brackets than that cannot nest so deep; a deeper text is parsed only to tell JSON from not.
   if (input.length <= MAX_ARGUMENT_DEPTH * 2) return false;
+  if ((scanJsonText(input, MAX_ARGUMENT_DEPTH) & NESTED_TOO_DEEP) === 0) return false;
   try {
-    return nestedDeeperThan(JSON.parse(input), MAX_ARGUMENT_DEPTH);
+    JSON.parse(input);
+    return true;
   } catch {
     return false;
   }
