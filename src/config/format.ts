@@ -240,6 +240,9 @@ const OTHER_TOOLS_AGENT_KEYS: Readonly<Record<string, string>> = {
   concurrency: "write max_concurrent_runs",
 };
 
+const FOUND_FROM_METADATA =
+  "svc finds the authorization server from the MCP server's metadata (RFC 9728, then RFC 8414): remove it";
+
 /**
  * Keys of Claude Code's and Gemini CLI's `oauth` mapping pasted into an MCP server's `oauth`, too far from
  * svc's for a did-you-mean: what svc reads instead (`clientId`, `scopes`, `redirectUri` are near misses).
@@ -247,12 +250,9 @@ const OTHER_TOOLS_AGENT_KEYS: Readonly<Record<string, string>> = {
 const OTHER_CLIENTS_OAUTH_KEYS: Readonly<Record<string, string>> = {
   callbackPort:
     "write redirect_uri: http://localhost:<port>/callback (the callback registered with the client), or redirect_port: <port> for http://127.0.0.1:<port>/callback",
-  authServerMetadataUrl:
-    "svc finds the authorization server from the MCP server's metadata (RFC 9728, then RFC 8414): remove it",
-  authorizationUrl:
-    "svc finds the authorization server from the MCP server's metadata (RFC 9728, then RFC 8414): remove it",
-  tokenUrl:
-    "svc finds the authorization server from the MCP server's metadata (RFC 9728, then RFC 8414): remove it",
+  authServerMetadataUrl: FOUND_FROM_METADATA,
+  authorizationUrl: FOUND_FROM_METADATA,
+  tokenUrl: FOUND_FROM_METADATA,
   enabled: "auth: oauth beside oauth turns the login on: remove it",
 };
 
