@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { processAlive, processStartTime, processStat } from "./processAlive.js";
 
@@ -23,10 +23,18 @@ function runsAs(pid: number, start: string | undefined): boolean {
   return stat !== undefined && stat.state !== "Z" && stat.startTime === start;
 }
 
+/** Where a note is written before it is renamed to its group's name: `.<pgid>.tmp`. */
+const notePath = (dir: string, pgid: number) => join(dir, `.${pgid}.tmp`);
+const TEMP_NOTE = /^\.(\d+)\.tmp$/;
+
 /**
  * Notes each agent process group this process leads in `dir`, one file per group (`<pgid>`: the leader's
  * start time, then this process's pid and start time), removed when the group is stopped. A gateway
  * killed with SIGKILL cannot stop its agents; the next start stops what it left (`stopOrphanGroups`).
+ * A note is written whole under a temporary name and renamed: a gateway killed while writing it would
+ * otherwise leave an empty file under the group's name, and the next start could not tell the group's
+ * leader from a reused pid, so it would leave the agent running. No fsync: the note only serves while the
+ * machine runs (a machine that went down took the group with it).
  */
 export function processGroupFiles(dir: string): ProcessGroups {
   const owner = `${process.pid} ${processStartTime(process.pid) ?? "-"}`;
@@ -37,9 +45,9 @@ export function processGroupFiles(dir: string): ProcessGroups {
         if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 });
         made = true;
         const label = notRunAgain === undefined ? "" : ` ${notRunAgain}`;
-        writeFileSync(join(dir, String(pid)), `${processStartTime(pid) ?? "-"} ${owner}${label}\n`, {
-          mode: 0o600,
-        });
+        const temp = notePath(dir, pid);
+        writeFileSync(temp, `${processStartTime(pid) ?? "-"} ${owner}${label}\n`, { mode: 0o600 });
+        renameSync(temp, join(dir, String(pid)));
       } catch {
         // Only the clean-up after a SIGKILL needs it: the run goes on without.
       }
@@ -47,6 +55,7 @@ export function processGroupFiles(dir: string): ProcessGroups {
     ended(pid) {
       try {
         rmSync(join(dir, String(pid)), { force: true });
+        rmSync(notePath(dir, pid), { force: true });
       } catch {
         // A note left behind names a group that is gone: the next start finds no such process.
       }
@@ -59,7 +68,8 @@ export function processGroupFiles(dir: string): ProcessGroups {
  * recorded finished and run again now, so the old copy must not go on beside the new one. A group whose
  * noting process still runs (another `svc` command) is left alone; so is one whose leader is not the
  * process noted (its pid reused). Returns how many were stopped; `onNotRunAgain` is told the name of each
- * stopped group whose run is not journaled (a scheduled cron run: it does not run again).
+ * stopped group whose run is not journaled (a scheduled cron run: it does not run again). A whole note still
+ * under its temporary name (the gateway was killed between writing and renaming it) counts as well.
  */
 export function stopOrphanGroups(dir: string, onNotRunAgain?: (name: string) => void): number {
   let names: string[];
@@ -78,9 +88,15 @@ export function stopOrphanGroups(dir: string, onNotRunAgain?: (name: string) => 
       continue;
     }
     const [start, ownerPid, ownerStart, notRunAgain] = noted;
+    // Part of a note: one another svc command is writing under its temporary name right now (a note under
+    // its group's name is always whole; a part of one there can only be forgotten).
+    if (ownerStart === undefined) {
+      if (!TEMP_NOTE.test(name)) rmSync(file, { force: true });
+      continue;
+    }
     if (runsAs(Number(ownerPid), ownerStart) || (ownerStart === "-" && processAlive(Number(ownerPid))))
       continue;
-    const pgid = Number(name);
+    const pgid = Number(TEMP_NOTE.exec(name)?.[1] ?? name);
     if (runsAs(pgid, start)) {
       try {
         process.kill(-pgid, "SIGKILL");

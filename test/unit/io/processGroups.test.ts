@@ -1,5 +1,13 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -102,6 +110,36 @@ describe("agent process groups left by a gateway that is gone", () => {
     noteFromGoneOwner(dir, other, "1");
     expect(stopOrphanGroups(dir)).toBe(0);
     expect(running(other)).toBe(true);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("stops the group of a whole note still under its temporary name (the gateway was killed before renaming it)", async () => {
+    const dir = groupsDir();
+    const orphan = leader();
+    noteFromGoneOwner(dir, orphan);
+    renameSync(join(dir, String(orphan)), join(dir, `.${orphan}.tmp`));
+    expect(stopOrphanGroups(dir)).toBe(1);
+    await expect.poll(() => running(orphan)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("leaves alone the part of a note another svc command is writing, and the group it names", () => {
+    const dir = groupsDir();
+    const ours = leader();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `.${ours}.tmp`), `${processStartTime(ours)} `);
+    expect(stopOrphanGroups(dir)).toBe(0);
+    expect(running(ours)).toBe(true);
+    expect(readdirSync(dir)).toEqual([`.${ours}.tmp`]);
+  });
+
+  it("writes a note under the group's name only whole, and leaves no temporary file", () => {
+    const dir = groupsDir();
+    const groups = processGroupFiles(dir);
+    const pid = leader();
+    groups.started(pid);
+    expect(readdirSync(dir)).toEqual([String(pid)]);
+    groups.ended(pid);
     expect(readdirSync(dir)).toEqual([]);
   });
 });
