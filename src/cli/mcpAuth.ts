@@ -20,6 +20,7 @@ import { oauthEntryOf } from "../io/oauth/settings.js";
 import { newProfileTypo } from "../io/profiles.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
+import { logoutServer } from "./mcp/logout.js";
 import { noOauthServersProblem, oauthTargetProblem } from "./mcp/oauthTarget.js";
 
 /** Questions to the person running the command; `ask` resolves undefined when stdin is closed. */
@@ -169,7 +170,7 @@ function handlerCommand(): string[] {
   return [...home, process.execPath, ...process.execArgv, process.argv[1] ?? "svc"];
 }
 
-/** `svc mcp login|reauth|install`: attached to the `mcp` command group. */
+/** `svc mcp login|reauth|logout|install`: attached to the `mcp` command group. */
 export function registerMcpAuthCommands(mcp: Command): void {
   mcp
     .command("login <server>")
@@ -234,6 +235,15 @@ export function registerMcpAuthCommands(mcp: Command): void {
         }
       }
       if (failed > 0) process.exitCode = 1;
+    });
+
+  mcp
+    .command("logout <server>")
+    .description("forget a server's saved login, revoking it at its authorization server")
+    .option("--local", "only remove the saved tokens; do not revoke them")
+    .option("--profile <name>", "profile whose tokens to forget")
+    .action(async (server: string, opts: { local?: boolean; profile?: string }) => {
+      await logoutServer(pathsFor(opts.profile), server, opts.local === true);
     });
 
   mcp
