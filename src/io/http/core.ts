@@ -208,12 +208,13 @@ const ANSWER_UNKNOWN_ROUTE: HeadAnswer = { outcome: UNKNOWN_ROUTE, close: true }
 // HEAD too, as health checkers send it; the adapters write no body for HEAD.
 const ANSWER_HEALTH: HeadAnswer = { outcome: HEALTH, close: false };
 const ANSWER_HEALTH_METHOD: HeadAnswer = { outcome: HEALTH_METHOD_NOT_ALLOWED, close: false };
-const ANSWER_METHOD: HeadAnswer = { outcome: METHOD_NOT_ALLOWED, close: false };
 
 /**
- * The answer the head alone decides (framing, endpoint, method), or the webhook route it names. Pure:
- * an ingress thread answers with it at once too, so a client that half-closes after its request (uWS
- * drops an answer that comes after the client's FIN) gets these answers on every thread count.
+ * The answer the head alone decides (framing, endpoint, method on `/health`), or the webhook route it
+ * names, whatever the method: whether another method than POST is 405 or 404 depends on the route
+ * (`createRequestHandler`). Pure: an ingress thread answers with it at once too, so a client that
+ * half-closes after its request (uWS drops an answer that comes after the client's FIN) gets these
+ * answers on every thread count.
  */
 export function headAnswer(
   head: RequestHead,
@@ -227,7 +228,6 @@ export function headAnswer(
   if (target.kind === "unknown_route") return ANSWER_UNKNOWN_ROUTE;
   if (target.kind === "health")
     return head.method === "GET" || head.method === "HEAD" ? ANSWER_HEALTH : ANSWER_HEALTH_METHOD;
-  if (head.method !== "POST") return ANSWER_METHOD;
   return target;
 }
 
@@ -252,6 +252,12 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
       receivedAt,
     };
     const admitted = core.pipeline.admit(headOnly);
+    if (head.method !== "POST") {
+      // Spec 4.2: the route lookup comes first, so a name that is no route (or another profile's) is
+      // 404 whatever the method; a route that exists answers another method 405 (RFC 9110 §15.5.6).
+      const found = admitted.outcome === undefined || admitted.outcome === PAYLOAD_TOO_LARGE;
+      return found ? reply(METHOD_NOT_ALLOWED, false) : reply(admitted.outcome, true);
+    }
     if (admitted.outcome !== undefined) return reply(admitted.outcome, true);
     body.read(core.maxBodyBytes(), (received) => {
       if (received === "too_large") return reply(PAYLOAD_TOO_LARGE, true);

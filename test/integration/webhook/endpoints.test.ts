@@ -54,6 +54,23 @@ describe.each(HTTP_SERVERS)("HTTP endpoints (spec 4.1, 2.7, 7) on the %s server"
     });
   });
 
+  it("the route is looked up before the method is judged: another method on a name that is no route is 404, on a route 405", async () => {
+    for (const method of ["GET", "PUT", "DELETE", "OPTIONS"]) {
+      const body = method === "GET" ? {} : { body: "{}" };
+      expect(await request(gw.url("/webhooks/missing"), { method, ...body }), method).toMatchObject({
+        status: 404,
+        body: { error: "Unknown route" },
+      });
+      const res = await request(gw.url("/webhooks/open"), { method, ...body });
+      expect(res, method).toMatchObject({ status: 405, body: { error: "Method not allowed" } });
+      expect(res.headers.get("allow"), method).toBe("POST");
+    }
+    const head = await fetch(gw.url("/webhooks/missing"), { method: "HEAD" });
+    expect(head.status).toBe(404);
+    expect(head.headers.get("allow")).toBeNull();
+    expect(await head.text()).toBe("");
+  });
+
   it("an unknown route is 404 Unknown route", async () => {
     expect(await postJson(gw.url("/webhooks/missing"), {})).toMatchObject({
       status: 404,

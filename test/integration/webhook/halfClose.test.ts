@@ -42,7 +42,6 @@ describe.each(HTTP_SERVERS)("a client that half-closes after its request, on the
       ["GET /health HTTP/1.1\r\nHost: x\r\n\r\n", 200],
       ["HEAD /health HTTP/1.1\r\nHost: x\r\n\r\n", 200],
       ["POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405],
-      ["GET /webhooks/open HTTP/1.1\r\nHost: x\r\n\r\n", 405],
       ["POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 404],
       ["POST /webhooks/a/b HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 404],
     ];
@@ -54,8 +53,12 @@ describe.each(HTTP_SERVERS)("a client that half-closes after its request, on the
   });
 
   it.skipIf(http === "uws-threads")(
-    "on one thread, also an answer the pipeline decides while the request is read (401)",
+    "on one thread, also an answer the route lookup or the pipeline decides while the request is read (405, 401)",
     async () => {
+      // Another method than POST is 405 on a route, 404 on a name that is no route: the route table
+      // decides, which lives on the main thread only.
+      const wrongMethod = "GET /webhooks/open HTTP/1.1\r\nHost: x\r\n\r\n";
+      expect(statusOf(await sendAndHalfClose(gw.gateway.port, wrongMethod))).toBe(405);
       const bytes = "POST /webhooks/signed HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
       expect(statusOf(await sendAndHalfClose(gw.gateway.port, bytes))).toBe(401);
     },

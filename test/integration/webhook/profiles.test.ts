@@ -8,7 +8,7 @@ import {
   waitForRun,
   webhookConfig,
 } from "../../helpers/gateway.js";
-import { postJson } from "../../helpers/http.js";
+import { postJson, request } from "../../helpers/http.js";
 
 const SECRET = "profile-secret";
 const UNKNOWN = { status: 404, body: { error: "Unknown route" } };
@@ -59,6 +59,15 @@ describe("profile-prefixed routing (spec 4.1, 5 rule 3) with gateway.multiplex_p
 
   it("the mismatch is decided before auth: an unsigned probe gets the same 404, not a 401", async () => {
     expect(await postJson(gw.url("/p/home/webhooks/work_only"), {})).toMatchObject(UNKNOWN);
+  });
+
+  it("and before the method: a GET under another profile is the same 404, under its own the route's 405", async () => {
+    expect(await request(gw.url("/p/home/webhooks/work_only"))).toMatchObject(UNKNOWN);
+    expect(await request(gw.url("/webhooks/work_only"))).toMatchObject(UNKNOWN);
+    expect(await request(gw.url("/p/work/webhooks/work_only"))).toMatchObject({
+      status: 405,
+      body: { error: "Method not allowed" },
+    });
   });
 
   it("a route bound to default answers like an unbound one; the profile segment is compared exactly, after percent-decoding", async () => {
