@@ -253,7 +253,7 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
     };
     const admitted = core.pipeline.admit(headOnly);
     if (head.method !== "POST") {
-      // Spec 4.2: the route lookup comes first, so a name that is no route (or another profile's) is
+      // The route lookup comes first, so a name that is no route (or another profile's) is
       // 404 whatever the method; a route that exists answers another method 405 (RFC 9110 §15.5.6).
       const found = admitted.outcome === undefined || admitted.outcome === PAYLOAD_TOO_LARGE;
       return found ? reply(METHOD_NOT_ALLOWED, false) : reply(admitted.outcome, true);
