@@ -3,7 +3,6 @@ import { isPublicKeySecret, verifiesEd25519, whpkKey } from "./publicKeySignatur
 import {
   type AuthResult,
   BASE64,
-  BASE64_KEY,
   checkHexHmac,
   checkTimestamp,
   equalDigests,
@@ -63,6 +62,21 @@ function token(value: string | null, secret: string): AuthResult {
 }
 
 /**
+ * Base64 as the reference libraries (standardwebhooks, svix: @stablelib/base64) decode a secret: base64
+ * characters of any count, then at most two `=`. A character left over after the last group of four adds
+ * no byte (`topsecret` is the key of `topsecre`), as there and in `Buffer.from(_, "base64")`.
+ */
+const LIBRARY_BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** The key `encoded` decodes to as a Standard Webhooks secret; undefined when it is no base64 or no byte. */
+function decodedKey(encoded: string): Buffer | undefined {
+  if (!LIBRARY_BASE64.test(encoded)) return undefined;
+  const key = Buffer.from(encoded, "base64");
+  // No empty key (`A` encodes no byte): an HMAC keyed with nothing is one anyone can compute.
+  return key.length > 0 ? key : undefined;
+}
+
+/**
  * The HMAC keys a Standard Webhooks secret may stand for. A `whsec_` secret is, by the Standard Webhooks
  * specification, the base64 of the key: only the decoded bytes verify (as in the reference libraries,
  * standardwebhooks and svix), never the UTF-8 text of the whole string, and a `whsec_` secret that is
@@ -71,10 +85,7 @@ function token(value: string | null, secret: string): AuthResult {
  */
 /** The key a `whsec_` secret encodes (base64, padded or not); undefined when it encodes none. */
 export function whsecKey(secret: string): Buffer | undefined {
-  const encoded = secret.slice("whsec_".length);
-  return secret.startsWith("whsec_") && encoded.length > 0 && BASE64_KEY.test(encoded)
-    ? Buffer.from(encoded, "base64")
-    : undefined;
+  return secret.startsWith("whsec_") ? decodedKey(secret.slice("whsec_".length)) : undefined;
 }
 
 function standardWebhooksKeys(secret: string): Buffer[] {
@@ -82,8 +93,9 @@ function standardWebhooksKeys(secret: string): Buffer[] {
     const key = whsecKey(secret);
     return key === undefined ? [] : [key];
   }
-  const keys = [Buffer.from(secret, "utf8")];
-  if (BASE64_KEY.test(secret)) keys.unshift(Buffer.from(secret, "base64"));
+  const keys: Buffer[] = [Buffer.from(secret, "utf8")];
+  const decoded = decodedKey(secret);
+  if (decoded !== undefined) keys.unshift(decoded);
   return keys;
 }
 

@@ -26,6 +26,9 @@ describe("authentication (spec 5) with the real signing libraries", () => {
           sw: { secret: WHSEC },
           swunpadded: { secret: WHSEC_UNPADDED },
           swraw: { secret: "plain-standard-secret" },
+          // Base64 characters whose count leaves one over (9): the libraries sign with the first 8's bytes.
+          swodd: { secret: "topsecret" },
+          swoddwhsec: { secret: `${WHSEC}x` },
           vector: { secret: githubVector.secret },
           legacy: {},
           legacy2: {},
@@ -112,6 +115,40 @@ describe("authentication (spec 5) with the real signing libraries", () => {
         "svix-signature": svix,
       }),
     ).toMatchObject({ status: 202 });
+  });
+
+  it("Standard Webhooks and Svix: a secret whose base64 leaves one character over verifies as the libraries sign with it", async () => {
+    const body = JSON.stringify({ type: "invoice.paid" });
+    const at = new Date(gw.clock.now());
+    for (const [route, secret] of [
+      ["swodd", "topsecret"],
+      ["swoddwhsec", `${WHSEC}x`],
+    ] as const) {
+      const standard = new StandardWebhook(secret).sign(`msg_${route}`, at, body);
+      expect(
+        await post(route, body, {
+          "webhook-id": `msg_${route}`,
+          "webhook-timestamp": String(nowSeconds()),
+          "webhook-signature": standard,
+        }),
+      ).toMatchObject({ status: 202 });
+      const svix = new SvixWebhook(secret).sign(`msg_${route}_svix`, at, body);
+      expect(
+        await post(route, body, {
+          "svix-id": `msg_${route}_svix`,
+          "svix-timestamp": String(nowSeconds()),
+          "svix-signature": svix,
+        }),
+      ).toMatchObject({ status: 202 });
+      const other = new StandardWebhook("othersecret").sign(`msg_${route}_other`, at, body);
+      expect(
+        await post(route, body, {
+          "webhook-id": `msg_${route}_other`,
+          "webhook-timestamp": String(nowSeconds()),
+          "webhook-signature": other,
+        }),
+      ).toMatchObject({ status: 401 });
+    }
   });
 
   it("Standard Webhooks: several space-separated signatures, one valid, pass; none valid is 401", async () => {

@@ -186,7 +186,41 @@ describe("Standard Webhooks (webhook-* and svix-* headers)", () => {
       "webhook-signature": new StandardWebhook(bare).sign("msg_bare", new Date(NOW * 1000), body),
     };
     expect(check(headers, body, bare).ok).toBe(true);
-    expect(check(headers, body, `${bare}x`).ok).toBe(false);
+    // Another key: two characters more are a byte more (one more character alone adds no byte, below).
+    expect(check(headers, body, `${bare}xy`).ok).toBe(false);
+  });
+
+  it("decodes a secret's base64 as the reference libraries do: any count of characters (one left over adds no byte), up to two '='", () => {
+    const BASE64_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".split("");
+    const body = '{"type":"x"}';
+    const date = new Date(NOW * 1000);
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...BASE64_CHARS), { minLength: 4, maxLength: 64 }),
+        fc.constantFrom("", "=", "=="),
+        fc.boolean(),
+        (chars, padding, prefixed) => {
+          const secret = `${prefixed ? "whsec_" : ""}${chars.join("")}${padding}`;
+          for (const [signer, prefix] of [
+            [new StandardWebhook(secret), "webhook-"],
+            [new SvixWebhook(secret), "svix-"],
+          ] as const) {
+            const headers = {
+              [`${prefix}id`]: "msg_lib",
+              [`${prefix}timestamp`]: String(NOW),
+              [`${prefix}signature`]: signer.sign("msg_lib", date, body),
+            };
+            expect(check(headers, body, secret)).toEqual({ ok: true, scheme: "standard_webhooks" });
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // A single character encodes no byte: no empty key (an HMAC anyone can compute) comes of it.
+    const emptyKey = `v1,${createHmac("sha256", Buffer.alloc(0)).update(`msg_e.${NOW}.${body}`).digest("base64")}`;
+    const sent = { "webhook-id": "msg_e", "webhook-timestamp": String(NOW), "webhook-signature": emptyKey };
+    for (const secret of ["whsec_A", "whsec_A=", "whsec_A=="])
+      expect(check(sent, body, secret).ok).toBe(false);
   });
 
   it("with a whsec_ secret, accepts only the base64-decoded key (standardwebhooks, svix), never the UTF-8 text of the whole string", () => {
