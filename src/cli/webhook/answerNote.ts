@@ -1,3 +1,5 @@
+import type { LoadedConfig } from "../../config/load.js";
+import { settingKey } from "../../config/sections/webhook.js";
 import type { LocalAnswer } from "../../io/localHttp.js";
 import { terminalText } from "../../io/terminalText.js";
 import { shellWord } from "./checks.js";
@@ -22,4 +24,20 @@ export function failedDeliveryNote(
   return terminalText(
     `Note: the gateway could not deliver ${name}'s message to ${route.deliver}; the answer gives no reason (a sender must not see the platform's error), the gateway's log does${grep}\n`,
   );
+}
+
+/**
+ * The note after a `413 Payload too large`: the body's size and the limit it passed, which the answer does
+ * not say, and the setting that raises it. Nothing when the body is within the configured limit (the
+ * gateway at that address runs with another one).
+ */
+export function tooLargeNote(
+  answer: Pick<LocalAnswer, "status">,
+  bodyBytes: number,
+  loaded: Pick<LoadedConfig, "config" | "paths">,
+  what: string,
+): string | undefined {
+  const webhook = loaded.config.platforms.webhook;
+  if (answer.status !== 413 || bodyBytes <= webhook.max_body_bytes) return undefined;
+  return `Note: ${what} is ${bodyBytes} bytes, over ${settingKey(webhook, "max_body_bytes")} (${webhook.max_body_bytes}) — raise it in ${loaded.paths.config} and reload the gateway (SIGHUP) or restart it\n`;
 }
