@@ -75,7 +75,7 @@ export function logRouteHint(name: string, record: Subscription): string {
 }
 
 /** A key as the shell reads it back: quoted when it holds anything but plain characters. */
-function shellWord(word: string): string {
+export function shellWord(word: string): string {
   return /^[\w.,:@%+=/-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 

@@ -14,6 +14,7 @@ import { storedDeliveryId } from "../../streams/deliveryId.js";
 import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
+import { failedDeliveryNote, tooLargeNote } from "./answerNote.js";
 import { configWithEnabledNote } from "./config.js";
 import { noListener, PORT_ZERO, unreachableHint } from "./listener.js";
 import { meantSubscription } from "./meantSubscription.js";
@@ -187,4 +188,14 @@ export async function redeliver(asked: string, options: { route?: string; port?:
     ),
   );
   if (response.status >= 400) process.exitCode = 1;
+  const failed = failedDeliveryNote(
+    response,
+    storedDeliveryId(newId),
+    route,
+    target.route,
+    loaded.paths.gatewayLog,
+  );
+  if (failed !== undefined) process.stderr.write(failed);
+  const tooLarge = tooLargeNote(response, payload.length, loaded, "the recorded body");
+  if (tooLarge !== undefined) process.stderr.write(tooLarge);
 }

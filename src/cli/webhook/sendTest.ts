@@ -3,8 +3,10 @@ import { SvcError } from "../../errors.js";
 import { runningPid } from "../../io/gatewayState.js";
 import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
 import { terminalText } from "../../io/terminalText.js";
+import { resolveDeliveryId } from "../../streams/deliveryId.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
+import { failedDeliveryNote, tooLargeNote } from "./answerNote.js";
 import { configWithEnabledNote } from "./config.js";
 import { noListener, PORT_ZERO, unreachableHint } from "./listener.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
@@ -127,6 +129,16 @@ export async function sendTest(
     terminalText(`POST ${url}\n${response.status} ${response.statusText}\n${response.text}\n`),
   );
   if (response.status >= 400) process.exitCode = 1;
+  const failed = failedDeliveryNote(
+    response,
+    resolveDeliveryId(headers),
+    name,
+    target.route,
+    loaded.paths.gatewayLog,
+  );
+  if (failed !== undefined) process.stderr.write(failed);
+  const tooLarge = tooLargeNote(response, Buffer.byteLength(body), loaded, "the test event's body");
+  if (tooLarge !== undefined) process.stderr.write(tooLarge);
   // No gateway of this SVC_HOME runs, yet something answered "unknown route" or "invalid signature": a
   // gateway of another SVC_HOME (started from another shell), which knows neither this subscription nor
   // its secret. (With state.backend: redis, gateways of other homes serve the shared subscriptions.)

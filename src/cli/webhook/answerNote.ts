@@ -1,0 +1,43 @@
+import type { LoadedConfig } from "../../config/load.js";
+import { settingKey } from "../../config/sections/webhook.js";
+import type { LocalAnswer } from "../../io/localHttp.js";
+import { terminalText } from "../../io/terminalText.js";
+import { shellWord } from "./checks.js";
+import type { AnsweringRoute } from "./postToGateway.js";
+
+/**
+ * The note `svc webhook test` and `redeliver` write after a failed direct delivery: the gateway answers it
+ * `502 Delivery failed` and gives the reason only in its log (a sender must not learn a platform's error),
+ * so the note says where to read it, with the delivery ID its lines carry (a redelivery's holds the
+ * sender's ID: its control and bidi characters are shown escaped, as `deliveries` shows them).
+ */
+export function failedDeliveryNote(
+  answer: Pick<LocalAnswer, "status">,
+  deliveryId: string | undefined,
+  name: string,
+  route: Pick<AnsweringRoute, "deliver" | "deliver_only">,
+  gatewayLog: string,
+): string | undefined {
+  if (answer.status !== 502 || route.deliver_only !== true) return undefined;
+  const grep =
+    deliveryId === undefined ? "" : `: grep -F -- ${shellWord(deliveryId)} ${shellWord(gatewayLog)}`;
+  return terminalText(
+    `Note: the gateway could not deliver ${name}'s message to ${route.deliver}; the answer gives no reason (a sender must not see the platform's error), the gateway's log does${grep}\n`,
+  );
+}
+
+/**
+ * The note after a `413 Payload too large`: the body's size and the limit it passed, which the answer does
+ * not say, and the setting that raises it. Nothing when the body is within the configured limit (the
+ * gateway at that address runs with another one).
+ */
+export function tooLargeNote(
+  answer: Pick<LocalAnswer, "status">,
+  bodyBytes: number,
+  loaded: Pick<LoadedConfig, "config" | "paths">,
+  what: string,
+): string | undefined {
+  const webhook = loaded.config.platforms.webhook;
+  if (answer.status !== 413 || bodyBytes <= webhook.max_body_bytes) return undefined;
+  return `Note: ${what} is ${bodyBytes} bytes, over ${settingKey(webhook, "max_body_bytes")} (${webhook.max_body_bytes}) — raise it in ${loaded.paths.config} and reload the gateway (SIGHUP) or restart it\n`;
+}
