@@ -25,8 +25,15 @@ export function executableProblem(file: string, path = process.env.PATH ?? ""): 
     const problem = programFileProblem(resolve(file));
     return problem === undefined ? undefined : `${JSON.stringify(file)} ${problem}`;
   }
+  return programOnPath(file, path) === undefined
+    ? `${JSON.stringify(file)} was not found on PATH`
+    : undefined;
+}
+
+/** Where a process start finds the program `file` (a name without `/`) in the directories of `path`, if anywhere. */
+export function programOnPath(file: string, path: string): string | undefined {
   for (const dir of path.split(delimiter)) {
-    if (dir !== "" && programFileProblem(join(dir, file)) === undefined) return undefined;
+    if (dir !== "" && programFileProblem(join(dir, file)) === undefined) return join(dir, file);
   }
-  return `${JSON.stringify(file)} was not found on PATH`;
+  return undefined;
 }

@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { execFileSync } from "node:child_process";
+import { dirname, resolve } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
 import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/approvals.js";
@@ -45,6 +46,32 @@ describe("stdio servers (real subprocess)", () => {
     expect((await h.settled("noexec")).lastError).toBe(
       `mcp_servers.noexec: command is not an executable file: ${script} — make it executable (chmod +x) or set command to its interpreter and args to the script`,
     );
+  });
+
+  it("a command the entry's env.PATH leaves out names that PATH (which replaces the gateway's) and the fix", async () => {
+    // Where a shell finds node on the gateway's own PATH, found independently of svc's lookup.
+    const node = execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim();
+    const h = hub(ctx.home, {
+      // The server's own directories written as its PATH, without the gateway's: node is not among them.
+      custom: entry({ command: "node", args: [STDIO_FIXTURE], env: { PATH: "/opt/svc-test-no-such-bin" } }),
+      nowhere: entry({ command: "no-such-mcp-server-xyz", env: { PATH: "/opt/svc-test-no-such-bin" } }),
+    });
+    expect((await h.settled("custom")).lastError).toBe(
+      `mcp_servers.custom: command not found: node — it was looked up in the entry's env.PATH (/opt/svc-test-no-such-bin), which replaces the gateway's PATH for the server process, and the gateway's PATH has it as ${node}: add ${dirname(node)} to env.PATH (PATH: "/opt/svc-test-no-such-bin:\${PATH}" keeps the gateway's directories), or write command: ${node}`,
+    );
+    expect((await h.settled("nowhere")).lastError).toBe(
+      "mcp_servers.nowhere: command not found: no-such-mcp-server-xyz — it was looked up in the entry's env.PATH (/opt/svc-test-no-such-bin), which replaces the gateway's PATH for the server process — check command and env.PATH",
+    );
+    // The fix it names works: the gateway's directories kept after the entry's own.
+    const fixed = hub(ctx.home, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      custom: entry({
+        command: "node",
+        args: [STDIO_FIXTURE],
+        env: { PATH: "/opt/svc-test-no-such-bin:${PATH}" },
+      }),
+    });
+    expect((await fixed.settled("custom")).state).toBe("connected");
   });
 
   it("a server that writes a banner and log lines on stdout still connects and answers calls", async () => {
