@@ -1,4 +1,4 @@
-import { delimiter, dirname, isAbsolute } from "node:path";
+import { delimiter, dirname, isAbsolute, resolve } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { flowItem } from "../../config/format.js";
@@ -6,7 +6,7 @@ import { type InterpolationScope, keptAsWrittenHint } from "../../config/interpo
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../credentials.js";
-import { executableProblem, programOnPath } from "../executable.js";
+import { executableProblem, missingInterpreter, programOnPath } from "../executable.js";
 import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint } from "./eras.js";
@@ -310,6 +310,19 @@ function entryPathHint(program: string, entryPath: string): string {
   return `${where}, and the gateway's PATH has it as ${gateway}: add ${dirname(gateway)} to env.PATH (PATH: "${entryPath}${delimiter}\${PATH}" keeps the gateway's directories), or write command: ${gateway}`;
 }
 
+/**
+ * A command the system reported as not found although its file is there (a path, or found on the PATH it
+ * was looked up in): what is missing is its interpreter or loader (`missingInterpreter`). Undefined when the
+ * file is not there, so "not found" is right.
+ */
+function interpreterProblem(command: string, entryPath?: string): string | undefined {
+  const file = command.includes("/")
+    ? resolve(command)
+    : programOnPath(command, entryPath ?? process.env.PATH ?? "");
+  if (file === undefined || executableProblem(file) !== undefined) return undefined;
+  return missingInterpreter(file);
+}
+
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
 function scoped(
   name: string,
@@ -326,9 +339,12 @@ function scoped(
   const own = ownErrorInSseStream(name, err);
   if (own !== undefined) return own;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
+    const interpreter = interpreterProblem(command, rendered?.env.PATH);
     return new SvcError(
       "mcp_connect",
-      `mcp_servers.${name}: command not found: ${command} — ${notFoundHint(command, undefined, rendered?.env.PATH)}`,
+      interpreter === undefined
+        ? `mcp_servers.${name}: command not found: ${command} — ${notFoundHint(command, undefined, rendered?.env.PATH)}`
+        : `mcp_servers.${name}: command could not be started: ${command} — ${interpreter}`,
       { cause: err },
     );
   }

@@ -74,6 +74,28 @@ describe("stdio servers (real subprocess)", () => {
     expect((await fixed.settled("custom")).state).toBe("connected");
   });
 
+  it("a script that is there but whose #! interpreter is not (another machine's path, a CRLF first line) says so, not 'command not found'", async () => {
+    const moved = ctx.home.write("moved.sh", "#!/opt/svc-test-no-such/python3 -u\nprint(1)\n", 0o755);
+    // Saved with Windows line endings: the system looks for an interpreter named "/bin/sh\r".
+    const crlf = ctx.home.write("crlf.sh", "#!/bin/sh\r\nexec true\r\n", 0o755);
+    const h = hub(ctx.home, {
+      moved: entry({ command: moved }),
+      crlf: entry({ command: crlf }),
+      // Found on the entry's own PATH: the same reason, not the PATH.
+      onpath: entry({ command: "moved.sh", env: { PATH: dirname(moved) } }),
+    });
+    const interpreter = `${moved} exists, but the interpreter its #! line names, /opt/svc-test-no-such/python3, is not on this machine — install it, or correct the #! line (#!/usr/bin/env <name> finds it on PATH)`;
+    expect((await h.settled("moved")).lastError).toBe(
+      `mcp_servers.moved: command could not be started: ${moved} — ${interpreter}`,
+    );
+    expect((await h.settled("onpath")).lastError).toBe(
+      `mcp_servers.onpath: command could not be started: moved.sh — ${interpreter}`,
+    );
+    expect((await h.settled("crlf")).lastError).toBe(
+      `mcp_servers.crlf: command could not be started: ${crlf} — ${crlf} exists, but its first line ends with a carriage return (the file was saved with Windows line endings), so the system looks for an interpreter named "/bin/sh\\r" — save it with Unix line endings (dos2unix ${crlf})`,
+    );
+  });
+
   it("a server that writes a banner and log lines on stdout still connects and answers calls", async () => {
     const h = hub(ctx.home, { noisy: stdioEntry("legacy", {}, ["--noisy"]) });
     expect((await h.settled("noisy")).state).toBe("connected");
