@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, openSync, readSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 
 /** Why the file at `path` cannot be started as a program, or undefined when it can. */
@@ -38,13 +38,8 @@ export function programOnPath(file: string, path: string): string | undefined {
   return undefined;
 }
 
-/**
- * Why a program file that exists and may be executed still could not be started (the system said "no such
- * file"): the interpreter its `#!` line names is missing — a path from another machine, or `#!/bin/sh` with
- * the carriage return of a file saved with Windows line endings — or, for a binary, its loader (a build for
- * another system). Undefined when the file cannot be read, or when the interpreter it names is there.
- */
-export function missingInterpreter(file: string): string | undefined {
+/** The `#!` line of a script (its text up to the first line feed, a carriage return kept), or undefined. */
+function scriptFirstLine(file: string): string | undefined {
   const head = Buffer.alloc(256);
   let length: number;
   try {
@@ -58,12 +53,36 @@ export function missingInterpreter(file: string): string | undefined {
     return undefined;
   }
   const text = head.subarray(0, length).toString("latin1");
-  if (!text.startsWith("#!"))
+  return text.startsWith("#!") ? (text.split("\n", 1)[0] as string) : undefined;
+}
+
+/**
+ * A script whose `#!` line ends in a carriage return (saved with Windows line endings): the system, or
+ * `/usr/bin/env`, looks for an interpreter whose name ends in it, which no machine has.
+ */
+export function crlfScript(file: string): boolean {
+  return scriptFirstLine(file)?.endsWith("\r") === true;
+}
+
+/** What to do about a script saved with Windows line endings (`crlfScript`). */
+export function crlfScriptFix(file: string): string {
+  return `save it with Unix line endings (dos2unix ${file})`;
+}
+
+/**
+ * Why a program file that exists and may be executed still could not be started (the system said "no such
+ * file"): the interpreter its `#!` line names is missing — a path from another machine, or `#!/bin/sh` with
+ * the carriage return of a file saved with Windows line endings — or, for a binary, its loader (a build for
+ * another system). Undefined when the file cannot be read, or when the interpreter it names is there.
+ */
+export function missingInterpreter(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  const line = scriptFirstLine(file);
+  if (line === undefined)
     return `${file} exists, but the system found no loader for it (a program built for another system or architecture?)`;
-  const line = text.split("\n", 1)[0] as string;
   const interpreter = line.slice(2).trim().split(/\s+/)[0] ?? "";
   if (line.endsWith("\r"))
-    return `${file} exists, but its first line ends with a carriage return (the file was saved with Windows line endings), so the system looks for an interpreter named "${interpreter}\\r" — save it with Unix line endings (dos2unix ${file})`;
+    return `${file} exists, but its first line ends with a carriage return (the file was saved with Windows line endings), so the system looks for an interpreter named "${interpreter}\\r" — ${crlfScriptFix(file)}`;
   // An interpreter that is there failed for a reason of its own (itself a script whose interpreter is missing).
   if (programFileProblem(interpreter) === undefined) return undefined;
   return `${file} exists, but the interpreter its #! line names, ${interpreter}, is not on this machine — install it, or correct the #! line (#!/usr/bin/env <name> finds it on PATH)`;

@@ -6,7 +6,13 @@ import { type InterpolationScope, keptAsWrittenHint } from "../../config/interpo
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../credentials.js";
-import { executableProblem, missingInterpreter, programOnPath } from "../executable.js";
+import {
+  crlfScript,
+  crlfScriptFix,
+  executableProblem,
+  missingInterpreter,
+  programOnPath,
+} from "../executable.js";
 import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint } from "./eras.js";
@@ -323,6 +329,19 @@ function interpreterProblem(command: string, entryPath?: string): string | undef
   return missingInterpreter(file);
 }
 
+/**
+ * A script whose `#!/usr/bin/env node` line ends in a carriage return (saved with Windows line endings): env
+ * starts, finds no program named `node\r` and exits 127 — say why, since its stderr shows only the name.
+ */
+function crlfInterpreterHint(child: ChildReport, command?: string, entryPath?: string): string {
+  if (child.exit !== "code 127" || command === undefined) return "";
+  const file = command.includes("/")
+    ? resolve(command)
+    : programOnPath(command, entryPath ?? process.env.PATH ?? "");
+  if (file === undefined || !crlfScript(file)) return "";
+  return ` — ${file}'s first line ends with a carriage return (the file was saved with Windows line endings), so its interpreter's name ends with one too: ${crlfScriptFix(file)}`;
+}
+
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
 function scoped(
   name: string,
@@ -362,7 +381,7 @@ function scoped(
   if (child !== undefined && /Connection closed/i.test(describeTransportError(err))) {
     return new SvcError(
       "mcp_connect",
-      `mcp_servers.${name}: the server process ${child.exit === undefined ? "closed the connection" : `exited (${child.exit})`} before the MCP handshake finished — ${stderrTail(child)}`,
+      `mcp_servers.${name}: the server process ${child.exit === undefined ? "closed the connection" : `exited (${child.exit})`} before the MCP handshake finished — ${stderrTail(child)}${crlfInterpreterHint(child, command, rendered?.env.PATH)}`,
       { cause: err },
     );
   }

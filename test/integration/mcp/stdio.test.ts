@@ -96,6 +96,19 @@ describe("stdio servers (real subprocess)", () => {
     );
   });
 
+  it("a #!/usr/bin/env script saved with Windows line endings (env exits 127 finding no 'node\\r') is named with the fix", async () => {
+    const script = ctx.home.write("server.js", "#!/usr/bin/env node\r\nconsole.log(1)\r\n", 0o755);
+    const h = hub(ctx.home, { crlf: entry({ command: script }) });
+    const { lastError } = await h.settled("crlf");
+    // The exit and env's own stderr lines as before (their quoting is env's), then why the name ends in a CR.
+    expect(lastError).toMatch(
+      /^mcp_servers\.crlf: the server process exited \(code 127\) before the MCP handshake finished — its stderr: /,
+    );
+    expect(lastError).toContain(
+      ` — ${script}'s first line ends with a carriage return (the file was saved with Windows line endings), so its interpreter's name ends with one too: save it with Unix line endings (dos2unix ${script})`,
+    );
+  });
+
   it("a server that writes a banner and log lines on stdout still connects and answers calls", async () => {
     const h = hub(ctx.home, { noisy: stdioEntry("legacy", {}, ["--noisy"]) });
     expect((await h.settled("noisy")).state).toBe("connected");
