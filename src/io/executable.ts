@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 
 /** Why the file at `path` cannot be started as a program, or undefined when it can. */
@@ -25,8 +25,65 @@ export function executableProblem(file: string, path = process.env.PATH ?? ""): 
     const problem = programFileProblem(resolve(file));
     return problem === undefined ? undefined : `${JSON.stringify(file)} ${problem}`;
   }
+  return programOnPath(file, path) === undefined
+    ? `${JSON.stringify(file)} was not found on PATH`
+    : undefined;
+}
+
+/** Where a process start finds the program `file` (a name without `/`) in the directories of `path`, if anywhere. */
+export function programOnPath(file: string, path: string): string | undefined {
   for (const dir of path.split(delimiter)) {
-    if (dir !== "" && programFileProblem(join(dir, file)) === undefined) return undefined;
+    if (dir !== "" && programFileProblem(join(dir, file)) === undefined) return join(dir, file);
   }
-  return `${JSON.stringify(file)} was not found on PATH`;
+  return undefined;
+}
+
+/** The `#!` line of a script (its text up to the first line feed, a carriage return kept), or undefined. */
+function scriptFirstLine(file: string): string | undefined {
+  const head = Buffer.alloc(256);
+  let length: number;
+  try {
+    const fd = openSync(file, "r");
+    try {
+      length = readSync(fd, head, 0, head.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  const text = head.subarray(0, length).toString("latin1");
+  return text.startsWith("#!") ? (text.split("\n", 1)[0] as string) : undefined;
+}
+
+/**
+ * A script whose `#!` line ends in a carriage return (saved with Windows line endings): the system, or
+ * `/usr/bin/env`, looks for an interpreter whose name ends in it, which no machine has.
+ */
+export function crlfScript(file: string): boolean {
+  return scriptFirstLine(file)?.endsWith("\r") === true;
+}
+
+/** What to do about a script saved with Windows line endings (`crlfScript`). */
+export function crlfScriptFix(file: string): string {
+  return `save it with Unix line endings (dos2unix ${file})`;
+}
+
+/**
+ * Why a program file that exists and may be executed still could not be started (the system said "no such
+ * file"): the interpreter its `#!` line names is missing — a path from another machine, or `#!/bin/sh` with
+ * the carriage return of a file saved with Windows line endings — or, for a binary, its loader (a build for
+ * another system). Undefined when the file cannot be read, or when the interpreter it names is there.
+ */
+export function missingInterpreter(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  const line = scriptFirstLine(file);
+  if (line === undefined)
+    return `${file} exists, but the system found no loader for it (a program built for another system or architecture?)`;
+  const interpreter = line.slice(2).trim().split(/\s+/)[0] ?? "";
+  if (line.endsWith("\r"))
+    return `${file} exists, but its first line ends with a carriage return (the file was saved with Windows line endings), so the system looks for an interpreter named "${interpreter}\\r" — ${crlfScriptFix(file)}`;
+  // An interpreter that is there failed for a reason of its own (itself a script whose interpreter is missing).
+  if (programFileProblem(interpreter) === undefined) return undefined;
+  return `${file} exists, but the interpreter its #! line names, ${interpreter}, is not on this machine — install it, or correct the #! line (#!/usr/bin/env <name> finds it on PATH)`;
 }

@@ -1,4 +1,4 @@
-import { isAbsolute } from "node:path";
+import { delimiter, dirname, isAbsolute, resolve } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { flowItem } from "../../config/format.js";
@@ -6,7 +6,13 @@ import { type InterpolationScope, keptAsWrittenHint } from "../../config/interpo
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../credentials.js";
-import { executableProblem } from "../executable.js";
+import {
+  crlfScript,
+  crlfScriptFix,
+  executableProblem,
+  missingInterpreter,
+  programOnPath,
+} from "../executable.js";
 import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint } from "./eras.js";
@@ -132,7 +138,7 @@ export async function connectServer(
         return session;
       })
       .catch((err: unknown) => {
-        throw hide(scoped(name, err, rendered.command, undefined, child));
+        throw hide(scoped(name, err, rendered.command, undefined, child, undefined, undefined, rendered));
       });
   }
   const tls = createTlsFetch(name, rendered);
@@ -274,7 +280,7 @@ function describeExit(child: ChildReport, when?: string): string | undefined {
  * A whole command line written into `command` (as some clients' configs and install links do) is looked up
  * as one program name: when its first word is a program, say how to split it.
  */
-export function notFoundHint(command: string, cwd: string = process.cwd()): string {
+export function notFoundHint(command: string, cwd: string = process.cwd(), entryPath?: string): string {
   // An unset variable keeps its literal text: the command looked up was `${NODE_BIN}`.
   const unset = keptAsWrittenHint(command, "command was run");
   if (unset !== undefined) return unset;
@@ -287,13 +293,53 @@ export function notFoundHint(command: string, cwd: string = process.cwd()): stri
     program !== undefined &&
     rest.length > 0 &&
     !/["'\\]/.test(command) &&
-    executableProblem(program) === undefined;
+    executableProblem(program, entryPath ?? process.env.PATH ?? "") === undefined;
   // `./server.sh`: no PATH lookup, the path is taken from the gateway's working directory, not config.yaml's.
   if (!found && rest.length === 0 && program?.includes("/") === true && !isAbsolute(program))
     return `a relative command is taken from the working directory (${cwd}), where there is no such file — write its absolute path (or ~/...)`;
+  if (!found && entryPath !== undefined && rest.length === 0 && program?.includes("/") === false)
+    return entryPathHint(program, entryPath);
   if (!found) return "check command (and PATH)";
   // Each entry as YAML reads it back: `@scope/server` quoted (a plain YAML value cannot start with @).
   return `command is the program alone: write command: ${flowItem(program)} and args: [${rest.map(flowItem).join(", ")}]`;
+}
+
+/**
+ * `env: {PATH: ...}` replaces the gateway's PATH for the server process, and the program is looked up in it
+ * (as `env PATH=... program` does): a PATH written without the gateway's directories loses a program (`node`,
+ * `npx`) the gateway itself finds, which "check command (and PATH)" would not explain.
+ */
+function entryPathHint(program: string, entryPath: string): string {
+  const where = `it was looked up in the entry's env.PATH (${entryPath}), which replaces the gateway's PATH for the server process`;
+  const gateway = programOnPath(program, process.env.PATH ?? "");
+  if (gateway === undefined) return `${where} — check command and env.PATH`;
+  return `${where}, and the gateway's PATH has it as ${gateway}: add ${dirname(gateway)} to env.PATH (PATH: "${entryPath}${delimiter}\${PATH}" keeps the gateway's directories), or write command: ${gateway}`;
+}
+
+/**
+ * A command the system reported as not found although its file is there (a path, or found on the PATH it
+ * was looked up in): what is missing is its interpreter or loader (`missingInterpreter`). Undefined when the
+ * file is not there, so "not found" is right.
+ */
+function interpreterProblem(command: string, entryPath?: string): string | undefined {
+  const file = command.includes("/")
+    ? resolve(command)
+    : programOnPath(command, entryPath ?? process.env.PATH ?? "");
+  if (file === undefined || executableProblem(file) !== undefined) return undefined;
+  return missingInterpreter(file);
+}
+
+/**
+ * A script whose `#!/usr/bin/env node` line ends in a carriage return (saved with Windows line endings): env
+ * starts, finds no program named `node\r` and exits 127 — say why, since its stderr shows only the name.
+ */
+function crlfInterpreterHint(child: ChildReport, command?: string, entryPath?: string): string {
+  if (child.exit !== "code 127" || command === undefined) return "";
+  const file = command.includes("/")
+    ? resolve(command)
+    : programOnPath(command, entryPath ?? process.env.PATH ?? "");
+  if (file === undefined || !crlfScript(file)) return "";
+  return ` — ${file}'s first line ends with a carriage return (the file was saved with Windows line endings), so its interpreter's name ends with one too: ${crlfScriptFix(file)}`;
 }
 
 /** Our own errors pass through; others get the server name and their causes ("fetch failed" says little). */
@@ -305,15 +351,19 @@ function scoped(
   child?: ChildReport,
   kind?: "stdio" | "http" | "sse",
   authorization: SentAuthorization = { kind: "none" },
-  remote?: McpServerEntry,
+  /** The rendered entry: a remote one's url and TLS settings, a stdio one's env.PATH. */
+  rendered?: McpServerEntry,
 ): unknown {
   if (err instanceof SvcError) return err;
   const own = ownErrorInSseStream(name, err);
   if (own !== undefined) return own;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
+    const interpreter = interpreterProblem(command, rendered?.env.PATH);
     return new SvcError(
       "mcp_connect",
-      `mcp_servers.${name}: command not found: ${command} — ${notFoundHint(command)}`,
+      interpreter === undefined
+        ? `mcp_servers.${name}: command not found: ${command} — ${notFoundHint(command, undefined, rendered?.env.PATH)}`
+        : `mcp_servers.${name}: command could not be started: ${command} — ${interpreter}`,
       { cause: err },
     );
   }
@@ -331,7 +381,7 @@ function scoped(
   if (child !== undefined && /Connection closed/i.test(describeTransportError(err))) {
     return new SvcError(
       "mcp_connect",
-      `mcp_servers.${name}: the server process ${child.exit === undefined ? "closed the connection" : `exited (${child.exit})`} before the MCP handshake finished — ${stderrTail(child)}`,
+      `mcp_servers.${name}: the server process ${child.exit === undefined ? "closed the connection" : `exited (${child.exit})`} before the MCP handshake finished — ${stderrTail(child)}${crlfInterpreterHint(child, command, rendered?.env.PATH)}`,
       { cause: err },
     );
   }
@@ -340,9 +390,9 @@ function scoped(
   const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
   if (status !== undefined) {
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, authorization);
-    text += wrongEndpointHint(status, kind, remote?.url);
-  } else if (remote !== undefined) {
-    text += tlsHint(name, text, remote) || blockedPortHint(name, text) || endpointOriginHint(name, text);
+    text += wrongEndpointHint(status, kind, rendered?.url);
+  } else if (rendered?.url !== undefined) {
+    text += tlsHint(name, text, rendered) || blockedPortHint(name, text) || endpointOriginHint(name, text);
   }
   text += unsupportedVersionHint(text);
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });

@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { execFileSync } from "node:child_process";
+import { dirname, resolve } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
 import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/approvals.js";
@@ -44,6 +45,67 @@ describe("stdio servers (real subprocess)", () => {
     );
     expect((await h.settled("noexec")).lastError).toBe(
       `mcp_servers.noexec: command is not an executable file: ${script} — make it executable (chmod +x) or set command to its interpreter and args to the script`,
+    );
+  });
+
+  it("a command the entry's env.PATH leaves out names that PATH (which replaces the gateway's) and the fix", async () => {
+    // Where a shell finds node on the gateway's own PATH, found independently of svc's lookup.
+    const node = execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim();
+    const h = hub(ctx.home, {
+      // The server's own directories written as its PATH, without the gateway's: node is not among them.
+      custom: entry({ command: "node", args: [STDIO_FIXTURE], env: { PATH: "/opt/svc-test-no-such-bin" } }),
+      nowhere: entry({ command: "no-such-mcp-server-xyz", env: { PATH: "/opt/svc-test-no-such-bin" } }),
+    });
+    expect((await h.settled("custom")).lastError).toBe(
+      `mcp_servers.custom: command not found: node — it was looked up in the entry's env.PATH (/opt/svc-test-no-such-bin), which replaces the gateway's PATH for the server process, and the gateway's PATH has it as ${node}: add ${dirname(node)} to env.PATH (PATH: "/opt/svc-test-no-such-bin:\${PATH}" keeps the gateway's directories), or write command: ${node}`,
+    );
+    expect((await h.settled("nowhere")).lastError).toBe(
+      "mcp_servers.nowhere: command not found: no-such-mcp-server-xyz — it was looked up in the entry's env.PATH (/opt/svc-test-no-such-bin), which replaces the gateway's PATH for the server process — check command and env.PATH",
+    );
+    // The fix it names works: the gateway's directories kept after the entry's own.
+    const fixed = hub(ctx.home, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      custom: entry({
+        command: "node",
+        args: [STDIO_FIXTURE],
+        env: { PATH: "/opt/svc-test-no-such-bin:${PATH}" },
+      }),
+    });
+    expect((await fixed.settled("custom")).state).toBe("connected");
+  });
+
+  it("a script that is there but whose #! interpreter is not (another machine's path, a CRLF first line) says so, not 'command not found'", async () => {
+    const moved = ctx.home.write("moved.sh", "#!/opt/svc-test-no-such/python3 -u\nprint(1)\n", 0o755);
+    // Saved with Windows line endings: the system looks for an interpreter named "/bin/sh\r".
+    const crlf = ctx.home.write("crlf.sh", "#!/bin/sh\r\nexec true\r\n", 0o755);
+    const h = hub(ctx.home, {
+      moved: entry({ command: moved }),
+      crlf: entry({ command: crlf }),
+      // Found on the entry's own PATH: the same reason, not the PATH.
+      onpath: entry({ command: "moved.sh", env: { PATH: dirname(moved) } }),
+    });
+    const interpreter = `${moved} exists, but the interpreter its #! line names, /opt/svc-test-no-such/python3, is not on this machine — install it, or correct the #! line (#!/usr/bin/env <name> finds it on PATH)`;
+    expect((await h.settled("moved")).lastError).toBe(
+      `mcp_servers.moved: command could not be started: ${moved} — ${interpreter}`,
+    );
+    expect((await h.settled("onpath")).lastError).toBe(
+      `mcp_servers.onpath: command could not be started: moved.sh — ${interpreter}`,
+    );
+    expect((await h.settled("crlf")).lastError).toBe(
+      `mcp_servers.crlf: command could not be started: ${crlf} — ${crlf} exists, but its first line ends with a carriage return (the file was saved with Windows line endings), so the system looks for an interpreter named "/bin/sh\\r" — save it with Unix line endings (dos2unix ${crlf})`,
+    );
+  });
+
+  it("a #!/usr/bin/env script saved with Windows line endings (env exits 127 finding no 'node\\r') is named with the fix", async () => {
+    const script = ctx.home.write("server.js", "#!/usr/bin/env node\r\nconsole.log(1)\r\n", 0o755);
+    const h = hub(ctx.home, { crlf: entry({ command: script }) });
+    const { lastError } = await h.settled("crlf");
+    // The exit and env's own stderr lines as before (their quoting is env's), then why the name ends in a CR.
+    expect(lastError).toMatch(
+      /^mcp_servers\.crlf: the server process exited \(code 127\) before the MCP handshake finished — its stderr: /,
+    );
+    expect(lastError).toContain(
+      ` — ${script}'s first line ends with a carriage return (the file was saved with Windows line endings), so its interpreter's name ends with one too: save it with Unix line endings (dos2unix ${script})`,
     );
   });
 
