@@ -1,4 +1,4 @@
-import { executableProblem } from "../io/executable.js";
+import { executableProblem, scriptInterpreterProblem } from "../io/executable.js";
 import type { Config } from "./schema.js";
 import { DEFAULT_BASE_URLS, modelBaseUrl } from "./sections/agent.js";
 import { CLIENT_SET_HEADERS, type McpServerEntry } from "./sections/mcp.js";
@@ -16,15 +16,21 @@ const AGENT_KEYS_USED: Record<string, readonly string[]> = {
 const AGENT_OPTIONAL_KEYS = ["command", "model", "base_url", "api_key", "system_prompt"] as const;
 
 /**
- * `agent.command` naming a program that is not there (`my-agnet`, a path to a file not installed yet): the
- * gateway starts, and every run fails with `spawn ... ENOENT`. Named at start, on reload and by `svc config
+ * `agent.command` naming a program that is not there (`my-agnet`, a path to a file not installed yet), or a
+ * script whose `#!` interpreter is not (another machine's path, a Windows line ending): the gateway starts,
+ * and every run fails with `spawn ... ENOENT`. Named at start, on reload and by `svc config
  * check`; a `${VAR}` in it that nothing sets is named by unsetPlatformVariables.ts instead.
  */
 function agentCommandWarning(config: Config, file: string): string | undefined {
   const program = config.agent.provider === "command" ? config.agent.command?.[0] : undefined;
   if (program === undefined || program.includes("${")) return undefined;
   const problem = executableProblem(program);
-  if (problem === undefined) return undefined;
+  if (problem === undefined) {
+    const script = scriptInterpreterProblem(program, process.env.PATH ?? "");
+    return script === undefined
+      ? undefined
+      : `[agent] ${file}: agent.command: every agent run fails to start: ${script}`;
+  }
   return `[agent] ${file}: agent.command: ${problem} — every agent run fails to start until it can be: write the absolute path of an executable file, or the name of one on the gateway's PATH`;
 }
 

@@ -87,3 +87,30 @@ export function missingInterpreter(file: string): string | undefined {
   if (programFileProblem(interpreter) === undefined) return undefined;
   return `${file} exists, but the interpreter its #! line names, ${interpreter}, is not on this machine — install it, or correct the #! line (#!/usr/bin/env <name> finds it on PATH)`;
 }
+
+/** The file a process start runs for `command`: a name with a `/` from `cwd`, any other name found on `path`. */
+export function programFile(command: string, path: string, cwd?: string): string | undefined {
+  return command.includes("/") ? resolve(cwd ?? ".", command) : programOnPath(command, path);
+}
+
+/**
+ * A command the system reported as not found (ENOENT) although its file is there and may be executed: what
+ * is missing is its interpreter or loader (`missingInterpreter`). Undefined when the file is not there, so
+ * "not found" is right.
+ */
+export function interpreterProblem(command: string, path: string, cwd?: string): string | undefined {
+  const file = programFile(command, path, cwd);
+  if (file === undefined || programFileProblem(file) !== undefined) return undefined;
+  return missingInterpreter(file);
+}
+
+/**
+ * Why the script `command` names cannot start although its file is there (its `#!` line names a missing
+ * interpreter, or ends in a carriage return): known before any start, unlike a binary's missing loader.
+ */
+export function scriptInterpreterProblem(command: string, path: string): string | undefined {
+  const file = programFile(command, path);
+  if (file === undefined || programFileProblem(file) !== undefined || scriptFirstLine(file) === undefined)
+    return undefined;
+  return missingInterpreter(file);
+}

@@ -1,3 +1,4 @@
+import { interpreterProblem } from "./executable.js";
 import type { ProcessGroups } from "./processGroups.js";
 
 export interface ProcessRequest {
@@ -132,8 +133,18 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
         : result.signal !== undefined
           ? `was killed by ${result.signal}${result.signalDescription ? ` (${result.signalDescription})` : ""}`
           : // Not started (ENOENT, EACCES): execa's shortMessage is two lines and starts with "Command".
-            `could not be started (${result.originalMessage ?? result.code ?? "no reason given"})`;
+            `could not be started (${notStartedReason(request, result.code) ?? result.originalMessage ?? result.code ?? "no reason given"})`;
     return { ok: false, why, stderr };
   }
   return { ok: true, stdout: typeof result.stdout === "string" ? result.stdout : "", stderr };
+}
+
+/**
+ * ENOENT for a program whose file is there: the system found no interpreter (a `#!` line naming one this
+ * machine lacks, or ending in the carriage return of a file saved with Windows line endings) or loader.
+ * The lookup is the start's: the request's PATH (`/usr/bin:/bin` without one), a path from its cwd.
+ */
+function notStartedReason(request: ProcessRequest, code: string | undefined): string | undefined {
+  if (code !== "ENOENT") return undefined;
+  return interpreterProblem(request.file, request.env.PATH ?? "/usr/bin:/bin", request.cwd);
 }

@@ -1,4 +1,4 @@
-import { delimiter, dirname, isAbsolute, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { flowItem } from "../../config/format.js";
@@ -10,7 +10,8 @@ import {
   crlfScript,
   crlfScriptFix,
   executableProblem,
-  missingInterpreter,
+  interpreterProblem,
+  programFile,
   programOnPath,
 } from "../executable.js";
 import { blockedPortHint } from "./blockedPort.js";
@@ -317,27 +318,12 @@ function entryPathHint(program: string, entryPath: string): string {
 }
 
 /**
- * A command the system reported as not found although its file is there (a path, or found on the PATH it
- * was looked up in): what is missing is its interpreter or loader (`missingInterpreter`). Undefined when the
- * file is not there, so "not found" is right.
- */
-function interpreterProblem(command: string, entryPath?: string): string | undefined {
-  const file = command.includes("/")
-    ? resolve(command)
-    : programOnPath(command, entryPath ?? process.env.PATH ?? "");
-  if (file === undefined || executableProblem(file) !== undefined) return undefined;
-  return missingInterpreter(file);
-}
-
-/**
  * A script whose `#!/usr/bin/env node` line ends in a carriage return (saved with Windows line endings): env
  * starts, finds no program named `node\r` and exits 127 — say why, since its stderr shows only the name.
  */
 function crlfInterpreterHint(child: ChildReport, command?: string, entryPath?: string): string {
   if (child.exit !== "code 127" || command === undefined) return "";
-  const file = command.includes("/")
-    ? resolve(command)
-    : programOnPath(command, entryPath ?? process.env.PATH ?? "");
+  const file = programFile(command, entryPath ?? process.env.PATH ?? "");
   if (file === undefined || !crlfScript(file)) return "";
   return ` — ${file}'s first line ends with a carriage return (the file was saved with Windows line endings), so its interpreter's name ends with one too: ${crlfScriptFix(file)}`;
 }
@@ -358,7 +344,7 @@ function scoped(
   const own = ownErrorInSseStream(name, err);
   if (own !== undefined) return own;
   if ((err as NodeJS.ErrnoException).code === "ENOENT" && command !== undefined) {
-    const interpreter = interpreterProblem(command, rendered?.env.PATH);
+    const interpreter = interpreterProblem(command, rendered?.env.PATH ?? process.env.PATH ?? "");
     return new SvcError(
       "mcp_connect",
       interpreter === undefined

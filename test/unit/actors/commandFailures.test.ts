@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commandRunner } from "../../../src/actors/agent/command.js";
 
@@ -42,5 +45,24 @@ describe("a command agent that fails", () => {
     expect(await failure("", 10_000, [missing])).toBe(
       `agent command could not be started (spawn ${missing} ENOENT)`,
     );
+  });
+
+  it("a script whose #! line cannot be followed: names the interpreter it lacks, or the Windows line ending, not ENOENT", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-agent-script-"));
+    try {
+      const crlf = join(dir, "crlf.sh");
+      writeFileSync(crlf, "#!/bin/sh\r\necho hi\r\n", { mode: 0o755 });
+      expect(await failure("", 10_000, [crlf])).toBe(
+        `agent command could not be started (${crlf} exists, but its first line ends with a carriage return (the file was saved with Windows line endings), so the system looks for an interpreter named "/bin/sh\\r" — save it with Unix line endings (dos2unix ${crlf}))`,
+      );
+      const moved = join(dir, "moved.sh");
+      writeFileSync(moved, "#!/opt/nowhere/bin/python9\nprint(1)\n");
+      chmodSync(moved, 0o755);
+      expect(await failure("", 10_000, [moved])).toBe(
+        `agent command could not be started (${moved} exists, but the interpreter its #! line names, /opt/nowhere/bin/python9, is not on this machine — install it, or correct the #! line (#!/usr/bin/env <name> finds it on PATH))`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -300,6 +300,24 @@ describe("a command agent's program that cannot be started is named (every run w
     }
   });
 
+  it("a script whose #! interpreter is missing, or whose #! line ends in a Windows carriage return", () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-agent-"));
+    try {
+      const moved = join(dir, "moved.sh");
+      writeFileSync(moved, "#!/opt/nowhere/bin/python9\n", { mode: 0o755 });
+      expect(command(moved)).toEqual([
+        `[agent] ${FILE}: agent.command: every agent run fails to start: ${moved} exists, but the interpreter its #! line names, /opt/nowhere/bin/python9, is not on this machine — install it, or correct the #! line (#!/usr/bin/env <name> finds it on PATH)`,
+      ]);
+      const crlf = join(dir, "crlf.sh");
+      writeFileSync(crlf, "#!/bin/sh\r\necho hi\r\n", { mode: 0o755 });
+      expect(command(crlf)[0]).toContain(
+        `${crlf} exists, but its first line ends with a carriage return (the file was saved with Windows line endings)`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a program found on PATH, or a ${VAR} (named as unset, if it is), is not", () => {
     expect(command("node")).toEqual([]);
     expect(command(`$` + "{AGENT_BIN}")[0]).toContain("is not set");
