@@ -31,6 +31,8 @@ export interface DynamicRoutesOptions {
   readonly hasGlobalSecret: () => boolean;
   /** What a subscription's keys leave without effect, logged on each load (see SubscriptionSourceOptions). */
   readonly routeWarnings?: (route: Route, name: string) => readonly string[];
+  /** Its script, cron job and `in_file` lists that are not there, logged after each load (see SubscriptionSourceOptions). */
+  readonly referenceWarnings?: (route: Route, name: string, where: string) => Promise<readonly string[]>;
   /** Redis: how often the revision counter is read (tests shorten it). */
   readonly pollMs?: number;
 }
@@ -40,12 +42,13 @@ export interface DynamicRoutesOptions {
  * instance shares (docs/durability.md), followed in the background on a connection of their own.
  */
 export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
-  const { state, logger, loopback, hasGlobalSecret, routeWarnings } = options;
+  const { state, logger, loopback, hasGlobalSecret, routeWarnings, referenceWarnings } = options;
   if (state.backend !== "redis") {
     const source = createSubscriptionSource(options.subscriptionsFile, logger, {
       loopback,
       hasGlobalSecret,
       ...(routeWarnings === undefined ? {} : { routeWarnings }),
+      ...(referenceWarnings === undefined ? {} : { referenceWarnings }),
     });
     return {
       source,
@@ -75,6 +78,7 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
         loopback,
         hasGlobalSecret,
         ...(routeWarnings === undefined ? {} : { routeWarnings }),
+        ...(referenceWarnings === undefined ? {} : { referenceWarnings }),
         ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
       });
       await followed.open();

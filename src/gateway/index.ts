@@ -36,7 +36,7 @@ import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
 import { answeredByRoute } from "./routeAnswers.js";
 import { createRoutes } from "./routes.js";
-import { servedSubscriptionWarnings } from "./routeWarnings.js";
+import { servedSubscriptionWarnings, subscriptionReferenceWarnings } from "./routeWarnings.js";
 import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
@@ -152,6 +152,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         (toolsets) => disabledServerToolsets(toolsets, loaded.config),
         (served) => routeTargetProblems(loaded.config, served),
       ),
+    // Not for a record a config.yaml route of its name shadows: that one is said not to be served at all.
+    // Looked for on a later turn: a load happens inside a request's route lookup, which reads no more files.
+    referenceWarnings: (route, name, where) =>
+      Object.hasOwn(loaded.config.platforms.webhook.routes, name)
+        ? Promise.resolve([])
+        : new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+            subscriptionReferenceWarnings(route, name, where, paths),
+          ),
   });
   const routes = createRoutes({
     config,

@@ -2,11 +2,15 @@ import { join } from "node:path";
 import { KNOWN_TOOLSETS, WEBHOOK_TOOLSET } from "../actors/agent/index.js";
 import { DEFAULT_WEBHOOK_TOOLSETS } from "../actors/agent/runner.js";
 import { skillNameProblem } from "../actors/agent/skills.js";
-import { missingReferenceWarnings } from "../actors/routeReferences.js";
+import {
+  missingReferenceWarnings,
+  type ReferenceDeps,
+  referenceWarnings,
+} from "../actors/routeReferences.js";
 import type { RouteTable } from "../actors/routes.js";
 import { BUILTIN_TOOLSETS } from "../agent/tools/index.js";
 import { nearMiss } from "../config/nearMiss.js";
-import { type SvcPaths, svcPaths } from "../config/paths.js";
+import { DEFAULT_PROFILE, type SvcPaths, svcPaths } from "../config/paths.js";
 import { type ProfileBindingOptions, profileBindingWarnings } from "../config/profileWarnings.js";
 import { secretCharacterWarnings } from "../config/secretWarnings.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
@@ -129,7 +133,6 @@ export function staticRouteWarnings(
   paths: SvcPaths,
   mcpServers: readonly string[],
 ): { readonly now: string[]; readonly references: Promise<string[]> } {
-  const profile = (name: string) => svcPaths(paths.home, name);
   return {
     now: [
       ...profileBindingWarnings(table.staticRoutes.values(), {
@@ -144,13 +147,35 @@ export function staticRouteWarnings(
       ...skillNameWarnings(table, paths.config),
       ...idleRouteKeyWarnings(table, paths.config),
     ],
-    references: missingReferenceWarnings(table, {
-      configFile: paths.config,
-      scriptsDir: (name) => profile(name).scripts,
-      profileRoot: (name) => profile(name).root,
-      cronStore: (name) => ({ store: cronStore(profile(name).cronJobs), path: profile(name).cronJobs }),
-    }),
+    references: missingReferenceWarnings(table, { configFile: paths.config, ...referenceDeps(paths) }),
   };
+}
+
+/** Where a profile's scripts, `in_file` lists and cron jobs are, for the reference checks. */
+function referenceDeps(paths: SvcPaths): Omit<ReferenceDeps, "configFile"> {
+  const profile = (name: string) => svcPaths(paths.home, name);
+  return {
+    scriptsDir: (name) => profile(name).scripts,
+    profileRoot: (name) => profile(name).root,
+    cronStore: (name) => ({ store: cronStore(profile(name).cronJobs), path: profile(name).cronJobs }),
+  };
+}
+
+/**
+ * A served subscription's `script`, `cron_job` and `in_file` lists that are not there (or cannot be used),
+ * said at each load of the store (`where`) as a config.yaml route's are at start: `<store>: <name>.script:
+ * nope.py — script not found ...`, the lines `svc config check` prints for it.
+ */
+export function subscriptionReferenceWarnings(
+  route: Route,
+  name: string,
+  where: string,
+  paths: SvcPaths,
+): Promise<string[]> {
+  return referenceWarnings(
+    [{ at: `${where}: ${name}`, route, profile: route.profile ?? DEFAULT_PROFILE }],
+    referenceDeps(paths),
+  );
 }
 
 /**

@@ -100,7 +100,16 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   const pid = subprocess.pid;
   if (pid !== undefined) request.groups?.started(pid, request.notRunAgain);
   let closePipes: ReturnType<typeof setTimeout> | undefined;
+  // The timeout ends the whole group (SIGTERM), as a cancel does: execa's own timeout signals only the
+  // process it started, so a shell script waiting on a foreground child (`sleep 600`) got nothing it could
+  // act on (its TERM trap runs once that child ends) until execa's SIGKILL 2 s later, and the answer waited.
+  let timedOut = false;
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    signalGroup(pid, "SIGTERM");
+  }, request.timeoutMs);
   subprocess.once("exit", () => {
+    clearTimeout(timeout);
     signalGroup(pid, "SIGKILL");
     if (pid !== undefined) request.groups?.ended(pid);
     closePipes = setTimeout(() => {
@@ -114,6 +123,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   request.signal?.addEventListener("abort", onCancel, { once: true });
   const result = await subprocess.finally(() => {
     request.signal?.removeEventListener("abort", onCancel);
+    clearTimeout(timeout);
     clearTimeout(closePipes);
   });
   const stderr = stderrTail;
@@ -121,7 +131,8 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   // "exited with code 1" would hide why.
   if (result.isMaxBuffer)
     return { ok: false, why: `standard output over ${describeBytes(maxBuffer)}`, stderr };
-  if (result.timedOut)
+  // Either timer may come first (execa's or the group's): the process killed by that SIGTERM timed out too.
+  if (result.timedOut || (timedOut && !result.isCanceled))
     return { ok: false, why: `timed out after ${request.timeoutMs} ms`, stderr, timedOut: true };
   if (result.isCanceled) return { ok: false, why: "canceled", stderr };
   if (result.failed) {

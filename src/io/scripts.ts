@@ -1,6 +1,12 @@
 import { realpath, stat } from "node:fs/promises";
 import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
-import { extendObject, parseJson, stringifyJson } from "../streams/jsonNumbers.js";
+import {
+  extendObject,
+  JsonTooDeep,
+  MAX_JSON_DEPTH,
+  parseJson,
+  stringifyJson,
+} from "../streams/jsonNumbers.js";
 import type { ScriptResult } from "../streams/stages/script.js";
 import { envValue } from "./envValue.js";
 import { minimalEnv, runProcess } from "./process.js";
@@ -87,6 +93,16 @@ export function interpreterFor(path: string): string {
   return ext === ".sh" || ext === ".bash" ? "bash" : "python3";
 }
 
+/** `text` (found nested too deep to parse as a payload) is a JSON object: JSON.parse takes any depth. */
+function isJsonObjectText(text: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed);
+  } catch {
+    return false;
+  }
+}
+
 /** Turns a script's stdout into the new payload, or the reason to ignore the event. */
 export function interpretScriptOutput(stdout: string, payload: Record<string, unknown>): ScriptResult {
   const text = stdout.trim();
@@ -95,7 +111,14 @@ export function interpretScriptOutput(stdout: string, payload: Record<string, un
   let parsed: unknown;
   try {
     parsed = parseJson(text);
-  } catch {
+  } catch (err) {
+    // A JSON object is the new payload (spec 2.4), never text: one nested deeper than a request body may
+    // be cannot be that payload either (rendering it would overflow the stack), so the event is ignored.
+    if (err instanceof JsonTooDeep && isJsonObjectText(text))
+      return {
+        kind: "ignore",
+        why: `standard output is a JSON object nested deeper than ${MAX_JSON_DEPTH} levels (the most a payload may nest)`,
+      };
     return { kind: "payload", payload: extendObject(payload, { script_output: text }) };
   }
   if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {

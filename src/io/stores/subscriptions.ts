@@ -207,6 +207,11 @@ export interface SubscriptionSourceOptions {
    * each load.
    */
   readonly routeWarnings?: (route: Route, name: string) => readonly string[];
+  /**
+   * A served subscription's script, cron job and `in_file` lists that are not there, looked for after each
+   * load (`where`: the store, as the log names it) and logged at WARN, as a config.yaml route's are at start.
+   */
+  readonly referenceWarnings?: (route: Route, name: string, where: string) => Promise<readonly string[]>;
 }
 
 /**
@@ -252,6 +257,12 @@ export function activeSubscriptions(
       continue;
     }
     loaded.set(name, parsed.value);
+    options.referenceWarnings?.(subscriptionRoute(parsed.value), name, where).then(
+      (warnings) => {
+        for (const warning of warnings) logger.warn(`[webhook] ${warning}`);
+      },
+      () => {},
+    );
   }
   return loaded;
 }

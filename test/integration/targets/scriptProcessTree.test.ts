@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   RECORDER_AGENT,
   recorderAgent,
@@ -26,6 +26,9 @@ beforeAll(async () => {
     files: {
       "agent/recorder.sh": RECORDER_AGENT,
       "scripts/slow.sh": 'cat >/dev/null\nsleep 600\necho \'{"title": "late"}\'\n',
+      // A TERM trap, as a script that cleans up sets: bash runs it only once its foreground child has ended.
+      "scripts/trap.sh":
+        "cat >/dev/null\ntrap 'echo trapped > trapped.txt; exit 0' TERM\nsleep 600\necho '{\"title\": \"late\"}'\n",
       "scripts/leaves-child.sh": 'cat >/dev/null\nsleep 600 &\necho \'{"title": "done"}\'\n',
       // The child leaves the group (setsid) and notes its pid once it has, keeping the output pipe open.
       "scripts/leaves-session.sh":
@@ -34,6 +37,7 @@ beforeAll(async () => {
     config: webhookConfig(
       {
         slow: { secret: OPEN, script: "slow.sh", prompt: "{title}" },
+        trap: { secret: OPEN, script: "trap.sh", prompt: "{title}" },
         leaves: { secret: OPEN, script: "leaves-child.sh", prompt: "{title}" },
         session: { secret: OPEN, script: "leaves-session.sh", prompt: "{title}" },
       },
@@ -58,6 +62,27 @@ describe("script timeout covers the script's children (spec 2.4)", () => {
   it("a timed-out script whose child still runs is answered ignored/script at the timeout, not when the child ends", async () => {
     const res = await postJson(gw.url("/webhooks/slow"), {});
     expect(res).toMatchObject({ status: 200, body: { status: "ignored", reason: "script" } });
+  }, 30_000);
+
+  it("the timeout sends SIGTERM to the whole group: a shell's TERM trap runs (its foreground child ends too), and the event is ignored as timed out", async () => {
+    // Before, only the shell got SIGTERM; waiting on `sleep 600` it never ran its trap, and was killed
+    // (SIGKILL) 2 s later with its child, the answer waiting for that.
+    const res = await postJson(gw.url("/webhooks/trap"), {});
+    expect(res).toMatchObject({ status: 200, body: { status: "ignored", reason: "script" } });
+    await vi.waitFor(
+      () => expect(readFileSync(join(gw.home.dir, "scripts", "trapped.txt"), "utf8")).toBe("trapped\n"),
+      { timeout: 10_000 },
+    );
+    // (bash reports its child's end on stderr: "Terminated", kept in the line.)
+    expect(
+      gw
+        .logs()
+        .some((l) =>
+          l.msg.startsWith(
+            "[webhook] trap: script ignored the event (timed out: it ran longer than script_timeout_seconds (1 s)",
+          ),
+        ),
+    ).toBe(true);
   }, 30_000);
 
   it("a script that exits but leaves a background child holding its output: its output is used at once", async () => {

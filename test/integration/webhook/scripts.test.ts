@@ -44,6 +44,9 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
         "scripts/crash.py":
           "import json, sys\nd = json.load(sys.stdin)\nprint('starting', file=sys.stderr)\nprint(d['no_such_key'])\n",
         "scripts/quiet_fail.sh": "cat >/dev/null\necho 'no repo in payload' >&2\n",
+        // A JSON object nested 600 deep: more than a payload may nest (512, as a request body).
+        "scripts/deep.py":
+          "import sys\nsys.stdin.read()\nprint('{\"title\": ' + '[' * 600 + ']' * 600 + '}')\n",
         "evil.sh": 'echo \'{"title": "escaped"}\'\n',
       },
       config: webhookConfig(
@@ -65,6 +68,7 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           crash: withScript("crash.py"),
           sibling: withScript("github/pr.py"),
           quiet_fail: withScript("quiet_fail.sh"),
+          deep: withScript("deep.py"),
         },
         // Long enough for python3 to start on a loaded machine (the timeout has its own gateway below).
         { script_timeout_seconds: 8, rate_limit: 1000 },
@@ -157,6 +161,15 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
         "[webhook] quiet_fail: script ignored the event (empty output; stderr: no repo in payload)",
       );
     });
+  });
+
+  it("a JSON object nested deeper than a payload may be is ignored (logged why), never taken as script_output text", async () => {
+    expect(await post("deep", { title: "t" })).toMatchObject(IGNORED);
+    await vi.waitFor(() =>
+      expect(gw.logs().map((l) => l.msg)).toContain(
+        "[webhook] deep: script ignored the event (standard output is a JSON object nested deeper than 512 levels (the most a payload may nest))",
+      ),
+    );
   });
 
   it("ignored events are logged with the reason", () => {

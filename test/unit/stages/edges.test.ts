@@ -13,6 +13,7 @@ import { endpointOf } from "../../../src/io/http/core.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { interpreterFor, interpretScriptOutput, resolveScript } from "../../../src/io/scripts.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { MAX_JSON_DEPTH } from "../../../src/streams/jsonNumbers.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 describe("endpointOf (spec 4.1 paths)", () => {
@@ -62,6 +63,25 @@ describe("script output (spec 2.4)", () => {
     expect(interpretScriptOutput('{"__svc_ignore__": false, "c": 1}', payload)).toEqual({
       kind: "payload",
       payload: { __svc_ignore__: false, c: 1 },
+    });
+  });
+  it("a JSON object nested past the payload's depth limit is ignored, not taken as script_output text", () => {
+    const deep = (n: number) => `{"a": ${"[".repeat(n)}${"]".repeat(n)}}`;
+    expect(interpretScriptOutput(deep(MAX_JSON_DEPTH - 1), payload).kind).toBe("payload");
+    expect(interpretScriptOutput(deep(MAX_JSON_DEPTH), payload)).toEqual({
+      kind: "ignore",
+      why: "standard output is a JSON object nested deeper than 512 levels (the most a payload may nest)",
+    });
+    // Text that is too deep but no JSON object (an array, broken JSON) stays other text output.
+    const array = `${"[".repeat(MAX_JSON_DEPTH + 1)}${"]".repeat(MAX_JSON_DEPTH + 1)}`;
+    expect(interpretScriptOutput(array, payload)).toEqual({
+      kind: "payload",
+      payload: { a: 1, script_output: array },
+    });
+    const broken = `{"a": ${"[".repeat(MAX_JSON_DEPTH + 1)}`;
+    expect(interpretScriptOutput(broken, payload)).toEqual({
+      kind: "payload",
+      payload: { a: 1, script_output: broken },
     });
   });
   it("interpreter by extension", () => {
