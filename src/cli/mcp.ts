@@ -17,6 +17,7 @@ import {
   transportKind,
   type UnattendedElicitation,
 } from "../config/sections/mcp.js";
+import { serverEntries, serverNames } from "../config/serverOrder.js";
 import { unusedMcpKeys } from "../config/unusedSettings.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
@@ -76,7 +77,7 @@ function cliHub(loaded: LoadedConfig, names: readonly string[], elicitation?: Un
   );
   const unknown = names.filter((n) => serverEntry(loaded, n) === undefined);
   if (unknown.length > 0) {
-    const known = Object.keys(loaded.config.mcp_servers);
+    const known = serverNames(loaded.config.mcp_servers);
     throw new SvcError(
       "usage",
       `no MCP server named "${unknown[0]}" in ${loaded.paths.config} (known: ${known.join(", ") || "none"})`,
@@ -117,7 +118,7 @@ function table(rows: string[][]): string {
 
 function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
   const scope = secretScope(loaded.paths);
-  return Object.entries(loaded.config.mcp_servers).map(([name, entry]) => {
+  return serverEntries(loaded.config.mcp_servers).map(([name, entry]) => {
     const cache = readSchemaCache(loaded.paths.mcpCache, name, entry);
     // What the gateway would register from it: the filters apply, utility tools count, a name a server
     // listed earlier takes does not; a disabled server registers nothing, whatever an earlier connect cached.

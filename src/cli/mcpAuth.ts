@@ -5,6 +5,7 @@ import { type LoginFlow, runLogin } from "../actors/oauth/runLogin.js";
 import { startSystem } from "../actors/system.js";
 import { loadConfig, secretScope } from "../config/load.js";
 import { profileFlag, type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
+import { serverEntries } from "../config/serverOrder.js";
 import { describeError, SvcError } from "../errors.js";
 import { redactCredentials } from "../io/credentials.js";
 import {
@@ -64,7 +65,7 @@ interface ServerRef {
 function oauthServers(paths: SvcPaths): ServerRef[] {
   const load = loadConfig({ home: paths.home });
   const scope = secretScope(paths);
-  return Object.entries(load.config.mcp_servers)
+  return serverEntries(load.config.mcp_servers)
     .filter(([, e]) => e.auth === "oauth" && e.enabled)
     .map(([name, entry]) => ({ name, entry: () => renderEntry(name, { ...entry, headers: {} }, scope) }));
 }

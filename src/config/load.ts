@@ -3,6 +3,8 @@ import { dirname, resolve } from "node:path";
 import { parse as parseEnv } from "dotenv";
 import {
   type Document,
+  isMap,
+  isScalar,
   isSeq,
   LineCounter,
   parseDocument,
@@ -22,6 +24,7 @@ import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 import { noteSecretAsWritten, noteShadowedRoutes } from "./sections/webhook.js";
+import { withWrittenOrder } from "./serverOrder.js";
 import {
   colonInValueHint,
   textAfterQuoteHint,
@@ -317,7 +320,16 @@ export function yamlSyntaxProblem(
 }
 
 /** config.yaml's value, and whether it held nothing at all (`blank`). */
-function readYaml(file: string): { value: unknown; blank: boolean } {
+/** The names of `mcp_servers` as the document writes them, in its order (prepareConfigDocument kept each key's text). */
+function writtenServerOrder(doc: Document): string[] | undefined {
+  const servers = doc.get("mcp_servers", true);
+  if (!isMap(servers)) return undefined;
+  return servers.items
+    .map((pair) => (isScalar(pair.key) ? String(pair.key.value) : String(pair.key)))
+    .filter((name) => name !== "<<");
+}
+
+function readYaml(file: string): { value: unknown; blank: boolean; serverOrder?: string[] } {
   const text = readUtf8(file);
   // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
   const lineCounter = new LineCounter();
@@ -346,7 +358,12 @@ function readYaml(file: string): { value: unknown; blank: boolean } {
       `${file}: not valid YAML — ${(err as Error).message}; write the values out instead of through so many aliases (*name)`,
     );
   }
-  return { value: exactIntegers(value) ?? {}, blank: value === null || value === undefined };
+  const serverOrder = writtenServerOrder(doc);
+  return {
+    value: exactIntegers(value) ?? {},
+    blank: value === null || value === undefined,
+    ...(serverOrder === undefined ? {} : { serverOrder }),
+  };
 }
 
 /**
@@ -679,7 +696,9 @@ export function loadConfig(
     paths.config,
     options.runningFromFile === true ? undefined : "svc then runs on its embedded default, with no routes",
   );
-  const read = fromFile ? readYaml(paths.config) : { value: structuredClone(EMBEDDED_DEFAULT), blank: false };
+  const read: ReturnType<typeof readYaml> = fromFile
+    ? readYaml(paths.config)
+    : { value: structuredClone(EMBEDDED_DEFAULT), blank: false };
   const raw = read.value;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new SvcError(
@@ -717,5 +736,6 @@ export function loadConfig(
   const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
   noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
   if (secretWrittenVerbatim(scope, paths.env)) noteSecretAsWritten(parsed.data.platforms.webhook);
+  if (read.serverOrder !== undefined) withWrittenOrder(parsed.data.mcp_servers, read.serverOrder);
   return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
 }

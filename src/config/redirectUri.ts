@@ -16,6 +16,9 @@ export function redirectUriProblem(raw: string): string | undefined {
   if (url.protocol !== "http:" || !LOOPBACK_REDIRECT_HOSTS.includes(url.hostname))
     return "must be http:// on 127.0.0.1, localhost or [::1] (svc receives the redirect on a loopback listener) — e.g. http://127.0.0.1:8976/callback";
   if (raw.includes("#")) return "has a fragment (#...), which a redirect URI must not have — remove it";
+  // The listener would take a free port while the server is sent :0, so the redirect would reach no one.
+  if (url.port === "0")
+    return "names port 0, which no redirect can reach — write the port the client's callback is registered with, or leave the port out (http://127.0.0.1/callback) to listen on a free one";
   return undefined;
 }
 

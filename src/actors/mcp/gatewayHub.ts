@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { secretScope } from "../../config/load.js";
 import { inProfile, type SvcPaths } from "../../config/paths.js";
 import type { McpServers } from "../../config/sections/mcp.js";
+import { serverNames } from "../../config/serverOrder.js";
 import { describeError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { OAuthProviderFor } from "../../io/mcp/connect.js";
@@ -114,7 +115,7 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
   const count = Object.keys(options.servers).length;
   if (count > 0)
     logger.info(
-      `[mcp] ${count} server${count === 1 ? "" : "s"}${inProfile(paths.profile)}: ${Object.keys(options.servers).join(", ")}`,
+      `[mcp] ${count} server${count === 1 ? "" : "s"}${inProfile(paths.profile)}: ${serverNames(options.servers).join(", ")}`,
     );
   publish();
   return {

@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assign, createActor, fromPromise, waitFor } from "xstate";
 import { type InterpolationScope, interpolate } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import { serverEntries, serverNames } from "../../config/serverOrder.js";
 import { describeError, SvcError } from "../../errors.js";
 import { withStderrSoFar } from "../../io/mcp/connect.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
@@ -112,7 +113,7 @@ export class McpHub {
   }
 
   start(): void {
-    for (const [name, entry] of Object.entries(this.servers)) this.add(name, entry);
+    for (const [name, entry] of serverEntries(this.servers)) this.add(name, entry);
     this.rebuild();
   }
 
@@ -338,7 +339,7 @@ export class McpHub {
     // unchanged one as it is, a changed one through its old runtime, whose calls go to the new one once
     // it is added (see afterStop). The map is put in the new configuration's order at the end.
     const previous = new Map(this.runtimes);
-    for (const [name, entry] of Object.entries(servers)) {
+    for (const [name, entry] of serverEntries(servers)) {
       const rt = previous.get(name);
       if (
         rt !== undefined &&
@@ -376,7 +377,7 @@ export class McpHub {
     }
     const current = new Map(this.runtimes);
     this.runtimes.clear();
-    for (const name of Object.keys(servers)) this.runtimes.set(name, current.get(name) as Runtime);
+    for (const name of serverNames(servers)) this.runtimes.set(name, current.get(name) as Runtime);
     this.servers = servers;
     this.rebuild();
     this.options.logger.info({ ...summary }, "[mcp] configuration reloaded");

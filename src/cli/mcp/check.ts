@@ -4,6 +4,7 @@ import { oauthProviderFor } from "../../actors/oauth/provider.js";
 import { addVariablesAdvice, type InterpolationScope } from "../../config/interpolate.js";
 import { type LoadedConfig, secretScope } from "../../config/load.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import { serverNames, withWrittenOrder } from "../../config/serverOrder.js";
 import { redactCredentials } from "../../io/credentials.js";
 import { silentLogger } from "../../io/log.js";
 import { withStderrSoFar } from "../../io/mcp/connect.js";
@@ -95,7 +96,9 @@ export async function checkServers(
     }
     entries[name] = entry;
   }
-  const toConnect = Object.keys(entries);
+  // The order the names were given in (config.yaml's), which a new object does not keep for all names.
+  withWrittenOrder(entries, names);
+  const toConnect = serverNames(entries);
   const logger = silentLogger();
   const hub = new McpHub({
     servers: entries,

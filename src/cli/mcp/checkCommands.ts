@@ -1,4 +1,5 @@
 import { loadConfig } from "../../config/load.js";
+import { serverNames } from "../../config/serverOrder.js";
 import { SvcError } from "../../errors.js";
 import { formatTable } from "../format.js";
 import { parseSecondsOption } from "../options.js";
@@ -15,7 +16,7 @@ export async function printChecks(
 ): Promise<number> {
   const seconds = timeout === undefined ? DEFAULT_CHECK_SECONDS : parseSecondsOption(timeout);
   const loaded = loadConfig();
-  const all = Object.keys(loaded.config.mcp_servers);
+  const all = serverNames(loaded.config.mcp_servers);
   if (all.length === 0) {
     process.stdout.write(
       `No MCP servers in ${loaded.paths.config} (add one: svc mcp add <name> -- <command>).\n`,

@@ -1,5 +1,6 @@
 import { buildToolset, mergeToolsets, type RegisteredTool, sanitize } from "../../actors/mcp/toolNames.js";
 import { type LoadedConfig, secretScope } from "../../config/load.js";
+import { serverEntries } from "../../config/serverOrder.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { readSchemaCache } from "../../io/mcp/schemaCache.js";
 
@@ -34,7 +35,7 @@ export function crossServerView(
     sanitize(name) === prefix || tools.some((tool) => tool.name.startsWith(`mcp__${sanitize(name)}__`));
   const earlier: Array<readonly [string, ReturnType<typeof buildToolset>]> = [];
   const unknown: string[] = [];
-  for (const [name, entry] of Object.entries(loaded.config.mcp_servers)) {
+  for (const [name, entry] of serverEntries(loaded.config.mcp_servers)) {
     if (name === server) break;
     if (!entry.enabled || !reachable(name)) continue;
     const cache = readSchemaCache(loaded.paths.mcpCache, name, entry);

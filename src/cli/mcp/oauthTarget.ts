@@ -1,4 +1,5 @@
 import type { McpServers } from "../../config/sections/mcp.js";
+import { serverEntries, serverNames } from "../../config/serverOrder.js";
 
 /**
  * Why `svc mcp login|reauth <name>` cannot log in to `name`, worded after `mcp_servers.<name>: `, or
@@ -6,7 +7,7 @@ import type { McpServers } from "../../config/sections/mcp.js";
  */
 export function oauthTargetProblem(servers: McpServers, name: string): string | undefined {
   if (!Object.hasOwn(servers, name)) {
-    const known = Object.keys(servers);
+    const known = serverNames(servers);
     return `no MCP server by that name (${known.length === 0 ? "mcp_servers is empty" : `known: ${known.join(", ")}`})`;
   }
   const entry = servers[name];
@@ -24,7 +25,7 @@ export function oauthTargetProblem(servers: McpServers, name: string): string | 
  * or the ones that have it are disabled (named, with the fix), which "none configured" would hide.
  */
 export function noOauthServersProblem(servers: McpServers): string {
-  const disabled = Object.entries(servers)
+  const disabled = serverEntries(servers)
     .filter(([, entry]) => entry.auth === "oauth" && entry.command === undefined && !entry.enabled)
     .map(([name]) => name);
   return disabled.length === 0

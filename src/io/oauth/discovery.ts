@@ -297,8 +297,10 @@ async function protectedResourceMetadata(
       break;
     } catch (err) {
       // A document that was found but is unusable is reported with the discovery error; try the next location.
-      if (isValidationError(err))
-        invalid.push(`${shownUrl(answered)}: protected resource metadata unusable (${unusableReason(err)})`);
+      // The challenge usually names the path-inserted well-known URL, which the next location fetches again:
+      // the same document is named once.
+      const reason = `${shownUrl(answered)}: protected resource metadata unusable (${unusableReason(err)})`;
+      if (isValidationError(err) && !invalid.includes(reason)) invalid.push(reason);
     }
   }
   if (metadata === undefined) return undefined;

@@ -1,4 +1,7 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { entry, STDIO_FIXTURE, stdioEntry, useHubs } from "./harness.js";
 
@@ -49,6 +52,27 @@ describe("a tool name two servers register", () => {
         'a_b: "echo" registers as mcp__a_b__echo, already taken by server a.b (listed earlier in mcp_servers); skipped',
       ],
     });
+  });
+
+  it("configuration order is the order config.yaml writes the servers in, also for a name that reads as a number", async () => {
+    // `7_`'s tool t and `7`'s tool _t both register as mcp__7___t. A JavaScript object lists a key such as
+    // "7" before every other, so `7` took the name though config.yaml lists it second.
+    const named = join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs");
+    writeFileSync(
+      join(ctx.home.dir, "config.yaml"),
+      `mcp_servers:\n  "7_": {command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(named)}, t]}\n  "7": {command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(named)}, _t]}\n`,
+    );
+    const { config } = loadConfig({ home: ctx.home.dir, env: {} });
+    const log = captureLogger();
+    const h = ctx.hub(ctx.home, config.mcp_servers, { logger: log.logger });
+    await Promise.all([h.settled("7_"), h.settled("7")]);
+    expect(h.tools().filter((t) => t.name === "mcp__7___t")).toEqual([
+      expect.objectContaining({ server: "7_", original: "t" }),
+    ]);
+    expect(log.messages().filter((m) => m.includes("tool name collision"))).toEqual([
+      '[mcp] tool name collision: 7: "_t" registers as mcp__7___t, already taken by server 7_ (listed earlier in mcp_servers); skipped',
+    ]);
+    expect(h.status().map((s) => s.name)).toEqual(["7_", "7"]);
   });
 
   it("a later server's tools register once the earlier one has failed its first connect", async () => {

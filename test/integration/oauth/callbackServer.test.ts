@@ -152,6 +152,15 @@ describe("loopback callback listener", () => {
     }
   });
 
+  it("refuses an oauth.redirect_uri naming port 0 at once: the server would be sent a callback no listener is on", async () => {
+    // Bound to a free port while the server was sent :0, the redirect went nowhere and the login waited five minutes.
+    await expect(
+      bindCallbackServer({ pinned: false, redirectUri: "http://127.0.0.1:0/callback" }),
+    ).rejects.toThrow(
+      "oauth.redirect_uri http://127.0.0.1:0/callback names port 0, which no redirect can reach — write the port the client's callback is registered with, or leave the port out (http://127.0.0.1/callback) to listen on a free one",
+    );
+  });
+
   it("refuses an oauth.redirect_uri with a fragment at once, instead of sending it to the server", async () => {
     await expect(
       bindCallbackServer({ pinned: false, redirectUri: "http://127.0.0.1:8995/cb#frag" }),

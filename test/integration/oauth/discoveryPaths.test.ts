@@ -152,6 +152,27 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
     );
   });
 
+  it("protected-resource metadata the 401 challenge names at its well-known URL, found invalid, is named once", async () => {
+    // The usual MCP server: its challenge's resource_metadata is the path-inserted well-known URL, which
+    // the well-known discovery tried after it fetches again.
+    const api = await site((base) => ({
+      "/mcp": {
+        status: 401,
+        headers: {
+          "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+        },
+        json: {},
+      },
+      "/.well-known/oauth-protected-resource/mcp": { json: { authorization_servers: [`${base}/as`] } },
+    }));
+    const err = (await discoverForFlow("once", `${api.url}/mcp`, "browser", oauthFetches()).catch(
+      (e: unknown) => e,
+    )) as Error;
+    const line = `${api.url}/.well-known/oauth-protected-resource/mcp: protected resource metadata unusable (resource: expected string, received undefined)`;
+    expect(err.message).toContain(line);
+    expect(err.message.split(line).length - 1).toBe(1);
+  });
+
   it("refuses tenant metadata whose issuer is the bare origin (RFC 8414 3.3 mismatch), naming both", async () => {
     const api = await site((base) => ({
       "/mcp": unauthorized,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { noOauthServersProblem, oauthTargetProblem } from "../../../src/cli/mcp/oauthTarget.js";
 import { mcpServersSchema } from "../../../src/config/sections/mcp.js";
+import { withWrittenOrder } from "../../../src/config/serverOrder.js";
 
 const servers = mcpServersSchema.parse({
   ok: { url: "https://x.test/mcp", auth: "oauth" },
@@ -32,6 +33,14 @@ describe("svc mcp login / reauth: why a server cannot be logged in to", () => {
     );
     expect(oauthTargetProblem(servers, "constructor")).toMatch(/^no MCP server by that name/);
     expect(oauthTargetProblem({}, "x")).toBe("no MCP server by that name (mcp_servers is empty)");
+  });
+
+  it("lists the known servers in the order config.yaml writes them, a name that reads as a number included", () => {
+    const written = withWrittenOrder(
+      mcpServersSchema.parse({ b: { url: "https://x.test/mcp" }, "7": { url: "https://x.test/mcp" } }),
+      ["b", "7"],
+    );
+    expect(oauthTargetProblem(written, "x")).toBe("no MCP server by that name (known: b, 7)");
   });
 });
 

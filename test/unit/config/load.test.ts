@@ -155,6 +155,9 @@ describe("config loading (spec 2.1)", () => {
     ).toThrow(
       "mcp_servers.s.oauth.redirect_port: 8996, but oauth.redirect_uri names port 8995 — set only one of them",
     );
+    expect(() => load(oauth('      redirect_uri: "http://localhost:0/callback"\n'))).toThrow(
+      "mcp_servers.s.oauth.redirect_uri: names port 0, which no redirect can reach — write the port the client's callback is registered with, or leave the port out (http://127.0.0.1/callback) to listen on a free one",
+    );
     // A port-less redirect_uri takes redirect_port; a matching pair and [::1] are fine.
     expect(() =>
       load(oauth('      redirect_uri: "http://localhost/cb"\n      redirect_port: 8996\n')),
