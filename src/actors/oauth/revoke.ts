@@ -1,4 +1,5 @@
 import * as oauth from "oauth4webapi";
+import { isSvcError } from "../../errors.js";
 import { oauthFetches } from "../../io/oauth/fetch.js";
 import type { StoredTokens } from "../../io/oauth/tokenStore.js";
 import { clientAuthFor } from "./clientAuth.js";
@@ -24,7 +25,14 @@ export async function revokeSavedGrant(job: OAuthJob, tokens: StoredTokens): Pro
   const endpoint = as.revocation_endpoint;
   if (endpoint === undefined)
     return { revoked: false, why: `${meta.authorizationServerUrl} offers no revocation endpoint` };
-  const client = configuredClient(job.entry.oauth ?? {})?.info ?? job.store.readClient();
+  let client: Parameters<typeof clientAuthFor>[1] | undefined;
+  try {
+    client = configuredClient(job.entry.oauth ?? {})?.info ?? job.store.readClient();
+  } catch (err) {
+    if (isSvcError(err, "store_corrupt"))
+      return { revoked: false, why: "the client registration is damaged" };
+    throw err;
+  }
   if (client === undefined) return { revoked: false, why: "the client registration is missing" };
   const fetches = oauthFetches(job.entry.oauth?.user_agent, job.fetch, job.requestTimeoutMs);
   const options = {

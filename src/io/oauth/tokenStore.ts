@@ -77,11 +77,22 @@ function readJson<T>(path: string, serverName: string, profile?: string): T | un
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new SvcError(
-      "store_corrupt",
-      `${path}: not valid JSON — run \`svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`}\`, which replaces it`,
-    );
+    throw damagedFile(path, "not valid JSON", serverName, profile);
   }
+}
+
+/** A tokens or registration file svc cannot use, named with what is wrong and the login that replaces it. */
+function damagedFile(path: string, what: string, serverName: string, profile?: string): SvcError {
+  return new SvcError(
+    "store_corrupt",
+    `${path}: ${what} — run \`svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`}\`, which replaces it`,
+  );
+}
+
+/** A JSON value (a file's) that is an object whose `key` is a non-empty string. */
+function hasString(value: unknown, key: string): boolean {
+  const field = (value as Record<string, unknown> | null)?.[key];
+  return typeof value === "object" && !Array.isArray(value) && typeof field === "string" && field !== "";
 }
 
 /** The per-server files under `mcp-tokens/` of one profile. */
@@ -104,18 +115,39 @@ export class TokenStore {
     this.cimdOffPath = join(dir, `${stem}.cimd-off`);
   }
 
+  /**
+   * The saved tokens, or undefined when there are none; a file that is not valid JSON, or JSON without an
+   * access token (`null`, `{"access_token": 5}`), fails naming the file and the login that replaces it.
+   */
   readTokens(): StoredTokens | undefined {
-    const t = readJson<StoredTokens>(this.tokensPath, this.serverName, this.profile);
-    return t && typeof t.access_token === "string" ? t : undefined;
+    const t = readJson<unknown>(this.tokensPath, this.serverName, this.profile);
+    if (t === undefined) return undefined;
+    if (!hasString(t, "access_token"))
+      throw damagedFile(
+        this.tokensPath,
+        "not a saved login (no access_token in it)",
+        this.serverName,
+        this.profile,
+      );
+    return t as StoredTokens;
   }
 
   saveTokens(tokens: StoredTokens): void {
     writeJsonAtomic(this.tokensPath, tokens);
   }
 
+  /** The saved client registration, or undefined; a file without a `client_id` fails as `readTokens` does. */
   readClient(): StoredClient | undefined {
-    const c = readJson<StoredClient>(this.clientPath, this.serverName, this.profile);
-    return c && typeof c.client_id === "string" ? c : undefined;
+    const c = readJson<unknown>(this.clientPath, this.serverName, this.profile);
+    if (c === undefined) return undefined;
+    if (!hasString(c, "client_id"))
+      throw damagedFile(
+        this.clientPath,
+        "not a client registration (no client_id in it)",
+        this.serverName,
+        this.profile,
+      );
+    return c as StoredClient;
   }
 
   saveClient(client: StoredClient): void {

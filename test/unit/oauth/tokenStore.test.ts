@@ -92,6 +92,21 @@ describe("token store", () => {
     );
   });
 
+  it("reports a tokens or registration file that is JSON but holds no access_token / client_id, naming the file and the fix", () => {
+    home = tempHome();
+    const store = new TokenStore(join(home.dir, "mcp-tokens"), "srv", "work");
+    for (const text of ["null", "{}", "[]", '{"access_token": 5}', '{"access_token": ""}']) {
+      home.write("mcp-tokens/srv.json", text);
+      expect(() => store.readTokens()).toThrow(
+        /srv\.json: not a saved login \(no access_token in it\) — run `svc mcp login srv --profile work`, which replaces it$/,
+      );
+    }
+    home.write("mcp-tokens/srv.client.json", '{"client_secret": "s"}');
+    expect(() => store.readClient()).toThrow(
+      /srv\.client\.json: not a client registration \(no client_id in it\) — run `svc mcp login srv --profile work`/,
+    );
+  });
+
   it("reads a metadata cache that is JSON but no discovery record (null, {}, an array, an edited one) as absent", () => {
     home = tempHome();
     const store = new TokenStore(join(home.dir, "mcp-tokens"), "srv");
