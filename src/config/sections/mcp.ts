@@ -407,6 +407,9 @@ export function httpUrlProblem(url: string, shown = url): string | undefined {
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
     return `expected an http:// or https:// URL, got ${describe(withoutCredentials(shown))} (${parsed.protocol.slice(0, -1)} is not supported)`;
+  // Port 0 means "any free port" to a listener; nothing can be connected to there.
+  if (parsed.port === "0")
+    return `${describe(withoutCredentials(shown))} names port 0, which no server listens on — write the port the MCP server listens on`;
   return undefined;
 }
 

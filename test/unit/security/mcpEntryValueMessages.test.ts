@@ -67,3 +67,17 @@ describe("a url written without its scheme", () => {
     expect(httpUrlProblem("http://localhost:8080/mcp")).toBeUndefined();
   });
 });
+
+describe("a url naming port 0", () => {
+  it("is refused at load and once rendered: nothing listens there (0 asks a listener for any free port)", () => {
+    expect(problems('mcp_servers:\n  z:\n    url: "http://127.0.0.1:0/mcp"\n')).toContain(
+      'mcp_servers.z.url: "http://127.0.0.1:0/mcp" names port 0, which no server listens on — write the port the MCP server listens on',
+    );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    expect(httpUrlProblem("https://mcp.test:0/mcp", "https://mcp.test:${PORT}/mcp")).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      '"https://mcp.test:${PORT}/mcp" names port 0, which no server listens on — write the port the MCP server listens on',
+    );
+    expect(httpUrlProblem("http://127.0.0.1:80/mcp")).toBeUndefined();
+  });
+});
