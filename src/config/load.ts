@@ -23,7 +23,7 @@ import { knownKeysAt } from "./knownKeys.js";
 import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
-import { noteSecretAsWritten, noteShadowedRoutes } from "./sections/webhook.js";
+import { noteSecretAsWritten, noteShadowedRoutes, noteShadowedSettings } from "./sections/webhook.js";
 import { withWrittenOrder } from "./serverOrder.js";
 import {
   colonInValueHint,
@@ -561,6 +561,34 @@ function webhookExtraKeys(raw: Record<string, unknown>): {
   return { keys, routes: directRoutes && routes !== undefined ? new Set(routes) : undefined };
 }
 
+/** The variables that override a setting of `platforms.webhook` (applyWebhookEnv). */
+const WEBHOOK_ENV_KEYS = {
+  enabled: "WEBHOOK_ENABLED",
+  port: "WEBHOOK_PORT",
+  secret: "WEBHOOK_SECRET",
+} as const;
+
+/**
+ * Settings of `platforms.webhook` (not `routes`, which merge by name) written both directly and under `extra`:
+ * the `extra` value is used and the other dropped. Read before the WEBHOOK_* variables are applied (they go
+ * under `extra` when the file uses it), leaving out a key such a variable sets, which overrides both.
+ */
+function settingsWrittenTwice(
+  raw: Record<string, unknown>,
+  scope: InterpolationScope,
+  envFile: string,
+): string[] {
+  const webhook = isMapping(raw.platforms) ? raw.platforms.webhook : undefined;
+  const extra = isMapping(webhook) ? webhook.extra : undefined;
+  if (!isMapping(webhook) || !isMapping(extra)) return [];
+  const fromEnv = (key: string) =>
+    Object.hasOwn(WEBHOOK_ENV_KEYS, key) &&
+    lookupVar(WEBHOOK_ENV_KEYS[key as keyof typeof WEBHOOK_ENV_KEYS], scope, envFile) !== undefined;
+  return Object.keys(webhook).filter(
+    (key) => key !== "extra" && key !== "routes" && Object.hasOwn(extra, key) && !fromEnv(key),
+  );
+}
+
 /** Route names written both under `platforms.webhook.routes` and `extra.routes`: only the latter is served. */
 function routesWrittenTwice(raw: Record<string, unknown>): string[] {
   const webhook = isMapping(raw.platforms) ? raw.platforms.webhook : undefined;
@@ -712,6 +740,7 @@ export function loadConfig(
   // except the keys the schema checks at load (transport, durations, ...: see mcpLoadKeys.ts).
   const { mcp_servers, ...rest } = record;
   const rendered = interpolateDeep(rest, scope);
+  const settingsTwice = settingsWrittenTwice(rendered, scope, paths.env);
   const enabledFromEnv = applyWebhookEnv(rendered, scope, paths.env);
   const mcp = renderLoadTimeKeys(mcp_servers, scope);
   const parsed = configSchema.safeParse({ ...rendered, mcp_servers: mcp.servers }, { reportInput: true });
@@ -735,6 +764,7 @@ export function loadConfig(
   const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";
   const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
   noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
+  noteShadowedSettings(parsed.data.platforms.webhook, settingsTwice);
   if (secretWrittenVerbatim(scope, paths.env)) noteSecretAsWritten(parsed.data.platforms.webhook);
   if (read.serverOrder !== undefined) withWrittenOrder(parsed.data.mcp_servers, read.serverOrder);
   return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };

@@ -3,7 +3,7 @@ import type { Config } from "./schema.js";
 import { DEFAULT_BASE_URLS, modelBaseUrl } from "./sections/agent.js";
 import { CLIENT_SET_HEADERS, type McpServerEntry } from "./sections/mcp.js";
 import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
-import { routeKey, settingKey, shadowedRoutes } from "./sections/webhook.js";
+import { routeKey, settingKey, shadowedRoutes, shadowedSettings } from "./sections/webhook.js";
 import { unsetPlatformVariableWarnings, unsetRouteVariableWarnings } from "./unsetPlatformVariables.js";
 
 /** The optional `agent` keys each provider reads (the others have defaults and are not checked). */
@@ -84,6 +84,11 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
     warnings.push(...unusedMcpKeys(entry).map((problem) => `[mcp] ${file}: mcp_servers.${name}: ${problem}`));
   warnings.push(...unsetPlatformVariableWarnings(config, file));
   warnings.push(...unsetRouteVariableWarnings(config, file));
+  // Never the values: a secret may be among them.
+  for (const key of shadowedSettings(config.platforms.webhook))
+    warnings.push(
+      `[webhook] ${file}: platforms.webhook.${key} is also written under platforms.webhook.extra.${key}, which wins: this one is not used — remove one of them`,
+    );
   for (const name of shadowedRoutes(config.platforms.webhook))
     warnings.push(
       `[webhook] ${file}: platforms.webhook.routes.${name} is also written under platforms.webhook.extra.routes.${name}, which wins: this one is not used — remove one of them, or rename one to serve both`,

@@ -255,6 +255,21 @@ export function shadowedRoutes(webhook: object): readonly string[] {
   return (webhook as { [SHADOWED]?: readonly string[] })[SHADOWED] ?? [];
 }
 
+const SHADOWED_SETTINGS = Symbol("settings written directly and under extra");
+
+/**
+ * Notes the settings (`port`, `rate_limit`, ...) written both directly under `platforms.webhook` and under its
+ * `extra` (the `extra` value is used, the other dropped), for the warning that says so.
+ */
+export function noteShadowedSettings(webhook: object, keys: readonly string[]): void {
+  if (keys.length > 0) Object.defineProperty(webhook, SHADOWED_SETTINGS, { value: keys, enumerable: false });
+}
+
+/** The setting names noted by noteShadowedSettings. */
+export function shadowedSettings(webhook: object): readonly string[] {
+  return (webhook as { [SHADOWED_SETTINGS]?: readonly string[] })[SHADOWED_SETTINGS] ?? [];
+}
+
 /** `platforms.webhook.routes.<name>`, or `platforms.webhook.extra.routes.<name>` for a route written there. */
 export function routeKey(name: string, route: object): string {
   return (route as Noted)[WRITTEN_AT] ?? `platforms.webhook.routes.${name}`;

@@ -584,6 +584,27 @@ describe("config loading (spec 2.1)", () => {
     ]);
   });
 
+  it("a setting written both directly and under extra is named in a warning (never its value): the extra one is used", () => {
+    const yaml =
+      "platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    port: 9000\n    rate_limit: 100\n    secret: direct-s3cret\n    max_body_bytes:\n    extra:\n      port: 9001\n      rate_limit: 5\n      secret: extra-s3cret\n      max_body_bytes: 10\n";
+    const { config, paths } = load(yaml);
+    expect(config.platforms.webhook).toMatchObject({ port: 9001, rate_limit: 5, secret: "extra-s3cret" });
+    const warnings = unusedSettingWarnings(config, paths.config);
+    expect(warnings).toEqual(
+      ["port", "rate_limit", "secret"].map(
+        (key) =>
+          `[webhook] ${paths.config}: platforms.webhook.${key} is also written under platforms.webhook.extra.${key}, which wins: this one is not used — remove one of them`,
+      ),
+    );
+    expect(warnings.join("\n")).not.toContain("s3cret");
+    // WEBHOOK_PORT overrides both: neither is used, so neither is named as the one that wins.
+    const overridden = load(yaml, { WEBHOOK_PORT: "9002" });
+    expect(overridden.config.platforms.webhook.port).toBe(9002);
+    expect(unusedSettingWarnings(overridden.config, overridden.paths.config).join("\n")).not.toContain(
+      "platforms.webhook.port",
+    );
+  });
+
   it("a list written as one text: an MCP server's args and a route's skills are split one per entry, events are not", () => {
     expect(() => load("mcp_servers:\n  a:\n    command: npx\n    args: -y @scope/server\n")).toThrow(
       'mcp_servers.a.args: expected a list, got "-y @scope/server" — each argument is one entry of a list (svc starts no shell to split a line): write args: [-y, "@scope/server"]',
