@@ -420,8 +420,16 @@ function unclosedFlow(
   if (opened === undefined || start === undefined) return undefined;
   const [open, close, what] = kind === "sequence" ? ["[", "]", "list"] : ["{", "}", "mapping"];
   const { line, col } = lineCounter.linePos(start);
-  const next = lineCounter.linePos(error.pos[0]).line;
+  const at = lineCounter.linePos(error.pos[0]);
+  const next = at.line;
   const nextLine = text.split(/\r?\n/)[next - 1] ?? "";
+  // On its own line, a bracket of the other kind (or one too many) ends it: `filters: [{field: a, in: [x]]}`.
+  const stray = text[error.pos[0]];
+  if (next === line && (stray === "]" || stray === "}"))
+    return {
+      line,
+      text: `the ${open} that opens a ${what} at line ${line}, column ${col} meets a ${stray} at column ${at.col} before its ${close} — a [ is closed by ] and a { by }: remove the stray ${stray}, or close the ${what} with ${close} before it`,
+    };
   return {
     line,
     text: nextLine.includes(close)
@@ -441,6 +449,12 @@ function yamlProblem(message: string, line = "", column = 1): string {
   if (/^Source contains multiple documents/.test(text))
     return `the file holds more than one YAML document (a --- line)${text.replace(/^.*?( at line \d+, column \d+)$/, "$1")} — keep one document`;
   if (/^Tabs are not allowed/.test(text)) return `${text} — indent with spaces`;
+  // `routes: {a: {secret: x}}}`: a closing bracket with no [ or { open before it.
+  const extraClose = /^Unexpected flow-(map|seq)-end token/.exec(text)?.[1];
+  if (extraClose !== undefined) {
+    const [close, open] = extraClose === "map" ? ["}", "{"] : ["]", "["];
+    return `${text} — this ${close} closes nothing: remove it, or add the ${open} it was meant to close`;
+  }
   // `enabled true` or `port:8644`: no ": " after the key, so YAML reads the line as a key with no value.
   // Only the key is written back: the rest may be a secret.
   if (/^Implicit (?:map )?keys need to/.test(text)) {

@@ -227,6 +227,30 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("a bracket of the other kind, or one too many, on the line of a [list or {mapping is named, not taken for a line break", () => {
+    // A filter's mapping closed with ] (nested brackets on one line are where filters are written).
+    expect(
+      refusal(webhook("    routes:\n      a:\n        filters: [{field: action, in: [opened]]}]\n")),
+    ).toBe(
+      "FILE: line 5: not valid YAML — the { that opens a mapping at line 5, column 19 meets a ] at column 47 before its } — a [ is closed by ] and a { by }: remove the stray ], or close the mapping with } before it",
+    );
+    // One ] too many inside a route written on one line.
+    expect(refusal(webhook("    routes:\n      a: {secret: x, events: [push]]}\n"))).toBe(
+      "FILE: line 4: not valid YAML — the { that opens a mapping at line 4, column 10 meets a ] at column 36 before its } — a [ is closed by ] and a { by }: remove the stray ], or close the mapping with } before it",
+    );
+    // A list closed with }.
+    expect(refusal(webhook("    routes:\n      a: {secret: x, events: [push}\n"))).toBe(
+      "FILE: line 4: not valid YAML — the [ that opens a list at line 4, column 30 meets a } at column 35 before its ] — a [ is closed by ] and a { by }: remove the stray }, or close the list with ] before it",
+    );
+    // A closing bracket with nothing open before it.
+    expect(refusal(webhook("    routes:\n      a: {secret: x}}\n"))).toBe(
+      'FILE: line 4: not valid YAML — Unexpected flow-map-end token in YAML stream: "}" at line 4, column 21 — this } closes nothing: remove it, or add the { it was meant to close',
+    );
+    expect(refusal(webhook("    routes:\n      a:\n        events: [push]]\n"))).toBe(
+      'FILE: line 5: not valid YAML — Unexpected flow-seq-end token in YAML stream: "]" at line 5, column 23 — this ] closes nothing: remove it, or add the [ it was meant to close',
+    );
+  });
+
   it("an unquoted ${VAR} inside a {flow: mapping} says to quote it", () => {
     expect(refusal(webhook("    routes:\n      gh: {secret: ${GH}}\n"), "GH=x\n")).toMatch(
       /^FILE: line 4: not valid YAML — .* — put values written as \$\{VAR\} in quotes$/,
