@@ -170,6 +170,14 @@ function isFilterValue(at: readonly PropertyKey[]): boolean {
   );
 }
 
+/**
+ * A key whose value is text (a template, a filter's value): a {mapping} there is a template or pattern written
+ * unquoted, which the hints above name, not a mapping of settings.
+ */
+export function takesText(at: readonly string[]): boolean {
+  return isTemplateKey(at) || isFilterValue(at);
+}
+
 /** `a.filters.0.in.1` as messages write it: `a.filters[0].in[1]`. */
 export function keyPath(at: readonly string[]): string {
   return at.map((key, i) => (/^\d+$/.test(key) ? `[${key}]` : `${i === 0 ? "" : "."}${key}`)).join("");

@@ -1,7 +1,13 @@
 import { type Document, isMap, isScalar, isSeq, type LineCounter, Scalar, type YAMLMap } from "yaml";
 import { SvcError } from "../errors.js";
 import { isTextField } from "../streams/filters.js";
-import { numberReadAsOtherText, templateCutByComment, yamlOneOneBoolean } from "./unquotedTemplate.js";
+import {
+  keyPath,
+  numberReadAsOtherText,
+  takesText,
+  templateCutByComment,
+  yamlOneOneBoolean,
+} from "./unquotedTemplate.js";
 
 /**
  * Checks and adjusts config.yaml as parsed, before it becomes plain values:
@@ -20,7 +26,9 @@ import { numberReadAsOtherText, templateCutByComment, yamlOneOneBoolean } from "
  * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
  *   `in` items): those are text, so `{field: headers.X-Version, equals: 1.0}` means the text `1.0`, not 1;
  * - a filter value on a payload field that YAML reads as something else than written is refused: `equals: no`
- *   (text in YAML 1.2), `contains: 2.0` (the number 2, whose text is searched for).
+ *   (text in YAML 1.2), `contains: 2.0` (the number 2, whose text is searched for);
+ * - a `{key:value}` entry without a space after its colon is refused: YAML reads it as one key with no value,
+ *   which would be dropped as a key left empty (`{secret:x}` → a route without a secret).
  */
 export function prepareConfigDocument(doc: Document, text: string, file: string, lines: LineCounter): void {
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
@@ -35,6 +43,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
       return;
     }
     if (!isMap(node)) return;
+    if (node.flow && !takesText(path)) refuseUnspacedFlowKeys(node, path, file, lines);
     if (path.includes("filters")) {
       keepTextFilterValues(node, text);
       refuseMisreadFilterValues(node, path, text, file, lines);
@@ -58,6 +67,35 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     }
   };
   walk(doc.contents, [], false);
+}
+
+/** A key, then a colon with no space after it (`secret:x`, `enabled:true`), not a URL (`http://...`). */
+const UNSPACED_KEY = /^([A-Za-z0-9_][A-Za-z0-9_.-]*):(?![\s/])/;
+
+/**
+ * `{secret:x, events: [push]}`: in a {flow mapping} YAML reads `secret:x` as one key with no value, which the
+ * loader would drop as a key left empty (a route without its secret, `deliver_only:true` off, without a word).
+ * Refused at its line, naming the key only (the rest may be a secret), as a block line `port:8644` is.
+ */
+function refuseUnspacedFlowKeys(
+  node: YAMLMap,
+  path: readonly string[],
+  file: string,
+  lines: LineCounter,
+): void {
+  for (const pair of node.items) {
+    const key = pair.key;
+    if (pair.value !== null || !isScalar(key) || key.type !== Scalar.PLAIN || typeof key.value !== "string")
+      continue;
+    const name = UNSPACED_KEY.exec(key.value)?.[1];
+    if (name === undefined) continue;
+    const line =
+      key.range === undefined || key.range === null ? "" : ` line ${lines.linePos(key.range[0]).line}:`;
+    throw new SvcError(
+      "config_invalid",
+      `${file}:${line} ${path.length === 0 ? "(top level)" : keyPath(path)}: ${name}:… has no space after its colon, so YAML reads it as one key with no value — write ${name}: <value> (a colon after a key needs a space after it)`,
+    );
+  }
 }
 
 /** `prompt: PR #{number}` unquoted lost `#{number}` to a YAML comment: refused (src/config/unquotedTemplate.ts). */

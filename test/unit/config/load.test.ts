@@ -506,6 +506,49 @@ describe("config loading (spec 2.1)", () => {
     }
   });
 
+  it("a {key:value} entry with no space after its colon, one key with no value to YAML, is refused at its line rather than dropped as a key left empty", () => {
+    const cases: [string, string][] = [
+      // Dropped, the route had no secret ("secret: missing") though one was written.
+      [
+        "platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    routes:\n      a: {secret:s3cret-value, events: [push]}\n",
+        "line 6: platforms.webhook.routes.a: secret:… has no space after its colon, so YAML reads it as one key with no value — write secret: <value> (a colon after a key needs a space after it)",
+      ],
+      // Dropped, deliver_only was off: the route ran the agent instead of delivering directly.
+      [
+        "platforms:\n  telegram: {enabled: true, token: '1:x'}\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    routes:\n      a: {secret: s, deliver: telegram, deliver_only:true}\n",
+        "line 7: platforms.webhook.routes.a: deliver_only:… has no space after its colon, so YAML reads it as one key with no value — write deliver_only: <value> (a colon after a key needs a space after it)",
+      ],
+      [
+        "platforms:\n  webhook: {enabled:true, host: 127.0.0.1}\n",
+        "line 2: platforms.webhook: enabled:… has no space after its colon, so YAML reads it as one key with no value — write enabled: <value> (a colon after a key needs a space after it)",
+      ],
+      [
+        "platforms:\n  webhook:\n    secret: s\n    routes:\n      a:\n        filters: [{field: action, equals:opened}]\n",
+        "line 6: platforms.webhook.routes.a.filters[0]: equals:… has no space after its colon, so YAML reads it as one key with no value — write equals: <value> (a colon after a key needs a space after it)",
+      ],
+    ];
+    for (const [yaml, message] of cases) {
+      let thrown: unknown;
+      try {
+        load(yaml);
+      } catch (err) {
+        thrown = err;
+      }
+      expect((thrown as Error).message).toBe(`${home.dir}/config.yaml: ${message}`);
+      home.cleanup();
+    }
+    // A template written unquoted where text goes keeps its own advice (quote it).
+    expect(() =>
+      load("platforms:\n  webhook:\n    secret: s\n    routes:\n      a: {prompt: {env:GH}}\n"),
+    ).toThrow("put the template in quotes: prompt: '{env:GH}'");
+    // A flow entry whose colon is followed by a flow indicator is a key and its value: `in:[opened]`.
+    expect(
+      load(
+        "platforms:\n  webhook:\n    secret: s\n    routes:\n      a: {filters: [{field: action, in:[opened]}]}\n",
+      ).config.platforms.webhook.routes.a?.filters,
+    ).toEqual([{ field: "action", in: ["opened"] }]);
+  });
+
   it("the one line under a mapping written without its colon (webhook: then secret s3cret) names the key, not the value", () => {
     expect(() => load("platforms:\n  webhook:\n    secret s3cret-value\n")).toThrow(
       /config\.yaml: platforms\.webhook: expected a mapping, got a line with no ": " after its key secret \(not shown\) — write secret: <value>, a colon and a space after the key$/,
