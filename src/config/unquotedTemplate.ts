@@ -1,3 +1,6 @@
+import { FILTER_OPERATORS } from "./sections/filters.js";
+import { routeShape, WEBHOOK_SETTINGS } from "./sections/webhook.js";
+
 /**
  * Values written unquoted in config.yaml that YAML reads as something else than the text meant, and the
  * messages that say to quote them (the value written back in single quotes): a template that starts with
@@ -228,6 +231,35 @@ export function colonInValueHint(message: string, line: string): string | undefi
   if (match === null) return undefined;
   const [, key, value] = match as unknown as [string, string, string];
   return ` — a ": " inside a value starts another key in YAML: put the value in quotes: ${key}: ${quotedBackValue(key, value.trim())}`;
+}
+
+/** The keys of a route, a filter and `platforms.webhook`: what follows a left-out comma in a {mapping}. */
+const ENTRY_KEYS: ReadonlySet<string> = new Set([
+  ...Object.keys(routeShape),
+  ...WEBHOOK_SETTINGS,
+  "field",
+  ...FILTER_OPERATORS,
+  "all",
+  "any",
+  "not",
+]);
+
+/**
+ * `filters: [{field: action in: [opened]}]`: inside a {mapping} written on one line, a ": " after a value
+ * starts another key, which YAML refuses ("Block collections are not allowed within flow collections"), most
+ * often for a comma left out between two entries. Names that key when it is one (never the value before it,
+ * which may be a secret); otherwise says to quote a value holding ": ".
+ */
+export function flowEntryColonHint(message: string, line: string, column: number): string | undefined {
+  if (!/^Block collections are not allowed within flow collections/.test(message)) return undefined;
+  const rest = line.slice(column - 1);
+  const colon = rest.search(/:[ \t]/);
+  if (colon === -1) return undefined;
+  const words = rest.slice(0, colon).trim().split(/\s+/);
+  const key = words.at(-1);
+  if (words.length >= 2 && key !== undefined && ENTRY_KEYS.has(key))
+    return ` — a comma is missing before ${key}: inside a {mapping} written on one line, entries are separated by commas ({…, ${key}: …}), so YAML read "${key}:" as part of the value before it`;
+  return ` — inside a {mapping} written on one line, a ": " in a value starts another key: put the value in quotes, or add the comma missing between two entries`;
 }
 
 /** `  prompt: "Review" this PR`: key, and a value that starts with a quote (a `# comment` after a space cut). */

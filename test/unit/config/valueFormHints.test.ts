@@ -227,6 +227,25 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("a comma left out between two entries of a {mapping} on one line names the key after it, never the value before it", () => {
+    expect(
+      refusal(
+        webhook(
+          "    routes:\n      a:\n        secret: x\n        filters: [{field: action in: [opened]}]\n",
+        ),
+      ),
+    ).toBe(
+      'FILE: line 6: not valid YAML — Block collections are not allowed within flow collections at line 6, column 27 — a comma is missing before in: inside a {mapping} written on one line, entries are separated by commas ({…, in: …}), so YAML read "in:" as part of the value before it',
+    );
+    const secret = refusal(webhook("    routes:\n      a: {secret: s3cret-value events: [push]}\n"));
+    expect(secret).toContain("a comma is missing before events:");
+    expect(secret).not.toContain("s3cret-value");
+    // A ": " that is part of the value: quote it.
+    expect(refusal(webhook("    routes:\n      a: {secret: x, prompt: New PR: x}\n"))).toMatch(
+      /column 30 — inside a \{mapping\} written on one line, a ": " in a value starts another key: put the value in quotes, or add the comma missing between two entries$/,
+    );
+  });
+
   it("a bracket of the other kind, or one too many, on the line of a [list or {mapping is named, not taken for a line break", () => {
     // A filter's mapping closed with ] (nested brackets on one line are where filters are written).
     expect(
