@@ -33,6 +33,32 @@ export function misindentedKey(error: YAMLError, text: string): { line: number; 
       text: `${key[2]} is indented further than ${holder[2]} on line ${at} above it, so YAML reads the line as more of ${holder[2]}'s value — write ${key[2]}: at the column of ${holder[2]}: (column ${column}), or, if the line is part of the value, put the value in quotes`,
     };
   }
+  // `  - field: action` followed by `   in: [opened]`: between the item's `-` and its keys' column, which YAML
+  // reads as a new list item that lacks its `-` (a filter's operator written one column short).
+  if (/^Sequence item without - indicator/.test(error.message)) {
+    const key = KEY_LINE.exec(lines[at - 1] ?? "");
+    if (key === null) return undefined;
+    const indent = (key[1] as string).length;
+    for (let i = at - 2; i >= 0; i--) {
+      const line = lines[i] as string;
+      if (!isContent(line)) continue;
+      const item = /^( *)-[ \t]+/.exec(line);
+      const above = KEY_LINE.exec(line);
+      if (above === null) return undefined;
+      const column = line.indexOf(above[2] as string, (above[1] as string).length) + 1;
+      // A key of the item above: it sits at the item's keys' column.
+      if (item === null) {
+        if ((above[1] as string).length <= indent) return undefined;
+        continue;
+      }
+      if ((item[1] as string).length >= indent || column - 1 <= indent) return undefined;
+      return {
+        line: at,
+        text: `${key[2]} is indented less than ${above[2]} on line ${i + 1} above it, but more than its - — write ${key[2]}: at the column of ${above[2]}: (column ${column}) to keep it in that item, or start a new item with - at column ${(item[1] as string).length + 1}`,
+      };
+    }
+    return undefined;
+  }
   // `    enabled: true` followed by `   port: 8644`: between the mapping's column and its parent's.
   if (/^All mapping items must start at the same column/.test(error.message)) {
     const key = KEY_LINE.exec(lines[at - 1] ?? "");

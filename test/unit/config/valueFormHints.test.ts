@@ -180,6 +180,24 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("a key of a list item indented between its - and the item's keys (a filter's operator one column short) is named with their column", () => {
+    const filters = (body: string) =>
+      webhook(`    routes:\n      a:\n        secret: x\n        filters:\n${body}`);
+    expect(refusal(filters("          - field: action\n           in: [opened]\n"))).toBe(
+      "FILE: line 8: not valid YAML — in is indented less than field on line 7 above it, but more than its - — write in: at the column of field: (column 13) to keep it in that item, or start a new item with - at column 11",
+    );
+    // The item it broke off from, past the keys of earlier items.
+    expect(
+      refusal(
+        filters(
+          "          - field: action\n            in: [opened]\n          - field: b\n           exists: true\n",
+        ),
+      ),
+    ).toBe(
+      "FILE: line 10: not valid YAML — exists is indented less than field on line 9 above it, but more than its - — write exists: at the column of field: (column 13) to keep it in that item, or start a new item with - at column 11",
+    );
+  });
+
   it("a quoted value with text after its closing quote says to quote the whole value (a ' inside doubled)", () => {
     expect(refusal(webhook('    routes:\n      gh:\n        prompt: "Review" this PR\n'))).toBe(
       `FILE: line 5: not valid YAML — Unexpected scalar at node end at line 5, column 26 — a value that starts with a " ends at the next ", so the text after it is not part of the value: write prompt: '"Review" this PR'`,
