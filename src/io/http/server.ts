@@ -40,10 +40,11 @@ export async function startHttpServer(options: StartServerOptions): Promise<Serv
     options.logger.warn(
       `[webhook] uWebSockets.js cannot load here (${loaded.error}); using the node:http server`,
     );
+    // `http_server: node` with workers is named by the config's own warning (src/config/unusedSettings.ts).
+    if ((options.threads ?? 0) > 0)
+      options.logger.warn(
+        "[webhook] platforms.webhook.workers applies to the uWS server; node:http serves on the main thread",
+      );
   }
-  if ((options.threads ?? 0) > 0)
-    options.logger.warn(
-      "[webhook] platforms.webhook.workers applies to the uWS server; node:http serves on the main thread",
-    );
   return listenNode(options.handler, listen);
 }

@@ -207,6 +207,20 @@ describe("uWS on ingress threads (platforms.webhook.workers)", () => {
     expect(output()).not.toMatch(/Assertion|open handles/);
   });
 
+  it("workers with http_server: node is named in one WARN, the config's (which names the key under extra), not twice", async () => {
+    const gw = await startTestGateway({
+      config: `platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    extra:\n      http_server: node\n      workers: 2\n    routes:\n      open: {secret: ${OPEN}}\n`,
+    });
+    gateways.push(gw);
+    expect((await postJson(gw.url("/webhooks/open"), { a: 1 })).status).toBe(202);
+    const workers = gw.logs().filter((line) => line.msg.includes("workers"));
+    expect(workers.map((line) => line.msg)).toEqual([
+      expect.stringContaining(
+        "platforms.webhook.extra.workers is 2, but platforms.webhook.extra.http_server is node, which has no ingress threads",
+      ),
+    ]);
+  });
+
   it("workers is a whole number from 0 to 64, and a reload cannot change it", () => {
     const config = (workers: unknown) =>
       configSchema.parse(webhookConfig({ open: { secret: OPEN } }, { workers }));
