@@ -21,6 +21,20 @@ export function bindHost(
       problem: `"${value}" includes a port — write ${host} and put the port in ${portIn}`,
     };
   }
+  // `[::1` or `::1]`: read as a name, it failed at listen time with "is another gateway running?".
+  if (value.startsWith("[") !== value.endsWith("]"))
+    return {
+      problem: `"${value}" has ${value.startsWith("[") ? "a [ without its ]" : "a ] without its ["} — write the address alone (${value.replace(/^\[|\]$/g, "")}), or in brackets ([${value.replace(/^\[|\]$/g, "")}])`,
+    };
+  // Other servers' spellings of "every interface" and of a network: no address to listen on.
+  if (value === "*")
+    return {
+      problem: `"*" is not an address — write 0.0.0.0 to listen on every interface (:: for IPv6 too)`,
+    };
+  if (/^[^/\s]+\/\d+$/.test(value))
+    return {
+      problem: `"${value}" is a network, not an address — write one address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface`,
+    };
   const bracketed = /^\[([^\]]+)\]$/.exec(value);
   const host = (bracketed?.[1] ?? value).toLowerCase();
   // One spelling per IPv6 address (0:0:0:0:0:0:0:1 is ::1), so the loopback check sees it.

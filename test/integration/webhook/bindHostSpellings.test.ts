@@ -46,6 +46,14 @@ describe("platforms.webhook.host as users write it (spec 2.1; INSECURE_NO_AUTH o
     ["[::1]:8644", '"[::1]:8644" includes a port — write ::1 and put the port in platforms.webhook.port'],
     ["localhost:", '"localhost:" includes a port — write localhost'],
     ["http://127.0.0.1:8644/", '"http://127.0.0.1:8644/" is a URL — write the address only (e.g. 127.0.0.1)'],
+    // Named here, not at listen as "is another gateway running?" (a [ read as part of a name).
+    ["[::1", '"[::1" has a [ without its ] — write the address alone (::1), or in brackets ([::1])'],
+    ["::1]", '"::1]" has a ] without its [ — write the address alone (::1), or in brackets ([::1])'],
+    ["*", '"*" is not an address — write 0.0.0.0 to listen on every interface (:: for IPv6 too)'],
+    [
+      "0.0.0.0/0",
+      '"0.0.0.0/0" is a network, not an address — write one address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface',
+    ],
   ])(
     "host %s is refused at load naming file, key and fix (not a misleading 'address in use' at listen)",
     (host, message) => {
@@ -69,6 +77,7 @@ describe("platforms.webhook.host as users write it (spec 2.1; INSECURE_NO_AUTH o
 
   it("--host takes the same spellings and refuses a port with a pointer to --port", () => {
     expect(parseHostOption("[::1]")).toBe("::1");
+    expect(() => parseHostOption("[::1")).toThrow('--host: "[::1" has a [ without its ]');
     expect(() => parseHostOption("127.0.0.1:9000")).toThrow(
       '--host: "127.0.0.1:9000" includes a port — write 127.0.0.1 and put the port in --port',
     );
