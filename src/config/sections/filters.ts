@@ -74,6 +74,49 @@ const leafShapes = {
 
 const GROUPS = ["all", "any", "not"] as const;
 
+const REGEX = "write regex (an RE2 search of the value's text)";
+const NO_NUMERIC =
+  "filters have no numeric comparison: match the digits with regex, or decide in the route's script";
+
+/** Filter keys other tools (and query languages) use, and what svc writes instead. */
+const OTHER_TOOLS_KEYS: Readonly<Record<string, string>> = {
+  matches: REGEX,
+  match: REGEX,
+  pattern: REGEX,
+  regexp: REGEX,
+  re: REGEX,
+  eq: "write equals",
+  is: "write equals",
+  value: "write equals",
+  ne: "write not_equals",
+  neq: "write not_equals",
+  not_in: "write not: {field: ..., in: [...]}",
+  nin: "write not: {field: ..., in: [...]}",
+  one_of: "write in: [...]",
+  in_list: "write in: [...]",
+  starts_with: "write regex: '^<text>' (an RE2 search: ^ anchors it at the start)",
+  startswith: "write regex: '^<text>' (an RE2 search: ^ anchors it at the start)",
+  prefix: "write regex: '^<text>' (an RE2 search: ^ anchors it at the start)",
+  ends_with: "write regex: '<text>$' (an RE2 search: $ anchors it at the end)",
+  endswith: "write regex: '<text>$' (an RE2 search: $ anchors it at the end)",
+  suffix: "write regex: '<text>$' (an RE2 search: $ anchors it at the end)",
+  includes: "write contains",
+  has: "write contains",
+  gt: NO_NUMERIC,
+  gte: NO_NUMERIC,
+  lt: NO_NUMERIC,
+  lte: NO_NUMERIC,
+  greater_than: NO_NUMERIC,
+  less_than: NO_NUMERIC,
+  present: "write exists: true",
+  absent: "write missing: true",
+  and: "write all: [...]",
+  or: "write any: [...]",
+  none: "write not: {any: [...]} (none of them matches)",
+  path: "write field (a dotted path such as pull_request.user.login)",
+  key: "write field (a dotted path such as pull_request.user.login)",
+};
+
 export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
   z
     .record(z.string(), z.unknown())
@@ -84,10 +127,15 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
       const unknown = keys.filter((k) => k !== "field" && !groups.includes(k) && !ops.includes(k));
       if (unknown.length > 0) {
         const key = unknown[0] as string;
-        const meant = nearMiss(key, ["field", ...FILTER_OPERATORS, ...GROUPS]);
+        const other = Object.hasOwn(OTHER_TOOLS_KEYS, key.toLowerCase())
+          ? OTHER_TOOLS_KEYS[key.toLowerCase()]
+          : undefined;
+        const meant =
+          other === undefined ? nearMiss(key, ["field", ...FILTER_OPERATORS, ...GROUPS]) : undefined;
+        const hint = other ?? (meant === undefined ? undefined : `did you mean "${meant}"?`);
         ctx.addIssue({
           code: "custom",
-          message: `unknown filter key "${key}"${meant === undefined ? "" : ` — did you mean "${meant}"?`} (a filter is field plus one of ${FILTER_OPERATORS.join(", ")}, or all/any/not)`,
+          message: `unknown filter key "${key}"${hint === undefined ? "" : ` — ${hint}`} (a filter is field plus one of ${FILTER_OPERATORS.join(", ")}, or all/any/not)`,
         });
         return;
       }

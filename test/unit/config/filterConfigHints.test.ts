@@ -16,6 +16,38 @@ function loadFilters(filters: string) {
 }
 
 describe("filter config errors (spec 2.3 operator values)", () => {
+  it("an operator as other tools name it (matches, eq, not_in, startswith, gt, and/or/none, path) says what svc writes", () => {
+    const cases: [string, string][] = [
+      ["{field: ref, matches: '^v'}", `"matches" — write regex (an RE2 search of the value's text)`],
+      ["{field: action, eq: opened}", `"eq" — write equals`],
+      ["{field: action, is: opened}", `"is" — write equals`],
+      ["{field: action, not_in: [closed]}", `"not_in" — write not: {field: ..., in: [...]}`],
+      [
+        "{field: ref, startswith: refs/tags/}",
+        `"startswith" — write regex: '^<text>' (an RE2 search: ^ anchors it at the start)`,
+      ],
+      [
+        "{field: n, gt: 5}",
+        `"gt" — filters have no numeric comparison: match the digits with regex, or decide in the route's script`,
+      ],
+      ["{or: [{field: a, exists: true}]}", `"or" — write any: [...]`],
+      // Not "did you mean not" (one letter away): none of them is not: {any: [...]}.
+      ["{none: [{field: a, exists: true}]}", `"none" — write not: {any: [...]} (none of them matches)`],
+      [
+        "{path: action, equals: opened}",
+        `"path" — write field (a dotted path such as pull_request.user.login)`,
+      ],
+    ];
+    for (const [filter, hint] of cases)
+      expect(() => loadFilters(filter)).toThrow(
+        `routes.gh.filters[0]: unknown filter key ${hint} (a filter is field plus one of`,
+      );
+    // A near miss of svc's own names keeps its "did you mean".
+    expect(() => loadFilters("{field: a, equal: 1}")).toThrow(
+      `unknown filter key "equal" — did you mean "equals"?`,
+    );
+  });
+
   it("missing: false names the operator to use instead, not zod's 'expected one of true'", () => {
     expect(() => loadFilters("{field: pull_request, missing: false}")).toThrow(
       /routes\.gh\.filters\[0\]\.missing: missing takes true \(for a field that must be present, use exists: true\)/,
