@@ -264,6 +264,45 @@ const SUBSCRIPTION_ONLY: Readonly<Record<string, string>> = {
     "a config.yaml route has no description: write a # comment above it; description belongs to subscriptions",
 };
 
+const TARGET_KEY = (key: string) =>
+  `a key of the delivery target: put it under deliver_extra (deliver_extra: {${key}: ...})`;
+const ROUTE_SECRET_KEY = "write secret (the route's HMAC secret or token)";
+const NO_PATH_KEY =
+  "a route answers at /webhooks/<its name>: the name is its path — remove it (rename the route for another path)";
+
+/**
+ * Route keys as other webhook relays (and a route's own subkeys written a level up) name them, too far from
+ * svc's for a did-you-mean: what a route reads instead (`chat_id` beside `deliver` belongs in `deliver_extra`).
+ */
+const OTHER_TOOLS_ROUTE_KEYS: Readonly<Record<string, string>> = {
+  event_types: "write events (a list: events: [push, pull_request])",
+  event_type: "write events (a list: events: [push, pull_request])",
+  template: "write prompt (a {dot.path} template)",
+  message: "write prompt (a {dot.path} template)",
+  target: "write deliver (the delivery target: log, telegram, ...)",
+  deliver_to: "write deliver (the delivery target: log, telegram, ...)",
+  destination: "write deliver (the delivery target: log, telegram, ...)",
+  chat_id: TARGET_KEY("chat_id"),
+  thread_id: TARGET_KEY("thread_id"),
+  message_thread_id: TARGET_KEY("message_thread_id"),
+  repo: TARGET_KEY("repo"),
+  pr_number: TARGET_KEY("pr_number"),
+  channel: "a chat's channel is its chat_id: put it under deliver_extra (deliver_extra: {chat_id: ...})",
+  token: ROUTE_SECRET_KEY,
+  hmac_secret: ROUTE_SECRET_KEY,
+  signing_secret: ROUTE_SECRET_KEY,
+  webhook_secret: ROUTE_SECRET_KEY,
+  extra: "write deliver_extra (the delivery target's keys)",
+  cron: "write cron_job (the cron job's id or name)",
+  job: "write cron_job (the cron job's id or name)",
+  debounce: "write coalesce (coalesce: {key: <payload path>, window_seconds: 30})",
+  mirror: "write mirror_to_session",
+  only_deliver: "write deliver_only: true",
+  direct: "write deliver_only: true",
+  path: NO_PATH_KEY,
+  url: NO_PATH_KEY,
+};
+
 /**
  * Where an unknown key belongs instead: another section's key (`multiplex_profiles` under
  * `platforms.webhook` is `gateway.multiplex_profiles`), or, directly under `platforms.webhook`, a
@@ -300,6 +339,7 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
     at.at(-2) === "routes" &&
     at.length === (at[2] === "extra" ? 5 : 4);
   if (atRoute && Object.hasOwn(SUBSCRIPTION_ONLY, key)) return SUBSCRIPTION_ONLY[key];
+  if (atRoute && Object.hasOwn(OTHER_TOOLS_ROUTE_KEYS, key)) return OTHER_TOOLS_ROUTE_KEYS[key];
   if (
     at[0] === "platforms" &&
     at[1] === "webhook" &&

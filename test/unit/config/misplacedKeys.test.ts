@@ -74,6 +74,31 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("a route key as other webhook relays write it, or a delivery target's key a level up, says what a route reads instead", () => {
+    const route = (line: string) =>
+      refusal(
+        `platforms:\n  webhook:\n    routes:\n      gh:\n        secret: s\n        deliver: telegram\n        ${line}\n`,
+      );
+    expect(route("chat_id: -1001234")).toBe(
+      `FILE: platforms.webhook.routes.gh: unknown key "chat_id" — a key of the delivery target: put it under deliver_extra (deliver_extra: {chat_id: ...})${SEE}`,
+    );
+    expect(route("template: 'PR {number}'")).toBe(
+      `FILE: platforms.webhook.routes.gh: unknown key "template" — write prompt (a {dot.path} template)${SEE}`,
+    );
+    expect(route("event_types: [push]")).toBe(
+      `FILE: platforms.webhook.routes.gh: unknown key "event_types" — write events (a list: events: [push, pull_request])${SEE}`,
+    );
+    expect(route("hmac_secret: s3cret")).toBe(
+      `FILE: platforms.webhook.routes.gh: unknown key "hmac_secret" — write secret (the route's HMAC secret or token)${SEE}`,
+    );
+    expect(route("path: /hooks/gh")).toBe(
+      `FILE: platforms.webhook.routes.gh: unknown key "path" — a route answers at /webhooks/<its name>: the name is its path — remove it (rename the route for another path)${SEE}`,
+    );
+    expect(route("debounce: {key: number}")).toBe(
+      `FILE: platforms.webhook.routes.gh: unknown key "debounce" — write coalesce (coalesce: {key: <payload path>, window_seconds: 30})${SEE}`,
+    );
+  });
+
   it("a subscription record pasted as a route (enabled and description together, beside a typo) keeps each key's advice", () => {
     expect(
       refusal(
