@@ -303,6 +303,36 @@ const OTHER_TOOLS_ROUTE_KEYS: Readonly<Record<string, string>> = {
   url: NO_PATH_KEY,
 };
 
+const BIND_KEY = "write host (the bind address: 127.0.0.1, or 0.0.0.0 for every interface)";
+const BODY_KEY = "write max_body_bytes (the largest body, in bytes)";
+const RATE_KEY = "write rate_limit (requests per minute, counted per route)";
+const GLOBAL_SECRET_KEY = "write secret (the global secret of the routes without their own)";
+
+/** `platforms.webhook` settings as other webhook servers and relays name them: what svc reads instead. */
+const OTHER_TOOLS_WEBHOOK_KEYS: Readonly<Record<string, string>> = {
+  bind: BIND_KEY,
+  bind_address: BIND_KEY,
+  address: BIND_KEY,
+  hostname: BIND_KEY,
+  listen: "write host and port (host: 127.0.0.1, port: 8644)",
+  max_body_size: BODY_KEY,
+  body_limit: BODY_KEY,
+  max_request_size: BODY_KEY,
+  client_max_size: BODY_KEY,
+  requests_per_minute: RATE_KEY,
+  rate: RATE_KEY,
+  rate_limit_per_minute: RATE_KEY,
+  rpm: RATE_KEY,
+  timeout:
+    "a route script's time is script_timeout_seconds, an agent run's agent.timeout_seconds (svc has no request timeout)",
+  webhook_secret: GLOBAL_SECRET_KEY,
+  hmac_secret: GLOBAL_SECRET_KEY,
+  signing_secret: GLOBAL_SECRET_KEY,
+  token: GLOBAL_SECRET_KEY,
+  server: "write http_server (uws or node)",
+  threads: "write workers (ingress threads of the uWS server)",
+};
+
 /**
  * Where an unknown key belongs instead: another section's key (`multiplex_profiles` under
  * `platforms.webhook` is `gateway.multiplex_profiles`), or, directly under `platforms.webhook`, a
@@ -345,6 +375,7 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
     at[1] === "webhook" &&
     (at.length === 2 || (at.length === 3 && at[2] === "extra"))
   ) {
+    if (Object.hasOwn(OTHER_TOOLS_WEBHOOK_KEYS, key)) return OTHER_TOOLS_WEBHOOK_KEYS[key];
     const value =
       typeof input === "object" && input !== null ? (input as Record<string, unknown>)[key] : undefined;
     if (

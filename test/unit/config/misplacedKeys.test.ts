@@ -99,6 +99,24 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("a platforms.webhook setting as other webhook servers name it says what svc reads instead, under extra too", () => {
+    expect(refusal("platforms:\n  webhook:\n    bind: 127.0.0.1\n")).toBe(
+      `FILE: platforms.webhook: unknown key "bind" — write host (the bind address: 127.0.0.1, or 0.0.0.0 for every interface)${SEE}`,
+    );
+    expect(refusal("platforms:\n  webhook:\n    extra:\n      max_body_size: 1000\n")).toBe(
+      `FILE: platforms.webhook.extra: unknown key "max_body_size" — write max_body_bytes (the largest body, in bytes)${SEE}`,
+    );
+    expect(refusal("platforms:\n  webhook:\n    requests_per_minute: 60\n")).toBe(
+      `FILE: platforms.webhook: unknown key "requests_per_minute" — write rate_limit (requests per minute, counted per route)${SEE}`,
+    );
+    expect(refusal("platforms:\n  webhook:\n    webhook_secret: s3cret\n")).toBe(
+      `FILE: platforms.webhook: unknown key "webhook_secret" — write secret (the global secret of the routes without their own)${SEE}`,
+    );
+    expect(refusal("platforms:\n  webhook:\n    listen: 8000\n")).toBe(
+      `FILE: platforms.webhook: unknown key "listen" — write host and port (host: 127.0.0.1, port: 8644)${SEE}`,
+    );
+  });
+
   it("a subscription record pasted as a route (enabled and description together, beside a typo) keeps each key's advice", () => {
     expect(
       refusal(
