@@ -35,6 +35,7 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     if (isSeq(node)) {
       const serverArgs = path.length === 3 && path[0] === "mcp_servers" && path[2] === "args";
       for (const [i, item] of node.items.entries()) {
+        if (!node.flow) refuseFoldedItem(item, [...path, String(i)], text, file, lines);
         refuseCommentedTemplate(item, [...path, String(i)], text, file, lines);
         if (idValues) keepNumberText(item, text);
         if (serverArgs) keepTilde(item, text);
@@ -67,6 +68,34 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     }
   };
   walk(doc.contents, [], false);
+}
+
+/**
+ * `events:` then `- push` and a `- pull` indented past it: YAML reads the second line as more of the first
+ * item's text (`push - pull`, an event no sender names), so the list silently has one item fewer and the
+ * route ignores what it was meant to accept. Refused at the folded line, quoting no item (one may be a secret).
+ */
+function refuseFoldedItem(
+  node: unknown,
+  at: readonly string[],
+  text: string,
+  file: string,
+  lines: LineCounter,
+): void {
+  if (!isScalar(node) || node.type !== Scalar.PLAIN || node.range === undefined || node.range === null)
+    return;
+  const [start, end] = node.range;
+  const folded = /\n[ \t]*-[ \t]/.exec(text.slice(start, end));
+  if (folded === null) return;
+  const dash = start + folded.index + folded[0].indexOf("-");
+  const item = lines.linePos(start);
+  // The item's own `-` is the last one before its text on its line.
+  const itemDash = text.lastIndexOf("-", start - 1);
+  const column = itemDash === -1 ? item.col : lines.linePos(itemDash).col;
+  throw new SvcError(
+    "config_invalid",
+    `${file}: line ${lines.linePos(dash).line}: ${keyPath(at.slice(0, -1))}: this - is indented further than the - of the item above it (line ${item.line}, column ${column}), so YAML reads the line as more of that item's text, not as an item of its own — write each - of the list at column ${column}`,
+  );
 }
 
 /** A key, then a colon with no space after it (`secret:x`, `enabled:true`), not a URL (`http://...`). */

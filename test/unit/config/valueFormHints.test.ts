@@ -198,6 +198,37 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("a - indented past the item above it, which YAML folds into that item's text (events push - pull_request), is named at its line", () => {
+    expect(
+      refusal(
+        webhook(
+          "    routes:\n      a:\n        secret: x\n        events:\n          - push\n            - pull_request\n",
+        ),
+      ),
+    ).toBe(
+      "FILE: line 8: platforms.webhook.routes.a.events: this - is indented further than the - of the item above it (line 7, column 11), so YAML reads the line as more of that item's text, not as an item of its own — write each - of the list at column 11",
+    );
+    // No item is quoted: an MCP server's arguments may hold a key.
+    const args = refusal(
+      "mcp_servers:\n  a:\n    command: node\n    args:\n      - --api-key=sk-leak-AAA\n        - --port\n",
+    );
+    expect(args).toContain("FILE: line 6: mcp_servers.a.args: this - is indented further");
+    expect(args).not.toContain("sk-leak");
+    // An event type with spaces on one line is one item, as written.
+    const h = tempHome();
+    home = h;
+    h.write(
+      "config.yaml",
+      webhook(
+        "    routes:\n      a:\n        secret: x\n        events:\n          - Merge Request Hook\n          - push\n",
+      ),
+    );
+    expect(loadConfig({ home: h.dir, env: {} }).config.platforms.webhook.routes.a?.events).toEqual([
+      "Merge Request Hook",
+      "push",
+    ]);
+  });
+
   it("a quoted value with text after its closing quote says to quote the whole value (a ' inside doubled)", () => {
     expect(refusal(webhook('    routes:\n      gh:\n        prompt: "Review" this PR\n'))).toBe(
       `FILE: line 5: not valid YAML — Unexpected scalar at node end at line 5, column 26 — a value that starts with a " ends at the next ", so the text after it is not part of the value: write prompt: '"Review" this PR'`,
