@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
 import { AGENT_PROVIDERS } from "./sections/agent.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
+import { routeShape } from "./sections/webhook.js";
 import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
 
 /**
@@ -334,6 +335,22 @@ const OTHER_TOOLS_WEBHOOK_KEYS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * `endpoints: {github: {secret: ...}}` under platforms.webhook: a mapping of routes under another name than
+ * `routes` (each value a mapping, none of its keys a route property), not one route missing its `routes:` level.
+ */
+function holdsRoutes(mapping: Record<string, unknown>): boolean {
+  const entries = Object.entries(mapping);
+  return (
+    entries.length > 0 &&
+    entries.every(
+      ([name, entry]) =>
+        !Object.hasOwn(routeShape, name) &&
+        (entry === null || (typeof entry === "object" && !Array.isArray(entry))),
+    )
+  );
+}
+
+/**
  * Where an unknown key belongs instead: another section's key (`multiplex_profiles` under
  * `platforms.webhook` is `gateway.multiplex_profiles`), or, directly under `platforms.webhook`, a
  * mapping that reads as a route written without the `routes:` level.
@@ -384,7 +401,9 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
       !Array.isArray(value) &&
       !Object.hasOwn(HOME_OF_KEY, key)
     )
-      return `a route goes under platforms.webhook.routes (routes: {${key}: ...})`;
+      return holdsRoutes(value as Record<string, unknown>)
+        ? `it holds routes: write routes (routes: {<name>: {...}}, each answering at /webhooks/<name>)`
+        : `a route goes under platforms.webhook.routes (routes: {${key}: ...})`;
   }
   const home = Object.hasOwn(HOME_OF_KEY, key) ? HOME_OF_KEY[key] : undefined;
   if (home === undefined) return undefined;

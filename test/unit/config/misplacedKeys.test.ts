@@ -99,6 +99,18 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("routes written under another name (endpoints: {github: {...}}) say to write routes, not that a route named endpoints goes under routes", () => {
+    expect(
+      refusal("platforms:\n  webhook:\n    endpoints:\n      github:\n        secret: s\n      stripe:\n"),
+    ).toBe(
+      `FILE: platforms.webhook: unknown key "endpoints" — it holds routes: write routes (routes: {<name>: {...}}, each answering at /webhooks/<name>)${SEE}`,
+    );
+    // One route missing its routes: level (its keys are route properties) keeps that advice.
+    expect(refusal("platforms:\n  webhook:\n    github:\n      coalesce: {key: number}\n")).toBe(
+      `FILE: platforms.webhook: unknown key "github" — a route goes under platforms.webhook.routes (routes: {github: ...})${SEE}`,
+    );
+  });
+
   it("a platforms.webhook setting as other webhook servers name it says what svc reads instead, under extra too", () => {
     expect(refusal("platforms:\n  webhook:\n    bind: 127.0.0.1\n")).toBe(
       `FILE: platforms.webhook: unknown key "bind" — write host (the bind address: 127.0.0.1, or 0.0.0.0 for every interface)${SEE}`,
