@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
 import { AGENT_PROVIDERS } from "./sections/agent.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
-import { routeShape } from "./sections/webhook.js";
+import { ROUTE_NAME, routeShape } from "./sections/webhook.js";
 import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
 
 /**
@@ -780,6 +780,15 @@ export function formatIssue(
       listedNames(issue.input) !== undefined
     )
       message += ` — write each entry under its name, not as a list item with name: (${listedNames(issue.input)?.[0]}: on its own line, its other keys indented under it, no "- " and no name: key)`;
+    // `routes: [github, stripe]`: the names alone, as a list of routes to serve.
+    else if (
+      (issue.expected === "record" || issue.expected === "object") &&
+      issue.path.at(-1) === "routes" &&
+      Array.isArray(issue.input) &&
+      issue.input.length > 0 &&
+      issue.input.every((name) => typeof name === "string" && ROUTE_NAME.test(name))
+    )
+      message += ` — routes maps each route's name to its keys: write ${issue.input[0]}: on its own line under routes:, with its keys (secret, events, ...) indented under it (${issue.input[0]}: {} for a route with no keys of its own)`;
     else if (mcpCommandList(issue.path, issue.input)) {
       // `[npx, -y, pkg, --api-key, <key>]`: the list is not quoted back when it holds a credential.
       const [program, ...rest] = issue.input;

@@ -41,9 +41,9 @@ describe("what a refusal quotes", () => {
     expect(refusal(webhook("    routes:\n      - name: gh\n        secret: hunter2\n"))).toBe(
       'FILE: platforms.webhook.routes: expected a mapping, got a list (not shown: it holds a secret) — write each entry under its name, not as a list item with name: (gh: on its own line, its other keys indented under it, no "- " and no name: key)',
     );
-    // Without one, the value is quoted as ever.
+    // Without one, the value is quoted as ever (a list of route names, with how to write them).
     expect(refusal(webhook("    routes: [gh, ci]\n"))).toBe(
-      'FILE: platforms.webhook.routes: expected a mapping, got ["gh","ci"]',
+      'FILE: platforms.webhook.routes: expected a mapping, got ["gh","ci"] — routes maps each route\'s name to its keys: write gh: on its own line under routes:, with its keys (secret, events, ...) indented under it (gh: {} for a route with no keys of its own)',
     );
   });
 
