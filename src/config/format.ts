@@ -62,8 +62,43 @@ const EXPECTED_WORDS: Record<string, string> = {
  * How to write a number or a boolean that arrived as text: quoted in the file (`port: "8644"`), from a
  * `${VAR}` (always text), or in the YAML 1.1 spelling other tools accept (`enabled: yes`).
  */
-function textForTypeHint(expected: string, input: string): string {
+/** Seconds in each unit other tools write a duration with (`30s`, `5m`, `1h`, `500ms`). */
+const SECONDS_IN: Readonly<Record<string, number>> = { ms: 0.001, s: 1, sec: 1, m: 60, min: 60, h: 3600 };
+/** Bytes in each unit a size is written with (`1mb`, `512k`): binary, as the default 1048576 is 1 MiB. */
+const BYTES_IN: Readonly<Record<string, number>> = {
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1048576,
+  mb: 1048576,
+  mib: 1048576,
+  g: 1073741824,
+  gb: 1073741824,
+  gib: 1073741824,
+};
+
+/**
+ * A duration or size written with its unit (`window_seconds: 1m`, `max_body_bytes: 1mb`) or a rate with its
+ * period (`rate_limit: 30/min`): the plain number to write instead, or undefined.
+ */
+function plainNumberFor(key: string, input: string): string | undefined {
+  const unit = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$/i.exec(input);
+  const [amount, suffix] = [Number(unit?.[1]), unit?.[2]?.toLowerCase() ?? ""];
+  if (key.endsWith("_seconds") && Object.hasOwn(SECONDS_IN, suffix))
+    return `write ${amount * (SECONDS_IN[suffix] as number)} (a number of seconds, without a unit)`;
+  if (key.endsWith("_bytes") && Object.hasOwn(BYTES_IN, suffix))
+    return `write ${Math.round(amount * (BYTES_IN[suffix] as number))} (a number of bytes, without a unit)`;
+  const rate = /^\s*(\d+)\s*(?:\/|per\s+)\s*(?:m|min|minute)\s*$/i.exec(input);
+  if (key === "rate_limit" && rate !== null)
+    return `write ${rate[1]} (rate_limit counts requests per minute)`;
+  return undefined;
+}
+
+function textForTypeHint(expected: string, input: string, key = ""): string {
   if (expected === "number" || expected === "int") {
+    const plain = plainNumberFor(key, input);
+    if (plain !== undefined) return ` — ${plain}`;
     // YAML keeps a whole number past 2^53 as text, so that no digit is silently lost.
     if (/^\s*-?\d{16,}\s*$/.test(input) && !Number.isSafeInteger(Number(input)))
       return ` — too large: at most ${Number.MAX_SAFE_INTEGER}`;
@@ -847,7 +882,9 @@ export function formatIssue(
     } else if (typeof issue.input === "string") {
       // A JSON store has no YAML spellings and no ${VAR}: only the quotes are wrong there.
       message +=
-        syntax === "json" ? textForJsonHint(issue.expected) : textForTypeHint(issue.expected, issue.input);
+        syntax === "json"
+          ? textForJsonHint(issue.expected)
+          : textForTypeHint(issue.expected, issue.input, String(issue.path.at(-1) ?? ""));
       // `events: push` for `events: [push]`; the value is quoted back only where describeValue shows it.
       if (isFilterSlot(issue.path) && (issue.expected === "record" || issue.expected === "object")) {
         message += ` — ${filterHint(issue.input, syntax === "json")}`;

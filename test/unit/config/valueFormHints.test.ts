@@ -88,9 +88,24 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
-  it("a size with a unit: write a plain number", () => {
+  it("a size, duration or rate with its unit: write the plain number it means", () => {
     expect(refusal(webhook("    max_body_bytes: 1mb\n"))).toBe(
-      'FILE: platforms.webhook.max_body_bytes: expected a number, got "1mb" — write a plain number, without units or quotes',
+      'FILE: platforms.webhook.max_body_bytes: expected a number, got "1mb" — write 1048576 (a number of bytes, without a unit)',
+    );
+    expect(refusal(webhook("    script_timeout_seconds: 2m\n"))).toBe(
+      'FILE: platforms.webhook.script_timeout_seconds: expected a number, got "2m" — write 120 (a number of seconds, without a unit)',
+    );
+    expect(
+      refusal(webhook("    routes:\n      a: {secret: s, coalesce: {key: n, window_seconds: 45s}}\n")),
+    ).toBe(
+      'FILE: platforms.webhook.routes.a.coalesce.window_seconds: expected a number, got "45s" — write 45 (a number of seconds, without a unit)',
+    );
+    expect(refusal(webhook("    rate_limit: 60/min\n"))).toBe(
+      'FILE: platforms.webhook.rate_limit: expected a number, got "60/min" — write 60 (rate_limit counts requests per minute)',
+    );
+    // A unit it cannot convert keeps the general advice.
+    expect(refusal(webhook("    max_body_bytes: lots\n"))).toBe(
+      'FILE: platforms.webhook.max_body_bytes: expected a number, got "lots" — write a plain number, without units or quotes',
     );
   });
 
