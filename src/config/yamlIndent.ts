@@ -59,6 +59,29 @@ export function misindentedKey(error: YAMLError, text: string): { line: number; 
     }
     return undefined;
   }
+  // `    - push` followed by `   - pull`: a `-` between its list's column and the key that holds the list.
+  if (/^A block sequence may not be used as an implicit map key/.test(error.message)) {
+    const dash = /^( *)-[ \t]/.exec(lines[at - 1] ?? "");
+    if (dash === null) return undefined;
+    const indent = (dash[1] as string).length;
+    // The list it broke off from: the least indented item between it and the key that holds the list (not
+    // an item of a list nested in one of its items).
+    let item: { line: number; depth: number } | undefined;
+    for (let i = at - 2; i >= 0; i--) {
+      const line = lines[i] as string;
+      if (!isContent(line)) continue;
+      const above = /^( *)(-[ \t])?/.exec(line) as RegExpExecArray;
+      const depth = (above[1] as string).length;
+      if (depth <= indent) break;
+      if (above[2] !== undefined && (item === undefined || depth <= item.depth))
+        item = { line: i + 1, depth };
+    }
+    if (item === undefined) return undefined;
+    return {
+      line: at,
+      text: `this - is indented less than the - of the item above it (line ${item.line}, column ${item.depth + 1}), but more than the key that holds the list — write each - of the list at column ${item.depth + 1}`,
+    };
+  }
   // `    enabled: true` followed by `   port: 8644`: between the mapping's column and its parent's.
   if (/^All mapping items must start at the same column/.test(error.message)) {
     const key = KEY_LINE.exec(lines[at - 1] ?? "");

@@ -244,6 +244,28 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     ]);
   });
 
+  it("a - indented less than the item above it, but past the key that holds the list, is named with the list's column", () => {
+    expect(
+      refusal(
+        webhook(
+          "    routes:\n      a:\n        secret: x\n        events:\n          - push\n         - pull_request\n",
+        ),
+      ),
+    ).toBe(
+      "FILE: line 8: not valid YAML — this - is indented less than the - of the item above it (line 7, column 11), but more than the key that holds the list — write each - of the list at column 11",
+    );
+    // The list it broke off from, not a list nested in one of its items.
+    expect(
+      refusal(
+        webhook(
+          "    routes:\n      a:\n        secret: x\n        filters:\n          - field: a\n            in:\n              - x\n         - field: b\n           exists: true\n",
+        ),
+      ),
+    ).toBe(
+      "FILE: line 10: not valid YAML — this - is indented less than the - of the item above it (line 7, column 11), but more than the key that holds the list — write each - of the list at column 11",
+    );
+  });
+
   it("a quoted value with text after its closing quote says to quote the whole value (a ' inside doubled)", () => {
     expect(refusal(webhook('    routes:\n      gh:\n        prompt: "Review" this PR\n'))).toBe(
       `FILE: line 5: not valid YAML — Unexpected scalar at node end at line 5, column 26 — a value that starts with a " ends at the next ", so the text after it is not part of the value: write prompt: '"Review" this PR'`,
