@@ -120,16 +120,7 @@ export class TokenStore {
    * access token (`null`, `{"access_token": 5}`), fails naming the file and the login that replaces it.
    */
   readTokens(): StoredTokens | undefined {
-    const t = readJson<unknown>(this.tokensPath, this.serverName, this.profile);
-    if (t === undefined) return undefined;
-    if (!hasString(t, "access_token"))
-      throw damagedFile(
-        this.tokensPath,
-        "not a saved login (no access_token in it)",
-        this.serverName,
-        this.profile,
-      );
-    return t as StoredTokens;
+    return this.readRecord<StoredTokens>(this.tokensPath, "access_token", "a saved login");
   }
 
   saveTokens(tokens: StoredTokens): void {
@@ -138,16 +129,16 @@ export class TokenStore {
 
   /** The saved client registration, or undefined; a file without a `client_id` fails as `readTokens` does. */
   readClient(): StoredClient | undefined {
-    const c = readJson<unknown>(this.clientPath, this.serverName, this.profile);
-    if (c === undefined) return undefined;
-    if (!hasString(c, "client_id"))
-      throw damagedFile(
-        this.clientPath,
-        "not a client registration (no client_id in it)",
-        this.serverName,
-        this.profile,
-      );
-    return c as StoredClient;
+    return this.readRecord<StoredClient>(this.clientPath, "client_id", "a client registration");
+  }
+
+  /** A record of this server's, undefined when its file is absent; one without its string `key` is damaged. */
+  private readRecord<T>(path: string, key: string, what: string): T | undefined {
+    const value = readJson<unknown>(path, this.serverName, this.profile);
+    if (value === undefined) return undefined;
+    if (!hasString(value, key))
+      throw damagedFile(path, `not ${what} (no ${key} in it)`, this.serverName, this.profile);
+    return value as T;
   }
 
   saveClient(client: StoredClient): void {

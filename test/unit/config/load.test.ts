@@ -21,6 +21,16 @@ function load(yaml: string | undefined, env: Record<string, string> = {}, dotenv
   return loadConfig({ home: home.dir, env });
 }
 
+/** The error loading `yaml` throws (undefined when it loads). */
+function loadFailure(yaml: string): Error | undefined {
+  try {
+    load(yaml);
+  } catch (err) {
+    return err as Error;
+  }
+  return undefined;
+}
+
 describe("config loading (spec 2.1)", () => {
   it("uses the embedded default when there is no config file", () => {
     const { config, fromFile } = load(undefined);
@@ -494,14 +504,9 @@ describe("config loading (spec 2.1)", () => {
       ],
     ];
     for (const [yaml, message] of cases) {
-      let thrown: unknown;
-      try {
-        load(yaml);
-      } catch (err) {
-        thrown = err;
-      }
-      expect((thrown as Error).message).toBe(`${home.dir}/config.yaml: ${message}`);
-      expect((thrown as Error).message).not.toContain("s3cret-value");
+      const thrown = loadFailure(yaml);
+      expect(thrown?.message).toBe(`${home.dir}/config.yaml: ${message}`);
+      expect(thrown?.message).not.toContain("s3cret-value");
       home.cleanup();
     }
   });
@@ -528,13 +533,8 @@ describe("config loading (spec 2.1)", () => {
       ],
     ];
     for (const [yaml, message] of cases) {
-      let thrown: unknown;
-      try {
-        load(yaml);
-      } catch (err) {
-        thrown = err;
-      }
-      expect((thrown as Error).message).toBe(`${home.dir}/config.yaml: ${message}`);
+      const thrown = loadFailure(yaml);
+      expect(thrown?.message).toBe(`${home.dir}/config.yaml: ${message}`);
       home.cleanup();
     }
     // A template written unquoted where text goes keeps its own advice (quote it).
@@ -584,14 +584,9 @@ describe("config loading (spec 2.1)", () => {
       ],
     ];
     for (const [yaml, hint] of cases) {
-      let thrown: unknown;
-      try {
-        load(yaml);
-      } catch (err) {
-        thrown = err;
-      }
-      expect((thrown as Error).message).toContain(hint);
-      expect((thrown as Error).message).not.toContain("s3cret");
+      const thrown = loadFailure(yaml);
+      expect(thrown?.message).toContain(hint);
+      expect(thrown?.message).not.toContain("s3cret");
       home.cleanup();
     }
     // Any other value is written back quoted, as the fix to copy.
