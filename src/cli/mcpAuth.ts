@@ -159,6 +159,9 @@ export async function confirmAndInstall(
   }
   addServerToConfig(configPath, name, request.config);
   io.print(`Installed mcp_servers.${name}.`);
+  // Commands read a word that starts with - as an option: such a name goes after --.
+  if (name.startsWith("-"))
+    io.print(`Its name starts with -: give it to commands after --, as in svc mcp test -- ${name}`);
   return name;
 }
 

@@ -44,4 +44,16 @@ describe("svc mcp install: a name the configuration cannot hold (spec 4.1)", { t
     expect(invalid.stdout).toContain("Cancelled after three invalid names; nothing was installed.");
     expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).toBe(original);
   });
+
+  it("a name that starts with - (the pattern allows it) is installed with how to name it to commands: after --", async () => {
+    home = tempHome();
+    const res = await svc(home, ["mcp", "install", link("-lead")], { input: "y\n" });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(
+      "Installed mcp_servers.-lead.\nIts name starts with -: give it to commands after --, as in svc mcp test -- -lead\n",
+    );
+    const list = await svc(home, ["mcp", "list", "--no-check"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^-lead /m);
+  });
 });
