@@ -108,14 +108,6 @@ function cliHub(loaded: LoadedConfig, names: readonly string[], elicitation?: Un
   return hub;
 }
 
-/** formatTable's columns (measured as the terminal shows them), without the spaces an empty DETAIL leaves. */
-function table(rows: string[][]): string {
-  return formatTable(rows)
-    .split("\n")
-    .map((line) => line.trimEnd())
-    .join("\n");
-}
-
 function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
   const scope = secretScope(loaded.paths);
   return serverEntries(loaded.config.mcp_servers).map(([name, entry]) => {
@@ -188,7 +180,7 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
       detail(s),
     ]);
   }
-  process.stdout.write(`${table(rows)}\n`);
+  process.stdout.write(`${formatTable(rows)}\n`);
   if (drift !== undefined) process.stdout.write(`${drift}\n`);
   if (!live) {
     process.stdout.write(
