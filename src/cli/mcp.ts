@@ -33,7 +33,7 @@ import { formatTable } from "./format.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
-import { printChecks, testAll } from "./mcp/checkCommands.js";
+import { noServersLine, printChecks, testAll } from "./mcp/checkCommands.js";
 import {
   allTakenReason,
   type CrossServerView,
@@ -162,9 +162,7 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
     : undefined;
   if (statuses.length === 0) {
     process.stdout.write(
-      drift === undefined
-        ? `No MCP servers in ${loaded.paths.config} (add entries under mcp_servers).\n`
-        : `The running gateway has no MCP servers.\n${drift}\n`,
+      drift === undefined ? noServersLine(loaded) : `The running gateway has no MCP servers.\n${drift}\n`,
     );
     return;
   }
