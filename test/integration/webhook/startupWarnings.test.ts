@@ -64,6 +64,15 @@ describe("startup warnings about the webhook adapter", () => {
     );
     // The log and the CLI say the same thing about where the off came from.
     expect(warnings).toContainEqual(expect.stringContaining(`[webhook] Adapter disabled (${setting})`));
+    // svc config check says it before any start, and counts none of them as served.
+    const report = await checkConfig({ home: gw.home.dir, env: {} });
+    expect(report.problems).toEqual([]);
+    expect(report.warnings).toContainEqual(
+      expect.stringContaining(
+        `2 enabled subscription(s) in ${gw.home.dir}/webhook_subscriptions.json (one, two) are not served: the webhook adapter is off (${setting}).`,
+      ),
+    );
+    expect(report.summary).toContain("webhook off, 0 routes, 3 subscriptions (0 served),");
   });
 
   it("config.yaml routes with the adapter off: WARN naming them, at start and by svc config check alike", async () => {
