@@ -19,7 +19,11 @@ import { describeError, isSvcError } from "../../errors.js";
 import { eventWarnings, idleKeys } from "../../gateway/idleRouteKeys.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
-import { unservedRoutesWarning, unservedSubscriptionsWarning } from "../../gateway/webhookStartupWarnings.js";
+import {
+  allInterfacesWarning,
+  unservedRoutesWarning,
+  unservedSubscriptionsWarning,
+} from "../../gateway/webhookStartupWarnings.js";
 import { gatewayDirProblem, homeProblem } from "../../io/homeWritable.js";
 import { listenHostProblem } from "../../io/http/listenProbe.js";
 import { logLevelProblem } from "../../io/log.js";
@@ -139,6 +143,10 @@ export async function checkConfig(
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];
+  // As the gateway logs at each start: a listener on every interface (svc gateway start --host overrides it).
+  const { webhook } = loaded.config.platforms;
+  const exposed = webhook.enabled ? allInterfacesWarning(webhook.host, webhook.port) : undefined;
+  if (exposed !== undefined) warnings.push(...untagged([exposed]));
   // As the gateway logs at start: config.yaml's routes, unserved while the adapter is off.
   if (!loaded.config.platforms.webhook.enabled) {
     const unserved = unservedRoutesWarning(

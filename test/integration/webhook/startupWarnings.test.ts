@@ -167,6 +167,12 @@ describe("startup warnings about the webhook adapter", () => {
     expect(warnings).toContainEqual(
       `[webhook] Listening on every network interface (0.0.0.0:${gw.gateway.port}): anyone who can reach this machine can post to its routes — set platforms.webhook.host: 127.0.0.1 to accept senders on this machine only, or keep it and make sure every route has a secret`,
     );
+    // svc config check says it before any start, at the configured port (the test gateway was given port 0).
+    const report = await checkConfig({ home: gw.home.dir, env: {} });
+    expect(report.problems).toEqual([]);
+    expect(report.warnings).toContainEqual(
+      "Listening on every network interface (0.0.0.0:8644): anyone who can reach this machine can post to its routes — set platforms.webhook.host: 127.0.0.1 to accept senders on this machine only, or keep it and make sure every route has a secret",
+    );
   });
 
   it("a loopback listener and no unserved subscriptions give neither warning", async () => {
@@ -176,5 +182,7 @@ describe("startup warnings about the webhook adapter", () => {
       .filter((line) => line.level === WARN)
       .map((line) => line.msg);
     expect(warnings.filter((msg) => /every network interface|not served/.test(msg))).toEqual([]);
+    const report = await checkConfig({ home: gw.home.dir, env: {} });
+    expect(report.warnings.filter((msg) => /every network interface|not served/.test(msg))).toEqual([]);
   });
 });
