@@ -26,7 +26,8 @@ export function displayWidth(text: string): number {
  * Left-aligned columns separated by two spaces; the first row is the header. A line break or other
  * control character in a cell (a description written with one) is shown as a space: one row per line.
  * Columns are measured as the terminal shows them, so a cell with CJK text or an emoji (an event type,
- * a sender's event) does not push the columns after it out of line.
+ * a sender's event) does not push the columns after it out of line. A line ends at its last non-empty
+ * cell: empty cells at the end of a row (no NOTE, no DESCRIPTION) leave no trailing spaces.
  */
 export function formatTable(input: readonly (readonly string[])[]): string {
   const rows = input.map((row) => row.map((cell) => cell.replace(CONTROL_RUNS, " ")));
@@ -40,7 +41,8 @@ export function formatTable(input: readonly (readonly string[])[]): string {
         .map((cell, i) =>
           i === row.length - 1 ? cell : cell + " ".repeat((widths[i] ?? 0) - displayWidth(cell)),
         )
-        .join("  "),
+        .join("  ")
+        .trimEnd(),
     )
     .join("\n");
 }

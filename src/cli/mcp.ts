@@ -33,7 +33,7 @@ import { formatTable } from "./format.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
-import { printChecks, testAll } from "./mcp/checkCommands.js";
+import { noServersLine, printChecks, testAll } from "./mcp/checkCommands.js";
 import {
   allTakenReason,
   type CrossServerView,
@@ -108,14 +108,6 @@ function cliHub(loaded: LoadedConfig, names: readonly string[], elicitation?: Un
   return hub;
 }
 
-/** formatTable's columns (measured as the terminal shows them), without the spaces an empty DETAIL leaves. */
-function table(rows: string[][]): string {
-  return formatTable(rows)
-    .split("\n")
-    .map((line) => line.trimEnd())
-    .join("\n");
-}
-
 function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
   const scope = secretScope(loaded.paths);
   return serverEntries(loaded.config.mcp_servers).map(([name, entry]) => {
@@ -170,9 +162,7 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
     : undefined;
   if (statuses.length === 0) {
     process.stdout.write(
-      drift === undefined
-        ? `No MCP servers in ${loaded.paths.config} (add entries under mcp_servers).\n`
-        : `The running gateway has no MCP servers.\n${drift}\n`,
+      drift === undefined ? noServersLine(loaded) : `The running gateway has no MCP servers.\n${drift}\n`,
     );
     return;
   }
@@ -188,7 +178,7 @@ async function listServers(options: { check?: boolean; timeout?: string }): Prom
       detail(s),
     ]);
   }
-  process.stdout.write(`${table(rows)}\n`);
+  process.stdout.write(`${formatTable(rows)}\n`);
   if (drift !== undefined) process.stdout.write(`${drift}\n`);
   if (!live) {
     process.stdout.write(

@@ -645,6 +645,28 @@ function pointIntoExtra(
   });
 }
 
+/**
+ * The schema reads an entry's `type:` (Claude Code's and VS Code's name) as `transport:`; a problem with
+ * that value (`type: http` beside `command`, `type: websocket`) is reported at `mcp_servers.<name>.type`,
+ * the key the file has, not at a `transport` it does not have.
+ */
+function pointAtType(issues: readonly z.core.$ZodIssue[], servers: unknown): z.core.$ZodIssue[] {
+  return issues.map((issue) => {
+    const [section, name, key] = issue.path;
+    if (section !== "mcp_servers" || key !== "transport" || typeof servers !== "object" || servers === null)
+      return issue;
+    const entry = (servers as Record<PropertyKey, unknown>)[name as PropertyKey];
+    const writtenAsType =
+      typeof entry === "object" &&
+      entry !== null &&
+      Object.hasOwn(entry, "type") &&
+      !Object.hasOwn(entry, "transport");
+    return writtenAsType
+      ? { ...issue, path: ["mcp_servers", name as PropertyKey, "type", ...issue.path.slice(3)] }
+      : issue;
+  });
+}
+
 /** The top-level sections whose keys are settings (not names, as mcp_servers' and platforms' are). */
 const SETTINGS_SECTIONS = ["agent", "gateway", "state", "tools"] as const;
 
@@ -765,7 +787,10 @@ export function loadConfig(
       "config_invalid",
       formatIssues(
         paths.config,
-        writtenAsInFile(pointIntoExtra(issues, webhookExtraKeys(rendered)), { ...rest, mcp_servers }),
+        writtenAsInFile(pointAtType(pointIntoExtra(issues, webhookExtraKeys(rendered)), mcp_servers), {
+          ...rest,
+          mcp_servers,
+        }),
         (path) =>
           // A key under `extra` is one of platforms.webhook's own.
           knownKeysAt(

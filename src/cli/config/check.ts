@@ -19,7 +19,11 @@ import { describeError, isSvcError } from "../../errors.js";
 import { eventWarnings, idleKeys } from "../../gateway/idleRouteKeys.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
-import { unservedRoutesWarning } from "../../gateway/webhookStartupWarnings.js";
+import {
+  allInterfacesWarning,
+  unservedRoutesWarning,
+  unservedSubscriptionsWarning,
+} from "../../gateway/webhookStartupWarnings.js";
 import { gatewayDirProblem, homeProblem } from "../../io/homeWritable.js";
 import { listenHostProblem } from "../../io/http/listenProbe.js";
 import { logLevelProblem } from "../../io/log.js";
@@ -139,6 +143,10 @@ export async function checkConfig(
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];
+  // As the gateway logs at each start: a listener on every interface (svc gateway start --host overrides it).
+  const { webhook } = loaded.config.platforms;
+  const exposed = webhook.enabled ? allInterfacesWarning(webhook.host, webhook.port) : undefined;
+  if (exposed !== undefined) warnings.push(...untagged([exposed]));
   // As the gateway logs at start: config.yaml's routes, unserved while the adapter is off.
   if (!loaded.config.platforms.webhook.enabled) {
     const unserved = unservedRoutesWarning(
@@ -171,6 +179,7 @@ export async function checkConfig(
       records: (await store.read()).records,
     }));
     const served: (ReferringRoute & { readonly route: Subscription })[] = [];
+    const enabled: string[] = [];
     const profileBinding = {
       multiplex: loaded.config.gateway.multiplex_profiles,
       profiles: profilesOnDisk(loaded.paths.home),
@@ -184,6 +193,7 @@ export async function checkConfig(
         warnings.push(...parsed.problems);
         continue;
       }
+      if (parsed.value.enabled) enabled.push(name);
       const ignored = Object.keys(parsed.extra);
       // As the gateway logs at start: keys of a record's own (another tool's "id") are kept, not used.
       if (parsed.value.enabled && ignored.length > 0)
@@ -210,6 +220,17 @@ export async function checkConfig(
       }
     }
     servedCount = served.length;
+    // As the gateway logs at start: with the adapter off, no subscription is served (no listener).
+    if (!loaded.config.platforms.webhook.enabled) {
+      servedCount = 0;
+      const unserved = unservedSubscriptionsWarning(
+        enabled,
+        path,
+        webhookOffReason(loaded),
+        howToEnableWebhook(loaded),
+      );
+      if (unserved !== undefined) warnings.push(...untagged([unserved]));
+    }
     for (const { profile } of served) bound.add(profile);
     warnings.push(...subscriptionTargetWarnings(loaded, path, served));
     for (const { at, route } of served) {

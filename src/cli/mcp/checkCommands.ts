@@ -1,4 +1,4 @@
-import { loadConfig } from "../../config/load.js";
+import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { serverNames } from "../../config/serverOrder.js";
 import { SvcError } from "../../errors.js";
 import { formatTable } from "../format.js";
@@ -7,6 +7,16 @@ import { checkServers, describeCheck } from "./check.js";
 
 /** `--timeout` of the checks: per server, all at once. */
 export const DEFAULT_CHECK_SECONDS = 10;
+
+/**
+ * What `svc mcp list` (either view) and `svc mcp test --all` print with no server configured: where they
+ * looked (a config.yaml that is not there is named so, not as a file without servers) and how to add one.
+ */
+export function noServersLine(loaded: LoadedConfig): string {
+  return loaded.fromFile
+    ? `No MCP servers in ${loaded.paths.config} (add one: svc mcp add <name> -- <command>).\n`
+    : `No MCP servers: there is no ${loaded.paths.config} (svc mcp add <name> -- <command> creates it with the server).\n`;
+}
 
 /** Checks the servers and prints `NAME TRANSPORT STATUS`; the number that failed. */
 export async function printChecks(
@@ -18,9 +28,7 @@ export async function printChecks(
   const loaded = loadConfig();
   const all = serverNames(loaded.config.mcp_servers);
   if (all.length === 0) {
-    process.stdout.write(
-      `No MCP servers in ${loaded.paths.config} (add one: svc mcp add <name> -- <command>).\n`,
-    );
+    process.stdout.write(noServersLine(loaded));
     return 0;
   }
   const checks = await checkServers(loaded, names ?? all, seconds * 1000, options);

@@ -144,7 +144,10 @@ function secretNotes(written: WrittenCredentials, configPath: string): string[] 
   const example =
     header === undefined
       ? `--env ${named[0]}='\${${named[0]}}'`
-      : `--header '${header}: Bearer \${${variable(header)}}' (or the header's own form)`;
+      : header.toLowerCase() === "authorization"
+        ? `--header '${header}: Bearer \${${variable(header)}}' (or the header's own form)`
+        : // An API-key header (X-Api-Key) holds the key alone: a Bearer before it would change the value sent.
+          `--header '${header}: \${${variable(header)}}'`;
   const setIn = header === undefined ? named[0] : variable(header);
   return [
     `Note: ${named.join(", ")} ${named.length === 1 ? "is" : "are"} written to ${configPath} as given, so the file is now readable by you only (mode 0600); to keep the secret in .env instead, write e.g. ${example} and set ${setIn} in .env`,

@@ -168,6 +168,27 @@ export function chunkedNotLast(transferEncoding: string | undefined): boolean {
 }
 
 /**
+ * RFC 9112 §6.1: a transfer coding before `chunked` that svc cannot undo (`gzip, chunked`: a gzip stream
+ * inside the chunks) is answered 501 and closed, as nginx answers it: reading the chunks as the body would
+ * hand the pipeline bytes the sender says are still coded. `identity` adds nothing and is passed over.
+ * Senders compress a webhook body with Content-Encoding, which svc undoes (docs/webhook.md).
+ */
+export const TRANSFER_CODING_NOT_IMPLEMENTED = errorOutcome(
+  501,
+  "Not implemented: a Transfer-Encoding other than chunked",
+);
+
+/** A coding other than `chunked` and `identity` (an empty list member is none) in a Transfer-Encoding. */
+export function unknownTransferCoding(transferEncoding: string | undefined): boolean {
+  if (transferEncoding === undefined) return false;
+  for (const member of transferEncoding.split(",")) {
+    const coding = member.trim().toLowerCase();
+    if (coding !== "" && coding !== "chunked" && coding !== "identity") return true;
+  }
+  return false;
+}
+
+/**
  * RFC 9110 §5.5: a field value is visible characters, spaces and tabs; node:http's parser refuses any
  * other control byte with 400, and uWS closes on all of them but DEL (0x7f), which it passes on inside a
  * value. The shared flow refuses a DEL too, so both servers answer such a request alike (never processed).
@@ -201,6 +222,7 @@ export interface HeadAnswer {
 
 const ANSWER_AMBIGUOUS_LENGTH: HeadAnswer = { outcome: AMBIGUOUS_LENGTH, close: true };
 const ANSWER_CHUNKED_NOT_LAST: HeadAnswer = { outcome: CHUNKED_NOT_LAST, close: true };
+const ANSWER_TRANSFER_CODING: HeadAnswer = { outcome: TRANSFER_CODING_NOT_IMPLEMENTED, close: true };
 const ANSWER_BAD_REQUEST: HeadAnswer = { outcome: BAD_REQUEST, close: true };
 const ANSWER_NOT_FOUND: HeadAnswer = { outcome: NOT_FOUND, close: false };
 // As for an unknown route name (preflight): answered before the body is read, connection closed.
@@ -221,7 +243,9 @@ export function headAnswer(
   multiplex: boolean,
 ): HeadAnswer | (Target & { kind: "webhook" }) {
   if (head.headers["content-length"]?.includes(",")) return ANSWER_AMBIGUOUS_LENGTH;
-  if (chunkedNotLast(head.headers["transfer-encoding"])) return ANSWER_CHUNKED_NOT_LAST;
+  const transferEncoding = head.headers["transfer-encoding"];
+  if (chunkedNotLast(transferEncoding)) return ANSWER_CHUNKED_NOT_LAST;
+  if (unknownTransferCoding(transferEncoding)) return ANSWER_TRANSFER_CODING;
   if (malformedHead(head)) return ANSWER_BAD_REQUEST;
   const target = endpointOf(head.path, multiplex);
   if (target.kind === "none") return ANSWER_NOT_FOUND;

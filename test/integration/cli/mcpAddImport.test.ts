@@ -126,6 +126,20 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
       `write e.g. --header 'Authorization: Bearer $\{AUTHORIZATION}' (or the header's own form) and set AUTHORIZATION in .env`,
     );
     expect(header.stderr).not.toContain("tok-1");
+    // A key header holds the key alone: the example keeps it so, with no Bearer before it.
+    const keyHeader = await svc(home, [
+      "mcp",
+      "add",
+      "k",
+      "--header",
+      "X-Api-Key: key-1",
+      "--",
+      "https://k.test/mcp",
+    ]);
+    expect(keyHeader.stderr).toContain(
+      `write e.g. --header 'X-Api-Key: $\{X_API_KEY}' and set X_API_KEY in .env`,
+    );
+    expect(keyHeader.stderr).not.toContain("key-1");
   });
 
   it("a malformed --env names --env", async () => {

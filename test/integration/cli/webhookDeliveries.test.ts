@@ -84,6 +84,8 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     expect(table.stdout).toMatch(/^TIME\s+DELIVERY ID\s+ROUTE\s+EVENT\s+ANSWER\s+RUN\s+DELIVERY\s+NOTE$/m);
     expect(table.stdout).toMatch(/\sd-2\s+pr\s+pull_request\s+401 Invalid signature\s+-\s+-/);
     expect(table.stdout.trim().split("\n")).toHaveLength(3);
+    // A row with no NOTE (and the 401's, with no run or delivery) ends at its last value, as svc mcp list's rows do.
+    expect(table.stdout).not.toMatch(/ $/m);
 
     const again = await svc(gw.home, ["webhook", "redeliver", "d-1", "--port", port]);
     expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });

@@ -144,6 +144,27 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
     expect(statusOf(answer.received)).toBe(202);
   });
 
+  it("a transfer coding svc cannot undo before chunked (gzip, chunked) is 501 and the connection closed, never processed (RFC 9112 §6.1)", async () => {
+    for (const coding of ["gzip", "deflate", "x-custom", "br, identity"]) {
+      const id = `te-${coding}-chunked`;
+      // The chunks carry "{}": read as the body, the gzip the sender says it applied would be ignored.
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nTransfer-Encoding: ${coding}, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+      );
+      expect(statusOf(answer.received), id).toBe(501);
+      expect(answer.received, id).toContain(
+        '{"error":"Not implemented: a Transfer-Encoding other than chunked"}',
+      );
+      expect(answer.received, id).toMatch(/\r\nConnection: close\r\n/i);
+      expect(answer.closed, id).toBe(true);
+      expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), id).toMatchObject({
+        status: 202,
+        body: { status: "accepted" },
+      });
+    }
+  });
+
   it("an HTTP/1.1 request without Host is never processed: uWS closes the connection at once with no answer, node:http answers 400", async () => {
     const answer = await rawUntilClose(
       gw.gateway.port,

@@ -64,6 +64,15 @@ describe("startup warnings about the webhook adapter", () => {
     );
     // The log and the CLI say the same thing about where the off came from.
     expect(warnings).toContainEqual(expect.stringContaining(`[webhook] Adapter disabled (${setting})`));
+    // svc config check says it before any start, and counts none of them as served.
+    const report = await checkConfig({ home: gw.home.dir, env: {} });
+    expect(report.problems).toEqual([]);
+    expect(report.warnings).toContainEqual(
+      expect.stringContaining(
+        `2 enabled subscription(s) in ${gw.home.dir}/webhook_subscriptions.json (one, two) are not served: the webhook adapter is off (${setting}).`,
+      ),
+    );
+    expect(report.summary).toContain("webhook off, 0 routes, 3 subscriptions (0 served),");
   });
 
   it("config.yaml routes with the adapter off: WARN naming them, at start and by svc config check alike", async () => {
@@ -158,6 +167,12 @@ describe("startup warnings about the webhook adapter", () => {
     expect(warnings).toContainEqual(
       `[webhook] Listening on every network interface (0.0.0.0:${gw.gateway.port}): anyone who can reach this machine can post to its routes — set platforms.webhook.host: 127.0.0.1 to accept senders on this machine only, or keep it and make sure every route has a secret`,
     );
+    // svc config check says it before any start, at the configured port (the test gateway was given port 0).
+    const report = await checkConfig({ home: gw.home.dir, env: {} });
+    expect(report.problems).toEqual([]);
+    expect(report.warnings).toContainEqual(
+      "Listening on every network interface (0.0.0.0:8644): anyone who can reach this machine can post to its routes — set platforms.webhook.host: 127.0.0.1 to accept senders on this machine only, or keep it and make sure every route has a secret",
+    );
   });
 
   it("a loopback listener and no unserved subscriptions give neither warning", async () => {
@@ -167,5 +182,7 @@ describe("startup warnings about the webhook adapter", () => {
       .filter((line) => line.level === WARN)
       .map((line) => line.msg);
     expect(warnings.filter((msg) => /every network interface|not served/.test(msg))).toEqual([]);
+    const report = await checkConfig({ home: gw.home.dir, env: {} });
+    expect(report.warnings.filter((msg) => /every network interface|not served/.test(msg))).toEqual([]);
   });
 });

@@ -21,6 +21,21 @@ describe("formatTable", () => {
     ]);
   });
 
+  it("ends each line at its last non-empty cell: an empty last column leaves no trailing spaces", () => {
+    const rows = [
+      ["ID", "ANSWER", "NOTE"],
+      ["redelivery-1", "202 accepted", "redelivery of d-1"],
+      ["d-1", "202 accepted", ""],
+      ["d-2", "", ""],
+    ];
+    expect(formatTable(rows).split("\n")).toEqual([
+      "ID            ANSWER        NOTE",
+      "redelivery-1  202 accepted  redelivery of d-1",
+      "d-1           202 accepted",
+      "d-2",
+    ]);
+  });
+
   it("measures plain text by its length, wide characters as two columns", () => {
     expect(displayWidth("pull_request")).toBe(12);
     expect(displayWidth("プッシュ")).toBe(8);

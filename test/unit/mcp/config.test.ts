@@ -426,4 +426,23 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
       /mcp_servers\.a\.transport: http applies to url servers only/,
     );
   });
+
+  it("names a transport written as type: (as Claude Code and VS Code write it) at type, the key the file has", () => {
+    expect(() => load("mcp_servers:\n  a:\n    command: x\n    type: http\n")).toThrow(
+      /mcp_servers\.a\.type: http applies to url servers only/,
+    );
+    expect(() => load("mcp_servers:\n  a:\n    url: https://x\n    type: stdio\n")).toThrow(
+      /mcp_servers\.a\.type: stdio applies to command \(stdio\) servers only/,
+    );
+    expect(() => load("mcp_servers:\n  a:\n    url: https://x\n    type: websocket\n")).toThrow(
+      /mcp_servers\.a\.type: expected one of .*got "websocket"/,
+    );
+    expect(() => load("mcp_servers:\n  a:\n    command: x\n    type: sse\n")).toThrow(
+      /mcp_servers\.a\.type: sse applies to url servers only/,
+    );
+    // Written as transport, it is named so.
+    expect(() => load("mcp_servers:\n  a:\n    command: x\n    transport: sse\n")).toThrow(
+      /mcp_servers\.a\.transport: sse applies to url servers only/,
+    );
+  });
 });
