@@ -31,8 +31,11 @@ export interface IdempotencyStore {
  */
 export interface IdempotencyRecord {
   checkAndAdd(key: string): MaybePromise<boolean>;
-  /** The key's direct delivery begins: it is pending. */
-  begin(key: string): void;
+  /**
+   * The key's direct delivery begins: it is pending. True when the store keeps the id itself until the
+   * delivery ends (a shared store that tells the other instances).
+   */
+  begin(key: string): boolean;
   /** The key's direct delivery ended: done when delivered, else failed (the key is forgotten). */
   end(key: string, delivered: boolean): void;
   /** `pending` while a delivery of `key` is under way; otherwise the store's word (done) or nothing (failed). */
@@ -109,7 +112,9 @@ export function createIdempotencyRecord(store: IdempotencyStore): IdempotencyRec
       pending.set(key, { promise, settle });
       const out = checking.get(key);
       if (out !== undefined) out.began = promise;
-      store.begin?.(key);
+      if (store.begin === undefined) return false;
+      store.begin(key);
+      return true;
     },
     end(key, delivered) {
       const entry = pending.get(key);
