@@ -1,4 +1,4 @@
-import type { MaybePromise } from "./stateUnavailable.js";
+import { isPromise, type MaybePromise } from "./stateUnavailable.js";
 
 export interface IdempotencyStore {
   /** Records the key; `true` when it was already recorded (a duplicate). A Promise when shared (Redis). */
@@ -22,11 +22,20 @@ export interface IdempotencyStore {
  * have told a sender that retried on a timeout that the event was handled, and it would be lost.
  * Pending keys are local: the delivery under way runs in this process. A shared store also tells the other
  * instances (`begin`, `delivered`) and gives the outcome of one under way elsewhere (`elsewhere`).
+ *
+ * A shared store answers `checkAndAdd` later (a round trip, and for a record not yet marked as delivering
+ * a wait of its own): a duplicate sent with its original may learn that it is one only after the original's
+ * delivery, begun here meanwhile, has ended. The duplicate waits for that delivery all the same: its
+ * outcome is what `outcomeOf` gives it, and when the delivery failed and the store then recorded the key
+ * anew for this duplicate, that record is forgotten (the sender's retry delivers), never delivered twice.
  */
 export interface IdempotencyRecord {
   checkAndAdd(key: string): MaybePromise<boolean>;
-  /** The key's direct delivery begins: it is pending. */
-  begin(key: string): void;
+  /**
+   * The key's direct delivery begins: it is pending. True when the store keeps the id itself until the
+   * delivery ends (a shared store that tells the other instances).
+   */
+  begin(key: string): boolean;
   /** The key's direct delivery ended: done when delivered, else failed (the key is forgotten). */
   end(key: string, delivered: boolean): void;
   /** `pending` while a delivery of `key` is under way; otherwise the store's word (done) or nothing (failed). */
@@ -40,17 +49,72 @@ interface Pending {
   readonly settle: (delivered: boolean) => void;
 }
 
+/** The shared checks of a key still out: the delivery of the key begun here while they were, if one was. */
+interface Checking {
+  waiting: number;
+  began?: Promise<boolean>;
+}
+
+/** The outcome a duplicate's check found (a delivery begun here meanwhile), until its `outcomeOf` takes it. */
+interface HandedOver {
+  readonly outcome: Promise<boolean>;
+  takers: number;
+}
+
 export function createIdempotencyRecord(store: IdempotencyStore): IdempotencyRecord {
   const pending = new Map<string, Pending>();
+  const checking = new Map<string, Checking>();
+  const handedOver = new Map<string, HandedOver>();
+  const handOver = (key: string, outcome: Promise<boolean>) => {
+    const entry = handedOver.get(key);
+    if (entry?.outcome === outcome) entry.takers += 1;
+    else handedOver.set(key, { outcome, takers: 1 });
+  };
+  const take = (key: string): Promise<boolean> | undefined => {
+    const entry = handedOver.get(key);
+    if (entry === undefined) return undefined;
+    entry.takers -= 1;
+    if (entry.takers <= 0) handedOver.delete(key);
+    return entry.outcome;
+  };
   return {
-    checkAndAdd: (key) => store.checkAndAdd(key),
+    checkAndAdd(key) {
+      const seen = store.checkAndAdd(key);
+      if (!isPromise(seen)) return seen;
+      const entry = checking.get(key) ?? { waiting: 0 };
+      entry.waiting += 1;
+      checking.set(key, entry);
+      const settled = () => {
+        entry.waiting -= 1;
+        if (entry.waiting === 0 && checking.get(key) === entry) checking.delete(key);
+      };
+      return seen.then(
+        (duplicate) => {
+          settled();
+          const began = entry.began;
+          if (began === undefined) return duplicate;
+          // Recorded anew once the delivery begun here failed and forgot the key: not this request's to deliver.
+          if (!duplicate) store.forget(key);
+          handOver(key, began);
+          return true;
+        },
+        (err: unknown) => {
+          settled();
+          throw err;
+        },
+      );
+    },
     begin(key) {
       let settle: (delivered: boolean) => void = () => {};
       const promise = new Promise<boolean>((resolve) => {
         settle = resolve;
       });
       pending.set(key, { promise, settle });
-      store.begin?.(key);
+      const out = checking.get(key);
+      if (out !== undefined) out.began = promise;
+      if (store.begin === undefined) return false;
+      store.begin(key);
+      return true;
     },
     end(key, delivered) {
       const entry = pending.get(key);
@@ -61,7 +125,8 @@ export function createIdempotencyRecord(store: IdempotencyStore): IdempotencyRec
     },
     isPending: (key) => pending.has(key),
     outcomeOf(key) {
-      return pending.get(key)?.promise ?? store.elsewhere?.(key);
+      const handed = take(key);
+      return pending.get(key)?.promise ?? handed ?? store.elsewhere?.(key);
     },
   };
 }

@@ -17,8 +17,11 @@ export interface DispatchDeps {
   enqueueRun(event: AcceptedEvent): MaybePromise<boolean>;
   /** Forgets a recorded delivery id (a 503 must not make the sender's retry a duplicate). */
   forget(key: string): void;
-  /** A direct delivery of `key` begins (the deliver stage ends it). */
-  beginDirect?(key: string): void;
+  /**
+   * A direct delivery of `key` begins (the deliver stage ends it). True when the store keeps the id itself
+   * from here (a shared store: pending while the delivery runs, its hour once delivered), so `keep` must not.
+   */
+  beginDirect?(key: string): boolean;
   /**
    * A shared store (Redis) records a delivery id as pending, for a short while, until what the id stands
    * for is stored: `keep` then makes it last its hour. An instance that dies in between leaves no id that
@@ -58,10 +61,11 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
   const agentRun = (ctx: PipelineCtx, event: AcceptedEvent): MaybePromise<PipelineCtx | Outcome> => {
     if (event.route.deliver_only) {
       const key = seenKey(event.routeName, event.deliveryId);
-      // A direct delivery may take minutes (retries): its id lasts its hour from now. A shared store's
-      // `beginDirect`, sent after, keeps it pending instead until the delivery ends (delivered: the hour).
-      void deps.keep?.(key);
-      deps.beginDirect?.(key);
+      // A direct delivery may take minutes (retries): its id lasts its hour from now. A shared store that
+      // tracks direct deliveries keeps it pending instead until the delivery ends (delivered: the hour); it
+      // is not given its hour first, or another instance looking in between would take the event for one
+      // handled and answer its duplicate `duplicate` even when this delivery then fails.
+      if (deps.beginDirect?.(key) !== true) void deps.keep?.(key);
       return ctx;
     }
     const ok = deps.enqueueRun(event);

@@ -451,6 +451,26 @@ describe("accept, dispatch and deliver stages", () => {
     expect(log).toEqual(["keep r:d", "keep r:d"]);
   });
 
+  it("a direct delivery a shared store tracks is not kept first: its id stays pending until the delivery ends, for the other instances to wait on", () => {
+    const log: string[] = [];
+    const stage = dispatchStage({
+      modes: {},
+      enqueueRun: () => true,
+      forget: (k) => log.push(`forget ${k}`),
+      keep: async (k) => {
+        log.push(`keep ${k}`);
+      },
+      beginDirect: (k) => {
+        log.push(`begin ${k}`);
+        return true;
+      },
+    });
+    expect(stage(accepted({ deliver_only: true, deliver: "telegram" }))).toMatchObject({ accepted: {} });
+    // Kept for its hour before it was marked as delivering, another instance looking in between took
+    // the event for one handled: its duplicate was answered `duplicate`, and the delivery then failed.
+    expect(log).toEqual(["begin r:d"]);
+  });
+
   it("deliver_only routes pass dispatch untouched to the delivery stage", async () => {
     const stage = dispatchStage({ modes: {}, enqueueRun: () => true, forget: () => {} });
     const ctx = accepted({ deliver_only: true, deliver: "telegram" });

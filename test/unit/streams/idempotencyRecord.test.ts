@@ -74,4 +74,33 @@ describe("the idempotency record: a key is pending, then done or failed", () => 
     expect(r.outcomeOf("r:remote")).toBe(elsewhere);
     expect(r.outcomeOf("r:other")).toBeUndefined();
   });
+
+  it("with a shared store, a duplicate whose check answers only after the delivery begun meanwhile failed waits for it: never delivered twice", async () => {
+    const told: string[] = [];
+    const answers: Array<(duplicate: boolean) => void> = [];
+    const r = createIdempotencyRecord({
+      checkAndAdd: () => new Promise<boolean>((resolve) => answers.push(resolve)),
+      forget: (key) => told.push(`forget ${key}`),
+    });
+    const original = r.checkAndAdd("r:1");
+    const copy = r.checkAndAdd("r:1");
+    const late = r.checkAndAdd("r:1");
+    answers[0]?.(false);
+    expect(await original).toBe(false);
+    r.begin("r:1");
+    r.end("r:1", false);
+    // The store saw the key forgotten and recorded it anew for the copy; the third is a duplicate of that.
+    answers[1]?.(false);
+    answers[2]?.(true);
+    expect(await copy).toBe(true);
+    expect(await late).toBe(true);
+    expect(told).toEqual(["forget r:1", "forget r:1"]);
+    expect(await r.outcomeOf("r:1")).toBe(false);
+    expect(await r.outcomeOf("r:1")).toBe(false);
+    // Handed to those two only: a later check is the store's word alone.
+    expect(r.outcomeOf("r:1")).toBeUndefined();
+    const retry = r.checkAndAdd("r:1");
+    answers[3]?.(false);
+    expect(await retry).toBe(false);
+  });
 });
