@@ -161,7 +161,9 @@ export const agentSchema = z
       return true;
     };
     // `${MODEL}` with `MODEL=` set to spaces, or a value of spaces: every run would ask for a model named blank.
-    if (agent.model !== undefined && agent.model.trim() === "" && MODEL_PROVIDERS.has(agent.provider))
+    // An empty one is refused as any empty text is (naming the variable that gave it), and only so.
+    const blank = agent.model !== undefined && agent.model !== "" && agent.model.trim() === "";
+    if (blank && MODEL_PROVIDERS.has(agent.provider))
       ctx.addIssue({
         code: "custom",
         path: ["model"],
