@@ -170,7 +170,8 @@ export const agentSchema = z
         message: "blank — write the model's name (for example model: gpt-4.1-mini)",
       });
     else checkLeft("model", agent.model);
-    if (agent.base_url !== undefined && !checkLeft("base_url", agent.base_url)) {
+    // An empty one is refused as any empty text is, and only so.
+    if (agent.base_url !== undefined && agent.base_url !== "" && !checkLeft("base_url", agent.base_url)) {
       const problem = baseUrlProblem(agent.base_url);
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
     }
