@@ -1,5 +1,5 @@
 import { generateText } from "ai";
-import { type AgentRequest, AgentRunFailure, type AgentRunner } from "../actors/agent/runner.js";
+import { type AgentRequest, AgentRunFailure, type AgentRunner, RunEnded } from "../actors/agent/runner.js";
 import { timeoutSignal } from "../clock.js";
 import type { AgentSettings } from "../config/sections/agent.js";
 import { isPlaceholderKey, scrub } from "../io/credentials.js";
@@ -226,8 +226,12 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           throw new AgentRunFailure(err.message, failed);
         }
         if (signal.aborted) {
-          // Shutdown: the run is saved for the next start, as any unfinished run.
-          const aborted = record("aborted", "the gateway stopped during the run");
+          // Shutdown: the run is saved for the next start, as any unfinished run. A sampling request's run
+          // ended by its timeout or its server says so instead (`RunEnded`).
+          const aborted = record(
+            "aborted",
+            signal.reason instanceof RunEnded ? signal.reason.message : "the gateway stopped during the run",
+          );
           logger.info(
             { route: request.route, delivery_id: request.deliveryId },
             runLogLine(request.route, request.deliveryId, aborted),

@@ -1,8 +1,7 @@
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentRequest } from "../actors/agent/runner.js";
 import { DEFAULT_PROFILE } from "../config/paths.js";
-import { workspaceDirName } from "../io/workspace.js";
+import { newRunWorkspace, workspaceDirName } from "../io/workspace.js";
 import { type McpToolSource, mcpAgentTools } from "./mcpTools.js";
 import { selectToolsets } from "./toolSelection.js";
 import type { AgentTool, ToolContext } from "./tools/tool.js";
@@ -40,7 +39,8 @@ export async function runTools(
  * What the run's tools know of it; webhook and cron runs are unattended. The run's workspace is
  * `<workspacesDir>/<profile>/<route>_<delivery id>-<hash>`: the delivery id is the sender's, so its
  * readable part is reduced to safe characters and the hash of route and id keeps two runs from sharing
- * a directory (ids that differ only in unsafe characters or past the cut, or on another route).
+ * a directory (ids that differ only in unsafe characters or past the cut, or on another route); a later
+ * run of the same delivery gets `-2`, `-3`, ... after it (`newRunWorkspace`).
  */
 export function runContext(
   deps: RunToolsDeps,
@@ -59,12 +59,10 @@ export function runContext(
       const root = deps.workspacesDir;
       if (root === undefined) return Promise.reject(new Error("this run has no working directory"));
       // A route name has no "/", so route and id are told apart in the hashed name.
-      const dir = join(
-        root,
-        (request.profile ?? DEFAULT_PROFILE).replace(/[^A-Za-z0-9_-]/g, "_"),
+      workspace ??= newRunWorkspace(
+        join(root, (request.profile ?? DEFAULT_PROFILE).replace(/[^A-Za-z0-9_-]/g, "_")),
         workspaceDirName(`${request.route}/${request.deliveryId}`),
       );
-      workspace ??= mkdir(dir, { recursive: true, mode: 0o700 }).then(() => dir);
       return workspace;
     },
     ...(analyzeImage === undefined ? {} : { analyzeImage }),

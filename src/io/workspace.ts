@@ -13,6 +13,25 @@ export function workspaceDirName(runId: string): string {
 }
 
 /**
+ * Creates the working directory of one run in `parent` (mode 0700) and returns it: `name`, or `name-2`,
+ * `name-3`, ... when an earlier run left one of that name (its delivery sent again past the idempotency
+ * hour, a run started again after a restart), so a run never finds another run's files in its workspace.
+ * (No run's `name` ends in `-<digit>`: it ends in 12 hex digits after a `-`.)
+ */
+export async function newRunWorkspace(parent: string, name: string): Promise<string> {
+  await mkdir(parent, { recursive: true, mode: 0o700 });
+  for (let n = 1; ; n++) {
+    const dir = join(parent, n === 1 ? name : `${name}-${n}`);
+    try {
+      await mkdir(dir, { mode: 0o700 });
+      return dir;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+  }
+}
+
+/**
  * Creates (if needed) and returns the run's working directory `<home>/workspaces/<run>`, mode 0700, as
  * `ToolContext.workspace()` hands it to the `terminal` and `file` tools. Idempotent.
  */

@@ -213,13 +213,16 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
     // Stopped while its agent ran (a stop past the drain timeout): an agent that answers its SIGTERM with
     // a reply has not finished its run, which is saved and runs again; delivering it would deliver twice.
     if (signal.aborted) throw signal.reason;
-    deps.recordRun?.(event.profile, {
-      route: event.routeName,
-      deliveryId: event.deliveryId,
-      prompt: event.prompt,
-      reply: reply.text,
-      ...(reply.record === undefined ? {} : { record: reply.record }),
-    });
+    // Journaled once its reply is delivered or refused: a stop during the delivery (waiting to retry) leaves
+    // the run unfinished, saved to run again at the next start, and it is journaled then, once.
+    const record = () =>
+      deps.recordRun?.(event.profile, {
+        route: event.routeName,
+        deliveryId: event.deliveryId,
+        prompt: event.prompt,
+        reply: reply.text,
+        ...(reply.record === undefined ? {} : { record: reply.record }),
+      });
     try {
       await deps.deliverer.deliver(
         {
@@ -238,11 +241,15 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
         signal,
       );
     } catch (err) {
+      // A stop's abort goes on to the slot: the run is saved, not journaled.
+      if (signal.aborted) throw failure ?? err;
+      record();
       // A reply the target refused is the delivery's failure (logged, counted and recorded as such by
-      // the deliverer), not the run's: the run succeeded. A stop's abort goes on to the slot.
-      if (failure === undefined && !signal.aborted) return;
-      throw failure ?? err;
+      // the deliverer), not the run's: the run succeeded.
+      if (failure === undefined) return;
+      throw failure;
     }
+    record();
     // Logged by the run slot as a failed run.
     if (failure !== undefined) throw failure;
   };

@@ -46,6 +46,15 @@ export class AgentRunFailure extends Error {
   }
 }
 
+/**
+ * The reason a run's signal carries when something other than the gateway's stop ended the run (a sampling
+ * request past its `sampling.timeout`, or canceled by its server): the run's record and log line say this,
+ * not that the gateway stopped.
+ */
+export class RunEnded extends Error {
+  override readonly name = "RunEnded";
+}
+
 /** Default webhook toolset (`svc-webhook`). */
 export const DEFAULT_WEBHOOK_TOOLSETS = ["web_search", "web_extract", "vision_analyze", "clarify"] as const;
 

@@ -9,6 +9,7 @@ import {
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import type { Logger } from "../../io/log.js";
 import type { SessionHandlers } from "../../io/mcp/session.js";
+import { RunEnded } from "../agent/runner.js";
 import { type ApprovalSurface, defaultsAnswer, type ElicitationRequest } from "./approvals.js";
 
 /**
@@ -38,15 +39,19 @@ export function samplingPrompt(params: CreateMessageRequest["params"]): string {
   return params.messages.map((m) => `${m.role}: ${textOf(m.content)}`).join("\n\n");
 }
 
-/** Resolves with `fallback` when `ms` passes or `signal` aborts first. */
+/**
+ * Resolves with `fallback` when `ms` passes or `signal` aborts first. `ended` gives the reason `work`'s
+ * signal is aborted with, when it passed its time or `outer` aborted (default: none of its own).
+ */
 function within<T>(
   work: (signal: AbortSignal) => Promise<T>,
   ms: number,
   outer: AbortSignal,
   fallback: () => T,
+  ended: { timedOut?: () => unknown; canceled?: () => unknown } = {},
 ): Promise<T> {
   const controller = new AbortController();
-  const abort = () => controller.abort();
+  const abort = () => controller.abort(ended.canceled?.());
   outer.addEventListener("abort", abort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<T>((resolve, reject) => {
@@ -56,7 +61,7 @@ function within<T>(
       } catch (err) {
         reject(err);
       }
-      controller.abort();
+      controller.abort(ended.timedOut?.());
     }, ms);
   });
   return Promise.race([work(controller.signal), timeout]).finally(() => {
@@ -147,6 +152,15 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
         signal,
         () => {
           throw new Error(`sampling timed out after ${settings.timeout} s`);
+        },
+        // What the runner's record and log line say of a run ended so (the gateway did not stop).
+        {
+          timedOut: () =>
+            new RunEnded(
+              `sampling timed out after ${settings.timeout} s: mcp_servers.${server}.sampling.timeout`,
+            ),
+          canceled: () =>
+            new RunEnded(`mcp_servers.${server} canceled its sampling request, or its connection closed`),
         },
       );
       const text = typeof answer === "string" ? answer : answer.text;

@@ -161,14 +161,17 @@ export const agentSchema = z
       return true;
     };
     // `${MODEL}` with `MODEL=` set to spaces, or a value of spaces: every run would ask for a model named blank.
-    if (agent.model !== undefined && agent.model.trim() === "" && MODEL_PROVIDERS.has(agent.provider))
+    // An empty one is refused as any empty text is (naming the variable that gave it), and only so.
+    const blank = agent.model !== undefined && agent.model !== "" && agent.model.trim() === "";
+    if (blank && MODEL_PROVIDERS.has(agent.provider))
       ctx.addIssue({
         code: "custom",
         path: ["model"],
         message: "blank — write the model's name (for example model: gpt-4.1-mini)",
       });
     else checkLeft("model", agent.model);
-    if (agent.base_url !== undefined && !checkLeft("base_url", agent.base_url)) {
+    // An empty one is refused as any empty text is, and only so.
+    if (agent.base_url !== undefined && agent.base_url !== "" && !checkLeft("base_url", agent.base_url)) {
       const problem = baseUrlProblem(agent.base_url);
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
     }

@@ -78,7 +78,8 @@ const webSearchSchema = z
         ? undefined
         : apiKeyHeaderProblem(search.api_key, "every search would fail before reaching the backend");
     if (keyProblem !== undefined) ctx.addIssue({ code: "custom", path: ["api_key"], message: keyProblem });
-    // An unset `${VAR}` keeps its text, which reads as no URL at all: name the variable instead.
+    // An unset `${VAR}` keeps its text, which reads as no URL at all: name the variable instead. An empty
+    // one is refused as any empty text is, and only so.
     const unset = search.url === undefined ? undefined : unsetVariablesIn(search.url)[0];
     if (unset !== undefined) {
       ctx.addIssue({
@@ -86,7 +87,7 @@ const webSearchSchema = z
         path: ["url"],
         message: `\${${unset}} is not set — set ${unset} (the ${search.backend === "searxng" ? "SearXNG instance's" : "API's"} http(s) URL) in the .env beside config.yaml or the environment`,
       });
-    } else if (search.url !== undefined && !isHttpUrl(search.url)) {
+    } else if (search.url !== undefined && search.url !== "" && !isHttpUrl(search.url)) {
       ctx.addIssue({
         code: "custom",
         path: ["url"],

@@ -102,6 +102,35 @@ describe("the run's workspace", () => {
     expect(dirs.every((d) => /^[A-Za-z0-9_-]+-[0-9a-f]{12}$/.test(d))).toBe(true);
     expect(dirs.filter((d) => d.startsWith("files_ws_1-"))).toHaveLength(2);
   });
+
+  it("is its own for a later run of the same delivery (the id sent again after the idempotency hour)", async () => {
+    const runsOf = (id: string) => journal().filter((line) => line.key === `webhook:files:${id}`).length;
+    for (const attempt of [1, 2]) {
+      model.requests.length = 0;
+      model.script(
+        { toolCalls: [{ name: "file_list", args: {} }] },
+        { toolCalls: [{ name: "file_write", args: { path: "left.txt", content: `run ${attempt}` } }] },
+        { text: "done" },
+      );
+      expect((await signedPost("files", {}, "resent-1")).status).toBe(202);
+      await vi.waitFor(
+        () => {
+          if (runsOf("resent-1") < attempt) throw new Error("not journalled yet");
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      // The later run finds its workspace empty, not the earlier run's file.
+      expect(toolMessages(1)).toEqual(["(empty)"]);
+      // Past the idempotency hour, the same id is a new event.
+      gw.clock.advance(3_600_001);
+    }
+    const dirs = readdirSync(join(gw.home.dir, "workspaces", "default")).filter((d) =>
+      d.startsWith("files_resent-1-"),
+    );
+    expect(dirs).toHaveLength(2);
+    const [first] = dirs.sort();
+    expect(dirs).toEqual([first, `${first}-2`]);
+  });
 });
 
 describe("tool names", () => {

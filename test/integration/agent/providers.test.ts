@@ -204,4 +204,49 @@ describe("faults", () => {
       home.cleanup();
     }
   });
+
+  it("shutdown while the reply's delivery waits to retry: the run is saved for the next start, and not journaled", async () => {
+    const [model, chat] = await Promise.all([startFakeOpenAI(), startFakeTelegram()]);
+    const home = tempHome();
+    try {
+      model.script({ text: "the answer" });
+      // The chat answers 502 to the start's check and to the reply: the delivery waits to retry.
+      const badGateway = { status: 502, json: { ok: false, error_code: 502, description: "Bad Gateway" } };
+      chat.enqueue(badGateway, badGateway);
+      home.write(
+        "config.yaml",
+        stringify(
+          webhookConfig(
+            { busy: { secret: OPEN, prompt: "go", toolsets: ["no_mcp"], ...chatTarget } },
+            { host: "127.0.0.1" },
+            {
+              agent: { provider: "openai", model: "m", base_url: model.baseUrl },
+              platforms: { telegram: { enabled: true, token: "1:tg", base_url: chat.url } },
+            },
+          ),
+        ),
+      );
+      const gateway = await startGatewayInHome(home, 200);
+      const res = await postJson(
+        `http://127.0.0.1:${gateway.port}/webhooks/busy`,
+        {},
+        { "X-Request-ID": "busy-1" },
+      );
+      expect(res.status).toBe(202);
+      const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+      await vi.waitFor(() => expect(log()).toContain("HTTP 502 — Bad Gateway — retry 1/"), {
+        timeout: 5000,
+        interval: 20,
+      });
+      await gateway.stop();
+      // The run did not finish (its reply was not delivered): it runs again at the next start, so no
+      // line of the run journal says it finished.
+      expect(readFileSync(join(home.dir, "webhook-pending-runs.json"), "utf8")).toContain("busy-1");
+      expect(log()).toContain("not delivered — the gateway stopped while the delivery was under way");
+      expect(existsSync(join(home.dir, "sessions", "webhook-runs"))).toBe(false);
+    } finally {
+      await Promise.all([model.close(), chat.close()]);
+      home.cleanup();
+    }
+  });
 });

@@ -226,6 +226,32 @@ describe("agent: model providers (docs/agent.md)", () => {
     );
   });
 
+  it("an empty model (or a variable set empty) is one problem, said once: not also as a blank one", () => {
+    const written = problem('  provider: openai\n  model: ""\n');
+    expect(written).toMatch(/agent\.model: must not be empty/);
+    expect(written).not.toMatch(/blank/);
+    const fromVariable = problem("  provider: anthropic\n  model: $" + "{MODEL_NAME_VAR}\n", {
+      MODEL_NAME_VAR: "",
+    });
+    expect(fromVariable).toMatch(
+      /agent\.model: must not be empty, but \$\{MODEL_NAME_VAR\} gives an empty value/,
+    );
+    expect(fromVariable).not.toMatch(/blank/);
+  });
+
+  it("an empty base_url (or a variable set empty) is one problem, said once: not also as 'not a URL'", () => {
+    const written = problem('  provider: openai\n  model: m\n  base_url: ""\n');
+    expect(written).toMatch(/agent\.base_url: must not be empty/);
+    expect(written).not.toMatch(/not a URL/);
+    const fromVariable = problem("  provider: openai\n  model: m\n  base_url: $" + "{BASE_URL_VAR}\n", {
+      BASE_URL_VAR: "",
+    });
+    expect(fromVariable).toMatch(
+      /agent\.base_url: must not be empty, but \$\{BASE_URL_VAR\} gives an empty value/,
+    );
+    expect(fromVariable).not.toMatch(/not a URL/);
+  });
+
   it("names an unset variable in api_key without printing any key", () => {
     const message = problem("  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
     expect(message).toBe(

@@ -37,4 +37,10 @@ describe("tools.web_search.url", () => {
   it("without one it loads", () => {
     expect(load("http://127.0.0.1:8080")).not.toBeInstanceOf(Error);
   });
+
+  it("written empty is one problem, said once: not also as 'not an http(s) URL'", () => {
+    const message = (load("") as Error).message;
+    expect(message).toContain("tools.web_search.url: must not be empty");
+    expect(message).not.toContain("not an http(s) URL");
+  });
 });
