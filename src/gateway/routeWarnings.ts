@@ -112,11 +112,17 @@ export function unknownToolsetWarnings(
   const known = [...KNOWN_TOOLSETS, WEBHOOK_TOOLSET, ...mcpServers];
   const warnings: string[] = [];
   for (const { at, toolsets } of routes) {
+    // Dropped, a name meant for one server (`githb`) leaves a list that names none: every server is offered.
+    const namesServer = (toolsets ?? []).some((t) => t === "no_mcp" || mcpServers.includes(t));
+    const widens =
+      mcpServers.length > 0 && !namesServer
+        ? ", so its runs are offered every enabled MCP server, as a route that names none is"
+        : "";
     for (const toolset of toolsets ?? []) {
       if (known.includes(toolset)) continue;
       const meant = nearMiss(toolset, known);
       warnings.push(
-        `${at === "" ? "" : `${at}.`}toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?`}; runs of the route drop it (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
+        `${at === "" ? "" : `${at}.`}toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?`}; runs of the route drop it${widens} (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
       );
     }
   }
