@@ -332,7 +332,7 @@ export class GatewayState {
           ?.catch(() =>
             this.logger.warn(
               { route: event.routeName, delivery_id: event.deliveryId },
-              `[state] ${event.routeName}: delivered, but the journal could not record it (answered 200 delivered all the same); a retry of this delivery id after a restart would deliver it again`,
+              `[state] ${event.routeName}: delivered, but the journal could not record it (answered 200 delivered all the same); it is recorded once the journal can be written again, and a retry of this delivery id after a restart before then would deliver it again`,
             ),
           );
       }

@@ -80,6 +80,8 @@ export class Journal {
   private rotating: Promise<void> | undefined;
   /** After a failed rotation, the next waits until the segment grew this far (no retry per flush). */
   private retryAtBytes = 0;
+  /** An outage ended while a rotation ran: what it lost is restated by another one once that ends. */
+  private restateAfterRotation = false;
   private closing = false;
   readonly opened: JournalOpened;
 
@@ -108,6 +110,7 @@ export class Journal {
       this.writer = new GroupCommitWriter(fd, {
         fs: this.fs,
         onFlushed: (data) => this.flushed(data),
+        onRecovered: () => this.restate(),
         ...(options.onError === undefined ? {} : { onError: options.onError }),
       });
       this.writer.useFile(fd, first.length);
@@ -156,8 +159,26 @@ export class Journal {
     }
     if (this.rotating !== undefined || this.closing) return;
     const bytes = this.writer.fileBytes();
-    const limit = Math.max(this.options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES, 2 * this.snapshotBytes);
+    const limit = this.limit();
     if (bytes > limit && bytes >= this.retryAtBytes) this.startRotation(limit);
+  }
+
+  private limit(): number {
+    return Math.max(this.options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES, 2 * this.snapshotBytes);
+  }
+
+  /**
+   * The end of an outage (a write or sync failed, and one succeeded since): what was appended meanwhile
+   * and not written (a run's finish, a group's firing, a direct delivery made) is in the live state only,
+   * so a restart would run that run or group again. A new segment restates the live state.
+   */
+  private restate(): void {
+    if (this.closing) return;
+    if (this.rotating !== undefined) {
+      this.restateAfterRotation = true;
+      return;
+    }
+    this.startRotation(this.limit());
   }
 
   private startRotation(limit: number): void {
@@ -174,6 +195,10 @@ export class Journal {
       .finally(() => {
         this.rotation = undefined;
         this.rotating = undefined;
+        if (this.restateAfterRotation) {
+          this.restateAfterRotation = false;
+          this.restate();
+        }
       });
   }
 
