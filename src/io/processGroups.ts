@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { processAlive, processStartTime, processStat } from "./processAlive.js";
 
@@ -28,13 +28,14 @@ const notePath = (dir: string, pgid: number) => join(dir, `.${pgid}.tmp`);
 const TEMP_NOTE = /^\.(\d+)\.tmp$/;
 
 /**
- * Notes each agent process group this process leads in `dir`, one file per group (`<pgid>`: the leader's
+ * Notes each agent process group this process leads in `dir`, one note per group (`<pgid>`: the leader's
  * start time, then this process's pid and start time), removed when the group is stopped. A gateway
  * killed with SIGKILL cannot stop its agents; the next start stops what it left (`stopOrphanGroups`).
- * A note is written whole under a temporary name and renamed: a gateway killed while writing it would
- * otherwise leave an empty file under the group's name, and the next start could not tell the group's
- * leader from a reused pid, so it would leave the agent running. No fsync: the note only serves while the
- * machine runs (a machine that went down took the group with it).
+ * A note is a symbolic link whose target is its text: made whole by one system call, where a file is
+ * created empty and written after, so a gateway killed between the two left an empty note that named no
+ * owner and no start time, and the next start left its agent running. It is made under a temporary name
+ * and renamed over a stale note of a reused pid. No fsync: the note only serves while the machine runs (a
+ * machine that went down took the group with it).
  */
 export function processGroupFiles(dir: string): ProcessGroups {
   const owner = `${process.pid} ${processStartTime(process.pid) ?? "-"}`;
@@ -46,7 +47,8 @@ export function processGroupFiles(dir: string): ProcessGroups {
         made = true;
         const label = notRunAgain === undefined ? "" : ` ${notRunAgain}`;
         const temp = notePath(dir, pid);
-        writeFileSync(temp, `${processStartTime(pid) ?? "-"} ${owner}${label}\n`, { mode: 0o600 });
+        rmSync(temp, { force: true });
+        symlinkSync(`${processStartTime(pid) ?? "-"} ${owner}${label}`, temp);
         renameSync(temp, join(dir, String(pid)));
       } catch {
         // Only the clean-up after a SIGKILL needs it: the run goes on without.
@@ -61,6 +63,16 @@ export function processGroupFiles(dir: string): ProcessGroups {
       }
     },
   };
+}
+
+/** A note's text: its link's target, or the text of a file (a note an earlier version of svc wrote). */
+function readNote(file: string): string {
+  try {
+    return readlinkSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EINVAL") throw err;
+    return readFileSync(file, "utf8");
+  }
 }
 
 /**
@@ -83,7 +95,7 @@ export function stopOrphanGroups(dir: string, onNotRunAgain?: (name: string) => 
     const file = join(dir, name);
     let noted: string[];
     try {
-      noted = readFileSync(file, "utf8").trim().split(" ");
+      noted = readNote(file).trim().split(" ");
     } catch {
       continue;
     }

@@ -8,7 +8,12 @@ import { describeError, SvcError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { StateDirBusyError } from "../io/state/journal/dirLock.js";
 import { RecordsNotWritten } from "../io/state/journal/groupCommit.js";
-import { PreviousSegmentLeft, RotationFailed, RotationLeftSegment } from "../io/state/journal/rotation.js";
+import {
+  PreviousSegmentLeft,
+  RestateFailed,
+  RotationFailed,
+  RotationLeftSegment,
+} from "../io/state/journal/rotation.js";
 import { readJournal } from "../io/state/journal/segments.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, EventModes, ResolvedRoute } from "../streams/context.js";
@@ -50,6 +55,11 @@ interface RecordBatch {
  * not remove; a previous segment left after a rotation is only disk space.
  */
 export function journalErrorLine(dir: string, err: unknown): { cause: string; message: string } {
+  if (err instanceof RestateFailed)
+    return {
+      cause: describeError(err.cause),
+      message: `[state] restating the journal in ${dir} after its writes failed did not succeed either; until it does, runs that finished and groups that fired while writes failed would run again after a restart — it is tried again as the journal takes more records; check the disk has room`,
+    };
   if (err instanceof RotationFailed)
     return {
       cause: describeError(err.cause),
@@ -332,7 +342,7 @@ export class GatewayState {
           ?.catch(() =>
             this.logger.warn(
               { route: event.routeName, delivery_id: event.deliveryId },
-              `[state] ${event.routeName}: delivered, but the journal could not record it (answered 200 delivered all the same); a retry of this delivery id after a restart would deliver it again`,
+              `[state] ${event.routeName}: delivered, but the journal could not record it (answered 200 delivered all the same); it is recorded once the journal can be written again, and a retry of this delivery id after a restart before then would deliver it again`,
             ),
           );
       }

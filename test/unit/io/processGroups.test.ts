@@ -1,15 +1,17 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { processStartTime } from "../../../src/io/processAlive.js";
 import { processGroupFiles, stopOrphanGroups } from "../../../src/io/processGroups.js";
@@ -52,6 +54,8 @@ const running = (pid: number) => {
 /** The note a process that is gone (pid 2^22 - 1 is above Linux's pid_max default) left for `pid`. */
 function noteFromGoneOwner(dir: string, pid: number, start = processStartTime(pid)): void {
   mkdirSync(dir, { recursive: true });
+  // In place of a note this process made (a link: writing through it would write its target).
+  rmSync(join(dir, String(pid)), { force: true });
   writeFileSync(join(dir, String(pid)), `${start} 4194303 12345\n`);
 }
 
@@ -61,8 +65,8 @@ describe("agent process groups left by a gateway that is gone", () => {
     const groups = processGroupFiles(dir);
     const pid = leader();
     groups.started(pid);
-    expect(readFileSync(join(dir, String(pid)), "utf8")).toBe(
-      `${processStartTime(pid)} ${process.pid} ${processStartTime(process.pid)}\n`,
+    expect(readlinkSync(join(dir, String(pid)))).toBe(
+      `${processStartTime(pid)} ${process.pid} ${processStartTime(process.pid)}`,
     );
     groups.ended(pid);
     expect(readdirSync(dir)).toEqual([]);
@@ -88,11 +92,12 @@ describe("agent process groups left by a gateway that is gone", () => {
     const groups = processGroupFiles(dir);
     groups.started(scheduled, "cron:nightly-digest");
     groups.started(fired);
-    expect(readFileSync(join(dir, String(scheduled)), "utf8")).toBe(
-      `${processStartTime(scheduled)} ${process.pid} ${processStartTime(process.pid)} cron:nightly-digest\n`,
+    expect(readlinkSync(join(dir, String(scheduled)))).toBe(
+      `${processStartTime(scheduled)} ${process.pid} ${processStartTime(process.pid)} cron:nightly-digest`,
     );
     // Both as a gateway that is gone left them.
     noteFromGoneOwner(dir, fired);
+    rmSync(join(dir, String(scheduled)));
     writeFileSync(
       join(dir, String(scheduled)),
       `${processStartTime(scheduled)} 4194303 12345 cron:nightly-digest\n`,
@@ -131,6 +136,29 @@ describe("agent process groups left by a gateway that is gone", () => {
     expect(stopOrphanGroups(dir)).toBe(0);
     expect(running(ours)).toBe(true);
     expect(readdirSync(dir)).toEqual([`.${ours}.tmp`]);
+  });
+
+  it("stops the group of a process killed in the middle of noting it (its note's first write made, the rest not)", async () => {
+    const dir = groupsDir();
+    const orphan = leader();
+    const module = pathToFileURL(join(import.meta.dirname, "../../../src/io/processGroups.ts")).href;
+    // A process that notes the group and is killed at the worst moment (test/helpers/killAtNote.mjs).
+    const noted = spawnSync(
+      process.execPath,
+      [
+        ...["--import", "tsx", "--import", join(import.meta.dirname, "../../helpers/killAtNote.mjs")],
+        ...[
+          "--input-type=module",
+          "-e",
+          `(await import(${JSON.stringify(module)})).processGroupFiles(${JSON.stringify(dir)}).started(${orphan});`,
+        ],
+      ],
+      { stdio: "ignore" },
+    );
+    expect(noted.signal).toBe("SIGKILL");
+    expect(stopOrphanGroups(dir)).toBe(1);
+    await expect.poll(() => running(orphan)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it("writes a note under the group's name only whole, and leaves no temporary file", () => {

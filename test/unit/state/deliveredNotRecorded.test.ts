@@ -30,7 +30,7 @@ describe("a direct delivery whose record the journal could not write (disk full)
     await expect(state.deliverDirect(async () => true)(event)).resolves.toBe(true);
     expect(recorded).toEqual(["notify:d-1"]);
     expect(log.messages()).toEqual([
-      "[state] notify: delivered, but the journal could not record it (answered 200 delivered all the same); a retry of this delivery id after a restart would deliver it again",
+      "[state] notify: delivered, but the journal could not record it (answered 200 delivered all the same); it is recorded once the journal can be written again, and a retry of this delivery id after a restart before then would deliver it again",
     ]);
   });
 

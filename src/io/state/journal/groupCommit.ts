@@ -54,6 +54,11 @@ export interface GroupCommitOptions {
    * only, not again until a sync succeeds (on a full disk every batch fails, one per turn of the loop).
    */
   readonly onError?: (err: unknown) => void;
+  /**
+   * A sync succeeded after a failed write or sync (the end of an outage): records appended meanwhile that
+   * were not written (a run's finish, a group's firing) are missing from the file.
+   */
+  readonly onRecovered?: () => void;
 }
 
 /**
@@ -230,13 +235,16 @@ export class GroupCommitWriter {
 
   /** `batch` and every batch written before it are durable: they are released in the order of the file. */
   private synced(batch: Batch): void {
+    const recovered = this.failing;
     this.failing = false;
     const upTo = this.inFlight.indexOf(batch);
-    if (upTo < 0) return;
-    for (const done of this.inFlight.splice(0, upTo + 1)) {
-      done.resolve?.();
-      this.options.onFlushed?.(done.data as Buffer);
+    if (upTo >= 0) {
+      for (const done of this.inFlight.splice(0, upTo + 1)) {
+        done.resolve?.();
+        this.options.onFlushed?.(done.data as Buffer);
+      }
     }
+    if (recovered) this.options.onRecovered?.();
   }
 
   private failed(batch: Batch, err: unknown, rejection: unknown = err): void {

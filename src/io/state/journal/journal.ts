@@ -7,6 +7,7 @@ import { GroupCommitWriter } from "./groupCommit.js";
 import { RecordBuffer } from "./records.js";
 import {
   PreviousSegmentLeft,
+  RestateFailed,
   RotationFailed,
   RotationLeftSegment,
   RotationStopped,
@@ -80,6 +81,13 @@ export class Journal {
   private rotating: Promise<void> | undefined;
   /** After a failed rotation, the next waits until the segment grew this far (no retry per flush). */
   private retryAtBytes = 0;
+  /**
+   * Outages ended (see `restate`), and how many of them a rotation begun after their end has restated; after
+   * a failed one, the next waits until the segment grew by a snapshot's size (the room it needs).
+   */
+  private outages = 0;
+  private restated = 0;
+  private restateAtBytes = 0;
   private closing = false;
   readonly opened: JournalOpened;
 
@@ -108,6 +116,7 @@ export class Journal {
       this.writer = new GroupCommitWriter(fd, {
         fs: this.fs,
         onFlushed: (data) => this.flushed(data),
+        onRecovered: () => this.restate(),
         ...(options.onError === undefined ? {} : { onError: options.onError }),
       });
       this.writer.useFile(fd, first.length);
@@ -156,24 +165,53 @@ export class Journal {
     }
     if (this.rotating !== undefined || this.closing) return;
     const bytes = this.writer.fileBytes();
-    const limit = Math.max(this.options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES, 2 * this.snapshotBytes);
-    if (bytes > limit && bytes >= this.retryAtBytes) this.startRotation(limit);
+    const limit = this.limit();
+    if (
+      (this.restated < this.outages && bytes >= this.restateAtBytes) ||
+      (bytes > limit && bytes >= this.retryAtBytes)
+    )
+      this.startRotation(limit);
+  }
+
+  private limit(): number {
+    return Math.max(this.options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES, 2 * this.snapshotBytes);
+  }
+
+  /**
+   * The end of an outage (a write or sync failed, and one succeeded since): what was appended meanwhile
+   * and not written (a run's finish, a group's firing, a direct delivery made) is in the live state only,
+   * so a restart would run that run or group again. A new segment restates the live state.
+   */
+  private restate(): void {
+    this.outages += 1;
+    this.restateAtBytes = 0;
+    // One under way may have read the live state before the outage: the next one starts when it ends.
+    if (this.rotating === undefined && !this.closing) this.startRotation(this.limit());
   }
 
   private startRotation(limit: number): void {
+    // Begun after the outages so far ended, it restates what they lost.
+    const outages = this.outages;
+    const restating = this.restated < outages;
     const rotation = new SegmentRotation(this.options.dir, this.segment + 1, this.snapshot(), this.fs);
     this.rotation = rotation;
     this.rotating = this.rotate(rotation)
       .then(() => {
         this.retryAtBytes = 0;
+        this.restated = outages;
       })
       .catch((err: unknown) => {
-        this.retryAtBytes = this.writer.fileBytes() + limit / 4;
-        if (!(err instanceof RotationStopped)) this.options.onError?.(new RotationFailed(err));
+        if (restating) this.restateAtBytes = this.writer.fileBytes() + this.snapshotBytes;
+        else this.retryAtBytes = this.writer.fileBytes() + limit / 4;
+        if (!(err instanceof RotationStopped))
+          this.options.onError?.(restating ? new RestateFailed(err) : new RotationFailed(err));
       })
       .finally(() => {
         this.rotation = undefined;
         this.rotating = undefined;
+        // An outage that ended while it ran: restated now (after a failed restatement, once there is room).
+        if (this.restated < this.outages && !this.closing && this.writer.fileBytes() >= this.restateAtBytes)
+          this.startRotation(this.limit());
       });
   }
 

@@ -69,6 +69,12 @@ export class RotationFailed extends Error {
 }
 
 /**
+ * A rotation that was to restate what an outage could not record (a run's finish, a group's firing)
+ * failed too: until one succeeds, a restart runs those runs and groups again.
+ */
+export class RestateFailed extends RotationFailed {}
+
+/**
  * A rotation failed after its new segment got its name, and that segment could not be removed: it would
  * hide what the current one takes from now on, so the journal stops taking records (503s).
  */
