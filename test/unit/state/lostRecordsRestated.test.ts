@@ -43,15 +43,22 @@ function fullDisk() {
   return { fs, disk };
 }
 
+const NOW = () => 5000;
+
+/** A store in a new home's `state/` on a disk the test fills (`disk.full`); `onError` hears the failed writes. */
+function storeOnFullDisk(onError: (err: unknown) => void = () => {}) {
+  const home = tempHome();
+  homes.push(home);
+  const dir = join(home.dir, "state");
+  const { fs, disk } = fullDisk();
+  const store = new LocalStateStore({ dir, now: NOW, fs, onError });
+  stores.push(store);
+  return { dir, disk, store };
+}
+
 describe("records the journal could not write while the disk was full", () => {
   it("a run that finished meanwhile is restated finished once writes succeed again: a restart does not run it a second time", async () => {
-    const home = tempHome();
-    homes.push(home);
-    const dir = join(home.dir, "state");
-    const { fs, disk } = fullDisk();
-    const now = () => 5000;
-    const store = new LocalStateStore({ dir, now, fs, onError: () => {} });
-    stores.push(store);
+    const { dir, disk, store } = storeOnFullDisk();
     store.runAccepted(run("one"), 1000);
     await store.durable();
 
@@ -69,19 +76,13 @@ describe("records the journal could not write while the disk was full", () => {
 
     // A crash (or a stop) now: the journal owes "two" only; "one" ran and is not run again.
     leaveLockAsCrashed(dir);
-    const after = new LocalStateStore({ dir, now });
+    const after = new LocalStateStore({ dir, now: NOW });
     stores.push(after);
     expect(after.recover().runs.map((r) => r.deliveryId)).toEqual(["two"]);
   });
 
   it("a group that fired meanwhile, and its run that finished, are not reopened or run again after a restart", async () => {
-    const home = tempHome();
-    homes.push(home);
-    const dir = join(home.dir, "state");
-    const { fs, disk } = fullDisk();
-    const now = () => 5000;
-    const store = new LocalStateStore({ dir, now, fs, onError: () => {} });
-    stores.push(store);
+    const { dir, disk, store } = storeOnFullDisk();
     store.groupUpdated({ id: "pr:7", latest: run("g-2"), merged: 2, firstAt: 1000, lastAt: 1000 });
     await store.durable();
 
@@ -98,20 +99,14 @@ describe("records the journal could not write while the disk was full", () => {
     await store.journal.rotated();
 
     leaveLockAsCrashed(dir);
-    const after = new LocalStateStore({ dir, now });
+    const after = new LocalStateStore({ dir, now: NOW });
     stores.push(after);
     expect(after.recover()).toMatchObject({ runs: [], groups: [] });
   });
 
   it("a restatement that fails too (room for a small record only) is tried again once the journal took a snapshot's size, and is logged", async () => {
-    const home = tempHome();
-    homes.push(home);
-    const dir = join(home.dir, "state");
-    const { fs, disk } = fullDisk();
-    const now = () => 5000;
     const errors: unknown[] = [];
-    const store = new LocalStateStore({ dir, now, fs, onError: (err) => errors.push(err) });
-    stores.push(store);
+    const { dir, disk, store } = storeOnFullDisk((err) => errors.push(err));
     store.runAccepted(run("one"), 1000);
     await store.durable();
     disk.full = true;
@@ -137,7 +132,7 @@ describe("records the journal could not write while the disk was full", () => {
     }
     expect(errors).toHaveLength(2);
     leaveLockAsCrashed(dir);
-    const after = new LocalStateStore({ dir, now });
+    const after = new LocalStateStore({ dir, now: NOW });
     stores.push(after);
     expect(after.recover().runs).toEqual([]);
   });
