@@ -6,6 +6,7 @@ import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { secretHeaderProblem, writtenAsVariable } from "../config/secretWarnings.js";
 import { nothingToRun } from "../config/webhookEnabled.js";
 import { isSvcError, SvcError } from "../errors.js";
+import { withStartupProblems } from "../gateway/config.js";
 import { startupProblems } from "../gateway/startupProblems.js";
 import { runningPid } from "../io/gatewayState.js";
 import { gatewayDirProblem } from "../io/homeWritable.js";
@@ -303,7 +304,8 @@ export async function runSetup(options: SetupOptions): Promise<void> {
       ...(dirs === undefined ? [] : [dirs]),
     ];
     if (refused.length > 0) problem = refused.join("\n");
-  } catch (err) {
+  } catch (failed) {
+    const err = withStartupProblems(failed);
     problem = isSvcError(err) ? err.message : String(err);
   }
   if (problem !== undefined) {

@@ -21,6 +21,7 @@ import { formatIssues, WrittenAs } from "./format.js";
 import { type InterpolationScope, interpolate, interpolateDeep } from "./interpolate.js";
 import { knownKeysAt } from "./knownKeys.js";
 import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
+import { nearMiss } from "./nearMiss.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 import { noteSecretAsWritten, noteShadowedRoutes, noteShadowedSettings } from "./sections/webhook.js";
@@ -129,6 +130,22 @@ function isPresent(path: string, withoutIt: string | undefined): boolean {
 }
 
 const WITHOUT_ENV = "svc then reads no .env";
+
+/**
+ * config.yaml refused by the schema. `checkable` is what of it the startup rules can still judge (the
+ * file without its unknown keys, the routes and sections whose values failed left out), so the gateway and
+ * `svc config check` name those problems in the same pass; undefined when a failed value decides the rules
+ * for every route (the webhook's secret, host or enabled, a platform's settings).
+ */
+export class ConfigInvalidError extends SvcError {
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly checkable: Config | undefined,
+  ) {
+    super("config_invalid", message);
+  }
+}
 
 /**
  * A `.env` file's variables. `${NAME}` and `${NAME:-fallback}` in a value not in 'single quotes' (or `backticks`) are
@@ -744,6 +761,65 @@ function writtenAsInFile(issues: z.core.$ZodIssue[], written: unknown): z.core.$
   });
 }
 
+/** The settings of `platforms.webhook` the startup rules read for every route: a failed one leaves none checkable. */
+const RULING_WEBHOOK_KEYS: ReadonlySet<string> = new Set(["secret", "host", "enabled", "routes", "extra"]);
+/** The keys of a route the startup rules (config/validate.ts, io/targets/validate.ts) read. */
+const RULING_ROUTE_KEYS: ReadonlySet<string> = new Set([
+  "secret",
+  "deliver",
+  "deliver_only",
+  "deliver_extra",
+  "cron_job",
+  "coalesce",
+  "profile",
+]);
+
+/**
+ * What of the schema's `input` the startup rules can still judge (ConfigInvalidError.checkable): unknown keys
+ * dropped, a route with a failed value (or an unknown key one or two letters from a key the rules read that
+ * it lacks, `secert`) left out whole, a failed section or setting that no rule reads left to its default.
+ */
+function checkableRest(
+  input: Record<string, unknown>,
+  issues: readonly z.core.$ZodIssue[],
+): Config | undefined {
+  const rest = structuredClone(input);
+  const webhook = isMapping(rest.platforms) ? rest.platforms.webhook : undefined;
+  const levels = isMapping(webhook) ? [webhook, webhook.extra].filter(isMapping) : [];
+  const dropRoute = (name: PropertyKey) => {
+    for (const level of levels) if (isMapping(level.routes)) delete level.routes[String(name)];
+  };
+  for (const issue of issues) {
+    const [section, platform, key, route] = issue.path;
+    const unknownKeys = issue.code === "unrecognized_keys" ? issue.keys : undefined;
+    // A key meant as one the rules read that the mapping lacks (`secert`, `enabeld`): what it was meant
+    // to say is not known.
+    const meantAbsent = (at: unknown, ruling: ReadonlySet<string>) =>
+      unknownKeys?.some((k) => {
+        const meant = nearMiss(k, knownKeysAt(configSchema, issue.path));
+        return meant !== undefined && ruling.has(meant) && !(isMapping(at) && Object.hasOwn(at, meant));
+      }) ?? false;
+    const dropUnknown = (at: unknown) => {
+      if (isMapping(at)) for (const k of unknownKeys ?? []) delete at[k];
+    };
+    if (issue.path.length === 0 && unknownKeys !== undefined) dropUnknown(rest);
+    else if (section !== "platforms") delete rest[section as string];
+    else if (platform !== "webhook" || webhook === undefined) return undefined;
+    else if (issue.path.length === 2) {
+      if (unknownKeys === undefined || meantAbsent(webhook, RULING_WEBHOOK_KEYS)) return undefined;
+      for (const level of levels) dropUnknown(level);
+    } else if (key === "routes" && route !== undefined) {
+      const written = levels.map((level) => valueAt(level, ["routes", route])).find(isMapping);
+      if (issue.path.length === 4 && unknownKeys !== undefined && !meantAbsent(written, RULING_ROUTE_KEYS))
+        for (const level of levels) dropUnknown(valueAt(level, ["routes", route]));
+      else dropRoute(route);
+    } else if (RULING_WEBHOOK_KEYS.has(key as string)) return undefined;
+    else for (const level of levels) delete level[key as string];
+  }
+  const parsed = configSchema.safeParse(rest);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** Reads config.yaml (or the embedded default), `.env` and the environment, and validates the result. */
 export function loadConfig(
   options: {
@@ -783,8 +859,7 @@ export function loadConfig(
   const parsed = configSchema.safeParse({ ...rendered, mcp_servers: mcp.servers }, { reportInput: true });
   if (!parsed.success || mcp.issues.length > 0) {
     const issues = withUnsetLoadTimeKeys(parsed.error?.issues ?? [], mcp);
-    throw new SvcError(
-      "config_invalid",
+    throw new ConfigInvalidError(
       formatIssues(
         paths.config,
         writtenAsInFile(pointAtType(pointIntoExtra(issues, webhookExtraKeys(rendered)), mcp_servers), {
@@ -799,6 +874,8 @@ export function loadConfig(
           ),
         true,
       ),
+      paths.config,
+      checkableRest({ ...rendered, mcp_servers: mcp.servers }, issues),
     );
   }
   const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";

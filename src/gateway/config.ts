@@ -1,18 +1,35 @@
-import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { ConfigInvalidError, type LoadedConfig, loadConfig } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { startupProblems } from "./startupProblems.js";
 import type { GatewayOptions } from "./types.js";
 
 /** The config, refused (startup_refused) with every problem that keeps the gateway from starting. */
 export function checkedConfig(options: GatewayOptions, runningFromFile = false): LoadedConfig {
-  const loaded = loadConfig({
-    ...(options.home === undefined ? {} : { home: options.home }),
-    ...(options.env === undefined ? {} : { env: options.env }),
-    runningFromFile,
-  });
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig({
+      ...(options.home === undefined ? {} : { home: options.home }),
+      ...(options.env === undefined ? {} : { env: options.env }),
+      runningFromFile,
+    });
+  } catch (err) {
+    throw withStartupProblems(err, options.host);
+  }
   const problems = startupProblems(loaded.config, loaded.paths.config, options.host);
   if (problems.length > 0) throw new SvcError("startup_refused", problems.join("\n"));
   return loaded;
+}
+
+/**
+ * A config.yaml the schema refused, its message followed by the startup rules' problems with what of it
+ * could still be checked (other routes and sections), so one pass names them all; any other error as it is.
+ */
+export function withStartupProblems(err: unknown, host?: string): unknown {
+  if (!(err instanceof ConfigInvalidError) || err.checkable === undefined) return err;
+  const problems = startupProblems(err.checkable, err.file, host);
+  return problems.length === 0
+    ? err
+    : new ConfigInvalidError([err.message, ...problems].join("\n"), err.file, undefined);
 }
 
 /** The route names of a log line. */

@@ -16,6 +16,7 @@ import { routeKey } from "../../config/sections/webhook.js";
 import { disabledServerToolsets, unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
+import { withStartupProblems } from "../../gateway/config.js";
 import { eventWarnings, idleKeys } from "../../gateway/idleRouteKeys.js";
 import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
@@ -101,7 +102,9 @@ export async function checkConfig(
   let loaded: LoadedConfig;
   try {
     loaded = loadConfig(options);
-  } catch (err) {
+  } catch (failed) {
+    // A schema error, with the startup rules' problems of the routes and sections it leaves checkable.
+    const err = withStartupProblems(failed);
     const text = isSvcError(err) ? err.message : describeError(err);
     return { problems: text.split("\n"), storeProblems: [], warnings: [], summary: undefined };
   }
