@@ -160,14 +160,13 @@ export async function checkConfig(
     );
     if (unserved !== undefined) warnings.push(...untagged([unserved]));
   }
-  if (problems.length === 0) {
-    const routes = staticRouteWarnings(
-      routeTable(loaded.config),
-      loaded.paths,
-      Object.keys(loaded.config.mcp_servers),
-    );
-    warnings.push(...untagged([...routes.now, ...(await routes.references)]));
-  }
+  // Also beside a startup problem of another route: one pass names all there is to fix.
+  const routes = staticRouteWarnings(
+    routeTable(loaded.config),
+    loaded.paths,
+    Object.keys(loaded.config.mcp_servers),
+  );
+  warnings.push(...untagged([...routes.now, ...(await routes.references)]));
   let subscriptions = 0;
   let servedCount = 0;
   const storeProblems: string[] = [];

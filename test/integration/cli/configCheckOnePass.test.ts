@@ -42,4 +42,28 @@ describe("svc config check and the gateway's start name schema errors and startu
     expect(lines[0]).toBe(`svc: ${expected[0]}`);
     expect(lines.slice(1)).toEqual(expected.slice(1));
   });
+
+  it("names a route's missing script beside another route's startup problem", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      `platforms:
+  webhook:
+    enabled: true
+    host: 127.0.0.1
+    routes:
+      c: {prompt: x}
+      d: {secret: s, script: nothere.js}
+`,
+      0o600,
+    );
+    const file = `${home.dir}/config.yaml`;
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(1);
+    expect(check.stderr.trimEnd().split("\n")).toEqual([
+      `Warning: ${file}: platforms.webhook.routes.d.script: nothere.js — script not found (scripts live in ${home.dir}/scripts); until it is there every event on this route is ignored`,
+      `${file}: platforms.webhook.routes.c.secret: missing — set a secret on the route, platforms.webhook.secret, or WEBHOOK_SECRET`,
+    ]);
+    expect(check.stdout).toBe("1 problem: the gateway would not start\n");
+  });
 });
