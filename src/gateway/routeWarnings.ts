@@ -153,8 +153,16 @@ export function staticRouteWarnings(
       ...skillNameWarnings(table, paths.config),
       ...idleRouteKeyWarnings(table, paths.config),
     ],
-    references: missingReferenceWarnings(table, { configFile: paths.config, ...referenceDeps(paths) }),
+    references: routeReferenceWarnings(table, paths),
   };
+}
+
+/**
+ * The `references` of staticRouteWarnings alone: what `svc config check` still says of the routes a
+ * config.yaml with key or type errors leaves checkable, since they read nothing but the routes themselves.
+ */
+export function routeReferenceWarnings(table: RouteTable, paths: SvcPaths): Promise<string[]> {
+  return missingReferenceWarnings(table, { configFile: paths.config, ...referenceDeps(paths) });
 }
 
 /** Where a profile's scripts, `in_file` lists and cron jobs are, for the reference checks. */

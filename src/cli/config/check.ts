@@ -3,8 +3,8 @@ import { type ReferringRoute, referenceWarnings } from "../../actors/routeRefere
 import { routeTable } from "../../actors/routes.js";
 import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
-import { howToEnableWebhook, loadConfig } from "../../config/load.js";
-import { DEFAULT_PROFILE, profileFlag, svcPaths } from "../../config/paths.js";
+import { ConfigInvalidError, howToEnableWebhook, loadConfig } from "../../config/load.js";
+import { DEFAULT_PROFILE, profileFlag, svcHome, svcPaths } from "../../config/paths.js";
 import {
   profileEnvFileWarnings,
   profileSharedFileWarnings,
@@ -18,7 +18,11 @@ import { nothingToRun, webhookOffReason } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
 import { withStartupProblems } from "../../gateway/config.js";
 import { eventWarnings, idleKeys } from "../../gateway/idleRouteKeys.js";
-import { staticRouteWarnings, unknownToolsetWarnings } from "../../gateway/routeWarnings.js";
+import {
+  routeReferenceWarnings,
+  staticRouteWarnings,
+  unknownToolsetWarnings,
+} from "../../gateway/routeWarnings.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import {
   allInterfacesWarning,
@@ -103,10 +107,23 @@ export async function checkConfig(
   try {
     loaded = loadConfig(options);
   } catch (failed) {
-    // A schema error, with the startup rules' problems of the routes and sections it leaves checkable.
+    // A schema error, with the startup rules' problems of the routes and sections it leaves checkable,
+    // and the scripts and cron jobs those routes name that are not there.
     const err = withStartupProblems(failed);
     const text = isSvcError(err) ? err.message : describeError(err);
-    return { problems: text.split("\n"), storeProblems: [], warnings: [], summary: undefined };
+    const warnings =
+      failed instanceof ConfigInvalidError && failed.checkable !== undefined
+        ? await routeReferenceWarnings(
+            routeTable(failed.checkable),
+            svcPaths(options.home ?? svcHome(options.env ?? process.env)),
+          )
+        : [];
+    return {
+      problems: text.split("\n"),
+      storeProblems: [],
+      warnings: warnings.map((line) => line.replace(/^\[\w+\] /, "")),
+      summary: undefined,
+    };
   }
   const problems = startupProblems(loaded.config, loaded.paths.config);
   // A file or a link to nothing where the data directory goes: the gateway refuses to start.

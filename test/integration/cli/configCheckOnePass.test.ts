@@ -66,4 +66,31 @@ describe("svc config check and the gateway's start name schema errors and startu
     ]);
     expect(check.stdout).toBe("1 problem: the gateway would not start\n");
   });
+
+  it("names a checkable route's missing script beside the schema's errors", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      `platforms:
+  webhook:
+    enabled: true
+    host: 127.0.0.1
+    port: x
+    routes:
+      d: {secret: s, script: nothere.js, evnts: [push]}
+      e: {secret: 5, script: gone.js}
+`,
+      0o600,
+    );
+    const file = `${home.dir}/config.yaml`;
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(1);
+    expect(check.stderr.trimEnd().split("\n")).toEqual([
+      `Warning: ${file}: platforms.webhook.routes.d.script: nothere.js — script not found (scripts live in ${home.dir}/scripts); until it is there every event on this route is ignored`,
+      expect.stringMatching(/platforms\.webhook\.port: expected a number/),
+      expect.stringMatching(/platforms\.webhook\.routes\.d: unknown key "evnts"/),
+      expect.stringMatching(/platforms\.webhook\.routes\.e\.secret: expected a string/),
+    ]);
+    expect(check.stdout).toBe("3 problems: the gateway would not start\n");
+  });
 });
