@@ -9,7 +9,9 @@ import {
   BAD_REQUEST,
   BodyCollector,
   CHUNKED_NOT_LAST,
+  CHUNKED_TWICE,
   chunkedNotLast,
+  chunkedTwice,
   contentTypeOf,
   LINGER_BYTES,
   type RequestHandler,
@@ -93,8 +95,20 @@ const noExpectation = (expect: string | undefined): boolean =>
 /** RFC 9110 §10.1.1: an expectation other than `100-continue` cannot be met. */
 const EXPECTATION_FAILED = errorOutcome(417, "Expectation failed: only 100-continue is supported");
 
+/** The Transfer-Encoding lines of the refused bytes node hands over (its parser keeps no headers then). */
+function transferEncodingIn(raw: Buffer | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const text = raw.toString("latin1");
+  const end = text.indexOf("\r\n\r\n");
+  const values = (end < 0 ? text : text.slice(0, end))
+    .split("\r\n")
+    .filter((line) => /^transfer-encoding\s*:/i.test(line))
+    .map((line) => line.slice(line.indexOf(":") + 1));
+  return values.length === 0 ? undefined : values.join(",");
+}
+
 /** The answer to a request node's parser refused (node would write its own plain one, or none at all). */
-export function refusal(err: Error & { code?: string; reason?: string }): Outcome {
+export function refusal(err: Error & { code?: string; reason?: string; rawPacket?: Buffer }): Outcome {
   switch (err.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return REQUEST_TIMEOUT;
@@ -103,7 +117,8 @@ export function refusal(err: Error & { code?: string; reason?: string }): Outcom
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return PAYLOAD_TOO_LARGE;
     case "HPE_INVALID_TRANSFER_ENCODING":
-      return err.reason?.includes("Content-Length") === true ? BOTH_LENGTHS : CHUNKED_NOT_LAST;
+      if (err.reason?.includes("Content-Length") === true) return BOTH_LENGTHS;
+      return chunkedTwice(transferEncodingIn(err.rawPacket)) ? CHUNKED_TWICE : CHUNKED_NOT_LAST;
     case "HPE_INVALID_CONTENT_LENGTH":
       return err.reason?.includes("Transfer-Encoding") === true ? BOTH_LENGTHS : BAD_REQUEST;
     case "HPE_UNEXPECTED_CONTENT_LENGTH":

@@ -18,20 +18,27 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
   afterAll(() => gw.stop());
 
   it("Transfer-Encoding whose last coding is not chunked, or with chunked twice, is 400 and the connection closed, never processed (RFC 9112 §6.3)", async () => {
+    const notLast = "Bad request: Transfer-Encoding must end with chunked";
+    // The message says what is wrong: `chunked, chunked` does end with chunked.
+    const twice =
+      "Bad request: Transfer-Encoding applies chunked more than once (it must be applied once, last)";
     const shapes = {
-      "te-joined": "Transfer-Encoding: chunked, identity\r\n",
-      "te-twice": "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n",
+      "te-joined": ["Transfer-Encoding: chunked, identity\r\n", notLast],
+      "te-twice": ["Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n", notLast],
       // Chunked applied twice (§6.1): node:http's parser refuses it, so uWS must not read it as chunked.
-      "te-chunked-twice": "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
-      "te-chunked-chunked": "Transfer-Encoding: chunked, chunked\r\n",
+      "te-chunked-twice": ["Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", twice],
+      "te-chunked-chunked": ["Transfer-Encoding: chunked, chunked\r\n", twice],
     };
-    for (const [id, lines] of Object.entries(shapes)) {
+    for (const [id, [lines, error]] of Object.entries(shapes)) {
       const answer = await rawUntilClose(
         gw.gateway.port,
         `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\n${lines}\r\n2\r\n{}\r\n0\r\n\r\n`,
       );
       expect(statusOf(answer.received), id).toBe(400);
       expect(answer.closed, id).toBe(true);
+      expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)), id).toEqual({
+        error,
+      });
       // Not processed: the same delivery id sent properly is accepted, not a duplicate.
       expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), id).toMatchObject({
         status: 202,
