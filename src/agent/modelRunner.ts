@@ -215,7 +215,12 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           { route: request.route, delivery_id: request.deliveryId },
           runLogLine(request.route, request.deliveryId, done),
         );
-        return { text, record: done, ...(result.cutAtMaxTokens ? { cutAtMaxTokens: true } : {}) };
+        return {
+          text,
+          record: done,
+          answeredBy: result.modelId,
+          ...(result.cutAtMaxTokens ? { cutAtMaxTokens: true } : {}),
+        };
       } catch (err) {
         if (err instanceof AgentRunFailure) {
           const failed = record("error", err.message);

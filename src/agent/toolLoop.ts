@@ -47,6 +47,8 @@ export interface LoopResult {
    * is a whole answer and is delivered as the reply.
    */
   readonly filtered?: { readonly reason: string | undefined };
+  /** The model the endpoint says wrote the last turn (its answer's `model`; else the one asked for). */
+  readonly modelId: string;
 }
 
 /** Recorded for each call of a turn cut at the output token limit. */
@@ -163,5 +165,6 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     ...(contextWindow ? { cutAtContextWindow: true as const } : {}),
     cutToolCalls: cut.length,
     ...(filtered ? { filtered: { reason: last.rawFinishReason } } : {}),
+    modelId: result.response.modelId,
   };
 }

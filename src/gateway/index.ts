@@ -390,11 +390,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       lookup: (name) => routes.registry.lookup(name),
       pendingRunsFile: paths.pendingRuns,
       onPendingUnreadable: hooks.onPendingUnreadable,
-      onKept: (runs) =>
+      onKept: (runs, groups) =>
         hooks.onRunsKept(
           runs,
           `the journal (${stateDir(paths.home)})`,
           (name) => routes.registry.lookup(name)?.profile,
+          groups,
         ),
     });
 

@@ -90,16 +90,19 @@ export function pipelineLogHooks(logger: Logger) {
      * gives the profile a route of that name is bound to now: one rebound to another profile is not gone,
      * and is named so, since a run resumes only under the profile it was accepted for.
      */
+    /** Saved runs, and pending coalescing groups (each by its latest event), whose route is gone. */
     onRunsKept(
       kept: readonly PendingRun[],
       where: string,
       boundNow?: (routeName: string) => string | undefined,
+      groups: readonly PendingRun[] = [],
     ) {
-      const named = kept.map((run) => ({
-        routeName: run.profile === "default" ? run.routeName : `${run.profile}/${run.routeName}`,
-      }));
+      const named = (events: readonly PendingRun[]) =>
+        events.map((run) => ({
+          routeName: run.profile === "default" ? run.routeName : `${run.profile}/${run.routeName}`,
+        }));
       const rebound = new Map<string, string>();
-      for (const run of kept) {
+      for (const run of [...kept, ...groups]) {
         const profile = boundNow?.(run.routeName);
         if (profile !== undefined && profile !== run.profile) rebound.set(run.routeName, profile);
       }
@@ -111,9 +114,20 @@ export function pipelineLogHooks(logger: Logger) {
         shown.length === 0
           ? ""
           : `; ${shown.join(", ")}${more}, and a saved run resumes only under the profile it was accepted for`;
+      const runs = `${kept.length} saved agent run(s)`;
+      const pending = `${groups.length} pending coalescing group(s)`;
+      const [what, counts] =
+        groups.length === 0
+          ? [runs, runsByRoute(named(kept))]
+          : kept.length === 0
+            ? [pending, runsByRoute(named(groups))]
+            : [
+                `${runs} and ${pending}`,
+                `runs — ${runsByRoute(named(kept))}; groups — ${runsByRoute(named(groups))}`,
+              ];
       logger.warn(
-        { runs: kept.length },
-        `[webhook] ${kept.length} saved agent run(s) not resumed — their route no longer exists (${runsByRoute(named)}${note}); they stay in ${where} and run at the next start that finds their route (a reload that brings it back does not run them)`,
+        { runs: kept.length, groups: groups.length },
+        `[webhook] ${what} not resumed — their route no longer exists (${counts}${note}); they stay in ${where} and run at the next start that finds their route (a reload that brings it back does not run them)`,
       );
     },
     onPendingUnreadable(file: string, movedTo: string, err: unknown) {

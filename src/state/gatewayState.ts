@@ -398,8 +398,8 @@ export class GatewayState {
     readonly lookup: Lookup;
     readonly pendingRunsFile: string;
     readonly onPendingUnreadable: (file: string, movedTo: string, err: unknown) => void;
-    /** The runs (and pending groups' runs) whose route is gone: they stay in the journal. */
-    readonly onKept: (runs: readonly PendingRun[]) => void;
+    /** The runs, and the pending groups (each by its latest event), whose route is gone: they stay in the journal. */
+    readonly onKept: (runs: readonly PendingRun[], groups: readonly PendingRun[]) => void;
   }): Promise<void> {
     const recovered = this.recoveredOnce();
     // Runs the journal took care of (pending, or finished within the hour); a cron fire's key is not one.
@@ -410,6 +410,7 @@ export class GatewayState {
     // The groups first, before anything is awaited: a request for one of their keys may come in while
     // the file below is taken in (the listener is open), and must find its group reopened.
     const kept: PendingRun[] = [];
+    const keptGroups: PendingRun[] = [];
     const at = this.now();
     let groups = 0;
     // A group fired as its run was recorded: a write cut between the run's record and the group's end
@@ -428,7 +429,7 @@ export class GatewayState {
       this.savedGroups.add(group.id);
       const route = routeFor(group.latest, deps.lookup);
       if (route === undefined) {
-        kept.push(group.latest);
+        keptGroups.push(group.latest);
         this.keptGroups.add(group.id);
         continue;
       }
@@ -466,7 +467,7 @@ export class GatewayState {
         `[state] ${groups} pending coalescing group(s) reopened with what is left of their windows`,
       );
     // One line however large the backlog (a line per run was thousands at each start).
-    if (kept.length > 0) deps.onKept(kept);
+    if (kept.length > 0 || keptGroups.length > 0) deps.onKept(kept, keptGroups);
   }
 
   close(): Promise<void> {

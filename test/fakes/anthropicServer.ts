@@ -162,7 +162,7 @@ export function startFakeAnthropic(): Promise<FakeModel> {
       );
       return;
     }
-    const model = String(request.json.model ?? "fake");
+    const model = turn.model ?? String(request.json.model ?? "fake");
     const content = [
       ...(turn.text === undefined ? [] : [{ type: "text", text: turn.text }]),
       ...(turn.toolCalls ?? []).map((call, i) => ({

@@ -32,6 +32,8 @@ export type ModelTurn =
       readonly refusal?: string;
       /** The turn's finish reason as sent, when not the usual one (`stop` with tool calls, as some servers send). */
       readonly finishReason?: string;
+      /** The model the answer names (default: the one asked for), as an endpoint resolving an alias answers. */
+      readonly model?: string;
     }
   /** An HTTP error answer (429 with `retry-after`, 500, ...). */
   | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string }

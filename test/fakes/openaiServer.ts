@@ -103,7 +103,7 @@ export function startFakeOpenAI(): Promise<FakeModel> {
       );
       return;
     }
-    const model = String(request.json.model ?? "fake");
+    const model = turn.model ?? String(request.json.model ?? "fake");
     const calls = (turn.toolCalls ?? []).map((call, i) => ({
       id: call.id ?? `call_${index}_${i}`,
       type: "function" as const,

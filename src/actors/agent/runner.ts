@@ -25,6 +25,11 @@ export interface AgentReply {
   readonly record?: RunRecord;
   /** The model's last turn stopped at the output token limit (`max_tokens`): the text is cut short. */
   readonly cutAtMaxTokens?: boolean;
+  /**
+   * The model the endpoint says answered (an alias resolved: `gpt-4o` answered by `gpt-4o-2024-08-06`);
+   * an MCP sampling result names it. The run record keeps the model asked for.
+   */
+  readonly answeredBy?: string;
 }
 
 /** An agent runner turns a prompt into a reply . */

@@ -39,7 +39,8 @@ export interface GatewayMcp {
 
 /**
  * Sampling through the gateway's agent runner: one run per request, on the `mcp:<server>` route; a model
- * runner answers with `sampling.model` (else `agent.model`) and the clamped `max_tokens`.
+ * runner answers with `sampling.model` (else `agent.model`) and the clamped `max_tokens`, and the result
+ * names the model the endpoint says answered.
  */
 export function agentSampler(runner: () => AgentRunner): SamplingRunner {
   return (request, signal) => {
@@ -65,7 +66,8 @@ export function agentSampler(runner: () => AgentRunner): SamplingRunner {
           ? reply.text
           : {
               text: reply.text,
-              model: reply.record.model,
+              // MCP: the name of the model that generated the message, as the endpoint names it.
+              model: reply.answeredBy ?? reply.record.model,
               stopReason: reply.cutAtMaxTokens === true ? "maxTokens" : "endTurn",
             },
       );

@@ -167,6 +167,21 @@ export function chunkedNotLast(transferEncoding: string | undefined): boolean {
   return codings.indexOf("chunked") !== codings.length - 1;
 }
 
+/** §6.1: `chunked, chunked` (or `chunked` on two header lines) ends with chunked but applies it twice. */
+export const CHUNKED_TWICE = errorOutcome(
+  400,
+  "Bad request: Transfer-Encoding applies chunked more than once (it must be applied once, last)",
+);
+
+/** A Transfer-Encoding that names `chunked` more than once (what `CHUNKED_TWICE` answers). */
+export function chunkedTwice(transferEncoding: string | undefined): boolean {
+  let chunked = 0;
+  for (const member of transferEncoding?.split(",") ?? []) {
+    if (member.trim().toLowerCase() === "chunked") chunked += 1;
+  }
+  return chunked > 1;
+}
+
 /**
  * RFC 9112 §6.1: a transfer coding before `chunked` that svc cannot undo (`gzip, chunked`: a gzip stream
  * inside the chunks) is answered 501 and closed, as nginx answers it: reading the chunks as the body would
@@ -222,6 +237,7 @@ export interface HeadAnswer {
 
 const ANSWER_AMBIGUOUS_LENGTH: HeadAnswer = { outcome: AMBIGUOUS_LENGTH, close: true };
 const ANSWER_CHUNKED_NOT_LAST: HeadAnswer = { outcome: CHUNKED_NOT_LAST, close: true };
+const ANSWER_CHUNKED_TWICE: HeadAnswer = { outcome: CHUNKED_TWICE, close: true };
 const ANSWER_TRANSFER_CODING: HeadAnswer = { outcome: TRANSFER_CODING_NOT_IMPLEMENTED, close: true };
 const ANSWER_BAD_REQUEST: HeadAnswer = { outcome: BAD_REQUEST, close: true };
 const ANSWER_NOT_FOUND: HeadAnswer = { outcome: NOT_FOUND, close: false };
@@ -244,7 +260,8 @@ export function headAnswer(
 ): HeadAnswer | (Target & { kind: "webhook" }) {
   if (head.headers["content-length"]?.includes(",")) return ANSWER_AMBIGUOUS_LENGTH;
   const transferEncoding = head.headers["transfer-encoding"];
-  if (chunkedNotLast(transferEncoding)) return ANSWER_CHUNKED_NOT_LAST;
+  if (chunkedNotLast(transferEncoding))
+    return chunkedTwice(transferEncoding) ? ANSWER_CHUNKED_TWICE : ANSWER_CHUNKED_NOT_LAST;
   if (unknownTransferCoding(transferEncoding)) return ANSWER_TRANSFER_CODING;
   if (malformedHead(head)) return ANSWER_BAD_REQUEST;
   const target = endpointOf(head.path, multiplex);

@@ -9,7 +9,9 @@ import {
   BAD_REQUEST,
   BodyCollector,
   CHUNKED_NOT_LAST,
+  CHUNKED_TWICE,
   chunkedNotLast,
+  chunkedTwice,
   contentTypeOf,
   LINGER_BYTES,
   type RequestHandler,
@@ -93,8 +95,33 @@ const noExpectation = (expect: string | undefined): boolean =>
 /** RFC 9110 §10.1.1: an expectation other than `100-continue` cannot be met. */
 const EXPECTATION_FAILED = errorOutcome(417, "Expectation failed: only 100-continue is supported");
 
+/** The end of a request line (the line may start with the body of a request pipelined before it). */
+const REQUEST_LINE_END = / HTTP\/\d\.\d\r\n/g;
+
+/**
+ * The Transfer-Encoding lines of the refused request, from the bytes node hands over (its parser keeps no
+ * headers then). Requests pipelined before it may come first: its head is the one whose request line is
+ * the last before where the parser stopped (which may be inside that head's last value).
+ */
+function transferEncodingIn(raw: Buffer | undefined, parsed: number | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const text = raw.toString("latin1");
+  let from = 0;
+  for (const line of text.matchAll(REQUEST_LINE_END))
+    if (line.index <= (parsed ?? text.length)) from = line.index;
+  const end = text.indexOf("\r\n\r\n", from);
+  const values = text
+    .slice(from, end < 0 ? text.length : end)
+    .split("\r\n")
+    .filter((line) => /^transfer-encoding\s*:/i.test(line))
+    .map((line) => line.slice(line.indexOf(":") + 1));
+  return values.length === 0 ? undefined : values.join(",");
+}
+
 /** The answer to a request node's parser refused (node would write its own plain one, or none at all). */
-export function refusal(err: Error & { code?: string; reason?: string }): Outcome {
+export function refusal(
+  err: Error & { code?: string; reason?: string; rawPacket?: Buffer; bytesParsed?: number },
+): Outcome {
   switch (err.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return REQUEST_TIMEOUT;
@@ -103,7 +130,10 @@ export function refusal(err: Error & { code?: string; reason?: string }): Outcom
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return PAYLOAD_TOO_LARGE;
     case "HPE_INVALID_TRANSFER_ENCODING":
-      return err.reason?.includes("Content-Length") === true ? BOTH_LENGTHS : CHUNKED_NOT_LAST;
+      if (err.reason?.includes("Content-Length") === true) return BOTH_LENGTHS;
+      return chunkedTwice(transferEncodingIn(err.rawPacket, err.bytesParsed))
+        ? CHUNKED_TWICE
+        : CHUNKED_NOT_LAST;
     case "HPE_INVALID_CONTENT_LENGTH":
       return err.reason?.includes("Transfer-Encoding") === true ? BOTH_LENGTHS : BAD_REQUEST;
     case "HPE_UNEXPECTED_CONTENT_LENGTH":

@@ -442,6 +442,18 @@ describe("a webhook run with provider openai", () => {
     expect(toolMessages(2)).toEqual(["sampler-model: a summary"]);
   });
 
+  it("the sampling result names the model the endpoint answered with (MCP: the model that generated the message), not the one asked for", async () => {
+    model.script(
+      callTool("mcp__notes__ask_model", { prompt: "summarize" }),
+      { text: "a summary", model: "sampler-model-2025-06-01" },
+      { text: "final" },
+    );
+    await signedPost("triage", { issue: { title: "sample" } }, "sample-3");
+    expect(await chatMessages(1)).toEqual(["final"]);
+    expect(chat(1).model).toBe("sampler-model");
+    expect(toolMessages(2)).toEqual(["sampler-model-2025-06-01: a summary"]);
+  });
+
   it("without sampling.model, sampling uses agent.model and reports it as the model", async () => {
     model.script(
       callTool("mcp__other__ask_model", { prompt: "hi" }),

@@ -163,7 +163,9 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
       .split("\n")
       .filter((line) => line.includes("not resumed"));
     expect(warned.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
-      expect.stringContaining("1 saved agent run(s) not resumed — their route no longer exists (gone: 1)"),
+      expect.stringContaining(
+        "[webhook] 1 pending coalescing group(s) not resumed — their route no longer exists (gone: 1);",
+      ),
     ]);
   });
 

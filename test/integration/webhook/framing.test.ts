@@ -18,20 +18,27 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
   afterAll(() => gw.stop());
 
   it("Transfer-Encoding whose last coding is not chunked, or with chunked twice, is 400 and the connection closed, never processed (RFC 9112 §6.3)", async () => {
+    const notLast = "Bad request: Transfer-Encoding must end with chunked";
+    // The message says what is wrong: `chunked, chunked` does end with chunked.
+    const twice =
+      "Bad request: Transfer-Encoding applies chunked more than once (it must be applied once, last)";
     const shapes = {
-      "te-joined": "Transfer-Encoding: chunked, identity\r\n",
-      "te-twice": "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n",
+      "te-joined": ["Transfer-Encoding: chunked, identity\r\n", notLast],
+      "te-twice": ["Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n", notLast],
       // Chunked applied twice (§6.1): node:http's parser refuses it, so uWS must not read it as chunked.
-      "te-chunked-twice": "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
-      "te-chunked-chunked": "Transfer-Encoding: chunked, chunked\r\n",
+      "te-chunked-twice": ["Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", twice],
+      "te-chunked-chunked": ["Transfer-Encoding: chunked, chunked\r\n", twice],
     };
-    for (const [id, lines] of Object.entries(shapes)) {
+    for (const [id, [lines, error]] of Object.entries(shapes)) {
       const answer = await rawUntilClose(
         gw.gateway.port,
         `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\n${lines}\r\n2\r\n{}\r\n0\r\n\r\n`,
       );
       expect(statusOf(answer.received), id).toBe(400);
       expect(answer.closed, id).toBe(true);
+      expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)), id).toEqual({
+        error,
+      });
       // Not processed: the same delivery id sent properly is accepted, not a duplicate.
       expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), id).toMatchObject({
         status: 202,
@@ -39,6 +46,21 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
       });
     }
   });
+
+  // uWS closes a connection whose next request arrives before a 202 is sent (docs/webhook.md): no answer to name.
+  it.skipIf(http !== "node")(
+    "chunked applied twice in a request pipelined after another is named as such, the first one answered (node)",
+    async () => {
+      const first =
+        "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: pipe-1\r\nContent-Length: 2\r\n\r\n{}";
+      const second = `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: pipe-2\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`;
+      const answer = await rawUntilClose(gw.gateway.port, first + second);
+      expect(answer.received).toMatch(/^HTTP\/1\.1 202 /);
+      expect(answer.received).toMatch(
+        /\r\n\r\n\{"error":"Bad request: Transfer-Encoding applies chunked more than once \(it must be applied once, last\)"\}$/,
+      );
+    },
+  );
 
   it("a single Transfer-Encoding that is not chunked (gzip, identity) is a JSON 400 and the connection closed, never processed (uWS: unless body bytes that are not chunk framing come with the head)", async () => {
     for (const coding of ["gzip", "identity"]) {

@@ -113,6 +113,7 @@ describe("runToolLoop", () => {
       stoppedAtMaxSteps: false,
       cutAtMaxTokens: false,
       cutToolCalls: 0,
+      modelId: "m",
     });
     expect(progress).toEqual({ steps: 2, inputTokens: 20, outputTokens: 10 });
     expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: true }]);
@@ -128,6 +129,7 @@ describe("runToolLoop", () => {
       stoppedAtMaxSteps: false,
       cutAtMaxTokens: true,
       cutToolCalls: 0,
+      modelId: "m",
     });
   });
 

@@ -284,6 +284,24 @@ describe("reading the journal back", () => {
     ).toEqual([segmentName(1), segmentName(5)]);
   });
 
+  it("a garbage record header whose last byte is zero (length 0xfffffff0, CRC 0) is damage kept aside, not a torn tail", async () => {
+    const path = dir();
+    const file = await segmentOfFiveRecords(path);
+    const size = statSync(file).size;
+    // No record is that long, and zeros a crash leaves only shorten a length: not a record cut short.
+    const garbage = Buffer.from([0xf0, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+    appendFileSync(file, garbage);
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([0, 1, 2, 3, 4].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    const kept = readdirSync(path).find((name) => name.startsWith(`${segmentName(1)}.damaged-`));
+    expect(problems.map((p) => p.problem)).toEqual([
+      `bad length at byte ${size}; 8 bytes skipped — the records before it were recovered, the rest skipped; the segment is kept as ${kept} (what was skipped is in it: inspect it as docs/durability.md shows, then delete it)`,
+    ]);
+    expect(readFileSync(join(path, kept as string)).subarray(size)).toEqual(garbage);
+  });
+
   it("garbage appended to a segment is reported and never stops the open", () => {
     const path = dir();
     open(path);

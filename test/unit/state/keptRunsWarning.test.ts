@@ -22,7 +22,7 @@ const run = (routeName: string, deliveryId: string, profile = "default"): Pendin
 });
 
 describe("journaled runs whose route is gone", () => {
-  it("are reported in one line per start with their count per route (a backlog of thousands was a line each)", async () => {
+  it("are reported in one line per start with their count per route (a backlog of thousands was a line each), pending groups counted apart from runs", async () => {
     const home = tempHome();
     try {
       const runs = [
@@ -48,11 +48,17 @@ describe("journaled runs whose route is gone", () => {
         lookup: () => undefined,
         pendingRunsFile: join(home.dir, "webhook-pending-runs.json"),
         onPendingUnreadable: () => {},
-        onKept: (kept) => pipelineLogHooks(log.logger).onRunsKept(kept, "the journal (/home/me/.svc/state)"),
+        onKept: (kept, groups) =>
+          pipelineLogHooks(log.logger).onRunsKept(
+            kept,
+            "the journal (/home/me/.svc/state)",
+            undefined,
+            groups,
+          ),
       });
       expect(queued).toEqual([]);
       expect(log.messages()).toEqual([
-        "[webhook] 3002 saved agent run(s) not resumed — their route no longer exists (gone: 3001, work/x: 1); they stay in the journal (/home/me/.svc/state) and run at the next start that finds their route (a reload that brings it back does not run them)",
+        "[webhook] 3001 saved agent run(s) and 1 pending coalescing group(s) not resumed — their route no longer exists (runs — gone: 3000, work/x: 1; groups — gone: 1); they stay in the journal (/home/me/.svc/state) and run at the next start that finds their route (a reload that brings it back does not run them)",
       ]);
     } finally {
       home.cleanup();

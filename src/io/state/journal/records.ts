@@ -150,10 +150,11 @@ export function decodeRecords(data: Buffer): DecodedSegment {
       // A crash (a power cut) can leave the file longer than the data that reached the disk: the space
       // it grew by reads as zeros. That is a tail cut short too, not damage to keep aside: all zeros, or
       // a record whose end is zeros (a whole record ends with the `}` of its JSON, never a zero byte).
+      // A length no record has is garbage, whatever its last byte: zeros only ever shorten a length.
       const tail = data.subarray(offset);
       const reason = tail.every((byte) => byte === 0)
         ? "zero-filled tail"
-        : tail[tail.length - 1] === 0
+        : read !== "bad length" && tail[tail.length - 1] === 0
           ? "truncated record"
           : read;
       return { records, skipped, torn: { offset, skippedBytes: data.length - offset, reason } };
