@@ -120,16 +120,21 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
   const question = async (prompt: string, hidden = false) => {
     process.stdout.write(prompt);
     echo.hidden = hidden;
+    let closed = false;
     try {
       const next = await lines.next();
       if (interrupted) throw new SvcError("usage", "setup cancelled (Ctrl-C): nothing was written");
-      ended ||= next.done === true;
+      closed = next.done === true;
+      // Ctrl-D at a terminal ends the conversation: it must not read as Enter at every question left
+      // (a new secret generated and written unasked). Piped answers that end early leave the defaults.
+      if (closed && terminal) throw new Error("setup cancelled (Ctrl-D, end of input): nothing was written");
+      ended ||= closed;
       return next.done ? "" : String(next.value);
     } finally {
       echo.hidden = false;
-      // The Enter that ended a hidden answer was not echoed either; piped answers are not echoed at all,
-      // so without it every prompt and the result would run together on one line.
-      if (hidden || !terminal) process.stdout.write("\n");
+      // The Enter that ended a hidden answer was not echoed either, nor is one that never came (Ctrl-D);
+      // piped answers are not echoed at all, so without it every prompt and the result would run together.
+      if (hidden || !terminal || closed) process.stdout.write("\n");
     }
   };
   // A wrong answer is explained and the question asked again, as long as there are answers to read.

@@ -49,6 +49,23 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
     expect(existsSync(join(home.dir, ".env"))).toBe(false);
   });
 
+  it("Ctrl-D at a question on a terminal cancels setup (exit 1, nothing written), not Enter at every question left", async () => {
+    home = tempHome();
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [{ expect: "Enable the webhook adapter?", type: "\u0004" }],
+    );
+    expect(result.code).toBe(1);
+    expect(result.screen).not.toContain("Port [");
+    expect(result.screen).not.toContain("Wrote");
+    // The cancel starts a line of its own, under the question left unanswered.
+    expect(result.screen).toContain(
+      "[Y/n] \r\nsvc: setup cancelled (Ctrl-D, end of input): nothing was written",
+    );
+    expect(existsSync(join(home.dir, ".env"))).toBe(false);
+  });
+
   it("a flag given on a terminal answers its question, which is not asked (its answer would be overruled)", async () => {
     home = tempHome();
     const result = await runOnTerminal(
