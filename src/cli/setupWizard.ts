@@ -10,7 +10,7 @@ import { startupProblems } from "../gateway/startupProblems.js";
 import { runningPid } from "../io/gatewayState.js";
 import { gatewayDirProblem } from "../io/homeWritable.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
-import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
+import { checkYamlEditable, setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
 import { raiseAgain } from "./interrupt.js";
 import { maskedOutput } from "./maskedOutput.js";
 
@@ -241,14 +241,16 @@ export async function runSetup(options: SetupOptions): Promise<void> {
     options.port !== undefined ||
     options.secret !== undefined ||
     options.generateSecret;
-  const answers =
-    options.nonInteractive || (flagged && !process.stdin.isTTY)
-      ? fromFlags(options, current)
-      : await ask(options, current);
   // config.yaml first: when it cannot be edited nothing is written, and no generated secret goes unseen.
   const edited = existsSync(paths.config);
   // Under platforms.webhook.extra when that mapping exists (its keys win): the message names where.
   const enabledPath = webhookKeyPath(paths.config, "enabled");
+  // Refused before the first question, not after the answers (a secret typed in vain).
+  if (edited) checkYamlEditable(paths.config, [enabledPath, webhookKeyPath(paths.config, "port")]);
+  const answers =
+    options.nonInteractive || (flagged && !process.stdin.isTTY)
+      ? fromFlags(options, current)
+      : await ask(options, current);
   if (edited) {
     setYamlValues(paths.config, [
       [enabledPath, answers.enabled],

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEnvFile } from "../../../src/config/load.js";
@@ -63,6 +63,26 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
     expect(result.screen).toContain(
       "[Y/n] \r\nsvc: setup cancelled (Ctrl-D, end of input): nothing was written",
     );
+    expect(existsSync(join(home.dir, ".env"))).toBe(false);
+  });
+
+  it("a config.yaml setup cannot edit is named before the first question, not after a secret was typed in vain", async () => {
+    home = tempHome();
+    writeFileSync(join(home.dir, "config.yaml"), "platforms:\n  webhook: [\n");
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [
+        { expect: "Enable the webhook adapter?", type: "y\r" },
+        { expect: "Port [", type: "\r" },
+        { expect: "[e]nter your own?", type: "e\r" },
+        { expect: "Secret", type: "typed-in-vain\r" },
+      ],
+    );
+    expect(result.code).toBe(1);
+    expect(result.screen).not.toContain("Enable the webhook adapter?");
+    expect(result.screen).toContain("config.yaml: line 2: not valid YAML");
+    expect(result.screen).toContain("fix it before running setup");
     expect(existsSync(join(home.dir, ".env"))).toBe(false);
   });
 
