@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { parseDocument } from "yaml";
 import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { secretHeaderProblem, writtenAsVariable } from "../config/secretWarnings.js";
@@ -35,8 +36,7 @@ interface SetupAnswers {
 /** `what` names where the value came from: the `--port` flag or the answer to the question. */
 function parsePort(text: string, what: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text.trim()) || port < 1 || port > 65535)
-    throw new SvcError("usage", `${what}: expected a port number (1-65535), got "${text}"`);
+  if (!isPort(text)) throw new SvcError("usage", `${what}: expected a port number (1-65535), got "${text}"`);
   return port;
 }
 
@@ -74,8 +74,25 @@ function currentSettings(paths: SvcPaths): Current {
       hasSecret: webhook.secret !== undefined,
     };
   } catch {
-    return { port: env.WEBHOOK_PORT || "8644", hasSecret: Boolean(env.WEBHOOK_SECRET) };
+    // A port that is no port (`WEBHOOK_PORT=abc`, often why the config did not load) is not offered:
+    // Enter would take it, be refused, and be asked again with the same default.
+    const port = [env.WEBHOOK_PORT, writtenPort(paths.config)].find(
+      (p) => p !== undefined && (p.trim() === "0" || isPort(p)),
+    );
+    return { port: port?.trim() ?? "8644", hasSecret: Boolean(env.WEBHOOK_SECRET) };
   }
+}
+
+const isPort = (text: string): boolean => {
+  const port = Number(text);
+  return /^\d+$/.test(text.trim()) && port >= 1 && port <= 65535;
+};
+
+/** The `port` config.yaml writes (under `extra` where setup would write it), read as text without loading. */
+function writtenPort(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  const port: unknown = parseDocument(readFileSync(file, "utf8")).getIn(webhookKeyPath(file, "port"));
+  return typeof port === "number" || typeof port === "string" ? String(port) : undefined;
 }
 
 /** Flags that contradict each other or say nothing are refused before any question or write. */

@@ -86,6 +86,23 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
     expect(existsSync(join(home.dir, ".env"))).toBe(false);
   });
 
+  it("a WEBHOOK_PORT in .env that is no port is not offered as the default (Enter would be refused at every asking)", async () => {
+    home = tempHome();
+    home.write(".env", "WEBHOOK_PORT=abc\n");
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [
+        { expect: "Enable the webhook adapter?", type: "\r" },
+        { expect: "Port [", type: "\r" },
+        { expect: "[e]nter your own?", type: "\r" },
+      ],
+    );
+    expect(result.code).toBe(0);
+    expect(result.screen).toContain("Port [8644]: ");
+    expect(readEnvFile(join(home.dir, ".env"))).toMatchObject({ WEBHOOK_PORT: "8644" });
+  });
+
   it("a flag given on a terminal answers its question, which is not asked (its answer would be overruled)", async () => {
     home = tempHome();
     const result = await runOnTerminal(
