@@ -49,6 +49,24 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
     expect(existsSync(join(home.dir, ".env"))).toBe(false);
   });
 
+  it("Ctrl-C while the secret is typed (echo off) cancels setup and leaves the terminal echoing again", async () => {
+    home = tempHome();
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [
+        { expect: "Enable the webhook adapter?", type: "y\r" },
+        { expect: "Port [", type: "\r" },
+        { expect: "[e]nter your own?", type: "e\r" },
+        { expect: "Secret (not shown as you type): ", type: "half-typed\u0003" },
+      ],
+    );
+    expect(result.code).toBe(-2);
+    expect(result.screen).not.toContain("half-typed");
+    expect(result.echo).toBe(true);
+    expect(existsSync(join(home.dir, ".env"))).toBe(false);
+  });
+
   it("Ctrl-D at a question on a terminal cancels setup (exit 1, nothing written), not Enter at every question left", async () => {
     home = tempHome();
     const result = await runOnTerminal(
