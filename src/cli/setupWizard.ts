@@ -262,7 +262,9 @@ export async function runSetup(options: SetupOptions): Promise<void> {
   const edited = existsSync(paths.config);
   // Under platforms.webhook.extra when that mapping exists (its keys win): the message names where.
   const enabledPath = webhookKeyPath(paths.config, "enabled");
-  // Refused before the first question, not after the answers (a secret typed in vain).
+  // Refused before the first question, not after the answers (a secret typed in vain); a bad --port,
+  // a usage error (exit 2), is named first as before.
+  if (options.port !== undefined) parsePort(options.port, "--port");
   if (edited) checkYamlEditable(paths.config, [enabledPath, webhookKeyPath(paths.config, "port")]);
   const answers =
     options.nonInteractive || (flagged && !process.stdin.isTTY)
