@@ -42,6 +42,10 @@ while time.time() < deadline:
         if not data:
             break
         screen += data
+else:
+    # Still running when the time is up (waiting on a prompt that never came): ended here, so the test
+    # fails on what the screen shows instead of leaving the program behind, blocked on its terminal.
+    os.kill(pid, 9)
 _, status = os.waitpid(pid, 0)
 echo = bool(termios.tcgetattr(fd)[3] & termios.ECHO)
 sys.stdout.write(json.dumps({"code": os.waitstatus_to_exitcode(status), "screen": screen.decode("utf8", "replace"), "echo": echo}))
