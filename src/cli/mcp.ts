@@ -59,7 +59,12 @@ function serverEntry(loaded: LoadedConfig, name: string) {
  * first connect, so it may open a browser login with or without a terminal on stdin — the
  * URL is printed too; the device flow still needs `svc mcp login --flow device` at a terminal.
  */
-function cliHub(loaded: LoadedConfig, names: readonly string[], elicitation?: UnattendedElicitation): McpHub {
+function cliHub(
+  loaded: LoadedConfig,
+  names: readonly string[],
+  elicitation?: UnattendedElicitation,
+  interrupted?: AbortSignal,
+): McpHub {
   const servers = Object.fromEntries(
     names.flatMap((n) => {
       const e = serverEntry(loaded, n);
@@ -93,7 +98,11 @@ function cliHub(loaded: LoadedConfig, names: readonly string[], elicitation?: Un
     cacheDir: loaded.paths.mcpCache,
     scope: () => secretScope(loaded.paths),
     logger,
-    approvals: terminalApprovals(),
+    approvals: terminalApprovals({
+      input: process.stdin,
+      output: process.stderr,
+      ...(interrupted === undefined ? {} : { interrupted }),
+    }),
     runner: agentSampler(() => runner),
     interactive: true,
     oauthProviderFor: (server, entry, { interactive }) =>
@@ -382,9 +391,15 @@ async function callTool(
   const loaded = loadConfig();
   // As `svc mcp tools` and `svc mcp test` say it (the hub's own refusal names no file).
   if (loaded.config.mcp_servers[server]?.enabled === false) throw disabledServer(loaded, server);
-  const hub = cliHub(loaded, [server], options.elicitation);
   // Ctrl-C cancels the call (notifications/cancelled) and closes the server before the command ends.
   const interrupt = listenForInterrupt(`the call of "${tool}"`);
+  let hub: McpHub;
+  try {
+    hub = cliHub(loaded, [server], options.elicitation, interrupt.signal);
+  } catch (err) {
+    interrupt.dispose();
+    throw err;
+  }
   try {
     const result = await Promise.race([
       hub.call(server, tool, args, interrupt.signal),

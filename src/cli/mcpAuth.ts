@@ -44,7 +44,10 @@ function stdinIO(): PromptIO & { close(): void } {
       rl ??= createInterface({ input: process.stdin, terminal: false });
       lines ??= rl[Symbol.asyncIterator]();
       const next = await lines.next();
-      return next.done === true ? undefined : next.value;
+      if (next.done !== true) return next.value;
+      // No answer whose Enter ended the question's line (Ctrl-D, a closed pipe): what follows starts its own.
+      process.stderr.write("\n");
+      return undefined;
     },
     print: (text) => process.stdout.write(`${text}\n`),
     close: () => rl?.close(),

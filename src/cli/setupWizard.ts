@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { parseDocument } from "yaml";
 import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { secretHeaderProblem, writtenAsVariable } from "../config/secretWarnings.js";
@@ -11,7 +12,7 @@ import { startupProblems } from "../gateway/startupProblems.js";
 import { runningPid } from "../io/gatewayState.js";
 import { gatewayDirProblem } from "../io/homeWritable.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
-import { setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
+import { checkYamlEditable, setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
 import { raiseAgain } from "./interrupt.js";
 import { maskedOutput } from "./maskedOutput.js";
 
@@ -36,8 +37,7 @@ interface SetupAnswers {
 /** `what` names where the value came from: the `--port` flag or the answer to the question. */
 function parsePort(text: string, what: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text.trim()) || port < 1 || port > 65535)
-    throw new SvcError("usage", `${what}: expected a port number (1-65535), got "${text}"`);
+  if (!isPort(text)) throw new SvcError("usage", `${what}: expected a port number (1-65535), got "${text}"`);
   return port;
 }
 
@@ -75,8 +75,25 @@ function currentSettings(paths: SvcPaths): Current {
       hasSecret: webhook.secret !== undefined,
     };
   } catch {
-    return { port: env.WEBHOOK_PORT || "8644", hasSecret: Boolean(env.WEBHOOK_SECRET) };
+    // A port that is no port (`WEBHOOK_PORT=abc`, often why the config did not load) is not offered:
+    // Enter would take it, be refused, and be asked again with the same default.
+    const port = [env.WEBHOOK_PORT, writtenPort(paths.config)].find(
+      (p) => p !== undefined && (p.trim() === "0" || isPort(p)),
+    );
+    return { port: port?.trim() ?? "8644", hasSecret: Boolean(env.WEBHOOK_SECRET) };
   }
+}
+
+const isPort = (text: string): boolean => {
+  const port = Number(text);
+  return /^\d+$/.test(text.trim()) && port >= 1 && port <= 65535;
+};
+
+/** The `port` config.yaml writes (under `extra` where setup would write it), read as text without loading. */
+function writtenPort(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  const port: unknown = parseDocument(readFileSync(file, "utf8")).getIn(webhookKeyPath(file, "port"));
+  return typeof port === "number" || typeof port === "string" ? String(port) : undefined;
 }
 
 /** Flags that contradict each other or say nothing are refused before any question or write. */
@@ -121,16 +138,21 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
   const question = async (prompt: string, hidden = false) => {
     process.stdout.write(prompt);
     echo.hidden = hidden;
+    let closed = false;
     try {
       const next = await lines.next();
       if (interrupted) throw new SvcError("usage", "setup cancelled (Ctrl-C): nothing was written");
-      ended ||= next.done === true;
+      closed = next.done === true;
+      // Ctrl-D at a terminal ends the conversation: it must not read as Enter at every question left
+      // (a new secret generated and written unasked). Piped answers that end early leave the defaults.
+      if (closed && terminal) throw new Error("setup cancelled (Ctrl-D, end of input): nothing was written");
+      ended ||= closed;
       return next.done ? "" : String(next.value);
     } finally {
       echo.hidden = false;
-      // The Enter that ended a hidden answer was not echoed either; piped answers are not echoed at all,
-      // so without it every prompt and the result would run together on one line.
-      if (hidden || !terminal) process.stdout.write("\n");
+      // The Enter that ended a hidden answer was not echoed either, nor is one that never came (Ctrl-D);
+      // piped answers are not echoed at all, so without it every prompt and the result would run together.
+      if (hidden || !terminal || closed) process.stdout.write("\n");
     }
   };
   // A wrong answer is explained and the question asked again, as long as there are answers to read.
@@ -237,14 +259,18 @@ export async function runSetup(options: SetupOptions): Promise<void> {
     options.port !== undefined ||
     options.secret !== undefined ||
     options.generateSecret;
-  const answers =
-    options.nonInteractive || (flagged && !process.stdin.isTTY)
-      ? fromFlags(options, current)
-      : await ask(options, current);
   // config.yaml first: when it cannot be edited nothing is written, and no generated secret goes unseen.
   const edited = existsSync(paths.config);
   // Under platforms.webhook.extra when that mapping exists (its keys win): the message names where.
   const enabledPath = webhookKeyPath(paths.config, "enabled");
+  // Refused before the first question, not after the answers (a secret typed in vain); a bad --port,
+  // a usage error (exit 2), is named first as before.
+  if (options.port !== undefined) parsePort(options.port, "--port");
+  if (edited) checkYamlEditable(paths.config, [enabledPath, webhookKeyPath(paths.config, "port")]);
+  const answers =
+    options.nonInteractive || (flagged && !process.stdin.isTTY)
+      ? fromFlags(options, current)
+      : await ask(options, current);
   if (edited) {
     setYamlValues(paths.config, [
       [enabledPath, answers.enabled],

@@ -22,6 +22,26 @@ function setYamlValuesLocked(
   file: string,
   values: ReadonlyArray<readonly [readonly string[], unknown]>,
 ): void {
+  const doc = editedDocument(file, values);
+  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
+  writeFileAtomic(file, printForEdit(doc), mode);
+}
+
+/**
+ * Throws what `setYamlValues` would refuse the file with (not YAML, a section that is no mapping), writing
+ * nothing: asked before a command's questions, so an answer is not typed for a file that cannot take it.
+ */
+export function checkYamlEditable(file: string, paths: ReadonlyArray<readonly string[]>): void {
+  editedDocument(
+    file,
+    paths.map((path) => [path, null] as const),
+  );
+}
+
+function editedDocument(
+  file: string,
+  values: ReadonlyArray<readonly [readonly string[], unknown]>,
+): Document {
   const text = existsSync(file) ? readFileSync(file, "utf8") : "";
   // Numbers left alone are written back as in the file (an unquoted id keeps every digit and its "+").
   const doc = parseForEdit(text);
@@ -37,8 +57,7 @@ function setYamlValuesLocked(
     prepareParents(doc, file, path);
     doc.setIn([...path], value);
   }
-  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
-  writeFileAtomic(file, printForEdit(doc), mode);
+  return doc;
 }
 
 /**

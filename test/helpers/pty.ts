@@ -11,13 +11,15 @@ export interface PtyResult {
   readonly code: number | null;
   /** Everything the terminal showed: the program's output and the echo of what was typed. */
   readonly screen: string;
+  /** Whether the terminal echoes typed characters once the program has exited (as the shell needs it). */
+  readonly echo: boolean;
 }
 
 // Runs argv on a pseudo-terminal (Python's pty module: Node has none built in) and plays the steps:
 // each answer is typed only once its prompt is on the screen, as a person would (typed-ahead input
 // would be echoed by the terminal before the program could turn echo off).
 const DRIVER = `
-import json, os, pty, select, sys, time
+import json, os, pty, select, sys, termios, time
 spec = json.loads(sys.argv[1])
 pid, fd = pty.fork()
 if pid == 0:
@@ -40,8 +42,13 @@ while time.time() < deadline:
         if not data:
             break
         screen += data
+else:
+    # Still running when the time is up (waiting on a prompt that never came): ended here, so the test
+    # fails on what the screen shows instead of leaving the program behind, blocked on its terminal.
+    os.kill(pid, 9)
 _, status = os.waitpid(pid, 0)
-sys.stdout.write(json.dumps({"code": os.waitstatus_to_exitcode(status), "screen": screen.decode("utf8", "replace")}))
+echo = bool(termios.tcgetattr(fd)[3] & termios.ECHO)
+sys.stdout.write(json.dumps({"code": os.waitstatus_to_exitcode(status), "screen": screen.decode("utf8", "replace"), "echo": echo}))
 `;
 
 /** Runs `argv` on a pseudo-terminal, answering each prompt in turn; resolves when it exits. */

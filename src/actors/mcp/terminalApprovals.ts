@@ -7,6 +7,8 @@ import { answerProblem, type CheckedField } from "./formAnswer.js";
 interface Terminal {
   readonly input: NodeJS.ReadableStream & { isTTY?: boolean };
   readonly output: NodeJS.WritableStream;
+  /** Aborted by a Ctrl-C that ends the command: the open question's line is ended before it says so. */
+  readonly interrupted?: AbortSignal;
 }
 
 /**
@@ -22,12 +24,14 @@ function ask(terminal: Terminal, question: string, signal: AbortSignal): Promise
       if (done) return;
       done = true;
       signal.removeEventListener("abort", onAbort);
+      terminal.interrupted?.removeEventListener("abort", onAbort);
       rl.close();
       if (answer === undefined) terminal.output.write("\n");
       resolve(answer);
     };
     const onAbort = () => finish(undefined);
     signal.addEventListener("abort", onAbort, { once: true });
+    terminal.interrupted?.addEventListener("abort", onAbort, { once: true });
     rl.on("close", () => finish(undefined));
     rl.once("line", (line) => finish(line));
     terminal.output.write(question);

@@ -133,6 +133,14 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
     }
   });
 
+  it("a --port out of range is refused as a usage error (exit 2) also beside a config.yaml setup cannot edit", async () => {
+    home = tempHome();
+    home.write("config.yaml", "platforms:\n  webhook: 5\n");
+    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--port", "70000"]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toBe('svc: --port: expected a port number (1-65535), got "70000"\n');
+  });
+
   it("with a platforms.webhook.extra mapping (whose keys win) the values go there, and the message names that key", async () => {
     home = tempHome();
     home.write(

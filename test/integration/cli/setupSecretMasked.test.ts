@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEnvFile } from "../../../src/config/load.js";
@@ -47,6 +47,78 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
     expect(result.code).toBe(-2);
     expect(result.screen).not.toContain("Wrote");
     expect(existsSync(join(home.dir, ".env"))).toBe(false);
+  });
+
+  it("Ctrl-C while the secret is typed (echo off) cancels setup and leaves the terminal echoing again", async () => {
+    home = tempHome();
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [
+        { expect: "Enable the webhook adapter?", type: "y\r" },
+        { expect: "Port [", type: "\r" },
+        { expect: "[e]nter your own?", type: "e\r" },
+        { expect: "Secret (not shown as you type): ", type: "half-typed\u0003" },
+      ],
+    );
+    expect(result.code).toBe(-2);
+    expect(result.screen).not.toContain("half-typed");
+    expect(result.echo).toBe(true);
+    expect(existsSync(join(home.dir, ".env"))).toBe(false);
+  });
+
+  it("Ctrl-D at a question on a terminal cancels setup (exit 1, nothing written), not Enter at every question left", async () => {
+    home = tempHome();
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [{ expect: "Enable the webhook adapter?", type: "\u0004" }],
+    );
+    expect(result.code).toBe(1);
+    expect(result.screen).not.toContain("Port [");
+    expect(result.screen).not.toContain("Wrote");
+    // The cancel starts a line of its own, under the question left unanswered.
+    expect(result.screen).toContain(
+      "[Y/n] \r\nsvc: setup cancelled (Ctrl-D, end of input): nothing was written",
+    );
+    expect(existsSync(join(home.dir, ".env"))).toBe(false);
+  });
+
+  it("a config.yaml setup cannot edit is named before the first question, not after a secret was typed in vain", async () => {
+    home = tempHome();
+    writeFileSync(join(home.dir, "config.yaml"), "platforms:\n  webhook: [\n");
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [
+        { expect: "Enable the webhook adapter?", type: "y\r" },
+        { expect: "Port [", type: "\r" },
+        { expect: "[e]nter your own?", type: "e\r" },
+        { expect: "Secret", type: "typed-in-vain\r" },
+      ],
+    );
+    expect(result.code).toBe(1);
+    expect(result.screen).not.toContain("Enable the webhook adapter?");
+    expect(result.screen).toContain("config.yaml: line 2: not valid YAML");
+    expect(result.screen).toContain("fix it before running setup");
+    expect(existsSync(join(home.dir, ".env"))).toBe(false);
+  });
+
+  it("a WEBHOOK_PORT in .env that is no port is not offered as the default (Enter would be refused at every asking)", async () => {
+    home = tempHome();
+    home.write(".env", "WEBHOOK_PORT=abc\n");
+    const result = await runOnTerminal(
+      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
+      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+      [
+        { expect: "Enable the webhook adapter?", type: "\r" },
+        { expect: "Port [", type: "\r" },
+        { expect: "[e]nter your own?", type: "\r" },
+      ],
+    );
+    expect(result.code).toBe(0);
+    expect(result.screen).toContain("Port [8644]: ");
+    expect(readEnvFile(join(home.dir, ".env"))).toMatchObject({ WEBHOOK_PORT: "8644" });
   });
 
   it("a flag given on a terminal answers its question, which is not asked (its answer would be overruled)", async () => {
