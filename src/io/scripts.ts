@@ -112,7 +112,7 @@ export function interpretScriptOutput(stdout: string, payload: Record<string, un
   try {
     parsed = parseJson(text);
   } catch (err) {
-    // A JSON object is the new payload (spec 2.4), never text: one nested deeper than a request body may
+    // A JSON object is the new payload, never text: one nested deeper than a request body may
     // be cannot be that payload either (rendering it would overflow the stack), so the event is ignored.
     if (err instanceof JsonTooDeep && isJsonObjectText(text))
       return {
