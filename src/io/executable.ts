@@ -110,7 +110,7 @@ export function interpreterProblem(command: string, path: string, cwd?: string):
  */
 export function scriptInterpreterProblem(command: string, path: string): string | undefined {
   const file = programFile(command, path);
-  if (file === undefined || programFileProblem(file) !== undefined || scriptFirstLine(file) === undefined)
-    return undefined;
-  return missingInterpreter(file);
+  return file === undefined || scriptFirstLine(file) === undefined
+    ? undefined
+    : interpreterProblem(file, path);
 }
