@@ -18,6 +18,21 @@ afterEach(async () => {
 
 const envText = () => readFileSync(join(home.dir, ".env"), "utf8");
 
+/** A gateway started with the .env setup wrote: the status of a request to its route signed with `secret`. */
+async function statusSignedWith(secret: string): Promise<number> {
+  gw = await startTestGateway({
+    config: webhookConfig({ global: { prompt: "x" } }),
+    files: { ".env": envText() },
+  });
+  const body = JSON.stringify({ event_type: "push" });
+  const signed = await postJson(
+    gw.url("/webhooks/global"),
+    body,
+    signGenericV2(secret, body, Math.floor(Date.now() / 1000)),
+  );
+  return signed.status;
+}
+
 describe("svc gateway setup: the global secret the gateway uses is the one it printed", {
   timeout: 90_000,
 }, () => {
@@ -29,17 +44,7 @@ describe("svc gateway setup: the global secret the gateway uses is the one it pr
     // Not echoed back: the user knows it, and terminal scrollback or CI logs need not.
     expect(res.stdout).toContain("Global webhook secret: the one you gave (saved as WEBHOOK_SECRET in ");
     expect(res.stdout).not.toContain(secret);
-    gw = await startTestGateway({
-      config: webhookConfig({ global: { prompt: "x" } }),
-      files: { ".env": envText() },
-    });
-    const body = JSON.stringify({ event_type: "push" });
-    const signed = await postJson(
-      gw.url("/webhooks/global"),
-      body,
-      signGenericV2(secret, body, Math.floor(Date.now() / 1000)),
-    );
-    expect(signed.status).toBe(202);
+    expect(await statusSignedWith(secret)).toBe(202);
   });
 
   it("a --secret with a space at an end or a character outside printable ASCII is kept with a warning (a token header can never carry it), as svc webhook subscribe warns", async () => {
@@ -71,17 +76,7 @@ describe("svc gateway setup: the global secret the gateway uses is the one it pr
     expect(readEnvFile(join(home.dir, ".env"), process.env).WEBHOOK_SECRET).toBe(secret);
     const check = await svc(home, ["config", "check"]);
     expect(check).toMatchObject({ code: 0, stderr: expect.not.stringContaining("is not set") });
-    gw = await startTestGateway({
-      config: webhookConfig({ global: { prompt: "x" } }),
-      files: { ".env": envText() },
-    });
-    const body = JSON.stringify({ event_type: "push" });
-    const signed = await postJson(
-      gw.url("/webhooks/global"),
-      body,
-      signGenericV2(secret, body, Math.floor(Date.now() / 1000)),
-    );
-    expect(signed.status).toBe(202);
+    expect(await statusSignedWith(secret)).toBe(202);
   });
 
   it("an entered secret with a space at an end is saved as typed, with the warning a --secret gets (it was trimmed without a word)", async () => {

@@ -9,13 +9,20 @@ import { MAIN } from "./svc.js";
 let home: TempHome;
 afterEach(() => home.cleanup());
 
+/** `svc gateway setup <args>` on a terminal in the test's home, answering `steps`. */
+const setupOnTerminal = (args: readonly string[], steps: Parameters<typeof runOnTerminal>[2]) =>
+  runOnTerminal(
+    [process.execPath, "--import", "tsx", MAIN, "gateway", "setup", ...args],
+    { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+    steps,
+  );
+
 describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
   it("does not show the secret as it is typed; the other answers are echoed as usual", async () => {
     home = tempHome();
     const secret = "typed-secret-Q7xv9";
-    const result = await runOnTerminal(
-      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
-      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+    const result = await setupOnTerminal(
+      [],
       [
         { expect: "Enable the webhook adapter?", type: "y\r" },
         { expect: "Port [", type: "9123\r" },
@@ -35,9 +42,8 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
 
   it("Ctrl-C at a question cancels setup: nothing is written, and it ends as a Ctrl-C does (not with the defaults)", async () => {
     home = tempHome();
-    const result = await runOnTerminal(
-      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
-      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+    const result = await setupOnTerminal(
+      [],
       [
         { expect: "Enable the webhook adapter?", type: "y\r" },
         { expect: "Port [", type: "\u0003" },
@@ -51,9 +57,8 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
 
   it("Ctrl-C while the secret is typed (echo off) cancels setup and leaves the terminal echoing again", async () => {
     home = tempHome();
-    const result = await runOnTerminal(
-      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
-      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+    const result = await setupOnTerminal(
+      [],
       [
         { expect: "Enable the webhook adapter?", type: "y\r" },
         { expect: "Port [", type: "\r" },
@@ -69,11 +74,7 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
 
   it("Ctrl-D at a question on a terminal cancels setup (exit 1, nothing written), not Enter at every question left", async () => {
     home = tempHome();
-    const result = await runOnTerminal(
-      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
-      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
-      [{ expect: "Enable the webhook adapter?", type: "\u0004" }],
-    );
+    const result = await setupOnTerminal([], [{ expect: "Enable the webhook adapter?", type: "\u0004" }]);
     expect(result.code).toBe(1);
     expect(result.screen).not.toContain("Port [");
     expect(result.screen).not.toContain("Wrote");
@@ -87,9 +88,8 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
   it("a config.yaml setup cannot edit is named before the first question, not after a secret was typed in vain", async () => {
     home = tempHome();
     writeFileSync(join(home.dir, "config.yaml"), "platforms:\n  webhook: [\n");
-    const result = await runOnTerminal(
-      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
-      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+    const result = await setupOnTerminal(
+      [],
       [
         { expect: "Enable the webhook adapter?", type: "y\r" },
         { expect: "Port [", type: "\r" },
@@ -107,9 +107,8 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
   it("a WEBHOOK_PORT in .env that is no port is not offered as the default (Enter would be refused at every asking)", async () => {
     home = tempHome();
     home.write(".env", "WEBHOOK_PORT=abc\n");
-    const result = await runOnTerminal(
-      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup"],
-      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+    const result = await setupOnTerminal(
+      [],
       [
         { expect: "Enable the webhook adapter?", type: "\r" },
         { expect: "Port [", type: "\r" },
@@ -123,9 +122,8 @@ describe("svc gateway setup on a terminal", { timeout: 90_000 }, () => {
 
   it("a flag given on a terminal answers its question, which is not asked (its answer would be overruled)", async () => {
     home = tempHome();
-    const result = await runOnTerminal(
-      [process.execPath, "--import", "tsx", MAIN, "gateway", "setup", "--disable", "--generate-secret"],
-      { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
+    const result = await setupOnTerminal(
+      ["--disable", "--generate-secret"],
       [{ expect: "Port [", type: "9124\r" }],
     );
     expect(result.code).toBe(0);
