@@ -200,6 +200,30 @@ describe("parse stage", () => {
     expect(parseStage({ inbound: inbound({ body: Buffer.from([0xef, 0xbb, 0xbf]) }) })).toBe(INVALID_JSON);
   });
 
+  it("a charset parameter is not read: UTF-8 bytes parse whatever it names, other bytes are 400 not UTF-8 (RFC 8259 §8.1)", () => {
+    const utf8 = Buffer.from('{"a":"été"}');
+    for (const type of [
+      "application/json",
+      "application/json;charset=UTF-8",
+      "application/json; charset=iso-8859-1",
+    ]) {
+      const headers = { "content-type": type };
+      expect(parseStage({ inbound: inbound({ headers, body: utf8 }) })).toMatchObject({
+        payload: { a: "été" },
+      });
+    }
+    // What Windows PowerShell's Invoke-RestMethod sends for a string body without charset=utf-8: Latin-1.
+    const latin1 = Buffer.from('{"a":"été"}', "latin1");
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"a":1}', "utf16le")]);
+    for (const [type, body] of [
+      ["application/json; charset=iso-8859-1", latin1],
+      ["application/json", latin1],
+      ["application/json; charset=utf-16", utf16],
+    ] as const) {
+      expect(parseStage({ inbound: inbound({ headers: { "content-type": type }, body }) })).toBe(NOT_UTF8);
+    }
+  });
+
   it("a form's JSON is its payload field, whatever the case and parameters of its content type", () => {
     const json = '{"a":2}';
     const body = Buffer.from(`{"x":1}&payload=${encodeURIComponent(json)}`);
