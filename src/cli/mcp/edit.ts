@@ -4,6 +4,7 @@ import { HEADER_NOT_LATIN1 } from "../../config/headerValue.js";
 import { loadConfig } from "../../config/load.js";
 import { svcHome, svcPaths } from "../../config/paths.js";
 import { mcpServerSchema } from "../../config/sections/mcp.js";
+import { withoutUrlCredentials } from "../../config/urlCredentials.js";
 import { SvcError } from "../../errors.js";
 import { runningPid } from "../../io/gatewayState.js";
 import { homeProblem } from "../../io/homeWritable.js";
@@ -194,10 +195,11 @@ function afterWrite(names: readonly string[]): void {
  */
 export function urlNotCommand(target: string): string | undefined {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(target)?.[1];
+  const shown = withoutUrlCredentials(target);
   if (scheme !== undefined)
-    return `${target} is a ${scheme.toLowerCase()}:// URL, not a command: svc reaches remote MCP servers at http:// or https:// URLs (Streamable HTTP, or SSE with --transport sse)`;
+    return `${shown} is a ${scheme.toLowerCase()}:// URL, not a command: svc reaches remote MCP servers at http:// or https:// URLs (Streamable HTTP, or SSE with --transport sse)`;
   if (/^[A-Za-z0-9.-]+:\d+(?:\/\S*)?$/.test(target))
-    return `${target} is a host and port without http://, not a command — write http://${target} (https:// for TLS)`;
+    return `${shown} is a host and port without http://, not a command — write http://${shown} (https:// for TLS)`;
   return undefined;
 }
 
@@ -221,8 +223,8 @@ export function addServer(name: string, target: string[], options: AddOptions): 
     throw new SvcError(
       "usage",
       transport === "stdio"
-        ? `--transport stdio runs a command, but ${first} is a URL — leave --transport out (or give http or sse)`
-        : `--transport ${transport} needs a URL (http:// or https://), got ${JSON.stringify(first)}`,
+        ? `--transport stdio runs a command, but ${withoutUrlCredentials(first)} is a URL — leave --transport out (or give http or sse)`
+        : `--transport ${transport} needs a URL (http:// or https://), got ${JSON.stringify(withoutUrlCredentials(first))}`,
     );
   if (isUrl && args.length > 0)
     throw new SvcError("usage", `a URL server takes no arguments after the URL (got ${args.join(" ")})`);

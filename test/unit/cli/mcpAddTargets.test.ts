@@ -13,6 +13,20 @@ describe("svc mcp add: a target that is a URL svc cannot reach, not a command", 
     expect(urlNotCommand("127.0.0.1:3000")).toContain("write http://127.0.0.1:3000 (https:// for TLS)");
   });
 
+  it("quotes such a target without its password or credential query values", () => {
+    const said = [
+      urlNotCommand("ws://me:pw-6161@mcp.example.com/mcp"),
+      urlNotCommand("wss://mcp.example.com/mcp?token=tk-6262"),
+      urlNotCommand("localhost:8080/mcp?api_key=ak-6363"),
+    ];
+    expect(said[0]).toContain("ws://me:[redacted]@mcp.example.com/mcp is a ws:// URL, not a command");
+    expect(said[1]).toContain("wss://mcp.example.com/mcp?token=[redacted] is a wss:// URL");
+    expect(said[2]).toBe(
+      "localhost:8080/mcp?api_key=[redacted] is a host and port without http://, not a command — write http://localhost:8080/mcp?api_key=[redacted] (https:// for TLS)",
+    );
+    for (const secret of ["pw-6161", "tk-6262", "ak-6363"]) expect(said.join("\n")).not.toContain(secret);
+  });
+
   it("leaves programs alone", () => {
     for (const program of [
       "npx",
