@@ -1,5 +1,6 @@
 import type { InterpolationScope } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
+import { CREDENTIAL_QUERY_NAME } from "../../config/urlCredentials.js";
 import { describeError, SvcError } from "../../errors.js";
 import { authorizationSecrets, scrub } from "../credentials.js";
 
@@ -82,7 +83,7 @@ function urlQueryCredentials(value: string): string[] {
       continue;
     }
     for (const [name, param] of url.searchParams)
-      if (param !== "" && CREDENTIAL_NAME.test(name)) found.push(param);
+      if (param !== "" && CREDENTIAL_QUERY_NAME.test(name)) found.push(param);
   }
   return found;
 }
@@ -137,7 +138,7 @@ export function entrySecrets(entry: McpServerEntry): string[] {
     try {
       const url = new URL(entry.url);
       if (url.password !== "") secrets.push(decodeURIComponent(url.password));
-      for (const [name, value] of url.searchParams) if (CREDENTIAL_NAME.test(name)) secrets.push(value);
+      for (const [name, value] of url.searchParams) if (CREDENTIAL_QUERY_NAME.test(name)) secrets.push(value);
     } catch {
       // Not a URL: the connect fails on it with its own message.
     }
@@ -170,7 +171,7 @@ export function writtenInlineCredentials(entry: {
       const url = new URL(entry.url);
       if (literal(urlPasswords(entry.url)[0] ?? "")) places.push("url (its password)");
       for (const [name, value] of url.searchParams)
-        if (CREDENTIAL_NAME.test(name) && literal(value)) places.push(`url (its ?${name}=)`);
+        if (CREDENTIAL_QUERY_NAME.test(name) && literal(value)) places.push(`url (its ?${name}=)`);
     } catch {
       // Not a URL: the schema refuses it first.
     }
