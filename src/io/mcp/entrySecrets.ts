@@ -149,6 +149,25 @@ export function entrySecrets(entry: McpServerEntry): string[] {
   return secrets;
 }
 
+/**
+ * The credentials a command line carries (`agent.command`, as an entry's `command` and `args` are read):
+ * the password and credential query values of a URL in a word, the value of a credential-named option
+ * (`--api-key <key>`, `--token=<token>`) and of a credential-named `NAME=value` word, and every value of
+ * `dotenv` (the `.env` a `${VAR}` of it was taken from) that a word holds. A program that fails quoting its
+ * own command line must not put them into a log line.
+ */
+export function commandLineSecrets(
+  argv: readonly string[],
+  dotenv: Readonly<Record<string, string>> = {},
+): string[] {
+  const secrets = argv.flatMap((word) => urlCredentials(word));
+  for (const { value } of optionValues(argv)) secrets.push(value);
+  for (const { value } of assignedValues(argv)) secrets.push(value);
+  for (const value of Object.values(dotenv))
+    if (value.length >= 4 && argv.some((word) => word.includes(value))) secrets.push(value);
+  return secrets;
+}
+
 /** A value as written that is not (or not only) a `${VAR}` reference: a credential in it is in the file itself. */
 const literal = (value: string): boolean => value !== "" && !value.includes("${");
 
