@@ -190,8 +190,9 @@ function afterWrite(names: readonly string[]): void {
 }
 
 /**
- * A target that is a URL of another scheme (`ws://host/mcp`) or a host and port without `http://`
- * (`localhost:8080/mcp`): no program, though anything but an http(s) URL would be written as a command.
+ * A target that is a URL of another scheme (`ws://host/mcp`), a host and port without `http://`
+ * (`localhost:8080/mcp`) or a URL with `user:password@` but no scheme: no program, though anything but an
+ * http(s) URL would be written as a command. Quoted without its credentials.
  */
 export function urlNotCommand(target: string): string | undefined {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(target)?.[1];
@@ -200,6 +201,10 @@ export function urlNotCommand(target: string): string | undefined {
     return `${shown} is a ${scheme.toLowerCase()}:// URL, not a command: svc reaches remote MCP servers at http:// or https:// URLs (Streamable HTTP, or SSE with --transport sse)`;
   if (/^[A-Za-z0-9.-]+:\d+(?:\/\S*)?$/.test(target))
     return `${shown} is a host and port without http://, not a command — write http://${shown} (https:// for TLS)`;
+  // `user:password@host/mcp`: no program is named so, and written as a command its password would be
+  // quoted by every error of the server (`command not found: user:password@...`).
+  if (/^[^\s:@/]+:[^\s@/]*@[A-Za-z0-9.-]+(?::\d+)?(?:[/?#]\S*)?$/.test(target))
+    return `${shown} is a URL without http://, not a command — write http://${shown} (https:// for TLS)`;
   return undefined;
 }
 
