@@ -381,6 +381,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     workspacesDir: join(loaded.paths.home, "workspaces"),
     mcpEndpoint: endpoint,
     hiddenValues: webhookSecretValues(loaded.config),
+    dotenv: loaded.scope.secrets,
   });
   try {
     const reply = await runCronJob({ runner, deliverer }, job, job.prompt, "manual", options.profile);

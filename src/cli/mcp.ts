@@ -92,6 +92,7 @@ function cliHub(
   const runner = createRunner(loaded.config.agent, {
     logger,
     hiddenValues: webhookSecretValues(loaded.config),
+    dotenv: loaded.scope.secrets,
   });
   const hub = new McpHub({
     servers,

@@ -15,7 +15,8 @@ export interface Agent {
   mcpServers(): readonly string[];
   /** Runs reach the MCP hub of their profile; the hubs start after the listener. */
   attachMcp(hubFor: (profile: string | undefined) => McpToolSource): void;
-  reload(config: Config): void;
+  /** `dotenv`: the `.env` the new config's `${VAR}`s were taken from (`LoadedConfig.scope.secrets`). */
+  reload(config: Config, dotenv?: Readonly<Record<string, string>>): void;
   /** Closes the command runs' MCP endpoint (after the runs have ended). */
   stop(): Promise<void>;
 }
@@ -23,13 +24,19 @@ export interface Agent {
 /** The configured agent (`agent:`), shared by webhook runs, cron jobs and MCP sampling. */
 export function createAgent(
   config: Config,
-  deps: { logger: Logger; home: string; groups?: ProcessGroups },
+  deps: {
+    logger: Logger;
+    home: string;
+    groups?: ProcessGroups;
+    /** The `.env` the config's `${VAR}`s were taken from: a failed command run's message never shows its values. */
+    dotenv?: Readonly<Record<string, string>>;
+  },
 ): Agent {
   let mcpHub: ((profile: string | undefined) => McpToolSource) | undefined;
   let current = config;
   // One loopback endpoint for every command run's tools; its socket opens on the first run.
   const endpoint = createMcpEndpointHost();
-  const build = (next: Config) =>
+  const build = (next: Config, dotenv = deps.dotenv) =>
     createRunner(next.agent, {
       logger: deps.logger,
       mcp: (profile) => mcpHub?.(profile),
@@ -37,6 +44,7 @@ export function createAgent(
       toolSettings: next.tools,
       mcpEndpoint: endpoint,
       hiddenValues: webhookSecretValues(next),
+      ...(dotenv === undefined ? {} : { dotenv }),
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
     });
   let runner = build(config);
@@ -46,9 +54,9 @@ export function createAgent(
     attachMcp(hubFor) {
       mcpHub = hubFor;
     },
-    reload(next) {
+    reload(next, dotenv) {
       current = next;
-      runner = build(next);
+      runner = build(next, dotenv);
     },
     stop: () => endpoint.close(),
   };

@@ -194,7 +194,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         : `[cron] ${name.replace(/^cron:/, "")}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time`,
     );
   const groups = processGroupFiles(agentGroups);
-  const agent = createAgent(config, { logger, home: paths.home, groups });
+  const agent = createAgent(config, { logger, home: paths.home, groups, dotenv: loaded.scope.secrets });
   // Coalescing groups and cron jobs: flushed on stop and reload, so no pending group is dropped.
   const coalescing = createCoalescing({
     system,
@@ -528,7 +528,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       routes.reload(next.config);
       // Open windows keep their count: a reload must not hand every route a fresh budget.
       ingress.reload(next.config);
-      agent.reload(next.config);
+      agent.reload(next.config, next.scope.secrets);
       deliveries.reload(next.config);
       const overridden = new Set([
         ...(options.host === undefined ? [] : ["platforms.webhook.host"]),

@@ -6,7 +6,7 @@ import type { GatewaySystem } from "../actors/system.js";
 import type { Clock } from "../clock.js";
 import type { Config } from "../config/schema.js";
 import { SvcError } from "../errors.js";
-import { createRequestHandler, decodingBodies, type RequestHandler } from "../io/http/core.js";
+import { createRequestHandler, type RequestHandler } from "../io/http/core.js";
 import { listenFailureHint } from "../io/http/listenHint.js";
 import { type ServerHandle, startHttpServer } from "../io/http/server.js";
 import type { Logger } from "../io/log.js";
@@ -162,17 +162,15 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         impl: deps.http,
         threads: webhook.workers,
         bodyLimit: registry.current().maxBodyBytes,
-        handler: decodingBodies(
-          (deps.observe ?? ((handler) => handler))(
-            createRequestHandler({
-              pipeline,
-              multiplexProfiles: () => registry.current().multiplexProfiles,
-              maxBodyBytes: () => registry.current().maxBodyBytes,
-              now: deps.now,
-              onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
-              stopping: () => closing !== undefined,
-            }),
-          ),
+        handler: (deps.observe ?? ((handler) => handler))(
+          createRequestHandler({
+            pipeline,
+            multiplexProfiles: () => registry.current().multiplexProfiles,
+            maxBodyBytes: () => registry.current().maxBodyBytes,
+            now: deps.now,
+            onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
+            stopping: () => closing !== undefined,
+          }),
         ),
       });
     } catch (err) {

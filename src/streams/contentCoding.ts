@@ -5,7 +5,9 @@ import { errorOutcome, type Outcome } from "./types.js";
  * Request bodies sent with `Content-Encoding` (RFC 9110 §8.4): a sender that compresses its webhooks
  * (GetStream's `webhook_compression_algorithm: gzip`, a client or proxy compressing uploads) signs the
  * JSON it serialised, so the body is decoded before anything reads it — the signature check included —
- * and `max_body_bytes` bounds the decoded body as well as the bytes received.
+ * and `max_body_bytes` bounds the decoded body as well as the bytes received. It is decoded once the
+ * route's rate limit let the request through (`decodeStage`), so a sender past its quota, signed or not,
+ * never makes the gateway inflate a body (a few KB of gzip can ask for `max_body_bytes` of work).
  */
 
 /** The codings svc decodes, as an `Accept-Encoding` value. */
@@ -29,12 +31,18 @@ const undecoded = new WeakSet<Buffer>();
 /** Each decoded body's bytes as received, for a signature made over the compressed bytes (`receivedBytesOf`). */
 const received = new WeakMap<Buffer, Buffer>();
 
+/** Each body as received that was decoded, to its decoded bytes (`decodedBodyOf`). */
+const decodedOf = new WeakMap<Buffer, Buffer>();
+
 /**
  * The bytes a decoded body arrived as, or undefined when it was not decoded. A signature is of "the raw body":
  * a sender that compresses after signing (GetStream) signs the decoded JSON, one that signs what it puts on
  * the wire signs these, so the signature check accepts either.
  */
 export const receivedBytesOf = (body: Buffer): Buffer | undefined => received.get(body);
+
+/** The decoded body a body as received was read as (the delivery history keeps that), or undefined. */
+export const decodedBodyOf = (body: Buffer): Buffer | undefined => decodedOf.get(body);
 
 function decodeOne(coding: string, body: Buffer, maxOutputLength: number): Buffer | undefined {
   switch (coding) {
@@ -85,7 +93,10 @@ export function decodeContent(body: Buffer, contentEncoding: string, limit: numb
     undecoded.add(body);
     return body;
   }
-  if (decoded !== body) received.set(decoded, body);
+  if (decoded !== body) {
+    received.set(decoded, body);
+    decodedOf.set(body, decoded);
+  }
   return decoded;
 }
 

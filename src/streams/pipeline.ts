@@ -5,6 +5,7 @@ import { createIdempotencyRecord, type IdempotencyStore } from "./idempotencyRec
 import { OpenReplies, Reply } from "./reply.js";
 import { acceptStage } from "./stages/accept.js";
 import { type AuthDeps, authStage } from "./stages/auth.js";
+import { decodeStage } from "./stages/decode.js";
 import { type DeliverDeps, deliverStage, needsDirectDelivery } from "./stages/deliver.js";
 import { type DispatchDeps, dispatchStage } from "./stages/dispatch.js";
 import { durableOperator } from "./stages/durable.js";
@@ -100,6 +101,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     ["route", (ctx) => (ctx.route === undefined ? route(ctx) : ctx)],
     ["size", size],
     ["rate_limit", rateLimitStage(deps)],
+    ["decode", decodeStage(deps)],
     ["auth", authStage(deps.auth)],
     ["parse", parseStage],
     ["events", eventCheckStage(deps.onPing ? { onPing: deps.onPing } : {})],

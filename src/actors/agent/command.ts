@@ -1,7 +1,9 @@
 import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
 import type { AgentTool, ToolContext } from "../../agent/tools/tool.js";
 import { SvcError } from "../../errors.js";
+import { scrub } from "../../io/credentials.js";
 import { envValue } from "../../io/envValue.js";
+import { commandLineSecrets } from "../../io/mcp/entrySecrets.js";
 import { runProcess } from "../../io/process.js";
 import type { ProcessGroups } from "../../io/processGroups.js";
 import { withSkill } from "./echo.js";
@@ -27,6 +29,11 @@ export interface CommandRunnerOptions {
    * `secret: ${GH_SECRET}` does not hand GH_SECRET to an agent that reads untrusted payloads.
    */
   readonly hiddenValues?: readonly string[];
+  /**
+   * The `.env` the argv's `${VAR}`s were taken from: its values the argv holds are hidden, with the argv's
+   * other credentials (`commandLineSecrets`), in the message of a run that failed quoting them.
+   */
+  readonly dotenv?: Readonly<Record<string, string>>;
   /** When given, each run gets `SVC_MCP_URL` and `SVC_MCP_TOKEN` for its tools, valid for that run only. */
   readonly tools?: CommandRunTools;
   /** Notes each run's process group while it runs (the gateway's `$SVC_HOME/state/agents`). */
@@ -71,6 +78,9 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   if (file === undefined)
     throw new SvcError("config_invalid", "agent.command: empty — give [executable, args...]");
   const env = baseEnv(options.env ?? process.env, new Set(options.hiddenValues));
+  // A command that fails may quote its own command line or the webhook secrets on stderr (a CLI refusing
+  // its `--api-key`): what the failure's message carries into the log, the history and the run journal.
+  const secrets = [...commandLineSecrets(options.argv, options.dotenv), ...(options.hiddenValues ?? [])];
   // Every run starts a process: load execa now rather than delay the first run by its load.
   void import("execa");
   return {
@@ -102,7 +112,10 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
         const why = result.timedOut
           ? `was stopped: the run took longer than agent.timeout_seconds (${options.timeoutMs / 1000} s)`
           : result.why;
-        throw new SvcError("agent_failed", `agent command ${why}${detail ? `: ${detail}` : ""}`);
+        throw new SvcError(
+          "agent_failed",
+          scrub(`agent command ${why}${detail ? `: ${detail}` : ""}`, secrets),
+        );
       }
       return { text: result.stdout.replace(/\n$/, "") };
     },

@@ -42,6 +42,8 @@ export interface RunnerDeps {
   readonly groups?: ProcessGroups;
   /** Values kept out of a `command` run's environment: the webhook secrets (`webhookSecretValues`). */
   readonly hiddenValues?: readonly string[];
+  /** The `.env` of `${VAR}`s in `agent.command`: the values it put there never show in a failed run's message. */
+  readonly dotenv?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -73,6 +75,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
       timeoutMs: agent.timeout_seconds * 1000,
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
       ...(deps.hiddenValues === undefined ? {} : { hiddenValues: deps.hiddenValues }),
+      ...(deps.dotenv === undefined ? {} : { dotenv: deps.dotenv }),
       ...(endpoint === undefined
         ? {}
         : {

@@ -4,6 +4,7 @@ import { HEADER_NOT_LATIN1 } from "../../config/headerValue.js";
 import { loadConfig } from "../../config/load.js";
 import { svcHome, svcPaths } from "../../config/paths.js";
 import { mcpServerSchema } from "../../config/sections/mcp.js";
+import { withoutUrlCredentials } from "../../config/urlCredentials.js";
 import { SvcError } from "../../errors.js";
 import { runningPid } from "../../io/gatewayState.js";
 import { homeProblem } from "../../io/homeWritable.js";
@@ -189,15 +190,21 @@ function afterWrite(names: readonly string[]): void {
 }
 
 /**
- * A target that is a URL of another scheme (`ws://host/mcp`) or a host and port without `http://`
- * (`localhost:8080/mcp`): no program, though anything but an http(s) URL would be written as a command.
+ * A target that is a URL of another scheme (`ws://host/mcp`), a host and port without `http://`
+ * (`localhost:8080/mcp`) or a URL with `user:password@` but no scheme: no program, though anything but an
+ * http(s) URL would be written as a command. Quoted without its credentials.
  */
 export function urlNotCommand(target: string): string | undefined {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(target)?.[1];
+  const shown = withoutUrlCredentials(target);
   if (scheme !== undefined)
-    return `${target} is a ${scheme.toLowerCase()}:// URL, not a command: svc reaches remote MCP servers at http:// or https:// URLs (Streamable HTTP, or SSE with --transport sse)`;
+    return `${shown} is a ${scheme.toLowerCase()}:// URL, not a command: svc reaches remote MCP servers at http:// or https:// URLs (Streamable HTTP, or SSE with --transport sse)`;
   if (/^[A-Za-z0-9.-]+:\d+(?:\/\S*)?$/.test(target))
-    return `${target} is a host and port without http://, not a command — write http://${target} (https:// for TLS)`;
+    return `${shown} is a host and port without http://, not a command — write http://${shown} (https:// for TLS)`;
+  // `user:password@host/mcp`: no program is named so, and written as a command its password would be
+  // quoted by every error of the server (`command not found: user:password@...`).
+  if (/^[^\s:@/]+:[^\s@/]*@[A-Za-z0-9.-]+(?::\d+)?(?:[/?#]\S*)?$/.test(target))
+    return `${shown} is a URL without http://, not a command — write http://${shown} (https:// for TLS)`;
   return undefined;
 }
 
@@ -221,8 +228,8 @@ export function addServer(name: string, target: string[], options: AddOptions): 
     throw new SvcError(
       "usage",
       transport === "stdio"
-        ? `--transport stdio runs a command, but ${first} is a URL — leave --transport out (or give http or sse)`
-        : `--transport ${transport} needs a URL (http:// or https://), got ${JSON.stringify(first)}`,
+        ? `--transport stdio runs a command, but ${withoutUrlCredentials(first)} is a URL — leave --transport out (or give http or sse)`
+        : `--transport ${transport} needs a URL (http:// or https://), got ${JSON.stringify(withoutUrlCredentials(first))}`,
     );
   if (isUrl && args.length > 0)
     throw new SvcError("usage", `a URL server takes no arguments after the URL (got ${args.join(" ")})`);

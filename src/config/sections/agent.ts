@@ -33,7 +33,9 @@ export function modelBaseUrl(provider: "openai" | "anthropic", baseUrl: string |
 /** Why `url` cannot be a model endpoint, or undefined when it can. */
 export function baseUrlProblem(url: string): string | undefined {
   // A host and port written without a scheme: `localhost:11434/v1` would parse as the scheme "localhost".
-  if (/^[A-Za-z0-9.-]+:\d+(?:[/?#]|$)/.test(url)) return `no scheme — write http://${url} (or https://)`;
+  // The base to write, without a query or fragment (refused below anyway, and not quoted: it may carry a key).
+  if (/^[A-Za-z0-9.-]+:\d+(?:[/?#]|$)/.test(url))
+    return `no scheme — write http://${url.replace(/[?#].*$/s, "")} (or https://)`;
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { clientMetadataUrlProblem } from "../clientMetadataUrl.js";
 import { redirectUriPort, redirectUriProblem } from "../redirectUri.js";
 import { MAX_TIMER_SECONDS } from "../timerSeconds.js";
+import { withoutUrlCredentials } from "../urlCredentials.js";
 import { userAgentProblem } from "../userAgent.js";
 
 /**
@@ -397,30 +398,20 @@ export function httpUrlProblem(url: string, shown = url): string | undefined {
   if (!url.includes("://") && /^[A-Za-z0-9.-]+(?::\d+)?(?:\/[^\s?#@]*)?$/.test(url)) {
     const fix =
       url === shown ? `write http://${url} (https:// for TLS)` : "start it with http:// or https://";
-    return `expected an http:// or https:// URL, got ${describe(withoutCredentials(shown))} (no http:// or https:// at its start) — ${fix}`;
+    return `expected an http:// or https:// URL, got ${describe(withoutUrlCredentials(shown))} (no http:// or https:// at its start) — ${fix}`;
   }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return `expected an http:// or https:// URL, got ${describe(withoutCredentials(shown))}`;
+    return `expected an http:// or https:// URL, got ${describe(withoutUrlCredentials(shown))}`;
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
-    return `expected an http:// or https:// URL, got ${describe(withoutCredentials(shown))} (${parsed.protocol.slice(0, -1)} is not supported)`;
+    return `expected an http:// or https:// URL, got ${describe(withoutUrlCredentials(shown))} (${parsed.protocol.slice(0, -1)} is not supported)`;
   // Port 0 means "any free port" to a listener; nothing can be connected to there.
   if (parsed.port === "0")
-    return `${describe(withoutCredentials(shown))} names port 0, which no server listens on — write the port the MCP server listens on`;
+    return `${describe(withoutUrlCredentials(shown))} names port 0, which no server listens on — write the port the MCP server listens on`;
   return undefined;
-}
-
-/** A url as a message may quote it: the password of `user:password@` and credential-named query values hidden. */
-function withoutCredentials(url: string): string {
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s@/]+@/i, "$1[redacted]@")
-    .replace(
-      /([?&][^=&#]*(?:key|token|secret|pass|auth|cred|session|cookie)[^=&#]*=)[^&#]*/gi,
-      "$1[redacted]",
-    );
 }
 
 /** Whether two `transport` values name one transport (`http` and `streamable-http` are two spellings of one). */

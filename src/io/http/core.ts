@@ -1,5 +1,4 @@
 import { STATUS_CODES } from "node:http";
-import { decodeContent } from "../../streams/contentCoding.js";
 import { SHUTTING_DOWN, UNKNOWN_ROUTE } from "../../streams/frontAnswers.js";
 import type { Pipeline } from "../../streams/pipeline.js";
 import { declaredLength, PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
@@ -322,30 +321,6 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
 }
 
 const EMPTY = Buffer.alloc(0);
-
-/**
- * `handler` reading bodies with their `Content-Encoding` undone (`decodeContent`): the outermost wrapper,
- * so whatever keeps a body (the delivery history, for a redelivery) keeps the decoded one too. A request
- * without the header is handed on as it came.
- */
-export function decodingBodies(handler: RequestHandler): RequestHandler {
-  const decoding: RequestHandler = (head, body, reply) => {
-    const coding = head.headers["content-encoding"];
-    if (coding === undefined) return handler(head, body, reply);
-    handler(
-      head,
-      {
-        read: (limit, done) =>
-          body.read(limit, (received) =>
-            done(received === "too_large" ? received : decodeContent(received, coding, limit)),
-          ),
-      },
-      reply,
-    );
-  };
-  if (handler.refused !== undefined) decoding.refused = handler.refused;
-  return decoding;
-}
 
 /**
  * Adds one header line (name lower-cased) to `headers`. A repeated header is joined with ", " (RFC 9110

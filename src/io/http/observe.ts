@@ -1,3 +1,4 @@
+import { decodedBodyOf } from "../../streams/contentCoding.js";
 import { answeredDeliveryId, errorOutcome, type Outcome } from "../../streams/types.js";
 import type { Logger } from "../log.js";
 import {
@@ -139,7 +140,7 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
       if (metrics !== undefined)
         metrics.answered(label, answer.status, (answer.body as { status?: string }).status, seconds);
       if (onRouteRequest !== undefined && !label.startsWith("("))
-        onRouteRequest(label, head, received, answer);
+        onRouteRequest(label, head, read(received), answer);
       if (log) logAccess(head, answer, seconds);
       reply(answer, close);
     });
@@ -164,6 +165,13 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
   };
   return observed;
 }
+
+/**
+ * The body as the route read it: a compressed one decoded (the pipeline undoes its `Content-Encoding` once
+ * the rate limit let it through), so the delivery history keeps the JSON, not the gzip bytes.
+ */
+const read = (received: Buffer | undefined): Buffer | undefined =>
+  received === undefined ? undefined : (decodedBodyOf(received) ?? received);
 
 /** A refused request whose head was not read: `-` for its method and path in the access log. */
 const UNREAD: RequestHead = { method: "-", path: "-", headers: {} };

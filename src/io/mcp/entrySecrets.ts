@@ -1,5 +1,6 @@
 import type { InterpolationScope } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
+import { CREDENTIAL_QUERY_NAME } from "../../config/urlCredentials.js";
 import { describeError, SvcError } from "../../errors.js";
 import { authorizationSecrets, scrub } from "../credentials.js";
 
@@ -82,7 +83,7 @@ function urlQueryCredentials(value: string): string[] {
       continue;
     }
     for (const [name, param] of url.searchParams)
-      if (param !== "" && CREDENTIAL_NAME.test(name)) found.push(param);
+      if (param !== "" && CREDENTIAL_QUERY_NAME.test(name)) found.push(param);
   }
   return found;
 }
@@ -137,7 +138,7 @@ export function entrySecrets(entry: McpServerEntry): string[] {
     try {
       const url = new URL(entry.url);
       if (url.password !== "") secrets.push(decodeURIComponent(url.password));
-      for (const [name, value] of url.searchParams) if (CREDENTIAL_NAME.test(name)) secrets.push(value);
+      for (const [name, value] of url.searchParams) if (CREDENTIAL_QUERY_NAME.test(name)) secrets.push(value);
     } catch {
       // Not a URL: the connect fails on it with its own message.
     }
@@ -145,6 +146,25 @@ export function entrySecrets(entry: McpServerEntry): string[] {
   if (entry.oauth?.client_secret !== undefined) secrets.push(entry.oauth.client_secret);
   if (Array.isArray(entry.client_cert) && entry.client_cert[2] !== undefined)
     secrets.push(entry.client_cert[2]);
+  return secrets;
+}
+
+/**
+ * The credentials a command line carries (`agent.command`, as an entry's `command` and `args` are read):
+ * the password and credential query values of a URL in a word, the value of a credential-named option
+ * (`--api-key <key>`, `--token=<token>`) and of a credential-named `NAME=value` word, and every value of
+ * `dotenv` (the `.env` a `${VAR}` of it was taken from) that a word holds. A program that fails quoting its
+ * own command line must not put them into a log line.
+ */
+export function commandLineSecrets(
+  argv: readonly string[],
+  dotenv: Readonly<Record<string, string>> = {},
+): string[] {
+  const secrets = argv.flatMap((word) => urlCredentials(word));
+  for (const { value } of optionValues(argv)) secrets.push(value);
+  for (const { value } of assignedValues(argv)) secrets.push(value);
+  for (const value of Object.values(dotenv))
+    if (value.length >= 4 && argv.some((word) => word.includes(value))) secrets.push(value);
   return secrets;
 }
 
@@ -170,7 +190,7 @@ export function writtenInlineCredentials(entry: {
       const url = new URL(entry.url);
       if (literal(urlPasswords(entry.url)[0] ?? "")) places.push("url (its password)");
       for (const [name, value] of url.searchParams)
-        if (CREDENTIAL_NAME.test(name) && literal(value)) places.push(`url (its ?${name}=)`);
+        if (CREDENTIAL_QUERY_NAME.test(name) && literal(value)) places.push(`url (its ?${name}=)`);
     } catch {
       // Not a URL: the schema refuses it first.
     }

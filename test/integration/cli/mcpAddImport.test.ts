@@ -87,6 +87,29 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
     );
     for (const result of cases) expect(result.code).toBe(2);
     expect(config()).toBe(COMMENTED);
+    // The refused target is quoted without a URL's password or credential query values.
+    const quoted = await Promise.all([
+      svc(home, [
+        "mcp",
+        "add",
+        "x",
+        "--transport",
+        "stdio",
+        "--",
+        "https://u:pw-7171@a.test/mcp?token=tk-7272",
+      ]),
+      svc(home, ["mcp", "add", "x", "--transport", "http", "--", "u:pw-7373@a.test:8080/mcp"]),
+    ]);
+    expect(quoted[0]?.stderr).toContain(
+      "--transport stdio runs a command, but https://u:[redacted]@a.test/mcp?token=[redacted] is a URL",
+    );
+    expect(quoted[1]?.stderr).toContain(
+      '--transport http needs a URL (http:// or https://), got "u:[redacted]@a.test:8080/mcp"',
+    );
+    for (const result of quoted) {
+      expect(result.code).toBe(2);
+      for (const secret of ["pw-7171", "tk-7272", "pw-7373"]) expect(result.stderr).not.toContain(secret);
+    }
     chmodSync(join(home.dir, "config.yaml"), 0o644);
     // A URL's password written out (as the Postgres server takes its database) is a credential in the file too.
     const pg = await svc(home, [

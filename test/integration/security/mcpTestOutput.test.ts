@@ -69,3 +69,32 @@ it("svc mcp test shows an escape sequence in the entry's arguments (an install l
   expect(result.code).toBe(1);
   expect(result.stdout).toBe("Testing odd (stdio: no-such-command-svc-test a\\u001b[2Jb)\n");
 });
+
+it("svc mcp test does not print a signed url's signature or a jwt in its query (Azure SAS sig=, X-Amz-Signature=)", async () => {
+  const port = await closedPort();
+  home.write(
+    "config.yaml",
+    stringify({
+      mcp_servers: {
+        sas: {
+          url: `http://127.0.0.1:${port}/mcp?sv=2022-11-02&sig=sasSig0nature41&design=wide`,
+          skip_preflight: true,
+        },
+        s3: {
+          url: `http://127.0.0.1:${port}/mcp?X-Amz-Signature=amzSig42&jwt=jwtValue43&pwd=pwdValue44`,
+          skip_preflight: true,
+        },
+      },
+    }),
+  );
+  const outputs = await Promise.all([svc(home, ["mcp", "test", "sas"]), svc(home, ["mcp", "test", "s3"])]);
+  expect(outputs[0]?.stdout).toMatch(
+    /^Testing sas \(http: http:\/\/127\.0\.0\.1:\d+\/mcp\?sv=2022-11-02&sig=\[redacted\]&design=wide\)/,
+  );
+  expect(outputs[1]?.stdout).toMatch(
+    /^Testing s3 \(http: http:\/\/127\.0\.0\.1:\d+\/mcp\?X-Amz-Signature=\[redacted\]&jwt=\[redacted\]&pwd=\[redacted\]\)/,
+  );
+  const all = outputs.map((o) => `${o?.stdout}${o?.stderr}`).join("\n");
+  for (const secret of ["sasSig0nature41", "amzSig42", "jwtValue43", "pwdValue44"])
+    expect(all).not.toContain(secret);
+}, 30_000);

@@ -101,6 +101,14 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(problem("  provider: openai\n  model: m\n  base_url: 127.0.0.1:8000\n")).toMatch(
       /agent\.base_url: no scheme — write http:\/\/127\.0\.0\.1:8000 /,
     );
+    // The hint is the base to write: without a query or fragment, which may carry a key and is refused anyway.
+    const noSchemeWithKey = problem(
+      '  provider: openai\n  model: m\n  base_url: "localhost:11434/v1?api_key=sk-noscheme-77"\n',
+    );
+    expect(noSchemeWithKey).toMatch(
+      /agent\.base_url: no scheme — write http:\/\/localhost:11434\/v1 \(or https:\/\/\)/,
+    );
+    expect(noSchemeWithKey).not.toContain("sk-noscheme-77");
     // An empty port (a port variable left blank) would be read as port 80: every run would call it.
     expect(problem("  provider: openai\n  model: m\n  base_url: http://127.0.0.1:/v1\n")).toMatch(
       /agent\.base_url: the port after "127\.0\.0\.1:" is empty .* — write the port the model server listens on/,

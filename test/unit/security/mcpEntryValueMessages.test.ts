@@ -51,7 +51,13 @@ it("a url refused at load is quoted without its user:password@ password or crede
   expect(broken).toContain(
     'mcp_servers.y.url: expected an http:// or https:// URL, got "http://me:[redacted]@"',
   );
-  for (const secret of ["pw-5150", "ak-3131", "pw-5151"]) expect(message + broken).not.toContain(secret);
+  // Written without http://, a user:password@ reads as a scheme ("me:") and a path: still not quoted.
+  const noScheme = problems('mcp_servers:\n  z:\n    url: "me:pw-5152@localhost:8080/mcp"\n');
+  expect(noScheme).toContain(
+    'mcp_servers.z.url: expected an http:// or https:// URL, got "me:[redacted]@localhost:8080/mcp" (me is not supported)',
+  );
+  for (const secret of ["pw-5150", "ak-3131", "pw-5151", "pw-5152"])
+    expect(message + broken + noScheme).not.toContain(secret);
 });
 
 describe("a url written without its scheme", () => {

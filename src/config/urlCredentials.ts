@@ -1,0 +1,22 @@
+/**
+ * A URL query parameter whose value is a credential: named as one (`api_key`, `access_token`, `password`,
+ * `pwd`, ...), a signed URL's signature (an Azure SAS's `sig`, S3's `X-Amz-Signature`, `signature`), or a
+ * `jwt`. Wider than the names of `env` variables taken for credentials: a query holding a signature is
+ * a key to what it names, and no query names a directory `PWD` holds.
+ */
+export const CREDENTIAL_QUERY_NAME =
+  /key|token|secret|pass|pwd|auth|cred|session|cookie|signature|jwt|(?:^|[^a-z])sig(?:$|[^a-z])/i;
+
+/**
+ * A URL as a message may quote it: the password of `user:password@` and credential query values
+ * (`?api_key=`, `&sig=`: `CREDENTIAL_QUERY_NAME`) replaced by `[redacted]`. Also a URL written without its
+ * scheme (`me:pw@localhost:8080/mcp`, which a URL parser reads as the scheme "me:"), whose password would
+ * otherwise be quoted back.
+ */
+export function withoutUrlCredentials(url: string): string {
+  return url
+    .replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?[^\s:@/]*:)[^\s@/]+@/i, "$1[redacted]@")
+    .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, name: string) =>
+      CREDENTIAL_QUERY_NAME.test(name) ? `${sep}${name}=[redacted]` : whole,
+    );
+}
