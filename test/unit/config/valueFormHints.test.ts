@@ -722,3 +722,50 @@ describe("an empty list where a mapping goes", () => {
     );
   });
 });
+
+describe("a delivery platform's id keys", () => {
+  const platform = (body: string) => `platforms:\n${body}  webhook:\n    secret: s\n`;
+
+  it("home_channel, phone_number_id or app_id written as a list or mapping says it takes text or a number, not zod's 'Invalid input'", () => {
+    expect(refusal(platform("  telegram:\n    token: t\n    home_channel: [-100111, -100222]\n"))).toBe(
+      "FILE: platforms.telegram.home_channel: expected text or a number (one chat, channel or address), got [-100111,-100222]",
+    );
+    expect(refusal(platform("  whatsapp:\n    token: t\n    phone_number_id: {id: 106540352242922}\n"))).toBe(
+      'FILE: platforms.whatsapp.phone_number_id: expected text or a number (the phone number ID), got {"id":106540352242922}',
+    );
+    expect(refusal(platform("  qqbot:\n    client_secret: c\n    app_id: [102000001]\n"))).toBe(
+      "FILE: platforms.qqbot.app_id: expected text or a number (the bot's AppID), got [102000001]",
+    );
+  });
+
+  it("a WeCom agent_id written as a list says it takes a whole number", () => {
+    expect(
+      refusal(
+        platform(
+          "  wecom:\n    enabled: true\n    corp_id: ww01\n    corp_secret: s\n    agent_id: [1000002]\n",
+        ),
+      ),
+    ).toBe("FILE: platforms.wecom.agent_id: expected a whole number (the app's AgentId), got [1000002]");
+  });
+
+  it("a WeCom agent_id written as a number, as quoted digits or from a ${VAR} is that number", () => {
+    for (const [written, dotenv] of [
+      ["1000002", undefined],
+      ['"1000002"', undefined],
+      ["${WECOM_AGENT_ID}", "WECOM_AGENT_ID=1000002\n"],
+    ] as const) {
+      const h = tempHome();
+      home = h;
+      h.write(
+        "config.yaml",
+        platform(
+          `  wecom:\n    enabled: true\n    corp_id: ww01\n    corp_secret: s\n    agent_id: ${written}\n`,
+        ),
+      );
+      if (dotenv !== undefined) h.write(".env", dotenv);
+      expect(loadConfig({ home: h.dir, env: {} }).config.platforms.wecom?.agent_id).toBe(1000002);
+      h.cleanup();
+      home = undefined;
+    }
+  });
+});
