@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describe } from "../describe.js";
+import { unsetVariablesIn } from "../interpolate.js";
 import { nearMiss } from "../nearMiss.js";
 import { timerSeconds } from "../timerSeconds.js";
 import { WEBHOOK_SETTINGS, webhookSchema } from "./webhook.js";
@@ -12,6 +13,25 @@ const idText = (what: string) =>
   z.union([z.string(), z.number()], {
     error: (i) => `expected text or a number (${what}), got ${describe(i.input)}`,
   });
+
+/**
+ * WeCom's `agent_id`: a whole number, written as one or as its digits (`${WECOM_AGENT_ID}` gives text). Other
+ * text was sent as `"agentid": null` (Number("abc") is NaN), failing every delivery after a start that said
+ * nothing of it. A `${VAR}` nothing sets stays its text, which the start names as for any platform setting
+ * (unsetPlatformVariables.ts). The value is not quoted (a ${VAR} may give it).
+ */
+function agentId(value: string | number, ctx: z.RefinementCtx): number | string {
+  const id = typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (Number.isSafeInteger(id) && id > 0) return id;
+  if (typeof value === "string" && unsetVariablesIn(value).length > 0) return value;
+  ctx.addIssue({
+    code: "custom",
+    message:
+      "not an AgentId — write the app's AgentId, the whole number WeCom's admin shows (agent_id: 1000002)",
+    input: value,
+  });
+  return z.NEVER;
+}
 
 /** Settings every delivery platform has. */
 const base = {
@@ -114,7 +134,7 @@ export const PLATFORM_SCHEMAS = {
       .union([text, z.number()], {
         error: (i) => `expected a whole number (the app's AgentId), got ${describe(i.input)}`,
       })
-      .transform(Number)
+      .transform(agentId)
       .optional(),
     base_url: url("https://qyapi.weixin.qq.com"),
   }),

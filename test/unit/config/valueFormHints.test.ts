@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
+import { unsetPlatformVariableWarnings } from "../../../src/config/unsetPlatformVariables.js";
 import { parseSubscription } from "../../../src/io/stores/subscriptions.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -738,14 +739,27 @@ describe("a delivery platform's id keys", () => {
     );
   });
 
-  it("a WeCom agent_id written as a list says it takes a whole number", () => {
-    expect(
-      refusal(
-        platform(
-          "  wecom:\n    enabled: true\n    corp_id: ww01\n    corp_secret: s\n    agent_id: [1000002]\n",
-        ),
-      ),
-    ).toBe("FILE: platforms.wecom.agent_id: expected a whole number (the app's AgentId), got [1000002]");
+  it("a WeCom agent_id that is no whole number is refused, not sent to WeCom as agentid null; an unset ${VAR} is named at start", () => {
+    const wecom = (agentId: string) =>
+      platform(
+        `  wecom:\n    enabled: true\n    corp_id: ww01\n    corp_secret: s\n    agent_id: ${agentId}\n`,
+      );
+    expect(refusal(wecom("abc"))).toBe(
+      "FILE: platforms.wecom.agent_id: not an AgentId — write the app's AgentId, the whole number WeCom's admin shows (agent_id: 1000002)",
+    );
+    expect(refusal(wecom("1000002.5"))).toBe(
+      "FILE: platforms.wecom.agent_id: not an AgentId — write the app's AgentId, the whole number WeCom's admin shows (agent_id: 1000002)",
+    );
+    expect(refusal(wecom("[1000002]"))).toBe(
+      "FILE: platforms.wecom.agent_id: expected a whole number (the app's AgentId), got [1000002]",
+    );
+    // An unset ${VAR} is named at start, as any enabled platform's setting is, not refused.
+    const h = tempHome();
+    home = h;
+    const file = h.write("config.yaml", wecom("${WECOM_AGENT_ID}"));
+    expect(unsetPlatformVariableWarnings(loadConfig({ home: h.dir, env: {} }).config, file)).toEqual([
+      expect.stringContaining("platforms.wecom.agent_id: ${WECOM_AGENT_ID} is not set"),
+    ]);
   });
 
   it("a WeCom agent_id written as a number, as quoted digits or from a ${VAR} is that number", () => {
