@@ -694,7 +694,7 @@ const SETTINGS_SECTIONS = ["agent", "gateway", "state", "tools"] as const;
  * (`max_steps:` with its value commented out) and of the tools' mappings (`tools.web.max_bytes:`), and a
  * delivery platform's key (`home_channel:`). So does an `mcp_servers` entry's key (`env:`, `tools:` whose
  * lines are all commented out) or a key of its mappings (`tools.include:`), and a null entry is one with no
- * keys (refused for having neither command nor url); likewise a key of a route's `coalesce`. Deeper values (a filter's `equals: null`, an argument
+ * keys (refused for having neither command nor url); likewise a key of a route's `coalesce` or `deliver_extra`. Deeper values (a filter's `equals: null`, an argument
  * `~`) are left alone.
  */
 function dropNullSections(raw: Record<string, unknown>): void {
@@ -731,8 +731,10 @@ function dropNullSections(raw: Record<string, unknown>): void {
       if (route === null) level.routes[name] = {};
       else if (isMapping(route)) {
         dropNulls(route);
-        // `window_seconds:` with its value commented out: the default, as a subscription's null is.
+        // `window_seconds:` or `message_thread_id:` with its value commented out: the default (no thread),
+        // as a subscription's null is.
         if (isMapping(route.coalesce)) dropNulls(route.coalesce);
+        if (isMapping(route.deliver_extra)) dropNulls(route.deliver_extra);
       }
     }
   }

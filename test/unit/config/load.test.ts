@@ -257,6 +257,13 @@ describe("config loading (spec 2.1)", () => {
     });
   });
 
+  it("a deliver_extra key with nothing under it in config.yaml (its value commented out) is absent, as in a subscription record", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        deliver: telegram\n        deliver_extra:\n          chat_id: '-100123'\n          message_thread_id:   # 17\n",
+    );
+    expect(config.platforms.webhook.routes.gh?.deliver_extra).toEqual({ chat_id: "-100123" });
+  });
+
   it("a subscription record's null inside coalesce or deliver_extra is absent, as a null field is (the default applies)", () => {
     const stored = parseSubscription("subs.json", "gh", {
       secret: "s",
@@ -414,7 +421,9 @@ describe("config loading (spec 2.1)", () => {
       /routes\.gh\.filters\[0\]: unknown filter key "equal" — did you mean "equals"\? \(a filter is field plus one of exists, missing, equals/,
     );
     expect(() =>
-      load("platforms:\n  webhook:\n    routes:\n      gh:\n        deliver_extra:\n          chat_id:\n"),
+      load(
+        "platforms:\n  webhook:\n    routes:\n      gh:\n        deliver_extra:\n          chat_id: {room: ops}\n",
+      ),
     ).toThrow(
       /routes\.gh\.deliver_extra\.chat_id: expected text \(a \{template\}\), a number or true\/false$/,
     );
