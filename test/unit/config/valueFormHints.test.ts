@@ -656,6 +656,12 @@ describe("a subscription record's wrong value form", () => {
     const parsed = parseSubscription("subs.json", "gh", { secret: "s", ...record });
     return parsed.ok ? [] : parsed.problems;
   };
+  it("a timestamp that is neither text nor a number says what it takes, as a cron job's does, not zod's 'Invalid input'", () => {
+    expect(problems({ created_at: true, updated_at: { at: 1 } })).toEqual([
+      "subs.json: gh.created_at: expected an ISO time as text (or a number, epoch), got true",
+      'subs.json: gh.updated_at: expected an ISO time as text (or a number, epoch), got {"at":1}',
+    ]);
+  });
   it("is advised in JSON", () => {
     expect(problems({ events: "push" })).toEqual([
       'subs.json: gh.events: expected a list, got "push" — write a list: ["push"]',
