@@ -683,6 +683,13 @@ describe("a subscription record's wrong value form", () => {
     ]);
   });
 
+  it("a duration written with its unit says the number of seconds to write, as in config.yaml, not to drop the quotes of 1m", () => {
+    expect(problems({ coalesce: { key: "a", window_seconds: "1m", max_wait_seconds: "soon" } })).toEqual([
+      'subs.json: gh.coalesce.window_seconds: expected a number, got "1m" — write 60 (a number of seconds, without a unit)',
+      'subs.json: gh.coalesce.max_wait_seconds: expected a number, got "soon" — write a plain number, without units or quotes',
+    ]);
+  });
+
   it("gives the in: [] example in JSON", () => {
     expect(problems({ filters: [{ field: "action", in: [] }] })).toEqual([
       'subs.json: gh.filters[0].in: an empty list matches nothing — list the values, e.g. "in": ["opened", "reopened"]',
