@@ -530,7 +530,7 @@ export function registerMcpCommands(program: Command): void {
   mcp
     .command("call <server> <tool>")
     .description("call a tool by the server's own name and print the result (exit 1 on any failure)")
-    .option("--args <json>", "tool arguments as a JSON object", "{}")
+    .option("--args <json>", "tool arguments as a JSON object (default {})")
     .option(
       "--json",
       "print the whole result as JSON (content blocks with their data, structuredContent, isError)",
@@ -544,7 +544,7 @@ export function registerMcpCommands(program: Command): void {
   mcp
     .command("reload")
     .description("make the running gateway reload mcp_servers (reconnects only changed servers; /reload-mcp)")
-    .option("--wait <seconds>", "how long to wait for the gateway's report", "10")
+    .option("--wait <seconds>", "how long to wait for the gateway's report (default 10)")
     .action(reloadGateway);
   mcp
     .command("add <name> [target...]")

@@ -113,9 +113,18 @@ function textForTypeHint(expected: string, input: string, key = ""): string {
   return "";
 }
 
-/** How to write a number or a boolean that arrived as text in a JSON file: the quotes are the mistake. */
-function textForJsonHint(expected: string): string {
-  if (expected === "number" || expected === "int") return " — write the number without quotes";
+/**
+ * How to write a number or a boolean that arrived as text in a JSON file: the quotes are the mistake, or a
+ * unit (`"window_seconds": "1m"`, whose number without quotes would be no JSON), as in config.yaml.
+ */
+function textForJsonHint(expected: string, input: string, key: string): string {
+  if (expected === "number" || expected === "int") {
+    const plain = plainNumberFor(key, input);
+    if (plain !== undefined) return ` — ${plain}`;
+    return input.trim() !== "" && Number.isFinite(Number(input))
+      ? " — write the number without quotes"
+      : " — write a plain number, without units or quotes";
+  }
   if (expected === "boolean") return " — write true or false, without quotes";
   return "";
 }
@@ -883,7 +892,7 @@ export function formatIssue(
       // A JSON store has no YAML spellings and no ${VAR}: only the quotes are wrong there.
       message +=
         syntax === "json"
-          ? textForJsonHint(issue.expected)
+          ? textForJsonHint(issue.expected, issue.input, String(issue.path.at(-1) ?? ""))
           : textForTypeHint(issue.expected, issue.input, String(issue.path.at(-1) ?? ""));
       // `events: push` for `events: [push]`; the value is quoted back only where describeValue shows it.
       if (isFilterSlot(issue.path) && (issue.expected === "record" || issue.expected === "object")) {

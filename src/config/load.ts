@@ -691,9 +691,10 @@ const SETTINGS_SECTIONS = ["agent", "gateway", "state", "tools"] as const;
  * YAML reads a key with nothing under it (`routes:` whose entries are all commented out) as null. A null
  * section, platform, route list or route property counts as absent and a null route as one with no
  * properties, as a reader of the file expects; so does a key of the agent, gateway, state and tools sections
- * (`max_steps:` with its value commented out). So does an `mcp_servers` entry's key (`env:`, `tools:` whose
+ * (`max_steps:` with its value commented out) and of the tools' mappings (`tools.web.max_bytes:`), and a
+ * delivery platform's key (`home_channel:`). So does an `mcp_servers` entry's key (`env:`, `tools:` whose
  * lines are all commented out) or a key of its mappings (`tools.include:`), and a null entry is one with no
- * keys (refused for having neither command nor url); likewise a key of a route's `coalesce`. Deeper values (a filter's `equals: null`, an argument
+ * keys (refused for having neither command nor url); likewise a key of a route's `coalesce` or `deliver_extra`. Deeper values (a filter's `equals: null`, an argument
  * `~`) are left alone.
  */
 function dropNullSections(raw: Record<string, unknown>): void {
@@ -704,6 +705,8 @@ function dropNullSections(raw: Record<string, unknown>): void {
   // A setting of agent, gateway, state or tools with its value commented out (`max_steps:   # 10`,
   // `api_key:   # ${OPENAI_API_KEY}` for a local endpoint): its default, as a route property's null is.
   for (const section of SETTINGS_SECTIONS) if (isMapping(raw[section])) dropNulls(raw[section]);
+  // `tools.web.max_bytes:   # 2097152`, as the example of docs/agent-tools.md is commented.
+  if (isMapping(raw.tools)) for (const tool of Object.values(raw.tools)) if (isMapping(tool)) dropNulls(tool);
   if (isMapping(raw.mcp_servers)) {
     for (const [name, entry] of Object.entries(raw.mcp_servers)) {
       if (entry === null) raw.mcp_servers[name] = {};
@@ -715,6 +718,9 @@ function dropNullSections(raw: Record<string, unknown>): void {
   }
   if (!isMapping(raw.platforms)) return;
   dropNulls(raw.platforms);
+  // A delivery platform's `home_channel:   # -100123` or `port:   # 587`: its default, as for the sections above.
+  for (const [name, platform] of Object.entries(raw.platforms))
+    if (name !== "webhook" && isMapping(platform)) dropNulls(platform);
   const webhook = raw.platforms.webhook;
   if (!isMapping(webhook)) return;
   for (const level of [webhook, webhook.extra]) {
@@ -725,8 +731,10 @@ function dropNullSections(raw: Record<string, unknown>): void {
       if (route === null) level.routes[name] = {};
       else if (isMapping(route)) {
         dropNulls(route);
-        // `window_seconds:` with its value commented out: the default, as a subscription's null is.
+        // `window_seconds:` or `message_thread_id:` with its value commented out: the default (no thread),
+        // as a subscription's null is.
         if (isMapping(route.coalesce)) dropNulls(route.coalesce);
+        if (isMapping(route.deliver_extra)) dropNulls(route.deliver_extra);
       }
     }
   }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { clientMetadataUrlProblem } from "../clientMetadataUrl.js";
+import { describe } from "../describe.js";
 import { redirectUriPort, redirectUriProblem } from "../redirectUri.js";
 import { MAX_TIMER_SECONDS } from "../timerSeconds.js";
 import { withoutUrlCredentials } from "../urlCredentials.js";
@@ -9,17 +10,6 @@ import { userAgentProblem } from "../userAgent.js";
  * `mcp_servers` (spec mcp-client 2.1, 2.2, 2.4). String values stay raw here: `${VAR}` is rendered at
  * connect time, so a secret added to `.env` later is picked up without a restart.
  */
-
-function describe(value: unknown): string {
-  // JSON would say null for YAML's .inf and .nan.
-  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-  try {
-    const text = JSON.stringify(value);
-    return text === undefined ? typeof value : text.length > 60 ? `${text.slice(0, 57)}...` : text;
-  } catch {
-    return typeof value;
-  }
-}
 
 const UNIT_SECONDS: ReadonlyArray<readonly [RegExp, number]> = [
   [/^(?:ms|msecs?|milliseconds?)$/, 0.001],

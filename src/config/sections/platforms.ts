@@ -1,13 +1,42 @@
 import { z } from "zod";
+import { describe } from "../describe.js";
+import { unsetVariablesIn } from "../interpolate.js";
 import { nearMiss } from "../nearMiss.js";
 import { timerSeconds } from "../timerSeconds.js";
 import { WEBHOOK_SETTINGS, webhookSchema } from "./webhook.js";
 
+/**
+ * An id written as text or as a number (`home_channel: -1001234567890`), kept as text; `what` names it in the
+ * message for anything else (a list of chats, a mapping), where zod would say only "Invalid input".
+ */
+const idText = (what: string) =>
+  z.union([z.string(), z.number()], {
+    error: (i) => `expected text or a number (${what}), got ${describe(i.input)}`,
+  });
+
+/**
+ * WeCom's `agent_id`: a whole number, written as one or as its digits (`${WECOM_AGENT_ID}` gives text). Other
+ * text was sent as `"agentid": null` (Number("abc") is NaN), failing every delivery after a start that said
+ * nothing of it. A `${VAR}` nothing sets stays its text, which the start names as for any platform setting
+ * (unsetPlatformVariables.ts). The value is not quoted (a ${VAR} may give it).
+ */
+function agentId(value: string | number, ctx: z.RefinementCtx): number | string {
+  const id = typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (Number.isSafeInteger(id) && id > 0) return id;
+  if (typeof value === "string" && unsetVariablesIn(value).length > 0) return value;
+  ctx.addIssue({
+    code: "custom",
+    message:
+      "not an AgentId — write the app's AgentId, the whole number WeCom's admin shows (agent_id: 1000002)",
+    input: value,
+  });
+  return z.NEVER;
+}
+
 /** Settings every delivery platform has. */
 const base = {
   enabled: z.boolean().default(false),
-  home_channel: z
-    .union([z.string(), z.number()])
+  home_channel: idText("one chat, channel or address")
     .transform((v) => String(v))
     .optional(),
   timeout_seconds: timerSeconds(15),
@@ -69,7 +98,12 @@ export const PLATFORM_SCHEMAS = {
   whatsapp: z.strictObject({
     ...base,
     token: text.optional(),
-    phone_number_id: z.union([text, z.number()]).transform(String).optional(),
+    phone_number_id: z
+      .union([text, z.number()], {
+        error: (i) => `expected text or a number (the phone number ID), got ${describe(i.input)}`,
+      })
+      .transform(String)
+      .optional(),
     api_version: text.default("v21.0"),
     base_url: url("https://graph.facebook.com"),
   }),
@@ -96,7 +130,12 @@ export const PLATFORM_SCHEMAS = {
     ...base,
     corp_id: text.optional(),
     corp_secret: text.optional(),
-    agent_id: z.union([text, z.number()]).transform(Number).optional(),
+    agent_id: z
+      .union([text, z.number()], {
+        error: (i) => `expected a whole number (the app's AgentId), got ${describe(i.input)}`,
+      })
+      .transform(agentId)
+      .optional(),
     base_url: url("https://qyapi.weixin.qq.com"),
   }),
   weixin: z.strictObject({
@@ -113,7 +152,12 @@ export const PLATFORM_SCHEMAS = {
   }),
   qqbot: z.strictObject({
     ...base,
-    app_id: z.union([text, z.number()]).transform(String).optional(),
+    app_id: z
+      .union([text, z.number()], {
+        error: (i) => `expected text or a number (the bot's AppID), got ${describe(i.input)}`,
+      })
+      .transform(String)
+      .optional(),
     client_secret: text.optional(),
     base_url: url("https://api.sgroup.qq.com"),
     token_url: apiUrl.default("https://bots.qq.com/app/getAppAccessToken"),

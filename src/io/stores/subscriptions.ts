@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { z } from "zod";
+import { describe } from "../../config/describe.js";
 import { formatJsonIssues } from "../../config/format.js";
 import { knownKeysAt } from "../../config/knownKeys.js";
 import { nearMiss } from "../../config/nearMiss.js";
@@ -8,6 +9,11 @@ import { INSECURE_NO_AUTH, type Route, routeNameProblem, routeShape } from "../.
 import { describeError, SvcError } from "../../errors.js";
 import type { Logger } from "../log.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
+
+/** A record's `created_at` / `updated_at`; anything else is named as a cron job's `created_at` is. */
+const timestamp = z.union([z.string(), z.number()], {
+  error: (i) => `expected an ISO time as text (or a number, epoch), got ${describe(i.input)}`,
+});
 
 /** A dynamic subscription: every route property plus its own secret, a description, a switch and timestamps. */
 export const subscriptionSchema = z.strictObject({
@@ -18,8 +24,8 @@ export const subscriptionSchema = z.strictObject({
   description: z.string().optional(),
   enabled: z.boolean().default(true),
   // Timestamps have no fixed format: ISO text (what the CLI writes) or a number (epoch) are kept as they are.
-  created_at: z.union([z.string(), z.number()]).optional(),
-  updated_at: z.union([z.string(), z.number()]).optional(),
+  created_at: timestamp.optional(),
+  updated_at: timestamp.optional(),
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
 

@@ -175,6 +175,12 @@ export function jobTargetProblems(
   config: Config,
   job: { readonly deliver: string; readonly deliver_extra: Readonly<Record<string, string>> },
 ): string[] {
+  // The log reads no key (`svc cron create --deliver-extra` without --deliver says so once): a job edited
+  // by hand is named at start and by svc config check, as a config.yaml route with extras and log is.
+  if (canonicalTarget(job.deliver) === "log" && Object.keys(job.deliver_extra).length > 0)
+    return [
+      "deliver_extra: has no effect while the job delivers to log (the log reads no key) — remove it from the job, or set the job's deliver to a target",
+    ];
   const route = { deliver: job.deliver, deliver_extra: job.deliver_extra } as Route;
   return routeTargetProblems(config, route, { templates: false });
 }

@@ -129,4 +129,37 @@ describe("svc config check and a cron job's target", { timeout: 30_000 }, () => 
       `Warning: ${path}: jobs.slnone.deliver_extra.chat_id: missing and platforms.slack.home_channel is not set — set one of them so slack knows where to deliver (cron job slnone)`,
     ]);
   });
+
+  it("warns about a job that delivers to log with deliver_extra keys, which the log never reads (svc cron create says so once)", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig()), 0o600);
+    const path = home.write(
+      "cron/jobs.json",
+      JSON.stringify({
+        revision: 1,
+        jobs: {
+          extra: {
+            id: "extra",
+            name: "extra",
+            schedule: "every 1h",
+            prompt: "p",
+            deliver_extra: { chat_id: "5" },
+          },
+          plain: {
+            id: "plain",
+            name: "plain",
+            schedule: "every 1h",
+            prompt: "p",
+            deliver: "log",
+            deliver_extra: {},
+          },
+        },
+      }),
+    );
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(0);
+    expect(check.stderr.split("\n").filter((line) => line.includes(path))).toEqual([
+      `Warning: ${path}: jobs.extra.deliver_extra: has no effect while the job delivers to log (the log reads no key) — remove it from the job, or set the job's deliver to a target (cron job extra)`,
+    ]);
+  });
 });

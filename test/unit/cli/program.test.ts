@@ -22,3 +22,17 @@ describe("svc loads only the command group it runs", () => {
     expect(await groupsFor("--version")).toEqual([]);
   });
 });
+
+describe("svc --help of every command", () => {
+  it('states each default as the other options do, "(default 10)", never commander\'s quoted "(default: "10")"', async () => {
+    const program = await buildProgram(["node", "svc", "--help"]);
+    const quoted: string[] = [];
+    const visit = (command: (typeof program.commands)[number], path: string) => {
+      for (const line of command.helpInformation().split("\n"))
+        if (line.includes('(default: "')) quoted.push(`${path}: ${line.trim()}`);
+      for (const sub of command.commands) visit(sub, `${path} ${sub.name()}`);
+    };
+    visit(program, "svc");
+    expect(quoted).toEqual([]);
+  });
+});

@@ -257,6 +257,13 @@ describe("config loading (spec 2.1)", () => {
     });
   });
 
+  it("a deliver_extra key with nothing under it in config.yaml (its value commented out) is absent, as in a subscription record", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        deliver: telegram\n        deliver_extra:\n          chat_id: '-100123'\n          message_thread_id:   # 17\n",
+    );
+    expect(config.platforms.webhook.routes.gh?.deliver_extra).toEqual({ chat_id: "-100123" });
+  });
+
   it("a subscription record's null inside coalesce or deliver_extra is absent, as a null field is (the default applies)", () => {
     const stored = parseSubscription("subs.json", "gh", {
       secret: "s",
@@ -414,7 +421,9 @@ describe("config loading (spec 2.1)", () => {
       /routes\.gh\.filters\[0\]: unknown filter key "equal" — did you mean "equals"\? \(a filter is field plus one of exists, missing, equals/,
     );
     expect(() =>
-      load("platforms:\n  webhook:\n    routes:\n      gh:\n        deliver_extra:\n          chat_id:\n"),
+      load(
+        "platforms:\n  webhook:\n    routes:\n      gh:\n        deliver_extra:\n          chat_id: {room: ops}\n",
+      ),
     ).toThrow(
       /routes\.gh\.deliver_extra\.chat_id: expected text \(a \{template\}\), a number or true\/false$/,
     );
@@ -482,6 +491,26 @@ describe("config loading (spec 2.1)", () => {
     expect(config.gateway.drain_timeout_seconds).toBe(30);
     expect(config.state.backend).toBe("local");
     expect(config.tools.web_search).toBeUndefined();
+  });
+
+  it("a setting of a delivery platform or of a tools mapping with its value commented out is absent: its default applies", () => {
+    const { config } = load(
+      "platforms:\n  telegram:\n    enabled: true\n    token: t\n    home_channel:   # -1001234567890\n    base_url:\n    timeout_seconds:   # 15\n  chat_4:\n    enabled: true\n    number: '+15550001111'\n    base_url:   # http://127.0.0.1:8080\n  email:\n    enabled: true\n    host: smtp.example.com\n    from: svc@example.com\n    port:   # 587\n    password:\n  webhook:\n    secret: s\ntools:\n  web:\n    max_bytes:   # 2097152\n  web_search:\n    backend: searxng\n    url: http://127.0.0.1:8080\n    api_key:   # ${BRAVE_API_KEY}\n    max_results:   # 5\n  terminal:\n    timeout_seconds:\n  file:\n    max_bytes:\n",
+    );
+    expect(config.platforms.telegram).toMatchObject({
+      token: "t",
+      base_url: "https://api.telegram.org",
+      timeout_seconds: 15,
+    });
+    expect(config.platforms.telegram?.home_channel).toBeUndefined();
+    expect(config.platforms.signal).toMatchObject({ base_url: "http://127.0.0.1:8080" });
+    expect(config.platforms.email).toMatchObject({ port: 587 });
+    expect(config.platforms.email?.password).toBeUndefined();
+    expect(config.tools.web.max_bytes).toBe(2 * 1024 * 1024);
+    expect(config.tools.web_search).toMatchObject({ max_results: 5 });
+    expect(config.tools.web_search?.api_key).toBeUndefined();
+    expect(config.tools.terminal.timeout_seconds).toBe(60);
+    expect(config.tools.file.max_bytes).toBe(1024 * 1024);
   });
 
   it("a key written without its colon (or with no space after it) says to write key: value, never quoting the value", () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
+import { unsetPlatformVariableWarnings } from "../../../src/config/unsetPlatformVariables.js";
 import { parseSubscription } from "../../../src/io/stores/subscriptions.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -655,6 +656,12 @@ describe("a subscription record's wrong value form", () => {
     const parsed = parseSubscription("subs.json", "gh", { secret: "s", ...record });
     return parsed.ok ? [] : parsed.problems;
   };
+  it("a timestamp that is neither text nor a number says what it takes, as a cron job's does, not zod's 'Invalid input'", () => {
+    expect(problems({ created_at: true, updated_at: { at: 1 } })).toEqual([
+      "subs.json: gh.created_at: expected an ISO time as text (or a number, epoch), got true",
+      'subs.json: gh.updated_at: expected an ISO time as text (or a number, epoch), got {"at":1}',
+    ]);
+  });
   it("is advised in JSON", () => {
     expect(problems({ events: "push" })).toEqual([
       'subs.json: gh.events: expected a list, got "push" — write a list: ["push"]',
@@ -673,6 +680,13 @@ describe("a subscription record's wrong value form", () => {
     ]);
     expect(problems({ coalesce: { key: "a", window_seconds: "5" } })).toEqual([
       'subs.json: gh.coalesce.window_seconds: expected a number, got "5" — write the number without quotes',
+    ]);
+  });
+
+  it("a duration written with its unit says the number of seconds to write, as in config.yaml, not to drop the quotes of 1m", () => {
+    expect(problems({ coalesce: { key: "a", window_seconds: "1m", max_wait_seconds: "soon" } })).toEqual([
+      'subs.json: gh.coalesce.window_seconds: expected a number, got "1m" — write 60 (a number of seconds, without a unit)',
+      'subs.json: gh.coalesce.max_wait_seconds: expected a number, got "soon" — write a plain number, without units or quotes',
     ]);
   });
 
@@ -720,5 +734,65 @@ describe("an empty list where a mapping goes", () => {
     expect(refusal(webhook("    routes:\n      r: {secret: empty-list-secret, deliver_extra: []}\n"))).toBe(
       "FILE: platforms.webhook.routes.r.deliver_extra: expected a mapping, got [] — an empty mapping is written in braces: deliver_extra: {} (or leave the key out)",
     );
+  });
+});
+
+describe("a delivery platform's id keys", () => {
+  const platform = (body: string) => `platforms:\n${body}  webhook:\n    secret: s\n`;
+
+  it("home_channel, phone_number_id or app_id written as a list or mapping says it takes text or a number, not zod's 'Invalid input'", () => {
+    expect(refusal(platform("  telegram:\n    token: t\n    home_channel: [-100111, -100222]\n"))).toBe(
+      "FILE: platforms.telegram.home_channel: expected text or a number (one chat, channel or address), got [-100111,-100222]",
+    );
+    expect(refusal(platform("  whatsapp:\n    token: t\n    phone_number_id: {id: 106540352242922}\n"))).toBe(
+      'FILE: platforms.whatsapp.phone_number_id: expected text or a number (the phone number ID), got {"id":106540352242922}',
+    );
+    expect(refusal(platform("  qqbot:\n    client_secret: c\n    app_id: [102000001]\n"))).toBe(
+      "FILE: platforms.qqbot.app_id: expected text or a number (the bot's AppID), got [102000001]",
+    );
+  });
+
+  it("a WeCom agent_id that is no whole number is refused, not sent to WeCom as agentid null; an unset ${VAR} is named at start", () => {
+    const wecom = (agentId: string) =>
+      platform(
+        `  wecom:\n    enabled: true\n    corp_id: ww01\n    corp_secret: s\n    agent_id: ${agentId}\n`,
+      );
+    expect(refusal(wecom("abc"))).toBe(
+      "FILE: platforms.wecom.agent_id: not an AgentId — write the app's AgentId, the whole number WeCom's admin shows (agent_id: 1000002)",
+    );
+    expect(refusal(wecom("1000002.5"))).toBe(
+      "FILE: platforms.wecom.agent_id: not an AgentId — write the app's AgentId, the whole number WeCom's admin shows (agent_id: 1000002)",
+    );
+    expect(refusal(wecom("[1000002]"))).toBe(
+      "FILE: platforms.wecom.agent_id: expected a whole number (the app's AgentId), got [1000002]",
+    );
+    // An unset ${VAR} is named at start, as any enabled platform's setting is, not refused.
+    const h = tempHome();
+    home = h;
+    const file = h.write("config.yaml", wecom("${WECOM_AGENT_ID}"));
+    expect(unsetPlatformVariableWarnings(loadConfig({ home: h.dir, env: {} }).config, file)).toEqual([
+      expect.stringContaining("platforms.wecom.agent_id: ${WECOM_AGENT_ID} is not set"),
+    ]);
+  });
+
+  it("a WeCom agent_id written as a number, as quoted digits or from a ${VAR} is that number", () => {
+    for (const [written, dotenv] of [
+      ["1000002", undefined],
+      ['"1000002"', undefined],
+      ["${WECOM_AGENT_ID}", "WECOM_AGENT_ID=1000002\n"],
+    ] as const) {
+      const h = tempHome();
+      home = h;
+      h.write(
+        "config.yaml",
+        platform(
+          `  wecom:\n    enabled: true\n    corp_id: ww01\n    corp_secret: s\n    agent_id: ${written}\n`,
+        ),
+      );
+      if (dotenv !== undefined) h.write(".env", dotenv);
+      expect(loadConfig({ home: h.dir, env: {} }).config.platforms.wecom?.agent_id).toBe(1000002);
+      h.cleanup();
+      home = undefined;
+    }
   });
 });
