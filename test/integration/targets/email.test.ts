@@ -417,3 +417,78 @@ describe.skipIf(networkAddress === undefined)(
     });
   },
 );
+
+/**
+ * A relay that offers STARTTLS with a certificate no CA vouches for (smtp-server's built-in one: self-signed
+ * and expired), as a distribution's default Postfix does with its snakeoil certificate.
+ */
+function snakeoilRelay(host: string): Promise<{ server: SMTPServer; port: number; received: string[] }> {
+  const received: string[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", () => {
+        received.push(`${session.secure ? "tls" : "plain"} ${Buffer.concat(chunks).toString("utf8")}`);
+        callback();
+      });
+    },
+  });
+  return new Promise((resolve) =>
+    server.listen(0, host, () =>
+      resolve({ server, port: (server.server.address() as AddressInfo).port, received }),
+    ),
+  );
+}
+
+describe("email: a relay whose STARTTLS certificate no CA vouches for", () => {
+  it("on loopback (the local Postfix's snakeoil certificate) the mail goes, over TLS: it never leaves this machine", async () => {
+    const relay = await snakeoilRelay("127.0.0.1");
+    try {
+      for (const host of ["127.0.0.1", "localhost"]) {
+        relay.received.length = 0;
+        const target = registryFor({
+          email: {
+            enabled: true,
+            host,
+            port: relay.port,
+            from: "svc@example.org",
+            home_channel: "ops@example.org",
+          },
+        }).get("email");
+        await expect(target?.check?.()).resolves.toBe(`${host}:${relay.port}`);
+        await expect(target?.send(message("Build 5 done"))).resolves.toMatchObject({
+          chatId: "ops@example.org",
+        });
+        expect(relay.received).toHaveLength(1);
+        expect(relay.received[0]).toMatch(/^tls [\s\S]*Build 5 done/);
+      }
+    } finally {
+      await new Promise<void>((resolve) => relay.server.close(() => resolve()));
+    }
+  });
+
+  it.skipIf(networkAddress === undefined)(
+    "off this machine the certificate is still verified: nothing is sent",
+    async () => {
+      const relay = await snakeoilRelay(networkAddress ?? "");
+      try {
+        const target = registryFor({
+          email: {
+            enabled: true,
+            host: networkAddress,
+            port: relay.port,
+            from: "svc@example.org",
+            home_channel: "ops@example.org",
+          },
+        }).get("email");
+        await expect(target?.send(message("Build 5 done"))).rejects.toThrow(/certificate/);
+        expect(relay.received).toEqual([]);
+      } finally {
+        await new Promise<void>((resolve) => relay.server.close(() => resolve()));
+      }
+    },
+  );
+});
