@@ -15,11 +15,23 @@ import {
 } from "./target.js";
 
 const TRANSIENT_CODES = new Set(["ECONNECTION", "ESOCKET", "ETIMEDOUT", "EDNS"]);
+/**
+ * Node's codes for a TLS certificate it does not trust (expired, self-signed, from an unknown CA, for
+ * another name), which nodemailer keeps as `originalCode` under its own ESOCKET.
+ */
+const UNTRUSTED_CERTIFICATE =
+  /^(?:CERT_\w+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[]): DeliveryError {
-  const e = err as { code?: string; responseCode?: number; response?: string; message?: string };
+  const e = err as {
+    code?: string;
+    originalCode?: string;
+    responseCode?: number;
+    response?: string;
+    message?: string;
+  };
   const transient =
     (e.responseCode !== undefined && e.responseCode >= 400 && e.responseCode < 500) ||
     TRANSIENT_CODES.has(e.code ?? "");
@@ -30,6 +42,13 @@ function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[])
     // requireTLS (smtpOptions) met a server that refused STARTTLS: no login was sent.
     return new DeliveryError(
       `email: the server offers no STARTTLS (${detail}) — svc does not send the login in clear to a server off this machine; use its TLS port with secure: true, or a server that offers STARTTLS`,
+      false,
+    );
+  }
+  if (UNTRUSTED_CERTIFICATE.test(e.originalCode ?? "")) {
+    // Not a connection that failed for now: every attempt would meet the same certificate.
+    return new DeliveryError(
+      `email: the server's TLS certificate is not trusted (${e.originalCode}: ${detail}) — not retried; check that host is the name the certificate was issued for, and that the certificate is valid`,
       false,
     );
   }

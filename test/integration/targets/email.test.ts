@@ -471,7 +471,7 @@ describe("email: a relay whose STARTTLS certificate no CA vouches for", () => {
   });
 
   it.skipIf(networkAddress === undefined)(
-    "off this machine the certificate is still verified: nothing is sent",
+    "off this machine the certificate is still verified: nothing is sent, and no retry is made (a certificate does not change between attempts)",
     async () => {
       const relay = await snakeoilRelay(networkAddress ?? "");
       try {
@@ -484,7 +484,18 @@ describe("email: a relay whose STARTTLS certificate no CA vouches for", () => {
             home_channel: "ops@example.org",
           },
         }).get("email");
-        await expect(target?.send(message("Build 5 done"))).rejects.toThrow(/certificate/);
+        const { waits, runStep } = recordedRetries();
+        const error = await target
+          ?.send(message("Build 5 done"), undefined, { runStep })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(DeliveryError);
+        expect((error as DeliveryError).transient).toBe(false);
+        expect((error as Error).message).toMatch(
+          /^email: the server's TLS certificate is not trusted \(CERT_HAS_EXPIRED: certificate has expired\) — not retried/,
+        );
+        expect(waits).toEqual([]);
+        const checked = await target?.check?.().catch((e: unknown) => e);
+        expect((checked as Error).message).toContain("TLS certificate is not trusted");
         expect(relay.received).toEqual([]);
       } finally {
         await new Promise<void>((resolve) => relay.server.close(() => resolve()));
