@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { describe } from "../describe.js";
+import { bindHost } from "../host.js";
 import { unsetVariablesIn } from "../interpolate.js";
 import { nearMiss } from "../nearMiss.js";
 import { timerSeconds } from "../timerSeconds.js";
@@ -83,11 +84,17 @@ const url = (fallback: string) => baseUrl.default(fallback);
  * their mail server) is no host name: every connect fails on it, and its resolver error quotes the whole
  * text, password included, into each delivery's log line. The value is not quoted.
  */
-const smtpHost = text.refine((value) => !/[@/]/.test(value), {
-  message:
-    "is a URL or holds a user name or password (smtp://user:password@host) — write the SMTP server's host name alone (host: smtp.example.com) and put the rest in port, secure, user and password",
-  abort: true,
-});
+const smtpHost = text
+  .refine((value) => !/[@/]/.test(value), {
+    message:
+      "is a URL or holds a user name or password (smtp://user:password@host) — write the SMTP server's host name alone (host: smtp.example.com) and put the rest in port, secure, user and password",
+    abort: true,
+  })
+  // `smtp.example.com:587` is no name a resolver finds: every connect would fail as a DNS error, retried.
+  .superRefine((value, ctx) => {
+    const host = bindHost(value, "platforms.email.port");
+    if ("problem" in host) ctx.addIssue({ code: "custom", message: host.problem, input: value });
+  });
 
 /** Per-platform schemas; key = canonical platform name (docs/delivery-targets.md). */
 export const PLATFORM_SCHEMAS = {

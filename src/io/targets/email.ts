@@ -66,7 +66,8 @@ export function smtpOptions(settings: PlatformConfig<"email">) {
   const host = bindHost(settings.host ?? "");
   const onThisMachine = "host" in host && isLoopbackHost(host.host);
   return {
-    host: settings.host,
+    // The address itself: `[::1]`, bracketed as URLs write an IPv6 address, is no name to look up.
+    host: "host" in host ? host.host : settings.host,
     port: settings.port,
     secure,
     ...(settings.user === undefined ? {} : { auth: { user: settings.user, pass: settings.password ?? "" } }),

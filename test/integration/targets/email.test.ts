@@ -503,3 +503,47 @@ describe("email: a relay whose STARTTLS certificate no CA vouches for", () => {
     },
   );
 });
+
+/** Whether this machine has IPv6 loopback (a container may not). */
+const ipv6Loopback = await new Promise<boolean>((resolve) => {
+  const probe = createServer();
+  probe.once("error", () => resolve(false));
+  probe.listen(0, "::1", () => probe.close(() => resolve(true)));
+});
+
+describe.skipIf(!ipv6Loopback)("email: an IPv6 host", () => {
+  it("written in brackets ([::1], as URLs write it) is the address itself, not a name to look up", async () => {
+    const delivered: string[] = [];
+    const relay = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      logger: false,
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on("end", () => {
+          delivered.push("mail");
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => relay.listen(0, "::1", resolve));
+    try {
+      const relayPort = (relay.server.address() as AddressInfo).port;
+      for (const host of ["::1", "[::1]"]) {
+        const target = registryFor({
+          email: {
+            enabled: true,
+            host,
+            port: relayPort,
+            from: "svc@example.org",
+            home_channel: "ops@example.org",
+          },
+        }).get("email");
+        await expect(target?.send(message("x"))).resolves.toMatchObject({ chatId: "ops@example.org" });
+      }
+      expect(delivered).toEqual(["mail", "mail"]);
+    } finally {
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    }
+  });
+});

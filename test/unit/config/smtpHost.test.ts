@@ -40,7 +40,21 @@ describe("platforms.email.host", () => {
     }
   });
 
-  it("a host name or address loads", () => {
-    for (const host of ["smtp.example.com", "127.0.0.1", "::1"]) expect(load(host)).not.toBeInstanceOf(Error);
+  it("a host name or address loads, an IPv6 address also in brackets as URLs write it", () => {
+    for (const host of ["smtp.example.com", "127.0.0.1", "::1", "[::1]", "[2001:db8::25]"])
+      expect(load(host)).not.toBeInstanceOf(Error);
+  });
+
+  it("a host with a port (smtp.example.com:587), which no resolver finds, is refused at load, naming the key for the port", () => {
+    for (const [host, named] of [
+      ["smtp.example.com:587", "smtp.example.com"],
+      ["[::1]:25", "::1"],
+    ] as const) {
+      const error = load(host);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toContain(
+        `config.yaml: platforms.email.host: "${host}" includes a port — write ${named} and put the port in platforms.email.port`,
+      );
+    }
   });
 });
