@@ -5,7 +5,9 @@ import { type FakeApi, type FakeReply, startFakeApi } from "./httpFake.js";
  * refusals of a message body — 400 code 50006 "Cannot send an empty message" for blank content and
  * 400 code 50035 "Invalid Form Body" past 2000 characters — and 401 without `Authorization: Bot <token>`.
  * A message sent with `enforce_nonce: true` and a nonce it already created a message for is not created
- * again: the first one is returned, as Discord does.
+ * again: the first one is returned, as Discord does; a nonce over 25 characters is refused (50035). The
+ * created message says whom it pinged as Discord's does (`mention_everyone`, `mentions`, `mention_roles`),
+ * by the request's `allowed_mentions`: without one, every mention in the content pings.
  */
 export async function startFakeDiscord(
   token: string,
@@ -22,7 +24,7 @@ export async function startFakeDiscord(
   let nextId = 1;
   let answersToLose = options.loseAnswers ?? 0;
   /** Messages created, by the nonce they were sent with under `enforce_nonce: true`, as Discord keeps them. */
-  const byNonce = new Map<string, { id: string; channel_id: string; content: string }>();
+  const byNonce = new Map<string, CreatedMessage>();
   const windows = new Map<string, { start: number; used: number }>();
   /** The bucket headers of one more message to `channel`, or the 429 when the bucket is empty. */
   function spend(channel: string): { headers: Record<string, string>; limited?: FakeReply } {
@@ -78,14 +80,36 @@ export async function startFakeDiscord(
             },
           },
         };
+      const { nonce, enforce_nonce, allowed_mentions } = request.json as {
+        nonce?: unknown;
+        enforce_nonce?: unknown;
+        allowed_mentions?: { parse?: string[]; users?: string[]; roles?: string[] };
+      };
+      if (typeof nonce === "string" && nonce.length > 25)
+        return {
+          status: 400,
+          json: {
+            message: "Invalid Form Body",
+            code: 50035,
+            errors: {
+              nonce: {
+                _errors: [{ code: "BASE_TYPE_BAD_LENGTH", message: "Must be between 1 and 25 in length." }],
+              },
+            },
+          },
+        };
       const spent = spend(channel);
       if (spent.limited !== undefined) return spent.limited;
       // enforce_nonce: a second message of the bot with the same nonce is not created; the first is returned.
-      const { nonce, enforce_nonce } = request.json as { nonce?: unknown; enforce_nonce?: unknown };
       const key = enforce_nonce === true && nonce !== undefined ? String(nonce) : undefined;
       const earlier = key === undefined ? undefined : byNonce.get(key);
       if (earlier !== undefined) return { headers: spent.headers, json: earlier };
-      const created = { id: String(nextId++), channel_id: decodeURIComponent(channel), content };
+      const created = {
+        id: String(nextId++),
+        channel_id: decodeURIComponent(channel),
+        content,
+        ...pinged(content, allowed_mentions),
+      };
       createdByFake.get(fake)?.push(created);
       if (key !== undefined) byNonce.set(key, created);
       if (answersToLose > 0) {
@@ -100,10 +124,40 @@ export async function startFakeDiscord(
   return fake;
 }
 
-const createdByFake = new WeakMap<FakeApi, { id: string; channel_id: string; content: string }[]>();
+/**
+ * Whom a message pings, as Discord reads its content (`@everyone`/`@here`, `<@id>`/`<@!id>`, `<@&id>`) under
+ * `allowed_mentions` (https://discord.com/developers/docs/resources/message#allowed-mentions-object).
+ */
+function pinged(
+  content: string,
+  allowed: { parse?: string[]; users?: string[]; roles?: string[] } | undefined,
+): { mention_everyone: boolean; mentions: { id: string }[]; mention_roles: string[] } {
+  const parse = allowed === undefined ? ["everyone", "users", "roles"] : (allowed.parse ?? []);
+  const users = [...content.matchAll(/<@!?(\d+)>/g)].map((m) => m[1] ?? "");
+  const roles = [...content.matchAll(/<@&(\d+)>/g)].map((m) => m[1] ?? "");
+  return {
+    mention_everyone: parse.includes("everyone") && /@(?:everyone|here)/.test(content),
+    mentions: users
+      .filter((id) => parse.includes("users") || (allowed?.users ?? []).includes(id))
+      .map((id) => ({ id })),
+    mention_roles: roles.filter((id) => parse.includes("roles") || (allowed?.roles ?? []).includes(id)),
+  };
+}
+
+/** A message the fake created, as Discord answers it (the fields svc's tests read). */
+export interface CreatedMessage {
+  readonly id: string;
+  readonly channel_id: string;
+  readonly content: string;
+  readonly mention_everyone: boolean;
+  readonly mentions: readonly { id: string }[];
+  readonly mention_roles: readonly string[];
+}
+
+const createdByFake = new WeakMap<FakeApi, CreatedMessage[]>();
 
 /** The messages the fake created (a channel's history), in order: a request it de-duplicated adds none. */
-export function createdMessages(fake: FakeApi): readonly { channel_id: string; content: string }[] {
+export function createdMessages(fake: FakeApi): readonly CreatedMessage[] {
   return createdByFake.get(fake) ?? [];
 }
 

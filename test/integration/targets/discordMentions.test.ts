@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createdMessages, startFakeDiscord } from "../../fakes/discord.js";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { message, registryFor } from "./support.js";
 
 /**
  * Spec 5 rule 6: payload text is untrusted. A Discord message whose text comes from a payload must not
@@ -43,5 +45,36 @@ describe("discord: mentions from payload text never ping", () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]?.path).toBe("/api/v10/channels/555000111/messages");
     expect(sent[0]?.json).toMatchObject({ content: `New issue: ${title}`, allowed_mentions: { parse: [] } });
+  });
+});
+
+describe("discord: against a fake that pings as Discord reads the content", () => {
+  it("a long text full of mentions, split in parts, pings no one in any part", async () => {
+    const faithful = await startFakeDiscord("D-TOKEN");
+    try {
+      const target = registryFor({
+        discord: { enabled: true, token: "D-TOKEN", base_url: faithful.url, home_channel: "555000111" },
+      }).get("discord");
+      const line = "@everyone @here <@42> <@!43> <@&123456> look at this";
+      const text = Array.from({ length: 80 }, () => line).join("\n");
+      await expect(target?.send(message(text))).resolves.toMatchObject({ parts: 3 });
+      const created = createdMessages(faithful);
+      expect(created.map((m) => m.content).join("")).toBe(text);
+      for (const posted of created)
+        expect(posted).toMatchObject({ mention_everyone: false, mentions: [], mention_roles: [] });
+      // The same line sent without allowed_mentions, as a client that leaves it out does, pings them all:
+      const unguarded = await fetch(`${faithful.url}/api/v10/channels/555000111/messages`, {
+        method: "POST",
+        headers: { authorization: "Bot D-TOKEN", "content-type": "application/json" },
+        body: JSON.stringify({ content: line }),
+      });
+      expect(await unguarded.json()).toMatchObject({
+        mention_everyone: true,
+        mentions: [{ id: "42" }, { id: "43" }],
+        mention_roles: ["123456"],
+      });
+    } finally {
+      await faithful.close();
+    }
   });
 });
