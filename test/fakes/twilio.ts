@@ -4,7 +4,8 @@ import { type FakeApi, startFakeApi } from "./httpFake.js";
  * A fake Twilio Messages API (`POST /2010-04-01/Accounts/<sid>/Messages.json`, form-encoded, Basic auth
  * `sid:token`) with Twilio's own refusals: 401 code 20003 for bad credentials, 400 code 21604 without `To`,
  * 21603 without a sender (`From` or `MessagingServiceSid`), 21602 without `Body`, 21617 past 1600
- * characters. Success is 201 with the message resource.
+ * characters, 21211 for a `To` that is not E.164 (`+14155552671`: no spaces, dashes or parentheses) or a
+ * channel address (`whatsapp:+14155552671`). Success is 201 with the message resource.
  */
 export async function startFakeTwilio(sid: string, token: string): Promise<FakeApi> {
   let next = 1;
@@ -25,6 +26,8 @@ export async function startFakeTwilio(sid: string, token: string): Promise<FakeA
     const service = form.get("MessagingServiceSid");
     const body = form.get("Body") ?? "";
     if (!to) return refuse(400, 21604, "A 'To' phone number is required.");
+    if (!/^(?:[a-z]+:)?\+[1-9]\d{1,14}$/.test(to))
+      return refuse(400, 21211, `The 'To' number ${to} is not a valid phone number.`);
     if (!from && !service) return refuse(400, 21603, "A 'From' phone number is required.");
     if (body === "") return refuse(400, 21602, "Message body is required.");
     if (body.length > 1600)

@@ -9,6 +9,19 @@ export const SMS_LIMIT = 1600;
 
 const MESSAGING_SERVICE = /^MG[0-9a-f]{32}$/i;
 
+/** A phone number as people write it, `+1 (555) 222-3333`, perhaps after a channel (`whatsapp:`). */
+const WRITTEN_NUMBER = /^((?:[a-z]+:)?\+)([\d\s().-]+)$/i;
+
+/**
+ * Twilio takes numbers in E.164 only (`+15552223333`) and refuses one written with spaces, dashes, dots or
+ * parentheses (error 21211): those are dropped. Anything else (a number without its country code, an
+ * alphanumeric sender) is sent as written.
+ */
+export function e164(number: string): string {
+  const written = WRITTEN_NUMBER.exec(number);
+  return written === null ? number : `${written[1]}${(written[2] ?? "").replace(/[\s().-]/g, "")}`;
+}
+
 /** Twilio-compatible `POST /2010-04-01/Accounts/{sid}/Messages.json`, form-encoded, HTTP basic auth. */
 export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
   const sid = settings.account_sid ?? "";
@@ -22,7 +35,7 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
   });
   const account = `/2010-04-01/Accounts/${encodeURIComponent(sid)}`;
   // Twilio sends either from a number (`From`) or through a Messaging Service (`MessagingServiceSid`, MG…).
-  const from = settings.from ?? "";
+  const from = e164(settings.from ?? "");
   const sender = MESSAGING_SERVICE.test(from) ? { MessagingServiceSid: from } : { From: from };
   const oneAtATime = recipientQueue();
   return {
@@ -30,7 +43,7 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
     check: async (signal) =>
       stringField(await api.call("account", "GET", `${account}.json`, { signal }), "friendly_name"),
     async send(message, signal, options = {}) {
-      const to = resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]);
+      const to = e164(resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]));
       const parts = messageParts(message.text, SMS_LIMIT);
       // One number's deliveries go one after another: the parts of two long texts do not interleave.
       await oneAtATime(to, async () => {

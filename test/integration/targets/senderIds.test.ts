@@ -47,6 +47,32 @@ describe("sms: sender", () => {
     });
   });
 
+  it("a number written with spaces, dashes, dots or parentheses is sent in E.164, as Twilio requires", async () => {
+    twilio.requests.length = 0;
+    const target = registryFor({
+      sms: {
+        enabled: true,
+        account_sid: SID,
+        auth_token: "TW-TOKEN",
+        from: "+1 555-000-0000",
+        home_channel: "+44 20 7946 0958",
+        base_url: twilio.url,
+      },
+    }).get("sms");
+    await expect(target?.send(message("a", { chat_id: "+1 (555) 111-2222" }))).resolves.toMatchObject({
+      chatId: "+15551112222",
+    });
+    await expect(target?.send(message("b", { to: "whatsapp:+1 555.111.3333" }))).resolves.toMatchObject({
+      chatId: "whatsapp:+15551113333",
+    });
+    await expect(target?.send(message("c"))).resolves.toMatchObject({ chatId: "+442079460958" });
+    expect(twilio.requests.map((r) => [r.form?.get("To"), r.form?.get("From")])).toEqual([
+      ["+15551112222", "+15550000000"],
+      ["whatsapp:+15551113333", "+15550000000"],
+      ["+442079460958", "+15550000000"],
+    ]);
+  });
+
   it("a text over 1600 characters goes out as several messages Twilio accepts", async () => {
     twilio.requests.length = 0;
     const text = Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(40)}`).join("\n");
