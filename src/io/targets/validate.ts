@@ -28,6 +28,11 @@ export function isPullRequestNumber(value: string): boolean {
 
 const isTemplate = (value: string) => /\{[^}]+\}/.test(value);
 
+/** A phone number written without its `+` and country code (`555-222-3333`), which Twilio refuses (E.164 only). */
+const NATIONAL_NUMBER = /^[\d\s().-]*\d[\d\s().-]*$/;
+const NOT_E164 =
+  "is no E.164 number — Twilio refuses every delivery to it (error 21211); write it with its + and country code, such as +15552223333";
+
 export interface TargetProblems {
   /** An unknown `deliver` name: refused everywhere. */
   readonly unknown: string[];
@@ -153,6 +158,15 @@ export function targetStartupProblems(
       service === undefined || isTemplate(service) ? undefined : notifyServiceProblem(service);
     if (serviceProblem !== undefined)
       problems.push(`${at}.deliver_extra.${named}: ${serviceProblem} — every delivery to it fails`);
+    if (canonical === "sms") {
+      const number = named === undefined ? settings?.home_channel : extra[named];
+      if (number !== undefined && NATIONAL_NUMBER.test(number.trim()))
+        problems.push(
+          named === undefined
+            ? `${at}.deliver: sms delivers to platforms.sms.home_channel "${number.trim()}", which ${NOT_E164}`
+            : `${at}.deliver_extra.${named}: "${number.trim()}" ${NOT_E164}`,
+        );
+    }
     const chatLike = isChatPlatform(canonical) || canonical === "sms" || canonical === "email";
     const recipient = extra.chat_id ?? (canonical === "sms" || canonical === "email" ? extra.to : undefined);
     // A blank home channel (`home_channel: ${HOME}` with `HOME=` in .env) is none: deliveries fail alike.

@@ -333,3 +333,15 @@ describe("deliver_extra keys the target never reads", () => {
     expect(targetStartupProblems(config, "config.yaml").warnings).toEqual([]);
   });
 });
+
+describe("sms numbers", () => {
+  it("names a number written without its + and country code, which Twilio refuses (E.164 only); a +number with separators, a template or a sender name passes", () => {
+    const { config, paths } = load(
+      `${route("sms", '        deliver_extra: {to: "555-222-3333"}\n')}      r2:\n        deliver: sms\n        deliver_extra: {chat_id: "+1 (555) 222-3333"}\n      r3:\n        deliver: sms\n        deliver_extra: {to: "{phone}"}\n      r4:\n        deliver: sms\n      r5:\n        deliver: sms\n        deliver_extra: {to: "whatsapp:+15552223333"}\n  sms: {enabled: true, account_sid: AC1, auth_token: t, from: "+15550001111", home_channel: 5552223333}\n`,
+    );
+    expect(targetStartupProblems(config, paths.config).warnings).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.to: "555-222-3333" is no E.164 number — Twilio refuses every delivery to it (error 21211); write it with its + and country code, such as +15552223333`,
+      `${paths.config}: platforms.webhook.routes.r4.deliver: sms delivers to platforms.sms.home_channel "5552223333", which is no E.164 number — Twilio refuses every delivery to it (error 21211); write it with its + and country code, such as +15552223333`,
+    ]);
+  });
+});
