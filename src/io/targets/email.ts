@@ -137,6 +137,14 @@ export function smtpCredentialForms(settings: PlatformConfig<"email">): string[]
 
 export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps): DeliveryTarget {
   const secrets = smtpCredentialForms(settings);
+  // `from: svc`, a name alone: nodemailer would send with no From header and a null sender (MAIL FROM:<>),
+  // which a server may take while the receiving mailbox refuses or drops the mail, unseen.
+  const fromProblem = namesNoAddress(settings.from ?? "")
+    ? new DeliveryError(
+        `email: platforms.email.from "${(settings.from ?? "").slice(0, 100)}" names no e-mail address — nothing sent (a mail without a From address is refused or dropped by the receiving mailbox); write it as svc@example.com or "svc <svc@example.com>"`,
+        false,
+      )
+    : undefined;
   // nodemailer is loaded when the target first checks or sends, not at every gateway start.
   let transporter: Promise<Transporter> | undefined;
   const transport = (): Promise<Transporter> =>
@@ -144,6 +152,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
   return {
     name: "email",
     async check() {
+      if (fromProblem !== undefined) throw fromProblem;
       try {
         await (await transport()).verify();
       } catch (err) {
@@ -152,6 +161,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       return `${settings.host}:${settings.port}`;
     },
     async send(message, _signal, options = {}) {
+      if (fromProblem !== undefined) throw fromProblem;
       const to = resolveChatId("email", message, settings.home_channel, ["chat_id", "to"]);
       // A recipient rendered from the payload is untrusted: nodemailer reads "a@x\r\nBcc: b@y" as a
       // group and sends to b@y as well.

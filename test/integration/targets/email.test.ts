@@ -180,6 +180,25 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(received.map((r) => r.to)).toEqual([["oncall@example.org"]]);
   });
 
+  it("a from that names no address (from: svc) sends nothing: the mail would go with no From header and a null sender, which mailboxes refuse or drop", async () => {
+    received.length = 0;
+    const target = registryFor({ email: { ...settings(), from: "svc" } }).get("email");
+    const expected =
+      'email: platforms.email.from "svc" names no e-mail address — nothing sent (a mail without a From address is refused or dropped by the receiving mailbox); write it as svc@example.com or "svc <svc@example.com>"';
+    const checked = await target?.check?.().catch((e: unknown) => e);
+    expect((checked as Error).message).toBe(expected);
+    const sent = await target?.send(message("x")).catch((e: unknown) => e);
+    expect(sent).toBeInstanceOf(DeliveryError);
+    expect((sent as DeliveryError).transient).toBe(false);
+    expect((sent as Error).message).toBe(expected);
+    expect(received).toEqual([]);
+    // With its address, a display name goes out as before.
+    await registryFor({ email: { ...settings(), from: "svc <svc@example.org>" } })
+      .get("email")
+      ?.send(message("x"));
+    expect(received.map((r) => r.from)).toEqual(["svc@example.org"]);
+  });
+
   it("refuses a deliver_extra recipient (payload text) that names more than one address; home_channel may list several", async () => {
     received.length = 0;
     const target = registryFor({ email: settings() }).get("email");
