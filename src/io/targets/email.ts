@@ -45,6 +45,13 @@ function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[])
       false,
     );
   }
+  if (e.originalCode === "ERR_SSL_WRONG_VERSION_NUMBER") {
+    // secure: true (implicit TLS) met a server that greets in plain text: a STARTTLS port such as 587.
+    return new DeliveryError(
+      "email: the server answered in plain text where secure: true expects TLS from the start — not retried; a server on a STARTTLS port (587, 25) takes secure: false (secure: true is for port 465)",
+      false,
+    );
+  }
   if (UNTRUSTED_CERTIFICATE.test(e.originalCode ?? "")) {
     // Not a connection that failed for now: every attempt would meet the same certificate.
     return new DeliveryError(

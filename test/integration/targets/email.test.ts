@@ -324,6 +324,22 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(second).not.toBe(first);
   });
 
+  it("secure: true against a STARTTLS port (a plain-text greeting where TLS was expected) fails at once, saying to set secure: false", async () => {
+    received.length = 0;
+    const target = registryFor({ email: { ...settings(), secure: true } }).get("email");
+    const expected =
+      "email: the server answered in plain text where secure: true expects TLS from the start — not retried; a server on a STARTTLS port (587, 25) takes secure: false (secure: true is for port 465)";
+    const checked = await target?.check?.().catch((e: unknown) => e);
+    expect((checked as Error).message).toBe(expected);
+    const { waits, runStep } = recordedRetries();
+    const sent = await target?.send(message("x"), undefined, { runStep }).catch((e: unknown) => e);
+    expect(sent).toBeInstanceOf(DeliveryError);
+    expect((sent as DeliveryError).transient).toBe(false);
+    expect((sent as Error).message).toBe(expected);
+    expect(waits).toEqual([]);
+    expect(received).toEqual([]);
+  });
+
   it("classifies a 4xx SMTP reply as transient and a 5xx as permanent", async () => {
     const target = registryFor({ email: settings() }).get("email");
     rejectNext = { code: 451, text: "Try again later" };
