@@ -24,7 +24,12 @@ const UNTRUSTED_CERTIFICATE =
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[]): DeliveryError {
+function asDeliveryError(
+  err: unknown,
+  secrets: readonly (string | undefined)[],
+  /** The connection started in plain text (`secure` false): a silent server may be one that expects TLS. */
+  plain = false,
+): DeliveryError {
   const e = err as {
     code?: string;
     originalCode?: string;
@@ -59,7 +64,12 @@ function asDeliveryError(err: unknown, secrets: readonly (string | undefined)[])
       false,
     );
   }
-  return new DeliveryError(`email: ${e.code ?? "SMTP"} — ${detail}`, transient);
+  // An SMTPS server (implicit TLS, port 465) waits for a TLS handshake and sends a plain client nothing.
+  const hint =
+    plain && e.code === "ETIMEDOUT" && /Greeting never received/i.test(e.message ?? "")
+      ? " — a server that expects TLS from the start (SMTPS, usually port 465) greets no plain-text client: if this is one, set secure: true"
+      : "";
+  return new DeliveryError(`email: ${e.code ?? "SMTP"} — ${detail}${hint}`, transient);
 }
 
 /** SMTP through nodemailer; the recipient is `deliver_extra.chat_id` or `to`, else `home_channel`. */
@@ -144,6 +154,7 @@ export function smtpCredentialForms(settings: PlatformConfig<"email">): string[]
 
 export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps): DeliveryTarget {
   const secrets = smtpCredentialForms(settings);
+  const plain = !smtpOptions(settings).secure;
   // `from: svc`, a name alone: nodemailer would send with no From header and a null sender (MAIL FROM:<>),
   // which a server may take while the receiving mailbox refuses or drops the mail, unseen.
   const fromProblem = namesNoAddress(settings.from ?? "")
@@ -163,7 +174,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       try {
         await (await transport()).verify();
       } catch (err) {
-        throw asDeliveryError(err, secrets);
+        throw asDeliveryError(err, secrets, plain);
       }
       return `${settings.host}:${settings.port}`;
     },
@@ -214,7 +225,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
               ...(envelopeTo === undefined ? {} : { envelope: { from: settings.from, to: envelopeTo } }),
             });
           } catch (err) {
-            throw asDeliveryError(err, secrets);
+            throw asDeliveryError(err, secrets, plain);
           }
           for (const recipient of envelopeTo ?? []) unreached.delete(recipient);
           const refused = refusedRecipients(info);

@@ -582,3 +582,30 @@ describe.skipIf(!ipv6Loopback)("email: an IPv6 host", () => {
     }
   });
 });
+
+describe("email: secure: false against a server that expects TLS from the start (SMTPS)", () => {
+  it("the greeting that never comes is named with the fix (secure: true)", async () => {
+    const smtps = new SMTPServer({ secure: true, authOptional: true, logger: false });
+    smtps.on("error", () => {});
+    await new Promise<void>((resolve) => smtps.listen(0, "127.0.0.1", resolve));
+    try {
+      const target = registryFor({
+        email: {
+          enabled: true,
+          host: "127.0.0.1",
+          port: (smtps.server.address() as AddressInfo).port,
+          secure: false,
+          timeout_seconds: 0.5,
+          from: "svc@example.org",
+          home_channel: "ops@example.org",
+        },
+      }).get("email");
+      const error = await target?.send(message("x")).catch((e: unknown) => e);
+      expect((error as Error).message).toBe(
+        "email: ETIMEDOUT — Greeting never received — a server that expects TLS from the start (SMTPS, usually port 465) greets no plain-text client: if this is one, set secure: true",
+      );
+    } finally {
+      await new Promise<void>((resolve) => smtps.close(() => resolve()));
+    }
+  });
+});
