@@ -113,6 +113,21 @@ export function messageIdFor(message: DeliveryMessage, from: string | undefined)
   return `<svc-${id}@${/^[\w.-]+$/.test(domain) ? domain : "localhost"}>`;
 }
 
+/**
+ * RFC 5322 caps a mail's lines at 998 characters, and nodemailer folds a subject only at its spaces: a
+ * longer run without one (payload text: a hash, a URL) would make a header line servers may refuse (Exim's
+ * "lines too long"). A subject is a summary: one past this many characters is cut, ending in "…".
+ */
+const MAX_SUBJECT = 900;
+
+function subjectLine(subject: string): string {
+  if (subject.length <= MAX_SUBJECT) return subject;
+  const end = MAX_SUBJECT - 1;
+  // Never between the two halves of a surrogate pair.
+  const cut = /[\ud800-\udbff]/.test(subject[end - 1] ?? "") ? end - 1 : end;
+  return `${subject.slice(0, cut)}…`;
+}
+
 /** A recipient the server refused at `RCPT TO` while it took the message for others (nodemailer's `rejectedErrors`). */
 interface RefusedRecipient {
   readonly recipient: string;
@@ -203,7 +218,9 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
           false,
         );
       }
-      const subject = message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route);
+      const subject = subjectLine(
+        message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route),
+      );
       const messageId = messageIdFor(message, settings.from);
       // A server that refuses some recipients of a list (home_channel) at RCPT TO takes the mail for the
       // others, and nodemailer resolves: those refused for now (4xx) are sent it again, alone (the same

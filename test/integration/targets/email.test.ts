@@ -138,6 +138,25 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(body.join("\r\n\r\n")).not.toContain("forged body");
   });
 
+  it("a subject from payload text with a run longer than a mail line may be (998, RFC 5322) is cut, so no header line is over it", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    const hash = "f".repeat(1200);
+    await target?.send(message("Real body.", { subject: `Deploy ${hash}` }));
+    const [head] = received[0]?.data.split("\r\n\r\n") ?? [];
+    for (const line of (head ?? "").split("\r\n")) expect(line.length).toBeLessThanOrEqual(998);
+    // Q-encoded words keep the letters as they are: "Deploy ", 892 of the f's, then "…" (=E2=80=A6).
+    const subject = /^Subject:.*(?:\r\n[ \t].*)*/m.exec(head ?? "")?.[0] ?? "";
+    expect(subject.match(/f/g)?.length).toBe(892);
+    expect(subject).toMatch(/=E2=80=A6\?=$/);
+    // A subject within the limit is sent whole.
+    await target?.send(message("Real body.", { subject: `Deploy ${"f".repeat(800)}` }));
+    // (folded at its space: unfolded, it is the subject as written)
+    expect(received[1]?.data.replaceAll(/\r\n[ \t]+/g, " ")).toContain(
+      `Subject: Deploy ${"f".repeat(800)}\r\n`,
+    );
+  });
+
   it("falls back to deliver_extra.to, then home_channel", async () => {
     received.length = 0;
     const target = registryFor({ email: settings() }).get("email");
