@@ -97,7 +97,9 @@ export function smtpOptions(settings: PlatformConfig<"email">) {
     ...(onThisMachine ? { tls: { rejectUnauthorized: false } } : {}),
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
+    // A second later than the greeting's: a server that sends nothing at all (an SMTPS port spoken to in
+    // plain text) is then named by the greeting that never came, not by an idle socket's bare "Timeout".
+    socketTimeout: timeoutMs + 1000,
   };
 }
 
