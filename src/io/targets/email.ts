@@ -241,6 +241,8 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
               subject,
               text: message.text,
               messageId,
+              // RFC 3834: sent by a program, so vacation and other auto-replies do not answer it.
+              headers: { "Auto-Submitted": "auto-generated" },
               ...(envelopeTo === undefined ? {} : { envelope: { from: settings.from, to: envelopeTo } }),
             });
           } catch (err) {

@@ -120,6 +120,13 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(received[0]?.data).toContain("Deploy finished.\r\nAll green.");
   });
 
+  it("marks the mail as sent by a program (Auto-Submitted: auto-generated), so vacation auto-replies do not answer it", async () => {
+    received.length = 0;
+    await registryFor({ email: settings() }).get("email")?.send(message("Build 5 failed"));
+    const [head] = received[0]?.data.split("\r\n\r\n") ?? [];
+    expect(head).toMatch(/^Auto-Submitted: auto-generated$/m);
+  });
+
   it("a deliver_extra.subject that renders blank falls back to the platform's subject", async () => {
     const registry = registryFor({ email: settings() });
     await registry.get("email")?.send(message("Disk full", { chat_id: "a@example.org", subject: "  " }));
