@@ -5,7 +5,7 @@ import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
 import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
-import { type CronJob, type CronStore, nextRunAfter } from "../io/stores/cronStore.js";
+import { type CronJob, type CronStore, nextRunAfter, parseSchedule } from "../io/stores/cronStore.js";
 import type { AcceptedEvent, CronFireResult } from "../streams/context.js";
 import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
@@ -170,6 +170,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const checkedTargets = new Map<string, { target: string; version: unknown }>();
   /** `<profile>\0<job id>` → the schedule and next_run the last tick saw (a hand edit of the schedule shows). */
   const lastSeen = new Map<string, { schedule: string; next_run: string | undefined }>();
+  const tickMs = options.tickMs ?? 1000;
+  /** The clock's time at the last tick: a tick that finds an earlier one sees the clock set back. */
+  let lastTickAt: number | undefined;
 
   /** Writes a change to job `id`; resolves with the error when the store could not be written. */
   async function write(
@@ -325,7 +328,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   }
 
-  async function tickProfile(profile: string, now: number): Promise<string[]> {
+  async function tickProfile(profile: string, now: number, stepBackMs = 0): Promise<string[]> {
     let store: CronStore;
     let due: CronJob[];
     try {
@@ -334,6 +337,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       reportInvalid(profile, records);
       reportTargets(profile, store.path, records);
       await followEditedSchedules(profile, store, records, now);
+      if (stepBackMs > 0) await followClockStep(store, records, now, stepBackMs);
       due = records
         .flatMap((record) => (record.ok ? [record.job] : []))
         .filter(
@@ -473,6 +477,54 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   }
 
   /**
+   * The clock set back by `stepMs` while the gateway runs (an NTP step): each enabled job's next run, worked
+   * out on the clock before the step, would leave the hours stepped over without a run (a `*\/15` job idle
+   * for two hours). It is moved back by the step: an interval keeps its spacing, a cron expression takes
+   * its first time from there (looked for a tick earlier, as the step is known to within a tick), so a
+   * job at a fixed time that already ran is not run again when the clock comes round to it.
+   */
+  async function followClockStep(
+    store: CronStore,
+    records: readonly JobRecord[],
+    now: number,
+    stepMs: number,
+  ): Promise<void> {
+    const moved = new Map<string, { from: string; to: string }>();
+    for (const entry of records) {
+      if (!entry.ok || entry.job.state !== "enabled") continue;
+      const { job } = entry;
+      const from = job.next_run;
+      const at = from === undefined ? Number.NaN : Date.parse(from);
+      if (from === undefined || !(at > now)) continue;
+      let next: number;
+      try {
+        next =
+          parseSchedule(job.schedule).kind === "interval"
+            ? at - stepMs
+            : nextRunAfter(job.schedule, Math.max(now, at - stepMs - tickMs - 1));
+      } catch {
+        continue; // an invalid schedule makes an invalid record, reported above
+      }
+      if (next < at) moved.set(job.id, { from, to: new Date(next).toISOString() });
+    }
+    if (moved.size === 0) return;
+    try {
+      await store.update((jobs) => {
+        for (const [id, { from, to }] of moved) {
+          const job = jobs[id];
+          // A job whose next run was changed meanwhile (svc cron resume, a hand edit) keeps it.
+          if (job !== undefined && job.next_run === from) jobs[id] = { ...job, next_run: to };
+        }
+      });
+    } catch (err) {
+      logger.error(
+        { err: (err as Error).message },
+        `[cron] the next runs moved back with the clock could not be written to ${store.path} (${(err as Error).message}); its jobs run at the times they had`,
+      );
+    }
+  }
+
+  /**
    * A record edited by hand into an invalid one never runs: logged once with its file, key and problem
    * (the store is read every second), again when its problem changes.
    */
@@ -573,8 +625,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
 
   async function tick(): Promise<string[]> {
     const now = clock.now();
+    // Ticks are a tick apart: one that finds the clock behind the last one's time, it was set back by
+    // (about) the difference and a tick.
+    const stepBackMs = lastTickAt !== undefined && now < lastTickAt ? lastTickAt + tickMs - now : 0;
+    lastTickAt = now;
+    if (stepBackMs > 0)
+      logger.warn(
+        `[cron] the clock was set back by about ${Math.round(stepBackMs / 1000)} s (to ${new Date(now).toISOString()}): the jobs' next runs are moved back with it`,
+      );
     const started: string[] = [];
-    for (const profile of profiles()) started.push(...(await tickProfile(profile, now)));
+    for (const profile of profiles()) started.push(...(await tickProfile(profile, now, stepBackMs)));
     return started;
   }
 
@@ -591,14 +651,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     holding = undefined;
     draining = stopped && !launched.signal.aborted && options.claim !== undefined && scheduledRuns.size > 0;
     if (!draining) return;
-    holding = clock.setTimeout(() => void tick().finally(holdWhileStopping), options.tickMs ?? 1000);
+    holding = clock.setTimeout(() => void tick().finally(holdWhileStopping), tickMs);
   }
 
   function schedule(): void {
     if (stopped) return;
     timer = clock.setTimeout(() => {
       void tick().finally(schedule);
-    }, options.tickMs ?? 1000);
+    }, tickMs);
   }
 
   return {
