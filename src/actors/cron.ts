@@ -5,7 +5,13 @@ import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
 import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
-import { type CronJob, type CronStore, nextRunAfter, parseSchedule } from "../io/stores/cronStore.js";
+import {
+  type CronJob,
+  type CronStore,
+  nextRunAfter,
+  nextRunTime,
+  parseSchedule,
+} from "../io/stores/cronStore.js";
 import type { AcceptedEvent, CronFireResult } from "../streams/context.js";
 import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
@@ -343,7 +349,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         .filter(
           // A next_run that is not a time (hand-edited) is due: it is set again from the schedule below.
           (job) =>
-            job.state === "enabled" && (job.next_run === undefined || !(Date.parse(job.next_run) > now)),
+            job.state === "enabled" && (job.next_run === undefined || !(nextRunTime(job.next_run) > now)),
         );
     } catch (err) {
       const message = `[cron] ${(err as Error).message}`;
@@ -360,7 +366,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         next = nextRunAfter(
           job.schedule,
           now,
-          job.next_run === undefined ? undefined : Date.parse(job.next_run),
+          job.next_run === undefined ? undefined : nextRunTime(job.next_run),
         );
       } catch (err) {
         // A hand-edited schedule the grammar refuses: next_run could never advance, so running it would
@@ -397,7 +403,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       unadvanced.delete(key);
       if (job.next_run === undefined) continue;
-      if (Number.isNaN(Date.parse(job.next_run))) {
+      if (Number.isNaN(nextRunTime(job.next_run))) {
         logger.warn(
           { job: job.id, profile },
           `[cron] ${job.name}${inProfile(profile)}: next_run ${JSON.stringify(job.next_run.slice(0, 40))} in ${store.path} is not a time; it is set from the schedule to ${new Date(next).toISOString()}`,
@@ -425,7 +431,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         // A due time held ahead that has not come yet goes back: whichever instance claims it runs it
         // (not given back, it lapses within a minute).
         for (const dueAt of ahead)
-          if (Date.parse(dueAt) > clock.now()) void options.release?.(profile, job.id, dueAt).catch(() => {});
+          if (nextRunTime(dueAt) > clock.now())
+            void options.release?.(profile, job.id, dueAt).catch(() => {});
       });
       started.push(job.id);
     }
@@ -494,7 +501,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       if (!entry.ok || entry.job.state !== "enabled") continue;
       const { job } = entry;
       const from = job.next_run;
-      const at = from === undefined ? Number.NaN : Date.parse(from);
+      const at = from === undefined ? Number.NaN : nextRunTime(from);
       if (from === undefined || !(at > now)) continue;
       let next: number;
       try {
@@ -599,7 +606,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       if (owner !== profile) continue;
       for (const dueAt of ahead) {
         await options.claim(profile, jobId, dueAt, true).catch(() => false);
-        if (Date.parse(dueAt) <= now) ahead.delete(dueAt);
+        if (nextRunTime(dueAt) <= now) ahead.delete(dueAt);
       }
     }
   }

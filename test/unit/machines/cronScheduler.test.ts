@@ -449,6 +449,32 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["odd"]);
   });
 
+  it("a next_run written by hand without a zone is UTC, as every time of the store is, whatever the gateway's TZ", async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      home = tempHome();
+      const store = cronStore(join(home.dir, "cron", "jobs.json"));
+      await store.update((records) => {
+        records.t = job("t", { schedule: "every 1h", next_run: "2026-11-22T12:30:00" });
+        records.s = job("s", { schedule: "every 1h", next_run: "2026-11-22 12:30" });
+        records.z = job("z", { schedule: "every 1h", next_run: "2026-11-22T07:30:00-05:00" });
+      });
+      let now = T0 + 30 * 60_000 - 1;
+      const { ran, scheduler } = recordingScheduler(store, () => now);
+      await scheduler.tick();
+      expect(ran).toEqual([]);
+      now += 1;
+      await scheduler.tick();
+      await scheduler.idle();
+      expect(ran.sort()).toEqual(["s", "t", "z"]);
+      expect(store.read().records.t?.next_run).toBe("2026-11-22T13:30:00.000Z");
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it("runs only enabled jobs that are due, advances next_run, records last_run", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup(
