@@ -436,9 +436,9 @@ export class GatewayState {
       // A route that no longer coalesces still owes the group its one run: it fires at once.
       const policy = route.route.coalesce;
       groups += 1;
-      this.groupFirstAt.set(group.id, group.firstAt);
       // A clock set back while the gateway was down leaves the saved times ahead of now: a window never
-      // has more left than its whole length.
+      // has more left than its whole length, and the group's max wait counts from now on.
+      this.groupFirstAt.set(group.id, Math.min(group.firstAt, at));
       const quietMs = policy === undefined ? 0 : policy.window_seconds * 1000;
       const maxMs = policy === undefined ? 0 : policy.max_wait_seconds * 1000;
       deps.coalescer.restore({
