@@ -5,7 +5,13 @@ import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
 import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
-import { type CronJob, type CronStore, nextRunAfter } from "../io/stores/cronStore.js";
+import {
+  type CronJob,
+  type CronStore,
+  nextRunAfter,
+  nextRunTime,
+  parseSchedule,
+} from "../io/stores/cronStore.js";
 import type { AcceptedEvent, CronFireResult } from "../streams/context.js";
 import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
@@ -170,6 +176,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const checkedTargets = new Map<string, { target: string; version: unknown }>();
   /** `<profile>\0<job id>` → the schedule and next_run the last tick saw (a hand edit of the schedule shows). */
   const lastSeen = new Map<string, { schedule: string; next_run: string | undefined }>();
+  const tickMs = options.tickMs ?? 1000;
+  /** The clock's time at the last tick: a tick that finds an earlier one sees the clock set back. */
+  let lastTickAt: number | undefined;
 
   /** Writes a change to job `id`; resolves with the error when the store could not be written. */
   async function write(
@@ -325,7 +334,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   }
 
-  async function tickProfile(profile: string, now: number): Promise<string[]> {
+  async function tickProfile(profile: string, now: number, stepBackMs = 0): Promise<string[]> {
     let store: CronStore;
     let due: CronJob[];
     try {
@@ -334,12 +343,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       reportInvalid(profile, records);
       reportTargets(profile, store.path, records);
       await followEditedSchedules(profile, store, records, now);
+      if (stepBackMs > 0) await followClockStep(store, records, now, stepBackMs);
       due = records
         .flatMap((record) => (record.ok ? [record.job] : []))
         .filter(
           // A next_run that is not a time (hand-edited) is due: it is set again from the schedule below.
           (job) =>
-            job.state === "enabled" && (job.next_run === undefined || !(Date.parse(job.next_run) > now)),
+            job.state === "enabled" && (job.next_run === undefined || !(nextRunTime(job.next_run) > now)),
         );
     } catch (err) {
       const message = `[cron] ${(err as Error).message}`;
@@ -356,7 +366,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         next = nextRunAfter(
           job.schedule,
           now,
-          job.next_run === undefined ? undefined : Date.parse(job.next_run),
+          job.next_run === undefined ? undefined : nextRunTime(job.next_run),
         );
       } catch (err) {
         // A hand-edited schedule the grammar refuses: next_run could never advance, so running it would
@@ -393,7 +403,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       unadvanced.delete(key);
       if (job.next_run === undefined) continue;
-      if (Number.isNaN(Date.parse(job.next_run))) {
+      if (Number.isNaN(nextRunTime(job.next_run))) {
         logger.warn(
           { job: job.id, profile },
           `[cron] ${job.name}${inProfile(profile)}: next_run ${JSON.stringify(job.next_run.slice(0, 40))} in ${store.path} is not a time; it is set from the schedule to ${new Date(next).toISOString()}`,
@@ -421,7 +431,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         // A due time held ahead that has not come yet goes back: whichever instance claims it runs it
         // (not given back, it lapses within a minute).
         for (const dueAt of ahead)
-          if (Date.parse(dueAt) > clock.now()) void options.release?.(profile, job.id, dueAt).catch(() => {});
+          if (nextRunTime(dueAt) > clock.now())
+            void options.release?.(profile, job.id, dueAt).catch(() => {});
       });
       started.push(job.id);
     }
@@ -470,6 +481,54 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     for (const key of lastSeen.keys())
       if (key.startsWith(`${profile}\u0000`) && !seen.has(key)) lastSeen.delete(key);
+  }
+
+  /**
+   * The clock set back by `stepMs` while the gateway runs (an NTP step): each enabled job's next run, worked
+   * out on the clock before the step, would leave the hours stepped over without a run (a `*\/15` job idle
+   * for two hours). It is moved back by the step: an interval keeps its spacing, a cron expression takes
+   * its first time from there (looked for a tick earlier, as the step is known to within a tick), so a
+   * job at a fixed time that already ran is not run again when the clock comes round to it.
+   */
+  async function followClockStep(
+    store: CronStore,
+    records: readonly JobRecord[],
+    now: number,
+    stepMs: number,
+  ): Promise<void> {
+    const moved = new Map<string, { from: string; to: string }>();
+    for (const entry of records) {
+      if (!entry.ok || entry.job.state !== "enabled") continue;
+      const { job } = entry;
+      const from = job.next_run;
+      const at = from === undefined ? Number.NaN : nextRunTime(from);
+      if (from === undefined || !(at > now)) continue;
+      let next: number;
+      try {
+        next =
+          parseSchedule(job.schedule).kind === "interval"
+            ? at - stepMs
+            : nextRunAfter(job.schedule, Math.max(now, at - stepMs - tickMs - 1));
+      } catch {
+        continue; // an invalid schedule makes an invalid record, reported above
+      }
+      if (next < at) moved.set(job.id, { from, to: new Date(next).toISOString() });
+    }
+    if (moved.size === 0) return;
+    try {
+      await store.update((jobs) => {
+        for (const [id, { from, to }] of moved) {
+          const job = jobs[id];
+          // A job whose next run was changed meanwhile (svc cron resume, a hand edit) keeps it.
+          if (job !== undefined && job.next_run === from) jobs[id] = { ...job, next_run: to };
+        }
+      });
+    } catch (err) {
+      logger.error(
+        { err: (err as Error).message },
+        `[cron] the next runs moved back with the clock could not be written to ${store.path} (${(err as Error).message}); its jobs run at the times they had`,
+      );
+    }
   }
 
   /**
@@ -547,7 +606,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       if (owner !== profile) continue;
       for (const dueAt of ahead) {
         await options.claim(profile, jobId, dueAt, true).catch(() => false);
-        if (Date.parse(dueAt) <= now) ahead.delete(dueAt);
+        if (nextRunTime(dueAt) <= now) ahead.delete(dueAt);
       }
     }
   }
@@ -573,8 +632,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
 
   async function tick(): Promise<string[]> {
     const now = clock.now();
+    // Ticks are a tick apart: one that finds the clock behind the last one's time, it was set back by
+    // (about) the difference and a tick.
+    const stepBackMs = lastTickAt !== undefined && now < lastTickAt ? lastTickAt + tickMs - now : 0;
+    lastTickAt = now;
+    if (stepBackMs > 0)
+      logger.warn(
+        `[cron] the clock was set back by about ${Math.round(stepBackMs / 1000)} s (to ${new Date(now).toISOString()}): the jobs' next runs are moved back with it`,
+      );
     const started: string[] = [];
-    for (const profile of profiles()) started.push(...(await tickProfile(profile, now)));
+    for (const profile of profiles()) started.push(...(await tickProfile(profile, now, stepBackMs)));
     return started;
   }
 
@@ -591,14 +658,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     holding = undefined;
     draining = stopped && !launched.signal.aborted && options.claim !== undefined && scheduledRuns.size > 0;
     if (!draining) return;
-    holding = clock.setTimeout(() => void tick().finally(holdWhileStopping), options.tickMs ?? 1000);
+    holding = clock.setTimeout(() => void tick().finally(holdWhileStopping), tickMs);
   }
 
   function schedule(): void {
     if (stopped) return;
     timer = clock.setTimeout(() => {
       void tick().finally(schedule);
-    }, options.tickMs ?? 1000);
+    }, tickMs);
   }
 
   return {

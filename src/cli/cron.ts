@@ -22,6 +22,7 @@ import {
   jobNameProblem,
   newJobId,
   nextRunAfter,
+  nextRunTime,
   parseSchedule,
   SCHEDULE_MACROS_TEXT,
   unknownJob,
@@ -255,7 +256,7 @@ export function withState(
   const changed = job.state !== state;
   const { next_run: old, ...rest } = job;
   if (state !== "enabled") return { job: { ...rest, state }, changed };
-  const kept = !changed && old !== undefined && Number.isFinite(Date.parse(old)) ? old : undefined;
+  const kept = !changed && old !== undefined && Number.isFinite(nextRunTime(old)) ? old : undefined;
   const next_run = kept ?? new Date(nextRunAfter(job.schedule, nowMs)).toISOString();
   return { job: { ...rest, state, next_run }, changed };
 }

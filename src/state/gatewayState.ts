@@ -436,13 +436,17 @@ export class GatewayState {
       // A route that no longer coalesces still owes the group its one run: it fires at once.
       const policy = route.route.coalesce;
       groups += 1;
-      this.groupFirstAt.set(group.id, group.firstAt);
+      // A clock set back while the gateway was down leaves the saved times ahead of now: a window never
+      // has more left than its whole length, and the group's max wait counts from now on.
+      this.groupFirstAt.set(group.id, Math.min(group.firstAt, at));
+      const quietMs = policy === undefined ? 0 : policy.window_seconds * 1000;
+      const maxMs = policy === undefined ? 0 : policy.max_wait_seconds * 1000;
       deps.coalescer.restore({
         id: group.id,
         latest: asEvent(group.latest, route),
         merged: group.merged,
-        quietLeftMs: policy === undefined ? 0 : group.lastAt + policy.window_seconds * 1000 - at,
-        maxLeftMs: policy === undefined ? 0 : group.firstAt + policy.max_wait_seconds * 1000 - at,
+        quietLeftMs: Math.min(quietMs, group.lastAt + quietMs - at),
+        maxLeftMs: Math.min(maxMs, group.firstAt + maxMs - at),
       });
     }
     const imported = await importPendingRunsFile(

@@ -300,6 +300,18 @@ function withoutRepeats(fields: readonly string[]): string {
     .join(" ");
 }
 
+/** A date and time with no zone (`2026-12-01T09:00`, `2026-12-01 09:00:00`), which JavaScript reads as local time. */
+const ZONELESS = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/;
+
+/**
+ * The time of a job's `next_run` (NaN when it is none). svc writes it in UTC (`...Z`); one written by hand
+ * without a zone is UTC too, as schedules are, rather than the gateway's local time (its `TZ`).
+ */
+export function nextRunTime(text: string): number {
+  const trimmed = text.trim();
+  return Date.parse(ZONELESS.test(trimmed) ? `${trimmed.replace(" ", "T")}Z` : text);
+}
+
 /**
  * The first run strictly after `afterMs`. An interval found less than one interval late counts from
  * `dueMs` (the run now due), so `every 1m` keeps its minute instead of drifting by the scheduler's tick

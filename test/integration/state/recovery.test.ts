@@ -131,6 +131,30 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     });
   });
 
+  it("a clock set back while the gateway was down (saved times ahead of now) leaves a group no more than its windows: it fires within its quiet window, not an hour later", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ grouped: GROUPED });
+    // Saved an hour ahead of the clock the gateway starts with (an NTP step back during the restart).
+    await leaveInJournal(home, t0 + 3_600_000, (store) => {
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("ahead", t0 + 3_600_000),
+        merged: 2,
+        firstAt: t0 + 3_590_000,
+        lastAt: t0 + 3_600_000,
+      });
+    });
+    await start(home, clock);
+    clock.advance(59_000);
+    expect(appendedRuns(home.dir).has("ahead")).toBe(false);
+    clock.advance(1_000);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("ahead")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  });
+
   it("a pending group whose route no longer coalesces runs at once; one whose route is gone stays", async () => {
     const clock = fakeClock();
     const t0 = clock.now();

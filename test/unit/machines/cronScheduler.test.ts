@@ -449,6 +449,32 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["odd"]);
   });
 
+  it("a next_run written by hand without a zone is UTC, as every time of the store is, whatever the gateway's TZ", async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      home = tempHome();
+      const store = cronStore(join(home.dir, "cron", "jobs.json"));
+      await store.update((records) => {
+        records.t = job("t", { schedule: "every 1h", next_run: "2026-11-22T12:30:00" });
+        records.s = job("s", { schedule: "every 1h", next_run: "2026-11-22 12:30" });
+        records.z = job("z", { schedule: "every 1h", next_run: "2026-11-22T07:30:00-05:00" });
+      });
+      let now = T0 + 30 * 60_000 - 1;
+      const { ran, scheduler } = recordingScheduler(store, () => now);
+      await scheduler.tick();
+      expect(ran).toEqual([]);
+      now += 1;
+      await scheduler.tick();
+      await scheduler.idle();
+      expect(ran.sort()).toEqual(["s", "t", "z"]);
+      expect(store.read().records.t?.next_run).toBe("2026-11-22T13:30:00.000Z");
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it("runs only enabled jobs that are due, advances next_run, records last_run", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup(
@@ -506,6 +532,43 @@ describe("cron scheduler", () => {
     expect(await scheduler.tick()).toEqual(["a"]);
     await scheduler.idle();
     expect(ran).toEqual(["a"]);
+  });
+
+  it("a clock set back while the gateway runs (an NTP step) moves the next runs back with it: no run is missed for the hours stepped over, none made twice", async () => {
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup(
+      [
+        // T0 is 12:00 UTC; each is due then.
+        job("quarter", { schedule: "*/15 * * * *", next_run: new Date(T0).toISOString() }),
+        job("noon", { schedule: "0 12 * * *", next_run: new Date(T0).toISOString() }),
+        job("hourly", { schedule: "every 1h", next_run: new Date(T0).toISOString() }),
+      ],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+    );
+    expect(await scheduler.tick()).toEqual(["quarter", "noon", "hourly"]);
+    await scheduler.idle();
+    // One second later the clock is stepped back by two hours: 10:00:01.
+    advance(1000 - 7_200_000);
+    expect(await scheduler.tick()).toEqual([]);
+    const records = store.read().records;
+    // Every quarter hour of the new clock, as crontab runs a */15 job after such a step.
+    expect(records.quarter?.next_run).toBe("2026-11-22T10:15:00.000Z");
+    // A job at a fixed time that already ran is not run again when the clock comes round to it.
+    expect(records.noon?.next_run).toBe("2026-11-23T12:00:00.000Z");
+    // An interval keeps its spacing: an hour after the run, on the new clock.
+    expect(records.hourly?.next_run).toBe("2026-11-22T11:00:00.000Z");
+    advance(15 * 60_000 - 1000);
+    expect(await scheduler.tick()).toEqual(["quarter"]);
+    await scheduler.idle();
+    // A later tick (the clock going on normally) moves nothing.
+    advance(1000);
+    expect(await scheduler.tick()).toEqual([]);
+    expect(store.read().records.quarter?.next_run).toBe("2026-11-22T10:30:00.000Z");
+    expect(store.read().records.hourly?.next_run).toBe("2026-11-22T11:00:00.000Z");
+    expect(ran).toEqual(["quarter", "noon", "hourly", "quarter"]);
   });
 
   it("a scheduled run that outlasts the interval is not overlapped: the occurrences due meanwhile are skipped", async () => {
