@@ -1,4 +1,5 @@
 import type { Agent } from "undici";
+import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
 
 /**
  * The connection pool model requests go through: undici's, without its own limits on the wait for an
@@ -6,11 +7,21 @@ import type { Agent } from "undici";
  * writes a long answer before sending any of it (a non-streamed request to Ollama on a CPU, a reasoning
  * model thinking for minutes) would fail there as `Headers Timeout Error`, be retried from the start, and
  * never answer, whatever `agent.timeout_seconds` allows: that setting, the run's abort signal, bounds it.
+ * An `https://` endpoint is verified against the system's CAs, as MCP servers and Redis are (systemCas.ts):
+ * Node's own list alone leaves out a company CA installed in the system trust store, which a model gateway
+ * inside a company (LiteLLM, a TLS-inspecting proxy in front of api.openai.com) is often served under.
  * Made at the first request: undici takes about a sixth of a second to load.
  */
 let modelPool: Promise<Agent> | undefined;
 const pool = () =>
-  (modelPool ??= import("undici").then((undici) => new undici.Agent({ headersTimeout: 0, bodyTimeout: 0 })));
+  (modelPool ??= import("undici").then((undici) => {
+    const ca = systemCaCertificates();
+    return new undici.Agent({
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      ...(ca === undefined ? {} : { connect: { secureContext: secureContextFor({ ca }) } }),
+    });
+  }));
 
 /**
  * Starts loading the pool before the first model request needs it (a runner made for a model provider
