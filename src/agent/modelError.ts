@@ -1,6 +1,7 @@
 import { APICallError, InvalidResponseDataError } from "ai";
 import { scrub } from "../io/credentials.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
+import { NOT_TLS, OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../io/mcp/tlsHints.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
 
 const MAX_DETAIL = 300;
@@ -38,6 +39,24 @@ export function isRefusedPort(err: unknown): boolean {
     err.cause instanceof Error &&
     err.cause.message === "bad port"
   );
+}
+
+/**
+ * What to change when an `https://` endpoint could not be reached for its certificate (or for speaking no
+ * TLS at all), as a suffix for the error: fetch says only what OpenSSL said (`unable to verify the first
+ * certificate`). Empty for any other failure, which may pass (a refused connection, a reset).
+ */
+export function modelTlsHint(err: unknown): string {
+  if (!APICallError.isInstance(err) || err.statusCode !== undefined || !/^https:/i.test(err.url)) return "";
+  const text = `${err.message} ${err.cause instanceof Error ? String((err.cause as { code?: unknown }).code ?? "") : ""}`;
+  if (NOT_TLS.test(text))
+    return " — the server does not speak TLS on this port (a plain HTTP server answered): write http:// in agent.base_url, or the port where it serves HTTPS";
+  if (OUT_OF_DATE.test(text)) return " — its TLS certificate is out of date: renew it on the server";
+  if (WRONG_HOST.test(text))
+    return " — its TLS certificate does not name the host of agent.base_url: write the host name the certificate lists in agent.base_url, or give the server a certificate for this host";
+  if (UNTRUSTED.test(text))
+    return " — its TLS certificate is not issued by a CA this system trusts (a private or self-signed CA): add that CA to the system trust store (update-ca-certificates), or start svc with SSL_CERT_FILE or NODE_EXTRA_CA_CERTS set to its PEM file";
+  return "";
 }
 
 /** The settings a failed run's request was made with, to name the one to fix in a refusal. */
@@ -95,7 +114,7 @@ export function describeModelError(
     if (isRefusedPort(err))
       text = `model endpoint ${where} was not called: its port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080) — serve the model on another port, or put a proxy in front, and set agent.base_url to it`;
     else if (err.statusCode === undefined)
-      text = `model endpoint ${where} could not be reached: ${err.message}`;
+      text = `model endpoint ${where} could not be reached: ${err.message}${modelTlsHint(err)}`;
     // Not followed: the request carries the key (see modelRequest).
     else if (err.statusCode >= 300 && err.statusCode < 400) {
       const location = Object.entries(err.responseHeaders ?? {}).find(

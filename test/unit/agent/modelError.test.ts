@@ -1,6 +1,7 @@
 import { APICallError, JSONParseError } from "ai";
 import { describe, expect, it } from "vitest";
 import { describeModelError } from "../../../src/agent/modelError.js";
+import { isRetryable } from "../../../src/agent/retry.js";
 
 const URL = "http://127.0.0.1:11434/v1/chat/completions";
 const answer = (statusCode: number, responseBody: string, message = "Bad") =>
@@ -96,6 +97,53 @@ describe("a model failure in one line (the failure notice, the journal, the log)
 
   it("an error message with line breaks is told on one line", () => {
     expect(describeModelError(new Error("first line\n  second line"), [])).toBe("first line second line");
+  });
+
+  it("an https:// endpoint unreachable for its TLS certificate, or speaking no TLS, names what to fix and is not retried", () => {
+    const tls = "https://llm.corp.example/v1/chat/completions";
+    const unreachable = (url: string, message: string, code: string) =>
+      new APICallError({
+        message: `Cannot connect to API: ${message}`,
+        url,
+        requestBodyValues: {},
+        cause: Object.assign(new Error(message), { code }),
+        isRetryable: true,
+      });
+    const cases: Array<[string, string, string]> = [
+      [
+        "self-signed certificate in certificate chain",
+        "SELF_SIGNED_CERT_IN_CHAIN",
+        " — its TLS certificate is not issued by a CA this system trusts (a private or self-signed CA): add that CA to the system trust store (update-ca-certificates), or start svc with SSL_CERT_FILE or NODE_EXTRA_CA_CERTS set to its PEM file",
+      ],
+      [
+        "Hostname/IP does not match certificate's altnames: Host: llm.corp.example. is not in the cert's altnames: DNS:gw.corp.example",
+        "ERR_TLS_CERT_ALTNAME_INVALID",
+        " — its TLS certificate does not name the host of agent.base_url: write the host name the certificate lists in agent.base_url, or give the server a certificate for this host",
+      ],
+      [
+        "certificate has expired",
+        "CERT_HAS_EXPIRED",
+        " — its TLS certificate is out of date: renew it on the server",
+      ],
+      [
+        "C0A7F8E1:error:0A00010B:SSL routines:ssl3_get_record:wrong version number",
+        "ERR_SSL_WRONG_VERSION_NUMBER",
+        " — the server does not speak TLS on this port (a plain HTTP server answered): write http:// in agent.base_url, or the port where it serves HTTPS",
+      ],
+    ];
+    for (const [message, code, hint] of cases) {
+      const error = unreachable(tls, message, code);
+      expect(describeModelError(error, [])).toBe(
+        `model endpoint ${tls} could not be reached: Cannot connect to API: ${message}${hint}`.slice(0, 600),
+      );
+      expect(isRetryable(error)).toBe(false);
+    }
+    // A refused or reset connection may pass: retried, and no hint.
+    const refused = unreachable(tls, "connect ECONNREFUSED 10.0.0.5:443", "ECONNREFUSED");
+    expect(describeModelError(refused, [])).toBe(
+      `model endpoint ${tls} could not be reached: Cannot connect to API: connect ECONNREFUSED 10.0.0.5:443`,
+    );
+    expect(isRetryable(refused)).toBe(true);
   });
 
   it("a 200 whose body could not be read (the connection dropped in the middle, a broken gzip) says why", () => {
