@@ -59,6 +59,19 @@ export function modelTlsHint(err: unknown): string {
   return "";
 }
 
+const QUOTA_EXHAUSTED = /"(?:code|type)"\s*:\s*"insufficient_quota"/;
+
+/**
+ * OpenAI's 429 for an account without credit or past its spending limit (`"code": "insufficient_quota"`:
+ * "You exceeded your current quota, please check your plan and billing details"): not a rate limit, so no
+ * wait makes the next try pass.
+ */
+export function isQuotaExhausted(err: unknown): boolean {
+  return (
+    APICallError.isInstance(err) && err.statusCode === 429 && QUOTA_EXHAUSTED.test(err.responseBody ?? "")
+  );
+}
+
 /** The settings a failed run's request was made with, to name the one to fix in a refusal. */
 export interface ModelSettingsUsed {
   /** The model asked for, and the key it came from (`agent.model`, or a sampling request's `sampling.model`). */
@@ -91,6 +104,8 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "")
   if (status === 403)
     return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
   if (status === 404) return ` — check ${used.modelKey} ("${used.model}") and agent.base_url`;
+  if (status === 429 && QUOTA_EXHAUSTED.test(body))
+    return " — the account agent.api_key belongs to has no quota left (insufficient_quota, not a rate limit: no retry passes): add credit or raise its spending limit in its plan and billing";
   return "";
 }
 
