@@ -91,10 +91,27 @@ const NO_TOOLS =
   /does not support tools|tool choice requires --enable-auto-tool-choice|tools param requires --jinja/i;
 
 /**
+ * For a 404 from an endpoint whose base names no API version (`http://localhost:11434/messages`, from a
+ * base_url written as Anthropic's SDKs take `ANTHROPIC_BASE_URL`, which they add `/v1` to, and as Ollama,
+ * LiteLLM and DeepSeek document theirs): the base most servers answer under, with `/v1`, since svc appends
+ * only `/messages` or `/chat/completions`. Empty when the base has a version segment (`/v1`, `/v1beta`).
+ */
+function unversionedBase(endpoint: string): string {
+  const match = /^(https?:\/\/[^/?#]+)((?:\/[^/?#]*)*?)(\/messages|\/chat\/completions)$/i.exec(endpoint);
+  if (match === null || /\/v\d/i.test(match[2] ?? "")) return "";
+  const base = `${match[1]}${match[2]}`;
+  const why =
+    match[3]?.toLowerCase() === "/messages"
+      ? "Anthropic's SDKs add the /v1 to a base written without it, as Ollama, LiteLLM and DeepSeek document theirs; svc appends only /messages"
+      : "svc appends only /chat/completions";
+  return `, which names no API version: most servers answer at ${base}/v1${match[3]} (${why}) — write ${base}/v1`;
+}
+
+/**
  * What to fix for a refusal no retry can change: a model or server that takes no tools, 401 the key, 403
  * what the key may do, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
  */
-export function settingToFix(status: number, used: ModelSettingsUsed, body = ""): string {
+export function settingToFix(status: number, used: ModelSettingsUsed, body = "", endpoint = ""): string {
   if (status >= 400 && NO_TOOLS.test(body))
     return ` — ${used.modelKey} "${used.model}" (or the server as it was started) takes no tools: use a model that calls tools, turn tool calling on in the server, or give the route toolsets: [no_mcp] so its runs offer none`;
   if (status === 401)
@@ -103,7 +120,8 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "")
       : " — the endpoint wants a key: set agent.api_key";
   if (status === 403)
     return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
-  if (status === 404) return ` — check ${used.modelKey} ("${used.model}") and agent.base_url`;
+  if (status === 404)
+    return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
   if (status === 429 && QUOTA_EXHAUSTED.test(body))
     return " — the account agent.api_key belongs to has no quota left (insufficient_quota, not a rate limit: no retry passes): add credit or raise its spending limit in its plan and billing";
   return "";
@@ -145,7 +163,7 @@ export function describeModelError(
     else if (err.statusCode >= 200 && err.statusCode < 300)
       text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}`;
     else
-      text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "")}`;
+      text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "", where)}`;
   } else if (InvalidResponseDataError.isInstance(err) && endpoint !== undefined && err.data !== undefined) {
     // A 200 answer in the API's shape with nothing to read (OpenRouter's `"choices": []` when the upstream
     // model gave nothing): quoted as any answer svc cannot use, the SDK's class name left out.

@@ -139,6 +139,35 @@ describe("faults", () => {
     await chatMessages(2);
   });
 
+  it("a base_url without /v1, as Ollama documents its Messages API base (ANTHROPIC_BASE_URL): the 404 notice names the base to write", async () => {
+    // As Ollama (a Go server) answers a path it does not serve: it serves the Messages API at /v1/messages.
+    const ollama = createServer((req, res) => {
+      req.resume();
+      res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found");
+    });
+    await new Promise<void>((resolve) => ollama.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(ollama.address() as AddressInfo).port}`;
+    try {
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { local: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "anthropic", model: "qwen3-coder", base_url: base, retries: 0 },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/local"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual([
+        `⚠️ Agent run failed: model endpoint ${base}/messages answered HTTP 404: 404 page not found — check agent.model ("qwen3-coder") and agent.base_url, which names no API version: most servers answer at ${base}/v1/messages (Anthropic's SDKs add the /v1 to a base written without it, as Ollama, LiteLLM and DeepSeek document theirs; svc appends only /messages) — write ${base}/v1`,
+      ]);
+    } finally {
+      await new Promise<void>((resolve) => ollama.close(() => resolve()));
+    }
+  });
+
   it("a model that does not answer within agent.timeout_seconds: the run ends with a failure notice", async () => {
     const model = await startFakeOpenAI();
     try {

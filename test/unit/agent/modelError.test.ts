@@ -32,6 +32,43 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     expect(
       describeModelError(answer(404, "404 page not found"), [], URL, { ...used, modelKey: "sampling.model" }),
     ).toMatch(/— check sampling\.model \("llama3"\) and agent\.base_url$/);
+    // A base naming no API version (written as Ollama documents it): the base most servers answer under.
+    const unversioned = new APICallError({
+      message: "Not Found",
+      url: "http://127.0.0.1:11434/chat/completions",
+      requestBodyValues: {},
+      statusCode: 404,
+      responseBody: "404 page not found",
+    });
+    expect(describeModelError(unversioned, [], URL, used)).toBe(
+      'model endpoint http://127.0.0.1:11434/chat/completions answered HTTP 404: 404 page not found — check agent.model ("llama3") and agent.base_url, which names no API version: most servers answer at http://127.0.0.1:11434/v1/chat/completions (svc appends only /chat/completions) — write http://127.0.0.1:11434/v1',
+    );
+    const deepseek = new APICallError({
+      message: "Not Found",
+      url: "https://api.deepseek.com/anthropic/messages",
+      requestBodyValues: {},
+      statusCode: 404,
+      responseBody: "",
+    });
+    expect(describeModelError(deepseek, [], URL, used)).toMatch(
+      /and agent\.base_url, which names no API version: most servers answer at https:\/\/api\.deepseek\.com\/anthropic\/v1\/messages \(.*\) — write https:\/\/api\.deepseek\.com\/anthropic\/v1$/,
+    );
+    // A versioned base (/v1, Gemini's /v1beta/openai) gets no such hint.
+    for (const url of [URL, "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions"])
+      expect(
+        describeModelError(
+          new APICallError({
+            message: "Not Found",
+            url,
+            requestBodyValues: {},
+            statusCode: 404,
+            responseBody: "x",
+          }),
+          [],
+          URL,
+          used,
+        ),
+      ).toMatch(/ — check agent\.model \("llama3"\) and agent\.base_url$/);
     // Refusals a retry or another request may change name no setting.
     expect(describeModelError(answer(429, "slow down"), [], URL, used)).toBe(
       `model endpoint ${URL} answered HTTP 429: slow down`,
