@@ -108,6 +108,45 @@ describe("provider anthropic", () => {
   });
 });
 
+describe("provider anthropic against a server that speaks the Messages API for other models", () => {
+  it("a thinking block without a signature (Ollama's, for a model that thinks) is read: the tool runs, the reply is delivered, the thinking goes back", async () => {
+    const model = await startFakeAnthropic();
+    try {
+      model.script(
+        {
+          unsignedThinking: "The user wants k1 looked up.",
+          toolCalls: [{ name: "mcp__notes__lookup", args: { key: "k1" } }],
+        },
+        { unsignedThinking: "I have it.", text: "Found it." },
+      );
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { local: { secret: OPEN, prompt: "look up k1", toolsets: ["notes"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "anthropic", model: "qwen3", base_url: model.baseUrl, api_key: "ollama" },
+            mcp_servers: { notes: { url: notes.url } },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/local"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual(["Found it."]);
+      const messages = (model.requests[1]?.json.messages ?? []) as Array<{ role: string; content: unknown }>;
+      expect(messages[1]).toEqual({
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "The user wants k1 looked up.", signature: "" },
+          { type: "tool_use", id: "toolu_0_0", name: "mcp__notes__lookup", input: { key: "k1" } },
+        ],
+      });
+    } finally {
+      await model.close();
+    }
+  });
+});
+
 describe("faults", () => {
   it("a model endpoint that is down: the run fails with a clear error, a failure notice is delivered, the gateway stays up", async () => {
     telegram.requests.length = 0;
