@@ -147,6 +147,75 @@ describe("provider anthropic against a server that speaks the Messages API for o
   });
 });
 
+describe("provider anthropic against a server that takes the key only as a Bearer token", () => {
+  it("a 401 to x-api-key from another server than Anthropic's is followed by the request with Authorization: Bearer, and the endpoint's later requests are sent so at once", async () => {
+    const KEY = "ollama-cloud-key-0123456789";
+    const seen: Array<{ apiKey: string | undefined; authorization: string | undefined }> = [];
+    // As Ollama's cloud answers (https://ollama.com/v1/messages): Bearer only.
+    const cloud = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        const apiKey = req.headers["x-api-key"] as string | undefined;
+        seen.push({ apiKey, authorization: req.headers.authorization });
+        if (req.headers.authorization !== `Bearer ${KEY}`) {
+          res.writeHead(401, { "content-type": "application/json" }).end(
+            JSON.stringify({
+              type: "error",
+              error: { type: "authentication_error", message: "Unauthorized" },
+              request_id: "req_1",
+            }),
+          );
+          return;
+        }
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            id: `msg_${seen.length}`,
+            type: "message",
+            role: "assistant",
+            model: "glm-5",
+            content: [{ type: "text", text: `answer ${seen.length}` }],
+            stop_reason: "end_turn",
+            usage: { input_tokens: 4, output_tokens: 2 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => cloud.listen(0, "127.0.0.1", resolve));
+    try {
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        env: { CLOUD_KEY: KEY },
+        config: webhookConfig(
+          { cloud: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+          {},
+          {
+            agent: {
+              provider: "anthropic",
+              model: "glm-5",
+              base_url: `http://127.0.0.1:${(cloud.address() as AddressInfo).port}/v1`,
+              api_key: `$\{CLOUD_KEY}`,
+              retries: 0,
+            },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/cloud"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual(["answer 2"]);
+      expect(seen).toEqual([
+        { apiKey: KEY, authorization: undefined },
+        { apiKey: undefined, authorization: `Bearer ${KEY}` },
+      ]);
+      // Learned: the next run's request carries the Bearer token at once.
+      expect((await postJson(gw.url("/webhooks/cloud"), {})).status).toBe(202);
+      expect(await chatMessages(2)).toEqual(["answer 2", "answer 3"]);
+      expect(seen[2]).toEqual({ apiKey: undefined, authorization: `Bearer ${KEY}` });
+    } finally {
+      await new Promise<void>((resolve) => cloud.close(() => resolve()));
+    }
+  });
+});
+
 describe("faults", () => {
   it("a model endpoint that is down: the run fails with a clear error, a failure notice is delivered, the gateway stays up", async () => {
     telegram.requests.length = 0;
