@@ -1,6 +1,7 @@
 import { APICallError, InvalidResponseDataError } from "ai";
 import { scrub } from "../io/credentials.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
+import { NOT_TLS, OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../io/mcp/tlsHints.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
 
 const MAX_DETAIL = 300;
@@ -40,6 +41,37 @@ export function isRefusedPort(err: unknown): boolean {
   );
 }
 
+/**
+ * What to change when an `https://` endpoint could not be reached for its certificate (or for speaking no
+ * TLS at all), as a suffix for the error: fetch says only what OpenSSL said (`unable to verify the first
+ * certificate`). Empty for any other failure, which may pass (a refused connection, a reset).
+ */
+export function modelTlsHint(err: unknown): string {
+  if (!APICallError.isInstance(err) || err.statusCode !== undefined || !/^https:/i.test(err.url)) return "";
+  const text = `${err.message} ${err.cause instanceof Error ? String((err.cause as { code?: unknown }).code ?? "") : ""}`;
+  if (NOT_TLS.test(text))
+    return " — the server does not speak TLS on this port (a plain HTTP server answered): write http:// in agent.base_url, or the port where it serves HTTPS";
+  if (OUT_OF_DATE.test(text)) return " — its TLS certificate is out of date: renew it on the server";
+  if (WRONG_HOST.test(text))
+    return " — its TLS certificate does not name the host of agent.base_url: write the host name the certificate lists in agent.base_url, or give the server a certificate for this host";
+  if (UNTRUSTED.test(text))
+    return " — its TLS certificate is not issued by a CA this system trusts (a private or self-signed CA): add that CA to the system trust store (update-ca-certificates), or start svc with SSL_CERT_FILE or NODE_EXTRA_CA_CERTS set to its PEM file";
+  return "";
+}
+
+const QUOTA_EXHAUSTED = /"(?:code|type)"\s*:\s*"insufficient_quota"/;
+
+/**
+ * OpenAI's 429 for an account without credit or past its spending limit (`"code": "insufficient_quota"`:
+ * "You exceeded your current quota, please check your plan and billing details"): not a rate limit, so no
+ * wait makes the next try pass.
+ */
+export function isQuotaExhausted(err: unknown): boolean {
+  return (
+    APICallError.isInstance(err) && err.statusCode === 429 && QUOTA_EXHAUSTED.test(err.responseBody ?? "")
+  );
+}
+
 /** The settings a failed run's request was made with, to name the one to fix in a refusal. */
 export interface ModelSettingsUsed {
   /** The model asked for, and the key it came from (`agent.model`, or a sampling request's `sampling.model`). */
@@ -59,10 +91,27 @@ const NO_TOOLS =
   /does not support tools|tool choice requires --enable-auto-tool-choice|tools param requires --jinja/i;
 
 /**
+ * For a 404 from an endpoint whose base names no API version (`http://localhost:11434/messages`, from a
+ * base_url written as Anthropic's SDKs take `ANTHROPIC_BASE_URL`, which they add `/v1` to, and as Ollama,
+ * LiteLLM and DeepSeek document theirs): the base most servers answer under, with `/v1`, since svc appends
+ * only `/messages` or `/chat/completions`. Empty when the base has a version segment (`/v1`, `/v1beta`).
+ */
+function unversionedBase(endpoint: string): string {
+  const match = /^(https?:\/\/[^/?#]+)((?:\/[^/?#]*)*?)(\/messages|\/chat\/completions)$/i.exec(endpoint);
+  if (match === null || /\/v\d/i.test(match[2] ?? "")) return "";
+  const base = `${match[1]}${match[2]}`;
+  const why =
+    match[3]?.toLowerCase() === "/messages"
+      ? "Anthropic's SDKs add the /v1 to a base written without it, as Ollama, LiteLLM and DeepSeek document theirs; svc appends only /messages"
+      : "svc appends only /chat/completions";
+  return `, which names no API version: most servers answer at ${base}/v1${match[3]} (${why}) — write ${base}/v1`;
+}
+
+/**
  * What to fix for a refusal no retry can change: a model or server that takes no tools, 401 the key, 403
  * what the key may do, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
  */
-export function settingToFix(status: number, used: ModelSettingsUsed, body = ""): string {
+export function settingToFix(status: number, used: ModelSettingsUsed, body = "", endpoint = ""): string {
   if (status >= 400 && NO_TOOLS.test(body))
     return ` — ${used.modelKey} "${used.model}" (or the server as it was started) takes no tools: use a model that calls tools, turn tool calling on in the server, or give the route toolsets: [no_mcp] so its runs offer none`;
   if (status === 401)
@@ -71,7 +120,10 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "")
       : " — the endpoint wants a key: set agent.api_key";
   if (status === 403)
     return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
-  if (status === 404) return ` — check ${used.modelKey} ("${used.model}") and agent.base_url`;
+  if (status === 404)
+    return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
+  if (status === 429 && QUOTA_EXHAUSTED.test(body))
+    return " — the account agent.api_key belongs to has no quota left (insufficient_quota, not a rate limit: no retry passes): add credit or raise its spending limit in its plan and billing";
   return "";
 }
 
@@ -95,7 +147,7 @@ export function describeModelError(
     if (isRefusedPort(err))
       text = `model endpoint ${where} was not called: its port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080) — serve the model on another port, or put a proxy in front, and set agent.base_url to it`;
     else if (err.statusCode === undefined)
-      text = `model endpoint ${where} could not be reached: ${err.message}`;
+      text = `model endpoint ${where} could not be reached: ${err.message}${modelTlsHint(err)}`;
     // Not followed: the request carries the key (see modelRequest).
     else if (err.statusCode >= 300 && err.statusCode < 400) {
       const location = Object.entries(err.responseHeaders ?? {}).find(
@@ -111,7 +163,7 @@ export function describeModelError(
     else if (err.statusCode >= 200 && err.statusCode < 300)
       text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}`;
     else
-      text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "")}`;
+      text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "", where)}`;
   } else if (InvalidResponseDataError.isInstance(err) && endpoint !== undefined && err.data !== undefined) {
     // A 200 answer in the API's shape with nothing to read (OpenRouter's `"choices": []` when the upstream
     // model gave nothing): quoted as any answer svc cannot use, the SDK's class name left out.

@@ -1,6 +1,6 @@
 import { APICallError, wrapLanguageModel } from "ai";
 import { DELAY_SECONDS, parseRetryAfter } from "../io/retryAfter.js";
-import { isRefusedPort } from "./modelError.js";
+import { isQuotaExhausted, isRefusedPort, modelTlsHint } from "./modelError.js";
 
 /** The provider-level model `wrapLanguageModel` takes (`@ai-sdk/provider` is not a direct dependency). */
 export type ProviderModel = Parameters<typeof wrapLanguageModel>[0]["model"];
@@ -36,10 +36,18 @@ export interface RetryOptions {
 
 /**
  * 429, 5xx, 408/409 and connection errors are worth another try; the SDK marks them retryable. A port fetch
- * refuses to call is not: the SDK takes it for a connection error, but every try fails the same.
+ * refuses to call is not, nor an endpoint whose TLS certificate cannot be verified (or that speaks no TLS):
+ * the SDK takes them for connection errors, but every try fails the same. Nor is OpenAI's 429 for an
+ * account out of quota (`insufficient_quota`), which no wait changes.
  */
 export function isRetryable(error: unknown): boolean {
-  return APICallError.isInstance(error) && error.isRetryable && !isRefusedPort(error);
+  return (
+    APICallError.isInstance(error) &&
+    error.isRetryable &&
+    !isRefusedPort(error) &&
+    modelTlsHint(error) === "" &&
+    !isQuotaExhausted(error)
+  );
 }
 
 /**

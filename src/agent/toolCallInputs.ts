@@ -66,9 +66,14 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
 export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"]".repeat(MAX_ARGUMENT_DEPTH + 1)}`;
 
 /**
- * A Messages API answer whose `tool_use` inputs (objects, which the AI SDK writes out as text with
- * JSON.stringify) nest deeper than `MAX_ARGUMENT_DEPTH`, each such input replaced by `TOO_DEEP_ARGUMENTS_TEXT`'s
- * value, which the tool loop refuses as it would the input itself; `undefined` when no input is so deep.
+ * A Messages API answer in the shape the AI SDK reads, or `undefined` when it needs no change:
+ * - `tool_use` inputs (objects, which the AI SDK writes out as text with JSON.stringify) nested deeper than
+ *   `MAX_ARGUMENT_DEPTH` are each replaced by `TOO_DEEP_ARGUMENTS_TEXT`'s value, which the tool loop refuses
+ *   as it would the input itself;
+ * - a `thinking` block without a `signature`, as servers that speak the Messages API in front of other models
+ *   write one (Ollama's, for a model that thinks: qwen3, deepseek-r1, gpt-oss), gets an empty one: the SDK
+ *   refused the whole answer for want of it, failing every run. Only Anthropic checks a signature, and its
+ *   own thinking blocks carry theirs; the block goes back with its turn as the SDK sends any thinking.
  */
 export function normalizedMessagesAnswer(answer: unknown): unknown {
   const content = (answer as { content?: unknown } | null)?.content;
@@ -76,11 +81,18 @@ export function normalizedMessagesAnswer(answer: unknown): unknown {
   const deep = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "tool_use" &&
     nestedDeeperThan((part as { input?: unknown }).input, MAX_ARGUMENT_DEPTH);
-  if (!content.some(deep)) return undefined;
+  const unsigned = (part: unknown) =>
+    (part as { type?: unknown } | null)?.type === "thinking" &&
+    typeof (part as { signature?: unknown }).signature !== "string";
+  if (!content.some((part) => deep(part) || unsigned(part))) return undefined;
   return {
     ...(answer as object),
     content: content.map((part: unknown) =>
-      deep(part) ? { ...(part as object), input: JSON.parse(TOO_DEEP_ARGUMENTS_TEXT) } : part,
+      deep(part)
+        ? { ...(part as object), input: JSON.parse(TOO_DEEP_ARGUMENTS_TEXT) }
+        : unsigned(part)
+          ? { ...(part as object), signature: "" }
+          : part,
     ),
   };
 }

@@ -1,4 +1,5 @@
 import type { Agent } from "undici";
+import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
 
 /**
  * The connection pool model requests go through: undici's, without its own limits on the wait for an
@@ -6,11 +7,21 @@ import type { Agent } from "undici";
  * writes a long answer before sending any of it (a non-streamed request to Ollama on a CPU, a reasoning
  * model thinking for minutes) would fail there as `Headers Timeout Error`, be retried from the start, and
  * never answer, whatever `agent.timeout_seconds` allows: that setting, the run's abort signal, bounds it.
+ * An `https://` endpoint is verified against the system's CAs, as MCP servers and Redis are (systemCas.ts):
+ * Node's own list alone leaves out a company CA installed in the system trust store, which a model gateway
+ * inside a company (LiteLLM, a TLS-inspecting proxy in front of api.openai.com) is often served under.
  * Made at the first request: undici takes about a sixth of a second to load.
  */
 let modelPool: Promise<Agent> | undefined;
 const pool = () =>
-  (modelPool ??= import("undici").then((undici) => new undici.Agent({ headersTimeout: 0, bodyTimeout: 0 })));
+  (modelPool ??= import("undici").then((undici) => {
+    const ca = systemCaCertificates();
+    return new undici.Agent({
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      ...(ca === undefined ? {} : { connect: { secureContext: secureContextFor({ ca }) } }),
+    });
+  }));
 
 /**
  * Starts loading the pool before the first model request needs it (a runner made for a model provider
@@ -71,21 +82,52 @@ export function withoutEmptyKey(
   return copy;
 }
 
+/** `headers` with the key of `x-api-key` sent as `Authorization: Bearer` instead. */
+export function withBearerKey(headers: Headers): Headers {
+  const copy = new Headers(headers);
+  const key = copy.get("x-api-key");
+  if (key === null) return copy;
+  copy.delete("x-api-key");
+  copy.set("authorization", `Bearer ${key}`);
+  return copy;
+}
+
 /**
  * The fetch an `anthropic` model's requests go through: the global fetch, without the unused betas or an
  * empty key; a successful JSON answer is passed through `normalize`, as `chatCompletionsFetch` does.
+ * A server other than Anthropic's own that refuses the key in `x-api-key` with a 401 (Ollama's cloud,
+ * Alibaba Cloud Model Studio and MiniMax take it only as `Authorization: Bearer`, as Claude Code sends
+ * `ANTHROPIC_AUTH_TOKEN`) gets the request again with the key as a Bearer token; the endpoint is remembered,
+ * and its later requests are sent so at once.
  */
 export function messagesApiFetch(normalize: (answer: unknown) => unknown): typeof fetch {
-  return async (input, init) =>
-    normalizedAnswer(
-      await modelRequest(
-        input,
-        init?.headers === undefined
-          ? init
-          : { ...init, headers: withoutEmptyKey(withoutUnusedBetas(init.headers)) },
-      ),
-      normalize,
-    );
+  const bearer = new Set<string>();
+  return async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (init?.headers === undefined) return normalizedAnswer(await modelRequest(input, init), normalize);
+    const headers = new Headers(withoutEmptyKey(withoutUnusedBetas(init.headers)));
+    if (bearer.has(url))
+      return normalizedAnswer(
+        await modelRequest(input, { ...init, headers: withBearerKey(headers) }),
+        normalize,
+      );
+    let response = await modelRequest(input, { ...init, headers });
+    if (response.status === 401 && headers.has("x-api-key") && !isAnthropicApi(url)) {
+      const again = await modelRequest(input, { ...init, headers: withBearerKey(headers) });
+      // The answer not handed on is read no further, so its connection is free again.
+      if (again.status !== 401) {
+        bearer.add(url);
+        await response.body?.cancel();
+        response = again;
+      } else await again.body?.cancel();
+    }
+    return normalizedAnswer(response, normalize);
+  };
+}
+
+/** Whether `url` is Anthropic's own API, which takes a key only in `x-api-key`. */
+function isAnthropicApi(url: string): boolean {
+  return URL.canParse(url) && new URL(url).hostname.toLowerCase() === "api.anthropic.com";
 }
 
 /** A refusal of a request's form that the same request, rewritten, is taken in (a parameter's name). */

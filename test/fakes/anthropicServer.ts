@@ -164,6 +164,7 @@ export function startFakeAnthropic(): Promise<FakeModel> {
     }
     const model = turn.model ?? String(request.json.model ?? "fake");
     const content = [
+      ...(turn.unsignedThinking === undefined ? [] : [{ type: "thinking", thinking: turn.unsignedThinking }]),
       ...(turn.text === undefined ? [] : [{ type: "text", text: turn.text }]),
       ...(turn.toolCalls ?? []).map((call, i) => ({
         type: "tool_use",
@@ -206,7 +207,26 @@ export function startFakeAnthropic(): Promise<FakeModel> {
       },
     ];
     content.forEach((block, i) => {
-      if (block.type === "text") {
+      if (block.type === "thinking") {
+        events.push(
+          {
+            event: "content_block_start",
+            data: {
+              type: "content_block_start",
+              index: i,
+              content_block: { type: "thinking", thinking: "" },
+            },
+          },
+          {
+            event: "content_block_delta",
+            data: {
+              type: "content_block_delta",
+              index: i,
+              delta: { type: "thinking_delta", thinking: (block as { thinking: string }).thinking },
+            },
+          },
+        );
+      } else if (block.type === "text") {
         events.push(
           {
             event: "content_block_start",

@@ -28,6 +28,11 @@ export type ModelTurn =
       readonly legacyFunctionCall?: true;
       /** Chat Completions only: the message's reasoning, in Groq's `reasoning` field. */
       readonly reasoning?: string;
+      /**
+       * Messages API only: a `thinking` block before the others, without a `signature`, as Ollama's Messages
+       * API writes a thinking model's (qwen3, deepseek-r1, gpt-oss).
+       */
+      readonly unsignedThinking?: string;
       /** Chat Completions only: the message's `refusal` (OpenAI's field for a refusal the model wrote). */
       readonly refusal?: string;
       /** The turn's finish reason as sent, when not the usual one (`stop` with tool calls, as some servers send). */

@@ -1,10 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { SVC_ARGV } from "./cliEntry.js";
 import type { TempHome } from "./home.js";
-
-/** The compiled CLI (`npm run build` first: `npm test` does). */
-const MAIN = join(import.meta.dirname, "../../dist/cli/main.js");
 
 export interface RunningCli {
   readonly child: ChildProcess;
@@ -15,13 +11,17 @@ export interface RunningCli {
 }
 
 /**
- * `svc gateway run --port 0` in its own process on `home`, resolved once it logs where it listens. The
- * child is pushed to `children` for the test's cleanup.
+ * `svc gateway run --port 0` in its own process on `home` (the build when it is current, else the source
+ * through tsx: `SVC_ARGV`), resolved once it logs where it listens. `env` is added to its environment
+ * (`SSL_CERT_FILE`, read once per process). The child is pushed to `children` for the test's cleanup.
  */
-export function startCliGateway(home: TempHome, children: ChildProcess[]): Promise<RunningCli> {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
-  const child = spawn(process.execPath, [MAIN, "gateway", "run", "--port", "0"], {
-    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+export function startCliGateway(
+  home: TempHome,
+  children: ChildProcess[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<RunningCli> {
+  const child = spawn(process.execPath, [...SVC_ARGV, "gateway", "run", "--port", "0"], {
+    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);

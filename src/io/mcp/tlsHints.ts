@@ -11,7 +11,7 @@ export const OUT_OF_DATE = /certificate has expired|certificate is not yet valid
 const DROPPED =
   /other side closed|socket hang up|ECONNRESET|alert certificate required|alert bad certificate/i;
 /** OpenSSL's words when the answer to its hello is no TLS record: a plain HTTP server on that port. */
-const NOT_TLS =
+export const NOT_TLS =
   /wrong version number|ERR_SSL_WRONG_VERSION_NUMBER|ERR_SSL_PACKET_LENGTH_TOO_LONG|http request/i;
 /** What undici says when a server dropped the connection without answering (a TLS server sent plain HTTP). */
 const CLOSED_UNANSWERED = /other side closed|socket hang up|ECONNRESET/i;

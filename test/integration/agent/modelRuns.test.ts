@@ -374,6 +374,30 @@ describe("a webhook run with provider openai", () => {
     expect(retries.map((l) => l.wait_ms)).toEqual([0, 0]);
   });
 
+  it("OpenAI's 429 for an account out of quota (insufficient_quota) is not retried, and the notice says what to do", async () => {
+    const quota = JSON.stringify({
+      error: {
+        message:
+          "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
+        type: "insufficient_quota",
+        param: null,
+        code: "insufficient_quota",
+      },
+    });
+    model.script({ status: 429, body: quota });
+    await signedPost("no_tools", {}, "quota-1");
+    const [notice] = await chatMessages(1);
+    expect(notice).toBe(
+      `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions answered HTTP 429: ${quota} — the account agent.api_key belongs to has no quota left (insufficient_quota, not a rate limit: no retry passes): add credit or raise its spending limit in its plan and billing`,
+    );
+    expect(model.requests).toHaveLength(1);
+    expect(
+      gw
+        .logs()
+        .some((l) => l.delivery_id === "quota-1" && l.msg.startsWith("[agent] no_tools: model call failed")),
+    ).toBe(false);
+  });
+
   it("a malformed answer ends the run with a failure notice delivered where the route delivers", async () => {
     model.script({ malformed: true });
     await signedPost("no_tools", {}, "bad-1");

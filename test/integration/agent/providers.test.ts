@@ -108,6 +108,114 @@ describe("provider anthropic", () => {
   });
 });
 
+describe("provider anthropic against a server that speaks the Messages API for other models", () => {
+  it("a thinking block without a signature (Ollama's, for a model that thinks) is read: the tool runs, the reply is delivered, the thinking goes back", async () => {
+    const model = await startFakeAnthropic();
+    try {
+      model.script(
+        {
+          unsignedThinking: "The user wants k1 looked up.",
+          toolCalls: [{ name: "mcp__notes__lookup", args: { key: "k1" } }],
+        },
+        { unsignedThinking: "I have it.", text: "Found it." },
+      );
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { local: { secret: OPEN, prompt: "look up k1", toolsets: ["notes"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "anthropic", model: "qwen3", base_url: model.baseUrl, api_key: "ollama" },
+            mcp_servers: { notes: { url: notes.url } },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/local"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual(["Found it."]);
+      const messages = (model.requests[1]?.json.messages ?? []) as Array<{ role: string; content: unknown }>;
+      expect(messages[1]).toEqual({
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "The user wants k1 looked up.", signature: "" },
+          { type: "tool_use", id: "toolu_0_0", name: "mcp__notes__lookup", input: { key: "k1" } },
+        ],
+      });
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+describe("provider anthropic against a server that takes the key only as a Bearer token", () => {
+  it("a 401 to x-api-key from another server than Anthropic's is followed by the request with Authorization: Bearer, and the endpoint's later requests are sent so at once", async () => {
+    const KEY = "ollama-cloud-key-0123456789";
+    const seen: Array<{ apiKey: string | undefined; authorization: string | undefined }> = [];
+    // As Ollama's cloud answers (https://ollama.com/v1/messages): Bearer only.
+    const cloud = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        const apiKey = req.headers["x-api-key"] as string | undefined;
+        seen.push({ apiKey, authorization: req.headers.authorization });
+        if (req.headers.authorization !== `Bearer ${KEY}`) {
+          res.writeHead(401, { "content-type": "application/json" }).end(
+            JSON.stringify({
+              type: "error",
+              error: { type: "authentication_error", message: "Unauthorized" },
+              request_id: "req_1",
+            }),
+          );
+          return;
+        }
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            id: `msg_${seen.length}`,
+            type: "message",
+            role: "assistant",
+            model: "glm-5",
+            content: [{ type: "text", text: `answer ${seen.length}` }],
+            stop_reason: "end_turn",
+            usage: { input_tokens: 4, output_tokens: 2 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => cloud.listen(0, "127.0.0.1", resolve));
+    try {
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        env: { CLOUD_KEY: KEY },
+        config: webhookConfig(
+          { cloud: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+          {},
+          {
+            agent: {
+              provider: "anthropic",
+              model: "glm-5",
+              base_url: `http://127.0.0.1:${(cloud.address() as AddressInfo).port}/v1`,
+              api_key: `$\{CLOUD_KEY}`,
+              retries: 0,
+            },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/cloud"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual(["answer 2"]);
+      expect(seen).toEqual([
+        { apiKey: KEY, authorization: undefined },
+        { apiKey: undefined, authorization: `Bearer ${KEY}` },
+      ]);
+      // Learned: the next run's request carries the Bearer token at once.
+      expect((await postJson(gw.url("/webhooks/cloud"), {})).status).toBe(202);
+      expect(await chatMessages(2)).toEqual(["answer 2", "answer 3"]);
+      expect(seen[2]).toEqual({ apiKey: undefined, authorization: `Bearer ${KEY}` });
+    } finally {
+      await new Promise<void>((resolve) => cloud.close(() => resolve()));
+    }
+  });
+});
+
 describe("faults", () => {
   it("a model endpoint that is down: the run fails with a clear error, a failure notice is delivered, the gateway stays up", async () => {
     telegram.requests.length = 0;
@@ -137,6 +245,35 @@ describe("faults", () => {
     // Still serving: the next event is accepted.
     expect((await postJson(gw.url("/webhooks/down"), {}, { "X-Request-ID": "down-2" })).status).toBe(202);
     await chatMessages(2);
+  });
+
+  it("a base_url without /v1, as Ollama documents its Messages API base (ANTHROPIC_BASE_URL): the 404 notice names the base to write", async () => {
+    // As Ollama (a Go server) answers a path it does not serve: it serves the Messages API at /v1/messages.
+    const ollama = createServer((req, res) => {
+      req.resume();
+      res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found");
+    });
+    await new Promise<void>((resolve) => ollama.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(ollama.address() as AddressInfo).port}`;
+    try {
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { local: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "anthropic", model: "qwen3-coder", base_url: base, retries: 0 },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/local"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual([
+        `⚠️ Agent run failed: model endpoint ${base}/messages answered HTTP 404: 404 page not found — check agent.model ("qwen3-coder") and agent.base_url, which names no API version: most servers answer at ${base}/v1/messages (Anthropic's SDKs add the /v1 to a base written without it, as Ollama, LiteLLM and DeepSeek document theirs; svc appends only /messages) — write ${base}/v1`,
+      ]);
+    } finally {
+      await new Promise<void>((resolve) => ollama.close(() => resolve()));
+    }
   });
 
   it("a model that does not answer within agent.timeout_seconds: the run ends with a failure notice", async () => {

@@ -1,6 +1,7 @@
 import { APICallError, JSONParseError } from "ai";
 import { describe, expect, it } from "vitest";
 import { describeModelError } from "../../../src/agent/modelError.js";
+import { isRetryable } from "../../../src/agent/retry.js";
 
 const URL = "http://127.0.0.1:11434/v1/chat/completions";
 const answer = (statusCode: number, responseBody: string, message = "Bad") =>
@@ -31,6 +32,43 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     expect(
       describeModelError(answer(404, "404 page not found"), [], URL, { ...used, modelKey: "sampling.model" }),
     ).toMatch(/— check sampling\.model \("llama3"\) and agent\.base_url$/);
+    // A base naming no API version (written as Ollama documents it): the base most servers answer under.
+    const unversioned = new APICallError({
+      message: "Not Found",
+      url: "http://127.0.0.1:11434/chat/completions",
+      requestBodyValues: {},
+      statusCode: 404,
+      responseBody: "404 page not found",
+    });
+    expect(describeModelError(unversioned, [], URL, used)).toBe(
+      'model endpoint http://127.0.0.1:11434/chat/completions answered HTTP 404: 404 page not found — check agent.model ("llama3") and agent.base_url, which names no API version: most servers answer at http://127.0.0.1:11434/v1/chat/completions (svc appends only /chat/completions) — write http://127.0.0.1:11434/v1',
+    );
+    const deepseek = new APICallError({
+      message: "Not Found",
+      url: "https://api.deepseek.com/anthropic/messages",
+      requestBodyValues: {},
+      statusCode: 404,
+      responseBody: "",
+    });
+    expect(describeModelError(deepseek, [], URL, used)).toMatch(
+      /and agent\.base_url, which names no API version: most servers answer at https:\/\/api\.deepseek\.com\/anthropic\/v1\/messages \(.*\) — write https:\/\/api\.deepseek\.com\/anthropic\/v1$/,
+    );
+    // A versioned base (/v1, Gemini's /v1beta/openai) gets no such hint.
+    for (const url of [URL, "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions"])
+      expect(
+        describeModelError(
+          new APICallError({
+            message: "Not Found",
+            url,
+            requestBodyValues: {},
+            statusCode: 404,
+            responseBody: "x",
+          }),
+          [],
+          URL,
+          used,
+        ),
+      ).toMatch(/ — check agent\.model \("llama3"\) and agent\.base_url$/);
     // Refusals a retry or another request may change name no setting.
     expect(describeModelError(answer(429, "slow down"), [], URL, used)).toBe(
       `model endpoint ${URL} answered HTTP 429: slow down`,
@@ -96,6 +134,53 @@ describe("a model failure in one line (the failure notice, the journal, the log)
 
   it("an error message with line breaks is told on one line", () => {
     expect(describeModelError(new Error("first line\n  second line"), [])).toBe("first line second line");
+  });
+
+  it("an https:// endpoint unreachable for its TLS certificate, or speaking no TLS, names what to fix and is not retried", () => {
+    const tls = "https://llm.corp.example/v1/chat/completions";
+    const unreachable = (url: string, message: string, code: string) =>
+      new APICallError({
+        message: `Cannot connect to API: ${message}`,
+        url,
+        requestBodyValues: {},
+        cause: Object.assign(new Error(message), { code }),
+        isRetryable: true,
+      });
+    const cases: Array<[string, string, string]> = [
+      [
+        "self-signed certificate in certificate chain",
+        "SELF_SIGNED_CERT_IN_CHAIN",
+        " — its TLS certificate is not issued by a CA this system trusts (a private or self-signed CA): add that CA to the system trust store (update-ca-certificates), or start svc with SSL_CERT_FILE or NODE_EXTRA_CA_CERTS set to its PEM file",
+      ],
+      [
+        "Hostname/IP does not match certificate's altnames: Host: llm.corp.example. is not in the cert's altnames: DNS:gw.corp.example",
+        "ERR_TLS_CERT_ALTNAME_INVALID",
+        " — its TLS certificate does not name the host of agent.base_url: write the host name the certificate lists in agent.base_url, or give the server a certificate for this host",
+      ],
+      [
+        "certificate has expired",
+        "CERT_HAS_EXPIRED",
+        " — its TLS certificate is out of date: renew it on the server",
+      ],
+      [
+        "C0A7F8E1:error:0A00010B:SSL routines:ssl3_get_record:wrong version number",
+        "ERR_SSL_WRONG_VERSION_NUMBER",
+        " — the server does not speak TLS on this port (a plain HTTP server answered): write http:// in agent.base_url, or the port where it serves HTTPS",
+      ],
+    ];
+    for (const [message, code, hint] of cases) {
+      const error = unreachable(tls, message, code);
+      expect(describeModelError(error, [])).toBe(
+        `model endpoint ${tls} could not be reached: Cannot connect to API: ${message}${hint}`.slice(0, 600),
+      );
+      expect(isRetryable(error)).toBe(false);
+    }
+    // A refused or reset connection may pass: retried, and no hint.
+    const refused = unreachable(tls, "connect ECONNREFUSED 10.0.0.5:443", "ECONNREFUSED");
+    expect(describeModelError(refused, [])).toBe(
+      `model endpoint ${tls} could not be reached: Cannot connect to API: connect ECONNREFUSED 10.0.0.5:443`,
+    );
+    expect(isRetryable(refused)).toBe(true);
   });
 
   it("a 200 whose body could not be read (the connection dropped in the middle, a broken gzip) says why", () => {
