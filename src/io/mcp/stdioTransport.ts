@@ -93,9 +93,10 @@ export class StdioTransport implements Transport {
         this.onerror?.(error);
       });
       child.once("spawn", () => resolve());
-      child.once("exit", (code, signal) =>
-        this.options.onExit?.(signal === null ? `code ${code}` : `signal ${signal}`),
-      );
+      child.once("exit", (code, signal) => {
+        this.options.onExit?.(signal === null ? `code ${code}` : `signal ${signal}`);
+        void this.exitedHeld(child);
+      });
       child.once("close", () => {
         this.child = undefined;
         this.onclose?.();
@@ -171,6 +172,32 @@ export class StdioTransport implements Transport {
     this.options.onProtocolError?.(reason);
     this.onerror?.(new Error(reason));
     void this.close(true);
+  }
+
+  /**
+   * The process exited but its pipes stay open: a process it started (a launcher's helper in the
+   * background) inherited them, so they never close and nothing would tell the connection that no answer
+   * can come. Past the grace, svc stops what is left of the group and lets go of the pipes: the
+   * connection closes as for any exit, calls in flight fail at once, and no helper is left running.
+   */
+  private async exitedHeld(child: ChildProcess): Promise<void> {
+    const exited = this.exited;
+    if (exited === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const held = await Promise.race([
+      exited.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), this.options.stdoutEndGraceMs ?? STDOUT_END_GRACE_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!held) return;
+    signalGroup(child, "SIGTERM");
+    setTimeout(() => signalGroup(child, "SIGKILL"), EXIT_GRACE_MS).unref();
+    child.stderr?.unpipe(this.stderr);
+    this.stderr.end();
+    for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.destroy();
   }
 
   /** A message over the limit: svc closes the connection and says why, rather than buffering on. */

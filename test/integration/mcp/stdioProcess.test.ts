@@ -75,6 +75,29 @@ describe("stdio server processes", () => {
     );
   });
 
+  it("a server that dies while a process it started holds its stdout: the exit is seen at once and that process stopped", async () => {
+    // A launcher that starts a helper in the background (a log tailer, an agent) and then execs the server:
+    // the helper inherits stdout, so the pipe stays open after the server dies and only its exit tells.
+    const helperPids = join(hubs.home.dir, "helper.pids");
+    const wrapper = join(hubs.home.dir, "run.sh");
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\nsleep 600 &\necho $! >> "${helperPids}"\nexec "${process.execPath}" "${STDIO_FIXTURE}" legacy --crash-after-ms 300\n`,
+    );
+    chmodSync(wrapper, 0o755);
+    const hub = hubs.hub(hubs.home, { c: entry({ command: wrapper }) });
+    expect((await hub.settled("c")).state).toBe("connected");
+    // Read-only, so replayed once on the next process, which dies the same way: the call fails saying how,
+    // long before its timeout (300 s).
+    await expect(hub.call("c", "slow", { ms: 5000 })).rejects.toThrow(
+      'mcp_servers.c: "slow" failed: the connection was lost again while it was replayed (the connection closed: the server process exited (code 7) — it wrote nothing on stderr)',
+    );
+    // The helpers of the two processes that died (the hub may have started a third meanwhile).
+    const helpers = readFileSync(helperPids, "utf8").trim().split("\n").slice(0, 2).map(Number);
+    expect(helpers).toHaveLength(2);
+    await vi.waitFor(() => expect(helpers.filter(alive)).toEqual([]), { timeout: 5000, interval: 20 });
+  }, 20_000);
+
   it("a server that dies after its handshake: the status says how, without the 'check command and args' hint", async () => {
     const hub = hubs.hub(hubs.home, { c: stdioEntry("legacy", {}, ["--crash-after-ms", "100"]) });
     await vi.waitFor(() => expect(hub.status()[0]?.lastError).toBeDefined(), { timeout: 5000, interval: 20 });
