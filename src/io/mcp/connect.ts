@@ -376,7 +376,7 @@ function scoped(
   const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
   if (status !== undefined) {
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, authorization);
-    text += wrongEndpointHint(status, kind, rendered?.url);
+    text += wrongEndpointHint(status, kind, rendered?.url) || redirectHint(name, text);
   } else if (rendered?.url !== undefined) {
     text += tlsHint(name, text, rendered) || blockedPortHint(name, text) || endpointOriginHint(name, text);
   }
@@ -416,6 +416,18 @@ function wrongEndpointHint(status: number, kind: "stdio" | "http" | "sse" | unde
   if (kind === "sse" && (status === 400 || status === 405 || status === 406))
     return " — the url refused the SSE stream: if the server speaks Streamable HTTP, remove transport: sse";
   return "";
+}
+
+/**
+ * A redirect the MCP SDK did not follow: one that turns the POST into a GET (301, 302, 303), or leaves the
+ * url's origin (a canonical host name). The address it points to (without userinfo or query: the SDK leaves
+ * them out) is usually the endpoint to write in `url`. A redirect from https to plain http is not named so:
+ * the SDK says already which https address to try.
+ */
+function redirectHint(name: string, text: string): string {
+  const target = /Redirect to (\S+) not followed/.exec(text)?.[1];
+  if (target === undefined) return "";
+  return ` — the server redirects to ${target}, and svc follows a redirect only when it keeps the request's method (307, 308) and the url's origin: if that is the server's MCP endpoint, write it in mcp_servers.${name}.url`;
 }
 
 /**

@@ -125,7 +125,9 @@ export function describeTransportError(err: unknown): string {
   const text = shortBody(
     describeWithCauses(err)
       .replace(/(MCP error -?\d+: )\1+/g, "$1")
-      .replace(/^SSE error: TypeError: (?=fetch failed\b)/, ""),
+      .replace(/^SSE error: TypeError: (?=fetch failed\b)/, "")
+      // The MCP SDK names its own option, which svc does not expose (connect.ts's redirectHint says what to do).
+      .replace(/ \(redirectPolicy: 'same-origin'\)/g, ""),
   );
   const status = httpStatusOf(err);
   // Said already: "(HTTP 404)" (SSE POST), "status code (401)" (SSE stream); a body's digits do not count.

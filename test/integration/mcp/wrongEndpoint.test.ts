@@ -86,6 +86,40 @@ describe("an SSE server that names its message endpoint on another origin", () =
   });
 });
 
+/**
+ * A web server that moved its MCP endpoint: `/mcp` answers with a redirect to `target` (a path of its own, or
+ * another origin), as a web framework's trailing-slash or canonical-host redirect does.
+ */
+async function redirectingServer(status: number, target: (port: number) => string): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    const { port } = server.address() as AddressInfo;
+    res.writeHead(req.url === "/mcp" ? status : 404, { location: target(port) }).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+describe("a url the server redirects elsewhere", () => {
+  it("names the address to write in url, not the MCP SDK's redirectPolicy option, which svc has no key for", async () => {
+    const h = ctx.hub(ctx.home, {
+      // 301 turns a POST into a GET, so it is not followed even within the url's origin.
+      slash: entry({ url: await redirectingServer(301, () => "/mcp/") }),
+      host: entry({ url: await redirectingServer(307, (port) => `http://localhost:${port}/mcp`) }),
+    });
+    const slash = (await h.settled("slash")).lastError ?? "";
+    expect(slash).not.toContain("redirectPolicy");
+    expect(slash).toMatch(
+      /^mcp_servers\.slash: .*Redirect to http:\/\/127\.0\.0\.1:(\d+)\/mcp\/ not followed \(HTTP 301\) — the server redirects to http:\/\/127\.0\.0\.1:\1\/mcp\/, and svc follows a redirect only when it keeps the request's method \(307, 308\) and the url's origin: if that is the server's MCP endpoint, write it in mcp_servers\.slash\.url$/,
+    );
+    const host = (await h.settled("host")).lastError ?? "";
+    expect(host).not.toContain("redirectPolicy");
+    expect(host).toMatch(
+      /^mcp_servers\.host: .*Redirect to http:\/\/localhost:\d+\/mcp not followed \(HTTP 307\) — the server redirects to http:\/\/localhost:\d+\/mcp, and svc follows .* write it in mcp_servers\.host\.url$/,
+    );
+  });
+});
+
 /** A JSON API that is not an MCP server: every request gets `{"ok":true}`. */
 async function jsonApiServer(): Promise<string> {
   const server: Server = createServer(async (req, res) => {
