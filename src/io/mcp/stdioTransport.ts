@@ -95,7 +95,7 @@ export class StdioTransport implements Transport {
       child.once("spawn", () => resolve());
       child.once("exit", (code, signal) => {
         this.options.onExit?.(signal === null ? `code ${code}` : `signal ${signal}`);
-        void this.exitedHeld(child);
+        if (!this.closed) void this.exitedOnItsOwn(child);
       });
       child.once("close", () => {
         this.child = undefined;
@@ -175,12 +175,16 @@ export class StdioTransport implements Transport {
   }
 
   /**
-   * The process exited but its pipes stay open: a process it started (a launcher's helper in the
-   * background) inherited them, so they never close and nothing would tell the connection that no answer
-   * can come. Past the grace, svc stops what is left of the group and lets go of the pipes: the
-   * connection closes as for any exit, calls in flight fail at once, and no helper is left running.
+   * The process exited without svc closing it (a crash). What it started in its process group has no
+   * server left to work for (a browser it drove, a helper its launcher started in the background) and would
+   * run on, one more at each restart: the group gets SIGTERM, then SIGKILL 2 s later, as at a stop.
+   * One that inherited the pipes also keeps them open, so nothing would tell the connection that no answer
+   * can come: past the grace svc lets go of them, and the connection closes as for any exit (calls in
+   * flight fail at once). svc's own close escalates by itself, waiting on the pipes.
    */
-  private async exitedHeld(child: ChildProcess): Promise<void> {
+  private async exitedOnItsOwn(child: ChildProcess): Promise<void> {
+    signalGroup(child, "SIGTERM");
+    setTimeout(() => signalGroup(child, "SIGKILL"), EXIT_GRACE_MS).unref();
     const exited = this.exited;
     if (exited === undefined) return;
     let timer: NodeJS.Timeout | undefined;
@@ -192,9 +196,7 @@ export class StdioTransport implements Transport {
       }),
     ]);
     clearTimeout(timer);
-    if (!held) return;
-    signalGroup(child, "SIGTERM");
-    setTimeout(() => signalGroup(child, "SIGKILL"), EXIT_GRACE_MS).unref();
+    if (!held || this.closed) return;
     child.stderr?.unpipe(this.stderr);
     this.stderr.end();
     for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.destroy();

@@ -98,6 +98,24 @@ describe("stdio server processes", () => {
     await vi.waitFor(() => expect(helpers.filter(alive)).toEqual([]), { timeout: 5000, interval: 20 });
   }, 20_000);
 
+  it("a server that crashes leaves no process it started behind (one more at each restart), before any stop", async () => {
+    // A helper with stdio of its own (a browser the server drives, a worker), in the server's process group.
+    const helperPids = join(hubs.home.dir, "helper.pids");
+    const wrapper = join(hubs.home.dir, "run.sh");
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\nsleep 600 </dev/null >/dev/null 2>&1 &\necho $! >> "${helperPids}"\nexec "${process.execPath}" "${STDIO_FIXTURE}" legacy --crash-after-ms 300\n`,
+    );
+    chmodSync(wrapper, 0o755);
+    const hub = hubs.hub(hubs.home, { c: entry({ command: wrapper }) });
+    await vi.waitFor(() => expect(hub.status()[0]?.lastError).toMatch(/exited \(code 7\)/), {
+      timeout: 5000,
+      interval: 20,
+    });
+    const first = Number(readFileSync(helperPids, "utf8").split("\n")[0]);
+    await vi.waitFor(() => expect(alive(first)).toBe(false), { timeout: 5000, interval: 20 });
+  }, 20_000);
+
   it("a server that dies after its handshake: the status says how, without the 'check command and args' hint", async () => {
     const hub = hubs.hub(hubs.home, { c: stdioEntry("legacy", {}, ["--crash-after-ms", "100"]) });
     await vi.waitFor(() => expect(hub.status()[0]?.lastError).toBeDefined(), { timeout: 5000, interval: 20 });
