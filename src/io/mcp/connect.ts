@@ -29,7 +29,12 @@ import { type McpSession, openSession, type SessionHandlers } from "./session.js
 import { createTlsFetch } from "./tlsFetch.js";
 import { tlsHint } from "./tlsHints.js";
 import { createTransport } from "./transport.js";
-import { describeTransportError, httpStatusOf, ownErrorInSseStream } from "./transportErrors.js";
+import {
+  describeTransportError,
+  ForgottenSessionError,
+  httpStatusOf,
+  ownErrorInSseStream,
+} from "./transportErrors.js";
 
 /** Supplies the OAuth provider of an `auth: oauth` server (issue 6); `interactive: false` for background connects. */
 export type OAuthProviderFor = (
@@ -374,7 +379,8 @@ function scoped(
   let text = describeTransportError(err);
   // The `auto` fallback wraps the probe's error (initialize refused, then server/discover failed).
   const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
-  if (status !== undefined) {
+  // A forgotten session says what to do itself: the url answered its initialize, so not "check its path".
+  if (status !== undefined && !(err instanceof ForgottenSessionError)) {
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, authorization);
     text += wrongEndpointHint(status, kind, rendered?.url) || redirectHint(name, text);
   } else if (rendered?.url !== undefined) {

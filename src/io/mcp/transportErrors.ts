@@ -110,6 +110,16 @@ export function sseDropCause(err: SseError): string {
 export class ComposedError extends Error {}
 
 /**
+ * A request of the connect refused for the session `initialize` had just opened (Streamable HTTP: 404, or a
+ * 400 naming the session): the url is the server's endpoint, since it answered `initialize`, so the wrong
+ * path is not what to check. Servers run as several instances behind a load balancer do this.
+ */
+export class ForgottenSessionError extends ComposedError {}
+
+export const FORGOTTEN_SESSION =
+  "the server no longer knows the session it opened at this connect's initialize: a server run as several instances behind a load balancer does this when a request reaches another instance than the one that opened the session — route each session to one instance (session affinity on the Mcp-Session-Id header)";
+
+/**
  * A transport error for a person: its causes, and its HTTP status when the SDK's message lacks it
  * (an empty body leaves "Error POSTing to endpoint: " with nothing after it); a failed validation as one
  * line (describeMalformed), not the issues' JSON.

@@ -86,6 +86,18 @@ describe("an SSE server that names its message endpoint on another origin", () =
   });
 });
 
+describe("a server that forgets the session it just opened (instances behind a load balancer without affinity)", () => {
+  it("says so and what to set up, not that the url has no MCP endpoint (its initialize was answered there)", async () => {
+    const lb = await serve(startStreamableHttp({ instances: 2 }));
+    const h = ctx.hub(ctx.home, { lb: entry({ url: lb.url }) });
+    const error = (await h.settled("lb")).lastError ?? "";
+    expect(error).not.toContain("no MCP endpoint");
+    expect(error).toMatch(
+      /^mcp_servers\.lb: .*Session not found.*\(HTTP 404\) — the server no longer knows the session it opened at this connect's initialize: a server run as several instances behind a load balancer does this when a request reaches another instance than the one that opened the session — route each session to one instance \(session affinity on the Mcp-Session-Id header\)$/,
+    );
+  });
+});
+
 /**
  * A web server that moved its MCP endpoint: `/mcp` answers with a redirect to `target` (a path of its own, or
  * another origin), as a web framework's trailing-slash or canonical-host redirect does.
