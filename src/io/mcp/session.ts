@@ -551,11 +551,14 @@ async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
     await client.connect(transport, { timeout: options.timeoutMs });
   } catch (err) {
     const sessionId = (transport as Partial<StreamableHTTPClientTransport>).sessionId;
+    const sseEndpoint = notFoundAtSseEndpoint(transport, err);
     await transport.close().catch(() => undefined);
     if (sessionId !== undefined && forgotSession(err))
       throw new ForgottenSessionError(`${describeTransportError(err)} — ${FORGOTTEN_SESSION}`, {
         cause: err,
       });
+    if (sseEndpoint !== undefined)
+      throw new ComposedError(`${describeTransportError(err)} — ${sseEndpoint}`, { cause: err });
     throw err;
   } finally {
     options.signal?.removeEventListener("abort", abort);
@@ -577,6 +580,16 @@ function forgotSession(err: unknown): boolean {
     err instanceof StreamableHTTPError &&
     (err.code === 404 || (err.code === 400 && /session/i.test(err.message)))
   );
+}
+
+/**
+ * The SSE transport's POST refused with 404 (the path the server's stream named, or the session on it):
+ * what that endpoint was and the usual causes (transport.ts's `endpointNotFound`); undefined otherwise.
+ */
+function notFoundAtSseEndpoint(transport: Transport, err: unknown): string | undefined {
+  if (!(err instanceof Error) || !/^Error POSTing to endpoint \(HTTP 404\)/.test(err.message))
+    return undefined;
+  return (transport as { endpointNotFound?: () => string | undefined }).endpointNotFound?.();
 }
 
 /** Adds the per-request `_meta` the stateless revision requires to every outgoing request. */

@@ -1,9 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatTools } from "../../../src/cli/mcp/toolsOutput.js";
 import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
+import { buildServer } from "../../fixtures/mcp/server.mjs";
 import { entry, text, useHubs } from "./harness.js";
 
 const closers: Array<() => Promise<void>> = [];
@@ -94,6 +96,45 @@ describe("a server that forgets the session it just opened (instances behind a l
     expect(error).not.toContain("no MCP endpoint");
     expect(error).toMatch(
       /^mcp_servers\.lb: .*Session not found.*\(HTTP 404\) — the server no longer knows the session it opened at this connect's initialize: a server run as several instances behind a load balancer does this when a request reaches another instance than the one that opened the session — route each session to one instance \(session affinity on the Mcp-Session-Id header\)$/,
+    );
+  });
+});
+
+/**
+ * An SSE server mounted under `/tools` behind a proxy (stream at `/tools/sse`, messages at `/tools/messages`)
+ * that announces its message endpoint as `/messages`, without the prefix, as a server unaware of the proxy does.
+ */
+async function prefixedSseServer(): Promise<string> {
+  const sessions = new Map<string, SSEServerTransport>();
+  const server: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    if (req.method === "GET" && url.pathname === "/tools/sse") {
+      const transport = new SSEServerTransport("/messages", res);
+      sessions.set(transport.sessionId, transport);
+      await buildServer("legacy").connect(transport);
+      return;
+    }
+    const transport = sessions.get(url.searchParams.get("sessionId") ?? "");
+    if (req.method === "POST" && url.pathname === "/tools/messages" && transport !== undefined)
+      return void (await transport.handlePostMessage(req, res));
+    res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/tools/sse`;
+}
+
+describe("an SSE server whose message endpoint answers 404", () => {
+  it("names the endpoint its stream announced and the usual causes (a path prefix it leaves out, instances)", async () => {
+    const h = ctx.hub(ctx.home, { sse: entry({ url: await prefixedSseServer(), transport: "sse" }) });
+    expect((await h.settled("sse")).lastError).toMatch(
+      /^mcp_servers\.sse: Error POSTing to endpoint \(HTTP 404\): Not Found — the server's SSE stream named http:\/\/127\.0\.0\.1:\d+\/messages as its message endpoint, which does not know the session: a server behind a proxy under a path prefix \(here \/tools\) must announce its endpoint with that prefix \(or relative to the stream\), and one run as several instances needs each session routed to one instance$/,
     );
   });
 });
