@@ -384,7 +384,11 @@ function scoped(
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, authorization);
     text += wrongEndpointHint(status, kind, rendered?.url) || redirectHint(name, text);
   } else if (rendered?.url !== undefined) {
-    text += tlsHint(name, text, rendered) || blockedPortHint(name, text) || endpointOriginHint(name, text);
+    text +=
+      tlsHint(name, text, rendered) ||
+      blockedPortHint(name, text) ||
+      endpointOriginHint(name, text) ||
+      (err instanceof SyntaxError ? " — check that the url is the server's MCP endpoint" : "");
   }
   text += unsupportedVersionHint(text);
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });

@@ -128,6 +128,8 @@ export function describeTransportError(err: unknown): string {
   if (err instanceof ComposedError) return err.message;
   const malformed = describeMalformed(err);
   if (malformed !== undefined) return malformed;
+  // A POST's body the SDK's transport read as JSON (its Content-Type said so) that is none: an empty body, "OK".
+  if (err instanceof SyntaxError) return `the server's answer is not valid JSON (${err.message})`;
   // A TypeScript-SDK server sends an McpError's message with its "MCP error <code>: " prefix, and the
   // client adds the prefix again: "MCP error -32002: MCP error -32002: Resource ... not found".
   // The SSE stream's EventSource flattens a fetch that failed (a refused connection, DNS) into

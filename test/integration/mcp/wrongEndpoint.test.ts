@@ -184,6 +184,32 @@ async function jsonApiServer(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
 }
 
+/** A web app whose every answer says JSON but is `body` (nothing, or plain text), as a stub or a health route answers. */
+async function notJsonServer(body: string): Promise<string> {
+  const server: Server = createServer(async (req, res) => {
+    for await (const _ of req);
+    res.writeHead(200, { "content-type": "application/json" }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+describe("an answer that says JSON but is none", () => {
+  it("says the answer is not JSON and what to check, not only the parser's words", async () => {
+    const h = ctx.hub(ctx.home, {
+      empty: entry({ url: await notJsonServer("") }),
+      ok: entry({ url: await notJsonServer("OK") }),
+    });
+    expect((await h.settled("empty")).lastError).toBe(
+      "mcp_servers.empty: the server's answer is not valid JSON (Unexpected end of JSON input) — check that the url is the server's MCP endpoint",
+    );
+    expect((await h.settled("ok")).lastError).toBe(
+      `mcp_servers.ok: the server's answer is not valid JSON (Unexpected token 'O', "OK" is not valid JSON) — check that the url is the server's MCP endpoint`,
+    );
+  });
+});
+
 describe("an answer of the wrong shape", () => {
   it("is one line saying what was expected and what came, not the validation's JSON", async () => {
     const h = ctx.hub(ctx.home, {
