@@ -255,11 +255,31 @@ export function withStderrSoFar(
   stdout: readonly string[] = [],
 ): string {
   const stderr = joinStderr(lines);
-  if (stderr !== "") return `${message} — its stderr so far: ${stderr}`;
+  const pretty = prettyPrintedJson(stdout) ? ` — ${PRETTY_PRINTED}` : "";
+  if (stderr !== "") return `${message} — its stderr so far: ${stderr}${pretty}`;
   const other = joinStderr(stdout);
+  if (pretty !== "") return `${message}${pretty}`;
   return other === ""
     ? message
     : `${message} — it wrote nothing on stderr, and on stdout no MCP message but: ${other}`;
+}
+
+const PRETTY_PRINTED =
+  "its stdout held parts of a JSON message written over several lines (pretty-printed), but the stdio transport takes each message as JSON on one line — have the server write its messages without line breaks";
+
+/** One line of pretty-printed JSON: a bracket alone, or a `"key": value` member. */
+const JSON_FRAGMENT = /^(?:[{}[\]],?|"(?:[^"\\]|\\.)*"\s*:.*)$/;
+
+/**
+ * Whether the stdout lines that were no message are the end of a message written over several lines
+ * (`JSON.stringify(message, null, 2)`, Python's `json.dumps(indent=2)`): each is a fragment of JSON, and
+ * one closes an object. Quoted as they are, they would not say why nothing was read.
+ */
+function prettyPrintedJson(lines: readonly string[]): boolean {
+  const trimmed = lines.map((line) => line.trim());
+  return (
+    trimmed.length >= 2 && trimmed.every((l) => JSON_FRAGMENT.test(l)) && trimmed.some((l) => /^}/.test(l))
+  );
 }
 
 function stderrTail(child: ChildReport, started = false): string {

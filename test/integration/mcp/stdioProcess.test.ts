@@ -203,6 +203,26 @@ describe("stdio server processes", () => {
   });
 });
 
+describe("a server that writes each message as pretty-printed JSON, over several lines", () => {
+  it("the connect timeout says so and what the server must write, beside its stderr", async () => {
+    // A hand-written server answering with JSON.stringify(message, null, 2) (Python: json.dumps(indent=2)).
+    const pretty = `process.stderr.write("ready\\n"); require("readline").createInterface({ input: process.stdin }).on("line", (l) => { const m = JSON.parse(l); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: "p", version: "1" } } }, null, 2) + "\\n"); })`;
+    const clock = new SimulatedClock();
+    const hub = hubs.hub(
+      hubs.home,
+      { p: entry({ command: process.execPath, args: ["-e", pretty], connect_timeout: 60 }) },
+      { clock },
+    );
+    await vi.waitFor(() => expect(hub.stdoutSoFar("p")).toHaveLength(5), { timeout: 10_000, interval: 20 });
+    clock.increment(60_000);
+    expect(hub.status()[0]).toMatchObject({
+      state: "failed",
+      lastError:
+        "connect timed out after 60 s (connect_timeout) — its stderr so far: ready — its stdout held parts of a JSON message written over several lines (pretty-printed), but the stdio transport takes each message as JSON on one line — have the server write its messages without line breaks",
+    });
+  });
+});
+
 describe("a server that never answers, retried", () => {
   it("the next connect's timeout quotes its own process's stderr, not what the given-up one wrote while it was stopped", async () => {
     // A bridge waiting on a login, which ignores its stdin closing and SIGTERM (SIGKILL ends it 2 s later)
