@@ -16,6 +16,8 @@ interface Issue {
   readonly path?: ReadonlyArray<PropertyKey>;
   readonly message?: string;
   readonly errors?: ReadonlyArray<ReadonlyArray<Issue>>;
+  /** The values an `invalid_value` issue allows. */
+  readonly values?: ReadonlyArray<unknown>;
 }
 
 /** The issues of a zod validation error (the SDK checks each message and result it receives with zod). */
@@ -27,11 +29,30 @@ function zodIssues(err: unknown): readonly Issue[] | undefined {
   return Array.isArray(issues) ? (issues as Issue[]) : undefined;
 }
 
+/**
+ * A union of objects told apart by one field (MCP's content blocks by `type`) whose every alternative refused
+ * the value of that field: the value is none of them, so say all the values, not the first alternative's.
+ */
+function discriminatorIssue(
+  branches: ReadonlyArray<ReadonlyArray<Issue>>,
+  path: PropertyKey[],
+): Issue | undefined {
+  const refused = branches.map((branch) =>
+    branch.find((i) => i.code === "invalid_value" && i.path?.length === 1),
+  );
+  const key = refused[0]?.path?.[0];
+  if (key === undefined || refused.some((i) => i === undefined || i.path?.[0] !== key)) return undefined;
+  const values = [...new Set(refused.flatMap((i) => i?.values ?? []).map((v) => JSON.stringify(v)))];
+  return { code: "invalid_value", path: [...path, key], message: `expected one of ${values.join(", ")}` };
+}
+
 /** The innermost issues, each with its full path; of a union, the alternative with the fewest problems. */
 function leafIssues(issues: readonly Issue[], prefix: readonly PropertyKey[] = []): Issue[] {
   return issues.flatMap((issue) => {
     const path = [...prefix, ...(issue.path ?? [])];
     if (issue.code === "invalid_union" && issue.errors !== undefined && issue.errors.length > 0) {
+      const discriminator = discriminatorIssue(issue.errors, path);
+      if (discriminator !== undefined) return [discriminator];
       const branches = issue.errors.map((branch) => leafIssues(branch, path));
       return branches.reduce((best, branch) => (branch.length < best.length ? branch : best));
     }

@@ -228,6 +228,23 @@ describe("an answer of the wrong shape", () => {
   });
 });
 
+describe("a content block of a type MCP does not define", () => {
+  it("names the types a block may have, not only the first of them", async () => {
+    const h = ctx.hub(ctx.home, {
+      odd: entry({
+        command: process.execPath,
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"), "--bad-schemas"],
+      }),
+    });
+    expect(await h.settled("odd")).toMatchObject({ state: "connected" });
+    await expect(h.call("odd", "fine", { block: "Text" })).rejects.toThrow(
+      'mcp_servers.odd: "fine" failed: the server\'s answer is malformed: content.0.type: expected one of "text", "image", "audio", "resource_link", "resource"',
+    );
+    // A block of a known type with a field missing is named by that field, as before.
+    expect(text(await h.call("odd", "fine", { block: "text" }))).toBe("ran fine");
+  });
+});
+
 describe("a tool whose inputSchema no model API takes", () => {
   it("is left out and reported, so the server's other tools still reach the agent", async () => {
     const h = ctx.hub(ctx.home, {
