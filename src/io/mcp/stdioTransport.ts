@@ -101,7 +101,10 @@ export class StdioTransport implements Transport {
         this.child = undefined;
         this.onclose?.();
       });
-      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdin?.on("error", (error) => {
+        this.onerror?.(error);
+        if ((error as NodeJS.ErrnoException).code === "EPIPE") void this.stdinClosed();
+      });
       child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
       child.stdout?.on("error", (error) => this.onerror?.(error));
       child.stdout?.once("end", () => void this.stdoutEnded());
@@ -200,6 +203,31 @@ export class StdioTransport implements Transport {
     child.stderr?.unpipe(this.stderr);
     this.stderr.end();
     for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.destroy();
+  }
+
+  /**
+   * A write found no reader (EPIPE): the process closed its stdin, or is ending. One still running after
+   * the grace can take no request any more, and every call would wait out its timeout: svc closes the
+   * connection and says why, as for a closed stdout.
+   */
+  private async stdinClosed(): Promise<void> {
+    const exited = this.exited;
+    if (this.closed || exited === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const stillRunning = await Promise.race([
+      exited.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), this.options.stdoutEndGraceMs ?? STDOUT_END_GRACE_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!stillRunning || this.closed) return;
+    const reason =
+      "the server process closed its stdin but kept running, so it could take no more requests; svc stopped it";
+    this.options.onProtocolError?.(reason);
+    this.onerror?.(new Error(reason));
+    void this.close(true);
   }
 
   /** A message over the limit: svc closes the connection and says why, rather than buffering on. */
