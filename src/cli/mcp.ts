@@ -226,11 +226,19 @@ function disabledServer(loaded: LoadedConfig, server: string): SvcError {
   );
 }
 
-/** Connects one server (waking a lazy one); a usage or connect error when it does not connect. */
+/**
+ * Connects one server (waking a lazy one); a usage or connect error when it does not connect. A failed
+ * connect is preceded by what `svc config check` says of the entry's keys: often why it failed (`Bearer
+ * $TOKEN` sent as written, `docker run` without `-i`), and a connected server's problems are printed with
+ * its tools (printProblems).
+ */
 async function connected(loaded: LoadedConfig, hub: McpHub, server: string): Promise<ServerStatus> {
   const status = await hub.settled(server, { connect: true });
   if (status.state === "disabled") throw disabledServer(loaded, server);
   if (status.state !== "connected") {
+    const entry = serverEntry(loaded, server);
+    for (const problem of entry === undefined ? [] : unusedMcpKeys(entry))
+      process.stderr.write(`warning: mcp_servers.${server}: ${problem}\n`);
     throw new SvcError("mcp_connect", serverScoped(server, status.lastError ?? status.state));
   }
   return status;

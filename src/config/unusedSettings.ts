@@ -279,6 +279,7 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
       `trust: ${JSON.stringify(entry.trust)} is neither full nor untrusted, so the server is treated as untrusted (a call of a tool without readOnlyHint: true needs approval) — write trust: full or trust: untrusted`,
     );
   problems.push(...bareVariables(entry));
+  problems.push(...containerWithoutStdin(entry));
   problems.push(...sameHeaderTwice(entry));
   problems.push(...clientSetHeaders(entry));
   const authorization = Object.keys(entry.headers).find((k) => k.toLowerCase() === "authorization");
@@ -344,6 +345,33 @@ function sameHeaderTwice(entry: McpServerEntry): string[] {
       (keys) =>
         `${keys.map((k) => `headers.${k}`).join(" and ")} are one header (HTTP header names ignore case), so their values are sent joined by a comma — keep one of them`,
     );
+}
+
+/** Container engines whose `run` and `exec` leave the container without stdin unless given `-i`. */
+const CONTAINER_ENGINES = new Set(["docker", "podman", "nerdctl"]);
+
+/**
+ * `command: docker` with `args: [run, --rm, image]`: without `-i` (`--interactive`) the container gets no
+ * stdin, so svc's messages reach no server — it exits at once, or waits without ever answering the
+ * handshake. Every MCP server's docker line has `-i` (`docker run -i --rm …`); one copied without it is
+ * named. `-i` anywhere in the arguments counts (also inside a group such as `-it`), so a flag of the server
+ * itself never makes a warning.
+ */
+function containerWithoutStdin(entry: McpServerEntry): string[] {
+  if (entry.command === undefined) return [];
+  const program = entry.command.trim().split("/").at(-1) ?? "";
+  if (!CONTAINER_ENGINES.has(program)) return [];
+  const words = entry.args.filter((a): a is string => typeof a === "string");
+  const positional = words.filter((a) => !a.startsWith("-"));
+  const sub = positional[0] === "container" ? positional[1] : positional[0];
+  if (sub !== "run" && sub !== "exec") return [];
+  const interactive = words.some(
+    (a) => a === "--interactive" || a === "--interactive=true" || /^-[A-Za-z]*i[A-Za-z]*$/.test(a),
+  );
+  if (interactive) return [];
+  return [
+    `args: ${program} ${sub} without -i gives the container no stdin, so the server gets none of svc's messages (it exits at once, or never answers the handshake) — add -i after ${sub} (${program} ${sub} -i …)`,
+  ];
 }
 
 /** `$TOKEN` or `Bearer $TOKEN`: a variable as a shell writes it, which svc does not replace. */

@@ -29,7 +29,12 @@ import { type McpSession, openSession, type SessionHandlers } from "./session.js
 import { createTlsFetch } from "./tlsFetch.js";
 import { tlsHint } from "./tlsHints.js";
 import { createTransport } from "./transport.js";
-import { describeTransportError, httpStatusOf, ownErrorInSseStream } from "./transportErrors.js";
+import {
+  describeTransportError,
+  ForgottenSessionError,
+  httpStatusOf,
+  ownErrorInSseStream,
+} from "./transportErrors.js";
 
 /** Supplies the OAuth provider of an `auth: oauth` server (issue 6); `interactive: false` for background connects. */
 export type OAuthProviderFor = (
@@ -250,11 +255,31 @@ export function withStderrSoFar(
   stdout: readonly string[] = [],
 ): string {
   const stderr = joinStderr(lines);
-  if (stderr !== "") return `${message} — its stderr so far: ${stderr}`;
+  const pretty = prettyPrintedJson(stdout) ? ` — ${PRETTY_PRINTED}` : "";
+  if (stderr !== "") return `${message} — its stderr so far: ${stderr}${pretty}`;
   const other = joinStderr(stdout);
+  if (pretty !== "") return `${message}${pretty}`;
   return other === ""
     ? message
     : `${message} — it wrote nothing on stderr, and on stdout no MCP message but: ${other}`;
+}
+
+const PRETTY_PRINTED =
+  "its stdout held parts of a JSON message written over several lines (pretty-printed), but the stdio transport takes each message as JSON on one line — have the server write its messages without line breaks";
+
+/** One line of pretty-printed JSON: a bracket alone, or a `"key": value` member. */
+const JSON_FRAGMENT = /^(?:[{}[\]],?|"(?:[^"\\]|\\.)*"\s*:.*)$/;
+
+/**
+ * Whether the stdout lines that were no message are the end of a message written over several lines
+ * (`JSON.stringify(message, null, 2)`, Python's `json.dumps(indent=2)`): each is a fragment of JSON, and
+ * one closes an object. Quoted as they are, they would not say why nothing was read.
+ */
+function prettyPrintedJson(lines: readonly string[]): boolean {
+  const trimmed = lines.map((line) => line.trim());
+  return (
+    trimmed.length >= 2 && trimmed.every((l) => JSON_FRAGMENT.test(l)) && trimmed.some((l) => /^}/.test(l))
+  );
 }
 
 function stderrTail(child: ChildReport, started = false): string {
@@ -374,11 +399,16 @@ function scoped(
   let text = describeTransportError(err);
   // The `auto` fallback wraps the probe's error (initialize refused, then server/discover failed).
   const status = httpStatusOf(err) ?? httpStatusOf((err as Error | undefined)?.cause);
-  if (status !== undefined) {
+  // A forgotten session says what to do itself: the url answered its initialize, so not "check its path".
+  if (status !== undefined && !(err instanceof ForgottenSessionError)) {
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, authorization);
-    text += wrongEndpointHint(status, kind, rendered?.url);
+    text += wrongEndpointHint(status, kind, rendered?.url) || redirectHint(name, text);
   } else if (rendered?.url !== undefined) {
-    text += tlsHint(name, text, rendered) || blockedPortHint(name, text) || endpointOriginHint(name, text);
+    text +=
+      tlsHint(name, text, rendered) ||
+      blockedPortHint(name, text) ||
+      endpointOriginHint(name, text) ||
+      (err instanceof SyntaxError ? " — check that the url is the server's MCP endpoint" : "");
   }
   text += unsupportedVersionHint(text);
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
@@ -416,6 +446,18 @@ function wrongEndpointHint(status: number, kind: "stdio" | "http" | "sse" | unde
   if (kind === "sse" && (status === 400 || status === 405 || status === 406))
     return " — the url refused the SSE stream: if the server speaks Streamable HTTP, remove transport: sse";
   return "";
+}
+
+/**
+ * A redirect the MCP SDK did not follow: one that turns the POST into a GET (301, 302, 303), or leaves the
+ * url's origin (a canonical host name). The address it points to (without userinfo or query: the SDK leaves
+ * them out) is usually the endpoint to write in `url`. A redirect from https to plain http is not named so:
+ * the SDK says already which https address to try.
+ */
+function redirectHint(name: string, text: string): string {
+  const target = /Redirect to (\S+) not followed/.exec(text)?.[1];
+  if (target === undefined) return "";
+  return ` — the server redirects to ${target}, and svc follows a redirect only when it keeps the request's method (307, 308) and the url's origin: if that is the server's MCP endpoint, write it in mcp_servers.${name}.url`;
 }
 
 /**

@@ -1,6 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
-import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  type StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -42,6 +45,8 @@ import {
   ComposedError,
   describeMalformed,
   describeTransportError,
+  FORGOTTEN_SESSION,
+  ForgottenSessionError,
   ownErrorInSseStream,
   sseDropCause,
   summarizeZodError,
@@ -545,7 +550,15 @@ async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
   try {
     await client.connect(transport, { timeout: options.timeoutMs });
   } catch (err) {
+    const sessionId = (transport as Partial<StreamableHTTPClientTransport>).sessionId;
+    const sseEndpoint = notFoundAtSseEndpoint(transport, err);
     await transport.close().catch(() => undefined);
+    if (sessionId !== undefined && forgotSession(err))
+      throw new ForgottenSessionError(`${describeTransportError(err)} — ${FORGOTTEN_SESSION}`, {
+        cause: err,
+      });
+    if (sseEndpoint !== undefined)
+      throw new ComposedError(`${describeTransportError(err)} — ${sseEndpoint}`, { cause: err });
     throw err;
   } finally {
     options.signal?.removeEventListener("abort", abort);
@@ -559,6 +572,24 @@ async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
   );
   watchLoss(session, options);
   return session;
+}
+
+/** Streamable HTTP's refusal of a request's session: 404, or a 400 naming the session (the TypeScript SDK's examples). */
+function forgotSession(err: unknown): boolean {
+  return (
+    err instanceof StreamableHTTPError &&
+    (err.code === 404 || (err.code === 400 && /session/i.test(err.message)))
+  );
+}
+
+/**
+ * The SSE transport's POST refused with 404 (the path the server's stream named, or the session on it):
+ * what that endpoint was and the usual causes (transport.ts's `endpointNotFound`); undefined otherwise.
+ */
+function notFoundAtSseEndpoint(transport: Transport, err: unknown): string | undefined {
+  if (!(err instanceof Error) || !/^Error POSTing to endpoint \(HTTP 404\)/.test(err.message))
+    return undefined;
+  return (transport as { endpointNotFound?: () => string | undefined }).endpointNotFound?.();
 }
 
 /** Adds the per-request `_meta` the stateless revision requires to every outgoing request. */

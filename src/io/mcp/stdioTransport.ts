@@ -93,14 +93,18 @@ export class StdioTransport implements Transport {
         this.onerror?.(error);
       });
       child.once("spawn", () => resolve());
-      child.once("exit", (code, signal) =>
-        this.options.onExit?.(signal === null ? `code ${code}` : `signal ${signal}`),
-      );
+      child.once("exit", (code, signal) => {
+        this.options.onExit?.(signal === null ? `code ${code}` : `signal ${signal}`);
+        if (!this.closed) void this.exitedOnItsOwn(child);
+      });
       child.once("close", () => {
         this.child = undefined;
         this.onclose?.();
       });
-      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdin?.on("error", (error) => {
+        this.onerror?.(error);
+        if ((error as NodeJS.ErrnoException).code === "EPIPE") void this.stdinClosed();
+      });
       child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
       child.stdout?.on("error", (error) => this.onerror?.(error));
       child.stdout?.once("end", () => void this.stdoutEnded());
@@ -168,6 +172,59 @@ export class StdioTransport implements Transport {
     if (!stillRunning || this.closed) return;
     const reason =
       "the server process closed its stdout but kept running, so it could answer nothing more; svc stopped it";
+    this.options.onProtocolError?.(reason);
+    this.onerror?.(new Error(reason));
+    void this.close(true);
+  }
+
+  /**
+   * The process exited without svc closing it (a crash). What it started in its process group has no
+   * server left to work for (a browser it drove, a helper its launcher started in the background) and would
+   * run on, one more at each restart: the group gets SIGTERM, then SIGKILL 2 s later, as at a stop.
+   * One that inherited the pipes also keeps them open, so nothing would tell the connection that no answer
+   * can come: past the grace svc lets go of them, and the connection closes as for any exit (calls in
+   * flight fail at once). svc's own close escalates by itself, waiting on the pipes.
+   */
+  private async exitedOnItsOwn(child: ChildProcess): Promise<void> {
+    signalGroup(child, "SIGTERM");
+    setTimeout(() => signalGroup(child, "SIGKILL"), EXIT_GRACE_MS).unref();
+    const exited = this.exited;
+    if (exited === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const held = await Promise.race([
+      exited.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), this.options.stdoutEndGraceMs ?? STDOUT_END_GRACE_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!held || this.closed) return;
+    child.stderr?.unpipe(this.stderr);
+    this.stderr.end();
+    for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.destroy();
+  }
+
+  /**
+   * A write found no reader (EPIPE): the process closed its stdin, or is ending. One still running after
+   * the grace can take no request any more, and every call would wait out its timeout: svc closes the
+   * connection and says why, as for a closed stdout.
+   */
+  private async stdinClosed(): Promise<void> {
+    const exited = this.exited;
+    if (this.closed || exited === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const stillRunning = await Promise.race([
+      exited.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), this.options.stdoutEndGraceMs ?? STDOUT_END_GRACE_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!stillRunning || this.closed) return;
+    const reason =
+      "the server process closed its stdin but kept running, so it could take no more requests; svc stopped it";
     this.options.onProtocolError?.(reason);
     this.onerror?.(new Error(reason));
     void this.close(true);

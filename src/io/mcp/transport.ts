@@ -104,6 +104,19 @@ class ClosableSseTransport extends SSEClientTransport {
     });
   }
 
+  /**
+   * Why a POST to the message endpoint the server's stream named was refused with 404 at the connect: that
+   * endpoint (the SDK keeps it, and the url, private) does not know the session the stream opened.
+   * Undefined before the stream named one.
+   */
+  endpointNotFound(): string | undefined {
+    const { _url: url, _endpoint: endpoint } = this as unknown as { _url?: URL; _endpoint?: URL };
+    if (url === undefined || endpoint === undefined) return undefined;
+    const prefix = url.pathname.replace(/\/[^/]*$/, "");
+    const here = prefix !== "" && !endpoint.pathname.startsWith(`${prefix}/`) ? ` (here ${prefix})` : "";
+    return `the server's SSE stream named ${endpoint.origin}${endpoint.pathname} as its message endpoint, which does not know the session: a server behind a proxy under a path prefix${here} must announce its endpoint with that prefix (or relative to the stream), and one run as several instances needs each session routed to one instance`;
+  }
+
   override async close(): Promise<void> {
     // The SDK closes the transport itself right after failing its start (an endpoint on another origin):
     // that failure, already on its way, is the one to report; only a start still waiting gives up here.

@@ -16,6 +16,8 @@ interface Issue {
   readonly path?: ReadonlyArray<PropertyKey>;
   readonly message?: string;
   readonly errors?: ReadonlyArray<ReadonlyArray<Issue>>;
+  /** The values an `invalid_value` issue allows. */
+  readonly values?: ReadonlyArray<unknown>;
 }
 
 /** The issues of a zod validation error (the SDK checks each message and result it receives with zod). */
@@ -27,11 +29,30 @@ function zodIssues(err: unknown): readonly Issue[] | undefined {
   return Array.isArray(issues) ? (issues as Issue[]) : undefined;
 }
 
+/**
+ * A union of objects told apart by one field (MCP's content blocks by `type`) whose every alternative refused
+ * the value of that field: the value is none of them, so say all the values, not the first alternative's.
+ */
+function discriminatorIssue(
+  branches: ReadonlyArray<ReadonlyArray<Issue>>,
+  path: PropertyKey[],
+): Issue | undefined {
+  const refused = branches.map((branch) =>
+    branch.find((i) => i.code === "invalid_value" && i.path?.length === 1),
+  );
+  const key = refused[0]?.path?.[0];
+  if (key === undefined || refused.some((i) => i === undefined || i.path?.[0] !== key)) return undefined;
+  const values = [...new Set(refused.flatMap((i) => i?.values ?? []).map((v) => JSON.stringify(v)))];
+  return { code: "invalid_value", path: [...path, key], message: `expected one of ${values.join(", ")}` };
+}
+
 /** The innermost issues, each with its full path; of a union, the alternative with the fewest problems. */
 function leafIssues(issues: readonly Issue[], prefix: readonly PropertyKey[] = []): Issue[] {
   return issues.flatMap((issue) => {
     const path = [...prefix, ...(issue.path ?? [])];
     if (issue.code === "invalid_union" && issue.errors !== undefined && issue.errors.length > 0) {
+      const discriminator = discriminatorIssue(issue.errors, path);
+      if (discriminator !== undefined) return [discriminator];
       const branches = issue.errors.map((branch) => leafIssues(branch, path));
       return branches.reduce((best, branch) => (branch.length < best.length ? branch : best));
     }
@@ -110,6 +131,16 @@ export function sseDropCause(err: SseError): string {
 export class ComposedError extends Error {}
 
 /**
+ * A request of the connect refused for the session `initialize` had just opened (Streamable HTTP: 404, or a
+ * 400 naming the session): the url is the server's endpoint, since it answered `initialize`, so the wrong
+ * path is not what to check. Servers run as several instances behind a load balancer do this.
+ */
+export class ForgottenSessionError extends ComposedError {}
+
+export const FORGOTTEN_SESSION =
+  "the server no longer knows the session it opened at this connect's initialize: a server run as several instances behind a load balancer does this when a request reaches another instance than the one that opened the session — route each session to one instance (session affinity on the Mcp-Session-Id header)";
+
+/**
  * A transport error for a person: its causes, and its HTTP status when the SDK's message lacks it
  * (an empty body leaves "Error POSTing to endpoint: " with nothing after it); a failed validation as one
  * line (describeMalformed), not the issues' JSON.
@@ -118,6 +149,8 @@ export function describeTransportError(err: unknown): string {
   if (err instanceof ComposedError) return err.message;
   const malformed = describeMalformed(err);
   if (malformed !== undefined) return malformed;
+  // A POST's body the SDK's transport read as JSON (its Content-Type said so) that is none: an empty body, "OK".
+  if (err instanceof SyntaxError) return `the server's answer is not valid JSON (${err.message})`;
   // A TypeScript-SDK server sends an McpError's message with its "MCP error <code>: " prefix, and the
   // client adds the prefix again: "MCP error -32002: MCP error -32002: Resource ... not found".
   // The SSE stream's EventSource flattens a fetch that failed (a refused connection, DNS) into
@@ -125,7 +158,9 @@ export function describeTransportError(err: unknown): string {
   const text = shortBody(
     describeWithCauses(err)
       .replace(/(MCP error -?\d+: )\1+/g, "$1")
-      .replace(/^SSE error: TypeError: (?=fetch failed\b)/, ""),
+      .replace(/^SSE error: TypeError: (?=fetch failed\b)/, "")
+      // The MCP SDK names its own option, which svc does not expose (connect.ts's redirectHint says what to do).
+      .replace(/ \(redirectPolicy: 'same-origin'\)/g, ""),
   );
   const status = httpStatusOf(err);
   // Said already: "(HTTP 404)" (SSE POST), "status code (401)" (SSE stream); a body's digits do not count.

@@ -17,13 +17,17 @@ function quoted(value: unknown): string {
  * A server's answer to a request that is not a valid JSON-RPC response (an error without a message, as a Go
  * server's `omitempty` leaves it; a code that is not an integer; a `result` that is not an object; neither
  * result nor error), as the error response svc reads in its place, or undefined for anything that is not an
- * answer (no `id`, or a `method`: a request or notification). Skipped like any unreadable line, such an
- * answer left its call waiting out the whole `timeout` and then reported that the server did not answer.
+ * answer (no `id`, or a `method`: a request or notification; or none of `jsonrpc`, `result` and `error`: a
+ * log line). Skipped like any unreadable line, such an answer left its call waiting out the whole `timeout`
+ * and then reported that the server did not answer.
  */
 export function unreadableAnswer(value: unknown): JSONRPCMessage | undefined {
   if (!isObject(value) || "method" in value) return undefined;
   const id = value.id;
   if (typeof id !== "string" && typeof id !== "number") return undefined;
+  // An object with an `id` but none of jsonrpc, result and error is no answer: a JSON log line on stdout
+  // (a logger that writes the id of the request it handles), skipped like any other log line.
+  if (!("jsonrpc" in value) && !("result" in value) && !("error" in value)) return undefined;
   const error = value.error;
   let code = INTERNAL_ERROR;
   let message: string;

@@ -170,6 +170,23 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     expect(gone.stderr).toMatch(/mcp_servers\.gone: fetch failed: .*ECONNREFUSED/);
   });
 
+  it("test and tools of a server that fails to connect still name its mistaken keys, which often say why", async () => {
+    writeConfig({
+      gone: {
+        url: `http://127.0.0.1:${await closedPort()}/mcp`,
+        skip_preflight: true,
+        headers: { Authorization: "Bearer $GITHUB_TOKEN" },
+      },
+    });
+    for (const command of ["test", "tools"]) {
+      const r = await run(home, ["mcp", command, "gone"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /^warning: mcp_servers\.gone: headers\.Authorization: a \$ followed by a name is how a shell writes a variable, .*\nsvc: mcp_servers\.gone: fetch failed: .*ECONNREFUSED/s,
+      );
+    }
+  });
+
   it("tools names the server in a connect timeout", async () => {
     // Reads stdin and never answers: the handshake times out; it exits when its stdin closes.
     writeConfig({

@@ -117,6 +117,13 @@ describe("stdio servers (real subprocess)", () => {
     expect(h.status()[0]?.state).toBe("connected");
   });
 
+  it("a JSON log line on stdout naming a request's id (no jsonrpc, result or error) is skipped, not taken for its answer", async () => {
+    const h = hub(ctx.home, { logs: stdioEntry("legacy", {}, ["--json-log"]) });
+    expect((await h.settled("logs")).state).toBe("connected");
+    for (let i = 0; i < 3; i++)
+      expect(text(await h.call("logs", "echo", { text: `hi ${i}` }))).toBe(`hi ${i}`);
+  });
+
   it("gives the child a minimal environment plus env, never the parent's secrets; ${VAR} comes from .env", async () => {
     ctx.home.write(".env", "API_KEY=from-dotenv\n");
     const h = hub(

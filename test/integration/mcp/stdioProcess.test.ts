@@ -75,6 +75,47 @@ describe("stdio server processes", () => {
     );
   });
 
+  it("a server that dies while a process it started holds its stdout: the exit is seen at once and that process stopped", async () => {
+    // A launcher that starts a helper in the background (a log tailer, an agent) and then execs the server:
+    // the helper inherits stdout, so the pipe stays open after the server dies and only its exit tells.
+    const helperPids = join(hubs.home.dir, "helper.pids");
+    const wrapper = join(hubs.home.dir, "run.sh");
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\nsleep 600 &\necho $! >> "${helperPids}"\nexec "${process.execPath}" "${STDIO_FIXTURE}" legacy --crash-after-ms 300\n`,
+    );
+    chmodSync(wrapper, 0o755);
+    const hub = hubs.hub(hubs.home, { c: entry({ command: wrapper }) });
+    expect((await hub.settled("c")).state).toBe("connected");
+    // Read-only, so replayed once on the next process, which dies the same way: the call fails saying how,
+    // long before its timeout (300 s).
+    await expect(hub.call("c", "slow", { ms: 5000 })).rejects.toThrow(
+      'mcp_servers.c: "slow" failed: the connection was lost again while it was replayed (the connection closed: the server process exited (code 7) — it wrote nothing on stderr)',
+    );
+    // The helpers of the two processes that died (the hub may have started a third meanwhile).
+    const helpers = readFileSync(helperPids, "utf8").trim().split("\n").slice(0, 2).map(Number);
+    expect(helpers).toHaveLength(2);
+    await vi.waitFor(() => expect(helpers.filter(alive)).toEqual([]), { timeout: 5000, interval: 20 });
+  }, 20_000);
+
+  it("a server that crashes leaves no process it started behind (one more at each restart), before any stop", async () => {
+    // A helper with stdio of its own (a browser the server drives, a worker), in the server's process group.
+    const helperPids = join(hubs.home.dir, "helper.pids");
+    const wrapper = join(hubs.home.dir, "run.sh");
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\nsleep 600 </dev/null >/dev/null 2>&1 &\necho $! >> "${helperPids}"\nexec "${process.execPath}" "${STDIO_FIXTURE}" legacy --crash-after-ms 300\n`,
+    );
+    chmodSync(wrapper, 0o755);
+    const hub = hubs.hub(hubs.home, { c: entry({ command: wrapper }) });
+    await vi.waitFor(() => expect(hub.status()[0]?.lastError).toMatch(/exited \(code 7\)/), {
+      timeout: 5000,
+      interval: 20,
+    });
+    const first = Number(readFileSync(helperPids, "utf8").split("\n")[0]);
+    await vi.waitFor(() => expect(alive(first)).toBe(false), { timeout: 5000, interval: 20 });
+  }, 20_000);
+
   it("a server that dies after its handshake: the status says how, without the 'check command and args' hint", async () => {
     const hub = hubs.hub(hubs.home, { c: stdioEntry("legacy", {}, ["--crash-after-ms", "100"]) });
     await vi.waitFor(() => expect(hub.status()[0]?.lastError).toBeDefined(), { timeout: 5000, interval: 20 });
@@ -158,6 +199,26 @@ describe("stdio server processes", () => {
       state: "failed",
       lastError:
         "connect timed out after 60 s (connect_timeout) — it wrote nothing on stderr, and on stdout no MCP message but: MCP server listening on http://localhost:3000/mcp",
+    });
+  });
+});
+
+describe("a server that writes each message as pretty-printed JSON, over several lines", () => {
+  it("the connect timeout says so and what the server must write, beside its stderr", async () => {
+    // A hand-written server answering with JSON.stringify(message, null, 2) (Python: json.dumps(indent=2)).
+    const pretty = `process.stderr.write("ready\\n"); require("readline").createInterface({ input: process.stdin }).on("line", (l) => { const m = JSON.parse(l); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: "p", version: "1" } } }, null, 2) + "\\n"); })`;
+    const clock = new SimulatedClock();
+    const hub = hubs.hub(
+      hubs.home,
+      { p: entry({ command: process.execPath, args: ["-e", pretty], connect_timeout: 60 }) },
+      { clock },
+    );
+    await vi.waitFor(() => expect(hub.stdoutSoFar("p")).toHaveLength(5), { timeout: 10_000, interval: 20 });
+    clock.increment(60_000);
+    expect(hub.status()[0]).toMatchObject({
+      state: "failed",
+      lastError:
+        "connect timed out after 60 s (connect_timeout) — its stderr so far: ready — its stdout held parts of a JSON message written over several lines (pretty-printed), but the stdio transport takes each message as JSON on one line — have the server write its messages without line breaks",
     });
   });
 });

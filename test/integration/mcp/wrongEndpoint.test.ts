@@ -1,9 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatTools } from "../../../src/cli/mcp/toolsOutput.js";
 import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
+import { buildServer } from "../../fixtures/mcp/server.mjs";
 import { entry, text, useHubs } from "./harness.js";
 
 const closers: Array<() => Promise<void>> = [];
@@ -86,6 +88,91 @@ describe("an SSE server that names its message endpoint on another origin", () =
   });
 });
 
+describe("a server that forgets the session it just opened (instances behind a load balancer without affinity)", () => {
+  it("says so and what to set up, not that the url has no MCP endpoint (its initialize was answered there)", async () => {
+    const lb = await serve(startStreamableHttp({ instances: 2 }));
+    const h = ctx.hub(ctx.home, { lb: entry({ url: lb.url }) });
+    const error = (await h.settled("lb")).lastError ?? "";
+    expect(error).not.toContain("no MCP endpoint");
+    expect(error).toMatch(
+      /^mcp_servers\.lb: .*Session not found.*\(HTTP 404\) — the server no longer knows the session it opened at this connect's initialize: a server run as several instances behind a load balancer does this when a request reaches another instance than the one that opened the session — route each session to one instance \(session affinity on the Mcp-Session-Id header\)$/,
+    );
+  });
+});
+
+/**
+ * An SSE server mounted under `/tools` behind a proxy (stream at `/tools/sse`, messages at `/tools/messages`)
+ * that announces its message endpoint as `/messages`, without the prefix, as a server unaware of the proxy does.
+ */
+async function prefixedSseServer(): Promise<string> {
+  const sessions = new Map<string, SSEServerTransport>();
+  const server: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    if (req.method === "GET" && url.pathname === "/tools/sse") {
+      const transport = new SSEServerTransport("/messages", res);
+      sessions.set(transport.sessionId, transport);
+      await buildServer("legacy").connect(transport);
+      return;
+    }
+    const transport = sessions.get(url.searchParams.get("sessionId") ?? "");
+    if (req.method === "POST" && url.pathname === "/tools/messages" && transport !== undefined)
+      return void (await transport.handlePostMessage(req, res));
+    res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/tools/sse`;
+}
+
+describe("an SSE server whose message endpoint answers 404", () => {
+  it("names the endpoint its stream announced and the usual causes (a path prefix it leaves out, instances)", async () => {
+    const h = ctx.hub(ctx.home, { sse: entry({ url: await prefixedSseServer(), transport: "sse" }) });
+    expect((await h.settled("sse")).lastError).toMatch(
+      /^mcp_servers\.sse: Error POSTing to endpoint \(HTTP 404\): Not Found — the server's SSE stream named http:\/\/127\.0\.0\.1:\d+\/messages as its message endpoint, which does not know the session: a server behind a proxy under a path prefix \(here \/tools\) must announce its endpoint with that prefix \(or relative to the stream\), and one run as several instances needs each session routed to one instance$/,
+    );
+  });
+});
+
+/**
+ * A web server that moved its MCP endpoint: `/mcp` answers with a redirect to `target` (a path of its own, or
+ * another origin), as a web framework's trailing-slash or canonical-host redirect does.
+ */
+async function redirectingServer(status: number, target: (port: number) => string): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    const { port } = server.address() as AddressInfo;
+    res.writeHead(req.url === "/mcp" ? status : 404, { location: target(port) }).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+describe("a url the server redirects elsewhere", () => {
+  it("names the address to write in url, not the MCP SDK's redirectPolicy option, which svc has no key for", async () => {
+    const h = ctx.hub(ctx.home, {
+      // 301 turns a POST into a GET, so it is not followed even within the url's origin.
+      slash: entry({ url: await redirectingServer(301, () => "/mcp/") }),
+      host: entry({ url: await redirectingServer(307, (port) => `http://localhost:${port}/mcp`) }),
+    });
+    const slash = (await h.settled("slash")).lastError ?? "";
+    expect(slash).not.toContain("redirectPolicy");
+    expect(slash).toMatch(
+      /^mcp_servers\.slash: .*Redirect to http:\/\/127\.0\.0\.1:(\d+)\/mcp\/ not followed \(HTTP 301\) — the server redirects to http:\/\/127\.0\.0\.1:\1\/mcp\/, and svc follows a redirect only when it keeps the request's method \(307, 308\) and the url's origin: if that is the server's MCP endpoint, write it in mcp_servers\.slash\.url$/,
+    );
+    const host = (await h.settled("host")).lastError ?? "";
+    expect(host).not.toContain("redirectPolicy");
+    expect(host).toMatch(
+      /^mcp_servers\.host: .*Redirect to http:\/\/localhost:\d+\/mcp not followed \(HTTP 307\) — the server redirects to http:\/\/localhost:\d+\/mcp, and svc follows .* write it in mcp_servers\.host\.url$/,
+    );
+  });
+});
+
 /** A JSON API that is not an MCP server: every request gets `{"ok":true}`. */
 async function jsonApiServer(): Promise<string> {
   const server: Server = createServer(async (req, res) => {
@@ -96,6 +183,32 @@ async function jsonApiServer(): Promise<string> {
   closers.push(() => new Promise((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
 }
+
+/** A web app whose every answer says JSON but is `body` (nothing, or plain text), as a stub or a health route answers. */
+async function notJsonServer(body: string): Promise<string> {
+  const server: Server = createServer(async (req, res) => {
+    for await (const _ of req);
+    res.writeHead(200, { "content-type": "application/json" }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+describe("an answer that says JSON but is none", () => {
+  it("says the answer is not JSON and what to check, not only the parser's words", async () => {
+    const h = ctx.hub(ctx.home, {
+      empty: entry({ url: await notJsonServer("") }),
+      ok: entry({ url: await notJsonServer("OK") }),
+    });
+    expect((await h.settled("empty")).lastError).toBe(
+      "mcp_servers.empty: the server's answer is not valid JSON (Unexpected end of JSON input) — check that the url is the server's MCP endpoint",
+    );
+    expect((await h.settled("ok")).lastError).toBe(
+      `mcp_servers.ok: the server's answer is not valid JSON (Unexpected token 'O', "OK" is not valid JSON) — check that the url is the server's MCP endpoint`,
+    );
+  });
+});
 
 describe("an answer of the wrong shape", () => {
   it("is one line saying what was expected and what came, not the validation's JSON", async () => {
@@ -112,6 +225,23 @@ describe("an answer of the wrong shape", () => {
     expect((await h.settled("list")).lastError).toBe(
       "the server's tools/list result is malformed: tools: expected array, received string",
     );
+  });
+});
+
+describe("a content block of a type MCP does not define", () => {
+  it("names the types a block may have, not only the first of them", async () => {
+    const h = ctx.hub(ctx.home, {
+      odd: entry({
+        command: process.execPath,
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"), "--bad-schemas"],
+      }),
+    });
+    expect(await h.settled("odd")).toMatchObject({ state: "connected" });
+    await expect(h.call("odd", "fine", { block: "Text" })).rejects.toThrow(
+      'mcp_servers.odd: "fine" failed: the server\'s answer is malformed: content.0.type: expected one of "text", "image", "audio", "resource_link", "resource"',
+    );
+    // A block of a known type with a field missing is named by that field, as before.
+    expect(text(await h.call("odd", "fine", { block: "text" }))).toBe("ran fine");
   });
 });
 

@@ -400,6 +400,28 @@ describe("mcp_servers keys the entry's transport never reads are named, not drop
   });
 });
 
+describe("a container started without stdin (docker run without -i) is named", () => {
+  it("docker, podman and a path to docker, run and exec; -i, -it, --interactive and a command server's own name do not count", () => {
+    const servers = {
+      plain: { command: "docker", args: ["run", "--rm", "mcp/fetch"] },
+      path: { command: "/usr/local/bin/docker", args: ["container", "run", "--rm", "-e", "A=b", "mcp/x"] },
+      pod: { command: "podman", args: ["exec", "box", "server"] },
+      i: { command: "docker", args: ["run", "-i", "--rm", "mcp/fetch"] },
+      it: { command: "docker", args: ["run", "--rm", "-it", "mcp/fetch"] },
+      long: { command: "docker", args: ["run", "--interactive", "mcp/fetch"] },
+      pull: { command: "docker", args: ["pull", "mcp/fetch"] },
+      other: { command: "npx", args: ["run", "pkg"] },
+    };
+    const fix = (program: string, sub: string) =>
+      `args: ${program} ${sub} without -i gives the container no stdin, so the server gets none of svc's messages (it exits at once, or never answers the handshake) — add -i after ${sub} (${program} ${sub} -i …)`;
+    expect(warningsFor({ mcp_servers: servers })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.plain: ${fix("docker", "run")}`,
+      `[mcp] ${FILE}: mcp_servers.path: ${fix("docker", "run")}`,
+      `[mcp] ${FILE}: mcp_servers.pod: ${fix("podman", "exec")}`,
+    ]);
+  });
+});
+
 describe("a credential written $NAME (a shell's variable form, which svc does not replace) is named", () => {
   it("a platform token, a search key and a command argument, never the value; a $ inside a longer value is text", () => {
     const bare = "a $ followed by a name is how a shell writes a variable, but svc replaces only $";

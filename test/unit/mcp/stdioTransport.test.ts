@@ -49,6 +49,40 @@ describe("StdioTransport", () => {
     }
   });
 
+  it("a process that closes its stdin and runs on is closed at svc's next message, saying why, instead of leaving calls to time out", async () => {
+    const reasons: string[] = [];
+    let closed = false;
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: [
+        "-e",
+        "require('fs').closeSync(0); process.stdout.write('closed\\n'); setInterval(() => {}, 1000)",
+      ],
+      env: { PATH: process.env.PATH ?? "" },
+      stdoutEndGraceMs: 50,
+      onProtocolError: (reason) => reasons.push(reason),
+      onOtherOutput: () => {
+        // Its stdin is closed now: svc's next message finds no reader.
+        void transport.send({ jsonrpc: "2.0", id: 1, method: "ping" }).catch(() => undefined);
+      },
+    });
+    transport.onerror = () => undefined;
+    transport.onclose = () => {
+      closed = true;
+    };
+    await transport.start();
+    const pid = transport.pid as number;
+    try {
+      await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+      expect(reasons).toEqual([
+        "the server process closed its stdin but kept running, so it could take no more requests; svc stopped it",
+      ]);
+      expect(alive(pid)).toBe(false);
+    } finally {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   it("a process that exits (its stdout ending with it) is not said to have closed its stdout", async () => {
     const reasons: string[] = [];
     let closed = false;
