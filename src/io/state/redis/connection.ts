@@ -279,7 +279,8 @@ export async function evictionProblem(redis: Redis, label: string): Promise<stri
  * Connects and PINGs once (startup): a bad `state.redis_url` stops the gateway with the usual
  * file/key/problem/fix message instead of answering 503 to every request. With `keyPrefix`, also checks
  * that the URL's user may write keys under `<prefix>:` (a Redis ACL that leaves them out answers every
- * command NOPERM: every request would be answered 503, every CLI command fail with EXECABORT).
+ * command NOPERM: every request would be answered 503, every CLI command fail with EXECABORT), and that
+ * the server is not in cluster mode (CROSSSLOT: the same).
  */
 export async function connectRedis(
   url: string,
@@ -340,7 +341,10 @@ export async function connectRedis(
       "end state.redis_url with a database this server has (0-15 unless its databases setting says more)",
     );
   }
-  const denied = keyPrefix === undefined ? undefined : await accessDenied(redis, label, keyPrefix);
+  const denied =
+    keyPrefix === undefined
+      ? undefined
+      : ((await accessDenied(redis, label, keyPrefix)) ?? (await clusterMode(redis, label)));
   if (denied !== undefined) {
     redis.disconnect();
     throw refuse(denied.problem, denied.fix);
@@ -396,4 +400,27 @@ async function accessDenied(
       "let that user run INFO (ACL SETUSER <user> +info; an ACL of +@all -@dangerous leaves it out)",
     ))
   );
+}
+
+/**
+ * A Redis in cluster mode (`cluster-enabled yes`, a managed service's cluster mode) refuses a command or
+ * script over keys in several hash slots (CROSSSLOT), which BullMQ's scripts and svc's own use: it would
+ * answer every request 503 and run nothing, so the start says so instead. A server that does not say
+ * (INFO refused otherwise than by its ACL, which `accessDenied` names) is left to the requests.
+ */
+async function clusterMode(
+  redis: Redis,
+  label: string,
+): Promise<{ problem: string; fix: string } | undefined> {
+  let info: string;
+  try {
+    info = await redis.info("cluster");
+  } catch {
+    return undefined;
+  }
+  if (!/^cluster_enabled:1\b/m.test(info)) return undefined;
+  return {
+    problem: `${label} runs in cluster mode (cluster_enabled:1): svc's run queue (BullMQ) and its own scripts use several keys at once, which a Redis Cluster refuses across hash slots (CROSSSLOT), so every request would be answered 503`,
+    fix: "point state.redis_url at a Redis with cluster mode off (cluster-enabled no in its redis.conf; with a managed Redis, its non-cluster mode): every instance shares that one server",
+  };
 }
