@@ -39,7 +39,10 @@ export interface RedisState {
   /** The `coalesce` event mode, on groups shared by every instance. */
   coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
   readonly cronLease: CronLease;
-  /** False during an outage (logged once, answered 503 until Redis is back: `svc_state_available`). */
+  /**
+   * False during an outage (logged once, answered 503 until Redis is back) and while Redis refuses the
+   * request path's writes (full, read-only: until one is taken again): `svc_state_available`.
+   */
   available(): boolean;
   /** Starts this instance's workers (after the listener is up). */
   start(): void;
@@ -173,7 +176,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       return coalescing.offer(event, { ...pendingRunOf(run), route: storedRoute(event.route) });
     },
     cronLease: createCronLease(redis, keys, health),
-    available: () => !health.inOutage(),
+    available: () => !health.inOutage() && !health.refusing(),
     start() {
       runs.start();
       coalescing.start();

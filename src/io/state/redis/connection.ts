@@ -95,6 +95,13 @@ export interface RedisHealth {
   isDown(): boolean;
   /** Whether an outage was logged and is not over yet: requests that need Redis are answered 503. */
   inOutage(): boolean;
+  /**
+   * Whether Redis refused a command of the request path (full, read-only, ...) and has taken no write of it
+   * since: requests are answered 503 meanwhile, as in an outage, though Redis answers.
+   */
+  refusing(): boolean;
+  /** A write of the request path was taken (an idempotency record, a stored job): a refusal is over. */
+  taken(): void;
   fail(err: unknown): never;
   /**
    * A command of a background connection (`what`: a queue's worker) that Redis refused: logged at most once
@@ -169,6 +176,8 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
   };
   /** When a refusal was last logged. */
   let refusedAt: number | undefined;
+  /** Refused since the last write taken (see `refusing`). */
+  let refused = false;
   /** When each background refusal was last logged. */
   const backgroundRefusedAt = new Map<string, number>();
   /** The first connection watched: pinged after a command failed on a connection that stayed open. */
@@ -220,6 +229,10 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
     },
     isDown: () => notReady.size > 0,
     inOutage: () => reported,
+    refusing: () => refused,
+    taken() {
+      refused = false;
+    },
     refusedInBackground(what, err) {
       const reason = err instanceof Error ? err.message : String(err);
       const at = now();
@@ -242,6 +255,7 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
           : String(err);
       if (isRefusal(err)) {
         // Not an outage: no "unreachable" / "reachable again" pair each second while Redis stays full.
+        refused = true;
         const at = now();
         if (refusedAt === undefined || at - refusedAt >= REFUSAL_LOG_MS) {
           refusedAt = at;
