@@ -5,7 +5,7 @@ import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
 import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
-import { type CronJob, type CronStore, nextRunAfter } from "../io/stores/cronStore.js";
+import { type CronJob, type CronStore, lastRunAtOrBefore, nextRunAfter } from "../io/stores/cronStore.js";
 import type { AcceptedEvent, CronFireResult } from "../streams/context.js";
 import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
@@ -412,7 +412,11 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         await holdAhead(profile, job, [job.next_run, nextRun], held);
         continue;
       }
-      if (options.claim !== undefined && !(await claimed(profile, job, job.next_run))) continue;
+      if (
+        options.claim !== undefined &&
+        !(await claimed(profile, job, dueTime(job.schedule, job.next_run, now)))
+      )
+        continue;
       const ahead = new Set<string>();
       scheduledRuns.set(key, ahead);
       await holdAhead(profile, job, [nextRun], ahead);
@@ -550,6 +554,21 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         if (Date.parse(dueAt) <= now) ahead.delete(dueAt);
       }
     }
+  }
+
+  /**
+   * The due time a scheduled run claims among instances: its `next_run`, or for a catch-up (this instance
+   * was away past later due times) the schedule's latest, which another instance may have run meanwhile:
+   * its store's own missed one may be older than the lease (24 h) another instance took for it.
+   */
+  function dueTime(schedule: string, nextRun: string, now: number): string {
+    let latest: number | undefined;
+    try {
+      latest = lastRunAtOrBefore(schedule, now);
+    } catch {
+      return nextRun;
+    }
+    return latest !== undefined && latest > Date.parse(nextRun) ? new Date(latest).toISOString() : nextRun;
   }
 
   /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable). */
