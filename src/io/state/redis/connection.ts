@@ -358,7 +358,7 @@ export async function connectRedis(
   const denied =
     keyPrefix === undefined
       ? undefined
-      : ((await accessDenied(redis, label, keyPrefix)) ?? (await clusterMode(redis, label)));
+      : ((await accessDenied(redis, label, keyPrefix)) ?? (await unsuitableServer(redis, label)));
   if (denied !== undefined) {
     redis.disconnect();
     throw refuse(denied.problem, denied.fix);
@@ -417,24 +417,35 @@ async function accessDenied(
 }
 
 /**
- * A Redis in cluster mode (`cluster-enabled yes`, a managed service's cluster mode) refuses a command or
- * script over keys in several hash slots (CROSSSLOT), which BullMQ's scripts and svc's own use: it would
- * answer every request 503 and run nothing, so the start says so instead. A server that does not say
+ * A server every request would be answered 503 by, though it answers: one in cluster mode (`cluster-enabled
+ * yes`, a managed service's cluster mode) refuses a command or script over keys in several hash slots
+ * (CROSSSLOT), which BullMQ's scripts and svc's own use; a replica refuses writes (READONLY), or keeps them
+ * from the other instances (`replica-read-only no`). The start says so instead. A server that does not say
  * (INFO refused otherwise than by its ACL, which `accessDenied` names) is left to the requests.
  */
-async function clusterMode(
+async function unsuitableServer(
   redis: Redis,
   label: string,
 ): Promise<{ problem: string; fix: string } | undefined> {
   let info: string;
   try {
-    info = await redis.info("cluster");
+    info = await redis.info();
   } catch {
     return undefined;
   }
-  if (!/^cluster_enabled:1\b/m.test(info)) return undefined;
-  return {
-    problem: `${label} runs in cluster mode (cluster_enabled:1): svc's run queue (BullMQ) and its own scripts use several keys at once, which a Redis Cluster refuses across hash slots (CROSSSLOT), so every request would be answered 503`,
-    fix: "point state.redis_url at a Redis with cluster mode off (cluster-enabled no in its redis.conf; with a managed Redis, its non-cluster mode): every instance shares that one server",
-  };
+  if (/^cluster_enabled:1\b/m.test(info))
+    return {
+      problem: `${label} runs in cluster mode (cluster_enabled:1): svc's run queue (BullMQ) and its own scripts use several keys at once, which a Redis Cluster refuses across hash slots (CROSSSLOT), so every request would be answered 503`,
+      fix: "point state.redis_url at a Redis with cluster mode off (cluster-enabled no in its redis.conf; with a managed Redis, its non-cluster mode): every instance shares that one server",
+    };
+  if (/^role:slave\b/m.test(info)) {
+    const host = /^master_host:(\S+)/m.exec(info)?.[1];
+    const port = /^master_port:(\d+)/m.exec(info)?.[1];
+    const primary = host === undefined ? "its primary" : `${host}:${port ?? 6379}`;
+    return {
+      problem: `${label} is a replica of ${primary} (role:slave), which refuses or does not share svc's writes, so every request would be answered 503`,
+      fix: `point state.redis_url at the primary${host === undefined ? "" : ` (${primary})`}, the server every instance writes to`,
+    };
+  }
+  return undefined;
 }

@@ -409,6 +409,20 @@ describe("Redis unreachable", () => {
     }
   });
 
+  it("a read-only replica refuses the start naming its primary: its READONLY refusals would have every request answered 503", async () => {
+    const own = await startTestRedis({ args: ["--replicaof", "127.0.0.1", String(server.port)] });
+    try {
+      const refused = connectRedis(own.url, "/home/x/config.yaml", commandOptions(), "svc");
+      await expect(refused).rejects.toThrow(
+        new RegExp(
+          `^/home/x/config\\.yaml: state\\.redis_url: redis://127\\.0\\.0\\.1:\\d+/0 is a replica of 127\\.0\\.0\\.1:${server.port} \\(role:slave\\), which refuses or does not share svc's writes, so every request would be answered 503 — point state\\.redis_url at the primary \\(127\\.0\\.0\\.1:${server.port}\\), the server every instance writes to$`,
+        ),
+      );
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("a Redis that takes the connection and never answers (frozen) is named so, not as one to start", async () => {
     const own = await startTestRedis();
     try {
