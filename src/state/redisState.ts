@@ -11,6 +11,7 @@ import {
   connectRedis,
   createRedisHealth,
   evictionProblem,
+  idlePingMs,
   redisLabel,
 } from "../io/state/redis/connection.js";
 import { type CronLease, createCronLease } from "../io/state/redis/cronLease.js";
@@ -92,6 +93,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const redis: Redis = await connectRedis(url, options.configFile, commandOptions(), prefix);
   const health = createRedisHealth(label, logger);
   health.watch("commands", redis);
+  health.keepAlive(await idlePingMs(redis));
   const keys = redisKeys(prefix);
   const stall = options.stall === undefined ? {} : { stall: options.stall };
 

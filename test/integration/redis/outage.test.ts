@@ -239,3 +239,34 @@ describe("a Redis that answers but refuses writes (full: OOM)", { timeout: 60_00
     }
   });
 });
+
+describe("a Redis that closes idle clients (its timeout setting)", { timeout: 60_000 }, () => {
+  it("closes none of an idle gateway's connections: no outage is logged, and a request after the idle spell is answered 202", async () => {
+    const own = await startTestRedis({ args: ["--timeout", "1"] });
+    const config = clusterConfig(
+      own.url,
+      `i${randomUUID()}`,
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(join(tmpdir(), `svc-idle-log-${randomUUID()}.log`)),
+    );
+    const node = await startNode(config, { drainTimeoutMs: 200 });
+    try {
+      // Redis closes a client idle for more than its timeout (1 s) at its next check (every 100 ms): well
+      // within three seconds, when nothing keeps the connections busy.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const unreachable = node.logs().filter((l) => l.msg.includes("is unreachable"));
+      expect(unreachable).toEqual([]);
+      const body = JSON.stringify({ n: 1 });
+      const answer = await postJson(node.url("/webhooks/hook"), body, {
+        "X-GitHub-Event": "push",
+        "X-GitHub-Delivery": randomUUID(),
+        "X-Hub-Signature-256": await sign(SECRET, body),
+      });
+      expect(answer.status).toBe(202);
+      expect(await scrapedSample(node.url(""), "svc_state_available")).toBe(1);
+    } finally {
+      await node.stop();
+      await own.cleanup();
+    }
+  });
+});

@@ -102,6 +102,12 @@ export interface RedisHealth {
   refusing(): boolean;
   /** A write of the request path was taken (an idempotency record, a stored job): a refusal is over. */
   taken(): void;
+  /**
+   * PINGs every watched connection each `everyMs` (undefined: never), so a Redis whose `timeout` closes
+   * idle clients never closes one: each close would be logged as an outage and back, and a request in
+   * between answered 503.
+   */
+  keepAlive(everyMs: number | undefined): void;
   fail(err: unknown): never;
   /**
    * A command of a background connection (`what`: a queue's worker) that Redis refused: logged at most once
@@ -182,6 +188,9 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
   const backgroundRefusedAt = new Map<string, number>();
   /** The first connection watched: pinged after a command failed on a connection that stayed open. */
   let pinged: Redis | undefined;
+  /** Every connection watched (kept alive while `keepAlive` runs). */
+  const watched: Redis[] = [];
+  let keepingAlive: NodeJS.Timeout | undefined;
   let probing = false;
   /**
    * A command that timed out (a frozen or overloaded server) leaves its connection open, so no `ready`
@@ -210,6 +219,7 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
   return {
     watch(name, redis) {
       pinged ??= redis;
+      watched.push(redis);
       const down = (reason: string) => {
         notReady.add(name);
         report(reason);
@@ -232,6 +242,16 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
     refusing: () => refused,
     taken() {
       refused = false;
+    },
+    keepAlive(everyMs) {
+      clearInterval(keepingAlive);
+      if (everyMs === undefined) return;
+      keepingAlive = setInterval(() => {
+        // Closed on purpose (the gateway's stop): nothing more to keep.
+        if (watched.every((redis) => redis.status === "end")) clearInterval(keepingAlive);
+        for (const redis of watched) if (redis.status === "ready") redis.ping().catch(() => {});
+      }, everyMs);
+      keepingAlive.unref();
     },
     refusedInBackground(what, err) {
       const reason = err instanceof Error ? err.message : String(err);
@@ -271,6 +291,23 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
       throw new StateUnavailableError(`Redis unreachable: ${reason}`);
     },
   };
+}
+
+/**
+ * How often svc's connections are pinged so that a Redis whose `timeout` (seconds) closes idle clients
+ * closes none: within half of it; undefined when it closes none (0, Redis's default). A server that does
+ * not say (CONFIG refused by an ACL, or renamed by a managed service) is pinged every 30 s.
+ */
+export async function idlePingMs(redis: Redis): Promise<number | undefined> {
+  let seconds: number;
+  try {
+    const reply = (await redis.config("GET", "timeout")) as unknown as string[];
+    seconds = Number(reply[1]);
+  } catch {
+    return 30_000;
+  }
+  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
+  return Math.max(250, Math.min(30_000, (seconds * 1000) / 2));
 }
 
 /**
