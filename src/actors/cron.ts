@@ -571,7 +571,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     return latest !== undefined && latest > Date.parse(nextRun) ? new Date(latest).toISOString() : nextRun;
   }
 
-  /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable). */
+  /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable or refuses). */
   async function claimed(profile: string, job: CronJob, dueAt: string): Promise<boolean> {
     try {
       const won = (await options.claim?.(profile, job.id, dueAt)) ?? true;
@@ -584,7 +584,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     } catch (err) {
       logger.error(
         { job: job.id, profile, err: (err as Error).message },
-        `[cron] ${job.name}${inProfile(profile)}: not run at ${dueAt} — the shared state is unreachable`,
+        `[cron] ${job.name}${inProfile(profile)}: not run at ${dueAt} — the shared state did not take its claim (${(err as Error).message})`,
       );
       return false;
     }

@@ -16,6 +16,7 @@ import {
   parseSchedule,
 } from "../../../src/io/stores/cronStore.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { StateUnavailableError } from "../../../src/streams/stateUnavailable.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -704,6 +705,37 @@ describe("cron scheduler", () => {
     expect(await a.tick()).toEqual(["daily"]);
     expect(await b.tick()).toEqual([]);
     await a.idle();
+  });
+
+  it("with a shared state that refuses the claim (a full Redis), the skipped due time is logged with that refusal, not as Redis unreachable", async () => {
+    const log = captureLogger();
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.full = job("full", { schedule: "0 * * * *", next_run: "2026-11-22T12:00:00.000Z" });
+    });
+    const ran: string[] = [];
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (j) => {
+        ran.push(j.id);
+        return "done";
+      },
+      logger: log.logger,
+      clock: { now: () => T0 + 300, setTimeout: () => 0, clearTimeout: () => {} },
+      claim: () =>
+        Promise.reject(
+          new StateUnavailableError(
+            "Redis refused the command: OOM command not allowed when used memory > 'maxmemory'.",
+          ),
+        ),
+      release: async () => {},
+    });
+    expect(await scheduler.tick()).toEqual([]);
+    expect(ran).toEqual([]);
+    expect(log.messages()).toContain(
+      "[cron] job-full: not run at 2026-11-22T12:00:00.000Z — the shared state did not take its claim (Redis refused the command: OOM command not allowed when used memory > 'maxmemory'.)",
+    );
   });
 
   it("with a shared state, a cluster that was all down runs one catch-up, on one instance, when it comes back", async () => {
