@@ -8,6 +8,7 @@ import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/
 import {
   type CronJob,
   type CronStore,
+  lastRunAtOrBefore,
   nextRunAfter,
   nextRunTime,
   parseSchedule,
@@ -422,7 +423,11 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         await holdAhead(profile, job, [job.next_run, nextRun], held);
         continue;
       }
-      if (options.claim !== undefined && !(await claimed(profile, job, job.next_run))) continue;
+      if (
+        options.claim !== undefined &&
+        !(await claimed(profile, job, dueTime(job.schedule, job.next_run, now)))
+      )
+        continue;
       const ahead = new Set<string>();
       scheduledRuns.set(key, ahead);
       await holdAhead(profile, job, [nextRun], ahead);
@@ -611,7 +616,22 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   }
 
-  /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable). */
+  /**
+   * The due time a scheduled run claims among instances: its `next_run`, or for a catch-up (this instance
+   * was away past later due times) the schedule's latest, which another instance may have run meanwhile:
+   * its store's own missed one may be older than the lease (24 h) another instance took for it.
+   */
+  function dueTime(schedule: string, nextRun: string, now: number): string {
+    let latest: number | undefined;
+    try {
+      latest = lastRunAtOrBefore(schedule, now);
+    } catch {
+      return nextRun;
+    }
+    return latest !== undefined && latest > nextRunTime(nextRun) ? new Date(latest).toISOString() : nextRun;
+  }
+
+  /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable or refuses). */
   async function claimed(profile: string, job: CronJob, dueAt: string): Promise<boolean> {
     try {
       const won = (await options.claim?.(profile, job.id, dueAt)) ?? true;
@@ -624,7 +644,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     } catch (err) {
       logger.error(
         { job: job.id, profile, err: (err as Error).message },
-        `[cron] ${job.name}${inProfile(profile)}: not run at ${dueAt} — the shared state is unreachable`,
+        `[cron] ${job.name}${inProfile(profile)}: not run at ${dueAt} — the shared state did not take its claim (${(err as Error).message})`,
       );
       return false;
     }

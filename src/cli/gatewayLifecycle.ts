@@ -136,7 +136,7 @@ async function start(
     if (recorded?.port === 0) {
       // Nothing answers /health: being up and past startup is all there is to wait for.
       process.stdout.write(
-        `Gateway started: pid ${child.pid} — webhook adapter off, MCP servers and cron jobs only (no HTTP listener)\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
+        `Gateway started: pid ${child.pid} — webhook adapter off, ${withoutListener(paths)} (no HTTP listener)\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
       );
       return;
     }
@@ -183,6 +183,13 @@ export function stopNotice(pid: number, backend: string | undefined): string {
   return backend === "redis"
     ? `Stopping the gateway (pid ${pid}): runs in flight finish; pending coalescing groups stay in Redis and fire when their window closes…\n`
     : `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and runs in flight finish…\n`;
+}
+
+/** What a gateway without a listener runs: with Redis, also the runs other instances accepted. */
+function withoutListener(paths: SvcPaths): string {
+  return configuredStop(paths).backend === "redis"
+    ? "the shared queue's runs (state.backend: redis), MCP servers and cron jobs only"
+    : "MCP servers and cron jobs only";
 }
 
 /** The default wait and the state backend, from config.yaml as it is now. */
@@ -245,7 +252,7 @@ async function status(): Promise<void> {
   if (port === 0) {
     // A listener never has port 0: the gateway recorded that it runs without one (adapter off).
     process.stdout.write(
-      `Gateway: running (pid ${pid})\nListening: no HTTP listener — webhook adapter off, MCP servers and cron jobs only\n`,
+      `Gateway: running (pid ${pid})\nListening: no HTTP listener — webhook adapter off, ${withoutListener(paths)}\n`,
     );
     return;
   }

@@ -40,11 +40,13 @@ function webhookKeyWritten(loaded: LoadedConfig, key: string): boolean {
 
 /**
  * Why a gateway would have nothing to run (the adapter off, no MCP servers, no cron job in any profile's
- * store), or undefined. `cronJobsStored` is asked only when the rest leaves nothing.
+ * store), or undefined. `cronJobsStored` is asked only when the rest leaves nothing. With
+ * `state.backend: redis` there is always the shared queue: the runs other instances accepted.
  */
 export function nothingToRun(loaded: LoadedConfig, cronJobsStored: () => boolean): string | undefined {
   const { config } = loaded;
   if (config.platforms.webhook.enabled || Object.keys(config.mcp_servers).length > 0) return undefined;
+  if (config.state.backend === "redis") return undefined;
   if (cronJobsStored()) return undefined;
   return `${webhookOffReason(loaded)} — the webhook adapter is off, no mcp_servers are configured and no cron job is stored, so there is nothing to run. ${howToEnableWebhook(loaded)}`;
 }

@@ -355,7 +355,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     if (exposed !== undefined) logger.warn(exposed);
   } else {
     logger.warn(
-      `[webhook] Adapter disabled (${webhookOffReason(loaded)}); running MCP servers and cron jobs only. ${howToEnable}`,
+      `[webhook] Adapter disabled (${webhookOffReason(loaded)}); running ${config.state.backend === "redis" ? "the shared queue's runs (state.backend: redis), " : ""}MCP servers and cron jobs only. ${howToEnable}`,
     );
     const unserved = unservedSubscriptionsWarning(
       dynamic.enabledNames(),

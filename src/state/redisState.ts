@@ -11,6 +11,7 @@ import {
   connectRedis,
   createRedisHealth,
   evictionProblem,
+  idlePingMs,
   redisLabel,
 } from "../io/state/redis/connection.js";
 import { type CronLease, createCronLease } from "../io/state/redis/cronLease.js";
@@ -39,7 +40,10 @@ export interface RedisState {
   /** The `coalesce` event mode, on groups shared by every instance. */
   coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
   readonly cronLease: CronLease;
-  /** False during an outage (logged once, answered 503 until Redis is back: `svc_state_available`). */
+  /**
+   * False during an outage (logged once, answered 503 until Redis is back) and while Redis refuses the
+   * request path's writes (full, read-only: until one is taken again): `svc_state_available`.
+   */
   available(): boolean;
   /** Starts this instance's workers (after the listener is up). */
   start(): void;
@@ -89,6 +93,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const redis: Redis = await connectRedis(url, options.configFile, commandOptions(), prefix);
   const health = createRedisHealth(label, logger);
   health.watch("commands", redis);
+  health.keepAlive(await idlePingMs(redis));
   const keys = redisKeys(prefix);
   const stall = options.stall === undefined ? {} : { stall: options.stall };
 
@@ -173,7 +178,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       return coalescing.offer(event, { ...pendingRunOf(run), route: storedRoute(event.route) });
     },
     cronLease: createCronLease(redis, keys, health),
-    available: () => !health.inOutage(),
+    available: () => !health.inOutage() && !health.refusing(),
     start() {
       runs.start();
       coalescing.start();

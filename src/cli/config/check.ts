@@ -193,10 +193,13 @@ export async function checkConfig(
   );
   try {
     // With state.backend: redis, the shared hash (an unreachable Redis is a problem: the gateway would not start).
-    const { path, records } = await withSubscriptionStore(loaded, async (store) => ({
+    const { path, records, eviction } = await withSubscriptionStore(loaded, async (store) => ({
       path: store.path,
       records: (await store.read()).records,
+      eviction: await store.evictionProblem(),
     }));
+    // As the gateway's start warns of it.
+    if (eviction !== undefined) warnings.push(`${loaded.paths.config}: state.redis_url: ${eviction}`);
     const served: (ReferringRoute & { readonly route: Subscription })[] = [];
     const enabled: string[] = [];
     const profileBinding = {

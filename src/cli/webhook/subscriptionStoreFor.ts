@@ -1,5 +1,10 @@
 import type { LoadedConfig } from "../../config/load.js";
-import { commandOptions, connectRedis, redisLabel } from "../../io/state/redis/connection.js";
+import {
+  commandOptions,
+  connectRedis,
+  evictionProblem,
+  redisLabel,
+} from "../../io/state/redis/connection.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../../io/state/redis/keys.js";
 import {
   createRedisSubscriptionStore,
@@ -9,6 +14,8 @@ import { subscriptionStore } from "../../io/stores/subscriptions.js";
 
 /** The subscription store a CLI command works on; `close()` when done (Redis: disconnects). */
 export interface CliSubscriptionStore extends RedisSubscriptionStore {
+  /** What the Redis behind the store puts at risk by evicting keys (as the gateway's start warns); none for the file. */
+  evictionProblem(): Promise<string | undefined>;
   close(): void;
 }
 
@@ -32,6 +39,7 @@ export async function openSubscriptionStore(loaded: LoadedConfig): Promise<CliSu
     const keys = redisKeys(prefix);
     return {
       ...createRedisSubscriptionStore(redis, keys, redisLabel(url)),
+      evictionProblem: () => evictionProblem(redis, redisLabel(url)),
       close: () => redis.disconnect(),
     };
   }
@@ -40,6 +48,7 @@ export async function openSubscriptionStore(loaded: LoadedConfig): Promise<CliSu
     path: file.path,
     read: () => Promise.resolve(file.read()),
     update: (change, expectedRevision) => file.update(change, expectedRevision),
+    evictionProblem: () => Promise.resolve(undefined),
     close: () => {},
   };
 }

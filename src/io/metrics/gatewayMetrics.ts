@@ -202,7 +202,7 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
   });
   new Gauge({
     name: "svc_state_available",
-    help: "1 while the state backend records accepted events; 0 during a Redis outage or while journal writes fail (requests that need it are answered 503)",
+    help: "1 while the state backend records accepted events; 0 during a Redis outage, while Redis refuses writes (full, read-only) or while journal writes fail (requests that need it are answered 503)",
     registers,
     collect() {
       this.set(sources.stateAvailable?.() === false ? 0 : 1);

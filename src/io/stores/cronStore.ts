@@ -375,6 +375,31 @@ function nextOnBothDays(days: { byMonthDay: string; byWeekDay: string }, afterMs
   throw new SvcError("usage", `schedule "${days.byMonthDay}": no day matches both day fields`);
 }
 
+/**
+ * The latest due time of a cron expression at or before `atMs` (the occurrence a catch-up run stands for,
+ * the same on every gateway that shares a state); undefined for an interval, whose due times count from
+ * each store's own last run.
+ */
+export function lastRunAtOrBefore(schedule: string, atMs: number): number | undefined {
+  const parsed = parseSchedule(schedule);
+  if (parsed.kind === "interval") return undefined;
+  // `prev()` is strictly before its start: from the next millisecond, a due time at `atMs` is found.
+  const prev = (expression: string, beforeMs: number) =>
+    CronExpressionParser.parse(expression, { tz: "UTC", currentDate: new Date(beforeMs) })
+      .prev()
+      .getTime();
+  const days = bothDaysMatch(parsed.expression);
+  if (days === undefined) return prev(parsed.expression, atMs + 1);
+  let before = atMs + 1;
+  // As nextOnBothDays, backwards: a day-of-month candidate that falls on a matching weekday.
+  for (let tries = 0; tries < 20_000; tries++) {
+    const candidate = prev(days.byMonthDay, before);
+    if (prev(days.byWeekDay, candidate + 1) === candidate) return candidate;
+    before = Math.floor(candidate / DAY_MS) * DAY_MS; // the first millisecond of that day
+  }
+  return undefined;
+}
+
 export const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const JOB_NAME_RULE = "use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)";
 

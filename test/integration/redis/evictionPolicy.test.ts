@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisCluster.js";
+import { svc } from "../cli/svc.js";
 
 /**
  * BullMQ requires `maxmemory-policy noeviction`: a Redis that evicts keys when full may drop queued runs and
@@ -34,6 +35,9 @@ describe("a Redis that evicts keys", { timeout: 60_000 }, () => {
     const quiet = await startNode(config);
     nodes.push(quiet);
     expect(evictionLines(quiet)).toEqual([]);
+    const checkedQuiet = await svc(quiet.home, ["config", "check"]);
+    expect(checkedQuiet.code).toBe(0);
+    expect(checkedQuiet.stderr).not.toContain("maxmemory-policy");
 
     const admin = new Redis(redis.url);
     try {
@@ -49,5 +53,12 @@ describe("a Redis that evicts keys", { timeout: 60_000 }, () => {
     expect(lines[0]?.msg).toContain(`state.redis_url: ${redis.url} evicts keys when it is full`);
     expect(lines[0]?.msg).toContain("(maxmemory-policy allkeys-lru)");
     expect(lines[0]?.msg).toContain("set maxmemory-policy noeviction");
+    // svc config check, which reads the same Redis (the subscriptions), warns of it as the start does.
+    const checked = await svc(warned.home, ["config", "check"]);
+    expect(checked.code).toBe(0);
+    expect(checked.stderr).toContain(
+      `Warning: ${warned.home.dir}/config.yaml: state.redis_url: ${redis.url} evicts keys when it is full (maxmemory-policy allkeys-lru)`,
+    );
+    expect(checked.stderr).toContain("set maxmemory-policy noeviction");
   });
 });

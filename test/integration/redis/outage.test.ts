@@ -3,6 +3,7 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { postJson } from "../../helpers/http.js";
 import { scrapedSample } from "../../helpers/metrics.js";
@@ -196,6 +197,75 @@ describe("stopping while Redis is unreachable", { timeout: 60_000 }, () => {
       await node.stop();
     } finally {
       own.thaw();
+      await own.cleanup();
+    }
+  });
+});
+
+describe("a Redis that answers but refuses writes (full: OOM)", { timeout: 60_000 }, () => {
+  it("reads svc_state_available 0 while requests are answered 503 for it, as a full disk does with local, and 1 once a write is taken again", async () => {
+    const own = await startTestRedis();
+    const admin = new Redis(own.url);
+    const config = clusterConfig(
+      own.url,
+      `f${randomUUID()}`,
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(join(tmpdir(), `svc-full-log-${randomUUID()}.log`)),
+    );
+    const node = await startNode(config, { drainTimeoutMs: 200 });
+    const base = node.url("");
+    const deliver = async () => {
+      const body = JSON.stringify({ n: 1 });
+      return postJson(node.url("/webhooks/hook"), body, {
+        "X-GitHub-Event": "push",
+        "X-GitHub-Delivery": randomUUID(),
+        "X-Hub-Signature-256": await sign(SECRET, body),
+      });
+    };
+    try {
+      expect((await deliver()).status).toBe(202);
+      expect(await scrapedSample(base, "svc_state_available")).toBe(1);
+      // Full: every write refused (OOM), reads and PING still answered.
+      await admin.config("SET", "maxmemory", "1");
+      expect((await deliver()).status).toBe(503);
+      expect(await scrapedSample(base, "svc_state_available")).toBe(0);
+      await admin.config("SET", "maxmemory", "0");
+      expect((await deliver()).status).toBe(202);
+      expect(await scrapedSample(base, "svc_state_available")).toBe(1);
+    } finally {
+      admin.disconnect();
+      await node.stop();
+      await own.cleanup();
+    }
+  });
+});
+
+describe("a Redis that closes idle clients (its timeout setting)", { timeout: 60_000 }, () => {
+  it("closes none of an idle gateway's connections: no outage is logged, and a request after the idle spell is answered 202", async () => {
+    const own = await startTestRedis({ args: ["--timeout", "1"] });
+    const config = clusterConfig(
+      own.url,
+      `i${randomUUID()}`,
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(join(tmpdir(), `svc-idle-log-${randomUUID()}.log`)),
+    );
+    const node = await startNode(config, { drainTimeoutMs: 200 });
+    try {
+      // Redis closes a client idle for more than its timeout (1 s) at its next check (every 100 ms): well
+      // within three seconds, when nothing keeps the connections busy.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const unreachable = node.logs().filter((l) => l.msg.includes("is unreachable"));
+      expect(unreachable).toEqual([]);
+      const body = JSON.stringify({ n: 1 });
+      const answer = await postJson(node.url("/webhooks/hook"), body, {
+        "X-GitHub-Event": "push",
+        "X-GitHub-Delivery": randomUUID(),
+        "X-Hub-Signature-256": await sign(SECRET, body),
+      });
+      expect(answer.status).toBe(202);
+      expect(await scrapedSample(node.url(""), "svc_state_available")).toBe(1);
+    } finally {
+      await node.stop();
       await own.cleanup();
     }
   });

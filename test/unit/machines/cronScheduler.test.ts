@@ -11,10 +11,12 @@ import {
   type CronJob,
   type CronStore,
   cronStore,
+  lastRunAtOrBefore,
   nextRunAfter,
   parseSchedule,
 } from "../../../src/io/stores/cronStore.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { StateUnavailableError } from "../../../src/streams/stateUnavailable.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -141,6 +143,23 @@ describe("schedule grammar", () => {
     // A bare * leaves the other field alone.
     expect(next("0 0 */2 * *", jan1)).toBe("2026-01-03T00:00:00.000Z");
     expect(next("0 0 * * 1", jan1)).toBe("2026-01-05T00:00:00.000Z");
+  });
+
+  it("the latest due time at or before a moment (a catch-up's, shared by the instances): a due time at that moment is it, the day fields read as crontab reads them, none for an interval", () => {
+    const last = (schedule: string, at: string) => {
+      const ms = lastRunAtOrBefore(schedule, Date.parse(at));
+      return ms === undefined ? undefined : new Date(ms).toISOString();
+    };
+    expect(last("0 9 * * *", "2026-01-05T09:00:00Z")).toBe("2026-01-05T09:00:00.000Z");
+    expect(last("0 9 * * *", "2026-01-05T08:59:59.999Z")).toBe("2026-01-04T09:00:00.000Z");
+    expect(last("*/15 * * * *", "2026-01-05T09:07:30Z")).toBe("2026-01-05T09:00:00.000Z");
+    expect(last("@daily", "2026-01-05T13:00:00Z")).toBe("2026-01-05T00:00:00.000Z");
+    // Odd days that are Mondays: from Jan 18, Jan 5 (Jan 12 is even); from Jan 19 at noon, Jan 19.
+    expect(last("0 9 */2 * 1", "2026-01-18T12:00:00Z")).toBe("2026-01-05T09:00:00.000Z");
+    expect(last("0 9 */2 * 1", "2026-01-19T12:00:00Z")).toBe("2026-01-19T09:00:00.000Z");
+    // Both restricted without *: either (the 1st-7th, and every Monday).
+    expect(last("0 0 1-7 * 1", "2026-01-11T12:00:00Z")).toBe("2026-01-07T00:00:00.000Z");
+    expect(last("every 2h", "2026-01-05T13:00:00Z")).toBeUndefined();
   });
 
   it("refuses Jenkins' hashed H (a new random minute at every reading) and @reboot (no time), by name", () => {
@@ -691,6 +710,133 @@ describe("cron scheduler", () => {
     ]);
     finish();
     await b.idle();
+  });
+
+  it("with a shared state, an instance back after more than a day away runs no catch-up for a due time the others ran: it claims the schedule's latest due time, not the one its store missed", async () => {
+    home = tempHome();
+    const stores = ["a", "b"].map((name) => cronStore(join(home.dir, name, "cron", "jobs.json")));
+    for (const store of stores)
+      await store.update((records) => {
+        records.daily = job("daily", { schedule: "0 9 * * *", next_run: "2026-11-23T09:00:00.000Z" });
+      });
+    // The lease as Redis keeps it: won by the first claim (or its holder), kept 24 hours.
+    const leases = new Map<string, { holder: string; until: number }>();
+    let now = Date.parse("2026-11-23T09:00:00.300Z");
+    const started: string[] = [];
+    const [a, b] = stores.map((store, index) => {
+      const holder = `instance-${index}`;
+      return createCronScheduler({
+        stores: { profiles: () => ["default"], store: () => store },
+        runJob: async (j) => {
+          started.push(`${holder} ${j.id} at ${new Date(now).toISOString()}`);
+          return "done";
+        },
+        logger: silentLogger(),
+        clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+        claim: async (profile, id, dueAt) => {
+          const key = `${profile}:${id}:${dueAt}`;
+          const lease = leases.get(key);
+          if (lease !== undefined && lease.until > now && lease.holder !== holder) return false;
+          leases.set(key, { holder, until: now + 24 * 3600_000 });
+          return true;
+        },
+        release: async () => {},
+      });
+    }) as [ReturnType<typeof createCronScheduler>, ReturnType<typeof createCronScheduler>];
+    expect(await a.tick()).toEqual(["daily"]);
+    expect(await b.tick()).toEqual([]);
+    await a.idle();
+    // Instance a is away for two days; b runs the job on each of them.
+    for (const day of ["2026-11-24", "2026-11-25"]) {
+      now = Date.parse(`${day}T09:00:00.300Z`);
+      expect(await b.tick()).toEqual(["daily"]);
+      await b.idle();
+    }
+    // Back in the afternoon: its store still says the 24th (whose lease has lapsed), but the 25th's ran.
+    now = Date.parse("2026-11-25T14:00:00.000Z");
+    expect(await a.tick()).toEqual([]);
+    expect(started).toEqual([
+      "instance-0 daily at 2026-11-23T09:00:00.300Z",
+      "instance-1 daily at 2026-11-24T09:00:00.300Z",
+      "instance-1 daily at 2026-11-25T09:00:00.300Z",
+    ]);
+    // It goes on with the schedule: the next day's due time is claimed by whichever instance comes first.
+    expect(((stores[0] as CronStore).read().records.daily as CronJob).next_run).toBe(
+      "2026-11-26T09:00:00.000Z",
+    );
+    now = Date.parse("2026-11-26T09:00:00.300Z");
+    expect(await a.tick()).toEqual(["daily"]);
+    expect(await b.tick()).toEqual([]);
+    await a.idle();
+  });
+
+  it("with a shared state that refuses the claim (a full Redis), the skipped due time is logged with that refusal, not as Redis unreachable", async () => {
+    const log = captureLogger();
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.full = job("full", { schedule: "0 * * * *", next_run: "2026-11-22T12:00:00.000Z" });
+    });
+    const ran: string[] = [];
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (j) => {
+        ran.push(j.id);
+        return "done";
+      },
+      logger: log.logger,
+      clock: { now: () => T0 + 300, setTimeout: () => 0, clearTimeout: () => {} },
+      claim: () =>
+        Promise.reject(
+          new StateUnavailableError(
+            "Redis refused the command: OOM command not allowed when used memory > 'maxmemory'.",
+          ),
+        ),
+      release: async () => {},
+    });
+    expect(await scheduler.tick()).toEqual([]);
+    expect(ran).toEqual([]);
+    expect(log.messages()).toContain(
+      "[cron] job-full: not run at 2026-11-22T12:00:00.000Z — the shared state did not take its claim (Redis refused the command: OOM command not allowed when used memory > 'maxmemory'.)",
+    );
+  });
+
+  it("with a shared state, a cluster that was all down runs one catch-up, on one instance, when it comes back", async () => {
+    home = tempHome();
+    const stores = ["a", "b"].map((name) => cronStore(join(home.dir, name, "cron", "jobs.json")));
+    for (const store of stores)
+      await store.update((records) => {
+        records.hourly = job("hourly", { schedule: "0 * * * *", next_run: "2026-11-23T09:00:00.000Z" });
+      });
+    const leases = new Map<string, string>();
+    let now = Date.parse("2026-11-24T14:20:00.000Z");
+    const started: string[] = [];
+    const [a, b] = stores.map((store, index) => {
+      const holder = `instance-${index}`;
+      return createCronScheduler({
+        stores: { profiles: () => ["default"], store: () => store },
+        runJob: async (j) => {
+          started.push(`${holder} ${j.id}`);
+          return "done";
+        },
+        logger: silentLogger(),
+        clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+        claim: async (profile, id, dueAt) => {
+          const key = `${profile}:${id}:${dueAt}`;
+          if (!leases.has(key)) leases.set(key, holder);
+          return leases.get(key) === holder;
+        },
+        release: async () => {},
+      });
+    }) as [ReturnType<typeof createCronScheduler>, ReturnType<typeof createCronScheduler>];
+    expect(await b.tick()).toEqual(["hourly"]);
+    now += 1000;
+    expect(await a.tick()).toEqual([]);
+    await b.idle();
+    expect(started).toEqual(["instance-1 hourly"]);
+    // The catch-up stands for the latest due time (the next one is held while it runs), not the missed one.
+    expect(leases.has("default:hourly:2026-11-24T14:00:00.000Z")).toBe(true);
+    expect(leases.has("default:hourly:2026-11-23T09:00:00.000Z")).toBe(false);
   });
 
   it("with a shared state, the due time a scheduled run holds stays held while its gateway stops, for as long as the run goes on in the drain", async () => {

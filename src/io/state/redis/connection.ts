@@ -95,6 +95,19 @@ export interface RedisHealth {
   isDown(): boolean;
   /** Whether an outage was logged and is not over yet: requests that need Redis are answered 503. */
   inOutage(): boolean;
+  /**
+   * Whether Redis refused a command of the request path (full, read-only, ...) and has taken no write of it
+   * since: requests are answered 503 meanwhile, as in an outage, though Redis answers.
+   */
+  refusing(): boolean;
+  /** A write of the request path was taken (an idempotency record, a stored job): a refusal is over. */
+  taken(): void;
+  /**
+   * PINGs every watched connection each `everyMs` (undefined: never), so a Redis whose `timeout` closes
+   * idle clients never closes one: each close would be logged as an outage and back, and a request in
+   * between answered 503.
+   */
+  keepAlive(everyMs: number | undefined): void;
   fail(err: unknown): never;
   /**
    * A command of a background connection (`what`: a queue's worker) that Redis refused: logged at most once
@@ -169,10 +182,15 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
   };
   /** When a refusal was last logged. */
   let refusedAt: number | undefined;
+  /** Refused since the last write taken (see `refusing`). */
+  let refused = false;
   /** When each background refusal was last logged. */
   const backgroundRefusedAt = new Map<string, number>();
   /** The first connection watched: pinged after a command failed on a connection that stayed open. */
   let pinged: Redis | undefined;
+  /** Every connection watched (kept alive while `keepAlive` runs). */
+  const watched: Redis[] = [];
+  let keepingAlive: NodeJS.Timeout | undefined;
   let probing = false;
   /**
    * A command that timed out (a frozen or overloaded server) leaves its connection open, so no `ready`
@@ -201,6 +219,7 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
   return {
     watch(name, redis) {
       pinged ??= redis;
+      watched.push(redis);
       const down = (reason: string) => {
         notReady.add(name);
         report(reason);
@@ -220,6 +239,20 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
     },
     isDown: () => notReady.size > 0,
     inOutage: () => reported,
+    refusing: () => refused,
+    taken() {
+      refused = false;
+    },
+    keepAlive(everyMs) {
+      clearInterval(keepingAlive);
+      if (everyMs === undefined) return;
+      keepingAlive = setInterval(() => {
+        // Closed on purpose (the gateway's stop): nothing more to keep.
+        if (watched.every((redis) => redis.status === "end")) clearInterval(keepingAlive);
+        for (const redis of watched) if (redis.status === "ready") redis.ping().catch(() => {});
+      }, everyMs);
+      keepingAlive.unref();
+    },
     refusedInBackground(what, err) {
       const reason = err instanceof Error ? err.message : String(err);
       const at = now();
@@ -242,6 +275,7 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
           : String(err);
       if (isRefusal(err)) {
         // Not an outage: no "unreachable" / "reachable again" pair each second while Redis stays full.
+        refused = true;
         const at = now();
         if (refusedAt === undefined || at - refusedAt >= REFUSAL_LOG_MS) {
           refusedAt = at;
@@ -257,6 +291,23 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
       throw new StateUnavailableError(`Redis unreachable: ${reason}`);
     },
   };
+}
+
+/**
+ * How often svc's connections are pinged so that a Redis whose `timeout` (seconds) closes idle clients
+ * closes none: within half of it; undefined when it closes none (0, Redis's default). A server that does
+ * not say (CONFIG refused by an ACL, or renamed by a managed service) is pinged every 30 s.
+ */
+export async function idlePingMs(redis: Redis): Promise<number | undefined> {
+  let seconds: number;
+  try {
+    const reply = (await redis.config("GET", "timeout")) as unknown as string[];
+    seconds = Number(reply[1]);
+  } catch {
+    return 30_000;
+  }
+  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
+  return Math.max(250, Math.min(30_000, (seconds * 1000) / 2));
 }
 
 /**
@@ -279,7 +330,8 @@ export async function evictionProblem(redis: Redis, label: string): Promise<stri
  * Connects and PINGs once (startup): a bad `state.redis_url` stops the gateway with the usual
  * file/key/problem/fix message instead of answering 503 to every request. With `keyPrefix`, also checks
  * that the URL's user may write keys under `<prefix>:` (a Redis ACL that leaves them out answers every
- * command NOPERM: every request would be answered 503, every CLI command fail with EXECABORT).
+ * command NOPERM: every request would be answered 503, every CLI command fail with EXECABORT), and that
+ * the server is not in cluster mode (CROSSSLOT: the same).
  */
 export async function connectRedis(
   url: string,
@@ -340,7 +392,10 @@ export async function connectRedis(
       "end state.redis_url with a database this server has (0-15 unless its databases setting says more)",
     );
   }
-  const denied = keyPrefix === undefined ? undefined : await accessDenied(redis, label, keyPrefix);
+  const denied =
+    keyPrefix === undefined
+      ? undefined
+      : ((await accessDenied(redis, label, keyPrefix)) ?? (await unsuitableServer(redis, label)));
   if (denied !== undefined) {
     redis.disconnect();
     throw refuse(denied.problem, denied.fix);
@@ -396,4 +451,38 @@ async function accessDenied(
       "let that user run INFO (ACL SETUSER <user> +info; an ACL of +@all -@dangerous leaves it out)",
     ))
   );
+}
+
+/**
+ * A server every request would be answered 503 by, though it answers: one in cluster mode (`cluster-enabled
+ * yes`, a managed service's cluster mode) refuses a command or script over keys in several hash slots
+ * (CROSSSLOT), which BullMQ's scripts and svc's own use; a replica refuses writes (READONLY), or keeps them
+ * from the other instances (`replica-read-only no`). The start says so instead. A server that does not say
+ * (INFO refused otherwise than by its ACL, which `accessDenied` names) is left to the requests.
+ */
+async function unsuitableServer(
+  redis: Redis,
+  label: string,
+): Promise<{ problem: string; fix: string } | undefined> {
+  let info: string;
+  try {
+    info = await redis.info();
+  } catch {
+    return undefined;
+  }
+  if (/^cluster_enabled:1\b/m.test(info))
+    return {
+      problem: `${label} runs in cluster mode (cluster_enabled:1): svc's run queue (BullMQ) and its own scripts use several keys at once, which a Redis Cluster refuses across hash slots (CROSSSLOT), so every request would be answered 503`,
+      fix: "point state.redis_url at a Redis with cluster mode off (cluster-enabled no in its redis.conf; with a managed Redis, its non-cluster mode): every instance shares that one server",
+    };
+  if (/^role:slave\b/m.test(info)) {
+    const host = /^master_host:(\S+)/m.exec(info)?.[1];
+    const port = /^master_port:(\d+)/m.exec(info)?.[1];
+    const primary = host === undefined ? "its primary" : `${host}:${port ?? 6379}`;
+    return {
+      problem: `${label} is a replica of ${primary} (role:slave), which refuses or does not share svc's writes, so every request would be answered 503`,
+      fix: `point state.redis_url at the primary${host === undefined ? "" : ` (${primary})`}, the server every instance writes to`,
+    };
+  }
+  return undefined;
 }

@@ -55,11 +55,15 @@ export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHeal
   return {
     async claim(profile, jobId, dueAt, ahead = false) {
       const key = keys.cronLease(profile, jobId, dueAt);
+      let won: number;
       try {
-        return (await client.svcCronClaim(key, holder, ahead ? HOLD_MS : LEASE_MS)) === 1;
+        won = await client.svcCronClaim(key, holder, ahead ? HOLD_MS : LEASE_MS);
       } catch (err) {
         return health.fail(err);
       }
+      // A write taken (or a lease found held, which a refusing Redis would not have answered).
+      health.taken();
+      return won === 1;
     },
     async release(profile, jobId, dueAt) {
       try {

@@ -205,6 +205,7 @@ export function createSharedIdempotency(
       if (sent && !isRefusal(err)) forgetOwn(key, token);
       return health.fail(err);
     }
+    health.taken();
     if (set !== null) {
       made.delete(key);
       made.set(key, token);

@@ -191,6 +191,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       } catch (err) {
         health.fail(err);
       }
+      health.taken();
     },
     start() {
       if (worker !== undefined) return;

@@ -394,6 +394,35 @@ describe("Redis unreachable", () => {
     }
   });
 
+  it("a Redis in cluster mode refuses the start naming it: its CROSSSLOT refusals would have every request answered 503", async () => {
+    const own = await startTestRedis({ args: ["--cluster-enabled", "yes"] });
+    try {
+      // One node holding every slot: a working cluster, whose keys all live on the server svc connects to.
+      const admin = await connectRedis(own.url, "config.yaml", commandOptions());
+      await admin.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383");
+      admin.disconnect();
+      await expect(connectRedis(own.url, "/home/x/config.yaml", commandOptions(), "svc")).rejects.toThrow(
+        /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 runs in cluster mode \(cluster_enabled:1\): svc's run queue \(BullMQ\) and its own scripts use several keys at once, which a Redis Cluster refuses across hash slots \(CROSSSLOT\), so every request would be answered 503 — point state\.redis_url at a Redis with cluster mode off \(cluster-enabled no in its redis\.conf; with a managed Redis, its non-cluster mode\): every instance shares that one server$/,
+      );
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  it("a read-only replica refuses the start naming its primary: its READONLY refusals would have every request answered 503", async () => {
+    const own = await startTestRedis({ args: ["--replicaof", "127.0.0.1", String(server.port)] });
+    try {
+      const refused = connectRedis(own.url, "/home/x/config.yaml", commandOptions(), "svc");
+      await expect(refused).rejects.toThrow(
+        new RegExp(
+          `^/home/x/config\\.yaml: state\\.redis_url: redis://127\\.0\\.0\\.1:\\d+/0 is a replica of 127\\.0\\.0\\.1:${server.port} \\(role:slave\\), which refuses or does not share svc's writes, so every request would be answered 503 — point state\\.redis_url at the primary \\(127\\.0\\.0\\.1:${server.port}\\), the server every instance writes to$`,
+        ),
+      );
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("a Redis that takes the connection and never answers (frozen) is named so, not as one to start", async () => {
     const own = await startTestRedis();
     try {

@@ -320,6 +320,29 @@ describe("cron lease", () => {
   });
 });
 
+describe("a Redis that refuses writes (full)", { timeout: 30_000 }, () => {
+  it("is refusing from a refused claim until a claim is taken again: a cluster whose only writes are its cron jobs' does not read unavailable once Redis has room", async () => {
+    const own = await startTestRedis();
+    const client = await connectRedis(own.url, "config.yaml", commandOptions());
+    try {
+      const keys = redisKeys(`c${randomUUID()}`);
+      const health = createRedisHealth("test", silentLogger());
+      const lease = createCronLease(client, keys, health);
+      await client.config("SET", "maxmemory", "1");
+      await expect(lease.claim("default", "j1", "2026-11-28T01:00:00.000Z")).rejects.toThrow(
+        StateUnavailableError,
+      );
+      expect(health.refusing()).toBe(true);
+      await client.config("SET", "maxmemory", "0");
+      expect(await lease.claim("default", "j1", "2026-11-28T01:00:00.000Z")).toBe(true);
+      expect(health.refusing()).toBe(false);
+    } finally {
+      client.disconnect();
+      await own.cleanup();
+    }
+  });
+});
+
 describe("Redis health", () => {
   it("a refusal's log line says what to do about that refusal (a missing ACL permission is no full Redis)", () => {
     expect(refusalHint("OOM command not allowed when used memory > 'maxmemory'.")).toBe(

@@ -1,0 +1,77 @@
+import { randomUUID } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sign } from "@octokit/webhooks-methods";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { postJson } from "../../helpers/http.js";
+import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
+import {
+  appendedIds,
+  type ClusterNode,
+  clusterConfig,
+  sharedAppendAgent,
+  startNode,
+} from "../../helpers/redisCluster.js";
+
+/**
+ * An instance with the webhook adapter off (no listener, no MCP server, no cron job) still has work with
+ * state.backend: redis: the runs the other instances accepted, waiting in the shared queue.
+ */
+
+const SECRET = "worker-only-secret";
+let redis: TestRedis;
+const nodes: ClusterNode[] = [];
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await Promise.all(nodes.map((node) => node.stop()));
+  await redis.cleanup();
+});
+
+describe("a worker-only instance (platforms.webhook.enabled: false)", { timeout: 60_000 }, () => {
+  it("starts on the shared queue alone and runs the runs another instance accepted", async () => {
+    const prefix = `w${randomUUID()}`;
+    const log = join(tmpdir(), `svc-worker-only-${randomUUID()}.log`);
+    // One slow run at a time: of three events, two still wait in Redis when the ingress instance stops.
+    const ingress = await startNode(
+      clusterConfig(redis.url, prefix, { hook: { secret: SECRET } }, sharedAppendAgent(log, 1, 1)),
+    );
+    nodes.push(ingress);
+    for (const id of ["w-1", "w-2", "w-3"]) {
+      const body = JSON.stringify({ id });
+      const answer = await postJson(ingress.url("/webhooks/hook"), body, {
+        "X-GitHub-Event": "push",
+        "X-GitHub-Delivery": id,
+        "X-Hub-Signature-256": await sign(SECRET, body),
+      });
+      expect(answer.status).toBe(202);
+    }
+    await ingress.stop();
+    const ranByIngress = [...appendedIds(log).keys()];
+    expect(ranByIngress.length).toBeLessThan(3);
+
+    const worker = await startNode(
+      clusterConfig(redis.url, prefix, { hook: { secret: SECRET } }, sharedAppendAgent(log), {
+        enabled: false,
+      }),
+    );
+    nodes.push(worker);
+    await vi.waitFor(
+      () =>
+        expect(appendedIds(log)).toEqual(
+          new Map([
+            ["w-1", 1],
+            ["w-2", 1],
+            ["w-3", 1],
+          ]),
+        ),
+      {
+        timeout: 20_000,
+        interval: 50,
+      },
+    );
+    expect(worker.logs().some((l) => l.msg.startsWith("[webhook] Adapter disabled"))).toBe(true);
+  });
+});
