@@ -14,7 +14,9 @@ import type { SharedRun } from "./sharedRun.js";
  * Redis's own clock, so every instance measures the windows alike. The latest event wins by receive
  * time, as in memory; that time is Redis's too: now less how long ago (ARGV[2], ms, on the instance's
  * own clock) the instance received it, so an instance whose clock is ahead does not keep a newer event
- * of another instance from replacing its own.
+ * of another instance from replacing its own. A group expires its max wait plus `ORPHAN_GRACE_MS` after
+ * it opened (its firing key, a rename, keeps that time): one whose timer job was never stored (every
+ * offer answered 503, the sender gone) does not stay in Redis for ever.
  */
 const OFFER_SCRIPT = `
 local t = redis.call('TIME')
@@ -25,6 +27,7 @@ if merged == 1 then
   local gen = redis.call('INCR', KEYS[2])
   redis.call('HSET', KEYS[1], 'gen', gen, 'first', now, 'last', now, 'latest', ARGV[1], 'latestAt', receivedAt,
     'quiet', ARGV[3], 'max', ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]) + tonumber(ARGV[5]))
   return {gen, merged}
 end
 if receivedAt >= tonumber(redis.call('HGET', KEYS[1], 'latestAt')) then
@@ -64,6 +67,13 @@ return {'fire', h[6], h[7], reason}
 /** Which bound fired a shared group: its quiet window or its max wait (a stop flushes none). */
 type CoalesceReason = Exclude<CoalesceGroupOutput["reason"], "flush">;
 
+/**
+ * How long past its max wait a group's key outlives it. A group fires by then unless every instance was
+ * down that long (or its fire's retries, ~18 h, ran out): 30 days bound what is left without dropping a
+ * group a long outage only delayed.
+ */
+export const ORPHAN_GRACE_MS = 30 * 24 * 3_600_000;
+
 type CoalesceRedis = Redis & {
   svcCoalesceOffer(
     group: string,
@@ -72,6 +82,7 @@ type CoalesceRedis = Redis & {
     receivedMsAgo: number,
     quietMs: number,
     maxMs: number,
+    graceMs: number,
   ): Promise<[number, number]>;
   svcCoalesceFire(group: string, firing: string, generation: string): Promise<Array<string | null>>;
 };
@@ -168,6 +179,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
           Math.max(0, Date.now() - run.receivedAt),
           quietMs,
           maxMs,
+          ORPHAN_GRACE_MS,
         );
       } catch (err) {
         return health.fail(err);

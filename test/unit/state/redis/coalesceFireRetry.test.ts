@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "../../../../src/io/log.js";
-import { createSharedCoalescing } from "../../../../src/io/state/redis/coalescing.js";
+import { createSharedCoalescing, ORPHAN_GRACE_MS } from "../../../../src/io/state/redis/coalescing.js";
 import {
   commandOptions,
   connectRedis,
@@ -138,6 +138,31 @@ describe("shared coalescing groups (Redis)", () => {
         timeout: 5000,
         interval: 10,
       });
+    } finally {
+      await coalescing.close(0);
+    }
+  });
+
+  it("a group's key expires its max wait plus the grace after it opened, so a group whose timer job was never stored (every offer answered 503) does not stay for ever; a later event does not push the expiry on", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    const coalescing = createSharedCoalescing({
+      url: server.url,
+      redis,
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      async dispatch() {},
+    });
+    try {
+      const first = event("orphan-a");
+      expect(await coalescing.offer(first, shared(first))).toBe("coalesced");
+      const group = keys.coalesceGroup("grp:1");
+      const opened = await redis.pttl(group);
+      expect(opened).toBeGreaterThan(ORPHAN_GRACE_MS);
+      expect(opened).toBeLessThanOrEqual(60_000 + ORPHAN_GRACE_MS);
+      const second = event("orphan-b");
+      expect(await coalescing.offer(second, shared(second))).toBe("coalesced");
+      expect(await redis.pttl(group)).toBeLessThanOrEqual(opened);
     } finally {
       await coalescing.close(0);
     }
