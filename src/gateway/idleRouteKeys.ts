@@ -77,8 +77,8 @@ const them = (keys: readonly string[]) => (keys.length === 1 ? "it" : "them");
 
 /**
  * What the route's mode leaves unused, as `<keys> have no effect ...` (none: empty); also for a
- * subscription record (`svc webhook subscribe`, `svc config check`). A coalescing quiet window longer
- * than the max wait is one: every group fires at its max wait.
+ * subscription record (`svc webhook subscribe`, `svc config check`). A coalescing quiet window as long
+ * as the max wait, or longer, is one: every group fires at its max wait.
  */
 export function idleKeys(route: Route): string[] {
   const logTarget = canonicalTarget(route.deliver) === "log";
