@@ -4,6 +4,7 @@ import { nearMiss } from "./nearMiss.js";
 import { AGENT_PROVIDERS } from "./sections/agent.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
 import { ROUTE_NAME, routeShape } from "./sections/webhook.js";
+import { FINITE_SECONDS, TIMER_SECONDS_KEYS } from "./timerSeconds.js";
 import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
 
 /**
@@ -802,6 +803,9 @@ export function formatIssue(
     // `routes:` then `  events: [push]` at the routes' own indentation: a route's key read as a route's name.
     else if (routePropertyAsName(issue.path, known?.(issue.path) ?? []) && syntax === "yaml")
       message += ` — ${routePropertyHint(issue.path)}`;
+    // `.inf`, `.nan` or `1e400` (past what a double holds): a duration that is capped says at what.
+    else if (issue.expected === "number" && typeof issue.input === "number" && !Number.isFinite(issue.input))
+      message += ` — ${TIMER_SECONDS_KEYS.has(String(issue.path.at(-1))) ? FINITE_SECONDS : "write a finite number"}`;
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     else if (
       issue.expected === "string" &&

@@ -3,7 +3,12 @@ import { DEFAULT_PROFILE, profileFlag } from "../config/paths.js";
 import { type ProfileBindingOptions, profileBindingProblem } from "../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../config/secretWarnings.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
+import { MAX_TIMER_SECONDS } from "../config/timerSeconds.js";
 import { canonicalTarget, isChatPlatform } from "../io/targets/names.js";
+
+/** A coalesce duration as written, saying when it is the default or past what a timer holds. */
+const seconds = (value: number, fallback: number): string =>
+  `${value}${value === fallback ? ", the default" : ""}${value > MAX_TIMER_SECONDS ? `, capped at ${MAX_TIMER_SECONDS}` : ""}`;
 
 /**
  * A static route's `events` entries that can never match (blank, with spaces at an end, or a `*` wildcard), and its keys
@@ -72,8 +77,8 @@ const them = (keys: readonly string[]) => (keys.length === 1 ? "it" : "them");
 
 /**
  * What the route's mode leaves unused, as `<keys> have no effect ...` (none: empty); also for a
- * subscription record (`svc webhook subscribe`, `svc config check`). A coalescing quiet window longer
- * than the max wait is one: every group fires at its max wait.
+ * subscription record (`svc webhook subscribe`, `svc config check`). A coalescing quiet window as long
+ * as the max wait, or longer, is one: every group fires at its max wait.
  */
 export function idleKeys(route: Route): string[] {
   const logTarget = canonicalTarget(route.deliver) === "log";
@@ -103,10 +108,17 @@ export function idleKeys(route: Route): string[] {
   const coalesce = route.coalesce;
   // `window_seconds: 600` alone: the default max wait (300 s) fires every group first; `max_wait_seconds: 10`
   // alone: the default window (30 s) never ends a group, which the warning says is the default, not written.
-  if (coalesce !== undefined && coalesce.window_seconds > coalesce.max_wait_seconds)
-    found.push(
-      `coalesce.window_seconds (${coalesce.window_seconds}${coalesce.window_seconds === 30 ? ", the default" : ""}) has no effect while it is longer than coalesce.max_wait_seconds (${coalesce.max_wait_seconds}${coalesce.max_wait_seconds === 300 ? ", the default" : ""}) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window`,
-    );
+  // A window as long as the max wait ends a group at the same moment at the earliest (reason max_wait); two
+  // values past what a timer holds are both capped there, so they are equal too. Both 0 (fire at once) is
+  // not named.
+  if (coalesce !== undefined) {
+    const window = Math.min(coalesce.window_seconds, MAX_TIMER_SECONDS);
+    const maxWait = Math.min(coalesce.max_wait_seconds, MAX_TIMER_SECONDS);
+    if (window > maxWait || (window === maxWait && window > 0))
+      found.push(
+        `coalesce.window_seconds (${seconds(coalesce.window_seconds, 30)}) has no effect while it is ${window > maxWait ? "longer than" : "as long as"} coalesce.max_wait_seconds (${seconds(coalesce.max_wait_seconds, 300)}) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window`,
+      );
+  }
   if (route.mirror_to_session && !logTarget && !isChatPlatform(route.deliver))
     found.push(
       `mirror_to_session has no effect with deliver: ${route.deliver} — only chat deliveries are mirrored into a chat's session; remove it`,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { clientMetadataUrlProblem } from "../clientMetadataUrl.js";
 import { describe } from "../describe.js";
 import { redirectUriPort, redirectUriProblem } from "../redirectUri.js";
-import { MAX_TIMER_SECONDS } from "../timerSeconds.js";
+import { FINITE_SECONDS, MAX_TIMER_SECONDS } from "../timerSeconds.js";
 import { withoutUrlCredentials } from "../urlCredentials.js";
 import { userAgentProblem } from "../userAgent.js";
 
@@ -33,6 +33,11 @@ function unitHint(value: unknown): string {
   return seconds > 0 ? ` — write the number of seconds alone: ${Number(seconds.toFixed(3))}` : "";
 }
 
+/** `.inf`, `.nan`, `1e400` or "Infinity" (not "30s", which is no number either). */
+const nonFinite = (value: unknown): boolean =>
+  (typeof value === "number" && !Number.isFinite(value)) ||
+  (typeof value === "string" && Math.abs(Number(value)) === Number.POSITIVE_INFINITY);
+
 /**
  * A duration in seconds (numbers, or numeric strings); the message names the unit the user must give.
  * Values above MAX_TIMER_SECONDS count as it (`timeout: 3000000` for "practically never").
@@ -47,7 +52,7 @@ function seconds<D extends number | undefined>(fallback: D, options: { positive?
       if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || (options.positive === true && n === 0)) {
         ctx.addIssue({
           code: "custom",
-          message: `expected ${typeof n === "number" && Number.isFinite(n) && options.positive === true ? "a positive number of " : ""}seconds, got ${describe(value)}${unitHint(value)}`,
+          message: `expected ${typeof n === "number" && Number.isFinite(n) && options.positive === true ? "a positive number of " : ""}seconds, got ${describe(value)}${nonFinite(value) ? ` — ${FINITE_SECONDS}` : unitHint(value)}`,
         });
         return z.NEVER;
       }

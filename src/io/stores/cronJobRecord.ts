@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { describe } from "../../config/describe.js";
 import { formatJsonIssues } from "../../config/format.js";
 import { canonicalTarget, unknownTargetText } from "../targets/names.js";
 import { type CronJob, jobNameProblem, parseSchedule } from "./cronStore.js";
@@ -52,7 +53,16 @@ const cronJobSchema = z.looseObject({
     )
     .default({}),
   state: z.enum(["enabled", "paused", "disabled"]).default("enabled"),
-  next_run: z.string().optional(),
+  // A number edited in (Unix time) is no time svc reads, and quoted it would be none either: the advice
+  // is the ISO time it stands for, in seconds or milliseconds by its size.
+  next_run: z
+    .unknown()
+    .optional()
+    .transform((value, ctx): string | undefined => {
+      if (value === undefined || typeof value === "string") return value;
+      ctx.addIssue({ code: "custom", message: nextRunProblem(value) });
+      return z.NEVER;
+    }),
   // Written by the gateway after a run, only shown by `svc cron list`: a broken one is left out, not fatal.
   last_run: z
     .object({
@@ -67,6 +77,20 @@ const cronJobSchema = z.looseObject({
     .union([z.string(), z.number()], { error: "expected an ISO time as text (or a number, epoch)" })
     .optional(),
 });
+
+/** What to write instead of a `next_run` that is not text. */
+function nextRunProblem(value: unknown): string {
+  const leaveOut = "(or leave next_run out: it is set from the schedule)";
+  const got = `expected a time as text, got ${describe(value)} — write an ISO 8601 UTC time in quotes`;
+  if (typeof value === "number" && Number.isFinite(value) && value > 0) {
+    // 1e11 s is the year 5138, 1e11 ms 1973: a smaller number is seconds.
+    const [ms, unit] = value >= 1e11 ? [value, "milliseconds"] : [value * 1000, "seconds"];
+    const at = new Date(ms);
+    if (!Number.isNaN(at.getTime()))
+      return `${got}: "${at.toISOString()}" if ${value} is Unix time in ${unit} ${leaveOut}`;
+  }
+  return `${got}, such as "2026-12-02T09:00:00Z" ${leaveOut}`;
+}
 
 export type JobRecord =
   | { readonly ok: true; readonly key: string; readonly job: CronJob }

@@ -32,15 +32,18 @@ export function routeRecipient(
 
 /**
  * `deliver_extra.chat_id`, else the platform's home channel (trimmed, as the route's is: a blank one, such
- * as `home_channel: ${HOME}` with `HOME=` in .env, is none).
+ * as `home_channel: ${HOME}` with `HOME=` in .env, is none), else `orElse` (Discord: the thread, a channel
+ * of its own).
  */
 export function resolveChatId(
   platform: string,
   message: DeliveryMessage,
   homeChannel: string | undefined,
   keys: readonly string[] = ["chat_id"],
+  orElse?: string,
 ): string {
-  const chatId = routeRecipient(platform, message, keys) ?? homeChannel?.trim();
+  const home = homeChannel?.trim();
+  const chatId = routeRecipient(platform, message, keys) ?? (home === "" ? undefined : home) ?? orElse;
   if (chatId === undefined || chatId === "") {
     throw new DeliveryError(
       `${platform}: no chat to deliver to — set deliver_extra.chat_id on route "${message.route}" or platforms.${platform}.home_channel`,
@@ -99,6 +102,8 @@ export interface ChatTargetSpec {
   /** The platform renders Markdown: a split keeps fenced code blocks closed in every part. */
   readonly markdown?: boolean;
   readonly homeChannel: string | undefined;
+  /** A thread is a channel of its own (Discord): `deliver_extra.thread_id` alone names where to post. */
+  readonly threadIsChannel?: boolean;
   check?(signal?: AbortSignal): Promise<string | undefined>;
   sendPart(part: ChatPart): Promise<unknown>;
 }
@@ -164,7 +169,13 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
     chat: true,
     ...(spec.check === undefined ? {} : { check: spec.check }),
     async send(message, signal, options: SendOptions = {}): Promise<DeliveryReceipt> {
-      const chatId = resolveChatId(spec.name, message, spec.homeChannel);
+      const chatId = resolveChatId(
+        spec.name,
+        message,
+        spec.homeChannel,
+        ["chat_id"],
+        spec.threadIsChannel === true ? threadOf(message) : undefined,
+      );
       const runStep = options.runStep ?? runOnce;
       const text = spec.prepare === undefined ? message.text : spec.prepare(message.text);
       const parts = messageParts(text, spec.limit, {

@@ -57,6 +57,7 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
     limit: DISCORD_LIMIT,
     markdown: true,
     homeChannel: settings.home_channel,
+    threadIsChannel: true,
     check: async (signal) =>
       stringField(await api.call("users/@me", "GET", "/api/v10/users/@me", { signal }), "username"),
     // A thread is a channel of its own: messages to it go to /channels/<thread id>/messages.

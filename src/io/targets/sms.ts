@@ -2,7 +2,7 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { partlyDelivered, recipientQueue, resolveChatId } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
 import { messageParts } from "./split.js";
-import { type DeliveryTarget, runOnce } from "./target.js";
+import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
 
 /** Twilio Messages API: `Body` up to 1600 characters. */
 export const SMS_LIMIT = 1600;
@@ -20,6 +20,22 @@ const WRITTEN_NUMBER = /^((?:[a-z]+:)?\+)([\d\s().-]+)$/i;
 export function e164(number: string): string {
   const written = WRITTEN_NUMBER.exec(number);
   return written === null ? number : `${written[1]}${(written[2] ?? "").replace(/[\s().-]/g, "")}`;
+}
+
+/**
+ * A Twilio refusal with its error code (`{"code": 21211, "message": ...}`), the key to Twilio's error
+ * dictionary (https://www.twilio.com/docs/api/errors): `... is not a valid phone number. (Twilio error 21211)`.
+ */
+function withTwilioCode(err: unknown): unknown {
+  if (!(err instanceof DeliveryError)) return err;
+  const code = (err.answer as { code?: unknown } | null | undefined)?.code;
+  if (typeof code !== "number" || !Number.isInteger(code)) return err;
+  return new DeliveryError(
+    `${err.message} (Twilio error ${code})`,
+    err.transient,
+    err.retryAfterSeconds,
+    err.answer,
+  );
 }
 
 /** Twilio-compatible `POST /2010-04-01/Accounts/{sid}/Messages.json`, form-encoded, HTTP basic auth. */
@@ -41,7 +57,12 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
   return {
     name: "sms",
     check: async (signal) =>
-      stringField(await api.call("account", "GET", `${account}.json`, { signal }), "friendly_name"),
+      stringField(
+        await api.call("account", "GET", `${account}.json`, { signal }).catch((err: unknown) => {
+          throw withTwilioCode(err);
+        }),
+        "friendly_name",
+      ),
     async send(message, signal, options = {}) {
       const to = e164(resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]));
       const parts = messageParts(message.text, SMS_LIMIT);
@@ -50,7 +71,11 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
         for (const [index, body] of parts.entries()) {
           const form = { To: to, ...sender, Body: body };
           await (options.runStep ?? runOnce)(() =>
-            api.call("create message", "POST", `${account}/Messages.json`, { form, signal }),
+            api
+              .call("create message", "POST", `${account}/Messages.json`, { form, signal })
+              .catch((err: unknown) => {
+                throw withTwilioCode(err);
+              }),
           ).catch((err: unknown) => {
             throw index === 0 ? err : partlyDelivered(err, index, parts.length);
           });

@@ -168,7 +168,11 @@ export function targetStartupProblems(
         );
     }
     const chatLike = isChatPlatform(canonical) || canonical === "sms" || canonical === "email";
-    const recipient = extra.chat_id ?? (canonical === "sms" || canonical === "email" ? extra.to : undefined);
+    // A Discord thread is a channel of its own: thread_id alone names where to post.
+    const recipient =
+      extra.chat_id ??
+      (canonical === "sms" || canonical === "email" ? extra.to : undefined) ??
+      (canonical === "discord" ? (extra.thread_id ?? extra.message_thread_id) : undefined);
     // A blank home channel (`home_channel: ${HOME}` with `HOME=` in .env) is none: deliveries fail alike.
     const home = settings?.home_channel;
     if (chatLike && recipient === undefined && (home === undefined || home.trim() === "")) {

@@ -105,7 +105,7 @@ describe("sms: a refusal after the first message went out", () => {
       },
     });
     await expect(registry.get("sms")?.send(message(text, { chat_id: "+15551112222" }))).rejects.toThrow(
-      "sms: create message: HTTP 400 — Attempt to send to unsubscribed recipient (part 2 of 2; part 1 was delivered)",
+      "sms: create message: HTTP 400 — Attempt to send to unsubscribed recipient (Twilio error 21610) (part 2 of 2; part 1 was delivered)",
     );
   });
 });

@@ -29,7 +29,6 @@ describe("route keys that the route's other keys leave without effect", () => {
       warnings({
         long: { coalesce: { key: "n", window_seconds: 600 } },
         swapped: { coalesce: { key: "n", window_seconds: 60, max_wait_seconds: 10 } },
-        equal: { coalesce: { key: "n", window_seconds: 30, max_wait_seconds: 30 } },
         usual: { coalesce: { key: "n", window_seconds: 30 } },
         short: { coalesce: { key: "n", max_wait_seconds: 10 } },
       }),
@@ -37,6 +36,22 @@ describe("route keys that the route's other keys leave without effect", () => {
       "[webhook] config.yaml: platforms.webhook.routes.long: coalesce.window_seconds (600) has no effect while it is longer than coalesce.max_wait_seconds (300, the default) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window",
       "[webhook] config.yaml: platforms.webhook.routes.swapped: coalesce.window_seconds (60) has no effect while it is longer than coalesce.max_wait_seconds (10) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window",
       "[webhook] config.yaml: platforms.webhook.routes.short: coalesce.window_seconds (30, the default) has no effect while it is longer than coalesce.max_wait_seconds (10) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window",
+    ]);
+  });
+
+  it("a quiet window as long as the max wait (also both past the 2,147,483 s a timer holds) is named; both 0 is not", () => {
+    expect(
+      warnings({
+        equal: { coalesce: { key: "n", window_seconds: 300 } },
+        explicit: { coalesce: { key: "n", window_seconds: 30, max_wait_seconds: 30 } },
+        capped: { coalesce: { key: "n", window_seconds: 3_000_000, max_wait_seconds: 5_000_000 } },
+        shorter: { coalesce: { key: "n", window_seconds: 2_000_000, max_wait_seconds: 5_000_000 } },
+        zero: { coalesce: { key: "n", window_seconds: 0, max_wait_seconds: 0 } },
+      }),
+    ).toEqual([
+      "[webhook] config.yaml: platforms.webhook.routes.equal: coalesce.window_seconds (300) has no effect while it is as long as coalesce.max_wait_seconds (300, the default) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window",
+      "[webhook] config.yaml: platforms.webhook.routes.explicit: coalesce.window_seconds (30, the default) has no effect while it is as long as coalesce.max_wait_seconds (30) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window",
+      "[webhook] config.yaml: platforms.webhook.routes.capped: coalesce.window_seconds (3000000, capped at 2147483) has no effect while it is as long as coalesce.max_wait_seconds (5000000, capped at 2147483) — every group fires at its max wait, counted from its first event; set max_wait_seconds above the quiet window, or shorten the window",
     ]);
   });
 

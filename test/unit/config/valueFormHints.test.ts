@@ -68,14 +68,62 @@ describe("what a refusal quotes", () => {
   it(".nan, .inf and 1e400 are named as they are, not as null; a whole number past 2^53 is too large", () => {
     expect(refusal(webhook("    port: .nan\n    max_body_bytes: .inf\n    rate_limit: 1e400\n"))).toBe(
       [
-        "FILE: platforms.webhook.port: expected a number, got NaN",
-        "FILE: platforms.webhook.rate_limit: expected a number, got Infinity",
-        "FILE: platforms.webhook.max_body_bytes: expected a number, got Infinity",
+        "FILE: platforms.webhook.port: expected a number, got NaN — write a finite number",
+        "FILE: platforms.webhook.rate_limit: expected a number, got Infinity — write a finite number",
+        "FILE: platforms.webhook.max_body_bytes: expected a number, got Infinity — write a finite number",
       ].join("\n"),
     );
     expect(refusal(webhook("    rate_limit: 99999999999999999999999\n"))).toBe(
       'FILE: platforms.webhook.rate_limit: expected a number, got "99999999999999999999999" — too large: at most 9007199254740991',
     );
+  });
+});
+
+describe("a duration of .inf or 1e400 is refused with the finite value to write", () => {
+  const CAPPED =
+    "write a finite number of seconds; one above 2147483 (about 24.8 days, the longest a timer holds) counts as 2147483";
+
+  it("coalesce windows and timeouts, whose huge values are capped, say so", () => {
+    expect(
+      refusal(
+        webhook(
+          "    script_timeout_seconds: .inf\n    routes:\n      gh:\n        coalesce: {key: n, window_seconds: .inf, max_wait_seconds: 1e400}\n",
+        ),
+      ),
+    ).toBe(
+      [
+        `FILE: platforms.webhook.script_timeout_seconds: expected a number, got Infinity — ${CAPPED}`,
+        `FILE: platforms.webhook.routes.gh.coalesce.window_seconds: expected a number, got Infinity — ${CAPPED}`,
+        `FILE: platforms.webhook.routes.gh.coalesce.max_wait_seconds: expected a number, got Infinity — ${CAPPED}`,
+      ].join("\n"),
+    );
+    expect(refusal("agent:\n  timeout_seconds: .inf\n")).toBe(
+      `FILE: agent.timeout_seconds: expected a number, got Infinity — ${CAPPED}`,
+    );
+  });
+
+  it("an MCP server's timeouts too", () => {
+    expect(
+      refusal(
+        "platforms: {webhook: {enabled: true}}\nmcp_servers:\n  a: {command: node, timeout: .inf, idle_timeout_seconds: 1e400}\n",
+      ),
+    ).toBe(
+      [
+        `FILE: mcp_servers.a.timeout: expected seconds, got Infinity — ${CAPPED}`,
+        `FILE: mcp_servers.a.idle_timeout_seconds: expected seconds, got Infinity — ${CAPPED}`,
+      ].join("\n"),
+    );
+  });
+
+  it("a subscription's coalesce window in JSON (1e400 parses as Infinity)", () => {
+    const parsed = parseSubscription(
+      "subs.json",
+      "gh",
+      JSON.parse('{"coalesce": {"key": "n", "window_seconds": 1e400}}'),
+    );
+    expect(parsed.ok ? [] : parsed.problems).toEqual([
+      `subs.json: gh.coalesce.window_seconds: expected a number, got Infinity — ${CAPPED}`,
+    ]);
   });
 });
 

@@ -22,10 +22,10 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
     // YAML's .inf and .nan are numbers JSON has no text for: the message names them, not "null".
     expect(() => load("mcp_servers:\n  g:\n    command: x\n    timeout: .inf\n")).toThrow(
-      /mcp_servers\.g\.timeout: expected seconds, got Infinity$/m,
+      /mcp_servers\.g\.timeout: expected seconds, got Infinity — write a finite number of seconds; one above 2147483 /,
     );
     expect(() => load("mcp_servers:\n  g:\n    command: x\n    connect_timeout: .nan\n")).toThrow(
-      /mcp_servers\.g\.connect_timeout: expected seconds, got NaN$/m,
+      /mcp_servers\.g\.connect_timeout: expected seconds, got NaN — write a finite number of seconds;/,
     );
   });
 

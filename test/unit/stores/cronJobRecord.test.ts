@@ -121,6 +121,26 @@ describe("a cron job record edited by hand", () => {
     ]);
   });
 
+  it("a next_run written as a number (Unix time) is refused with the ISO time to write, not 'put it in quotes'", () => {
+    const problems = (raw: unknown) => {
+      const parsed = parseCronJob(FILE, "a1", raw);
+      return parsed.ok ? [] : parsed.problems;
+    };
+    const job = { name: "n", schedule: "every 1h", prompt: "p" };
+    // Quoted, "1796131244000" would be no time either: the advice is the time itself, in ISO 8601.
+    expect(problems({ ...job, next_run: 1796131244000 })).toEqual([
+      `${FILE}: jobs.a1.next_run: expected a time as text, got 1796131244000 — write an ISO 8601 UTC time in quotes: "2026-12-01T13:20:44.000Z" if 1796131244000 is Unix time in milliseconds (or leave next_run out: it is set from the schedule)`,
+    ]);
+    expect(problems({ ...job, next_run: 1796131244 })).toEqual([
+      `${FILE}: jobs.a1.next_run: expected a time as text, got 1796131244 — write an ISO 8601 UTC time in quotes: "2026-12-01T13:20:44.000Z" if 1796131244 is Unix time in seconds (or leave next_run out: it is set from the schedule)`,
+    ]);
+    expect(problems({ ...job, next_run: true })).toEqual([
+      `${FILE}: jobs.a1.next_run: expected a time as text, got true — write an ISO 8601 UTC time in quotes, such as "2026-12-02T09:00:00Z" (or leave next_run out: it is set from the schedule)`,
+    ]);
+    // As svc writes it, or by hand without a zone (UTC): valid.
+    expect(problems({ ...job, next_run: "2026-12-02T09:00:00Z" })).toEqual([]);
+  });
+
   it("a broken last_run (only shown by svc cron list) is left out, not fatal", () => {
     const parsed = parseCronJob(FILE, "a1", { name: "n", schedule: "1h", prompt: "p", last_run: 5 });
     expect(parsed.ok && parsed.job.last_run).toBeUndefined();
