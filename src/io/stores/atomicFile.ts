@@ -36,6 +36,20 @@ export function noRoomProblem(err: unknown): string | undefined {
 }
 
 /**
+ * A write to `path` (or to its lock) that found no room, as the command says it: the file named, left as it
+ * was, and what makes room; any other error as it is.
+ */
+export function unwritableStore(path: string, err: unknown): unknown {
+  const noRoom = noRoomFor(err);
+  if (noRoom === undefined) return err;
+  return new SvcError(
+    "store_unwritable",
+    `cannot write ${path}: ${noRoom[0]} — the file is unchanged; ${noRoom[1]}, then run the command again`,
+    { cause: err },
+  );
+}
+
+/**
  * Writes `data` so that readers see either the old or the new file, never a half-written one:
  * temp file in the same directory, fsync, rename, fsync of the directory.
  */
@@ -55,13 +69,7 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   } catch (err) {
     closeSync(fd);
     rmSync(temp, { force: true });
-    const noRoom = noRoomFor(err);
-    if (noRoom === undefined) throw err;
-    throw new SvcError(
-      "store_unwritable",
-      `cannot write ${path}: ${noRoom[0]} — the file is unchanged; ${noRoom[1]}, then run the command again`,
-      { cause: err },
-    );
+    throw unwritableStore(path, err);
   }
   closeSync(fd);
   try {
