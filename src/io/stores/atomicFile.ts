@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
+  fchmodSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -51,7 +52,8 @@ export function unwritableStore(path: string, err: unknown): unknown {
 
 /**
  * Writes `data` so that readers see either the old or the new file, never a half-written one:
- * temp file in the same directory, fsync, rename, fsync of the directory.
+ * temp file in the same directory, fsync, rename, fsync of the directory. The file gets exactly `mode`,
+ * whatever the process's umask.
  */
 export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, mode = 0o600): void {
   // A symlinked file (config.yaml or .env kept in a dotfiles repository) is updated where it lives: a
@@ -62,6 +64,9 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const fd = openSync(temp, "wx", mode);
   try {
+    // The mode asked for, not less what the umask takes off: an edited file keeps its mode (a 0660
+    // config.yaml shared by a group stays group-writable under umask 022).
+    fchmodSync(fd, mode);
     // All of it: a short write (a disk nearly full, a file-size limit) would otherwise be renamed over
     // the whole store as a cut-off copy.
     writeBytesSync(fd, typeof data === "string" ? Buffer.from(data) : data);
