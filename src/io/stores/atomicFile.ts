@@ -36,16 +36,34 @@ export function noRoomProblem(err: unknown): string | undefined {
   return noRoom === undefined ? undefined : `${noRoom[0]} — ${noRoom[1]}`;
 }
 
+/** Why a directory took no new file (the temp copy, the lock), and what lets it, as the user can act on it. */
+const NO_ENTRY: Readonly<Record<string, (dir: string) => readonly [reason: string, fix: string]>> = {
+  EACCES: (dir) => [
+    `this user may not create files in ${dir} (EACCES)`,
+    "fix that directory's owner or permissions",
+  ],
+  EPERM: (dir) => [
+    `this user may not create files in ${dir} (EPERM)`,
+    "fix that directory's owner or permissions",
+  ],
+  EROFS: (dir) => [
+    `${dir} is on a read-only file system (EROFS)`,
+    "make it writable (for a link into a read-only place, put a copy of the file in the link's place)",
+  ],
+};
+
 /**
- * A write to `path` (or to its lock) that found no room, as the command says it: the file named, left as it
- * was, and what makes room; any other error as it is.
+ * A write to `path` that found no room, or a directory `dir` where its temp copy or lock could not be
+ * created, as the command says it: the file named, left as it was, and what to do; any other error as it is.
  */
-export function unwritableStore(path: string, err: unknown): unknown {
-  const noRoom = noRoomFor(err);
-  if (noRoom === undefined) return err;
+export function unwritableStore(path: string, err: unknown, dir?: string): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? "";
+  const noEntry = dir === undefined ? undefined : NO_ENTRY[code]?.(dir);
+  const why = noRoomFor(err) ?? noEntry;
+  if (why === undefined) return err;
   return new SvcError(
     "store_unwritable",
-    `cannot write ${path}: ${noRoom[0]} — the file is unchanged; ${noRoom[1]}, then run the command again`,
+    `cannot write ${path}: ${why[0]} — the file is unchanged; ${why[1]}, then run the command again`,
     { cause: err },
   );
 }
@@ -62,7 +80,12 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-  const fd = openSync(temp, "wx", mode);
+  let fd: number;
+  try {
+    fd = openSync(temp, "wx", mode);
+  } catch (err) {
+    throw unwritableStore(path, err, dir);
+  }
   try {
     // The mode asked for, not less what the umask takes off: an edited file keeps its mode (a 0660
     // config.yaml shared by a group stays group-writable under umask 022).

@@ -106,7 +106,8 @@ function createInPlace(lockPath: string, text: string): boolean {
 
 /**
  * Creates the lock file of `path`; its text when it is ours, undefined when another process holds it. A
- * disk with no room for the lock's few bytes has none for the store either: that is said naming the store.
+ * disk with no room for the lock's few bytes has none for the store either, and a directory that takes no
+ * lock takes no new store: either is said naming the store.
  */
 function tryAcquire(path: string, lockPath: string, staleMs: number): string | undefined {
   const text = `${process.pid} ${ownStartTime()} ${randomBytes(8).toString("hex")}`;
@@ -114,7 +115,7 @@ function tryAcquire(path: string, lockPath: string, staleMs: number): string | u
   try {
     created = createLockFile(lockPath, text);
   } catch (err) {
-    throw unwritableStore(path, err);
+    throw unwritableStore(path, err, dirname(lockPath));
   }
   if (created) {
     heldHere.add(text);
