@@ -162,8 +162,15 @@ export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): voi
 const TEMP_FILE = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/;
 
 /**
+ * A lock's own files (`fileLock.ts`): `<name>.lock.<pid>.<8 hex>.new`, made whole before it is linked into
+ * place (`gateway.pid` is made so too), and `.stale`, a dead holder's lock moved aside to be removed.
+ */
+const LOCK_LEFTOVER = /^(?:.+\.lock|gateway\.pid)\.(\d+)\.[0-9a-f]{8}\.(?:new|stale)$/;
+
+/**
  * Removes the temp files of atomic writes cut short by a killed process (SIGKILL mid-write): the store
- * files themselves are whole, but the half-written copies would stay beside them for good. Files of
+ * files themselves are whole, but the half-written copies would stay beside them for good; so would a lock's
+ * own files cut off between two steps (`LOCK_LEFTOVER`). Files of
  * another process still running (a CLI command writing right now) are left alone. With `onlyFor`, only the temp
  * files of those file names are touched (a directory that is not svc's own). Returns what was removed.
  */
@@ -177,10 +184,13 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
   const removed: string[] = [];
   for (const name of names) {
     const match = TEMP_FILE.exec(name);
-    if (match === null || (onlyFor !== undefined && !onlyFor.has(match[1] as string))) continue;
+    // A lock's files are beside the store as named (the link), in svc's own directories only.
+    const lockMatch = onlyFor === undefined ? LOCK_LEFTOVER.exec(name) : null;
+    if (lockMatch === null && (match === null || (onlyFor !== undefined && !onlyFor.has(match[1] as string))))
+      continue;
     // This process writes nothing while it cleans up: a file named with its pid was left by an earlier
     // process that had the same pid (a container's pid 1 after a restart).
-    const pid = Number(match[2]);
+    const pid = Number(lockMatch?.[1] ?? match?.[2]);
     if (pid !== process.pid && processAlive(pid)) continue;
     try {
       rmSync(join(dir, name), { force: true });
