@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import {
   closeSync,
   fchmodSync,
+  fchownSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -71,7 +72,7 @@ export function unwritableStore(path: string, err: unknown, dir?: string): unkno
 /**
  * Writes `data` so that readers see either the old or the new file, never a half-written one:
  * temp file in the same directory, fsync, rename, fsync of the directory. The file gets exactly `mode`,
- * whatever the process's umask.
+ * whatever the process's umask, and keeps its owner and group where this process may give them.
  */
 export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, mode = 0o600): void {
   // A symlinked file (config.yaml or .env kept in a dotfiles repository) is updated where it lives: a
@@ -90,6 +91,7 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
     // The mode asked for, not less what the umask takes off: an edited file keeps its mode (a 0660
     // config.yaml shared by a group stays group-writable under umask 022).
     fchmodSync(fd, mode);
+    keepOwner(fd, path);
     // All of it: a short write (a disk nearly full, a file-size limit) would otherwise be renamed over
     // the whole store as a cut-off copy.
     writeBytesSync(fd, typeof data === "string" ? Buffer.from(data) : data);
@@ -115,6 +117,21 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
     }
   } catch {
     // Some filesystems refuse fsync on directories; the rename itself is still atomic.
+  }
+}
+
+/**
+ * The copy gets the owner and group of the file it replaces, where this process may give them (root, or a
+ * group it is in): root editing another user's store (`sudo svc webhook subscribe`) would otherwise leave
+ * a root-owned 0600 file the gateway running as that user cannot read.
+ */
+function keepOwner(fd: number, path: string): void {
+  const was = statSync(path, { throwIfNoEntry: false });
+  if (was === undefined || (was.uid === process.getuid?.() && was.gid === process.getgid?.())) return;
+  try {
+    fchownSync(fd, was.uid, was.gid);
+  } catch {
+    // Not ours to give (EPERM): the copy is this user's, as any editor's would be.
   }
 }
 

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmodSync, statSync } from "node:fs";
+import { chmodSync, chownSync, statSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
@@ -45,3 +45,27 @@ describe("config.yaml edited under a umask", { timeout: 60_000 }, () => {
     expect(statSync(config).mode & 0o777).toBe(0o660);
   });
 });
+
+/**
+ * A store of another user's SVC_HOME edited by root (`sudo svc webhook subscribe ...`) was replaced by a
+ * root-owned 0600 copy, which the gateway running as that user could no longer read: its subscriptions
+ * were gone at the next lookup, its config.yaml at the next reload.
+ */
+describe.runIf(process.getuid?.() === 0)(
+  "a store of another user edited by root",
+  { timeout: 60_000 },
+  () => {
+    it("keeps its owner and group (config.yaml by svc mcp add, the subscription store by svc webhook subscribe)", async () => {
+      home = tempHome();
+      const config = home.write("config.yaml", stringify(cliConfig()), 0o600);
+      const store = home.write("webhook_subscriptions.json", "{}\n", 0o600);
+      for (const file of [config, store]) chownSync(file, 65534, 65534);
+      expect(await svcUnderUmask("077", ["mcp", "add", "files", "--", "node", "server.js"])).toBe(0);
+      expect(await svcUnderUmask("077", ["webhook", "subscribe", "ci"])).toBe(0);
+      for (const file of [config, store]) {
+        const { uid, gid, mode } = statSync(file);
+        expect([file, uid, gid, mode & 0o777]).toEqual([file, 65534, 65534, 0o600]);
+      }
+    });
+  },
+);
