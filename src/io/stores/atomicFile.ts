@@ -79,7 +79,11 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   // rename over the link would replace it with a copy and leave the real file behind unchanged.
   const path = resolveLink(linkOrPath);
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw unwritableStore(path, err);
+  }
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   let fd: number;
   try {

@@ -179,6 +179,15 @@ function lockTimeout(lockPath: string): SvcError {
   );
 }
 
+/** The store's directory (a first cron job's `cron/`); a disk with no room for it is said naming the store. */
+function makeLockDir(path: string, lockPath: string): void {
+  try {
+    mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw unwritableStore(path, err);
+  }
+}
+
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /**
@@ -188,7 +197,7 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 export function withFileLockSync<T>(path: string, fn: () => T, options: LockOptions = {}): T {
   const lockPath = `${path}.lock`;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+  makeLockDir(path, lockPath);
   const started = Date.now();
   let wait = 5;
   let held = tryAcquire(path, lockPath, options.staleMs ?? 30_000);
@@ -214,7 +223,7 @@ export async function withFileLock<T>(
   const lockPath = `${path}.lock`;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
-  mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+  makeLockDir(path, lockPath);
   const started = Date.now();
   let wait = 5;
   let held = tryAcquire(path, lockPath, staleMs);
