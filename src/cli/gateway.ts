@@ -80,9 +80,24 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   let recorded: GatewayState | undefined;
   let exitCode = 0;
   const stateFile = gatewayStateFile(paths);
+  /** The files of this gateway that could not be removed, each said once (the stop, then the exit, try). */
+  const kept = new Set<string>();
+  const remove = (file: string) => {
+    try {
+      rmSync(file, { force: true });
+    } catch (err) {
+      // An SVC_HOME made read-only while the gateway ran: the stop goes on; the file names a process
+      // that is gone by then, which status, start and stop take for stale and remove.
+      if (kept.has(file)) return;
+      kept.add(file);
+      logger.warn(
+        `[gateway] ${file} could not be removed (${describeError(err)}) — the next svc gateway status, start or stop removes it (stale) once it can be written there again`,
+      );
+    }
+  };
   const removePid = () => {
-    rmSync(paths.pidFile, { force: true });
-    if (recordedPid(stateFile) === process.pid) rmSync(stateFile, { force: true });
+    remove(paths.pidFile);
+    if (recordedPid(stateFile) === process.pid) remove(stateFile);
   };
   // gateway.pid is this gateway's from here on, also while it starts: removed however the process ends.
   process.on("exit", removePid);

@@ -12,7 +12,8 @@ import { startupProblems } from "../gateway/startupProblems.js";
 import { runningPid } from "../io/gatewayState.js";
 import { gatewayDirProblem } from "../io/homeWritable.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
-import { checkYamlEditable, setEnvValues, setYamlValues, webhookKeyPath } from "../io/yamlEdit.js";
+import { withFileLockSync } from "../io/stores/fileLock.js";
+import { checkYamlEditable, setEnvValues, setYamlValuesLocked, webhookKeyPath } from "../io/yamlEdit.js";
 import { raiseAgain } from "./interrupt.js";
 import { maskedOutput } from "./maskedOutput.js";
 
@@ -271,16 +272,20 @@ export async function runSetup(options: SetupOptions): Promise<void> {
     options.nonInteractive || (flagged && !process.stdin.isTTY)
       ? fromFlags(options, current)
       : await ask(options, current);
-  if (edited) {
-    setYamlValues(paths.config, [
-      [enabledPath, answers.enabled],
-      [webhookKeyPath(paths.config, "port"), answers.port],
-    ]);
-  }
-  setEnvValues(paths.env, {
-    WEBHOOK_ENABLED: String(answers.enabled),
-    WEBHOOK_PORT: String(answers.port),
-    ...(answers.secret === undefined ? {} : { WEBHOOK_SECRET: answers.secret }),
+  // Both files under config.yaml's lock: another setup run meanwhile writes its pair after this one, not
+  // between the two writes (config.yaml naming its port, .env, which wins, this one's).
+  withFileLockSync(paths.config, () => {
+    if (edited) {
+      setYamlValuesLocked(paths.config, [
+        [enabledPath, answers.enabled],
+        [webhookKeyPath(paths.config, "port"), answers.port],
+      ]);
+    }
+    setEnvValues(paths.env, {
+      WEBHOOK_ENABLED: String(answers.enabled),
+      WEBHOOK_PORT: String(answers.port),
+      ...(answers.secret === undefined ? {} : { WEBHOOK_SECRET: answers.secret }),
+    });
   });
   const lines = [
     `Wrote WEBHOOK_ENABLED=${answers.enabled}, WEBHOOK_PORT=${answers.port}${answers.secret === undefined ? "" : ", WEBHOOK_SECRET"} to ${paths.env}`,

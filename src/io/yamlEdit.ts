@@ -18,7 +18,8 @@ export function setYamlValues(
   withFileLockSync(file, () => setYamlValuesLocked(file, values));
 }
 
-function setYamlValuesLocked(
+/** `setYamlValues` for a caller that holds `<file>.lock` already (setup writes config.yaml and .env under it). */
+export function setYamlValuesLocked(
   file: string,
   values: ReadonlyArray<readonly [readonly string[], unknown]>,
 ): void {

@@ -1,8 +1,9 @@
-import { closeSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
-import { writeJsonAtomic } from "../stores/atomicFile.js";
+import { writeBytesSync } from "../batchedWriter.js";
+import { noRoomProblem, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
 
 /**
@@ -59,6 +60,31 @@ function openTranscript(path: string): number {
     // Another user's file (EPERM): appending still works; its mode is its owner's choice.
   }
   return fd;
+}
+
+/**
+ * Appends `lines` whole or not at all: a write the disk cannot take in full (it filled up, a file-size
+ * limit) is cut back to where it started, so no cut-off line is left for the next entry to join. Every
+ * append holds the index lock, so no other writer's line is cut with it.
+ */
+function appendWhole(fd: number, path: string, lines: string): void {
+  const start = fstatSync(fd).size;
+  try {
+    writeBytesSync(fd, Buffer.from(lines));
+  } catch (err) {
+    try {
+      ftruncateSync(fd, start);
+    } catch {
+      // Left as the kernel wrote it: a reader skips nothing more than it would have.
+    }
+    const noRoom = noRoomProblem(err);
+    if (noRoom === undefined) throw err;
+    throw new SvcError(
+      "store_unwritable",
+      `cannot append to ${path}: ${noRoom}; the transcript is left as it was`,
+      { cause: err },
+    );
+  }
 }
 
 export class SessionStore {
@@ -153,7 +179,7 @@ export class SessionStore {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       const fd = openTranscript(path);
       try {
-        writeSync(fd, lines);
+        appendWhole(fd, path, lines);
       } finally {
         closeSync(fd);
       }

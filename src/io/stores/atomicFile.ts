@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
+  fchmodSync,
+  fchownSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -35,19 +37,65 @@ export function noRoomProblem(err: unknown): string | undefined {
   return noRoom === undefined ? undefined : `${noRoom[0]} — ${noRoom[1]}`;
 }
 
+/** Why a directory took no new file (the temp copy, the lock), and what lets it, as the user can act on it. */
+const NO_ENTRY: Readonly<Record<string, (dir: string) => readonly [reason: string, fix: string]>> = {
+  EACCES: (dir) => [
+    `this user may not create files in ${dir} (EACCES)`,
+    "fix that directory's owner or permissions",
+  ],
+  EPERM: (dir) => [
+    `this user may not create files in ${dir} (EPERM)`,
+    "fix that directory's owner or permissions",
+  ],
+  EROFS: (dir) => [
+    `${dir} is on a read-only file system (EROFS)`,
+    "make it writable (for a link into a read-only place, put a copy of the file in the link's place)",
+  ],
+};
+
+/**
+ * A write to `path` that found no room, or a directory `dir` where its temp copy or lock could not be
+ * created, as the command says it: the file named, left as it was, and what to do; any other error as it is.
+ */
+export function unwritableStore(path: string, err: unknown, dir?: string): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? "";
+  const noEntry = dir === undefined ? undefined : NO_ENTRY[code]?.(dir);
+  const why = noRoomFor(err) ?? noEntry;
+  if (why === undefined) return err;
+  return new SvcError(
+    "store_unwritable",
+    `cannot write ${path}: ${why[0]} — the file is unchanged; ${why[1]}, then run the command again`,
+    { cause: err },
+  );
+}
+
 /**
  * Writes `data` so that readers see either the old or the new file, never a half-written one:
- * temp file in the same directory, fsync, rename, fsync of the directory.
+ * temp file in the same directory, fsync, rename, fsync of the directory. The file gets exactly `mode`,
+ * whatever the process's umask, and keeps its owner and group where this process may give them.
  */
 export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, mode = 0o600): void {
   // A symlinked file (config.yaml or .env kept in a dotfiles repository) is updated where it lives: a
   // rename over the link would replace it with a copy and leave the real file behind unchanged.
   const path = resolveLink(linkOrPath);
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-  const fd = openSync(temp, "wx", mode);
   try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw unwritableStore(path, err);
+  }
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  let fd: number;
+  try {
+    fd = openSync(temp, "wx", mode);
+  } catch (err) {
+    throw unwritableStore(path, err, dir);
+  }
+  try {
+    // The mode asked for, not less what the umask takes off: an edited file keeps its mode (a 0660
+    // config.yaml shared by a group stays group-writable under umask 022).
+    fchmodSync(fd, mode);
+    keepOwner(fd, path);
     // All of it: a short write (a disk nearly full, a file-size limit) would otherwise be renamed over
     // the whole store as a cut-off copy.
     writeBytesSync(fd, typeof data === "string" ? Buffer.from(data) : data);
@@ -55,13 +103,7 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   } catch (err) {
     closeSync(fd);
     rmSync(temp, { force: true });
-    const noRoom = noRoomFor(err);
-    if (noRoom === undefined) throw err;
-    throw new SvcError(
-      "store_unwritable",
-      `cannot write ${path}: ${noRoom[0]} — the file is unchanged; ${noRoom[1]}, then run the command again`,
-      { cause: err },
-    );
+    throw unwritableStore(path, err);
   }
   closeSync(fd);
   try {
@@ -79,6 +121,21 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
     }
   } catch {
     // Some filesystems refuse fsync on directories; the rename itself is still atomic.
+  }
+}
+
+/**
+ * The copy gets the owner and group of the file it replaces, where this process may give them (root, or a
+ * group it is in): root editing another user's store (`sudo svc webhook subscribe`) would otherwise leave
+ * a root-owned 0600 file the gateway running as that user cannot read.
+ */
+function keepOwner(fd: number, path: string): void {
+  const was = statSync(path, { throwIfNoEntry: false });
+  if (was === undefined || (was.uid === process.getuid?.() && was.gid === process.getgid?.())) return;
+  try {
+    fchownSync(fd, was.uid, was.gid);
+  } catch {
+    // Not ours to give (EPERM): the copy is this user's, as any editor's would be.
   }
 }
 
@@ -126,8 +183,15 @@ export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): voi
 const TEMP_FILE = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/;
 
 /**
+ * A lock's own files (`fileLock.ts`): `<name>.lock.<pid>.<8 hex>.new`, made whole before it is linked into
+ * place (`gateway.pid` is made so too), and `.stale`, a dead holder's lock moved aside to be removed.
+ */
+const LOCK_LEFTOVER = /^(?:.+\.lock|gateway\.pid)\.(\d+)\.[0-9a-f]{8}\.(?:new|stale)$/;
+
+/**
  * Removes the temp files of atomic writes cut short by a killed process (SIGKILL mid-write): the store
- * files themselves are whole, but the half-written copies would stay beside them for good. Files of
+ * files themselves are whole, but the half-written copies would stay beside them for good; so would a lock's
+ * own files cut off between two steps (`LOCK_LEFTOVER`). Files of
  * another process still running (a CLI command writing right now) are left alone. With `onlyFor`, only the temp
  * files of those file names are touched (a directory that is not svc's own). Returns what was removed.
  */
@@ -141,10 +205,13 @@ export function removeStaleTempFiles(dir: string, onlyFor?: ReadonlySet<string>)
   const removed: string[] = [];
   for (const name of names) {
     const match = TEMP_FILE.exec(name);
-    if (match === null || (onlyFor !== undefined && !onlyFor.has(match[1] as string))) continue;
+    // A lock's files are beside the store as named (the link), in svc's own directories only.
+    const lockMatch = onlyFor === undefined ? LOCK_LEFTOVER.exec(name) : null;
+    if (lockMatch === null && (match === null || (onlyFor !== undefined && !onlyFor.has(match[1] as string))))
+      continue;
     // This process writes nothing while it cleans up: a file named with its pid was left by an earlier
     // process that had the same pid (a container's pid 1 after a restart).
-    const pid = Number(match[2]);
+    const pid = Number(lockMatch?.[1] ?? match?.[2]);
     if (pid !== process.pid && processAlive(pid)) continue;
     try {
       rmSync(join(dir, name), { force: true });

@@ -14,6 +14,7 @@ import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SvcError } from "../../errors.js";
 import { processRunning, processStartTime } from "../processAlive.js";
+import { unwritableStore } from "./atomicFile.js";
 
 export interface LockOptions {
   /** Give up after this long (ms). */
@@ -80,13 +81,17 @@ export function createLockFile(lockPath: string, text: string): boolean {
   }
 }
 
+/** Creates `path` holding `text`; a write that fails (a full disk) leaves no empty file behind. */
 function writeExclusive(path: string, text: string): void {
   const fd = openSync(path, "wx", 0o600);
   try {
     writeSync(fd, text);
-  } finally {
+  } catch (err) {
     closeSync(fd);
+    rmSync(path, { force: true });
+    throw err;
   }
+  closeSync(fd);
 }
 
 function createInPlace(lockPath: string, text: string): boolean {
@@ -99,10 +104,20 @@ function createInPlace(lockPath: string, text: string): boolean {
   }
 }
 
-/** Creates the lock file; its text when it is ours, undefined when another process holds it. */
-function tryAcquire(lockPath: string, staleMs: number): string | undefined {
+/**
+ * Creates the lock file of `path`; its text when it is ours, undefined when another process holds it. A
+ * disk with no room for the lock's few bytes has none for the store either, and a directory that takes no
+ * lock takes no new store: either is said naming the store.
+ */
+function tryAcquire(path: string, lockPath: string, staleMs: number): string | undefined {
   const text = `${process.pid} ${ownStartTime()} ${randomBytes(8).toString("hex")}`;
-  if (createLockFile(lockPath, text)) {
+  let created: boolean;
+  try {
+    created = createLockFile(lockPath, text);
+  } catch (err) {
+    throw unwritableStore(path, err, dirname(lockPath));
+  }
+  if (created) {
     heldHere.add(text);
     return text;
   }
@@ -164,6 +179,15 @@ function lockTimeout(lockPath: string): SvcError {
   );
 }
 
+/** The store's directory (a first cron job's `cron/`); a disk with no room for it is said naming the store. */
+function makeLockDir(path: string, lockPath: string): void {
+  try {
+    mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw unwritableStore(path, err);
+  }
+}
+
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /**
@@ -173,15 +197,15 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 export function withFileLockSync<T>(path: string, fn: () => T, options: LockOptions = {}): T {
   const lockPath = `${path}.lock`;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+  makeLockDir(path, lockPath);
   const started = Date.now();
   let wait = 5;
-  let held = tryAcquire(lockPath, options.staleMs ?? 30_000);
+  let held = tryAcquire(path, lockPath, options.staleMs ?? 30_000);
   while (held === undefined) {
     if (Date.now() - started > timeoutMs) throw lockTimeout(lockPath);
     Atomics.wait(sleeper, 0, 0, wait);
     wait = Math.min(wait * 2, 100);
-    held = tryAcquire(lockPath, options.staleMs ?? 30_000);
+    held = tryAcquire(path, lockPath, options.staleMs ?? 30_000);
   }
   try {
     return fn();
@@ -199,15 +223,15 @@ export async function withFileLock<T>(
   const lockPath = `${path}.lock`;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
-  mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+  makeLockDir(path, lockPath);
   const started = Date.now();
   let wait = 5;
-  let held = tryAcquire(lockPath, staleMs);
+  let held = tryAcquire(path, lockPath, staleMs);
   while (held === undefined) {
     if (Date.now() - started > timeoutMs) throw lockTimeout(lockPath);
     await sleep(wait);
     wait = Math.min(wait * 2, 100);
-    held = tryAcquire(lockPath, staleMs);
+    held = tryAcquire(path, lockPath, staleMs);
   }
   try {
     return await fn();

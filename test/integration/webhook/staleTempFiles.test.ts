@@ -89,6 +89,31 @@ describe("temp files of atomic writes cut short", () => {
     for (const path of kept) expect([path, existsSync(path)]).toEqual([path, true]);
   });
 
+  it("a lock's own leftovers (made whole before it is linked into place, moved aside when taken over) of a process that is gone are removed; a live one's stay", async () => {
+    home = tempHome();
+    const writing = spawn("sleep", ["30"]);
+    children.push(writing);
+    home.write(
+      "config.yaml",
+      stringify(webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, {}, { agent: { provider: "echo" } })),
+    );
+    const gone = spawnSync("true").pid;
+    const stale = [
+      home.write(`webhook_subscriptions.json.lock.${gone}.0a1b2c3d.new`, `${gone} - 00ff`),
+      home.write(`config.yaml.lock.${gone}.deadbeef.stale`, "1 - 00ff"),
+      home.write(`gateway.pid.${gone}.12345678.new`, `${gone}\n`),
+      home.write(`cron/jobs.json.lock.${gone}.abcdef01.new`, `${gone} - 00ff`),
+      home.write(`profiles/work/sessions/index.json.lock.${gone}.00112233.stale`, "1 - 00ff"),
+    ];
+    const kept = [
+      home.write(`webhook_subscriptions.json.lock.${writing.pid}.0a1b2c3d.new`, `${writing.pid} - 00ff`),
+      home.write(`notes.${gone}.0a1b2c3d.new`, "mine"),
+    ];
+    gateway = await startGatewayInHome(home);
+    for (const path of stale) expect([path, existsSync(path)]).toEqual([path, false]);
+    for (const path of kept) expect([path, existsSync(path)]).toEqual([path, true]);
+  });
+
   it("one named with the gateway's own pid was left by an earlier process under that pid (a container's pid 1): removed", async () => {
     home = tempHome();
     home.write(

@@ -1,0 +1,73 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import type { TempHome } from "../../helpers/home.js";
+import { cliConfig, svcProcess } from "./svc.js";
+
+/**
+ * A disk with no room left (here: no inode left, a tmpfs mounted with few) refuses the directory a store
+ * goes in (`cron/` of a first job, a new profile's): the command said only `svc: ENOSPC: no space left on
+ * device, mkdir '<dir>'`, not which store, unlike a store file the disk has no room for.
+ */
+
+let mounted: string | undefined;
+afterEach(() => {
+  if (mounted === undefined) return;
+  spawnSync("umount", [mounted]);
+  rmSync(mounted, { recursive: true, force: true });
+  mounted = undefined;
+});
+
+/** A tmpfs with every inode taken but SVC_HOME's and its config.yaml's; undefined where nothing can be mounted. */
+function fullHome(): TempHome | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), "svc-full-"));
+  if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m,nr_inodes=16", "tmpfs", dir]).status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+  mounted = dir;
+  mkdirSync(join(dir, "home"));
+  writeFileSync(join(dir, "home", "config.yaml"), stringify(cliConfig()), { mode: 0o600 });
+  for (let i = 0; ; i++) {
+    try {
+      writeFileSync(join(dir, `filler-${i}`), "");
+    } catch {
+      break;
+    }
+  }
+  const home = join(dir, "home");
+  return {
+    dir: home,
+    write: (relative, text) => {
+      writeFileSync(join(home, relative), text);
+      return join(home, relative);
+    },
+    cleanup: () => {},
+  };
+}
+
+describe("a store directory the full disk cannot make", { timeout: 60_000 }, () => {
+  it("svc cron create names the cron store, as for the store file itself", async (context) => {
+    const home = fullHome();
+    if (home === undefined) return context.skip();
+    const res = await svcProcess(home, [
+      "cron",
+      "create",
+      "--name",
+      "nightly",
+      "--schedule",
+      "every 1h",
+      "--prompt",
+      "hi",
+    ]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(
+      `svc: cannot write ${join(home.dir, "cron", "jobs.json")}: the disk is full (ENOSPC) — the file is unchanged; free some space, then run the command again\n`,
+    );
+    expect(existsSync(join(home.dir, "cron"))).toBe(false);
+  });
+});

@@ -1,0 +1,103 @@
+import { spawn } from "node:child_process";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { cliConfig } from "./svc.js";
+
+/**
+ * A store whose directory this user cannot write (a `cron/` made by root, a config.yaml linked into a
+ * directory of another user) failed with the bare `EACCES: permission denied, open
+ * '<dir>/jobs.json.lock.<pid>.<hex>.new'` — an internal file's name, not the store's, and nothing on what
+ * to do. It now names the store and the directory, and says the file is unchanged.
+ */
+
+const asRoot = process.getuid?.() === 0;
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A directory the command's user owns (nobody's when the tests run as root, whom permissions do not stop). */
+function ownDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(dir);
+  if (asRoot) chownSync(dir, 65534, 65534);
+  return dir;
+}
+
+function ownFile(path: string, text: string): string {
+  writeFileSync(path, text, { mode: 0o600 });
+  if (asRoot) chownSync(path, 65534, 65534);
+  return path;
+}
+
+function svcAsUser(home: string, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
+  const argv = [process.execPath, ...SVC_ARGV, ...args];
+  const [command, ...rest] = asRoot
+    ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...argv]
+    : argv;
+  const child = spawn(command as string, rest, {
+    env: { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: home },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr })));
+}
+
+const CONFIG = stringify(cliConfig());
+
+describe("a store in a directory this user cannot write", { timeout: 60_000 }, () => {
+  it("svc cron create names the cron store and its directory", async () => {
+    const home = ownDir("svc-test-");
+    ownFile(join(home, "config.yaml"), CONFIG);
+    const cron = join(home, "cron");
+    mkdirSync(cron);
+    const jobs = ownFile(join(cron, "jobs.json"), '{"revision": 1, "jobs": {}}\n');
+    if (asRoot) chownSync(cron, 65534, 65534);
+    chmodSync(cron, 0o555);
+    const { code, stderr } = await svcAsUser(home, [
+      "cron",
+      "create",
+      "--name",
+      "nightly",
+      "--schedule",
+      "every 1h",
+      "--prompt",
+      "hi",
+    ]);
+    chmodSync(cron, 0o700);
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `svc: cannot write ${jobs}: this user may not create files in ${cron} (EACCES) — the file is unchanged; fix that directory's owner or permissions, then run the command again\n`,
+    );
+    expect(readFileSync(jobs, "utf8")).toBe('{"revision": 1, "jobs": {}}\n');
+  });
+
+  it("svc mcp add of a config.yaml linked into a directory it cannot write names the linked file", async () => {
+    const home = ownDir("svc-test-");
+    const dotfiles = ownDir("svc-dotfiles-");
+    const config = ownFile(join(dotfiles, "config.yaml"), CONFIG);
+    chmodSync(dotfiles, 0o555);
+    symlinkSync(config, join(home, "config.yaml"));
+    const { code, stderr } = await svcAsUser(home, ["mcp", "add", "files", "--", "node", "server.js"]);
+    chmodSync(dotfiles, 0o700);
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `svc: cannot write ${config}: this user may not create files in ${dotfiles} (EACCES) — the file is unchanged; fix that directory's owner or permissions, then run the command again\n`,
+    );
+    expect(readFileSync(config, "utf8")).toBe(CONFIG);
+  });
+});
