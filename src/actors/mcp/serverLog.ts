@@ -35,11 +35,12 @@ export function gatewayLevel(level: string): "debug" | "info" | "warn" | "error"
 /**
  * The text of a log message: a string as it is, anything else as JSON, a message without `data` (which a
  * hand-written server may send) as `(no data)`, data too deep for JSON as `(data nested too deep to write
- * out)`; cut at `SERVER_LOG_MAX_CHARS`.
+ * out)`; `secrets` redacted, then cut at `SERVER_LOG_MAX_CHARS` (a cut first would leave the part of a long
+ * credential before it, which no longer matches the credential, in the log).
  */
-export function serverLogText(params: ServerLogParams): string {
+export function serverLogText(params: ServerLogParams, secrets: readonly string[] = []): string {
   const logger = typeof params.logger === "string" ? `${params.logger}: ` : "";
-  const text = `${logger}${dataText(params.data)}`;
+  const text = scrub(`${logger}${dataText(params.data)}`, secrets);
   return text.length > SERVER_LOG_MAX_CHARS ? `${text.slice(0, SERVER_LOG_MAX_CHARS)}…` : text;
 }
 
@@ -69,6 +70,6 @@ export function logServerMessage(
 ): void {
   logger[gatewayLevel(params.level)](
     { server, mcpLevel: params.level },
-    `[mcp:${server}] ${scrub(serverLogText(params), secrets)}`,
+    `[mcp:${server}] ${serverLogText(params, secrets)}`,
   );
 }
