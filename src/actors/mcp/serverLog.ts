@@ -68,8 +68,18 @@ export function logServerMessage(
   params: ServerLogParams,
   secrets: readonly string[] = [],
 ): void {
-  logger[gatewayLevel(params.level)](
-    { server, mcpLevel: params.level },
+  // A level that is no text (pino's number 50) or none at all (a hand-written server's) is info.
+  const level = params.level;
+  const named =
+    typeof level === "string"
+      ? level
+      : level === undefined || level === null
+        ? undefined
+        : typeof level === "object"
+          ? "(not a level name)"
+          : String(level);
+  logger[gatewayLevel(named ?? "info")](
+    { server, ...(named === undefined ? {} : { mcpLevel: named }) },
     `[mcp:${server}] ${serverLogText(params, secrets)}`,
   );
 }
