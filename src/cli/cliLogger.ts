@@ -1,6 +1,5 @@
 import pino from "pino";
-import { type Logger, logLevel, pinoOptions } from "../io/log.js";
-import { terminalText } from "../io/terminalText.js";
+import { type Logger, logLevel, pinoOptions, safeMessage } from "../io/log.js";
 
 const PREFIX: Readonly<Record<number, string>> = {
   10: "trace",
@@ -49,7 +48,9 @@ function makeCliLogger(asked: string | undefined): Logger {
       const who =
         typeof server === "string" && server !== "" && SAID_BY_THE_COMPONENT.test(msg) ? `${server}: ` : "";
       const text = `${who}${msg.replace(/^\[[\w-]+\] /, "")}${why}`;
-      process.stderr.write(`${PREFIX[level] ?? "log"}: ${terminalText(text)}\n`);
+      // The text may quote a server (its log messages, progress, errors): each line after the first is
+      // indented, as in the gateway log, so none reads as a line of svc's own (`svc: …`, `error: …`).
+      process.stderr.write(`${PREFIX[level] ?? "log"}: ${safeMessage(text)}\n`);
     },
   });
 }

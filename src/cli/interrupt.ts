@@ -1,9 +1,12 @@
 import { SvcError } from "../errors.js";
 import { terminateLiveGroups } from "../io/mcp/stdioTransport.js";
 
-/** A Ctrl-C (or SIGTERM) caught while a command waits on an MCP server, so it can end the call properly. */
+/**
+ * A Ctrl-C (or SIGTERM, or the SIGHUP of a terminal that closed) caught while a command waits on an MCP
+ * server, so it can end the call properly.
+ */
 export interface Interrupt {
-  /** Aborted by the first SIGINT or SIGTERM: handed to the call, whose request the SDK then cancels. */
+  /** Aborted by the first SIGINT, SIGTERM or SIGHUP: handed to the call, whose request the SDK then cancels. */
   readonly signal: AbortSignal;
   /** Rejects when the signal arrives (a connect still under way does not hold the command). */
   readonly interrupted: Promise<never>;
@@ -11,10 +14,17 @@ export interface Interrupt {
   dispose(): NodeJS.Signals | undefined;
 }
 
-const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+/**
+ * SIGHUP too: a terminal that closes (an ssh session that drops) under the call would otherwise end the
+ * command without a word to the server, which ran the call on and kept its HTTP session.
+ */
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** The exit status a shell reports for a process ended by the signal (128 + its number). */
+const EXIT_STATUS: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /**
- * Listens for the first SIGINT or SIGTERM. The command then cancels its call (the server gets
+ * Listens for the first SIGINT, SIGTERM or SIGHUP. The command then cancels its call (the server gets
  * `notifications/cancelled`), closes its servers as usual (a Streamable HTTP session ends with DELETE, a
  * stdio process gets its stdin closed), and raises the signal again, so it still ends as a Ctrl-C does.
  * A second signal meanwhile finds no listener here and ends the process at once.
@@ -60,7 +70,7 @@ export function listenForInterrupt(what: string): Interrupt {
  * once rather than after the event loop has emptied and the process exited with 0.
  */
 export function raiseAgain(signal: NodeJS.Signals): void {
-  process.exitCode = signal === "SIGINT" ? 130 : 143;
+  process.exitCode = EXIT_STATUS[signal] ?? 143;
   // A server still starting when the call was given up (its connect is abandoned, not awaited): no
   // process of ours may outlive us, and dying by a signal runs no "exit" handler.
   terminateLiveGroups();

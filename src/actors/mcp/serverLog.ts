@@ -35,12 +35,21 @@ export function gatewayLevel(level: string): "debug" | "info" | "warn" | "error"
 /**
  * The text of a log message: a string as it is, anything else as JSON, a message without `data` (which a
  * hand-written server may send) as `(no data)`, data too deep for JSON as `(data nested too deep to write
- * out)`; cut at `SERVER_LOG_MAX_CHARS`.
+ * out)`; `secrets` redacted, then cut (see `serverText`).
  */
-export function serverLogText(params: ServerLogParams): string {
+export function serverLogText(params: ServerLogParams, secrets: readonly string[] = []): string {
   const logger = typeof params.logger === "string" ? `${params.logger}: ` : "";
-  const text = `${logger}${dataText(params.data)}`;
-  return text.length > SERVER_LOG_MAX_CHARS ? `${text.slice(0, SERVER_LOG_MAX_CHARS)}…` : text;
+  return serverText(`${logger}${dataText(params.data)}`, secrets);
+}
+
+/**
+ * A server's text for the gateway log (a log message, a progress message): `secrets` redacted, then cut at
+ * `SERVER_LOG_MAX_CHARS` (a cut first would leave the part of a long credential before it, which no longer
+ * matches the credential, in the log).
+ */
+export function serverText(text: string, secrets: readonly string[] = []): string {
+  const scrubbed = scrub(text, secrets);
+  return scrubbed.length > SERVER_LOG_MAX_CHARS ? `${scrubbed.slice(0, SERVER_LOG_MAX_CHARS)}…` : scrubbed;
 }
 
 /**
@@ -67,8 +76,18 @@ export function logServerMessage(
   params: ServerLogParams,
   secrets: readonly string[] = [],
 ): void {
-  logger[gatewayLevel(params.level)](
-    { server, mcpLevel: params.level },
-    `[mcp:${server}] ${scrub(serverLogText(params), secrets)}`,
+  // A level that is no text (pino's number 50) or none at all (a hand-written server's) is info.
+  const level = params.level;
+  const named =
+    typeof level === "string"
+      ? level
+      : level === undefined || level === null
+        ? undefined
+        : typeof level === "object"
+          ? "(not a level name)"
+          : String(level);
+  logger[gatewayLevel(named ?? "info")](
+    { server, ...(named === undefined ? {} : { mcpLevel: named }) },
+    `[mcp:${server}] ${serverLogText(params, secrets)}`,
   );
 }

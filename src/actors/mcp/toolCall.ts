@@ -17,6 +17,7 @@ import {
   isUnreachable,
 } from "./callErrors.js";
 import { ensureConnected, type Runtime, RuntimeStoppedError } from "./runtime.js";
+import { serverText } from "./serverLog.js";
 import type { RegisteredTool } from "./toolNames.js";
 import { runUtilityTool } from "./utilityTools.js";
 
@@ -77,7 +78,7 @@ export async function invokeTool(
           onProgress: (p) =>
             logger.debug(
               { server: rt.name, tool: tool.original, progress: p.progress, total: p.total },
-              `[mcp] ${rt.name}: "${tool.original}" progress ${p.progress}${p.total === undefined ? "" : `/${p.total}`}${p.message === undefined ? "" : ` — ${scrub(p.message, rt.secrets)}`}`,
+              `[mcp] ${rt.name}: "${tool.original}" progress ${p.progress}${p.total === undefined ? "" : `/${p.total}`}${p.message === undefined ? "" : ` — ${serverText(p.message, rt.secrets)}`}`,
             ),
         });
   const canceled = (cause?: unknown) =>

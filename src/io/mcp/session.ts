@@ -122,14 +122,15 @@ export function nextPage(cursor: string | null | undefined, seen: Set<string>): 
 const LooseLogNotificationSchema = z.object({
   method: z.literal("notifications/message"),
   params: z.looseObject({
-    level: z.string(),
+    // Any value: a message without a level, or with a number (pino's 50), is logged at info, not dropped.
+    level: z.unknown().optional(),
     logger: z.unknown().optional(),
     // Required by MCP, left out by some hand-written servers: logged as "(no data)", not dropped.
     data: z.unknown().optional(),
   }),
 });
 
-/** A server's log message as svc reads it: any level text; `logger` and `data` as the server sent them. */
+/** A server's log message as svc reads it: `level`, `logger` and `data` as the server sent them. */
 export type ServerLogParams = z.infer<typeof LooseLogNotificationSchema>["params"];
 
 /**

@@ -99,6 +99,25 @@ describe("secrets referenced from .env", () => {
     expect(log.lines().join("\n")).not.toContain(PAT);
   });
 
+  it("a log message cut at 2000 characters inside a credential: no part of the credential is written", async () => {
+    // A long key (a JWT, a PEM-encoded key) that the cut at SERVER_LOG_MAX_CHARS runs through.
+    const long = `eyJ${"k".repeat(2100)}`;
+    hubs.home.write(".env", `LONG_KEY=${long}\n`);
+    const log = captureLogger();
+    const hub = hubs.hub(
+      hubs.home,
+      { s: stdioEntry("legacy", { env: { SERVICE_KEY: "${LONG_KEY}" } }, ["--log-tool"]) },
+      { logger: log.logger },
+    );
+    expect((await hub.settled("s")).state).toBe("connected");
+    await hub.call("s", "log-env", { name: "SERVICE_KEY" });
+    await vi.waitFor(() =>
+      expect(log.messages().some((m) => m.startsWith("[mcp:s] cfg: using "))).toBe(true),
+    );
+    expect(log.messages()).toContain("[mcp:s] cfg: using [redacted]");
+    expect(log.lines().join("\n")).not.toContain("kkkkkkkk");
+  });
+
   it("the inspector's events (svc gateway run --inspect) carry no env value or header of the entry", async () => {
     hubs.home.write(".env", `GH_PAT=${PAT}\nAPI_KEY=ak-live-verysecret-42\n`);
     const events: string[] = [];

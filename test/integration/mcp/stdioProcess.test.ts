@@ -300,20 +300,24 @@ describe("a command stopped by Ctrl-C", () => {
     return { cli, exited };
   };
 
-  it("svc mcp call cancels the call (notifications/cancelled), stops its server and ends by the signal", async () => {
-    const home = hubs.home;
-    const recorded = join(home.dir, "received.txt");
-    home.write(
-      "config.yaml",
-      `mcp_servers:\n  l:\n    command: ${process.execPath}\n    args: ["${STDIO_FIXTURE}", legacy, --record, "${recorded}"]\n`,
-    );
-    const { cli, exited } = start(home, ["mcp", "call", "l", "slow", "--args", '{"ms":60000}']);
-    const received = () => (existsSync(recorded) ? readFileSync(recorded, "utf8").trim().split("\n") : []);
-    await vi.waitFor(() => expect(received()).toContain("tools/call"), { timeout: 10_000, interval: 50 });
-    cli.kill("SIGINT");
-    expect(await exited).toBe("SIGINT");
-    expect(received().at(-1)).toBe("notifications/cancelled");
-  });
+  // SIGHUP: the terminal closed (an ssh session dropped) under the call, which the server must not run on for.
+  it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)(
+    "svc mcp call cancels the call (notifications/cancelled), stops its server and ends by the signal (%s)",
+    async (signal) => {
+      const home = hubs.home;
+      const recorded = join(home.dir, "received.txt");
+      home.write(
+        "config.yaml",
+        `mcp_servers:\n  l:\n    command: ${process.execPath}\n    args: ["${STDIO_FIXTURE}", legacy, --record, "${recorded}"]\n`,
+      );
+      const { cli, exited } = start(home, ["mcp", "call", "l", "slow", "--args", '{"ms":60000}']);
+      const received = () => (existsSync(recorded) ? readFileSync(recorded, "utf8").trim().split("\n") : []);
+      await vi.waitFor(() => expect(received()).toContain("tools/call"), { timeout: 10_000, interval: 50 });
+      cli.kill(signal);
+      expect(await exited).toBe(signal);
+      expect(received().at(-1)).toBe("notifications/cancelled");
+    },
+  );
 
   it.each([
     [

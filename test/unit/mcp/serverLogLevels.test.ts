@@ -24,6 +24,9 @@ function loggingServer(): Server {
     await log({ level: "error", data: "a standard one" });
     // MCP requires `data`; a hand-written server may leave it out.
     await log({ level: "error", logger: "db" });
+    // No level, or a number (pino's 50), as a hand-written server may send: info, not dropped.
+    await log({ data: "no level" });
+    await log({ level: 50, data: "numbered" });
     return { content: [{ type: "text", text: "done" }] };
   });
   return server;
@@ -52,6 +55,8 @@ describe("a server's log message with a level outside MCP's eight", () => {
       [30, '[mcp:lg] {"rows":3}', "verbose"],
       [50, "[mcp:lg] a standard one", "error"],
       [50, "[mcp:lg] db: (no data)", "error"],
+      [30, "[mcp:lg] no level", undefined],
+      [30, "[mcp:lg] numbered", "50"],
     ]);
   });
 });
