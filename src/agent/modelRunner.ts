@@ -162,6 +162,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               scrubbed: (text) => scrub(text, secrets),
               images: settings.provider === "anthropic" ? "native" : "described",
               safePropertyKeys: settings.provider === "anthropic",
+              maxResultChars: settings.max_tool_result_chars,
               // Steps are counted as they finish: during the last allowed turn, max_steps - 1 are done.
               mayRun: () => progress.steps < settings.max_steps - 1,
             }),

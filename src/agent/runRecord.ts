@@ -1,5 +1,7 @@
 /** What one model run records (docs/agent.md, "What a run records"): plain data, journalled as JSON. */
 
+import type { ToolResultCut } from "./toolResultCap.js";
+
 export interface ToolCallRecord {
   /** The name the model called (`mcp__<server>__<tool>` or a built-in's name). */
   readonly name: string;
@@ -7,6 +9,8 @@ export interface ToolCallRecord {
   readonly ok: boolean;
   /** Why the call failed (refused, unknown tool, invalid arguments, the tool's own error). */
   readonly error?: string;
+  /** Set when the call's text was longer than `agent.max_tool_result_chars`: its length, and how much the model got. */
+  readonly cut?: ToolResultCut;
 }
 
 export type RunOutcome = "ok" | "max_steps" | "error" | "aborted";
@@ -26,7 +30,12 @@ export interface RunRecord {
 
 /** The one INFO line a model run logs (the key and the prompt never appear in it). */
 export function runLogLine(route: string, deliveryId: string, record: RunRecord): string {
-  const calls = record.toolCalls.map((c) => `${c.name} ${c.ok ? "ok" : "error"} ${c.ms}ms`).join(", ");
+  const calls = record.toolCalls
+    .map(
+      (c) =>
+        `${c.name} ${c.ok ? "ok" : "error"} ${c.ms}ms${c.cut ? ` (cut to ${c.cut.shown} of ${c.cut.chars} chars)` : ""}`,
+    )
+    .join(", ");
   const outcome =
     record.outcome === "ok" ? "ok" : `${record.outcome}${record.error ? ` (${record.error})` : ""}`;
   return `[agent] ${route} ${deliveryId}: ${outcome} — ${record.provider}/${record.model}, ${record.steps} step${record.steps === 1 ? "" : "s"}, ${record.toolCalls.length} tool call${record.toolCalls.length === 1 ? "" : "s"}${calls ? ` (${calls})` : ""}, tokens in ${record.usage.input} out ${record.usage.output}, ${record.ms}ms`;

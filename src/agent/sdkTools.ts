@@ -6,6 +6,7 @@ import { modelToolSchema, withLeftOut } from "./modelSchema.js";
 import { originalArguments, withSafePropertyKeys } from "./propertyKeys.js";
 import type { ToolCallRecord } from "./runRecord.js";
 import { TOO_DEEP } from "./toolCallInputs.js";
+import { cutToolContent, cutToolText } from "./toolResultCap.js";
 import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
 import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
 
@@ -175,6 +176,11 @@ export interface SdkToolOptions {
    * tool (`withSafePropertyKeys`). Other endpoints get the names as the tool lists them.
    */
   readonly safePropertyKeys?: boolean;
+  /**
+   * The most characters of a call's text (its result, or its error) the model is sent
+   * (`agent.max_tool_result_chars`): a longer one is cut and ends with a line saying so. 0 or unset: no cap.
+   */
+  readonly maxResultChars?: number;
 }
 
 /** Recorded for a call the model asked for on its last allowed turn. */
@@ -206,7 +212,13 @@ export function sdkTools(
   log: ToolCallLog,
   options: SdkToolOptions = {},
 ): ToolSet {
-  const { now = Date.now, scrubbed = (text: string) => text, images = "native", mayRun } = options;
+  const {
+    now = Date.now,
+    scrubbed = (text: string) => text,
+    images = "native",
+    mayRun,
+    maxResultChars = 0,
+  } = options;
   const set: ToolSet = {};
   for (const agentTool of tools) {
     const moved = modelToolSchema(agentTool.inputSchema);
@@ -244,14 +256,22 @@ export function sdkTools(
         if (!outcome.ok) {
           // A blank error would be a blank tool result, which the Messages API refuses with is_error.
           const said = scrubbed(outcome.error);
-          const error = said.trim() === "" ? FAILED_WITHOUT_WHY : said;
-          log.add(options.toolCallId, { name: agentTool.name, ms, ok: false, error });
+          const { text: error, cut } = cutToolText(
+            said.trim() === "" ? FAILED_WITHOUT_WHY : said,
+            maxResultChars,
+          );
+          log.add(options.toolCallId, { name: agentTool.name, ms, ok: false, error, ...(cut && { cut }) });
           throw new Error(error);
         }
-        log.add(options.toolCallId, { name: agentTool.name, ms, ok: true });
-        return outcome.content.map((part) =>
-          part.type === "text" ? { ...part, text: scrubbed(part.text) } : part,
+        // Cut here, not where the result becomes the model's message: the call's record says it was cut.
+        const { content, cut } = cutToolContent(
+          outcome.content.map((part) =>
+            part.type === "text" ? { ...part, text: scrubbed(part.text) } : part,
+          ),
+          maxResultChars,
         );
+        log.add(options.toolCallId, { name: agentTool.name, ms, ok: true, ...(cut && { cut }) });
+        return content;
       },
       toModelOutput: ({ output }) => modelOutput(output, images),
     });

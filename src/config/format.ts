@@ -227,6 +227,7 @@ const HOME_OF_KEY: Readonly<Record<string, string>> = {
   drain_timeout_seconds: "gateway",
   provider: "agent",
   max_concurrent_runs: "agent",
+  max_tool_result_chars: "agent",
   webhook: "platforms",
   routes: "platforms.webhook",
   rate_limit: "platforms.webhook",
@@ -424,6 +425,9 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
     Object.hasOwn(OTHER_CLIENTS_OAUTH_KEYS, key)
   )
     return OTHER_CLIENTS_OAUTH_KEYS[key];
+  // Written among the tools' settings or an MCP server's: it holds every tool's result in a model run.
+  if (key === "max_tool_result_chars" && (at[0] === "tools" || at[0] === "mcp_servers"))
+    return `it belongs under agent (agent.${key})`;
   if (at[0] !== undefined && !["gateway", "agent", "platforms"].includes(at[0])) return undefined;
   const atRoute =
     at[0] === "platforms" &&

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_MAX_TOOL_RESULT_CHARS } from "../../agent/toolResultCap.js";
 import { HEADER_CONTROL, HEADER_NOT_LATIN1 } from "../headerValue.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
 import { nearMiss } from "../nearMiss.js";
@@ -123,6 +124,12 @@ export const agentSchema = z
     timeout_seconds: timerSeconds(600),
     // Each is a run slot made at start: a million took minutes and gigabytes before the listener opened.
     max_concurrent_runs: z.number().int().positive().max(MAX_CONCURRENT_RUNS).default(4),
+    /** The most characters of one tool result a model is sent; 0: no cap (docs/agent.md, Tools in a run). */
+    max_tool_result_chars: z
+      .number()
+      .int()
+      .min(0, "negative — write a number of characters such as 100000, or 0 for no cap")
+      .default(DEFAULT_MAX_TOOL_RESULT_CHARS),
   })
   .superRefine((agent, ctx) => {
     if (agent.provider === "command" && agent.command === undefined) {
@@ -190,6 +197,7 @@ export const agentSchema = z
     retries: 2,
     timeout_seconds: 600,
     max_concurrent_runs: 4,
+    max_tool_result_chars: DEFAULT_MAX_TOOL_RESULT_CHARS,
   });
 export type AgentSettings = z.infer<typeof agentSchema>;
 

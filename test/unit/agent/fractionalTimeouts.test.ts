@@ -33,6 +33,7 @@ describe("timeouts written with a fraction", () => {
         retries: 0,
         timeout_seconds: 2.01,
         max_concurrent_runs: 1,
+        max_tool_result_chars: 100_000,
       },
       logger: silentLogger(),
     });

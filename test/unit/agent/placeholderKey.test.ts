@@ -22,6 +22,7 @@ const runnerWithKey = (api_key: string) =>
       retries: 0,
       timeout_seconds: 30,
       max_concurrent_runs: 1,
+      max_tool_result_chars: 100_000,
     },
     logger: silentLogger(),
   });

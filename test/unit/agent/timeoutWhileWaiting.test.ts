@@ -45,6 +45,7 @@ const runnerWith = (sleep: Sleep, mcp?: McpToolSource) => {
       retries: 2,
       timeout_seconds: TIMEOUT_SECONDS,
       max_concurrent_runs: 1,
+      max_tool_result_chars: 100_000,
     },
     logger: silentLogger(),
     sleep,

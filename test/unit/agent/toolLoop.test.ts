@@ -169,6 +169,7 @@ describe("runToolLoop", () => {
         retries: 0,
         timeout_seconds: 10,
         max_concurrent_runs: 1,
+        max_tool_result_chars: 100_000,
       },
       logger: silentLogger(),
       builtins: () => [counted],
@@ -211,6 +212,7 @@ describe("runToolLoop", () => {
           retries: 0,
           timeout_seconds: 10,
           max_concurrent_runs: 1,
+          max_tool_result_chars: 100_000,
         },
         logger: silentLogger(),
         builtins: () => [upper],
@@ -283,6 +285,7 @@ describe("runToolLoop", () => {
       retries: 0,
       timeout_seconds: 10,
       max_concurrent_runs: 1,
+      max_tool_result_chars: 100_000,
     };
     const request = {
       route: "r",
@@ -328,6 +331,7 @@ describe("runToolLoop", () => {
           retries: 0,
           timeout_seconds: 10,
           max_concurrent_runs: 1,
+          max_tool_result_chars: 100_000,
         },
         logger: silentLogger(),
         builtins: () => [upper],
@@ -367,6 +371,7 @@ describe("runToolLoop", () => {
       retries: 0,
       timeout_seconds: 10,
       max_concurrent_runs: 1,
+      max_tool_result_chars: 100_000,
     };
     const request = {
       route: "r",

@@ -164,6 +164,18 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("agent.max_tool_result_chars written at the top level, under tools or under an MCP server says it belongs under agent", () => {
+    const belongs =
+      'unknown key "max_tool_result_chars" — it belongs under agent (agent.max_tool_result_chars)';
+    expect(refusal("max_tool_result_chars: 5000\n")).toBe(`FILE: (top level): ${belongs}${SEE}`);
+    expect(refusal("tools:\n  max_tool_result_chars: 5000\n")).toBe(
+      `FILE: tools: ${belongs} (see docs/agent-tools.md)`,
+    );
+    expect(refusal("mcp_servers:\n  files:\n    command: node\n    max_tool_result_chars: 5000\n")).toBe(
+      `FILE: mcp_servers.files: ${belongs} (see docs/mcp.md)`,
+    );
+  });
+
   it("a section's setting written at the top level (a flat config: port, secret, model, backend) says which section", () => {
     expect(refusal("platforms:\n  webhook:\n    enabled: true\nport: 9000\n")).toBe(
       `FILE: (top level): unknown key "port" — it belongs under platforms.webhook (platforms.webhook.port)${SEE}`,
