@@ -38,16 +38,24 @@ export interface RetryOptions {
  * 429, 5xx, 408/409 and connection errors are worth another try; the SDK marks them retryable. A port fetch
  * refuses to call is not, nor an endpoint whose TLS certificate cannot be verified (or that speaks no TLS):
  * the SDK takes them for connection errors, but every try fails the same. Nor is OpenAI's 429 for an
- * account out of quota (`insufficient_quota`), which no wait changes.
+ * account out of quota (`insufficient_quota`), which no wait changes. An answer's `x-should-retry: true`
+ * or `false` (OpenAI and Anthropic send it, and their own SDKs obey it) decides over its status.
  */
 export function isRetryable(error: unknown): boolean {
+  if (!APICallError.isInstance(error)) return false;
+  const told = headerOf(error.responseHeaders, "x-should-retry")?.trim().toLowerCase();
   return (
-    APICallError.isInstance(error) &&
-    error.isRetryable &&
+    (told === "true" || (told !== "false" && error.isRetryable)) &&
     !isRefusedPort(error) &&
     modelTlsHint(error) === "" &&
     !isQuotaExhausted(error)
   );
+}
+
+/** A response header by its lower-case name, whatever case the endpoint wrote it in. */
+function headerOf(headers: Record<string, string> | undefined, name: string): string | undefined {
+  if (headers === undefined) return undefined;
+  return Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
 }
 
 /**
@@ -58,8 +66,7 @@ export function retryDelayMs(error: unknown, attempt: number, now: () => number 
   const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** attempt, MAX_RETRY_WAIT_MS);
   const headers = APICallError.isInstance(error) ? error.responseHeaders : undefined;
   if (headers === undefined) return backoff;
-  const header = (name: string) =>
-    Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
+  const header = (name: string) => headerOf(headers, name);
   let ms: number | undefined;
   const afterMs = header("retry-after-ms")?.trim();
   if (afterMs !== undefined && DELAY_SECONDS.test(afterMs)) ms = Number(afterMs);

@@ -2,7 +2,13 @@ import { APICallError, generateText, streamText } from "ai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { describeModelError } from "../../../src/agent/modelError.js";
 import { languageModel } from "../../../src/agent/provider.js";
-import { MAX_RETRY_WAIT_MS, retryDelayMs, type Sleep, withRetryPolicy } from "../../../src/agent/retry.js";
+import {
+  isRetryable,
+  MAX_RETRY_WAIT_MS,
+  retryDelayMs,
+  type Sleep,
+  withRetryPolicy,
+} from "../../../src/agent/retry.js";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 
@@ -52,6 +58,26 @@ describe("retryDelayMs", () => {
     expect(retryDelayMs(apiError({ "retry-after-ms": "-100" }), 0)).toBe(1000);
     expect(retryDelayMs(apiError({ "retry-after": "1.5" }), 0)).toBe(1500);
     expect(retryDelayMs(apiError({ "retry-after": "0" }), 0)).toBe(0);
+  });
+});
+
+describe("isRetryable", () => {
+  const answered = (statusCode: number, headers: Record<string, string>) =>
+    new APICallError({
+      message: "refused",
+      url: "http://x/v1/chat/completions",
+      requestBodyValues: {},
+      statusCode,
+      responseHeaders: headers,
+    });
+
+  it("an answer's x-should-retry decides over its status, as the providers' own SDKs have it", () => {
+    expect(isRetryable(answered(429, {}))).toBe(true);
+    expect(isRetryable(answered(429, { "x-should-retry": "false" }))).toBe(false);
+    expect(isRetryable(answered(503, { "X-Should-Retry": " FALSE " }))).toBe(false);
+    expect(isRetryable(answered(400, {}))).toBe(false);
+    expect(isRetryable(answered(400, { "x-should-retry": "true" }))).toBe(true);
+    expect(isRetryable(answered(500, { "x-should-retry": "maybe" }))).toBe(true);
   });
 });
 
