@@ -56,6 +56,10 @@ export interface FakeAsOptions {
   readonly tls?: { key: string; cert: string };
   /** Metadata fields replacing the defaults (e.g. an endpoint on another URL), given the base URL. */
   readonly metadata?: (base: string) => Record<string, unknown>;
+  /** Reshapes each token response as a real server writes it (`expires_in` as a string, no `refresh_token`, ...). */
+  readonly tokenResponse?: (tokens: Record<string, unknown>) => Record<string, unknown>;
+  /** Reshapes the device authorization response (Entra v1 writes `expires_in` and `interval` as strings). */
+  readonly deviceResponse?: (fields: Record<string, unknown>) => Record<string, unknown>;
 }
 
 export interface FakeAs {
@@ -99,12 +103,13 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     issued.push(access);
     refreshTokens.set(refresh, scope);
     scopes.set(access, scope);
-    return {
+    const tokens = {
       access_token: access,
       token_type: "Bearer",
       expires_in: options.accessTtl ?? 3600,
       refresh_token: refresh,
     };
+    return options.tokenResponse ? options.tokenResponse(tokens) : tokens;
   };
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", base);
@@ -200,7 +205,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
           .end(options.deviceAuthorizationError.body);
         return;
       }
-      return json(res, 200, {
+      const fields: Record<string, unknown> = {
         device_code: "dev-code-1",
         user_code: "WDJB-MJHT",
         [options.verificationUrlField ? "verification_url" : "verification_uri"]: `${base}/activate`,
@@ -209,7 +214,8 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
           : { verification_uri_complete: `${base}/activate?user_code=WDJB-MJHT` }),
         expires_in: 600,
         interval: options.deviceInterval ?? 5,
-      });
+      };
+      return json(res, 200, options.deviceResponse ? options.deviceResponse(fields) : fields);
     }
     if (url.pathname === "/token" && req.method === "POST") {
       const grant = body.get("grant_type");
