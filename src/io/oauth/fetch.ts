@@ -45,6 +45,25 @@ async function errorAnswered200(res: Response): Promise<{ body: string; response
   return { body, response: new Response(body, { status: 400, statusText: "Bad Request", headers }) };
 }
 
+/**
+ * A token endpoint answer written form-encoded (`application/x-www-form-urlencoded`: GitHub answers so a
+ * request that does not ask for JSON, and some servers whatever the request asks), tokens or an error,
+ * as the JSON object RFC 6749 section 5 prescribes, so the libraries read it (its values stay strings:
+ * `expires_in=3600` is read as a number by both).
+ */
+async function formAnswerAsJson(res: Response): Promise<Response | undefined> {
+  if (!/^\s*application\/x-www-form-urlencoded/i.test(res.headers.get("content-type") ?? ""))
+    return undefined;
+  const fields = Object.fromEntries(new URLSearchParams(await res.clone().text()));
+  if (typeof fields.access_token !== "string" && typeof fields.error !== "string") return undefined;
+  await res.body?.cancel().catch(() => undefined);
+  const headers = new Headers(res.headers);
+  headers.set("content-type", "application/json");
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  return new Response(JSON.stringify(fields), { status: res.status, statusText: res.statusText, headers });
+}
+
 /** Request fields that carry a credential: an answer quoting one back must not show it. */
 const SENT_SECRETS = new Set([
   "client_secret",
@@ -126,6 +145,7 @@ function withUserAgent(
       throw err;
     }
     if (endpoint !== "other") {
+      res = (await formAnswerAsJson(res).catch(() => undefined)) ?? res;
       const rewritten = await errorAnswered200(res).catch(() => undefined);
       if (rewritten !== undefined) {
         failures.push({
