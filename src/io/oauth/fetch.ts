@@ -64,6 +64,24 @@ async function formAnswerAsJson(res: Response): Promise<Response | undefined> {
   return new Response(JSON.stringify(fields), { status: res.status, statusText: res.statusText, headers });
 }
 
+/**
+ * A token response whose `expires_in` is `null` or empty, as one without it (RFC 6749 section 5.1: the
+ * lifetime is optional): the SDK would read it as 0 (a token to refresh at every request) and
+ * oauth4webapi refuse it as no number.
+ */
+async function withoutEmptyLifetime(res: Response): Promise<Response | undefined> {
+  if (res.status !== 200 || !/json/i.test(res.headers.get("content-type") ?? "")) return undefined;
+  const fields = (await res.clone().json()) as Record<string, unknown> | null;
+  if (typeof fields !== "object" || fields === null || !("expires_in" in fields)) return undefined;
+  if (fields.expires_in !== null && fields.expires_in !== "") return undefined;
+  const { expires_in: _, ...rest } = fields;
+  await res.body?.cancel().catch(() => undefined);
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  return new Response(JSON.stringify(rest), { status: res.status, statusText: res.statusText, headers });
+}
+
 /** Request fields that carry a credential: an answer quoting one back must not show it. */
 const SENT_SECRETS = new Set([
   "client_secret",
@@ -146,6 +164,7 @@ function withUserAgent(
     }
     if (endpoint !== "other") {
       res = (await formAnswerAsJson(res).catch(() => undefined)) ?? res;
+      if (endpoint === "token") res = (await withoutEmptyLifetime(res).catch(() => undefined)) ?? res;
       const rewritten = await errorAnswered200(res).catch(() => undefined);
       if (rewritten !== undefined) {
         failures.push({

@@ -177,6 +177,21 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     expect(h.job.store.readTokens()).toMatchObject({ access_token: auth.issued[0], flow: "device" });
   });
 
+  it("a token response whose expires_in is null is saved as a token without a stated lifetime", async () => {
+    home = tempHome();
+    const auth = await as({
+      device: true,
+      deviceInterval: 1,
+      tokenResponse: (t) => ({ ...t, expires_in: null }),
+    });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "nolife", rs.url);
+    const { output } = await drive(h);
+    expect(output?.ok).toBe(true);
+    expect(h.job.store.readTokens()?.access_token).toBe(auth.issued[0]);
+    expect(h.job.store.readTokens()?.expires_at).toBeUndefined();
+  });
+
   it("a device authorization refusal answered 200 (GitHub: device_flow_disabled) is reported with its error", async () => {
     home = tempHome();
     const auth = await as({
