@@ -45,6 +45,43 @@ async function errorAnswered200(res: Response): Promise<{ body: string; response
   return { body, response: new Response(body, { status: 400, statusText: "Bad Request", headers }) };
 }
 
+/**
+ * A token endpoint answer written form-encoded (`application/x-www-form-urlencoded`: GitHub answers so a
+ * request that does not ask for JSON, and some servers whatever the request asks), tokens or an error,
+ * as the JSON object RFC 6749 section 5 prescribes, so the libraries read it (its values stay strings:
+ * `expires_in=3600` is read as a number by both).
+ */
+async function formAnswerAsJson(res: Response): Promise<Response | undefined> {
+  if (!/^\s*application\/x-www-form-urlencoded/i.test(res.headers.get("content-type") ?? ""))
+    return undefined;
+  const fields = Object.fromEntries(new URLSearchParams(await res.clone().text()));
+  if (typeof fields.access_token !== "string" && typeof fields.error !== "string") return undefined;
+  await res.body?.cancel().catch(() => undefined);
+  const headers = new Headers(res.headers);
+  headers.set("content-type", "application/json");
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  return new Response(JSON.stringify(fields), { status: res.status, statusText: res.statusText, headers });
+}
+
+/**
+ * A token response whose `expires_in` is `null` or empty, as one without it (RFC 6749 section 5.1: the
+ * lifetime is optional): the SDK would read it as 0 (a token to refresh at every request) and
+ * oauth4webapi refuse it as no number.
+ */
+async function withoutEmptyLifetime(res: Response): Promise<Response | undefined> {
+  if (res.status !== 200 || !/json/i.test(res.headers.get("content-type") ?? "")) return undefined;
+  const fields = (await res.clone().json()) as Record<string, unknown> | null;
+  if (typeof fields !== "object" || fields === null || !("expires_in" in fields)) return undefined;
+  if (fields.expires_in !== null && fields.expires_in !== "") return undefined;
+  const { expires_in: _, ...rest } = fields;
+  await res.body?.cancel().catch(() => undefined);
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  return new Response(JSON.stringify(rest), { status: res.status, statusText: res.statusText, headers });
+}
+
 /** Request fields that carry a credential: an answer quoting one back must not show it. */
 const SENT_SECRETS = new Set([
   "client_secret",
@@ -126,6 +163,8 @@ function withUserAgent(
       throw err;
     }
     if (endpoint !== "other") {
+      res = (await formAnswerAsJson(res).catch(() => undefined)) ?? res;
+      if (endpoint === "token") res = (await withoutEmptyLifetime(res).catch(() => undefined)) ?? res;
       const rewritten = await errorAnswered200(res).catch(() => undefined);
       if (rewritten !== undefined) {
         failures.push({

@@ -56,6 +56,15 @@ export interface FakeAsOptions {
   readonly tls?: { key: string; cert: string };
   /** Metadata fields replacing the defaults (e.g. an endpoint on another URL), given the base URL. */
   readonly metadata?: (base: string) => Record<string, unknown>;
+  /** Reshapes each token response as a real server writes it (`expires_in` as a string, no `refresh_token`, ...). */
+  readonly tokenResponse?: (tokens: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * The token endpoint answers form-encoded (`application/x-www-form-urlencoded`), tokens and errors alike,
+   * whatever the request's Accept says (as GitHub answers a request without `Accept: application/json`).
+   */
+  readonly formEncodedTokenAnswers?: boolean;
+  /** Reshapes the device authorization response (Entra v1 writes `expires_in` and `interval` as strings). */
+  readonly deviceResponse?: (fields: Record<string, unknown>) => Record<string, unknown>;
 }
 
 export interface FakeAs {
@@ -73,6 +82,14 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
   });
+}
+
+function formEncoded(res: ServerResponse, status: number, body: Record<string, unknown>): void {
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(body)) if (value !== undefined) form.set(key, String(value));
+  res
+    .writeHead(status, { "content-type": "application/x-www-form-urlencoded", "cache-control": "no-store" })
+    .end(form.toString());
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -99,12 +116,13 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     issued.push(access);
     refreshTokens.set(refresh, scope);
     scopes.set(access, scope);
-    return {
+    const tokens = {
       access_token: access,
       token_type: "Bearer",
       expires_in: options.accessTtl ?? 3600,
       refresh_token: refresh,
     };
+    return options.tokenResponse ? options.tokenResponse(tokens) : tokens;
   };
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", base);
@@ -200,7 +218,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
           .end(options.deviceAuthorizationError.body);
         return;
       }
-      return json(res, 200, {
+      const fields: Record<string, unknown> = {
         device_code: "dev-code-1",
         user_code: "WDJB-MJHT",
         [options.verificationUrlField ? "verification_url" : "verification_uri"]: `${base}/activate`,
@@ -209,14 +227,17 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
           : { verification_uri_complete: `${base}/activate?user_code=WDJB-MJHT` }),
         expires_in: 600,
         interval: options.deviceInterval ?? 5,
-      });
+      };
+      return json(res, 200, options.deviceResponse ? options.deviceResponse(fields) : fields);
     }
     if (url.pathname === "/token" && req.method === "POST") {
+      const answer = (status: number, fields: Record<string, unknown>) =>
+        options.formEncodedTokenAnswers ? formEncoded(res, status, fields) : json(res, status, fields);
       const grant = body.get("grant_type");
       const clientId = body.get("client_id") ?? "";
       if (grant === "authorization_code") {
         if (options.rejectDocument && clientId.startsWith("https://")) {
-          return json(res, 401, {
+          return answer(401, {
             error: "invalid_client",
             error_description: "client metadata document rejected",
           });
@@ -234,15 +255,15 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
           createHash("sha256").update(verifier).digest("base64url") !== entry.challenge ||
           entry.redirect !== body.get("redirect_uri")
         ) {
-          return json(res, 400, { error: "invalid_grant" });
+          return answer(400, { error: "invalid_grant" });
         }
-        if (entry.resource !== body.get("resource")) return json(res, 400, { error: "invalid_target" });
+        if (entry.resource !== body.get("resource")) return answer(400, { error: "invalid_target" });
         codes.delete(body.get("code") ?? "");
-        return json(res, 200, newTokens(entry.scope));
+        return answer(200, newTokens(entry.scope));
       }
       if (grant === "refresh_token") {
         if (options.rejectDocument && clientId.startsWith("https://")) {
-          return json(res, 401, {
+          return answer(401, {
             error: "invalid_client",
             error_description: "client metadata document rejected",
           });
@@ -256,8 +277,8 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         const rt = body.get("refresh_token") ?? "";
         const granted = refreshTokens.get(rt);
         if (granted === undefined || !refreshTokens.delete(rt))
-          return json(res, 400, { error: "invalid_grant", error_description: "refresh token already used" });
-        return json(res, 200, newTokens(granted));
+          return answer(400, { error: "invalid_grant", error_description: "refresh token already used" });
+        return answer(200, newTokens(granted));
       }
       if (grant === "urn:ietf:params:oauth:grant-type:device_code") {
         if (drops > 0) {
@@ -267,13 +288,13 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         }
         const next = polls.shift();
         if (next !== undefined)
-          return json(res, options.deviceErrorStatus ?? 400, {
+          return answer(options.deviceErrorStatus ?? 400, {
             error: next,
             ...(next === "slow_down" && options.slowDownInterval !== undefined
               ? { interval: options.slowDownInterval }
               : {}),
           });
-        return json(res, 200, newTokens());
+        return answer(200, newTokens());
       }
       return json(res, 400, { error: "unsupported_grant_type" });
     }

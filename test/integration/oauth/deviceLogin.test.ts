@@ -162,6 +162,36 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     expect(h.printed.join("\n")).toContain(`open ${auth.url}/activate and enter the code: WDJB-MJHT`);
   });
 
+  it("reads expires_in and interval written as strings (Microsoft Entra ID's v1 devicecode endpoint) and polls at that interval", async () => {
+    home = tempHome();
+    const auth = await as({
+      device: true,
+      devicePolls: ["authorization_pending"],
+      deviceResponse: (fields) => ({ ...fields, expires_in: "900", interval: "3" }),
+    });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "entrav1", rs.url);
+    const { output, waits } = await drive(h);
+    expect(output?.ok).toBe(true);
+    expect(waits).toEqual([3000, 3000]);
+    expect(h.job.store.readTokens()).toMatchObject({ access_token: auth.issued[0], flow: "device" });
+  });
+
+  it("a token response whose expires_in is null is saved as a token without a stated lifetime", async () => {
+    home = tempHome();
+    const auth = await as({
+      device: true,
+      deviceInterval: 1,
+      tokenResponse: (t) => ({ ...t, expires_in: null }),
+    });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "nolife", rs.url);
+    const { output } = await drive(h);
+    expect(output?.ok).toBe(true);
+    expect(h.job.store.readTokens()?.access_token).toBe(auth.issued[0]);
+    expect(h.job.store.readTokens()?.expires_at).toBeUndefined();
+  });
+
   it("a device authorization refusal answered 200 (GitHub: device_flow_disabled) is reported with its error", async () => {
     home = tempHome();
     const auth = await as({

@@ -190,6 +190,22 @@ describe("token refresh", () => {
     expect(t.flow).toBe("browser");
   });
 
+  it("a token response whose expires_in is null or empty is a token without a stated lifetime: used as it is, not refreshed at every request", async () => {
+    for (const expires of [null, ""]) {
+      home = tempHome();
+      const as = await startFakeAs({ tokenResponse: (t) => ({ ...t, expires_in: expires }) });
+      closers.push(as.close);
+      const rs = await startFakeResource([as.url]);
+      closers.push(rs.close);
+      const h = harness(home.dir, "nolife", rs.url, { cimd: false });
+      const saved = await loginWith(h);
+      expect(saved.expires_at).toBeUndefined();
+      expect((await usableTokens(h.job)).access_token).toBe(saved.access_token);
+      expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(0);
+      home.cleanup();
+    }
+  });
+
   it("does not refresh a token that is still valid", async () => {
     const { as, url } = await loggedIn();
     const job = makeJob(
