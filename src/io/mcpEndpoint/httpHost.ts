@@ -38,7 +38,38 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString("utf8"));
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, authorize: Authorize): Promise<void> {
+/** Names a local client reaches the endpoint by; a web page's (a rebound DNS name) is none of them. */
+const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * Why a request is not from a local client but from a web page, or undefined: an `Origin` other than the
+ * endpoint's own (browsers send one, local MCP clients do not), or a `Host` that is not a loopback name,
+ * as a page reaching 127.0.0.1 through a rebound DNS name sends. MCP's Streamable HTTP transport requires
+ * servers to refuse them with 403.
+ */
+function fromWebPage(req: IncomingMessage, port: number, names: ReadonlySet<string>): string | undefined {
+  const hostname = /^(\[[^\]]*\]|[^:]*)(:\d+)?$/.exec(req.headers.host ?? "")?.[1]?.toLowerCase();
+  if (hostname === undefined || !names.has(hostname)) return "Forbidden: invalid Host header";
+  const origin = req.headers.origin;
+  if (origin === undefined) return undefined;
+  try {
+    const url = new URL(origin);
+    if (url.protocol === "http:" && names.has(url.hostname) && url.port === String(port)) return undefined;
+  } catch {
+    // `null` (a sandboxed page, a file), or no origin at all.
+  }
+  return "Forbidden: invalid Origin header";
+}
+
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  authorize: Authorize,
+  port: number,
+  names: ReadonlySet<string>,
+): Promise<void> {
+  const forbidden = fromWebPage(req, port, names);
+  if (forbidden !== undefined) return jsonRpcError(res, 403, forbidden);
   const key = PATH.exec(new URL(req.url ?? "/", "http://x").pathname)?.[1];
   if (key === undefined) return jsonRpcError(res, 404, "Not found");
   const server = authorize(key, req.headers.authorization);
@@ -69,8 +100,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, authorize: Auth
 
 /** A node:http server on 127.0.0.1 (port 0) that serves `/mcp/<run key>` to authorized requests only. */
 export async function startHttpHost(authorize: Authorize, host = "127.0.0.1"): Promise<HttpHost> {
+  const names = new Set([...LOOPBACK_NAMES, host.includes(":") ? `[${host}]` : host]);
   const server: Server = createServer((req, res) => {
-    handle(req, res, authorize).catch(() => {
+    handle(req, res, authorize, (server.address() as AddressInfo).port, names).catch(() => {
       if (!res.headersSent) jsonRpcError(res, 500, "Internal error");
       else res.destroy();
     });

@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -217,6 +218,58 @@ describe("command agents reach their run's tools at SVC_MCP_URL with SVC_MCP_TOK
     mine.close();
     expect((await post(mine.url, `Bearer ${mine.token}`)).status).toBe(401);
     expect((await post(other.url, `Bearer ${other.token}`)).status).toBe(200);
+  });
+
+  it("refuses a request from a web page (an Origin, or a Host that is not loopback: DNS rebinding) with 403, as MCP requires", async () => {
+    const mine = await host.openRunEndpoint(tools, toolContext());
+    const { port, pathname } = new URL(mine.url);
+    const send = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: "127.0.0.1",
+            port,
+            path: pathname,
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              authorization: `Bearer ${mine.token}`,
+              ...headers,
+            },
+          },
+          (res) => {
+            let body = "";
+            res.on("data", (chunk: Buffer) => {
+              body += chunk.toString();
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on("error", reject);
+        req.end(JSON.stringify(initialize));
+      });
+    // A page on another site that learned the token still cannot use it; nor can a rebound name.
+    for (const headers of [
+      { origin: "http://evil.example" },
+      { origin: "null" },
+      { origin: `http://127.0.0.1:${Number(port) + 1}` },
+      { host: `evil.example:${port}` },
+      { host: `127.0.0.1.evil.example:${port}` },
+    ]) {
+      const answer = await send(headers);
+      expect(answer.status, JSON.stringify(headers)).toBe(403);
+      expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000 } });
+    }
+    // The endpoint's own origin, and loopback names for it, are served as without them.
+    for (const headers of [
+      {},
+      { origin: `http://127.0.0.1:${port}` },
+      { host: `localhost:${port}` },
+      { host: `[::1]:${port}` },
+    ]) {
+      expect((await send(headers)).status, JSON.stringify(headers)).toBe(200);
+    }
   });
 
   it("answers a body that is not JSON with JSON-RPC's Parse error (-32700), as the SDK's server does", async () => {
