@@ -74,31 +74,53 @@ function checkedLookup(resolve: Resolver, allowed: (address: string) => boolean)
   };
 }
 
-function decoder(encoding: string): Transform | undefined {
-  if (encoding === "gzip" || encoding === "x-gzip") return createGunzip();
-  if (encoding === "deflate") return createInflate();
-  if (encoding === "br") return createBrotliDecompress();
+function decoder(coding: string): Transform | undefined {
+  if (coding === "gzip" || coding === "x-gzip") return createGunzip();
+  if (coding === "deflate") return createInflate();
+  if (coding === "br") return createBrotliDecompress();
   return undefined;
 }
 
+/** A Content-Encoding svc cannot undo: its compressed bytes would be read as the page's text. */
+class UnknownEncoding extends Error {}
+
 /**
- * The body, decoded. `pipeline`, not `pipe`: a response cut off mid-body (the timeout or the run's end
- * aborting the request, the server closing) must end the decoder with an error, or reading would wait
- * for its end forever.
+ * The body, decoded: the codings of `Content-Encoding` (`gzip, br` — listed in the order applied) undone
+ * last first, `identity` skipped. `pipeline`, not `pipe`: a response cut off mid-body (the timeout or the
+ * run's end aborting the request, the server closing) must end the decoders with an error, or reading
+ * would wait for their end forever.
  */
 function decoded(response: IncomingMessage): NodeJS.ReadableStream {
-  const decode = decoder(String(response.headers["content-encoding"] ?? "").toLowerCase());
-  if (decode === undefined) return response;
-  return pipeline(response, decode, () => {
-    // Errors reach the reader through `decode`.
+  const codings = String(response.headers["content-encoding"] ?? "")
+    .toLowerCase()
+    .split(",")
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== "" && coding !== "identity")
+    .reverse();
+  if (codings.length === 0) return response;
+  const decoders: Transform[] = [];
+  for (const coding of codings) {
+    const decode = decoder(coding);
+    if (decode === undefined) throw new UnknownEncoding(coding);
+    decoders.push(decode);
+  }
+  pipeline([response, ...decoders], () => {
+    // Errors reach the reader through the last decoder.
   });
+  return decoders[decoders.length - 1] as Transform;
 }
 
 async function readCapped(response: IncomingMessage, maxBytes: number) {
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
-  const stream = decoded(response);
+  let stream: NodeJS.ReadableStream;
+  try {
+    stream = decoded(response);
+  } catch (err) {
+    response.destroy();
+    throw err;
+  }
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     if (size + chunk.length > maxBytes) {
       chunks.push(chunk.subarray(0, maxBytes - size));
@@ -188,6 +210,11 @@ export async function guardedFetch(
     }
   } catch (err) {
     if (err instanceof Refused) return { ok: false, error: err.message };
+    if (err instanceof UnknownEncoding)
+      return {
+        ok: false,
+        error: `${url.href} is sent with Content-Encoding "${err.message}", which svc cannot decode`,
+      };
     if (deadline.signal.aborted) return { ok: false, error: `timed out after ${options.timeoutMs / 1000} s` };
     if (options.signal.aborted) return { ok: false, error: "canceled: the run ended" };
     const cause = (err as NodeJS.ErrnoException).code ?? (err as Error).message;

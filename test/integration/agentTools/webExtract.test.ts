@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { webExtractTool } from "../../../src/agent/tools/webExtract.js";
 import { toolsSchema, type WebSettings } from "../../../src/config/sections/tools.js";
@@ -150,6 +150,35 @@ describe("web_extract", () => {
     site.enqueue({ delayMs: 10_000, text: "late" });
     const outcome = await run(webExtractTool(settings({ allow_private: true, timeout_seconds: 0.2 })));
     expect(outcome).toEqual({ ok: false, error: "timed out after 0.2 s" });
+  });
+
+  it("decodes stacked codings (gzip, br) and refuses one it cannot decode rather than read compressed bytes as text", async () => {
+    const page = "<p>layered</p>";
+    const server = createServer((req, res) => {
+      const [encoding, body] =
+        req.url === "/stacked"
+          ? ["gzip, br", brotliCompressSync(gzipSync(page))]
+          : req.url === "/identity"
+            ? ["identity", Buffer.from(page)]
+            : ["zstd", gzipSync(page)];
+      res.writeHead(200, { "content-type": "text/html", "content-encoding": encoding });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tool = webExtractTool(settings({ allow_private: true }));
+      const fetch = (path: string) => tool.execute({ url: `http://127.0.0.1:${port}${path}` }, toolContext());
+      expect(outcomeText(await fetch("/stacked"))).toBe(`URL: http://127.0.0.1:${port}/stacked\n\nlayered`);
+      expect(outcomeText(await fetch("/identity"))).toBe(`URL: http://127.0.0.1:${port}/identity\n\nlayered`);
+      expect(await fetch("/zstd")).toEqual({
+        ok: false,
+        error: `http://127.0.0.1:${port}/zstd is sent with Content-Encoding "zstd", which svc cannot decode`,
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("times out on a compressed page that stops mid-body, and fails at once on one cut off", async () => {
