@@ -14,9 +14,10 @@ const DEFAULT_QUESTION = "Describe this image in detail.";
  * provider, or the AI SDK on its behalf, never fetches an address chosen by the payload.
  */
 async function imageDataUrl(url: string, settings: WebSettings, deps: WebDeps, signal: AbortSignal) {
-  if (url.startsWith("data:")) {
+  // A URL's scheme is case-insensitive: `DATA:` is no address to fetch, and is handed on as `data:`.
+  if (/^data:/i.test(url)) {
     return /^data:image\/[a-z0-9.+-]+;base64,/i.test(url)
-      ? { ok: true as const, url }
+      ? { ok: true as const, url: `data:${url.slice(5)}` }
       : { ok: false as const, error: "a data: URL must hold a base64 image (data:image/png;base64,...)" };
   }
   const fetched = await guardedFetch(url, {

@@ -69,4 +69,19 @@ describe("vision_analyze", () => {
       { url: "data:image/gif;base64,R0lGOD", question: "Describe this image in detail." },
     ]);
   });
+
+  it("reads the data: scheme in any case, as URL schemes are (DATA:image/png;base64,...)", async () => {
+    const model = recordingModel();
+    const tool = visionAnalyzeTool(web);
+    const context = toolContext({ analyzeImage: model.analyzeImage });
+    expect(await tool.execute({ image_url: "DATA:image/png;base64,iVBORw0K" }, context)).toMatchObject({
+      ok: true,
+    });
+    expect(await tool.execute({ image_url: "Data:text/html;base64,PGI+" }, context)).toEqual({
+      ok: false,
+      error: "a data: URL must hold a base64 image (data:image/png;base64,...)",
+    });
+    // Handed on with the scheme as the model APIs spell it.
+    expect(model.calls.map((call) => call.url)).toEqual(["data:image/png;base64,iVBORw0K"]);
+  });
 });
