@@ -433,32 +433,33 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       { name: "stop the shared queue's workers", run: () => redis?.stop(drainMs) },
       { name: "stop following dynamic subscriptions", run: () => dynamic.close() },
       {
-        name: "drain runs",
-        // Past the drain timeout no waiting run starts any more; with the ones still running at the end
-        // they are saved for the next start.
-        // The ones still running are stopped then (their agents with them, as cron's below), before they
-        // are saved: a run that ended after the save, once the journal was closed, delivered its reply and
-        // ran again at the next start.
-        run: async () => {
-          if (await queue.drain(drainMs)) return;
-          waiting = queue.takeWaiting();
-          stopped = queue.stopActive();
-          await queue.drain(AGENT_KILL_GRACE_MS);
-        },
-      },
-      {
-        name: "wait for cron jobs",
+        name: "drain runs and cron jobs",
+        // One drain for both (gateway.drain_timeout_seconds): the queue's runs and the scheduled cron runs
+        // finish within it together; a cron run's wait does not start when the runs' wait is over, which
+        // made a stop with both under way take twice the setting (past a supervisor's kill timeout).
+        // Past it no waiting run starts any more, and the runs still going are stopped, their agents with
+        // them (no agent outlives the gateway), before they are saved: a run that ended after the save,
+        // once the journal was closed, delivered its reply and ran again at the next start.
         run: async () => {
           const bound = new AbortController();
-          await Promise.race([cron.scheduler.idle(), clock.sleep(drainMs, bound.signal).catch(() => {})]);
+          const over = clock.sleep(drainMs, bound.signal).catch(() => {});
+          const [drained] = await Promise.all([
+            Promise.race([queue.drain(drainMs), over.then(() => false)]),
+            Promise.race([cron.scheduler.idle(), over]),
+          ]);
           bound.abort();
-          // Past the drain the scheduled runs still going are stopped, their agents with them, as runs
-          // from the queue are: no agent outlives the gateway.
+          if (!drained) {
+            waiting = queue.takeWaiting();
+            stopped = queue.stopActive();
+          }
           cron.scheduler.abortRuns();
           const after = new AbortController();
-          await Promise.race([
-            cron.scheduler.idle(),
-            clock.sleep(AGENT_KILL_GRACE_MS, after.signal).catch(() => {}),
+          await Promise.all([
+            drained ? undefined : queue.drain(AGENT_KILL_GRACE_MS),
+            Promise.race([
+              cron.scheduler.idle(),
+              clock.sleep(AGENT_KILL_GRACE_MS, after.signal).catch(() => {}),
+            ]),
           ]);
           after.abort();
         },
