@@ -57,6 +57,7 @@ export type { Gateway, GatewayOptions } from "./types.js";
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   let loaded = checkedConfig(options);
+  options.onConfigRead?.();
   /** What the listener, the run slots and MCP approvals were built from (a reload cannot change them). */
   const startedConfig = loaded.config;
   const { config, paths } = loaded;
