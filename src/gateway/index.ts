@@ -541,17 +541,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         logger.warn(
           `[gateway] ${describeRestartKeys(needRestart, [loaded.scope, next.scope])} changed: this takes effect after a restart`,
         );
-        // Judged as a start with the same command judges it (the file's host, unless --host gave one): a
-        // file this gateway can run, but no start would, is said now rather than by the restart that fails.
-        const atStart = [
-          ...startupProblems(next.config, paths.config, options.host),
-          ...[nothingToRun(next, () => cronJobsStored(paths.home))].filter((p) => p !== undefined),
-        ];
-        if (atStart.length > 0)
-          logger.warn(
-            `[gateway] ${paths.config} was reloaded, but a start refuses it: the next restart fails until it is fixed (svc config check says the same):\n${atStart.join("\n")}`,
-          );
       }
+      // Judged as a start with the same command judges it (the file's host, unless --host gave one): a file
+      // this gateway runs but no start would (a host moved off loopback, nothing left to run) is said now,
+      // not by the restart that fails.
+      const atStart = [
+        ...startupProblems(next.config, paths.config, options.host),
+        ...[nothingToRun(next, () => cronJobsStored(paths.home))].filter((p) => p !== undefined),
+      ];
+      if (atStart.length > 0)
+        logger.warn(
+          `[gateway] ${paths.config} was reloaded, but a start refuses it: the next restart fails until it is fixed (svc config check says the same):\n${atStart.join("\n")}`,
+        );
       mcp.reloadConfig(next.config);
       loaded = next;
       // The subscriptions are judged by the config too (a record without a secret by the global one, a

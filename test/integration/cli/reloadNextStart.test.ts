@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, type Foreground, killIfRunning, runForeground, svc } from "./svc.js";
 
@@ -68,4 +69,31 @@ describe("svc gateway run: a reload of a file the next start would refuse", { ti
       expect(check.stdout + check.stderr).toContain(`${file}: ${problem}`);
     },
   );
+});
+
+describe("a reload that leaves a gateway with the webhook adapter off nothing to run", () => {
+  let gw: TestGateway | undefined;
+  afterEach(async () => {
+    await gw?.stop();
+    gw = undefined;
+  });
+
+  it("is applied (no restart-only key changed), and named as what the next start refuses", async () => {
+    const off = { platforms: { webhook: { enabled: false } } };
+    gw = await startTestGateway({
+      config: stringify({ ...off, mcp_servers: { x: { command: "true", enabled: false } } }),
+    });
+    const running = gw;
+    running.home.write("config.yaml", stringify(off));
+    running.gateway.reload();
+    const file = join(running.home.dir, "config.yaml");
+    await expect
+      .poll(() => running.logs().filter((l) => l.level === 40 && l.msg.includes("a start refuses it")))
+      .toHaveLength(1);
+    const warning = running.logs().find((l) => l.msg.includes("a start refuses it"))?.msg;
+    expect(warning).toContain(
+      `${file}: platforms.webhook.enabled is false — the webhook adapter is off, no mcp_servers are configured and no cron job is stored, so there is nothing to run`,
+    );
+    expect(running.logs().some((l) => l.msg.includes("after a restart"))).toBe(false);
+  });
 });
