@@ -149,9 +149,27 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   // Installed before anything else: a signal that arrives during startup must not kill the process mid-way.
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+  /** The start has read config.yaml: a SIGHUP from here on asks for a file the start may not have seen. */
+  let configRead = false;
+  /** A SIGHUP came while the gateway started, after it read config.yaml: reloaded once the start is done. */
+  let reloadOwed = false;
+  const reload = (running: Gateway) => {
+    try {
+      running.reload();
+    } catch (err) {
+      const why = `[gateway] reload refused, keeping the running config:\n${describeError(err)}`;
+      logger.error(why);
+      process.stderr.write(`${why}\n`);
+    }
+  };
   process.on("SIGHUP", () => {
-    // Still starting (it reads the file now) or stopping (a reload would restart MCP servers being stopped).
-    if (gateway === undefined) return;
+    // Still starting: before the read of config.yaml there is nothing to do (the start reads the file);
+    // after it, an edit the start did not see (`svc mcp reload` right after a start) waits for its end.
+    if (gateway === undefined) {
+      if (configRead && stopSignal === undefined) reloadOwed = true;
+      return;
+    }
+    // Stopping: a reload would restart MCP servers being stopped.
     if (stopSignal !== undefined) {
       // Said, so `svc mcp reload`'s "see gateway.log" (a stop that began after its check) finds why.
       logger.info(
@@ -159,13 +177,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       );
       return;
     }
-    try {
-      gateway.reload();
-    } catch (err) {
-      const why = `[gateway] reload refused, keeping the running config:\n${describeError(err)}`;
-      logger.error(why);
-      process.stderr.write(`${why}\n`);
-    }
+    reload(gateway);
   });
   const heldSignal = releaseStopSignals();
   if (heldSignal !== undefined) {
@@ -184,6 +196,9 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
         : await (await import("../actors/inspector.js")).startInspector(inspectPort, logger);
     gateway = await startGateway({
       logger,
+      onConfigRead: () => {
+        configRead = true;
+      },
       ...(host === undefined ? {} : { host }),
       ...(port === undefined ? {} : { port }),
       ...(inspector === undefined ? {} : { inspect: inspector.inspect, inspectPort }),
@@ -218,6 +233,11 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   if (early !== undefined) {
     stopSignal = undefined;
     stop(early);
+  } else if (reloadOwed) {
+    logger.info(
+      `[gateway] SIGHUP received during startup, after ${paths.config} was read: reloading it now that the gateway has started`,
+    );
+    reload(gateway);
   }
   // The uWS loop (or the node:http server) keeps the process alive until stop() exits it.
   await new Promise<never>(() => {});

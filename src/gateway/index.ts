@@ -39,6 +39,7 @@ import { createRoutes } from "./routes.js";
 import { servedSubscriptionWarnings, subscriptionReferenceWarnings } from "./routeWarnings.js";
 import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
+import { startupProblems } from "./startupProblems.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
 import type { Gateway, GatewayOptions } from "./types.js";
 import {
@@ -57,6 +58,7 @@ export type { Gateway, GatewayOptions } from "./types.js";
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   let loaded = checkedConfig(options);
+  options.onConfigRead?.();
   /** What the listener, the run slots and MCP approvals were built from (a reload cannot change them). */
   const startedConfig = loaded.config;
   const { config, paths } = loaded;
@@ -541,6 +543,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           `[gateway] ${describeRestartKeys(needRestart, [loaded.scope, next.scope])} changed: this takes effect after a restart`,
         );
       }
+      // Judged as a start with the same command judges it (the file's host, unless --host gave one): a file
+      // this gateway runs but no start would (a host moved off loopback, nothing left to run) is said now,
+      // not by the restart that fails.
+      const atStart = [
+        ...startupProblems(next.config, paths.config, options.host),
+        ...[nothingToRun(next, () => cronJobsStored(paths.home))].filter((p) => p !== undefined),
+      ];
+      if (atStart.length > 0)
+        logger.warn(
+          `[gateway] ${paths.config} was reloaded, but a start refuses it: the next restart fails until it is fixed (svc config check says the same):\n${atStart.join("\n")}`,
+        );
       mcp.reloadConfig(next.config);
       loaded = next;
       // The subscriptions are judged by the config too (a record without a secret by the global one, a

@@ -107,6 +107,14 @@ export class McpHub {
   private servers: Readonly<Record<string, McpServerEntry>>;
   /** The reload in progress, if any: the next one (or a stop) starts after it. */
   private reloading: Promise<unknown> = Promise.resolve();
+  /** Reloads started or waiting (`reload`), and the one waiting behind them, which a later reload replaces. */
+  private reloadsInFlight = 0;
+  private waitingReload:
+    | {
+        readonly request: { servers: Readonly<Record<string, McpServerEntry>> };
+        readonly done: Promise<ReloadSummary>;
+      }
+    | undefined;
 
   constructor(private readonly options: HubOptions) {
     this.servers = options.servers;
@@ -312,12 +320,30 @@ export class McpHub {
   /**
    * Applies a new `mcp_servers` mapping: only added, removed or changed entries are touched. Reloads run
    * one after the other: two quick SIGHUPs must not both replace a server mid-stop (the later config is
-   * the one that stays).
+   * the one that stays). One waiting behind another is replaced by the next that comes: after ten quick
+   * SIGHUPs only the last mapping is applied, rather than each superseded one starting and stopping its
+   * servers in turn; the replaced reloads answer with its summary.
    */
   reload(servers: Readonly<Record<string, McpServerEntry>>): Promise<ReloadSummary> {
-    const next = this.reloading.then(() => this.applyServers(servers));
-    this.reloading = next.catch(() => undefined);
-    return next;
+    const waiting = this.waitingReload;
+    if (waiting !== undefined) {
+      waiting.request.servers = servers;
+      return waiting.done;
+    }
+    const request = { servers };
+    const done = this.reloading
+      .then(() => {
+        if (this.waitingReload?.request === request) this.waitingReload = undefined;
+        return this.applyServers(request.servers);
+      })
+      .finally(() => {
+        this.reloadsInFlight--;
+      });
+    // The first of a series goes as it is; one that comes while a reload runs waits, and may be replaced.
+    if (this.reloadsInFlight > 0) this.waitingReload = { request, done };
+    this.reloadsInFlight++;
+    this.reloading = done.catch(() => undefined);
+    return done;
   }
 
   private async applyServers(servers: Readonly<Record<string, McpServerEntry>>): Promise<ReloadSummary> {

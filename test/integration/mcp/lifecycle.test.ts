@@ -201,4 +201,20 @@ describe("reload", () => {
       system.shutdown();
     }
   });
+
+  it("quick reloads (ten SIGHUPs) behind one still running: only the last waiting mapping is applied, the superseded ones start nothing", async () => {
+    // Slow to exit once its stdin closes: the first reload, which changes it, is still stopping it when the
+    // others come.
+    const slow = (timeout?: number) =>
+      stdioEntry("legacy", timeout === undefined ? {} : { timeout }, ["--linger-ms", "1500"]);
+    const h = hub(ctx.home, { x: slow() });
+    await h.settled("x");
+    const first = h.reload({ x: slow(98), s0: stdioEntry() });
+    const later = Array.from({ length: 9 }, (_, i) => h.reload({ x: slow(98), [`s${i + 1}`]: stdioEntry() }));
+    expect(await first).toMatchObject({ added: ["s0"], changed: ["x"] });
+    // Each waiting mapping is replaced by the next: one reload applies the last, and answers for all of them.
+    for (const summary of await Promise.all(later))
+      expect(summary).toMatchObject({ added: ["s9"], removed: ["s0"], changed: [], unchanged: ["x"] });
+    expect(h.status().map((s) => s.name)).toEqual(["x", "s9"]);
+  });
 });
