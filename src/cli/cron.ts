@@ -273,7 +273,7 @@ async function setState(ref: string, state: CronJobState, options: ProfileOption
   const { job, changed } = result;
   const when = job.next_run === undefined ? "" : `; next run ${job.next_run}`;
   process.stdout.write(
-    `Cron job ${job.id} (${job.name}) is ${changed ? "now" : "already"} ${state}${when}\n`,
+    `Cron job ${job.id} (${job.name})${inProfile(options.profile)} is ${changed ? "now" : "already"} ${state}${when}\n`,
   );
 }
 
@@ -288,7 +288,7 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
     return { id: found.key, name: found.ok ? found.job.name : found.name };
   });
   process.stdout.write(
-    `Removed cron job ${result.id}${result.name === undefined ? "" : ` (${result.name})`}\n`,
+    `Removed cron job ${result.id}${result.name === undefined ? "" : ` (${result.name})`}${inProfile(options.profile)}\n`,
   );
   const firing = await routesFiring(result, options.profile);
   if (firing.length > 0)

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { createRunner } from "../actors/agent/index.js";
 import { agentSampler } from "../actors/mcp/gatewayHub.js";
 import { McpHub } from "../actors/mcp/hub.js";
@@ -41,7 +41,15 @@ import {
   crossServerView,
 } from "./mcp/crossServer.js";
 import { configDriftNote } from "./mcp/drift.js";
-import { addServer, collectEnv, collectHeader, importServers, removeServerCommand } from "./mcp/edit.js";
+import {
+  type AddOptions,
+  addServer,
+  collectEnv,
+  collectHeader,
+  importServers,
+  refuseProfileOption,
+  removeServerCommand,
+} from "./mcp/edit.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
@@ -561,18 +569,30 @@ export function registerMcpCommands(program: Command): void {
     .option("--env <key=value>", "environment variable for a command server (repeatable)", collectEnv)
     .option("--header <name:value>", "HTTP header for a URL server (repeatable)", collectHeader)
     .option("--force", "replace a server of the same name")
-    .action(addServer);
+    .addOption(new Option("--profile <name>").hideHelp())
+    .action((name: string, target: string[], options: AddOptions & { profile?: string }) => {
+      refuseProfileOption(options.profile);
+      addServer(name, target, options);
+    });
   mcp
     .command("remove <name>")
     // `uninstall`, the opposite of `install`: unknown, it was answered "Did you mean install?", the
     // command that adds a server.
     .aliases(["rm", "uninstall"])
     .description("remove a server from config.yaml (comments and layout kept)")
-    .action(removeServerCommand);
+    .addOption(new Option("--profile <name>").hideHelp())
+    .action((name: string, options: { profile?: string }) => {
+      refuseProfileOption(options.profile);
+      removeServerCommand(name);
+    });
   mcp
     .command("import <file>")
     .description("add the servers of Claude Code's .mcp.json or VS Code's mcp.json to config.yaml")
     .option("--force", "replace servers of the same name")
-    .action(importServers);
+    .addOption(new Option("--profile <name>").hideHelp())
+    .action((file: string, options: { force?: boolean; profile?: string }) => {
+      refuseProfileOption(options.profile);
+      importServers(file, options);
+    });
   registerMcpAuthCommands(mcp);
 }

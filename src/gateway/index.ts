@@ -16,7 +16,7 @@ import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { SCRIPT_GROUP } from "../io/scripts.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
-import { cronJobsStored } from "../io/stores/cronJobsStored.js";
+import { cronJobsStored, profileHasCronJobs } from "../io/stores/cronJobsStored.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
 import { jobTargetProblems, routeTargetProblems } from "../io/targets/validate.js";
 import { agentGroupsDir, GatewayState, openStateStore, stateDir } from "../state/gatewayState.js";
@@ -31,7 +31,7 @@ import { homeFileWarnings } from "./homeFileWarnings.js";
 import { createIdempotency } from "./idempotency.js";
 import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
-import { createMcp } from "./mcp.js";
+import { createMcp, type ProfileUse } from "./mcp.js";
 import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
 import { answeredByRoute } from "./routeAnswers.js";
@@ -344,7 +344,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   });
   idempotency.start();
   removeStaleStoreTempFiles(paths.home);
-  const mcp = createMcp({ config, paths, logger, system, agent, metrics, ...env });
+  const mcp = createMcp({ config, paths, logger, system, agent, clock, metrics, ...env });
   mcpStates = () => mcp.hub.status().map((s) => s.state);
   agent.attachMcp((profile) => mcp.hubFor(profile));
   if (webhook.enabled) {
@@ -492,6 +492,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ];
   };
 
+  /**
+   * Whether a named profile keeps its MCP connections after a reload: a route or subscription bound to
+   * it, or a job in its cron store, keeps them; else they close once no run of it waits or runs.
+   */
+  const profileUse = (profile: string): ProfileUse => {
+    for (const name of routes.registry.names()) {
+      if (routes.registry.lookup(name)?.profile === profile) return "bound";
+    }
+    if (profileHasCronJobs(paths.home, profile)) return "bound";
+    return queue.unfinished().some((run) => run.profile === profile) ? "busy" : "unused";
+  };
+
   let stopping: Promise<void> | undefined;
   return {
     host,
@@ -559,6 +571,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // The subscriptions are judged by the config too (a record without a secret by the global one, a
       // record by the config.yaml route of its name): the names() below reads them again, with its log lines.
       dynamic.reloaded();
+      mcp.retireProfiles(profileUse);
       // Without the file the embedded default was re-read: naming the file would say it exists.
       const source = next.fromFile ? paths.config : `the embedded default (no ${paths.config})`;
       if (!webhook.enabled) {

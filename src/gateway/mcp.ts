@@ -1,6 +1,7 @@
 import { type GatewayMcp, startGatewayMcp } from "../actors/mcp/gatewayHub.js";
 import type { McpHub } from "../actors/mcp/hub.js";
 import type { GatewaySystem } from "../actors/system.js";
+import type { Clock } from "../clock.js";
 import { namedProfile, type SvcPaths, svcPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../io/log.js";
@@ -14,7 +15,19 @@ export interface Mcp extends GatewayMcp {
    */
   hubFor(profile: string | undefined): McpHub;
   reloadConfig(config: Config): void;
+  /**
+   * Closes the connections of each named profile that `use` says is no longer bound (after a reload: no
+   * route, subscription or cron job bound to it); one with a run waiting or under way is asked again each
+   * second until it has none, or is bound again. A later run of the profile opens them again.
+   */
+  retireProfiles(use: (profile: string) => ProfileUse): void;
 }
+
+/** Whether a named profile keeps its MCP connections: bound, unbound with runs left, or unused. */
+export type ProfileUse = "bound" | "busy" | "unused";
+
+/** How often a profile that went, with runs left, is asked again whether it can be closed. */
+const RETIRE_RECHECK_MS = 1000;
 
 /** The MCP hubs of the configured servers (their connections are actors under the root system). */
 export function createMcp(deps: {
@@ -23,6 +36,7 @@ export function createMcp(deps: {
   logger: Logger;
   system: GatewaySystem;
   agent: Agent;
+  clock: Pick<Clock, "setTimeout" | "clearTimeout">;
   env?: NodeJS.ProcessEnv;
   metrics?: GatewayMetrics | undefined;
 }): Mcp {
@@ -45,6 +59,10 @@ export function createMcp(deps: {
     });
   const main = start(deps.paths);
   const profiles = new Map<string, GatewayMcp>();
+  // Hubs of profiles that went, while their servers close (a reload to no server).
+  const retiring = new Map<string, GatewayMcp>();
+  // Profiles that went with runs left, each asked again on its timer.
+  const rechecks = new Map<string, unknown>();
   let stopped = false;
   const reloadFailed = (err: unknown) => logger.error({ err: String(err) }, "[mcp] reload failed");
   return {
@@ -55,7 +73,14 @@ export function createMcp(deps: {
       if (named === undefined || stopped) return main.hub;
       let hub = profiles.get(named);
       if (hub === undefined) {
-        hub = start(svcPaths(deps.paths.home, named));
+        hub = retiring.get(named);
+        if (hub === undefined) hub = start(svcPaths(deps.paths.home, named));
+        else {
+          // Bound again while its servers still close: that hub takes them back, after the closing (its
+          // reloads run one after the other), where a new hub would start connections of the same names.
+          retiring.delete(named);
+          void hub.reload(servers).catch(reloadFailed);
+        }
         profiles.set(named, hub);
       }
       return hub.hub;
@@ -65,9 +90,43 @@ export function createMcp(deps: {
       void main.reload(servers).catch(reloadFailed);
       for (const hub of profiles.values()) void hub.reload(servers).catch(reloadFailed);
     },
+    retireProfiles(use) {
+      const retire = (name: string) => {
+        rechecks.delete(name);
+        const hub = profiles.get(name);
+        if (hub === undefined || stopped) return;
+        const now = use(name);
+        if (now === "bound") return;
+        if (now === "busy") {
+          rechecks.set(
+            name,
+            deps.clock.setTimeout(() => retire(name), RETIRE_RECHECK_MS),
+          );
+          return;
+        }
+        profiles.delete(name);
+        // A hub without servers (no mcp_servers) has nothing to tell of.
+        if (hub.hub.status().length > 0)
+          logger.info(
+            { profile: name },
+            `[mcp] profile ${name}: no route, subscription or cron job is bound to it any more — its MCP connections are closed (a later run of it opens them again)`,
+          );
+        retiring.set(name, hub);
+        void hub
+          .reload({})
+          .catch(reloadFailed)
+          .finally(() => {
+            if (retiring.get(name) === hub) retiring.delete(name);
+          });
+      };
+      for (const name of profiles.keys()) if (!rechecks.has(name)) retire(name);
+    },
     async stop() {
       stopped = true;
-      await Promise.all([main.stop(), ...[...profiles.values()].map((hub) => hub.stop())]);
+      for (const timer of rechecks.values()) deps.clock.clearTimeout(timer);
+      rechecks.clear();
+      const named = [...profiles.values(), ...retiring.values()];
+      await Promise.all([main.stop(), ...named.map((hub) => hub.stop())]);
     },
   };
 }

@@ -209,6 +209,21 @@ export function urlNotCommand(target: string): string | undefined {
 }
 
 /** `svc mcp add <name> [--transport] [--env K=V] [--header K:V] -- <command or url> [args...]` */
+/**
+ * `--profile` is no option of the commands that edit `mcp_servers` (`add`, `remove`, `import`): the one
+ * config.yaml serves every profile, whose runs connect with their own `.env` and logins. Refused with that
+ * instead of a bare "unknown option", before anything is read or written.
+ */
+export function refuseProfileOption(profile: string | undefined): void {
+  if (profile === undefined) return;
+  const home = svcPaths(svcHome());
+  const named = svcPaths(home.home, profile);
+  throw new SvcError(
+    "usage",
+    `unknown option '--profile': the mcp_servers of ${home.config} serve every profile (one config.yaml for all) — run this without --profile; profile ${profile}'s runs connect to them with their own values: its \${VAR}s in ${named.env}, its OAuth logins with svc mcp login <server> --profile ${profile}`,
+  );
+}
+
 export function addServer(name: string, target: string[], options: AddOptions): void {
   const loaded = loadConfig();
   const [first, ...args] = target;

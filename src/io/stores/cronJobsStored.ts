@@ -9,14 +9,16 @@ import { cronStore } from "./cronStore.js";
  * its scheduler names the file's problem.
  */
 export function cronJobsStored(home: string): boolean {
-  for (const profile of profilesOnDisk(home)) {
-    const path = svcPaths(home, profile).cronJobs;
-    if (!existsSync(path)) continue;
-    try {
-      if (Object.keys(cronStore(path).read().records).length > 0) return true;
-    } catch {
-      return true;
-    }
+  return profilesOnDisk(home).some((profile) => profileHasCronJobs(home, profile));
+}
+
+/** Whether `profile`'s cron store holds a job (one that cannot be read counts, as above). */
+export function profileHasCronJobs(home: string, profile: string): boolean {
+  const path = svcPaths(home, profile).cronJobs;
+  if (!existsSync(path)) return false;
+  try {
+    return Object.keys(cronStore(path).read().records).length > 0;
+  } catch {
+    return true;
   }
-  return false;
 }
