@@ -177,6 +177,20 @@ export class StdioTransport implements Transport {
     void this.close(true);
   }
 
+  /** Whether `exited` is still pending once the stdout grace has passed (the pipes are held, or the process runs on). */
+  private async outlastsGrace(exited: Promise<unknown>): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const outlasted = await Promise.race([
+      exited.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), this.options.stdoutEndGraceMs ?? STDOUT_END_GRACE_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    return outlasted;
+  }
+
   /**
    * The process exited without svc closing it (a crash). What it started in its process group has no
    * server left to work for (a browser it drove, a helper its launcher started in the background) and would
@@ -190,15 +204,7 @@ export class StdioTransport implements Transport {
     setTimeout(() => signalGroup(child, "SIGKILL"), EXIT_GRACE_MS).unref();
     const exited = this.exited;
     if (exited === undefined) return;
-    let timer: NodeJS.Timeout | undefined;
-    const held = await Promise.race([
-      exited.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), this.options.stdoutEndGraceMs ?? STDOUT_END_GRACE_MS);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
+    const held = await this.outlastsGrace(exited);
     if (!held || this.closed) return;
     child.stderr?.unpipe(this.stderr);
     this.stderr.end();
@@ -213,15 +219,7 @@ export class StdioTransport implements Transport {
   private async stdinClosed(): Promise<void> {
     const exited = this.exited;
     if (this.closed || exited === undefined) return;
-    let timer: NodeJS.Timeout | undefined;
-    const stillRunning = await Promise.race([
-      exited.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), this.options.stdoutEndGraceMs ?? STDOUT_END_GRACE_MS);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
+    const stillRunning = await this.outlastsGrace(exited);
     if (!stillRunning || this.closed) return;
     const reason =
       "the server process closed its stdin but kept running, so it could take no more requests; svc stopped it";
