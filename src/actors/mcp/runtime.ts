@@ -16,6 +16,7 @@ import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import { describeTransportError } from "../../io/mcp/transportErrors.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../io/oauth/settings.js";
+import { storeProblem } from "../../io/stores/atomicFile.js";
 import {
   type Connected,
   connectionState,
@@ -273,8 +274,8 @@ async function listAndRegister(
     rt.cachedToolCount = rt.toolset.tools.length;
   } catch (err) {
     logger.warn(
-      { server: rt.name, err: describeError(err) },
-      `[mcp] ${rt.name}: could not write the schema cache`,
+      { server: rt.name, err: storeProblem(err) },
+      `[mcp] ${rt.name}: could not write the schema cache (${storeProblem(err)}); it is written again when the server's tools are next listed`,
     );
   }
   for (const collision of rt.toolset.collisions) {
