@@ -8,7 +8,9 @@ import {
   type ConnectOptions,
   connectServer,
   keepStderrLine,
+  NO_ENDPOINT_EVENT,
   STDERR_TAIL_LINES,
+  withStderrSoFar,
 } from "../../io/mcp/connect.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
@@ -56,6 +58,8 @@ export interface Runtime {
   stderrUnfinished?: string;
   /** Its last stdout lines that were no MCP message since then (quoted when it wrote nothing on stderr). */
   stdoutSoFar: string[];
+  /** An SSE server's stream opened at the latest connect and its `endpoint` event is still awaited. */
+  awaitingEndpoint?: boolean;
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
   /** `renderedFingerprint` of the entry as the last connect rendered it (none before the first connect). */
@@ -124,6 +128,7 @@ export async function connectRuntime(
   rt.stderrSoFar = stderr;
   rt.stderrUnfinished = "";
   rt.stdoutSoFar = stdout;
+  rt.awaitingEndpoint = false;
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
   // listing in flight plus one after it, not one listing each, and the last listing is the newest.
@@ -194,6 +199,9 @@ export async function connectRuntime(
     onOtherOutput: (line) => {
       stdout.push(line);
       if (stdout.length > STDERR_TAIL_LINES) stdout.shift();
+    },
+    onAwaitingEndpoint: (awaiting) => {
+      if (rt.stdoutSoFar === stdout) rt.awaitingEndpoint = awaiting;
     },
     onSecrets: (secrets) => {
       rt.secrets = secrets;
@@ -355,6 +363,15 @@ export function serverScoped(server: string, reason: string): string {
 }
 
 /** A runtime's last stderr lines, with the text after the last newline (a prompt waiting for input). */
+/**
+ * `message` (a connect given up: connect_timeout, --timeout) with what the server showed meanwhile: a
+ * stdio server's stderr (or stdout) so far, an SSE stream that never named its endpoint.
+ */
+export function withConnectSoFar(rt: Runtime, message: string): string {
+  if (rt.awaitingEndpoint === true) return `${message} — ${NO_ENDPOINT_EVENT}`;
+  return withStderrSoFar(message, stderrSoFar(rt), rt.stdoutSoFar);
+}
+
 export function stderrSoFar(rt: Pick<Runtime, "stderrSoFar" | "stderrUnfinished">): string[] {
   const unfinished = rt.stderrUnfinished?.trim() ?? "";
   return unfinished === "" ? [...rt.stderrSoFar] : [...rt.stderrSoFar, unfinished];

@@ -7,7 +7,6 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { serverNames, withWrittenOrder } from "../../config/serverOrder.js";
 import { redactCredentials } from "../../io/credentials.js";
 import { silentLogger } from "../../io/log.js";
-import { withStderrSoFar } from "../../io/mcp/connect.js";
 import { terminalText } from "../../io/terminalText.js";
 import { unsetMcpVariablesByEffect } from "../config/unsetVariables.js";
 
@@ -130,11 +129,7 @@ export async function checkServers(
             name,
             transport,
             outcome: "failed",
-            reason: withStderrSoFar(
-              `no answer within ${timeoutMs / 1000} s (--timeout)`,
-              hub.stderrSoFar(name),
-              hub.stdoutSoFar(name),
-            ),
+            reason: hub.connectSoFar(name, `no answer within ${timeoutMs / 1000} s (--timeout)`),
           });
         } else if (status.state === "connected") {
           // Counted once every check has ended: a server listed earlier may take some of its names.

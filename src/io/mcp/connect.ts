@@ -57,6 +57,8 @@ export interface ConnectOptions {
   readonly onStderrUnfinished?: (text: string) => void;
   /** A stdio server's stdout line that is no MCP message (a banner, a usage text), credentials redacted. */
   readonly onOtherOutput?: (line: string) => void;
+  /** An SSE server's stream opened and its `endpoint` event is awaited (`true`), or no longer (`false`). */
+  readonly onAwaitingEndpoint?: (awaiting: boolean) => void;
   readonly onLost?: (reason: string) => void;
   /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
   readonly onSecrets?: (secrets: readonly string[]) => void;
@@ -176,6 +178,9 @@ export async function connectServer(
       makeTransport: () =>
         createTransport(rendered, {
           ...transportOptions,
+          ...(options.onAwaitingEndpoint === undefined
+            ? {}
+            : { onAwaitingEndpoint: options.onAwaitingEndpoint }),
           fetch,
           ...(authProvider === undefined ? {} : { authProvider }),
         }),
@@ -249,6 +254,10 @@ export function joinStderr(lines: readonly string[]): string {
  * with nothing on stderr, the lines on stdout that were no MCP message (an HTTP server started as a
  * stdio one: `listening on http://localhost:3000/mcp`).
  */
+/** Why a connect given up while an SSE stream was open waited: the url sent no `endpoint` event. */
+export const NO_ENDPOINT_EVENT =
+  "the SSE stream opened but sent no endpoint event: the url may not be a legacy-SSE MCP endpoint (for a Streamable HTTP server set transport: http, else check the url's path)";
+
 export function withStderrSoFar(
   message: string,
   lines: readonly string[],
