@@ -211,6 +211,7 @@ export async function connectRuntime(
     ...(deps.oauthProviderFor === undefined ? {} : { oauthProviderFor: deps.oauthProviderFor }),
     ...(deps.parentEnv === undefined ? {} : { parentEnv: deps.parentEnv }),
     ...(deps.transportFor === undefined ? {} : { transportFor: deps.transportFor }),
+    ...(deps.killGivenUp === true ? { killGivenUp: true } : {}),
   };
   rt.rendered = renderedFingerprint(rt.name, rt.entry, deps.scope());
   const session = await connectServer(rt.name, rt.entry, options);

@@ -106,6 +106,8 @@ export async function checkServers(
     logger,
     approvals: policyApprovals("deny", logger),
     interactive: false,
+    // A server given up (connect_timeout, --timeout, Ctrl-C) is killed at once: the command ends on time.
+    killGivenUp: true,
     oauthProviderFor: (server, entry, { interactive }) =>
       oauthProviderFor(server, entry, { interactive, paths: loaded.paths, logger }),
   });

@@ -26,6 +26,7 @@ import {
   withoutConfiguredAuthorization,
 } from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
+import type { StdioTransport } from "./stdioTransport.js";
 import { createTlsFetch } from "./tlsFetch.js";
 import { tlsHint } from "./tlsHints.js";
 import { createTransport } from "./transport.js";
@@ -60,6 +61,8 @@ export interface ConnectOptions {
   /** An SSE server's stream opened and its `endpoint` event is awaited (`true`), or no longer (`false`). */
   readonly onAwaitingEndpoint?: (awaiting: boolean) => void;
   readonly onLost?: (reason: string) => void;
+  /** A stdio server whose connect is given up (`signal`) is killed at once, its process group with it. */
+  readonly killGivenUp?: boolean;
   /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
   readonly onSecrets?: (secrets: readonly string[]) => void;
   readonly signal?: AbortSignal;
@@ -106,13 +109,19 @@ export async function connectServer(
     // refused initialize, stateless's legacy retry) quotes only the last one's stderr and exit, never the
     // lines or the SIGTERM of the process it closed before.
     let child: ChildReport = { stderr: [], stdout: [] };
+    // The latest process: the one a connect given up now waits on.
+    let latest: Transport | undefined;
+    if (options.killGivenUp === true)
+      options.signal?.addEventListener("abort", () => (latest as StdioTransport | undefined)?.kill(), {
+        once: true,
+      });
     return openSession({
       name,
       protocol: rendered.protocol,
       makeTransport: () => {
         const report: ChildReport = { stderr: [], stdout: [] };
         child = report;
-        return createTransport(rendered, {
+        latest = createTransport(rendered, {
           ...transportOptions,
           onStderr: (raw) => {
             const line = scrub(raw, secrets);
@@ -134,6 +143,7 @@ export async function connectServer(
             options.onOtherOutput?.(line);
           },
         });
+        return latest;
       },
       timeoutMs,
       ...sessionExtras(options),
