@@ -4,6 +4,7 @@ import { DEFAULT_PROFILE, inProfile, namedProfile, profileFlag } from "../config
 import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
+import { storeProblem } from "../io/stores/atomicFile.js";
 import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
 import {
   type CronJob,
@@ -396,8 +397,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         // ran each second while its store could not be written): not run. Said once until a write succeeds.
         if (!unadvanced.has(key))
           logger.error(
-            { job: job.id, profile, err: unwritten.message },
-            `[cron] ${job.name}${inProfile(profile)}: not run — its next run could not be written to ${store.path} (${unwritten.message}), and without it the job would start again at every check; it runs once the file can be written`,
+            { job: job.id, profile, err: storeProblem(unwritten) },
+            `[cron] ${job.name}${inProfile(profile)}: not run — its next run could not be written to ${store.path} (${storeProblem(unwritten)}), and without it the job would start again at every check; it runs once the file can be written`,
           );
         unadvanced.add(key);
         continue;
@@ -530,8 +531,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       });
     } catch (err) {
       logger.error(
-        { err: (err as Error).message },
-        `[cron] the next runs moved back with the clock could not be written to ${store.path} (${(err as Error).message}); its jobs run at the times they had`,
+        { err: storeProblem(err) },
+        `[cron] the next runs moved back with the clock could not be written to ${store.path} (${storeProblem(err)}); its jobs run at the times they had`,
       );
     }
   }

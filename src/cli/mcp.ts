@@ -114,6 +114,8 @@ function cliHub(
     }),
     runner: agentSampler(() => runner),
     interactive: true,
+    // A server given up (connect_timeout, --timeout, Ctrl-C) is killed at once: the command ends on time.
+    killGivenUp: true,
     oauthProviderFor: (server, entry, { interactive }) =>
       oauthProviderFor(server, entry, {
         interactive,

@@ -3,11 +3,11 @@ import { secretScope } from "../../config/load.js";
 import { inProfile, type SvcPaths } from "../../config/paths.js";
 import type { McpServers } from "../../config/sections/mcp.js";
 import { serverNames } from "../../config/serverOrder.js";
-import { describeError } from "../../errors.js";
 import type { Logger } from "../../io/log.js";
 import type { OAuthProviderFor } from "../../io/mcp/connect.js";
 import { type StatusFile, writeStatusFile } from "../../io/mcp/statusFile.js";
 import type { GatewayMetrics } from "../../io/metrics/gatewayMetrics.js";
+import { storeProblem } from "../../io/stores/atomicFile.js";
 import { type AgentRunner, NO_MCP } from "../agent/runner.js";
 import { oauthProviderFor } from "../oauth/provider.js";
 import { policyApprovals } from "./approvals.js";
@@ -92,7 +92,10 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
         ...(lastRefusedReload === undefined ? {} : { lastRefusedReload }),
       });
     } catch (err) {
-      logger.warn({ err: describeError(err) }, "[mcp] could not write the status file");
+      logger.warn(
+        { err: storeProblem(err) },
+        `[mcp] could not write the status file (${storeProblem(err)}); it is written again at the next status change`,
+      );
     }
   };
   const hub: McpHub = new McpHub({

@@ -4,7 +4,6 @@ import { type InterpolationScope, interpolate } from "../../config/interpolate.j
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { serverEntries, serverNames } from "../../config/serverOrder.js";
 import { describeError, SvcError } from "../../errors.js";
-import { withStderrSoFar } from "../../io/mcp/connect.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
@@ -30,6 +29,7 @@ import {
   SETTLED,
   serverScoped,
   stderrSoFar,
+  withConnectSoFar,
 } from "./runtime.js";
 import { approveCall, invokeTool } from "./toolCall.js";
 import {
@@ -143,6 +143,11 @@ export class McpHub {
   /** The last lines a stdio server wrote on stderr since its latest connect began. */
   stderrSoFar(server: string): readonly string[] {
     return stderrSoFar(this.runtime(server));
+  }
+
+  /** `message` (its connect given up) with what the server showed meanwhile (stderr so far, an SSE stream with no endpoint). */
+  connectSoFar(server: string, message: string): string {
+    return withConnectSoFar(this.runtime(server), message);
   }
 
   /** Its stdout lines that were no MCP message since then. */
@@ -439,11 +444,9 @@ export class McpHub {
         // A stdio server that never answers often says why on stderr (a login URL it waits on, a prompt).
         connectTimedOut: assign({
           lastError: ({ context }) =>
-            withStderrSoFar(
-              connectTimeoutMessage(context.connectTimeoutMs),
-              holder.rt === undefined ? [] : stderrSoFar(holder.rt),
-              holder.rt?.stdoutSoFar ?? [],
-            ),
+            holder.rt === undefined
+              ? connectTimeoutMessage(context.connectTimeoutMs)
+              : withConnectSoFar(holder.rt, connectTimeoutMessage(context.connectTimeoutMs)),
         }),
       },
       actors: {

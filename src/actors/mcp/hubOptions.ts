@@ -36,4 +36,9 @@ export interface HubOptions {
   readonly onToolCall?: (server: string, outcome: "ok" | "error", seconds: number) => void;
   /** Replaces the entry's own transport (tests: an in-memory pair with an SDK server). */
   readonly transportFor?: TransportFor;
+  /**
+   * A connect given up (connect_timeout, a stop) kills its stdio server's process group at once, instead
+   * of closing stdin and waiting out SIGTERM: a CLI command that gave up ends when it said it would.
+   */
+  readonly killGivenUp?: boolean;
 }

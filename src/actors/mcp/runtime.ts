@@ -8,7 +8,9 @@ import {
   type ConnectOptions,
   connectServer,
   keepStderrLine,
+  NO_ENDPOINT_EVENT,
   STDERR_TAIL_LINES,
+  withStderrSoFar,
 } from "../../io/mcp/connect.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
@@ -16,6 +18,7 @@ import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import { describeTransportError } from "../../io/mcp/transportErrors.js";
 import { BROWSER_LOGIN_TIMEOUT_MS } from "../../io/oauth/settings.js";
+import { storeProblem } from "../../io/stores/atomicFile.js";
 import {
   type Connected,
   connectionState,
@@ -55,6 +58,8 @@ export interface Runtime {
   stderrUnfinished?: string;
   /** Its last stdout lines that were no MCP message since then (quoted when it wrote nothing on stderr). */
   stdoutSoFar: string[];
+  /** An SSE server's stream opened at the latest connect and its `endpoint` event is still awaited. */
+  awaitingEndpoint?: boolean;
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
   /** `renderedFingerprint` of the entry as the last connect rendered it (none before the first connect). */
@@ -123,6 +128,7 @@ export async function connectRuntime(
   rt.stderrSoFar = stderr;
   rt.stderrUnfinished = "";
   rt.stdoutSoFar = stdout;
+  rt.awaitingEndpoint = false;
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
   // listing in flight plus one after it, not one listing each, and the last listing is the newest.
@@ -194,6 +200,9 @@ export async function connectRuntime(
       stdout.push(line);
       if (stdout.length > STDERR_TAIL_LINES) stdout.shift();
     },
+    onAwaitingEndpoint: (awaiting) => {
+      if (rt.stdoutSoFar === stdout) rt.awaitingEndpoint = awaiting;
+    },
     onSecrets: (secrets) => {
       rt.secrets = secrets;
     },
@@ -202,6 +211,7 @@ export async function connectRuntime(
     ...(deps.oauthProviderFor === undefined ? {} : { oauthProviderFor: deps.oauthProviderFor }),
     ...(deps.parentEnv === undefined ? {} : { parentEnv: deps.parentEnv }),
     ...(deps.transportFor === undefined ? {} : { transportFor: deps.transportFor }),
+    ...(deps.killGivenUp === true ? { killGivenUp: true } : {}),
   };
   rt.rendered = renderedFingerprint(rt.name, rt.entry, deps.scope());
   const session = await connectServer(rt.name, rt.entry, options);
@@ -273,8 +283,8 @@ async function listAndRegister(
     rt.cachedToolCount = rt.toolset.tools.length;
   } catch (err) {
     logger.warn(
-      { server: rt.name, err: describeError(err) },
-      `[mcp] ${rt.name}: could not write the schema cache`,
+      { server: rt.name, err: storeProblem(err) },
+      `[mcp] ${rt.name}: could not write the schema cache (${storeProblem(err)}); it is written again when the server's tools are next listed`,
     );
   }
   for (const collision of rt.toolset.collisions) {
@@ -354,6 +364,15 @@ export function serverScoped(server: string, reason: string): string {
 }
 
 /** A runtime's last stderr lines, with the text after the last newline (a prompt waiting for input). */
+/**
+ * `message` (a connect given up: connect_timeout, --timeout) with what the server showed meanwhile: a
+ * stdio server's stderr (or stdout) so far, an SSE stream that never named its endpoint.
+ */
+export function withConnectSoFar(rt: Runtime, message: string): string {
+  if (rt.awaitingEndpoint === true) return `${message} — ${NO_ENDPOINT_EVENT}`;
+  return withStderrSoFar(message, stderrSoFar(rt), rt.stdoutSoFar);
+}
+
 export function stderrSoFar(rt: Pick<Runtime, "stderrSoFar" | "stderrUnfinished">): string[] {
   const unfinished = rt.stderrUnfinished?.trim() ?? "";
   return unfinished === "" ? [...rt.stderrSoFar] : [...rt.stderrSoFar, unfinished];

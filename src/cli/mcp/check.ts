@@ -7,7 +7,6 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { serverNames, withWrittenOrder } from "../../config/serverOrder.js";
 import { redactCredentials } from "../../io/credentials.js";
 import { silentLogger } from "../../io/log.js";
-import { withStderrSoFar } from "../../io/mcp/connect.js";
 import { terminalText } from "../../io/terminalText.js";
 import { unsetMcpVariablesByEffect } from "../config/unsetVariables.js";
 
@@ -107,6 +106,8 @@ export async function checkServers(
     logger,
     approvals: policyApprovals("deny", logger),
     interactive: false,
+    // A server given up (connect_timeout, --timeout, Ctrl-C) is killed at once: the command ends on time.
+    killGivenUp: true,
     oauthProviderFor: (server, entry, { interactive }) =>
       oauthProviderFor(server, entry, { interactive, paths: loaded.paths, logger }),
   });
@@ -130,11 +131,7 @@ export async function checkServers(
             name,
             transport,
             outcome: "failed",
-            reason: withStderrSoFar(
-              `no answer within ${timeoutMs / 1000} s (--timeout)`,
-              hub.stderrSoFar(name),
-              hub.stdoutSoFar(name),
-            ),
+            reason: hub.connectSoFar(name, `no answer within ${timeoutMs / 1000} s (--timeout)`),
           });
         } else if (status.state === "connected") {
           // Counted once every check has ended: a server listed earlier may take some of its names.

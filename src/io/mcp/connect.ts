@@ -26,6 +26,7 @@ import {
   withoutConfiguredAuthorization,
 } from "./render.js";
 import { type McpSession, openSession, type SessionHandlers } from "./session.js";
+import type { StdioTransport } from "./stdioTransport.js";
 import { createTlsFetch } from "./tlsFetch.js";
 import { tlsHint } from "./tlsHints.js";
 import { createTransport } from "./transport.js";
@@ -57,7 +58,11 @@ export interface ConnectOptions {
   readonly onStderrUnfinished?: (text: string) => void;
   /** A stdio server's stdout line that is no MCP message (a banner, a usage text), credentials redacted. */
   readonly onOtherOutput?: (line: string) => void;
+  /** An SSE server's stream opened and its `endpoint` event is awaited (`true`), or no longer (`false`). */
+  readonly onAwaitingEndpoint?: (awaiting: boolean) => void;
   readonly onLost?: (reason: string) => void;
+  /** A stdio server whose connect is given up (`signal`) is killed at once, its process group with it. */
+  readonly killGivenUp?: boolean;
   /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
   readonly onSecrets?: (secrets: readonly string[]) => void;
   readonly signal?: AbortSignal;
@@ -104,13 +109,19 @@ export async function connectServer(
     // refused initialize, stateless's legacy retry) quotes only the last one's stderr and exit, never the
     // lines or the SIGTERM of the process it closed before.
     let child: ChildReport = { stderr: [], stdout: [] };
+    // The latest process: the one a connect given up now waits on.
+    let latest: Transport | undefined;
+    if (options.killGivenUp === true)
+      options.signal?.addEventListener("abort", () => (latest as StdioTransport | undefined)?.kill(), {
+        once: true,
+      });
     return openSession({
       name,
       protocol: rendered.protocol,
       makeTransport: () => {
         const report: ChildReport = { stderr: [], stdout: [] };
         child = report;
-        return createTransport(rendered, {
+        latest = createTransport(rendered, {
           ...transportOptions,
           onStderr: (raw) => {
             const line = scrub(raw, secrets);
@@ -132,6 +143,7 @@ export async function connectServer(
             options.onOtherOutput?.(line);
           },
         });
+        return latest;
       },
       timeoutMs,
       ...sessionExtras(options),
@@ -176,6 +188,9 @@ export async function connectServer(
       makeTransport: () =>
         createTransport(rendered, {
           ...transportOptions,
+          ...(options.onAwaitingEndpoint === undefined
+            ? {}
+            : { onAwaitingEndpoint: options.onAwaitingEndpoint }),
           fetch,
           ...(authProvider === undefined ? {} : { authProvider }),
         }),
@@ -249,6 +264,10 @@ export function joinStderr(lines: readonly string[]): string {
  * with nothing on stderr, the lines on stdout that were no MCP message (an HTTP server started as a
  * stdio one: `listening on http://localhost:3000/mcp`).
  */
+/** Why a connect given up while an SSE stream was open waited: the url sent no `endpoint` event. */
+export const NO_ENDPOINT_EVENT =
+  "the SSE stream opened but sent no endpoint event: the url may not be a legacy-SSE MCP endpoint (for a Streamable HTTP server set transport: http, else check the url's path)";
+
 export function withStderrSoFar(
   message: string,
   lines: readonly string[],

@@ -302,6 +302,22 @@ export class StdioTransport implements Transport {
     return this.closing;
   }
 
+  /**
+   * stdin closed and SIGKILL to the process group at once, with no grace: a connect given up by a command
+   * that already waited as long as it was told (`--timeout`). A close waiting meanwhile ends with the exit.
+   */
+  kill(): void {
+    this.closed = true;
+    const child = this.child;
+    if (child === undefined) return;
+    try {
+      child.stdin?.end();
+    } catch {
+      // already gone
+    }
+    signalGroup(child, "SIGKILL");
+  }
+
   private async end(now: boolean): Promise<void> {
     this.closed = true;
     const child = this.child;

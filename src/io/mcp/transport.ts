@@ -27,6 +27,11 @@ export interface TransportOptions {
   readonly onProtocolError?: (reason: string, tooLong?: boolean) => void;
   /** A stdio server's stdout line that is no JSON-RPC message (skipped). */
   readonly onOtherOutput?: (line: string) => void;
+  /**
+   * An SSE server's event stream opened (`true`) and its `endpoint` event is awaited, or the wait ended
+   * (`false`: the event came, or the start failed).
+   */
+  readonly onAwaitingEndpoint?: (awaiting: boolean) => void;
   readonly parentEnv?: NodeJS.ProcessEnv;
 }
 
@@ -92,6 +97,14 @@ export function stderrLines(
 class ClosableSseTransport extends SSEClientTransport {
   #giveUp: ((err: Error) => void) | undefined;
 
+  constructor(
+    url: URL,
+    options: ConstructorParameters<typeof SSEClientTransport>[1],
+    private readonly onAwaitingEndpoint?: (awaiting: boolean) => void,
+  ) {
+    super(url, options);
+  }
+
   override start(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#giveUp = reject;
@@ -100,6 +113,7 @@ class ClosableSseTransport extends SSEClientTransport {
         .then(resolve, reject)
         .finally(() => {
           this.#giveUp = undefined;
+          this.onAwaitingEndpoint?.(false);
         });
     });
   }
@@ -144,6 +158,19 @@ function keepCauseCodes(base: FetchLike): FetchLike {
     });
 }
 
+/**
+ * Reports the SSE stream answered (a GET that succeeded): from then on the start waits only for the
+ * server's `endpoint` event, which a url that is no legacy-SSE MCP endpoint never sends.
+ */
+function streamOpened(base: FetchLike, onAwaitingEndpoint?: (awaiting: boolean) => void): FetchLike {
+  if (onAwaitingEndpoint === undefined) return base;
+  return (url, init) =>
+    base(url, init).then((response) => {
+      if (response.ok && (init?.method ?? "GET") === "GET") onAwaitingEndpoint(true);
+      return response;
+    });
+}
+
 /** Builds the transport for a rendered entry: stdio, Streamable HTTP, or SSE (`transport: sse`). */
 export function createTransport(entry: McpServerEntry, options: TransportOptions = {}): Transport {
   const kind = transportKind(entry);
@@ -170,10 +197,17 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
     ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
   };
   if (kind === "sse")
-    return new ClosableSseTransport(url, {
-      ...common,
-      fetch: keepCauseCodes(options.fetch ?? ((input, init) => fetch(input, init))),
-    });
+    return new ClosableSseTransport(
+      url,
+      {
+        ...common,
+        fetch: streamOpened(
+          keepCauseCodes(options.fetch ?? ((input, init) => fetch(input, init))),
+          options.onAwaitingEndpoint,
+        ),
+      },
+      options.onAwaitingEndpoint,
+    );
   return new StreamableHTTPClientTransport(url, {
     ...common,
     fetch: answerDroppedStreams(options.fetch ?? ((input, init) => fetch(input, init))),

@@ -62,11 +62,31 @@ export function unwritableStore(path: string, err: unknown, dir?: string): unkno
   const noEntry = dir === undefined ? undefined : NO_ENTRY[code]?.(dir);
   const why = noRoomFor(err) ?? noEntry;
   if (why === undefined) return err;
-  return new SvcError(
-    "store_unwritable",
-    `cannot write ${path}: ${why[0]} — the file is unchanged; ${why[1]}, then run the command again`,
-    { cause: err },
-  );
+  return new UnwritableStoreError(path, why, err);
+}
+
+/** A store write refused for a reason the user can act on; the message is the command's. */
+class UnwritableStoreError extends SvcError {
+  constructor(
+    readonly path: string,
+    readonly why: readonly [reason: string, fix: string],
+    cause: unknown,
+  ) {
+    super("store_unwritable", `${storeProblemText(path, why)}, then run the command again`, { cause });
+  }
+}
+
+function storeProblemText(path: string, why: readonly [reason: string, fix: string]): string {
+  return `cannot write ${path}: ${why[0]} — the file is unchanged; ${why[1]}`;
+}
+
+/**
+ * A store write failure as the gateway logs it: the file, why and what to do, without the command's
+ * "then run the command again" (the gateway writes the file again itself; its line says when).
+ */
+export function storeProblem(err: unknown): string {
+  if (err instanceof UnwritableStoreError) return storeProblemText(err.path, err.why);
+  return err instanceof Error ? err.message : String(err);
 }
 
 /**

@@ -1,5 +1,6 @@
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -71,6 +72,43 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
       /^unset\s+http\s+failed: \$\{NOPE_TOKEN\} is not set — add NOPE_TOKEN=\.\.\./m,
     );
     expect(res.stdout).toMatch(/^off\s+stdio\s+skipped \(enabled: false\)$/m);
+  });
+
+  it("a server given up at --timeout or connect_timeout is killed at once, not after the stop's SIGTERM grace (the command ends on time)", async () => {
+    home = tempHome();
+    const record = join(home.dir, "signals.log");
+    // Never answers, ignores SIGTERM, and notes what reaches it: a graceful stop closes stdin, sends
+    // SIGTERM 2 s later and SIGKILL 2 s after that, so the command ended 4 s after its --timeout.
+    const script = `const { appendFileSync } = require("node:fs");
+      const note = (what) => appendFileSync(${JSON.stringify(record)}, what + "\\n");
+      note("pid " + process.pid);
+      process.on("SIGTERM", () => note("SIGTERM"));
+      process.stdin.on("end", () => note("stdin closed"));
+      process.stdin.resume();
+      setInterval(() => {}, 1000);`;
+    const stubborn = { command: process.execPath, args: ["-e", script] };
+    const gone = async () => {
+      const notes = readFileSync(record, "utf8").trim().split("\n");
+      const pid = Number((notes[0] ?? "").slice("pid ".length));
+      // The group got SIGKILL before the command exited; the kernel ends it at once.
+      await vi.waitFor(() => expect(() => process.kill(pid, 0)).toThrow(), { timeout: 5_000 });
+      rmSync(record);
+      return notes.filter((note) => note === "SIGTERM");
+    };
+    home.write("config.yaml", stringify({ mcp_servers: { stubborn } }));
+    const list = await svc(home, ["mcp", "list", "--timeout", "1"]);
+    expect(list.stdout).toMatch(/^stubborn\s+stdio\s+failed: no answer within 1 s \(--timeout\)$/m);
+    expect(await gone()).toEqual([]);
+    home.write(
+      "config.yaml",
+      stringify({ mcp_servers: { stubborn: { ...stubborn, connect_timeout: 0.5 } } }),
+    );
+    for (const command of ["test", "tools"]) {
+      const res = await svc(home, ["mcp", command, "stubborn"]);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain("mcp_servers.stubborn: connect timed out after 0.5 s (connect_timeout)");
+      expect(await gone()).toEqual([]);
+    }
   });
 
   it("--no-check keeps the configuration-only view; svc mcp test --all exits 1 when one fails", async () => {

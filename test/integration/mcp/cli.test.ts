@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -219,6 +220,38 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     } finally {
       for (const socket of held) socket.destroy();
       silent.close();
+    }
+  });
+
+  it("an SSE url whose stream opens but never sends the endpoint event: the timeout says so (test, list --timeout)", async () => {
+    // A Streamable HTTP server's GET, or a plain event stream at a wrong path: the stream opens, no
+    // `endpoint` event ever comes, and a bare "connect timed out" did not say where it stopped.
+    const streams = new Set<ServerResponse>();
+    const stream = createHttpServer((_req, res) => {
+      streams.add(res);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(": open\n\n");
+    });
+    await new Promise<void>((resolve) => stream.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = stream.address() as AddressInfo;
+      writeConfig({
+        events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse", connect_timeout: 0.5 },
+      });
+      const noEndpoint =
+        "the SSE stream opened but sent no endpoint event: the url may not be a legacy-SSE MCP endpoint (for a Streamable HTTP server set transport: http, else check the url's path)";
+      const test = svc(home, ["mcp", "test", "events"]);
+      expect(await test.exited).toBe(1);
+      expect(test.stderr()).toContain(
+        `mcp_servers.events: connect timed out after 0.5 s (connect_timeout) — ${noEndpoint}`,
+      );
+      writeConfig({ events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse" } });
+      const list = svc(home, ["mcp", "list", "--timeout", "0.5"]);
+      await list.exited;
+      expect(list.stdout()).toContain(`failed: no answer within 0.5 s (--timeout) — ${noEndpoint}`);
+    } finally {
+      for (const res of streams) res.destroy();
+      stream.close();
     }
   });
 

@@ -6,6 +6,7 @@ import { NOT_RUN } from "../../../src/actors/runs.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { LoggedError } from "../../../src/errors.js";
 import { silentLogger } from "../../../src/io/log.js";
+import { unwritableStore } from "../../../src/io/stores/atomicFile.js";
 import { lookupJob } from "../../../src/io/stores/cronJobRecord.js";
 import {
   type CronJob,
@@ -652,6 +653,25 @@ describe("cron scheduler", () => {
     expect(await scheduler.tick()).toEqual([]);
     expect(ran).toEqual(["hourly"]);
     expect((real.read().records.hourly as CronJob).next_run).toBe("2026-11-22T13:00:00.000Z");
+  });
+
+  it('a next run that cannot be written for a full disk is said as the gateway acts on it, not with the command\'s "run the command again"', async () => {
+    home = tempHome();
+    const real = cronStore(join(home.dir, "cron", "jobs.json"));
+    await real.update((records) => {
+      records.hourly = job("hourly", {
+        schedule: "@hourly",
+        next_run: new Date(T0 - 3_600_000).toISOString(),
+      });
+    });
+    const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    const store: CronStore = { ...real, update: () => Promise.reject(unwritableStore(real.path, full)) };
+    const { log, scheduler } = recordingScheduler(store, () => T0);
+    expect(await scheduler.tick()).toEqual([]);
+    await scheduler.idle();
+    expect(log.messages().filter((m) => m.includes("could not be written"))).toEqual([
+      `[cron] job-hourly: not run — its next run could not be written to ${real.path} (cannot write ${real.path}: the disk is full (ENOSPC) — the file is unchanged; free some space), and without it the job would start again at every check; it runs once the file can be written`,
+    ]);
   });
 
   it("with a shared state, a scheduled run that outlasts the interval is not overlapped by another instance either", async () => {
