@@ -38,7 +38,8 @@ function trimSlash(url: string): string {
  * path-scoped advertisement: the resource advertised the issuer's well-known metadata URL itself,
  * `<origin>/.well-known/oauth-authorization-server<issuer path>` or
  * `<origin>/.well-known/openid-configuration<issuer path>` (RFC 8414 section 3.1 insertion), or
- * `<issuer>/.well-known/openid-configuration` (OpenID Connect Discovery appending).
+ * `<issuer>/.well-known/openid-configuration` (OpenID Connect Discovery appending), or
+ * `<issuer>/.well-known/oauth-authorization-server` (RFC 8414 appended, as Okta custom servers serve it).
  */
 export function issuerMatches(advertised: string, issuer: string | undefined): boolean {
   if (typeof issuer !== "string") return false;
@@ -54,6 +55,7 @@ export function issuerMatches(advertised: string, issuer: string | undefined): b
     `${iss.origin}/.well-known/oauth-authorization-server${path}`,
     `${iss.origin}/.well-known/openid-configuration${path}`,
     `${trimSlash(iss.href)}/.well-known/openid-configuration`,
+    `${iss.origin}${path}/.well-known/oauth-authorization-server`,
   ];
   return candidates.includes(trimSlash(advertised));
 }
@@ -175,9 +177,15 @@ async function fetchAsMetadata(
         .catch(() => undefined);
     return res;
   };
-  if (!new URL(advertised).pathname.includes("/.well-known/")) {
+  const { origin, pathname } = new URL(advertised);
+  if (!pathname.includes("/.well-known/")) {
     const parsed = await discoverAuthorizationServerMetadata(advertised, { fetchFn: recording });
-    return parsed === undefined ? undefined : withUnlistedFields(parsed, raw);
+    if (parsed !== undefined) return withUnlistedFields(parsed, raw);
+    // Not at the three URLs the MCP spec lists: an issuer with a path may serve RFC 8414 metadata appended
+    // to it (Okta custom authorization servers), tried last so the spec's order stands.
+    const path = trimSlash(pathname);
+    if (path === "") return undefined;
+    return fetchAsMetadata(`${origin}${path}/.well-known/oauth-authorization-server`, fetches);
   }
   // The path-scoped advertisement: the metadata URL itself, validated as discovery validates it.
   const res = await fetches.discovery(advertised, { headers: { accept: "application/json" } });

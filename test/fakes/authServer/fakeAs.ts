@@ -38,6 +38,11 @@ export interface FakeAsOptions {
   readonly slowDownInterval?: number;
   /** Metadata endpoint status (e.g. 500 to make discovery fail). */
   readonly metadataStatus?: number;
+  /**
+   * Serve the metadata only at `<issuer>/.well-known/oauth-authorization-server` (RFC 8414 appended to
+   * the issuer's path, as Okta custom authorization servers do); every other well-known URL answers 404.
+   */
+  readonly metadataAppendedOnly?: boolean;
   /** Token endpoint error for the authorization_code grant. */
   readonly tokenError?: { status: number; body: string };
   readonly refreshError?: { status: number; body: string };
@@ -131,8 +136,11 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     seen.push({ method: req.method ?? "GET", path: url.pathname, headers: req.headers, body, raw });
     const issuer = options.issuer ? options.issuer(base) : base;
     if (
-      url.pathname.startsWith("/.well-known/oauth-authorization-server") ||
-      url.pathname.startsWith("/.well-known/openid-configuration")
+      options.metadataAppendedOnly
+        ? url.pathname ===
+          `${new URL(issuer).pathname.replace(/\/$/, "")}/.well-known/oauth-authorization-server`
+        : url.pathname.startsWith("/.well-known/oauth-authorization-server") ||
+          url.pathname.startsWith("/.well-known/openid-configuration")
     ) {
       if (options.metadataStatus !== undefined) return json(res, options.metadataStatus, { error: "nope" });
       return json(res, 200, {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { discoverForFlow } from "../../../src/io/oauth/discovery.js";
 import { oauthFetches } from "../../../src/io/oauth/fetch.js";
+import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type FakeApi, type FakeReply, type RecordedRequest, startFakeApi } from "../../fakes/httpFake.js";
 
 const closers: FakeApi[] = [];
@@ -243,7 +244,7 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
       (e: unknown) => e,
     )) as Error;
     expect(err.message).toMatch(
-      /^twoas: no usable authorization server — http:\/\/127\.0\.0\.1:\d+\/gone: no metadata found \(GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-authorization-server\/gone → 404; GET \S+\/\.well-known\/openid-configuration\/gone → 404; GET \S+\/gone\/\.well-known\/openid-configuration → 404\); http:\/\/127\.0\.0\.1:\d+\/plainonly: does not advertise PKCE S256/,
+      /^twoas: no usable authorization server — http:\/\/127\.0\.0\.1:\d+\/gone: no metadata found \(GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-authorization-server\/gone → 404; GET \S+\/\.well-known\/openid-configuration\/gone → 404; GET \S+\/gone\/\.well-known\/openid-configuration → 404; GET \S+\/gone\/\.well-known\/oauth-authorization-server → 404\); http:\/\/127\.0\.0\.1:\d+\/plainonly: does not advertise PKCE S256/,
     );
   });
 
@@ -295,5 +296,48 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
     expect(meta.challengedScope).toBe("mcp:read");
     const probe = api.requests.find((r) => r.path === "/mcp" && r.method === "POST");
     expect(probe?.headers.authorization).toBeUndefined();
+  });
+});
+
+describe("RFC 8414 metadata appended to the issuer path (Okta custom authorization servers)", () => {
+  const stops: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    while (stops.length) await stops.pop()?.close();
+  });
+
+  /** A custom authorization server at `/oauth2/default`; `claimed` is the issuer its document names. */
+  async function oktaLike(claimed = "/oauth2/default") {
+    const as = await startFakeAs({
+      metadataAppendedOnly: true,
+      issuer: (base) => `${base}/oauth2/default`,
+      metadata: (base) => ({ issuer: `${base}${claimed}` }),
+    });
+    stops.push(as);
+    const resource = await startFakeResource([`${as.url}/oauth2/default`]);
+    stops.push(resource);
+    return { as, resource };
+  }
+
+  it("is tried as a fourth URL, after the three the MCP spec lists in their order, and used", async () => {
+    const { as, resource } = await oktaLike();
+    const meta = await discoverForFlow("okta", resource.url, "browser", oauthFetches());
+    expect(meta.authorizationServerUrl).toBe(`${as.url}/oauth2/default`);
+    expect(meta.authorizationServerMetadata.issuer).toBe(`${as.url}/oauth2/default`);
+    expect(as.seen.map((s) => s.path)).toEqual([
+      "/.well-known/oauth-authorization-server/oauth2/default",
+      "/.well-known/openid-configuration/oauth2/default",
+      "/oauth2/default/.well-known/openid-configuration",
+      "/oauth2/default/.well-known/oauth-authorization-server",
+    ]);
+  });
+
+  it("is held to the issuer check: a document there naming another issuer is refused", async () => {
+    const { as, resource } = await oktaLike("/oauth2/other");
+    const err = (await discoverForFlow("okta", resource.url, "browser", oauthFetches()).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(err.message).toBe(
+      `okta: no usable authorization server — ${as.url}/oauth2/default: metadata issuer "${as.url}/oauth2/other" does not match the advertised URL. Fix: ask the server's operator to correct its authorization server metadata (svc needs an issuer that matches the advertised URL, the code response type, PKCE S256 and https endpoints), or check mcp_servers.okta.url.`,
+    );
   });
 });

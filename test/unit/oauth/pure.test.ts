@@ -62,6 +62,12 @@ describe("issuer check (spec 5.4)", () => {
     expect(
       issuerMatches("https://as.test/tenant/.well-known/openid-configuration", "https://as.test/tenant"),
     ).toBe(true);
+    expect(
+      issuerMatches(
+        "https://as.test/tenant/.well-known/oauth-authorization-server",
+        "https://as.test/tenant",
+      ),
+    ).toBe(true);
     expect(issuerMatches("https://as.test/other", "https://as.test/tenant")).toBe(false);
     expect(issuerMatches("https://evil.test", "https://as.test")).toBe(false);
     expect(issuerMatches("https://as.test", "https://as.test/tenant")).toBe(false);
