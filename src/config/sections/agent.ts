@@ -62,6 +62,9 @@ export function baseUrlProblem(url: string): string | undefined {
 /** The most runs one gateway runs at once (`agent.max_concurrent_runs`). */
 export const MAX_CONCURRENT_RUNS = 1000;
 
+/** The longest `gateway.drain_timeout_seconds`. */
+export const MAX_DRAIN_SECONDS = 3600;
+
 /**
  * Why `key` cannot travel in a request header, or undefined when it can. fetch refuses such a key on every
  * run with an error naming neither the key nor the fix ("Cannot convert argument to a ByteString because the
@@ -210,7 +213,7 @@ export const gatewaySchema = z
      * How long SIGINT/SIGTERM waits for agent runs before saving the unfinished ones for the next start;
      * keep it under the supervisor's kill timeout (docker stop: 10 s), or the runs die with the process.
      */
-    drain_timeout_seconds: z.number().min(0).max(3600).default(30),
+    drain_timeout_seconds: z.number().min(0).max(MAX_DRAIN_SECONDS).default(30),
   })
   .default({ multiplex_profiles: false, approvals: "deny", drain_timeout_seconds: 30 });
 export type GatewaySettings = z.infer<typeof gatewaySchema>;

@@ -102,6 +102,15 @@ describe("a duration of .inf or 1e400 is refused with the finite value to write"
     );
   });
 
+  it("a bounded number says its range: gateway.drain_timeout_seconds at most 3600", () => {
+    expect(refusal("gateway:\n  drain_timeout_seconds: .inf\nagent:\n  max_concurrent_runs: .nan\n")).toBe(
+      [
+        "FILE: gateway.drain_timeout_seconds: expected a number, got Infinity — write a finite number of seconds, at most 3600",
+        "FILE: agent.max_concurrent_runs: expected a number, got NaN — write a whole number from 1 to 1000",
+      ].join("\n"),
+    );
+  });
+
   it("an MCP server's timeouts too", () => {
     expect(
       refusal(
