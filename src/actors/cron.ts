@@ -10,7 +10,7 @@ import {
   type JobRecord,
   jobRecords,
   lookupJob,
-  unixTimeAdvice,
+  notATimeAdvice,
 } from "../io/stores/cronJobRecord.js";
 import {
   type CronJob,
@@ -412,12 +412,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       unadvanced.delete(key);
       if (job.next_run === undefined) continue;
       if (Number.isNaN(nextRunTime(job.next_run))) {
-        // Digits in quotes are Unix time copied in: the advice is the ISO time they stand for.
-        const digits = job.next_run.trim();
-        const unix = /^\d+(?:\.\d+)?$/.test(digits) ? unixTimeAdvice(Number(digits)) : undefined;
         logger.warn(
           { job: job.id, profile },
-          `[cron] ${job.name}${inProfile(profile)}: next_run ${JSON.stringify(job.next_run.slice(0, 40))} in ${store.path} is not a time; it is set from the schedule to ${new Date(next).toISOString()}${unix === undefined ? "" : ` — write an ISO 8601 UTC time: ${unix}`}`,
+          `[cron] ${job.name}${inProfile(profile)}: next_run ${JSON.stringify(job.next_run.slice(0, 40))} in ${store.path} is not a time; it is set from the schedule to ${new Date(next).toISOString()}${notATimeAdvice(job.next_run)}`,
         );
         continue;
       }

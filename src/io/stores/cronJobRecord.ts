@@ -100,6 +100,16 @@ export function unixTimeAdvice(value: number): string | undefined {
   return Number.isNaN(at.getTime()) ? undefined : `"${at.toISOString()}" if ${value} is Unix time in ${unit}`;
 }
 
+/**
+ * What a `next_run` that is not a time adds to its warning: digits in quotes are Unix time copied in, and
+ * the advice is the ISO time they stand for; "" for other text.
+ */
+export function notATimeAdvice(nextRun: string): string {
+  const digits = nextRun.trim();
+  const unix = /^\d+(?:\.\d+)?$/.test(digits) ? unixTimeAdvice(Number(digits)) : undefined;
+  return unix === undefined ? "" : ` — write an ISO 8601 UTC time: ${unix}`;
+}
+
 export type JobRecord =
   | { readonly ok: true; readonly key: string; readonly job: CronJob }
   | {
