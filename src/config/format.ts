@@ -1,9 +1,16 @@
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
-import { AGENT_PROVIDERS, MAX_CONCURRENT_RUNS, MAX_DRAIN_SECONDS } from "./sections/agent.js";
+import {
+  AGENT_PROVIDERS,
+  MAX_CONCURRENT_RUNS,
+  MAX_DRAIN_SECONDS,
+  MAX_RETRIES,
+  MAX_STEPS,
+} from "./sections/agent.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
-import { ROUTE_NAME, routeShape } from "./sections/webhook.js";
+import { MAX_SEARCH_RESULTS } from "./sections/tools.js";
+import { MAX_WORKERS, ROUTE_NAME, routeShape } from "./sections/webhook.js";
 import { FINITE_SECONDS, TIMER_SECONDS_KEYS } from "./timerSeconds.js";
 import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
 
@@ -155,6 +162,10 @@ function unsetVariable(file: string, name: string, orElse: unknown): string {
 const FINITE_IN_RANGE: Readonly<Record<string, string>> = {
   drain_timeout_seconds: `write a finite number of seconds, at most ${MAX_DRAIN_SECONDS}`,
   max_concurrent_runs: `write a whole number from 1 to ${MAX_CONCURRENT_RUNS}`,
+  max_steps: `write a whole number from 1 to ${MAX_STEPS}`,
+  retries: `write a whole number from 0 to ${MAX_RETRIES}`,
+  max_results: `write a whole number from 1 to ${MAX_SEARCH_RESULTS}`,
+  workers: `write a whole number from 0 to ${MAX_WORKERS}`,
 };
 
 /** A size or range problem in words (zod's own text otherwise reads "Too big: expected number to be <=65535"). */

@@ -62,6 +62,10 @@ export function baseUrlProblem(url: string): string | undefined {
 /** The most runs one gateway runs at once (`agent.max_concurrent_runs`). */
 export const MAX_CONCURRENT_RUNS = 1000;
 
+/** The most steps (`agent.max_steps`) and retries (`agent.retries`) a run takes. */
+export const MAX_STEPS = 1000;
+export const MAX_RETRIES = 10;
+
 /** The longest `gateway.drain_timeout_seconds`. */
 export const MAX_DRAIN_SECONDS = 3600;
 
@@ -120,10 +124,10 @@ export const agentSchema = z
      * (`${KEY}` with `KEY=` left blank) is refused like any empty text: it would send no key at all.
      */
     api_key: z.string().min(1).optional(),
-    max_steps: z.number().int().min(1).max(1000).default(10),
+    max_steps: z.number().int().min(1).max(MAX_STEPS).default(10),
     max_tokens: z.number().int().min(1).default(4096),
     system_prompt: z.string().optional(),
-    retries: z.number().int().min(0).max(10).default(2),
+    retries: z.number().int().min(0).max(MAX_RETRIES).default(2),
     timeout_seconds: timerSeconds(600),
     // Each is a run slot made at start: a million took minutes and gigabytes before the listener opened.
     max_concurrent_runs: z.number().int().positive().max(MAX_CONCURRENT_RUNS).default(4),
