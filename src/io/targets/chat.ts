@@ -46,7 +46,9 @@ export function resolveChatId(
   const home = homeChannel?.trim();
   const chatId = routeRecipient(platform, message, keys) ?? (home === "" ? undefined : home) ?? orElse;
   if (chatId === undefined || chatId === "") {
-    const set = `set deliver_extra.chat_id on route "${message.route}" or platforms.${platform}.home_channel`;
+    // Email and SMS take `to` as well: the advice names every key the route could set.
+    const named = keys.length > 1 ? `${keys[0]} (or ${keys.slice(1).join(", ")})` : keys[0];
+    const set = `set deliver_extra.${named} on route "${message.route}" or platforms.${platform}.home_channel`;
     throw new DeliveryError(
       unusedThread === undefined
         ? `${platform}: no chat to deliver to — ${set}`
