@@ -5,7 +5,13 @@ import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
 import { storeProblem } from "../io/stores/atomicFile.js";
-import { invalidJobMessage, type JobRecord, jobRecords, lookupJob } from "../io/stores/cronJobRecord.js";
+import {
+  invalidJobMessage,
+  type JobRecord,
+  jobRecords,
+  lookupJob,
+  notATimeAdvice,
+} from "../io/stores/cronJobRecord.js";
 import {
   type CronJob,
   type CronStore,
@@ -408,7 +414,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       if (Number.isNaN(nextRunTime(job.next_run))) {
         logger.warn(
           { job: job.id, profile },
-          `[cron] ${job.name}${inProfile(profile)}: next_run ${JSON.stringify(job.next_run.slice(0, 40))} in ${store.path} is not a time; it is set from the schedule to ${new Date(next).toISOString()}`,
+          `[cron] ${job.name}${inProfile(profile)}: next_run ${JSON.stringify(job.next_run.slice(0, 40))} in ${store.path} is not a time; it is set from the schedule to ${new Date(next).toISOString()}${notATimeAdvice(job.next_run)}`,
         );
         continue;
       }

@@ -13,6 +13,7 @@ import {
   jobNamesIn,
   jobRecords,
   lookupJob,
+  notATimeAdvice,
 } from "../io/stores/cronJobRecord.js";
 import {
   type CronJob,
@@ -236,11 +237,21 @@ function list(options: ProfileOption): void {
   process.stdout.write(
     `${formatTable([["ID", "NAME", "SCHEDULE", "STATE", "NEXT RUN", "LAST RUN"], ...rows])}\n`,
   );
-  for (const record of records)
+  for (const record of records) {
     if (!record.ok)
       process.stderr.write(
         `Warning: ${invalidJobMessage(record, `svc cron remove${profileFlag(options.profile)}`)}\n`,
       );
+    // The gateway sets such a next_run from the schedule at its next check; until then it is listed as written.
+    else if (
+      record.job.state === "enabled" &&
+      record.job.next_run !== undefined &&
+      Number.isNaN(nextRunTime(record.job.next_run))
+    )
+      process.stderr.write(
+        `Warning: ${record.job.name} (${record.key}): next_run ${JSON.stringify(record.job.next_run.slice(0, 40))} in ${jobs.path} is not a time; a running gateway sets it from the schedule at its next check${notATimeAdvice(record.job.next_run)}\n`,
+      );
+  }
 }
 
 /**

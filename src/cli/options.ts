@@ -1,6 +1,6 @@
 import { bindHost } from "../config/host.js";
 import type { UnattendedElicitation } from "../config/sections/mcp.js";
-import { MAX_TIMER_SECONDS } from "../config/timerSeconds.js";
+import { FINITE_SECONDS, MAX_TIMER_SECONDS } from "../config/timerSeconds.js";
 import { SvcError } from "../errors.js";
 
 /**
@@ -21,8 +21,11 @@ export function parsePortOption(text: string, flag = "--port", lowest: 0 | 1 = 0
  */
 export function parseSecondsOption(text: string, flag = "--timeout"): number {
   const seconds = Number(text);
-  if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0)
-    throw new SvcError("usage", `${flag}: expected a number of seconds greater than 0, got "${text}"`);
+  if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0) {
+    // `Infinity` or `1e400` for "no limit": the advice is the finite value that means practically never.
+    const hint = Math.abs(seconds) === Number.POSITIVE_INFINITY ? ` — ${FINITE_SECONDS}` : "";
+    throw new SvcError("usage", `${flag}: expected a number of seconds greater than 0, got "${text}"${hint}`);
+  }
   return Math.min(seconds, MAX_TIMER_SECONDS);
 }
 

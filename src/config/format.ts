@@ -1,9 +1,16 @@
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { nearMiss } from "./nearMiss.js";
-import { AGENT_PROVIDERS } from "./sections/agent.js";
+import {
+  AGENT_PROVIDERS,
+  MAX_CONCURRENT_RUNS,
+  MAX_DRAIN_SECONDS,
+  MAX_RETRIES,
+  MAX_STEPS,
+} from "./sections/agent.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
-import { ROUTE_NAME, routeShape } from "./sections/webhook.js";
+import { MAX_SEARCH_RESULTS } from "./sections/tools.js";
+import { MAX_WORKERS, ROUTE_NAME, routeShape } from "./sections/webhook.js";
 import { FINITE_SECONDS, TIMER_SECONDS_KEYS } from "./timerSeconds.js";
 import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
 
@@ -150,6 +157,16 @@ function unsetVariable(file: string, name: string, orElse: unknown): string {
   const env = join(dirname(file), ".env");
   return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}`;
 }
+
+/** What to write instead of `.inf` or `.nan` for a number whose schema bounds it: the range it takes. */
+const FINITE_IN_RANGE: Readonly<Record<string, string>> = {
+  drain_timeout_seconds: `write a finite number of seconds, at most ${MAX_DRAIN_SECONDS}`,
+  max_concurrent_runs: `write a whole number from 1 to ${MAX_CONCURRENT_RUNS}`,
+  max_steps: `write a whole number from 1 to ${MAX_STEPS}`,
+  retries: `write a whole number from 0 to ${MAX_RETRIES}`,
+  max_results: `write a whole number from 1 to ${MAX_SEARCH_RESULTS}`,
+  workers: `write a whole number from 0 to ${MAX_WORKERS}`,
+};
 
 /** A size or range problem in words (zod's own text otherwise reads "Too big: expected number to be <=65535"). */
 function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, file: string): string {
@@ -809,7 +826,7 @@ export function formatIssue(
       message += ` — ${routePropertyHint(issue.path)}`;
     // `.inf`, `.nan` or `1e400` (past what a double holds): a duration that is capped says at what.
     else if (issue.expected === "number" && typeof issue.input === "number" && !Number.isFinite(issue.input))
-      message += ` — ${TIMER_SECONDS_KEYS.has(String(issue.path.at(-1))) ? FINITE_SECONDS : "write a finite number"}`;
+      message += ` — ${TIMER_SECONDS_KEYS.has(String(issue.path.at(-1))) ? FINITE_SECONDS : (FINITE_IN_RANGE[String(issue.path.at(-1))] ?? "write a finite number")}`;
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     else if (
       issue.expected === "string" &&

@@ -62,6 +62,13 @@ export function baseUrlProblem(url: string): string | undefined {
 /** The most runs one gateway runs at once (`agent.max_concurrent_runs`). */
 export const MAX_CONCURRENT_RUNS = 1000;
 
+/** The most steps (`agent.max_steps`) and retries (`agent.retries`) a run takes. */
+export const MAX_STEPS = 1000;
+export const MAX_RETRIES = 10;
+
+/** The longest `gateway.drain_timeout_seconds`. */
+export const MAX_DRAIN_SECONDS = 3600;
+
 /**
  * Why `key` cannot travel in a request header, or undefined when it can. fetch refuses such a key on every
  * run with an error naming neither the key nor the fix ("Cannot convert argument to a ByteString because the
@@ -117,10 +124,10 @@ export const agentSchema = z
      * (`${KEY}` with `KEY=` left blank) is refused like any empty text: it would send no key at all.
      */
     api_key: z.string().min(1).optional(),
-    max_steps: z.number().int().min(1).max(1000).default(10),
+    max_steps: z.number().int().min(1).max(MAX_STEPS).default(10),
     max_tokens: z.number().int().min(1).default(4096),
     system_prompt: z.string().optional(),
-    retries: z.number().int().min(0).max(10).default(2),
+    retries: z.number().int().min(0).max(MAX_RETRIES).default(2),
     timeout_seconds: timerSeconds(600),
     // Each is a run slot made at start: a million took minutes and gigabytes before the listener opened.
     max_concurrent_runs: z.number().int().positive().max(MAX_CONCURRENT_RUNS).default(4),
@@ -210,7 +217,7 @@ export const gatewaySchema = z
      * How long SIGINT/SIGTERM waits for agent runs before saving the unfinished ones for the next start;
      * keep it under the supervisor's kill timeout (docker stop: 10 s), or the runs die with the process.
      */
-    drain_timeout_seconds: z.number().min(0).max(3600).default(30),
+    drain_timeout_seconds: z.number().min(0).max(MAX_DRAIN_SECONDS).default(30),
   })
   .default({ multiplex_profiles: false, approvals: "deny", drain_timeout_seconds: 30 });
 export type GatewaySettings = z.infer<typeof gatewaySchema>;

@@ -3,6 +3,9 @@ import { unsetVariablesIn } from "../interpolate.js";
 import { timerSeconds } from "../timerSeconds.js";
 import { apiKeyHeaderProblem } from "./agent.js";
 
+/** The most results a web search returns (`tools.web_search.max_results`). */
+export const MAX_SEARCH_RESULTS = 20;
+
 const httpUrl = z.string().min(1);
 
 function isHttpUrl(text: string): boolean {
@@ -52,7 +55,7 @@ const webSearchSchema = z
     url: httpUrl.optional(),
     /** Brave: the X-Subscription-Token; Tavily: the API key (`tvly-...`). */
     api_key: z.string().min(1).optional(),
-    max_results: z.number().int().min(1).max(20).default(5),
+    max_results: z.number().int().min(1).max(MAX_SEARCH_RESULTS).default(5),
     timeout_seconds: timerSeconds(20),
   })
   .superRefine((search, ctx) => {

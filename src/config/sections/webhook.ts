@@ -12,6 +12,9 @@ export const ROUTE_NAME_RULE =
   "route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)";
 export const INSECURE_NO_AUTH = "INSECURE_NO_AUTH";
 
+/** The most ingress threads (`platforms.webhook.workers`). */
+export const MAX_WORKERS = 64;
+
 /** Why `name` cannot be a route name (its length named when that is what is wrong), or undefined. */
 export function routeNameProblem(name: string): string | undefined {
   if (ROUTE_NAME.test(name)) return undefined;
@@ -160,7 +163,7 @@ const adapterShape = {
    * Ingress threads for uWS (docs/operations.md): 0 (default) serves HTTP on the main thread; N runs the
    * sockets and HTTP parsing on N threads sharing the port, the pipeline staying on the main thread.
    */
-  workers: z.number().int().min(0).max(64).default(0),
+  workers: z.number().int().min(0).max(MAX_WORKERS).default(0),
   /** One INFO line per request (route, status, delivery ID, latency): docs/operations.md. */
   access_log: z.boolean().default(false),
   /** Recent deliveries (and their payloads) for `svc webhook deliveries|redeliver`: docs/operations.md. */

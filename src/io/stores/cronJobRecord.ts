@@ -82,14 +82,32 @@ const cronJobSchema = z.looseObject({
 function nextRunProblem(value: unknown): string {
   const leaveOut = "(or leave next_run out: it is set from the schedule)";
   const got = `expected a time as text, got ${describe(value)} — write an ISO 8601 UTC time in quotes`;
-  if (typeof value === "number" && Number.isFinite(value) && value > 0) {
-    // 1e11 s is the year 5138, 1e11 ms 1973: a smaller number is seconds.
-    const [ms, unit] = value >= 1e11 ? [value, "milliseconds"] : [value * 1000, "seconds"];
-    const at = new Date(ms);
-    if (!Number.isNaN(at.getTime()))
-      return `${got}: "${at.toISOString()}" if ${value} is Unix time in ${unit} ${leaveOut}`;
-  }
+  const unix = typeof value === "number" ? unixTimeAdvice(value) : undefined;
+  if (unix !== undefined) return `${got}: ${unix} ${leaveOut}`;
   return `${got}, such as "2026-12-02T09:00:00Z" ${leaveOut}`;
+}
+
+/**
+ * The ISO 8601 UTC time a `next_run` number (or digits in quotes) stands for as Unix time, in seconds or
+ * milliseconds by its size: `"2026-12-01T13:20:44.000Z" if 1796131244000 is Unix time in milliseconds`;
+ * undefined when it is no such time.
+ */
+export function unixTimeAdvice(value: number): string | undefined {
+  if (!Number.isFinite(value) || value <= 0) return undefined;
+  // 1e11 s is the year 5138, 1e11 ms 1973: a smaller number is seconds.
+  const [ms, unit] = value >= 1e11 ? [value, "milliseconds"] : [value * 1000, "seconds"];
+  const at = new Date(ms);
+  return Number.isNaN(at.getTime()) ? undefined : `"${at.toISOString()}" if ${value} is Unix time in ${unit}`;
+}
+
+/**
+ * What a `next_run` that is not a time adds to its warning: digits in quotes are Unix time copied in, and
+ * the advice is the ISO time they stand for; "" for other text.
+ */
+export function notATimeAdvice(nextRun: string): string {
+  const digits = nextRun.trim();
+  const unix = /^\d+(?:\.\d+)?$/.test(digits) ? unixTimeAdvice(Number(digits)) : undefined;
+  return unix === undefined ? "" : ` — write an ISO 8601 UTC time: ${unix}`;
 }
 
 export type JobRecord =

@@ -41,16 +41,41 @@ export function resolveChatId(
   homeChannel: string | undefined,
   keys: readonly string[] = ["chat_id"],
   orElse?: string,
+  unusedThread?: string,
 ): string {
   const home = homeChannel?.trim();
   const chatId = routeRecipient(platform, message, keys) ?? (home === "" ? undefined : home) ?? orElse;
   if (chatId === undefined || chatId === "") {
+    // Email and SMS take `to` as well: the advice names every key the route could set.
+    const named = keys.length > 1 ? `${keys[0]} (or ${keys.slice(1).join(", ")})` : keys[0];
+    const set = `set deliver_extra.${named} on route "${message.route}" or platforms.${platform}.home_channel`;
     throw new DeliveryError(
-      `${platform}: no chat to deliver to — set deliver_extra.chat_id on route "${message.route}" or platforms.${platform}.home_channel`,
+      unusedThread === undefined
+        ? `${platform}: no chat to deliver to — ${set}`
+        : `${platform}: no chat to deliver to — ${unusedThread}; ${set} for events without a thread`,
       false,
     );
   }
   return chatId;
+}
+
+/**
+ * Why a thread `deliver_extra` sets names no thread (see `threadOf`), for the advice when the thread was
+ * the only place to deliver to (Discord); undefined when the route sets none.
+ */
+export function unusedThread(
+  message: DeliveryMessage,
+  keys: readonly string[] = ["message_thread_id", "thread_id"],
+): string | undefined {
+  const key = keys.find((name) => message.extra[name] !== undefined);
+  if (key === undefined) return undefined;
+  const value = (message.extra[key] as string).trim();
+  const why = isUnfilledTemplate(value)
+    ? `${JSON.stringify(value)} is a template the event did not fill: it has no such field`
+    : value === "null"
+      ? "the event's field is null"
+      : "it rendered empty";
+  return `deliver_extra.${key} of route "${message.route}" did not resolve (${why})`;
 }
 
 /** A template whose path the payload did not have (it stays `{path}`). */
@@ -175,6 +200,7 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
         spec.homeChannel,
         ["chat_id"],
         spec.threadIsChannel === true ? threadOf(message) : undefined,
+        spec.threadIsChannel === true ? unusedThread(message) : undefined,
       );
       const runStep = options.runStep ?? runOnce;
       const text = spec.prepare === undefined ? message.text : spec.prepare(message.text);

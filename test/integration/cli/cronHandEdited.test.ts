@@ -31,6 +31,31 @@ describe("svc cron on a cron store edited by hand", { timeout: 30_000 }, () => {
     );
   });
 
+  it("list warns about a next_run that is not a time; digits in quotes get the ISO time to write", async () => {
+    home = tempHome();
+    const job = { schedule: "every 1h", prompt: "hi", state: "enabled" };
+    const path = home.write(
+      "cron/jobs.json",
+      JSON.stringify({
+        revision: 1,
+        jobs: {
+          unix0001: { ...job, id: "unix0001", name: "unix", next_run: "1796131244000" },
+          word0001: { ...job, id: "word0001", name: "word", next_run: "soon" },
+          fine0001: { ...job, id: "fine0001", name: "fine", next_run: "2026-12-02T09:00:00Z" },
+        },
+      }),
+    );
+    const list = await svc(home, ["cron", "list"]);
+    expect(list.code).toBe(0);
+    expect(list.stderr).toBe(
+      [
+        `Warning: unix (unix0001): next_run "1796131244000" in ${path} is not a time; a running gateway sets it from the schedule at its next check — write an ISO 8601 UTC time: "2026-12-01T13:20:44.000Z" if 1796131244000 is Unix time in milliseconds`,
+        `Warning: word (word0001): next_run "soon" in ${path} is not a time; a running gateway sets it from the schedule at its next check`,
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("pause, run and subscribe --cron-job refuse an invalid job with its problem; remove deletes it", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig()));

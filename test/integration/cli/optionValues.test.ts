@@ -78,12 +78,19 @@ describe("bad option values are usage errors (exit 2) caught before anything run
     const own = tempHome();
     try {
       own.write("config.yaml", stringify({ mcp_servers: { nx: { command: "no-such-command-svc-test" } } }));
-      const [one, bad, list] = await Promise.all([
+      const [one, bad, list, infinite] = await Promise.all([
         svc(own, ["mcp", "test", "nx", "--timeout", "5"]),
         svc(own, ["mcp", "test", "nx", "--timeout", "soon"]),
         // --no-check (as with a gateway running) checks nothing, and still refuses a bad value.
         svc(own, ["mcp", "list", "--no-check", "--timeout", "soon"]),
+        svc(own, ["mcp", "list", "--timeout", "Infinity"]),
       ]);
+      expect(infinite).toMatchObject({
+        code: 2,
+        stdout: "",
+        stderr:
+          'svc: --timeout: expected a number of seconds greater than 0, got "Infinity" — write a finite number of seconds; one above 2147483 (about 24.8 days, the longest a timer holds) counts as 2147483\n',
+      });
       expect(list).toMatchObject({
         code: 2,
         stdout: "",

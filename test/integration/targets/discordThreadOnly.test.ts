@@ -57,4 +57,24 @@ describe("discord: deliver_extra.thread_id alone (no chat_id, no home_channel)",
     expect(noChat()).toBe(failedBefore + 1);
     expect(createdMessages(discord)).toHaveLength(before);
   });
+
+  it("the refusal says the thread template did not resolve, not only that chat_id is missing", async () => {
+    const failures = async (event: object) => {
+      const seen = gw.logs().length;
+      await postJson(gw.url("/webhooks/thread"), event);
+      return gw
+        .logs()
+        .slice(seen)
+        .filter((l) => l.msg.includes("no chat to deliver to"))
+        .map((l) => l.msg);
+    };
+    expect(await failures({ build: { id: 9 } })).toEqual([
+      expect.stringContaining(
+        'discord: no chat to deliver to — deliver_extra.thread_id of route "thread" did not resolve ("{thread}" is a template the event did not fill: it has no such field); set deliver_extra.chat_id on route "thread" or platforms.discord.home_channel for events without a thread',
+      ),
+    ]);
+    expect(await failures({ build: { id: 10 }, thread: null })).toEqual([
+      expect.stringContaining("did not resolve (the event's field is null)"),
+    ]);
+  });
 });

@@ -19,4 +19,11 @@ describe("parseSecondsOption", () => {
       '--wait: expected a number of seconds greater than 0, got "soon"',
     );
   });
+
+  it("Infinity or 1e400 (no finite number) says to write a finite one, and what a huge one counts as", () => {
+    for (const text of ["Infinity", "1e400", "-Infinity"])
+      expect(() => parseSecondsOption(text)).toThrow(
+        `--timeout: expected a number of seconds greater than 0, got "${text}" — write a finite number of seconds; one above 2147483 (about 24.8 days, the longest a timer holds) counts as 2147483`,
+      );
+  });
 });

@@ -102,6 +102,29 @@ describe("a duration of .inf or 1e400 is refused with the finite value to write"
     );
   });
 
+  it("a bounded number says its range: gateway.drain_timeout_seconds at most 3600", () => {
+    expect(refusal("gateway:\n  drain_timeout_seconds: .inf\nagent:\n  max_concurrent_runs: .nan\n")).toBe(
+      [
+        "FILE: gateway.drain_timeout_seconds: expected a number, got Infinity — write a finite number of seconds, at most 3600",
+        "FILE: agent.max_concurrent_runs: expected a number, got NaN — write a whole number from 1 to 1000",
+      ].join("\n"),
+    );
+    expect(
+      refusal(
+        "agent:\n  max_steps: .inf\n  retries: .nan\ntools:\n  web_search: {backend: brave, api_key: k, max_results: .inf}\n",
+      ).split("\n"),
+    ).toEqual(
+      expect.arrayContaining([
+        "FILE: agent.max_steps: expected a number, got Infinity — write a whole number from 1 to 1000",
+        "FILE: agent.retries: expected a number, got NaN — write a whole number from 0 to 10",
+        "FILE: tools.web_search.max_results: expected a number, got Infinity — write a whole number from 1 to 20",
+      ]),
+    );
+    expect(refusal(webhook("    workers: .inf\n"))).toBe(
+      "FILE: platforms.webhook.workers: expected a number, got Infinity — write a whole number from 0 to 64",
+    );
+  });
+
   it("an MCP server's timeouts too", () => {
     expect(
       refusal(

@@ -469,6 +469,23 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["odd"]);
   });
 
+  it("a next_run of digits in quotes (Unix time copied in) is set again from the schedule, with the ISO time to write", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.ms = job("ms", { schedule: "every 1m", next_run: "1796131244000" });
+      records.s = job("s", { schedule: "every 1m", next_run: " 1796131244 " });
+    });
+    const { log, scheduler } = recordingScheduler(store, () => T0);
+    await scheduler.tick();
+    await scheduler.idle();
+    const next = new Date(T0 + 60_000).toISOString();
+    expect(log.messages().filter((m) => m.includes("is not a time")).sort()).toEqual([
+      `[cron] job-ms: next_run "1796131244000" in ${store.path} is not a time; it is set from the schedule to ${next} — write an ISO 8601 UTC time: "2026-12-01T13:20:44.000Z" if 1796131244000 is Unix time in milliseconds`,
+      `[cron] job-s: next_run " 1796131244 " in ${store.path} is not a time; it is set from the schedule to ${next} — write an ISO 8601 UTC time: "2026-12-01T13:20:44.000Z" if 1796131244 is Unix time in seconds`,
+    ]);
+  });
+
   it("a next_run written by hand without a zone is UTC, as every time of the store is, whatever the gateway's TZ", async () => {
     const zone = process.env.TZ;
     process.env.TZ = "America/New_York";

@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
 import { silentLogger } from "../../../src/io/log.js";
+import { resolveChatId } from "../../../src/io/targets/chat.js";
 import { forgeDestination } from "../../../src/io/targets/forgeComment.js";
 import { canonicalTarget } from "../../../src/io/targets/names.js";
 import { createTargets } from "../../../src/io/targets/registry.js";
+import type { DeliveryMessage } from "../../../src/io/targets/target.js";
 import { targetStartupProblems } from "../../../src/io/targets/validate.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -243,6 +245,23 @@ describe("targetStartupProblems", () => {
     expect(targetStartupProblems(config, paths.config).warnings).toEqual([
       `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is not set — set one of them so discord knows where to deliver`,
     ]);
+  });
+
+  it("email and SMS, which take deliver_extra.to as well, name it; so does the delivery that finds none", () => {
+    const { config, paths } = load(
+      `${route("email")}  email: {enabled: true, host: smtp.example.org, from: svc@example.org}\n`,
+    );
+    expect(targetStartupProblems(config, paths.config).warnings).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.email.home_channel is not set — set one of them (or deliver_extra.to) so email knows where to deliver`,
+    ]);
+    expect(() =>
+      resolveChatId("sms", { route: "r1", extra: {} } as unknown as DeliveryMessage, undefined, [
+        "chat_id",
+        "to",
+      ]),
+    ).toThrow(
+      'sms: no chat to deliver to — set deliver_extra.chat_id (or to) on route "r1" or platforms.sms.home_channel',
+    );
   });
 
   it("counts a blank home_channel (a variable set empty in .env) as none", () => {
