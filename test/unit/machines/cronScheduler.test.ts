@@ -480,7 +480,12 @@ describe("cron scheduler", () => {
     await scheduler.tick();
     await scheduler.idle();
     const next = new Date(T0 + 60_000).toISOString();
-    expect(log.messages().filter((m) => m.includes("is not a time")).sort()).toEqual([
+    expect(
+      log
+        .messages()
+        .filter((m) => m.includes("is not a time"))
+        .sort(),
+    ).toEqual([
       `[cron] job-ms: next_run "1796131244000" in ${store.path} is not a time; it is set from the schedule to ${next} — write an ISO 8601 UTC time: "2026-12-01T13:20:44.000Z" if 1796131244000 is Unix time in milliseconds`,
       `[cron] job-s: next_run " 1796131244 " in ${store.path} is not a time; it is set from the schedule to ${next} — write an ISO 8601 UTC time: "2026-12-01T13:20:44.000Z" if 1796131244 is Unix time in seconds`,
     ]);
