@@ -70,6 +70,37 @@ describe("vision_analyze", () => {
     ]);
   });
 
+  it("refuses an image type the model APIs do not take (SVG, BMP, ...) before the model is asked, and names image/jpg as image/jpeg", async () => {
+    const model = recordingModel();
+    const context = toolContext({ analyzeImage: model.analyzeImage });
+    const tool = visionAnalyzeTool({ ...web, allow_private: true });
+    site.enqueue(
+      { text: "<svg/>", headers: { "content-type": "image/svg+xml; charset=utf-8" } },
+      { text: "BM", headers: { "content-type": "image/bmp" } },
+      { text: "\xff\xd8", headers: { "content-type": "Image/JPG" } },
+    );
+    expect(await tool.execute({ image_url: `${site.url}/logo.svg` }, context)).toEqual({
+      ok: false,
+      error: `${site.url}/logo.svg is image/svg+xml: the model takes JPEG, PNG, GIF and WebP images`,
+    });
+    expect(await tool.execute({ image_url: `${site.url}/a.bmp` }, context)).toEqual({
+      ok: false,
+      error: `${site.url}/a.bmp is image/bmp: the model takes JPEG, PNG, GIF and WebP images`,
+    });
+    expect(await tool.execute({ image_url: `${site.url}/a.jpg` }, context)).toMatchObject({ ok: true });
+    expect(await tool.execute({ image_url: "data:image/svg+xml;base64,PHN2Zy8+" }, context)).toEqual({
+      ok: false,
+      error: "the data: URL holds image/svg+xml: the model takes JPEG, PNG, GIF and WebP images",
+    });
+    expect(await tool.execute({ image_url: "data:image/JPG;base64,/9j/" }, context)).toMatchObject({
+      ok: true,
+    });
+    expect(model.calls.map((call) => call.url)).toEqual([
+      `data:image/jpeg;base64,${Buffer.from("\xff\xd8").toString("base64")}`,
+      "data:image/jpeg;base64,/9j/",
+    ]);
+  });
+
   it("reads the data: scheme in any case, as URL schemes are (DATA:image/png;base64,...)", async () => {
     const model = recordingModel();
     const tool = visionAnalyzeTool(web);
