@@ -21,3 +21,17 @@ export function modelImageType(mimeType: string): string | undefined {
   const named = type === "image/jpg" ? "image/jpeg" : type;
   return MODEL_IMAGE_TYPES.has(named) ? named : undefined;
 }
+
+/**
+ * The type an image's first bytes show, when it is one the model APIs take (the signatures the AI SDK
+ * checks, and which it sends in place of the type given): a `.png` served as `image/x-png` or
+ * `application/octet-stream` is still a PNG.
+ */
+export function sniffedImageType(head: Buffer): string | undefined {
+  if (head.toString("latin1", 0, 3) === "GIF") return "image/gif";
+  if (head.toString("latin1", 0, 4) === "\x89PNG") return "image/png";
+  if (head[0] === 0xff && head[1] === 0xd8) return "image/jpeg";
+  if (head.toString("latin1", 0, 4) === "RIFF" && head.toString("latin1", 8, 12) === "WEBP")
+    return "image/webp";
+  return undefined;
+}

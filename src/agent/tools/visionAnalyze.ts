@@ -1,6 +1,6 @@
 import type { WebSettings } from "../../config/sections/tools.js";
 import { guardedFetch } from "../../io/web/guardedFetch.js";
-import { MODEL_IMAGE_TYPES_NAMED, modelImageType } from "../modelImageTypes.js";
+import { MODEL_IMAGE_TYPES_NAMED, modelImageType, sniffedImageType } from "../modelImageTypes.js";
 import { argsObject, optionalString, stringArg, textOutcome, toolError } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
 import type { WebDeps } from "./webExtract.js";
@@ -26,7 +26,8 @@ async function imageDataUrl(url: string, settings: WebSettings, deps: WebDeps, s
         ok: false as const,
         error: "a data: URL must hold a base64 image (data:image/png;base64,...)",
       };
-    const type = modelImageType(image[1] as string);
+    const head = Buffer.from(url.slice(image[0].length, image[0].length + 16), "base64");
+    const type = sniffedImageType(head) ?? modelImageType(image[1] as string);
     return type === undefined
       ? { ok: false as const, error: `the data: URL holds ${image[1]}: ${TAKEN}` }
       : { ok: true as const, url: `data:${type};base64,${url.slice(image[0].length)}` };
@@ -44,9 +45,10 @@ async function imageDataUrl(url: string, settings: WebSettings, deps: WebDeps, s
   if (fetched.status >= 400)
     return { ok: false as const, error: `HTTP ${fetched.status} from ${fetched.url}` };
   const type = fetched.contentType.split(";")[0]?.trim().toLowerCase() ?? "";
-  if (!type.startsWith("image/"))
+  const sniffed = sniffedImageType(fetched.body);
+  if (sniffed === undefined && !type.startsWith("image/"))
     return { ok: false as const, error: `not an image: ${fetched.url} is ${type || "untyped"}` };
-  const taken = modelImageType(type);
+  const taken = sniffed ?? modelImageType(type);
   if (taken === undefined) return { ok: false as const, error: `${fetched.url} is ${type}: ${TAKEN}` };
   if (fetched.truncated) return { ok: false as const, error: `image larger than ${IMAGE_MAX_BYTES} bytes` };
   return { ok: true as const, url: `data:${taken};base64,${fetched.body.toString("base64")}` };
