@@ -153,7 +153,11 @@ function decoded(response: IncomingMessage): NodeJS.ReadableStream {
     .map((coding) => coding.trim())
     .filter((coding) => coding !== "" && coding !== "identity")
     .reverse();
-  if (codings.length === 0) return response;
+  // No body (204, 304, `Content-Length: 0`), nothing to decode: the decoders would fail on the empty stream,
+  // an error in place of the page's status.
+  const empty =
+    response.statusCode === 204 || response.statusCode === 304 || response.headers["content-length"] === "0";
+  if (codings.length === 0 || empty) return response;
   const decoders: Transform[] = [];
   for (const coding of codings) {
     const decode = decoder(coding);

@@ -141,6 +141,34 @@ describe("web_extract", () => {
     }
   });
 
+  it("reads an empty body sent with a Content-Encoding as empty: the HTTP status is the error, not the decoder's", async () => {
+    const server = createServer((req, res) => {
+      const [status = "", coding = ""] = (req.url ?? "").slice(1).split("/");
+      res.writeHead(Number(status), {
+        "content-type": "text/html",
+        "content-encoding": coding,
+        "content-length": "0",
+      });
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tool = webExtractTool(settings({ allow_private: true }));
+      const fetch = (path: string) => tool.execute({ url: `http://127.0.0.1:${port}${path}` }, toolContext());
+      for (const coding of ["gzip", "deflate", "br", "gzip,br"]) {
+        expect(await fetch(`/404/${coding}`)).toEqual({
+          ok: false,
+          error: `HTTP 404 from http://127.0.0.1:${port}/404/${coding}`,
+        });
+        expect(await fetch(`/200/${coding}`)).toMatchObject({ ok: true });
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("decodes a page in the encoding its <meta> declares when the Content-Type names none", async () => {
     const pages: Record<string, Buffer> = {
       "/meta": Buffer.from(
