@@ -9,6 +9,12 @@ const MODEL_IMAGE_TYPES: ReadonlySet<string> = new Set([
   "image/webp",
 ]);
 
+/**
+ * The `Accept` header asking for them: `image/*` lets a server negotiating formats pick AVIF or HEIC,
+ * which the model would not take.
+ */
+export const MODEL_IMAGE_ACCEPT = [...MODEL_IMAGE_TYPES].join(",");
+
 /** The types above as a sentence names them. */
 export const MODEL_IMAGE_TYPES_NAMED = "JPEG, PNG, GIF and WebP";
 

@@ -1,6 +1,11 @@
 import type { WebSettings } from "../../config/sections/tools.js";
 import { guardedFetch } from "../../io/web/guardedFetch.js";
-import { MODEL_IMAGE_TYPES_NAMED, modelImageType, sniffedImageType } from "../modelImageTypes.js";
+import {
+  MODEL_IMAGE_ACCEPT,
+  MODEL_IMAGE_TYPES_NAMED,
+  modelImageType,
+  sniffedImageType,
+} from "../modelImageTypes.js";
 import { argsObject, optionalString, stringArg, textOutcome, toolError } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
 import type { WebDeps } from "./webExtract.js";
@@ -37,7 +42,7 @@ async function imageDataUrl(url: string, settings: WebSettings, deps: WebDeps, s
     maxBytes: IMAGE_MAX_BYTES,
     timeoutMs: settings.timeout_seconds * 1000,
     signal,
-    accept: "image/*",
+    accept: MODEL_IMAGE_ACCEPT,
     ...(deps.resolve === undefined ? {} : { resolve: deps.resolve }),
     ...(deps.isPublic === undefined ? {} : { isPublic: deps.isPublic }),
   });

@@ -44,6 +44,8 @@ describe("vision_analyze", () => {
     expect(model.calls).toEqual([
       { url: `data:image/png;base64,${Buffer.from(PNG).toString("base64")}`, question: "What animal?" },
     ]);
+    // The types the model takes, not image/* (for which a negotiating image server may pick AVIF).
+    expect(site.requests[0]?.headers.accept).toBe("image/jpeg,image/png,image/gif,image/webp");
   });
 
   it("refuses private addresses by default, before the model is asked", async () => {
