@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { jsonSchema, type ToolSet, tool } from "ai";
 import type { ImageDimensions } from "./imageDimensions.js";
 import { imageLine, pixelsOf } from "./imageLine.js";
+import { MODEL_IMAGE_TYPES_NAMED, modelImageType } from "./modelImageTypes.js";
 import { modelToolSchema, withLeftOut } from "./modelSchema.js";
 import { originalArguments, withSafePropertyKeys } from "./propertyKeys.js";
 import type { ToolCallRecord } from "./runRecord.js";
@@ -86,15 +87,9 @@ type ModelOutput =
 export type ToolResultImages = "native" | "described";
 
 /**
- * The images the Messages API takes (anything else fails the whole request), and their largest size, which
- * it measures on the base64 text: "image exceeds 5 MB maximum: 6405384 bytes" for 4.8 MB of image.
+ * The largest image the Messages API takes, which it measures on the base64 text: "image exceeds 5 MB
+ * maximum: 6405384 bytes" for 4.8 MB of image.
  */
-const NATIVE_IMAGE_TYPES: ReadonlySet<string> = new Set([
-  "image/jpeg",
-  "image/png",
-  "image/gif",
-  "image/webp",
-]);
 const NATIVE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 /**
  * The most pixels a side the Messages API takes ("At least one of the image dimensions exceed max allowed
@@ -103,16 +98,6 @@ const NATIVE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 const NATIVE_IMAGE_MAX_SIDE = 8000;
 
 type ImageContent = Extract<ToolContent, { type: "image" }>;
-
-/**
- * An image's type as the Messages API names it, or undefined for a type it does not take: servers write
- * `image/jpg` and capitals (`image/PNG`), which the API refuses, failing the whole request.
- */
-function nativeImageType(mimeType: string): string | undefined {
-  const type = mimeType.trim().toLowerCase();
-  const named = type === "image/jpg" ? "image/jpeg" : type;
-  return NATIVE_IMAGE_TYPES.has(named) ? named : undefined;
-}
 
 /**
  * What the model gets for a tool that answered with no text at all (`content: []`, `""`, a lone newline):
@@ -130,7 +115,7 @@ function oversized(c: ImageContent): ImageDimensions | undefined {
 function modelOutput(content: readonly ToolContent[], images: ToolResultImages): ModelOutput {
   const native = (c: ImageContent) =>
     images === "native" &&
-    nativeImageType(c.mimeType) !== undefined &&
+    modelImageType(c.mimeType) !== undefined &&
     c.data.length <= NATIVE_IMAGE_MAX_BYTES &&
     oversized(c) === undefined;
   const described = (c: ImageContent) =>
@@ -140,7 +125,7 @@ function modelOutput(content: readonly ToolContent[], images: ToolResultImages):
       images === "native" ? oversized(c) : undefined,
       images === "described"
         ? "this model endpoint takes text-only tool results"
-        : `the model takes JPEG, PNG, GIF and WebP images of at most 5 MB and ${NATIVE_IMAGE_MAX_SIDE} pixels a side`,
+        : `the model takes ${MODEL_IMAGE_TYPES_NAMED} images of at most 5 MB and ${NATIVE_IMAGE_MAX_SIDE} pixels a side`,
     );
   const text = (c: ToolContent) => (c.type === "text" ? c.text : described(c));
   if (content.every((c) => c.type === "text" || !native(c))) {
@@ -154,7 +139,7 @@ function modelOutput(content: readonly ToolContent[], images: ToolResultImages):
       .filter((c) => c.type !== "text" || c.text.trim() !== "")
       .map((c) =>
         c.type === "image" && native(c)
-          ? { type: "image-data" as const, data: c.data, mediaType: nativeImageType(c.mimeType) as string }
+          ? { type: "image-data" as const, data: c.data, mediaType: modelImageType(c.mimeType) as string }
           : { type: "text" as const, text: text(c) },
       ),
   };

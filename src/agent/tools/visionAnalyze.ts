@@ -1,5 +1,11 @@
 import type { WebSettings } from "../../config/sections/tools.js";
 import { guardedFetch } from "../../io/web/guardedFetch.js";
+import {
+  MODEL_IMAGE_ACCEPT,
+  MODEL_IMAGE_TYPES_NAMED,
+  modelImageType,
+  sniffedImageType,
+} from "../modelImageTypes.js";
 import { argsObject, optionalString, stringArg, textOutcome, toolError } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
 import type { WebDeps } from "./webExtract.js";
@@ -9,6 +15,9 @@ export const IMAGE_MAX_BYTES = 8 * 1024 * 1024;
 
 const DEFAULT_QUESTION = "Describe this image in detail.";
 
+/** Why another image type is refused: the model's API would refuse it, failing the tool call anyway. */
+const TAKEN = `the model takes ${MODEL_IMAGE_TYPES_NAMED} images`;
+
 /**
  * The image as a `data:` URL: svc downloads it (same address rules as `web_extract`) so the model's
  * provider, or the AI SDK on its behalf, never fetches an address chosen by the payload.
@@ -16,16 +25,24 @@ const DEFAULT_QUESTION = "Describe this image in detail.";
 async function imageDataUrl(url: string, settings: WebSettings, deps: WebDeps, signal: AbortSignal) {
   // A URL's scheme is case-insensitive: `DATA:` is no address to fetch, and is handed on as `data:`.
   if (/^data:/i.test(url)) {
-    return /^data:image\/[a-z0-9.+-]+;base64,/i.test(url)
-      ? { ok: true as const, url: `data:${url.slice(5)}` }
-      : { ok: false as const, error: "a data: URL must hold a base64 image (data:image/png;base64,...)" };
+    const image = /^data:(image\/[a-z0-9.+-]+);base64,/i.exec(url);
+    if (image === null)
+      return {
+        ok: false as const,
+        error: "a data: URL must hold a base64 image (data:image/png;base64,...)",
+      };
+    const head = Buffer.from(url.slice(image[0].length, image[0].length + 16), "base64");
+    const type = sniffedImageType(head) ?? modelImageType(image[1] as string);
+    return type === undefined
+      ? { ok: false as const, error: `the data: URL holds ${image[1]}: ${TAKEN}` }
+      : { ok: true as const, url: `data:${type};base64,${url.slice(image[0].length)}` };
   }
   const fetched = await guardedFetch(url, {
     allowPrivate: settings.allow_private,
     maxBytes: IMAGE_MAX_BYTES,
     timeoutMs: settings.timeout_seconds * 1000,
     signal,
-    accept: "image/*",
+    accept: MODEL_IMAGE_ACCEPT,
     ...(deps.resolve === undefined ? {} : { resolve: deps.resolve }),
     ...(deps.isPublic === undefined ? {} : { isPublic: deps.isPublic }),
   });
@@ -33,18 +50,20 @@ async function imageDataUrl(url: string, settings: WebSettings, deps: WebDeps, s
   if (fetched.status >= 400)
     return { ok: false as const, error: `HTTP ${fetched.status} from ${fetched.url}` };
   const type = fetched.contentType.split(";")[0]?.trim().toLowerCase() ?? "";
-  if (!type.startsWith("image/"))
+  const sniffed = sniffedImageType(fetched.body);
+  if (sniffed === undefined && !type.startsWith("image/"))
     return { ok: false as const, error: `not an image: ${fetched.url} is ${type || "untyped"}` };
+  const taken = sniffed ?? modelImageType(type);
+  if (taken === undefined) return { ok: false as const, error: `${fetched.url} is ${type}: ${TAKEN}` };
   if (fetched.truncated) return { ok: false as const, error: `image larger than ${IMAGE_MAX_BYTES} bytes` };
-  return { ok: true as const, url: `data:${type};base64,${fetched.body.toString("base64")}` };
+  return { ok: true as const, url: `data:${taken};base64,${fetched.body.toString("base64")}` };
 }
 
 /** `vision_analyze`: asks the run's model about an image (docs/agent-tools.md). */
 export function visionAnalyzeTool(settings: WebSettings, deps: WebDeps = {}): AgentTool {
   return {
     name: "vision_analyze",
-    description:
-      "Look at an image (http(s) URL or data:image URL) and answer a question about it with the run's model.",
+    description: `Look at a ${MODEL_IMAGE_TYPES_NAMED} image (http(s) URL or data:image URL) and answer a question about it with the run's model.`,
     inputSchema: {
       type: "object",
       properties: {

@@ -2,8 +2,8 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import { pipeline, type Transform } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { pipeline, Transform, type TransformCallback } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
 import { isPublicAddress } from "../../agent/tools/web/addressPolicy.js";
 
 export interface ResolvedAddress {
@@ -74,9 +74,65 @@ function checkedLookup(resolve: Resolver, allowed: (address: string) => boolean)
   };
 }
 
+/** Whether two bytes open a zlib stream (RFC 1950): compression method 8 (deflate) and the check bits. */
+function zlibHeader(head: Buffer): boolean {
+  const [cmf = 0, flg = 0] = head;
+  return (cmf & 0x0f) === 8 && (cmf * 256 + flg) % 31 === 0;
+}
+
+/**
+ * `deflate` undone: the zlib format (RFC 9110 §8.4.1.2), or, when the body does not open with a zlib header,
+ * the bare deflate stream some servers send, which browsers take too. The inflater is picked on the first
+ * two bytes; its output is passed on as the reader asks for it (paused while this stream's buffer is
+ * full), so a small body inflating to gigabytes is not decoded ahead of the byte cap.
+ */
+class Inflate extends Transform {
+  #inflater: Transform | undefined;
+  #head = Buffer.alloc(0);
+
+  #open(): Transform {
+    const inflater = zlibHeader(this.#head) || this.#head.length < 2 ? createInflate() : createInflateRaw();
+    inflater.on("data", (chunk: Buffer) => {
+      if (!this.push(chunk)) inflater.pause();
+    });
+    inflater.on("error", (err) => this.destroy(err));
+    this.#inflater = inflater;
+    return inflater;
+  }
+
+  #write(inflater: Transform, chunk: Buffer, callback: TransformCallback) {
+    if (inflater.write(chunk)) callback();
+    else inflater.once("drain", () => callback());
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+    if (this.#inflater !== undefined) return this.#write(this.#inflater, chunk, callback);
+    this.#head = Buffer.concat([this.#head, chunk]);
+    if (this.#head.length < 2) return callback();
+    this.#write(this.#open(), this.#head, callback);
+  }
+
+  override _flush(callback: TransformCallback) {
+    const inflater = this.#inflater ?? this.#open();
+    if (this.#head.length < 2) inflater.write(this.#head);
+    inflater.once("end", () => callback());
+    inflater.end();
+  }
+
+  override _read(size: number) {
+    this.#inflater?.resume();
+    super._read(size);
+  }
+
+  override _destroy(err: Error | null, callback: (error?: Error | null) => void) {
+    this.#inflater?.destroy();
+    callback(err);
+  }
+}
+
 function decoder(coding: string): Transform | undefined {
   if (coding === "gzip" || coding === "x-gzip") return createGunzip();
-  if (coding === "deflate") return createInflate();
+  if (coding === "deflate") return new Inflate();
   if (coding === "br") return createBrotliDecompress();
   return undefined;
 }
@@ -97,7 +153,11 @@ function decoded(response: IncomingMessage): NodeJS.ReadableStream {
     .map((coding) => coding.trim())
     .filter((coding) => coding !== "" && coding !== "identity")
     .reverse();
-  if (codings.length === 0) return response;
+  // No body (204, 304, `Content-Length: 0`), nothing to decode: the decoders would fail on the empty stream,
+  // an error in place of the page's status.
+  const empty =
+    response.statusCode === 204 || response.statusCode === 304 || response.headers["content-length"] === "0";
+  if (codings.length === 0 || empty) return response;
   const decoders: Transform[] = [];
   for (const coding of codings) {
     const decode = decoder(coding);

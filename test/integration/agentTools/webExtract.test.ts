@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { brotliCompressSync, gzipSync } from "node:zlib";
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { webExtractTool } from "../../../src/agent/tools/webExtract.js";
 import { toolsSchema, type WebSettings } from "../../../src/config/sections/tools.js";
@@ -111,6 +111,58 @@ describe("web_extract", () => {
       const text = outcomeText(await tool.execute({ url: `http://127.0.0.1:${port}/` }, toolContext()));
       expect(text).toMatch(/^URL: .*\n\nzipped\n\nz\n/);
       expect(text).toContain("[page cut at 5000 bytes]");
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("decodes deflate sent with the zlib header and without it (raw deflate, as browsers take), the byte cap counting decoded bytes", async () => {
+    const page = `<p>deflated</p>${"<p>d</p>".repeat(100_000)}`;
+    const server = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "text/html", "content-encoding": "deflate" });
+      if (req.url === "/stall") res.write(deflateRawSync(page).subarray(0, 10));
+      else res.end(req.url === "/raw" ? deflateRawSync(page) : deflateSync(page));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tool = webExtractTool(settings({ allow_private: true, max_bytes: 5000, timeout_seconds: 0.5 }));
+      const fetch = (path: string) => tool.execute({ url: `http://127.0.0.1:${port}${path}` }, toolContext());
+      for (const path of ["/zlib", "/raw"]) {
+        const text = outcomeText(await fetch(path));
+        expect(text).toMatch(/^URL: .*\n\ndeflated\n\nd\n/);
+        expect(text).toContain("[page cut at 5000 bytes]");
+      }
+      expect(await fetch("/stall")).toEqual({ ok: false, error: "timed out after 0.5 s" });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("reads an empty body sent with a Content-Encoding as empty: the HTTP status is the error, not the decoder's", async () => {
+    const server = createServer((req, res) => {
+      const [status = "", coding = ""] = (req.url ?? "").slice(1).split("/");
+      res.writeHead(Number(status), {
+        "content-type": "text/html",
+        "content-encoding": coding,
+        "content-length": "0",
+      });
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tool = webExtractTool(settings({ allow_private: true }));
+      const fetch = (path: string) => tool.execute({ url: `http://127.0.0.1:${port}${path}` }, toolContext());
+      for (const coding of ["gzip", "deflate", "br", "gzip,br"]) {
+        expect(await fetch(`/404/${coding}`)).toEqual({
+          ok: false,
+          error: `HTTP 404 from http://127.0.0.1:${port}/404/${coding}`,
+        });
+        expect(await fetch(`/200/${coding}`)).toMatchObject({ ok: true });
+      }
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
