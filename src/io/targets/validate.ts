@@ -177,7 +177,7 @@ export function targetStartupProblems(
     const home = settings?.home_channel;
     if (chatLike && recipient === undefined && (home === undefined || home.trim() === "")) {
       problems.push(
-        `${at}.deliver_extra.chat_id: missing and platforms.${canonical}.home_channel is ${home === undefined ? "not set" : "blank"} — set one of them${canonical === "sms" || canonical === "email" ? " (or deliver_extra.to)" : ""} so ${route.deliver} knows where to deliver`,
+        `${at}.deliver_extra.chat_id: missing and platforms.${canonical}.home_channel is ${home === undefined ? "not set" : "blank"} — set one of them${canonical === "sms" || canonical === "email" ? " (or deliver_extra.to)" : canonical === "discord" ? " (or deliver_extra.thread_id: a thread is a channel of its own)" : ""} so ${route.deliver} knows where to deliver`,
       );
     }
   }

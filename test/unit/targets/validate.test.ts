@@ -243,7 +243,7 @@ describe("targetStartupProblems", () => {
   it("asks for a chat when neither deliver_extra.chat_id nor home_channel is set", () => {
     const { config, paths } = load(`${route("discord")}  discord: {enabled: true, token: t}\n`);
     expect(targetStartupProblems(config, paths.config).warnings).toEqual([
-      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is not set — set one of them so discord knows where to deliver`,
+      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is not set — set one of them (or deliver_extra.thread_id: a thread is a channel of its own) so discord knows where to deliver`,
     ]);
   });
 
@@ -272,7 +272,7 @@ describe("targetStartupProblems", () => {
     );
     expect(config.platforms.discord?.home_channel).toBe("");
     expect(targetStartupProblems(config, paths.config).warnings).toEqual([
-      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is blank — set one of them so discord knows where to deliver`,
+      `${paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: missing and platforms.discord.home_channel is blank — set one of them (or deliver_extra.thread_id: a thread is a channel of its own) so discord knows where to deliver`,
     ]);
   });
 
