@@ -38,11 +38,20 @@ async function errorAnswered200(res: Response): Promise<{ body: string; response
   }
   const fields = parsed as { error?: unknown; access_token?: unknown } | null;
   if (typeof fields?.error !== "string" || fields.access_token !== undefined) return undefined;
+  return { body, response: await answeredAs(res, body, 400, "Bad Request") };
+}
+
+/**
+ * `res` with `body` in place of its own (already read through a clone, so its stream is let go), and
+ * `status` when given: its headers kept but for the length and coding, which were its own body's.
+ */
+async function answeredAs(res: Response, body: string, status = res.status, statusText = res.statusText) {
   await res.body?.cancel().catch(() => undefined);
   const headers = new Headers(res.headers);
   headers.delete("content-length");
   headers.delete("content-encoding");
-  return { body, response: new Response(body, { status: 400, statusText: "Bad Request", headers }) };
+  headers.set("content-type", "application/json");
+  return new Response(body, { status, statusText, headers });
 }
 
 /**
@@ -56,12 +65,7 @@ async function formAnswerAsJson(res: Response): Promise<Response | undefined> {
     return undefined;
   const fields = Object.fromEntries(new URLSearchParams(await res.clone().text()));
   if (typeof fields.access_token !== "string" && typeof fields.error !== "string") return undefined;
-  await res.body?.cancel().catch(() => undefined);
-  const headers = new Headers(res.headers);
-  headers.set("content-type", "application/json");
-  headers.delete("content-length");
-  headers.delete("content-encoding");
-  return new Response(JSON.stringify(fields), { status: res.status, statusText: res.statusText, headers });
+  return answeredAs(res, JSON.stringify(fields));
 }
 
 /**
@@ -75,11 +79,7 @@ async function withoutEmptyLifetime(res: Response): Promise<Response | undefined
   if (typeof fields !== "object" || fields === null || !("expires_in" in fields)) return undefined;
   if (fields.expires_in !== null && fields.expires_in !== "") return undefined;
   const { expires_in: _, ...rest } = fields;
-  await res.body?.cancel().catch(() => undefined);
-  const headers = new Headers(res.headers);
-  headers.delete("content-length");
-  headers.delete("content-encoding");
-  return new Response(JSON.stringify(rest), { status: res.status, statusText: res.statusText, headers });
+  return answeredAs(res, JSON.stringify(rest));
 }
 
 /** Request fields that carry a credential: an answer quoting one back must not show it. */
