@@ -28,6 +28,12 @@ function causes(cause: unknown): string {
   return said.length === 0 ? "" : ` (${said.join(": ")})`;
 }
 
+/** A response header by its lower-case name, whatever case the endpoint wrote it in. */
+export function headerOf(headers: Record<string, string> | undefined, name: string): string | undefined {
+  if (headers === undefined) return undefined;
+  return Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
+}
+
 /**
  * A request fetch refused before connecting: the endpoint's port is one of the Fetch standard's blocked
  * ports (6000, 6665-6669, 10080, ...), cause "bad port". No retry can change that.
@@ -150,9 +156,7 @@ export function describeModelError(
       text = `model endpoint ${where} could not be reached: ${err.message}${modelTlsHint(err)}`;
     // Not followed: the request carries the key (see modelRequest).
     else if (err.statusCode >= 300 && err.statusCode < 400) {
-      const location = Object.entries(err.responseHeaders ?? {}).find(
-        ([name]) => name.toLowerCase() === "location",
-      )?.[1];
+      const location = headerOf(err.responseHeaders, "location");
       const to = location === undefined ? "" : ` to ${redirectTarget(location, err.url)}`;
       text = `model endpoint ${where} answered HTTP ${err.statusCode}, a redirect${to}, which svc does not follow (the request carries agent.api_key and the prompt) — set agent.base_url to where it leads`;
     }

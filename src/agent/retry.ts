@@ -1,6 +1,6 @@
 import { APICallError, wrapLanguageModel } from "ai";
 import { DELAY_SECONDS, parseRetryAfter } from "../io/retryAfter.js";
-import { isQuotaExhausted, isRefusedPort, modelTlsHint } from "./modelError.js";
+import { headerOf, isQuotaExhausted, isRefusedPort, modelTlsHint } from "./modelError.js";
 
 /** The provider-level model `wrapLanguageModel` takes (`@ai-sdk/provider` is not a direct dependency). */
 export type ProviderModel = Parameters<typeof wrapLanguageModel>[0]["model"];
@@ -50,12 +50,6 @@ export function isRetryable(error: unknown): boolean {
     modelTlsHint(error) === "" &&
     !isQuotaExhausted(error)
   );
-}
-
-/** A response header by its lower-case name, whatever case the endpoint wrote it in. */
-function headerOf(headers: Record<string, string> | undefined, name: string): string | undefined {
-  if (headers === undefined) return undefined;
-  return Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
 }
 
 /**
