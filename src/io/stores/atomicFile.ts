@@ -37,16 +37,17 @@ export function noRoomProblem(err: unknown): string | undefined {
   return noRoom === undefined ? undefined : `${noRoom[0]} — ${noRoom[1]}`;
 }
 
+const notPermitted =
+  (code: string) =>
+  (dir: string): readonly [reason: string, fix: string] => [
+    `this user may not create files in ${dir} (${code})`,
+    "fix that directory's owner or permissions",
+  ];
+
 /** Why a directory took no new file (the temp copy, the lock), and what lets it, as the user can act on it. */
 const NO_ENTRY: Readonly<Record<string, (dir: string) => readonly [reason: string, fix: string]>> = {
-  EACCES: (dir) => [
-    `this user may not create files in ${dir} (EACCES)`,
-    "fix that directory's owner or permissions",
-  ],
-  EPERM: (dir) => [
-    `this user may not create files in ${dir} (EPERM)`,
-    "fix that directory's owner or permissions",
-  ],
+  EACCES: notPermitted("EACCES"),
+  EPERM: notPermitted("EPERM"),
   EROFS: (dir) => [
     `${dir} is on a read-only file system (EROFS)`,
     "make it writable (for a link into a read-only place, put a copy of the file in the link's place)",
