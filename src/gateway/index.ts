@@ -11,7 +11,11 @@ import { describeError, SvcError } from "../errors.js";
 import { listenAddress } from "../io/http/listenHint.js";
 import { observeRequests } from "../io/http/observe.js";
 import { createLogger } from "../io/log.js";
-import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
+import {
+  createGatewayMetrics,
+  type GatewayMetrics,
+  type MetricSources,
+} from "../io/metrics/gatewayMetrics.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { SCRIPT_GROUP } from "../io/scripts.js";
@@ -96,10 +100,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   let deliveryPlatforms: () => readonly string[] = () => [];
   let routeNames: () => readonly string[] = () => [];
   let stateAvailable: () => boolean = () => state.store.available?.() ?? true;
+  // With `redis` the runs wait in the shared queue, not in `queue` (set once it is open).
+  let runDepthNow: MetricSources["runs"] = () => runDepth(queue.queue);
   const metrics: GatewayMetrics | undefined =
     webhook.enabled && (webhook.metrics ?? isLoopbackHost(host))
       ? createGatewayMetrics({
-          runs: () => runDepth(queue.queue),
+          runs: () => runDepthNow(),
           mcpStates: () => mcpStates(),
           stateAvailable: () => stateAvailable(),
           journalBytes: () => state.store.journalBytes?.(),
@@ -242,7 +248,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       await state.close();
       throw err;
     });
-  if (redis !== undefined) stateAvailable = () => redis.available();
+  if (redis !== undefined) {
+    stateAvailable = () => redis.available();
+    runDepthNow = () => redis.runDepth();
+  }
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
   const journaledEnqueue = state.enqueue((event) => queue.enqueueRun(event), { answered: queue });
   const cron = createCron({

@@ -45,6 +45,11 @@ export interface RedisState {
    * request path's writes (full, read-only: until one is taken again): `svc_state_available`.
    */
   available(): boolean;
+  /**
+   * `svc_runs_waiting` / `svc_runs_active`: the runs waiting in the shared queue (for every instance) and
+   * those this instance runs. One read at a time; while Redis does not answer, the last count read.
+   */
+  runDepth(): Promise<{ waiting: number; active: number }>;
   /** Starts this instance's workers (after the listener is up). */
   start(): void;
   /**
@@ -78,6 +83,8 @@ export interface RedisStateOptions {
 }
 
 const RATE_WINDOW_MS = 60_000;
+/** How long a scrape of `/metrics` waits for Redis to count the waiting runs. */
+const DEPTH_READ_TIMEOUT_MS = 1000;
 /**
  * A run keyed by a delivery id whose hour is over is a new event (the id is no longer a duplicate, as
  * with one process): a finished job left under that id is replaced, not taken for the new run.
@@ -158,6 +165,19 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const eviction = await evictionProblem(redis, label);
   if (eviction !== undefined) logger.warn({ redis: label }, `[state] state.redis_url: ${eviction}`);
 
+  let waiting = 0;
+  let reading: Promise<number> | undefined;
+  const readWaiting = () =>
+    (reading ??= runs
+      .waiting(DEPTH_READ_TIMEOUT_MS)
+      .then(
+        (n) => (waiting = n),
+        () => waiting,
+      )
+      .finally(() => {
+        reading = undefined;
+      }));
+
   return {
     limiter: createSharedRateLimiter(redis, keys, health, {
       limit: options.rateLimit,
@@ -179,6 +199,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     },
     cronLease: createCronLease(redis, keys, health),
     available: () => !health.inOutage() && !health.refusing(),
+    runDepth: async () => ({ waiting: await readWaiting(), active: runs.running() }),
     start() {
       runs.start();
       coalescing.start();

@@ -4,8 +4,8 @@ import { processMetrics, processMetricsText } from "./processMetrics.js";
 
 /** What the gauges read when Prometheus scrapes (nothing is sampled in between). */
 export interface MetricSources {
-  /** Agent runs waiting for a slot, and running. */
-  readonly runs: () => { readonly waiting: number; readonly active: number };
+  /** Agent runs waiting for a slot, and running (read from Redis with `state.backend: redis`). */
+  readonly runs: () => RunDepth | Promise<RunDepth>;
   /** The state of each configured MCP server (`connected`, `failed`, `lazy`, ...). */
   readonly mcpStates: () => readonly string[];
   /** Whether the state backend records what a 202 promises (false: requests that need it get 503). */
@@ -25,6 +25,11 @@ export interface MetricSources {
 }
 
 export type RunOutcome = "ok" | "failed";
+
+export interface RunDepth {
+  readonly waiting: number;
+  readonly active: number;
+}
 
 /** The gateway's metrics (docs/operations.md lists them); one registry per gateway, not prom-client's global one. */
 export interface GatewayMetrics extends RequestMetrics {
@@ -143,16 +148,16 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     name: "svc_runs_waiting",
     help: "Agent runs accepted and waiting for a slot (the backlog)",
     registers,
-    collect() {
-      this.set(sources.runs().waiting);
+    async collect() {
+      this.set((await sources.runs()).waiting);
     },
   });
   new Gauge({
     name: "svc_runs_active",
     help: "Agent runs in progress",
     registers,
-    collect() {
-      this.set(sources.runs().active);
+    async collect() {
+      this.set((await sources.runs()).active);
     },
   });
   const runs = new Histogram({

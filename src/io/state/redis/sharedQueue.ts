@@ -98,6 +98,13 @@ export interface SharedQueue<T> {
    * locked, and another instance takes them over once the lock expires.
    */
   close(drainMs: number): Promise<void>;
+  /** Jobs this instance is running now. */
+  running(): number;
+  /**
+   * Jobs waiting in Redis for a worker of any instance; rejects when Redis does not answer within
+   * `timeoutMs` (an outage: commands wait for the reconnect).
+   */
+  waiting(timeoutMs: number): Promise<number>;
   /** The BullMQ queue (tests, counts). */
   readonly queue: Queue<T>;
 }
@@ -150,6 +157,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
 
   return {
     queue,
+    running: () => running,
+    waiting: (timeoutMs) => withTimeout(queue.getWaitingCount(), timeoutMs, "count"),
     async enqueue(key, data, { delayMs, renewAfterMs } = {}) {
       const jobId = jobIdOf(key);
       try {
