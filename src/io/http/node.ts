@@ -143,14 +143,17 @@ export function refusal(
   }
 }
 
-/** A whole response written straight to the socket (no `ServerResponse` exists for a refused request). */
+/**
+ * A whole response written straight to the socket (no `ServerResponse` exists for a refused request),
+ * with the `Date` a `ServerResponse` (and uWS) writes last: RFC 9110 §6.6.1 asks it of every 4xx.
+ */
 function rawAnswer(answer: Outcome): string {
   const json = answerText(answer);
   let own = "";
   for (const [name, value] of Object.entries(answer.headers ?? {})) own += `${name}: ${value}\r\n`;
   return (
     `HTTP/1.1 ${statusLine(answer.status)}\r\nContent-Type: ${contentTypeOf(answer)}\r\n${own}` +
-    `Connection: close\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`
+    `Connection: close\r\nContent-Length: ${Buffer.byteLength(json)}\r\nDate: ${new Date().toUTCString()}\r\n\r\n${json}`
   );
 }
 
