@@ -30,7 +30,17 @@ export interface CoalescerOptions {
   readonly logger?: Logger;
   /** Told each group's state as it changes, so a state store can keep it across a restart. */
   readonly observer?: CoalesceObserver;
+  /** Pending groups at most; past it an event whose key opens no existing group is not grouped (default `COALESCE_GROUP_CAP`). */
+  readonly maxGroups?: number;
 }
+
+/**
+ * Pending groups at most, as many as runs may wait (`RUN_QUEUE_CAP`). The keys are rendered from payloads,
+ * so a sender posting a new key each time opens a group each time, kept for up to `max_wait_seconds`: past
+ * the cap such an event is dispatched at once, as one whose key does not resolve (its run then meets the
+ * run queue's cap, 503 when full), while events for a pending group still join it.
+ */
+export const COALESCE_GROUP_CAP = 100_000;
 
 export interface CoalesceObserver {
   /**
@@ -220,6 +230,9 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
   const clock = options.clock ?? REAL_CLOCK;
   const actorLimit = options.parent === undefined ? 0 : (options.actorGroupLimit ?? 1000);
   const actorGroups = new Set<string>();
+  const maxGroups = options.maxGroups ?? COALESCE_GROUP_CAP;
+  /** Whether the cap's warning was given since the groups last fell below it (once per time it is reached). */
+  let warnedFull = false;
   let seq = 0;
   function fired(id: string, output: CoalesceGroupOutput): void {
     groups.delete(id);
@@ -261,6 +274,17 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         }
         return "coalesced";
       }
+      if (groups.size >= maxGroups) {
+        if (!warnedFull) {
+          warnedFull = true;
+          options.logger?.warn(
+            { route: event.routeName },
+            `[webhook] ${event.routeName}: ${maxGroups} coalescing groups are pending, the most kept at once; an event whose key opens a new group is dispatched at once (not grouped) until some fire — a sender posting ever new coalesce keys?`,
+          );
+        }
+        return "not_grouped";
+      }
+      warnedFull = false;
       const quietMs = timerDelay(policy.window_seconds * 1000);
       const maxMs = timerDelay(policy.max_wait_seconds * 1000);
       seq += 1;

@@ -21,6 +21,8 @@ export interface CoalescingDeps {
   readonly dispatch: (event: AcceptedEvent) => void;
   /** Told of every group change (the state journal keeps pending groups across a crash). */
   readonly observer?: CoalesceObserver;
+  /** Pending groups at most (default `COALESCE_GROUP_CAP`). */
+  readonly maxGroups?: number;
 }
 
 export interface Coalescing {
@@ -36,6 +38,7 @@ export function createCoalescing(deps: CoalescingDeps): Coalescing {
     dispatch: (event, superseded) => deps.dispatch(withCoalesceNote(event, superseded)),
     clock: deps.timers,
     ...(deps.observer === undefined ? {} : { observer: deps.observer }),
+    ...(deps.maxGroups === undefined ? {} : { maxGroups: deps.maxGroups }),
     ...(deps.inspect === undefined ? {} : { parent: () => ref }),
   });
   const ref = deps.system.spawn("coalescer", coalescerActor(coalescer));

@@ -211,6 +211,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     dispatch: state.enqueue((event) => queue.enqueueRun(event, Infinity)),
     observer: state.coalesceObserver,
+    ...(options.coalesceGroupCap === undefined ? {} : { maxGroups: options.coalesceGroupCap }),
   });
   // state.backend: redis — idempotency, rate limits, the run queue, coalescing and cron leases are shared.
   // Its workers start only after everything is built, so `runs` below exists when they run one.

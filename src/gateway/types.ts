@@ -36,6 +36,8 @@ export interface GatewayOptions {
   readonly drainTimeoutMs?: number;
   /** Agent runs kept waiting at most before new agent events are answered 503 (default `RUN_QUEUE_CAP`). */
   readonly runQueueCap?: number;
+  /** Coalescing groups kept pending at most before a new key is dispatched at once (default `COALESCE_GROUP_CAP`). */
+  readonly coalesceGroupCap?: number;
   /** Overrides `state.backend` (tests and benchmarks pass `memoryStateStore()`). */
   readonly stateStore?: StateStore;
   /** `state.backend: redis`: how soon another instance takes over a dead instance's run (tests shorten it). */

@@ -28,8 +28,22 @@ const NON_ASCII = /[\u0080-\uffff]/;
  * the node server drops the same bytes: `X-Gitlab-Token: <secret>é` or a delivery ID `\xffid` must read
  * the same on both servers (node reads header bytes as Latin-1: one character per byte here).
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control bytes are among those uWS drops
-const UWS_EDGE_BYTES = /^[\u0000-\u0020\u0080-\u00ff]+|[\u0000-\u0020\u0080-\u00ff]+$/g;
+function isUwsEdgeByte(code: number): boolean {
+  return code <= 0x20 || (code >= 0x80 && code <= 0xff);
+}
+
+/**
+ * `value` without those bytes at either end. A scan from each end, not a regex: `[...]+$` is tried at
+ * every position of a run of such bytes that does not reach the end, so a 128 KiB header of them with one
+ * letter after held the gateway's thread for half a minute (quadratic backtracking, before any route).
+ */
+function withoutUwsEdgeBytes(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && isUwsEdgeByte(value.charCodeAt(start))) start++;
+  while (end > start && isUwsEdgeByte(value.charCodeAt(end - 1))) end--;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
 
 /**
  * From the raw lines, as uWS gives them: node's `req.headers` keeps only the first of some repeats, and
@@ -41,7 +55,7 @@ function headersOf(raw: readonly string[]): Record<string, string> {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const value = raw[i + 1] as string;
     const text = NON_ASCII.test(value)
-      ? Buffer.from(value.replace(UWS_EDGE_BYTES, ""), "latin1").toString("utf8")
+      ? Buffer.from(withoutUwsEdgeBytes(value), "latin1").toString("utf8")
       : value;
     addHeaderLine(headers, (raw[i] as string).toLowerCase(), text);
   }
@@ -143,14 +157,17 @@ export function refusal(
   }
 }
 
-/** A whole response written straight to the socket (no `ServerResponse` exists for a refused request). */
+/**
+ * A whole response written straight to the socket (no `ServerResponse` exists for a refused request),
+ * with the `Date` a `ServerResponse` (and uWS) writes last: RFC 9110 §6.6.1 asks it of every 4xx.
+ */
 function rawAnswer(answer: Outcome): string {
   const json = answerText(answer);
   let own = "";
   for (const [name, value] of Object.entries(answer.headers ?? {})) own += `${name}: ${value}\r\n`;
   return (
     `HTTP/1.1 ${statusLine(answer.status)}\r\nContent-Type: ${contentTypeOf(answer)}\r\n${own}` +
-    `Connection: close\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`
+    `Connection: close\r\nContent-Length: ${Buffer.byteLength(json)}\r\nDate: ${new Date().toUTCString()}\r\n\r\n${json}`
   );
 }
 

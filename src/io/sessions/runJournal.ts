@@ -7,6 +7,7 @@ import {
   readdirSync,
   readFileSync,
   readSync,
+  unlinkSync,
 } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../../agent/runRecord.js";
@@ -87,6 +88,7 @@ export function createRunJournal(
   const open = (today: string) => {
     writer?.close();
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    removeExpiredDays(dir, today);
     const file = join(dir, `${today}.jsonl`);
     const torn = endsMidLine(file);
     writer = createBatchedFileWriter(file, 0o600, onError);
@@ -128,6 +130,42 @@ export function createRunJournal(
       return Promise.resolve();
     },
   };
+}
+
+/**
+ * Days of runs kept: a day's journal is removed once the day is more than this many days past, at the
+ * first run recorded on a later day (once a day, and at a start). Every accepted event adds its prompt and
+ * reply (up to `max_body_bytes` each), so without an end the directory would grow for as long as the gateway
+ * runs, as fast as senders post. The same week the delivery history keeps.
+ */
+export const RUN_JOURNAL_RETENTION_DAYS = 7;
+
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
+
+/**
+ * Removes the day journals in `dir` older than RUN_JOURNAL_RETENTION_DAYS before `today` (YYYY-MM-DD).
+ * Best effort: one that cannot be removed now is tried again at the next day's first run, and the run
+ * being recorded is never held up by it.
+ */
+function removeExpiredDays(dir: string, today: string): void {
+  const oldestKept = new Date(Date.parse(today) - RUN_JOURNAL_RETENTION_DAYS * 86_400_000)
+    .toISOString()
+    .slice(0, 10);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const day = DAY_FILE.exec(name)?.[1];
+    if (day === undefined || day >= oldestKept) continue;
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // Left for the next day's first run.
+    }
+  }
 }
 
 /** Whether `file` exists and its last byte is not a newline. */

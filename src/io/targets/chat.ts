@@ -79,6 +79,20 @@ export function unusedThread(
 }
 
 /** A template whose path the payload did not have (it stays `{path}`). */
+/**
+ * How many `<chat> <thread>` pairs a target remembers as gone (Telegram's deleted topics, Mattermost's
+ * deleted thread roots), so it does not ask for them again. A thread id may be rendered from the payload
+ * (`message_thread_id: "{topic}"`), so the pairs are not only the configuration's few: past this many the
+ * memory starts over, and a pair forgotten costs one refused request and its warning again.
+ */
+export const GONE_THREADS_KEPT = 256;
+
+/** Remembers `key` in `gone`, which never holds more than GONE_THREADS_KEPT keys. */
+export function rememberGoneThread(gone: Set<string>, key: string): void {
+  if (gone.size >= GONE_THREADS_KEPT) gone.clear();
+  gone.add(key);
+}
+
 const UNRESOLVED = /^\{[^{}\s]+\}$/;
 
 /** Whether a rendered `deliver_extra` value is a template the event did not fill (still `{path}`). */

@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { chatTarget, hashedPartKey, threadOf } from "./chat.js";
+import { chatTarget, hashedPartKey, rememberGoneThread, threadOf } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
@@ -67,7 +67,7 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">, deps: T
       } catch (err) {
         // A thread whose first post is gone: the message goes to the channel itself rather than being lost.
         if (rootId === undefined || !threadRootRefused(err)) throw err;
-        missingRoots.add(`${chatId} ${rootId}`);
+        rememberGoneThread(missingRoots, `${chatId} ${rootId}`);
         deps.logger.warn(
           { route: message.route, platform: "mattermost" },
           `[delivery] mattermost: thread ${rootId} was not found in channel ${chatId} (its first post deleted, or another channel's); posting to the channel itself — fix deliver_extra.thread_id (or message_thread_id) of route "${message.route}"`,

@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { chatTarget, numericOrString, threadOf } from "./chat.js";
+import { chatTarget, numericOrString, rememberGoneThread, threadOf } from "./chat.js";
 import { platformClient } from "./client.js";
 import { refused } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
@@ -89,7 +89,7 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
             !threadNotFound(err)
           )
             throw err;
-          missingTopics.add(`${id} ${topic}`);
+          rememberGoneThread(missingTopics, `${id} ${topic}`);
           deps.logger.warn(
             { route: message.route, platform: "telegram" },
             `[delivery] telegram: topic ${topic} of chat ${id} was not found (deleted, or topics turned off); delivering to the chat itself (its General topic) — fix deliver_extra.message_thread_id (or thread_id) of route "${message.route}"`,

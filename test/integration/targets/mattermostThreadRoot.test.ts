@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema } from "../../../src/config/schema.js";
+import { GONE_THREADS_KEPT } from "../../../src/io/targets/chat.js";
 import { createTargets } from "../../../src/io/targets/registry.js";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { captureLogger } from "../../fakes/logCapture.js";
@@ -14,7 +15,7 @@ let api: FakeApi;
 beforeAll(async () => {
   api = await startFakeApi((r) => {
     const post = r.json as { root_id?: string } | undefined;
-    if (post?.root_id === "gone")
+    if (post?.root_id === "gone" || post?.root_id?.startsWith("gone-"))
       return {
         status: 400,
         json: {
@@ -65,6 +66,17 @@ describe("mattermost: a thread whose first post was deleted", () => {
     expect(log.messages().filter((m) => m.includes("was not found"))).toEqual([
       '[delivery] mattermost: thread gone was not found in channel town (its first post deleted, or another channel\'s); posting to the channel itself — fix deliver_extra.thread_id (or message_thread_id) of route "alerts"',
     ]);
+  });
+
+  it("the roots remembered as gone are bounded: a flood of rendered thread ids does not grow them for ever", async () => {
+    // `thread_id: "{thread}"` renders the sender's value; at most GONE_THREADS_KEPT are remembered.
+    const { log, target } = mattermost();
+    for (let n = 0; n <= GONE_THREADS_KEPT; n++) await target?.send(message("x", { thread_id: `gone-${n}` }));
+    expect(log.messages().filter((m) => m.includes("was not found"))).toHaveLength(GONE_THREADS_KEPT + 1);
+    // The first root was forgotten with the others: it is named again (and refused, and warned about, again).
+    api.requests.length = 0;
+    await target?.send(message("again", { thread_id: "gone-0" }));
+    expect(api.requests.map((r) => (r.json as { root_id?: string }).root_id)).toEqual(["gone-0", undefined]);
   });
 
   it("another refusal of a post in a thread still fails the delivery", async () => {

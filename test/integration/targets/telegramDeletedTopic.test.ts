@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema } from "../../../src/config/schema.js";
+import { GONE_THREADS_KEPT } from "../../../src/io/targets/chat.js";
 import { createTargets } from "../../../src/io/targets/registry.js";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { captureLogger } from "../../fakes/logCapture.js";
@@ -43,6 +44,29 @@ describe("telegram: a deleted forum topic", () => {
     expect(warnings).toEqual([
       '[delivery] telegram: topic 77 of chat -1001234 was not found (deleted, or topics turned off); delivering to the chat itself (its General topic) — fix deliver_extra.message_thread_id (or thread_id) of route "alerts"',
     ]);
+  });
+
+  it("the topics remembered as gone are bounded: a flood of rendered topic ids does not grow them for ever", async () => {
+    // `message_thread_id: "{topic}"` renders the sender's value: each new one the Bot API does not find is
+    // remembered, at most GONE_THREADS_KEPT of them; past that the memory starts over.
+    const log = captureLogger();
+    const config = configSchema.parse({
+      platforms: { telegram: { enabled: true, token: "1:T", base_url: fake.url } },
+    });
+    const telegram = createTargets(config, { logger: log.logger }).get("telegram");
+    const gone = {
+      status: 400,
+      json: { ok: false, error_code: 400, description: "Bad Request: TOPIC_DELETED" },
+    };
+    for (let topic = 1000; topic <= 1000 + GONE_THREADS_KEPT; topic++) {
+      fake.enqueue(gone);
+      await telegram?.send(message("x", { chat_id: "-1007", message_thread_id: String(topic) }));
+    }
+    expect(log.messages().filter((m) => m.includes("was not found"))).toHaveLength(GONE_THREADS_KEPT + 1);
+    // The first topic was forgotten with the others: it is asked for again (it may exist again by now).
+    fake.requests.length = 0;
+    await telegram?.send(message("again", { chat_id: "-1007", message_thread_id: "1000" }));
+    expect(sends()).toEqual([{ chat_id: -1007, text: "again", message_thread_id: 1000 }]);
   });
 
   it.each(["Bad Request: TOPIC_DELETED", "Bad Request: TOPIC_ID_INVALID"])(

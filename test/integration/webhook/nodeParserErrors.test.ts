@@ -54,6 +54,8 @@ describe("parser refusals on the node server", () => {
     expect(first.status, id).toBe(status);
     expect(first.head, id).toMatch(/\r\nContent-Type: application\/json(\r\n|$)/i);
     expect(first.head, id).toMatch(/\r\nConnection: close(\r\n|$)/i);
+    // As every other answer of both servers: RFC 9110 §6.6.1 asks a Date of each 4xx.
+    expect(first.head, id).toMatch(/\r\nDate: \w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT(\r\n|$)/);
     expect(first.body, id).toEqual({ error: expect.stringMatching(error) });
     // Never processed: the same delivery id sent properly is accepted, not a duplicate.
     expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), id).toMatchObject({

@@ -42,6 +42,8 @@ describe("node:http server request deadline", () => {
       ]);
       expect(silent).toBe("");
       expect(stalled).toMatch(/^HTTP\/1\.1 408 /);
+      // The Date every other answer carries (RFC 9110 §6.6.1), also on this one written by hand.
+      expect(stalled).toMatch(/\r\nDate: [^\r\n]+ GMT\r\n/);
       expect(stalled).toMatch(/\r\n\r\n\{"error":"Request timeout"\}$/);
       expect(refused.map((answer) => answer.status)).toEqual([408]);
     } finally {

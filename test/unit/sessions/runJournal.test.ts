@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -53,6 +53,42 @@ describe("webhook run sessions (journal)", () => {
       '"delivery_id":"2"',
     );
     expect(findRunSession(home.dir, "webhook:gh:1")?.entries[1]?.content).toBe("r1");
+  });
+
+  it("keeps 7 days of journals: older days (also ones a previous gateway left) are removed, nothing else", async () => {
+    home = tempHome();
+    const dir = join(home.dir, RUN_JOURNAL_DIR);
+    mkdirSync(dir, { recursive: true });
+    // Left by an earlier gateway, and files that are not day journals.
+    for (const name of ["2025-01-01.jsonl", "notes.txt", "2026-01-01.jsonl.bak"])
+      writeFileSync(join(dir, name), "x\n");
+    let now = new Date("2026-11-01T12:00:00Z");
+    const journal = createRunJournal(
+      home.dir,
+      () => {},
+      () => now,
+    );
+    // A sender posting every day for 30 days: the directory must not keep growing with it.
+    for (let day = 0; day < 30; day++) {
+      now = new Date(Date.parse("2026-11-01T12:00:00Z") + day * 86_400_000);
+      journal.record({ route: "gh", deliveryId: `d${day}`, prompt: "p".repeat(1000), reply: "r" });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await journal.close();
+    expect(readdirSync(dir).sort()).toEqual([
+      "2026-01-01.jsonl.bak",
+      "2026-11-23.jsonl",
+      "2026-11-24.jsonl",
+      "2026-11-25.jsonl",
+      "2026-11-26.jsonl",
+      "2026-11-27.jsonl",
+      "2026-11-28.jsonl",
+      "2026-11-29.jsonl",
+      "2026-11-30.jsonl",
+      "notes.txt",
+    ]);
+    expect(findRunSession(home.dir, "webhook:gh:d22")?.entries[1]?.content).toBe("r");
+    expect(findRunSession(home.dir, "webhook:gh:d21")).toBeUndefined();
   });
 
   it("keeps every line of a burst, in order, and skips a torn last line", async () => {
