@@ -1,5 +1,7 @@
 import { connect } from "node:net";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type RequestRecord, readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawUntilClose } from "../../helpers/http.js";
 
@@ -241,6 +243,42 @@ describe("parser refusals on the node server are counted and logged", () => {
       );
       const metrics = await (await fetch(gw.url("/metrics"))).text();
       expect(metrics).toMatch(/^svc_webhook_request_seconds_total 4\.5\d*$/m);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
+describe.each(HTTP_SERVERS)("a framing refusal both servers give, on the %s server", (http) => {
+  it("is counted, logged and kept in the delivery history under the route its request line names, as any answer", async () => {
+    const gw = await startTestGateway({
+      http,
+      config: webhookConfig({ open: { secret: OPEN } }, { access_log: true }),
+    });
+    try {
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        post("dup-cl", "Content-Length: 2\r\nContent-Length: 3\r\n", "{}"),
+      );
+      expect(statusOf(answer.received)).toBe(400);
+      await vi.waitFor(() =>
+        expect(
+          gw
+            .logs()
+            .filter((l) => l.msg.startsWith("[access]"))
+            .map((l) => l.msg.replace(/ \d+ms$/, " <ms>")),
+        ).toEqual(["[access] POST open 400 dup-cl <ms>"]),
+      );
+      const metrics = await (await fetch(gw.url("/metrics"))).text();
+      expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="400"\} 1$/m);
+      expect(metrics).not.toMatch(/^svc_webhook_requests_total\{route="\(unknown\)",status="400"\} 1$/m);
+      await vi.waitFor(() =>
+        expect(
+          readHistory(join(gw.home.dir, "deliveries")).filter(
+            (r): r is RequestRecord => r.kind === "request" && r.id === "dup-cl",
+          ),
+        ).toMatchObject([{ route: "open", status: 400 }]),
+      );
     } finally {
       await gw.stop();
     }
