@@ -352,8 +352,13 @@ export function listenNode(
       // closes it, with nothing written and nothing counted (node would answer it 408, and the metrics
       // and access log would count a request for every idle connection a proxy's pool or a preconnect
       // keeps open).
+      // A client that ended its side (FIN) before its request was whole went away, or half-closed with
+      // its request cut short: the request is owed nothing, and nothing is counted or logged, as on uWS,
+      // which closes a connection on the client's FIN. Answered, it was a 400 in the metrics, the access
+      // log and the route's delivery history for a request no one was there to receive.
       if (
         err.code === "ECONNRESET" ||
+        err.code === "HPE_INVALID_EOF_STATE" ||
         !socket.writable ||
         (err.code === "ERR_HTTP_REQUEST_TIMEOUT" && socket.bytesRead === 0)
       ) {
