@@ -254,6 +254,17 @@ export function listenNode(
     // refusal is answered at once, and a sender waiting for 100 Continue never uploads it.
     let continued = !expectsContinue;
     const head = headOf(req);
+    // A request with no body (no Transfer-Encoding, no Content-Length or 0) holds nothing back: it is
+    // told to go on at once, as uWS tells every request, so its connection goes on after the answer
+    // (node closes one whose 100 Continue was never sent, not knowing whether a body follows).
+    if (
+      !continued &&
+      head.headers["transfer-encoding"] === undefined &&
+      (declaredLength(head.headers) ?? 0) === 0
+    ) {
+      continued = true;
+      res.writeContinue();
+    }
     heads.set(res, head);
     handler(
       head,

@@ -178,6 +178,23 @@ describe.each(HTTP_SERVERS)("Expect on the %s server", (http) => {
       await gw.stop();
     }
   });
+
+  it("a request with no body to hold back (GET /health, a POST with Content-Length: 0) keeps its connection after the answer", async () => {
+    const gw = await startTestGateway({ http, config: webhookConfig({ open: { secret: OPEN } }) });
+    try {
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        "GET /health HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n\r\n" +
+          "POST /health HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n" +
+          "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      );
+      const statuses = [...answer.received.matchAll(/HTTP\/1\.1 (\d+) /g)].map((m) => Number(m[1]));
+      expect(statuses.filter((status) => status !== 100)).toEqual([200, 405, 200]);
+      expect(answer.received.match(/Connection: close/g)).toHaveLength(1);
+    } finally {
+      await gw.stop();
+    }
+  });
 });
 
 describe("parser refusals on the node server are counted and logged", () => {
