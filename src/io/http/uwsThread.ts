@@ -125,7 +125,8 @@ if ("error" in loaded) {
           text: item.text,
           ...(item.headers === undefined ? {} : { headers: item.headers }),
         };
-        reply?.(outcome, item.close);
+        // Once told to end, every answer closes its connection and says so, as on one thread.
+        reply?.(outcome, item.close || ending);
       }
       if (ending && exchanges.size === 0) end();
     });
