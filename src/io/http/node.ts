@@ -132,6 +132,41 @@ function transferEncodingIn(raw: Buffer | undefined, parsed: number | undefined)
   return values.length === 0 ? undefined : values.join(",");
 }
 
+/** A request line whose method and target node's parser reads (a refused line has no head to tell). */
+const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/\d\.\d\r\n/gm;
+/** A header line `name: value` (a folded or colon-less line is left out). */
+const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/;
+
+/**
+ * The head of a request node's parser refused while reading it (two Content-Length, a Transfer-Encoding
+ * it cannot frame), from the bytes it hands over, since its parser keeps no headers then: counted,
+ * logged and kept in the delivery history under its route, as uWS, which passes such a head on, counts
+ * it. Undefined when the parser stopped outside a head whose request line it read (the request line
+ * itself refused, bytes after a body): such a refusal is `-` in the access log.
+ */
+function refusedHead(raw: Buffer | undefined, parsed: number | undefined): RequestHead | undefined {
+  if (raw === undefined || parsed === undefined) return undefined;
+  const text = raw.toString("latin1");
+  let line: RegExpExecArray | undefined;
+  for (const match of text.matchAll(REQUEST_LINE)) if (match.index + match[0].length <= parsed) line = match;
+  if (line === undefined) return undefined;
+  const start = line.index + line[0].length;
+  const blank = text.indexOf("\r\n\r\n", start - 2);
+  if (blank >= 0 && parsed > blank + 4) return undefined;
+  const rawHeaders: string[] = [];
+  for (const header of text.slice(start, blank < 0 ? text.length : blank).split("\r\n")) {
+    const field = HEADER_LINE.exec(header);
+    if (field !== null) rawHeaders.push(field[1] as string, field[2] as string);
+  }
+  const url = originForm(line[2] as string);
+  const query = url.indexOf("?");
+  return {
+    method: line[1] as string,
+    path: query === -1 ? url : url.slice(0, query),
+    headers: headersOf(rawHeaders),
+  };
+}
+
 /** The answer to a request node's parser refused (node would write its own plain one, or none at all). */
 export function refusal(
   err: Error & { code?: string; reason?: string; rawPacket?: Buffer; bytesParsed?: number },
@@ -236,6 +271,17 @@ export function listenNode(
     // refusal is answered at once, and a sender waiting for 100 Continue never uploads it.
     let continued = !expectsContinue;
     const head = headOf(req);
+    // A request with no body (no Transfer-Encoding, no Content-Length or 0) holds nothing back: it is
+    // told to go on at once, as uWS tells every request, so its connection goes on after the answer
+    // (node closes one whose 100 Continue was never sent, not knowing whether a body follows).
+    if (
+      !continued &&
+      head.headers["transfer-encoding"] === undefined &&
+      (declaredLength(head.headers) ?? 0) === 0
+    ) {
+      continued = true;
+      res.writeContinue();
+    }
     heads.set(res, head);
     handler(
       head,
@@ -327,62 +373,70 @@ export function listenNode(
   // Every answer is JSON, also to a request node's parser refuses (node writes a plain 400, 408 or 431
   // itself, and nothing at all when the error comes after the head was handed over). The answer owed to
   // a complete request on the connection goes out first, then the refusal; the connection then ends.
-  server.on("clientError", (err: Error & { code?: string }, socket: Socket) => {
-    // A connection that never sent a byte holds no request: at the deadline it is closed, as uWS
-    // closes it, with nothing written and nothing counted (node would answer it 408, and the metrics
-    // and access log would count a request for every idle connection a proxy's pool or a preconnect
-    // keeps open).
-    if (
-      err.code === "ECONNRESET" ||
-      !socket.writable ||
-      (err.code === "ERR_HTTP_REQUEST_TIMEOUT" && socket.bytesRead === 0)
-    ) {
-      socket.destroy();
-      return;
-    }
-    if (refused.has(socket)) return;
-    refused.add(socket);
-    const end = () => socket.destroy();
-    const pending = writing.get(socket);
-    // An answer that closed the connection was its last: what follows it is not read, nor answered.
-    if (closedAfter.has(socket) && (pending === undefined || pending.writableFinished)) {
-      end();
-      return;
-    }
-    // The error is in a request of its own (its head), after every earlier one was answered.
-    if (pending === undefined || (pending.req.complete && pending.writableFinished)) {
-      const answer = refusal(err);
-      handler.refused?.(answer);
-      socket.end(rawAnswer(answer), end);
-      return;
-    }
-    if (!pending.headersSent && !pending.req.complete) {
-      // The error is in this request's own body: it is refused, whatever its handler would answer
-      // (an answer already given to it, such as an early 400 or 404, stands). The handler's own
-      // count of the request is skipped: its reply is never called now.
-      const answer = refusal(err);
-      handler.refused?.(answer, heads.get(pending));
-      endClosing(pending, answer);
-      if (pending.writableFinished) end();
-      else pending.once("finish", end);
-      return;
-    }
-    if (pending.headersSent && !pending.writableEnded) pending.end();
-    // Bytes after a complete body (a Content-Length shorter than what was sent) are a request of their
-    // own: the answer still owed to the complete one goes first, then this one's, and the connection
-    // ends. An answer that closes the connection itself (an early 404 or 413) is the last one.
-    const after = () => {
-      if (!pending.req.complete || closedAfter.has(socket) || !socket.writable) {
+  server.on(
+    "clientError",
+    (err: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number }, socket: Socket) => {
+      // A connection that never sent a byte holds no request: at the deadline it is closed, as uWS
+      // closes it, with nothing written and nothing counted (node would answer it 408, and the metrics
+      // and access log would count a request for every idle connection a proxy's pool or a preconnect
+      // keeps open).
+      // A client that ended its side (FIN) before its request was whole went away, or half-closed with
+      // its request cut short: the request is owed nothing, and nothing is counted or logged, as on uWS,
+      // which closes a connection on the client's FIN. Answered, it was a 400 in the metrics, the access
+      // log and the route's delivery history for a request no one was there to receive.
+      if (
+        err.code === "ECONNRESET" ||
+        err.code === "HPE_INVALID_EOF_STATE" ||
+        !socket.writable ||
+        (err.code === "ERR_HTTP_REQUEST_TIMEOUT" && socket.bytesRead === 0)
+      ) {
+        socket.destroy();
+        return;
+      }
+      if (refused.has(socket)) return;
+      refused.add(socket);
+      const end = () => socket.destroy();
+      const pending = writing.get(socket);
+      // An answer that closed the connection was its last: what follows it is not read, nor answered.
+      if (closedAfter.has(socket) && (pending === undefined || pending.writableFinished)) {
         end();
         return;
       }
-      const answer = refusal(err);
-      handler.refused?.(answer);
-      socket.end(rawAnswer(answer), end);
-    };
-    if (pending.writableFinished) after();
-    else pending.once("finish", after);
-  });
+      // The error is in a request of its own (its head), after every earlier one was answered.
+      if (pending === undefined || (pending.req.complete && pending.writableFinished)) {
+        const answer = refusal(err);
+        handler.refused?.(answer, refusedHead(err.rawPacket, err.bytesParsed));
+        socket.end(rawAnswer(answer), end);
+        return;
+      }
+      if (!pending.headersSent && !pending.req.complete) {
+        // The error is in this request's own body: it is refused, whatever its handler would answer
+        // (an answer already given to it, such as an early 400 or 404, stands). The handler's own
+        // count of the request is skipped: its reply is never called now.
+        const answer = refusal(err);
+        handler.refused?.(answer, heads.get(pending));
+        endClosing(pending, answer);
+        if (pending.writableFinished) end();
+        else pending.once("finish", end);
+        return;
+      }
+      if (pending.headersSent && !pending.writableEnded) pending.end();
+      // Bytes after a complete body (a Content-Length shorter than what was sent) are a request of their
+      // own: the answer still owed to the complete one goes first, then this one's, and the connection
+      // ends. An answer that closes the connection itself (an early 404 or 413) is the last one.
+      const after = () => {
+        if (!pending.req.complete || closedAfter.has(socket) || !socket.writable) {
+          end();
+          return;
+        }
+        const answer = refusal(err);
+        handler.refused?.(answer, refusedHead(err.rawPacket, err.bytesParsed));
+        socket.end(rawAnswer(answer), end);
+      };
+      if (pending.writableFinished) after();
+      else pending.once("finish", after);
+    },
+  );
   // A CONNECT request is handed over as a tunnel, not a request: with no listener node closes it with no
   // answer. It is answered as uWS answers it (405 on a route or /health, 404 elsewhere), then closed.
   server.on("connect", (req: IncomingMessage, socket: Socket) => {

@@ -38,7 +38,9 @@ export type ToThreadItem =
 export type FromThread =
   | { readonly t: "batch"; readonly items: FromThreadItem[] }
   | { readonly t: "listening"; readonly port: number }
-  | { readonly t: "failed"; readonly error: string };
+  | { readonly t: "failed"; readonly error: string }
+  /** An error nothing in the thread caught (a bug), with its stack: the thread has closed its sockets. */
+  | { readonly t: "crashed"; readonly error: string };
 
 export type ToThread =
   | { readonly t: "batch"; readonly items: ToThreadItem[] }

@@ -149,6 +149,11 @@ interface Unanswered {
   count: number;
   /** Set while a stop's end waits: called when `count` comes to 0. */
   drained: (() => void) | undefined;
+  /**
+   * The stop's end has begun: every answer closes its connection and says so (`Connection: close`), as
+   * node:http's do then, instead of leaving it to look kept alive until `closeAll` cuts it.
+   */
+  ending: boolean;
 }
 
 /**
@@ -348,7 +353,7 @@ export function listenUws(
 ): Promise<UwsServerHandle> {
   const app: TemplatedApp = uws.App();
   const clock = options.clock ?? systemClock;
-  const unanswered: Unanswered = { count: 0, drained: undefined };
+  const unanswered: Unanswered = { count: 0, drained: undefined, ending: false };
   app.any("/*", (res, req) => {
     const headers: Record<string, string> = {};
     copying = headers;
@@ -366,7 +371,9 @@ export function listenUws(
       headers.connection !== undefined && closesAfter(req),
     );
     res.onAborted(() => exchange.abort());
-    handler(exchange.head, exchange, (outcome, close = false) => exchange.reply(outcome, close));
+    handler(exchange.head, exchange, (outcome, close = false) =>
+      exchange.reply(outcome, close || unanswered.ending),
+    );
   });
   return new Promise((resolve, reject) => {
     // uWS binds with SO_REUSEPORT unless told otherwise: a second gateway (or a leftover one) on the same
@@ -403,6 +410,7 @@ export function listenUws(
         // ingress threads answered it 503).
         ended() {
           close();
+          unanswered.ending = true;
           if (unanswered.count === 0) {
             closeAll();
             return Promise.resolve();

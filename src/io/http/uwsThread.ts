@@ -125,9 +125,22 @@ if ("error" in loaded) {
           text: item.text,
           ...(item.headers === undefined ? {} : { headers: item.headers }),
         };
-        reply?.(outcome, item.close);
+        // Once told to end, every answer closes its connection and says so, as on one thread.
+        reply?.(outcome, item.close || ending);
       }
       if (ending && exchanges.size === 0) end();
+    });
+    // A bug here is one of the process: the main thread is told (it stops the gateway as after an uncaught
+    // exception of its own) and the sockets are closed. Left to Node, the thread ended with uWS's sockets
+    // open, and Node aborted the whole process (SIGABRT) without a word: no clean stop, no log line.
+    process.on("uncaughtException", (err) => {
+      if (ended) return;
+      port.postMessage({
+        t: "crashed",
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      } satisfies FromThread);
+      // Past the uWS callback it may have come from.
+      setImmediate(end);
     });
     port.postMessage({ t: "listening", port: server.port } satisfies FromThread);
   } catch (err) {

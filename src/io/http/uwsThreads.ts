@@ -130,18 +130,40 @@ function startThread(handler: RequestHandler, setup: ThreadSetup, gate: Gate): P
   };
 
   return new Promise((resolve, reject) => {
-    worker.once("error", reject);
+    let listening = false;
+    worker.on("error", (err) => {
+      if (!listening) reject(err);
+      // A thread that failed past its start (a bug, its memory exhausted) is a failure of the process.
+      else throw threadFailure(err.stack ?? err.message);
+    });
     worker.on("message", (m: FromThread) => {
       if (m.t === "batch") {
         if (gate.open) take(m.items);
         else gate.held.push(() => take(m.items));
-      } else if (m.t === "listening") resolve(worker);
-      else {
+      } else if (m.t === "listening") {
+        listening = true;
+        resolve(worker);
+      } else if (m.t === "crashed") {
+        // Its requests on the main thread are owed nothing more: their connections are gone.
+        arriving.clear();
+        throw threadFailure(m.error);
+      } else {
         reject(new Error(m.error));
         void worker.terminate();
       }
     });
   });
+}
+
+/**
+ * An error an ingress thread did not catch, raised on the main thread as an uncaught exception: the gateway
+ * stops as after one of its own (runs finished or saved, exit 1; docs/webhook.md), instead of running on
+ * without the thread's share of the connections.
+ */
+function threadFailure(stack: string): Error {
+  const err = new Error(`an ingress thread (platforms.webhook.workers) failed: ${stack.split("\n")[0]}`);
+  err.stack = `Error: an ingress thread (platforms.webhook.workers) failed — ${stack}`;
+  return err;
 }
 
 /**

@@ -212,4 +212,37 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(saved).toContain(accepted.body.delivery_id as string);
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
   });
+
+  it("an uncaught exception in an ingress thread (workers: 2) stops the gateway as one on the main thread does: logged with its stack, runs saved, exit 1 (it aborted the process natively)", async () => {
+    home = tempHome();
+    const config = cliConfig(
+      { r: { secret: "INSECURE_NO_AUTH" } },
+      {
+        agent: { provider: "command", command: ["sh", "-c", "cat >/dev/null; sleep 30"] },
+        gateway: { drain_timeout_seconds: 0.5 },
+      },
+    );
+    (config.platforms as { webhook: Record<string, unknown> }).webhook.workers = 2;
+    home.write("config.yaml", stringify(config));
+    // Stands in for a bug in an ingress thread: the first thread to find crash-now throws, outside any handler.
+    const bug =
+      'data:text/javascript,import{isMainThread}from"node:worker_threads";import{renameSync}from"node:fs";if(!isMainThread)setInterval(()=>{try{renameSync(process.env.SVC_HOME+"/crash-now",process.env.SVC_HOME+"/crash-taken")}catch{return}throw new Error("injected thread bug")},20).unref()';
+    // Run from source, the thread is started from a file: an eval'd worker runs no --import preload.
+    const threadSource = {
+      SVC_TEST_INGRESS_THREAD: join(import.meta.dirname, "../../helpers/ingressThreadSource.mjs"),
+    };
+    gateway = await runForeground(home, ["--port", "0"], threadSource, ["--import", bug]);
+    const run = gateway;
+    const accepted = await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {});
+    expect(accepted.status).toBe(202);
+    home.write("crash-now", "");
+    expect(await run.exited).toBe(1);
+    const log = gatewayLog();
+    expect(log).toContain("an uncaught exception); stopping");
+    expect(log).toContain("injected thread bug");
+    expect(log).toContain("[gateway] stopped (exit 1)");
+    const saved = readFileSync(join(home.dir, "webhook-pending-runs.json"), "utf8");
+    expect(saved).toContain(accepted.body.delivery_id as string);
+    expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
+  });
 });

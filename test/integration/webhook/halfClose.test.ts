@@ -1,5 +1,7 @@
 import { connect } from "node:net";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 
 /**
@@ -63,4 +65,48 @@ describe.each(HTTP_SERVERS)("a client that half-closes after its request, on the
       expect(statusOf(await sendAndHalfClose(gw.gateway.port, bytes))).toBe(401);
     },
   );
+});
+
+describe.each(HTTP_SERVERS)("a client that goes away mid-request, on the %s server", (http) => {
+  it("is owed nothing: no answer counted, logged or kept in the history, and its retry is processed", async () => {
+    const gw = await startTestGateway({
+      http,
+      config: webhookConfig({ open: { secret: OPEN } }, { access_log: true }),
+    });
+    try {
+      const cut = [
+        // Mid-body, with a Content-Length and chunked; and mid-head.
+        'POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: cut-1\r\nContent-Length: 100\r\n\r\n{"a":',
+        'POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: cut-2\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n',
+        "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: cut-3\r\n",
+      ];
+      for (const bytes of cut) {
+        await new Promise<void>((resolve) => {
+          const socket = connect({ port: gw.gateway.port, host: "127.0.0.1" }, () => {
+            socket.write(bytes, () => socket.end());
+          });
+          socket.on("error", () => {});
+          socket.on("close", () => resolve());
+        });
+      }
+      const retry = await fetch(gw.url("/webhooks/open"), {
+        method: "POST",
+        body: "{}",
+        headers: { "X-Request-ID": "cut-1" },
+      });
+      expect(await retry.json()).toMatchObject({ status: "accepted", delivery_id: "cut-1" });
+      const access = gw
+        .logs()
+        .filter((l) => l.msg.startsWith("[access]"))
+        .map((l) => l.msg.replace(/ \d+ms$/, ""));
+      expect(access).toEqual(["[access] POST open 202 cut-1"]);
+      const metrics = await (await fetch(gw.url("/metrics"))).text();
+      expect(metrics).not.toMatch(/^svc_webhook_requests_total\{route="[^"]*",status="400"\} [1-9]/m);
+      expect(
+        readHistory(join(gw.home.dir, "deliveries")).filter((r) => r.kind === "request" && r.status !== 202),
+      ).toEqual([]);
+    } finally {
+      await gw.stop();
+    }
+  });
 });

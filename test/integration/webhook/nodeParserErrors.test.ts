@@ -1,5 +1,7 @@
 import { connect } from "node:net";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type RequestRecord, readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawUntilClose } from "../../helpers/http.js";
 
@@ -178,6 +180,23 @@ describe.each(HTTP_SERVERS)("Expect on the %s server", (http) => {
       await gw.stop();
     }
   });
+
+  it("a request with no body to hold back (GET /health, a POST with Content-Length: 0) keeps its connection after the answer", async () => {
+    const gw = await startTestGateway({ http, config: webhookConfig({ open: { secret: OPEN } }) });
+    try {
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        "GET /health HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n\r\n" +
+          "POST /health HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n" +
+          "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      );
+      const statuses = [...answer.received.matchAll(/HTTP\/1\.1 (\d+) /g)].map((m) => Number(m[1]));
+      expect(statuses.filter((status) => status !== 100)).toEqual([200, 405, 200]);
+      expect(answer.received.match(/Connection: close/g)).toHaveLength(1);
+    } finally {
+      await gw.stop();
+    }
+  });
 });
 
 describe("parser refusals on the node server are counted and logged", () => {
@@ -243,6 +262,42 @@ describe("parser refusals on the node server are counted and logged", () => {
       );
       const metrics = await (await fetch(gw.url("/metrics"))).text();
       expect(metrics).toMatch(/^svc_webhook_request_seconds_total 4\.5\d*$/m);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
+describe.each(HTTP_SERVERS)("a framing refusal both servers give, on the %s server", (http) => {
+  it("is counted, logged and kept in the delivery history under the route its request line names, as any answer", async () => {
+    const gw = await startTestGateway({
+      http,
+      config: webhookConfig({ open: { secret: OPEN } }, { access_log: true }),
+    });
+    try {
+      const answer = await rawUntilClose(
+        gw.gateway.port,
+        post("dup-cl", "Content-Length: 2\r\nContent-Length: 3\r\n", "{}"),
+      );
+      expect(statusOf(answer.received)).toBe(400);
+      await vi.waitFor(() =>
+        expect(
+          gw
+            .logs()
+            .filter((l) => l.msg.startsWith("[access]"))
+            .map((l) => l.msg.replace(/ \d+ms$/, " <ms>")),
+        ).toEqual(["[access] POST open 400 dup-cl <ms>"]),
+      );
+      const metrics = await (await fetch(gw.url("/metrics"))).text();
+      expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="400"\} 1$/m);
+      expect(metrics).not.toMatch(/^svc_webhook_requests_total\{route="\(unknown\)",status="400"\} 1$/m);
+      await vi.waitFor(() =>
+        expect(
+          readHistory(join(gw.home.dir, "deliveries")).filter(
+            (r): r is RequestRecord => r.kind === "request" && r.id === "dup-cl",
+          ),
+        ).toMatchObject([{ route: "open", status: 400 }]),
+      );
     } finally {
       await gw.stop();
     }

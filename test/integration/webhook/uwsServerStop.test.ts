@@ -1,7 +1,10 @@
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { RequestHandler } from "../../../src/io/http/core.js";
+import type { ServerHandle } from "../../../src/io/http/listen.js";
+import { listenNode } from "../../../src/io/http/node.js";
 import { listenUws, loadUws } from "../../../src/io/http/uws.js";
+import { listenUwsThreads } from "../../../src/io/http/uwsThreads.js";
 
 /** Reads each body and answers it (as the gateway answers 503 once it stops); `taken` resolves at each head. */
 function bodyReader(): { handler: RequestHandler; taken: Promise<void> } {
@@ -62,5 +65,32 @@ describe("uWS server stop", () => {
     await server.ended?.();
     await client.closed;
     expect(client.read()).toBe("");
+  });
+});
+
+describe.each(["uws", "uws-threads", "node"] as const)("the stop's end on the %s server", (http) => {
+  const listen = async (handler: RequestHandler): Promise<ServerHandle> => {
+    const options = { host: "127.0.0.1", port: 0 };
+    if (http === "node") return listenNode(handler, options);
+    if (http === "uws-threads") return listenUwsThreads(handler, { ...options, threads: 1, bodyLimit: 1000 });
+    const loaded = await loadUws();
+    if (!("uws" in loaded)) throw new Error(loaded.error);
+    return listenUws(loaded.uws, handler, options);
+  };
+
+  it("an answer given once it began (a body that was still arriving) says Connection: close, as its connection closes after it", {
+    timeout: 5000,
+  }, async () => {
+    const { handler, taken } = bodyReader();
+    const server = await listen(handler);
+    const client = await connect(server.port);
+    client.socket.write('POST /webhooks/a HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\n{"x":');
+    await taken;
+    server.close();
+    const ending = server.ended?.() ?? Promise.resolve();
+    client.socket.write("12}");
+    await ending;
+    await client.closed;
+    expect(client.read()).toMatch(/^HTTP\/1\.1 503 [^\r]*\r\n(?:[^\r]+\r\n)*Connection: close\r\n/);
   });
 });
