@@ -219,7 +219,11 @@ export function mergeScopes(a: string | undefined, b: string | undefined): strin
   return all.length > 0 ? all.join(" ") : undefined;
 }
 
-/** Converts a token response into what is stored, with an absolute expiry from `now`. */
+/**
+ * Converts a token response into what is stored, with an absolute expiry from `now`. An `expires_in` of 0
+ * or less states no usable lifetime (as golang.org/x/oauth2 reads it): such a token has no `expires_at`
+ * and serves until the server refuses it, instead of being refreshed before every request.
+ */
 export function toStoredTokens(
   tokens: OAuthTokens,
   extra: {
@@ -237,7 +241,7 @@ export function toStoredTokens(
     ...(refresh !== undefined ? { refresh_token: refresh } : {}),
     ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}),
     ...(tokens.id_token !== undefined ? { id_token: tokens.id_token } : {}),
-    ...(typeof tokens.expires_in === "number"
+    ...(typeof tokens.expires_in === "number" && tokens.expires_in > 0
       ? { expires_at: extra.now + tokens.expires_in * 1000, obtained_at: extra.now }
       : {}),
     issuer: extra.issuer,

@@ -206,6 +206,31 @@ describe("token refresh", () => {
     }
   });
 
+  it("a token response whose expires_in is 0 or negative states no usable lifetime: the token serves until refused, without a refresh per request", async () => {
+    for (const expires of [0, "0", -5]) {
+      home = tempHome();
+      const as = await startFakeAs({ tokenResponse: (t) => ({ ...t, expires_in: expires }) });
+      closers.push(as.close);
+      const rs = await startFakeResource([as.url]);
+      closers.push(rs.close);
+      const h = harness(home.dir, "zerolife", rs.url, { cimd: false });
+      const saved = await loginWith(h);
+      expect(saved.expires_at).toBeUndefined();
+      // Ten requests at once (the SDK asks for the token before each): none of them refreshes.
+      const handed = await Promise.all(Array.from({ length: 10 }, () => usableTokens(h.job)));
+      expect(handed.every((t) => t.access_token === saved.access_token)).toBe(true);
+      const refreshes = () => as.seen.filter((r) => r.body.get("grant_type") === "refresh_token");
+      expect(refreshes()).toHaveLength(0);
+      // Refused by the server: refreshed once, and the refreshed token (expires_in 0 again) serves as well.
+      const renewed = await usableTokens(h.job, { rejected: saved.access_token });
+      expect(renewed.access_token).toBe(as.issued[1]);
+      expect(renewed.expires_at).toBeUndefined();
+      expect((await usableTokens(h.job)).access_token).toBe(as.issued[1]);
+      expect(refreshes()).toHaveLength(1);
+      home.cleanup();
+    }
+  });
+
   it("does not refresh a token that is still valid", async () => {
     const { as, url } = await loggedIn();
     const job = makeJob(
