@@ -195,9 +195,15 @@ export class TokenStore {
     rmSync(this.tokensPath, { force: true });
   }
 
-  /** Cross-process lock on this server's token file (refresh and save). */
+  /**
+   * Cross-process lock on this server's token file (refresh and save). A holder that still runs is waited
+   * for however old the lock looks (a refresh whose discovery takes several 30 s requests, a clock stepped
+   * forward meanwhile): taken over, its refresh token would be sent a second time, which servers with
+   * reuse detection punish by revoking the whole grant. Only a dead holder's lock is taken over; a hung
+   * one fails the wait naming the lock file.
+   */
   withLock<T>(fn: () => T | Promise<T>): Promise<T> {
-    return withFileLock(this.tokensPath, fn, { timeoutMs: 30_000, staleMs: 60_000 });
+    return withFileLock(this.tokensPath, fn, { timeoutMs: 30_000, staleMs: Number.POSITIVE_INFINITY });
   }
 }
 
