@@ -4,6 +4,7 @@ import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import type { Gateway } from "../gateway/index.js";
 import { type GatewayState, gatewayStateFile, recordedPid, runningPid } from "../io/gatewayState.js";
+import { unfinishedWork } from "../io/heldSignals.js";
 import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
@@ -123,6 +124,8 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     gateway
       .stop()
       .catch((err: unknown) => logger.error(`[gateway] stop failed: ${describeError(err)}`))
+      // A token refresh still waiting for its answer (a reconnect's) is saved before the process exits.
+      .then(unfinishedWork)
       .finally(() => {
         removePid();
         // The stop's last word, so the log tells a finished stop from a process killed mid-way.

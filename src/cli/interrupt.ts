@@ -1,4 +1,5 @@
 import { SvcError } from "../errors.js";
+import { letSignalsThrough } from "../io/heldSignals.js";
 import { terminateLiveGroups } from "../io/mcp/stdioTransport.js";
 
 /**
@@ -40,8 +41,9 @@ export function listenForInterrupt(what: string): Interrupt {
   const handlers = SIGNALS.map((signal) => {
     const handler = () => {
       if (received !== undefined) {
-        // A second one: stop now, as the signal would have without us.
+        // A second one: stop now, as the signal would have without us (a token refresh's save included).
         for (const [s, h] of handlers) process.off(s, h);
+        letSignalsThrough();
         process.kill(process.pid, signal);
         return;
       }

@@ -23,6 +23,7 @@ import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
 import { gatewayStateFile, readGatewayState, runningPid } from "../io/gatewayState.js";
+import { unfinishedWork } from "../io/heldSignals.js";
 import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
@@ -436,6 +437,8 @@ async function callTool(
     process.stderr.write(`svc: ${(interrupt.signal.reason as Error).message}\n`);
   } finally {
     await hub.stop();
+    // A token refresh still waiting for its answer is saved first (a second Ctrl-C ends the command at once).
+    if (interrupt.signal.aborted) await unfinishedWork();
     const signal = interrupt.dispose();
     // Ends as the signal would have (exit status 130 for Ctrl-C in a shell).
     if (signal !== undefined) raiseAgain(signal);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
+import { finishBeforeExit } from "../../io/heldSignals.js";
 import { discoverForFlow, resourceCovers } from "../../io/oauth/discovery.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
 import {
@@ -204,61 +205,69 @@ export async function usableTokens(
     const client = configured ?? stored;
     if (client === undefined)
       throw needsLoginError(serverName, "the client registration is missing", flow, job.profile);
-    const refusal = refusedRefreshes.get(refreshKey(current.issuer, current.refresh_token));
+    const refreshToken = current.refresh_token;
+    const refusal = refusedRefreshes.get(refreshKey(current.issuer, refreshToken));
     if (refusal !== undefined) throw needsLoginError(serverName, refusal, flow, job.profile);
-    let fresh: OAuthTokens;
-    try {
-      fresh = await refreshAuthorization(meta.authorizationServerUrl, {
-        metadata: meta.authorizationServerMetadata,
-        clientInformation: client,
-        refreshToken: current.refresh_token,
-        ...(current.resource !== undefined ? { resource: current.resource } : {}),
-        addClientAuthentication: sdkClientAuth(serverName, client),
-        fetchFn: fetches.token,
-      });
-    } catch (err) {
-      const endpoint = meta.authorizationServerMetadata.token_endpoint;
-      const failure = tokenEndpointError(serverName, "token refresh", fetches, endpoint, err);
-      const answered = lastFailureAt(fetches, endpoint);
-      // No OAuth answer (unreachable, 5xx, 429): the grant may well be fine, so no new login is asked
-      // for; a token that has not expired yet keeps serving, and the next connect tries again.
-      if (answered !== undefined && isTransient(answered)) {
-        if (options.rejected === undefined && (current.expires_at ?? Number.POSITIVE_INFINITY) > job.now()) {
-          if (refreshRetryAt.size >= MAX_REMEMBERED_REFUSALS) refreshRetryAt.clear();
-          refreshRetryAt.set(refreshKey(current.issuer, current.refresh_token), job.now() + REFRESH_RETRY_MS);
-          job.logger.warn(
-            { server: serverName, err: failure.message },
-            `[oauth] token refresh failed; using the current token, and trying again in ${REFRESH_RETRY_MS / 1000} s`,
+    // Once the request is sent the server may have rotated the refresh token: the process must not end
+    // before the answer is saved, or the file keeps the used one (src/io/heldSignals.ts).
+    return finishBeforeExit(async () => {
+      let fresh: OAuthTokens;
+      try {
+        fresh = await refreshAuthorization(meta.authorizationServerUrl, {
+          metadata: meta.authorizationServerMetadata,
+          clientInformation: client,
+          refreshToken: refreshToken,
+          ...(current.resource !== undefined ? { resource: current.resource } : {}),
+          addClientAuthentication: sdkClientAuth(serverName, client),
+          fetchFn: fetches.token,
+        });
+      } catch (err) {
+        const endpoint = meta.authorizationServerMetadata.token_endpoint;
+        const failure = tokenEndpointError(serverName, "token refresh", fetches, endpoint, err);
+        const answered = lastFailureAt(fetches, endpoint);
+        // No OAuth answer (unreachable, 5xx, 429): the grant may well be fine, so no new login is asked
+        // for; a token that has not expired yet keeps serving, and the next connect tries again.
+        if (answered !== undefined && isTransient(answered)) {
+          if (
+            options.rejected === undefined &&
+            (current.expires_at ?? Number.POSITIVE_INFINITY) > job.now()
+          ) {
+            if (refreshRetryAt.size >= MAX_REMEMBERED_REFUSALS) refreshRetryAt.clear();
+            refreshRetryAt.set(refreshKey(current.issuer, refreshToken), job.now() + REFRESH_RETRY_MS);
+            job.logger.warn(
+              { server: serverName, err: failure.message },
+              `[oauth] token refresh failed; using the current token, and trying again in ${REFRESH_RETRY_MS / 1000} s`,
+            );
+            return current;
+          }
+          throw new RefreshUnavailableError(
+            "mcp_connect",
+            `${failure.message} — the saved login is kept; svc tries again on the next connect`,
+            { cause: err },
           );
-          return current;
         }
-        throw new RefreshUnavailableError(
-          "mcp_connect",
-          `${failure.message} — the saved login is kept; svc tries again on the next connect`,
-          { cause: err },
-        );
+        if (stored !== undefined) forgetRefusedClient(job, stored, fetches, meta);
+        const why = failure.message.slice(serverName.length + 2);
+        if (answered?.error !== undefined && REFUSED_GRANT_ERRORS.has(answered.error))
+          rememberRefused(current.issuer, refreshToken, why);
+        // A configured client the server refuses is refused by a login too: name the keys to check first.
+        if (configured !== undefined && answered?.error === "invalid_client")
+          throw new SvcError(
+            "oauth",
+            `${serverName}: ${why} — ${loginAdvice(serverName, fetches, endpoint, true, flow, job.profile)}`,
+          );
+        throw needsLoginError(serverName, why, flow, job.profile);
       }
-      if (stored !== undefined) forgetRefusedClient(job, stored, fetches, meta);
-      const why = failure.message.slice(serverName.length + 2);
-      if (answered?.error !== undefined && REFUSED_GRANT_ERRORS.has(answered.error))
-        rememberRefused(current.issuer, current.refresh_token, why);
-      // A configured client the server refuses is refused by a login too: name the keys to check first.
-      if (configured !== undefined && answered?.error === "invalid_client")
-        throw new SvcError(
-          "oauth",
-          `${serverName}: ${why} — ${loginAdvice(serverName, fetches, endpoint, true, flow, job.profile)}`,
-        );
-      throw needsLoginError(serverName, why, flow, job.profile);
-    }
-    const saved = toStoredTokens(fresh, {
-      issuer: current.issuer,
-      resource: current.resource,
-      flow: grantFlow,
-      now: job.now(),
-      previousRefresh: current.refresh_token,
+      const saved = toStoredTokens(fresh, {
+        issuer: current.issuer,
+        resource: current.resource,
+        flow: grantFlow,
+        now: job.now(),
+        previousRefresh: refreshToken,
+      });
+      store.saveTokens(saved);
+      job.logger.info({ server: serverName }, "[oauth] access token refreshed");
+      return saved;
     });
-    store.saveTokens(saved);
-    job.logger.info({ server: serverName }, "[oauth] access token refreshed");
-    return saved;
   });
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { standsBack } from "../heldSignals.js";
 import { unreadableAnswer } from "./unreadableAnswer.js";
 
 /**
@@ -386,6 +387,7 @@ function watchOwnExit(): void {
       // What the signal would have done without this listener: end the process.
       process.kill(process.pid, signal);
     };
+    standsBack.add(onSignal);
     process.on(signal, onSignal);
   }
 }

@@ -195,9 +195,15 @@ export class TokenStore {
     rmSync(this.tokensPath, { force: true });
   }
 
-  /** Cross-process lock on this server's token file (refresh and save). */
+  /**
+   * Cross-process lock on this server's token file (refresh and save). A holder that still runs is waited
+   * for however old the lock looks (a refresh whose discovery takes several 30 s requests, a clock stepped
+   * forward meanwhile): taken over, its refresh token would be sent a second time, which servers with
+   * reuse detection punish by revoking the whole grant. Only a dead holder's lock is taken over; a hung
+   * one fails the wait naming the lock file.
+   */
   withLock<T>(fn: () => T | Promise<T>): Promise<T> {
-    return withFileLock(this.tokensPath, fn, { timeoutMs: 30_000, staleMs: 60_000 });
+    return withFileLock(this.tokensPath, fn, { timeoutMs: 30_000, staleMs: Number.POSITIVE_INFINITY });
   }
 }
 
@@ -219,7 +225,11 @@ export function mergeScopes(a: string | undefined, b: string | undefined): strin
   return all.length > 0 ? all.join(" ") : undefined;
 }
 
-/** Converts a token response into what is stored, with an absolute expiry from `now`. */
+/**
+ * Converts a token response into what is stored, with an absolute expiry from `now`. An `expires_in` of 0
+ * or less states no usable lifetime (as golang.org/x/oauth2 reads it): such a token has no `expires_at`
+ * and serves until the server refuses it, instead of being refreshed before every request.
+ */
 export function toStoredTokens(
   tokens: OAuthTokens,
   extra: {
@@ -237,7 +247,7 @@ export function toStoredTokens(
     ...(refresh !== undefined ? { refresh_token: refresh } : {}),
     ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}),
     ...(tokens.id_token !== undefined ? { id_token: tokens.id_token } : {}),
-    ...(typeof tokens.expires_in === "number"
+    ...(typeof tokens.expires_in === "number" && tokens.expires_in > 0
       ? { expires_at: extra.now + tokens.expires_in * 1000, obtained_at: extra.now }
       : {}),
     issuer: extra.issuer,

@@ -70,6 +70,17 @@ export interface FakeAsOptions {
   readonly formEncodedTokenAnswers?: boolean;
   /** Reshapes the device authorization response (Entra v1 writes `expires_in` and `interval` as strings). */
   readonly deviceResponse?: (fields: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * Refresh-token reuse detection, as real servers with rotating single-use refresh tokens do it (OAuth 2.0
+   * Security BCP 4.14.2): a refresh token sent a second time is `invalid_grant` and revokes its whole
+   * family (every access and refresh token descended from the same login).
+   */
+  readonly reuseRevokesFamily?: boolean;
+  /**
+   * Awaited after a refresh has rotated the token, before the answer is sent (a slow server or network:
+   * the client may be gone by the time the answer leaves).
+   */
+  readonly refreshAnswered?: () => Promise<void>;
 }
 
 export interface FakeAs {
@@ -78,6 +89,12 @@ export interface FakeAs {
   readonly issued: string[];
   /** The scope granted with an access token (the scope of its authorization request). */
   scopeOf(accessToken: string): string | undefined;
+  /** Whether an access token was issued here and is not revoked (alone, or with its family). */
+  active(accessToken: string): boolean;
+  /** Revokes one access token (a server-side revocation before its expiry). */
+  revokeAccess(accessToken: string): void;
+  /** Families revoked by refresh-token reuse. */
+  readonly revokedFamilies: number;
   close(): Promise<void>;
 }
 
@@ -112,13 +129,21 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
   >();
   const refreshTokens = new Map<string, string>();
   const scopes = new Map<string, string>();
+  /** Family (one per login) of every token issued, for reuse detection; refresh tokens already used. */
+  const families = new Map<string, number>();
+  const revoked = new Set<number>();
+  const usedRefreshTokens = new Set<string>();
+  const revokedAccess = new Set<string>();
+  let nextFamily = 0;
   const polls = [...(options.devicePolls ?? [])];
   let drops = options.dropPolls ?? 0;
   let base = "";
-  const newTokens = (scope = "") => {
+  const newTokens = (scope = "", family = nextFamily++) => {
     const access = `at-${randomBytes(8).toString("hex")}`;
     const refresh = `rt-${randomBytes(8).toString("hex")}`;
     issued.push(access);
+    families.set(access, family);
+    families.set(refresh, family);
     refreshTokens.set(refresh, scope);
     scopes.set(access, scope);
     const tokens = {
@@ -283,10 +308,20 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
           return;
         }
         const rt = body.get("refresh_token") ?? "";
+        const family = families.get(rt);
+        if (options.reuseRevokesFamily && family !== undefined && usedRefreshTokens.has(rt))
+          revoked.add(family);
         const granted = refreshTokens.get(rt);
-        if (granted === undefined || !refreshTokens.delete(rt))
+        if (
+          granted === undefined ||
+          (family !== undefined && revoked.has(family)) ||
+          !refreshTokens.delete(rt)
+        )
           return answer(400, { error: "invalid_grant", error_description: "refresh token already used" });
-        return answer(200, newTokens(granted));
+        usedRefreshTokens.add(rt);
+        const tokens = newTokens(granted, family);
+        await options.refreshAnswered?.();
+        return answer(200, tokens);
       }
       if (grant === "urn:ietf:params:oauth:grant-type:device_code") {
         if (drops > 0) {
@@ -320,6 +355,16 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     seen,
     issued,
     scopeOf: (token) => scopes.get(token),
+    active: (token) => {
+      const family = families.get(token);
+      return family !== undefined && !revoked.has(family) && !revokedAccess.has(token);
+    },
+    revokeAccess: (token) => {
+      revokedAccess.add(token);
+    },
+    get revokedFamilies() {
+      return revoked.size;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,4 +1,5 @@
-import { rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { rmSync, utimesSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeJob } from "../../../src/actors/oauth/context.js";
 import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
@@ -6,6 +7,7 @@ import { REFRESH_RETRY_MS, usableTokens } from "../../../src/actors/oauth/refres
 import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
 import type { TokenStore } from "../../../src/io/oauth/tokenStore.js";
+import { processStartTime } from "../../../src/io/processAlive.js";
 import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, loginWith } from "./helpers.js";
@@ -43,6 +45,44 @@ describe("token refresh", () => {
     expect(
       as.seen.filter((r) => r.path === "/token" && r.body.get("grant_type") === "refresh_token"),
     ).toHaveLength(1);
+  });
+
+  it("a lock held by a live process is waited for however old its file looks (the clock stepped forward mid-refresh): the refresh it did is used, the used refresh token never sent again", async () => {
+    const { as, url } = await loggedIn({ reuseRevokesFamily: true });
+    const entry = { url, auth: "oauth", oauth: { cimd: false } };
+    const job = makeJob("srv", entry, {
+      paths: svcPaths(home.dir),
+      logger: silentLogger(),
+      now: () => Date.now() + 2 * 3600_000,
+    });
+    const saved = job.store.readTokens() as NonNullable<ReturnType<TokenStore["readTokens"]>>;
+    // Another svc process (alive) holds the lock while it refreshes; the clock has since jumped two minutes.
+    const other = spawn("sleep", ["30"], { stdio: "ignore" });
+    closers.push(async () => {
+      other.kill("SIGKILL");
+    });
+    await new Promise((r) => other.once("spawn", r));
+    const lockPath = `${job.store.tokensPath}.lock`;
+    writeFileSync(lockPath, `${other.pid} ${processStartTime(other.pid as number)} 0123456789abcdef`);
+    const past = new Date(Date.now() - 120_000);
+    utimesSync(lockPath, past, past);
+    const ours = usableTokens(job);
+    await new Promise((r) => setTimeout(r, 300));
+    // The other process's refresh comes back: it saves the rotated tokens and lets go of the lock.
+    const answer = await fetch(`${as.url}/token`, {
+      method: "POST",
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: saved.refresh_token as string,
+        client_id: job.store.readClient()?.client_id as string,
+      }),
+    });
+    const rotated = (await answer.json()) as { access_token: string; refresh_token: string };
+    job.store.saveTokens({ ...saved, ...rotated, expires_at: Date.now() + 2 * 3600_000 + 3600_000 });
+    rmSync(lockPath, { force: true });
+    expect((await ours).access_token).toBe(rotated.access_token);
+    expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
+    expect(as.revokedFamilies).toBe(0);
   });
 
   it("without a refresh token, a token in its last minute is still used; only an expired one needs a login", async () => {
@@ -202,6 +242,31 @@ describe("token refresh", () => {
       expect(saved.expires_at).toBeUndefined();
       expect((await usableTokens(h.job)).access_token).toBe(saved.access_token);
       expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(0);
+      home.cleanup();
+    }
+  });
+
+  it("a token response whose expires_in is 0 or negative states no usable lifetime: the token serves until refused, without a refresh per request", async () => {
+    for (const expires of [0, "0", -5]) {
+      home = tempHome();
+      const as = await startFakeAs({ tokenResponse: (t) => ({ ...t, expires_in: expires }) });
+      closers.push(as.close);
+      const rs = await startFakeResource([as.url]);
+      closers.push(rs.close);
+      const h = harness(home.dir, "zerolife", rs.url, { cimd: false });
+      const saved = await loginWith(h);
+      expect(saved.expires_at).toBeUndefined();
+      // Ten requests at once (the SDK asks for the token before each): none of them refreshes.
+      const handed = await Promise.all(Array.from({ length: 10 }, () => usableTokens(h.job)));
+      expect(handed.every((t) => t.access_token === saved.access_token)).toBe(true);
+      const refreshes = () => as.seen.filter((r) => r.body.get("grant_type") === "refresh_token");
+      expect(refreshes()).toHaveLength(0);
+      // Refused by the server: refreshed once, and the refreshed token (expires_in 0 again) serves as well.
+      const renewed = await usableTokens(h.job, { rejected: saved.access_token });
+      expect(renewed.access_token).toBe(as.issued[1]);
+      expect(renewed.expires_at).toBeUndefined();
+      expect((await usableTokens(h.job)).access_token).toBe(as.issued[1]);
+      expect(refreshes()).toHaveLength(1);
       home.cleanup();
     }
   });

@@ -1,0 +1,145 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeJob } from "../../../src/actors/oauth/context.js";
+import { usableTokens } from "../../../src/actors/oauth/refresh.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { EXIT_GRACE_MS } from "../../../src/io/mcp/stdioTransport.js";
+import { type FakeAs, startFakeAs } from "../../fakes/authServer/fakeAs.js";
+import { startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { startCliGateway } from "../../helpers/cliGateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { harness, loginWith } from "./helpers.js";
+
+/**
+ * A refresh cut between its request and the save of its answer leaves the tokens file holding a refresh
+ * token the authorization server has already rotated; with reuse detection, the next refresh (the
+ * gateway's, another command's) revokes the whole grant. A signal arriving then waits for the save.
+ */
+let home: TempHome;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  home?.cleanup();
+});
+
+/** Resolves when `check` holds, polling the test's own fakes (no timing is asserted). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 10));
+}
+
+async function loggedInWithExpiredToken(): Promise<{
+  as: FakeAs;
+  url: string;
+  release: () => void;
+  entry: { url: string; auth: "oauth"; oauth: { cimd: boolean } };
+}> {
+  home = tempHome();
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const as = await startFakeAs({ reuseRevokesFamily: true, refreshAnswered: () => gate });
+  closers.push(as.close);
+  const mcp = await startProtectedMcp(
+    () => as.url,
+    async (token) => as.active(token),
+  );
+  closers.push(mcp.close);
+  const h = harness(home.dir, "notes", mcp.url, { cimd: false });
+  const saved = await loginWith(h);
+  home.write(
+    "config.yaml",
+    `mcp_servers:\n  notes:\n    url: ${mcp.url}\n    auth: oauth\n    oauth:\n      cimd: false\n`,
+  );
+  h.job.store.saveTokens({ ...saved, expires_at: saved.obtained_at as number });
+  return {
+    as,
+    url: mcp.url,
+    release,
+    entry: { url: mcp.url, auth: "oauth" as const, oauth: { cimd: false } },
+  };
+}
+
+function start(args: string[]): { child: ChildProcess; ended: Promise<NodeJS.Signals | number | null> } {
+  const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
+    env: { ...process.env, SVC_HOME: home.dir, BROWSER: "" },
+    stdio: ["ignore", "ignore", "ignore"],
+  });
+  const ended = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on("close", (code, signal) => resolve(signal ?? code)),
+  );
+  return { child, ended };
+}
+
+const refreshes = (as: FakeAs) => as.seen.filter((r) => r.body.get("grant_type") === "refresh_token");
+
+describe("Ctrl-C while a token refresh waits for its answer", () => {
+  for (const command of [
+    ["mcp", "tools", "notes"],
+    ["mcp", "call", "notes", "whoami"],
+  ]) {
+    it(`svc ${command.join(" ")}: the new tokens are saved before the command ends by the signal; the grant still works`, async () => {
+      const { as, release, entry } = await loggedInWithExpiredToken();
+      const { child, ended } = start(command);
+      await until(() => refreshes(as).length === 1);
+      child.kill("SIGINT");
+      // The answer leaves once the command had the time to end (it has not, when it waits for the save).
+      await Promise.race([ended, new Promise((r) => setTimeout(r, 500))]);
+      release();
+      expect(await ended).toBe("SIGINT");
+      // The next refresh (a gateway's) sends the rotated token, not the used one: the grant lives on.
+      const later = makeJob("notes", entry, {
+        paths: svcPaths(home.dir),
+        logger: silentLogger(),
+        now: () => Date.now() + 2 * 3600_000,
+      });
+      const renewed = await usableTokens(later);
+      expect(refreshes(as)).toHaveLength(2);
+      expect(as.revokedFamilies).toBe(0);
+      expect(as.active(renewed.access_token)).toBe(true);
+    });
+  }
+
+  it("a second Ctrl-C ends the command at once, without waiting for the answer", async () => {
+    const { as, release } = await loggedInWithExpiredToken();
+    const { child, ended } = start(["mcp", "tools", "notes"]);
+    await until(() => refreshes(as).length === 1);
+    child.kill("SIGINT");
+    await Promise.race([ended, new Promise((r) => setTimeout(r, 500))]);
+    child.kill("SIGINT");
+    expect(await ended).toBe("SIGINT");
+    release();
+  });
+});
+
+describe("the gateway stopped while a reconnect's token refresh waits for its answer", () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  });
+
+  it("saves the new tokens before it exits, however long past the wait for abandoned connects", async () => {
+    const { as, release, entry } = await loggedInWithExpiredToken();
+    home.write(
+      "config.yaml",
+      `platforms:\n  webhook:\n    enabled: true\n    extra:\n      host: 127.0.0.1\nmcp_servers:\n  notes:\n    url: ${entry.url}\n    auth: oauth\n    oauth:\n      cimd: false\n`,
+    );
+    const gateway = await startCliGateway(home, children);
+    await until(() => refreshes(as).length === 1);
+    gateway.child.kill("SIGTERM");
+    // Longer than the stop waits for a connect still under way (2 × EXIT_GRACE_MS + 1 s).
+    await Promise.race([gateway.exited, new Promise((r) => setTimeout(r, 2 * EXIT_GRACE_MS + 3000))]);
+    release();
+    expect(await gateway.exited).toBe(0);
+    const later = makeJob("notes", entry, {
+      paths: svcPaths(home.dir),
+      logger: silentLogger(),
+      now: () => Date.now() + 2 * 3600_000,
+    });
+    await usableTokens(later);
+    expect(refreshes(as)).toHaveLength(2);
+    expect(as.revokedFamilies).toBe(0);
+  });
+});
