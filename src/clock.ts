@@ -50,3 +50,31 @@ export function sleepOn(timers: Pick<Clock, "setTimeout" | "clearTimeout">): Clo
 export function timeoutSignal(ms: number): AbortSignal {
   return AbortSignal.timeout(Math.max(1, Math.round(ms)));
 }
+
+/**
+ * Runs `task` with a signal of its own that follows `outer` (a run's signal, a call's deadline, a stop's)
+ * only until the task settles, when its listeners are removed. Two things this avoids:
+ * - The MCP SDK's `request` never removes the abort listener it adds to the signal it is given, so a
+ *   signal that outlives the request (an agent run's, aborted when the run ends; a deadline that fires
+ *   later) sent `notifications/cancelled` for requests the server had answered long before.
+ * - `AbortSignal.any` keeps a WeakRef of each signal it makes in every source signal (a composite's
+ *   sources included) for as long as the source lives, and Node 20 never drops it, not even once the made
+ *   signal is collected: a long-lived signal given to each run (the run queue's stop, cron's, the shared
+ *   queue's) grew by a few entries per run, for the life of the gateway.
+ */
+export async function scopedSignal<T>(
+  outer: readonly AbortSignal[],
+  task: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const abort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+  for (const signal of outer) {
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener("abort", abort, { once: true });
+  }
+  try {
+    return await task(controller.signal);
+  } finally {
+    for (const signal of outer) signal.removeEventListener("abort", abort);
+  }
+}

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { fromCallback } from "xstate";
+import { scopedSignal } from "../clock.js";
 import { DEFAULT_PROFILE, inProfile, namedProfile, profileFlag } from "../config/paths.js";
 import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
@@ -260,7 +261,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     finished?: () => void,
     firedBy?: FiredBy,
   ): void {
-    const run = execute(profile, store, job, prompt, trigger, launched.signal, firedBy, true).then(() => {});
+    // A signal of the run's own: composed from `launched.signal` itself, each run left entries in it (scopedSignal).
+    const run = scopedSignal([launched.signal], (signal) =>
+      execute(profile, store, job, prompt, trigger, signal, firedBy, true),
+    ).then(() => {});
     running.add(run);
     void run.finally(() => {
       running.delete(run);

@@ -1,4 +1,5 @@
 import { type ActorRefFrom, fromCallback, setup } from "xstate";
+import { scopedSignal } from "../clock.js";
 import { LoggedError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import type { AcceptedEvent } from "../streams/context.js";
@@ -163,7 +164,9 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
         const event = queue.take(wake);
         if (event === undefined) break;
         try {
-          await execute(event, signal);
+          // Each run gets a signal of its own: one composed from the slot's (AbortSignal.any) left entries in
+          // the queue's stop signal for the life of the gateway (scopedSignal).
+          await scopedSignal([signal], (runSignal) => execute(event, runSignal));
         } catch (err) {
           // A run a stop ended did not fail: it is saved and runs again (the stop's line counts them).
           if (!(err instanceof LoggedError) && !signal.aborted)

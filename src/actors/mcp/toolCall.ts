@@ -1,10 +1,10 @@
 import { type CallToolResult, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
-import { timeoutSignal } from "../../clock.js";
+import { scopedSignal, timeoutSignal } from "../../clock.js";
 import { isTrusted } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
 import type { Logger } from "../../io/log.js";
-import { type McpSession, scopedToRequest } from "../../io/mcp/session.js";
+import type { McpSession } from "../../io/mcp/session.js";
 import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
 import { connectionState } from "../../machines/mcpConnection.js";
 import type { ApprovalSurface } from "./approvals.js";
@@ -68,8 +68,8 @@ export async function invokeTool(
   const timeoutMs = rt.entry.timeout * 1000;
   const run = (s: McpSession) =>
     tool.kind === "utility"
-      ? // Its requests get a signal that ends with the call (see scopedToRequest), as a tool call's does.
-        scopedToRequest(signal === undefined ? [] : [signal], (scoped) =>
+      ? // Its requests get a signal that ends with the call (see scopedSignal), as a tool call's does.
+        scopedSignal(signal === undefined ? [] : [signal], (scoped) =>
           runUtilityTool(s, tool.original, args, timeoutMs, scoped),
         )
       : s.callTool(tool.original, args, timeoutMs, {

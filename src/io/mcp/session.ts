@@ -26,7 +26,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { timeoutSignal } from "../../clock.js";
+import { scopedSignal, timeoutSignal } from "../../clock.js";
 import { SvcError } from "../../errors.js";
 import { VERSION } from "../version.js";
 import {
@@ -132,29 +132,6 @@ const LooseLogNotificationSchema = z.object({
 
 /** A server's log message as svc reads it: `level`, `logger` and `data` as the server sent them. */
 export type ServerLogParams = z.infer<typeof LooseLogNotificationSchema>["params"];
-
-/**
- * Runs one request with a signal of its own that follows `outer` (a run's signal, a call's deadline) only
- * until the request settles. The SDK's `request` never removes the abort listener it adds to the signal it
- * is given, so a signal that outlives the request (an agent run's, aborted when the run ends; a deadline
- * that fires later) sent `notifications/cancelled` for requests the server had answered long before.
- */
-export async function scopedToRequest<T>(
-  outer: readonly AbortSignal[],
-  request: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const controller = new AbortController();
-  const abort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
-  for (const signal of outer) {
-    if (signal.aborted) controller.abort(signal.reason);
-    else signal.addEventListener("abort", abort, { once: true });
-  }
-  try {
-    return await request(controller.signal);
-  } finally {
-    for (const signal of outer) signal.removeEventListener("abort", abort);
-  }
-}
 
 export type Era = "legacy" | "stateless";
 export type ProtocolChoice = "auto" | "stateless" | "legacy";
@@ -290,7 +267,7 @@ export class McpSession {
     options: CallOptions = {},
   ): Promise<CallToolResult> {
     if (options.task === true) return this.callAsTask(name, args, timeoutMs, options);
-    return scopedToRequest(options.signal === undefined ? [] : [options.signal], (signal) =>
+    return scopedSignal(options.signal === undefined ? [] : [options.signal], (signal) =>
       // The SDK's signature takes its own schema's type; the preprocess parses to the same result.
       this.client.callTool(
         { name, arguments: args },
@@ -316,7 +293,7 @@ export class McpSession {
     options: CallOptions,
   ): Promise<CallToolResult> {
     const deadline = timeoutSignal(timeoutMs);
-    return scopedToRequest(options.signal === undefined ? [deadline] : [options.signal, deadline], (signal) =>
+    return scopedSignal(options.signal === undefined ? [deadline] : [options.signal, deadline], (signal) =>
       this.pollTask(name, args, timeoutMs, options, deadline, signal),
     );
   }

@@ -1,5 +1,6 @@
 import { type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
+import { scopedSignal } from "../../../clock.js";
 import type { Logger } from "../../log.js";
 import { isRefusal, optionsForUrl, queueOptions, type RedisHealth } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
@@ -209,11 +210,12 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       worker = new Worker<T>(
         options.name,
         // Two parameters: BullMQ then makes no AbortController per job (its signal is only for
-        // `cancelJob`, which svc never calls); every run gets this instance's stop signal, as in memory.
+        // `cancelJob`, which svc never calls); every run gets a signal that follows this instance's stop, as in memory.
         async (job, token) => {
           running += 1;
           try {
-            await options.process(job.data, abort.signal, job, token);
+            // A signal of the job's own, so what a run composes from it leaves nothing in `abort.signal` (scopedSignal).
+            await scopedSignal([abort.signal], (signal) => options.process(job.data, signal, job, token));
           } catch (err) {
             // Aborted by this instance's stop: recorded neither finished nor failed, so the job's lock
             // expires and another instance (or this one after its restart) runs it again.
