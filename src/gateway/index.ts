@@ -12,6 +12,7 @@ import { listenAddress } from "../io/http/listenHint.js";
 import { observeRequests } from "../io/http/observe.js";
 import { createLogger } from "../io/log.js";
 import { createGatewayMetrics, type GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
+import { proxyNotice } from "../io/outboundProxy.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { SCRIPT_GROUP } from "../io/scripts.js";
@@ -347,6 +348,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const mcp = createMcp({ config, paths, logger, system, agent, clock, metrics, ...env });
   mcpStates = () => mcp.hub.status().map((s) => s.state);
   agent.attachMcp((profile) => mcp.hubFor(profile));
+  const proxy = proxyNotice();
+  if (proxy !== undefined) logger[proxy.level](`[gateway] ${proxy.text}`);
   if (webhook.enabled) {
     logger.info(
       `[webhook] Listening on ${listenAddress(host, ingress.port)} — routes: ${describeRoutes(routes.registry.names())}`,

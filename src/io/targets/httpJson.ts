@@ -1,6 +1,7 @@
 import { timeoutSignal } from "../../clock.js";
 import { scrub } from "../credentials.js";
 import { htmlPageSummary } from "../htmlPage.js";
+import { outboundFetch } from "../outboundProxy.js";
 import { parseRetryAfter } from "../retryAfter.js";
 import { DeliveryError } from "./target.js";
 
@@ -159,7 +160,7 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
   let response: Response;
   let text: string;
   try {
-    response = await fetch(call.url, {
+    response = await outboundFetch(call.url, {
       method: call.method,
       headers,
       ...(body === undefined ? {} : { body }),
