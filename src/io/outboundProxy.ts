@@ -227,7 +227,6 @@ export function proxyError(proxy: ProxyChoice, origin: string, err: Error): Erro
   if (code !== undefined && UNREACHABLE.has(code))
     return new ProxyRefusedError(
       `the proxy ${proxy.shown} (set by ${proxy.variable}) could not be reached: ${code} — check ${proxy.variable}`,
-      { cause: err },
     );
   return err;
 }

@@ -271,6 +271,19 @@ describe("outbound proxy: in process", () => {
     expect(proxy.forwarded).toEqual([]);
   });
 
+  it("an MCP server behind a proxy that cannot be reached fails naming the proxy once, not undici's connect error after it", async () => {
+    useEnv({ HTTPS_PROXY: "http://user:secret@127.0.0.1:1" });
+    const home = tempHome();
+    homes.push(home);
+    const hub = makeHub(home, { s: entry({ url: "https://mcp.test/mcp", connect_timeout: 5 }) });
+    closers.push(() => hub.stop());
+    const status = await hub.settled("s");
+    expect(status.state).toBe("failed");
+    expect(status.lastError).toBe(
+      "mcp_servers.s: fetch failed: the proxy http://127.0.0.1:1 (set by HTTPS_PROXY) could not be reached: ECONNREFUSED — check HTTPS_PROXY",
+    );
+  });
+
   it("a proxy that cannot be reached is named with its variable", async () => {
     useEnv({ https_proxy: "http://user:secret@127.0.0.1:1" });
     const registry = registryFor({
