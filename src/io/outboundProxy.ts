@@ -1,5 +1,7 @@
 import { BlockList, isIP } from "node:net";
+import type { SecureContext } from "node:tls";
 import type { Agent, Dispatcher } from "undici";
+import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -263,6 +265,17 @@ function namingProxy(proxy: ProxyChoice, origin: string, handler: Handler): Hand
   return handler;
 }
 
+/**
+ * The TLS options of the connection to an `https://` proxy: verified against the system's CAs (as model
+ * endpoints are: a company proxy is often served under a company CA of the system trust store); none for
+ * an `http://` proxy, or when there is no system bundle (Node's own CAs then).
+ */
+export function proxyTlsOptions(proxy: ProxyChoice): { secureContext?: SecureContext } {
+  if (proxy.url.protocol !== "https:") return {};
+  const ca = systemCaCertificates();
+  return ca === undefined ? {} : { secureContext: secureContextFor({ ca }) };
+}
+
 type Undici = typeof import("undici");
 
 /**
@@ -283,6 +296,7 @@ export function outboundDispatcher(undici: Undici, options: Agent.Options = {}):
         ...poolOptions,
         uri: proxy.url.href,
         proxyTunnel: false,
+        proxyTls: proxyTlsOptions(proxy),
         ...(connect === undefined || typeof connect === "function" ? {} : { requestTls: connect }),
         // The forwarding client to the proxy takes the pool's options too (its timeouts).
         factory: (origin, opts) => new undici.Pool(origin, { ...poolOptions, ...opts }),

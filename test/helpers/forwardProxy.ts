@@ -1,4 +1,5 @@
-import { createServer, request } from "node:http";
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import { type AddressInfo, connect, type Socket } from "node:net";
 
 export interface ForwardProxy {
@@ -18,11 +19,12 @@ export interface ForwardProxy {
  * asked for through `routes` (`model.test:443` → `127.0.0.1:<port>` of a local fake), so the names need
  * not resolve and svc never resolves them. A host missing from `routes` is answered 403, as a proxy
  * answers a destination it does not allow. With `auth` (`user:password`), a request without that Basic
- * `Proxy-Authorization` is answered 407.
+ * `Proxy-Authorization` is answered 407. With `tls` it is an `https://` proxy (TLS between svc and it).
  */
 export async function startForwardProxy(
   routes: Readonly<Record<string, string>>,
   auth?: string,
+  tls?: { readonly key: string; readonly cert: string },
 ): Promise<ForwardProxy> {
   const tunnels: string[] = [];
   const forwarded: string[] = [];
@@ -31,7 +33,7 @@ export async function startForwardProxy(
   const expected = auth === undefined ? undefined : `Basic ${Buffer.from(auth).toString("base64")}`;
   const refused = (header: string | undefined) => expected !== undefined && header !== expected;
   const route = (hostPort: string) => routes[hostPort.toLowerCase()];
-  const server = createServer((req, res) => {
+  const forward = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/");
     const header = req.headers["proxy-authorization"];
     forwarded.push(url.href);
@@ -56,8 +58,9 @@ export async function startForwardProxy(
     );
     out.on("error", () => res.destroy());
     req.pipe(out);
-  });
-  server.on("connection", (socket) => {
+  };
+  const server = tls === undefined ? createServer(forward) : createTlsServer(tls, forward);
+  server.on(tls === undefined ? "connection" : "secureConnection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -91,7 +94,7 @@ export async function startForwardProxy(
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${auth === undefined ? "" : `${auth.split(":").map(encodeURIComponent).join(":")}@`}127.0.0.1:${port}`,
+    url: `${tls === undefined ? "http" : "https"}://${auth === undefined ? "" : `${auth.split(":").map(encodeURIComponent).join(":")}@`}127.0.0.1:${port}`,
     tunnels,
     forwarded,
     authorizations,

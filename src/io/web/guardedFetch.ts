@@ -11,6 +11,7 @@ import {
   proxyAuthorization,
   proxyError,
   proxyFor,
+  proxyTlsOptions,
   refusedStatus,
 } from "../outboundProxy.js";
 
@@ -234,8 +235,9 @@ function get(url: URL, options: GuardedFetchOptions, signal: AbortSignal): Promi
 /**
  * The GET through the outbound proxy (outboundProxy.ts). The proxy connects, so the address check runs
  * before: the name is resolved here and every address checked as for a direct request (the proxy resolves
- * it again for its connection; `checked` false with allow_private, which refuses nothing). An https URL goes through a CONNECT tunnel, its TLS verified here against
- * the host's name; an http URL is forwarded. A fresh connection to the proxy per request.
+ * it again for its connection; `checked` false with allow_private, which refuses nothing). An https URL
+ * goes through a CONNECT tunnel, its TLS verified here against the host's name; an http URL is forwarded
+ * by an http:// proxy and tunnelled through an https:// one. A fresh connection to the proxy per request.
  */
 async function viaProxy(
   url: URL,
@@ -253,15 +255,21 @@ async function viaProxy(
     );
   const sendToProxy = proxy.url.protocol === "https:" ? httpsRequest : httpRequest;
   const authorization = proxyAuthorization(proxy);
+  const proxyHost = proxy.url.hostname.replace(/^\[|\]$/g, "");
   const at = {
-    host: proxy.url.hostname.replace(/^\[|\]$/g, ""),
+    host: proxyHost,
     port: Number(proxy.url.port) || (proxy.url.protocol === "https:" ? 443 : 80),
     agent: false as const,
+    // TLS with an https:// proxy is verified against the proxy's name, not the Host header's (node's
+    // default); an IP address is sent as no name (SNI takes none) and checked as the host.
+    ...(proxy.url.protocol === "https:" ? { servername: isIP(proxyHost) === 0 ? proxyHost : "" } : {}),
+    ...proxyTlsOptions(proxy),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
   const failed = (err: Error) => proxyError(proxy, url.origin, err);
   const { lookup: _checked, ...rest } = options;
-  if (url.protocol === "http:")
+  // Forwarded by an http:// proxy; through an https:// one, tunnelled as undici does.
+  if (url.protocol === "http:" && proxy.url.protocol === "http:")
     return new Promise((resolve, reject) => {
       const req = sendToProxy(
         {
@@ -283,7 +291,7 @@ async function viaProxy(
       req.on("error", (err) => reject(failed(err)));
       req.end();
     });
-  const port = Number(url.port) || 443;
+  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
   const tunnel = await new Promise<Socket>((resolve, reject) => {
     const req = sendToProxy({
       ...at,
@@ -313,7 +321,9 @@ async function viaProxy(
         ...rest,
         agent: undefined,
         createConnection: () =>
-          tlsConnect({ socket: tunnel, host, ...(isIP(host) === 0 ? { servername: host } : {}) }),
+          url.protocol === "http:"
+            ? tunnel
+            : tlsConnect({ socket: tunnel, host, ...(isIP(host) === 0 ? { servername: host } : {}) }),
       },
       resolve,
     );

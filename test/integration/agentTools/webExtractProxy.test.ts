@@ -26,10 +26,11 @@ let dir: string;
 let tls: Server;
 let site: FakeApi;
 let proxy: ForwardProxy | undefined;
+let certs: Awaited<ReturnType<typeof makeCerts>>;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "svc-extract-proxy-"));
-  const certs = await makeCerts(dir);
+  certs = await makeCerts(dir);
   site = await startFakeApi(() => ({ text: PAGE, headers: { "content-type": "text/html" } }));
   // Its certificate is issued by the test CA, which this process does not trust.
   tls = createServer(
@@ -116,6 +117,28 @@ describe("web_extract through a proxy", () => {
       error: "fetch of model.test failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE",
     });
     expect(p.tunnels).toEqual(["model.test:443"]);
+  });
+
+  it("an https:// proxy is verified against the system's CAs (SSL_CERT_FILE) and its own name", async () => {
+    proxy = await startForwardProxy({ "page.test:80": `127.0.0.1:${new URL(site.url).port}` }, undefined, {
+      key: certs.read(certs.serverKey),
+      cert: certs.read(certs.serverCert),
+    });
+    for (const name of NAMES) delete process.env[name];
+    process.env.HTTP_PROXY = proxy.url;
+    const saved = process.env.SSL_CERT_FILE;
+    process.env.SSL_CERT_FILE = certs.caCert;
+    try {
+      const tool = webExtractTool(settings(), { resolve: resolved("93.184.216.34") });
+      const outcome = await tool.execute({ url: "http://page.test/notes" }, toolContext());
+      expect(outcomeText(outcome)).toBe("URL: http://page.test/notes\nTitle: Notes\n\nThrough the proxy.");
+      // Through an https:// proxy an http URL is tunnelled, as undici does: nothing in the clear.
+      expect(proxy.tunnels).toEqual(["page.test:80"]);
+      expect(proxy.forwarded).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.SSL_CERT_FILE;
+      else process.env.SSL_CERT_FILE = saved;
+    }
   });
 
   it("a proxy refusing the credentials (407) or the destination (403) is named with its variable", async () => {

@@ -284,6 +284,31 @@ describe("outbound proxy: in process", () => {
     );
   });
 
+  it("an https:// proxy is verified against the system's CAs (SSL_CERT_FILE), as model endpoints are", async () => {
+    const proxy = await startForwardProxy(
+      { "telegram.test:80": `127.0.0.1:${new URL(telegram.url).port}` },
+      undefined,
+      { key: certs.read(certs.serverKey), cert: certs.read(certs.serverCert) },
+    );
+    proxies.push(proxy);
+    const registry = registryFor({
+      telegram: { enabled: true, token: "1:tg", base_url: "http://telegram.test", home_channel: "42" },
+    });
+    const saved = process.env.SSL_CERT_FILE;
+    try {
+      useEnv({ HTTP_PROXY: proxy.url });
+      process.env.SSL_CERT_FILE = certs.caCert;
+      telegram.requests.length = 0;
+      await registry.get("telegram")?.send(message("over tls to the proxy"));
+      expect(telegram.requests.map((r) => r.path)).toEqual(["/bot1:tg/sendMessage"]);
+      // A CONNECT tunnel: an https:// proxy forwards nothing in the clear.
+      expect(proxy.tunnels).toEqual(["telegram.test:80"]);
+    } finally {
+      if (saved === undefined) delete process.env.SSL_CERT_FILE;
+      else process.env.SSL_CERT_FILE = saved;
+    }
+  });
+
   it("a proxy that cannot be reached is named with its variable", async () => {
     useEnv({ https_proxy: "http://user:secret@127.0.0.1:1" });
     const registry = registryFor({
