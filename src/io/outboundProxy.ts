@@ -47,6 +47,15 @@ function proxyUrl(name: string, value: string): ProxyChoice {
     throw new ProxySettingError(`${name} is not a proxy URL — write it as http://host:port`);
   }
   const shown = `${url.protocol}//${url.host}`;
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    // Sent as it is, the request would fail as "URI malformed"; the value itself is never shown.
+    throw new ProxySettingError(
+      `${name}: the user or password of ${shown} holds a % that starts no %XX — write them percent-encoded (%25 for %, %40 for @)`,
+    );
+  }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new ProxySettingError(
       `${name}: svc reaches a proxy over http:// or https:// only, not ${url.protocol.slice(0, -1)}:// (${shown})`,

@@ -47,6 +47,20 @@ describe("proxyFor: curl's variables", () => {
   });
 });
 
+describe("proxyFor: credentials", () => {
+  it("a user or password with a % that starts no %XX is refused naming the variable, never the value", () => {
+    const refused = () => proxyFor(new URL("https://a.example"), { HTTPS_PROXY: "http://svc:50%off@p:3128" });
+    expect(refused).toThrow(
+      new ProxySettingError(
+        "HTTPS_PROXY: the user or password of http://p:3128 holds a % that starts no %XX — write them percent-encoded (%25 for %, %40 for @)",
+      ),
+    );
+    expect(proxyFor(new URL("https://a.example"), { HTTPS_PROXY: "http://svc:50%25off@p:3128" })?.shown).toBe(
+      "http://p:3128",
+    );
+  });
+});
+
 describe("proxyFor: NO_PROXY and loopback", () => {
   const proxied = (url: string, noProxy: string) =>
     via(url, { HTTPS_PROXY: "http://p:1", HTTP_PROXY: "http://p:1", NO_PROXY: noProxy }) !== "direct";
