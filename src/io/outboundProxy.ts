@@ -23,6 +23,13 @@ export class ProxySettingError extends Error {
 /** A proxy that refused a request or could not be reached; its message names it, never its credentials. */
 export class ProxyRefusedError extends Error {
   override readonly name = "ProxyRefusedError";
+  constructor(
+    message: string,
+    /** What the proxy answered (407, a CONNECT's 403); undefined when it could not be reached. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -223,9 +230,11 @@ export function refusedStatus(proxy: ProxyChoice, status: number, origin: string
   if (status === 407)
     return new ProxyRefusedError(
       `${named} refused the request: ${answer} — ${proxy.url.username === "" ? `give its user and password in ${proxy.variable} (http://user:password@host:port)` : `check the user and password in ${proxy.variable}`}`,
+      status,
     );
   return new ProxyRefusedError(
     `${named} refused to connect to ${new URL(origin).host}: ${answer} — the proxy may not allow this host; add the host to NO_PROXY if it is reachable without the proxy`,
+    status,
   );
 }
 

@@ -116,7 +116,7 @@ function useEnv(env: Record<string, string>) {
 const portOf = (server: { address(): AddressInfo | string | null }) => (server.address() as AddressInfo).port;
 
 /** `svc gateway run` with one route whose runs ask the model at https://model.test and deliver to `telegramUrl`. */
-async function gatewayWith(env: Record<string, string>, telegramUrl: string) {
+async function gatewayWith(env: Record<string, string>, telegramUrl: string, retries = 0) {
   const home = tempHome();
   homes.push(home);
   home.write(
@@ -134,7 +134,7 @@ async function gatewayWith(env: Record<string, string>, telegramUrl: string) {
         },
         { port: 0 },
         {
-          agent: { provider: "openai", model: "m", base_url: "https://model.test/v1", retries: 0 },
+          agent: { provider: "openai", model: "m", base_url: "https://model.test/v1", retries },
           platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegramUrl } },
         },
       ),
@@ -173,17 +173,19 @@ describe("outbound proxy: the gateway", { timeout: 60_000 }, () => {
     }
   });
 
-  it("a proxy refusing the credentials (407) fails the run naming the proxy and the variable, never the password; a loopback target (the failure's notice to Telegram) goes direct", async () => {
+  it("a proxy refusing the credentials (407) fails the run at once, not after retries, naming the proxy and the variable, never the password; a loopback target (the failure's notice to Telegram) goes direct", async () => {
     const proxy = await proxyTo({ "model.test:443": `127.0.0.1:${portOf(model)}` });
     const wrong = proxy.url.replace(encodeURIComponent(PASSWORD), "wrong");
-    const { home, gateway } = await gatewayWith({ HTTPS_PROXY: wrong, HTTP_PROXY: wrong }, telegram.url);
+    const { home, gateway } = await gatewayWith({ HTTPS_PROXY: wrong, HTTP_PROXY: wrong }, telegram.url, 2);
     const shown = `http://127.0.0.1:${new URL(proxy.url).port}`;
     const [notice] = await telegramMessages(telegram, 1);
     expect(notice).toBe(
       `⚠️ Agent run failed: model endpoint https://model.test/v1/chat/completions could not be reached: Cannot connect to API: the proxy ${shown} (set by HTTPS_PROXY) refused the request: HTTP 407 Proxy Authentication Required — check the user and password in HTTPS_PROXY`,
     );
+    // No retry can change the proxy's answer: one tunnel asked for, no retry line.
     expect(proxy.tunnels).toEqual(["model.test:443"]);
     const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    expect(log).not.toMatch(/model call failed/);
     for (const text of [log, gateway.output(), notice]) expect(text).not.toContain("wrong@");
   });
 });
