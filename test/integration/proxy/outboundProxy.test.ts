@@ -10,6 +10,7 @@ import { makeJob } from "../../../src/actors/oauth/context.js";
 import { usableTokens } from "../../../src/actors/oauth/refresh.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
+import type { DeliveryError } from "../../../src/io/targets/target.js";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { sentContents, startFakeDiscord } from "../../fakes/discord.js";
 import type { FakeApi } from "../../fakes/httpFake.js";
@@ -260,6 +261,8 @@ describe("outbound proxy: in process", () => {
       `discord: create message: connection failed (the proxy ${shown} (set by HTTPS_PROXY) refused to connect to discord.invalid: HTTP 403 Forbidden — the proxy may not allow this host; add the host to NO_PROXY if it is reachable without the proxy)`,
     );
     expect(proxy.tunnels).toEqual(["discord.invalid:443"]);
+    // Not retried: the proxy would refuse it again.
+    expect((refused as DeliveryError).transient).toBe(false);
     useEnv({ HTTPS_PROXY: proxy.url, NO_PROXY: "localhost,.invalid" });
     const direct = await sendError(registry, "discord", message("hi", { chat_id: "1" }));
     // Resolved by svc itself, not the proxy: the name does not exist.
@@ -320,6 +323,8 @@ describe("outbound proxy: in process", () => {
     expect(String((error as Error).message)).toBe(
       "discord: create message: connection failed (the proxy http://127.0.0.1:1 (set by https_proxy) could not be reached: ECONNREFUSED — check https_proxy)",
     );
+    // Retried: the proxy may come back.
+    expect((error as DeliveryError).transient).toBe(true);
   });
 });
 
