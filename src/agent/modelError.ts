@@ -2,6 +2,7 @@ import { APICallError, InvalidResponseDataError } from "ai";
 import { scrub } from "../io/credentials.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
 import { NOT_TLS, OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../io/mcp/tlsHints.js";
+import { ProxyRefusedError } from "../io/outboundProxy.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
 
 const MAX_DETAIL = 300;
@@ -45,6 +46,20 @@ export function isRefusedPort(err: unknown): boolean {
     err.cause instanceof Error &&
     err.cause.message === "bad port"
   );
+}
+
+/**
+ * A request the outbound proxy refused (a 407 for its credentials, a CONNECT answered 403): a setting of
+ * the proxy or of `HTTPS_PROXY`, which no retry changes. A proxy that could not be reached may come back.
+ */
+export function isProxyRefusal(err: unknown): boolean {
+  if (!APICallError.isInstance(err) || err.statusCode !== undefined) return false;
+  let cause: unknown = err.cause;
+  for (let depth = 0; depth < 3 && cause instanceof Error; depth++) {
+    if (cause instanceof ProxyRefusedError) return cause.status !== undefined;
+    cause = cause.cause;
+  }
+  return false;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { APICallError, wrapLanguageModel } from "ai";
 import { DELAY_SECONDS, parseRetryAfter } from "../io/retryAfter.js";
-import { headerOf, isQuotaExhausted, isRefusedPort, modelTlsHint } from "./modelError.js";
+import { headerOf, isProxyRefusal, isQuotaExhausted, isRefusedPort, modelTlsHint } from "./modelError.js";
 
 /** The provider-level model `wrapLanguageModel` takes (`@ai-sdk/provider` is not a direct dependency). */
 export type ProviderModel = Parameters<typeof wrapLanguageModel>[0]["model"];
@@ -36,8 +36,9 @@ export interface RetryOptions {
 
 /**
  * 429, 5xx, 408/409 and connection errors are worth another try; the SDK marks them retryable. A port fetch
- * refuses to call is not, nor an endpoint whose TLS certificate cannot be verified (or that speaks no TLS):
- * the SDK takes them for connection errors, but every try fails the same. Nor is OpenAI's 429 for an
+ * refuses to call is not, nor an endpoint whose TLS certificate cannot be verified (or that speaks no TLS),
+ * nor a request the outbound proxy refused (407, a CONNECT answered 403): the SDK takes them for
+ * connection errors, but every try fails the same. Nor is OpenAI's 429 for an
  * account out of quota (`insufficient_quota`), which no wait changes. An answer's `x-should-retry: true`
  * or `false` (OpenAI and Anthropic send it, and their own SDKs obey it) decides over its status.
  */
@@ -47,6 +48,7 @@ export function isRetryable(error: unknown): boolean {
   return (
     (told === "true" || (told !== "false" && error.isRetryable)) &&
     !isRefusedPort(error) &&
+    !isProxyRefusal(error) &&
     modelTlsHint(error) === "" &&
     !isQuotaExhausted(error)
   );

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { proxyNotice } from "../io/outboundProxy.js";
 import { checkConfig } from "./config/check.js";
 
 /** `svc config check`: the whole configuration validated, nothing started; exit 1 on problems. */
@@ -10,6 +11,10 @@ export function registerConfigCommands(program: Command): void {
     .action(async () => {
       const report = await checkConfig();
       for (const warning of report.warnings) process.stderr.write(`Warning: ${warning}\n`);
+      // Read from the process environment, as the gateway reads it; never with the proxy's credentials.
+      const proxy = proxyNotice();
+      if (proxy?.level === "error") process.stderr.write(`Warning: ${proxy.text}\n`);
+      else if (proxy !== undefined) process.stdout.write(`${proxy.text}\n`);
       const problems = [...report.problems, ...report.storeProblems];
       if (problems.length > 0) {
         process.stderr.write(`${problems.join("\n")}\n`);

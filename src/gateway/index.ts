@@ -16,6 +16,7 @@ import {
   type GatewayMetrics,
   type MetricSources,
 } from "../io/metrics/gatewayMetrics.js";
+import { proxyNotice } from "../io/outboundProxy.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { SCRIPT_GROUP } from "../io/scripts.js";
@@ -357,6 +358,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const mcp = createMcp({ config, paths, logger, system, agent, clock, metrics, ...env });
   mcpStates = () => mcp.hub.status().map((s) => s.state);
   agent.attachMcp((profile) => mcp.hubFor(profile));
+  const proxy = proxyNotice();
+  if (proxy !== undefined) logger[proxy.level](`[gateway] ${proxy.text}`);
   if (webhook.enabled) {
     logger.info(
       `[webhook] Listening on ${listenAddress(host, ingress.port)} — routes: ${describeRoutes(routes.registry.names())}`,

@@ -1,5 +1,6 @@
-import type { Agent } from "undici";
+import type { Dispatcher } from "undici";
 import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
+import { outboundDispatcher } from "./outboundProxy.js";
 
 /**
  * The connection pool model requests go through: undici's, without its own limits on the wait for an
@@ -10,13 +11,14 @@ import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
  * An `https://` endpoint is verified against the system's CAs, as MCP servers and Redis are (systemCas.ts):
  * Node's own list alone leaves out a company CA installed in the system trust store, which a model gateway
  * inside a company (LiteLLM, a TLS-inspecting proxy in front of api.openai.com) is often served under.
+ * Through the outbound proxy when one is set (outboundProxy.ts), with the same options.
  * Made at the first request: undici takes about a sixth of a second to load.
  */
-let modelPool: Promise<Agent> | undefined;
+let modelPool: Promise<Dispatcher> | undefined;
 const pool = () =>
   (modelPool ??= import("undici").then((undici) => {
     const ca = systemCaCertificates();
-    return new undici.Agent({
+    return outboundDispatcher(undici, {
       headersTimeout: 0,
       bodyTimeout: 0,
       ...(ca === undefined ? {} : { connect: { secureContext: secureContextFor({ ca }) } }),

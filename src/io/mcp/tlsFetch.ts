@@ -2,10 +2,11 @@ import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { Agent } from "undici";
+import type { Dispatcher } from "undici";
 import { keptAsWrittenHint } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
+import { outboundDispatcher } from "../outboundProxy.js";
 import { notUtf8Text } from "../textEncoding.js";
 import { secureContextFor, systemCaCertificates } from "./systemCas.js";
 
@@ -213,12 +214,13 @@ type ConnectOptions = ReturnType<typeof tlsConnectOptions>;
 /**
  * A fetch through undici with its own Agent, both made at the first request: undici takes about a sixth
  * of a second to load, which a command or gateway that never calls an HTTP server should not pay.
+ * Through the outbound proxy when one is set (outboundProxy.ts): the TLS options apply to the server.
  */
 function agentFetch(connect: ConnectOptions): TlsFetch {
-  let agent: Promise<{ agent: Agent; fetch: typeof import("undici").fetch }> | undefined;
+  let agent: Promise<{ agent: Dispatcher; fetch: typeof import("undici").fetch }> | undefined;
   const ready = () =>
     (agent ??= import("undici").then((undici) => ({
-      agent: new undici.Agent({
+      agent: outboundDispatcher(undici, {
         connect: Array.isArray(connect.ca)
           ? {
               rejectUnauthorized: connect.rejectUnauthorized,

@@ -5,6 +5,7 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import { outboundFetch } from "../outboundProxy.js";
 import { childEnvironment } from "./childEnv.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
 import { StdioTransport } from "./stdioTransport.js";
@@ -201,15 +202,12 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
       url,
       {
         ...common,
-        fetch: streamOpened(
-          keepCauseCodes(options.fetch ?? ((input, init) => fetch(input, init))),
-          options.onAwaitingEndpoint,
-        ),
+        fetch: streamOpened(keepCauseCodes(options.fetch ?? outboundFetch), options.onAwaitingEndpoint),
       },
       options.onAwaitingEndpoint,
     );
   return new StreamableHTTPClientTransport(url, {
     ...common,
-    fetch: answerDroppedStreams(options.fetch ?? ((input, init) => fetch(input, init))),
+    fetch: answerDroppedStreams(options.fetch ?? outboundFetch),
   });
 }

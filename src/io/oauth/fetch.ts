@@ -1,6 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { timeoutSignal } from "../../clock.js";
 import { authorizationSecrets, scrub } from "../credentials.js";
+import { outboundFetch } from "../outboundProxy.js";
 import { USER_AGENT } from "../version.js";
 
 /** A failed response seen by an OAuth fetch: kept so errors can report status and an excerpt. */
@@ -211,7 +212,7 @@ function withUserAgent(
  */
 export function oauthFetches(
   userAgentOverride?: string | null,
-  base: FetchLike = fetch,
+  base: FetchLike = outboundFetch,
   timeoutMs = OAUTH_REQUEST_TIMEOUT_MS,
 ): OAuthFetches {
   const failures: FailedFetch[] = [];

@@ -1,6 +1,7 @@
 import { timeoutSignal } from "../../clock.js";
 import { scrub } from "../credentials.js";
 import { htmlPageSummary } from "../htmlPage.js";
+import { outboundFetch, ProxyRefusedError } from "../outboundProxy.js";
 import { parseRetryAfter } from "../retryAfter.js";
 import { DeliveryError } from "./target.js";
 
@@ -159,7 +160,7 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
   let response: Response;
   let text: string;
   try {
-    response = await fetch(call.url, {
+    response = await outboundFetch(call.url, {
       method: call.method,
       headers,
       ...(body === undefined ? {} : { body }),
@@ -182,7 +183,10 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
         `${where}: not sent — the base_url's port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080): serve the API on another port, or put a proxy in front`,
         false,
       );
-    throw new DeliveryError(`${where}: connection failed (${scrub(String(reason), call.secrets)})`, true);
+    // A proxy's refusal (407, a CONNECT answered 403) is a setting no retry changes; an unreachable proxy may
+    // come back, as any connection.
+    const refused = cause instanceof ProxyRefusedError && cause.status !== undefined;
+    throw new DeliveryError(`${where}: connection failed (${scrub(String(reason), call.secrets)})`, !refused);
   }
   let parsed: unknown;
   try {

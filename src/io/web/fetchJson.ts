@@ -1,3 +1,5 @@
+import { outboundFetch } from "../outboundProxy.js";
+
 export interface JsonRequest {
   readonly url: string;
   readonly method: "GET" | "POST";
@@ -77,7 +79,7 @@ export async function fetchJson(
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
   const host = new URL(request.url).host;
   try {
-    const response = await fetch(request.url, {
+    const response = await outboundFetch(request.url, {
       method: request.method,
       headers: request.headers,
       ...(request.body === undefined ? {} : { body: request.body }),

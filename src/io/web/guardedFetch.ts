@@ -1,10 +1,19 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { isIP, type LookupFunction } from "node:net";
+import { isIP, type LookupFunction, type Socket } from "node:net";
 import { pipeline, Transform, type TransformCallback } from "node:stream";
+import { connect as tlsConnect } from "node:tls";
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
 import { isPublicAddress } from "../../agent/tools/web/addressPolicy.js";
+import {
+  type ProxyChoice,
+  proxyAuthorization,
+  proxyError,
+  proxyFor,
+  proxyTlsOptions,
+  refusedStatus,
+} from "../outboundProxy.js";
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -214,9 +223,114 @@ function get(url: URL, options: GuardedFetchOptions, signal: AbortSignal): Promi
     agent: false,
     signal,
   };
+  const proxy = proxyFor(url);
+  if (proxy !== undefined) return viaProxy(url, proxy, requestOptions, send, !options.allowPrivate);
   return new Promise((resolve, reject) => {
     const req = send(url, requestOptions, resolve);
     req.on("error", reject);
+    req.end();
+  });
+}
+
+/**
+ * The GET through the outbound proxy (outboundProxy.ts). The proxy connects, so the address check runs
+ * before: the name is resolved here and every address checked as for a direct request (the proxy resolves
+ * it again for its connection; `checked` false with allow_private, which refuses nothing). An https URL
+ * goes through a CONNECT tunnel, its TLS verified here against the host's name; an http URL is forwarded
+ * by an http:// proxy and tunnelled through an https:// one. A fresh connection to the proxy per request.
+ */
+async function viaProxy(
+  url: URL,
+  proxy: ProxyChoice,
+  options: RequestOptions,
+  send: typeof httpRequest,
+  checked: boolean,
+): Promise<IncomingMessage> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  // With allow_private nothing is refused: the name is left to the proxy (it may be the only one that can
+  // resolve it).
+  if (checked && isIP(host) === 0)
+    await new Promise<void>((resolve, reject) =>
+      (options.lookup as LookupFunction)(host, { all: true }, (err) => (err ? reject(err) : resolve())),
+    );
+  const sendToProxy = proxy.url.protocol === "https:" ? httpsRequest : httpRequest;
+  const authorization = proxyAuthorization(proxy);
+  const proxyHost = proxy.url.hostname.replace(/^\[|\]$/g, "");
+  const at = {
+    host: proxyHost,
+    port: Number(proxy.url.port) || (proxy.url.protocol === "https:" ? 443 : 80),
+    agent: false as const,
+    // TLS with an https:// proxy is verified against the proxy's name, not the Host header's (node's
+    // default); an IP address is sent as no name (SNI takes none) and checked as the host.
+    ...(proxy.url.protocol === "https:" ? { servername: isIP(proxyHost) === 0 ? proxyHost : "" } : {}),
+    ...proxyTlsOptions(proxy),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+  const failed = (err: Error) => proxyError(proxy, url.origin, err);
+  const { lookup: _checked, ...rest } = options;
+  // Forwarded by an http:// proxy; through an https:// one, tunnelled as undici does.
+  if (url.protocol === "http:" && proxy.url.protocol === "http:")
+    return new Promise((resolve, reject) => {
+      const req = sendToProxy(
+        {
+          ...rest,
+          ...at,
+          path: url.href,
+          headers: {
+            ...(rest.headers as Record<string, string>),
+            host: url.host,
+            ...(authorization === undefined ? {} : { "proxy-authorization": authorization }),
+          },
+        },
+        (response) => {
+          if (response.statusCode !== 407) return resolve(response);
+          response.destroy();
+          reject(refusedStatus(proxy, 407, url.origin));
+        },
+      );
+      req.on("error", (err) => reject(failed(err)));
+      req.end();
+    });
+  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+  const tunnel = await new Promise<Socket>((resolve, reject) => {
+    const req = sendToProxy({
+      ...at,
+      method: "CONNECT",
+      path: `${url.hostname}:${port}`,
+      headers: {
+        host: `${url.hostname}:${port}`,
+        ...(authorization === undefined ? {} : { "proxy-authorization": authorization }),
+      },
+    });
+    req.on("connect", (response: IncomingMessage, socket: Socket) => {
+      if (response.statusCode === 200) return resolve(socket);
+      socket.destroy();
+      reject(refusedStatus(proxy, response.statusCode ?? 0, url.origin));
+    });
+    req.on("response", (response: IncomingMessage) => {
+      response.destroy();
+      reject(refusedStatus(proxy, response.statusCode ?? 0, url.origin));
+    });
+    req.on("error", (err) => reject(failed(err)));
+    req.end();
+  });
+  return new Promise((resolve, reject) => {
+    const req = send(
+      url,
+      {
+        ...rest,
+        agent: undefined,
+        createConnection: () =>
+          url.protocol === "http:"
+            ? tunnel
+            : tlsConnect({ socket: tunnel, host, ...(isIP(host) === 0 ? { servername: host } : {}) }),
+      },
+      resolve,
+    );
+    req.on("error", (err) => {
+      tunnel.destroy();
+      reject(err);
+    });
     req.end();
   });
 }
