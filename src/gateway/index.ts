@@ -75,7 +75,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
   for (const warning of unusedSettingWarnings(config, paths.config)) logger.warn(warning);
   // A secret file created by hand (or restored from a backup) with a mode every user can read.
-  for (const warning of homeFileWarnings(paths, loaded.fromFile)) logger.warn(warning);
+  for (const warning of homeFileWarnings(paths, loaded.fromFile, options.env)) logger.warn(warning);
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now),
@@ -537,7 +537,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       }
       // As at start: what the re-read file sets to no effect, or to a value every run or delivery would fail on.
       for (const warning of unusedSettingWarnings(next.config, paths.config)) logger.warn(warning);
-      for (const warning of homeFileWarnings(paths, next.fromFile)) logger.warn(warning);
+      for (const warning of homeFileWarnings(paths, next.fromFile, options.env)) logger.warn(warning);
       deliveries.warn(next.config);
       coalescing.flush();
       routes.reload(next.config);

@@ -156,7 +156,7 @@ export async function checkConfig(
     ...(loaded.fromFile
       ? [configSecretsReadableByOthers(loaded.paths.config)].filter((w) => w !== undefined)
       : []),
-    ...webhookVariableTypos(loaded.paths.env, loaded.paths.config),
+    ...webhookVariableTypos(loaded.paths.env, loaded.paths.config, options.env ?? process.env),
     ...profileEnvFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...profileSharedFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...unusableProfileEntries(loaded.paths.home),

@@ -41,6 +41,40 @@ describe(".env names one or two letters from a WEBHOOK_* variable", () => {
   });
 });
 
+/**
+ * `WEBHOOK_HOST=0.0.0.0` (as other gateways and a docker `-e` take the bind address) was named as a typo of
+ * WEBHOOK_PORT in .env, and ignored in silence in the environment: the adapter stayed on its configured host.
+ */
+describe("WEBHOOK_<setting> for a platforms.webhook setting no variable sets", () => {
+  const only =
+    "(the webhook adapter reads only WEBHOOK_ENABLED, WEBHOOK_PORT and WEBHOOK_SECRET from .env and the environment)";
+
+  it("is named with the key to write in config.yaml, from .env and from the environment", async () => {
+    home = tempHome();
+    const env = home.write(".env", "WEBHOOK_HOST=0.0.0.0\nwebhook_rate_limit=100\n", 0o600);
+    const config = `${home.dir}/config.yaml`;
+    const { warnings } = await checkConfig({ home: home.dir, env: { WEBHOOK_MAX_BODY_BYTES: "10" } });
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        `${env}: WEBHOOK_HOST is not a variable svc reads — the bind address is platforms.webhook.host in ${config}: write host: \${WEBHOOK_HOST} there to take it from this variable (or give --host to svc gateway run or start) ${only}`,
+        `${env}: webhook_rate_limit is not a variable svc reads — set platforms.webhook.rate_limit in ${config} ${only}`,
+        `environment variable WEBHOOK_MAX_BODY_BYTES is not a variable svc reads — set platforms.webhook.max_body_bytes in ${config} ${only}`,
+      ]),
+    );
+    expect(warnings.join("\n")).not.toContain("did you mean WEBHOOK_PORT");
+  });
+
+  it("is not named once config.yaml takes it as a ${NAME}", () => {
+    home = tempHome();
+    const env = home.write(".env", "WEBHOOK_HOST=127.0.0.1\n", 0o600);
+    const config = home.write(
+      "config.yaml",
+      "platforms:\n  webhook:\n    enabled: true\n    host: ${WEBHOOK_HOST}\n",
+    );
+    expect(webhookVariableTypos(env, config, { WEBHOOK_HOST: "127.0.0.1" })).toEqual([]);
+  });
+});
+
 /** A `profiles/default/` directory (scripts or a .env put there for the default profile) was ignored in silence. */
 describe("profiles/default/", () => {
   it("is named as not read: the default profile's directory is SVC_HOME itself", async () => {
