@@ -81,16 +81,17 @@ export function profileSharedFileWarnings(home: string, profiles: readonly strin
  * sets nothing the adapter reads: the gateway would listen on 8644, or have no global secret, without a word.
  * So does a `WEBHOOK_<setting>` of `.env` or the environment (`env`) for a `platforms.webhook` setting no
  * variable sets (`WEBHOOK_HOST`, as other gateways and a docker `-e` give the bind address): named with the
- * key to write instead. Neither is named when config.yaml uses it as a `${NAME}` of its own.
+ * key to write instead, and an `SVC_LOG_LEVEL` or `SVC_HOME` of `.env`, which svc reads from the environment
+ * alone. None is named when config.yaml uses it as a `${NAME}` of its own.
  */
-export function webhookVariableTypos(
+export function unreadVariableWarnings(
   envFile: string,
   configFile: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): string[] {
-  let names: string[];
+  let values: Record<string, string>;
   try {
-    names = Object.keys(readEnvFile(envFile));
+    values = readEnvFile(envFile);
   } catch {
     return []; // the load names a .env it cannot read
   }
@@ -105,8 +106,12 @@ export function webhookVariableTypos(
     (name) => settingOfVariable(name) !== undefined && !usedByConfig(name),
   );
   return [
-    ...names.flatMap((name) => {
+    ...Object.entries(values).flatMap(([name, value]) => {
       if (WEBHOOK_VARIABLES.includes(name) || usedByConfig(name)) return [];
+      if (ENVIRONMENT_ONLY.includes(name))
+        return [
+          `${envFile}: ${name} is not read from .env — svc reads it from the environment only, before .env: set it where svc is started (${name}=${value} svc gateway run, or the environment of its service)`,
+        ];
       const setting = settingOfVariable(name);
       if (setting !== undefined) return [`${envFile}: ${unreadSetting(name, setting, configFile)}`];
       // nearMiss compares with lower-case candidates.
@@ -125,6 +130,9 @@ export function webhookVariableTypos(
     ),
   ];
 }
+
+/** What svc reads from the environment before `.env`: the log level, and where `.env` itself is. */
+const ENVIRONMENT_ONLY: readonly string[] = ["SVC_LOG_LEVEL", "SVC_HOME"];
 
 /** The `platforms.webhook` settings that no variable sets: all but `enabled`, `port` and `secret`. */
 const UNSET_BY_VARIABLES = knownKeysAt(configSchema, ["platforms", "webhook"]).filter(

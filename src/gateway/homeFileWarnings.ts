@@ -2,7 +2,7 @@ import type { SvcPaths } from "../config/paths.js";
 import {
   profileEnvFileWarnings,
   profileSharedFileWarnings,
-  webhookVariableTypos,
+  unreadVariableWarnings,
 } from "../config/profileEnv.js";
 import { profilesOnDisk, unusableProfileEntries } from "../io/profiles.js";
 import {
@@ -26,7 +26,7 @@ export function homeFileWarnings(
   const onDisk = profilesOnDisk(paths.home);
   const configSecrets = fromFile ? configSecretsReadableByOthers(paths.config) : undefined;
   return [
-    ...webhookVariableTypos(paths.env, paths.config, env),
+    ...unreadVariableWarnings(paths.env, paths.config, env),
     ...profileEnvFileWarnings(paths.home, onDisk),
     ...profileSharedFileWarnings(paths.home, onDisk),
     ...unusableProfileEntries(paths.home),
