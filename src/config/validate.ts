@@ -51,11 +51,19 @@ export function setInProfileEnv(
   return ` (${own} sets it, but config.yaml reads its \${...} values from ${env} only: a profile's .env serves only that profile's MCP connections)`;
 }
 
-/** The startup rules (docs/webhook.md); each broken rule yields one message naming the key and the fix. */
-const insecureOffLoopback = (host: string) =>
-  `INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but host is ${host} — set a real secret or bind to 127.0.0.1`;
+/**
+ * Where the address judged came from, as a message says it: `host is 0.0.0.0` (the file's), `--host is 0.0.0.0 (it
+ * overrides ...)`, or the address a running gateway is bound to.
+ */
+export type HostSource = (host: string) => string;
 
-export function webhookStartupProblems(config: Config, file: string): string[] {
+const fileHost: HostSource = (host) => `host is ${host}`;
+
+/** The startup rules (docs/webhook.md); each broken rule yields one message naming the key and the fix. */
+const insecureOffLoopback = (host: string, source: HostSource) =>
+  `INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but ${source(host)} — set a real secret or bind to 127.0.0.1`;
+
+export function webhookStartupProblems(config: Config, file: string, hostSource = fileHost): string[] {
   const webhook = config.platforms.webhook;
   const problems: string[] = [];
   // With the adapter on, refused also when every static route has its own secret: each subscription
@@ -91,7 +99,7 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
       );
     }
     if (route.secret === INSECURE_NO_AUTH && !isLoopbackHost(webhook.host))
-      problems.push(`${at}.secret: ${insecureOffLoopback(webhook.host)}`);
+      problems.push(`${at}.secret: ${insecureOffLoopback(webhook.host, hostSource)}`);
   }
   // The global secret is also every subscription's that has none of its own: refused even when no
   // static route falls back to it.
@@ -101,7 +109,7 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
       .map(([name]) => name);
     const usedBy = `${users.length > 0 ? `used by route ${users.join(", ")} and` : "used by"} every subscription without a secret of its own`;
     problems.push(
-      `${file}: ${globalSecretKey(webhook)} (global secret or WEBHOOK_SECRET, ${usedBy}): ${insecureOffLoopback(webhook.host)}`,
+      `${file}: ${globalSecretKey(webhook)} (global secret or WEBHOOK_SECRET, ${usedBy}): ${insecureOffLoopback(webhook.host, hostSource)}`,
     );
   }
   return problems;

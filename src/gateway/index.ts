@@ -39,7 +39,7 @@ import { createRoutes } from "./routes.js";
 import { servedSubscriptionWarnings, subscriptionReferenceWarnings } from "./routeWarnings.js";
 import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
-import { startupProblems } from "./startupProblems.js";
+import { listeningOn, startupProblems } from "./startupProblems.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
 import type { Gateway, GatewayOptions } from "./types.js";
 import {
@@ -514,7 +514,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // moves to 127.0.0.1 with INSECURE_NO_AUTH must not open routes on a public listener.
       let next: LoadedConfig;
       try {
-        next = checkedConfig({ ...options, host }, loaded.fromFile);
+        next = checkedConfig(
+          { ...options, host },
+          loaded.fromFile,
+          options.host === undefined ? listeningOn : undefined,
+        );
         if (loaded.fromFile && !next.fromFile) {
           // Moved or deleted (or mid-save by an editor): the embedded default would drop every route.
           throw new SvcError(
