@@ -24,7 +24,12 @@ import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { nearMiss } from "./nearMiss.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
-import { noteSecretAsWritten, noteShadowedRoutes, noteShadowedSettings } from "./sections/webhook.js";
+import {
+  noteSecretAsWritten,
+  noteSecretFrom,
+  noteShadowedRoutes,
+  noteShadowedSettings,
+} from "./sections/webhook.js";
 import { withWrittenOrder } from "./serverOrder.js";
 import {
   colonInValueHint,
@@ -896,6 +901,8 @@ export function loadConfig(
   noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
   noteShadowedSettings(parsed.data.platforms.webhook, settingsTwice);
   if (secretWrittenVerbatim(scope, paths.env)) noteSecretAsWritten(parsed.data.platforms.webhook);
+  const secretVariable = lookupVar("WEBHOOK_SECRET", scope, paths.env);
+  if (secretVariable !== undefined) noteSecretFrom(parsed.data.platforms.webhook, secretVariable.from);
   if (read.serverOrder !== undefined) withWrittenOrder(parsed.data.mcp_servers, read.serverOrder);
   return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
 }

@@ -4,7 +4,13 @@ import { unreadPlaceholderProblem, unsetVariablesIn } from "./interpolate.js";
 import { readEnvFile } from "./load.js";
 import { namedProfile, profileNameProblem, svcPaths } from "./paths.js";
 import type { Config } from "./schema.js";
-import { globalSecretKey, INSECURE_NO_AUTH, routeKey, secretAsWritten } from "./sections/webhook.js";
+import {
+  globalSecretKey,
+  INSECURE_NO_AUTH,
+  routeKey,
+  secretAsWritten,
+  secretFrom,
+} from "./sections/webhook.js";
 
 /** A `${VAR}` left in a value after interpolation: the variable is not set anywhere. */
 
@@ -27,6 +33,23 @@ function unsetSecretProblem(
   }
   const env = join(dirname(file), ".env");
   return `${key}: \${${name}} is not set — set ${name} in ${env} or the environment${setInProfileEnv(file, profile, name, env)}`;
+}
+
+/**
+ * A `${NAME}` (or a form svc does not read) left in WEBHOOK_SECRET's value, named at `from`, where the value
+ * came from: the environment's is never rendered, and `.env`'s only from the lines above it.
+ */
+function variableSecretProblem(from: string, secret: string | undefined, file: string): string | undefined {
+  if (secret === undefined) return undefined;
+  const name = unsetVariablesIn(secret)[0];
+  const unread = name === undefined ? unreadPlaceholderProblem(secret) : undefined;
+  if (name === undefined && unread === undefined) return undefined;
+  if (from.startsWith("environment variable"))
+    return `${from}: ${name === undefined ? "a ${...}" : `\${${name}}`} is not replaced in the value of an environment variable (the tool that started svc passed it as written, as systemd's Environment= does), so its text would be the HMAC key — give WEBHOOK_SECRET the secret itself`;
+  const env = join(dirname(file), ".env");
+  return name === undefined
+    ? `${from}: ${unread} (or put the value in 'single quotes' to take it as written)`
+    : `${from}: \${${name}} is not set — set ${name} on a line above it in ${env}, or in the environment (or put the value in 'single quotes' to take it as written)`;
 }
 
 /**
@@ -69,9 +92,12 @@ export function webhookStartupProblems(config: Config, file: string, hostSource 
   // With the adapter on, refused also when every static route has its own secret: each subscription
   // without one falls back to the global secret, whose literal text would be its HMAC key.
   // WEBHOOK_SECRET in 'single quotes' in .env is taken as written: a `${NAME}` there is text of the secret.
+  const from = secretFrom(webhook);
   const globalUnset = secretAsWritten(webhook)
     ? undefined
-    : unsetSecretProblem(`${file}: ${globalSecretKey(webhook)}`, webhook.secret, file);
+    : from === undefined
+      ? unsetSecretProblem(`${file}: ${globalSecretKey(webhook)}`, webhook.secret, file)
+      : variableSecretProblem(from, webhook.secret, file);
   if (
     globalUnset !== undefined &&
     (webhook.enabled || Object.values(webhook.routes).some((r) => r.secret === undefined))
