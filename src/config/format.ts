@@ -881,7 +881,7 @@ export function formatIssue(
         ? " — auth: oauth turns the login on; oauth holds its options (flow, client_id, ...): write auth: oauth"
         : " — remove it (without auth: oauth there is no login)";
     else if (issue.input instanceof WrittenAs && issue.expected !== "string" && issue.expected !== "array")
-      message += ` — a $\{VAR} always gives text: write the value itself in the file`;
+      message += ` — a $\{VAR} always gives text: write the value itself in the file${adapterVariableInstead(issue.path)}`;
     else if (mcpToolsList(issue.path, issue.input))
       message += ` — a list of tool names goes under include (or exclude): write tools: {include: [${issue.input.join(", ")}]}`;
     // A template (`{repo}#{n}`) or a `: ` in the key is quoted, as YAML reads it as text only then; a JSON
@@ -1032,4 +1032,16 @@ function listedNames(input: unknown): string[] | undefined {
       : undefined,
   );
   return names.every((name) => name !== undefined) ? (names as string[]) : undefined;
+}
+
+/**
+ * For `port: ${PORT}` or `enabled: ${ON}` of `platforms.webhook` (or its `extra`): the variable the adapter
+ * reads as a number or boolean instead, as a platform that hands out the port in `PORT` needs.
+ */
+function adapterVariableInstead(path: readonly PropertyKey[]): string {
+  const key = path.at(-1);
+  const webhook = path[0] === "platforms" && path[1] === "webhook";
+  const level = path.length === 3 || (path.length === 4 && path[2] === "extra");
+  if (!webhook || !level || (key !== "port" && key !== "enabled")) return "";
+  return `, or set WEBHOOK_${key.toUpperCase()} in .env or the environment instead, which the adapter reads as ${key === "port" ? "a number" : "a boolean"} (it overrides the file)`;
 }

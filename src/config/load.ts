@@ -24,7 +24,12 @@ import { renderLoadTimeKeys, withUnsetLoadTimeKeys } from "./mcpLoadKeys.js";
 import { nearMiss } from "./nearMiss.js";
 import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
-import { noteSecretAsWritten, noteShadowedRoutes, noteShadowedSettings } from "./sections/webhook.js";
+import {
+  noteSecretAsWritten,
+  noteSecretFrom,
+  noteShadowedRoutes,
+  noteShadowedSettings,
+} from "./sections/webhook.js";
 import { withWrittenOrder } from "./serverOrder.js";
 import {
   colonInValueHint,
@@ -149,45 +154,49 @@ export class ConfigInvalidError extends SvcError {
 
 /**
  * A `.env` file's variables. `${NAME}` and `${NAME:-fallback}` in a value not in 'single quotes' (or `backticks`) are
- * replaced, as a shell, docker compose and python-dotenv read them, by a variable of an earlier line, else
- * of `env` (the process environment); an unset one keeps its text, as in config.yaml.
+ * replaced, as a shell, docker compose and python-dotenv read them, by the value an earlier line gave NAME (so
+ * `A=1`, `B=${A}`, `A=2` gives B `1`, and `A=${A}x` adds to A), else by `env` (the process environment); an
+ * unset one keeps its text, as in config.yaml.
  */
 export function readEnvFile(
   path: string,
   env: Readonly<Record<string, string | undefined>> = {},
 ): Record<string, string> {
   if (!isPresent(path, WITHOUT_ENV)) return {};
-  const text = readUtf8(path);
-  return expandReferences({ ...parseEnv(text), ...unquotedHashValues(text) }, text, env);
+  const values: Record<string, string> = {};
+  for (const assignment of envAssignments(readUtf8(path))) {
+    const verbatim = isVerbatim(assignment);
+    for (const [name, value] of Object.entries({ ...parseEnv(assignment), ...unquotedHashValue(assignment) }))
+      values[name] =
+        verbatim || !value.includes("${") ? value : interpolate(value, { secrets: values, env }).value;
+  }
+  return values;
 }
 
-/** The names whose last line in a `.env` text holds its value in 'single quotes' or `backticks`: taken as written. */
-function verbatimNames(text: string): Set<string> {
-  const verbatim = new Set<string>();
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    const match = ENV_LINE.exec(line);
-    if (match === null) continue;
-    if (/^['`]/.test(match[2] ?? "")) verbatim.add(match[1] as string);
-    else verbatim.delete(match[1] as string);
+/**
+ * A `.env` text cut into its lines, in order, a quoted value that spans lines kept whole with the line that
+ * opens it (what dotenv reads as one value): read one after the other, each `${NAME}` sees the lines above it
+ * only, and a line inside such a value is never taken for an assignment of its own.
+ */
+function envAssignments(text: string): string[] {
+  const assignments: string[] = [];
+  let open: { quote: string; lines: string[] } | undefined;
+  for (const line of text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/)) {
+    if (open !== undefined) {
+      open.lines.push(line);
+      if (closingQuote(line, open.quote) === -1) continue;
+      assignments.push(open.lines.join("\n"));
+      open = undefined;
+      continue;
+    }
+    const value = (ASSIGNMENT.exec(line)?.[1] ?? "").trim();
+    const quote = value[0];
+    if ((quote === '"' || quote === "'" || quote === "`") && closingQuote(value, quote, 1) === -1)
+      open = { quote, lines: [line] };
+    else assignments.push(line);
   }
-  return verbatim;
-}
-
-/** The values with their `${...}` rendered, in the order the file sets them; single-quoted (and backticked) ones verbatim. */
-function expandReferences(
-  values: Record<string, string>,
-  text: string,
-  env: Readonly<Record<string, string | undefined>>,
-): Record<string, string> {
-  const verbatim = verbatimNames(text);
-  const expanded: Record<string, string> = {};
-  for (const [name, value] of Object.entries(values)) {
-    expanded[name] =
-      verbatim.has(name) || !value.includes("${")
-        ? value
-        : interpolate(value, { secrets: expanded, env }).value;
-  }
-  return expanded;
+  if (open !== undefined) assignments.push(open.lines.join("\n"));
+  return assignments;
 }
 
 /**
@@ -287,25 +296,23 @@ function strayEnvLine(
 
 const ENV_LINE = /^\s*(?:export\s+)?([\w.-]+)\s*=[ \t]*(.*)$/;
 
+const firstLine = (assignment: string): string => assignment.split("\n", 1)[0] as string;
+
+/** Whether an assignment of `envAssignments` holds its value in 'single quotes' or `backticks`: taken as written. */
+const isVerbatim = (assignment: string): boolean =>
+  /^['`]/.test(ENV_LINE.exec(firstLine(assignment))?.[2] ?? "");
+
 /**
  * dotenv cuts an unquoted value at its first `#` (`SECRET=abc#def` reads `abc`), where a shell, docker
  * compose and systemd read `abc#def`: `#` starts a comment only after whitespace. A cut HMAC secret
- * fails every signature, so such values are read as those tools read them. Only the last line of a key
- * counts, as in dotenv.
+ * fails every signature, so such a value (of one of `envAssignments`) is read as those tools read it.
  */
-function unquotedHashValues(text: string): Record<string, string> {
-  const last = new Map<string, string>();
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    const match = ENV_LINE.exec(line);
-    if (match !== null) last.set(match[1] as string, match[2] as string);
-  }
-  const values: Record<string, string> = {};
-  for (const [key, raw] of last) {
-    if (/^['"`]/.test(raw)) continue;
-    const value = raw.replace(/\s#.*$/, "").trim();
-    if (value.includes("#")) values[key] = value;
-  }
-  return values;
+function unquotedHashValue(assignment: string): Record<string, string> {
+  const match = ENV_LINE.exec(firstLine(assignment));
+  const raw = match?.[2];
+  if (match === null || raw === undefined || /^['"`]/.test(raw)) return {};
+  const value = raw.replace(/\s#.*$/, "").trim();
+  return value.includes("#") ? { [match[1] as string]: value } : {};
 }
 
 export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.env): InterpolationScope {
@@ -575,7 +582,10 @@ function secretWrittenVerbatim(scope: InterpolationScope, envFile: string): bool
   if (fromEnv !== undefined && fromEnv.trim() !== "") return false;
   const fromFile = scope.secrets.WEBHOOK_SECRET;
   if (fromFile === undefined || fromFile.trim() === "" || !fromFile.includes("${")) return false;
-  return verbatimNames(readUtf8(envFile)).has("WEBHOOK_SECRET");
+  let verbatim = false;
+  for (const assignment of envAssignments(readUtf8(envFile)))
+    if (ENV_LINE.exec(firstLine(assignment))?.[1] === "WEBHOOK_SECRET") verbatim = isVerbatim(assignment);
+  return verbatim;
 }
 
 /** The keys written under `platforms.webhook.extra`; for `routes`, the route names written there. */
@@ -891,6 +901,8 @@ export function loadConfig(
   noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
   noteShadowedSettings(parsed.data.platforms.webhook, settingsTwice);
   if (secretWrittenVerbatim(scope, paths.env)) noteSecretAsWritten(parsed.data.platforms.webhook);
+  const secretVariable = lookupVar("WEBHOOK_SECRET", scope, paths.env);
+  if (secretVariable !== undefined) noteSecretFrom(parsed.data.platforms.webhook, secretVariable.from);
   if (read.serverOrder !== undefined) withWrittenOrder(parsed.data.mcp_servers, read.serverOrder);
   return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
 }

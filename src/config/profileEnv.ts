@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { knownKeysAt } from "./knownKeys.js";
 import { envFileProblem, readEnvFile } from "./load.js";
 import { nearMiss } from "./nearMiss.js";
 import { DEFAULT_PROFILE, svcPaths } from "./paths.js";
+import { configSchema } from "./schema.js";
 
 /**
  * A named profile's `.env` with a line that sets nothing. Only its MCP connections read that file, at a
@@ -77,12 +79,19 @@ export function profileSharedFileWarnings(home: string, profiles: readonly strin
 /**
  * A name in `.env` one or two letters from a `WEBHOOK_*` variable (`WEBHOOK_PROT=9000`, `webhook_secret=...`)
  * sets nothing the adapter reads: the gateway would listen on 8644, or have no global secret, without a word.
- * Named, unless config.yaml uses it as a `${NAME}` of its own.
+ * So does a `WEBHOOK_<setting>` of `.env` or the environment (`env`) for a `platforms.webhook` setting no
+ * variable sets (`WEBHOOK_HOST`, as other gateways and a docker `-e` give the bind address): named with the
+ * key to write instead, and an `SVC_LOG_LEVEL` or `SVC_HOME` of `.env`, which svc reads from the environment
+ * alone. None is named when config.yaml uses it as a `${NAME}` of its own.
  */
-export function webhookVariableTypos(envFile: string, configFile: string): string[] {
-  let names: string[];
+export function unreadVariableWarnings(
+  envFile: string,
+  configFile: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string[] {
+  let values: Record<string, string>;
   try {
-    names = Object.keys(readEnvFile(envFile));
+    values = readEnvFile(envFile);
   } catch {
     return []; // the load names a .env it cannot read
   }
@@ -92,22 +101,56 @@ export function webhookVariableTypos(envFile: string, configFile: string): strin
   } catch {
     // no config.yaml: no ${NAME} of its own
   }
-  return names.flatMap((name) => {
-    if (
-      WEBHOOK_VARIABLES.includes(name) ||
-      config.includes(`\${${name}`) ||
-      config.includes(`\${env:${name}`)
-    )
-      return [];
-    // nearMiss compares with lower-case candidates.
-    const meant = nearMiss(
-      name.toLowerCase(),
-      WEBHOOK_VARIABLES.map((variable) => variable.toLowerCase()),
-    )?.toUpperCase();
-    return meant === undefined
-      ? []
-      : [
-          `${envFile}: ${name} is not a variable svc reads — did you mean ${meant}? (the webhook adapter reads WEBHOOK_ENABLED, WEBHOOK_PORT and WEBHOOK_SECRET; names are case-sensitive)`,
+  const usedByConfig = (name: string) => config.includes(`\${${name}`) || config.includes(`\${env:${name}`);
+  const fromEnvironment = Object.keys(env).filter(
+    (name) => settingOfVariable(name) !== undefined && !usedByConfig(name),
+  );
+  return [
+    ...Object.entries(values).flatMap(([name, value]) => {
+      if (WEBHOOK_VARIABLES.includes(name) || usedByConfig(name)) return [];
+      if (ENVIRONMENT_ONLY.includes(name))
+        return [
+          `${envFile}: ${name} is not read from .env — svc reads it from the environment only, before .env: set it where svc is started (${name}=${value} svc gateway run, or the environment of its service)`,
         ];
-  });
+      const setting = settingOfVariable(name);
+      if (setting !== undefined) return [`${envFile}: ${unreadSetting(name, setting, configFile)}`];
+      // nearMiss compares with lower-case candidates.
+      const meant = nearMiss(
+        name.toLowerCase(),
+        WEBHOOK_VARIABLES.map((variable) => variable.toLowerCase()),
+      )?.toUpperCase();
+      return meant === undefined
+        ? []
+        : [
+            `${envFile}: ${name} is not a variable svc reads — did you mean ${meant}? (the webhook adapter reads WEBHOOK_ENABLED, WEBHOOK_PORT and WEBHOOK_SECRET; names are case-sensitive)`,
+          ];
+    }),
+    ...fromEnvironment.map(
+      (name) => `environment variable ${unreadSetting(name, settingOfVariable(name) as string, configFile)}`,
+    ),
+  ];
+}
+
+/** What svc reads from the environment before `.env`: the log level, and where `.env` itself is. */
+const ENVIRONMENT_ONLY: readonly string[] = ["SVC_LOG_LEVEL", "SVC_HOME"];
+
+/** The `platforms.webhook` settings that no variable sets: all but `enabled`, `port` and `secret`. */
+const UNSET_BY_VARIABLES = knownKeysAt(configSchema, ["platforms", "webhook"]).filter(
+  (key) => !["enabled", "port", "secret", "routes", "extra"].includes(key),
+);
+
+/** `rate_limit` for `WEBHOOK_RATE_LIMIT` (in any case): a setting of config.yaml no variable sets; else undefined. */
+function settingOfVariable(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return lower.startsWith("webhook_")
+    ? UNSET_BY_VARIABLES.find((key) => lower === `webhook_${key}`)
+    : undefined;
+}
+
+function unreadSetting(name: string, setting: string, configFile: string): string {
+  const only =
+    "(the webhook adapter reads only WEBHOOK_ENABLED, WEBHOOK_PORT and WEBHOOK_SECRET from .env and the environment)";
+  return setting === "host"
+    ? `${name} is not a variable svc reads — the bind address is platforms.webhook.host in ${configFile}: write host: \${${name}} there to take it from this variable (or give --host to svc gateway run or start) ${only}`
+    : `${name} is not a variable svc reads — set platforms.webhook.${setting} in ${configFile} ${only}`;
 }

@@ -4,7 +4,13 @@ import { unreadPlaceholderProblem, unsetVariablesIn } from "./interpolate.js";
 import { readEnvFile } from "./load.js";
 import { namedProfile, profileNameProblem, svcPaths } from "./paths.js";
 import type { Config } from "./schema.js";
-import { globalSecretKey, INSECURE_NO_AUTH, routeKey, secretAsWritten } from "./sections/webhook.js";
+import {
+  globalSecretKey,
+  INSECURE_NO_AUTH,
+  routeKey,
+  secretAsWritten,
+  secretFrom,
+} from "./sections/webhook.js";
 
 /** A `${VAR}` left in a value after interpolation: the variable is not set anywhere. */
 
@@ -30,6 +36,23 @@ function unsetSecretProblem(
 }
 
 /**
+ * A `${NAME}` (or a form svc does not read) left in WEBHOOK_SECRET's value, named at `from`, where the value
+ * came from: the environment's is never rendered, and `.env`'s only from the lines above it.
+ */
+function variableSecretProblem(from: string, secret: string | undefined, file: string): string | undefined {
+  if (secret === undefined) return undefined;
+  const name = unsetVariablesIn(secret)[0];
+  const unread = name === undefined ? unreadPlaceholderProblem(secret) : undefined;
+  if (name === undefined && unread === undefined) return undefined;
+  if (from.startsWith("environment variable"))
+    return `${from}: ${name === undefined ? "a ${...}" : `\${${name}}`} is not replaced in the value of an environment variable (the tool that started svc passed it as written, as systemd's Environment= does), so its text would be the HMAC key — give WEBHOOK_SECRET the secret itself`;
+  const env = join(dirname(file), ".env");
+  return name === undefined
+    ? `${from}: ${unread} (or put the value in 'single quotes' to take it as written)`
+    : `${from}: \${${name}} is not set — set ${name} on a line above it in ${env}, or in the environment (or put the value in 'single quotes' to take it as written)`;
+}
+
+/**
  * A route bound to a named profile whose `.env` sets the variable: that file serves only the profile's MCP
  * connections, so the user who put the route's secret (or target) there is told why it was not found.
  */
@@ -51,19 +74,30 @@ export function setInProfileEnv(
   return ` (${own} sets it, but config.yaml reads its \${...} values from ${env} only: a profile's .env serves only that profile's MCP connections)`;
 }
 
-/** The startup rules (docs/webhook.md); each broken rule yields one message naming the key and the fix. */
-const insecureOffLoopback = (host: string) =>
-  `INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but host is ${host} — set a real secret or bind to 127.0.0.1`;
+/**
+ * Where the address judged came from, as a message says it: `host is 0.0.0.0` (the file's), `--host is 0.0.0.0 (it
+ * overrides ...)`, or the address a running gateway is bound to.
+ */
+export type HostSource = (host: string) => string;
 
-export function webhookStartupProblems(config: Config, file: string): string[] {
+const fileHost: HostSource = (host) => `host is ${host}`;
+
+/** The startup rules (docs/webhook.md); each broken rule yields one message naming the key and the fix. */
+const insecureOffLoopback = (host: string, source: HostSource) =>
+  `INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but ${source(host)} — set a real secret or bind to 127.0.0.1`;
+
+export function webhookStartupProblems(config: Config, file: string, hostSource = fileHost): string[] {
   const webhook = config.platforms.webhook;
   const problems: string[] = [];
   // With the adapter on, refused also when every static route has its own secret: each subscription
   // without one falls back to the global secret, whose literal text would be its HMAC key.
   // WEBHOOK_SECRET in 'single quotes' in .env is taken as written: a `${NAME}` there is text of the secret.
+  const from = secretFrom(webhook);
   const globalUnset = secretAsWritten(webhook)
     ? undefined
-    : unsetSecretProblem(`${file}: ${globalSecretKey(webhook)}`, webhook.secret, file);
+    : from === undefined
+      ? unsetSecretProblem(`${file}: ${globalSecretKey(webhook)}`, webhook.secret, file)
+      : variableSecretProblem(from, webhook.secret, file);
   if (
     globalUnset !== undefined &&
     (webhook.enabled || Object.values(webhook.routes).some((r) => r.secret === undefined))
@@ -91,7 +125,7 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
       );
     }
     if (route.secret === INSECURE_NO_AUTH && !isLoopbackHost(webhook.host))
-      problems.push(`${at}.secret: ${insecureOffLoopback(webhook.host)}`);
+      problems.push(`${at}.secret: ${insecureOffLoopback(webhook.host, hostSource)}`);
   }
   // The global secret is also every subscription's that has none of its own: refused even when no
   // static route falls back to it.
@@ -101,7 +135,7 @@ export function webhookStartupProblems(config: Config, file: string): string[] {
       .map(([name]) => name);
     const usedBy = `${users.length > 0 ? `used by route ${users.join(", ")} and` : "used by"} every subscription without a secret of its own`;
     problems.push(
-      `${file}: ${globalSecretKey(webhook)} (global secret or WEBHOOK_SECRET, ${usedBy}): ${insecureOffLoopback(webhook.host)}`,
+      `${file}: ${globalSecretKey(webhook)} (global secret or WEBHOOK_SECRET, ${usedBy}): ${insecureOffLoopback(webhook.host, hostSource)}`,
     );
   }
   return problems;

@@ -49,11 +49,14 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
       keepTextFilterValues(node, text);
       refuseMisreadFilterValues(node, path, text, file, lines);
     }
+    const names = new Set<string>();
     for (const pair of node.items) {
       refuseCollectionKey(pair.key, path, text, file, lines);
       keepKeyText(pair.key, text);
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
       const at = [...path, key];
+      if (key !== "<<" && names.has(key)) refuseNameTwice(pair.key, key, path, text, file, lines);
+      names.add(key);
       if (key === "__proto__") {
         const offset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
         const line = offset === undefined ? "" : ` line ${lines.linePos(offset).line}:`;
@@ -68,6 +71,28 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
     }
   };
   walk(doc.contents, [], false);
+}
+
+/**
+ * `1:` and `"1":` (or `true:` and `'true':`) are two keys to YAML, a number and a text, which the parser lets
+ * stand side by side; a name is its text, so both would be one route (or setting) and the later one would
+ * replace the other without a word. Refused at the second, as YAML refuses a key written twice.
+ */
+function refuseNameTwice(
+  node: unknown,
+  key: string,
+  path: readonly string[],
+  text: string,
+  file: string,
+  lines: LineCounter,
+): never {
+  const range = isScalar(node) ? node.range : undefined;
+  const line = range ? ` line ${lines.linePos(range[0]).line}:` : "";
+  const written = range ? text.slice(range[0], range[1]).trim() : key;
+  throw new SvcError(
+    "config_invalid",
+    `${file}:${line} ${path.length === 0 ? "(top level)" : path.join(".")}: the name ${key} is written twice in the same mapping (as ${written} here: YAML reads one as a number or boolean and the other as text, but a name is its text) — keep one, or rename one of them`,
+  );
 }
 
 /**

@@ -1,10 +1,18 @@
 import { ConfigInvalidError, type LoadedConfig, loadConfig } from "../config/load.js";
+import type { HostSource } from "../config/validate.js";
 import { SvcError } from "../errors.js";
 import { startupProblems } from "./startupProblems.js";
 import type { GatewayOptions } from "./types.js";
 
-/** The config, refused (startup_refused) with every problem that keeps the gateway from starting. */
-export function checkedConfig(options: GatewayOptions, runningFromFile = false): LoadedConfig {
+/**
+ * The config, refused (startup_refused) with every problem that keeps the gateway from starting, judged for
+ * `options.host` when given (named as `hostSource` says: `--host` unless told otherwise).
+ */
+export function checkedConfig(
+  options: GatewayOptions,
+  runningFromFile = false,
+  hostSource?: HostSource,
+): LoadedConfig {
   let loaded: LoadedConfig;
   try {
     loaded = loadConfig({
@@ -13,9 +21,9 @@ export function checkedConfig(options: GatewayOptions, runningFromFile = false):
       runningFromFile,
     });
   } catch (err) {
-    throw withStartupProblems(err, options.host);
+    throw withStartupProblems(err, options.host, hostSource);
   }
-  const problems = startupProblems(loaded.config, loaded.paths.config, options.host);
+  const problems = startupProblems(loaded.config, loaded.paths.config, options.host, hostSource);
   if (problems.length > 0) throw new SvcError("startup_refused", problems.join("\n"));
   return loaded;
 }
@@ -24,9 +32,9 @@ export function checkedConfig(options: GatewayOptions, runningFromFile = false):
  * A config.yaml the schema refused, its message followed by the startup rules' problems with what of it
  * could still be checked (other routes and sections), so one pass names them all; any other error as it is.
  */
-export function withStartupProblems(err: unknown, host?: string): unknown {
+export function withStartupProblems(err: unknown, host?: string, hostSource?: HostSource): unknown {
   if (!(err instanceof ConfigInvalidError) || err.checkable === undefined) return err;
-  const problems = startupProblems(err.checkable, err.file, host);
+  const problems = startupProblems(err.checkable, err.file, host, hostSource);
   return problems.length === 0
     ? err
     : new ConfigInvalidError([err.message, ...problems].join("\n"), err.file, undefined);

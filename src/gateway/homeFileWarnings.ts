@@ -2,7 +2,7 @@ import type { SvcPaths } from "../config/paths.js";
 import {
   profileEnvFileWarnings,
   profileSharedFileWarnings,
-  webhookVariableTypos,
+  unreadVariableWarnings,
 } from "../config/profileEnv.js";
 import { profilesOnDisk, unusableProfileEntries } from "../io/profiles.js";
 import {
@@ -15,13 +15,18 @@ import {
  * What the start logs about the files under SVC_HOME, and each reload again, since a reload reads
  * config.yaml and `.env` anew (a config.yaml created 0644 with a secret in it while the gateway ran): a
  * named profile's `.env` that sets nothing or a `config.yaml` under a profile, which are never read, and
- * secret files (and a config.yaml holding a credential) that other users can read.
+ * secret files (and a config.yaml holding a credential) that other users can read; `WEBHOOK_*` names of `.env`
+ * and the environment (`env`) that set nothing.
  */
-export function homeFileWarnings(paths: SvcPaths, fromFile: boolean): string[] {
+export function homeFileWarnings(
+  paths: SvcPaths,
+  fromFile: boolean,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string[] {
   const onDisk = profilesOnDisk(paths.home);
   const configSecrets = fromFile ? configSecretsReadableByOthers(paths.config) : undefined;
   return [
-    ...webhookVariableTypos(paths.env, paths.config),
+    ...unreadVariableWarnings(paths.env, paths.config, env),
     ...profileEnvFileWarnings(paths.home, onDisk),
     ...profileSharedFileWarnings(paths.home, onDisk),
     ...unusableProfileEntries(paths.home),

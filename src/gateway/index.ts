@@ -44,7 +44,7 @@ import { createRoutes } from "./routes.js";
 import { servedSubscriptionWarnings, subscriptionReferenceWarnings } from "./routeWarnings.js";
 import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
-import { startupProblems } from "./startupProblems.js";
+import { listeningOn, startupProblems } from "./startupProblems.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
 import type { Gateway, GatewayOptions } from "./types.js";
 import {
@@ -80,7 +80,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
   for (const warning of unusedSettingWarnings(config, paths.config)) logger.warn(warning);
   // A secret file created by hand (or restored from a backup) with a mode every user can read.
-  for (const warning of homeFileWarnings(paths, loaded.fromFile)) logger.warn(warning);
+  for (const warning of homeFileWarnings(paths, loaded.fromFile, options.env)) logger.warn(warning);
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now),
@@ -527,7 +527,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // moves to 127.0.0.1 with INSECURE_NO_AUTH must not open routes on a public listener.
       let next: LoadedConfig;
       try {
-        next = checkedConfig({ ...options, host }, loaded.fromFile);
+        next = checkedConfig(
+          { ...options, host },
+          loaded.fromFile,
+          options.host === undefined ? listeningOn : undefined,
+        );
         if (loaded.fromFile && !next.fromFile) {
           // Moved or deleted (or mid-save by an editor): the embedded default would drop every route.
           throw new SvcError(
@@ -550,7 +554,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       }
       // As at start: what the re-read file sets to no effect, or to a value every run or delivery would fail on.
       for (const warning of unusedSettingWarnings(next.config, paths.config)) logger.warn(warning);
-      for (const warning of homeFileWarnings(paths, next.fromFile)) logger.warn(warning);
+      for (const warning of homeFileWarnings(paths, next.fromFile, options.env)) logger.warn(warning);
       deliveries.warn(next.config);
       coalescing.flush();
       routes.reload(next.config);

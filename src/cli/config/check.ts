@@ -8,7 +8,7 @@ import { DEFAULT_PROFILE, profileFlag, svcHome, svcPaths } from "../../config/pa
 import {
   profileEnvFileWarnings,
   profileSharedFileWarnings,
-  webhookVariableTypos,
+  unreadVariableWarnings,
 } from "../../config/profileEnv.js";
 import { profileBindingProblem } from "../../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
@@ -156,7 +156,7 @@ export async function checkConfig(
     ...(loaded.fromFile
       ? [configSecretsReadableByOthers(loaded.paths.config)].filter((w) => w !== undefined)
       : []),
-    ...webhookVariableTypos(loaded.paths.env, loaded.paths.config),
+    ...unreadVariableWarnings(loaded.paths.env, loaded.paths.config, options.env ?? process.env),
     ...profileEnvFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...profileSharedFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...unusableProfileEntries(loaded.paths.home),

@@ -530,7 +530,16 @@ export const mcpServerSchema = z.preprocess(
 export type McpServerEntry = z.infer<typeof mcpServerSchema>;
 
 export const mcpServersSchema = z
-  .record(z.string().min(1, "a server name cannot be empty"), mcpServerSchema)
+  .record(
+    z
+      .string()
+      .min(1, "a server name cannot be empty")
+      // `mcp_servers: {${NAME}: ...}`: config.yaml replaces a ${VAR} in values, never in a key.
+      .refine((name) => !name.includes("${"), {
+        message: "a ${VAR} is replaced in values only, never in a name: write the server's name itself",
+      }),
+    mcpServerSchema,
+  )
   .default({});
 export type McpServers = z.infer<typeof mcpServersSchema>;
 

@@ -298,10 +298,27 @@ export function secretAsWritten(webhook: object): boolean {
   return (webhook as { [SECRET_AS_WRITTEN]?: boolean })[SECRET_AS_WRITTEN] === true;
 }
 
+const SECRET_FROM = Symbol("the variable that gave the global secret");
+
+/**
+ * Notes that WEBHOOK_SECRET gave the global secret, `from` naming where (`environment variable WEBHOOK_SECRET`,
+ * `<SVC_HOME>/.env: WEBHOOK_SECRET`), for a problem with its value to be named there, not at a key of the file.
+ */
+export function noteSecretFrom(webhook: object, from: string): void {
+  Object.defineProperty(webhook, SECRET_FROM, { value: from, enumerable: false });
+}
+
+/** Where noteSecretFrom noted the global secret came from. */
+export function secretFrom(webhook: object): string | undefined {
+  return (webhook as { [SECRET_FROM]?: string })[SECRET_FROM];
+}
+
 /** `webhook` with another bind host, still naming its keys where they were written. */
 export function withHost<T extends { host: string }>(webhook: T, host: string): T {
   const copy = { ...webhook, host };
   if (secretAsWritten(webhook)) noteSecretAsWritten(copy);
+  const from = secretFrom(webhook);
+  if (from !== undefined) noteSecretFrom(copy, from);
   const at = (webhook as Noted)[WRITTEN_AT];
   return at === undefined ? copy : Object.defineProperty(copy, WRITTEN_AT, { value: at, enumerable: false });
 }

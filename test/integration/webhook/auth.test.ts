@@ -321,6 +321,10 @@ describe("INSECURE_NO_AUTH only on loopback binds (spec 5 rule 4) across a SIGHU
         stringify(webhookConfig({ r: { secret: "INSECURE_NO_AUTH" } }, { host: "127.0.0.1" })),
       );
       expect(() => gw.gateway.reload()).toThrow(/INSECURE_NO_AUTH is only allowed on a loopback bind/);
+      // Named as the address bound, not as the file's host, which now reads 127.0.0.1.
+      expect(() => gw.gateway.reload()).toThrow(
+        "but the gateway listens on 0.0.0.0, the host it started with (a change of host takes effect after a restart) — set a real secret or bind to 127.0.0.1",
+      );
       // The running routes are kept: still signed-only on the public listener.
       expect(await postJson(gw.url("/webhooks/r"), {})).toMatchObject({
         status: 401,

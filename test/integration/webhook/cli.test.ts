@@ -157,6 +157,23 @@ describe("svc gateway run (subprocess)", () => {
     expect(running.stderr()).toContain("INSECURE_NO_AUTH is only allowed on a loopback bind");
   });
 
+  it("the --host refusal names --host as where the address came from, not the file's host (which is loopback)", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: { enabled: true, host: "127.0.0.1", routes: { open: { secret: "INSECURE_NO_AUTH" } } },
+        },
+      }),
+    );
+    running = runSvc(home, ["gateway", "run", "--port", "0", "--host", "0.0.0.0"]);
+    expect(await running.exited).toBe(1);
+    expect(running.stderr()).toContain(
+      "platforms.webhook.routes.open.secret: INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but --host is 0.0.0.0 (it overrides platforms.webhook.host) — set a real secret or bind to 127.0.0.1",
+    );
+  });
+
   it("a bad config names the file and key; a disabled adapter says how to enable it", async () => {
     home = tempHome();
     home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, prot: 1 } } }));

@@ -113,6 +113,24 @@ describe(".env values naming other variables, as a shell, docker compose and pyt
     expect(secretWith("GH_SECRET=$" + "{MISSING:-fallback}\n")).toBe("fallback");
   });
 
+  it("a reference takes the value its name had at that line, not a value a later line gives it", () => {
+    // A shell, docker compose and python-dotenv read the lines in order: GH_SECRET is `first`.
+    expect(secretWith("SHARED=first\nGH_SECRET=$" + "{SHARED}\nSHARED=second\n")).toBe("first");
+    // A line adding to the value an earlier line gave the same name.
+    expect(secretWith("GH_SECRET=s3\nGH_SECRET=$" + "{GH_SECRET}cret\n")).toBe("s3cret");
+    expect(secretWith("GH_SECRET=$" + "{GH_SECRET}-suffix\n", { GH_SECRET: "env" })).toBe("env-suffix");
+  });
+
+  it("a line inside a quoted value that spans lines sets nothing of its own", () => {
+    const h = tempHome();
+    homes.push(h);
+    h.write("config.yaml", "platforms:\n  webhook:\n    enabled: true\n");
+    h.write(".env", 'NOTE="first line\nINNER=a#b\nlast line"\n');
+    expect(loadConfig({ home: h.dir, env: {} }).scope.secrets).toEqual({
+      NOTE: "first line\nINNER=a#b\nlast line",
+    });
+  });
+
   it("a value in single quotes is taken verbatim", () => {
     expect(secretWith("SHARED=s3cret\nGH_SECRET='$" + "{SHARED}'\n")).toBe("$" + "{SHARED}");
   });

@@ -750,6 +750,24 @@ describe("config loading (spec 2.1)", () => {
     expect(config.platforms.webhook.routes["007"]?.deliver_extra).toEqual({ "1.50": "x" });
   });
 
+  it("two keys YAML tells apart but svc reads as one name (1 and \"1\", true and 'true') are refused at the second, not one dropped", () => {
+    expect(() =>
+      load(
+        'platforms:\n  webhook:\n    secret: s\n    routes:\n      1: {events: [push]}\n      "1": {events: [issues]}\n',
+      ),
+    ).toThrow(
+      /config\.yaml: line 6: platforms\.webhook\.routes: the name 1 is written twice in the same mapping \(as "1" here: YAML reads one as a number or boolean and the other as text, but a name is its text\) — keep one, or rename one of them$/,
+    );
+    expect(() =>
+      load("platforms:\n  webhook:\n    secret: s\n    routes:\n      true: {}\n      'true': {}\n"),
+    ).toThrow(/line 6: platforms\.webhook\.routes: the name true is written twice/);
+    // Merge keys may repeat, and a merged route's own keys win as before.
+    const { config } = load(
+      "platforms:\n  webhook:\n    secret: s\n    routes:\n      a: &a {events: [x]}\n      b: &b {prompt: p}\n      c:\n        <<: *a\n        <<: *b\n",
+    );
+    expect(config.platforms.webhook.routes.c).toMatchObject({ events: ["x"], prompt: "p" });
+  });
+
   it("an alias that expands past the parser's limit is named with the file", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
     for (const [i, name] of [..."bcdefgh"].entries())

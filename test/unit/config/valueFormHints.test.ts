@@ -160,6 +160,19 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     );
   });
 
+  it("port or enabled from ${VAR}: the variable the adapter reads instead is named (a PORT a platform sets)", () => {
+    expect(refusal(webhook("    port: ${PORT}\n"), "PORT=9000\n")).toBe(
+      `FILE: platforms.webhook.port: expected a number, got "$\{PORT}" (the value it gives is not shown) — a $\{VAR} always gives text: write the value itself in the file, or set WEBHOOK_PORT in .env or the environment instead, which the adapter reads as a number (it overrides the file)`,
+    );
+    expect(refusal(webhook("    extra:\n      enabled: ${ON}\n"), "ON=true\n")).toBe(
+      `FILE: platforms.webhook.extra.enabled: expected true or false, got "$\{ON}" (the value it gives is not shown) — a $\{VAR} always gives text: write the value itself in the file, or set WEBHOOK_ENABLED in .env or the environment instead, which the adapter reads as a boolean (it overrides the file)`,
+    );
+    // No variable sets another key: only the value itself is advised.
+    expect(refusal(webhook("    rate_limit: ${RL}\n"), "RL=5\n")).toMatch(
+      /write the value itself in the file$/,
+    );
+  });
+
   it("a size, duration or rate with its unit: write the plain number it means", () => {
     expect(refusal(webhook("    max_body_bytes: 1mb\n"))).toBe(
       'FILE: platforms.webhook.max_body_bytes: expected a number, got "1mb" — write 1048576 (a number of bytes, without a unit)',

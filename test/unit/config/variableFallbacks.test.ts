@@ -87,3 +87,27 @@ describe("an empty secret is refused with what to do", () => {
     );
   });
 });
+
+/**
+ * A `${GH}` in WEBHOOK_SECRET's own value was refused as `config.yaml: platforms.webhook.secret: ${GH} is not set
+ * — set GH in .env`, a key the file does not have, with advice that could not help: GH set in .env changed
+ * nothing, since a variable's value (from the environment) is never rendered.
+ */
+describe("a ${NAME} left in WEBHOOK_SECRET's value is named where the value came from", () => {
+  const noSecret =
+    "platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    routes:\n      r: {}\n";
+
+  it("from the environment: its value is never rendered, so the secret itself is asked for", () => {
+    const { problems } = load(noSecret, "GH=abc\n", { WEBHOOK_SECRET: "${GH}" });
+    expect(problems).toEqual([
+      "environment variable WEBHOOK_SECRET: ${GH} is not replaced in the value of an environment variable (the tool that started svc passed it as written, as systemd's Environment= does), so its text would be the HMAC key — give WEBHOOK_SECRET the secret itself",
+    ]);
+  });
+
+  it("from .env: set on a line above it, or the value quoted to be taken as written", () => {
+    const { loaded, problems } = load(noSecret, "WEBHOOK_SECRET=ab${GH}\nGH=abc\n");
+    expect(problems).toEqual([
+      `${loaded.paths.env}: WEBHOOK_SECRET: \${GH} is not set — set GH on a line above it in ${loaded.paths.env}, or in the environment (or put the value in 'single quotes' to take it as written)`,
+    ]);
+  });
+});

@@ -13,6 +13,12 @@ function load(yaml: string) {
 }
 
 describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
+  it("a server named by a ${VAR} is refused, as a route is: a name is never rendered (it was a server named ${NAME})", () => {
+    expect(() => load('mcp_servers:\n  "${NAME}":\n    command: echo\n')).toThrow(
+      /config\.yaml: mcp_servers\.\$\{NAME\}: invalid name — a \$\{VAR\} is replaced in values only, never in a name: write the server's name itself/,
+    );
+  });
+
   it("names the file, key and unit for a bad duration", () => {
     expect(() => load("mcp_servers:\n  github:\n    url: https://x\n    timeout: soon\n")).toThrow(
       /config\.yaml: mcp_servers\.github\.timeout: expected seconds, got "soon"/,
