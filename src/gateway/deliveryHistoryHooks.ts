@@ -20,7 +20,11 @@ import { answeredDeliveryId, type Outcome } from "../streams/types.js";
 /** The header a redelivery carries (`svc webhook redeliver`): the delivery ID it repeats. */
 export const REDELIVERY_HEADER = "x-svc-redelivery-of";
 
-const cut = (text: string) => text.slice(0, 200);
+/** The first 200 UTF-16 units, one fewer where the 200th is the first half of an emoji (never half of one). */
+const cut = (text: string) => {
+  const last = text.charCodeAt(199);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? 199 : 200);
+};
 const NOT_ACCEPTED: ReturnType<typeof encodePayload> = { payload_omitted: "not_accepted" };
 
 /**
