@@ -28,7 +28,10 @@ export function formatTools(
   // The server's text: no escape sequence reaches the terminal, and a long description stays one line.
   const firstLine = (text: string | undefined) => {
     const line = terminalText(lines(text ?? "").split("\n")[0] ?? "");
-    return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+    if (line.length <= 100) return line;
+    // 99 UTF-16 units, one fewer where the 99th is the first half of an emoji (half of one prints as U+FFFD).
+    const last = line.charCodeAt(98);
+    return `${line.slice(0, last >= 0xd800 && last <= 0xdbff ? 98 : 99)}…`;
   };
   if (options.schema !== true)
     return `${formatTable([
