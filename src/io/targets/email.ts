@@ -3,6 +3,7 @@ import type { Transporter } from "nodemailer";
 import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
+import { cutText } from "../cutText.js";
 import { isUnfilledTemplate, partKey, resolveChatId, routeRecipient } from "./chat.js";
 import { namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
 import { quoted } from "./httpJson.js";
@@ -146,7 +147,7 @@ function refusedRecipients(info: unknown): RefusedRecipient[] {
 
 /** A server's reply as a log line quotes it: without credentials, on one line, at most 200 characters. */
 const oneLine = (reply: string, secrets: readonly (string | undefined)[]) =>
-  scrub(reply, secrets).replace(/\s+/g, " ").trim().slice(0, 200);
+  cutText(scrub(reply, secrets).replace(/\s+/g, " ").trim(), 200);
 
 /** A 4xx reply: the server may take the message for that recipient later. */
 const temporary = (refused: RefusedRecipient) =>

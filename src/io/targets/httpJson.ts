@@ -1,5 +1,6 @@
 import { timeoutSignal } from "../../clock.js";
 import { scrub } from "../credentials.js";
+import { cutText } from "../cutText.js";
 import { htmlPageSummary } from "../htmlPage.js";
 import { parseRetryAfter } from "../retryAfter.js";
 import { DeliveryError } from "./target.js";
@@ -87,7 +88,7 @@ const MAX_DETAIL = 300;
  */
 export function quoted(text: string, secrets: readonly (string | undefined)[]): string {
   const clean = scrub(text, secrets);
-  return htmlPageSummary(clean) ?? clean.replace(/\s+/g, " ").trim().slice(0, MAX_DETAIL);
+  return htmlPageSummary(clean) ?? cutText(clean.replace(/\s+/g, " ").trim(), MAX_DETAIL);
 }
 
 /** The platform's own error text, from the usual places platforms put it, without `secrets`. */

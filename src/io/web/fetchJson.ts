@@ -1,3 +1,5 @@
+import { cutText } from "../cutText.js";
+
 export interface JsonRequest {
   readonly url: string;
   readonly method: "GET" | "POST";
@@ -51,7 +53,7 @@ export function errorDetail(text: string): string {
     .find((value): value is string => typeof value === "string" && value.trim() !== "");
   if (found === undefined) return "";
   const line = found.replace(/\s+/g, " ").trim();
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+  return line.length > 300 ? `${cutText(line, 300)}…` : line;
 }
 
 /** Where a redirect leads, without its query (it would repeat the search, or a key put there). */

@@ -157,6 +157,15 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("a platform's error cut at 300 characters right inside an emoji leaves the emoji out whole", async () => {
+    const { deliverer, home } = setup();
+    // The description's first half of the emoji is the quote's 300th UTF-16 unit.
+    fake.enqueue({ status: 400, json: { ok: false, description: `${"x".repeat(299)}😀 after the cut` } });
+    const error = (await deliverer.deliver(direct()).catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe(`telegram: sendMessage: HTTP 400 — ${"x".repeat(299)}`);
+    home.cleanup();
+  });
+
   it("does not retry in direct mode: one attempt, then the failure", async () => {
     const { deliverer, sleeps, home } = setup();
     fake.enqueue({ status: 503, text: "unavailable" });
