@@ -1,4 +1,5 @@
 import { scrub } from "../../io/credentials.js";
+import { cutText } from "../../io/cutText.js";
 import type { Logger } from "../../io/log.js";
 import type { ServerLogParams } from "../../io/mcp/session.js";
 
@@ -50,10 +51,7 @@ export function serverLogText(params: ServerLogParams, secrets: readonly string[
  */
 export function serverText(text: string, secrets: readonly string[] = []): string {
   const scrubbed = scrub(text, secrets);
-  if (scrubbed.length <= SERVER_LOG_MAX_CHARS) return scrubbed;
-  const last = scrubbed.charCodeAt(SERVER_LOG_MAX_CHARS - 1);
-  const end = last >= 0xd800 && last <= 0xdbff ? SERVER_LOG_MAX_CHARS - 1 : SERVER_LOG_MAX_CHARS;
-  return `${scrubbed.slice(0, end)}…`;
+  return scrubbed.length > SERVER_LOG_MAX_CHARS ? `${cutText(scrubbed, SERVER_LOG_MAX_CHARS)}…` : scrubbed;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { RegisteredTool } from "../../actors/mcp/toolNames.js";
+import { cutText } from "../../io/cutText.js";
 import { terminalText } from "../../io/terminalText.js";
 import { formatTable } from "../format.js";
 
@@ -28,10 +29,7 @@ export function formatTools(
   // The server's text: no escape sequence reaches the terminal, and a long description stays one line.
   const firstLine = (text: string | undefined) => {
     const line = terminalText(lines(text ?? "").split("\n")[0] ?? "");
-    if (line.length <= 100) return line;
-    // 99 UTF-16 units, one fewer where the 99th is the first half of an emoji (half of one prints as U+FFFD).
-    const last = line.charCodeAt(98);
-    return `${line.slice(0, last >= 0xd800 && last <= 0xdbff ? 98 : 99)}…`;
+    return line.length > 100 ? `${cutText(line, 99)}…` : line;
   };
   if (options.schema !== true)
     return `${formatTable([
