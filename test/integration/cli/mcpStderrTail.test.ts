@@ -27,3 +27,20 @@ it("a stderr tail cut at 400 characters right after the first half of an emoji l
   expect(res.stderr).not.toMatch(/(?<![\ud800-\udbff])[\udc00-\udfff]/);
   expect(res.stderr).toContain(`...${"x".repeat(399)}`);
 });
+
+it("a stdout line cut at 1000 characters right inside an emoji, quoted by the connect timeout, leaves the emoji out whole", {
+  timeout: 60_000,
+}, async () => {
+  // A server that writes no MCP message on stdout, only one long line, and never answers.
+  const script = `process.stdout.write("${"x".repeat(999)}😀 after the cut\\n"); setInterval(() => {}, 1000)`;
+  home.write(
+    "config.yaml",
+    stringify({
+      mcp_servers: { fx: { command: process.execPath, args: ["-e", script], connect_timeout: 2 } },
+    }),
+  );
+  const res = await svc(home, ["mcp", "test", "fx"]);
+  expect(res.code).toBe(1);
+  expect(res.stderr).toContain("on stdout no MCP message but: ");
+  expect(res.stderr).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|\ufffd/);
+});
