@@ -210,7 +210,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       // Text with no address in it (an unfilled `{user.email}`): nodemailer would only say "No recipients defined".
       if (namesNoAddress(to)) {
         throw new DeliveryError(
-          `email: route "${message.route}": the recipient "${to.slice(0, 100)}" is no e-mail address${isUnfilledTemplate(to) ? " (a template the event did not fill)" : ""} — nothing sent`,
+          `email: route "${message.route}": the recipient "${cutText(to, 100)}" is no e-mail address${isUnfilledTemplate(to) ? " (a template the event did not fill)" : ""} — nothing sent`,
           false,
         );
       }

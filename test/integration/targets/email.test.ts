@@ -200,6 +200,13 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect((word as Error).message).toBe(
       'email: route "alerts": the recipient "oncall" is no e-mail address — nothing sent',
     );
+    // Quoted at most 100 characters: a cut inside an emoji leaves it out whole, not half of it.
+    const long = await target
+      ?.send(message("x", { to: `${"x".repeat(99)}😀 rest` }))
+      .catch((e: unknown) => e);
+    expect((long as Error).message).toBe(
+      `email: route "alerts": the recipient "${"x".repeat(99)}" is no e-mail address — nothing sent`,
+    );
     expect(received).toEqual([]);
     // A display name with its address still goes out.
     await target?.send(message("x", { to: "On Call <oncall@example.org>" }));
