@@ -166,6 +166,17 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("an HTML page's title cut at 120 characters right inside an emoji leaves the emoji out whole", async () => {
+    const { deliverer, home } = setup();
+    const page = `<html><head><title>${"x".repeat(119)}😀 Bad Gateway</title></head><body></body></html>`;
+    fake.enqueue({ status: 502, text: page, headers: { "content-type": "text/html" } });
+    const error = (await deliverer.deliver(direct()).catch((e: unknown) => e)) as Error;
+    expect(error.message).toContain(
+      `an HTML page "${"x".repeat(119)}" (${page.length} characters, not shown)`,
+    );
+    home.cleanup();
+  });
+
   it("does not retry in direct mode: one attempt, then the failure", async () => {
     const { deliverer, sleeps, home } = setup();
     fake.enqueue({ status: 503, text: "unavailable" });
