@@ -7,6 +7,7 @@ import { cutText } from "../cutText.js";
 import { isUnfilledTemplate, partKey, resolveChatId, routeRecipient } from "./chat.js";
 import { namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
 import { quoted } from "./httpJson.js";
+import { wellFormed } from "./split.js";
 import {
   DeliveryError,
   type DeliveryMessage,
@@ -221,8 +222,9 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
           false,
         );
       }
+      // A mail holds no NUL (RFC 5322), and half of an emoji is no text: both as U+FFFD, as chat targets send them.
       const subject = subjectLine(
-        message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route),
+        wellFormed(message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route)),
       );
       const messageId = messageIdFor(message, settings.from);
       // A server that refuses some recipients of a list (home_channel) at RCPT TO takes the mail for the
@@ -240,7 +242,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
               from: settings.from,
               to,
               subject,
-              text: message.text,
+              text: wellFormed(message.text),
               messageId,
               // RFC 3834: sent by a program, so vacation and other auto-replies do not answer it.
               headers: { "Auto-Submitted": "auto-generated" },
