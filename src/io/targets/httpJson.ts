@@ -227,7 +227,7 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
 function notTheApi(call: HttpCall, response: Response, text: string): DeliveryError {
   const type = response.headers.get("content-type")?.split(";")[0]?.trim();
   // Scrubbed before it is cut: a cut through an echoed token would leave its beginning.
-  const start = scrub(text, call.secrets).trim().replace(/\s+/g, " ").slice(0, 80);
+  const start = cutText(scrub(text, call.secrets).trim().replace(/\s+/g, " "), 80);
   const body = start === "" ? "an empty body" : `${type ? `${type} ` : ""}"${start}"`;
   return new DeliveryError(
     `${call.platform}: ${call.action}: HTTP ${response.status} with ${body}, where the ${call.platform} API answers JSON — not counted as sent; check base_url (a proxy, captive portal or login page may be answering)`,

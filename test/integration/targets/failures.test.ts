@@ -177,6 +177,18 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("a 2xx answer that is no JSON, quoted cut at 80 characters right inside an emoji, leaves the emoji out whole", async () => {
+    const { deliverer, home } = setup();
+    fake.enqueue({
+      status: 200,
+      text: `${"x".repeat(79)}😀 portal`,
+      headers: { "content-type": "text/plain" },
+    });
+    const error = (await deliverer.deliver(direct()).catch((e: unknown) => e)) as Error;
+    expect(error.message).toContain(`HTTP 200 with text/plain "${"x".repeat(79)}", where`);
+    home.cleanup();
+  });
+
   it("does not retry in direct mode: one attempt, then the failure", async () => {
     const { deliverer, sleeps, home } = setup();
     fake.enqueue({ status: 503, text: "unavailable" });
