@@ -1,5 +1,6 @@
 import { APICallError, InvalidResponseDataError } from "ai";
 import { scrub } from "../io/credentials.js";
+import { cutText } from "../io/cutText.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
 import { NOT_TLS, OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../io/mcp/tlsHints.js";
 import { ProxyRefusedError } from "../io/outboundProxy.js";
@@ -12,7 +13,7 @@ const MAX_DETAIL = 300;
  * page) by its title and size, since its markup tells the reader nothing; any other body cut to length.
  */
 function excerpt(body: string): string {
-  return htmlPageSummary(body) ?? body.slice(0, MAX_DETAIL);
+  return htmlPageSummary(body) ?? cutText(body, MAX_DETAIL);
 }
 
 /**

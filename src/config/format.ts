@@ -1,5 +1,6 @@
 import { dirname, join } from "node:path";
 import type { z } from "zod";
+import { cutText } from "../io/cutText.js";
 import { nearMiss } from "./nearMiss.js";
 import {
   AGENT_PROVIDERS,
@@ -29,7 +30,7 @@ function describeInput(input: unknown): string {
   if (typeof input === "number" && !Number.isFinite(input)) return String(input);
   try {
     const text = JSON.stringify(input);
-    return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+    return text.length > 60 ? `${cutText(text, 57)}...` : text;
   } catch {
     return typeof input;
   }

@@ -26,6 +26,15 @@ export interface SvcPaths {
 }
 
 export const DEFAULT_PROFILE = "default";
+
+/**
+ * For a name refused by a rule of letters and digits, which are ASCII there: the first character outside
+ * ASCII it holds, named (` — ASCII only: "é" is not`), since `café` reads as letters alone; else "".
+ */
+export function nonAsciiNote(name: string): string {
+  const found = /\P{ASCII}/u.exec(name)?.[0];
+  return found === undefined ? "" : ` — ASCII only: ${JSON.stringify(found)} is not`;
+}
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const PROFILE_NAME_RULE =
   'profile names use letters, digits, "_" and "-" (1-64, starting with a letter or digit)';
@@ -38,7 +47,7 @@ export function profileNameProblem(name: string): string | undefined {
   if (PROFILE_NAME.test(name)) return undefined;
   if (name.length > 64 && PROFILE_NAME.test(name.slice(0, 64)))
     return `${name.length} characters long — a profile name has at most 64: shorten it`;
-  return PROFILE_NAME_RULE;
+  return `${PROFILE_NAME_RULE}${nonAsciiNote(name)}`;
 }
 
 /**

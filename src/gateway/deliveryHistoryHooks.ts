@@ -1,5 +1,6 @@
 import type { QueuedRun } from "../actors/runs.js";
 import type { Filter } from "../config/sections/filters.js";
+import { cutText } from "../io/cutText.js";
 import type { RequestHead } from "../io/http/core.js";
 import {
   EVENT_IN_BODY,
@@ -20,7 +21,8 @@ import { answeredDeliveryId, type Outcome } from "../streams/types.js";
 /** The header a redelivery carries (`svc webhook redeliver`): the delivery ID it repeats. */
 export const REDELIVERY_HEADER = "x-svc-redelivery-of";
 
-const cut = (text: string) => text.slice(0, 200);
+/** Never half of an emoji: see cutText. */
+const cut = (text: string) => cutText(text, 200);
 const NOT_ACCEPTED: ReturnType<typeof encodePayload> = { payload_omitted: "not_accepted" };
 
 /**

@@ -1,6 +1,7 @@
 import { formatIssue } from "../config/format.js";
 import { lookedUpVariables } from "../config/interpolate.js";
 import { knownKeysAt } from "../config/knownKeys.js";
+import { nonAsciiNote } from "../config/paths.js";
 import { httpUrlProblem, mcpServerSchema } from "../config/sections/mcp.js";
 import { SvcError } from "../errors.js";
 import { terminalText } from "./terminalText.js";
@@ -24,7 +25,7 @@ const MAX_LINK_CHARS = 3 * MAX_ENCODED + 1024;
  */
 export function installNameProblem(name: string): string | undefined {
   if (!INSTALL_NAME.test(name))
-    return `name "${name.slice(0, 80)}" must match ${INSTALL_NAME.source}: letters, digits, ".", "_" and "-", 1-64 characters${name.length > 64 ? ` (this one has ${name.length})` : ""}`;
+    return `name "${name.slice(0, 80)}" must match ${INSTALL_NAME.source}: letters, digits, ".", "_" and "-", 1-64 characters${name.length > 64 ? ` (this one has ${name.length})` : ""}${nonAsciiNote(name)}`;
   if (name === "__proto__") return 'name "__proto__" cannot be used as a server name — choose another';
   return undefined;
 }

@@ -143,7 +143,10 @@ export function stderrTail(stderr: string): string {
     .filter((line) => line.trim() !== "");
   if (lines.length === 0) return "";
   const tail = lines.slice(-STDERR_TAIL_LINES).join(" | ");
-  return tail.length > STDERR_TAIL_CHARS ? `…${tail.slice(-STDERR_TAIL_CHARS)}` : tail;
+  if (tail.length <= STDERR_TAIL_CHARS) return tail;
+  // One fewer where the cut would keep the second half of an emoji alone (written as U+FFFD).
+  const first = tail.charCodeAt(tail.length - STDERR_TAIL_CHARS);
+  return `…${tail.slice(first >= 0xdc00 && first <= 0xdfff ? 1 - STDERR_TAIL_CHARS : -STDERR_TAIL_CHARS)}`;
 }
 
 function withStderr(why: string, stderr: string): string {

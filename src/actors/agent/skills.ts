@@ -55,7 +55,8 @@ async function readSkill(file: string): Promise<string | undefined | { readonly 
   }
   const problem = notUtf8Text(bytes);
   if (problem !== undefined) return { error: `${file}: ${problem}` };
-  return bytes.toString("utf8");
+  // A byte order mark ("UTF-8 with BOM", as Windows editors save) is no part of the instructions.
+  return bytes.toString("utf8").replace(/^\uFEFF/, "");
 }
 
 /** Category directories (`skills/<category>/<name>/SKILL.md`, the layout agent skill trees use), sorted. */

@@ -1,4 +1,5 @@
 import { scrub } from "../../io/credentials.js";
+import { cutText } from "../../io/cutText.js";
 import type { Logger } from "../../io/log.js";
 import type { ServerLogParams } from "../../io/mcp/session.js";
 
@@ -45,11 +46,12 @@ export function serverLogText(params: ServerLogParams, secrets: readonly string[
 /**
  * A server's text for the gateway log (a log message, a progress message): `secrets` redacted, then cut at
  * `SERVER_LOG_MAX_CHARS` (a cut first would leave the part of a long credential before it, which no longer
- * matches the credential, in the log).
+ * matches the credential, in the log). A cut that would fall inside an emoji (two UTF-16 units) keeps one
+ * unit fewer: half of one would be written as U+FFFD.
  */
 export function serverText(text: string, secrets: readonly string[] = []): string {
   const scrubbed = scrub(text, secrets);
-  return scrubbed.length > SERVER_LOG_MAX_CHARS ? `${scrubbed.slice(0, SERVER_LOG_MAX_CHARS)}…` : scrubbed;
+  return scrubbed.length > SERVER_LOG_MAX_CHARS ? `${cutText(scrubbed, SERVER_LOG_MAX_CHARS)}…` : scrubbed;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { cutText } from "../../io/cutText.js";
 import { terminalText } from "../../io/terminalText.js";
 import type { ApprovalSurface } from "./approvals.js";
 import { answerProblem, type CheckedField } from "./formAnswer.js";
@@ -130,7 +131,7 @@ function askingSurface(terminal: Terminal): ApprovalSurface {
       const answer = await ask(
         terminal,
         terminalText(
-          `Server "${request.server}" is untrusted. Run tool ${JSON.stringify(request.tool)} with ${args.length > 200 ? `${args.slice(0, 197)}...` : args}? [y/N] `,
+          `Server "${request.server}" is untrusted. Run tool ${JSON.stringify(request.tool)} with ${args.length > 200 ? `${cutText(args, 197)}...` : args}? [y/N] `,
         ),
         signal,
       );

@@ -1,4 +1,5 @@
 import type { RegisteredTool } from "../../actors/mcp/toolNames.js";
+import { cutText } from "../../io/cutText.js";
 import { terminalText } from "../../io/terminalText.js";
 import { formatTable } from "../format.js";
 
@@ -28,7 +29,7 @@ export function formatTools(
   // The server's text: no escape sequence reaches the terminal, and a long description stays one line.
   const firstLine = (text: string | undefined) => {
     const line = terminalText(lines(text ?? "").split("\n")[0] ?? "");
-    return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+    return line.length > 100 ? `${cutText(line, 99)}…` : line;
   };
   if (options.schema !== true)
     return `${formatTable([

@@ -1,7 +1,7 @@
 import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { nearMiss } from "../../config/nearMiss.js";
-import { DEFAULT_PROFILE, inProfile, profileFlag, svcPaths } from "../../config/paths.js";
+import { DEFAULT_PROFILE, inProfile, nonAsciiNote, profileFlag, svcPaths } from "../../config/paths.js";
 import { publicKeySecretProblem } from "../../config/secretWarnings.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
 import { INSECURE_NO_AUTH, ROUTE_NAME_RULE, routeNameProblem } from "../../config/sections/webhook.js";
@@ -157,10 +157,10 @@ export function checkInsecure(
 
 export function checkName(name: string): void {
   const problem = routeNameProblem(name);
-  if (problem === ROUTE_NAME_RULE)
+  if (problem === `${ROUTE_NAME_RULE}${nonAsciiNote(name)}`)
     throw new SvcError(
       "usage",
-      `"${name}" is not a valid route name: use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)`,
+      `"${name}" is not a valid route name: use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)${nonAsciiNote(name)}`,
     );
   if (problem !== undefined) throw new SvcError("usage", `"${name}" is not a valid route name: ${problem}`);
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { RAW_KEY_PATH, unpairedBrace, unresolvableKeyPath } from "../../streams/coalesceKey.js";
 import { bindHost } from "../host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
-import { profileNameProblem } from "../paths.js";
+import { nonAsciiNote, profileNameProblem } from "../paths.js";
 import { timerSeconds } from "../timerSeconds.js";
 import { filterSchema } from "./filters.js";
 
@@ -23,7 +23,7 @@ export function routeNameProblem(name: string): string | undefined {
   // `routes: {${ROUTE}: ...}`: config.yaml replaces a ${VAR} in values, never in a key.
   if (name.includes("${"))
     return `${ROUTE_NAME_RULE}; a \${VAR} is replaced in values only, never in a name: write the route's name itself`;
-  return ROUTE_NAME_RULE;
+  return `${ROUTE_NAME_RULE}${nonAsciiNote(name)}`;
 }
 
 /** A route name as a record key of config.yaml or the subscription store. */

@@ -256,7 +256,10 @@ const STDERR_TAIL_CHARS = 400;
 /** The last stderr lines of a server process as a message quotes them: joined with ` | `, the last 400 characters. */
 export function joinStderr(lines: readonly string[]): string {
   const stderr = lines.join(" | ");
-  return stderr.length > STDERR_TAIL_CHARS ? `...${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+  if (stderr.length <= STDERR_TAIL_CHARS) return stderr;
+  // One fewer where the cut would keep the second half of an emoji alone (shown as U+FFFD).
+  const first = stderr.charCodeAt(stderr.length - STDERR_TAIL_CHARS);
+  return `...${stderr.slice(first >= 0xdc00 && first <= 0xdfff ? 1 - STDERR_TAIL_CHARS : -STDERR_TAIL_CHARS)}`;
 }
 
 /**

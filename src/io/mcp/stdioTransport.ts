@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { cutText } from "../cutText.js";
 import { standsBack } from "../heldSignals.js";
 import { unreadableAnswer } from "./unreadableAnswer.js";
 
@@ -280,7 +281,7 @@ export class StdioTransport implements Transport {
 
   /** A line (or batch item) that is no JSON-RPC message: reported and skipped. */
   private skipped(text: string, error: Error): void {
-    this.options.onOtherOutput?.(text.length > 1000 ? `${text.slice(0, 1000)}…` : text);
+    this.options.onOtherOutput?.(text.length > 1000 ? `${cutText(text, 1000)}…` : text);
     this.onerror?.(error);
   }
 

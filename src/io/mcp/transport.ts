@@ -5,6 +5,7 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import { cutText } from "../cutText.js";
 import { outboundFetch } from "../outboundProxy.js";
 import { childEnvironment } from "./childEnv.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
@@ -56,7 +57,7 @@ export function stderrLines(
   const emit = (raw: string) => {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (line.trim() === "") return;
-    onLine?.(line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}…` : line);
+    onLine?.(line.length > MAX_STDERR_LINE ? `${cutText(line, MAX_STDERR_LINE)}…` : line);
   };
   const split = (chunk: Buffer) => {
     const parts = decoder.write(chunk).split("\n");

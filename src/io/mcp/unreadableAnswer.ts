@@ -1,4 +1,5 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { cutText } from "../cutText.js";
 
 /** JSON-RPC's code for an error svc reports in the server's stead (Internal error). */
 const INTERNAL_ERROR = -32603;
@@ -10,7 +11,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 function quoted(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
-  return text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS)}…` : text;
+  return text.length > QUOTED_CHARS ? `${cutText(text, QUOTED_CHARS)}…` : text;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { cutText } from "../cutText.js";
+
 /** Keys whose values never appear in an error excerpt. */
 const SECRET_KEYS = [
   "access_token",
@@ -27,5 +29,5 @@ export function redactedExcerpt(body: string, max = 200): string {
     .replace(TOKENISH, "[redacted]")
     .replace(/\s+/g, " ")
     .trim();
-  return cleaned.length > max ? `${cleaned.slice(0, max)}…` : cleaned;
+  return cleaned.length > max ? `${cutText(cleaned, max)}…` : cleaned;
 }

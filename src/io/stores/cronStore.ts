@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { CronExpressionParser } from "cron-parser";
+import { nonAsciiNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
@@ -408,7 +409,7 @@ export function jobNameProblem(name: string): string | undefined {
   if (JOB_NAME.test(name)) return undefined;
   if (name.length > 64 && JOB_NAME.test(name.slice(0, 64)))
     return `${name.length} characters long — a job name has at most 64: shorten it`;
-  return JOB_NAME_RULE;
+  return `${JOB_NAME_RULE}${nonAsciiNote(name)}`;
 }
 
 export function newJobId(): string {

@@ -3,9 +3,11 @@ import type { Transporter } from "nodemailer";
 import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
+import { cutText } from "../cutText.js";
 import { isUnfilledTemplate, partKey, resolveChatId, routeRecipient } from "./chat.js";
 import { namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
 import { quoted } from "./httpJson.js";
+import { wellFormed } from "./split.js";
 import {
   DeliveryError,
   type DeliveryMessage,
@@ -146,7 +148,7 @@ function refusedRecipients(info: unknown): RefusedRecipient[] {
 
 /** A server's reply as a log line quotes it: without credentials, on one line, at most 200 characters. */
 const oneLine = (reply: string, secrets: readonly (string | undefined)[]) =>
-  scrub(reply, secrets).replace(/\s+/g, " ").trim().slice(0, 200);
+  cutText(scrub(reply, secrets).replace(/\s+/g, " ").trim(), 200);
 
 /** A 4xx reply: the server may take the message for that recipient later. */
 const temporary = (refused: RefusedRecipient) =>
@@ -209,7 +211,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       // Text with no address in it (an unfilled `{user.email}`): nodemailer would only say "No recipients defined".
       if (namesNoAddress(to)) {
         throw new DeliveryError(
-          `email: route "${message.route}": the recipient "${to.slice(0, 100)}" is no e-mail address${isUnfilledTemplate(to) ? " (a template the event did not fill)" : ""} — nothing sent`,
+          `email: route "${message.route}": the recipient "${cutText(to, 100)}" is no e-mail address${isUnfilledTemplate(to) ? " (a template the event did not fill)" : ""} — nothing sent`,
           false,
         );
       }
@@ -220,8 +222,9 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
           false,
         );
       }
+      // A mail holds no NUL (RFC 5322), and half of an emoji is no text: both as U+FFFD, as chat targets send them.
       const subject = subjectLine(
-        message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route),
+        wellFormed(message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route)),
       );
       const messageId = messageIdFor(message, settings.from);
       // A server that refuses some recipients of a list (home_channel) at RCPT TO takes the mail for the
@@ -239,7 +242,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
               from: settings.from,
               to,
               subject,
-              text: message.text,
+              text: wellFormed(message.text),
               messageId,
               // RFC 3834: sent by a program, so vacation and other auto-replies do not answer it.
               headers: { "Auto-Submitted": "auto-generated" },

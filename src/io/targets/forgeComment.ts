@@ -1,5 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
+import { cutText } from "../cutText.js";
 import { executableProblem } from "../executable.js";
 import { partlyDelivered, recipientQueue, unfilledNote } from "./chat.js";
 import { messageParts } from "./split.js";
@@ -41,7 +42,7 @@ export function forgeDestination(
   const pr = message.extra.pr_number?.trim() ?? "";
   if (!REPO_NAME.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${repo.slice(0, 100)}"${unfilledNote(repo)}`,
+      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${cutText(repo, 100)}"${unfilledNote(repo)}`,
       false,
     );
   }
@@ -49,13 +50,13 @@ export function forgeDestination(
   const written = message.written?.repo;
   if (parts.length === 3 && typeof written === "string" && !written.trim().startsWith(`${parts[0]}/`)) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.repo names the host "${(parts[0] ?? "").slice(0, 100)}", which the event filled in — not run: gh would send it the GitHub Enterprise token; write the host in the route's repo itself (repo: "ghe.example.com/{repository.full_name}") or set GH_HOST`,
+      `forge_comment: route "${message.route}": deliver_extra.repo names the host "${cutText(parts[0] ?? "", 100)}", which the event filled in — not run: gh would send it the GitHub Enterprise token; write the host in the route's repo itself (repo: "ghe.example.com/{repository.full_name}") or set GH_HOST`,
       false,
     );
   }
   if (!isPullRequestNumber(pr)) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${pr.slice(0, 30)}"${unfilledNote(pr)}`,
+      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${cutText(pr, 30)}"${unfilledNote(pr)}`,
       false,
     );
   }

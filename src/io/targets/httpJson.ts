@@ -1,5 +1,6 @@
 import { timeoutSignal } from "../../clock.js";
 import { scrub } from "../credentials.js";
+import { cutText } from "../cutText.js";
 import { htmlPageSummary } from "../htmlPage.js";
 import { outboundFetch, ProxyRefusedError } from "../outboundProxy.js";
 import { parseRetryAfter } from "../retryAfter.js";
@@ -88,7 +89,7 @@ const MAX_DETAIL = 300;
  */
 export function quoted(text: string, secrets: readonly (string | undefined)[]): string {
   const clean = scrub(text, secrets);
-  return htmlPageSummary(clean) ?? clean.replace(/\s+/g, " ").trim().slice(0, MAX_DETAIL);
+  return htmlPageSummary(clean) ?? cutText(clean.replace(/\s+/g, " ").trim(), MAX_DETAIL);
 }
 
 /** The platform's own error text, from the usual places platforms put it, without `secrets`. */
@@ -230,7 +231,7 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
 function notTheApi(call: HttpCall, response: Response, text: string): DeliveryError {
   const type = response.headers.get("content-type")?.split(";")[0]?.trim();
   // Scrubbed before it is cut: a cut through an echoed token would leave its beginning.
-  const start = scrub(text, call.secrets).trim().replace(/\s+/g, " ").slice(0, 80);
+  const start = cutText(scrub(text, call.secrets).trim().replace(/\s+/g, " "), 80);
   const body = start === "" ? "an empty body" : `${type ? `${type} ` : ""}"${start}"`;
   return new DeliveryError(
     `${call.platform}: ${call.action}: HTTP ${response.status} with ${body}, where the ${call.platform} API answers JSON — not counted as sent; check base_url (a proxy, captive portal or login page may be answering)`,

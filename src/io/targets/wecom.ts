@@ -1,4 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { cutText } from "../cutText.js";
 import type { DeliveryMessage, DeliveryTarget, TargetDeps } from "./target.js";
 import { type TryAgain, wechatStyleTarget } from "./wechatApi.js";
 
@@ -27,7 +28,7 @@ export function addedRecipients(chatId: string, message: DeliveryMessage): strin
   const ids = (text: string) => text.split("|").map((id) => id.trim());
   const wrote = ids(written.trim());
   const got = ids(chatId);
-  const where = `wecom: route "${message.route}": deliver_extra.chat_id rendered "${chatId.slice(0, 100)}"`;
+  const where = `wecom: route "${message.route}": deliver_extra.chat_id rendered "${cutText(chatId, 100)}"`;
   const fix =
     "not sent — a list of recipients belongs in the route's chat_id itself or platforms.wecom.home_channel";
   if (got.includes("@all") && !wrote.includes("@all"))

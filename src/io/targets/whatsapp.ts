@@ -1,5 +1,6 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
+import { cutText } from "../cutText.js";
 import { chatTarget } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
 import type { ThrottleRule } from "./httpJson.js";
@@ -31,7 +32,7 @@ export function withErrorDetails(err: unknown, secrets: readonly string[]): unkn
   const details = (err.answer as { error?: { error_data?: { details?: unknown } } } | undefined)?.error
     ?.error_data?.details;
   if (typeof details !== "string") return err;
-  const text = scrub(details, secrets).replace(/\s+/g, " ").trim().slice(0, 300);
+  const text = cutText(scrub(details, secrets).replace(/\s+/g, " ").trim(), 300);
   if (text === "" || err.message.includes(text)) return err;
   return new DeliveryError(`${err.message}: ${text}`, err.transient, err.retryAfterSeconds, err.answer);
 }

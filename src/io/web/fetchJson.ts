@@ -1,3 +1,4 @@
+import { cutText } from "../cutText.js";
 import { outboundFetch } from "../outboundProxy.js";
 
 export interface JsonRequest {
@@ -53,7 +54,7 @@ export function errorDetail(text: string): string {
     .find((value): value is string => typeof value === "string" && value.trim() !== "");
   if (found === undefined) return "";
   const line = found.replace(/\s+/g, " ").trim();
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+  return line.length > 300 ? `${cutText(line, 300)}…` : line;
 }
 
 /** Where a redirect leads, without its query (it would repeat the search, or a key put there). */

@@ -359,6 +359,17 @@ describe("a webhook run with provider openai", () => {
     expect(readFileSync(join(gw.home.dir, "logs", "gateway.log"), "utf8")).not.toContain(keyStart);
   });
 
+  it("an error body cut at 300 characters right inside an emoji leaves the emoji out whole (no U+FFFD in the notice)", async () => {
+    // The body's 300th UTF-16 unit is the first half of the emoji.
+    const body = JSON.stringify({ error: { message: `${"x".repeat(278)}😀 after the cut` } });
+    model.script({ status: 400, body });
+    await signedPost("no_tools", {}, "cut-emoji-1");
+    const [notice] = await chatMessages(1);
+    expect(notice).toMatch(/^⚠️ Agent run failed: model endpoint .* answered HTTP 400/);
+    expect(notice).toContain(`${"x".repeat(278)}`);
+    expect(notice).not.toContain("\ufffd");
+  });
+
   it("429 with Retry-After and a 500 are retried (agent.retries), then the answer is delivered", async () => {
     model.script(
       { status: 429, headers: { "retry-after": "0" } },

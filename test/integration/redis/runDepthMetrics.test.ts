@@ -26,7 +26,9 @@ afterAll(async () => {
   await redis.cleanup();
 });
 
-async function scrape(node: ClusterNode): Promise<{ waiting: number | undefined; active: number | undefined }> {
+async function scrape(
+  node: ClusterNode,
+): Promise<{ waiting: number | undefined; active: number | undefined }> {
   const text = await (await fetch(node.url("/metrics"))).text();
   return { waiting: sample(text, "svc_runs_waiting"), active: sample(text, "svc_runs_active") };
 }

@@ -145,6 +145,31 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(body.join("\r\n\r\n")).not.toContain("forged body");
   });
 
+  it("a NUL or a lone surrogate from payload text is sent as U+FFFD, in the body and the subject (a mail holds no NUL, RFC 5322)", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    await target?.send(
+      message("a\u0000b \ud800 café", { chat_id: "a@example.org", subject: "s\u0000t \udc00 été" }),
+    );
+    const [head = "", ...rest] = received[0]?.data.split("\r\n\r\n") ?? [];
+    const body = rest.join("\r\n\r\n");
+    expect(body).not.toContain("=00");
+    expect(body).toContain("a=EF=BF=BDb =EF=BF=BD caf=C3=A9");
+    const words = [...head.matchAll(/=\?UTF-8\?([BQ])\?([^?]*)\?=/gi)].map(([, kind, text = ""]) =>
+      kind?.toUpperCase() === "B"
+        ? Buffer.from(text, "base64").toString("utf8")
+        : Buffer.from(
+            text
+              .replace(/_/g, " ")
+              .replace(/=([0-9A-F]{2})/gi, (_m, hex: string) =>
+                String.fromCharCode(Number.parseInt(hex, 16)),
+              ),
+            "latin1",
+          ).toString("utf8"),
+    );
+    expect(words.join("")).toBe("s\ufffdt \ufffd été");
+  });
+
   it("a subject from payload text with a run longer than a mail line may be (998, RFC 5322) is cut, so no header line is over it", async () => {
     received.length = 0;
     const target = registryFor({ email: settings() }).get("email");
@@ -199,6 +224,13 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     const word = await target?.send(message("x", { chat_id: "oncall" })).catch((e: unknown) => e);
     expect((word as Error).message).toBe(
       'email: route "alerts": the recipient "oncall" is no e-mail address — nothing sent',
+    );
+    // Quoted at most 100 characters: a cut inside an emoji leaves it out whole, not half of it.
+    const long = await target
+      ?.send(message("x", { to: `${"x".repeat(99)}😀 rest` }))
+      .catch((e: unknown) => e);
+    expect((long as Error).message).toBe(
+      `email: route "alerts": the recipient "${"x".repeat(99)}" is no e-mail address — nothing sent`,
     );
     expect(received).toEqual([]);
     // A display name with its address still goes out.

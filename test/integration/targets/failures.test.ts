@@ -157,6 +157,38 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("a platform's error cut at 300 characters right inside an emoji leaves the emoji out whole", async () => {
+    const { deliverer, home } = setup();
+    // The description's first half of the emoji is the quote's 300th UTF-16 unit.
+    fake.enqueue({ status: 400, json: { ok: false, description: `${"x".repeat(299)}😀 after the cut` } });
+    const error = (await deliverer.deliver(direct()).catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe(`telegram: sendMessage: HTTP 400 — ${"x".repeat(299)}`);
+    home.cleanup();
+  });
+
+  it("an HTML page's title cut at 120 characters right inside an emoji leaves the emoji out whole", async () => {
+    const { deliverer, home } = setup();
+    const page = `<html><head><title>${"x".repeat(119)}😀 Bad Gateway</title></head><body></body></html>`;
+    fake.enqueue({ status: 502, text: page, headers: { "content-type": "text/html" } });
+    const error = (await deliverer.deliver(direct()).catch((e: unknown) => e)) as Error;
+    expect(error.message).toContain(
+      `an HTML page "${"x".repeat(119)}" (${page.length} characters, not shown)`,
+    );
+    home.cleanup();
+  });
+
+  it("a 2xx answer that is no JSON, quoted cut at 80 characters right inside an emoji, leaves the emoji out whole", async () => {
+    const { deliverer, home } = setup();
+    fake.enqueue({
+      status: 200,
+      text: `${"x".repeat(79)}😀 portal`,
+      headers: { "content-type": "text/plain" },
+    });
+    const error = (await deliverer.deliver(direct()).catch((e: unknown) => e)) as Error;
+    expect(error.message).toContain(`HTTP 200 with text/plain "${"x".repeat(79)}", where`);
+    home.cleanup();
+  });
+
   it("does not retry in direct mode: one attempt, then the failure", async () => {
     const { deliverer, sleeps, home } = setup();
     fake.enqueue({ status: 503, text: "unavailable" });

@@ -58,6 +58,8 @@ describe("agent dispatch (202 now, run in the background)", () => {
         "agent/recorder.sh": RECORDER_AGENT,
         "skills/second/SKILL.md": "Always answer in haiku.\n",
         "skills/third/SKILL.md": "never loaded\n",
+        // Saved as "UTF-8 with BOM" (Windows editors).
+        "skills/marked/SKILL.md": "\ufeffReply in Français.\n",
         "skills/github/review/SKILL.md": "Review the diff.\n",
         // A SKILL.md that is there but cannot be read (a directory: EISDIR, as EACCES for another user's file).
         "skills/broken/SKILL.md/keep": "",
@@ -67,6 +69,7 @@ describe("agent dispatch (202 now, run in the background)", () => {
           run: { secret: OPEN, prompt: "PR {number}", events: ["pull_request"] },
           skilled: { secret: OPEN, prompt: "go", skills: ["first", "second", "third"] },
           categorized: { secret: OPEN, prompt: "go", skills: ["review"] },
+          marked: { secret: OPEN, prompt: "go", skills: ["marked"] },
           unreadable: { secret: OPEN, prompt: "go", skills: ["broken", "second"] },
           wide: { secret: OPEN, prompt: "go", skills: ["wide", "second"] },
           tools: { secret: OPEN, toolsets: ["terminal", "no_such_toolset"] },
@@ -106,6 +109,12 @@ describe("agent dispatch (202 now, run in the background)", () => {
     const run = await waitForRun(gw, res.body.delivery_id as string);
     expect(run.prompt).toBe("# Skill: second\n\nAlways answer in haiku.\n\n# Event\n\ngo");
     expect(run.prompt).not.toContain("never loaded");
+  });
+
+  it("skills: a SKILL.md saved with a UTF-8 byte order mark is loaded without it", async () => {
+    const res = await postJson(gw.url("/webhooks/marked"), {}, { "X-Request-ID": "sk-bom-1" });
+    const run = await waitForRun(gw, res.body.delivery_id as string);
+    expect(run.prompt).toBe("# Skill: marked\n\nReply in Français.\n\n# Event\n\ngo");
   });
 
   it("skills: a skill one category level down (skills/<category>/<name>/SKILL.md) is found; a listed skill not installed is logged once", async () => {

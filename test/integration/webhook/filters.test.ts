@@ -80,6 +80,9 @@ describe("filters (spec 2.3) over HTTP", () => {
           wrapped: route([{ field: "payload.x", equals: 1 }]),
           lost_list: route([{ field: "s", in_file: "lists/absent.txt" }]),
           not_blocked: route([{ not: { field: "sender.login", in_file: "lists/blocked.json" } }]),
+          composed: route([{ field: "s", equals: "caf\u00e9" }]),
+          either_form: route([{ field: "s", regex: "^caf(\u00e9|e\\x{301})$" }]),
+          any_case: route([{ field: "s", regex: "(?i)^\u00e9t\u00e9$" }]),
         },
         { rate_limit: 100_000 },
       ),
@@ -116,6 +119,15 @@ describe("filters (spec 2.3) over HTTP", () => {
     expect(await post("equals", { n: 4 })).toMatchObject(IGNORED);
     expect(await post("not_equals", { s: "y" })).toMatchObject(ACCEPTED);
     expect(await post("not_equals", { s: "x" })).toMatchObject(IGNORED);
+  });
+
+  it("text compares code point by code point, without Unicode normalization; regex can accept both forms, (?i) any case", async () => {
+    expect(await post("composed", { s: "caf\u00e9" })).toMatchObject(ACCEPTED);
+    // The same word with é written as e and a combining acute accent (U+0301), as macOS file names hold it.
+    expect(await post("composed", { s: "cafe\u0301" })).toMatchObject(IGNORED);
+    expect(await post("either_form", { s: "caf\u00e9" })).toMatchObject(ACCEPTED);
+    expect(await post("either_form", { s: "cafe\u0301" })).toMatchObject(ACCEPTED);
+    expect(await post("any_case", { s: "\u00c9T\u00c9" })).toMatchObject(ACCEPTED);
   });
 
   it("contains: substring, list member, dict key", async () => {

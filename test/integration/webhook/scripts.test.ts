@@ -44,6 +44,8 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
         "scripts/crash.py":
           "import json, sys\nd = json.load(sys.stdin)\nprint('starting', file=sys.stderr)\nprint(d['no_such_key'])\n",
         "scripts/quiet_fail.sh": "cat >/dev/null\necho 'no repo in payload' >&2\n",
+        // stderr whose last 500 characters start right after the first half of an emoji.
+        "scripts/emoji_fail.sh": `cat >/dev/null\nprintf '%s' '😀${"x".repeat(499)}' >&2\nexit 1\n`,
         // A JSON object nested 600 deep: more than a payload may nest (512, as a request body).
         "scripts/deep.py":
           "import sys\nsys.stdin.read()\nprint('{\"title\": ' + '[' * 600 + ']' * 600 + '}')\n",
@@ -68,6 +70,7 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           crash: withScript("crash.py"),
           sibling: withScript("github/pr.py"),
           quiet_fail: withScript("quiet_fail.sh"),
+          emoji_fail: withScript("emoji_fail.sh"),
           deep: withScript("deep.py"),
         },
         // Long enough for python3 to start on a loaded machine (the timeout has its own gateway below).
@@ -161,6 +164,15 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
         "[webhook] quiet_fail: script ignored the event (empty output; stderr: no repo in payload)",
       );
     });
+  });
+
+  it("a stderr tail cut at 500 characters right after the first half of an emoji leaves the emoji out whole", async () => {
+    expect(await post("emoji_fail", { title: "t" })).toMatchObject(IGNORED);
+    await vi.waitFor(() =>
+      expect(gw.logs().map((l) => l.msg)).toContain(
+        `[webhook] emoji_fail: script ignored the event (exited with code 1; stderr: …${"x".repeat(499)})`,
+      ),
+    );
   });
 
   it("a JSON object nested deeper than a payload may be is ignored (logged why), never taken as script_output text", async () => {

@@ -43,6 +43,15 @@ describe("terminal approval and elicitation prompts escape the server's control 
     expect(t.written()).toBe('Server "lz" is untrusted. Run tool "write-note" with {"text":"x"}? [y/N] ');
   });
 
+  it("arguments cut at 200 characters right inside an emoji leave the emoji out whole (no U+FFFD on the terminal)", async () => {
+    const t = terminal(["n"]);
+    // {"text":" is 9 characters: the emoji's first half is the 197th, the last one the cut keeps.
+    const args = { text: `${"x".repeat(187)}😀 after the cut` };
+    expect(await t.surface.approve({ server: "fs", tool: "note", args }, never)).toBe(false);
+    expect(t.written()).not.toContain("\ufffd");
+    expect(t.written()).toContain(`{"text":"${"x".repeat(187)}...? [y/N] `);
+  });
+
   it("a form's message, field name and description are escaped", async () => {
     const t = terminal(["red", "y"]);
     const result = await t.surface.elicit(
