@@ -42,18 +42,37 @@ export function profileNameProblem(name: string): string | undefined {
 }
 
 /**
+ * The user's home directory: `HOME`, else the user database's entry. A container run as a user id the
+ * image's /etc/passwd does not list (`docker run --user 12345`, OpenShift's random ids) with no `HOME` has
+ * none: said with what to set, instead of Node's `uv_os_homedir returned ENOENT` and its stack.
+ */
+export function userHome(): string {
+  try {
+    return homedir();
+  } catch (err) {
+    const uid = process.getuid?.();
+    throw new SvcError(
+      "startup_refused",
+      `this user${uid === undefined ? "" : ` (uid ${uid})`} has no home directory: HOME is not set and the user database (/etc/passwd) has no entry for it, so ~/.svc means nothing — set SVC_HOME to the directory svc keeps its files in (a volume this user can write, in a container), or set HOME`,
+      { cause: err },
+    );
+  }
+}
+
+/**
  * `$SVC_HOME`, else `~/.svc`. A leading `~` is the user's home: a shell expands it, but a value set in a
  * systemd unit, a compose file or a quoted string arrives as written (`~/.svc-work` would otherwise be a
- * directory named `~` under the working directory).
+ * directory named `~` under the working directory). The home is looked up only for those: an absolute
+ * `SVC_HOME` needs none (a container's user may have none).
  */
 export function svcHome(
   env: NodeJS.ProcessEnv = process.env,
-  /** Another process's user home and working directory (what its `~` and a relative path mean). */
-  at: { readonly home: string; readonly cwd: string } = { home: homedir(), cwd: process.cwd() },
+  /** Another process's user home (when known) and working directory (what its `~` and a relative path mean). */
+  at: { readonly home?: string; readonly cwd: string } = { cwd: process.cwd() },
 ): string {
   const fromEnv = env.SVC_HOME?.trim();
-  if (!fromEnv) return join(at.home, ".svc");
-  if (fromEnv === "~" || fromEnv.startsWith("~/")) return join(at.home, fromEnv.slice(1));
+  if (!fromEnv) return join(at.home ?? userHome(), ".svc");
+  if (fromEnv === "~" || fromEnv.startsWith("~/")) return join(at.home ?? userHome(), fromEnv.slice(1));
   return resolve(at.cwd, fromEnv);
 }
 
