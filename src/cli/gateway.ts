@@ -8,7 +8,7 @@ import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { createLockFile } from "../io/stores/fileLock.js";
-import { releaseStopSignals } from "./earlySignals.js";
+import { releaseStopSignals, STOP_SIGNALS } from "./earlySignals.js";
 import { boundHeapGrowth } from "./gatewayHeap.js";
 import { registerGatewayLifecycleCommands } from "./gatewayLifecycle.js";
 import { parseHostOption, parsePortOption } from "./options.js";
@@ -147,8 +147,18 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     stop("internal error");
   });
   // Installed before anything else: a signal that arrives during startup must not kill the process mid-way.
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
+  // SIGQUIT too: some supervisors and images stop with it (nginx's STOPSIGNAL), and its default (the
+  // process ends at once, and as a container's pid 1 not at all) would skip the drain.
+  for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
+  // Node's default for SIGUSR1 opens its debugger on 127.0.0.1:9229, where any local user could run code
+  // with the gateway's secrets (a logrotate `kill -USR1` written for another daemon would do it); SIGUSR2's
+  // ends the process without its drain. Neither means anything to svc: said, and the gateway runs on.
+  for (const signal of ["SIGUSR1", "SIGUSR2"] as const)
+    process.on(signal, () =>
+      logger.info(
+        `[gateway] ${signal} received: ignored — svc gives it no meaning (gateway.log is reopened after a rotation by itself): SIGHUP reloads the configuration, SIGTERM stops the gateway`,
+      ),
+    );
   /** The start has read config.yaml: a SIGHUP from here on asks for a file the start may not have seen. */
   let configRead = false;
   /** A SIGHUP came while the gateway started, after it read config.yaml: reloaded once the start is done. */
