@@ -195,6 +195,13 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     logger.info(`[gateway] ${heldSignal} received during startup, stopping`);
     process.exit(0);
   }
+  if (process.pid === 1)
+    // A container's first process inherits the orphans of every process under it (an agent's or MCP
+    // server's own children left running as it exits); the kernel leaves them to it to collect, and
+    // Node collects only the processes it started itself.
+    logger.warn(
+      "[gateway] running as pid 1 (a container's first process): the processes that agents, route scripts and MCP servers leave behind are not collected when they exit and pile up as zombies — run svc under an init: docker run --init, init: true in compose, or tini as the entrypoint",
+    );
   try {
     // Loaded here, not at the top: `svc gateway status|stop|setup` never load the gateway itself.
     const { startGateway } = await import("../gateway/index.js");
