@@ -17,7 +17,12 @@ const FILE_ERRNO = /\b(?:ENOENT|ENOTDIR|EEXIST|EACCES|EPERM|EROFS)\b/;
 export function homeCause(err: unknown, home: () => string): string | undefined {
   const failure = describeError(err);
   if (isSvcError(err, "usage") || !FILE_ERRNO.test(failure)) return undefined;
-  const problem = homeProblem(home());
+  let problem: string | undefined;
+  try {
+    problem = homeProblem(home());
+  } catch {
+    return undefined; // SVC_HOME itself cannot be found (no home directory, a working directory gone): said as it is
+  }
   // The failure itself follows in brackets: a file outside SVC_HOME may be what was missing. A failure
   // that is that problem already (the gateway's own refusal of an unwritable SVC_HOME) is said once.
   if (problem === undefined || failure.includes(problem)) return undefined;

@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { SvcError } from "../errors.js";
 
 /** Layout of the data directory (`~/.svc`, or `$SVC_HOME`); a named profile has the same layout below `profiles/<name>/`. */
@@ -67,13 +67,28 @@ export function userHome(): string {
  */
 export function svcHome(
   env: NodeJS.ProcessEnv = process.env,
-  /** Another process's user home (when known) and working directory (what its `~` and a relative path mean). */
-  at: { readonly home?: string; readonly cwd: string } = { cwd: process.cwd() },
+  /** Another process's user home and working directory, when known (what its `~` and a relative path mean). */
+  at: { readonly home?: string; readonly cwd?: string } = {},
 ): string {
   const fromEnv = env.SVC_HOME?.trim();
   if (!fromEnv) return join(at.home ?? userHome(), ".svc");
   if (fromEnv === "~" || fromEnv.startsWith("~/")) return join(at.home ?? userHome(), fromEnv.slice(1));
-  return resolve(at.cwd, fromEnv);
+  // The working directory only for a relative path: an absolute one needs none (it may be gone).
+  if (at.cwd !== undefined || isAbsolute(fromEnv)) return resolve(at.cwd ?? "/", fromEnv);
+  return resolve(workingDirectory(fromEnv), fromEnv);
+}
+
+/** `process.cwd()`, or why a relative SVC_HOME cannot be found from it (a directory removed since, by a deploy). */
+function workingDirectory(relative: string): string {
+  try {
+    return process.cwd();
+  } catch (err) {
+    throw new SvcError(
+      "startup_refused",
+      `SVC_HOME is the relative path ${relative}, but the working directory it is relative to is gone (${(err as Error).message}) — set SVC_HOME to an absolute path, or run svc from a directory that exists`,
+      { cause: err },
+    );
+  }
 }
 
 /** A profile's name as requests and deliveries carry it: `undefined` for the default profile. */
