@@ -46,14 +46,16 @@ export function unreadPlaceholderProblem(rendered: string): string | undefined {
 }
 
 function contextVariable(name: string, scope: InterpolationScope): string | undefined {
-  const workspace = scope.workspaceFolder ?? process.cwd();
+  // Read only for the names that use it: every `${NAME}` is looked up here first, and a working directory
+  // removed since makes process.cwd() throw.
+  const workspace = () => scope.workspaceFolder ?? process.cwd();
   switch (name) {
     case "userHome":
       return userHome();
     case "workspaceFolder":
-      return workspace;
+      return workspace();
     case "workspaceFolderBasename":
-      return basename(workspace);
+      return basename(workspace());
     case "pathSeparator":
     case "/":
       return sep;

@@ -54,6 +54,20 @@ describe.runIf(built)("svc run from a working directory that was removed", { tim
     expect(list).toMatchObject({ code: 0, stderr: "" });
   });
 
+  it("reads a config.yaml with ${VAR} references (no working directory is needed to replace them)", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      "platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    port: 0\n    routes:\n      a:\n        secret: ${GH_SECRET}\n",
+      0o600,
+    );
+    home.write(".env", "GH_SECRET=s3cret\n", 0o600);
+    const check = await fromRemovedDir(join(home.dir, "release"), ["config", "check"], home.dir);
+    expect(check.stderr).toBe("");
+    expect(check.stdout).toContain("ok: webhook on 127.0.0.1:0, 1 route");
+    expect(check.code).toBe(0);
+  });
+
   it("a relative SVC_HOME says that the directory it is relative to is gone, and what to do (exit 1)", async () => {
     home = tempHome();
     const res = await fromRemovedDir(join(home.dir, "release"), ["webhook", "list"], "data");
