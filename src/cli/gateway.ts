@@ -203,6 +203,15 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       "[gateway] running as pid 1 (a container's first process): the processes that agents, route scripts and MCP servers leave behind are not collected when they exit and pile up as zombies — run svc under an init: docker run --init, init: true in compose, or tini as the entrypoint",
     );
   try {
+    process.cwd();
+  } catch (err) {
+    // Started from a directory removed since (a release directory a deploy replaced): the gateway runs, but
+    // the processes it starts there cannot.
+    logger.warn(
+      `[gateway] the working directory is gone (${describeError(err)}): command agents and stdio MCP servers, which start in it, fail to start — restart the gateway from a directory that exists (systemd: WorkingDirectory=)`,
+    );
+  }
+  try {
     // Loaded here, not at the top: `svc gateway status|stop|setup` never load the gateway itself.
     const { startGateway } = await import("../gateway/index.js");
     boundHeapGrowth();

@@ -19,8 +19,8 @@ afterEach(() => {
   home = undefined;
 });
 
-/** `svc <args>` run from `dir`, which is removed just before svc starts. */
-function fromRemovedDir(dir: string, args: readonly string[], svcHome: string) {
+/** `svc <args>` run from `dir`, which is removed just before svc starts; SIGTERM once its stdout shows `stopAt`. */
+function fromRemovedDir(dir: string, args: readonly string[], svcHome: string, stopAt?: string) {
   mkdirSync(dir);
   const child = spawn(
     "sh",
@@ -34,6 +34,7 @@ function fromRemovedDir(dir: string, args: readonly string[], svcHome: string) {
   let stderr = "";
   child.stdout.on("data", (d) => {
     stdout += d;
+    if (stopAt !== undefined && stdout.includes(stopAt)) child.kill("SIGTERM");
   });
   child.stderr.on("data", (d) => {
     stderr += d;
@@ -66,6 +67,26 @@ describe.runIf(built)("svc run from a working directory that was removed", { tim
     expect(check.stderr).toBe("");
     expect(check.stdout).toContain("ok: webhook on 127.0.0.1:0, 1 route");
     expect(check.code).toBe(0);
+  });
+
+  it("the gateway starts, and warns that agents and stdio MCP servers cannot start in a directory that is gone", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      "platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    port: 0\n    routes:\n      a:\n        secret: INSECURE_NO_AUTH\n",
+    );
+    // Stopped at once: its log up to the start is what is read.
+    const run = await fromRemovedDir(
+      join(home.dir, "release"),
+      ["gateway", "run", "--port", "0"],
+      home.dir,
+      "Listening on",
+    );
+    expect(run.stdout).toMatch(
+      /WARN \[gateway\] the working directory is gone \(ENOENT[^)]*\): command agents and stdio MCP servers, which start in it, fail to start — restart the gateway from a directory that exists \(systemd: WorkingDirectory=\)/,
+    );
+    expect(run.stdout).toContain("Listening on 127.0.0.1:");
+    expect(run.code).toBe(0);
   });
 
   it("a relative SVC_HOME says that the directory it is relative to is gone, and what to do (exit 1)", async () => {
