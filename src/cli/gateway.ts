@@ -9,7 +9,7 @@ import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { createLockFile } from "../io/stores/fileLock.js";
-import { releaseStopSignals } from "./earlySignals.js";
+import { releaseStopSignals, STOP_SIGNALS } from "./earlySignals.js";
 import { boundHeapGrowth } from "./gatewayHeap.js";
 import { registerGatewayLifecycleCommands } from "./gatewayLifecycle.js";
 import { parseHostOption, parsePortOption } from "./options.js";
@@ -150,8 +150,18 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     stop("internal error");
   });
   // Installed before anything else: a signal that arrives during startup must not kill the process mid-way.
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
+  // SIGQUIT too: some supervisors and images stop with it (nginx's STOPSIGNAL), and its default (the
+  // process ends at once, and as a container's pid 1 not at all) would skip the drain.
+  for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
+  // Node's default for SIGUSR1 opens its debugger on 127.0.0.1:9229, where any local user could run code
+  // with the gateway's secrets (a logrotate `kill -USR1` written for another daemon would do it); SIGUSR2's
+  // ends the process without its drain. Neither means anything to svc: said, and the gateway runs on.
+  for (const signal of ["SIGUSR1", "SIGUSR2"] as const)
+    process.on(signal, () =>
+      logger.info(
+        `[gateway] ${signal} received: ignored — svc gives it no meaning (gateway.log is reopened after a rotation by itself): SIGHUP reloads the configuration, SIGTERM stops the gateway`,
+      ),
+    );
   /** The start has read config.yaml: a SIGHUP from here on asks for a file the start may not have seen. */
   let configRead = false;
   /** A SIGHUP came while the gateway started, after it read config.yaml: reloaded once the start is done. */
@@ -187,6 +197,22 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     // Arrived while the gateway's modules loaded: nothing has started, so there is nothing to stop.
     logger.info(`[gateway] ${heldSignal} received during startup, stopping`);
     process.exit(0);
+  }
+  if (process.pid === 1)
+    // A container's first process inherits the orphans of every process under it (an agent's or MCP
+    // server's own children left running as it exits); the kernel leaves them to it to collect, and
+    // Node collects only the processes it started itself.
+    logger.warn(
+      "[gateway] running as pid 1 (a container's first process): the processes that agents, route scripts and MCP servers leave behind are not collected when they exit and pile up as zombies — run svc under an init: docker run --init, init: true in compose, or tini as the entrypoint",
+    );
+  try {
+    process.cwd();
+  } catch (err) {
+    // Started from a directory removed since (a release directory a deploy replaced): the gateway runs, but
+    // the processes it starts there cannot.
+    logger.warn(
+      `[gateway] the working directory is gone (${describeError(err)}): command agents and stdio MCP servers, which start in it, fail to start — restart the gateway from a directory that exists (systemd: WorkingDirectory=)`,
+    );
   }
   try {
     // Loaded here, not at the top: `svc gateway status|stop|setup` never load the gateway itself.

@@ -11,12 +11,18 @@ const FILE_ERRNO = /\b(?:ENOENT|ENOTDIR|EEXIST|EACCES|EPERM|EROFS)\b/;
  * What a command's failure says when its cause is SVC_HOME itself (a symbolic link to a directory that is
  * gone, a file in its place, a directory this user cannot write): the problem with SVC_HOME and how to
  * fix it, as `svc gateway run` and `svc config check` say it, before the bare `ENOENT: ..., mkdir
- * '<SVC_HOME>'`. Undefined for any other failure (usage errors, a store's own problems).
+ * '<SVC_HOME>'`. Undefined for any other failure (usage errors, a store's own problems). `home` is asked
+ * for only then: a failure to find SVC_HOME at all (a user with no home directory) is said as it is.
  */
-export function homeCause(err: unknown, home: string): string | undefined {
+export function homeCause(err: unknown, home: () => string): string | undefined {
   const failure = describeError(err);
   if (isSvcError(err, "usage") || !FILE_ERRNO.test(failure)) return undefined;
-  const problem = homeProblem(home);
+  let problem: string | undefined;
+  try {
+    problem = homeProblem(home());
+  } catch {
+    return undefined; // SVC_HOME itself cannot be found (no home directory, a working directory gone): said as it is
+  }
   // The failure itself follows in brackets: a file outside SVC_HOME may be what was missing. A failure
   // that is that problem already (the gateway's own refusal of an unwritable SVC_HOME) is said once.
   if (problem === undefined || failure.includes(problem)) return undefined;

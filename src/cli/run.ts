@@ -19,7 +19,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
       return;
     }
     // A server's answer quoted in the error may repeat the credential it refused.
-    const message = homeCause(err, svcHome()) ?? (isSvcError(err) ? err.message : describeError(err));
+    const message = homeCause(err, svcHome) ?? (isSvcError(err) ? err.message : describeError(err));
     process.stderr.write(`svc: ${terminalText(redactCredentials(message))}\n`);
     process.exitCode = isSvcError(err, "usage") ? 2 : 1;
   }

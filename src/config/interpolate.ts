@@ -1,5 +1,5 @@
-import { homedir } from "node:os";
 import { basename, sep } from "node:path";
+import { userHome } from "./paths.js";
 
 /** Where `${VAR}` looks: the active profile's secrets first (its `.env`), then the process environment. */
 export interface InterpolationScope {
@@ -46,14 +46,16 @@ export function unreadPlaceholderProblem(rendered: string): string | undefined {
 }
 
 function contextVariable(name: string, scope: InterpolationScope): string | undefined {
-  const workspace = scope.workspaceFolder ?? process.cwd();
+  // Read only for the names that use it: every `${NAME}` is looked up here first, and a working directory
+  // removed since makes process.cwd() throw.
+  const workspace = () => scope.workspaceFolder ?? process.cwd();
   switch (name) {
     case "userHome":
-      return homedir();
+      return userHome();
     case "workspaceFolder":
-      return workspace;
+      return workspace();
     case "workspaceFolderBasename":
-      return basename(workspace);
+      return basename(workspace());
     case "pathSeparator":
     case "/":
       return sep;
@@ -152,8 +154,8 @@ export function lookedUpVariables(text: string): string[] {
 
 /** `~` and `~/x` expand to the user's home directory. */
 export function expandHome(path: string): string {
-  if (path === "~") return homedir();
-  if (path.startsWith("~/")) return homedir() + path.slice(1);
+  if (path === "~") return userHome();
+  if (path.startsWith("~/")) return userHome() + path.slice(1);
   return path;
 }
 

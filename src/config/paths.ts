@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { SvcError } from "../errors.js";
 
 /** Layout of the data directory (`~/.svc`, or `$SVC_HOME`); a named profile has the same layout below `profiles/<name>/`. */
@@ -51,19 +51,53 @@ export function profileNameProblem(name: string): string | undefined {
 }
 
 /**
+ * The user's home directory: `HOME`, else the user database's entry. A container run as a user id the
+ * image's /etc/passwd does not list (`docker run --user 12345`, OpenShift's random ids) with no `HOME` has
+ * none: said with what to set, instead of Node's `uv_os_homedir returned ENOENT` and its stack.
+ */
+export function userHome(): string {
+  try {
+    return homedir();
+  } catch (err) {
+    const uid = process.getuid?.();
+    throw new SvcError(
+      "startup_refused",
+      `this user${uid === undefined ? "" : ` (uid ${uid})`} has no home directory: HOME is not set and the user database (/etc/passwd) has no entry for it, so ~/.svc means nothing — set SVC_HOME to the directory svc keeps its files in (a volume this user can write, in a container), or set HOME`,
+      { cause: err },
+    );
+  }
+}
+
+/**
  * `$SVC_HOME`, else `~/.svc`. A leading `~` is the user's home: a shell expands it, but a value set in a
  * systemd unit, a compose file or a quoted string arrives as written (`~/.svc-work` would otherwise be a
- * directory named `~` under the working directory).
+ * directory named `~` under the working directory). The home is looked up only for those: an absolute
+ * `SVC_HOME` needs none (a container's user may have none).
  */
 export function svcHome(
   env: NodeJS.ProcessEnv = process.env,
-  /** Another process's user home and working directory (what its `~` and a relative path mean). */
-  at: { readonly home: string; readonly cwd: string } = { home: homedir(), cwd: process.cwd() },
+  /** Another process's user home and working directory, when known (what its `~` and a relative path mean). */
+  at: { readonly home?: string; readonly cwd?: string } = {},
 ): string {
   const fromEnv = env.SVC_HOME?.trim();
-  if (!fromEnv) return join(at.home, ".svc");
-  if (fromEnv === "~" || fromEnv.startsWith("~/")) return join(at.home, fromEnv.slice(1));
-  return resolve(at.cwd, fromEnv);
+  if (!fromEnv) return join(at.home ?? userHome(), ".svc");
+  if (fromEnv === "~" || fromEnv.startsWith("~/")) return join(at.home ?? userHome(), fromEnv.slice(1));
+  // The working directory only for a relative path: an absolute one needs none (it may be gone).
+  if (at.cwd !== undefined || isAbsolute(fromEnv)) return resolve(at.cwd ?? "/", fromEnv);
+  return resolve(workingDirectory(fromEnv), fromEnv);
+}
+
+/** `process.cwd()`, or why a relative SVC_HOME cannot be found from it (a directory removed since, by a deploy). */
+function workingDirectory(relative: string): string {
+  try {
+    return process.cwd();
+  } catch (err) {
+    throw new SvcError(
+      "startup_refused",
+      `SVC_HOME is the relative path ${relative}, but the working directory it is relative to is gone (${(err as Error).message}) — set SVC_HOME to an absolute path, or run svc from a directory that exists`,
+      { cause: err },
+    );
+  }
 }
 
 /** A profile's name as requests and deliveries carry it: `undefined` for the default profile. */

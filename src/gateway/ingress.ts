@@ -8,6 +8,7 @@ import type { Config } from "../config/schema.js";
 import { SvcError } from "../errors.js";
 import { createRequestHandler, type RequestHandler } from "../io/http/core.js";
 import { listenFailureHint } from "../io/http/listenHint.js";
+import { listenRefusal } from "../io/http/listenProbe.js";
 import { type ServerHandle, startHttpServer } from "../io/http/server.js";
 import type { Logger } from "../io/log.js";
 import type { ProcessGroups } from "../io/processGroups.js";
@@ -174,9 +175,11 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         ),
       });
     } catch (err) {
+      // Why, for the hint: a port below 1024 this user may not take is no busy port.
+      const code = deps.port === undefined ? undefined : await listenRefusal(host, deps.port);
       throw new SvcError(
         "startup_refused",
-        `${(err as Error).message} — ${listenFailureHint(host, deps.port, deps.inspectPort)}`,
+        `${(err as Error).message} — ${listenFailureHint(host, deps.port, deps.inspectPort, code)}`,
       );
     }
   }

@@ -1,5 +1,4 @@
 import { existsSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome } from "../config/paths.js";
@@ -67,7 +66,9 @@ function servesHome(pid: number, home: string): boolean {
   } catch {
     // Its working directory is unknown: a relative SVC_HOME is read against the root.
   }
-  return canonical(svcHome(env, { home: env.HOME ?? homedir(), cwd })) === canonical(home);
+  return (
+    canonical(svcHome(env, env.HOME === undefined ? { cwd } : { home: env.HOME, cwd })) === canonical(home)
+  );
 }
 
 /**

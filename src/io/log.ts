@@ -229,6 +229,35 @@ function reportOnce(sink: string): (err: unknown) => void {
   };
 }
 
+/**
+ * Output queued for a stdout that is not read (a supervisor or log collector that stopped reading its pipe,
+ * which Node writes to without blocking) is held in memory up to this much; past it the lines are dropped
+ * from stdout, said once on stderr, and counted in a line once it is read again. A file keeps every line.
+ */
+export const STDOUT_BACKLOG_BYTES = 1024 * 1024;
+
+/** Writes to `stream` while what it holds unwritten stays under `STDOUT_BACKLOG_BYTES`. */
+function boundedOutput(stream: NodeJS.WritableStream & { readonly writableLength: number }) {
+  let dropped = 0;
+  return (text: string) => {
+    if (stream.writableLength > STDOUT_BACKLOG_BYTES) {
+      if (dropped === 0)
+        process.stderr.write(
+          `[log] stdout is not being read (${STDOUT_BACKLOG_BYTES} bytes waiting): log lines are left out of it until it is, so memory does not grow — the log file keeps them\n`,
+        );
+      for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) dropped += 1;
+      return;
+    }
+    if (dropped > 0) {
+      stream.write(
+        `[log] stdout is read again: ${dropped} log line(s) were left out of it — the log file has them\n`,
+      );
+      dropped = 0;
+    }
+    stream.write(text);
+  };
+}
+
 const LEVELS: readonly string[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /**
@@ -276,7 +305,7 @@ export function createLogger(options: LogOptions = {}): Logger {
   const textWriters: Array<(text: string) => void> = [];
   let jsonSink = false;
   if (options.stdout !== false) {
-    const toStdout = (text: string) => process.stdout.write(text);
+    const toStdout = boundedOutput(process.stdout);
     const out = buffered ? createBatchedWriter(toStdout, reportOnce("stdout")) : { write: toStdout };
     const writeOut = (line: string) => out.write(line);
     textWriters.push(writeOut);

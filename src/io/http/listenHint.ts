@@ -14,12 +14,17 @@ export function listenAddress(host: string, port: number): string {
 }
 
 /**
- * What to do when the listener cannot bind: a busy port, or a host that is not this machine's address.
- * `inspectPort`: the port this gateway's own `--inspect` relay took before it, which no other gateway holds.
+ * What to do when the listener cannot bind: a busy port, a port this user may not take, or a host that is
+ * not this machine's address. `inspectPort`: the port this gateway's own `--inspect` relay took before it,
+ * which no other gateway holds. `code`: the system's reason, when known (`EACCES`, `EADDRINUSE`, ...).
  */
-export function listenFailureHint(host: string, port?: number, inspectPort?: number): string {
+export function listenFailureHint(host: string, port?: number, inspectPort?: number, code?: string): string {
   if (port !== undefined && port !== 0 && port === inspectPort)
     return `the inspector (--inspect) already listens on port ${port} — choose another port for one of them: --inspect <port>, or platforms.webhook.port, WEBHOOK_PORT or --port`;
+  if (code === "EACCES" || code === "EPERM")
+    return port !== undefined && port > 0 && port < 1024
+      ? `port ${port} is below 1024, where only root or a program given CAP_NET_BIND_SERVICE may listen (${code}) — choose a port from 1024 up (platforms.webhook.port, WEBHOOK_PORT or --port) and forward ${port} to it (a reverse proxy, a container's published port: -p ${port}:8644), or give node that capability (setcap cap_net_bind_service=+ep on the node binary)`
+      : `this user may not listen there (${code}: a security policy such as SELinux refuses it) — choose another port (platforms.webhook.port, WEBHOOK_PORT or --port), or allow this one in that policy`;
   return isLocalAddress(host)
     ? "is another gateway running? Stop it, or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)"
     : `${host} is not an address of this machine — set platforms.webhook.host (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1`;

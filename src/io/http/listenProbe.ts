@@ -22,3 +22,23 @@ export async function listenHostProblem(host: string): Promise<string | undefine
     server.close();
   }
 }
+
+/**
+ * The system's reason (`EACCES`, `EADDRINUSE`, ...) a listener on `host:port` is refused, found by binding
+ * it with node:net and closing it at once: uWS says only that it could not listen. Undefined when that
+ * bind succeeds (the cause went away) or fails without a code.
+ */
+export async function listenRefusal(host: string, port: number): Promise<string | undefined> {
+  const server = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen({ host, port, exclusive: true }, resolve);
+    });
+    return undefined;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code;
+  } finally {
+    server.close();
+  }
+}

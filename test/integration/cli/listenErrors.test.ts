@@ -1,9 +1,12 @@
+import { spawn } from "node:child_process";
+import { chownSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startGateway } from "../../../src/gateway/index.js";
 import { createLogger } from "../../../src/io/log.js";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort } from "../../helpers/http.js";
@@ -70,3 +73,61 @@ describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_
     }
   });
 });
+
+/** Below this port only root (or CAP_NET_BIND_SERVICE) may listen; containers often lower it to 0. */
+const unprivilegedFrom = (() => {
+  try {
+    return Number(readFileSync("/proc/sys/net/ipv4/ip_unprivileged_port_start", "utf8"));
+  } catch {
+    return 1024;
+  }
+})();
+
+/** `svc gateway run` as a user other than root (nobody, when the tests run as root) to its exit. */
+function runUnprivileged(home: TempHome, args: readonly string[]) {
+  const argv = [process.execPath, ...SVC_ARGV, "gateway", "run", ...args];
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) for (const path of [home.dir, join(home.dir, "config.yaml")]) chownSync(path, 65534, 65534);
+  const [command, ...rest] = asRoot
+    ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...argv]
+    : argv;
+  const child = spawn(command as string, rest, {
+    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  // One that listens after all is stopped, and fails the test on its exit code.
+  const stopper = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  return new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on("exit", (code) => {
+      clearTimeout(stopper);
+      resolve({ code, stderr });
+    }),
+  );
+}
+
+describe.runIf(unprivilegedFrom > 999)(
+  "svc gateway run on a port below 1024 as a user other than root",
+  {
+    timeout: 90_000,
+  },
+  () => {
+    for (const server of ["uws", "node"] as const)
+      it(`says that the port needs root or CAP_NET_BIND_SERVICE, not that another gateway holds it (${server})`, async () => {
+        home = tempHome();
+        const config = cliConfig({ a: { secret: "s" } }) as { platforms: { webhook: object } };
+        config.platforms.webhook = { ...config.platforms.webhook, http_server: server };
+        home.write("config.yaml", stringify(config), 0o600);
+        const res = await runUnprivileged(home, ["--port", "999"]);
+        expect(res.code).toBe(1);
+        expect(res.stderr).toContain("cannot listen on 127.0.0.1:999");
+        expect(res.stderr).toContain(
+          "port 999 is below 1024, where only root or a program given CAP_NET_BIND_SERVICE may listen (EACCES) — choose a port from 1024 up (platforms.webhook.port, WEBHOOK_PORT or --port) and forward 999 to it",
+        );
+        expect(res.stderr).not.toContain("another gateway");
+      });
+  },
+);

@@ -12,7 +12,7 @@ describe("homeCause: a failure caused by SVC_HOME itself", () => {
       const home = `${parent.write("file", "x")}/sub`;
       const problem = homeProblem(home) as string;
       expect(problem).toContain("SVC_HOME cannot be written (ENOTDIR");
-      expect(homeCause(new SvcError("startup_refused", problem), home)).toBeUndefined();
+      expect(homeCause(new SvcError("startup_refused", problem), () => home)).toBeUndefined();
     } finally {
       parent.cleanup();
     }
@@ -23,7 +23,7 @@ describe("homeCause: a failure caused by SVC_HOME itself", () => {
     try {
       const home = `${parent.write("file", "x")}/sub`;
       const failure = new Error(`ENOTDIR: not a directory, open '${home}/.env.lock'`);
-      expect(homeCause(failure, home)).toBe(`${homeProblem(home)} (${failure.message})`);
+      expect(homeCause(failure, () => home)).toBe(`${homeProblem(home)} (${failure.message})`);
     } finally {
       parent.cleanup();
     }
