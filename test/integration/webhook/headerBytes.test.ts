@@ -56,11 +56,10 @@ describe.each(HTTP_SERVERS)("header value bytes on the %s server", (http) => {
 
   // node:http reads a head of up to 128 KiB (uWS closes one past 4 KiB that arrives in pieces). Dropping
   // the edge bytes with a regex (`[...]+$`) backtracked over every byte of a run that does not end the
-  // value: one unsigned request like this held the gateway's thread for ~30 s, before any route lookup.
+  // value: one unsigned request like this held the gateway's thread for ~20 s, before any route lookup
+  // (the time is measured in bench/README.md, not asserted here; the answers are).
   it.runIf(http === "node")(
-    "a long run of such bytes inside a value (not at its end) is read at once, and each byte counts",
-    // Read in about a millisecond; the quadratic read took ~20 s here, far past this bound.
-    { timeout: 5_000 },
+    "a long run of such bytes inside a value (not at its end) is read, and each byte counts",
     async () => {
       const run = Buffer.alloc(125 * 1024, 0x80);
       expect((await send("tok", [line("X-Gitlab-Token: ", SECRET, run, "x")])).status).toBe(401);
