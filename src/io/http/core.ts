@@ -299,6 +299,10 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
       return found ? reply(METHOD_NOT_ALLOWED, false) : reply(admitted.outcome, true);
     }
     if (admitted.outcome !== undefined) return reply(admitted.outcome, true);
+    // A route whose quota is spent is answered from the head: its body is never buffered, and the
+    // connection closes (the unread body cannot be skipped safely).
+    const limited = core.pipeline.spent(headOnly);
+    if (limited !== undefined) return reply(limited, true);
     body.read(core.maxBodyBytes(), (received) => {
       if (received === "too_large") return reply(PAYLOAD_TOO_LARGE, true);
       try {

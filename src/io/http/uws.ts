@@ -250,6 +250,10 @@ class UwsExchange implements UwsBodySource {
       this.answer(outcome, false);
       return;
     }
+    // A body being collected (an ingress thread reads each at once) is not wanted after an early answer:
+    // what was read of it is let go now, not held until the connection closes.
+    this.collector = undefined;
+    this.done = undefined;
     const declared = declaredLength(this.head.headers);
     if (declared === undefined) {
       if (this.bodyRead) this.answer(outcome, true);
