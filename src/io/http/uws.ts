@@ -189,7 +189,6 @@ class UwsExchange implements UwsBodySource {
 
   /** The request is done (answered or aborted), once: a stop's end may close the connections now. */
   private settle(): void {
-    if (this.taken !== 0) this.giveBack();
     if (--this.unanswered.count === 0) this.unanswered.drained?.();
   }
 
@@ -197,6 +196,14 @@ class UwsExchange implements UwsBodySource {
   private giveBack(): void {
     this.budget.give(this.taken);
     this.taken = 0;
+  }
+
+  /** A body being collected is not wanted (the request was answered): what was read of it is let go. */
+  private dropBody(): void {
+    this.reading = Reading.Drop;
+    this.collector = undefined;
+    this.done = undefined;
+    if (this.taken !== 0) this.giveBack();
   }
 
   onAborted(listener: () => void): void {
@@ -269,15 +276,14 @@ class UwsExchange implements UwsBodySource {
    */
   reply(outcome: Outcome, close: boolean): void {
     if (this.finished) return;
+    // A body still being collected (an ingress thread reads each at once) is not wanted once the request
+    // is answered (an early answer, a 405 to a GET with a body): what was read of it is let go now, not
+    // held until its connection closes.
+    if (this.reading === Reading.Collect) this.dropBody();
     if (!close) {
       this.answer(outcome, false);
       return;
     }
-    // A body being collected (an ingress thread reads each at once) is not wanted after an early answer:
-    // what was read of it is let go now, not held until the connection closes.
-    this.collector = undefined;
-    this.done = undefined;
-    if (this.taken !== 0) this.giveBack();
     const declared = declaredLength(this.head.headers);
     if (declared === undefined) {
       if (this.bodyRead) this.answer(outcome, true);

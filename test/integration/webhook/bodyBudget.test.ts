@@ -104,4 +104,26 @@ describe.each(HTTP_SERVERS)("bodies arriving at once on the %s server", (http) =
     await vi.waitFor(async () => expect(await scrapedSample(gw.base, series)).toBe(refused + heldRefused));
     if (http !== "uws-threads") expect(heldRefused).toBe(0);
   });
+
+  it("a request answered while its body still arrives (405 to a GET with a body) lets its body go: it holds no place", async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig({ open: { secret: OPEN } }, { max_body_bytes: MAX, rate_limit: 100_000 }),
+    });
+    const port = gw.gateway.port;
+    // More than the bound if their bodies were still held (an ingress thread reads each body at once).
+    const answered: Promise<string>[] = [];
+    for (let i = 0; i < 100; i++) {
+      const socket = connect(port, "127.0.0.1", () =>
+        socket.write(`GET /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: ${MAX}\r\n\r\n{`),
+      );
+      socket.on("error", () => {});
+      holders.push(socket);
+      answered.push(
+        new Promise((resolve) => socket.once("data", (data) => resolve(data.toString("latin1")))),
+      );
+    }
+    for (const answer of await Promise.all(answered)) expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect((await whole(port, MAX)).status).toBe(202);
+  });
 });
