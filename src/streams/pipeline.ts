@@ -15,7 +15,7 @@ import { type IdempotencyDeps, idempotencyStage, seenKey } from "./stages/idempo
 import { maybeAsyncStagesOperator, type NamedMaybeAsyncStage } from "./stages/maybeAsync.js";
 import { asyncStageOperator, INTERNAL_ERROR, type StageFailure } from "./stages/operator.js";
 import { parseStage } from "./stages/parse.js";
-import { rateLimitStage } from "./stages/rateLimit.js";
+import { rateLimited, rateLimitStage } from "./stages/rateLimit.js";
 import { type RouteLookupDeps, routeFinder, routeLookupStage } from "./stages/route.js";
 import { type ScriptDeps, scriptStage } from "./stages/script.js";
 import { bodySizeStage, declaredOver, PAYLOAD_TOO_LARGE } from "./stages/size.js";
@@ -66,6 +66,12 @@ export interface Pipeline {
    * unless the routes or the body limit changed in between (then it answers what a fresh lookup says).
    */
   admit(head: Inbound): Admission;
+  /**
+   * Step 3 on the headers alone, for a request `admit` let through: the 429 of a route whose quota is
+   * already known to be spent (counting nothing, as the stage answers it), so its body is never read;
+   * undefined while the quota lasts, and once the stream is closed (the stop's 503 comes first).
+   */
+  spent(head: Inbound): Outcome | undefined;
   /** `admit`, answering only: an Outcome ends the request. */
   preflight(head: Inbound): Outcome | undefined;
   /**
@@ -204,6 +210,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   return {
     admit,
+    spent(head) {
+      if (closed || !deps.isSpent(head.routeName)) return undefined;
+      return rateLimited(deps.msUntilReset?.(head.routeName));
+    },
     preflight: (head) => admit(head).outcome,
     push(inbound, reply, admitted) {
       if (closed) return reply(SHUTTING_DOWN);

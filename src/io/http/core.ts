@@ -19,9 +19,15 @@ export interface RequestHead {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/**
+ * A body as read: the bytes; `too_large` past the limit; `busy` when it was not read at all, the bodies
+ * already arriving holding what the server may buffer (`BodyBudget`).
+ */
+export type BodyRead = Buffer | "too_large" | "busy";
+
 /** How an adapter hands over the body: chunks are counted against `limit`; past it reading stops. */
 export interface BodySource {
-  read(limit: number, done: (body: Buffer | "too_large") => void): void;
+  read(limit: number, done: (body: BodyRead) => void): void;
 }
 
 /**
@@ -31,6 +37,47 @@ export interface BodySource {
  * writing its body (fetch, most HTTP clients) then reports ECONNRESET/EPIPE instead of the answer.
  */
 export type Reply = (answer: Outcome, close?: boolean) => void;
+
+/** How many bodies of `max_body_bytes` a server buffers at once, across all its connections. */
+export const BUFFERED_BODIES = 64;
+
+/**
+ * The answer to a request whose body would pass what the server may buffer at once: given from its
+ * head, its body never read. A body holds its place for at most the request deadline (10 s).
+ */
+export const BODIES_BUSY: Outcome = {
+  ...errorOutcome(503, "Too many request bodies arriving at once, retry later"),
+  headers: { "Retry-After": "10" },
+};
+
+/**
+ * The bytes of request bodies a server is receiving, bounded together at BUFFERED_BODIES × the body
+ * limit (an ingress thread: its share of that), so connections that each send most of a large body and
+ * never end it cannot hold memory without bound. A body takes its declared length (at most the limit)
+ * when its reading starts, a chunked one the limit, and gives it back once it is read whole, refused or
+ * its request ends; one that would pass the bound is not read (`busy`).
+ */
+export class BodyBudget {
+  private held = 0;
+  /** `shares`: how many servers (ingress threads) divide the bound. */
+  constructor(private readonly shares = 1) {}
+  /** Takes the bytes the body of a request with `headers` may need: how many, or -1 when past the bound. */
+  take(headers: Readonly<Record<string, string>>, limit: number): number {
+    const declared = declaredLength(headers);
+    const bytes =
+      declared === undefined
+        ? headers["transfer-encoding"] === undefined
+          ? 0
+          : limit
+        : Math.min(declared, limit);
+    if (bytes > 0 && this.held + bytes > (BUFFERED_BODIES * limit) / this.shares) return -1;
+    this.held += bytes;
+    return bytes;
+  }
+  give(bytes: number): void {
+    this.held -= bytes;
+  }
+}
 
 /** How much of an unread body is read and dropped after an early answer before the connection is cut. */
 export const LINGER_BYTES = 64 * 1024 * 1024;
@@ -299,8 +346,13 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
       return found ? reply(METHOD_NOT_ALLOWED, false) : reply(admitted.outcome, true);
     }
     if (admitted.outcome !== undefined) return reply(admitted.outcome, true);
+    // A route whose quota is spent is answered from the head: its body is never buffered, and the
+    // connection closes (the unread body cannot be skipped safely).
+    const limited = core.pipeline.spent(headOnly);
+    if (limited !== undefined) return reply(limited, true);
     body.read(core.maxBodyBytes(), (received) => {
       if (received === "too_large") return reply(PAYLOAD_TOO_LARGE, true);
+      if (received === "busy") return reply(BODIES_BUSY, true);
       try {
         const inbound: Inbound = {
           method: headOnly.method,

@@ -7,6 +7,7 @@ import {
   addHeaderLine,
   answerText,
   BAD_REQUEST,
+  BodyBudget,
   BodyCollector,
   CHUNKED_NOT_LAST,
   CHUNKED_TWICE,
@@ -247,6 +248,7 @@ export function listenNode(
   let ending = false;
   /** Requests handed over and not answered yet (a body still arriving): the stop's end waits for them. */
   let unanswered = 0;
+  const budget = new BodyBudget();
   // Refused on its head (node's own order: Host before the expectation); its body is never read.
   const refuseHead = (req: IncomingMessage, res: ServerResponse, answer: Outcome) => {
     closedAfter.add(req.socket);
@@ -256,7 +258,14 @@ export function listenNode(
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     writing.set(req.socket, res);
     unanswered += 1;
+    /** What the body took of the budget while it is read (given back when read, refused or ended). */
+    let taken = 0;
+    const giveBack = () => {
+      budget.give(taken);
+      taken = 0;
+    };
     res.once("close", () => {
+      if (taken !== 0) giveBack();
       unanswered -= 1;
       // The stop's end closes the idle kept-alive connections only once nothing is owed: until then a
       // request sent on one is answered (503 from the gateway), as on uWS.
@@ -287,6 +296,13 @@ export function listenNode(
       head,
       {
         read(limit, done) {
+          // Past the bound, the body is not asked for (no 100 Continue) nor read.
+          taken = budget.take(head.headers, limit);
+          if (taken < 0) {
+            taken = 0;
+            done("busy");
+            return;
+          }
           if (!continued) {
             continued = true;
             res.writeContinue();
@@ -297,10 +313,12 @@ export function listenNode(
             if (finished || over) return;
             if (!collector.add(chunk)) {
               over = true;
+              giveBack();
               done("too_large");
             }
           });
           req.on("end", () => {
+            if (taken !== 0) giveBack();
             if (!finished && !over) done(collector.body());
           });
         },

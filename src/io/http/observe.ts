@@ -129,7 +129,7 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
         : {
             read: (limit, done) =>
               body.read(limit, (b) => {
-                if (b !== "too_large") received = b;
+                if (typeof b !== "string") received = b;
                 done(b);
               }),
           };

@@ -6,9 +6,11 @@ export interface ThreadSetup {
   readonly port: number;
   /** The body limit (`max_body_bytes`) each request is read with; a reload sends a `limit` item. */
   readonly bodyLimit: number;
+  /** How many ingress threads there are: each buffers its share of the bodies (`BodyBudget`). */
+  readonly threads: number;
 }
 
-export type Body = ArrayBuffer | "too_large";
+export type Body = ArrayBuffer | "too_large" | "busy";
 
 /**
  * What an ingress thread hands over. uWS gives body chunks only to a reader registered while the request

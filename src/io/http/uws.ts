@@ -5,7 +5,9 @@ import type { Outcome } from "../../streams/types.js";
 import {
   addHeaderLine,
   answerText,
+  BodyBudget,
   BodyCollector,
+  type BodyRead,
   type BodySource,
   contentTypeOf,
   LINGER_BYTES,
@@ -168,7 +170,9 @@ class UwsExchange implements UwsBodySource {
   private bodyRead = false;
   private received = 0;
   private collector: BodyCollector | undefined;
-  private done: ((body: Buffer | "too_large") => void) | undefined;
+  /** What the body took of the server's `BodyBudget` while it is read. */
+  private taken = 0;
+  private done: ((body: BodyRead) => void) | undefined;
   private lingering: { outcome: Outcome; started: number; dropped: number; idle?: unknown } | undefined;
 
   constructor(
@@ -178,6 +182,7 @@ class UwsExchange implements UwsBodySource {
     private readonly unanswered: Unanswered,
     /** uWS closes the connection after the answer by itself (`closesAfter`). */
     private readonly closesItself: boolean,
+    private readonly budget: BodyBudget,
   ) {
     unanswered.count++;
   }
@@ -185,6 +190,20 @@ class UwsExchange implements UwsBodySource {
   /** The request is done (answered or aborted), once: a stop's end may close the connections now. */
   private settle(): void {
     if (--this.unanswered.count === 0) this.unanswered.drained?.();
+  }
+
+  /** The body is read, refused or not wanted: what it took of the budget is free again. */
+  private giveBack(): void {
+    this.budget.give(this.taken);
+    this.taken = 0;
+  }
+
+  /** A body being collected is not wanted (the request was answered): what was read of it is let go. */
+  private dropBody(): void {
+    this.reading = Reading.Drop;
+    this.collector = undefined;
+    this.done = undefined;
+    if (this.taken !== 0) this.giveBack();
   }
 
   onAborted(listener: () => void): void {
@@ -199,11 +218,20 @@ class UwsExchange implements UwsBodySource {
     this.reading = Reading.Drop;
     this.collector = undefined;
     this.done = undefined;
+    if (this.taken !== 0) this.giveBack();
     if (this.lingering !== undefined) this.clock.clearTimeout(this.lingering.idle);
     if (unanswered) this.aborted?.();
   }
 
-  read(limit: number, done: (body: Buffer | "too_large") => void): void {
+  read(limit: number, done: (body: BodyRead) => void): void {
+    const taken = this.budget.take(this.head.headers, limit);
+    if (taken < 0) {
+      // Not read: its bytes are counted and dropped until the answer (`reply`) decides the rest.
+      this.listen();
+      done("busy");
+      return;
+    }
+    this.taken = taken;
     this.collector = new BodyCollector(limit);
     this.done = done;
     this.reading = Reading.Collect;
@@ -225,9 +253,11 @@ class UwsExchange implements UwsBodySource {
       // uWS reuses the ArrayBuffer after this callback returns: copy it.
       if (!(this.collector as BodyCollector).add(Buffer.from(Buffer.from(chunk)))) {
         this.reading = Reading.Drop;
+        this.giveBack();
         this.done?.("too_large");
       } else if (isLast) {
         this.reading = Reading.Drop;
+        if (this.taken !== 0) this.giveBack();
         this.done?.((this.collector as BodyCollector).body());
       }
     } else if (this.reading === Reading.Linger) {
@@ -246,6 +276,10 @@ class UwsExchange implements UwsBodySource {
    */
   reply(outcome: Outcome, close: boolean): void {
     if (this.finished) return;
+    // A body still being collected (an ingress thread reads each at once) is not wanted once the request
+    // is answered (an early answer, a 405 to a GET with a body): what was read of it is let go now, not
+    // held until its connection closes.
+    if (this.reading === Reading.Collect) this.dropBody();
     if (!close) {
       this.answer(outcome, false);
       return;
@@ -349,11 +383,15 @@ export interface UwsServerHandle extends ServerHandle {
 export function listenUws(
   uws: Uws,
   handler: UwsRequestHandler,
-  options: ListenOptions,
+  options: ListenOptions & {
+    /** How many servers share the bound on the bodies buffered at once (the ingress threads). */
+    readonly bodyShares?: number;
+  },
 ): Promise<UwsServerHandle> {
   const app: TemplatedApp = uws.App();
   const clock = options.clock ?? systemClock;
   const unanswered: Unanswered = { count: 0, drained: undefined, ending: false };
+  const budget = new BodyBudget(options.bodyShares);
   app.any("/*", (res, req) => {
     const headers: Record<string, string> = {};
     copying = headers;
@@ -369,6 +407,7 @@ export function listenUws(
       clock,
       unanswered,
       headers.connection !== undefined && closesAfter(req),
+      budget,
     );
     res.onAborted(() => exchange.abort());
     handler(exchange.head, exchange, (outcome, close = false) =>

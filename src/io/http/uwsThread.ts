@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { Outcome } from "../../streams/types.js";
-import { type HeadAnswer, headAnswer, type Reply, type RequestHead } from "./core.js";
+import { type BodyRead, type HeadAnswer, headAnswer, type Reply, type RequestHead } from "./core.js";
 import {
   type Body,
   type FromThread,
@@ -46,8 +46,8 @@ function answerHere(head: RequestHead): HeadAnswer | undefined {
 }
 
 /** The body's own memory: a small Buffer lives in Node's shared pool, which must not be transferred. */
-function own(body: Buffer | "too_large"): Body {
-  return body === "too_large"
+function own(body: BodyRead): Body {
+  return typeof body === "string"
     ? body
     : (body.buffer as ArrayBuffer).slice(body.byteOffset, body.byteOffset + body.length);
 }
@@ -81,13 +81,13 @@ if ("error" in loaded) {
         });
         source.read(bodyLimit, (received) => {
           const body = own(received);
-          if (body !== "too_large") hand.transfer(body);
+          if (typeof body !== "string") hand.transfer(body);
           // Read within the same turn (its head not posted yet): the body travels with its head.
           if (hand.generation === batch) request.body = body;
           else hand.push({ t: "body", id, body });
         });
       },
-      { host: setup.host, port: setup.port, sharedPort: true },
+      { host: setup.host, port: setup.port, sharedPort: true, bodyShares: setup.threads },
     );
     let ended = false;
     // Once: the last answer and the grace timer may both come to it.

@@ -1,6 +1,13 @@
 import { createServer } from "node:net";
 import { Worker } from "node:worker_threads";
-import { answerText, type BodySource, contentTypeOf, type RequestHandler, type RequestHead } from "./core.js";
+import {
+  answerText,
+  type BodyRead,
+  type BodySource,
+  contentTypeOf,
+  type RequestHandler,
+  type RequestHead,
+} from "./core.js";
 import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
 import { listenAddress } from "./listenHint.js";
 import {
@@ -50,13 +57,13 @@ function newThread(setup: ThreadSetup): Worker {
 /** A request whose body has not reached the handler yet: the body, or the handler's `read` waiting. */
 interface Arriving {
   body?: Body;
-  done?: (body: Buffer | "too_large") => void;
+  done?: (body: BodyRead) => void;
   limit?: number;
 }
 
 /** What `read(limit)` gets from a body the thread read with its limit (the same one, unless reloaded). */
-function received(body: Body, limit: number): Buffer | "too_large" {
-  if (body === "too_large") return body;
+function received(body: Body, limit: number): BodyRead {
+  if (typeof body === "string") return body;
   return body.byteLength > limit ? "too_large" : Buffer.from(body);
 }
 
@@ -186,7 +193,11 @@ export async function listenUwsThreads(
   try {
     for (let i = 0; i < options.threads; i++)
       workers.push(
-        await startThread(handler, { host: options.host, port, bodyLimit: options.bodyLimit }, gate),
+        await startThread(
+          handler,
+          { host: options.host, port, bodyLimit: options.bodyLimit, threads: options.threads },
+          gate,
+        ),
       );
   } catch (err) {
     for (const worker of workers) worker.postMessage({ t: "end", graceMs: 0 } satisfies ToThread);

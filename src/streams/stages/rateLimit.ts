@@ -13,7 +13,8 @@ export interface RateLimitDeps {
   msUntilReset?(routeName: string): number;
 }
 
-function rateLimited(ms: number | undefined): Outcome {
+/** The 429, with `Retry-After` when the time until the window reopens is known. */
+export function rateLimited(ms: number | undefined): Outcome {
   if (ms === undefined) return RATE_LIMITED;
   return { ...RATE_LIMITED, headers: { "Retry-After": String(Math.max(1, Math.ceil(ms / 1000))) } };
 }

@@ -1,0 +1,129 @@
+import { connect, type Socket } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { rawHttp } from "../../helpers/http.js";
+import { scrapedSample } from "../../helpers/metrics.js";
+
+/**
+ * docs/webhook.md: the bodies being received are bounded together, at 64 × `max_body_bytes` (with
+ * `workers: N`, each ingress thread holds its share); a request that would take more is answered 503 with
+ * `Retry-After` from its head, its body never read, and its connection closed. Without the bound, 400
+ * connections each holding a 1 MiB body that never ends held 400 MiB.
+ */
+
+const OPEN = "INSECURE_NO_AUTH";
+const MAX = 64;
+let gw: TestGateway;
+let holders: Socket[] = [];
+/** Holders answered 503 themselves: past the bound (on a thread that got more than its share). */
+let heldRefused = 0;
+afterEach(async () => {
+  for (const socket of holders) socket.destroy();
+  holders = [];
+  heldRefused = 0;
+  await gw.stop();
+});
+
+/** A request to `open` that declares a full body and sends one byte of it, then waits. */
+function hold(port: number): Socket {
+  const socket = connect(port, "127.0.0.1", () =>
+    socket.write(`POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: ${MAX}\r\n\r\n{`),
+  );
+  socket.on("error", () => {});
+  socket.on("data", (data) => {
+    if (data.toString("latin1").startsWith("HTTP/1.1 503 ")) heldRefused += 1;
+  });
+  holders.push(socket);
+  return socket;
+}
+
+/** A whole request to `open` with a JSON body of `size` bytes. */
+function whole(port: number, size: number) {
+  const body = `{"a":"${"x".repeat(size - 8)}"}`;
+  return rawHttp(port, [
+    `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+  ]);
+}
+
+const series = 'svc_webhook_requests_total{route="open",status="503"}';
+
+describe.each(HTTP_SERVERS)("bodies arriving at once on the %s server", (http) => {
+  it("are bounded at 64 × max_body_bytes: past it a new request is answered 503 with Retry-After from its head; a request with no body, and any once the bodies are in, still pass", async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig(
+        { open: { secret: OPEN } },
+        { max_body_bytes: MAX, metrics: true, rate_limit: 100_000 },
+      ),
+    });
+    const port = gw.gateway.port;
+    // One thread holds all 64; two ingress threads hold 32 each, and the kernel spreads the connections.
+    const holding = http === "uws-threads" ? 100 : 64;
+    for (let i = 0; i < holding; i++) hold(port);
+    let refused = 0;
+    await vi.waitFor(
+      async () => {
+        const answer = await whole(port, 16);
+        if (answer.status === 503) refused += 1;
+        expect(answer.status).toBe(503);
+        expect(JSON.parse(answer.body)).toEqual({
+          error: "Too many request bodies arriving at once, retry later",
+        });
+        expect(answer.head).toMatch(/\r\nRetry-After: 10\r\n/i);
+        expect(answer.head).toMatch(/\r\nConnection: close\r\n/i);
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    // A request with no body takes nothing: it is served (an empty body is not JSON).
+    const empty = await rawHttp(port, [
+      "POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+    ]);
+    expect(empty.status).toBe(400);
+    if (http !== "uws-threads") {
+      // One held body let go: exactly one more body of up to max_body_bytes fits.
+      (holders.pop() as Socket).destroy();
+      await vi.waitFor(
+        async () => {
+          const answer = await whole(port, MAX);
+          if (answer.status === 503) refused += 1;
+          expect(answer.status).toBe(202);
+        },
+        { timeout: 5000, interval: 50 },
+      );
+    }
+    for (const socket of holders.splice(0)) socket.destroy();
+    await vi.waitFor(
+      async () => {
+        const answer = await whole(port, 16);
+        if (answer.status === 503) refused += 1;
+        expect(answer.status).toBe(202);
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    // Counted as any 503.
+    await vi.waitFor(async () => expect(await scrapedSample(gw.base, series)).toBe(refused + heldRefused));
+    if (http !== "uws-threads") expect(heldRefused).toBe(0);
+  });
+
+  it("a request answered while its body still arrives (405 to a GET with a body) lets its body go: it holds no place", async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig({ open: { secret: OPEN } }, { max_body_bytes: MAX, rate_limit: 100_000 }),
+    });
+    const port = gw.gateway.port;
+    // More than the bound if their bodies were still held (an ingress thread reads each body at once).
+    const answered: Promise<string>[] = [];
+    for (let i = 0; i < 100; i++) {
+      const socket = connect(port, "127.0.0.1", () =>
+        socket.write(`GET /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: ${MAX}\r\n\r\n{`),
+      );
+      socket.on("error", () => {});
+      holders.push(socket);
+      answered.push(
+        new Promise((resolve) => socket.once("data", (data) => resolve(data.toString("latin1")))),
+      );
+    }
+    for (const answer of await Promise.all(answered)) expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect((await whole(port, MAX)).status).toBe(202);
+  });
+});
