@@ -320,6 +320,17 @@ export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.en
 }
 
 /**
+ * A text whose lines end in CR alone (classic Mac OS, some old editors): the YAML parser reads it as one
+ * line (`Nested mappings are not allowed in compact mappings at line 1`), or, under a first comment line,
+ * as a comment only, which would be an empty config. `.env` splits its lines at a lone CR as well.
+ */
+function crOnlyProblem(text: string): string | undefined {
+  return text.includes("\r") && !text.includes("\n")
+    ? "uses CR-only line endings (classic Mac) — save it with LF (or CRLF) line endings"
+    : undefined;
+}
+
+/**
  * `<file>: line <n>: not valid YAML — <what to do>` for the first syntax error of config.yaml's `text`, or
  * undefined when it has none. The gateway, `svc config check` and the commands that edit the file
  * (`svc gateway setup`, `svc mcp add`) name a syntax error the same way. `doc` is `text` parsed with
@@ -331,6 +342,8 @@ export function yamlSyntaxProblem(
   parsed?: Document.Parsed,
   counter?: LineCounter,
 ): string | undefined {
+  const crOnly = crOnlyProblem(text);
+  if (crOnly !== undefined) return `${file}: ${crOnly}`;
   const lineCounter = counter ?? new LineCounter();
   const doc = parsed ?? parseDocument(text, { prettyErrors: true, lineCounter, merge: true });
   const first = doc.errors[0];
@@ -360,6 +373,8 @@ function readYaml(file: string): { value: unknown; blank: boolean; serverOrder?:
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true, lineCounter, merge: true });
   // Named before the parser's own words, which it leads to (a key of another mapping, a line of text).
+  const crOnly = crOnlyProblem(text);
+  if (crOnly !== undefined) throw new SvcError("config_invalid", `${file}: ${crOnly}`);
   const noBreakSpace = noBreakSpaceLine(text);
   if (noBreakSpace !== undefined) throw new SvcError("config_invalid", `${file}: ${noBreakSpace}`);
   const syntax = yamlSyntaxProblem(file, text, doc, lineCounter);
