@@ -26,6 +26,7 @@ import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 import {
   noteSecretAsWritten,
+  noteSecretChecked,
   noteSecretFrom,
   noteShadowedRoutes,
   noteShadowedSettings,
@@ -603,6 +604,52 @@ function secretWrittenVerbatim(scope: InterpolationScope, envFile: string): bool
   return verbatim;
 }
 
+/**
+ * A `${NAME}` in a `.env` value taken as written ('single quotes', backticks) is text of a config.yaml secret
+ * that substitutes the value (`S='abc${LIT}'`, `secret: ${S}` is the secret `abc${LIT}`: values are not
+ * rendered again). Each secret holding one is noted with the text it is checked in for a `${NAME}` nothing set:
+ * rendered with those values stood in by text without `${`, so only config.yaml's own `${...}` are judged.
+ */
+function noteSecretsChecked(
+  raw: Record<string, unknown>,
+  webhook: Config["platforms"]["webhook"],
+  scope: InterpolationScope,
+  envFile: string,
+  fromVariable: boolean,
+): void {
+  const verbatim: Record<string, string> = {};
+  if (Object.values(scope.secrets).some((value) => value.includes("${")) && isPresent(envFile, WITHOUT_ENV))
+    for (const assignment of envAssignments(readUtf8(envFile))) {
+      const name = ENV_LINE.exec(firstLine(assignment))?.[1];
+      if (name === undefined) continue;
+      const value = scope.secrets[name];
+      if (isVerbatim(assignment) && value?.includes("${") === true)
+        verbatim[name] = value.replace(/[${]/g, "");
+      else delete verbatim[name];
+    }
+  if (Object.keys(verbatim).length === 0) return;
+  const standIn: InterpolationScope = { ...scope, secrets: { ...scope.secrets, ...verbatim } };
+  const written = isMapping(raw.platforms) && isMapping(raw.platforms.webhook) ? raw.platforms.webhook : {};
+  const extra = isMapping(written.extra) ? written.extra : {};
+  // The text a secret was written as (under `extra` when written there: it wins), when it renders to `secret`.
+  const note = (target: object, secret: string | undefined, ...texts: unknown[]) => {
+    const text = texts.find((t) => t !== undefined);
+    if (secret?.includes("${") !== true || typeof text !== "string") return;
+    if (interpolate(text, scope).value === secret)
+      noteSecretChecked(target, interpolate(text, standIn).value);
+  };
+  if (!fromVariable) note(webhook, webhook.secret, extra.secret, written.secret);
+  const routes = isMapping(written.routes) ? written.routes : {};
+  const extraRoutes = isMapping(extra.routes) ? extra.routes : {};
+  for (const [name, route] of Object.entries(webhook.routes)) {
+    const at = (routesOf: Record<string, unknown>) => {
+      const entry = Object.hasOwn(routesOf, name) ? routesOf[name] : undefined;
+      return isMapping(entry) ? entry.secret : undefined;
+    };
+    note(route, route.secret, at(extraRoutes), at(routes));
+  }
+}
+
 /** The keys written under `platforms.webhook.extra`; for `routes`, the route names written there. */
 function webhookExtraKeys(raw: Record<string, unknown>): {
   keys: ReadonlySet<string>;
@@ -918,6 +965,7 @@ export function loadConfig(
   if (secretWrittenVerbatim(scope, paths.env)) noteSecretAsWritten(parsed.data.platforms.webhook);
   const secretVariable = lookupVar("WEBHOOK_SECRET", scope, paths.env);
   if (secretVariable !== undefined) noteSecretFrom(parsed.data.platforms.webhook, secretVariable.from);
+  noteSecretsChecked(rest, parsed.data.platforms.webhook, scope, paths.env, secretVariable !== undefined);
   if (read.serverOrder !== undefined) withWrittenOrder(parsed.data.mcp_servers, read.serverOrder);
   return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
 }
