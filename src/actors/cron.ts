@@ -80,9 +80,16 @@ export interface CronSchedulerOptions {
   readonly enqueue?: (run: AcceptedEvent) => boolean | Promise<boolean>;
   /**
    * Several gateways sharing state (Redis): a scheduled run starts only on the instance that claims the
-   * job's due time first. Without it, every due job runs here.
+   * job's due time first. Without it, every due job runs here. `nextDueAt`, the job's due time after
+   * `dueAt`, bounds how long the claim is kept.
    */
-  readonly claim?: (profile: string, jobId: string, dueAt: string, ahead?: boolean) => Promise<boolean>;
+  readonly claim?: (
+    profile: string,
+    jobId: string,
+    dueAt: string,
+    ahead?: boolean,
+    nextDueAt?: string,
+  ) => Promise<boolean>;
   /**
    * Gives back a due time claimed ahead of time: while a scheduled run goes on, the instance running it
    * holds the job's next due time too, so no other instance starts that occurrence over the run.
@@ -642,10 +649,23 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     return latest !== undefined && latest > nextRunTime(nextRun) ? new Date(latest).toISOString() : nextRun;
   }
 
+  /**
+   * The schedule's due time after `dueAt` (undefined for a schedule that cannot be read): a claim is kept
+   * only for about the time between the two, not a day, so a job `every 1s` keeps a few hundred keys.
+   */
+  function dueTimeAfter(schedule: string, dueAt: string): string | undefined {
+    try {
+      return new Date(nextRunAfter(schedule, nextRunTime(dueAt))).toISOString();
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable or refuses). */
   async function claimed(profile: string, job: CronJob, dueAt: string): Promise<boolean> {
     try {
-      const won = (await options.claim?.(profile, job.id, dueAt)) ?? true;
+      const won =
+        (await options.claim?.(profile, job.id, dueAt, false, dueTimeAfter(job.schedule, dueAt))) ?? true;
       if (!won)
         logger.debug(
           { job: job.id, profile },

@@ -31,6 +31,7 @@ import {
 import { parseSubscription, type Subscription } from "../io/stores/subscriptions.js";
 import { canonicalTarget, unknownTargetText } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
+import { terminalText } from "../io/terminalText.js";
 import { checkDeliverExtra, collectPairs, formatTable } from "./format.js";
 import { withSubscriptionStore } from "./webhook/subscriptionStoreFor.js";
 
@@ -397,7 +398,10 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   });
   try {
     const reply = await runCronJob({ runner, deliverer }, job, job.prompt, "manual", options.profile);
-    process.stdout.write(`${reply}${reply.endsWith("\n") ? "" : "\n"}`);
+    // On a terminal the reply (which may quote a web page or an issue) is shown as other text svc did not write
+    // is, so an escape sequence in it cannot clear the screen or a bidi override reorder it; piped, it is as is.
+    const shown = process.stdout.isTTY === true ? terminalText(reply) : reply;
+    process.stdout.write(`${shown}${shown.endsWith("\n") ? "" : "\n"}`);
   } catch (err) {
     status = "error";
     error = (err as Error)?.message ?? String(err);

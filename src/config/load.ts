@@ -26,6 +26,7 @@ import { type SvcPaths, svcHome, svcPaths } from "./paths.js";
 import { type Config, configSchema } from "./schema.js";
 import {
   noteSecretAsWritten,
+  noteSecretChecked,
   noteSecretFrom,
   noteShadowedRoutes,
   noteShadowedSettings,
@@ -320,6 +321,17 @@ export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.en
 }
 
 /**
+ * A text whose lines end in CR alone (classic Mac OS, some old editors): the YAML parser reads it as one
+ * line (`Nested mappings are not allowed in compact mappings at line 1`), or, under a first comment line,
+ * as a comment only, which would be an empty config. `.env` splits its lines at a lone CR as well.
+ */
+function crOnlyProblem(text: string): string | undefined {
+  return text.includes("\r") && !text.includes("\n")
+    ? "uses CR-only line endings (classic Mac) — save it with LF (or CRLF) line endings"
+    : undefined;
+}
+
+/**
  * `<file>: line <n>: not valid YAML — <what to do>` for the first syntax error of config.yaml's `text`, or
  * undefined when it has none. The gateway, `svc config check` and the commands that edit the file
  * (`svc gateway setup`, `svc mcp add`) name a syntax error the same way. `doc` is `text` parsed with
@@ -331,6 +343,8 @@ export function yamlSyntaxProblem(
   parsed?: Document.Parsed,
   counter?: LineCounter,
 ): string | undefined {
+  const crOnly = crOnlyProblem(text);
+  if (crOnly !== undefined) return `${file}: ${crOnly}`;
   const lineCounter = counter ?? new LineCounter();
   const doc = parsed ?? parseDocument(text, { prettyErrors: true, lineCounter, merge: true });
   const first = doc.errors[0];
@@ -360,6 +374,8 @@ function readYaml(file: string): { value: unknown; blank: boolean; serverOrder?:
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: true, intAsBigInt: true, lineCounter, merge: true });
   // Named before the parser's own words, which it leads to (a key of another mapping, a line of text).
+  const crOnly = crOnlyProblem(text);
+  if (crOnly !== undefined) throw new SvcError("config_invalid", `${file}: ${crOnly}`);
   const noBreakSpace = noBreakSpaceLine(text);
   if (noBreakSpace !== undefined) throw new SvcError("config_invalid", `${file}: ${noBreakSpace}`);
   const syntax = yamlSyntaxProblem(file, text, doc, lineCounter);
@@ -586,6 +602,52 @@ function secretWrittenVerbatim(scope: InterpolationScope, envFile: string): bool
   for (const assignment of envAssignments(readUtf8(envFile)))
     if (ENV_LINE.exec(firstLine(assignment))?.[1] === "WEBHOOK_SECRET") verbatim = isVerbatim(assignment);
   return verbatim;
+}
+
+/**
+ * A `${NAME}` in a `.env` value taken as written ('single quotes', backticks) is text of a config.yaml secret
+ * that substitutes the value (`S='abc${LIT}'`, `secret: ${S}` is the secret `abc${LIT}`: values are not
+ * rendered again). Each secret holding one is noted with the text it is checked in for a `${NAME}` nothing set:
+ * rendered with those values stood in by text without `${`, so only config.yaml's own `${...}` are judged.
+ */
+function noteSecretsChecked(
+  raw: Record<string, unknown>,
+  webhook: Config["platforms"]["webhook"],
+  scope: InterpolationScope,
+  envFile: string,
+  fromVariable: boolean,
+): void {
+  const verbatim: Record<string, string> = {};
+  if (Object.values(scope.secrets).some((value) => value.includes("${")) && isPresent(envFile, WITHOUT_ENV))
+    for (const assignment of envAssignments(readUtf8(envFile))) {
+      const name = ENV_LINE.exec(firstLine(assignment))?.[1];
+      if (name === undefined) continue;
+      const value = scope.secrets[name];
+      if (isVerbatim(assignment) && value?.includes("${") === true)
+        verbatim[name] = value.replace(/[${]/g, "");
+      else delete verbatim[name];
+    }
+  if (Object.keys(verbatim).length === 0) return;
+  const standIn: InterpolationScope = { ...scope, secrets: { ...scope.secrets, ...verbatim } };
+  const written = isMapping(raw.platforms) && isMapping(raw.platforms.webhook) ? raw.platforms.webhook : {};
+  const extra = isMapping(written.extra) ? written.extra : {};
+  // The text a secret was written as (under `extra` when written there: it wins), when it renders to `secret`.
+  const note = (target: object, secret: string | undefined, ...texts: unknown[]) => {
+    const text = texts.find((t) => t !== undefined);
+    if (secret?.includes("${") !== true || typeof text !== "string") return;
+    if (interpolate(text, scope).value === secret)
+      noteSecretChecked(target, interpolate(text, standIn).value);
+  };
+  if (!fromVariable) note(webhook, webhook.secret, extra.secret, written.secret);
+  const routes = isMapping(written.routes) ? written.routes : {};
+  const extraRoutes = isMapping(extra.routes) ? extra.routes : {};
+  for (const [name, route] of Object.entries(webhook.routes)) {
+    const at = (routesOf: Record<string, unknown>) => {
+      const entry = Object.hasOwn(routesOf, name) ? routesOf[name] : undefined;
+      return isMapping(entry) ? entry.secret : undefined;
+    };
+    note(route, route.secret, at(extraRoutes), at(routes));
+  }
 }
 
 /** The keys written under `platforms.webhook.extra`; for `routes`, the route names written there. */
@@ -903,6 +965,7 @@ export function loadConfig(
   if (secretWrittenVerbatim(scope, paths.env)) noteSecretAsWritten(parsed.data.platforms.webhook);
   const secretVariable = lookupVar("WEBHOOK_SECRET", scope, paths.env);
   if (secretVariable !== undefined) noteSecretFrom(parsed.data.platforms.webhook, secretVariable.from);
+  noteSecretsChecked(rest, parsed.data.platforms.webhook, scope, paths.env, secretVariable !== undefined);
   if (read.serverOrder !== undefined) withWrittenOrder(parsed.data.mcp_servers, read.serverOrder);
   return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
 }

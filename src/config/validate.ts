@@ -5,6 +5,7 @@ import { readEnvFile } from "./load.js";
 import { namedProfile, profileNameProblem, svcPaths } from "./paths.js";
 import type { Config } from "./schema.js";
 import {
+  checkedSecret,
   globalSecretKey,
   INSECURE_NO_AUTH,
   routeKey,
@@ -96,7 +97,7 @@ export function webhookStartupProblems(config: Config, file: string, hostSource 
   const globalUnset = secretAsWritten(webhook)
     ? undefined
     : from === undefined
-      ? unsetSecretProblem(`${file}: ${globalSecretKey(webhook)}`, webhook.secret, file)
+      ? unsetSecretProblem(`${file}: ${globalSecretKey(webhook)}`, checkedSecret(webhook), file)
       : variableSecretProblem(from, webhook.secret, file);
   if (
     globalUnset !== undefined &&
@@ -111,7 +112,7 @@ export function webhookStartupProblems(config: Config, file: string, hostSource 
         `${at}.secret: missing — set a secret on the route, platforms.webhook.secret, or WEBHOOK_SECRET`,
       );
     }
-    const routeUnset = unsetSecretProblem(`${at}.secret`, route.secret, file, route.profile);
+    const routeUnset = unsetSecretProblem(`${at}.secret`, checkedSecret(route), file, route.profile);
     if (routeUnset !== undefined) problems.push(routeUnset);
     if (route.deliver_only && route.deliver === "log") {
       problems.push(`${at}.deliver_only: needs a real delivery target — set deliver to a platform (not log)`);

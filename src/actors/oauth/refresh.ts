@@ -12,7 +12,7 @@ import {
   toStoredTokens,
 } from "../../io/oauth/tokenStore.js";
 import { sdkClientAuth } from "./clientAuth.js";
-import { configuredClient } from "./clientIdentity.js";
+import { configuredClient, secretExpired } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import type { LoginFlow } from "./runLogin.js";
 import { lastFailureAt, loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
@@ -205,6 +205,15 @@ export async function usableTokens(
     const client = configured ?? stored;
     if (client === undefined)
       throw needsLoginError(serverName, "the client registration is missing", flow, job.profile);
+    // RFC 7591 3.2.1: past client_secret_expires_at the secret no longer authenticates the client; the
+    // server would answer invalid_client. A login registers again (clientIdentity.ts).
+    if (stored?.client_secret !== undefined && secretExpired(stored, job.now()))
+      throw needsLoginError(
+        serverName,
+        `the client registration's secret expired at ${new Date((stored.client_secret_expires_at as number) * 1000).toISOString()}`,
+        flow,
+        job.profile,
+      );
     const refreshToken = current.refresh_token;
     const refusal = refusedRefreshes.get(refreshKey(current.issuer, refreshToken));
     if (refusal !== undefined) throw needsLoginError(serverName, refusal, flow, job.profile);

@@ -298,6 +298,22 @@ export function secretAsWritten(webhook: object): boolean {
   return (webhook as { [SECRET_AS_WRITTEN]?: boolean })[SECRET_AS_WRITTEN] === true;
 }
 
+const SECRET_CHECKED = Symbol("the secret as checked for ${NAME} left unset");
+
+/**
+ * Notes the text a secret (a route's, or the global one) is checked in for a `${NAME}` nothing set: the
+ * secret rendered with each `.env` value taken as written ('single quotes') stood in by text without `${`,
+ * since a value substituted into config.yaml is not rendered again: a `${NAME}` it holds is text of the secret.
+ */
+export function noteSecretChecked(target: object, text: string): void {
+  Object.defineProperty(target, SECRET_CHECKED, { value: text, enumerable: false });
+}
+
+/** What noteSecretChecked noted for `target`, else its secret. */
+export function checkedSecret(target: { secret?: string | undefined }): string | undefined {
+  return (target as { [SECRET_CHECKED]?: string })[SECRET_CHECKED] ?? target.secret;
+}
+
 const SECRET_FROM = Symbol("the variable that gave the global secret");
 
 /**
@@ -317,6 +333,8 @@ export function secretFrom(webhook: object): string | undefined {
 export function withHost<T extends { host: string }>(webhook: T, host: string): T {
   const copy = { ...webhook, host };
   if (secretAsWritten(webhook)) noteSecretAsWritten(copy);
+  const checked = (webhook as { [SECRET_CHECKED]?: string })[SECRET_CHECKED];
+  if (checked !== undefined) noteSecretChecked(copy, checked);
   const from = secretFrom(webhook);
   if (from !== undefined) noteSecretFrom(copy, from);
   const at = (webhook as Noted)[WRITTEN_AT];

@@ -33,6 +33,47 @@ async function loggedIn(
 }
 
 describe("token refresh", () => {
+  it("a stored registration whose secret has expired (client_secret_expires_at passed) is not sent: the login to run is asked for, saying why", async () => {
+    const { as, url } = await loggedIn();
+    const later = Date.now() + 2 * 3600_000;
+    const expiredAt = Math.floor(later / 1000) - 60;
+    for (const profile of [undefined, "work"]) {
+      const paths = svcPaths(home.dir, profile);
+      const job = makeJob(
+        "srv",
+        { url, auth: "oauth", oauth: { cimd: false } },
+        {
+          paths,
+          logger: silentLogger(),
+          now: () => later,
+        },
+      );
+      if (profile !== undefined) {
+        const first = makeJob(
+          "srv",
+          { url, auth: "oauth", oauth: { cimd: false } },
+          {
+            paths: svcPaths(home.dir),
+            logger: silentLogger(),
+          },
+        );
+        job.store.saveMetadata(
+          first.store.readMetadata() as NonNullable<ReturnType<TokenStore["readMetadata"]>>,
+        );
+        job.store.saveTokens(first.store.readTokens() as NonNullable<ReturnType<TokenStore["readTokens"]>>);
+        job.store.saveClient(first.store.readClient() as NonNullable<ReturnType<TokenStore["readClient"]>>);
+      }
+      const client = job.store.readClient() as NonNullable<ReturnType<TokenStore["readClient"]>>;
+      job.store.saveClient({ ...client, client_secret: "dcr-secret", client_secret_expires_at: expiredAt });
+      await expect(usableTokens(job)).rejects.toThrow(
+        `srv: the client registration's secret expired at ${new Date(expiredAt * 1000).toISOString()} — run \`svc mcp login srv${profile === undefined ? "" : ` --profile ${profile}`}\``,
+      );
+    }
+    expect(
+      as.seen.filter((r) => r.path === "/token" && r.body.get("grant_type") === "refresh_token"),
+    ).toHaveLength(0);
+  });
+
   it("two refreshers (separate stores, one file) never race: one refresh request, both get the new token", async () => {
     const { as, url } = await loggedIn();
     const entry = { url, auth: "oauth", oauth: { cimd: false } };

@@ -742,6 +742,22 @@ describe("config loading (spec 2.1)", () => {
     expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.secret).toBe("café");
   });
 
+  it("a config.yaml with classic-Mac CR-only line endings is refused as such, not as a nested mapping at line 1", () => {
+    home = tempHome();
+    const config = join(home.dir, "config.yaml");
+    writeFileSync(config, "platforms:\r  webhook:\r    enabled: true\r    secret: s\r");
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${config}: uses CR-only line endings (classic Mac) — save it with LF (or CRLF) line endings`,
+    );
+    // A file all comment read as one line would have been an empty config, started on silently.
+    writeFileSync(config, "# svc\rplatforms:\r  webhook:\r    secret: s\r");
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(/uses CR-only line endings/);
+    // .env splits its lines at a lone CR too: read as usual. CRLF config.yaml is read as before.
+    writeFileSync(join(home.dir, ".env"), "A=1\rWEBHOOK_SECRET=from-env\r");
+    writeFileSync(config, "platforms:\r\n  webhook:\r\n    enabled: true\r\n");
+    expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.secret).toBe("from-env");
+  });
+
   it("a name written as a YAML number or null is the text written: route 007 answers at /webhooks/007, not 7", () => {
     const { config } = load(
       "platforms:\n  webhook:\n    secret: s\n    routes:\n      007: {deliver_extra: {1.50: x}}\n      1.10: {}\n      1e3: {}\n      null: {}\n",

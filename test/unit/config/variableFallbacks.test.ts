@@ -111,3 +111,33 @@ describe("a ${NAME} left in WEBHOOK_SECRET's value is named where the value came
     ]);
   });
 });
+
+/**
+ * A `.env` value in 'single quotes' is taken as written, and a value substituted into config.yaml is not
+ * rendered again: `S='abc${LIT}'` with `secret: ${S}` is the secret `abc${LIT}`. It was refused as
+ * `routes.r.secret: ${LIT} is not set — set LIT`, a name config.yaml never wrote.
+ */
+describe("a ${NAME} in a .env value taken as written is text of the secret config.yaml substitutes it into", () => {
+  const withSecret = (route: string, global = "") =>
+    `platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n${global}    routes:\n      r: {${route}}\n`;
+
+  it("a route's secret and the global secret are the value as written, and not refused", () => {
+    const route = load(withSecret("secret: '${S}'"), "S='abc${LIT}'\n");
+    expect(route.loaded.config.platforms.webhook.routes.r?.secret).toBe("abc${LIT}");
+    expect(route.problems).toEqual([]);
+    const global = load(withSecret("", "    secret: x-${S:-none}\n"), "S=`abc${LIT}`\n");
+    expect(global.loaded.config.platforms.webhook.secret).toBe("x-abc${LIT}");
+    expect(global.problems).toEqual([]);
+  });
+
+  it("a ${NAME} config.yaml itself writes beside it, or a value .env renders, is still refused when unset", () => {
+    const own = load(withSecret("secret: '${S}${GH}'"), "S='abc${LIT}'\n");
+    expect(own.problems).toEqual([
+      `${own.file}: platforms.webhook.routes.r.secret: \${GH} is not set — set GH in ${home?.dir}/.env or the environment`,
+    ]);
+    const rendered = load(withSecret("secret: '${S}'"), "S=abc${LIT}\n");
+    expect(rendered.problems).toEqual([
+      `${rendered.file}: platforms.webhook.routes.r.secret: \${LIT} is not set — set LIT in ${home?.dir}/.env or the environment`,
+    ]);
+  });
+});

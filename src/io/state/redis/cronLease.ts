@@ -3,8 +3,20 @@ import type { Redis } from "ioredis";
 import type { RedisHealth } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
 
-/** A lease outlives any clock skew between instances, and expires by itself. */
+/**
+ * A lease is kept until every instance has moved past its due time: twice the time to the job's next due
+ * time (an instance back from away claims the schedule's latest due time, which the others may have run,
+ * until the next one comes), and at least a few minutes past any clock skew between instances. It expires
+ * by itself: a job `every 1s` keeps about 300 keys, not one per second of a day.
+ */
+const MIN_LEASE_MS = 5 * 60 * 1000;
+/** The lease of a due time whose next one is not known. */
 const LEASE_MS = 24 * 60 * 60 * 1000;
+
+function leaseMs(dueAt: string, nextDueAt: string | undefined): number {
+  const gap = nextDueAt === undefined ? Number.NaN : Date.parse(nextDueAt) - Date.parse(dueAt);
+  return Number.isFinite(gap) && gap > 0 ? Math.max(MIN_LEASE_MS, 2 * gap) : LEASE_MS;
+}
 
 /**
  * A due time held ahead while a run goes on: claimed again at every check of the instance running it, so
@@ -39,8 +51,11 @@ type LeaseRedis = Redis & {
  * (StateUnavailableError) while Redis is unreachable.
  */
 export interface CronLease {
-  /** `ahead`: a due time held while a run goes on, kept only while it is claimed again (every check). */
-  claim(profile: string, jobId: string, dueAt: string, ahead?: boolean): Promise<boolean>;
+  /**
+   * `ahead`: a due time held while a run goes on, kept only while it is claimed again (every check).
+   * `nextDueAt`: the job's due time after this one, which bounds how long the lease is kept (a day without it).
+   */
+  claim(profile: string, jobId: string, dueAt: string, ahead?: boolean, nextDueAt?: string): Promise<boolean>;
   /** Gives back a due time this instance claimed ahead of time (its run ended before it came). */
   release(profile: string, jobId: string, dueAt: string): Promise<void>;
 }
@@ -53,11 +68,11 @@ export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHeal
   }
   const client = redis as LeaseRedis;
   return {
-    async claim(profile, jobId, dueAt, ahead = false) {
+    async claim(profile, jobId, dueAt, ahead = false, nextDueAt) {
       const key = keys.cronLease(profile, jobId, dueAt);
       let won: number;
       try {
-        won = await client.svcCronClaim(key, holder, ahead ? HOLD_MS : LEASE_MS);
+        won = await client.svcCronClaim(key, holder, ahead ? HOLD_MS : leaseMs(dueAt, nextDueAt));
       } catch (err) {
         return health.fail(err);
       }

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createCronScheduler } from "../../../../src/actors/cron.js";
 import { silentLogger } from "../../../../src/io/log.js";
 import {
   commandOptions,
@@ -12,12 +14,16 @@ import { createCronLease } from "../../../../src/io/state/redis/cronLease.js";
 import { createSharedIdempotency } from "../../../../src/io/state/redis/idempotency.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import { createSharedQueue, jobIdOf, type SharedQueue } from "../../../../src/io/state/redis/sharedQueue.js";
+import { cronStore } from "../../../../src/io/stores/cronStore.js";
 import { StateUnavailableError } from "../../../../src/streams/stateUnavailable.js";
 import { captureLogger } from "../../../fakes/logCapture.js";
+import { type TempHome, tempHome } from "../../../helpers/home.js";
 import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
 
 let server: TestRedis;
 let redis: Redis;
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
 beforeAll(async () => {
   server = await startTestRedis();
   redis = await connectRedis(server.url, "config.yaml", commandOptions());
@@ -319,6 +325,65 @@ describe("cron lease", () => {
     // Claimed when it comes, it is kept as any due time is.
     expect(await running.claim("default", "j1", next)).toBe(true);
     expect(await redis.pttl(keys.cronLease("default", "j1", next))).toBeGreaterThan(60_000);
+  });
+});
+
+/**
+ * Each scheduled run's lease was kept 24 h, so a job `every 1s` kept about 86,400 keys in Redis. A lease is
+ * now kept twice the time to the job's next due time, at least five minutes (past clock skew).
+ */
+describe("cron leases of a frequent job", () => {
+  it("a job every 1s leaves leases that expire within five minutes (about 300 keys at any time); a daily job's outlives the next day's due time", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    const lease = createCronLease(redis, keys, createRedisHealth("test", silentLogger()));
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    const start = Date.parse("2026-11-22T12:00:00.000Z");
+    await store.update((records) => {
+      for (const [id, schedule] of [
+        ["fast", "every 1s"],
+        ["daily", "0 12 * * *"],
+      ] as const)
+        records[id] = {
+          id,
+          name: id,
+          schedule,
+          prompt: "p",
+          deliver: "log",
+          deliver_extra: {},
+          state: "enabled",
+          next_run: new Date(start).toISOString(),
+          created_at: new Date(start - 60_000).toISOString(),
+        };
+    });
+    let now = start + 100;
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async () => "ok",
+      logger: silentLogger(),
+      clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+      claim: lease.claim,
+      release: lease.release,
+    });
+    const runs = 30;
+    for (let i = 0; i < runs; i++) {
+      await scheduler.tick();
+      await scheduler.idle();
+      now += 1000;
+    }
+    const ttls = async (jobId: string) => {
+      const found = await redis.keys(keys.cronLease("default", jobId, "*"));
+      return Promise.all(found.map((key) => redis.pttl(key)));
+    };
+    const fast = await ttls("fast");
+    expect(fast).toHaveLength(runs);
+    for (const ttl of fast) {
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(5 * 60_000);
+    }
+    // An instance back the next afternoon claims the due time the others ran at noon: still held then.
+    const [daily] = await ttls("daily");
+    expect(daily).toBeGreaterThan(47 * 3600_000);
   });
 });
 
