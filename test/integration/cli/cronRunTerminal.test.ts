@@ -22,7 +22,16 @@ describe("svc cron run prints the agent's reply", { timeout: 90_000 }, () => {
     home = tempHome();
     home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
     home.write("config.yaml", stringify(cliConfig({}, { agent: recorderAgent(HOSTILE) })));
-    const created = await svc(home, ["cron", "create", "--name", "digest", "--schedule", "1h", "--prompt", "p"]);
+    const created = await svc(home, [
+      "cron",
+      "create",
+      "--name",
+      "digest",
+      "--schedule",
+      "1h",
+      "--prompt",
+      "p",
+    ]);
     expect(created.code).toBe(0);
     const shown = await runOnTerminal(
       [process.execPath, ...SVC_ARGV, "cron", "run", "digest"],

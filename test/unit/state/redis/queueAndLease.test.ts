@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
 import { join } from "node:path";
+import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCronScheduler } from "../../../../src/actors/cron.js";
 import { silentLogger } from "../../../../src/io/log.js";
