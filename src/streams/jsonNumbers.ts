@@ -84,13 +84,33 @@ function isDigit(code: number): boolean {
   return code >= 0x30 && code <= 0x39;
 }
 
+/** At most 10 digits, each escaped (`\u0031`): the longest text of a key that can be an array index. */
+const MAX_ESCAPED_DIGIT_KEY = 2 + 10 * 6;
+
+/** The string token `token` (quotes included, escapes in it) reads as digits alone. */
+function escapedDigits(token: string): boolean {
+  try {
+    return /^\d{1,10}$/.test(JSON.parse(token) as string);
+  } catch {
+    return false; // not a valid string: JSON.parse refuses the whole text
+  }
+}
+
 /**
- * The string token `text[start..end)` (quotes included) is a key made of digits alone (`"2"`, `"10"`):
- * one JavaScript may list out of the written order (an array index, at most 10 digits).
+ * The string token `text[start..end)` (quotes included) is a key made of digits alone (`"2"`, `"10"`,
+ * or written with escapes, `"\u0031"`): one JavaScript may list out of the written order (an array
+ * index, at most 10 digits).
  */
 function digitKey(text: string, start: number, end: number): boolean {
-  if (end - start > 12 || end - start < 3) return false;
-  for (let k = start + 1; k < end - 1; k++) if (!isDigit(text.charCodeAt(k))) return false;
+  if (end - start > MAX_ESCAPED_DIGIT_KEY || end - start < 3) return false;
+  for (let k = start + 1; k < end - 1; k++) {
+    const c = text.charCodeAt(k);
+    if (c === BACKSLASH) {
+      if (!escapedDigits(text.slice(start, end))) return false;
+      break;
+    }
+    if (!isDigit(c) || end - start > 12) return false;
+  }
   let next = end;
   for (;;) {
     const c = text.charCodeAt(next);
@@ -102,7 +122,7 @@ function digitKey(text: string, start: number, end: number): boolean {
 /**
  * One pass over a JSON text (strings jumped over natively, so brackets and digits inside them do not
  * count): `NESTED_TOO_DEEP` when arrays/objects nest deeper than `maxDepth`, `ALTERED_NUMBERS` when some number
- * would not print back as written, `DIGIT_KEYS` when some key is digits alone. One pass for all, since the
+ * would not print back as written, `DIGIT_KEYS` when some key is digits alone (escaped or not). One pass for all, since the
  * string jumping is most of the cost.
  */
 export function scanJsonText(text: string, maxDepth: number): number {
@@ -114,7 +134,8 @@ export function scanJsonText(text: string, maxDepth: number): number {
     if (code === QUOTE) {
       const end = skipString(text, i);
       if (end === -1) break;
-      if ((found & DIGIT_KEYS) === 0 && isDigit(text.charCodeAt(i + 1)) && digitKey(text, i, end))
+      const first = text.charCodeAt(i + 1);
+      if ((found & DIGIT_KEYS) === 0 && (isDigit(first) || first === BACKSLASH) && digitKey(text, i, end))
         found |= DIGIT_KEYS;
       i = end - 1;
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
