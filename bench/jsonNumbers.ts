@@ -2,7 +2,8 @@
  * `npm run build && node --import tsx bench/jsonNumbers.ts [rounds] [module]`: median CPU per parse of
  * `parseJson` (numbers and key order as the sender wrote them) beside plain `JSON.parse`, on real payloads
  * with no number to keep (the common path: one scan of the text) and on bodies full of numbers like `1.0`,
- * of objects holding one, and of keys of digits (the walk that records them). It measures the built
+ * of objects holding one, and of keys of digits (the walk that records them); then `stringifyJson` of
+ * each parsed body (the script's stdin) beside `JSON.stringify`. It measures the built
  * dist/streams/jsonNumbers.js, as the gateway runs it (run through tsx, a module can be compiled another
  * way and cost several times more); `module`: another build's jsonNumbers.js instead (a copy of an older
  * dist/), for an A/B on one machine. CPU time of this process (`process.cpuUsage`, the garbage collector's
@@ -24,9 +25,9 @@ const example = (name: string, action?: string): string => {
 
 const rounds = Number(process.argv[2] ?? 15);
 const modulePath = process.argv[3];
-const { parseJson } = (await import(
+const { parseJson, stringifyJson } = (await import(
   pathToFileURL(modulePath ?? new URL("../dist/streams/jsonNumbers.js", import.meta.url).pathname).href
-)) as { parseJson: (text: string) => unknown };
+)) as { parseJson: (text: string) => unknown; stringifyJson: (value: unknown) => string | undefined };
 
 const series = (n: number, item: (i: number) => string) =>
   Array.from({ length: n }, (_, i) => item(i)).join(",");
@@ -74,3 +75,18 @@ const rows = Object.entries(bodies).map(([name, body]) => {
   };
 });
 console.table(rows);
+
+// The other way: the payload as the script's stdin (and `{__raw__}`), numbers and key order as sent.
+const written = Object.entries(bodies).map(([name, body]) => {
+  const kept = parseJson(body);
+  const plain: unknown = JSON.parse(body);
+  const ours = cpuPerCall(() => stringifyJson(kept));
+  const theirs = cpuPerCall(() => JSON.stringify(plain));
+  return {
+    body: name,
+    "stringifyJson ms": ours.toFixed(3),
+    "JSON.stringify ms": theirs.toFixed(3),
+    ratio: (ours / theirs).toFixed(1),
+  };
+});
+console.table(written);

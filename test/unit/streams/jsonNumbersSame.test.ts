@@ -119,10 +119,11 @@ function outputs(impl: Impl, text: string): unknown[] {
     return [`threw ${(err as Error).constructor.name}`];
   }
   const out: unknown[] = [impl.stringifyJson(parsed), impl.stringifyJson(parsed, 2)];
+  for (const indent of [1, 4, 12, -1, 0.5]) out.push(impl.stringifyJson(parsed, indent));
   for (const limit of [0, 7, 40, 400]) out.push(impl.stringifyJsonHead(parsed, 2, limit));
   const visit = (node: unknown): void => {
     if (typeof node !== "object" || node === null) return;
-    out.push(impl.stringifyJson(node));
+    out.push(impl.stringifyJson(node), impl.stringifyJson(node, 3));
     for (const k of Object.keys(node)) {
       const item = (node as Record<string, unknown>)[k];
       if (typeof item === "number") out.push(`${k}=${impl.numberText(node, k, item)}`);
