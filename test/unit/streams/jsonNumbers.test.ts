@@ -178,6 +178,18 @@ describe("keys keep the order the sender wrote them (spec 2.5 rules 3-5: the pay
     );
   });
 
+  it("a key of digits written with escapes keeps its place, with or without an altered number", () => {
+    // Before: `"\u0031"` was not seen as a key of digits, so without a number like 1.0 in the body the
+    // order was never recorded and the key printed first, as JavaScript lists it.
+    expect(scanJsonText('{"a": 1, "\\u0031" : 2}', 512)).toBe(DIGIT_KEYS);
+    expect(scanJsonText('{"a": "\\u0031", "\\u0061": 1}', 512)).toBe(0);
+    expect(stringifyJson(parseJson('{"a": 1, "\\u0031": 2}'))).toBe('{"a":1,"1":2}');
+    expect(stringifyJson(parseJson('{"a": 1, "1\\u0030": {"b": 1, "\\u0032": 3}}'))).toBe(
+      '{"a":1,"10":{"b":1,"2":3}}',
+    );
+    expect(stringifyJson(parseJson('{"a": 1.0, "\\u0031": 2}'))).toBe('{"a":1.0,"1":2}');
+  });
+
   it("a repeated key stays where it first appears; the kept occurrence's order decides", () => {
     expect(stringifyJson(parseJson('{"a": 1, "5": 2, "a": 3}'))).toBe('{"a":3,"5":2}');
     expect(stringifyJson(parseJson('{"o": {"2": 1, "b": 1}, "o": {"b": 2, "2": 2}}'))).toBe(
