@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { createCronScheduler } from "../../../src/actors/cron.js";
-import { drainRuns, enqueueRun, runsMachine } from "../../../src/actors/runs.js";
+import { drainRuns, enqueueRun, RUNS_PER_SIGNAL, runsMachine } from "../../../src/actors/runs.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type CronJob, cronStore } from "../../../src/io/stores/cronStore.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
@@ -59,6 +59,28 @@ describe("signals over a long run", () => {
     for (let i = 0; i < 300; i++) enqueueRun(actor, event(`d-${i}`));
     expect(await drainRuns(actor, 10_000)).toBe(true);
     expect(dependants(queue.stopSignal)).toBe(2);
+    actor.stop();
+  });
+
+  it("the signal the runs are given is replaced every RUNS_PER_SIGNAL runs, so what it keeps is bounded", async () => {
+    const given: AbortSignal[] = [];
+    const actor = createActor(runsMachine, {
+      input: {
+        maxConcurrent: 1,
+        logger: silentLogger(),
+        execute: async (_run, signal) => {
+          given.push(signal);
+          composeAsARunDoes(signal);
+        },
+      },
+    }).start();
+    const runs = RUNS_PER_SIGNAL * 2 + 10;
+    for (let i = 0; i < runs; i++) enqueueRun(actor, event(`d-${i}`));
+    expect(await drainRuns(actor, 10_000)).toBe(true);
+    const distinct = [...new Set(given)];
+    expect(given).toHaveLength(runs);
+    expect(distinct).toHaveLength(3);
+    expect(distinct.map(dependants)).toEqual([RUNS_PER_SIGNAL, RUNS_PER_SIGNAL, 10]);
     actor.stop();
   });
 
