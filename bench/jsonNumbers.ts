@@ -4,8 +4,9 @@
  * with no number to keep (the common path: one scan of the text) and on bodies full of numbers like `1.0`,
  * of objects holding one, and of keys of digits (the walk that records them); then `stringifyJson` of
  * each parsed body (the script's stdin) beside `JSON.stringify`. It measures the built
- * dist/streams/jsonNumbers.js, as the gateway runs it (run through tsx, a module can be compiled another
- * way and cost several times more); `module`: another build's jsonNumbers.js instead (a copy of an older
+ * dist/streams/jsonNumbers/index.js, as the gateway runs it (run through tsx, a module can be compiled
+ * another way and cost several times more); `module`: another build's jsonNumbers/index.js (jsonNumbers.js
+ * in a build from before it was split in files) instead (a copy of an older
  * dist/), for an A/B on one machine. CPU time of this process (`process.cpuUsage`, the garbage collector's
  * threads included), so a shared machine moves it less than wall time.
  */
@@ -26,7 +27,7 @@ const example = (name: string, action?: string): string => {
 const rounds = Number(process.argv[2] ?? 15);
 const modulePath = process.argv[3];
 const { parseJson, stringifyJson } = (await import(
-  pathToFileURL(modulePath ?? new URL("../dist/streams/jsonNumbers.js", import.meta.url).pathname).href
+  pathToFileURL(modulePath ?? new URL("../dist/streams/jsonNumbers/index.js", import.meta.url).pathname).href
 )) as { parseJson: (text: string) => unknown; stringifyJson: (value: unknown) => string | undefined };
 
 const series = (n: number, item: (i: number) => string) =>

@@ -112,9 +112,10 @@ console.log(
 // Every busy sample in one part, then the CPU the samples do not show (uWS's native socket work, the
 // kernel, the thread pool, the profiler itself): the rows add up to the server's CPU per request.
 {
-  const jsonNumbers = readFileSync(new URL("../dist/streams/jsonNumbers.js", import.meta.url), "utf8").split(
-    "\n",
-  );
+  const jsonNumbers = readFileSync(
+    new URL("../dist/streams/jsonNumbers/parse.js", import.meta.url),
+    "utf8",
+  ).split("\n");
   const parseLine = jsonNumbers.findIndex((l) => l.includes("JSON.parse(text)")) + 1 || undefined;
   const parts = [...profileParts(prof, first, last, parseLine)].sort((a, b) => b[1] - a[1]);
   const perRequest = (us: number) => (us / requests).toFixed(1).padStart(6);

@@ -114,7 +114,7 @@ function parseShare(node: ProfileNode, parseLine: number | undefined): number {
 
 /**
  * µs of busy time per part, over the samples from `first` to `last`. `parseLine` is the 1-based line of
- * `JSON.parse(text)` in `dist/streams/jsonNumbers.js`.
+ * `JSON.parse(text)` in `dist/streams/jsonNumbers/parse.js`.
  */
 export function profileParts(
   prof: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] },
@@ -147,11 +147,11 @@ export function profileParts(
       }
       const component = COMPONENTS.find(([, test]) => stack.some(test));
       if (component !== undefined) add(component[0], t);
-      else if (node.callFrame.url.includes("/streams/jsonNumbers.js") && name === "parseJson") {
+      else if (node.callFrame.url.includes("/streams/jsonNumbers/parse.js") && name === "parseJson") {
         const share = parseShare(node, parseLine);
         add(PARTS.jsonParse, t * share);
         add(PARTS.numberScan, t * (1 - share));
-      } else if (stack.some((f) => f.url.includes("/streams/jsonNumbers.js"))) add(PARTS.numberScan, t);
+      } else if (stack.some((f) => f.url.includes("/streams/jsonNumbers/"))) add(PARTS.numberScan, t);
       else add(innermostPart(stack), t);
     }
   }

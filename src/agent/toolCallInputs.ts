@@ -1,5 +1,5 @@
 import type { wrapLanguageModel } from "ai";
-import { NESTED_TOO_DEEP, scanJsonText } from "../streams/jsonNumbers.js";
+import { NESTED_TOO_DEEP, scanJsonText } from "../streams/jsonNumbers/index.js";
 import type { ProviderModel } from "./retry.js";
 
 /** The provider-level prompt and middleware (`@ai-sdk/provider` is not a direct dependency). */

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { extname } from "node:path";
 import type { FilterDeps } from "../streams/filters.js";
-import { parseJson } from "../streams/jsonNumbers.js";
+import { parseJson } from "../streams/jsonNumbers/index.js";
 import { foundText, isPlainRecord, isUnsafeInteger, valueToText } from "../streams/payloadPath.js";
 import { resolveProfilePath } from "./profiles.js";
 import { RACY_WINDOW_MS } from "./stores/subscriptions.js";

@@ -6,7 +6,7 @@ import {
   MAX_JSON_DEPTH,
   parseJson,
   stringifyJson,
-} from "../streams/jsonNumbers.js";
+} from "../streams/jsonNumbers/index.js";
 import type { ScriptResult } from "../streams/stages/script.js";
 import { envValue } from "./envValue.js";
 import { minimalEnv, runProcess } from "./process.js";

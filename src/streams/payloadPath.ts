@@ -1,8 +1,8 @@
-import { numberText, stringifyJson } from "./jsonNumbers.js";
+import { numberText, stringifyJson } from "./jsonNumbers/index.js";
 
 /** Dotted-path lookup into a parsed JSON payload, shared by filters, templates and coalesce keys. */
 
-/** `holder[key]` is the value found (for numbers kept as the sender wrote them: streams/jsonNumbers.ts). */
+/** `holder[key]` is the value found (for numbers kept as the sender wrote them: streams/jsonNumbers/). */
 export type PathLookup = { found: true; value: unknown; holder?: object; key?: string } | { found: false };
 
 const NOT_FOUND: PathLookup = { found: false };

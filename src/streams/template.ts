@@ -1,4 +1,4 @@
-import { stringifyJsonHead } from "./jsonNumbers.js";
+import { stringifyJsonHead } from "./jsonNumbers/index.js";
 import { foundText, lookupSegments } from "./payloadPath.js";
 
 /** Prompt and `deliver_extra` templates. Pure and single-pass. */

@@ -1,5 +1,5 @@
 import { isTextField } from "../../streams/filters.js";
-import { numberText, parseJson } from "../../streams/jsonNumbers.js";
+import { numberText, parseJson } from "../../streams/jsonNumbers/index.js";
 import { isUnsafeInteger } from "../../streams/payloadPath.js";
 
 /**

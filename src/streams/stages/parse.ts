@@ -2,7 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { codingProblem } from "../contentCoding.js";
 import { type Stage, withCtx } from "../context.js";
 import { formPayload, isForm } from "../formBody.js";
-import { JsonTooDeep, parseJson } from "../jsonNumbers.js";
+import { JsonTooDeep, parseJson } from "../jsonNumbers/index.js";
 import { errorOutcome, type Outcome } from "../types.js";
 
 export const INVALID_JSON = errorOutcome(400, "Invalid JSON body");

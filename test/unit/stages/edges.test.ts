@@ -13,7 +13,7 @@ import { endpointOf } from "../../../src/io/http/core.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { interpreterFor, interpretScriptOutput, resolveScript } from "../../../src/io/scripts.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
-import { MAX_JSON_DEPTH } from "../../../src/streams/jsonNumbers.js";
+import { MAX_JSON_DEPTH } from "../../../src/streams/jsonNumbers/index.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 describe("endpointOf (spec 4.1 paths)", () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { NESTED_TOO_DEEP, scanJsonText } from "../../../src/streams/jsonNumbers.js";
+import { NESTED_TOO_DEEP, scanJsonText } from "../../../src/streams/jsonNumbers/index.js";
 
 const nestsDeeperThan = (text: string, max: number) => (scanJsonText(text, max) & NESTED_TOO_DEEP) !== 0;
 

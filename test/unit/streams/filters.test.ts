@@ -10,7 +10,7 @@ import {
   matchesAll,
   regexProblem,
 } from "../../../src/streams/filters.js";
-import { parseJson } from "../../../src/streams/jsonNumbers.js";
+import { parseJson } from "../../../src/streams/jsonNumbers/index.js";
 import { githubExample } from "./octokitExamples.js";
 
 const lists: Record<string, ReadonlySet<string>> = {

@@ -10,7 +10,7 @@ import {
   scanJsonText,
   stringifyJson,
   stringifyJsonHead,
-} from "../../../src/streams/jsonNumbers.js";
+} from "../../../src/streams/jsonNumbers/index.js";
 import { foundText, type PathLookup } from "../../../src/streams/payloadPath.js";
 import { renderTemplate } from "../../../src/streams/template.js";
 

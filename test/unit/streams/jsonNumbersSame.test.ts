@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import * as now from "../../../src/streams/jsonNumbers.js";
+import * as now from "../../../src/streams/jsonNumbers/index.js";
 import * as before from "./jsonNumbersBefore.js";
 
 type Impl = typeof now;
