@@ -3,7 +3,7 @@ import { scrub } from "../io/credentials.js";
 import { cutText } from "../io/cutText.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
 import { NOT_TLS, OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../io/mcp/tlsHints.js";
-import { ProxyRefusedError } from "../io/outboundProxy.js";
+import { ProxyRefusedError } from "../io/outbound/proxyErrors.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
 
 const MAX_DETAIL = 300;

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { proxyNotice } from "../io/outboundProxy.js";
+import { proxyNotice } from "../io/outbound/proxyChoice.js";
 import { checkConfig } from "./config/check.js";
 
 /** `svc config check`: the whole configuration validated, nothing started; exit 1 on problems. */

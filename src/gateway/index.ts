@@ -16,7 +16,7 @@ import {
   type GatewayMetrics,
   type MetricSources,
 } from "../io/metrics/gatewayMetrics.js";
-import { proxyNotice } from "../io/outboundProxy.js";
+import { proxyNotice } from "../io/outbound/proxyChoice.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { SCRIPT_GROUP } from "../io/scripts.js";

@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
 import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
-import { outboundDispatcher } from "./outboundProxy.js";
+import { outboundDispatcher } from "./outbound/dispatcher.js";
 
 /**
  * The connection pool model requests go through: undici's, without its own limits on the wait for an
@@ -11,7 +11,7 @@ import { outboundDispatcher } from "./outboundProxy.js";
  * An `https://` endpoint is verified against the system's CAs, as MCP servers and Redis are (systemCas.ts):
  * Node's own list alone leaves out a company CA installed in the system trust store, which a model gateway
  * inside a company (LiteLLM, a TLS-inspecting proxy in front of api.openai.com) is often served under.
- * Through the outbound proxy when one is set (outboundProxy.ts), with the same options.
+ * Through the outbound proxy when one is set (io/outbound/), with the same options.
  * Made at the first request: undici takes about a sixth of a second to load.
  */
 let modelPool: Promise<Dispatcher> | undefined;

@@ -6,7 +6,7 @@ import type { Dispatcher } from "undici";
 import { keptAsWrittenHint } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
-import { outboundDispatcher } from "../outboundProxy.js";
+import { outboundDispatcher } from "../outbound/dispatcher.js";
 import { notUtf8Text } from "../textEncoding.js";
 import { secureContextFor, systemCaCertificates } from "./systemCas.js";
 
@@ -214,7 +214,7 @@ type ConnectOptions = ReturnType<typeof tlsConnectOptions>;
 /**
  * A fetch through undici with its own Agent, both made at the first request: undici takes about a sixth
  * of a second to load, which a command or gateway that never calls an HTTP server should not pay.
- * Through the outbound proxy when one is set (outboundProxy.ts): the TLS options apply to the server.
+ * Through the outbound proxy when one is set (io/outbound/): the TLS options apply to the server.
  */
 function agentFetch(connect: ConnectOptions): TlsFetch {
   let agent: Promise<{ agent: Dispatcher; fetch: typeof import("undici").fetch }> | undefined;

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { cutText } from "../cutText.js";
-import { outboundFetch } from "../outboundProxy.js";
+import { outboundFetch } from "../outbound/dispatcher.js";
 import { childEnvironment } from "./childEnv.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
 import { StdioTransport } from "./stdioTransport.js";

@@ -1,7 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { timeoutSignal } from "../../clock.js";
 import { authorizationSecrets, scrub } from "../credentials.js";
-import { outboundFetch } from "../outboundProxy.js";
+import { outboundFetch } from "../outbound/dispatcher.js";
 import { USER_AGENT } from "../version.js";
 
 /** A failed response seen by an OAuth fetch: kept so errors can report status and an excerpt. */

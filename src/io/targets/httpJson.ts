@@ -2,7 +2,8 @@ import { timeoutSignal } from "../../clock.js";
 import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { htmlPageSummary } from "../htmlPage.js";
-import { outboundFetch, ProxyRefusedError } from "../outboundProxy.js";
+import { outboundFetch } from "../outbound/dispatcher.js";
+import { ProxyRefusedError } from "../outbound/proxyErrors.js";
 import { parseRetryAfter } from "../retryAfter.js";
 import { DeliveryError } from "./target.js";
 

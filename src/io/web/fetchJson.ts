@@ -1,5 +1,5 @@
 import { cutText } from "../cutText.js";
-import { outboundFetch } from "../outboundProxy.js";
+import { outboundFetch } from "../outbound/dispatcher.js";
 
 export interface JsonRequest {
   readonly url: string;

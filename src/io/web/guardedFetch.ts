@@ -6,14 +6,9 @@ import { pipeline, Transform, type TransformCallback } from "node:stream";
 import { connect as tlsConnect } from "node:tls";
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
 import { isPublicAddress } from "../../agent/tools/web/addressPolicy.js";
-import {
-  type ProxyChoice,
-  proxyAuthorization,
-  proxyError,
-  proxyFor,
-  proxyTlsOptions,
-  refusedStatus,
-} from "../outboundProxy.js";
+import { proxyAuthorization, proxyTlsOptions } from "../outbound/dispatcher.js";
+import { type ProxyChoice, proxyFor } from "../outbound/proxyChoice.js";
+import { proxyError, refusedStatus } from "../outbound/proxyErrors.js";
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -233,7 +228,7 @@ function get(url: URL, options: GuardedFetchOptions, signal: AbortSignal): Promi
 }
 
 /**
- * The GET through the outbound proxy (outboundProxy.ts). The proxy connects, so the address check runs
+ * The GET through the outbound proxy (io/outbound/). The proxy connects, so the address check runs
  * before: the name is resolved here and every address checked as for a direct request (the proxy resolves
  * it again for its connection; `checked` false with allow_private, which refuses nothing). An https URL
  * goes through a CONNECT tunnel, its TLS verified here against the host's name; an http URL is forwarded

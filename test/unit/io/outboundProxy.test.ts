@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ProxySettingError, proxyFor, proxyNotice } from "../../../src/io/outboundProxy.js";
+import { ProxySettingError, proxyFor, proxyNotice } from "../../../src/io/outbound/proxyChoice.js";
 
 const via = (url: string, env: Record<string, string>) => {
   const choice = proxyFor(new URL(url), env);
