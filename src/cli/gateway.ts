@@ -56,6 +56,16 @@ function claimPidFile(paths: SvcPaths): void {
   throw new SvcError("usage", `${paths.pidFile} keeps changing — is another gateway starting? Try again`);
 }
 
+/** Moves the gateway into `home` and says what that means for the processes it starts, or why it cannot. */
+function leaveGoneDirectory(home: string): string {
+  try {
+    process.chdir(home);
+  } catch (err) {
+    return `command agents and stdio MCP servers, which start in it, fail to start, and SVC_HOME (${home}) cannot be used instead (${describeError(err)}) — restart the gateway from a directory that exists (systemd: WorkingDirectory=)`;
+  }
+  return `the gateway works from SVC_HOME (${home}) instead — command agents and stdio MCP servers start there, and a relative command is taken from there; restart the gateway from a directory that exists to start them in it (systemd: WorkingDirectory=)`;
+}
+
 /** `svc gateway run`: foreground gateway; SIGHUP reloads config.yaml, SIGINT/SIGTERM stop cleanly (exit 0). */
 export async function runGatewayForeground(options: RunOptions): Promise<void> {
   const port = options.port === undefined ? undefined : parsePortOption(options.port);
@@ -208,10 +218,11 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   try {
     process.cwd();
   } catch (err) {
-    // Started from a directory removed since (a release directory a deploy replaced): the gateway runs, but
-    // the processes it starts there cannot.
+    // Started from a directory removed since (a release directory a deploy replaced): the processes it
+    // starts inherit it and cannot start (execa, and any Node program, asks for it first), so the gateway
+    // moves to its home, which exists (it was just written), and they start there.
     logger.warn(
-      `[gateway] the working directory is gone (${describeError(err)}): command agents and stdio MCP servers, which start in it, fail to start — restart the gateway from a directory that exists (systemd: WorkingDirectory=)`,
+      `[gateway] the working directory is gone (${describeError(err)}): ${leaveGoneDirectory(paths.home)}`,
     );
   }
   try {
