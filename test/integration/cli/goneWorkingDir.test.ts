@@ -153,6 +153,41 @@ describe.runIf(built)("svc run from a working directory that was removed", { tim
     expect(readFileSync(mcpCwd, "utf8")).toBe(`${dir}\n`);
   });
 
+  it("svc mcp test and svc cron run start their processes in SVC_HOME too, as the gateway does", async () => {
+    home = tempHome();
+    const dir = realpathSync(home.dir);
+    const mcpCwd = join(dir, "mcp-cwd.txt");
+    const agentCwd = join(dir, "agent-cwd.txt");
+    const server = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+    home.write(
+      "config.yaml",
+      [
+        "agent:",
+        "  provider: command",
+        `  command: ["/bin/sh", "-c", "/bin/pwd -P > ${agentCwd}; cat"]`,
+        "mcp_servers:",
+        "  s:",
+        "    command: /bin/sh",
+        `    args: ["-c", "/bin/pwd -P > ${mcpCwd}; exec ${process.execPath} ${server}"]`,
+        "",
+      ].join("\n"),
+    );
+    const test = await fromRemovedDir(join(home.dir, "release"), ["mcp", "test", "s"], home.dir);
+    expect(test.stdout).toContain("connected in");
+    expect(test.code).toBe(0);
+    expect(readFileSync(mcpCwd, "utf8")).toBe(`${dir}\n`);
+    const created = await fromRemovedDir(
+      join(home.dir, "release"),
+      ["cron", "create", "--name", "j", "--schedule", "every 1h", "--prompt", "hello"],
+      home.dir,
+    );
+    expect(created).toMatchObject({ code: 0 });
+    const run = await fromRemovedDir(join(home.dir, "release"), ["cron", "run", "j"], home.dir);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(readFileSync(agentCwd, "utf8")).toBe(`${dir}\n`);
+  });
+
   it("a relative SVC_HOME says that the directory it is relative to is gone, and what to do (exit 1)", async () => {
     home = tempHome();
     const res = await fromRemovedDir(join(home.dir, "release"), ["webhook", "list"], "data");
