@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
@@ -151,6 +151,57 @@ describe.runIf(built)("svc run from a working directory that was removed", { tim
     expect(run.stdout).toContain("[webhook] a reply:");
     expect(readFileSync(agentCwd, "utf8")).toBe(`${dir}\n`);
     expect(readFileSync(mcpCwd, "utf8")).toBe(`${dir}\n`);
+  });
+
+  it("a working directory removed while the gateway runs: agents start in SVC_HOME", async () => {
+    home = tempHome();
+    const dir = realpathSync(home.dir);
+    const agentCwd = join(dir, "agent-cwd.txt");
+    home.write(
+      "config.yaml",
+      [
+        "agent:",
+        "  provider: command",
+        `  command: ["/bin/sh", "-c", "/bin/pwd -P > ${agentCwd}; cat"]`,
+        "platforms:",
+        "  webhook:",
+        "    enabled: true",
+        "    host: 127.0.0.1",
+        "    port: 0",
+        "    routes:",
+        "      a:",
+        "        secret: INSECURE_NO_AUTH",
+        "        deliver: log",
+        "",
+      ].join("\n"),
+    );
+    const release = join(home.dir, "release");
+    mkdirSync(release);
+    const child = spawn(process.execPath, [...SVC_ARGV, "gateway", "run", "--port", "0"], {
+      cwd: release,
+      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let posted = false;
+    child.stdout.on("data", (d) => {
+      stdout += d;
+      const port = /Listening on 127\.0\.0\.1:(\d+)/.exec(stdout)?.[1];
+      if (port !== undefined && !posted) {
+        posted = true;
+        // The deploy removes the release directory the gateway was started from.
+        rmdirSync(release);
+        void fetch(`http://127.0.0.1:${port}/webhooks/a`, {
+          method: "POST",
+          body: "{}",
+          headers: { "content-type": "application/json" },
+        });
+      }
+      if (/\[webhook\] a( reply:|: agent run failed)/.test(stdout)) child.kill("SIGTERM");
+    });
+    await new Promise((resolve) => child.on("exit", resolve));
+    expect(stdout).not.toContain("agent run failed");
+    expect(readFileSync(agentCwd, "utf8")).toBe(`${dir}\n`);
   });
 
   it("svc mcp test and svc cron run start their processes in SVC_HOME too, as the gateway does", async () => {
