@@ -6,6 +6,7 @@ import { DEFAULT_PROFILE, inProfile, profileFlag, svcHome, svcPaths } from "../c
 import type { Route } from "../config/schema.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
+import { leaveGoneDirectory } from "../io/goneDirectory.js";
 import { profilesOnDisk, unusableProfileEntry } from "../io/profiles.js";
 import {
   invalidJobMessage,
@@ -359,6 +360,8 @@ async function routesFiring(
 /** Runs the job once in this process with the configured agent and target, and prints the reply. */
 async function runNow(ref: string, options: ProfileOption): Promise<void> {
   const loaded = loadConfig();
+  // The agent command starts where the gateway's would, also when the working directory is gone.
+  leaveGoneDirectory(loaded.paths.home);
   const jobs = store(options);
   const job = usableJob(lookupJob(jobs.path, jobs.read().records, ref), ref, jobs.path, options);
   // The agent, the delivery platforms and the scheduler load only for a run, not for list or create.

@@ -4,6 +4,7 @@ import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import type { Gateway } from "../gateway/index.js";
 import { type GatewayState, gatewayStateFile, recordedPid, runningPid } from "../io/gatewayState.js";
+import { leaveGoneDirectory } from "../io/goneDirectory.js";
 import { unfinishedWork } from "../io/heldSignals.js";
 import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
@@ -205,15 +206,15 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     logger.warn(
       "[gateway] running as pid 1 (a container's first process): the processes that agents, route scripts and MCP servers leave behind are not collected when they exit and pile up as zombies — run svc under an init: docker run --init, init: true in compose, or tini as the entrypoint",
     );
-  try {
-    process.cwd();
-  } catch (err) {
-    // Started from a directory removed since (a release directory a deploy replaced): the gateway runs, but
-    // the processes it starts there cannot.
+  const gone = leaveGoneDirectory(paths.home);
+  if (gone !== undefined)
     logger.warn(
-      `[gateway] the working directory is gone (${describeError(err)}): command agents and stdio MCP servers, which start in it, fail to start — restart the gateway from a directory that exists (systemd: WorkingDirectory=)`,
+      `[gateway] the working directory is gone (${describeError(gone.gone)}): ${
+        gone.stayed === undefined
+          ? `the gateway works from SVC_HOME (${paths.home}) instead — command agents and stdio MCP servers start there, and a relative command is taken from there; restart the gateway from a directory that exists to start them in it`
+          : `command agents and stdio MCP servers, which start in it, fail to start, and SVC_HOME (${paths.home}) cannot be used instead (${describeError(gone.stayed)}) — restart the gateway from a directory that exists`
+      } (systemd: WorkingDirectory=)`,
     );
-  }
   try {
     // Loaded here, not at the top: `svc gateway status|stop|setup` never load the gateway itself.
     const { startGateway } = await import("../gateway/index.js");

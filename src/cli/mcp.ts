@@ -23,6 +23,7 @@ import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
 import { gatewayStateFile, readGatewayState, runningPid } from "../io/gatewayState.js";
+import { leaveGoneDirectory } from "../io/goneDirectory.js";
 import { unfinishedWork } from "../io/heldSignals.js";
 import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
@@ -74,6 +75,8 @@ function cliHub(
   elicitation?: UnattendedElicitation,
   interrupted?: AbortSignal,
 ): McpHub {
+  // Its stdio servers start where the gateway's would, also when the working directory is gone.
+  leaveGoneDirectory(loaded.paths.home);
   const servers = Object.fromEntries(
     names.flatMap((n) => {
       const e = serverEntry(loaded, n);

@@ -1,4 +1,5 @@
 import { interpreterProblem } from "./executable.js";
+import { followWorkingDirectory } from "./goneDirectory.js";
 import type { ProcessGroups } from "./processGroups.js";
 
 export interface ProcessRequest {
@@ -75,6 +76,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   // Loaded at the first process: a command that starts none does not pay for the module.
   const { execa } = await import("execa");
   const maxBuffer = request.maxBuffer ?? 4 * 1024 * 1024;
+  if (request.cwd === undefined) followWorkingDirectory();
   const subprocess = execa(request.file, [...request.args], {
     input: request.input,
     env: request.env,

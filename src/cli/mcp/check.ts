@@ -6,6 +6,7 @@ import { type LoadedConfig, secretScope } from "../../config/load.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { serverNames, withWrittenOrder } from "../../config/serverOrder.js";
 import { redactCredentials } from "../../io/credentials.js";
+import { leaveGoneDirectory } from "../../io/goneDirectory.js";
 import { silentLogger } from "../../io/log.js";
 import { terminalText } from "../../io/terminalText.js";
 import { unsetMcpVariablesByEffect } from "../config/unsetVariables.js";
@@ -70,6 +71,8 @@ export async function checkServers(
   timeoutMs: number,
   options: { readonly wakeLazy?: boolean } = {},
 ): Promise<ServerCheck[]> {
+  // Its stdio servers start where the gateway's would, also when the working directory is gone.
+  leaveGoneDirectory(loaded.paths.home);
   const scope = secretScope(loaded.paths);
   const results = new Map<string, ServerCheck>();
   const entries: Record<string, McpServerEntry> = {};

@@ -3,6 +3,7 @@ import { PassThrough } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { cutText } from "../cutText.js";
+import { followWorkingDirectory } from "../goneDirectory.js";
 import { standsBack } from "../heldSignals.js";
 import { unreadableAnswer } from "./unreadableAnswer.js";
 
@@ -74,6 +75,7 @@ export class StdioTransport implements Transport {
     if (this.child !== undefined) throw new Error("StdioTransport already started");
     // Listening before the child exists: a signal that comes while spawn() returns still stops it.
     watchOwnExit();
+    followWorkingDirectory();
     return new Promise((resolve, reject) => {
       const child = spawn(this.options.command, [...this.options.args], {
         env: this.options.env,

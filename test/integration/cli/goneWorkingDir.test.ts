@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
@@ -19,8 +19,17 @@ afterEach(() => {
   home = undefined;
 });
 
-/** `svc <args>` run from `dir`, which is removed just before svc starts; SIGTERM once its stdout shows `stopAt`. */
-function fromRemovedDir(dir: string, args: readonly string[], svcHome: string, stopAt?: string) {
+/**
+ * `svc <args>` run from `dir`, which is removed just before svc starts; SIGTERM once its stdout shows
+ * `stopAt`, or once `onStdout` (called with all of stdout at each write) resolves to true.
+ */
+function fromRemovedDir(
+  dir: string,
+  args: readonly string[],
+  svcHome: string,
+  stopAt?: string,
+  onStdout?: (stdout: string) => Promise<boolean> | undefined,
+) {
   mkdirSync(dir);
   const child = spawn(
     "sh",
@@ -35,6 +44,7 @@ function fromRemovedDir(dir: string, args: readonly string[], svcHome: string, s
   child.stdout.on("data", (d) => {
     stdout += d;
     if (stopAt !== undefined && stdout.includes(stopAt)) child.kill("SIGTERM");
+    void onStdout?.(stdout)?.then((stop) => stop && child.kill("SIGTERM"));
   });
   child.stderr.on("data", (d) => {
     stderr += d;
@@ -69,7 +79,7 @@ describe.runIf(built)("svc run from a working directory that was removed", { tim
     expect(check.code).toBe(0);
   });
 
-  it("the gateway starts, and warns that agents and stdio MCP servers cannot start in a directory that is gone", async () => {
+  it("the gateway starts, and warns that it works from SVC_HOME, where agents and stdio MCP servers start", async () => {
     home = tempHome();
     home.write(
       "config.yaml",
@@ -82,11 +92,151 @@ describe.runIf(built)("svc run from a working directory that was removed", { tim
       home.dir,
       "Listening on",
     );
-    expect(run.stdout).toMatch(
-      /WARN \[gateway\] the working directory is gone \(ENOENT[^)]*\): command agents and stdio MCP servers, which start in it, fail to start — restart the gateway from a directory that exists \(systemd: WorkingDirectory=\)/,
+    expect(run.stdout).toContain(
+      `WARN [gateway] the working directory is gone (ENOENT: no such file or directory, uv_cwd): the gateway works from SVC_HOME (${home.dir}) instead — command agents and stdio MCP servers start there, and a relative command is taken from there; restart the gateway from a directory that exists to start them in it (systemd: WorkingDirectory=)`,
     );
     expect(run.stdout).toContain("Listening on 127.0.0.1:");
     expect(run.code).toBe(0);
+  });
+
+  it("command agents and stdio MCP servers start in SVC_HOME, not in the directory that is gone", async () => {
+    home = tempHome();
+    const dir = realpathSync(home.dir);
+    const agentCwd = join(dir, "agent-cwd.txt");
+    const mcpCwd = join(dir, "mcp-cwd.txt");
+    home.write(
+      "config.yaml",
+      [
+        "agent:",
+        "  provider: command",
+        `  command: ["/bin/sh", "-c", "/bin/pwd -P > ${agentCwd}; cat"]`,
+        "mcp_servers:",
+        "  s:",
+        "    command: /bin/sh",
+        `    args: ["-c", "/bin/pwd -P > ${mcpCwd}; exec cat > /dev/null"]`,
+        "platforms:",
+        "  webhook:",
+        "    enabled: true",
+        "    host: 127.0.0.1",
+        "    port: 0",
+        "    routes:",
+        "      a:",
+        "        secret: INSECURE_NO_AUTH",
+        "        deliver: log",
+        "",
+      ].join("\n"),
+    );
+    let posted = false;
+    const run = await fromRemovedDir(
+      join(home.dir, "release"),
+      ["gateway", "run", "--port", "0"],
+      home.dir,
+      undefined,
+      (out) => {
+        const port = /Listening on 127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+        if (port === undefined) return undefined;
+        if (!posted) {
+          posted = true;
+          void fetch(`http://127.0.0.1:${port}/webhooks/a`, {
+            method: "POST",
+            body: "{}",
+            headers: { "content-type": "application/json" },
+          });
+        }
+        // Stopped once the run ended (its reply logged, or its failure) and the MCP server has started.
+        return Promise.resolve(/\[webhook\] a( reply:|: agent run failed)/.test(out) && existsSync(mcpCwd));
+      },
+    );
+    expect(run.stdout).not.toContain("agent run failed");
+    expect(run.stdout).toContain("[webhook] a reply:");
+    expect(readFileSync(agentCwd, "utf8")).toBe(`${dir}\n`);
+    expect(readFileSync(mcpCwd, "utf8")).toBe(`${dir}\n`);
+  });
+
+  it("a working directory removed while the gateway runs: agents start in SVC_HOME", async () => {
+    home = tempHome();
+    const dir = realpathSync(home.dir);
+    const agentCwd = join(dir, "agent-cwd.txt");
+    home.write(
+      "config.yaml",
+      [
+        "agent:",
+        "  provider: command",
+        `  command: ["/bin/sh", "-c", "/bin/pwd -P > ${agentCwd}; cat"]`,
+        "platforms:",
+        "  webhook:",
+        "    enabled: true",
+        "    host: 127.0.0.1",
+        "    port: 0",
+        "    routes:",
+        "      a:",
+        "        secret: INSECURE_NO_AUTH",
+        "        deliver: log",
+        "",
+      ].join("\n"),
+    );
+    const release = join(home.dir, "release");
+    mkdirSync(release);
+    const child = spawn(process.execPath, [...SVC_ARGV, "gateway", "run", "--port", "0"], {
+      cwd: release,
+      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let posted = false;
+    child.stdout.on("data", (d) => {
+      stdout += d;
+      const port = /Listening on 127\.0\.0\.1:(\d+)/.exec(stdout)?.[1];
+      if (port !== undefined && !posted) {
+        posted = true;
+        // The deploy removes the release directory the gateway was started from.
+        rmdirSync(release);
+        void fetch(`http://127.0.0.1:${port}/webhooks/a`, {
+          method: "POST",
+          body: "{}",
+          headers: { "content-type": "application/json" },
+        });
+      }
+      if (/\[webhook\] a( reply:|: agent run failed)/.test(stdout)) child.kill("SIGTERM");
+    });
+    await new Promise((resolve) => child.on("exit", resolve));
+    expect(stdout).not.toContain("agent run failed");
+    expect(readFileSync(agentCwd, "utf8")).toBe(`${dir}\n`);
+  });
+
+  it("svc mcp test and svc cron run start their processes in SVC_HOME too, as the gateway does", async () => {
+    home = tempHome();
+    const dir = realpathSync(home.dir);
+    const mcpCwd = join(dir, "mcp-cwd.txt");
+    const agentCwd = join(dir, "agent-cwd.txt");
+    const server = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+    home.write(
+      "config.yaml",
+      [
+        "agent:",
+        "  provider: command",
+        `  command: ["/bin/sh", "-c", "/bin/pwd -P > ${agentCwd}; cat"]`,
+        "mcp_servers:",
+        "  s:",
+        "    command: /bin/sh",
+        `    args: ["-c", "/bin/pwd -P > ${mcpCwd}; exec ${process.execPath} ${server}"]`,
+        "",
+      ].join("\n"),
+    );
+    const test = await fromRemovedDir(join(home.dir, "release"), ["mcp", "test", "s"], home.dir);
+    expect(test.stdout).toContain("connected in");
+    expect(test.code).toBe(0);
+    expect(readFileSync(mcpCwd, "utf8")).toBe(`${dir}\n`);
+    const created = await fromRemovedDir(
+      join(home.dir, "release"),
+      ["cron", "create", "--name", "j", "--schedule", "every 1h", "--prompt", "hello"],
+      home.dir,
+    );
+    expect(created).toMatchObject({ code: 0 });
+    const run = await fromRemovedDir(join(home.dir, "release"), ["cron", "run", "j"], home.dir);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(readFileSync(agentCwd, "utf8")).toBe(`${dir}\n`);
   });
 
   it("a relative SVC_HOME says that the directory it is relative to is gone, and what to do (exit 1)", async () => {
