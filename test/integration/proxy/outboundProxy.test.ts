@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:https";
+import type { Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js
 import { sentContents, startFakeDiscord } from "../../fakes/discord.js";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
+import { startTlsChatModel } from "../../fakes/tlsChatModel.js";
 import { type Certs, makeCerts } from "../../fixtures/mcp/certs.js";
 import { type FixtureHttp, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
 import { startCliGateway } from "../../helpers/cliGateway.js";
@@ -57,31 +58,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "svc-proxy-"));
   [certs, telegram] = await Promise.all([makeCerts(dir), startFakeTelegram()]);
   // A Chat Completions endpoint over TLS, its certificate issued by the test CA for model.test.
-  model = createServer(
-    { key: readFileSync(certs.serverKey), cert: readFileSync(certs.serverCert) },
-    (req, res) => {
-      req.resume();
-      req.on("end", () =>
-        res.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({
-            id: "chatcmpl-proxy",
-            object: "chat.completion",
-            created: 1_700_000_000,
-            model: "m",
-            choices: [
-              {
-                index: 0,
-                message: { role: "assistant", content: "through the proxy" },
-                finish_reason: "stop",
-              },
-            ],
-            usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-          }),
-        ),
-      );
-    },
-  );
-  await new Promise<void>((resolve) => model.listen(0, "127.0.0.1", resolve));
+  model = await startTlsChatModel(certs, "through the proxy");
 });
 
 afterEach(async () => {
