@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
-import { cliConfig, type Foreground, killIfRunning, runForeground, svc } from "./svc.js";
+import { cliConfig, type Foreground, killIfRunning, runForeground, svc, waitFor } from "./svc.js";
 
 /** `svc gateway run` as a user runs it: its output piped somewhere, signals from a shell or a supervisor. */
 describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
@@ -18,13 +18,6 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     home.cleanup();
   });
 
-  const waitFor = async (check: () => boolean, what: string) => {
-    const deadline = Date.now() + 15_000;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
   const gatewayLog = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
   /** A gateway whose agent runs until it is stopped, draining for up to `drainSeconds` when told to stop. */
   const withRunThatDrains = async (drainSeconds: number): Promise<Foreground> => {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, type Foreground, killIfRunning, runForeground } from "./svc.js";
+import { cliConfig, type Foreground, killIfRunning, runForeground, waitFor } from "./svc.js";
 
 /** The signals supervisors, container runtimes and operators send besides SIGTERM and SIGHUP. */
 describe("svc gateway run under a supervisor: the other signals", { timeout: 60_000 }, () => {
@@ -17,13 +17,6 @@ describe("svc gateway run under a supervisor: the other signals", { timeout: 60_
     home.cleanup();
   });
 
-  const waitFor = async (check: () => boolean, what: string) => {
-    const deadline = Date.now() + 15_000;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
   const gatewayLog = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
   const start = async () => {
     home = tempHome();

@@ -161,3 +161,12 @@ export function runAnswering(
     child.stdin.end(input);
   });
 }
+
+/** Polls `check` every 50 ms until it holds; fails naming `what` after 15 s. */
+export async function waitFor(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
