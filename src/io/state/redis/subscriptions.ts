@@ -73,23 +73,35 @@ function explained(path: string, err: unknown): unknown {
   );
 }
 
+/**
+ * The records and the revision they are at, read without a transaction: a full Redis (OOM) refuses every
+ * command queued in MULTI, reads too, and a gateway started then would serve none of the subscriptions it
+ * holds (404). The revision is read before and after the hash, in one round trip: every write increments
+ * it in the transaction that changes the records, so the same revision on both sides is the records'.
+ */
 async function snapshot(redis: Redis, keys: RedisKeys, path: string): Promise<VersionedSnapshot<unknown>> {
   try {
-    const replies = await redis
-      .multi()
-      .get(keys.subscriptionsRevision())
-      .hgetall(keys.subscriptions())
-      .exec();
-    const [revisionReply, hashReply] = replies ?? [];
-    if (revisionReply?.[0]) throw revisionReply[0];
-    if (hashReply?.[0]) throw hashReply[0];
-    return {
-      revision: (revisionReply?.[1] as string | null) ?? "",
-      records: decode((hashReply?.[1] as Record<string, string> | null) ?? {}),
-    };
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const replies = await redis
+        .pipeline()
+        .get(keys.subscriptionsRevision())
+        .hgetall(keys.subscriptions())
+        .get(keys.subscriptionsRevision())
+        .exec();
+      const [before, hashReply, after] = replies ?? [];
+      const failed = [before, hashReply, after].find((reply) => reply?.[0]);
+      if (failed?.[0]) throw failed[0];
+      // A write landed between the two reads: read again.
+      if (before?.[1] !== after?.[1]) continue;
+      return {
+        revision: (before?.[1] as string | null) ?? "",
+        records: decode((hashReply?.[1] as Record<string, string> | null) ?? {}),
+      };
+    }
   } catch (err) {
     throw explained(path, err);
   }
+  throw new SvcError("store_conflict", `${path}: ${STALE_SUBSCRIPTION_STORE}`);
 }
 
 export function createRedisSubscriptionStore(

@@ -132,24 +132,30 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
     expect(source.lookup("gh")?.secret).toBe("s1");
   });
 
-  it("a Redis that refuses commands (full) is named as such with what to do, not as a bare EXECABORT", async () => {
-    const { store, keys } = await setup();
+  it("a full Redis (OOM) is still read — a gateway started then serves the subscriptions it holds — and a write it refuses is named as such with what to do, not as a bare EXECABORT", async () => {
+    const { store, keys, source } = await setup();
+    await store.update((records) => {
+      records.gh = { secret: "s1", events: ["push"], enabled: true };
+    });
     const admin = await connectRedis((server as TestRedis).url, "config.yaml", commandOptions());
     closers.push(() => admin.disconnect());
     await admin.config("SET", "maxmemory", "1");
     try {
-      // A full Redis refuses every command queued in MULTI: the read's transaction is refused too.
+      // A full Redis refuses every command queued in MULTI, reads too: the read is no transaction.
+      expect(Object.keys((await store.read()).records)).toEqual(["gh"]);
+      await source.open();
+      expect(source.names()).toEqual(["gh"]);
       const full = `${keys.subscriptions()} in Redis at test: Redis refused the command (OOM command not allowed when used memory > 'maxmemory'.) — a full Redis: free memory or raise its maxmemory`;
-      await expect(store.read()).rejects.toThrow(full);
       await expect(
         store.update((records) => {
-          records.gh = { secret: "s1", enabled: true };
+          records.gx = { secret: "s2", enabled: true };
         }),
       ).rejects.toThrow(full);
     } finally {
       await admin.config("SET", "maxmemory", "0");
     }
   });
+
   it("reloaded() judges the records again by the reloaded config, without waiting for a change in Redis", async () => {
     let globalSecret = true;
     const { store, source, log } = await setup({ hasGlobalSecret: () => globalSecret });
