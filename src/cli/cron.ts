@@ -303,7 +303,11 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
   process.stdout.write(
     `Removed cron job ${result.id}${result.name === undefined ? "" : ` (${result.name})`}${inProfile(options.profile)}\n`,
   );
-  const firing = await routesFiring(result, options.profile);
+  const { names: firing, unchecked } = await routesFiring(result, options.profile);
+  if (unchecked !== undefined)
+    process.stderr.write(
+      `Warning: the dynamic subscriptions were not checked for one that fires this job (cron_job): ${unchecked}; svc webhook list shows them once they can be read, and svc webhook subscribe <name> --no-cron-job changes one that does\n`,
+    );
   if (firing.length > 0)
     process.stderr.write(
       `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name ?? "<name>"} ...; a route naming it by id needs the new id), or the route changes (${changeHint(firing)})\n`,
@@ -322,17 +326,18 @@ function changeHint(firing: readonly string[]): string {
 
 /**
  * Webhook routes of `profile` (static and dynamic) whose cron_job names this job by id or name. Dynamic
- * ones come from the store the gateway serves: the subscriptions file, or Redis with `state.backend: redis`.
+ * ones come from the store the gateway serves: the subscriptions file, or Redis with `state.backend: redis`;
+ * `unchecked` says why that store could not be read (an unreachable Redis), so none of them was looked at.
  */
 async function routesFiring(
   job: { id: string; name: string | undefined },
   profile: string | undefined,
-): Promise<string[]> {
+): Promise<{ names: string[]; unchecked?: string }> {
   let loaded: LoadedConfig;
   try {
     loaded = loadConfig();
   } catch {
-    return []; // a broken config.yaml is reported by every other command; the job is removed
+    return { names: [] }; // a broken config.yaml is reported by every other command; the job is removed
   }
   const own = (route: { profile?: string | undefined }) =>
     (route.profile ?? DEFAULT_PROFILE) === (profile ?? DEFAULT_PROFILE);
@@ -347,14 +352,15 @@ async function routesFiring(
       path: subscriptions.path,
       records: (await subscriptions.read()).records,
     }));
-  } catch {
-    // an unreadable store (or an unreachable Redis) is reported by svc webhook commands
+  } catch (err) {
+    // The job is removed all the same: the warning says that the subscriptions were not looked at.
+    return { names, unchecked: err instanceof Error ? err.message : String(err) };
   }
   for (const [name, raw] of Object.entries(store?.records ?? {})) {
     const parsed = parseSubscription(store?.path ?? loaded.paths.subscriptions, name, raw);
     if (parsed.ok && parsed.value.enabled && fires(parsed.value)) names.push(`subscription ${name}`);
   }
-  return names;
+  return { names };
 }
 
 /** Runs the job once in this process with the configured agent and target, and prints the reply. */

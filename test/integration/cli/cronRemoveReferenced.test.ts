@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -71,6 +72,38 @@ describe("svc cron remove of a job that webhook routes fire", { timeout: 90_000 
       const removed = await svc(home, ["cron", "remove", "nightly"]);
       expect(removed.code).toBe(0);
       expect(removed.stderr).toContain("Warning: subscription dyn fires this job (cron_job)");
+    } finally {
+      await redis.cleanup();
+    }
+  });
+
+  it("with Redis unreachable, removes it and says the subscriptions could not be checked, naming the URL without its password", async () => {
+    const redis = await startTestRedis();
+    try {
+      const admin = new Redis(redis.url);
+      await admin.config("SET", "requirepass", "pw-never-shown");
+      admin.disconnect();
+      home = tempHome();
+      const url = `redis://:pw-never-shown@127.0.0.1:${redis.port}/0`;
+      home.write(
+        "config.yaml",
+        stringify({
+          platforms: { webhook: { enabled: true, host: "127.0.0.1" } },
+          state: { backend: "redis", redis_url: url },
+        }),
+      );
+      const create = ["cron", "create", "--name", "nightly", "--schedule", "every 1h", "--prompt", "x"];
+      expect((await svc(home, create)).code).toBe(0);
+      expect((await svc(home, ["webhook", "subscribe", "dyn", "--cron-job", "nightly"])).code).toBe(0);
+      await redis.stop();
+      const removed = await svc(home, ["cron", "remove", "nightly"]);
+      expect(removed.code).toBe(0);
+      expect(removed.stdout).toContain("Removed cron job");
+      expect(removed.stderr).toContain(
+        `Warning: the dynamic subscriptions were not checked for one that fires this job (cron_job): ${join(home.dir, "config.yaml")}: state.redis_url: cannot reach redis://127.0.0.1:${redis.port}/0`,
+      );
+      expect(removed.stderr).toContain("svc webhook list shows them once they can be read");
+      expect(removed.stderr).not.toContain("pw-never-shown");
     } finally {
       await redis.cleanup();
     }
