@@ -105,7 +105,8 @@ export interface RedisHealth {
   /**
    * PINGs every watched connection each `everyMs` (undefined: never), so a Redis whose `timeout` closes
    * idle clients never closes one: each close would be logged as an outage and back, and a request in
-   * between answered 503.
+   * between answered 503. The first one watched is pinged at least every LIVENESS_PING_MS, and a PING it
+   * gets no answer to is an outage, as a request's command would be.
    */
   keepAlive(everyMs: number | undefined): void;
   fail(err: unknown): never;
@@ -118,6 +119,13 @@ export interface RedisHealth {
 
 /** How often a connection that stayed open is pinged after a command failed on it. */
 const PROBE_MS = 1000;
+/**
+ * How often the request path's connection (whose commands time out) is pinged whatever Redis's `timeout`:
+ * a Redis that stops answering while no request comes (frozen, or its host gone without closing the
+ * connection) is an outage all the same — logged, and `svc_state_available` 0 — not only once a request
+ * is answered 503 for it.
+ */
+export const LIVENESS_PING_MS = 5000;
 /** A Redis that keeps refusing commands (full, read-only, ...) is logged at most this often. */
 const REFUSAL_LOG_MS = 60_000;
 
@@ -216,6 +224,11 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
     const redis = pinged;
     setTimeout(() => probe(redis), PROBE_MS).unref();
   };
+  /** A command (or PING) that got no answer on a connection that stayed open: an outage until a PING answers. */
+  const unanswered = (reason: string) => {
+    report(reason);
+    probeUntilBack();
+  };
   return {
     watch(name, redis) {
       pinged ??= redis;
@@ -245,12 +258,24 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
     },
     keepAlive(everyMs) {
       clearInterval(keepingAlive);
-      if (everyMs === undefined) return;
-      keepingAlive = setInterval(() => {
-        // Closed on purpose (the gateway's stop): nothing more to keep.
-        if (watched.every((redis) => redis.status === "end")) clearInterval(keepingAlive);
-        for (const redis of watched) if (redis.status === "ready") redis.ping().catch(() => {});
-      }, everyMs);
+      keepingAlive = setInterval(
+        () => {
+          // Closed on purpose (the gateway's stop): nothing more to keep.
+          if (watched.every((redis) => redis.status === "end")) clearInterval(keepingAlive);
+          for (const redis of watched) {
+            if (redis.status !== "ready") continue;
+            if (redis !== pinged) {
+              if (everyMs !== undefined) redis.ping().catch(() => {});
+              continue;
+            }
+            // A connection that closed meanwhile says so itself (its close event); one still open did not answer.
+            redis.ping().catch((err: unknown) => {
+              if (redis.status === "ready") unanswered(err instanceof Error ? err.message : String(err));
+            });
+          }
+        },
+        Math.min(everyMs ?? LIVENESS_PING_MS, LIVENESS_PING_MS),
+      );
       keepingAlive.unref();
     },
     refusedInBackground(what, err) {
@@ -286,8 +311,7 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
         }
         throw new StateUnavailableError(`Redis refused the command: ${reason}`);
       }
-      report(reason);
-      probeUntilBack();
+      unanswered(reason);
       throw new StateUnavailableError(`Redis unreachable: ${reason}`);
     },
   };

@@ -8,6 +8,7 @@ import {
   commandOptions,
   connectRedis,
   createRedisHealth,
+  LIVENESS_PING_MS,
   refusalHint,
 } from "../../../../src/io/state/redis/connection.js";
 import { createCronLease } from "../../../../src/io/state/redis/cronLease.js";
@@ -474,6 +475,35 @@ describe("Redis health", () => {
     } finally {
       vi.useRealTimers();
       watched.disconnect();
+    }
+  });
+
+  it("a Redis that stops answering while no request comes (frozen, or its host gone without closing the connection) is noticed by a PING every few seconds: unavailable, logged once, and back once it answers", async () => {
+    const own = await startTestRedis();
+    const log = captureLogger();
+    const health = createRedisHealth("test", log.logger);
+    const watched = await connectRedis(own.url, "config.yaml", commandOptions());
+    // The PING's own timeout (the connection's 2 s) and the probe after it run on the real clock.
+    vi.useFakeTimers({ toFake: ["setInterval"] });
+    try {
+      const said = (text: string) => log.messages().filter((m) => m.includes(text)).length;
+      health.watch("commands", watched);
+      // A server whose timeout closes no idle client (Redis's default): no keep-alive PING of its own.
+      health.keepAlive(undefined);
+      own.freeze();
+      await vi.advanceTimersByTimeAsync(LIVENESS_PING_MS);
+      await vi.waitFor(() => expect(health.inOutage()).toBe(true), { timeout: 5000, interval: 50 });
+      expect(said("is unreachable (Command timed out)")).toBe(1);
+      await vi.advanceTimersByTimeAsync(LIVENESS_PING_MS);
+      own.thaw();
+      await vi.waitFor(() => expect(health.inOutage()).toBe(false), { timeout: 5000, interval: 50 });
+      expect(said("is unreachable")).toBe(1);
+      expect(said("is reachable again")).toBe(1);
+    } finally {
+      own.thaw();
+      vi.useRealTimers();
+      watched.disconnect();
+      await own.cleanup();
     }
   });
 });
