@@ -3,6 +3,7 @@ import { SvcError } from "../../../errors.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
+import { serverGreeting } from "./greeting.js";
 import { failedOffline, unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
@@ -401,7 +402,12 @@ export async function connectRedis(
         `${label} does not run INFO (${reason.trim()})`,
         "svc's Redis client and run queue (BullMQ) read the server's state and version with it: take INFO out of the rename-command lines of its redis.conf",
       );
-    const { problem, fix } = unreachable(url, label, reason);
+    // A server that closed the connection it took may have said why first (its maxclients reached).
+    const greeting =
+      !/^rediss:/i.test(url) && /EPIPE|ECONNRESET|Connection is closed/i.test(reason)
+        ? await serverGreeting(redis.options)
+        : undefined;
+    const { problem, fix } = unreachable(url, label, reason, greeting);
     throw refuse(problem, fix);
   }
   // ioredis switches to the URL's database on connect and only logs a refusal: every key would then go

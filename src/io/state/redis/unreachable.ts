@@ -15,13 +15,26 @@ export interface Unreachable {
 
 /**
  * Why svc could not connect to `url` (shown as `label`, without its password) and the fix, from the
- * socket's error. A TLS certificate it cannot verify, or a server that asks svc for a client certificate
+ * socket's error (and `greeting`, what the server said unasked before it closed the connection). A TLS certificate it cannot verify, or a server that asks svc for a client certificate
  * (Redis's `tls-auth-clients yes`), is no Redis to start; a scheme that does not match
  * the server (rediss:// to a server without TLS waits for a handshake that never comes; redis:// to a
  * TLS port is reset) is named as a likely cause.
  */
-export function unreachable(url: string, label: string, error: string): Unreachable {
+export function unreachable(url: string, label: string, error: string, greeting?: string): Unreachable {
   const tls = /^rediss:/i.test(url);
+  // A Redis that turns a connection away says why before it closes it (`greeting`); its client saw a reset.
+  const full = /^-?(ERR max number of clients reached)/.exec(greeting ?? "")?.[1];
+  if (full !== undefined)
+    return {
+      problem: `${label} refuses new clients: it has as many as its maxclients allows (${full})`,
+      fix: "close the clients that hold its connections (CLIENT LIST shows them) or raise maxclients in its redis.conf (CONFIG SET maxclients for the running server); each gateway instance holds about 8",
+    };
+  const denied = /^-?(DENIED Redis is running in protected mode)/.exec(greeting ?? "")?.[1];
+  if (denied !== undefined)
+    return {
+      problem: `${label} refuses connections from other hosts: it runs in protected mode, with no password set (${denied})`,
+      fix: "give it a password (requirepass in its redis.conf) and write it in state.redis_url (redis://:password@host:6379/0), or set protected-mode no where only trusted hosts reach it",
+    };
   const start = `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`;
   const reason = OPENSSL.exec(error)?.[1] ?? error.trim();
   if (tls && /alert certificate required|alert handshake failure/i.test(reason))

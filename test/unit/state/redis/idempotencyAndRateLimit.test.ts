@@ -437,6 +437,24 @@ describe("Redis unreachable", () => {
     }
   });
 
+  it("a Redis at its maxclients (it closes each new connection) is named so, with the fix, not as one to start", async () => {
+    const own = await startTestRedis({ args: ["--maxclients", "1"] });
+    const holder = await connectRedis(own.url, "config.yaml", commandOptions());
+    try {
+      const refused = connectRedis(own.url, "/home/x/config.yaml", commandOptions());
+      await expect(refused).rejects.toThrow(
+        /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 refuses new clients: it has as many as its maxclients allows \(ERR max number of clients reached\) — /,
+      );
+      await expect(refused).rejects.toThrow(
+        "close the clients that hold its connections (CLIENT LIST shows them) or raise maxclients in its redis.conf (CONFIG SET maxclients for the running server); each gateway instance holds about 8",
+      );
+      await expect(refused).rejects.not.toThrow(/start Redis/);
+    } finally {
+      holder.disconnect();
+      await own.cleanup();
+    }
+  });
+
   it("refuses to start on a redis_url nothing answers, naming the file, the key and the fix", async () => {
     const own = await startTestRedis();
     const url = own.url;

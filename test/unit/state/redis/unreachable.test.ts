@@ -67,6 +67,28 @@ describe("a state.redis_url svc could not connect to: what to change", () => {
     );
   });
 
+  it("a Redis that said why it closed the connection it took (maxclients, protected mode): that reason and its fix, not a Redis to start", () => {
+    const full = unreachable("redis://h/0", "L", "write EPIPE", "-ERR max number of clients reached");
+    expect(full.problem).toBe(
+      "L refuses new clients: it has as many as its maxclients allows (ERR max number of clients reached)",
+    );
+    expect(full.fix).toContain("raise maxclients in its redis.conf");
+    const denied = unreachable(
+      "redis://h/0",
+      "L",
+      "write ECONNRESET",
+      "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface.",
+    );
+    expect(denied.problem).toBe(
+      "L refuses connections from other hosts: it runs in protected mode, with no password set (DENIED Redis is running in protected mode)",
+    );
+    expect(denied.fix).toBe(
+      "give it a password (requirepass in its redis.conf) and write it in state.redis_url (redis://:password@host:6379/0), or set protected-mode no where only trusted hosts reach it",
+    );
+    // Anything else it said leaves the message as the socket's error has it.
+    expect(unreachable("redis://h/0", "L", "write EPIPE", "-ERR other").fix).toBe(START);
+  });
+
   it("nothing listening: start Redis, whatever the scheme", () => {
     expect(unreachable("redis://h/0", "L", "connect ECONNREFUSED 127.0.0.1:6379")).toEqual({
       problem: "cannot reach L (connect ECONNREFUSED 127.0.0.1:6379)",
