@@ -15,6 +15,7 @@ import {
   redisLabel,
 } from "../io/state/redis/connection.js";
 import { type CronLease, createCronLease } from "../io/state/redis/cronLease.js";
+import { serverGreeting } from "../io/state/redis/greeting.js";
 import {
   createSharedIdempotency,
   SEEN_TTL_SECONDS,
@@ -98,7 +99,9 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const label = redisLabel(url);
   const prefix = options.settings.redis_key_prefix ?? DEFAULT_KEY_PREFIX;
   const redis: Redis = await connectRedis(url, options.configFile, commandOptions(), prefix);
-  const health = createRedisHealth(label, logger);
+  // A server that speaks TLS says nothing before the handshake: its reasons come through ioredis's errors.
+  const greeting = /^rediss:/i.test(url) ? undefined : () => serverGreeting(redis.options);
+  const health = createRedisHealth(label, logger, Date.now, greeting);
   health.watch("commands", redis);
   health.keepAlive(await idlePingMs(redis));
   const keys = redisKeys(prefix);

@@ -4,7 +4,7 @@ import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
 import { serverGreeting } from "./greeting.js";
-import { failedOffline, unreachable } from "./unreachable.js";
+import { failedOffline, turnedAway, unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
 const CREDENTIAL_OPTION = /pass|user|auth|secret|token|key|cred/i;
@@ -158,7 +158,16 @@ export function refusalHint(reason: string): string {
   }
 }
 
-export function createRedisHealth(label: string, logger: Logger, now: () => number = Date.now): RedisHealth {
+/**
+ * `greeting` reads what the server says unasked on a new connection (`serverGreeting`; undefined for a
+ * `rediss://` URL, whose server speaks TLS first): a reconnect it turns away is logged with its reason.
+ */
+export function createRedisHealth(
+  label: string,
+  logger: Logger,
+  now: () => number = Date.now,
+  greeting?: () => Promise<string | undefined>,
+): RedisHealth {
   /** Watched connections that are not ready. */
   const notReady = new Set<string>();
   let reported = false;
@@ -183,10 +192,31 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
       `[state] Redis at ${label} refused the credentials of state.redis_url on reconnecting (${reason}); requests that need it are answered 503 until it takes them — ${refusalHint(reason)}`,
     );
   };
+  /**
+   * A reconnect the server closed at once (a reset, a broken pipe) may have been turned away, with a reason
+   * it gives unasked (its maxclients reached): read once per outage, and said with the fix when it is one.
+   */
+  let awayExplained = false;
+  let readingGreeting = false;
+  const explainAway = () => {
+    if (greeting === undefined || awayExplained || readingGreeting) return;
+    readingGreeting = true;
+    void greeting().then((line) => {
+      readingGreeting = false;
+      const away = turnedAway(label, line);
+      if (away === undefined || awayExplained || !reported) return;
+      awayExplained = true;
+      logger.error(
+        { redis: label, reason: line },
+        `[state] Redis at ${label} turned svc's connection away: ${away.problem} — ${away.fix}`,
+      );
+    });
+  };
   const back = () => {
     if (!reported || notReady.size > 0) return;
     reported = false;
     credentialsRefused = false;
+    awayExplained = false;
     logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
   };
   /** When a refusal was last logged. */
@@ -241,6 +271,7 @@ export function createRedisHealth(label: string, logger: Logger, now: () => numb
       redis.on("error", (err: Error) => {
         down(err.message);
         if (/^(WRONGPASS|NOAUTH)\b/.test(err.message)) refusedCredentials(err.message);
+        else if (/\b(EPIPE|ECONNRESET)\b/.test(err.message)) explainAway();
       });
       redis.on("close", () => {
         // A connection closed on purpose (stop) is no outage.

@@ -14,15 +14,11 @@ export interface Unreachable {
 }
 
 /**
- * Why svc could not connect to `url` (shown as `label`, without its password) and the fix, from the
- * socket's error (and `greeting`, what the server said unasked before it closed the connection). A TLS certificate it cannot verify, or a server that asks svc for a client certificate
- * (Redis's `tls-auth-clients yes`), is no Redis to start; a scheme that does not match
- * the server (rediss:// to a server without TLS waits for a handshake that never comes; redis:// to a
- * TLS port is reset) is named as a likely cause.
+ * A Redis that turns a connection away says why before it closes it (`greeting`, its first line), which its
+ * client only sees as a reset or a broken pipe: at its `maxclients`, or in protected mode reached from
+ * another host. Undefined for anything else it said (or nothing).
  */
-export function unreachable(url: string, label: string, error: string, greeting?: string): Unreachable {
-  const tls = /^rediss:/i.test(url);
-  // A Redis that turns a connection away says why before it closes it (`greeting`); its client saw a reset.
+export function turnedAway(label: string, greeting: string | undefined): Unreachable | undefined {
   const full = /^-?(ERR max number of clients reached)/.exec(greeting ?? "")?.[1];
   if (full !== undefined)
     return {
@@ -35,6 +31,20 @@ export function unreachable(url: string, label: string, error: string, greeting?
       problem: `${label} refuses connections from other hosts: it runs in protected mode, with no password set (${denied})`,
       fix: "give it a password (requirepass in its redis.conf) and write it in state.redis_url (redis://:password@host:6379/0), or set protected-mode no where only trusted hosts reach it",
     };
+  return undefined;
+}
+
+/**
+ * Why svc could not connect to `url` (shown as `label`, without its password) and the fix, from the
+ * socket's error (and `greeting`, what the server said unasked before it closed the connection). A TLS certificate it cannot verify, or a server that asks svc for a client certificate
+ * (Redis's `tls-auth-clients yes`), is no Redis to start; a scheme that does not match
+ * the server (rediss:// to a server without TLS waits for a handshake that never comes; redis:// to a
+ * TLS port is reset) is named as a likely cause.
+ */
+export function unreachable(url: string, label: string, error: string, greeting?: string): Unreachable {
+  const tls = /^rediss:/i.test(url);
+  const away = turnedAway(label, greeting);
+  if (away !== undefined) return away;
   const start = `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`;
   const reason = OPENSSL.exec(error)?.[1] ?? error.trim();
   if (tls && /alert certificate required|alert handshake failure/i.test(reason))

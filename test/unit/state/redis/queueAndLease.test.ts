@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import type { Redis } from "ioredis";
+import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCronScheduler } from "../../../../src/actors/cron.js";
 import { silentLogger } from "../../../../src/io/log.js";
@@ -12,6 +12,7 @@ import {
   refusalHint,
 } from "../../../../src/io/state/redis/connection.js";
 import { createCronLease } from "../../../../src/io/state/redis/cronLease.js";
+import { serverGreeting } from "../../../../src/io/state/redis/greeting.js";
 import { createSharedIdempotency } from "../../../../src/io/state/redis/idempotency.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import { createSharedQueue, jobIdOf, type SharedQueue } from "../../../../src/io/state/redis/sharedQueue.js";
@@ -475,6 +476,33 @@ describe("Redis health", () => {
     } finally {
       vi.useRealTimers();
       watched.disconnect();
+    }
+  });
+
+  it("a reconnect the server turns away saying why (its maxclients reached) is logged with that reason and its fix, once per outage, not only as connection closed", async () => {
+    const own = await startTestRedis({ args: ["--maxclients", "1"] });
+    const holder = await connectRedis(own.url, "config.yaml", commandOptions());
+    const log = captureLogger();
+    const health = createRedisHealth("L", log.logger, Date.now, () =>
+      serverGreeting({ host: "127.0.0.1", port: own.port }),
+    );
+    const watched = new Redis(own.url, commandOptions());
+    try {
+      health.watch("commands", watched);
+      watched.connect().catch(() => {});
+      const away = () => log.messages().filter((m) => m.includes("turned svc's connection away"));
+      await vi.waitFor(() => expect(away()).toHaveLength(1), { timeout: 5000, interval: 50 });
+      expect(away()[0]).toBe(
+        "[state] Redis at L turned svc's connection away: L refuses new clients: it has as many as its maxclients allows (ERR max number of clients reached) — close the clients that hold its connections (CLIENT LIST shows them) or raise maxclients in its redis.conf (CONFIG SET maxclients for the running server); each gateway instance holds about 8",
+      );
+      expect(health.inOutage()).toBe(true);
+      // Every reconnect is turned away the same: said once in the outage.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(away()).toHaveLength(1);
+    } finally {
+      watched.disconnect();
+      holder.disconnect();
+      await own.cleanup();
     }
   });
 
