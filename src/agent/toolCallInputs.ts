@@ -73,7 +73,10 @@ export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"
  * - a `thinking` block without a `signature`, as servers that speak the Messages API in front of other models
  *   write one (Ollama's, for a model that thinks: qwen3, deepseek-r1, gpt-oss), gets an empty one: the SDK
  *   refused the whole answer for want of it, failing every run. Only Anthropic checks a signature, and its
- *   own thinking blocks carry theirs; the block goes back with its turn as the SDK sends any thinking.
+ *   own thinking blocks carry theirs; the block goes back with its turn as the SDK sends any thinking;
+ * - no `usage`, or one without a number of input or output tokens, as servers and proxies that count no
+ *   tokens answer: the SDK refused the whole answer for want of it; the missing counts are 0, as a Chat
+ *   Completions answer without `usage` counts.
  */
 export function normalizedMessagesAnswer(answer: unknown): unknown {
   const content = (answer as { content?: unknown } | null)?.content;
@@ -84,9 +87,16 @@ export function normalizedMessagesAnswer(answer: unknown): unknown {
   const unsigned = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "thinking" &&
     typeof (part as { signature?: unknown }).signature !== "string";
-  if (!content.some((part) => deep(part) || unsigned(part))) return undefined;
+  const usage = (answer as { usage?: unknown }).usage;
+  const tokens: Record<string, unknown> = isObject(usage) ? (usage as Record<string, unknown>) : {};
+  const counted = typeof tokens.input_tokens === "number" && typeof tokens.output_tokens === "number";
+  if (counted && !content.some((part) => deep(part) || unsigned(part))) return undefined;
+  const count = (value: unknown) => (typeof value === "number" ? value : 0);
   return {
     ...(answer as object),
+    usage: counted
+      ? usage
+      : { ...tokens, input_tokens: count(tokens.input_tokens), output_tokens: count(tokens.output_tokens) },
     content: content.map((part: unknown) =>
       deep(part)
         ? { ...(part as object), input: JSON.parse(TOO_DEEP_ARGUMENTS_TEXT) }

@@ -12,6 +12,7 @@ import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordi
 import { gatewayPerTest, startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
 import { tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+import { journalLines } from "../../helpers/runJournal.js";
 import { telegramMessages } from "../../helpers/telegramMessages.js";
 
 /** The Anthropic path, an endpoint that is down, and a shutdown during a run (docs/agent.md, "Faults"). */
@@ -141,6 +142,43 @@ describe("provider anthropic against a server that speaks the Messages API for o
           { type: "tool_use", id: "toolu_0_0", name: "mcp__notes__lookup", input: { key: "k1" } },
         ],
       });
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+describe("provider anthropic against a server that counts no tokens", () => {
+  it("an answer without usage is read: the tool runs, the reply is delivered, the run records no tokens", async () => {
+    const model = await startFakeAnthropic();
+    try {
+      model.script(
+        { toolCalls: [{ name: "mcp__notes__lookup", args: { key: "k1" } }], noUsage: true },
+        { text: "Found it.", noUsage: true },
+      );
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { bare: { secret: OPEN, prompt: "look up k1", toolsets: ["notes"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "anthropic", model: "local", base_url: model.baseUrl, retries: 0 },
+            mcp_servers: { notes: { url: notes.url } },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/bare"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual(["Found it."]);
+      const line = await vi.waitFor(
+        () => {
+          const found = journalLines<{ run?: Record<string, unknown> }>(gw.home.dir)[0];
+          if (found === undefined) throw new Error("not journalled yet");
+          return found;
+        },
+        { timeout: 5000, interval: 20 },
+      );
+      expect(line.run).toMatchObject({ outcome: "ok", steps: 2, usage: { input: 0, output: 0 } });
     } finally {
       await model.close();
     }
