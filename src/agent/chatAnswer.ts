@@ -1,3 +1,4 @@
+import { thinkingInText } from "./thinkText.js";
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
 
 /**
@@ -46,17 +47,12 @@ export function normalizedChatAnswer(answer: unknown): unknown {
   return changed ? { ...answer, choices } : undefined;
 }
 
-const THINK_OPEN = /^\s*<think>/;
-const THINK_CLOSE = "</think>";
-
 /**
- * A message whose text starts with a reasoning model's thinking, as servers that do not parse it out write
- * it (vLLM without `--reasoning-parser`, llama.cpp's server with `--reasoning-format none`, LM Studio):
- * `<think>…</think>` and the answer, or the thinking and `</think>` alone when the chat template opened
- * the tag (DeepSeek R1's). The thinking becomes the message's `reasoning_content`, as servers that parse
- * it send it (and it goes back with its turn so); the text is the answer after it, so the thinking is not
- * delivered as part of the reply, and a turn cut at `max_tokens` while it thought has no text. Undefined
- * when the text starts with no thinking, or the server sent the reasoning apart already.
+ * A message whose text starts with a reasoning model's thinking (`thinkingInText`): the thinking becomes the
+ * message's `reasoning_content`, as servers that parse it send it (and it goes back with its turn so); the
+ * text is the answer after it, so the thinking is not delivered as part of the reply, and a turn cut at
+ * `max_tokens` while it thought has no text. Undefined when the text starts with no thinking, or the server
+ * sent the reasoning apart already.
  */
 function thinkingApart(message: Record<string, unknown>): Record<string, unknown> | undefined {
   const text = message.content;
@@ -65,15 +61,9 @@ function thinkingApart(message: Record<string, unknown>): Record<string, unknown
     (reasoning) => typeof reasoning === "string" && reasoning !== "",
   );
   if (apart) return undefined;
-  const open = THINK_OPEN.exec(text);
-  const close = text.indexOf(THINK_CLOSE);
-  // A closing tag alone counts only at the start of a line, as the template-opened thinking ends, and when
-  // no opening one is anywhere in the text: an answer may name the tag.
-  if (open === null && (!/(?:^|\n)<\/think>/.test(text) || text.includes("<think>"))) return undefined;
-  const start = open === null ? 0 : open[0].length;
-  const end = close < start ? text.length : close;
-  const answer = close < start ? "" : text.slice(close + THINK_CLOSE.length).replace(/^\s+/, "");
-  return { ...message, content: answer, reasoning_content: text.slice(start, end).trim() };
+  const split = thinkingInText(text);
+  if (split === undefined) return undefined;
+  return { ...message, content: split.answer, reasoning_content: split.thinking };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
