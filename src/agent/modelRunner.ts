@@ -211,7 +211,15 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           result.stoppedAtMaxSteps && result.text.trim() === ""
             ? maxStepsNotice(settings.max_steps)
             : scrub(result.text, secrets);
-        const done = record(outcome);
+        // A reply cut short is delivered as it is; the log line and the journal say so. (A sampling request's
+        // server is told by the answer's stopReason instead.)
+        const cut =
+          result.cutAtMaxTokens && request.maxTokens === undefined && result.text.trim() !== ""
+            ? result.cutAtContextWindow === true
+              ? ("context_window" as const)
+              : ("max_tokens" as const)
+            : undefined;
+        const done = { ...record(outcome), ...(cut === undefined ? {} : { cut }) };
         logger.info(
           { route: request.route, delivery_id: request.deliveryId },
           runLogLine(request.route, request.deliveryId, done),

@@ -314,6 +314,17 @@ describe("a webhook run with provider openai", () => {
     await chatMessages(2);
   });
 
+  it("an answer cut at max_tokens is delivered as it is, and the log line and the journal say it was cut", async () => {
+    model.script({ text: "The release is blocked by", finishReason: "length" });
+    await signedPost("no_tools", {}, "cut-1");
+    expect(await chatMessages(1)).toEqual(["The release is blocked by"]);
+    expect((await journalled("cut-1")).run).toMatchObject({ outcome: "ok", steps: 1, cut: "max_tokens" });
+    const logged = gw.logs().filter((l) => l.msg.startsWith("[agent] no_tools cut-1:"));
+    expect(logged[0]?.msg).toMatch(
+      /^\[agent\] no_tools cut-1: ok \(reply cut at agent\.max_tokens\) — openai\/test-model, 1 step,/,
+    );
+  });
+
   it("a model that repeats its API key: the delivered reply, the log and the journal show [redacted]", async () => {
     model.script({ text: `the key is ${API_KEY} ok` });
     await signedPost("no_tools", {}, "echo-key-1");
