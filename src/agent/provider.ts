@@ -42,7 +42,12 @@ export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "bas
  */
 export const maxCompletionTokensRewrite: RequestRewrite = {
   refused: (status, body) =>
-    status === 400 && /\bmax_tokens\b/.test(body) && /\bmax_completion_tokens\b/.test(body),
+    status === 400 &&
+    /\bmax_tokens\b/.test(body) &&
+    /\bmax_completion_tokens\b/.test(body) &&
+    // Not vLLM's "'max_tokens' or 'max_completion_tokens' is too large: ...": a value the model's context
+    // has no room for, refused under either name.
+    /unsupported|not supported|instead/i.test(body),
   rewrite: (body) => rewriteJson(body, withMaxCompletionTokens),
 };
 
