@@ -101,7 +101,22 @@ export interface ModelSettingsUsed {
   readonly modelKey: string;
   /** Whether `agent.api_key` was sent. */
   readonly keySent: boolean;
+  /** `agent.max_tokens`, when the request asked for it (not a sampling request's own limit). */
+  readonly maxTokens?: number;
 }
+
+/**
+ * A refusal of the output limit a request asked for: vLLM's `This model's maximum context length is 4096
+ * tokens. However, you requested 4196 tokens (100 in the messages, 4096 in the completion)` (or `'max_tokens'
+ * or 'max_completion_tokens' is too large`), SGLang's `... tokens for the completion`, TGI's `max_new_tokens`,
+ * OpenAI's `max_tokens is too large`, Groq's `` `max_tokens` must be less than or equal to ``, the Messages
+ * API's `max_tokens: 100000 > 64000, which is the maximum allowed ...`, DeepSeek's `Invalid max_tokens value`.
+ * Not OpenAI's refusal of the parameter's name (`'max_tokens' is not supported ... Use 'max_completion_tokens'`),
+ * which svc answers by sending the other name.
+ */
+// A parameter's name, not a key of the request a validation error echoes (`"max_tokens": 4096`).
+const OUTPUT_LIMIT = /\bmax_(?:completion_|new_|output_)?tokens\b(?!\\?"\s*:)|\b(?:in|for) the completion\b/i;
+const NAME_REFUSED = /unsupported|not supported/i;
 
 /**
  * A server's refusal of any request offering tools: Ollama's for a model without tool support
@@ -131,7 +146,7 @@ function unversionedBase(endpoint: string): string {
 
 /**
  * What to fix for a refusal no retry can change: a model or server that takes no tools, 401 the key, 403
- * what the key may do, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
+ * what the key may do, a 400 refusing the output limit `agent.max_tokens`, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
  */
 export function settingToFix(status: number, used: ModelSettingsUsed, body = "", endpoint = ""): string {
   if (status >= 400 && NO_TOOLS.test(body))
@@ -144,6 +159,13 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
     return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
   if (status === 404)
     return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
+  if (
+    (status === 400 || status === 422) &&
+    used.maxTokens !== undefined &&
+    OUTPUT_LIMIT.test(body) &&
+    !NAME_REFUSED.test(body)
+  )
+    return ` — check agent.max_tokens (${used.maxTokens}): the output tokens each model turn asks for, which the model (with the prompt, in its context) may not have room for`;
   if (status === 429 && QUOTA_EXHAUSTED.test(body))
     return " — the account agent.api_key belongs to has no quota left (insufficient_quota, not a rate limit: no retry passes): add credit or raise its spending limit in its plan and billing";
   return "";

@@ -263,6 +263,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               model: modelId,
               modelKey: request.model === undefined ? "agent.model" : "sampling.model",
               keySent: settings.api_key !== undefined && settings.api_key !== "",
+              ...(request.maxTokens === undefined ? { maxTokens: settings.max_tokens } : {}),
             });
         const failed = record("error", why);
         logger.info(

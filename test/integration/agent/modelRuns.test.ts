@@ -396,6 +396,27 @@ describe("a webhook run with provider openai", () => {
     expect(retries.map((l) => l.wait_ms)).toEqual([0, 0]);
   });
 
+  it("a 400 refusing the output limit (vLLM's: more than the model's context leaves) names agent.max_tokens in the notice", async () => {
+    const tooLarge = JSON.stringify({
+      object: "error",
+      message:
+        "This model's maximum context length is 512 tokens. However, you requested 530 tokens (30 in the messages, 500 in the completion). Please reduce the length of the messages or completion.",
+      type: "BadRequestError",
+      param: null,
+      code: 400,
+    });
+    model.script({ status: 400, body: tooLarge });
+    await signedPost("no_tools", {}, "too-large-1");
+    const [notice] = await chatMessages(1);
+    expect(notice).toMatch(
+      /^⚠️ Agent run failed: model endpoint .* answered HTTP 400: \{.*500 in the completion/,
+    );
+    expect(notice).toMatch(
+      / — check agent\.max_tokens \(500\): the output tokens each model turn asks for, which the model \(with the prompt, in its context\) may not have room for$/,
+    );
+    expect(model.requests).toHaveLength(1);
+  });
+
   it("OpenAI's 429 for an account out of quota (insufficient_quota) is not retried, and the notice says what to do", async () => {
     const quota = JSON.stringify({
       error: {
