@@ -36,6 +36,24 @@ export function headerOf(headers: Record<string, string> | undefined, name: stri
   return Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
 }
 
+/** The socket errors of a connection the server took and then closed before any answer came. */
+const DROPPED = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+
+/**
+ * What the socket said (`other side closed`, `read ECONNRESET`) when the endpoint took the connection and
+ * closed it without answering (a server that crashed or restarted under the request, a proxy that dropped
+ * it): not a server that "could not be reached", which sends the reader to check the address. Undefined for
+ * any other failure.
+ */
+function droppedBy(err: APICallError): string | undefined {
+  let cause: unknown = err.cause;
+  for (let depth = 0; depth < 3 && cause instanceof Error; depth++) {
+    if (DROPPED.has(String((cause as { code?: unknown }).code))) return cause.message;
+    cause = cause.cause;
+  }
+  return undefined;
+}
+
 /**
  * A request fetch refused before connecting: the endpoint's port is one of the Fetch standard's blocked
  * ports (6000, 6665-6669, 10080, ...), cause "bad port". No retry can change that.
@@ -190,6 +208,8 @@ export function describeModelError(
     const body = excerpt(scrub((err.responseBody ?? "").replace(/\s+/g, " ").trim(), secrets));
     if (isRefusedPort(err))
       text = `model endpoint ${where} was not called: its port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080) — serve the model on another port, or put a proxy in front, and set agent.base_url to it`;
+    else if (err.statusCode === undefined && modelTlsHint(err) === "" && droppedBy(err) !== undefined)
+      text = `model endpoint ${where} closed the connection without answering (${droppedBy(err)}) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)`;
     else if (err.statusCode === undefined)
       text = `model endpoint ${where} could not be reached: ${err.message}${modelTlsHint(err)}`;
     // Not followed: the request carries the key (see modelRequest).

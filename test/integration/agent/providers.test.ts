@@ -285,6 +285,35 @@ describe("faults", () => {
     await chatMessages(2);
   });
 
+  it("a model server that takes the request and closes the connection without answering (a crash, a proxy dropping it) is not said to be unreachable", async () => {
+    const dropping = createServer((req) => {
+      req.resume();
+      req.on("end", () => req.socket.destroy());
+    });
+    await new Promise<void>((resolve) => dropping.listen(0, "127.0.0.1", resolve));
+    const port = (dropping.address() as AddressInfo).port;
+    try {
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { dropped: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "openai", model: "m", base_url: `http://127.0.0.1:${port}/v1`, retries: 0 },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/dropped"), {})).status).toBe(202);
+      const [notice] = await chatMessages(1);
+      expect(notice).toBe(
+        `⚠️ Agent run failed: model endpoint http://127.0.0.1:${port}/v1/chat/completions closed the connection without answering (other side closed) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)`,
+      );
+    } finally {
+      await new Promise<void>((resolve) => dropping.close(() => resolve()));
+    }
+  });
+
   it("a base_url without /v1, as Ollama documents its Messages API base (ANTHROPIC_BASE_URL): the 404 notice names the base to write", async () => {
     // As Ollama (a Go server) answers a path it does not serve: it serves the Messages API at /v1/messages.
     const ollama = createServer((req, res) => {
