@@ -137,6 +137,14 @@ const OUTPUT_LIMIT = /\bmax_(?:completion_|new_|output_)?tokens\b(?!\\?"\s*:)|\b
 const NAME_REFUSED = /unsupported|not supported/i;
 
 /**
+ * A 400 refusing the model's name, as servers answer that do not use 404 for it: OpenRouter's `x is not a
+ * valid model ID`, LiteLLM's `Invalid model name passed in model=x`, DeepSeek's `Model Not Exist`, Mistral's
+ * `Invalid model: x`.
+ */
+const UNKNOWN_MODEL =
+  /not a valid model\b|\binvalid model(?: name)?\b(?! (?:output|response|content))|\bmodel not exist|\bunknown model\b|\bno such model\b/i;
+
+/**
  * A server's refusal of any request offering tools: Ollama's for a model without tool support
  * (`registry.ollama.ai/library/deepseek-r1:latest does not support tools`), vLLM's started without tool
  * calling (`"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`),
@@ -164,7 +172,7 @@ function unversionedBase(endpoint: string): string {
 
 /**
  * What to fix for a refusal no retry can change: a model or server that takes no tools, 401 the key, 403
- * what the key may do, a 400 refusing the output limit `agent.max_tokens`, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
+ * what the key may do, a 400 refusing the model's name or the output limit `agent.max_tokens`, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
  */
 export function settingToFix(status: number, used: ModelSettingsUsed, body = "", endpoint = ""): string {
   if (status >= 400 && NO_TOOLS.test(body))
@@ -177,6 +185,8 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
     return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
   if (status === 404)
     return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
+  if (status === 400 && UNKNOWN_MODEL.test(body))
+    return ` — check ${used.modelKey} ("${used.model}"): the endpoint does not know it by that name`;
   if (
     (status === 400 || status === 422) &&
     used.maxTokens !== undefined &&

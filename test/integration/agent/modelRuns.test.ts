@@ -417,6 +417,22 @@ describe("a webhook run with provider openai", () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it("a 400 refusing the model's name (OpenRouter's, LiteLLM's, DeepSeek's) names agent.model in the notice, as a 404 does", async () => {
+    const bodies = [
+      '{"error":{"message":"test-model is not a valid model ID","code":400},"user_id":"user_1"}',
+      '{"error":{"message":"/chat/completions: Invalid model name passed in model=test-model. Call `/v1/models` to view available models for your key.","type":"None","param":"None","code":"400"}}',
+      '{"error":{"message":"Model Not Exist","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}',
+    ];
+    for (const [i, body] of bodies.entries()) {
+      model.script({ status: 400, body });
+      await signedPost("no_tools", {}, `bad-model-${i}`);
+      const notice = (await chatMessages(i + 1)).at(-1);
+      expect(notice).toBe(
+        `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions answered HTTP 400: ${body} — check agent.model ("test-model"): the endpoint does not know it by that name`,
+      );
+    }
+  });
+
   it("OpenAI's 429 for an account out of quota (insufficient_quota) is not retried, and the notice says what to do", async () => {
     const quota = JSON.stringify({
       error: {
