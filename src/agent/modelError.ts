@@ -121,6 +121,8 @@ export interface ModelSettingsUsed {
   readonly keySent: boolean;
   /** `agent.max_tokens`, when the request asked for it (not a sampling request's own limit). */
   readonly maxTokens?: number;
+  /** `agent.max_tool_result_chars` (0: no cap). */
+  readonly maxToolResultChars?: number;
 }
 
 /**
@@ -172,7 +174,8 @@ function unversionedBase(endpoint: string): string {
 
 /**
  * What to fix for a refusal no retry can change: a model or server that takes no tools, 401 the key, 403
- * what the key may do, a 400 refusing the model's name or the output limit `agent.max_tokens`, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
+ * what the key may do, a 400 refusing the model's name or the output limit `agent.max_tokens`, a 413 what makes a
+ * request large, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
  */
 export function settingToFix(status: number, used: ModelSettingsUsed, body = "", endpoint = ""): string {
   if (status >= 400 && NO_TOOLS.test(body))
@@ -185,6 +188,15 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
     return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
   if (status === 404)
     return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
+  if (status === 413) {
+    const cap =
+      used.maxToolResultChars === undefined
+        ? "lower agent.max_tool_result_chars"
+        : used.maxToolResultChars === 0
+          ? "set agent.max_tool_result_chars (0: no cap) to cut long results"
+          : `lower agent.max_tool_result_chars (${used.maxToolResultChars})`;
+    return ` — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: ${cap}, or raise the server's limit (nginx: client_max_body_size)`;
+  }
   if (status === 400 && UNKNOWN_MODEL.test(body))
     return ` — check ${used.modelKey} ("${used.model}"): the endpoint does not know it by that name`;
   if (

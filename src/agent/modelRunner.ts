@@ -264,6 +264,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               modelKey: request.model === undefined ? "agent.model" : "sampling.model",
               keySent: settings.api_key !== undefined && settings.api_key !== "",
               ...(request.maxTokens === undefined ? { maxTokens: settings.max_tokens } : {}),
+              maxToolResultChars: settings.max_tool_result_chars,
             });
         const failed = record("error", why);
         logger.info(

@@ -433,6 +433,18 @@ describe("a webhook run with provider openai", () => {
     }
   });
 
+  it("a 413 from a proxy in front of the model (nginx's client_max_body_size) names what makes a request large, and is not retried", async () => {
+    const page =
+      "<html><head><title>413 Request Entity Too Large</title></head><body><center><h1>413 Request Entity Too Large</h1></center><hr><center>nginx</center></body></html>";
+    model.script({ status: 413, headers: { "content-type": "text/html" }, body: page });
+    await signedPost("no_tools", {}, "too-big-1");
+    const [notice] = await chatMessages(1);
+    expect(notice).toBe(
+      `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions answered HTTP 413: an HTML page "413 Request Entity Too Large" (${page.length} characters, not shown) — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: lower agent.max_tool_result_chars (100000), or raise the server's limit (nginx: client_max_body_size)`,
+    );
+    expect(model.requests).toHaveLength(1);
+  });
+
   it("OpenAI's 429 for an account out of quota (insufficient_quota) is not retried, and the notice says what to do", async () => {
     const quota = JSON.stringify({
       error: {
