@@ -12,7 +12,8 @@ import { MAX_ARGUMENT_DEPTH, nestedDeeperThan, TOO_DEEP_ARGUMENTS_TEXT } from ".
  *   arguments nested too deep to be written out as text are refused by the tool loop, the run goes on;
  * - the legacy `function_call` (with `finish_reason: function_call`) instead of `tool_calls`, as older
  *   servers answer: taken as the one tool call it names (the SDK gives it an id);
- * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`).
+ * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`);
+ * - a `refusal` next to a text of its own (`withoutRepeatedRefusal`): the SDK added it after the text.
  * And an answer whose choice failed while it was written (OpenRouter's `finish_reason: "error"`, with the
  * provider's `error` in the choice) is made one the SDK refuses, quoting that error, as OpenRouter's
  * `{"error": ...}` body is: the SDK reads it as a finished turn, so its empty or cut-short text was delivered
@@ -28,12 +29,13 @@ export function normalizedChatAnswer(answer: unknown): unknown {
   const choices = answer.choices.map((choice: unknown) => {
     if (!isRecord(choice) || !isRecord(choice.message)) return choice;
     const thinking = thinkingApart(choice.message);
-    const message = thinking ?? choice.message;
+    const written = withoutRepeatedRefusal(thinking ?? choice.message);
+    const message = written ?? thinking ?? choice.message;
     let calls = message.tool_calls;
     if ((calls === undefined || calls === null) && isRecord(message.function_call))
       calls = [{ type: "function", function: message.function_call }];
     else if (!Array.isArray(calls) || !calls.some(hasArgumentsNotText)) {
-      if (thinking === undefined) return choice;
+      if (thinking === undefined && written === undefined) return choice;
       changed = true;
       return { ...choice, message };
     }
@@ -64,6 +66,19 @@ function thinkingApart(message: Record<string, unknown>): Record<string, unknown
   const split = thinkingInText(text);
   if (split === undefined) return undefined;
   return { ...message, content: split.answer, reasoning_content: split.thinking };
+}
+
+/**
+ * A message with a `refusal` and a text as well, as servers write the refusal into both: without its
+ * `refusal`, which OpenAI sends in place of a text (`content: null`), and which the SDK adds after the
+ * text, so the reply said it twice, run together. Undefined when the message has no such pair.
+ */
+function withoutRepeatedRefusal(message: Record<string, unknown>): Record<string, unknown> | undefined {
+  const { refusal, content } = message;
+  if (typeof refusal !== "string" || refusal === "") return undefined;
+  const text =
+    typeof content === "string" ? content.trim() !== "" : Array.isArray(content) && content.length > 0;
+  return text ? { ...message, refusal: null } : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -485,6 +485,15 @@ describe("runToolLoop", () => {
     expect(result.filtered).toBeUndefined();
   });
 
+  it("a refusal a server writes into the text as well (content and refusal both set) is the reply once, not twice run together", async () => {
+    model.script(
+      { text: "I can't help with that.", refusal: "I can't help with that." },
+      { text: "Here is what I can say.", refusal: "I can't help with all of it." },
+    );
+    expect((await loop(5)).result.text).toBe("I can't help with that.");
+    expect((await loop(5)).result.text).toBe("Here is what I can say.");
+  });
+
   it("tool calls in other servers' shapes (arguments as a JSON object, the legacy function_call) run, where the SDK refused the answer or dropped the call", async () => {
     model.script(
       { toolCalls: [{ name: "upper", args: { text: "hi" }, argumentsAsObject: true }] },
