@@ -156,6 +156,13 @@ const NO_TOOLS =
   /does not support tools|tool choice requires --enable-auto-tool-choice|tools param requires --jinja/i;
 
 /**
+ * LM Studio's answer to a path it does not serve, sent with HTTP 200 ("Returning 200 anyway", its log says):
+ * `{"error":"Unexpected endpoint or method. (POST /chat/completions)"}`, what a base_url without its `/v1`
+ * gets there.
+ */
+const UNSERVED_PATH = /Unexpected endpoint or method/i;
+
+/**
  * For a 404 from an endpoint whose base names no API version (`http://localhost:11434/messages`, from a
  * base_url written as Anthropic's SDKs take `ANTHROPIC_BASE_URL`, which they add `/v1` to, and as Ollama,
  * LiteLLM and DeepSeek document theirs): the base most servers answer under, with `/v1`, since svc appends
@@ -245,7 +252,7 @@ export function describeModelError(
     // A body read whole but blank (a server that closed its answer without writing one) is said so: the
     // SDK's parse error would quote the empty text over two lines.
     else if (err.statusCode >= 200 && err.statusCode < 300)
-      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}`;
+      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}${used !== undefined && UNSERVED_PATH.test(err.responseBody ?? "") ? ` — check agent.base_url${unversionedBase(where)}` : ""}`;
     else
       text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "", where)}`;
   } else if (InvalidResponseDataError.isInstance(err) && endpoint !== undefined && err.data !== undefined) {

@@ -343,6 +343,37 @@ describe("faults", () => {
     }
   });
 
+  it("a base_url without /v1 on LM Studio, which answers 200 with an error for a path it does not serve: the notice names the base to write", async () => {
+    // As LM Studio answers any path it does not serve ("Returning 200 anyway", its log says).
+    const lmStudio = createServer((req, res) => {
+      req.resume();
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: `Unexpected endpoint or method. (${req.method} ${req.url})` }));
+    });
+    await new Promise<void>((resolve) => lmStudio.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(lmStudio.address() as AddressInfo).port}`;
+    try {
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { local: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "openai", model: "qwen3-8b", base_url: base, retries: 0 },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/local"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual([
+        `⚠️ Agent run failed: model endpoint ${base}/chat/completions gave an answer svc cannot use (HTTP 200): {"error":"Unexpected endpoint or method. (POST /chat/completions)"} — check agent.base_url, which names no API version: most servers answer at ${base}/v1/chat/completions (svc appends only /chat/completions) — write ${base}/v1`,
+      ]);
+    } finally {
+      await new Promise<void>((resolve) => lmStudio.close(() => resolve()));
+    }
+  });
+
   it("a model that does not answer within agent.timeout_seconds: the run ends with a failure notice", async () => {
     const model = await startFakeOpenAI();
     try {
