@@ -10,6 +10,7 @@ import { MAX_ARGUMENT_DEPTH, nestedDeeperThan, TOO_DEEP_ARGUMENTS_TEXT } from ".
  *   at all (a call of a tool without parameters) as the text `null` (a tool error, as any arguments that
  *   are no object) or as empty arguments (`{}`): the SDK refused the whole answer, failing the run;
  *   arguments nested too deep to be written out as text are refused by the tool loop, the run goes on;
+ *   arguments a model wrote double-encoded (an object's JSON text inside a JSON string) as that object's text;
  * - the legacy `function_call` (with `finish_reason: function_call`) instead of `tool_calls`, as older
  *   servers answer: taken as the one tool call it names (the SDK gives it an id);
  * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`);
@@ -34,7 +35,7 @@ export function normalizedChatAnswer(answer: unknown): unknown {
     let calls = message.tool_calls;
     if ((calls === undefined || calls === null) && isRecord(message.function_call))
       calls = [{ type: "function", function: message.function_call }];
-    else if (!Array.isArray(calls) || !calls.some(hasArgumentsNotText)) {
+    else if (!Array.isArray(calls) || !calls.some(argumentsToRewrite)) {
       if (thinking === undefined && written === undefined) return choice;
       changed = true;
       return { ...choice, message };
@@ -90,9 +91,34 @@ function hasArgumentsNotText(call: unknown): boolean {
   return typeof call.function.arguments !== "string";
 }
 
+/**
+ * Arguments a model wrote double-encoded: the JSON text of an object inside a JSON string
+ * (`"\"{\\\"city\\\": \\\"Paris\\\"}\""`), as small models behind Ollama or vLLM sometimes do. The object's
+ * text, or undefined for any other arguments (a string that is no object's text is left as it is: the
+ * tool loop refuses it).
+ */
+function doubleEncodedObject(args: unknown): string | undefined {
+  if (typeof args !== "string" || !/^\s*"/.test(args)) return undefined;
+  try {
+    const inner: unknown = JSON.parse(args);
+    return typeof inner === "string" && isRecord(JSON.parse(inner)) ? inner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function argumentsToRewrite(call: unknown): boolean {
+  return (
+    hasArgumentsNotText(call) ||
+    (isRecord(call) && isRecord(call.function) && doubleEncodedObject(call.function.arguments) !== undefined)
+  );
+}
+
 function withTextArguments(call: unknown): unknown {
-  if (!hasArgumentsNotText(call)) return call;
+  if (!argumentsToRewrite(call)) return call;
   const record = call as Record<string, unknown> & { function: Record<string, unknown> };
+  const inner = doubleEncodedObject(record.function.arguments);
+  if (inner !== undefined) return { ...record, function: { ...record.function, arguments: inner } };
   const args = record.function.arguments;
   // JSON.stringify cannot write arguments nested some thousands of levels deep: they stand as a text
   // nested past the limit, which the tool loop refuses as it would their own (`deepArgumentsMiddleware`).

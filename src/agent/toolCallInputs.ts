@@ -78,6 +78,8 @@ export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"
  * - no `usage`, or one without a number of input or output tokens, as servers and proxies that count no
  *   tokens answer: the SDK refused the whole answer for want of it; the missing counts are 0, as a Chat
  *   Completions answer without `usage` counts;
+ * - a `tool_use` input written as a string holding an object's JSON text (a model's double-encoded
+ *   arguments): that object, as the Chat Completions path reads such arguments;
  * - a first text block that starts with a reasoning model's thinking (`thinkingInText`), as a server that
  *   speaks the Messages API in front of a model whose thinking it does not parse out writes it (vLLM's or
  *   llama.cpp's `/v1/messages` without a reasoning parser, a proxy in front of either), when no thinking
@@ -98,11 +100,18 @@ export function normalizedMessagesAnswer(
   const unsigned = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "thinking" &&
     typeof (part as { signature?: unknown }).signature !== "string";
+  const encoded = (part: unknown) =>
+    (part as { type?: unknown } | null)?.type === "tool_use" &&
+    objectText((part as { input?: unknown }).input) !== undefined;
   const usage = (answer as { usage?: unknown }).usage;
   const tokens: Record<string, unknown> = isObject(usage) ? (usage as Record<string, unknown>) : {};
   const counted = typeof tokens.input_tokens === "number" && typeof tokens.output_tokens === "number";
   const thinking = options.thinkingInText ? thinkingInTextBlock(content) : undefined;
-  if (counted && thinking === undefined && !content.some((part) => deep(part) || unsigned(part)))
+  if (
+    counted &&
+    thinking === undefined &&
+    !content.some((part) => deep(part) || unsigned(part) || encoded(part))
+  )
     return undefined;
   const count = (value: unknown) => (typeof value === "number" ? value : 0);
   const parts: unknown[] =
@@ -118,14 +127,30 @@ export function normalizedMessagesAnswer(
     usage: counted
       ? usage
       : { ...tokens, input_tokens: count(tokens.input_tokens), output_tokens: count(tokens.output_tokens) },
-    content: parts.map((part: unknown) =>
-      deep(part)
-        ? { ...(part as object), input: JSON.parse(TOO_DEEP_ARGUMENTS_TEXT) }
-        : unsigned(part)
-          ? { ...(part as object), signature: "" }
-          : part,
-    ),
+    content: parts.map((part: unknown) => {
+      const input = encoded(part)
+        ? { ...(part as object), input: JSON.parse(objectText((part as { input: unknown }).input) ?? "{}") }
+        : part;
+      return deep(input)
+        ? { ...(input as object), input: JSON.parse(TOO_DEEP_ARGUMENTS_TEXT) }
+        : unsigned(input)
+          ? { ...(input as object), signature: "" }
+          : input;
+    }),
   };
+}
+
+/**
+ * A `tool_use` input written as a string holding an object's JSON text (a model's double-encoded arguments,
+ * passed through by a server that speaks the Messages API in front of it): that text, else undefined.
+ */
+function objectText(input: unknown): string | undefined {
+  if (typeof input !== "string") return undefined;
+  try {
+    return isObject(JSON.parse(input)) ? input : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The thinking at the start of an answer's first block, when that is text and no block is thinking. */

@@ -494,6 +494,46 @@ describe("runToolLoop", () => {
     expect((await loop(5)).result.text).toBe("Here is what I can say.");
   });
 
+  it("arguments a model wrote double-encoded (the object's JSON text inside a JSON string) are read as that object, for either provider, and go back so", async () => {
+    const anthropic = await startFakeAnthropic();
+    const run = (provider: "openai" | "anthropic", baseUrl: string) =>
+      modelRunner({
+        settings: {
+          provider,
+          model: "m",
+          base_url: baseUrl,
+          max_steps: 5,
+          max_tokens: 50,
+          retries: 0,
+          timeout_seconds: 10,
+          max_concurrent_runs: 1,
+          max_tool_result_chars: 100_000,
+        },
+        logger: silentLogger(),
+        builtins: () => [upper],
+      }).run(
+        { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
+        new AbortController().signal,
+      );
+    try {
+      const doubled = JSON.stringify(JSON.stringify({ text: "hi" }));
+      model.script({ toolCalls: [{ name: "upper", args: doubled }] }, { text: "done" });
+      anthropic.script({ toolCalls: [{ name: "upper", args: doubled }] }, { text: "done" });
+      for (const reply of [await run("openai", model.baseUrl), await run("anthropic", anthropic.baseUrl)])
+        expect(reply).toMatchObject({ text: "done", record: { toolCalls: [{ name: "upper", ok: true }] } });
+      const chat = model.requests[1]?.json.messages as Array<Record<string, unknown>>;
+      expect(chat.find((m) => m.role === "tool")?.content).toBe("HI");
+      expect(chat.find((m) => m.role === "assistant")?.tool_calls).toMatchObject([
+        { function: { name: "upper", arguments: '{"text":"hi"}' } },
+      ]);
+      const messages = JSON.stringify(anthropic.requests[1]?.json.messages);
+      expect(messages).toContain('"input":{"text":"hi"}');
+      expect(messages).toContain('"content":"HI"');
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("tool calls in other servers' shapes (arguments as a JSON object, the legacy function_call) run, where the SDK refused the answer or dropped the call", async () => {
     model.script(
       { toolCalls: [{ name: "upper", args: { text: "hi" }, argumentsAsObject: true }] },
