@@ -139,6 +139,13 @@ const OUTPUT_LIMIT = /\bmax_(?:completion_|new_|output_)?tokens\b(?!\\?"\s*:)|\b
 const NAME_REFUSED = /unsupported|not supported/i;
 
 /**
+ * A 400 for a prompt the endpoint's content filter refused before the model answered (Azure OpenAI's `"code":
+ * "content_filter"`, `The response was filtered due to the prompt triggering Azure OpenAI's content management
+ * policy`): no retry passes, only another prompt.
+ */
+const PROMPT_FILTERED = /"code"\s*:\s*"content_filter"/;
+
+/**
  * A 400 refusing the model's name, as servers answer that do not use 404 for it: OpenRouter's `x is not a
  * valid model ID`, LiteLLM's `Invalid model name passed in model=x`, DeepSeek's `Model Not Exist`, Mistral's
  * `Invalid model: x`.
@@ -204,6 +211,8 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
           : `lower agent.max_tool_result_chars (${used.maxToolResultChars})`;
     return ` — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: ${cap}, or raise the server's limit (nginx: client_max_body_size)`;
   }
+  if (status === 400 && PROMPT_FILTERED.test(body))
+    return " — the endpoint's content filter refused the prompt: change what the route's prompt or agent.system_prompt asks for (the event's payload is part of the prompt); on Azure OpenAI, the deployment's content filter decides";
   if (status === 400 && UNKNOWN_MODEL.test(body))
     return ` — check ${used.modelKey} ("${used.model}"): the endpoint does not know it by that name`;
   if (

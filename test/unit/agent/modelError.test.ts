@@ -42,6 +42,23 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     );
   });
 
+  it("Azure OpenAI's 400 for a prompt its content filter refused (code content_filter) says what decides", () => {
+    const used = { model: "gpt-4o", modelKey: "agent.model", keySent: true, maxTokens: 4096 };
+    const azure = JSON.stringify({
+      error: {
+        message:
+          "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry.",
+        type: null,
+        param: "prompt",
+        code: "content_filter",
+        status: 400,
+      },
+    });
+    expect(describeModelError(answer(400, azure), [], URL, used)).toMatch(
+      / — the endpoint's content filter refused the prompt: change what the route's prompt or agent\.system_prompt asks for \(the event's payload is part of the prompt\); on Azure OpenAI, the deployment's content filter decides$/,
+    );
+  });
+
   it("a refusal only a setting can change names it: 401 the key, 403 what the key may use, 404 the model and base_url", () => {
     const used = { model: "llama3", modelKey: "agent.model", keySent: true };
     expect(describeModelError(answer(401, '{"error":{"message":"bad key"}}'), [], URL, used)).toBe(
