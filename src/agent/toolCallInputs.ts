@@ -118,7 +118,10 @@ export function normalizedMessagesAnswer(
     thinking === undefined
       ? content
       : [
-          { type: "thinking", thinking: thinking.thinking, signature: "" },
+          // An empty one (`<think>\n\n</think>`, as Qwen3 writes it when told not to think) is left out.
+          ...(thinking.thinking === ""
+            ? []
+            : [{ type: "thinking", thinking: thinking.thinking, signature: "" }]),
           ...(thinking.answer === "" ? [] : [{ ...(content[0] as object), text: thinking.answer }]),
           ...content.slice(1),
         ];

@@ -21,6 +21,12 @@ describe("normalizedMessagesAnswer: thinking left in the text", () => {
     );
   });
 
+  it("an empty thinking (Qwen3's <think>\\n\\n</think> when told not to think) leaves the answer's text alone", () => {
+    expect(
+      normalizedMessagesAnswer(answer([{ type: "text", text: "<think>\n\n</think>\n\nAnswer" }])),
+    ).toEqual(answer([{ type: "text", text: "Answer" }]));
+  });
+
   it("is left as written by Anthropic's own API, which would refuse an unsigned thinking block sent back", () => {
     const own = answer([{ type: "text", text: "<think>plan</think>\n\nAnswer" }]);
     expect(normalizedMessagesAnswer(own, { thinkingInText: false })).toBeUndefined();
