@@ -1,3 +1,4 @@
+import { thinkingInText } from "./thinkText.js";
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
 
 /**
@@ -9,9 +10,11 @@ import { MAX_ARGUMENT_DEPTH, nestedDeeperThan, TOO_DEEP_ARGUMENTS_TEXT } from ".
  *   at all (a call of a tool without parameters) as the text `null` (a tool error, as any arguments that
  *   are no object) or as empty arguments (`{}`): the SDK refused the whole answer, failing the run;
  *   arguments nested too deep to be written out as text are refused by the tool loop, the run goes on;
+ *   arguments a model wrote double-encoded (an object's JSON text inside a JSON string) as that object's text;
  * - the legacy `function_call` (with `finish_reason: function_call`) instead of `tool_calls`, as older
  *   servers answer: taken as the one tool call it names (the SDK gives it an id);
- * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`).
+ * - a reasoning model's thinking written into its text between `<think>` and `</think>` (`thinkingApart`);
+ * - a `refusal` next to a text of its own (`withoutRepeatedRefusal`): the SDK added it after the text.
  * And an answer whose choice failed while it was written (OpenRouter's `finish_reason: "error"`, with the
  * provider's `error` in the choice) is made one the SDK refuses, quoting that error, as OpenRouter's
  * `{"error": ...}` body is: the SDK reads it as a finished turn, so its empty or cut-short text was delivered
@@ -27,12 +30,13 @@ export function normalizedChatAnswer(answer: unknown): unknown {
   const choices = answer.choices.map((choice: unknown) => {
     if (!isRecord(choice) || !isRecord(choice.message)) return choice;
     const thinking = thinkingApart(choice.message);
-    const message = thinking ?? choice.message;
+    const written = withoutRepeatedRefusal(thinking ?? choice.message);
+    const message = written ?? thinking ?? choice.message;
     let calls = message.tool_calls;
     if ((calls === undefined || calls === null) && isRecord(message.function_call))
       calls = [{ type: "function", function: message.function_call }];
-    else if (!Array.isArray(calls) || !calls.some(hasArgumentsNotText)) {
-      if (thinking === undefined) return choice;
+    else if (!Array.isArray(calls) || !calls.some(argumentsToRewrite)) {
+      if (thinking === undefined && written === undefined) return choice;
       changed = true;
       return { ...choice, message };
     }
@@ -46,17 +50,12 @@ export function normalizedChatAnswer(answer: unknown): unknown {
   return changed ? { ...answer, choices } : undefined;
 }
 
-const THINK_OPEN = /^\s*<think>/;
-const THINK_CLOSE = "</think>";
-
 /**
- * A message whose text starts with a reasoning model's thinking, as servers that do not parse it out write
- * it (vLLM without `--reasoning-parser`, llama.cpp's server with `--reasoning-format none`, LM Studio):
- * `<think>…</think>` and the answer, or the thinking and `</think>` alone when the chat template opened
- * the tag (DeepSeek R1's). The thinking becomes the message's `reasoning_content`, as servers that parse
- * it send it (and it goes back with its turn so); the text is the answer after it, so the thinking is not
- * delivered as part of the reply, and a turn cut at `max_tokens` while it thought has no text. Undefined
- * when the text starts with no thinking, or the server sent the reasoning apart already.
+ * A message whose text starts with a reasoning model's thinking (`thinkingInText`): the thinking becomes the
+ * message's `reasoning_content`, as servers that parse it send it (and it goes back with its turn so); the
+ * text is the answer after it, so the thinking is not delivered as part of the reply, and a turn cut at
+ * `max_tokens` while it thought has no text. Undefined when the text starts with no thinking, or the server
+ * sent the reasoning apart already.
  */
 function thinkingApart(message: Record<string, unknown>): Record<string, unknown> | undefined {
   const text = message.content;
@@ -65,15 +64,22 @@ function thinkingApart(message: Record<string, unknown>): Record<string, unknown
     (reasoning) => typeof reasoning === "string" && reasoning !== "",
   );
   if (apart) return undefined;
-  const open = THINK_OPEN.exec(text);
-  const close = text.indexOf(THINK_CLOSE);
-  // A closing tag alone counts only at the start of a line, as the template-opened thinking ends, and when
-  // no opening one is anywhere in the text: an answer may name the tag.
-  if (open === null && (!/(?:^|\n)<\/think>/.test(text) || text.includes("<think>"))) return undefined;
-  const start = open === null ? 0 : open[0].length;
-  const end = close < start ? text.length : close;
-  const answer = close < start ? "" : text.slice(close + THINK_CLOSE.length).replace(/^\s+/, "");
-  return { ...message, content: answer, reasoning_content: text.slice(start, end).trim() };
+  const split = thinkingInText(text);
+  if (split === undefined) return undefined;
+  return { ...message, content: split.answer, reasoning_content: split.thinking };
+}
+
+/**
+ * A message with a `refusal` and a text as well, as servers write the refusal into both: without its
+ * `refusal`, which OpenAI sends in place of a text (`content: null`), and which the SDK adds after the
+ * text, so the reply said it twice, run together. Undefined when the message has no such pair.
+ */
+function withoutRepeatedRefusal(message: Record<string, unknown>): Record<string, unknown> | undefined {
+  const { refusal, content } = message;
+  if (typeof refusal !== "string" || refusal === "") return undefined;
+  const text =
+    typeof content === "string" ? content.trim() !== "" : Array.isArray(content) && content.length > 0;
+  return text ? { ...message, refusal: null } : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -85,9 +91,34 @@ function hasArgumentsNotText(call: unknown): boolean {
   return typeof call.function.arguments !== "string";
 }
 
+/**
+ * Arguments a model wrote double-encoded: the JSON text of an object inside a JSON string
+ * (`"\"{\\\"city\\\": \\\"Paris\\\"}\""`), as small models behind Ollama or vLLM sometimes do. The object's
+ * text, or undefined for any other arguments (a string that is no object's text is left as it is: the
+ * tool loop refuses it).
+ */
+function doubleEncodedObject(args: unknown): string | undefined {
+  if (typeof args !== "string" || !/^\s*"/.test(args)) return undefined;
+  try {
+    const inner: unknown = JSON.parse(args);
+    return typeof inner === "string" && isRecord(JSON.parse(inner)) ? inner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function argumentsToRewrite(call: unknown): boolean {
+  return (
+    hasArgumentsNotText(call) ||
+    (isRecord(call) && isRecord(call.function) && doubleEncodedObject(call.function.arguments) !== undefined)
+  );
+}
+
 function withTextArguments(call: unknown): unknown {
-  if (!hasArgumentsNotText(call)) return call;
+  if (!argumentsToRewrite(call)) return call;
   const record = call as Record<string, unknown> & { function: Record<string, unknown> };
+  const inner = doubleEncodedObject(record.function.arguments);
+  if (inner !== undefined) return { ...record, function: { ...record.function, arguments: inner } };
   const args = record.function.arguments;
   // JSON.stringify cannot write arguments nested some thousands of levels deep: they stand as a text
   // nested past the limit, which the tool loop refuses as it would their own (`deepArgumentsMiddleware`).

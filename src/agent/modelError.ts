@@ -36,6 +36,24 @@ export function headerOf(headers: Record<string, string> | undefined, name: stri
   return Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
 }
 
+/** The socket errors of a connection the server took and then closed before any answer came. */
+const DROPPED = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+
+/**
+ * What the socket said (`other side closed`, `read ECONNRESET`) when the endpoint took the connection and
+ * closed it without answering (a server that crashed or restarted under the request, a proxy that dropped
+ * it): not a server that "could not be reached", which sends the reader to check the address. Undefined for
+ * any other failure.
+ */
+function droppedBy(err: APICallError): string | undefined {
+  let cause: unknown = err.cause;
+  for (let depth = 0; depth < 3 && cause instanceof Error; depth++) {
+    if (DROPPED.has(String((cause as { code?: unknown }).code))) return cause.message;
+    cause = cause.cause;
+  }
+  return undefined;
+}
+
 /**
  * A request fetch refused before connecting: the endpoint's port is one of the Fetch standard's blocked
  * ports (6000, 6665-6669, 10080, ...), cause "bad port". No retry can change that.
@@ -101,7 +119,39 @@ export interface ModelSettingsUsed {
   readonly modelKey: string;
   /** Whether `agent.api_key` was sent. */
   readonly keySent: boolean;
+  /** `agent.max_tokens`, when the request asked for it (not a sampling request's own limit). */
+  readonly maxTokens?: number;
+  /** `agent.max_tool_result_chars` (0: no cap). */
+  readonly maxToolResultChars?: number;
 }
+
+/**
+ * A refusal of the output limit a request asked for: vLLM's `This model's maximum context length is 4096
+ * tokens. However, you requested 4196 tokens (100 in the messages, 4096 in the completion)` (or `'max_tokens'
+ * or 'max_completion_tokens' is too large`), SGLang's `... tokens for the completion`, TGI's `max_new_tokens`,
+ * OpenAI's `max_tokens is too large`, Groq's `` `max_tokens` must be less than or equal to ``, the Messages
+ * API's `max_tokens: 100000 > 64000, which is the maximum allowed ...`, DeepSeek's `Invalid max_tokens value`.
+ * Not OpenAI's refusal of the parameter's name (`'max_tokens' is not supported ... Use 'max_completion_tokens'`),
+ * which svc answers by sending the other name.
+ */
+// A parameter's name, not a key of the request a validation error echoes (`"max_tokens": 4096`).
+const OUTPUT_LIMIT = /\bmax_(?:completion_|new_|output_)?tokens\b(?!\\?"\s*:)|\b(?:in|for) the completion\b/i;
+const NAME_REFUSED = /unsupported|not supported/i;
+
+/**
+ * A 400 for a prompt the endpoint's content filter refused before the model answered (Azure OpenAI's `"code":
+ * "content_filter"`, `The response was filtered due to the prompt triggering Azure OpenAI's content management
+ * policy`): no retry passes, only another prompt.
+ */
+const PROMPT_FILTERED = /"code"\s*:\s*"content_filter"/;
+
+/**
+ * A 400 refusing the model's name, as servers answer that do not use 404 for it: OpenRouter's `x is not a
+ * valid model ID`, LiteLLM's `Invalid model name passed in model=x`, DeepSeek's `Model Not Exist`, Mistral's
+ * `Invalid model: x`.
+ */
+const UNKNOWN_MODEL =
+  /not a valid model\b|\binvalid model(?: name)?\b(?! (?:output|response|content))|\bmodel not exist|\bunknown model\b|\bno such model\b/i;
 
 /**
  * A server's refusal of any request offering tools: Ollama's for a model without tool support
@@ -111,6 +161,13 @@ export interface ModelSettingsUsed {
  */
 const NO_TOOLS =
   /does not support tools|tool choice requires --enable-auto-tool-choice|tools param requires --jinja/i;
+
+/**
+ * LM Studio's answer to a path it does not serve, sent with HTTP 200 ("Returning 200 anyway", its log says):
+ * `{"error":"Unexpected endpoint or method. (POST /chat/completions)"}`, what a base_url without its `/v1`
+ * gets there.
+ */
+const UNSERVED_PATH = /Unexpected endpoint or method/i;
 
 /**
  * For a 404 from an endpoint whose base names no API version (`http://localhost:11434/messages`, from a
@@ -131,7 +188,8 @@ function unversionedBase(endpoint: string): string {
 
 /**
  * What to fix for a refusal no retry can change: a model or server that takes no tools, 401 the key, 403
- * what the key may do, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
+ * what the key may do, a 400 refusing the model's name or the output limit `agent.max_tokens`, a 413 what makes a
+ * request large, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
  */
 export function settingToFix(status: number, used: ModelSettingsUsed, body = "", endpoint = ""): string {
   if (status >= 400 && NO_TOOLS.test(body))
@@ -144,6 +202,26 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
     return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
   if (status === 404)
     return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
+  if (status === 413) {
+    const cap =
+      used.maxToolResultChars === undefined
+        ? "lower agent.max_tool_result_chars"
+        : used.maxToolResultChars === 0
+          ? "set agent.max_tool_result_chars (0: no cap) to cut long results"
+          : `lower agent.max_tool_result_chars (${used.maxToolResultChars})`;
+    return ` — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: ${cap}, or raise the server's limit (nginx: client_max_body_size)`;
+  }
+  if (status === 400 && PROMPT_FILTERED.test(body))
+    return " — the endpoint's content filter refused the prompt: change what the route's prompt or agent.system_prompt asks for (the event's payload is part of the prompt); on Azure OpenAI, the deployment's content filter decides";
+  if (status === 400 && UNKNOWN_MODEL.test(body))
+    return ` — check ${used.modelKey} ("${used.model}"): the endpoint does not know it by that name`;
+  if (
+    (status === 400 || status === 422) &&
+    used.maxTokens !== undefined &&
+    OUTPUT_LIMIT.test(body) &&
+    !NAME_REFUSED.test(body)
+  )
+    return ` — check agent.max_tokens (${used.maxTokens}): the output tokens each model turn asks for, which the model (with the prompt, in its context) may not have room for`;
   if (status === 429 && QUOTA_EXHAUSTED.test(body))
     return " — the account agent.api_key belongs to has no quota left (insufficient_quota, not a rate limit: no retry passes): add credit or raise its spending limit in its plan and billing";
   return "";
@@ -168,6 +246,8 @@ export function describeModelError(
     const body = excerpt(scrub((err.responseBody ?? "").replace(/\s+/g, " ").trim(), secrets));
     if (isRefusedPort(err))
       text = `model endpoint ${where} was not called: its port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080) — serve the model on another port, or put a proxy in front, and set agent.base_url to it`;
+    else if (err.statusCode === undefined && modelTlsHint(err) === "" && droppedBy(err) !== undefined)
+      text = `model endpoint ${where} closed the connection without answering (${droppedBy(err)}) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)`;
     else if (err.statusCode === undefined)
       text = `model endpoint ${where} could not be reached: ${err.message}${modelTlsHint(err)}`;
     // Not followed: the request carries the key (see modelRequest).
@@ -181,7 +261,7 @@ export function describeModelError(
     // A body read whole but blank (a server that closed its answer without writing one) is said so: the
     // SDK's parse error would quote the empty text over two lines.
     else if (err.statusCode >= 200 && err.statusCode < 300)
-      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}`;
+      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}${used !== undefined && UNSERVED_PATH.test(err.responseBody ?? "") ? ` — check agent.base_url${unversionedBase(where)}` : ""}`;
     else
       text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "", where)}`;
   } else if (InvalidResponseDataError.isInstance(err) && endpoint !== undefined && err.data !== undefined) {

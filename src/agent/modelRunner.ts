@@ -211,7 +211,15 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           result.stoppedAtMaxSteps && result.text.trim() === ""
             ? maxStepsNotice(settings.max_steps)
             : scrub(result.text, secrets);
-        const done = record(outcome);
+        // A reply cut short is delivered as it is; the log line and the journal say so. (A sampling request's
+        // server is told by the answer's stopReason instead.)
+        const cut =
+          result.cutAtMaxTokens && request.maxTokens === undefined && result.text.trim() !== ""
+            ? result.cutAtContextWindow === true
+              ? ("context_window" as const)
+              : ("max_tokens" as const)
+            : undefined;
+        const done = { ...record(outcome), ...(cut === undefined ? {} : { cut }) };
         logger.info(
           { route: request.route, delivery_id: request.deliveryId },
           runLogLine(request.route, request.deliveryId, done),
@@ -255,6 +263,8 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               model: modelId,
               modelKey: request.model === undefined ? "agent.model" : "sampling.model",
               keySent: settings.api_key !== undefined && settings.api_key !== "",
+              ...(request.maxTokens === undefined ? { maxTokens: settings.max_tokens } : {}),
+              maxToolResultChars: settings.max_tool_result_chars,
             });
         const failed = record("error", why);
         logger.info(

@@ -2,7 +2,12 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { wrapLanguageModel } from "ai";
 import { modelBaseUrl } from "../config/sections/agent.js";
-import { chatCompletionsFetch, messagesApiFetch, type RequestRewrite } from "../io/modelFetch.js";
+import {
+  chatCompletionsFetch,
+  isAnthropicApi,
+  messagesApiFetch,
+  type RequestRewrite,
+} from "../io/modelFetch.js";
 import { normalizedChatAnswer } from "./chatAnswer.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
@@ -37,7 +42,12 @@ export function modelEndpoint(settings: Pick<ProviderSettings, "provider" | "bas
  */
 export const maxCompletionTokensRewrite: RequestRewrite = {
   refused: (status, body) =>
-    status === 400 && /\bmax_tokens\b/.test(body) && /\bmax_completion_tokens\b/.test(body),
+    status === 400 &&
+    /\bmax_tokens\b/.test(body) &&
+    /\bmax_completion_tokens\b/.test(body) &&
+    // Not vLLM's "'max_tokens' or 'max_completion_tokens' is too large: ...": a value the model's context
+    // has no room for, refused under either name.
+    /unsupported|not supported|instead/i.test(body),
   rewrite: (body) => rewriteJson(body, withMaxCompletionTokens),
 };
 
@@ -107,8 +117,13 @@ const chatFetch = chatCompletionsFetch(normalizedChatAnswer, [
   withoutReasoningRewrite,
 ]);
 
-/** Messages API answers with a tool input nested too deep for the AI SDK made refusable (`normalizedMessagesAnswer`). */
-const messagesFetch = messagesApiFetch(normalizedMessagesAnswer);
+/**
+ * Messages API answers in the shape the AI SDK reads (`normalizedMessagesAnswer`); thinking at the start of
+ * the text is read as such from servers other than Anthropic's own, whose models' thinking comes in its blocks.
+ */
+const messagesFetch = messagesApiFetch((answer, url) =>
+  normalizedMessagesAnswer(answer, { thinkingInText: !isAnthropicApi(url) }),
+);
 
 /** The Chat Completions provider's name: the key the AI SDK keeps its per-call metadata under. */
 const CHAT_PROVIDER = "openai";

@@ -39,19 +39,31 @@ export interface RetryOptions {
  * refuses to call is not, nor an endpoint whose TLS certificate cannot be verified (or that speaks no TLS),
  * nor a request the outbound proxy refused (407, a CONNECT answered 403): the SDK takes them for
  * connection errors, but every try fails the same. Nor is OpenAI's 429 for an
- * account out of quota (`insufficient_quota`), which no wait changes. An answer's `x-should-retry: true`
+ * account out of quota (`insufficient_quota`), which no wait changes. Groq's 400 for a tool call its model
+ * wrote malformed (`tool_use_failed`) is, as another generation may pass. An answer's `x-should-retry: true`
  * or `false` (OpenAI and Anthropic send it, and their own SDKs obey it) decides over its status.
  */
 export function isRetryable(error: unknown): boolean {
   if (!APICallError.isInstance(error)) return false;
   const told = headerOf(error.responseHeaders, "x-should-retry")?.trim().toLowerCase();
   return (
-    (told === "true" || (told !== "false" && error.isRetryable)) &&
+    (told === "true" || (told !== "false" && (error.isRetryable || isMalformedToolCall(error)))) &&
     !isRefusedPort(error) &&
     !isProxyRefusal(error) &&
     modelTlsHint(error) === "" &&
     !isQuotaExhausted(error)
   );
+}
+
+/**
+ * Groq's 400 for a tool call its model wrote in a shape it could not parse (`"code": "tool_use_failed"`,
+ * `Failed to call a function. Please adjust your prompt. See 'failed_generation' ...`): the request was
+ * fine, the generation was not, and another one may pass.
+ */
+const MALFORMED_TOOL_CALL = /"code"\s*:\s*"tool_use_failed"/;
+
+function isMalformedToolCall(error: APICallError): boolean {
+  return error.statusCode === 400 && MALFORMED_TOOL_CALL.test(error.responseBody ?? "");
 }
 
 /**

@@ -25,6 +25,11 @@ export interface RunRecord {
   readonly outcome: RunOutcome;
   /** The failure, for `error` and `aborted`. */
   readonly error?: string;
+  /**
+   * Set when the reply is the text of a last turn cut short, delivered as it is: at `agent.max_tokens`, or
+   * at the end of the model's context window (the Messages API's `model_context_window_exceeded`).
+   */
+  readonly cut?: "max_tokens" | "context_window";
   readonly ms: number;
 }
 
@@ -36,7 +41,11 @@ export function runLogLine(route: string, deliveryId: string, record: RunRecord)
         `${c.name} ${c.ok ? "ok" : "error"} ${c.ms}ms${c.cut ? ` (cut to ${c.cut.shown} of ${c.cut.chars} chars)` : ""}`,
     )
     .join(", ");
+  const cut =
+    record.cut === undefined
+      ? ""
+      : ` (reply cut at ${record.cut === "max_tokens" ? "agent.max_tokens" : "the end of the model's context window"})`;
   const outcome =
-    record.outcome === "ok" ? "ok" : `${record.outcome}${record.error ? ` (${record.error})` : ""}`;
+    record.outcome === "ok" ? `ok${cut}` : `${record.outcome}${record.error ? ` (${record.error})` : cut}`;
   return `[agent] ${route} ${deliveryId}: ${outcome} — ${record.provider}/${record.model}, ${record.steps} step${record.steps === 1 ? "" : "s"}, ${record.toolCalls.length} tool call${record.toolCalls.length === 1 ? "" : "s"}${calls ? ` (${calls})` : ""}, tokens in ${record.usage.input} out ${record.usage.output}, ${record.ms}ms`;
 }

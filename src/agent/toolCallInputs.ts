@@ -1,6 +1,7 @@
 import type { wrapLanguageModel } from "ai";
 import { NESTED_TOO_DEEP, scanJsonText } from "../streams/jsonNumbers/index.js";
 import type { ProviderModel } from "./retry.js";
+import { thinkingInText } from "./thinkText.js";
 
 /** The provider-level prompt and middleware (`@ai-sdk/provider` is not a direct dependency). */
 type Prompt = Parameters<ProviderModel["doGenerate"]>[0]["prompt"];
@@ -73,9 +74,24 @@ export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"
  * - a `thinking` block without a `signature`, as servers that speak the Messages API in front of other models
  *   write one (Ollama's, for a model that thinks: qwen3, deepseek-r1, gpt-oss), gets an empty one: the SDK
  *   refused the whole answer for want of it, failing every run. Only Anthropic checks a signature, and its
- *   own thinking blocks carry theirs; the block goes back with its turn as the SDK sends any thinking.
+ *   own thinking blocks carry theirs; the block goes back with its turn as the SDK sends any thinking;
+ * - no `usage`, or one without a number of input or output tokens, as servers and proxies that count no
+ *   tokens answer: the SDK refused the whole answer for want of it; the missing counts are 0, as a Chat
+ *   Completions answer without `usage` counts;
+ * - a `tool_use` input written as a string holding an object's JSON text (a model's double-encoded
+ *   arguments): that object, as the Chat Completions path reads such arguments;
+ * - a first text block that starts with a reasoning model's thinking (`thinkingInText`), as a server that
+ *   speaks the Messages API in front of a model whose thinking it does not parse out writes it (vLLM's or
+ *   llama.cpp's `/v1/messages` without a reasoning parser, a proxy in front of either), when no thinking
+ *   block came: the thinking becomes a `thinking` block before the answer's text, as the Chat Completions
+ *   path makes it `reasoning_content`, so it is not delivered as part of the reply. Not for Anthropic's own
+ *   API (`thinkingInText: false`): its models' thinking comes in signed blocks, and a block made up here
+ *   would go back unsigned, which it refuses.
  */
-export function normalizedMessagesAnswer(answer: unknown): unknown {
+export function normalizedMessagesAnswer(
+  answer: unknown,
+  options: { readonly thinkingInText: boolean } = { thinkingInText: true },
+): unknown {
   const content = (answer as { content?: unknown } | null)?.content;
   if (!Array.isArray(content)) return undefined;
   const deep = (part: unknown) =>
@@ -84,17 +100,69 @@ export function normalizedMessagesAnswer(answer: unknown): unknown {
   const unsigned = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "thinking" &&
     typeof (part as { signature?: unknown }).signature !== "string";
-  if (!content.some((part) => deep(part) || unsigned(part))) return undefined;
+  const encoded = (part: unknown) =>
+    (part as { type?: unknown } | null)?.type === "tool_use" &&
+    objectText((part as { input?: unknown }).input) !== undefined;
+  const usage = (answer as { usage?: unknown }).usage;
+  const tokens: Record<string, unknown> = isObject(usage) ? (usage as Record<string, unknown>) : {};
+  const counted = typeof tokens.input_tokens === "number" && typeof tokens.output_tokens === "number";
+  const thinking = options.thinkingInText ? thinkingInTextBlock(content) : undefined;
+  if (
+    counted &&
+    thinking === undefined &&
+    !content.some((part) => deep(part) || unsigned(part) || encoded(part))
+  )
+    return undefined;
+  const count = (value: unknown) => (typeof value === "number" ? value : 0);
+  const parts: unknown[] =
+    thinking === undefined
+      ? content
+      : [
+          // An empty one (`<think>\n\n</think>`, as Qwen3 writes it when told not to think) is left out.
+          ...(thinking.thinking === ""
+            ? []
+            : [{ type: "thinking", thinking: thinking.thinking, signature: "" }]),
+          ...(thinking.answer === "" ? [] : [{ ...(content[0] as object), text: thinking.answer }]),
+          ...content.slice(1),
+        ];
   return {
     ...(answer as object),
-    content: content.map((part: unknown) =>
-      deep(part)
-        ? { ...(part as object), input: JSON.parse(TOO_DEEP_ARGUMENTS_TEXT) }
-        : unsigned(part)
-          ? { ...(part as object), signature: "" }
-          : part,
-    ),
+    usage: counted
+      ? usage
+      : { ...tokens, input_tokens: count(tokens.input_tokens), output_tokens: count(tokens.output_tokens) },
+    content: parts.map((part: unknown) => {
+      const input = encoded(part)
+        ? { ...(part as object), input: JSON.parse(objectText((part as { input: unknown }).input) ?? "{}") }
+        : part;
+      return deep(input)
+        ? { ...(input as object), input: JSON.parse(TOO_DEEP_ARGUMENTS_TEXT) }
+        : unsigned(input)
+          ? { ...(input as object), signature: "" }
+          : input;
+    }),
   };
+}
+
+/**
+ * A `tool_use` input written as a string holding an object's JSON text (a model's double-encoded arguments,
+ * passed through by a server that speaks the Messages API in front of it): that text, else undefined.
+ */
+function objectText(input: unknown): string | undefined {
+  if (typeof input !== "string") return undefined;
+  try {
+    return isObject(JSON.parse(input)) ? input : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The thinking at the start of an answer's first block, when that is text and no block is thinking. */
+function thinkingInTextBlock(content: readonly unknown[]): ReturnType<typeof thinkingInText> {
+  const first = content[0] as { type?: unknown; text?: unknown } | null | undefined;
+  if (first?.type !== "text" || typeof first.text !== "string") return undefined;
+  const types = content.map((part) => (part as { type?: unknown } | null)?.type);
+  if (types.includes("thinking") || types.includes("redacted_thinking")) return undefined;
+  return thinkingInText(first.text);
 }
 
 /** What the model gets for a call whose arguments nest deeper than `MAX_ARGUMENT_DEPTH`. */

@@ -96,22 +96,25 @@ export function withBearerKey(headers: Headers): Headers {
 
 /**
  * The fetch an `anthropic` model's requests go through: the global fetch, without the unused betas or an
- * empty key; a successful JSON answer is passed through `normalize`, as `chatCompletionsFetch` does.
+ * empty key; a successful JSON answer is passed through `normalize` (with the URL it came from), as
+ * `chatCompletionsFetch` does.
  * A server other than Anthropic's own that refuses the key in `x-api-key` with a 401 (Ollama's cloud,
  * Alibaba Cloud Model Studio and MiniMax take it only as `Authorization: Bearer`, as Claude Code sends
  * `ANTHROPIC_AUTH_TOKEN`) gets the request again with the key as a Bearer token; the endpoint is remembered,
  * and its later requests are sent so at once.
  */
-export function messagesApiFetch(normalize: (answer: unknown) => unknown): typeof fetch {
+export function messagesApiFetch(normalize: (answer: unknown, url: string) => unknown): typeof fetch {
   const bearer = new Set<string>();
   return async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
-    if (init?.headers === undefined) return normalizedAnswer(await modelRequest(input, init), normalize);
+    const normalizeAnswer = (answer: unknown) => normalize(answer, url);
+    if (init?.headers === undefined)
+      return normalizedAnswer(await modelRequest(input, init), normalizeAnswer);
     const headers = new Headers(withoutEmptyKey(withoutUnusedBetas(init.headers)));
     if (bearer.has(url))
       return normalizedAnswer(
         await modelRequest(input, { ...init, headers: withBearerKey(headers) }),
-        normalize,
+        normalizeAnswer,
       );
     let response = await modelRequest(input, { ...init, headers });
     if (response.status === 401 && headers.has("x-api-key") && !isAnthropicApi(url)) {
@@ -123,12 +126,12 @@ export function messagesApiFetch(normalize: (answer: unknown) => unknown): typeo
         response = again;
       } else await again.body?.cancel();
     }
-    return normalizedAnswer(response, normalize);
+    return normalizedAnswer(response, normalizeAnswer);
   };
 }
 
 /** Whether `url` is Anthropic's own API, which takes a key only in `x-api-key`. */
-function isAnthropicApi(url: string): boolean {
+export function isAnthropicApi(url: string): boolean {
   return URL.canParse(url) && new URL(url).hostname.toLowerCase() === "api.anthropic.com";
 }
 

@@ -186,7 +186,7 @@ export function startFakeAnthropic(): Promise<FakeModel> {
           content,
           stop_reason: stopReason,
           stop_sequence: null,
-          usage: { input_tokens: 10, output_tokens: 5 },
+          ...(turn.noUsage ? {} : { usage: { input_tokens: 10, output_tokens: 5 } }),
         }),
       );
       return;

@@ -39,6 +39,8 @@ export type ModelTurn =
       readonly finishReason?: string;
       /** The model the answer names (default: the one asked for), as an endpoint resolving an alias answers. */
       readonly model?: string;
+      /** The answer carries no `usage` (as servers and proxies that count no tokens write it). */
+      readonly noUsage?: true;
     }
   /** An HTTP error answer (429 with `retry-after`, 500, ...). */
   | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string }

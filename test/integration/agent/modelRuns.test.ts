@@ -314,6 +314,17 @@ describe("a webhook run with provider openai", () => {
     await chatMessages(2);
   });
 
+  it("an answer cut at max_tokens is delivered as it is, and the log line and the journal say it was cut", async () => {
+    model.script({ text: "The release is blocked by", finishReason: "length" });
+    await signedPost("no_tools", {}, "cut-1");
+    expect(await chatMessages(1)).toEqual(["The release is blocked by"]);
+    expect((await journalled("cut-1")).run).toMatchObject({ outcome: "ok", steps: 1, cut: "max_tokens" });
+    const logged = gw.logs().filter((l) => l.msg.startsWith("[agent] no_tools cut-1:"));
+    expect(logged[0]?.msg).toMatch(
+      /^\[agent\] no_tools cut-1: ok \(reply cut at agent\.max_tokens\) — openai\/test-model, 1 step,/,
+    );
+  });
+
   it("a model that repeats its API key: the delivered reply, the log and the journal show [redacted]", async () => {
     model.script({ text: `the key is ${API_KEY} ok` });
     await signedPost("no_tools", {}, "echo-key-1");
@@ -383,6 +394,55 @@ describe("a webhook run with provider openai", () => {
       .logs()
       .filter((l) => /\[agent\] no_tools: model call failed .* retry \d of 2/.test(l.msg));
     expect(retries.map((l) => l.wait_ms)).toEqual([0, 0]);
+  });
+
+  it("a 400 refusing the output limit (vLLM's: more than the model's context leaves) names agent.max_tokens in the notice", async () => {
+    const tooLarge = JSON.stringify({
+      object: "error",
+      message:
+        "This model's maximum context length is 512 tokens. However, you requested 530 tokens (30 in the messages, 500 in the completion). Please reduce the length of the messages or completion.",
+      type: "BadRequestError",
+      param: null,
+      code: 400,
+    });
+    model.script({ status: 400, body: tooLarge });
+    await signedPost("no_tools", {}, "too-large-1");
+    const [notice] = await chatMessages(1);
+    expect(notice).toMatch(
+      /^⚠️ Agent run failed: model endpoint .* answered HTTP 400: \{.*500 in the completion/,
+    );
+    expect(notice).toMatch(
+      / — check agent\.max_tokens \(500\): the output tokens each model turn asks for, which the model \(with the prompt, in its context\) may not have room for$/,
+    );
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("a 400 refusing the model's name (OpenRouter's, LiteLLM's, DeepSeek's) names agent.model in the notice, as a 404 does", async () => {
+    const bodies = [
+      '{"error":{"message":"test-model is not a valid model ID","code":400},"user_id":"user_1"}',
+      '{"error":{"message":"/chat/completions: Invalid model name passed in model=test-model. Call `/v1/models` to view available models for your key.","type":"None","param":"None","code":"400"}}',
+      '{"error":{"message":"Model Not Exist","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}',
+    ];
+    for (const [i, body] of bodies.entries()) {
+      model.script({ status: 400, body });
+      await signedPost("no_tools", {}, `bad-model-${i}`);
+      const notice = (await chatMessages(i + 1)).at(-1);
+      expect(notice).toBe(
+        `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions answered HTTP 400: ${body} — check agent.model ("test-model"): the endpoint does not know it by that name`,
+      );
+    }
+  });
+
+  it("a 413 from a proxy in front of the model (nginx's client_max_body_size) names what makes a request large, and is not retried", async () => {
+    const page =
+      "<html><head><title>413 Request Entity Too Large</title></head><body><center><h1>413 Request Entity Too Large</h1></center><hr><center>nginx</center></body></html>";
+    model.script({ status: 413, headers: { "content-type": "text/html" }, body: page });
+    await signedPost("no_tools", {}, "too-big-1");
+    const [notice] = await chatMessages(1);
+    expect(notice).toBe(
+      `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions answered HTTP 413: an HTML page "413 Request Entity Too Large" (${page.length} characters, not shown) — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: lower agent.max_tool_result_chars (100000), or raise the server's limit (nginx: client_max_body_size)`,
+    );
+    expect(model.requests).toHaveLength(1);
   });
 
   it("OpenAI's 429 for an account out of quota (insufficient_quota) is not retried, and the notice says what to do", async () => {

@@ -12,6 +12,7 @@ import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordi
 import { gatewayPerTest, startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
 import { tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+import { journalLines } from "../../helpers/runJournal.js";
 import { telegramMessages } from "../../helpers/telegramMessages.js";
 
 /** The Anthropic path, an endpoint that is down, and a shutdown during a run (docs/agent.md, "Faults"). */
@@ -147,6 +148,43 @@ describe("provider anthropic against a server that speaks the Messages API for o
   });
 });
 
+describe("provider anthropic against a server that counts no tokens", () => {
+  it("an answer without usage is read: the tool runs, the reply is delivered, the run records no tokens", async () => {
+    const model = await startFakeAnthropic();
+    try {
+      model.script(
+        { toolCalls: [{ name: "mcp__notes__lookup", args: { key: "k1" } }], noUsage: true },
+        { text: "Found it.", noUsage: true },
+      );
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { bare: { secret: OPEN, prompt: "look up k1", toolsets: ["notes"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "anthropic", model: "local", base_url: model.baseUrl, retries: 0 },
+            mcp_servers: { notes: { url: notes.url } },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/bare"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual(["Found it."]);
+      const line = await vi.waitFor(
+        () => {
+          const found = journalLines<{ run?: Record<string, unknown> }>(gw.home.dir)[0];
+          if (found === undefined) throw new Error("not journalled yet");
+          return found;
+        },
+        { timeout: 5000, interval: 20 },
+      );
+      expect(line.run).toMatchObject({ outcome: "ok", steps: 2, usage: { input: 0, output: 0 } });
+    } finally {
+      await model.close();
+    }
+  });
+});
+
 describe("provider anthropic against a server that takes the key only as a Bearer token", () => {
   it("a 401 to x-api-key from another server than Anthropic's is followed by the request with Authorization: Bearer, and the endpoint's later requests are sent so at once", async () => {
     const KEY = "ollama-cloud-key-0123456789";
@@ -247,6 +285,35 @@ describe("faults", () => {
     await chatMessages(2);
   });
 
+  it("a model server that takes the request and closes the connection without answering (a crash, a proxy dropping it) is not said to be unreachable", async () => {
+    const dropping = createServer((req) => {
+      req.resume();
+      req.on("end", () => req.socket.destroy());
+    });
+    await new Promise<void>((resolve) => dropping.listen(0, "127.0.0.1", resolve));
+    const port = (dropping.address() as AddressInfo).port;
+    try {
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { dropped: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "openai", model: "m", base_url: `http://127.0.0.1:${port}/v1`, retries: 0 },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/dropped"), {})).status).toBe(202);
+      const [notice] = await chatMessages(1);
+      expect(notice).toBe(
+        `⚠️ Agent run failed: model endpoint http://127.0.0.1:${port}/v1/chat/completions closed the connection without answering (other side closed) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)`,
+      );
+    } finally {
+      await new Promise<void>((resolve) => dropping.close(() => resolve()));
+    }
+  });
+
   it("a base_url without /v1, as Ollama documents its Messages API base (ANTHROPIC_BASE_URL): the 404 notice names the base to write", async () => {
     // As Ollama (a Go server) answers a path it does not serve: it serves the Messages API at /v1/messages.
     const ollama = createServer((req, res) => {
@@ -273,6 +340,37 @@ describe("faults", () => {
       ]);
     } finally {
       await new Promise<void>((resolve) => ollama.close(() => resolve()));
+    }
+  });
+
+  it("a base_url without /v1 on LM Studio, which answers 200 with an error for a path it does not serve: the notice names the base to write", async () => {
+    // As LM Studio answers any path it does not serve ("Returning 200 anyway", its log says).
+    const lmStudio = createServer((req, res) => {
+      req.resume();
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: `Unexpected endpoint or method. (${req.method} ${req.url})` }));
+    });
+    await new Promise<void>((resolve) => lmStudio.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(lmStudio.address() as AddressInfo).port}`;
+    try {
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { local: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "openai", model: "qwen3-8b", base_url: base, retries: 0 },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/local"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual([
+        `⚠️ Agent run failed: model endpoint ${base}/chat/completions gave an answer svc cannot use (HTTP 200): {"error":"Unexpected endpoint or method. (POST /chat/completions)"} — check agent.base_url, which names no API version: most servers answer at ${base}/v1/chat/completions (svc appends only /chat/completions) — write ${base}/v1`,
+      ]);
+    } finally {
+      await new Promise<void>((resolve) => lmStudio.close(() => resolve()));
     }
   });
 

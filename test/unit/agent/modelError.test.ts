@@ -14,6 +14,51 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     );
   });
 
+  it("a 400 refusing the output limit names agent.max_tokens; one that echoes the request, or refuses the parameter's name, does not", () => {
+    const used = { model: "m", modelKey: "agent.model", keySent: true, maxTokens: 4096 };
+    const hint =
+      " — check agent.max_tokens (4096): the output tokens each model turn asks for, which the model (with the prompt, in its context) may not have room for";
+    for (const body of [
+      "'max_tokens' or 'max_completion_tokens' is too large: 4096. This model's maximum context length is 4096 tokens and your request has 37 input tokens (4096 > 4096 - 37).",
+      "You requested a total of 4196 tokens: 100 tokens from the input messages and 4096 tokens for the completion.",
+      "max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-x",
+      "`max_tokens` must be less than or equal to `8192`",
+    ])
+      expect(describeModelError(answer(400, body), [], URL, used)).toBe(
+        `model endpoint ${URL} answered HTTP 400: ${body}${hint}`,
+      );
+    expect(
+      describeModelError(answer(422, "`inputs` tokens + `max_new_tokens` must be <= 4096"), [], URL, used),
+    ).toMatch(/— check agent\.max_tokens \(4096\)/);
+    const echoed = '{"detail":[{"msg":"Field required","input":{"model":"m","max_tokens":4096}}]}';
+    const renamed =
+      "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+    for (const body of [echoed, renamed])
+      expect(describeModelError(answer(400, body), [], URL, used)).not.toContain("check agent.max_tokens");
+    // A sampling request's own limit is not agent.max_tokens.
+    const { maxTokens: _, ...sampling } = used;
+    expect(describeModelError(answer(400, "max_tokens is too large: 9"), [], URL, sampling)).not.toContain(
+      "—",
+    );
+  });
+
+  it("Azure OpenAI's 400 for a prompt its content filter refused (code content_filter) says what decides", () => {
+    const used = { model: "gpt-4o", modelKey: "agent.model", keySent: true, maxTokens: 4096 };
+    const azure = JSON.stringify({
+      error: {
+        message:
+          "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry.",
+        type: null,
+        param: "prompt",
+        code: "content_filter",
+        status: 400,
+      },
+    });
+    expect(describeModelError(answer(400, azure), [], URL, used)).toMatch(
+      / — the endpoint's content filter refused the prompt: change what the route's prompt or agent\.system_prompt asks for \(the event's payload is part of the prompt\); on Azure OpenAI, the deployment's content filter decides$/,
+    );
+  });
+
   it("a refusal only a setting can change names it: 401 the key, 403 what the key may use, 404 the model and base_url", () => {
     const used = { model: "llama3", modelKey: "agent.model", keySent: true };
     expect(describeModelError(answer(401, '{"error":{"message":"bad key"}}'), [], URL, used)).toBe(

@@ -126,6 +126,37 @@ describe("agent.max_tokens in a Chat Completions request", () => {
     }
   });
 
+  it("vLLM's refusal of a max_tokens too large for the model's context, which names max_completion_tokens too, is the run's error, sent once and not learned", async () => {
+    const vllm = await startFakeOpenAI();
+    try {
+      const tooLarge = {
+        object: "error",
+        message:
+          "'max_tokens' or 'max_completion_tokens' is too large: 77. This model's maximum context length is 80 tokens and your request has 12 input tokens (77 > 80 - 12).",
+        type: "BadRequestError",
+        param: null,
+        code: 400,
+      };
+      vllm.script({ status: 400, body: JSON.stringify(tooLarge) }, { text: "hi" });
+      const ask = () =>
+        generateText({
+          model: languageModel({ provider: "openai", model: "small", base_url: vllm.baseUrl }),
+          prompt: "p",
+          maxOutputTokens: 77,
+          maxRetries: 0,
+        });
+      expect(await ask().catch((e: unknown) => e)).toBeInstanceOf(Error);
+      expect((await ask()).text).toBe("hi");
+      const sent = vllm.requests.map((r) => [r.json.max_tokens, r.json.max_completion_tokens]);
+      expect(sent).toEqual([
+        [77, undefined],
+        [77, undefined],
+      ]);
+    } finally {
+      await vllm.close();
+    }
+  });
+
   it("a proxy in front of OpenAI's API that refuses a long tool description, then max_tokens, gets the request again with each fixed", async () => {
     const proxy = await startFakeOpenAI();
     try {

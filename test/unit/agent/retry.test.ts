@@ -123,6 +123,23 @@ describe("withRetryPolicy against a scripted Chat Completions server", () => {
     expect(waits).toEqual([]);
   });
 
+  it("Groq's 400 for a tool call its model wrote malformed (tool_use_failed) is retried: another generation may pass", async () => {
+    const failed = JSON.stringify({
+      error: {
+        message:
+          "Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details.",
+        type: "invalid_request_error",
+        code: "tool_use_failed",
+        failed_generation: '<function=lookup{"key": "a"}</function>',
+      },
+    });
+    model.script({ status: 400, body: failed }, { text: "second time" });
+    const result = await generateText({ model: chatModel(2), prompt: "hi", maxRetries: 0 });
+    expect(result.text).toBe("second time");
+    expect(waits).toEqual([1000]);
+    expect(model.requests).toHaveLength(2);
+  });
+
   it("a base_url on a port fetch refuses (6000) is not retried, and the error says why and what to do", async () => {
     const blocked = withRetryPolicy(
       languageModel({ provider: "openai", model: "m", base_url: "http://127.0.0.1:6000/v1" }),

@@ -362,6 +362,58 @@ describe("runToolLoop", () => {
     );
   });
 
+  it("thinking a Messages API server left in its text (<think>…</think>, as vLLM's and llama.cpp's /v1/messages write it without a reasoning parser) is not the reply, goes back as a thinking block, and a turn cut while it thought fails as one cut before any text", async () => {
+    const anthropic = await startFakeAnthropic();
+    const run = () =>
+      modelRunner({
+        settings: {
+          provider: "anthropic",
+          model: "m",
+          base_url: anthropic.baseUrl,
+          max_steps: 5,
+          max_tokens: 50,
+          retries: 0,
+          timeout_seconds: 10,
+          max_concurrent_runs: 1,
+          max_tool_result_chars: 100_000,
+        },
+        logger: silentLogger(),
+        builtins: () => [upper],
+      })
+        .run(
+          { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
+          new AbortController().signal,
+        )
+        .catch((e: unknown) => e);
+    try {
+      anthropic.script(
+        {
+          text: "<think>\nThe user wants it upper-cased.\n</think>\n\n",
+          ...callTool("upper", { text: "hi" }),
+        },
+        { text: "<think>Done, now answer.</think>\n\nIt is HI." },
+        { text: "The template opened the tag.\n</think>\n\nThe build is green." },
+        { text: "<think>\nLet me think about every file in the", finishReason: "max_tokens" },
+      );
+      expect(await run()).toMatchObject({ text: "It is HI." });
+      const assistant = ((anthropic.requests[1]?.json.messages ?? []) as Array<Record<string, unknown>>).find(
+        (m) => m.role === "assistant",
+      );
+      expect(assistant?.content).toEqual([
+        { type: "thinking", thinking: "The user wants it upper-cased.", signature: "" },
+        { type: "tool_use", id: "toolu_0_0", name: "upper", input: { text: "hi" } },
+      ]);
+      expect(await run()).toMatchObject({ text: "The build is green." });
+      const cut = await run();
+      expect(cut).toBeInstanceOf(AgentRunFailure);
+      expect((cut as AgentRunFailure).message).toBe(
+        "the model's answer was cut at agent.max_tokens (50 tokens) before it wrote any text (a reasoning model can spend them all on its reasoning) — raise agent.max_tokens",
+      );
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("an answer the endpoint's safety system stopped (content_filter, stop_reason refusal) fails the run naming it, not delivered as a finished reply", async () => {
     const anthropic = await startFakeAnthropic();
     const settings = {
@@ -431,6 +483,55 @@ describe("runToolLoop", () => {
     const { result } = await loop(5);
     expect(result.text).toBe("I can't help with that.");
     expect(result.filtered).toBeUndefined();
+  });
+
+  it("a refusal a server writes into the text as well (content and refusal both set) is the reply once, not twice run together", async () => {
+    model.script(
+      { text: "I can't help with that.", refusal: "I can't help with that." },
+      { text: "Here is what I can say.", refusal: "I can't help with all of it." },
+    );
+    expect((await loop(5)).result.text).toBe("I can't help with that.");
+    expect((await loop(5)).result.text).toBe("Here is what I can say.");
+  });
+
+  it("arguments a model wrote double-encoded (the object's JSON text inside a JSON string) are read as that object, for either provider, and go back so", async () => {
+    const anthropic = await startFakeAnthropic();
+    const run = (provider: "openai" | "anthropic", baseUrl: string) =>
+      modelRunner({
+        settings: {
+          provider,
+          model: "m",
+          base_url: baseUrl,
+          max_steps: 5,
+          max_tokens: 50,
+          retries: 0,
+          timeout_seconds: 10,
+          max_concurrent_runs: 1,
+          max_tool_result_chars: 100_000,
+        },
+        logger: silentLogger(),
+        builtins: () => [upper],
+      }).run(
+        { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
+        new AbortController().signal,
+      );
+    try {
+      const doubled = JSON.stringify(JSON.stringify({ text: "hi" }));
+      model.script({ toolCalls: [{ name: "upper", args: doubled }] }, { text: "done" });
+      anthropic.script({ toolCalls: [{ name: "upper", args: doubled }] }, { text: "done" });
+      for (const reply of [await run("openai", model.baseUrl), await run("anthropic", anthropic.baseUrl)])
+        expect(reply).toMatchObject({ text: "done", record: { toolCalls: [{ name: "upper", ok: true }] } });
+      const chat = model.requests[1]?.json.messages as Array<Record<string, unknown>>;
+      expect(chat.find((m) => m.role === "tool")?.content).toBe("HI");
+      expect(chat.find((m) => m.role === "assistant")?.tool_calls).toMatchObject([
+        { function: { name: "upper", arguments: '{"text":"hi"}' } },
+      ]);
+      const messages = JSON.stringify(anthropic.requests[1]?.json.messages);
+      expect(messages).toContain('"input":{"text":"hi"}');
+      expect(messages).toContain('"content":"HI"');
+    } finally {
+      await anthropic.close();
+    }
   });
 
   it("tool calls in other servers' shapes (arguments as a JSON object, the legacy function_call) run, where the SDK refused the answer or dropped the call", async () => {
