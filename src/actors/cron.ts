@@ -3,6 +3,7 @@ import { fromCallback } from "xstate";
 import { scopedSignal } from "../clock.js";
 import { DEFAULT_PROFILE, inProfile, namedProfile, profileFlag } from "../config/paths.js";
 import { LoggedError } from "../errors.js";
+import type { CronRunNotes } from "../io/cronRunNotes.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
 import { storeProblem } from "../io/stores/atomicFile.js";
@@ -103,6 +104,11 @@ export interface CronSchedulerOptions {
   readonly targetProblems?: (job: CronJob) => readonly string[];
   /** What `targetProblems` judges by (the config its targets come from): a new one checks every job again. */
   readonly targetsVersion?: () => unknown;
+  /**
+   * Notes each scheduled run while it goes on (not journaled: a start after a SIGKILL records the runs the
+   * killed gateway cut short, `docs/durability.md`).
+   */
+  readonly runNotes?: CronRunNotes;
 }
 
 export interface CronScheduler {
@@ -268,12 +274,17 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     finished?: () => void,
     firedBy?: FiredBy,
   ): void {
+    const ended =
+      trigger === "schedule"
+        ? options.runNotes?.started({ profile, jobId: job.id, trigger, startedAt: clock.now() })
+        : undefined;
     // A signal of the run's own: composed from `launched.signal` itself, each run left entries in it (scopedSignal).
     const run = scopedSignal([launched.signal], (signal) =>
       execute(profile, store, job, prompt, trigger, signal, firedBy, true),
     ).then(() => {});
     running.add(run);
     void run.finally(() => {
+      ended?.();
       running.delete(run);
       finished?.();
     });
