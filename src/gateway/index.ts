@@ -421,6 +421,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           `the journal (${stateDir(paths.home)})`,
           (name) => routes.registry.lookup(name)?.profile,
           groups,
+          () => new Set(dynamic.disabledNames()),
         ),
     });
 
