@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import {
   type CronClock,
   type CronScheduler,
@@ -96,8 +97,11 @@ export async function recordCutOffRuns(
     let name = run.jobId;
     // Nothing to say of a job removed since, nor of a run its gateway's stop recorded after all.
     let recorded = false;
+    const file = deps.profiles.paths(run.profile).cronJobs;
+    // A store (or profile) removed since: nothing to record it in, and nothing to make again.
+    if (!existsSync(file)) continue;
     try {
-      await cronStore(deps.profiles.paths(run.profile).cronJobs).update((jobs) => {
+      await cronStore(file).update((jobs) => {
         const job = jobs[run.jobId];
         if (job === undefined) return; // removed since: nothing to record it on
         name = job.name;
