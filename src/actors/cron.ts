@@ -3,6 +3,7 @@ import { fromCallback } from "xstate";
 import { scopedSignal } from "../clock.js";
 import { DEFAULT_PROFILE, inProfile, namedProfile, profileFlag } from "../config/paths.js";
 import { LoggedError } from "../errors.js";
+import type { CronRunNotes } from "../io/cronRunNotes.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
 import { storeProblem } from "../io/stores/atomicFile.js";
@@ -103,6 +104,11 @@ export interface CronSchedulerOptions {
   readonly targetProblems?: (job: CronJob) => readonly string[];
   /** What `targetProblems` judges by (the config its targets come from): a new one checks every job again. */
   readonly targetsVersion?: () => unknown;
+  /**
+   * Notes each scheduled run while it goes on (not journaled: a start after a SIGKILL records the runs the
+   * killed gateway cut short, `docs/durability.md`).
+   */
+  readonly runNotes?: CronRunNotes;
 }
 
 export interface CronScheduler {
@@ -268,12 +274,17 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     finished?: () => void,
     firedBy?: FiredBy,
   ): void {
+    const ended =
+      trigger === "schedule"
+        ? options.runNotes?.started({ profile, jobId: job.id, trigger, startedAt: clock.now() })
+        : undefined;
     // A signal of the run's own: composed from `launched.signal` itself, each run left entries in it (scopedSignal).
     const run = scopedSignal([launched.signal], (signal) =>
       execute(profile, store, job, prompt, trigger, signal, firedBy, true),
     ).then(() => {});
     running.add(run);
     void run.finally(() => {
+      ended?.();
       running.delete(run);
       finished?.();
     });
@@ -382,11 +393,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     for (const job of due) {
       let next: number;
       try {
-        next = nextRunAfter(
-          job.schedule,
-          now,
-          job.next_run === undefined ? undefined : nextRunTime(job.next_run),
-        );
+        // With a shared state, an interval found late goes on from the due time its catch-up claims (the
+        // latest one), not from now: the instances' next runs stay the same due times, whose leases keep
+        // them to one run each (from each one's own now, every instance back from a restart ran its own).
+        const dueAt =
+          job.next_run === undefined
+            ? undefined
+            : nextRunTime(
+                options.claim === undefined ? job.next_run : dueTime(job.schedule, job.next_run, now),
+              );
+        next = nextRunAfter(job.schedule, now, dueAt);
       } catch (err) {
         // A hand-edited schedule the grammar refuses: next_run could never advance, so running it would
         // repeat on every tick. It is not run, and said once (until its schedule changes).
@@ -637,12 +653,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   /**
    * The due time a scheduled run claims among instances: its `next_run`, or for a catch-up (this instance
    * was away past later due times) the schedule's latest, which another instance may have run meanwhile:
-   * its store's own missed one may be older than the lease (24 h) another instance took for it.
+   * its store's own missed one may be older than the lease (24 h) another instance took for it. For an
+   * interval, the latest of `next_run` and every interval after it.
    */
   function dueTime(schedule: string, nextRun: string, now: number): string {
     let latest: number | undefined;
     try {
-      latest = lastRunAtOrBefore(schedule, now);
+      latest = lastRunAtOrBefore(schedule, now, nextRunTime(nextRun));
     } catch {
       return nextRun;
     }

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import {
   type CronClock,
   type CronScheduler,
@@ -7,9 +8,11 @@ import {
 } from "../actors/cron.js";
 import type { Deliverer } from "../actors/deliver.js";
 import type { GatewaySystem } from "../actors/system.js";
-import type { SvcPaths } from "../config/paths.js";
+import { inProfile, type SvcPaths } from "../config/paths.js";
+import type { CronRunNote, CronRunNotes } from "../io/cronRunNotes.js";
 import type { Logger } from "../io/log.js";
 import { existingProfiles } from "../io/profiles.js";
+import { storeProblem } from "../io/stores/atomicFile.js";
 import { type CronJob, cronStore } from "../io/stores/cronStore.js";
 import type { AcceptedEvent } from "../streams/context.js";
 import type { Agent } from "./agent.js";
@@ -35,6 +38,8 @@ export interface CronDeps {
   readonly targetProblems?: (job: CronJob) => readonly string[];
   /** The config `targetProblems` judges by: a reload's new one checks every job again. */
   readonly targetsVersion?: () => unknown;
+  /** Notes each scheduled run while it goes on, for the start after a SIGKILL (`recordCutOffRuns`). */
+  readonly runNotes?: CronRunNotes;
 }
 
 export interface Cron {
@@ -69,8 +74,60 @@ export function createCron(deps: CronDeps): Cron {
     ...(deps.release === undefined ? {} : { release: deps.release }),
     ...(deps.targetProblems === undefined ? {} : { targetProblems: deps.targetProblems }),
     ...(deps.targetsVersion === undefined ? {} : { targetsVersion: deps.targetsVersion }),
+    ...(deps.runNotes === undefined ? {} : { runNotes: deps.runNotes }),
   });
   // A schedule that fails (a store that throws at start) is started again, a few times.
   const ref = deps.system.spawn("cron", cronActor(scheduler), undefined, { restart: "on-error", max: 3 });
   return { scheduler, stop: () => ref.send({ type: "stop" }) };
+}
+
+/**
+ * Records the scheduled runs a killed gateway cut short (noted while they ran, `io/cronRunNotes.ts`): in the
+ * middle of its agent or of its delivery's retries, such a run left no trace, as it is not journaled (its
+ * job's next_run moved on before it started) and so does not run again. Each job's `last_run` now says so
+ * (unless a run recorded since is newer), and a WARN line.
+ */
+export async function recordCutOffRuns(
+  deps: Pick<CronDeps, "logger" | "clock" | "profiles">,
+  runs: readonly CronRunNote[],
+): Promise<void> {
+  for (const run of runs) {
+    const started = new Date(run.startedAt).toISOString();
+    const label = (name: string) => `[cron] ${name}${inProfile(run.profile)}`;
+    let name = run.jobId;
+    // Nothing to say of a job removed since, nor of a run its gateway's stop recorded after all.
+    let recorded = false;
+    const file = deps.profiles.paths(run.profile).cronJobs;
+    // A store (or profile) removed since: nothing to record it in, and nothing to make again.
+    if (!existsSync(file)) continue;
+    try {
+      await cronStore(file).update((jobs) => {
+        const job = jobs[run.jobId];
+        if (job === undefined) return; // removed since: nothing to record it on
+        name = job.name;
+        if (job.last_run !== undefined && !(Date.parse(job.last_run.at) < run.startedAt)) return;
+        jobs[run.jobId] = {
+          ...job,
+          last_run: {
+            at: new Date(deps.clock.now()).toISOString(),
+            status: "error",
+            trigger: run.trigger,
+            error: `cut off: the gateway running it was killed (the run started at ${started})`,
+          },
+        };
+        recorded = true;
+      });
+    } catch (err) {
+      deps.logger.error(
+        { job: run.jobId, profile: run.profile, err: storeProblem(err) },
+        `${label(name)}: its scheduled run (started ${started}) did not finish — the gateway running it was killed; not run again, and not recorded in last_run: ${storeProblem(err)}`,
+      );
+      continue;
+    }
+    if (recorded)
+      deps.logger.warn(
+        { job: run.jobId, profile: run.profile, trigger: run.trigger },
+        `${label(name)}: its scheduled run (started ${started}) did not finish — the gateway running it was killed; recorded in last_run as an error and not run again (the job runs at its next scheduled time)`,
+      );
+  }
 }

@@ -15,6 +15,8 @@ export interface DynamicRoutes {
   readonly where: string;
   /** The enabled subscriptions in the store (after `open()`), served or not. */
   enabledNames(): readonly string[];
+  /** The disabled subscriptions in the store (after `open()`). */
+  disabledNames(): readonly string[];
   /** Loads the first set (Redis: connects; a bad `state.redis_url` refuses the start). */
   open(): Promise<void>;
   /** After a reload of config.yaml: the records are judged again by it at the next read (see SubscriptionSource). */
@@ -54,6 +56,7 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
       source,
       where: options.subscriptionsFile,
       enabledNames: () => enabledSubscriptions(options.subscriptionsFile),
+      disabledNames: () => enabledSubscriptions(options.subscriptionsFile, false),
       open: () => Promise.resolve(),
       reloaded: () => source.reloaded(),
       close: () => {},
@@ -69,6 +72,8 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
     source: { lookup: (name) => source.lookup(name), names: () => source.names() },
     where: redisLabel(url),
     enabledNames: () => source.names(),
+    // Only the local journal keeps runs for a route it does not serve: with Redis, a run takes its route along.
+    disabledNames: () => [],
     reloaded: () => opened?.reloaded(),
     async open() {
       const redis = await connectRedis(url, options.configFile, commandOptions(), prefix);

@@ -8,6 +8,7 @@ import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.j
 import { disabledServerToolsets, unusedSettingWarnings } from "../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../config/webhookEnabled.js";
 import { describeError, SvcError } from "../errors.js";
+import { cronRunNotes, takeCutOffRuns } from "../io/cronRunNotes.js";
 import { listenAddress } from "../io/http/listenHint.js";
 import { observeRequests } from "../io/http/observe.js";
 import { createLogger } from "../io/log.js";
@@ -24,11 +25,17 @@ import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { cronJobsStored, profileHasCronJobs } from "../io/stores/cronJobsStored.js";
 import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
 import { jobTargetProblems, routeTargetProblems } from "../io/targets/validate.js";
-import { agentGroupsDir, GatewayState, openStateStore, stateDir } from "../state/gatewayState.js";
+import {
+  agentGroupsDir,
+  cronRunsDir,
+  GatewayState,
+  openStateStore,
+  stateDir,
+} from "../state/gatewayState.js";
 import { createAgent } from "./agent.js";
 import { createCoalescing } from "./coalescing.js";
 import { checkedConfig, describeRoutes } from "./config.js";
-import { createCron } from "./cron.js";
+import { createCron, recordCutOffRuns } from "./cron.js";
 import { createDeliveries } from "./deliveries.js";
 import { historyHeaderNames, historyHooks } from "./deliveryHistoryHooks.js";
 import { dynamicRoutesFor } from "./dynamicRoutes.js";
@@ -256,6 +263,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   }
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
   const journaledEnqueue = state.enqueue((event) => queue.enqueueRun(event), { answered: queue });
+  // Scheduled runs a killed gateway cut short (not journaled, so not run again): recorded as such.
+  await recordCutOffRuns({ logger, clock, profiles }, takeCutOffRuns(cronRunsDir(paths.home)));
   const cron = createCron({
     system,
     paths,
@@ -272,6 +281,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     // Against the config the deliverer's targets were made from (a reload's, once applied).
     targetProblems: (job) => jobTargetProblems(deliveries.config(), job),
     targetsVersion: () => deliveries.config(),
+    runNotes: cronRunNotes(cronRunsDir(paths.home)),
   });
   runs = createRuns({
     system,
@@ -411,6 +421,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           `the journal (${stateDir(paths.home)})`,
           (name) => routes.registry.lookup(name)?.profile,
           groups,
+          () => new Set(dynamic.disabledNames()),
         ),
     });
 

@@ -90,12 +90,16 @@ export function pipelineLogHooks(logger: Logger) {
      * gives the profile a route of that name is bound to now: one rebound to another profile is not gone,
      * and is named so, since a run resumes only under the profile it was accepted for.
      */
-    /** Saved runs, and pending coalescing groups (each by its latest event), whose route is gone. */
+    /**
+     * Saved runs, and pending coalescing groups (each by its latest event), whose route is gone.
+     * `disabledNow` lists the disabled subscriptions: a route among them is not gone, and is named so.
+     */
     onRunsKept(
       kept: readonly PendingRun[],
       where: string,
       boundNow?: (routeName: string) => string | undefined,
       groups: readonly PendingRun[] = [],
+      disabledNow: () => ReadonlySet<string> = () => new Set(),
     ) {
       const named = (events: readonly PendingRun[]) =>
         events.map((run) => ({
@@ -110,10 +114,24 @@ export function pipelineLogHooks(logger: Logger) {
         .slice(0, 10)
         .map(([route, profile]) => `${route} is bound to profile ${profile} now`);
       const more = rebound.size > shown.length ? `, +${rebound.size - shown.length} more` : "";
-      const note =
-        shown.length === 0
+      const disabledSet = disabledNow();
+      const disabled = [...new Set([...kept, ...groups].map((run) => run.routeName))].filter(
+        (name) => disabledSet.has(name) && !rebound.has(name),
+      );
+      const allDisabled =
+        disabled.length > 0 && [...kept, ...groups].every((run) => disabled.includes(run.routeName));
+      const enable = disabled.slice(0, 10).map((name) => `svc webhook enable ${name}`);
+      const enableNote =
+        disabled.length === 0
           ? ""
-          : `; ${shown.join(", ")}${more}, and a saved run resumes only under the profile it was accepted for`;
+          : allDisabled
+            ? `; ${enable.join(", ")}, then restart the gateway`
+            : `; ${disabled.slice(0, 10).join(", ")}${disabled.length > 10 ? `, +${disabled.length - 10} more` : ""} ${disabled.length === 1 ? "is a disabled subscription" : "are disabled subscriptions"}: ${enable.join(", ")}, then restart the gateway`;
+      const note =
+        (shown.length === 0
+          ? ""
+          : `; ${shown.join(", ")}${more}, and a saved run resumes only under the profile it was accepted for`) +
+        enableNote;
       const runs = `${kept.length} saved agent run(s)`;
       const pending = `${groups.length} pending coalescing group(s)`;
       const [what, counts] =
@@ -127,7 +145,7 @@ export function pipelineLogHooks(logger: Logger) {
               ];
       logger.warn(
         { runs: kept.length, groups: groups.length },
-        `[webhook] ${what} not resumed — their route no longer exists (${counts}${note}); they stay in ${where} and run at the next start that finds their route (a reload that brings it back does not run them)`,
+        `[webhook] ${what} not resumed — their route ${allDisabled ? "is a disabled subscription" : "no longer exists"} (${counts}${note}); they stay in ${where} and run at the next start that finds their route (a reload that brings it back does not run them)`,
       );
     },
     onPendingUnreadable(file: string, movedTo: string, err: unknown) {

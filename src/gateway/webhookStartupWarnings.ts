@@ -15,14 +15,14 @@ export function allInterfacesWarning(host: string, port: number): string | undef
   return `[webhook] Listening on every network interface (${listenAddress(host, port)}): anyone who can reach this machine can post to its routes — set platforms.webhook.host: 127.0.0.1 to accept senders on this machine only, or keep it and make sure every route has a secret`;
 }
 
-/** The enabled dynamic subscriptions in `file` (none when it is missing or unreadable). */
-export function enabledSubscriptions(file: string): string[] {
+/** The enabled (or, with `enabled` false, the disabled) dynamic subscriptions in `file` (none when it is missing or unreadable). */
+export function enabledSubscriptions(file: string, enabled = true): string[] {
   try {
     const { records } = subscriptionStore(file).read();
     return Object.entries(records)
       .filter(([name, raw]) => {
         const parsed = parseSubscription(file, name, raw);
-        return parsed.ok && parsed.value.enabled;
+        return parsed.ok && parsed.value.enabled === enabled;
       })
       .map(([name]) => name);
   } catch {

@@ -30,6 +30,8 @@ export const stateDir = (home: string): string => join(home, "state");
 
 /** `$SVC_HOME/state/agents`: the process groups of the agents and route scripts running now (`src/io/processGroups.ts`). */
 export const agentGroupsDir = (home: string): string => join(stateDir(home), "agents");
+/** Where the gateway notes its scheduled cron runs while they run (`io/cronRunNotes.ts`). */
+export const cronRunsDir = (home: string): string => join(stateDir(home), "cron-runs");
 
 const PENDING = 0;
 const DURABLE = 1;

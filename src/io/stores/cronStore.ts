@@ -377,13 +377,16 @@ function nextOnBothDays(days: { byMonthDay: string; byWeekDay: string }, afterMs
 }
 
 /**
- * The latest due time of a cron expression at or before `atMs` (the occurrence a catch-up run stands for,
- * the same on every gateway that shares a state); undefined for an interval, whose due times count from
- * each store's own last run.
+ * The latest due time of a schedule at or before `atMs` (the occurrence a catch-up run stands for, the same
+ * on every gateway that shares a state). An interval's due times count from a store's own `next_run`
+ * (`fromMs`, the one due), every interval on from it: undefined without one, or when it has not come.
  */
-export function lastRunAtOrBefore(schedule: string, atMs: number): number | undefined {
+export function lastRunAtOrBefore(schedule: string, atMs: number, fromMs?: number): number | undefined {
   const parsed = parseSchedule(schedule);
-  if (parsed.kind === "interval") return undefined;
+  if (parsed.kind === "interval") {
+    if (fromMs === undefined || !(fromMs <= atMs)) return undefined;
+    return fromMs + Math.floor((atMs - fromMs) / parsed.ms) * parsed.ms;
+  }
   // `prev()` is strictly before its start: from the next millisecond, a due time at `atMs` is found.
   const prev = (expression: string, beforeMs: number) =>
     CronExpressionParser.parse(expression, { tz: "UTC", currentDate: new Date(beforeMs) })

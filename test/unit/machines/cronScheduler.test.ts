@@ -812,6 +812,121 @@ describe("cron scheduler", () => {
     await a.idle();
   });
 
+  it("with a shared state, an interval job stays on the due times the instances share: one back after missing some runs no catch-up the others ran, and then one run per interval across them", async () => {
+    home = tempHome();
+    // One store copied to both homes, as docs/durability.md says to.
+    const stores = ["a", "b"].map((name) => cronStore(join(home.dir, name, "cron", "jobs.json")));
+    for (const store of stores)
+      await store.update((records) => {
+        records.often = job("often", { schedule: "every 5m", next_run: "2026-11-22T12:00:00.000Z" });
+      });
+    // The lease as Redis keeps it: won by the first claim (or its holder), given back by its holder.
+    const leases = new Map<string, string>();
+    let now = Date.parse("2026-11-22T12:00:00.300Z");
+    const started: string[] = [];
+    const [a, b] = stores.map((store, index) => {
+      const holder = `instance-${index}`;
+      return createCronScheduler({
+        stores: { profiles: () => ["default"], store: () => store },
+        runJob: async (j) => {
+          started.push(`${holder} ${j.id} at ${new Date(now).toISOString()}`);
+          return "done";
+        },
+        logger: silentLogger(),
+        clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+        claim: async (profile, id, dueAt) => {
+          const key = `${profile}:${id}:${dueAt}`;
+          if (!leases.has(key)) leases.set(key, holder);
+          return leases.get(key) === holder;
+        },
+        release: async (profile, id, dueAt) => {
+          const key = `${profile}:${id}:${dueAt}`;
+          if (leases.get(key) === holder) leases.delete(key);
+        },
+      });
+    }) as [ReturnType<typeof createCronScheduler>, ReturnType<typeof createCronScheduler>];
+    expect(await a.tick()).toEqual(["often"]);
+    expect(await b.tick()).toEqual([]);
+    await a.idle();
+    // Instance b is away for three due times; a runs each.
+    for (const at of ["12:05", "12:10", "12:15"]) {
+      now = Date.parse(`2026-11-22T${at}:00.300Z`);
+      expect(await a.tick()).toEqual(["often"]);
+      await a.idle();
+    }
+    // Back at 12:17: its store still says 12:05, but 12:15, the latest due time, ran.
+    now = Date.parse("2026-11-22T12:17:00.000Z");
+    expect(await b.tick()).toEqual([]);
+    expect(((stores[1] as CronStore).read().records.often as CronJob).next_run).toBe(
+      "2026-11-22T12:20:00.000Z",
+    );
+    // From then on one run per interval, on whichever instance claims it first.
+    for (const at of ["12:20", "12:22", "12:25", "12:27"]) {
+      now = Date.parse(`2026-11-22T${at}:00.300Z`);
+      await a.tick();
+      await b.tick();
+      await a.idle();
+      await b.idle();
+    }
+    expect(started).toEqual([
+      "instance-0 often at 2026-11-22T12:00:00.300Z",
+      "instance-0 often at 2026-11-22T12:05:00.300Z",
+      "instance-0 often at 2026-11-22T12:10:00.300Z",
+      "instance-0 often at 2026-11-22T12:15:00.300Z",
+      "instance-0 often at 2026-11-22T12:20:00.300Z",
+      "instance-0 often at 2026-11-22T12:25:00.300Z",
+    ]);
+  });
+
+  it("with a shared state, a cluster that was all down runs one catch-up of an interval job, then one run per interval", async () => {
+    home = tempHome();
+    const stores = ["a", "b"].map((name) => cronStore(join(home.dir, name, "cron", "jobs.json")));
+    for (const store of stores)
+      await store.update((records) => {
+        records.often = job("often", { schedule: "every 5m", next_run: "2026-11-22T12:00:00.000Z" });
+      });
+    const leases = new Map<string, string>();
+    let now = Date.parse("2026-11-22T13:02:00.000Z");
+    const started: string[] = [];
+    const [a, b] = stores.map((store, index) => {
+      const holder = `instance-${index}`;
+      return createCronScheduler({
+        stores: { profiles: () => ["default"], store: () => store },
+        runJob: async (j) => {
+          started.push(`${holder} ${j.id} at ${new Date(now).toISOString()}`);
+          return "done";
+        },
+        logger: silentLogger(),
+        clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+        claim: async (profile, id, dueAt) => {
+          const key = `${profile}:${id}:${dueAt}`;
+          if (!leases.has(key)) leases.set(key, holder);
+          return leases.get(key) === holder;
+        },
+        release: async (profile, id, dueAt) => {
+          const key = `${profile}:${id}:${dueAt}`;
+          if (leases.get(key) === holder) leases.delete(key);
+        },
+      });
+    }) as [ReturnType<typeof createCronScheduler>, ReturnType<typeof createCronScheduler>];
+    // The two come back a second apart: one catch-up, standing for the latest due time (13:00).
+    expect(await b.tick()).toEqual(["often"]);
+    now += 1000;
+    expect(await a.tick()).toEqual([]);
+    await b.idle();
+    for (const store of stores)
+      expect((store.read().records.often as CronJob).next_run).toBe("2026-11-22T13:05:00.000Z");
+    now = Date.parse("2026-11-22T13:05:00.300Z");
+    await a.tick();
+    await b.tick();
+    await a.idle();
+    await b.idle();
+    expect(started).toEqual([
+      "instance-1 often at 2026-11-22T13:02:00.000Z",
+      "instance-0 often at 2026-11-22T13:05:00.300Z",
+    ]);
+  });
+
   it("with a shared state that refuses the claim (a full Redis), the skipped due time is logged with that refusal, not as Redis unreachable", async () => {
     const log = captureLogger();
     home = tempHome();

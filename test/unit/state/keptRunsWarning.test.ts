@@ -89,4 +89,22 @@ describe("journaled runs whose route is gone", () => {
       home.cleanup();
     }
   });
+
+  it("a route that is a disabled subscription now is named so, with the command that enables it; among gone routes too", () => {
+    const log = captureLogger();
+    const hooks = pipelineLogHooks(log.logger);
+    const disabled = () => new Set(["deploys"]);
+    hooks.onRunsKept(
+      [run("deploys", "d-1"), run("deploys", "d-2")],
+      "the journal (/s)",
+      undefined,
+      [],
+      disabled,
+    );
+    hooks.onRunsKept([run("deploys", "d-1")], "the journal (/s)", undefined, [run("gone", "g-1")], disabled);
+    expect(log.messages()).toEqual([
+      "[webhook] 2 saved agent run(s) not resumed — their route is a disabled subscription (deploys: 2; svc webhook enable deploys, then restart the gateway); they stay in the journal (/s) and run at the next start that finds their route (a reload that brings it back does not run them)",
+      "[webhook] 1 saved agent run(s) and 1 pending coalescing group(s) not resumed — their route no longer exists (runs — deploys: 1; groups — gone: 1; deploys is a disabled subscription: svc webhook enable deploys, then restart the gateway); they stay in the journal (/s) and run at the next start that finds their route (a reload that brings it back does not run them)",
+    ]);
+  });
 });

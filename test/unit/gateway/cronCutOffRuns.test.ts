@@ -1,0 +1,81 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { recordCutOffRuns } from "../../../src/gateway/cron.js";
+import { createProfileResources } from "../../../src/gateway/profileResources.js";
+import { cronRunNotes, takeCutOffRuns } from "../../../src/io/cronRunNotes.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+const NOW = Date.parse("2026-11-22T12:00:00.000Z");
+const clock = { now: () => NOW, setTimeout: () => 0, clearTimeout: () => {} };
+
+/** A note as a gateway that is gone (no process has this pid) left it. */
+function deadNote(dir: string, name: string, note: Record<string, unknown>): void {
+  mkdirSync(dir, { recursive: true });
+  symlinkSync(JSON.stringify({ owner: [2 ** 22 + 12345, "1"], ...note }), join(dir, name));
+}
+
+const job = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  name: `job-${id}`,
+  schedule: "every 1h",
+  prompt: "p",
+  deliver: "log",
+  state: "enabled",
+  next_run: "2026-11-22T13:00:00.000Z",
+  created_at: "2026-11-01T00:00:00.000Z",
+  ...extra,
+});
+
+describe("scheduled cron runs a killed gateway cut off", () => {
+  it("are taken from the notes of a process that is gone (not of one still running) and recorded in last_run, said once each", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "state", "cron-runs");
+    home.write(
+      "cron/jobs.json",
+      JSON.stringify({
+        jobs: {
+          a1: job("a1", { last_run: { at: "2026-11-22T10:00:00.000Z", status: "ok", trigger: "schedule" } }),
+          // Recorded since the run started (its gateway's stop recorded it after all): kept as it is.
+          b2: job("b2", {
+            last_run: { at: "2026-11-22T11:30:00.000Z", status: "error", trigger: "schedule" },
+          }),
+        },
+      }),
+    );
+    const startedAt = Date.parse("2026-11-22T11:00:00.000Z");
+    deadNote(dir, "1-1", { profile: "default", jobId: "a1", trigger: "schedule", startedAt });
+    deadNote(dir, "1-2", { profile: "default", jobId: "b2", trigger: "schedule", startedAt });
+    // A profile removed since: nothing is recorded, and its directory is not made again.
+    deadNote(dir, "1-3", { profile: "gone", jobId: "c3", trigger: "schedule", startedAt });
+    deadNote(dir, "1-4", { not: "a note" });
+    // This process's own run, still going on.
+    cronRunNotes(dir).started({ profile: "default", jobId: "a1", trigger: "schedule", startedAt: NOW });
+    const log = captureLogger();
+    const runs = takeCutOffRuns(dir);
+    expect(runs.map((run) => run.jobId).sort()).toEqual(["a1", "b2", "c3"]);
+    await recordCutOffRuns(
+      { logger: log.logger, clock, profiles: createProfileResources(home.dir, silentLogger()) },
+      runs,
+    );
+    const jobs = JSON.parse(readFileSync(join(home.dir, "cron", "jobs.json"), "utf8")).jobs;
+    expect(jobs.a1.last_run).toEqual({
+      at: "2026-11-22T12:00:00.000Z",
+      status: "error",
+      trigger: "schedule",
+      error: "cut off: the gateway running it was killed (the run started at 2026-11-22T11:00:00.000Z)",
+    });
+    expect(jobs.b2.last_run.at).toBe("2026-11-22T11:30:00.000Z");
+    expect(existsSync(join(home.dir, "profiles", "gone"))).toBe(false);
+    expect(log.messages()).toEqual([
+      "[cron] job-a1: its scheduled run (started 2026-11-22T11:00:00.000Z) did not finish — the gateway running it was killed; recorded in last_run as an error and not run again (the job runs at its next scheduled time)",
+    ]);
+    // Taken once: the live process's own note stays, the others are gone.
+    expect(takeCutOffRuns(dir)).toEqual([]);
+  });
+});
