@@ -294,6 +294,9 @@ const NOT_TARGET_BYTES = /[^\x21-\x7e]/;
  */
 export function malformedHead(head: RequestHead): boolean {
   if (head.headers["content-length"] !== undefined && declaredLength(head.headers) === undefined) return true;
+  // RFC 9112 §3.2.3, §3.2.4: the asterisk form (`OPTIONS *`) and the authority form (`CONNECT host:443`)
+  // name no resource here; node:http hands them over (uWS closes on them), nginx answers them 400.
+  if (head.path.charCodeAt(0) !== 0x2f) return true;
   if (NOT_TARGET_BYTES.test(head.path)) return true;
   if (head.query !== undefined && NOT_TARGET_BYTES.test(head.query)) return true;
   for (const name in head.headers) if ((head.headers[name] as string).includes("\x7f")) return true;

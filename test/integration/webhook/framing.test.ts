@@ -268,3 +268,31 @@ describe.each(HTTP_SERVERS)("the Host header on the %s server", (http) => {
     }
   });
 });
+
+describe("request targets other than a path on the node server", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http: "node",
+      config: webhookConfig({ open: { secret: OPEN } }, { rate_limit: 1000 }),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("the asterisk form (OPTIONS *) and the authority form (CONNECT host:443) are 400 Bad request and the connection closed, as nginx answers them (uWS closes them unanswered)", async () => {
+    for (const line of [
+      "OPTIONS * HTTP/1.1",
+      "GET * HTTP/1.1",
+      "POST * HTTP/1.1",
+      "CONNECT a.example:443 HTTP/1.1",
+    ]) {
+      const answer = await rawUntilClose(gw.gateway.port, `${line}\r\nHost: a.example\r\n\r\n`, 1000);
+      expect(statusOf(answer.received), line).toBe(400);
+      expect(answer.received, line).toMatch(/\r\nConnection: close\r\n/);
+      expect(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4), line).toBe(
+        '{"error":"Bad request"}',
+      );
+      expect(answer.closed, line).toBe(true);
+    }
+  });
+});
