@@ -256,6 +256,11 @@ export function listenNode(
     endClosing(res, answer);
   };
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
+    // RFC 9112 §9.6: after an answer that closes the connection no further request on it is processed.
+    // node's parser reads the requests pipelined behind it all the same: such a one was accepted (a 202
+    // no one received, its sender's retry a duplicate). It is let go unanswered; node closes after the
+    // answer before it.
+    if (closedAfter.has(req.socket)) return;
     writing.set(req.socket, res);
     unanswered += 1;
     /** What the body took of the budget while it is read (given back when read, refused or ended). */

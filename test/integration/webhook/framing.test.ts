@@ -296,3 +296,40 @@ describe("request targets other than a path on the node server", () => {
     }
   });
 });
+
+describe("requests pipelined after an answer that closes the connection, on the node server", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http: "node",
+      config: webhookConfig({ open: { secret: OPEN } }, { rate_limit: 1000, max_body_bytes: 64 }),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  const next = (id: string) =>
+    `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nContent-Length: 2\r\n\r\n{}`;
+
+  it("are never processed (RFC 9112 §9.6): only the closing answer is written, and the pipelined delivery id is new to a retry", async () => {
+    const closing = {
+      "after-404": ["POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 404],
+      "after-413": [
+        `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 65\r\n\r\n${"a".repeat(65)}`,
+        413,
+      ],
+    };
+    for (const [id, [first, status]] of Object.entries(closing)) {
+      const answer = await rawUntilClose(gw.gateway.port, first + next(id), 1000);
+      expect(statusOf(answer.received), id).toBe(status);
+      expect(answer.received, id).toMatch(/\r\nConnection: close\r\n/);
+      expect(answer.received, id).not.toMatch(/keep-alive/i);
+      expect(answer.received.match(/HTTP\/1\.1 /g), id).toHaveLength(1);
+      expect(answer.closed, id).toBe(true);
+      // Never processed: the same delivery id sent on its own is accepted, not a duplicate.
+      expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), id).toMatchObject({
+        status: 202,
+        body: { status: "accepted" },
+      });
+    }
+  });
+});
