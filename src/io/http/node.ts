@@ -281,6 +281,10 @@ export function listenNode(
       return;
     }
     let finished = false;
+    // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing (an HTTP/1.0 hop in
+    // front would read its body otherwise): it is processed, and its connection closed after the answer.
+    const faultyFraming = req.httpVersionMinor === 0 && req.headers["transfer-encoding"] !== undefined;
+    if (faultyFraming) closedAfter.add(req.socket);
     // Only requests that reach `read` are told to send their body (RFC 9110 §10.1.1): a route or size
     // refusal is answered at once, and a sender waiting for 100 Continue never uploads it.
     let continued = !expectsContinue;
@@ -334,7 +338,7 @@ export function listenNode(
         const json = answerText(answer);
         // A sender still waiting for 100 Continue has its body unsent: the connection cannot carry
         // another request after this answer.
-        const closing = close || !continued || ending;
+        const closing = close || !continued || ending || faultyFraming;
         const asked = !res.shouldKeepAlive;
         if (closing || asked) closedAfter.add(req.socket);
         // An HTTP/1.1 connection stays open without a word, as on uWS: node would add

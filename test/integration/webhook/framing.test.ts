@@ -317,6 +317,12 @@ describe("requests pipelined after an answer that closes the connection, on the 
         `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 65\r\n\r\n${"a".repeat(65)}`,
         413,
       ],
+      // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing; its connection
+      // closes after it, keep-alive asked or not.
+      "after-http10-chunked": [
+        "POST /webhooks/open HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+        202,
+      ],
     };
     for (const [id, [first, status]] of Object.entries(closing)) {
       const answer = await rawUntilClose(gw.gateway.port, first + next(id), 1000);
