@@ -219,7 +219,7 @@ export const INVALID_HOST = errorOutcome(
 const HOST = /^(?:\[[\w:.~!$&'()*+,;=%-]+\]|[\w.~!$&'()*+;=%-]*)(?::\d*)?$/;
 
 /** The answer a Host value calls for, if any: undefined for a well-formed one (or none). */
-function hostRefusal(host: string | undefined): HeadAnswer | undefined {
+export function hostRefusal(host: string | undefined): HeadAnswer | undefined {
   if (host === undefined || HOST.test(host)) return undefined;
   return host.includes(",") ? ANSWER_AMBIGUOUS_HOST : ANSWER_INVALID_HOST;
 }

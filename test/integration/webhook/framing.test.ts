@@ -250,6 +250,20 @@ describe.each(HTTP_SERVERS)("the Host header on the %s server", (http) => {
     }
   });
 
+  it("/metrics refuses them alike", async () => {
+    for (const [lines, error] of [
+      ["Host: a.example\r\nHost: b.example\r\n", "Bad request: more than one Host header"],
+      ["Host: a b\r\n", "Bad request: the Host header is not a host name or address with an optional port"],
+    ]) {
+      const answer = await rawUntilClose(gw.gateway.port, `GET /metrics HTTP/1.1\r\n${lines}\r\n`, 1000);
+      expect(statusOf(answer.received), lines).toBe(400);
+      expect(answer.received, lines).toMatch(/\r\nConnection: close\r\n/);
+      expect(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4), lines).toBe(
+        JSON.stringify({ error }),
+      );
+    }
+  });
+
   it("a Host of any form RFC 3986 allows is served: a name, an address, an IPv6 literal, a port, an empty value", async () => {
     const hosts = [
       "a.example",
