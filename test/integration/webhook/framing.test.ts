@@ -187,6 +187,22 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
     }
   });
 
+  it("a header line with an empty name (`: v`): node:http answers 400; uWS ends its header list there, so the Content-Length after it is never seen and the body is not read as one", async () => {
+    const answer = await rawUntilClose(
+      gw.gateway.port,
+      "POST /webhooks/open HTTP/1.1\r\nHost: x\r\n: hidden\r\nX-Request-ID: empty-name\r\nContent-Length: 2\r\n\r\n{}",
+      500,
+    );
+    expect(statusOf(answer.received)).toBe(400);
+    const error = JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)).error;
+    expect(error).toBe(http === "node" ? "Bad request" : "Invalid JSON body");
+    // Never accepted either way: the delivery id after the empty name is new to a retry.
+    expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": "empty-name" })).toMatchObject({
+      status: 202,
+      body: { status: "accepted" },
+    });
+  });
+
   it("an HTTP/1.1 request without Host is never processed: uWS closes the connection at once with no answer, node:http answers 400", async () => {
     const answer = await rawUntilClose(
       gw.gateway.port,
