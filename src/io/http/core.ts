@@ -215,8 +215,10 @@ export const INVALID_HOST = errorOutcome(
 /**
  * `host[:port]`: an IP literal in brackets, or a name or IPv4 address of unreserved characters,
  * percent-escapes and sub-delims (a comma left out: a list is more than one Host), which may be empty.
+ * A name in raw UTF-8 (`bücher.example` from a client that does not punycode it) is let through, as
+ * nginx lets it through: it is no framing or routing ambiguity.
  */
-const HOST = /^(?:\[[\w:.~!$&'()*+,;=%-]+\]|[\w.~!$&'()*+;=%-]*)(?::\d*)?$/;
+const HOST = /^(?:\[[\w:.~!$&'()*+,;=%-]+\]|[\w.~!$&'()*+;=%\u0080-\uffff-]*)(?::\d*)?$/;
 
 /** The answer a Host value calls for, if any: undefined for a well-formed one (or none). */
 export function hostRefusal(host: string | undefined): HeadAnswer | undefined {

@@ -289,10 +289,11 @@ describe.each(HTTP_SERVERS)("the Host header on the %s server", (http) => {
       "[fe80::1%25eth0]",
       "x:",
       "",
+      "b\u00fccher.example",
     ];
     for (const host of hosts) {
       const answer = await rawHttp(gw.gateway.port, [
-        `POST /webhooks/open HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 2\r\n\r\n{}`,
+        Buffer.from(`POST /webhooks/open HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 2\r\n\r\n{}`),
       ]);
       expect(answer.status, host).toBe(202);
     }
