@@ -92,6 +92,13 @@ const SLOW_SENDER_LIMITS = {
   requireHostHeader: false,
 } as const;
 
+/**
+ * The header lines a request may have. node reads 2000 by default and drops the rest without a word, so a
+ * request past it was processed without its later headers (an event, a signature, a second Host): it
+ * reads one more, and a request that has it is refused 431, as one past the size limit is.
+ */
+const MAX_HEADER_LINES = 2000;
+
 const REQUEST_TIMEOUT = errorOutcome(408, "Request timeout");
 const HEADERS_TOO_LARGE = errorOutcome(431, "Request header fields too large");
 /**
@@ -278,6 +285,10 @@ export function listenNode(
     });
     if (missingHost(req)) {
       refuseHead(req, res, NO_HOST);
+      return;
+    }
+    if (req.rawHeaders.length > 2 * MAX_HEADER_LINES) {
+      refuseHead(req, res, HEADERS_TOO_LARGE);
       return;
     }
     let finished = false;
@@ -473,6 +484,7 @@ export function listenNode(
     );
   });
   server.keepAliveTimeout = 5000;
+  server.maxHeadersCount = MAX_HEADER_LINES + 1;
   return new Promise((resolve, reject) => {
     server.once("error", (err) =>
       reject(new Error(`cannot listen on ${listenAddress(options.host, options.port)} (${err.message})`)),
