@@ -200,6 +200,33 @@ export function statusLine(status: number): string {
 export const AMBIGUOUS_LENGTH = errorOutcome(400, "Bad request: more than one Content-Length");
 
 /**
+ * RFC 9112 §3.2: a request with more than one Host line (repeated headers arrive joined with ", ") must be
+ * answered 400, as nginx answers it: a proxy in front that reads the other value routes the request to
+ * one host and its logs and checks name another. Neither server checks it itself.
+ */
+export const AMBIGUOUS_HOST = errorOutcome(400, "Bad request: more than one Host header");
+
+/** RFC 9112 §3.2: so must a Host that is not `host[:port]` (RFC 3986 §3.2.2, §3.2.3). */
+export const INVALID_HOST = errorOutcome(
+  400,
+  "Bad request: the Host header is not a host name or address with an optional port",
+);
+
+/**
+ * `host[:port]`: an IP literal in brackets, or a name or IPv4 address of unreserved characters,
+ * percent-escapes and sub-delims (a comma left out: a list is more than one Host), which may be empty.
+ * A name in raw UTF-8 (`bücher.example` from a client that does not punycode it) is let through, as
+ * nginx lets it through: it is no framing or routing ambiguity.
+ */
+const HOST = /^(?:\[[\w:.~!$&'()*+,;=%-]+\]|[\w.~!$&'()*+;=%\u0080-\uffff-]*)(?::\d*)?$/;
+
+/** The answer a Host value calls for, if any: undefined for a well-formed one (or none). */
+export function hostRefusal(host: string | undefined): HeadAnswer | undefined {
+  if (host === undefined || HOST.test(host)) return undefined;
+  return host.includes(",") ? ANSWER_AMBIGUOUS_HOST : ANSWER_INVALID_HOST;
+}
+
+/**
  * RFC 9112 §6.3: a request whose Transfer-Encoding does not end with `chunked` (`chunked, identity`, or
  * the header sent twice) has no reliable body length and must be answered 400 and closed. node:http
  * refuses it itself; uWS reads it as chunked, so the shared flow refuses it too.
@@ -269,6 +296,9 @@ const NOT_TARGET_BYTES = /[^\x21-\x7e]/;
  */
 export function malformedHead(head: RequestHead): boolean {
   if (head.headers["content-length"] !== undefined && declaredLength(head.headers) === undefined) return true;
+  // RFC 9112 §3.2.3, §3.2.4: the asterisk form (`OPTIONS *`) and the authority form (`CONNECT host:443`)
+  // name no resource here; node:http hands them over (uWS closes on them), nginx answers them 400.
+  if (head.path.charCodeAt(0) !== 0x2f) return true;
   if (NOT_TARGET_BYTES.test(head.path)) return true;
   if (head.query !== undefined && NOT_TARGET_BYTES.test(head.query)) return true;
   for (const name in head.headers) if ((head.headers[name] as string).includes("\x7f")) return true;
@@ -282,6 +312,8 @@ export interface HeadAnswer {
 }
 
 const ANSWER_AMBIGUOUS_LENGTH: HeadAnswer = { outcome: AMBIGUOUS_LENGTH, close: true };
+const ANSWER_AMBIGUOUS_HOST: HeadAnswer = { outcome: AMBIGUOUS_HOST, close: true };
+const ANSWER_INVALID_HOST: HeadAnswer = { outcome: INVALID_HOST, close: true };
 const ANSWER_CHUNKED_NOT_LAST: HeadAnswer = { outcome: CHUNKED_NOT_LAST, close: true };
 const ANSWER_CHUNKED_TWICE: HeadAnswer = { outcome: CHUNKED_TWICE, close: true };
 const ANSWER_TRANSFER_CODING: HeadAnswer = { outcome: TRANSFER_CODING_NOT_IMPLEMENTED, close: true };
@@ -305,6 +337,8 @@ export function headAnswer(
   multiplex: boolean,
 ): HeadAnswer | (Target & { kind: "webhook" }) {
   if (head.headers["content-length"]?.includes(",")) return ANSWER_AMBIGUOUS_LENGTH;
+  const badHost = hostRefusal(head.headers.host);
+  if (badHost !== undefined) return badHost;
   const transferEncoding = head.headers["transfer-encoding"];
   if (chunkedNotLast(transferEncoding))
     return chunkedTwice(transferEncoding) ? ANSWER_CHUNKED_TWICE : ANSWER_CHUNKED_NOT_LAST;
@@ -382,7 +416,7 @@ const EMPTY = Buffer.alloc(0);
  * (RFC 9110 §5.6.1: empty list elements are ignored): `X-GitHub-Delivery:` and `X-GitHub-Delivery: abc`
  * are the delivery id `abc`, not `, abc`, which no retry carrying `abc` alone would match. Content-Length
  * and Transfer-Encoding are always joined, so two of them stay visible as ambiguous framing
- * (AMBIGUOUS_LENGTH, CHUNKED_NOT_LAST).
+ * (AMBIGUOUS_LENGTH, CHUNKED_NOT_LAST), and so is Host (AMBIGUOUS_HOST).
  */
 export function addHeaderLine(headers: Record<string, string>, name: string, value: string): void {
   if (!Object.hasOwn(headers, name)) {
@@ -390,7 +424,7 @@ export function addHeaderLine(headers: Record<string, string>, name: string, val
     return;
   }
   const seen = headers[name] as string;
-  if (name !== "content-length" && name !== "transfer-encoding") {
+  if (name !== "content-length" && name !== "transfer-encoding" && name !== "host") {
     if (value === "" || listHas(seen, value)) return;
     if (seen === "") {
       headers[name] = value;

@@ -92,6 +92,13 @@ const SLOW_SENDER_LIMITS = {
   requireHostHeader: false,
 } as const;
 
+/**
+ * The header lines a request may have. node reads 2000 by default and drops the rest without a word, so a
+ * request past it was processed without its later headers (an event, a signature, a second Host): it
+ * reads one more, and a request that has it is refused 431, as one past the size limit is.
+ */
+const MAX_HEADER_LINES = 2000;
+
 const REQUEST_TIMEOUT = errorOutcome(408, "Request timeout");
 const HEADERS_TOO_LARGE = errorOutcome(431, "Request header fields too large");
 /**
@@ -256,6 +263,11 @@ export function listenNode(
     endClosing(res, answer);
   };
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
+    // RFC 9112 §9.6: after an answer that closes the connection no further request on it is processed.
+    // node's parser reads the requests pipelined behind it all the same: such a one was accepted (a 202
+    // no one received, its sender's retry a duplicate). It is let go unanswered; node closes after the
+    // answer before it.
+    if (closedAfter.has(req.socket)) return;
     writing.set(req.socket, res);
     unanswered += 1;
     /** What the body took of the budget while it is read (given back when read, refused or ended). */
@@ -275,7 +287,15 @@ export function listenNode(
       refuseHead(req, res, NO_HOST);
       return;
     }
+    if (req.rawHeaders.length > 2 * MAX_HEADER_LINES) {
+      refuseHead(req, res, HEADERS_TOO_LARGE);
+      return;
+    }
     let finished = false;
+    // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing (an HTTP/1.0 hop in
+    // front would read its body otherwise): it is processed, and its connection closed after the answer.
+    const faultyFraming = req.httpVersionMinor === 0 && req.headers["transfer-encoding"] !== undefined;
+    if (faultyFraming) closedAfter.add(req.socket);
     // Only requests that reach `read` are told to send their body (RFC 9110 §10.1.1): a route or size
     // refusal is answered at once, and a sender waiting for 100 Continue never uploads it.
     let continued = !expectsContinue;
@@ -329,7 +349,7 @@ export function listenNode(
         const json = answerText(answer);
         // A sender still waiting for 100 Continue has its body unsent: the connection cannot carry
         // another request after this answer.
-        const closing = close || !continued || ending;
+        const closing = close || !continued || ending || faultyFraming;
         const asked = !res.shouldKeepAlive;
         if (closing || asked) closedAfter.add(req.socket);
         // An HTTP/1.1 connection stays open without a word, as on uWS: node would add
@@ -464,6 +484,7 @@ export function listenNode(
     );
   });
   server.keepAliveTimeout = 5000;
+  server.maxHeadersCount = MAX_HEADER_LINES + 1;
   return new Promise((resolve, reject) => {
     server.once("error", (err) =>
       reject(new Error(`cannot listen on ${listenAddress(options.host, options.port)} (${err.message})`)),

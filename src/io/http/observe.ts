@@ -5,6 +5,7 @@ import {
   BAD_REQUEST,
   type BodySource,
   endpointOf,
+  hostRefusal,
   malformedHead,
   type RequestHandler,
   type RequestHead,
@@ -103,9 +104,10 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
         reply(outcome);
       };
       // As headAnswer refuses it on the other paths: node:http's parser refuses such a request itself.
-      if (malformedHead(head)) {
-        if (options.accessLog()) logAccess(head, BAD_REQUEST, (now() - started) / 1000);
-        return reply(BAD_REQUEST, true);
+      const refused = malformedHead(head) ? BAD_REQUEST : hostRefusal(head.headers.host)?.outcome;
+      if (refused !== undefined) {
+        if (options.accessLog()) logAccess(head, refused, (now() - started) / 1000);
+        return reply(refused, true);
       }
       if (head.method !== "GET" && head.method !== "HEAD") return answer(METRICS_METHOD_NOT_ALLOWED);
       metrics.render().then(

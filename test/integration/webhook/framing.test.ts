@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { postJson, rawUntilClose } from "../../helpers/http.js";
+import { postJson, rawHttp, rawUntilClose } from "../../helpers/http.js";
 
 /** Request framing both servers must agree on (RFC 9112 §6.1, §6.3, §3.2), sent as exact bytes. */
 
@@ -187,6 +187,22 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
     }
   });
 
+  it("a header line with an empty name (`: v`): node:http answers 400; uWS ends its header list there, so the Content-Length after it is never seen and the body is not read as one", async () => {
+    const answer = await rawUntilClose(
+      gw.gateway.port,
+      "POST /webhooks/open HTTP/1.1\r\nHost: x\r\n: hidden\r\nX-Request-ID: empty-name\r\nContent-Length: 2\r\n\r\n{}",
+      500,
+    );
+    expect(statusOf(answer.received)).toBe(400);
+    const error = JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)).error;
+    expect(error).toBe(http === "node" ? "Bad request" : "Invalid JSON body");
+    // Never accepted either way: the delivery id after the empty name is new to a retry.
+    expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": "empty-name" })).toMatchObject({
+      status: 202,
+      body: { status: "accepted" },
+    });
+  });
+
   it("an HTTP/1.1 request without Host is never processed: uWS closes the connection at once with no answer, node:http answers 400", async () => {
     const answer = await rawUntilClose(
       gw.gateway.port,
@@ -199,5 +215,158 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
       status: 202,
       body: { status: "accepted" },
     });
+  });
+});
+
+describe.each(HTTP_SERVERS)("the Host header on the %s server", (http) => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig({ open: { secret: OPEN } }, { rate_limit: 1000 }),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  const send = (id: string, hostLines: string) =>
+    rawUntilClose(
+      gw.gateway.port,
+      `POST /webhooks/open HTTP/1.1\r\n${hostLines}X-Request-ID: ${id}\r\nContent-Length: 2\r\n\r\n{}`,
+      1000,
+    );
+
+  it("more than one Host line, or a Host that is not host[:port], is 400 with Connection: close, never processed (RFC 9112 §3.2)", async () => {
+    const twice = "Bad request: more than one Host header";
+    const invalid = "Bad request: the Host header is not a host name or address with an optional port";
+    const shapes: Record<string, [string, string]> = {
+      "host-two": ["Host: a.example\r\nHost: b.example\r\n", twice],
+      "host-same-twice": ["Host: a.example\r\nHost: a.example\r\n", twice],
+      "host-empty-then-one": ["Host:\r\nHost: a.example\r\n", twice],
+      "host-list": ["Host: a.example, b.example\r\n", twice],
+      "host-space": ["Host: a b\r\n", invalid],
+      "host-path": ["Host: a.example/webhooks\r\n", invalid],
+      "host-userinfo": ["Host: user@a.example\r\n", invalid],
+      "host-port-letters": ["Host: a.example:80x\r\n", invalid],
+    };
+    for (const [id, [lines, error]] of Object.entries(shapes)) {
+      const answer = await send(id, lines);
+      expect(statusOf(answer.received), id).toBe(400);
+      expect(answer.received, id).toMatch(/\r\nConnection: close\r\n/);
+      // uWS reads a declared body to its end after an early answer and leaves the closing to the client
+      // (docs/webhook.md).
+      if (http === "node") expect(answer.closed, id).toBe(true);
+      expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)), id).toEqual({
+        error,
+      });
+      // Not processed: the same delivery id sent properly is accepted, not a duplicate.
+      expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), id).toMatchObject({
+        status: 202,
+        body: { status: "accepted" },
+      });
+    }
+  });
+
+  it("/metrics refuses them alike", async () => {
+    for (const [lines, error] of [
+      ["Host: a.example\r\nHost: b.example\r\n", "Bad request: more than one Host header"],
+      ["Host: a b\r\n", "Bad request: the Host header is not a host name or address with an optional port"],
+    ]) {
+      const answer = await rawUntilClose(gw.gateway.port, `GET /metrics HTTP/1.1\r\n${lines}\r\n`, 1000);
+      expect(statusOf(answer.received), lines).toBe(400);
+      expect(answer.received, lines).toMatch(/\r\nConnection: close\r\n/);
+      expect(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4), lines).toBe(
+        JSON.stringify({ error }),
+      );
+    }
+  });
+
+  it("a Host of any form RFC 3986 allows is served: a name, an address, an IPv6 literal, a port, an empty value", async () => {
+    const hosts = [
+      "a.example",
+      "A-B_c.example.",
+      "127.0.0.1:8644",
+      "[::1]:8644",
+      "[fe80::1%25eth0]",
+      "x:",
+      "",
+      "b\u00fccher.example",
+    ];
+    for (const host of hosts) {
+      const answer = await rawHttp(gw.gateway.port, [
+        Buffer.from(`POST /webhooks/open HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 2\r\n\r\n{}`),
+      ]);
+      expect(answer.status, host).toBe(202);
+    }
+  });
+});
+
+describe("request targets other than a path on the node server", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http: "node",
+      config: webhookConfig({ open: { secret: OPEN } }, { rate_limit: 1000 }),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  it("the asterisk form (OPTIONS *) and the authority form (CONNECT host:443) are 400 Bad request and the connection closed, as nginx answers them (uWS closes them unanswered)", async () => {
+    for (const line of [
+      "OPTIONS * HTTP/1.1",
+      "GET * HTTP/1.1",
+      "POST * HTTP/1.1",
+      "CONNECT a.example:443 HTTP/1.1",
+    ]) {
+      const answer = await rawUntilClose(gw.gateway.port, `${line}\r\nHost: a.example\r\n\r\n`, 1000);
+      expect(statusOf(answer.received), line).toBe(400);
+      expect(answer.received, line).toMatch(/\r\nConnection: close\r\n/);
+      expect(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4), line).toBe(
+        '{"error":"Bad request"}',
+      );
+      expect(answer.closed, line).toBe(true);
+    }
+  });
+});
+
+describe("requests pipelined after an answer that closes the connection, on the node server", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      http: "node",
+      config: webhookConfig({ open: { secret: OPEN } }, { rate_limit: 1000, max_body_bytes: 64 }),
+    });
+  });
+  afterAll(() => gw.stop());
+
+  const next = (id: string) =>
+    `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nContent-Length: 2\r\n\r\n{}`;
+
+  it("are never processed (RFC 9112 §9.6): only the closing answer is written, and the pipelined delivery id is new to a retry", async () => {
+    const closing = {
+      "after-404": ["POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 404],
+      "after-413": [
+        `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: 65\r\n\r\n${"a".repeat(65)}`,
+        413,
+      ],
+      // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing; its connection
+      // closes after it, keep-alive asked or not.
+      "after-http10-chunked": [
+        "POST /webhooks/open HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+        202,
+      ],
+    };
+    for (const [id, [first, status]] of Object.entries(closing)) {
+      const answer = await rawUntilClose(gw.gateway.port, first + next(id), 1000);
+      expect(statusOf(answer.received), id).toBe(status);
+      expect(answer.received, id).toMatch(/\r\nConnection: close\r\n/);
+      expect(answer.received, id).not.toMatch(/keep-alive/i);
+      expect(answer.received.match(/HTTP\/1\.1 /g), id).toHaveLength(1);
+      expect(answer.closed, id).toBe(true);
+      // Never processed: the same delivery id sent on its own is accepted, not a duplicate.
+      expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), id).toMatchObject({
+        status: 202,
+        body: { status: "accepted" },
+      });
+    }
   });
 });

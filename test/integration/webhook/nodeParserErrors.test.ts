@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RequestRecord, readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { postJson, rawUntilClose } from "../../helpers/http.js";
+import { postJson, rawHttp, rawUntilClose } from "../../helpers/http.js";
 
 /**
  * docs/webhook.md: every answer is JSON. node:http answers some requests from its parser before svc
@@ -127,6 +127,22 @@ describe("parser refusals on the node server", () => {
       431,
       /^Request header fields too large$/,
     );
+  });
+
+  it("more than 2000 header lines are a JSON 431, never processed with the lines past 2000 left out; 2000 are read", async () => {
+    const pad = (count: number) => Array.from({ length: count }, (_, i) => `X-Pad-${i}: v\r\n`).join("");
+    // The request's own lines (Host, X-Request-ID, Content-Length) make 3 of them; the event comes last.
+    await refused(
+      "many-lines",
+      post("many-lines", `${pad(1998)}Content-Length: 2\r\nX-Forge-Event: push\r\n`, "{}"),
+      431,
+      /^Request header fields too large$/,
+    );
+    const read = await rawHttp(gw.gateway.port, [
+      post("2000-lines", `${pad(1996)}Content-Length: 2\r\nX-Forge-Event: push\r\n`, "{}"),
+    ]);
+    expect(read.status).toBe(202);
+    expect(JSON.parse(read.body)).toMatchObject({ status: "accepted", event: "push" });
   });
 
   it("an expectation other than 100-continue is a JSON 417", async () => {
