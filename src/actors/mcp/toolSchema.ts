@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { Ajv2020, type AnySchemaObject } from "ajv/dist/2020.js";
+import { Ajv2020, type AnySchemaObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { nestedDeeperThan } from "../../agent/toolCallInputs.js";
 
 /**
@@ -50,4 +50,37 @@ export function inputSchemaProblem(schema: unknown): string | undefined {
   if (valid || first === undefined) return undefined;
   const at = first.instancePath.slice(1).replaceAll("/", ".");
   return `is not a valid JSON Schema: ${at === "" ? "" : `${at} `}${first.message ?? "is invalid"}`;
+}
+
+/** Each output schema's compiled check (`null`: one Ajv cannot compile, which is not checked). */
+const outputChecks = new WeakMap<object, ValidateFunction | null>();
+
+/**
+ * Why `structured` (a call's `structuredContent`) breaks the tool's `outputSchema`, or undefined when it
+ * conforms. MCP: a tool that lists an output schema must answer structured content that conforms to it,
+ * and clients should check it, as the MCP SDKs' clients do; missing (or `null`, a Python server's None)
+ * counts as breaking it. A schema Ajv cannot compile (a `$ref` it cannot resolve) is not checked. Each
+ * schema is compiled once and kept no longer than the listing that holds it (Ajv's own cache would keep
+ * every schema a server ever listed).
+ */
+export function structuredContentProblem(
+  outputSchema: Readonly<Record<string, unknown>>,
+  structured: unknown,
+): string | undefined {
+  if (structured === undefined || structured === null) return "it has no structuredContent";
+  let check = outputChecks.get(outputSchema);
+  if (check === undefined) {
+    const ajv = validator();
+    try {
+      check = ajv.compile(outputSchema);
+    } catch {
+      check = null;
+    }
+    ajv.removeSchema(outputSchema);
+    outputChecks.set(outputSchema, check);
+  }
+  if (check === null || check(structured)) return undefined;
+  const first = check.errors?.[0];
+  const at = ["structuredContent", ...(first?.instancePath.split("/").slice(1) ?? [])].join(".");
+  return `${at} ${first?.message ?? "is invalid"}`;
 }
