@@ -241,7 +241,12 @@ export class McpSession {
         )
         .catch((err: unknown) => {
           const malformed = describeMalformed(err, "the server's tools/list result");
-          throw malformed === undefined ? err : new SvcError("mcp_connect", malformed);
+          if (malformed !== undefined) throw new SvcError("mcp_connect", malformed);
+          // The server's own error answer ("MCP error -32603: ...") names neither the request nor the page.
+          if (!answeredWithError(err)) throw err;
+          const page =
+            cursor === undefined ? "" : ` at page ${n} (cursor ${JSON.stringify(cursor.slice(0, 40))})`;
+          throw new ComposedError(`tools/list failed${page}: ${describeTransportError(err)}`, { cause: err });
         });
       tools.push(...(page.tools as Tool[]));
       const next = page.nextCursor;
