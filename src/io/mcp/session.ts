@@ -522,12 +522,44 @@ function watchLoss(session: McpSession, options: OpenSessionOptions): void {
 
 const CANCELLED = "connect was cancelled";
 
+/** `value` with every object key whose value is `null` taken out, at any depth (in place). */
+function dropNulls(value: unknown): void {
+  if (value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    for (const item of value) dropNulls(item);
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    if (object[key] === null) delete object[key];
+    else dropNulls(object[key]);
+  }
+}
+
+/**
+ * A server that writes each optional field of its initialize answer it leaves unset as `null` (pydantic's
+ * `model_dump()` without `exclude_none`, a C++ server's default JSON value: `"logging": null`,
+ * `"tools": {"listChanged": null}`, `"instructions": null`) fails the SDK's schema, and with it the whole
+ * connect. As in svc's other answers (a call's `isError: null`), a field sent as null counts as left out:
+ * the SDK's client calls a transport's `onmessage` set before it connects ahead of its own, so this one
+ * takes the nulls out of the first result, the answer to `initialize`, before the SDK reads it.
+ */
+function leaveOutNullsOfInitialize(transport: Transport): void {
+  let answered = false;
+  transport.onmessage = (message) => {
+    if (answered || !("result" in message)) return;
+    answered = true;
+    dropNulls(message.result);
+  };
+}
+
 async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
   // A listener added to an already aborted signal never runs: a given-up connect must not start.
   if (options.signal?.aborted === true) throw new Error(CANCELLED);
   const handlers = options.handlers ?? {};
   const client = newClient(handlers);
   const transport = options.makeTransport();
+  leaveOutNullsOfInitialize(transport);
   const abort = () => void transport.close().catch(() => undefined);
   options.signal?.addEventListener("abort", abort, { once: true });
   try {

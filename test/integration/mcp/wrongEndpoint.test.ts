@@ -290,6 +290,42 @@ describe("a tool listed without inputSchema, or with a description or annotation
   });
 });
 
+describe("an initialize answer that writes the fields it leaves unset as null", () => {
+  it("connects: a capability, flag, instructions or serverInfo field sent as null counts as left out", async () => {
+    const h = ctx.hub(ctx.home, {
+      plain: entry({
+        command: process.execPath,
+        args: [
+          join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
+          "--bare-tool",
+          "--null-initialize",
+        ],
+      }),
+      paged: entry({
+        command: process.execPath,
+        args: [
+          join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
+          "--null-cursors",
+          "--null-initialize",
+        ],
+        tools: { resources: true, prompts: true },
+      }),
+    });
+    expect(await h.settled("plain")).toMatchObject({ state: "connected", toolCount: 3 });
+    expect(text(await h.call("plain", "bare", {}))).toBe("ran bare");
+    // resources: null and prompts: null are capabilities not offered; objects of null flags are offered.
+    expect(await h.settled("paged")).toMatchObject({ state: "connected" });
+    expect(h.toolsOf("paged").map((t) => t.original)).toEqual([
+      "fine",
+      "second",
+      "list_resources",
+      "read_resource",
+      "list_prompts",
+      "get_prompt",
+    ]);
+  });
+});
+
 describe("lists whose last page ends with nextCursor: null, with optional fields null", () => {
   it("are read to the end for the tools, list_resources and list_prompts alike, the items as sent", async () => {
     const h = ctx.hub(ctx.home, {
