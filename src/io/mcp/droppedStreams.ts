@@ -1,6 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { unreadableAnswer } from "./unreadableAnswer.js";
+import { unreadableAnswer, withoutNullMember } from "./unreadableAnswer.js";
 
 /** `data` of the error answered for a request whose response stream ended without its answer. */
 export const STREAM_DROPPED = "response_stream_dropped";
@@ -104,9 +104,20 @@ class SseWatch {
       // Not JSON: the SDK reports it; nothing answered.
     }
     const batch = Array.isArray(parsed) && parsed.length > 0 ? (parsed as unknown[]) : undefined;
-    this.out += batch === undefined ? raw : events(batch, id);
+    // An answer with both members, the unused one null (`withoutNullMember`), goes on as the one it means.
+    const oneMember = batch === undefined ? withoutNullMember(parsed) : undefined;
+    this.out +=
+      batch !== undefined
+        ? events(
+            batch.map((m) => withoutNullMember(m) ?? m),
+            id,
+          )
+        : oneMember !== undefined
+          ? events([oneMember], id)
+          : raw;
     if (parsed === undefined) return;
-    for (const m of batch ?? [parsed]) {
+    for (const item of batch ?? [parsed]) {
+      const m = withoutNullMember(item) ?? item;
       const msg = m as { id?: Id; method?: unknown };
       if (msg?.id === undefined || msg.id === null || "method" in msg || !this.pending.has(msg.id)) continue;
       // An answer the SDK's transport cannot read is skipped there, and its call would wait out its
@@ -142,6 +153,34 @@ function events(messages: readonly unknown[], id?: string): string {
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
+/** A member of a JSON-RPC answer written as `null` (`"error": null`, `"result" : null`). */
+const NULL_MEMBER = /"(?:result|error)"\s*:\s*null/;
+
+/**
+ * A POST's JSON answer (one message or a batch) with each answer that carries both result and error, the
+ * unused one null, as the one it means (`withoutNullMember`): the SDK's transport refuses the whole body
+ * otherwise. The body is read here, as the SDK reads it whole; only one that holds such a member is parsed.
+ */
+async function withOneMemberJson(response: Response): Promise<Response> {
+  let body = await response.text();
+  if (NULL_MEMBER.test(body)) {
+    try {
+      const parsed = JSON.parse(body) as unknown;
+      const fixed = Array.isArray(parsed)
+        ? parsed.map((m: unknown) => withoutNullMember(m) ?? m)
+        : (withoutNullMember(parsed) ?? parsed);
+      body = JSON.stringify(fixed);
+    } catch {
+      // Not JSON: the SDK's transport says so.
+    }
+  }
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
 /**
  * Streamable HTTP: a POST answered with an SSE stream that ends (or breaks) before the answer, with no
  * event id to resume from, leaves the SDK's request waiting for its full timeout (300 s by default). This
@@ -150,13 +189,17 @@ const encode = (text: string) => new TextEncoder().encode(text);
  * that is not valid JSON-RPC (which the SDK's transport skips) is followed, at the stream's end, by an error
  * answer saying what is wrong with it (`unreadableAnswer`), so its call fails then too.
  * A GET's stream (the server's own requests and notifications, or a POST's stream resumed) has no request of
- * its own to answer: it is only split where an event holds a batch (`SseWatch`), like a POST's.
+ * its own to answer: it is only split where an event holds a batch (`SseWatch`), like a POST's. An answer
+ * that carries both result and error, the unused one null, is passed on as the one it means, in a stream or a
+ * POST's JSON body alike (`withoutNullMember`).
  */
 export function answerDroppedStreams(base: FetchLike): FetchLike {
   return async (url, init) => {
     const response = await base(url, init);
     const ids = init?.method === "POST" ? requestIds(init.body) : [];
     const type = response.headers.get("content-type") ?? "";
+    if (ids.length > 0 && response.ok && response.body !== null && type.includes("application/json"))
+      return withOneMemberJson(response);
     const watched = ids.length > 0 || init?.method === "GET";
     if (!watched || !response.ok || response.body === null || !type.includes("text/event-stream"))
       return response;

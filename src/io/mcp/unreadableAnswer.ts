@@ -15,6 +15,20 @@ function quoted(value: unknown): string {
 }
 
 /**
+ * An answer that carries both `result` and `error`, the one it does not use as `null` (a Go server's response
+ * struct without `omitempty`, JSON-RPC 1.0's habit), as the answer it means: without that member. JSON-RPC
+ * 2.0 allows only one of them, so the SDK's schema refuses it, and every answer of such a server failed.
+ * Undefined for anything else.
+ */
+export function withoutNullMember(value: unknown): Record<string, unknown> | undefined {
+  if (!isObject(value) || !("result" in value) || !("error" in value)) return undefined;
+  const { result, error, ...rest } = value;
+  if (error === null && result !== null) return { ...rest, result };
+  if (result === null && error !== null) return { ...rest, error };
+  return undefined;
+}
+
+/**
  * A server's answer to a request that is not a valid JSON-RPC response (an error without a message, as a Go
  * server's `omitempty` leaves it; a code that is not an integer; a `result` that is not an object; neither
  * result nor error), as the error response svc reads in its place, or undefined for anything that is not an

@@ -326,6 +326,72 @@ describe("an initialize answer that writes the fields it leaves unset as null", 
   });
 });
 
+/**
+ * A hand-written Streamable HTTP server whose every answer carries both result and error, the unused one
+ * null (a Go response struct without omitempty): as a POST's JSON body, or with `sse`, as the one event of
+ * its response stream.
+ */
+async function bothMembersServer(sse: boolean): Promise<string> {
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    const message = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    if (message.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    const results: Record<string, unknown> = {
+      initialize: {
+        protocolVersion: message.params?.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "go", version: "1.0.0" },
+      },
+      "tools/list": { tools: [{ name: "echo", inputSchema: { type: "object" } }] },
+      "tools/call": { content: [{ type: "text", text: "ran echo" }] },
+    };
+    const result = results[message.method];
+    const answer = JSON.stringify({
+      jsonrpc: "2.0",
+      id: message.id,
+      result: result ?? null,
+      error: result === undefined ? { code: -32601, message: "method not found" } : null,
+    });
+    if (sse)
+      res.writeHead(200, { "content-type": "text/event-stream" }).end(`event: message\ndata: ${answer}\n\n`);
+    else res.writeHead(200, { "content-type": "application/json" }).end(answer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+describe("answers that carry both result and error, the unused one null (a Go struct without omitempty)", () => {
+  it("are read as the member that is not null: the server connects and its calls answer", async () => {
+    const h = ctx.hub(ctx.home, {
+      both: entry({
+        command: process.execPath,
+        args: [
+          join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
+          "--bare-tool",
+          "--both-members",
+        ],
+      }),
+      json: entry({ url: await bothMembersServer(false) }),
+      sse: entry({ url: await bothMembersServer(true) }),
+    });
+    expect(await h.settled("both")).toMatchObject({ state: "connected", toolCount: 3 });
+    expect(await h.call("both", "fine", {})).toEqual({ content: [{ type: "text", text: "ran fine" }] });
+    for (const server of ["json", "sse"]) {
+      expect(await h.settled(server)).toMatchObject({ state: "connected", toolCount: 1 });
+      expect(await h.call(server, "echo", {})).toEqual({ content: [{ type: "text", text: "ran echo" }] });
+    }
+  });
+});
+
 describe("lists whose last page ends with nextCursor: null, with optional fields null", () => {
   it("are read to the end for the tools, list_resources and list_prompts alike, the items as sent", async () => {
     const h = ctx.hub(ctx.home, {
