@@ -1,6 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { unreadableAnswer, withoutNullMember } from "./unreadableAnswer.js";
+import { unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
 
 /** `data` of the error answered for a request whose response stream ended without its answer. */
 export const STREAM_DROPPED = "response_stream_dropped";
@@ -104,12 +104,12 @@ class SseWatch {
       // Not JSON: the SDK reports it; nothing answered.
     }
     const batch = Array.isArray(parsed) && parsed.length > 0 ? (parsed as unknown[]) : undefined;
-    // An answer with both members, the unused one null (`withoutNullMember`), goes on as the one it means.
-    const oneMember = batch === undefined ? withoutNullMember(parsed) : undefined;
+    // A message with members it does not use written as null (`withoutNullMembers`) goes on as the one it means.
+    const oneMember = batch === undefined ? withoutNullMembers(parsed) : undefined;
     this.out +=
       batch !== undefined
         ? events(
-            batch.map((m) => withoutNullMember(m) ?? m),
+            batch.map((m) => withoutNullMembers(m) ?? m),
             id,
           )
         : oneMember !== undefined
@@ -117,7 +117,7 @@ class SseWatch {
           : raw;
     if (parsed === undefined) return;
     for (const item of batch ?? [parsed]) {
-      const m = withoutNullMember(item) ?? item;
+      const m = withoutNullMembers(item) ?? item;
       const msg = m as { id?: Id; method?: unknown };
       if (msg?.id === undefined || msg.id === null || "method" in msg || !this.pending.has(msg.id)) continue;
       // An answer the SDK's transport cannot read is skipped there, and its call would wait out its
@@ -153,13 +153,13 @@ function events(messages: readonly unknown[], id?: string): string {
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
-/** A member of a JSON-RPC answer written as `null` (`"error": null`, `"result" : null`). */
-const NULL_MEMBER = /"(?:result|error)"\s*:\s*null/;
+/** A member of a JSON-RPC message written as `null` (`"error": null`, `"params" : null`). */
+const NULL_MEMBER = /"(?:result|error|params|id)"\s*:\s*null/;
 
 /**
- * A POST's JSON answer (one message or a batch) with each answer that carries both result and error, the
- * unused one null, as the one it means (`withoutNullMember`): the SDK's transport refuses the whole body
- * otherwise. The body is read here, as the SDK reads it whole; only one that holds such a member is parsed.
+ * A POST's JSON answer (one message or a batch) with each message that writes a member it does not use as
+ * null (an answer both result and error) as the one it means (`withoutNullMembers`): the SDK's transport
+ * refuses the whole body otherwise. The body is read here, as the SDK reads it whole; only one that holds such a member is parsed.
  */
 async function withOneMemberJson(response: Response): Promise<Response> {
   let body = await response.text();
@@ -167,8 +167,8 @@ async function withOneMemberJson(response: Response): Promise<Response> {
     try {
       const parsed = JSON.parse(body) as unknown;
       const fixed = Array.isArray(parsed)
-        ? parsed.map((m: unknown) => withoutNullMember(m) ?? m)
-        : (withoutNullMember(parsed) ?? parsed);
+        ? parsed.map((m: unknown) => withoutNullMembers(m) ?? m)
+        : (withoutNullMembers(parsed) ?? parsed);
       body = JSON.stringify(fixed);
     } catch {
       // Not JSON: the SDK's transport says so.
@@ -189,9 +189,10 @@ async function withOneMemberJson(response: Response): Promise<Response> {
  * that is not valid JSON-RPC (which the SDK's transport skips) is followed, at the stream's end, by an error
  * answer saying what is wrong with it (`unreadableAnswer`), so its call fails then too.
  * A GET's stream (the server's own requests and notifications, or a POST's stream resumed) has no request of
- * its own to answer: it is only split where an event holds a batch (`SseWatch`), like a POST's. An answer
- * that carries both result and error, the unused one null, is passed on as the one it means, in a stream or a
- * POST's JSON body alike (`withoutNullMember`).
+ * its own to answer: it is only split where an event holds a batch (`SseWatch`), like a POST's. A message
+ * that writes the members it does not use as null (an answer both result and error, a notification
+ * `params: null`) is passed on as the one it means, in a stream or a POST's JSON body alike
+ * (`withoutNullMembers`).
  */
 export function answerDroppedStreams(base: FetchLike): FetchLike {
   return async (url, init) => {

@@ -5,7 +5,7 @@ import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol
 import { cutText } from "../cutText.js";
 import { followWorkingDirectory } from "../goneDirectory.js";
 import { standsBack } from "../heldSignals.js";
-import { unreadableAnswer, withoutNullMember } from "./unreadableAnswer.js";
+import { unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
 
 /**
  * The largest message a stdio server may write (one line of JSON). The SDK's own transport stops at
@@ -269,7 +269,7 @@ export class StdioTransport implements Transport {
     try {
       message = JSONRPCMessageSchema.parse(json);
     } catch (error) {
-      const oneMember = withoutNullMember(json);
+      const oneMember = withoutNullMembers(json);
       const meant = oneMember === undefined ? undefined : JSONRPCMessageSchema.safeParse(oneMember);
       if (meant?.success === true) {
         this.onmessage?.(meant.data);

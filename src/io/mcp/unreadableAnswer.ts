@@ -15,17 +15,23 @@ function quoted(value: unknown): string {
 }
 
 /**
- * An answer that carries both `result` and `error`, the one it does not use as `null` (a Go server's response
- * struct without `omitempty`, JSON-RPC 1.0's habit), as the answer it means: without that member. JSON-RPC
- * 2.0 allows only one of them, so the SDK's schema refuses it, and every answer of such a server failed.
- * Undefined for anything else.
+ * A message that writes the members it does not use as `null`, as a Go server's message struct without
+ * `omitempty` does, as the message it means: an answer that carries both `result` and `error` (JSON-RPC
+ * 1.0's habit) without the null one, a request or notification without `params: null` (and a notification
+ * without `id: null`). JSON-RPC 2.0 allows none of these, so the SDK's schema refuses them: every answer of
+ * such a server failed, and its requests (a ping) and notifications (`tools/list_changed`) were skipped.
+ * Undefined for a message without such a member.
  */
-export function withoutNullMember(value: unknown): Record<string, unknown> | undefined {
-  if (!isObject(value) || !("result" in value) || !("error" in value)) return undefined;
-  const { result, error, ...rest } = value;
-  if (error === null && result !== null) return { ...rest, result };
-  if (result === null && error !== null) return { ...rest, error };
-  return undefined;
+export function withoutNullMembers(value: unknown): Record<string, unknown> | undefined {
+  if (!isObject(value)) return undefined;
+  const request = typeof value.method === "string";
+  const answer = !request && "result" in value && "error" in value;
+  const unused = (key: string) =>
+    value[key] === null &&
+    (request ? key !== "method" : answer && (key === "result" ? value.error !== null : key === "error"));
+  const keys = Object.keys(value);
+  if (!keys.some(unused)) return undefined;
+  return Object.fromEntries(keys.filter((key) => !unused(key)).map((key) => [key, value[key]]));
 }
 
 /**

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatTools } from "../../../src/cli/mcp/toolsOutput.js";
 import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
@@ -384,7 +384,15 @@ describe("answers that carry both result and error, the unused one null (a Go st
       sse: entry({ url: await bothMembersServer(true) }),
     });
     expect(await h.settled("both")).toMatchObject({ state: "connected", toolCount: 3 });
-    expect(await h.call("both", "fine", {})).toEqual({ content: [{ type: "text", text: "ran fine" }] });
+    expect(await h.call("both", "bare", {})).toEqual({ content: [{ type: "text", text: "ran bare" }] });
+    // Its requests and notifications (params: null, a notification's id: null) are read too: svc answers
+    // its ping, and its tools/list_changed has the tools listed again.
+    expect(await h.call("both", "fine", {})).toEqual({
+      content: [{ type: "text", text: "ran fine (ping answered)" }],
+    });
+    await vi.waitFor(() => expect(h.toolsOf("both").map((t) => t.original)).toContain("added"), {
+      timeout: 5000,
+    });
     for (const server of ["json", "sse"]) {
       expect(await h.settled(server)).toMatchObject({ state: "connected", toolCount: 1 });
       expect(await h.call(server, "echo", {})).toEqual({ content: [{ type: "text", text: "ran echo" }] });
