@@ -15,7 +15,9 @@ let ajv: Ajv2020 | undefined;
 /** Made at the first listing: building it costs tens of milliseconds that other commands need not pay. */
 function validator(): Ajv2020 {
   if (ajv !== undefined) return ajv;
-  ajv = new Ajv2020({ strict: false, validateSchema: false });
+  // No format is checked (2020-12 makes `format` an annotation; Ajv knows none without ajv-formats) and
+  // nothing is logged: Ajv's console warnings ("unknown format ... ignored") would land in svc's output.
+  ajv = new Ajv2020({ strict: false, validateSchema: false, validateFormats: false, logger: false });
   // esbuild's node20 target drops import attributes, so the JSON meta-schema is read with require.
   ajv.addMetaSchema(
     createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-07.json") as AnySchemaObject,

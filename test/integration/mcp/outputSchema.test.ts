@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { runInProcess } from "../../helpers/inProcessCli.js";
+import { svc } from "../cli/svc.js";
 
 /**
  * A tool that lists an `outputSchema` must answer `structuredContent` that conforms to it (MCP, Tools:
@@ -16,7 +16,12 @@ import { runInProcess } from "../../helpers/inProcessCli.js";
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/listed-tools-server.mjs"));
 const OUTPUT = {
   type: "object",
-  properties: { count: { type: "integer" }, unit: { type: "string" } },
+  // `format` is an annotation (JSON Schema 2020-12): not checked, and nothing said about it.
+  properties: {
+    count: { type: "integer" },
+    unit: { type: "string" },
+    at: { type: "string", format: "date-time" },
+  },
   required: ["count"],
 };
 const TOOLS = ["good", "wrong", "missing", "failed", "plain"].map((name) => ({
@@ -25,7 +30,10 @@ const TOOLS = ["good", "wrong", "missing", "failed", "plain"].map((name) => ({
   ...(name === "plain" ? {} : { outputSchema: OUTPUT }),
 }));
 const RESULTS = {
-  good: { content: [{ type: "text", text: '{"count":3}' }], structuredContent: { count: 3 } },
+  good: {
+    content: [{ type: "text", text: '{"count":3}' }],
+    structuredContent: { count: 3, at: "yesterday" },
+  },
   wrong: { content: [{ type: "text", text: '{"count":"three"}' }], structuredContent: { count: "three" } },
   missing: { content: [{ type: "text", text: "three" }] },
   failed: { content: [{ type: "text", text: "the disk is full" }], isError: true },
@@ -50,18 +58,15 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-const call = (tool: string) =>
-  runInProcess(["mcp", "call", "gen", tool, "--args", "{}"], {
-    PATH: process.env.PATH ?? "",
-    HOME: home.dir,
-    SVC_HOME: home.dir,
-  });
+/** `svc mcp call` as a process of its own, so everything it writes on stderr is seen. */
+const call = (tool: string) => svc(home, ["mcp", "call", "gen", tool, "--args", "{}"]);
 
 describe("a tool with an outputSchema", () => {
   it("a result whose structuredContent conforms is the result", async () => {
     const good = await call("good");
     expect(good.code).toBe(0);
     expect(good.stdout).toBe('{"count":3}\n');
+    expect(good.stderr).toBe("");
   });
 
   it("structuredContent that does not match the schema fails the call, naming the first problem", async () => {
