@@ -522,17 +522,20 @@ function watchLoss(session: McpSession, options: OpenSessionOptions): void {
 
 const CANCELLED = "connect was cancelled";
 
-/** `value` with every object key whose value is `null` taken out, at any depth (in place). */
-function dropNulls(value: unknown): void {
-  if (value === null || typeof value !== "object") return;
+/**
+ * `value` with every object key whose value is `null` taken out (in place), `levels` deep: the fields of an
+ * initialize answer sit a few levels down, and a hostile answer nested thousands deep must not overflow.
+ */
+function dropNulls(value: unknown, levels = 8): void {
+  if (value === null || typeof value !== "object" || levels === 0) return;
   if (Array.isArray(value)) {
-    for (const item of value) dropNulls(item);
+    for (const item of value) dropNulls(item, levels - 1);
     return;
   }
   const object = value as Record<string, unknown>;
   for (const key of Object.keys(object)) {
     if (object[key] === null) delete object[key];
-    else dropNulls(object[key]);
+    else dropNulls(object[key], levels - 1);
   }
 }
 
