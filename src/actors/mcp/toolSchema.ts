@@ -25,6 +25,68 @@ function validator(): Ajv2020 {
   return ajv;
 }
 
+/** Keywords whose value is one subschema, a map of subschemas, or a list of them (2020-12 and draft-07). */
+const ONE_SCHEMA = new Set([
+  "items",
+  "additionalItems",
+  "additionalProperties",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "contains",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+]);
+const SCHEMA_MAP = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+const SCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
+/** Keywords whose value may be `null` itself (data): kept as they are. */
+const DATA = new Set(["default", "const"]);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * `schema` without the keywords it writes as `null` — which no JSON Schema keyword takes, so a model API
+ * and the meta-schema refuse them — at any depth of its subschemas: mcp-go 0.23 listed a tool without
+ * arguments with `"properties": null`, and a Go struct without `omitempty` or a Python model dumped with its
+ * None values writes `"required": null`, `"description": null` and the like. A keyword left unset is what
+ * they mean. `default` and `const` hold data, where null is a value: kept (as is the data inside `enum`
+ * and `examples`, which is not walked). The same object when there is no such keyword; a schema is walked
+ * `levels` deep at most.
+ */
+export function withoutNullKeywords(schema: unknown, levels = MAX_SCHEMA_DEPTH): unknown {
+  if (!isObject(schema) || levels <= 0) return schema;
+  let out: Record<string, unknown> | undefined;
+  const set = (key: string, value: unknown) => {
+    out ??= { ...schema };
+    if (value === undefined) delete out[key];
+    else out[key] = value;
+  };
+  for (const [key, value] of Object.entries(schema)) {
+    if (DATA.has(key)) continue;
+    if (value === null) {
+      set(key, undefined);
+    } else if (ONE_SCHEMA.has(key)) {
+      const fixed = withoutNullKeywords(value, levels - 1);
+      if (fixed !== value) set(key, fixed);
+    } else if (SCHEMA_LIST.has(key) && Array.isArray(value)) {
+      const fixed = value.map((sub: unknown) => withoutNullKeywords(sub, levels - 1));
+      if (fixed.some((sub, i) => sub !== value[i])) set(key, fixed);
+    } else if (SCHEMA_MAP.has(key) && isObject(value)) {
+      let changed = false;
+      const entries = Object.entries(value).flatMap(([name, sub]) => {
+        const fixed = withoutNullKeywords(sub, levels - 1);
+        if (fixed !== sub || sub === null) changed = true;
+        return sub === null ? [] : [[name, fixed] as const];
+      });
+      if (changed) set(key, Object.fromEntries(entries));
+    }
+  }
+  return out ?? schema;
+}
+
 /**
  * Why `schema` cannot be a tool's input schema, or undefined when it can: model APIs refuse a request
  * whose tool list holds an invalid schema (every run would fail, not only calls to this tool), and MCP

@@ -123,3 +123,51 @@ describe("an input schema whose root is a $ref into its own $defs or definitions
     });
   }
 });
+
+describe("an input schema that writes the keywords it leaves unset as null", () => {
+  // mcp-go 0.23 listed a tool without arguments with "properties": null; a Go struct without
+  // omitempty or a Python model dumped with its None values writes "required": null and the like.
+  const TOOLS = [
+    {
+      name: "me",
+      description: "Who am I",
+      inputSchema: { type: "object", properties: null, required: null },
+    },
+    {
+      name: "find",
+      description: "Find a note",
+      inputSchema: {
+        type: "object",
+        properties: {
+          q: { type: "string", description: null, enum: null, default: null },
+          limit: { type: "integer", minimum: null, const: null },
+          tags: null,
+        },
+        required: ["q"],
+        additionalProperties: null,
+      },
+    },
+  ];
+
+  for (const provider of ["openai", "anthropic"] as const) {
+    it(`${provider}: is registered and offered without them (a default or const of null is a value, kept)`, async () => {
+      const model = provider === "openai" ? await startFakeOpenAI() : await startFakeAnthropic();
+      try {
+        const requests = await run(provider, model, TOOLS, { name: "mcp__gen__me", args: {} });
+        const body = requests[0]?.json ?? {};
+        expect(offered(provider, body, "mcp__gen__me")).toEqual({ type: "object", properties: {} });
+        expect(offered(provider, body, "mcp__gen__find")).toEqual({
+          type: "object",
+          properties: {
+            q: { type: "string", default: null },
+            limit: { type: "integer", const: null },
+          },
+          required: ["q"],
+        });
+        expect(JSON.stringify(requests[1]?.json.messages)).toContain('"me"');
+      } finally {
+        await model.close();
+      }
+    });
+  }
+});
