@@ -201,7 +201,8 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
     const type = response.headers.get("content-type") ?? "";
     if (ids.length > 0 && response.ok && response.body !== null && type.includes("application/json"))
       return withOneMemberJson(response);
-    const watched = ids.length > 0 || init?.method === "GET";
+    // (An EventSource, the SSE transport's stream, sends its GET without naming the method.)
+    const watched = ids.length > 0 || (init?.method ?? "GET") === "GET";
     if (!watched || !response.ok || response.body === null || !type.includes("text/event-stream"))
       return response;
     const watch = new SseWatch(new Set(ids));

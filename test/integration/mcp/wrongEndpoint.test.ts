@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
@@ -331,10 +331,17 @@ describe("an initialize answer that writes the fields it leaves unset as null", 
  * null (a Go response struct without omitempty): as a POST's JSON body, or with `sse`, as the one event of
  * its response stream.
  */
-async function bothMembersServer(sse: boolean): Promise<string> {
+async function bothMembersServer(sse: boolean | "legacy"): Promise<string> {
+  const streams: ServerResponse[] = [];
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    // The legacy SSE transport: the stream names the message endpoint, whose POSTs are answered on it.
+    if (sse === "legacy" && req.method === "GET") {
+      streams.push(res.writeHead(200, { "content-type": "text/event-stream" }));
+      res.write("event: endpoint\ndata: /messages\n\n");
+      return;
+    }
     if (req.method !== "POST") {
       res.writeHead(405).end();
       return;
@@ -360,13 +367,22 @@ async function bothMembersServer(sse: boolean): Promise<string> {
       result: result ?? null,
       error: result === undefined ? { code: -32601, message: "method not found" } : null,
     });
-    if (sse)
+    if (sse === "legacy") {
+      res.writeHead(202).end();
+      streams.at(-1)?.write(`event: message\ndata: ${answer}\n\n`);
+    } else if (sse)
       res.writeHead(200, { "content-type": "text/event-stream" }).end(`event: message\ndata: ${answer}\n\n`);
     else res.writeHead(200, { "content-type": "application/json" }).end(answer);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        for (const stream of streams) stream.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/${sse === "legacy" ? "sse" : "mcp"}`;
 }
 
 describe("answers that carry both result and error, the unused one null (a Go struct without omitempty)", () => {
@@ -382,6 +398,7 @@ describe("answers that carry both result and error, the unused one null (a Go st
       }),
       json: entry({ url: await bothMembersServer(false) }),
       sse: entry({ url: await bothMembersServer(true) }),
+      legacy: entry({ url: await bothMembersServer("legacy"), transport: "sse" }),
     });
     expect(await h.settled("both")).toMatchObject({ state: "connected", toolCount: 3 });
     expect(await h.call("both", "bare", {})).toEqual({ content: [{ type: "text", text: "ran bare" }] });
@@ -393,7 +410,7 @@ describe("answers that carry both result and error, the unused one null (a Go st
     await vi.waitFor(() => expect(h.toolsOf("both").map((t) => t.original)).toContain("added"), {
       timeout: 5000,
     });
-    for (const server of ["json", "sse"]) {
+    for (const server of ["json", "sse", "legacy"]) {
       expect(await h.settled(server)).toMatchObject({ state: "connected", toolCount: 1 });
       expect(await h.call(server, "echo", {})).toEqual({ content: [{ type: "text", text: "ran echo" }] });
     }
