@@ -115,6 +115,22 @@ function resolvedBranch(root: JsonSchema, branch: unknown): unknown {
   return current;
 }
 
+/**
+ * `schema` read as the schema its root names when the root is a local `$ref` into its own `$defs` or
+ * `definitions` (`{"$ref": "#/$defs/ReadArgs", "$defs": {...}}`, as Go's invopop/jsonschema writes a struct
+ * by default and zod-to-json-schema a named schema): offered as it is, the model would see an object without
+ * properties (svc adds `properties: {}`, which OpenAI requires) and no argument to fill in. The named
+ * schema's keywords join the root's, whose own (`$defs` for the references inside, `$schema`, `type`) win;
+ * a root with `properties` of its own, or a reference svc cannot follow, is left as it is.
+ */
+function withRootRefInlined(schema: JsonSchema): JsonSchema {
+  if (typeof schema.$ref !== "string" || "properties" in schema) return schema;
+  const named = resolvedBranch(schema, { $ref: schema.$ref });
+  if (!isObject(named) || "$ref" in named) return schema;
+  const { $ref: _ref, ...rest } = schema;
+  return { ...named, ...rest } as JsonSchema;
+}
+
 export interface ModelToolSchema {
   readonly schema: JsonSchema;
   /** The keywords taken out of the schema, as JSON, for the tool's description; absent when none were. */
@@ -128,12 +144,13 @@ export interface ModelToolSchema {
  * schemas (Notion's, GitLab's). They are taken out: the properties their branches name are added to the
  * top-level ones (what every branch requires, and what an `allOf` branch requires, stays required), and the
  * keywords themselves are returned as JSON for the description. A branch that is a `$ref` into the schema's
- * own `$defs` or `definitions` counts as the schema it names. An array schema without `items` gets
+ * own `$defs` or `definitions` counts as the schema it names, and so does a root that is one
+ * (`withRootRefInlined`). An array schema without `items` gets
  * `items: {}` (`withArrayItems`), and a schema without `properties` gets `properties: {}`. The MCP server
  * still checks the arguments against its own schema.
  */
 export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
-  const items = withArrayItems(listed) as JsonSchema;
+  const items = withArrayItems(withRootRefInlined(listed)) as JsonSchema;
   // OpenAI refuses a whole request offering a tool whose schema is `{"type": "object"}` without properties
   // ("Invalid schema for function 'get_me': In context=(), object schema missing properties"), as MCP
   // servers list a tool without arguments (GitHub's get_me, mcp-go's NewTool without parameters).

@@ -19,6 +19,7 @@ import {
 import { ensureConnected, type Runtime, RuntimeStoppedError } from "./runtime.js";
 import { serverText } from "./serverLog.js";
 import type { RegisteredTool } from "./toolNames.js";
+import { structuredContentProblem } from "./toolSchema.js";
 import { runUtilityTool } from "./utilityTools.js";
 
 /**
@@ -196,5 +197,15 @@ export async function invokeTool(
       });
     }
   };
-  return attempt(session, true);
+  const result = await attempt(session, true);
+  const broken =
+    tool.outputSchema === undefined || result.isError === true
+      ? undefined
+      : structuredContentProblem(tool.outputSchema, result.structuredContent);
+  if (broken !== undefined)
+    throw new SvcError(
+      "mcp_call",
+      `mcp_servers.${rt.name}: "${tool.original}" failed: its result does not match the outputSchema the server lists for it (${broken}), so it is not used — a fault of the server`,
+    );
+  return result;
 }

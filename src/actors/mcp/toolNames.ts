@@ -2,7 +2,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { addVariablesAdvice, unsetVariablesIn } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { fnmatchAny } from "./fnmatch.js";
-import { inputSchemaProblem } from "./toolSchema.js";
+import { inputSchemaProblem, withoutNullKeywords } from "./toolSchema.js";
 
 /** A tool as the agent sees it. */
 export interface RegisteredTool {
@@ -124,7 +124,7 @@ function listedMetadata(tool: Tool): Pick<RegisteredTool, "title" | "annotations
     if (typeof value === type) annotations[key] = value as string | boolean;
   }
   if (isReadOnly(tool)) annotations.readOnlyHint = true;
-  const output = tool.outputSchema as Record<string, unknown> | undefined;
+  const output = withoutNullKeywords(tool.outputSchema) as Record<string, unknown> | undefined;
   return {
     ...(typeof tool.title === "string" ? { title: tool.title } : {}),
     ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
@@ -333,7 +333,8 @@ export function buildToolset(
     owner.set(tool.name, tool);
     out.push(tool);
   };
-  for (const tool of selectTools(tools, policy)) {
+  for (const listed of selectTools(tools, policy)) {
+    const tool = { ...listed, inputSchema: withoutNullKeywords(listed.inputSchema) as Tool["inputSchema"] };
     const problem = inputSchemaProblem(tool.inputSchema);
     if (problem !== undefined) {
       invalid.push({

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { Ajv2020, type AnySchemaObject } from "ajv/dist/2020.js";
+import { Ajv2020, type AnySchemaObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { nestedDeeperThan } from "../../agent/toolCallInputs.js";
 
 /**
@@ -15,12 +15,76 @@ let ajv: Ajv2020 | undefined;
 /** Made at the first listing: building it costs tens of milliseconds that other commands need not pay. */
 function validator(): Ajv2020 {
   if (ajv !== undefined) return ajv;
-  ajv = new Ajv2020({ strict: false, validateSchema: false });
+  // No format is checked (2020-12 makes `format` an annotation; Ajv knows none without ajv-formats) and
+  // nothing is logged: Ajv's console warnings ("unknown format ... ignored") would land in svc's output.
+  ajv = new Ajv2020({ strict: false, validateSchema: false, validateFormats: false, logger: false });
   // esbuild's node20 target drops import attributes, so the JSON meta-schema is read with require.
   ajv.addMetaSchema(
     createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-07.json") as AnySchemaObject,
   );
   return ajv;
+}
+
+/** Keywords whose value is one subschema, a map of subschemas, or a list of them (2020-12 and draft-07). */
+const ONE_SCHEMA = new Set([
+  "items",
+  "additionalItems",
+  "additionalProperties",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "contains",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+]);
+const SCHEMA_MAP = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+const SCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
+/** Keywords whose value may be `null` itself (data): kept as they are. */
+const DATA = new Set(["default", "const"]);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * `schema` without the keywords it writes as `null` — which no JSON Schema keyword takes, so a model API
+ * and the meta-schema refuse them — at any depth of its subschemas: mcp-go 0.23 listed a tool without
+ * arguments with `"properties": null`, and a Go struct without `omitempty` or a Python model dumped with its
+ * None values writes `"required": null`, `"description": null` and the like. A keyword left unset is what
+ * they mean. `default` and `const` hold data, where null is a value: kept (as is the data inside `enum`
+ * and `examples`, which is not walked). The same object when there is no such keyword; a schema is walked
+ * `levels` deep at most.
+ */
+export function withoutNullKeywords(schema: unknown, levels = MAX_SCHEMA_DEPTH): unknown {
+  if (!isObject(schema) || levels <= 0) return schema;
+  let out: Record<string, unknown> | undefined;
+  const set = (key: string, value: unknown) => {
+    out ??= { ...schema };
+    if (value === undefined) delete out[key];
+    else out[key] = value;
+  };
+  for (const [key, value] of Object.entries(schema)) {
+    if (DATA.has(key)) continue;
+    if (value === null) {
+      set(key, undefined);
+    } else if (ONE_SCHEMA.has(key)) {
+      const fixed = withoutNullKeywords(value, levels - 1);
+      if (fixed !== value) set(key, fixed);
+    } else if (SCHEMA_LIST.has(key) && Array.isArray(value)) {
+      const fixed = value.map((sub: unknown) => withoutNullKeywords(sub, levels - 1));
+      if (fixed.some((sub, i) => sub !== value[i])) set(key, fixed);
+    } else if (SCHEMA_MAP.has(key) && isObject(value)) {
+      let changed = false;
+      const entries = Object.entries(value).flatMap(([name, sub]) => {
+        const fixed = withoutNullKeywords(sub, levels - 1);
+        if (fixed !== sub || sub === null) changed = true;
+        return sub === null ? [] : [[name, fixed] as const];
+      });
+      if (changed) set(key, Object.fromEntries(entries));
+    }
+  }
+  return out ?? schema;
 }
 
 /**
@@ -50,4 +114,37 @@ export function inputSchemaProblem(schema: unknown): string | undefined {
   if (valid || first === undefined) return undefined;
   const at = first.instancePath.slice(1).replaceAll("/", ".");
   return `is not a valid JSON Schema: ${at === "" ? "" : `${at} `}${first.message ?? "is invalid"}`;
+}
+
+/** Each output schema's compiled check (`null`: one Ajv cannot compile, which is not checked). */
+const outputChecks = new WeakMap<object, ValidateFunction | null>();
+
+/**
+ * Why `structured` (a call's `structuredContent`) breaks the tool's `outputSchema`, or undefined when it
+ * conforms. MCP: a tool that lists an output schema must answer structured content that conforms to it,
+ * and clients should check it, as the MCP SDKs' clients do; missing (or `null`, a Python server's None)
+ * counts as breaking it. A schema Ajv cannot compile (a `$ref` it cannot resolve) is not checked. Each
+ * schema is compiled once and kept no longer than the listing that holds it (Ajv's own cache would keep
+ * every schema a server ever listed).
+ */
+export function structuredContentProblem(
+  outputSchema: Readonly<Record<string, unknown>>,
+  structured: unknown,
+): string | undefined {
+  if (structured === undefined || structured === null) return "it has no structuredContent";
+  let check = outputChecks.get(outputSchema);
+  if (check === undefined) {
+    const ajv = validator();
+    try {
+      check = ajv.compile(outputSchema);
+    } catch {
+      check = null;
+    }
+    ajv.removeSchema(outputSchema);
+    outputChecks.set(outputSchema, check);
+  }
+  if (check === null || check(structured)) return undefined;
+  const first = check.errors?.[0];
+  const at = ["structuredContent", ...(first?.instancePath.split("/").slice(1) ?? [])].join(".");
+  return `${at} ${first?.message ?? "is invalid"}`;
 }

@@ -1,6 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { unreadableAnswer } from "./unreadableAnswer.js";
+import { unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
 
 /** `data` of the error answered for a request whose response stream ended without its answer. */
 export const STREAM_DROPPED = "response_stream_dropped";
@@ -104,9 +104,20 @@ class SseWatch {
       // Not JSON: the SDK reports it; nothing answered.
     }
     const batch = Array.isArray(parsed) && parsed.length > 0 ? (parsed as unknown[]) : undefined;
-    this.out += batch === undefined ? raw : events(batch, id);
+    // A message with members it does not use written as null (`withoutNullMembers`) goes on as the one it means.
+    const oneMember = batch === undefined ? withoutNullMembers(parsed) : undefined;
+    this.out +=
+      batch !== undefined
+        ? events(
+            batch.map((m) => withoutNullMembers(m) ?? m),
+            id,
+          )
+        : oneMember !== undefined
+          ? events([oneMember], id)
+          : raw;
     if (parsed === undefined) return;
-    for (const m of batch ?? [parsed]) {
+    for (const item of batch ?? [parsed]) {
+      const m = withoutNullMembers(item) ?? item;
       const msg = m as { id?: Id; method?: unknown };
       if (msg?.id === undefined || msg.id === null || "method" in msg || !this.pending.has(msg.id)) continue;
       // An answer the SDK's transport cannot read is skipped there, and its call would wait out its
@@ -142,6 +153,34 @@ function events(messages: readonly unknown[], id?: string): string {
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
+/** A member of a JSON-RPC message written as `null` (`"error": null`, `"params" : null`). */
+const NULL_MEMBER = /"(?:result|error|params|id)"\s*:\s*null/;
+
+/**
+ * A POST's JSON answer (one message or a batch) with each message that writes a member it does not use as
+ * null (an answer both result and error) as the one it means (`withoutNullMembers`): the SDK's transport
+ * refuses the whole body otherwise. The body is read here, as the SDK reads it whole; only one that holds such a member is parsed.
+ */
+async function withOneMemberJson(response: Response): Promise<Response> {
+  let body = await response.text();
+  if (NULL_MEMBER.test(body)) {
+    try {
+      const parsed = JSON.parse(body) as unknown;
+      const fixed = Array.isArray(parsed)
+        ? parsed.map((m: unknown) => withoutNullMembers(m) ?? m)
+        : (withoutNullMembers(parsed) ?? parsed);
+      body = JSON.stringify(fixed);
+    } catch {
+      // Not JSON: the SDK's transport says so.
+    }
+  }
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
 /**
  * Streamable HTTP: a POST answered with an SSE stream that ends (or breaks) before the answer, with no
  * event id to resume from, leaves the SDK's request waiting for its full timeout (300 s by default). This
@@ -150,14 +189,20 @@ const encode = (text: string) => new TextEncoder().encode(text);
  * that is not valid JSON-RPC (which the SDK's transport skips) is followed, at the stream's end, by an error
  * answer saying what is wrong with it (`unreadableAnswer`), so its call fails then too.
  * A GET's stream (the server's own requests and notifications, or a POST's stream resumed) has no request of
- * its own to answer: it is only split where an event holds a batch (`SseWatch`), like a POST's.
+ * its own to answer: it is only split where an event holds a batch (`SseWatch`), like a POST's. A message
+ * that writes the members it does not use as null (an answer both result and error, a notification
+ * `params: null`) is passed on as the one it means, in a stream or a POST's JSON body alike
+ * (`withoutNullMembers`).
  */
 export function answerDroppedStreams(base: FetchLike): FetchLike {
   return async (url, init) => {
     const response = await base(url, init);
     const ids = init?.method === "POST" ? requestIds(init.body) : [];
     const type = response.headers.get("content-type") ?? "";
-    const watched = ids.length > 0 || init?.method === "GET";
+    if (ids.length > 0 && response.ok && response.body !== null && type.includes("application/json"))
+      return withOneMemberJson(response);
+    // (An EventSource, the SSE transport's stream, sends its GET without naming the method.)
+    const watched = ids.length > 0 || (init?.method ?? "GET") === "GET";
     if (!watched || !response.ok || response.body === null || !type.includes("text/event-stream"))
       return response;
     const watch = new SseWatch(new Set(ids));

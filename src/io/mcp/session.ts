@@ -241,7 +241,12 @@ export class McpSession {
         )
         .catch((err: unknown) => {
           const malformed = describeMalformed(err, "the server's tools/list result");
-          throw malformed === undefined ? err : new SvcError("mcp_connect", malformed);
+          if (malformed !== undefined) throw new SvcError("mcp_connect", malformed);
+          // The server's own error answer ("MCP error -32603: ...") names neither the request nor the page.
+          if (!answeredWithError(err)) throw err;
+          const page =
+            cursor === undefined ? "" : ` at page ${n} (cursor ${JSON.stringify(cursor.slice(0, 40))})`;
+          throw new ComposedError(`tools/list failed${page}: ${describeTransportError(err)}`, { cause: err });
         });
       tools.push(...(page.tools as Tool[]));
       const next = page.nextCursor;
@@ -517,12 +522,47 @@ function watchLoss(session: McpSession, options: OpenSessionOptions): void {
 
 const CANCELLED = "connect was cancelled";
 
+/**
+ * `value` with every object key whose value is `null` taken out (in place), `levels` deep: the fields of an
+ * initialize answer sit a few levels down, and a hostile answer nested thousands deep must not overflow.
+ */
+function dropNulls(value: unknown, levels = 8): void {
+  if (value === null || typeof value !== "object" || levels === 0) return;
+  if (Array.isArray(value)) {
+    for (const item of value) dropNulls(item, levels - 1);
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    if (object[key] === null) delete object[key];
+    else dropNulls(object[key], levels - 1);
+  }
+}
+
+/**
+ * A server that writes each optional field of its initialize answer it leaves unset as `null` (pydantic's
+ * `model_dump()` without `exclude_none`, a C++ server's default JSON value: `"logging": null`,
+ * `"tools": {"listChanged": null}`, `"instructions": null`) fails the SDK's schema, and with it the whole
+ * connect. As in svc's other answers (a call's `isError: null`), a field sent as null counts as left out:
+ * the SDK's client calls a transport's `onmessage` set before it connects ahead of its own, so this one
+ * takes the nulls out of the first result, the answer to `initialize`, before the SDK reads it.
+ */
+function leaveOutNullsOfInitialize(transport: Transport): void {
+  let answered = false;
+  transport.onmessage = (message) => {
+    if (answered || !("result" in message)) return;
+    answered = true;
+    dropNulls(message.result);
+  };
+}
+
 async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
   // A listener added to an already aborted signal never runs: a given-up connect must not start.
   if (options.signal?.aborted === true) throw new Error(CANCELLED);
   const handlers = options.handlers ?? {};
   const client = newClient(handlers);
   const transport = options.makeTransport();
+  leaveOutNullsOfInitialize(transport);
   const abort = () => void transport.close().catch(() => undefined);
   options.signal?.addEventListener("abort", abort, { once: true });
   try {

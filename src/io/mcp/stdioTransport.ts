@@ -5,7 +5,7 @@ import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol
 import { cutText } from "../cutText.js";
 import { followWorkingDirectory } from "../goneDirectory.js";
 import { standsBack } from "../heldSignals.js";
-import { unreadableAnswer } from "./unreadableAnswer.js";
+import { unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
 
 /**
  * The largest message a stdio server may write (one line of JSON). The SDK's own transport stops at
@@ -269,8 +269,14 @@ export class StdioTransport implements Transport {
     try {
       message = JSONRPCMessageSchema.parse(json);
     } catch (error) {
+      const oneMember = withoutNullMembers(json);
+      const meant = oneMember === undefined ? undefined : JSONRPCMessageSchema.safeParse(oneMember);
+      if (meant?.success === true) {
+        this.onmessage?.(meant.data);
+        return;
+      }
       // An answer svc cannot read fails its call at once, saying so, instead of leaving it to time out.
-      const answer = unreadableAnswer(json);
+      const answer = unreadableAnswer(oneMember ?? json);
       if (answer !== undefined) {
         this.onmessage?.(answer);
         return;

@@ -203,7 +203,12 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
       url,
       {
         ...common,
-        fetch: streamOpened(keepCauseCodes(options.fetch ?? outboundFetch), options.onAwaitingEndpoint),
+        // Its stream is watched as Streamable HTTP's (`answerDroppedStreams`): batches split, and messages
+        // that write their unused members as null read as they are meant.
+        fetch: streamOpened(
+          answerDroppedStreams(keepCauseCodes(options.fetch ?? outboundFetch)),
+          options.onAwaitingEndpoint,
+        ),
       },
       options.onAwaitingEndpoint,
     );

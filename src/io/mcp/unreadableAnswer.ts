@@ -15,6 +15,26 @@ function quoted(value: unknown): string {
 }
 
 /**
+ * A message that writes the members it does not use as `null`, as a Go server's message struct without
+ * `omitempty` does, as the message it means: an answer that carries both `result` and `error` (JSON-RPC
+ * 1.0's habit) without the null one, a request or notification without `params: null` (and a notification
+ * without `id: null`). JSON-RPC 2.0 allows none of these, so the SDK's schema refuses them: every answer of
+ * such a server failed, and its requests (a ping) and notifications (`tools/list_changed`) were skipped.
+ * Undefined for a message without such a member.
+ */
+export function withoutNullMembers(value: unknown): Record<string, unknown> | undefined {
+  if (!isObject(value)) return undefined;
+  const request = typeof value.method === "string";
+  const answer = !request && "result" in value && "error" in value;
+  const unused = (key: string) =>
+    value[key] === null &&
+    (request ? key !== "method" : answer && (key === "result" ? value.error !== null : key === "error"));
+  const keys = Object.keys(value);
+  if (!keys.some(unused)) return undefined;
+  return Object.fromEntries(keys.filter((key) => !unused(key)).map((key) => [key, value[key]]));
+}
+
+/**
  * A server's answer to a request that is not a valid JSON-RPC response (an error without a message, as a Go
  * server's `omitempty` leaves it; a code that is not an integer; a `result` that is not an object; neither
  * result nor error), as the error response svc reads in its place, or undefined for anything that is not an

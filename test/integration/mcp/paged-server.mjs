@@ -1,6 +1,7 @@
 // A stdio MCP server that pages every list (two items per page): tools, resources, templates, prompts.
 // --tools-end null|empty: the last tools page says nextCursor: null or "" (hand-written servers do).
 // --tools-cursor-stuck: every tools page after the first answers the same nextCursor (a buggy server).
+// --tools-fail-page N: the Nth tools page (from 1) is answered with a JSON-RPC error.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -23,7 +24,10 @@ const names = (prefix) => [1, 2, 3, 4, 5].map((n) => `${prefix}${n}`);
 const argv = process.argv.slice(2);
 const toolsEnd = argv.includes("--tools-end") ? argv[argv.indexOf("--tools-end") + 1] : undefined;
 const stuck = argv.includes("--tools-cursor-stuck");
+const failPage = argv.includes("--tools-fail-page") ? Number(argv[argv.indexOf("--tools-fail-page") + 1]) : 0;
 server.setRequestHandler(ListToolsRequestSchema, ({ params }) => {
+  if ((params?.cursor === undefined ? 0 : Number(params.cursor)) / 2 + 1 === failPage)
+    throw new Error("upstream catalog unavailable");
   const { items, nextCursor } = stuck
     ? paged(names("tool"), params?.cursor === undefined ? undefined : "2")
     : paged(names("tool"), params?.cursor);

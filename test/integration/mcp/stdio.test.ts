@@ -450,6 +450,24 @@ describe("tools/list paging from odd servers", () => {
       'mcp_servers.s: tools/list stopped after 2 pages: the server sent cursor "2" again (a loop in its paging), so any tools of later pages are not registered',
     ]);
   });
+
+  it("a page answered with an error fails the connect naming tools/list and the page, not only the server's error", async () => {
+    const h = hub(ctx.home, {
+      first: paged(["--tools-fail-page", "1"]),
+      third: paged(["--tools-fail-page", "3"]),
+    });
+    const first = await h.settled("first");
+    expect(first.state).toBe("failed");
+    expect(first.lastError).toBe(
+      "mcp_servers.first: tools/list failed: MCP error -32603: upstream catalog unavailable",
+    );
+    const third = await h.settled("third");
+    expect(third.state).toBe("failed");
+    expect(third.lastError).toBe(
+      'mcp_servers.third: tools/list failed at page 3 (cursor "4"): MCP error -32603: upstream catalog unavailable',
+    );
+    expect(natives(h, "third")).toEqual([]);
+  });
 });
 
 describe("registered names longer than model APIs accept", () => {

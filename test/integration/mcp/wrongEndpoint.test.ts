@@ -1,8 +1,8 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatTools } from "../../../src/cli/mcp/toolsOutput.js";
 import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
@@ -287,6 +287,133 @@ describe("a tool listed without inputSchema, or with a description or annotation
     expect(text(await h.call("bare", "bare", {}))).toBe("ran bare");
     // svc mcp tools prints them (a description that was a number stopped it: "text.replace is not a function").
     expect(formatTools(h.tools(), {})).toContain("mcp__bare__numbered  numbered");
+  });
+});
+
+describe("an initialize answer that writes the fields it leaves unset as null", () => {
+  it("connects: a capability, flag, instructions or serverInfo field sent as null counts as left out", async () => {
+    const h = ctx.hub(ctx.home, {
+      plain: entry({
+        command: process.execPath,
+        args: [
+          join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
+          "--bare-tool",
+          "--null-initialize",
+        ],
+      }),
+      paged: entry({
+        command: process.execPath,
+        args: [
+          join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
+          "--null-cursors",
+          "--null-initialize",
+        ],
+        tools: { resources: true, prompts: true },
+      }),
+    });
+    expect(await h.settled("plain")).toMatchObject({ state: "connected", toolCount: 3 });
+    expect(text(await h.call("plain", "bare", {}))).toBe("ran bare");
+    // resources: null and prompts: null are capabilities not offered; objects of null flags are offered.
+    expect(await h.settled("paged")).toMatchObject({ state: "connected" });
+    expect(h.toolsOf("paged").map((t) => t.original)).toEqual([
+      "fine",
+      "second",
+      "list_resources",
+      "read_resource",
+      "list_prompts",
+      "get_prompt",
+    ]);
+  });
+});
+
+/**
+ * A hand-written Streamable HTTP server whose every answer carries both result and error, the unused one
+ * null (a Go response struct without omitempty): as a POST's JSON body, or with `sse`, as the one event of
+ * its response stream.
+ */
+async function bothMembersServer(sse: boolean | "legacy"): Promise<string> {
+  const streams: ServerResponse[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    // The legacy SSE transport: the stream names the message endpoint, whose POSTs are answered on it.
+    if (sse === "legacy" && req.method === "GET") {
+      streams.push(res.writeHead(200, { "content-type": "text/event-stream" }));
+      res.write("event: endpoint\ndata: /messages\n\n");
+      return;
+    }
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    const message = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    if (message.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    const results: Record<string, unknown> = {
+      initialize: {
+        protocolVersion: message.params?.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "go", version: "1.0.0" },
+      },
+      "tools/list": { tools: [{ name: "echo", inputSchema: { type: "object" } }] },
+      "tools/call": { content: [{ type: "text", text: "ran echo" }] },
+    };
+    const result = results[message.method];
+    const answer = JSON.stringify({
+      jsonrpc: "2.0",
+      id: message.id,
+      result: result ?? null,
+      error: result === undefined ? { code: -32601, message: "method not found" } : null,
+    });
+    if (sse === "legacy") {
+      res.writeHead(202).end();
+      streams.at(-1)?.write(`event: message\ndata: ${answer}\n\n`);
+    } else if (sse)
+      res.writeHead(200, { "content-type": "text/event-stream" }).end(`event: message\ndata: ${answer}\n\n`);
+    else res.writeHead(200, { "content-type": "application/json" }).end(answer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        for (const stream of streams) stream.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/${sse === "legacy" ? "sse" : "mcp"}`;
+}
+
+describe("answers that carry both result and error, the unused one null (a Go struct without omitempty)", () => {
+  it("are read as the member that is not null: the server connects and its calls answer", async () => {
+    const h = ctx.hub(ctx.home, {
+      both: entry({
+        command: process.execPath,
+        args: [
+          join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
+          "--bare-tool",
+          "--both-members",
+        ],
+      }),
+      json: entry({ url: await bothMembersServer(false) }),
+      sse: entry({ url: await bothMembersServer(true) }),
+      legacy: entry({ url: await bothMembersServer("legacy"), transport: "sse" }),
+    });
+    expect(await h.settled("both")).toMatchObject({ state: "connected", toolCount: 3 });
+    expect(await h.call("both", "bare", {})).toEqual({ content: [{ type: "text", text: "ran bare" }] });
+    // Its requests and notifications (params: null, a notification's id: null) are read too: svc answers
+    // its ping, and its tools/list_changed has the tools listed again.
+    expect(await h.call("both", "fine", {})).toEqual({
+      content: [{ type: "text", text: "ran fine (ping answered)" }],
+    });
+    await vi.waitFor(() => expect(h.toolsOf("both").map((t) => t.original)).toContain("added"), {
+      timeout: 5000,
+    });
+    for (const server of ["json", "sse", "legacy"]) {
+      expect(await h.settled(server)).toMatchObject({ state: "connected", toolCount: 1 });
+      expect(await h.call(server, "echo", {})).toEqual({ content: [{ type: "text", text: "ran echo" }] });
+    }
   });
 });
 

@@ -1,0 +1,173 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
+import type { FakeApi } from "../../fakes/httpFake.js";
+import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { startFakeTelegram } from "../../fakes/telegram.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
+import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+import { telegramMessages } from "../../helpers/telegramMessages.js";
+
+/**
+ * What a model endpoint receives for the schemas real MCP servers list (docs/agent.md, Tools in a run): a
+ * stdio server on the SDK's low-level Server lists them as written, and the fake endpoints record the
+ * request.
+ */
+
+const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/listed-tools-server.mjs"));
+const perTest = gatewayPerTest();
+let telegram: FakeApi;
+
+beforeAll(async () => {
+  telegram = await startFakeTelegram();
+});
+afterAll(async () => {
+  await telegram?.close();
+});
+
+/** Runs route `r` once against `model`, whose first turn calls `call` (if any); the run's requests. */
+async function run(
+  provider: "openai" | "anthropic",
+  model: FakeModel,
+  tools: readonly Record<string, unknown>[],
+  call?: { name: string; args: Record<string, unknown> },
+) {
+  const gw = await perTest.start({
+    config: webhookConfig(
+      {
+        r: {
+          secret: "INSECURE_NO_AUTH",
+          prompt: "go",
+          deliver: "telegram",
+          deliver_extra: { chat_id: "-7" },
+        },
+      },
+      {},
+      {
+        agent: { provider, model: "m", base_url: model.baseUrl },
+        mcp_servers: {
+          gen: { command: process.execPath, args: [SERVER], env: { LISTED_TOOLS: JSON.stringify(tools) } },
+        },
+        platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
+      },
+    ),
+  });
+  telegram.requests.length = 0;
+  model.script(...(call === undefined ? [] : [{ toolCalls: [call] }]), { text: "done" });
+  expect((await postJson(gw.url("/webhooks/r"), {})).status).toBe(202);
+  expect(await telegramMessages(telegram, 1)).toEqual(["done"]);
+  return model.requests;
+}
+
+const offered = (provider: "openai" | "anthropic", body: Record<string, unknown>, name: string) => {
+  const tools = (body.tools ?? []) as Array<Record<string, unknown>>;
+  if (provider === "openai") {
+    const found = tools.find((t) => (t.function as { name: string }).name === name);
+    return (found?.function as { parameters?: unknown } | undefined)?.parameters;
+  }
+  return tools.find((t) => t.name === name)?.input_schema;
+};
+
+describe("an input schema whose root is a $ref into its own $defs or definitions", () => {
+  // Go's invopop/jsonschema writes a struct's schema so by default; zod-to-json-schema with a `name` too.
+  const ARGS = {
+    type: "object",
+    properties: { path: { type: "string" }, depth: { type: "integer" } },
+    required: ["path"],
+    additionalProperties: false,
+  };
+  const TOOLS = [
+    {
+      name: "read",
+      description: "Read a file",
+      inputSchema: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        $ref: "#/$defs/ReadArgs",
+        $defs: { ReadArgs: ARGS },
+      },
+    },
+    {
+      name: "list",
+      description: "List a directory",
+      inputSchema: {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        $ref: "#/definitions/ListArgs",
+        definitions: { ListArgs: ARGS },
+      },
+    },
+  ];
+
+  for (const provider of ["openai", "anthropic"] as const) {
+    it(`${provider}: is offered as the schema it names, so the model sees the tool's arguments`, async () => {
+      const model = provider === "openai" ? await startFakeOpenAI() : await startFakeAnthropic();
+      try {
+        const requests = await run(provider, model, TOOLS, { name: "mcp__gen__read", args: { path: "/a" } });
+        const body = requests[0]?.json ?? {};
+        expect(offered(provider, body, "mcp__gen__read")).toEqual({
+          $schema: "https://json-schema.org/draft/2020-12/schema",
+          $defs: { ReadArgs: ARGS },
+          ...ARGS,
+        });
+        expect(offered(provider, body, "mcp__gen__list")).toEqual({
+          $schema: "http://json-schema.org/draft-07/schema#",
+          definitions: { ListArgs: ARGS },
+          ...ARGS,
+        });
+        // The call reaches the server, which answers its name.
+        const next = JSON.stringify(requests[1]?.json.messages);
+        expect(next).toContain('"read"');
+      } finally {
+        await model.close();
+      }
+    });
+  }
+});
+
+describe("an input schema that writes the keywords it leaves unset as null", () => {
+  // mcp-go 0.23 listed a tool without arguments with "properties": null; a Go struct without
+  // omitempty or a Python model dumped with its None values writes "required": null and the like.
+  const TOOLS = [
+    {
+      name: "me",
+      description: "Who am I",
+      inputSchema: { type: "object", properties: null, required: null },
+    },
+    {
+      name: "find",
+      description: "Find a note",
+      inputSchema: {
+        type: "object",
+        properties: {
+          q: { type: "string", description: null, enum: null, default: null },
+          limit: { type: "integer", minimum: null, const: null },
+          tags: null,
+        },
+        required: ["q"],
+        additionalProperties: null,
+      },
+    },
+  ];
+
+  for (const provider of ["openai", "anthropic"] as const) {
+    it(`${provider}: is registered and offered without them (a default or const of null is a value, kept)`, async () => {
+      const model = provider === "openai" ? await startFakeOpenAI() : await startFakeAnthropic();
+      try {
+        const requests = await run(provider, model, TOOLS, { name: "mcp__gen__me", args: {} });
+        const body = requests[0]?.json ?? {};
+        expect(offered(provider, body, "mcp__gen__me")).toEqual({ type: "object", properties: {} });
+        expect(offered(provider, body, "mcp__gen__find")).toEqual({
+          type: "object",
+          properties: {
+            q: { type: "string", default: null },
+            limit: { type: "integer", const: null },
+          },
+          required: ["q"],
+        });
+        expect(JSON.stringify(requests[1]?.json.messages)).toContain('"me"');
+      } finally {
+        await model.close();
+      }
+    });
+  }
+});
