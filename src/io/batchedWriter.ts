@@ -1,4 +1,13 @@
-import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 
 /**
@@ -231,20 +240,42 @@ export function pathMovedFrom(file: string, fd: number): boolean {
  * Writes all of `text` to `fd` and returns its size in bytes. The string goes to `writeSync` as it is (Node
  * encodes it without a JS Buffer: measured 20–60 % cheaper than `Buffer.from` + `writeSync` for one turn's
  * batch, and no buffer left for the GC); only a short write (rare for regular files) encodes the rest.
+ * A write the disk takes only in part is cut back, as `writeBytesSync`'s.
  */
 export function writeTextSync(fd: number, text: string): number {
   const bytes = Buffer.byteLength(text, "utf8");
   const written = writeSync(fd, text, null, "utf8");
-  if (written < bytes) {
-    let rest = Buffer.from(text, "utf8").subarray(written);
-    while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
-  }
+  if (written < bytes) writeFrom(fd, Buffer.from(text, "utf8"), written);
   return bytes;
 }
 
-/** Writes all of `bytes` to `fd` (a short write, rare for regular files, is continued) and returns its size. */
+/**
+ * Writes all of `bytes` to `fd` (a short write, rare for regular files, is continued) and returns its size.
+ * `fd` is written at its end (a file opened for appending, or one written from its start): a write the disk
+ * takes only in part (full: the kernel writes what fits, and the write of the rest fails) is cut back to
+ * where it started before the error is thrown, so no cut-off line is left for the next batch to join.
+ */
 export function writeBytesSync(fd: number, bytes: Uint8Array): number {
-  let written = 0;
-  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+  writeFrom(fd, bytes, 0);
   return bytes.length;
+}
+
+/** Writes `bytes` from `from` on (the bytes before it are written already); see `writeBytesSync`. */
+function writeFrom(fd: number, bytes: Uint8Array, from: number): void {
+  let written = from;
+  try {
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+  } catch (err) {
+    if (written > 0) cutBack(fd, written);
+    throw err;
+  }
+}
+
+/** Takes the last `count` bytes off the end of `fd`'s file; when that fails too, the error thrown says enough. */
+function cutBack(fd: number, count: number): void {
+  try {
+    ftruncateSync(fd, Math.max(0, fstatSync(fd).size - count));
+  } catch {
+    // The part stays: a reader skips the cut-off line (the history, the run journals), as after a crash.
+  }
 }
