@@ -175,7 +175,11 @@ export function createBatchedByteWriter(
   };
 }
 
-/** A batched writer appending to `file` (created with `mode`, e.g. 0o600 for records of runs). */
+/**
+ * A batched writer appending to `file` (created with `mode`, e.g. 0o600 for records of runs). A batch whose
+ * write fails (a full disk) is dropped and reported to `onError` once, not again until a write succeeds: a
+ * busy gateway would otherwise report one per event-loop turn for as long as the disk stays full.
+ */
 export function createBatchedFileWriter(
   file: string,
   mode: number,
@@ -195,21 +199,28 @@ export function createBatchedFileWriter(
    */
   let fd: number | undefined = open();
   let checkedAt = Date.now();
+  let failing = false;
   return createBatchedWriter(
     (text) => {
-      const now = Date.now();
-      if (now - checkedAt >= ROTATION_CHECK_MS) {
-        checkedAt = now;
-        if (fd === undefined || pathMovedFrom(file, fd)) {
-          if (fd !== undefined) closeSync(fd);
-          fd = undefined;
-          fd = open();
+      try {
+        const now = Date.now();
+        if (now - checkedAt >= ROTATION_CHECK_MS) {
+          checkedAt = now;
+          if (fd === undefined || pathMovedFrom(file, fd)) {
+            if (fd !== undefined) closeSync(fd);
+            fd = undefined;
+            fd = open();
+          }
         }
+        // Not reopened yet (the last try failed): the batch is dropped, as a failed write's; tried again a second later.
+        if (fd === undefined)
+          throw new Error(`${file} is not open (reopening it failed; tried again each second)`);
+        writeTextSync(fd, text);
+        failing = false;
+      } catch (err) {
+        if (!failing) onError(err);
+        failing = true;
       }
-      // Not reopened yet (the last try failed): the batch is dropped, as a failed write's; tried again a second later.
-      if (fd === undefined)
-        throw new Error(`${file} is not open (reopening it failed; tried again each second)`);
-      writeTextSync(fd, text);
     },
     onError,
     () => {

@@ -23,11 +23,15 @@ const module = (path: string) => JSON.stringify(pathToFileURL(svcModule(path)).h
 
 /** Runs an ES module script with files limited to 64 KiB; its stdout. */
 async function withFileSizeLimit(script: string): Promise<string> {
+  return (await limited(script)).stdout;
+}
+
+/** Runs an ES module script with files limited to 64 KiB; its stdout and stderr. */
+function limited(script: string) {
   const node = [process.execPath, ...CLI_NODE_ARGS, "--input-type=module", "-e", script];
-  const { stdout } = await execa("bash", ["-c", 'ulimit -f 64 && exec "$@"', "bash", ...node], {
+  return execa("bash", ["-c", 'ulimit -f 64 && exec "$@"', "bash", ...node], {
     cwd: resolve(import.meta.dirname, "../../.."),
   });
-  return stdout;
 }
 
 describe("a batch the disk takes only in part", () => {
@@ -95,5 +99,51 @@ describe("a batch the disk takes only in part", () => {
       const found = (id) => findRunSession(${JSON.stringify(sessions)}, "webhook:pr:" + id) !== undefined;
       console.log(JSON.stringify({ errors, found: ["first", "cut", "after"].map(found) }));`);
     expect(JSON.parse(stdout)).toEqual({ errors: ["EFBIG"], found: [true, false, true] });
+  }, 30_000);
+});
+
+describe("a disk that stays full", () => {
+  it("gateway.log's failing writes are said on stderr once per outage: again after a write succeeded", async () => {
+    home = tempHome();
+    const file = join(home.dir, "logs", "gateway.log");
+    // Before, said once for good ('later failures are not reported'): a second outage went unsaid.
+    const { stderr } = await limited(`
+      import { createLogger } from ${module("io/log.js")};
+      const logger = createLogger({ file: ${JSON.stringify(file)}, stdout: false, buffered: true });
+      const turn = () => new Promise((resolve) => setImmediate(resolve));
+      for (const line of ["a".repeat(50 * 1024), "b".repeat(20 * 1024), "c".repeat(20 * 1024), "ok", "d".repeat(20 * 1024)]) {
+        logger.info(line);
+        await turn();
+      }`);
+    expect(stderr.trim().split("\n")).toEqual([
+      `[log] cannot write the log to ${file}: EFBIG: file too large, write — its lines are dropped until a write succeeds (not said again until then)`,
+      `[log] cannot write the log to ${file}: EFBIG: file too large, write — its lines are dropped until a write succeeds (not said again until then)`,
+    ]);
+  }, 30_000);
+
+  it("a run journal reports its failing writes once, not once per batch, and again only after a write succeeded", async () => {
+    home = tempHome();
+    const sessions = join(home.dir, "sessions");
+    // Seen on a full 2 MB tmpfs: one '[webhook] run session not recorded … the disk is full' WARN per run.
+    const stdout = await withFileSizeLimit(`
+      import { createRunJournal } from ${module("io/sessions/runJournal.js")};
+      const errors = [];
+      const journal = createRunJournal(${JSON.stringify(sessions)}, (err) => errors.push(err.code));
+      const turn = () => new Promise((resolve) => setImmediate(resolve));
+      const run = (deliveryId, size) => ({ route: "pr", deliveryId, prompt: "p".repeat(size), reply: "r" });
+      const counts = [];
+      for (const [id, size] of [["first", 50 * 1024], ["big-1", 20 * 1024], ["big-2", 20 * 1024], ["big-3", 20 * 1024]]) {
+        journal.record(run(id, size));
+        await turn();
+      }
+      counts.push(errors.length);
+      journal.record(run("small", 10));
+      await turn();
+      journal.record(run("big-4", 20 * 1024));
+      await turn();
+      counts.push(errors.length);
+      await journal.close();
+      console.log(JSON.stringify(counts));`);
+    expect(JSON.parse(stdout)).toEqual([1, 2]);
   }, 30_000);
 });
