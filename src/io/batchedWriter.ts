@@ -184,6 +184,11 @@ export function createBatchedFileWriter(
   file: string,
   mode: number,
   onError: (err: unknown) => void,
+  /**
+   * The line written first once a write succeeds after failed ones, given how many lines they dropped and
+   * the first one's error (the log's note of its gap); none by default.
+   */
+  gapLine?: (lines: number, err: unknown) => string,
 ): BatchedWriter {
   // A file that already existed gets `mode` too: it holds what the new lines hold. Its directory is made
   // again when it was removed (`rm -rf logs`), private as at the start.
@@ -200,8 +205,12 @@ export function createBatchedFileWriter(
   let fd: number | undefined = open();
   let checkedAt = Date.now();
   let failing = false;
+  /** Lines of the batches dropped since the last write that succeeded, and why the first was. */
+  let dropped = 0;
+  let droppedWhy: unknown;
   return createBatchedWriter(
-    (text) => {
+    (batch) => {
+      const text = dropped > 0 && gapLine !== undefined ? gapLine(dropped, droppedWhy) + batch : batch;
       try {
         const now = Date.now();
         if (now - checkedAt >= ROTATION_CHECK_MS) {
@@ -217,9 +226,13 @@ export function createBatchedFileWriter(
           throw new Error(`${file} is not open (reopening it failed; tried again each second)`);
         writeTextSync(fd, text);
         failing = false;
+        dropped = 0;
       } catch (err) {
         if (!failing) onError(err);
         failing = true;
+        if (gapLine === undefined) return;
+        if (dropped === 0) droppedWhy = err;
+        for (let at = batch.indexOf("\n"); at !== -1; at = batch.indexOf("\n", at + 1)) dropped += 1;
       }
     },
     onError,

@@ -53,6 +53,7 @@ describe("a batch the disk takes only in part", () => {
     const lines = readFileSync(file, "utf8").split("\n");
     expect(lines.map((line) => line.replace(/^\S+ /, "").slice(0, 12))).toEqual([
       `INFO ${"a".repeat(7)}`,
+      "WARN [log] 1",
       "INFO after",
       "",
     ]);
@@ -118,6 +119,30 @@ describe("a disk that stays full", () => {
     expect(stderr.trim().split("\n")).toEqual([
       `[log] cannot write the log to ${file}: EFBIG: file too large, write — its lines are dropped until a write succeeds (not said again until then)`,
       `[log] cannot write the log to ${file}: EFBIG: file too large, write — its lines are dropped until a write succeeds (not said again until then)`,
+    ]);
+  }, 30_000);
+
+  it("gateway.log says, once it can be written again, how many lines it is missing and why", async () => {
+    home = tempHome();
+    const file = join(home.dir, "logs", "gateway.log");
+    // Before, the file had a silent gap: only stderr (journald, a supervisor's log) said lines were dropped.
+    await limited(`
+      import { createLogger } from ${module("io/log.js")};
+      const logger = createLogger({ file: ${JSON.stringify(file)}, stdout: false, buffered: true });
+      const turn = () => new Promise((resolve) => setImmediate(resolve));
+      logger.info("a".repeat(50 * 1024));
+      await turn();
+      logger.info("b".repeat(20 * 1024));
+      logger.warn("lost too");
+      await turn();
+      logger.info("c".repeat(20 * 1024));
+      await turn();
+      logger.info("after");
+      await turn();`);
+    const lines = readFileSync(file, "utf8").split("\n").slice(1, -1);
+    expect(lines.map((line) => line.replace(/^\S+ /, ""))).toEqual([
+      "WARN [log] 3 log line(s) could not be written to this file (EFBIG: file too large, write)",
+      "INFO after",
     ]);
   }, 30_000);
 
