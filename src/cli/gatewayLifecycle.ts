@@ -273,7 +273,16 @@ async function status(): Promise<void> {
     process.exitCode = 3;
     return;
   }
-  const { host, port } = gatewayAddress(paths, pid);
+  const recorded = recordedState(paths, pid);
+  const { host, port } = recorded ?? gatewayAddress(paths, pid);
+  if (port === 0 && recorded === undefined) {
+    // The configuration's port 0: a port the gateway picked, which only its unreadable record names.
+    process.stdout.write(
+      `Gateway: running (pid ${pid})\nListening: unknown — ${gatewayStateFile(paths)}, where the gateway records the port it picked (platforms.webhook.port is 0), cannot be read: it is written once the gateway listens, and again at a restart\n`,
+    );
+    process.exitCode = 1;
+    return;
+  }
   if (port === 0) {
     // A listener never has port 0: the gateway recorded that it runs without one (adapter off).
     process.stdout.write(
