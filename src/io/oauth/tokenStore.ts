@@ -146,15 +146,26 @@ export class TokenStore {
    * them) and returns the write's error.
    */
   keepTokens(tokens: StoredTokens): unknown {
-    const over = heldTokens.has(this.tokensPath)
-      ? heldTokens.get(this.tokensPath)?.over
-      : this.readRecord<StoredTokens>(this.tokensPath, "access_token", "a saved login")?.access_token;
+    const held = heldTokens.get(this.tokensPath);
     try {
       this.saveTokens(tokens);
       return undefined;
     } catch (err) {
-      heldTokens.set(this.tokensPath, { tokens, over });
+      // The write left the file as it was: the access token it still holds is the one these replace.
+      heldTokens.set(this.tokensPath, {
+        tokens,
+        over: held === undefined ? this.savedAccessToken() : held.over,
+      });
       return err;
+    }
+  }
+
+  /** The access token the tokens file holds, undefined when it has none or cannot be read. */
+  private savedAccessToken(): string | undefined {
+    try {
+      return this.readRecord<StoredTokens>(this.tokensPath, "access_token", "a saved login")?.access_token;
+    } catch {
+      return undefined;
     }
   }
 
