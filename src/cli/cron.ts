@@ -8,6 +8,7 @@ import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { leaveGoneDirectory } from "../io/goneDirectory.js";
 import { profilesOnDisk, unusableProfileEntry } from "../io/profiles.js";
+import { storeProblem } from "../io/stores/atomicFile.js";
 import {
   invalidJobMessage,
   type JobRecord,
@@ -418,14 +419,22 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   } finally {
     await endpoint.close();
     const at = new Date().toISOString();
-    await jobs.update((records) => {
-      const current = records[job.id];
-      if (current !== undefined)
-        records[job.id] = {
-          ...current,
-          last_run: { at, status, trigger: "manual", ...(error === undefined ? {} : { error }) },
-        };
-    });
+    try {
+      await jobs.update((records) => {
+        const current = records[job.id];
+        if (current !== undefined)
+          records[job.id] = {
+            ...current,
+            last_run: { at, status, trigger: "manual", ...(error === undefined ? {} : { error }) },
+          };
+      });
+    } catch (err) {
+      // The run is over (and delivered): its store's "run the command again" would run it a second time,
+      // and a failed run's own error is what the command ends with.
+      process.stderr.write(
+        `Warning: the run of cron job ${job.name} ended (${status}), but its last_run could not be recorded: ${storeProblem(err)} (svc cron list shows the last run recorded before)\n`,
+      );
+    }
   }
 }
 

@@ -8,6 +8,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
@@ -15,7 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
-import { SvcError } from "../errors.js";
+import { describeError, SvcError } from "../errors.js";
 import {
   type GatewayState,
   gatewayAddress,
@@ -27,6 +28,7 @@ import {
 import { assertHomeWritable } from "../io/homeWritable.js";
 import { localRequest } from "../io/localHttp.js";
 import { processRunning } from "../io/processAlive.js";
+import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
 import { listenAddress } from "./listenAddress.js";
@@ -126,9 +128,16 @@ async function start(
       // gateway claims gateway.pid as it starts): said as a start that finds it running says it.
       const other = runningPid(paths);
       if (other !== undefined && other !== child.pid) throw alreadyRunning(other, paths);
+      const said = output().trim();
+      const lost = said === "" ? outputLost(paths.logs) : undefined;
+      if (lost !== undefined)
+        throw new SvcError(
+          "startup_refused",
+          `the gateway exited (code ${exited}) before it answered /health, and its output could not be kept in ${outFile}: ${lost}; svc gateway run shows that output in the terminal`,
+        );
       throw new SvcError(
         "startup_refused",
-        `the gateway exited (code ${exited}) before it answered /health:\n${output().trim()}\n(full output: ${outFile})`,
+        `the gateway exited (code ${exited}) before it answered /health:\n${said}\n(full output: ${outFile})`,
       );
     }
     // What the gateway records once it is up, whatever the log level.
@@ -154,6 +163,22 @@ async function start(
     "startup_refused",
     `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout ?? START_WAIT_SECONDS}s, so it was ${stopped ? "stopped" : "sent SIGTERM (it has not exited yet; svc gateway stop waits for it)"} — see ${outFile}; if it only needs longer to start (many MCP servers, a slow disk), give it more time: svc gateway start --timeout <seconds>`,
   );
+}
+
+/**
+ * Why a gateway that exited without a word could not have written one to `gateway.out` (a full disk: its
+ * refusal went nowhere), found by writing a byte to a file of its own in `dir`; undefined when it can.
+ */
+function outputLost(dir: string): string | undefined {
+  const probe = join(dir, `.gateway-out-probe-${process.pid}`);
+  try {
+    writeFileSync(probe, "\n");
+    return undefined;
+  } catch (err) {
+    return noRoomProblem(err) ?? describeError(err);
+  } finally {
+    rmSync(probe, { force: true });
+  }
 }
 
 /** SIGTERM to a gateway that missed its start deadline; true once it exited (10 s at most). */
@@ -248,7 +273,16 @@ async function status(): Promise<void> {
     process.exitCode = 3;
     return;
   }
-  const { host, port } = gatewayAddress(paths, pid);
+  const recorded = recordedState(paths, pid);
+  const { host, port } = recorded ?? gatewayAddress(paths, pid);
+  if (port === 0 && recorded === undefined) {
+    // The configuration's port 0: a port the gateway picked, which only its unreadable record names.
+    process.stdout.write(
+      `Gateway: running (pid ${pid})\nListening: unknown — ${gatewayStateFile(paths)}, where the gateway records the port it picked (platforms.webhook.port is 0), cannot be read: it is written once the gateway listens, and again at a restart\n`,
+    );
+    process.exitCode = 1;
+    return;
+  }
   if (port === 0) {
     // A listener never has port 0: the gateway recorded that it runs without one (adapter off).
     process.stdout.write(

@@ -1,7 +1,9 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { svcPaths } from "../config/paths.js";
 import { createListReader } from "../io/listFiles.js";
 import type { Logger } from "../io/log.js";
-import { createRunJournal, type RunJournal } from "../io/sessions/runJournal.js";
+import { createRunJournal, RUN_JOURNAL_DIR, type RunJournal } from "../io/sessions/runJournal.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
 
 /** What the gateway keeps per profile, made on first use: its paths, its run journal, its in_file lists. */
@@ -24,7 +26,13 @@ export function createProfileResources(home: string, logger: Logger) {
       const sessions = profilePaths(profile).sessions;
       journal = createRunJournal(sessions, (err) => {
         const noRoom = noRoomProblem(err);
-        if (noRoom === undefined) logger.warn({ err: String(err) }, "[webhook] run session not recorded");
+        const inTheWay = noRoom === undefined ? notADirectory(sessions, err) : undefined;
+        if (inTheWay !== undefined)
+          logger.warn(
+            `[webhook] run session not recorded in ${sessions}: ${inTheWay} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
+          );
+        else if (noRoom === undefined)
+          logger.warn({ err: String(err) }, "[webhook] run session not recorded");
         else logger.warn(`[webhook] run session not recorded in ${sessions}: ${noRoom}`);
       });
       journals.set(profile, journal);
@@ -53,4 +61,21 @@ export function createProfileResources(home: string, logger: Logger) {
     /** At stop: every journal's pending lines written. */
     closeJournals: () => Promise.all([...journals.values()].map((journal) => journal.close())),
   };
+}
+
+/**
+ * The file in the place of the run journals' directory (`sessions/` or `sessions/webhook-runs/`) when `err` is
+ * the ENOTDIR or EEXIST of making it; undefined otherwise.
+ */
+function notADirectory(sessions: string, err: unknown): string | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== "ENOTDIR" && code !== "EEXIST") return undefined;
+  for (const dir of [sessions, join(sessions, RUN_JOURNAL_DIR)]) {
+    try {
+      if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) return dir;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }

@@ -1,4 +1,13 @@
-import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 
 /**
@@ -166,11 +175,20 @@ export function createBatchedByteWriter(
   };
 }
 
-/** A batched writer appending to `file` (created with `mode`, e.g. 0o600 for records of runs). */
+/**
+ * A batched writer appending to `file` (created with `mode`, e.g. 0o600 for records of runs). A batch whose
+ * write fails (a full disk) is dropped and reported to `onError` once, not again until a write succeeds: a
+ * busy gateway would otherwise report one per event-loop turn for as long as the disk stays full.
+ */
 export function createBatchedFileWriter(
   file: string,
   mode: number,
   onError: (err: unknown) => void,
+  /**
+   * The line written first once a write succeeds after failed ones, given how many lines they dropped and
+   * the first one's error (the log's note of its gap); none by default.
+   */
+  gapLine?: (lines: number, err: unknown) => string,
 ): BatchedWriter {
   // A file that already existed gets `mode` too: it holds what the new lines hold. Its directory is made
   // again when it was removed (`rm -rf logs`), private as at the start.
@@ -186,21 +204,36 @@ export function createBatchedFileWriter(
    */
   let fd: number | undefined = open();
   let checkedAt = Date.now();
+  let failing = false;
+  /** Lines of the batches dropped since the last write that succeeded, and why the first was. */
+  let dropped = 0;
+  let droppedWhy: unknown;
   return createBatchedWriter(
-    (text) => {
-      const now = Date.now();
-      if (now - checkedAt >= ROTATION_CHECK_MS) {
-        checkedAt = now;
-        if (fd === undefined || pathMovedFrom(file, fd)) {
-          if (fd !== undefined) closeSync(fd);
-          fd = undefined;
-          fd = open();
+    (batch) => {
+      const text = dropped > 0 && gapLine !== undefined ? gapLine(dropped, droppedWhy) + batch : batch;
+      try {
+        const now = Date.now();
+        if (now - checkedAt >= ROTATION_CHECK_MS) {
+          checkedAt = now;
+          if (fd === undefined || pathMovedFrom(file, fd)) {
+            if (fd !== undefined) closeSync(fd);
+            fd = undefined;
+            fd = open();
+          }
         }
+        // Not reopened yet (the last try failed): the batch is dropped, as a failed write's; tried again a second later.
+        if (fd === undefined)
+          throw new Error(`${file} is not open (reopening it failed; tried again each second)`);
+        writeTextSync(fd, text);
+        failing = false;
+        dropped = 0;
+      } catch (err) {
+        if (!failing) onError(err);
+        failing = true;
+        if (gapLine === undefined) return;
+        if (dropped === 0) droppedWhy = err;
+        for (let at = batch.indexOf("\n"); at !== -1; at = batch.indexOf("\n", at + 1)) dropped += 1;
       }
-      // Not reopened yet (the last try failed): the batch is dropped, as a failed write's; tried again a second later.
-      if (fd === undefined)
-        throw new Error(`${file} is not open (reopening it failed; tried again each second)`);
-      writeTextSync(fd, text);
     },
     onError,
     () => {
@@ -231,20 +264,42 @@ export function pathMovedFrom(file: string, fd: number): boolean {
  * Writes all of `text` to `fd` and returns its size in bytes. The string goes to `writeSync` as it is (Node
  * encodes it without a JS Buffer: measured 20–60 % cheaper than `Buffer.from` + `writeSync` for one turn's
  * batch, and no buffer left for the GC); only a short write (rare for regular files) encodes the rest.
+ * A write the disk takes only in part is cut back, as `writeBytesSync`'s.
  */
 export function writeTextSync(fd: number, text: string): number {
   const bytes = Buffer.byteLength(text, "utf8");
   const written = writeSync(fd, text, null, "utf8");
-  if (written < bytes) {
-    let rest = Buffer.from(text, "utf8").subarray(written);
-    while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
-  }
+  if (written < bytes) writeFrom(fd, Buffer.from(text, "utf8"), written);
   return bytes;
 }
 
-/** Writes all of `bytes` to `fd` (a short write, rare for regular files, is continued) and returns its size. */
+/**
+ * Writes all of `bytes` to `fd` (a short write, rare for regular files, is continued) and returns its size.
+ * `fd` is written at its end (a file opened for appending, or one written from its start): a write the disk
+ * takes only in part (full: the kernel writes what fits, and the write of the rest fails) is cut back to
+ * where it started before the error is thrown, so no cut-off line is left for the next batch to join.
+ */
 export function writeBytesSync(fd: number, bytes: Uint8Array): number {
-  let written = 0;
-  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+  writeFrom(fd, bytes, 0);
   return bytes.length;
+}
+
+/** Writes `bytes` from `from` on (the bytes before it are written already); see `writeBytesSync`. */
+function writeFrom(fd: number, bytes: Uint8Array, from: number): void {
+  let written = from;
+  try {
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+  } catch (err) {
+    if (written > 0) cutBack(fd, written);
+    throw err;
+  }
+}
+
+/** Takes the last `count` bytes off the end of `fd`'s file; when that fails too, the error thrown says enough. */
+function cutBack(fd: number, count: number): void {
+  try {
+    ftruncateSync(fd, Math.max(0, fstatSync(fd).size - count));
+  } catch {
+    // The part stays: a reader skips the cut-off line (the history, the run journals), as after a crash.
+  }
 }

@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { startDescriptorsProblem } from "./openFiles.js";
 import { PIPES_AFTER_EXIT_MS } from "./process.js";
 import { wholeUtf8Length } from "./utf8Cut.js";
 
@@ -68,6 +69,19 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 export async function runCappedProcess(request: CappedProcessRequest): Promise<CappedProcessResult> {
   // Loaded at the first process: a command that starts none does not pay for the module.
   const { execa } = await import("execa");
+  const short = startDescriptorsProblem();
+  if (short !== undefined) {
+    const none = { text: "", dropped: 0 };
+    return {
+      exitCode: undefined,
+      signal: undefined,
+      timedOut: false,
+      canceled: false,
+      startError: short,
+      stdout: none,
+      stderr: none,
+    };
+  }
   const subprocess = execa(request.file, [...request.args], {
     cwd: request.cwd,
     env: request.env,

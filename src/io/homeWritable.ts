@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, readlinkSync, statSync } from "node:fs";
+import { accessSync, constants, mkdirSync, readlinkSync, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeError, SvcError } from "../errors.js";
 
@@ -37,6 +37,24 @@ export function homeProblem(home: string): string | undefined {
     return homeNotWritable(home, err).message;
   }
   return undefined;
+}
+
+/**
+ * Why SVC_HOME has no room (the disk it is on has no block left that this user may take), found without
+ * writing; undefined when it has some, or when that cannot be read. `svc config check`'s view of the full
+ * disk the gateway's start finds by writing its pid file.
+ */
+export function homeFullProblem(home: string): string | undefined {
+  let left: bigint | number;
+  try {
+    const found = statfsSync(home, { bigint: true });
+    // root may take the blocks the file system keeps back from other users.
+    left = process.getuid?.() === 0 ? found.bfree : found.bavail;
+  } catch {
+    return undefined;
+  }
+  if (left > 0) return undefined;
+  return `${home}: the disk SVC_HOME is on is full (no space left for this user) — the gateway cannot write its pid file, log and state there (its start fails): free some space`;
 }
 
 /** The directories the gateway makes in SVC_HOME before it listens, and what it keeps in each. */

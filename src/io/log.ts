@@ -218,6 +218,19 @@ export interface LogOptions {
   readonly buffered?: boolean;
 }
 
+/**
+ * A log file that fails cannot log about itself: said on stderr, by its writer once per outage (not again
+ * until one of its writes succeeded).
+ */
+function reportFileFailure(file: string): (err: unknown) => void {
+  return (err) => {
+    const why = err instanceof Error ? err.message : String(err);
+    process.stderr.write(
+      `[log] cannot write the log to ${file}: ${why} — its lines are dropped until a write succeeds (not said again until then)\n`,
+    );
+  };
+}
+
 /** A log sink that fails cannot log about itself: say so once on stderr. */
 function reportOnce(sink: string): (err: unknown) => void {
   let told = false;
@@ -314,10 +327,19 @@ export function createLogger(options: LogOptions = {}): Logger {
   if (options.file !== undefined) {
     privateDir(dirname(options.file));
     // 0600 like every other file svc writes: a log names routes, senders' ids and payload excerpts.
-    const file = buffered
-      ? createBatchedFileWriter(options.file, 0o600, reportOnce(options.file))
-      : pino.destination({ dest: options.file, sync: true, mkdir: true, mode: 0o600 });
     jsonSink = options.fileFormat === "json";
+    // A text file says where it has a gap (its own line, which a JSON file's readers would not expect).
+    const toStdout = options.stdout !== false;
+    const gap = (lines: number, err: unknown) =>
+      `${isoTime(Date.now())} WARN [log] ${lines} log line(s) could not be written to this file (${err instanceof Error ? err.message : String(err)})${toStdout ? " — stdout had them" : ""}\n`;
+    const file = buffered
+      ? createBatchedFileWriter(
+          options.file,
+          0o600,
+          reportFileFailure(options.file),
+          jsonSink ? undefined : gap,
+        )
+      : pino.destination({ dest: options.file, sync: true, mkdir: true, mode: 0o600 });
     const toFile = (line: string) => file.write(line);
     if (!jsonSink) textWriters.push(toFile);
     streams.push({ level, stream: jsonSink ? file : { write: (line: string) => toFile(text(line)) } });

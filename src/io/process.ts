@@ -1,5 +1,6 @@
 import { interpreterProblem } from "./executable.js";
 import { followWorkingDirectory } from "./goneDirectory.js";
+import { openFilesProblem, startDescriptorsProblem } from "./openFiles.js";
 import type { ProcessGroups } from "./processGroups.js";
 
 export interface ProcessRequest {
@@ -76,6 +77,8 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   // Loaded at the first process: a command that starts none does not pay for the module.
   const { execa } = await import("execa");
   const maxBuffer = request.maxBuffer ?? 4 * 1024 * 1024;
+  const short = startDescriptorsProblem();
+  if (short !== undefined) return { ok: false, why: `could not be started (${short})`, stderr: "" };
   if (request.cwd === undefined) followWorkingDirectory();
   const subprocess = execa(request.file, [...request.args], {
     input: request.input,
@@ -156,8 +159,9 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
  * ENOENT for a program whose file is there: the system found no interpreter (a `#!` line naming one this
  * machine lacks, or ending in the carriage return of a file saved with Windows line endings) or loader.
  * The lookup is the start's: the request's PATH (`/usr/bin:/bin` without one), a path from its cwd.
+ * EMFILE, ENFILE: the limit on open files, and how to raise it.
  */
 function notStartedReason(request: ProcessRequest, code: string | undefined): string | undefined {
-  if (code !== "ENOENT") return undefined;
+  if (code !== "ENOENT") return openFilesProblem(code);
   return interpreterProblem(request.file, request.env.PATH ?? "/usr/bin:/bin", request.cwd);
 }

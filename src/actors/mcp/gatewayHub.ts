@@ -74,6 +74,9 @@ export function agentSampler(runner: () => AgentRunner): SamplingRunner {
   };
 }
 
+/** How often a status file that could not be written is tried again. */
+const STATUS_RETRY_MS = 5000;
+
 /**
  * The MCP side of `svc gateway run`: one hub for the configured servers, approvals per
  * `gateway.approvals`, background connects never interactive, and a status file for `svc mcp list`.
@@ -82,7 +85,16 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
   const { paths, logger } = options;
   let lastReload: StatusFile["lastReload"];
   let lastRefusedReload: StatusFile["lastRefusedReload"];
+  /**
+   * Set while the file cannot be written (a full disk): the next try, so what `svc mcp list` and `svc mcp
+   * reload` read catches up once it can be, without waiting for a status change; the failure is said once.
+   */
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let failing = false;
+  let stopped = false;
   const publish = () => {
+    clearTimeout(retry);
+    retry = undefined;
     try {
       writeStatusFile(paths.mcpCache, {
         pid: process.pid,
@@ -92,11 +104,17 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
         ...(lastRefusedReload === undefined ? {} : { lastRefusedReload }),
       });
     } catch (err) {
-      logger.warn(
-        { err: storeProblem(err) },
-        `[mcp] could not write the status file (${storeProblem(err)}); it is written again at the next status change`,
-      );
+      if (!failing)
+        logger.warn(
+          { err: storeProblem(err) },
+          `[mcp] could not write the status file (${storeProblem(err)}); it is tried again every ${STATUS_RETRY_MS / 1000} s (said once until it is written)`,
+        );
+      failing = true;
+      if (!stopped) retry = setTimeout(publish, STATUS_RETRY_MS).unref();
+      return;
     }
+    if (failing) logger.info("[mcp] the status file is written again");
+    failing = false;
   };
   const hub: McpHub = new McpHub({
     servers: options.servers,
@@ -137,7 +155,9 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
     },
     async stop() {
       await hub.stop();
+      stopped = true;
       publish();
+      clearTimeout(retry);
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   type StoredTokens,
   toStoredTokens,
 } from "../../io/oauth/tokenStore.js";
+import { storeProblem } from "../../io/stores/atomicFile.js";
 import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient, secretExpired } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
@@ -123,6 +124,22 @@ function forgetRefusedClient(
 }
 
 /**
+ * Tokens a refresh could not save (a full disk, `keepTokens`) are written at the next refresh, under its lock;
+ * a file that still cannot be written keeps them held (said when they were).
+ */
+function saveHeldTokens(job: OAuthJob): void {
+  try {
+    if (job.store.saveHeldTokens())
+      job.logger.info(
+        { server: job.serverName },
+        `[oauth] the refreshed tokens are saved now (${job.store.tokensPath})`,
+      );
+  } catch {
+    // Still not writable.
+  }
+}
+
+/**
  * Returns usable tokens, refreshing under the cross-process lock when they expire soon (or when
  * `rejected` is the access token the server just refused). The file is re-read after the lock is
  * taken, so when another process refreshed first its tokens are used and no second refresh happens.
@@ -148,6 +165,7 @@ export async function usableTokens(
   if (options.rejected === undefined && !expiringSoon(quick, job.now())) return quick;
   if (options.rejected === undefined && waitingToRetry(quick, job.now())) return quick;
   return store.withLock(async () => {
+    saveHeldTokens(job);
     const current = store.readTokens();
     if (current === undefined)
       throw needsLoginError(serverName, "not logged in", loginFlowFor(job, current), job.profile);
@@ -274,8 +292,14 @@ export async function usableTokens(
         now: job.now(),
         previousRefresh: refreshToken,
       });
-      store.saveTokens(saved);
-      job.logger.info({ server: serverName }, "[oauth] access token refreshed");
+      // The server may have replaced the refresh token: tokens the disk cannot take are kept in memory.
+      const unsaved = store.keepTokens(saved);
+      if (unsaved === undefined) job.logger.info({ server: serverName }, "[oauth] access token refreshed");
+      else
+        job.logger.error(
+          { server: serverName },
+          `[oauth] access token refreshed, but not saved (${storeProblem(unsaved)}): this process goes on with the new tokens and saves them at the next refresh; until then the file holds a refresh token the authorization server may have replaced, so a restart or another svc command for ${serverName} may need \`${loginCommand(serverName, flow, job.profile)}\``,
+        );
       return saved;
     });
   });

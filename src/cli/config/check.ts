@@ -29,7 +29,7 @@ import {
   unservedRoutesWarning,
   unservedSubscriptionsWarning,
 } from "../../gateway/webhookStartupWarnings.js";
-import { gatewayDirProblem, homeProblem } from "../../io/homeWritable.js";
+import { gatewayDirProblem, homeFullProblem, homeProblem } from "../../io/homeWritable.js";
 import { listenHostProblem } from "../../io/http/listenProbe.js";
 import { logLevelProblem } from "../../io/log.js";
 import { renderEntry } from "../../io/mcp/render.js";
@@ -134,6 +134,8 @@ export async function checkConfig(
   // A file where the gateway makes its logs or state directory: it refuses to start, as for SVC_HOME itself.
   const dirs = gatewayDirProblem(loaded.paths.home) ?? journalProblem(loaded.config.state, loaded.paths.home);
   if (dirs !== undefined) problems.push(dirs);
+  const full = homeFullProblem(loaded.paths.home);
+  if (full !== undefined) problems.push(full);
   // The gateway opens the delivery history before it listens, and refuses to start when it cannot.
   if (loaded.config.platforms.webhook.delivery_history) {
     const history = historyDirProblem(historyDir(loaded.paths.home), HISTORY_FILE);

@@ -14,6 +14,7 @@ import {
   programFile,
   programOnPath,
 } from "../executable.js";
+import { openFilesProblem } from "../openFiles.js";
 import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint } from "./eras.js";
@@ -400,6 +401,11 @@ function scoped(
       { cause: err },
     );
   }
+  const openFiles = command === undefined ? undefined : openFilesProblem((err as NodeJS.ErrnoException).code);
+  if (openFiles !== undefined)
+    return new SvcError("mcp_connect", `mcp_servers.${name}: the server could not be started: ${openFiles}`, {
+      cause: err,
+    });
   if ((err as NodeJS.ErrnoException).code === "EACCES" && command !== undefined) {
     return new SvcError(
       "mcp_connect",

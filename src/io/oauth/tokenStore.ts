@@ -95,6 +95,14 @@ function hasString(value: unknown, key: string): boolean {
   return typeof value === "object" && !Array.isArray(value) && typeof field === "string" && field !== "";
 }
 
+/**
+ * Tokens a refresh obtained that could not be written (a full disk), by tokens file: the authorization server
+ * may have replaced the refresh token the file still holds (rotation), so this process goes on with these
+ * while the file still holds the access token it held then (`over`); a login or logout since, which replaced
+ * or removed the file, wins.
+ */
+const heldTokens = new Map<string, { readonly tokens: StoredTokens; readonly over: string | undefined }>();
+
 /** The per-server files under `mcp-tokens/` of one profile. */
 export class TokenStore {
   readonly tokensPath: string;
@@ -120,11 +128,53 @@ export class TokenStore {
    * access token (`null`, `{"access_token": 5}`), fails naming the file and the login that replaces it.
    */
   readTokens(): StoredTokens | undefined {
-    return this.readRecord<StoredTokens>(this.tokensPath, "access_token", "a saved login");
+    const saved = this.readRecord<StoredTokens>(this.tokensPath, "access_token", "a saved login");
+    const held = heldTokens.get(this.tokensPath);
+    if (held === undefined) return saved;
+    if (saved?.access_token === held.over) return held.tokens;
+    heldTokens.delete(this.tokensPath);
+    return saved;
   }
 
   saveTokens(tokens: StoredTokens): void {
     writeJsonAtomic(this.tokensPath, tokens);
+    heldTokens.delete(this.tokensPath);
+  }
+
+  /**
+   * Saves a refresh's tokens; when the file cannot be written, keeps them for this process (`readTokens` gives
+   * them) and returns the write's error.
+   */
+  keepTokens(tokens: StoredTokens): unknown {
+    const held = heldTokens.get(this.tokensPath);
+    try {
+      this.saveTokens(tokens);
+      return undefined;
+    } catch (err) {
+      // The write left the file as it was: the access token it still holds is the one these replace.
+      heldTokens.set(this.tokensPath, {
+        tokens,
+        over: held === undefined ? this.savedAccessToken() : held.over,
+      });
+      return err;
+    }
+  }
+
+  /** The access token the tokens file holds, undefined when it has none or cannot be read. */
+  private savedAccessToken(): string | undefined {
+    try {
+      return this.readRecord<StoredTokens>(this.tokensPath, "access_token", "a saved login")?.access_token;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Writes the tokens `keepTokens` held in memory; true once written, false when there were none. */
+  saveHeldTokens(): boolean {
+    const held = heldTokens.get(this.tokensPath);
+    if (held === undefined || this.readTokens() !== held.tokens) return false;
+    this.saveTokens(held.tokens);
+    return true;
   }
 
   /** The saved client registration, or undefined; a file without a `client_id` fails as `readTokens` does. */

@@ -85,6 +85,8 @@ export function createRunJournal(
   let writer: BatchedWriter | undefined;
   let lastMs = Number.NaN;
   let lastAt = "";
+  /** The day's journal could not be opened (its directory cannot be made): reported once until it can. */
+  let openFailing = false;
   const open = (today: string) => {
     writer?.close();
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -112,11 +114,14 @@ export function createRunJournal(
         const at = isoOf(now());
         const today = at.slice(0, 10);
         const current = today !== day || writer === undefined ? open(today) : writer;
+        openFailing = false;
         current.write(
           runSessionLine(run.route, run.deliveryId, at, run.prompt, run.reply, run.record, run.error),
         );
       } catch (err) {
-        onError(err);
+        // Tried again at the next run; a busy gateway would otherwise report it once per run.
+        if (!openFailing) onError(err);
+        openFailing = true;
       }
     },
     close() {

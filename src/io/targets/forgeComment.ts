@@ -2,6 +2,7 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { executableProblem } from "../executable.js";
+import { startDescriptorsProblem } from "../openFiles.js";
 import { partlyDelivered, recipientQueue, unfilledNote } from "./chat.js";
 import { messageParts } from "./split.js";
 import {
@@ -79,6 +80,9 @@ export function forgeCommentTarget(
   async function gh(args: readonly string[], input: string | undefined, signal?: AbortSignal) {
     // Loaded at the first process: a command that starts none does not pay for the module.
     const { execa } = await import("execa");
+    const short = startDescriptorsProblem();
+    if (short !== undefined)
+      throw new DeliveryError(`forge_comment: "${settings.command}" could not be started (${short})`, true);
     const result = await execa(settings.command, args, {
       ...(input === undefined ? { stdin: "ignore" as const } : { input }),
       env,

@@ -1,0 +1,36 @@
+import { closeSync, openSync } from "node:fs";
+
+/**
+ * Why a process, socket or file could not be had, when the cause is a limit on open files: EMFILE (this
+ * process's, `ulimit -n`) or ENFILE (the whole system's); undefined for any other error code. The bare
+ * `spawn node EMFILE` said neither which limit nor how to raise it.
+ */
+export function openFilesProblem(code: string | undefined): string | undefined {
+  if (code === "EMFILE")
+    return "too many open files (EMFILE: this process has as many open as its limit allows) — raise its open-file limit (ulimit -n; LimitNOFILE= in a systemd unit, docker run --ulimit nofile=...)";
+  if (code === "ENFILE")
+    return "too many open files on this system (ENFILE) — close programs that hold many, or raise the system's limit (sysctl fs.file-max)";
+  return undefined;
+}
+
+/** The descriptors starting a process takes for a moment (its three pipes, and libuv's own): measured, 8. */
+const START_DESCRIPTORS = 8;
+
+/**
+ * Why no process can be started now for want of descriptors (`openFilesProblem`), or undefined; asked before
+ * each start through execa. Node's spawn, short of them, returns a process without pipes, on which execa
+ * throws a TypeError of its own (`subprocess.stdio is not iterable`), and that process's 'error' event (`spawn
+ * cat EMFILE`), which nothing listens to then, ends the gateway as an uncaught exception. Costs 16 system
+ * calls, against the milliseconds of the start.
+ */
+export function startDescriptorsProblem(): string | undefined {
+  const opened: number[] = [];
+  try {
+    while (opened.length < START_DESCRIPTORS) opened.push(openSync("/dev/null", "r"));
+    return undefined;
+  } catch (err) {
+    return openFilesProblem((err as NodeJS.ErrnoException).code);
+  } finally {
+    for (const fd of opened) closeSync(fd);
+  }
+}

@@ -1,0 +1,33 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createProfileResources } from "../../../src/gateway/profileResources.js";
+import type { Logger } from "../../../src/io/log.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home?.cleanup());
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("run sessions whose directory cannot be made (a file in the place of sessions/)", () => {
+  it("are reported once, saying what is in the way and what to do, not once per run with a bare ENOTDIR", async () => {
+    home = tempHome();
+    // Seen: one '[webhook] run session not recorded {"err":"Error: ENOTDIR: not a directory, mkdir …"}' per run.
+    writeFileSync(join(home.dir, "sessions"), "x");
+    const warnings: unknown[][] = [];
+    const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
+    const resources = createProfileResources(home.dir, logger);
+    for (const id of ["d-1", "d-2", "d-3"]) {
+      resources.runJournal("default").record({ route: "r", deliveryId: id, prompt: "p", reply: "done" });
+      await turn();
+    }
+    await resources.closeJournals();
+    const sessions = join(home.dir, "sessions");
+    expect(warnings).toEqual([
+      [
+        `[webhook] run session not recorded in ${sessions}: ${sessions} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
+      ],
+    ]);
+  });
+});
