@@ -2,8 +2,10 @@ import { DelayedError } from "bullmq";
 import type { Redis } from "ioredis";
 import { type CoalesceGroupOutput, renderCoalesceKey, timerDelay } from "../../../machines/coalesceGroup.js";
 import type { AcceptedEvent } from "../../../streams/context.js";
+import { seenKey } from "../../../streams/stages/idempotency.js";
 import type { Logger } from "../../log.js";
 import type { RedisHealth } from "./connection.js";
+import { SEEN_TTL_SECONDS } from "./idempotency.js";
 import type { RedisKeys } from "./keys.js";
 import { createSharedQueue, type SharedQueue, type StallSettings } from "./sharedQueue.js";
 import type { SharedRun } from "./sharedRun.js";
@@ -16,9 +18,12 @@ import type { SharedRun } from "./sharedRun.js";
  * own clock) the instance received it, so an instance whose clock is ahead does not keep a newer event
  * of another instance from replacing its own. A group expires its max wait plus `ORPHAN_GRACE_MS` after
  * it opened (its firing key, a rename, keeps that time): one whose timer job was never stored (every
- * offer answered 503, the sender gone) does not stay in Redis for ever.
+ * offer answered 503, the sender gone) does not stay in Redis for ever. The event's delivery id (KEYS[3],
+ * recorded pending by the idempotency step) gets its hour (ARGV[6], s) in the same step: an instance killed
+ * right after the join leaves no id that lapses after its pending minute, whose retry would join again.
  */
 const OFFER_SCRIPT = `
+redis.call('EXPIRE', KEYS[3], ARGV[6])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local receivedAt = now - tonumber(ARGV[2])
@@ -78,11 +83,13 @@ type CoalesceRedis = Redis & {
   svcCoalesceOffer(
     group: string,
     sequence: string,
+    seen: string,
     latest: string,
     receivedMsAgo: number,
     quietMs: number,
     maxMs: number,
     graceMs: number,
+    seenSeconds: number,
   ): Promise<[number, number]>;
   svcCoalesceFire(group: string, firing: string, generation: string): Promise<Array<string | null>>;
 };
@@ -130,7 +137,7 @@ export interface SharedCoalescing {
 export function createSharedCoalescing(options: SharedCoalescingOptions): SharedCoalescing {
   const { redis, keys, health } = options;
   if (!("svcCoalesceOffer" in redis)) {
-    redis.defineCommand("svcCoalesceOffer", { numberOfKeys: 2, lua: OFFER_SCRIPT });
+    redis.defineCommand("svcCoalesceOffer", { numberOfKeys: 3, lua: OFFER_SCRIPT });
     redis.defineCommand("svcCoalesceFire", { numberOfKeys: 2, lua: FIRE_SCRIPT });
   }
   const client = redis as CoalesceRedis;
@@ -175,11 +182,13 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
         [generation] = await client.svcCoalesceOffer(
           keys.coalesceGroup(group),
           keys.coalesceSequence(),
+          keys.seen(seenKey(event.routeName, event.deliveryId)),
           JSON.stringify(run),
           Math.max(0, Date.now() - run.receivedAt),
           quietMs,
           maxMs,
           ORPHAN_GRACE_MS,
+          SEEN_TTL_SECONDS,
         );
       } catch (err) {
         return health.fail(err);

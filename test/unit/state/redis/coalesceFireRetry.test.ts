@@ -8,6 +8,7 @@ import {
   connectRedis,
   createRedisHealth,
 } from "../../../../src/io/state/redis/connection.js";
+import { PENDING_TTL_SECONDS, SEEN_TTL_SECONDS } from "../../../../src/io/state/redis/idempotency.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
 import type { AcceptedEvent } from "../../../../src/streams/context.js";
@@ -163,6 +164,33 @@ describe("shared coalescing groups (Redis)", () => {
       const second = event("orphan-b");
       expect(await coalescing.offer(second, shared(second))).toBe("coalesced");
       expect(await redis.pttl(group)).toBeLessThanOrEqual(opened);
+    } finally {
+      await coalescing.close(0);
+    }
+  });
+
+  it("joining a group keeps the event's delivery id for its hour in the same step: an instance killed right after the join (before the 202's own follow-up) leaves no id that expires after its pending minute, whose retry would join again", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    const coalescing = createSharedCoalescing({
+      url: server.url,
+      redis,
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      async dispatch() {},
+    });
+    try {
+      for (const id of ["kept-a", "kept-b"]) {
+        // As the idempotency step records it before the event joins: pending, for a minute.
+        await redis.set(keys.seen(`grp:${id}`), "token", "EX", PENDING_TTL_SECONDS, "NX");
+        expect(await coalescing.offer(event(id), shared(event(id)))).toBe("coalesced");
+        // No keep() here: the join alone gave the id its hour (the first opens the group, the second joins it).
+        expect(await redis.pttl(keys.seen(`grp:${id}`))).toBeGreaterThan(PENDING_TTL_SECONDS * 1000);
+        expect(await redis.pttl(keys.seen(`grp:${id}`))).toBeLessThanOrEqual(SEEN_TTL_SECONDS * 1000);
+      }
+      // An id that is not recorded (forgotten meanwhile) is not made by the join.
+      expect(await coalescing.offer(event("never-seen"), shared(event("never-seen")))).toBe("coalesced");
+      expect(await redis.exists(keys.seen("grp:never-seen"))).toBe(0);
     } finally {
       await coalescing.close(0);
     }
