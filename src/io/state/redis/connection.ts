@@ -383,6 +383,28 @@ export async function evictionProblem(redis: Redis, label: string): Promise<stri
 }
 
 /**
+ * What a Redis that keeps nothing across its own restart (no append-only file, no snapshots) puts at risk,
+ * or undefined when it keeps something or does not say (CONFIG refused by an ACL, or renamed by a managed
+ * service, which persists on its own terms).
+ */
+export async function persistenceProblem(redis: Redis, label: string): Promise<string | undefined> {
+  let appendonly: string | undefined;
+  let save: string | undefined;
+  try {
+    const [aof, rdb] = (await Promise.all([
+      redis.config("GET", "appendonly"),
+      redis.config("GET", "save"),
+    ])) as unknown as [string[], string[]];
+    appendonly = aof[1];
+    save = rdb[1];
+  } catch {
+    return undefined;
+  }
+  if (appendonly !== "no" || save !== "") return undefined;
+  return `${label} keeps nothing across its own restart (appendonly no, save ""): a restart or crash of Redis loses every queued run, coalescing group, idempotency record and subscription — set appendonly yes in its redis.conf (and CONFIG SET appendonly yes for the running server)`;
+}
+
+/**
  * Connects and PINGs once (startup): a bad `state.redis_url` stops the gateway with the usual
  * file/key/problem/fix message instead of answering 503 to every request. With `keyPrefix`, also checks
  * that the URL's user may write keys under `<prefix>:` (a Redis ACL that leaves them out answers every
