@@ -196,6 +196,56 @@ describe("shared coalescing groups (Redis)", () => {
     }
   });
 
+  it("a group whose timer job was never stored (its instance killed, or its queue unreachable, right after the event joined) is fired by another instance's sweep at its due time, not left until another event for its key", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    // The join reaches Redis; the timer job's queue (its own connection, here to a server that refuses the
+    // queue's scripts) stores nothing: the state a kill between the two leaves.
+    const refusing = await startTestRedis({
+      args: ["--rename-command", "EVALSHA", "", "--rename-command", "EVAL", ""],
+    });
+    const cut = createSharedCoalescing({
+      url: refusing.url,
+      redis,
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      async dispatch() {},
+    });
+    try {
+      await expect(cut.offer(event("cut-a"), shared(event("cut-a")))).rejects.toThrow();
+      expect(await redis.exists(keys.coalesceGroup("grp:1"))).toBe(1);
+    } finally {
+      await cut.close(0);
+      await refusing.cleanup();
+    }
+    // A group long gone (expired after 30 days of every instance down) leaves its due entry behind: swept too.
+    await redis.zadd(keys.coalesceDue(), 0, "999999:grp:gone");
+    const dispatched: string[] = [];
+    const other = createSharedCoalescing({
+      url: server.url,
+      redis,
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      sweep: { everyMs: 20, graceMs: 0 },
+      async dispatch(run) {
+        dispatched.push(run.deliveryId);
+      },
+    });
+    try {
+      other.start();
+      await vi.waitFor(() => expect(dispatched).toEqual(["cut-a"]), { timeout: 5000, interval: 10 });
+      // Fired once, and no longer due, as the gone one: later sweeps find nothing to fire.
+      await vi.waitFor(async () => expect(await redis.zcard(keys.coalesceDue())).toBe(0), {
+        timeout: 5000,
+        interval: 10,
+      });
+      expect(dispatched).toEqual(["cut-a"]);
+    } finally {
+      await other.close(0);
+    }
+  });
+
   it("the latest event is the one received last on Redis's clock: an instance whose clock is ahead does not keep a newer event from replacing its own; one received earlier on the same clock (a slow script) still does not replace a newer one", async () => {
     const dispatched: string[] = [];
     const coalescing = createSharedCoalescing({
