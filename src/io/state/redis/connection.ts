@@ -3,7 +3,7 @@ import { SvcError } from "../../../errors.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
-import { serverGreeting } from "./greeting.js";
+import { closedBeforeHandshake, serverGreeting } from "./greeting.js";
 import { failedOffline, turnedAway, unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
@@ -456,11 +456,18 @@ export async function connectRedis(
         "svc's Redis client and run queue (BullMQ) read the server's state and version with it: take INFO out of the rename-command lines of its redis.conf",
       );
     // A server that closed the connection it took may have said why first (its maxclients reached).
+    const tls = /^rediss:/i.test(url);
     const greeting =
-      !/^rediss:/i.test(url) && /EPIPE|ECONNRESET|Connection is closed/i.test(reason)
+      !tls && /EPIPE|ECONNRESET|Connection is closed/i.test(reason)
         ? await serverGreeting(redis.options)
         : undefined;
-    const { problem, fix } = unreachable(url, label, reason, greeting);
+    // Over TLS it says nothing: whether it closes before the handshake tells its maxclients from a
+    // server that refuses svc's missing client certificate once the handshake is done.
+    const beforeHandshake =
+      tls && /ECONNRESET|socket hang up|before secure TLS connection/i.test(reason)
+        ? await closedBeforeHandshake(redis.options)
+        : false;
+    const { problem, fix } = unreachable(url, label, reason, greeting, beforeHandshake);
     throw refuse(problem, fix);
   }
   // ioredis switches to the URL's database on connect and only logs a refusal: every key would then go
