@@ -12,6 +12,7 @@ import {
   createRedisHealth,
   evictionProblem,
   idlePingMs,
+  persistenceProblem,
   redisLabel,
 } from "../io/state/redis/connection.js";
 import { type CronLease, createCronLease } from "../io/state/redis/cronLease.js";
@@ -167,6 +168,8 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   );
   const eviction = await evictionProblem(redis, label);
   if (eviction !== undefined) logger.warn({ redis: label }, `[state] state.redis_url: ${eviction}`);
+  const persistence = await persistenceProblem(redis, label);
+  if (persistence !== undefined) logger.warn({ redis: label }, `[state] state.redis_url: ${persistence}`);
 
   let waiting = 0;
   let reading: Promise<number> | undefined;

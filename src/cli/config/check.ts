@@ -195,13 +195,15 @@ export async function checkConfig(
   );
   try {
     // With state.backend: redis, the shared hash (an unreachable Redis is a problem: the gateway would not start).
-    const { path, records, eviction } = await withSubscriptionStore(loaded, async (store) => ({
+    const { path, records, eviction, persistence } = await withSubscriptionStore(loaded, async (store) => ({
       path: store.path,
       records: (await store.read()).records,
       eviction: await store.evictionProblem(),
+      persistence: await store.persistenceProblem(),
     }));
-    // As the gateway's start warns of it.
+    // As the gateway's start warns of them.
     if (eviction !== undefined) warnings.push(`${loaded.paths.config}: state.redis_url: ${eviction}`);
+    if (persistence !== undefined) warnings.push(`${loaded.paths.config}: state.redis_url: ${persistence}`);
     const served: (ReferringRoute & { readonly route: Subscription })[] = [];
     const enabled: string[] = [];
     const profileBinding = {

@@ -3,6 +3,7 @@ import {
   commandOptions,
   connectRedis,
   evictionProblem,
+  persistenceProblem,
   redisLabel,
 } from "../../io/state/redis/connection.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../../io/state/redis/keys.js";
@@ -16,6 +17,8 @@ import { subscriptionStore } from "../../io/stores/subscriptions.js";
 export interface CliSubscriptionStore extends RedisSubscriptionStore {
   /** What the Redis behind the store puts at risk by evicting keys (as the gateway's start warns); none for the file. */
   evictionProblem(): Promise<string | undefined>;
+  /** What the Redis behind the store loses at its own restart, keeping nothing (as the gateway's start warns); none for the file. */
+  persistenceProblem(): Promise<string | undefined>;
   close(): void;
 }
 
@@ -40,6 +43,7 @@ export async function openSubscriptionStore(loaded: LoadedConfig): Promise<CliSu
     return {
       ...createRedisSubscriptionStore(redis, keys, redisLabel(url)),
       evictionProblem: () => evictionProblem(redis, redisLabel(url)),
+      persistenceProblem: () => persistenceProblem(redis, redisLabel(url)),
       close: () => redis.disconnect(),
     };
   }
@@ -49,6 +53,7 @@ export async function openSubscriptionStore(loaded: LoadedConfig): Promise<CliSu
     read: () => Promise.resolve(file.read()),
     update: (change, expectedRevision) => file.update(change, expectedRevision),
     evictionProblem: () => Promise.resolve(undefined),
+    persistenceProblem: () => Promise.resolve(undefined),
     close: () => {},
   };
 }

@@ -152,7 +152,8 @@ function keptAt(deps: DispatchDeps, event: AcceptedEvent, answer: Outcome): Outc
  * (it rejects), the id is forgotten so the sender's retry runs. The answer does not wait for the keep (one
  * more round trip: 15-20 % of the accepted rate at 32 connections): an instance killed between the two
  * leaves the id for its pending minute, and a retry after it finds the job stored under its id (BullMQ adds
- * no second job with the same id while the first is kept).
+ * no second job with the same id while the first is kept); a coalesced event's id, with no job of its own,
+ * got its hour in the same step as its join.
  */
 function unkept<T>(deps: DispatchDeps, event: AcceptedEvent, pending: Promise<T>): Promise<T> {
   return pending.then(

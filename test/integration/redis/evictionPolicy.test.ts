@@ -62,3 +62,54 @@ describe("a Redis that evicts keys", { timeout: 60_000 }, () => {
     expect(checked.stderr).toContain("set maxmemory-policy noeviction");
   });
 });
+
+/**
+ * A Redis that keeps nothing across its own restart (`appendonly no` and `save ""`) loses every queued run
+ * with it, silently: the start says so, as for eviction. A server that does not let CONFIG be read (a
+ * managed Redis, an ACL) is not warned about.
+ */
+describe("a Redis without persistence", { timeout: 60_000 }, () => {
+  const persistenceLines = (node: ClusterNode) =>
+    node.logs().filter((line) => line.msg.includes("appendonly"));
+  const configOf = (url: string) =>
+    clusterConfig(url, `t${randomUUID()}`, { hook: { secret: "persist-secret-7f3a", prompt: "x" } }, {});
+
+  it("is named at start with the fix (appendonly yes); svc config check warns alike", async () => {
+    // The test helper's default: --appendonly no --save "".
+    const config = configOf(redis.url);
+    const warned = await startNode(config);
+    nodes.push(warned);
+    const lines = persistenceLines(warned);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.level).toBe(40);
+    expect(lines[0]?.msg).toBe(
+      `[state] state.redis_url: ${redis.url} keeps nothing across its own restart (appendonly no, save ""): a restart or crash of Redis loses every queued run, coalescing group, idempotency record and subscription — set appendonly yes in its redis.conf (and CONFIG SET appendonly yes for the running server)`,
+    );
+    const checked = await svc(warned.home, ["config", "check"]);
+    expect(checked.code).toBe(0);
+    expect(checked.stderr).toContain(
+      `Warning: ${warned.home.dir}/config.yaml: state.redis_url: ${redis.url} keeps nothing across its own restart (appendonly no, save "")`,
+    );
+  });
+
+  it("is not named when Redis has an append-only file, snapshots, or does not let CONFIG be read", async () => {
+    const servers = await Promise.all([
+      startTestRedis({ persist: true }),
+      startTestRedis({ args: ["--save", "3600 1"] }),
+      startTestRedis({ args: ["--rename-command", "CONFIG", ""] }),
+    ]);
+    try {
+      for (const server of servers) {
+        const node = await startNode(configOf(server.url));
+        nodes.push(node);
+        expect(persistenceLines(node)).toEqual([]);
+        const checked = await svc(node.home, ["config", "check"]);
+        expect(checked.code).toBe(0);
+        expect(checked.stderr).not.toContain("appendonly");
+      }
+    } finally {
+      await Promise.all(nodes.splice(0).map((node) => node.stop()));
+      await Promise.all(servers.map((server) => server.cleanup()));
+    }
+  });
+});

@@ -55,6 +55,29 @@ describe("state.redis_url with rediss:// (TLS)", () => {
     ).rejects.toThrow(/not issued by a CA this system trusts/);
   });
 
+  it("a server at its maxclients (it closes each new connection before the TLS handshake, saying nothing) is named so with that fix, neither as one to start nor as one that wants a client certificate", async () => {
+    const own = await startTestRedis({
+      tls: { cert: certs.serverCert, key: certs.serverKey },
+      args: ["--maxclients", "1"],
+    });
+    const url = own.tlsUrl as string;
+    const holder = await withCertFile(certs.caCert, () => connectRedis(url, "c", commandOptions()));
+    try {
+      // Its close races svc's first write: either a reset or a close before the handshake, said alike.
+      for (let i = 0; i < 3; i += 1) {
+        const refused = withCertFile(certs.caCert, () =>
+          connectRedis(url, "/home/x/config.yaml", commandOptions(), "svc-tls:"),
+        );
+        await expect(refused).rejects.toThrow(
+          /^\/home\/x\/config\.yaml: state\.redis_url: rediss:\/\/localhost:\d+\/0 closed the connection before the TLS handshake \(.+\), as a Redis does that has as many clients as its maxclients allows \(it says so only without TLS\) — close the clients that hold its connections \(CLIENT LIST shows them\) or raise maxclients in its redis\.conf \(CONFIG SET maxclients for the running server\); each gateway instance holds about 8$/,
+        );
+      }
+    } finally {
+      holder.disconnect();
+      await own.cleanup();
+    }
+  });
+
   it("a server that asks for a client certificate (tls-auth-clients yes, Redis's default) is named so, not as one to start", async () => {
     const own = await startTestRedis({
       tls: { cert: certs.serverCert, key: certs.serverKey, clientCa: certs.caCert },

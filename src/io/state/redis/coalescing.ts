@@ -2,8 +2,10 @@ import { DelayedError } from "bullmq";
 import type { Redis } from "ioredis";
 import { type CoalesceGroupOutput, renderCoalesceKey, timerDelay } from "../../../machines/coalesceGroup.js";
 import type { AcceptedEvent } from "../../../streams/context.js";
+import { seenKey } from "../../../streams/stages/idempotency.js";
 import type { Logger } from "../../log.js";
 import type { RedisHealth } from "./connection.js";
+import { SEEN_TTL_SECONDS } from "./idempotency.js";
 import type { RedisKeys } from "./keys.js";
 import { createSharedQueue, type SharedQueue, type StallSettings } from "./sharedQueue.js";
 import type { SharedRun } from "./sharedRun.js";
@@ -16,9 +18,15 @@ import type { SharedRun } from "./sharedRun.js";
  * own clock) the instance received it, so an instance whose clock is ahead does not keep a newer event
  * of another instance from replacing its own. A group expires its max wait plus `ORPHAN_GRACE_MS` after
  * it opened (its firing key, a rename, keeps that time): one whose timer job was never stored (every
- * offer answered 503, the sender gone) does not stay in Redis for ever.
+ * offer answered 503, the sender gone) does not stay in Redis for ever. The event's delivery id (KEYS[3],
+ * recorded pending by the idempotency step) gets its hour (ARGV[6], s) in the same step: an instance killed
+ * right after the join leaves no id that lapses after its pending minute, whose retry would join again.
+ * The group's due time (its quiet window's end or its max wait's, whichever comes first) is recorded in
+ * KEYS[4] under `<generation>:<group id>` (ARGV[7]) in the same step: a group whose timer job was never
+ * stored (its instance killed right after the join) is found by every instance's sweep.
  */
 const OFFER_SCRIPT = `
+redis.call('EXPIRE', KEYS[3], ARGV[6])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local receivedAt = now - tonumber(ARGV[2])
@@ -28,13 +36,16 @@ if merged == 1 then
   redis.call('HSET', KEYS[1], 'gen', gen, 'first', now, 'last', now, 'latest', ARGV[1], 'latestAt', receivedAt,
     'quiet', ARGV[3], 'max', ARGV[4])
   redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]) + tonumber(ARGV[5]))
+  redis.call('ZADD', KEYS[4], now + math.min(tonumber(ARGV[3]), tonumber(ARGV[4])), gen .. ':' .. ARGV[7])
   return {gen, merged}
 end
-if receivedAt >= tonumber(redis.call('HGET', KEYS[1], 'latestAt')) then
+local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'quiet', 'max', 'latestAt')
+if receivedAt >= tonumber(h[5]) then
   redis.call('HSET', KEYS[1], 'latest', ARGV[1], 'latestAt', receivedAt)
 end
 redis.call('HSET', KEYS[1], 'last', now)
-return {tonumber(redis.call('HGET', KEYS[1], 'gen')), merged}
+redis.call('ZADD', KEYS[4], math.min(now + tonumber(h[3]), tonumber(h[2]) + tonumber(h[4])), h[1] .. ':' .. ARGV[7])
+return {tonumber(h[1]), merged}
 `;
 
 /**
@@ -42,7 +53,8 @@ return {tonumber(redis.call('HGET', KEYS[1], 'gen')), merged}
  * `gone`, or `fire` with its latest event, count and the bound it reached (`max_wait` when both end at
  * once, as in memory). Firing renames the group to its generation's firing key in the same step, and
  * stores that reason there, so a later event opens a new group, and a fire that dies before its run was
- * enqueued is finished, with the same reason, by whichever instance retries the timer job.
+ * enqueued is finished, with the same reason, by whichever instance retries the timer job. A group taken
+ * or gone is no longer due (KEYS[3], its member ARGV[2]).
  */
 const FIRE_SCRIPT = `
 if redis.call('EXISTS', KEYS[2]) == 1 then
@@ -50,7 +62,10 @@ if redis.call('EXISTS', KEYS[2]) == 1 then
   return {'fire', f[1], f[2], f[3]}
 end
 local h = redis.call('HMGET', KEYS[1], 'gen', 'first', 'last', 'quiet', 'max', 'latest', 'merged')
-if not h[1] or h[1] ~= ARGV[1] then return {'gone'} end
+if not h[1] or h[1] ~= ARGV[1] then
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  return {'gone'}
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local quietEnd = tonumber(h[3]) + tonumber(h[4])
@@ -61,7 +76,18 @@ local reason = 'quiet_window'
 if maxEnd <= quietEnd then reason = 'max_wait' end
 redis.call('RENAME', KEYS[1], KEYS[2])
 redis.call('HSET', KEYS[2], 'reason', reason)
+redis.call('ZREM', KEYS[3], ARGV[2])
 return {'fire', h[6], h[7], reason}
+`;
+
+/**
+ * The groups due more than ARGV[1] ms ago on Redis's clock (at most ARGV[2]), as `<generation>:<group id>`:
+ * their timer job should have fired them by then, unless it was never stored.
+ */
+const OVERDUE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[2]))
 `;
 
 /** Which bound fired a shared group: its quiet window or its max wait (a stop flushes none). */
@@ -78,13 +104,24 @@ type CoalesceRedis = Redis & {
   svcCoalesceOffer(
     group: string,
     sequence: string,
+    seen: string,
+    due: string,
     latest: string,
     receivedMsAgo: number,
     quietMs: number,
     maxMs: number,
     graceMs: number,
+    seenSeconds: number,
+    groupId: string,
   ): Promise<[number, number]>;
-  svcCoalesceFire(group: string, firing: string, generation: string): Promise<Array<string | null>>;
+  svcCoalesceFire(
+    group: string,
+    firing: string,
+    due: string,
+    generation: string,
+    member: string,
+  ): Promise<Array<string | null>>;
+  svcCoalesceOverdue(due: string, graceMs: number, limit: number): Promise<string[]>;
 };
 
 interface TimerJob {
@@ -111,6 +148,8 @@ export interface SharedCoalescingOptions {
   readonly stall?: StallSettings;
   /** How a timer job whose fire failed is tried again (tests shorten it; FIRE_RETRY otherwise). */
   readonly fireRetry?: { readonly attempts: number; readonly backoffMs: number };
+  /** How often this instance looks for overdue groups, and how far past due they are (tests shorten it; SWEEP otherwise). */
+  readonly sweep?: { readonly everyMs: number; readonly graceMs: number };
 }
 
 /**
@@ -119,6 +158,15 @@ export interface SharedCoalescingOptions {
  * 1 s, 16 attempts span about 18 hours of outage.
  */
 const FIRE_RETRY = { attempts: 16, backoffMs: 1000 };
+
+/**
+ * Every 30 s each instance stores the timer job of each group due more than 30 s ago (a no-op for a group
+ * whose timer job is stored, which fires it on time): a group whose instance was killed between its join
+ * and storing its timer fires within about a minute of its due time, as a killed instance's run is taken over.
+ */
+const SWEEP = { everyMs: 30_000, graceMs: 30_000 };
+/** Overdue groups stored per sweep, at most (the next sweep takes the rest). */
+const SWEEP_LIMIT = 1000;
 
 export interface SharedCoalescing {
   /** Adds the event to its route's group for its key, shared by every instance; `not_grouped` when the key does not resolve. */
@@ -130,9 +178,11 @@ export interface SharedCoalescing {
 export function createSharedCoalescing(options: SharedCoalescingOptions): SharedCoalescing {
   const { redis, keys, health } = options;
   if (!("svcCoalesceOffer" in redis)) {
-    redis.defineCommand("svcCoalesceOffer", { numberOfKeys: 2, lua: OFFER_SCRIPT });
-    redis.defineCommand("svcCoalesceFire", { numberOfKeys: 2, lua: FIRE_SCRIPT });
+    redis.defineCommand("svcCoalesceOffer", { numberOfKeys: 4, lua: OFFER_SCRIPT });
+    redis.defineCommand("svcCoalesceFire", { numberOfKeys: 3, lua: FIRE_SCRIPT });
+    redis.defineCommand("svcCoalesceOverdue", { numberOfKeys: 1, lua: OVERDUE_SCRIPT });
   }
+  const sweep = options.sweep ?? SWEEP;
   const client = redis as CoalesceRedis;
   const timers: SharedQueue<TimerJob> = createSharedQueue<TimerJob>({
     url: options.url,
@@ -148,7 +198,9 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       const answer = await client.svcCoalesceFire(
         keys.coalesceGroup(data.group),
         firing,
+        keys.coalesceDue(),
         String(data.generation),
+        `${data.generation}:${data.group}`,
       );
       if (answer[0] === "wait") {
         await job.moveToDelayed(Date.now() + Number(answer[1]), token);
@@ -161,6 +213,20 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       await redis.del(firing);
     },
   });
+  let sweeping: NodeJS.Timeout | undefined;
+  /** Stores the timer job of each overdue group (a no-op where it is stored): it fires, or finds its group gone. */
+  const sweepOverdue = async () => {
+    try {
+      const overdue = await client.svcCoalesceOverdue(keys.coalesceDue(), sweep.graceMs, SWEEP_LIMIT);
+      for (const member of overdue) {
+        const at = member.indexOf(":");
+        const generation = Number(member.slice(0, at));
+        await timers.enqueue(`coalesce-${generation}`, { group: member.slice(at + 1), generation });
+      }
+    } catch {
+      // Redis unreachable: the connections report the outage, and the next sweep tries again.
+    }
+  };
   return {
     async offer(event, run) {
       const policy = event.route.coalesce;
@@ -175,11 +241,15 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
         [generation] = await client.svcCoalesceOffer(
           keys.coalesceGroup(group),
           keys.coalesceSequence(),
+          keys.seen(seenKey(event.routeName, event.deliveryId)),
+          keys.coalesceDue(),
           JSON.stringify(run),
           Math.max(0, Date.now() - run.receivedAt),
           quietMs,
           maxMs,
           ORPHAN_GRACE_MS,
+          SEEN_TTL_SECONDS,
+          group,
         );
       } catch (err) {
         return health.fail(err);
@@ -194,7 +264,15 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       );
       return "coalesced";
     },
-    start: () => timers.start(),
-    close: (drainMs) => timers.close(drainMs),
+    start() {
+      timers.start();
+      sweeping ??= setInterval(() => void sweepOverdue(), sweep.everyMs);
+      sweeping.unref();
+    },
+    close(drainMs) {
+      clearInterval(sweeping);
+      sweeping = undefined;
+      return timers.close(drainMs);
+    },
   };
 }

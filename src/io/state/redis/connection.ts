@@ -3,7 +3,7 @@ import { SvcError } from "../../../errors.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
-import { serverGreeting } from "./greeting.js";
+import { closedBeforeHandshake, serverGreeting } from "./greeting.js";
 import { failedOffline, turnedAway, unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
@@ -383,6 +383,28 @@ export async function evictionProblem(redis: Redis, label: string): Promise<stri
 }
 
 /**
+ * What a Redis that keeps nothing across its own restart (no append-only file, no snapshots) puts at risk,
+ * or undefined when it keeps something or does not say (CONFIG refused by an ACL, or renamed by a managed
+ * service, which persists on its own terms).
+ */
+export async function persistenceProblem(redis: Redis, label: string): Promise<string | undefined> {
+  let appendonly: string | undefined;
+  let save: string | undefined;
+  try {
+    const [aof, rdb] = (await Promise.all([
+      redis.config("GET", "appendonly"),
+      redis.config("GET", "save"),
+    ])) as unknown as [string[], string[]];
+    appendonly = aof[1];
+    save = rdb[1];
+  } catch {
+    return undefined;
+  }
+  if (appendonly !== "no" || save !== "") return undefined;
+  return `${label} keeps nothing across its own restart (appendonly no, save ""): a restart or crash of Redis loses every queued run, coalescing group, idempotency record and subscription — set appendonly yes in its redis.conf (and CONFIG SET appendonly yes for the running server)`;
+}
+
+/**
  * Connects and PINGs once (startup): a bad `state.redis_url` stops the gateway with the usual
  * file/key/problem/fix message instead of answering 503 to every request. With `keyPrefix`, also checks
  * that the URL's user may write keys under `<prefix>:` (a Redis ACL that leaves them out answers every
@@ -434,11 +456,18 @@ export async function connectRedis(
         "svc's Redis client and run queue (BullMQ) read the server's state and version with it: take INFO out of the rename-command lines of its redis.conf",
       );
     // A server that closed the connection it took may have said why first (its maxclients reached).
+    const tls = /^rediss:/i.test(url);
     const greeting =
-      !/^rediss:/i.test(url) && /EPIPE|ECONNRESET|Connection is closed/i.test(reason)
+      !tls && /EPIPE|ECONNRESET|Connection is closed/i.test(reason)
         ? await serverGreeting(redis.options)
         : undefined;
-    const { problem, fix } = unreachable(url, label, reason, greeting);
+    // Over TLS it says nothing: whether it closes before the handshake tells its maxclients from a
+    // server that refuses svc's missing client certificate once the handshake is done.
+    const beforeHandshake =
+      tls && /ECONNRESET|socket hang up|before secure TLS connection/i.test(reason)
+        ? await closedBeforeHandshake(redis.options)
+        : false;
+    const { problem, fix } = unreachable(url, label, reason, greeting, beforeHandshake);
     throw refuse(problem, fix);
   }
   // ioredis switches to the URL's database on connect and only logs a refusal: every key would then go

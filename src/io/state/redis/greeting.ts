@@ -1,4 +1,5 @@
-import { createConnection } from "node:net";
+import { createConnection, isIP } from "node:net";
+import { connect as tlsConnect } from "node:tls";
 
 /** Where a Redis listens, as ioredis read it from `state.redis_url`: a host and port, or a unix socket. */
 export interface RedisAddress {
@@ -32,5 +33,39 @@ export function serverGreeting(address: RedisAddress, waitMs = 1000): Promise<st
     });
     socket.on("error", done);
     socket.on("close", done);
+  });
+}
+
+/**
+ * Whether a TLS server closes a new connection before the TLS handshake ends, within `waitMs`: a Redis at its
+ * `maxclients` does, saying nothing (its reason, sent in clear without TLS, is not sent over TLS at all),
+ * which its client sees as a reset or a close before the secure connection, as it sees a server that
+ * refuses a client certificate after the handshake. False when the handshake ended (or the server answered
+ * it with an alert), no server took the connection, or nothing ended in time. The server's certificate is
+ * not checked: only whether it answers.
+ */
+export function closedBeforeHandshake(address: RedisAddress, waitMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (typeof address.path === "string" && address.path !== "") {
+      resolve(false);
+      return;
+    }
+    const host = address.host ?? "127.0.0.1";
+    const socket = tlsConnect({
+      host,
+      port: address.port ?? 6379,
+      ...(isIP(host) === 0 ? { servername: host } : {}),
+      rejectUnauthorized: false,
+    });
+    const done = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(closed);
+    };
+    const timer = setTimeout(() => done(false), waitMs);
+    socket.on("secureConnect", () => done(false));
+    // A reset or a close before the secure connection; not a refused connect (no server) or an alert.
+    socket.on("error", (err) => done(/ECONNRESET|before secure TLS connection/.test(err.message)));
+    socket.on("close", () => done(true));
   });
 }

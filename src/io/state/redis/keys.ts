@@ -16,6 +16,8 @@ export interface RedisKeys {
   coalesceFiring(generation: number): string;
   /** The counter that numbers coalescing groups. */
   coalesceSequence(): string;
+  /** The pending groups by due time (a sorted set of `<generation>:<group id>`), which every instance sweeps. */
+  coalesceDue(): string;
   /** The dynamic subscriptions (a hash by route name) and its revision counter. */
   subscriptions(): string;
   subscriptionsRevision(): string;
@@ -32,6 +34,7 @@ export function redisKeys(prefix = DEFAULT_KEY_PREFIX): RedisKeys {
     coalesceGroup: (group) => `${prefix}:coalesce:group:${group}`,
     coalesceFiring: (generation) => `${prefix}:coalesce:firing:${generation}`,
     coalesceSequence: () => `${prefix}:coalesce:seq`,
+    coalesceDue: () => `${prefix}:coalesce:due`,
     subscriptions: () => `${prefix}:subscriptions`,
     subscriptionsRevision: () => `${prefix}:subscriptions:revision`,
     bullPrefix: () => `${prefix}:bull`,

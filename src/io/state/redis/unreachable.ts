@@ -7,6 +7,9 @@ import { OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../../mcp/tlsHints.js";
  */
 const OPENSSL = /^[0-9A-F]+:error:[0-9A-F]+:SSL routines:[^:]*:([^:]+):/;
 
+const MAXCLIENTS_FIX =
+  "close the clients that hold its connections (CLIENT LIST shows them) or raise maxclients in its redis.conf (CONFIG SET maxclients for the running server); each gateway instance holds about 8";
+
 /** What a failed connect to `state.redis_url` says: the problem and what to change. */
 export interface Unreachable {
   readonly problem: string;
@@ -23,7 +26,7 @@ export function turnedAway(label: string, greeting: string | undefined): Unreach
   if (full !== undefined)
     return {
       problem: `${label} refuses new clients: it has as many as its maxclients allows (${full})`,
-      fix: "close the clients that hold its connections (CLIENT LIST shows them) or raise maxclients in its redis.conf (CONFIG SET maxclients for the running server); each gateway instance holds about 8",
+      fix: MAXCLIENTS_FIX,
     };
   const denied = /^-?(DENIED Redis is running in protected mode)/.exec(greeting ?? "")?.[1];
   if (denied !== undefined)
@@ -41,12 +44,24 @@ export function turnedAway(label: string, greeting: string | undefined): Unreach
  * the server (rediss:// to a server without TLS waits for a handshake that never comes; redis:// to a
  * TLS port is reset) is named as a likely cause.
  */
-export function unreachable(url: string, label: string, error: string, greeting?: string): Unreachable {
+export function unreachable(
+  url: string,
+  label: string,
+  error: string,
+  greeting?: string,
+  closedBeforeHandshake = false,
+): Unreachable {
   const tls = /^rediss:/i.test(url);
   const away = turnedAway(label, greeting);
   if (away !== undefined) return away;
   const start = `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`;
   const reason = OPENSSL.exec(error)?.[1] ?? error.trim();
+  // Over TLS a Redis at its maxclients closes each new connection before the handshake, saying nothing.
+  if (tls && closedBeforeHandshake)
+    return {
+      problem: `${label} closed the connection before the TLS handshake (${reason}), as a Redis does that has as many clients as its maxclients allows (it says so only without TLS)`,
+      fix: MAXCLIENTS_FIX,
+    };
   if (tls && /alert certificate required|alert handshake failure/i.test(reason))
     return {
       problem: /certificate required/i.test(reason)

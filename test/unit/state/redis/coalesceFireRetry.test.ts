@@ -8,6 +8,7 @@ import {
   connectRedis,
   createRedisHealth,
 } from "../../../../src/io/state/redis/connection.js";
+import { PENDING_TTL_SECONDS, SEEN_TTL_SECONDS } from "../../../../src/io/state/redis/idempotency.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
 import type { AcceptedEvent } from "../../../../src/streams/context.js";
@@ -165,6 +166,83 @@ describe("shared coalescing groups (Redis)", () => {
       expect(await redis.pttl(group)).toBeLessThanOrEqual(opened);
     } finally {
       await coalescing.close(0);
+    }
+  });
+
+  it("joining a group keeps the event's delivery id for its hour in the same step: an instance killed right after the join (before the 202's own follow-up) leaves no id that expires after its pending minute, whose retry would join again", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    const coalescing = createSharedCoalescing({
+      url: server.url,
+      redis,
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      async dispatch() {},
+    });
+    try {
+      for (const id of ["kept-a", "kept-b"]) {
+        // As the idempotency step records it before the event joins: pending, for a minute.
+        await redis.set(keys.seen(`grp:${id}`), "token", "EX", PENDING_TTL_SECONDS, "NX");
+        expect(await coalescing.offer(event(id), shared(event(id)))).toBe("coalesced");
+        // No keep() here: the join alone gave the id its hour (the first opens the group, the second joins it).
+        expect(await redis.pttl(keys.seen(`grp:${id}`))).toBeGreaterThan(PENDING_TTL_SECONDS * 1000);
+        expect(await redis.pttl(keys.seen(`grp:${id}`))).toBeLessThanOrEqual(SEEN_TTL_SECONDS * 1000);
+      }
+      // An id that is not recorded (forgotten meanwhile) is not made by the join.
+      expect(await coalescing.offer(event("never-seen"), shared(event("never-seen")))).toBe("coalesced");
+      expect(await redis.exists(keys.seen("grp:never-seen"))).toBe(0);
+    } finally {
+      await coalescing.close(0);
+    }
+  });
+
+  it("a group whose timer job was never stored (its instance killed, or its queue unreachable, right after the event joined) is fired by another instance's sweep at its due time, not left until another event for its key", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    // The join reaches Redis; the timer job's queue (its own connection, here to a server that refuses the
+    // queue's scripts) stores nothing: the state a kill between the two leaves.
+    const refusing = await startTestRedis({
+      args: ["--rename-command", "EVALSHA", "", "--rename-command", "EVAL", ""],
+    });
+    const cut = createSharedCoalescing({
+      url: refusing.url,
+      redis,
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      async dispatch() {},
+    });
+    try {
+      await expect(cut.offer(event("cut-a"), shared(event("cut-a")))).rejects.toThrow();
+      expect(await redis.exists(keys.coalesceGroup("grp:1"))).toBe(1);
+    } finally {
+      await cut.close(0);
+      await refusing.cleanup();
+    }
+    // A group long gone (expired after 30 days of every instance down) leaves its due entry behind: swept too.
+    await redis.zadd(keys.coalesceDue(), 0, "999999:grp:gone");
+    const dispatched: string[] = [];
+    const other = createSharedCoalescing({
+      url: server.url,
+      redis,
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      sweep: { everyMs: 20, graceMs: 0 },
+      async dispatch(run) {
+        dispatched.push(run.deliveryId);
+      },
+    });
+    try {
+      other.start();
+      await vi.waitFor(() => expect(dispatched).toEqual(["cut-a"]), { timeout: 5000, interval: 10 });
+      // Fired once, and no longer due, as the gone one: later sweeps find nothing to fire.
+      await vi.waitFor(async () => expect(await redis.zcard(keys.coalesceDue())).toBe(0), {
+        timeout: 5000,
+        interval: 10,
+      });
+      expect(dispatched).toEqual(["cut-a"]);
+    } finally {
+      await other.close(0);
     }
   });
 
