@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { describe, expect, it, vi } from "vitest";
@@ -148,4 +148,44 @@ describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
     });
     expect((await scrape(on.url("/metrics"))).status).toBe(200);
   });
+});
+
+describe("GET /metrics with gateway.multiplex_profiles", { timeout: 30_000 }, () => {
+  for (const http of ["uws", "node"] as const) {
+    it(`${http}: a route asked for under another profile is answered as an unknown route and counted as one`, async () => {
+      const live = await gw.start({
+        http,
+        config: webhookConfig(
+          { pr: { secret: SECRET, profile: "work" }, gen: { secret: SECRET } },
+          {},
+          { gateway: { multiplex_profiles: true } },
+        ),
+        files: { "profiles/work/.keep": "", "profiles/play/.keep": "" },
+      });
+      // The profile binding is checked at the route lookup: another profile's path (or one a sender
+      // invents) gets the unknown route's 404, and must not be told apart from one in the metrics.
+      for (const path of [
+        "/webhooks/pr",
+        "/p/play/webhooks/pr",
+        "/p/x1/webhooks/pr",
+        "/p/work/webhooks/gen",
+      ]) {
+        const res = await postJson(live.url(path), "{}");
+        expect(res.body).toEqual({ error: "Unknown route" });
+      }
+      expect((await postJson(live.url("/p/work/webhooks/pr"), "{}")).status).toBe(401);
+      const { text } = await scrape(live.url("/metrics"));
+      expect(sample(text, 'svc_webhook_requests_total{route="(unknown)",status="404"}')).toBe(4);
+      expect(sample(text, 'svc_webhook_requests_total{route="pr",status="404"}')).toBeUndefined();
+      expect(sample(text, 'svc_webhook_requests_total{route="gen",status="404"}')).toBeUndefined();
+      expect(sample(text, 'svc_webhook_requests_total{route="pr",status="401"}')).toBe(1);
+      // Nor are they rows of the route's delivery history: only the request its path served.
+      const history = readFileSync(join(live.home.dir, "deliveries", "history.jsonl"), "utf8");
+      const rows = history
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as { status: number });
+      expect(rows.map((r) => r.status)).toEqual([401]);
+    });
+  }
 });
