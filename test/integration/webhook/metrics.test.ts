@@ -189,3 +189,32 @@ describe("GET /metrics with gateway.multiplex_profiles", { timeout: 30_000 }, ()
     });
   }
 });
+
+describe("svc_delivery_failures_total's platform label", { timeout: 30_000 }, () => {
+  it("a subscription written by hand whose deliver names no target is counted as (unknown), not under its text", async () => {
+    // What someone might write there by hand: a chat's incoming-webhook URL, whose path is its credential.
+    const deliver = 'https://hooks.slack.com/services/T0/B0/xoxsecret"';
+    const live = await gw.start({
+      config: webhookConfig({}, { secret: SECRET }),
+      files: {
+        "webhook_subscriptions.json": JSON.stringify({
+          hand: { deliver, enabled: true, created_at: "2026-11-22T00:00:00.000Z" },
+        }),
+      },
+    });
+    const answer = await postJson(live.url("/webhooks/hand"), "{}", {
+      "X-GitHub-Event": "push",
+      "X-GitHub-Delivery": "h-1",
+      "X-Hub-Signature-256": await signGithub(SECRET, "{}"),
+    });
+    expect(answer.status).toBe(202);
+    await vi.waitFor(
+      async () => {
+        const { text } = await scrape(live.url("/metrics"));
+        expect(sample(text, 'svc_delivery_failures_total{platform="(unknown)"}')).toBe(1);
+        expect(text).not.toContain("hooks.slack.com");
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+  });
+});
