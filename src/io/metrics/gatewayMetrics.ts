@@ -247,14 +247,17 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
       const label = routeLabel(route);
       requestSlots.slot(label, status).n += 1;
       if (outcome !== undefined && EVENT_OUTCOMES.has(outcome)) eventSlots.slot(label, outcome).n += 1;
-      requestSeconds += seconds;
+      // Timed on the wall clock: one set back meanwhile (NTP, a VM resumed) gives a negative time, which
+      // would make the counter go down — prom-client refuses that, failing every scrape after it.
+      if (seconds > 0) requestSeconds += seconds;
     },
     async render() {
       const [own, process] = await Promise.all([registry.metrics(), processMetricsText()]);
       return { contentType: registry.contentType, text: `${own}\n${process}` };
     },
     runFinished(outcome, seconds) {
-      runChild.get(outcome)?.observe(seconds);
+      // As above: a histogram's _sum is a counter too.
+      runChild.get(outcome)?.observe(Math.max(0, seconds));
     },
     deliveryAttempt(platform) {
       attempts.labels(platform).inc();
@@ -263,7 +266,7 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
       failures.labels(platform).inc();
     },
     toolCall(server, outcome, seconds) {
-      toolChild(server, outcome).observe(seconds);
+      toolChild(server, outcome).observe(Math.max(0, seconds));
     },
   };
 }
