@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { describe, expect, it, vi } from "vitest";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
-import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
+import { gatewayPerTest, HTTP_SERVERS, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
 import { sample } from "../../helpers/metrics.js";
 
@@ -151,7 +151,7 @@ describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
 });
 
 describe("GET /metrics with gateway.multiplex_profiles", { timeout: 30_000 }, () => {
-  for (const http of ["uws", "node"] as const) {
+  for (const http of HTTP_SERVERS) {
     it(`${http}: a route asked for under another profile is answered as an unknown route and counted as one`, async () => {
       const live = await gw.start({
         http,
