@@ -130,8 +130,10 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
           false,
         );
         logger.error(log, `[delivery] route ${message.route}: ${error.message}`);
-        // Counted as a failed delivery: the alert on delivery failures covers a target left disabled.
-        deps.metrics?.deliveryFailed(platform);
+        // Counted as a failed delivery: the alert on delivery failures covers a target left disabled. A
+        // name that is no target is counted as `(unknown)`, not under its text: a label value is never
+        // taken from a record written by hand (which may hold a chat's incoming-webhook URL, a credential).
+        deps.metrics?.deliveryFailed(canonical ?? "(unknown)");
         // By its platform (telegram, not chat_1), as the history names a delivery to an enabled target.
         deps.onOutcome?.(request.recordedAs ?? message, platform, false);
         throw error;

@@ -32,10 +32,12 @@ export interface ObserveOptions {
    */
   readonly refusesAfterHead?: boolean;
   /**
-   * Whether the answer came from route `name` (an unknown one is counted as `(unknown)`, so a sender
-   * cannot add label values by inventing paths). Called after the answer: no second lookup on the hot path.
+   * Whether the answer came from route `name`, asked for under `profile` (a `/p/<profile>/` path's, else
+   * undefined): an unknown one, or one another profile's path names, is counted as `(unknown)`, so a sender
+   * cannot add label values or history rows by inventing paths. Called after the answer: no second lookup
+   * on the hot path.
    */
-  readonly isRoute: (name: string, status: number) => boolean;
+  readonly isRoute: (name: string, status: number, profile: string | undefined) => boolean;
   /** Counted and served at `GET /metrics` when given. */
   readonly metrics?: RequestMetrics | undefined;
   /**
@@ -68,17 +70,25 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
   // so a sender inventing paths adds nothing. Whether the name is still a route is asked every time: a
   // reload that removes the route (or turns multiplexing off) makes its path `(unknown)` again, not a
   // 404 counted, and kept in the delivery history, under a route that no longer exists.
-  const knownPaths = new Map<string, { readonly name: string; readonly multiplex: boolean }>();
+  const knownPaths = new Map<
+    string,
+    { readonly name: string; readonly profile: string | undefined; readonly multiplex: boolean }
+  >();
   const routeLabel = (path: string, status: number): string => {
     const multiplex = options.multiplexProfiles();
     const known = knownPaths.get(path);
-    if (known !== undefined && known.multiplex === multiplex && options.isRoute(known.name, status))
+    if (
+      known !== undefined &&
+      known.multiplex === multiplex &&
+      options.isRoute(known.name, status, known.profile)
+    )
       return known.name;
     const endpoint = endpointOf(path, multiplex);
     if (endpoint.kind === "health") return "(health)";
-    if (endpoint.kind !== "webhook" || !options.isRoute(endpoint.routeName, status)) return "(unknown)";
+    if (endpoint.kind !== "webhook" || !options.isRoute(endpoint.routeName, status, endpoint.profile))
+      return "(unknown)";
     if (known !== undefined || knownPaths.size < 1000)
-      knownPaths.set(path, { name: endpoint.routeName, multiplex });
+      knownPaths.set(path, { name: endpoint.routeName, profile: endpoint.profile, multiplex });
     return endpoint.routeName;
   };
   /** The access log's line for one answered request. */

@@ -69,6 +69,8 @@ function slotTable() {
       }
       return slot;
     },
+    /** Whether anything was counted under `a`. */
+    has: (a: string): boolean => table.has(a),
     *entries(): Generator<[string, string, number]> {
       for (const [a, inner] of table) for (const [b, slot] of inner) yield [a, String(b), slot.n];
     },
@@ -111,6 +113,17 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     routeLabels.add(route);
     return route;
   };
+  /**
+   * Gives back the names of routes no longer served that counted nothing (shown from 0 only while served):
+   * subscriptions made and removed over time would otherwise use up the cap, and every later route count
+   * as `(other)`. A name something was counted under keeps its label, as its series stay.
+   */
+  const releaseIdle = (served: readonly string[]) => {
+    const serving = new Set(served);
+    for (const label of routeLabels)
+      if (!serving.has(label) && !FIXED_ROUTE_LABELS.includes(label) && !requestSlots.has(label))
+        routeLabels.delete(label);
+  };
   new Counter({
     name: "svc_webhook_requests_total",
     help: "HTTP requests answered, by route and status; (unknown) for paths that name no route",
@@ -118,7 +131,9 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     registers,
     collect() {
       this.reset();
-      for (const name of sources.routes?.() ?? []) {
+      const served = sources.routes?.() ?? [];
+      releaseIdle(served);
+      for (const name of served) {
         const route = routeLabel(name);
         for (const status of ALERTED_STATUSES) this.inc({ route, status }, 0);
       }
@@ -232,14 +247,17 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
       const label = routeLabel(route);
       requestSlots.slot(label, status).n += 1;
       if (outcome !== undefined && EVENT_OUTCOMES.has(outcome)) eventSlots.slot(label, outcome).n += 1;
-      requestSeconds += seconds;
+      // Timed on the wall clock: one set back meanwhile (NTP, a VM resumed) gives a negative time, which
+      // would make the counter go down — prom-client refuses that, failing every scrape after it.
+      if (seconds > 0) requestSeconds += seconds;
     },
     async render() {
       const [own, process] = await Promise.all([registry.metrics(), processMetricsText()]);
       return { contentType: registry.contentType, text: `${own}\n${process}` };
     },
     runFinished(outcome, seconds) {
-      runChild.get(outcome)?.observe(seconds);
+      // As above: a histogram's _sum is a counter too.
+      runChild.get(outcome)?.observe(Math.max(0, seconds));
     },
     deliveryAttempt(platform) {
       attempts.labels(platform).inc();
@@ -248,7 +266,7 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
       failures.labels(platform).inc();
     },
     toolCall(server, outcome, seconds) {
-      toolChild(server, outcome).observe(seconds);
+      toolChild(server, outcome).observe(Math.max(0, seconds));
     },
   };
 }

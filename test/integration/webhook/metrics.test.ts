@@ -1,9 +1,9 @@
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { describe, expect, it, vi } from "vitest";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
-import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
+import { gatewayPerTest, HTTP_SERVERS, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
 import { sample } from "../../helpers/metrics.js";
 
@@ -147,5 +147,74 @@ describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
       config: webhookConfig({}, { host: "0.0.0.0", secret: "x", metrics: true }),
     });
     expect((await scrape(on.url("/metrics"))).status).toBe(200);
+  });
+});
+
+describe("GET /metrics with gateway.multiplex_profiles", { timeout: 30_000 }, () => {
+  for (const http of HTTP_SERVERS) {
+    it(`${http}: a route asked for under another profile is answered as an unknown route and counted as one`, async () => {
+      const live = await gw.start({
+        http,
+        config: webhookConfig(
+          { pr: { secret: SECRET, profile: "work" }, gen: { secret: SECRET } },
+          {},
+          { gateway: { multiplex_profiles: true } },
+        ),
+        files: { "profiles/work/.keep": "", "profiles/play/.keep": "" },
+      });
+      // The profile binding is checked at the route lookup: another profile's path (or one a sender
+      // invents) gets the unknown route's 404, and must not be told apart from one in the metrics.
+      for (const path of [
+        "/webhooks/pr",
+        "/p/play/webhooks/pr",
+        "/p/x1/webhooks/pr",
+        "/p/work/webhooks/gen",
+      ]) {
+        const res = await postJson(live.url(path), "{}");
+        expect(res.body).toEqual({ error: "Unknown route" });
+      }
+      expect((await postJson(live.url("/p/work/webhooks/pr"), "{}")).status).toBe(401);
+      const { text } = await scrape(live.url("/metrics"));
+      expect(sample(text, 'svc_webhook_requests_total{route="(unknown)",status="404"}')).toBe(4);
+      expect(sample(text, 'svc_webhook_requests_total{route="pr",status="404"}')).toBeUndefined();
+      expect(sample(text, 'svc_webhook_requests_total{route="gen",status="404"}')).toBeUndefined();
+      expect(sample(text, 'svc_webhook_requests_total{route="pr",status="401"}')).toBe(1);
+      // Nor are they rows of the route's delivery history: only the request its path served.
+      const history = readFileSync(join(live.home.dir, "deliveries", "history.jsonl"), "utf8");
+      const rows = history
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as { status: number });
+      expect(rows.map((r) => r.status)).toEqual([401]);
+    });
+  }
+});
+
+describe("svc_delivery_failures_total's platform label", { timeout: 30_000 }, () => {
+  it("a subscription written by hand whose deliver names no target is counted as (unknown), not under its text", async () => {
+    // What someone might write there by hand: a chat's incoming-webhook URL, whose path is its credential.
+    const deliver = 'https://hooks.slack.com/services/T0/B0/xoxsecret"';
+    const live = await gw.start({
+      config: webhookConfig({}, { secret: SECRET }),
+      files: {
+        "webhook_subscriptions.json": JSON.stringify({
+          hand: { deliver, enabled: true, created_at: "2026-11-22T00:00:00.000Z" },
+        }),
+      },
+    });
+    const answer = await postJson(live.url("/webhooks/hand"), "{}", {
+      "X-GitHub-Event": "push",
+      "X-GitHub-Delivery": "h-1",
+      "X-Hub-Signature-256": await signGithub(SECRET, "{}"),
+    });
+    expect(answer.status).toBe(202);
+    await vi.waitFor(
+      async () => {
+        const { text } = await scrape(live.url("/metrics"));
+        expect(sample(text, 'svc_delivery_failures_total{platform="(unknown)"}')).toBe(1);
+        expect(text).not.toContain("hooks.slack.com");
+      },
+      { timeout: 10_000, interval: 50 },
+    );
   });
 });

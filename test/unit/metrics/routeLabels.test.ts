@@ -24,4 +24,34 @@ describe("svc_webhook_requests_total route labels", () => {
     expect(lines).toContain('svc_webhook_requests_total{route="(unknown)",status="404"} 1');
     expect(lines).toContain('svc_webhook_requests_total{route="(health)",status="200"} 2');
   });
+
+  it("a route removed before it counted anything gives its name back: routes added and removed over time never run into (other)", async () => {
+    let served: string[] = [];
+    const metrics = createGatewayMetrics({ ...sources, routes: () => served });
+    // Subscriptions made and removed one after another (one per pull request, say), each scraped while
+    // served: shown from 0, never sent anything.
+    for (let i = 0; i <= MAX_ROUTE_LABELS; i++) {
+      served = ["kept", `pr-${i}`];
+      await metrics.render();
+    }
+    metrics.answered("kept", 401, undefined, 0);
+    served = ["kept", "latest"];
+    metrics.answered("latest", 202, "accepted", 0);
+    const lines = await requestLines(metrics);
+    expect(lines).toContain('svc_webhook_requests_total{route="latest",status="202"} 1');
+    expect(lines).toContain('svc_webhook_requests_total{route="kept",status="401"} 1');
+    expect(lines.filter((line) => line.includes('route="(other)"'))).toEqual([]);
+    expect(lines.filter((line) => line.includes('route="pr-'))).toEqual([]);
+  });
+
+  it("a removed route that counted keeps its label and its series", async () => {
+    let served = ["a", "b"];
+    const metrics = createGatewayMetrics({ ...sources, routes: () => served });
+    metrics.answered("a", 202, "accepted", 0);
+    await metrics.render();
+    served = ["b"];
+    const lines = await requestLines(metrics);
+    expect(lines).toContain('svc_webhook_requests_total{route="a",status="202"} 1');
+    expect(lines.filter((line) => line.includes('route="a",status="401"'))).toEqual([]);
+  });
 });
