@@ -87,6 +87,20 @@ export class RotationLeftSegment extends Error {
   }
 }
 
+/**
+ * The current segment's path lost its file (the state directory removed or moved while the gateway ran)
+ * and the directory and a new segment restating what is live could not be made: the requests waiting are
+ * answered 503, and later ones until a try (at most once a second) succeeds.
+ */
+export class JournalNotRecreated extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly dir: string,
+  ) {
+    super(`the journal in ${dir} could not be recreated (${reason(cause)})`);
+  }
+}
+
 /** The previous segment could not be removed after a rotation: it is superseded, removed at the next start. */
 export class PreviousSegmentLeft extends Error {
   constructor(
