@@ -1,9 +1,11 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
 import { SEGMENT_CHECK_MS } from "../../../src/io/state/journal/journal.js";
-import { JournalNotRecreated } from "../../../src/io/state/journal/rotation.js";
+import { JournalNotRecreated, RotationLeftSegment } from "../../../src/io/state/journal/rotation.js";
 import { readJournal } from "../../../src/io/state/journal/segments.js";
 import {
+  appendAll,
   cleanUpJournals,
   journalDir,
   keyed,
@@ -90,5 +92,45 @@ describe("a journal whose segment's path lost its file", () => {
     await journal.durable();
     expect(journal.accepting()).toBe(true);
     expect(keys(dir)).toEqual(["d-0", "k-0", "k-1", "k-2"]);
+  });
+});
+
+describe("the state directory removed during a rotation", () => {
+  it("the rotation fails without leaving the journal broken, and the next look makes the directory again", async () => {
+    const dir = journalDir();
+    let now = 0;
+    const live: unknown[] = [];
+    const errors: unknown[] = [];
+    let removeOnRename = true;
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      async rename(from, to) {
+        if (removeOnRename) {
+          removeOnRename = false;
+          rmSync(dir, { recursive: true, force: true });
+        }
+        return nodeJournalFs.rename(from, to);
+      },
+    };
+    const { journal } = openJournal(dir, {
+      now: () => now,
+      live: () => [...live],
+      errors,
+      fs,
+      maxSegmentBytes: 2048,
+    });
+    const records = keyed("k", 40, 100);
+    for (const record of records) live.push(record);
+    await appendAll(journal, records);
+    await journal.rotated();
+    expect(removeOnRename).toBe(false);
+    expect(errors.some((err) => err instanceof RotationLeftSegment)).toBe(false);
+
+    now += SEGMENT_CHECK_MS;
+    const [d] = keyed("d", 1);
+    live.push(d);
+    await appendAll(journal, [d]);
+    expect(journal.accepting()).toBe(true);
+    expect(keys(dir)).toEqual(["d-0", ...records.map(recordKey)].sort());
   });
 });
