@@ -235,7 +235,7 @@ export class Journal {
     this.writer.hold(relocation.held);
     this.options.onProblem?.({
       file,
-      problem: `no longer names the file the gateway writes (the state directory was removed or moved while the gateway ran); what is live (unfinished runs, pending groups, delivery ids) is written to a new segment in ${this.options.dir}, and the requests waiting are answered once it is durable — stop the gateway before touching its state directory`,
+      problem: `no longer names the file the gateway writes (removed or moved away while the gateway ran, alone or with the state directory); what is live (unfinished runs, pending groups, delivery ids) is written to a new segment in ${this.options.dir}, and the requests waiting are answered once it is durable — stop the gateway before touching its state directory`,
     });
     // One under way writes where the segment was: this one starts when it ends.
     if (this.rotating === undefined) this.startRotation(this.limit());
