@@ -4,6 +4,7 @@ import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsF
 import { SEGMENT_CHECK_MS } from "../../../src/io/state/journal/journal.js";
 import { JournalNotRecreated, RotationLeftSegment } from "../../../src/io/state/journal/rotation.js";
 import { readJournal } from "../../../src/io/state/journal/segments.js";
+import { journalErrorLine } from "../../../src/state/gatewayState.js";
 import {
   appendAll,
   cleanUpJournals,
@@ -79,7 +80,10 @@ describe("a journal whose segment's path lost its file", () => {
     now += SEGMENT_CHECK_MS;
     append(b);
     await expect(journal.durable()).rejects.toThrow();
-    expect(errors.some((err) => err instanceof JournalNotRecreated)).toBe(true);
+    const notRecreated = errors.find((err) => err instanceof JournalNotRecreated);
+    expect(journalErrorLine(dir, notRecreated).message).toBe(
+      `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran: the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second as requests come) — check that ${dir} can be created and written by this user, the disk has room and no other gateway took it`,
+    );
     expect(journal.accepting()).toBe(false);
     // Within the same second nothing is tried again: the next append is refused too.
     append(c);
