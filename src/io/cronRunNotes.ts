@@ -31,13 +31,19 @@ export function cronRunNotes(dir: string): CronRunNotes {
   return {
     started(run) {
       const file = join(dir, `${process.pid}-${++count}`);
-      try {
-        if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 });
-        made = true;
-        rmSync(file, { force: true }); // a note of a process that had this pid before
-        symlinkSync(JSON.stringify({ owner, ...run }), file);
-      } catch {
-        // Only the record of a run a SIGKILL cuts short needs it: the run goes on without.
+      for (let tries = 0; tries < 2; tries++) {
+        try {
+          if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 });
+          made = true;
+          rmSync(file, { force: true }); // a note of a process that had this pid before
+          symlinkSync(JSON.stringify({ owner, ...run }), file);
+          break;
+        } catch (err) {
+          // Only the record of a run a SIGKILL cuts short needs it: the run goes on without. A directory
+          // removed since it was made (state/ deleted while the gateway ran) is made again, once.
+          if ((err as NodeJS.ErrnoException).code !== "ENOENT") break;
+          made = false;
+        }
       }
       return () => rmSync(file, { force: true });
     },

@@ -42,16 +42,22 @@ export function processGroupFiles(dir: string): ProcessGroups {
   let made = false;
   return {
     started(pid, notRunAgain) {
-      try {
-        if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 });
-        made = true;
-        const label = notRunAgain === undefined ? "" : ` ${notRunAgain}`;
-        const temp = notePath(dir, pid);
-        rmSync(temp, { force: true });
-        symlinkSync(`${processStartTime(pid) ?? "-"} ${owner}${label}`, temp);
-        renameSync(temp, join(dir, String(pid)));
-      } catch {
-        // Only the clean-up after a SIGKILL needs it: the run goes on without.
+      for (let tries = 0; tries < 2; tries++) {
+        try {
+          if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 });
+          made = true;
+          const label = notRunAgain === undefined ? "" : ` ${notRunAgain}`;
+          const temp = notePath(dir, pid);
+          rmSync(temp, { force: true });
+          symlinkSync(`${processStartTime(pid) ?? "-"} ${owner}${label}`, temp);
+          renameSync(temp, join(dir, String(pid)));
+          return;
+        } catch (err) {
+          // Only the clean-up after a SIGKILL needs it: the run goes on without. A directory removed since it
+          // was made (state/ deleted while the gateway ran) is made again, once.
+          if ((err as NodeJS.ErrnoException).code !== "ENOENT") return;
+          made = false;
+        }
       }
     },
     ended(pid) {

@@ -9,6 +9,7 @@ import type { Logger } from "../io/log.js";
 import { StateDirBusyError } from "../io/state/journal/dirLock.js";
 import { RecordsNotWritten } from "../io/state/journal/groupCommit.js";
 import {
+  JournalNotRecreated,
   PreviousSegmentLeft,
   RestateFailed,
   RotationFailed,
@@ -57,6 +58,11 @@ interface RecordBatch {
  * not remove; a previous segment left after a rotation is only disk space.
  */
 export function journalErrorLine(dir: string, err: unknown): { cause: string; message: string } {
+  if (err instanceof JournalNotRecreated)
+    return {
+      cause: describeError(err.cause),
+      message: `[state] the journal in ${dir} could not be made again after the state directory was removed or moved while the gateway ran: the requests waiting for it answer 503 (their senders retry), as do later ones until it can be (tried again each second as requests come) — check that ${dir} can be created and written by this user, the disk has room and no other gateway took it`,
+    };
   if (err instanceof RestateFailed)
     return {
       cause: describeError(err.cause),

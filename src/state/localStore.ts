@@ -29,6 +29,7 @@ export class LocalStateStore implements StateStore {
     this.journal = new Journal(
       {
         dir: options.dir,
+        now: options.now,
         understood,
         ...(options.fs === undefined ? {} : { fs: options.fs }),
         ...(options.maxSegmentBytes === undefined ? {} : { maxSegmentBytes: options.maxSegmentBytes }),

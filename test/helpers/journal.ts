@@ -32,6 +32,8 @@ export interface OpenJournalOptions {
   readonly problems?: SegmentProblem[];
   readonly errors?: unknown[];
   readonly understood?: (record: unknown) => boolean;
+  /** The clock of the journal's once-a-second look at its segment's path. */
+  readonly now?: () => number;
 }
 
 /** Opens a journal on `path`; `replayed` holds what the open read back. */
@@ -44,6 +46,7 @@ export function openJournal(path: string, options: OpenJournalOptions = {}) {
       ...(options.fs === undefined ? {} : { fs: options.fs }),
       ...(options.maxSegmentBytes === undefined ? {} : { maxSegmentBytes: options.maxSegmentBytes }),
       ...(options.understood === undefined ? {} : { understood: options.understood }),
+      ...(options.now === undefined ? {} : { now: options.now }),
       onProblem: (problem) => options.problems?.push(problem),
       onError: (err) => options.errors?.push(err),
     },

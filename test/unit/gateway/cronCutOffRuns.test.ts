@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { recordCutOffRuns } from "../../../src/gateway/cron.js";
@@ -77,5 +77,15 @@ describe("scheduled cron runs a killed gateway cut off", () => {
     ]);
     // Taken once: the live process's own note stays, the others are gone.
     expect(takeCutOffRuns(dir)).toEqual([]);
+  });
+
+  it("are noted after the directory was removed while the gateway ran (rm -rf state/): it is made again", () => {
+    home = tempHome();
+    const dir = join(home.dir, "state", "cron-runs");
+    const notes = cronRunNotes(dir);
+    notes.started({ profile: "default", jobId: "a1", trigger: "schedule", startedAt: NOW });
+    rmSync(join(home.dir, "state"), { recursive: true, force: true });
+    notes.started({ profile: "default", jobId: "b2", trigger: "schedule", startedAt: NOW + 1 });
+    expect(readdirSync(dir)).toEqual([`${process.pid}-2`]);
   });
 });

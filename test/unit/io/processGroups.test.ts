@@ -72,6 +72,17 @@ describe("agent process groups left by a gateway that is gone", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it("notes a group after its directory was removed while the gateway ran (rm -rf state/): made again", () => {
+    const dir = groupsDir();
+    const groups = processGroupFiles(dir);
+    const first = leader();
+    groups.started(first);
+    rmSync(dir, { recursive: true, force: true });
+    const second = leader();
+    groups.started(second);
+    expect(readdirSync(dir)).toEqual([String(second)]);
+  });
+
   it("stops a group whose noting process is gone, and only that one", async () => {
     const dir = groupsDir();
     const orphan = leader();

@@ -170,6 +170,39 @@ describe("reading the journal back", () => {
     expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
   });
 
+  it("an empty segment with none before it (truncated by hand, or its data lost) is reported once, naming it: a segment always starts with a snapshot", async () => {
+    const path = dir();
+    const file = await segmentOfFiveRecords(path);
+    truncateSync(file, 0);
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([]);
+    expect(problems).toEqual([
+      {
+        file,
+        problem:
+          "is empty (0 bytes), though every segment starts with a snapshot: what it held is lost (the file was truncated, or the file system lost its data), unless the very first start in this directory was cut short before its snapshot reached the disk; nothing was replayed from it",
+      },
+    ]);
+    // The next start finds the new segment's snapshot: said once.
+    leaveLockAsCrashed(path);
+    const again: SegmentProblem[] = [];
+    open(path, { problems: again });
+    expect(again).toEqual([]);
+  });
+
+  it("an empty segment after an older one (a start cut short before its snapshot reached the disk) is no problem: the older one holds it all", async () => {
+    const path = dir();
+    await segmentOfFiveRecords(path);
+    writeFileSync(join(path, segmentName(2)), "");
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([0, 1, 2, 3, 4].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(problems).toEqual([]);
+  });
+
   it("a last record whose end is zeros (its first page reached the disk, the rest of the file only grew) is a torn tail", async () => {
     const path = dir();
     const file = await segmentOfFiveRecords(path);

@@ -59,6 +59,11 @@ function holderRuns(path: string, content: string): { runs: boolean; pid: number
 
 export interface DirLock {
   release(): void;
+  /**
+   * Takes the lock again when its file no longer holds this lock (the state directory was removed or moved
+   * while the gateway ran); throws `StateDirBusyError` when another gateway took the directory meanwhile.
+   */
+  retake(): void;
 }
 
 /**
@@ -71,17 +76,23 @@ export function lockStateDir(dir: string): DirLock {
   const path = join(dir, LOCK_FILE);
   const token = randomUUID();
   const mine = `${process.pid} ${startTimeOf(process.pid) ?? "-"} ${token}\n`;
+  takeLock(dir, path, mine);
+  heldHere.set(path, token);
+  return {
+    release() {
+      // A lock taken over after this one was left for dead is not this one's to remove.
+      if (heldHere.get(path) === token) heldHere.delete(path);
+      releaseLock(path, mine);
+    },
+    retake() {
+      if (readLock(path) !== mine) takeLock(dir, path, mine);
+    },
+  };
+}
+
+function takeLock(dir: string, path: string, mine: string): void {
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (createLockFile(path, mine)) {
-      heldHere.set(path, token);
-      return {
-        release() {
-          // A lock taken over after this one was left for dead is not this one's to remove.
-          if (heldHere.get(path) === token) heldHere.delete(path);
-          releaseLock(path, mine);
-        },
-      };
-    }
+    if (createLockFile(path, mine)) return;
     const seen = readLock(path);
     if (seen === undefined) continue; // released meanwhile
     const holder = holderRuns(path, seen);

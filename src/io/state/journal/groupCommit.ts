@@ -59,6 +59,8 @@ export interface GroupCommitOptions {
    * were not written (a run's finish, a group's firing) are missing from the file.
    */
   readonly onRecovered?: () => void;
+  /** Called as each flush begins (once per batch, not per record): the journal looks whether its file moved. */
+  readonly beforeFlush?: () => void;
 }
 
 /**
@@ -84,6 +86,8 @@ export class GroupCommitWriter {
   private broken: unknown;
   /** A write or sync failed and none has succeeded since: further failures are not reported. */
   private failing = false;
+  /** Set by `hold`: batches made durable meanwhile are released when it settles (rejected if it rejects). */
+  private holding: Promise<void> | undefined;
 
   constructor(
     private fd: number,
@@ -110,7 +114,16 @@ export class GroupCommitWriter {
   durable(): Promise<void> | undefined {
     if (this.open.records.count > 0) return promiseOf(this.open);
     const last = this.writing ?? this.inFlight.at(-1);
-    return last === undefined ? undefined : promiseOf(last);
+    return last === undefined ? this.holding : promiseOf(last);
+  }
+
+  /**
+   * From now on, a batch whose sync ends is released only once `until` settles, and rejected with its error
+   * if it rejects: the file synced may not be where a restart reads (its path was removed), and `until` is
+   * the journal making those records durable elsewhere. `undefined` releases batches at their sync again.
+   */
+  hold(until: Promise<void> | undefined): void {
+    this.holding = until;
   }
 
   /** Bytes written to the current file through this writer (plus what `useFile` said it held). */
@@ -191,6 +204,7 @@ export class GroupCommitWriter {
   }
 
   private async flush(): Promise<void> {
+    this.options.beforeFlush?.();
     const batch = this.open;
     this.writing = batch;
     this.open = newBatch();
@@ -239,8 +253,14 @@ export class GroupCommitWriter {
     this.failing = false;
     const upTo = this.inFlight.indexOf(batch);
     if (upTo >= 0) {
+      const held = this.holding;
       for (const done of this.inFlight.splice(0, upTo + 1)) {
-        done.resolve?.();
+        if (held === undefined) done.resolve?.();
+        else
+          held.then(
+            () => done.resolve?.(),
+            (err: unknown) => done.reject?.(err),
+          );
         this.options.onFlushed?.(done.data as Buffer);
       }
     }

@@ -1,11 +1,13 @@
 import { close as closeFd } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { pathMovedFrom } from "../../batchedWriter.js";
 import { type DirLock, lockStateDir } from "./dirLock.js";
 import { type JournalFs, nodeJournalFs } from "./fsFacade.js";
 import { GroupCommitWriter } from "./groupCommit.js";
 import { RecordBuffer } from "./records.js";
 import {
+  JournalNotRecreated,
   PreviousSegmentLeft,
   RestateFailed,
   RotationFailed,
@@ -16,6 +18,7 @@ import {
 } from "./rotation.js";
 import {
   ensureJournalDir,
+  listSegments,
   readJournal,
   removeTempSegments,
   type SegmentProblem,
@@ -28,18 +31,24 @@ import {
 /** A segment is rotated past this size (or twice its own snapshot, when that is larger). */
 export const DEFAULT_MAX_SEGMENT_BYTES = 64 * 1024 * 1024;
 
+/** How often a flush looks whether the current segment's path still names its file (a stat, at most once a second). */
+export const SEGMENT_CHECK_MS = 1000;
+
 export interface JournalOptions {
   readonly dir: string;
   readonly fs?: JournalFs;
   readonly maxSegmentBytes?: number;
   /** A segment that could not be read whole (torn or corrupt tail, incomplete snapshot): logged, skipped. */
   readonly onProblem?: (problem: SegmentProblem) => void;
+  /** The clock of the once-a-second look at the segment's path (default `Date.now`). */
+  readonly now?: () => number;
   /** Whether a record read back can be replayed (default: every one); see `readJournal`. */
   readonly understood?: (record: unknown) => boolean;
   /**
    * A failed write or sync (the waiting appends are rejected; once per outage: not again until a sync
    * succeeds, as every later append fails too on a full disk); a `RotationFailed` or `PreviousSegmentLeft`
-   * (nothing is); a `RotationLeftSegment` (from then on every append is rejected).
+   * (nothing is); a `RotationLeftSegment` (from then on every append is rejected); a `JournalNotRecreated`
+   * (the requests waiting are answered 503, and later ones until the next try, a second later, succeeds).
    */
   readonly onError?: (err: unknown) => void;
 }
@@ -59,6 +68,25 @@ function encodeSnapshot(records: Iterable<unknown>): Buffer {
   return out.data();
 }
 
+/** A segment's path no longer names its file: the requests waiting meanwhile are held until it is settled. */
+interface Relocation {
+  readonly held: Promise<void>;
+  readonly release: () => void;
+  readonly refuse: (err: unknown) => void;
+}
+
+function newRelocation(): Relocation {
+  let release: () => void = () => {};
+  let refuse: (err: unknown) => void = () => {};
+  const held = new Promise<void>((resolve, reject) => {
+    release = resolve;
+    refuse = reject;
+  });
+  // Rejected with nobody holding a batch on it: no unhandled rejection.
+  held.catch(() => {});
+  return { held, release, refuse };
+}
+
 const closeRawFd = (fd: number) =>
   new Promise<void>((resolve) => {
     closeFd(fd, () => resolve());
@@ -73,6 +101,8 @@ const closeRawFd = (fd: number) =>
 export class Journal {
   private readonly writer: GroupCommitWriter;
   private segment: number;
+  /** The current segment's file descriptor. */
+  private fd: number;
   private closeCurrent: () => Promise<void>;
   private snapshotBytes: number;
   private readonly lock: DirLock;
@@ -89,6 +119,13 @@ export class Journal {
   private restated = 0;
   private restateAtBytes = 0;
   private closing = false;
+  private readonly now: () => number;
+  /** When a flush last looked whether the segment's path still names its file (`SEGMENT_CHECK_MS`). */
+  private checkedAt: number;
+  /** The segment's path lost its file: a rotation into the recreated directory is due or under way. */
+  private relocation: Relocation | undefined;
+  /** The last relocation failed: the writer rejects what it makes durable until one succeeds. */
+  private lost = false;
   readonly opened: JournalOpened;
 
   constructor(
@@ -99,6 +136,8 @@ export class Journal {
     ensureJournalDir(options.dir);
     this.lock = lockStateDir(options.dir);
     this.fs = options.fs ?? nodeJournalFs;
+    this.now = options.now ?? Date.now;
+    this.checkedAt = this.now();
     try {
       removeTempSegments(options.dir);
       const read = readJournal(
@@ -111,12 +150,14 @@ export class Journal {
       this.segment = (read.segments.at(-1) ?? 0) + 1;
       const first = encodeSnapshot(snapshot());
       const fd = startSegmentSync(options.dir, this.segment, first, read.segments, read.keep);
+      this.fd = fd;
       this.closeCurrent = () => closeRawFd(fd);
       this.snapshotBytes = first.length;
       this.writer = new GroupCommitWriter(fd, {
         fs: this.fs,
         onFlushed: (data) => this.flushed(data),
         onRecovered: () => this.restate(),
+        beforeFlush: () => this.look(),
         ...(options.onError === undefined ? {} : { onError: options.onError }),
       });
       this.writer.useFile(fd, first.length);
@@ -137,7 +178,7 @@ export class Journal {
 
   /** Whether appends are being made durable (see `GroupCommitWriter.accepting`). */
   accepting(): boolean {
-    return this.writer.accepting();
+    return this.writer.accepting() && !this.lost;
   }
 
   /** The current segment's number and size (tests, bench). */
@@ -153,6 +194,9 @@ export class Journal {
   async close(): Promise<void> {
     this.closing = true;
     await this.rotating;
+    // Due but not begun: the requests it held are answered 503 (their records are not where a start reads).
+    this.relocation?.refuse(new Error("the gateway stopped before the journal was recreated"));
+    this.relocation = undefined;
     await this.writer.close();
     await this.closeCurrent();
     this.lock.release();
@@ -171,6 +215,30 @@ export class Journal {
       (bytes > limit && bytes >= this.retryAtBytes)
     )
       this.startRotation(limit);
+  }
+
+  /**
+   * At most once a second (as a batch is about to be written): whether the current segment's path still
+   * names the file written. Removed (`rm -rf state/`) or moved away, what is synced there is not where a
+   * start reads: the batches are held from now on, the directory is recreated and a new segment restates
+   * what is live (every record accepted meanwhile is in it), then they are released.
+   */
+  private look(): void {
+    const now = this.now();
+    if (now - this.checkedAt < SEGMENT_CHECK_MS) return;
+    this.checkedAt = now;
+    if (this.relocation !== undefined || this.closing) return;
+    const file = join(this.options.dir, segmentName(this.segment));
+    if (!pathMovedFrom(file, this.fd)) return;
+    const relocation = newRelocation();
+    this.relocation = relocation;
+    this.writer.hold(relocation.held);
+    this.options.onProblem?.({
+      file,
+      problem: `no longer names the file the gateway writes (removed or moved away while the gateway ran, alone or with the state directory); what is live (unfinished runs, pending groups, delivery ids) is written to a new segment in ${this.options.dir}, and the requests waiting are answered once it is durable — stop the gateway before touching its state directory`,
+    });
+    // One under way writes where the segment was: this one starts when it ends.
+    if (this.rotating === undefined) this.startRotation(this.limit());
   }
 
   private limit(): number {
@@ -193,14 +261,27 @@ export class Journal {
     // Begun after the outages so far ended, it restates what they lost.
     const outages = this.outages;
     const restating = this.restated < outages;
-    const rotation = new SegmentRotation(this.options.dir, this.segment + 1, this.snapshot(), this.fs);
-    this.rotation = rotation;
-    this.rotating = this.rotate(rotation)
+    const relocation = this.relocation;
+    this.rotating = this.rotateInto(relocation)
       .then(() => {
         this.retryAtBytes = 0;
         this.restated = outages;
+        if (relocation !== undefined) {
+          this.lost = false;
+          this.relocation = undefined;
+          this.writer.hold(undefined);
+          relocation.release();
+        }
       })
       .catch((err: unknown) => {
+        if (relocation !== undefined) {
+          // The batches held are answered 503, and later ones until a relocation succeeds (tried at the next look).
+          this.lost = true;
+          this.relocation = undefined;
+          relocation.refuse(err);
+          this.options.onError?.(new JournalNotRecreated(err, this.options.dir));
+          return;
+        }
         if (restating) this.restateAtBytes = this.writer.fileBytes() + this.snapshotBytes;
         else this.retryAtBytes = this.writer.fileBytes() + limit / 4;
         if (!(err instanceof RotationStopped))
@@ -209,10 +290,30 @@ export class Journal {
       .finally(() => {
         this.rotation = undefined;
         this.rotating = undefined;
+        if (this.closing) return;
+        // The segment's path lost its file while it ran: the relocation starts now.
+        if (this.relocation !== undefined) this.startRotation(this.limit());
         // An outage that ended while it ran: restated now (after a failed restatement, once there is room).
-        if (this.restated < this.outages && !this.closing && this.writer.fileBytes() >= this.restateAtBytes)
+        else if (this.restated < this.outages && this.writer.fileBytes() >= this.restateAtBytes)
           this.startRotation(this.limit());
       });
+  }
+
+  /**
+   * A rotation; for a relocation, into the state directory made again (and locked again) first, numbered
+   * past any segment found there. `this.rotation` is set before the first await: the batches flushed from
+   * then on are copied behind its snapshot.
+   */
+  private async rotateInto(relocation: Relocation | undefined): Promise<void> {
+    let n = this.segment + 1;
+    if (relocation !== undefined) {
+      ensureJournalDir(this.options.dir);
+      this.lock.retake();
+      n = Math.max(this.segment, ...listSegments(this.options.dir)) + 1;
+    }
+    const rotation = new SegmentRotation(this.options.dir, n, this.snapshot(), this.fs);
+    this.rotation = rotation;
+    await this.rotate(rotation);
   }
 
   private async rotate(rotation: SegmentRotation): Promise<void> {
@@ -239,6 +340,7 @@ export class Journal {
         throw err;
       }
       this.writer.useFile(built.fd, built.bytes);
+      this.fd = built.fd;
       this.snapshotBytes = built.snapshotBytes;
       this.segment = rotation.n;
       closeOld = this.closeCurrent;

@@ -87,6 +87,20 @@ export class RotationLeftSegment extends Error {
   }
 }
 
+/**
+ * The current segment's path lost its file (the state directory removed or moved while the gateway ran)
+ * and the directory and a new segment restating what is live could not be made: the requests waiting are
+ * answered 503, and later ones until a try (at most once a second) succeeds.
+ */
+export class JournalNotRecreated extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly dir: string,
+  ) {
+    super(`the journal in ${dir} could not be recreated (${reason(cause)})`);
+  }
+}
+
 /** The previous segment could not be removed after a rotation: it is superseded, removed at the next start. */
 export class PreviousSegmentLeft extends Error {
   constructor(
@@ -185,14 +199,18 @@ export class SegmentRotation {
   /**
    * After a failure or a stop: the file goes, under either name (a commit may fail after its rename: a
    * segment left behind would supersede the current one, which keeps taking the appends), and the
-   * directory is synced so that the removal outlives a crash. Run before the writer takes appends again.
+   * directory is synced so that the removal outlives a crash (a directory removed meanwhile took the file with
+   * it). Run before the writer takes appends again.
    */
   async discard(close: (fd: number) => Promise<void>): Promise<void> {
     this.tail.take();
     if (this.fd !== undefined) await close(this.fd);
     await rm(this.tempPath, { force: true });
     await rm(this.segmentPath, { force: true });
-    await this.fs.syncDir(this.dir);
+    await this.fs.syncDir(this.dir).catch((err: unknown) => {
+      // The directory itself is gone (removed while the gateway ran): so is the file, under either name.
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    });
   }
 
   private async copyTail(): Promise<void> {

@@ -125,6 +125,14 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
       throw new Error(`${file} cannot be read (${(err as Error).message})`);
     }
     bytes += data.length;
+    if (data.length === 0 && index === 0)
+      // Every segment starts with a snapshot, made durable before the older ones are removed: empty with none
+      // before it, it lost what it held, unless the first start here was cut short before its snapshot was synced.
+      problems.push({
+        file,
+        problem:
+          "is empty (0 bytes), though every segment starts with a snapshot: what it held is lost (the file was truncated, or the file system lost its data), unless the very first start in this directory was cut short before its snapshot reached the disk; nothing was replayed from it",
+      });
     const decoded = decodeRecords(data);
     const list = decoded.records.filter(
       (record) => isMark(record, SNAPSHOT_BEGIN.t) || isMark(record, SNAPSHOT_END.t) || understood(record),
