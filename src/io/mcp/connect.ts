@@ -17,7 +17,7 @@ import {
 import { openFilesProblem } from "../openFiles.js";
 import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
-import { unsupportedVersionHint } from "./eras.js";
+import { unsupportedVersionHint, withBlankVersionNamed } from "./eras.js";
 import { preflight } from "./preflight.js";
 import {
   emptyVariablesNote,
@@ -438,6 +438,7 @@ function scoped(
       endpointOriginHint(name, text) ||
       (err instanceof SyntaxError ? " — check that the url is the server's MCP endpoint" : "");
   }
+  text = withBlankVersionNamed(text);
   text += unsupportedVersionHint(text);
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
 }
