@@ -262,14 +262,15 @@ async function listAndRegister(
   signal?: AbortSignal,
 ): Promise<void> {
   const { logger } = deps;
-  const { tools, incomplete } =
-    session.capabilities.tools === undefined && session.era === "legacy"
-      ? { tools: [] }
-      : await session.listTools(rt.entry.connect_timeout * 1000);
+  const noTools = session.capabilities.tools === undefined && session.era === "legacy";
+  const { tools, incomplete } = noTools
+    ? { tools: [] }
+    : await session.listTools(rt.entry.connect_timeout * 1000);
   if (signal?.aborted === true) throw new Error("connect was cancelled");
   const capabilities = {
     resources: session.capabilities.resources !== undefined,
     prompts: session.capabilities.prompts !== undefined,
+    ...(noTools ? { tools: false as const } : {}),
   };
   const policy = renderToolsPolicy(rt.entry, deps.scope());
   rt.toolset = buildToolset(rt.name, tools, capabilities, policy);

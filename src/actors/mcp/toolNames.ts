@@ -268,21 +268,39 @@ export interface Toolset {
 }
 
 /**
- * The true reason a listing registered nothing: no tools at all, or filters that left none; plus each
- * utility switch that is on without the capability behind it, or off beside a capability (rule 4).
+ * What a server offers, as a toolset is built from it: `tools: false` when its initialize answer declares
+ * no `tools` capability, so it was never asked for its tools (absent: it declares it, or a cache written
+ * before the key was).
+ */
+export interface OfferedCapabilities {
+  readonly resources: boolean;
+  readonly prompts: boolean;
+  readonly tools?: false;
+}
+
+/** Why a server without the `tools` capability has none registered: svc did not ask it, as MCP says. */
+export const NO_TOOLS_CAPABILITY =
+  "the server declares no tools capability in its initialize answer, so svc does not ask it for tools";
+
+/**
+ * The true reason a listing registered nothing: no tools capability, no tools at all, or filters that left
+ * none; plus each utility switch that is on without the capability behind it, or off beside a capability
+ * (rule 4).
  */
 export function emptyReason(
   listed: number,
-  capabilities: { resources: boolean; prompts: boolean },
+  capabilities: OfferedCapabilities,
   policy: McpServerEntry["tools"],
   invalid = 0,
 ): string {
   const reasons = [
-    listed === 0
-      ? "the server lists no tools"
-      : invalid > 0
-        ? `${invalid === 1 ? "the one tool" : `all ${invalid} tools`}${policy.include === undefined && policy.exclude === undefined ? " it lists" : " tools.include/exclude left"} ${invalid === 1 ? "has" : "have"} an unusable inputSchema (see the warnings)`
-        : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
+    capabilities.tools === false
+      ? NO_TOOLS_CAPABILITY
+      : listed === 0
+        ? "the server lists no tools"
+        : invalid > 0
+          ? `${invalid === 1 ? "the one tool" : `all ${invalid} tools`}${policy.include === undefined && policy.exclude === undefined ? " it lists" : " tools.include/exclude left"} ${invalid === 1 ? "has" : "have"} an unusable inputSchema (see the warnings)`
+          : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
   ];
   for (const key of ["resources", "prompts"] as const) {
     if (policy[key] && !capabilities[key])
@@ -303,7 +321,7 @@ export function emptyReason(
 export function buildToolset(
   server: string,
   tools: readonly Tool[],
-  capabilities: { resources: boolean; prompts: boolean },
+  capabilities: OfferedCapabilities,
   policy: McpServerEntry["tools"],
 ): Toolset {
   const out: RegisteredTool[] = [];
