@@ -263,9 +263,11 @@ async function listAndRegister(
 ): Promise<void> {
   const { logger } = deps;
   const noTools = session.capabilities.tools === undefined && session.era === "legacy";
-  const { tools, incomplete } = noTools
-    ? { tools: [] }
-    : await session.listTools(rt.entry.connect_timeout * 1000);
+  const {
+    tools,
+    incomplete,
+    skipped = [],
+  } = noTools ? { tools: [] } : await session.listTools(rt.entry.connect_timeout * 1000);
   if (signal?.aborted === true) throw new Error("connect was cancelled");
   const capabilities = {
     resources: session.capabilities.resources !== undefined,
@@ -273,11 +275,12 @@ async function listAndRegister(
     ...(noTools ? { tools: false as const } : {}),
   };
   const policy = renderToolsPolicy(rt.entry, deps.scope());
-  rt.toolset = buildToolset(rt.name, tools, capabilities, policy);
+  rt.toolset = buildToolset(rt.name, tools, capabilities, policy, skipped.length);
   rt.listed = new Set(tools.map((t) => t.name));
   const warnings = unmatchedFilters(tools, policy)
     .map((problem) => `mcp_servers.${rt.name}.${problem}`)
     .concat((rt.toolset.invalid ?? []).map((i) => i.report))
+    .concat(skipped.map((report) => `mcp_servers.${rt.name}: ${report}`))
     .concat(incomplete === undefined ? [] : [`mcp_servers.${rt.name}: ${incomplete}`]);
   try {
     writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);

@@ -292,15 +292,18 @@ export function emptyReason(
   capabilities: OfferedCapabilities,
   policy: McpServerEntry["tools"],
   invalid = 0,
+  skipped = 0,
 ): string {
   const reasons = [
     capabilities.tools === false
       ? NO_TOOLS_CAPABILITY
-      : listed === 0
-        ? "the server lists no tools"
-        : invalid > 0
-          ? `${invalid === 1 ? "the one tool" : `all ${invalid} tools`}${policy.include === undefined && policy.exclude === undefined ? " it lists" : " tools.include/exclude left"} ${invalid === 1 ? "has" : "have"} an unusable inputSchema (see the warnings)`
-          : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
+      : listed === 0 && skipped > 0
+        ? `the server lists ${skipped === 1 ? "one tool" : `${skipped} tools`} svc could not read (see the warnings)`
+        : listed === 0
+          ? "the server lists no tools"
+          : invalid > 0
+            ? `${invalid === 1 ? "the one tool" : `all ${invalid} tools`}${policy.include === undefined && policy.exclude === undefined ? " it lists" : " tools.include/exclude left"} ${invalid === 1 ? "has" : "have"} an unusable inputSchema (see the warnings)`
+            : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
   ];
   for (const key of ["resources", "prompts"] as const) {
     if (policy[key] && !capabilities[key])
@@ -323,6 +326,8 @@ export function buildToolset(
   tools: readonly Tool[],
   capabilities: OfferedCapabilities,
   policy: McpServerEntry["tools"],
+  /** Entries of the listing skipped before it (`tools/list entry … is skipped`), for the empty reason. */
+  skipped = 0,
 ): Toolset {
   const out: RegisteredTool[] = [];
   const collisions: string[] = [];
@@ -400,7 +405,7 @@ export function buildToolset(
         tools: out,
         collisions,
         ...reported,
-        empty: emptyReason(tools.length, capabilities, policy, invalid.length),
+        empty: emptyReason(tools.length, capabilities, policy, invalid.length, skipped),
       };
 }
 

@@ -55,32 +55,71 @@ import {
 /** A list's `nextCursor`: hand-written servers end the list with `null` or "" as well as by leaving it out. */
 export const LooseCursorSchema = z.string().nullish();
 
+/**
+ * One `tools/list` entry. Each is read on its own (`listedTools`): one a server writes wrong (no name, a
+ * name that is not text or is empty, annotations that are not an object) is skipped and named, rather
+ * than failing the listing and with it every other tool of the server.
+ */
+const LooseToolSchema = z.looseObject({
+  // "" would register as `mcp__<server>__`, a name that says nothing of the tool.
+  name: z.string().min(1),
+  // Any value: a tool whose schema is not an object is left out on its own (toolNames.ts), not the list.
+  // None (a hand-written server's tool without arguments) is an object of no properties; `.optional()`:
+  // zod takes a key of a transform's pipe as required, so a tool without the key failed the whole list.
+  inputSchema: z
+    .unknown()
+    .optional()
+    .transform((schema) => schema ?? { type: "object" }),
+  // `null` (a hand-written server writing None or nil) is none, as for inputSchema: not a failed list.
+  annotations: z
+    .looseObject({})
+    .nullish()
+    .transform((annotations) => annotations ?? undefined),
+  // Text or none: a `null` or a number would reach the model API, `svc mcp tools` and a command
+  // agent's MCP client, which take a string.
+  description: z
+    .unknown()
+    .optional()
+    .transform((text) => (typeof text === "string" ? text : undefined)),
+});
+
 const LooseToolListSchema = z.looseObject({
-  tools: z.array(
-    z.looseObject({
-      name: z.string(),
-      // Any value: a tool whose schema is not an object is left out on its own (toolNames.ts), not the list.
-      // None (a hand-written server's tool without arguments) is an object of no properties; `.optional()`:
-      // zod takes a key of a transform's pipe as required, so a tool without the key failed the whole list.
-      inputSchema: z
-        .unknown()
-        .optional()
-        .transform((schema) => schema ?? { type: "object" }),
-      // `null` (a hand-written server writing None or nil) is none, as for inputSchema: not a failed list.
-      annotations: z
-        .looseObject({})
-        .nullish()
-        .transform((annotations) => annotations ?? undefined),
-      // Text or none: a `null` or a number would reach the model API, `svc mcp tools` and a command
-      // agent's MCP client, which take a string.
-      description: z
-        .unknown()
-        .optional()
-        .transform((text) => (typeof text === "string" ? text : undefined)),
-    }),
-  ),
+  // `null`: a Go server's nil slice (mcp-go with no tools yet) is an empty list, not a malformed answer.
+  tools: z
+    .array(z.unknown())
+    .nullable()
+    .transform((tools) => tools ?? []),
   nextCursor: LooseCursorSchema,
 });
+
+/** The tools of one page that parse, and a report naming each entry that does not (by its place). */
+function listedTools(entries: readonly unknown[], page: number): { tools: Tool[]; skipped: string[] } {
+  const tools: Tool[] = [];
+  const skipped: string[] = [];
+  entries.forEach((entry, index) => {
+    const parsed = LooseToolSchema.safeParse(entry);
+    if (parsed.success) {
+      tools.push(parsed.data as Tool);
+      return;
+    }
+    const name = (entry as { name?: unknown } | null)?.name;
+    const problem =
+      entry === null || typeof entry !== "object" || Array.isArray(entry)
+        ? `it is ${entry === null ? "null" : Array.isArray(entry) ? "a list" : `a ${typeof entry}`}, not a tool`
+        : name === undefined || name === null
+          ? "it has no name"
+          : typeof name !== "string"
+            ? `its name is ${JSON.stringify(name)}, not text`
+            : name === ""
+              ? "its name is empty"
+              : `"${name}": ${summarizeZodError(parsed.error) ?? "it does not have a tool's shape"}`;
+    const place = `tools[${index}]${page === 1 ? "" : ` of page ${page}`}`;
+    skipped.push(
+      `tools/list entry ${place} is skipped: ${problem} (the rest of the list is registered as usual)`,
+    );
+  });
+  return { tools, skipped };
+}
 
 /** A value with each key sent as `null` left out, at any depth: MCP has no field whose value may be null. */
 export function nullsLeftOut(value: unknown): unknown {
@@ -225,8 +264,9 @@ export class McpSession {
    * Every page of `tools/list`. `incomplete` says why the list may lack tools: the server answered a cursor
    * it had already sent (a loop), or it still had a next page after MAX_LIST_PAGES.
    */
-  async listTools(timeoutMs: number): Promise<{ tools: Tool[]; incomplete?: string }> {
+  async listTools(timeoutMs: number): Promise<{ tools: Tool[]; incomplete?: string; skipped: string[] }> {
     const tools: Tool[] = [];
+    const skipped: string[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let n = 1; n <= MAX_LIST_PAGES; n++) {
@@ -248,19 +288,23 @@ export class McpSession {
             cursor === undefined ? "" : ` at page ${n} (cursor ${JSON.stringify(cursor.slice(0, 40))})`;
           throw new ComposedError(`tools/list failed${page}: ${describeTransportError(err)}`, { cause: err });
         });
-      tools.push(...(page.tools as Tool[]));
+      const listed = listedTools(page.tools, n);
+      tools.push(...listed.tools);
+      skipped.push(...listed.skipped);
       const next = page.nextCursor;
       cursor = nextPage(next, seen);
       if (cursor === undefined && typeof next === "string" && next !== "") {
         return {
           tools,
+          skipped,
           incomplete: `tools/list stopped after ${n} page${n === 1 ? "" : "s"}: the server sent cursor ${JSON.stringify(next.slice(0, 40))} again (a loop in its paging), so any tools of later pages are not registered`,
         };
       }
-      if (cursor === undefined) return { tools };
+      if (cursor === undefined) return { tools, skipped };
     }
     return {
       tools,
+      skipped,
       incomplete: `tools/list stopped after ${MAX_LIST_PAGES} pages (svc's limit) with more to come, so the tools of later pages are not registered`,
     };
   }

@@ -1,0 +1,35 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { entry, text, useHubs } from "./harness.js";
+
+const ctx = useHubs();
+const SERVER = join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs");
+
+describe("a tools/list entry no tool can be registered from", () => {
+  it("is skipped and named by its place, and the server's other tools are registered", async () => {
+    const h = ctx.hub(ctx.home, {
+      odd: entry({ command: process.execPath, args: [SERVER, "--bad-entries"] }),
+    });
+    const status = await h.settled("odd");
+    expect(status).toMatchObject({ state: "connected", toolCount: 1 });
+    expect(h.tools().map((t) => t.name)).toEqual(["mcp__odd__fine"]);
+    const rest = "(the rest of the list is registered as usual)";
+    expect(status.warnings).toEqual([
+      `mcp_servers.odd: tools/list entry tools[1] is skipped: it has no name ${rest}`,
+      `mcp_servers.odd: tools/list entry tools[2] is skipped: its name is 7, not text ${rest}`,
+      // "" would register as mcp__odd__, which names no tool.
+      `mcp_servers.odd: tools/list entry tools[3] is skipped: its name is empty ${rest}`,
+      `mcp_servers.odd: tools/list entry tools[4] is skipped: it is a string, not a tool ${rest}`,
+      `mcp_servers.odd: tools/list entry tools[5] is skipped: "odd": annotations: expected object, received string ${rest}`,
+    ]);
+    expect(text(await h.call("odd", "fine", { q: "x" }))).toBe("ran fine");
+  });
+
+  it("tools: null (a Go server's nil slice) is an empty list, not a failed connect", async () => {
+    const h = ctx.hub(ctx.home, {
+      nil: entry({ command: process.execPath, args: [SERVER, "--null-tools"] }),
+    });
+    expect(await h.settled("nil")).toMatchObject({ state: "connected", toolCount: 0 });
+    expect(h.noToolsReason("nil")).toBe("the server lists no tools");
+  });
+});
