@@ -597,7 +597,27 @@ function leaveOutNullsOfInitialize(transport: Transport): void {
     if (answered || !("result" in message)) return;
     answered = true;
     dropNulls(message.result);
+    readableServerInfo(message.result);
   };
+}
+
+/**
+ * `serverInfo` is for display only, and svc reads none of it (the stateless era's `server/discover` does
+ * not need it either), but the SDK's schema requires it with a text `name` and `version`: a server that
+ * leaves it out, or its version (`{"name": "x"}`), or writes the version as a number (`1.0`) failed the
+ * whole connect for it. Such a serverInfo is read as one of empty (or stringified) fields instead.
+ */
+function readableServerInfo(result: unknown): void {
+  if (result === null || typeof result !== "object" || Array.isArray(result)) return;
+  const answer = result as Record<string, unknown>;
+  const given = answer.serverInfo;
+  const info =
+    given !== null && typeof given === "object" && !Array.isArray(given)
+      ? (given as Record<string, unknown>)
+      : {};
+  const text = (value: unknown) =>
+    typeof value === "string" ? value : value === undefined ? "" : (JSON.stringify(value) ?? "");
+  answer.serverInfo = { ...info, name: text(info.name), version: text(info.version) };
 }
 
 async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
