@@ -338,9 +338,9 @@ export function buildToolset(
     tool.kind === "utility" ? `the utility tool ${tool.original}` : `"${tool.original}"`;
   const add = (tool: RegisteredTool) => {
     const first = owner.get(tool.name);
-    // One tool listed twice (offset paging that repeats a page): not two tools colliding.
+    // One tool listed twice (twice in a page, or offset paging that repeats a page): not two tools colliding.
     if (first !== undefined && first.kind === tool.kind && first.original === tool.original) {
-      const twice = `${server}: the server lists "${tool.original}" more than once (its paging repeats it); its first listing is registered`;
+      const twice = `${server}: the server lists "${tool.original}" more than once; its first listing is registered`;
       if (!collisions.includes(twice)) collisions.push(twice);
       return;
     }
