@@ -25,6 +25,30 @@ describe("a tools/list entry no tool can be registered from", () => {
     expect(text(await h.call("odd", "fine", { q: "x" }))).toBe("ran fine");
   });
 
+  it("list_resources / list_prompts: an item without its uri or name is left out and named, not the list failed", async () => {
+    const h = ctx.hub(ctx.home, {
+      odd: entry({
+        command: process.execPath,
+        args: [SERVER, "--bad-entries"],
+        tools: { resources: true, prompts: true },
+      }),
+    });
+    await h.settled("odd");
+    const resources = (await h.call("odd", "list_resources", {})).content as Array<{ text: string }>;
+    expect(JSON.parse(resources[0]?.text ?? "")).toEqual({
+      resources: [{ uri: "note://one", name: "one" }],
+      resourceTemplates: [],
+    });
+    expect(resources[1]?.text).toBe(
+      "The server also listed an item without the key it is known by, left out: resources[1] (no uri)",
+    );
+    const prompts = (await h.call("odd", "list_prompts", {})).content as Array<{ text: string }>;
+    expect(JSON.parse(prompts[0]?.text ?? "")).toEqual({ prompts: [{ name: "first-prompt" }] });
+    expect(prompts[1]?.text).toBe(
+      "The server also listed an item without the key it is known by, left out: prompts[1] (no name)",
+    );
+  });
+
   it("tools: null (a Go server's nil slice) is an empty list, not a failed connect", async () => {
     const h = ctx.hub(ctx.home, {
       nil: entry({ command: process.execPath, args: [SERVER, "--null-tools"] }),
