@@ -205,6 +205,11 @@ export interface OpenSessionOptions {
   readonly handlers?: SessionHandlers;
   /** Called once when the connection closes without `close()` (process exit, stream end). */
   readonly onLost?: (reason: string) => void;
+  /**
+   * While the session opens: the server sent an answer whose id is none of svc's requests (the SDK drops
+   * it, and the request it meant waits until the connect times out), as its JSON text.
+   */
+  readonly onStrayAnswer?: (answer: string) => void;
   readonly signal?: AbortSignal;
 }
 
@@ -531,6 +536,19 @@ function newClient(handlers: SessionHandlers): Client {
   return client;
 }
 
+/** The SDK's report of an answer it dropped: its id is none of the requests it waits on. */
+const UNKNOWN_ID = "Received a response for an unknown message ID: ";
+
+/** Reports each answer of an unknown id while the session opens (`watchLoss` replaces this once it is open). */
+function watchStrayAnswers(client: Client, options: OpenSessionOptions): void {
+  const report = options.onStrayAnswer;
+  if (report === undefined) return;
+  client.onerror = (err) => {
+    const text = err instanceof Error ? err.message : String(err);
+    if (text.startsWith(UNKNOWN_ID)) report(text.slice(UNKNOWN_ID.length));
+  };
+}
+
 /** The SDK's report of one failed attempt to reopen a Streamable HTTP event stream. */
 const REOPEN_FAILED = "Failed to reconnect SSE stream: ";
 
@@ -625,6 +643,7 @@ async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
   if (options.signal?.aborted === true) throw new Error(CANCELLED);
   const handlers = options.handlers ?? {};
   const client = newClient(handlers);
+  watchStrayAnswers(client, options);
   const transport = options.makeTransport();
   leaveOutNullsOfInitialize(transport);
   const abort = () => void transport.close().catch(() => undefined);
@@ -711,6 +730,7 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
   if (options.signal?.aborted === true) throw new Error(CANCELLED);
   const handlers = options.handlers ?? {};
   const client = newClient(handlers);
+  watchStrayAnswers(client, options);
   stampRequests(client, clientCapabilities(handlers));
   const transport = options.makeTransport();
   const abort = () => void transport.close().catch(() => undefined);

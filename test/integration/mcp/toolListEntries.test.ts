@@ -1,5 +1,7 @@
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { SimulatedClock } from "xstate";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { entry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
@@ -55,5 +57,25 @@ describe("a tools/list entry no tool can be registered from", () => {
     });
     expect(await h.settled("nil")).toMatchObject({ state: "connected", toolCount: 0 });
     expect(h.noToolsReason("nil")).toBe("the server lists no tools");
+  });
+});
+
+describe("an initialize answer under an id svc never sent", () => {
+  it("the connect timeout quotes it, rather than saying only that no answer came", async () => {
+    const clock = new SimulatedClock();
+    const log = captureLogger();
+    const h = ctx.hub(
+      ctx.home,
+      { stray: entry({ command: process.execPath, args: [SERVER, "--wrong-id"], connect_timeout: 60 }) },
+      { clock, logger: log.logger },
+    );
+    await vi.waitFor(() => expect(log.messages().join("\n")).toContain("answered initialize"), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.increment(60_000);
+    expect(h.status()[0]?.lastError).toMatch(
+      /^connect timed out after 60 s \(connect_timeout\) — the server answered with an id svc never sent, so its answer matched no request: \{"jsonrpc":"2\.0","id":100,"result":\{"protocolVersion":.*\} \(each answer must carry the id of the request it answers\)$/,
+    );
   });
 });
