@@ -207,7 +207,8 @@ export async function connectRuntime(
       if (rt.stdoutSoFar === stdout) rt.awaitingEndpoint = awaiting;
     },
     onStrayAnswer: (answer) => {
-      if (rt.stdoutSoFar !== stdout || rt.strayAnswer !== undefined) return;
+      // Quoted by this connect's timeout only: once connected, a late answer to a request given up is one too.
+      if (rt.stdoutSoFar !== stdout || rt.strayAnswer !== undefined || current !== undefined) return;
       rt.strayAnswer = scrub(
         answer.length > STRAY_ANSWER_CHARS ? `${answer.slice(0, STRAY_ANSWER_CHARS)}…` : answer,
         rt.secrets,

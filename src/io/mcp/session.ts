@@ -206,8 +206,8 @@ export interface OpenSessionOptions {
   /** Called once when the connection closes without `close()` (process exit, stream end). */
   readonly onLost?: (reason: string) => void;
   /**
-   * While the session opens: the server sent an answer whose id is none of svc's requests (the SDK drops
-   * it, and the request it meant waits until the connect times out), as its JSON text.
+   * The server sent an answer whose id is none of svc's pending requests (the SDK drops it, and the
+   * request it meant waits until it times out), as its JSON text.
    */
   readonly onStrayAnswer?: (answer: string) => void;
   readonly signal?: AbortSignal;
@@ -539,7 +539,7 @@ function newClient(handlers: SessionHandlers): Client {
 /** The SDK's report of an answer it dropped: its id is none of the requests it waits on. */
 const UNKNOWN_ID = "Received a response for an unknown message ID: ";
 
-/** Reports each answer of an unknown id while the session opens (`watchLoss` replaces this once it is open). */
+/** Reports each answer of an unknown id while the session opens (`watchLoss` goes on once it is open). */
 function watchStrayAnswers(client: Client, options: OpenSessionOptions): void {
   const report = options.onStrayAnswer;
   if (report === undefined) return;
@@ -573,7 +573,9 @@ function watchLoss(session: McpSession, options: OpenSessionOptions): void {
   session.client.onerror = (err) => {
     if (err instanceof SseError) lost(`the SSE stream closed (${sseDropCause(err)})`);
     const text = err instanceof Error ? err.message : String(err);
-    if (text.startsWith(REOPEN_FAILED)) reopenFailure = text.slice(REOPEN_FAILED.length);
+    // Its tools are listed after this (still within the connect): an answer to that listing too.
+    if (text.startsWith(UNKNOWN_ID)) options.onStrayAnswer?.(text.slice(UNKNOWN_ID.length));
+    else if (text.startsWith(REOPEN_FAILED)) reopenFailure = text.slice(REOPEN_FAILED.length);
     else if (/^Maximum reconnection attempts \(\d+\) exceeded/.test(text)) {
       lost(
         `the server's event stream dropped and could not be reopened${reopenFailure === undefined ? "" : ` (${reopenFailure})`}`,

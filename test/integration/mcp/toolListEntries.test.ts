@@ -79,3 +79,25 @@ describe("an initialize answer under an id svc never sent", () => {
     );
   });
 });
+
+describe("a tools/list answer at connect under an id svc never sent", () => {
+  it("the connect timeout quotes it too", async () => {
+    const clock = new SimulatedClock();
+    const log = captureLogger();
+    const h = ctx.hub(
+      ctx.home,
+      {
+        stray: entry({ command: process.execPath, args: [SERVER, "--wrong-list-id"], connect_timeout: 60 }),
+      },
+      { clock, logger: log.logger },
+    );
+    await vi.waitFor(() => expect(log.messages().join("\n")).toContain("answered tools/list"), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.increment(60_000);
+    expect(h.status()[0]?.lastError).toBe(
+      'connect timed out after 60 s (connect_timeout) — the server answered with an id svc never sent, so its answer matched no request: {"jsonrpc":"2.0","id":101,"result":{"tools":[]}} (each answer must carry the id of the request it answers)',
+    );
+  });
+});
