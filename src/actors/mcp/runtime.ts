@@ -278,12 +278,13 @@ async function listAndRegister(
     tools,
     incomplete,
     skipped = [],
+    unanswered,
   } = noTools ? { tools: [] } : await session.listTools(rt.entry.connect_timeout * 1000);
   if (signal?.aborted === true) throw new Error("connect was cancelled");
   const capabilities = {
     resources: session.capabilities.resources !== undefined,
     prompts: session.capabilities.prompts !== undefined,
-    ...(noTools ? { tools: false as const } : {}),
+    ...(noTools ? { tools: false as const } : unanswered ? { tools: "unanswered" as const } : {}),
   };
   const policy = renderToolsPolicy(rt.entry, deps.scope());
   rt.toolset = buildToolset(rt.name, tools, capabilities, policy, skipped.length);

@@ -269,13 +269,13 @@ export interface Toolset {
 
 /**
  * What a server offers, as a toolset is built from it: `tools: false` when its initialize answer declares
- * no `tools` capability, so it was never asked for its tools (absent: it declares it, or a cache written
- * before the key was).
+ * no `tools` capability, so it was never asked for its tools; `"unanswered"` when it declares it but answers
+ * tools/list with -32601 Method not found (absent: it lists them, or a cache written before the key was).
  */
 export interface OfferedCapabilities {
   readonly resources: boolean;
   readonly prompts: boolean;
-  readonly tools?: false;
+  readonly tools?: false | "unanswered";
 }
 
 /** Why a server without the `tools` capability has none registered: svc did not ask it, as MCP says. */
@@ -297,13 +297,15 @@ export function emptyReason(
   const reasons = [
     capabilities.tools === false
       ? NO_TOOLS_CAPABILITY
-      : listed === 0 && skipped > 0
-        ? `the server lists ${skipped === 1 ? "one tool" : `${skipped} tools`} svc could not read (see the warnings)`
-        : listed === 0
-          ? "the server lists no tools"
-          : invalid > 0
-            ? `${invalid === 1 ? "the one tool" : `all ${invalid} tools`}${policy.include === undefined && policy.exclude === undefined ? " it lists" : " tools.include/exclude left"} ${invalid === 1 ? "has" : "have"} an unusable inputSchema (see the warnings)`
-            : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
+      : capabilities.tools === "unanswered"
+        ? "the server declares the tools capability but has no tools/list (Method not found)"
+        : listed === 0 && skipped > 0
+          ? `the server lists ${skipped === 1 ? "one tool" : `${skipped} tools`} svc could not read (see the warnings)`
+          : listed === 0
+            ? "the server lists no tools"
+            : invalid > 0
+              ? `${invalid === 1 ? "the one tool" : `all ${invalid} tools`}${policy.include === undefined && policy.exclude === undefined ? " it lists" : " tools.include/exclude left"} ${invalid === 1 ? "has" : "have"} an unusable inputSchema (see the warnings)`
+              : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
   ];
   for (const key of ["resources", "prompts"] as const) {
     if (policy[key] && !capabilities[key])

@@ -12,8 +12,11 @@ export interface CachedSchemas {
   readonly fingerprint: string;
   readonly savedAt: string;
   readonly tools: Tool[];
-  /** `tools: false`: the server declares no tools capability (a cache of an older svc leaves it out). */
-  readonly capabilities: { resources: boolean; prompts: boolean; tools?: false };
+  /**
+   * `tools: false`: the server declares no tools capability; `"unanswered"`: it has no tools/list (a cache
+   * of an older svc leaves the key out).
+   */
+  readonly capabilities: { resources: boolean; prompts: boolean; tools?: false | "unanswered" };
 }
 
 function stable(value: unknown): unknown {

@@ -269,7 +269,9 @@ export class McpSession {
    * Every page of `tools/list`. `incomplete` says why the list may lack tools: the server answered a cursor
    * it had already sent (a loop), or it still had a next page after MAX_LIST_PAGES.
    */
-  async listTools(timeoutMs: number): Promise<{ tools: Tool[]; incomplete?: string; skipped: string[] }> {
+  async listTools(
+    timeoutMs: number,
+  ): Promise<{ tools: Tool[]; incomplete?: string; skipped: string[]; unanswered?: true }> {
     const tools: Tool[] = [];
     const skipped: string[] = [];
     const seen = new Set<string>();
@@ -285,6 +287,9 @@ export class McpSession {
           },
         )
         .catch((err: unknown) => {
+          // A server that declares tools but has no tools/list at all lists none: the connect goes on (its
+          // resources and prompts stay usable) rather than failing, and being retried, for ever.
+          if (n === 1 && err instanceof McpError && err.code === ErrorCode.MethodNotFound) return undefined;
           const malformed = describeMalformed(err, "the server's tools/list result");
           if (malformed !== undefined) throw new SvcError("mcp_connect", malformed);
           // The server's own error answer ("MCP error -32603: ...") names neither the request nor the page.
@@ -293,6 +298,14 @@ export class McpSession {
             cursor === undefined ? "" : ` at page ${n} (cursor ${JSON.stringify(cursor.slice(0, 40))})`;
           throw new ComposedError(`tools/list failed${page}: ${describeTransportError(err)}`, { cause: err });
         });
+      if (page === undefined) {
+        return {
+          tools,
+          skipped,
+          unanswered: true,
+          incomplete: `the server declares the tools capability but answers tools/list with -32601 (Method not found), so no tool of it is registered — fix the server, or have it declare no tools`,
+        };
+      }
       const listed = listedTools(page.tools, n);
       tools.push(...listed.tools);
       skipped.push(...listed.skipped);

@@ -51,6 +51,20 @@ describe("a tools/list entry no tool can be registered from", () => {
     );
   });
 
+  it("a server that declares tools but answers tools/list with Method not found connects with none, and says so", async () => {
+    const h = ctx.hub(ctx.home, {
+      bare: entry({ command: process.execPath, args: [SERVER, "--no-tools-list"] }),
+    });
+    const status = await h.settled("bare");
+    expect(status).toMatchObject({ state: "connected", toolCount: 0 });
+    expect(status.warnings).toEqual([
+      "mcp_servers.bare: the server declares the tools capability but answers tools/list with -32601 (Method not found), so no tool of it is registered — fix the server, or have it declare no tools",
+    ]);
+    expect(h.noToolsReason("bare")).toBe(
+      "the server declares the tools capability but has no tools/list (Method not found)",
+    );
+  });
+
   it("tools: null (a Go server's nil slice) is an empty list, not a failed connect", async () => {
     const h = ctx.hub(ctx.home, {
       nil: entry({ command: process.execPath, args: [SERVER, "--null-tools"] }),
