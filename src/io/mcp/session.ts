@@ -636,9 +636,10 @@ function leaveOutNullsOfInitialize(transport: Transport): void {
 
 /**
  * `serverInfo` is for display only, and svc reads none of it (the stateless era's `server/discover` does
- * not need it either), but the SDK's schema requires it with a text `name` and `version`: a server that
- * leaves it out, or its version (`{"name": "x"}`), or writes the version as a number (`1.0`) failed the
- * whole connect for it. Such a serverInfo is read as one of empty (or stringified) fields instead.
+ * not need it either), but the SDK's schema requires it with a text `name` and `version` and checks its
+ * other fields: a server that leaves it out, or its version (`{"name": "x"}`), writes the version as a
+ * number (`1.0`), or an icon's `sizes` as text (`"48x48"`, as drafts before 2025-11-25 had it) failed the
+ * whole connect for it. It is read as its name and version only, as text (empty when missing).
  */
 function readableServerInfo(result: unknown): void {
   if (result === null || typeof result !== "object" || Array.isArray(result)) return;
@@ -650,7 +651,7 @@ function readableServerInfo(result: unknown): void {
       : {};
   const text = (value: unknown) =>
     typeof value === "string" ? value : value === undefined ? "" : (JSON.stringify(value) ?? "");
-  answer.serverInfo = { ...info, name: text(info.name), version: text(info.version) };
+  answer.serverInfo = { name: text(info.name), version: text(info.version) };
 }
 
 async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {

@@ -326,7 +326,7 @@ describe("an initialize answer that writes the fields it leaves unset as null", 
   });
 });
 
-describe("an initialize answer without serverInfo, or without its version", () => {
+describe("an initialize answer without serverInfo, without its version, or with icons of an older draft", () => {
   it("connects: serverInfo is for display only (svc reads none of it), and the tools are registered", async () => {
     const args = (flag: string) => [
       join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
@@ -336,7 +336,9 @@ describe("an initialize answer without serverInfo, or without its version", () =
     const h = ctx.hub(ctx.home, {
       unversioned: entry({ command: process.execPath, args: args("--unversioned") }),
       anonymous: entry({ command: process.execPath, args: args("--no-server-info") }),
+      iconic: entry({ command: process.execPath, args: args("--text-icon-sizes") }),
     });
+    expect(await h.settled("iconic")).toMatchObject({ state: "connected", toolCount: 3 });
     expect(await h.settled("unversioned")).toMatchObject({ state: "connected", toolCount: 3 });
     expect(await h.settled("anonymous")).toMatchObject({ state: "connected", toolCount: 3 });
     expect(text(await h.call("anonymous", "bare", {}))).toBe("ran bare");
