@@ -52,8 +52,12 @@ import {
   summarizeZodError,
 } from "./transportErrors.js";
 
-/** A list's `nextCursor`: hand-written servers end the list with `null` or "" as well as by leaving it out. */
-export const LooseCursorSchema = z.string().nullish();
+/**
+ * A list's `nextCursor`: hand-written servers end the list with `null` or "" as well as by leaving it out,
+ * and some write a page number as a number (`2`), which is asked for as its text (`"2"`): MCP's cursor is
+ * an opaque string, so the server's answer to that page says whether it takes it.
+ */
+export const LooseCursorSchema = z.union([z.string(), z.number().transform(String)]).nullish();
 
 /**
  * One `tools/list` entry. Each is read on its own (`listedTools`): one a server writes wrong (no name, a

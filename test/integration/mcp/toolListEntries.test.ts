@@ -65,6 +65,14 @@ describe("a tools/list entry no tool can be registered from", () => {
     );
   });
 
+  it("a nextCursor written as a number (2) asks for the next page by its text, not the listing failed", async () => {
+    const h = ctx.hub(ctx.home, {
+      paged: entry({ command: process.execPath, args: [SERVER, "--number-cursor"] }),
+    });
+    expect(await h.settled("paged")).toMatchObject({ state: "connected", toolCount: 2 });
+    expect(h.tools().map((t) => t.name)).toEqual(["mcp__paged__first", "mcp__paged__second"]);
+  });
+
   it("tools: null (a Go server's nil slice) is an empty list, not a failed connect", async () => {
     const h = ctx.hub(ctx.home, {
       nil: entry({ command: process.execPath, args: [SERVER, "--null-tools"] }),
