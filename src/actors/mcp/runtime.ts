@@ -60,6 +60,8 @@ export interface Runtime {
   stdoutSoFar: string[];
   /** An SSE server's stream opened at the latest connect and its `endpoint` event is still awaited. */
   awaitingEndpoint?: boolean;
+  /** The first answer of an id svc never sent at the latest connect (cut, redacted): a timeout quotes it. */
+  strayAnswer?: string | undefined;
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
   /** `renderedFingerprint` of the entry as the last connect rendered it (none before the first connect). */
@@ -129,6 +131,7 @@ export async function connectRuntime(
   rt.stderrUnfinished = "";
   rt.stdoutSoFar = stdout;
   rt.awaitingEndpoint = false;
+  rt.strayAnswer = undefined;
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
   // listing in flight plus one after it, not one listing each, and the last listing is the newest.
@@ -203,6 +206,14 @@ export async function connectRuntime(
     onAwaitingEndpoint: (awaiting) => {
       if (rt.stdoutSoFar === stdout) rt.awaitingEndpoint = awaiting;
     },
+    onStrayAnswer: (answer) => {
+      // Quoted by this connect's timeout only: once connected, a late answer to a request given up is one too.
+      if (rt.stdoutSoFar !== stdout || rt.strayAnswer !== undefined || current !== undefined) return;
+      rt.strayAnswer = scrub(
+        answer.length > STRAY_ANSWER_CHARS ? `${answer.slice(0, STRAY_ANSWER_CHARS)}…` : answer,
+        rt.secrets,
+      );
+    },
     onSecrets: (secrets) => {
       rt.secrets = secrets;
     },
@@ -262,21 +273,26 @@ async function listAndRegister(
   signal?: AbortSignal,
 ): Promise<void> {
   const { logger } = deps;
-  const { tools, incomplete } =
-    session.capabilities.tools === undefined && session.era === "legacy"
-      ? { tools: [] }
-      : await session.listTools(rt.entry.connect_timeout * 1000);
+  const noTools = session.capabilities.tools === undefined && session.era === "legacy";
+  const {
+    tools,
+    incomplete,
+    skipped = [],
+    unanswered,
+  } = noTools ? { tools: [] } : await session.listTools(rt.entry.connect_timeout * 1000);
   if (signal?.aborted === true) throw new Error("connect was cancelled");
   const capabilities = {
     resources: session.capabilities.resources !== undefined,
     prompts: session.capabilities.prompts !== undefined,
+    ...(noTools ? { tools: false as const } : unanswered ? { tools: "unanswered" as const } : {}),
   };
   const policy = renderToolsPolicy(rt.entry, deps.scope());
-  rt.toolset = buildToolset(rt.name, tools, capabilities, policy);
+  rt.toolset = buildToolset(rt.name, tools, capabilities, policy, skipped.length);
   rt.listed = new Set(tools.map((t) => t.name));
   const warnings = unmatchedFilters(tools, policy)
     .map((problem) => `mcp_servers.${rt.name}.${problem}`)
     .concat((rt.toolset.invalid ?? []).map((i) => i.report))
+    .concat(skipped.map((report) => `mcp_servers.${rt.name}: ${report}`))
     .concat(incomplete === undefined ? [] : [`mcp_servers.${rt.name}: ${incomplete}`]);
   try {
     writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
@@ -370,8 +386,16 @@ export function serverScoped(server: string, reason: string): string {
  */
 export function withConnectSoFar(rt: Runtime, message: string): string {
   if (rt.awaitingEndpoint === true) return `${message} — ${NO_ENDPOINT_EVENT}`;
-  return withStderrSoFar(message, stderrSoFar(rt), rt.stdoutSoFar);
+  // The server did answer, under an id no request had: said first, since it is why nothing was answered.
+  const stray =
+    rt.strayAnswer === undefined
+      ? ""
+      : ` — the server answered with an id svc never sent, so its answer matched no request: ${rt.strayAnswer} (each answer must carry the id of the request it answers)`;
+  return withStderrSoFar(`${message}${stray}`, stderrSoFar(rt), rt.stdoutSoFar);
 }
+
+/** How much of an answer of an unknown id a connect timeout quotes. */
+const STRAY_ANSWER_CHARS = 200;
 
 export function stderrSoFar(rt: Pick<Runtime, "stderrSoFar" | "stderrUnfinished">): string[] {
   const unfinished = rt.stderrUnfinished?.trim() ?? "";

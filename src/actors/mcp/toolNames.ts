@@ -268,21 +268,44 @@ export interface Toolset {
 }
 
 /**
- * The true reason a listing registered nothing: no tools at all, or filters that left none; plus each
- * utility switch that is on without the capability behind it, or off beside a capability (rule 4).
+ * What a server offers, as a toolset is built from it: `tools: false` when its initialize answer declares
+ * no `tools` capability, so it was never asked for its tools; `"unanswered"` when it declares it but answers
+ * tools/list with -32601 Method not found (absent: it lists them, or a cache written before the key was).
+ */
+export interface OfferedCapabilities {
+  readonly resources: boolean;
+  readonly prompts: boolean;
+  readonly tools?: false | "unanswered";
+}
+
+/** Why a server without the `tools` capability has none registered: svc did not ask it, as MCP says. */
+export const NO_TOOLS_CAPABILITY =
+  "the server declares no tools capability in its initialize answer, so svc does not ask it for tools";
+
+/**
+ * The true reason a listing registered nothing: no tools capability, no tools at all, or filters that left
+ * none; plus each utility switch that is on without the capability behind it, or off beside a capability
+ * (rule 4).
  */
 export function emptyReason(
   listed: number,
-  capabilities: { resources: boolean; prompts: boolean },
+  capabilities: OfferedCapabilities,
   policy: McpServerEntry["tools"],
   invalid = 0,
+  skipped = 0,
 ): string {
   const reasons = [
-    listed === 0
-      ? "the server lists no tools"
-      : invalid > 0
-        ? `${invalid === 1 ? "the one tool" : `all ${invalid} tools`}${policy.include === undefined && policy.exclude === undefined ? " it lists" : " tools.include/exclude left"} ${invalid === 1 ? "has" : "have"} an unusable inputSchema (see the warnings)`
-        : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
+    capabilities.tools === false
+      ? NO_TOOLS_CAPABILITY
+      : capabilities.tools === "unanswered"
+        ? "the server declares the tools capability but has no tools/list (Method not found)"
+        : listed === 0 && skipped > 0
+          ? `the server lists ${skipped === 1 ? "one tool" : `${skipped} tools`} svc could not read (see the warnings)`
+          : listed === 0
+            ? "the server lists no tools"
+            : invalid > 0
+              ? `${invalid === 1 ? "the one tool" : `all ${invalid} tools`}${policy.include === undefined && policy.exclude === undefined ? " it lists" : " tools.include/exclude left"} ${invalid === 1 ? "has" : "have"} an unusable inputSchema (see the warnings)`
+              : `tools.include/exclude left none of its ${listed} tool${listed === 1 ? "" : "s"}`,
   ];
   for (const key of ["resources", "prompts"] as const) {
     if (policy[key] && !capabilities[key])
@@ -303,8 +326,10 @@ export function emptyReason(
 export function buildToolset(
   server: string,
   tools: readonly Tool[],
-  capabilities: { resources: boolean; prompts: boolean },
+  capabilities: OfferedCapabilities,
   policy: McpServerEntry["tools"],
+  /** Entries of the listing skipped before it (`tools/list entry … is skipped`), for the empty reason. */
+  skipped = 0,
 ): Toolset {
   const out: RegisteredTool[] = [];
   const collisions: string[] = [];
@@ -315,9 +340,9 @@ export function buildToolset(
     tool.kind === "utility" ? `the utility tool ${tool.original}` : `"${tool.original}"`;
   const add = (tool: RegisteredTool) => {
     const first = owner.get(tool.name);
-    // One tool listed twice (offset paging that repeats a page): not two tools colliding.
+    // One tool listed twice (twice in a page, or offset paging that repeats a page): not two tools colliding.
     if (first !== undefined && first.kind === tool.kind && first.original === tool.original) {
-      const twice = `${server}: the server lists "${tool.original}" more than once (its paging repeats it); its first listing is registered`;
+      const twice = `${server}: the server lists "${tool.original}" more than once; its first listing is registered`;
       if (!collisions.includes(twice)) collisions.push(twice);
       return;
     }
@@ -382,7 +407,7 @@ export function buildToolset(
         tools: out,
         collisions,
         ...reported,
-        empty: emptyReason(tools.length, capabilities, policy, invalid.length),
+        empty: emptyReason(tools.length, capabilities, policy, invalid.length, skipped),
       };
 }
 

@@ -18,19 +18,39 @@ import {
 } from "../../io/mcp/session.js";
 
 /**
- * The list results read as `tools/list` is: `nextCursor: null` ends the list, and an item needs only the
- * key it is known by — an optional field the server sends as `null` (a Python server's None: `description`,
- * `mimeType`, a prompt's `arguments`) is passed on as sent, where the SDK's schemas failed the whole list.
- * The model gets the items as JSON text, so nothing else reads their fields.
+ * The list results read as `tools/list` is: `nextCursor: null` ends the list, `null` for the list is an
+ * empty one, and an item needs only the key it is known by — an optional field the server sends as `null`
+ * (a Python server's None: `description`, `mimeType`, a prompt's `arguments`) is passed on as sent, where
+ * the SDK's schemas failed the whole list. The model gets the items as JSON text, so nothing else reads
+ * their fields; an item without its key is left out and named (`usable`), not the whole list failed.
  */
-const looseList = <K extends string>(key: K, id: string) =>
+const looseList = <K extends string>(key: K) =>
   z.looseObject({
-    [key]: z.array(z.looseObject({ [id]: z.string() })),
+    [key]: z
+      .array(z.unknown())
+      .nullable()
+      .transform((items) => items ?? []),
     nextCursor: LooseCursorSchema,
-  } as { [P in K]: z.ZodArray<z.ZodObject> } & { nextCursor: typeof LooseCursorSchema });
-const ResourceListSchema = looseList("resources", "uri");
-const ResourceTemplateListSchema = looseList("resourceTemplates", "uriTemplate");
-const PromptListSchema = looseList("prompts", "name");
+  } as { [P in K]: z.ZodType<unknown[]> } & { nextCursor: typeof LooseCursorSchema });
+const ResourceListSchema = looseList("resources");
+const ResourceTemplateListSchema = looseList("resourceTemplates");
+const PromptListSchema = looseList("prompts");
+
+/** The items of `list` that carry their key as text; each other one named in `skipped` by its place. */
+function usable(list: string, id: string, items: readonly unknown[], skipped: string[]): unknown[] {
+  return items.filter((item, index) => {
+    if (typeof (item as Record<string, unknown> | null)?.[id] === "string") return true;
+    skipped.push(`${list}[${index}] (no ${id})`);
+    return false;
+  });
+}
+
+/** The list as JSON text, and after it a line naming the items left out for want of their key. */
+function listText(value: Record<string, unknown>, skipped: readonly string[]): CallToolResult {
+  if (skipped.length === 0) return asText(value);
+  const note = `The server also listed ${skipped.length === 1 ? "an item" : `${skipped.length} items`} without the key it is known by, left out: ${skipped.join(", ")}`;
+  return { content: [...asText(value).content, { type: "text", text: note }] };
+}
 
 /**
  * `resources/read` and `prompts/get` answers with an optional field sent as `null` (a Python server's None:
@@ -192,7 +212,14 @@ export async function runUtilityTool(
           return [];
         }),
       ]);
-      return asText({ resources, resourceTemplates });
+      const skipped: string[] = [];
+      return listText(
+        {
+          resources: usable("resources", "uri", resources, skipped),
+          resourceTemplates: usable("resourceTemplates", "uriTemplate", resourceTemplates, skipped),
+        },
+        skipped,
+      );
     }
     case "read_resource":
       if (typeof args.uri !== "string") throw new SvcError("mcp_call", "read_resource needs a string uri");
@@ -203,18 +230,19 @@ export async function runUtilityTool(
           options(),
         ),
       );
-    case "list_prompts":
-      return asText({
-        prompts: await allPages(
-          (cursor) =>
-            session.client.request(
-              { method: "prompts/list", params: page(cursor) },
-              PromptListSchema,
-              options(),
-            ),
-          (r) => r.prompts,
-        ),
-      });
+    case "list_prompts": {
+      const prompts = await allPages(
+        (cursor) =>
+          session.client.request(
+            { method: "prompts/list", params: page(cursor) },
+            PromptListSchema,
+            options(),
+          ),
+        (r) => r.prompts,
+      );
+      const skipped: string[] = [];
+      return listText({ prompts: usable("prompts", "name", prompts, skipped) }, skipped);
+    }
     case "get_prompt": {
       if (typeof args.name !== "string") throw new SvcError("mcp_call", "get_prompt needs a string name");
       return getPromptResult(

@@ -17,7 +17,7 @@ import {
 import { openFilesProblem } from "../openFiles.js";
 import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
-import { unsupportedVersionHint } from "./eras.js";
+import { unsupportedVersionHint, withBlankVersionNamed } from "./eras.js";
 import { preflight } from "./preflight.js";
 import {
   emptyVariablesNote,
@@ -62,6 +62,8 @@ export interface ConnectOptions {
   /** An SSE server's stream opened and its `endpoint` event is awaited (`true`), or no longer (`false`). */
   readonly onAwaitingEndpoint?: (awaiting: boolean) => void;
   readonly onLost?: (reason: string) => void;
+  /** The server answered an id svc never sent while the session opened (`OpenSessionOptions`). */
+  readonly onStrayAnswer?: (answer: string) => void;
   /** A stdio server whose connect is given up (`signal`) is killed at once, its process group with it. */
   readonly killGivenUp?: boolean;
   /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
@@ -438,6 +440,7 @@ function scoped(
       endpointOriginHint(name, text) ||
       (err instanceof SyntaxError ? " — check that the url is the server's MCP endpoint" : "");
   }
+  text = withBlankVersionNamed(text);
   text += unsupportedVersionHint(text);
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
 }
@@ -522,6 +525,7 @@ function sessionExtras(options: ConnectOptions) {
   return {
     ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
     ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
+    ...(options.onStrayAnswer === undefined ? {} : { onStrayAnswer: options.onStrayAnswer }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
 }

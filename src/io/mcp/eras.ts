@@ -62,6 +62,17 @@ export function unsupportedVersionHint(text: string): string {
 }
 
 /**
+ * The SDK's `Server's protocol version is not supported: ` for a server that answered `protocolVersion: ""`
+ * (or spaces) shows nothing where the version goes: the version as sent, quoted, so the message names it.
+ */
+export function withBlankVersionNamed(text: string): string {
+  return text.replace(
+    /(Server's protocol version is not supported:) (\s*)(?=$|\))/,
+    (_, said: string, blank: string) => `${said} ${JSON.stringify(blank)} (blank)`,
+  );
+}
+
+/**
  * A server of protocol version 2024-10-07 (which svc speaks) answers `tools/call` with `toolResult`, not
  * `content`: the SDK accepts it and leaves `content` empty, so the call would show nothing. Its value
  * becomes one text block (a string as it is, anything else as JSON), as a later server sends it.

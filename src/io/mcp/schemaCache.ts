@@ -12,7 +12,11 @@ export interface CachedSchemas {
   readonly fingerprint: string;
   readonly savedAt: string;
   readonly tools: Tool[];
-  readonly capabilities: { resources: boolean; prompts: boolean };
+  /**
+   * `tools: false`: the server declares no tools capability; `"unanswered"`: it has no tools/list (a cache
+   * of an older svc leaves the key out).
+   */
+  readonly capabilities: { resources: boolean; prompts: boolean; tools?: false | "unanswered" };
 }
 
 function stable(value: unknown): unknown {
@@ -74,7 +78,7 @@ export function writeSchemaCache(
   server: string,
   entry: McpServerEntry,
   tools: Tool[],
-  capabilities: { resources: boolean; prompts: boolean },
+  capabilities: CachedSchemas["capabilities"],
 ): void {
   const print = cacheKey(server, entry);
   const record: CachedSchemas = {

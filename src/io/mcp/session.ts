@@ -52,35 +52,78 @@ import {
   summarizeZodError,
 } from "./transportErrors.js";
 
-/** A list's `nextCursor`: hand-written servers end the list with `null` or "" as well as by leaving it out. */
-export const LooseCursorSchema = z.string().nullish();
+/**
+ * A list's `nextCursor`: hand-written servers end the list with `null` or "" as well as by leaving it out,
+ * and some write a page number as a number (`2`), which is asked for as its text (`"2"`): MCP's cursor is
+ * an opaque string, so the server's answer to that page says whether it takes it.
+ */
+export const LooseCursorSchema = z.union([z.string(), z.number().transform(String)]).nullish();
+
+/**
+ * One `tools/list` entry. Each is read on its own (`listedTools`): one a server writes wrong (no name, a
+ * name that is not text or is empty, annotations that are not an object) is skipped and named, rather
+ * than failing the listing and with it every other tool of the server.
+ */
+const LooseToolSchema = z.looseObject({
+  // "" would register as `mcp__<server>__`, a name that says nothing of the tool.
+  name: z.string().min(1),
+  // Any value: a tool whose schema is not an object is left out on its own (toolNames.ts), not the list.
+  // None (a hand-written server's tool without arguments) is an object of no properties; `.optional()`:
+  // zod takes a key of a transform's pipe as required, so a tool without the key failed the whole list.
+  inputSchema: z
+    .unknown()
+    .optional()
+    .transform((schema) => schema ?? { type: "object" }),
+  // `null` (a hand-written server writing None or nil) is none, as for inputSchema: not a failed list.
+  annotations: z
+    .looseObject({})
+    .nullish()
+    .transform((annotations) => annotations ?? undefined),
+  // Text or none: a `null` or a number would reach the model API, `svc mcp tools` and a command
+  // agent's MCP client, which take a string.
+  description: z
+    .unknown()
+    .optional()
+    .transform((text) => (typeof text === "string" ? text : undefined)),
+});
 
 const LooseToolListSchema = z.looseObject({
-  tools: z.array(
-    z.looseObject({
-      name: z.string(),
-      // Any value: a tool whose schema is not an object is left out on its own (toolNames.ts), not the list.
-      // None (a hand-written server's tool without arguments) is an object of no properties; `.optional()`:
-      // zod takes a key of a transform's pipe as required, so a tool without the key failed the whole list.
-      inputSchema: z
-        .unknown()
-        .optional()
-        .transform((schema) => schema ?? { type: "object" }),
-      // `null` (a hand-written server writing None or nil) is none, as for inputSchema: not a failed list.
-      annotations: z
-        .looseObject({})
-        .nullish()
-        .transform((annotations) => annotations ?? undefined),
-      // Text or none: a `null` or a number would reach the model API, `svc mcp tools` and a command
-      // agent's MCP client, which take a string.
-      description: z
-        .unknown()
-        .optional()
-        .transform((text) => (typeof text === "string" ? text : undefined)),
-    }),
-  ),
+  // `null`: a Go server's nil slice (mcp-go with no tools yet) is an empty list, not a malformed answer.
+  tools: z
+    .array(z.unknown())
+    .nullable()
+    .transform((tools) => tools ?? []),
   nextCursor: LooseCursorSchema,
 });
+
+/** The tools of one page that parse, and a report naming each entry that does not (by its place). */
+function listedTools(entries: readonly unknown[], page: number): { tools: Tool[]; skipped: string[] } {
+  const tools: Tool[] = [];
+  const skipped: string[] = [];
+  entries.forEach((entry, index) => {
+    const parsed = LooseToolSchema.safeParse(entry);
+    if (parsed.success) {
+      tools.push(parsed.data as Tool);
+      return;
+    }
+    const name = (entry as { name?: unknown } | null)?.name;
+    const problem =
+      entry === null || typeof entry !== "object" || Array.isArray(entry)
+        ? `it is ${entry === null ? "null" : Array.isArray(entry) ? "a list" : `a ${typeof entry}`}, not a tool`
+        : name === undefined || name === null
+          ? "it has no name"
+          : typeof name !== "string"
+            ? `its name is ${JSON.stringify(name)}, not text`
+            : name === ""
+              ? "its name is empty"
+              : `"${name}": ${summarizeZodError(parsed.error) ?? "it does not have a tool's shape"}`;
+    const place = `tools[${index}]${page === 1 ? "" : ` of page ${page}`}`;
+    skipped.push(
+      `tools/list entry ${place} is skipped: ${problem} (the rest of the list is registered as usual)`,
+    );
+  });
+  return { tools, skipped };
+}
 
 /** A value with each key sent as `null` left out, at any depth: MCP has no field whose value may be null. */
 export function nullsLeftOut(value: unknown): unknown {
@@ -166,6 +209,11 @@ export interface OpenSessionOptions {
   readonly handlers?: SessionHandlers;
   /** Called once when the connection closes without `close()` (process exit, stream end). */
   readonly onLost?: (reason: string) => void;
+  /**
+   * The server sent an answer whose id is none of svc's pending requests (the SDK drops it, and the
+   * request it meant waits until it times out), as its JSON text.
+   */
+  readonly onStrayAnswer?: (answer: string) => void;
   readonly signal?: AbortSignal;
 }
 
@@ -225,8 +273,11 @@ export class McpSession {
    * Every page of `tools/list`. `incomplete` says why the list may lack tools: the server answered a cursor
    * it had already sent (a loop), or it still had a next page after MAX_LIST_PAGES.
    */
-  async listTools(timeoutMs: number): Promise<{ tools: Tool[]; incomplete?: string }> {
+  async listTools(
+    timeoutMs: number,
+  ): Promise<{ tools: Tool[]; incomplete?: string; skipped: string[]; unanswered?: true }> {
     const tools: Tool[] = [];
+    const skipped: string[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let n = 1; n <= MAX_LIST_PAGES; n++) {
@@ -240,6 +291,9 @@ export class McpSession {
           },
         )
         .catch((err: unknown) => {
+          // A server that declares tools but has no tools/list at all lists none: the connect goes on (its
+          // resources and prompts stay usable) rather than failing, and being retried, for ever.
+          if (n === 1 && err instanceof McpError && err.code === ErrorCode.MethodNotFound) return undefined;
           const malformed = describeMalformed(err, "the server's tools/list result");
           if (malformed !== undefined) throw new SvcError("mcp_connect", malformed);
           // The server's own error answer ("MCP error -32603: ...") names neither the request nor the page.
@@ -248,19 +302,31 @@ export class McpSession {
             cursor === undefined ? "" : ` at page ${n} (cursor ${JSON.stringify(cursor.slice(0, 40))})`;
           throw new ComposedError(`tools/list failed${page}: ${describeTransportError(err)}`, { cause: err });
         });
-      tools.push(...(page.tools as Tool[]));
+      if (page === undefined) {
+        return {
+          tools,
+          skipped,
+          unanswered: true,
+          incomplete: `the server declares the tools capability but answers tools/list with -32601 (Method not found), so no tool of it is registered — fix the server, or have it declare no tools`,
+        };
+      }
+      const listed = listedTools(page.tools, n);
+      tools.push(...listed.tools);
+      skipped.push(...listed.skipped);
       const next = page.nextCursor;
       cursor = nextPage(next, seen);
       if (cursor === undefined && typeof next === "string" && next !== "") {
         return {
           tools,
+          skipped,
           incomplete: `tools/list stopped after ${n} page${n === 1 ? "" : "s"}: the server sent cursor ${JSON.stringify(next.slice(0, 40))} again (a loop in its paging), so any tools of later pages are not registered`,
         };
       }
-      if (cursor === undefined) return { tools };
+      if (cursor === undefined) return { tools, skipped };
     }
     return {
       tools,
+      skipped,
       incomplete: `tools/list stopped after ${MAX_LIST_PAGES} pages (svc's limit) with more to come, so the tools of later pages are not registered`,
     };
   }
@@ -487,6 +553,19 @@ function newClient(handlers: SessionHandlers): Client {
   return client;
 }
 
+/** The SDK's report of an answer it dropped: its id is none of the requests it waits on. */
+const UNKNOWN_ID = "Received a response for an unknown message ID: ";
+
+/** Reports each answer of an unknown id while the session opens (`watchLoss` goes on once it is open). */
+function watchStrayAnswers(client: Client, options: OpenSessionOptions): void {
+  const report = options.onStrayAnswer;
+  if (report === undefined) return;
+  client.onerror = (err) => {
+    const text = err instanceof Error ? err.message : String(err);
+    if (text.startsWith(UNKNOWN_ID)) report(text.slice(UNKNOWN_ID.length));
+  };
+}
+
 /** The SDK's report of one failed attempt to reopen a Streamable HTTP event stream. */
 const REOPEN_FAILED = "Failed to reconnect SSE stream: ";
 
@@ -511,7 +590,9 @@ function watchLoss(session: McpSession, options: OpenSessionOptions): void {
   session.client.onerror = (err) => {
     if (err instanceof SseError) lost(`the SSE stream closed (${sseDropCause(err)})`);
     const text = err instanceof Error ? err.message : String(err);
-    if (text.startsWith(REOPEN_FAILED)) reopenFailure = text.slice(REOPEN_FAILED.length);
+    // Its tools are listed after this (still within the connect): an answer to that listing too.
+    if (text.startsWith(UNKNOWN_ID)) options.onStrayAnswer?.(text.slice(UNKNOWN_ID.length));
+    else if (text.startsWith(REOPEN_FAILED)) reopenFailure = text.slice(REOPEN_FAILED.length);
     else if (/^Maximum reconnection attempts \(\d+\) exceeded/.test(text)) {
       lost(
         `the server's event stream dropped and could not be reopened${reopenFailure === undefined ? "" : ` (${reopenFailure})`}`,
@@ -553,7 +634,28 @@ function leaveOutNullsOfInitialize(transport: Transport): void {
     if (answered || !("result" in message)) return;
     answered = true;
     dropNulls(message.result);
+    readableServerInfo(message.result);
   };
+}
+
+/**
+ * `serverInfo` is for display only, and svc reads none of it (the stateless era's `server/discover` does
+ * not need it either), but the SDK's schema requires it with a text `name` and `version` and checks its
+ * other fields: a server that leaves it out, or its version (`{"name": "x"}`), writes the version as a
+ * number (`1.0`), or an icon's `sizes` as text (`"48x48"`, as drafts before 2025-11-25 had it) failed the
+ * whole connect for it. It is read as its name and version only, as text (empty when missing).
+ */
+function readableServerInfo(result: unknown): void {
+  if (result === null || typeof result !== "object" || Array.isArray(result)) return;
+  const answer = result as Record<string, unknown>;
+  const given = answer.serverInfo;
+  const info =
+    given !== null && typeof given === "object" && !Array.isArray(given)
+      ? (given as Record<string, unknown>)
+      : {};
+  const text = (value: unknown) =>
+    typeof value === "string" ? value : value === undefined ? "" : (JSON.stringify(value) ?? "");
+  answer.serverInfo = { name: text(info.name), version: text(info.version) };
 }
 
 async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
@@ -561,6 +663,7 @@ async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
   if (options.signal?.aborted === true) throw new Error(CANCELLED);
   const handlers = options.handlers ?? {};
   const client = newClient(handlers);
+  watchStrayAnswers(client, options);
   const transport = options.makeTransport();
   leaveOutNullsOfInitialize(transport);
   const abort = () => void transport.close().catch(() => undefined);
@@ -647,6 +750,7 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
   if (options.signal?.aborted === true) throw new Error(CANCELLED);
   const handlers = options.handlers ?? {};
   const client = newClient(handlers);
+  watchStrayAnswers(client, options);
   stampRequests(client, clientCapabilities(handlers));
   const transport = options.makeTransport();
   const abort = () => void transport.close().catch(() => undefined);

@@ -20,18 +20,24 @@ function svc(args: string[], servers: Record<string, unknown>) {
 
 /** `svc mcp tools` / `test` with nothing registered say why: not always tools.include/exclude. */
 describe("svc mcp tools on a server that registers nothing", () => {
-  it("a server with no tools: says so, and that resources/prompts it lacks cannot register", async () => {
+  it("a server without the tools capability: says so, and that resources/prompts it lacks cannot register", async () => {
     const servers = {
       empty: { command: process.execPath, args: [EMPTY_SERVER], tools: { resources: true } },
     };
     const tools = await svc(["mcp", "tools", "empty"], servers);
     expect(tools.stdout).toBe(
-      "empty: no tools registered (the server lists no tools; tools.resources is on but the server does not offer resources)\n",
+      "empty: no tools registered (the server declares no tools capability in its initialize answer, so svc does not ask it for tools; tools.resources is on but the server does not offer resources)\n",
     );
     const test = await svc(["mcp", "test", "empty"], servers);
     expect(test.stdout).toContain(
-      "0 tools registered (the server lists no tools; tools.resources is on but the server does not offer resources)",
+      "0 tools registered (the server declares no tools capability in its initialize answer, so svc does not ask it for tools; tools.resources is on but the server does not offer resources)",
     );
+  });
+
+  it("a server that declares tools and lists none: says it lists none", async () => {
+    const servers = { empty: { command: process.execPath, args: [EMPTY_SERVER, "--tools-capability"] } };
+    const tools = await svc(["mcp", "tools", "empty"], servers);
+    expect(tools.stdout).toBe("empty: no tools registered (the server lists no tools)\n");
   });
 
   it("filters that leave none: says how many tools they left out, and what the server offers", async () => {

@@ -9,12 +9,14 @@ const EMPTY_SERVER = resolve(import.meta.dirname, "../../fixtures/mcp/empty-serv
 
 /** Rule 5: no tool left, no toolset. The log line says why there is none, as `svc mcp test` does. */
 describe("a server that registers no tool", () => {
-  it("is logged with the true reason: a server that lists none, or filters that left none", async () => {
+  it("is logged with the true reason: no tools capability, a server that lists none, or filters that left none", async () => {
     const log = captureLogger();
     const h = ctx.hub(
       ctx.home,
       {
+        // No tools capability: svc never sends it tools/list (so "lists no tools" would not be true).
         empty: entry({ command: process.execPath, args: [EMPTY_SERVER] }),
+        listsNone: entry({ command: process.execPath, args: [EMPTY_SERVER, "--tools-capability"] }),
         fx: entry({
           command: process.execPath,
           args: [STDIO_FIXTURE, "legacy", "--no-resources", "--no-prompts"],
@@ -23,13 +25,14 @@ describe("a server that registers no tool", () => {
       },
       { logger: log.logger },
     );
-    await Promise.all([h.settled("empty"), h.settled("fx")]);
+    await Promise.all([h.settled("empty"), h.settled("listsNone"), h.settled("fx")]);
     const lines = log.messages().filter((m) => m.includes("no toolset registered"));
     expect(lines.sort()).toEqual([
-      "[mcp] empty: no toolset registered — the server lists no tools",
+      "[mcp] empty: no toolset registered — the server declares no tools capability in its initialize answer, so svc does not ask it for tools",
       expect.stringMatching(
         /^\[mcp\] fx: no toolset registered — tools\.include\/exclude left none of its \d+ tools$/,
       ),
+      "[mcp] listsNone: no toolset registered — the server lists no tools",
     ]);
   });
 });

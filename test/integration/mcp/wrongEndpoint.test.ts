@@ -326,6 +326,25 @@ describe("an initialize answer that writes the fields it leaves unset as null", 
   });
 });
 
+describe("an initialize answer without serverInfo, without its version, or with icons of an older draft", () => {
+  it("connects: serverInfo is for display only (svc reads none of it), and the tools are registered", async () => {
+    const args = (flag: string) => [
+      join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
+      "--bare-tool",
+      flag,
+    ];
+    const h = ctx.hub(ctx.home, {
+      unversioned: entry({ command: process.execPath, args: args("--unversioned") }),
+      anonymous: entry({ command: process.execPath, args: args("--no-server-info") }),
+      iconic: entry({ command: process.execPath, args: args("--text-icon-sizes") }),
+    });
+    expect(await h.settled("iconic")).toMatchObject({ state: "connected", toolCount: 3 });
+    expect(await h.settled("unversioned")).toMatchObject({ state: "connected", toolCount: 3 });
+    expect(await h.settled("anonymous")).toMatchObject({ state: "connected", toolCount: 3 });
+    expect(text(await h.call("anonymous", "bare", {}))).toBe("ran bare");
+  });
+});
+
 /**
  * A hand-written Streamable HTTP server whose every answer carries both result and error, the unused one
  * null (a Go response struct without omitempty): as a POST's JSON body, or with `sse`, as the one event of

@@ -39,6 +39,21 @@ describe("a server answering initialize with a protocol version svc does not spe
     );
   });
 
+  it('a blank version (protocolVersion: "") is named, quoted, with the versions svc speaks', async () => {
+    const entry = mcpServerSchema.parse({ command: "in-memory", protocol: "legacy" });
+    for (const version of ["", " "]) {
+      await expect(
+        connectServer("blank", entry, {
+          scope: () => ({ secrets: {}, env: {} }),
+          interactive: false,
+          transportFor: answeringVersion(version),
+        }),
+      ).rejects.toThrow(
+        `mcp_servers.blank: Server's protocol version is not supported: ${JSON.stringify(version)} (blank) — svc speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07 (and 2026-07-28 through server/discover): configure the server to offer one of them, or update svc`,
+      );
+    }
+  });
+
   it("no hint for other errors, or for the stateless revision (protocol: auto reaches it by server/discover)", () => {
     expect(unsupportedVersionHint("MCP error -32601: Method not found")).toBe("");
     expect(unsupportedVersionHint("Server's protocol version is not supported: 2026-07-28")).toBe("");

@@ -238,7 +238,7 @@ describe("collisions are reported, never shadowed", () => {
       ["x", undefined],
     ]);
     expect(set.collisions).toEqual([
-      's: the server lists "dup" more than once (its paging repeats it); its first listing is registered',
+      's: the server lists "dup" more than once; its first listing is registered',
     ]);
     expect(unregisteredListedReason("dup", policy({}), set.collisions)).toBeUndefined();
   });
