@@ -201,6 +201,20 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const tickMs = options.tickMs ?? 1000;
   /** The clock's time at the last tick: a tick that finds an earlier one sees the clock set back. */
   let lastTickAt: number | undefined;
+  /**
+   * Each profile's records as last checked, with the store's revision then: a tick over an unchanged
+   * store checks none again (checking 200 jobs, schema and schedule each, cost ~28 ms every second).
+   */
+  const checkedRecords = new Map<string, { path: string; revision: string; records: JobRecord[] }>();
+
+  function currentRecords(profile: string, store: CronStore): JobRecord[] {
+    const { revision, records } = store.read();
+    const last = checkedRecords.get(profile);
+    if (last !== undefined && last.path === store.path && last.revision === revision) return last.records;
+    const checked = jobRecords(store.path, records);
+    checkedRecords.set(profile, { path: store.path, revision, records: checked });
+    return checked;
+  }
 
   /** Writes a change to job `id`; resolves with the error when the store could not be written. */
   async function write(
@@ -369,7 +383,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     let due: CronJob[];
     try {
       store = stores.store(profile);
-      const records = jobRecords(store.path, store.read().records);
+      const records = currentRecords(profile, store);
       reportInvalid(profile, records);
       reportTargets(profile, store.path, records);
       await followEditedSchedules(profile, store, records, now);

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { CronExpressionParser } from "cron-parser";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
 import { NOT_RUN } from "../../../src/actors/runs.js";
 import { svcPaths } from "../../../src/config/paths.js";
@@ -335,6 +336,32 @@ describe("schedule grammar", () => {
 });
 
 describe("cron scheduler", () => {
+  it("a tick over an unchanged store checks no job again (200 jobs were checked, schema and schedule, every second); an edit is checked at the next tick", async () => {
+    const jobs = Array.from({ length: 50 }, (_, i) =>
+      job(`j${i}`, { schedule: `${i} 9 * * *`, next_run: new Date(T0 + 86_400_000).toISOString() }),
+    );
+    const { store, scheduler, advance } = await setup(jobs, async () => "ok");
+    const parse = vi.spyOn(CronExpressionParser, "parse");
+    try {
+      await scheduler.tick();
+      const first = parse.mock.calls.length;
+      expect(first).toBeGreaterThanOrEqual(50);
+      for (let i = 0; i < 5; i++) {
+        advance(1000);
+        await scheduler.tick();
+      }
+      expect(parse.mock.calls.length).toBe(first);
+      await store.update((records) => {
+        records.j7 = { ...(records.j7 as CronJob), schedule: "bogus" };
+      });
+      advance(1000);
+      await scheduler.tick();
+      expect(parse.mock.calls.length).toBeGreaterThan(first);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it("a job whose schedule is not valid (hand-edited) never runs, and is reported once; the others run", async () => {
     home = tempHome();
     const store = cronStore(join(home.dir, "cron", "jobs.json"));
