@@ -8,9 +8,9 @@ import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
 import { storeProblem } from "../io/stores/atomicFile.js";
 import {
+  findJob,
   invalidJobMessage,
   type JobRecord,
-  lookupJob,
   notATimeAdvice,
   parseCronJob,
 } from "../io/stores/cronJobRecord.js";
@@ -216,10 +216,12 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   >();
 
+  /** The records of `profile`'s store, checked; parsed again only when the file changed. Throws as `read`. */
   function currentRecords(profile: string, store: CronStore): JobRecord[] {
-    const { revision, records } = store.read();
     const last = checkedRecords.get(profile);
-    if (last !== undefined && last.path === store.path && last.revision === revision) return last.records;
+    if (last !== undefined && last.path === store.path && last.revision === store.revision())
+      return last.records;
+    const { revision, records } = store.read();
     const before = last?.path === store.path ? last.byKey : undefined;
     const byKey = new Map<string, { text: string; record: JobRecord }>();
     const checked = Object.entries(records).map(([key, raw]) => {
@@ -346,7 +348,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return "skipped";
     }
     try {
-      const found = lookupJob(store.path, store.read().records, jobRef);
+      // Fired on every event of a cron_job route: the store is parsed only when it changed.
+      const found = findJob(currentRecords(profile, store), jobRef);
       if (found !== undefined && !found.ok) {
         // Edited by hand into a record the gateway cannot run: said with its file, key and problem.
         logger.error(
