@@ -425,6 +425,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     storeErrors.delete(profile);
     await renewHeld(profile, now);
     const started: string[] = [];
+    /** The due jobs to run, each with its next run: all written to the store at once, below. */
+    const advances: Array<{
+      job: CronJob;
+      key: string;
+      next: number;
+      nextRun: string;
+      edited?: boolean;
+    }> = [];
     for (const job of due) {
       let next: number;
       try {
@@ -453,13 +461,36 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       const key = `${profile}\u0000${job.id}`;
       if (draining && !scheduledRuns.has(key)) continue;
-      // Advance next_run before running, so a slow or failing job is not started twice.
-      let nextRun = new Date(next).toISOString();
-      const unwritten = await write(store, job.id, (current) => {
-        if (current.schedule !== job.schedule)
-          nextRun = new Date(nextRunAfter(current.schedule, now)).toISOString();
-        return { ...current, next_run: nextRun };
-      });
+      advances.push({ job, key, next, nextRun: new Date(next).toISOString() });
+    }
+    // Advance next_run before running, so a slow or failing job is not started twice: in one write of the
+    // store for all the jobs due (one write each, 500 jobs due at the same minute held the gateway ~4 s).
+    const unwritten =
+      advances.length === 0
+        ? undefined
+        : await store
+            .update((jobs) => {
+              for (const advance of advances) {
+                const current = jobs[advance.job.id];
+                if (current === undefined) continue; // a job removed meanwhile stays removed
+                if (current.schedule !== advance.job.schedule) {
+                  try {
+                    advance.nextRun = new Date(nextRunAfter(current.schedule, now)).toISOString();
+                  } catch {
+                    // Edited meanwhile into a schedule the grammar refuses: not run; the next tick names it.
+                    advance.edited = true;
+                    continue;
+                  }
+                }
+                jobs[advance.job.id] = { ...current, next_run: advance.nextRun };
+              }
+            })
+            .then(
+              () => undefined,
+              (err: unknown) => err as Error,
+            );
+    for (const { job, key, next, nextRun, edited } of advances) {
+      if (edited === true) continue;
       if (unwritten !== undefined) {
         // With next_run still in the past, a run now would start again at every check (an @hourly job
         // ran each second while its store could not be written): not run. Said once until a write succeeds.

@@ -1147,6 +1147,25 @@ describe("cron scheduler", () => {
     expect(read).toHaveBeenCalledTimes(2);
   });
 
+  it("jobs due at the same tick have their next runs written to the store in one write, not one each (500 jobs due at one minute held the gateway ~4 s)", async () => {
+    const jobs = Array.from({ length: 20 }, (_, i) => job(`j${i}`, { schedule: "every 1h" }));
+    // The runs end only once the tick is over: their last_run writes are not counted.
+    let finish = () => {};
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const { store, scheduler, advance } = await setup(jobs, () => finished.then(() => "ok"));
+    const update = vi.spyOn(store, "update");
+    advance(60_000);
+    expect((await scheduler.tick()).sort()).toEqual(jobs.map((j) => j.id).sort());
+    expect(update).toHaveBeenCalledTimes(1);
+    finish();
+    await scheduler.idle();
+    const written = store.read().records;
+    for (const j of jobs)
+      expect(written[j.id]?.next_run).toBe(new Date(T0 + 60_000 + 3_600_000).toISOString());
+    advance(1000);
+    expect(await scheduler.tick()).toEqual([]);
+  });
+
   it("fire() runs an enabled job with the event appended to its prompt", async () => {
     const prompts: string[] = [];
     const { store, scheduler } = await setup([job("a")], async (_j, prompt) => {
