@@ -259,7 +259,19 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       logger.error({ job: id, err: err.message }, "[cron] could not record the job's run");
   }
 
-  const lastRuns = createLastRunWriter(record);
+  const lastRuns = createLastRunWriter(async (store, runs) => {
+    try {
+      await store.update((jobs) => {
+        for (const [id, lastRun] of runs) {
+          const job = jobs[id];
+          if (job !== undefined) jobs[id] = { ...job, last_run: lastRun }; // a job removed meanwhile stays removed
+        }
+      });
+    } catch (err) {
+      for (const id of runs.keys())
+        logger.error({ job: id, err: (err as Error).message }, "[cron] could not record the job's run");
+    }
+  });
 
   /**
    * Runs the job and records its `last_run` (written behind); never rejects (a failure is logged and

@@ -1147,7 +1147,7 @@ describe("cron scheduler", () => {
     expect(read).toHaveBeenCalledTimes(2);
   });
 
-  it("jobs due at the same tick have their next runs written to the store in one write, not one each (500 jobs due at one minute held the gateway ~4 s)", async () => {
+  it("jobs due at the same tick have their next runs written to the store in one write, and their last runs in one more, not one each (500 jobs due at one minute held the gateway ~4 s, and ~6 s more as they ended)", async () => {
     const jobs = Array.from({ length: 20 }, (_, i) => job(`j${i}`, { schedule: "every 1h" }));
     // The runs end only once the tick is over: their last_run writes are not counted.
     let finish = () => {};
@@ -1159,9 +1159,13 @@ describe("cron scheduler", () => {
     expect(update).toHaveBeenCalledTimes(1);
     finish();
     await scheduler.idle();
+    // Their last_run too, once they ended together: one more write, not one per job.
+    expect(update).toHaveBeenCalledTimes(2);
     const written = store.read().records;
-    for (const j of jobs)
+    for (const j of jobs) {
       expect(written[j.id]?.next_run).toBe(new Date(T0 + 60_000 + 3_600_000).toISOString());
+      expect(written[j.id]?.last_run).toMatchObject({ status: "ok", trigger: "schedule" });
+    }
     advance(1000);
     expect(await scheduler.tick()).toEqual([]);
   });
