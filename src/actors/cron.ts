@@ -8,11 +8,11 @@ import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
 import { storeProblem } from "../io/stores/atomicFile.js";
 import {
+  findJob,
   invalidJobMessage,
   type JobRecord,
-  jobRecords,
-  lookupJob,
   notATimeAdvice,
+  parseCronJob,
 } from "../io/stores/cronJobRecord.js";
 import {
   type CronJob,
@@ -201,6 +201,40 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const tickMs = options.tickMs ?? 1000;
   /** The clock's time at the last tick: a tick that finds an earlier one sees the clock set back. */
   let lastTickAt: number | undefined;
+  /**
+   * Each profile's records as last checked, with the store's revision then and each record's JSON text: a
+   * tick over an unchanged store checks none again, and over a changed one (a run's last_run written) only
+   * the records that changed (checking 200 jobs, schema and schedule each, cost ~28 ms every second).
+   */
+  const checkedRecords = new Map<
+    string,
+    {
+      path: string;
+      revision: string;
+      records: JobRecord[];
+      byKey: Map<string, { text: string; record: JobRecord }>;
+    }
+  >();
+
+  /** The records of `profile`'s store, checked; parsed again only when the file changed. Throws as `read`. */
+  function currentRecords(profile: string, store: CronStore): JobRecord[] {
+    const last = checkedRecords.get(profile);
+    if (last !== undefined && last.path === store.path && last.revision === store.revision())
+      return last.records;
+    const { revision, records } = store.read();
+    const before = last?.path === store.path ? last.byKey : undefined;
+    const byKey = new Map<string, { text: string; record: JobRecord }>();
+    const checked = Object.entries(records).map(([key, raw]) => {
+      const text = JSON.stringify(raw);
+      const kept = before?.get(key);
+      const record =
+        kept !== undefined && kept.text === text ? kept.record : parseCronJob(store.path, key, raw);
+      byKey.set(key, { text, record });
+      return record;
+    });
+    checkedRecords.set(profile, { path: store.path, revision, records: checked, byKey });
+    return checked;
+  }
 
   /** Writes a change to job `id`; resolves with the error when the store could not be written. */
   async function write(
@@ -225,7 +259,19 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       logger.error({ job: id, err: err.message }, "[cron] could not record the job's run");
   }
 
-  const lastRuns = createLastRunWriter(record);
+  const lastRuns = createLastRunWriter(async (store, runs) => {
+    try {
+      await store.update((jobs) => {
+        for (const [id, lastRun] of runs) {
+          const job = jobs[id];
+          if (job !== undefined) jobs[id] = { ...job, last_run: lastRun }; // a job removed meanwhile stays removed
+        }
+      });
+    } catch (err) {
+      for (const id of runs.keys())
+        logger.error({ job: id, err: (err as Error).message }, "[cron] could not record the job's run");
+    }
+  });
 
   /**
    * Runs the job and records its `last_run` (written behind); never rejects (a failure is logged and
@@ -314,7 +360,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return "skipped";
     }
     try {
-      const found = lookupJob(store.path, store.read().records, jobRef);
+      // Fired on every event of a cron_job route: the store is parsed only when it changed.
+      const found = findJob(currentRecords(profile, store), jobRef);
       if (found !== undefined && !found.ok) {
         // Edited by hand into a record the gateway cannot run: said with its file, key and problem.
         logger.error(
@@ -369,7 +416,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     let due: CronJob[];
     try {
       store = stores.store(profile);
-      const records = jobRecords(store.path, store.read().records);
+      const records = currentRecords(profile, store);
       reportInvalid(profile, records);
       reportTargets(profile, store.path, records);
       await followEditedSchedules(profile, store, records, now);
@@ -390,6 +437,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     storeErrors.delete(profile);
     await renewHeld(profile, now);
     const started: string[] = [];
+    /** The due jobs to run, each with its next run: all written to the store at once, below. */
+    const advances: Array<{
+      job: CronJob;
+      key: string;
+      next: number;
+      nextRun: string;
+      edited?: boolean;
+    }> = [];
     for (const job of due) {
       let next: number;
       try {
@@ -418,13 +473,36 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       const key = `${profile}\u0000${job.id}`;
       if (draining && !scheduledRuns.has(key)) continue;
-      // Advance next_run before running, so a slow or failing job is not started twice.
-      let nextRun = new Date(next).toISOString();
-      const unwritten = await write(store, job.id, (current) => {
-        if (current.schedule !== job.schedule)
-          nextRun = new Date(nextRunAfter(current.schedule, now)).toISOString();
-        return { ...current, next_run: nextRun };
-      });
+      advances.push({ job, key, next, nextRun: new Date(next).toISOString() });
+    }
+    // Advance next_run before running, so a slow or failing job is not started twice: in one write of the
+    // store for all the jobs due (one write each, 500 jobs due at the same minute held the gateway ~4 s).
+    const unwritten =
+      advances.length === 0
+        ? undefined
+        : await store
+            .update((jobs) => {
+              for (const advance of advances) {
+                const current = jobs[advance.job.id];
+                if (current === undefined) continue; // a job removed meanwhile stays removed
+                if (current.schedule !== advance.job.schedule) {
+                  try {
+                    advance.nextRun = new Date(nextRunAfter(current.schedule, now)).toISOString();
+                  } catch {
+                    // Edited meanwhile into a schedule the grammar refuses: not run; the next tick names it.
+                    advance.edited = true;
+                    continue;
+                  }
+                }
+                jobs[advance.job.id] = { ...current, next_run: advance.nextRun };
+              }
+            })
+            .then(
+              () => undefined,
+              (err: unknown) => err as Error,
+            );
+    for (const { job, key, next, nextRun, edited } of advances) {
+      if (edited === true) continue;
       if (unwritten !== undefined) {
         // With next_run still in the past, a run now would start again at every check (an @hourly job
         // ran each second while its store could not be written): not run. Said once until a write succeeds.

@@ -21,7 +21,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * meanwhile; now a job's `last_run` is written at most every LAST_RUN_WRITE_GAP_MS, the latest one.
  */
 export function createLastRunWriter(
-  write: (store: CronStore, id: string, change: (job: CronJob) => CronJob) => Promise<void>,
+  /** Writes the `last_run` of each job of `lastRuns` (by id) in one write of `store`. */
+  write: (store: CronStore, lastRuns: ReadonlyMap<string, LastRun>) => Promise<void>,
 ): LastRunWriter {
   const queued = new Map<string, { store: CronStore; id: string; lastRun: LastRun }>();
   let flushing: Promise<void> | undefined;
@@ -31,11 +32,15 @@ export function createLastRunWriter(
       const wait = lastWrite + LAST_RUN_WRITE_GAP_MS - performance.now();
       await (wait > 0 ? sleep(wait) : nextTurn());
       lastWrite = performance.now();
-      const batch = [...queued.values()];
-      queued.clear();
-      for (const { store, id, lastRun } of batch) {
-        await write(store, id, (job) => ({ ...job, last_run: lastRun }));
+      // One write per store, not per job: 500 jobs ending at one minute were 500 writes of the whole file.
+      const byStore = new Map<string, { store: CronStore; lastRuns: Map<string, LastRun> }>();
+      for (const { store, id, lastRun } of queued.values()) {
+        const group = byStore.get(store.path) ?? { store, lastRuns: new Map<string, LastRun>() };
+        group.lastRuns.set(id, lastRun);
+        byStore.set(store.path, group);
       }
+      queued.clear();
+      for (const { store, lastRuns } of byStore.values()) await write(store, lastRuns);
     }
   };
   const start = () => {

@@ -7,7 +7,11 @@ import type { ResolvedRoute, RouteStanding } from "../streams/context.js";
 /** Routes from somewhere other than config.yaml (dynamic subscriptions); a static route of the same name wins. */
 export interface RouteSource {
   lookup(name: string): Route | undefined;
-  names(): readonly string[];
+  /**
+   * Every route it holds, by name, from one read of its store: a `lookup` per name would read the store
+   * again for each (thousands of reads of a subscription file just written, for one list of names).
+   */
+  current(): ReadonlyMap<string, Route>;
 }
 
 /** What the request path reads on every request; replaced as a whole on reload. */
@@ -63,6 +67,8 @@ export interface RouteRegistry {
   lookup(name: string): ResolvedRoute | undefined;
   /** Every route name the gateway answers, static first. */
   names(): string[];
+  /** Every route the gateway answers, static first (the dynamic ones from one read of their store). */
+  routes(): ResolvedRoute[];
   replace(table: RouteTable): void;
 }
 
@@ -72,17 +78,23 @@ export function createRouteRegistry(initial: RouteTable, dynamic?: RouteSource):
     const found = dynamic?.lookup(name);
     return found === undefined ? undefined : resolveRoute(name, found, table.globalSecret);
   };
+  const routes = (): ResolvedRoute[] => {
+    const all = [...table.staticRoutes.values()];
+    for (const [name, route] of dynamic?.current() ?? []) {
+      if (table.staticRoutes.has(name)) continue;
+      // A subscription with no secret of its own and no global secret answers 404: it is not a route.
+      const resolved = resolveRoute(name, route, table.globalSecret);
+      if (resolved !== undefined) all.push(resolved);
+    }
+    return all;
+  };
   return {
     current: () => table,
     lookup: (name) => table.staticRoutes.get(name) ?? dynamicRoute(name),
     names() {
-      const names = [...table.staticRoutes.keys()];
-      for (const name of dynamic?.names() ?? []) {
-        // A subscription with no secret of its own and no global secret answers 404: it is not a route.
-        if (!table.staticRoutes.has(name) && dynamicRoute(name) !== undefined) names.push(name);
-      }
-      return names;
+      return routes().map((route) => route.name);
     },
+    routes,
     replace(next) {
       if (next === table) return;
       // Requests admitted under the old table look their route up again (a reload may have changed it).

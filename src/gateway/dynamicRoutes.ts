@@ -67,11 +67,11 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
   const keys = redisKeys(prefix);
   let opened: { close(): void; reloaded(): void } | undefined;
   // Requests before open() (none: the listener starts after it) would find no dynamic route.
-  let source: RouteSource = { lookup: () => undefined, names: () => [] };
+  let source: RouteSource = { lookup: () => undefined, current: () => new Map() };
   return {
-    source: { lookup: (name) => source.lookup(name), names: () => source.names() },
+    source: { lookup: (name) => source.lookup(name), current: () => source.current() },
     where: redisLabel(url),
-    enabledNames: () => source.names(),
+    enabledNames: () => [...source.current().keys()],
     // Only the local journal keeps runs for a route it does not serve: with Redis, a run takes its route along.
     disabledNames: () => [],
     reloaded: () => opened?.reloaded(),

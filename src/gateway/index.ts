@@ -521,9 +521,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
    * it, or a job in its cron store, keeps them; else they close once no run of it waits or runs.
    */
   const profileUse = (profile: string): ProfileUse => {
-    for (const name of routes.registry.names()) {
-      if (routes.registry.lookup(name)?.profile === profile) return "bound";
-    }
+    if (routes.registry.routes().some((route) => route.profile === profile)) return "bound";
     if (profileHasCronJobs(paths.home, profile)) return "bound";
     return queue.unfinished().some((run) => run.profile === profile) ? "busy" : "unused";
   };

@@ -361,15 +361,16 @@ export class McpHub {
       unchanged: [],
       retried: [],
     };
-    for (const [name, rt] of [...this.runtimes]) {
-      if (Object.hasOwn(servers, name)) continue;
-      await this.remove(rt);
-      summary.removed.push(name);
-    }
+    // The servers removed, and below the changed ones, are stopped side by side: one after another, 40
+    // changed stdio servers took ~6 s, and servers slow to stop seconds each.
+    const gone = [...this.runtimes].filter(([name]) => !Object.hasOwn(servers, name));
+    const stopping = gone.map(([, rt]) => this.remove(rt));
+    for (const [name] of gone) summary.removed.push(name);
     // Every server stays callable while the reload runs (stopping a changed server takes seconds): an
     // unchanged one as it is, a changed one through its old runtime, whose calls go to the new one once
     // it is added (see afterStop). The map is put in the new configuration's order at the end.
     const previous = new Map(this.runtimes);
+    const replaced: Promise<void>[] = [];
     for (const [name, entry] of serverEntries(servers)) {
       const rt = previous.get(name);
       if (
@@ -390,7 +391,6 @@ export class McpHub {
         }
         continue;
       }
-      if (rt !== undefined) await this.remove(rt);
       // A server that was `enabled: false` had no connection: it is started, not reconnected; one that
       // stays `enabled: false` is changed, not stopped (nothing ran).
       const list =
@@ -404,8 +404,10 @@ export class McpHub {
               ? summary.changed
               : summary.enabled;
       list.push(name);
-      this.add(name, entry);
+      if (rt === undefined) this.add(name, entry);
+      else replaced.push(this.remove(rt).then(() => this.add(name, entry)));
     }
+    await Promise.all([...stopping, ...replaced]);
     const current = new Map(this.runtimes);
     this.runtimes.clear();
     for (const name of serverNames(servers)) this.runtimes.set(name, current.get(name) as Runtime);

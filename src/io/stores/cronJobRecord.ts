@@ -183,6 +183,14 @@ export function lookupJob(
   return named === undefined ? undefined : parseCronJob(path, named[0], named[1]);
 }
 
+/** `lookupJob` among records checked already (`jobRecords`): by id, else by name, the first in the file. */
+export function findJob(records: readonly JobRecord[], ref: string): JobRecord | undefined {
+  return (
+    records.find((record) => record.key === ref) ??
+    records.find((record) => (record.ok ? record.job.name : record.name) === ref)
+  );
+}
+
 /** What to do about an invalid record: the file, key and problem, and the two ways out. */
 export function invalidJobMessage(record: Extract<JobRecord, { ok: false }>, removeCommand: string): string {
   return `${record.problems.join("; ")} — fix the job in the file, or remove it (${removeCommand} ${record.key})`;

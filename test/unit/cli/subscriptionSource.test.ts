@@ -1,6 +1,9 @@
-import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import fs, { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { createRouteRegistry, routeTable } from "../../../src/actors/routes.js";
+import { configSchema } from "../../../src/config/schema.js";
 import { idleKeys, subscriptionWarnings } from "../../../src/gateway/idleRouteKeys.js";
 import { servedSubscriptionWarnings } from "../../../src/gateway/routeWarnings.js";
 import { createLogger } from "../../../src/io/log.js";
@@ -137,6 +140,36 @@ describe("dynamic subscription source", () => {
       parse.mockRestore();
     }
     expect(lines).toHaveLength(1);
+  });
+
+  it("the gateway's list of its routes reads a young file once, not once per subscription (2000 reads of a 600 KB file blocked a scrape for 2 s)", () => {
+    const { file, source } = setup();
+    const records: Record<string, unknown> = {};
+    for (let i = 0; i < 200; i++)
+      records[`sub${i}`] = { secret: `s${i}`, profile: i === 150 ? "ops" : undefined };
+    writeFileSync(file, doc(records)); // just written: in its racy window, each look reads its bytes
+    const config = configSchema.parse({
+      platforms: { webhook: { enabled: true, routes: { gh: { secret: "own" }, sub0: { secret: "x" } } } },
+    });
+    const registry = createRouteRegistry(routeTable(config), source);
+    const read = fs.readFileSync;
+    let reads = 0;
+    fs.readFileSync = ((path: fs.PathOrFileDescriptor, ...rest: never[]) => {
+      if (path === file) reads++;
+      return read(path, ...rest);
+    }) as typeof fs.readFileSync;
+    syncBuiltinESMExports();
+    try {
+      const names = registry.names();
+      expect(names).toHaveLength(201);
+      expect(names.slice(0, 3)).toEqual(["gh", "sub0", "sub1"]);
+      expect(registry.routes().find((route) => route.profile === "ops")?.name).toBe("sub150");
+    } finally {
+      fs.readFileSync = read;
+      syncBuiltinESMExports();
+    }
+    // One look per call (its bytes, then the parse of a changed file): not one per subscription.
+    expect(reads).toBeLessThanOrEqual(4);
   });
 
   it("reads a store of an earlier version ({revision, subscriptions}) and rewrites it keyed by route name", async () => {

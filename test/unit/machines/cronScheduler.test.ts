@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { CronExpressionParser } from "cron-parser";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
 import { NOT_RUN } from "../../../src/actors/runs.js";
 import { svcPaths } from "../../../src/config/paths.js";
@@ -335,6 +336,36 @@ describe("schedule grammar", () => {
 });
 
 describe("cron scheduler", () => {
+  it("a tick checks only the jobs whose records changed (200 jobs were checked, schema and schedule, every second): none over an unchanged store, the edited one after an edit", async () => {
+    const jobs = Array.from({ length: 50 }, (_, i) =>
+      job(`j${i}`, { schedule: `${i} 9 * * *`, next_run: new Date(T0 + 86_400_000).toISOString() }),
+    );
+    const { store, scheduler, advance } = await setup(jobs, async () => "ok");
+    const parse = vi.spyOn(CronExpressionParser, "parse");
+    try {
+      await scheduler.tick();
+      const first = parse.mock.calls.length;
+      expect(first).toBeGreaterThanOrEqual(50);
+      for (let i = 0; i < 5; i++) {
+        advance(1000);
+        await scheduler.tick();
+      }
+      expect(parse.mock.calls.length).toBe(first);
+      await store.update((records) => {
+        records.j7 = { ...(records.j7 as CronJob), schedule: "45 9 * * *" };
+      });
+      advance(1000);
+      await scheduler.tick();
+      // j7's new schedule is checked (and its next run worked out from it): not the 49 others again.
+      const edited = parse.mock.calls.slice(first).map(([expression]) => expression);
+      expect(edited.length).toBeGreaterThan(0);
+      expect(new Set(edited)).toEqual(new Set(["45 9 * * *"]));
+      expect(await store.read().records.j7?.next_run).toBe("2026-11-23T09:45:00.000Z");
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it("a job whose schedule is not valid (hand-edited) never runs, and is reported once; the others run", async () => {
     home = tempHome();
     const store = cronStore(join(home.dir, "cron", "jobs.json"));
@@ -1085,6 +1116,58 @@ describe("cron scheduler", () => {
     });
     advance(900_000);
     expect((await scheduler.tick()).sort()).toEqual(["bad", "good"]);
+  });
+
+  it("fire() on every event of a cron_job route parses the job store only when it changed (2000 jobs: ~10 ms an event); a job paused meanwhile is skipped", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      for (let i = 0; i < 50; i++) records[`j${i}`] = job(`j${i}`);
+    });
+    const read = vi.spyOn(store, "read");
+    const fired: string[] = [];
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async () => "ok",
+      enqueue: (event) => {
+        fired.push(event.route.cron_job ?? "");
+        return true;
+      },
+      logger: silentLogger(),
+      clock: { now: () => T0, setTimeout: () => 0, clearTimeout: () => {} },
+    });
+    for (const ref of ["job-j3", "j7", "job-j3", "job-j49", "j0"])
+      expect(scheduler.fire(ref, { ...ACCEPTED, route: { ...ACCEPTED.route, cron_job: ref } })).toBe("fired");
+    expect(fired).toEqual(["job-j3", "j7", "job-j3", "job-j49", "j0"]);
+    expect(read).toHaveBeenCalledTimes(1);
+    await store.update((records) => {
+      records.j3 = { ...(records.j3 as CronJob), state: "paused" };
+    });
+    expect(scheduler.fire("job-j3", ACCEPTED)).toBe("skipped");
+    expect(read).toHaveBeenCalledTimes(2);
+  });
+
+  it("jobs due at the same tick have their next runs written to the store in one write, and their last runs in one more, not one each (500 jobs due at one minute held the gateway ~4 s, and ~6 s more as they ended)", async () => {
+    const jobs = Array.from({ length: 20 }, (_, i) => job(`j${i}`, { schedule: "every 1h" }));
+    // The runs end only once the tick is over: their last_run writes are not counted.
+    let finish = () => {};
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const { store, scheduler, advance } = await setup(jobs, () => finished.then(() => "ok"));
+    const update = vi.spyOn(store, "update");
+    advance(60_000);
+    expect((await scheduler.tick()).sort()).toEqual(jobs.map((j) => j.id).sort());
+    expect(update).toHaveBeenCalledTimes(1);
+    finish();
+    await scheduler.idle();
+    // Their last_run too, once they ended together: one more write, not one per job.
+    expect(update).toHaveBeenCalledTimes(2);
+    const written = store.read().records;
+    for (const j of jobs) {
+      expect(written[j.id]?.next_run).toBe(new Date(T0 + 60_000 + 3_600_000).toISOString());
+      expect(written[j.id]?.last_run).toMatchObject({ status: "ok", trigger: "schedule" });
+    }
+    advance(1000);
+    expect(await scheduler.tick()).toEqual([]);
   });
 
   it("fire() runs an enabled job with the event appended to its prompt", async () => {

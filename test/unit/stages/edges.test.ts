@@ -199,12 +199,14 @@ describe("route registry", () => {
         webhook: { enabled: true, secret: "global", routes: { gh: { secret: "own" }, plain: {} } },
       },
     });
+    const subscription = { deliver: "log", deliver_only: false, mirror_to_session: false };
     const dynamic = {
-      lookup: (n: string) =>
-        n === "gh" || n === "dyn"
-          ? { deliver: "log", deliver_only: false, mirror_to_session: false }
-          : undefined,
-      names: () => ["gh", "dyn"],
+      lookup: (n: string) => (n === "gh" || n === "dyn" ? subscription : undefined),
+      current: () =>
+        new Map([
+          ["gh", subscription],
+          ["dyn", subscription],
+        ]),
     };
     const registry = createRouteRegistry(routeTable(config), dynamic);
     expect(registry.lookup("gh")?.secret).toBe("own");

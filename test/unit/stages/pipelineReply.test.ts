@@ -163,7 +163,7 @@ function onRegistry(routes: Record<string, unknown>, over: Partial<PipelineDeps>
   const dynamic = new Map<string, Route>();
   const registry = createRouteRegistry(tableOf(routes), {
     lookup: (name) => dynamic.get(name),
-    names: () => [...dynamic.keys()],
+    current: () => dynamic,
   });
   const lookups: string[] = [];
   const { pipeline } = harness({
@@ -298,7 +298,7 @@ describe("the route registry retires the routes of a table it replaces", () => {
     } as const;
     const registry = createRouteRegistry(table, {
       lookup: (name) => (name === "dyn" ? dynamic : undefined),
-      names: () => ["dyn"],
+      current: () => new Map([["dyn", dynamic]]),
     });
     const before = registry.lookup("r");
     expect(before?.standing?.retired).toBe(false);
