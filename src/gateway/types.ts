@@ -21,6 +21,8 @@ export interface GatewayOptions {
   readonly clock?: Clock;
   /** Overrides `clock.now` for rate limiting, idempotency and signature timestamps only. */
   readonly now?: () => number;
+  /** Overrides `clock.elapsed` for the durations measured (request and run times, the access log). */
+  readonly elapsed?: () => number;
   /** Overrides `clock`'s timers for the coalescing groups only (`--inspect` actor groups use the system's). */
   readonly timers?: TimerClock;
   readonly logger?: Logger;
