@@ -190,7 +190,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const idempotency = createIdempotency({
     paths,
     logger,
-    clock: { now },
+    clock: { now, elapsed },
     ...(state.store.backend === "local" ? { journal: stateDir(paths.home) } : {}),
   });
   state.restoreSeen(idempotency.seen);
