@@ -329,6 +329,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     hooks,
     now,
+    elapsed,
     clock,
     system,
     registry: routes.registry,
