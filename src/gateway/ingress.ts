@@ -171,6 +171,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
             multiplexProfiles: () => registry.current().multiplexProfiles,
             maxBodyBytes: () => registry.current().maxBodyBytes,
             now: deps.now,
+            elapsed: deps.elapsed,
             onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
             stopping: () => closing !== undefined,
           }),
