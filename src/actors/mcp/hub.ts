@@ -277,7 +277,7 @@ export class McpHub {
         if (onToolCall === undefined)
           return await invokeTool(rt, this.options.logger, session, tool, args, signal);
         // Timed on the clock that is never set: a step of the wall clock is no call's duration.
-        const now = this.options.now ?? performance.now.bind(performance);
+        const now = this.options.now ?? (() => performance.now());
         const started = now();
         let outcome: "ok" | "error" = "error";
         try {

@@ -116,7 +116,7 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
   const { entry, server, logger } = deps;
   // The sampling window is counted on a clock that is never set: the system clock set back an hour kept
   // every request of a spent minute "in the last minute", refusing sampling for the hour.
-  const now = deps.now ?? performance.now.bind(performance);
+  const now = deps.now ?? (() => performance.now());
   const handlers: SessionHandlers = {};
   const runner = deps.runner;
   if (entry.sampling.enabled && runner !== undefined) {

@@ -157,7 +157,7 @@ export async function runUtilityTool(
   timeoutMs: number,
   signal?: AbortSignal,
   /** The clock that is never set by default: a step of the system clock neither spends nor stretches the timeout. */
-  now: () => number = performance.now.bind(performance),
+  now: () => number = () => performance.now(),
 ): Promise<CallToolResult> {
   const deadline = now() + timeoutMs;
   // Reported as the SDK reports a request's own timeout, so the call fails with the `timeout` message.
