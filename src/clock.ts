@@ -7,6 +7,11 @@ import { setTimeout as delay } from "node:timers/promises";
  */
 export interface Clock {
   now(): number;
+  /**
+   * Milliseconds on a clock that is never set (`performance.now`): what durations are measured on, so a
+   * step of the wall clock (NTP, a VM resumed) neither makes one negative nor an hour long.
+   */
+  elapsed(): number;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(id: unknown): void;
   /** Resolves after `ms`; rejects with the signal's reason when it is aborted first. */
@@ -16,6 +21,7 @@ export interface Clock {
 /** The process's real clock. */
 export const systemClock: Clock = {
   now: () => Date.now(),
+  elapsed: () => performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
   sleep: async (ms, signal) => {

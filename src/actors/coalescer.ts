@@ -119,6 +119,7 @@ function pendingCopy(event: AcceptedEvent): AcceptedEvent {
     prompt: event.prompt,
     extra: event.extra,
     receivedAt: event.receivedAt,
+    receivedTick: event.receivedTick,
   };
 }
 const NO_FIELDS: Readonly<Record<string, never>> = Object.freeze({});
@@ -128,6 +129,11 @@ const NO_FIELDS: Readonly<Record<string, never>> = Object.freeze({});
  * (a slow script let a newer request pass it); in the same millisecond, the one offered last.
  */
 function newer(current: AcceptedEvent, next: AcceptedEvent): AcceptedEvent {
+  // Told apart on the clock that is never set when both were received by this process: a system clock
+  // set back between them (NTP) would make the newer look older and keep the stale event.
+  const was = current.receivedTick;
+  const is = next.receivedTick;
+  if (was !== undefined && is !== undefined) return is < was ? current : next;
   return next.receivedAt < current.receivedAt ? current : next;
 }
 

@@ -119,10 +119,12 @@ async function start(
     exited = code;
   });
   child.unref();
-  const deadline = Date.now() + timeoutSeconds * 1000;
+  // Waits are timed on the clock that is never set: a step of the system clock (NTP) neither ends one
+  // at once nor stretches it by the step.
+  const deadline = performance.now() + timeoutSeconds * 1000;
   // offset counts bytes: slice the bytes, then decode (a string index would drift on multibyte text).
   const output = () => readFileSync(outFile).subarray(offset).toString("utf8");
-  while (Date.now() < deadline) {
+  while (performance.now() < deadline) {
     if (exited !== undefined) {
       // Refused because another start of this home won the race (two `svc gateway start` at once, whose
       // gateway claims gateway.pid as it starts): said as a start that finds it running says it.
@@ -188,7 +190,7 @@ async function stopStarted(pid: number, hasExited: () => boolean): Promise<boole
   } catch {
     return true; // already gone
   }
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(100)) {
+  for (const deadline = performance.now() + 10_000; performance.now() < deadline; await sleep(100)) {
     if (hasExited()) return true;
   }
   return false;
@@ -248,10 +250,10 @@ async function stop(options: { timeout?: string }): Promise<void> {
   }
   process.kill(pid, "SIGTERM");
   process.stdout.write(stopNotice(pid, configured.backend));
-  const deadline = Date.now() + timeoutSeconds * 1000;
+  const deadline = performance.now() + timeoutSeconds * 1000;
   // A gateway that exited under a parent that has not collected it yet (a zombie) has stopped.
   while (processRunning(pid)) {
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       throw new SvcError(
         "gateway_timeout",
         `the gateway (pid ${pid}) is still running after ${timeoutSeconds}s — wait, or kill it with: kill -9 ${pid} (accepted runs are kept, in the state journal or Redis, and run at the next start)`,

@@ -473,9 +473,12 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  // The gateway stamps its reports on the system clock (`sentAt` is compared with them); the wait itself
+  // is timed on the clock that is never set, so a step of the system clock does not end or stretch it.
   const sentAt = Date.now();
+  const waitFrom = performance.now();
   process.kill(pid, "SIGHUP");
-  while (Date.now() - sentAt < waitMs) {
+  while (performance.now() - waitFrom < waitMs) {
     const status = readStatusFile(loaded.paths.mcpCache);
     const refused = status?.lastRefusedReload;
     const reload = status?.lastReload;
@@ -501,7 +504,7 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
             ((started.has(s.name) || retried.has(s.name)) && s.state === "connecting") ||
             (retried.has(s.name) && s.state === "reconnecting"),
         ) &&
-        Date.now() - sentAt < waitMs
+        performance.now() - waitFrom < waitMs
       ) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         servers = readStatusFile(loaded.paths.mcpCache)?.servers ?? servers;

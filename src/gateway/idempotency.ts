@@ -30,7 +30,8 @@ export interface Idempotency {
 export function createIdempotency(deps: {
   paths: SvcPaths;
   logger: Logger;
-  clock: Pick<Clock, "now">;
+  /** `elapsed` (default `now`): the clock the hour runs on while the gateway does. */
+  clock: Pick<Clock, "now"> & { readonly elapsed?: Clock["elapsed"] };
   /** The local journal's directory, which keeps every accepted id too (`state.backend: local`). */
   journal?: string;
 }): Idempotency {
@@ -39,6 +40,7 @@ export function createIdempotency(deps: {
     ttlMs: SEEN_TTL_MS,
     maxEntries: SEEN_CACHE_MAX_ENTRIES,
     now: deps.clock.now,
+    elapsed: deps.clock.elapsed ?? deps.clock.now,
   });
   try {
     seen.restore(readSeenIds(paths.seenIds));

@@ -82,6 +82,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // One clock for every timing rule; `now` and `timers` are narrower overrides tests use.
   const clock: Clock = options.clock ?? systemClock;
   const now = options.now ?? clock.now;
+  // Durations (request and run times) are measured on the clock that is never set, not on `now`.
+  const elapsed = options.elapsed ?? clock.elapsed;
   const groupTimers = options.timers ?? clock;
   const env = options.env === undefined ? {} : { env: options.env };
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
@@ -188,7 +190,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const idempotency = createIdempotency({
     paths,
     logger,
-    clock: { now },
+    clock: { now, elapsed },
     ...(state.store.backend === "local" ? { journal: stateDir(paths.home) } : {}),
   });
   state.restoreSeen(idempotency.seen);
@@ -275,7 +277,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     profiles,
     // Journaled like an agent run (local backend): a fire answered 202 runs after a crash too.
     enqueue: (event) => redis?.enqueueRun(event) ?? journaledEnqueue(event),
-    timeRun: (run) => timedRun(metrics, now, run),
+    timeRun: (run) => timedRun(metrics, elapsed, run),
     claim: redis?.cronLease.claim,
     release: redis?.cronLease.release,
     // Against the config the deliverer's targets were made from (a reload's, once applied).
@@ -296,7 +298,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       state.trackRuns((run, signal) =>
         timedRun(
           metrics,
-          now,
+          elapsed,
           () => execute(run, signal),
           history === undefined ? undefined : (err) => history.run(run, err),
           signal,
@@ -311,7 +313,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     observe: (handler) =>
       observeRequests(handler, {
         logger,
-        now,
+        now: elapsed,
         metrics,
         multiplexProfiles: () => routes.registry.current().multiplexProfiles,
         accessLog: () => loaded.config.platforms.webhook.access_log,
@@ -327,6 +329,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     hooks,
     now,
+    elapsed,
     clock,
     system,
     registry: routes.registry,

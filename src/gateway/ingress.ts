@@ -34,6 +34,8 @@ export interface IngressDeps {
   readonly logger: Logger;
   readonly hooks: PipelineLogHooks;
   readonly now: () => number;
+  /** A clock that is never set (`Clock.elapsed`): what the rate-limit windows last their minute on. */
+  readonly elapsed: () => number;
   /** Timers of the listener (a sender answered before its body ended lingers on them). */
   readonly clock: Clock;
   readonly system: GatewaySystem;
@@ -98,7 +100,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
   const shared = deps.shared;
   const limiter =
     shared?.limiter ??
-    createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now: deps.now });
+    createFixedWindowLimiter({ limit: webhook.rate_limit, windowMs: 60_000, now: deps.elapsed });
   const forget = shared === undefined ? (key: string) => seen.delete(key) : shared.forget;
   const pipeline = createPipeline({
     routes: {
@@ -169,6 +171,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
             multiplexProfiles: () => registry.current().multiplexProfiles,
             maxBodyBytes: () => registry.current().maxBodyBytes,
             now: deps.now,
+            elapsed: deps.elapsed,
             onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
             stopping: () => closing !== undefined,
           }),

@@ -14,6 +14,7 @@ export function runDepth(queue: RunQueue): { waiting: number; active: number } {
  */
 export async function timedRun<T>(
   metrics: GatewayMetrics | undefined,
+  /** Milliseconds on a clock that is never set (`Clock.elapsed`), so a step of the wall clock is not timed. */
   now: () => number,
   run: () => Promise<T>,
   /** The run's end for the delivery history: no error when it succeeded. */

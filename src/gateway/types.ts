@@ -19,8 +19,10 @@ export interface GatewayOptions {
    * delivery retries and the stop's drain bound (default the system clock).
    */
   readonly clock?: Clock;
-  /** Overrides `clock.now` for rate limiting, idempotency and signature timestamps only. */
+  /** Overrides `clock.now`, the system clock (signature timestamps, times recorded and saved for a restart). */
   readonly now?: () => number;
+  /** Overrides `clock.elapsed`: durations measured (request and run times), rate-limit windows and the idempotency hour. */
+  readonly elapsed?: () => number;
   /** Overrides `clock`'s timers for the coalescing groups only (`--inspect` actor groups use the system's). */
   readonly timers?: TimerClock;
   readonly logger?: Logger;

@@ -213,7 +213,9 @@ export function createBatchedFileWriter(
       const text = dropped > 0 && gapLine !== undefined ? gapLine(dropped, droppedWhy) + batch : batch;
       try {
         const now = Date.now();
-        if (now - checkedAt >= ROTATION_CHECK_MS) {
+        // A clock set back (an NTP step) looks now too: waiting for it to come round again would write to
+        // a rotated-away file, or drop every batch after a failed reopen, for as long as the step.
+        if (now - checkedAt >= ROTATION_CHECK_MS || now < checkedAt) {
           checkedAt = now;
           if (fd === undefined || pathMovedFrom(file, fd)) {
             if (fd !== undefined) closeSync(fd);

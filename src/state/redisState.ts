@@ -102,7 +102,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const redis: Redis = await connectRedis(url, options.configFile, commandOptions(), prefix);
   // A server that speaks TLS says nothing before the handshake: its reasons come through ioredis's errors.
   const greeting = /^rediss:/i.test(url) ? undefined : () => serverGreeting(redis.options);
-  const health = createRedisHealth(label, logger, Date.now, greeting);
+  const health = createRedisHealth(label, logger, undefined, greeting);
   health.watch("commands", redis);
   health.keepAlive(await idlePingMs(redis));
   const keys = redisKeys(prefix);

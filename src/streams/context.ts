@@ -80,6 +80,8 @@ export interface AcceptedEvent {
   readonly prompt: string;
   readonly extra: Readonly<Record<string, string>>;
   readonly receivedAt: number;
+  /** `Inbound.receivedTick`: which of two events of a coalescing group is the latest, across a clock step. */
+  readonly receivedTick?: number | undefined;
 }
 
 /**

@@ -18,7 +18,14 @@ export interface SeenCache {
 export interface SeenCacheOptions {
   ttlMs: number;
   maxEntries: number;
+  /** The system clock: what the expiries `entries` gives and `restore` takes are read against. */
   now: () => number;
+  /**
+   * The clock the TTL runs on while the process does (default `now`): one that is never set
+   * (`Clock.elapsed`), so a step of the system clock neither forgets the ids seen before it nor keeps
+   * them for the hours of the step.
+   */
+  elapsed?: () => number;
 }
 
 /**
@@ -36,6 +43,7 @@ export interface SeenCacheOptions {
  */
 export function createSeenCache(options: SeenCacheOptions): SeenCache {
   const { ttlMs, now } = options;
+  const tick = options.elapsed ?? now;
   const maxEntries = Math.max(1, Math.floor(options.maxEntries));
   const positions = new Map<string, number>();
   // Room for every live entry plus as many stale ones; compacted when full (only after many deletes).
@@ -121,7 +129,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
 
   return {
     checkAndAdd(key) {
-      const at = now();
+      const at = tick();
       sweep(at);
       const found = positions.get(key);
       if (found !== undefined) {
@@ -132,30 +140,34 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
       return false;
     },
     has(key) {
-      return live(key, now());
+      return live(key, tick());
     },
     size() {
-      sweep(now());
+      sweep(tick());
       return positions.size;
     },
     delete(key) {
       positions.delete(key);
     },
     entries() {
-      const at = now();
+      const at = tick();
       sweep(at);
+      // Saved as times on the system clock, which a later process reads them against.
+      const toWall = now() - at;
       const out: Array<[string, number]> = [];
       for (let position = head; position < tail; position++) {
-        if (current(position)) out.push([keys[slot(position)] as string, expiries[slot(position)] as number]);
+        if (current(position))
+          out.push([keys[slot(position)] as string, (expiries[slot(position)] as number) + toWall]);
       }
       return out;
     },
     restore(saved) {
-      const at = now();
+      const wall = now();
+      const at = tick();
       for (const [key, expiresAt] of saved) {
-        if (expiresAt <= at || positions.has(key)) continue;
+        if (expiresAt <= wall || positions.has(key)) continue;
         // Never longer than the TTL from now: a clock moved back must not make an id live for days.
-        append(key, Math.min(expiresAt, at + ttlMs));
+        append(key, at + Math.min(expiresAt - wall, ttlMs));
       }
     },
   };

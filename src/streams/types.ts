@@ -12,6 +12,8 @@ export interface Inbound {
   readonly body: Buffer;
   /** Receive time, ms since the epoch. */
   readonly receivedAt: number;
+  /** Receive time on a clock that is never set (`Clock.elapsed`): orders requests across a clock step. */
+  readonly receivedTick?: number | undefined;
 }
 
 /** How a request ends: the HTTP status and JSON body written back to the sender. */

@@ -16,11 +16,16 @@ export function inHome(relative: string): string {
 /**
  * A clock tests move by hand: no sleeping. Its timers (`setTimeout` / `clearTimeout`, what the
  * coalescer takes as `timers` with `fakeTimers: true`) fire inside `advance`, in due order, each at its
- * own moment (`now()` reads the timer's due time while it runs).
+ * own moment (`now()` reads the timer's due time while it runs). `step` sets the wall clock (`now`) as NTP
+ * does, leaving the timers and `elapsed` (the clock durations are measured on) where they are.
  */
 export interface FakeClock {
   now(): number;
+  /** Milliseconds on a clock that is never set: moved by `advance` only. */
+  elapsed(): number;
   advance(ms: number): void;
+  /** Steps the wall clock by `ms` (back when negative); no timer fires and `elapsed` does not move. */
+  step(ms: number): void;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(id: unknown): void;
   /** Timers scheduled and not yet fired or cleared. */
@@ -29,6 +34,8 @@ export interface FakeClock {
 
 export function fakeClock(start = Date.parse("2026-11-22T12:00:00Z")): FakeClock {
   let t = start;
+  /** What `step` moved the wall clock by. */
+  let stepped = 0;
   let seq = 0;
   const timers = new Map<number, { due: number; fn: () => void }>();
   const nextDue = (limit: number) => {
@@ -40,7 +47,11 @@ export function fakeClock(start = Date.parse("2026-11-22T12:00:00Z")): FakeClock
     return found;
   };
   return {
-    now: () => t,
+    now: () => t + stepped,
+    elapsed: () => t,
+    step(ms) {
+      stepped += ms;
+    },
     advance(ms) {
       const target = t + ms;
       for (let due = nextDue(target); due !== undefined; due = nextDue(target)) {
@@ -179,6 +190,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir, ...options.env },
       port: 0,
       now: clock.now,
+      elapsed: clock.elapsed,
       ...(options.fakeTimers === true ? { timers: clock } : {}),
       ...(options.fakeSleeps === true
         ? { clock: { ...systemClock, now: clock.now, sleep: sleepOn(clock) } }

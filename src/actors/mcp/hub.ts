@@ -276,7 +276,8 @@ export class McpHub {
         const onToolCall = this.options.onToolCall;
         if (onToolCall === undefined)
           return await invokeTool(rt, this.options.logger, session, tool, args, signal);
-        const now = this.options.now ?? Date.now;
+        // Timed on the clock that is never set: a step of the wall clock is no call's duration.
+        const now = this.options.now ?? (() => performance.now());
         const started = now();
         let outcome: "ok" | "error" = "error";
         try {

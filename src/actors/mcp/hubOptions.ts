@@ -28,6 +28,7 @@ export interface HubOptions {
   readonly system?: GatewaySystem;
   /** What the connection actors' names start with (default `mcp:`): a named profile's hub has its own. */
   readonly actorPrefix?: string;
+  /** The clock durations are measured on (tool call times, the sampling window); default one that is never set (`performance.now`). */
   readonly now?: () => number;
   readonly parentEnv?: NodeJS.ProcessEnv;
   /** Called after every status change (the gateway persists it for `svc mcp list`). */

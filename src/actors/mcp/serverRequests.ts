@@ -97,6 +97,7 @@ export interface ServerRequestDeps {
   readonly approvals: ApprovalSurface;
   readonly runner?: SamplingRunner;
   readonly logger: Logger;
+  /** The clock the sampling window is counted on (default `performance.now`, never set). */
   readonly now?: () => number;
   /**
    * The times of the server's sampling requests in the last minute, kept by its runtime across connects:
@@ -113,7 +114,9 @@ export interface ServerRequestDeps {
  */
 export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers {
   const { entry, server, logger } = deps;
-  const now = deps.now ?? Date.now;
+  // The sampling window is counted on a clock that is never set: the system clock set back an hour kept
+  // every request of a spent minute "in the last minute", refusing sampling for the hour.
+  const now = deps.now ?? (() => performance.now());
   const handlers: SessionHandlers = {};
   const runner = deps.runner;
   if (entry.sampling.enabled && runner !== undefined) {

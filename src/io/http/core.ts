@@ -95,6 +95,8 @@ export interface IngressCore {
   multiplexProfiles(): boolean;
   maxBodyBytes(): number;
   now(): number;
+  /** A clock that is never set (`Clock.elapsed`): which of two requests came first, whatever `now` did. */
+  elapsed?(): number;
   onInternalError(err: unknown): void;
   /** The gateway is stopping: `/health` says so (503) instead of `ok`. */
   stopping?(): boolean;
@@ -363,6 +365,7 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
       return reply(target.outcome, target.close);
     }
     const receivedAt = core.now();
+    const receivedTick = core.elapsed?.();
     const headOnly: Inbound = {
       method: head.method,
       path: head.path,
@@ -371,6 +374,7 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
       headers: head.headers,
       body: EMPTY,
       receivedAt,
+      receivedTick,
     };
     const admitted = core.pipeline.admit(headOnly);
     if (head.method !== "POST") {
@@ -396,6 +400,7 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
           headers: headOnly.headers,
           body: received,
           receivedAt,
+          receivedTick,
         };
         core.pipeline.push(inbound, reply, admitted);
       } catch (err) {

@@ -21,6 +21,7 @@ export interface RequestMetrics {
 
 export interface ObserveOptions {
   readonly logger: Logger;
+  /** Milliseconds on a clock that is never set (`Clock.elapsed`): what a request's time is measured on. */
   readonly now: () => number;
   readonly multiplexProfiles: () => boolean;
   /** `platforms.webhook.access_log`, read per request so a reload applies. */

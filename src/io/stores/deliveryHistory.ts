@@ -302,7 +302,8 @@ export function createHistoryWriter(
       try {
         // A stat at most once a second, as the log's writer does, not one per batch.
         const at = now();
-        if (at - checkedAt >= ROTATION_CHECK_MS) {
+        // A clock set back (an NTP step) looks now too, as the log's writer does.
+        if (at - checkedAt >= ROTATION_CHECK_MS || at < checkedAt) {
           checkedAt = at;
           if (moved()) {
             closeHeld();

@@ -198,11 +198,12 @@ export function withFileLockSync<T>(path: string, fn: () => T, options: LockOpti
   const lockPath = `${path}.lock`;
   const timeoutMs = options.timeoutMs ?? 10_000;
   makeLockDir(path, lockPath);
-  const started = Date.now();
+  // The wait is timed on the clock that is never set: one set back (NTP) would stretch it by the step.
+  const started = performance.now();
   let wait = 5;
   let held = tryAcquire(path, lockPath, options.staleMs ?? 30_000);
   while (held === undefined) {
-    if (Date.now() - started > timeoutMs) throw lockTimeout(lockPath);
+    if (performance.now() - started > timeoutMs) throw lockTimeout(lockPath);
     Atomics.wait(sleeper, 0, 0, wait);
     wait = Math.min(wait * 2, 100);
     held = tryAcquire(path, lockPath, options.staleMs ?? 30_000);
@@ -224,11 +225,11 @@ export async function withFileLock<T>(
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
   makeLockDir(path, lockPath);
-  const started = Date.now();
+  const started = performance.now();
   let wait = 5;
   let held = tryAcquire(path, lockPath, staleMs);
   while (held === undefined) {
-    if (Date.now() - started > timeoutMs) throw lockTimeout(lockPath);
+    if (performance.now() - started > timeoutMs) throw lockTimeout(lockPath);
     await sleep(wait);
     wait = Math.min(wait * 2, 100);
     held = tryAcquire(path, lockPath, staleMs);

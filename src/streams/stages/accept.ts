@@ -19,6 +19,7 @@ export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
     prompt: renderTemplate(route.route.prompt, payload, ctx.event),
     extra: renderExtra(route.route.deliver_extra, payload, ctx.event),
     receivedAt: ctx.inbound.receivedAt,
+    receivedTick: ctx.inbound.receivedTick,
   };
 }
 

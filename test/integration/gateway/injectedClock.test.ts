@@ -37,6 +37,7 @@ function manualClock(start = Date.parse("2026-11-28T00:00:00Z")): ManualClock {
   };
   return {
     now: () => t,
+    elapsed: () => t,
     ...timerApi,
     sleep: sleepOn(timerApi),
     advance(ms) {

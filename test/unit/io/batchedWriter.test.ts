@@ -201,6 +201,27 @@ describe("batched file writer", () => {
     }
   });
 
+  it("a clock set back (an NTP step) does not put off the look at a rotated-away file until it comes round again", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      home = tempHome();
+      const file = join(home.dir, "gateway.log");
+      const writer = createBatchedFileWriter(file, 0o600, (err) => expect.fail(String(err)));
+      writer.write("before\n");
+      await nextTurn();
+      vi.setSystemTime(Date.now() - 3_600_000);
+      renameSync(file, `${file}.1`);
+      vi.advanceTimersByTime(ROTATION_CHECK_MS);
+      writer.write("after\n");
+      await nextTurn();
+      expect(readFileSync(`${file}.1`, "utf8")).toBe("before\n");
+      expect(readFileSync(file, "utf8")).toBe("after\n");
+      writer.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("a removed directory is made again; after a reopen that failed, the closed descriptor's number is never touched", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const errors: string[] = [];

@@ -46,6 +46,26 @@ describe("server-initiated requests (SDK server over InMemoryTransport)", () => 
     expect(text(await h.call("s", "sample", { prompt: "3" }))).toBe("svc-agent:ok");
   });
 
+  it("sampling: the per-minute window is counted on a clock that is never set, not on the system clock", async () => {
+    // Only Date and performance are faked: the SDK's own timers stay real.
+    vi.useFakeTimers({ toFake: ["Date", "performance"] });
+    try {
+      const h = ctx.hub(
+        ctx.home,
+        { s: fixture({ sampling: { enabled: true, max_requests_per_minute: 1 } }) },
+        { runner: async () => "ok", transportFor },
+      );
+      expect(text(await h.call("s", "sample", { prompt: "1" }))).toBe("svc-agent:ok");
+      // The system clock set back an hour (NTP): a minute later the window has still passed.
+      vi.setSystemTime(Date.now() - 3_600_000);
+      vi.advanceTimersByTime(60_001);
+      expect(text(await h.call("s", "sample", { prompt: "2" }))).toBe("svc-agent:ok");
+      expect(text(await h.call("s", "sample", { prompt: "3" }))).toMatch(/sampling failed: .*rate limit/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("form elicitation goes to the approval surface (terminal prompt); URL mode is declined", async () => {
     const input = Object.assign(new PassThrough(), { isTTY: true });
     const output = new PassThrough();

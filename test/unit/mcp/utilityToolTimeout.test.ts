@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runUtilityTool } from "../../../src/actors/mcp/utilityTools.js";
 import type { McpSession } from "../../../src/io/mcp/session.js";
 
@@ -32,6 +32,34 @@ describe("a paged utility list under timeout", () => {
     );
     // 500 ms in all: 500, then 300, then 100 left; the fourth page is never asked for.
     expect(timeouts).toEqual([500, 300, 100]);
+  });
+});
+
+describe("a paged utility list across a step of the system clock", () => {
+  it("a clock set back (NTP) between pages does not give the next page the hours of the step", async () => {
+    const timeouts: number[] = [];
+    const session = {
+      client: {
+        request: async (
+          request: { method: string; params: { cursor?: string } },
+          _schema: unknown,
+          options: { timeout: number },
+        ) => {
+          timeouts.push(options.timeout);
+          vi.setSystemTime(Date.now() - 3_600_000);
+          const n = Number(request.params.cursor ?? 0);
+          return { prompts: [{ name: `p${n}` }], ...(n < 1 ? { nextCursor: String(n + 1) } : {}) };
+        },
+      },
+    } as unknown as McpSession;
+    vi.useFakeTimers({ toFake: ["Date", "performance"] });
+    try {
+      await runUtilityTool(session, "list_prompts", {}, 500);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(timeouts).toHaveLength(2);
+    for (const timeout of timeouts) expect(timeout).toBeLessThanOrEqual(500);
   });
 });
 

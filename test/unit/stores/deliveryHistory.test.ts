@@ -129,6 +129,29 @@ describe("delivery history store", () => {
     expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["d"]);
   });
 
+  it("a clock set back (an NTP step) does not put off the look at a renamed-away file until it comes round again", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    let t = T0;
+    const writer = createHistoryWriter(
+      dir,
+      (err) => {
+        throw err;
+      },
+      () => t,
+    );
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    writer.record(request("a", T0));
+    await turn();
+    t -= 3_600_000;
+    renameSync(join(dir, "history.jsonl"), join(dir, "history.jsonl.bak"));
+    t += 1000;
+    writer.record(request("b", T0));
+    writer.close();
+    expect(readFileSync(join(dir, "history.jsonl.bak"), "utf8")).not.toContain('"id":"b"');
+    expect(readHistory(dir, T0).map((r) => r.id)).toEqual(["b"]);
+  });
+
   it("after a reopen that failed, never touches the closed descriptor's number (another file's by then)", async () => {
     home = tempHome();
     const dir = join(home.dir, "deliveries");

@@ -147,4 +147,26 @@ describe("cross-process file lock", () => {
     );
     expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
   });
+
+  it("the wait gives up after its time even when the clock is set back meanwhile (NTP)", async () => {
+    const { path, lock } = store();
+    writeFileSync(lock, String(process.pid));
+    // Only Date is faked: the waits between attempts stay real.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const stepBack = setTimeout(() => vi.setSystemTime(Date.now() - 3_600_000), 30);
+      const gaveUp = withFileLock(path, () => "ran", { timeoutMs: 150 }).then(
+        () => "ran",
+        (err: Error) => err.message,
+      );
+      const ended = await Promise.race([
+        gaveUp,
+        new Promise((resolve) => setTimeout(() => resolve("still waiting"), 3000)),
+      ]);
+      clearTimeout(stepBack);
+      expect(ended).toContain(`${lock}: another svc process holds this lock`);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

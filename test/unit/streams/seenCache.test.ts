@@ -24,6 +24,23 @@ describe("seen cache (spec 6: delivery IDs remembered for 1 hour)", () => {
     expect(cache.has("d1")).toBe(true);
   });
 
+  it("runs the hour on `elapsed`; saves and restores expiries as times on the system clock (`now`)", () => {
+    let wall = 1_000_000;
+    let ticks = 5;
+    const cache = createSeenCache({ ttlMs: HOUR, maxEntries: 100, now: () => wall, elapsed: () => ticks });
+    cache.checkAndAdd("d1");
+    wall += 3 * HOUR; // the system clock stepped forward (NTP)
+    ticks += 1000;
+    expect(cache.checkAndAdd("d1")).toBe(true);
+    // Saved as a time on the stepped system clock: what is left of its hour from now.
+    expect(cache.entries()).toEqual([["d1", wall + HOUR - 1000]]);
+    const next = createSeenCache({ ttlMs: HOUR, maxEntries: 100, now: () => wall, elapsed: () => 0 });
+    next.restore(cache.entries());
+    expect(next.entries()).toEqual([["d1", wall + HOUR - 1000]]);
+    ticks += HOUR - 1000;
+    expect(cache.has("d1")).toBe(false);
+  });
+
   it("forgets an ID exactly one hour after it was first seen (a duplicate does not extend it)", () => {
     const c = clock();
     const cache = createSeenCache({ ttlMs: HOUR, maxEntries: 100, now: c.now });

@@ -222,6 +222,9 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
         const at = member.indexOf(":");
         const generation = Number(member.slice(0, at));
         await timers.enqueue(`coalesce-${generation}`, { group: member.slice(at + 1), generation });
+        // Stored already but delayed on a clock set back since (its instance's or this one's): due on
+        // Redis's clock, so it runs now (a group not due after all is delayed again by what is left).
+        await timers.promote(`coalesce-${generation}`).catch(() => {});
       }
     } catch {
       // Redis unreachable: the connections report the outage, and the next sweep tries again.

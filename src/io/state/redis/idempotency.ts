@@ -167,13 +167,14 @@ export function createSharedIdempotency(
   /** Duplicates (on this instance) of deliveries under way elsewhere, by key: one watch each. */
   const elsewhere = new Map<string, Promise<boolean>>();
   const watch = (key: string): Promise<boolean> => {
-    const until = Date.now() + delivery.waitMs;
+    // Waits are timed on the clock that is never set: one set back (NTP) does not stretch them by the step.
+    const until = performance.now() + delivery.waitMs;
     const outcome = (async () => {
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, delivery.pollMs));
         const value = await redis.get(keys.seen(key)).catch(() => DELIVERED);
         if (value === null) return false;
-        if (value !== DELIVERING || Date.now() >= until) return true;
+        if (value !== DELIVERING || performance.now() >= until) return true;
       }
     })();
     elsewhere.set(key, outcome);
@@ -216,12 +217,12 @@ export function createSharedIdempotency(
     // original is not stored yet, this one waits to see whether it will be (PENDING_WAIT_MS). Only
     // duplicates pay this second round trip.
     if (elsewhere.has(key)) return true;
-    const until = pendingUntil ?? Date.now() + pendingWaitMs;
+    const until = pendingUntil ?? performance.now() + pendingWaitMs;
     for (;;) {
       const state = await recordState(key).catch(() => "kept" as const);
       if (state === "delivering") watch(key);
       if (state === "gone") return checkAndAdd(key, until);
-      if (state !== "pending" || Date.now() >= until) return true;
+      if (state !== "pending" || performance.now() >= until) return true;
       await new Promise((resolve) => setTimeout(resolve, delivery.pollMs));
     }
   };
@@ -234,9 +235,9 @@ export function createSharedIdempotency(
       made.delete(key); // the record is `delivering` from here: a failed delivery forgets it by key
       const mark = () => redis.set(keys.seen(key), DELIVERING, "EX", deliveringSeconds, "XX").catch(() => {});
       mark();
-      const started = Date.now();
+      const started = performance.now();
       const renew = setInterval(
-        () => (Date.now() - started >= ttlSeconds * 1000 ? stopRenewing(key) : mark()),
+        () => (performance.now() - started >= ttlSeconds * 1000 ? stopRenewing(key) : mark()),
         (deliveringSeconds * 1000) / 3,
       );
       renew.unref();

@@ -92,6 +92,12 @@ type DropRedis = Redis & {
 export interface SharedQueue<T> {
   /** Persists the job in Redis; resolves once it is stored (rejects while Redis is unreachable). */
   enqueue(key: string, data: T, options?: EnqueueOptions): Promise<void>;
+  /**
+   * Lets the delayed job of `key` run now. BullMQ times a delay on the clock of the instance that stored
+   * it and runs it once a worker's clock reaches that time: after a clock set back (NTP), not until the
+   * clock has come round to it again.
+   */
+  promote(key: string): Promise<void>;
   /** Starts this instance's worker. */
   start(): void;
   /**
@@ -160,6 +166,10 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     queue,
     running: () => running,
     waiting: (timeoutMs) => withTimeout(queue.getWaitingCount(), timeoutMs, "count"),
+    async promote(key) {
+      const job = await withTimeout(queue.getJob(jobIdOf(key)), ENQUEUE_TIMEOUT_MS, "promote");
+      if (job !== undefined && (await job.isDelayed())) await job.promote();
+    },
     async enqueue(key, data, { delayMs, renewAfterMs } = {}) {
       const jobId = jobIdOf(key);
       try {

@@ -246,6 +246,33 @@ describe("shared coalescing groups (Redis)", () => {
     }
   });
 
+  it("a group whose timer was stored before this instance's clock was set back (NTP) fires at its due time on Redis's clock, not once the instance's clock has come round to it", async () => {
+    const dispatched: string[] = [];
+    const coalescing = createSharedCoalescing({
+      url: server.url,
+      redis,
+      keys: redisKeys(`c${randomUUID()}`),
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      sweep: { everyMs: 20, graceMs: 0 },
+      async dispatch(run) {
+        dispatched.push(run.deliveryId);
+      },
+    });
+    // Only Date is faked (BullMQ times its delayed jobs on this process's Date.now): timers stay real.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const e = event("set-back");
+      expect(await coalescing.offer(e, shared(e))).toBe("coalesced");
+      vi.setSystemTime(Date.now() - 3_600_000);
+      coalescing.start();
+      await vi.waitFor(() => expect(dispatched).toEqual(["set-back"]), { timeout: 5000, interval: 10 });
+    } finally {
+      vi.useRealTimers();
+      await coalescing.close(0);
+    }
+  });
+
   it("the latest event is the one received last on Redis's clock: an instance whose clock is ahead does not keep a newer event from replacing its own; one received earlier on the same clock (a slow script) still does not replace a newer one", async () => {
     const dispatched: string[] = [];
     const coalescing = createSharedCoalescing({

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "../../../../src/io/log.js";
 import {
   commandOptions,
@@ -174,6 +174,33 @@ describe("shared idempotency (SET NX EX)", () => {
     expect(await b.checkAndAdd("pr:1")).toBe(true);
     expect(b.deliveredElsewhere("pr:1")).toBeUndefined();
   });
+  it("the watch of a delivery under way elsewhere ends after its wait even when the clock is set back meanwhile (NTP)", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    const aRedis = await client();
+    const a = createSharedIdempotency(aRedis, keys, health, 3600, 60, { pollMs: 5, waitMs: 60_000 });
+    const short = createSharedIdempotency(await client(), keys, health, 3600, 60, { pollMs: 5, waitMs: 200 });
+    expect(await a.checkAndAdd("dd:back")).toBe(false);
+    void a.keep("dd:back");
+    a.delivering("dd:back");
+    await aRedis.ping();
+    // Only Date is faked: the watch's polls stay on real timers.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      expect(await short.checkAndAdd("dd:back")).toBe(true);
+      const watched = short.deliveredElsewhere("dd:back");
+      vi.setSystemTime(Date.now() - 3_600_000);
+      const ended = await Promise.race([
+        watched,
+        new Promise((resolve) => setTimeout(() => resolve("still watching"), 3000)),
+      ]);
+      expect(ended).toBe(true);
+    } finally {
+      vi.useRealTimers();
+      await a.forget("dd:back"); // ends its renewal
+    }
+  });
+
   it("an instance killed mid-delivery: the duplicate on another instance sees its record go within the watch and is answered failed (502), not duplicate", {
     timeout: 90_000,
   }, async () => {

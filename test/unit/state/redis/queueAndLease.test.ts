@@ -459,6 +459,30 @@ describe("Redis health", () => {
     }
   });
 
+  it("a refusing Redis is still logged once a minute after the clock was set back (NTP), not silent for the step", async () => {
+    const own = await startTestRedis();
+    const log = captureLogger();
+    const health = createRedisHealth("redis://x/0", log.logger);
+    const watched = await connectRedis(own.url, "config.yaml", commandOptions());
+    // Only Date and performance are faked: ioredis's own timers stay real.
+    vi.useFakeTimers({ toFake: ["Date", "performance"] });
+    try {
+      health.watch("commands", watched);
+      const seen = createSharedIdempotency(watched, redisKeys("full-back"), health);
+      await watched.config("SET", "maxmemory", "1");
+      await expect(seen.checkAndAdd("r:1")).rejects.toBeInstanceOf(StateUnavailableError);
+      vi.setSystemTime(Date.now() - 3_600_000);
+      vi.advanceTimersByTime(60_000);
+      await expect(seen.checkAndAdd("r:2")).rejects.toBeInstanceOf(StateUnavailableError);
+      expect(log.messages().filter((m) => m.includes("refused a command (OOM"))).toHaveLength(2);
+      await watched.config("SET", "maxmemory", "0");
+    } finally {
+      vi.useRealTimers();
+      watched.disconnect();
+      await own.cleanup();
+    }
+  });
+
   it("a command that failed on a connection that stayed open (a timeout) is followed by reachable again once a PING answers; the next outage is reported", async () => {
     const log = captureLogger();
     const health = createRedisHealth("test", log.logger);
