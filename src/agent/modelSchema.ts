@@ -1,3 +1,4 @@
+import { isObject, ONE_SCHEMA, SCHEMA_LIST, SCHEMA_MAP } from "./schemaKeywords.js";
 import type { JsonSchema } from "./tools/tool.js";
 
 /**
@@ -22,26 +23,6 @@ const requiredOf = (branch: unknown): string[] => {
   const required = (branch as Branch | null)?.required;
   return Array.isArray(required) ? required.filter((name): name is string => typeof name === "string") : [];
 };
-
-/** Keywords whose value is one schema, a map of schemas, or a list of schemas (JSON Schema 2020-12 and draft-07). */
-const ONE_SCHEMA = [
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "contains",
-  "propertyNames",
-  "not",
-  "if",
-  "then",
-  "else",
-];
-const SCHEMA_MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
-const SCHEMA_LIST = ["allOf", "anyOf", "oneOf", "prefixItems"];
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /**
  * `schema` with `items: {}` on every array schema that has none: OpenAI refuses a whole request offering a

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { Ajv2020, type AnySchemaObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { isObject, ONE_SCHEMA, SCHEMA_LIST, SCHEMA_MAP } from "../../agent/schemaKeywords.js";
 import { nestedDeeperThan } from "../../agent/toolCallInputs.js";
 
 /**
@@ -25,27 +26,8 @@ function validator(): Ajv2020 {
   return ajv;
 }
 
-/** Keywords whose value is one subschema, a map of subschemas, or a list of them (2020-12 and draft-07). */
-const ONE_SCHEMA = new Set([
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "contains",
-  "propertyNames",
-  "not",
-  "if",
-  "then",
-  "else",
-]);
-const SCHEMA_MAP = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
-const SCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 /** Keywords whose value may be `null` itself (data): kept as they are. */
 const DATA = new Set(["default", "const"]);
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /**
  * `schema` without the keywords it writes as `null` — which no JSON Schema keyword takes, so a model API
