@@ -1,10 +1,9 @@
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { TempHome } from "../../helpers/home.js";
+import { CAN_MOUNT, mountSmallDisk, unmountSmallDisks } from "../../helpers/smallDisk.js";
 import { cliConfig, svcProcess } from "./svc.js";
 
 /**
@@ -14,35 +13,24 @@ import { cliConfig, svcProcess } from "./svc.js";
  * second time; a run that failed lost its own error to that one.
  */
 
-let mounted: string | undefined;
-afterEach(() => {
-  if (mounted === undefined) return;
-  spawnSync("umount", [mounted]);
-  rmSync(mounted, { recursive: true, force: true });
-  mounted = undefined;
-});
+afterEach(unmountSmallDisks);
 
 /** SVC_HOME on a small tmpfs (mounting one takes root), and how to fill it. */
 function smallHome(): { home: TempHome; fill(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "svc-cron-full-"));
-  const mount = spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir]);
-  if (mount.status !== 0) {
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(`mount -t tmpfs failed: ${mount.stderr}`);
-  }
-  mounted = dir;
+  const disk = mountSmallDisk("svc-cron-full-");
+  const dir = disk.dir;
   const home = join(dir, "home");
   mkdirSync(home);
   writeFileSync(join(home, "config.yaml"), stringify(cliConfig()));
   return {
     home: { dir: home, write: () => "", cleanup: () => {} },
     fill: () => {
-      spawnSync("dd", ["if=/dev/zero", `of=${join(dir, "filler")}`, "bs=4k"]);
+      disk.fill();
     },
   };
 }
 
-describe.runIf(process.getuid?.() === 0)("svc cron run on a full disk", { timeout: 60_000 }, () => {
+describe.runIf(CAN_MOUNT)("svc cron run on a full disk", { timeout: 60_000 }, () => {
   it("runs the job once, says its last_run could not be recorded, and does not ask to run it again", async () => {
     const { home, fill } = smallHome();
     const created = await svcProcess(home, [

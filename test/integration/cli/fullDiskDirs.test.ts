@@ -1,10 +1,9 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { TempHome } from "../../helpers/home.js";
+import { CAN_MOUNT, mountSmallDisk, unmountSmallDisks } from "../../helpers/smallDisk.js";
 import { cliConfig, svcProcess } from "./svc.js";
 
 /**
@@ -13,23 +12,12 @@ import { cliConfig, svcProcess } from "./svc.js";
  * device, mkdir '<dir>'`, not which store, unlike a store file the disk has no room for.
  */
 
-let mounted: string | undefined;
-afterEach(() => {
-  if (mounted === undefined) return;
-  spawnSync("umount", [mounted]);
-  rmSync(mounted, { recursive: true, force: true });
-  mounted = undefined;
-});
+afterEach(unmountSmallDisks);
 
 /** A tmpfs (mounting one takes root) with every inode taken but SVC_HOME's and its config.yaml's. */
 function fullHome(): TempHome {
-  const dir = mkdtempSync(join(tmpdir(), "svc-full-"));
-  const mount = spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m,nr_inodes=16", "tmpfs", dir]);
-  if (mount.status !== 0) {
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(`mount -t tmpfs failed: ${mount.stderr}`);
-  }
-  mounted = dir;
+  const disk = mountSmallDisk("svc-full-", "size=1m,nr_inodes=16");
+  const dir = disk.dir;
   mkdirSync(join(dir, "home"));
   writeFileSync(join(dir, "home", "config.yaml"), stringify(cliConfig()), { mode: 0o600 });
   for (let i = 0; ; i++) {
@@ -50,27 +38,23 @@ function fullHome(): TempHome {
   };
 }
 
-describe.runIf(process.getuid?.() === 0)(
-  "a store directory the full disk cannot make",
-  { timeout: 60_000 },
-  () => {
-    it("svc cron create names the cron store, as for the store file itself", async () => {
-      const home = fullHome();
-      const res = await svcProcess(home, [
-        "cron",
-        "create",
-        "--name",
-        "nightly",
-        "--schedule",
-        "every 1h",
-        "--prompt",
-        "hi",
-      ]);
-      expect(res.code).toBe(1);
-      expect(res.stderr).toBe(
-        `svc: cannot write ${join(home.dir, "cron", "jobs.json")}: the disk is full (ENOSPC) — the file is unchanged; free some space, then run the command again\n`,
-      );
-      expect(existsSync(join(home.dir, "cron"))).toBe(false);
-    });
-  },
-);
+describe.runIf(CAN_MOUNT)("a store directory the full disk cannot make", { timeout: 60_000 }, () => {
+  it("svc cron create names the cron store, as for the store file itself", async () => {
+    const home = fullHome();
+    const res = await svcProcess(home, [
+      "cron",
+      "create",
+      "--name",
+      "nightly",
+      "--schedule",
+      "every 1h",
+      "--prompt",
+      "hi",
+    ]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(
+      `svc: cannot write ${join(home.dir, "cron", "jobs.json")}: the disk is full (ENOSPC) — the file is unchanged; free some space, then run the command again\n`,
+    );
+    expect(existsSync(join(home.dir, "cron"))).toBe(false);
+  });
+});

@@ -1,10 +1,9 @@
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { TempHome } from "../../helpers/home.js";
+import { CAN_MOUNT, mountSmallDisk, unmountSmallDisks } from "../../helpers/smallDisk.js";
 import { cliConfig, svcProcess } from "./svc.js";
 
 /**
@@ -13,31 +12,20 @@ import { cliConfig, svcProcess } from "./svc.js";
  * `the gateway exited (code 1) before it answered /health:` and an empty line, pointing at an empty file.
  */
 
-let mounted: string | undefined;
-afterEach(() => {
-  if (mounted === undefined) return;
-  spawnSync("umount", [mounted]);
-  rmSync(mounted, { recursive: true, force: true });
-  mounted = undefined;
-});
+afterEach(unmountSmallDisks);
 
 /** SVC_HOME on a tmpfs (mounting one takes root) with its config.yaml and logs/, then filled up. */
 function fullHome(): TempHome {
-  const dir = mkdtempSync(join(tmpdir(), "svc-start-full-"));
-  const mount = spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir]);
-  if (mount.status !== 0) {
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(`mount -t tmpfs failed: ${mount.stderr}`);
-  }
-  mounted = dir;
+  const disk = mountSmallDisk("svc-start-full-");
+  const dir = disk.dir;
   const home = join(dir, "home");
   mkdirSync(join(home, "logs"), { recursive: true, mode: 0o700 });
   writeFileSync(join(home, "config.yaml"), stringify(cliConfig({ r: { secret: "INSECURE_NO_AUTH" } })));
-  spawnSync("dd", ["if=/dev/zero", `of=${join(dir, "filler")}`, "bs=4k"]);
+  disk.fill();
   return { dir: home, write: () => "", cleanup: () => {} };
 }
 
-describe.runIf(process.getuid?.() === 0)("svc gateway start on a full disk", { timeout: 60_000 }, () => {
+describe.runIf(CAN_MOUNT)("svc gateway start on a full disk", { timeout: 60_000 }, () => {
   it("says that the gateway's output could not be kept, and why, instead of an empty reason", async () => {
     const home = fullHome();
     const res = await svcProcess(home, ["gateway", "start"]);

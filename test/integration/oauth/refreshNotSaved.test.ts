@@ -1,6 +1,4 @@
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeJob } from "../../../src/actors/oauth/context.js";
@@ -9,6 +7,7 @@ import { svcPaths } from "../../../src/config/paths.js";
 import { startFakeAs } from "../../fakes/authServer/fakeAs.js";
 import { startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { CAN_MOUNT, mountSmallDisk, unmountSmallDisks } from "../../helpers/smallDisk.js";
 import { harness, loginWith } from "./helpers.js";
 
 /**
@@ -18,38 +17,20 @@ import { harness, loginWith } from "./helpers.js";
  * detection revoked the whole grant, and the server needed `svc mcp login` again.
  */
 const closers: Array<() => Promise<void>> = [];
-let mounted: string | undefined;
 afterEach(async () => {
   while (closers.length) await closers.pop()?.();
-  if (mounted === undefined) return;
-  spawnSync("umount", [mounted]);
-  rmSync(mounted, { recursive: true, force: true });
-  mounted = undefined;
+  unmountSmallDisks();
 });
 
-/** A small tmpfs (mounting one takes root) for SVC_HOME, and how to fill it and empty it again. */
+/** A small tmpfs (mounting one takes root) with SVC_HOME on it. */
 function smallDisk(): { home: string; fill(leftPages: number): void; empty(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "svc-refresh-"));
-  const mount = spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir]);
-  if (mount.status !== 0) {
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(`mount -t tmpfs failed: ${mount.stderr}`);
-  }
-  mounted = dir;
-  const home = join(dir, "home");
+  const disk = mountSmallDisk("svc-refresh-");
+  const home = join(disk.dir, "home");
   mkdirSync(home);
-  const filler = join(dir, "filler");
-  return {
-    home,
-    fill(leftPages) {
-      spawnSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=4k"]);
-      spawnSync("truncate", ["-s", `-${leftPages * 4096}`, filler]);
-    },
-    empty: () => rmSync(filler),
-  };
+  return { home, fill: (leftPages) => disk.fill(leftPages), empty: () => disk.empty() };
 }
 
-describe.runIf(process.getuid?.() === 0)("a token refresh on a full disk", { timeout: 60_000 }, () => {
+describe.runIf(CAN_MOUNT)("a token refresh on a full disk", { timeout: 60_000 }, () => {
   it("goes on with the new tokens in memory, saves them at the next refresh, and the grant survives", async () => {
     const disk = smallDisk();
     const as = await startFakeAs({ reuseRevokesFamily: true });
