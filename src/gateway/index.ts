@@ -212,7 +212,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         : `[cron] ${name.replace(/^cron:/, "")}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time`,
     );
   const groups = processGroupFiles(agentGroups);
-  const agent = createAgent(config, { logger, home: paths.home, groups, dotenv: loaded.scope.secrets });
+  const agent = createAgent(config, {
+    logger,
+    home: paths.home,
+    groups,
+    dotenv: loaded.scope.secrets,
+    elapsed,
+  });
   // Coalescing groups and cron jobs: flushed on stop and reload, so no pending group is dropped.
   const coalescing = createCoalescing({
     system,
