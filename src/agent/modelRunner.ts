@@ -21,7 +21,8 @@ export interface ModelRunnerDeps extends RunToolsDeps {
   readonly settings: AgentSettings & { readonly provider: "openai" | "anthropic"; readonly model: string };
   readonly logger: Logger;
   readonly sleep?: Sleep;
-  readonly now?: () => number;
+  /** The clock run and tool call times are measured on (`Clock.elapsed`); `performance.now` by default. */
+  readonly elapsed?: () => number;
   /**
    * The signal that ends a run after `timeout_seconds` (in ms): a real timer unless a test gives its own,
    * which it aborts at the moment it means (a real one raced the fake endpoint on a loaded machine).
@@ -75,7 +76,7 @@ export function timeoutReason(timeoutSeconds: number, waiting?: TimedOutWaiting)
  */
 export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   const { settings, logger } = deps;
-  const now = deps.now ?? Date.now;
+  const elapsed = deps.elapsed ?? (() => performance.now());
   // A placeholder key (vLLM's `EMPTY`) is no secret: hiding it would rewrite the model's words.
   const secrets =
     settings.api_key === undefined || isPlaceholderKey(settings.api_key) ? [] : [settings.api_key];
@@ -88,7 +89,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   };
   return {
     async run(request, signal) {
-      const started = now();
+      const started = elapsed();
       const modelId = request.model ?? settings.model;
       const timeout = (deps.runTimeout ?? timeoutSignal)(settings.timeout_seconds * 1000);
       const runSignal = AbortSignal.any([signal, timeout]);
@@ -104,7 +105,6 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           await sleep(ms, sleepSignal);
           waitingAfter = undefined;
         },
-        now,
         onRetry: (attempt, waitMs, error) => {
           waitingAfter = { error, waitMs };
           logger.warn(
@@ -124,7 +124,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         usage: { input: progress.inputTokens, output: progress.outputTokens },
         outcome,
         ...(error === undefined ? {} : { error }),
-        ms: Math.max(0, now() - started),
+        ms: Math.max(0, elapsed() - started),
       });
       const context = runContext(deps, request, runSignal, async (url, question, imageSignal) => {
         const answer = await generateText({
@@ -158,7 +158,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             system: systemText(settings.system_prompt, request.skill),
             prompt: request.prompt,
             tools: sdkTools(tools, context, log, {
-              now,
+              elapsed,
               scrubbed: (text) => scrub(text, secrets),
               images: settings.provider === "anthropic" ? "native" : "described",
               safePropertyKeys: settings.provider === "anthropic",

@@ -146,7 +146,8 @@ function modelOutput(content: readonly ToolContent[], images: ToolResultImages):
 }
 
 export interface SdkToolOptions {
-  readonly now?: () => number;
+  /** The clock each call is timed on (`Clock.elapsed`); `performance.now` by default. */
+  readonly elapsed?: () => number;
   /** Takes the run's secrets (the model API key) out of a text a tool gives back, before the model or the log sees it. */
   readonly scrubbed?: (text: string) => string;
   readonly images?: ToolResultImages;
@@ -198,7 +199,7 @@ export function sdkTools(
   options: SdkToolOptions = {},
 ): ToolSet {
   const {
-    now = Date.now,
+    elapsed = () => performance.now(),
     scrubbed = (text: string) => text,
     images = "native",
     mayRun,
@@ -229,7 +230,7 @@ export function sdkTools(
           log.add(options.toolCallId, { name: agentTool.name, ms: 0, ok: false, error: TOO_DEEP });
           throw new Error(TOO_DEEP);
         }
-        const started = now();
+        const started = elapsed();
         const signal = options.abortSignal ?? context.signal;
         let outcome: Awaited<ReturnType<AgentTool["execute"]>>;
         try {
@@ -237,7 +238,7 @@ export function sdkTools(
         } catch (err) {
           outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
         }
-        const ms = Math.max(0, now() - started);
+        const ms = Math.max(0, elapsed() - started);
         if (!outcome.ok) {
           // A blank error would be a blank tool result, which the Messages API refuses with is_error.
           const said = scrubbed(outcome.error);

@@ -28,6 +28,8 @@ export function createAgent(
     logger: Logger;
     home: string;
     groups?: ProcessGroups;
+    /** The clock run and tool call times are measured on (the gateway's `Clock.elapsed`). */
+    elapsed?: () => number;
     /** The `.env` the config's `${VAR}`s were taken from: a failed command run's message never shows its values. */
     dotenv?: Readonly<Record<string, string>>;
   },
@@ -46,6 +48,7 @@ export function createAgent(
       hiddenValues: webhookSecretValues(next),
       ...(dotenv === undefined ? {} : { dotenv }),
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
+      ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
     });
   let runner = build(config);
   return {

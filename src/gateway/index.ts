@@ -53,6 +53,7 @@ import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
 import { listeningOn, startupProblems } from "./startupProblems.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
+import { toolCapWatch } from "./toolCapWarnings.js";
 import type { Gateway, GatewayOptions } from "./types.js";
 import {
   allInterfacesWarning,
@@ -212,7 +213,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         : `[cron] ${name.replace(/^cron:/, "")}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time`,
     );
   const groups = processGroupFiles(agentGroups);
-  const agent = createAgent(config, { logger, home: paths.home, groups, dotenv: loaded.scope.secrets });
+  const agent = createAgent(config, {
+    logger,
+    home: paths.home,
+    groups,
+    dotenv: loaded.scope.secrets,
+    elapsed,
+  });
   // Coalescing groups and cron jobs: flushed on stop and reload, so no pending group is dropped.
   const coalescing = createCoalescing({
     system,
@@ -368,7 +375,20 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   });
   idempotency.start();
   removeStaleStoreTempFiles(paths.home);
-  const mcp = createMcp({ config, paths, logger, system, agent, clock, metrics, ...env });
+  // A route (or the cron jobs) offered more tools than `openai` takes: said once the servers' tools are in.
+  const toolCap = toolCapWatch((line) => logger.warn(line));
+  toolCap.reloaded(config);
+  const mcp = createMcp({
+    config,
+    paths,
+    logger,
+    system,
+    agent,
+    clock,
+    metrics,
+    onStatus: (hub) => toolCap.check(hub.tools()),
+    ...env,
+  });
   mcpStates = () => mcp.hub.status().map((s) => s.state);
   agent.attachMcp((profile) => mcp.hubFor(profile));
   const proxy = proxyNotice();
@@ -595,6 +615,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         logger.warn(
           `[gateway] ${paths.config} was reloaded, but a start refuses it: the next restart fails until it is fixed (svc config check says the same):\n${atStart.join("\n")}`,
         );
+      toolCap.reloaded(next.config);
+      toolCap.check(mcp.hub.tools());
       mcp.reloadConfig(next.config);
       loaded = next;
       // The subscriptions are judged by the config too (a record without a secret by the global one, a

@@ -39,13 +39,15 @@ export function createMcp(deps: {
   clock: Pick<Clock, "setTimeout" | "clearTimeout">;
   env?: NodeJS.ProcessEnv;
   metrics?: GatewayMetrics | undefined;
+  /** Told of each status change of the default profile's hub (its registered tools may have changed). */
+  onStatus?: (hub: McpHub) => void;
 }): Mcp {
   const { logger } = deps;
   let servers = deps.config.mcp_servers;
   // Restart-only (a reload that changes it is warned about): a named profile's hub started after the
   // reload answers approvals as the default profile's does, with the value the gateway started with.
   const approvals = deps.config.gateway.approvals;
-  const start = (paths: SvcPaths) =>
+  const start = (paths: SvcPaths, onStatus?: (hub: McpHub) => void) =>
     startGatewayMcp({
       paths,
       servers,
@@ -56,8 +58,9 @@ export function createMcp(deps: {
       system: deps.system,
       metrics: deps.metrics,
       ...(deps.env === undefined ? {} : { env: deps.env }),
+      ...(onStatus === undefined ? {} : { onStatus }),
     });
-  const main = start(deps.paths);
+  const main = start(deps.paths, deps.onStatus);
   const profiles = new Map<string, GatewayMcp>();
   // Hubs of profiles that went, while their servers close (a reload to no server).
   const retiring = new Map<string, GatewayMcp>();

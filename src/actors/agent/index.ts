@@ -38,6 +38,8 @@ export interface RunnerDeps {
   /** The gateway's loopback MCP endpoint: command runs get `SVC_MCP_URL` and `SVC_MCP_TOKEN` from it. */
   readonly mcpEndpoint?: Pick<McpEndpointHost, "openRunEndpoint">;
   readonly sleep?: Sleep;
+  /** The clock run and tool call times are measured on (`Clock.elapsed`); `performance.now` by default. */
+  readonly elapsed?: () => number;
   /** Where a `command` run's process group is noted while it runs. */
   readonly groups?: ProcessGroups;
   /** Values kept out of a `command` run's environment: the webhook secrets (`webhookSecretValues`). */
@@ -95,6 +97,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
       logger: deps.logger ?? silentLogger(),
       ...toolDeps,
       ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
+      ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
     });
   }
   return echoRunner();

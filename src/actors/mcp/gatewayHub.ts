@@ -27,6 +27,8 @@ export interface GatewayMcpOptions {
   readonly system?: HubOptions["system"];
   /** Tool-call durations (`svc_mcp_tool_call_duration_seconds`), when metrics are on. */
   readonly metrics?: Pick<GatewayMetrics, "toolCall"> | undefined;
+  /** Told of each status change (a connect, a lost server, `tools/list_changed`), after the status file. */
+  readonly onStatus?: (hub: McpHub) => void;
 }
 
 export interface GatewayMcp {
@@ -95,6 +97,7 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
   const publish = () => {
     clearTimeout(retry);
     retry = undefined;
+    options.onStatus?.(hub);
     try {
       writeStatusFile(paths.mcpCache, {
         pid: process.pid,

@@ -264,7 +264,7 @@ class UwsExchange implements UwsBodySource {
       const linger = this.lingering as NonNullable<typeof this.lingering>;
       linger.dropped += chunk.byteLength;
       if (this.finished) this.clock.clearTimeout(linger.idle);
-      else if (isLast || linger.dropped > LINGER_BYTES || this.clock.now() - linger.started > LINGER_MS) {
+      else if (isLast || linger.dropped > LINGER_BYTES || this.clock.elapsed() - linger.started > LINGER_MS) {
         this.finishLinger();
       } else this.waitLinger();
     }
@@ -348,7 +348,7 @@ class UwsExchange implements UwsBodySource {
    * waiting for the answer; its close then loses nothing), or once LINGER_BYTES or LINGER_MS are passed.
    */
   private linger(outcome: Outcome): void {
-    this.lingering = { outcome, started: this.clock.now(), dropped: 0 };
+    this.lingering = { outcome, started: this.clock.elapsed(), dropped: 0 };
     this.reading = Reading.Linger;
     this.listen();
     this.waitLinger();

@@ -88,7 +88,7 @@ async function loop(
       system: "sys",
       prompt: "go",
       tools: sdkTools(tools, context, log, {
-        now: () => (t += 5),
+        elapsed: () => (t += 5),
         ...(scrubbed === undefined ? {} : { scrubbed }),
         images,
         safePropertyKeys: on.provider === "anthropic",
