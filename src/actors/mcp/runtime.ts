@@ -227,6 +227,10 @@ export async function connectRuntime(
   rt.rendered = renderedFingerprint(rt.name, rt.entry, deps.scope());
   const session = await connectServer(rt.name, rt.entry, options);
   rt.secrets = session.secrets;
+  // Given up while its tools are listed (the connect timed out, a stop): the session closes at once, so its
+  // process goes now rather than once the listing's own wait has passed, beside the retry's.
+  const giveUp = () => void session.close().catch(() => undefined);
+  signal.addEventListener("abort", giveUp, { once: true });
   try {
     listingAtConnect = true;
     await listAndRegister(rt, deps, session, signal);
@@ -247,6 +251,7 @@ export async function connectRuntime(
     return { session, toolCount: rt.toolset.tools.length };
   } catch (err) {
     await session.close().catch(() => undefined);
+    if (signal.aborted) throw new Error("connect was cancelled", { cause: err });
     // A process that dies right after the handshake (at its first tools/list): say how, not only
     // "Connection closed".
     const exit = isConnectionClosed(err)
@@ -262,6 +267,8 @@ export async function connectRuntime(
       `mcp_servers.${rt.name}: ${scrub(describeTransportError(err), rt.secrets)}`,
       { cause: err },
     );
+  } finally {
+    signal.removeEventListener("abort", giveUp);
   }
 }
 

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
@@ -6,6 +7,17 @@ import { entry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
 const SERVER = join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs");
+
+/** This process's children running the fixture with `flag`, by pid. */
+function serverProcesses(flag: string): string[] {
+  const listed = execFileSync("ps", ["--ppid", String(process.pid), "-o", "pid=,args="], {
+    encoding: "utf8",
+  });
+  return listed
+    .split("\n")
+    .filter((line) => line.includes("malformed-list-server.mjs") && line.includes(flag))
+    .map((line) => line.trim().split(" ")[0] as string);
+}
 
 describe("a tools/list entry no tool can be registered from", () => {
   it("is skipped and named by its place, and the server's other tools are registered", async () => {
@@ -121,5 +133,11 @@ describe("a tools/list answer at connect under an id svc never sent", () => {
     expect(h.status()[0]?.lastError).toBe(
       'connect timed out after 60 s (connect_timeout) — the server answered with an id svc never sent, so its answer matched no request: {"jsonrpc":"2.0","id":101,"result":{"tools":[]}} (each answer must carry the id of the request it answers)',
     );
+    // The connect given up closes its session at once: the process goes now, not once the listing's own
+    // wait (the same 60 s, on the real clock) has passed, while the retry starts another beside it.
+    await vi.waitFor(() => expect(serverProcesses("--wrong-list-id")).toEqual([]), {
+      timeout: 10_000,
+      interval: 50,
+    });
   });
 });
