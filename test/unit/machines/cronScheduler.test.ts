@@ -102,6 +102,46 @@ function refusal(text: string): string {
   return "accepted";
 }
 
+/**
+ * Two instances' schedulers over `stores` on one clock (`now`, settable), sharing the lease as Redis keeps
+ * it: a due time is won by the first claim (or its holder again) and given back by its holder. `started`
+ * lists each run as `instance-<n> <job> at <time>`.
+ */
+function sharingLeases(stores: CronStore[], startAt: number) {
+  const leases = new Map<string, string>();
+  const started: string[] = [];
+  const cluster = {
+    now: startAt,
+    started,
+    schedulers: [] as unknown as [
+      ReturnType<typeof createCronScheduler>,
+      ReturnType<typeof createCronScheduler>,
+    ],
+  };
+  cluster.schedulers = stores.map((store, index) => {
+    const holder = `instance-${index}`;
+    return createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (j) => {
+        started.push(`${holder} ${j.id} at ${new Date(cluster.now).toISOString()}`);
+        return "done";
+      },
+      logger: silentLogger(),
+      clock: { now: () => cluster.now, setTimeout: () => 0, clearTimeout: () => {} },
+      claim: async (profile, id, dueAt) => {
+        const key = `${profile}:${id}:${dueAt}`;
+        if (!leases.has(key)) leases.set(key, holder);
+        return leases.get(key) === holder;
+      },
+      release: async (profile, id, dueAt) => {
+        const key = `${profile}:${id}:${dueAt}`;
+        if (leases.get(key) === holder) leases.delete(key);
+      },
+    });
+  }) as typeof cluster.schedulers;
+  return cluster;
+}
+
 describe("schedule grammar", () => {
   it("accepts intervals with s/m/h/d, with or without 'every'", () => {
     expect(parseSchedule("every 15m")).toEqual({ kind: "interval", ms: 900_000 });
@@ -851,49 +891,27 @@ describe("cron scheduler", () => {
       await store.update((records) => {
         records.often = job("often", { schedule: "every 5m", next_run: "2026-11-22T12:00:00.000Z" });
       });
-    // The lease as Redis keeps it: won by the first claim (or its holder), given back by its holder.
-    const leases = new Map<string, string>();
-    let now = Date.parse("2026-11-22T12:00:00.300Z");
-    const started: string[] = [];
-    const [a, b] = stores.map((store, index) => {
-      const holder = `instance-${index}`;
-      return createCronScheduler({
-        stores: { profiles: () => ["default"], store: () => store },
-        runJob: async (j) => {
-          started.push(`${holder} ${j.id} at ${new Date(now).toISOString()}`);
-          return "done";
-        },
-        logger: silentLogger(),
-        clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
-        claim: async (profile, id, dueAt) => {
-          const key = `${profile}:${id}:${dueAt}`;
-          if (!leases.has(key)) leases.set(key, holder);
-          return leases.get(key) === holder;
-        },
-        release: async (profile, id, dueAt) => {
-          const key = `${profile}:${id}:${dueAt}`;
-          if (leases.get(key) === holder) leases.delete(key);
-        },
-      });
-    }) as [ReturnType<typeof createCronScheduler>, ReturnType<typeof createCronScheduler>];
+    const cluster = sharingLeases(stores, Date.parse("2026-11-22T12:00:00.300Z"));
+    const { started } = cluster;
+    const [a, b] = cluster.schedulers;
     expect(await a.tick()).toEqual(["often"]);
     expect(await b.tick()).toEqual([]);
     await a.idle();
     // Instance b is away for three due times; a runs each.
     for (const at of ["12:05", "12:10", "12:15"]) {
-      now = Date.parse(`2026-11-22T${at}:00.300Z`);
+      cluster.now = Date.parse(`2026-11-22T${at}:00.300Z`);
       expect(await a.tick()).toEqual(["often"]);
       await a.idle();
     }
     // Back at 12:17: its store still says 12:05, but 12:15, the latest due time, ran.
-    now = Date.parse("2026-11-22T12:17:00.000Z");
+    cluster.now = Date.parse("2026-11-22T12:17:00.000Z");
     expect(await b.tick()).toEqual([]);
     expect(((stores[1] as CronStore).read().records.often as CronJob).next_run).toBe(
       "2026-11-22T12:20:00.000Z",
     );
     // From then on one run per interval, on whichever instance claims it first.
     for (const at of ["12:20", "12:22", "12:25", "12:27"]) {
-      now = Date.parse(`2026-11-22T${at}:00.300Z`);
+      cluster.now = Date.parse(`2026-11-22T${at}:00.300Z`);
       await a.tick();
       await b.tick();
       await a.idle();
@@ -916,38 +934,17 @@ describe("cron scheduler", () => {
       await store.update((records) => {
         records.often = job("often", { schedule: "every 5m", next_run: "2026-11-22T12:00:00.000Z" });
       });
-    const leases = new Map<string, string>();
-    let now = Date.parse("2026-11-22T13:02:00.000Z");
-    const started: string[] = [];
-    const [a, b] = stores.map((store, index) => {
-      const holder = `instance-${index}`;
-      return createCronScheduler({
-        stores: { profiles: () => ["default"], store: () => store },
-        runJob: async (j) => {
-          started.push(`${holder} ${j.id} at ${new Date(now).toISOString()}`);
-          return "done";
-        },
-        logger: silentLogger(),
-        clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
-        claim: async (profile, id, dueAt) => {
-          const key = `${profile}:${id}:${dueAt}`;
-          if (!leases.has(key)) leases.set(key, holder);
-          return leases.get(key) === holder;
-        },
-        release: async (profile, id, dueAt) => {
-          const key = `${profile}:${id}:${dueAt}`;
-          if (leases.get(key) === holder) leases.delete(key);
-        },
-      });
-    }) as [ReturnType<typeof createCronScheduler>, ReturnType<typeof createCronScheduler>];
+    const cluster = sharingLeases(stores, Date.parse("2026-11-22T13:02:00.000Z"));
+    const { started } = cluster;
+    const [a, b] = cluster.schedulers;
     // The two come back a second apart: one catch-up, standing for the latest due time (13:00).
     expect(await b.tick()).toEqual(["often"]);
-    now += 1000;
+    cluster.now += 1000;
     expect(await a.tick()).toEqual([]);
     await b.idle();
     for (const store of stores)
       expect((store.read().records.often as CronJob).next_run).toBe("2026-11-22T13:05:00.000Z");
-    now = Date.parse("2026-11-22T13:05:00.300Z");
+    cluster.now = Date.parse("2026-11-22T13:05:00.300Z");
     await a.tick();
     await b.tick();
     await a.idle();
