@@ -247,8 +247,9 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
       const label = routeLabel(route);
       requestSlots.slot(label, status).n += 1;
       if (outcome !== undefined && EVENT_OUTCOMES.has(outcome)) eventSlots.slot(label, outcome).n += 1;
-      // Timed on the wall clock: one set back meanwhile (NTP, a VM resumed) gives a negative time, which
-      // would make the counter go down — prom-client refuses that, failing every scrape after it.
+      // Callers time on a clock that is never set (`Clock.elapsed`); a negative time all the same (a clock
+      // injected that goes back) would make the counter go down, which prom-client refuses, failing every
+      // scrape after it: it counts as none.
       if (seconds > 0) requestSeconds += seconds;
     },
     async render() {
