@@ -12,9 +12,10 @@ export const SECRET = "journal-kill-secret";
 /**
  * A `command` agent held until `$SVC_HOME/go` exists; then it appends `<delivery id> <first prompt line>`
  * to runs.log. It gives up when the gateway that started it is gone (SIGKILL leaves no orphan that
- * would run the event a second time).
+ * would run the event a second time). A gateway killed between the fork and the shell's start has left
+ * the shell an orphan already, its $PPID the reaper's (PID 1), which answers `kill -0` for ever: it exits too.
  */
-const GATED = `while [ ! -e "$0/go" ]; do kill -0 $PPID 2>/dev/null || exit 1; sleep 0.05; done; printf "%s %s\\n" "$SVC_DELIVERY_ID" "$(head -n 1)" >> "$0/runs.log"`;
+const GATED = `[ "$PPID" -ne 1 ] || exit 1; while [ ! -e "$0/go" ]; do kill -0 $PPID 2>/dev/null || exit 1; sleep 0.05; done; printf "%s %s\\n" "$SVC_DELIVERY_ID" "$(head -n 1)" >> "$0/runs.log"`;
 
 export function writeConfig(home: TempHome, routes: Record<string, unknown>, slots = 4): void {
   home.write(
