@@ -228,12 +228,14 @@ describe.each(HTTP_SERVERS)("the Host header on the %s server", (http) => {
   });
   afterAll(() => gw.stop());
 
-  const send = (id: string, hostLines: string) =>
-    rawUntilClose(
-      gw.gateway.port,
-      `POST /webhooks/open HTTP/1.1\r\n${hostLines}X-Request-ID: ${id}\r\nContent-Length: 2\r\n\r\n{}`,
-      1000,
-    );
+  // uWS leaves the closing to the client after an early answer (docs/webhook.md): read its answer whole
+  // instead of waiting for a close that never comes.
+  const send = async (id: string, hostLines: string) => {
+    const bytes = `POST /webhooks/open HTTP/1.1\r\n${hostLines}X-Request-ID: ${id}\r\nContent-Length: 2\r\n\r\n{}`;
+    if (http === "node") return rawUntilClose(gw.gateway.port, bytes, 1000);
+    const answer = await rawHttp(gw.gateway.port, [bytes]);
+    return { received: `${answer.head}\r\n\r\n${answer.body}`, closed: undefined };
+  };
 
   it("more than one Host line, or a Host that is not host[:port], is 400 with Connection: close, never processed (RFC 9112 §3.2)", async () => {
     const twice = "Bad request: more than one Host header";
@@ -271,12 +273,10 @@ describe.each(HTTP_SERVERS)("the Host header on the %s server", (http) => {
       ["Host: a.example\r\nHost: b.example\r\n", "Bad request: more than one Host header"],
       ["Host: a b\r\n", "Bad request: the Host header is not a host name or address with an optional port"],
     ]) {
-      const answer = await rawUntilClose(gw.gateway.port, `GET /metrics HTTP/1.1\r\n${lines}\r\n`, 1000);
-      expect(statusOf(answer.received), lines).toBe(400);
-      expect(answer.received, lines).toMatch(/\r\nConnection: close\r\n/);
-      expect(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4), lines).toBe(
-        JSON.stringify({ error }),
-      );
+      const answer = await rawHttp(gw.gateway.port, [`GET /metrics HTTP/1.1\r\n${lines}\r\n`]);
+      expect(answer.status, lines).toBe(400);
+      expect(answer.head, lines).toMatch(/\r\nConnection: close(\r\n|$)/);
+      expect(answer.body, lines).toBe(JSON.stringify({ error }));
     }
   });
 
