@@ -2,7 +2,7 @@ import type { Clock } from "../clock.js";
 import type { SvcPaths } from "../config/paths.js";
 import { describeError } from "../errors.js";
 import type { Logger } from "../io/log.js";
-import { readSeenIds, removeSeenIds, saveSeenIds } from "../io/stores/seenIds.js";
+import { readSeenIdsOrMoveAside, removeSeenIds, saveSeenIds } from "../io/stores/seenIds.js";
 import type { AcceptedEvent } from "../streams/context.js";
 import { createSeenCache, type SeenCache } from "../streams/seenCache.js";
 import { seenKey } from "../streams/stages/idempotency.js";
@@ -42,16 +42,18 @@ export function createIdempotency(deps: {
     now: deps.clock.now,
     elapsed: deps.clock.elapsed ?? deps.clock.now,
   });
-  try {
-    seen.restore(readSeenIds(paths.seenIds));
-  } catch (err) {
-    logger.warn(
-      { err: describeError(err) },
-      deps.journal === undefined
-        ? `[webhook] ${paths.seenIds} could not be read; delivery ids seen before the restart are forgotten (their retries will run)`
-        : `[webhook] ${paths.seenIds} could not be read; the journal (${deps.journal}) keeps the delivery ids seen before the restart, so their retries are still duplicates`,
-    );
-  }
+  seen.restore(
+    readSeenIdsOrMoveAside(paths.seenIds, (movedTo, err) => {
+      const kept =
+        movedTo === paths.seenIds ? "" : ` — the file is kept as ${movedTo}: inspect it, then delete it`;
+      logger.warn(
+        { err: describeError(err) },
+        deps.journal === undefined
+          ? `[webhook] ${paths.seenIds} could not be read; delivery ids seen before the restart are forgotten (their retries will run)${kept}`
+          : `[webhook] ${paths.seenIds} could not be read; the journal (${deps.journal}) keeps the delivery ids seen before the restart, so their retries are still duplicates${kept}`,
+      );
+    }),
+  );
   let saveFailed = false;
   /** Keys of the direct deliveries running now (a duplicate waits for its original: never a second one). */
   const delivering = new Set<string>();

@@ -130,6 +130,13 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       `delivery ${id} reached several routes (${routes.join(", ")}) — pick one with --route`,
     );
   const record = [...matches].reverse().find((r) => r.payload !== undefined);
+  const encoding: unknown = record?.payload_encoding;
+  if (encoding !== undefined && encoding !== "json" && encoding !== "utf8" && encoding !== "base64")
+    // A newer version's: read as text, it would be sent as other bytes than the sender's.
+    throw new SvcError(
+      "usage",
+      `delivery ${id}: its payload is kept in an encoding this version of svc cannot read (${JSON.stringify(encoding)}: written by a newer version), so it cannot be redelivered — redeliver it with that version`,
+    );
   const payload = record === undefined ? undefined : decodePayload(record);
   if (record === undefined || payload === undefined) {
     const last = matches.at(-1) as RequestRecord;

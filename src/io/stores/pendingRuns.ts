@@ -40,12 +40,17 @@ export interface PendingRunsFile {
 export function readPendingRuns(path: string): PendingRunsFile {
   if (!existsSync(path)) return { runs: [], unreadable: [] };
   let parsed: z.infer<typeof fileSchema>;
+  let json: unknown;
   try {
-    parsed = fileSchema.parse(JSON.parse(readFileSync(path, "utf8")));
+    json = JSON.parse(readFileSync(path, "utf8"));
+    parsed = fileSchema.parse(json);
   } catch {
+    const version = (json as { version?: unknown } | null | undefined)?.version;
     throw new SvcError(
       "store_corrupt",
-      `${path}: not a list of pending agent runs ({"version": 1, "runs": [...]})`,
+      typeof version === "number" && version !== 1
+        ? `${path}: format version ${version}, written by a newer version of svc (this one reads version 1)`
+        : `${path}: not a list of pending agent runs ({"version": 1, "runs": [...]})`,
     );
   }
   const runs: PendingRun[] = [];

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { z } from "zod";
+import { SvcError } from "../../errors.js";
 import { writeJsonAtomic } from "./atomicFile.js";
 
 /**
@@ -13,10 +14,50 @@ const fileSchema = z.object({
 
 export type SeenIds = ReadonlyArray<readonly [key: string, expiresAt: number]>;
 
-/** The saved ids (none without a file). Throws on a file that is not such a list. */
+/** The saved ids (none without a file). Throws `store_corrupt`, saying why, on a file that is not such a list. */
 export function readSeenIds(path: string): SeenIds {
   if (!existsSync(path)) return [];
-  return fileSchema.parse(JSON.parse(readFileSync(path, "utf8"))).ids;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new SvcError("store_corrupt", `${path}: not valid JSON`, { cause: err });
+  }
+  const read = fileSchema.safeParse(parsed);
+  if (read.success) return read.data.ids;
+  const version = (parsed as { version?: unknown } | null)?.version;
+  throw new SvcError(
+    "store_corrupt",
+    typeof version === "number" && version !== 1
+      ? `${path}: format version ${version}, written by a newer version of svc (this one reads version 1)`
+      : `${path}: not a list of delivery ids ({"version": 1, "ids": [[key, expires at], ...]})`,
+  );
+}
+
+/**
+ * The saved ids, or none when the file cannot be read: it is then moved aside (`<file>.unreadable-<ms>`,
+ * kept as it was for the user to look at; a newer version's file is never overwritten by this one's
+ * save at stop) and reported with where it went (`movedTo` is the file itself when it was empty, holding
+ * nothing to keep, or when even the move failed).
+ */
+export function readSeenIdsOrMoveAside(
+  path: string,
+  onUnreadable: (movedTo: string, err: unknown) => void,
+): SeenIds {
+  try {
+    return readSeenIds(path);
+  } catch (err) {
+    const movedTo = `${path}.unreadable-${Date.now()}`;
+    try {
+      // An empty file (a save cut by a full disk) holds nothing to keep.
+      if (statSync(path).size === 0) throw err;
+      renameSync(path, movedTo);
+      onUnreadable(movedTo, err);
+    } catch {
+      onUnreadable(path, err);
+    }
+    return [];
+  }
 }
 
 /**

@@ -106,7 +106,11 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     return legacy ? doc[legacyField as string] : doc;
   }
 
-  function readWithCounter(): VersionedSnapshot<T> & { counter: number } {
+  function readWithCounter(): VersionedSnapshot<T> & {
+    counter: number;
+    /** The whole document: with `field`, its other top-level keys (a newer version's) are written back as they were. */
+    others?: Record<string, unknown>;
+  } {
     let text: string;
     try {
       text = readFileSync(path, "utf8");
@@ -151,7 +155,7 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     }
     const counter =
       typeof parsed.revision === "number" && Number.isInteger(parsed.revision) ? parsed.revision : 0;
-    return { revision: fingerprint(text), records: records as Record<string, T>, counter };
+    return { revision: fingerprint(text), records: records as Record<string, T>, counter, others: parsed };
   }
 
   return {
@@ -177,7 +181,10 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
         }
         const records = structuredClone(current.records) as Record<string, T>;
         const result = change(records);
-        const doc = field === undefined ? records : { revision: current.counter + 1, [field]: records };
+        const doc =
+          field === undefined
+            ? records
+            : { ...current.others, revision: current.counter + 1, [field]: records };
         const text = `${JSON.stringify(doc, null, 2)}\n`;
         writeFileAtomic(path, text);
         return { result, revision: fingerprint(text) };

@@ -209,6 +209,26 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
     expect(existsSync(join(home.dir, PENDING))).toBe(false);
   });
 
+  it("a pending file of a newer format version is moved aside as it was, and the log says a newer svc wrote it", async () => {
+    const home = newHome();
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    home.write("config.yaml", config(recorderAgent()));
+    const newer = JSON.stringify({ version: 2, runs: [{ id: "from-a-newer-svc" }] });
+    home.write(PENDING, newer);
+    const gateway = await start(home);
+    running.push(gateway);
+    expect((await send(gateway, "after", 1)).status).toBe(202);
+    const aside = readdirSync(home.dir).filter((name) => name.startsWith(`${PENDING}.unreadable-`));
+    expect(aside.length).toBe(1);
+    expect(readFileSync(join(home.dir, aside[0] as string), "utf8")).toBe(newer);
+    expect(existsSync(join(home.dir, PENDING))).toBe(false);
+    const line = readLog(home).find((entry) => entry.msg.includes("cannot be read; moved to"));
+    expect(line).toMatchObject({ level: 50 });
+    expect(JSON.stringify(line)).toContain(
+      "format version 2, written by a newer version of svc (this one reads version 1)",
+    );
+  });
+
   it("an unreadable pending file is moved aside, reported, and does not stop the gateway", async () => {
     const home = newHome();
     home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -69,6 +69,28 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
     expect(log).toContain(
       "keeps the delivery ids seen before the restart, so their retries are still duplicates",
     );
+  });
+
+  it("a file a newer version wrote (another format version) is kept aside as it was and said, not overwritten at stop", async () => {
+    home = homeWithOpenRoute();
+    const newer = `${JSON.stringify({ version: 2, ids: [[seenKey("open", "n"), Date.now() + 60_000, "x"]] })}\n`;
+    home.write(SEEN, newer);
+    gateway = await startGatewayInHome(home);
+    expect((await post("fresh")).status).toBe(202);
+    await gateway.stop();
+    gateway = undefined;
+
+    const aside = readdirSync(home.dir).filter((name) => name.startsWith(`${SEEN}.unreadable-`));
+    expect(aside.length).toBe(1);
+    expect(readFileSync(join(home.dir, aside[0] as string), "utf8")).toBe(newer);
+    // The stop saved this run's ids to the usual name, beside the kept file.
+    expect(JSON.parse(readFileSync(join(home.dir, SEEN), "utf8"))).toMatchObject({ version: 1 });
+    const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    expect(log).toContain(`${join(home.dir, SEEN)} could not be read; the journal`);
+    expect(log).toContain(
+      `the file is kept as ${join(home.dir, aside[0] as string)}: inspect it, then delete it`,
+    );
+    expect(log).toContain("format version 2, written by a newer version of svc (this one reads version 1)");
   });
 
   it("a start that fails (its port is taken) keeps the saved ids for the next start", async () => {

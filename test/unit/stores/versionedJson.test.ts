@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createVersionedStore } from "../../../src/io/stores/versionedJson.js";
@@ -80,5 +81,29 @@ describe("a file where the store's directory goes", () => {
       `${path}: cannot be read (ENOTDIR: not a directory, open '${path}') — ${fix}`,
     );
     await expect(store.update(() => undefined)).rejects.toThrow(`${path}: cannot be written — ${fix}`);
+  });
+});
+
+describe("a store file a newer version of svc wrote", () => {
+  it("keeps the top-level keys this version does not know, and each record's unknown fields, when it writes", async () => {
+    home = tempHome();
+    const path = home.write(
+      "cron/jobs.json",
+      `${JSON.stringify({ format: 2, revision: 4, jobs: { a1: { id: "a1", next_run: "x", timezone: "Europe/Paris" } }, defaults: { deliver: "log" } }, null, 2)}\n`,
+    );
+    const store = createVersionedStore<{ next_run: string }>(path, {
+      field: "jobs",
+      keyedBy: "job id",
+      conflictMessage: "changed",
+    });
+    await store.update((jobs) => {
+      jobs.a1 = { ...(jobs.a1 as { next_run: string }), next_run: "y" };
+    });
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({
+      format: 2,
+      revision: 5,
+      jobs: { a1: { id: "a1", next_run: "y", timezone: "Europe/Paris" } },
+      defaults: { deliver: "log" },
+    });
   });
 });
