@@ -201,6 +201,19 @@ function dropExpired(dir: string, now: number): void {
 }
 
 /**
+ * What a start with `delivery_history: false` does to the history: nothing is recorded, but the files
+ * recorded before (payloads senders sent) are removed once past the retention, as a writer's start
+ * removes them. No directory is made; one that is absent or cannot be read is left as it is.
+ */
+export function dropExpiredHistory(dir: string, now: number = Date.now()): void {
+  try {
+    dropExpired(dir, now);
+  } catch {
+    // absent, or not ours to read: left as it is, as nothing is written there
+  }
+}
+
+/**
  * The directory and its files private (0700, 0600), also when they already existed wider — made by hand,
  * restored from a backup, left by another umask: they hold the payloads senders sent.
  */
