@@ -23,7 +23,7 @@ import { profilesOnDisk } from "../io/profiles.js";
 import { SCRIPT_GROUP } from "../io/scripts.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { cronJobsStored, profileHasCronJobs } from "../io/stores/cronJobsStored.js";
-import { createHistoryWriter, historyDir } from "../io/stores/deliveryHistory.js";
+import { createHistoryWriter, dropExpiredHistory, historyDir } from "../io/stores/deliveryHistory.js";
 import { jobTargetProblems, routeTargetProblems } from "../io/targets/validate.js";
 import {
   agentGroupsDir,
@@ -124,7 +124,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           routes: () => routeNames(),
         })
       : undefined;
-  // Recent deliveries for `svc webhook deliveries|redeliver` (docs/operations.md).
+  // Recent deliveries for `svc webhook deliveries|redeliver` (docs/operations.md). Turned off, the files
+  // recorded before still go once past their retention.
+  if (!webhook.delivery_history) dropExpiredHistory(historyDir(paths.home), now());
   const history = webhook.delivery_history
     ? historyHooks(
         createHistoryWriter(historyDir(paths.home), (err) =>

@@ -1,6 +1,6 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
-import { gatewayAddress, runningPid } from "../../io/gatewayState.js";
+import { gatewayAddress, gatewayStateFile, readGatewayState, runningPid } from "../../io/gatewayState.js";
 
 /** Where the gateway listens: the running one's address (`--host`/`--port` may differ from the config). */
 export interface Address {
@@ -31,15 +31,27 @@ export function routePath(loaded: LoadedConfig, name: string, profile: string | 
   return `${prefix}/webhooks/${name}`;
 }
 
+/** The running gateway when it has begun to stop (its listener closed, runs draining): its pid, and since when. */
+export interface Stopping {
+  readonly pid: number;
+  readonly since: string;
+}
+
 /**
  * The address of the running gateway (`svc gateway start` or `run`), when there is one. One that runs MCP
  * servers only (webhook adapter off) records port 0: it has no address, `withoutListener` names its pid.
+ * One that is stopping says so (`stopping`): it takes no new requests, but it runs.
  */
-export function runningAddress(loaded: LoadedConfig): Address & { readonly withoutListener?: number } {
+export function runningAddress(
+  loaded: LoadedConfig,
+): Address & { readonly withoutListener?: number; readonly stopping?: Stopping } {
   const pid = runningPid(loaded.paths);
   if (pid === undefined) return {};
   const address = gatewayAddress(loaded.paths, pid);
-  return address.port === 0 ? { withoutListener: pid } : address;
+  if (address.port === 0) return { withoutListener: pid };
+  const state = readGatewayState(gatewayStateFile(loaded.paths));
+  const since = state?.pid === pid ? state.stopping_since : undefined;
+  return since === undefined ? address : { ...address, stopping: { pid, since } };
 }
 
 /** A wildcard bind is shown as 127.0.0.1, which only this machine can use: say what senders elsewhere use. */

@@ -1,7 +1,7 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
-import type { Address } from "./address.js";
+import type { Address, Stopping } from "./address.js";
 
 /**
  * `--port 0` of `svc webhook test` / `redeliver`: no gateway listens on port 0 (it is how `gateway run`
@@ -23,14 +23,19 @@ export function noListener(loaded: LoadedConfig, pid: number): SvcError {
 
 /**
  * What to do when nothing answered at `port`: start the gateway — unless this SVC_HOME's gateway runs and
- * listens on another port (a `--port` given wrong), where "start it" would be wrong: it runs, elsewhere.
+ * listens on another port (a `--port` given wrong), where "start it" would be wrong: it runs, elsewhere;
+ * or it is stopping (its listener closed while runs drain), where "start it" would be wrong too: it runs
+ * until its runs are done, then it can be started again.
  */
 export function unreachableHint(
   loaded: LoadedConfig,
-  running: Address,
+  running: Address & { readonly stopping?: Stopping },
   port: number | undefined,
   start: string,
 ): string {
+  const { stopping } = running;
+  if (stopping !== undefined && (port === undefined || port === running.port))
+    return `the gateway of ${loaded.paths.home} (pid ${stopping.pid}) is stopping (since ${stopping.since}) and takes no new requests — once it has stopped, start it again (svc gateway start) and run this command again`;
   if (running.port === undefined || port === undefined || port === running.port) return start;
   return `the gateway of ${loaded.paths.home} runs and listens on port ${running.port}, not ${port} (svc gateway status): leave out --port to send there`;
 }

@@ -22,6 +22,7 @@ import { payloadNotKept } from "./notKept.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
 import { signTestEvent } from "./signTest.js";
 import { testTarget } from "./testTarget.js";
+import { settleMs, untilServed } from "./untilServed.js";
 
 /** A header value the gateway reads back as it was recorded: no control characters, no edge blanks. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
@@ -182,12 +183,19 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       ),
     ),
   };
-  const response = await postToGateway(
-    url,
-    { headers, body: payload },
-    { name: route, waitMs: answerWaitMs(loaded.config, target.route), settings: target.route },
-    unreachableHint(loaded, running, port, "start it with svc gateway start"),
-  );
+  const post = () =>
+    postToGateway(
+      url,
+      { headers, body: payload },
+      { name: route, waitMs: answerWaitMs(loaded.config, target.route), settings: target.route },
+      unreachableHint(loaded, running, port, "start it with svc gateway start"),
+    );
+  // As `svc webhook test` sends: a subscription just written in Redis (created again, disabled, its secret
+  // rotated) is answered as written once the gateway's poll has seen it — not run while just disabled.
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const shared = loaded.config.state.backend === "redis";
+  if (shared) await sleep(settleMs(target.changedAt, Date.now()));
+  const response = shared && target.enabled ? await untilServed(post, sleep) : await post();
   // The IDs and the gateway's answer quote the sender's text: shown as `svc webhook deliveries` shows it.
   process.stdout.write(
     terminalText(

@@ -201,6 +201,19 @@ function dropExpired(dir: string, now: number): void {
 }
 
 /**
+ * What a start with `delivery_history: false` does to the history: nothing is recorded, but the files
+ * recorded before (payloads senders sent) are removed once past the retention, as a writer's start
+ * removes them. No directory is made; one that is absent or cannot be read is left as it is.
+ */
+export function dropExpiredHistory(dir: string, now: number = Date.now()): void {
+  try {
+    dropExpired(dir, now);
+  } catch {
+    // absent, or not ours to read: left as it is, as nothing is written there
+  }
+}
+
+/**
  * The directory and its files private (0700, 0600), also when they already existed wider — made by hand,
  * restored from a backup, left by another umask: they hold the payloads senders sent.
  */
@@ -355,6 +368,31 @@ function readLine(line: string): HistoryRecord {
   return key < 0 ? record : { ...record, payload: line.slice(key + JSON_PAYLOAD_KEY.length, -1) };
 }
 
+/** The current file's inode (undefined when there is none): a rotation gives the path another one. */
+function currentFile(dir: string): number | undefined {
+  try {
+    return statSync(join(dir, HISTORY_FILE)).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads of both files before they are taken as found: a rotation comes at most once per file's size. */
+const READ_ATTEMPTS = 3;
+
+/**
+ * The texts of both files, the previous one first, of one generation: a rotation between the two reads
+ * (the gateway writing while `svc webhook deliveries` reads) would give the file before the previous one
+ * and the new, empty current one, without the whole generation in between; both are read again then.
+ */
+function historyTexts(dir: string, read: ReadText): (string | undefined)[] {
+  for (let attempt = 1; ; attempt++) {
+    const before = currentFile(dir);
+    const texts = [HISTORY_PREVIOUS_FILE, HISTORY_FILE].map((name) => historyText(dir, name, read));
+    if (attempt === READ_ATTEMPTS || currentFile(dir) === before) return texts;
+  }
+}
+
 /** Every record within the retention, oldest first (both files); unreadable lines are skipped. */
 export function readHistory(
   dir: string,
@@ -362,8 +400,7 @@ export function readHistory(
   read: ReadText = readText,
 ): HistoryRecord[] {
   const records: HistoryRecord[] = [];
-  for (const name of [HISTORY_PREVIOUS_FILE, HISTORY_FILE]) {
-    const text = historyText(dir, name, read);
+  for (const text of historyTexts(dir, read)) {
     if (text === undefined) continue;
     for (const line of text.split("\n")) {
       if (line === "") continue;

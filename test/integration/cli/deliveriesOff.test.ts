@@ -1,5 +1,9 @@
+import { existsSync, utimesSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { HISTORY_RETENTION_MS } from "../../../src/io/stores/deliveryHistory.js";
+import { startGatewayInHome } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
 
@@ -31,6 +35,29 @@ describe("svc webhook deliveries with nothing recorded", () => {
     expect(res.stderr).toContain(
       `no delivery "delivery-opsprobe-1" in the recent history (svc webhook deliveries lists them; records are kept 7 days) — platforms.webhook.delivery_history is false in ${home.dir}/config.yaml, so the gateway records none: set it to true and restart the gateway`,
     );
+  });
+
+  it("a start with delivery_history off still removes a history file past its retention, and keeps a recent one to list", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", delivery_history: false } } }),
+      0o600,
+    );
+    const line = (id: string, at: number) =>
+      `${JSON.stringify({ kind: "request", id, at: new Date(at).toISOString(), route: "pr", status: 401, outcome: "Invalid signature" })}\n`;
+    const day = 24 * 60 * 60 * 1000;
+    const old = Date.now() - HISTORY_RETENTION_MS - day;
+    home.write("deliveries/history.1.jsonl", line("old-1", old), 0o600);
+    home.write("deliveries/history.jsonl", line("recent-1", Date.now() - day), 0o600);
+    const previous = join(home.dir, "deliveries", "history.1.jsonl");
+    utimesSync(previous, old / 1000, old / 1000);
+    const gateway = await startGatewayInHome(home);
+    await gateway.stop();
+    // The payloads senders sent are not kept past the retention because the recording was turned off.
+    expect(existsSync(previous)).toBe(false);
+    const listed = await svc(home, ["webhook", "deliveries", "--json"]);
+    expect((JSON.parse(listed.stdout) as { id: string }[]).map((r) => r.id)).toEqual(["recent-1"]);
   });
 
   it("refuses a --limit that is not written in digits (exit 2), as it refuses 0", async () => {

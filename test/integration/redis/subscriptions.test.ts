@@ -12,7 +12,13 @@ import { assertUnchanged, ownRecord } from "../../../src/io/stores/subscriptions
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
-import { type ClusterNode, clusterConfig, sharedAppendAgent, startNode } from "../../helpers/redisCluster.js";
+import {
+  appendedIds,
+  type ClusterNode,
+  clusterConfig,
+  sharedAppendAgent,
+  startNode,
+} from "../../helpers/redisCluster.js";
 import { svc } from "../cli/svc.js";
 
 /**
@@ -143,6 +149,39 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
     const disabled = await svc(host, ["webhook", "test", "quick", "--port", String(gw.gateway.port)]);
     expect(disabled.stdout).toContain("404 Not Found");
     expect(disabled.code).toBe(1);
+  });
+
+  it("svc webhook redeliver right after svc webhook disable (or enable) is answered as the record now says: a disabled subscription runs nothing", async () => {
+    const runs = join(dir, "redeliver.log");
+    const config = clusterConfig(redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(runs));
+    const gw = await startNode(config);
+    nodes.push(gw);
+    // The CLI in the gateway's SVC_HOME, whose delivery history it redelivers from.
+    const cli = (args: string[]) => svc(gw.home, [...args, "--port", String(gw.gateway.port)]);
+    expect((await svc(gw.home, ["webhook", "subscribe", "again", "--secret", SECRET])).code).toBe(0);
+    const id = randomUUID();
+    await vi.waitFor(async () => expect((await deliver(gw, "again", id)).status).toBe(202), {
+      timeout: 5_000,
+      interval: 100,
+    });
+    await vi.waitFor(() => expect(appendedIds(runs).get(id)).toBe(1), { timeout: 10_000, interval: 100 });
+
+    expect((await svc(gw.home, ["webhook", "disable", "again"])).code).toBe(0);
+    const disabled = await cli(["webhook", "redeliver", id]);
+    expect(disabled.stdout).toContain("404 Not Found");
+    expect(disabled.code).toBe(1);
+
+    expect((await svc(gw.home, ["webhook", "enable", "again"])).code).toBe(0);
+    const enabled = await cli(["webhook", "redeliver", id]);
+    expect(enabled.stdout).toContain("202 Accepted");
+    expect(enabled.code).toBe(0);
+    const redelivered = /as (redelivery-[0-9a-f]{8}-\S+)\)/.exec(enabled.stdout)?.[1] as string;
+    await vi.waitFor(() => expect(appendedIds(runs).get(redelivered)).toBe(1), {
+      timeout: 10_000,
+      interval: 100,
+    });
+    // The one sent while the subscription was disabled ran nothing.
+    expect([...appendedIds(runs).keys()].filter((run) => run !== id)).toEqual([redelivered]);
   });
 
   it("a gateway started after the subscription serves it from the start", async () => {

@@ -81,6 +81,38 @@ describe("delivery history store", () => {
     ]);
   });
 
+  it("a reader the gateway's rotation comes between the reads of the two files still gets one generation whole", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    const rethrow = (err: unknown) => {
+      throw err;
+    };
+    // Each writer's records go out in one batch at its close; past 300 bytes the next batch rotates.
+    const write = (ids: readonly string[]) => {
+      const writer = createHistoryWriter(dir, rethrow, () => T0, 300);
+      for (const id of ids) writer.record(request(id, T0));
+      writer.close();
+    };
+    const ids = (prefix: string) => Array.from({ length: 5 }, (_, i) => `${prefix}-${i}`);
+    write(ids("a"));
+    write(["b-0"]);
+    write(ids("b").slice(1));
+    // history.1.jsonl holds a-*, history.jsonl b-*: the next record rotates, as the gateway's next batch
+    // would while `svc webhook deliveries` has read history.1.jsonl and not yet history.jsonl.
+    const gateway = createHistoryWriter(dir, rethrow, () => T0, 300);
+    let rotated = false;
+    const readThenRotate = (path: string) => {
+      const text = readFileSync(path, "utf8");
+      if (path.endsWith("history.1.jsonl") && !rotated) {
+        rotated = true;
+        gateway.record(request("c-0", T0));
+        gateway.close();
+      }
+      return text;
+    };
+    expect(readHistory(dir, T0, readThenRotate).map((r) => r.id)).toEqual([...ids("b"), "c-0"]);
+  });
+
   it("ends a line a crash cut short before appending: the first record after a restart is not glued to it", () => {
     home = tempHome();
     const dir = join(home.dir, "deliveries");
