@@ -53,6 +53,17 @@ function shortIpv6(address: string): string {
   return `::ffff:${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
+/**
+ * Bind addresses that listen on every network interface: `0.0.0.0`, `::` (IPv4 too, on a dual-stack host) and
+ * `::ffff:0.0.0.0` (every IPv4 interface, through an IPv6 socket); `*` and the empty host as other servers write them.
+ */
+const ALL_INTERFACES = new Set(["0.0.0.0", "::", "[::]", "::ffff:0.0.0.0", "*", ""]);
+
+/** Whether a bind address (as `bindHost` returns it) listens on every network interface. */
+export function bindsEveryInterface(host: string): boolean {
+  return ALL_INTERFACES.has(host);
+}
+
 /** 127.0.0.0/8 written as a dotted quad: every such address is the machine's own loopback interface. */
 const IPV4_LOOPBACK = /^127(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
 /**
