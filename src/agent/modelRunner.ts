@@ -124,7 +124,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         usage: { input: progress.inputTokens, output: progress.outputTokens },
         outcome,
         ...(error === undefined ? {} : { error }),
-        ms: Math.max(0, elapsed() - started),
+        ms: Math.round(Math.max(0, elapsed() - started)),
       });
       const context = runContext(deps, request, runSignal, async (url, question, imageSignal) => {
         const answer = await generateText({

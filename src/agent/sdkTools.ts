@@ -238,7 +238,7 @@ export function sdkTools(
         } catch (err) {
           outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
         }
-        const ms = Math.max(0, elapsed() - started);
+        const ms = Math.round(Math.max(0, elapsed() - started));
         if (!outcome.ok) {
           // A blank error would be a blank tool result, which the Messages API refuses with is_error.
           const said = scrubbed(outcome.error);

@@ -14,6 +14,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
+import { bindsEveryInterface } from "../config/host.js";
 import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
@@ -36,7 +37,7 @@ import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.
 import { runSetup, type SetupOptions } from "./setupWizard.js";
 
 const connectHost = (host: string) =>
-  host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  bindsEveryInterface(host) ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 
 export { listenAddress };
 

@@ -38,15 +38,40 @@ export function bindHost(
   const bracketed = /^\[([^\]]+)\]$/.exec(value);
   const host = (bracketed?.[1] ?? value).toLowerCase();
   // One spelling per IPv6 address (0:0:0:0:0:0:0:1 is ::1), so the loopback check sees it.
-  return {
-    host: isIPv6(host) && !host.includes("%") ? new URL(`http://[${host}]`).hostname.slice(1, -1) : host,
-  };
+  return { host: isIPv6(host) && !host.includes("%") ? shortIpv6(host) : host };
+}
+
+/**
+ * An IPv6 address in the short form of RFC 5952, as URLs write it (`0:0:0:0:0:0:0:1` is `::1`), except that an
+ * IPv4-mapped one keeps its dotted quad (section 5): `::ffff:127.0.0.1`, where URLs write `::ffff:7f00:1`.
+ */
+function shortIpv6(address: string): string {
+  const short = new URL(`http://[${address}]`).hostname.slice(1, -1);
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(short);
+  if (mapped === null) return short;
+  const [high, low] = [Number.parseInt(mapped[1] as string, 16), Number.parseInt(mapped[2] as string, 16)];
+  return `::ffff:${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
+/**
+ * Bind addresses that listen on every network interface: `0.0.0.0`, `::` (IPv4 too, on a dual-stack host) and
+ * `::ffff:0.0.0.0` (every IPv4 interface, through an IPv6 socket); `*` and the empty host as other servers write them.
+ */
+const ALL_INTERFACES = new Set(["0.0.0.0", "::", "[::]", "::ffff:0.0.0.0", "*", ""]);
+
+/** Whether a bind address (as `bindHost` returns it) listens on every network interface. */
+export function bindsEveryInterface(host: string): boolean {
+  return ALL_INTERFACES.has(host);
 }
 
 /** 127.0.0.0/8 written as a dotted quad: every such address is the machine's own loopback interface. */
 const IPV4_LOOPBACK = /^127(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
-/** The same addresses IPv4-mapped, in the short form `bindHost` gives them (`::ffff:127.0.0.1` is `::ffff:7f00:1`). */
-const MAPPED_LOOPBACK = /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/;
+/**
+ * The same addresses IPv4-mapped, as `bindHost` gives them (`::ffff:127.0.0.1`), or as URLs write them
+ * (`::ffff:7f00:1`, which a gateway.json written before kept).
+ */
+const MAPPED_LOOPBACK =
+  /^::ffff:(?:7f[0-9a-f]{2}:[0-9a-f]{1,4}|127(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3})$/;
 
 /**
  * Whether a bind address (as `bindHost` returns it) listens on loopback only: `localhost`, `::1` and the

@@ -1,8 +1,6 @@
+import { bindsEveryInterface } from "../config/host.js";
 import { listenAddress } from "../io/http/listenHint.js";
 import { parseSubscription, subscriptionStore } from "../io/stores/subscriptions.js";
-
-/** Hosts that bind every network interface. */
-const ALL_INTERFACES = new Set(["0.0.0.0", "::", "[::]", "*", ""]);
 
 /** Route names as a warning lists them: the first ten, then `…`. */
 export function shownNames(names: readonly string[]): string {
@@ -11,7 +9,7 @@ export function shownNames(names: readonly string[]): string {
 
 /** A listener on every interface is reachable from the network: said at each start, with the fix. */
 export function allInterfacesWarning(host: string, port: number): string | undefined {
-  if (!ALL_INTERFACES.has(host)) return undefined;
+  if (!bindsEveryInterface(host)) return undefined;
   return `[webhook] Listening on every network interface (${listenAddress(host, port)}): anyone who can reach this machine can post to its routes — set platforms.webhook.host: 127.0.0.1 to accept senders on this machine only, or keep it and make sure every route has a secret`;
 }
 

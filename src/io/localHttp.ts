@@ -1,4 +1,5 @@
-import { request } from "node:http";
+import { type RequestOptions, request } from "node:http";
+import { urlToHttpOptions } from "node:url";
 import { SvcError } from "../errors.js";
 
 /** The gateway's answer as the CLI prints it. */
@@ -27,7 +28,8 @@ export interface LocalRequest {
  */
 export function localRequest(url: string, init: LocalRequest): Promise<LocalAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method ?? "GET", headers: init.headers }, (res) => {
+    const options = { ...target(url), method: init.method ?? "GET", headers: init.headers };
+    const req = request(options, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("end", () =>
@@ -51,4 +53,14 @@ export function localRequest(url: string, init: LocalRequest): Promise<LocalAnsw
     req.on("error", reject);
     req.end(init.body);
   });
+}
+
+/**
+ * Where `url` points, as node:http takes it. A link-local IPv6 host with its zone (`http://[fe80::1%eth0]:8644/`,
+ * a gateway bound to `fe80::1%eth0`) is no URL a parser takes, but the socket connects to it.
+ */
+function target(url: string): RequestOptions {
+  const zoned = /^http:\/\/\[([0-9a-f:.]+%[^\]/]+)\]:(\d+)(\/.*)?$/i.exec(url);
+  if (zoned === null) return urlToHttpOptions(new URL(url));
+  return { host: zoned[1] as string, port: Number(zoned[2]), path: zoned[3] ?? "/" };
 }

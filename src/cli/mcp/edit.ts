@@ -199,7 +199,8 @@ export function urlNotCommand(target: string): string | undefined {
   const shown = withoutUrlCredentials(target);
   if (scheme !== undefined)
     return `${shown} is a ${scheme.toLowerCase()}:// URL, not a command: svc reaches remote MCP servers at http:// or https:// URLs (Streamable HTTP, or SSE with --transport sse)`;
-  if (/^[A-Za-z0-9.-]+:\d+(?:\/\S*)?$/.test(target))
+  // `[::1]:8080/mcp`: an IPv6 literal in brackets, as URLs write it, names no program either.
+  if (/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):\d+(?:\/\S*)?$/.test(target))
     return `${shown} is a host and port without http://, not a command — write http://${shown} (https:// for TLS)`;
   // `user:password@host/mcp`: no program is named so, and written as a command its password would be
   // quoted by every error of the server (`command not found: user:password@...`).

@@ -1,3 +1,4 @@
+import { bindsEveryInterface } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import { gatewayAddress, gatewayStateFile, readGatewayState, runningPid } from "../../io/gatewayState.js";
@@ -17,7 +18,7 @@ export function subscriptionUrl(
 ): string {
   const webhook = loaded.config.platforms.webhook;
   const bind = address.host ?? webhook.host;
-  const host = bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind;
+  const host = bindsEveryInterface(bind) ? "127.0.0.1" : bind;
   const hostPart = host.includes(":") ? `[${host}]` : host;
   return `http://${hostPart}:${address.port ?? webhook.port}${routePath(loaded, name, profile)}`;
 }
@@ -57,7 +58,7 @@ export function runningAddress(
 /** A wildcard bind is shown as 127.0.0.1, which only this machine can use: say what senders elsewhere use. */
 export function wildcardNote(loaded: LoadedConfig, address: Address): string {
   const bind = address.host ?? loaded.config.platforms.webhook.host;
-  if (bind !== "0.0.0.0" && bind !== "::") return "";
+  if (!bindsEveryInterface(bind)) return "";
   return `Note: the gateway listens on every interface (${bind}); the URL shows 127.0.0.1 — a sender on another machine uses this machine's address or name in its place\n`;
 }
 

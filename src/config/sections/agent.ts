@@ -33,9 +33,10 @@ export function modelBaseUrl(provider: "openai" | "anthropic", baseUrl: string |
 
 /** Why `url` cannot be a model endpoint, or undefined when it can. */
 export function baseUrlProblem(url: string): string | undefined {
-  // A host and port written without a scheme: `localhost:11434/v1` would parse as the scheme "localhost".
+  // A host and port written without a scheme: `localhost:11434/v1` would parse as the scheme "localhost"
+  // (`[::1]:11434/v1` not at all).
   // The base to write, without a query or fragment (refused below anyway, and not quoted: it may carry a key).
-  if (/^[A-Za-z0-9.-]+:\d+(?:[/?#]|$)/.test(url))
+  if (/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):\d+(?:[/?#]|$)/.test(url))
     return `no scheme — write http://${url.replace(/[?#].*$/s, "")} (or https://)`;
   let parsed: URL;
   try {

@@ -389,8 +389,9 @@ export function sentHeaders(headers: Readonly<Record<string, string>>): Record<s
  * `shown` is what the message quotes (the url as written, so no rendered secret is echoed).
  */
 export function httpUrlProblem(url: string, shown = url): string | undefined {
-  // `localhost:8080/mcp` parses as scheme "localhost": a host (and port) written without http://.
-  if (!url.includes("://") && /^[A-Za-z0-9.-]+(?::\d+)?(?:\/[^\s?#@]*)?$/.test(url)) {
+  // `localhost:8080/mcp` parses as scheme "localhost": a host (and port) written without http://; so does
+  // `[::1]:8080/mcp` not parse at all.
+  if (!url.includes("://") && /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d+)?(?:\/[^\s?#@]*)?$/.test(url)) {
     const fix =
       url === shown ? `write http://${url} (https:// for TLS)` : "start it with http:// or https://";
     return `expected an http:// or https:// URL, got ${describe(withoutUrlCredentials(shown))} (no http:// or https:// at its start) — ${fix}`;

@@ -46,25 +46,50 @@ const base = {
 const text = z.string().min(1);
 
 /**
+ * Why `value` is no http(s) URL: `localhost:8080` (or `[::1]:8080`) would be read as the scheme `localhost:`
+ * (or not at all), and fetch refuses any other scheme, so every delivery would fail. The base to write is
+ * named without a query or fragment (refused below anyway, and not quoted: it may carry a key).
+ */
+function apiUrlProblem(value: string): string | undefined {
+  if (/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):\d+(?:[/?#]|$)/.test(value))
+    return `no scheme — write http://${value.replace(/[?#].*$/s, "")} (or https://)`;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    return "not a URL — write http://host:port or https://host";
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    return `${parsed.protocol.slice(0, -1)} is not supported — the platform's API is reached at an http:// or https:// URL`;
+  return undefined;
+}
+
+/**
  * A platform API address. `user:password@` in it is refused: a request to such a URL cannot be made
  * (fetch refuses it, quoting the whole URL), so every delivery would fail; credentials go in the
  * platform's own keys.
  */
-const apiUrl = z.url().refine(
-  (value) => {
-    try {
-      const parsed = new URL(value);
-      return parsed.username === "" && parsed.password === "";
-    } catch {
-      return true;
-    }
-  },
-  {
-    message:
-      "holds a user name or password (user:password@) — remove it: svc cannot send credentials written in a URL; put them in the platform's own keys (token, password, ...)",
-    abort: true,
-  },
-);
+const apiUrl = z
+  .string()
+  .superRefine((value, ctx) => {
+    const problem = apiUrlProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem, abort: true });
+  })
+  .refine(
+    (value) => {
+      try {
+        const parsed = new URL(value);
+        return parsed.username === "" && parsed.password === "";
+      } catch {
+        return true;
+      }
+    },
+    {
+      message:
+        "holds a user name or password (user:password@) — remove it: svc cannot send credentials written in a URL; put them in the platform's own keys (token, password, ...)",
+      abort: true,
+    },
+  );
 /** A base the platform API's paths are appended to (`base_url`). */
 const baseUrl = apiUrl.refine(
   // The API's paths are appended to the text as written: `https://mm.example/?token=…` would be asked

@@ -109,8 +109,18 @@ function settings(env: Env): ProxySettings {
     // host:port, [v6]:port, or a bare host (a bare IPv6 address holds colons of its own).
     const withPort = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(entry);
     const host = (withPort === null ? entry : (withPort[1] as string)).replace(/^\[|\]$/g, "");
+    // An address without a port is compared as one (2001:db8:0::1 is 2001:db8::1, ::ffff:10.1.2.3 is 10.1.2.3).
+    const address = withPort === null ? isIP(host) : 0;
+    if (address !== 0) {
+      subnets.addAddress(host, address === 4 ? "ipv4" : "ipv6");
+      continue;
+    }
     hosts.push({
-      host: host.replace(/^\*?\./, ""),
+      // [2001:db8:0::1]:8080 as URLs write its host: 2001:db8::1.
+      host:
+        isIP(host) === 6 && !host.includes("%")
+          ? new URL(`http://[${host}]`).hostname.slice(1, -1)
+          : host.replace(/^\*?\./, ""),
       port: withPort === null ? undefined : Number(withPort[2]),
     });
   }
@@ -126,13 +136,16 @@ function settings(env: Env): ProxySettings {
   return parsed;
 }
 
+/** 127.0.0.0/8 and ::1; BlockList matches an IPv4-mapped address (URLs write ::ffff:127.0.0.1 as ::ffff:7f00:1) too. */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
+LOOPBACK.addAddress("::1", "ipv6");
+
 /** Whether a host is this machine's loopback, which no proxy can reach. */
 function isLoopback(host: string): boolean {
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   const family = isIP(host);
-  if (family === 4) return host.startsWith("127.");
-  if (family === 6) return host === "::1" || /^::ffff:127\./.test(host) || /^(0+:){7}0*1$/.test(host);
-  return false;
+  return family !== 0 && LOOPBACK.check(host, family === 4 ? "ipv4" : "ipv6");
 }
 
 function bypassed(s: ProxySettings, host: string, port: number): boolean {

@@ -253,6 +253,21 @@ describe("outbound proxy: in process", () => {
     expect(proxy.forwarded).toEqual([]);
   });
 
+  it("an MCP server at an IPv4-mapped loopback literal (http://[::ffff:127.0.0.1]:<port>) is reached directly, never through HTTP_PROXY", async () => {
+    mcp = await startStreamableHttp();
+    const url = new URL(mcp.url);
+    const proxy = await proxyTo({}, undefined);
+    useEnv({ HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url });
+    const home = tempHome();
+    homes.push(home);
+    const hub = makeHub(home, { s: entry({ url: `http://[::ffff:127.0.0.1]:${url.port}${url.pathname}` }) });
+    closers.push(() => hub.stop());
+    expect((await hub.settled("s")).state).toBe("connected");
+    expect(text(await hub.call("s", "echo", { text: "direct" }))).toBe("direct");
+    expect(proxy.forwarded).toEqual([]);
+    expect(proxy.tunnels).toEqual([]);
+  });
+
   it("an MCP server behind a proxy that cannot be reached fails naming the proxy once, not undici's connect error after it", async () => {
     useEnv({ HTTPS_PROXY: "http://user:secret@127.0.0.1:1" });
     const home = tempHome();

@@ -86,3 +86,24 @@ describe("base_url with user:password@", () => {
     expect(fake.requests).toHaveLength(0);
   });
 });
+
+describe("base_url without http:// or https://", () => {
+  it("a host and port without a scheme (an IPv6 literal in brackets too) or another scheme is refused at load, naming the URL to write", () => {
+    const error = loadError(
+      "platforms:\n" +
+        "  chat_4: {enabled: true, number: '+4412345678', base_url: 'localhost:8080'}\n" +
+        "  mattermost: {enabled: true, token: t, base_url: '[::1]:8065/'}\n" +
+        "  matrix: {enabled: true, token: t, base_url: 'ftp://127.0.0.1:9'}\n",
+    );
+    const message = (error as Error).message;
+    expect(message).toContain(
+      "config.yaml: platforms.chat_4.base_url: no scheme — write http://localhost:8080 (or https://)",
+    );
+    expect(message).toContain(
+      "config.yaml: platforms.mattermost.base_url: no scheme — write http://[::1]:8065/ (or https://)",
+    );
+    expect(message).toContain(
+      "config.yaml: platforms.matrix.base_url: ftp is not supported — the platform's API is reached at an http:// or https:// URL",
+    );
+  });
+});

@@ -33,6 +33,18 @@ describe("platforms.webhook.host as users write it (spec 2.1; INSECURE_NO_AUTH o
     );
   });
 
+  it("an IPv4-mapped address keeps its dotted quad, as RFC 5952 section 5 writes it: ::ffff:127.0.0.1, not ::ffff:7f00:1", async () => {
+    gw = await startTestGateway({ config: webhookConfig(OPEN_ROUTE, { host: "::FFFF:127.0.0.1" }) });
+    const res = await postJson(`http://[::ffff:127.0.0.1]:${gw.gateway.port}/webhooks/open`, { a: 1 });
+    expect(res.status).toBe(202);
+    expect(
+      gw
+        .logs()
+        .some((l) => l.msg.startsWith(`[webhook] Listening on [::ffff:127.0.0.1]:${gw?.gateway.port} `)),
+    ).toBe(true);
+    expect(parseHostOption("0:0:0:0:0:ffff:7f00:2")).toBe("::ffff:127.0.0.2");
+  });
+
   it("LOCALHOST in capitals is localhost: INSECURE_NO_AUTH is allowed", async () => {
     gw = await startTestGateway({ config: webhookConfig(OPEN_ROUTE, { host: "LOCALHOST" }) });
     expect(gw.logs().some((l) => l.msg.startsWith("[webhook] Listening on localhost:"))).toBe(true);

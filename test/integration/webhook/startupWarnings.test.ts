@@ -175,6 +175,23 @@ describe("startup warnings about the webhook adapter", () => {
     );
   });
 
+  it("::ffff:0.0.0.0, the IPv4-mapped 0.0.0.0, listens on every IPv4 interface and is warned of too", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig({ r: { secret: "s" } }, { host: "::ffff:0.0.0.0" }),
+    });
+    const health = await fetch(`http://127.0.0.1:${gw.gateway.port}/health`);
+    expect(health.status).toBe(200);
+    const warnings = gw
+      .logs()
+      .filter((line) => line.level === WARN)
+      .map((line) => line.msg);
+    expect(warnings).toContainEqual(
+      expect.stringContaining(
+        `[webhook] Listening on every network interface ([::ffff:0.0.0.0]:${gw.gateway.port}): anyone who can reach this machine`,
+      ),
+    );
+  });
+
   it("a loopback listener and no unserved subscriptions give neither warning", async () => {
     gw = await startTestGateway({ config: webhookConfig({ r: { secret: "s" } }) });
     const warnings = gw

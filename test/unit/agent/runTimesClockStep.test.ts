@@ -73,6 +73,20 @@ describe("run and tool call times across a step of the system clock", () => {
     expect(result.record?.ms).toBe(250);
   });
 
+  it("whole milliseconds, as before the clock change: performance.now's fractions never reach the log line (233.16474399999993ms)", async () => {
+    const clock = fakeClock();
+    model.script(callTool("slow", {}), { text: "ok" });
+    const runner = modelRunner({
+      settings: { ...settings, base_url: model.baseUrl },
+      logger: silentLogger(),
+      elapsed: clock.elapsed,
+      builtins: () => [steppingTool(() => clock.advance(250.6))],
+    });
+    const result = await runner.run(request, new AbortController().signal);
+    expect(result.record?.toolCalls).toEqual([{ name: "slow", ms: 251, ok: true }]);
+    expect(result.record?.ms).toBe(251);
+  });
+
   it("by default on performance.now: a step of Date.now is not counted", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     model.script(callTool("slow", {}), { text: "ok" });

@@ -11,6 +11,11 @@ describe("svc mcp add: a target that is a URL svc cannot reach, not a command", 
       "localhost:8080/mcp is a host and port without http://, not a command — write http://localhost:8080/mcp (https:// for TLS)",
     );
     expect(urlNotCommand("127.0.0.1:3000")).toContain("write http://127.0.0.1:3000 (https:// for TLS)");
+    // An IPv6 literal in brackets, as URLs write it: no program is named so either.
+    expect(urlNotCommand("[::1]:8080/mcp")).toBe(
+      "[::1]:8080/mcp is a host and port without http://, not a command — write http://[::1]:8080/mcp (https:// for TLS)",
+    );
+    expect(urlNotCommand("[fd00::5]:3000")).toContain("write http://[fd00::5]:3000 (https:// for TLS)");
   });
 
   it("quotes such a target without its password or credential query values", () => {

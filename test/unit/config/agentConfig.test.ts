@@ -101,6 +101,9 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(problem("  provider: openai\n  model: m\n  base_url: 127.0.0.1:8000\n")).toMatch(
       /agent\.base_url: no scheme — write http:\/\/127\.0\.0\.1:8000 /,
     );
+    expect(problem('  provider: openai\n  model: m\n  base_url: "[::1]:11434/v1"\n')).toMatch(
+      /agent\.base_url: no scheme — write http:\/\/\[::1\]:11434\/v1 \(or https:\/\/\)/,
+    );
     // The hint is the base to write: without a query or fragment, which may carry a key and is refused anyway.
     const noSchemeWithKey = problem(
       '  provider: openai\n  model: m\n  base_url: "localhost:11434/v1?api_key=sk-noscheme-77"\n',

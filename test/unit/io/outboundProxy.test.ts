@@ -90,6 +90,15 @@ describe("proxyFor: NO_PROXY and loopback", () => {
     expect(proxied("HTTPS://API.Example.COM/", "example.com")).toBe(false);
   });
 
+  it("an IPv6 address in NO_PROXY matches however either side writes it (full, short, IPv4-mapped)", () => {
+    expect(proxied("http://[2001:db8::5]/", "2001:db8:0:0:0:0:0:5")).toBe(false);
+    expect(proxied("http://[2001:db8::5]/", "[2001:DB8::5]")).toBe(false);
+    expect(proxied("http://[2001:db8::6]/", "2001:db8::5")).toBe(true);
+    expect(proxied("http://[2001:db8::5]:8080/", "[2001:db8:0::5]:8080")).toBe(false);
+    expect(proxied("http://[::ffff:10.1.2.3]/", "10.1.2.3")).toBe(false);
+    expect(proxied("http://10.1.2.3/", "::ffff:10.1.2.3")).toBe(false);
+  });
+
   it("loopback hosts never go to a proxy, whatever NO_PROXY says", () => {
     for (const url of [
       "http://localhost:8080/",
@@ -97,6 +106,8 @@ describe("proxyFor: NO_PROXY and loopback", () => {
       "http://127.0.0.1:9/",
       "http://127.8.9.10/",
       "http://[::1]:3000/",
+      "http://[0:0:0:0:0:0:0:1]/",
+      "http://[::ffff:127.0.0.1]:3000/",
     ])
       expect(proxied(url, "")).toBe(false);
     expect(proxied("http://128.0.0.1/", "")).toBe(true);

@@ -70,6 +70,9 @@ describe("a url written without its scheme", () => {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
       'expected an http:// or https:// URL, got "${MCP_HOST}/mcp" (no http:// or https:// at its start) — start it with http:// or https://',
     );
+    expect(httpUrlProblem("[::1]:8080/mcp")).toBe(
+      'expected an http:// or https:// URL, got "[::1]:8080/mcp" (no http:// or https:// at its start) — write http://[::1]:8080/mcp (https:// for TLS)',
+    );
     expect(httpUrlProblem("http://localhost:8080/mcp")).toBeUndefined();
   });
 });
