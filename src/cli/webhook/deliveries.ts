@@ -1,11 +1,6 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
-import {
-  type DeliverySummary,
-  historyDir,
-  readHistory,
-  summarizeHistory,
-} from "../../io/stores/deliveryHistory.js";
+import { type DeliverySummary, historyDir, recentDeliveries } from "../../io/stores/deliveryHistory.js";
 import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { formatTable } from "../format.js";
@@ -63,8 +58,8 @@ export async function deliveries(
   if ((options.limit !== undefined && !/^\d+$/.test(options.limit)) || !Number.isInteger(limit) || limit < 1)
     throw new SvcError("usage", `--limit: expected a whole number of at least 1, got "${options.limit}"`);
   const loaded = configWithEnabledNote();
-  const all = summarizeHistory(readHistory(historyDir(loaded.paths.home)));
-  const shown = all.filter((s) => route === undefined || s.route === route).slice(0, limit);
+  // Read newest first, no further back than the summaries shown need (the whole history when fewer).
+  const { shown, all = [] } = recentDeliveries(historyDir(loaded.paths.home), limit, route);
   // A name with no record that is no route either is a typo: "No deliveries recorded" would say it got none.
   if (shown.length === 0 && route !== undefined && !(await namesRoute(loaded, route))) {
     const routes = Object.keys(loaded.config.platforms.webhook.routes);

@@ -22,6 +22,15 @@ import {
   writeBytesSync,
 } from "../batchedWriter.js";
 import { historyNotOpened } from "./historyDirProblem.js";
+import {
+  type HistoryGeneration,
+  type LineVisit,
+  lineId,
+  linesNewestFirst,
+  openGeneration,
+  READ_ATTEMPTS,
+  type ScanOptions,
+} from "./historyScan.js";
 import { historyText, type ReadText, readText } from "./historyText.js";
 
 /** Each history file is rotated past this size; one previous file is kept: at most ~2 × this on disk. */
@@ -377,9 +386,6 @@ function currentFile(dir: string): number | undefined {
   }
 }
 
-/** Reads of both files before they are taken as found: a rotation comes at most once per file's size. */
-const READ_ATTEMPTS = 3;
-
 /**
  * The texts of both files, the previous one first, of one generation: a rotation between the two reads
  * (the gateway writing while `svc webhook deliveries` reads) would give the file before the previous one
@@ -403,16 +409,22 @@ export function readHistory(
   for (const text of historyTexts(dir, read)) {
     if (text === undefined) continue;
     for (const line of text.split("\n")) {
-      if (line === "") continue;
-      try {
-        const record = readLine(line);
-        if (now - Date.parse(record.at) <= HISTORY_RETENTION_MS) records.push(record);
-      } catch {
-        // a line cut by a crash
-      }
+      const record = recordOf(line, now);
+      if (record !== undefined) records.push(record);
     }
   }
   return records;
+}
+
+/** A line's record, undefined for an empty or unreadable line (one cut by a crash) or one past the retention. */
+function recordOf(line: string, now: number): HistoryRecord | undefined {
+  if (line === "") return undefined;
+  try {
+    const record = readLine(line);
+    return now - Date.parse(record.at) <= HISTORY_RETENTION_MS ? record : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -443,6 +455,8 @@ function ledToDelivery(request: RequestRecord): "agent" | "direct" | undefined {
 }
 
 interface Slot {
+  /** The index of the record that made it: slots are shown newest first by it. */
+  readonly pos: number;
   readonly request?: RequestRecord;
   readonly mode?: "agent" | "direct" | undefined;
   run?: RunRecord | undefined;
@@ -458,16 +472,21 @@ interface Slot {
  * request takes shows as a summary of its own, where it was recorded.
  */
 export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySummary[] {
+  return summarize(records).map(({ summary }) => summary);
+}
+
+/** summarizeHistory's summaries, each with the index of the record that made its slot. */
+function summarize(records: readonly HistoryRecord[]): { summary: DeliverySummary; pos: number }[] {
   const slots: Slot[] = [];
   const open = new Map<string, Slot>();
   // Records written before any request of their ID took them (a direct delivery's, before its answer), or
   // that no request here leads to (its request answered by another instance).
   const unclaimed = new Map<string, Slot>();
-  for (const r of records) {
+  for (const [pos, r] of records.entries()) {
     const key = `${r.route}\u0000${r.id}`;
     if (r.kind === "request") {
       const mode = ledToDelivery(r);
-      const slot: Slot = { request: r, mode };
+      const slot: Slot = { pos, request: r, mode };
       slots.push(slot);
       if (mode === undefined) continue;
       open.set(key, slot);
@@ -493,7 +512,7 @@ export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySum
     else {
       let alone = unclaimed.get(key);
       if (alone === undefined || alone[r.kind] !== undefined) {
-        alone = {};
+        alone = { pos };
         slots.push(alone);
         unclaimed.set(key, alone);
       }
@@ -501,20 +520,141 @@ export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySum
       else alone.delivery = r;
     }
   }
-  const summaries: DeliverySummary[] = [];
-  for (const { request, run, delivery } of slots.reverse()) {
+  const summaries: { summary: DeliverySummary; pos: number }[] = [];
+  for (const { pos, request, run, delivery } of slots.reverse()) {
     const first =
       request ?? (delivery !== undefined && (run === undefined || delivery.at <= run.at) ? delivery : run);
     // Taken by a later request; or a delivery alone, no run's: a scheduled cron run's (`cron:<job>`).
     if (first === undefined || (request === undefined && run === undefined)) continue;
     summaries.push({
-      route: first.route,
-      id: first.id,
-      at: first.at,
-      ...(request === undefined ? {} : { request }),
-      ...(run === undefined ? {} : { run }),
-      ...(delivery === undefined ? {} : { delivery }),
+      summary: {
+        route: first.route,
+        id: first.id,
+        at: first.at,
+        ...(request === undefined ? {} : { request }),
+        ...(run === undefined ? {} : { run }),
+        ...(delivery === undefined ? {} : { delivery }),
+      },
+      pos,
     });
   }
   return summaries;
+}
+
+const keyOf = (r: HistoryRecord) => `${r.route}\u0000${r.id}`;
+
+/** What `svc webhook deliveries` shows: its newest summaries, and all of them once it read them all. */
+export interface RecentDeliveries {
+  /** Up to `limit` summaries of the route (all routes without one), newest first: summarizeHistory's. */
+  readonly shown: DeliverySummary[];
+  /** Every summary, when the whole history was read for `shown` (fewer than `limit` of the route). */
+  readonly all?: DeliverySummary[];
+}
+
+/**
+ * The newest `limit` summaries of `route` (of all routes without one), read newest first and no further
+ * than they need: the same as summarizeHistory(readHistory(dir)) filtered and cut to `limit`, without
+ * reading and parsing a full history (32 MiB, ~176k records) for the last few.
+ *
+ * A summary depends only on the records of its route and delivery ID (a run or delivery belongs to the
+ * request before it, or to none). The records read from the end until `limit` summaries show make a
+ * first list; every key with a record at or after the oldest of these summaries (`from`) is then looked
+ * up in the rest of the history, by the ID at the head of each line and without parsing the others. With
+ * all records of those keys the summaries made at or after `from` are exactly the whole history's, and
+ * any other is older. Were fewer than `limit` of them left (a run the list showed alone belongs to an
+ * older request), the whole history is summarized.
+ */
+export function recentDeliveries(
+  dir: string,
+  limit: number,
+  route: string | undefined,
+  now: number = Date.now(),
+  options: ScanOptions = {},
+): RecentDeliveries {
+  const ofRoute = ({ summary }: { summary: DeliverySummary }) =>
+    route === undefined || summary.route === route;
+  const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options.opened);
+  try {
+    const fromAll = (records: HistoryRecord[]): RecentDeliveries => {
+      const all = summarizeHistory(records);
+      return { shown: all.filter((s) => route === undefined || s.route === route).slice(0, limit), all };
+    };
+    const lines = linesNewestFirst(generation, options.chunkBytes);
+    // Newest first as read; summarized oldest first.
+    const newest: HistoryRecord[] = [];
+    const parse: LineVisit = (buf, start, end) => {
+      const record = recordOf(buf.toString("utf8", start, end), now);
+      if (record !== undefined) newest.push(record);
+      return false;
+    };
+    // Summarized after 1, 2, 4 … chunks: linear in what is read, however far back the route's records are.
+    let first: { summary: DeliverySummary; pos: number }[] = [];
+    for (let chunks = 1; first.length < limit; chunks *= 2) {
+      for (let n = 0; n < chunks; n++) if (!lines.next(parse)) return fromAll(newest.reverse());
+      first = summarize([...newest].reverse()).filter(ofRoute);
+    }
+    const read = [...newest].reverse();
+    const from = (first[limit - 1] as { pos: number }).pos;
+    const keys = new Set(read.slice(from).map(keyOf));
+    const ids = new Set(read.slice(from).map((r) => r.id));
+    // The older records of those keys, newest first.
+    const older: HistoryRecord[] = [];
+    const lookUp: LineVisit = (buf, start, end) => {
+      const id = lineId(buf, start, end);
+      if (id !== undefined && !ids.has(id)) return false;
+      const record = recordOf(buf.toString("utf8", start, end), now);
+      if (record !== undefined && keys.has(keyOf(record))) older.push(record);
+      return false;
+    };
+    while (lines.next(lookUp));
+    const ofKeys = read.flatMap((r, pos) => (keys.has(keyOf(r)) ? [{ r, pos }] : []));
+    const at = [...older.map(() => -1), ...ofKeys.map(({ pos }) => pos)];
+    const exact = summarize([...older.reverse(), ...ofKeys.map(({ r }) => r)])
+      .map(({ summary, pos }) => ({ summary, pos: at[pos] as number }))
+      .filter((s) => s.pos >= from && ofRoute(s));
+    if (exact.length < limit) return fromAll(recordsOf(generation, () => true, now, options.chunkBytes));
+    return { shown: exact.slice(0, limit).map(({ summary }) => summary) };
+  } finally {
+    generation.close();
+  }
+}
+
+/**
+ * The records (oldest first) of the delivery IDs `wanted` takes, as readHistory(dir) filtered by ID:
+ * what `svc webhook redeliver <id>` reads. Every line is looked at (a request of that ID on another route
+ * may be older than the rest), but only by the ID at its head; only the lines of wanted IDs, and lines not
+ * written by the gateway (by hand, cut short), are parsed, a chunk at a time.
+ */
+export function historyOfIds(
+  dir: string,
+  wanted: (id: string) => boolean,
+  now: number = Date.now(),
+  options: ScanOptions = {},
+): HistoryRecord[] {
+  const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options.opened);
+  try {
+    return recordsOf(generation, wanted, now, options.chunkBytes);
+  } finally {
+    generation.close();
+  }
+}
+
+/** The generation's records (oldest first) whose ID `wanted` takes. */
+function recordsOf(
+  generation: HistoryGeneration,
+  wanted: (id: string) => boolean,
+  now: number,
+  chunkBytes: number | undefined,
+): HistoryRecord[] {
+  const records: HistoryRecord[] = [];
+  const lines = linesNewestFirst(generation, chunkBytes);
+  const visit: LineVisit = (buf, start, end) => {
+    const id = lineId(buf, start, end);
+    if (id !== undefined && !wanted(id)) return false;
+    const record = recordOf(buf.toString("utf8", start, end), now);
+    if (record !== undefined && wanted(record.id)) records.push(record);
+    return false;
+  };
+  while (lines.next(visit));
+  return records.reverse();
 }

@@ -16,18 +16,28 @@ export function historyText(dir: string, name: string, read: ReadText): string |
   try {
     return read(path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
-    if (code === "EACCES" || code === "EPERM")
-      throw new SvcError(
-        "store_corrupt",
-        `${dir}: this user may not read the delivery history (permission denied) — the gateway keeps it readable by the user it runs as only (mode 0600 in a 0700 directory: it holds payloads), so run the command as that user (sudo -u <that user> svc ...)`,
-        { cause: err },
-      );
-    throw new SvcError(
+    const error = historyReadError(dir, path, err);
+    if (error === undefined) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * What a failed open or read of a history file at `path` tells the user: undefined for ENOENT (no file,
+ * no history); see historyText.
+ */
+export function historyReadError(dir: string, path: string, err: unknown): SvcError | undefined {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return undefined;
+  if (code === "EACCES" || code === "EPERM")
+    return new SvcError(
       "store_corrupt",
-      `${path}: the delivery history cannot be read (${describeError(err)}) — move away what is in its place: the gateway writes its history there`,
+      `${dir}: this user may not read the delivery history (permission denied) — the gateway keeps it readable by the user it runs as only (mode 0600 in a 0700 directory: it holds payloads), so run the command as that user (sudo -u <that user> svc ...)`,
       { cause: err },
     );
-  }
+  return new SvcError(
+    "store_corrupt",
+    `${path}: the delivery history cannot be read (${describeError(err)}) — move away what is in its place: the gateway writes its history there`,
+    { cause: err },
+  );
 }
