@@ -595,8 +595,15 @@ export function recentDeliveries(
     }
     const read = [...newest].reverse();
     const from = (first[limit - 1] as { pos: number }).pos;
-    const keys = new Set(read.slice(from).map(keyOf));
-    const ids = new Set(read.slice(from).map((r) => r.id));
+    const ofKey = new Map<string, { r: HistoryRecord; pos: number }[]>();
+    for (const key of read.slice(from).map(keyOf)) ofKey.set(key, []);
+    for (const [pos, r] of read.entries()) ofKey.get(keyOf(r))?.push({ r, pos });
+    // Most rows (a request with its run and delivery; a refused one) are the same whatever came before.
+    const keys = new Set(
+      [...ofKey].filter(([, records]) => olderMayChange(records, from)).map(([key]) => key),
+    );
+    if (keys.size === 0) return { shown: first.slice(0, limit).map(({ summary }) => summary) };
+    const ids = new Set(read.filter((r) => keys.has(keyOf(r))).map((r) => r.id));
     // The older records of those keys, newest first.
     const older: HistoryRecord[] = [];
     const lookUp: LineVisit = (buf, start, end) => {
@@ -607,7 +614,7 @@ export function recentDeliveries(
       return false;
     };
     while (lines.next(lookUp));
-    const ofKeys = read.flatMap((r, pos) => (keys.has(keyOf(r)) ? [{ r, pos }] : []));
+    const ofKeys = [...ofKey.values()].flat().sort((a, b) => a.pos - b.pos);
     const at = [...older.map(() => -1), ...ofKeys.map(({ pos }) => pos)];
     const exact = summarize([...older.reverse(), ...ofKeys.map(({ r }) => r)])
       .map(({ summary, pos }) => ({ summary, pos: at[pos] as number }))
@@ -617,6 +624,60 @@ export function recentDeliveries(
   } finally {
     generation.close();
   }
+}
+
+/**
+ * What a key's records before those read can have left for the ones read (summarize keeps no more of
+ * it): no request of it open, an agent's, or a direct one's without or with its delivery; with a run, a
+ * delivery or both no request took. Each is made by these records (a direct delivery is recorded before
+ * its request, a second delivery of a direct request is left unclaimed); an agent's request takes what
+ * was unclaimed, and the records after it are its own.
+ */
+const PRIOR_STATES: readonly (readonly ("agent" | "direct" | "run" | "delivery")[])[] = [
+  ["run"],
+  ["delivery"],
+  ["run", "delivery"],
+  ["agent"],
+  ["direct"],
+  ["direct", "run"],
+  ["delivery", "direct"],
+  ["delivery", "direct", "run"],
+  ["direct", "delivery", "delivery"],
+  ["direct", "delivery", "delivery", "run"],
+];
+
+/**
+ * Whether the summaries a key's records (those read, in order) make at or after `from` could be other
+ * ones with its older records before them: the same in every state those can leave the key in, they are
+ * the whole history's, and its older records need not be looked for.
+ */
+function olderMayChange(records: readonly { r: HistoryRecord; pos: number }[], from: number): boolean {
+  const [head] = records;
+  if (head === undefined) return false;
+  const { route, id } = head.r;
+  const made = (kind: (typeof PRIOR_STATES)[number][number]): HistoryRecord =>
+    kind === "run"
+      ? { kind, id, at: "", route, outcome: "ok" }
+      : kind === "delivery"
+        ? { kind, id, at: "", route, platform: "", outcome: "ok" }
+        : kind === "agent"
+          ? { kind: "request", id, at: "", route, status: 202, outcome: "accepted" }
+          : { kind: "request", id, at: "", route, status: 200, outcome: "delivered" };
+  const rows = (prior: readonly HistoryRecord[]) =>
+    summarize([...prior, ...records.map(({ r }) => r)]).flatMap(({ summary, pos }) =>
+      pos >= prior.length && (records[pos - prior.length]?.pos ?? -1) >= from ? [summary] : [],
+    );
+  const alone = rows([]);
+  return PRIOR_STATES.some((kinds) => {
+    const other = rows(kinds.map(made));
+    return (
+      other.length !== alone.length ||
+      alone.some((s, i) => {
+        const o = other[i] as DeliverySummary;
+        return s.at !== o.at || s.request !== o.request || s.run !== o.run || s.delivery !== o.delivery;
+      })
+    );
+  });
 }
 
 /**

@@ -156,6 +156,60 @@ describe("the delivery history read newest first", () => {
     );
   });
 
+  it("lists exactly what the whole-file read lists when the records of one delivery ID are spread far back", () => {
+    // Requests, runs and deliveries of one route and ID among others of IDs of their own: what the rows
+    // read first show of it must be what the older ones leave them, or those are looked up.
+    const kinds = ["agent", "direct", "duplicate", "run", "delivery", "other"] as const;
+    const line = (kind: (typeof kinds)[number], n: number): string => {
+      const at = iso(T0);
+      switch (kind) {
+        case "agent":
+          return historyLine(request("a"));
+        case "direct":
+          return historyLine(request("a", { status: n % 2 === 0 ? 200 : 502, outcome: "delivered" }));
+        case "duplicate":
+          return historyLine(request("a", { status: 200, outcome: "duplicate" }));
+        case "run":
+          return historyLine({
+            kind: "run",
+            id: "a",
+            at,
+            route: "pr",
+            outcome: n % 2 === 0 ? "ok" : "failed",
+          });
+        case "delivery":
+          return historyLine({
+            kind: "delivery",
+            id: "a",
+            at,
+            route: "pr",
+            platform: `p${n}`,
+            outcome: "ok",
+          });
+        case "other":
+          return historyLine(request(`other-${n}`));
+      }
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...kinds), { maxLength: 30 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 200 }),
+        (picked, limit, chunkBytes) => {
+          const dir = historyIn(undefined, picked.map((kind, n) => `${line(kind, n)}\n`).join(""));
+          try {
+            expect(recentDeliveries(dir, limit, undefined, T0, { chunkBytes }).shown).toEqual(
+              wholeList(dir, limit, undefined),
+            );
+          } finally {
+            home.cleanup();
+          }
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
   it("looks up exactly the records of the IDs asked for, oldest first, as the whole-file read has them", () => {
     fc.assert(
       fc.property(historyArb, fc.subarray(ids), (history, wanted) => {
