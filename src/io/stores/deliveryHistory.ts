@@ -416,11 +416,18 @@ export function readHistory(
   return records;
 }
 
-/** A line's record, undefined for an empty or unreadable line (one cut by a crash) or one past the retention. */
+/** The kinds of records this version reads; a newer one's other kinds are skipped, as unreadable lines are. */
+const KINDS: ReadonlySet<unknown> = new Set<HistoryRecord["kind"]>(["request", "run", "delivery"]);
+
+/**
+ * A line's record, undefined for an empty or unreadable line (one cut by a crash), one of a kind this
+ * version does not know (summarizeHistory would take it for a delivery), or one past the retention.
+ */
 function recordOf(line: string, now: number): HistoryRecord | undefined {
   if (line === "") return undefined;
   try {
     const record = readLine(line);
+    if (!KINDS.has(record.kind)) return undefined;
     return now - Date.parse(record.at) <= HISTORY_RETENTION_MS ? record : undefined;
   } catch {
     return undefined;
