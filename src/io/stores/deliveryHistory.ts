@@ -594,20 +594,23 @@ export function recentDeliveries(
       if (record !== undefined) newest.push(record);
       return false;
     };
-    // Summarized after 1, 2, 4 … chunks: linear in what is read, however far back the route's records are.
+    // Summarized after 1, 4, 16 … chunks: linear in what is read, however far back the route's records
+    // are. A route's summaries are made of its records only.
+    let read: HistoryRecord[] = [];
     let first: { summary: DeliverySummary; pos: number }[] = [];
-    for (let chunks = 1; first.length < limit; chunks *= 2) {
+    for (let chunks = 1; first.length < limit; chunks *= 4) {
       for (let n = 0; n < chunks; n++) if (!lines.next(parse)) return fromAll(newest.reverse());
-      first = summarize([...newest].reverse()).filter(ofRoute);
+      read = (route === undefined ? [...newest] : newest.filter((r) => r.route === route)).reverse();
+      first = summarize(read).filter(ofRoute);
     }
-    const read = [...newest].reverse();
     const from = (first[limit - 1] as { pos: number }).pos;
     const ofKey = new Map<string, { r: HistoryRecord; pos: number }[]>();
     for (const key of read.slice(from).map(keyOf)) ofKey.set(key, []);
     for (const [pos, r] of read.entries()) ofKey.get(keyOf(r))?.push({ r, pos });
     // Most rows (a request with its run and delivery; a refused one) are the same whatever came before.
+    const settled = new Map<string, boolean>();
     const keys = new Set(
-      [...ofKey].filter(([, records]) => olderMayChange(records, from)).map(([key]) => key),
+      [...ofKey].filter(([, records]) => olderMayChange(records, from, settled)).map(([key]) => key),
     );
     if (keys.size === 0) return { shown: first.slice(0, limit).map(({ summary }) => summary) };
     const ids = new Set(read.filter((r) => keys.has(keyOf(r))).map((r) => r.id));
@@ -658,7 +661,27 @@ const PRIOR_STATES: readonly (readonly ("agent" | "direct" | "run" | "delivery")
  * ones with its older records before them: the same in every state those can leave the key in, they are
  * the whole history's, and its older records need not be looked for.
  */
-function olderMayChange(records: readonly { r: HistoryRecord; pos: number }[], from: number): boolean {
+function olderMayChange(
+  records: readonly { r: HistoryRecord; pos: number }[],
+  from: number,
+  /** The answers for the keys' shapes so far: it depends on the kinds and answers of the records only. */
+  shapes: Map<string, boolean>,
+): boolean {
+  const [head] = records;
+  if (head === undefined) return false;
+  const shape = records
+    .map(
+      ({ r, pos }) => `${r.kind === "request" ? (ledToDelivery(r) ?? "-") : r.kind}${pos >= from ? "+" : ""}`,
+    )
+    .join(",");
+  const known = shapes.get(shape);
+  if (known !== undefined) return known;
+  const answer = mayChange(records, from);
+  shapes.set(shape, answer);
+  return answer;
+}
+
+function mayChange(records: readonly { r: HistoryRecord; pos: number }[], from: number): boolean {
   const [head] = records;
   if (head === undefined) return false;
   const { route, id } = head.r;

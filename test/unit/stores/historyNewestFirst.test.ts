@@ -206,7 +206,7 @@ describe("the delivery history read newest first", () => {
           }
         },
       ),
-      { numRuns: 1500 },
+      { numRuns: 1000 },
     );
   });
 
