@@ -565,11 +565,12 @@ export interface RecentDeliveries {
  *
  * A summary depends only on the records of its route and delivery ID (a run or delivery belongs to the
  * request before it, or to none). The records read from the end until `limit` summaries show make a
- * first list; every key with a record at or after the oldest of these summaries (`from`) is then looked
- * up in the rest of the history, by the ID at the head of each line and without parsing the others. With
- * all records of those keys the summaries made at or after `from` are exactly the whole history's, and
- * any other is older. Were fewer than `limit` of them left (a run the list showed alone belongs to an
- * older request), the whole history is summarized.
+ * first list. A key with a record at or after the oldest of these summaries (`from`) whose summaries
+ * there could be other ones with older records before them (olderMayChange) is then looked up in the
+ * rest of the history, by the ID at the head of each line and without parsing the others; when there is
+ * none, nothing more is read. With all records of those keys the summaries made at or after `from` are
+ * exactly the whole history's, and any other is older. Were fewer than `limit` of them left (a run the
+ * list showed alone belongs to an older request), the whole history is summarized.
  */
 export function recentDeliveries(
   dir: string,
