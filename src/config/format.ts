@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { cutText } from "../io/cutText.js";
+import { envNameNearMiss } from "./envNearMiss.js";
 import { nearMiss } from "./nearMiss.js";
 import {
   AGENT_PROVIDERS,
@@ -156,7 +157,7 @@ function emptyText(input: unknown, file: string): string {
  */
 function unsetVariable(file: string, name: string, orElse: unknown): string {
   const env = join(dirname(file), ".env");
-  return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}`;
+  return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}${envNameNearMiss(env, name)}`;
 }
 
 /** What to write instead of `.inf` or `.nan` for a number whose schema bounds it: the range it takes. */

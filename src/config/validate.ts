@@ -1,4 +1,5 @@
 import { dirname, join } from "node:path";
+import { envNameNearMiss } from "./envNearMiss.js";
 import { isLoopbackHost } from "./host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "./interpolate.js";
 import { readEnvFile } from "./load.js";
@@ -33,7 +34,7 @@ function unsetSecretProblem(
     return problem === undefined ? undefined : `${key}: ${problem}`;
   }
   const env = join(dirname(file), ".env");
-  return `${key}: \${${name}} is not set — set ${name} in ${env} or the environment${setInProfileEnv(file, profile, name, env)}`;
+  return `${key}: \${${name}} is not set — set ${name} in ${env} or the environment${setInProfileEnv(file, profile, name, env)}${envNameNearMiss(env, name)}`;
 }
 
 /**

@@ -1,0 +1,28 @@
+import { readFileSync } from "node:fs";
+import { parse as parseEnv } from "dotenv";
+import { nearMiss } from "./nearMiss.js";
+
+/**
+ * The names a `.env` file sets, for a hint only: an unreadable or missing file sets none (the loader names
+ * its own problems).
+ */
+function namesIn(envFile: string): string[] {
+  try {
+    return Object.keys(parseEnv(readFileSync(envFile, "utf8")));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * For a `${name}` that is set nowhere: ` (<envFile> sets GITHUB_WEBHOOK_SECRETS — did you mean that name? …)`
+ * when the `.env` sets a name that differs from it only in case or by one or two letters (a name misspelt in
+ * one of the two places, the commonest reason a variable "is not set"), else "".
+ */
+export function envNameNearMiss(envFile: string, name: string): string {
+  const byLowerCase = new Map(namesIn(envFile).map((set) => [set.toLowerCase(), set]));
+  const meant = nearMiss(name.toLowerCase(), byLowerCase.keys());
+  const set = meant === undefined ? undefined : byLowerCase.get(meant);
+  if (set === undefined || set === name) return "";
+  return ` (${envFile} sets ${set} — did you mean that name? a \${NAME} must match it exactly, case included)`;
+}
