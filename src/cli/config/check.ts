@@ -51,7 +51,12 @@ import { cronStore } from "../../io/stores/cronStore.js";
 import { HISTORY_FILE, historyDir } from "../../io/stores/deliveryHistory.js";
 import { historyDirProblem } from "../../io/stores/historyDirProblem.js";
 import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
-import { jobTargetProblems, targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
+import {
+  forgeCommentProgramWarning,
+  jobTargetProblems,
+  targetStartupProblems,
+  targetWarnings,
+} from "../../io/targets/validate.js";
 import { journalProblem } from "../../state/gatewayState.js";
 import { listenAddress } from "../listenAddress.js";
 import { notServed } from "../webhook/notServed.js";
@@ -165,6 +170,12 @@ export async function checkConfig(
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];
+  const gh = forgeCommentProgramWarning(
+    loaded.config,
+    loaded.paths.config,
+    (options.env ?? process.env).PATH ?? "",
+  );
+  if (gh !== undefined) warnings.push(gh);
   // As the gateway logs at each start: a listener on every interface (svc gateway start --host overrides it).
   const { webhook } = loaded.config.platforms;
   const exposed = webhook.enabled ? allInterfacesWarning(webhook.host, webhook.port) : undefined;
