@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
 import { addVariablesAdvice } from "../../config/interpolate.js";
@@ -12,6 +12,7 @@ import {
 } from "../../config/profileEnv.js";
 import { profileBindingProblem } from "../../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
+import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { routeKey } from "../../config/sections/webhook.js";
 import { disabledServerToolsets, unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../../config/webhookEnabled.js";
@@ -29,6 +30,7 @@ import {
   unservedRoutesWarning,
   unservedSubscriptionsWarning,
 } from "../../gateway/webhookStartupWarnings.js";
+import { executableProblem } from "../../io/executable.js";
 import { gatewayDirProblem, homeFullProblem, homeProblem } from "../../io/homeWritable.js";
 import { listenHostProblem } from "../../io/http/listenProbe.js";
 import { logLevelProblem } from "../../io/log.js";
@@ -316,6 +318,11 @@ export async function checkConfig(
       try {
         const rendered = renderEntry(name, entry, loaded.scope);
         if (/^https:/i.test(rendered.url ?? "")) tlsConnectOptions(name, rendered);
+        const missing = stdioCommandProblem(rendered, (options.env ?? process.env).PATH ?? "");
+        if (missing !== undefined)
+          warnings.push(
+            `${loaded.paths.config}: mcp_servers.${name}.command: ${missing} — the gateway starts, but every connect of this server fails: check command (and ${ownPath(rendered) === undefined ? "PATH" : "the entry's env.PATH, which replaces the gateway's PATH for its process"})`,
+          );
       } catch (err) {
         if (isSvcError(err, "mcp_connect") || isSvcError(err, "mcp_config"))
           warnings.push(
@@ -329,6 +336,24 @@ export async function checkConfig(
     ...profileMcpVariableWarnings(loaded.config, loaded.paths.home, [...bound].sort(), options.env),
   );
   return { problems, storeProblems, warnings, summary: summarize(loaded, subscriptions, servedCount) };
+}
+
+/**
+ * Why a stdio server's `command` (a name looked up on PATH — the entry's own `env.PATH` when it sets one, as
+ * its process gets it — or an absolute path) cannot be started here; undefined when it can, or when only a
+ * start can tell (a relative path, taken from the gateway's working directory; `~`; a variable left unset).
+ */
+function stdioCommandProblem(entry: McpServerEntry, path: string): string | undefined {
+  const command = entry.command;
+  if (command === undefined || command.includes("${") || command.startsWith("~")) return undefined;
+  if (command.includes("/") && !isAbsolute(command)) return undefined;
+  return executableProblem(command, ownPath(entry) ?? path);
+}
+
+/** The `env.PATH` a stdio server's process gets instead of the gateway's, when its entry sets one. */
+function ownPath(entry: McpServerEntry): string | undefined {
+  const own = entry.env?.PATH;
+  return own === undefined || own.includes("${") ? undefined : own;
 }
 
 /**
