@@ -53,6 +53,7 @@ import { cronStore } from "../../io/stores/cronStore.js";
 import { HISTORY_FILE, historyDir } from "../../io/stores/deliveryHistory.js";
 import { historyDirProblem } from "../../io/stores/historyDirProblem.js";
 import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
+import { canonicalTarget } from "../../io/targets/names.js";
 import {
   forgeCommentProgramWarning,
   jobTargetProblems,
@@ -172,12 +173,6 @@ export async function checkConfig(
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];
-  const gh = forgeCommentProgramWarning(
-    loaded.config,
-    loaded.paths.config,
-    (options.env ?? process.env).PATH ?? "",
-  );
-  if (gh !== undefined) warnings.push(gh);
   // As the gateway logs at each start: a listener on every interface (svc gateway start --host overrides it).
   const { webhook } = loaded.config.platforms;
   const exposed = webhook.enabled ? allInterfacesWarning(webhook.host, webhook.port) : undefined;
@@ -201,6 +196,8 @@ export async function checkConfig(
   warnings.push(...untagged([...routes.now, ...(await routes.references)]));
   let subscriptions = 0;
   let servedCount = 0;
+  // Served subscriptions that comment on pull requests (forge_comment), beside config.yaml's routes.
+  const commenting: string[] = [];
   const storeProblems: string[] = [];
   // The profiles whose runs connect to the MCP servers with their own .env: routes, subscriptions, cron jobs.
   const bound = new Set(
@@ -249,6 +246,11 @@ export async function checkConfig(
         else {
           const profile = parsed.value.profile ?? DEFAULT_PROFILE;
           served.push({ at: `${path}: ${name}`, route: parsed.value, profile });
+          if (
+            parsed.value.cron_job === undefined &&
+            canonicalTarget(parsed.value.deliver) === "forge_comment"
+          )
+            commenting.push(name);
           // As the gateway logs at each load: a binding not enforced, or a likely typo of a profile.
           const binding = profileBindingProblem(name, profile, profileBinding);
           if (binding !== undefined) warnings.push(`${path}: ${name}.profile: ${binding}`);
@@ -331,6 +333,13 @@ export async function checkConfig(
       }
     }
   }
+  const gh = forgeCommentProgramWarning(
+    loaded.config,
+    loaded.paths.config,
+    (options.env ?? process.env).PATH ?? "",
+    commenting,
+  );
+  if (gh !== undefined) warnings.push(gh);
   warnings.push(...cronStoreWarnings(loaded, bound));
   warnings.push(
     ...profileMcpVariableWarnings(loaded.config, loaded.paths.home, [...bound].sort(), options.env),

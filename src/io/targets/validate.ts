@@ -237,7 +237,8 @@ export function targetWarnings(problems: TargetProblems): string[] {
 }
 
 /**
- * `svc config check`: the `gh` (`platforms.forge_comment.command`) that routes of config.yaml deliver with,
+ * `svc config check`: the `gh` (`platforms.forge_comment.command`) that routes of config.yaml (and the served
+ * `subscriptions` named) deliver with,
  * when it cannot be started here — not on PATH, a path to nothing. The gateway checks it at start only with
  * `enabled: true` (its credentials check); without that, each comment would fail at its first event.
  */
@@ -245,13 +246,15 @@ export function forgeCommentProgramWarning(
   config: Config,
   file: string,
   path = process.env.PATH ?? "",
+  subscriptions: readonly string[] = [],
 ): string | undefined {
   const settings = (config.platforms as Record<string, { enabled?: boolean; command?: string } | undefined>)
     .forge_comment;
   if (settings?.enabled === false) return undefined;
   const routes = Object.entries(config.platforms.webhook.routes)
-    .filter(([, route]) => canonicalTarget(route.deliver) === "forge_comment")
-    .map(([name]) => name);
+    .filter(([, route]) => route.cron_job === undefined && canonicalTarget(route.deliver) === "forge_comment")
+    .map(([name]) => name)
+    .concat(subscriptions.filter((name) => !Object.hasOwn(config.platforms.webhook.routes, name)));
   if (routes.length === 0 && settings?.enabled !== true) return undefined;
   const command = settings?.command ?? "gh";
   if (command.includes("${")) return undefined;

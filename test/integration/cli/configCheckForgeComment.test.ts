@@ -68,6 +68,33 @@ describe("svc config check: the gh a forge_comment route comments with", () => {
     );
   });
 
+  it("counts a subscription that delivers to forge_comment as a config.yaml route", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    const noGh = pathWithoutGh();
+    const subscribed = await svc(
+      home,
+      [
+        "webhook",
+        "subscribe",
+        "pr",
+        "--deliver",
+        "forge_comment",
+        "--deliver-extra",
+        "repo=o/r",
+        "--deliver-extra",
+        "pr_number={number}",
+      ],
+      { env: { PATH: noGh } },
+    );
+    expect(subscribed.code).toBe(0);
+    const res = await svc(home, ["config", "check"], { env: { PATH: noGh } });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      'platforms.forge_comment.command: "gh" was not found on PATH — route pr delivers to forge_comment, and every pull-request comment fails',
+    );
+  });
+
   it("says nothing when gh is on PATH, or forge_comment is turned off", async () => {
     home = tempHome();
     home.write("config.yaml", prReview());
