@@ -1,6 +1,7 @@
 import { isAbsolute, join } from "node:path";
 import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
+import { envNameNearMiss } from "../../config/envNearMiss.js";
 import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { ConfigInvalidError, howToEnableWebhook, loadConfig } from "../../config/load.js";
@@ -309,7 +310,7 @@ export async function checkConfig(
     const unset = unsetMcpVariables(entry, loaded.scope);
     if (unset.length > 0)
       warnings.push(
-        `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — ${addVariablesAdvice(unset, `${loaded.paths.env} or the environment`)}`,
+        `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — ${addVariablesAdvice(unset, `${loaded.paths.env} or the environment`)}${unset.length === 1 ? envNameNearMiss(loaded.paths.env, unset[0] as string) : ""}`,
       );
     // An unset variable of the url or a header fails each connect before anything else (said above); one
     // elsewhere (a client_cert key password) is used as written, and the connect goes on to the rest.

@@ -54,6 +54,25 @@ describe("a ${VAR} set nowhere, but .env sets a name one or two letters from it,
     );
   });
 
+  it("names it in svc config check's warning of an MCP server's variable", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: true, host: "127.0.0.1" } },
+        mcp_servers: {
+          remote: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer ${MY_TOKEN}" } },
+        },
+      }),
+    );
+    home.write(".env", "MY_TOKN=abc\n", 0o600);
+    const env = join(home.dir, ".env");
+    const res = await svc(home, ["config", "check"]);
+    expect(res.stderr).toContain(
+      `mcp_servers.remote: \${MY_TOKEN} is not set — add MY_TOKEN=... to ${env} or the environment (${env} sets MY_TOKN — did you mean that name?`,
+    );
+  });
+
   it("says nothing more when no name of .env is close (or there is no .env)", async () => {
     home = tempHome();
     home.write("config.yaml", readmeRoute);
