@@ -114,7 +114,13 @@ export function webhookStartupProblems(config: Config, file: string, hostSource 
       );
     }
     const routeUnset = unsetSecretProblem(`${at}.secret`, checkedSecret(route), file, route.profile);
-    if (routeUnset !== undefined) problems.push(routeUnset);
+    // A global secret is set (svc gateway setup's WEBHOOK_SECRET): the route may just use it.
+    if (routeUnset !== undefined)
+      problems.push(
+        webhook.secret === undefined || globalUnset !== undefined
+          ? routeUnset
+          : `${routeUnset}; or leave secret out of this route to use the global secret (platforms.webhook.secret or WEBHOOK_SECRET, which is set)`,
+      );
     if (route.deliver_only && route.deliver === "log") {
       problems.push(`${at}.deliver_only: needs a real delivery target — set deliver to a platform (not log)`);
     }

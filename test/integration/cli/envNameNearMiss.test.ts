@@ -83,3 +83,16 @@ describe("a ${VAR} set nowhere, but .env sets a name one or two letters from it,
     expect((await svc(home, ["config", "check"])).stderr).not.toContain("did you mean");
   });
 });
+
+describe("a route's ${VAR} secret set nowhere while a global secret is set (svc gateway setup's WEBHOOK_SECRET)", () => {
+  it("adds that the route may leave its secret out and use the global one", async () => {
+    home = tempHome();
+    home.write("config.yaml", readmeRoute);
+    home.write(".env", "WEBHOOK_SECRET=0123456789abcdef\n", 0o600);
+    const res = await svc(home, ["config", "check"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(
+      `platforms.webhook.routes.github.secret: \${GITHUB_WEBHOOK_SECRET} is not set — set GITHUB_WEBHOOK_SECRET in ${join(home.dir, ".env")} or the environment; or leave secret out of this route to use the global secret (platforms.webhook.secret or WEBHOOK_SECRET, which is set)\n`,
+    );
+  });
+});
