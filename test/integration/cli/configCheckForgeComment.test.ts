@@ -88,6 +88,12 @@ describe("svc config check: the gh a forge_comment route comments with", () => {
       { env: { PATH: noGh } },
     );
     expect(subscribed.code).toBe(0);
+    // svc webhook subscribe says so as it saves the subscription.
+    expect(subscribed.stderr).toContain(
+      "Warning: " +
+        join(home.dir, "config.yaml") +
+        ': platforms.forge_comment.command: "gh" was not found on PATH — route pr delivers to forge_comment',
+    );
     const res = await svc(home, ["config", "check"], { env: { PATH: noGh } });
     expect(res.code).toBe(0);
     expect(res.stderr).toContain(
