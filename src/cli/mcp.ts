@@ -526,6 +526,29 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
 }
 
 /** `svc mcp ...` */
+/**
+ * `svc mcp add files npx -y pkg`: the server's own option (`-y`) is taken for one of svc's and refused as
+ * "unknown option '-y'". When it follows the server's command, the refusal says where that command goes
+ * (after `--`), naming the command but no argument (one may be a credential).
+ */
+function withCommandAfterDashes(text: string, args: readonly string[]): string {
+  const flag = /^error: unknown option '([^']*)'/.exec(text)?.[1];
+  const [name, command] = args;
+  // A near miss of svc's own option (`--forse`) keeps commander's "Did you mean --force?" alone.
+  if (flag === undefined || text.includes("Did you mean")) return text;
+  if (name === undefined || command === undefined || command.startsWith("-")) return text;
+  if (args.indexOf(flag) < 2) return text;
+  const plain = (word: string) => /^[\w.@/:+=-]+$/.test(word);
+  const example =
+    plain(name) && plain(command)
+      ? `svc mcp add ${name} -- ${command} ...`
+      : "svc mcp add <name> -- <command> [args...]";
+  return text.replace(
+    /\n?$/,
+    ` — the server's command and its options go after --, so that svc does not read them as its own: ${example}\n`,
+  );
+}
+
 export function registerMcpCommands(program: Command): void {
   const mcp = program
     .command("mcp")
@@ -573,7 +596,7 @@ export function registerMcpCommands(program: Command): void {
     .description("make the running gateway reload mcp_servers (reconnects only changed servers; /reload-mcp)")
     .option("--wait <seconds>", "how long to wait for the gateway's report (default 10)")
     .action(reloadGateway);
-  mcp
+  const add = mcp
     .command("add <name> [target...]")
     .description("add a server to config.yaml: svc mcp add <name> -- <command> [args...] | <url>")
     .option("--transport <kind>", "stdio, http or sse (default: http for a URL, else stdio)")
@@ -585,6 +608,9 @@ export function registerMcpCommands(program: Command): void {
       refuseProfileOption(options.profile);
       addServer(name, target, options);
     });
+  add.configureOutput({
+    outputError: (text, write) => write(withCommandAfterDashes(text, add.args)),
+  });
   mcp
     .command("remove <name>")
     // `uninstall`, the opposite of `install`: unknown, it was answered "Did you mean install?", the

@@ -9,6 +9,7 @@ import { nothingToRun } from "../config/webhookEnabled.js";
 import { isSvcError, SvcError } from "../errors.js";
 import { withStartupProblems } from "../gateway/config.js";
 import { startupProblems } from "../gateway/startupProblems.js";
+import { allInterfacesWarning } from "../gateway/webhookStartupWarnings.js";
 import { runningPid } from "../io/gatewayState.js";
 import { gatewayDirProblem } from "../io/homeWritable.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
@@ -335,6 +336,10 @@ export async function runSetup(options: SetupOptions): Promise<void> {
       ...(dirs === undefined ? [] : [dirs]),
     ];
     if (refused.length > 0) problem = refused.join("\n");
+    // As the gateway's start and svc config check warn: a config.yaml without host listens on every interface.
+    const { webhook } = loaded.config.platforms;
+    const exposed = webhook.enabled ? allInterfacesWarning(webhook.host, webhook.port) : undefined;
+    if (exposed !== undefined) process.stderr.write(`Warning: ${exposed.replace(/^\[webhook\] /, "")}\n`);
   } catch (failed) {
     const err = withStartupProblems(failed);
     problem = isSvcError(err) ? err.message : String(err);

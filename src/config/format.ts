@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { cutText } from "../io/cutText.js";
+import { envNameNearMiss } from "./envNearMiss.js";
 import { nearMiss } from "./nearMiss.js";
 import {
   AGENT_PROVIDERS,
@@ -156,7 +157,7 @@ function emptyText(input: unknown, file: string): string {
  */
 function unsetVariable(file: string, name: string, orElse: unknown): string {
   const env = join(dirname(file), ".env");
-  return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}`;
+  return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}${envNameNearMiss(env, name)}`;
 }
 
 /** What to write instead of `.inf` or `.nan` for a number whose schema bounds it: the range it takes. */
@@ -850,6 +851,13 @@ export function formatIssue(
       listedNames(issue.input) !== undefined
     )
       message += ` — write each entry under its name, not as a list item with name: (${listedNames(issue.input)?.[0]}: on its own line, its other keys indented under it, no "- " and no name: key)`;
+    // `routes:` then `- github:` with its keys under it: the entries right, but each one a list item.
+    else if (
+      (issue.expected === "record" || issue.expected === "object") &&
+      syntax === "yaml" &&
+      itemNames(issue.input) !== undefined
+    )
+      message = `expected ${expected}, got ${describeValue(issue.path, issue.input)} — write each entry without the "- " before its name (${itemNames(issue.input)?.[0]}: on its own line, its keys indented under it)`;
     // `routes: [github, stripe]`: the names alone, as a list of routes to serve.
     else if (
       (issue.expected === "record" || issue.expected === "object") &&
@@ -1032,6 +1040,23 @@ function listedNames(input: unknown): string[] | undefined {
       ? (item as { name: string }).name
       : undefined,
   );
+  return names.every((name) => name !== undefined) ? (names as string[]) : undefined;
+}
+
+/**
+ * The names of a list whose every item is a mapping of one key to a mapping (`- github: {secret: ...}`), as
+ * a mapping of named entries written with a "- " before each name reads; else undefined.
+ */
+function itemNames(input: unknown): string[] | undefined {
+  if (!Array.isArray(input) || input.length === 0) return undefined;
+  const names = input.map((item) => {
+    if (typeof item !== "object" || item === null || Array.isArray(item)) return undefined;
+    const entries = Object.entries(item);
+    const [name, value] = entries[0] ?? [];
+    return entries.length === 1 && typeof value === "object" && value !== null && !Array.isArray(value)
+      ? name
+      : undefined;
+  });
   return names.every((name) => name !== undefined) ? (names as string[]) : undefined;
 }
 

@@ -1,4 +1,5 @@
 import { dirname, join } from "node:path";
+import { envNameNearMiss } from "./envNearMiss.js";
 import { unsetVariablesIn } from "./interpolate.js";
 import type { Config } from "./schema.js";
 import type { Filter } from "./sections/filters.js";
@@ -44,7 +45,7 @@ function unsetInEntries(
     if (unset.length === 0) continue;
     const one = unset.length === 1;
     warnings.push(
-      `${file}: ${at}${key}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set — set ${unset.join(", ")} in ${envFile} or the environment; until then ${one ? "its" : "their"} literal text is used (${effect})`,
+      `${file}: ${at}${key}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set — set ${unset.join(", ")} in ${envFile} or the environment${one ? envNameNearMiss(envFile, unset[0] as string) : ""}; until then ${one ? "its" : "their"} literal text is used (${effect})`,
     );
   }
   return warnings;

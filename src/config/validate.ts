@@ -1,4 +1,5 @@
 import { dirname, join } from "node:path";
+import { envNameNearMiss } from "./envNearMiss.js";
 import { isLoopbackHost } from "./host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "./interpolate.js";
 import { readEnvFile } from "./load.js";
@@ -33,7 +34,7 @@ function unsetSecretProblem(
     return problem === undefined ? undefined : `${key}: ${problem}`;
   }
   const env = join(dirname(file), ".env");
-  return `${key}: \${${name}} is not set — set ${name} in ${env} or the environment${setInProfileEnv(file, profile, name, env)}`;
+  return `${key}: \${${name}} is not set — set ${name} in ${env} or the environment${setInProfileEnv(file, profile, name, env)}${envNameNearMiss(env, name)}`;
 }
 
 /**
@@ -113,7 +114,13 @@ export function webhookStartupProblems(config: Config, file: string, hostSource 
       );
     }
     const routeUnset = unsetSecretProblem(`${at}.secret`, checkedSecret(route), file, route.profile);
-    if (routeUnset !== undefined) problems.push(routeUnset);
+    // A global secret is set (svc gateway setup's WEBHOOK_SECRET): the route may just use it.
+    if (routeUnset !== undefined)
+      problems.push(
+        webhook.secret === undefined || globalUnset !== undefined
+          ? routeUnset
+          : `${routeUnset}; or leave secret out of this route to use the global secret (platforms.webhook.secret or WEBHOOK_SECRET, which is set)`,
+      );
     if (route.deliver_only && route.deliver === "log") {
       problems.push(`${at}.deliver_only: needs a real delivery target — set deliver to a platform (not log)`);
     }

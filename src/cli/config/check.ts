@@ -1,6 +1,7 @@
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { type ReferringRoute, referenceWarnings } from "../../actors/routeReferences.js";
 import { routeTable } from "../../actors/routes.js";
+import { envNameNearMiss } from "../../config/envNearMiss.js";
 import { addVariablesAdvice } from "../../config/interpolate.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { ConfigInvalidError, howToEnableWebhook, loadConfig } from "../../config/load.js";
@@ -12,6 +13,7 @@ import {
 } from "../../config/profileEnv.js";
 import { profileBindingProblem } from "../../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
+import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { routeKey } from "../../config/sections/webhook.js";
 import { disabledServerToolsets, unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../../config/webhookEnabled.js";
@@ -29,6 +31,7 @@ import {
   unservedRoutesWarning,
   unservedSubscriptionsWarning,
 } from "../../gateway/webhookStartupWarnings.js";
+import { executableProblem } from "../../io/executable.js";
 import { gatewayDirProblem, homeFullProblem, homeProblem } from "../../io/homeWritable.js";
 import { listenHostProblem } from "../../io/http/listenProbe.js";
 import { logLevelProblem } from "../../io/log.js";
@@ -51,7 +54,13 @@ import { cronStore } from "../../io/stores/cronStore.js";
 import { HISTORY_FILE, historyDir } from "../../io/stores/deliveryHistory.js";
 import { historyDirProblem } from "../../io/stores/historyDirProblem.js";
 import { parseSubscription, type Subscription, subscriptionRoute } from "../../io/stores/subscriptions.js";
-import { jobTargetProblems, targetStartupProblems, targetWarnings } from "../../io/targets/validate.js";
+import { canonicalTarget } from "../../io/targets/names.js";
+import {
+  forgeCommentProgramWarning,
+  jobTargetProblems,
+  targetStartupProblems,
+  targetWarnings,
+} from "../../io/targets/validate.js";
 import { journalProblem } from "../../state/gatewayState.js";
 import { listenAddress } from "../listenAddress.js";
 import { notServed } from "../webhook/notServed.js";
@@ -188,6 +197,8 @@ export async function checkConfig(
   warnings.push(...untagged([...routes.now, ...(await routes.references)]));
   let subscriptions = 0;
   let servedCount = 0;
+  // Served subscriptions that comment on pull requests (forge_comment), beside config.yaml's routes.
+  const commenting: string[] = [];
   const storeProblems: string[] = [];
   // The profiles whose runs connect to the MCP servers with their own .env: routes, subscriptions, cron jobs.
   const bound = new Set(
@@ -236,6 +247,11 @@ export async function checkConfig(
         else {
           const profile = parsed.value.profile ?? DEFAULT_PROFILE;
           served.push({ at: `${path}: ${name}`, route: parsed.value, profile });
+          if (
+            parsed.value.cron_job === undefined &&
+            canonicalTarget(parsed.value.deliver) === "forge_comment"
+          )
+            commenting.push(name);
           // As the gateway logs at each load: a binding not enforced, or a likely typo of a profile.
           const binding = profileBindingProblem(name, profile, profileBinding);
           if (binding !== undefined) warnings.push(`${path}: ${name}.profile: ${binding}`);
@@ -294,7 +310,7 @@ export async function checkConfig(
     const unset = unsetMcpVariables(entry, loaded.scope);
     if (unset.length > 0)
       warnings.push(
-        `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — ${addVariablesAdvice(unset, `${loaded.paths.env} or the environment`)}`,
+        `${loaded.paths.config}: mcp_servers.${name}: ${unset.map((n) => `\${${n}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set — ${addVariablesAdvice(unset, `${loaded.paths.env} or the environment`)}${unset.length === 1 ? envNameNearMiss(loaded.paths.env, unset[0] as string) : ""}`,
       );
     // An unset variable of the url or a header fails each connect before anything else (said above); one
     // elsewhere (a client_cert key password) is used as written, and the connect goes on to the rest.
@@ -305,6 +321,11 @@ export async function checkConfig(
       try {
         const rendered = renderEntry(name, entry, loaded.scope);
         if (/^https:/i.test(rendered.url ?? "")) tlsConnectOptions(name, rendered);
+        const missing = stdioCommandProblem(rendered, (options.env ?? process.env).PATH ?? "");
+        if (missing !== undefined)
+          warnings.push(
+            `${loaded.paths.config}: mcp_servers.${name}.command: ${missing} — the gateway starts, but every connect of this server fails: check command (and ${ownPath(rendered) === undefined ? "PATH" : "the entry's env.PATH, which replaces the gateway's PATH for its process"})`,
+          );
       } catch (err) {
         if (isSvcError(err, "mcp_connect") || isSvcError(err, "mcp_config"))
           warnings.push(
@@ -313,11 +334,36 @@ export async function checkConfig(
       }
     }
   }
+  const gh = forgeCommentProgramWarning(
+    loaded.config,
+    loaded.paths.config,
+    (options.env ?? process.env).PATH ?? "",
+    commenting,
+  );
+  if (gh !== undefined) warnings.push(gh);
   warnings.push(...cronStoreWarnings(loaded, bound));
   warnings.push(
     ...profileMcpVariableWarnings(loaded.config, loaded.paths.home, [...bound].sort(), options.env),
   );
   return { problems, storeProblems, warnings, summary: summarize(loaded, subscriptions, servedCount) };
+}
+
+/**
+ * Why a stdio server's `command` (a name looked up on PATH — the entry's own `env.PATH` when it sets one, as
+ * its process gets it — or an absolute path) cannot be started here; undefined when it can, or when only a
+ * start can tell (a relative path, taken from the gateway's working directory; `~`; a variable left unset).
+ */
+function stdioCommandProblem(entry: McpServerEntry, path: string): string | undefined {
+  const command = entry.command;
+  if (command === undefined || command.includes("${") || command.startsWith("~")) return undefined;
+  if (command.includes("/") && !isAbsolute(command)) return undefined;
+  return executableProblem(command, ownPath(entry) ?? path);
+}
+
+/** The `env.PATH` a stdio server's process gets instead of the gateway's, when its entry sets one. */
+function ownPath(entry: McpServerEntry): string | undefined {
+  const own = entry.env?.PATH;
+  return own === undefined || own.includes("${") ? undefined : own;
 }
 
 /**

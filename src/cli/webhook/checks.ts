@@ -14,7 +14,7 @@ import { cronStore } from "../../io/stores/cronStore.js";
 import type { Subscription } from "../../io/stores/subscriptions.js";
 import { EXTRA_KEYS } from "../../io/targets/extraKeys.js";
 import { canonicalTarget } from "../../io/targets/names.js";
-import { targetStartupProblems } from "../../io/targets/validate.js";
+import { forgeCommentProgramWarning, targetStartupProblems } from "../../io/targets/validate.js";
 import { checkDeliverExtra } from "../format.js";
 import type { Address } from "./address.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
@@ -23,15 +23,19 @@ import type { SubscribeOptions } from "./subscribeOptions.js";
 export function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): void {
   const webhook = { ...loaded.config.platforms.webhook, routes: { [name]: record } };
   const at = `${loaded.paths.config}: platforms.webhook.routes.${name}.`;
-  const { unknown, notEnabled, warnings } = targetStartupProblems(
-    { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } },
-    loaded.paths.config,
-  );
+  const config = { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } };
+  const { unknown, notEnabled, warnings } = targetStartupProblems(config, loaded.paths.config);
   const short = (problem: string) =>
     `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`;
   if (unknown.length > 0) throw new SvcError("usage", unknown.map(short).join("\n"));
   for (const problem of [...notEnabled, ...warnings]) process.stderr.write(`Warning: ${short(problem)}\n`);
   process.stderr.write(extraKeyHint(name, record, warnings));
+  // forge_comment's gh not on PATH: every comment of this subscription would fail (svc config check says so too).
+  const gh =
+    canonicalTarget(record.deliver) === "forge_comment"
+      ? forgeCommentProgramWarning(config, loaded.paths.config)
+      : undefined;
+  if (gh !== undefined) process.stderr.write(`Warning: ${gh}\n`);
 }
 
 /**

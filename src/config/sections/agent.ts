@@ -94,8 +94,36 @@ export function apiKeyHeaderProblem(
   return `contains ${what}, which an HTTP header cannot carry: ${failing} — copy the key again (check it, not shown here, in config.yaml or .env)`;
 }
 
-/** `did you mean "openai"? ` for a provider one or two letters from a known one (`opanai`), else nothing. */
+/**
+ * Services and servers people name as the provider (as other tools take them): each speaks the OpenAI Chat
+ * Completions API (`provider: openai` with its `base_url`), or is Anthropic's (`claude`, the one without). Keyed by the name
+ * in lower case without `-`, `_`, `.` or spaces; the base URLs are docs/agent.md's.
+ */
+const SERVICE_PROVIDERS: Readonly<Record<string, { provider: "openai" | "anthropic"; base_url?: string }>> = {
+  claude: { provider: "anthropic" },
+  ollama: { provider: "openai", base_url: "http://127.0.0.1:11434/v1" },
+  vllm: { provider: "openai", base_url: "http://127.0.0.1:8000/v1" },
+  lmstudio: { provider: "openai", base_url: "http://127.0.0.1:1234/v1" },
+  openrouter: { provider: "openai", base_url: "https://openrouter.ai/api/v1" },
+  gemini: { provider: "openai", base_url: "https://generativelanguage.googleapis.com/v1beta/openai" },
+  google: { provider: "openai", base_url: "https://generativelanguage.googleapis.com/v1beta/openai" },
+  groq: { provider: "openai", base_url: "https://api.groq.com/openai/v1" },
+  deepseek: { provider: "openai", base_url: "https://api.deepseek.com/v1" },
+  mistral: { provider: "openai", base_url: "https://api.mistral.ai/v1" },
+  azure: { provider: "openai", base_url: "https://<resource>.openai.azure.com/openai/v1" },
+  azureopenai: { provider: "openai", base_url: "https://<resource>.openai.azure.com/openai/v1" },
+};
+
+/**
+ * `did you mean "openai"? ` for a provider one or two letters from a known one (`opanai`); for a service's
+ * name (`ollama`, `claude`), the provider that speaks its API and the `base_url` to write; else nothing.
+ */
 function meantProvider(value: string): string {
+  const service = SERVICE_PROVIDERS[value.toLowerCase().replace(/[-_.\s]/g, "")];
+  if (service !== undefined)
+    return service.base_url === undefined
+      ? `write provider: ${service.provider} (Claude's models are served by Anthropic's Messages API); `
+      : `write provider: ${service.provider} and base_url: ${service.base_url} (${value} serves the OpenAI-compatible Chat Completions API there); `;
   const meant = nearMiss(value, AGENT_PROVIDERS);
   return meant === undefined ? "" : `did you mean "${meant}"? `;
 }

@@ -79,14 +79,41 @@ function withoutAt(trimmed: string): string | undefined {
 const SPELLED_UNIT =
   /^(?:every\s+)?(\d+)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|w)$/i;
 
-/** `every 5 minutes`, `30sec`, `2 weeks`: an interval with its unit spelt out, said as the grammar writes it. */
+/** `every minute`, `every hour` (as people say it): an interval without its number, which is 1. */
+const UNCOUNTED_UNIT = /^every\s+(?:a\s+|one\s+)?(second|minute|hour|day|week)$/i;
+
+/** `1h30m`, `every 2h 30m` (Go's and systemd's durations) and `1.5h`: a length no one unit writes as written. */
+const MIXED_UNITS = /^(?:every\s+)?((?:\d+\s*[smhd]\s*){2,}|\d*\.\d+\s*[smhd])$/i;
+
+/** `ms` as the grammar writes it, in its largest whole unit (`90m`, `2d`), or undefined for a fraction of a second. */
+function intervalText(ms: number): string | undefined {
+  for (const unit of ["d", "h", "m", "s"]) {
+    const count = ms / (UNIT_MS[unit] as number);
+    if (Number.isInteger(count) && count > 0) return `every ${count}${unit}`;
+  }
+  return undefined;
+}
+
+/**
+ * `every 5 minutes`, `30sec`, `2 weeks`, `every minute`: an interval with its unit spelt out, said as the
+ * grammar writes it; `1h30m` or `1.5h`, as the whole number of one unit it adds up to.
+ */
 function spelledInterval(trimmed: string): string | undefined {
   const spelled = SPELLED_UNIT.exec(trimmed);
-  if (spelled === null) return undefined;
-  const count = Number(spelled[1]);
-  const unit = (spelled[2] as string).toLowerCase();
-  const meant = unit.startsWith("w") ? `every ${count * 7}d` : `every ${count}${unit[0]}`;
-  return `an interval's unit is one letter, s, m, h or d — did you mean "${meant}"?`;
+  const uncounted = spelled === null ? UNCOUNTED_UNIT.exec(trimmed) : null;
+  if (spelled !== null || uncounted !== null) {
+    const count = spelled === null ? 1 : Number(spelled[1]);
+    const unit = ((spelled === null ? uncounted?.[1] : spelled[2]) ?? "").toLowerCase();
+    const meant = unit.startsWith("w") ? `every ${count * 7}d` : `every ${count}${unit[0]}`;
+    return `${spelled === null ? "an interval is a number and a unit of one letter" : "an interval's unit is one letter"}, s, m, h or d — did you mean "${meant}"?`;
+  }
+  const mixed = MIXED_UNITS.exec(trimmed);
+  if (mixed === null) return undefined;
+  let ms = 0;
+  for (const [, count, unit] of (mixed[1] as string).matchAll(/(\d*\.?\d+)\s*([smhd])/gi))
+    ms += Number(count) * (UNIT_MS[(unit as string).toLowerCase()] as number);
+  const meant = intervalText(Math.round(ms));
+  return `an interval is a whole number and one unit, s, m, h or d${meant === undefined ? "" : ` — did you mean "${meant}"?`}`;
 }
 
 export function parseSchedule(text: string): Schedule {

@@ -4,6 +4,7 @@ import type { Config } from "../../config/schema.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
 import { type Route, routeKey } from "../../config/sections/webhook.js";
 import { setInProfileEnv } from "../../config/validate.js";
+import { executableProblem } from "../executable.js";
 import { namesSeveralRecipients } from "./emailRecipients.js";
 import { unreadExtraKeys } from "./extraKeys.js";
 import { canonicalTarget, isChatPlatform, unknownTargetText } from "./names.js";
@@ -233,4 +234,38 @@ export function refusedTargets(problems: TargetProblems): string[] {
 /** What the gateway logs as warnings at startup and reload: targets that may not be able to deliver. */
 export function targetWarnings(problems: TargetProblems): string[] {
   return [...problems.warnings];
+}
+
+/**
+ * `svc config check`: the `gh` (`platforms.forge_comment.command`) that routes of config.yaml (and the served
+ * `subscriptions` named) deliver with,
+ * when it cannot be started here — not on PATH, a path to nothing. The gateway checks it at start only with
+ * `enabled: true` (its credentials check); without that, each comment would fail at its first event.
+ */
+export function forgeCommentProgramWarning(
+  config: Config,
+  file: string,
+  path = process.env.PATH ?? "",
+  subscriptions: readonly string[] = [],
+): string | undefined {
+  const settings = (config.platforms as Record<string, { enabled?: boolean; command?: string } | undefined>)
+    .forge_comment;
+  if (settings?.enabled === false) return undefined;
+  const routes = Object.entries(config.platforms.webhook.routes)
+    .filter(([, route]) => route.cron_job === undefined && canonicalTarget(route.deliver) === "forge_comment")
+    .map(([name]) => name)
+    .concat(subscriptions.filter((name) => !Object.hasOwn(config.platforms.webhook.routes, name)));
+  if (routes.length === 0 && settings?.enabled !== true) return undefined;
+  const command = settings?.command ?? "gh";
+  if (command.includes("${")) return undefined;
+  const problem = executableProblem(command, path);
+  if (problem === undefined) return undefined;
+  const fix = command.includes("/")
+    ? "set platforms.forge_comment.command to the gh executable"
+    : 'install the GitHub CLI and run "gh auth login", or set platforms.forge_comment.command to where gh is';
+  const who =
+    routes.length === 0
+      ? "platforms.forge_comment is enabled"
+      : `route${routes.length === 1 ? "" : "s"} ${routes.join(", ")} deliver${routes.length === 1 ? "s" : ""} to forge_comment`;
+  return `${file}: platforms.forge_comment.command: ${problem} — ${who}, and every pull-request comment fails until it can be started: ${fix}`;
 }

@@ -58,6 +58,18 @@ describe("agent: model providers (docs/agent.md)", () => {
     expect(problem("  provider: Anthropic\n")).toContain('did you mean "anthropic"?');
   });
 
+  it("for a service's name as other tools take it (ollama, claude), names the provider and base_url to write", () => {
+    expect(problem("  provider: ollama\n  model: llama3.1\n")).toMatch(
+      /config\.yaml: agent\.provider: unknown provider "ollama" — write provider: openai and base_url: http:\/\/127\.0\.0\.1:11434\/v1 \(ollama serves the OpenAI-compatible Chat Completions API there\); use one of echo, command, openai, anthropic/,
+    );
+    expect(problem("  provider: LM-Studio\n")).toContain(
+      "write provider: openai and base_url: http://127.0.0.1:1234/v1 (LM-Studio serves",
+    );
+    expect(problem("  provider: claude\n")).toContain(
+      `unknown provider "claude" — write provider: anthropic (Claude's models are served by Anthropic's Messages API); use one of`,
+    );
+  });
+
   it("names the value meant for a key that takes one of a few words (backend: reddis)", () => {
     home = tempHome();
     home.write(

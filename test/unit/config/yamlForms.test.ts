@@ -115,4 +115,23 @@ describe("named entries written as a list, as other tools write them", () => {
     expect(message).toContain("(gh: on its own line");
     expect(message).not.toContain("s3cret");
   });
+
+  it('routes and mcp_servers as [- github: {...}] (each entry\'s name after a "- ") say to drop the "- "', () => {
+    const { dir } = write(
+      "platforms:\n  webhook:\n    routes:\n      - github:\n          secret: s3cret\n      - stripe:\n          events: [x]\nmcp_servers:\n  - fs:\n      command: npx\n",
+    );
+    let message = "";
+    try {
+      loadConfig({ home: dir, env: {} });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(
+      'platforms.webhook.routes: expected a mapping, got a list (not shown: it holds a secret) — write each entry without the "- " before its name (github: on its own line, its keys indented under it)',
+    );
+    expect(message).toContain(
+      'mcp_servers: expected a mapping, got [{"fs":{"command":"npx"}}] — write each entry without the "- " before its name (fs: on its own line, its keys indented under it)',
+    );
+    expect(message).not.toContain("s3cret");
+  });
 });

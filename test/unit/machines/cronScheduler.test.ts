@@ -223,6 +223,22 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("Every 2 Hours")).toThrow('did you mean "every 2h"?');
     expect(() => parseSchedule("every 2 weeks")).toThrow('did you mean "every 14d"?');
     expect(() => parseSchedule("1w")).toThrow('did you mean "every 7d"?');
+    // Said without a number (every minute) or in more than one unit (Go's and systemd's 1h30m, 1.5h): the
+    // interval meant, in the one unit it is a whole number of.
+    expect(() => parseSchedule("every minute")).toThrow(
+      'schedule "every minute": an interval is a number and a unit of one letter, s, m, h or d — did you mean "every 1m"?',
+    );
+    expect(() => parseSchedule("Every Hour")).toThrow('did you mean "every 1h"?');
+    expect(() => parseSchedule("every week")).toThrow('did you mean "every 7d"?');
+    expect(() => parseSchedule("every 1h30m")).toThrow(
+      'schedule "every 1h30m": an interval is a whole number and one unit, s, m, h or d — did you mean "every 90m"?',
+    );
+    expect(() => parseSchedule("1d 12h")).toThrow('did you mean "every 36h"?');
+    expect(() => parseSchedule("1.5h")).toThrow('did you mean "every 90m"?');
+    expect(() => parseSchedule("every 0.5m")).toThrow('did you mean "every 30s"?');
+    expect(() => parseSchedule("0.0001s")).toThrow(
+      'schedule "0.0001s": an interval is a whole number and one unit, s, m, h or d',
+    );
     // Go's cron writes an interval as @every 5m: the interval meant is named.
     expect(() => parseSchedule("@every 5m")).toThrow(
       'schedule "@every 5m": an interval is written without @ — did you mean "every 5m"?',

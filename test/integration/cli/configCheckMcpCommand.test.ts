@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+const config = (mcpServers: Record<string, unknown>) =>
+  stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } }, mcp_servers: mcpServers });
+
+describe("svc config check: a stdio MCP server whose command cannot be started here", () => {
+  it("warns for a name on no PATH directory and a path to nothing; the check still passes", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      config({
+        typo: { command: "npxx", args: ["-y", "pkg"] },
+        gone: { command: "/opt/nowhere/server" },
+        node: { command: process.execPath, args: ["server.js"] },
+        off: { command: "npxx", enabled: false },
+      }),
+    );
+    const file = join(home.dir, "config.yaml");
+    const res = await svc(home, ["config", "check"]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      `Warning: ${file}: mcp_servers.typo.command: "npxx" was not found on PATH — the gateway starts, but every connect of this server fails: check command (and PATH)\n`,
+    );
+    expect(res.stderr).toContain(
+      `Warning: ${file}: mcp_servers.gone.command: "/opt/nowhere/server" does not exist — the gateway starts`,
+    );
+    expect(res.stderr).not.toContain("mcp_servers.node.");
+    expect(res.stderr).not.toContain("mcp_servers.off.");
+  });
+
+  it("looks the name up in the entry's own env.PATH, which its process gets instead of the gateway's", async () => {
+    home = tempHome();
+    const empty = mkdtempSync(join(tmpdir(), "svc-empty-path-"));
+    try {
+      home.write("config.yaml", config({ fs: { command: "node", env: { PATH: empty } } }));
+      const res = await svc(home, ["config", "check"]);
+      expect(res.stderr).toContain(
+        `mcp_servers.fs.command: "node" was not found on PATH — the gateway starts, but every connect of this server fails: check command (and the entry's env.PATH, which replaces the gateway's PATH for its process)`,
+      );
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it("leaves a relative path and an unset variable to the connect, which names them", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      config({ rel: { command: "./bin/server.sh" }, v: { command: "${SERVER_BIN_UNSET}" } }),
+    );
+    const res = await svc(home, ["config", "check"]);
+    expect(res.stderr).not.toContain("mcp_servers.rel.command");
+    expect(res.stderr).not.toContain("mcp_servers.v.command");
+  });
+});
