@@ -11,6 +11,16 @@ function write(yaml: string): { dir: string; file: string } {
   return { dir: h.dir, file: h.write("config.yaml", yaml) };
 }
 
+/** The message loading `dir`'s config.yaml fails with ("" when it loads). */
+function loadError(dir: string): string {
+  try {
+    loadConfig({ home: dir, env: {} });
+    return "";
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 describe("config.yaml written the ways YAML users write it", () => {
   it("merge keys (<<: *anchor) share route settings, the route's own keys win", () => {
     const { dir } = write(
@@ -102,12 +112,7 @@ describe("named entries written as a list, as other tools write them", () => {
     const { dir } = write(
       "platforms:\n  webhook:\n    routes:\n      - name: github\n        secret: s3cret\nmcp_servers:\n  - name: gh\n    command: x\n",
     );
-    let message = "";
-    try {
-      loadConfig({ home: dir, env: {} });
-    } catch (err) {
-      message = (err as Error).message;
-    }
+    const message = loadError(dir);
     expect(message).toContain(
       'platforms.webhook.routes: expected a mapping, got a list (not shown: it holds a secret) — write each entry under its name, not as a list item with name: (github: on its own line, its other keys indented under it, no "- " and no name: key)',
     );
@@ -120,12 +125,7 @@ describe("named entries written as a list, as other tools write them", () => {
     const { dir } = write(
       "platforms:\n  webhook:\n    routes:\n      - github:\n          secret: s3cret\n      - stripe:\n          events: [x]\nmcp_servers:\n  - fs:\n      command: npx\n",
     );
-    let message = "";
-    try {
-      loadConfig({ home: dir, env: {} });
-    } catch (err) {
-      message = (err as Error).message;
-    }
+    const message = loadError(dir);
     expect(message).toContain(
       'platforms.webhook.routes: expected a mapping, got a list (not shown: it holds a secret) — write each entry without the "- " before its name (github: on its own line, its keys indented under it)',
     );
