@@ -128,8 +128,14 @@ export function webhookConfig(
  * Starts the real gateway in-process on port 0 in an existing SVC_HOME (restart tests: the caller owns
  * the home and stops the gateway itself). Logs at DEBUG to the home's `logs/gateway.log`, as JSON lines.
  */
-export function startGatewayInHome(home: TempHome, drainTimeoutMs = 300): Promise<Gateway> {
+export function startGatewayInHome(
+  home: TempHome,
+  drainTimeoutMs = 300,
+  /** The wall clock, when not the machine's (a home made at a known time, replayed later). */
+  now?: () => number,
+): Promise<Gateway> {
   return startGateway({
+    ...(now === undefined ? {} : { now }),
     home: home.dir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
     port: 0,

@@ -16,6 +16,11 @@ import { liveOnDisk, openGate, ranLines, runCounts, writeConfig } from "./killHe
  */
 const FIXTURE = join(import.meta.dirname, "../../fixtures/upgrade-ce8d18f9");
 const SECRET = "upgrade-secret";
+/**
+ * When the older gateway was killed. The new one starts five minutes later on its own wall clock, whenever
+ * the test runs: its delivery ids are within their hour, its group past its wait, its job due once.
+ */
+const KILLED_AT = Date.parse("2026-12-01T21:08:29Z");
 
 let home: TempHome | undefined;
 let gateway: Gateway | undefined;
@@ -44,7 +49,9 @@ describe("an SVC_HOME an older svc left when it was killed", () => {
     );
     openGate(home);
     const dir = home.dir;
-    gateway = await startGatewayInHome(home);
+    const shift = Date.now() - (KILLED_AT + 5 * 60_000);
+    const now = () => Date.now() - shift;
+    gateway = await startGatewayInHome(home, 300, now);
 
     // The queued runs, the group (its latest event, with its merged count) and the cron job due meanwhile.
     await vi.waitFor(
@@ -72,11 +79,11 @@ describe("an SVC_HOME an older svc left when it was killed", () => {
     await vi.waitFor(() => {
       const job = JSON.parse(readFileSync(join(dir, "cron", "jobs.json"), "utf8")).jobs.e82c115b;
       expect(job).toMatchObject({ name: "nightly", state: "enabled", last_run: { status: "ok" } });
-      expect(Date.parse(job.next_run)).toBeGreaterThan(Date.now());
+      expect(Date.parse(job.next_run)).toBeGreaterThan(now());
     });
 
     // The history the older version wrote reads on, with this version's run outcomes added.
-    const history = readHistory(historyDir(dir));
+    const history = readHistory(historyDir(dir), now());
     expect(history.filter((r) => r.kind === "request").map((r) => r.id)).toEqual([
       "p1",
       "p2",
@@ -88,7 +95,7 @@ describe("an SVC_HOME an older svc left when it was killed", () => {
     ]);
     await vi.waitFor(() =>
       expect(
-        readHistory(historyDir(dir))
+        readHistory(historyDir(dir), now())
           .flatMap((r) => (r.kind === "run" ? [r.id] : []))
           .sort(),
       ).toEqual(["g3", "p1", "p2", "p3", "s1"]),
