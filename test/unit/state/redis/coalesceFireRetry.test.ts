@@ -9,7 +9,7 @@ import {
   createRedisHealth,
 } from "../../../../src/io/state/redis/connection.js";
 import { PENDING_TTL_SECONDS, SEEN_TTL_SECONDS } from "../../../../src/io/state/redis/idempotency.js";
-import { redisKeys } from "../../../../src/io/state/redis/keys.js";
+import { type RedisKeys, redisKeys } from "../../../../src/io/state/redis/keys.js";
 import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
 import type { AcceptedEvent } from "../../../../src/streams/context.js";
 import { groupedEvent, groupedRoute } from "../../../helpers/groupedEvent.js";
@@ -39,17 +39,23 @@ const shared = (e: AcceptedEvent): SharedRun => ({
   receivedAt: e.receivedAt,
 });
 
-/** A shared coalescing on its own keys whose dispatch records what fired (refusing the first `refuse` fires). */
-function recording(refuse = 0) {
+/**
+ * A shared coalescing (on its own keys unless `keys` are given) whose dispatch records what fired, refusing
+ * the first `refuse` fires; `sweep` quickens the sweep of due groups.
+ */
+function recording(
+  options: { refuse?: number; keys?: RedisKeys; sweep?: { everyMs: number; graceMs: number } } = {},
+) {
   const dispatched: Array<{ id: string; superseded: number; reason: string | undefined }> = [];
-  let refusals = refuse;
+  let refusals = options.refuse ?? 0;
   const coalescing = createSharedCoalescing({
     url: server.url,
     redis,
-    keys: redisKeys(`c${randomUUID()}`),
+    keys: options.keys ?? redisKeys(`c${randomUUID()}`),
     health: createRedisHealth("test", silentLogger()),
     logger: silentLogger(),
     fireRetry: { attempts: 3, backoffMs: 20 },
+    ...(options.sweep === undefined ? {} : { sweep: options.sweep }),
     async dispatch(run, superseded, _generation, reason) {
       if (refusals > 0) {
         refusals -= 1;
@@ -80,7 +86,7 @@ describe("shared coalescing groups (Redis)", () => {
   it("a group whose max wait ends before its quiet window fires with reason max_wait, and a fire tried again after its run could not be stored reports the same reason", async () => {
     // Max wait 50 ms, quiet window 300 ms: the group is due at its max wait, whenever its timer asks.
     const capped = groupedRoute(0.3, 0.05);
-    const { coalescing, dispatched } = recording(1);
+    const { coalescing, dispatched } = recording({ refuse: 1 });
     try {
       for (const id of ["capped-a", "capped-b"]) {
         const e = groupedEvent(capped, id);
@@ -220,45 +226,26 @@ describe("shared coalescing groups (Redis)", () => {
     }
     // A group long gone (expired after 30 days of every instance down) leaves its due entry behind: swept too.
     await redis.zadd(keys.coalesceDue(), 0, "999999:grp:gone");
-    const dispatched: string[] = [];
-    const other = createSharedCoalescing({
-      url: server.url,
-      redis,
-      keys,
-      health: createRedisHealth("test", silentLogger()),
-      logger: silentLogger(),
-      sweep: { everyMs: 20, graceMs: 0 },
-      async dispatch(run) {
-        dispatched.push(run.deliveryId);
-      },
-    });
+    const { coalescing: other, dispatched } = recording({ keys, sweep: { everyMs: 20, graceMs: 0 } });
     try {
       other.start();
-      await vi.waitFor(() => expect(dispatched).toEqual(["cut-a"]), { timeout: 5000, interval: 10 });
+      await vi.waitFor(() => expect(dispatched.map((d) => d.id)).toEqual(["cut-a"]), {
+        timeout: 5000,
+        interval: 10,
+      });
       // Fired once, and no longer due, as the gone one: later sweeps find nothing to fire.
       await vi.waitFor(async () => expect(await redis.zcard(keys.coalesceDue())).toBe(0), {
         timeout: 5000,
         interval: 10,
       });
-      expect(dispatched).toEqual(["cut-a"]);
+      expect(dispatched.map((d) => d.id)).toEqual(["cut-a"]);
     } finally {
       await other.close(0);
     }
   });
 
   it("a group whose timer was stored before this instance's clock was set back (NTP) fires at its due time on Redis's clock, not once the instance's clock has come round to it", async () => {
-    const dispatched: string[] = [];
-    const coalescing = createSharedCoalescing({
-      url: server.url,
-      redis,
-      keys: redisKeys(`c${randomUUID()}`),
-      health: createRedisHealth("test", silentLogger()),
-      logger: silentLogger(),
-      sweep: { everyMs: 20, graceMs: 0 },
-      async dispatch(run) {
-        dispatched.push(run.deliveryId);
-      },
-    });
+    const { coalescing, dispatched } = recording({ sweep: { everyMs: 20, graceMs: 0 } });
     // Only Date is faked (BullMQ times its delayed jobs on this process's Date.now): timers stay real.
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
@@ -266,7 +253,10 @@ describe("shared coalescing groups (Redis)", () => {
       expect(await coalescing.offer(e, shared(e))).toBe("coalesced");
       vi.setSystemTime(Date.now() - 3_600_000);
       coalescing.start();
-      await vi.waitFor(() => expect(dispatched).toEqual(["set-back"]), { timeout: 5000, interval: 10 });
+      await vi.waitFor(() => expect(dispatched.map((d) => d.id)).toEqual(["set-back"]), {
+        timeout: 5000,
+        interval: 10,
+      });
     } finally {
       vi.useRealTimers();
       await coalescing.close(0);
@@ -274,17 +264,7 @@ describe("shared coalescing groups (Redis)", () => {
   });
 
   it("the latest event is the one received last on Redis's clock: an instance whose clock is ahead does not keep a newer event from replacing its own; one received earlier on the same clock (a slow script) still does not replace a newer one", async () => {
-    const dispatched: string[] = [];
-    const coalescing = createSharedCoalescing({
-      url: server.url,
-      redis,
-      keys: redisKeys(`c${randomUUID()}`),
-      health: createRedisHealth("test", silentLogger()),
-      logger: silentLogger(),
-      async dispatch(run) {
-        dispatched.push(run.deliveryId);
-      },
-    });
+    const { coalescing, dispatched } = recording();
     const received = (id: string, at: number) => groupedEvent(ROUTE, id, at);
     try {
       // Instance A's clock runs 5 s ahead: its event is stamped 5 s "later" than B's, received after it.
@@ -303,7 +283,10 @@ describe("shared coalescing groups (Redis)", () => {
       const slow = received("slow", Date.now() - 1000);
       expect(await coalescing.offer(slow, shared(slow))).toBe("coalesced");
       coalescing.start();
-      await vi.waitFor(() => expect(dispatched).toEqual(["b"]), { timeout: 5000, interval: 10 });
+      await vi.waitFor(() => expect(dispatched.map((d) => d.id)).toEqual(["b"]), {
+        timeout: 5000,
+        interval: 10,
+      });
     } finally {
       await coalescing.close(0);
     }
