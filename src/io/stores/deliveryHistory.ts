@@ -23,6 +23,7 @@ import {
 } from "../batchedWriter.js";
 import { historyNotOpened } from "./historyDirProblem.js";
 import {
+  currentIno,
   type HistoryGeneration,
   type LineVisit,
   lineId,
@@ -377,15 +378,6 @@ function readLine(line: string): HistoryRecord {
   return key < 0 ? record : { ...record, payload: line.slice(key + JSON_PAYLOAD_KEY.length, -1) };
 }
 
-/** The current file's inode (undefined when there is none): a rotation gives the path another one. */
-function currentFile(dir: string): number | undefined {
-  try {
-    return statSync(join(dir, HISTORY_FILE)).ino;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The texts of both files, the previous one first, of one generation: a rotation between the two reads
  * (the gateway writing while `svc webhook deliveries` reads) would give the file before the previous one
@@ -393,9 +385,9 @@ function currentFile(dir: string): number | undefined {
  */
 function historyTexts(dir: string, read: ReadText): (string | undefined)[] {
   for (let attempt = 1; ; attempt++) {
-    const before = currentFile(dir);
+    const before = currentIno(join(dir, HISTORY_FILE));
     const texts = [HISTORY_PREVIOUS_FILE, HISTORY_FILE].map((name) => historyText(dir, name, read));
-    if (attempt === READ_ATTEMPTS || currentFile(dir) === before) return texts;
+    if (attempt === READ_ATTEMPTS || currentIno(join(dir, HISTORY_FILE)) === before) return texts;
   }
 }
 

@@ -56,7 +56,8 @@ function openHeld(dir: string, name: string): HeldFile | undefined {
   }
 }
 
-function currentIno(path: string): number | undefined {
+/** The inode of the file at `path` (undefined when there is none): a rotation gives the path another one. */
+export function currentIno(path: string): number | undefined {
   try {
     return statSync(path).ino;
   } catch {
