@@ -226,7 +226,8 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   it("an SSE url whose stream opens but never sends the endpoint event: the timeout says so (test, list --timeout)", async () => {
     // A Streamable HTTP server's GET, or a plain event stream at a wrong path: the stream opens, no
     // `endpoint` event ever comes, and a bare "connect timed out" did not say where it stopped. The timeouts
-    // leave the command time to open the stream on a busy machine (at 0.5 s it sometimes had not yet).
+    // leave the command time to open the stream on a busy machine (at 0.5 s, and with four test workers at
+    // 2 s, it sometimes had not yet).
     const streams = new Set<ServerResponse>();
     const stream = createHttpServer((_req, res) => {
       streams.add(res);
@@ -237,19 +238,19 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     try {
       const { port } = stream.address() as AddressInfo;
       writeConfig({
-        events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse", connect_timeout: 2 },
+        events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse", connect_timeout: 5 },
       });
       const noEndpoint =
         "the SSE stream opened but sent no endpoint event: the url may not be a legacy-SSE MCP endpoint (for a Streamable HTTP server set transport: http, else check the url's path)";
       const test = svc(home, ["mcp", "test", "events"]);
       expect(await test.exited).toBe(1);
       expect(test.stderr()).toContain(
-        `mcp_servers.events: connect timed out after 2 s (connect_timeout) — ${noEndpoint}`,
+        `mcp_servers.events: connect timed out after 5 s (connect_timeout) — ${noEndpoint}`,
       );
       writeConfig({ events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse" } });
-      const list = svc(home, ["mcp", "list", "--timeout", "2"]);
+      const list = svc(home, ["mcp", "list", "--timeout", "5"]);
       await list.exited;
-      expect(list.stdout()).toContain(`failed: no answer within 2 s (--timeout) — ${noEndpoint}`);
+      expect(list.stdout()).toContain(`failed: no answer within 5 s (--timeout) — ${noEndpoint}`);
     } finally {
       for (const res of streams) res.destroy();
       stream.close();
