@@ -6,6 +6,7 @@
 //    at run time (native addons, Lua scripts, worker-thread transports, the xdg-open script) stay external.
 import { chmodSync, rmSync } from "node:fs";
 import { build } from "esbuild";
+import { rxjsModules } from "./rxjsModules.mjs";
 import { zodEnglishOnly } from "./zodEnglishOnly.mjs";
 
 const common = { format: "esm", platform: "node", target: "node20", sourcemap: true, logLevel: "warning" };
@@ -22,7 +23,7 @@ await build({
   bundle: true,
   splitting: true,
   allowOverwrite: true,
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, rxjsModules],
   external: ["uWebSockets.js", "pino", "bullmq", "ioredis", "open", "ws", "@statelyai/inspect", "undici"],
   // Bundled CommonJS packages call require() for externals and Node built-ins.
   banner: {
