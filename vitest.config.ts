@@ -16,6 +16,7 @@ export default defineConfig({
     // cores busy 80 % of the time, 210 s with four and 88 %; earlier, 317 s with two against 288 s with three).
     maxWorkers: 4,
     env: { ...SUITE_ENV },
+    setupFiles: ["./test/helpers/removeLeftHomes.ts"],
     reporters: ["default", "./test/helpers/summaryReporter.ts"],
   },
 });

@@ -2,15 +2,19 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
-/** A throwaway SVC_HOME; call `cleanup` in afterEach/afterAll. */
+/** A throwaway SVC_HOME; call `cleanup` in afterEach/afterAll (one a file forgets goes at its end). */
 export interface TempHome {
   readonly dir: string;
   write(relative: string, text: string, mode?: number): string;
   cleanup(): void;
 }
 
+/** Homes made and not yet cleaned up, in this worker. */
+const live = new Set<string>();
+
 export function tempHome(): TempHome {
   const dir = mkdtempSync(join(tmpdir(), "svc-test-"));
+  live.add(dir);
   return {
     dir,
     write(relative, text, mode) {
@@ -21,6 +25,18 @@ export function tempHome(): TempHome {
     },
     cleanup() {
       rmSync(dir, { recursive: true, force: true });
+      live.delete(dir);
     },
   };
+}
+
+/**
+ * Removes the homes a test file made and did not clean up (run after each file by
+ * test/helpers/removeLeftHomes.ts): a suite run left ~360 of them in the temporary directory.
+ */
+export function removeLeftHomes(): void {
+  for (const dir of live) {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    live.delete(dir);
+  }
 }
