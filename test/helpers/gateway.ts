@@ -269,7 +269,7 @@ export const RECORDER_AGENT = `#!/usr/bin/env bash
 set -euo pipefail
 dir="$(dirname "$0")/../runs"
 mkdir -p "$dir"
-"${python3()}" -c 'import json,os,sys; print(json.dumps({"prompt": sys.stdin.read(), "route": os.environ["SVC_ROUTE"], "event": os.environ["SVC_EVENT"], "delivery_id": os.environ["SVC_DELIVERY_ID"], "toolsets": os.environ.get("SVC_TOOLSETS"), "secret_in_env": "WEBHOOK_SECRET" in os.environ}))' > "$dir/.$SVC_DELIVERY_ID.tmp"
+"${python3()}" -S -c 'import json,os,sys; print(json.dumps({"prompt": sys.stdin.read(), "route": os.environ["SVC_ROUTE"], "event": os.environ["SVC_EVENT"], "delivery_id": os.environ["SVC_DELIVERY_ID"], "toolsets": os.environ.get("SVC_TOOLSETS"), "secret_in_env": "WEBHOOK_SECRET" in os.environ}))' > "$dir/.$SVC_DELIVERY_ID.tmp"
 mv "$dir/.$SVC_DELIVERY_ID.tmp" "$dir/$SVC_DELIVERY_ID.json"
 if [ "$#" -gt 0 ]; then printf '%s' "$1"; else printf 'reply to %s' "$SVC_DELIVERY_ID"; fi
 `;

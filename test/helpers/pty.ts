@@ -60,7 +60,7 @@ export function runOnTerminal(
 ): Promise<PtyResult> {
   const spec = JSON.stringify({ argv, env, steps, timeout: timeoutMs / 1000 });
   return new Promise((resolve, reject) => {
-    const child = spawn(python3(), ["-c", DRIVER, spec], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(python3(), ["-S", "-c", DRIVER, spec], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
