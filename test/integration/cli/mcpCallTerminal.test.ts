@@ -2,9 +2,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { runOnTerminal } from "../../helpers/pty.js";
-import { MAIN } from "./svc.js";
 
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 
@@ -19,7 +19,7 @@ describe("svc mcp call on a terminal, a form asked", { timeout: 90_000 }, () => 
       stringify({ mcp_servers: { f: { command: process.execPath, args: [SERVER, "--ask-name"] } } }),
     );
     const result = await runOnTerminal(
-      [process.execPath, "--import", "tsx", MAIN, "mcp", "call", "f", "ask-name"],
+      [process.execPath, ...SVC_ARGV, "mcp", "call", "f", "ask-name"],
       { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
       [{ expect: "  name: ", type: "\u0003" }],
     );

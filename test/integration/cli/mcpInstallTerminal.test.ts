@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { runOnTerminal } from "../../helpers/pty.js";
-import { MAIN } from "./svc.js";
 
 let home: TempHome;
 afterEach(() => home.cleanup());
@@ -12,15 +12,7 @@ const link = (name: string, config: unknown) =>
   `svc://mcp/install?name=${name}&config=${Buffer.from(JSON.stringify(config)).toString("base64url")}`;
 const install = (steps: Parameters<typeof runOnTerminal>[2]) =>
   runOnTerminal(
-    [
-      process.execPath,
-      "--import",
-      "tsx",
-      MAIN,
-      "mcp",
-      "install",
-      link("docs", { url: "https://docs.test/mcp" }),
-    ],
+    [process.execPath, ...SVC_ARGV, "mcp", "install", link("docs", { url: "https://docs.test/mcp" })],
     { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
     steps,
   );

@@ -2,9 +2,9 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEnvFile } from "../../../src/config/load.js";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { runOnTerminal } from "../../helpers/pty.js";
-import { MAIN } from "./svc.js";
 
 let home: TempHome;
 afterEach(() => home.cleanup());
@@ -12,7 +12,7 @@ afterEach(() => home.cleanup());
 /** `svc gateway setup <args>` on a terminal in the test's home, answering `steps`. */
 const setupOnTerminal = (args: readonly string[], steps: Parameters<typeof runOnTerminal>[2]) =>
   runOnTerminal(
-    [process.execPath, "--import", "tsx", MAIN, "gateway", "setup", ...args],
+    [process.execPath, ...SVC_ARGV, "gateway", "setup", ...args],
     { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, TERM: "dumb" },
     steps,
   );

@@ -15,6 +15,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { processStartTime } from "../../../src/io/processAlive.js";
 import { processGroupFiles, stopOrphanGroups } from "../../../src/io/processGroups.js";
+import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 
 const dirs: string[] = [];
 const leaders: number[] = [];
@@ -152,12 +153,12 @@ describe("agent process groups left by a gateway that is gone", () => {
   it("stops the group of a process killed in the middle of noting it (its note's first write made, the rest not)", async () => {
     const dir = groupsDir();
     const orphan = leader();
-    const module = pathToFileURL(join(import.meta.dirname, "../../../src/io/processGroups.ts")).href;
+    const module = pathToFileURL(svcModule("io/processGroups.js")).href;
     // A process that notes the group and is killed at the worst moment (test/helpers/killAtNote.mjs).
     const noted = spawnSync(
       process.execPath,
       [
-        ...["--import", "tsx", "--import", join(import.meta.dirname, "../../helpers/killAtNote.mjs")],
+        ...[...CLI_NODE_ARGS, "--import", join(import.meta.dirname, "../../helpers/killAtNote.mjs")],
         ...[
           "--input-type=module",
           "-e",
