@@ -174,10 +174,8 @@ describe("files that cannot be read are named", { timeout: 90_000 }, () => {
     try {
       mkdirSync(join(home.dir, ".env"));
       mkdirSync(join(other.dir, "gateway.pid"));
-      const [env, pid] = await Promise.all([
-        svc(home, ["webhook", "list"]),
-        svc(other, ["gateway", "status"]),
-      ]);
+      const env = await svc(home, ["webhook", "list"]);
+      const pid = await svc(other, ["gateway", "status"]);
       expect(env.code).toBe(1);
       expect(env.stderr).toMatch(new RegExp(`^svc: ${join(home.dir, ".env")}: cannot be read \\(EISDIR`));
       expect(pid.code).toBe(1);

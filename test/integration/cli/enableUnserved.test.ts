@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { signGenericV2 } from "../../../src/cli/webhook.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 let gw: TestGateway;
 afterEach(() => gw.stop());
@@ -18,10 +18,10 @@ describe("svc webhook enable of a record the gateway will not serve", { timeout:
         ok: { secret: "s", enabled: false },
       }),
     );
-    const [bad, nosecret, ok] = await Promise.all([
-      svc(gw.home, ["webhook", "enable", "bad"]),
-      svc(gw.home, ["webhook", "enable", "nosecret"]),
-      svc(gw.home, ["webhook", "enable", "ok"]),
+    const [bad, nosecret, ok] = await svcEach(gw.home, [
+      ["webhook", "enable", "bad"],
+      ["webhook", "enable", "nosecret"],
+      ["webhook", "enable", "ok"],
     ]);
     expect(bad).toMatchObject({ code: 0, stdout: "Enabled bad\n" });
     expect(bad.stderr).toContain(

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 const COMMENTED =
@@ -74,13 +74,13 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
   it("refuses bad input before writing anything, and notes a credential written in clear", async () => {
     home = tempHome();
     home.write("config.yaml", COMMENTED);
-    const cases = await Promise.all([
-      svc(home, ["mcp", "add", "x", "--transport", "stdio", "--", "https://a.test/mcp"]),
-      svc(home, ["mcp", "add", "x", "--transport", "http", "--", "npx", "server"]),
-      svc(home, ["mcp", "add", "x", "--transport", "ws", "--", "https://a.test/mcp"]),
-      svc(home, ["mcp", "add", "bad name", "--", "node"]),
-      svc(home, ["mcp", "add", "x"]),
-      svc(home, ["mcp", "add", "x", "--env", "TOKEN=abcd1234", "--", "https://a.test/mcp"]),
+    const cases = await svcEach(home, [
+      ["mcp", "add", "x", "--transport", "stdio", "--", "https://a.test/mcp"],
+      ["mcp", "add", "x", "--transport", "http", "--", "npx", "server"],
+      ["mcp", "add", "x", "--transport", "ws", "--", "https://a.test/mcp"],
+      ["mcp", "add", "bad name", "--", "node"],
+      ["mcp", "add", "x"],
+      ["mcp", "add", "x", "--env", "TOKEN=abcd1234", "--", "https://a.test/mcp"],
     ]);
     expect(cases.at(-1)?.stderr).toContain(
       "--env applies to command servers (their process environment); a URL server takes --header",
@@ -88,17 +88,9 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
     for (const result of cases) expect(result.code).toBe(2);
     expect(config()).toBe(COMMENTED);
     // The refused target is quoted without a URL's password or credential query values.
-    const quoted = await Promise.all([
-      svc(home, [
-        "mcp",
-        "add",
-        "x",
-        "--transport",
-        "stdio",
-        "--",
-        "https://u:pw-7171@a.test/mcp?token=tk-7272",
-      ]),
-      svc(home, ["mcp", "add", "x", "--transport", "http", "--", "u:pw-7373@a.test:8080/mcp"]),
+    const quoted = await svcEach(home, [
+      ["mcp", "add", "x", "--transport", "stdio", "--", "https://u:pw-7171@a.test/mcp?token=tk-7272"],
+      ["mcp", "add", "x", "--transport", "http", "--", "u:pw-7373@a.test:8080/mcp"],
     ]);
     expect(quoted[0]?.stderr).toContain(
       "--transport stdio runs a command, but https://u:[redacted]@a.test/mcp?token=[redacted] is a URL",
@@ -168,9 +160,9 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
   it("a malformed --env names --env", async () => {
     home = tempHome();
     home.write("config.yaml", COMMENTED);
-    const [noEquals, proto] = await Promise.all([
-      svc(home, ["mcp", "add", "x", "--env", "NOEQUALS", "--", "node", "srv.mjs"]),
-      svc(home, ["mcp", "add", "x", "--env", "__proto__=1", "--", "node", "srv.mjs"]),
+    const [noEquals, proto] = await svcEach(home, [
+      ["mcp", "add", "x", "--env", "NOEQUALS", "--", "node", "srv.mjs"],
+      ["mcp", "add", "x", "--env", "__proto__=1", "--", "node", "srv.mjs"],
     ]);
     expect(noEquals.code).toBe(2);
     expect(noEquals.stderr).toContain('svc: --env: expected KEY=value, got "NOEQUALS"');

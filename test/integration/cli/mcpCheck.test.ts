@@ -5,7 +5,7 @@ import { stringify } from "yaml";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort } from "../../helpers/http.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 
@@ -148,10 +148,10 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
       }),
     );
     const warning = `\${NOT_SET_SVC_TEST} is not set, so it is passed on as written — add NOT_SET_SVC_TEST=... to ${join(home.dir, ".env")} or the environment if it is meant as a variable`;
-    const [all, list, one] = await Promise.all([
-      svc(home, ["mcp", "test", "--all"]),
-      svc(home, ["mcp", "list"]),
-      svc(home, ["mcp", "test", "lit"]),
+    const [all, list, one] = await svcEach(home, [
+      ["mcp", "test", "--all"],
+      ["mcp", "list"],
+      ["mcp", "test", "lit"],
     ]);
     expect(all.code).toBe(0);
     for (const res of [all, list]) expect(res.stdout).toContain(`ok (12 tools) — warning: ${warning}`);

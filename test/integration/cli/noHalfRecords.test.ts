@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, svc } from "./svc.js";
+import { cliConfig, svc, svcEach } from "./svc.js";
 
 /**
  * `constructor`, `toString` and `hasOwnProperty` are valid route names (letters only), and also members
@@ -25,10 +25,10 @@ describe("svc webhook never writes a half record (spec 4.3)", { timeout: 60_000 
     expect(created.stderr).not.toContain("static route");
     expect(JSON.parse(storeText()).constructor).toMatchObject({ prompt: "p", enabled: true });
     const before = storeText();
-    const answers = await Promise.all([
-      svc(home, ["webhook", "disable", "toString"]),
-      svc(home, ["webhook", "remove", "hasOwnProperty"]),
-      svc(home, ["webhook", "test", "valueOf"]),
+    const answers = await svcEach(home, [
+      ["webhook", "disable", "toString"],
+      ["webhook", "remove", "hasOwnProperty"],
+      ["webhook", "test", "valueOf"],
     ]);
     for (const [answer, name] of answers.map(
       (a, i) => [a, ["toString", "hasOwnProperty", "valueOf"][i]] as const,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, svc } from "./svc.js";
+import { cliConfig, svc, svcEach } from "./svc.js";
 
 let home: TempHome;
 beforeAll(() => {
@@ -17,11 +17,14 @@ describe("bad option values are usage errors (exit 2) caught before anything run
 }, () => {
   it("gateway start --timeout / --port, gateway stop --timeout, webhook test --port", async () => {
     await svc(home, ["webhook", "subscribe", "gh"]);
-    const [startTimeout, startPort, stopTimeout, testPort] = await Promise.all([
+    // The starts spawn anyway, so they still run beside the two that run in-process one after the other.
+    const [startTimeout, startPort, [stopTimeout, testPort]] = await Promise.all([
       svc(home, ["gateway", "start", "--timeout", "soon"]),
       svc(home, ["gateway", "start", "--port", "http"]),
-      svc(home, ["gateway", "stop", "--timeout", "-1"]),
-      svc(home, ["webhook", "test", "gh", "--port", "abc"]),
+      svcEach(home, [
+        ["gateway", "stop", "--timeout", "-1"],
+        ["webhook", "test", "gh", "--port", "abc"],
+      ]),
     ]);
     expect(startTimeout).toMatchObject({
       code: 2,
@@ -78,12 +81,12 @@ describe("bad option values are usage errors (exit 2) caught before anything run
     const own = tempHome();
     try {
       own.write("config.yaml", stringify({ mcp_servers: { nx: { command: "no-such-command-svc-test" } } }));
-      const [one, bad, list, infinite] = await Promise.all([
-        svc(own, ["mcp", "test", "nx", "--timeout", "5"]),
-        svc(own, ["mcp", "test", "nx", "--timeout", "soon"]),
+      const [one, bad, list, infinite] = await svcEach(own, [
+        ["mcp", "test", "nx", "--timeout", "5"],
+        ["mcp", "test", "nx", "--timeout", "soon"],
         // --no-check (as with a gateway running) checks nothing, and still refuses a bad value.
-        svc(own, ["mcp", "list", "--no-check", "--timeout", "soon"]),
-        svc(own, ["mcp", "list", "--timeout", "Infinity"]),
+        ["mcp", "list", "--no-check", "--timeout", "soon"],
+        ["mcp", "list", "--timeout", "Infinity"],
       ]);
       expect(infinite).toMatchObject({
         code: 2,

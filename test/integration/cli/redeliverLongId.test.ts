@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 let gw: TestGateway;
 afterEach(() => gw.stop());
@@ -20,9 +20,9 @@ describe("svc webhook redeliver of a delivery ID longer than the gateway keeps",
       0o600,
     );
     const port = String(gw.gateway.port);
-    const [bySender, byDigest] = await Promise.all([
-      svc(gw.home, ["webhook", "redeliver", senderId, "--port", port]),
-      svc(gw.home, ["webhook", "redeliver", recorded, "--port", port]),
+    const [bySender, byDigest] = await svcEach(gw.home, [
+      ["webhook", "redeliver", senderId, "--port", port],
+      ["webhook", "redeliver", recorded, "--port", port],
     ]);
     for (const res of [bySender, byDigest]) {
       expect(res.code).toBe(0);

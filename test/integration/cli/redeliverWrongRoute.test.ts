@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 let home: TempHome;
 afterEach(() => home.cleanup());
@@ -36,11 +36,11 @@ describe("svc webhook redeliver to a route the delivery did not reach, or that i
         requestLine("ops-solo-delivery-42", "solo"),
       0o600,
     );
-    const [typo, other, single, unknown] = await Promise.all([
-      svc(home, ["webhook", "redeliver", "ops-shared-delivery-41", "--route", "alpah"]),
-      svc(home, ["webhook", "redeliver", "ops-shared-delivery-41", "--route", "gamma"]),
-      svc(home, ["webhook", "redeliver", "ops-solo-delivery-42", "--route", "alpha"]),
-      svc(home, ["webhook", "redeliver", "ops-missing-delivery-43", "--route", "alpha"]),
+    const [typo, other, single, unknown] = await svcEach(home, [
+      ["webhook", "redeliver", "ops-shared-delivery-41", "--route", "alpah"],
+      ["webhook", "redeliver", "ops-shared-delivery-41", "--route", "gamma"],
+      ["webhook", "redeliver", "ops-solo-delivery-42", "--route", "alpha"],
+      ["webhook", "redeliver", "ops-missing-delivery-43", "--route", "alpha"],
     ]);
     expect(typo).toMatchObject({ code: 2, stdout: "" });
     expect(typo.stderr).toContain(

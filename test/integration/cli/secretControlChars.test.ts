@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 let home: TempHome;
 afterEach(() => home.cleanup());
@@ -12,10 +12,10 @@ describe("a secret with a line break or tab (pasted along with it) is refused; a
 }, () => {
   it("webhook subscribe --secret and gateway setup --secret refuse it (exit 2), writing nothing", async () => {
     home = tempHome();
-    const [subscribed, setup, tab] = await Promise.all([
-      svc(home, ["webhook", "subscribe", "gh", "--secret", "abc\ndef"]),
-      svc(home, ["gateway", "setup", "--non-interactive", "--secret", "abc\r\n"]),
-      svc(home, ["webhook", "subscribe", "gh", "--secret", "abc\tdef"]),
+    const [subscribed, setup, tab] = await svcEach(home, [
+      ["webhook", "subscribe", "gh", "--secret", "abc\ndef"],
+      ["gateway", "setup", "--non-interactive", "--secret", "abc\r\n"],
+      ["webhook", "subscribe", "gh", "--secret", "abc\tdef"],
     ]);
     for (const res of [subscribed, setup, tab]) {
       expect(res.code).toBe(2);

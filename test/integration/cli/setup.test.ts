@@ -114,10 +114,8 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
     home.write("config.yaml", "# top\nplatforms:\n  webhook:  # the receiver\nagent:\n  provider: echo\n");
     broken.write("config.yaml", "platforms:\n  webhook: 5\n");
     try {
-      const [filled, refused] = await Promise.all([
-        svc(home, ["gateway", "setup", "--non-interactive", "--port", "9001"]),
-        svc(broken, ["gateway", "setup", "--non-interactive"]),
-      ]);
+      const filled = await svc(home, ["gateway", "setup", "--non-interactive", "--port", "9001"]);
+      const refused = await svc(broken, ["gateway", "setup", "--non-interactive"]);
       expect(filled.code).toBe(0);
       expect(readFileSync(join(home.dir, "config.yaml"), "utf8")).toBe(
         "# top\nplatforms:\n  webhook:\n    # the receiver\n    enabled: true\n    port: 9001\nagent:\n  provider: echo\n",

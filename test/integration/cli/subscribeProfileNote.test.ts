@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 describe("svc webhook subscribe --route-profile while multiplexing is off", () => {
   let home: TempHome;
@@ -33,9 +33,9 @@ describe("svc webhook subscribe --route-profile while multiplexing is off", () =
       `Warning: profile wrok has no directory ${home.dir}/profiles/wrok — did you mean work?`,
     );
     // An existing profile, or a new name near none, is taken without a word.
-    const [existing, fresh] = await Promise.all([
-      svc(home, ["webhook", "subscribe", "r2", "--route-profile", "work"]),
-      svc(home, ["webhook", "subscribe", "r3", "--route-profile", "marketing"]),
+    const [existing, fresh] = await svcEach(home, [
+      ["webhook", "subscribe", "r2", "--route-profile", "work"],
+      ["webhook", "subscribe", "r3", "--route-profile", "marketing"],
     ]);
     expect(existing.stderr).not.toContain("did you mean");
     expect(fresh.stderr).not.toContain("did you mean");

@@ -52,6 +52,20 @@ export function svc(home: TempHome, args: readonly string[], options: SvcOptions
   return svcProcess(home, args, options);
 }
 
+/**
+ * Runs the commands one after another against `home` (so each can run in-process, where several at once
+ * would spawn all but one) and returns their results in order; for commands that need not run at once.
+ */
+export async function svcEach<const T extends readonly (readonly string[])[]>(
+  home: TempHome,
+  argsList: T,
+  options: SvcOptions = {},
+): Promise<{ -readonly [K in keyof T]: SvcResult }> {
+  const results: SvcResult[] = [];
+  for (const args of argsList) results.push(await svc(home, args, options));
+  return results as { -readonly [K in keyof T]: SvcResult };
+}
+
 /** Runs `svc <args>` as a real subprocess against `home` and waits for it to exit. */
 export function svcProcess(
   home: TempHome,

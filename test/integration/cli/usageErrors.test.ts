@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 let home: TempHome;
 beforeAll(() => {
@@ -12,7 +12,13 @@ afterAll(() => home.cleanup());
 
 describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 }, () => {
   it("a missing command or subcommand prints the usage on stderr and exits 2", async () => {
-    const results = await Promise.all([[], ["webhook"], ["mcp"], ["cron"]].map((args) => svc(home, args)));
+    // svc and svc mcp alone run as processes anyway; svc webhook and svc cron run in-process meanwhile.
+    const [bare, mcp, inProcess] = await Promise.all([
+      svc(home, []),
+      svc(home, ["mcp"]),
+      svcEach(home, [["webhook"], ["cron"]]),
+    ]);
+    const results = [bare, mcp, ...inProcess];
     for (const r of results) {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { RECORDER_AGENT, recorderAgent } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, svc } from "./svc.js";
+import { cliConfig, svc, svcEach } from "./svc.js";
 
 const SECRET_LINE = /^Secret: ([0-9a-f]{64})/m;
 
@@ -81,13 +81,13 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
   });
 
   it("refuses bad names, unknown cron jobs and the startup rules of 2.2 with clear messages", async () => {
-    // Refused commands write nothing, so they can run side by side.
-    const [name, cron, target, direct, created] = await Promise.all([
-      svc(home, ["webhook", "subscribe", "../evil"]),
-      svc(home, ["webhook", "subscribe", "c", "--cron-job", "ghost"]),
-      svc(home, ["webhook", "subscribe", "d", "--deliver", "pigeon"]),
-      svc(home, ["webhook", "subscribe", "d", "--deliver-only"]),
-      svc(home, ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"]),
+    // Refused commands write nothing, so their order does not matter.
+    const [name, cron, target, direct, created] = await svcEach(home, [
+      ["webhook", "subscribe", "../evil"],
+      ["webhook", "subscribe", "c", "--cron-job", "ghost"],
+      ["webhook", "subscribe", "d", "--deliver", "pigeon"],
+      ["webhook", "subscribe", "d", "--deliver-only"],
+      ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"],
     ]);
     expect(name.code).not.toBe(0);
     expect(name.stderr).toContain('"../evil" is not a valid route name');
@@ -95,18 +95,9 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     expect(target.stderr).toContain('d: deliver: unknown target "pigeon" — use one of log,');
     expect(direct.stderr).toContain("--deliver-only needs a real delivery target");
     expect(created.code).toBe(0);
-    const [both, unready] = await Promise.all([
-      svc(home, [
-        "webhook",
-        "subscribe",
-        "d",
-        "--deliver-only",
-        "--deliver",
-        "chat_1",
-        "--cron-job",
-        "triage",
-      ]),
-      svc(home, ["webhook", "subscribe", "tg", "--deliver", "chat_1"]),
+    const [both, unready] = await svcEach(home, [
+      ["webhook", "subscribe", "d", "--deliver-only", "--deliver", "chat_1", "--cron-job", "triage"],
+      ["webhook", "subscribe", "tg", "--deliver", "chat_1"],
     ]);
     expect(both.stderr).toContain("--deliver-only and --cron-job cannot be combined");
     expect(unready.code).toBe(0);
@@ -139,10 +130,10 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
   });
 
   it("test signs with the record's secret and reaches the running gateway; a config.yaml route is not a subscription", async () => {
-    const [sent, fixed, custom] = await Promise.all([
-      svc(home, ["webhook", "test", "t"]),
-      svc(home, ["webhook", "test", "fixed"]),
-      svc(home, ["webhook", "test", "t", "--payload", '{"message":"from --payload"}']),
+    const [sent, fixed, custom] = await svcEach(home, [
+      ["webhook", "test", "t"],
+      ["webhook", "test", "fixed"],
+      ["webhook", "test", "t", "--payload", '{"message":"from --payload"}'],
     ]);
     const customId = /"delivery_id":"([^"]+)"/.exec(custom.stdout)?.[1] as string;
     const customRun = await vi.waitFor(
@@ -187,9 +178,9 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
   it("gateway stop, then test says the gateway is unreachable and how to start it", async () => {
     const stopped = await svc(home, ["gateway", "stop"]);
     expect(stopped.stdout).toContain("Gateway stopped");
-    const [status] = await Promise.all([
-      svc(home, ["gateway", "status"]),
-      svc(home, ["webhook", "subscribe", "t2"]),
+    const [status] = await svcEach(home, [
+      ["gateway", "status"],
+      ["webhook", "subscribe", "t2"],
     ]);
     expect(status.code).toBe(3);
     const unreachable = await svc(home, ["webhook", "test", "t2", "--port", "1"]);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 let home: TempHome;
 afterEach(() => home.cleanup());
@@ -13,11 +13,11 @@ const stored = () => JSON.parse(readFileSync(join(home.dir, "webhook_subscriptio
 describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout: 90_000 }, () => {
   it("parser errors (missing argument, unknown option, unknown command) exit 2 with the reason on stderr", async () => {
     home = tempHome();
-    const [missing, unknownOption, unknownCommand, badPayload] = await Promise.all([
-      svc(home, ["webhook", "subscribe"]),
-      svc(home, ["webhook", "subscribe", "gh", "--toolsets", "terminal"]),
-      svc(home, ["webhook", "frob"]),
-      svc(home, ["webhook", "test", "gh", "--payload", "{bad"]),
+    const [missing, unknownOption, unknownCommand, badPayload] = await svcEach(home, [
+      ["webhook", "subscribe"],
+      ["webhook", "subscribe", "gh", "--toolsets", "terminal"],
+      ["webhook", "frob"],
+      ["webhook", "test", "gh", "--payload", "{bad"],
     ]);
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining("missing required argument") });
     expect(unknownOption).toMatchObject({
@@ -105,10 +105,10 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
   it("--deliver or a chat id on a cron route, and --mirror-to-session with a target that is no chat, are stored with a warning that they do nothing", async () => {
     home = tempHome();
     await svc(home, ["cron", "create", "--name", "triage", "--schedule", "1h", "--prompt", "p"]);
-    const [target, chat, mirror] = await Promise.all([
-      svc(home, ["webhook", "subscribe", "a", "--cron-job", "triage", "--deliver", "chat_1"]),
-      svc(home, ["webhook", "subscribe", "b", "--cron-job", "triage", "--deliver-chat-id", "9"]),
-      svc(home, [
+    const [target, chat, mirror] = await svcEach(home, [
+      ["webhook", "subscribe", "a", "--cron-job", "triage", "--deliver", "chat_1"],
+      ["webhook", "subscribe", "b", "--cron-job", "triage", "--deliver-chat-id", "9"],
+      [
         "webhook",
         "subscribe",
         "c",
@@ -119,7 +119,7 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
         "--deliver-extra",
         "pr_number=1",
         "--mirror-to-session",
-      ]),
+      ],
     ]);
     expect(target).toMatchObject({ code: 0 });
     expect(target.stderr).toContain(
@@ -177,8 +177,8 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
 
   it("test --payload: a JSON object, or exit 2 naming the mistake before anything is sent", async () => {
     home = tempHome();
-    const test = (payload: string) => svc(home, ["webhook", "test", "gh", "--payload", payload]);
-    const [array, text, unexpected, lines] = await Promise.all([
+    const test = (payload: string) => ["webhook", "test", "gh", "--payload", payload];
+    const [array, text, unexpected, lines] = await svcEach(home, [
       test("[1,2]"),
       test('"hello"'),
       test('{"secret": TOPSECRET}'),
@@ -253,8 +253,9 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       "config.yaml",
       stringify({ platforms: { webhook: { enabled: true, routes: { fixed: { secret: "s" } } } } }),
     );
-    const results = await Promise.all(
-      ["remove", "enable", "disable"].map((command) => svc(home, ["webhook", command, "fixed"])),
+    const results = await svcEach(
+      home,
+      ["remove", "enable", "disable"].map((command) => ["webhook", command, "fixed"]),
     );
     for (const res of results) {
       expect(res.code).toBe(2);
@@ -289,11 +290,11 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       "webhook_subscriptions.json",
       JSON.stringify({ a: { secret: 5, events: "push" }, b: "str", ok: { secret: "s" } }),
     );
-    const [list, change, blankSecret, blankDeliver] = await Promise.all([
-      svc(home, ["webhook", "list"]),
-      svc(home, ["webhook", "subscribe", "a", "--prompt", "x"]),
-      svc(home, ["webhook", "subscribe", "n", "--secret", " "]),
-      svc(home, ["webhook", "subscribe", "n", "--deliver", ""]),
+    const [list, change, blankSecret, blankDeliver] = await svcEach(home, [
+      ["webhook", "list"],
+      ["webhook", "subscribe", "a", "--prompt", "x"],
+      ["webhook", "subscribe", "n", "--secret", " "],
+      ["webhook", "subscribe", "n", "--deliver", ""],
     ]);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^b\s.*invalid\s.* b: expected a mapping, got "str"$/m);
@@ -375,9 +376,9 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       pr_number: "{pull_request.number}",
       note: "a=b",
     });
-    const [removed, bad] = await Promise.all([
-      svc(home, ["webhook", "subscribe", "pr", "--deliver-extra", "note="]),
-      svc(home, ["webhook", "subscribe", "other", "--deliver-extra", "repo"]),
+    const [removed, bad] = await svcEach(home, [
+      ["webhook", "subscribe", "pr", "--deliver-extra", "note="],
+      ["webhook", "subscribe", "other", "--deliver-extra", "repo"],
     ]);
     expect(removed.code).toBe(0);
     expect(stored().pr.deliver_extra).toEqual({
@@ -408,10 +409,10 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     await svc(home, ["webhook", "subscribe", "direct", "--deliver-only", "--deliver", "chat_1"]);
     const before = stored();
     // A setting kept from an earlier command is named as such, with the option that lifts it.
-    const [toDirect, toCron, toLog] = await Promise.all([
-      svc(home, ["webhook", "subscribe", "fire", "--deliver-only", "--deliver", "chat_1"]),
-      svc(home, ["webhook", "subscribe", "direct", "--cron-job", "triage"]),
-      svc(home, ["webhook", "subscribe", "direct", "--deliver", "log"]),
+    const [toDirect, toCron, toLog] = await svcEach(home, [
+      ["webhook", "subscribe", "fire", "--deliver-only", "--deliver", "chat_1"],
+      ["webhook", "subscribe", "direct", "--cron-job", "triage"],
+      ["webhook", "subscribe", "direct", "--deliver", "log"],
     ]);
     expect(toDirect).toMatchObject({
       code: 2,
@@ -426,8 +427,8 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       "direct: --deliver log: the subscription delivers directly (--deliver-only, set earlier), which needs a real target — add --no-deliver-only",
     );
     expect(stored()).toEqual(before);
-    const [fire, direct] = await Promise.all([
-      svc(home, [
+    const [fire, direct] = await svcEach(home, [
+      [
         "webhook",
         "subscribe",
         "fire",
@@ -437,8 +438,8 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
         "",
         "--description",
         "",
-      ]),
-      svc(home, ["webhook", "subscribe", "direct", "--no-deliver-only"]),
+      ],
+      ["webhook", "subscribe", "direct", "--no-deliver-only"],
     ]);
     expect(fire.code).toBe(0);
     expect(direct.code).toBe(0);

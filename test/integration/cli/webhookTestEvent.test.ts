@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 let gw: TestGateway | undefined;
 let home: TempHome | undefined;
@@ -50,20 +50,10 @@ describe("svc webhook test: which event type it sends (spec 4.3)", { timeout: 90
     const port = String(gw.gateway.port);
     const { home } = gw;
     await svc(home, ["webhook", "subscribe", "gh", "--events", "push,pull_request"]);
-    const [fromPayload, fromFlag, fromRecord] = await Promise.all([
-      svc(home, ["webhook", "test", "gh", "--port", port, "--payload", '{"event_type":"pull_request"}']),
-      svc(home, [
-        "webhook",
-        "test",
-        "gh",
-        "--port",
-        port,
-        "--payload",
-        '{"event_type":"x"}',
-        "--event",
-        "push",
-      ]),
-      svc(home, ["webhook", "test", "gh", "--port", port, "--payload", '{"number":1}']),
+    const [fromPayload, fromFlag, fromRecord] = await svcEach(home, [
+      ["webhook", "test", "gh", "--port", port, "--payload", '{"event_type":"pull_request"}'],
+      ["webhook", "test", "gh", "--port", port, "--payload", '{"event_type":"x"}', "--event", "push"],
+      ["webhook", "test", "gh", "--port", port, "--payload", '{"number":1}'],
     ]);
     expect(fromPayload).toMatchObject({ code: 0, stdout: expect.stringContaining('"event":"pull_request"') });
     expect(fromFlag).toMatchObject({ code: 0, stdout: expect.stringContaining('"event":"push"') });

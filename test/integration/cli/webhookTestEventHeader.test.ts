@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 let gw: TestGateway;
 afterEach(() => gw.stop());
@@ -10,8 +10,8 @@ describe("svc webhook test: an event type a header cannot carry (spec 4.3)", { t
     gw = await startTestGateway({ config: webhookConfig({}) });
     const port = String(gw.gateway.port);
     await svc(gw.home, ["webhook", "subscribe", "gh"]);
-    const test = (...args: string[]) => svc(gw.home, ["webhook", "test", "gh", "--port", port, ...args]);
-    const [newline, empty, unicode, spaced, fromPayload] = await Promise.all([
+    const test = (...args: string[]) => ["webhook", "test", "gh", "--port", port, ...args];
+    const [newline, empty, unicode, spaced, fromPayload] = await svcEach(gw.home, [
       test("--event", "push\nX-Injected: 1"),
       test("--event", ""),
       test("--event", "push→"),
@@ -36,8 +36,8 @@ describe("svc webhook test: an event type a header cannot carry (spec 4.3)", { t
     gw = await startTestGateway({ config: webhookConfig({}) });
     const port = String(gw.gateway.port);
     await svc(gw.home, ["webhook", "subscribe", "bank", "--events", "Überweisung"]);
-    const test = (...args: string[]) => svc(gw.home, ["webhook", "test", "bank", "--port", port, ...args]);
-    const [bare, named, byFlag] = await Promise.all([
+    const test = (...args: string[]) => ["webhook", "test", "bank", "--port", port, ...args];
+    const [bare, named, byFlag] = await svcEach(gw.home, [
       test("--payload", '{"amount":12}'),
       test("--payload", '{"event_type":"Überweisung","amount":12}'),
       test("--payload", '{"amount":12}', "--event", "push"),

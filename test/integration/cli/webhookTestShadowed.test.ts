@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 describe("svc webhook test on a name that is both a config.yaml route and a subscription (spec 4.3 rule 2)", () => {
   let gw: TestGateway | undefined;
@@ -34,9 +34,9 @@ describe("svc webhook test on a name that is both a config.yaml route and a subs
     expect(alone.stderr).not.toContain("also defines a route");
     expect(alone).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
     // Enabling the shadowed subscription is done, but says the static route still answers.
-    const [enabled, soloEnabled] = await Promise.all([
-      svc(started.home, ["webhook", "enable", "dup"]),
-      svc(started.home, ["webhook", "enable", "solo"]),
+    const [enabled, soloEnabled] = await svcEach(started.home, [
+      ["webhook", "enable", "dup"],
+      ["webhook", "enable", "solo"],
     ]);
     expect(enabled).toMatchObject({ code: 0, stdout: "Enabled dup\n" });
     expect(enabled.stderr).toContain(

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 let gw: TestGateway;
 afterEach(() => gw.stop());
@@ -19,10 +19,10 @@ describe("svc webhook test reads dynamic subscriptions only, never the routes of
       }),
     );
     const port = String(gw.gateway.port);
-    const [own, global, std] = await Promise.all([
-      svc(gw.home, ["webhook", "test", "own", "--port", port]),
-      svc(gw.home, ["webhook", "test", "global", "--port", port]),
-      svc(gw.home, ["webhook", "test", "std", "--port", port]),
+    const [own, global, std] = await svcEach(gw.home, [
+      ["webhook", "test", "own", "--port", port],
+      ["webhook", "test", "global", "--port", port],
+      ["webhook", "test", "std", "--port", port],
     ]);
     expect(own).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
     // The subscription's first event is the default event type.
@@ -36,9 +36,9 @@ describe("svc webhook test reads dynamic subscriptions only, never the routes of
   it("a config.yaml route with no subscription of its name is refused, saying test sends to subscriptions only", async () => {
     gw = await startTestGateway({ config: webhookConfig({ own: { secret: "s" } }) });
     const port = String(gw.gateway.port);
-    const [route, nope] = await Promise.all([
-      svc(gw.home, ["webhook", "test", "own", "--port", port]),
-      svc(gw.home, ["webhook", "test", "nope", "--port", port]),
+    const [route, nope] = await svcEach(gw.home, [
+      ["webhook", "test", "own", "--port", port],
+      ["webhook", "test", "nope", "--port", port],
     ]);
     expect(route.code).toBe(2);
     // Nothing was sent (the URL and the answer are printed after sending).
