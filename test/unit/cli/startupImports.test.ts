@@ -72,6 +72,15 @@ describe("start-up loads no heavy dependency it does not use", () => {
     ).toEqual([]);
   }, 30_000);
 
+  it("the gateway and every group but mcp resolve no OAuth client (oauth4webapi) until a server with auth: oauth connects", () => {
+    const oauth = /\/node_modules\/(oauth4webapi)\//;
+    expect(
+      heavyResolved(["cli/gateway", "cli/webhook", "cli/config", "cli/cron", "gateway/index"], oauth),
+    ).toEqual([]);
+    // The same hook sees it where the provider is loaded.
+    expect(heavyResolved(["actors/oauth/provider"], oauth)).toEqual(["oauth4webapi"]);
+  }, 30_000);
+
   it("the hook sees them where they are used: the model runner and the Redis state", () => {
     expect(heavyResolved(["agent/modelRunner", "state/redisState"])).toEqual(
       expect.arrayContaining(["ai", "bullmq", "ioredis"]),
