@@ -81,6 +81,18 @@ describe("start-up loads no heavy dependency it does not use", () => {
     expect(heavyResolved(["actors/oauth/provider"], oauth)).toEqual(["oauth4webapi"]);
   }, 30_000);
 
+  it("the gateway and every group but mcp resolve neither the MCP SDK's client nor its validator until a server connects", () => {
+    const client = /\/node_modules\/(ajv-formats|@modelcontextprotocol\/sdk\/dist\/esm\/client\/index\.js)/;
+    expect(
+      heavyResolved(["cli/gateway", "cli/webhook", "cli/config", "cli/cron", "gateway/index"], client),
+    ).toEqual([]);
+    // The same hook sees them where the session is loaded.
+    expect(heavyResolved(["io/mcp/session"], client)).toEqual([
+      "@modelcontextprotocol/sdk/dist/esm/client/index.js",
+      "ajv-formats",
+    ]);
+  }, 30_000);
+
   it("the hook sees them where they are used: the model runner and the Redis state", () => {
     expect(heavyResolved(["agent/modelRunner", "state/redisState"])).toEqual(
       expect.arrayContaining(["ai", "bullmq", "ioredis"]),
