@@ -1,6 +1,14 @@
-import { RE2JS } from "re2js";
+import { createRequire } from "node:module";
+import type { RE2JS } from "re2js";
 
 /** `regex` filters: RE2 (linear time, no backreferences or lookaround), compiled once per pattern. */
+
+// Required at the first pattern, not imported: a start whose routes, subscriptions and commands hold no
+// `regex` filter does not load re2js (~310 KB of the bundle). Config validation checks each pattern as it
+// is read, so a gateway with one has it loaded before it serves its first request.
+let re2js: typeof RE2JS | undefined;
+const engine = (): typeof RE2JS =>
+  (re2js ??= (createRequire(import.meta.url)("re2js") as typeof import("re2js")).RE2JS);
 
 const REGEX_CACHE_LIMIT = 512;
 const regexCache = new Map<string, RE2JS | null>();
@@ -91,9 +99,11 @@ function re2Escape(pattern: string, i: number): [string, number] {
 export function compiled(pattern: string): RE2JS | null {
   const cached = regexCache.get(pattern);
   if (cached !== undefined) return cached;
+  // Outside the try: a failure to load re2js (a process at its limit on open files) is no invalid pattern.
+  const re2 = engine();
   let re: RE2JS | null;
   try {
-    re = RE2JS.compile(toRe2(pattern));
+    re = re2.compile(toRe2(pattern));
   } catch {
     re = null;
   }
@@ -104,8 +114,9 @@ export function compiled(pattern: string): RE2JS | null {
 
 /** Why a `regex` pattern cannot be used (RE2 syntax: no backreferences or lookaround), or undefined. */
 export function regexProblem(pattern: string): string | undefined {
+  const re2 = engine();
   try {
-    RE2JS.compile(toRe2(pattern));
+    re2.compile(toRe2(pattern));
     return undefined;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);

@@ -9,7 +9,6 @@ import { type StatusFile, writeStatusFile } from "../../io/mcp/statusFile.js";
 import type { GatewayMetrics } from "../../io/metrics/gatewayMetrics.js";
 import { storeProblem } from "../../io/stores/atomicFile.js";
 import { type AgentRunner, NO_MCP } from "../agent/runner.js";
-import { oauthProviderFor } from "../oauth/provider.js";
 import { policyApprovals } from "./approvals.js";
 import { type HubOptions, McpHub, type ReloadSummary } from "./hub.js";
 import type { SamplingRunner } from "./serverRequests.js";
@@ -127,9 +126,14 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
     approvals: policyApprovals(options.approvals, logger),
     runner: agentSampler(options.runner),
     interactive: false,
+    // Imported at the first connect of a server with `auth: oauth`: a gateway without one loads none of the
+    // OAuth client (the MCP SDK's auth, oauth4webapi, svc's login and token code).
     oauthProviderFor:
       options.oauthProviderFor ??
-      ((server, entry, { interactive }) => oauthProviderFor(server, entry, { interactive, paths, logger })),
+      ((server, entry, { interactive }) =>
+        import("../oauth/provider.js").then(({ oauthProviderFor }) =>
+          oauthProviderFor(server, entry, { interactive, paths, logger }),
+        )),
     onStatus: publish,
     ...(options.metrics === undefined ? {} : { onToolCall: options.metrics.toolCall }),
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),

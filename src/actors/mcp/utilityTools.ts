@@ -9,13 +9,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { SvcError } from "../../errors.js";
-import {
-  LooseCursorSchema,
-  MAX_LIST_PAGES,
-  type McpSession,
-  nextPage,
-  nullsLeftOut,
-} from "../../io/mcp/session.js";
+import { LooseCursorSchema, MAX_LIST_PAGES, nextPage, nullsLeftOut } from "../../io/mcp/listPages.js";
+import type { McpSession } from "../../io/mcp/session.js";
 
 /**
  * The list results read as `tools/list` is: `nextCursor: null` ends the list, `null` for the list is an

@@ -26,7 +26,7 @@ import {
   sentAuthorization,
   withoutConfiguredAuthorization,
 } from "./render.js";
-import { type McpSession, openSession, type SessionHandlers } from "./session.js";
+import type { McpSession, SessionHandlers } from "./session.js";
 import type { StdioTransport } from "./stdioTransport.js";
 import { createTlsFetch } from "./tlsFetch.js";
 import { tlsHint } from "./tlsHints.js";
@@ -91,6 +91,16 @@ export async function connectServer(
     ...(options.parentEnv === undefined ? {} : { parentEnv: options.parentEnv }),
   };
   const transportFor = options.transportFor;
+  // Imported at the first connect: a start that connects no server does not load the MCP SDK's client and
+  // protocol layer (nor the ajv-formats they bring). A process at its limit on open files cannot read the
+  // module: that connect fails as starting the server would there, naming the limit.
+  const { openSession } = await import("./session.js").catch((err: unknown) => {
+    const openFiles = openFilesProblem((err as NodeJS.ErrnoException).code);
+    if (openFiles === undefined) throw err;
+    throw new SvcError("mcp_connect", `mcp_servers.${name}: the server could not be started: ${openFiles}`, {
+      cause: err,
+    });
+  });
   if (transportFor !== undefined) {
     return openSession({
       name,

@@ -40,6 +40,7 @@ import {
   speaksStateless,
   withContent,
 } from "./eras.js";
+import { LooseCursorSchema, MAX_LIST_PAGES, nextPage, nullsLeftOut } from "./listPages.js";
 import {
   answeredWithError,
   ComposedError,
@@ -51,13 +52,6 @@ import {
   sseDropCause,
   summarizeZodError,
 } from "./transportErrors.js";
-
-/**
- * A list's `nextCursor`: hand-written servers end the list with `null` or "" as well as by leaving it out,
- * and some write a page number as a number (`2`), which is asked for as its text (`"2"`): MCP's cursor is
- * an opaque string, so the server's answer to that page says whether it takes it.
- */
-export const LooseCursorSchema = z.union([z.string(), z.number().transform(String)]).nullish();
 
 /**
  * One `tools/list` entry. Each is read on its own (`listedTools`): one a server writes wrong (no name, a
@@ -125,17 +119,6 @@ function listedTools(entries: readonly unknown[], page: number): { tools: Tool[]
   return { tools, skipped };
 }
 
-/** A value with each key sent as `null` left out, at any depth: MCP has no field whose value may be null. */
-export function nullsLeftOut(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(nullsLeftOut);
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, v]) => v !== null)
-      .map(([key, v]) => [key, nullsLeftOut(v)]),
-  );
-}
-
 /**
  * A `tools/call` result read with a key sent as `null` (a Python server's None: `isError`,
  * `structuredContent`, a content block's `annotations` or `mimeType`) left out, at the top and in each
@@ -147,16 +130,6 @@ const LooseCallToolResultSchema = z.preprocess((value) => {
   const top = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
   return Array.isArray(top.content) ? { ...top, content: top.content.map(nullsLeftOut) } : top;
 }, CallToolResultSchema);
-
-/** Pages fetched at most per list: a server that keeps answering a new cursor cannot loop us forever. */
-export const MAX_LIST_PAGES = 100;
-
-/** The cursor to ask for next, or undefined when the list is complete (absent, empty or already asked). */
-export function nextPage(cursor: string | null | undefined, seen: Set<string>): string | undefined {
-  if (cursor === undefined || cursor === null || cursor === "" || seen.has(cursor)) return undefined;
-  seen.add(cursor);
-  return cursor;
-}
 
 /**
  * `notifications/message` read loosely: the SDK's schema takes MCP's eight levels only, so a message a

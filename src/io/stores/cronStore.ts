@@ -1,8 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { CronExpressionParser } from "cron-parser";
+import { createRequire } from "node:module";
 import { nonAsciiNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
+
+type CronParser = typeof import("cron-parser")["CronExpressionParser"];
+
+// Required at the first cron expression, not imported: a start that parses none (no cron job, or interval
+// schedules only) loads neither cron-parser nor luxon (~380 KB of the bundle).
+let cronParser: CronParser | undefined;
+const parser = (): CronParser =>
+  (cronParser ??= (createRequire(import.meta.url)("cron-parser") as typeof import("cron-parser"))
+    .CronExpressionParser);
 
 export type CronJobState = "enabled" | "paused" | "disabled";
 
@@ -261,8 +270,11 @@ function reversedRange(index: number, low: number, high: number, step = ""): str
 }
 
 function cronProblem(expression: string): string | undefined {
+  // Outside the try: a failure to load cron-parser (a process at its limit on open files) is no invalid
+  // expression.
+  const cron = parser();
   try {
-    CronExpressionParser.parse(expression, { tz: "UTC" });
+    cron.parse(expression, { tz: "UTC" });
     return undefined;
   } catch (err) {
     return (err as Error).message;
@@ -309,11 +321,12 @@ function withoutRepeats(fields: readonly string[]): string {
       if (items.length < 2) return field;
       const name = FIELD_NAMES[index] as (typeof FIELD_NAMES)[number];
       const values: number[] = [];
+      const cron = parser();
       for (const item of items) {
         const probe = fields.map((_other, at) => (at === index ? item : "*")).join(" ");
         let itemValues: readonly (number | string)[];
         try {
-          itemValues = CronExpressionParser.parse(probe, { tz: "UTC" }).fields[name].values;
+          itemValues = cron.parse(probe, { tz: "UTC" }).fields[name].values;
         } catch {
           return field; // the whole expression's parse says what is wrong
         }
@@ -353,7 +366,8 @@ export function nextRunAfter(schedule: string, afterMs: number, dueMs?: number):
   }
   const days = bothDaysMatch(parsed.expression);
   if (days !== undefined) return nextOnBothDays(days, afterMs);
-  return CronExpressionParser.parse(parsed.expression, { tz: "UTC", currentDate: new Date(afterMs) })
+  return parser()
+    .parse(parsed.expression, { tz: "UTC", currentDate: new Date(afterMs) })
     .next()
     .getTime();
 }
@@ -388,13 +402,15 @@ function nextOnBothDays(days: { byMonthDay: string; byWeekDay: string }, afterMs
   // Every (month, day) falls on every weekday within 28 years, so a schedule the parser accepts matches
   // long before this bound; it only keeps a mistake from looping.
   for (let tries = 0; tries < 20_000; tries++) {
-    const candidate = CronExpressionParser.parse(days.byMonthDay, { tz: "UTC", currentDate: new Date(from) })
+    const candidate = parser()
+      .parse(days.byMonthDay, { tz: "UTC", currentDate: new Date(from) })
       .next()
       .getTime();
-    const onWeekDay = CronExpressionParser.parse(days.byWeekDay, {
-      tz: "UTC",
-      currentDate: new Date(candidate - 1),
-    })
+    const onWeekDay = parser()
+      .parse(days.byWeekDay, {
+        tz: "UTC",
+        currentDate: new Date(candidate - 1),
+      })
       .next()
       .getTime();
     if (onWeekDay === candidate) return candidate;
@@ -416,7 +432,8 @@ export function lastRunAtOrBefore(schedule: string, atMs: number, fromMs?: numbe
   }
   // `prev()` is strictly before its start: from the next millisecond, a due time at `atMs` is found.
   const prev = (expression: string, beforeMs: number) =>
-    CronExpressionParser.parse(expression, { tz: "UTC", currentDate: new Date(beforeMs) })
+    parser()
+      .parse(expression, { tz: "UTC", currentDate: new Date(beforeMs) })
       .prev()
       .getTime();
   const days = bothDaysMatch(parsed.expression);

@@ -1,10 +1,13 @@
 import { utimesSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import examples from "@octokit/webhooks-examples";
-import { RE2JS } from "re2js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+
+// The RE2 the filters run: re2js as src/streams/regex.ts requires it at the first pattern (its CommonJS build).
+const { RE2JS } = createRequire(import.meta.url)("re2js") as typeof import("re2js");
 
 const OPEN = "INSECURE_NO_AUTH";
 const IGNORED = { status: 200, body: { status: "ignored", reason: "filter" } };

@@ -9,12 +9,14 @@ import { tempHome } from "../../helpers/home.js";
 /**
  * The CLI's command groups and the gateway load the heavy dependencies only when they are used (the AI
  * SDK at the first model run, BullMQ/ioredis for the Redis backend, nodemailer at the first email, undici
- * at the first HTTP request to an MCP server, execa at the first process): importing them resolves none.
+ * at the first HTTP request to an MCP server, execa at the first process, cron-parser and luxon at the first
+ * cron expression, re2js at the first regex filter): importing them resolves none.
  */
 
 const ROOT = dirname(dirname(CLI_MAIN));
 const EXT = extname(CLI_MAIN);
-const HEAVY = /\/node_modules\/(ai|@ai-sdk\/[^/]+|bullmq|ioredis|nodemailer|undici|execa)\//;
+const HEAVY =
+  /\/node_modules\/(ai|@ai-sdk\/[^/]+|bullmq|ioredis|nodemailer|undici|execa|cron-parser|luxon|re2js)\//;
 
 /**
  * The packages (of `heavy`) that importing `modules` resolves, recorded by a module resolve hook. With
@@ -64,10 +66,31 @@ register(${JSON.stringify(pathToFileURL(join(home.dir, "hook.mjs")).href)}, { da
 }
 
 describe("start-up loads no heavy dependency it does not use", () => {
-  it("the command groups and the gateway resolve none of the AI SDK, BullMQ, ioredis, nodemailer, undici, execa", () => {
+  it("the command groups and the gateway resolve none of the AI SDK, BullMQ, ioredis, nodemailer, undici, execa, cron-parser, luxon, re2js", () => {
     expect(
       heavyResolved(["cli/gateway", "cli/mcp", "cli/webhook", "cli/config", "cli/cron", "gateway/index"]),
     ).toEqual([]);
+  }, 30_000);
+
+  it("the gateway and every group but mcp resolve no OAuth client (oauth4webapi) until a server with auth: oauth connects", () => {
+    const oauth = /\/node_modules\/(oauth4webapi)\//;
+    expect(
+      heavyResolved(["cli/gateway", "cli/webhook", "cli/config", "cli/cron", "gateway/index"], oauth),
+    ).toEqual([]);
+    // The same hook sees it where the provider is loaded.
+    expect(heavyResolved(["actors/oauth/provider"], oauth)).toEqual(["oauth4webapi"]);
+  }, 30_000);
+
+  it("the gateway and every group but mcp resolve neither the MCP SDK's client nor its validator until a server connects", () => {
+    const client = /\/node_modules\/(ajv-formats|@modelcontextprotocol\/sdk\/dist\/esm\/client\/index\.js)/;
+    expect(
+      heavyResolved(["cli/gateway", "cli/webhook", "cli/config", "cli/cron", "gateway/index"], client),
+    ).toEqual([]);
+    // The same hook sees them where the session is loaded.
+    expect(heavyResolved(["io/mcp/session"], client)).toEqual([
+      "@modelcontextprotocol/sdk/dist/esm/client/index.js",
+      "ajv-formats",
+    ]);
   }, 30_000);
 
   it("the hook sees them where they are used: the model runner and the Redis state", () => {
@@ -79,7 +102,7 @@ describe("start-up loads no heavy dependency it does not use", () => {
   it("an ingress thread loads none of the pipeline (its schemas, operators and regex engine): zod, rxjs, re2js", () => {
     const pipelineOnly = /\/node_modules\/(zod|rxjs|re2js)\//;
     expect(heavyResolved(["io/http/uwsThread"], pipelineOnly, true)).toEqual([]);
-    // The same hook sees them where the pipeline is loaded.
-    expect(heavyResolved(["streams/pipeline"], pipelineOnly)).toEqual(["re2js", "rxjs", "zod"]);
+    // The same hook sees them where the pipeline is loaded (re2js only at its first regex filter).
+    expect(heavyResolved(["streams/pipeline"], pipelineOnly)).toEqual(["rxjs", "zod"]);
   }, 30_000);
 });
