@@ -374,22 +374,30 @@ export class McpHub {
     const replaced: Promise<void>[] = [];
     for (const [name, entry] of serverEntries(servers)) {
       const rt = previous.get(name);
-      if (
-        rt !== undefined &&
-        rt.print === fingerprint(name, entry) &&
-        !renderedAnew(rt, this.options.scope())
-      ) {
+      const sameEntry = rt !== undefined && rt.print === fingerprint(name, entry);
+      if (sameEntry && !renderedAnew(rt, this.options.scope())) {
         summary.unchanged.push(name);
         // A reload is also "try again now" for a server waiting out its backoff (a secret added to
         // .env, a login just done): it does not wait up to five minutes for the next attempt.
         // (Also one still closing its lost session: it connects as soon as that is done.)
         const state = connectionState(rt.actor.getSnapshot());
-        if (state === "failed" || state === "reconnecting") {
+        if (state === "failed" || state === "reconnecting") rt.actor.send({ type: "CONNECT" });
+        // One whose backoff retry is under way already renders what the reload read: that try is its
+        // retry (it is not started twice), and the report waits for its outcome as for any retry.
+        if (state === "failed" || state === "reconnecting" || retrying(rt)) {
           // The user acted (and wants to know whether it helped): the same failure is warned about again.
           rt.warnedFailure = undefined;
-          rt.actor.send({ type: "CONNECT" });
           summary.retried.push(name);
         }
+        continue;
+      }
+      // A retry under way that rendered `.env` as it was before (a line added since) would only fail
+      // again: it is given up and the server connects anew with the new values, as a retry of a server
+      // that was not connected, not as a change of its entry.
+      if (sameEntry && retrying(rt)) {
+        summary.unchanged.push(name);
+        summary.retried.push(name);
+        replaced.push(this.remove(rt).then(() => this.add(name, entry)));
         continue;
       }
       // A server that was `enabled: false` had no connection: it is started, not reconnected; one that
@@ -606,6 +614,14 @@ function renderedAnew(rt: Runtime, scope: InterpolationScope): boolean {
   const state = connectionState(rt.actor.getSnapshot());
   if (rt.rendered === undefined || (state !== "connected" && state !== "connecting")) return false;
   return rt.rendered !== renderedFingerprint(rt.name, rt.entry, scope);
+}
+
+/**
+ * A connect under way after the server failed or lost its connection (a backoff retry, a call's connect),
+ * not connected since: a server that was not connected, being tried again.
+ */
+function retrying(rt: Runtime): boolean {
+  return connectionState(rt.actor.getSnapshot()) === "connecting" && rt.failures > 0;
 }
 
 /**

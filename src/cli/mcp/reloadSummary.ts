@@ -7,8 +7,8 @@ import { detail } from "./statusDetail.js";
  * listed apart from the changed servers that were; an added server that did not connect (disabled, or
  * lazy) says so, a server changed from `enabled: false` is listed as enabled (it never was connected), and
  * a changed server that stays `enabled: false` is listed as such, not as reconnected or stopped. An
- * unchanged server that was not connected (failed, or reconnecting) is tried again by the reload: it is
- * listed apart from the unchanged ones, with the outcome of that try.
+ * unchanged server that was not connected (failed, reconnecting, or connecting in a backoff retry) is tried
+ * again by the reload: it is listed apart from the unchanged ones, with the outcome of that try.
  */
 export function reloadSummaryText(
   pid: number,

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer, type Socket } from "node:net";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type InProcessResult, runInProcess } from "../../helpers/inProcessCli.js";
@@ -45,6 +47,18 @@ function svc(home: TempHome, args: string[]): Run {
 function run(home: TempHome, args: string[]): Promise<InProcessResult> {
   return runInProcess(args, svcEnv(home));
 }
+
+/**
+ * `node late-gate.mjs <gate file> <server> [args...]`: runs the server once the gate file exists (until then
+ * it answers nothing, so svc's connect waits).
+ */
+const GATE_SCRIPT = `import { existsSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+const [gate, server, ...rest] = process.argv.slice(2);
+process.argv = [process.argv[0], server, ...rest];
+const open = () => (existsSync(gate) ? import(pathToFileURL(server).href) : setTimeout(open, 20));
+open();
+`;
 
 const fixture = (extra: Record<string, unknown> = {}) => ({
   command: process.execPath,
@@ -359,10 +373,15 @@ describe("svc mcp reload of servers that cannot connect", { timeout: 60_000 }, (
 
   it("says how the try of an unchanged server that had failed ended, not 'nothing changed'", async () => {
     // late: its program comes from .env, which has no such line yet; gone: a program that is not there.
+    // Once it has one, late's server waits at a gate the test opens only after the gateway has reported
+    // the reload: no connect with the new .env (a backoff retry that began before the reload, or the
+    // reload's own) can end before the reload has looked at late, however slow the machine.
+    const gate = join(home.dir, "late-gate-open");
+    const gated = home.write("late-gate.mjs", GATE_SCRIPT);
     writeConfig({
       keep: fixture(),
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
-      late: { command: "${SVC_Q_LATE_SERVER_BIN}", args: [STDIO_FIXTURE] },
+      late: { command: "${SVC_Q_LATE_SERVER_BIN}", args: [gated, gate, STDIO_FIXTURE] },
       gone: { command: "svc-no-such-server-program-q9" },
     });
     gateway = svc(home, ["gateway", "run", "--port", "0"]);
@@ -376,7 +395,13 @@ describe("svc mcp reload of servers that cannot connect", { timeout: 60_000 }, (
     }
     // The fix the docs name: the missing line added to .env, then a reload (config.yaml unchanged).
     home.write(".env", `SVC_Q_LATE_SERVER_BIN=${process.execPath}\n`);
-    const reload = await run(home, ["mcp", "reload", "--wait", "30"]);
+    const reloading = run(home, ["mcp", "reload", "--wait", "30"]);
+    while (readStatusFile(join(home.dir, "mcp-cache"))?.lastReload === undefined) {
+      if (Date.now() > deadline + 30_000) throw new Error(`no reload reported: ${gateway.stderr()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    home.write("late-gate-open", "");
+    const reload = await reloading;
     expect(reload.code).toBe(0);
     expect(reload.stdout).toContain("  retried (was not connected): late\n");
     expect(reload.stdout).toContain(
