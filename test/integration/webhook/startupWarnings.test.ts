@@ -14,6 +14,13 @@ const EMPTY_SERVER = resolve(import.meta.dirname, "../../fixtures/mcp/empty-serv
 const WARN = 40;
 
 let gw: TestGateway | undefined;
+
+/** What `gateway` logged at WARN. */
+const warnedBy = (gateway: TestGateway): string[] =>
+  gateway
+    .logs()
+    .filter((line) => line.level === WARN)
+    .map((line) => line.msg);
 afterEach(async () => {
   await gw?.stop();
   gw = undefined;
@@ -26,10 +33,7 @@ describe("startup warnings about the log level", () => {
       fired: { secret: "route-secret-LLL222", cron_job: "nightly" },
     };
     gw = await startTestGateway({ config: webhookConfig(routes), logLevel: "warn" });
-    const warnings = gw
-      .logs()
-      .filter((line) => line.level === WARN)
-      .map((line) => line.msg);
+    const warnings = warnedBy(gw);
     expect(warnings).toContainEqual(
       `[webhook] 1 route(s) in ${gw.home.dir}/config.yaml (replies) deliver to log, which writes each reply at INFO, but the log level is warn: their replies are written nowhere — set SVC_LOG_LEVEL=info, or give them another deliver target`,
     );
@@ -53,10 +57,7 @@ describe("startup warnings about the webhook adapter", () => {
     });
     const config = `${gw.home.dir}/config.yaml`;
     const setting = `${config}: platforms.webhook.enabled is not set, and false is its default in a config.yaml`;
-    const warnings = gw
-      .logs()
-      .filter((line) => line.level === WARN)
-      .map((line) => line.msg);
+    const warnings = warnedBy(gw);
     expect(warnings).toContainEqual(
       expect.stringContaining(
         `[webhook] 2 enabled subscription(s) in ${gw.home.dir}/webhook_subscriptions.json (one, two) are not served: the webhook adapter is off (${setting}).`,
@@ -84,10 +85,7 @@ describe("startup warnings about the webhook adapter", () => {
     });
     const config = `${gw.home.dir}/config.yaml`;
     const said = `1 route(s) in ${config} (deploys) are not served: the webhook adapter is off (${config}: platforms.webhook.enabled is false).`;
-    const warnings = gw
-      .logs()
-      .filter((line) => line.level === WARN)
-      .map((line) => line.msg);
+    const warnings = warnedBy(gw);
     expect(warnings).toContainEqual(expect.stringContaining(`[webhook] ${said}`));
     const report = await checkConfig({ home: gw.home.dir, env: {} });
     expect(report.problems).toEqual([]);
@@ -114,12 +112,7 @@ describe("startup warnings about the webhook adapter", () => {
     expect(reloaded()[0]?.msg).toBe(
       `[webhook] Reloaded ${config} — no route answers: the webhook adapter is off (no listener)`,
     );
-    expect(
-      gw
-        .logs()
-        .filter((line) => line.level === WARN)
-        .map((line) => line.msg),
-    ).toContainEqual(
+    expect(warnedBy(gw)).toContainEqual(
       expect.stringContaining(
         `[webhook] 1 route(s) in ${config} (added) are not served: the webhook adapter is off (${config}: platforms.webhook.enabled is false).`,
       ),
@@ -140,10 +133,7 @@ describe("startup warnings about the webhook adapter", () => {
           state: { backend: "redis", redis_url: redis.url },
         },
       });
-      const warnings = gw
-        .logs()
-        .filter((line) => line.level === WARN)
-        .map((line) => line.msg);
+      const warnings = warnedBy(gw);
       expect(warnings).toContainEqual(
         expect.stringContaining(
           `[webhook] 1 enabled subscription(s) in ${redis.url} (shared) are not served: the webhook adapter is off`,
@@ -160,10 +150,7 @@ describe("startup warnings about the webhook adapter", () => {
 
   it("listening on every interface (host 0.0.0.0) is a WARN that names the fix", async () => {
     gw = await startTestGateway({ config: webhookConfig({ r: { secret: "s" } }, { host: "0.0.0.0" }) });
-    const warnings = gw
-      .logs()
-      .filter((line) => line.level === WARN)
-      .map((line) => line.msg);
+    const warnings = warnedBy(gw);
     expect(warnings).toContainEqual(
       `[webhook] Listening on every network interface (0.0.0.0:${gw.gateway.port}): anyone who can reach this machine can post to its routes — set platforms.webhook.host: 127.0.0.1 to accept senders on this machine only, or keep it and make sure every route has a secret`,
     );
@@ -181,10 +168,7 @@ describe("startup warnings about the webhook adapter", () => {
     });
     const health = await fetch(`http://127.0.0.1:${gw.gateway.port}/health`);
     expect(health.status).toBe(200);
-    const warnings = gw
-      .logs()
-      .filter((line) => line.level === WARN)
-      .map((line) => line.msg);
+    const warnings = warnedBy(gw);
     expect(warnings).toContainEqual(
       expect.stringContaining(
         `[webhook] Listening on every network interface ([::ffff:0.0.0.0]:${gw.gateway.port}): anyone who can reach this machine`,
@@ -194,10 +178,7 @@ describe("startup warnings about the webhook adapter", () => {
 
   it("a loopback listener and no unserved subscriptions give neither warning", async () => {
     gw = await startTestGateway({ config: webhookConfig({ r: { secret: "s" } }) });
-    const warnings = gw
-      .logs()
-      .filter((line) => line.level === WARN)
-      .map((line) => line.msg);
+    const warnings = warnedBy(gw);
     expect(warnings.filter((msg) => /every network interface|not served/.test(msg))).toEqual([]);
     const report = await checkConfig({ home: gw.home.dir, env: {} });
     expect(report.warnings.filter((msg) => /every network interface|not served/.test(msg))).toEqual([]);
