@@ -7,7 +7,11 @@
  * wrk run divided by the requests answered. On a shared machine CPU per request moves far less than req/s.
  * `BENCH_NODE_ARGS_A` / `BENCH_NODE_ARGS_B` (space-separated) give each tree's server extra Node flags, e.g.
  * the same tree twice with `BENCH_NODE_ARGS_B=--max-semi-space-size=32` to measure a V8 flag.
+ * `BENCH_AB_BUNDLE=1` runs `svc gateway run` from each tree's bundle (`dist/cli/main.js`, as users start it)
+ * instead of `bench/server.ts` on the per-file build, which resolves packages such as rxjs from node_modules,
+ * not as the bundle holds them. A runs before B in each round: run it both ways round, as the machine drifts.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,6 +46,40 @@ function cpuTicks(pid: number): number {
 const nodeArgsOf = (name: "A" | "B") =>
   (process.env[`BENCH_NODE_ARGS_${name}`] ?? "").split(" ").filter(Boolean);
 
+/** `svc gateway run` from `tree`'s bundle in `home`, pinned to CPU 0, once it says where it listens. */
+async function startBundledGateway(
+  tree: string,
+  home: string,
+  nodeArgs: readonly string[],
+): Promise<{ child: ChildProcess; port: number }> {
+  const argv = [
+    process.execPath,
+    ...nodeArgs,
+    join(tree, "dist/cli/main.js"),
+    "gateway",
+    "run",
+    "--port",
+    "0",
+  ];
+  const child = spawn("taskset", ["-c", "0", ...argv], {
+    env: { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: home },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let said = "";
+    // Read to the end either way: a gateway logging at INFO must never block on a full pipe.
+    const read = (chunk: Buffer) => {
+      said += chunk;
+      const listening = /Listening on 127\.0\.0\.1:(\d+)/.exec(said);
+      if (listening !== null) resolve(Number(listening[1]));
+    };
+    child.stdout?.on("data", read);
+    child.stderr?.on("data", read);
+    child.once("exit", () => reject(new Error(`the gateway exited before listening: ${said}`)));
+  });
+  return { child, port };
+}
+
 async function measure(
   tree: string,
   tag: string,
@@ -49,12 +87,15 @@ async function measure(
 ): Promise<{ rps: number; usPerReq: number; p99: number }> {
   const home = mkdtempSync(join(tmpdir(), "svc-ab-"));
   writeBenchConfig(home, undefined);
-  const { child, port } = await startServer(["gateway", home], {
-    tree,
-    pinned: true,
-    nodeArgs,
-    env: { BENCH_LOG_LEVEL: "info" },
-  });
+  const { child, port } =
+    process.env.BENCH_AB_BUNDLE === "1"
+      ? await startBundledGateway(tree, home, nodeArgs)
+      : await startServer(["gateway", home], {
+          tree,
+          pinned: true,
+          nodeArgs,
+          env: { BENCH_LOG_LEVEL: "info" },
+        });
   const pid = child.pid as number; // taskset execs node: same pid
   const before = cpuTicks(pid);
   const r = await runPullRequests(home, port, kind, seconds, tag);
