@@ -1,9 +1,9 @@
 import { utimesSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { githubExamplesOf } from "../../helpers/githubExamples.js";
 import { postJson } from "../../helpers/http.js";
 
 // The RE2 the filters run: re2js as src/streams/regex.ts requires it at the first pattern (its CommonJS build).
@@ -12,14 +12,6 @@ const { RE2JS } = createRequire(import.meta.url)("re2js") as typeof import("re2j
 const OPEN = "INSECURE_NO_AUTH";
 const IGNORED = { status: 200, body: { status: "ignored", reason: "filter" } };
 const ACCEPTED = { status: 202, body: { status: "accepted" } };
-
-function examplesOf(name: string): Array<Record<string, unknown> & { action?: string }> {
-  const found = (
-    examples as unknown as Array<{ name: string; examples: Array<Record<string, unknown>> }>
-  ).find((d) => d.name === name);
-  if (found === undefined) throw new Error(`no ${name} examples`);
-  return found.examples as Array<Record<string, unknown> & { action?: string }>;
-}
 
 const route = (filters: unknown[]) => ({ secret: OPEN, filters });
 
@@ -97,7 +89,7 @@ describe("filters (spec 2.3) over HTTP", () => {
 
   it("real GitHub pull_request payloads: only opened/synchronize/reopened non-draft PRs pass", async () => {
     let accepted = 0;
-    for (const payload of examplesOf("pull_request")) {
+    for (const payload of githubExamplesOf("pull_request")) {
       const pr = payload.pull_request as { draft?: boolean };
       const expected =
         ["opened", "synchronize", "reopened"].includes(payload.action ?? "") && pr.draft === false;
@@ -148,7 +140,10 @@ describe("filters (spec 2.3) over HTTP", () => {
   });
 
   it("in_file: JSON array, keys of a JSON object, lines of a text file (real GitHub payloads)", async () => {
-    const opened = examplesOf("pull_request").find((p) => p.action === "opened") as Record<string, unknown>;
+    const opened = githubExamplesOf("pull_request").find((p) => p.action === "opened") as Record<
+      string,
+      unknown
+    >;
     expect(await post("in_json", opened)).toMatchObject(ACCEPTED);
     expect(await post("in_json", { ...opened, sender: { login: "mallory" } })).toMatchObject(IGNORED);
     expect(await post("in_keys", opened)).toMatchObject(ACCEPTED);
@@ -225,7 +220,7 @@ describe("filters (spec 2.3) over HTTP", () => {
   });
 
   it("event / event_type read the resolved event type; headers.<Name> reads a request header", async () => {
-    const push = examplesOf("push")[0] as Record<string, unknown>;
+    const push = githubExamplesOf("push")[0] as Record<string, unknown>;
     expect(await post("by_event", push, { "X-GitHub-Event": "push" })).toMatchObject(ACCEPTED);
     expect(await post("by_event", push, { "X-GitHub-Event": "issues" })).toMatchObject(IGNORED);
     expect(await post("by_event_type", { event_type: "push" })).toMatchObject(ACCEPTED);

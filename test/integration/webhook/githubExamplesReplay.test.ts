@@ -1,8 +1,8 @@
 import { createHmac, randomUUID } from "node:crypto";
-import examples from "@octokit/webhooks-examples";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { githubExampleSets, type Payload } from "../../helpers/githubExamples.js";
 
 /**
  * Every real GitHub payload of @octokit/webhooks-examples, signed by GitHub's own signing library and
@@ -15,10 +15,7 @@ const PROMPT =
   "repo={repository.full_name} by={sender.login} title={pull_request.title} action={action} " +
   "id={repository.id} private={repository.private} merged={pull_request.merged_at} " +
   "labels={pull_request.labels} pr={pull_request}\n{__raw__}";
-type Payload = Record<string, unknown>;
-const all = (examples as unknown as Array<{ name: string; examples: Payload[] }>).flatMap((set) =>
-  set.examples.map((payload) => ({ event: set.name, payload })),
-);
+const all = githubExampleSets.flatMap((set) => set.examples.map((payload) => ({ event: set.name, payload })));
 
 /** Spec 2.5 rules 3-5, written independently of svc: JSON cut at 2000/4000 UTF-16 units, whole pairs. */
 function dump(payload: unknown): string {

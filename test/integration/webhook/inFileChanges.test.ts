@@ -2,8 +2,8 @@ import { renameSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { githubExample } from "../../helpers/githubExamples.js";
 import { postJson } from "../../helpers/http.js";
-import { githubExample } from "../../unit/streams/octokitExamples.js";
 
 /** Spec 2.3 `in_file`: the list is cached, but only until the file changes. */
 describe("in_file lists are re-read when the file changes", () => {

@@ -2,7 +2,6 @@ import { execFile } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { connect } from "node:net";
 import { promisify } from "node:util";
-import examples from "@octokit/webhooks-examples";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import {
@@ -15,6 +14,7 @@ import {
   waitForRun,
   webhookConfig,
 } from "../../helpers/gateway.js";
+import { githubExample } from "../../helpers/githubExamples.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
 
 const OPEN = "INSECURE_NO_AUTH";
@@ -349,9 +349,7 @@ describe("idempotency (spec 6)", () => {
 
 describe("templates (spec 2.5) with real GitHub payloads", () => {
   let gw: TestGateway;
-  const pr = (examples as unknown as Array<{ name: string; examples: Array<Record<string, unknown>> }>)
-    .find((d) => d.name === "pull_request")
-    ?.examples.find((e) => e.action === "opened") as Record<string, unknown>;
+  const pr = githubExample("pull_request", "opened");
   beforeAll(async () => {
     gw = await startTestGateway({
       files: { "agent/recorder.sh": RECORDER_AGENT },

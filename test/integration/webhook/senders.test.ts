@@ -1,5 +1,4 @@
 import { createHash, createHmac } from "node:crypto";
-import examples from "@octokit/webhooks-examples";
 import { sign as signGithub } from "@octokit/webhooks-methods";
 import { SignJWT } from "jose";
 import { Webhook as StandardWebhook } from "standardwebhooks";
@@ -7,6 +6,7 @@ import Stripe from "stripe";
 import { Webhook as SvixWebhook } from "svix";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { githubExamplesOf } from "../../helpers/githubExamples.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
 
 /** What the real senders' own libraries produce, sent to the real gateway (spec 5, 8). */
@@ -298,9 +298,7 @@ describe("GitHub hooks with content type application/x-www-form-urlencoded (GitH
   });
   afterAll(() => gw.stop());
 
-  const pullRequests = (
-    examples as unknown as Array<{ name: string; examples: Array<{ action?: string }> }>
-  ).find((e) => e.name === "pull_request")?.examples;
+  const pullRequests = githubExamplesOf("pull_request");
   /** What GitHub sends: `payload=<urlencoded JSON>`, signed over exactly those bytes. */
   const sendForm = async (form: string, delivery: string) =>
     postJson(gw.url("/webhooks/prs"), form, {

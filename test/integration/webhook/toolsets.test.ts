@@ -7,8 +7,8 @@ import {
   waitForRun,
   webhookConfig,
 } from "../../helpers/gateway.js";
+import { githubExample } from "../../helpers/githubExamples.js";
 import { postJson } from "../../helpers/http.js";
-import { githubExample } from "../../unit/streams/octokitExamples.js";
 
 const OPEN = "INSECURE_NO_AUTH";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isPingEvent, resolveEventType } from "../../../src/streams/eventType.js";
-import { githubExample } from "./octokitExamples.js";
+import { githubExample } from "../../helpers/githubExamples.js";
 
 describe("resolveEventType (spec 2.2, 6)", () => {
   it("prefers x-forge-event, then x-github-event, x-alt-forge-event, x-gitlab-event, then body event_type", () => {

@@ -11,7 +11,7 @@ import {
   regexProblem,
 } from "../../../src/streams/filters.js";
 import { parseJson } from "../../../src/streams/jsonNumbers/index.js";
-import { githubExample } from "./octokitExamples.js";
+import { githubExample } from "../../helpers/githubExamples.js";
 
 // The RE2 the filters run: re2js as src/streams/regex.ts requires it at the first pattern (its CommonJS build).
 const { RE2JS } = createRequire(import.meta.url)("re2js") as typeof import("re2js");

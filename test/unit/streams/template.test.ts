@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { renderExtra, renderTemplate } from "../../../src/streams/template.js";
-import { githubExample } from "./octokitExamples.js";
+import { githubExample } from "../../helpers/githubExamples.js";
 
 const pr = githubExample("pull_request", "opened");
 const push = githubExample("push");
