@@ -1,5 +1,5 @@
-import { createWebSocketInspector } from "@statelyai/inspect";
 import type { InspectionEvent } from "xstate";
+import { importExternal } from "../io/importExternal.js";
 import { startInspectRelay } from "../io/inspectRelay.js";
 import { isSecretKey, type Logger } from "../io/log.js";
 
@@ -79,6 +79,8 @@ export interface GatewayInspector {
  * Rejects, naming `--inspect`, when the port cannot be taken. Logs where it listens at INFO to `logger`.
  */
 export async function startInspector(port: number, logger?: Logger): Promise<GatewayInspector> {
+  const { createWebSocketInspector } =
+    await importExternal<typeof import("@statelyai/inspect")>("@statelyai/inspect");
   const server = await startInspectRelay(port);
   // Starts itself (autoStart); a second start() would open a second socket and break the first.
   const inspector = createWebSocketInspector({

@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import { importExternal } from "./importExternal.js";
 import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
 import { outboundDispatcher } from "./outbound/dispatcher.js";
 
@@ -16,7 +17,7 @@ import { outboundDispatcher } from "./outbound/dispatcher.js";
  */
 let modelPool: Promise<Dispatcher> | undefined;
 const pool = () =>
-  (modelPool ??= import("undici").then((undici) => {
+  (modelPool ??= importExternal<typeof import("undici")>("undici").then((undici) => {
     const ca = systemCaCertificates();
     return outboundDispatcher(undici, {
       headersTimeout: 0,

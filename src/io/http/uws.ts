@@ -2,6 +2,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from "
 import { type Clock, systemClock } from "../../clock.js";
 import { declaredLength } from "../../streams/stages/size.js";
 import type { Outcome } from "../../streams/types.js";
+import { importExternal } from "../importExternal.js";
 import {
   addHeaderLine,
   answerText,
@@ -26,7 +27,7 @@ const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 /** Loads the native uWS binary; `undefined` with the reason when it cannot load on this platform. */
 export async function loadUws(): Promise<{ uws: Uws } | { error: string }> {
   try {
-    const mod = (await import("uWebSockets.js")) as Uws & { default?: Uws };
+    const mod = await importExternal<Uws & { default?: Uws }>("uWebSockets.js");
     return { uws: mod.default ?? mod };
   } catch (err) {
     return { error: err instanceof Error ? (err.message.split("\n")[0] ?? String(err)) : String(err) };

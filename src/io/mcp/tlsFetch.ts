@@ -6,6 +6,7 @@ import type { Dispatcher } from "undici";
 import { keptAsWrittenHint } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
+import { importExternal } from "../importExternal.js";
 import { outboundDispatcher } from "../outbound/dispatcher.js";
 import { notUtf8Text } from "../textEncoding.js";
 import { secureContextFor, systemCaCertificates } from "./systemCas.js";
@@ -219,7 +220,7 @@ type ConnectOptions = ReturnType<typeof tlsConnectOptions>;
 function agentFetch(connect: ConnectOptions): TlsFetch {
   let agent: Promise<{ agent: Dispatcher; fetch: typeof import("undici").fetch }> | undefined;
   const ready = () =>
-    (agent ??= import("undici").then((undici) => ({
+    (agent ??= importExternal<typeof import("undici")>("undici").then((undici) => ({
       agent: outboundDispatcher(undici, {
         connect: Array.isArray(connect.ca)
           ? {

@@ -1,4 +1,5 @@
 import { SvcError } from "../../errors.js";
+import { importExternal } from "../importExternal.js";
 
 /**
  * `$BROWSER` (colon-separated commands, `%s` for the URL, else the URL appended): the first entry
@@ -43,7 +44,7 @@ export async function openInBrowser(url: string, env: NodeJS.ProcessEnv = proces
     });
     return;
   }
-  const { default: open } = await import("open");
+  const { default: open } = await importExternal<typeof import("open")>("open");
   const child = await open(url, { wait: false });
   child.on("error", () => {});
   child.unref();

@@ -4,6 +4,7 @@
  */
 import type { SecureContext } from "node:tls";
 import type { Agent, Dispatcher } from "undici";
+import { importExternal } from "../importExternal.js";
 import { secureContextFor, systemCaCertificates } from "../mcp/systemCas.js";
 import { type ProxyChoice, proxyConfigured, proxyFor } from "./proxyChoice.js";
 import { proxyError, refusedStatus } from "./proxyErrors.js";
@@ -125,7 +126,7 @@ let shared: Promise<Dispatcher> | undefined;
  */
 export const outboundFetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
   if (!proxyConfigured()) return globalThis.fetch(input, init);
-  shared ??= import("undici").then((undici) => outboundDispatcher(undici));
+  shared ??= importExternal<Undici>("undici").then((undici) => outboundDispatcher(undici));
   const dispatcher = await shared;
   // Node's fetch takes a dispatcher of the undici package (its types are those of the undici it bundles).
   return globalThis.fetch(input, { ...init, dispatcher } as unknown as RequestInit);

@@ -1,6 +1,7 @@
 import type { Redis, RedisOptions } from "ioredis";
 import { SvcError } from "../../../errors.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
+import { importExternal } from "../../importExternal.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
 import { closedBeforeHandshake, serverGreeting } from "./greeting.js";
@@ -424,7 +425,7 @@ export async function connectRedis(
     fix = `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`,
   ) => new SvcError("config_invalid", `${configFile}: state.redis_url: ${problem} — ${fix}`);
   // ioredis is loaded with the first connection: the local backend never needs it.
-  const { Redis } = await import("ioredis");
+  const { Redis } = await importExternal<typeof import("ioredis")>("ioredis");
   let redis: Redis;
   try {
     redis = new Redis(url, optionsForUrl(url, { ...options, lazyConnect: true, retryStrategy: () => null }));
