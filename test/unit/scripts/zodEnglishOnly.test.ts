@@ -50,7 +50,7 @@ describe("zod's locales in svc's bundles", () => {
   it("the built `svc` command carries no other locale (npm run build uses the plugin)", () => {
     const dir = join(ROOT, "dist/cli");
     const found = readdirSync(dir)
-      .filter((f) => f.endsWith(".js"))
+      .filter((f) => f.endsWith(".js") || f.endsWith(".cjs"))
       .flatMap((f) => localesIn(readFileSync(join(dir, f), "utf8")));
     expect(found.length).toBeGreaterThan(0);
     expect([...new Set(found)]).toEqual(["en"]);
