@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { fileURLToPath } from "node:url";
 import { loadBundle } from "../io/compileCache.js";
-import { lendImport } from "../io/importExternal.js";
 import { quietWhenOutputCloses } from "./closedOutput.js";
 import { holdStopSignals } from "./earlySignals.js";
 import { boundHeapGrowth } from "./gatewayHeap.js";
@@ -17,7 +16,6 @@ if (process.argv[2] === "gateway" && process.argv[3] === "run") {
 
 // Built, the program is the bundle beside this script, run from V8's code cache (src/io/compileCache.ts);
 // from source (tsx), its own modules.
-lendImport((specifier) => import(specifier));
 const { main } = import.meta.url.endsWith(".ts")
   ? await import("./run.js")
   : (loadBundle(fileURLToPath(new URL("./svc.cjs", import.meta.url))).exports as typeof import("./run.js"));

@@ -16,6 +16,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import Module, { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import vm from "node:vm";
+import { lendImport } from "./importExternal.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
 
 /** What became of the cache when the bundle loaded. */
@@ -116,6 +117,8 @@ export function loadBundle(file: string, argv: readonly string[] = process.argv)
   });
   const used = cached !== undefined && !script.cachedDataRejected;
   if (!used) process.once("exit", () => writeCache(dir, name, key, prefix, script));
+  // The program's import() of packages outside it is this module's own (src/io/importExternal.ts).
+  lendImport((specifier) => import(specifier));
   const module = new Module(file);
   module.filename = file;
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;

@@ -26,8 +26,9 @@ const serverUrl = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
 const here = import.meta.dirname;
 // The test passes how to start svc (the built dist when fresh, see test/helpers/cliEntry.ts); the source by
-// default. The commands run in this process through the CLI's own `main` (its run.js beside main.js), one
-// after the other: a node start and the CLI's module loading once per scenario instead of once per command.
+// default. The commands run in this process through the CLI's own `main`, one after the other: a node start
+// and the CLI's loading once per scenario instead of once per command. Built, `main` is the program beside
+// main.js, loaded from its code cache as main.js loads it; from source, run.ts.
 const svcArgv = process.env.SVC_CONFORMANCE_ARGV
   ? JSON.parse(process.env.SVC_CONFORMANCE_ARGV)
   : [join(here, "../../src/cli/main.ts")];
@@ -35,7 +36,13 @@ const entry = svcArgv[svcArgv.length - 1];
 // Run by hand (docs/mcp-oauth.md: `--command "node test/conformance/svcClient.mjs"`), plain node cannot
 // import the TypeScript source: the tsx loader is registered here, as the test's argv does with --import tsx.
 if (extname(entry) === ".ts" && !process.env.SVC_CONFORMANCE_ARGV) (await import("tsx/esm/api")).register();
-const { main } = await import(pathToFileURL(join(dirname(entry), `run${extname(entry)}`)).href);
+const { main } =
+  extname(entry) === ".ts"
+    ? await import(pathToFileURL(join(dirname(entry), "run.ts")).href)
+    : (await import(pathToFileURL(join(dirname(entry), "../io/compileCache.js")).href)).loadBundle(
+        join(dirname(entry), "svc.cjs"),
+        [process.execPath, "svc", "conformance-client"],
+      ).exports;
 const home = mkdtempSync(join(tmpdir(), "svc-conformance-"));
 const env = {
   PATH: process.env.PATH ?? "",
