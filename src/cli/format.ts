@@ -1,4 +1,5 @@
 import { SvcError } from "../errors.js";
+import { graphemes } from "../io/graphemes.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
 const CONTROL_RUNS = /[\x00-\x1f\x7f]+/g;
@@ -9,7 +10,6 @@ const CONTROL_RUNS = /[\x00-\x1f\x7f]+/g;
  */
 const WIDE =
   /^(?:[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f1e6}-\u{1f1ff}\u{20000}-\u{3fffd}]|\p{Emoji_Presentation}|\p{Extended_Pictographic}\ufe0f)/u;
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
 /**
  * The columns `text` takes on a terminal: one per character as a reader sees it (a letter with its
@@ -18,7 +18,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 export function displayWidth(text: string): number {
   if (/^[\x20-\x7e]*$/.test(text)) return text.length;
   let width = 0;
-  for (const { segment } of graphemes.segment(text)) width += WIDE.test(segment) ? 2 : 1;
+  for (const { segment } of graphemes(text)) width += WIDE.test(segment) ? 2 : 1;
   return width;
 }
 

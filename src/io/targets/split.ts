@@ -1,3 +1,5 @@
+import { graphemes } from "../graphemes.js";
+
 /**
  * How a platform counts its message-size limit: UTF-16 characters, UTF-8 bytes, or the size of each
  * character as sent (a target that escapes text, e.g. Slack's `&lt;`, counts what the platform receives).
@@ -50,8 +52,6 @@ export function sizeOf(text: string, unit: SizeUnit): number {
   return size;
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
 /** How far around a hard cut to look for a grapheme-cluster boundary (first: a longer cluster widens it). */
 const CLUSTER_WINDOW = 128;
 
@@ -67,7 +67,7 @@ function clusterBoundary(text: string, end: number): number {
   for (let window = CLUSTER_WINDOW; ; window *= 4) {
     const from = Math.max(0, end - window);
     let boundary = 0;
-    for (const { index } of graphemes.segment(text.slice(from, end + CLUSTER_WINDOW))) {
+    for (const { index } of graphemes(text.slice(from, end + CLUSTER_WINDOW))) {
       if (index > end - from) break;
       boundary = index;
     }
