@@ -6,7 +6,7 @@
 //    20 caches no ES module's code); dist/cli/main.js, the `svc` command itself, holds stop signals and loads it;
 //    dist/cli/uwsThread.js is the ingress worker thread. Packages that find files beside their own modules at run
 //    time (native addons, Lua scripts, worker-thread transports, the xdg-open script) stay external.
-import { chmodSync, rmSync } from "node:fs";
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 import { rxjsModules } from "./rxjsModules.mjs";
 import { zodEnglishOnly } from "./zodEnglishOnly.mjs";
@@ -37,6 +37,16 @@ await build({
   define: { "import.meta.url": "__svcImportMetaUrl" },
   banner: { js: "const __svcImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
+
+// esbuild escapes every other character in the code, not in the comments it keeps: the same escapes there
+// make the file ASCII, which the program's loader reads without decoding (src/io/compileCache.ts).
+const program = readFileSync("dist/cli/svc.cjs", "utf8");
+// A line separator ends a comment: escaped, it would comment out what follows it.
+if (/[\u2028\u2029]/.test(program)) throw new Error("dist/cli/svc.cjs holds a line separator (U+2028/U+2029)");
+writeFileSync(
+  "dist/cli/svc.cjs",
+  program.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
+);
 
 // The worker thread is started from `new URL("./uwsThread.js", import.meta.url)`, so it sits beside the program.
 await build({ ...esm, ...bundled, entryPoints: ["src/io/http/uwsThread.ts"], outdir: "dist/cli", banner: { js: requireBanner } });

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { isAscii } from "node:buffer";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI_MAIN } from "../../helpers/cliEntry.js";
@@ -37,6 +38,10 @@ describe.skipIf(!BUILT)("the built svc starts from its code cache", () => {
     const again = await svcProcess(home, ["webhook", "list"]);
     expect(again).toEqual({ code: 0, stdout: first.stdout, stderr: "" });
     expect(cachesOf("webhook-list")).toEqual(written);
+  });
+
+  it("the program is ASCII, which its loader reads without decoding", () => {
+    expect(isAscii(readFileSync(join(dirname(CLI_MAIN), "svc.cjs")))).toBe(true);
   });
 
   it("the gateway runs from it with nothing on stderr (no experimental warning), and stops cleanly", async () => {
