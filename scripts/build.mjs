@@ -1,11 +1,14 @@
-// `npm run build`: two outputs in dist/.
+// `npm run build`: three outputs in dist/.
 // 1. Every module of src/ compiled on its own (dist/<same path>.js): what bench/ imports and profiles file by file.
-// 2. The `svc` command bundled: starting a command from ~340 module files cost twice the CPU of starting it from a
-//    bundle (gateway start 0.9 → 0.45 s, `svc config check` 0.42 → 0.27 s on the 2-core test machine). The program
-//    is one CommonJS file, dist/cli/svc.cjs, so that it can run from V8's code cache (src/io/compileCache.ts: Node
-//    20 caches no ES module's code); dist/cli/main.js, the `svc` command itself, holds stop signals and loads it;
-//    dist/cli/uwsThread.js is the ingress worker thread. Packages that find files beside their own modules at run
-//    time (native addons, Lua scripts, worker-thread transports, the xdg-open script) stay external.
+// 2. The `svc` command bundled as ES modules (dist/cli/main.js, run.js, uwsThread.js and their shared chunks):
+//    starting a command from ~340 module files cost twice the CPU of starting it from a bundle (gateway start 0.9 →
+//    0.45 s, `svc config check` 0.42 → 0.27 s on the 2-core test machine). `svc gateway run` runs from it.
+// 3. The same program as one CommonJS file, dist/cli/svc.cjs, which every other command runs from V8's code cache
+//    (src/io/compileCache.ts: Node 20 caches no ES module's code). Not the gateway: in one file esbuild wraps
+//    every lazily imported module in an initializer, and the accepted path ran ~5 % slower for it (p99 ~8 ms
+//    worse at 32 connections).
+// Packages that find files beside their own modules at run time (native addons, Lua scripts, worker-thread
+// transports, the xdg-open script) stay external.
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 import { rxjsModules } from "./rxjsModules.mjs";
@@ -35,7 +38,9 @@ await build({
   // import.meta.url names the bundle, as it named each module (package.json, the worker thread's script and
   // packages are found from it).
   define: { "import.meta.url": "__svcImportMetaUrl" },
-  banner: { js: "const __svcImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // Strict, as the ES modules it is made of are: a statement before esbuild's own "use strict" would leave the
+  // whole program in sloppy mode (5 % more CPU per accepted request, measured).
+  banner: { js: "\"use strict\";\nconst __svcImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 
 // esbuild escapes every other character in the code, not in the comments it keeps: the same escapes there
@@ -48,16 +53,15 @@ writeFileSync(
   program.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
 );
 
-// The worker thread is started from `new URL("./uwsThread.js", import.meta.url)`, so it sits beside the program.
-await build({ ...esm, ...bundled, entryPoints: ["src/io/http/uwsThread.ts"], outdir: "dist/cli", banner: { js: requireBanner } });
-
-// The entry loads the program (`./run.js` only when it runs from source, under tsx).
-const programFromSource = {
-  name: "program-from-source",
-  setup(build) {
-    build.onResolve({ filter: /^\.\/run\.js$/ }, () => ({ path: "./run.js", external: true }));
-  },
-};
-await build({ ...esm, ...bundled, plugins: [programFromSource], entryPoints: ["src/cli/main.ts"], outdir: "dist/cli" });
+await build({
+  ...esm,
+  ...bundled,
+  // The worker thread is started from `new URL("./uwsThread.js", import.meta.url)`, so it sits beside the chunks.
+  entryPoints: { main: "src/cli/main.ts", run: "src/cli/run.ts", uwsThread: "src/io/http/uwsThread.ts" },
+  outdir: "dist/cli",
+  splitting: true,
+  allowOverwrite: true,
+  banner: { js: requireBanner },
+});
 
 chmodSync("dist/cli/main.js", 0o755);

@@ -8,38 +8,20 @@
 export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGQUIT"] as const;
 /** Let go while the program loads: a reload comes too early to matter, and the others mean nothing to svc. */
 const IGNORED_SIGNALS = ["SIGHUP", "SIGUSR1", "SIGUSR2"] as const;
-interface Hold {
-  signal: string | undefined;
-  readonly hold: (signal: string) => void;
-  readonly ignore: () => void;
-}
-
-function newHold(): Hold {
-  const state: Hold = {
-    signal: undefined,
-    hold: (signal) => {
-      state.signal ??= signal;
-    },
-    ignore: () => {},
-  };
-  return state;
-}
-
-// The built entry script and the program it loads are two bundles, each with its own copy of this module:
-// the hold lives on the global object, so the program's release ends the entry's hold.
-const SLOT = Symbol.for("svc.earlySignals");
-const slot = globalThis as { [SLOT]?: Hold };
-slot[SLOT] ??= newHold();
-const state = slot[SLOT];
+let held: string | undefined;
+const hold = (signal: string) => {
+  held ??= signal;
+};
+const ignore = () => {};
 
 export function holdStopSignals(): void {
-  for (const signal of STOP_SIGNALS) process.on(signal, state.hold);
-  for (const signal of IGNORED_SIGNALS) process.on(signal, state.ignore);
+  for (const signal of STOP_SIGNALS) process.on(signal, hold);
+  for (const signal of IGNORED_SIGNALS) process.on(signal, ignore);
 }
 
 /** Stops holding (the caller has installed its own handlers); the first stop signal that arrived, if any. */
 export function releaseStopSignals(): string | undefined {
-  for (const signal of STOP_SIGNALS) process.off(signal, state.hold);
-  for (const signal of IGNORED_SIGNALS) process.off(signal, state.ignore);
-  return state.signal;
+  for (const signal of STOP_SIGNALS) process.off(signal, hold);
+  for (const signal of IGNORED_SIGNALS) process.off(signal, ignore);
+  return held;
 }

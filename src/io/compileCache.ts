@@ -1,7 +1,7 @@
 /**
  * Runs a CommonJS bundle with V8's code cache. Node 20 compiles every function of the program again at
  * each start (Node 22's `module.enableCompileCache` is what this does there): the built `svc` spent about a
- * fifth to a quarter of a command's start-up CPU on it. The cache of a command (`gateway run`, `webhook list`: the first
+ * fifth to a quarter of a command's start-up CPU on it. The cache of a command (`webhook list`, `mcp call`: the first
  * two words of its command line) is written when the first process that ran it without one exits, and holds
  * the code of every function that process compiled; later processes of the same command start from it.
  *
@@ -99,8 +99,8 @@ function writeCache(dir: string, name: string, key: string, prefix: string, scri
 
 /**
  * The V8 version and the flags Node was started with: V8 refuses a cache made under other flags, so a
- * gateway started by `svc gateway start` (with `--single-threaded-gc` on one core) and one run in the
- * foreground keep caches of their own instead of replacing each other's at every start.
+ * command run under other flags (`node --max-old-space-size=… svc …`, NODE_OPTIONS) keeps a cache of its own
+ * instead of replacing the usual one at every start.
  */
 function v8Fingerprint(): string {
   const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ");
