@@ -26,7 +26,7 @@ export type CacheUse =
   | "used"
   /** None yet (or V8 refused the one there): written when the process exits. */
   | "will-write"
-  /** Not cached: turned off, a Node without the loader hook, a directory that cannot be written, full. */
+  /** Not cached: turned off, or a directory that cannot be written or is full. */
   | "off";
 
 export interface LoadedBundle {
