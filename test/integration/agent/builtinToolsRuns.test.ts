@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
 import { journalLines } from "../../helpers/runJournal.js";
@@ -13,7 +14,9 @@ import { journalLines } from "../../helpers/runJournal.js";
  */
 
 const SECRET = "hook-secret-for-builtin-tools";
-const NAMED_SERVER = join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs");
+const NAMED_SERVER = await bundledFixture(
+  join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs"),
+);
 /** A server tool whose registered name, mcp__enterprise_github__<it>, is past the APIs' 64 characters. */
 const LONG_TOOL = "list_repository_collaborators_with_permissions";
 

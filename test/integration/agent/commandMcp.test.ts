@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
 
@@ -10,7 +11,9 @@ import { postSignedIssue } from "../../helpers/http.js";
  */
 
 const SECRET = "hook-secret-for-command-mcp";
-const AGENT = new URL("../../fixtures/agent/mcpClientAgent.mjs", import.meta.url).pathname;
+const AGENT = await bundledFixture(
+  new URL("../../fixtures/agent/mcpClientAgent.mjs", import.meta.url).pathname,
+);
 
 let notes: RecordingMcp;
 let other: RecordingMcp;

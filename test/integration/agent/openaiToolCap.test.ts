@@ -3,9 +3,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { svcPaths } from "../../../src/config/paths.js";
 import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 
-const NAMED_SERVER = join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs");
+const NAMED_SERVER = await bundledFixture(
+  join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs"),
+);
 const OPEN = { secret: "INSECURE_NO_AUTH" };
 const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}_${i}`);
 

@@ -16,10 +16,11 @@ import { builtinTools, lazyWorkspace } from "../../../src/agent/tools/index.js";
 import type { AgentTool, JsonSchema, ToolContent } from "../../../src/agent/tools/tool.js";
 import { toolsSchema } from "../../../src/config/sections/tools.js";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { tempHome } from "../../helpers/home.js";
 import { toolContext } from "../../helpers/toolContext.js";
 
-const AGENT = join(import.meta.dirname, "../../fixtures/agent/mcpClientAgent.mjs");
+const AGENT = await bundledFixture(join(import.meta.dirname, "../../fixtures/agent/mcpClientAgent.mjs"));
 
 /** The fixture MCP server's tools as AgentTools, the way the hub offers them: `mcp__fixture__<tool>`. */
 async function fixtureTools(names: readonly string[]): Promise<{ tools: AgentTool[]; client: Client }> {

@@ -1,11 +1,14 @@
 import { resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { STDIO_FIXTURE } from "../mcp/harness.js";
 import { svc as runSvc } from "./svc.js";
 
-const EMPTY_SERVER = resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs");
+const EMPTY_SERVER = await bundledFixture(
+  resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs"),
+);
 
 let home: TempHome;
 beforeEach(() => {

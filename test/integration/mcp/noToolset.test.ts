@@ -1,11 +1,14 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { entry, STDIO_FIXTURE, useHubs } from "./harness.js";
 
 const ctx = useHubs();
 
-const EMPTY_SERVER = resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs");
+const EMPTY_SERVER = await bundledFixture(
+  resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs"),
+);
 
 /** Rule 5: no tool left, no toolset. The log line says why there is none, as `svc mcp test` does. */
 describe("a server that registers no tool", () => {

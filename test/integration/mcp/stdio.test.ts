@@ -6,9 +6,10 @@ import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/a
 import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
 
-const PAGED_SERVER = resolve(import.meta.dirname, "paged-server.mjs");
+const PAGED_SERVER = await bundledFixture(resolve(import.meta.dirname, "paged-server.mjs"));
 const ctx = useHubs();
 const hub = ctx.hub;
 

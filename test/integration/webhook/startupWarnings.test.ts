@@ -5,12 +5,15 @@ import { stringify } from "yaml";
 import { checkConfig } from "../../../src/cli/config/check.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../../../src/io/state/redis/keys.js";
 import { createRedisSubscriptionStore } from "../../../src/io/state/redis/subscriptions.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { startTestRedis } from "../../helpers/redis.js";
 
 /** A config.yaml that changes the defaults without a word: the start says so, loudly (WARN). */
 
-const EMPTY_SERVER = resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs");
+const EMPTY_SERVER = await bundledFixture(
+  resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs"),
+);
 const WARN = 40;
 
 let gw: TestGateway | undefined;

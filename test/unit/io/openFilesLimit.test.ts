@@ -2,10 +2,11 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 
 const module = (path: string) => JSON.stringify(pathToFileURL(svcModule(path)).href);
-const SERVER = resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs");
+const SERVER = await bundledFixture(resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs"));
 const LIMIT =
   "too many open files (EMFILE: this process has as many open as its limit allows) — raise its open-file limit (ulimit -n; LimitNOFILE= in a systemd unit, docker run --ulimit nofile=...)";
 
