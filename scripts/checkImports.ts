@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 
-/** A module's layer: its first folder under `srcDir` (`errors.ts` and `clock.ts` at the top are shared by all). */
+/** A module's layer: its first folder under `srcDir` (`errors.ts`, `clock.ts` and `requiredAtFirstUse.ts` at the top are shared by all). */
 const layerOf = (srcDir: string, file: string): string => {
   const parts = relative(srcDir, file).split("/");
   return parts.length === 1 ? "" : (parts[0] ?? "");

@@ -1,14 +1,13 @@
-import { createRequire } from "node:module";
 import type { RE2JS } from "re2js";
+import { requiredAtFirstUse } from "../requiredAtFirstUse.js";
 
 /** `regex` filters: RE2 (linear time, no backreferences or lookaround), compiled once per pattern. */
 
-// Required at the first pattern, not imported: a start whose routes, subscriptions and commands hold no
-// `regex` filter does not load re2js (~310 KB of the bundle). Config validation checks each pattern as it
-// is read, so a gateway with one has it loaded before it serves its first request.
-let re2js: typeof RE2JS | undefined;
-const engine = (): typeof RE2JS =>
-  (re2js ??= (createRequire(import.meta.url)("re2js") as typeof import("re2js")).RE2JS);
+// Required at the first pattern: a start whose routes, subscriptions and commands hold no `regex` filter
+// does not load re2js (~310 KB of the bundle). Config validation checks each pattern as it is read, so a
+// gateway with one has it loaded before it serves its first request.
+const re2js = requiredAtFirstUse<typeof import("re2js")>("re2js");
+const engine = () => re2js().RE2JS;
 
 const REGEX_CACHE_LIMIT = 512;
 const regexCache = new Map<string, RE2JS | null>();

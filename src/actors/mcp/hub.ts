@@ -381,10 +381,11 @@ export class McpHub {
         // .env, a login just done): it does not wait up to five minutes for the next attempt.
         // (Also one still closing its lost session: it connects as soon as that is done.)
         const state = connectionState(rt.actor.getSnapshot());
-        if (state === "failed" || state === "reconnecting") rt.actor.send({ type: "CONNECT" });
+        const notConnected = state === "failed" || state === "reconnecting";
+        if (notConnected) rt.actor.send({ type: "CONNECT" });
         // One whose backoff retry is under way already renders what the reload read: that try is its
         // retry (it is not started twice), and the report waits for its outcome as for any retry.
-        if (state === "failed" || state === "reconnecting" || retrying(rt)) {
+        if (notConnected || retrying(rt)) {
           // The user acted (and wants to know whether it helped): the same failure is warned about again.
           rt.warnedFailure = undefined;
           summary.retried.push(name);

@@ -1,17 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
 import { nonAsciiNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
+import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
-type CronParser = typeof import("cron-parser")["CronExpressionParser"];
-
-// Required at the first cron expression, not imported: a start that parses none (no cron job, or interval
-// schedules only) loads neither cron-parser nor luxon (~380 KB of the bundle).
-let cronParser: CronParser | undefined;
-const parser = (): CronParser =>
-  (cronParser ??= (createRequire(import.meta.url)("cron-parser") as typeof import("cron-parser"))
-    .CronExpressionParser);
+// Required at the first cron expression: a start that parses none (no cron job, or interval schedules only)
+// loads neither cron-parser nor luxon (~380 KB of the bundle).
+const cronParser = requiredAtFirstUse<typeof import("cron-parser")>("cron-parser");
+const parser = () => cronParser().CronExpressionParser;
 
 export type CronJobState = "enabled" | "paused" | "disabled";
 

@@ -1,11 +1,9 @@
-import { createRequire } from "node:module";
+import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
 
 type AddressParser = typeof import("nodemailer/lib/addressparser")["default"];
 
-// Required at the first check, not imported: a start with no email recipient to check loads no nodemailer.
-let addressparser: AddressParser | undefined;
-const parser = (): AddressParser =>
-  (addressparser ??= createRequire(import.meta.url)("nodemailer/lib/addressparser") as AddressParser);
+// Required at the first check: a start with no email recipient to check loads no nodemailer.
+const parser = requiredAtFirstUse<AddressParser>("nodemailer/lib/addressparser");
 
 /**
  * Whether `text` names more than one recipient: `a@x, b@y`, `a@x; b@y` or a group `list: b@y, c@y;` (a
