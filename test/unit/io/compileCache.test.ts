@@ -66,7 +66,7 @@ process.stdout.write(JSON.stringify({ cache: loaded.cache, answer: loaded.export
       [...nodeArgs, ...CLI_NODE_ARGS, loader, bundle, ...words],
       { env: { ...process.env, ...env } },
     );
-    return JSON.parse(stdout) as { cache: string; answer: number };
+    return JSON.parse(stdout) as { cache: string; answer: number | string };
   };
 
   it("the first process writes its command's cache as it exits (0600, in a 0700 directory); the next starts from it and writes nothing", async () => {
@@ -120,6 +120,12 @@ process.stdout.write(JSON.stringify({ cache: loaded.cache, answer: loaded.export
     // Another command's cache of the old build goes when that command writes its own.
     expect(cacheFiles().filter((f) => f.startsWith("gateway-run."))).toHaveLength(1);
     expect(await load()).toEqual({ cache: "used", answer: 7 });
+  });
+
+  it("a bundle that is not ASCII is read as UTF-8, from its cache too", async () => {
+    writeFileSync(bundle, 'exports.answer = () => "café — ✓ 👍";\n');
+    expect(await load()).toEqual({ cache: "will-write", answer: "café — ✓ 👍" });
+    expect(await load()).toEqual({ cache: "used", answer: "café — ✓ 👍" });
   });
 
   it("processes of one command writing at once leave one whole cache", async () => {
