@@ -87,13 +87,22 @@ export async function deliveries(
     );
     return;
   }
-  const text = (value: string) => terminalText(value);
   // A run (or delivery) whose request this history does not hold: with a shared state, another instance
   // answered it and this one took its run from the queue.
   const unanswered =
     loaded.config.state.backend === "redis"
       ? "request answered by another instance"
       : "request not in this history";
+  process.stdout.write(`${deliveriesTable(shown, unanswered)}\n`);
+}
+
+/**
+ * The table `svc webhook deliveries` prints, newest first. `unanswered`: the NOTE of a run (or delivery)
+ * whose request this history does not hold. Sender text (IDs, event types) is shown with its control,
+ * bidi and zero-width characters escaped.
+ */
+export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: string): string {
+  const text = (value: string) => terminalText(value);
   const rows = shown.map(({ id, at, route: name, request, run, delivery }) => [
     at.replace(/\.\d+Z$/, "Z"),
     text(id),
@@ -108,7 +117,8 @@ export async function deliveries(
         ? ""
         : `redelivery of ${text(request.redelivery_of)}`,
   ]);
-  process.stdout.write(
-    `${formatTable([["TIME", "DELIVERY ID", "ROUTE", "EVENT", "ANSWER", "RUN", "DELIVERY", "NOTE"], ...rows])}\n`,
-  );
+  return formatTable([
+    ["TIME", "DELIVERY ID", "ROUTE", "EVENT", "ANSWER", "RUN", "DELIVERY", "NOTE"],
+    ...rows,
+  ]);
 }
