@@ -140,7 +140,14 @@ export function historyHooks(
   };
   return {
     close: () => writer.close(),
-    request(route: string, head: RequestHead, body: Buffer | undefined, answer: Outcome): void {
+    /** `refusal`: why the pipeline refused the request (the auth stage's reason), kept as the record's `reason`. */
+    request(
+      route: string,
+      head: RequestHead,
+      body: Buffer | undefined,
+      answer: Outcome,
+      refusal?: string,
+    ): void {
       const answered = answer.body as { status?: unknown; error?: unknown; event?: unknown };
       const id = answeredDeliveryId(answer, head.headers);
       const header = eventHeader(head.headers);
@@ -178,6 +185,8 @@ export function historyHooks(
           route,
           status: answer.status,
           outcome: String(answered.status ?? answered.error ?? answer.status),
+          // The schemes' reasons are short fixed texts: bounded as the other fields are all the same.
+          reason: refusal === undefined ? undefined : cut(refusal),
           event: event === undefined ? undefined : cut(event),
           event_header: eventHeaderField(header, resolved),
           redelivery_of: redeliveryOf === undefined ? undefined : cut(redeliveryOf),

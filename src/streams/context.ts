@@ -51,6 +51,12 @@ export interface PipelineCtx {
   readonly duplicateOf?: Promise<boolean>;
   /** The terminal answer, once a stage has decided it; later stages pass the context through untouched. */
   readonly outcome?: Outcome;
+  /**
+   * Why the stage that decided `outcome` refused the request (the auth stage's reason: a header missing, a
+   * signature that does not match, a stale timestamp), for the delivery history; never sent. Never secret
+   * material: no secret, no signature sent or expected.
+   */
+  readonly refusal?: string;
 }
 
 /**

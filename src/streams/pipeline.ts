@@ -2,7 +2,7 @@ import { Subject } from "rxjs";
 import type { PipelineCtx, ResolvedRoute } from "./context.js";
 import { SHUTTING_DOWN, UNKNOWN_ROUTE } from "./frontAnswers.js";
 import { createIdempotencyRecord, type IdempotencyStore } from "./idempotencyRecord.js";
-import { OpenReplies, Reply } from "./reply.js";
+import { OpenReplies, Reply, type SendAnswer } from "./reply.js";
 import { acceptStage } from "./stages/accept.js";
 import { type AuthDeps, authStage } from "./stages/auth.js";
 import { decodeStage } from "./stages/decode.js";
@@ -75,11 +75,12 @@ export interface Pipeline {
   /** `admit`, answering only: an Outcome ends the request. */
   preflight(head: Inbound): Outcome | undefined;
   /**
-   * Pushes a request into the stream; `reply` is called exactly once with its answer. `admitted` (from
+   * Pushes a request into the stream; `reply` is called exactly once with its answer (and, for a refusal
+   * with a reason, that reason as its third argument: see `SendAnswer`). `admitted` (from
    * `admit` on the same request's headers) spares the route lookup and the declared-size check while
    * they would answer the same.
    */
-  push(inbound: Inbound, reply: (answer: Outcome) => void, admitted?: Admission): void;
+  push(inbound: Inbound, reply: SendAnswer, admitted?: Admission): void;
   /** `push` as a Promise (never rejects). */
   submit(inbound: Inbound): Promise<Outcome>;
   /** Stops taking requests and resolves once every request in flight has been answered. */
@@ -161,7 +162,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     answered.subscribe({
       next: (ctx) => {
         try {
-          ctx.reply?.answer(ctx.outcome ?? INTERNAL_ERROR);
+          ctx.reply?.answer(ctx.outcome ?? INTERNAL_ERROR, ctx.refusal);
         } catch (err) {
           // A failing writer (e.g. a vanished socket) must never error the shared stream.
           deps.onFailure("reply", err, ctx);

@@ -1,6 +1,13 @@
 import type { Inbound, Outcome } from "./types.js";
 
 /**
+ * How the stream's answer leaves it: the HTTP adapters' reply (`io/http/core.ts`, whose second argument
+ * asks to close the connection: the stream never does, the body was read) with `refusal`, why a stage
+ * refused the request, for the delivery history (never sent).
+ */
+export type SendAnswer = (answer: Outcome, close?: undefined, refusal?: string) => void;
+
+/**
  * A request's way back to its sender, carried in the request's own context through every stage: the
  * stream answers through it once the last stage is done, so no table keyed by request is needed. It
  * answers exactly once (a second answer is ignored). One still unanswered when `push` returns (an
@@ -16,19 +23,22 @@ export class Reply {
 
   constructor(
     readonly inbound: Inbound,
-    private readonly send: (outcome: Outcome) => void,
+    private readonly send: SendAnswer,
     private readonly open: OpenReplies,
   ) {}
 
-  /** Sends `outcome` unless this request was already answered; throws what the writer throws. */
-  answer(outcome: Outcome): void {
+  /**
+   * Sends `outcome` unless this request was already answered; throws what the writer throws. `refusal`:
+   * why a stage refused the request (`PipelineCtx.refusal`), passed along for the delivery history.
+   */
+  answer(outcome: Outcome, refusal?: string): void {
     if (this.answered) return;
     this.answered = true;
     if (this.listed) {
       this.listed = false;
       this.open.remove(this);
     }
-    this.send(outcome);
+    this.send(outcome, undefined, refusal);
   }
 
   /** Joins the unanswered list unless already answered (called once `push` has returned from the stream). */

@@ -1,6 +1,11 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
-import { type DeliverySummary, historyDir, recentDeliveries } from "../../io/stores/deliveryHistory.js";
+import {
+  type DeliverySummary,
+  historyDir,
+  type RequestRecord,
+  recentDeliveries,
+} from "../../io/stores/deliveryHistory.js";
 import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { formatTable } from "../format.js";
@@ -97,9 +102,20 @@ export async function deliveries(
 }
 
 /**
+ * A request's NOTE: why the gateway refused it (a 401's reason; none on records older than the reason, shown
+ * as before), and the delivery it repeats.
+ */
+function requestNote(request: RequestRecord, text: (value: string) => string): string {
+  const redelivery =
+    request.redelivery_of === undefined ? undefined : `redelivery of ${text(request.redelivery_of)}`;
+  if (request.reason === undefined) return redelivery ?? "";
+  return redelivery === undefined ? text(request.reason) : `${text(request.reason)}; ${redelivery}`;
+}
+
+/**
  * The table `svc webhook deliveries` prints, newest first. `unanswered`: the NOTE of a run (or delivery)
- * whose request this history does not hold. Sender text (IDs, event types) is shown with its control,
- * bidi and zero-width characters escaped.
+ * whose request this history does not hold. Sender text (IDs, event types), and the reasons as recorded, are
+ * shown with their control, bidi and zero-width characters escaped.
  */
 export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: string): string {
   const text = (value: string) => terminalText(value);
@@ -111,11 +127,7 @@ export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: s
     request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
     run === undefined ? "-" : run.outcome,
     delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,
-    request === undefined
-      ? unanswered
-      : request.redelivery_of === undefined
-        ? ""
-        : `redelivery of ${text(request.redelivery_of)}`,
+    request === undefined ? unanswered : requestNote(request, text),
   ]);
   return formatTable([
     ["TIME", "DELIVERY ID", "ROUTE", "EVENT", "ANSWER", "RUN", "DELIVERY", "NOTE"],

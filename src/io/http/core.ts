@@ -35,8 +35,10 @@ export interface BodySource {
  * request. The adapter answers with `Connection: close` and reads and drops the rest of the body (up to
  * `LINGER_BYTES`) before closing: a close with unread bytes resets the connection, and a sender still
  * writing its body (fetch, most HTTP clients) then reports ECONNRESET/EPIPE instead of the answer.
+ * `refusal`: why the pipeline refused the request (a 401's reason), for the delivery history (observe.ts);
+ * never sent, and the adapters ignore it.
  */
-export type Reply = (answer: Outcome, close?: boolean) => void;
+export type Reply = (answer: Outcome, close?: boolean, refusal?: string) => void;
 
 /** How many bodies of `max_body_bytes` a server buffers at once, across all its connections. */
 export const BUFFERED_BODIES = 64;

@@ -46,7 +46,14 @@ export interface ObserveOptions {
    * set, the body source is wrapped to keep the body; nothing is written here.
    */
   readonly onRouteRequest?:
-    | ((route: string, head: RequestHead, body: Buffer | undefined, answer: Outcome) => void)
+    | ((
+        route: string,
+        head: RequestHead,
+        body: Buffer | undefined,
+        answer: Outcome,
+        /** Why the pipeline refused the request (a 401's reason), when it said. */
+        refusal?: string,
+      ) => void)
     | undefined;
 }
 
@@ -146,14 +153,14 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
                 done(b);
               }),
           };
-    handler(head, source, (answer, close) => {
+    handler(head, source, (answer, close, refusal) => {
       const seconds = (now() - started) / 1000;
       const label =
         metrics !== undefined || onRouteRequest !== undefined ? routeLabel(head.path, answer.status) : "";
       if (metrics !== undefined)
         metrics.answered(label, answer.status, (answer.body as { status?: string }).status, seconds);
       if (onRouteRequest !== undefined && !label.startsWith("("))
-        onRouteRequest(label, head, read(received), answer);
+        onRouteRequest(label, head, read(received), answer, refusal);
       if (log) logAccess(head, answer, seconds);
       reply(answer, close);
     });

@@ -73,6 +73,12 @@ export interface RequestRecord {
   readonly status: number;
   /** The answer's `status` field: accepted, duplicate, ignored, coalesced, delivered; or its error. */
   readonly outcome: string;
+  /**
+   * Why the gateway refused the request, where the answer does not say (a 401's: `x-hub-signature-256 does
+   * not match`, `no recognized signature or token header`, a stale timestamp); the signature schemes'
+   * fixed texts, never a secret or signature. Absent on other answers and on older records.
+   */
+  readonly reason?: string | undefined;
   readonly event?: string | undefined;
   /**
    * The header that named `event`, when it is not `x-forge-event` (a redelivery sends it there again);
@@ -169,7 +175,7 @@ const lineHead = (r: HistoryRecord) =>
 
 /** A request record's line up to its payload fields. */
 const requestLineStart = (r: RequestRecord) =>
-  `${lineHead(r)},"status":${q(r.status)},"outcome":${q(r.outcome)}${opt("event", r.event)}${opt("event_header", r.event_header)}${opt("redelivery_of", r.redelivery_of)}${opt("content_type", r.content_type)}${r.headers === undefined ? "" : `,"headers":${q(r.headers)}`}`;
+  `${lineHead(r)},"status":${q(r.status)},"outcome":${q(r.outcome)}${opt("reason", r.reason)}${opt("event", r.event)}${opt("event_header", r.event_header)}${opt("redelivery_of", r.redelivery_of)}${opt("content_type", r.content_type)}${r.headers === undefined ? "" : `,"headers":${q(r.headers)}`}`;
 
 /** Precedes a `json` payload's bytes, which end the line's object. */
 const JSON_PAYLOAD_START = `,"payload_encoding":"json"${JSON_PAYLOAD_KEY}`;

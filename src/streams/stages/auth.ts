@@ -1,6 +1,6 @@
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { receivedBytesOf } from "../contentCoding.js";
-import { type Stage, withCtx } from "../context.js";
+import { type PipelineCtx, type Stage, withCtx } from "../context.js";
 import { formPayload, isForm } from "../formBody.js";
 import type { AuthScheme } from "../signatures.js";
 import type { Outcome } from "../types.js";
@@ -13,7 +13,16 @@ import { routeOf } from "./require.js";
  */
 export const BASIC_CHALLENGE = 'Basic realm="svc", charset="UTF-8"';
 
-/** One constant answer: a flood of bad signatures allocates nothing. */
+/**
+ * A web page's request to an INSECURE_NO_AUTH route: the delivery history's reason (the log's, below, also
+ * says why such a request is refused).
+ */
+export const FROM_WEB_PAGE =
+  "a web page's request (Origin or Sec-Fetch-Site header) to an INSECURE_NO_AUTH route";
+/** The log's reason for it, made once (not per refused request). */
+const FROM_WEB_PAGE_LOGGED = `${FROM_WEB_PAGE}: any site open in a browser on this machine can send one`;
+
+/** One constant answer: a flood of bad signatures allocates nothing beyond the refused context. */
 export const INVALID_SIGNATURE: Outcome = {
   status: 401,
   body: { error: "Invalid signature" },
@@ -31,7 +40,10 @@ export interface AuthDeps {
   readonly verify: VerifySignature;
   /** Called on every generic-V1 (legacy) success; the caller logs the deprecation once per route. */
   readonly onLegacyV1?: (routeName: string) => void;
-  /** Called on every rejection with the reason (never the secret), for the log. */
+  /**
+   * Called on every rejection with the reason (never the secret), for the log; the refused context carries
+   * it too (`refusal`), for the delivery history.
+   */
   readonly onRejected?: (routeName: string, reason: string) => void;
 }
 
@@ -53,11 +65,8 @@ export function authStage(deps: AuthDeps): Stage {
     const route = routeOf(ctx);
     if (route.secret === INSECURE_NO_AUTH) {
       if (!fromWebPage(ctx.inbound.headers)) return ctx;
-      deps.onRejected?.(
-        route.name,
-        "a web page's request (Origin or Sec-Fetch-Site header) to an INSECURE_NO_AUTH route: any site open in a browser on this machine can send one",
-      );
-      return INVALID_SIGNATURE;
+      deps.onRejected?.(route.name, FROM_WEB_PAGE_LOGGED);
+      return refused(ctx, FROM_WEB_PAGE);
     }
     const input = {
       headers: ctx.inbound.headers,
@@ -76,11 +85,20 @@ export function authStage(deps: AuthDeps): Stage {
       const signed = signedFormPayload(deps.verify, input);
       if (signed !== undefined) return withCtx(ctx, { signedFormPayload: signed });
       deps.onRejected?.(route.name, result.reason);
-      return INVALID_SIGNATURE;
+      return refused(ctx, result.reason);
     }
     if (result.scheme === "generic_v1") deps.onLegacyV1?.(route.name);
     return ctx;
   };
+}
+
+/**
+ * The 401, with the scheme's reason kept for the delivery history: the context the pipeline would make of the
+ * bare answer (`withCtx(ctx, { outcome })`), with one key more, so a refusal costs what it did. The reasons
+ * are the schemes' own fixed texts (signatures.ts: header names from svc's lists, never a value sent).
+ */
+function refused(ctx: PipelineCtx, reason: string): PipelineCtx {
+  return withCtx(ctx, { outcome: INVALID_SIGNATURE, refusal: reason });
 }
 
 /**

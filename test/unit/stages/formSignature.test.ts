@@ -36,6 +36,8 @@ const auth = authStage({ verify: verifySignature });
 function received(ctx: PipelineCtx): unknown {
   const authed = auth(ctx);
   if (isOutcome(authed)) return authed;
+  // A refusal finishes the context, with its reason for the delivery history.
+  if (authed.outcome !== undefined) return authed.outcome;
   const parsed = parseStage(authed);
   return isOutcome(parsed) ? parsed : parsed.payload;
 }

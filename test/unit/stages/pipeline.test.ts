@@ -184,6 +184,25 @@ describe("createPipeline: spec 4.2 order", () => {
     expect((await pipeline.submit(signed("{}"))).status).toBe(202);
   });
 
+  it("a refused request's answer comes with why (for the delivery history): the scheme's reason, never a signature", () => {
+    const { pipeline } = harness(route({ script: "s.sh" }));
+    const answers: unknown[][] = [];
+    const wrong = sign("other body");
+    pipeline.push(request("{}", { "x-hub-signature-256": wrong }), (...args) => answers.push(args));
+    pipeline.push(request("{}"), (...args) => answers.push(args));
+    pipeline.push(signed("{bad"), (...args) => answers.push(args));
+    // Refused ones are answered within push (not queued behind the script); the 400 carries no reason.
+    expect(
+      answers.map(([answer, close, why]) => [(answer as { status: number }).status, close, why]),
+    ).toEqual([
+      [401, undefined, "x-hub-signature-256 does not match"],
+      [401, undefined, "no recognized signature or token header"],
+      [400, undefined, undefined],
+    ]);
+    expect(JSON.stringify(answers)).not.toContain(wrong.slice("sha256=".length));
+    expect(JSON.stringify(answers)).not.toContain(sign("{}").slice("sha256=".length));
+  });
+
   it("close() waits for requests in flight; later submissions get 503", async () => {
     let release: () => void = () => {};
     const { pipeline } = harness(route({ script: "s.sh" }), {

@@ -24,7 +24,7 @@ import { RATE_LIMITED, rateLimitStage } from "../../../src/streams/stages/rateLi
 import { routeLookupStage } from "../../../src/streams/stages/route.js";
 import { IGNORED_BY_SCRIPT, scriptStage } from "../../../src/streams/stages/script.js";
 import { bodySizeStage, declaredLength, PAYLOAD_TOO_LARGE } from "../../../src/streams/stages/size.js";
-import { type Inbound, isOutcome } from "../../../src/streams/types.js";
+import { type Inbound, isOutcome, type Outcome } from "../../../src/streams/types.js";
 
 const baseRoute: Route = { deliver: "log", deliver_only: false, mirror_to_session: false };
 const resolved = (route: Partial<Route> = {}, extra: Partial<ResolvedRoute> = {}): ResolvedRoute => ({
@@ -121,6 +121,9 @@ describe("rate limit stage", () => {
   });
 });
 
+/** The answer a stage gave: an Outcome, or a context it finished (a refusal with its reason). */
+const answerOf = (result: PipelineCtx | Outcome) => (isOutcome(result) ? result : result.outcome);
+
 describe("auth stage (real verifySignature)", () => {
   const v1: string[] = [];
   const stage = authStage({ verify: verifySignature, onLegacyV1: (r) => v1.push(r) });
@@ -131,14 +134,16 @@ describe("auth stage (real verifySignature)", () => {
       isOutcome(stage(ctxWith({ inbound: inbound({ body, headers: { "x-hub-signature-256": good } }) }))),
     ).toBe(false);
     expect(
-      stage(ctxWith({ inbound: inbound({ body, headers: { "x-hub-signature-256": "sha256=00" } }) })),
+      answerOf(
+        stage(ctxWith({ inbound: inbound({ body, headers: { "x-hub-signature-256": "sha256=00" } }) })),
+      ),
     ).toBe(INVALID_SIGNATURE);
   });
   it("uses the request's receive time for timestamped schemes", () => {
     const ts = String(1_700_000_000 - 400);
     const sig = createHmac("sha256", "sekrit").update(`${ts}.`).update(body).digest("hex");
     const headers = { "x-webhook-signature-v2": sig, "x-webhook-timestamp": ts };
-    expect(stage(ctxWith({ inbound: inbound({ body, headers }) }))).toBe(INVALID_SIGNATURE);
+    expect(answerOf(stage(ctxWith({ inbound: inbound({ body, headers }) })))).toBe(INVALID_SIGNATURE);
     expect(
       isOutcome(
         stage(ctxWith({ inbound: inbound({ body, headers, receivedAt: (1_700_000_000 - 300) * 1000 }) })),
@@ -152,6 +157,34 @@ describe("auth stage (real verifySignature)", () => {
     const open = ctxWith({ route: resolved({}, { secret: "INSECURE_NO_AUTH" }) });
     expect(stage(open)).toBe(open);
   });
+  it("a refusal keeps the reason the scheme gave for the delivery history: never the secret nor a signature", () => {
+    const rejected: string[] = [];
+    const logged = authStage({ verify: verifySignature, onRejected: (_r, reason) => rejected.push(reason) });
+    const hex = (key: string, text: string) => createHmac("sha256", key).update(text).digest("hex");
+    const expected = hex("sekrit", body.toString());
+    const sent = hex("other", body.toString());
+    const ts = String(1_700_000_000 - 412);
+    const cases: [Record<string, string>, string][] = [
+      [{}, "no recognized signature or token header"],
+      [{ "x-hub-signature-256": `sha256=${sent}` }, "x-hub-signature-256 does not match"],
+      [{ "x-hub-signature-256": "sha1=abc" }, "x-hub-signature-256 is not sha256=<hex>"],
+      [
+        { "x-webhook-timestamp": ts, "x-webhook-signature-v2": hex("sekrit", `${ts}.${body}`) },
+        "x-webhook-timestamp is more than 300 s from the server clock",
+      ],
+      [{ "x-gitlab-token": "not-the-secret" }, "token does not match"],
+      [{ authorization: "Bearer not-the-secret" }, "bearer token does not match"],
+    ];
+    for (const [headers, reason] of cases) {
+      const result = logged(ctxWith({ inbound: inbound({ body, headers }) }));
+      expect(isOutcome(result)).toBe(false);
+      expect(result).toMatchObject({ outcome: INVALID_SIGNATURE, refusal: reason });
+    }
+    // The same reason the log is given.
+    expect(rejected).toEqual(cases.map(([, reason]) => reason));
+    for (const secret of ["sekrit", expected, sent, "not-the-secret"])
+      for (const reason of rejected) expect(reason).not.toContain(secret);
+  });
   it("INSECURE_NO_AUTH refuses a request a web page made (Origin, Sec-Fetch-Site): loopback is no boundary for a browser", () => {
     const rejected: string[] = [];
     const logged = authStage({ verify: verifySignature, onRejected: (_r, reason) => rejected.push(reason) });
@@ -161,10 +194,16 @@ describe("auth stage (real verifySignature)", () => {
       { origin: "http://rebound.example:8644", "sec-fetch-site": "same-origin" },
       { "sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors" },
     ])
-      expect(logged(ctxWith({ route, inbound: inbound({ headers }) }))).toBe(INVALID_SIGNATURE);
+      expect(answerOf(logged(ctxWith({ route, inbound: inbound({ headers }) })))).toBe(INVALID_SIGNATURE);
     expect(rejected[0]).toMatch(
       /^a web page's request \(Origin or Sec-Fetch-Site header\) to an INSECURE_NO_AUTH route/,
     );
+    // The history's reason: the request and what refused it, without the log's explanation.
+    expect(
+      logged(ctxWith({ route, inbound: inbound({ headers: { origin: "https://evil.example" } }) })),
+    ).toMatchObject({
+      refusal: "a web page's request (Origin or Sec-Fetch-Site header) to an INSECURE_NO_AUTH route",
+    });
     // curl, scripts and webhook senders send neither header.
     const local = ctxWith({ route, inbound: inbound({ headers: { "user-agent": "curl/8.5.0" } }) });
     expect(logged(local)).toBe(local);
@@ -180,7 +219,7 @@ describe("auth stage (real verifySignature)", () => {
       stage(ctxWith({ inbound: inbound({ body: decoded, headers }) }));
     expect(isOutcome(check(signed(decoded)))).toBe(false);
     expect(isOutcome(check(signed(wire)))).toBe(false);
-    expect(check(signed(Buffer.from("other bytes")))).toBe(INVALID_SIGNATURE);
+    expect(answerOf(check(signed(Buffer.from("other bytes"))))).toBe(INVALID_SIGNATURE);
   });
 });
 

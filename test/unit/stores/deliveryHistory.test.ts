@@ -352,6 +352,7 @@ describe("delivery history store", () => {
               ...base,
               status: [200, 202, 401, 413, 429][rand(5)] as number,
               outcome: text(),
+              reason: maybe(),
               event: maybe(),
               redelivery_of: maybe(),
               content_type: maybe(),

@@ -57,6 +57,22 @@ describe("delivery history: what a request's record names", () => {
       ["ignored", "invoice.paid", "body"],
     ]);
   });
+
+  it("a refused request's record keeps why it was refused, as the auth stage said it; an answer without one keeps none", () => {
+    const { hooks, records } = recorded();
+    const head = {
+      method: "POST",
+      path: "/webhooks/gh",
+      headers: { "x-github-delivery": "d-1", "x-hub-signature-256": "sha256=00" },
+    };
+    const refused = { status: 401, body: { error: "Invalid signature" } };
+    hooks.request("gh", head, Buffer.from("{}"), refused, "x-hub-signature-256 does not match");
+    hooks.request("gh", head, Buffer.from("{}"), refused);
+    expect(records.map((r) => r.kind === "request" && [r.status, r.outcome, r.reason])).toEqual([
+      [401, "Invalid signature", "x-hub-signature-256 does not match"],
+      [401, "Invalid signature", undefined],
+    ]);
+  });
 });
 
 describe("delivery history: the request headers a record keeps for a redelivery", () => {
