@@ -1,4 +1,5 @@
 import { nearMiss } from "../config/nearMiss.js";
+import { hiddenValue } from "./argumentValues.js";
 
 const GATEWAY_COMMANDS = ["run", "start", "stop", "status", "setup"] as const;
 
@@ -7,8 +8,11 @@ const GATEWAY_COMMANDS = ["run", "start", "stop", "status", "setup"] as const;
  * command, so commander never sees such a name as an unknown command and gives no "Did you mean" of its own,
  * as it does in every other group: a misspelling (`stauts`, `strat`, `Stop`) is named here instead.
  */
-export function unknownGatewayCommand(name: string): string {
+export function unknownGatewayCommand(word: string): string {
+  // `svc gateway WEBHOOK_SECRET=...`: a variable meant for the environment, whose value is not repeated.
+  const hidden = hiddenValue(word);
+  const name = hidden?.name ?? word;
   const meant = nearMiss(name, GATEWAY_COMMANDS);
   const hint = meant === undefined ? "" : ` — did you mean svc gateway ${meant}?`;
-  return `unknown command 'gateway ${name}'${hint} — use svc gateway run|start|stop|status|setup (svc gateway --help)`;
+  return `unknown command 'gateway ${name}'${hidden?.note ?? ""}${hint} — use svc gateway run|start|stop|status|setup (svc gateway --help)`;
 }

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../io/version.js";
+import { hideValuesInErrors } from "./argumentValues.js";
 
 type RegisterCommands = (program: Command) => void;
 
@@ -34,5 +35,7 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
         ? [COMMAND_GROUPS[named] as () => Promise<RegisterCommands>]
         : Object.values(COMMAND_GROUPS);
   for (const register of await Promise.all(groups.map((load) => load()))) register(program);
+  // `--secrte=s3cr3t` is refused as an unknown option: the value of a mistyped option may be a secret.
+  hideValuesInErrors(program, argv);
   return program;
 }

@@ -334,6 +334,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     host,
     port: options.port ?? webhook.port,
     ...(options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort }),
+    home: paths.home,
     http: options.http ?? webhook.http_server,
     logger,
     hooks,

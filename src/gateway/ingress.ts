@@ -7,8 +7,7 @@ import type { Clock } from "../clock.js";
 import type { Config } from "../config/schema.js";
 import { SvcError } from "../errors.js";
 import { createRequestHandler, type RequestHandler } from "../io/http/core.js";
-import { listenFailureHint } from "../io/http/listenHint.js";
-import { listenRefusal } from "../io/http/listenProbe.js";
+import { listenFailure } from "../io/http/listenProbe.js";
 import { type ServerHandle, startHttpServer } from "../io/http/server.js";
 import type { Logger } from "../io/log.js";
 import type { ProcessGroups } from "../io/processGroups.js";
@@ -30,6 +29,8 @@ export interface IngressDeps {
   readonly port: number;
   /** The `--inspect` relay's port, named when the listener cannot take the same one. */
   readonly inspectPort?: number;
+  /** SVC_HOME: its `gateway.json` tells whether its own gateway holds a port the listener cannot take. */
+  readonly home?: string;
   readonly http: "uws" | "node";
   readonly logger: Logger;
   readonly hooks: PipelineLogHooks;
@@ -178,12 +179,10 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         ),
       });
     } catch (err) {
-      // Why, for the hint: a port below 1024 this user may not take is no busy port.
-      const code = deps.port === undefined ? undefined : await listenRefusal(host, deps.port);
-      throw new SvcError(
-        "startup_refused",
-        `${(err as Error).message} — ${listenFailureHint(host, deps.port, deps.inspectPort, code)}`,
-      );
+      // Why, for the hint: a port below 1024 this user may not take is no busy port, and a busy one is
+      // said by what holds it (this SVC_HOME's gateway, another svc gateway, another program).
+      const hint = await listenFailure(host, deps.port, { inspectPort: deps.inspectPort, home: deps.home });
+      throw new SvcError("startup_refused", `${(err as Error).message} — ${hint}`);
     }
   }
   return {

@@ -95,6 +95,27 @@ export function runningPid(paths: SvcPaths): number | undefined {
   return undefined;
 }
 
+/**
+ * The gateway of `home` that its `gateway.json` says listens on `port`, when that process is a live gateway
+ * of `home` (not this process); `named`: whether its `gateway.pid` names it (what `svc gateway stop` finds).
+ */
+export function recordedGatewayOn(
+  home: string,
+  port: number,
+): { readonly pid: number; readonly named: boolean } | undefined {
+  const state = readGatewayState(join(home, "gateway.json"));
+  const pid = state?.port === port ? state.pid : undefined;
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 0) return undefined;
+  if (!processAlive(pid) || !isGateway(pid) || !servesHome(pid, home)) return undefined;
+  let named: boolean;
+  try {
+    named = Number(readFileSync(join(home, "gateway.pid"), "utf8").trim()) === pid;
+  } catch {
+    named = false;
+  }
+  return { pid, named };
+}
+
 /** What `gateway.json` says, if it can be read. */
 export function readGatewayState(stateFile: string): GatewayState | undefined {
   try {

@@ -1,4 +1,5 @@
 import { networkInterfaces } from "node:os";
+import { join } from "node:path";
 
 const ANY_OR_LOOPBACK = new Set(["0.0.0.0", "::", "localhost", "127.0.0.1", "::1"]);
 
@@ -26,21 +27,67 @@ export function listenAddress(host: string, port: number): string {
 }
 
 /**
- * What to do when the listener cannot bind: a busy port, a port this user may not take, or a host that is
- * not this machine's address. `inspectPort`: the port this gateway's own `--inspect` relay took before it,
- * which no other gateway holds. `code`: the system's reason, when known (`EACCES`, `EADDRINUSE`, ...).
+ * What holds a port the listener could not take (`EADDRINUSE`), found at that failure only
+ * (`listenProbe.ts`): the gateway of this SVC_HOME (its `gateway.json` records the port; `named`: its
+ * `gateway.pid` names it too), another svc gateway (it answers `GET /health` as one does), or another program.
  */
-export function listenFailureHint(host: string, port?: number, inspectPort?: number, code?: string): string {
+export type PortHolder =
+  | { readonly kind: "this_home"; readonly home: string; readonly pid: number; readonly named: boolean }
+  | { readonly kind: "svc" }
+  | { readonly kind: "other" };
+
+export interface ListenFailure {
+  readonly port?: number | undefined;
+  /** The port this gateway's own `--inspect` relay took before it, which no other gateway holds. */
+  readonly inspectPort?: number | undefined;
+  /** The system's reason, when known (`EACCES`, `EADDRINUSE`, ...). */
+  readonly code?: string | undefined;
+  /** What holds the port, when it could be told. */
+  readonly holder?: PortHolder | undefined;
+}
+
+const CHOOSE_PORT = "platforms.webhook.port, WEBHOOK_PORT or --port";
+
+/** The command that shows which process listens on `port`. */
+function findListener(port: number): string {
+  return process.platform === "linux" ? `ss -ltnp 'sport = :${port}'` : `lsof -nP -iTCP:${port} -sTCP:LISTEN`;
+}
+
+/** A busy `port` on an address of this machine, said by what holds it. */
+function busyPortHint(port: number | undefined, holder: PortHolder | undefined): string {
+  if (port === undefined || port === 0) return `the address is in use — choose another port (${CHOOSE_PORT})`;
+  switch (holder?.kind) {
+    case "this_home":
+      return `the gateway of this SVC_HOME (${holder.home}, pid ${holder.pid}) already listens on port ${port} — stop it with ${
+        holder.named
+          ? "svc gateway stop"
+          : `kill ${holder.pid} (${join(holder.home, "gateway.pid")} does not name it, so svc gateway stop would not find it)`
+      }`;
+    case "svc":
+      return `another svc gateway listens on port ${port} (it answers GET /health as one does, and this SVC_HOME's gateway.json does not name it: it serves another SVC_HOME) — stop that one (svc gateway stop, with its SVC_HOME), or choose another port (${CHOOSE_PORT})`;
+    case "other":
+      return `another program listens on port ${port} (not an svc gateway: it does not answer GET /health as one does) — find it with ${findListener(port)}, and stop it or choose another port (${CHOOSE_PORT})`;
+    default:
+      return `port ${port} is already in use — find what holds it with ${findListener(port)}, and stop it or choose another port (${CHOOSE_PORT})`;
+  }
+}
+
+/**
+ * What to do when the listener cannot bind: a busy port (said by what holds it), a port this user may not
+ * take, or a host that is not this machine's address.
+ */
+export function listenFailureHint(host: string, failure: ListenFailure = {}): string {
+  const { port, inspectPort, code } = failure;
   if (port !== undefined && port !== 0 && port === inspectPort)
-    return `the inspector (--inspect) already listens on port ${port} — choose another port for one of them: --inspect <port>, or platforms.webhook.port, WEBHOOK_PORT or --port`;
+    return `the inspector (--inspect) already listens on port ${port} — choose another port for one of them: --inspect <port>, or ${CHOOSE_PORT}`;
   if (code === "EACCES" || code === "EPERM")
     return port !== undefined && port > 0 && port < 1024
-      ? `port ${port} is below 1024, where only root or a program given CAP_NET_BIND_SERVICE may listen (${code}) — choose a port from 1024 up (platforms.webhook.port, WEBHOOK_PORT or --port) and forward ${port} to it (a reverse proxy, a container's published port: -p ${port}:8644), or give node that capability (setcap cap_net_bind_service=+ep on the node binary)`
-      : `this user may not listen there (${code}: a security policy such as SELinux refuses it) — choose another port (platforms.webhook.port, WEBHOOK_PORT or --port), or allow this one in that policy`;
+      ? `port ${port} is below 1024, where only root or a program given CAP_NET_BIND_SERVICE may listen (${code}) — choose a port from 1024 up (${CHOOSE_PORT}) and forward ${port} to it (a reverse proxy, a container's published port: -p ${port}:8644), or give node that capability (setcap cap_net_bind_service=+ep on the node binary)`
+      : `this user may not listen there (${code}: a security policy such as SELinux refuses it) — choose another port (${CHOOSE_PORT}), or allow this one in that policy`;
   const zones = linkLocalInterfaces(host);
   if (zones.length > 0)
     return `${host} is a link-local address, which is bound with its interface — write ${zones.map((zone) => `${host}%${zone}`).join(" or ")} in platforms.webhook.host (or --host)`;
   return isLocalAddress(host)
-    ? "is another gateway running? Stop it, or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)"
+    ? busyPortHint(port, failure.holder)
     : `${host} is not an address of this machine — set platforms.webhook.host (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1`;
 }

@@ -1,6 +1,8 @@
+import { request } from "node:http";
 import { createServer } from "node:net";
 import { describeError } from "../../errors.js";
-import { listenFailureHint } from "./listenHint.js";
+import { recordedGatewayOn } from "../gatewayState.js";
+import { listenFailureHint, type PortHolder } from "./listenHint.js";
 
 /**
  * Why the gateway could not listen on `host` whatever its port: a name that does not resolve, an address
@@ -41,4 +43,98 @@ export async function listenRefusal(host: string, port: number): Promise<string 
   } finally {
     server.close();
   }
+}
+
+/** How long the question to what holds a port may take, in all (a gateway answers /health at once). */
+const HOLDER_WAIT_MS = 1000;
+/** The most of its answer read: an svc gateway's /health is some 40 bytes. */
+const HOLDER_ANSWER_BYTES = 4096;
+
+/** Where a listener on `host` is reached from this machine: the loopback addresses for "every interface". */
+function reachedAt(host: string): string[] {
+  const bare = host.replace(/^\[|\]$/g, "");
+  if (bare === "0.0.0.0") return ["127.0.0.1"];
+  if (bare === "::") return ["::1", "127.0.0.1"];
+  return [bare];
+}
+
+/**
+ * How what listens on `host:port` answers `GET /health`: "svc" as an svc gateway does (`200
+ * {"status":"ok","platform":"webhook"}`), "other" otherwise (another answer, bytes that are no HTTP, the
+ * connection closed, or no answer by `deadline`), "none" when nothing takes the connection.
+ */
+function healthAnswer(host: string, port: number, deadline: number): Promise<"svc" | "other" | "none"> {
+  return new Promise((resolve) => {
+    let connected = false;
+    let settled = false;
+    const done = (answer: "svc" | "other" | "none") => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.destroy();
+      resolve(answer);
+    };
+    const req = request({ host, port, path: "/health", method: "GET", agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const judge = () => {
+        try {
+          const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+          done(
+            res.statusCode === 200 && body.status === "ok" && body.platform === "webhook" ? "svc" : "other",
+          );
+        } catch {
+          done("other");
+        }
+      };
+      res.on("data", (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size > HOLDER_ANSWER_BYTES) done("other");
+      });
+      res.on("end", judge);
+      res.on("error", () => done("other"));
+    });
+    req.on("socket", (socket) => socket.once("connect", () => (connected = true)));
+    req.on("error", () => done(connected ? "other" : "none"));
+    const timer = setTimeout(
+      () => done(connected ? "other" : "none"),
+      Math.max(0, deadline - performance.now()),
+    );
+    req.end();
+  });
+}
+
+/**
+ * What holds `port` on `host`, which the listener could not take: the gateway of `home` when its
+ * `gateway.json` records that port and names a live gateway of it; else what answers `GET /health` there
+ * (an svc gateway, or another program), asked once, for a second at most. Undefined when it cannot be told
+ * (nothing takes a connection there). Asked only when a start failed, never on the way to listening.
+ */
+export async function portHolder(host: string, port: number, home?: string): Promise<PortHolder | undefined> {
+  const own = home === undefined ? undefined : recordedGatewayOn(home, port);
+  if (own !== undefined && home !== undefined) return { kind: "this_home", home, ...own };
+  const deadline = performance.now() + HOLDER_WAIT_MS;
+  for (const at of reachedAt(host)) {
+    const answer = await healthAnswer(at, port, deadline);
+    if (answer !== "none") return { kind: answer };
+  }
+  return undefined;
+}
+
+/**
+ * Why the listener could not take `host:port` and what to do, for its refused start: the system's reason
+ * (`listenRefusal`) and, for a busy port, what holds it (`portHolder`).
+ */
+export async function listenFailure(
+  host: string,
+  port: number,
+  context: { readonly inspectPort?: number | undefined; readonly home?: string | undefined } = {},
+): Promise<string> {
+  const code = await listenRefusal(host, port);
+  const holder =
+    code === "EADDRINUSE" && port !== context.inspectPort
+      ? await portHolder(host, port, context.home)
+      : undefined;
+  return listenFailureHint(host, { port, inspectPort: context.inspectPort, code, holder });
 }

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { chownSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
@@ -34,9 +34,10 @@ describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_
     expect(res.stderr).not.toContain("another gateway");
   });
 
-  it("a busy port says so and how to choose another", async () => {
+  it("a port another program holds (not an svc gateway) names that program, not a gateway", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));
+    // A plain TCP server: it takes the connection and never answers GET /health.
     const server = createServer();
     busy = server;
     const port = await new Promise<number>((resolve) =>
@@ -44,8 +45,10 @@ describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_
     );
     const res = await svc(home, ["gateway", "run", "--port", String(port)]);
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain(`cannot listen on 127.0.0.1:${port}`);
-    expect(res.stderr).toContain("is another gateway running? Stop it, or choose another port");
+    expect(res.stderr).toContain(
+      `cannot listen on 127.0.0.1:${port} — another program listens on port ${port} (not an svc gateway: it does not answer GET /health as one does) — find it with ss -ltnp 'sport = :${port}', and stop it or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)`,
+    );
+    expect(res.stderr).not.toContain("gateway running");
   });
 
   it("a port another gateway listens on is refused, not shared (uWS would bind it with SO_REUSEPORT)", async () => {
@@ -65,12 +68,60 @@ describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_
       expect(first.port).toBe(port);
       const res = await svc(home, ["gateway", "run", "--port", String(port)], { timeoutMs: 30_000 });
       expect(res.code).toBe(1);
-      expect(res.stderr).toContain(`cannot listen on 127.0.0.1:${port}`);
-      expect(res.stderr).toContain("is another gateway running?");
+      expect(res.stderr).toContain(
+        `cannot listen on 127.0.0.1:${port} — another svc gateway listens on port ${port} (it answers GET /health as one does, and this SVC_HOME's gateway.json does not name it: it serves another SVC_HOME) — stop that one (svc gateway stop, with its SVC_HOME), or choose another port (platforms.webhook.port, WEBHOOK_PORT or --port)`,
+      );
     } finally {
       await first.stop();
       other.cleanup();
     }
+  });
+});
+
+describe("svc gateway run on a port this SVC_HOME's own gateway holds", { timeout: 90_000 }, () => {
+  let holder: ChildProcess | undefined;
+  afterEach(() => {
+    holder?.kill("SIGKILL");
+    holder = undefined;
+  });
+
+  it("names that gateway and how to stop it; with gateway.pid naming it, the lock refuses before the listener", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));
+    const port = await freePort();
+    // Stands for a gateway of this SVC_HOME whose gateway.pid was removed by hand: a process run with a
+    // `gateway` argument and this SVC_HOME, listening on the port its gateway.json records.
+    const child = spawn(
+      process.execPath,
+      [
+        "-e",
+        `require("node:net").createServer().listen(${port}, "127.0.0.1", () => console.log("up"))`,
+        "gateway",
+      ],
+      {
+        env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    holder = child;
+    await new Promise((resolve) => child.stdout?.once("data", resolve));
+    const pid = child.pid as number;
+    home.write(
+      "gateway.json",
+      JSON.stringify({ pid, host: "127.0.0.1", port, started_at: new Date().toISOString() }),
+    );
+    const res = await svc(home, ["gateway", "run", "--port", String(port)], { timeoutMs: 30_000 });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(
+      `cannot listen on 127.0.0.1:${port} — the gateway of this SVC_HOME (${home.dir}, pid ${pid}) already listens on port ${port} — stop it with kill ${pid} (${join(home.dir, "gateway.pid")} does not name it, so svc gateway stop would not find it)`,
+    );
+    // Once gateway.pid names it, a second gateway of this SVC_HOME is refused before it listens (exit 2).
+    home.write("gateway.pid", `${pid}\n`);
+    const locked = await svc(home, ["gateway", "run", "--port", String(port)], { timeoutMs: 30_000 });
+    expect(locked.code).toBe(2);
+    expect(locked.stderr).toContain(
+      `a gateway is already running for ${home.dir} (pid ${pid}, ${join(home.dir, "gateway.pid")}) — stop it with svc gateway stop, or use another SVC_HOME`,
+    );
   });
 });
 

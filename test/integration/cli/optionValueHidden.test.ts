@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svcProcess } from "./svc.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+const SECRET = "s3cr3t-Zq8";
+
+/** `svc <args>` as its own process (the built CLI when current), to its exit: exit 2, the secret nowhere. */
+async function refused(args: readonly string[]): Promise<string> {
+  const res = await svcProcess(home, args);
+  expect(res.code).toBe(2);
+  expect(res.stdout + res.stderr).not.toContain(SECRET);
+  return res.stderr;
+}
+
+describe("a mistyped option's value is not echoed back (it may be a secret)", { timeout: 60_000 }, () => {
+  it("an unknown --option=value is named without its value, and keeps commander's did-you-mean", async () => {
+    home = tempHome();
+    const subscribe = await refused(["webhook", "subscribe", "gh", `--secrte=${SECRET}`]);
+    expect(subscribe).toContain(
+      "error: unknown option '--secrte' (its value is not shown)\n(Did you mean --secret?)\n",
+    );
+    const run = await refused(["gateway", "run", "--port", "0", `--webhook-secret=${SECRET}`]);
+    expect(run).toContain("error: unknown option '--webhook-secret' (its value is not shown)\n");
+    // svc mcp add's own note (the server's options go after --) is kept, its value left out all the same.
+    const add = await refused(["mcp", "add", "files", "npx", `--token=${SECRET}`]);
+    expect(add).toContain(
+      "error: unknown option '--token' (its value is not shown) — the server's command and its options go after --",
+    );
+  });
+
+  it("a short option with text after it, and a NAME=value taken for a command, are named without the rest", async () => {
+    home = tempHome();
+    const short = await refused(["webhook", "subscribe", "gh", `-p${SECRET}`]);
+    expect(short).toContain("error: unknown option '-p' (what follows it is not shown)\n");
+    // An environment variable written after svc instead of before it.
+    const command = await refused([`WEBHOOK_SECRET=${SECRET}`, "gateway", "run"]);
+    expect(command).toContain("error: unknown command 'WEBHOOK_SECRET' (its value is not shown)\n");
+    const gateway = await refused(["gateway", `WEBHOOK_SECRET=${SECRET}`]);
+    expect(gateway).toContain(
+      "svc: unknown command 'gateway WEBHOOK_SECRET' (its value is not shown) — use svc gateway run|start|stop|status|setup",
+    );
+  });
+});
