@@ -53,8 +53,7 @@ function serverEvents(text: string): ServerEvent[] {
     if (field === "data") {
       data ??= [];
       data.push(value);
-    }
-    else if (field === "event") name = value;
+    } else if (field === "event") name = value;
   });
   if (data !== undefined) events.push({ name, data: data.join("\n"), ended: false });
   return events;
@@ -154,6 +153,8 @@ interface ChoiceDraft {
   readonly content: Array<string | Record<string, unknown>>;
   readonly texts: { reasoning_content: string; reasoning: string; refusal: string };
   readonly calls: Map<number, CallDraft>;
+  /** The legacy `function_call` (older servers), its arguments joined. */
+  functionCall?: { name: string; arguments: string };
   /** The key of the call a delta without an `index` adds to (Gemini's endpoint sends none). */
   lastCall?: number;
   finish: unknown;
@@ -206,6 +207,12 @@ function addDelta(draft: ChoiceDraft, delta: Record<string, unknown>): void {
   for (const key of ["reasoning_content", "reasoning", "refusal"] as const) {
     const piece = delta[key];
     if (typeof piece === "string") draft.texts[key] += piece;
+  }
+  if (isRecord(delta.function_call)) {
+    const { name, arguments: args } = delta.function_call;
+    draft.functionCall ??= { name: "", arguments: "" };
+    if (typeof name === "string" && name !== "") draft.functionCall.name = name;
+    if (typeof args === "string") draft.functionCall.arguments += args;
   }
   if (!Array.isArray(delta.tool_calls)) return;
   for (const piece of delta.tool_calls as unknown[]) {
@@ -277,6 +284,7 @@ function chatMessage(draft: ChoiceDraft): Record<string, unknown> {
     content: chatContent(draft.content),
     ...Object.fromEntries(texts),
     ...(calls.length === 0 ? {} : { tool_calls: calls }),
+    ...(draft.functionCall === undefined ? {} : { function_call: draft.functionCall }),
   };
 }
 
@@ -371,6 +379,8 @@ function messagesAnswer(events: readonly unknown[]): StreamAssembly {
           const problem = finish(open);
           if (problem !== undefined) return { problem };
         }
+        if (message === undefined)
+          return { problem: `${STREAM} of Messages API events without a message_start event` };
         return { answer: { ...message, content: blocks.filter((block) => block !== undefined) } };
       }
     }

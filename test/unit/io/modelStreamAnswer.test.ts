@@ -143,6 +143,28 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     });
   });
 
+  it("the legacy function_call streamed in pieces (older servers) is assembled as the one call it names", () => {
+    const text = stream(
+      chunk({ role: "assistant", function_call: { name: "lookup", arguments: "" } }),
+      chunk({ function_call: { arguments: '{"key":' } }),
+      chunk({ function_call: { arguments: ' "k1"}' } }),
+      chunk({}, "function_call"),
+      DONE,
+    );
+    const choices = (streamedAnswer(text, "chat") as { answer: { choices: unknown[] } }).answer.choices;
+    expect(choices).toEqual([
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: null,
+          function_call: { name: "lookup", arguments: '{"key": "k1"}' },
+        },
+        finish_reason: "function_call",
+      },
+    ]);
+  });
+
   it("CRLF line ends, comments (keep-alives), a data field split over two lines and no space after the colon are read", () => {
     const text = [
       ": OPENROUTER PROCESSING",
@@ -348,6 +370,15 @@ describe("streamedAnswer: Messages API events assembled into the message a reque
     expect(streamedAnswer(stream(chunk({ content: "a" }), DONE), "messages")).toEqual({
       problem:
         "an event stream (text/event-stream) of Chat Completions chunks, not the Messages API events a /messages request is answered with — check agent.provider",
+    });
+    const headless = stream(
+      block(0, { type: "text", text: "" }),
+      stop(0),
+      messageDelta("end_turn", 1),
+      MESSAGE_STOP,
+    );
+    expect(streamedAnswer(headless, "messages")).toEqual({
+      problem: "an event stream (text/event-stream) of Messages API events without a message_start event",
     });
     expect(streamedAnswer(stream(start(), { event: "content_block_delta", data: "{]" }), "messages")).toEqual(
       {
