@@ -152,4 +152,27 @@ describe("a model endpoint that streams its answers to requests that ask for no 
       await model.close();
     }
   });
+
+  it("provider anthropic: an error event in the stream fails the run, quoting its type and message", async () => {
+    const model = await startFakeAnthropic();
+    try {
+      const start = {
+        type: "message_start",
+        message: { id: "m", type: "message", role: "assistant", content: [] },
+      };
+      const error = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
+      model.script({
+        status: 200,
+        headers: { "content-type": "text/event-stream" },
+        body: `event: message_start\ndata: ${JSON.stringify(start)}\n\nevent: error\ndata: ${JSON.stringify(error)}\n\n`,
+      });
+      const gw = await gatewayFor("anthropic", model.baseUrl);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual([
+        `⚠️ Agent run failed: model endpoint ${model.baseUrl}/messages gave an answer svc cannot use (HTTP 200): {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
+      ]);
+    } finally {
+      await model.close();
+    }
+  });
 });
