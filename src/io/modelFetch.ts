@@ -1,6 +1,7 @@
 import type { Dispatcher } from "undici";
 import { importExternal } from "./importExternal.js";
 import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
+import { type StreamProtocol, streamedAnswer } from "./modelStreamAnswer.js";
 import { outboundDispatcher } from "./outbound/dispatcher.js";
 
 /**
@@ -97,7 +98,8 @@ export function withBearerKey(headers: Headers): Headers {
 
 /**
  * The fetch an `anthropic` model's requests go through: the global fetch, without the unused betas or an
- * empty key; a successful JSON answer is passed through `normalize` (with the URL it came from), as
+ * empty key; a successful JSON answer (or Messages API events streamed to a request that asked for no
+ * stream, assembled into it) is passed through `normalize` (with the URL it came from), as
  * `chatCompletionsFetch` does.
  * A server other than Anthropic's own that refuses the key in `x-api-key` with a 401 (Ollama's cloud,
  * Alibaba Cloud Model Studio and MiniMax take it only as `Authorization: Bearer`, as Claude Code sends
@@ -108,15 +110,15 @@ export function messagesApiFetch(normalize: (answer: unknown, url: string) => un
   const bearer = new Set<string>();
   return async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
-    const normalizeAnswer = (answer: unknown) => normalize(answer, url);
-    if (init?.headers === undefined)
-      return normalizedAnswer(await modelRequest(input, init), normalizeAnswer);
+    const read: AnswerReading = {
+      normalize: (answer) => normalize(answer, url),
+      protocol: "messages",
+      askedToStream: () => askedToStream(init),
+    };
+    if (init?.headers === undefined) return normalizedAnswer(await modelRequest(input, init), read);
     const headers = new Headers(withoutEmptyKey(withoutUnusedBetas(init.headers)));
     if (bearer.has(url))
-      return normalizedAnswer(
-        await modelRequest(input, { ...init, headers: withBearerKey(headers) }),
-        normalizeAnswer,
-      );
+      return normalizedAnswer(await modelRequest(input, { ...init, headers: withBearerKey(headers) }), read);
     let response = await modelRequest(input, { ...init, headers });
     if (response.status === 401 && headers.has("x-api-key") && !isAnthropicApi(url)) {
       const again = await modelRequest(input, { ...init, headers: withBearerKey(headers) });
@@ -127,7 +129,7 @@ export function messagesApiFetch(normalize: (answer: unknown, url: string) => un
         response = again;
       } else await again.body?.cancel();
     }
-    return normalizedAnswer(response, normalizeAnswer);
+    return normalizedAnswer(response, read);
   };
 }
 
@@ -145,7 +147,8 @@ export interface RequestRewrite {
 
 /**
  * The fetch an `openai` model's requests go through: a successful answer that is JSON, whatever its
- * content-type says, is passed through `normalize` (which returns `undefined` to keep it as it is); every
+ * content-type says, or Chat Completions chunks streamed to a request that asked for no stream (assembled
+ * into that JSON), is passed through `normalize` (which returns `undefined` to keep it as it is); every
  * other answer is untouched. An error
  * answer that is one of `rewrites`' refusals is followed by the request once more, rewritten (each rewrite
  * at most once per request); the endpoint is remembered, and its later requests are sent rewritten at once.
@@ -178,27 +181,51 @@ export function chatCompletionsFetch(
       learned.set(key, applied);
       response = await send();
     }
-    return normalizedAnswer(response, normalize);
+    return normalizedAnswer(response, {
+      normalize,
+      protocol: "chat",
+      askedToStream: () => askedToStream(init),
+    });
   };
 }
 
+/** How `normalizedAnswer` reads a model's successful answer. */
+interface AnswerReading {
+  /** Returns the answer in the shape the SDK reads, or `undefined` to keep it as it is. */
+  readonly normalize: (answer: unknown) => unknown;
+  /** Whose events an answer written as a stream is: the API the request was made to. */
+  readonly protocol: StreamProtocol;
+  /**
+   * Whether the request asked for a stream (svc asks for none): such an answer is handed on as it is. Asked
+   * only of an answer that is a stream, so the request's body is not read again for every answer.
+   */
+  readonly askedToStream: () => boolean;
+}
+
+/** Whether a request's JSON body asks for a stream (`"stream": true`). */
+function askedToStream(init: RequestInit | undefined): boolean {
+  if (typeof init?.body !== "string") return false;
+  try {
+    return (JSON.parse(init.body) as { stream?: unknown } | null)?.stream === true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * A successful answer passed through `normalize` (which returns `undefined` to keep it as it is); a failed
- * one untouched. Read whatever type the answer names, as the SDK does: a server or proxy that labels its
- * JSON `text/plain` (Go's default for a body written without a type) or names none is still read by the
- * SDK, which would then refuse the shapes `normalize` reads. Only a stream (svc asks for none) and an
- * answer that can have no body (204) are passed on.
+ * A successful answer passed through `normalize`; a failed one untouched. Read whatever type the answer
+ * names, as the SDK does: a server or proxy that labels its JSON `text/plain` (Go's default for a body
+ * written without a type) or names none is still read by the SDK, which would then refuse the shapes
+ * `normalize` reads. An answer written as a stream of events (`text/event-stream`) to a request that asked
+ * for none, as proxies and gateways set to always stream and some self-hosted servers answer, is assembled
+ * into the JSON answer the request asked for (`streamedAnswer`) and normalized as one; a stream that
+ * assembles into none (cut off, not JSON, of neither API) is handed on as a text saying what was wrong with
+ * it, which the SDK refuses and the run's failure notice quotes. An answer that can have no body (204) is
+ * passed on.
  */
-async function normalizedAnswer(
-  response: Response,
-  normalize: (answer: unknown) => unknown,
-): Promise<Response> {
-  if (
-    !response.ok ||
-    response.body === null ||
-    /\bevent-stream\b/i.test(response.headers.get("content-type") ?? "")
-  )
-    return response;
+async function normalizedAnswer(response: Response, read: AnswerReading): Promise<Response> {
+  const stream = /\bevent-stream\b/i.test(response.headers.get("content-type") ?? "");
+  if (!response.ok || response.body === null || (stream && read.askedToStream())) return response;
   const headers = new Headers(response.headers);
   // The body handed on is the decoded text.
   headers.delete("content-encoding");
@@ -211,11 +238,28 @@ async function normalizedAnswer(
     // A body cut off (the connection dropped mid-answer) fails as the SDK's own read of it would.
     return new Response(new ReadableStream({ start: (controller) => controller.error(error) }), kept);
   }
+  let answer: unknown;
+  if (stream) {
+    const assembled = streamedAnswer(text, read.protocol);
+    if ("problem" in assembled) {
+      headers.set("content-type", "text/plain; charset=utf-8");
+      return new Response(assembled.problem, kept);
+    }
+    headers.set("content-type", "application/json");
+    answer = assembled.answer;
+  } else {
+    try {
+      answer = JSON.parse(text);
+    } catch {
+      // Not JSON: the SDK reports the body as it is.
+      return new Response(text, kept);
+    }
+  }
   let fixed: unknown;
   try {
-    fixed = normalize(JSON.parse(text));
+    fixed = read.normalize(answer);
   } catch {
-    // Not JSON: the SDK reports the body as it is.
+    // Left as it is: the SDK reads it, or reports it.
   }
-  return new Response(fixed === undefined ? text : JSON.stringify(fixed), kept);
+  return new Response(fixed === undefined && !stream ? text : JSON.stringify(fixed ?? answer), kept);
 }

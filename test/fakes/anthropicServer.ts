@@ -1,5 +1,7 @@
 import {
   type FakeModel,
+  type FakeModelOptions,
+  halves,
   rawArgumentsMark,
   sse,
   startScriptedModel,
@@ -21,7 +23,8 @@ const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp
 
 /**
  * A scripted Anthropic Messages server (`POST <baseUrl>/messages`) on 127.0.0.1: each request gets the
- * next scripted turn as one message body or, for `stream: true`, as the Messages event stream.
+ * next scripted turn as one message body or, for `stream: true` (every request with `streamAlways`), as the
+ * Messages event stream, each text and tool input in two deltas.
  * Usage: 10 tokens in, 5 out per turn. Like the Messages API, it answers 400 to a request holding an
  * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result), or one whose base64
  * is longer than 5 MiB (the API measures the encoded image), a PNG with a side past 8000 pixels (2000 in a
@@ -30,7 +33,7 @@ const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp
  * a tool whose input schema has allOf, anyOf or oneOf at its top level, or a top-level argument name
  * outside `[a-zA-Z0-9_.-]{1,64}`.
  */
-export function startFakeAnthropic(): Promise<FakeModel> {
+export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<FakeModel> {
   return startScriptedModel("/messages", (turn, request, res, index) => {
     const mediaTypes = [...JSON.stringify(request.json.messages ?? []).matchAll(/"media_type":"([^"]*)"/g)];
     const refused = mediaTypes.find(([, type]) => !IMAGE_TYPES.has(type ?? ""));
@@ -179,7 +182,7 @@ export function startFakeAnthropic(): Promise<FakeModel> {
     ];
     const stopReason = turn.finishReason ?? ((turn.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn");
     const message = { id: `msg_${index}`, type: "message", role: "assistant", model };
-    if (request.json.stream !== true) {
+    if (request.json.stream !== true && !options.streamAlways) {
       res.writeHead(200, { "content-type": "application/json" }).end(
         withRawArguments(turn, {
           ...message,
@@ -205,6 +208,7 @@ export function startFakeAnthropic(): Promise<FakeModel> {
           },
         },
       },
+      { event: "ping", data: { type: "ping" } },
     ];
     content.forEach((block, i) => {
       if (block.type === "thinking") {
@@ -232,14 +236,10 @@ export function startFakeAnthropic(): Promise<FakeModel> {
             event: "content_block_start",
             data: { type: "content_block_start", index: i, content_block: { type: "text", text: "" } },
           },
-          {
+          ...halves((block as { text: string }).text).map((text) => ({
             event: "content_block_delta",
-            data: {
-              type: "content_block_delta",
-              index: i,
-              delta: { type: "text_delta", text: (block as { text: string }).text },
-            },
-          },
+            data: { type: "content_block_delta", index: i, delta: { type: "text_delta", text } },
+          })),
         );
       } else {
         const { input, ...start } = block as { input: unknown };
@@ -248,14 +248,14 @@ export function startFakeAnthropic(): Promise<FakeModel> {
             event: "content_block_start",
             data: { type: "content_block_start", index: i, content_block: { ...start, input: {} } },
           },
-          {
+          ...halves(JSON.stringify(input)).map((partial_json) => ({
             event: "content_block_delta",
             data: {
               type: "content_block_delta",
               index: i,
-              delta: { type: "input_json_delta", partial_json: JSON.stringify(input) },
+              delta: { type: "input_json_delta", partial_json },
             },
-          },
+          })),
         );
       }
       events.push({ event: "content_block_stop", data: { type: "content_block_stop", index: i } });

@@ -55,6 +55,15 @@ export interface ModelRequest {
   readonly json: Record<string, unknown>;
 }
 
+/** How a fake model server answers. */
+export interface FakeModelOptions {
+  /**
+   * Every answer as an event stream, whether the request asked for one or not, as proxies and gateways set
+   * to always stream do.
+   */
+  readonly streamAlways?: boolean;
+}
+
 export interface FakeModel {
   /** The base URL to put in `agent.base_url` (`http://127.0.0.1:<port>/v1`). */
   readonly baseUrl: string;
@@ -130,13 +139,32 @@ export async function startScriptedModel(path: string, write: AnswerWriter): Pro
 
 export const argsText = (args: unknown) => (typeof args === "string" ? args : JSON.stringify(args));
 
+/**
+ * Writes `events` as an event stream, each event in a write of its own; an event holding a character of
+ * more than one byte in UTF-8 is written in two, split inside the first such character, as a network may cut
+ * it.
+ */
 export function sse(res: ServerResponse, events: ReadonlyArray<{ event?: string; data: unknown }>): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  for (const { event, data } of events)
-    res.write(
+  for (const { event, data } of events) {
+    const bytes = Buffer.from(
       `${event === undefined ? "" : `event: ${event}\n`}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`,
     );
+    const lead = bytes.findIndex((byte) => byte >= 0xc0);
+    if (lead < 0) res.write(bytes);
+    else {
+      res.write(bytes.subarray(0, lead + 1));
+      res.write(bytes.subarray(lead + 1));
+    }
+  }
   res.end();
+}
+
+/** `text` in two pieces (one when it is a single character or empty), cut between characters. */
+export function halves(text: string): string[] {
+  const chars = Array.from(text);
+  const mid = Math.ceil(chars.length / 2);
+  return [chars.slice(0, mid).join(""), chars.slice(mid).join("")].filter((piece) => piece !== "");
 }
 
 /** Stands in for a `rawObject` call's arguments (the `index`-th call of its turn) until the answer is written. */

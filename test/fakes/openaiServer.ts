@@ -1,6 +1,8 @@
 import {
   argsText,
   type FakeModel,
+  type FakeModelOptions,
+  halves,
   type ModelTurn,
   rawArgumentsMark,
   sse,
@@ -13,7 +15,8 @@ export type { FakeModel, ModelTurn } from "./modelScript.js";
 /**
  * A scripted OpenAI-compatible Chat Completions server (`POST <baseUrl>/chat/completions`) on 127.0.0.1:
  * answers each request with the next scripted turn, as one JSON body or, when the request asks
- * `stream: true`, as SSE chunks ending in `[DONE]`. Usage: 10 tokens in, 5 out per turn. Like OpenAI, it
+ * `stream: true` (every request with `streamAlways`), as SSE chunks ending in `[DONE]`, the text and each
+ * call's arguments in two chunks. Usage: 10 tokens in, 5 out per turn. Like OpenAI, it
  * answers 400 to a request offering a function name longer than 64 characters, parameters without
  * properties or with oneOf, anyOf, allOf, enum or not at their top level, or an array schema without items.
  */
@@ -31,7 +34,7 @@ function bareArray(schema: unknown): boolean {
   );
 }
 
-export function startFakeOpenAI(): Promise<FakeModel> {
+export function startFakeOpenAI(options: FakeModelOptions = {}): Promise<FakeModel> {
   return startScriptedModel("/chat/completions", (turn, request, res, index) => {
     // As OpenAI does: a function name longer than 64 characters fails the whole request.
     const tools = (request.json.tools ?? []) as Array<{ function: { name: string } }>;
@@ -122,7 +125,7 @@ export function startFakeOpenAI(): Promise<FakeModel> {
     const finish = turn.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop");
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
     const base = { id: `chatcmpl-${index}`, created: 1_700_000_000, model };
-    if (request.json.stream !== true) {
+    if (request.json.stream !== true && !options.streamAlways) {
       res.writeHead(200, { "content-type": "application/json" }).end(
         withRawArguments(turn, {
           ...base,
@@ -158,8 +161,16 @@ export function startFakeOpenAI(): Promise<FakeModel> {
     });
     sse(res, [
       chunk({ role: "assistant", content: "" }),
-      ...(turn.text === undefined ? [] : [chunk({ content: turn.text })]),
-      ...calls.map((call, i) => chunk({ tool_calls: [{ index: i, ...call }] })),
+      ...(turn.text === undefined ? [] : halves(turn.text).map((text) => chunk({ content: text }))),
+      ...calls.flatMap((call, i) => {
+        const args = call.function.arguments;
+        if (typeof args !== "string") return [chunk({ tool_calls: [{ index: i, ...call }] })];
+        const [first = "", ...rest] = halves(args);
+        return [
+          chunk({ tool_calls: [{ index: i, ...call, function: { ...call.function, arguments: first } }] }),
+          ...rest.map((piece) => chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] })),
+        ];
+      }),
       chunk({}, finish),
       { data: { ...base, object: "chat.completion.chunk", choices: [], usage } },
       { data: "[DONE]" },

@@ -1,0 +1,389 @@
+import { cutText } from "./cutText.js";
+
+/**
+ * A model's answer written as Server-Sent Events to a request that asked for no stream, as proxies and
+ * gateways set to always stream and some self-hosted servers answer: assembled into the one JSON answer the
+ * request asked for, so the run goes on as if the endpoint had answered JSON. Pure: the text in, the answer
+ * (or what was wrong with the stream) out; `modelFetch.ts` reads the body and hands the answer on.
+ */
+
+/** Which API's events the request is answered with: Chat Completions (`openai`) or the Messages API. */
+export type StreamProtocol = "chat" | "messages";
+
+/**
+ * The assembled answer (for the SDK to read, as a JSON body would be: an error the stream carried is an
+ * answer too, `{"error": ...}` or `{"type": "error", ...}`, which the run fails quoting), or what was wrong
+ * with the stream, in words for the run's failure notice (`... gave an answer svc cannot use (HTTP 200): `).
+ */
+export type StreamAssembly = { readonly answer: unknown } | { readonly problem: string };
+
+const STREAM = "an event stream (text/event-stream)";
+const QUOTED = 120;
+
+/** One event of the stream: its `event:` name (if any) and its `data:` lines joined. */
+interface ServerEvent {
+  readonly name: string | undefined;
+  readonly data: string;
+  /** False for the text after the stream's last blank line: an event that may be cut short. */
+  readonly ended: boolean;
+}
+
+/**
+ * The events in `text`: lines end in CRLF, LF or CR; `field: value` (one space after the colon dropped);
+ * a blank line ends an event; comments (`: keep-alive`) and fields other than `event` and `data` skipped.
+ */
+function serverEvents(text: string): ServerEvent[] {
+  const events: ServerEvent[] = [];
+  const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
+  let data: string[] | undefined;
+  let name: string | undefined;
+  lines.forEach((line, i) => {
+    if (line === "") {
+      // The empty text after a final line break ends nothing.
+      if (i === lines.length - 1) return;
+      if (data !== undefined) events.push({ name, data: data.join("\n"), ended: true });
+      data = undefined;
+      name = undefined;
+      return;
+    }
+    if (line.startsWith(":")) return;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "data") {
+      data ??= [];
+      data.push(value);
+    } else if (field === "event") name = value;
+  });
+  if (data !== undefined) events.push({ name, data: data.join("\n"), ended: false });
+  return events;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+const quoted = (text: string) => cutText(text.replace(/\s+/g, " ").trim(), QUOTED);
+
+const cutOff = (end: string, count: number): StreamAssembly => ({
+  problem: `${STREAM} cut off before its end (no ${end} after ${count} event${count === 1 ? "" : "s"}) — the server, or a proxy in front of it, ended the answer early`,
+});
+
+const API_NAME = { chat: "Chat Completions chunks", messages: "Messages API events" } as const;
+const PATH = { chat: "/chat/completions", messages: "/messages" } as const;
+
+/** Which API's stream an event's JSON belongs to, by its shape. */
+function shapeOf(data: unknown): StreamProtocol | undefined {
+  if (!isRecord(data)) return undefined;
+  if (Array.isArray(data.choices) || data.object === "chat.completion.chunk") return "chat";
+  if (typeof data.type === "string" && /^(message_start|content_block_|message_delta|ping$)/.test(data.type))
+    return "messages";
+  return undefined;
+}
+
+/** The events' JSON, in order; or the problem of the first that is not JSON (the end of a stream cut short). */
+type Parsed = { readonly events: unknown[] } | { readonly problem: string };
+
+function parsedEvents(events: readonly ServerEvent[]): Parsed {
+  const parsed: unknown[] = [];
+  for (const [i, event] of events.entries()) {
+    if (event.data.trim() === "[DONE]") return { events: [...parsed, END] };
+    try {
+      parsed.push(JSON.parse(event.data));
+    } catch {
+      // An unfinished last event: the stream was cut in the middle of it.
+      if (!event.ended && i === events.length - 1) return { events: parsed };
+      return { problem: `${STREAM} whose event ${i + 1} is not JSON: data: ${quoted(event.data)}` };
+    }
+  }
+  return { events: parsed };
+}
+
+/** Stands for Chat Completions' `data: [DONE]` among the parsed events: nothing after it is read. */
+const END = Symbol("end of stream");
+
+/**
+ * The answer `text` (a stream of `expected`'s events) assembles into, or why it assembles into none: a
+ * stream of the other API's events, of neither, one cut off before its end, or holding an event that is
+ * not JSON.
+ */
+export function streamedAnswer(text: string, expected: StreamProtocol): StreamAssembly {
+  const events = serverEvents(text);
+  if (events.length === 0)
+    return { problem: `${STREAM} with no events: ${text.trim() === "" ? "an empty body" : quoted(text)}` };
+  const parsed = parsedEvents(events);
+  if ("problem" in parsed) return parsed;
+  const first = parsed.events[0];
+  if (first !== END && !isError(first, expected)) {
+    const shape = shapeOf(first);
+    if (shape === undefined) {
+      if (first === undefined) return cutOff(expected === "chat" ? "data: [DONE]" : "message_stop event", 0);
+      return {
+        problem: `${STREAM} of neither Chat Completions chunks nor Messages API events; its first event: data: ${quoted(JSON.stringify(first))}`,
+      };
+    }
+    if (shape !== expected)
+      return {
+        problem: `${STREAM} of ${API_NAME[shape]}, not the ${API_NAME[expected]} a ${PATH[expected]} request is answered with — check agent.provider`,
+      };
+  }
+  return expected === "chat" ? chatAnswer(parsed.events) : messagesAnswer(parsed.events);
+}
+
+/** An event that is an error the endpoint reports in the stream: Chat Completions' `error`, the Messages API's. */
+function isError(event: unknown, protocol: StreamProtocol): boolean {
+  if (!isRecord(event)) return false;
+  return protocol === "chat"
+    ? (event.error !== undefined && event.error !== null) || event.object === "error"
+    : event.type === "error";
+}
+
+interface CallDraft {
+  id?: string;
+  type?: string;
+  name: string;
+  /** The arguments' text so far; `value` when a server wrote them as JSON rather than text. */
+  args: string;
+  value?: unknown;
+  extra?: unknown;
+}
+
+interface ChoiceDraft {
+  /** The text pieces, and the content parts of servers that write `content` as an array of parts. */
+  readonly content: Array<string | Record<string, unknown>>;
+  readonly texts: { reasoning_content: string; reasoning: string; refusal: string };
+  readonly calls: Map<number, CallDraft>;
+  /** The legacy `function_call` (older servers), its arguments joined. */
+  functionCall?: { name: string; arguments: string };
+  /** The key of the call a delta without an `index` adds to (Gemini's endpoint sends none). */
+  lastCall?: number;
+  finish: unknown;
+}
+
+/**
+ * A `chat.completion`: per choice, the deltas' text, reasoning and refusal joined; tool calls assembled by
+ * their `index` (the id, type and name as sent, the arguments' pieces joined); the last finish reason; the
+ * usage of the last chunk that carries one. A chunk carrying an `error` ends the answer as that error.
+ */
+function chatAnswer(events: readonly unknown[]): StreamAssembly {
+  const head: Record<string, unknown> = {};
+  const choices = new Map<number, ChoiceDraft>();
+  let usage: unknown;
+  let count = 0;
+  for (const event of events) {
+    if (event === END) return { answer: chatCompletion(head, choices, usage) };
+    count++;
+    if (!isRecord(event)) continue;
+    if (isError(event, "chat")) return { answer: event.error === undefined ? event : { error: event.error } };
+    for (const key of ["id", "created", "model", "system_fingerprint"])
+      if (head[key] === undefined && event[key] !== undefined && event[key] !== null) head[key] = event[key];
+    if (event.usage !== undefined && event.usage !== null) usage = event.usage;
+    if (!Array.isArray(event.choices)) continue;
+    for (const choice of event.choices as unknown[]) {
+      if (!isRecord(choice)) continue;
+      const index = typeof choice.index === "number" ? choice.index : 0;
+      let draft = choices.get(index);
+      if (draft === undefined) {
+        draft = {
+          content: [],
+          texts: { reasoning_content: "", reasoning: "", refusal: "" },
+          calls: new Map(),
+          finish: null,
+        };
+        choices.set(index, draft);
+      }
+      if (choice.finish_reason !== undefined && choice.finish_reason !== null)
+        draft.finish = choice.finish_reason;
+      if (isRecord(choice.delta)) addDelta(draft, choice.delta);
+    }
+  }
+  return cutOff("data: [DONE]", count);
+}
+
+function addDelta(draft: ChoiceDraft, delta: Record<string, unknown>): void {
+  const { content } = delta;
+  if (typeof content === "string" && content !== "") draft.content.push(content);
+  else if (Array.isArray(content)) for (const part of content) if (isRecord(part)) draft.content.push(part);
+  for (const key of ["reasoning_content", "reasoning", "refusal"] as const) {
+    const piece = delta[key];
+    if (typeof piece === "string") draft.texts[key] += piece;
+  }
+  if (isRecord(delta.function_call)) {
+    const { name, arguments: args } = delta.function_call;
+    draft.functionCall ??= { name: "", arguments: "" };
+    if (typeof name === "string" && name !== "") draft.functionCall.name = name;
+    if (typeof args === "string") draft.functionCall.arguments += args;
+  }
+  if (!Array.isArray(delta.tool_calls)) return;
+  for (const piece of delta.tool_calls as unknown[]) {
+    if (!isRecord(piece)) continue;
+    const fn = isRecord(piece.function) ? piece.function : {};
+    const id = typeof piece.id === "string" && piece.id !== "" ? piece.id : undefined;
+    let key: number | undefined;
+    if (typeof piece.index === "number") key = piece.index;
+    else {
+      const last = draft.lastCall === undefined ? undefined : draft.calls.get(draft.lastCall);
+      // Without an index, a call is sent whole: a new id (or the first piece) starts the next call.
+      key =
+        last === undefined || (id !== undefined && last.id !== undefined && id !== last.id)
+          ? draft.calls.size === 0
+            ? 0
+            : Math.max(...draft.calls.keys()) + 1
+          : draft.lastCall;
+    }
+    if (key === undefined) continue;
+    draft.lastCall = key;
+    let call = draft.calls.get(key);
+    if (call === undefined) {
+      call = { name: "", args: "" };
+      draft.calls.set(key, call);
+    }
+    if (call.id === undefined && id !== undefined) call.id = id;
+    if (typeof piece.type === "string" && piece.type !== "") call.type = piece.type;
+    if (typeof fn.name === "string" && fn.name !== "") call.name = fn.name;
+    if (typeof fn.arguments === "string") call.args += fn.arguments;
+    else if (fn.arguments !== undefined && fn.arguments !== null) call.value = fn.arguments;
+    if (call.extra === undefined && piece.extra_content !== undefined && piece.extra_content !== null)
+      call.extra = piece.extra_content;
+  }
+}
+
+function chatCompletion(
+  head: Record<string, unknown>,
+  choices: ReadonlyMap<number, ChoiceDraft>,
+  usage: unknown,
+): Record<string, unknown> {
+  return {
+    ...(head.id === undefined ? {} : { id: head.id }),
+    object: "chat.completion",
+    ...(head.created === undefined ? {} : { created: head.created }),
+    ...(head.model === undefined ? {} : { model: head.model }),
+    ...(head.system_fingerprint === undefined ? {} : { system_fingerprint: head.system_fingerprint }),
+    choices: [...choices.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, draft]) => ({ index, message: chatMessage(draft), finish_reason: draft.finish })),
+    ...(usage === undefined ? {} : { usage }),
+  };
+}
+
+function chatMessage(draft: ChoiceDraft): Record<string, unknown> {
+  const texts = Object.entries(draft.texts).filter(([, text]) => text !== "");
+  const calls = [...draft.calls.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, call]) => ({
+      ...(call.id === undefined ? {} : { id: call.id }),
+      type: call.type ?? "function",
+      function: {
+        name: call.name,
+        arguments: call.value !== undefined && call.args === "" ? call.value : call.args,
+      },
+      ...(call.extra === undefined ? {} : { extra_content: call.extra }),
+    }));
+  return {
+    role: "assistant",
+    content: chatContent(draft.content),
+    ...Object.fromEntries(texts),
+    ...(calls.length === 0 ? {} : { tool_calls: calls }),
+    ...(draft.functionCall === undefined ? {} : { function_call: draft.functionCall }),
+  };
+}
+
+/** The text joined (null when none); content parts as parts, with the text between them as text parts. */
+function chatContent(pieces: ReadonlyArray<string | Record<string, unknown>>): unknown {
+  if (pieces.every((piece) => typeof piece === "string")) return pieces.length === 0 ? null : pieces.join("");
+  const parts: Array<Record<string, unknown>> = [];
+  for (const piece of pieces) {
+    const part = typeof piece === "string" ? { type: "text", text: piece } : piece;
+    const last = parts.at(-1);
+    if (
+      last?.type === "text" &&
+      part.type === "text" &&
+      typeof last.text === "string" &&
+      typeof part.text === "string"
+    )
+      parts[parts.length - 1] = { ...last, text: last.text + part.text };
+    else parts.push(part);
+  }
+  return parts;
+}
+
+/**
+ * A Messages API `message`: `message_start`'s skeleton, each block from its `content_block_start` with its
+ * deltas applied (text and thinking joined, the signature as sent, a tool's input parsed from its joined
+ * JSON pieces), `message_delta`'s stop reason and usage; `ping` and events of types it does not know
+ * skipped. An `error` event ends the answer as that error.
+ */
+function messagesAnswer(events: readonly unknown[]): StreamAssembly {
+  let message: Record<string, unknown> | undefined;
+  const blocks: Array<Record<string, unknown> | undefined> = [];
+  const inputs = new Map<number, string>();
+  let count = 0;
+  const finish = (index: number): string | undefined => {
+    const json = inputs.get(index);
+    const block = blocks[index];
+    inputs.delete(index);
+    if (json === undefined || json.trim() === "" || block === undefined) return undefined;
+    try {
+      block.input = JSON.parse(json);
+      return undefined;
+    } catch {
+      const name = typeof block.name === "string" ? ` ("${block.name}")` : "";
+      return `${STREAM} whose ${String(block.type)} block ${index}${name} has an input that is not JSON: ${quoted(json)}`;
+    }
+  };
+  for (const event of events) {
+    count++;
+    if (!isRecord(event)) continue;
+    if (isError(event, "messages")) return { answer: event };
+    const index = typeof event.index === "number" ? event.index : -1;
+    switch (event.type) {
+      case "message_start":
+        message = isRecord(event.message) ? { ...event.message } : {};
+        if (isRecord(message.usage)) message.usage = { ...message.usage };
+        break;
+      case "content_block_start":
+        if (index >= 0 && isRecord(event.content_block)) blocks[index] = { ...event.content_block };
+        break;
+      case "content_block_delta": {
+        const block = blocks[index];
+        const delta = event.delta;
+        if (block === undefined || !isRecord(delta)) break;
+        if (delta.type === "text_delta" && typeof delta.text === "string")
+          block.text = (typeof block.text === "string" ? block.text : "") + delta.text;
+        else if (delta.type === "thinking_delta" && typeof delta.thinking === "string")
+          block.thinking = (typeof block.thinking === "string" ? block.thinking : "") + delta.thinking;
+        else if (delta.type === "signature_delta" && typeof delta.signature === "string")
+          block.signature = delta.signature;
+        else if (delta.type === "input_json_delta" && typeof delta.partial_json === "string")
+          inputs.set(index, (inputs.get(index) ?? "") + delta.partial_json);
+        else if (delta.type === "citations_delta" && delta.citation !== undefined)
+          block.citations = [...(Array.isArray(block.citations) ? block.citations : []), delta.citation];
+        break;
+      }
+      case "content_block_stop": {
+        const problem = finish(index);
+        if (problem !== undefined) return { problem };
+        break;
+      }
+      case "message_delta":
+        if (message === undefined) break;
+        if (isRecord(event.delta)) Object.assign(message, event.delta);
+        if (isRecord(event.usage))
+          message.usage = {
+            ...(isRecord(message.usage) ? message.usage : {}),
+            ...Object.fromEntries(Object.entries(event.usage).filter(([, value]) => value !== null)),
+          };
+        break;
+      case "message_stop": {
+        for (const open of [...inputs.keys()]) {
+          const problem = finish(open);
+          if (problem !== undefined) return { problem };
+        }
+        if (message === undefined)
+          return { problem: `${STREAM} of Messages API events without a message_start event` };
+        return { answer: { ...message, content: blocks.filter((block) => block !== undefined) } };
+      }
+    }
+  }
+  return cutOff("message_stop event", count);
+}

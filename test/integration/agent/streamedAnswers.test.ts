@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
+import type { FakeApi } from "../../fakes/httpFake.js";
+import { callTool, startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { startFakeTelegram } from "../../fakes/telegram.js";
+import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
+import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+import { journalLines } from "../../helpers/runJournal.js";
+import { telegramMessages } from "../../helpers/telegramMessages.js";
+
+/**
+ * A model endpoint that answers a request asking for no stream with a stream of events, as proxies and
+ * gateways set to always stream do (docs/agent.md): the run goes on as if it had answered JSON.
+ */
+
+const OPEN = "INSECURE_NO_AUTH";
+const perTest = gatewayPerTest();
+let telegram: FakeApi;
+let notes: RecordingMcp;
+
+beforeAll(async () => {
+  [telegram, notes] = await Promise.all([startFakeTelegram(), startRecordingMcp("notes: ")]);
+});
+afterAll(async () => {
+  await Promise.all([telegram?.close(), notes?.close()]);
+});
+
+const chatTarget = { deliver: "telegram", deliver_extra: { chat_id: "-5" } };
+
+function gatewayFor(provider: "openai" | "anthropic", baseUrl: string) {
+  telegram.requests.length = 0;
+  notes.calls.length = 0;
+  return perTest.start({
+    config: webhookConfig(
+      { look: { secret: OPEN, prompt: "look up k1", toolsets: ["notes"], ...chatTarget } },
+      {},
+      {
+        agent: { provider, model: "streamer", base_url: baseUrl, retries: 0 },
+        mcp_servers: { notes: { url: notes.url } },
+        platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
+      },
+    ),
+  });
+}
+
+async function journalled(home: string): Promise<Record<string, unknown> | undefined> {
+  return vi.waitFor(
+    () => {
+      const line = journalLines<{ run?: Record<string, unknown> }>(home)[0];
+      if (line === undefined) throw new Error("not journalled yet");
+      return line.run;
+    },
+    { timeout: 5000, interval: 20 },
+  );
+}
+
+describe("a model endpoint that streams its answers to requests that ask for no stream", () => {
+  it("provider openai: the streamed tool call runs the MCP tool, its result goes back, and the streamed text is delivered without its thinking", async () => {
+    const model = await startFakeOpenAI({ streamAlways: true });
+    try {
+      // The thinking at the start of the text is taken apart, as in an answer written as JSON.
+      model.script(callTool("mcp__notes__lookup", { key: "k1" }), {
+        text: "<think>The notes have it.</think>Found it — Zürich ✓.",
+      });
+      const gw = await gatewayFor("openai", model.baseUrl);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["Found it — Zürich ✓."]);
+      expect(model.requests.map((r) => r.json.stream)).toEqual([undefined, undefined]);
+      expect(notes.calls).toEqual([{ tool: "lookup", args: { key: "k1" } }]);
+      const messages = (model.requests[1]?.json.messages ?? []) as Array<Record<string, unknown>>;
+      expect(messages.slice(-2)).toEqual([
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            {
+              id: "call_0_0",
+              type: "function",
+              function: { name: "mcp__notes__lookup", arguments: '{"key":"k1"}' },
+            },
+          ],
+        },
+        { role: "tool", tool_call_id: "call_0_0", content: "notes: value of k1" },
+      ]);
+      expect(await journalled(gw.home.dir)).toMatchObject({
+        outcome: "ok",
+        steps: 2,
+        usage: { input: 20, output: 10 },
+      });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("provider anthropic: the streamed tool_use runs the MCP tool, its result goes back, and the streamed text is delivered", async () => {
+    const model = await startFakeAnthropic({ streamAlways: true });
+    try {
+      model.script(
+        { text: "Let me look.", toolCalls: [{ name: "mcp__notes__lookup", args: { key: "k1" } }] },
+        { text: "Found it — Zürich ✓." },
+      );
+      const gw = await gatewayFor("anthropic", model.baseUrl);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["Found it — Zürich ✓."]);
+      expect(model.requests.map((r) => r.json.stream)).toEqual([undefined, undefined]);
+      expect(notes.calls).toEqual([{ tool: "lookup", args: { key: "k1" } }]);
+      const messages = (model.requests[1]?.json.messages ?? []) as Array<Record<string, unknown>>;
+      expect(messages.slice(-2)).toEqual([
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Let me look." },
+            { type: "tool_use", id: "toolu_0_0", name: "mcp__notes__lookup", input: { key: "k1" } },
+          ],
+        },
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "toolu_0_0", content: "notes: value of k1" }],
+        },
+      ]);
+      expect(await journalled(gw.home.dir)).toMatchObject({
+        outcome: "ok",
+        steps: 2,
+        usage: { input: 20, output: 10 },
+      });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("a stream cut off before its end fails the run: the notice names the endpoint and what was wrong", async () => {
+    const model = await startFakeOpenAI();
+    try {
+      const chunk = {
+        id: "c1",
+        object: "chat.completion.chunk",
+        choices: [{ index: 0, delta: { content: "The build" }, finish_reason: null }],
+      };
+      model.script({
+        status: 200,
+        headers: { "content-type": "text/event-stream" },
+        body: `data: ${JSON.stringify(chunk)}\n\ndata: {"id":"c1","choi`,
+      });
+      const gw = await gatewayFor("openai", model.baseUrl);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual([
+        `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions gave an answer svc cannot use (HTTP 200): an event stream (text/event-stream) cut off before its end (no data: [DONE] after 1 event) — the server, or a proxy in front of it, ended the answer early`,
+      ]);
+      expect(await journalled(gw.home.dir)).toMatchObject({ outcome: "error", steps: 0 });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("provider anthropic: an error event in the stream fails the run, quoting its type and message", async () => {
+    const model = await startFakeAnthropic();
+    try {
+      const start = {
+        type: "message_start",
+        message: { id: "m", type: "message", role: "assistant", content: [] },
+      };
+      const error = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
+      model.script({
+        status: 200,
+        headers: { "content-type": "text/event-stream" },
+        body: `event: message_start\ndata: ${JSON.stringify(start)}\n\nevent: error\ndata: ${JSON.stringify(error)}\n\n`,
+      });
+      const gw = await gatewayFor("anthropic", model.baseUrl);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual([
+        `⚠️ Agent run failed: model endpoint ${model.baseUrl}/messages gave an answer svc cannot use (HTTP 200): {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
+      ]);
+    } finally {
+      await model.close();
+    }
+  });
+});

@@ -1,0 +1,389 @@
+import { describe, expect, it } from "vitest";
+import { streamedAnswer } from "../../../src/io/modelStreamAnswer.js";
+
+/** An event stream as servers write it: each event's lines, then a blank line. */
+const stream = (...events: ReadonlyArray<{ event?: string; data: unknown }>): string =>
+  events
+    .map(
+      ({ event, data }) =>
+        `${event === undefined ? "" : `event: ${event}\n`}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`,
+    )
+    .join("");
+
+const head = { id: "chatcmpl-7", object: "chat.completion.chunk", created: 1_700_000_000, model: "gpt-x" };
+const chunk = (delta: unknown, finish: string | null = null, index = 0) => ({
+  data: { ...head, choices: [{ index, delta, finish_reason: finish }] },
+});
+const DONE = { data: "[DONE]" };
+const usage = { prompt_tokens: 31, completion_tokens: 12, total_tokens: 43 };
+
+describe("streamedAnswer: Chat Completions chunks assembled into the chat.completion a request without stream gets", () => {
+  it("a text answer: the deltas' text joined, the finish reason, the usage of the last chunk", () => {
+    const text = stream(
+      chunk({ role: "assistant", content: "" }),
+      chunk({ content: "The build " }),
+      chunk({ content: "is green — ✓" }),
+      chunk({}, "stop"),
+      { data: { ...head, choices: [], usage } },
+      DONE,
+    );
+    expect(streamedAnswer(text, "chat")).toEqual({
+      answer: {
+        id: "chatcmpl-7",
+        object: "chat.completion",
+        created: 1_700_000_000,
+        model: "gpt-x",
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: "The build is green — ✓" },
+            finish_reason: "stop",
+          },
+        ],
+        usage,
+      },
+    });
+  });
+
+  it("several tool calls interleaved by index, their arguments split inside strings and between a key and its value", () => {
+    const call = (index: number, part: Record<string, unknown>) =>
+      chunk({ tool_calls: [{ index, ...part }] });
+    const text = stream(
+      chunk({ role: "assistant", content: null }),
+      call(0, { id: "call_a", type: "function", function: { name: "lookup", arguments: "" } }),
+      call(1, {
+        id: "call_b",
+        type: "function",
+        function: { name: "mcp__notes__lookup", arguments: '{"ke' },
+      }),
+      call(0, { function: { arguments: '{"key": "rel' } }),
+      call(1, { function: { arguments: 'y": "Zürich ' } }),
+      call(0, { function: { arguments: 'ease"}' } }),
+      call(1, { function: { arguments: '🚀"}' } }),
+      chunk({}, "tool_calls"),
+      { data: { ...head, choices: [], usage } },
+      DONE,
+    );
+    const answer = (streamedAnswer(text, "chat") as { answer: { choices: unknown[] } }).answer;
+    expect(answer.choices).toEqual([
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "call_a", type: "function", function: { name: "lookup", arguments: '{"key": "release"}' } },
+            {
+              id: "call_b",
+              type: "function",
+              function: { name: "mcp__notes__lookup", arguments: '{"key": "Zürich 🚀"}' },
+            },
+          ],
+        },
+        finish_reason: "tool_calls",
+      },
+    ]);
+  });
+
+  it("reasoning in reasoning_content (DeepSeek, vLLM) and in reasoning (Groq, Ollama) is joined into the field it came in", () => {
+    const text = stream(
+      chunk({ role: "assistant", reasoning_content: "The user " }),
+      chunk({ reasoning_content: "wants a word." }),
+      chunk({ content: "Hi." }),
+      chunk({}, "stop"),
+      DONE,
+    );
+    expect((streamedAnswer(text, "chat") as { answer: { choices: unknown[] } }).answer.choices).toEqual([
+      {
+        index: 0,
+        message: { role: "assistant", content: "Hi.", reasoning_content: "The user wants a word." },
+        finish_reason: "stop",
+      },
+    ]);
+    const groq = stream(chunk({ reasoning: "Think" }), chunk({ reasoning: "ing." }), chunk({}, "stop"), DONE);
+    expect((streamedAnswer(groq, "chat") as { answer: { choices: unknown[] } }).answer.choices).toEqual([
+      {
+        index: 0,
+        message: { role: "assistant", content: null, reasoning: "Thinking." },
+        finish_reason: "stop",
+      },
+    ]);
+  });
+
+  it("a call sent whole in one chunk without an index (Gemini's endpoint) keeps its thought signature; the next id starts the next call", () => {
+    const text = stream(
+      chunk({
+        tool_calls: [
+          {
+            id: "g1",
+            type: "function",
+            function: { name: "a", arguments: "{}" },
+            extra_content: { google: { thought_signature: "sig-1" } },
+          },
+        ],
+      }),
+      chunk({ tool_calls: [{ id: "g2", type: "function", function: { name: "b", arguments: '{"x":1}' } }] }),
+      chunk({}, "tool_calls"),
+      DONE,
+    );
+    const choices = (streamedAnswer(text, "chat") as { answer: { choices: Array<{ message: unknown }> } })
+      .answer.choices;
+    expect(choices[0]?.message).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        {
+          id: "g1",
+          type: "function",
+          function: { name: "a", arguments: "{}" },
+          extra_content: { google: { thought_signature: "sig-1" } },
+        },
+        { id: "g2", type: "function", function: { name: "b", arguments: '{"x":1}' } },
+      ],
+    });
+  });
+
+  it("the legacy function_call streamed in pieces (older servers) is assembled as the one call it names", () => {
+    const text = stream(
+      chunk({ role: "assistant", function_call: { name: "lookup", arguments: "" } }),
+      chunk({ function_call: { arguments: '{"key":' } }),
+      chunk({ function_call: { arguments: ' "k1"}' } }),
+      chunk({}, "function_call"),
+      DONE,
+    );
+    const choices = (streamedAnswer(text, "chat") as { answer: { choices: unknown[] } }).answer.choices;
+    expect(choices).toEqual([
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: null,
+          function_call: { name: "lookup", arguments: '{"key": "k1"}' },
+        },
+        finish_reason: "function_call",
+      },
+    ]);
+  });
+
+  it("CRLF line ends, comments (keep-alives), a data field split over two lines and no space after the colon are read", () => {
+    const text = [
+      ": OPENROUTER PROCESSING",
+      "",
+      `data:${JSON.stringify(chunk({ content: "a" }).data)}`,
+      "",
+      `data: {"id":"chatcmpl-7","choices":[{"index":0,`,
+      `data: "delta":{"content":"b"},"finish_reason":"stop"}]}`,
+      "",
+      "data: [DONE]",
+      "",
+      "",
+    ].join("\r\n");
+    const answer = (streamedAnswer(text, "chat") as { answer: { choices: Array<{ message: unknown }> } })
+      .answer;
+    expect(answer.choices[0]?.message).toEqual({ role: "assistant", content: "ab" });
+  });
+
+  it("an error chunk in the stream (OpenRouter's, vLLM's) is the answer's error, as a body of its own would be", () => {
+    const text = stream(chunk({ content: "The build fai" }), {
+      data: {
+        ...head,
+        error: { code: 502, message: "Upstream error from Together: connection reset" },
+        choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
+      },
+    });
+    expect(streamedAnswer(text, "chat")).toEqual({
+      answer: { error: { code: 502, message: "Upstream error from Together: connection reset" } },
+    });
+  });
+
+  it("a stream cut off before data: [DONE] is said so, not taken as a whole answer", () => {
+    const text = stream(chunk({ content: "The build" }), chunk({ content: " is" }));
+    expect(streamedAnswer(text, "chat")).toEqual({
+      problem:
+        "an event stream (text/event-stream) cut off before its end (no data: [DONE] after 2 events) — the server, or a proxy in front of it, ended the answer early",
+    });
+    // Cut inside an event: the last event's JSON is unfinished.
+    expect(streamedAnswer(`${text}data: {"id":"chatcmpl-7","choi`, "chat")).toEqual({
+      problem:
+        "an event stream (text/event-stream) cut off before its end (no data: [DONE] after 2 events) — the server, or a proxy in front of it, ended the answer early",
+    });
+  });
+
+  it("an event that is not JSON, an empty stream and a stream of the other API are refused, naming what was wrong", () => {
+    expect(streamedAnswer(stream(chunk({ content: "a" }), { data: "{oops" }, DONE), "chat")).toEqual({
+      problem: "an event stream (text/event-stream) whose event 2 is not JSON: data: {oops",
+    });
+    expect(streamedAnswer("", "chat")).toEqual({
+      problem: "an event stream (text/event-stream) with no events: an empty body",
+    });
+    expect(streamedAnswer("<html><body>Bad gateway</body></html>", "chat")).toEqual({
+      problem: "an event stream (text/event-stream) with no events: <html><body>Bad gateway</body></html>",
+    });
+    expect(
+      streamedAnswer(
+        stream({ event: "message_start", data: { type: "message_start", message: {} } }),
+        "chat",
+      ),
+    ).toEqual({
+      problem:
+        "an event stream (text/event-stream) of Messages API events, not the Chat Completions chunks a /chat/completions request is answered with — check agent.provider",
+    });
+    expect(streamedAnswer(stream({ data: { type: "response.created", response: {} } }), "chat")).toEqual({
+      problem:
+        'an event stream (text/event-stream) of neither Chat Completions chunks nor Messages API events; its first event: data: {"type":"response.created","response":{}}',
+    });
+  });
+});
+
+const message = { id: "msg_01", type: "message", role: "assistant", model: "claude-x" };
+const start = (extra: Record<string, unknown> = {}) => ({
+  event: "message_start",
+  data: {
+    type: "message_start",
+    message: {
+      ...message,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 25, output_tokens: 1, ...extra },
+    },
+  },
+});
+const block = (index: number, content_block: unknown) => ({
+  event: "content_block_start",
+  data: { type: "content_block_start", index, content_block },
+});
+const delta = (index: number, d: unknown) => ({
+  event: "content_block_delta",
+  data: { type: "content_block_delta", index, delta: d },
+});
+const stop = (index: number) => ({
+  event: "content_block_stop",
+  data: { type: "content_block_stop", index },
+});
+const messageDelta = (stop_reason: string, output_tokens: number) => ({
+  event: "message_delta",
+  data: { type: "message_delta", delta: { stop_reason, stop_sequence: null }, usage: { output_tokens } },
+});
+const MESSAGE_STOP = { event: "message_stop", data: { type: "message_stop" } };
+const PING = { event: "ping", data: { type: "ping" } };
+
+describe("streamedAnswer: Messages API events assembled into the message a request without stream gets", () => {
+  it("text and a tool_use whose input comes in input_json_delta pieces split inside a string; pings ignored", () => {
+    const text = stream(
+      start(),
+      PING,
+      block(0, { type: "text", text: "" }),
+      delta(0, { type: "text_delta", text: "Let me " }),
+      delta(0, { type: "text_delta", text: "look — ✓." }),
+      stop(0),
+      block(1, { type: "tool_use", id: "toolu_01", name: "mcp__notes__lookup", input: {} }),
+      delta(1, { type: "input_json_delta", partial_json: "" }),
+      delta(1, { type: "input_json_delta", partial_json: '{"key": "Zü' }),
+      PING,
+      delta(1, { type: "input_json_delta", partial_json: 'rich", "n": [1, 2' }),
+      delta(1, { type: "input_json_delta", partial_json: "]}" }),
+      stop(1),
+      messageDelta("tool_use", 48),
+      MESSAGE_STOP,
+    );
+    expect(streamedAnswer(text, "messages")).toEqual({
+      answer: {
+        ...message,
+        content: [
+          { type: "text", text: "Let me look — ✓." },
+          {
+            type: "tool_use",
+            id: "toolu_01",
+            name: "mcp__notes__lookup",
+            input: { key: "Zürich", n: [1, 2] },
+          },
+        ],
+        stop_reason: "tool_use",
+        stop_sequence: null,
+        usage: { input_tokens: 25, output_tokens: 48 },
+      },
+    });
+  });
+
+  it("a tool_use without input deltas keeps its empty input; thinking and its signature are assembled", () => {
+    const text = stream(
+      start({ cache_read_input_tokens: 0 }),
+      block(0, { type: "thinking", thinking: "", signature: "" }),
+      delta(0, { type: "thinking_delta", thinking: "The user wants " }),
+      delta(0, { type: "thinking_delta", thinking: "the list." }),
+      delta(0, { type: "signature_delta", signature: "EqQBCgIYAhIM" }),
+      stop(0),
+      block(1, { type: "tool_use", id: "toolu_02", name: "list", input: {} }),
+      stop(1),
+      messageDelta("tool_use", 20),
+      MESSAGE_STOP,
+    );
+    expect(streamedAnswer(text, "messages")).toEqual({
+      answer: {
+        ...message,
+        content: [
+          { type: "thinking", thinking: "The user wants the list.", signature: "EqQBCgIYAhIM" },
+          { type: "tool_use", id: "toolu_02", name: "list", input: {} },
+        ],
+        stop_reason: "tool_use",
+        stop_sequence: null,
+        usage: { input_tokens: 25, output_tokens: 20, cache_read_input_tokens: 0 },
+      },
+    });
+  });
+
+  it("an error event is the answer's error, with its type and message, as an error answer's body is", () => {
+    const text = stream(
+      start(),
+      block(0, { type: "text", text: "" }),
+      delta(0, { type: "text_delta", text: "Partial" }),
+      { event: "error", data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } },
+    );
+    expect(streamedAnswer(text, "messages")).toEqual({
+      answer: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+    });
+  });
+
+  it("a stream cut off before message_stop, a tool input that is not JSON and a stream of the other API are refused", () => {
+    const cut = stream(
+      start(),
+      block(0, { type: "text", text: "" }),
+      delta(0, { type: "text_delta", text: "Hi" }),
+    );
+    expect(streamedAnswer(cut, "messages")).toEqual({
+      problem:
+        "an event stream (text/event-stream) cut off before its end (no message_stop event after 3 events) — the server, or a proxy in front of it, ended the answer early",
+    });
+    const badInput = stream(
+      start(),
+      block(0, { type: "tool_use", id: "toolu_03", name: "lookup", input: {} }),
+      delta(0, { type: "input_json_delta", partial_json: '{"key": ' }),
+      stop(0),
+      messageDelta("tool_use", 5),
+      MESSAGE_STOP,
+    );
+    expect(streamedAnswer(badInput, "messages")).toEqual({
+      problem:
+        'an event stream (text/event-stream) whose tool_use block 0 ("lookup") has an input that is not JSON: {"key":',
+    });
+    expect(streamedAnswer(stream(chunk({ content: "a" }), DONE), "messages")).toEqual({
+      problem:
+        "an event stream (text/event-stream) of Chat Completions chunks, not the Messages API events a /messages request is answered with — check agent.provider",
+    });
+    const headless = stream(
+      block(0, { type: "text", text: "" }),
+      stop(0),
+      messageDelta("end_turn", 1),
+      MESSAGE_STOP,
+    );
+    expect(streamedAnswer(headless, "messages")).toEqual({
+      problem: "an event stream (text/event-stream) of Messages API events without a message_start event",
+    });
+    expect(streamedAnswer(stream(start(), { event: "content_block_delta", data: "{]" }), "messages")).toEqual(
+      {
+        problem: "an event stream (text/event-stream) whose event 2 is not JSON: data: {]",
+      },
+    );
+  });
+});
