@@ -81,8 +81,11 @@ function shapeOf(data: unknown): StreamProtocol | undefined {
   return undefined;
 }
 
-/** The events' JSON, in order; or the problem of the first that is not JSON (the end of a stream cut short). */
-type Parsed = { readonly events: unknown[] } | { readonly problem: string };
+/**
+ * The events' JSON, in order (`cut`: the last event was unfinished, the stream cut in the middle of it); or
+ * the problem of the first that is not JSON.
+ */
+type Parsed = { readonly events: unknown[]; readonly cut?: true } | { readonly problem: string };
 
 function parsedEvents(events: readonly ServerEvent[]): Parsed {
   const parsed: unknown[] = [];
@@ -92,7 +95,7 @@ function parsedEvents(events: readonly ServerEvent[]): Parsed {
       parsed.push(JSON.parse(event.data));
     } catch {
       // An unfinished last event: the stream was cut in the middle of it.
-      if (!event.ended && i === events.length - 1) return { events: parsed };
+      if (!event.ended && i === events.length - 1) return { events: parsed, cut: true };
       return { problem: `${STREAM} whose event ${i + 1} is not JSON: data: ${quoted(event.data)}` };
     }
   }
@@ -127,7 +130,7 @@ export function streamedAnswer(text: string, expected: StreamProtocol): StreamAs
         problem: `${STREAM} of ${API_NAME[shape]}, not the ${API_NAME[expected]} a ${PATH[expected]} request is answered with — check agent.provider`,
       };
   }
-  return expected === "chat" ? chatAnswer(parsed.events) : messagesAnswer(parsed.events);
+  return expected === "chat" ? chatAnswer(parsed.events, parsed.cut === true) : messagesAnswer(parsed.events);
 }
 
 /** An event that is an error the endpoint reports in the stream: Chat Completions' `error`, the Messages API's. */
@@ -164,8 +167,11 @@ interface ChoiceDraft {
  * A `chat.completion`: per choice, the deltas' text, reasoning and refusal joined; tool calls assembled by
  * their `index` (the id, type and name as sent, the arguments' pieces joined); the last finish reason; the
  * usage of the last chunk that carries one. A chunk carrying an `error` ends the answer as that error.
+ * Without `data: [DONE]` the answer is whole when the body ended between events and every choice had
+ * finished (servers that close the stream after the last chunk, without the marker); `cut` (the body
+ * ended inside an event) or a choice without its finish reason is a stream cut off.
  */
-function chatAnswer(events: readonly unknown[]): StreamAssembly {
+function chatAnswer(events: readonly unknown[], cut: boolean): StreamAssembly {
   const head: Record<string, unknown> = {};
   const choices = new Map<number, ChoiceDraft>();
   let usage: unknown;
@@ -197,7 +203,8 @@ function chatAnswer(events: readonly unknown[]): StreamAssembly {
       if (isRecord(choice.delta)) addDelta(draft, choice.delta);
     }
   }
-  return cutOff("data: [DONE]", count);
+  const finished = choices.size > 0 && [...choices.values()].every((draft) => draft.finish !== null);
+  return finished && !cut ? { answer: chatCompletion(head, choices, usage) } : cutOff("data: [DONE]", count);
 }
 
 function addDelta(draft: ChoiceDraft, delta: Record<string, unknown>): void {

@@ -209,6 +209,35 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     });
   });
 
+  it("a stream that ends after every choice finished, without data: [DONE], is whole; cut inside an event it is not", () => {
+    const text = stream(chunk({ content: "The build" }), chunk({ content: " is green" }, "stop"), {
+      data: { ...head, choices: [], usage },
+    });
+    expect(streamedAnswer(text, "chat")).toEqual({
+      answer: {
+        id: "chatcmpl-7",
+        object: "chat.completion",
+        created: 1_700_000_000,
+        model: "gpt-x",
+        choices: [
+          { index: 0, message: { role: "assistant", content: "The build is green" }, finish_reason: "stop" },
+        ],
+        usage,
+      },
+    });
+    // The body ended inside an event after the finish: what followed (usage, more choices) is lost.
+    expect(streamedAnswer(`${text}data: {"id":"chatcmpl-7","choi`, "chat")).toEqual({
+      problem:
+        "an event stream (text/event-stream) cut off before its end (no data: [DONE] after 3 events) — the server, or a proxy in front of it, ended the answer early",
+    });
+    // One of two choices finished: the other was cut off.
+    const half = stream(chunk({ content: "a" }, "stop", 0), chunk({ content: "b" }, null, 1));
+    expect(streamedAnswer(half, "chat")).toEqual({
+      problem:
+        "an event stream (text/event-stream) cut off before its end (no data: [DONE] after 2 events) — the server, or a proxy in front of it, ended the answer early",
+    });
+  });
+
   it("an event that is not JSON, an empty stream and a stream of the other API are refused, naming what was wrong", () => {
     expect(streamedAnswer(stream(chunk({ content: "a" }), { data: "{oops" }, DONE), "chat")).toEqual({
       problem: "an event stream (text/event-stream) whose event 2 is not JSON: data: {oops",
