@@ -161,7 +161,9 @@ describe("uWS on ingress threads (platforms.webhook.workers)", () => {
   });
 
   it("a port another program holds refuses the start, as with one listener", async () => {
-    const holder = createServer();
+    // A program that closes what it accepts: the failed start asks what holds the port (GET /health), and
+    // a connection left open on a server that never reads would hold its close.
+    const holder = createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) =>
       holder.listen({ host: "127.0.0.1", port: 0, exclusive: true }, resolve),
     );

@@ -101,7 +101,9 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
     gateway = undefined;
 
     const port = await freePort();
-    const taken = createServer();
+    // A program that closes what it accepts: the failed start asks what holds the port (GET /health), and
+    // a connection left open on a server that never reads would hold its close.
+    const taken = createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => taken.listen(port, "127.0.0.1", resolve));
     try {
       await expect(
