@@ -140,7 +140,10 @@ export function historyHooks(
   };
   return {
     close: () => writer.close(),
-    /** `refusal`: why the pipeline refused the request (the auth stage's reason), kept as the record's `reason`. */
+    /**
+     * `refusal`: why the pipeline refused or ignored the request (`PipelineCtx.refusal`), kept as the record's
+     * `reason`.
+     */
     request(
       route: string,
       head: RequestHead,
@@ -185,7 +188,7 @@ export function historyHooks(
           route,
           status: answer.status,
           outcome: String(answered.status ?? answered.error ?? answer.status),
-          // The schemes' reasons are short fixed texts: bounded as the other fields are all the same.
+          // Fixed texts and config text (a filter's field): bounded as the other fields are all the same.
           reason: refusal === undefined ? undefined : cut(refusal),
           event: event === undefined ? undefined : cut(event),
           event_header: eventHeaderField(header, resolved),

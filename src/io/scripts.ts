@@ -47,6 +47,13 @@ export function scriptEnv(
 
 const IGNORE_MARKER = "__svc_ignore__";
 
+// What a script that ignored the event did, for the delivery history: never what it wrote.
+const PRINTED_NOTHING = "script printed nothing";
+const PRINTED_SILENT = "script printed [SILENT]";
+const MARKED_IGNORE = `script printed ${IGNORE_MARKER}: true`;
+const NESTED_TOO_DEEP = `script printed a JSON object nested deeper than ${MAX_JSON_DEPTH} levels`;
+const TIMED_OUT = "script timed out (script_timeout_seconds)";
+
 function inside(dir: string, path: string): boolean {
   const rel = relative(dir, path);
   return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
@@ -106,8 +113,8 @@ function isJsonObjectText(text: string): boolean {
 /** Turns a script's stdout into the new payload, or the reason to ignore the event. */
 export function interpretScriptOutput(stdout: string, payload: Record<string, unknown>): ScriptResult {
   const text = stdout.trim();
-  if (text === "") return { kind: "ignore", why: "empty output" };
-  if (text === "[SILENT]") return { kind: "ignore", why: "[SILENT]" };
+  if (text === "") return { kind: "ignore", why: "empty output", reason: PRINTED_NOTHING };
+  if (text === "[SILENT]") return { kind: "ignore", why: "[SILENT]", reason: PRINTED_SILENT };
   let parsed: unknown;
   try {
     parsed = parseJson(text);
@@ -118,12 +125,14 @@ export function interpretScriptOutput(stdout: string, payload: Record<string, un
       return {
         kind: "ignore",
         why: `standard output is a JSON object nested deeper than ${MAX_JSON_DEPTH} levels (the most a payload may nest)`,
+        reason: NESTED_TOO_DEEP,
       };
     return { kind: "payload", payload: extendObject(payload, { script_output: text }) };
   }
   if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
     const object = parsed as Record<string, unknown>;
-    if (object[IGNORE_MARKER] === true) return { kind: "ignore", why: `${IGNORE_MARKER} set` };
+    if (object[IGNORE_MARKER] === true)
+      return { kind: "ignore", why: `${IGNORE_MARKER} set`, reason: MARKED_IGNORE };
     return { kind: "payload", payload: object };
   }
   return { kind: "payload", payload: extendObject(payload, { script_output: text }) };
@@ -157,7 +166,7 @@ function withStderr(why: string, stderr: string): string {
 /** Runs a route script with the payload JSON on stdin, in the script's directory, with `scriptEnv`. */
 export async function runScript(options: ScriptRunOptions): Promise<ScriptResult> {
   const found = await resolveScript(options.scriptsDir, options.script);
-  if ("why" in found) return { kind: "ignore", why: found.why };
+  if ("why" in found) return { kind: "ignore", why: found.why, reason: `script cannot be run: ${found.why}` };
   const result = await runProcess({
     file: interpreterFor(found.path),
     args: [found.path],
@@ -175,10 +184,12 @@ export async function runScript(options: ScriptRunOptions): Promise<ScriptResult
     const why = result.timedOut
       ? `timed out: it ran longer than script_timeout_seconds (${options.timeoutMs / 1000} s)`
       : result.why;
-    return { kind: "ignore", why: withStderr(why, result.stderr) };
+    // The process's end as svc words it (an exit code, a signal, why it could not start), without stderr.
+    const reason = result.timedOut ? TIMED_OUT : `script ${result.why}`;
+    return { kind: "ignore", why: withStderr(why, result.stderr), reason };
   }
   const decided = interpretScriptOutput(result.stdout, options.payload);
   return decided.kind === "ignore"
-    ? { kind: "ignore", why: withStderr(decided.why, result.stderr) }
+    ? { kind: "ignore", why: withStderr(decided.why, result.stderr), reason: decided.reason }
     : decided;
 }

@@ -17,6 +17,11 @@ export interface ResolvedRoute {
    * any lookup), the request's route is looked up again once its body has arrived.
    */
   readonly standing?: RouteStanding;
+  /**
+   * Why each of `route.filters` ignored an event (`filterRefusals`), made when the route is resolved: the
+   * filter stage passes one of them, allocating nothing per ignored request.
+   */
+  readonly filterRefusals?: readonly string[] | undefined;
 }
 
 export interface RouteStanding {
@@ -52,9 +57,11 @@ export interface PipelineCtx {
   /** The terminal answer, once a stage has decided it; later stages pass the context through untouched. */
   readonly outcome?: Outcome;
   /**
-   * Why the stage that decided `outcome` refused the request (the auth stage's reason: a header missing, a
-   * signature that does not match, a stale timestamp), for the delivery history; never sent. Never secret
-   * material: no secret, no signature sent or expected.
+   * Why the stage that decided `outcome` refused or ignored the request, for the delivery history; never
+   * sent. The auth stage's reason (a header missing, a signature that does not match, a stale timestamp),
+   * never secret material: no secret, no signature sent or expected; the events stage's fixed text (the
+   * event type is read from the record when shown); the filter that did not match, as config.yaml names it;
+   * what the route's script did (its exit, never its output). Strings that exist before the request.
    */
   readonly refusal?: string;
 }

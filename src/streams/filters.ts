@@ -192,7 +192,44 @@ export function matches(filter: Filter, subject: FilterSubject, deps: FilterDeps
 
 /** Every top-level filter must match; an empty list matches everything. */
 export function matchesAll(filters: readonly Filter[], subject: FilterSubject, deps: FilterDeps): boolean {
-  return filters.every((f) => matches(f, subject, deps));
+  return firstUnmatched(filters, subject, deps) < 0;
+}
+
+/** The index of the first top-level filter that does not match (in order), or -1 when every one does. */
+export function firstUnmatched(filters: readonly Filter[], subject: FilterSubject, deps: FilterDeps): number {
+  for (let i = 0; i < filters.length; i++) if (!matches(filters[i] as Filter, subject, deps)) return i;
+  return -1;
+}
+
+/** A filter as config.yaml writes it, in short: its field; a group by its kind and members. */
+function describeFilter(filter: Filter): string {
+  if ("all" in filter) return `all(${filter.all.map(describeFilter).join(", ")})`;
+  if ("any" in filter) return `any(${filter.any.map(describeFilter).join(", ")})`;
+  if ("not" in filter) return `not ${describeFilter(filter.not)}`;
+  return filter.field;
+}
+
+const refusalsMade = new WeakMap<readonly Filter[], readonly string[]>();
+
+/**
+ * Why each top-level filter of `filters` ignored an event, for the delivery history: `filter action did not
+ * match` (the field as config.yaml writes it: config text, never the sender's; a group by its members,
+ * `filter any(action, label.name) did not match`; `filters[1]` added where two read the same). Made once per
+ * list (routes resolve their filters when the route table is built), so an ignored request passes a string
+ * that exists already.
+ */
+export function filterRefusals(filters: readonly Filter[]): readonly string[] {
+  let made = refusalsMade.get(filters);
+  if (made === undefined) {
+    const described = filters.map(describeFilter);
+    made = described.map((text, i) =>
+      described.indexOf(text) === described.lastIndexOf(text)
+        ? `filter ${text} did not match`
+        : `filter ${text} (filters[${i}]) did not match`,
+    );
+    refusalsMade.set(filters, made);
+  }
+  return made;
 }
 
 /**

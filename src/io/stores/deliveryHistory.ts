@@ -74,9 +74,12 @@ export interface RequestRecord {
   /** The answer's `status` field: accepted, duplicate, ignored, coalesced, delivered; or its error. */
   readonly outcome: string;
   /**
-   * Why the gateway refused the request, where the answer does not say (a 401's: `x-hub-signature-256 does
-   * not match`, `no recognized signature or token header`, a stale timestamp); the signature schemes'
-   * fixed texts, never a secret or signature. Absent on other answers and on older records.
+   * Why the gateway refused or ignored the request, where the answer does not say. A 401's: `x-hub-signature-256
+   * does not match`, `no recognized signature or token header`, a stale timestamp (the signature schemes'
+   * fixed texts, never a secret or signature). A 200 ignored's: `event not among the route's events` or
+   * `ping not among the route's events` (fixed: `svc webhook deliveries` says them with `event`), `filter
+   * action did not match` (the filter's field as config.yaml writes it), `script exited with code 1` (what
+   * the script did, never its output). Absent on other answers and on older records.
    */
   readonly reason?: string | undefined;
   readonly event?: string | undefined;

@@ -1,6 +1,6 @@
-import type { Stage } from "../context.js";
+import { type Stage, withCtx } from "../context.js";
 import { headerEventType } from "../eventType.js";
-import { matchesAll } from "../filters.js";
+import { filterRefusals, firstUnmatched } from "../filters.js";
 import { type Outcome, outcome } from "../types.js";
 import { payloadOf, routeOf } from "./require.js";
 
@@ -11,16 +11,24 @@ export interface FilterDeps {
   listReader(profile: string): { readList(path: string): ReadonlySet<string> };
 }
 
-/** Step 7a of the processing order (docs/webhook.md): every top-level filter must match. */
+/**
+ * Step 7a of the processing order (docs/webhook.md): every top-level filter must match. The ignored context
+ * keeps which one did not (`refusal`: the route's string for it, made when the route was resolved).
+ */
 export function filterStage(deps: FilterDeps): Stage {
   return (ctx) => {
     const route = routeOf(ctx);
     const filters = route.route.filters;
     if (filters === undefined || filters.length === 0) return ctx;
     const subject = { payload: payloadOf(ctx), event: ctx.event, headers: ctx.inbound.headers };
-    return matchesAll(filters, subject, deps.listReader(route.profile))
-      ? ctx
-      : ignored(ctx.event, ctx.inbound.headers);
+    const unmatched = firstUnmatched(filters, subject, deps.listReader(route.profile));
+    if (unmatched < 0) return ctx;
+    // The context the pipeline would make of the bare answer (`withCtx(ctx, { outcome })`), with why kept
+    // for the delivery history: an ignore costs what it did.
+    return withCtx(ctx, {
+      outcome: ignored(ctx.event, ctx.inbound.headers),
+      refusal: (route.filterRefusals ?? filterRefusals(filters))[unmatched] as string,
+    });
   };
 }
 

@@ -8,7 +8,16 @@ export const IGNORED_BY_SCRIPT = outcome(200, { status: "ignored", reason: "scri
 /** What running a route script decided. */
 export type ScriptResult =
   | { readonly kind: "payload"; readonly payload: Record<string, unknown> }
-  | { readonly kind: "ignore"; readonly why: string };
+  | {
+      readonly kind: "ignore";
+      /** For the log: with the tail of what the script wrote to stderr. */
+      readonly why: string;
+      /**
+       * For the delivery history (`script exited with code 1`, `script timed out`, `script printed nothing`):
+       * what the script did, never what it wrote (its output may hold anything).
+       */
+      readonly reason: string;
+    };
 
 export interface ScriptRequest {
   readonly routeName: string;
@@ -26,7 +35,10 @@ export interface ScriptDeps {
   onIgnored?: (routeName: string, why: string) => void;
 }
 
-/** Step 7b of the processing order (docs/webhook.md): the route script may replace the payload or ignore the event. */
+/**
+ * Step 7b of the processing order (docs/webhook.md): the route script may replace the payload or ignore the
+ * event; an ignored context keeps the result's `reason` (`refusal`) for the delivery history.
+ */
 export function scriptStage(deps: ScriptDeps): AsyncStage {
   return async (ctx) => {
     const route = routeOf(ctx);
@@ -42,7 +54,10 @@ export function scriptStage(deps: ScriptDeps): AsyncStage {
     });
     if (result.kind === "ignore") {
       deps.onIgnored?.(route.name, result.why);
-      return withEventAside(IGNORED_BY_SCRIPT, ctx.event);
+      return withCtx(ctx, {
+        outcome: withEventAside(IGNORED_BY_SCRIPT, ctx.event),
+        refusal: result.reason,
+      });
     }
     return withCtx(ctx, { payload: result.payload });
   };

@@ -60,6 +60,15 @@ describe("script output (spec 2.4)", () => {
     for (const out of ["", "  \n", "[SILENT]", "[SILENT]\n", '{"__svc_ignore__": true}']) {
       expect(interpretScriptOutput(out, payload).kind, JSON.stringify(out)).toBe("ignore");
     }
+    // Why, for the delivery history: what the script did, in svc's words.
+    const reasons = ["", "[SILENT]", '{"__svc_ignore__": true, "note": "anything"}'].map(
+      (out) => (interpretScriptOutput(out, payload) as { reason?: string }).reason,
+    );
+    expect(reasons).toEqual([
+      "script printed nothing",
+      "script printed [SILENT]",
+      "script printed __svc_ignore__: true",
+    ]);
     expect(interpretScriptOutput('{"__svc_ignore__": false, "c": 1}', payload)).toEqual({
       kind: "payload",
       payload: { __svc_ignore__: false, c: 1 },
@@ -71,6 +80,7 @@ describe("script output (spec 2.4)", () => {
     expect(interpretScriptOutput(deep(MAX_JSON_DEPTH), payload)).toEqual({
       kind: "ignore",
       why: "standard output is a JSON object nested deeper than 512 levels (the most a payload may nest)",
+      reason: "script printed a JSON object nested deeper than 512 levels",
     });
     // Text that is too deep but no JSON object (an array, broken JSON) stays other text output.
     const array = `${"[".repeat(MAX_JSON_DEPTH + 1)}${"]".repeat(MAX_JSON_DEPTH + 1)}`;

@@ -6,6 +6,7 @@ import { createPipeline, type PipelineDeps } from "../../../src/streams/pipeline
 import { createFixedWindowLimiter } from "../../../src/streams/rateLimiter.js";
 import { createSeenCache } from "../../../src/streams/seenCache.js";
 import { verifySignature } from "../../../src/streams/signatures.js";
+import { NOT_AMONG_EVENTS } from "../../../src/streams/stages/events.js";
 import type { ScriptRequest, ScriptResult } from "../../../src/streams/stages/script.js";
 import type { Inbound } from "../../../src/streams/types.js";
 
@@ -201,6 +202,44 @@ describe("createPipeline: spec 4.2 order", () => {
     ]);
     expect(JSON.stringify(answers)).not.toContain(wrong.slice("sha256=".length));
     expect(JSON.stringify(answers)).not.toContain(sign("{}").slice("sha256=".length));
+  });
+
+  it("an ignored request's answer comes with what ignored it: the route's events, a filter, the script; the answer sent is unchanged", async () => {
+    const { pipeline } = harness(
+      route({ events: ["push"], filters: [{ field: "go", equals: true }], script: "s.sh" }),
+      {
+        script: async (req) =>
+          req.payload.run === true
+            ? { kind: "payload", payload: req.payload }
+            : {
+                kind: "ignore",
+                why: "exited with code 1; stderr: private",
+                reason: "script exited with code 1",
+              },
+      },
+    );
+    const answers: unknown[][] = [];
+    const push = (body: string, event: string) =>
+      new Promise<void>((resolve) =>
+        pipeline.push(signed(body, { "x-github-event": event }), (...args) => {
+          answers.push(args);
+          resolve();
+        }),
+      );
+    await push('{"go":true}', "issues");
+    await push('{"go":false}', "push");
+    await push('{"go":true}', "push");
+    await push('{"go":true,"run":true}', "push");
+    expect(answers.map(([answer, close, why]) => [answer, close, why])).toEqual([
+      [{ status: 200, body: { status: "ignored", event: "issues" } }, undefined, NOT_AMONG_EVENTS],
+      [{ status: 200, body: { status: "ignored", reason: "filter" } }, undefined, "filter go did not match"],
+      [
+        { status: 200, body: { status: "ignored", reason: "script" }, event: "push" },
+        undefined,
+        "script exited with code 1",
+      ],
+      [expect.objectContaining({ status: 202 }), undefined, undefined],
+    ]);
   });
 
   it("close() waits for requests in flight; later submissions get 503", async () => {

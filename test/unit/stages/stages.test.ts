@@ -1,6 +1,8 @@
 import { createHmac } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { resolveRoute } from "../../../src/actors/routes.js";
+import type { Filter } from "../../../src/config/sections/filters.js";
 import type { Route } from "../../../src/config/sections/webhook.js";
 import { decodeContent } from "../../../src/streams/contentCoding.js";
 import type { AcceptedEvent, PipelineCtx, ResolvedRoute } from "../../../src/streams/context.js";
@@ -10,7 +12,7 @@ import { acceptStage } from "../../../src/streams/stages/accept.js";
 import { authStage, INVALID_SIGNATURE } from "../../../src/streams/stages/auth.js";
 import { DELIVERY_FAILED, deliverStage } from "../../../src/streams/stages/deliver.js";
 import { dispatchStage } from "../../../src/streams/stages/dispatch.js";
-import { eventCheckStage } from "../../../src/streams/stages/events.js";
+import { eventCheckStage, NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../../src/streams/stages/events.js";
 import { filterStage, IGNORED_BY_FILTER } from "../../../src/streams/stages/filters.js";
 import { DUPLICATE, idempotencyStage } from "../../../src/streams/stages/idempotency.js";
 import {
@@ -319,14 +321,37 @@ describe("event check stage", () => {
     expect(withEvent(["push"], "push")).toMatchObject({ event: "push" });
   });
   it("an unlisted event → 200 ignored with the event (null when none)", () => {
-    expect(withEvent(["push"], "issues")).toEqual({
+    expect(answerOf(withEvent(["push"], "issues"))).toEqual({
       status: 200,
       body: { status: "ignored", event: "issues" },
     });
-    expect(withEvent(["push"])).toEqual({ status: 200, body: { status: "ignored", event: "unknown" } });
+    expect(answerOf(withEvent(["push"]))).toEqual({
+      status: 200,
+      body: { status: "ignored", event: "unknown" },
+    });
+  });
+  it("an ignore keeps why for the delivery history: a fixed text, the event type (sender text) not in it", () => {
+    expect(withEvent(["push"], "issues")).toMatchObject({ refusal: NOT_AMONG_EVENTS });
+    expect(withEvent(["push"])).toMatchObject({ refusal: NOT_AMONG_EVENTS });
+    const quiet = eventCheckStage();
+    const ping = (events: string[] | undefined) =>
+      quiet(
+        ctxWith({
+          route: resolved(events === undefined ? {} : { events }),
+          inbound: inbound({ headers: { "x-github-event": "ping" } }),
+        }),
+      );
+    expect(ping(undefined)).toMatchObject({ refusal: PING_NOT_LISTED });
+    expect(ping(["push"])).toMatchObject({ refusal: PING_NOT_LISTED });
+    // The same string each time: nothing made per request.
+    expect((withEvent(["push"], "issues") as PipelineCtx).refusal).toBe(NOT_AMONG_EVENTS);
+    expect(withEvent(["push"], "push")).not.toHaveProperty("refusal");
   });
   it("ping is ignored unless listed, and reported for the DEBUG log", () => {
-    expect(withEvent(undefined, "ping")).toEqual({ status: 200, body: { status: "ignored", event: "ping" } });
+    expect(answerOf(withEvent(undefined, "ping"))).toEqual({
+      status: 200,
+      body: { status: "ignored", event: "ping" },
+    });
     expect(withEvent(["ping"], "ping")).toMatchObject({ event: "ping" });
     expect(pings).toEqual(["ping"]);
   });
@@ -341,21 +366,63 @@ describe("filter stage", () => {
         { field: "y", in_file: "list.txt" },
       ],
     });
-    expect(isOutcome(stage(ctxWith({ route, payload: { x: 1, y: "a" } })))).toBe(false);
-    expect(stage(ctxWith({ route, payload: { x: 1, y: "b" } }))).toBe(IGNORED_BY_FILTER);
+    const passed = ctxWith({ route, payload: { x: 1, y: "a" } });
+    expect(stage(passed)).toBe(passed);
+    expect(answerOf(stage(ctxWith({ route, payload: { x: 1, y: "b" } })))).toBe(IGNORED_BY_FILTER);
+  });
+
+  it("an ignore names the first filter that did not match, by its field as config.yaml writes it, made when the route is resolved", () => {
+    const filters: Filter[] = [
+      { field: "x", equals: 1 },
+      { field: "headers.X-Forge-Kind", in_file: "list.txt" },
+      { any: [{ field: "action", equals: "opened" }, { not: { field: "draft", exists: true } }] },
+    ];
+    const route = resolveRoute("r", { ...baseRoute, filters }, "sekrit") as ResolvedRoute;
+    const refusal = (payload: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      (stage(ctxWith({ route, payload, inbound: inbound({ headers }) })) as PipelineCtx).refusal;
+    const kind = { "x-forge-kind": "a" };
+    expect(refusal({ x: 2 })).toBe("filter x did not match");
+    expect(refusal({ x: 1 }, { "x-forge-kind": "b" })).toBe("filter headers.X-Forge-Kind did not match");
+    expect(refusal({ x: 1, action: "closed", draft: true }, kind)).toBe(
+      "filter any(action, not draft) did not match",
+    );
+    expect(refusal({ x: 1, action: "opened" }, kind)).toBeUndefined();
+    // The route's own strings, made once: an ignored request allocates none.
+    expect(route.filterRefusals).toEqual([
+      "filter x did not match",
+      "filter headers.X-Forge-Kind did not match",
+      "filter any(action, not draft) did not match",
+    ]);
+    expect(refusal({ x: 2 })).toBe(route.filterRefusals?.[0]);
+    expect(resolveRoute("r", { ...baseRoute, filters }, "sekrit")?.filterRefusals).toBe(route.filterRefusals);
+    // Two filters on one field are told apart by their place.
+    const twice = resolveRoute(
+      "r",
+      {
+        ...baseRoute,
+        filters: [
+          { field: "x", exists: true },
+          { field: "x", not_equals: 3 },
+        ],
+      },
+      "sekrit",
+    ) as ResolvedRoute;
+    expect((stage(ctxWith({ route: twice, payload: { x: 3 } })) as PipelineCtx).refusal).toBe(
+      "filter x (filters[1]) did not match",
+    );
   });
 
   it("keeps an event type only the body named aside for the delivery history; a header's needs no copy", () => {
     const route = resolved({ filters: [{ field: "x", equals: 1 }] });
     const stripe = ctxWith({ route, payload: { type: "invoice.paid", x: 2 }, event: "invoice.paid" });
-    expect(stage(stripe)).toEqual({ ...IGNORED_BY_FILTER, event: "invoice.paid" });
+    expect(answerOf(stage(stripe))).toEqual({ ...IGNORED_BY_FILTER, event: "invoice.paid" });
     const github = ctxWith({
       route,
       inbound: inbound({ headers: { "x-github-event": "push" } }),
       payload: { x: 2 },
       event: "push",
     });
-    expect(stage(github)).toBe(IGNORED_BY_FILTER);
+    expect(answerOf(stage(github))).toBe(IGNORED_BY_FILTER);
   });
 });
 
@@ -363,14 +430,21 @@ describe("script stage", () => {
   it("replaces the payload or ignores with reason script; routes without a script pass", async () => {
     const stage = scriptStage({
       runScript: async (req) =>
-        req.payload.drop ? { kind: "ignore", why: "x" } : { kind: "payload", payload: { replaced: true } },
+        req.payload.drop
+          ? {
+              kind: "ignore",
+              why: "exited with code 1; stderr: anything",
+              reason: "script exited with code 1",
+            }
+          : { kind: "payload", payload: { replaced: true } },
     });
     expect(await stage(ctxWith({ route: resolved({ script: "s.sh" }) }))).toMatchObject({
       payload: { replaced: true },
     });
-    expect(await stage(ctxWith({ route: resolved({ script: "s.sh" }), payload: { drop: 1 } }))).toBe(
-      IGNORED_BY_SCRIPT,
-    );
+    const dropped = await stage(ctxWith({ route: resolved({ script: "s.sh" }), payload: { drop: 1 } }));
+    expect(answerOf(dropped)).toBe(IGNORED_BY_SCRIPT);
+    // Why, for the delivery history: what the script did, not what it wrote (the log's `why`).
+    expect(dropped).toMatchObject({ refusal: "script exited with code 1" });
     const plain = ctxWith();
     expect(await stage(plain)).toBe(plain);
     // The resolved event type is kept aside (never sent) for the delivery history.
@@ -379,7 +453,7 @@ describe("script stage", () => {
       payload: { drop: 1 },
       event: "invoice.paid",
     });
-    expect(await stage(named)).toEqual({ ...IGNORED_BY_SCRIPT, event: "invoice.paid" });
+    expect(answerOf(await stage(named))).toEqual({ ...IGNORED_BY_SCRIPT, event: "invoice.paid" });
   });
 });
 

@@ -7,6 +7,7 @@ import {
   type HistoryRecord,
 } from "../../../src/io/stores/deliveryHistory.js";
 import { headersReadBy } from "../../../src/streams/filters.js";
+import { NOT_AMONG_EVENTS } from "../../../src/streams/stages/events.js";
 
 function recorded() {
   const records: HistoryRecord[] = [];
@@ -71,6 +72,23 @@ describe("delivery history: what a request's record names", () => {
     expect(records.map((r) => r.kind === "request" && [r.status, r.outcome, r.reason])).toEqual([
       [401, "Invalid signature", "x-hub-signature-256 does not match"],
       [401, "Invalid signature", undefined],
+    ]);
+  });
+
+  it("an ignored request's record keeps what ignored it, as the stage said it: the events stage's fixed text, with the event type in its own field", () => {
+    const { hooks, records } = recorded();
+    const head = {
+      method: "POST",
+      path: "/webhooks/gh",
+      headers: { "x-github-delivery": "d-1", "x-github-event": "issues" },
+    };
+    const byEvents = { status: 200, body: { status: "ignored", event: "issues" } };
+    const byFilter = { status: 200, body: { status: "ignored", reason: "filter" } };
+    hooks.request("gh", head, Buffer.from("{}"), byEvents, NOT_AMONG_EVENTS);
+    hooks.request("gh", head, Buffer.from("{}"), byFilter, "filter action did not match");
+    expect(records.map((r) => r.kind === "request" && [r.status, r.outcome, r.event, r.reason])).toEqual([
+      [200, "ignored", "issues", "event not among the route's events"],
+      [200, "ignored", "issues", "filter action did not match"],
     ]);
   });
 });
