@@ -8,6 +8,7 @@ import {
 } from "../../io/stores/deliveryHistory.js";
 import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
+import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.js";
 import { formatTable } from "../format.js";
 import { configWithEnabledNote } from "./config.js";
 import { meantSubscription } from "./meantSubscription.js";
@@ -32,6 +33,8 @@ function asJson({ id, at, route, request, run, delivery }: DeliverySummary) {
   };
   return {
     ...rest,
+    // Said as the NOTE says it (an ignore by the route's events names the recorded event type).
+    ...(request?.reason === undefined ? {} : { reason: shownReason(request, request.reason) }),
     payload_kept: payload !== undefined,
     run:
       run === undefined
@@ -102,20 +105,37 @@ export async function deliveries(
 }
 
 /**
- * A request's NOTE: why the gateway refused it (a 401's reason; none on records older than the reason, shown
- * as before), and the delivery it repeats.
+ * A recorded reason as `deliveries` says it: the events stage's fixed texts with the record's event type
+ * (`event issues is not among the route's events`: the record does not repeat it in its reason); any other
+ * reason as recorded.
+ */
+export function shownReason(request: Pick<RequestRecord, "event">, reason: string): string {
+  if (reason === NOT_AMONG_EVENTS)
+    return request.event === undefined
+      ? "the request names no event type, and the route takes only its events"
+      : `event ${request.event} is not among the route's events`;
+  if (reason === PING_NOT_LISTED)
+    return `event ${request.event ?? "ping"} is a ping: ignored unless the route's events name it`;
+  return reason;
+}
+
+/**
+ * A request's NOTE: why the gateway refused or ignored it (a 401's reason, or what ignored a 200: the
+ * route's events, a filter, the script; none on records older than the reason, shown as before), and the
+ * delivery it repeats.
  */
 function requestNote(request: RequestRecord, text: (value: string) => string): string {
   const redelivery =
     request.redelivery_of === undefined ? undefined : `redelivery of ${text(request.redelivery_of)}`;
   if (request.reason === undefined) return redelivery ?? "";
-  return redelivery === undefined ? text(request.reason) : `${text(request.reason)}; ${redelivery}`;
+  const reason = text(shownReason(request, request.reason));
+  return redelivery === undefined ? reason : `${reason}; ${redelivery}`;
 }
 
 /**
  * The table `svc webhook deliveries` prints, newest first. `unanswered`: the NOTE of a run (or delivery)
- * whose request this history does not hold. Sender text (IDs, event types), and the reasons as recorded, are
- * shown with their control, bidi and zero-width characters escaped.
+ * whose request this history does not hold. Sender text (IDs, event types, also in a reason), and the
+ * reasons as recorded, are shown with their control, bidi and zero-width characters escaped.
  */
 export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: string): string {
   const text = (value: string) => terminalText(value);

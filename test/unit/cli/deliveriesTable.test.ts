@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { deliveriesTable } from "../../../src/cli/webhook/deliveries.js";
+import { deliveriesTable, shownReason } from "../../../src/cli/webhook/deliveries.js";
 import type { DeliverySummary, RequestRecord } from "../../../src/io/stores/deliveryHistory.js";
+import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../../src/streams/stages/events.js";
 
 const AT = "2026-11-22T12:00:00.000Z";
 
@@ -66,5 +67,72 @@ describe("svc webhook deliveries: the NOTE of a refused request", () => {
     expect(table).toContain("d-\\u202e1");
     expect(notes(table)).toEqual(["x-evil\\u001b[2J\\u202e\\u200b does not match"]);
     for (const hidden of ["\u001b", "\u202e", "\u200b"]) expect(table).not.toContain(hidden);
+  });
+});
+
+function ignored(id: string, event: string | undefined, reason?: string): DeliverySummary {
+  const request: RequestRecord = {
+    kind: "request",
+    id,
+    at: AT,
+    route: "github",
+    status: 200,
+    outcome: "ignored",
+    ...(event === undefined ? {} : { event }),
+    ...(reason === undefined ? {} : { reason }),
+  };
+  return { id, at: AT, route: "github", request };
+}
+
+/** The NOTE cell of each row of ignored requests. */
+const ignoredNotes = (table: string) =>
+  table
+    .split("\n")
+    .slice(1)
+    .map((row) => /200 ignored\s+-\s+-(?:\s+(.*))?$/.exec(row)?.[1] ?? "");
+
+describe("svc webhook deliveries: the NOTE of an ignored request", () => {
+  it("says what ignored it: the route's events (with the recorded event type), a filter, the script", () => {
+    const table = deliveriesTable(
+      [
+        ignored("d-5", "push", NOT_AMONG_EVENTS),
+        ignored("d-4", undefined, NOT_AMONG_EVENTS),
+        ignored("d-3", "ping", PING_NOT_LISTED),
+        ignored("d-2", "issues", "filter action did not match"),
+        ignored("d-1", "issues", "script exited with code 1"),
+      ],
+      "request not in this history",
+    );
+    expect(ignoredNotes(table)).toEqual([
+      "event push is not among the route's events",
+      "the request names no event type, and the route takes only its events",
+      "event ping is a ping: ignored unless the route's events name it",
+      "filter action did not match",
+      "script exited with code 1",
+    ]);
+  });
+
+  it("the event type in the note is the sender's text: its control, bidi and zero-width characters are escaped", () => {
+    const table = deliveriesTable(
+      [ignored("d-1", "iss\u202eues\u200b\u001b[2J", NOT_AMONG_EVENTS)],
+      "request not in this history",
+    );
+    expect(ignoredNotes(table)).toEqual([
+      "event iss\\u202eues\\u200b\\u001b[2J is not among the route's events",
+    ]);
+    for (const hidden of ["\u001b", "\u202e", "\u200b"]) expect(table).not.toContain(hidden);
+  });
+
+  it("a record written before the reason was kept shows as before", () => {
+    const table = deliveriesTable([ignored("d-1", "push")], "request not in this history");
+    expect(ignoredNotes(table)).toEqual([""]);
+    expect(table).not.toMatch(/ $/m);
+  });
+
+  it("--json's reason is the NOTE's, unescaped: the events stage's fixed text said with the event type", () => {
+    expect(shownReason({ event: "iss\u202eues" }, NOT_AMONG_EVENTS)).toBe(
+      "event iss\u202eues is not among the route's events",
+    );
+    expect(shownReason({ event: "push" }, "filter action did not match")).toBe("filter action did not match");
   });
 });

@@ -12,6 +12,20 @@ describe("svc webhook redeliver: why a payload was not kept", () => {
     expect(
       payloadNotKept({ status: 401, outcome: "Invalid signature", payload_omitted: "not_accepted" }),
     ).toBe("the route did not accept the request: 401 Invalid signature");
+    // With why, where the record kept it (a 401's reason); a control character in it is shown escaped.
+    expect(
+      payloadNotKept({
+        status: 401,
+        outcome: "Invalid signature",
+        payload_omitted: "not_accepted",
+        reason: "x-hub-signature-256 does not match",
+      }),
+    ).toBe(
+      "the route did not accept the request: 401 Invalid signature — x-hub-signature-256 does not match",
+    );
+    expect(
+      payloadNotKept({ status: 401, outcome: "Invalid signature", reason: "x-evil\u001b[2J does not match" }),
+    ).toBe("the route did not accept the request: 401 Invalid signature — x-evil\\u001b[2J does not match");
     expect(payloadNotKept({ status: 404, outcome: "Unknown route" })).toBe(
       "the route did not accept the request: 404 Unknown route",
     );
