@@ -11,7 +11,7 @@ import { configSchema } from "../../../src/config/schema.js";
 import { skillNameWarnings } from "../../../src/gateway/routeWarnings.js";
 import { endpointOf } from "../../../src/io/http/core.js";
 import { silentLogger } from "../../../src/io/log.js";
-import { interpreterFor, interpretScriptOutput, resolveScript } from "../../../src/io/scripts.js";
+import { interpreterFor, interpretScriptOutput, resolveScript, runScript } from "../../../src/io/scripts.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
 import { MAX_JSON_DEPTH } from "../../../src/streams/jsonNumbers/index.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -132,6 +132,28 @@ describe("resolveScript", () => {
     expect(await resolveScript(dir, "sub")).toEqual({
       why: "not a file (a script is one file under the scripts directory)",
     });
+  });
+});
+
+describe("runScript: why an event was ignored, for the delivery history", () => {
+  let home: TempHome;
+  afterEach(() => home.cleanup());
+  it("says what the script did (an exit code, a timeout, no such script), never what it wrote; the log's why keeps the stderr tail", async () => {
+    home = tempHome();
+    home.write("scripts/fail.sh", 'cat >/dev/null\necho "out-private"\necho "err-private" >&2\nexit 3\n');
+    home.write("scripts/slow.sh", "cat >/dev/null\necho err-private >&2\nexec sleep 5\n");
+    const run = (script: string, timeoutMs = 5000) =>
+      runScript({ scriptsDir: join(home.dir, "scripts"), script, payload: {}, timeoutMs });
+    const failed = await run("fail.sh");
+    expect(failed).toMatchObject({ kind: "ignore", reason: "script exited with code 3" });
+    expect(failed).toMatchObject({ why: "exited with code 3; stderr: err-private" });
+    const slow = await run("slow.sh", 150);
+    expect(slow).toMatchObject({ kind: "ignore", reason: "script timed out (script_timeout_seconds)" });
+    expect((await run("nope.sh")) as unknown).toMatchObject({
+      reason: "script cannot be run: script not found",
+    });
+    for (const result of [failed, slow])
+      expect(JSON.stringify((result as { reason: string }).reason)).not.toContain("private");
   });
 });
 
