@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { SUITE_ENV } from "./test/helpers/cliEntry.js";
+import DurationSequencer from "./test/helpers/durationSequencer.js";
 
 export default defineConfig({
   test: {
@@ -17,6 +18,8 @@ export default defineConfig({
     maxWorkers: 4,
     env: { ...SUITE_ENV },
     setupFiles: ["./test/helpers/removeLeftHomes.ts"],
+    // Longest file first, from the committed durations where this clone has no record of its own.
+    sequence: { sequencer: DurationSequencer },
     reporters: ["default", "./test/helpers/summaryReporter.ts"],
   },
 });
