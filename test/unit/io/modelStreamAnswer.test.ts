@@ -16,6 +16,15 @@ const chunk = (delta: unknown, finish: string | null = null, index = 0) => ({
 });
 const DONE = { data: "[DONE]" };
 const usage = { prompt_tokens: 31, completion_tokens: 12, total_tokens: 43 };
+/** The chat.completion of one choice that answered `content` and stopped, with `usage`. */
+const textCompletion = (content: string) => ({
+  id: "chatcmpl-7",
+  object: "chat.completion",
+  created: 1_700_000_000,
+  model: "gpt-x",
+  choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+  usage,
+});
 
 describe("streamedAnswer: Chat Completions chunks assembled into the chat.completion a request without stream gets", () => {
   it("a text answer: the deltas' text joined, the finish reason, the usage of the last chunk", () => {
@@ -27,22 +36,7 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
       { data: { ...head, choices: [], usage } },
       DONE,
     );
-    expect(streamedAnswer(text, "chat")).toEqual({
-      answer: {
-        id: "chatcmpl-7",
-        object: "chat.completion",
-        created: 1_700_000_000,
-        model: "gpt-x",
-        choices: [
-          {
-            index: 0,
-            message: { role: "assistant", content: "The build is green — ✓" },
-            finish_reason: "stop",
-          },
-        ],
-        usage,
-      },
-    });
+    expect(streamedAnswer(text, "chat")).toEqual({ answer: textCompletion("The build is green — ✓") });
   });
 
   it("several tool calls interleaved by index, their arguments split inside strings and between a key and its value", () => {
@@ -213,18 +207,7 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     const text = stream(chunk({ content: "The build" }), chunk({ content: " is green" }, "stop"), {
       data: { ...head, choices: [], usage },
     });
-    expect(streamedAnswer(text, "chat")).toEqual({
-      answer: {
-        id: "chatcmpl-7",
-        object: "chat.completion",
-        created: 1_700_000_000,
-        model: "gpt-x",
-        choices: [
-          { index: 0, message: { role: "assistant", content: "The build is green" }, finish_reason: "stop" },
-        ],
-        usage,
-      },
-    });
+    expect(streamedAnswer(text, "chat")).toEqual({ answer: textCompletion("The build is green") });
     // The body ended inside an event after the finish: what followed (usage, more choices) is lost.
     expect(streamedAnswer(`${text}data: {"id":"chatcmpl-7","choi`, "chat")).toEqual({
       problem:
