@@ -246,6 +246,9 @@ async function normalizedAnswer(response: Response, read: AnswerReading): Promis
       return new Response(assembled.problem, kept);
     }
     headers.set("content-type", "application/json");
+    // The run retries it as it retries a 529, 429 or 5xx (`x-should-retry` decides over the status, as in the
+    // providers' own SDKs); the notice of a last failure still says HTTP 200 and quotes the error.
+    if (assembled.transient) headers.set("x-should-retry", "true");
     answer = assembled.answer;
   } else {
     try {

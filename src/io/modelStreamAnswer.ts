@@ -15,7 +15,40 @@ export type StreamProtocol = "chat" | "messages";
  * answer too, `{"error": ...}` or `{"type": "error", ...}`, which the run fails quoting), or what was wrong
  * with the stream, in words for the run's failure notice (`... gave an answer svc cannot use (HTTP 200): `).
  */
-export type StreamAssembly = { readonly answer: unknown } | { readonly problem: string };
+export type StreamAssembly =
+  | {
+      readonly answer: unknown;
+      /**
+       * The answer is an error a later try may not meet (overloaded, rate-limited, the server's own): what a
+       * request that asked for no stream gets as a 529, 429 or 5xx, which the run retries.
+       */
+      readonly transient?: true;
+    }
+  | { readonly problem: string };
+
+/** The Messages API's error types of a failure a later try may not meet (529, 429, 500, 504). */
+const TRANSIENT_MESSAGES_ERRORS = new Set([
+  "overloaded_error",
+  "rate_limit_error",
+  "api_error",
+  "timeout_error",
+]);
+/** A Chat Completions error's `type` or `code` naming such a failure (OpenAI's, OpenRouter's, LiteLLM's). */
+const TRANSIENT_CHAT_ERROR = /server_error|rate_limit|overloaded|timeout|unavailable/i;
+
+/** An error event as the answer; `transient` when its kind is one a later try may not meet. */
+function errorAnswer(answer: Record<string, unknown>, protocol: StreamProtocol): StreamAssembly {
+  const error = isRecord(answer.error) ? answer.error : answer;
+  const transient =
+    protocol === "messages"
+      ? typeof error.type === "string" && TRANSIENT_MESSAGES_ERRORS.has(error.type)
+      : typeof error.code === "number"
+        ? error.code === 408 || error.code === 429 || error.code >= 500
+        : [error.type, error.code].some(
+            (kind) => typeof kind === "string" && TRANSIENT_CHAT_ERROR.test(kind),
+          );
+  return transient ? { answer, transient: true } : { answer };
+}
 
 const STREAM = "an event stream (text/event-stream)";
 const QUOTED = 120;
@@ -180,7 +213,8 @@ function chatAnswer(events: readonly unknown[], cut: boolean): StreamAssembly {
     if (event === END) return { answer: chatCompletion(head, choices, usage) };
     count++;
     if (!isRecord(event)) continue;
-    if (isError(event, "chat")) return { answer: event.error === undefined ? event : { error: event.error } };
+    if (isError(event, "chat"))
+      return errorAnswer(event.error === undefined ? event : { error: event.error }, "chat");
     for (const key of ["id", "created", "model", "system_fingerprint"])
       if (head[key] === undefined && event[key] !== undefined && event[key] !== null) head[key] = event[key];
     if (event.usage !== undefined && event.usage !== null) usage = event.usage;
@@ -341,7 +375,7 @@ function messagesAnswer(events: readonly unknown[]): StreamAssembly {
   for (const event of events) {
     count++;
     if (!isRecord(event)) continue;
-    if (isError(event, "messages")) return { answer: event };
+    if (isError(event, "messages")) return errorAnswer(event, "messages");
     const index = typeof event.index === "number" ? event.index : -1;
     switch (event.type) {
       case "message_start":

@@ -28,7 +28,7 @@ afterAll(async () => {
 
 const chatTarget = { deliver: "telegram", deliver_extra: { chat_id: "-5" } };
 
-function gatewayFor(provider: "openai" | "anthropic", baseUrl: string) {
+function gatewayFor(provider: "openai" | "anthropic", baseUrl: string, retries = 0) {
   telegram.requests.length = 0;
   notes.calls.length = 0;
   return perTest.start({
@@ -36,7 +36,7 @@ function gatewayFor(provider: "openai" | "anthropic", baseUrl: string) {
       { look: { secret: OPEN, prompt: "look up k1", toolsets: ["notes"], ...chatTarget } },
       {},
       {
-        agent: { provider, model: "streamer", base_url: baseUrl, retries: 0 },
+        agent: { provider, model: "streamer", base_url: baseUrl, retries },
         mcp_servers: { notes: { url: notes.url } },
         platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
       },
@@ -171,6 +171,28 @@ describe("a model endpoint that streams its answers to requests that ask for no 
       expect(await telegramMessages(telegram, 1)).toEqual([
         `⚠️ Agent run failed: model endpoint ${model.baseUrl}/messages gave an answer svc cannot use (HTTP 200): {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
       ]);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("provider anthropic: a streamed overload is retried, as a 529 answer is, and the next try's answer is delivered", async () => {
+    const model = await startFakeAnthropic();
+    try {
+      const error = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
+      model.script(
+        {
+          status: 200,
+          headers: { "content-type": "text/event-stream" },
+          body: `event: error\ndata: ${JSON.stringify(error)}\n\n`,
+        },
+        { text: "Found it." },
+      );
+      // The run's first retry waits its backoff (a second): no assertion on time.
+      const gw = await gatewayFor("anthropic", model.baseUrl, 1);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["Found it."]);
+      expect(model.requests).toHaveLength(2);
     } finally {
       await model.close();
     }

@@ -88,6 +88,29 @@ describe("a model's answer streamed to a request that asked for no stream", () =
     );
   });
 
+  it("an error event of a kind a later try may not meet is handed on marked to be retried (x-should-retry), others not", async () => {
+    const errorEvent = (type: string) =>
+      `event: error\ndata: ${JSON.stringify({ type: "error", error: { type, message: type } })}\n\n`;
+    const fetch = messagesApiFetch(() => undefined);
+    answer = { status: 200, body: errorEvent("overloaded_error") };
+    const overloaded = await fetch(`${url}/messages`, post({}));
+    expect(overloaded.status).toBe(200);
+    expect(overloaded.headers.get("x-should-retry")).toBe("true");
+    expect(await overloaded.json()).toEqual({
+      type: "error",
+      error: { type: "overloaded_error", message: "overloaded_error" },
+    });
+    answer = { status: 200, body: errorEvent("invalid_request_error") };
+    const refused = await fetch(`${url}/messages`, post({}));
+    expect(refused.headers.get("x-should-retry")).toBeNull();
+    answer = { status: 200, body: STREAM };
+    expect(
+      (await chatCompletionsFetch(() => undefined)(`${url}/chat/completions`, post({}))).headers.get(
+        "x-should-retry",
+      ),
+    ).toBeNull();
+  });
+
   it("a request that asked for a stream, and an error answer, get the stream as it came", async () => {
     answer = { status: 200, body: STREAM };
     const asked = await chatCompletionsFetch(() => undefined)(

@@ -177,17 +177,29 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     expect(answer.choices[0]?.message).toEqual({ role: "assistant", content: "ab" });
   });
 
-  it("an error chunk in the stream (OpenRouter's, vLLM's) is the answer's error, as a body of its own would be", () => {
-    const text = stream(chunk({ content: "The build fai" }), {
-      data: {
-        ...head,
-        error: { code: 502, message: "Upstream error from Together: connection reset" },
-        choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
-      },
+  it("an error chunk in the stream (OpenRouter's, vLLM's) is the answer's error, as a body of its own would be; a server's, an overload's or a rate limit's is transient", () => {
+    const errorChunk = (error: unknown) =>
+      stream(chunk({ content: "The build fai" }), {
+        data: { ...head, error, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] },
+      });
+    const upstream = { code: 502, message: "Upstream error from Together: connection reset" };
+    expect(streamedAnswer(errorChunk(upstream), "chat")).toEqual({
+      answer: { error: upstream },
+      transient: true,
     });
-    expect(streamedAnswer(text, "chat")).toEqual({
-      answer: { error: { code: 502, message: "Upstream error from Together: connection reset" } },
+    const limited = { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" };
+    expect(streamedAnswer(errorChunk(limited), "chat")).toEqual({
+      answer: { error: limited },
+      transient: true,
     });
+    // What another try would meet again: not transient.
+    const refused = { code: 400, message: "context_length_exceeded" };
+    expect(streamedAnswer(errorChunk(refused), "chat")).toEqual({ answer: { error: refused } });
+    const policy = { message: "flagged", type: "invalid_request_error", code: "content_policy_violation" };
+    expect(streamedAnswer(errorChunk(policy), "chat")).toEqual({ answer: { error: policy } });
+    // An error written as the chunk itself (`"object": "error"`), its type at the top.
+    const own = { object: "error", type: "server_error", message: "The server had an error" };
+    expect(streamedAnswer(stream({ data: own }), "chat")).toEqual({ answer: own, transient: true });
   });
 
   it("a stream cut off before data: [DONE] is said so, not taken as a whole answer", () => {
@@ -354,6 +366,15 @@ describe("streamedAnswer: Messages API events assembled into the message a reque
     );
     expect(streamedAnswer(text, "messages")).toEqual({
       answer: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+      transient: true,
+    });
+    // A request the API refuses whatever the try: not transient.
+    const refused = {
+      type: "error",
+      error: { type: "invalid_request_error", message: "prompt is too long" },
+    };
+    expect(streamedAnswer(stream(start(), { event: "error", data: refused }), "messages")).toEqual({
+      answer: refused,
     });
   });
 
