@@ -73,14 +73,51 @@ export async function scopedSignal<T>(
   task: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const controller = new AbortController();
-  const abort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
   for (const signal of outer) {
     if (signal.aborted) controller.abort(signal.reason);
-    else signal.addEventListener("abort", abort, { once: true });
+    else follow(signal, controller);
   }
   try {
     return await task(controller.signal);
   } finally {
-    for (const signal of outer) signal.removeEventListener("abort", abort);
+    for (const signal of outer) unfollow(signal, controller);
   }
+}
+
+/**
+ * The scoped signals following an outer one, all reached through one listener on it: a listener per task
+ * put more than ten on a signal many tasks share at once (cron's jobs due in the same minute, the shared
+ * queue's runs, a run's tool calls), and Node printed `MaxListenersExceededWarning: Possible EventTarget
+ * memory leak detected` on the gateway's stderr, though each was removed when its task settled.
+ */
+interface Following {
+  readonly controllers: Set<AbortController>;
+  readonly listener: () => void;
+}
+
+const followed = new WeakMap<AbortSignal, Following>();
+
+function follow(signal: AbortSignal, controller: AbortController): void {
+  let following = followed.get(signal);
+  if (following === undefined) {
+    const controllers = new Set<AbortController>();
+    const listener = () => {
+      followed.delete(signal);
+      for (const each of controllers) each.abort(signal.reason);
+    };
+    following = { controllers, listener };
+    followed.set(signal, following);
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  following.controllers.add(controller);
+}
+
+/** Stops following; the listener goes with the last follower (a timeout signal with one is kept alive). */
+function unfollow(signal: AbortSignal, controller: AbortController): void {
+  const following = followed.get(signal);
+  if (following === undefined) return;
+  following.controllers.delete(controller);
+  if (following.controllers.size > 0) return;
+  followed.delete(signal);
+  signal.removeEventListener("abort", following.listener);
 }
