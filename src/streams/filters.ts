@@ -201,6 +201,19 @@ export function firstUnmatched(filters: readonly Filter[], subject: FilterSubjec
   return -1;
 }
 
+/**
+ * Which of `filterRefusals(filters)` says why the event is ignored: the first top-level filter that does
+ * not match, at its index when it did not match, at `filters.length` plus its index when it could not be
+ * evaluated (an `in_file` list that cannot be read, a `regex` that cannot run); -1 when every one matches.
+ */
+export function firstRefusal(filters: readonly Filter[], subject: FilterSubject, deps: FilterDeps): number {
+  for (let i = 0; i < filters.length; i++) {
+    const verdict = evaluate(filters[i] as Filter, subject, deps);
+    if (verdict !== true) return verdict === undefined ? filters.length + i : i;
+  }
+  return -1;
+}
+
 /** A filter as config.yaml writes it, in short: its field; a group by its kind and members. */
 function describeFilter(filter: Filter): string {
   if ("all" in filter) return `all(${filter.all.map(describeFilter).join(", ")})`;
@@ -212,21 +225,27 @@ function describeFilter(filter: Filter): string {
 const refusalsMade = new WeakMap<readonly Filter[], readonly string[]>();
 
 /**
- * Why each top-level filter of `filters` ignored an event, for the delivery history: `filter action did not
- * match` (the field as config.yaml writes it: config text, never the sender's; a group by its members,
- * `filter any(action, label.name) did not match`; `filters[1]` added where two read the same). Made once per
- * list (routes resolve their filters when the route table is built), so an ignored request passes a string
- * that exists already.
+ * Why each top-level filter of `filters` ignored an event, for the delivery history (indexed as
+ * `firstRefusal` gives): `filter action did not match` (the field as config.yaml writes it: config text,
+ * never the sender's; a group by its members, `filter any(action, label.name) did not match`; `filters[1]`
+ * added where two read the same), then, for each, `filter action could not be evaluated (...)`. Made once
+ * per list (routes resolve their filters when the route table is built), so an ignored request passes a
+ * string that exists already.
  */
 export function filterRefusals(filters: readonly Filter[]): readonly string[] {
   let made = refusalsMade.get(filters);
   if (made === undefined) {
     const described = filters.map(describeFilter);
-    made = described.map((text, i) =>
-      described.indexOf(text) === described.lastIndexOf(text)
-        ? `filter ${text} did not match`
-        : `filter ${text} (filters[${i}]) did not match`,
+    const named = described.map((text, i) =>
+      described.indexOf(text) === described.lastIndexOf(text) ? text : `${text} (filters[${i}])`,
     );
+    made = [
+      ...named.map((name) => `filter ${name} did not match`),
+      ...named.map(
+        (name) =>
+          `filter ${name} could not be evaluated (an in_file list it reads cannot be used, or a regex cannot run: the gateway warns of it at start and on reload)`,
+      ),
+    ];
     refusalsMade.set(filters, made);
   }
   return made;

@@ -1,6 +1,6 @@
 import { type Stage, withCtx } from "../context.js";
 import { headerEventType } from "../eventType.js";
-import { filterRefusals, firstUnmatched } from "../filters.js";
+import { filterRefusals, firstRefusal } from "../filters.js";
 import { type Outcome, outcome } from "../types.js";
 import { payloadOf, routeOf } from "./require.js";
 
@@ -21,7 +21,7 @@ export function filterStage(deps: FilterDeps): Stage {
     const filters = route.route.filters;
     if (filters === undefined || filters.length === 0) return ctx;
     const subject = { payload: payloadOf(ctx), event: ctx.event, headers: ctx.inbound.headers };
-    const unmatched = firstUnmatched(filters, subject, deps.listReader(route.profile));
+    const unmatched = firstRefusal(filters, subject, deps.listReader(route.profile));
     if (unmatched < 0) return ctx;
     // The context the pipeline would make of the bare answer (`withCtx(ctx, { outcome })`), with why kept
     // for the delivery history: an ignore costs what it did.

@@ -388,7 +388,7 @@ describe("filter stage", () => {
     );
     expect(refusal({ x: 1, action: "opened" }, kind)).toBeUndefined();
     // The route's own strings, made once: an ignored request allocates none.
-    expect(route.filterRefusals).toEqual([
+    expect(route.filterRefusals?.slice(0, 3)).toEqual([
       "filter x did not match",
       "filter headers.X-Forge-Kind did not match",
       "filter any(action, not draft) did not match",
@@ -410,6 +410,41 @@ describe("filter stage", () => {
     expect((stage(ctxWith({ route: twice, payload: { x: 3 } })) as PipelineCtx).refusal).toBe(
       "filter x (filters[1]) did not match",
     );
+  });
+
+  it("a filter that could not be evaluated (its in_file list cannot be read) is said so, not that it did not match", () => {
+    const unreadable = filterStage({
+      listReader: () => ({
+        readList: () => {
+          throw new Error("ENOENT: no such file or directory, open 'list.txt'");
+        },
+      }),
+    });
+    const route = resolveRoute(
+      "r",
+      {
+        ...baseRoute,
+        filters: [
+          { field: "x", equals: 1 },
+          {
+            any: [
+              { field: "y", in_file: "list.txt" },
+              { field: "z", equals: true },
+            ],
+          },
+        ],
+      },
+      "sekrit",
+    ) as ResolvedRoute;
+    const refusal = (payload: Record<string, unknown>) =>
+      (unreadable(ctxWith({ route, payload })) as PipelineCtx).refusal;
+    const couldNot =
+      "filter any(y, z) could not be evaluated (an in_file list it reads cannot be used, or a regex cannot run: the gateway warns of it at start and on reload)";
+    expect(refusal({ x: 1, y: "a" })).toBe(couldNot);
+    expect(refusal({ x: 1, y: "a" })).toBe(route.filterRefusals?.[3]);
+    // A decisive member decides the group whatever the list: matched, or not matched.
+    expect(refusal({ x: 1, y: "a", z: true })).toBeUndefined();
+    expect(refusal({ x: 2, y: "a" })).toBe("filter x did not match");
   });
 
   it("keeps an event type only the body named aside for the delivery history; a header's needs no copy", () => {
