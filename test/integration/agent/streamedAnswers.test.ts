@@ -55,6 +55,11 @@ async function journalled(home: string): Promise<Record<string, unknown> | undef
   );
 }
 
+/** The run journal's record of a run that called the tool and then answered: two model turns, their usage. */
+async function expectToolRunJournalled(home: string): Promise<void> {
+  expect(await journalled(home)).toMatchObject({ outcome: "ok", steps: 2, usage: { input: 20, output: 10 } });
+}
+
 describe("a model endpoint that streams its answers to requests that ask for no stream", () => {
   it("provider openai: the streamed tool call runs the MCP tool, its result goes back, and the streamed text is delivered without its thinking", async () => {
     const model = await startFakeOpenAI({ streamAlways: true });
@@ -83,11 +88,7 @@ describe("a model endpoint that streams its answers to requests that ask for no 
         },
         { role: "tool", tool_call_id: "call_0_0", content: "notes: value of k1" },
       ]);
-      expect(await journalled(gw.home.dir)).toMatchObject({
-        outcome: "ok",
-        steps: 2,
-        usage: { input: 20, output: 10 },
-      });
+      await expectToolRunJournalled(gw.home.dir);
     } finally {
       await model.close();
     }
@@ -119,11 +120,7 @@ describe("a model endpoint that streams its answers to requests that ask for no 
           content: [{ type: "tool_result", tool_use_id: "toolu_0_0", content: "notes: value of k1" }],
         },
       ]);
-      expect(await journalled(gw.home.dir)).toMatchObject({
-        outcome: "ok",
-        steps: 2,
-        usage: { input: 20, output: 10 },
-      });
+      await expectToolRunJournalled(gw.home.dir);
     } finally {
       await model.close();
     }
