@@ -239,7 +239,9 @@ async function normalizedAnswer(response: Response, read: AnswerReading): Promis
     return new Response(new ReadableStream({ start: (controller) => controller.error(error) }), kept);
   }
   let answer: unknown;
-  if (stream) {
+  // A JSON body labelled as a stream (no event stream starts with `{`) is read as the JSON it is, as the SDK
+  // read it before streams were assembled.
+  if (stream && !/^\s*\{/.test(text)) {
     const assembled = streamedAnswer(text, read.protocol);
     if ("problem" in assembled) {
       headers.set("content-type", "text/plain; charset=utf-8");
@@ -251,6 +253,7 @@ async function normalizedAnswer(response: Response, read: AnswerReading): Promis
     if (assembled.transient) headers.set("x-should-retry", "true");
     answer = assembled.answer;
   } else {
+    if (stream) headers.set("content-type", "application/json");
     try {
       answer = JSON.parse(text);
     } catch {

@@ -111,6 +111,18 @@ describe("a model's answer streamed to a request that asked for no stream", () =
     ).toBeNull();
   });
 
+  it("a JSON answer labelled text/event-stream is read as the JSON it is, not as a stream with no events", async () => {
+    const completion = {
+      id: "c",
+      object: "chat.completion",
+      choices: [{ index: 0, message: { role: "assistant", content: "Hi" }, finish_reason: "stop" }],
+    };
+    answer = { status: 200, body: ` ${JSON.stringify(completion)}` };
+    const response = await chatCompletionsFetch(() => undefined)(`${url}/chat/completions`, post({}));
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(await response.json()).toEqual(completion);
+  });
+
   it("a request that asked for a stream, and an error answer, get the stream as it came", async () => {
     answer = { status: 200, body: STREAM };
     const asked = await chatCompletionsFetch(() => undefined)(
