@@ -3,7 +3,6 @@ import { DEFAULT_PROFILE } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import { globalSecretKey, type Route } from "../config/sections/webhook.js";
 import type { ResolvedRoute, RouteStanding } from "../streams/context.js";
-import { filterRefusals as refusalsOf } from "../streams/filters.js";
 
 /** Routes from somewhere other than config.yaml (dynamic subscriptions); a static route of the same name wins. */
 export interface RouteSource {
@@ -40,10 +39,7 @@ export function resolveRoute(
 ): ResolvedRoute | undefined {
   const secret = route.secret ?? globalSecret;
   if (secret === undefined) return undefined;
-  // Made once per filter list (a dynamic route resolved again at each lookup finds them made).
-  const filters = route.filters;
-  const filterRefusals = filters === undefined || filters.length === 0 ? undefined : refusalsOf(filters);
-  return { name, route, secret, profile: route.profile ?? DEFAULT_PROFILE, filterRefusals };
+  return { name, route, secret, profile: route.profile ?? DEFAULT_PROFILE };
 }
 
 export function routeTable(config: Config): RouteTable {

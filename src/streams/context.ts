@@ -17,11 +17,6 @@ export interface ResolvedRoute {
    * any lookup), the request's route is looked up again once its body has arrived.
    */
   readonly standing?: RouteStanding;
-  /**
-   * Why each of `route.filters` ignored an event (`filterRefusals`), made when the route is resolved: the
-   * filter stage passes one of them, allocating nothing per ignored request.
-   */
-  readonly filterRefusals?: readonly string[] | undefined;
 }
 
 export interface RouteStanding {

@@ -192,13 +192,7 @@ export function matches(filter: Filter, subject: FilterSubject, deps: FilterDeps
 
 /** Every top-level filter must match; an empty list matches everything. */
 export function matchesAll(filters: readonly Filter[], subject: FilterSubject, deps: FilterDeps): boolean {
-  return firstUnmatched(filters, subject, deps) < 0;
-}
-
-/** The index of the first top-level filter that does not match (in order), or -1 when every one does. */
-export function firstUnmatched(filters: readonly Filter[], subject: FilterSubject, deps: FilterDeps): number {
-  for (let i = 0; i < filters.length; i++) if (!matches(filters[i] as Filter, subject, deps)) return i;
-  return -1;
+  return firstRefusal(filters, subject, deps) < 0;
 }
 
 /**
@@ -229,8 +223,7 @@ const refusalsMade = new WeakMap<readonly Filter[], readonly string[]>();
  * `firstRefusal` gives): `filter action did not match` (the field as config.yaml writes it: config text,
  * never the sender's; a group by its members, `filter any(action, label.name) did not match`; `filters[1]`
  * added where two read the same), then, for each, `filter action could not be evaluated (...)`. Made once
- * per list (routes resolve their filters when the route table is built), so an ignored request passes a
- * string that exists already.
+ * per list, at its first ignore, and kept with it: later ignored requests pass a string that exists already.
  */
 export function filterRefusals(filters: readonly Filter[]): readonly string[] {
   let made = refusalsMade.get(filters);

@@ -13,7 +13,7 @@ export interface FilterDeps {
 
 /**
  * Step 7a of the processing order (docs/webhook.md): every top-level filter must match. The ignored context
- * keeps which one did not (`refusal`: the route's string for it, made when the route was resolved).
+ * keeps which one did not (`refusal`: the string made for it at the route's first ignore, kept with its filters).
  */
 export function filterStage(deps: FilterDeps): Stage {
   return (ctx) => {
@@ -27,7 +27,7 @@ export function filterStage(deps: FilterDeps): Stage {
     // for the delivery history: an ignore costs what it did.
     return withCtx(ctx, {
       outcome: ignored(ctx.event, ctx.inbound.headers),
-      refusal: (route.filterRefusals ?? filterRefusals(filters))[unmatched] as string,
+      refusal: filterRefusals(filters)[unmatched] as string,
     });
   };
 }

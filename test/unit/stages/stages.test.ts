@@ -6,6 +6,7 @@ import type { Filter } from "../../../src/config/sections/filters.js";
 import type { Route } from "../../../src/config/sections/webhook.js";
 import { decodeContent } from "../../../src/streams/contentCoding.js";
 import type { AcceptedEvent, PipelineCtx, ResolvedRoute } from "../../../src/streams/context.js";
+import { filterRefusals } from "../../../src/streams/filters.js";
 import { UNKNOWN_ROUTE } from "../../../src/streams/frontAnswers.js";
 import { verifySignature } from "../../../src/streams/signatures.js";
 import { acceptStage } from "../../../src/streams/stages/accept.js";
@@ -388,13 +389,17 @@ describe("filter stage", () => {
     );
     expect(refusal({ x: 1, action: "opened" }, kind)).toBeUndefined();
     // The route's own strings, made once: an ignored request allocates none.
-    expect(route.filterRefusals?.slice(0, 3)).toEqual([
+    expect(filterRefusals(filters).slice(0, 3)).toEqual([
       "filter x did not match",
       "filter headers.X-Forge-Kind did not match",
       "filter any(action, not draft) did not match",
     ]);
-    expect(refusal({ x: 2 })).toBe(route.filterRefusals?.[0]);
-    expect(resolveRoute("r", { ...baseRoute, filters }, "sekrit")?.filterRefusals).toBe(route.filterRefusals);
+    expect(refusal({ x: 2 })).toBe(filterRefusals(filters)[0]);
+    // A route resolved again (a dynamic subscription at each lookup) passes the same strings.
+    const again = resolveRoute("r", { ...baseRoute, filters }, "sekrit") as ResolvedRoute;
+    expect((stage(ctxWith({ route: again, payload: { x: 2 } })) as PipelineCtx).refusal).toBe(
+      filterRefusals(filters)[0],
+    );
     // Two filters on one field are told apart by their place.
     const twice = resolveRoute(
       "r",
@@ -441,7 +446,7 @@ describe("filter stage", () => {
     const couldNot =
       "filter any(y, z) could not be evaluated (an in_file list it reads cannot be used, or a regex cannot run: the gateway warns of it at start and on reload)";
     expect(refusal({ x: 1, y: "a" })).toBe(couldNot);
-    expect(refusal({ x: 1, y: "a" })).toBe(route.filterRefusals?.[3]);
+    expect(refusal({ x: 1, y: "a" })).toBe(filterRefusals(route.route.filters ?? [])[3]);
     // A decisive member decides the group whatever the list: matched, or not matched.
     expect(refusal({ x: 1, y: "a", z: true })).toBeUndefined();
     expect(refusal({ x: 2, y: "a" })).toBe("filter x did not match");
