@@ -71,6 +71,15 @@ export function withCtx(ctx: PipelineCtx, part: Partial<PipelineCtx>): PipelineC
   return Object.assign({}, ctx, part);
 }
 
+/**
+ * A stage's end of the request with why it refused or ignored it (`refusal`, for the delivery history): the
+ * context the pipeline would make of the bare answer (`withCtx(ctx, { outcome })`) with one key more, so a
+ * refusal costs what a bare answer did.
+ */
+export function refusedWith(ctx: PipelineCtx, outcome: Outcome, refusal: string): PipelineCtx {
+  return withCtx(ctx, { outcome, refusal });
+}
+
 /** A stage: enrich the context, or end the request with an Outcome. */
 export type Stage = (ctx: PipelineCtx) => PipelineCtx | Outcome;
 export type AsyncStage = (ctx: PipelineCtx) => Promise<PipelineCtx | Outcome>;

@@ -1,6 +1,6 @@
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { receivedBytesOf } from "../contentCoding.js";
-import { type PipelineCtx, type Stage, withCtx } from "../context.js";
+import { refusedWith, type Stage, withCtx } from "../context.js";
 import { formPayload, isForm } from "../formBody.js";
 import type { AuthScheme } from "../signatures.js";
 import type { Outcome } from "../types.js";
@@ -66,7 +66,7 @@ export function authStage(deps: AuthDeps): Stage {
     if (route.secret === INSECURE_NO_AUTH) {
       if (!fromWebPage(ctx.inbound.headers)) return ctx;
       deps.onRejected?.(route.name, FROM_WEB_PAGE_LOGGED);
-      return refused(ctx, FROM_WEB_PAGE);
+      return refusedWith(ctx, INVALID_SIGNATURE, FROM_WEB_PAGE);
     }
     const input = {
       headers: ctx.inbound.headers,
@@ -85,20 +85,12 @@ export function authStage(deps: AuthDeps): Stage {
       const signed = signedFormPayload(deps.verify, input);
       if (signed !== undefined) return withCtx(ctx, { signedFormPayload: signed });
       deps.onRejected?.(route.name, result.reason);
-      return refused(ctx, result.reason);
+      // The schemes' own fixed texts (signatures.ts: header names from svc's lists, never a value sent).
+      return refusedWith(ctx, INVALID_SIGNATURE, result.reason);
     }
     if (result.scheme === "generic_v1") deps.onLegacyV1?.(route.name);
     return ctx;
   };
-}
-
-/**
- * The 401, with the scheme's reason kept for the delivery history: the context the pipeline would make of the
- * bare answer (`withCtx(ctx, { outcome })`), with one key more, so a refusal costs what it did. The reasons
- * are the schemes' own fixed texts (signatures.ts: header names from svc's lists, never a value sent).
- */
-function refused(ctx: PipelineCtx, reason: string): PipelineCtx {
-  return withCtx(ctx, { outcome: INVALID_SIGNATURE, refusal: reason });
 }
 
 /**

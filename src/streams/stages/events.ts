@@ -1,4 +1,4 @@
-import { type PipelineCtx, type Stage, withCtx } from "../context.js";
+import { refusedWith, type Stage, withCtx } from "../context.js";
 import { isPingEvent, resolveEventType, UNNAMED_EVENT } from "../eventType.js";
 import { outcome } from "../types.js";
 import { payloadOf, routeOf } from "./require.js";
@@ -26,14 +26,14 @@ export function eventCheckStage(deps: { onPing?: (routeName: string, event: stri
     const listed = event !== undefined && events.includes(event);
     if (event !== undefined && isPingEvent(event) && !listed) {
       deps.onPing?.(route.name, event);
-      return ignored(ctx, event, PING_NOT_LISTED);
+      return refusedWith(ctx, outcome(200, { status: "ignored", event }), PING_NOT_LISTED);
     }
-    if (events.length > 0 && !listed) return ignored(ctx, event ?? UNNAMED_EVENT, NOT_AMONG_EVENTS);
+    if (events.length > 0 && !listed)
+      return refusedWith(
+        ctx,
+        outcome(200, { status: "ignored", event: event ?? UNNAMED_EVENT }),
+        NOT_AMONG_EVENTS,
+      );
     return withCtx(ctx, { event });
   };
-}
-
-/** The 200 ignored, finishing the context as the pipeline would finish it with the bare answer, plus why. */
-function ignored(ctx: PipelineCtx, event: string, why: string): PipelineCtx {
-  return withCtx(ctx, { outcome: outcome(200, { status: "ignored", event }), refusal: why });
 }

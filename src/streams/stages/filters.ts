@@ -1,4 +1,4 @@
-import { type Stage, withCtx } from "../context.js";
+import { refusedWith, type Stage } from "../context.js";
 import { headerEventType } from "../eventType.js";
 import { filterRefusals, firstRefusal } from "../filters.js";
 import { type Outcome, outcome } from "../types.js";
@@ -23,12 +23,11 @@ export function filterStage(deps: FilterDeps): Stage {
     const subject = { payload: payloadOf(ctx), event: ctx.event, headers: ctx.inbound.headers };
     const unmatched = firstRefusal(filters, subject, deps.listReader(route.profile));
     if (unmatched < 0) return ctx;
-    // The context the pipeline would make of the bare answer (`withCtx(ctx, { outcome })`), with why kept
-    // for the delivery history: an ignore costs what it did.
-    return withCtx(ctx, {
-      outcome: ignored(ctx.event, ctx.inbound.headers),
-      refusal: filterRefusals(filters)[unmatched] as string,
-    });
+    return refusedWith(
+      ctx,
+      ignored(ctx.event, ctx.inbound.headers),
+      filterRefusals(filters)[unmatched] as string,
+    );
   };
 }
 

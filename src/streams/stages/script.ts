@@ -1,4 +1,4 @@
-import { type AsyncStage, withCtx } from "../context.js";
+import { type AsyncStage, refusedWith, withCtx } from "../context.js";
 import { resolveDeliveryId } from "../deliveryId.js";
 import { outcome, withEventAside } from "../types.js";
 import { payloadOf, routeOf } from "./require.js";
@@ -54,10 +54,7 @@ export function scriptStage(deps: ScriptDeps): AsyncStage {
     });
     if (result.kind === "ignore") {
       deps.onIgnored?.(route.name, result.why);
-      return withCtx(ctx, {
-        outcome: withEventAside(IGNORED_BY_SCRIPT, ctx.event),
-        refusal: result.reason,
-      });
+      return refusedWith(ctx, withEventAside(IGNORED_BY_SCRIPT, ctx.event), result.reason);
     }
     return withCtx(ctx, { payload: result.payload });
   };
