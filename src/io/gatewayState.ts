@@ -100,16 +100,16 @@ export function runningPid(paths: SvcPaths): number | undefined {
  * of `home` (not this process); `named`: whether its `gateway.pid` names it (what `svc gateway stop` finds).
  */
 export function recordedGatewayOn(
-  home: string,
+  paths: SvcPaths,
   port: number,
 ): { readonly pid: number; readonly named: boolean } | undefined {
-  const state = readGatewayState(join(home, "gateway.json"));
+  const state = readGatewayState(gatewayStateFile(paths));
   const pid = state?.port === port ? state.pid : undefined;
   if (pid === undefined || !Number.isInteger(pid) || pid <= 0) return undefined;
-  if (!processAlive(pid) || !isGateway(pid) || !servesHome(pid, home)) return undefined;
+  if (!processAlive(pid) || !isGateway(pid) || !servesHome(pid, paths.home)) return undefined;
   let named: boolean;
   try {
-    named = Number(readFileSync(join(home, "gateway.pid"), "utf8").trim()) === pid;
+    named = Number(readFileSync(paths.pidFile, "utf8").trim()) === pid;
   } catch {
     named = false;
   }

@@ -1,5 +1,4 @@
 import { networkInterfaces } from "node:os";
-import { join } from "node:path";
 
 const ANY_OR_LOOPBACK = new Set(["0.0.0.0", "::", "localhost", "127.0.0.1", "::1"]);
 
@@ -32,7 +31,13 @@ export function listenAddress(host: string, port: number): string {
  * `gateway.pid` names it too), another svc gateway (it answers `GET /health` as one does), or another program.
  */
 export type PortHolder =
-  | { readonly kind: "this_home"; readonly home: string; readonly pid: number; readonly named: boolean }
+  | {
+      readonly kind: "this_home";
+      readonly home: string;
+      readonly pidFile: string;
+      readonly pid: number;
+      readonly named: boolean;
+    }
   | { readonly kind: "svc" }
   | { readonly kind: "other" };
 
@@ -61,7 +66,7 @@ function busyPortHint(port: number | undefined, holder: PortHolder | undefined):
       return `the gateway of this SVC_HOME (${holder.home}, pid ${holder.pid}) already listens on port ${port} — stop it with ${
         holder.named
           ? "svc gateway stop"
-          : `kill ${holder.pid} (${join(holder.home, "gateway.pid")} does not name it, so svc gateway stop would not find it)`
+          : `kill ${holder.pid} (${holder.pidFile} does not name it, so svc gateway stop would not find it)`
       }`;
     case "svc":
       return `another svc gateway listens on port ${port} (it answers GET /health as one does, and this SVC_HOME's gateway.json does not name it: it serves another SVC_HOME) — stop that one (svc gateway stop, with its SVC_HOME), or choose another port (${CHOOSE_PORT})`;

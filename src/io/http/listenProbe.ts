@@ -1,5 +1,6 @@
 import { request } from "node:http";
 import { createServer } from "node:net";
+import { svcPaths } from "../../config/paths.js";
 import { describeError } from "../../errors.js";
 import { recordedGatewayOn } from "../gatewayState.js";
 import { listenFailureHint, type PortHolder } from "./listenHint.js";
@@ -112,8 +113,10 @@ function healthAnswer(host: string, port: number, deadline: number): Promise<"sv
  * (nothing takes a connection there). Asked only when a start failed, never on the way to listening.
  */
 export async function portHolder(host: string, port: number, home?: string): Promise<PortHolder | undefined> {
-  const own = home === undefined ? undefined : recordedGatewayOn(home, port);
-  if (own !== undefined && home !== undefined) return { kind: "this_home", home, ...own };
+  const paths = home === undefined ? undefined : svcPaths(home);
+  const own = paths === undefined ? undefined : recordedGatewayOn(paths, port);
+  if (own !== undefined && paths !== undefined)
+    return { kind: "this_home", home: paths.home, pidFile: paths.pidFile, ...own };
   const deadline = performance.now() + HOLDER_WAIT_MS;
   for (const at of reachedAt(host)) {
     const answer = await healthAnswer(at, port, deadline);

@@ -31,10 +31,14 @@ describe("svc gateway run: why the webhook listener could not take its port", ()
   it("says a busy port by what holds it, and blames no gateway when it cannot tell", () => {
     const hint = (holder?: PortHolder) =>
       listenFailureHint("0.0.0.0", { port: 8644, code: "EADDRINUSE", holder });
-    expect(hint({ kind: "this_home", home: "/srv/svc", pid: 4121, named: true })).toBe(
+    expect(
+      hint({ kind: "this_home", home: "/srv/svc", pidFile: "/srv/svc/gateway.pid", pid: 4121, named: true }),
+    ).toBe(
       "the gateway of this SVC_HOME (/srv/svc, pid 4121) already listens on port 8644 — stop it with svc gateway stop",
     );
-    expect(hint({ kind: "this_home", home: "/srv/svc", pid: 4121, named: false })).toBe(
+    expect(
+      hint({ kind: "this_home", home: "/srv/svc", pidFile: "/srv/svc/gateway.pid", pid: 4121, named: false }),
+    ).toBe(
       "the gateway of this SVC_HOME (/srv/svc, pid 4121) already listens on port 8644 — stop it with kill 4121 (/srv/svc/gateway.pid does not name it, so svc gateway stop would not find it)",
     );
     expect(hint({ kind: "svc" })).toMatch(/^another svc gateway listens on port 8644 \(.*\) — stop that one/);
