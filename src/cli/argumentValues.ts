@@ -1,4 +1,5 @@
-import { Command, CommanderError } from "commander";
+import type { Command } from "commander";
+import { nearMiss } from "../config/nearMiss.js";
 
 /**
  * A command-line word that may carry a secret, split into what an error may show and a note: `--secrte=s3cr3t`
@@ -14,25 +15,15 @@ export function hiddenValue(word: string): { readonly name: string; readonly not
 }
 
 /**
- * Commander's "Did you mean" for the long option `flag` on `command` (`\n(Did you mean --secret?)`), or "":
- * a parser given only the options commander would suggest from, asked to parse `flag`. Commander suggests
- * for the word it was given, and `--secrte=s3cr3t` is near no option.
+ * A "Did you mean" for the long option `flag` on `command` (`\n(Did you mean --secret?)`, as commander writes
+ * its own), or "": commander suggests for the word it was given, and `--secrte=s3cr3t` is near no option.
  */
 function suggestion(command: Command, flag: string): string {
-  const probe = new Command()
-    .helpOption(false)
-    .exitOverride()
-    .configureOutput({ writeErr: () => {}, outputError: () => {} });
   const longs = new Set<string>();
   for (let at: Command | null = command; at !== null; at = at.parent)
     for (const option of at.createHelp().visibleOptions(at)) if (option.long) longs.add(option.long);
-  for (const long of longs) probe.option(long);
-  try {
-    probe.parse([flag], { from: "user" });
-  } catch (err) {
-    if (err instanceof CommanderError) return /\n\(Did you mean [^\n]*\)/.exec(err.message)?.[0] ?? "";
-  }
-  return "";
+  const meant = nearMiss(flag, longs);
+  return meant === undefined ? "" : `\n(Did you mean ${meant}?)`;
 }
 
 /**
