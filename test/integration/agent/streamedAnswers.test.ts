@@ -55,6 +55,15 @@ async function journalled(home: string): Promise<Record<string, unknown> | undef
   );
 }
 
+/** A 200 answer of `body` as an event stream, written as it is (the fake's own streams are well formed). */
+const eventStream = (body: string) => ({
+  status: 200,
+  headers: { "content-type": "text/event-stream" },
+  body,
+});
+/** Anthropic's error event for an overloaded API. */
+const OVERLOADED = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
+
 /** The run journal's record of a run that called the tool and then answered: two model turns, their usage. */
 async function expectToolRunJournalled(home: string): Promise<void> {
   expect(await journalled(home)).toMatchObject({ outcome: "ok", steps: 2, usage: { input: 20, output: 10 } });
@@ -134,11 +143,7 @@ describe("a model endpoint that streams its answers to requests that ask for no 
         object: "chat.completion.chunk",
         choices: [{ index: 0, delta: { content: "The build" }, finish_reason: null }],
       };
-      model.script({
-        status: 200,
-        headers: { "content-type": "text/event-stream" },
-        body: `data: ${JSON.stringify(chunk)}\n\ndata: {"id":"c1","choi`,
-      });
+      model.script(eventStream(`data: ${JSON.stringify(chunk)}\n\ndata: {"id":"c1","choi`));
       const gw = await gatewayFor("openai", model.baseUrl);
       expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
       expect(await telegramMessages(telegram, 1)).toEqual([
@@ -157,12 +162,11 @@ describe("a model endpoint that streams its answers to requests that ask for no 
         type: "message_start",
         message: { id: "m", type: "message", role: "assistant", content: [] },
       };
-      const error = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
-      model.script({
-        status: 200,
-        headers: { "content-type": "text/event-stream" },
-        body: `event: message_start\ndata: ${JSON.stringify(start)}\n\nevent: error\ndata: ${JSON.stringify(error)}\n\n`,
-      });
+      model.script(
+        eventStream(
+          `event: message_start\ndata: ${JSON.stringify(start)}\n\nevent: error\ndata: ${JSON.stringify(OVERLOADED)}\n\n`,
+        ),
+      );
       const gw = await gatewayFor("anthropic", model.baseUrl);
       expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
       expect(await telegramMessages(telegram, 1)).toEqual([
@@ -176,15 +180,9 @@ describe("a model endpoint that streams its answers to requests that ask for no 
   it("provider anthropic: a streamed overload is retried, as a 529 answer is, and the next try's answer is delivered", async () => {
     const model = await startFakeAnthropic();
     try {
-      const error = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
-      model.script(
-        {
-          status: 200,
-          headers: { "content-type": "text/event-stream" },
-          body: `event: error\ndata: ${JSON.stringify(error)}\n\n`,
-        },
-        { text: "Found it." },
-      );
+      model.script(eventStream(`event: error\ndata: ${JSON.stringify(OVERLOADED)}\n\n`), {
+        text: "Found it.",
+      });
       // The run's first retry waits its backoff (a second): no assertion on time.
       const gw = await gatewayFor("anthropic", model.baseUrl, 1);
       expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
