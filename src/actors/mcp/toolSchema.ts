@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
-import { Ajv2020, type AnySchemaObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { Ajv2020, AnySchemaObject, ValidateFunction } from "ajv/dist/2020.js";
 import { isObject, ONE_SCHEMA, SCHEMA_LIST, SCHEMA_MAP } from "../../agent/schemaKeywords.js";
 import { nestedDeeperThan } from "../../agent/toolCallInputs.js";
+import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
 
 /**
  * The deepest nesting of objects and arrays a tool's schema may have (a property's schema is two levels
@@ -12,10 +13,15 @@ import { nestedDeeperThan } from "../../agent/toolCallInputs.js";
  */
 export const MAX_SCHEMA_DEPTH = 100;
 
+/**
+ * Ajv is loaded, and its validator made, at the first listing: each costs tens of milliseconds that a
+ * gateway without MCP servers, and the commands that list nothing, need not pay.
+ */
+const ajvPackage = requiredAtFirstUse<typeof import("ajv/dist/2020.js")>("ajv/dist/2020.js");
 let ajv: Ajv2020 | undefined;
-/** Made at the first listing: building it costs tens of milliseconds that other commands need not pay. */
 function validator(): Ajv2020 {
   if (ajv !== undefined) return ajv;
+  const { Ajv2020 } = ajvPackage();
   // No format is checked (2020-12 makes `format` an annotation; Ajv knows none without ajv-formats) and
   // nothing is logged: Ajv's console warnings ("unknown format ... ignored") would land in svc's output.
   ajv = new Ajv2020({ strict: false, validateSchema: false, validateFormats: false, logger: false });
