@@ -4,23 +4,24 @@ import type { RedisKeys } from "./keys.js";
 
 /**
  * One fixed window per route shared by every instance: the window opens at the route's first request
- * (the counter's first INCR sets its expiry) and lasts `windowMs`, like the in-memory limiter. A
- * request over the limit (ARGV[2]) is not counted, as in the in-memory limiter, so a reload that raises
- * the limit lets exactly the difference through. Returns the count with this request (over the limit:
- * one more than the count) and the milliseconds until the window closes.
+ * (the counter's first count sets its expiry) and lasts `windowMs`, like the in-memory limiter. ARGV[3]
+ * requests are counted at once, as many as fit under the limit (ARGV[2]); one over it is not counted, as
+ * in the in-memory limiter, so a reload that raises the limit lets exactly the difference through. A
+ * counter left without an expiry gets one. Returns how many fit and the milliseconds until the window
+ * closes.
  */
 const WINDOW_SCRIPT = `
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local ttl = redis.call('PTTL', KEYS[1])
-if used >= tonumber(ARGV[2]) and ttl >= 0 then
-  return {used + 1, ttl}
+local fit = math.max(0, math.min(tonumber(ARGV[3]), tonumber(ARGV[2]) - used))
+if fit > 0 then
+  redis.call('INCRBY', KEYS[1], fit)
 end
-used = redis.call('INCR', KEYS[1])
-if used == 1 or ttl < 0 then
+if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   ttl = tonumber(ARGV[1])
 end
-return {used, ttl}
+return {fit, ttl}
 `;
 
 export interface SharedRateLimiter {
@@ -35,9 +36,19 @@ export interface SharedRateLimiter {
 }
 
 type WindowRedis = Redis & {
-  svcRateWindow(key: string, windowMs: number, limit: number): Promise<[number, number]>;
+  svcRateWindow(key: string, windowMs: number, limit: number, count: number): Promise<[number, number]>;
 };
 
+interface Waiting {
+  resolve(fits: boolean): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * The requests of one event-loop turn are counted together, one call to Redis per route, in the order
+ * they came: a burst costs one round trip per turn instead of one per request (and a badly signed one,
+ * counted before its signature is checked, no more than that).
+ */
 export function createSharedRateLimiter(
   redis: Redis,
   keys: RedisKeys,
@@ -52,22 +63,41 @@ export function createSharedRateLimiter(
   const resets = new Map<string, number>();
   /** Routes whose window the last answer said was spent, and when that window closes. */
   const spentUntil = new Map<string, number>();
-  return {
-    async tryAcquire(route) {
-      let answer: [number, number];
+  /** This turn's requests by route, not yet sent. */
+  let turn = new Map<string, Waiting[]>();
+  const count = async (route: string, waiting: readonly Waiting[]) => {
+    let answer: [number, number];
+    try {
+      answer = await client.svcRateWindow(keys.rate(route), options.windowMs, limit, waiting.length);
+    } catch (err) {
+      let failure: unknown = err;
       try {
-        answer = await client.svcRateWindow(keys.rate(route), options.windowMs, limit);
-      } catch (err) {
-        return health.fail(err);
+        health.fail(err);
+      } catch (named) {
+        failure = named;
       }
-      const [used, ttl] = answer;
-      resets.set(route, now() + ttl);
-      if (used <= limit) {
-        spentUntil.delete(route);
-        return true;
-      }
-      spentUntil.set(route, now() + ttl);
-      return false;
+      for (const w of waiting) w.reject(failure);
+      return;
+    }
+    const [fit, ttl] = answer;
+    resets.set(route, now() + ttl);
+    if (fit < waiting.length) spentUntil.set(route, now() + ttl);
+    else spentUntil.delete(route);
+    for (const [i, w] of waiting.entries()) w.resolve(i < fit);
+  };
+  const send = () => {
+    const sent = turn;
+    turn = new Map();
+    for (const [route, waiting] of sent) void count(route, waiting);
+  };
+  return {
+    tryAcquire(route) {
+      return new Promise<boolean>((resolve, reject) => {
+        if (turn.size === 0) setImmediate(send);
+        const waiting = turn.get(route);
+        if (waiting === undefined) turn.set(route, [{ resolve, reject }]);
+        else waiting.push({ resolve, reject });
+      });
     },
     isSpent(route) {
       const until = spentUntil.get(route);

@@ -288,6 +288,89 @@ describe("shared fixed-window rate limit", () => {
   });
 });
 
+describe("shared fixed-window rate limit, one turn's requests together", () => {
+  /** The script calls Redis ran (EVALSHA and EVAL), from its own statistics. */
+  const scriptCalls = async (redis: Redis) => {
+    const stats = await redis.info("commandstats");
+    return [...stats.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  };
+
+  it("counts a turn's requests with one call to Redis per route, the first ones fitting in the order they came", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const redis = await client();
+    const limiter = createSharedRateLimiter(redis, keys, createRedisHealth("t", silentLogger()), {
+      limit: 25,
+      windowMs: 60_000,
+    });
+    // An earlier turn loads the script, so the count below is the turn's calls alone.
+    expect(await limiter.tryAcquire("warm")).toBe(true);
+    const before = await scriptCalls(redis);
+    const a = Array.from({ length: 30 }, () => limiter.tryAcquire("a"));
+    const b = Array.from({ length: 10 }, () => limiter.tryAcquire("b"));
+    const answersA = await Promise.all(a);
+    expect(answersA).toEqual([...Array<boolean>(25).fill(true), ...Array<boolean>(5).fill(false)]);
+    expect(await Promise.all(b)).toEqual(Array<boolean>(10).fill(true));
+    // Two calls for the turn (one per route), and the one INFO above adds none to these statistics.
+    expect((await scriptCalls(redis)) - before).toBe(2);
+    expect(Number(await redis.get(keys.rate("a")))).toBe(25);
+    expect(limiter.isSpent("a")).toBe(true);
+    expect(limiter.isSpent("b")).toBe(false);
+  });
+
+  it("a turn of requests over a window another instance has partly spent gets exactly what is left", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const health = createRedisHealth("t", silentLogger());
+    const one = createSharedRateLimiter(await client(), keys, health, { limit: 10, windowMs: 60_000 });
+    const two = createSharedRateLimiter(await client(), keys, health, { limit: 10, windowMs: 60_000 });
+    expect(await Promise.all(Array.from({ length: 7 }, () => one.tryAcquire("hook")))).toEqual(
+      Array<boolean>(7).fill(true),
+    );
+    const answers = await Promise.all(Array.from({ length: 6 }, () => two.tryAcquire("hook")));
+    expect(answers).toEqual([true, true, true, false, false, false]);
+    expect(two.isSpent("hook")).toBe(true);
+  });
+
+  it("a counter Redis holds without an expiry gets the window's, and counts on", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const redis = await client();
+    await redis.set(keys.rate("hook"), "4");
+    const limiter = createSharedRateLimiter(redis, keys, createRedisHealth("t", silentLogger()), {
+      limit: 5,
+      windowMs: 60_000,
+    });
+    expect(await Promise.all([limiter.tryAcquire("hook"), limiter.tryAcquire("hook")])).toEqual([
+      true,
+      false,
+    ]);
+    const ttl = await redis.pttl(keys.rate("hook"));
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+  });
+
+  it("every request of a turn Redis could not count is refused with StateUnavailableError (503)", async () => {
+    const own = await startTestRedis();
+    try {
+      const redis = await connectRedis(own.url, "config.yaml", commandOptions());
+      clients.push(redis);
+      const health = createRedisHealth("redis://127.0.0.1/0", silentLogger());
+      health.watch("commands", redis);
+      const limiter = createSharedRateLimiter(redis, redisKeys("down"), health, {
+        limit: 10,
+        windowMs: 60_000,
+      });
+      expect(await limiter.tryAcquire("hook")).toBe(true);
+      await own.stop();
+      const answers = await Promise.allSettled(Array.from({ length: 3 }, () => limiter.tryAcquire("hook")));
+      for (const answer of answers) {
+        expect(answer.status).toBe("rejected");
+        expect((answer as PromiseRejectedResult).reason).toBeInstanceOf(StateUnavailableError);
+      }
+    } finally {
+      await own.cleanup();
+    }
+  });
+});
+
 describe("Redis unreachable", () => {
   it("rejects with StateUnavailableError, logs the outage once, and recovers when Redis is back", async () => {
     const own = await startTestRedis();
