@@ -1,5 +1,7 @@
 import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
+import { redisLabel } from "../../io/state/redis/connection.js";
+import { DEFAULT_KEY_PREFIX, redisKeys } from "../../io/state/redis/keys.js";
 
 /** How to turn the adapter on from the CLI (the environment wins over .env and config.yaml). */
 export function cliHowToEnable(loaded: LoadedConfig): string {
@@ -8,14 +10,24 @@ export function cliHowToEnable(loaded: LoadedConfig): string {
     : "svc gateway setup --enable";
 }
 
+/**
+ * What a `svc webhook` command says where the webhook adapter is off. With `state.backend: redis` the
+ * subscriptions are shared: the gateways on that Redis whose adapter is on serve them, whatever this host's
+ * config.yaml says (an admin host's, or a worker instance's), so nothing is said to be unserved.
+ */
+export function adapterOffNote(loaded: LoadedConfig): string {
+  const reason = webhookOffReason(loaded);
+  const { state } = loaded.config;
+  if (state.backend === "redis") {
+    const store = `${redisKeys(state.redis_key_prefix ?? DEFAULT_KEY_PREFIX).subscriptions()} in Redis at ${redisLabel(state.redis_url ?? "")}`;
+    return `Note: the webhook adapter is off here (${reason}), so a gateway started with this configuration serves no webhook; the subscriptions in ${store} are served by the gateways sharing that Redis whose adapter is on\n`;
+  }
+  return `Note: the webhook adapter is not enabled (${reason}); subscriptions are stored but nothing receives them until you enable it: ${cliHowToEnable(loaded)}\n`;
+}
+
 /** The config, with a note on stderr when the webhook adapter is off (subscriptions would reach nothing). */
 export function configWithEnabledNote(): LoadedConfig {
   const loaded = loadConfig();
-  if (!loaded.config.platforms.webhook.enabled) {
-    process.stderr.write(
-      `Note: the webhook adapter is not enabled (${webhookOffReason(loaded)}); ` +
-        `subscriptions are stored but nothing receives them until you enable it: ${cliHowToEnable(loaded)}\n`,
-    );
-  }
+  if (!loaded.config.platforms.webhook.enabled) process.stderr.write(adapterOffNote(loaded));
   return loaded;
 }

@@ -29,7 +29,7 @@ import {
   checkTarget,
   logRouteHint,
 } from "./checks.js";
-import { cliHowToEnable } from "./config.js";
+import { adapterOffNote, cliHowToEnable } from "./config.js";
 import { notServed } from "./notServed.js";
 import { storedRecord } from "./storedRecord.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
@@ -43,7 +43,8 @@ export async function subscribe(name: string, options: SubscribeOptions): Promis
   checkNotBlank(options);
   const loaded = loadConfig();
   checkNotOptions(name, options, loaded.paths.subscriptions);
-  if (!loaded.config.platforms.webhook.enabled) {
+  // With state.backend: redis the gateways sharing that Redis serve the subscription (docs/durability.md).
+  if (!loaded.config.platforms.webhook.enabled && loaded.config.state.backend !== "redis") {
     throw new SvcError(
       "startup_refused",
       `the webhook adapter is off (${webhookOffReason(loaded)}), so a subscription would reach nothing; nothing was written — enable it first (${cliHowToEnable(loaded)}), then run this command again`,
@@ -53,6 +54,7 @@ export async function subscribe(name: string, options: SubscribeOptions): Promis
     options.routeProfile === undefined ? undefined : profileNameProblem(options.routeProfile);
   if (profileProblem !== undefined)
     throw new SvcError("usage", `--route-profile "${options.routeProfile}": ${profileProblem}`);
+  if (!loaded.config.platforms.webhook.enabled) process.stderr.write(adapterOffNote(loaded));
   await withSubscriptionStore(loaded, (store) => write(store, loaded, name, options));
 }
 

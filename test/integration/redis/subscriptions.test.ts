@@ -184,6 +184,33 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
     expect([...appendedIds(runs).keys()].filter((run) => run !== id)).toEqual([redelivered]);
   });
 
+  it("a host whose webhook adapter is off (a config.yaml holding only state:, or a worker's) subscribes too, and the gateways sharing the Redis serve it", async () => {
+    const prefix = `s${randomUUID()}`;
+    const config = clusterConfig(redis.url, prefix, {}, sharedAppendAgent(join(dir, "admin.log")));
+    const gw = await startNode(config);
+    nodes.push(gw);
+    // An admin host: its config.yaml names the Redis and nothing else, so its adapter is off.
+    const admin = cliHome({ state: config.state });
+    const off = `${join(admin.dir, "config.yaml")}: platforms.webhook.enabled is not set, and false is its default in a config.yaml`;
+    const note = `Note: the webhook adapter is off here (${off}), so a gateway started with this configuration serves no webhook; the subscriptions in ${prefix}:subscriptions in Redis at ${redis.url} are served by the gateways sharing that Redis whose adapter is on\n`;
+    const subscribed = await svc(admin, ["webhook", "subscribe", "gh", "--secret", SECRET]);
+    expect(subscribed.code).toBe(0);
+    expect(subscribed.stdout).toContain("Subscribed gh");
+    expect(subscribed.stderr).toContain(note);
+    await vi.waitFor(async () => expect((await deliver(gw, "gh", randomUUID())).status).toBe(202), {
+      timeout: 10_000,
+      interval: 100,
+    });
+    // The other commands say the same, not that nothing receives the subscriptions.
+    const disabled = await svc(admin, ["webhook", "disable", "gh"]);
+    expect(disabled.code).toBe(0);
+    expect(disabled.stderr).toBe(note);
+    await vi.waitFor(async () => expect((await deliver(gw, "gh", randomUUID())).status).toBe(404), {
+      timeout: 10_000,
+      interval: 100,
+    });
+  });
+
   it("a gateway started after the subscription serves it from the start", async () => {
     const config = clusterConfig(redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(join(dir, "late.log")));
     expect((await svc(cliHome(config), ["webhook", "subscribe", "late", "--secret", SECRET])).code).toBe(0);
