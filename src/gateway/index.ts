@@ -245,6 +245,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           logger,
           maxConcurrentRuns: config.agent.max_concurrent_runs,
           rateLimit: webhook.rate_limit,
+          elapsed,
           lookup: (name) => routes.registry.lookup(name),
           execute: (run, signal) =>
             runs === undefined

@@ -76,6 +76,12 @@ export interface RedisStateOptions {
   readonly maxConcurrentRuns: number;
   /** `platforms.webhook.rate_limit` per minute. */
   readonly rateLimit: number;
+  /**
+   * The gateway's clock that is never set: what this instance remembers of a shared rate-limit window
+   * (seen spent, the time left for `Retry-After`) follows it, so a system clock set back does not keep a
+   * route answered 429 past its window.
+   */
+  readonly elapsed: () => number;
   /** The route a stored run names (by name: a route's configuration may hold its secret). */
   lookup(routeName: string): ResolvedRoute | undefined;
   /** Runs one run (agent or fired cron job); rejects when it failed. */
@@ -188,6 +194,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     limiter: createSharedRateLimiter(redis, keys, health, {
       limit: options.rateLimit,
       windowMs: RATE_WINDOW_MS,
+      now: options.elapsed,
     }),
     seen: createSharedIdempotency(redis, keys, health),
     async enqueueRun(event) {

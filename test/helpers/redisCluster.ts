@@ -58,7 +58,13 @@ export interface ClusterNode {
 /** One in-process gateway of a cluster, in a fresh SVC_HOME, on port 0. */
 export async function startNode(
   config: Record<string, unknown>,
-  options: { stall?: StallSettings; drainTimeoutMs?: number; files?: Record<string, string> } = {},
+  options: {
+    stall?: StallSettings;
+    drainTimeoutMs?: number;
+    files?: Record<string, string>;
+    /** The gateway's clock that is never set (rate-limit windows, durations): tests advance their own. */
+    elapsed?: () => number;
+  } = {},
 ): Promise<ClusterNode> {
   const home = tempHome();
   home.write("config.yaml", stringify(config));
@@ -73,6 +79,7 @@ export async function startNode(
       logger: createLogger({ file: logFile, fileFormat: "json", stdout: false, level: "debug" }),
       drainTimeoutMs: options.drainTimeoutMs ?? 2000,
       ...(options.stall === undefined ? {} : { redisStall: options.stall }),
+      ...(options.elapsed === undefined ? {} : { elapsed: options.elapsed }),
     });
   } catch (err) {
     home.cleanup();
