@@ -395,6 +395,30 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   });
   mcpStates = () => mcp.hub.status().map((s) => s.state);
   agent.attachMcp((profile) => mcp.hubFor(profile));
+  /**
+   * With the adapter off, the subscriptions and config.yaml routes no listener serves. Subscriptions shared
+   * in Redis are served by the instances whose adapter is on: a worker instance says so at INFO.
+   */
+  const sayUnserved = (current: LoadedConfig) => {
+    const reason = webhookOffReason(current);
+    const how = howToEnableWebhook(current);
+    const shared = config.state.backend === "redis";
+    const subscriptions = unservedSubscriptionsWarning(
+      dynamic.enabledNames(),
+      dynamic.where,
+      reason,
+      how,
+      shared,
+    );
+    if (subscriptions !== undefined) (shared ? logger.info : logger.warn).call(logger, subscriptions);
+    const own = unservedRoutesWarning(
+      Object.keys(current.config.platforms.webhook.routes),
+      paths.config,
+      reason,
+      how,
+    );
+    if (own !== undefined) logger.warn(own);
+  };
   const proxy = proxyNotice();
   if (proxy !== undefined) logger[proxy.level](`[gateway] ${proxy.text}`);
   if (webhook.enabled) {
@@ -409,20 +433,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger.warn(
       `[webhook] Adapter disabled (${webhookOffReason(loaded)}); running ${config.state.backend === "redis" ? "the shared queue's runs (state.backend: redis), " : ""}MCP servers and cron jobs only. ${howToEnable}`,
     );
-    const unserved = unservedSubscriptionsWarning(
-      dynamic.enabledNames(),
-      dynamic.where,
-      webhookOffReason(loaded),
-      howToEnable,
-    );
-    if (unserved !== undefined) logger.warn(unserved);
-    const unservedRoutes = unservedRoutesWarning(
-      Object.keys(config.platforms.webhook.routes),
-      paths.config,
-      webhookOffReason(loaded),
-      howToEnable,
-    );
-    if (unservedRoutes !== undefined) logger.warn(unservedRoutes);
+    sayUnserved(loaded);
   }
   redis?.start();
   if (redis !== undefined)
@@ -631,20 +642,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       const source = next.fromFile ? paths.config : `the embedded default (no ${paths.config})`;
       if (!webhook.enabled) {
         // No listener was opened at start (a reload cannot open one): no route answers, whatever the file says.
-        if (!next.config.platforms.webhook.enabled) {
-          const reason = webhookOffReason(next);
-          const how = howToEnableWebhook(next);
-          for (const warning of [
-            unservedSubscriptionsWarning(dynamic.enabledNames(), dynamic.where, reason, how),
-            unservedRoutesWarning(
-              Object.keys(next.config.platforms.webhook.routes),
-              paths.config,
-              reason,
-              how,
-            ),
-          ])
-            if (warning !== undefined) logger.warn(warning);
-        }
+        if (!next.config.platforms.webhook.enabled) sayUnserved(next);
         logger.info(
           `[webhook] Reloaded ${source} — no route answers: the webhook adapter is off (no listener)`,
         );

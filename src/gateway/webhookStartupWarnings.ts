@@ -28,13 +28,20 @@ export function enabledSubscriptions(file: string, enabled = true): string[] {
   }
 }
 
-/** Subscriptions made earlier that an adapter turned off leaves unserved: said loudly, not silently dropped. */
+/**
+ * Subscriptions made earlier that an adapter turned off leaves unserved: said loudly, not silently dropped.
+ * With `shared` (`state.backend: redis`) they are served by the gateways sharing that Redis whose adapter
+ * is on, which this one cannot see: it says only that it serves none of them (a worker instance's start).
+ */
 export function unservedSubscriptionsWarning(
   names: readonly string[],
   file: string,
   offReason: string,
   howToEnable: string,
+  shared = false,
 ): string | undefined {
+  if (shared && names.length > 0)
+    return `[webhook] ${names.length} enabled subscription(s) in ${file} (${shownNames(names)}) are not served by this gateway: its webhook adapter is off (${offReason}); the gateways sharing that Redis whose adapter is on serve them. To serve them here too: ${howToEnable}`;
   return unservedWarning("enabled subscription(s)", names, file, offReason, howToEnable);
 }
 

@@ -270,6 +270,7 @@ export async function checkConfig(
         path,
         webhookOffReason(loaded),
         howToEnableWebhook(loaded),
+        loaded.config.state.backend === "redis",
       );
       if (unserved !== undefined) warnings.push(...untagged([unserved]));
     }

@@ -15,6 +15,7 @@ const EMPTY_SERVER = await bundledFixture(
   resolve(import.meta.dirname, "../../fixtures/mcp/empty-server.mjs"),
 );
 const WARN = 40;
+const INFO = 30;
 
 let gw: TestGateway | undefined;
 
@@ -122,7 +123,7 @@ describe("startup warnings about the webhook adapter", () => {
     );
   });
 
-  it("with state.backend: redis, the unserved subscriptions are the ones kept in Redis", async () => {
+  it("with state.backend: redis, a gateway whose adapter is off says at INFO that it serves none of the subscriptions kept in Redis, which the instances with the adapter on serve", async () => {
     const redis = await startTestRedis();
     const client = new Redis(redis.url);
     try {
@@ -136,10 +137,16 @@ describe("startup warnings about the webhook adapter", () => {
           state: { backend: "redis", redis_url: redis.url },
         },
       });
-      const warnings = warnedBy(gw);
-      expect(warnings).toContainEqual(
-        expect.stringContaining(
-          `[webhook] 1 enabled subscription(s) in ${redis.url} (shared) are not served: the webhook adapter is off`,
+      const said = `[webhook] 1 enabled subscription(s) in ${redis.url} (shared) are not served by this gateway: its webhook adapter is off`;
+      expect(warnedBy(gw).filter((line) => line.includes("enabled subscription(s)"))).toEqual([]);
+      const info = gw.logs().filter((line) => line.level === INFO && line.msg.startsWith(said));
+      expect(info).toHaveLength(1);
+      expect(info[0]?.msg).toContain("the gateways sharing that Redis whose adapter is on serve them");
+      // svc config check of that home says the same.
+      const checked = await checkConfig({ home: gw.home.dir, env: {} });
+      expect(checked.warnings).toContainEqual(
+        expect.stringMatching(
+          /^1 enabled subscription\(s\) in .*Redis.* \(shared\) are not served by this gateway: its webhook adapter is off .*; the gateways sharing that Redis whose adapter is on serve them/,
         ),
       );
     } finally {
