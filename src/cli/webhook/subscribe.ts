@@ -19,7 +19,7 @@ import {
 } from "../../io/stores/subscriptions.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 import { isPublicKeySecret } from "../../streams/publicKeySignature.js";
-import { portNote, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
+import { portNote, routePath, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
 import {
   checkCronJob,
   checkInsecure,
@@ -202,10 +202,16 @@ async function write(
     process.stderr.write(
       `Warning: ${name}: the --secret ${headerProblem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — leave --secret out for a generated one if this route takes tokens\n`,
     );
-  process.stderr.write(portNote(loaded, name, running) + wildcardNote(loaded, running));
+  // Adapter off (only with state.backend: redis, whose gateways with it on serve the record): this host has
+  // no address to give, only the path every such gateway answers at.
+  const served = loaded.config.platforms.webhook.enabled;
+  if (served) process.stderr.write(portNote(loaded, name, running) + wildcardNote(loaded, running));
+  const url = served
+    ? subscriptionUrl(loaded, name, parsed.value.profile, running)
+    : `${routePath(loaded, name, parsed.value.profile)} on each gateway sharing that Redis whose webhook adapter is on (this host's is off)`;
   process.stdout.write(
     `${previous === undefined ? "Subscribed" : "Updated"} ${name}\n` +
-      `URL:    ${subscriptionUrl(loaded, name, parsed.value.profile, running)}\n` +
+      `URL:    ${url}\n` +
       // The secret alone on its line, so a script can take the rest of the line as it is.
       `Secret: ${parsed.value.secret ?? "none of its own: the global secret (platforms.webhook.secret or WEBHOOK_SECRET)"}\n` +
       (previous !== undefined && secret !== previous.secret
