@@ -36,6 +36,24 @@ describe("renderTemplate (spec 2.5)", () => {
     );
   });
 
+  it("rule 1: a path is dot notation only: a key holding a dot cannot be named, brackets are part of a key, an index is plain digits", () => {
+    const payload = {
+      "a.b": 1,
+      "commits[0]": "k",
+      commits: [{ id: "c0" }, { id: "c1" }],
+      payload: { x: 1 },
+      y: 2,
+    };
+    expect(renderTemplate("{a.b}|{commits[0].id}|{commits[0]}|{commits.1.id}", payload)).toBe(
+      "{a.b}|{commits[0].id}|k|c1",
+    );
+    expect(renderTemplate("{commits.-1.id}|{commits.01.id}|{commits.2.id}", payload)).toBe(
+      "{commits.-1.id}|{commits.01.id}|{commits.2.id}",
+    );
+    // `payload.` is a path like any other here (filters read the body root when there is no payload object).
+    expect(renderTemplate("{payload.x}|{payload.y}", payload)).toBe("1|{payload.y}");
+  });
+
   it("rule 2: a missing key leaves the literal placeholder", () => {
     expect(renderTemplate("ref {ref} by {pusher.nickname} / {nope}", push)).toBe(
       `ref ${push.ref} by {pusher.nickname} / {nope}`,
