@@ -59,12 +59,15 @@ async function readSkill(file: string): Promise<string | undefined | { readonly 
   return bytes.toString("utf8").replace(/^\uFEFF/, "");
 }
 
-/** Category directories (`skills/<category>/<name>/SKILL.md`, the layout agent skill trees use), sorted. */
+/**
+ * Category directories (`skills/<category>/<name>/SKILL.md`, the layout agent skill trees use), sorted. A
+ * symlink counts (a shared skill tree linked in as a category): one to no directory finds no SKILL.md.
+ */
 async function categories(skillsDir: string): Promise<string[]> {
   try {
     const entries = await readdir(skillsDir, { withFileTypes: true });
     return entries
-      .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+      .filter((e) => (e.isDirectory() || e.isSymbolicLink()) && !e.name.startsWith("."))
       .map((e) => e.name)
       .sort();
   } catch {
