@@ -72,6 +72,8 @@ describe("renderTemplate (spec 2.5)", () => {
     expect(renderTemplate("{action}:\n{__raw__}", small)).toBe(`created:\n${JSON.stringify(small, null, 2)}`);
     const big = renderTemplate("[{action}] {__raw__}", pr);
     expect(big).toBe(`[opened] ${JSON.stringify(pr, null, 2).slice(0, 4000)}`);
+    // Non-ASCII text as is (Python's json.dumps would write \u00e9 and \ud83d\ude00), the 4000 counted on it.
+    expect(renderTemplate("{__raw__}", { t: "café 😀" })).toBe('{\n  "t": "café 😀"\n}');
   });
 
   it("rule 5: no prompt dumps the whole payload as indented JSON, truncated at 4000", () => {
