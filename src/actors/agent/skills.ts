@@ -19,15 +19,16 @@ export interface SkillLookup {
 }
 
 /**
- * Why `name` cannot name a skill: a path (`cat/four`, `../x`) instead of the skill's own directory name.
- * A skill one category level down is found by its own name (`four` finds `skills/cat/four/SKILL.md`).
+ * Why `name` cannot name a skill: a path (`cat/four`, `../x`, the file `cat/four/SKILL.md`) instead of the
+ * skill's own directory name. A skill one category level down is found by its own name (`four` finds
+ * `skills/cat/four/SKILL.md`).
  */
 export function skillNameProblem(name: string): string | undefined {
   if (SKILL_NAME.test(name) && !name.includes("..")) return undefined;
-  const last = name
-    .split(/[/\\]/)
-    .filter((part) => part !== "" && part !== "." && part !== "..")
-    .at(-1);
+  const parts = name.split(/[/\\]/).filter((part) => part !== "" && part !== "." && part !== "..");
+  // The path of the skill's file names the skill by the directory that holds it.
+  if (parts.length > 1 && parts.at(-1)?.toLowerCase() === "skill.md") parts.pop();
+  const last = parts.at(-1);
   const hint =
     last !== undefined && last !== name && SKILL_NAME.test(last)
       ? ` — write ${last}, the skill's directory name (found at skills/${last}/ or skills/<category>/${last}/)`

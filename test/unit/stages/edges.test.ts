@@ -193,6 +193,19 @@ describe("skills and toolsets", () => {
       ),
     ]);
   });
+  it("a skills entry that is the path of a SKILL.md file (cat/four/SKILL.md) is refused with the skill's name to write, not SKILL.md", async () => {
+    home = tempHome();
+    home.write("skills/cat/four/SKILL.md", "FOUR");
+    const dir = join(home.dir, "skills");
+    const write = (name: string) =>
+      `not a skill name (letters, digits, ".", "_" and "-", no path) — write ${name}, the skill's directory name (found at skills/${name}/ or skills/<category>/${name}/)`;
+    const found = await findFirstSkill(dir, ["cat/four/SKILL.md", "~/.svc/skills/four/skill.md", "four"]);
+    expect(found.refused).toEqual([
+      { name: "cat/four/SKILL.md", why: write("four") },
+      { name: "~/.svc/skills/four/skill.md", why: write("four") },
+    ]);
+    expect(found.skill).toEqual({ name: "four", text: "FOUR" });
+  });
   it("a SKILL.md that is there but cannot be read is reported as unreadable, naming the file, not as missing", async () => {
     home = tempHome();
     // A directory of that name: readFile fails with EISDIR, as a file the gateway's user may not read fails with EACCES.
