@@ -1,4 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { notUtf8Text } from "../../io/textEncoding.js";
 
@@ -61,18 +62,30 @@ async function readSkill(file: string): Promise<string | undefined | { readonly 
 }
 
 /**
- * Category directories (`skills/<category>/<name>/SKILL.md`, the layout agent skill trees use), sorted. A
- * symlink counts (a shared skill tree linked in as a category): one to no directory finds no SKILL.md.
+ * Category directories (`skills/<category>/<name>/SKILL.md`, the layout agent skill trees use), sorted,
+ * and symlinks to one (a shared skill tree linked in as a category); a link to nothing (or to itself) is none.
  */
 async function categories(skillsDir: string): Promise<string[]> {
+  let entries: Dirent[];
   try {
-    const entries = await readdir(skillsDir, { withFileTypes: true });
-    return entries
-      .filter((e) => (e.isDirectory() || e.isSymbolicLink()) && !e.name.startsWith("."))
-      .map((e) => e.name)
-      .sort();
+    entries = await readdir(skillsDir, { withFileTypes: true });
   } catch {
     return [];
+  }
+  const names: string[] = [];
+  for (const e of entries) {
+    if (e.name.startsWith(".")) continue;
+    if (e.isDirectory() || (e.isSymbolicLink() && (await isDirectory(join(skillsDir, e.name)))))
+      names.push(e.name);
+  }
+  return names.sort();
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
   }
 }
 

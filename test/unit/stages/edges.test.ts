@@ -1,4 +1,4 @@
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createActor } from "xstate";
@@ -192,6 +192,22 @@ describe("skills and toolsets", () => {
         /^\[webhook\] config\.yaml: platforms\.webhook\.routes\.r\.skills: "cat\/four" is not a skill name .* write four,/,
       ),
     ]);
+  });
+  it("a category linked in as a symlink is searched; a link to nothing or to itself is no category and hides none after it", async () => {
+    home = tempHome();
+    home.write("shared/ops/deploy/SKILL.md", "DEPLOY");
+    const dir = join(home.dir, "skills");
+    mkdirSync(dir);
+    symlinkSync(join(home.dir, "shared", "ops"), join(dir, "ops"));
+    symlinkSync(join(dir, "a-loop"), join(dir, "a-loop"));
+    symlinkSync(join(home.dir, "gone"), join(dir, "b-gone"));
+    const found = await findFirstSkill(dir, ["deploy"]);
+    expect(found).toEqual({
+      skill: { name: "deploy", text: "DEPLOY" },
+      missing: [],
+      refused: [],
+      unreadable: [],
+    });
   });
   it("a skills entry that is the path of a SKILL.md file (cat/four/SKILL.md) is refused with the skill's name to write, not SKILL.md", async () => {
     home = tempHome();
