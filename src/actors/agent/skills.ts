@@ -1,4 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { notUtf8Text } from "../../io/textEncoding.js";
 
@@ -19,15 +20,16 @@ export interface SkillLookup {
 }
 
 /**
- * Why `name` cannot name a skill: a path (`cat/four`, `../x`) instead of the skill's own directory name.
- * A skill one category level down is found by its own name (`four` finds `skills/cat/four/SKILL.md`).
+ * Why `name` cannot name a skill: a path (`cat/four`, `../x`, the file `cat/four/SKILL.md`) instead of the
+ * skill's own directory name. A skill one category level down is found by its own name (`four` finds
+ * `skills/cat/four/SKILL.md`).
  */
 export function skillNameProblem(name: string): string | undefined {
   if (SKILL_NAME.test(name) && !name.includes("..")) return undefined;
-  const last = name
-    .split(/[/\\]/)
-    .filter((part) => part !== "" && part !== "." && part !== "..")
-    .at(-1);
+  const parts = name.split(/[/\\]/).filter((part) => part !== "" && part !== "." && part !== "..");
+  // The path of the skill's file names the skill by the directory that holds it.
+  if (parts.length > 1 && parts.at(-1)?.toLowerCase() === "skill.md") parts.pop();
+  const last = parts.at(-1);
   const hint =
     last !== undefined && last !== name && SKILL_NAME.test(last)
       ? ` — write ${last}, the skill's directory name (found at skills/${last}/ or skills/<category>/${last}/)`
@@ -59,16 +61,31 @@ async function readSkill(file: string): Promise<string | undefined | { readonly 
   return bytes.toString("utf8").replace(/^\uFEFF/, "");
 }
 
-/** Category directories (`skills/<category>/<name>/SKILL.md`, the layout agent skill trees use), sorted. */
+/**
+ * Category directories (`skills/<category>/<name>/SKILL.md`, the layout agent skill trees use), sorted,
+ * and symlinks to one (a shared skill tree linked in as a category); a link to nothing (or to itself) is none.
+ */
 async function categories(skillsDir: string): Promise<string[]> {
+  let entries: Dirent[];
   try {
-    const entries = await readdir(skillsDir, { withFileTypes: true });
-    return entries
-      .filter((e) => e.isDirectory() && !e.name.startsWith("."))
-      .map((e) => e.name)
-      .sort();
+    entries = await readdir(skillsDir, { withFileTypes: true });
   } catch {
     return [];
+  }
+  const names: string[] = [];
+  for (const e of entries) {
+    if (e.name.startsWith(".")) continue;
+    if (e.isDirectory() || (e.isSymbolicLink() && (await isDirectory(join(skillsDir, e.name)))))
+      names.push(e.name);
+  }
+  return names.sort();
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
   }
 }
 

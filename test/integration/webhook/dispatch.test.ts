@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
@@ -63,6 +63,8 @@ describe("agent dispatch (202 now, run in the background)", () => {
         "skills/github/review/SKILL.md": "Review the diff.\n",
         // A SKILL.md that is there but cannot be read (a directory: EISDIR, as EACCES for another user's file).
         "skills/broken/SKILL.md/keep": "",
+        // A shared skill tree kept elsewhere, its category linked into skills/ (the test links it).
+        "shared-skills/ops/deploy/SKILL.md": "Check the rollout.\n",
       },
       config: webhookConfig(
         {
@@ -72,6 +74,7 @@ describe("agent dispatch (202 now, run in the background)", () => {
           marked: { secret: OPEN, prompt: "go", skills: ["marked"] },
           unreadable: { secret: OPEN, prompt: "go", skills: ["broken", "second"] },
           wide: { secret: OPEN, prompt: "go", skills: ["wide", "second"] },
+          linked: { secret: OPEN, prompt: "go", skills: ["deploy", "second"] },
           tools: { secret: OPEN, toolsets: ["terminal", "no_such_toolset"] },
         },
         { rate_limit: 1000 },
@@ -128,6 +131,14 @@ describe("agent dispatch (202 now, run in the background)", () => {
     const warnings = gw.logs().filter((l) => l.msg.startsWith('[webhook] skilled: skill "first" not found'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.msg).toContain('loaded "second" instead');
+  });
+
+  it("skills: a category directory that is a symlink (a shared skill tree linked into skills/) is searched too", async () => {
+    symlinkSync(join(gw.home.dir, "shared-skills", "ops"), join(gw.home.dir, "skills", "ops"));
+    const res = await postJson(gw.url("/webhooks/linked"), {});
+    const run = await waitForRun(gw, res.body.delivery_id as string);
+    expect(run.prompt).toBe("# Skill: deploy\n\nCheck the rollout.\n\n# Event\n\ngo");
+    expect(gw.logs().filter((l) => l.msg.startsWith('[webhook] linked: skill "deploy"'))).toEqual([]);
   });
 
   it("skills: a SKILL.md that is there but cannot be read is logged as unreadable, naming the file, not as not found", async () => {

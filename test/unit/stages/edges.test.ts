@@ -1,4 +1,4 @@
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createActor } from "xstate";
@@ -192,6 +192,35 @@ describe("skills and toolsets", () => {
         /^\[webhook\] config\.yaml: platforms\.webhook\.routes\.r\.skills: "cat\/four" is not a skill name .* write four,/,
       ),
     ]);
+  });
+  it("a category linked in as a symlink is searched; a link to nothing or to itself is no category and hides none after it", async () => {
+    home = tempHome();
+    home.write("shared/ops/deploy/SKILL.md", "DEPLOY");
+    const dir = join(home.dir, "skills");
+    mkdirSync(dir);
+    symlinkSync(join(home.dir, "shared", "ops"), join(dir, "ops"));
+    symlinkSync(join(dir, "a-loop"), join(dir, "a-loop"));
+    symlinkSync(join(home.dir, "gone"), join(dir, "b-gone"));
+    const found = await findFirstSkill(dir, ["deploy"]);
+    expect(found).toEqual({
+      skill: { name: "deploy", text: "DEPLOY" },
+      missing: [],
+      refused: [],
+      unreadable: [],
+    });
+  });
+  it("a skills entry that is the path of a SKILL.md file (cat/four/SKILL.md) is refused with the skill's name to write, not SKILL.md", async () => {
+    home = tempHome();
+    home.write("skills/cat/four/SKILL.md", "FOUR");
+    const dir = join(home.dir, "skills");
+    const write = (name: string) =>
+      `not a skill name (letters, digits, ".", "_" and "-", no path) — write ${name}, the skill's directory name (found at skills/${name}/ or skills/<category>/${name}/)`;
+    const found = await findFirstSkill(dir, ["cat/four/SKILL.md", "~/.svc/skills/four/skill.md", "four"]);
+    expect(found.refused).toEqual([
+      { name: "cat/four/SKILL.md", why: write("four") },
+      { name: "~/.svc/skills/four/skill.md", why: write("four") },
+    ]);
+    expect(found.skill).toEqual({ name: "four", text: "FOUR" });
   });
   it("a SKILL.md that is there but cannot be read is reported as unreadable, naming the file, not as missing", async () => {
     home = tempHome();

@@ -57,6 +57,16 @@ describe("field resolution", () => {
     expect(is({ field: "payload.state", equals: "root" }, notAnObject)).toBe(true);
   });
 
+  it("a path is dot notation only: a key holding a dot cannot be named, brackets are part of a key, an index is plain digits", () => {
+    const body = subject({ "a.b": 1, "commits[0]": "k", commits: [{ id: "c0" }, { id: "c1" }] });
+    expect(is({ field: "a.b", exists: true }, body)).toBe(false);
+    expect(is({ field: "commits[0].id", exists: true }, body)).toBe(false);
+    expect(is({ field: "commits[0]", equals: "k" }, body)).toBe(true);
+    expect(is({ field: "commits.1.id", equals: "c1" }, body)).toBe(true);
+    for (const index of ["-1", "01", "+1", "2", " 1"])
+      expect(is({ field: `commits.${index}.id`, exists: true }, body)).toBe(false);
+  });
+
   it("event and event_type are the resolved event type, not a body field", () => {
     const s = subject({ event_type: "from-body" }, "from-header");
     expect(is({ field: "event", equals: "from-header" }, s)).toBe(true);

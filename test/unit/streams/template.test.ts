@@ -36,6 +36,24 @@ describe("renderTemplate (spec 2.5)", () => {
     );
   });
 
+  it("rule 1: a path is dot notation only: a key holding a dot cannot be named, brackets are part of a key, an index is plain digits", () => {
+    const payload = {
+      "a.b": 1,
+      "commits[0]": "k",
+      commits: [{ id: "c0" }, { id: "c1" }],
+      payload: { x: 1 },
+      y: 2,
+    };
+    expect(renderTemplate("{a.b}|{commits[0].id}|{commits[0]}|{commits.1.id}", payload)).toBe(
+      "{a.b}|{commits[0].id}|k|c1",
+    );
+    expect(renderTemplate("{commits.-1.id}|{commits.01.id}|{commits.2.id}", payload)).toBe(
+      "{commits.-1.id}|{commits.01.id}|{commits.2.id}",
+    );
+    // `payload.` is a path like any other here (filters read the body root when there is no payload object).
+    expect(renderTemplate("{payload.x}|{payload.y}", payload)).toBe("1|{payload.y}");
+  });
+
   it("rule 2: a missing key leaves the literal placeholder", () => {
     expect(renderTemplate("ref {ref} by {pusher.nickname} / {nope}", push)).toBe(
       `ref ${push.ref} by {pusher.nickname} / {nope}`,
@@ -54,6 +72,8 @@ describe("renderTemplate (spec 2.5)", () => {
     expect(renderTemplate("{action}:\n{__raw__}", small)).toBe(`created:\n${JSON.stringify(small, null, 2)}`);
     const big = renderTemplate("[{action}] {__raw__}", pr);
     expect(big).toBe(`[opened] ${JSON.stringify(pr, null, 2).slice(0, 4000)}`);
+    // Non-ASCII text as is (Python's json.dumps would write \u00e9 and \ud83d\ude00), the 4000 counted on it.
+    expect(renderTemplate("{__raw__}", { t: "café 😀" })).toBe('{\n  "t": "café 😀"\n}');
   });
 
   it("rule 5: no prompt dumps the whole payload as indented JSON, truncated at 4000", () => {
