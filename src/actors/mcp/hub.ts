@@ -534,8 +534,15 @@ export class McpHub {
     (rt as { actor: Runtime["actor"] }).actor = actor;
     this.runtimes.set(name, rt);
     let last = "";
+    let recycling = false;
     actor.subscribe({
       next: (snapshot) => {
+        // The process stopped by svc's own policy, not a failure: said once, with the key that did it, so
+        // the "connected" line of its respawn at the next call is not left unexplained.
+        const recycles = snapshot.matches("recycling");
+        if (recycles && !recycling)
+          this.options.logger.info({ server: name }, recycledLine(name, entry, snapshot.context.recycledBy));
+        recycling = recycles;
         const key = `${connectionState(snapshot)}|${snapshot.context.lastError ?? ""}|${rt.toolset.tools.length}`;
         if (key === last) return;
         last = key;
@@ -603,6 +610,18 @@ export class McpHub {
       this.options.logger.warn({}, `[mcp] tool name collision: ${collision}`);
     }
   }
+}
+
+/**
+ * The log line of a stdio process recycled (`idle_timeout_seconds`, `max_lifetime_seconds`): why, and that
+ * this is no failure, since its next call starts it again.
+ */
+export function recycledLine(name: string, entry: McpServerEntry, by: "idle" | "age" | undefined): string {
+  const why =
+    by === "age"
+      ? `it reached max_lifetime_seconds (${entry.max_lifetime_seconds} s)`
+      : `idle for idle_timeout_seconds (${entry.idle_timeout_seconds} s)`;
+  return `[mcp] ${name}: recycled, its process stopped: ${why}; the next call starts it again`;
 }
 
 /**

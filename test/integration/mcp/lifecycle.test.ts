@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { startSystem } from "../../../src/actors/system.js";
 import { silentLogger } from "../../../src/io/log.js";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { entry, stdioEntry, text, useHubs } from "./harness.js";
 
 const CHANGING_LIST_FIXTURE = resolve(import.meta.dirname, "../../fixtures/mcp/changing-list-server.mjs");
@@ -94,6 +95,36 @@ describe("recycling a real stdio process (spec 3)", () => {
     const secondPid = text(await h.call("fx", "pid", {}));
     expect(secondPid).not.toBe(firstPid);
     expect(h.status()[0]?.state).toBe("connected");
+  });
+});
+
+describe("the log of a recycled process", () => {
+  it("says which key recycled it and that the next call starts it again (idle, then age after the call it waited for)", async () => {
+    const log = captureLogger();
+    const recycled = () => log.messages().filter((m) => m.includes("recycled"));
+    const idle = hub(
+      ctx.home,
+      { fx: stdioEntry("legacy", { lifecycle: { idle_timeout_seconds: 0.3 } }) },
+      { logger: log.logger },
+    );
+    await idle.call("fx", "pid", {});
+    await vi.waitFor(() => expect(idle.status()[0]?.state).toBe("recycled"), { timeout: 5000, interval: 20 });
+    await vi.waitFor(() =>
+      expect(recycled()).toEqual([
+        "[mcp] fx: recycled, its process stopped: idle for idle_timeout_seconds (0.3 s); the next call starts it again",
+      ]),
+    );
+    const aged = hub(
+      ctx.home,
+      { ax: stdioEntry("legacy", { max_lifetime_seconds: 0.3 }) },
+      { logger: log.logger },
+    );
+    // The call outlives the age limit: the process is recycled once it has answered, and said so once.
+    expect(text(await aged.call("ax", "slow", { ms: 800 }))).toBe("slept 800");
+    await vi.waitFor(() => expect(aged.status()[0]?.state).toBe("recycled"), { timeout: 5000, interval: 20 });
+    expect(recycled().filter((m) => m.includes("ax:"))).toEqual([
+      "[mcp] ax: recycled, its process stopped: it reached max_lifetime_seconds (0.3 s); the next call starts it again",
+    ]);
   });
 });
 
