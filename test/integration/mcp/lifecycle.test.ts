@@ -128,6 +128,40 @@ describe("the log of a recycled process", () => {
   });
 });
 
+describe("max_lifetime_seconds with calls that overlap (supports_parallel_tool_calls)", () => {
+  it("a call made once the process is past its age waits for the recycle and runs on a new process; the call in flight is not broken", async () => {
+    // Told when the age limit passed while a call was in flight (the recycle waits for it).
+    let aged = false;
+    const h = hub(
+      ctx.home,
+      { fx: stdioEntry("legacy", { max_lifetime_seconds: 0.3, supports_parallel_tool_calls: true }) },
+      {
+        inspect: (event) => {
+          const context = (event as { snapshot?: { context?: { recyclePending?: boolean } } }).snapshot
+            ?.context;
+          if (context?.recyclePending === true) aged = true;
+        },
+      },
+    );
+    const firstPid = text(await h.call("fx", "pid", {}));
+    const order: string[] = [];
+    const long = h.call("fx", "slow", { ms: 1500 }).then((r) => {
+      order.push("slow");
+      return text(r);
+    });
+    await vi.waitFor(() => expect(aged).toBe(true), { timeout: 5000, interval: 10 });
+    const next = h.call("fx", "pid", {}).then((r) => {
+      order.push("pid");
+      return text(r);
+    });
+    expect(await long).toBe("slept 1500");
+    const nextPid = await next;
+    expect(nextPid).not.toBe(firstPid);
+    expect(order).toEqual(["slow", "pid"]);
+    await vi.waitFor(() => expect(() => process.kill(Number(firstPid), 0)).toThrow());
+  });
+});
+
 describe("protocol eras (spec 9)", () => {
   it("auto: falls back to server/discover when the server rejects initialize as modern-only", async () => {
     const h = hub(ctx.home, { m: stdioEntry("modern-only") });
