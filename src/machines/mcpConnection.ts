@@ -91,7 +91,7 @@ export const mcpConnectionMachine = setup({
     started: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
     ended: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }),
     recycledSession: assign({ session: undefined, recyclePending: false, attempt: 0 }),
-    recycledIdle: assign({ recycledBy: "idle" as const }),
+    recycledByIdle: assign({ recycledBy: "idle" as const }),
     recycledByAge: assign({ recycledBy: "age" as const }),
     /** Provided anew by the hub, which knows what a stdio server wrote on stderr while it waited. */
     connectTimedOut: assign({ lastError: ({ context }) => connectTimeoutMessage(context.connectTimeoutMs) }),
@@ -242,7 +242,7 @@ export const mcpConnectionMachine = setup({
                 idleTimeout: {
                   guard: "idleRecycleOn",
                   target: "#mcpConnection.recycling",
-                  actions: "recycledIdle",
+                  actions: "recycledByIdle",
                 },
               },
               on: { CALL_START: { target: "busy", actions: "started" } },
