@@ -11,6 +11,7 @@ import {
   MAX_STEPS,
 } from "./sections/agent.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
+import { MCP_ENTRY_KEYS } from "./sections/mcp.js";
 import { MAX_SEARCH_RESULTS } from "./sections/tools.js";
 import { MAX_WORKERS, ROUTE_NAME, routeShape } from "./sections/webhook.js";
 import { FINITE_SECONDS, TIMER_SECONDS_KEYS } from "./timerSeconds.js";
@@ -444,6 +445,16 @@ function elsewhere(path: readonly PropertyKey[], key: string, input: unknown): s
     Object.hasOwn(OTHER_CLIENTS_OAUTH_KEYS, key)
   )
     return OTHER_CLIENTS_OAUTH_KEYS[key];
+  // A server entry's own key written inside its `lifecycle:` mapping (`keepalive_interval`, `lazy`), which
+  // holds the two recycling keys only: spelled right, so "check the spelling" would send the user astray.
+  if (
+    at.length === 3 &&
+    at[0] === "mcp_servers" &&
+    at[2] === "lifecycle" &&
+    key !== "lifecycle" &&
+    MCP_ENTRY_KEYS.includes(key)
+  )
+    return `it belongs in the server entry itself (mcp_servers.${at[1]}.${key}); lifecycle holds only idle_timeout_seconds and max_lifetime_seconds`;
   // Written among the tools' settings or an MCP server's: it holds every tool's result in a model run.
   if (key === "max_tool_result_chars" && (at[0] === "tools" || at[0] === "mcp_servers"))
     return `it belongs under agent (agent.${key})`;

@@ -40,6 +40,8 @@ export interface McpConnectionContext extends McpConnectionInput {
   attempt: number;
   inFlight: number;
   recyclePending: boolean;
+  /** Why the process was last recycled: `idle_timeout_seconds` or `max_lifetime_seconds` (the hub logs it). */
+  recycledBy: "idle" | "age" | undefined;
   retryNow: boolean;
 }
 
@@ -89,6 +91,8 @@ export const mcpConnectionMachine = setup({
     started: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
     ended: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }),
     recycledSession: assign({ session: undefined, recyclePending: false, attempt: 0 }),
+    recycledByIdle: assign({ recycledBy: "idle" as const }),
+    recycledByAge: assign({ recycledBy: "age" as const }),
     /** Provided anew by the hub, which knows what a stdio server wrote on stderr while it waited. */
     connectTimedOut: assign({ lastError: ({ context }) => connectTimeoutMessage(context.connectTimeoutMs) }),
   },
@@ -124,6 +128,7 @@ export const mcpConnectionMachine = setup({
     attempt: 0,
     inFlight: 0,
     recyclePending: false,
+    recycledBy: undefined,
     retryNow: false,
   }),
   initial: "start",
@@ -189,7 +194,7 @@ export const mcpConnectionMachine = setup({
         stable: { actions: assign({ attempt: 0 }) },
         // Age recycling never interrupts a call: it waits for the last one to end.
         maxLifetime: [
-          { guard: and(["ageRecycleOn", "idleNow"]), target: "recycling" },
+          { guard: and(["ageRecycleOn", "idleNow"]), target: "recycling", actions: "recycledByAge" },
           { guard: "ageRecycleOn", actions: assign({ recyclePending: true }) },
         ],
       },
@@ -233,7 +238,13 @@ export const mcpConnectionMachine = setup({
           states: {
             idle: {
               always: { guard: "busyNow", target: "busy" },
-              after: { idleTimeout: { guard: "idleRecycleOn", target: "#mcpConnection.recycling" } },
+              after: {
+                idleTimeout: {
+                  guard: "idleRecycleOn",
+                  target: "#mcpConnection.recycling",
+                  actions: "recycledByIdle",
+                },
+              },
               on: { CALL_START: { target: "busy", actions: "started" } },
             },
             busy: {
@@ -243,7 +254,7 @@ export const mcpConnectionMachine = setup({
                   {
                     guard: "lastCallAndRecyclePending",
                     target: "#mcpConnection.recycling",
-                    actions: "ended",
+                    actions: ["ended", "recycledByAge"],
                   },
                   { guard: "lastCall", target: "idle", actions: "ended" },
                   { actions: "ended" },

@@ -83,6 +83,33 @@ function connectWait(server: string, tool: string, signal: AbortSignal | undefin
 }
 
 /**
+ * Waits while the server's process is past `max_lifetime_seconds` with calls still in flight (its recycle
+ * waits for them): until it is recycled (or lost, stopped), so the call goes to the next process. Given up,
+ * never sent, when the call's run ends meanwhile.
+ */
+async function agedOut(
+  rt: Runtime,
+  server: string,
+  tool: string,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const aged = (s: ReturnType<Runtime["actor"]["getSnapshot"]>) =>
+    s.matches("connected") && s.context.recyclePending;
+  if (!aged(rt.actor.getSnapshot())) return;
+  try {
+    await waitFor(rt.actor, (s) => !aged(s), signal === undefined ? undefined : { signal });
+  } catch (err) {
+    if (signal?.aborted === true)
+      throw new SvcError(
+        "mcp_call",
+        `mcp_servers.${server}: "${tool}" was not called: the run ended while it waited for the server's process to be recycled (max_lifetime_seconds)`,
+      );
+    // The actor ended (a stop): the call's turn goes on, and finds the server stopped.
+    if (rt.actor.getSnapshot().status === "active") throw err;
+  }
+}
+
+/**
  * A tool of the listing it was registered from (the schema cache, an earlier process) that the server,
  * connected for the call, no longer lists (removed in an update): not sent to the server.
  */
@@ -218,6 +245,10 @@ export class McpHub {
       );
     const wait = signal === undefined ? undefined : { signal, giveUp: waited };
     return rt.queue.run(async () => {
+      // A process past max_lifetime_seconds that still runs calls (supports_parallel_tool_calls) takes no
+      // new one: the call waits for the recycle the last of them starts, then goes to the new process.
+      // Sent to the old one, calls that keep overlapping would keep it running however old it is.
+      await agedOut(rt, server, toolName, signal);
       // Its turn came after a reload replaced the server (or a stop ended it): the call was never sent, so
       // it goes to the server's new connection, if there is one.
       const state = connectionState(rt.actor.getSnapshot());
@@ -534,8 +565,15 @@ export class McpHub {
     (rt as { actor: Runtime["actor"] }).actor = actor;
     this.runtimes.set(name, rt);
     let last = "";
+    let recycling = false;
     actor.subscribe({
       next: (snapshot) => {
+        // The process stopped by svc's own policy, not a failure: said once, with the key that did it, so
+        // the "connected" line of its respawn at the next call is not left unexplained.
+        const recycles = snapshot.matches("recycling");
+        if (recycles && !recycling)
+          this.options.logger.info({ server: name }, recycledLine(name, entry, snapshot.context.recycledBy));
+        recycling = recycles;
         const key = `${connectionState(snapshot)}|${snapshot.context.lastError ?? ""}|${rt.toolset.tools.length}`;
         if (key === last) return;
         last = key;
@@ -603,6 +641,18 @@ export class McpHub {
       this.options.logger.warn({}, `[mcp] tool name collision: ${collision}`);
     }
   }
+}
+
+/**
+ * The log line of a stdio process recycled (`idle_timeout_seconds`, `max_lifetime_seconds`): why, and that
+ * this is no failure, since its next call starts it again.
+ */
+export function recycledLine(name: string, entry: McpServerEntry, by: "idle" | "age" | undefined): string {
+  const why =
+    by === "age"
+      ? `it reached max_lifetime_seconds (${entry.max_lifetime_seconds} s)`
+      : `idle for idle_timeout_seconds (${entry.idle_timeout_seconds} s)`;
+  return `[mcp] ${name}: recycled, its process stopped: ${why}; the next call starts it again`;
 }
 
 /**

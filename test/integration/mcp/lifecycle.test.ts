@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { startSystem } from "../../../src/actors/system.js";
 import { silentLogger } from "../../../src/io/log.js";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { entry, stdioEntry, text, useHubs } from "./harness.js";
 
 const CHANGING_LIST_FIXTURE = resolve(import.meta.dirname, "../../fixtures/mcp/changing-list-server.mjs");
@@ -94,6 +95,70 @@ describe("recycling a real stdio process (spec 3)", () => {
     const secondPid = text(await h.call("fx", "pid", {}));
     expect(secondPid).not.toBe(firstPid);
     expect(h.status()[0]?.state).toBe("connected");
+  });
+});
+
+describe("the log of a recycled process", () => {
+  it("says which key recycled it and that the next call starts it again (idle, then age after the call it waited for)", async () => {
+    const log = captureLogger();
+    const recycled = () => log.messages().filter((m) => m.includes("recycled"));
+    const idle = hub(
+      ctx.home,
+      { fx: stdioEntry("legacy", { lifecycle: { idle_timeout_seconds: 0.3 } }) },
+      { logger: log.logger },
+    );
+    await idle.call("fx", "pid", {});
+    await vi.waitFor(() => expect(idle.status()[0]?.state).toBe("recycled"), { timeout: 5000, interval: 20 });
+    await vi.waitFor(() =>
+      expect(recycled()).toEqual([
+        "[mcp] fx: recycled, its process stopped: idle for idle_timeout_seconds (0.3 s); the next call starts it again",
+      ]),
+    );
+    const aged = hub(
+      ctx.home,
+      { ax: stdioEntry("legacy", { max_lifetime_seconds: 0.3 }) },
+      { logger: log.logger },
+    );
+    // The call outlives the age limit: the process is recycled once it has answered, and said so once.
+    expect(text(await aged.call("ax", "slow", { ms: 800 }))).toBe("slept 800");
+    await vi.waitFor(() => expect(aged.status()[0]?.state).toBe("recycled"), { timeout: 5000, interval: 20 });
+    expect(recycled().filter((m) => m.includes("ax:"))).toEqual([
+      "[mcp] ax: recycled, its process stopped: it reached max_lifetime_seconds (0.3 s); the next call starts it again",
+    ]);
+  });
+});
+
+describe("max_lifetime_seconds with calls that overlap (supports_parallel_tool_calls)", () => {
+  it("a call made once the process is past its age waits for the recycle and runs on a new process; the call in flight is not broken", async () => {
+    // Told when the age limit passed while a call was in flight (the recycle waits for it).
+    let aged = false;
+    const h = hub(
+      ctx.home,
+      { fx: stdioEntry("legacy", { max_lifetime_seconds: 0.3, supports_parallel_tool_calls: true }) },
+      {
+        inspect: (event) => {
+          const context = (event as { snapshot?: { context?: { recyclePending?: boolean } } }).snapshot
+            ?.context;
+          if (context?.recyclePending === true) aged = true;
+        },
+      },
+    );
+    const firstPid = text(await h.call("fx", "pid", {}));
+    const order: string[] = [];
+    const long = h.call("fx", "slow", { ms: 1500 }).then((r) => {
+      order.push("slow");
+      return text(r);
+    });
+    await vi.waitFor(() => expect(aged).toBe(true), { timeout: 5000, interval: 10 });
+    const next = h.call("fx", "pid", {}).then((r) => {
+      order.push("pid");
+      return text(r);
+    });
+    expect(await long).toBe("slept 1500");
+    const nextPid = await next;
+    expect(nextPid).not.toBe(firstPid);
+    expect(order).toEqual(["slow", "pid"]);
+    await vi.waitFor(() => expect(() => process.kill(Number(firstPid), 0)).toThrow());
   });
 });
 

@@ -381,3 +381,27 @@ describe("an MCP server written as its url or command line", () => {
     expect(refusal("mcp_servers:\n  c7: npx -y ctx7 --api-key ak-424242\n")).not.toContain("ak-424242");
   });
 });
+
+describe("a server entry's own key written inside its lifecycle mapping", () => {
+  it("is named with where it belongs, not 'check the spelling' (it is spelled right)", () => {
+    const where = (key: string) =>
+      `it belongs in the server entry itself (mcp_servers.files.${key}); lifecycle holds only idle_timeout_seconds and max_lifetime_seconds`;
+    expect(
+      refusal(
+        "mcp_servers:\n  files:\n    command: npx\n    lifecycle: {idle_timeout_seconds: 600, keepalive_interval: 30}\n",
+      ),
+    ).toBe(
+      `FILE: mcp_servers.files.lifecycle: unknown key "keepalive_interval" — ${where("keepalive_interval")} (see docs/mcp.md)`,
+    );
+    expect(refusal("mcp_servers:\n  files:\n    command: npx\n    lifecycle: {lazy: true}\n")).toBe(
+      `FILE: mcp_servers.files.lifecycle: unknown key "lazy" — ${where("lazy")} (see docs/mcp.md)`,
+    );
+    // A near miss of the two keys it holds still gets its did-you-mean; anything else, the spelling.
+    expect(refusal("mcp_servers:\n  files:\n    command: npx\n    lifecycle: {idle_timeout: 600}\n")).toBe(
+      'FILE: mcp_servers.files.lifecycle: unknown key "idle_timeout" — did you mean "idle_timeout_seconds"? (see docs/mcp.md)',
+    );
+    expect(refusal("mcp_servers:\n  files:\n    command: npx\n    lifecycle: {often: 1}\n")).toBe(
+      'FILE: mcp_servers.files.lifecycle: unknown key "often" — check the spelling (see docs/mcp.md)',
+    );
+  });
+});
