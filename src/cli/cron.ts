@@ -289,6 +289,24 @@ async function setState(ref: string, state: CronJobState, options: ProfileOption
   process.stdout.write(
     `Cron job ${job.id} (${job.name})${inProfile(options.profile)} is ${changed ? "now" : "already"} ${state}${when}\n`,
   );
+  if (changed && state !== "enabled") await warnFiringRoutes(job, options.profile);
+}
+
+/**
+ * A job paused or disabled is not fired by the webhook routes that name it: their events are still
+ * answered 202 and dropped (spec 3.2), so the routes are named as `remove` names them.
+ */
+async function warnFiringRoutes(job: CronJob, profile: string | undefined): Promise<void> {
+  const resume = `svc cron resume ${job.name}${profileFlag(profile)}`;
+  const { names: firing, unchecked } = await routesFiring(job, profile);
+  if (unchecked !== undefined)
+    process.stderr.write(
+      `Warning: the dynamic subscriptions were not checked for one that fires this job (cron_job): ${unchecked}; one that does drops its events until ${resume}\n`,
+    );
+  if (firing.length > 0)
+    process.stderr.write(
+      `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped without a run (still answered 202 accepted) until ${resume}\n`,
+    );
 }
 
 async function remove(ref: string, options: ProfileOption): Promise<void> {
