@@ -14,6 +14,7 @@ import {
   type JobRecord,
   jobNamesIn,
   jobRecords,
+  jobsNamed,
   lookupJob,
   notATimeAdvice,
 } from "../io/stores/cronJobRecord.js";
@@ -205,7 +206,8 @@ function warnAboutTarget(job: CronJob, profile: string | undefined): void {
 
 function list(options: ProfileOption): void {
   const jobs = store(options);
-  const records = jobRecords(jobs.path, jobs.read().records);
+  const stored = jobs.read().records;
+  const records = jobRecords(jobs.path, stored);
   if (records.length === 0) {
     // `--profile wrok` with a profile work on disk: the list is empty because the name is a typo.
     const typo = newProfileTypo(options.profile);
@@ -240,6 +242,14 @@ function list(options: ProfileOption): void {
   process.stdout.write(
     `${formatTable([["ID", "NAME", "SCHEDULE", "STATE", "NEXT RUN", "LAST RUN"], ...rows])}\n`,
   );
+  // Names are unique as svc cron create makes them; a job copied in the file by hand keeps its name.
+  for (const name of new Set(jobNamesIn(stored))) {
+    const namesakes = jobsNamed(stored, name);
+    if (namesakes.length > 1)
+      process.stderr.write(
+        `Warning: ${namesakes.length} jobs in ${jobs.path} are named ${name} (${namesakes.join(", ")}): svc cron commands and cron_job routes that name ${name} act on the first, ${namesakes[0]} — job names are unique: rename the others in the file\n`,
+      );
+  }
   for (const record of records) {
     if (!record.ok)
       process.stderr.write(
