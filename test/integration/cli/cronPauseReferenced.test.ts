@@ -50,3 +50,27 @@ describe("svc cron pause / disable of a job that webhook routes fire (spec 3.2)"
     );
   });
 });
+
+describe("svc webhook subscribe --cron-job <id> of a paused job", { timeout: 90_000 }, () => {
+  it("names the job by its name and the id given (the warning named the id, then resumed the name)", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1" } } }));
+    const created = await svc(home, [
+      "cron",
+      "create",
+      "--name",
+      "triage",
+      "--schedule",
+      "1d",
+      "--prompt",
+      "x",
+    ]);
+    const id = /Created cron job ([0-9a-f]{8})/.exec(created.stdout)?.[1] ?? "";
+    expect((await svc(home, ["cron", "pause", "triage"])).code).toBe(0);
+    const sub = await svc(home, ["webhook", "subscribe", "fire", "--cron-job", id]);
+    expect(sub.code).toBe(0);
+    expect(sub.stderr).toContain(
+      `Warning: cron job triage (${id}) is paused: events are logged and dropped until svc cron resume triage\n`,
+    );
+  });
+});
