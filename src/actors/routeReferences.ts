@@ -4,7 +4,7 @@ import type { Filter } from "../config/sections/filters.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { listFileProblem } from "../io/listFiles.js";
 import { resolveScript } from "../io/scripts.js";
-import { jobNamesIn, lookupJob } from "../io/stores/cronJobRecord.js";
+import { jobNamesIn, jobsNamed, lookupJob } from "../io/stores/cronJobRecord.js";
 import type { CronStore } from "../io/stores/cronStore.js";
 import type { RouteTable } from "./routes.js";
 
@@ -105,6 +105,12 @@ export async function referenceWarnings(
           // Paused on purpose, maybe; said as svc webhook subscribe --cron-job says it, since each event is dropped.
           warnings.push(
             `${at}.cron_job: ${route.cron_job} — the job is ${found.job.state}${inProfile(profile)}; until it is resumed (svc cron resume ${route.cron_job}${profileFlag(profile)}) every event on this route is dropped`,
+          );
+        // Names are unique as svc cron create makes them: a copy edited into the file is never fired by name.
+        const namesakes = found === undefined ? [] : jobsNamed(records, route.cron_job);
+        if (namesakes.length > 1 && !Object.hasOwn(records, route.cron_job))
+          warnings.push(
+            `${at}.cron_job: ${route.cron_job} — ${namesakes.length} jobs in ${path}${inProfile(profile)} have this name (${namesakes.join(", ")}); each event fires the first, ${namesakes[0]} — job names are unique: rename the others in the file, or name the job by its id (cron_job: ${namesakes[0]})`,
           );
       } catch (err) {
         warnings.push(

@@ -14,6 +14,7 @@ import {
   type JobRecord,
   jobNamesIn,
   jobRecords,
+  jobsNamed,
   lookupJob,
   notATimeAdvice,
 } from "../io/stores/cronJobRecord.js";
@@ -205,7 +206,8 @@ function warnAboutTarget(job: CronJob, profile: string | undefined): void {
 
 function list(options: ProfileOption): void {
   const jobs = store(options);
-  const records = jobRecords(jobs.path, jobs.read().records);
+  const stored = jobs.read().records;
+  const records = jobRecords(jobs.path, stored);
   if (records.length === 0) {
     // `--profile wrok` with a profile work on disk: the list is empty because the name is a typo.
     const typo = newProfileTypo(options.profile);
@@ -240,6 +242,14 @@ function list(options: ProfileOption): void {
   process.stdout.write(
     `${formatTable([["ID", "NAME", "SCHEDULE", "STATE", "NEXT RUN", "LAST RUN"], ...rows])}\n`,
   );
+  // Names are unique as svc cron create makes them; a job copied in the file by hand keeps its name.
+  for (const name of new Set(jobNamesIn(stored))) {
+    const namesakes = jobsNamed(stored, name);
+    if (namesakes.length > 1)
+      process.stderr.write(
+        `Warning: ${namesakes.length} jobs in ${jobs.path} are named ${name} (${namesakes.join(", ")}): svc cron commands and cron_job routes that name ${name} act on the first, ${namesakes[0]} — job names are unique: rename the others in the file\n`,
+      );
+  }
   for (const record of records) {
     if (!record.ok)
       process.stderr.write(
@@ -289,6 +299,24 @@ async function setState(ref: string, state: CronJobState, options: ProfileOption
   process.stdout.write(
     `Cron job ${job.id} (${job.name})${inProfile(options.profile)} is ${changed ? "now" : "already"} ${state}${when}\n`,
   );
+  if (changed && state !== "enabled") await warnFiringRoutes(job, options.profile);
+}
+
+/**
+ * A job paused or disabled is not fired by the webhook routes that name it: their events are still
+ * answered 202 and dropped (spec 3.2), so the routes are named as `remove` names them.
+ */
+async function warnFiringRoutes(job: CronJob, profile: string | undefined): Promise<void> {
+  const resume = `svc cron resume ${job.name}${profileFlag(profile)}`;
+  const { names: firing, unchecked } = await routesFiring(job, profile);
+  if (unchecked !== undefined)
+    process.stderr.write(
+      `Warning: the dynamic subscriptions were not checked for one that fires this job (cron_job): ${unchecked}; one that does drops its events until ${resume}\n`,
+    );
+  if (firing.length > 0)
+    process.stderr.write(
+      `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped without a run (still answered 202 accepted) until ${resume}\n`,
+    );
 }
 
 async function remove(ref: string, options: ProfileOption): Promise<void> {

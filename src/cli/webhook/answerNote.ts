@@ -41,3 +41,20 @@ export function tooLargeNote(
   if (answer.status !== 413 || bodyBytes <= webhook.max_body_bytes) return undefined;
   return `Note: ${what} is ${bodyBytes} bytes, over ${settingKey(webhook, "max_body_bytes")} (${webhook.max_body_bytes}) — raise it in ${loaded.paths.config} and reload the gateway (SIGHUP) or restart it\n`;
 }
+
+/**
+ * The note after a `202 coalesced`: the event joined its key's group (spec 3.1), which runs nothing until
+ * it fires, up to `max_wait_seconds` later; without it a tester waited for a run that had not started.
+ */
+export function coalescedNote(
+  answer: Pick<LocalAnswer, "status" | "text">,
+  name: string,
+  route: Pick<AnsweringRoute, "coalesce">,
+): string | undefined {
+  const policy = route.coalesce;
+  if (answer.status !== 202 || policy === undefined || !COALESCED.test(answer.text)) return undefined;
+  return terminalText(
+    `Note: ${name} coalesces events (coalesce.key ${policy.key}): this one joined its key's group, which runs once, with the group's latest event, when no event of that key came for ${policy.window_seconds} s, at the latest ${policy.max_wait_seconds} s after the group's first event — svc webhook deliveries ${name} shows the run\n`,
+  );
+}
+const COALESCED = /^\{"status":"coalesced"\}$/;

@@ -99,7 +99,7 @@ export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
   if (job !== undefined && job.state !== "enabled") {
     const flag = profileFlag(record.profile);
     process.stderr.write(
-      `Warning: cron job ${record.cron_job} is ${job.state}: events are logged and dropped until svc cron resume ${job.name}${flag}\n`,
+      `Warning: cron job ${job.name}${record.cron_job === job.name ? "" : ` (${record.cron_job})`} is ${job.state}: events are logged and dropped until svc cron resume ${job.name}${flag}\n`,
     );
   }
   if (job === undefined) {

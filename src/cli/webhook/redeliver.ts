@@ -14,7 +14,7 @@ import { storedDeliveryId } from "../../streams/deliveryId.js";
 import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
-import { failedDeliveryNote, tooLargeNote } from "./answerNote.js";
+import { coalescedNote, failedDeliveryNote, tooLargeNote } from "./answerNote.js";
 import { configWithEnabledNote } from "./config.js";
 import { noListener, PORT_ZERO, unreachableHint } from "./listener.js";
 import { meantSubscription } from "./meantSubscription.js";
@@ -215,6 +215,8 @@ export async function redeliver(asked: string, options: { route?: string; port?:
     loaded.paths.gatewayLog,
   );
   if (failed !== undefined) process.stderr.write(failed);
+  const grouped = coalescedNote(response, route, target.route);
+  if (grouped !== undefined) process.stderr.write(grouped);
   const tooLarge = tooLargeNote(response, payload.length, loaded, "the recorded body");
   if (tooLarge !== undefined) process.stderr.write(tooLarge);
 }

@@ -6,7 +6,7 @@ import { terminalText } from "../../io/terminalText.js";
 import { resolveDeliveryId } from "../../streams/deliveryId.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
-import { failedDeliveryNote, tooLargeNote } from "./answerNote.js";
+import { coalescedNote, failedDeliveryNote, tooLargeNote } from "./answerNote.js";
 import { configWithEnabledNote } from "./config.js";
 import { noListener, PORT_ZERO, unreachableHint } from "./listener.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
@@ -137,6 +137,8 @@ export async function sendTest(
     loaded.paths.gatewayLog,
   );
   if (failed !== undefined) process.stderr.write(failed);
+  const grouped = coalescedNote(response, name, target.route);
+  if (grouped !== undefined) process.stderr.write(grouped);
   const tooLarge = tooLargeNote(response, Buffer.byteLength(body), loaded, "the test event's body");
   if (tooLarge !== undefined) process.stderr.write(tooLarge);
   // No gateway of this SVC_HOME runs, yet something answered "unknown route" or "invalid signature": a

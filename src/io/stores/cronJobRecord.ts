@@ -166,6 +166,13 @@ export function jobNamesIn(records: Readonly<Record<string, unknown>>): string[]
   });
 }
 
+/** The ids (keys) of the records named `name`, in file order: more than one only in a store edited by hand. */
+export function jobsNamed(records: Readonly<Record<string, unknown>>, name: string): string[] {
+  return Object.entries(records).flatMap(([key, raw]) =>
+    typeof raw === "object" && raw !== null && (raw as { name?: unknown }).name === name ? [key] : [],
+  );
+}
+
 /**
  * The record a command or a `cron_job` route names: by id (its key), else by name; an invalid record
  * found either way is returned with its problems. Own keys only (`constructor` is an unknown job).

@@ -31,6 +31,27 @@ describe("svc cron on a cron store edited by hand", { timeout: 30_000 }, () => {
     );
   });
 
+  it("list warns about two jobs of one name (a job copied in the file): commands and routes act on the first", async () => {
+    home = tempHome();
+    const job = { schedule: "every 1h", prompt: "hi", state: "enabled" };
+    const path = home.write(
+      "cron/jobs.json",
+      JSON.stringify({
+        revision: 1,
+        jobs: {
+          copy0001: { ...job, id: "copy0001", name: "nightly" },
+          copy0002: { ...job, id: "copy0002", name: "nightly", prompt: "the copy" },
+          solo0001: { ...job, id: "solo0001", name: "solo" },
+        },
+      }),
+    );
+    const list = await svc(home, ["cron", "list"]);
+    expect(list.code).toBe(0);
+    expect(list.stderr).toBe(
+      `Warning: 2 jobs in ${path} are named nightly (copy0001, copy0002): svc cron commands and cron_job routes that name nightly act on the first, copy0001 — job names are unique: rename the others in the file\n`,
+    );
+  });
+
   it("list warns about a next_run that is not a time; digits in quotes get the ISO time to write", async () => {
     home = tempHome();
     const job = { schedule: "every 1h", prompt: "hi", state: "enabled" };

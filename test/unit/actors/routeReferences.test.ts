@@ -43,6 +43,37 @@ describe("a cron_job route's job, checked at startup, reload and by svc config c
   });
 });
 
+describe("a cron_job route naming a job by a name two jobs have (the store edited by hand)", () => {
+  it("is named with the jobs and which one each event fires (the first in the file); a reference by id is not", async () => {
+    home = tempHome();
+    const store = JSON.parse(
+      oneJobStore({ name: "nightly", prompt: "p", next_run: "2099-01-01T00:00:00.000Z" }),
+    );
+    store.jobs.j2 = { ...store.jobs.j1, id: "j2", prompt: "a copy" };
+    const path = join(home.dir, "cron", "jobs.json");
+    home.write("cron/jobs.json", JSON.stringify(store));
+    const check = (cronJob: string) =>
+      referenceWarnings(
+        [
+          {
+            at: "config.yaml: platforms.webhook.routes.fire",
+            route: { cron_job: cronJob },
+            profile: "default",
+          },
+        ],
+        {
+          scriptsDir: () => join(home.dir, "scripts"),
+          profileRoot: () => home.dir,
+          cronStore: () => ({ store: cronStore(path), path }),
+        },
+      );
+    expect(await check("nightly")).toEqual([
+      `config.yaml: platforms.webhook.routes.fire.cron_job: nightly — 2 jobs in ${path} have this name (j1, j2); each event fires the first, j1 — job names are unique: rename the others in the file, or name the job by its id (cron_job: j1)`,
+    ]);
+    expect(await check("j2")).toEqual([]);
+  });
+});
+
 describe("a cron_job route naming no job", () => {
   it("a job's name in other letters or misspelt is named (did you mean), as svc webhook subscribe --cron-job names it", async () => {
     for (const ref of ["Nightly", "nightyl", "  nightly "]) {

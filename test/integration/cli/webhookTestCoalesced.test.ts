@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { svc } from "./svc.js";
+
+let gw: TestGateway;
+afterEach(() => gw.stop());
+
+/**
+ * A coalescing route answers `202 {"status":"coalesced"}` (spec 3.1) and runs nothing until its group fires,
+ * up to max_wait_seconds later: `svc webhook test` and `redeliver` printed the answer alone, so a tester
+ * waited for a run that had not started. They now say when it will.
+ */
+describe("svc webhook test (and redeliver) of a coalescing route", { timeout: 90_000 }, () => {
+  it("notes that the event joined its key's group and when the group's run starts", async () => {
+    gw = await startTestGateway({ config: webhookConfig({}) });
+    gw.home.write(
+      "webhook_subscriptions.json",
+      JSON.stringify({
+        prs: {
+          secret: "prs-secret-5521",
+          enabled: true,
+          coalesce: { key: "pr.number", window_seconds: 45, max_wait_seconds: 120 },
+        },
+      }),
+      0o600,
+    );
+    const port = String(gw.gateway.port);
+    const note =
+      "Note: prs coalesces events (coalesce.key pr.number): this one joined its key's group, which runs once, with the group's latest event, when no event of that key came for 45 s, at the latest 120 s after the group's first event — svc webhook deliveries prs shows the run\n";
+
+    const grouped = await svc(gw.home, [
+      "webhook",
+      "test",
+      "prs",
+      "--port",
+      port,
+      "--payload",
+      '{"pr":{"number":7}}',
+    ]);
+    expect(grouped.code).toBe(0);
+    expect(grouped.stdout).toContain('202 Accepted\n{"status":"coalesced"}');
+    expect(grouped.stderr).toBe(note);
+
+    // A key that does not resolve is dispatched at once (202 accepted): nothing to wait for.
+    const atOnce = await svc(gw.home, ["webhook", "test", "prs", "--port", port]);
+    expect(atOnce.stdout).toContain('"status":"accepted"');
+    expect(atOnce.stderr).toBe("");
+
+    const at = new Date().toISOString();
+    const payload = JSON.stringify({ pr: { number: 8 } });
+    gw.home.write(
+      "deliveries/history.jsonl",
+      `${JSON.stringify({ kind: "request", id: "pr-8", at, route: "prs", status: 202, outcome: "coalesced", content_type: "application/json", payload_encoding: "utf8", payload })}\n`,
+      0o600,
+    );
+    const again = await svc(gw.home, ["webhook", "redeliver", "pr-8", "--port", port]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('{"status":"coalesced"}');
+    expect(again.stderr).toBe(note);
+  });
+});
