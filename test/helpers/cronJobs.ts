@@ -15,3 +15,15 @@ export function oneJobStore(job: { name: string; prompt: string; next_run: strin
     },
   });
 }
+
+/**
+ * A cron store (`cron/jobs.json`) holding `jobs` by id, each an enabled hourly job saying `hi` with its
+ * `id` and `name` and whatever else it gives (written by hand, as a user's edited file would be).
+ */
+export function handWrittenJobs(jobs: Record<string, Record<string, unknown>>): string {
+  const base = { schedule: "every 1h", prompt: "hi", state: "enabled" };
+  return JSON.stringify({
+    revision: 1,
+    jobs: Object.fromEntries(Object.entries(jobs).map(([id, job]) => [id, { ...base, id, ...job }])),
+  });
+}

@@ -10,6 +10,23 @@ import { type TempHome, tempHome } from "./home.js";
  * A `command` agent for gateways that share work: each run appends its delivery id as one line to
  * `file` (one short O_APPEND write, shared by every instance), after `sleepSeconds` when given.
  */
+/**
+ * A command agent that appends `<delivery id>|<the prompt's first line>` to `file` for each run, at most two
+ * at once: what a coalesced run's count note and latest event are read from.
+ */
+export function promptAppendAgent(file: string): Record<string, unknown> {
+  return {
+    provider: "command",
+    command: ["sh", "-c", `printf "%s|%s\\n" "$SVC_DELIVERY_ID" "$(head -n1)" >> "$0"`, file],
+    max_concurrent_runs: 2,
+  };
+}
+
+/** A route that groups events by their `pr` field for 1 s (at most 30 s), its prompt `pr <pr>`. */
+export function prCoalescingRoute(secret: string): Record<string, unknown> {
+  return { secret, prompt: "pr {pr}", coalesce: { key: "pr", window_seconds: 1, max_wait_seconds: 30 } };
+}
+
 export function sharedAppendAgent(
   file: string,
   maxConcurrentRuns = 8,

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { handWrittenJobs } from "../../helpers/cronJobs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, svc } from "./svc.js";
 
@@ -33,16 +34,12 @@ describe("svc cron on a cron store edited by hand", { timeout: 30_000 }, () => {
 
   it("list warns about two jobs of one name (a job copied in the file): commands and routes act on the first", async () => {
     home = tempHome();
-    const job = { schedule: "every 1h", prompt: "hi", state: "enabled" };
     const path = home.write(
       "cron/jobs.json",
-      JSON.stringify({
-        revision: 1,
-        jobs: {
-          copy0001: { ...job, id: "copy0001", name: "nightly" },
-          copy0002: { ...job, id: "copy0002", name: "nightly", prompt: "the copy" },
-          solo0001: { ...job, id: "solo0001", name: "solo" },
-        },
+      handWrittenJobs({
+        copy0001: { name: "nightly" },
+        copy0002: { name: "nightly", prompt: "the copy" },
+        solo0001: { name: "solo" },
       }),
     );
     const list = await svc(home, ["cron", "list"]);
@@ -54,16 +51,12 @@ describe("svc cron on a cron store edited by hand", { timeout: 30_000 }, () => {
 
   it("list warns about a next_run that is not a time; digits in quotes get the ISO time to write", async () => {
     home = tempHome();
-    const job = { schedule: "every 1h", prompt: "hi", state: "enabled" };
     const path = home.write(
       "cron/jobs.json",
-      JSON.stringify({
-        revision: 1,
-        jobs: {
-          unix0001: { ...job, id: "unix0001", name: "unix", next_run: "1796131244000" },
-          word0001: { ...job, id: "word0001", name: "word", next_run: "soon" },
-          fine0001: { ...job, id: "fine0001", name: "fine", next_run: "2026-12-02T09:00:00Z" },
-        },
+      handWrittenJobs({
+        unix0001: { name: "unix", next_run: "1796131244000" },
+        word0001: { name: "word", next_run: "soon" },
+        fine0001: { name: "fine", next_run: "2026-12-02T09:00:00Z" },
       }),
     );
     const list = await svc(home, ["cron", "list"]);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { createCronJob, homeFiringNightly } from "./cronJobRoutes.js";
 import { svc } from "./svc.js";
 
 let home: TempHome;
@@ -8,23 +9,8 @@ afterEach(() => home.cleanup());
 
 describe("svc cron pause / disable of a job that webhook routes fire (spec 3.2)", { timeout: 90_000 }, () => {
   it("warns which static routes and subscriptions of that profile now drop their events, and how to undo it", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify({
-        platforms: {
-          webhook: {
-            enabled: true,
-            host: "127.0.0.1",
-            routes: { st: { secret: "s", cron_job: "nightly" }, other: { secret: "s", cron_job: "weekly" } },
-          },
-        },
-      }),
-    );
-    const create = (name: string) =>
-      svc(home, ["cron", "create", "--name", name, "--schedule", "every 1h", "--prompt", "x"]);
-    expect((await create("nightly")).code).toBe(0);
-    expect((await svc(home, ["webhook", "subscribe", "dyn", "--cron-job", "nightly"])).code).toBe(0);
+    home = await homeFiringNightly();
+    const create = (name: string) => createCronJob(home, name);
 
     const paused = await svc(home, ["cron", "pause", "nightly"]);
     expect(paused.code).toBe(0);

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { startTestRedis } from "../../helpers/redis.js";
+import { createCronJob, homeFiringNightly } from "./cronJobRoutes.js";
 import { svc } from "./svc.js";
 
 let home: TempHome;
@@ -12,23 +13,8 @@ afterEach(() => home.cleanup());
 
 describe("svc cron remove of a job that webhook routes fire", { timeout: 90_000 }, () => {
   it("removes it and warns which static routes and subscriptions of that profile now drop their events", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify({
-        platforms: {
-          webhook: {
-            enabled: true,
-            host: "127.0.0.1",
-            routes: { st: { secret: "s", cron_job: "nightly" }, other: { secret: "s", cron_job: "weekly" } },
-          },
-        },
-      }),
-    );
-    const create = (name: string) =>
-      svc(home, ["cron", "create", "--name", name, "--schedule", "every 1h", "--prompt", "x"]);
-    expect((await create("nightly")).code).toBe(0);
-    expect((await svc(home, ["webhook", "subscribe", "dyn", "--cron-job", "nightly"])).code).toBe(0);
+    home = await homeFiringNightly();
+    const create = (name: string) => createCronJob(home, name);
     const removed = await svc(home, ["cron", "remove", "nightly"]);
     expect(removed.code).toBe(0);
     expect(removed.stderr).toContain(

@@ -12,6 +12,8 @@ import {
   appendedIds,
   type ClusterNode,
   clusterConfig,
+  prCoalescingRoute,
+  promptAppendAgent,
   sharedAppendAgent,
   startNode,
 } from "../../helpers/redisCluster.js";
@@ -123,16 +125,8 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
 
   it("coalescing groups are shared: 9 events for one key over 3 instances (and 3 for another) make 2 runs", async () => {
     const runs = join(dir, `runs-${randomUUID()}.log`);
-    const agent = {
-      provider: "command",
-      command: ["sh", "-c", `printf "%s|%s\\n" "$SVC_DELIVERY_ID" "$(head -n1)" >> "$0"`, runs],
-      max_concurrent_runs: 2,
-    };
-    const route = {
-      secret: SECRET,
-      prompt: "pr {pr}",
-      coalesce: { key: "pr", window_seconds: 1, max_wait_seconds: 30 },
-    };
+    const agent = promptAppendAgent(runs);
+    const route = prCoalescingRoute(SECRET);
     const gws = await cluster(3, clusterConfig(redis.url, `t${randomUUID()}`, { hook: route }, agent));
     for (let i = 0; i < 9; i++) {
       const answer = await deliver(gws[i % 3] as ClusterNode, "hook", `x-${i}`, { pr: "x" });

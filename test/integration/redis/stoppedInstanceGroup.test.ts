@@ -7,7 +7,13 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { postJson } from "../../helpers/http.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
-import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisCluster.js";
+import {
+  type ClusterNode,
+  clusterConfig,
+  prCoalescingRoute,
+  promptAppendAgent,
+  startNode,
+} from "../../helpers/redisCluster.js";
 
 /**
  * `state.backend: redis`: a coalescing group's timer is a delayed job in the shared `coalesce` queue, and
@@ -50,16 +56,8 @@ describe("a coalescing group pending when the instance that received its events 
 }, () => {
   it("fires at its window's end on the instance still up, with every event counted", async () => {
     const runs = join(dir, `runs-${randomUUID()}.log`);
-    const agent = {
-      provider: "command",
-      command: ["sh", "-c", `printf "%s|%s\\n" "$SVC_DELIVERY_ID" "$(head -n1)" >> "$0"`, runs],
-      max_concurrent_runs: 2,
-    };
-    const route = {
-      secret: SECRET,
-      prompt: "pr {pr}",
-      coalesce: { key: "pr", window_seconds: 1, max_wait_seconds: 30 },
-    };
+    const agent = promptAppendAgent(runs);
+    const route = prCoalescingRoute(SECRET);
     const config = clusterConfig(redis.url, `g${randomUUID()}`, { hook: route }, agent);
     // A's workers wait first, so A's coalesce worker is the one Redis wakes when the group's timer is stored.
     const a = await startNode(config, { stall: STALL, drainTimeoutMs: 200 });
