@@ -9,6 +9,7 @@ import { type ActorRefFrom, and, assign, fromPromise, type SnapshotFrom, setup }
  *                                   │ fail/timeout      │ ping fails / session lost
  *                                   ▼                   ▼
  *                                 failed ──retryDelay──▶ connecting ◀──retryDelay── reconnecting ─▶ backoff
+ *                    (on demand: lazy or recycled — failed waits for the next CONNECT instead)
  */
 
 export type StartIn = "disabled" | "lazy" | "connecting";
@@ -43,6 +44,11 @@ export interface McpConnectionContext extends McpConnectionInput {
   /** Why the process was last recycled: `idle_timeout_seconds` or `max_lifetime_seconds` (the hub logs it). */
   recycledBy: "idle" | "age" | undefined;
   retryNow: boolean;
+  /**
+   * Connected only for calls (`lazy`, not yet connected; a process recycled): a connect that fails is tried
+   * again by the next call or reload, not in the background, which would spawn a process nobody asked for.
+   */
+  onDemand: boolean;
 }
 
 export type McpConnectionEvent =
@@ -90,7 +96,7 @@ export const mcpConnectionMachine = setup({
   actions: {
     started: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
     ended: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }),
-    recycledSession: assign({ session: undefined, recyclePending: false, attempt: 0 }),
+    recycledSession: assign({ session: undefined, recyclePending: false, attempt: 0, onDemand: true }),
     recycledByIdle: assign({ recycledBy: "idle" as const }),
     recycledByAge: assign({ recycledBy: "age" as const }),
     /** Provided anew by the hub, which knows what a stdio server wrote on stderr while it waited. */
@@ -117,6 +123,7 @@ export const mcpConnectionMachine = setup({
     retryNow: ({ context }) => context.retryNow,
     immediateLoss: ({ event }) => event.type === "SESSION_LOST" && event.immediate === true,
     wantedAgain: ({ context }) => context.retryNow || context.inFlight > 0,
+    retriedInBackground: ({ context }) => !context.onDemand,
   },
 }).createMachine({
   id: "mcpConnection",
@@ -130,6 +137,7 @@ export const mcpConnectionMachine = setup({
     recyclePending: false,
     recycledBy: undefined,
     retryNow: false,
+    onDemand: input.startIn === "lazy",
   }),
   initial: "start",
   on: {
@@ -161,6 +169,7 @@ export const mcpConnectionMachine = setup({
             toolCount: ({ event }) => event.output.toolCount,
             lastError: undefined,
             recyclePending: false,
+            onDemand: false,
           }),
         },
         onError: {
@@ -305,7 +314,7 @@ export const mcpConnectionMachine = setup({
       on: { CONNECT: "connecting", SESSION_LOST: { guard: "immediateLoss", target: "connecting" } },
     },
     failed: {
-      after: { retryDelay: "connecting" },
+      after: { retryDelay: { guard: "retriedInBackground", target: "connecting" } },
       on: { CONNECT: "connecting" },
     },
     stopping: {

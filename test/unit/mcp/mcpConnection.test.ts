@@ -22,7 +22,7 @@ interface Harness {
   holdPing?: Promise<void>;
 }
 
-function start(overrides: Partial<McpConnectionInput> = {}) {
+function start(overrides: Partial<McpConnectionInput> = {}, harness: Partial<Harness> = {}) {
   const h: Harness = {
     connects: 0,
     pings: 0,
@@ -30,6 +30,7 @@ function start(overrides: Partial<McpConnectionInput> = {}) {
     failPing: false,
     failConnect: false,
     hangConnect: false,
+    ...harness,
   };
   const clock = new SimulatedClock();
   const machine = mcpConnectionMachine.provide({
@@ -230,9 +231,7 @@ describe("mcpConnection machine (spec 3)", () => {
   });
 
   it("a failed connect records the error and retries with exponential backoff", async () => {
-    const { h, until, tick, actor } = start({ startIn: "lazy" });
-    h.failConnect = true;
-    actor.send({ type: "CONNECT" });
+    const { h, until, tick, actor } = start({}, { failConnect: true });
     await until("failed");
     expect(actor.getSnapshot().context.lastError).toBe("refused");
     expect(h.connects).toBe(1);
@@ -247,6 +246,50 @@ describe("mcpConnection machine (spec 3)", () => {
     h.failConnect = false;
     actor.send({ type: "CONNECT" });
     await until("connected");
+  });
+
+  it("a lazy server whose connect for a call failed is not retried in the background: the next call (or a reload) tries again", async () => {
+    const { h, until, tick, actor, state } = start({ startIn: "lazy" }, { failConnect: true });
+    // What the hub sends for a call: CALL_START, then CONNECT since the status is not connected.
+    actor.send({ type: "CALL_START" });
+    actor.send({ type: "CONNECT" });
+    await until("failed");
+    actor.send({ type: "CALL_END" });
+    expect(actor.getSnapshot().context.lastError).toBe("refused");
+    await tick(10 * 60_000);
+    expect(h.connects).toBe(1);
+    expect(state()).toBe("failed");
+    h.failConnect = false;
+    actor.send({ type: "CONNECT" });
+    await until("connected");
+    expect(h.connects).toBe(2);
+  });
+
+  it("a recycled process whose respawn for a call failed waits for the next call; once connected, a lost one reconnects in the background again", async () => {
+    const { h, until, tick, actor, state } = start({ idleMs: 10_000 });
+    await until("connected");
+    await tick(10_000);
+    await until("recycled");
+    h.failConnect = true;
+    actor.send({ type: "CALL_START" });
+    actor.send({ type: "CONNECT" });
+    await until("failed");
+    actor.send({ type: "CALL_END" });
+    await tick(10 * 60_000);
+    expect(h.connects).toBe(2);
+    h.failConnect = false;
+    actor.send({ type: "CONNECT" });
+    await until("connected");
+    // In use again: a loss and a failing reconnect are retried with the backoff, as for any connected server.
+    h.failConnect = true;
+    actor.send({ type: "SESSION_LOST", reason: "exited" });
+    await waitFor(actor, (snapshot) => snapshot.matches("backoff"));
+    await tick(60_000);
+    await until("failed");
+    const tries = h.connects;
+    await tick(300_000);
+    expect(h.connects).toBeGreaterThan(tries);
+    expect(state()).toBe("failed");
   });
 
   it("a lost session with immediate: true reconnects without waiting", async () => {
