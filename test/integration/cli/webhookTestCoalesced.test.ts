@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { writeRecordedRequest } from "../../helpers/recordedRequest.js";
 import { svc } from "./svc.js";
 
 let gw: TestGateway;
@@ -46,13 +47,13 @@ describe("svc webhook test (and redeliver) of a coalescing route", { timeout: 90
     expect(atOnce.stdout).toContain('"status":"accepted"');
     expect(atOnce.stderr).toBe("");
 
-    const at = new Date().toISOString();
-    const payload = JSON.stringify({ pr: { number: 8 } });
-    gw.home.write(
-      "deliveries/history.jsonl",
-      `${JSON.stringify({ kind: "request", id: "pr-8", at, route: "prs", status: 202, outcome: "coalesced", content_type: "application/json", payload_encoding: "utf8", payload })}\n`,
-      0o600,
-    );
+    writeRecordedRequest(gw.home, {
+      id: "pr-8",
+      route: "prs",
+      status: 202,
+      outcome: "coalesced",
+      payload: JSON.stringify({ pr: { number: 8 } }),
+    });
     const again = await svc(gw.home, ["webhook", "redeliver", "pr-8", "--port", port]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('{"status":"coalesced"}');

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { writeRecordedRequest } from "../../helpers/recordedRequest.js";
 import { svc } from "./svc.js";
 
 let gw: TestGateway;
@@ -36,12 +37,13 @@ describe("svc webhook test (and redeliver) of a body over max_body_bytes", { tim
     );
 
     // A body the route took while the limit was higher, redelivered after it was lowered.
-    const at = new Date().toISOString();
-    gw.home.write(
-      "deliveries/history.jsonl",
-      `${JSON.stringify({ kind: "request", id: "big-7702", at, route: "static-big", status: 202, outcome: "accepted", content_type: "application/json", payload_encoding: "utf8", payload })}\n`,
-      0o600,
-    );
+    writeRecordedRequest(gw.home, {
+      id: "big-7702",
+      route: "static-big",
+      status: 202,
+      outcome: "accepted",
+      payload,
+    });
     const again = await svc(gw.home, ["webhook", "redeliver", "big-7702", "--port", port]);
     expect(again.code).toBe(1);
     expect(again.stdout).toContain("413 Payload Too Large");
