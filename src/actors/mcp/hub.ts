@@ -392,6 +392,7 @@ export class McpHub {
       enabled: [],
       unchanged: [],
       retried: [],
+      started: [],
     };
     // The servers removed, and below the changed ones, are stopped side by side: one after another, 40
     // changed stdio servers took ~6 s, and servers slow to stop seconds each.
@@ -445,6 +446,14 @@ export class McpHub {
               ? summary.changed
               : summary.enabled;
       list.push(name);
+      // A lazy server not called yet had no connection to restart: the reload starts it (unless it stays lazy).
+      if (
+        rt !== undefined &&
+        list === summary.changed &&
+        entry.enabled &&
+        connectionState(rt.actor.getSnapshot()) === "lazy"
+      )
+        summary.started.push(name);
       if (rt === undefined) this.add(name, entry);
       else replaced.push(this.remove(rt).then(() => this.add(name, entry)));
     }

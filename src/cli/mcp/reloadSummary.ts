@@ -6,7 +6,8 @@ import { detail } from "./statusDetail.js";
  * with a schema cache of the new entry) is not reconnected — it connects at its first call — so it is
  * listed apart from the changed servers that were; an added server that did not connect (disabled, or
  * lazy) says so, a server changed from `enabled: false` is listed as enabled (it never was connected), and
- * a changed server that stays `enabled: false` is listed as such, not as reconnected or stopped. An
+ * a changed server that stays `enabled: false` is listed as such, not as reconnected or stopped; a changed lazy
+ * server that had not connected yet and is connected now is listed as such, not as reconnected. An
  * unchanged server that was not connected (failed, reconnecting, or connecting in a backoff retry) is tried
  * again by the reload: it is listed apart from the unchanged ones, with the outcome of that try.
  */
@@ -56,9 +57,13 @@ export function reloadSummaryText(
   const lazy = reload.changed.filter(isLazy);
   // Changed but still enabled: false: nothing was stopped or connected.
   const stillOff = reload.changed.filter((name) => stateOf(name) === "disabled");
-  const reconnected = reload.changed
-    .filter((name) => !isLazy(name) && stateOf(name) !== "disabled" && !failed(name))
-    .map(connecting);
+  // A lazy server not called yet had no connection: the reload started it, it did not reconnect it.
+  const started = reload.started ?? [];
+  const connectedNow = reload.changed.filter(
+    (name) => !isLazy(name) && stateOf(name) !== "disabled" && !failed(name),
+  );
+  const reconnected = connectedNow.filter((name) => !started.includes(name)).map(connecting);
+  const startedNow = connectedNow.filter((name) => started.includes(name)).map(connecting);
   const line = (label: string, names: readonly string[]) =>
     names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "";
   const text =
@@ -67,6 +72,7 @@ export function reloadSummaryText(
     line("removed", reload.removed) +
     line("enabled (was enabled: false)", enabled) +
     line("reconnected (changed)", reconnected) +
+    line("changed, connected (was lazy, not connected before)", startedNow) +
     line("changed, lazy (connects at its first call)", lazy) +
     line("changed, still enabled: false (not connected)", stillOff) +
     line("stopped (disabled)", disabled) +

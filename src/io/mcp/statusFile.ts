@@ -21,6 +21,11 @@ export interface ReloadSummary {
    * and were tried again at once. Absent in the report of a gateway started before it was reported.
    */
   readonly retried?: string[];
+  /**
+   * Of `changed`, the servers that had never connected (lazy, not called yet): started by the reload, not
+   * reconnected. Absent in the report of a gateway started before it was reported.
+   */
+  readonly started?: string[];
 }
 
 /** One server as `svc mcp list` and the inspector show it. */

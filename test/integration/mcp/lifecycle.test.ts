@@ -242,11 +242,27 @@ describe("reload", () => {
       enabled: [],
       unchanged: ["keep"],
       retried: [],
+      started: [],
     });
     expect(text(await h.call("keep", "pid", {}))).toBe(pidKeep);
     expect(text(await h.call("change", "pid", {}))).not.toBe(pidChange);
     expect(h.status().map((s) => s.name)).toEqual(["keep", "change", "add"]);
     expect(existsSync(join(ctx.home.dir, "mcp-cache"))).toBe(true);
+  });
+
+  it("a changed lazy server that was never called is started by the reload, not reconnected", async () => {
+    const first = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) });
+    await first.settled("fx");
+    await first.stop();
+    const h = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) });
+    expect(h.status()[0]?.state).toBe("lazy");
+    // A new timeout makes the cache stale: the reload connects it at once.
+    const summary = await h.reload({ fx: stdioEntry("legacy", { lazy: true, timeout: 12 }) });
+    expect(summary).toMatchObject({ changed: ["fx"], started: ["fx"] });
+    expect((await h.settled("fx")).state).toBe("connected");
+    // Connected now: a change of it is a reconnect again.
+    const again = await h.reload({ fx: stdioEntry("legacy", { lazy: true, timeout: 13 }) });
+    expect(again).toMatchObject({ changed: ["fx"], started: [] });
   });
 
   it("two reloads in a row (quick SIGHUPs) run one after the other: the later mapping is the one in effect", async () => {

@@ -25,6 +25,17 @@ describe("svc mcp reload's summary", () => {
     );
   });
 
+  it("lists a changed lazy server the reload connected, never connected before, apart from those reconnected", () => {
+    const text = reloadSummaryText(
+      7,
+      { added: [], removed: [], changed: ["a", "lz"], disabled: [], unchanged: [], started: ["lz"] },
+      [status("a", "connected"), status("lz", "connected")],
+    );
+    expect(text).toBe(
+      "Gateway (pid 7) reloaded mcp_servers:\n  reconnected (changed): a\n  changed, connected (was lazy, not connected before): lz\n",
+    );
+  });
+
   it("names a server whose (re)connect failed, with why, and one still connecting when the wait ended", () => {
     const text = reloadSummaryText(
       7,

@@ -111,6 +111,7 @@ describe("MCP servers named like Object.prototype members (SDK server over InMem
       enabled: [],
       unchanged: ["toString"],
       retried: [],
+      started: [],
     });
     expect(h.status().map((s) => s.name)).toEqual(["toString"]);
   });
