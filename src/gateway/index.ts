@@ -410,7 +410,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       how,
       shared,
     );
-    if (subscriptions !== undefined) (shared ? logger.info : logger.warn).call(logger, subscriptions);
+    if (subscriptions !== undefined) logger[shared ? "info" : "warn"](subscriptions);
     const own = unservedRoutesWarning(
       Object.keys(current.config.platforms.webhook.routes),
       paths.config,

@@ -307,7 +307,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // was: a base marker wakes one of theirs, which takes what is waiting and times what is delayed (a
         // coalescing group due now fires on time, not up to 5 s late). Where nothing waits it finds nothing.
         // Not waited for: a Redis that stops answering holds up the stop no longer than before.
-        if (!health.isDown()) producer.zadd(`${prefix}:${options.name}:marker`, 0, "0").catch(() => {});
+        if (!health.isDown()) producer.zadd(queue.keys.marker as string, 0, "0").catch(() => {});
       }
       await withTimeout(queue.close(), CLOSE_WAIT_MS, "close").catch(() => {});
       producer.disconnect();
