@@ -10,13 +10,14 @@ import { tempHome } from "../../helpers/home.js";
  * The CLI's command groups and the gateway load the heavy dependencies only when they are used (the AI
  * SDK at the first model run, BullMQ/ioredis for the Redis backend, nodemailer at the first email, undici
  * at the first HTTP request to an MCP server, execa at the first process, cron-parser and luxon at the first
- * cron expression, re2js at the first regex filter): importing them resolves none.
+ * cron expression, re2js at the first regex filter, Ajv at the first MCP tool listing): importing them
+ * resolves none.
  */
 
 const ROOT = dirname(dirname(CLI_MAIN));
 const EXT = extname(CLI_MAIN);
 const HEAVY =
-  /\/node_modules\/(ai|@ai-sdk\/[^/]+|bullmq|ioredis|nodemailer|undici|execa|cron-parser|luxon|re2js)\//;
+  /\/node_modules\/(ai|@ai-sdk\/[^/]+|bullmq|ioredis|nodemailer|undici|execa|cron-parser|luxon|re2js|ajv)\//;
 
 /**
  * The packages (of `heavy`) that importing `modules` resolves, recorded by a module resolve hook. With
@@ -66,7 +67,7 @@ register(${JSON.stringify(pathToFileURL(join(home.dir, "hook.mjs")).href)}, { da
 }
 
 describe("start-up loads no heavy dependency it does not use", () => {
-  it("the command groups and the gateway resolve none of the AI SDK, BullMQ, ioredis, nodemailer, undici, execa, cron-parser, luxon, re2js", () => {
+  it("the command groups and the gateway resolve none of the AI SDK, BullMQ, ioredis, nodemailer, undici, execa, cron-parser, luxon, re2js, Ajv", () => {
     expect(
       heavyResolved(["cli/gateway", "cli/mcp", "cli/webhook", "cli/config", "cli/cron", "gateway/index"]),
     ).toEqual([]);
