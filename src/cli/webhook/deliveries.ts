@@ -119,14 +119,25 @@ export function shownReason(request: Pick<RequestRecord, "event">, reason: strin
   return reason;
 }
 
+/** The NOTE of a coalesced event with no run of its own (superseded in its group, or its group pending). */
+export const COALESCED_NOTE = "joined a coalescing group: the group runs once, shown on its latest event";
+
 /**
  * A request's NOTE: why the gateway refused or ignored it (a 401's reason, or what ignored a 200: the
- * route's events, a filter, the script; none on records older than the reason, shown as before), and the
- * delivery it repeats.
+ * route's events, a filter, the script; none on records older than the reason, shown as before), where a
+ * coalesced event's run shows, and the delivery it repeats.
  */
-function requestNote(request: RequestRecord, text: (value: string) => string): string {
+function requestNote(
+  request: RequestRecord,
+  ran: boolean,
+  text: (value: string) => string,
+): string {
   const redelivery =
     request.redelivery_of === undefined ? undefined : `redelivery of ${text(request.redelivery_of)}`;
+  // A coalesced event shows a run only when it was its group's latest: the group runs once, under that ID.
+  if (request.outcome === "coalesced" && !ran) {
+    return redelivery === undefined ? COALESCED_NOTE : `${COALESCED_NOTE}; ${redelivery}`;
+  }
   if (request.reason === undefined) return redelivery ?? "";
   const reason = text(shownReason(request, request.reason));
   return redelivery === undefined ? reason : `${reason}; ${redelivery}`;
@@ -147,7 +158,7 @@ export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: s
     request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
     run === undefined ? "-" : run.outcome,
     delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,
-    request === undefined ? unanswered : requestNote(request, text),
+    request === undefined ? unanswered : requestNote(request, run !== undefined, text),
   ]);
   return formatTable([
     ["TIME", "DELIVERY ID", "ROUTE", "EVENT", "ANSWER", "RUN", "DELIVERY", "NOTE"],

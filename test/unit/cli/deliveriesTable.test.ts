@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { deliveriesTable, shownReason } from "../../../src/cli/webhook/deliveries.js";
-import type { DeliverySummary, RequestRecord } from "../../../src/io/stores/deliveryHistory.js";
+import { COALESCED_NOTE, deliveriesTable, shownReason } from "../../../src/cli/webhook/deliveries.js";
+import {
+  type DeliverySummary,
+  type RequestRecord,
+  summarizeHistory,
+} from "../../../src/io/stores/deliveryHistory.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../../src/streams/stages/events.js";
 
 const AT = "2026-11-22T12:00:00.000Z";
@@ -134,5 +138,38 @@ describe("svc webhook deliveries: the NOTE of an ignored request", () => {
       "event iss\u202eues is not among the route's events",
     );
     expect(shownReason({ event: "push" }, "filter action did not match")).toBe("filter action did not match");
+  });
+});
+
+describe("svc webhook deliveries: the NOTE of a coalesced event", () => {
+  const coalesced = (id: string): RequestRecord => ({
+    kind: "request",
+    id,
+    at: AT,
+    route: "prs",
+    status: 202,
+    outcome: "coalesced",
+    event: "pull_request",
+  });
+
+  it("an event its group's later event superseded says where the group's run shows; the latest shows the run", () => {
+    const summaries = summarizeHistory([
+      coalesced("e-1"),
+      coalesced("e-2"),
+      coalesced("e-3"),
+      { kind: "run", id: "e-3", at: AT, route: "prs", outcome: "ok" },
+      { kind: "delivery", id: "e-3", at: AT, route: "prs", platform: "log", outcome: "ok" },
+    ]);
+    const rows = deliveriesTable(summaries, "request not in this history").split("\n").slice(1);
+    expect(rows[0]).toMatch(/\se-3\s+prs\s+pull_request\s+202 coalesced\s+ok\s+log ok$/);
+    expect(rows[1]).toMatch(/\se-2\s.*202 coalesced\s+-\s+-\s+(.*)$/);
+    expect(rows[1]?.endsWith(COALESCED_NOTE)).toBe(true);
+    expect(rows[2]?.endsWith(COALESCED_NOTE)).toBe(true);
+  });
+
+  it("a pending group's events all say it, a redelivery naming what it repeats too", () => {
+    const redelivered: RequestRecord = { ...coalesced("r-1"), redelivery_of: "e-1" };
+    const rows = deliveriesTable(summarizeHistory([redelivered]), "request not in this history").split("\n");
+    expect(rows[1]?.endsWith(`${COALESCED_NOTE}; redelivery of e-1`)).toBe(true);
   });
 });
