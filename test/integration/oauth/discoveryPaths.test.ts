@@ -67,6 +67,31 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
     expect(meta.resourceMetadata?.resource).toBe(`${api.url}/mcp`);
   });
 
+  it("a well-known URL answering an HTML page with 200 (a web app's catch-all route) or a 5xx is passed over for the next one, OpenID Connect discovery included", async () => {
+    const oidc = (base: string) => ({
+      json: asMetadata(`${base}/realms/dev`, {
+        jwks_uri: `${base}/realms/dev/certs`,
+        subject_types_supported: ["public"],
+        id_token_signing_alg_values_supported: ["RS256"],
+      }),
+    });
+    for (const first of [
+      { headers: { "content-type": "text/html" }, text: "<!doctype html><div id=app></div>" },
+      { status: 502, text: "Bad Gateway" },
+    ] satisfies FakeReply[]) {
+      const api = await site((base) => ({
+        "/mcp": unauthorized,
+        "/.well-known/oauth-protected-resource": {
+          json: { resource: `${base}/mcp`, authorization_servers: [`${base}/realms/dev`] },
+        },
+        "/.well-known/oauth-authorization-server/realms/dev": first,
+        "/realms/dev/.well-known/openid-configuration": oidc(base),
+      }));
+      const meta = await discoverForFlow("kc", `${api.url}/mcp`, "browser", oauthFetches());
+      expect(meta.authorizationServerMetadata.issuer).toBe(`${api.url}/realms/dev`);
+    }
+  });
+
   it("falls back to OpenID Connect discovery appended to the issuer path (Keycloak realms)", async () => {
     const api = await keycloakRealm();
     const meta = await discoverForFlow("kc", `${api.url}/mcp`, "browser", oauthFetches());
@@ -263,7 +288,8 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
       (e: unknown) => e,
     )) as Error;
     expect(err.message).toMatch(
-      /^portal: OAuth discovery failed — http:\/\/127\.0\.0\.1:\d+: metadata unusable \(.*JSON/,
+      // The next URL was tried too: its status leads, the page follows.
+      /^portal: OAuth discovery failed — GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/openid-configuration → 404; http:\/\/127\.0\.0\.1:\d+: metadata unusable \(.*JSON/,
     );
   });
 
