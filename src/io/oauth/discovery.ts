@@ -323,12 +323,24 @@ async function protectedResourceMetadata(
   let metadata: OAuthProtectedResourceMetadata | undefined;
   // The location that answered, so a document that fails validation can be named.
   let answered = "";
+  /** Every URL asked, so the root location is not asked twice. */
+  const asked = new Set<string>();
   const recording: OAuthFetches["discovery"] = async (url, init) => {
+    asked.add(String(url));
     const res = await fetches.discovery(url, init);
     if (res.ok) answered = String(url);
     return res;
   };
-  for (const options of advertised === undefined ? [{}] : [{ resourceMetadataUrl: advertised }, {}]) {
+  // The SDK's well-known lookup goes on to the root location only after a 4xx at the path-inserted one; a
+  // 5xx there, or a 200 that is no metadata (a web app's HTML page), is passed over for the root one too.
+  const root = new URL("/.well-known/oauth-protected-resource", serverUrl);
+  const locations: Array<{ resourceMetadataUrl?: URL }> = [
+    ...(advertised === undefined ? [] : [{ resourceMetadataUrl: advertised }]),
+    {},
+    { resourceMetadataUrl: root },
+  ];
+  for (const options of locations) {
+    if (options.resourceMetadataUrl === root && asked.has(root.href)) continue;
     try {
       metadata = await discoverOAuthProtectedResourceMetadata(serverUrl, options, recording);
       break;

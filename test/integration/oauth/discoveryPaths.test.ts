@@ -92,6 +92,25 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
     }
   });
 
+  it("protected-resource metadata: a path-inserted URL answering an HTML page with 200 or a 5xx is passed over for the root one", async () => {
+    for (const first of [
+      { headers: { "content-type": "text/html" }, text: "<!doctype html><div id=app></div>" },
+      { status: 503, text: "Service Unavailable" },
+    ] satisfies FakeReply[]) {
+      const api = await site((base) => ({
+        "/mcp": unauthorized,
+        "/.well-known/oauth-protected-resource/mcp": first,
+        "/.well-known/oauth-protected-resource": {
+          json: { resource: `${base}/mcp`, authorization_servers: [`${base}/tenant`] },
+        },
+        "/.well-known/oauth-authorization-server/tenant": { json: asMetadata(`${base}/tenant`) },
+      }));
+      const meta = await discoverForFlow("t", `${api.url}/mcp`, "browser", oauthFetches());
+      expect(meta.authorizationServerUrl).toBe(`${api.url}/tenant`);
+      expect(meta.resourceMetadata?.resource).toBe(`${api.url}/mcp`);
+    }
+  });
+
   it("falls back to OpenID Connect discovery appended to the issuer path (Keycloak realms)", async () => {
     const api = await keycloakRealm();
     const meta = await discoverForFlow("kc", `${api.url}/mcp`, "browser", oauthFetches());
