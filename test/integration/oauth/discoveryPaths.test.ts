@@ -92,6 +92,39 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
     }
   });
 
+  it("a metadata URL redirecting within its origin is followed; one redirecting to another origin is not followed (the next URL is tried)", async () => {
+    const other = await site((base) => ({
+      "/.well-known/oauth-authorization-server/tenant": { json: asMetadata(`${base}/tenant`) },
+    }));
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/tenant`] },
+      },
+      "/.well-known/oauth-authorization-server/tenant": {
+        status: 302,
+        headers: { location: `${other.url}/.well-known/oauth-authorization-server/tenant` },
+        text: "",
+      },
+      "/tenant/.well-known/openid-configuration": {
+        status: 301,
+        headers: { location: "/tenant/oidc.json" },
+        text: "",
+      },
+      "/tenant/oidc.json": {
+        json: asMetadata(`${base}/tenant`, {
+          token_endpoint: `${base}/tenant/t`,
+          jwks_uri: `${base}/tenant/certs`,
+          subject_types_supported: ["public"],
+          id_token_signing_alg_values_supported: ["RS256"],
+        }),
+      },
+    }));
+    const meta = await discoverForFlow("t", `${api.url}/mcp`, "browser", oauthFetches());
+    expect(meta.authorizationServerMetadata.token_endpoint).toBe(`${api.url}/tenant/t`);
+    expect(other.requests).toHaveLength(0);
+  });
+
   it("protected-resource metadata: a path-inserted URL answering an HTML page with 200 or a 5xx is passed over for the root one", async () => {
     for (const first of [
       { headers: { "content-type": "text/html" }, text: "<!doctype html><div id=app></div>" },
