@@ -290,7 +290,7 @@ export async function usableTokens(
         resource: current.resource,
         flow: grantFlow,
         now: job.now(),
-        previousRefresh: refreshToken,
+        previous: current,
       });
       // The server may have replaced the refresh token: tokens the disk cannot take are kept in memory.
       const unsaved = store.keepTokens(saved);

@@ -1,5 +1,5 @@
 import {
-  discoverAuthorizationServerMetadata,
+  buildDiscoveryUrls,
   discoverOAuthProtectedResourceMetadata,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import {
@@ -8,6 +8,7 @@ import {
   type OAuthProtectedResourceMetadata,
   OpenIdProviderDiscoveryMetadataSchema,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { fetchWithinOrigin } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { SvcError } from "../../errors.js";
 import type { OAuthFetches } from "./fetch.js";
 import type { StoredMetadata } from "./tokenStore.js";
@@ -162,30 +163,58 @@ function isOpenIdConfiguration(url: string): boolean {
   return new URL(url).pathname.includes("/.well-known/openid-configuration");
 }
 
+/**
+ * The metadata at one well-known URL, or undefined when the URL gives none: an error status (a 404, and a
+ * 5xx too), no answer, or a 200 that is no metadata document (the HTML page of a web app's catch-all
+ * route); such a 200 is kept in `unusable` (the first one), for the error when no URL gives metadata.
+ */
+async function metadataAt(
+  url: string,
+  fetches: OAuthFetches,
+  unusable: { error?: unknown },
+): Promise<AuthorizationServerMetadata | undefined> {
+  let res: Response;
+  try {
+    // Redirects are followed within the origin only, as the SDK's discovery does.
+    res = await fetchWithinOrigin(fetches.discovery)(url, { headers: { accept: "application/json" } });
+  } catch {
+    return undefined;
+  }
+  if (!res.ok) {
+    await res.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  try {
+    const body: unknown = await res.json();
+    const schema = isOpenIdConfiguration(url) ? OpenIdProviderDiscoveryMetadataSchema : OAuthMetadataSchema;
+    return withUnlistedFields(schema.parse(body) as AuthorizationServerMetadata, body);
+  } catch (err) {
+    unusable.error ??= err;
+    return undefined;
+  }
+}
+
 async function fetchAsMetadata(
   advertised: string,
   fetches: OAuthFetches,
 ): Promise<AuthorizationServerMetadata | undefined> {
-  // The body of the document that answered, for the fields the SDK's OpenID schema drops.
-  let raw: unknown;
-  const recording: OAuthFetches["discovery"] = async (url, init) => {
-    const res = await fetches.discovery(url, init);
-    if (res.ok)
-      raw = await res
-        .clone()
-        .json()
-        .catch(() => undefined);
-    return res;
-  };
   const { origin, pathname } = new URL(advertised);
   if (!pathname.includes("/.well-known/")) {
-    const parsed = await discoverAuthorizationServerMetadata(advertised, { fetchFn: recording });
-    if (parsed !== undefined) return withUnlistedFields(parsed, raw);
-    // Not at the three URLs the MCP spec lists: an issuer with a path may serve RFC 8414 metadata appended
-    // to it (Okta custom authorization servers), tried last so the spec's order stands.
+    // The URLs the MCP spec lists, in its order; then, for an issuer with a path, RFC 8414 metadata appended
+    // to it (Okta custom authorization servers), last so the spec's order stands. Each URL that gives no
+    // metadata (a 404, a 5xx, an HTML page answered 200) is passed over for the next.
     const path = trimSlash(pathname);
-    if (path === "") return undefined;
-    return fetchAsMetadata(`${origin}${path}/.well-known/oauth-authorization-server`, fetches);
+    const urls = [
+      ...buildDiscoveryUrls(advertised).map((u) => u.url.href),
+      ...(path === "" ? [] : [`${origin}${path}/.well-known/oauth-authorization-server`]),
+    ];
+    const unusable: { error?: unknown } = {};
+    for (const url of urls) {
+      const meta = await metadataAt(url, fetches, unusable);
+      if (meta !== undefined) return meta;
+    }
+    if (unusable.error !== undefined) throw unusable.error;
+    return undefined;
   }
   // The path-scoped advertisement: the metadata URL itself, validated as discovery validates it.
   const res = await fetches.discovery(advertised, { headers: { accept: "application/json" } });
@@ -294,12 +323,24 @@ async function protectedResourceMetadata(
   let metadata: OAuthProtectedResourceMetadata | undefined;
   // The location that answered, so a document that fails validation can be named.
   let answered = "";
+  /** Every URL asked, so the root location is not asked twice. */
+  const asked = new Set<string>();
   const recording: OAuthFetches["discovery"] = async (url, init) => {
+    asked.add(String(url));
     const res = await fetches.discovery(url, init);
     if (res.ok) answered = String(url);
     return res;
   };
-  for (const options of advertised === undefined ? [{}] : [{ resourceMetadataUrl: advertised }, {}]) {
+  // The SDK's well-known lookup goes on to the root location only after a 4xx at the path-inserted one; a
+  // 5xx there, or a 200 that is no metadata (a web app's HTML page), is passed over for the root one too.
+  const root = new URL("/.well-known/oauth-protected-resource", serverUrl);
+  const locations: Array<{ resourceMetadataUrl?: URL }> = [
+    ...(advertised === undefined ? [] : [{ resourceMetadataUrl: advertised }]),
+    {},
+    { resourceMetadataUrl: root },
+  ];
+  for (const options of locations) {
+    if (options.resourceMetadataUrl === root && asked.has(root.href)) continue;
     try {
       metadata = await discoverOAuthProtectedResourceMetadata(serverUrl, options, recording);
       break;

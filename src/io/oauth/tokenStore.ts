@@ -279,6 +279,12 @@ export function mergeScopes(a: string | undefined, b: string | undefined): strin
  * Converts a token response into what is stored, with an absolute expiry from `now`. An `expires_in` of 0
  * or less states no usable lifetime (as golang.org/x/oauth2 reads it): such a token has no `expires_at`
  * and serves until the server refuses it, instead of being refreshed before every request.
+ *
+ * A refresh answer (`previous`: the tokens it renews) that leaves out the refresh token, the scope or the
+ * ID token keeps the saved one: RFC 6749 section 6 lets the server keep the refresh token, section 5.1
+ * omits a scope identical to the one asked for (a refresh asks for the original grant's), and OpenID
+ * Connect Core section 12.2 may send no new ID token. Fields no standard names (`refresh_token_expires_in`,
+ * a vendor's) are not kept: svc reads none of them.
  */
 export function toStoredTokens(
   tokens: OAuthTokens,
@@ -287,16 +293,18 @@ export function toStoredTokens(
     resource?: string | undefined;
     flow: "browser" | "device";
     now: number;
-    previousRefresh?: string | undefined;
+    previous?: Pick<StoredTokens, "refresh_token" | "scope" | "id_token"> | undefined;
   },
 ): StoredTokens {
-  const refresh = tokens.refresh_token ?? extra.previousRefresh;
+  const refresh = tokens.refresh_token ?? extra.previous?.refresh_token;
+  const scope = tokens.scope ?? extra.previous?.scope;
+  const idToken = tokens.id_token ?? extra.previous?.id_token;
   return {
     access_token: tokens.access_token,
     token_type: tokens.token_type,
     ...(refresh !== undefined ? { refresh_token: refresh } : {}),
-    ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}),
-    ...(tokens.id_token !== undefined ? { id_token: tokens.id_token } : {}),
+    ...(scope !== undefined ? { scope } : {}),
+    ...(idToken !== undefined ? { id_token: idToken } : {}),
     ...(typeof tokens.expires_in === "number" && tokens.expires_in > 0
       ? { expires_at: extra.now + tokens.expires_in * 1000, obtained_at: extra.now }
       : {}),

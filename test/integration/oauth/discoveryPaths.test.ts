@@ -67,6 +67,83 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
     expect(meta.resourceMetadata?.resource).toBe(`${api.url}/mcp`);
   });
 
+  it("a well-known URL answering an HTML page with 200 (a web app's catch-all route) or a 5xx is passed over for the next one, OpenID Connect discovery included", async () => {
+    const oidc = (base: string) => ({
+      json: asMetadata(`${base}/realms/dev`, {
+        jwks_uri: `${base}/realms/dev/certs`,
+        subject_types_supported: ["public"],
+        id_token_signing_alg_values_supported: ["RS256"],
+      }),
+    });
+    for (const first of [
+      { headers: { "content-type": "text/html" }, text: "<!doctype html><div id=app></div>" },
+      { status: 502, text: "Bad Gateway" },
+    ] satisfies FakeReply[]) {
+      const api = await site((base) => ({
+        "/mcp": unauthorized,
+        "/.well-known/oauth-protected-resource": {
+          json: { resource: `${base}/mcp`, authorization_servers: [`${base}/realms/dev`] },
+        },
+        "/.well-known/oauth-authorization-server/realms/dev": first,
+        "/realms/dev/.well-known/openid-configuration": oidc(base),
+      }));
+      const meta = await discoverForFlow("kc", `${api.url}/mcp`, "browser", oauthFetches());
+      expect(meta.authorizationServerMetadata.issuer).toBe(`${api.url}/realms/dev`);
+    }
+  });
+
+  it("a metadata URL redirecting within its origin is followed; one redirecting to another origin is not followed (the next URL is tried)", async () => {
+    const other = await site((base) => ({
+      "/.well-known/oauth-authorization-server/tenant": { json: asMetadata(`${base}/tenant`) },
+    }));
+    const api = await site((base) => ({
+      "/mcp": unauthorized,
+      "/.well-known/oauth-protected-resource/mcp": {
+        json: { resource: `${base}/mcp`, authorization_servers: [`${base}/tenant`] },
+      },
+      "/.well-known/oauth-authorization-server/tenant": {
+        status: 302,
+        headers: { location: `${other.url}/.well-known/oauth-authorization-server/tenant` },
+        text: "",
+      },
+      "/tenant/.well-known/openid-configuration": {
+        status: 301,
+        headers: { location: "/tenant/oidc.json" },
+        text: "",
+      },
+      "/tenant/oidc.json": {
+        json: asMetadata(`${base}/tenant`, {
+          token_endpoint: `${base}/tenant/t`,
+          jwks_uri: `${base}/tenant/certs`,
+          subject_types_supported: ["public"],
+          id_token_signing_alg_values_supported: ["RS256"],
+        }),
+      },
+    }));
+    const meta = await discoverForFlow("t", `${api.url}/mcp`, "browser", oauthFetches());
+    expect(meta.authorizationServerMetadata.token_endpoint).toBe(`${api.url}/tenant/t`);
+    expect(other.requests).toHaveLength(0);
+  });
+
+  it("protected-resource metadata: a path-inserted URL answering an HTML page with 200 or a 5xx is passed over for the root one", async () => {
+    for (const first of [
+      { headers: { "content-type": "text/html" }, text: "<!doctype html><div id=app></div>" },
+      { status: 503, text: "Service Unavailable" },
+    ] satisfies FakeReply[]) {
+      const api = await site((base) => ({
+        "/mcp": unauthorized,
+        "/.well-known/oauth-protected-resource/mcp": first,
+        "/.well-known/oauth-protected-resource": {
+          json: { resource: `${base}/mcp`, authorization_servers: [`${base}/tenant`] },
+        },
+        "/.well-known/oauth-authorization-server/tenant": { json: asMetadata(`${base}/tenant`) },
+      }));
+      const meta = await discoverForFlow("t", `${api.url}/mcp`, "browser", oauthFetches());
+      expect(meta.authorizationServerUrl).toBe(`${api.url}/tenant`);
+      expect(meta.resourceMetadata?.resource).toBe(`${api.url}/mcp`);
+    }
+  });
+
   it("falls back to OpenID Connect discovery appended to the issuer path (Keycloak realms)", async () => {
     const api = await keycloakRealm();
     const meta = await discoverForFlow("kc", `${api.url}/mcp`, "browser", oauthFetches());
@@ -263,7 +340,8 @@ describe("discovery locations (RFC 9728 / RFC 8414 / OpenID Connect)", () => {
       (e: unknown) => e,
     )) as Error;
     expect(err.message).toMatch(
-      /^portal: OAuth discovery failed — http:\/\/127\.0\.0\.1:\d+: metadata unusable \(.*JSON/,
+      // The next URL was tried too: its status leads, the page follows.
+      /^portal: OAuth discovery failed — GET http:\/\/127\.0\.0\.1:\d+\/\.well-known\/openid-configuration → 404; http:\/\/127\.0\.0\.1:\d+: metadata unusable \(.*JSON/,
     );
   });
 

@@ -338,6 +338,37 @@ describe("token refresh", () => {
     expect(refresh?.body.get("resource")).toBe(url);
   });
 
+  it("a refresh answer without scope or id_token keeps the saved ones (RFC 6749 5.1 and 6: the scope is unchanged; OpenID Connect Core 12.2), one that states them replaces them; unknown fields are not saved", async () => {
+    let answers = 0;
+    const { url } = await loggedIn({
+      tokenResponse: (t) => {
+        answers++;
+        if (answers === 1)
+          return { ...t, scope: "mcp files:read", id_token: "eyJhbGciOiJub25lIn0.e30.login" };
+        if (answers === 2) return { ...t, refresh_token_expires_in: 86400, vendor_field: "x" };
+        return { ...t, scope: "mcp", id_token: "eyJhbGciOiJub25lIn0.e30.third" };
+      },
+    });
+    const jobAt = (ms: number) =>
+      makeJob(
+        "srv",
+        { url, auth: "oauth", oauth: { cimd: false } },
+        { paths: svcPaths(home.dir), logger: silentLogger(), now: () => ms },
+      );
+    const later = Date.now() + 2 * 3600_000;
+    const refreshed = await usableTokens(jobAt(later));
+    expect(refreshed.scope).toBe("mcp files:read");
+    expect(refreshed.id_token).toBe("eyJhbGciOiJub25lIn0.e30.login");
+    const saved = jobAt(later).store.readTokens() as unknown as Record<string, unknown>;
+    expect(saved.scope).toBe("mcp files:read");
+    expect(saved.id_token).toBe("eyJhbGciOiJub25lIn0.e30.login");
+    expect(saved).not.toHaveProperty("vendor_field");
+    expect(saved).not.toHaveProperty("refresh_token_expires_in");
+    const again = await usableTokens(jobAt(later + 2 * 3600_000));
+    expect(again.scope).toBe("mcp");
+    expect(again.id_token).toBe("eyJhbGciOiJub25lIn0.e30.third");
+  });
+
   describe("a token endpoint that gives no OAuth answer (503, unreachable) during refresh", () => {
     const jobAt = (url: string, ms: number) =>
       makeJob(

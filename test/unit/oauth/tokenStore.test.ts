@@ -77,7 +77,7 @@ describe("token store", () => {
   it("keeps a refresh token the server did not rotate", () => {
     const t = toStoredTokens(
       { access_token: "new", token_type: "Bearer" },
-      { issuer: "i", flow: "device", now: 0, previousRefresh: "old-r" },
+      { issuer: "i", flow: "device", now: 0, previous: { refresh_token: "old-r" } },
     );
     expect(t.refresh_token).toBe("old-r");
     expect(t.expires_at).toBeUndefined();
