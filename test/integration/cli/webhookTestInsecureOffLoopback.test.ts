@@ -41,6 +41,19 @@ describe("svc webhook test / redeliver to an INSECURE_NO_AUTH subscription off l
     expect(redeliver.stderr).toContain(why);
   });
 
+  it("a subscription with no secret at all (and no global one) is refused before anything is sent (exit 2)", async () => {
+    gw = await startTestGateway({ config: webhookConfig({}) });
+    gw.home.write("webhook_subscriptions.json", JSON.stringify({ bare: { enabled: true } }), 0o600);
+    const test = await svc(gw.home, ["webhook", "test", "bare", "--port", String(gw.gateway.port)]);
+    expect(test).toMatchObject({ code: 2, stdout: "" });
+    expect(test.stderr).toContain(
+      "bare has no secret of its own and there is no global secret (platforms.webhook.secret in",
+    );
+    expect(test.stderr).toContain(
+      "the gateway does not serve it; set one with svc webhook subscribe bare --secret <secret>",
+    );
+  });
+
   it("says nothing of the kind for the same subscription on a loopback bind, which serves it", async () => {
     gw = await startTestGateway({ config: webhookConfig({}) });
     gw.home.write(
