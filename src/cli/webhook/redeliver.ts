@@ -161,6 +161,8 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       `route ${route} has no secret and there is no global secret — the gateway does not serve it`,
     );
   const running = runningAddress(loaded);
+  const unserved = target.unservedNote(running);
+  if (unserved !== undefined) process.stderr.write(`${unserved}\n`);
   const port = options.port !== undefined ? parsePortOption(options.port, "--port", 1) : running.port;
   if (port === 0) throw new SvcError("usage", PORT_ZERO);
   if (port === undefined && running.withoutListener !== undefined)

@@ -90,6 +90,9 @@ export async function sendTest(
       `Note: ${name}'s first event ${JSON.stringify(event)} cannot be sent as the X-Forge-Event header (only printable ASCII fits one), and --payload has no event_type, so the gateway gets no event type — add "event_type": ${JSON.stringify(event)} to --payload\n`,
     );
   const running = runningAddress(loaded);
+  // INSECURE_NO_AUTH on a gateway bound off loopback: its 404 would otherwise come with no reason.
+  const unserved = target.unservedNote(running);
+  if (unserved !== undefined) process.stderr.write(`${unserved}\n`);
   const port = options.port !== undefined ? parsePortOption(options.port, "--port", 1) : running.port;
   if (port === undefined && running.withoutListener !== undefined)
     throw noListener(loaded, running.withoutListener);

@@ -5,8 +5,9 @@ import { SvcError } from "../../errors.js";
 import { lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
-import { routePath } from "./address.js";
+import { type Address, routePath } from "./address.js";
 import { meantSubscription } from "./meantSubscription.js";
+import { notServed } from "./notServed.js";
 import type { AnsweringRoute } from "./postToGateway.js";
 import { existingRecord } from "./storedRecord.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -24,24 +25,36 @@ export interface TestTarget {
   readonly route: AnsweringRoute;
   /** Lines for stderr: a disabled subscription, a subscription the static route shadows. */
   readonly notes: readonly string[];
+  /**
+   * The note for an enabled subscription the gateway bound at `running` (`runningAddress`) would not serve
+   * (INSECURE_NO_AUTH off loopback: it answers 404), as `svc webhook list` words it; undefined otherwise.
+   */
+  unservedNote(running: Address): string | undefined;
 }
 
 /** The subscription `name` in the file in SVC_HOME (with state.backend: redis, the shared hash). */
 function storedSubscription(
   loaded: LoadedConfig,
   name: string,
-): Promise<{ path: string; sub: Subscription | undefined; names: string[] }> {
+): Promise<{ path: string; sub: Subscription | undefined; raw: unknown; names: string[] }> {
   return withSubscriptionStore(loaded, async (store) => {
     const { records } = await store.read();
+    const raw = ownRecord(records, name);
     return {
       path: store.path,
-      sub: existingRecord(store.path, name, ownRecord(records, name)),
+      sub: existingRecord(store.path, name, raw),
+      raw,
       names: Object.keys(records),
     };
   });
 }
 
-function subscriptionTarget(sub: Subscription, name: string, notes: readonly string[] = []): TestTarget {
+function subscriptionTarget(
+  sub: Subscription,
+  name: string,
+  notes: readonly string[],
+  unserved: (running: Address) => string | undefined,
+): TestTarget {
   return {
     secret: sub.secret,
     events: sub.events,
@@ -55,6 +68,11 @@ function subscriptionTarget(sub: Subscription, name: string, notes: readonly str
         : [`Note: ${name} is disabled; the gateway will answer 404 until svc webhook enable ${name}`]),
       ...notes,
     ],
+    unservedNote(running) {
+      if (!sub.enabled) return undefined;
+      const why = unserved(running);
+      return why === undefined ? undefined : `Note: ${name} is enabled but not served (404): ${why}`;
+    },
   };
 }
 
@@ -80,6 +98,7 @@ export async function testTarget(
       profile: route.profile,
       enabled: true,
       route,
+      unservedNote: () => undefined,
       notes: [
         ...(found?.sub === undefined
           ? []
@@ -90,7 +109,7 @@ export async function testTarget(
       ],
     };
   }
-  const { path, sub, names } = await storedSubscription(loaded, name);
+  const { path, sub, raw, names } = await storedSubscription(loaded, name);
   // A typo of a stored name is named, rather than offered as a subscription to create.
   const meant = sub === undefined ? meantSubscription(name, names) : "";
   if (sub === undefined)
@@ -104,10 +123,12 @@ export async function testTarget(
             ? `no dynamic subscription named "${name}" in ${path}${meant} (see svc webhook list)`
             : `no dynamic subscription named "${name}" in ${path} — see svc webhook list (svc webhook subscribe ${name} creates one)`,
     );
+  // A subscription a config.yaml route shadows is not the one answering: its own secret does not matter.
   return subscriptionTarget(
     sub,
     name,
     route === undefined ? unfiredJobNote(loaded, name, sub) : [shadowNote(loaded, name, route, sub)],
+    (running) => (route === undefined ? notServed(loaded, path, name, raw, running) : undefined),
   );
 }
 

@@ -78,6 +78,10 @@ describe("authentication (spec 5) with the real signing libraries", () => {
     expect(await post("hmac", "{}", { "X-Alt-Forge-Token": hex(SECRET, "{}") })).toMatchObject({
       status: 401,
     });
+    // Exact: no case folding, and no prefix or part of the secret passes.
+    for (const token of [SECRET.toUpperCase(), SECRET.slice(0, -1), `Bearer ${SECRET}`]) {
+      expect(await post("hmac", "{}", { "X-Alt-Forge-Token": token })).toMatchObject({ status: 401 });
+    }
   });
 
   it("Standard Webhooks: standardwebhooks-signed requests pass with whsec_ and raw secrets", async () => {
@@ -261,6 +265,24 @@ describe("authentication (spec 5) with the real signing libraries", () => {
     });
     const warnings = gw.logs().filter((l) => l.level === 40 && l.msg.includes("deprecated generic V1"));
     expect(warnings.map((l) => l.msg.split(":")[0])).toEqual(["[webhook] legacy", "[webhook] legacy2"]);
+  });
+
+  it("the V1 deprecation warning stays once per route across a reload of config.yaml (SIGHUP)", async () => {
+    const body = '{"after":"reload"}';
+    const warned = () =>
+      gw
+        .logs()
+        .filter((l) => l.level === 40 && l.msg.startsWith("[webhook] legacy: sender uses the deprecated"));
+    expect(await post("legacy", body, { "X-Webhook-Signature": hex(SECRET, body) })).toMatchObject({
+      status: 202,
+    });
+    const before = warned().length;
+    expect(before).toBe(1);
+    gw.gateway.reload();
+    expect(await post("legacy", body, { "X-Webhook-Signature": hex(SECRET, body) })).toMatchObject({
+      status: 202,
+    });
+    expect(warned()).toHaveLength(before);
   });
 
   it("no recognized signature header with a secret configured is 401", async () => {
