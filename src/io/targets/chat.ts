@@ -145,6 +145,11 @@ export interface ChatTargetSpec {
   readonly threadIsChannel?: boolean;
   check?(signal?: AbortSignal): Promise<string | undefined>;
   sendPart(part: ChatPart): Promise<unknown>;
+  /**
+   * The chat a message to `chatId` went to, when the platform moved it (a Telegram group upgraded to a
+   * supergroup): the receipt names it, so the message is mirrored into the session of the chat that shows it.
+   */
+  deliveredTo?(chatId: string): string;
 }
 
 /**
@@ -231,7 +236,7 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
           }
         }
       });
-      return { chatId, parts: parts.length };
+      return { chatId: spec.deliveredTo?.(chatId) ?? chatId, parts: parts.length };
     },
   };
 }

@@ -110,5 +110,6 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
         return toChat(to);
       }
     },
+    deliveredTo: (chatId) => migrated.get(chatId) ?? chatId,
   });
 }

@@ -76,6 +76,25 @@ describe("mirror_to_session", () => {
     ]);
   });
 
+  it("mirrors into the session of the supergroup a migrated Telegram group's message went to, not the old group's", async () => {
+    const migrated = await startFakeTelegram({ migrated: { "-555": -1009999 } });
+    try {
+      const { d } = deliverer({ telegram: { enabled: true, token: "1:x", base_url: migrated.url } });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      await store.openChat("telegram", "-555");
+      await store.openChat("telegram", "-1009999");
+      const receipt = await d.deliver(request({ chat_id: "-555" }));
+      expect(receipt.chatId).toBe("-1009999");
+      expect(store.entries("telegram:-1009999").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+      // The old group, which Telegram closed when it moved, gets nothing.
+      expect(store.entries("telegram:-555")).toEqual([]);
+    } finally {
+      await migrated.close();
+    }
+  });
+
   it("skips a chat without a session and creates nothing", async () => {
     const { d, log } = deliverer();
     await d.deliver(request({ chat_id: "777" }));
