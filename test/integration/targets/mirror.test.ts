@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDeliverer } from "../../../src/actors/deliver.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { SessionStore } from "../../../src/io/sessions/store.js";
-import type { FakeApi } from "../../fakes/httpFake.js";
+import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -92,6 +92,26 @@ describe("mirror_to_session", () => {
       expect(store.entries("telegram:-555")).toEqual([]);
     } finally {
       await migrated.close();
+    }
+  });
+
+  it("mirrors a Matrix message sent to a room alias into the session of the room it resolved to", async () => {
+    const matrix = await startFakeApi((r) => ({
+      json:
+        r.method === "GET" ? { room_id: "!abc:example.org", servers: ["example.org"] } : { event_id: "$1" },
+    }));
+    try {
+      const { d } = deliverer({ matrix: { enabled: true, token: "syt_x", base_url: matrix.url } });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      // A chat front end keys a Matrix room's session by its room ID, which every event of the room carries.
+      await store.openChat("matrix", "!abc:example.org");
+      const receipt = await d.deliver({ ...request({ chat_id: "#ops:example.org" }), target: "matrix" });
+      expect(receipt.chatId).toBe("!abc:example.org");
+      expect(store.entries("matrix:!abc:example.org").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+    } finally {
+      await matrix.close();
     }
   });
 
