@@ -95,6 +95,23 @@ describe("mirror_to_session", () => {
     }
   });
 
+  it("mirrors a Telegram message sent to a public chat's @username into the session of the chat's numeric id, which the Bot API answers with", async () => {
+    const named = await startFakeTelegram({ usernames: { "@ops_team": -1001234 } });
+    try {
+      const { d } = deliverer({ telegram: { enabled: true, token: "1:x", base_url: named.url } });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      // A chat front end keys a Telegram chat's session by the numeric id every update carries.
+      await store.openChat("telegram", "-1001234");
+      const receipt = await d.deliver(request({ chat_id: "@ops_team" }));
+      expect(receipt.chatId).toBe("-1001234");
+      expect(store.entries("telegram:-1001234").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+    } finally {
+      await named.close();
+    }
+  });
+
   it("mirrors a Matrix message sent to a room alias into the session of the room it resolved to", async () => {
     const matrix = await startFakeApi((r) => ({
       json:
