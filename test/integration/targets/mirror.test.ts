@@ -112,6 +112,25 @@ describe("mirror_to_session", () => {
     }
   });
 
+  it("mirrors a Slack message sent to a #channel name into the session of the channel ID Slack answers with", async () => {
+    const slack = await startFakeApi(() => ({
+      json: { ok: true, channel: "C0123456789", ts: "1700000000.000100", message: { text: "PR #7 merged" } },
+    }));
+    try {
+      const { d } = deliverer({ slack: { enabled: true, token: "xoxb-1", base_url: slack.url } });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      // A chat front end keys a Slack channel's session by the channel ID its events carry.
+      await store.openChat("slack", "C0123456789");
+      const receipt = await d.deliver({ ...request({ chat_id: "#deploys" }), target: "slack" });
+      expect(receipt.chatId).toBe("C0123456789");
+      expect(store.entries("slack:C0123456789").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+    } finally {
+      await slack.close();
+    }
+  });
+
   it("mirrors a Matrix message sent to a room alias into the session of the room it resolved to", async () => {
     const matrix = await startFakeApi((r) => ({
       json:
