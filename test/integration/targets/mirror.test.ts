@@ -131,6 +131,35 @@ describe("mirror_to_session", () => {
     }
   });
 
+  it("mirrors a Feishu message sent to a user's open_id into the session of the chat Feishu answers with", async () => {
+    const feishu = await startFakeApi((r) =>
+      r.path.startsWith("/open-apis/auth/")
+        ? { json: { code: 0, msg: "ok", tenant_access_token: "t-1", expire: 7200 } }
+        : {
+            json: {
+              code: 0,
+              msg: "success",
+              data: { message_id: "om_1", chat_id: "oc_p2p42", msg_type: "text" },
+            },
+          },
+    );
+    try {
+      const { d } = deliverer({
+        feishu: { enabled: true, app_id: "cli_1", app_secret: "s3cret", base_url: feishu.url },
+      });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      // A chat front end keys a Feishu chat's session by the chat_id its message events carry (a p2p chat's too).
+      await store.openChat("feishu", "oc_p2p42");
+      const receipt = await d.deliver({ ...request({ chat_id: "ou_user7" }), target: "feishu" });
+      expect(receipt.chatId).toBe("oc_p2p42");
+      expect(store.entries("feishu:oc_p2p42").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+    } finally {
+      await feishu.close();
+    }
+  });
+
   it("mirrors a Matrix message sent to a room alias into the session of the room it resolved to", async () => {
     const matrix = await startFakeApi((r) => ({
       json:
