@@ -160,6 +160,32 @@ describe("mirror_to_session", () => {
     }
   });
 
+  it("mirrors a WhatsApp message into the session of the wa_id WhatsApp answers with, where it differs from the number written", async () => {
+    const whatsapp = await startFakeApi(() => ({
+      json: {
+        messaging_product: "whatsapp",
+        // A Brazilian mobile number written with its ninth digit: WhatsApp's id for the user has none.
+        contacts: [{ input: "5511987654321", wa_id: "551187654321" }],
+        messages: [{ id: "wamid.1" }],
+      },
+    }));
+    try {
+      const { d } = deliverer({
+        whatsapp: { enabled: true, token: "EAAG1", phone_number_id: "1098", base_url: whatsapp.url },
+      });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      // A chat front end keys a WhatsApp chat's session by the wa_id its incoming messages carry (`from`).
+      await store.openChat("whatsapp", "551187654321");
+      const receipt = await d.deliver({ ...request({ chat_id: "5511987654321" }), target: "whatsapp" });
+      expect(receipt.chatId).toBe("551187654321");
+      expect(store.entries("whatsapp:551187654321").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+    } finally {
+      await whatsapp.close();
+    }
+  });
+
   it("mirrors a Matrix message sent to a room alias into the session of the room it resolved to", async () => {
     const matrix = await startFakeApi((r) => ({
       json:
