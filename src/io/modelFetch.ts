@@ -220,7 +220,8 @@ function askedToStream(init: RequestInit | undefined): boolean {
  * for none, as proxies and gateways set to always stream and some self-hosted servers answer, is assembled
  * into the JSON answer the request asked for (`streamedAnswer`) and normalized as one; a stream that
  * assembles into none (cut off, not JSON, of neither API) is handed on as a text saying what was wrong with
- * it, which the SDK refuses and the run's failure notice quotes. An answer that can have no body (204) is
+ * it, which the SDK refuses and the run's failure notice quotes (one cut off marked to be retried, as a body
+ * whose connection dropped is). An answer that can have no body (204) is
  * passed on.
  */
 async function normalizedAnswer(response: Response, read: AnswerReading): Promise<Response> {
@@ -245,6 +246,8 @@ async function normalizedAnswer(response: Response, read: AnswerReading): Promis
     const assembled = streamedAnswer(text, read.protocol);
     if ("problem" in assembled) {
       headers.set("content-type", "text/plain; charset=utf-8");
+      // Cut off before its end: retried as an answer whose connection dropped mid-way is.
+      if (assembled.transient) headers.set("x-should-retry", "true");
       return new Response(assembled.problem, kept);
     }
     headers.set("content-type", "application/json");

@@ -24,7 +24,14 @@ export type StreamAssembly =
        */
       readonly transient?: true;
     }
-  | { readonly problem: string };
+  | {
+      readonly problem: string;
+      /**
+       * The stream was cut off before its end (the server, or a proxy in front of it, ended the answer
+       * early): what a connection dropped in the middle of the answer is, which the run retries.
+       */
+      readonly transient?: true;
+    };
 
 /** The Messages API's error types of a failure a later try may not meet (529, 429, 500, 504). */
 const TRANSIENT_MESSAGES_ERRORS = new Set([
@@ -100,6 +107,7 @@ const quoted = (text: string) => cutText(text.replace(/\s+/g, " ").trim(), QUOTE
 
 const cutOff = (end: string, count: number): StreamAssembly => ({
   problem: `${STREAM} cut off before its end (no ${end} after ${count} event${count === 1 ? "" : "s"}) — the server, or a proxy in front of it, ended the answer early`,
+  transient: true,
 });
 
 const API_NAME = { chat: "Chat Completions chunks", messages: "Messages API events" } as const;

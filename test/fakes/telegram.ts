@@ -17,6 +17,11 @@ export async function startFakeTelegram(
     readonly deletedTopics?: readonly number[];
     /** The bot's token: a request with another one in its path is answered 401, as the Bot API does. */
     readonly token?: string;
+    /**
+     * Public chats' `@username`s and their numeric ids: a message sent to the username is answered with the
+     * chat's numeric id (`result.chat.id`), as the Bot API answers it.
+     */
+    readonly usernames?: Readonly<Record<string, number>>;
   } = {},
 ): Promise<FakeApi> {
   let nextId = 1;
@@ -62,7 +67,19 @@ export async function startFakeTelegram(
       const entityError = parseEntities(text, body.parse_mode);
       if (entityError !== undefined) return badRequest(`Bad Request: can't parse entities: ${entityError}`);
       return {
-        json: { ok: true, result: { message_id: nextId++, chat: { id: body.chat_id }, text: body.text } },
+        json: {
+          ok: true,
+          result: {
+            message_id: nextId++,
+            chat: {
+              id:
+                options.usernames !== undefined && Object.hasOwn(options.usernames, id)
+                  ? options.usernames[id]
+                  : body.chat_id,
+            },
+            text: body.text,
+          },
+        },
       };
     }
     return { status: 404, json: { ok: false, error_code: 404, description: "Not Found" } };

@@ -145,6 +145,12 @@ export interface ChatTargetSpec {
   readonly threadIsChannel?: boolean;
   check?(signal?: AbortSignal): Promise<string | undefined>;
   sendPart(part: ChatPart): Promise<unknown>;
+  /**
+   * The chat a message to `chatId` went to, by another name than `chatId` (a Telegram `@username` or a group
+   * upgraded to a supergroup, a Matrix room alias), from its last part's answer (what `sendPart` returned): the
+   * receipt names it, so the message is mirrored into the session of the chat that shows it.
+   */
+  deliveredTo?(chatId: string, answer: unknown): string;
 }
 
 /**
@@ -222,16 +228,17 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
         ...(spec.unit === undefined ? {} : { unit: spec.unit }),
         markdown: spec.markdown === true,
       });
+      let answer: unknown;
       await oneAtATime(chatId, async () => {
         for (const [index, text] of parts.entries()) {
           try {
-            await runStep(() => spec.sendPart({ chatId, text, index, message, signal }));
+            answer = await runStep(() => spec.sendPart({ chatId, text, index, message, signal }));
           } catch (err) {
             throw index === 0 ? err : partlyDelivered(err, index, parts.length);
           }
         }
       });
-      return { chatId, parts: parts.length };
+      return { chatId: spec.deliveredTo?.(chatId, answer) ?? chatId, parts: parts.length };
     },
   };
 }

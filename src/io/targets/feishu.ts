@@ -129,7 +129,14 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
           if (throttle === undefined) throw error;
           throw new DeliveryError(error.message, true, throttle.retryAfterSeconds, body);
         }
+        return body;
       });
+    },
+    // Feishu answers with the chat the message is in (`data.chat_id`; for a message to a user's open_id,
+    // union_id or email, the p2p chat's `oc_…` id), which a chat's session is keyed by.
+    deliveredTo: (chatId, answer) => {
+      const chat = (answer as { data?: { chat_id?: unknown } } | undefined)?.data?.chat_id;
+      return typeof chat === "string" && chat !== "" ? chat : chatId;
     },
   });
 }

@@ -24,6 +24,14 @@ const NOT_A_PULL_REQUEST = /Could not resolve to a PullRequest/i;
  */
 const RATE_LIMITED = /secondary rate limit|submitted too quickly|API rate limit (?:already )?exceeded/i;
 const RATE_LIMIT_WAIT_SECONDS = 60;
+/**
+ * gh could not reach GitHub (its DNS failure "error connecting to api.github.com", a refused or reset
+ * connection, a TLS handshake or read that timed out) or GitHub answered a 5xx (`HTTP 502: ...`, GraphQL's
+ * `non-200 OK status code: 503 ...`): a failure the next try may not meet, retried in agent mode with the
+ * backoff every platform's connection errors and 5xx answers get.
+ */
+const UNREACHABLE =
+  /error connecting to |dial tcp|connection refused|connection reset by peer|no such host|TLS handshake timeout|i\/o timeout|\bHTTP 5\d\d\b|non-200 OK status code: 5\d\d/i;
 
 export interface ForgeDestination {
   readonly repo: string;
@@ -123,7 +131,7 @@ export function forgeCommentTarget(
       const limited = RATE_LIMITED.test(detail);
       throw new DeliveryError(
         `forge_comment: ${settings.command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`,
-        limited,
+        limited || UNREACHABLE.test(detail),
         limited ? RATE_LIMIT_WAIT_SECONDS : undefined,
       );
     }

@@ -53,5 +53,7 @@ export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget
         signal,
       });
     },
+    // A chat's session is keyed by the room ID its events carry, not by an alias naming it.
+    deliveredTo: (chatId) => roomIds.get(chatId) ?? chatId,
   });
 }

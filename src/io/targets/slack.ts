@@ -75,5 +75,11 @@ export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
         signal,
       );
     },
+    // Slack answers with the channel's ID (a `#name` or a user's ID names it otherwise): a chat's session is
+    // keyed by the ID its events carry.
+    deliveredTo: (chatId, answer) => {
+      const channel = (answer as { channel?: unknown } | undefined)?.channel;
+      return typeof channel === "string" && channel !== "" ? channel : chatId;
+    },
   });
 }

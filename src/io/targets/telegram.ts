@@ -110,5 +110,13 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
         return toChat(to);
       }
     },
+    // The sent message names its chat by the numeric id every update of it carries (a chat's session is
+    // keyed by it): also for an `@username`, and the supergroup a migrated group's message went to.
+    deliveredTo: (chatId, answer) => {
+      const id = (answer as { chat?: { id?: unknown } } | undefined)?.chat?.id;
+      return typeof id === "number" || (typeof id === "string" && id !== "")
+        ? String(id)
+        : (migrated.get(chatId) ?? chatId);
+    },
   });
 }

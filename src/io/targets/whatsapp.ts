@@ -3,7 +3,7 @@ import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { chatTarget } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
-import type { ThrottleRule } from "./httpJson.js";
+import type { HttpAnswer, ThrottleRule } from "./httpJson.js";
 import { DeliveryError, type DeliveryTarget } from "./target.js";
 
 /** WhatsApp Cloud API text messages: `text.body` up to 4096 characters. */
@@ -69,5 +69,15 @@ export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTa
         .catch((err: unknown) => {
           throw withErrorDetails(err, [token]);
         }),
+    // WhatsApp answers with the user's WhatsApp id (`contacts[0].wa_id`), which their incoming messages carry
+    // and a chat's session is keyed by; it can differ from the number written (Brazil's mobile numbers).
+    deliveredTo: (chatId, answer) => {
+      const contacts = ((answer as HttpAnswer | undefined)?.body as { contacts?: unknown } | undefined)
+        ?.contacts;
+      const waId = Array.isArray(contacts)
+        ? (contacts[0] as { wa_id?: unknown } | undefined)?.wa_id
+        : undefined;
+      return typeof waId === "string" && waId !== "" ? waId : chatId;
+    },
   });
 }

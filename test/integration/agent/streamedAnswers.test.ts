@@ -135,7 +135,7 @@ describe("a model endpoint that streams its answers to requests that ask for no 
     }
   });
 
-  it("a stream cut off before its end fails the run: the notice names the endpoint and what was wrong", async () => {
+  it("a stream cut off before its end, with no retry left (retries: 0), fails the run: the notice names the endpoint and what was wrong", async () => {
     const model = await startFakeOpenAI();
     try {
       const chunk = {
@@ -150,6 +150,50 @@ describe("a model endpoint that streams its answers to requests that ask for no 
         `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions gave an answer svc cannot use (HTTP 200): an event stream (text/event-stream) cut off before its end (no data: [DONE] after 1 event) — the server, or a proxy in front of it, ended the answer early`,
       ]);
       expect(await journalled(gw.home.dir)).toMatchObject({ outcome: "error", steps: 0 });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("a stream cut off before its end is retried, as an answer whose connection dropped mid-way is, and the next try's answer is delivered", async () => {
+    const model = await startFakeOpenAI();
+    try {
+      const chunk = {
+        id: "c1",
+        object: "chat.completion.chunk",
+        choices: [{ index: 0, delta: { content: "The build" }, finish_reason: null }],
+      };
+      // The proxy ends the body cleanly after one chunk: no finish reason, no data: [DONE].
+      model.script(eventStream(`data: ${JSON.stringify(chunk)}\n\n`), { text: "The build passed." });
+      // The run's first retry waits its backoff (a second): no assertion on time.
+      const gw = await gatewayFor("openai", model.baseUrl, 1);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["The build passed."]);
+      expect(model.requests).toHaveLength(2);
+      expect(await journalled(gw.home.dir)).toMatchObject({ outcome: "ok", steps: 1 });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("provider anthropic: a stream cut off before its message_stop is retried, and the next try's answer is delivered", async () => {
+    const model = await startFakeAnthropic();
+    try {
+      const start = {
+        type: "message_start",
+        message: { id: "m", type: "message", role: "assistant", content: [] },
+      };
+      const block = { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } };
+      model.script(
+        eventStream(
+          `event: message_start\ndata: ${JSON.stringify(start)}\n\nevent: content_block_start\ndata: ${JSON.stringify(block)}\n\n`,
+        ),
+        { text: "Found it." },
+      );
+      const gw = await gatewayFor("anthropic", model.baseUrl, 1);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["Found it."]);
+      expect(model.requests).toHaveLength(2);
     } finally {
       await model.close();
     }

@@ -109,6 +109,53 @@ describe("forge_comment through a fake gh on PATH", () => {
     expect(gh.calls()).toHaveLength(4);
   });
 
+  it.each([
+    [
+      "a DNS failure",
+      "error connecting to api.github.com\ncheck your internet connection or https://githubstatus.com\n",
+    ],
+    [
+      "a refused connection",
+      'Post "https://api.github.com/graphql": dial tcp 140.82.112.6:443: connect: connection refused\n',
+    ],
+    [
+      "a TLS handshake that timed out",
+      'Post "https://api.github.com/graphql": net/http: TLS handshake timeout\n',
+    ],
+    ["GitHub's 502", "HTTP 502: Server Error (https://api.github.com/graphql)\n"],
+    ["GitHub's 503 to GraphQL", 'non-200 OK status code: 503 Service Unavailable body: ""\n'],
+  ])(
+    "gh failing on %s is a transient failure, retried in agent mode with the usual backoff",
+    async (_, stderr) => {
+      gh = createFakeGh({ exitCode: 1, stderr });
+      const { waits, runStep } = recordedRetries();
+      const error = await forge(gh.path)
+        ?.send(message("hi", { repo: "a/b", pr_number: "1" }), undefined, { runStep })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DeliveryError);
+      expect((error as DeliveryError).transient).toBe(true);
+      expect(waits).toEqual([1000, 2000, 4000]);
+      expect(gh.calls()).toHaveLength(4);
+    },
+  );
+
+  it("gh refusing the comment (no access, unknown repository, locked) is final: not retried", async () => {
+    for (const stderr of [
+      "GraphQL: Could not resolve to a Repository with the name 'octo/nope'. (repository)",
+      "GraphQL: Unable to create comment because issue is locked. (addComment)",
+      "HTTP 403: Resource not accessible by integration (https://api.github.com/graphql)",
+    ]) {
+      gh = createFakeGh({ exitCode: 1, stderr });
+      const { waits, runStep } = recordedRetries();
+      const error = await forge(gh.path)
+        ?.send(message("hi", { repo: "octo/nope", pr_number: "1" }), undefined, { runStep })
+        .catch((e: unknown) => e);
+      expect((error as DeliveryError).transient).toBe(false);
+      expect(waits).toEqual([]);
+      gh.cleanup();
+    }
+  });
+
   it("checks gh auth status at startup", async () => {
     gh = createFakeGh();
     await forge(gh.path)?.check?.();

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDeliverer } from "../../../src/actors/deliver.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { SessionStore } from "../../../src/io/sessions/store.js";
-import type { FakeApi } from "../../fakes/httpFake.js";
+import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -74,6 +74,136 @@ describe("mirror_to_session", () => {
     expect(store.entries("telegram:11").map((entry) => entry.content)).toEqual([
       `[Webhook delivery: alerts]\n${text}`,
     ]);
+  });
+
+  it("mirrors into the session of the supergroup a migrated Telegram group's message went to, not the old group's", async () => {
+    const migrated = await startFakeTelegram({ migrated: { "-555": -1009999 } });
+    try {
+      const { d } = deliverer({ telegram: { enabled: true, token: "1:x", base_url: migrated.url } });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      await store.openChat("telegram", "-555");
+      await store.openChat("telegram", "-1009999");
+      const receipt = await d.deliver(request({ chat_id: "-555" }));
+      expect(receipt.chatId).toBe("-1009999");
+      expect(store.entries("telegram:-1009999").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+      // The old group, which Telegram closed when it moved, gets nothing.
+      expect(store.entries("telegram:-555")).toEqual([]);
+    } finally {
+      await migrated.close();
+    }
+  });
+
+  it("mirrors a Telegram message sent to a public chat's @username into the session of the chat's numeric id, which the Bot API answers with", async () => {
+    const named = await startFakeTelegram({ usernames: { "@ops_team": -1001234 } });
+    try {
+      const { d } = deliverer({ telegram: { enabled: true, token: "1:x", base_url: named.url } });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      // A chat front end keys a Telegram chat's session by the numeric id every update carries.
+      await store.openChat("telegram", "-1001234");
+      const receipt = await d.deliver(request({ chat_id: "@ops_team" }));
+      expect(receipt.chatId).toBe("-1001234");
+      expect(store.entries("telegram:-1001234").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+    } finally {
+      await named.close();
+    }
+  });
+
+  it("mirrors a Slack message sent to a #channel name into the session of the channel ID Slack answers with", async () => {
+    const slack = await startFakeApi(() => ({
+      json: { ok: true, channel: "C0123456789", ts: "1700000000.000100", message: { text: "PR #7 merged" } },
+    }));
+    try {
+      const { d } = deliverer({ slack: { enabled: true, token: "xoxb-1", base_url: slack.url } });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      // A chat front end keys a Slack channel's session by the channel ID its events carry.
+      await store.openChat("slack", "C0123456789");
+      const receipt = await d.deliver({ ...request({ chat_id: "#deploys" }), target: "slack" });
+      expect(receipt.chatId).toBe("C0123456789");
+      expect(store.entries("slack:C0123456789").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+    } finally {
+      await slack.close();
+    }
+  });
+
+  it("mirrors a Feishu message sent to a user's open_id into the session of the chat Feishu answers with", async () => {
+    const feishu = await startFakeApi((r) =>
+      r.path.startsWith("/open-apis/auth/")
+        ? { json: { code: 0, msg: "ok", tenant_access_token: "t-1", expire: 7200 } }
+        : {
+            json: {
+              code: 0,
+              msg: "success",
+              data: { message_id: "om_1", chat_id: "oc_p2p42", msg_type: "text" },
+            },
+          },
+    );
+    try {
+      const { d } = deliverer({
+        feishu: { enabled: true, app_id: "cli_1", app_secret: "s3cret", base_url: feishu.url },
+      });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      // A chat front end keys a Feishu chat's session by the chat_id its message events carry (a p2p chat's too).
+      await store.openChat("feishu", "oc_p2p42");
+      const receipt = await d.deliver({ ...request({ chat_id: "ou_user7" }), target: "feishu" });
+      expect(receipt.chatId).toBe("oc_p2p42");
+      expect(store.entries("feishu:oc_p2p42").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+    } finally {
+      await feishu.close();
+    }
+  });
+
+  it("mirrors a WhatsApp message into the session of the wa_id WhatsApp answers with, where it differs from the number written", async () => {
+    const whatsapp = await startFakeApi(() => ({
+      json: {
+        messaging_product: "whatsapp",
+        // A Brazilian mobile number written with its ninth digit: WhatsApp's id for the user has none.
+        contacts: [{ input: "5511987654321", wa_id: "551187654321" }],
+        messages: [{ id: "wamid.1" }],
+      },
+    }));
+    try {
+      const { d } = deliverer({
+        whatsapp: { enabled: true, token: "EAAG1", phone_number_id: "1098", base_url: whatsapp.url },
+      });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      // A chat front end keys a WhatsApp chat's session by the wa_id its incoming messages carry (`from`).
+      await store.openChat("whatsapp", "551187654321");
+      const receipt = await d.deliver({ ...request({ chat_id: "5511987654321" }), target: "whatsapp" });
+      expect(receipt.chatId).toBe("551187654321");
+      expect(store.entries("whatsapp:551187654321").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+    } finally {
+      await whatsapp.close();
+    }
+  });
+
+  it("mirrors a Matrix message sent to a room alias into the session of the room it resolved to", async () => {
+    const matrix = await startFakeApi((r) => ({
+      json:
+        r.method === "GET" ? { room_id: "!abc:example.org", servers: ["example.org"] } : { event_id: "$1" },
+    }));
+    try {
+      const { d } = deliverer({ matrix: { enabled: true, token: "syt_x", base_url: matrix.url } });
+      const store = SessionStore.forProfile(home.dir, undefined, () => NOW);
+      // A chat front end keys a Matrix room's session by its room ID, which every event of the room carries.
+      await store.openChat("matrix", "!abc:example.org");
+      const receipt = await d.deliver({ ...request({ chat_id: "#ops:example.org" }), target: "matrix" });
+      expect(receipt.chatId).toBe("!abc:example.org");
+      expect(store.entries("matrix:!abc:example.org").map((entry) => entry.content)).toEqual([
+        "[Webhook delivery: gh-merges]\nPR #7 merged",
+      ]);
+    } finally {
+      await matrix.close();
+    }
   });
 
   it("skips a chat without a session and creates nothing", async () => {

@@ -79,13 +79,19 @@ describe("a model's answer streamed to a request that asked for no stream", () =
     });
   });
 
-  it("a stream that assembles into no answer is handed on as a text saying what was wrong", async () => {
+  it("a stream that assembles into no answer is handed on as a text saying what was wrong; one cut off marked to be retried (x-should-retry)", async () => {
     answer = { status: 200, body: chunk({ content: "Hi" }) };
     const response = await chatCompletionsFetch(() => undefined)(`${url}/chat/completions`, post({}));
     expect(response.status).toBe(200);
+    expect(response.headers.get("x-should-retry")).toBe("true");
     expect(await response.text()).toBe(
       "an event stream (text/event-stream) cut off before its end (no data: [DONE] after 1 event) — the server, or a proxy in front of it, ended the answer early",
     );
+    // An event that is not JSON is no cut: every try would get the same.
+    answer = { status: 200, body: "data: {not json}\n\ndata: [DONE]\n\n" };
+    const garbled = await chatCompletionsFetch(() => undefined)(`${url}/chat/completions`, post({}));
+    expect(garbled.headers.get("x-should-retry")).toBeNull();
+    expect(await garbled.text()).toMatch(/whose event 1 is not JSON/);
   });
 
   it("an error event of a kind a later try may not meet is handed on marked to be retried (x-should-retry), others not", async () => {

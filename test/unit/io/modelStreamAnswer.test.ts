@@ -202,16 +202,18 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     expect(streamedAnswer(stream({ data: own }), "chat")).toEqual({ answer: own, transient: true });
   });
 
-  it("a stream cut off before data: [DONE] is said so, not taken as a whole answer", () => {
+  it("a stream cut off before data: [DONE] is said so, not taken as a whole answer, and marked transient (a later try may get the whole answer)", () => {
     const text = stream(chunk({ content: "The build" }), chunk({ content: " is" }));
     expect(streamedAnswer(text, "chat")).toEqual({
       problem:
         "an event stream (text/event-stream) cut off before its end (no data: [DONE] after 2 events) — the server, or a proxy in front of it, ended the answer early",
+      transient: true,
     });
     // Cut inside an event: the last event's JSON is unfinished.
     expect(streamedAnswer(`${text}data: {"id":"chatcmpl-7","choi`, "chat")).toEqual({
       problem:
         "an event stream (text/event-stream) cut off before its end (no data: [DONE] after 2 events) — the server, or a proxy in front of it, ended the answer early",
+      transient: true,
     });
   });
 
@@ -224,12 +226,14 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     expect(streamedAnswer(`${text}data: {"id":"chatcmpl-7","choi`, "chat")).toEqual({
       problem:
         "an event stream (text/event-stream) cut off before its end (no data: [DONE] after 3 events) — the server, or a proxy in front of it, ended the answer early",
+      transient: true,
     });
     // One of two choices finished: the other was cut off.
     const half = stream(chunk({ content: "a" }, "stop", 0), chunk({ content: "b" }, null, 1));
     expect(streamedAnswer(half, "chat")).toEqual({
       problem:
         "an event stream (text/event-stream) cut off before its end (no data: [DONE] after 2 events) — the server, or a proxy in front of it, ended the answer early",
+      transient: true,
     });
   });
 
@@ -387,6 +391,7 @@ describe("streamedAnswer: Messages API events assembled into the message a reque
     expect(streamedAnswer(cut, "messages")).toEqual({
       problem:
         "an event stream (text/event-stream) cut off before its end (no message_stop event after 3 events) — the server, or a proxy in front of it, ended the answer early",
+      transient: true,
     });
     const badInput = stream(
       start(),
