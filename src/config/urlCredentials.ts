@@ -20,3 +20,14 @@ export function withoutUrlCredentials(url: string): string {
       CREDENTIAL_QUERY_NAME.test(name) ? `${sep}${name}=[redacted]` : whole,
     );
 }
+
+/**
+ * Percent-decoding as curl and Python's `unquote` read a URL's user and password: each `%XX` is its byte
+ * (runs of them UTF-8, a byte that is no UTF-8 U+FFFD), and a `%` not followed by two hex digits stays as
+ * written, where `decodeURIComponent` throws a bare "URI malformed" (a generated password holding `%`).
+ */
+export function percentDecoded(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) =>
+    Buffer.from(run.replace(/%/g, ""), "hex").toString("utf8"),
+  );
+}
