@@ -424,7 +424,7 @@ function userinfoEndsEarly(url: string): string | undefined {
   if (userinfo === undefined || !userinfo.includes(":")) return undefined;
   const enders = ["/", "?", "#"].filter((c) => userinfo.includes(c));
   if (enders.length === 0) return undefined;
-  return `its user:password@ holds ${enders.map((c) => `"${c}"`).join(" and ")}, which ends the host part of a URL (so the url reads as another host) — write it percent-encoded (/ as %2F, ? as %3F, # as %23, and a % as %25), or leave user:password@ out and send the credentials in headers (Authorization: "Basic ...")`;
+  return `its user:password@ holds ${enders.map((c) => `"${c}"`).join(" and ")}, which ends the host part of a URL (so the url reads as another host) — write it percent-encoded (/ as %2F, ? as %3F, # as %23, and a % as %25), or leave user:password@ out and send the credentials in an Authorization header under headers`;
 }
 
 /** Whether two `transport` values name one transport (`http` and `streamable-http` are two spellings of one). */

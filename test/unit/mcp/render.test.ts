@@ -263,7 +263,7 @@ describe("a url's user:password@ holding characters a password generator writes"
         message = (error as Error).message;
       }
       expect(message).toBe(
-        `mcp_servers.s.url: its user:password@ holds "${c}", which ends the host part of a URL (so the url reads as another host) — write it percent-encoded (/ as %2F, ? as %3F, # as %23, and a % as %25), or leave user:password@ out and send the credentials in headers (Authorization: "Basic ...")`,
+        `mcp_servers.s.url: its user:password@ holds "${c}", which ends the host part of a URL (so the url reads as another host) — write it percent-encoded (/ as %2F, ? as %3F, # as %23, and a % as %25), or leave user:password@ out and send the credentials in an Authorization header under headers`,
       );
     },
   );
