@@ -423,7 +423,8 @@ function userinfoEndsEarly(url: string): string | undefined {
   const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^\s]*)@/i.exec(url)?.[1];
   if (userinfo === undefined || !userinfo.includes(":")) return undefined;
   const enders = ["/", "?", "#"].filter((c) => userinfo.includes(c));
-  if (enders.length === 0) return undefined;
+  // `host:port/...` before an @ of the path or query (`?email=me@example.com`) is no user:password@.
+  if (enders.length === 0 || /^[^:]*:\d*$/.test(userinfo.split(/[/?#]/)[0] as string)) return undefined;
   return `its user:password@ holds ${enders.map((c) => `"${c}"`).join(" and ")}, which ends the host part of a URL (so the url reads as another host) — write it percent-encoded (/ as %2F, ? as %3F, # as %23, and a % as %25), or leave user:password@ out and send the credentials in an Authorization header under headers`;
 }
 

@@ -268,6 +268,15 @@ describe("a url's user:password@ holding characters a password generator writes"
     },
   );
 
+  it("a url wrong for another reason with an @ in its path or query is not taken for one with user:password@", () => {
+    const checked = mcpServerSchema.safeParse({
+      url: "http://mcp.example.com:99999/mcp?email=me@example.com",
+    });
+    expect(checked.error?.issues[0]?.message).toBe(
+      'expected an http:// or https:// URL, got "http://mcp.example.com:99999/mcp?email=me@example.com"',
+    );
+  });
+
   it("written out in config.yaml, the same url is refused at load without quoting the password", () => {
     const checked = mcpServerSchema.safeParse({ url: "https://me:s3cr/t-value@mcp.example.com/mcp" });
     expect(checked.success).toBe(false);
