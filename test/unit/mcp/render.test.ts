@@ -40,6 +40,18 @@ describe("interpolation at connect time (spec 2.3)", () => {
     expect(out.args).toEqual([homedir(), "/work/space", basename("/work/space"), `a${sep}b`, `c${sep}d`]);
   });
 
+  it("a fallback may itself be a variable, nested as docker compose nests them, and ${env:NAME:-fallback} takes one too", () => {
+    const out = renderEntry(
+      "s",
+      parse({
+        command: "x",
+        args: ["${NOPE:-${TOKEN}}", "${NOPE:-${NOPE_TOO:-inner}}", "${env:NOPE:-d1}", "${env:ONLY_ENV:-d2}"],
+      }),
+      scope,
+    );
+    expect(out.args).toEqual(["from-dotenv", "inner", "d1", "env-only"]);
+  });
+
   it("a context variable with a fallback is the context value (it is always set); ${env:...} is the environment's", () => {
     const out = renderEntry(
       "s",
