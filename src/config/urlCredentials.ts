@@ -15,8 +15,21 @@ export const CREDENTIAL_QUERY_NAME =
  */
 export function withoutUrlCredentials(url: string): string {
   return url
-    .replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?[^\s:@/]*:)[^\s@/]+@/i, "$1[redacted]@")
+    // The password runs to the @, and may hold / ? # (a base64 token): the url is then refused, and quoted.
+    // What is digits up to a / ? # or the end is a port (`host:8443/users/@me`), and `//` a scheme's.
+    .replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?[^\s:@/]*:)(?!\d*(?:[/?#]|$))[^\s@]+@/i, "$1[redacted]@")
     .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, name: string) =>
       CREDENTIAL_QUERY_NAME.test(name) ? `${sep}${name}=[redacted]` : whole,
     );
+}
+
+/**
+ * Percent-decoding as curl and Python's `unquote` read a URL's user and password: each `%XX` is its byte
+ * (runs of them UTF-8, a byte that is no UTF-8 U+FFFD), and a `%` not followed by two hex digits stays as
+ * written, where `decodeURIComponent` throws a bare "URI malformed" (a generated password holding `%`).
+ */
+export function percentDecoded(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) =>
+    Buffer.from(run.replace(/%/g, ""), "hex").toString("utf8"),
+  );
 }

@@ -400,7 +400,10 @@ export function httpUrlProblem(url: string, shown = url): string | undefined {
   try {
     parsed = new URL(url);
   } catch {
-    return `expected an http:// or https:// URL, got ${describe(withoutUrlCredentials(shown))}`;
+    return (
+      userinfoEndsEarly(url) ??
+      `expected an http:// or https:// URL, got ${describe(withoutUrlCredentials(shown))}`
+    );
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
     return `expected an http:// or https:// URL, got ${describe(withoutUrlCredentials(shown))} (${parsed.protocol.slice(0, -1)} is not supported)`;
@@ -408,6 +411,21 @@ export function httpUrlProblem(url: string, shown = url): string | undefined {
   if (parsed.port === "0")
     return `${describe(withoutUrlCredentials(shown))} names port 0, which no server listens on — write the port the MCP server listens on`;
   return undefined;
+}
+
+/**
+ * Why a url that does not parse fails, when its `user:password@` holds a `/`, `?` or `#` (a generated
+ * password, a base64 token): the host part ends at the first of them, so the rest of the password reads as
+ * a port (`me:s3cr/t@host` names host "me", port "s3cr"). The credentials are not quoted, nor the url that
+ * holds them.
+ */
+function userinfoEndsEarly(url: string): string | undefined {
+  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^\s]*)@/i.exec(url)?.[1];
+  if (userinfo === undefined || !userinfo.includes(":")) return undefined;
+  const enders = ["/", "?", "#"].filter((c) => userinfo.includes(c));
+  // `host:port/...` before an @ of the path or query (`?email=me@example.com`) is no user:password@.
+  if (enders.length === 0 || /^[^:]*:\d*$/.test(userinfo.split(/[/?#]/)[0] as string)) return undefined;
+  return `its user:password@ holds ${enders.map((c) => `"${c}"`).join(" and ")}, which ends the host part of a URL (so the url reads as another host) — write it percent-encoded (/ as %2F, ? as %3F, # as %23, and a % as %25), or leave user:password@ out and send the credentials in an Authorization header under headers`;
 }
 
 /** Whether two `transport` values name one transport (`http` and `streamable-http` are two spellings of one). */

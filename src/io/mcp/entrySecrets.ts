@@ -1,6 +1,6 @@
 import type { InterpolationScope } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
-import { CREDENTIAL_QUERY_NAME } from "../../config/urlCredentials.js";
+import { CREDENTIAL_QUERY_NAME, percentDecoded } from "../../config/urlCredentials.js";
 import { describeError, SvcError } from "../../errors.js";
 import { authorizationSecrets, scrub } from "../credentials.js";
 
@@ -54,14 +54,7 @@ function assignedValues(words: readonly string[]): { index: number; value: strin
 const commandWords = (command: string | undefined): string[] => command?.trim().split(/\s+/) ?? [];
 
 function urlPasswords(value: string): string[] {
-  return [...value.matchAll(URL_PASSWORD)].map((m) => {
-    const password = m[1] as string;
-    try {
-      return decodeURIComponent(password);
-    } catch {
-      return password;
-    }
-  });
+  return [...value.matchAll(URL_PASSWORD)].map((m) => percentDecoded(m[1] as string));
 }
 
 /** A URL inside a value, up to the next white space or quote. */
@@ -137,7 +130,8 @@ export function entrySecrets(entry: McpServerEntry): string[] {
   if (entry.url !== undefined) {
     try {
       const url = new URL(entry.url);
-      if (url.password !== "") secrets.push(decodeURIComponent(url.password));
+      // As render.ts sends it (a % not followed by two hex digits as written).
+      if (url.password !== "") secrets.push(percentDecoded(url.password));
       for (const [name, value] of url.searchParams) if (CREDENTIAL_QUERY_NAME.test(name)) secrets.push(value);
     } catch {
       // Not a URL: the connect fails on it with its own message.

@@ -7,6 +7,7 @@ import {
   interpolateDeep,
 } from "../../config/interpolate.js";
 import { httpUrlProblem, type McpServerEntry, sentHeaders } from "../../config/sections/mcp.js";
+import { percentDecoded } from "../../config/urlCredentials.js";
 import { SvcError } from "../../errors.js";
 import { fingerprint } from "./schemaCache.js";
 
@@ -178,7 +179,7 @@ export function renderToolsPolicy(entry: McpServerEntry, scope: InterpolationSco
 function splitUserinfo(url: string): { url: string; authorization: string } | undefined {
   const parsed = new URL(url);
   if (parsed.username === "" && parsed.password === "") return undefined;
-  const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  const credentials = `${percentDecoded(parsed.username)}:${percentDecoded(parsed.password)}`;
   parsed.username = "";
   parsed.password = "";
   return { url: parsed.href, authorization: `Basic ${Buffer.from(credentials, "utf8").toString("base64")}` };

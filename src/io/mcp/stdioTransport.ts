@@ -51,6 +51,39 @@ export const STDOUT_END_GRACE_MS = 1000;
  * through `onerror` and skipped, as the SDK does; an answer to a request that is not valid JSON-RPC is
  * delivered as an error answer saying why (`unreadableAnswer`), so its call does not wait out its timeout.
  */
+/** How many `{` of a line that is no JSON `gluedAnswer` tries as the start of an answer. */
+const GLUED_STARTS = 20;
+
+/**
+ * A JSON-RPC answer (an object with `jsonrpc`, an `id` and `result` or `error`) at the end of a line that
+ * is no JSON, after other text: a server that writes a banner, a prompt or a terminal escape (a title,
+ * a hidden cursor) without a line break before its first message, which then shares that line. Only an
+ * answer is taken: it can only settle a request svc sent, under its id (a log line echoing a request
+ * does not become one).
+ */
+export function gluedAnswer(text: string): { before: string; message: unknown } | undefined {
+  let start = text.indexOf("{", 1);
+  for (let tries = 0; start > 0 && tries < GLUED_STARTS; tries++, start = text.indexOf("{", start + 1)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text.slice(start));
+    } catch {
+      continue;
+    }
+    if (
+      json !== null &&
+      typeof json === "object" &&
+      !Array.isArray(json) &&
+      (json as Record<string, unknown>).jsonrpc === "2.0" &&
+      "id" in json &&
+      ("result" in json || "error" in json)
+    )
+      return { before: text.slice(0, start), message: json };
+    return undefined;
+  }
+  return undefined;
+}
+
 export class StdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -254,7 +287,15 @@ export class StdioTransport implements Transport {
     try {
       json = JSON.parse(text);
     } catch (error) {
-      this.skipped(text, error as Error);
+      const glued = gluedAnswer(text);
+      if (glued === undefined) {
+        this.skipped(text, error as Error);
+        return;
+      }
+      // A banner or escape written without a line break shares the answer's line: the text before it is
+      // skipped (and kept for a connect error to quote) as any other line; the answer is read.
+      this.skipped(glued.before, error as Error);
+      this.deliverMessage(glued.message, text.slice(glued.before.length));
       return;
     }
     // A batch (JSON-RPC 2.0, which MCP 2025-03-26 servers may send and its clients must take): each of its

@@ -59,6 +59,14 @@ describe("Streamable HTTP", () => {
     expect(two.lastHeaders().authorization).toBe("Bearer configured");
   });
 
+  it("a url password holding a % not followed by two hex digits connects, sent as written (it failed as 'URI malformed')", async () => {
+    const s = await serve(startStreamableHttp());
+    ctx.home.write(".env", "MCP_PW=50%off-%zz\n");
+    const h = hub(ctx.home, { basic: entry({ url: s.url.replace("http://", "http://me:${MCP_PW}@") }) });
+    expect((await h.settled("basic")).state).toBe("connected");
+    expect(s.lastHeaders().authorization).toBe(`Basic ${Buffer.from("me:50%off-%zz").toString("base64")}`);
+  });
+
   it("a header whose rendered value has a line break fails closed without quoting the value", async () => {
     const s = await serve(startStreamableHttp());
     ctx.home.write(".env", 'MULTI_TOKEN="sekrit-1\\nsekrit-2"\n');

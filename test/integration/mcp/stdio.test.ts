@@ -118,6 +118,13 @@ describe("stdio servers (real subprocess)", () => {
     expect(h.status()[0]?.state).toBe("connected");
   });
 
+  it("a banner written without a line break does not hide the handshake's answer sharing its line: the server connects", async () => {
+    // It timed out at connect_timeout: the line was no JSON, so the answer in it was skipped with the banner.
+    const h = hub(ctx.home, { glued: stdioEntry("legacy", { connect_timeout: 3 }, ["--glued-banner"]) });
+    expect(await h.settled("glued")).toMatchObject({ state: "connected" });
+    expect(text(await h.call("glued", "echo", { text: "after the banner" }))).toBe("after the banner");
+  });
+
   it("a JSON log line on stdout naming a request's id (no jsonrpc, result or error) is skipped, not taken for its answer", async () => {
     const h = hub(ctx.home, { logs: stdioEntry("legacy", {}, ["--json-log"]) });
     expect((await h.settled("logs")).state).toBe("connected");

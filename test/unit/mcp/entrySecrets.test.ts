@@ -22,6 +22,14 @@ describe("entrySecrets: the credentials a rendered MCP entry carries", () => {
     ).toEqual(["tok-abcdef", "raw-key-value", "pa$$word", "k-123456", "cs-987654", "keypass-1"]);
   });
 
+  it("a url password holding a % not followed by two hex digits: as it is sent (as written), and the query's key too", () => {
+    // decodeURIComponent threw on it, which dropped the password and every credential query value after it.
+    expect(entrySecrets(entry({ url: "https://bob:p%zz-w%41rd@mcp.example/mcp?api_key=k-123456" }))).toEqual([
+      "p%zz-wArd",
+      "k-123456",
+    ]);
+  });
+
   it("env: only credential-named values (API_KEY, GITHUB_TOKEN, DB_PASSWORD), not NODE_ENV or a path", () => {
     expect(
       entrySecrets(

@@ -40,6 +40,18 @@ describe("interpolation at connect time (spec 2.3)", () => {
     expect(out.args).toEqual([homedir(), "/work/space", basename("/work/space"), `a${sep}b`, `c${sep}d`]);
   });
 
+  it("a fallback may itself be a variable, nested as docker compose nests them, and ${env:NAME:-fallback} takes one too", () => {
+    const out = renderEntry(
+      "s",
+      parse({
+        command: "x",
+        args: ["${NOPE:-${TOKEN}}", "${NOPE:-${NOPE_TOO:-inner}}", "${env:NOPE:-d1}", "${env:ONLY_ENV:-d2}"],
+      }),
+      scope,
+    );
+    expect(out.args).toEqual(["from-dotenv", "inner", "d1", "env-only"]);
+  });
+
   it("a context variable with a fallback is the context value (it is always set); ${env:...} is the environment's", () => {
     const out = renderEntry(
       "s",
@@ -238,5 +250,50 @@ describe("a url a ${VAR} set to an empty value leaves no URL", () => {
     expect(() => renderEntry("s", parse({ url: "ftp://${TOKEN}/mcp" }), empty)).toThrow(
       /^mcp_servers\.s\.url: expected an http:\/\/ or https:\/\/ URL, got "ftp:\/\/\$\{TOKEN\}\/mcp" \(ftp is not supported\)$/,
     );
+  });
+});
+
+describe("a url's user:password@ holding characters a password generator writes", () => {
+  const withPassword = (password: string) => ({ secrets: { MCP_PW: password }, env: {} });
+  const basic = (credentials: string) => `Basic ${Buffer.from(credentials, "utf8").toString("base64")}`;
+
+  it("a % not followed by two hex digits is sent as written, as curl and httpx read it, not failed as 'URI malformed'", () => {
+    const out = renderEntry("s", parse({ url: "http://me:${MCP_PW}@h/mcp" }), withPassword("p%zz-w%41rd%"));
+    expect(out.url).toBe("http://h/mcp");
+    // %41 is an encoded "A"; the others are no escape and stay.
+    expect(out.headers.Authorization).toBe(basic("me:p%zz-wArd%"));
+  });
+
+  it.each(["/", "?", "#"])(
+    "a %s in the password (from .env) is named with the fix, the password not shown",
+    (c) => {
+      const password = `s3cr${c}t-value`;
+      let message = "";
+      try {
+        renderEntry("s", parse({ url: "http://me:${MCP_PW}@h/mcp" }), withPassword(password));
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toBe(
+        `mcp_servers.s.url: its user:password@ holds "${c}", which ends the host part of a URL (so the url reads as another host) — write it percent-encoded (/ as %2F, ? as %3F, # as %23, and a % as %25), or leave user:password@ out and send the credentials in an Authorization header under headers`,
+      );
+    },
+  );
+
+  it("a url wrong for another reason with an @ in its path or query is not taken for one with user:password@", () => {
+    const checked = mcpServerSchema.safeParse({
+      url: "http://mcp.example.com:99999/mcp?email=me@example.com",
+    });
+    expect(checked.error?.issues[0]?.message).toBe(
+      'expected an http:// or https:// URL, got "http://mcp.example.com:99999/mcp?email=me@example.com"',
+    );
+  });
+
+  it("written out in config.yaml, the same url is refused at load without quoting the password", () => {
+    const checked = mcpServerSchema.safeParse({ url: "https://me:s3cr/t-value@mcp.example.com/mcp" });
+    expect(checked.success).toBe(false);
+    const message = checked.error?.issues[0]?.message ?? "";
+    expect(message).toMatch(/^its user:password@ holds "\/", which ends the host part of a URL/);
+    expect(message).not.toContain("s3cr");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { StdioTransport } from "../../../src/io/mcp/stdioTransport.js";
+import { gluedAnswer, StdioTransport } from "../../../src/io/mcp/stdioTransport.js";
 import { alive } from "../../helpers/process.js";
 
 describe("StdioTransport", () => {
@@ -289,5 +289,26 @@ describe("StdioTransport: a JSON-RPC batch", () => {
         },
       },
     ]);
+  });
+});
+
+describe("gluedAnswer: an answer sharing its line with text written before it without a line break", () => {
+  const answer = { jsonrpc: "2.0", id: 1, result: { ok: true } };
+  it("takes the answer after a terminal escape or a banner, and names the text before it", () => {
+    expect(gluedAnswer(`\u001b[?25l${JSON.stringify(answer)}`)).toEqual({
+      before: "\u001b[?25l",
+      message: answer,
+    });
+    expect(gluedAnswer(`Server {v1} ready: ${JSON.stringify(answer)}`)).toEqual({
+      before: "Server {v1} ready: ",
+      message: answer,
+    });
+  });
+
+  it("never a request or notification a log line quotes, nor JSON that is no JSON-RPC answer", () => {
+    const request = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "x" } };
+    expect(gluedAnswer(`received ${JSON.stringify(request)}`)).toBeUndefined();
+    expect(gluedAnswer('status {"id": 1, "result": "ok"}')).toBeUndefined();
+    expect(gluedAnswer("Starting server v1.0")).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
 import { httpUrlProblem } from "../../../src/config/sections/mcp.js";
+import { withoutUrlCredentials } from "../../../src/config/urlCredentials.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
@@ -58,6 +59,24 @@ it("a url refused at load is quoted without its user:password@ password or crede
   );
   for (const secret of ["pw-5150", "ak-3131", "pw-5151", "pw-5152"])
     expect(message + broken + noScheme).not.toContain(secret);
+});
+
+it("a password holding a / (a base64 token) is not quoted either, in a url refused at load or by svc mcp add", () => {
+  const noScheme = problems('mcp_servers:\n  z:\n    url: "me:s3cr/t-6161@localhost:8080/mcp"\n');
+  expect(noScheme).toContain(
+    'mcp_servers.z.url: expected an http:// or https:// URL, got "me:[redacted]@localhost:8080/mcp" (me is not supported)',
+  );
+  expect(noScheme).not.toContain("s3cr");
+  expect(withoutUrlCredentials("ws://me:s3cr/t?x#y@localhost:8080/mcp")).toBe(
+    "ws://me:[redacted]@localhost:8080/mcp",
+  );
+  // A port, and an @ further on in a path or query, are no user:password@.
+  for (const url of [
+    "https://mcp.example.com:8443/users/@me",
+    "http://h:80?email=me@example.com",
+    "http://h/a:b@c",
+  ])
+    expect(withoutUrlCredentials(url)).toBe(url);
 });
 
 describe("a url written without its scheme", () => {
