@@ -41,16 +41,6 @@ export interface StdioOptions {
  */
 export const STDOUT_END_GRACE_MS = 1000;
 
-/**
- * JSON-RPC over a child's stdin/stdout, newline-delimited, as the SDK's `StdioClientTransport` — with
- * two differences: the child leads its own process group, and closing it signals the whole group, so a
- * server started through a wrapper (`sh run.sh`, a launcher) that outlives its stdin leaves no orphaned
- * grandchild behind; and stdout is split into lines without re-copying the buffer (large results stay
- * linear), up to `MAX_STDIO_MESSAGE_BYTES` per line; a line holding a batch (an array) delivers each of its
- * messages. Lines that are not JSON-RPC (a banner) are reported
- * through `onerror` and skipped, as the SDK does; an answer to a request that is not valid JSON-RPC is
- * delivered as an error answer saying why (`unreadableAnswer`), so its call does not wait out its timeout.
- */
 /** How many `{` of a line that is no JSON `gluedAnswer` tries as the start of an answer. */
 const GLUED_STARTS = 20;
 
@@ -84,6 +74,16 @@ export function gluedAnswer(text: string): { before: string; message: unknown } 
   return undefined;
 }
 
+/**
+ * JSON-RPC over a child's stdin/stdout, newline-delimited, as the SDK's `StdioClientTransport` — with
+ * two differences: the child leads its own process group, and closing it signals the whole group, so a
+ * server started through a wrapper (`sh run.sh`, a launcher) that outlives its stdin leaves no orphaned
+ * grandchild behind; and stdout is split into lines without re-copying the buffer (large results stay
+ * linear), up to `MAX_STDIO_MESSAGE_BYTES` per line; a line holding a batch (an array) delivers each of its
+ * messages. Lines that are not JSON-RPC (a banner) are reported
+ * through `onerror` and skipped, as the SDK does; an answer to a request that is not valid JSON-RPC is
+ * delivered as an error answer saying why (`unreadableAnswer`), so its call does not wait out its timeout.
+ */
 export class StdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
