@@ -93,6 +93,30 @@ describe("config loading (spec 2.1)", () => {
     expect(fromDotenv.config.platforms.webhook).toMatchObject({ enabled: true, port: 9002, secret: "s4" });
   });
 
+  it("WEBHOOK_* precedence: the environment, then .env, then platforms.webhook.extra, then the key written directly", () => {
+    const yaml = (extra: string) =>
+      `platforms:\n  webhook:\n    enabled: false\n    port: 9000\n    secret: direct\n${extra}`;
+    const both = "    extra:\n      enabled: false\n      port: 9100\n      secret: extra\n";
+    const dotenv = "WEBHOOK_ENABLED=true\nWEBHOOK_PORT=9200\nWEBHOOK_SECRET=dotenv\n";
+    const env = { WEBHOOK_ENABLED: "false", WEBHOOK_PORT: "9300", WEBHOOK_SECRET: "environment" };
+    const webhook = (extra: string, e: Record<string, string>, d?: string) => {
+      const { config } = load(yaml(extra), e, d);
+      home.cleanup();
+      const { enabled, port, secret } = config.platforms.webhook;
+      return { enabled, port, secret };
+    };
+    expect(webhook("", {})).toEqual({ enabled: false, port: 9000, secret: "direct" });
+    expect(webhook(both, {})).toEqual({ enabled: false, port: 9100, secret: "extra" });
+    expect(webhook(both, {}, dotenv)).toEqual({ enabled: true, port: 9200, secret: "dotenv" });
+    expect(webhook(both, env, dotenv)).toEqual({ enabled: false, port: 9300, secret: "environment" });
+    // One variable overrides its own key only; an empty one counts as unset.
+    expect(webhook(both, { WEBHOOK_PORT: "9400", WEBHOOK_SECRET: "" })).toEqual({
+      enabled: false,
+      port: 9400,
+      secret: "extra",
+    });
+  });
+
   it(".env as a shell reads it: export prefixes, quotes, comments; a # inside an unquoted value is part of it", () => {
     const dotenv = [
       "# the webhook adapter",
