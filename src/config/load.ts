@@ -74,7 +74,12 @@ export function howToEnableWebhook(loaded: LoadedConfig): string {
     return "Turn it on with WEBHOOK_ENABLED=true in the environment (it overrides .env and config.yaml)";
   if (enabledFrom.startsWith(paths.env))
     return `Turn it on with \`svc gateway setup --enable\` or WEBHOOK_ENABLED=true in ${paths.env} (it overrides config.yaml)`;
-  return `Turn it on with \`svc gateway setup\`, WEBHOOK_ENABLED=true (environment or ${paths.env}), or enabled: true in the file`;
+  // The key that turned it off: under `extra`, whose value wins, an `enabled: true` written directly
+  // beside it changes nothing (svc gateway setup edits the one under extra too).
+  const where = enabledFrom.endsWith("platforms.webhook.extra.enabled")
+    ? " under platforms.webhook.extra"
+    : "";
+  return `Turn it on with \`svc gateway setup\`, WEBHOOK_ENABLED=true (environment or ${paths.env}), or enabled: true${where} in the file`;
 }
 
 /** With no config file the gateway still runs: webhook adapter on loopback, echo agent, log delivery. */

@@ -2,7 +2,7 @@ import { mkdirSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { routeTable } from "../../../src/actors/routes.js";
-import { loadConfig } from "../../../src/config/load.js";
+import { howToEnableWebhook, loadConfig } from "../../../src/config/load.js";
 import { secretCharacterWarnings } from "../../../src/config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
 import { webhookStartupProblems } from "../../../src/config/validate.js";
@@ -115,6 +115,20 @@ describe("config loading (spec 2.1)", () => {
       port: 9400,
       secret: "extra",
     });
+  });
+
+  it("the advice to turn the adapter on names the key that turned it off: enabled under extra when extra's wins", () => {
+    // enabled: true written directly, and extra's false wins: "enabled: true" is in the file already.
+    const underExtra = load(
+      "platforms:\n  webhook:\n    enabled: true\n    extra:\n      enabled: false\n    routes: {a: {secret: x}}\n",
+    );
+    expect(underExtra.enabledFrom).toBe(`${underExtra.paths.config}: platforms.webhook.extra.enabled`);
+    expect(howToEnableWebhook(underExtra)).toMatch(
+      /, or enabled: true under platforms\.webhook\.extra in the file$/,
+    );
+    home.cleanup();
+    const direct = load("platforms:\n  webhook:\n    enabled: false\n");
+    expect(howToEnableWebhook(direct)).toMatch(/, or enabled: true in the file$/);
   });
 
   it(".env as a shell reads it: export prefixes, quotes, comments; a # inside an unquoted value is part of it", () => {
