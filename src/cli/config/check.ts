@@ -14,7 +14,7 @@ import {
 import { profileBindingProblem } from "../../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
-import { routeKey } from "../../config/sections/webhook.js";
+import { routeKey, settingKey } from "../../config/sections/webhook.js";
 import { disabledServerToolsets, unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
@@ -176,7 +176,9 @@ export async function checkConfig(
   ];
   // As the gateway logs at each start: a listener on every interface (svc gateway start --host overrides it).
   const { webhook } = loaded.config.platforms;
-  const exposed = webhook.enabled ? allInterfacesWarning(webhook.host, webhook.port) : undefined;
+  const exposed = webhook.enabled
+    ? allInterfacesWarning(webhook.host, webhook.port, settingKey(webhook, "host"))
+    : undefined;
   if (exposed !== undefined) warnings.push(...untagged([exposed]));
   // As the gateway logs at start: config.yaml's routes, unserved while the adapter is off.
   if (!loaded.config.platforms.webhook.enabled) {

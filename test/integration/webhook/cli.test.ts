@@ -174,6 +174,22 @@ describe("svc gateway run (subprocess)", () => {
     );
   });
 
+  it("listening on every interface because of --host, the WARN's fix names --host, not the file's host (loopback already)", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: true, host: "127.0.0.1", routes: { r: { secret: "x" } } } },
+      }),
+      0o600,
+    );
+    running = runSvc(home, ["gateway", "run", "--port", "0", "--host", "0.0.0.0"]);
+    const [line = ""] = await waitForLine(running, /.*Listening on every network interface.*\n/);
+    expect(line).toContain(
+      "anyone who can reach this machine can post to its routes — give --host 127.0.0.1 (it overrides platforms.webhook.host) to accept senders on this machine only, or keep it and make sure every route has a secret",
+    );
+  });
+
   it("a bad config names the file and key; a disabled adapter says how to enable it", async () => {
     home = tempHome();
     home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, prot: 1 } } }));
