@@ -568,7 +568,10 @@ function applyWebhookEnv(
   raw.platforms.webhook ??= {};
   const webhook = raw.platforms.webhook;
   if (!isMapping(webhook)) return undefined;
-  const target = isMapping(webhook.extra) ? webhook.extra : webhook;
+  // Into extra only where extra holds the key (its value would win over the direct one), so a key the
+  // variable sets is not taken for one written under extra: messages name platforms.webhook.<key>.
+  const extra = isMapping(webhook.extra) ? webhook.extra : undefined;
+  const targetOf = (key: string) => (extra !== undefined && Object.hasOwn(extra, key) ? extra : webhook);
   if (enabled !== undefined) {
     const on = /^\s*(1|true|yes|on)\s*$/i.test(enabled.value);
     if (!on && !/^\s*(0|false|no|off)\s*$/i.test(enabled.value)) {
@@ -577,7 +580,7 @@ function applyWebhookEnv(
         `${enabled.from}: expected true or false (or yes/no, on/off, 1/0), got "${enabled.value}"`,
       );
     }
-    target.enabled = on;
+    targetOf("enabled").enabled = on;
   }
   if (port !== undefined) {
     const n = Number(port.value);
@@ -587,9 +590,9 @@ function applyWebhookEnv(
         `${port.from}: expected a port number (0-65535), got "${port.value}"`,
       );
     }
-    target.port = n;
+    targetOf("port").port = n;
   }
-  if (secret !== undefined) target.secret = secret.value;
+  if (secret !== undefined) targetOf("secret").secret = secret.value;
   return enabled?.from;
 }
 

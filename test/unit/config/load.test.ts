@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { routeTable } from "../../../src/actors/routes.js";
 import { howToEnableWebhook, loadConfig } from "../../../src/config/load.js";
+import { restartOnlyChanges } from "../../../src/config/restartOnly.js";
 import { secretCharacterWarnings } from "../../../src/config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
 import { webhookStartupProblems } from "../../../src/config/validate.js";
@@ -971,6 +972,41 @@ describe("startup validation rules (spec 2.2)", () => {
         /^\[webhook\] config\.yaml: platforms\.webhook\.extra\.secret \(the global secret or WEBHOOK_SECRET, which overrides it; route r uses it\) begins/,
       ),
     ]);
+  });
+});
+
+describe("a WEBHOOK_* variable beside an extra mapping that does not hold its key", () => {
+  it("is named as the variable and platforms.webhook.<key>, never as an extra.<key> the file does not have", () => {
+    // extra holds rate_limit only; WEBHOOK_SECRET and WEBHOOK_PORT come from .env.
+    const yaml = (extra: string) =>
+      `platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    extra:\n      rate_limit: 5\n${extra}    routes:\n      r: {}\n`;
+    const loaded = load(yaml(""), {}, "WEBHOOK_SECRET=' g'\nWEBHOOK_PORT=9001\n");
+    const table = routeTable(loaded.config);
+    expect(table.globalSecretKey).toBe("platforms.webhook.secret");
+    expect(
+      secretCharacterWarnings(table.staticRoutes.values(), "config.yaml", table.globalSecretKey),
+    ).toEqual([
+      expect.stringMatching(
+        /^\[webhook\] config\.yaml: platforms\.webhook\.secret \(the global secret or WEBHOOK_SECRET, which overrides it; route r uses it\) begins/,
+      ),
+    ]);
+    expect(loaded.config.platforms.webhook).toMatchObject({ port: 9001, secret: " g", rate_limit: 5 });
+    // A reload after .env's WEBHOOK_PORT changed names the key as the docs do: platforms.webhook.port (set by WEBHOOK_PORT).
+    home.cleanup();
+    const next = load(yaml(""), {}, "WEBHOOK_SECRET=' g'\nWEBHOOK_PORT=9002\n");
+    expect(restartOnlyChanges(loaded.config, next.config)).toEqual(["platforms.webhook.port"]);
+    // Written under extra too, the variable overrides that key, named where the file has it.
+    home.cleanup();
+    const written = load(
+      yaml("      port: 9100\n      secret: ' x'\n"),
+      {},
+      "WEBHOOK_SECRET=' g'\nWEBHOOK_PORT=9001\n",
+    );
+    expect(written.config.platforms.webhook).toMatchObject({ port: 9001, secret: " g" });
+    expect(routeTable(written.config).globalSecretKey).toBe("platforms.webhook.extra.secret");
+    home.cleanup();
+    const writtenNext = load(yaml("      port: 9100\n"), {}, "WEBHOOK_PORT=9002\n");
+    expect(restartOnlyChanges(written.config, writtenNext.config)).toEqual(["platforms.webhook.extra.port"]);
   });
 });
 
