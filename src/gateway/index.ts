@@ -335,6 +335,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     config,
     host,
     port: options.port ?? webhook.port,
+    portKey: settingKey(webhook, "port"),
     ...(options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort }),
     home: paths.home,
     http: options.http ?? webhook.http_server,

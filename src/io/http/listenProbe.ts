@@ -132,12 +132,23 @@ export async function portHolder(host: string, port: number, home?: string): Pro
 export async function listenFailure(
   host: string,
   port: number,
-  context: { readonly inspectPort?: number | undefined; readonly home?: string | undefined } = {},
+  context: {
+    readonly inspectPort?: number | undefined;
+    readonly home?: string | undefined;
+    /** The port's key as written, for the hint (`platforms.webhook.extra.port`). */
+    readonly portKey?: string | undefined;
+  } = {},
 ): Promise<string> {
   const code = await listenRefusal(host, port);
   const holder =
     code === "EADDRINUSE" && port !== context.inspectPort
       ? await portHolder(host, port, context.home)
       : undefined;
-  return listenFailureHint(host, { port, inspectPort: context.inspectPort, code, holder });
+  return listenFailureHint(host, {
+    port,
+    inspectPort: context.inspectPort,
+    code,
+    holder,
+    portKey: context.portKey,
+  });
 }

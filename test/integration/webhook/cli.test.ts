@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -188,6 +189,40 @@ describe("svc gateway run (subprocess)", () => {
     expect(line).toContain(
       "anyone who can reach this machine can post to its routes — give --host 127.0.0.1 (it overrides platforms.webhook.host) to accept senders on this machine only, or keep it and make sure every route has a secret",
     );
+  });
+
+  it("a port taken by another program is refused naming the port key as written: platforms.webhook.extra.port", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (holder.address() as AddressInfo).port;
+      home = tempHome();
+      home.write(
+        "config.yaml",
+        stringify({
+          platforms: {
+            webhook: {
+              enabled: true,
+              host: "127.0.0.1",
+              port: 9,
+              extra: { port },
+              routes: { r: { secret: "x" } },
+            },
+          },
+        }),
+        0o600,
+      );
+      running = runSvc(home, ["gateway", "run"]);
+      expect(await running.exited).toBe(1);
+      expect(running.stderr()).toContain(
+        `cannot listen on 127.0.0.1:${port} — another program listens on port ${port}`,
+      );
+      expect(running.stderr()).toContain(
+        "choose another port (platforms.webhook.extra.port, WEBHOOK_PORT or --port)",
+      );
+    } finally {
+      holder.close();
+    }
   });
 
   it("a bad config names the file and key; a disabled adapter says how to enable it", async () => {
