@@ -336,6 +336,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     host,
     port: options.port ?? webhook.port,
     portKey: settingKey(webhook, "port"),
+    hostKey: settingKey(webhook, "host"),
     ...(options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort }),
     home: paths.home,
     http: options.http ?? webhook.http_server,

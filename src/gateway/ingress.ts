@@ -29,6 +29,8 @@ export interface IngressDeps {
   readonly port: number;
   /** The port's key as written (`platforms.webhook.extra.port` under `extra`), named when it cannot be taken. */
   readonly portKey?: string;
+  /** The host's key as written (`platforms.webhook.extra.host` under `extra`), named when it cannot be bound. */
+  readonly hostKey?: string;
   /** The `--inspect` relay's port, named when the listener cannot take the same one. */
   readonly inspectPort?: number;
   /** SVC_HOME: its `gateway.json` tells whether its own gateway holds a port the listener cannot take. */
@@ -187,6 +189,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
         inspectPort: deps.inspectPort,
         home: deps.home,
         portKey: deps.portKey,
+        hostKey: deps.hostKey,
       });
       throw new SvcError("startup_refused", `${(err as Error).message} — ${hint}`);
     }

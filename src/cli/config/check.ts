@@ -152,8 +152,9 @@ export async function checkConfig(
   }
   // A host name that does not resolve, or an address of another machine: the gateway cannot listen.
   if (loaded.config.platforms.webhook.enabled) {
-    const listen = await listenHostProblem(loaded.config.platforms.webhook.host);
-    if (listen !== undefined) problems.push(`${loaded.paths.config}: platforms.webhook.host: ${listen}`);
+    const hostKey = settingKey(loaded.config.platforms.webhook, "host");
+    const listen = await listenHostProblem(loaded.config.platforms.webhook.host, hostKey);
+    if (listen !== undefined) problems.push(`${loaded.paths.config}: ${hostKey}: ${listen}`);
   }
   const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));
   if (idle !== undefined) problems.push(idle);

@@ -51,6 +51,8 @@ export interface ListenFailure {
   readonly holder?: PortHolder | undefined;
   /** The port's key as written (`platforms.webhook.extra.port` when it is under `extra`, whose value wins). */
   readonly portKey?: string | undefined;
+  /** The host's key as written (`platforms.webhook.extra.host` when it is under `extra`). */
+  readonly hostKey?: string | undefined;
 }
 
 /** Where another port is chosen: the key as written, the variable that overrides it, the flag that overrides both. */
@@ -89,6 +91,7 @@ function busyPortHint(port: number | undefined, holder: PortHolder | undefined, 
 export function listenFailureHint(host: string, failure: ListenFailure = {}): string {
   const { port, inspectPort, code } = failure;
   const choose = choosePort(failure.portKey);
+  const hostKey = failure.hostKey ?? "platforms.webhook.host";
   if (port !== undefined && port !== 0 && port === inspectPort)
     return `the inspector (--inspect) already listens on port ${port} — choose another port for one of them: --inspect <port>, or ${choose}`;
   if (code === "EACCES" || code === "EPERM")
@@ -97,8 +100,8 @@ export function listenFailureHint(host: string, failure: ListenFailure = {}): st
       : `this user may not listen there (${code}: a security policy such as SELinux refuses it) — choose another port (${choose}), or allow this one in that policy`;
   const zones = linkLocalInterfaces(host);
   if (zones.length > 0)
-    return `${host} is a link-local address, which is bound with its interface — write ${zones.map((zone) => `${host}%${zone}`).join(" or ")} in platforms.webhook.host (or --host)`;
+    return `${host} is a link-local address, which is bound with its interface — write ${zones.map((zone) => `${host}%${zone}`).join(" or ")} in ${hostKey} (or --host)`;
   return isLocalAddress(host)
     ? busyPortHint(port, failure.holder, choose)
-    : `${host} is not an address of this machine — set platforms.webhook.host (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1`;
+    : `${host} is not an address of this machine — set ${hostKey} (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1`;
 }

@@ -225,6 +225,35 @@ describe("svc gateway run (subprocess)", () => {
     }
   });
 
+  it("a host under extra that is no address of this machine is named there, by the start and by svc config check", async () => {
+    home = tempHome();
+    // 192.0.2.1 (TEST-NET-1) is no address of this machine; the direct host, 127.0.0.1, is not used.
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            extra: { host: "192.0.2.1" },
+            routes: { r: { secret: "x" } },
+          },
+        },
+      }),
+      0o600,
+    );
+    const fix = "set platforms.webhook.extra.host (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1";
+    running = runSvc(home, ["gateway", "run", "--port", "0"]);
+    expect(await running.exited).toBe(1);
+    expect(running.stderr()).toContain(`192.0.2.1 is not an address of this machine — ${fix}`);
+    running = runSvc(home, ["config", "check"]);
+    expect(await running.exited).toBe(1);
+    expect(running.stdout() + running.stderr()).toContain(
+      `config.yaml: platforms.webhook.extra.host: cannot listen on 192.0.2.1`,
+    );
+    expect(running.stdout() + running.stderr()).toContain(fix);
+  });
+
   it("a bad config names the file and key; a disabled adapter says how to enable it", async () => {
     home = tempHome();
     home.write("config.yaml", stringify({ platforms: { webhook: { enabled: true, prot: 1 } } }));
