@@ -5,6 +5,7 @@ import { parseDocument } from "yaml";
 import { loadConfig, readEnvFile } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { secretHeaderProblem, writtenAsVariable } from "../config/secretWarnings.js";
+import { settingKey } from "../config/sections/webhook.js";
 import { nothingToRun } from "../config/webhookEnabled.js";
 import { isSvcError, SvcError } from "../errors.js";
 import { withStartupProblems } from "../gateway/config.js";
@@ -338,7 +339,9 @@ export async function runSetup(options: SetupOptions): Promise<void> {
     if (refused.length > 0) problem = refused.join("\n");
     // As the gateway's start and svc config check warn: a config.yaml without host listens on every interface.
     const { webhook } = loaded.config.platforms;
-    const exposed = webhook.enabled ? allInterfacesWarning(webhook.host, webhook.port) : undefined;
+    const exposed = webhook.enabled
+      ? allInterfacesWarning(webhook.host, webhook.port, settingKey(webhook, "host"))
+      : undefined;
     if (exposed !== undefined) process.stderr.write(`Warning: ${exposed.replace(/^\[webhook\] /, "")}\n`);
   } catch (failed) {
     const err = withStartupProblems(failed);

@@ -74,7 +74,12 @@ export function howToEnableWebhook(loaded: LoadedConfig): string {
     return "Turn it on with WEBHOOK_ENABLED=true in the environment (it overrides .env and config.yaml)";
   if (enabledFrom.startsWith(paths.env))
     return `Turn it on with \`svc gateway setup --enable\` or WEBHOOK_ENABLED=true in ${paths.env} (it overrides config.yaml)`;
-  return `Turn it on with \`svc gateway setup\`, WEBHOOK_ENABLED=true (environment or ${paths.env}), or enabled: true in the file`;
+  // The key that turned it off: under `extra`, whose value wins, an `enabled: true` written directly
+  // beside it changes nothing (svc gateway setup edits the one under extra too).
+  const where = enabledFrom.endsWith("platforms.webhook.extra.enabled")
+    ? " under platforms.webhook.extra"
+    : "";
+  return `Turn it on with \`svc gateway setup\`, WEBHOOK_ENABLED=true (environment or ${paths.env}), or enabled: true${where} in the file`;
 }
 
 /** With no config file the gateway still runs: webhook adapter on loopback, echo agent, log delivery. */
@@ -563,7 +568,10 @@ function applyWebhookEnv(
   raw.platforms.webhook ??= {};
   const webhook = raw.platforms.webhook;
   if (!isMapping(webhook)) return undefined;
-  const target = isMapping(webhook.extra) ? webhook.extra : webhook;
+  // Into extra only where extra holds the key (its value would win over the direct one), so a key the
+  // variable sets is not taken for one written under extra: messages name platforms.webhook.<key>.
+  const extra = isMapping(webhook.extra) ? webhook.extra : undefined;
+  const targetOf = (key: string) => (extra !== undefined && Object.hasOwn(extra, key) ? extra : webhook);
   if (enabled !== undefined) {
     const on = /^\s*(1|true|yes|on)\s*$/i.test(enabled.value);
     if (!on && !/^\s*(0|false|no|off)\s*$/i.test(enabled.value)) {
@@ -572,7 +580,7 @@ function applyWebhookEnv(
         `${enabled.from}: expected true or false (or yes/no, on/off, 1/0), got "${enabled.value}"`,
       );
     }
-    target.enabled = on;
+    targetOf("enabled").enabled = on;
   }
   if (port !== undefined) {
     const n = Number(port.value);
@@ -582,9 +590,9 @@ function applyWebhookEnv(
         `${port.from}: expected a port number (0-65535), got "${port.value}"`,
       );
     }
-    target.port = n;
+    targetOf("port").port = n;
   }
-  if (secret !== undefined) target.secret = secret.value;
+  if (secret !== undefined) targetOf("secret").secret = secret.value;
   return enabled?.from;
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
 import { howToEnableWebhook, type LoadedConfig } from "./load.js";
+import { settingKey } from "./sections/webhook.js";
 
 /**
  * Why the webhook adapter is off, worded the same by the CLI and the gateway log: `<where> is false`
@@ -22,9 +23,10 @@ function enabledIsSet(loaded: LoadedConfig): boolean {
  * out and the host is its default: a message must not send the user to look for a line that is not there.
  */
 export function webhookHostSetting(loaded: LoadedConfig): string {
-  const { host } = loaded.config.platforms.webhook;
+  const { webhook } = loaded.config.platforms;
+  const { host } = webhook;
   return !loaded.fromFile || webhookKeyWritten(loaded, "host")
-    ? `platforms.webhook.host is ${host} (${loaded.paths.config})`
+    ? `${settingKey(webhook, "host")} is ${host} (${loaded.paths.config})`
     : `platforms.webhook.host is not set in ${loaded.paths.config}, and ${host} is its default`;
 }
 

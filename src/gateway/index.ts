@@ -5,6 +5,7 @@ import { type Clock, systemClock } from "../clock.js";
 import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
 import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.js";
+import { settingKey } from "../config/sections/webhook.js";
 import { disabledServerToolsets, unusedSettingWarnings } from "../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../config/webhookEnabled.js";
 import { describeError, SvcError } from "../errors.js";
@@ -334,6 +335,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     config,
     host,
     port: options.port ?? webhook.port,
+    portKey: settingKey(webhook, "port"),
+    hostKey: settingKey(webhook, "host"),
     ...(options.inspectPort === undefined ? {} : { inspectPort: options.inspectPort }),
     home: paths.home,
     http: options.http ?? webhook.http_server,
@@ -427,7 +430,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
     // An enabled subscription left out of it (no secret at all) is named at WARN by each load of the store.
     if (routes.registry.names().length === 0) hooks.printHowToAddRoute(paths.config);
-    const exposed = allInterfacesWarning(host, ingress.port);
+    const exposed = allInterfacesWarning(
+      host,
+      ingress.port,
+      options.host === undefined ? settingKey(webhook, "host") : "--host",
+    );
     if (exposed !== undefined) logger.warn(exposed);
   } else {
     logger.warn(

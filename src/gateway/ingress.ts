@@ -27,6 +27,10 @@ export interface IngressDeps {
   readonly config: Config;
   readonly host: string;
   readonly port: number;
+  /** The port's key as written (`platforms.webhook.extra.port` under `extra`), named when it cannot be taken. */
+  readonly portKey?: string;
+  /** The host's key as written (`platforms.webhook.extra.host` under `extra`), named when it cannot be bound. */
+  readonly hostKey?: string;
   /** The `--inspect` relay's port, named when the listener cannot take the same one. */
   readonly inspectPort?: number;
   /** SVC_HOME: its `gateway.json` tells whether its own gateway holds a port the listener cannot take. */
@@ -181,7 +185,12 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     } catch (err) {
       // Why, for the hint: a port below 1024 this user may not take is no busy port, and a busy one is
       // said by what holds it (this SVC_HOME's gateway, another svc gateway, another program).
-      const hint = await listenFailure(host, deps.port, { inspectPort: deps.inspectPort, home: deps.home });
+      const hint = await listenFailure(host, deps.port, {
+        inspectPort: deps.inspectPort,
+        home: deps.home,
+        portKey: deps.portKey,
+        hostKey: deps.hostKey,
+      });
       throw new SvcError("startup_refused", `${(err as Error).message} — ${hint}`);
     }
   }

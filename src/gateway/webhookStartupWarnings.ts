@@ -7,10 +7,22 @@ export function shownNames(names: readonly string[]): string {
   return names.length > 10 ? `${names.slice(0, 10).join(", ")}, …` : names.join(", ");
 }
 
-/** A listener on every interface is reachable from the network: said at each start, with the fix. */
-export function allInterfacesWarning(host: string, port: number): string | undefined {
+/**
+ * A listener on every interface is reachable from the network: said at each start, with the fix. The fix
+ * names what decided the address: `hostKey`, the key as written (`platforms.webhook.extra.host` when it
+ * is under `extra`, whose value wins over a `host` written directly), or `--host`, which overrides both.
+ */
+export function allInterfacesWarning(
+  host: string,
+  port: number,
+  hostKey = "platforms.webhook.host",
+): string | undefined {
   if (!bindsEveryInterface(host)) return undefined;
-  return `[webhook] Listening on every network interface (${listenAddress(host, port)}): anyone who can reach this machine can post to its routes — set platforms.webhook.host: 127.0.0.1 to accept senders on this machine only, or keep it and make sure every route has a secret`;
+  const fix =
+    hostKey === "--host"
+      ? "give --host 127.0.0.1 (it overrides platforms.webhook.host)"
+      : `set ${hostKey}: 127.0.0.1`;
+  return `[webhook] Listening on every network interface (${listenAddress(host, port)}): anyone who can reach this machine can post to its routes — ${fix} to accept senders on this machine only, or keep it and make sure every route has a secret`;
 }
 
 /** The enabled (or, with `enabled` false, the disabled) dynamic subscriptions in `file` (none when it is missing or unreadable). */

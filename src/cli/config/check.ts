@@ -14,7 +14,7 @@ import {
 import { profileBindingProblem } from "../../config/profileWarnings.js";
 import { subscriptionSecretProblem } from "../../config/secretWarnings.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
-import { routeKey } from "../../config/sections/webhook.js";
+import { routeKey, settingKey } from "../../config/sections/webhook.js";
 import { disabledServerToolsets, unusedSettingWarnings } from "../../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../../config/webhookEnabled.js";
 import { describeError, isSvcError } from "../../errors.js";
@@ -152,8 +152,9 @@ export async function checkConfig(
   }
   // A host name that does not resolve, or an address of another machine: the gateway cannot listen.
   if (loaded.config.platforms.webhook.enabled) {
-    const listen = await listenHostProblem(loaded.config.platforms.webhook.host);
-    if (listen !== undefined) problems.push(`${loaded.paths.config}: platforms.webhook.host: ${listen}`);
+    const hostKey = settingKey(loaded.config.platforms.webhook, "host");
+    const listen = await listenHostProblem(loaded.config.platforms.webhook.host, hostKey);
+    if (listen !== undefined) problems.push(`${loaded.paths.config}: ${hostKey}: ${listen}`);
   }
   const idle = nothingToRun(loaded, () => cronJobsStored(loaded.paths.home));
   if (idle !== undefined) problems.push(idle);
@@ -176,7 +177,9 @@ export async function checkConfig(
   ];
   // As the gateway logs at each start: a listener on every interface (svc gateway start --host overrides it).
   const { webhook } = loaded.config.platforms;
-  const exposed = webhook.enabled ? allInterfacesWarning(webhook.host, webhook.port) : undefined;
+  const exposed = webhook.enabled
+    ? allInterfacesWarning(webhook.host, webhook.port, settingKey(webhook, "host"))
+    : undefined;
   if (exposed !== undefined) warnings.push(...untagged([exposed]));
   // As the gateway logs at start: config.yaml's routes, unserved while the adapter is off.
   if (!loaded.config.platforms.webhook.enabled) {

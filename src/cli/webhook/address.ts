@@ -1,6 +1,7 @@
 import { bindsEveryInterface } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
+import { settingKey } from "../../config/sections/webhook.js";
 import { gatewayAddress, gatewayStateFile, readGatewayState, runningPid } from "../../io/gatewayState.js";
 
 /** Where the gateway listens: the running one's address (`--host`/`--port` may differ from the config). */
@@ -65,5 +66,5 @@ export function wildcardNote(loaded: LoadedConfig, address: Address): string {
 /** Port 0 in config.yaml: the gateway picks a free port when it starts, so no URL can be printed yet. */
 export function portNote(loaded: LoadedConfig, name: string, address: Address): string {
   if ((address.port ?? loaded.config.platforms.webhook.port) !== 0) return "";
-  return `Note: platforms.webhook.port is 0 (${loaded.paths.config}): the gateway picks a free port when it starts, so the URL's port is not known yet — svc gateway status shows it, and svc webhook subscribe ${name} prints the full URL once the gateway runs\n`;
+  return `Note: ${settingKey(loaded.config.platforms.webhook, "port")} is 0 (${loaded.paths.config}): the gateway picks a free port when it starts, so the URL's port is not known yet — svc gateway status shows it, and svc webhook subscribe ${name} prints the full URL once the gateway runs\n`;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { settingKey } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
 import { runningPid } from "../../io/gatewayState.js";
 import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
@@ -101,7 +102,7 @@ export async function sendTest(
       "usage",
       options.port !== undefined
         ? PORT_ZERO
-        : `platforms.webhook.port is 0 in ${loaded.paths.config} and no gateway is running, so there is no port to send to — start it with svc gateway start, or give --port <port>`,
+        : `${settingKey(loaded.config.platforms.webhook, "port")} is 0 in ${loaded.paths.config} and no gateway is running, so there is no port to send to — start it with svc gateway start, or give --port <port>`,
     );
   const url = subscriptionUrl(loaded, name, target.profile, {
     ...running,

@@ -49,9 +49,16 @@ export interface ListenFailure {
   readonly code?: string | undefined;
   /** What holds the port, when it could be told. */
   readonly holder?: PortHolder | undefined;
+  /** The port's key as written (`platforms.webhook.extra.port` when it is under `extra`, whose value wins). */
+  readonly portKey?: string | undefined;
+  /** The host's key as written (`platforms.webhook.extra.host` when it is under `extra`). */
+  readonly hostKey?: string | undefined;
 }
 
-const CHOOSE_PORT = "platforms.webhook.port, WEBHOOK_PORT or --port";
+/** Where another port is chosen: the key as written, the variable that overrides it, the flag that overrides both. */
+function choosePort(portKey = "platforms.webhook.port"): string {
+  return `${portKey}, WEBHOOK_PORT or --port`;
+}
 
 /** The command that shows which process listens on `port`. */
 function findListener(port: number): string {
@@ -59,8 +66,8 @@ function findListener(port: number): string {
 }
 
 /** A busy `port` on an address of this machine, said by what holds it. */
-function busyPortHint(port: number | undefined, holder: PortHolder | undefined): string {
-  if (port === undefined || port === 0) return `the address is in use — choose another port (${CHOOSE_PORT})`;
+function busyPortHint(port: number | undefined, holder: PortHolder | undefined, choose: string): string {
+  if (port === undefined || port === 0) return `the address is in use — choose another port (${choose})`;
   switch (holder?.kind) {
     case "this_home":
       return `the gateway of this SVC_HOME (${holder.home}, pid ${holder.pid}) already listens on port ${port} — stop it with ${
@@ -69,11 +76,11 @@ function busyPortHint(port: number | undefined, holder: PortHolder | undefined):
           : `kill ${holder.pid} (${holder.pidFile} does not name it, so svc gateway stop would not find it)`
       }`;
     case "svc":
-      return `another svc gateway listens on port ${port} (it answers GET /health as one does, and this SVC_HOME's gateway.json does not name it: it serves another SVC_HOME) — stop that one (svc gateway stop, with its SVC_HOME), or choose another port (${CHOOSE_PORT})`;
+      return `another svc gateway listens on port ${port} (it answers GET /health as one does, and this SVC_HOME's gateway.json does not name it: it serves another SVC_HOME) — stop that one (svc gateway stop, with its SVC_HOME), or choose another port (${choose})`;
     case "other":
-      return `another program listens on port ${port} (not an svc gateway: it does not answer GET /health as one does) — find it with ${findListener(port)}, and stop it or choose another port (${CHOOSE_PORT})`;
+      return `another program listens on port ${port} (not an svc gateway: it does not answer GET /health as one does) — find it with ${findListener(port)}, and stop it or choose another port (${choose})`;
     default:
-      return `port ${port} is already in use — find what holds it with ${findListener(port)}, and stop it or choose another port (${CHOOSE_PORT})`;
+      return `port ${port} is already in use — find what holds it with ${findListener(port)}, and stop it or choose another port (${choose})`;
   }
 }
 
@@ -83,16 +90,18 @@ function busyPortHint(port: number | undefined, holder: PortHolder | undefined):
  */
 export function listenFailureHint(host: string, failure: ListenFailure = {}): string {
   const { port, inspectPort, code } = failure;
+  const choose = choosePort(failure.portKey);
+  const hostKey = failure.hostKey ?? "platforms.webhook.host";
   if (port !== undefined && port !== 0 && port === inspectPort)
-    return `the inspector (--inspect) already listens on port ${port} — choose another port for one of them: --inspect <port>, or ${CHOOSE_PORT}`;
+    return `the inspector (--inspect) already listens on port ${port} — choose another port for one of them: --inspect <port>, or ${choose}`;
   if (code === "EACCES" || code === "EPERM")
     return port !== undefined && port > 0 && port < 1024
-      ? `port ${port} is below 1024, where only root or a program given CAP_NET_BIND_SERVICE may listen (${code}) — choose a port from 1024 up (${CHOOSE_PORT}) and forward ${port} to it (a reverse proxy, a container's published port: -p ${port}:8644), or give node that capability (setcap cap_net_bind_service=+ep on the node binary)`
-      : `this user may not listen there (${code}: a security policy such as SELinux refuses it) — choose another port (${CHOOSE_PORT}), or allow this one in that policy`;
+      ? `port ${port} is below 1024, where only root or a program given CAP_NET_BIND_SERVICE may listen (${code}) — choose a port from 1024 up (${choose}) and forward ${port} to it (a reverse proxy, a container's published port: -p ${port}:8644), or give node that capability (setcap cap_net_bind_service=+ep on the node binary)`
+      : `this user may not listen there (${code}: a security policy such as SELinux refuses it) — choose another port (${choose}), or allow this one in that policy`;
   const zones = linkLocalInterfaces(host);
   if (zones.length > 0)
-    return `${host} is a link-local address, which is bound with its interface — write ${zones.map((zone) => `${host}%${zone}`).join(" or ")} in platforms.webhook.host (or --host)`;
+    return `${host} is a link-local address, which is bound with its interface — write ${zones.map((zone) => `${host}%${zone}`).join(" or ")} in ${hostKey} (or --host)`;
   return isLocalAddress(host)
-    ? busyPortHint(port, failure.holder)
-    : `${host} is not an address of this machine — set platforms.webhook.host (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1`;
+    ? busyPortHint(port, failure.holder, choose)
+    : `${host} is not an address of this machine — set ${hostKey} (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1`;
 }

@@ -11,7 +11,10 @@ import { listenFailureHint, type PortHolder } from "./listenHint.js";
  * check`, which binds nothing else); said with the hint the gateway's refused start gives. Undefined when
  * it can listen there.
  */
-export async function listenHostProblem(host: string): Promise<string | undefined> {
+export async function listenHostProblem(
+  host: string,
+  hostKey = "platforms.webhook.host",
+): Promise<string | undefined> {
   const server = createServer();
   try {
     await new Promise<void>((resolve, reject) => {
@@ -20,7 +23,7 @@ export async function listenHostProblem(host: string): Promise<string | undefine
     });
     return undefined;
   } catch (err) {
-    return `cannot listen on ${host} (${describeError(err)}) — ${listenFailureHint(host)}`;
+    return `cannot listen on ${host} (${describeError(err)}) — ${listenFailureHint(host, { hostKey })}`;
   } finally {
     server.close();
   }
@@ -132,12 +135,26 @@ export async function portHolder(host: string, port: number, home?: string): Pro
 export async function listenFailure(
   host: string,
   port: number,
-  context: { readonly inspectPort?: number | undefined; readonly home?: string | undefined } = {},
+  context: {
+    readonly inspectPort?: number | undefined;
+    readonly home?: string | undefined;
+    /** The port's key as written, for the hint (`platforms.webhook.extra.port`). */
+    readonly portKey?: string | undefined;
+    /** The host's key as written (`platforms.webhook.extra.host`). */
+    readonly hostKey?: string | undefined;
+  } = {},
 ): Promise<string> {
   const code = await listenRefusal(host, port);
   const holder =
     code === "EADDRINUSE" && port !== context.inspectPort
       ? await portHolder(host, port, context.home)
       : undefined;
-  return listenFailureHint(host, { port, inspectPort: context.inspectPort, code, holder });
+  return listenFailureHint(host, {
+    port,
+    inspectPort: context.inspectPort,
+    code,
+    holder,
+    portKey: context.portKey,
+    hostKey: context.hostKey,
+  });
 }

@@ -39,6 +39,19 @@ describe("svc webhook subscribe --secret INSECURE_NO_AUTH (spec 2.2 rule 5)", { 
     );
   });
 
+  it("names the host as written under platforms.webhook.extra, whose value wins over a loopback host written directly", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", extra: { host: "0.0.0.0" } } } }),
+    );
+    const res = await svc(home, ["webhook", "subscribe", "open", "--secret", "INSECURE_NO_AUTH"]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      `but platforms.webhook.extra.host is 0.0.0.0 (${join(home.dir, "config.yaml")}) — use a real secret, or bind to 127.0.0.1`,
+    );
+  });
+
   it("is accepted on a loopback bind", async () => {
     home = tempHome();
     home.write("config.yaml", bound("localhost"));

@@ -89,5 +89,18 @@ describe("svc webhook subscribe|test when there is no port to show or send to", 
     expect(sent.code).toBe(2);
     expect(sent.stderr).toContain("platforms.webhook.port is 0 in ");
     expect(sent.stderr).toContain("no gateway is running, so there is no port to send to");
+    // Written under extra (whose value wins over a port written directly), it is named there.
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 8644, extra: { port: 0 } } },
+      }),
+    );
+    expect((await svc(home, ["webhook", "subscribe", "a"])).stderr).toContain(
+      "platforms.webhook.extra.port is 0 (",
+    );
+    expect((await svc(home, ["webhook", "test", "a"])).stderr).toContain(
+      "platforms.webhook.extra.port is 0 in ",
+    );
   });
 });

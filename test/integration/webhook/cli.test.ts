@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -172,6 +173,85 @@ describe("svc gateway run (subprocess)", () => {
     expect(running.stderr()).toContain(
       "platforms.webhook.routes.open.secret: INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but --host is 0.0.0.0 (it overrides platforms.webhook.host) — set a real secret or bind to 127.0.0.1",
     );
+  });
+
+  it("listening on every interface because of --host, the WARN's fix names --host, not the file's host (loopback already)", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: { webhook: { enabled: true, host: "127.0.0.1", routes: { r: { secret: "x" } } } },
+      }),
+      0o600,
+    );
+    running = runSvc(home, ["gateway", "run", "--port", "0", "--host", "0.0.0.0"]);
+    const [line = ""] = await waitForLine(running, /.*Listening on every network interface.*\n/);
+    expect(line).toContain(
+      "anyone who can reach this machine can post to its routes — give --host 127.0.0.1 (it overrides platforms.webhook.host) to accept senders on this machine only, or keep it and make sure every route has a secret",
+    );
+  });
+
+  it("a port taken by another program is refused naming the port key as written: platforms.webhook.extra.port", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (holder.address() as AddressInfo).port;
+      home = tempHome();
+      home.write(
+        "config.yaml",
+        stringify({
+          platforms: {
+            webhook: {
+              enabled: true,
+              host: "127.0.0.1",
+              port: 9,
+              extra: { port },
+              routes: { r: { secret: "x" } },
+            },
+          },
+        }),
+        0o600,
+      );
+      running = runSvc(home, ["gateway", "run"]);
+      expect(await running.exited).toBe(1);
+      expect(running.stderr()).toContain(
+        `cannot listen on 127.0.0.1:${port} — another program listens on port ${port}`,
+      );
+      expect(running.stderr()).toContain(
+        "choose another port (platforms.webhook.extra.port, WEBHOOK_PORT or --port)",
+      );
+    } finally {
+      holder.close();
+    }
+  });
+
+  it("a host under extra that is no address of this machine is named there, by the start and by svc config check", async () => {
+    home = tempHome();
+    // 192.0.2.1 (TEST-NET-1) is no address of this machine; the direct host, 127.0.0.1, is not used.
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            extra: { host: "192.0.2.1" },
+            routes: { r: { secret: "x" } },
+          },
+        },
+      }),
+      0o600,
+    );
+    const fix = "set platforms.webhook.extra.host (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1";
+    running = runSvc(home, ["gateway", "run", "--port", "0"]);
+    expect(await running.exited).toBe(1);
+    expect(running.stderr()).toContain(`192.0.2.1 is not an address of this machine — ${fix}`);
+    running = runSvc(home, ["config", "check"]);
+    expect(await running.exited).toBe(1);
+    expect(running.stdout() + running.stderr()).toContain(
+      `config.yaml: platforms.webhook.extra.host: cannot listen on 192.0.2.1`,
+    );
+    expect(running.stdout() + running.stderr()).toContain(fix);
   });
 
   it("a bad config names the file and key; a disabled adapter says how to enable it", async () => {

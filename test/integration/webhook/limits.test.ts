@@ -172,6 +172,27 @@ describe.each(HTTP_SERVERS)("body size (spec 4.2 step 2, %s server)", (http) => 
     expect((await postJson(gw.url("/webhooks/r"), body)).status).toBe(202);
   });
 
+  it("a chunked body of exactly max_body_bytes is read however it is split; one byte more is 413", async () => {
+    const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
+    const head = "POST /webhooks/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+    // Three chunks, the last of one byte, then the terminating chunk: the size is the sum of the chunks.
+    const split = (body: string) => [
+      head,
+      chunk(body.slice(0, 37)),
+      chunk(body.slice(37, -1)),
+      chunk(body.slice(-1)),
+      "0\r\n\r\n",
+    ];
+    const exactly = JSON.stringify({ pad: "x".repeat(100 - 10) });
+    expect(exactly.length).toBe(100);
+    expect((await rawHttp(gw.gateway.port, split(exactly))).status).toBe(202);
+    const over = `${exactly.slice(0, -1)} }`;
+    expect(over.length).toBe(101);
+    const answer = await rawHttp(gw.gateway.port, split(over));
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toEqual({ error: "Payload too large" });
+  });
+
   it("a chunked body (no Content-Length) is cut off with 413 once it passes the limit", async () => {
     const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
     const head =

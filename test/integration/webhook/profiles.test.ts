@@ -1,6 +1,8 @@
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import {
+  HTTP_SERVERS,
   RECORDER_AGENT,
   recorderAgent,
   startTestGateway,
@@ -103,3 +105,46 @@ describe("with multiplexing off", () => {
     }
   });
 });
+
+describe.each(HTTP_SERVERS)(
+  "multiplexing turned on and off by a reload (SIGHUP), on the %s server",
+  (http) => {
+    it("/p/<profile>/ paths appear and disappear at once, and the route's binding follows, also on ingress threads", async () => {
+      // Ingress threads answer the paths the head decides themselves, but leave /p/... to the main
+      // thread, whose multiplexing setting a reload swaps: no thread keeps the value it started with.
+      const config = (multiplex: boolean) =>
+        webhookConfig(
+          { bound: { secret: "INSECURE_NO_AUTH", profile: "work" }, unbound: { secret: "INSECURE_NO_AUTH" } },
+          http === "uws-threads" ? { workers: 2 } : {},
+          { gateway: { multiplex_profiles: multiplex } },
+        );
+      const gw = await startTestGateway({ http, config: config(false) });
+      try {
+        const NOT_FOUND = { status: 404, body: { error: "Not found" } };
+        expect(await postJson(gw.url("/p/work/webhooks/bound"), {})).toMatchObject(NOT_FOUND);
+        expect((await postJson(gw.url("/webhooks/bound"), {})).status).toBe(202);
+
+        gw.home.write("config.yaml", stringify(config(true)));
+        gw.gateway.reload();
+        expect((await postJson(gw.url("/p/work/webhooks/bound"), {})).status).toBe(202);
+        expect(await postJson(gw.url("/webhooks/bound"), {})).toMatchObject(UNKNOWN);
+        expect((await postJson(gw.url("/p/default/webhooks/unbound"), {})).status).toBe(202);
+        expect(await postJson(gw.url("/p/work/webhooks/unbound"), {})).toMatchObject(UNKNOWN);
+        expect(await request(gw.url("/p/work/webhooks/bound"))).toMatchObject({
+          status: 405,
+          body: { error: "Method not allowed" },
+        });
+
+        gw.home.write("config.yaml", stringify(config(false)));
+        gw.gateway.reload();
+        expect(await postJson(gw.url("/p/work/webhooks/bound"), {})).toMatchObject(NOT_FOUND);
+        expect(await postJson(gw.url("/p/default/webhooks/unbound"), {})).toMatchObject(NOT_FOUND);
+        expect((await postJson(gw.url("/webhooks/bound"), {})).status).toBe(202);
+        // No restart was asked for: multiplexing is swapped in place.
+        expect(gw.logs().filter((l) => l.msg.includes("takes effect after a restart"))).toEqual([]);
+      } finally {
+        await gw.stop();
+      }
+    });
+  },
+);

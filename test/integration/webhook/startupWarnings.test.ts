@@ -172,6 +172,22 @@ describe("startup warnings about the webhook adapter", () => {
     );
   });
 
+  it("names the host key that decides the bind: platforms.webhook.extra.host when it is written there", async () => {
+    // host: 127.0.0.1 written directly is already what the fix would say; extra's 0.0.0.0 wins over it.
+    gw = await startTestGateway({
+      config: webhookConfig({ r: { secret: "s" } }, { extra: { host: "0.0.0.0" } }),
+    });
+    const fix =
+      "set platforms.webhook.extra.host: 127.0.0.1 to accept senders on this machine only, or keep it and make sure every route has a secret";
+    expect(warnedBy(gw)).toContainEqual(
+      `[webhook] Listening on every network interface (0.0.0.0:${gw.gateway.port}): anyone who can reach this machine can post to its routes — ${fix}`,
+    );
+    const report = await checkConfig({ home: gw.home.dir, env: {} });
+    expect(report.warnings).toContainEqual(
+      `Listening on every network interface (0.0.0.0:8644): anyone who can reach this machine can post to its routes — ${fix}`,
+    );
+  });
+
   it("::ffff:0.0.0.0, the IPv4-mapped 0.0.0.0, listens on every IPv4 interface and is warned of too", async () => {
     gw = await startTestGateway({
       config: webhookConfig({ r: { secret: "s" } }, { host: "::ffff:0.0.0.0" }),

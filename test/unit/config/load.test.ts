@@ -2,7 +2,8 @@ import { mkdirSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { routeTable } from "../../../src/actors/routes.js";
-import { loadConfig } from "../../../src/config/load.js";
+import { howToEnableWebhook, loadConfig } from "../../../src/config/load.js";
+import { restartOnlyChanges } from "../../../src/config/restartOnly.js";
 import { secretCharacterWarnings } from "../../../src/config/secretWarnings.js";
 import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
 import { webhookStartupProblems } from "../../../src/config/validate.js";
@@ -91,6 +92,44 @@ describe("config loading (spec 2.1)", () => {
       "WEBHOOK_ENABLED=1\nWEBHOOK_PORT=9002\nWEBHOOK_SECRET=s4\n",
     );
     expect(fromDotenv.config.platforms.webhook).toMatchObject({ enabled: true, port: 9002, secret: "s4" });
+  });
+
+  it("WEBHOOK_* precedence: the environment, then .env, then platforms.webhook.extra, then the key written directly", () => {
+    const yaml = (extra: string) =>
+      `platforms:\n  webhook:\n    enabled: false\n    port: 9000\n    secret: direct\n${extra}`;
+    const both = "    extra:\n      enabled: false\n      port: 9100\n      secret: extra\n";
+    const dotenv = "WEBHOOK_ENABLED=true\nWEBHOOK_PORT=9200\nWEBHOOK_SECRET=dotenv\n";
+    const env = { WEBHOOK_ENABLED: "false", WEBHOOK_PORT: "9300", WEBHOOK_SECRET: "environment" };
+    const webhook = (extra: string, e: Record<string, string>, d?: string) => {
+      const { config } = load(yaml(extra), e, d);
+      home.cleanup();
+      const { enabled, port, secret } = config.platforms.webhook;
+      return { enabled, port, secret };
+    };
+    expect(webhook("", {})).toEqual({ enabled: false, port: 9000, secret: "direct" });
+    expect(webhook(both, {})).toEqual({ enabled: false, port: 9100, secret: "extra" });
+    expect(webhook(both, {}, dotenv)).toEqual({ enabled: true, port: 9200, secret: "dotenv" });
+    expect(webhook(both, env, dotenv)).toEqual({ enabled: false, port: 9300, secret: "environment" });
+    // One variable overrides its own key only; an empty one counts as unset.
+    expect(webhook(both, { WEBHOOK_PORT: "9400", WEBHOOK_SECRET: "" })).toEqual({
+      enabled: false,
+      port: 9400,
+      secret: "extra",
+    });
+  });
+
+  it("the advice to turn the adapter on names the key that turned it off: enabled under extra when extra's wins", () => {
+    // enabled: true written directly, and extra's false wins: "enabled: true" is in the file already.
+    const underExtra = load(
+      "platforms:\n  webhook:\n    enabled: true\n    extra:\n      enabled: false\n    routes: {a: {secret: x}}\n",
+    );
+    expect(underExtra.enabledFrom).toBe(`${underExtra.paths.config}: platforms.webhook.extra.enabled`);
+    expect(howToEnableWebhook(underExtra)).toMatch(
+      /, or enabled: true under platforms\.webhook\.extra in the file$/,
+    );
+    home.cleanup();
+    const direct = load("platforms:\n  webhook:\n    enabled: false\n");
+    expect(howToEnableWebhook(direct)).toMatch(/, or enabled: true in the file$/);
   });
 
   it(".env as a shell reads it: export prefixes, quotes, comments; a # inside an unquoted value is part of it", () => {
@@ -933,6 +972,41 @@ describe("startup validation rules (spec 2.2)", () => {
         /^\[webhook\] config\.yaml: platforms\.webhook\.extra\.secret \(the global secret or WEBHOOK_SECRET, which overrides it; route r uses it\) begins/,
       ),
     ]);
+  });
+});
+
+describe("a WEBHOOK_* variable beside an extra mapping that does not hold its key", () => {
+  it("is named as the variable and platforms.webhook.<key>, never as an extra.<key> the file does not have", () => {
+    // extra holds rate_limit only; WEBHOOK_SECRET and WEBHOOK_PORT come from .env.
+    const yaml = (extra: string) =>
+      `platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    extra:\n      rate_limit: 5\n${extra}    routes:\n      r: {}\n`;
+    const loaded = load(yaml(""), {}, "WEBHOOK_SECRET=' g'\nWEBHOOK_PORT=9001\n");
+    const table = routeTable(loaded.config);
+    expect(table.globalSecretKey).toBe("platforms.webhook.secret");
+    expect(
+      secretCharacterWarnings(table.staticRoutes.values(), "config.yaml", table.globalSecretKey),
+    ).toEqual([
+      expect.stringMatching(
+        /^\[webhook\] config\.yaml: platforms\.webhook\.secret \(the global secret or WEBHOOK_SECRET, which overrides it; route r uses it\) begins/,
+      ),
+    ]);
+    expect(loaded.config.platforms.webhook).toMatchObject({ port: 9001, secret: " g", rate_limit: 5 });
+    // A reload after .env's WEBHOOK_PORT changed names the key as the docs do: platforms.webhook.port (set by WEBHOOK_PORT).
+    home.cleanup();
+    const next = load(yaml(""), {}, "WEBHOOK_SECRET=' g'\nWEBHOOK_PORT=9002\n");
+    expect(restartOnlyChanges(loaded.config, next.config)).toEqual(["platforms.webhook.port"]);
+    // Written under extra too, the variable overrides that key, named where the file has it.
+    home.cleanup();
+    const written = load(
+      yaml("      port: 9100\n      secret: ' x'\n"),
+      {},
+      "WEBHOOK_SECRET=' g'\nWEBHOOK_PORT=9001\n",
+    );
+    expect(written.config.platforms.webhook).toMatchObject({ port: 9001, secret: " g" });
+    expect(routeTable(written.config).globalSecretKey).toBe("platforms.webhook.extra.secret");
+    home.cleanup();
+    const writtenNext = load(yaml("      port: 9100\n"), {}, "WEBHOOK_PORT=9002\n");
+    expect(restartOnlyChanges(written.config, writtenNext.config)).toEqual(["platforms.webhook.extra.port"]);
   });
 });
 
