@@ -8,8 +8,8 @@
  * It lives beside the bundle (`compile-cache/`, which a rebuild removes with the rest of `dist/`). A file
  * names the bundle's size and modification time, since V8 itself checks only the source's length (and its
  * own version and flags): a cache of another build is never read, and is removed when its command writes
- * its new one. Where that directory cannot be written (an install owned by another user) nothing is cached
- * and nothing is said. `SVC_NO_COMPILE_CACHE=1` turns it off.
+ * its new one. A process that exits with a usage error (2) writes none. Where that directory cannot be written
+ * (an install owned by another user) nothing is cached and nothing is said. `SVC_NO_COMPILE_CACHE=1` turns it off.
  */
 import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
@@ -37,6 +37,8 @@ export interface LoadedBundle {
 /** More files than any set of commands makes: a directory at this size takes no new one. */
 const MAX_FILES = 64;
 const WORD = /^[a-z][a-z0-9-]{0,23}$/;
+/** svc's exit code for a usage error. */
+const USAGE_ERROR = 2;
 
 /** The cache's name for a command line (`process.argv`): its first two words, or `none`. */
 export function commandKey(argv: readonly string[]): string {
@@ -125,7 +127,12 @@ export function loadBundle(file: string, argv: readonly string[] = process.argv)
     cachedData: cached,
   });
   const used = cached !== undefined && !script.cachedDataRejected;
-  if (!used) process.once("exit", () => writeCache(dir, name, key, prefix, script));
+  // A command line refused as a usage error (exit 2: an unknown command or option, a typo such as
+  // `svc gateway stauts`) is no command: a cache of its words would only fill the directory towards MAX_FILES.
+  if (!used)
+    process.once("exit", (code) => {
+      if (code !== USAGE_ERROR) writeCache(dir, name, key, prefix, script);
+    });
   // The program's import() of packages outside it is this module's own (src/io/importExternal.ts).
   lendImport((specifier) => import(specifier));
   const module = new Module(file);

@@ -127,11 +127,7 @@ export const COALESCED_NOTE = "joined a coalescing group: the group runs once, s
  * route's events, a filter, the script; none on records older than the reason, shown as before), where a
  * coalesced event's run shows, and the delivery it repeats.
  */
-function requestNote(
-  request: RequestRecord,
-  ran: boolean,
-  text: (value: string) => string,
-): string {
+function requestNote(request: RequestRecord, ran: boolean, text: (value: string) => string): string {
   const redelivery =
     request.redelivery_of === undefined ? undefined : `redelivery of ${text(request.redelivery_of)}`;
   // A coalesced event shows a run only when it was its group's latest: the group runs once, under that ID.

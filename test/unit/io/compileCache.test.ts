@@ -51,7 +51,8 @@ describe("a bundle run from its code cache", () => {
       `const { loadBundle } = await import(${JSON.stringify(pathToFileURL(svcModule("io/compileCache.js")).href)});
 const [bundle, ...words] = process.argv.slice(2);
 const loaded = loadBundle(bundle, ["node", "svc", ...words]);
-process.stdout.write(JSON.stringify({ cache: loaded.cache, answer: loaded.exports.answer() }));`,
+process.stdout.write(JSON.stringify({ cache: loaded.cache, answer: loaded.exports.answer() }));
+if (process.env.LOAD_EXIT_CODE) process.exit(Number(process.env.LOAD_EXIT_CODE));`,
     );
   });
   afterEach(() => home.cleanup());
@@ -81,6 +82,17 @@ process.stdout.write(JSON.stringify({ cache: loaded.cache, answer: loaded.export
     expect(await load()).toEqual({ cache: "used", answer: 12 });
     expect(statSync(path).mtimeMs).toBe(written.mtimeMs);
     expect(statSync(path).ino).toBe(written.ino);
+  });
+
+  it("a command line refused as a usage error (exit 2: an unknown command or option, `svc gateway stauts`) writes no cache; one ending with another code does", async () => {
+    const exiting = (words: string[], code: number) =>
+      execFileAsync(process.execPath, [...CLI_NODE_ARGS, loader, bundle, ...words], {
+        env: { ...process.env, LOAD_EXIT_CODE: String(code) },
+      }).catch((err: { code?: number; stdout?: string }) => err);
+    expect(await exiting(["gateway", "stauts"], 2)).toMatchObject({ code: 2 });
+    expect(readdirSync(cacheDir())).toEqual([]);
+    expect(await exiting(["gateway", "status"], 3)).toMatchObject({ code: 3 });
+    expect(cacheFiles().map((f) => f.split(".")[0])).toEqual(["gateway-status"]);
   });
 
   it("each command keeps its own cache", async () => {
