@@ -2,7 +2,7 @@ import { type SnapshotFrom, waitFor } from "xstate";
 import { interpolateDeep } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
-import { describeError, SvcError } from "../../errors.js";
+import { SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
 import {
   type ConnectOptions,
