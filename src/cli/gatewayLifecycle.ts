@@ -59,6 +59,13 @@ function recordedState(paths: SvcPaths, pid: number): GatewayState | undefined {
 }
 
 function alreadyRunning(pid: number, paths: SvcPaths): SvcError {
+  // A gateway stopping (SIGTERM, svc gateway stop) runs until its runs drain: stopping it is under way.
+  const stopping = recordedState(paths, pid)?.stopping_since;
+  if (stopping !== undefined)
+    return new SvcError(
+      "usage",
+      `the gateway is stopping (pid ${pid}, since ${stopping}): its runs in flight finish first, or are kept for the next start — once it has stopped (svc gateway status says not running), start it again`,
+    );
   return new SvcError(
     "usage",
     `the gateway is already running (pid ${pid}, ${paths.pidFile}) — stop it with svc gateway stop`,
