@@ -47,5 +47,13 @@ describe("svc gateway start while the gateway stops", { timeout: 60_000 }, () =>
       ),
     );
     expect(res.stderr).not.toContain("stop it with svc gateway stop");
+    // The foreground start (a supervisor's restart) is told the same.
+    const run = await svc(home, ["gateway", "run", "--port", "0"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^svc: the gateway is stopping \\(pid ${gateway.child.pid}, since [^)]+\\): .* start it again\\n$`,
+      ),
+    );
   });
 });
