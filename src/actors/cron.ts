@@ -22,7 +22,7 @@ import {
   nextRunTime,
   parseSchedule,
 } from "../io/stores/cronStore.js";
-import type { AcceptedEvent, CronFireResult } from "../streams/context.js";
+import type { AcceptedEvent, CronFireResult, CronSkipped } from "../streams/context.js";
 import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
@@ -344,7 +344,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     jobRef: string,
     event: Pick<AcceptedEvent, "routeName" | "deliveryId" | "profile">,
     unreadable: string,
-  ): { store: CronStore; job: CronJob } | "skipped" | "unreadable" {
+  ): { store: CronStore; job: CronJob } | CronSkipped | "unreadable" {
     const { profile } = event;
     const fields = { route: event.routeName, delivery_id: event.deliveryId, job: jobRef, profile };
     let store: CronStore;
@@ -353,22 +353,18 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       store = stores.store(profile);
     } catch (err) {
       // Not a profile at all: no retry can fire it.
-      logger.error(
-        fields,
-        `[webhook] ${event.routeName}: cron_job ${jobRef} not fired — ${(err as Error).message}; event dropped`,
-      );
-      return "skipped";
+      const why = `cron_job ${jobRef} not fired — ${(err as Error).message}; event dropped`;
+      logger.error(fields, `[webhook] ${event.routeName}: ${why}`);
+      return { skipped: why };
     }
     try {
       // Fired on every event of a cron_job route: the store is parsed only when it changed.
       const found = findJob(currentRecords(profile, store), jobRef);
       if (found !== undefined && !found.ok) {
         // Edited by hand into a record the gateway cannot run: said with its file, key and problem.
-        logger.error(
-          fields,
-          `[webhook] ${event.routeName}: cron_job ${jobRef}${inProfile(profile)} not fired — ${invalidJobMessage(found, removeCommand(profile))}; event dropped`,
-        );
-        return "skipped";
+        const why = `cron_job ${jobRef}${inProfile(profile)} not fired — ${invalidJobMessage(found, removeCommand(profile))}; event dropped`;
+        logger.error(fields, `[webhook] ${event.routeName}: ${why}`);
+        return { skipped: why };
       }
       job = found?.job;
     } catch (err) {
@@ -379,11 +375,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return "unreadable";
     }
     if (job === undefined || job.state !== "enabled") {
-      logger.warn(
-        fields,
-        `[webhook] ${event.routeName}: cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped`,
-      );
-      return "skipped";
+      const why = `cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped`;
+      logger.warn(fields, `[webhook] ${event.routeName}: ${why}`);
+      return { skipped: why };
     }
     return { store, job };
   }
@@ -818,7 +812,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     tick,
     fire(jobRef, event) {
       const found = firable(jobRef, event, "the sender is answered 503 and may retry");
-      if (typeof found === "string") return found;
+      if (found === "unreadable" || "skipped" in found) return found;
       const prompt = eventPrompt(found.job, event);
       if (options.enqueue !== undefined) {
         const taken = options.enqueue({ ...event, prompt });
@@ -831,7 +825,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     async runFired(run, signal) {
       const jobRef = run.route.cron_job;
       const found = jobRef === undefined ? undefined : firable(jobRef, run, "event dropped");
-      if (found === undefined || typeof found === "string") return NOT_RUN;
+      if (found === undefined || found === "unreadable" || "skipped" in found) return NOT_RUN;
       const error = await execute(
         run.profile,
         found.store,

@@ -12,7 +12,7 @@ import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { createLockFile } from "../io/stores/fileLock.js";
 import { releaseStopSignals, STOP_SIGNALS } from "./earlySignals.js";
 import { boundHeapGrowth } from "./gatewayHeap.js";
-import { registerGatewayLifecycleCommands } from "./gatewayLifecycle.js";
+import { registerGatewayLifecycleCommands, stoppingGateway } from "./gatewayLifecycle.js";
 import { parseHostOption, parsePortOption } from "./options.js";
 
 /** `--inspect` without a port. */
@@ -42,9 +42,12 @@ function claimPidFile(paths: SvcPaths): void {
   for (let attempt = 0; attempt < 3; attempt++) {
     const other = runningPid(paths);
     if (other !== undefined)
-      throw new SvcError(
-        "usage",
-        `a gateway is already running for ${paths.home} (pid ${other}, ${paths.pidFile}) — stop it with svc gateway stop, or use another SVC_HOME`,
+      throw (
+        stoppingGateway(other, paths) ??
+        new SvcError(
+          "usage",
+          `a gateway is already running for ${paths.home} (pid ${other}, ${paths.pidFile}) — stop it with svc gateway stop, or use another SVC_HOME`,
+        )
       );
     try {
       if (createLockFile(paths.pidFile, `${process.pid}\n`)) return;

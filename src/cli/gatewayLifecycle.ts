@@ -58,7 +58,23 @@ function recordedState(paths: SvcPaths, pid: number): GatewayState | undefined {
     : undefined;
 }
 
+/**
+ * The refusal of a start (`start`, `run`) while this SVC_HOME's gateway `pid` is stopping (SIGTERM, `svc
+ * gateway stop`: it runs until its runs drain), where "stop it" would be advice for what is under way.
+ */
+export function stoppingGateway(pid: number, paths: SvcPaths): SvcError | undefined {
+  const stopping = recordedState(paths, pid)?.stopping_since;
+  return stopping === undefined
+    ? undefined
+    : new SvcError(
+        "usage",
+        `the gateway is stopping (pid ${pid}, since ${stopping}): its runs in flight finish first, or are kept for the next start — once it has stopped (svc gateway status says not running), start it again`,
+      );
+}
+
 function alreadyRunning(pid: number, paths: SvcPaths): SvcError {
+  const stopping = stoppingGateway(pid, paths);
+  if (stopping !== undefined) return stopping;
   return new SvcError(
     "usage",
     `the gateway is already running (pid ${pid}, ${paths.pidFile}) — stop it with svc gateway stop`,

@@ -189,7 +189,12 @@ export function historyHooks(
           status: answer.status,
           outcome: String(answered.status ?? answered.error ?? answer.status),
           // Fixed texts and config text (a filter's field): bounded as the other fields are all the same.
-          reason: refusal === undefined ? undefined : cut(refusal),
+          reason:
+            refusal !== undefined
+              ? cut(refusal)
+              : answer.reason === undefined
+                ? undefined
+                : cut(answer.reason),
           event: event === undefined ? undefined : cut(event),
           event_header: eventHeaderField(header, resolved),
           redelivery_of: redeliveryOf === undefined ? undefined : cut(redeliveryOf),

@@ -396,7 +396,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     onStatus: (hub) => toolCap.check(hub.tools()),
     ...env,
   });
-  mcpStates = () => mcp.hub.status().map((s) => s.state);
+  mcpStates = () => mcp.hub.gaugeStates();
   agent.attachMcp((profile) => mcp.hubFor(profile));
   /**
    * With the adapter off, the subscriptions and config.yaml routes no listener serves. Subscriptions shared

@@ -49,6 +49,11 @@ export interface McpConnectionContext extends McpConnectionInput {
    * again by the next call or reload, not in the background, which would spawn a process nobody asked for.
    */
   onDemand: boolean;
+  /**
+   * What the server was before the connect under way: `failed` (a connect failed) or `reconnecting` (its
+   * connection was lost); unset from the connect that succeeds. `svc_mcp_servers` counts a retry so.
+   */
+  downAs: "failed" | "reconnecting" | undefined;
 }
 
 export type McpConnectionEvent =
@@ -138,6 +143,7 @@ export const mcpConnectionMachine = setup({
     recycledBy: undefined,
     retryNow: false,
     onDemand: input.startIn === "lazy",
+    downAs: undefined,
   }),
   initial: "start",
   on: {
@@ -170,6 +176,7 @@ export const mcpConnectionMachine = setup({
             lastError: undefined,
             recyclePending: false,
             onDemand: false,
+            downAs: undefined,
           }),
         },
         onError: {
@@ -295,6 +302,7 @@ export const mcpConnectionMachine = setup({
       on: { CONNECT: "connecting", CALL_START: { target: "connecting", actions: "started" } },
     },
     reconnecting: {
+      entry: assign({ downAs: "reconnecting" as const }),
       // The process's exit (or the stream's end) is often seen before the call it cut off: that call's
       // `immediate` loss, a call or a reload arriving while the old session closes, still connect at once.
       on: {
@@ -314,6 +322,7 @@ export const mcpConnectionMachine = setup({
       on: { CONNECT: "connecting", SESSION_LOST: { guard: "immediateLoss", target: "connecting" } },
     },
     failed: {
+      entry: assign({ downAs: "failed" as const }),
       after: { retryDelay: { guard: "retriedInBackground", target: "connecting" } },
       on: { CONNECT: "connecting" },
     },
@@ -342,6 +351,17 @@ export type ConnectionState =
   | "reconnecting"
   | "failed"
   | "stopped";
+
+/**
+ * The state `svc_mcp_servers` counts a server under: its status name, except that a connect retrying a
+ * server that failed or lost its connection counts as that until it succeeds. A server that never answers
+ * spends each try's `connect_timeout` connecting: counted so, it would leave `failed` at every retry, and
+ * an alert on `failed` servers held for some minutes (`for: 10m`) would start over each time, never firing.
+ */
+export function gaugeState(snapshot: McpConnectionSnapshot): ConnectionState {
+  const state = connectionState(snapshot);
+  return state === "connecting" ? (snapshot.context.downAs ?? state) : state;
+}
 
 /** The status name shown by `svc mcp list` and the inspector. */
 export function connectionState(snapshot: McpConnectionSnapshot): ConnectionState {

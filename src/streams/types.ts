@@ -34,6 +34,11 @@ export interface Outcome {
    * a duplicate, a script's ignore), for the delivery history; never sent.
    */
   readonly event?: string;
+  /**
+   * Why an accepted event was dropped without a run (a route's cron job paused), for the delivery history,
+   * as a refusal's reason is; never sent.
+   */
+  readonly reason?: string;
 }
 
 /**

@@ -12,8 +12,10 @@ import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
 import { EXIT_GRACE_MS } from "../../io/mcp/stdioTransport.js";
 import {
   type Connected,
+  type ConnectionState,
   connectionState,
   connectTimeoutMessage,
+  gaugeState,
   mcpConnectionMachine,
   type StartIn,
 } from "../../machines/mcpConnection.js";
@@ -184,6 +186,11 @@ export class McpHub {
 
   collisions(): string[] {
     return [...this.registry.collisions];
+  }
+
+  /** Each server's state as `svc_mcp_servers` counts it (a retry of a server that is down counts as down). */
+  gaugeStates(): ConnectionState[] {
+    return [...this.runtimes.values()].map((rt) => gaugeState(rt.actor.getSnapshot()));
   }
 
   status(): ServerStatus[] {

@@ -57,7 +57,9 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
       ? queueFull(deps, event)
       : result === "unreadable"
         ? refused(deps, event, CRON_STORE_UNREADABLE)
-        : acceptedOutcome(event);
+        : typeof result === "object"
+          ? { ...acceptedOutcome(event), reason: result.skipped }
+          : acceptedOutcome(event);
   const agentRun = (ctx: PipelineCtx, event: AcceptedEvent): MaybePromise<PipelineCtx | Outcome> => {
     if (event.route.deliver_only) {
       const key = seenKey(event.routeName, event.deliveryId);

@@ -4,6 +4,7 @@ import {
   backoffMs,
   type Connected,
   connectionState,
+  gaugeState,
   type McpConnectionInput,
   mcpConnectionMachine,
   STABLE_CONNECTION_MS,
@@ -364,5 +365,41 @@ describe("mcpConnection machine (spec 3)", () => {
     const before = h.connects;
     await tick(backoffMs(1));
     expect(h.connects).toBe(before + 1);
+  });
+
+  it("svc_mcp_servers: a retry under way after a failed connect still counts as failed, and one after a lost connection as reconnecting, until a connect succeeds", async () => {
+    const { actor, h, state, tick, until } = start(
+      { kind: "http", connectTimeoutMs: 60_000 },
+      { hangConnect: true },
+    );
+    const gauge = () => gaugeState(actor.getSnapshot());
+    // The first connect is connecting, nothing failed yet.
+    expect(gauge()).toBe("connecting");
+    // A server that never answers (a firewall dropping the packets): each try lasts connect_timeout.
+    await tick(60_000);
+    expect(state()).toBe("failed");
+    expect(gauge()).toBe("failed");
+    await tick(backoffMs(1));
+    expect(h.connects).toBe(2);
+    expect(state()).toBe("connecting");
+    // A scrape during the retry: still failed, so an alert on failed servers does not reset at each retry.
+    expect(gauge()).toBe("failed");
+    h.hangConnect = false;
+    actor.send({ type: "CONNECT" });
+    await tick(60_000);
+    await until("failed");
+    await tick(backoffMs(2));
+    await until("connected");
+    expect(gauge()).toBe("connected");
+    // A lost connection: reconnecting through its backoff and through the connect that follows it.
+    h.hangConnect = true;
+    actor.send({ type: "SESSION_LOST", reason: "the connection closed" });
+    await tick(0);
+    expect(gauge()).toBe("reconnecting");
+    await tick(backoffMs(3));
+    expect(state()).toBe("connecting");
+    expect(gauge()).toBe("reconnecting");
+    await tick(60_000);
+    expect(gauge()).toBe("failed");
   });
 });
