@@ -343,16 +343,18 @@ function base64Bytes(data: unknown): number {
   return typeof data === "string" ? Buffer.from(data, "base64").length : 0;
 }
 
-/** One content block for a person: text as is; media and resources as a short line, not their base64. */
 /**
- * A block that is not text as the one line svc writes for it; the server's uri, name and media type in it
- * are shown as every remote party's text is (`terminalText`, a line break as `\n`), so they cannot break
- * the line or fake output. Text blocks and text resources are printed as they are.
+ * One content block for a person. Text blocks and text resources are the server's text, which often quotes
+ * what a tool fetched or read: shown as every remote party's text is (`terminalText`), their line breaks
+ * (a CRLF as one) and tabs kept, so an escape sequence in them cannot set the clipboard, retitle the
+ * window or erase a line and fake output (`--json` gives them as sent). Any other block is the one line
+ * svc writes for it (media and resources without their base64), a line break in the server's uri, name or
+ * media type shown as `\n`, so they cannot break the line either.
  */
 function formatBlock(block: ContentBlock): string {
-  if (block.type === "text") return block.text;
+  if (block.type === "text") return terminalText(block.text.replace(/\r\n/g, "\n"));
   if (block.type === "resource" && "text" in block.resource && typeof block.resource.text === "string")
-    return block.resource.text;
+    return terminalText(block.resource.text.replace(/\r\n/g, "\n"));
   return terminalText(describeBlock(block)).replace(/\n/g, "\\n");
 }
 

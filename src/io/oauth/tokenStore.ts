@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type {
   AuthorizationServerMetadata,
@@ -124,6 +124,19 @@ export class TokenStore {
   }
 
   /**
+   * The directory 0700 also when it already existed wider (made by an older svc or by hand, restored from a
+   * backup): the files are 0600, but a readable directory still lists which servers one is logged in to.
+   * Left as it is when it is not ours to change.
+   */
+  private narrowDir(): void {
+    try {
+      chmodSync(this.dir, 0o700);
+    } catch {
+      // another owner's, or gone
+    }
+  }
+
+  /**
    * The saved tokens, or undefined when there are none; a file that is not valid JSON, or JSON without an
    * access token (`null`, `{"access_token": 5}`), fails naming the file and the login that replaces it.
    */
@@ -138,6 +151,7 @@ export class TokenStore {
 
   saveTokens(tokens: StoredTokens): void {
     writeJsonAtomic(this.tokensPath, tokens);
+    this.narrowDir();
     heldTokens.delete(this.tokensPath);
   }
 
@@ -193,6 +207,7 @@ export class TokenStore {
 
   saveClient(client: StoredClient): void {
     writeJsonAtomic(this.clientPath, client);
+    this.narrowDir();
   }
 
   /**
@@ -213,6 +228,7 @@ export class TokenStore {
 
   saveMetadata(meta: StoredMetadata): void {
     writeJsonAtomic(this.metaPath, meta);
+    this.narrowDir();
   }
 
   /** Records a scope the resource requires (403 `insufficient_scope`) for the next login. */

@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   closeSync,
   existsSync,
   fstatSync,
@@ -90,6 +91,7 @@ export function createRunJournal(
   const open = (today: string) => {
     writer?.close();
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    narrowModes(sessionsDir, dir);
     removeExpiredDays(dir, today);
     const file = join(dir, `${today}.jsonl`);
     const torn = endsMidLine(file);
@@ -171,6 +173,33 @@ function removeExpiredDays(dir: string, today: string): void {
       // Left for the next day's first run.
     }
   }
+}
+
+/** `chmod` that leaves what is not ours to change (another owner) or gone as it is. */
+function narrow(path: string, mode: number): void {
+  try {
+    chmodSync(path, mode);
+  } catch {
+    // absent, or not ours to change
+  }
+}
+
+/**
+ * The sessions directory and its run journal directory private (0700), and the day journals already there
+ * (0600), also when they existed wider — left by an older svc or another umask, restored from a backup:
+ * they hold every run's prompt and reply, payload text included. The 0700 `sessions/` keeps the chat
+ * transcripts beside them private too. At each journal's opening: a start's first run, a day's first run.
+ */
+function narrowModes(sessionsDir: string, dir: string): void {
+  narrow(sessionsDir, 0o700);
+  narrow(dir, 0o700);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) if (DAY_FILE.test(name)) narrow(join(dir, name), 0o600);
 }
 
 /** Whether `file` exists and its last byte is not a newline. */

@@ -29,7 +29,7 @@ describe("svc mcp call output", () => {
     expect(out).not.toContain(png.slice(0, 40));
   });
 
-  it("keeps each line svc writes for a media block or resource one line, the server's uri, name and type escaped; text stays as is", () => {
+  it("keeps each line svc writes for a media block or resource one line, the server's uri, name and type escaped; text keeps its lines, its hidden characters escaped too", () => {
     const out = formatResult({
       content: [
         {
@@ -47,7 +47,7 @@ describe("svc mcp call output", () => {
         "[resource link: demo://r/\\u202e1 (First\\n[image image/png, 1 bytes]\\u001b[2J)]",
         "[image image/png\\u2066x, 3 bytes — --json prints the data]",
         "[resource demo://r/\\u200b3, 3 bytes — --json prints the data]",
-        "as the server wrote it \u202e\n",
+        "as the server wrote it \\u202e\n",
         "",
       ].join("\n"),
     );

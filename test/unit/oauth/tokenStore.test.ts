@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
@@ -148,5 +148,22 @@ describe("token store", () => {
       });
     await Promise.all([bump(), bump(), bump()]);
     expect(store.readTokens()?.access_token).toBe("3");
+  });
+  it("narrows an mcp-tokens/ directory that already existed wider (an older svc, a restored backup) to 0700 when it saves a login there", () => {
+    home = tempHome();
+    const dir = join(home.dir, "mcp-tokens");
+    mkdirSync(dir);
+    chmodSync(dir, 0o755);
+    const store = new TokenStore(dir, "srv");
+    store.saveTokens({ access_token: "A", token_type: "Bearer", issuer: "i", flow: "browser" });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    chmodSync(dir, 0o755);
+    store.saveClient({
+      client_id: "c",
+      redirect_uris: ["http://127.0.0.1:27890/callback"],
+      issuer: "i",
+      kind: "dcr",
+    });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 });

@@ -1,4 +1,12 @@
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -180,5 +188,32 @@ describe("webhook run sessions (journal)", () => {
       expect(findRunSession(home.dir, "webhook:gh:early")?.entries[1]?.content).toBe("r"),
     );
     await journal.close();
+  });
+  it("narrows a sessions directory, its webhook-runs directory and the earlier days' journals that already existed wider (an older svc, a restored backup) to 0700 and 0600: they hold prompts and replies", async () => {
+    home = tempHome();
+    const runs = join(home.dir, "sessions", RUN_JOURNAL_DIR);
+    mkdirSync(runs, { recursive: true });
+    const earlier = join(runs, "2026-11-21.jsonl");
+    writeFileSync(
+      earlier,
+      runSessionLine("gh", "old-1", "2026-11-21T10:00:00.000Z", "payload text", "reply"),
+    );
+    const chat = join(home.dir, "sessions", "telegram");
+    mkdirSync(chat);
+    for (const dir of [join(home.dir, "sessions"), runs, chat]) chmodSync(dir, 0o755);
+    chmodSync(earlier, 0o644);
+    const journal = createRunJournal(
+      join(home.dir, "sessions"),
+      (e) => {
+        throw e;
+      },
+      () => new Date("2026-11-22T10:00:00Z"),
+    );
+    journal.record({ route: "gh", deliveryId: "new-1", prompt: "p", reply: "r" });
+    await journal.close();
+    expect(statSync(join(home.dir, "sessions")).mode & 0o777).toBe(0o700);
+    expect(statSync(runs).mode & 0o777).toBe(0o700);
+    expect(statSync(earlier).mode & 0o777).toBe(0o600);
+    expect(statSync(join(runs, "2026-11-22.jsonl")).mode & 0o777).toBe(0o600);
   });
 });
