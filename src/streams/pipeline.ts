@@ -45,6 +45,8 @@ export interface PipelineDeps {
   readonly onFailure: StageFailure;
   /** The state store's durability (docs/durability.md): 202s wait for it; absent, nothing waits (memory). */
   durable?(): Promise<void> | undefined;
+  /** Called once the answers one `durable()` promise held have been written (see DurableDeps.answered). */
+  durableAnswered?(): void;
   /** Bounds on the asynchronous stages. */
   readonly scriptConcurrency?: number;
   readonly deliveryConcurrency?: number;
@@ -147,7 +149,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     maybeAsyncStagesOperator(decisions, failedAfterRecord),
     deps.durable === undefined
       ? (ctxs) => ctxs
-      : durableOperator({ durable: () => deps.durable?.(), forget: (key) => deps.dispatch.forget(key) }),
+      : durableOperator({
+          durable: () => deps.durable?.(),
+          forget: (key) => deps.dispatch.forget(key),
+          answered: () => deps.durableAnswered?.(),
+        }),
     asyncStageOperator(
       "deliver",
       deliverStage({ ...deps.deliver, endDirect: record.end }),
