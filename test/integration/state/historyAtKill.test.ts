@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { startFakeTelegram } from "../../fakes/telegram.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
 import { deliver, SECRET, writeConfig } from "./killHelpers.js";
@@ -16,9 +18,11 @@ import { deliver, SECRET, writeConfig } from "./killHelpers.js";
 
 const homes: TempHome[] = [];
 const gateways: Foreground[] = [];
+const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const gateway of gateways.splice(0)) await killIfRunning(gateway);
   for (const home of homes.splice(0)) home.cleanup();
+  for (const close of closers.splice(0)) await close();
 });
 
 /** The gateway dies (SIGKILL) at the end of the turn of its first journal sync once `kill` exists (test/helpers/killAfterSync.mjs). */
@@ -59,5 +63,51 @@ describe("the delivery history when the gateway is killed right after a 202", { 
         .map((row) => [row.id, `${row.status} ${row.outcome}`]),
     );
     expect(accepted.map((id) => [id, rows.get(id)])).toEqual(accepted.map((id) => [id, "202 accepted"]));
+  });
+
+  it("a direct delivery answered 200 delivered has its row, though the gateway died before the end of the turn that answered it", async () => {
+    const telegram = await startFakeTelegram();
+    closers.push(() => telegram.close());
+    const home = tempHome();
+    homes.push(home);
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          telegram: { enabled: true, token: "123:abc", base_url: telegram.url },
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            port: 0,
+            routes: {
+              notify: {
+                secret: SECRET,
+                deliver: "telegram",
+                deliver_only: true,
+                prompt: "Deploy {number}",
+                deliver_extra: { chat_id: "7" },
+              },
+            },
+          },
+        },
+      }),
+    );
+    const marker = join(home.dir, "kill");
+    const gateway = await runForeground(
+      home,
+      ["--port", "0"],
+      { SVC_TEST_KILL_AFTER_SYNC: marker },
+      KILL_AFTER_SYNC,
+    );
+    gateways.push(gateway);
+    home.write("kill", "");
+    const answer = await deliver(gateway.port, "notify", "delivered-row");
+    await gateway.exited;
+    expect(gateway.child.signalCode).toBe("SIGKILL");
+    expect(answer).toMatchObject({ status: 200, body: { status: "delivered" } });
+    const rows = historyRows(home).filter((row) => row.kind === "request");
+    expect(rows.map((row) => [row.id, row.status, row.outcome])).toEqual([
+      ["delivered-row", 200, "delivered"],
+    ]);
   });
 });
