@@ -463,7 +463,16 @@ async function check(home: TempHome, allHomes: TempHome[], messages: Array<{ tex
     const runs = lines.filter(([, p]) => p.includes(`grp ${key} `));
     const distinct = new Map<string, string>();
     for (const [id, p] of runs) {
-      if (distinct.has(id)) groupDup++;
+      if (distinct.has(id)) {
+        groupDup++;
+        const first = runs.find(([other]) => other === id) as [string, string, number, number];
+        const kill = stops.find(
+          ([, mode, at]) =>
+            mode !== "term" && mode !== "term-kill" && at >= first[2] - 300 && at <= first[3] + 1000,
+        );
+        if (kill === undefined)
+          problem(`grp ${key}: group run ${id} ran again with no kill during its first run`);
+      }
       distinct.set(id, p);
     }
     let covered = 0;
@@ -520,7 +529,7 @@ async function check(home: TempHome, allHomes: TempHome[], messages: Array<{ tex
   const rows = new Map<string, Array<Record<string, unknown>>>();
   for (const r of history)
     if (r.kind === "request") rows.set(`${r.route}:${r.id}`, [...(rows.get(`${r.route}:${r.id}`) ?? []), r]);
-  let missing = 0;
+  const missing = 0;
   for (const x of sent) {
     if (!("status" in x.answer) || x.answer.status === 503) continue;
     const { status, body } = x.answer;
