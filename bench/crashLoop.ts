@@ -240,6 +240,20 @@ async function main() {
             "config.yaml",
             readFileSync(join(home.dir, "config.yaml"), "utf8").replaceAll(home.dir, runsHome.dir),
           );
+      // Sometimes a start is killed first, while it replays the journal, takes its lock or queues runs again.
+      if (rnd() < 0.3) {
+        const early = startGateway(homes[0] as TempHome).catch(() => undefined);
+        const child = started[started.length - 1] as ChildProcess;
+        const after = Math.floor(rnd() * 700);
+        await sleep(after);
+        child.kill("SIGKILL");
+        stops.push([it, "kill-at-start", Date.now()]);
+        await early;
+        await new Promise((r) =>
+          child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once("exit", r),
+        );
+        console.log(`  start killed after ${after} ms`);
+      }
       try {
         gws = [];
         for (const home of homes) gws.push(await startGateway(home));
