@@ -547,7 +547,9 @@ async function check(home: TempHome, allHomes: TempHome[], messages: Array<{ tex
   for (const x of sent) {
     if (!("status" in x.answer) || x.answer.status === 503) continue;
     const { status, body } = x.answer;
-    const row = rows.get(`${x.route}:${x.id}`)?.find((r) => r.status === status && r.outcome === body.status);
+    const row = rows
+      .get(`${x.route}:${x.id}`)
+      ?.find((r) => r.status === status && r.outcome === String(body.status ?? body.error));
     if (row === undefined) {
       const stop = stops.find(([, , at]) => at >= x.at - 50 && at <= x.at + 200);
       if (stop !== undefined && stop[2] <= x.at) {
