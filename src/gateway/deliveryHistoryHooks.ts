@@ -141,6 +141,11 @@ export function historyHooks(
   return {
     close: () => writer.close(),
     /**
+     * Writes the records of this turn now: called once the 202s one journal sync released have left, so a
+     * gateway killed before the end of that turn (its agents starting, other callbacks) still has their rows.
+     */
+    flush: () => writer.flush(),
+    /**
      * `refusal`: why the pipeline refused or ignored the request (`PipelineCtx.refusal`), kept as the record's
      * `reason`.
      */

@@ -320,6 +320,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // state directory's lock, and nothing is left running in this process.
   const ingress = await startIngress({
     durable: state.pipelineDeps().durable,
+    // The rows of the 202s a sync released, and of a 200 delivered, are written with them, not at the end of the turn.
+    answeredKept: history?.flush,
     modes: (modes) => state.eventModes(modes),
     observe: (handler) =>
       observeRequests(handler, {

@@ -57,6 +57,8 @@ export interface IngressDeps {
   readonly modes?: (modes: EventModes) => EventModes;
   /** Accepted answers wait for this (the state journal's sync); absent for in-memory state. */
   readonly durable?: (() => Promise<void> | undefined) | undefined;
+  /** Called once answers that promise something kept have been written (the delivery history writes their lines). */
+  readonly answeredKept?: (() => void) | undefined;
   /** Wraps the request handler (metrics, access log, delivery history). */
   readonly observe?: (handler: RequestHandler) => RequestHandler;
   /** `state.backend: redis`: rate windows, idempotency records and coalescing groups shared by every instance. */
@@ -156,6 +158,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     },
     onFailure: hooks.onStageFailure,
     ...(deps.durable === undefined ? {} : { durable: deps.durable }),
+    ...(deps.answeredKept === undefined ? {} : { answeredKept: deps.answeredKept }),
   });
 
   let closing: Promise<void> | undefined;

@@ -45,6 +45,12 @@ export interface PipelineDeps {
   readonly onFailure: StageFailure;
   /** The state store's durability (docs/durability.md): 202s wait for it; absent, nothing waits (memory). */
   durable?(): Promise<void> | undefined;
+  /**
+   * Called once answers that promise something kept have been written: the 202s one `durable()` promise
+   * held (see DurableDeps.answered), a direct delivery's `200 delivered`. The delivery history writes their
+   * lines then, not at the end of the turn, so a gateway killed before it ends still shows them.
+   */
+  answeredKept?(): void;
   /** Bounds on the asynchronous stages. */
   readonly scriptConcurrency?: number;
   readonly deliveryConcurrency?: number;
@@ -147,7 +153,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     maybeAsyncStagesOperator(decisions, failedAfterRecord),
     deps.durable === undefined
       ? (ctxs) => ctxs
-      : durableOperator({ durable: () => deps.durable?.(), forget: (key) => deps.dispatch.forget(key) }),
+      : durableOperator({
+          durable: () => deps.durable?.(),
+          forget: (key) => deps.dispatch.forget(key),
+          answered: () => deps.answeredKept?.(),
+        }),
     asyncStageOperator(
       "deliver",
       deliverStage({ ...deps.deliver, endDirect: record.end }),
@@ -163,6 +173,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       next: (ctx) => {
         try {
           ctx.reply?.answer(ctx.outcome ?? INTERNAL_ERROR, ctx.refusal);
+          if ((ctx.outcome?.body as { status?: unknown } | undefined)?.status === "delivered")
+            deps.answeredKept?.();
         } catch (err) {
           // A failing writer (e.g. a vanished socket) must never error the shared stream.
           deps.onFailure("reply", err, ctx);

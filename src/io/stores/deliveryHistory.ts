@@ -131,6 +131,8 @@ export type HistoryRecord = RequestRecord | RunRecord | DeliveryRecord;
 export interface HistoryWriter {
   /** `json`: the bytes of a `json` payload (the record's `payload` left unset), written as they are. */
   record(record: HistoryRecord, json?: Buffer): void;
+  /** Writes the records of this turn now, not at its end. */
+  flush(): void;
   close(): void;
 }
 
@@ -371,6 +373,9 @@ export function createHistoryWriter(
       writer.write(`${requestLineStart(record)}${JSON_PAYLOAD_START}`);
       writer.writeBytes(json);
       writer.write("}\n");
+    },
+    flush() {
+      writer.flush();
     },
     close() {
       writer.close();

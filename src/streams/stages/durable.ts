@@ -12,6 +12,11 @@ export interface DurableDeps {
   durable(): Promise<void> | undefined;
   /** Forgets a recorded delivery id (the sender's retry of a 503 must not be a duplicate). */
   forget(key: string): void;
+  /**
+   * After the contexts one sync released have gone on (their answers written): what was left for the end of
+   * the turn about them (the delivery history's lines) is written now, before anything else the turn does.
+   */
+  answered?(): void;
 }
 
 /** Answers that promise something kept: 202 (accepted, coalesced) and 200 duplicate (of a kept event). */
@@ -50,6 +55,7 @@ export function durableOperator(deps: DurableDeps): MonoTypeOperatorFunction<Pip
           subscriber.error(err);
           return;
         }
+        deps.answered?.();
         if (ended && unsettled === 0) subscriber.complete();
       };
       const input = source.subscribe({

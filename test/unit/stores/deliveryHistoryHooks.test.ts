@@ -11,7 +11,7 @@ import { NOT_AMONG_EVENTS } from "../../../src/streams/stages/events.js";
 
 function recorded() {
   const records: HistoryRecord[] = [];
-  const hooks = historyHooks({ record: (r) => records.push(r), close: () => {} }, () => 0);
+  const hooks = historyHooks({ record: (r) => records.push(r), flush: () => {}, close: () => {} }, () => 0);
   return { hooks, records };
 }
 
@@ -138,7 +138,7 @@ describe("delivery history: the request headers a record keeps for a redelivery"
     const records: HistoryRecord[] = [];
     const many = Array.from({ length: HISTORY_HEADERS_MAX + 4 }, (_, i) => `x-label-${i}`);
     const hooks = historyHooks(
-      { record: (r) => records.push(r), close: () => {} },
+      { record: (r) => records.push(r), flush: () => {}, close: () => {} },
       () => 0,
       (route) => (route === "tenants" ? ["x-tenant-name", "x-long-value", ...many] : []),
     );

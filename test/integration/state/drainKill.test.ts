@@ -1,0 +1,77 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { type Foreground, killIfRunning, runForeground, waitFor } from "../cli/svc.js";
+import { deliver, SECRET } from "./killHelpers.js";
+
+/**
+ * docs/webhook.md (SIGTERM): a SIGKILL before the drain is over loses no accepted run, and with the local journal the
+ * runs that finished during the drain do not run once more at the next start (the journal records each run's end,
+ * and a run saved to webhook-pending-runs.json when the stop began that it knows finished is not taken again).
+ */
+
+const homes: TempHome[] = [];
+const gateways: Foreground[] = [];
+afterEach(async () => {
+  for (const gateway of gateways.splice(0)) await killIfRunning(gateway);
+  for (const home of homes.splice(0)) home.cleanup();
+});
+
+/** Each run appends `<delivery id>` to runs.log when it ends; a prompt naming `slow` takes 2 s, `stuck` 30 s. */
+function writeConfig(home: TempHome): void {
+  const agent = `p="$(cat)"; case "$p" in *stuck*) sleep 30;; *slow*) sleep 2;; esac; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
+  home.write(
+    "config.yaml",
+    stringify({
+      gateway: { drain_timeout_seconds: 60 },
+      agent: { provider: "command", command: ["sh", "-c", agent, home.dir], max_concurrent_runs: 1 },
+      platforms: {
+        webhook: {
+          enabled: true,
+          host: "127.0.0.1",
+          port: 0,
+          routes: { pr: { secret: SECRET, prompt: "pr {number}" } },
+        },
+      },
+    }),
+  );
+}
+
+const ran = (home: TempHome): string[] => {
+  const file = join(home.dir, "runs.log");
+  return existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+    : [];
+};
+
+describe("SIGKILL during a stop's drain, with the local journal", { timeout: 60_000 }, () => {
+  it("runs that finished during the drain do not run again after the restart", async () => {
+    const home = tempHome();
+    homes.push(home);
+    writeConfig(home);
+    const first = await runForeground(home);
+    gateways.push(first);
+    for (const [id, number] of [
+      ["a", "slow"],
+      ["b", "fast"],
+      ["c", "stuck"],
+    ] as const)
+      expect(await deliver(first.port, "pr", id, { number })).toMatchObject({ status: 202 });
+    first.child.kill("SIGTERM");
+    // a ends in the drain, then b runs (the drain goes on with the queue) and ends; c holds the drain.
+    await waitFor(() => ran(home).includes("b"), "b to run in the drain");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    first.child.kill("SIGKILL");
+    await first.exited;
+    expect(ran(home)).toEqual(["a", "b"]);
+
+    const second = await runForeground(home);
+    gateways.push(second);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(ran(home)).toEqual(["a", "b"]);
+  });
+});
