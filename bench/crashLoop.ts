@@ -5,13 +5,13 @@
 // (agent runs, a coalescing route, a cron_job route, a deliver_only route to a fake Telegram), and at a random
 // moment SIGKILL / SIGTERM / SIGHUP-then-kill the gateway. Then restart and check the docs' promises.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createHmac } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { startFakeTelegram } from "../test/fakes/telegram.js";
 import { oneJobStore } from "../test/helpers/cronJobs.js";
 import { type TempHome, tempHome } from "../test/helpers/home.js";
+import { type DeliveryAnswer, deliverSigned } from "../test/helpers/http.js";
 import { startTestRedis, type TestRedis } from "../test/helpers/redis.js";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -87,32 +87,10 @@ function startGateway(home: TempHome): Promise<Gw> {
 }
 
 // ---------- requests ----------
-type Answer = { status: number; body: Record<string, unknown> } | { error: string };
-async function send(
-  port: number,
-  route: string,
-  id: string,
-  payload: Record<string, unknown>,
-): Promise<Answer> {
-  const body = JSON.stringify(payload);
-  const sig = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/webhooks/${route}`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "X-GitHub-Event": "pull_request",
-        "X-GitHub-Delivery": id,
-        "X-Hub-Signature-256": sig,
-      },
-      body,
-      signal: AbortSignal.timeout(20_000),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  } catch (err) {
-    return { error: String((err as Error).cause ?? err) };
-  }
-}
+type Answer = DeliveryAnswer;
+/** A signed `pull_request` delivery of `payload` to `route`, as the probe's bursts send it; never rejects. */
+const send = (port: number, route: string, id: string, payload: Record<string, unknown>): Promise<Answer> =>
+  deliverSigned(port, route, id, SECRET, payload);
 
 interface Sent {
   route: string;

@@ -69,6 +69,12 @@ async function expectToolRunJournalled(home: string): Promise<void> {
   expect(await journalled(home)).toMatchObject({ outcome: "ok", steps: 2, usage: { input: 20, output: 10 } });
 }
 
+/** A Chat Completions stream's first chunk, with no finish reason: what a stream cut off after it ends on. */
+const FIRST_CHUNK = {
+  id: "c1",
+  object: "chat.completion.chunk",
+  choices: [{ index: 0, delta: { content: "The build" }, finish_reason: null }],
+};
 describe("a model endpoint that streams its answers to requests that ask for no stream", () => {
   it("provider openai: the streamed tool call runs the MCP tool, its result goes back, and the streamed text is delivered without its thinking", async () => {
     const model = await startFakeOpenAI({ streamAlways: true });
@@ -138,12 +144,7 @@ describe("a model endpoint that streams its answers to requests that ask for no 
   it("a stream cut off before its end, with no retry left (retries: 0), fails the run: the notice names the endpoint and what was wrong", async () => {
     const model = await startFakeOpenAI();
     try {
-      const chunk = {
-        id: "c1",
-        object: "chat.completion.chunk",
-        choices: [{ index: 0, delta: { content: "The build" }, finish_reason: null }],
-      };
-      model.script(eventStream(`data: ${JSON.stringify(chunk)}\n\ndata: {"id":"c1","choi`));
+      model.script(eventStream(`data: ${JSON.stringify(FIRST_CHUNK)}\n\ndata: {"id":"c1","choi`));
       const gw = await gatewayFor("openai", model.baseUrl);
       expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
       expect(await telegramMessages(telegram, 1)).toEqual([
@@ -158,13 +159,8 @@ describe("a model endpoint that streams its answers to requests that ask for no 
   it("a stream cut off before its end is retried, as an answer whose connection dropped mid-way is, and the next try's answer is delivered", async () => {
     const model = await startFakeOpenAI();
     try {
-      const chunk = {
-        id: "c1",
-        object: "chat.completion.chunk",
-        choices: [{ index: 0, delta: { content: "The build" }, finish_reason: null }],
-      };
       // The proxy ends the body cleanly after one chunk: no finish reason, no data: [DONE].
-      model.script(eventStream(`data: ${JSON.stringify(chunk)}\n\n`), { text: "The build passed." });
+      model.script(eventStream(`data: ${JSON.stringify(FIRST_CHUNK)}\n\n`), { text: "The build passed." });
       // The run's first retry waits its backoff (a second): no assertion on time.
       const gw = await gatewayFor("openai", model.baseUrl, 1);
       expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);

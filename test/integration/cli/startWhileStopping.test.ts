@@ -1,10 +1,6 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { postJson } from "../../helpers/http.js";
-import { cliConfig, type Foreground, killIfRunning, runForeground, svc, waitFor } from "./svc.js";
+import { type Foreground, killIfRunning, stoppingWithRun, svc } from "./svc.js";
 
 /** `svc gateway start` while the gateway stops (a restart: `svc gateway stop &`, then start): it drains its runs. */
 describe("svc gateway start while the gateway stops", { timeout: 60_000 }, () => {
@@ -18,26 +14,7 @@ describe("svc gateway start while the gateway stops", { timeout: 60_000 }, () =>
 
   it("says it is stopping and to start it once it has stopped, not to stop it (exit 2, nothing started)", async () => {
     home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify({
-        ...cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }),
-        // The run outlasts the test: the stop drains it while start is asked for.
-        agent: { provider: "command", command: ["sh", "-c", "cat >/dev/null; sleep 30"] },
-        gateway: { drain_timeout_seconds: 30 },
-      }),
-    );
-    gateway = await runForeground(home, ["--port", "0"]);
-    expect((await postJson(`http://127.0.0.1:${gateway.port}/webhooks/r`, { n: 1 })).status).toBe(202);
-    const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
-    gateway.child.kill("SIGTERM");
-    await waitFor(() => log().includes("[gateway] SIGTERM received, stopping"), "the stop");
-    await waitFor(
-      () =>
-        (JSON.parse(readFileSync(join(home.dir, "gateway.json"), "utf8")) as { stopping_since?: string })
-          .stopping_since !== undefined,
-      "gateway.json saying it is stopping",
-    );
+    ({ gateway } = await stoppingWithRun(home));
     const res = await svc(home, ["gateway", "start"]);
     expect(res.code).toBe(2);
     expect(res.stdout).toBe("");

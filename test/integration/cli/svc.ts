@@ -1,7 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { stringify } from "yaml";
 import { CLI_MAIN, CLI_NODE_ARGS } from "../../helpers/cliEntry.js";
 import type { TempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
 import { inProcessBusy, runInProcess } from "../../helpers/inProcessCli.js";
 
 export interface SvcOptions {
@@ -183,4 +186,33 @@ export async function waitFor(check: () => boolean, what: string): Promise<void>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * A foreground gateway of `home` (route `r`, INSECURE_NO_AUTH) that is stopping: one accepted run outlasts
+ * the test, so the SIGTERM's drain keeps the process (and its `gateway.json`, marked stopping) alive while
+ * the test asks the CLI. `deliveryId`: that run's request. Kill `gateway` in afterEach.
+ */
+export async function stoppingWithRun(home: TempHome): Promise<{ gateway: Foreground; deliveryId: string }> {
+  home.write(
+    "config.yaml",
+    stringify({
+      ...cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }),
+      agent: { provider: "command", command: ["sh", "-c", "cat >/dev/null; sleep 30"] },
+      gateway: { drain_timeout_seconds: 30 },
+    }),
+  );
+  const gateway = await runForeground(home, ["--port", "0"]);
+  const accepted = await postJson(`http://127.0.0.1:${gateway.port}/webhooks/r`, { n: 1 });
+  if (accepted.status !== 202) throw new Error(`the run was answered ${accepted.status}, not 202`);
+  gateway.child.kill("SIGTERM");
+  const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+  await waitFor(() => log().includes("[gateway] SIGTERM received, stopping"), "the stop");
+  await waitFor(
+    () =>
+      (JSON.parse(readFileSync(join(home.dir, "gateway.json"), "utf8")) as { stopping_since?: string })
+        .stopping_since !== undefined,
+    "gateway.json saying it is stopping",
+  );
+  return { gateway, deliveryId: accepted.body.delivery_id as string };
 }

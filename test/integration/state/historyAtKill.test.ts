@@ -28,6 +28,20 @@ afterEach(async () => {
 /** The gateway dies (SIGKILL) at the end of the turn of its first journal sync once `kill` exists (test/helpers/killAfterSync.mjs). */
 const KILL_AFTER_SYNC = ["--import", join(import.meta.dirname, "../../helpers/killAfterSync.mjs")];
 
+/** A gateway of `home` that dies (SIGKILL) at the end of the turn of its next journal sync. */
+async function killedAtNextSync(home: TempHome): Promise<Foreground> {
+  const marker = join(home.dir, "kill");
+  const gateway = await runForeground(
+    home,
+    ["--port", "0"],
+    { SVC_TEST_KILL_AFTER_SYNC: marker },
+    KILL_AFTER_SYNC,
+  );
+  gateways.push(gateway);
+  home.write("kill", "");
+  return gateway;
+}
+
 function historyRows(home: TempHome): Array<Record<string, unknown>> {
   const file = join(home.dir, "deliveries", "history.jsonl");
   if (!existsSync(file)) return [];
@@ -42,15 +56,7 @@ describe("the delivery history when the gateway is killed right after a 202", { 
     const home = tempHome();
     homes.push(home);
     writeConfig(home, { pr: { secret: SECRET, prompt: "pr {number}" } });
-    const marker = join(home.dir, "kill");
-    const gateway = await runForeground(
-      home,
-      ["--port", "0"],
-      { SVC_TEST_KILL_AFTER_SYNC: marker },
-      KILL_AFTER_SYNC,
-    );
-    gateways.push(gateway);
-    home.write("kill", "");
+    const gateway = await killedAtNextSync(home);
     const ids = Array.from({ length: 8 }, (_, i) => `kept-row-${i}`);
     const answers = await Promise.all(ids.map((id) => deliver(gateway.port, "pr", id)));
     await gateway.exited;
@@ -92,15 +98,7 @@ describe("the delivery history when the gateway is killed right after a 202", { 
         },
       }),
     );
-    const marker = join(home.dir, "kill");
-    const gateway = await runForeground(
-      home,
-      ["--port", "0"],
-      { SVC_TEST_KILL_AFTER_SYNC: marker },
-      KILL_AFTER_SYNC,
-    );
-    gateways.push(gateway);
-    home.write("kill", "");
+    const gateway = await killedAtNextSync(home);
     const answer = await deliver(gateway.port, "notify", "delivered-row");
     await gateway.exited;
     expect(gateway.child.signalCode).toBe("SIGKILL");
