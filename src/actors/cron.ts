@@ -914,7 +914,7 @@ export async function runCronJob(
     reply = answer.text;
   } catch (err) {
     // A failed model run is delivered as a notice to the job's target, then fails the job.
-    const notice = signal.aborted ? undefined : failureNotice(err);
+    const notice = signal.aborted ? undefined : failureNotice(err, job.deliver, deliveryId);
     if (notice === undefined) throw err;
     reply = notice.text;
     failure = err;

@@ -199,7 +199,7 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
       reply = await deps.runner().run(request, signal);
     } catch (err) {
       // A model run that failed still answers where the route delivers; anything else fails as before.
-      const notice = signal.aborted ? undefined : failureNotice(err);
+      const notice = signal.aborted ? undefined : failureNotice(err, route.deliver, event.deliveryId);
       if (notice === undefined) {
         // Failed without a notice (a `command` agent that exited non-zero, was killed or timed out): the
         // journal still gets the run's line, with why. A run a stop ended is saved, not journaled.

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { findRunSession } from "../../../src/io/sessions/runJournal.js";
 import { createFakeGh, type FakeGh } from "../../fakes/fakeGh.js";
 import type { FakeApi } from "../../fakes/httpFake.js";
+import { startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
@@ -80,6 +81,47 @@ describe("delivery platforms in the gateway (spec 4.4)", () => {
     await vi.waitFor(() => expect(messages()).toContain(`route "agent": ${refusal}`), { timeout: 20_000 });
     expect(messages()).toContain(`route "direct": ${refusal}`);
     expect(gh.calls()).toEqual([]);
+  }, 60_000);
+
+  it("forge_comment: a model run that failed comments that it failed and where the reason is, not the reason (an internal endpoint, its answer)", async () => {
+    gh = createFakeGh();
+    const model = await startFakeOpenAI();
+    try {
+      model.script({
+        status: 401,
+        body: JSON.stringify({ error: { message: "key rejected for org acme-internal" } }),
+      });
+      gw = await startTestGateway({
+        env: { PATH: gh.path },
+        config: webhookConfig(
+          {
+            pr: {
+              ...insecure,
+              deliver: "forge_comment",
+              prompt: "Review #{number}",
+              deliver_extra: { repo: "octo/hello", pr_number: "{number}" },
+            },
+          },
+          {},
+          { agent: { provider: "openai", model: "m", base_url: model.baseUrl, api_key: "k", retries: 0 } },
+        ),
+      });
+      const accepted = await postJson(gw.url("/webhooks/pr"), { number: 9 }, { "x-request-id": "fc-fail" });
+      expect(accepted.status).toBe(202);
+      await vi.waitFor(() => expect(gh?.calls()).toHaveLength(1), { timeout: 20_000 });
+      expect(gh.calls()).toEqual([
+        {
+          argv: ["pr", "comment", "9", "--repo", "octo/hello", "--body-file", "-"],
+          stdin: "⚠️ Agent run failed — the gateway's log says why (delivery fc-fail)",
+        },
+      ]);
+      // The reason is in the log, under the delivery ID the comment names.
+      const failed = (gw.logs() ?? []).find((line) => line.msg === "[webhook] pr: agent run failed");
+      expect(JSON.stringify(failed)).toContain("fc-fail");
+      expect(JSON.stringify(gw.logs())).toContain("acme-internal");
+    } finally {
+      await model.close();
+    }
   }, 60_000);
 
   it("refuses an unknown delivery target by name", async () => {
