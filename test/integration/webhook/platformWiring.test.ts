@@ -115,9 +115,10 @@ describe("delivery platforms in the gateway (spec 4.4)", () => {
           stdin: "⚠️ Agent run failed — the gateway's log says why (delivery fc-fail)",
         },
       ]);
-      // The reason is in the log, under the delivery ID the comment names.
-      const failed = (gw.logs() ?? []).find((line) => line.msg === "[webhook] pr: agent run failed");
-      expect(JSON.stringify(failed)).toContain("fc-fail");
+      // The reason is in the log, under the delivery ID the comment names (its line follows the delivery).
+      const failed = () => gw?.logs().find((line) => line.msg === "[webhook] pr: agent run failed");
+      await vi.waitFor(() => expect(failed()).toBeDefined(), { timeout: 20_000 });
+      expect(JSON.stringify(failed())).toContain("fc-fail");
       expect(JSON.stringify(gw.logs())).toContain("acme-internal");
     } finally {
       await model.close();
