@@ -1,10 +1,10 @@
-import { chmodSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
 import { nearMiss } from "../config/nearMiss.js";
 import { SvcError } from "../errors.js";
 import { createBatchedFileWriter, createBatchedWriter } from "./batchedWriter.js";
 import { redactCredentials } from "./credentials.js";
+import { privateDir } from "./privateMode.js";
 import { terminalText } from "./terminalText.js";
 
 export type { Logger } from "pino";
@@ -354,19 +354,6 @@ export function createLogger(options: LogOptions = {}): Logger {
       },
     });
   return logger;
-}
-
-/**
- * The log's directory, 0700: made so, and one that already existed wider (made by hand, restored from a
- * backup, left by another umask) narrowed, as the state journal's and the delivery history's are.
- */
-function privateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  try {
-    chmodSync(dir, 0o700);
-  } catch {
-    // Not ours to change (another owner): the log file itself is still 0600.
-  }
 }
 
 /** A logger that writes nowhere (library use, tests that do not read logs). */

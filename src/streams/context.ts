@@ -107,7 +107,7 @@ export interface AcceptedEvent {
  * - `coalesce(event)` for routes with `coalesce`: `"coalesced"` answers 202 `{status: "coalesced"}`;
  *   `"not_grouped"` (the key did not resolve) dispatches an agent run at once (202 accepted).
  *   Absent hook: the route runs as a plain agent route (logged once).
- * - `fireCronJob(jobRef, event)` for routes with `cron_job`: both `"fired"` and `"skipped"` or `{skipped}` (paused or
+ * - `fireCronJob(jobRef, event)` for routes with `cron_job`: both `"fired"` and `{skipped}` (paused or
  *   disabled job, which the hook logs) answer 202 accepted, the job runs in the background;
  *   `"unreadable"` (the cron store cannot be read) answers 503, so the sender retries.
  *   Absent hook: 202 accepted, and a log line says cron is not available.
@@ -120,7 +120,7 @@ export interface EventModes {
 }
 
 /** What firing a route's cron job did: `queue_full` and `unreadable` (the store) are answered 503. */
-export type CronFireResult = "fired" | "skipped" | CronSkipped | "queue_full" | "unreadable";
+export type CronFireResult = "fired" | CronSkipped | "queue_full" | "unreadable";
 
 /**
  * A fire that dropped the event (the job paused, disabled, missing or invalid), with why (`cron_job nightly

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type {
   AuthorizationServerMetadata,
@@ -7,6 +7,7 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
+import { narrowMode } from "../privateMode.js";
 import { writeFileAtomic, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
 
@@ -129,11 +130,7 @@ export class TokenStore {
    * Left as it is when it is not ours to change.
    */
   private narrowDir(): void {
-    try {
-      chmodSync(this.dir, 0o700);
-    } catch {
-      // another owner's, or gone
-    }
+    narrowMode(this.dir, 0o700);
   }
 
   /**

@@ -1,5 +1,4 @@
 import {
-  chmodSync,
   closeSync,
   existsSync,
   fstatSync,
@@ -13,6 +12,7 @@ import {
 import { join } from "node:path";
 import type { RunRecord } from "../../agent/runRecord.js";
 import { type BatchedWriter, createBatchedFileWriter } from "../batchedWriter.js";
+import { narrowMode } from "../privateMode.js";
 import { runSessionKey, type SessionEntry } from "./store.js";
 
 /** One webhook-started agent run: its own session `webhook:<route>:<delivery_id>`. */
@@ -175,15 +175,6 @@ function removeExpiredDays(dir: string, today: string): void {
   }
 }
 
-/** `chmod` that leaves what is not ours to change (another owner) or gone as it is. */
-function narrow(path: string, mode: number): void {
-  try {
-    chmodSync(path, mode);
-  } catch {
-    // absent, or not ours to change
-  }
-}
-
 /**
  * The sessions directory and its run journal directory private (0700), and the day journals already there
  * (0600), also when they existed wider — left by an older svc or another umask, restored from a backup:
@@ -191,15 +182,15 @@ function narrow(path: string, mode: number): void {
  * transcripts beside them private too. At each journal's opening: a start's first run, a day's first run.
  */
 function narrowModes(sessionsDir: string, dir: string): void {
-  narrow(sessionsDir, 0o700);
-  narrow(dir, 0o700);
+  narrowMode(sessionsDir, 0o700);
+  narrowMode(dir, 0o700);
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
     return;
   }
-  for (const name of names) if (DAY_FILE.test(name)) narrow(join(dir, name), 0o600);
+  for (const name of names) if (DAY_FILE.test(name)) narrowMode(join(dir, name), 0o600);
 }
 
 /** Whether `file` exists and its last byte is not a newline. */

@@ -1,6 +1,5 @@
 import { isUtf8 } from "node:buffer";
 import {
-  chmodSync,
   closeSync,
   fchmodSync,
   fstatSync,
@@ -21,6 +20,7 @@ import {
   ROTATION_CHECK_MS,
   writeBytesSync,
 } from "../batchedWriter.js";
+import { narrowMode, privateDir } from "../privateMode.js";
 import { historyNotOpened } from "./historyDirProblem.js";
 import {
   currentIno,
@@ -239,17 +239,8 @@ export function dropExpiredHistory(dir: string, now: number = Date.now()): void 
  * restored from a backup, left by another umask: they hold the payloads senders sent.
  */
 function narrowModes(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (const [path, mode] of [
-    [dir, 0o700],
-    [join(dir, HISTORY_PREVIOUS_FILE), 0o600],
-  ] as const) {
-    try {
-      chmodSync(path, mode);
-    } catch {
-      // absent, or not ours to change (another owner)
-    }
-  }
+  privateDir(dir);
+  narrowMode(join(dir, HISTORY_PREVIOUS_FILE), 0o600);
 }
 
 /** Whether the file's last byte (of `size`) is a line break. */

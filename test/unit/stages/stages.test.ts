@@ -617,7 +617,7 @@ describe("accept, dispatch and deliver stages", () => {
     log.length = 0;
     expect(stage(accepted({ deliver_only: true, deliver: "telegram" }))).toMatchObject({ accepted: {} });
     const cron = dispatchStage({
-      modes: { fireCronJob: () => "skipped" },
+      modes: { fireCronJob: () => ({ skipped: "cron_job nightly is paused; event dropped" }) },
       enqueueRun: () => true,
       forget: (k) => log.push(`forget ${k}`),
       keep: async (k) => {
@@ -684,7 +684,10 @@ describe("accept, dispatch and deliver stages", () => {
     ).toMatchObject({ status: 202 });
     expect(notes).toEqual(["no-cron", "no-coalesce", "run"]);
     const hooked = dispatchStage({
-      modes: { coalesce: () => "coalesced", fireCronJob: () => "skipped" },
+      modes: {
+        coalesce: () => "coalesced",
+        fireCronJob: () => ({ skipped: "cron_job nightly is paused; event dropped" }),
+      },
       enqueueRun: () => {
         notes.push("run2");
         return true;

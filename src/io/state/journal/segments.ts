@@ -1,9 +1,7 @@
 import {
-  chmodSync,
   closeSync,
   fdatasyncSync,
   fsyncSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -12,6 +10,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { privateDir } from "../../privateMode.js";
 import { type DecodedSegment, decodeRecords, type TornTail } from "./records.js";
 
 /** Segment files: `journal-000001.seg`, numbered in the order they were started. */
@@ -182,12 +181,7 @@ export function removeTempSegments(dir: string): void {
  * restored from a backup) is narrowed to 0700, as docs/durability.md says (its files hold payload text).
  */
 export function ensureJournalDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  try {
-    chmodSync(dir, 0o700);
-  } catch {
-    // Not ours to change (another owner): its files are still created 0600.
-  }
+  privateDir(dir);
 }
 
 function syncDir(dir: string): void {
