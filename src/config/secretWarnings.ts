@@ -1,6 +1,6 @@
 import { isPublicKeySecret, whpkKey } from "../streams/publicKeySignature.js";
 import { readableInHeader } from "../streams/signatureChecks.js";
-import { routeKey } from "./sections/webhook.js";
+import { INSECURE_NO_AUTH, routeKey } from "./sections/webhook.js";
 
 /** A route and the secret it checks requests with: its own (`route.secret`), or the global one. */
 export interface SecretRoute {
@@ -11,7 +11,7 @@ export interface SecretRoute {
 
 /** Why a sender that sends the secret itself in a header could never match it; undefined when it can. */
 export function secretHeaderProblem(secret: string): string | undefined {
-  if (secret === "INSECURE_NO_AUTH") return undefined;
+  if (secret === INSECURE_NO_AUTH) return undefined;
   return !readableInHeader(secret)
     ? "has a character outside printable ASCII"
     : secret.trim() !== secret
@@ -23,6 +23,17 @@ export function secretHeaderProblem(secret: string): string | undefined {
 export function publicKeySecretProblem(secret: string): string | undefined {
   return isPublicKeySecret(secret) && whpkKey(secret) === undefined
     ? "starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole"
+    : undefined;
+}
+
+/**
+ * `insecure_no_auth` (or any other spelling of INSECURE_NO_AUTH but the capitals, edge spaces included): not
+ * the value that turns the check off, so it is taken as a real secret that anyone can guess. Quoting it
+ * gives nothing away: its text is the one every reader of the docs knows.
+ */
+export function sentinelSpellingProblem(secret: string): string | undefined {
+  return secret !== INSECURE_NO_AUTH && secret.trim().toUpperCase() === INSECURE_NO_AUTH
+    ? `is ${JSON.stringify(secret)}, which is not INSECURE_NO_AUTH (the value that turns the signature check off is written exactly so, in capitals): it is taken as a real secret, one anyone can guess, and every request must be signed or sent with it — write INSECURE_NO_AUTH to check nothing (loopback binds only), or set a real secret (svc gateway setup generates one)`
     : undefined;
 }
 
@@ -58,6 +69,7 @@ export function storedSecretVariableProblem(secret: string, name: string): strin
 export function subscriptionSecretProblem(secret: string, name: string): string | undefined {
   const header = secretHeaderProblem(secret);
   return (
+    sentinelSpellingProblem(secret) ??
     publicKeySecretProblem(secret) ??
     storedSecretVariableProblem(secret, name) ??
     secretLineBreakProblem(secret) ??
@@ -97,6 +109,11 @@ export function secretCharacterWarnings(
       route.secret === undefined
         ? `${globalKey} (the global secret or WEBHOOK_SECRET, which overrides it; route ${name} uses it)`
         : `${routeKey(name, route)}.secret`;
+    const sentinel = sentinelSpellingProblem(secret);
+    if (sentinel !== undefined) {
+      warnings.push(`[webhook] ${file}: ${key()} ${sentinel}`);
+      continue;
+    }
     const publicKey = publicKeySecretProblem(secret);
     if (publicKey !== undefined) warnings.push(`[webhook] ${file}: ${key()} ${publicKey}`);
     if (BARE_VARIABLE.test(secret)) {

@@ -4,7 +4,11 @@ import { isDeepStrictEqual } from "node:util";
 import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { nearMiss } from "../../config/nearMiss.js";
 import { DEFAULT_PROFILE, profileNameProblem } from "../../config/paths.js";
-import { secretHeaderProblem, storedSecretVariableProblem } from "../../config/secretWarnings.js";
+import {
+  secretHeaderProblem,
+  sentinelSpellingProblem,
+  storedSecretVariableProblem,
+} from "../../config/secretWarnings.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
@@ -195,7 +199,9 @@ async function write(
       `Warning: profile ${options.routeProfile} has no directory ${join(loaded.paths.home, "profiles", options.routeProfile as string)} — did you mean ${typo}? The route answers only at /p/${options.routeProfile}/webhooks/${name}; subscribe again with --route-profile ${typo} to fix it\n`,
     );
   const variable =
-    options.secret === undefined ? undefined : storedSecretVariableProblem(options.secret, name);
+    options.secret === undefined
+      ? undefined
+      : (sentinelSpellingProblem(options.secret) ?? storedSecretVariableProblem(options.secret, name));
   if (variable !== undefined) process.stderr.write(`Warning: ${name}: the --secret ${variable}\n`);
   const headerProblem = options.secret === undefined ? undefined : secretHeaderProblem(options.secret);
   if (headerProblem !== undefined)

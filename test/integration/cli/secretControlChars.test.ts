@@ -39,6 +39,27 @@ describe("a secret with a line break or tab (pasted along with it) is refused; a
     expect(check.stderr).toContain('store the secret itself: svc webhook subscribe gh --secret "$NAME"');
   });
 
+  it("insecure_no_auth in lower case is kept as a real secret, with a warning; config check names it for a subscription and a config.yaml route", async () => {
+    home = tempHome();
+    const res = await svc(home, ["webhook", "subscribe", "gh", "--secret", "insecure_no_auth"]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      'Warning: gh: the --secret is "insecure_no_auth", which is not INSECURE_NO_AUTH (the value that turns the signature check off is written exactly so, in capitals): it is taken as a real secret',
+    );
+    expect(res.stderr).not.toContain("No signature is checked");
+    home.write(
+      "config.yaml",
+      "platforms:\n  webhook:\n    enabled: true\n    routes:\n      ci:\n        secret: Insecure_No_Auth\n",
+    );
+    const check = await svc(home, ["config", "check"]);
+    expect(check.stderr).toContain(
+      `Warning: ${join(home.dir, "webhook_subscriptions.json")}: gh.secret is "insecure_no_auth", which is not INSECURE_NO_AUTH`,
+    );
+    expect(check.stderr).toContain(
+      'platforms.webhook.routes.ci.secret is "Insecure_No_Auth", which is not INSECURE_NO_AUTH',
+    );
+  });
+
   it("webhook subscribe --secret whpk_ that is no 32-byte key is refused (exit 2); config check names such a record", async () => {
     home = tempHome();
     const res = await svc(home, ["webhook", "subscribe", "sw", "--secret", "whpk_abc"]);

@@ -35,6 +35,22 @@ describe("a secret that token senders can never match is named at startup", () =
     expect(warning).not.toContain("tok123");
   });
 
+  it("names INSECURE_NO_AUTH spelt otherwise than in capitals, which is taken as a real secret", () => {
+    const warnings = secretCharacterWarnings(
+      [
+        { name: "a", secret: "insecure_no_auth", route: { secret: "insecure_no_auth" } },
+        { name: "b", secret: " INSECURE_NO_AUTH", route: { secret: " INSECURE_NO_AUTH" } },
+      ],
+      FILE,
+    );
+    expect(warnings).toEqual([
+      `[webhook] ${FILE}: platforms.webhook.routes.a.secret is "insecure_no_auth", which is not INSECURE_NO_AUTH (the value that turns the signature check off is written exactly so, in capitals): it is taken as a real secret, one anyone can guess, and every request must be signed or sent with it — write INSECURE_NO_AUTH to check nothing (loopback binds only), or set a real secret (svc gateway setup generates one)`,
+      expect.stringContaining(
+        'platforms.webhook.routes.b.secret is " INSECURE_NO_AUTH", which is not INSECURE_NO_AUTH',
+      ),
+    ]);
+  });
+
   it("is silent for printable ASCII secrets and INSECURE_NO_AUTH", () => {
     expect(
       secretCharacterWarnings(
