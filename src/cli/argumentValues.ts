@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import type { Command, Option } from "commander";
 import { nearMiss } from "../config/nearMiss.js";
 
 /**
@@ -14,16 +14,36 @@ export function hiddenValue(word: string): { readonly name: string; readonly not
   return undefined;
 }
 
+/** The long options of `command` and of the commands above it, as its help lists them. */
+function longOptions(command: Command): Option[] {
+  const options: Option[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent)
+    for (const option of at.createHelp().visibleOptions(at)) if (option.long) options.push(option);
+  return options;
+}
+
 /**
  * A "Did you mean" for the long option `flag` on `command` (`\n(Did you mean --secret?)`, as commander writes
  * its own), or "": commander suggests for the word it was given, and `--secrte=s3cr3t` is near no option.
  */
 function suggestion(command: Command, flag: string): string {
-  const longs = new Set<string>();
-  for (let at: Command | null = command; at !== null; at = at.parent)
-    for (const option of at.createHelp().visibleOptions(at)) if (option.long) longs.add(option.long);
-  const meant = nearMiss(flag, longs);
+  const meant = nearMiss(flag, new Set(longOptions(command).map((option) => option.long as string)));
   return meant === undefined ? "" : `\n(Did you mean ${meant}?)`;
+}
+
+/**
+ * The error for `--flag=value` where `--flag` is an option of `command` that takes no value (`--deliver-only`,
+ * `--json`): commander calls it unknown, and its did-you-mean would name the very option typed. It names what
+ * to write instead, and the option's opposite when it has one (`--no-deliver-only`). Undefined for a flag
+ * `command` does not have.
+ */
+function valueGivenToFlag(command: Command, flag: string, note: string): string | undefined {
+  const options = longOptions(command);
+  const option = options.find((candidate) => candidate.long === flag);
+  if (option === undefined || option.required || option.optional) return undefined;
+  const opposite = option.negate ? `--${flag.slice("--no-".length)}` : `--no-${flag.slice(2)}`;
+  const pair = options.some((candidate) => candidate.long === opposite) ? ` (or ${opposite})` : "";
+  return `error: option '${flag}' takes no value${note} — write ${flag} alone${pair}`;
 }
 
 /**
@@ -39,8 +59,15 @@ export function hideArgumentValues(text: string, words: readonly string[], comma
     if (hidden === undefined || !out.includes(quoted)) continue;
     const shown = `'${hidden.name}'${hidden.note}`;
     const unknownOption = `error: unknown option ${quoted}`;
-    if (out.startsWith(unknownOption) && hidden.name.startsWith("--") && !out.includes("\n(Did you mean"))
-      out = `error: unknown option ${shown}${suggestion(command, hidden.name)}${out.slice(unknownOption.length)}`;
+    if (out.startsWith(unknownOption) && hidden.name.startsWith("--")) {
+      const rest = out.slice(unknownOption.length);
+      // Only commander's own line: a command that added advice of its own to it (svc mcp add: the server's
+      // options go after --) knows better what the word was meant for.
+      const flag = rest.startsWith("\n") ? valueGivenToFlag(command, hidden.name, hidden.note) : undefined;
+      if (flag !== undefined) out = `${flag}${rest.replace(/^\n\(Did you mean [^\n]*\?\)/, "")}`;
+      else if (!out.includes("\n(Did you mean"))
+        out = `error: unknown option ${shown}${suggestion(command, hidden.name)}${rest}`;
+    }
     out = out.split(quoted).join(shown);
   }
   return out;

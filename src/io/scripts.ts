@@ -7,6 +7,7 @@ import {
   parseJson,
   stringifyJson,
 } from "../streams/jsonNumbers/index.js";
+import { nonFiniteAsNull } from "../streams/jsonNumbers/pythonConstants.js";
 import type { ScriptResult } from "../streams/stages/script.js";
 import { envValue } from "./envValue.js";
 import { minimalEnv, runProcess } from "./process.js";
@@ -110,6 +111,21 @@ function isJsonObjectText(text: string): boolean {
   }
 }
 
+/**
+ * The JSON a script printed. Python's `json.dumps` (the interpreter of every script but `.sh`/`.bash`) writes
+ * a float that is not finite as `NaN` or `Infinity`: such an object is read with `null` in their place, as
+ * JavaScript writes them, rather than taken for text.
+ */
+function parseOutput(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch (err) {
+    const finite = err instanceof JsonTooDeep ? undefined : nonFiniteAsNull(text);
+    if (finite === undefined) throw err;
+    return parseJson(finite);
+  }
+}
+
 /** Turns a script's stdout into the new payload, or the reason to ignore the event. */
 export function interpretScriptOutput(stdout: string, payload: Record<string, unknown>): ScriptResult {
   const text = stdout.trim();
@@ -117,7 +133,7 @@ export function interpretScriptOutput(stdout: string, payload: Record<string, un
   if (text === "[SILENT]") return { kind: "ignore", why: "[SILENT]", reason: PRINTED_SILENT };
   let parsed: unknown;
   try {
-    parsed = parseJson(text);
+    parsed = parseOutput(text);
   } catch (err) {
     // A JSON object is the new payload, never text: one nested deeper than a request body may
     // be cannot be that payload either (rendering it would overflow the stack), so the event is ignored.

@@ -27,16 +27,29 @@ const SEVERAL: Readonly<Record<"equals" | "not_equals" | "contains", string>> = 
   contains: "to match any of several use any: [{field: ..., contains: a}, {field: ..., contains: b}]",
 };
 
+/**
+ * `.nan`, `.inf` or `1e400` (past what a double holds), which YAML (and JSON.parse, for `1e400`) read as a
+ * number that is not finite: one value all the same, so the advice for a list or mapping would mislead.
+ */
+function notFinite(input: unknown): string | undefined {
+  return typeof input === "number" && !Number.isFinite(input)
+    ? `${ONE_VALUE}, got ${String(input)} — write a finite number, or put it in quotes if it is meant as text`
+    : undefined;
+}
+
 /** One value for `op`; a list or mapping is refused saying how to write what it meant. */
 function scalarFor(op: keyof typeof SEVERAL) {
   return z.union([z.string(), z.number(), z.boolean(), z.null()], {
     error: (issue) =>
-      typeof issue.input === "object" && issue.input !== null && !Array.isArray(issue.input)
+      notFinite(issue.input) ??
+      (typeof issue.input === "object" && issue.input !== null && !Array.isArray(issue.input)
         ? `${ONE_VALUE}, got a mapping — to compare a key inside the field, add the key to field's dotted path (field: pull_request.user, ${op}: {login: x} → field: pull_request.user.login, ${op}: x)`
-        : `${ONE_VALUE} — ${SEVERAL[op]}`,
+        : `${ONE_VALUE} — ${SEVERAL[op]}`),
   });
 }
-const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()], { error: ONE_VALUE });
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()], {
+  error: (issue) => notFinite(issue.input) ?? ONE_VALUE,
+});
 export type Scalar = z.infer<typeof scalar>;
 
 export type Filter =

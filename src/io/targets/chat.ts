@@ -95,8 +95,13 @@ export function rememberGoneThread(gone: Set<string>, key: string): void {
 
 const UNRESOLVED = /^\{[^{}\s]+\}$/;
 
-/** Whether a rendered `deliver_extra` value is a template the event did not fill (still `{path}`). */
-export const isUnfilledTemplate = (value: string): boolean => UNRESOLVED.test(value);
+/**
+ * Whether a rendered `deliver_extra` value is a template the event did not fill (still `{path}`). A field
+ * the event filled with a mapping renders as compact JSON, `{"id":17}`, of the same shape: that one was
+ * filled (its keys are quoted), so it is no thread left out and no "has no such field" note.
+ */
+export const isUnfilledTemplate = (value: string): boolean =>
+  UNRESOLVED.test(value) && !value.startsWith('{"');
 
 /** What an error about a rendered value adds when it is such a template: the event lacks the field, not the route a fix. */
 export const unfilledNote = (value: string): string =>

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svcProcess } from "./svc.js";
@@ -29,6 +31,32 @@ describe("a mistyped option's value is not echoed back (it may be a secret)", { 
     expect(add).toContain(
       "error: unknown option '--token' (its value is not shown) — the server's command and its options go after --",
     );
+  });
+
+  it("a value given to an option that takes none names that option and what to write, not a did-you-mean of itself", async () => {
+    home = tempHome();
+    // commander calls `--deliver-only=false` an unknown option; it was answered "unknown option
+    // '--deliver-only' ... (Did you mean --deliver-only?)", naming the option typed as the one meant.
+    const flag = await refused(["webhook", "subscribe", "gh", "--deliver-only=false"]);
+    expect(flag).toContain(
+      "error: option '--deliver-only' takes no value (its value is not shown) — write --deliver-only alone (or --no-deliver-only)\n",
+    );
+    expect(flag).not.toContain("unknown option");
+    expect(flag).not.toContain("Did you mean");
+    const negated = await refused(["webhook", "subscribe", "gh", "--no-mirror-to-session=1"]);
+    expect(negated).toContain(
+      "error: option '--no-mirror-to-session' takes no value (its value is not shown) — write --no-mirror-to-session alone (or --mirror-to-session)\n",
+    );
+    // A switch with no opposite names itself alone; a mistyped one keeps its did-you-mean.
+    const json = await refused(["webhook", "deliveries", `--json=${SECRET}`]);
+    expect(json).toContain(
+      "error: option '--json' takes no value (its value is not shown) — write --json alone\n",
+    );
+    const typo = await refused(["webhook", "subscribe", "gh", "--deliver-onyl=1"]);
+    expect(typo).toContain(
+      "error: unknown option '--deliver-onyl' (its value is not shown)\n(Did you mean --deliver-only?)\n",
+    );
+    expect(existsSync(join(home.dir, "webhook_subscriptions.json"))).toBe(false);
   });
 
   it("a short option with text after it, and a NAME=value taken for a command, are named without the rest", async () => {

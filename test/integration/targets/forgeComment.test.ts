@@ -246,6 +246,12 @@ describe("forge_comment through a fake gh on PATH", () => {
       /repo must be owner\/name .*, got "\{repository\.full_name\}" \(a template the event did not fill: it has no such field\)$/,
     ],
     [{ repo: "a/b", pr_number: "#{number}" }, /pr_number must be a positive integer, got "#\{number\}"$/],
+    // A template the event filled with a mapping (`{pull_request}` for `{pull_request.number}`) was filled:
+    // it was said to name a field the event does not have.
+    [
+      { repo: "a/b", pr_number: '{"number":7}' },
+      /pr_number must be a positive integer, got "\{"number":7\}"$/,
+    ],
     // Payload text quoted cut (100 and 30 characters): a cut inside an emoji leaves it out whole.
     [{ repo: `${"x".repeat(99)}😀/b`, pr_number: "1" }, /repo must be owner\/name .*, got "x{99}"$/],
     [{ repo: "a/b", pr_number: `${"1".repeat(29)}😀` }, /pr_number must be a positive integer, got "1{29}"$/],

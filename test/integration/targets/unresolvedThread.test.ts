@@ -53,6 +53,14 @@ describe("a thread template the payload does not fill", () => {
     expect(lastSend()).toEqual({ chat_id: -100, text: "null topic" });
   });
 
+  it("telegram: a thread the event filled with a mapping is no unfilled template: it is sent, for the platform to judge", async () => {
+    // `{topic}` where the event has `topic: {id: 17}` (meant: `{topic.id}`) renders {"id":17}: it was taken
+    // for a template the event did not fill and the message went to the chat itself without a word.
+    const res = await postJson(gw.url("/webhooks/note"), { text: "object topic", topic: { id: 17 } });
+    expect(res).toMatchObject({ status: 200, body: { status: "delivered" } });
+    expect(lastSend()).toEqual({ chat_id: -100, text: "object topic", message_thread_id: '{"id":17}' });
+  });
+
   it("telegram: a filled template still selects the topic", async () => {
     await postJson(gw.url("/webhooks/note"), { text: "topic", topic: 17 });
     expect(lastSend()).toEqual({ chat_id: -100, text: "topic", message_thread_id: 17 });

@@ -38,6 +38,9 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           'cat >/dev/null\nprintf \'{"title": "%s %s %s"}\' "$SVC_ROUTE" "$SVC_EVENT" "${SVC_DELIVERY_ID-unset}"\n',
         "scripts/numbers.py":
           "import sys, json\nd = json.load(sys.stdin)\nprint(json.dumps({'title': repr(d['amount']) + ' ' + repr(d['big'])})[:-1] + ', \"price\": 2.50}')\n",
+        // Python's json.dumps writes a float that is not finite as NaN / Infinity (allow_nan is on by default).
+        "scripts/ratio.py":
+          "import sys, json\nd = json.load(sys.stdin)\nprint(json.dumps({'title': d['title'], 'ratio': float('nan'), 'range': [float('-inf'), 1.5], 'note': 'NaN stays text'}))\n",
         "scripts/github/pr.py":
           "import json, sys\nsys.stdin.read()\nprint(json.dumps({'title': open('template.txt').read().strip()}))\n",
         "scripts/github/template.txt": "read beside the script\n",
@@ -66,6 +69,7 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
           symlink: withScript("link.sh"),
           env: withScript("env.py"),
           numbers: withScript("numbers.py", "{title}|{price}"),
+          ratio: withScript("ratio.py", "{title}|{ratio}|{range}|{note}|{script_output}"),
           whoami: withScript("whoami.sh"),
           crash: withScript("crash.py"),
           sibling: withScript("github/pr.py"),
@@ -150,6 +154,15 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
     const res = await post("numbers", '{"amount": 1.0, "big": 12345678901234567890}');
     expect(res.status).toBe(202);
     expect(await promptOf(res.body.delivery_id as string)).toBe("1.0 12345678901234567890|2.50");
+  });
+
+  it("a JSON object Python's json.dumps wrote with NaN or Infinity in it replaces the payload, those values as null", async () => {
+    // It was taken for text: the prompt kept the sender's payload with the object as script_output.
+    const res = await post("ratio", { title: "from python" });
+    expect(res.status).toBe(202);
+    expect(await promptOf(res.body.delivery_id as string)).toBe(
+      "from python|null|[null,1.5]|NaN stays text|{script_output}",
+    );
   });
 
   it("a failing script's last stderr lines (a Python traceback's exception) are in the log line of the ignored event", async () => {

@@ -447,6 +447,27 @@ describe("config loading (spec 2.1)", () => {
     expect(filter("{field: action, in: opened}")).toThrow(
       /routes\.gh\.filters\[0\]\.in: expected a list, got "opened" — write a list: \[opened\]$/,
     );
+    // .nan, .inf and 1e400 are one value, not a list: they were told to "use in: [...]" (or given no advice).
+    expect(filter("{field: action, equals: .nan}")).toThrow(
+      /routes\.gh\.filters\[0\]\.equals: expected one value \(text, a number, true\/false or null\), got NaN — write a finite number, or put it in quotes if it is meant as text$/,
+    );
+    expect(filter("{field: amount, not_equals: -.inf}")).toThrow(
+      /\.not_equals: .*, got -Infinity — write a finite number,/,
+    );
+    expect(filter("{field: amount, contains: 1e400}")).toThrow(
+      /\.contains: .*, got Infinity — write a finite number,/,
+    );
+    expect(filter("{field: amount, in: [1, .inf]}")).toThrow(
+      /routes\.gh\.filters\[0\]\.in\[1\]: expected one value \(text, a number, true\/false or null\), got Infinity — write a finite number, or put it in quotes if it is meant as text$/,
+    );
+    // A subscription record written by hand: JSON reads 1e400 as Infinity too.
+    const stored = parseSubscription("subs.json", "gh", {
+      secret: "s",
+      filters: [{ field: "amount", equals: JSON.parse("1e400") }],
+    });
+    expect(stored.ok ? "" : stored.problems.join("\n")).toContain(
+      "gh.filters[0].equals: expected one value (text, a number, true/false or null), got Infinity — write a finite number",
+    );
     expect(filter("{field: draft, exists: 'yes'}")).toThrow(
       /routes\.gh\.filters\[0\]\.exists: expected true or false, got "yes" — write true or false \(YAML 1\.2 reads yes\/no\/on\/off as text\)$/,
     );

@@ -74,6 +74,24 @@ describe("script output (spec 2.4)", () => {
       payload: { __svc_ignore__: false, c: 1 },
     });
   });
+  it("Python's NaN / Infinity / -Infinity (json.dumps' default) are null in the object; elsewhere the text is text", () => {
+    expect(interpretScriptOutput('{"r": NaN, "s": [Infinity, -Infinity], "t": "NaN"}', payload)).toEqual({
+      kind: "payload",
+      payload: { r: null, s: [null, null], t: "NaN" },
+    });
+    // Inside strings (an escaped quote included) nothing is rewritten; __svc_ignore__ still ignores.
+    expect(interpretScriptOutput('{"q": "a\\"NaN", "n": NaN}', payload)).toEqual({
+      kind: "payload",
+      payload: { q: 'a"NaN', n: null },
+    });
+    expect(interpretScriptOutput('{"__svc_ignore__": true, "r": NaN}', payload).kind).toBe("ignore");
+    // No JSON object even then (a bare constant, an array, a word that only starts like one): text.
+    for (const out of ["NaN", "[NaN]", '{"v": NaNa}', '{"v": xInfinity}', "{NaN: 1}"])
+      expect(interpretScriptOutput(out, payload), out).toEqual({
+        kind: "payload",
+        payload: { a: 1, script_output: out },
+      });
+  });
   it("a JSON object nested past the payload's depth limit is ignored, not taken as script_output text", () => {
     const deep = (n: number) => `{"a": ${"[".repeat(n)}${"]".repeat(n)}}`;
     expect(interpretScriptOutput(deep(MAX_JSON_DEPTH - 1), payload).kind).toBe("payload");
