@@ -167,7 +167,8 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     const disabled = await svc(home, ["webhook", "test", "t"]);
     expect(disabled.stdout).toMatch(/^404 /m);
     expect(disabled.code).toBe(1);
-    const storedAt = () => JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8")).t.updated_at;
+    const storedAt = () =>
+      JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8")).t.updated_at;
     const disabledAt = storedAt();
     expect((await svc(home, ["webhook", "disable", "t"])).stdout).toBe(
       "Disabled t (it was already disabled: nothing changed)\n",
