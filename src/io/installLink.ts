@@ -37,8 +37,13 @@ export interface InstallRequest {
   readonly kind: "url" | "command";
 }
 
+/**
+ * Every rejection is one line, and it may quote the link (its name, a key of its config): a line break
+ * there is shown as `\n`, so the link cannot put a line of its own (`Installed mcp_servers.x.`) under it.
+ */
 function reject(message: string): never {
-  throw new SvcError("install_link", `install link rejected: ${message}`);
+  const oneLine = message.replace(/\r/g, "\\r").replace(/\n/g, "\\n");
+  throw new SvcError("install_link", `install link rejected: ${oneLine}`);
 }
 
 /** Base64url or standard base64 (padding optional) to bytes; undefined when it is neither. */
