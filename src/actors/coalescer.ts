@@ -50,6 +50,11 @@ export interface CoalesceObserver {
   updated(id: string, latest: AcceptedEvent, merged: number, offered: AcceptedEvent): void;
   /** Group `id` fired; its dispatch follows. */
   fired(id: string): void;
+  /**
+   * Group `id` ended without a run: each of its events was answered 503 (`Coalescer.withdraw`), and
+   * `refused` names them, whose ids the sender's retry takes anew. Without it, `fired` is told.
+   */
+  ended?(id: string, refused: ReadonlyArray<Pick<AcceptedEvent, "routeName" | "deliveryId">>): void;
 }
 
 /** A group kept across a restart: what is left of its windows decides when it fires. */
@@ -65,6 +70,12 @@ export interface RestoredGroup {
 export interface Coalescer {
   /** `coalesced` when the event joined or opened a group; `not_grouped` when the route has no coalesce or the key did not resolve. */
   offer(event: AcceptedEvent): "coalesced" | "not_grouped";
+  /**
+   * `event`, which `offer` grouped, was answered 503 after all (its record could not be made durable): the
+   * sender retries it. Its group no longer counts it, and a group left with no event answered 202 ends
+   * without a run — nothing is owed to a sender told to retry, and the retry would run it a second time.
+   */
+  withdraw(event: AcceptedEvent): void;
   /** Dispatches every pending group now (adapter stop or reload); returns how many fired. */
   flushAll(): number;
   pendingCount(): number;
@@ -82,6 +93,8 @@ interface Group {
   flush(): void;
   /** Ends the group without dispatching: its events were taken into another (`restore`). */
   discard(): void;
+  /** One of its events was answered 503 (`Coalescer.withdraw`): true when none it holds is owed a run now. */
+  withdraw(): boolean;
   /** The latest event and how many earlier ones it replaced so far. */
   peek(): { latest: AcceptedEvent; superseded: number };
 }
@@ -145,6 +158,8 @@ class LightGroup implements Group {
   private finished = false;
   private quiet: unknown;
   private readonly max: unknown;
+  /** Its events not withdrawn (answered 202): a group that owes none ends without a run. */
+  private owed: number;
 
   constructor(
     private latest: AcceptedEvent,
@@ -156,6 +171,7 @@ class LightGroup implements Group {
     private merged = 1,
     firstQuietMs = quietMs,
   ) {
+    this.owed = merged;
     // The max wait's timer first: when both end at once it fires first, and the group's reason is max_wait.
     this.max = clock.setTimeout(() => this.fire("max_wait"), maxMs);
     this.quiet = clock.setTimeout(() => this.fire("quiet_window"), firstQuietMs);
@@ -165,6 +181,7 @@ class LightGroup implements Group {
     if (this.finished) return;
     this.latest = newer(this.latest, event);
     this.merged += 1;
+    this.owed += 1;
     this.clock.clearTimeout(this.quiet);
     this.quiet = this.clock.setTimeout(() => this.fire("quiet_window"), this.quietMs);
   }
@@ -181,6 +198,14 @@ class LightGroup implements Group {
 
   peek(): { latest: AcceptedEvent; superseded: number } {
     return { latest: this.latest, superseded: this.merged - 1 };
+  }
+
+  withdraw(): boolean {
+    if (this.finished) return false;
+    this.owed -= 1;
+    if (this.owed > 0) return false;
+    this.discard();
+    return true;
   }
 
   private fire(reason: CoalesceGroupOutput["reason"]): void {
@@ -215,16 +240,26 @@ function actorGroup(
   });
   actor.start();
   let latest = first;
+  let owed = 1;
+  const discard = () => {
+    discarded = true;
+    actor.send({ type: "flush" });
+  };
   return {
     offer: (event) => {
       latest = newer(latest, event);
+      owed += 1;
       actor.send({ type: "offer", item: latest });
     },
     flush: () => actor.send({ type: "flush" }),
     // A child actor cannot be stopped from here: it ends as a flush does, and dispatches nothing.
-    discard: () => {
-      discarded = true;
-      actor.send({ type: "flush" });
+    discard,
+    withdraw: () => {
+      if (discarded || actor.getSnapshot().status !== "active") return false;
+      owed -= 1;
+      if (owed > 0) return false;
+      discard();
+      return true;
     },
     peek: () => ({ latest, superseded: actor.getSnapshot().context.merged - 1 }),
   };
@@ -233,6 +268,10 @@ function actorGroup(
 /** One coalescing group per (route, rendered key); a fired group is removed at once. */
 export function createCoalescer(options: CoalescerOptions): Coalescer {
   const groups = new Map<string, Group>();
+  /** The group each offered event joined (by the event object the pipeline holds), for `withdraw`. */
+  const joined = new WeakMap<AcceptedEvent, { readonly id: string; readonly group: Group }>();
+  /** The events withdrawn from a group still pending (made only when one is: a 503 on a full disk). */
+  const refusedOf = new WeakMap<Group, Array<Pick<AcceptedEvent, "routeName" | "deliveryId">>>();
   const clock = options.clock ?? REAL_CLOCK;
   const actorLimit = options.parent === undefined ? 0 : (options.actorGroupLimit ?? 1000);
   const actorGroups = new Set<string>();
@@ -274,6 +313,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       const existing = groups.get(id);
       if (existing !== undefined) {
         existing.offer(pendingCopy(event));
+        joined.set(event, { id, group: existing });
         if (options.observer !== undefined) {
           const { latest, superseded } = existing.peek();
           options.observer.updated(id, latest, superseded + 1, event);
@@ -309,8 +349,29 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         group = new LightGroup(pendingCopy(event), quietMs, maxMs, clock, (output) => fired(id, output));
       }
       groups.set(id, group);
+      joined.set(event, { id, group });
       options.observer?.updated(id, group.peek().latest, 1, event);
       return "coalesced";
+    },
+    withdraw(event) {
+      const taken = joined.get(event);
+      joined.delete(event);
+      // Its group fired already (its run is under way), or a later group holds the key now: not this one's.
+      if (taken === undefined || groups.get(taken.id) !== taken.group) return;
+      const refused = refusedOf.get(taken.group) ?? [];
+      refusedOf.set(taken.group, refused);
+      refused.push({ routeName: event.routeName, deliveryId: event.deliveryId });
+      if (!taken.group.withdraw()) return;
+      groups.delete(taken.id);
+      actorGroups.delete(taken.id);
+      // Recorded as ended, its events' ids forgotten: a restart neither reopens the group (should its
+      // record have reached the file) nor answers the sender's retry duplicate.
+      if (options.observer?.ended !== undefined) options.observer.ended(taken.id, refused);
+      else options.observer?.fired(taken.id);
+      options.logger?.warn(
+        { route: event.routeName, delivery_id: event.deliveryId },
+        `[webhook] ${event.routeName}: coalescing group ended without a run — every event of it was answered 503 (its record could not be written), so the sender's retry runs it`,
+      );
     },
     restore(saved) {
       const policy = saved.latest.route.coalesce;

@@ -21,6 +21,7 @@ import { oauthEntryOf } from "../io/oauth/settings.js";
 import { newProfileTypo } from "../io/profiles.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
+import { samePrefixNote } from "./mcp/crossServer.js";
 import { logoutServer } from "./mcp/logout.js";
 import { noOauthServersProblem, oauthTargetProblem } from "./mcp/oauthTarget.js";
 
@@ -155,6 +156,9 @@ export async function confirmAndInstall(
       return undefined;
     } else io.print(`Not a valid name: ${problem}.`);
   }
+  // A free name can still share its tools' prefix with a server's (a.b and a_b): said before the question.
+  const shared = samePrefixNote(name, [...taken, name]);
+  if (shared !== undefined) io.print(shared);
   const yes = (await io.ask(`Install "${name}" into ${configPath}? [y/N] `))?.trim().toLowerCase();
   if (yes !== "y" && yes !== "yes") {
     io.print("Cancelled; nothing was installed.");

@@ -907,10 +907,15 @@ export function formatIssue(
     // A template (`{repo}#{n}`) or a `: ` in the key is quoted, as YAML reads it as text only then; a JSON
     // store (webhook_subscriptions.json) is advised in JSON.
     else if (issue.path.at(-1) === "coalesce" && typeof issue.input === "string")
+      // An empty or blank text names no field: written back as the key, it would be refused in turn.
       message +=
-        syntax === "json"
-          ? ` — write "coalesce": {"key": ${JSON.stringify(issue.input)}}`
-          : ` — write coalesce: {key: ${flowItem(issue.input)}}`;
+        issue.input.trim() === ""
+          ? syntax === "json"
+            ? ' — write "coalesce": {"key": "<the payload path that names the entity, e.g. pull_request.number>"}, or remove coalesce'
+            : " — write coalesce: {key: <the payload path that names the entity, e.g. pull_request.number>}, or remove coalesce"
+          : syntax === "json"
+            ? ` — write "coalesce": {"key": ${JSON.stringify(issue.input)}}`
+            : ` — write coalesce: {key: ${flowItem(issue.input)}}`;
     // `agent: openai`, `state: redis` or `webhook: true`: the one word is the value of the mapping's main key.
     else if (sectionWord(issue.path, issue.input) !== undefined)
       message += ` — ${sectionWord(issue.path, issue.input)}`;

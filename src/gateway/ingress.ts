@@ -148,7 +148,10 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
       }),
       enqueueRun: deps.enqueueRun,
       forget,
-      ...(shared === undefined ? {} : { keep: shared.keep }),
+      // A shared store (Redis) stores a group's event before its answer: no group holds one answered 503.
+      ...(shared === undefined
+        ? { withdraw: (event) => deps.coalescer.withdraw(event) }
+        : { keep: shared.keep }),
       onCronUnavailable: hooks.onCronUnavailable,
       onCoalesceUnavailable: hooks.onCoalesceUnavailable,
     },

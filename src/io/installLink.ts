@@ -37,8 +37,13 @@ export interface InstallRequest {
   readonly kind: "url" | "command";
 }
 
+/**
+ * Every rejection is one line, and it may quote the link (its name, a key of its config): a line break
+ * there is shown as `\n`, so the link cannot put a line of its own (`Installed mcp_servers.x.`) under it.
+ */
 function reject(message: string): never {
-  throw new SvcError("install_link", `install link rejected: ${message}`);
+  const oneLine = message.replace(/\r/g, "\\r").replace(/\n/g, "\\n");
+  throw new SvcError("install_link", `install link rejected: ${oneLine}`);
 }
 
 /** Base64url or standard base64 (padding optional) to bytes; undefined when it is neither. */
@@ -163,6 +168,28 @@ function filledVariables(value: unknown, path: string, out: string[] = []): stri
   return out;
 }
 
+/**
+ * Settings a link can turn on against the one who installs it, each said in a warning of its own (the JSON
+ * above shows them, but as one key among many): sampling, which has this gateway's agent model (and its
+ * bill) answer the server's requests, and `ssl_verify: false`, which lets anyone on the way read and
+ * change the server's traffic, its headers (credentials) included.
+ */
+function riskySettings(request: InstallRequest): string[] {
+  const parsed = mcpServerSchema.safeParse(request.config);
+  if (!parsed.success) return [];
+  const entry = parsed.data;
+  const warnings: string[] = [];
+  if (entry.sampling.enabled)
+    warnings.push(
+      `WARNING: it turns sampling on (sampling.enabled: true): the server can have this gateway's agent model answer its requests, at your cost — up to ${entry.sampling.max_tokens} tokens each, ${entry.sampling.max_requests_per_minute} a minute`,
+    );
+  if (request.kind === "url" && entry.ssl_verify === false)
+    warnings.push(
+      `WARNING: it turns TLS certificate checks off (ssl_verify: false): anyone on the network path to ${terminalText(JSON.stringify(entry.url ?? "")).slice(1, -1)} can read and change what is sent, the headers included`,
+    );
+  return warnings;
+}
+
 /** What the confirmation prompt shows. The link is untrusted: no control character reaches the terminal raw. */
 export function describeInstall(request: InstallRequest): string {
   const lines = [
@@ -187,6 +214,7 @@ export function describeInstall(request: InstallRequest): string {
         "  (the variables before it are the environment the link gives it: they can change which program runs and what it loads)",
       );
   }
+  lines.push(...riskySettings(request));
   const variables = filledVariables(request.config, "");
   if (variables.length > 0) {
     lines.push(

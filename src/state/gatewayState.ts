@@ -392,6 +392,13 @@ export class GatewayState {
       this.store.groupFired(this.journalId(id));
       this.journalIds.delete(id);
     },
+    // Every event of it was answered 503: the group is gone, and so are their ids, as a refused run's are.
+    ended: (id, refused) => {
+      this.groupFirstAt.delete(id);
+      this.store.groupFired(this.journalId(id));
+      this.journalIds.delete(id);
+      for (const event of refused) this.store.runRefused(event.routeName, event.deliveryId, true);
+    },
   };
 
   /**

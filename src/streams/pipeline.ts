@@ -156,6 +156,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       : durableOperator({
           durable: () => deps.durable?.(),
           forget: (key) => deps.dispatch.forget(key),
+          withdrawn: (event) => deps.dispatch.withdraw?.(event),
           answered: () => deps.answeredKept?.(),
         }),
     asyncStageOperator(

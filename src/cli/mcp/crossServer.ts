@@ -79,3 +79,18 @@ export function allTakenReason(view: CrossServerView): string | undefined {
   if (view.kept.length > 0 || lost === 0) return undefined;
   return `${lost === 1 ? "the one tool it lists registers" : `each of the ${lost} tools it lists registers`} under a name a server listed earlier in mcp_servers takes: see the collision ${lost === 1 ? "line" : "lines"}`;
 }
+
+/**
+ * For a server just named in `mcp_servers` (`names`: every server, in the file's order): a note when another
+ * server's name registers its tools under the same prefix (`a.b` and `a_b`: both `mcp__a_b__<tool>`), since
+ * the one listed first keeps every name both list and the other's tool is skipped — the name is free as
+ * written, so nothing else tells the user before the gateway reports the collisions.
+ */
+export function samePrefixNote(server: string, names: Iterable<string>): string | undefined {
+  const prefix = sanitize(server);
+  const sharing = [...names].filter((name) => sanitize(name) === prefix);
+  const others = sharing.filter((name) => name !== server);
+  if (others.length === 0) return undefined;
+  const first = sharing[0] as string;
+  return `Note: ${server} registers its tools as mcp__${prefix}__<tool>, as ${others.join(" and ")} ${others.length === 1 ? "does" : "do"}: a tool name ${others.length === 1 ? "both" : "more than one of them"} list is registered for ${first} only (listed first in mcp_servers), the other's is skipped — give one of them another name to keep both servers' tools`;
+}

@@ -13,6 +13,7 @@ import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
 import { existingServerNames } from "../../io/oauth/installWriter.js";
 import { pairsOption } from "../format.js";
+import { samePrefixNote } from "./crossServer.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
 
 export interface AddOptions {
@@ -279,6 +280,8 @@ export function addServer(name: string, target: string[], options: AddOptions): 
       `${loaded.paths.config}: mcp_servers.${name} already exists — choose another name, or --force to replace it`,
     );
   for (const note of secretNotes(written, loaded.paths.config)) process.stderr.write(`${note}\n`);
+  const shared = samePrefixNote(name, existingServerNames(loaded.paths.config));
+  if (shared !== undefined) process.stderr.write(`${shared}\n`);
   process.stdout.write(`Added mcp_servers.${name} to ${loaded.paths.config}.\n`);
   afterWrite([name]);
 }
@@ -353,6 +356,11 @@ export function importServers(file: string, options: { force?: boolean }): void 
   for (const [name, w] of written)
     if (added.includes(name))
       for (const note of importedSecretNote(name, w, loaded.paths.config)) process.stderr.write(`${note}\n`);
+  const order = added.length > 0 ? existingServerNames(loaded.paths.config) : new Set<string>();
+  for (const name of added) {
+    const shared = samePrefixNote(name, order);
+    if (shared !== undefined) process.stderr.write(`${shared}\n`);
+  }
   if (added.length > 0)
     process.stdout.write(
       `Imported ${added.join(", ")} from ${file} (${imported.format}) into ${loaded.paths.config}.\n`,

@@ -17,6 +17,8 @@ export interface DispatchDeps {
   enqueueRun(event: AcceptedEvent): MaybePromise<boolean>;
   /** Forgets a recorded delivery id (a 503 must not make the sender's retry a duplicate). */
   forget(key: string): void;
+  /** A grouped event (202 coalesced) answered 503 after all: its group no longer counts it (`Coalescer.withdraw`). */
+  withdraw?(event: AcceptedEvent): void;
   /**
    * A direct delivery of `key` begins (the deliver stage ends it). True when the store keeps the id itself
    * from here (a shared store: pending while the delivery runs, its hour once delivered), so `keep` must not.

@@ -1,5 +1,5 @@
 import { type MonoTypeOperatorFunction, Observable } from "rxjs";
-import { type PipelineCtx, withCtx } from "../context.js";
+import { type AcceptedEvent, type PipelineCtx, withCtx } from "../context.js";
 import { unavailableOutcome } from "../types.js";
 import { seenKey } from "./idempotency.js";
 import { onlyFor } from "./onlyFor.js";
@@ -12,6 +12,11 @@ export interface DurableDeps {
   durable(): Promise<void> | undefined;
   /** Forgets a recorded delivery id (the sender's retry of a 503 must not be a duplicate). */
   forget(key: string): void;
+  /**
+   * An event the dispatch stage grouped (202 coalesced) is answered 503 here instead: its coalescing group
+   * no longer counts it (a group left with none answered 202 owes no run).
+   */
+  withdrawn?(event: AcceptedEvent): void;
   /**
    * After the contexts one sync released have gone on (their answers written): what was left for the end of
    * the turn about them (the delivery history's lines) is written now, before anything else the turn does.
@@ -38,7 +43,10 @@ interface Waiting {
  */
 export function durableOperator(deps: DurableDeps): MonoTypeOperatorFunction<PipelineCtx> {
   const failed = (ctx: PipelineCtx): PipelineCtx => {
-    if (ctx.accepted !== undefined) deps.forget(seenKey(ctx.accepted.routeName, ctx.accepted.deliveryId));
+    if (ctx.accepted !== undefined) {
+      deps.forget(seenKey(ctx.accepted.routeName, ctx.accepted.deliveryId));
+      if (ctx.outcome?.body.status === "coalesced") deps.withdrawn?.(ctx.accepted);
+    }
     return withCtx(ctx, { outcome: STATE_UNAVAILABLE });
   };
   const waitForDurable: MonoTypeOperatorFunction<PipelineCtx> = (source) =>

@@ -392,6 +392,52 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     });
   });
 
+  it("a coalesced event answered 503 (disk full) that opened its group alone: the group owes no run and ends without one; the sender's retry runs once", async () => {
+    const clock = fakeClock();
+    // One slot: the groups' runs go in the order the groups fire.
+    const home = homeWith({ grouped: GROUPED }, appendAgent(1));
+    const { stateStore, disk } = fillableJournal(home.dir, clock.now);
+    const gateway = await start(home, clock, { stateStore });
+    const send = (id: string, n: number) =>
+      postJson(`http://127.0.0.1:${gateway.port}/webhooks/grouped`, { n }, { "X-Request-ID": id });
+    disk.full = true;
+    expect(await send("refused", 1)).toMatchObject({
+      status: 503,
+      body: { error: "Could not record the event, retry later" },
+    });
+    disk.full = false;
+    expect(await send("sentinel", 2)).toMatchObject({ status: 202, body: { status: "coalesced" } });
+    // Both windows end: the first group (opened first) would run first.
+    clock.advance(60_000);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("sentinel")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(appendedRuns(home.dir).has("refused")).toBe(false);
+    const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    expect(log()).toContain(
+      "grouped: coalescing group ended without a run — every event of it was answered 503 (its record could not be written), so the sender's retry runs it",
+    );
+    // Its id is forgotten, also across a restart (the journal restated after the outage does not keep it):
+    // the sender's retry is taken and opens a group of its own — one run.
+    await gateway.stop();
+    running.splice(running.indexOf(gateway), 1);
+    const restarted = await start(home, clock);
+    expect(
+      await postJson(
+        `http://127.0.0.1:${restarted.port}/webhooks/grouped`,
+        { n: 1 },
+        { "X-Request-ID": "refused" },
+      ),
+    ).toMatchObject({ status: 202, body: { status: "coalesced" } });
+    clock.advance(60_000);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("refused")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(log()).toMatch(/"delivery_id":"refused","superseded":0,"reason":"quiet_window"/);
+  });
+
   it("a refused event still waiting for a slot leaves the queue at once: a stop does not save it for the next start", async () => {
     const clock = fakeClock();
     // One slot, held by a run that outlasts the test.

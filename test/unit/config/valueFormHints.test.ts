@@ -678,6 +678,11 @@ describe("coalesce written in another form", () => {
     ).toBe(
       'FILE: platforms.webhook.routes.r.coalesce: expected a mapping, got "{repository.full_name}#{pull_request.number}" — write coalesce: {key: "{repository.full_name}#{pull_request.number}"}',
     );
+    // An empty or blank text names no field: writing it as the key would be refused in turn.
+    for (const blank of ['""', '"  "'])
+      expect(refusal(webhook(`    routes:\n      r: {secret: s, coalesce: ${blank}}\n`))).toBe(
+        `FILE: platforms.webhook.routes.r.coalesce: expected a mapping, got ${blank} — write coalesce: {key: <the payload path that names the entity, e.g. pull_request.number>}, or remove coalesce`,
+      );
     expect(refusal(webhook("    routes:\n      r: {secret: s, coalesce: {window_seconds: 5}}\n"))).toBe(
       "FILE: platforms.webhook.routes.r.coalesce.key: missing — set it to the payload path that names the entity (pull_request.number) or a {template}",
     );

@@ -135,6 +135,35 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
     expect(coalescer.offer(accepted("x", 1, plain))).toBe("not_grouped");
   });
 
+  it("an event answered 503 after it was grouped (its record not durable) is withdrawn: a group owing no event answered 202 ends without a run; one that does still runs once", () => {
+    const { clock, fired, coalescer } = harness(mode);
+    const refused = accepted("refused", 1);
+    coalescer.offer(refused);
+    const kept = accepted("kept", 2);
+    const late = accepted("late", 2);
+    coalescer.offer(kept);
+    coalescer.offer(late);
+    coalescer.withdraw(refused);
+    coalescer.withdraw(late);
+    expect(coalescer.pendingCount()).toBe(1);
+    // Withdrawing twice, or an event no group holds, changes nothing.
+    coalescer.withdraw(refused);
+    coalescer.withdraw(accepted("never", 3));
+    clock.increment(30_000);
+    // The group of 2 owes its run to "kept" (202), and carries the latest event received.
+    expect(fired).toEqual([{ id: "late", superseded: 1 }]);
+    // A group that fired is not touched by a late withdraw, nor is a new group of the same key.
+    const again = accepted("again", 2);
+    coalescer.offer(again);
+    coalescer.withdraw(kept);
+    clock.increment(30_000);
+    expect(fired.at(-1)).toEqual({ id: "again", superseded: 0 });
+    // The sender's retry of the refused event opens a group of its own: one run.
+    coalescer.offer(accepted("refused", 1));
+    clock.increment(30_000);
+    expect(fired.filter((f) => f.id === "refused")).toEqual([{ id: "refused", superseded: 0 }]);
+  });
+
   it("flushAll dispatches every pending group at once, none dropped", () => {
     const { clock, fired, coalescer } = harness(mode);
     for (let pr = 0; pr < 50; pr++) {

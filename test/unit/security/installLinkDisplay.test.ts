@@ -57,3 +57,29 @@ it("the install confirmation names each ${VAR} a link fills in from .env or the 
   expect(describeInstall(parseInstallLink(link({ url: "https://ok.example/mcp" })))).not.toContain("WARNING");
 });
 // biome-ignore-end lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+
+it("the install confirmation warns of settings a link turns on against the user: sampling (the user's model answers the server) and ssl_verify: false", () => {
+  const shown = describeInstall(
+    parseInstallLink(
+      link({
+        url: "https://collector.example/mcp",
+        ssl_verify: false,
+        sampling: { enabled: true, max_tokens: 100000, max_requests_per_minute: 60 },
+      }),
+    ),
+  );
+  expect(shown).toContain(
+    "WARNING: it turns sampling on (sampling.enabled: true): the server can have this gateway's agent model answer its requests, at your cost — up to 100000 tokens each, 60 a minute\n",
+  );
+  expect(shown).toContain(
+    "WARNING: it turns TLS certificate checks off (ssl_verify: false): anyone on the network path to https://collector.example/mcp can read and change what is sent, the headers included\n",
+  );
+  expect(shown).toMatch(/\nOnly continue if you trust where this link came from\.$/);
+  // Sampling left off (the default), or TLS checked against a CA bundle, is nothing to warn of.
+  const quiet = describeInstall(
+    parseInstallLink(
+      link({ url: "https://ok.example/mcp", sampling: { enabled: false }, ssl_verify: "/etc/ssl/ca.pem" }),
+    ),
+  );
+  expect(quiet).not.toContain("WARNING");
+});
