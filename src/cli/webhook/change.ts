@@ -32,7 +32,6 @@ async function apply(
   }
   // Applied to the record as it is under the lock: removing or switching a route can never bring back
   // anything stale, so a concurrent change of the record does not refuse it (only one that removed it).
-  let already = false;
   const { result: changed } = await store.update((records) => {
     const current = ownRecord(records, name) as Record<string, unknown> | undefined;
     if (current === undefined) {
@@ -55,13 +54,13 @@ async function apply(
           ? `${store.path}: ${name} is not valid JSON — fix it, or svc webhook remove ${name}`
           : `${store.path}: ${name} is not a subscription record (${JSON.stringify(current)}) — fix it in the file, or svc webhook remove ${name}`,
       );
-    else if ((current.enabled ?? true) === (action === "enable")) already = true;
-    else records[name] = { ...current, enabled: action === "enable", updated_at: new Date().toISOString() };
+    else if ((current.enabled ?? true) !== (action === "enable"))
+      records[name] = { ...current, enabled: action === "enable", updated_at: new Date().toISOString() };
     return records[name];
   });
-  // A second enable (or disable) changes nothing, updated_at included, and says so.
+  // The same line when it was already so (scripts read it), but the record, updated_at included, is left as it was.
   process.stdout.write(
-    `${action === "remove" ? "Removed" : action === "enable" ? "Enabled" : "Disabled"} ${name}${already ? ` (it was already ${action}d: nothing changed)` : ""}\n`,
+    `${action === "remove" ? "Removed" : action === "enable" ? "Enabled" : "Disabled"} ${name}\n`,
   );
   const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
   if (action === "enable" && shadowed)
