@@ -259,7 +259,14 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
     ];
     if (remote.length > 0) {
       const { text, them } = unused(remote, "to url servers, and this is a command (stdio) server");
-      problems.push(`${text} — pass what it needs in env, or remove ${them}`);
+      // Credentials (headers, a login) have a place on a command server: its env. The TLS keys and the
+      // endpoint check have none: the server is reached over its stdin and stdout.
+      const credentials = remote.includes("headers") || remote.includes("oauth");
+      problems.push(
+        credentials
+          ? `${text} — pass what it needs in env, or remove ${them}`
+          : `${text} (it is reached over its stdin and stdout: no connection to verify or check) — remove ${them}`,
+      );
     }
   }
   if (entry.oauth !== undefined && entry.auth !== "oauth" && entry.url !== undefined)

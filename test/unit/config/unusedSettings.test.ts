@@ -365,6 +365,13 @@ describe("mcp_servers keys the entry's transport never reads are named, not drop
     ]);
   });
 
+  it("TLS keys and skip_preflight alone on a command server: no credentials to move to env, so only their removal is advised", () => {
+    const loc = { command: "node", skip_preflight: true, ssl_verify: false };
+    expect(warningsFor({ mcp_servers: { loc } })).toEqual([
+      `[mcp] ${FILE}: mcp_servers.loc: ssl_verify and skip_preflight are not used: they apply to url servers, and this is a command (stdio) server (it is reached over its stdin and stdout: no connection to verify or check) — remove them`,
+    ]);
+  });
+
   it("a trust value that is neither full nor untrusted (treated as untrusted); not a variable, rendered at each call", () => {
     const servers = {
       cased: { command: "node", trust: "Full" },
