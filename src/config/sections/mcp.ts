@@ -60,8 +60,8 @@ function seconds<D extends number | undefined>(fallback: D, options: { positive?
     });
 }
 
-const TRUTHY = new Set(["true", "yes", "on", "1", "enabled"]);
-const FALSY = new Set(["false", "no", "off", "0", "disabled", ""]);
+const TRUTHY = new Set(["true", "yes", "y", "on", "1", "enabled"]);
+const FALSY = new Set(["false", "no", "n", "off", "0", "disabled", ""]);
 
 /** `resources: yes`, `prompts: 1` and friends ("bool-like" values). */
 const boolLike = z

@@ -239,6 +239,11 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     });
   });
 
+  it("reads y and n (YAML 1.1's short booleans, text in YAML 1.2) as bool-like tool flags", () => {
+    const { config } = load("mcp_servers:\n  a:\n    command: x\n    tools: {resources: y, prompts: N}\n");
+    expect(config.mcp_servers.a?.tools).toMatchObject({ resources: true, prompts: false });
+  });
+
   it("names a bad value under lifecycle: where it is written (lifecycle.<key>), not as a top-level key", () => {
     expect(() =>
       load(
