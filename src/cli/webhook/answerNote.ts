@@ -54,7 +54,7 @@ export function coalescedNote(
   const policy = route.coalesce;
   if (answer.status !== 202 || policy === undefined || !COALESCED.test(answer.text)) return undefined;
   return terminalText(
-    `Note: ${name} coalesces events (coalesce.key ${policy.key}): this one joined its key's group, which runs once, with the group's latest event, when no event of that key came for ${policy.window_seconds} s, at the latest ${policy.max_wait_seconds} s after the group's first event — svc webhook deliveries ${name} shows the run\n`,
+    `Note: ${name} coalesces events (coalesce.key ${policy.key}): this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for ${policy.window_seconds} s, at the latest ${policy.max_wait_seconds} s after the group's first event — svc webhook deliveries ${name} shows the run\n`,
   );
 }
 const COALESCED = /^\{"status":"coalesced"\}$/;
