@@ -43,7 +43,7 @@ export function tooLargeNote(
 }
 
 /**
- * The note after a `202 coalesced`: the event joined its key's group (spec 3.1), which runs nothing until
+ * The note after a `202 coalesced`: the event is held in its key's group (spec 3.1), which runs nothing until
  * it fires, up to `max_wait_seconds` later; without it a tester waited for a run that had not started.
  */
 export function coalescedNote(

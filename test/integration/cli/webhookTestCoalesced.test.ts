@@ -12,7 +12,7 @@ afterEach(() => gw.stop());
  * waited for a run that had not started. They now say when it will.
  */
 describe("svc webhook test (and redeliver) of a coalescing route", { timeout: 90_000 }, () => {
-  it("notes that the event joined its key's group and when the group's run starts", async () => {
+  it("notes that the event is held in its key's group and when the group's run starts", async () => {
     gw = await startTestGateway({ config: webhookConfig({}) });
     gw.home.write(
       "webhook_subscriptions.json",
