@@ -9,8 +9,9 @@ import { terminalApprovals } from "../actors/mcp/terminalApprovals.js";
 import { buildToolset } from "../actors/mcp/toolNames.js";
 import { oauthProviderFor } from "../actors/oauth/provider.js";
 import { runsNote } from "../agent/routeTools.js";
+import { secretScope } from "../config/envFile.js";
 import { interpolate } from "../config/interpolate.js";
-import { type LoadedConfig, loadConfig, secretScope } from "../config/load.js";
+import { type LoadedConfig, loadConfig } from "../config/load.js";
 import {
   isTrusted,
   type McpServerEntry,

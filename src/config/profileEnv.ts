@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { envFileProblem, readEnvFile } from "./envFile.js";
 import { knownKeysAt } from "./knownKeys.js";
-import { envFileProblem, readEnvFile } from "./load.js";
 import { nearMiss } from "./nearMiss.js";
 import { DEFAULT_PROFILE, svcPaths } from "./paths.js";
 import { configSchema } from "./schema.js";

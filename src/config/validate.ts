@@ -1,8 +1,8 @@
 import { dirname, join } from "node:path";
+import { readEnvFile } from "./envFile.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { isLoopbackHost } from "./host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "./interpolate.js";
-import { readEnvFile } from "./load.js";
 import { namedProfile, profileNameProblem, svcPaths } from "./paths.js";
 import type { Config } from "./schema.js";
 import {

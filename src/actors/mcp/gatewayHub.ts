@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { secretScope } from "../../config/load.js";
+import { secretScope } from "../../config/envFile.js";
 import { inProfile, type SvcPaths } from "../../config/paths.js";
 import type { McpServers } from "../../config/sections/mcp.js";
 import { serverNames } from "../../config/serverOrder.js";

@@ -1,5 +1,5 @@
+import { secretScope } from "../../config/envFile.js";
 import { type InterpolationScope, interpolateDeep } from "../../config/interpolate.js";
-import { secretScope } from "../../config/load.js";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import type { Config } from "../../config/schema.js";
 import { type McpServerEntry, sentHeaders } from "../../config/sections/mcp.js";

@@ -1,8 +1,9 @@
 import { policyApprovals } from "../../actors/mcp/approvals.js";
 import { McpHub } from "../../actors/mcp/hub.js";
 import { oauthProviderFor } from "../../actors/oauth/provider.js";
+import { secretScope } from "../../config/envFile.js";
 import { addVariablesAdvice, type InterpolationScope } from "../../config/interpolate.js";
-import { type LoadedConfig, secretScope } from "../../config/load.js";
+import type { LoadedConfig } from "../../config/load.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { serverNames, withWrittenOrder } from "../../config/serverOrder.js";
 import { redactCredentials } from "../../io/credentials.js";

@@ -1,5 +1,6 @@
 import { buildToolset, mergeToolsets, type RegisteredTool, sanitize } from "../../actors/mcp/toolNames.js";
-import { type LoadedConfig, secretScope } from "../../config/load.js";
+import { secretScope } from "../../config/envFile.js";
+import type { LoadedConfig } from "../../config/load.js";
 import { serverEntries } from "../../config/serverOrder.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { readSchemaCache } from "../../io/mcp/schemaCache.js";

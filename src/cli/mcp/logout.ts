@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { makeJob } from "../../actors/oauth/context.js";
 import { type Revocation, revokeSavedGrant } from "../../actors/oauth/revoke.js";
-import { loadConfig, secretScope } from "../../config/load.js";
+import { secretScope } from "../../config/envFile.js";
+import { loadConfig } from "../../config/load.js";
 import type { SvcPaths } from "../../config/paths.js";
 import { describeError, isSvcError, SvcError } from "../../errors.js";
 import { renderEntry } from "../../io/mcp/render.js";

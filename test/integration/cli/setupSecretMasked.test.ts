@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readEnvFile } from "../../../src/config/load.js";
+import { readEnvFile } from "../../../src/config/envFile.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { runOnTerminal } from "../../helpers/pty.js";

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { type ApprovalSurface, policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import { type HubOptions, McpHub } from "../../../src/actors/mcp/hub.js";
-import { readEnvFile } from "../../../src/config/load.js";
+import { readEnvFile } from "../../../src/config/envFile.js";
 import { type McpServerEntry, mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { readEnvFile } from "../../../src/config/load.js";
+import { readEnvFile } from "../../../src/config/envFile.js";
 import { addServers, removeServer } from "../../../src/io/mcpServersEdit.js";
 import { existingServerNames } from "../../../src/io/oauth/installWriter.js";
 import { setEnvValues, setYamlValues, webhookKeyPath } from "../../../src/io/yamlEdit.js";
