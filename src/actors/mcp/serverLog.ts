@@ -1,7 +1,7 @@
 import { scrub } from "../../io/credentials.js";
 import { cutText } from "../../io/cutText.js";
 import type { Logger } from "../../io/log.js";
-import type { ServerLogParams } from "../../io/mcp/session.js";
+import type { ServerLogParams } from "../../io/mcp/looseAnswers.js";
 
 /** A server's log message longer than this is cut: one chatty server must not flood the gateway log. */
 export const SERVER_LOG_MAX_CHARS = 2000;

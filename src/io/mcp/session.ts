@@ -40,7 +40,14 @@ import {
   speaksStateless,
   withContent,
 } from "./eras.js";
-import { LooseCursorSchema, MAX_LIST_PAGES, nextPage, nullsLeftOut } from "./listPages.js";
+import { MAX_LIST_PAGES, nextPage } from "./listPages.js";
+import {
+  LooseCallToolResultSchema,
+  LooseLogNotificationSchema,
+  LooseToolListSchema,
+  listedTools,
+  type ServerLogParams,
+} from "./looseAnswers.js";
 import {
   answeredWithError,
   ComposedError,
@@ -52,102 +59,6 @@ import {
   sseDropCause,
   summarizeZodError,
 } from "./transportErrors.js";
-
-/**
- * One `tools/list` entry. Each is read on its own (`listedTools`): one a server writes wrong (no name, a
- * name that is not text or is empty, annotations that are not an object) is skipped and named, rather
- * than failing the listing and with it every other tool of the server.
- */
-const LooseToolSchema = z.looseObject({
-  // "" would register as `mcp__<server>__`, a name that says nothing of the tool.
-  name: z.string().min(1),
-  // Any value: a tool whose schema is not an object is left out on its own (toolNames.ts), not the list.
-  // None (a hand-written server's tool without arguments) is an object of no properties; `.optional()`:
-  // zod takes a key of a transform's pipe as required, so a tool without the key failed the whole list.
-  inputSchema: z
-    .unknown()
-    .optional()
-    .transform((schema) => schema ?? { type: "object" }),
-  // `null` (a hand-written server writing None or nil) is none, as for inputSchema: not a failed list.
-  annotations: z
-    .looseObject({})
-    .nullish()
-    .transform((annotations) => annotations ?? undefined),
-  // Text or none: a `null` or a number would reach the model API, `svc mcp tools` and a command
-  // agent's MCP client, which take a string.
-  description: z
-    .unknown()
-    .optional()
-    .transform((text) => (typeof text === "string" ? text : undefined)),
-});
-
-const LooseToolListSchema = z.looseObject({
-  // `null`: a Go server's nil slice (mcp-go with no tools yet) is an empty list, not a malformed answer.
-  tools: z
-    .array(z.unknown())
-    .nullable()
-    .transform((tools) => tools ?? []),
-  nextCursor: LooseCursorSchema,
-});
-
-/** The tools of one page that parse, and a report naming each entry that does not (by its place). */
-function listedTools(entries: readonly unknown[], page: number): { tools: Tool[]; skipped: string[] } {
-  const tools: Tool[] = [];
-  const skipped: string[] = [];
-  entries.forEach((entry, index) => {
-    const parsed = LooseToolSchema.safeParse(entry);
-    if (parsed.success) {
-      tools.push(parsed.data as Tool);
-      return;
-    }
-    const name = (entry as { name?: unknown } | null)?.name;
-    const problem =
-      entry === null || typeof entry !== "object" || Array.isArray(entry)
-        ? `it is ${entry === null ? "null" : Array.isArray(entry) ? "a list" : `a ${typeof entry}`}, not a tool`
-        : name === undefined || name === null
-          ? "it has no name"
-          : typeof name !== "string"
-            ? `its name is ${JSON.stringify(name)}, not text`
-            : name === ""
-              ? "its name is empty"
-              : `"${name}": ${summarizeZodError(parsed.error) ?? "it does not have a tool's shape"}`;
-    const place = `tools[${index}]${page === 1 ? "" : ` of page ${page}`}`;
-    skipped.push(
-      `tools/list entry ${place} is skipped: ${problem} (the rest of the list is registered as usual)`,
-    );
-  });
-  return { tools, skipped };
-}
-
-/**
- * A `tools/call` result read with a key sent as `null` (a Python server's None: `isError`,
- * `structuredContent`, a content block's `annotations` or `mimeType`) left out, at the top and in each
- * content block, where the SDK's schema failed the call; what `structuredContent` holds is the tool's own
- * data and stays as sent.
- */
-const LooseCallToolResultSchema = z.preprocess((value) => {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-  const top = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
-  return Array.isArray(top.content) ? { ...top, content: top.content.map(nullsLeftOut) } : top;
-}, CallToolResultSchema);
-
-/**
- * `notifications/message` read loosely: the SDK's schema takes MCP's eight levels only, so a message a
- * hand-written server logs at `warn`, `FATAL` or `trace` failed it and was dropped without a word.
- */
-const LooseLogNotificationSchema = z.object({
-  method: z.literal("notifications/message"),
-  params: z.looseObject({
-    // Any value: a message without a level, or with a number (pino's 50), is logged at info, not dropped.
-    level: z.unknown().optional(),
-    logger: z.unknown().optional(),
-    // Required by MCP, left out by some hand-written servers: logged as "(no data)", not dropped.
-    data: z.unknown().optional(),
-  }),
-});
-
-/** A server's log message as svc reads it: `level`, `logger` and `data` as the server sent them. */
-export type ServerLogParams = z.infer<typeof LooseLogNotificationSchema>["params"];
 
 export type Era = "legacy" | "stateless";
 export type ProtocolChoice = "auto" | "stateless" | "legacy";
