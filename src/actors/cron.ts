@@ -437,6 +437,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       key: string;
       next: number;
       nextRun: string;
+      /** Changed by another writer since the read (removed, paused, another next_run or a refused schedule): not run. */
       edited?: boolean;
     }> = [];
     for (const job of due) {
@@ -478,7 +479,22 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
             .update((jobs) => {
               for (const advance of advances) {
                 const current = jobs[advance.job.id];
-                if (current === undefined) continue; // a job removed meanwhile stays removed
+                // Removed, paused, disabled or given another next_run since this check read the store (svc
+                // cron pause, a hand edit): not run, and what the other writer wrote stays; the next check
+                // judges the job as it is now. Judged as read (a record written by hand has no state).
+                if (current === undefined) {
+                  advance.edited = true; // a job removed meanwhile stays removed
+                  continue;
+                }
+                const latest = parseCronJob(store.path, advance.job.id, current);
+                if (
+                  !latest.ok ||
+                  latest.job.state !== "enabled" ||
+                  latest.job.next_run !== advance.job.next_run
+                ) {
+                  advance.edited = true;
+                  continue;
+                }
                 if (current.schedule !== advance.job.schedule) {
                   try {
                     advance.nextRun = new Date(nextRunAfter(current.schedule, now)).toISOString();

@@ -4,6 +4,7 @@ import { CronExpressionParser } from "cron-parser";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
 import { NOT_RUN } from "../../../src/actors/runs.js";
+import { withState } from "../../../src/cli/cron.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { LoggedError } from "../../../src/errors.js";
 import { silentLogger } from "../../../src/io/log.js";
@@ -626,6 +627,46 @@ describe("cron scheduler", () => {
     expect(a.next_run).toBe(new Date(T0 + 60_000 + 900_000).toISOString());
     expect(a.last_run).toMatchObject({ status: "ok", trigger: "schedule" });
     expect(await scheduler.tick()).toEqual([]);
+  });
+
+  it("a due job paused, disabled or postponed between the check's read and its write of the next runs is not run, and keeps what the other writer wrote", async () => {
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup(
+      [job("paused"), job("disabled"), job("postponed"), job("removed"), job("due")],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+    );
+    advance(60_000);
+    // The check reads the store, then waits for its lock; `svc cron pause`, `disable`, `remove` and a hand
+    // edit of next_run (each under the lock, as the commands write) come first.
+    const ticking = scheduler.tick();
+    const later = new Date(T0 + 7_200_000).toISOString();
+    await store.update((records) => {
+      records.paused = withState(records.paused as CronJob, "paused", T0 + 60_000).job;
+      records.disabled = withState(records.disabled as CronJob, "disabled", T0 + 60_000).job;
+      records.postponed = { ...(records.postponed as CronJob), next_run: later };
+      delete records.removed;
+    });
+    expect(await ticking).toEqual(["due"]);
+    await scheduler.idle();
+    expect(ran).toEqual(["due"]);
+    const records = store.read().records;
+    expect(records.paused).toMatchObject({ state: "paused" });
+    expect(records.paused?.next_run).toBeUndefined();
+    expect(records.paused?.last_run).toBeUndefined();
+    expect(records.disabled).toMatchObject({ state: "disabled" });
+    expect(records.disabled?.next_run).toBeUndefined();
+    expect(records.postponed?.next_run).toBe(later);
+    expect(records.postponed?.last_run).toBeUndefined();
+    expect(records.removed).toBeUndefined();
+    // The postponed job runs at the time it was given.
+    advance(7_200_000 - 60_000 - 1000);
+    expect(await scheduler.tick()).not.toContain("postponed");
+    advance(1000);
+    expect(await scheduler.tick()).toContain("postponed");
+    await scheduler.idle();
   });
 
   it("a schedule edited by hand while the gateway runs takes effect from now; a next_run edited with it, or found at start, is kept", async () => {
