@@ -201,6 +201,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const tickMs = options.tickMs ?? 1000;
   /** The clock's time at the last tick: a tick that finds an earlier one sees the clock set back. */
   let lastTickAt: number | undefined;
+  /** The clock's time when the schedule started (`start`): a job due after it is no catch-up. */
+  let startedAt: number | undefined;
   /**
    * Each profile's records as last checked, with the store's revision then and each record's JSON text: a
    * tick over an unchanged store checks none again, and over a changed one (a run's last_run written) only
@@ -405,7 +407,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   }
 
-  async function tickProfile(profile: string, now: number, stepBackMs = 0): Promise<string[]> {
+  /**
+   * `checkedSince`: when the scheduler last checked before this check (its start for the first one), if
+   * ever: a job due after it is found on time.
+   */
+  async function tickProfile(
+    profile: string,
+    now: number,
+    stepBackMs = 0,
+    checkedSince?: number,
+  ): Promise<string[]> {
     let store: CronStore;
     let due: CronJob[];
     try {
@@ -446,12 +457,18 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         // With a shared state, an interval found late goes on from the due time its catch-up claims (the
         // latest one), not from now: the instances' next runs stay the same due times, whose leases keep
         // them to one run each (from each one's own now, every instance back from a restart ran its own).
+        // Alone, an interval keeps its times only for a run found by the first check after it came due: one
+        // due before that check (the gateway was down, or it is the first check since the start) is a
+        // catch-up, and the schedule continues from now — an `every 1d` job caught up 23 hours late is not
+        // due again an hour later.
         const dueAt =
           job.next_run === undefined
             ? undefined
-            : nextRunTime(
-                options.claim === undefined ? job.next_run : dueTime(job.schedule, job.next_run, now),
-              );
+            : options.claim !== undefined
+              ? nextRunTime(dueTime(job.schedule, job.next_run, now))
+              : checkedSince !== undefined && nextRunTime(job.next_run) > checkedSince
+                ? nextRunTime(job.next_run)
+                : undefined;
         next = nextRunAfter(job.schedule, now, dueAt);
       } catch (err) {
         // A hand-edited schedule the grammar refuses: next_run could never advance, so running it would
@@ -791,13 +808,15 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     // Ticks are a tick apart: one that finds the clock behind the last one's time, it was set back by
     // (about) the difference and a tick.
     const stepBackMs = lastTickAt !== undefined && now < lastTickAt ? lastTickAt + tickMs - now : 0;
+    const checkedSince = lastTickAt ?? startedAt;
     lastTickAt = now;
     if (stepBackMs > 0)
       logger.warn(
         `[cron] the clock was set back by about ${Math.round(stepBackMs / 1000)} s (to ${new Date(now).toISOString()}): the jobs' next runs are moved back with it`,
       );
     const started: string[] = [];
-    for (const profile of profiles()) started.push(...(await tickProfile(profile, now, stepBackMs)));
+    for (const profile of profiles())
+      started.push(...(await tickProfile(profile, now, stepBackMs, checkedSince)));
     return started;
   }
 
@@ -868,6 +887,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     start() {
       if (!stopped) return;
       stopped = false;
+      startedAt ??= clock.now();
       if (holding !== undefined) clock.clearTimeout(holding);
       holding = undefined;
       draining = false;

@@ -629,6 +629,32 @@ describe("cron scheduler", () => {
     expect(await scheduler.tick()).toEqual([]);
   });
 
+  it("an interval job missed while the gateway was down runs one catch-up, then continues from then, even when it is less than an interval late", async () => {
+    const ran: string[] = [];
+    // Both due a minute after T0; the gateway comes back 23 hours later (less than a day, more than an hour).
+    const { store, scheduler, advance } = await setup(
+      [job("daily", { schedule: "every 1d" }), job("hourly", { schedule: "every 1h" })],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+    );
+    advance(23 * 3_600_000);
+    const back = T0 + 23 * 3_600_000;
+    expect(await scheduler.tick()).toEqual(["daily", "hourly"]);
+    await scheduler.idle();
+    const records = store.read().records;
+    // Not an hour after the catch-up (the missed run's time of day): a day after it, as after a longer stop.
+    expect(records.daily?.next_run).toBe(new Date(back + 86_400_000).toISOString());
+    expect(records.hourly?.next_run).toBe(new Date(back + 3_600_000).toISOString());
+    // Found by the check that follows its due time, a run keeps its time: every 1h does not drift.
+    advance(3_600_000 + 700);
+    expect(await scheduler.tick()).toEqual(["hourly"]);
+    await scheduler.idle();
+    expect(store.read().records.hourly?.next_run).toBe(new Date(back + 7_200_000).toISOString());
+    expect(ran).toEqual(["daily", "hourly", "hourly"]);
+  });
+
   it("a due job paused, disabled or postponed between the check's read and its write of the next runs is not run, and keeps what the other writer wrote", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup(
