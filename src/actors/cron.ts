@@ -49,6 +49,11 @@ export type CronJobRunner = (
 
 export interface CronClock {
   now(): number;
+  /**
+   * Milliseconds on a clock that is never set (`performance.now`), if known: a check that finds the wall
+   * clock moved further than this one stepped forward (or the machine slept), which is met as a stop.
+   */
+  elapsed?(): number;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(id: unknown): void;
 }
@@ -168,6 +173,7 @@ const removeCommand = (profile: string) => `svc cron remove${profileFlag(profile
 
 const REAL_CLOCK: CronClock = {
   now: Date.now,
+  elapsed: () => performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
 };
@@ -203,6 +209,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   let lastTickAt: number | undefined;
   /** The clock's time when the schedule started (`start`): a job due after it is no catch-up. */
   let startedAt: number | undefined;
+  /** `clock.elapsed()` at the last tick. */
+  let lastTickElapsed: number | undefined;
   /**
    * Each profile's records as last checked, with the store's revision then and each record's JSON text: a
    * tick over an unchanged store checks none again, and over a changed one (a run's last_run written) only
@@ -808,8 +816,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     // Ticks are a tick apart: one that finds the clock behind the last one's time, it was set back by
     // (about) the difference and a tick.
     const stepBackMs = lastTickAt !== undefined && now < lastTickAt ? lastTickAt + tickMs - now : 0;
-    const checkedSince = lastTickAt ?? startedAt;
+    // One that finds the wall clock moved on further than the time that passed (an NTP step forward, a
+    // machine resumed from sleep) meets the jobs due meanwhile as a start does: caught up, then from now.
+    const elapsed = clock.elapsed?.();
+    const stepForwardMs =
+      lastTickAt === undefined || elapsed === undefined || lastTickElapsed === undefined
+        ? 0
+        : now - lastTickAt - (elapsed - lastTickElapsed);
+    const checkedSince = stepForwardMs > tickMs ? undefined : (lastTickAt ?? startedAt);
     lastTickAt = now;
+    lastTickElapsed = elapsed;
     if (stepBackMs > 0)
       logger.warn(
         `[cron] the clock was set back by about ${Math.round(stepBackMs / 1000)} s (to ${new Date(now).toISOString()}): the jobs' next runs are moved back with it`,

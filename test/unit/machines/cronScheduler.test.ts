@@ -655,6 +655,46 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["daily", "hourly", "hourly"]);
   });
 
+  it("the clock stepped forward while the gateway runs is met as a stop: each job due in the hours stepped over runs once, then continues from then", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    // T0 is 12:00 UTC.
+    await store.update((records) => {
+      records.quarter = job("quarter", { schedule: "*/15 * * * *", next_run: "2026-11-22T12:15:00.000Z" });
+      records.hourly = job("hourly", { schedule: "every 1h", next_run: "2026-11-22T13:00:00.000Z" });
+      records.daily = job("daily", { schedule: "every 1d", next_run: "2026-11-22T13:00:00.000Z" });
+    });
+    // The wall clock and the one that is never set (performance.now), as the gateway's clock gives both.
+    let now = T0;
+    let elapsed = 0;
+    const ran: string[] = [];
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+      logger: silentLogger(),
+      clock: { now: () => now, elapsed: () => elapsed, setTimeout: () => 0, clearTimeout: () => {} },
+    });
+    expect(await scheduler.tick()).toEqual([]);
+    // One second later by the clock that is never set, the wall clock reads 15:00:01: stepped three hours on.
+    now += 3 * 3_600_000 + 1000;
+    elapsed += 1000;
+    expect(await scheduler.tick()).toEqual(["quarter", "hourly", "daily"]);
+    await scheduler.idle();
+    const records = store.read().records;
+    expect(records.quarter?.next_run).toBe("2026-11-22T15:15:00.000Z");
+    expect(records.hourly?.next_run).toBe("2026-11-22T16:00:01.000Z");
+    // As after a stop of three hours: a day after the catch-up, not 13:00 tomorrow (two hours from then).
+    expect(records.daily?.next_run).toBe("2026-11-23T15:00:01.000Z");
+    // The clocks going on together again: nothing more runs until then.
+    now += 1000;
+    elapsed += 1000;
+    expect(await scheduler.tick()).toEqual([]);
+    expect(ran).toEqual(["quarter", "hourly", "daily"]);
+  });
+
   it("a due job paused, disabled or postponed between the check's read and its write of the next runs is not run, and keeps what the other writer wrote", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup(
