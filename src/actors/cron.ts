@@ -49,6 +49,11 @@ export type CronJobRunner = (
 
 export interface CronClock {
   now(): number;
+  /**
+   * Milliseconds on a clock that is never set (`performance.now`), if known: a check that finds the wall
+   * clock moved further than this one stepped forward (or the machine slept), which is met as a stop.
+   */
+  elapsed?(): number;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(id: unknown): void;
 }
@@ -168,6 +173,7 @@ const removeCommand = (profile: string) => `svc cron remove${profileFlag(profile
 
 const REAL_CLOCK: CronClock = {
   now: Date.now,
+  elapsed: () => performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
 };
@@ -201,6 +207,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const tickMs = options.tickMs ?? 1000;
   /** The clock's time at the last tick: a tick that finds an earlier one sees the clock set back. */
   let lastTickAt: number | undefined;
+  /** The clock's time when the schedule started (`start`): a job due after it is no catch-up. */
+  let startedAt: number | undefined;
+  /** `clock.elapsed()` at the last tick. */
+  let lastTickElapsed: number | undefined;
   /**
    * Each profile's records as last checked, with the store's revision then and each record's JSON text: a
    * tick over an unchanged store checks none again, and over a changed one (a run's last_run written) only
@@ -405,7 +415,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   }
 
-  async function tickProfile(profile: string, now: number, stepBackMs = 0): Promise<string[]> {
+  /**
+   * `checkedSince`: when the scheduler last checked before this check (its start for the first one), if
+   * ever: a job due after it is found on time.
+   */
+  async function tickProfile(
+    profile: string,
+    now: number,
+    stepBackMs = 0,
+    checkedSince?: number,
+  ): Promise<string[]> {
     let store: CronStore;
     let due: CronJob[];
     try {
@@ -437,6 +456,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       key: string;
       next: number;
       nextRun: string;
+      /** Changed by another writer since the read (removed, paused, another next_run or a refused schedule): not run. */
       edited?: boolean;
     }> = [];
     for (const job of due) {
@@ -445,12 +465,18 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         // With a shared state, an interval found late goes on from the due time its catch-up claims (the
         // latest one), not from now: the instances' next runs stay the same due times, whose leases keep
         // them to one run each (from each one's own now, every instance back from a restart ran its own).
+        // Alone, an interval keeps its times only for a run found by the first check after it came due: one
+        // due before that check (the gateway was down, or it is the first check since the start) is a
+        // catch-up, and the schedule continues from now — an `every 1d` job caught up 23 hours late is not
+        // due again an hour later.
         const dueAt =
           job.next_run === undefined
             ? undefined
-            : nextRunTime(
-                options.claim === undefined ? job.next_run : dueTime(job.schedule, job.next_run, now),
-              );
+            : options.claim !== undefined
+              ? nextRunTime(dueTime(job.schedule, job.next_run, now))
+              : checkedSince !== undefined && nextRunTime(job.next_run) > checkedSince
+                ? nextRunTime(job.next_run)
+                : undefined;
         next = nextRunAfter(job.schedule, now, dueAt);
       } catch (err) {
         // A hand-edited schedule the grammar refuses: next_run could never advance, so running it would
@@ -478,7 +504,22 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
             .update((jobs) => {
               for (const advance of advances) {
                 const current = jobs[advance.job.id];
-                if (current === undefined) continue; // a job removed meanwhile stays removed
+                // Removed, paused, disabled or given another next_run since this check read the store (svc
+                // cron pause, a hand edit): not run, and what the other writer wrote stays; the next check
+                // judges the job as it is now. Judged as read (a record written by hand has no state).
+                if (current === undefined) {
+                  advance.edited = true; // a job removed meanwhile stays removed
+                  continue;
+                }
+                const latest = parseCronJob(store.path, advance.job.id, current);
+                if (
+                  !latest.ok ||
+                  latest.job.state !== "enabled" ||
+                  latest.job.next_run !== advance.job.next_run
+                ) {
+                  advance.edited = true;
+                  continue;
+                }
                 if (current.schedule !== advance.job.schedule) {
                   try {
                     advance.nextRun = new Date(nextRunAfter(current.schedule, now)).toISOString();
@@ -775,13 +816,23 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     // Ticks are a tick apart: one that finds the clock behind the last one's time, it was set back by
     // (about) the difference and a tick.
     const stepBackMs = lastTickAt !== undefined && now < lastTickAt ? lastTickAt + tickMs - now : 0;
+    // One that finds the wall clock moved on further than the time that passed (an NTP step forward, a
+    // machine resumed from sleep) meets the jobs due meanwhile as a start does: caught up, then from now.
+    const elapsed = clock.elapsed?.();
+    const stepForwardMs =
+      lastTickAt === undefined || elapsed === undefined || lastTickElapsed === undefined
+        ? 0
+        : now - lastTickAt - (elapsed - lastTickElapsed);
+    const checkedSince = stepForwardMs > tickMs ? undefined : (lastTickAt ?? startedAt);
     lastTickAt = now;
+    lastTickElapsed = elapsed;
     if (stepBackMs > 0)
       logger.warn(
         `[cron] the clock was set back by about ${Math.round(stepBackMs / 1000)} s (to ${new Date(now).toISOString()}): the jobs' next runs are moved back with it`,
       );
     const started: string[] = [];
-    for (const profile of profiles()) started.push(...(await tickProfile(profile, now, stepBackMs)));
+    for (const profile of profiles())
+      started.push(...(await tickProfile(profile, now, stepBackMs, checkedSince)));
     return started;
   }
 
@@ -852,6 +903,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     start() {
       if (!stopped) return;
       stopped = false;
+      startedAt ??= clock.now();
       if (holding !== undefined) clock.clearTimeout(holding);
       holding = undefined;
       draining = false;

@@ -407,6 +407,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     { createLogger },
     { createTargets },
     { createMcpEndpointHost },
+    { listenForInterrupt, raiseAgain },
   ] = await Promise.all([
     import("../actors/agent/index.js"),
     import("../actors/cron.js"),
@@ -414,6 +415,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     import("../io/log.js"),
     import("../io/targets/registry.js"),
     import("../agent/mcpEndpoint/index.js"),
+    import("./interrupt.js"),
   ]);
   const logger = createLogger({ file: loaded.paths.gatewayLog, stdout: false });
   const deliverer = createDeliverer({
@@ -434,16 +436,33 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     hiddenValues: webhookSecretValues(loaded.config),
     dotenv: loaded.scope.secrets,
   });
+  // Ctrl-C stops the run: the agent leads a process group of its own (the gateway stops it whole), which
+  // the terminal's signal does not reach, so without this it ran on, orphaned, after the command ended.
+  // The run is waited for (its agent stopped as the gateway stops one: SIGTERM, SIGKILL 2 s later); a second
+  // Ctrl-C ends the command at once.
+  const interrupt = listenForInterrupt(`the run of cron job ${job.name}`);
   try {
-    const reply = await runCronJob({ runner, deliverer }, job, job.prompt, "manual", options.profile);
+    const reply = await runCronJob(
+      { runner, deliverer },
+      job,
+      job.prompt,
+      "manual",
+      options.profile,
+      interrupt.signal,
+    );
     // On a terminal the reply (which may quote a web page or an issue) is shown as other text svc did not write
     // is, so an escape sequence in it cannot clear the screen or a bidi override reorder it; piped, it is as is.
     const shown = process.stdout.isTTY === true ? terminalText(reply) : reply;
     process.stdout.write(`${shown}${shown.endsWith("\n") ? "" : "\n"}`);
   } catch (err) {
     status = "error";
-    error = (err as Error)?.message ?? String(err);
-    throw new SvcError("agent_failed", `cron job ${job.name}: run failed — ${error}`);
+    if (interrupt.signal.aborted) {
+      error = (interrupt.signal.reason as Error).message;
+      process.stderr.write(`svc: ${error}\n`);
+    } else {
+      error = (err as Error)?.message ?? String(err);
+      throw new SvcError("agent_failed", `cron job ${job.name}: run failed — ${error}`);
+    }
   } finally {
     await endpoint.close();
     const at = new Date().toISOString();
@@ -463,6 +482,9 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
         `Warning: the run of cron job ${job.name} ended (${status}), but its last_run could not be recorded: ${storeProblem(err)} (svc cron list shows the last run recorded before)\n`,
       );
     }
+    const signal = interrupt.dispose();
+    // Ends as the signal would have (exit status 130 for Ctrl-C in a shell).
+    if (signal !== undefined) raiseAgain(signal);
   }
 }
 

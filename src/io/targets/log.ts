@@ -10,7 +10,12 @@ export function logTarget({ logger }: TargetDeps): DeliveryTarget {
       if (logger.isLevelEnabled("info"))
         logInfo(
           logger,
-          { route: message.route, delivery_id: message.deliveryId },
+          // A named profile's: two profiles' jobs of one name (cron:<name>) reply under one route name.
+          {
+            route: message.route,
+            delivery_id: message.deliveryId,
+            ...(message.profile === undefined ? {} : { profile: message.profile }),
+          },
           `[webhook] ${message.route} reply:\n${message.text}`,
         );
       return {};

@@ -82,6 +82,25 @@ describe("cron jobs of every profile (each profile has its own cron store)", () 
     });
   });
 
+  it("the replies of two namesake jobs to the log target are told apart: a named profile's says its profile", async () => {
+    gw = await startTestGateway({
+      files: {
+        "agent/recorder.sh": RECORDER_AGENT,
+        "cron/jobs.json": jobsFile(job("d1", "digest", "default digest", PAST)),
+        "profiles/work/cron/jobs.json": jobsFile(job("w1", "digest", "work digest", PAST)),
+      },
+      config: webhookConfig({}, {}, { agent: recorderAgent() }),
+    });
+    const g = gw;
+    const replies = () => g.logs().filter((line) => line.msg.startsWith("[webhook] cron:digest reply:"));
+    await vi.waitFor(() => expect(replies()).toHaveLength(2), { timeout: 10_000 });
+    const byJob = (id: string) =>
+      replies().find((line) => String(line.delivery_id).startsWith(`cron-${id}-`));
+    expect(byJob("w1")).toMatchObject({ route: "cron:digest", profile: "work" });
+    expect(byJob("d1")).toMatchObject({ route: "cron:digest" });
+    expect(byJob("d1")).not.toHaveProperty("profile");
+  });
+
   it("a cron_job route bound to a profile fires that profile's job, not the default profile's namesake", async () => {
     gw = await startTestGateway({
       files: {

@@ -4,6 +4,7 @@ import { CronExpressionParser } from "cron-parser";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
 import { NOT_RUN } from "../../../src/actors/runs.js";
+import { withState } from "../../../src/cli/cron.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { LoggedError } from "../../../src/errors.js";
 import { silentLogger } from "../../../src/io/log.js";
@@ -626,6 +627,112 @@ describe("cron scheduler", () => {
     expect(a.next_run).toBe(new Date(T0 + 60_000 + 900_000).toISOString());
     expect(a.last_run).toMatchObject({ status: "ok", trigger: "schedule" });
     expect(await scheduler.tick()).toEqual([]);
+  });
+
+  it("an interval job missed while the gateway was down runs one catch-up, then continues from then, even when it is less than an interval late", async () => {
+    const ran: string[] = [];
+    // Both due a minute after T0; the gateway comes back 23 hours later (less than a day, more than an hour).
+    const { store, scheduler, advance } = await setup(
+      [job("daily", { schedule: "every 1d" }), job("hourly", { schedule: "every 1h" })],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+    );
+    advance(23 * 3_600_000);
+    const back = T0 + 23 * 3_600_000;
+    expect(await scheduler.tick()).toEqual(["daily", "hourly"]);
+    await scheduler.idle();
+    const records = store.read().records;
+    // Not an hour after the catch-up (the missed run's time of day): a day after it, as after a longer stop.
+    expect(records.daily?.next_run).toBe(new Date(back + 86_400_000).toISOString());
+    expect(records.hourly?.next_run).toBe(new Date(back + 3_600_000).toISOString());
+    // Found by the check that follows its due time, a run keeps its time: every 1h does not drift.
+    advance(3_600_000 + 700);
+    expect(await scheduler.tick()).toEqual(["hourly"]);
+    await scheduler.idle();
+    expect(store.read().records.hourly?.next_run).toBe(new Date(back + 7_200_000).toISOString());
+    expect(ran).toEqual(["daily", "hourly", "hourly"]);
+  });
+
+  it("the clock stepped forward while the gateway runs is met as a stop: each job due in the hours stepped over runs once, then continues from then", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    // T0 is 12:00 UTC.
+    await store.update((records) => {
+      records.quarter = job("quarter", { schedule: "*/15 * * * *", next_run: "2026-11-22T12:15:00.000Z" });
+      records.hourly = job("hourly", { schedule: "every 1h", next_run: "2026-11-22T13:00:00.000Z" });
+      records.daily = job("daily", { schedule: "every 1d", next_run: "2026-11-22T13:00:00.000Z" });
+    });
+    // The wall clock and the one that is never set (performance.now), as the gateway's clock gives both.
+    let now = T0;
+    let elapsed = 0;
+    const ran: string[] = [];
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+      logger: silentLogger(),
+      clock: { now: () => now, elapsed: () => elapsed, setTimeout: () => 0, clearTimeout: () => {} },
+    });
+    expect(await scheduler.tick()).toEqual([]);
+    // One second later by the clock that is never set, the wall clock reads 15:00:01: stepped three hours on.
+    now += 3 * 3_600_000 + 1000;
+    elapsed += 1000;
+    expect(await scheduler.tick()).toEqual(["quarter", "hourly", "daily"]);
+    await scheduler.idle();
+    const records = store.read().records;
+    expect(records.quarter?.next_run).toBe("2026-11-22T15:15:00.000Z");
+    expect(records.hourly?.next_run).toBe("2026-11-22T16:00:01.000Z");
+    // As after a stop of three hours: a day after the catch-up, not 13:00 tomorrow (two hours from then).
+    expect(records.daily?.next_run).toBe("2026-11-23T15:00:01.000Z");
+    // The clocks going on together again: nothing more runs until then.
+    now += 1000;
+    elapsed += 1000;
+    expect(await scheduler.tick()).toEqual([]);
+    expect(ran).toEqual(["quarter", "hourly", "daily"]);
+  });
+
+  it("a due job paused, disabled or postponed between the check's read and its write of the next runs is not run, and keeps what the other writer wrote", async () => {
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup(
+      [job("paused"), job("disabled"), job("postponed"), job("removed"), job("due")],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+    );
+    advance(60_000);
+    // The check reads the store, then waits for its lock; `svc cron pause`, `disable`, `remove` and a hand
+    // edit of next_run (each under the lock, as the commands write) come first.
+    const ticking = scheduler.tick();
+    const later = new Date(T0 + 7_200_000).toISOString();
+    await store.update((records) => {
+      records.paused = withState(records.paused as CronJob, "paused", T0 + 60_000).job;
+      records.disabled = withState(records.disabled as CronJob, "disabled", T0 + 60_000).job;
+      records.postponed = { ...(records.postponed as CronJob), next_run: later };
+      delete records.removed;
+    });
+    expect(await ticking).toEqual(["due"]);
+    await scheduler.idle();
+    expect(ran).toEqual(["due"]);
+    const records = store.read().records;
+    expect(records.paused).toMatchObject({ state: "paused" });
+    expect(records.paused?.next_run).toBeUndefined();
+    expect(records.paused?.last_run).toBeUndefined();
+    expect(records.disabled).toMatchObject({ state: "disabled" });
+    expect(records.disabled?.next_run).toBeUndefined();
+    expect(records.postponed?.next_run).toBe(later);
+    expect(records.postponed?.last_run).toBeUndefined();
+    expect(records.removed).toBeUndefined();
+    // The postponed job runs at the time it was given.
+    advance(7_200_000 - 60_000 - 1000);
+    expect(await scheduler.tick()).not.toContain("postponed");
+    advance(1000);
+    expect(await scheduler.tick()).toContain("postponed");
+    await scheduler.idle();
   });
 
   it("a schedule edited by hand while the gateway runs takes effect from now; a next_run edited with it, or found at start, is kept", async () => {
