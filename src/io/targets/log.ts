@@ -11,11 +11,9 @@ export function logTarget({ logger }: TargetDeps): DeliveryTarget {
         logInfo(
           logger,
           // A named profile's: two profiles' jobs of one name (cron:<name>) reply under one route name.
-          {
-            route: message.route,
-            delivery_id: message.deliveryId,
-            ...(message.profile === undefined ? {} : { profile: message.profile }),
-          },
+          message.profile === undefined
+            ? { route: message.route, delivery_id: message.deliveryId }
+            : { route: message.route, delivery_id: message.deliveryId, profile: message.profile },
           `[webhook] ${message.route} reply:\n${message.text}`,
         );
       return {};
