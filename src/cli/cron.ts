@@ -22,6 +22,7 @@ import {
   type CronJob,
   type CronJobState,
   type CronStore,
+  capitalMinutesNote,
   cronStore,
   jobNameProblem,
   newJobId,
@@ -158,6 +159,8 @@ async function create(options: CreateOptions): Promise<void> {
     process.stderr.write(
       `Warning: profile ${options.profile} had no directory (${svcPaths(svcHome(), options.profile).root} is new) — did you mean ${typo}? The job runs in profile ${options.profile}, with its skills, .env and MCP tokens; to move it: svc cron remove ${job.name}${profileFlag(options.profile)}, then create it again ${typo === DEFAULT_PROFILE ? "without --profile" : `with --profile ${typo}`}\n`,
     );
+  const minutes = capitalMinutesNote(job.schedule);
+  if (minutes !== undefined) process.stderr.write(`Warning: ${minutes}\n`);
   warnAboutTarget(job, options.profile);
 }
 

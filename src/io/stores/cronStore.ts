@@ -121,6 +121,16 @@ function spelledInterval(trimmed: string): string | undefined {
   return `an interval is a whole number and one unit, s, m, h or d${meant === undefined ? "" : ` — did you mean "${meant}"?`}`;
 }
 
+/**
+ * `every 1M`: units are read in any case (`EVERY 1H`), so an `M` is minutes, though some write it for
+ * months. Said when the job is made, with the monthly forms; undefined for any other schedule.
+ */
+export function capitalMinutesNote(text: string): string | undefined {
+  const interval = INTERVAL.exec(text.trim());
+  if (interval === null || interval[2] !== "M") return undefined;
+  return `schedule "${text}": M is read as minutes (an interval's unit is read in any case), so the job runs every ${interval[1]} minute${interval[1] === "1" ? "" : "s"} — for a run once a month write "@monthly" or a cron expression such as "0 9 1 * *" (09:00 UTC on the 1st)`;
+}
+
 export function parseSchedule(text: string): Schedule {
   const trimmed = text.trim();
   const interval = INTERVAL.exec(trimmed);

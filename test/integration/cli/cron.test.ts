@@ -175,6 +175,19 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
       expect((await svc(home, ["cron", "remove", name])).code).toBe(0);
   });
 
+  it("create takes every 1M as minutes, as written, and warns that M is not months", async () => {
+    const create = (name: string, schedule: string) =>
+      svc(home, ["cron", "create", "--name", name, "--schedule", schedule, "--prompt", "p"]);
+    const capital = await create("monthly-meant", "every 1M");
+    expect(capital.code).toBe(0);
+    expect(capital.stderr).toBe(
+      'Warning: schedule "every 1M": M is read as minutes (an interval\'s unit is read in any case), so the job runs every 1 minute — for a run once a month write "@monthly" or a cron expression such as "0 9 1 * *" (09:00 UTC on the 1st)\n',
+    );
+    expect((await create("minutes-meant", "every 5m")).stderr).toBe("");
+    for (const name of ["monthly-meant", "minutes-meant"])
+      expect((await svc(home, ["cron", "remove", name])).code).toBe(0);
+  });
+
   it("create refuses a blank --deliver-extra value (exit 2) as svc webhook subscribe does; nothing is stored", async () => {
     const file = join(home.dir, "cron", "jobs.json");
     const before = existsSync(file) ? readFileSync(file, "utf8") : undefined;
