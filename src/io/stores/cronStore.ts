@@ -87,6 +87,23 @@ const SPELLED_UNIT =
 /** `every minute`, `every hour` (as people say it): an interval without its number, which is 1. */
 const UNCOUNTED_UNIT = /^every\s+(?:a\s+|one\s+)?(second|minute|hour|day|week)$/i;
 
+/** `every month`, `every 3 months`, `every 1y`: a calendar unit, which no interval has (months and years vary in length). */
+const CALENDAR_UNIT = /^(?:every\s+)?(?:(\d+)\s*|(?:a|one)\s+)?(months?|mo|years?|yrs?|yr|y)$/i;
+
+/** The monthly or yearly schedule meant by a calendar unit, or undefined for another schedule. */
+function calendarInterval(trimmed: string): string | undefined {
+  const calendar = CALENDAR_UNIT.exec(trimmed);
+  if (calendar === null) return undefined;
+  const count = calendar[1] === undefined ? 1 : Number(calendar[1]);
+  const months = /^mo/i.test(calendar[2] as string);
+  const unit = "an interval's unit is s, m, h or d (a month or a year has no one length)";
+  if (count === 1) return `${unit} — did you mean "${months ? "@monthly" : "@yearly"}"?`;
+  if (!months) return `${unit} — a schedule repeats at most once a year ("@yearly")`;
+  return count <= 12 && 12 % count === 0
+    ? `${unit} — did you mean "0 0 1 */${count} *" (00:00 UTC on the 1st, every ${count} months from January)?`
+    : `${unit} — write a cron expression naming the months, such as "0 0 1 1,7 *" (00:00 UTC on the 1st of January and July)`;
+}
+
 /** `1h30m`, `every 2h 30m` (Go's and systemd's durations) and `1.5h`: a length no one unit writes as written. */
 const MIXED_UNITS = /^(?:every\s+)?((?:\d+\s*[smhd]\s*){2,}|\d*\.\d+\s*[smhd])$/i;
 
@@ -104,6 +121,8 @@ function intervalText(ms: number): string | undefined {
  * grammar writes it; `1h30m` or `1.5h`, as the whole number of one unit it adds up to.
  */
 function spelledInterval(trimmed: string): string | undefined {
+  const calendar = calendarInterval(trimmed);
+  if (calendar !== undefined) return calendar;
   const spelled = SPELLED_UNIT.exec(trimmed);
   const uncounted = spelled === null ? UNCOUNTED_UNIT.exec(trimmed) : null;
   if (spelled !== null || uncounted !== null) {

@@ -224,6 +224,17 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("Every 2 Hours")).toThrow('did you mean "every 2h"?');
     expect(() => parseSchedule("every 2 weeks")).toThrow('did you mean "every 14d"?');
     expect(() => parseSchedule("1w")).toThrow('did you mean "every 7d"?');
+    // A month or a year (no interval: their lengths vary): the macro or cron expression meant.
+    expect(() => parseSchedule("every month")).toThrow(
+      'schedule "every month": an interval\'s unit is s, m, h or d (a month or a year has no one length) — did you mean "@monthly"?',
+    );
+    expect(() => parseSchedule("every 1 year")).toThrow('did you mean "@yearly"?');
+    expect(() => parseSchedule("1mo")).toThrow('did you mean "@monthly"?');
+    expect(() => parseSchedule("every 3 months")).toThrow(
+      'did you mean "0 0 1 */3 *" (00:00 UTC on the 1st, every 3 months from January)?',
+    );
+    expect(() => parseSchedule("every 5 months")).toThrow('such as "0 0 1 1,7 *"');
+    expect(() => parseSchedule("every 2y")).toThrow('a schedule repeats at most once a year ("@yearly")');
     // Said without a number (every minute) or in more than one unit (Go's and systemd's 1h30m, 1.5h): the
     // interval meant, in the one unit it is a whole number of.
     expect(() => parseSchedule("every minute")).toThrow(
