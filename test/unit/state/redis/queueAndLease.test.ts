@@ -591,7 +591,7 @@ describe("Redis health", () => {
       const said = (text: string) => log.messages().filter((m) => m.includes(text)).length;
       health.watch("commands", watched);
       // A server whose timeout closes no idle client (Redis's default): no keep-alive PING of its own.
-      health.keepAlive(undefined);
+      await health.keepAlive(async () => undefined);
       own.freeze();
       await vi.advanceTimersByTimeAsync(LIVENESS_PING_MS);
       await vi.waitFor(() => expect(health.inOutage()).toBe(true), { timeout: 5000, interval: 50 });
