@@ -243,11 +243,12 @@ describe("a Redis that answers but refuses writes (full: OOM)", { timeout: 60_00
 describe("a Redis that closes idle clients (its timeout setting)", { timeout: 60_000 }, () => {
   it("closes none of an idle gateway's connections: no outage is logged, and a request after the idle spell is answered 202", async () => {
     const own = await startTestRedis({ args: ["--timeout", "1"] });
+    const agentLog = join(tmpdir(), `svc-idle-log-${randomUUID()}.log`);
     const config = clusterConfig(
       own.url,
       `i${randomUUID()}`,
       { hook: { secret: SECRET } },
-      sharedAppendAgent(join(tmpdir(), `svc-idle-log-${randomUUID()}.log`)),
+      sharedAppendAgent(agentLog),
     );
     const node = await startNode(config, { drainTimeoutMs: 200 });
     try {
@@ -267,6 +268,7 @@ describe("a Redis that closes idle clients (its timeout setting)", { timeout: 60
     } finally {
       await node.stop();
       await own.cleanup();
+      rmSync(agentLog, { force: true });
     }
   });
 });
@@ -279,11 +281,12 @@ describe("a Redis that closes idle clients (its timeout setting)", { timeout: 60
 describe("a Redis whose timeout is set after the gateway started", { timeout: 60_000 }, () => {
   it("is read again once Redis is back: the connections it closes cost one outage, then none is closed", async () => {
     const own = await startTestRedis();
+    const agentLog = join(tmpdir(), `svc-idle-log-${randomUUID()}.log`);
     const config = clusterConfig(
       own.url,
       `i${randomUUID()}`,
       { hook: { secret: SECRET } },
-      sharedAppendAgent(join(tmpdir(), `svc-idle-log-${randomUUID()}.log`)),
+      sharedAppendAgent(agentLog),
     );
     const node = await startNode(config, { drainTimeoutMs: 200 });
     const admin = new Redis(own.url);
@@ -312,6 +315,7 @@ describe("a Redis whose timeout is set after the gateway started", { timeout: 60
       admin.disconnect();
       await node.stop();
       await own.cleanup();
+      rmSync(agentLog, { force: true });
     }
   });
 });
