@@ -186,9 +186,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const launched = new AbortController();
   /**
    * `<profile>\0<job id>` of the scheduled runs in progress, each with the due times this instance holds
-   * ahead of time while it runs (several instances sharing state).
+   * ahead of time while it runs (several instances sharing state) and the job's schedule.
    */
-  const scheduledRuns = new Map<string, Set<string>>();
+  const scheduledRuns = new Map<string, { readonly schedule: string; readonly ahead: Set<string> }>();
   /** `<profile>\0<job id>` of due jobs not run since their next run could not be written (said once). */
   const unadvanced = new Set<string>();
   let timer: unknown;
@@ -567,7 +567,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         );
         // Several instances: the occurrence skipped here and the next one are held by this instance, so
         // none of the others starts one while the run goes on.
-        await holdAhead(profile, job, [job.next_run, nextRun], held);
+        await holdAhead(profile, job, [job.next_run, nextRun], held.ahead, now);
         continue;
       }
       if (
@@ -576,8 +576,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       )
         continue;
       const ahead = new Set<string>();
-      scheduledRuns.set(key, ahead);
-      await holdAhead(profile, job, [nextRun], ahead);
+      scheduledRuns.set(key, { schedule: job.schedule, ahead });
+      await holdAhead(profile, job, [nextRun], ahead, now);
       launch(profile, store, job, job.prompt, "schedule", () => {
         scheduledRuns.delete(key);
         // A due time held ahead that has not come yet goes back: whichever instance claims it runs it
@@ -739,26 +739,39 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     job: CronJob,
     dueTimes: readonly string[],
     ahead: Set<string>,
+    now: number,
   ): Promise<void> {
     if (options.claim === undefined) return;
     for (const dueAt of dueTimes) {
       if (ahead.has(dueAt)) continue;
+      if (nextRunTime(dueAt) <= now) {
+        // Come already (the occurrence skipped now): kept as a run's due time, not held a minute.
+        await options
+          .claim(profile, job.id, dueAt, false, dueTimeAfter(job.schedule, dueAt))
+          .catch(() => false);
+        continue;
+      }
       if (await options.claim(profile, job.id, dueAt, true).catch(() => false)) ahead.add(dueAt);
     }
   }
 
   /**
    * The due times held ahead by this profile's runs in progress, claimed again (they lapse unless
-   * renewed); one that has passed (skipped, every instance has moved past it) is claimed a last time.
+   * renewed); one that has passed (skipped) is claimed a last time as a run's due time is, kept as long
+   * (past the clock skew the leases allow): with a hold's minute, an instance whose clock runs further
+   * behind than that found it lapsed when it came to it, and ran the skipped occurrence.
    */
   async function renewHeld(profile: string, now: number): Promise<void> {
     if (options.claim === undefined) return;
-    for (const [key, ahead] of scheduledRuns) {
+    for (const [key, { schedule, ahead }] of scheduledRuns) {
       const [owner, jobId] = key.split("\u0000") as [string, string];
       if (owner !== profile) continue;
       for (const dueAt of ahead) {
-        await options.claim(profile, jobId, dueAt, true).catch(() => false);
-        if (nextRunTime(dueAt) <= now) ahead.delete(dueAt);
+        const passed = nextRunTime(dueAt) <= now;
+        await options
+          .claim(profile, jobId, dueAt, !passed, passed ? dueTimeAfter(schedule, dueAt) : undefined)
+          .catch(() => false);
+        if (passed) ahead.delete(dueAt);
       }
     }
   }

@@ -110,7 +110,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const greeting = /^rediss:/i.test(url) ? undefined : () => serverGreeting(redis.options);
   const health = createRedisHealth(label, logger, undefined, greeting);
   health.watch("commands", redis);
-  health.keepAlive(await idlePingMs(redis));
+  await health.keepAlive(() => idlePingMs(redis));
   const keys = redisKeys(prefix);
   const stall = options.stall === undefined ? {} : { stall: options.stall };
 

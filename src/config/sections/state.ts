@@ -16,7 +16,11 @@ export function redisUrlProblem(url: string): string | undefined {
     return `\${${unset}} is not set — set ${unset} (${WRITE_IT.slice("write it as ".length)}) in the .env beside config.yaml or the environment`;
   // Other tools' ways to write a unix socket (unix:///run/redis.sock, a bare path): Redis's client takes one
   // as the `path` option of a redis:// URL.
-  if (/^(?:unix|redis\+unix|redis\+socket):/i.test(url) || url.startsWith("/"))
+  // So is a socket's path written where a redis:// URL has its database: after no host (`redis:///run/…`,
+  // as unix:// writes it) or as a file ending in .sock; the database's "not a number" would not say so.
+  const socketInPath =
+    /^rediss?:\/\/(?:[^@/?#]*@)?\//i.test(url) || /^rediss?:\/\/[^/?#]*\/[^?#]*\.sock(?:[?#]|$)/i.test(url);
+  if (/^(?:unix|redis\+unix|redis\+socket):/i.test(url) || url.startsWith("/") || socketInPath)
     return "a unix socket is given as ?path= of a redis:// URL — write it as redis://localhost/0?path=/run/redis/redis.sock (the database's number after localhost/)";
   if (!/^rediss?:\/\//i.test(url)) return `not a redis:// or rediss:// URL — ${WRITE_IT}`;
   let parsed: URL;

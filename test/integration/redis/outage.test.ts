@@ -243,11 +243,12 @@ describe("a Redis that answers but refuses writes (full: OOM)", { timeout: 60_00
 describe("a Redis that closes idle clients (its timeout setting)", { timeout: 60_000 }, () => {
   it("closes none of an idle gateway's connections: no outage is logged, and a request after the idle spell is answered 202", async () => {
     const own = await startTestRedis({ args: ["--timeout", "1"] });
+    const agentLog = join(tmpdir(), `svc-idle-log-${randomUUID()}.log`);
     const config = clusterConfig(
       own.url,
       `i${randomUUID()}`,
       { hook: { secret: SECRET } },
-      sharedAppendAgent(join(tmpdir(), `svc-idle-log-${randomUUID()}.log`)),
+      sharedAppendAgent(agentLog),
     );
     const node = await startNode(config, { drainTimeoutMs: 200 });
     try {
@@ -267,6 +268,54 @@ describe("a Redis that closes idle clients (its timeout setting)", { timeout: 60
     } finally {
       await node.stop();
       await own.cleanup();
+      rmSync(agentLog, { force: true });
+    }
+  });
+});
+
+/**
+ * The setting was read once, at the gateway's start: a Redis restarted with a new redis.conf (or one whose
+ * timeout was set on the running server) closed the idle connections of a gateway started before, each
+ * close an outage in the log and a 503 for a request arriving then, until the gateway was restarted.
+ */
+describe("a Redis whose timeout is set after the gateway started", { timeout: 60_000 }, () => {
+  it("is read again once Redis is back: the connections it closes cost one outage, then none is closed", async () => {
+    const own = await startTestRedis();
+    const agentLog = join(tmpdir(), `svc-idle-log-${randomUUID()}.log`);
+    const config = clusterConfig(
+      own.url,
+      `i${randomUUID()}`,
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(agentLog),
+    );
+    const node = await startNode(config, { drainTimeoutMs: 200 });
+    const admin = new Redis(own.url);
+    try {
+      await admin.config("SET", "timeout", "1");
+      admin.disconnect();
+      const outages = () => node.logs().filter((l) => l.msg.includes("is unreachable")).length;
+      // Redis closes a client idle for more than a second at its next check (every 100 ms).
+      await vi.waitFor(() => expect(outages()).toBeGreaterThan(0), { timeout: 10_000, interval: 100 });
+      await vi.waitFor(
+        () => expect(node.logs().some((l) => l.msg.includes("is reachable again"))).toBe(true),
+        { timeout: 10_000, interval: 100 },
+      );
+      const after = outages();
+      // Idle three times the timeout: connections not pinged within it would be closed again.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(outages()).toBe(after);
+      const body = JSON.stringify({ n: 1 });
+      const answer = await postJson(node.url("/webhooks/hook"), body, {
+        "X-GitHub-Event": "push",
+        "X-GitHub-Delivery": randomUUID(),
+        "X-Hub-Signature-256": await sign(SECRET, body),
+      });
+      expect(answer.status).toBe(202);
+    } finally {
+      admin.disconnect();
+      await node.stop();
+      await own.cleanup();
+      rmSync(agentLog, { force: true });
     }
   });
 });

@@ -42,6 +42,10 @@ describe("state.redis_url", () => {
       "unix:///run/redis/redis.sock",
       "redis+unix:///run/redis/redis.sock?db=2",
       "/run/redis/redis.sock",
+      // A socket's path where the database goes: no host (as unix:// writes it), or a file ending in .sock.
+      "redis:///run/redis/redis.sock",
+      "redis://:pw@/run/redis/redis.sock",
+      "redis://localhost/var/run/redis.sock",
     ].map((url): [string, RegExp] => [
       url,
       /^a unix socket is given as \?path= of a redis:\/\/ URL — write it as redis:\/\/localhost\/0\?path=\/run\/redis\/redis\.sock \(the database's number after localhost\/\)$/,

@@ -108,9 +108,11 @@ export interface RedisHealth {
    * PINGs every watched connection each `everyMs` (undefined: never), so a Redis whose `timeout` closes
    * idle clients never closes one: each close would be logged as an outage and back, and a request in
    * between answered 503. The first one watched is pinged at least every LIVENESS_PING_MS, and a PING it
-   * gets no answer to is an outage, as a request's command would be.
+   * gets no answer to is an outage, as a request's command would be. `everyMs` is read now (`idlePingMs`)
+   * and again each time Redis is back after an outage: a Redis restarted with another `timeout`, or one
+   * set on the running server (whose closes are such an outage), is followed.
    */
-  keepAlive(everyMs: number | undefined): void;
+  keepAlive(everyMs: () => Promise<number | undefined>): Promise<void>;
   fail(err: unknown): never;
   /**
    * A command of a background connection (`what`: a queue's worker) that Redis refused: logged at most once
@@ -214,12 +216,21 @@ export function createRedisHealth(
       );
     });
   };
+  /** Reads how often to ping the connections (`keepAlive`), again each time Redis is back. */
+  let readPingMs: (() => Promise<number | undefined>) | undefined;
   const back = () => {
     if (!reported || notReady.size > 0) return;
     reported = false;
     credentialsRefused = false;
     awayExplained = false;
     logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
+    if (readPingMs !== undefined)
+      void readPingMs().then(
+        (everyMs) => {
+          if (everyMs !== pingMs) pingEvery(everyMs, true);
+        },
+        () => {},
+      );
   };
   /** When a refusal was last logged. */
   let refusedAt: number | undefined;
@@ -262,6 +273,35 @@ export function createRedisHealth(
     report(reason);
     probeUntilBack();
   };
+  /** Pings the watched connections each `everyMs` (see `keepAlive`), the first at least every LIVENESS_PING_MS. */
+  /**
+   * Pings the watched connections each `everyMs` (see `keepAlive`), the first at least every
+   * LIVENESS_PING_MS; `now`: once at once as well (a `timeout` read again after Redis closed idle
+   * connections: the others, as idle, would be closed before the first round).
+   */
+  let pingMs: number | undefined;
+  const pingEvery = (everyMs: number | undefined, now = false) => {
+    pingMs = everyMs;
+    const round = () => {
+      // Closed on purpose (the gateway's stop): nothing more to keep.
+      if (watched.every((redis) => redis.status === "end")) clearInterval(keepingAlive);
+      for (const redis of watched) {
+        if (redis.status !== "ready") continue;
+        if (redis !== pinged) {
+          if (everyMs !== undefined) redis.ping().catch(() => {});
+          continue;
+        }
+        // A connection that closed meanwhile says so itself (its close event); one still open did not answer.
+        redis.ping().catch((err: unknown) => {
+          if (redis.status === "ready") unanswered(err instanceof Error ? err.message : String(err));
+        });
+      }
+    };
+    clearInterval(keepingAlive);
+    keepingAlive = setInterval(round, Math.min(everyMs ?? LIVENESS_PING_MS, LIVENESS_PING_MS));
+    keepingAlive.unref();
+    if (now) round();
+  };
   return {
     watch(name, redis) {
       pinged ??= redis;
@@ -290,27 +330,9 @@ export function createRedisHealth(
     taken() {
       refused = false;
     },
-    keepAlive(everyMs) {
-      clearInterval(keepingAlive);
-      keepingAlive = setInterval(
-        () => {
-          // Closed on purpose (the gateway's stop): nothing more to keep.
-          if (watched.every((redis) => redis.status === "end")) clearInterval(keepingAlive);
-          for (const redis of watched) {
-            if (redis.status !== "ready") continue;
-            if (redis !== pinged) {
-              if (everyMs !== undefined) redis.ping().catch(() => {});
-              continue;
-            }
-            // A connection that closed meanwhile says so itself (its close event); one still open did not answer.
-            redis.ping().catch((err: unknown) => {
-              if (redis.status === "ready") unanswered(err instanceof Error ? err.message : String(err));
-            });
-          }
-        },
-        Math.min(everyMs ?? LIVENESS_PING_MS, LIVENESS_PING_MS),
-      );
-      keepingAlive.unref();
+    async keepAlive(everyMs) {
+      readPingMs = everyMs;
+      pingEvery(await everyMs());
     },
     refusedInBackground(what, err) {
       const reason = err instanceof Error ? err.message : String(err);

@@ -230,6 +230,10 @@ export function createRedisSubscriptionSource(
           `[webhook] dynamic subscriptions not refreshed (${redisCommandFailure(err)}); serving the last good set of ${active.size} until Redis answers again`,
         );
       failing = true;
+      // Read the hash again once Redis answers, whatever the counter says: a store that started over while
+      // it could not be read (Redis restarted empty, the subscriptions made again) may have counted back up
+      // to the same revision with other records, other secrets.
+      revision = undefined;
     } finally {
       refreshing = false;
     }

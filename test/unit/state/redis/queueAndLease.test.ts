@@ -389,6 +389,56 @@ describe("cron leases of a frequent job", () => {
   });
 });
 
+/**
+ * A due time skipped because this instance's run outlasted it was held with the minute of a hold ahead,
+ * claimed a last time as it passed: an instance whose clock ran more than a minute behind (within the five
+ * minutes of skew the leases allow) found it lapsed and ran the skipped occurrence.
+ */
+describe("a due time skipped while a long run goes on", () => {
+  it("is kept as a run's due time is (at least five minutes, the clock skew the leases allow), not the minute of a hold ahead", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    home = tempHome();
+    const start = Date.parse("2026-11-22T12:00:00.000Z");
+    const job = {
+      id: "long",
+      name: "long",
+      schedule: "every 1m",
+      prompt: "p",
+      deliver: "log",
+      deliver_extra: {},
+      state: "enabled" as const,
+      next_run: new Date(start).toISOString(),
+      created_at: new Date(start - 60_000).toISOString(),
+    };
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records[job.id] = { ...job };
+    });
+    const lease = createCronLease(redis, keys, health);
+    let now = start + 100;
+    let endRun = () => {};
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store },
+      runJob: () => new Promise((resolve) => (endRun = () => resolve("ok"))),
+      logger: silentLogger(),
+      clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+      claim: lease.claim,
+      release: lease.release,
+    });
+
+    await scheduler.tick();
+    // Its run goes on past the next due time, which it skips, and ends right after.
+    now = start + 60_100;
+    await scheduler.tick();
+    endRun();
+    await scheduler.idle();
+
+    const skipped = keys.cronLease("default", job.id, new Date(start + 60_000).toISOString());
+    expect(await redis.pttl(skipped)).toBeGreaterThan(4 * 60_000);
+  });
+});
+
 describe("a Redis that refuses writes (full)", { timeout: 30_000 }, () => {
   it("is refusing from a refused claim until a claim is taken again: a cluster whose only writes are its cron jobs' does not read unavailable once Redis has room", async () => {
     const own = await startTestRedis();
@@ -541,7 +591,7 @@ describe("Redis health", () => {
       const said = (text: string) => log.messages().filter((m) => m.includes(text)).length;
       health.watch("commands", watched);
       // A server whose timeout closes no idle client (Redis's default): no keep-alive PING of its own.
-      health.keepAlive(undefined);
+      await health.keepAlive(async () => undefined);
       own.freeze();
       await vi.advanceTimersByTimeAsync(LIVENESS_PING_MS);
       await vi.waitFor(() => expect(health.inOutage()).toBe(true), { timeout: 5000, interval: 50 });

@@ -114,6 +114,47 @@ describe("Redis subscription source", { timeout: 30_000 }, () => {
     expect(log.messages().filter((m) => m.includes("not refreshed"))).toHaveLength(1);
   });
 
+  it("after polls that failed, the hash is read again even when the revision reads as before: a store that started over (Redis restarted empty, the subscription made again) is not mistaken for the set last read", async () => {
+    server = await startTestRedis();
+    const keys = redisKeys(`t${randomUUID()}`);
+    const writer = await connectRedis(server.url, "config.yaml", commandOptions());
+    writer.on("error", () => {});
+    closers.push(() => writer.disconnect());
+    await writer.acl("SETUSER", "gw", "on", ">gw-pass", "~*", "&*", "+@all");
+    const url = server.url.replace("redis://", "redis://gw:gw-pass@");
+    const reader = await connectRedis(url, "config.yaml", commandOptions());
+    reader.on("error", () => {});
+    closers.push(() => reader.disconnect());
+    const log = captureLogger();
+    const source = createRedisSubscriptionSource(reader, keys, "test", log.logger, { pollMs: 20 });
+    closers.push(() => source.close());
+    const store = createRedisSubscriptionStore(writer, keys, "test");
+    await store.update((records) => {
+      records.gh = { secret: "old-secret" };
+    });
+    await source.open();
+    expect(source.lookup("gh")?.secret).toBe("old-secret");
+    const revision = await writer.get(keys.subscriptionsRevision());
+
+    // The gateway cannot read (its polls fail) while the store starts over and is written again.
+    await writer.acl("SETUSER", "gw", "-get");
+    await vi.waitFor(
+      () => expect(log.messages().filter((m) => m.includes("not refreshed"))).toHaveLength(1),
+      { timeout: 5000 },
+    );
+    await writer.del(keys.subscriptions(), keys.subscriptionsRevision());
+    await store.update((records) => {
+      records.gh = { secret: "new-secret" };
+    });
+    expect(await writer.get(keys.subscriptionsRevision())).toBe(revision);
+    await writer.acl("SETUSER", "gw", "+get");
+    await vi.waitFor(
+      () => expect(log.messages().filter((m) => m.includes("refreshed again"))).toHaveLength(1),
+      { timeout: 5000 },
+    );
+    expect(source.lookup("gh")?.secret).toBe("new-secret");
+  });
+
   it("a reload while Redis is down says the set it judges is the last one read, not one loaded from Redis", async () => {
     const { store, source, log, keys } = await setup();
     await store.update((records) => {
