@@ -240,30 +240,40 @@ describe("a Redis that answers but refuses writes (full: OOM)", { timeout: 60_00
   });
 });
 
+/** A gateway on `url` with one route and an agent appending to a log of its own (removed by the test). */
+async function idleNode(url: string) {
+  const agentLog = join(tmpdir(), `svc-idle-log-${randomUUID()}.log`);
+  const config = clusterConfig(
+    url,
+    `i${randomUUID()}`,
+    { hook: { secret: SECRET } },
+    sharedAppendAgent(agentLog),
+  );
+  return { node: await startNode(config, { drainTimeoutMs: 200 }), agentLog };
+}
+
+/** The status a signed push to the route of `idleNode` is answered with. */
+async function postSigned(node: Awaited<ReturnType<typeof idleNode>>["node"]): Promise<number> {
+  const body = JSON.stringify({ n: 1 });
+  const answer = await postJson(node.url("/webhooks/hook"), body, {
+    "X-GitHub-Event": "push",
+    "X-GitHub-Delivery": randomUUID(),
+    "X-Hub-Signature-256": await sign(SECRET, body),
+  });
+  return answer.status;
+}
+
 describe("a Redis that closes idle clients (its timeout setting)", { timeout: 60_000 }, () => {
   it("closes none of an idle gateway's connections: no outage is logged, and a request after the idle spell is answered 202", async () => {
     const own = await startTestRedis({ args: ["--timeout", "1"] });
-    const agentLog = join(tmpdir(), `svc-idle-log-${randomUUID()}.log`);
-    const config = clusterConfig(
-      own.url,
-      `i${randomUUID()}`,
-      { hook: { secret: SECRET } },
-      sharedAppendAgent(agentLog),
-    );
-    const node = await startNode(config, { drainTimeoutMs: 200 });
+    const { node, agentLog } = await idleNode(own.url);
     try {
       // Redis closes a client idle for more than its timeout (1 s) at its next check (every 100 ms): well
       // within three seconds, when nothing keeps the connections busy.
       await new Promise((resolve) => setTimeout(resolve, 3000));
       const unreachable = node.logs().filter((l) => l.msg.includes("is unreachable"));
       expect(unreachable).toEqual([]);
-      const body = JSON.stringify({ n: 1 });
-      const answer = await postJson(node.url("/webhooks/hook"), body, {
-        "X-GitHub-Event": "push",
-        "X-GitHub-Delivery": randomUUID(),
-        "X-Hub-Signature-256": await sign(SECRET, body),
-      });
-      expect(answer.status).toBe(202);
+      expect(await postSigned(node)).toBe(202);
       expect(await scrapedSample(node.url(""), "svc_state_available")).toBe(1);
     } finally {
       await node.stop();
@@ -281,14 +291,7 @@ describe("a Redis that closes idle clients (its timeout setting)", { timeout: 60
 describe("a Redis whose timeout is set after the gateway started", { timeout: 60_000 }, () => {
   it("is read again once Redis is back: the connections it closes cost one outage, then none is closed", async () => {
     const own = await startTestRedis();
-    const agentLog = join(tmpdir(), `svc-idle-log-${randomUUID()}.log`);
-    const config = clusterConfig(
-      own.url,
-      `i${randomUUID()}`,
-      { hook: { secret: SECRET } },
-      sharedAppendAgent(agentLog),
-    );
-    const node = await startNode(config, { drainTimeoutMs: 200 });
+    const { node, agentLog } = await idleNode(own.url);
     const admin = new Redis(own.url);
     try {
       await admin.config("SET", "timeout", "1");
@@ -304,13 +307,7 @@ describe("a Redis whose timeout is set after the gateway started", { timeout: 60
       // Idle three times the timeout: connections not pinged within it would be closed again.
       await new Promise((resolve) => setTimeout(resolve, 3000));
       expect(outages()).toBe(after);
-      const body = JSON.stringify({ n: 1 });
-      const answer = await postJson(node.url("/webhooks/hook"), body, {
-        "X-GitHub-Event": "push",
-        "X-GitHub-Delivery": randomUUID(),
-        "X-Hub-Signature-256": await sign(SECRET, body),
-      });
-      expect(answer.status).toBe(202);
+      expect(await postSigned(node)).toBe(202);
     } finally {
       admin.disconnect();
       await node.stop();
