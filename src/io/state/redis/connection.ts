@@ -467,8 +467,14 @@ export async function connectRedis(
   } catch (err) {
     redis.disconnect();
     const reason = socketError ?? (err as Error).message;
-    // Redis answered, and refused the URL's user or password: starting it is not the fix.
-    if (/WRONGPASS|NOAUTH|without any password configured/i.test(reason))
+    // Redis answered, and refused the URL's user or password: starting it is not the fix. A password it asks
+    // for and the URL lacks is said as such.
+    if (/NOAUTH/.test(reason))
+      throw refuse(
+        `${label} asks for a password, and state.redis_url gives none (${reason})`,
+        "write it in state.redis_url (redis://:password@host:6379/0, or redis://user:password@… for an ACL user; keep it in .env)",
+      );
+    if (/WRONGPASS|without any password configured/i.test(reason))
       throw refuse(
         `${label} refused the credentials (${reason})`,
         "fix the user and password in state.redis_url (redis://user:password@host:6379/0; keep them in .env)",

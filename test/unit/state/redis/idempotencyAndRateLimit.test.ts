@@ -463,6 +463,20 @@ describe("Redis unreachable", () => {
     await expect(refused).rejects.not.toThrow(/wrong-pw|start Redis/);
   });
 
+  it("a redis_url without the password Redis asks for says that it gives none", async () => {
+    const own = await startTestRedis();
+    try {
+      const admin = await connectRedis(own.url, "config.yaml", commandOptions());
+      await admin.config("SET", "requirepass", "asked-pw-5f2a");
+      admin.disconnect();
+      await expect(connectRedis(own.url, "/home/x/config.yaml", commandOptions())).rejects.toThrow(
+        /state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 asks for a password, and state\.redis_url gives none \(NOAUTH .*\) — write it in state\.redis_url \(redis:\/\/:password@host:6379\/0/,
+      );
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("a user whose ACL leaves out the key prefix refuses the start naming the prefix and the fix, not 503 to every request", async () => {
     const admin = await client();
     const user = `u${randomUUID().slice(0, 8)}`;
