@@ -185,7 +185,7 @@ function riskySettings(request: InstallRequest): string[] {
     );
   if (request.kind === "url" && entry.ssl_verify === false)
     warnings.push(
-      `WARNING: it turns TLS certificate checks off (ssl_verify: false): anyone on the network path to ${terminalText(JSON.stringify(entry.url ?? "")).slice(1, -1)} can read and change what is sent, the headers included`,
+      `WARNING: it turns TLS certificate checks off (ssl_verify: false): anyone on the network path to ${shownWord(entry.url ?? "")} can read and change what is sent, the headers included`,
     );
   return warnings;
 }

@@ -273,7 +273,6 @@ export function createRedisHealth(
     report(reason);
     probeUntilBack();
   };
-  /** Pings the watched connections each `everyMs` (see `keepAlive`), the first at least every LIVENESS_PING_MS. */
   /**
    * Pings the watched connections each `everyMs` (see `keepAlive`), the first at least every
    * LIVENESS_PING_MS; `now`: once at once as well (a `timeout` read again after Redis closed idle
