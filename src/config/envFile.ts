@@ -185,3 +185,17 @@ export function writtenEnvLines(path: string): Array<{ name: string; verbatim: b
     return name === undefined ? [] : [{ name, verbatim: isVerbatim(assignment) }];
   });
 }
+
+/**
+ * Why a reload refuses `.env` as it is now: present but setting no variable (empty, or comments only, as an
+ * editor that truncates the file before writing it leaves it for a moment) while the running config read
+ * `runningCount` variables from it. Applied, every `${VAR}` it gave would fall back at once (a stdio
+ * server restarted with the literal `${TOKEN}`). Undefined when the reload may go on; a file removed is
+ * left to the load, since `.env` is optional.
+ */
+export function emptiedEnvProblem(path: string, runningCount: number): string | undefined {
+  if (runningCount === 0 || writtenEnvLines(path).length > 0 || !isPresent(path, WITHOUT_ENV))
+    return undefined;
+  const variables = runningCount === 1 ? "1 variable" : `${runningCount} variables`;
+  return `${path}: is empty (no variable in it) — the running config read ${variables} from it: write it whole and reload again (an editor may still have been writing it), or remove the file to run without it`;
+}

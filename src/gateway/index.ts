@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { RunExecutor } from "../actors/runs.js";
 import { startSystem } from "../actors/system.js";
 import { type Clock, systemClock } from "../clock.js";
+import { emptiedEnvProblem } from "../config/envFile.js";
 import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
 import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.js";
@@ -603,6 +604,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             `${paths.config}: is empty (no setting in it) — the running config came from this file: write it whole and reload again (an editor may still have been writing it)`,
           );
         }
+        // Likewise a .env emptied mid-save: applied, every ${VAR} it gave would fall back at once.
+        const emptiedEnv = emptiedEnvProblem(paths.env, Object.keys(loaded.scope.secrets).length);
+        if (emptiedEnv !== undefined) throw new SvcError("startup_refused", emptiedEnv);
       } catch (err) {
         // `svc mcp reload` waits for the gateway's answer: a refusal is one too, with the reason.
         mcp.reloadRefused(describeError(err));
