@@ -489,7 +489,7 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
     // Both are stamped by the gateway after this kill arrived: an older one answered an earlier reload.
     if (refusedAt >= sentAt && !(reload !== undefined && Date.parse(reload.at) > refusedAt)) {
       process.stderr.write(
-        `svc: the gateway (pid ${pid}) refused the reload and keeps the running config — fix config.yaml and run svc mcp reload again:\n${refused?.why}\n`,
+        `svc: the gateway (pid ${pid}) refused the reload and keeps the running config — fix what is named below and run svc mcp reload again:\n${refused?.why}\n`,
       );
       process.exitCode = 1;
       return;
