@@ -34,6 +34,9 @@ const AGENT = {
   max_concurrent_runs: 1,
 };
 
+/** Polls up to 10 s: starting an agent process takes its time on a loaded machine. */
+const SLOW = { timeout: 10_000, interval: 20 };
+
 const V1 = { secret: SECRET, prompt: "v1 PR {number}", toolsets: ["web_extract"] };
 
 describe("runs accepted before a reload", () => {
@@ -49,7 +52,7 @@ describe("runs accepted before a reload", () => {
     const live = await start();
     const { port } = live.gateway;
     expect(await deliverSigned(port, "pr", "a1", SECRET, { number: 1 })).toMatchObject({ status: 202 });
-    await vi.waitFor(() => expect(existsSync(join(live.home.dir, "started-a1"))).toBe(true));
+    await vi.waitFor(() => expect(existsSync(join(live.home.dir, "started-a1"))).toBe(true), SLOW);
     expect(await deliverSigned(port, "pr", "a2", SECRET, { number: 2 })).toMatchObject({ status: 202 });
 
     const v2 = { secret: SECRET, prompt: "v2 PR {number}", toolsets: ["web_search"] };
@@ -68,7 +71,7 @@ describe("runs accepted before a reload", () => {
     const live = await start();
     const { port } = live.gateway;
     expect(await deliverSigned(port, "pr", "b1", SECRET, { number: 1 })).toMatchObject({ status: 202 });
-    await vi.waitFor(() => expect(existsSync(join(live.home.dir, "started-b1"))).toBe(true));
+    await vi.waitFor(() => expect(existsSync(join(live.home.dir, "started-b1"))).toBe(true), SLOW);
     expect(await deliverSigned(port, "pr", "b2", SECRET, { number: 2 })).toMatchObject({ status: 202 });
 
     const other = { secret: SECRET, prompt: "other {number}" };
@@ -79,8 +82,9 @@ describe("runs accepted before a reload", () => {
 
     expect(await waitForRun(live, "b1")).toMatchObject({ prompt: "v1 PR 1", route: "pr" });
     expect(await waitForRun(live, "b2")).toMatchObject({ prompt: "v1 PR 2", route: "pr" });
-    await vi.waitFor(() =>
-      expect(live.logs().filter((l) => l.msg.startsWith("[webhook] pr reply"))).toHaveLength(2),
+    await vi.waitFor(
+      () => expect(live.logs().filter((l) => l.msg.startsWith("[webhook] pr reply"))).toHaveLength(2),
+      SLOW,
     );
     expect(readRun(live.home, "b3")).toBeUndefined();
   });
