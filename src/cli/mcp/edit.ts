@@ -368,6 +368,13 @@ export function importServers(file: string, options: { force?: boolean }): void 
   for (const name of added) {
     const shared = samePrefixNote(name, order);
     if (shared !== undefined) process.stderr.write(`${shared}\n`);
+    const entry = valid[name];
+    if (typeof entry?.command === "string") {
+      const { args = [], env } = textValues(entry);
+      const command = { command: entry.command, args, ...(env === undefined ? {} : { env }) };
+      for (const note of addedCommandNotes(name, command, loaded.paths.config))
+        process.stderr.write(`${note}\n`);
+    }
   }
   if (added.length > 0)
     process.stdout.write(

@@ -59,6 +59,26 @@ describe("svc mcp add of a command server the gateway could not start as written
     expect(entry("files")).toEqual({ command: "npxx", args: ["-y", "@scope/server"] });
   });
 
+  it("svc mcp import says the same of the entries it writes (a project's .mcp.json often names its server relatively)", async () => {
+    home = tempHome();
+    project = makeProject();
+    const servers = {
+      local: { command: "node", args: ["dist/index.js"] },
+      typo: { command: "nodee", args: [] },
+      pkg: { command: "npx", args: ["-y", "@scope/server"] },
+    };
+    writeFileSync(join(project, ".mcp.json"), JSON.stringify({ mcpServers: servers }));
+    const res = await svc(home, ["mcp", "import", ".mcp.json"], { cwd: project });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe(
+      [
+        `Note: mcp_servers.local: args[0] "dist/index.js" is a relative path, taken from the working directory of the gateway that starts the server, not from this one (${project}) — write it as ${join(project, "dist", "index.js")} (svc mcp add local --force -- …)`,
+        `Warning: ${join(home.dir, "config.yaml")}: mcp_servers.typo.command: "nodee" was not found on PATH — the gateway starts, but every connect of this server fails: check command (and PATH)`,
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("says nothing of a command on PATH with a package name, an option, an absolute path, or a bare word that only happens to name a directory here", async () => {
     home = tempHome();
     project = makeProject();
