@@ -99,6 +99,39 @@ export function modelTlsHint(err: unknown): string {
   return "";
 }
 
+/** The first `code` among an error's causes (`ECONNREFUSED`, `ENOTFOUND`), up to three deep. */
+function causeCode(err: unknown): string | undefined {
+  let cause: unknown = err;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    cause = cause.cause;
+  }
+  return undefined;
+}
+
+/**
+ * What to change when no connection could be made (Ollama not started, a typo in the host): fetch says only
+ * `connect ECONNREFUSED 127.0.0.1:11434` or `getaddrinfo ENOTFOUND`. Empty for any other failure.
+ */
+function unreachableHint(err: unknown): string {
+  if (!APICallError.isInstance(err) || err.statusCode !== undefined) return "";
+  let url: URL;
+  try {
+    url = new URL(err.url);
+  } catch {
+    return "";
+  }
+  const code = causeCode(err.cause);
+  if (code === "ECONNREFUSED") {
+    const port = url.port || (url.protocol === "https:" ? "443" : "80");
+    return ` — nothing listens on port ${port} of ${url.hostname}: start the model server, or write its host and port in agent.base_url`;
+  }
+  if (code === "ENOTFOUND")
+    return ` — the host name ${url.hostname} is not known (DNS): check the host in agent.base_url`;
+  return "";
+}
+
 const QUOTA_EXHAUSTED = /"(?:code|type)"\s*:\s*"insufficient_quota"/;
 
 /**
@@ -168,6 +201,18 @@ const NO_TOOLS =
  * gets there.
  */
 const UNSERVED_PATH = /Unexpected endpoint or method/i;
+
+/**
+ * What to fix for a 2xx answer that names the wrong base: LM Studio's error for a path it does not serve,
+ * or a web page (a web UI in front of the model server, such as Open WebUI, answering every path with its
+ * page), where the API answers JSON.
+ */
+function baseUrlToFix(body: string, endpoint: string): string {
+  if (UNSERVED_PATH.test(body)) return ` — check agent.base_url${unversionedBase(endpoint)}`;
+  if (htmlPageSummary(body) !== undefined)
+    return " — a web page, not the model API: check agent.base_url, the base of the API itself (Ollama: http://127.0.0.1:11434/v1)";
+  return "";
+}
 
 /**
  * For a 404 from an endpoint whose base names no API version (`http://localhost:11434/messages`, from a
@@ -249,7 +294,7 @@ export function describeModelError(
     else if (err.statusCode === undefined && modelTlsHint(err) === "" && droppedBy(err) !== undefined)
       text = `model endpoint ${where} closed the connection without answering (${droppedBy(err)}) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)`;
     else if (err.statusCode === undefined)
-      text = `model endpoint ${where} could not be reached: ${err.message}${modelTlsHint(err)}`;
+      text = `model endpoint ${where} could not be reached: ${err.message}${modelTlsHint(err) || unreachableHint(err)}`;
     // Not followed: the request carries the key (see modelRequest).
     else if (err.statusCode >= 300 && err.statusCode < 400) {
       const location = headerOf(err.responseHeaders, "location");
@@ -261,7 +306,7 @@ export function describeModelError(
     // A body read whole but blank (a server that closed its answer without writing one) is said so: the
     // SDK's parse error would quote the empty text over two lines.
     else if (err.statusCode >= 200 && err.statusCode < 300)
-      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}${used !== undefined && UNSERVED_PATH.test(err.responseBody ?? "") ? ` — check agent.base_url${unversionedBase(where)}` : ""}`;
+      text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}${used === undefined ? "" : baseUrlToFix(err.responseBody ?? "", where)}`;
     else
       text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "", where)}`;
   } else if (InvalidResponseDataError.isInstance(err) && endpoint !== undefined && err.data !== undefined) {

@@ -13,6 +13,7 @@ import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
 import { existingServerNames } from "../../io/oauth/installWriter.js";
 import { pairsOption } from "../format.js";
+import { addedCommandNotes } from "./addedCommand.js";
 import { samePrefixNote } from "./crossServer.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
 
@@ -282,6 +283,13 @@ export function addServer(name: string, target: string[], options: AddOptions): 
   for (const note of secretNotes(written, loaded.paths.config)) process.stderr.write(`${note}\n`);
   const shared = samePrefixNote(name, existingServerNames(loaded.paths.config));
   if (shared !== undefined) process.stderr.write(`${shared}\n`);
+  if (!isUrl)
+    for (const note of addedCommandNotes(
+      name,
+      { command: first, args, ...(options.env === undefined ? {} : { env: options.env }) },
+      loaded.paths.config,
+    ))
+      process.stderr.write(`${note}\n`);
   process.stdout.write(`Added mcp_servers.${name} to ${loaded.paths.config}.\n`);
   afterWrite([name]);
 }
@@ -360,6 +368,13 @@ export function importServers(file: string, options: { force?: boolean }): void 
   for (const name of added) {
     const shared = samePrefixNote(name, order);
     if (shared !== undefined) process.stderr.write(`${shared}\n`);
+    const entry = valid[name];
+    if (typeof entry?.command === "string") {
+      const { args = [], env } = textValues(entry);
+      const command = { command: entry.command, args, ...(env === undefined ? {} : { env }) };
+      for (const note of addedCommandNotes(name, command, loaded.paths.config))
+        process.stderr.write(`${note}\n`);
+    }
   }
   if (added.length > 0)
     process.stdout.write(

@@ -37,6 +37,7 @@ import {
   httpStatusOf,
   ownErrorInSseStream,
 } from "./transportErrors.js";
+import { unreachableUrlHint } from "./unreachableUrl.js";
 
 /** Supplies the OAuth provider of an `auth: oauth` server (issue 6); `interactive: false` for background connects. */
 export type OAuthProviderFor = (
@@ -447,6 +448,7 @@ function scoped(
     text +=
       tlsHint(name, text, rendered) ||
       blockedPortHint(name, text) ||
+      unreachableUrlHint(name, text, rendered.url) ||
       endpointOriginHint(name, text) ||
       (err instanceof SyntaxError ? " — check that the url is the server's MCP endpoint" : "");
   }

@@ -208,6 +208,20 @@ export function recipientQueue() {
 }
 
 /**
+ * A route's `deliver_extra.chat_id` that is a template the event did not fill (`{build.chat}` for an event
+ * without that field) names no chat: sent as it is, the platform refuses it as an unknown chat, which does
+ * not say the event lacked the field. Refused like one that rendered empty, never sent to another chat.
+ */
+function refuseUnfilledChat(platform: string, message: DeliveryMessage): void {
+  const chatId = message.extra.chat_id?.trim();
+  if (chatId !== undefined && isUnfilledTemplate(chatId))
+    throw new DeliveryError(
+      `${platform}: deliver_extra.chat_id of route "${message.route}" did not resolve (${JSON.stringify(chatId)} is a template the event did not fill: it has no such field) — the message is not sent (never redirected to another chat)`,
+      false,
+    );
+}
+
+/**
  * A chat platform target (chat_1..chat_13): resolves the chat, splits the text to the platform's limit
  * and sends the parts in order, each as one (retryable) step. Deliveries to one chat go one after
  * another (up to CHAT_QUEUE_WAIT_MS each), so the parts of two long texts do not interleave.
@@ -219,6 +233,7 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
     chat: true,
     ...(spec.check === undefined ? {} : { check: spec.check }),
     async send(message, signal, options: SendOptions = {}): Promise<DeliveryReceipt> {
+      refuseUnfilledChat(spec.name, message);
       const chatId = resolveChatId(
         spec.name,
         message,

@@ -272,7 +272,7 @@ describe("faults", () => {
     const [notice] = await chatMessages(1);
     expect(notice).toMatch(
       new RegExp(
-        `^⚠️ Agent run failed: model endpoint http://127\\.0\\.0\\.1:${port}/v1/chat/completions could not be reached`,
+        `^⚠️ Agent run failed: model endpoint http://127\\.0\\.0\\.1:${port}/v1/chat/completions could not be reached: .*ECONNREFUSED.* — nothing listens on port ${port} of 127\\.0\\.0\\.1: start the model server, or write its host and port in agent\\.base_url$`,
       ),
     );
     await vi.waitFor(() =>
@@ -371,6 +371,37 @@ describe("faults", () => {
       ]);
     } finally {
       await new Promise<void>((resolve) => lmStudio.close(() => resolve()));
+    }
+  });
+
+  it("a base_url that leads to a web page answered 200 (a web UI, not its API): the notice says base_url names no model API", async () => {
+    // As a web UI in front of a model server (Open WebUI, a dashboard) answers any path with its page.
+    const webUi = createServer((req, res) => {
+      req.resume();
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end("<!doctype html><html><head><title>Open WebUI</title></head><body></body></html>");
+    });
+    await new Promise<void>((resolve) => webUi.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(webUi.address() as AddressInfo).port}/v1`;
+    try {
+      telegram.requests.length = 0;
+      const gw = await perTest.start({
+        config: webhookConfig(
+          { local: { secret: OPEN, prompt: "hello", toolsets: ["no_mcp"], ...chatTarget } },
+          {},
+          {
+            agent: { provider: "openai", model: "llama3.1", base_url: base, retries: 0 },
+            platforms: telegramPlatform(),
+          },
+        ),
+      });
+      expect((await postJson(gw.url("/webhooks/local"), {})).status).toBe(202);
+      expect(await chatMessages(1)).toEqual([
+        `⚠️ Agent run failed: model endpoint ${base}/chat/completions gave an answer svc cannot use (HTTP 200): an HTML page "Open WebUI" (79 characters, not shown) — a web page, not the model API: check agent.base_url, the base of the API itself (Ollama: http://127.0.0.1:11434/v1)`,
+      ]);
+    } finally {
+      await new Promise<void>((resolve) => webUi.close(() => resolve()));
     }
   });
 

@@ -14,6 +14,8 @@ export interface SvcOptions {
   readonly onStderr?: (chunk: string) => void;
   /** Stops the command (SIGTERM) when it runs longer, e.g. a gateway that should have refused to start. */
   readonly timeoutMs?: number;
+  /** The working directory of the command, run as a process of its own (default: the test worker's). */
+  readonly cwd?: string;
 }
 
 /** The CLI entry the tests run (the build when current, see cliEntry.ts); spawn it with `CLI_NODE_ARGS` first. */
@@ -33,7 +35,12 @@ export interface SvcResult {
  * several at once.
  */
 function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
-  if (options.input !== undefined || options.onStderr !== undefined || options.timeoutMs !== undefined) {
+  if (
+    options.input !== undefined ||
+    options.onStderr !== undefined ||
+    options.timeoutMs !== undefined ||
+    options.cwd !== undefined
+  ) {
     return false;
   }
   const [group, command] = args;
@@ -89,10 +96,16 @@ export function runNode(
   options: SvcOptions = {},
 ): Promise<SvcResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...args], {
+    // Another working directory has no node_modules of its own: the tsx loader is given by its path.
+    const loader = (arg: string, i: number) =>
+      arg === "tsx" && args[i - 1] === "--import" && options.cwd !== undefined
+        ? import.meta.resolve("tsx")
+        : arg;
+    const child = spawn(process.execPath, args.map(loader), {
       env: svcEnv(home, options),
       stdio: ["pipe", "pipe", "pipe"],
       ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     });
     let stdout = "";
     let stderr = "";

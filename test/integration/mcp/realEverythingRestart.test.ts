@@ -102,7 +102,7 @@ describe("server-everything killed and restarted", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await http.kill();
     await expect(call).rejects.toThrow(
-      /^mcp_servers\.http: the connection was lost while "trigger-long-running-operation" was being called, and reconnecting to replay it failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
+      /^mcp_servers\.http: the connection was lost while "trigger-long-running-operation" was being called, and reconnecting to replay it failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:(\d+) — nothing listens on port \1 of 127\.0\.0\.1: start the server, or check mcp_servers\.http\.url$/,
     );
     // The same give-up marks the connection lost with no call at all (a server gone between calls).
     expect(log.messages()).toContain(
@@ -122,7 +122,7 @@ describe("server-everything killed and restarted", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await sse.kill();
     await expect(call).rejects.toThrow(
-      /^mcp_servers\.sse: the connection was lost while "trigger-long-running-operation" was being called, and reconnecting to replay it failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
+      /^mcp_servers\.sse: the connection was lost while "trigger-long-running-operation" was being called, and reconnecting to replay it failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:(\d+) — nothing listens on port \1 of 127\.0\.0\.1: start the server, or check mcp_servers\.sse\.url$/,
     );
     await sse.restart();
   });

@@ -220,12 +220,39 @@ describe("a model failure in one line (the failure notice, the journal, the log)
       );
       expect(isRetryable(error)).toBe(false);
     }
-    // A refused or reset connection may pass: retried, and no hint.
+    // A refused connection may pass (a server still starting): retried, with no TLS hint.
     const refused = unreachable(tls, "connect ECONNREFUSED 10.0.0.5:443", "ECONNREFUSED");
-    expect(describeModelError(refused, [])).toBe(
-      `model endpoint ${tls} could not be reached: Cannot connect to API: connect ECONNREFUSED 10.0.0.5:443`,
-    );
+    expect(describeModelError(refused, [])).not.toContain("TLS");
     expect(isRetryable(refused)).toBe(true);
+  });
+
+  it("a refused connection names the port nothing listens on, and a host name that does not resolve names the host: both in agent.base_url", () => {
+    const unreachable = (url: string, message: string, code: string) =>
+      new APICallError({
+        message: `Cannot connect to API: ${message}`,
+        url,
+        requestBodyValues: {},
+        cause: Object.assign(new Error(message), { code }),
+        isRetryable: true,
+      });
+    expect(
+      describeModelError(unreachable(URL, "connect ECONNREFUSED 127.0.0.1:11434", "ECONNREFUSED"), []),
+    ).toBe(
+      `model endpoint ${URL} could not be reached: Cannot connect to API: connect ECONNREFUSED 127.0.0.1:11434 — nothing listens on port 11434 of 127.0.0.1: start the model server, or write its host and port in agent.base_url`,
+    );
+    // The port a URL leaves out is its scheme's.
+    const tls = "https://llm.corp.example/v1/chat/completions";
+    expect(
+      describeModelError(unreachable(tls, "connect ECONNREFUSED 10.0.0.5:443", "ECONNREFUSED"), []),
+    ).toMatch(
+      / — nothing listens on port 443 of llm\.corp\.example: start the model server, or write its host and port in agent\.base_url$/,
+    );
+    const typo = "https://api.openai.cmo/v1/chat/completions";
+    expect(
+      describeModelError(unreachable(typo, "getaddrinfo ENOTFOUND api.openai.cmo", "ENOTFOUND"), []),
+    ).toBe(
+      `model endpoint ${typo} could not be reached: Cannot connect to API: getaddrinfo ENOTFOUND api.openai.cmo — the host name api.openai.cmo is not known (DNS): check the host in agent.base_url`,
+    );
   });
 
   it("a 200 whose body could not be read (the connection dropped in the middle, a broken gzip) says why", () => {

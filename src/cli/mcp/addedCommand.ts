@@ -1,0 +1,85 @@
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { executableProblem } from "../../io/executable.js";
+
+/** A command server's entry as `svc mcp add` writes it. */
+export interface AddedCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Whether `word` (an argument of the command) is a path relative to the directory `svc mcp add`
+ * runs in: `./x`, `../x`, `.`, or a path with a `/` or a file extension that is there (`dist/index.js`,
+ * `server.py`). Not an option, a URL, a `~` or `${VAR}` (svc expands both), nor a bare word such as a
+ * package name, which may only happen to name a directory here.
+ */
+function relativePath(word: string, cwd: string | undefined): boolean {
+  if (
+    cwd === undefined ||
+    word === "" ||
+    isAbsolute(word) ||
+    /^[-~]/.test(word) ||
+    word.includes("${") ||
+    word.includes("://")
+  )
+    return false;
+  if (/^\.\.?(?:\/|$)/.test(word)) return true;
+  return (word.includes("/") || /\.\w+$/.test(word)) && existsSync(resolve(cwd, word));
+}
+
+/** The working directory, or undefined when it is gone (removed under the shell): nothing is relative then. */
+function currentDirectory(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What `svc mcp add` says of a command server it wrote, before anything starts it: a command no process
+ * start finds (a name on no PATH directory, an absolute path to nothing), as `svc config check` warns of it,
+ * and relative paths, which `svc mcp test` run here reads from this directory, but the gateway from its own
+ * working directory (a service's, or wherever `svc gateway start` ran), so that the test passes and the
+ * gateway's every connect fails.
+ */
+export function addedCommandNotes(
+  name: string,
+  entry: AddedCommand,
+  configPath: string,
+  cwd = currentDirectory(),
+  path = process.env.PATH ?? "",
+): string[] {
+  const notes: string[] = [];
+  const command = entry.command;
+  const expanded = command.includes("${") || command.startsWith("~");
+  // A command with a `/` is a path, there or not: a process start looks no further than the directory.
+  const relativeCommand = cwd !== undefined && !expanded && command.includes("/") && !isAbsolute(command);
+  const relative = [
+    ...(relativeCommand ? [{ key: "command", word: command }] : []),
+    ...entry.args.flatMap((word, index) =>
+      relativePath(word, cwd) ? [{ key: `args[${index}]`, word }] : [],
+    ),
+  ];
+  if (relative.length > 0) {
+    const named = relative.map(({ key, word }) => `${key} ${JSON.stringify(word)}`).join(", ");
+    const absolute = relative.map(({ word }) => resolve(cwd ?? "/", word)).join(", ");
+    const one = relative.length === 1;
+    notes.push(
+      `Note: mcp_servers.${name}: ${named} ${one ? "is a relative path" : "are relative paths"}, taken from the working directory of the gateway that starts the server, not from this one (${cwd}) — write ${one ? "it" : "them"} as ${absolute} (svc mcp add ${name} --force -- …)`,
+    );
+  }
+  // The entry's own PATH replaces the gateway's for its process (unless it is a variable, set elsewhere).
+  const own = entry.env?.PATH?.includes("${") === false ? entry.env.PATH : undefined;
+  // A relative command is left to the note above (or, with the working directory gone, to the connect).
+  if (!expanded && (!command.includes("/") || isAbsolute(command))) {
+    const problem = executableProblem(command, own ?? path);
+    if (problem !== undefined)
+      notes.push(
+        `Warning: ${configPath}: mcp_servers.${name}.command: ${problem} — the gateway starts, but every connect of this server fails: check command (and ${own === undefined ? "PATH" : "the entry's env.PATH, which replaces the gateway's PATH for its process"})`,
+      );
+  }
+  return notes;
+}
