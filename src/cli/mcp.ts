@@ -53,6 +53,7 @@ import {
   refuseProfileOption,
   removeServerCommand,
 } from "./mcp/edit.js";
+import { loadForProfile, refuseListProfile } from "./mcp/profileConfig.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
@@ -160,7 +161,8 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
   });
 }
 
-async function listServers(options: { check?: boolean; timeout?: string }): Promise<void> {
+async function listServers(options: { check?: boolean; timeout?: string; profile?: string }): Promise<void> {
+  refuseListProfile(options.profile);
   // A bad value is a usage error whether or not a check would use it (a gateway running, --no-check).
   if (options.timeout !== undefined) parseSecondsOption(options.timeout);
   const loaded = loadConfig();
@@ -263,8 +265,11 @@ function noTools(hub: McpHub, server: string, view: CrossServerView): string {
   return terminalText(allTakenReason(view) ?? hub.noToolsReason(server) ?? "none listed");
 }
 
-async function listTools(server: string, options: { schema?: boolean; json?: boolean }): Promise<void> {
-  const loaded = loadConfig();
+async function listTools(
+  server: string,
+  options: { schema?: boolean; json?: boolean; profile?: string },
+): Promise<void> {
+  const loaded = loadForProfile(options.profile, `svc mcp tools ${server}`);
   const hub = cliHub(loaded, [server]);
   try {
     const status = await connected(loaded, hub, server);
@@ -295,7 +300,7 @@ async function listTools(server: string, options: { schema?: boolean; json?: boo
 /** `svc mcp test <server>`: one connect, what it took and what it registered; exit 1 when it fails. */
 async function testServer(
   server: string | undefined,
-  options: { all?: boolean; timeout?: string },
+  options: { all?: boolean; timeout?: string; profile?: string },
 ): Promise<void> {
   if (server === undefined || options.all === true) return testAll(server, options);
   // `--timeout` bounds each check of `--all`; one server's test connects as the gateway would, bounded
@@ -305,7 +310,7 @@ async function testServer(
       "usage",
       `--timeout applies to svc mcp test --all (how long each check may take); svc mcp test ${server} waits as long as the server's connect_timeout allows (mcp_servers.${server}.connect_timeout, default 60 s)`,
     );
-  const loaded = loadConfig();
+  const loaded = loadForProfile(options.profile, `svc mcp test ${server}`);
   const entry = serverEntry(loaded, server);
   const hub = cliHub(loaded, [server]);
   try {
@@ -411,10 +416,10 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
 async function callTool(
   server: string,
   tool: string,
-  options: { args?: string; json?: boolean; elicitation?: UnattendedElicitation },
+  options: { args?: string; json?: boolean; elicitation?: UnattendedElicitation; profile?: string },
 ): Promise<void> {
   const args = parseToolArgs(options.args);
-  const loaded = loadConfig();
+  const loaded = loadForProfile(options.profile, `svc mcp call ${server} ${tool}`);
   // As `svc mcp tools` and `svc mcp test` say it (the hub's own refusal names no file).
   if (loaded.config.mcp_servers[server]?.enabled === false) throw disabledServer(loaded, server);
   // Ctrl-C cancels the call (notifications/cancelled) and closes the server before the command ends.
@@ -552,6 +557,10 @@ function withCommandAfterDashes(text: string, args: readonly string[]): string {
   );
 }
 
+/** `--profile` of the commands that connect: the values a named profile's runs connect with. */
+const PROFILE_HELP =
+  "connect with this profile's .env and logins, as its runs do (default: the default profile)";
+
 export function registerMcpCommands(program: Command): void {
   const mcp = program
     .command("mcp")
@@ -565,6 +574,8 @@ export function registerMcpCommands(program: Command): void {
     )
     .option("--no-check", "configuration and cached tool counts only: connect to nothing")
     .option("--timeout <seconds>", "how long each check may take (default 10)")
+    // The default profile's list: a named profile's servers are checked with svc mcp test --all --profile.
+    .addOption(new Option("--profile <name>").hideHelp())
     .action(listServers);
   mcp
     .command("tools <server>")
@@ -573,12 +584,14 @@ export function registerMcpCommands(program: Command): void {
     )
     .option("--schema", "show each tool's input schema")
     .option("--json", "print the tools as JSON (names, description, input schema)")
+    .option("--profile <name>", PROFILE_HELP)
     .action(listTools);
   mcp
     .command("test [server]")
     .description("connect to a server once and report how long it took and which tools it registers")
     .option("--all", "check every configured server at once (exit 1 when one fails)")
     .option("--timeout <seconds>", "with --all: how long each check may take (default 10)")
+    .option("--profile <name>", PROFILE_HELP)
     .action(testServer);
   mcp
     .command("call <server> <tool>")
@@ -593,6 +606,7 @@ export function registerMcpCommands(program: Command): void {
       "answer to a server's form when no terminal is attached: decline, or defaults (the form's defaults); overrides elicitation.unattended",
       parseElicitationOption,
     )
+    .option("--profile <name>", PROFILE_HELP)
     .action(callTool);
   mcp
     .command("reload")
