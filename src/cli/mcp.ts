@@ -12,6 +12,7 @@ import { runsNote } from "../agent/routeTools.js";
 import { secretScope } from "../config/envFile.js";
 import { interpolate } from "../config/interpolate.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { svcPaths } from "../config/paths.js";
 import {
   isTrusted,
   type McpServerEntry,
@@ -54,6 +55,7 @@ import {
   removeServerCommand,
 } from "./mcp/edit.js";
 import { loadForProfile, refuseListProfile } from "./mcp/profileConfig.js";
+import { liveProfileHubs, profileReloadText, reportSince, stillConnecting } from "./mcp/profileReloads.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
@@ -485,6 +487,8 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   // is timed on the clock that is never set, so a step of the system clock does not end or stretch it.
   const sentAt = Date.now();
   const waitFrom = performance.now();
+  // Named profiles with connections of their own are reloaded too: their reports are waited for as well.
+  const profiles = liveProfileHubs(loaded.paths.home, pid);
   process.kill(pid, "SIGHUP");
   while (performance.now() - waitFrom < waitMs) {
     const status = readStatusFile(loaded.paths.mcpCache);
@@ -504,20 +508,18 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
       // so a connect that failed is not printed as a reconnect. So is that of a server it tried again (one
       // still closing its lost session connects once that is done).
       let servers = status?.servers ?? [];
-      const started = new Set([...reload.added, ...reload.changed, ...(reload.enabled ?? [])]);
-      const retried = new Set(reload.retried ?? []);
-      while (
-        servers.some(
-          (s) =>
-            ((started.has(s.name) || retried.has(s.name)) && s.state === "connecting") ||
-            (retried.has(s.name) && s.state === "reconnecting"),
-        ) &&
-        performance.now() - waitFrom < waitMs
-      ) {
+      while (stillConnecting(reload, servers) && performance.now() - waitFrom < waitMs) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         servers = readStatusFile(loaded.paths.mcpCache)?.servers ?? servers;
       }
       process.stdout.write(reloadSummaryText(pid, reload, servers));
+      await printProfileReloads(
+        profiles,
+        loaded.paths.home,
+        Object.keys(loaded.config.mcp_servers).length,
+        sentAt,
+        () => performance.now() - waitFrom < waitMs,
+      );
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -539,6 +541,34 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
  * "unknown option '-y'". When it follows the server's command, the refusal says where that command goes
  * (after `--`), naming the command but no argument (one may be a credential).
  */
+/**
+ * After the default profile's summary, each named profile's with connections of its own (a reload renders
+ * its entries with its own `.env`: a token rotated there reconnects only that profile's server), waited for
+ * while `waiting()`; one that has not reported by then is named so.
+ */
+async function printProfileReloads(
+  profiles: readonly string[],
+  home: string,
+  /** How many servers config.yaml (as the gateway read it at the signal) has. */
+  configured: number,
+  sentAt: number,
+  waiting: () => boolean,
+): Promise<void> {
+  for (const profile of profiles) {
+    const cacheDir = svcPaths(home, profile).mcpCache;
+    let report = reportSince(cacheDir, sentAt);
+    while ((report === undefined || stillConnecting(report.reload, report.servers)) && waiting()) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      report = reportSince(cacheDir, sentAt) ?? report;
+    }
+    process.stdout.write(
+      report === undefined
+        ? `Profile ${profile}: has not reported its reload yet — see the gateway log\n`
+        : profileReloadText(profile, report, configured),
+    );
+  }
+}
+
 function withCommandAfterDashes(text: string, args: readonly string[]): string {
   const flag = /^error: unknown option '([^']*)'/.exec(text)?.[1];
   const [name, command] = args;
