@@ -1,7 +1,20 @@
 import { type LoadedConfig, loadConfig } from "../../config/load.js";
-import { profileFlag, svcPaths } from "../../config/paths.js";
+import { profileFlag, type SvcPaths, svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
-import { newProfileTypo } from "../../io/profiles.js";
+import { newProfileTypo, unusableProfileEntry } from "../../io/profiles.js";
+
+/**
+ * The paths of `profile` for an `svc mcp` command that reads or writes its files (tokens, tool cache). A
+ * `profiles/<name>` that is a link to nothing or a file is refused (exit 2) in the words the start and `svc
+ * cron` use, before any login or connect: its files could not be written there (a raw `ENOENT ... mkdir`
+ * after the whole browser login), or would make the directory a moved link pointed to.
+ */
+export function profilePaths(home: string, profile: string | undefined): SvcPaths {
+  const paths = svcPaths(home, profile);
+  const unusable = unusableProfileEntry(home, paths.profile);
+  if (unusable !== undefined) throw new SvcError("usage", unusable);
+  return paths;
+}
 
 /**
  * The configuration as a connect of `profile` sees it, for `svc mcp call`, `tools` and `test --profile`:
@@ -12,7 +25,7 @@ import { newProfileTypo } from "../../io/profiles.js";
  */
 export function loadForProfile(profile: string | undefined, command: string): LoadedConfig {
   const loaded = loadConfig();
-  const paths = svcPaths(loaded.paths.home, profile);
+  const paths = profilePaths(loaded.paths.home, profile);
   if (paths.profile === undefined) return loaded;
   const meant = newProfileTypo(paths.home, paths.profile);
   if (meant !== undefined)
