@@ -28,6 +28,13 @@ describe("svc mcp login / reauth --profile with a name one letter from an existi
     expect(reauth.stderr).toContain("did you mean default? ");
     expect(reauth.stderr).toContain("for default: svc mcp reauth --all\n");
 
+    // Nothing to log out of in the misspelt profile: the one meant is named, as svc cron names it.
+    const logout = await mcp("logout", "o", "--profile", "wrok");
+    expect(logout.code).toBe(1);
+    expect(logout.stderr).toBe(
+      `svc: o: not logged in for profile wrok — no saved login at ${join(home.dir, "profiles", "wrok", "mcp-tokens", "o.json")} (profile wrok has no directory — did you mean work? svc mcp logout o --profile work)\n`,
+    );
+
     for (const profile of ["work", "personal"]) {
       const plain = await mcp("login", "o", "--profile", profile);
       expect(plain.code).toBe(1);
