@@ -12,6 +12,7 @@ import { runsNote } from "../agent/routeTools.js";
 import { secretScope } from "../config/envFile.js";
 import { interpolate } from "../config/interpolate.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { svcPaths } from "../config/paths.js";
 import {
   isTrusted,
   type McpServerEntry,
@@ -53,6 +54,8 @@ import {
   refuseProfileOption,
   removeServerCommand,
 } from "./mcp/edit.js";
+import { loadForProfile, refuseListProfile } from "./mcp/profileConfig.js";
+import { liveProfileHubs, profileReloadText, reportSince, stillConnecting } from "./mcp/profileReloads.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
@@ -160,7 +163,8 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
   });
 }
 
-async function listServers(options: { check?: boolean; timeout?: string }): Promise<void> {
+async function listServers(options: { check?: boolean; timeout?: string; profile?: string }): Promise<void> {
+  refuseListProfile(options.profile);
   // A bad value is a usage error whether or not a check would use it (a gateway running, --no-check).
   if (options.timeout !== undefined) parseSecondsOption(options.timeout);
   const loaded = loadConfig();
@@ -263,8 +267,11 @@ function noTools(hub: McpHub, server: string, view: CrossServerView): string {
   return terminalText(allTakenReason(view) ?? hub.noToolsReason(server) ?? "none listed");
 }
 
-async function listTools(server: string, options: { schema?: boolean; json?: boolean }): Promise<void> {
-  const loaded = loadConfig();
+async function listTools(
+  server: string,
+  options: { schema?: boolean; json?: boolean; profile?: string },
+): Promise<void> {
+  const loaded = loadForProfile(options.profile, `svc mcp tools ${server}`);
   const hub = cliHub(loaded, [server]);
   try {
     const status = await connected(loaded, hub, server);
@@ -295,7 +302,7 @@ async function listTools(server: string, options: { schema?: boolean; json?: boo
 /** `svc mcp test <server>`: one connect, what it took and what it registered; exit 1 when it fails. */
 async function testServer(
   server: string | undefined,
-  options: { all?: boolean; timeout?: string },
+  options: { all?: boolean; timeout?: string; profile?: string },
 ): Promise<void> {
   if (server === undefined || options.all === true) return testAll(server, options);
   // `--timeout` bounds each check of `--all`; one server's test connects as the gateway would, bounded
@@ -305,7 +312,7 @@ async function testServer(
       "usage",
       `--timeout applies to svc mcp test --all (how long each check may take); svc mcp test ${server} waits as long as the server's connect_timeout allows (mcp_servers.${server}.connect_timeout, default 60 s)`,
     );
-  const loaded = loadConfig();
+  const loaded = loadForProfile(options.profile, `svc mcp test ${server}`);
   const entry = serverEntry(loaded, server);
   const hub = cliHub(loaded, [server]);
   try {
@@ -411,10 +418,10 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
 async function callTool(
   server: string,
   tool: string,
-  options: { args?: string; json?: boolean; elicitation?: UnattendedElicitation },
+  options: { args?: string; json?: boolean; elicitation?: UnattendedElicitation; profile?: string },
 ): Promise<void> {
   const args = parseToolArgs(options.args);
-  const loaded = loadConfig();
+  const loaded = loadForProfile(options.profile, `svc mcp call ${server} ${tool}`);
   // As `svc mcp tools` and `svc mcp test` say it (the hub's own refusal names no file).
   if (loaded.config.mcp_servers[server]?.enabled === false) throw disabledServer(loaded, server);
   // Ctrl-C cancels the call (notifications/cancelled) and closes the server before the command ends.
@@ -480,6 +487,8 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   // is timed on the clock that is never set, so a step of the system clock does not end or stretch it.
   const sentAt = Date.now();
   const waitFrom = performance.now();
+  // Named profiles with connections of their own are reloaded too: their reports are waited for as well.
+  const profiles = liveProfileHubs(loaded.paths.home, pid);
   process.kill(pid, "SIGHUP");
   while (performance.now() - waitFrom < waitMs) {
     const status = readStatusFile(loaded.paths.mcpCache);
@@ -499,20 +508,18 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
       // so a connect that failed is not printed as a reconnect. So is that of a server it tried again (one
       // still closing its lost session connects once that is done).
       let servers = status?.servers ?? [];
-      const started = new Set([...reload.added, ...reload.changed, ...(reload.enabled ?? [])]);
-      const retried = new Set(reload.retried ?? []);
-      while (
-        servers.some(
-          (s) =>
-            ((started.has(s.name) || retried.has(s.name)) && s.state === "connecting") ||
-            (retried.has(s.name) && s.state === "reconnecting"),
-        ) &&
-        performance.now() - waitFrom < waitMs
-      ) {
+      while (stillConnecting(reload, servers) && performance.now() - waitFrom < waitMs) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         servers = readStatusFile(loaded.paths.mcpCache)?.servers ?? servers;
       }
       process.stdout.write(reloadSummaryText(pid, reload, servers));
+      await printProfileReloads(
+        profiles,
+        loaded.paths.home,
+        Object.keys(loaded.config.mcp_servers).length,
+        sentAt,
+        () => performance.now() - waitFrom < waitMs,
+      );
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -534,6 +541,34 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
  * "unknown option '-y'". When it follows the server's command, the refusal says where that command goes
  * (after `--`), naming the command but no argument (one may be a credential).
  */
+/**
+ * After the default profile's summary, each named profile's with connections of its own (a reload renders
+ * its entries with its own `.env`: a token rotated there reconnects only that profile's server), waited for
+ * while `waiting()`; one that has not reported by then is named so.
+ */
+async function printProfileReloads(
+  profiles: readonly string[],
+  home: string,
+  /** How many servers config.yaml (as the gateway read it at the signal) has. */
+  configured: number,
+  sentAt: number,
+  waiting: () => boolean,
+): Promise<void> {
+  for (const profile of profiles) {
+    const cacheDir = svcPaths(home, profile).mcpCache;
+    let report = reportSince(cacheDir, sentAt);
+    while ((report === undefined || stillConnecting(report.reload, report.servers)) && waiting()) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      report = reportSince(cacheDir, sentAt) ?? report;
+    }
+    process.stdout.write(
+      report === undefined
+        ? `Profile ${profile}: has not reported its reload yet — see the gateway log\n`
+        : profileReloadText(profile, report, configured),
+    );
+  }
+}
+
 function withCommandAfterDashes(text: string, args: readonly string[]): string {
   const flag = /^error: unknown option '([^']*)'/.exec(text)?.[1];
   const [name, command] = args;
@@ -552,6 +587,10 @@ function withCommandAfterDashes(text: string, args: readonly string[]): string {
   );
 }
 
+/** `--profile` of the commands that connect: the values a named profile's runs connect with. */
+const PROFILE_HELP =
+  "connect with this profile's .env and logins, as its runs do (default: the default profile)";
+
 export function registerMcpCommands(program: Command): void {
   const mcp = program
     .command("mcp")
@@ -565,6 +604,8 @@ export function registerMcpCommands(program: Command): void {
     )
     .option("--no-check", "configuration and cached tool counts only: connect to nothing")
     .option("--timeout <seconds>", "how long each check may take (default 10)")
+    // The default profile's list: a named profile's servers are checked with svc mcp test --all --profile.
+    .addOption(new Option("--profile <name>").hideHelp())
     .action(listServers);
   mcp
     .command("tools <server>")
@@ -573,12 +614,14 @@ export function registerMcpCommands(program: Command): void {
     )
     .option("--schema", "show each tool's input schema")
     .option("--json", "print the tools as JSON (names, description, input schema)")
+    .option("--profile <name>", PROFILE_HELP)
     .action(listTools);
   mcp
     .command("test [server]")
     .description("connect to a server once and report how long it took and which tools it registers")
     .option("--all", "check every configured server at once (exit 1 when one fails)")
     .option("--timeout <seconds>", "with --all: how long each check may take (default 10)")
+    .option("--profile <name>", PROFILE_HELP)
     .action(testServer);
   mcp
     .command("call <server> <tool>")
@@ -593,6 +636,7 @@ export function registerMcpCommands(program: Command): void {
       "answer to a server's form when no terminal is attached: decline, or defaults (the form's defaults); overrides elicitation.unattended",
       parseElicitationOption,
     )
+    .option("--profile <name>", PROFILE_HELP)
     .action(callTool);
   mcp
     .command("reload")

@@ -25,6 +25,7 @@ import { cliLogger } from "./cliLogger.js";
 import { samePrefixNote } from "./mcp/crossServer.js";
 import { logoutServer } from "./mcp/logout.js";
 import { noOauthServersProblem, oauthTargetProblem } from "./mcp/oauthTarget.js";
+import { profilePaths } from "./mcp/profileConfig.js";
 
 /** Questions to the person running the command; `ask` resolves undefined when stdin is closed. */
 export interface PromptIO {
@@ -112,7 +113,7 @@ export async function loginServer(
 }
 
 function pathsFor(profile: string | undefined): SvcPaths {
-  return svcPaths(svcHome(), profile);
+  return profilePaths(svcHome(), profile);
 }
 
 /**

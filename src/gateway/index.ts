@@ -645,12 +645,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         );
       toolCap.reloaded(next.config);
       toolCap.check(mcp.hub.tools());
-      mcp.reloadConfig(next.config);
       loaded = next;
       // The subscriptions are judged by the config too (a record without a secret by the global one, a
       // record by the config.yaml route of its name): the names() below reads them again, with its log lines.
       dynamic.reloaded();
+      // Before the reload of the servers: a profile nothing is bound to any more only closes its connections
+      // (one report, which svc mcp reload prints), rather than reloading them first.
       mcp.retireProfiles(profileUse);
+      mcp.reloadConfig(next.config);
       // Without the file the embedded default was re-read: naming the file would say it exists.
       const source = next.fromFile ? paths.config : `the embedded default (no ${paths.config})`;
       if (!webhook.enabled) {

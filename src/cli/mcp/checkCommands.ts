@@ -1,9 +1,10 @@
-import { type LoadedConfig, loadConfig } from "../../config/load.js";
+import type { LoadedConfig } from "../../config/load.js";
 import { serverNames } from "../../config/serverOrder.js";
 import { SvcError } from "../../errors.js";
 import { formatTable } from "../format.js";
 import { parseSecondsOption } from "../options.js";
 import { checkServers, describeCheck } from "./check.js";
+import { loadForProfile } from "./profileConfig.js";
 
 /** `--timeout` of the checks: per server, all at once. */
 export const DEFAULT_CHECK_SECONDS = 10;
@@ -22,10 +23,10 @@ export function noServersLine(loaded: LoadedConfig): string {
 export async function printChecks(
   names: readonly string[] | undefined,
   timeout?: string,
-  options: { readonly wakeLazy?: boolean } = {},
+  options: { readonly wakeLazy?: boolean; readonly profile?: string } = {},
 ): Promise<number> {
   const seconds = timeout === undefined ? DEFAULT_CHECK_SECONDS : parseSecondsOption(timeout);
-  const loaded = loadConfig();
+  const loaded = loadForProfile(options.profile, "svc mcp test --all");
   const all = serverNames(loaded.config.mcp_servers);
   if (all.length === 0) {
     process.stdout.write(noServersLine(loaded));
@@ -39,7 +40,10 @@ export async function printChecks(
 }
 
 /** `svc mcp test --all`: every configured server checked at once; exit 1 when one fails. */
-export async function testAll(server: string | undefined, options: { all?: boolean; timeout?: string }) {
+export async function testAll(
+  server: string | undefined,
+  options: { all?: boolean; timeout?: string; profile?: string },
+) {
   if (server !== undefined && options.all === true)
     throw new SvcError(
       "usage",
@@ -47,6 +51,10 @@ export async function testAll(server: string | undefined, options: { all?: boole
     );
   if (server === undefined && options.all !== true)
     throw new SvcError("usage", "give a server name, or --all to check every configured server");
-  const failed = await printChecks(undefined, options.timeout);
+  const failed = await printChecks(
+    undefined,
+    options.timeout,
+    options.profile === undefined ? {} : { profile: options.profile },
+  );
   if (failed > 0) process.exitCode = 1;
 }

@@ -3,11 +3,12 @@ import { makeJob } from "../../actors/oauth/context.js";
 import { type Revocation, revokeSavedGrant } from "../../actors/oauth/revoke.js";
 import { secretScope } from "../../config/envFile.js";
 import { loadConfig } from "../../config/load.js";
-import type { SvcPaths } from "../../config/paths.js";
+import { profileFlag, type SvcPaths } from "../../config/paths.js";
 import { describeError, isSvcError, SvcError } from "../../errors.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { oauthEntryOf } from "../../io/oauth/settings.js";
 import { type StoredTokens, TokenStore } from "../../io/oauth/tokenStore.js";
+import { newProfileTypo } from "../../io/profiles.js";
 import { terminalText } from "../../io/terminalText.js";
 import { cliLogger } from "../cliLogger.js";
 
@@ -20,11 +21,14 @@ import { cliLogger } from "../cliLogger.js";
  */
 export async function logoutServer(paths: SvcPaths, server: string, local: boolean): Promise<void> {
   const store = new TokenStore(paths.mcpTokens, server, paths.profile);
-  if (!existsSync(store.tokensPath))
+  if (!existsSync(store.tokensPath)) {
+    // A misspelt --profile (wrok) has no login: the profile meant is named, as svc cron names it.
+    const meant = newProfileTypo(paths.home, paths.profile);
     throw new SvcError(
       "oauth",
-      `${server}: not logged in${paths.profile === undefined ? "" : ` for profile ${paths.profile}`} — no saved login at ${store.tokensPath}`,
+      `${server}: not logged in${paths.profile === undefined ? "" : ` for profile ${paths.profile}`} — no saved login at ${store.tokensPath}${meant === undefined ? "" : ` (profile ${paths.profile} has no directory — did you mean ${meant}? svc mcp logout ${server}${profileFlag(meant)})`}`,
     );
+  }
   const revocation = await store.withLock(async () => {
     const outcome = local ? undefined : await revokeIfPossible(paths, server, store);
     store.clearTokens();

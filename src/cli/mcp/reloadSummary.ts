@@ -15,6 +15,7 @@ export function reloadSummaryText(
   pid: number,
   reload: ReloadSummary,
   servers: readonly ServerStatus[],
+  heading = `Gateway (pid ${pid}) reloaded mcp_servers:`,
 ): string {
   // A status file of a gateway started before `disabled` was reported has none.
   const disabled = reload.disabled ?? [];
@@ -67,7 +68,7 @@ export function reloadSummaryText(
   const line = (label: string, names: readonly string[]) =>
     names.length > 0 ? `  ${label}: ${names.join(", ")}\n` : "";
   const text =
-    `Gateway (pid ${pid}) reloaded mcp_servers:\n` +
+    `${heading}\n` +
     line("added", added) +
     line("removed", reload.removed) +
     line("enabled (was enabled: false)", enabled) +

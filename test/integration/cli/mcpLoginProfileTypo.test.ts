@@ -1,3 +1,4 @@
+import { existsSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -27,10 +28,48 @@ describe("svc mcp login / reauth --profile with a name one letter from an existi
     expect(reauth.stderr).toContain("did you mean default? ");
     expect(reauth.stderr).toContain("for default: svc mcp reauth --all\n");
 
+    // Nothing to log out of in the misspelt profile: the one meant is named, as svc cron names it.
+    const logout = await mcp("logout", "o", "--profile", "wrok");
+    expect(logout.code).toBe(1);
+    expect(logout.stderr).toBe(
+      `svc: o: not logged in for profile wrok — no saved login at ${join(home.dir, "profiles", "wrok", "mcp-tokens", "o.json")} (profile wrok has no directory — did you mean work? svc mcp logout o --profile work)\n`,
+    );
+
     for (const profile of ["work", "personal"]) {
       const plain = await mcp("login", "o", "--profile", profile);
       expect(plain.code).toBe(1);
       expect(plain.stderr).not.toContain("did you mean");
     }
+  });
+
+  it("a profile whose directory is a link to nothing (or a file) is refused before any login or connect, naming it and the fix", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      "mcp_servers:\n  o:\n    url: http://127.0.0.1:9/mcp\n    auth: oauth\n    oauth: { cimd: false }\n",
+    );
+    home.write("profiles/.keep", "");
+    const moved = join(home.dir, "dotfiles", "work");
+    symlinkSync(moved, join(home.dir, "profiles", "work"));
+    home.write("profiles/notes", "a file where the directory goes");
+    const linked = `${join(home.dir, "profiles", "work")}: a symbolic link to ${moved}, which is not a directory (missing or moved) — profile work's runs, cron jobs and MCP logins cannot use it: restore the directory it points to, or remove the link`;
+    for (const args of [
+      ["login", "o", "--profile", "work"],
+      ["reauth", "o", "--profile", "work"],
+      ["logout", "o", "--profile", "work"],
+      ["test", "o", "--profile", "work"],
+      ["call", "o", "t", "--profile", "work"],
+    ]) {
+      const out = await mcp(...args);
+      expect(out.code, args.join(" ")).toBe(2);
+      expect(out.stderr, args.join(" ")).toBe(`svc: ${linked}\n`);
+    }
+    const file = await mcp("login", "o", "--profile", "notes");
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain(
+      `${join(home.dir, "profiles", "notes")} is not a directory — profile notes's runs, cron jobs and MCP logins cannot use it`,
+    );
+    // Nothing was written through the link: the directory it pointed to was not made.
+    expect(existsSync(moved)).toBe(false);
   });
 });
