@@ -5,7 +5,8 @@
 // Each round starts `svc gateway run` on one home and sends a burst of mixed signed traffic over keep-alive
 // connections and one connection per request: unique ids, the same id twice at once (agent, coalescing and
 // deliver_only routes) and again later, bad signatures, filter-ignored events, a route driven past
-// rate_limit, coalescing keys with events across window boundaries, direct deliveries to a fake Telegram,
+// rate_limit, coalescing keys with events across window boundaries, direct deliveries to a fake Telegram
+// (one route's first message per event refused, slowly: its duplicate waits and gets 502 too; retried later),
 // oversized bodies and bodies trickled in. Without --kill/--term it then checks /metrics against the answers
 // (svc_webhook_requests_total and svc_webhook_events_total per route, status and outcome, exactly; runs and
 // log delivery attempts against the runs made) and stops the gateway; with --kill it SIGKILLs it mid-burst
@@ -103,6 +104,14 @@ function config(telegramUrl: string, redis?: TestRedis) {
             deliver_extra: { chat_id: "7" },
           },
           rl: { secret: SECRET, prompt: "rl {n}" },
+          // Its first message of each event is refused by the fake (502); the sender's retry is delivered.
+          ddf: {
+            secret: SECRET,
+            deliver: "telegram",
+            deliver_only: true,
+            prompt: "ddf {n}",
+            deliver_extra: { chat_id: "7" },
+          },
         },
       },
     },
@@ -147,7 +156,8 @@ type Kind =
   | "oversize"
   | "slow"
   | "rl"
-  | "rlBad";
+  | "rlBad"
+  | "directFail";
 interface Sent {
   kind: Kind;
   route: string;
@@ -225,6 +235,8 @@ function post(
 }
 
 let counter = 0;
+/** ddf ids to send again after the burst, once their first delivery failed. */
+const retryLater: string[] = [];
 async function burst(port: number, round: number): Promise<void> {
   const tasks: Array<() => Promise<void>> = [];
   const add = (
@@ -277,8 +289,13 @@ async function burst(port: number, round: number): Promise<void> {
     else if (r < 0.75) {
       add("directDup", "dd", id, { n: id });
       add("directDup", "dd", id, { n: id }, { fresh: true });
-    } else if (r < 0.8) add("oversize", pick(["a", "dd"]), id, { n: id }, { pad: 9000, fresh });
-    else if (r < 0.85)
+    } else if (r < 0.77) add("oversize", pick(["a", "dd"]), id, { n: id }, { pad: 9000, fresh });
+    else if (r < 0.8) {
+      // Refused by the platform once: 502 for it and the duplicate sent with it, then delivered on a retry.
+      add("directFail", "ddf", id, { n: id });
+      add("directFail", "ddf", id, { n: id }, { fresh: true });
+      retryLater.push(id);
+    } else if (r < 0.85)
       add("slow", pick(["a", "grp"]), id, { n: id, k: `k${round}-slow` }, { slow: true, fresh });
     else {
       const bad = rnd() < 0.8;
@@ -309,6 +326,11 @@ async function burst(port: number, round: number): Promise<void> {
     }
   };
   await Promise.all([trickle, ...Array.from({ length: 16 }, worker)]);
+  for (const id of retryLater.splice(0)) {
+    const at = Date.now();
+    const a = await post(port, "ddf", id, { n: id });
+    sent.push({ kind: "directFail", route: "ddf", id, n: id, round, ...a, at, done: Date.now() });
+  }
 }
 
 function runLines(): Array<{ id: string; route: string; t: number; prompt: string }> {
@@ -355,6 +377,23 @@ function checkMetrics(text: string, since: Sent[]) {
 async function main() {
   console.log(`seed ${SEED} backend ${BACKEND} home ${home}`);
   const telegram = await startFakeTelegram();
+  const refused = new Set<string>();
+  let messageId = 1;
+  telegram.setHandler((request) => {
+    if (!request.path.endsWith("/sendMessage"))
+      return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
+    const text = String((request.json as { text?: unknown }).text ?? "");
+    if (text.startsWith("ddf ") && !refused.has(text)) {
+      refused.add(text);
+      // Slow, so the duplicate sent with it arrives while it is under way and waits for it.
+      return {
+        status: 400,
+        json: { ok: false, error_code: 400, description: "Bad Request: chat not found" },
+        delayMs: 300,
+      };
+    }
+    return { json: { ok: true, result: { message_id: messageId++, chat: { id: 7 }, text } } };
+  });
   const redis = BACKEND === "redis" ? await startTestRedis() : undefined;
   writeFileSync(join(home, "config.yaml"), config(telegram.url, redis));
   const kills: number[] = [];
@@ -564,12 +603,13 @@ function check(texts: string[], killed: boolean) {
   const tcount = new Map<string, number>();
   for (const t of texts) tcount.set(t, (tcount.get(t) ?? 0) + 1);
   for (const x of sent.filter((y) => y.status === 200 && y.body.status === "delivered")) {
-    const n = tcount.get(`dd ${x.n}`) ?? 0;
-    if (n === 0) problem(`dd ${x.id} delivered, platform never got it`);
+    const n = tcount.get(`${x.route} ${x.n}`) ?? 0;
+    if (n === 0) problem(`${x.route} ${x.id} delivered, platform never got it`);
     const redelivered =
       x.id.startsWith("redelivery-") ||
       sent.some((y) => y.id.startsWith("redelivery-") && y.id.endsWith(`-${x.id}`));
-    if (n > (redelivered ? 2 : 1) && !killed) problem(`dd ${x.id} sent ${n} times`);
+    const allowed = 1 + (redelivered ? 1 : 0) + (x.route === "ddf" ? 1 : 0); // ddf: its refused attempt
+    if (n > allowed && !killed) problem(`${x.route} ${x.id} sent ${n} times`);
   }
   for (const x of sent.filter((y) => y.status === 200 && y.body.status === "duplicate" && y.route === "dd"))
     if (!tcount.has(`dd ${x.n}`)) problem(`dd ${x.id} answered duplicate, never delivered`);
@@ -618,6 +658,21 @@ function checkHistory(rows: Array<Record<string, unknown>>, kills: number[]) {
     }
   }
   console.log(`history rows ${rows.length}, missing ${missing}`);
+  // A failed direct delivery and the retry that was delivered each show their own delivery; a duplicate
+  // answered 502 with its original shows none.
+  for (const id of new Set(sent.filter((x) => x.route === "ddf").map((x) => x.id))) {
+    const rs = byKey.get(`ddf:${id}`) ?? [];
+    const shown = (outcome: string) =>
+      rs.filter((r) => (r.delivery as { outcome?: string } | null | undefined)?.outcome === outcome).length;
+    const delivered = sent.filter((x) => x.route === "ddf" && x.id === id && x.body.status === "delivered");
+    const okOnDelivered = rs.every(
+      (r) =>
+        ((r.delivery as { outcome?: string } | null | undefined)?.outcome === "ok") ===
+        (r.status === 200 && r.outcome === "delivered"),
+    );
+    if (kills.length === 0 && (shown("failed") !== 1 || shown("ok") !== delivered.length || !okOnDelivered))
+      problem(`history ddf ${id}: ${JSON.stringify(rs.map((r) => [r.status, r.outcome, r.delivery]))}`);
+  }
 }
 
 await main();
