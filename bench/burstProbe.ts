@@ -4,7 +4,7 @@
 //                                         [--workers N] [--http-server node] [--keep]
 // Each round starts `svc gateway run` on one home and sends a burst of mixed signed traffic over keep-alive
 // connections and one connection per request: unique ids, the same id twice at once (agent, coalescing and
-// deliver_only routes) and again later, bad signatures, filter-ignored events, a route driven past
+// deliver_only routes) and again later, bad signatures, events ignored by a filter and by a route's events, a route driven past
 // rate_limit, coalescing keys with events across window boundaries, direct deliveries to a fake Telegram
 // (one route's first message per event refused, slowly: its duplicate waits and gets 502 too; retried later),
 // oversized bodies and bodies trickled in. Without --kill/--term it then checks /metrics against the answers
@@ -104,6 +104,8 @@ function config(telegramUrl: string, redis?: TestRedis) {
             deliver_extra: { chat_id: "7" },
           },
           rl: { secret: SECRET, prompt: "rl {n}" },
+          // The burst sends pull_request events: every one is ignored by the event list.
+          ev: { secret: SECRET, prompt: "ev {n}", events: ["push"] },
           // Its first message of each event is refused by the fake (502); the sender's retry is delivered.
           ddf: {
             secret: SECRET,
@@ -157,7 +159,8 @@ type Kind =
   | "slow"
   | "rl"
   | "rlBad"
-  | "directFail";
+  | "directFail"
+  | "eventIgnored";
 interface Sent {
   kind: Kind;
   route: string;
@@ -277,7 +280,8 @@ async function burst(port: number, round: number): Promise<void> {
         add("dupLater", x.route, x.id, { n: x.n });
       }
     } else if (r < 0.42) add("badsig", pick(["a", "b", "dd"]), id, { n: id }, { badSig: true, fresh });
-    else if (r < 0.5) add("filtered", "flt", id, { n: id, action: pick(["closed", "opened"]) }, { fresh });
+    else if (r < 0.47) add("filtered", "flt", id, { n: id, action: pick(["closed", "opened"]) }, { fresh });
+    else if (r < 0.5) add("eventIgnored", "ev", id, { n: id }, { fresh });
     else if (r < 0.62)
       add("coalesce", "grp", id, { n: id, k: `k${round}-${Math.floor(rnd() * 3)}` }, { fresh });
     else if (r < 0.63) add("nokey", "grp", id, { n: id }, { fresh });
@@ -628,6 +632,8 @@ function check(texts: string[], killed: boolean) {
     const over = x.kind === "oversize" && ![413, 503, "error"].includes(x.status);
     if (bad || over) problem(`${x.kind} ${x.id}: ${x.status} ${JSON.stringify(x.body)}`);
     if (x.kind === "filtered" && x.status === 200 && x.body.status === "accepted") problem(`flt ${x.id}`);
+    if (x.kind === "eventIgnored" && x.status !== "error" && x.status !== 503 && x.body.status !== "ignored")
+      problem(`ev ${x.id}: ${x.status} ${JSON.stringify(x.body)}`);
     if (x.status === 500) problem(`500 for ${x.kind} ${x.id}`);
   }
   console.log(`runs ${lines.length}, telegram ${texts.length}`);
