@@ -4,17 +4,17 @@
 //                                         [--workers N] [--http-server node] [--keep]
 // Each round starts `svc gateway run` on one home and sends a burst of mixed signed traffic over keep-alive
 // connections and one connection per request: unique ids, the same id twice at once (agent, coalescing and
-// deliver_only routes) and again later, bad signatures, events ignored by a filter and by a route's events, a route driven past
-// rate_limit, coalescing keys with events across window boundaries, direct deliveries to a fake Telegram
-// (one route's first message per event refused, slowly: its duplicate waits and gets 502 too; retried later),
-// oversized bodies and bodies trickled in. Without --kill/--term it then checks /metrics against the answers
-// (svc_webhook_requests_total and svc_webhook_events_total per route, status and outcome, exactly; runs and
-// log delivery attempts against the runs made) and stops the gateway; with --kill it SIGKILLs it mid-burst
-// (--term: SIGTERM). The last start retries accepted, coalesced and delivered ids (duplicates), redelivers
-// a few ids with `svc webhook redeliver`, lets everything settle and checks: every 202 ran (exactly once
-// without --kill), each coalescing key's runs cover exactly its events answered 202, every `200 delivered`
-// reached the platform, one of each concurrent pair was answered duplicate, nothing refused ran, and every
-// answered request has its row in `svc webhook deliveries --json`.
+// deliver_only routes) and again later, bad signatures, events ignored by a filter and by a route's events, a
+// route driven past rate_limit, coalescing keys with events across window boundaries, direct deliveries to a
+// fake Telegram (one route's first message per event refused, slowly: its duplicate waits and gets 502 too;
+// retried later), oversized bodies and bodies trickled in. Without --kill/--term it then checks /metrics
+// against the answers (svc_webhook_requests_total and svc_webhook_events_total per route, status and outcome,
+// exactly; runs and log delivery attempts against the runs made) and stops the gateway; with --kill it
+// SIGKILLs it mid-burst (--term: SIGTERM). The last start retries accepted, coalesced and delivered ids
+// (duplicates), redelivers a few ids with `svc webhook redeliver`, lets everything settle and checks: every
+// 202 ran (exactly once without --kill), each coalescing key's runs cover exactly its events answered 202,
+// every `200 delivered` reached the platform, one of each concurrent pair was answered duplicate, nothing
+// refused ran, and every answered request has its row in `svc webhook deliveries --json`.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
