@@ -451,11 +451,14 @@ export interface DeliverySummary {
  * Whether a request's answer leads to a delivery of its own: an agent run (accepted, coalesced) or a direct
  * delivery, made (200 delivered) or failed (502). A refused, ignored or duplicate request shares its
  * delivery ID with the one that was delivered (a sender's retry of a 401, 429 or 503) but delivered nothing.
+ * So does a duplicate that waited for its original's direct delivery and was answered 502 like it: its
+ * record keeps no payload (`not_accepted`), where the original's keeps one to redeliver.
  */
 function ledToDelivery(request: RequestRecord): "agent" | "direct" | undefined {
   const { outcome } = request;
   if (outcome === "accepted" || outcome === "coalesced") return "agent";
-  return outcome === "delivered" || request.status === 502 ? "direct" : undefined;
+  if (outcome === "delivered") return "direct";
+  return request.status === 502 && request.payload_omitted !== "not_accepted" ? "direct" : undefined;
 }
 
 interface Slot {

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { historyDir, readHistory, summarizeHistory } from "../../../src/io/stores/deliveryHistory.js";
 import type { FakeReply } from "../../fakes/httpFake.js";
 import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
 import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
@@ -76,6 +77,40 @@ describe("a duplicate sent while the original's direct delivery is under way", {
       const retry = await postJson(gw.url("/webhooks/notify"), { n: 1 }, { "X-Request-ID": "slow-1" });
       expect(retry.body).toMatchObject({ status: "delivered", delivery_id: "slow-1" });
       expect(sentTexts(telegram)).toEqual(["Deploy 1", "Deploy 1"]);
+    } finally {
+      await telegram.close();
+    }
+  });
+
+  it("the delivery history shows the failed delivery on the original's 502 only, and the retry's delivery on its 200", async () => {
+    const { telegram, gw } = await start();
+    try {
+      slowSendMessage(telegram, {
+        status: 400,
+        json: { ok: false, error_code: 400, description: "Bad Request: chat not found" },
+        delayMs: 1000,
+      });
+      const original = postJson(gw.url("/webhooks/notify"), { n: 3 }, { "X-Request-ID": "slow-3" });
+      await vi.waitFor(() => expect(sendMessages(telegram)).toBe(1), { timeout: 5000, interval: 10 });
+      const duplicate = await postJson(gw.url("/webhooks/notify"), { n: 3 }, { "X-Request-ID": "slow-3" });
+      expect([(await original).status, duplicate.status]).toEqual([502, 502]);
+      const retry = await postJson(gw.url("/webhooks/notify"), { n: 3 }, { "X-Request-ID": "slow-3" });
+      expect(retry.body).toMatchObject({ status: "delivered", delivery_id: "slow-3" });
+      // Newest first: the retry made the delivery that reached the platform; the duplicate that waited for
+      // the original made none of its own, whatever its 502 says.
+      await vi.waitFor(() =>
+        expect(
+          summarizeHistory(readHistory(historyDir(gw.home.dir))).map((row) => [
+            row.request?.status,
+            row.request?.outcome,
+            row.delivery?.outcome,
+          ]),
+        ).toEqual([
+          [200, "delivered", "ok"],
+          [502, "Delivery failed", undefined],
+          [502, "Delivery failed", "failed"],
+        ]),
+      );
     } finally {
       await telegram.close();
     }
