@@ -23,13 +23,11 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { startFakeTelegram } from "../test/fakes/telegram.js";
 import { startTestRedis, type TestRedis } from "../test/helpers/redis.js";
+import { optionOf, problemList, seededRandom, sleep } from "./probeKit.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const args = process.argv.slice(2);
-const opt = (name: string, fallback: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? (args[i + 1] ?? fallback) : fallback;
-};
+const opt = optionOf(args);
 const BACKEND = opt("backend", "local");
 const ROUNDS = Number(opt("rounds", "3"));
 const KILL = args.includes("--kill");
@@ -37,24 +35,11 @@ const KILL = args.includes("--kill");
 const TERM = args.includes("--term");
 const WORKERS = Number(opt("workers", "0"));
 const HTTP_SERVER = opt("http-server", "uws");
-let s = Number(opt("seed", String(Date.now() % 100000))) >>> 0;
-const SEED = s;
-function rnd(): number {
-  s = (s + 0x6d2b79f5) >>> 0;
-  let t = s;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const SEED = Number(opt("seed", String(Date.now() % 100000))) >>> 0;
+const { rnd, pick } = seededRandom(SEED);
 const SECRET = "burst-secret";
 const RATE = 150;
-const problems: string[] = [];
-const problem = (t: string) => {
-  problems.push(t);
-  console.log(`!! ${t}`);
-};
+const { problems, problem } = problemList();
 
 const home = mkdtempSync("/tmp/burst-home-");
 const started: ChildProcess[] = [];

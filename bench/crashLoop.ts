@@ -13,35 +13,19 @@ import { oneJobStore } from "../test/helpers/cronJobs.js";
 import { type TempHome, tempHome } from "../test/helpers/home.js";
 import { type DeliveryAnswer, deliverSigned } from "../test/helpers/http.js";
 import { startTestRedis, type TestRedis } from "../test/helpers/redis.js";
+import { optionOf, problemList, seededRandom, sleep } from "./probeKit.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const args = process.argv.slice(2);
-const opt = (name: string, fallback: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? (args[i + 1] ?? fallback) : fallback;
-};
+const opt = optionOf(args);
 const SEED = Number(opt("seed", String(Date.now() % 100000)));
 const ITERATIONS = Number(opt("iterations", "10"));
 const BACKEND = opt("backend", "local");
 const SMALL = args.includes("--small-segments");
 const SECRET = "crash-loop-secret";
 
-let s = SEED >>> 0;
-function rnd(): number {
-  s = (s + 0x6d2b79f5) >>> 0;
-  let t = s;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const problems: string[] = [];
-const problem = (text: string) => {
-  problems.push(text);
-  console.log(`!! ${text}`);
-};
+const { rnd, pick } = seededRandom(SEED);
+const { problems, problem } = problemList();
 
 // ---------- gateway process ----------
 interface Gw {
