@@ -27,7 +27,7 @@ import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
 import { createLastRunWriter } from "./lastRuns.js";
-import { NOT_RUN, type QueuedRun, type RunExecutor } from "./runs.js";
+import { type FiredJob, NOT_RUN, type QueuedRun, type RunExecutor } from "./runs.js";
 
 /** The webhook route whose event fired a job: with `mirror_to_session`, the job's chat reply is mirrored under its name. */
 export interface FiredBy {
@@ -879,7 +879,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       if (found === "unreadable" || "skipped" in found) return found;
       const prompt = eventPrompt(found.job, event);
       if (options.enqueue !== undefined) {
-        const taken = options.enqueue({ ...event, prompt });
+        const fired: AcceptedEvent & FiredJob = { ...event, prompt, cronJob: jobRef };
+        const taken = options.enqueue(fired);
         if (typeof taken === "boolean") return taken ? "fired" : "queue_full";
         return taken.then((ok) => (ok ? "fired" : "queue_full"));
       }
@@ -887,7 +888,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return "fired";
     },
     async runFired(run, signal) {
-      const jobRef = run.route.cron_job;
+      // The job the event fired (a run saved by an older version names none: its route's, as it is now).
+      const jobRef = run.cronJob ?? run.route.cron_job;
       const found = jobRef === undefined ? undefined : firable(jobRef, run, "event dropped");
       if (found === undefined || found === "unreadable" || "skipped" in found) return NOT_RUN;
       const error = await execute(

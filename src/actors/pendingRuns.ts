@@ -4,7 +4,7 @@ import type { QueuedRun } from "./runs.js";
 
 /** What a restart needs of an unfinished run (the route by name: its configuration may hold a secret). */
 export function pendingRunOf(run: QueuedRun): PendingRun {
-  return {
+  const pending: PendingRun = {
     profile: run.profile,
     routeName: run.routeName,
     event: run.event,
@@ -13,6 +13,8 @@ export function pendingRunOf(run: QueuedRun): PendingRun {
     extra: run.extra,
     receivedAt: run.receivedAt,
   };
+  // Only a fire's record names its job: an agent run's is written as it always was.
+  return run.cronJob === undefined ? pending : { ...pending, cronJob: run.cronJob };
 }
 
 /**

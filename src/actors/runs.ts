@@ -8,7 +8,16 @@ import type { AcceptedEvent } from "../streams/context.js";
  * headers, which the run never reads (the prompt and `deliver_extra` are already rendered). A queued run
  * then costs about its prompt, so a burst can wait in memory without holding every payload.
  */
-export type QueuedRun = Omit<AcceptedEvent, "payload" | "headers">;
+export type QueuedRun = Omit<AcceptedEvent, "payload" | "headers"> & FiredJob;
+
+/**
+ * On the run of an event a `cron_job` route fired (only there): the job it fires, as the route named it
+ * then. Saved and journaled with the run, so a restart runs it as a fire of that job, whatever the route
+ * became meanwhile.
+ */
+export interface FiredJob {
+  readonly cronJob?: string;
+}
 
 /**
  * What a run resolves with when nothing ran: a fired cron job paused, disabled or removed while the event

@@ -1,6 +1,7 @@
 import { createRunExecutor } from "../actors/agent/index.js";
 import type { CronScheduler } from "../actors/cron.js";
 import type { Deliverer } from "../actors/deliver.js";
+import { isFire } from "../actors/firedJob.js";
 import { createShutdownSaver, type ShutdownSave } from "../actors/pendingRuns.js";
 import {
   type QueuedRun,
@@ -103,7 +104,7 @@ export function createRuns(deps: RunsDeps): { readonly execute: RunExecutor } {
     mcpServers: deps.agent.mcpServers,
   });
   const execute = (deps.track ?? ((run) => run))((run, signal) =>
-    run.route.cron_job === undefined ? executeAgentRun(run, signal) : deps.runFiredJob(run, signal),
+    isFire(run) ? deps.runFiredJob(run, signal) : executeAgentRun(run, signal),
   );
   deps.system.spawn("runs", runsMachine, {
     maxConcurrent: deps.maxConcurrent,

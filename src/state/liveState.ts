@@ -45,7 +45,8 @@ function isRun(v: unknown): v is PendingRun {
     isString(v.deliveryId) &&
     isString(v.prompt) &&
     isObject(v.extra) &&
-    isNumber(v.receivedAt)
+    isNumber(v.receivedAt) &&
+    (v.cronJob === undefined || isString(v.cronJob))
   );
 }
 

@@ -16,6 +16,11 @@ export interface PendingRun {
   readonly prompt: string;
   readonly extra: Readonly<Record<string, string>>;
   readonly receivedAt: number;
+  /**
+   * A fire of a `cron_job` route: the job it fires (as the route named it). Absent on an agent run, and on
+   * a fire saved by a version that did not record it (its route's `cron_job` at the start then decides).
+   */
+  readonly cronJob?: string;
 }
 
 const pendingRunSchema = z.object({
@@ -26,6 +31,7 @@ const pendingRunSchema = z.object({
   prompt: z.string(),
   extra: z.record(z.string(), z.string()),
   receivedAt: z.number(),
+  cronJob: z.string().optional(),
 });
 
 const fileSchema = z.object({ version: z.literal(1), runs: z.array(z.unknown()) });
@@ -57,8 +63,14 @@ export function readPendingRuns(path: string): PendingRunsFile {
   const unreadable: unknown[] = [];
   for (const entry of parsed.runs) {
     const run = pendingRunSchema.safeParse(entry);
-    if (run.success) runs.push({ ...run.data, event: run.data.event });
-    else unreadable.push(entry);
+    if (!run.success) {
+      unreadable.push(entry);
+      continue;
+    }
+    const { cronJob, ...saved } = run.data;
+    runs.push(
+      cronJob === undefined ? { ...saved, event: saved.event } : { ...saved, event: saved.event, cronJob },
+    );
   }
   return { runs, unreadable };
 }

@@ -173,3 +173,157 @@ describe("fired jobs unfinished at shutdown", () => {
     expect(runs.map((r) => /delivery (s\d)\]/.exec(r.prompt)?.[1]).sort()).toEqual(["s1", "s2"]);
   });
 });
+
+describe("a fire saved at stop stays a fire of its job, whatever the route became while the gateway was down", () => {
+  const homes: TempHome[] = [];
+  const running: Gateway[] = [];
+  afterEach(async () => {
+    for (const gateway of running.splice(0)) await gateway.stop();
+    for (const home of homes.splice(0)) home.cleanup();
+  });
+
+  /** Fires `triage` twice (s1 runs, s2 waits behind it), stops, then starts with `routes` and `jobs`. */
+  async function restartWith(routes: Record<string, unknown>, jobs = JOBS) {
+    const home = tempHome();
+    homes.push(home);
+    home.write("cron/jobs.json", JOBS);
+    const stuck = ["bash", "-c", 'touch "$0/started-$$"; exec sleep 30', inHome("")];
+    const fired = { fire: { secret: OPEN, cron_job: "triage" } };
+    const agent = { provider: "command", command: stuck, max_concurrent_runs: 1 };
+    home.write("config.yaml", stringify(webhookConfig(fired, {}, { agent })));
+    const first = await startGatewayInHome(home);
+    for (const id of ["s1", "s2"])
+      expect(
+        await postJson(`http://127.0.0.1:${first.port}/webhooks/fire`, { id }, { "x-request-id": id }),
+      ).toMatchObject({ status: 202 });
+    await vi.waitFor(() => expect(readdirSync(home.dir).some((f) => f.startsWith("started-"))).toBe(true));
+    await first.stop();
+    home.write("cron/jobs.json", jobs);
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    home.write("config.yaml", stringify(webhookConfig(routes, {}, { agent: recorderAgent() })));
+    const second = await startGatewayInHome(home);
+    running.push(second);
+    return { home, second };
+  }
+
+  const logLines = (home: TempHome) =>
+    readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as Record<string, unknown> & { msg: string });
+
+  const recorded = (home: TempHome) => {
+    const dir = join(home.dir, "runs");
+    const found = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".json")) : [];
+    return found.map(
+      (f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as { prompt: string; route: string },
+    );
+  };
+
+  it("a route switched to agent mode runs the saved fires as fires of the job, recorded in its last_run", async () => {
+    const { home } = await restartWith({ fire: { secret: OPEN, prompt: "agent run" } });
+    const runs = await vi.waitFor(
+      () => {
+        const found = recorded(home);
+        if (found.length < 2) throw new Error("not yet");
+        return found;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(runs.map((r) => r.route)).toEqual(["cron:triage", "cron:triage"]);
+    expect(runs.every((r) => r.prompt.startsWith("job triage\n\n[Webhook event: route fire,"))).toBe(true);
+    await vi.waitFor(
+      () => {
+        const jobs = JSON.parse(readFileSync(join(home.dir, "cron/jobs.json"), "utf8"));
+        expect(jobs.jobs.j1.last_run).toMatchObject({ status: "ok" });
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+  });
+
+  it("a saved agent run stays an agent run on a route switched to cron_job; the job is not fired", async () => {
+    const home = tempHome();
+    homes.push(home);
+    home.write("cron/jobs.json", JOBS);
+    const stuck = ["bash", "-c", 'touch "$0/started-$$"; exec sleep 30', inHome("")];
+    const agent = { provider: "command", command: stuck, max_concurrent_runs: 1 };
+    const agentRoute = { fire: { secret: OPEN, prompt: "agent run" } };
+    home.write("config.yaml", stringify(webhookConfig(agentRoute, {}, { agent })));
+    const first = await startGatewayInHome(home);
+    for (const id of ["a1", "a2"])
+      expect(
+        await postJson(`http://127.0.0.1:${first.port}/webhooks/fire`, { id }, { "x-request-id": id }),
+      ).toMatchObject({ status: 202 });
+    await vi.waitFor(() => expect(readdirSync(home.dir).some((f) => f.startsWith("started-"))).toBe(true));
+    await first.stop();
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    const fired = { fire: { secret: OPEN, cron_job: "triage" } };
+    home.write("config.yaml", stringify(webhookConfig(fired, {}, { agent: recorderAgent() })));
+    running.push(await startGatewayInHome(home));
+    const runs = await vi.waitFor(
+      () => {
+        const found = recorded(home);
+        if (found.length < 2) throw new Error("not yet");
+        return found;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(runs.map((r) => [r.route, r.prompt])).toEqual([
+      ["fire", "agent run"],
+      ["fire", "agent run"],
+    ]);
+    const jobs = JSON.parse(readFileSync(join(home.dir, "cron/jobs.json"), "utf8"));
+    expect(jobs.jobs.j1.last_run).toBeUndefined();
+  });
+
+  it("a fire saved by an older version (no job named in webhook-pending-runs.json) still fires its route's job", async () => {
+    const home = tempHome();
+    homes.push(home);
+    home.write("cron/jobs.json", JOBS);
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    // As the version before this one wrote it: the route, delivery id and the fire's prompt, no job.
+    const prompt = "job triage\n\n[Webhook event: route fire, event (none), delivery old1]\n{}";
+    const run = {
+      profile: "default",
+      routeName: "fire",
+      deliveryId: "old1",
+      prompt,
+      extra: {},
+      receivedAt: 1000,
+    };
+    home.write("webhook-pending-runs.json", JSON.stringify({ version: 1, runs: [run] }));
+    const fired = { fire: { secret: OPEN, cron_job: "triage" } };
+    home.write("config.yaml", stringify(webhookConfig(fired, {}, { agent: recorderAgent() })));
+    running.push(await startGatewayInHome(home));
+    const runs = await vi.waitFor(
+      () => {
+        const found = recorded(home);
+        if (found.length < 1) throw new Error("not yet");
+        return found;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(runs).toMatchObject([{ route: "cron:triage", prompt }]);
+  });
+
+  it("a saved fire whose job is gone is not run: one WARN per fire names the route, delivery id and job", async () => {
+    const { home, second } = await restartWith(
+      { fire: { secret: OPEN, prompt: "agent run" } },
+      JSON.stringify({ revision: 2, jobs: {} }),
+    );
+    const dropped = await vi.waitFor(
+      () => {
+        const lines = logLines(home).filter((l) => l.msg.includes("cron_job triage does not exist"));
+        if (lines.length < 2) throw new Error("not yet");
+        return lines;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(dropped.map((l) => l.delivery_id).sort()).toEqual(["s1", "s2"]);
+    expect(dropped.every((l) => l.route === "fire" && l.job === "triage")).toBe(true);
+    expect(dropped[0]?.msg).toBe("[webhook] fire: cron_job triage does not exist; event dropped");
+    await second.stop();
+    running.splice(0);
+    expect(recorded(home)).toEqual([]);
+  });
+});
