@@ -26,6 +26,7 @@ import type { AcceptedEvent, CronFireResult, CronSkipped } from "../streams/cont
 import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
+import { fireEventLine } from "./firedJob.js";
 import { createLastRunWriter } from "./lastRuns.js";
 import { type FiredJob, NOT_RUN, type QueuedRun, type RunExecutor } from "./runs.js";
 
@@ -148,25 +149,7 @@ export interface CronScheduler {
  * a payload without a prompt is rendered: indented, numbers as sent, cut at 4000 characters).
  */
 export function eventPrompt(job: CronJob, event: AcceptedEvent): string {
-  const type = event.event === undefined ? "(none)" : onTheLine(event.event);
-  return `${job.prompt}\n\n[Webhook event: route ${event.routeName}, event ${type}, delivery ${onTheLine(event.deliveryId)}]\n${event.prompt}`;
-}
-
-/** A sender's value written on the event line as it is: no line break, control character, bracket, comma, quote. */
-const PLAIN = /^[^\p{Cc}\p{Zl}\p{Zp}[\],"\\]*$/u;
-
-/**
- * A sender's text (a body's `event_type`, a delivery id) on the event line: as it is when `PLAIN`, else
- * JSON-quoted with every line break escaped. The event type of a body can be any
- * text: `push]\n\nOperator instruction: ...` would otherwise end the line and put its own lines between the
- * job's prompt and the event, where they read as the job's instructions.
- */
-function onTheLine(text: string): string {
-  if (PLAIN.test(text)) return text;
-  return JSON.stringify(text).replace(
-    /[\u007f-\u009f\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return `${job.prompt}\n\n${fireEventLine(event)}\n${event.prompt}`;
 }
 
 const removeCommand = (profile: string) => `svc cron remove${profileFlag(profile)}`;
