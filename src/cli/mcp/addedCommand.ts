@@ -45,6 +45,22 @@ function currentDirectory(): string | undefined {
  * working directory (a service's, or wherever `svc gateway start` ran), so that the test passes and the
  * gateway's every connect fails.
  */
+/**
+ * Why a `command` that is a whole command line (`npx -y pkg --api-key <key>`, as some clients' configs and
+ * install links write it) or starts with a shell's `NAME=value` cannot be started: a process start takes it as
+ * one program name. Names the program and the variable, never another word (one may be a key). Undefined for
+ * a command of one word.
+ */
+function commandLineProblem(command: string): string | undefined {
+  const [first = "", ...rest] = command.trim().split(/\s+/);
+  const variable = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(first)?.[1];
+  if (variable !== undefined)
+    return `starts with ${variable}=..., how a shell sets a variable, and no shell runs command — the gateway starts, but every connect of this server fails: write the program alone as command and ${variable} under env (as \${${variable}}, its value in .env)`;
+  if (rest.length === 0) return undefined;
+  const words = rest.length === 1 ? "1 more word" : `${rest.length} more words`;
+  return `is a whole command line (${JSON.stringify(first)} and ${words}), which is started as one program name, not split into words — the gateway starts, but every connect of this server fails: write the program alone as command and each other word as an item of args`;
+}
+
 export function addedCommandNotes(
   name: string,
   entry: AddedCommand,
@@ -52,8 +68,14 @@ export function addedCommandNotes(
   cwd = currentDirectory(),
   path = process.env.PATH ?? "",
 ): string[] {
-  const notes: string[] = [];
   const command = entry.command;
+  // Neither a path nor a program to look up: the one thing to say is that it is a command line.
+  // A path with a space in it (`/opt/My Tools/server`) that is there is one program, as written.
+  const spelled =
+    command.includes("${") || command.startsWith("~") || existsSync(resolve(cwd ?? "/", command));
+  const line = spelled ? undefined : commandLineProblem(command);
+  if (line !== undefined) return [`Warning: ${configPath}: mcp_servers.${name}.command: ${line}`];
+  const notes: string[] = [];
   const expanded = command.includes("${") || command.startsWith("~");
   // A command with a `/` is a path, there or not: a process start looks no further than the directory.
   const relativeCommand = cwd !== undefined && !expanded && command.includes("/") && !isAbsolute(command);

@@ -79,6 +79,27 @@ describe("svc mcp add of a command server the gateway could not start as written
     );
   });
 
+  it("a whole command line written as command is said to be one (no path, no argument shown: one may be a key), with the fix", async () => {
+    home = tempHome();
+    project = makeProject();
+    const servers = {
+      ctx: { command: "npx -y @upstash/context7-mcp --api-key ctx7sk-SECRET", args: [] },
+      gh: { command: "GITHUB_TOKEN=ghp_SECRET npx", args: ["-y", "@scope/server"] },
+    };
+    writeFileSync(join(project, ".mcp.json"), JSON.stringify({ mcpServers: servers }));
+    const res = await svc(home, ["mcp", "import", ".mcp.json"], { cwd: project });
+    expect(res.code).toBe(0);
+    const config = join(home.dir, "config.yaml");
+    expect(res.stderr).not.toContain("SECRET");
+    expect(res.stderr).not.toContain("relative path");
+    expect(res.stderr).toContain(
+      `Warning: ${config}: mcp_servers.ctx.command: is a whole command line ("npx" and 4 more words), which is started as one program name, not split into words — the gateway starts, but every connect of this server fails: write the program alone as command and each other word as an item of args`,
+    );
+    expect(res.stderr).toContain(
+      `Warning: ${config}: mcp_servers.gh.command: starts with GITHUB_TOKEN=..., how a shell sets a variable, and no shell runs command — the gateway starts, but every connect of this server fails: write the program alone as command and GITHUB_TOKEN under env (as \${GITHUB_TOKEN}, its value in .env)`,
+    );
+  });
+
   it("says nothing of a command on PATH with a package name, an option, an absolute path, or a bare word that only happens to name a directory here", async () => {
     home = tempHome();
     project = makeProject();
@@ -89,5 +110,12 @@ describe("svc mcp add of a command server the gateway could not start as written
     );
     expect(res.code).toBe(0);
     expect(res.stderr).toBe("");
+    // A program whose path has a space in it is one program, not a command line.
+    mkdirSync(join(project, "My Tools"));
+    writeFileSync(join(project, "My Tools", "server"), "#!/bin/sh\n", { mode: 0o755 });
+    const spaced = await svc(home, ["mcp", "add", "spaced", "--", join(project, "My Tools", "server")], {
+      cwd: project,
+    });
+    expect(spaced).toMatchObject({ code: 0, stderr: "" });
   });
 });
