@@ -584,6 +584,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // moves to 127.0.0.1 with INSECURE_NO_AUTH must not open routes on a public listener.
       let next: LoadedConfig;
       try {
+        // A .env emptied mid-save: applied, every ${VAR} it gave would fall back at once. Said before the
+        // load, which would otherwise refuse the first value it misses (a route's secret) as if unset.
+        const emptiedEnv = emptiedEnvProblem(paths.env, Object.keys(loaded.scope.secrets).length);
+        if (emptiedEnv !== undefined) throw new SvcError("startup_refused", emptiedEnv);
         next = checkedConfig(
           { ...options, host },
           loaded.fromFile,
@@ -604,9 +608,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             `${paths.config}: is empty (no setting in it) — the running config came from this file: write it whole and reload again (an editor may still have been writing it)`,
           );
         }
-        // Likewise a .env emptied mid-save: applied, every ${VAR} it gave would fall back at once.
-        const emptiedEnv = emptiedEnvProblem(paths.env, Object.keys(loaded.scope.secrets).length);
-        if (emptiedEnv !== undefined) throw new SvcError("startup_refused", emptiedEnv);
       } catch (err) {
         // `svc mcp reload` waits for the gateway's answer: a refusal is one too, with the reason.
         mcp.reloadRefused(describeError(err));

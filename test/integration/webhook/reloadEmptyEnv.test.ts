@@ -40,6 +40,17 @@ describe("SIGHUP reload of an empty .env", () => {
     expect(running.gateway.reload().routes).toEqual(["r"]);
   });
 
+  it("is refused as an empty .env also when the route's secret came from it (not as a missing secret)", async () => {
+    const config = webhookConfig({ r: { secret: "${ROUTE_SECRET}" } });
+    gw = await startTestGateway({ config, files: { ".env": `ROUTE_SECRET=${SECRET}\n` } });
+    const running = gw;
+    running.home.write(".env", "", 0o600);
+    expect(() => running.gateway.reload()).toThrow(
+      `${join(running.home.dir, ".env")}: is empty (no variable in it) — the running config read 1 variable from it`,
+    );
+    expect((await post(running, "kept")).status).toBe(202);
+  });
+
   it("is applied when the .env is removed, or when the running config read none from it either", async () => {
     gw = await startTestGateway({ config: CONFIG, files: { ".env": "MCP_TOKEN=tok-1\n" } });
     rmSync(join(gw.home.dir, ".env"));
