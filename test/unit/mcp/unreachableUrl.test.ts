@@ -59,6 +59,15 @@ describe("a remote server's url nothing answers at", () => {
     );
   });
 
+  it("no hint when the address refused or not known is not the url's (a redirect it followed, an OAuth server)", () => {
+    const url = "https://mcp.example.com/mcp";
+    expect(unreachableUrlHint("x", "fetch failed: connect ECONNREFUSED 10.0.0.7:8080", url)).toBe("");
+    expect(unreachableUrlHint("x", "fetch failed: getaddrinfo ENOTFOUND auth.internal", url)).toBe("");
+    expect(unreachableUrlHint("x", "fetch failed: getaddrinfo ENOTFOUND MCP.example.com", url)).toContain(
+      "the host name mcp.example.com is not known",
+    );
+  });
+
   it("no hint for other failures, nor for a proxy that could not be reached (its own message says so)", () => {
     expect(unreachableUrlHint("x", "fetch failed: bad port", "http://127.0.0.1:6000/mcp")).toBe("");
     expect(
