@@ -55,7 +55,13 @@ import {
   removeServerCommand,
 } from "./mcp/edit.js";
 import { loadForProfile, refuseListProfile } from "./mcp/profileConfig.js";
-import { liveProfileHubs, profileReloadText, reportSince, stillConnecting } from "./mcp/profileReloads.js";
+import {
+  liveProfileHubs,
+  profileReloadText,
+  refusedSince,
+  reportSince,
+  stillConnecting,
+} from "./mcp/profileReloads.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
@@ -557,9 +563,22 @@ async function printProfileReloads(
   for (const profile of profiles) {
     const cacheDir = svcPaths(home, profile).mcpCache;
     let report = reportSince(cacheDir, sentAt);
-    while ((report === undefined || stillConnecting(report.reload, report.servers)) && waiting()) {
+    let refused = refusedSince(cacheDir, sentAt);
+    while (
+      refused === undefined &&
+      (report === undefined || stillConnecting(report.reload, report.servers)) &&
+      waiting()
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       report = reportSince(cacheDir, sentAt) ?? report;
+      refused = refusedSince(cacheDir, sentAt);
+    }
+    if (refused !== undefined) {
+      process.stderr.write(
+        `svc: profile ${profile}'s connections keep their values: the gateway refused their reload — fix what is named below and run svc mcp reload again:\n${refused}\n`,
+      );
+      process.exitCode = 1;
+      continue;
     }
     process.stdout.write(
       report === undefined

@@ -2,6 +2,7 @@ import { type GatewayMcp, startGatewayMcp } from "../actors/mcp/gatewayHub.js";
 import type { McpHub } from "../actors/mcp/hub.js";
 import type { GatewaySystem } from "../actors/system.js";
 import type { Clock } from "../clock.js";
+import { emptiedEnvProblem, writtenEnvLines } from "../config/envFile.js";
 import { namedProfile, type SvcPaths, svcPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../io/log.js";
@@ -62,6 +63,17 @@ export function createMcp(deps: {
     });
   const main = start(deps.paths, deps.onStatus);
   const profiles = new Map<string, GatewayMcp>();
+  // How many variables each named profile's `.env` set when its servers were last rendered: a reload finding
+  // that file emptied (an editor mid-save) keeps them, as the gateway keeps its config for its own `.env`.
+  const envVariables = new Map<string, number>();
+  const envOf = (name: string) => svcPaths(deps.paths.home, name).env;
+  const variablesIn = (name: string) => {
+    try {
+      return writtenEnvLines(envOf(name)).length;
+    } catch {
+      return 0;
+    }
+  };
   // Hubs of profiles that went, while their servers close (a reload to no server).
   const retiring = new Map<string, GatewayMcp>();
   // Profiles that went with runs left, each asked again on its timer.
@@ -77,11 +89,14 @@ export function createMcp(deps: {
       let hub = profiles.get(named);
       if (hub === undefined) {
         hub = retiring.get(named);
-        if (hub === undefined) hub = start(svcPaths(deps.paths.home, named));
-        else {
+        if (hub === undefined) {
+          hub = start(svcPaths(deps.paths.home, named));
+          envVariables.set(named, variablesIn(named));
+        } else {
           // Bound again while its servers still close: that hub takes them back, after the closing (its
           // reloads run one after the other), where a new hub would start connections of the same names.
           retiring.delete(named);
+          envVariables.set(named, variablesIn(named));
           void hub.reload(servers).catch(reloadFailed);
         }
         profiles.set(named, hub);
@@ -91,7 +106,19 @@ export function createMcp(deps: {
     reloadConfig(config) {
       servers = config.mcp_servers;
       void main.reload(servers).catch(reloadFailed);
-      for (const hub of profiles.values()) void hub.reload(servers).catch(reloadFailed);
+      for (const [name, hub] of profiles) {
+        const emptied = emptiedEnvProblem(envOf(name), envVariables.get(name) ?? 0);
+        if (emptied !== undefined) {
+          logger.error(
+            { profile: name },
+            `[mcp] profile ${name}: reload refused, its MCP connections keep their values — ${emptied}`,
+          );
+          hub.reloadRefused(emptied);
+          continue;
+        }
+        envVariables.set(name, variablesIn(name));
+        void hub.reload(servers).catch(reloadFailed);
+      }
     },
     retireProfiles(use) {
       const retire = (name: string) => {

@@ -34,6 +34,12 @@ export function reportSince(
   return { reload, servers: status?.servers ?? [] };
 }
 
+/** Why the gateway refused a named profile's part of a reload made at `sentAt` or later (its `.env` emptied). */
+export function refusedSince(cacheDir: string, sentAt: number): string | undefined {
+  const refused = readStatusFile(cacheDir)?.lastRefusedReload;
+  return refused !== undefined && Date.parse(refused.at) >= sentAt ? refused.why : undefined;
+}
+
 /**
  * Whether a server the reload (re)started or tried again is still connecting: its outcome is waited for,
  * so a connect that failed is not printed as a reconnect (one still closing its lost session connects

@@ -79,3 +79,37 @@ describe("svc mcp reload with a named profile's own connections", () => {
     );
   }, 60_000);
 });
+
+/**
+ * A named profile's `.env` left empty while its connections are open (an editor truncating it mid-save):
+ * as the gateway does for its own `.env`, the reload keeps that profile's servers with the values they
+ * have, rather than restarting them with the literal `${T}`, and `svc mcp reload` says so.
+ */
+describe("svc mcp reload with a named profile's .env emptied", () => {
+  it("refuses that profile's part, naming the file, and its server keeps its values", async () => {
+    home = tempHome();
+    writeConfig({ team: { secret: "INSECURE_NO_AUTH", profile: "work", deliver: "log" } });
+    home.write("profiles/work/.env", "T=work-1\n", 0o600);
+    gateway = await runForeground(home);
+    expect((await postJson(`http://127.0.0.1:${gateway.port}/p/work/webhooks/team`, {})).status).toBe(202);
+    await waitFor(() => workState() === "connected", "profile work's connection");
+
+    home.write("profiles/work/.env", "", 0o600);
+    const emptied = await svc(home, ["mcp", "reload"]);
+    expect(emptied.code).toBe(1);
+    expect(emptied.stdout).toBe(
+      `Gateway (pid ${gateway.child.pid}) reloaded mcp_servers:\n  unchanged: fx\n  nothing changed\n`,
+    );
+    expect(emptied.stderr).toBe(
+      `svc: profile work's connections keep their values: the gateway refused their reload — fix what is named below and run svc mcp reload again:\n${join(home.dir, "profiles", "work", ".env")}: is empty (no variable in it) — the running config read 1 variable from it: write it whole and reload again (an editor may still have been writing it), or remove the file to run without it\n`,
+    );
+
+    // Written whole again with the same value: nothing changed for the server, which kept T all along.
+    home.write("profiles/work/.env", "T=work-1\n", 0o600);
+    const restored = await svc(home, ["mcp", "reload"]);
+    expect(restored.code).toBe(0);
+    expect(restored.stdout).toBe(
+      `Gateway (pid ${gateway.child.pid}) reloaded mcp_servers:\n  unchanged: fx\n  nothing changed\nProfile work (its own .env and logins):\n  unchanged: fx\n  nothing changed\n`,
+    );
+  }, 60_000);
+});
