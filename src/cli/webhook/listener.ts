@@ -27,6 +27,16 @@ export function noListener(loaded: LoadedConfig, pid: number): SvcError {
 }
 
 /**
+ * Where to send instead on a host whose adapter is off with `state.backend: redis` (a worker's, or an admin
+ * host's that names the Redis): the gateways sharing that Redis serve the route, and a gateway started here
+ * would have no listener — so not "start it". Undefined elsewhere.
+ */
+export function sharedAdapterOff(loaded: LoadedConfig): string | undefined {
+  if (loaded.config.state.backend !== "redis" || loaded.config.platforms.webhook.enabled) return undefined;
+  return "the webhook adapter is off here, and the gateways sharing its Redis (state.backend: redis) whose adapter is on serve the route: send to one of them, with --port <its port> when it runs on this host, or run this command on its host";
+}
+
+/**
  * What to do when nothing answered at `port`: start the gateway — unless this SVC_HOME's gateway runs and
  * listens on another port (a `--port` given wrong), where "start it" would be wrong: it runs, elsewhere;
  * or it is stopping (its listener closed while runs drain), where "start it" would be wrong too: it runs

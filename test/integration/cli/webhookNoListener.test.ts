@@ -86,6 +86,20 @@ describe("svc webhook subscribe|test when there is no port to show or send to", 
         "it runs the shared queue's runs (state.backend: redis): send to a gateway sharing that Redis whose adapter is on",
       );
       expect(redelivered.stderr).not.toContain("svc gateway setup --enable");
+      // No gateway running on this host (an admin host's, or the worker stopped): starting one here would
+      // start a worker without a listener, so the advice is the same, not "start it".
+      expect((await svc(home, ["gateway", "stop"])).code).toBe(0);
+      for (const command of [
+        ["webhook", "test", "a"],
+        ["webhook", "redeliver", "d-1"],
+      ]) {
+        const unanswered = await svc(home, command);
+        expect(unanswered.code).toBe(1);
+        expect(unanswered.stderr).toContain(
+          "the webhook adapter is off here, and the gateways sharing its Redis (state.backend: redis) whose adapter is on serve the route: send to one of them, with --port <its port> when it runs on this host, or run this command on its host",
+        );
+        expect(unanswered.stderr).not.toContain("svc gateway start");
+      }
     } finally {
       await svc(home, ["gateway", "stop"]);
       await redis.cleanup();
