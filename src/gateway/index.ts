@@ -422,8 +422,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       paths.config,
       reason,
       how,
+      shared,
     );
-    if (own !== undefined) logger.warn(own);
+    if (own !== undefined) logger[shared ? "info" : "warn"](own);
   };
   const proxy = proxyNotice();
   if (proxy !== undefined) logger[proxy.level](`[gateway] ${proxy.text}`);

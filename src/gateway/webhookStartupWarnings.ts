@@ -57,13 +57,20 @@ export function unservedSubscriptionsWarning(
   return unservedWarning("enabled subscription(s)", names, file, offReason, howToEnable);
 }
 
-/** config.yaml's own routes, which an adapter turned off leaves unserved (404 to nobody: nothing listens). */
+/**
+ * config.yaml's own routes, which an adapter turned off leaves unserved (404 to nobody: nothing listens).
+ * With `shared` (`state.backend: redis`) the instances whose adapter is on accept their events, and this
+ * one (a worker) runs the runs it takes from the shared queue with these routes' settings.
+ */
 export function unservedRoutesWarning(
   names: readonly string[],
   file: string,
   offReason: string,
   howToEnable: string,
+  shared = false,
 ): string | undefined {
+  if (shared && names.length > 0)
+    return `[webhook] ${names.length} route(s) in ${file} (${shownNames(names)}) are not served by this gateway: its webhook adapter is off (${offReason}); the gateways sharing that Redis whose adapter is on accept their events, and this one runs the runs it takes from the shared queue with these routes' settings. To serve them here too: ${howToEnable}`;
   return unservedWarning("route(s)", names, file, offReason, howToEnable);
 }
 

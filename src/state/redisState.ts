@@ -134,10 +134,15 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
           `route ${pending.routeName} no longer exists for profile ${pending.profile}; run dropped`,
         );
       }
+      // Another instance may have accepted it under a route this instance's config never had.
       if (current === undefined)
         logger.info(
           { route: pending.routeName, delivery_id: pending.deliveryId },
-          `[webhook] ${pending.routeName}: route no longer served; the run goes on with the route it was accepted under`,
+          `[webhook] ${pending.routeName}: ${
+            found === undefined
+              ? `this gateway's config serves no route ${pending.routeName} (removed since the event was accepted, or only in the config of the instance that accepted it)`
+              : `this gateway's config serves route ${pending.routeName} for profile ${found.profile}, not for ${pending.profile}, the profile it was accepted for`
+          }; the run goes on with the route it was accepted under`,
         );
       const run: QueuedRun = { ...pending, route };
       try {

@@ -188,6 +188,7 @@ export async function checkConfig(
       loaded.paths.config,
       webhookOffReason(loaded),
       howToEnableWebhook(loaded),
+      loaded.config.state.backend === "redis",
     );
     if (unserved !== undefined) warnings.push(...untagged([unserved]));
   }

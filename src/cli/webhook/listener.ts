@@ -12,13 +12,28 @@ export const PORT_ZERO = "--port 0: give the port the gateway listens on (svc ga
 
 /**
  * A running gateway that records no listener (webhook adapter off, MCP servers and cron jobs only): it has
- * no address to send to, and "start it" would be wrong — it runs.
+ * no address to send to, and "start it" would be wrong — it runs. With `state.backend: redis` it is a
+ * worker of the shared queue, meant to run without one: the gateways sharing that Redis serve the route.
  */
 export function noListener(loaded: LoadedConfig, pid: number): SvcError {
+  const what =
+    loaded.config.state.backend === "redis"
+      ? "it runs the shared queue's runs (state.backend: redis): send to a gateway sharing that Redis whose adapter is on, with --port <its port> when it runs on this host, or run this command on that gateway's host"
+      : "enable it with svc gateway setup --enable, then restart the gateway: svc gateway stop, then svc gateway start";
   return new SvcError(
     "delivery_failed",
-    `the running gateway (pid ${pid}) has no webhook listener: the webhook adapter is off (${webhookOffReason(loaded)}) — enable it with svc gateway setup --enable, then restart the gateway: svc gateway stop, then svc gateway start`,
+    `the running gateway (pid ${pid}) has no webhook listener: the webhook adapter is off (${webhookOffReason(loaded)}) — ${what}`,
   );
+}
+
+/**
+ * Where to send instead on a host whose adapter is off with `state.backend: redis` (a worker's, or an admin
+ * host's that names the Redis): the gateways sharing that Redis serve the route, and a gateway started here
+ * would have no listener — so not "start it". Undefined elsewhere.
+ */
+export function sharedAdapterOff(loaded: LoadedConfig): string | undefined {
+  if (loaded.config.state.backend !== "redis" || loaded.config.platforms.webhook.enabled) return undefined;
+  return "the webhook adapter is off here, and the gateways sharing its Redis (state.backend: redis) whose adapter is on serve the route: send to one of them, with --port <its port> when it runs on this host, or run this command on its host";
 }
 
 /**

@@ -16,7 +16,7 @@ import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { coalescedNote, failedDeliveryNote, tooLargeNote } from "./answerNote.js";
 import { configWithEnabledNote } from "./config.js";
-import { noListener, PORT_ZERO, unreachableHint } from "./listener.js";
+import { noListener, PORT_ZERO, sharedAdapterOff, unreachableHint } from "./listener.js";
 import { meantSubscription } from "./meantSubscription.js";
 import { payloadNotKept } from "./notKept.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
@@ -167,11 +167,15 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   if (port === 0) throw new SvcError("usage", PORT_ZERO);
   if (port === undefined && running.withoutListener !== undefined)
     throw noListener(loaded, running.withoutListener);
-  if (port === undefined)
+  if (port === undefined) {
+    const shared = sharedAdapterOff(loaded);
     throw new SvcError(
       "delivery_failed",
-      "no gateway is running — start it with svc gateway start (a redelivery is run by the gateway), or give --port",
+      shared !== undefined
+        ? `no gateway is running here — ${shared}`
+        : "no gateway is running — start it with svc gateway start (a redelivery is run by the gateway), or give --port",
     );
+  }
   const url = subscriptionUrl(loaded, route, target.profile, { ...running, port });
   const newId = cutAt(`redelivery-${randomBytes(4).toString("hex")}-${id}`, 200);
   const event = headerEvent(record);
@@ -194,7 +198,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       url,
       { headers, body: payload },
       { name: route, waitMs: answerWaitMs(loaded.config, target.route), settings: target.route },
-      unreachableHint(loaded, running, port, "start it with svc gateway start"),
+      unreachableHint(loaded, running, port, sharedAdapterOff(loaded) ?? "start it with svc gateway start"),
     );
   // As `svc webhook test` sends: a subscription just written in Redis (created again, disabled, its secret
   // rotated) is answered as written once the gateway's poll has seen it — not run while just disabled.

@@ -9,7 +9,7 @@ import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { coalescedNote, failedDeliveryNote, tooLargeNote } from "./answerNote.js";
 import { configWithEnabledNote } from "./config.js";
-import { noListener, PORT_ZERO, unreachableHint } from "./listener.js";
+import { noListener, PORT_ZERO, sharedAdapterOff, unreachableHint } from "./listener.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
 import { signTestEvent } from "./signTest.js";
 import { testTarget } from "./testTarget.js";
@@ -120,7 +120,12 @@ export async function sendTest(
       url,
       { headers, body },
       { name, waitMs: answerWaitMs(loaded.config, target.route), settings: target.route },
-      unreachableHint(loaded, running, port, "start it with svc gateway start (or svc gateway run)"),
+      unreachableHint(
+        loaded,
+        running,
+        port,
+        sharedAdapterOff(loaded) ?? "start it with svc gateway start (or svc gateway run)",
+      ),
     );
   // A subscription just written in Redis is served as written once the gateway's poll has seen it.
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { startTestRedis } from "../../helpers/redis.js";
 import { svc } from "./svc.js";
 
 let home: TempHome;
@@ -56,6 +57,53 @@ describe("svc webhook subscribe|test when there is no port to show or send to", 
       /svc: the running gateway \(pid \d+\) has no webhook listener: the webhook adapter is off \(/,
     );
     expect(redelivered.stderr).not.toContain("no gateway is running");
+  });
+
+  it("a running worker instance (state.backend: redis, adapter off): test and redeliver name --port of a gateway that serves the Redis, not enabling this one's adapter", async () => {
+    const redis = await startTestRedis();
+    try {
+      home = tempHome();
+      home.write(
+        "config.yaml",
+        stringify({
+          state: { backend: "redis", redis_url: redis.url, redis_key_prefix: "nolistener" },
+          platforms: { webhook: { enabled: false, port: 9123 } },
+        }),
+      );
+      expect((await svc(home, ["gateway", "start", "--timeout", "60"])).code).toBe(0);
+      // A worker host subscribes too: the gateways sharing the Redis serve the subscription.
+      expect((await svc(home, ["webhook", "subscribe", "a", "--secret", "s"])).code).toBe(0);
+      const sent = await svc(home, ["webhook", "test", "a"]);
+      expect(sent.code).toBe(1);
+      expect(sent.stderr).toMatch(
+        /svc: the running gateway \(pid \d+\) has no webhook listener: the webhook adapter is off \(.*config\.yaml: platforms\.webhook\.enabled is false\) — it runs the shared queue's runs \(state\.backend: redis\): send to a gateway sharing that Redis whose adapter is on, with --port <its port> when it runs on this host, or run this command on that gateway's host/,
+      );
+      expect(sent.stderr).not.toContain("svc gateway setup --enable");
+      writeHistory(home, "a");
+      const redelivered = await svc(home, ["webhook", "redeliver", "d-1"]);
+      expect(redelivered.code).toBe(1);
+      expect(redelivered.stderr).toContain(
+        "it runs the shared queue's runs (state.backend: redis): send to a gateway sharing that Redis whose adapter is on",
+      );
+      expect(redelivered.stderr).not.toContain("svc gateway setup --enable");
+      // No gateway running on this host (an admin host's, or the worker stopped): starting one here would
+      // start a worker without a listener, so the advice is the same, not "start it".
+      expect((await svc(home, ["gateway", "stop"])).code).toBe(0);
+      for (const command of [
+        ["webhook", "test", "a"],
+        ["webhook", "redeliver", "d-1"],
+      ]) {
+        const unanswered = await svc(home, command);
+        expect(unanswered.code).toBe(1);
+        expect(unanswered.stderr).toContain(
+          "the webhook adapter is off here, and the gateways sharing its Redis (state.backend: redis) whose adapter is on serve the route: send to one of them, with --port <its port> when it runs on this host, or run this command on its host",
+        );
+        expect(unanswered.stderr).not.toContain("svc gateway start");
+      }
+    } finally {
+      await svc(home, ["gateway", "stop"]);
+      await redis.cleanup();
+    }
   });
 
   it("redeliver --port 0 is refused as test's is: a request to port 0 goes to port 80, not to a gateway", async () => {

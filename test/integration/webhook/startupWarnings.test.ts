@@ -158,6 +158,31 @@ describe("startup warnings about the webhook adapter", () => {
     }
   });
 
+  it("with state.backend: redis, a worker instance's own config.yaml routes are said at INFO to be served by the gateways sharing that Redis, whose runs it runs by them, not at WARN as routes nothing serves", async () => {
+    const redis = await startTestRedis();
+    try {
+      gw = await startTestGateway({
+        config: {
+          state: { backend: "redis", redis_url: redis.url },
+          platforms: { webhook: { enabled: false, routes: { deploys: { secret: "route-secret-QQQ444" } } } },
+        },
+      });
+      const config = `${gw.home.dir}/config.yaml`;
+      const said = `1 route(s) in ${config} (deploys) are not served by this gateway: its webhook adapter is off (${config}: platforms.webhook.enabled is false); the gateways sharing that Redis whose adapter is on accept their events, and this one runs the runs it takes from the shared queue with these routes' settings.`;
+      expect(warnedBy(gw).filter((line) => line.includes("route(s) in"))).toEqual([]);
+      const info = gw
+        .logs()
+        .filter((line) => line.level === INFO && line.msg.startsWith(`[webhook] ${said}`));
+      expect(info).toHaveLength(1);
+      const checked = await checkConfig({ home: gw.home.dir, env: {} });
+      expect(checked.warnings).toContainEqual(expect.stringContaining(said));
+    } finally {
+      await gw?.stop();
+      gw = undefined;
+      await redis.cleanup();
+    }
+  });
+
   it("listening on every interface (host 0.0.0.0) is a WARN that names the fix", async () => {
     gw = await startTestGateway({ config: webhookConfig({ r: { secret: "s" } }, { host: "0.0.0.0" }) });
     const warnings = warnedBy(gw);
