@@ -4,6 +4,7 @@ import { cutText } from "../io/cutText.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
 import { NOT_TLS, OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../io/mcp/tlsHints.js";
 import { ProxyRefusedError } from "../io/outbound/proxyErrors.js";
+import { refusedHint, unknownHostHint } from "../io/outbound/unreachable.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
 
 const MAX_DETAIL = 300;
@@ -123,12 +124,9 @@ function unreachableHint(err: unknown): string {
     return "";
   }
   const code = causeCode(err.cause);
-  if (code === "ECONNREFUSED") {
-    const port = url.port || (url.protocol === "https:" ? "443" : "80");
-    return ` — nothing listens on port ${port} of ${url.hostname}: start the model server, or write its host and port in agent.base_url`;
-  }
-  if (code === "ENOTFOUND")
-    return ` — the host name ${url.hostname} is not known (DNS): check the host in agent.base_url`;
+  if (code === "ECONNREFUSED")
+    return refusedHint(url, "start the model server, or write its host and port in agent.base_url");
+  if (code === "ENOTFOUND") return unknownHostHint(url, "agent.base_url");
   return "";
 }
 

@@ -1,3 +1,5 @@
+import { refusedHint, unknownHostHint, urlPort } from "../outbound/unreachable.js";
+
 /**
  * fetch's words for a connection refused (`connect ECONNREFUSED 127.0.0.1:8080`) or a host DNS does not know
  * (`getaddrinfo ENOTFOUND host`), with the port and the host they name.
@@ -20,10 +22,9 @@ export function unreachableUrlHint(server: string, text: string, url: string): s
   } catch {
     return "";
   }
-  const port = parsed.port || (parsed.protocol === "https:" ? "443" : "80");
-  if (REFUSED.exec(text)?.[1] === port)
-    return ` — nothing listens on port ${port} of ${parsed.hostname}: start the server, or check mcp_servers.${server}.url`;
-  if (UNKNOWN_HOST.exec(text)?.[1]?.toLowerCase() === parsed.hostname)
-    return ` — the host name ${parsed.hostname} is not known (DNS): check the host in mcp_servers.${server}.url`;
+  const key = `mcp_servers.${server}.url`;
+  if (REFUSED.exec(text)?.[1] === urlPort(parsed))
+    return refusedHint(parsed, `start the server, or check ${key}`);
+  if (UNKNOWN_HOST.exec(text)?.[1]?.toLowerCase() === parsed.hostname) return unknownHostHint(parsed, key);
   return "";
 }
