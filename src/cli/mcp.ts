@@ -293,7 +293,10 @@ async function listTools(
           routes: await servedRoutes(loaded),
           servers: Object.keys(loaded.config.mcp_servers),
           trusted: isTrusted({
-            trust: interpolate(String(serverEntry(loaded, server)?.trust ?? "full"), loaded.scope).value,
+            trust: interpolate(
+              String(serverEntry(loaded, server)?.trust ?? "full"),
+              secretScope(loaded.paths),
+            ).value,
           }),
           approvals: loaded.config.gateway.approvals,
         }),

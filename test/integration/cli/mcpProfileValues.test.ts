@@ -67,6 +67,28 @@ describe("svc mcp call / tools / test --profile", () => {
     expect(existsSync(join(home.dir, "profiles", "work", "mcp-cache"))).toBe(true);
   }, 60_000);
 
+  it("tools --profile judges the server's trust from the named profile's .env, as that profile's runs do", async () => {
+    homeWithTwoProfiles();
+    home.write(
+      "config.yaml",
+      stringify({
+        agent: { provider: "command", command: ["cat"] },
+        mcp_servers: { fx: { command: process.execPath, args: [STDIO_FIXTURE], trust: "${TRUST}" } },
+      }),
+      0o600,
+    );
+    home.write(".env", "TRUST=full\n", 0o600);
+    home.write("profiles/work/.env", "TRUST=untrusted\n", 0o600);
+    const work = await mcp("tools", "fx", "--profile", "work");
+    expect(work.code).toBe(0);
+    expect(work.stdout).toMatch(
+      /Refused in runs \(untrusted server, no readOnlyHint, gateway\.approvals: deny\): .*mcp__fx__write_note/,
+    );
+    const plain = await mcp("tools", "fx");
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).not.toContain("Refused in runs");
+  }, 60_000);
+
   it("an invalid profile name is refused (exit 2) naming it, and list says where a profile's servers are checked", async () => {
     homeWithTwoProfiles();
     const bad = await mcp("call", "fx", "env", "--profile", "a/b");
