@@ -1,7 +1,7 @@
 import fs, { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { createRouteRegistry, routeTable } from "../../../src/actors/routes.js";
 import { configSchema } from "../../../src/config/schema.js";
 import { idleKeys, subscriptionWarnings } from "../../../src/gateway/idleRouteKeys.js";
@@ -10,6 +10,7 @@ import { createLogger } from "../../../src/io/log.js";
 import {
   activeSubscriptions,
   createSubscriptionSource,
+  RACY_WINDOW_MS,
   subscriptionRoute,
   subscriptionSchema,
   subscriptionStore,
@@ -70,13 +71,45 @@ describe("dynamic subscription source", () => {
     writeFileSync(file, doc({ aa: { secret: "s" } }));
     utimesSync(file, when, when);
     expect(source.names()).toEqual(["aa"]);
-    // Same inode, same size, same mtime: the new content is not seen (no read on the hot path).
-    writeFileSync(file, doc({ bb: { secret: "s" } }));
-    utimesSync(file, when, when);
-    expect(source.names()).toEqual(["aa"]);
+    // Nothing changed, and the file's last change (its ctime: just now) is past the racy window: one
+    // stat, no read on the hot path.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + RACY_WINDOW_MS + 1000 });
+    onTestFinished(() => void vi.useRealTimers());
+    expect(source.names()).toEqual(["aa"]); // the look that finds it no longer young
+    const read = fs.readFileSync;
+    let reads = 0;
+    fs.readFileSync = ((path: fs.PathOrFileDescriptor, ...rest: never[]) => {
+      if (path === file) reads++;
+      return read(path, ...rest);
+    }) as typeof fs.readFileSync;
+    syncBuiltinESMExports();
+    try {
+      expect(source.names()).toEqual(["aa"]);
+      expect(source.lookup("aa")?.secret).toBe("s");
+    } finally {
+      fs.readFileSync = read;
+      syncBuiltinESMExports();
+    }
+    expect(reads).toBe(0);
     // A real change (new mtime) is picked up on the next call.
+    writeFileSync(file, doc({ bb: { secret: "s" } }));
     utimesSync(file, when, new Date(when.getTime() + 5000));
     expect(source.names()).toEqual(["bb"]);
+  });
+
+  it("a same-size edit in place whose mtime is set back (touch -r, an editor keeping timestamps) is seen: its change time moved", () => {
+    const { file, source } = setup();
+    const when = new Date("2026-11-22T12:00:00Z");
+    writeFileSync(file, doc({ aa: { secret: "s1" } }));
+    utimesSync(file, when, when);
+    expect(source.lookup("aa")?.secret).toBe("s1");
+    const before = statSync(file);
+    writeFileSync(file, doc({ aa: { secret: "s2" } }));
+    utimesSync(file, when, when);
+    const after = statSync(file);
+    // Same inode, size and (old) mtime; only the change time, which no one can set back, tells.
+    expect([after.ino, after.size, after.mtimeMs]).toEqual([before.ino, before.size, before.mtimeMs]);
+    expect(source.lookup("aa")?.secret).toBe("s2");
   });
 
   it("a same-size rewrite in the timestamp tick of the last read (same inode, size and mtime) is still seen", () => {
