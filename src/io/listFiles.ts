@@ -3,14 +3,14 @@ import { extname } from "node:path";
 import type { FilterDeps } from "../streams/filters.js";
 import { parseJson } from "../streams/jsonNumbers/index.js";
 import { foundText, isPlainRecord, isUnsafeInteger, valueToText } from "../streams/payloadPath.js";
+import { fileStamp, isRacy } from "./fileStamp.js";
 import { resolveProfilePath } from "./profiles.js";
-import { RACY_WINDOW_MS } from "./stores/subscriptions.js";
 import { notUtf8Text } from "./textEncoding.js";
 
 /**
- * `in_file` lists. Each read costs one stat; the file is parsed again only when its inode, size or
- * mtime changed, or, while it is younger than RACY_WINDOW_MS, when its bytes changed (a same-size
- * rewrite within one coarse timestamp tick keeps all three). Contents: a JSON array → its items, a JSON object → its keys, anything else → its
+ * `in_file` lists. Each read costs one stat; the file is parsed again only when its inode, size, mtime or
+ * ctime changed, or, while it is younger than RACY_WINDOW_MS, when its bytes changed (a same-size
+ * rewrite within one coarse timestamp tick keeps all four). Contents: a JSON array → its items, a JSON object → its keys, anything else → its
  * non-empty trimmed lines (every one: `#general` is an entry, not a comment). Items that are not
  * strings use the same text as filters compare (`42`, `true`, compact JSON).
  */
@@ -22,7 +22,7 @@ export interface ListReaderOptions {
 }
 
 interface CachedList {
-  /** `<inode>:<size>:<mtimeMs>` when read. */
+  /** Its `fileStamp` when read. */
   stamp: string;
   /** The file was young when read: its metadata alone cannot prove it unchanged. */
   racy: boolean;
@@ -99,11 +99,11 @@ export function createListReader(options: ListReaderOptions = {}): FilterDeps {
   const read = (file: string): ReadonlySet<string> => {
     const stats = statSync(file);
     if (!stats.isFile()) throw new Error("not a regular file");
-    const stamp = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+    const stamp = fileStamp(stats);
     const cached = cache.get(file);
     if (cached !== undefined && cached.stamp === stamp && !cached.racy) return cached.entries;
     const text = readListText(file);
-    const racy = Date.now() - stats.mtimeMs < RACY_WINDOW_MS;
+    const racy = isRacy(stats);
     const entries = cached !== undefined && cached.text === text ? cached.entries : parseList(text, file);
     cache.set(file, { stamp, racy, text, entries });
     return entries;

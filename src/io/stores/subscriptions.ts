@@ -7,6 +7,7 @@ import { nearMiss } from "../../config/nearMiss.js";
 import { profileNameProblem } from "../../config/paths.js";
 import { INSECURE_NO_AUTH, type Route, routeNameProblem, routeShape } from "../../config/sections/webhook.js";
 import { describeError, SvcError } from "../../errors.js";
+import { fileStamp, isRacy } from "../fileStamp.js";
 import type { Logger } from "../log.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
@@ -280,13 +281,6 @@ export function subscriptionRoute(found: Subscription): Route {
 }
 
 /**
- * File timestamps advance in coarse ticks (a few ms on Linux, 2 s on some filesystems): a same-size
- * rewrite in the tick of the last read keeps inode, size, mtime and ctime. While the file is this young its
- * bytes are compared too (git's "racily clean" rule), so such a change is not missed.
- */
-export const RACY_WINDOW_MS = 2000;
-
-/**
  * Reads `webhook_subscriptions.json` again only when its inode, size, mtime or ctime changed (one
  * `statSync` per call), or, within RACY_WINDOW_MS of its last change, when its bytes changed. A corrupt file is logged
  * and the last good set kept; invalid and disabled records are dropped.
@@ -306,13 +300,11 @@ export function createSubscriptionSource(
 
   function refresh(): ReadonlyMap<string, Subscription> {
     let next: string;
-    let changedMs = 0;
+    let young = false;
     try {
       const st = statSync(path);
-      // ctime too: an edit in place whose mtime is set back (touch -r) keeps inode, size and mtime,
-      // but no one can set its change time back.
-      next = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-      changedMs = Math.max(st.mtimeMs, st.ctimeMs);
+      next = fileStamp(st);
+      young = isRacy(st);
     } catch {
       next = "absent";
     }
@@ -330,7 +322,7 @@ export function createSubscriptionSource(
       lastBytes = undefined;
       return active;
     }
-    racy = Date.now() - changedMs < RACY_WINDOW_MS;
+    racy = young;
     // Young file (every request re-reads it): the same bytes as last time need no parse. Parsing a
     // 100-subscription file on each lookup cost ~275 µs, twice a request, for 2 s after each change.
     let bytes: Buffer | undefined;

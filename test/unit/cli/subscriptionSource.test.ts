@@ -6,11 +6,11 @@ import { createRouteRegistry, routeTable } from "../../../src/actors/routes.js";
 import { configSchema } from "../../../src/config/schema.js";
 import { idleKeys, subscriptionWarnings } from "../../../src/gateway/idleRouteKeys.js";
 import { servedSubscriptionWarnings } from "../../../src/gateway/routeWarnings.js";
+import { RACY_WINDOW_MS } from "../../../src/io/fileStamp.js";
 import { createLogger } from "../../../src/io/log.js";
 import {
   activeSubscriptions,
   createSubscriptionSource,
-  RACY_WINDOW_MS,
   subscriptionRoute,
   subscriptionSchema,
   subscriptionStore,
