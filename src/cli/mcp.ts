@@ -12,7 +12,6 @@ import { runsNote } from "../agent/routeTools.js";
 import { secretScope } from "../config/envFile.js";
 import { interpolate } from "../config/interpolate.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
-import { svcPaths } from "../config/paths.js";
 import {
   isTrusted,
   type McpServerEntry,
@@ -55,13 +54,7 @@ import {
   removeServerCommand,
 } from "./mcp/edit.js";
 import { loadForProfile, refuseListProfile } from "./mcp/profileConfig.js";
-import {
-  liveProfileHubs,
-  profileReloadText,
-  refusedSince,
-  reportSince,
-  stillConnecting,
-} from "./mcp/profileReloads.js";
+import { liveProfileHubs, printProfileReloads, stillConnecting } from "./mcp/profileReloads.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
@@ -544,53 +537,11 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   );
 }
 
-/** `svc mcp ...` */
 /**
  * `svc mcp add files npx -y pkg`: the server's own option (`-y`) is taken for one of svc's and refused as
  * "unknown option '-y'". When it follows the server's command, the refusal says where that command goes
  * (after `--`), naming the command but no argument (one may be a credential).
  */
-/**
- * After the default profile's summary, each named profile's with connections of its own (a reload renders
- * its entries with its own `.env`: a token rotated there reconnects only that profile's server), waited for
- * while `waiting()`; one that has not reported by then is named so.
- */
-async function printProfileReloads(
-  profiles: readonly string[],
-  home: string,
-  /** How many servers config.yaml (as the gateway read it at the signal) has. */
-  configured: number,
-  sentAt: number,
-  waiting: () => boolean,
-): Promise<void> {
-  for (const profile of profiles) {
-    const cacheDir = svcPaths(home, profile).mcpCache;
-    let report = reportSince(cacheDir, sentAt);
-    let refused = refusedSince(cacheDir, sentAt);
-    while (
-      refused === undefined &&
-      (report === undefined || stillConnecting(report.reload, report.servers)) &&
-      waiting()
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      report = reportSince(cacheDir, sentAt) ?? report;
-      refused = refusedSince(cacheDir, sentAt);
-    }
-    if (refused !== undefined) {
-      process.stderr.write(
-        `svc: profile ${profile}'s connections keep their values: the gateway refused their reload — fix what is named below and run svc mcp reload again:\n${refused}\n`,
-      );
-      process.exitCode = 1;
-      continue;
-    }
-    process.stdout.write(
-      report === undefined
-        ? `Profile ${profile}: has not reported its reload yet — see the gateway log\n`
-        : profileReloadText(profile, report, configured),
-    );
-  }
-}
-
 function withCommandAfterDashes(text: string, args: readonly string[]): string {
   const flag = /^error: unknown option '([^']*)'/.exec(text)?.[1];
   const [name, command] = args;

@@ -89,16 +89,14 @@ export function createMcp(deps: {
       let hub = profiles.get(named);
       if (hub === undefined) {
         hub = retiring.get(named);
-        if (hub === undefined) {
-          hub = start(svcPaths(deps.paths.home, named));
-          envVariables.set(named, variablesIn(named));
-        } else {
+        if (hub === undefined) hub = start(svcPaths(deps.paths.home, named));
+        else {
           // Bound again while its servers still close: that hub takes them back, after the closing (its
           // reloads run one after the other), where a new hub would start connections of the same names.
           retiring.delete(named);
-          envVariables.set(named, variablesIn(named));
           void hub.reload(servers).catch(reloadFailed);
         }
+        envVariables.set(named, variablesIn(named));
         profiles.set(named, hub);
       }
       return hub.hub;

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { executableProblem } from "../../io/executable.js";
+import { shellAssignmentName } from "../../io/shellAssignment.js";
 
 /** A command server's entry as `svc mcp add` writes it. */
 export interface AddedCommand {
@@ -39,13 +40,6 @@ function currentDirectory(): string | undefined {
 }
 
 /**
- * What `svc mcp add` says of a command server it wrote, before anything starts it: a command no process
- * start finds (a name on no PATH directory, an absolute path to nothing), as `svc config check` warns of it,
- * and relative paths, which `svc mcp test` run here reads from this directory, but the gateway from its own
- * working directory (a service's, or wherever `svc gateway start` ran), so that the test passes and the
- * gateway's every connect fails.
- */
-/**
  * Why a `command` that is a whole command line (`npx -y pkg --api-key <key>`, as some clients' configs and
  * install links write it) or starts with a shell's `NAME=value` cannot be started: a process start takes it as
  * one program name. Names the program and the variable, never another word (one may be a key). Undefined for
@@ -53,7 +47,7 @@ function currentDirectory(): string | undefined {
  */
 function commandLineProblem(command: string): string | undefined {
   const [first = "", ...rest] = command.trim().split(/\s+/);
-  const variable = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(first)?.[1];
+  const variable = shellAssignmentName(first);
   if (variable !== undefined)
     return `starts with ${variable}=..., how a shell sets a variable, and no shell runs command — the gateway starts, but every connect of this server fails: write the program alone as command and ${variable} under env (as \${${variable}}, its value in .env)`;
   if (rest.length === 0) return undefined;
@@ -61,6 +55,13 @@ function commandLineProblem(command: string): string | undefined {
   return `is a whole command line (${JSON.stringify(first)} and ${words}), which is started as one program name, not split into words — the gateway starts, but every connect of this server fails: write the program alone as command and each other word as an item of args`;
 }
 
+/**
+ * What `svc mcp add` says of a command server it wrote, before anything starts it: a command no process
+ * start finds (a name on no PATH directory, an absolute path to nothing), as `svc config check` warns of it,
+ * and relative paths, which `svc mcp test` run here reads from this directory, but the gateway from its own
+ * working directory (a service's, or wherever `svc gateway start` ran), so that the test passes and the
+ * gateway's every connect fails.
+ */
 export function addedCommandNotes(
   name: string,
   entry: AddedCommand,
@@ -71,12 +72,11 @@ export function addedCommandNotes(
   const command = entry.command;
   // Neither a path nor a program to look up: the one thing to say is that it is a command line.
   // A path with a space in it (`/opt/My Tools/server`) that is there is one program, as written.
-  const spelled =
-    command.includes("${") || command.startsWith("~") || existsSync(resolve(cwd ?? "/", command));
+  const expanded = command.includes("${") || command.startsWith("~");
+  const spelled = expanded || existsSync(resolve(cwd ?? "/", command));
   const line = spelled ? undefined : commandLineProblem(command);
   if (line !== undefined) return [`Warning: ${configPath}: mcp_servers.${name}.command: ${line}`];
   const notes: string[] = [];
-  const expanded = command.includes("${") || command.startsWith("~");
   // A command with a `/` is a path, there or not: a process start looks no further than the directory.
   const relativeCommand = cwd !== undefined && !expanded && command.includes("/") && !isAbsolute(command);
   const relative = [

@@ -23,21 +23,19 @@ export function liveProfileHubs(home: string, pid: number): string[] {
   });
 }
 
-/** The report of a reload made at `sentAt` or later in `cacheDir`'s status file, with its servers. */
-export function reportSince(
-  cacheDir: string,
-  sentAt: number,
-): { readonly reload: ReloadSummary; readonly servers: readonly ServerStatus[] } | undefined {
-  const status = readStatusFile(cacheDir);
-  const reload = status?.lastReload;
-  if (reload === undefined || Date.parse(reload.at) < sentAt) return undefined;
-  return { reload, servers: status?.servers ?? [] };
-}
+type ReloadReport = { readonly reload: ReloadSummary; readonly servers: readonly ServerStatus[] };
 
-/** Why the gateway refused a named profile's part of a reload made at `sentAt` or later (its `.env` emptied). */
-export function refusedSince(cacheDir: string, sentAt: number): string | undefined {
-  const refused = readStatusFile(cacheDir)?.lastRefusedReload;
-  return refused !== undefined && Date.parse(refused.at) >= sentAt ? refused.why : undefined;
+/**
+ * What `cacheDir`'s status file says of a reload made at `sentAt` or later: its report, with the servers,
+ * or why the gateway refused it (a named profile's `.env` emptied). One read of the file.
+ */
+function reloadSince(cacheDir: string, sentAt: number): { report?: ReloadReport; refused?: string } {
+  const status = readStatusFile(cacheDir);
+  const refused = status?.lastRefusedReload;
+  if (refused !== undefined && Date.parse(refused.at) >= sentAt) return { refused: refused.why };
+  const reload = status?.lastReload;
+  if (reload === undefined || Date.parse(reload.at) < sentAt) return {};
+  return { report: { reload, servers: status?.servers ?? [] } };
 }
 
 /**
@@ -61,13 +59,51 @@ export function stillConnecting(reload: ReloadSummary, servers: readonly ServerS
  * route, subscription or cron job bound to it (its servers all closed while config.yaml still has some),
  * that its connections are closed.
  */
-export function profileReloadText(
-  profile: string,
-  report: { readonly reload: ReloadSummary; readonly servers: readonly ServerStatus[] },
-  configured: number,
-): string {
+export function profileReloadText(profile: string, report: ReloadReport, configured: number): string {
   const { reload, servers } = report;
   if (servers.length === 0 && configured > 0 && reload.removed.length > 0)
     return `Profile ${profile}: its connections are closed — no route, subscription or cron job is bound to it any more (a later run of it opens them again)\n`;
   return reloadSummaryText(0, reload, servers, `Profile ${profile} (its own .env and logins):`);
+}
+
+/**
+ * After the default profile's summary, each named profile's with connections of its own (a reload renders
+ * its entries with its own `.env`: a token rotated there reconnects only that profile's server), waited for
+ * while `waiting()`; one that has not reported by then is named so, and one whose reload was refused says
+ * why (exit 1).
+ */
+export async function printProfileReloads(
+  profiles: readonly string[],
+  home: string,
+  /** How many servers config.yaml (as the gateway read it at the signal) has. */
+  configured: number,
+  sentAt: number,
+  waiting: () => boolean,
+): Promise<void> {
+  for (const profile of profiles) {
+    const cacheDir = svcPaths(home, profile).mcpCache;
+    let seen = reloadSince(cacheDir, sentAt);
+    let report = seen.report;
+    while (
+      seen.refused === undefined &&
+      (report === undefined || stillConnecting(report.reload, report.servers)) &&
+      waiting()
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      seen = reloadSince(cacheDir, sentAt);
+      report = seen.report ?? report;
+    }
+    if (seen.refused !== undefined) {
+      process.stderr.write(
+        `svc: profile ${profile}'s connections keep their values: the gateway refused their reload — fix what is named below and run svc mcp reload again:\n${seen.refused}\n`,
+      );
+      process.exitCode = 1;
+      continue;
+    }
+    process.stdout.write(
+      report === undefined
+        ? `Profile ${profile}: has not reported its reload yet — see the gateway log\n`
+        : profileReloadText(profile, report, configured),
+    );
+  }
 }

@@ -15,6 +15,7 @@ import {
   programOnPath,
 } from "../executable.js";
 import { openFilesProblem } from "../openFiles.js";
+import { shellAssignmentName } from "../shellAssignment.js";
 import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint, withBlankVersionNamed } from "./eras.js";
@@ -348,7 +349,7 @@ export function notFoundHint(command: string, cwd: string = process.cwd(), entry
   if (unset !== undefined) return unset;
   const [program, ...rest] = command.trim().split(/\s+/);
   // `GITHUB_TOKEN=... npx` copied from a shell line: the assignment is the shell's, and svc runs none.
-  const variable = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(program ?? "")?.[1];
+  const variable = shellAssignmentName(program ?? "");
   if (variable !== undefined)
     return `${variable}=... before the program is how a shell sets a variable, and no shell runs command: write the program alone as command (its arguments in args) and ${variable} under env (a secret as \${${variable}}, its value in .env)`;
   const found =

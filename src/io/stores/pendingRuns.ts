@@ -68,9 +68,7 @@ export function readPendingRuns(path: string): PendingRunsFile {
       continue;
     }
     const { cronJob, ...saved } = run.data;
-    runs.push(
-      cronJob === undefined ? { ...saved, event: saved.event } : { ...saved, event: saved.event, cronJob },
-    );
+    runs.push({ ...saved, event: saved.event, ...(cronJob === undefined ? {} : { cronJob }) });
   }
   return { runs, unreadable };
 }
