@@ -222,7 +222,9 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     }
     // A refused connection may pass (a server still starting): retried, with no TLS hint.
     const refused = unreachable(tls, "connect ECONNREFUSED 10.0.0.5:443", "ECONNREFUSED");
-    expect(describeModelError(refused, [])).not.toContain("TLS");
+    expect(describeModelError(refused, [])).toBe(
+      `model endpoint ${tls} could not be reached: Cannot connect to API: connect ECONNREFUSED 10.0.0.5:443 — nothing listens on port 443 of llm.corp.example: start the model server, or write its host and port in agent.base_url`,
+    );
     expect(isRetryable(refused)).toBe(true);
   });
 
