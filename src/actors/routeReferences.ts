@@ -3,6 +3,7 @@ import { inProfile, profileFlag } from "../config/paths.js";
 import type { Filter } from "../config/sections/filters.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { listFileProblem } from "../io/listFiles.js";
+import { shebangMismatch } from "../io/scriptShebang.js";
 import { resolveScript } from "../io/scripts.js";
 import { jobNamesIn, jobsNamed, lookupJob } from "../io/stores/cronJobRecord.js";
 import type { CronStore } from "../io/stores/cronStore.js";
@@ -74,6 +75,10 @@ export async function referenceWarnings(
         warnings.push(
           `${at}.script: ${route.script} — ${found.why} (scripts live in ${scriptsDir}${inProfile(profile)}); ${until} every event on this route is ignored`,
         );
+      } else {
+        const mismatch = shebangMismatch(found.path, route.script);
+        if (mismatch !== undefined)
+          warnings.push(`${at}.script: ${route.script}${inProfile(profile)} — ${mismatch}`);
       }
     }
     for (const { key, path } of inFiles(route.filters ?? [], `${at}.filters`)) {

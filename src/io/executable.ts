@@ -39,7 +39,7 @@ export function programOnPath(file: string, path: string): string | undefined {
 }
 
 /** The `#!` line of a script (its text up to the first line feed, a carriage return kept), or undefined. */
-function scriptFirstLine(file: string): string | undefined {
+export function scriptFirstLine(file: string): string | undefined {
   const head = Buffer.alloc(256);
   let length: number;
   try {

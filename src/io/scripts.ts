@@ -96,7 +96,7 @@ async function notFound(scriptsDir: string, script: string): Promise<string> {
 }
 
 /** `.sh` / `.bash` run under bash, everything else under python3. */
-export function interpreterFor(path: string): string {
+export function interpreterFor(path: string): "bash" | "python3" {
   const ext = extname(path).toLowerCase();
   return ext === ".sh" || ext === ".bash" ? "bash" : "python3";
 }
