@@ -119,6 +119,15 @@ describe("renderTemplate (spec 2.5)", () => {
     expect(renderTemplate("T: {title}", payload)).toBe("T: {__raw__} and {secret}");
   });
 
+  it("reads the payload only: {headers.<Name>} is a payload path, not a request header", () => {
+    expect(renderTemplate("{headers.X-GitHub-Delivery}", { action: "opened" }, "push")).toBe(
+      "{headers.X-GitHub-Delivery}",
+    );
+    expect(renderTemplate("{headers.X-GitHub-Delivery}", { headers: { "X-GitHub-Delivery": "d1" } })).toBe(
+      "d1",
+    );
+  });
+
   it("does not reach Object.prototype through {constructor} or {__proto__}", () => {
     expect(renderTemplate("{constructor} {__proto__} {toString}", { a: 1 })).toBe(
       "{constructor} {__proto__} {toString}",
