@@ -8,6 +8,8 @@ export interface LocalAnswer {
   /** The reason phrase the server sent (`Accepted`). */
   readonly statusText: string;
   readonly text: string;
+  /** The answer's `Retry-After` header (a 429's seconds until the route's window reopens), when it has one. */
+  readonly retryAfter?: string;
 }
 
 export interface LocalRequest {
@@ -32,11 +34,13 @@ export function localRequest(url: string, init: LocalRequest): Promise<LocalAnsw
     const req = request(options, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      const retryAfter = res.headers["retry-after"];
       res.on("end", () =>
         resolve({
           status: res.statusCode ?? 0,
           statusText: res.statusMessage ?? "",
           text: Buffer.concat(chunks).toString("utf8"),
+          ...(retryAfter === undefined ? {} : { retryAfter }),
         }),
       );
       res.on("error", reject);

@@ -40,11 +40,22 @@ function usable(list: string, id: string, items: readonly unknown[], skipped: st
   });
 }
 
-/** The list as JSON text, and after it a line naming the items left out for want of their key. */
-function listText(value: Record<string, unknown>, skipped: readonly string[]): CallToolResult {
-  if (skipped.length === 0) return asText(value);
-  const note = `The server also listed ${skipped.length === 1 ? "an item" : `${skipped.length} items`} without the key it is known by, left out: ${skipped.join(", ")}`;
-  return { content: [...asText(value).content, { type: "text", text: note }] };
+/**
+ * The list as JSON text, and after it a line naming the items left out for want of their key, and one for
+ * each list read only in part (`cuts`: its paging looped, or passed MAX_LIST_PAGES).
+ */
+function listText(
+  value: Record<string, unknown>,
+  skipped: readonly string[],
+  cuts: ReadonlyArray<string | undefined> = [],
+): CallToolResult {
+  const notes = cuts.filter((cut): cut is string => cut !== undefined);
+  if (skipped.length > 0)
+    notes.unshift(
+      `The server also listed ${skipped.length === 1 ? "an item" : `${skipped.length} items`} without the key it is known by, left out: ${skipped.join(", ")}`,
+    );
+  if (notes.length === 0) return asText(value);
+  return { content: [...asText(value).content, ...notes.map((text) => ({ type: "text" as const, text }))] };
 }
 
 /**
@@ -123,21 +134,35 @@ function page(cursor: string | undefined): { cursor?: string } {
   return cursor === undefined ? {} : { cursor };
 }
 
-/** Every page of a paginated list (bounded, so a server that always returns a cursor cannot loop us). */
+/**
+ * Every page of a paginated list (bounded, so a server that always returns a cursor cannot loop us), and
+ * `cut`, the note saying why it was read only in part (a cursor sent again, or a next page after
+ * MAX_LIST_PAGES), as tools/list's listing says it: `list` is the method, `noun` what it lists.
+ */
 async function allPages<R extends { nextCursor?: string | null | undefined }, T>(
+  list: { method: string; noun: string },
   fetchPage: (cursor: string | undefined) => Promise<R>,
   items: (result: R) => T[],
-): Promise<T[]> {
+): Promise<{ items: T[]; cut?: string }> {
   const out: T[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
-  for (let n = 0; n < MAX_LIST_PAGES; n++) {
+  for (let n = 1; n <= MAX_LIST_PAGES; n++) {
     const result = await fetchPage(cursor);
     out.push(...items(result));
-    cursor = nextPage(result.nextCursor, seen);
-    if (cursor === undefined) break;
+    const next = result.nextCursor;
+    cursor = nextPage(next, seen);
+    if (cursor === undefined && typeof next === "string" && next !== "")
+      return {
+        items: out,
+        cut: `${list.method} stopped after ${n} page${n === 1 ? "" : "s"}: the server sent cursor ${JSON.stringify(next.slice(0, 40))} again (a loop in its paging), so any ${list.noun} of later pages are not listed`,
+      };
+    if (cursor === undefined) return { items: out };
   }
-  return out;
+  return {
+    items: out,
+    cut: `${list.method} stopped after ${MAX_LIST_PAGES} pages (svc's limit) with more to come, so the ${list.noun} of later pages are not listed`,
+  };
 }
 
 /**
@@ -185,6 +210,7 @@ export async function runUtilityTool(
     case "list_resources": {
       const [resources, resourceTemplates] = await Promise.all([
         allPages(
+          { method: "resources/list", noun: "resources" },
           (cursor) =>
             session.client.request(
               { method: "resources/list", params: page(cursor) },
@@ -194,6 +220,7 @@ export async function runUtilityTool(
           (r) => r.resources,
         ),
         allPages(
+          { method: "resources/templates/list", noun: "resource templates" },
           (cursor) =>
             session.client.request(
               { method: "resources/templates/list", params: page(cursor) },
@@ -201,20 +228,21 @@ export async function runUtilityTool(
               options(),
             ),
           (r) => r.resourceTemplates,
-        ).catch((err: unknown) => {
+        ).catch((err: unknown): { items: unknown[]; cut?: string } => {
           // A server without templates answers with an error (-32601): none. The call's own end is no
           // answer: its `timeout` spent, the run ended or the connection closed fail the call as for any list.
           if (signal?.aborted === true || (err instanceof McpError && LOCAL_ERRORS.has(err.code))) throw err;
-          return [];
+          return { items: [] };
         }),
       ]);
       const skipped: string[] = [];
       return listText(
         {
-          resources: usable("resources", "uri", resources, skipped),
-          resourceTemplates: usable("resourceTemplates", "uriTemplate", resourceTemplates, skipped),
+          resources: usable("resources", "uri", resources.items, skipped),
+          resourceTemplates: usable("resourceTemplates", "uriTemplate", resourceTemplates.items, skipped),
         },
         skipped,
+        [resources.cut, resourceTemplates.cut],
       );
     }
     case "read_resource":
@@ -228,6 +256,7 @@ export async function runUtilityTool(
       );
     case "list_prompts": {
       const prompts = await allPages(
+        { method: "prompts/list", noun: "prompts" },
         (cursor) =>
           session.client.request(
             { method: "prompts/list", params: page(cursor) },
@@ -237,7 +266,7 @@ export async function runUtilityTool(
         (r) => r.prompts,
       );
       const skipped: string[] = [];
-      return listText({ prompts: usable("prompts", "name", prompts, skipped) }, skipped);
+      return listText({ prompts: usable("prompts", "name", prompts.items, skipped) }, skipped, [prompts.cut]);
     }
     case "get_prompt": {
       if (typeof args.name !== "string") throw new SvcError("mcp_call", "get_prompt needs a string name");

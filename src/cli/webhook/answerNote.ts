@@ -43,6 +43,29 @@ export function tooLargeNote(
 }
 
 /**
+ * The note after a `429 Rate limit exceeded`, whose body names neither the limit nor the wait: the route's
+ * `rate_limit`, the seconds its `Retry-After` gives until the window reopens (when it is a number: another
+ * process may answer without one), and the setting that raises the limit.
+ */
+export function rateLimitedNote(
+  answer: Pick<LocalAnswer, "status" | "retryAfter">,
+  name: string,
+  loaded: Pick<LoadedConfig, "config" | "paths">,
+): string | undefined {
+  if (answer.status !== 429) return undefined;
+  const webhook = loaded.config.platforms.webhook;
+  const seconds =
+    answer.retryAfter !== undefined && /^\d+$/.test(answer.retryAfter) ? answer.retryAfter : undefined;
+  const reopens =
+    seconds === undefined
+      ? "until its window reopens (at most 60 s)"
+      : `until its window reopens in ${seconds} s (Retry-After)`;
+  return terminalText(
+    `Note: ${name}'s quota is spent: ${settingKey(webhook, "rate_limit")} lets ${webhook.rate_limit} request${webhook.rate_limit === 1 ? "" : "s"} a minute through per route (signed or not), and the gateway answers it 429 ${reopens} — send it again then, or raise the limit in ${loaded.paths.config} and reload the gateway (SIGHUP)\n`,
+  );
+}
+
+/**
  * The note after a `202 coalesced`: the event is held in its key's group (spec 3.1), which runs nothing until
  * it fires, up to `max_wait_seconds` later; without it a tester waited for a run that had not started.
  */

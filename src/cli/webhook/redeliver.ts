@@ -14,7 +14,7 @@ import { storedDeliveryId } from "../../streams/deliveryId.js";
 import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
-import { coalescedNote, failedDeliveryNote, tooLargeNote } from "./answerNote.js";
+import { coalescedNote, failedDeliveryNote, rateLimitedNote, tooLargeNote } from "./answerNote.js";
 import { configWithEnabledNote } from "./config.js";
 import { noListener, PORT_ZERO, sharedAdapterOff, unreachableHint } from "./listener.js";
 import { meantSubscription } from "./meantSubscription.js";
@@ -225,4 +225,6 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   if (grouped !== undefined) process.stderr.write(grouped);
   const tooLarge = tooLargeNote(response, payload.length, loaded, "the recorded body");
   if (tooLarge !== undefined) process.stderr.write(tooLarge);
+  const limited = rateLimitedNote(response, route, loaded);
+  if (limited !== undefined) process.stderr.write(limited);
 }

@@ -7,7 +7,7 @@ import { terminalText } from "../../io/terminalText.js";
 import { resolveDeliveryId } from "../../streams/deliveryId.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
-import { coalescedNote, failedDeliveryNote, tooLargeNote } from "./answerNote.js";
+import { coalescedNote, failedDeliveryNote, rateLimitedNote, tooLargeNote } from "./answerNote.js";
 import { configWithEnabledNote } from "./config.js";
 import { noListener, PORT_ZERO, sharedAdapterOff, unreachableHint } from "./listener.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
@@ -150,6 +150,8 @@ export async function sendTest(
   if (grouped !== undefined) process.stderr.write(grouped);
   const tooLarge = tooLargeNote(response, Buffer.byteLength(body), loaded, "the test event's body");
   if (tooLarge !== undefined) process.stderr.write(tooLarge);
+  const limited = rateLimitedNote(response, name, loaded);
+  if (limited !== undefined) process.stderr.write(limited);
   // No gateway of this SVC_HOME runs, yet something answered "unknown route" or "invalid signature": a
   // gateway of another SVC_HOME (started from another shell), which knows neither this subscription nor
   // its secret. (With state.backend: redis, gateways of other homes serve the shared subscriptions.)
