@@ -21,7 +21,12 @@ export function readEnvFile(
   const values: Record<string, string> = {};
   for (const assignment of envAssignments(readUtf8(path))) {
     const verbatim = isVerbatim(assignment);
-    for (const [name, value] of Object.entries({ ...parseEnv(assignment), ...unquotedHashValue(assignment) }))
+    const read = {
+      ...parseEnv(assignment),
+      ...unquotedHashValue(assignment),
+      ...doubleQuotedValue(assignment),
+    };
+    for (const [name, value] of Object.entries(read))
       values[name] =
         verbatim || !value.includes("${") ? value : interpolate(value, { secrets: values, env }).value;
   }
@@ -97,8 +102,19 @@ export function envFileProblem(path: string): string | undefined {
  */
 const goesOnAfterQuote = (rest: string): boolean => !/^\s*(?:#.*)?$/.test(rest);
 
-/** Where `quote` closes in `text` from `from`, -1 if it does not: as dotenv reads it, a quote after a backslash does not close. */
+/**
+ * Where `quote` closes in `text` from `from`, -1 if it does not. In "double quotes" a backslash escapes the
+ * character after it, as a shell reads them (`\"` is a quote, `\\` a backslash, so `"a\\"` closes at its
+ * last quote); in the others a quote after a backslash does not close, as dotenv reads them.
+ */
 function closingQuote(text: string, quote: string, from = 0): number {
+  if (quote === '"') {
+    for (let at = from; at < text.length; at++) {
+      if (text[at] === "\\") at++;
+      else if (text[at] === '"') return at;
+    }
+    return -1;
+  }
   for (let at = text.indexOf(quote, from); at !== -1; at = text.indexOf(quote, at + 1))
     if (text[at - 1] !== "\\") return at;
   return -1;
@@ -168,6 +184,30 @@ function unquotedHashValue(assignment: string): Record<string, string> {
   if (match === null || raw === undefined || /^['"`]/.test(raw)) return {};
   const value = raw.replace(/\s#.*$/, "").trim();
   return value.includes("#") ? { [match[1] as string]: value } : {};
+}
+
+const DOUBLE_QUOTED = /^\s*(?:export\s+)?([\w.-]+)\s*=[ \t]*"([\s\S]*)$/;
+const DOUBLE_QUOTED_ESCAPE = /\\([\\"nr])/g;
+const ESCAPED: Readonly<Record<string, string>> = { "\\": "\\", '"': '"', n: "\n", r: "\r" };
+
+/**
+ * dotenv keeps the backslash of `\"` and `\\` in a "double-quoted" value (`"a\"b"` reads `a\"b`), where a
+ * shell, python-dotenv and docker compose read a quote and one backslash: a secret written so would key
+ * every HMAC with other text than the sender's. Such a value (of one of `envAssignments`) is read with
+ * those two escapes undone, and dotenv's `\n` and `\r` (a line feed, a carriage return) kept, in one pass
+ * (`\\n` is a backslash and an `n`).
+ */
+function doubleQuotedValue(assignment: string): Record<string, string> {
+  const match = DOUBLE_QUOTED.exec(assignment);
+  const rest = match?.[2];
+  if (match === null || rest === undefined || !rest.includes("\\")) return {};
+  const close = closingQuote(rest, '"');
+  if (close === -1) return {};
+  return {
+    [match[1] as string]: rest
+      .slice(0, close)
+      .replace(DOUBLE_QUOTED_ESCAPE, (_, c: string) => ESCAPED[c] as string),
+  };
 }
 
 export function secretScope(paths: SvcPaths, env: NodeJS.ProcessEnv = process.env): InterpolationScope {

@@ -32,6 +32,27 @@ export interface VerifyInput {
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
 export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** The value of a base64 character (`A` 0 … `/` 63); only called on characters BASE64 matched. */
+function base64Value(code: number): number {
+  if (code >= 0x61) return code - 0x61 + 26; // a-z
+  if (code >= 0x41) return code - 0x41; // A-Z
+  if (code >= 0x30) return code - 0x30 + 52; // 0-9
+  return code === 0x2b ? 62 : 63; // + /
+}
+
+/**
+ * Whether `encoded` (matched by BASE64) is the canonical base64 of its bytes: the bits its last character
+ * carries past the final byte are zero (RFC 4648 §3.5). Decoders drop those bits, so a 32-byte HMAC has four
+ * spellings that decode alike (a 64-byte signature sixteen); a sender writes only the canonical one, and
+ * the reference verifiers (standardwebhooks, svix, Shopify's), which compare the text, refuse the others.
+ */
+export function canonicalBase64(encoded: string): boolean {
+  const padding = encoded.endsWith("==") ? 2 : encoded.endsWith("=") ? 1 : 0;
+  if (padding === 0) return true;
+  const last = base64Value(encoded.charCodeAt(encoded.length - padding - 1));
+  return (last & (padding === 1 ? 0b11 : 0b1111)) === 0;
+}
+
 /** A signing key's base64, its padding optional: the reference libraries decode `whsec_` keys either way. */
 export const BASE64_KEY = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

@@ -3,6 +3,7 @@ import { isPublicKeySecret, verifiesEd25519, whpkKey } from "./publicKeySignatur
 import {
   type AuthResult,
   BASE64,
+  canonicalBase64,
   checkHexHmac,
   checkTimestamp,
   equalDigests,
@@ -120,7 +121,7 @@ function standardWebhooks(prefix: "webhook-" | "svix-", headers: Headers, input:
     const comma = entry.indexOf(",");
     if (comma < 0 || entry.slice(0, comma) !== version) continue;
     const encoded = entry.slice(comma + 1);
-    if (BASE64.test(encoded)) sent.push(Buffer.from(encoded, "base64"));
+    if (BASE64.test(encoded) && canonicalBase64(encoded)) sent.push(Buffer.from(encoded, "base64"));
   }
   if (publicKey) {
     const key = whpkKey(input.secret);

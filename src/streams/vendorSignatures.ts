@@ -1,6 +1,7 @@
 import {
   type AuthResult,
   BASE64,
+  canonicalBase64,
   checkHexHmac,
   checkTimestamp,
   equalDigests,
@@ -130,7 +131,7 @@ export function pagerduty(value: string | null, input: VerifyInput): AuthResult 
 
 /** Shopify: `X-Shopify-Hmac-Sha256` = base64 HMAC-SHA256 of the raw body, keyed with the app's client secret. */
 export function shopify(value: string | null, input: VerifyInput): AuthResult {
-  if (value === null || value.length !== 44 || !BASE64.test(value)) {
+  if (value === null || value.length !== 44 || !BASE64.test(value) || !canonicalBase64(value)) {
     return fail("x-shopify-hmac-sha256 is not a base64 SHA-256 digest");
   }
   const ok = equalDigests(Buffer.from(value, "base64"), hmac(input.secret, input.body));
