@@ -208,15 +208,29 @@ export function recipientQueue() {
 }
 
 /**
- * A route's `deliver_extra.chat_id` that is a template the event did not fill (`{build.chat}` for an event
- * without that field) names no chat: sent as it is, the platform refuses it as an unknown chat, which does
- * not say the event lacked the field. Refused like one that rendered empty, never sent to another chat.
+ * A route's recipient (`deliver_extra.chat_id`; for SMS also `to`: the first of `keys` the route sets) that
+ * is a template the event did not fill (`{build.chat}` for an event without that field) or filled with a
+ * JSON null (`"chat": null`, as JSON writers send an unset optional field, renders `null`) names no
+ * recipient: sent as it is, the platform refuses it as an unknown chat or number, which does not say the
+ * event lacked the field. Refused like one that rendered empty, never sent to another chat.
  */
-function refuseUnfilledChat(platform: string, message: DeliveryMessage): void {
-  const chatId = message.extra.chat_id?.trim();
-  if (chatId !== undefined && isUnfilledTemplate(chatId))
+export function refuseUnfilledRecipient(
+  platform: string,
+  message: DeliveryMessage,
+  keys: readonly string[] = ["chat_id"],
+  recipient = "chat",
+): void {
+  const key = keys.find((name) => message.extra[name] !== undefined);
+  const value = key === undefined ? undefined : message.extra[key]?.trim();
+  if (value === undefined) return;
+  const why = isUnfilledTemplate(value)
+    ? `${JSON.stringify(value)} is a template the event did not fill: it has no such field`
+    : value === "null"
+      ? "the event's field is null"
+      : undefined;
+  if (why !== undefined)
     throw new DeliveryError(
-      `${platform}: deliver_extra.chat_id of route "${message.route}" did not resolve (${JSON.stringify(chatId)} is a template the event did not fill: it has no such field) — the message is not sent (never redirected to another chat)`,
+      `${platform}: deliver_extra.${key} of route "${message.route}" did not resolve (${why}) — the message is not sent (never redirected to another ${recipient})`,
       false,
     );
 }
@@ -233,7 +247,7 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
     chat: true,
     ...(spec.check === undefined ? {} : { check: spec.check }),
     async send(message, signal, options: SendOptions = {}): Promise<DeliveryReceipt> {
-      refuseUnfilledChat(spec.name, message);
+      refuseUnfilledRecipient(spec.name, message);
       const chatId = resolveChatId(
         spec.name,
         message,
