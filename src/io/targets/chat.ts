@@ -103,9 +103,16 @@ const UNRESOLVED = /^\{[^{}\s]+\}$/;
 export const isUnfilledTemplate = (value: string): boolean =>
   UNRESOLVED.test(value) && !value.startsWith('{"');
 
-/** What an error about a rendered value adds when it is such a template: the event lacks the field, not the route a fix. */
+/**
+ * What an error about a rendered value adds when it is such a template (the event lacks the field, not the
+ * route a fix), or `null`, as a field the event holds as a JSON null renders.
+ */
 export const unfilledNote = (value: string): string =>
-  isUnfilledTemplate(value) ? " (a template the event did not fill: it has no such field)" : "";
+  isUnfilledTemplate(value)
+    ? " (a template the event did not fill: it has no such field)"
+    : value === "null"
+      ? ` (${NULL_FIELD})`
+      : "";
 
 /**
  * The forum topic / thread of `deliver_extra` (the first of `keys` that is set: `message_thread_id`,
@@ -226,14 +233,27 @@ export function refuseUnfilledRecipient(
   const why = isUnfilledTemplate(value)
     ? `${JSON.stringify(value)} is a template the event did not fill: it has no such field`
     : value === "null"
-      ? "the event's field is null"
+      ? NULL_FIELD
       : undefined;
-  if (why !== undefined)
-    throw new DeliveryError(
-      `${platform}: deliver_extra.${key} of route "${message.route}" did not resolve (${why}) — the message is not sent (never redirected to another ${recipient})`,
-      false,
-    );
+  if (why !== undefined) throw unresolvedRecipient(platform, message, key as string, why, recipient);
 }
+
+/** The failure of a delivery whose recipient `deliver_extra.<key>` did not resolve, and why. */
+export function unresolvedRecipient(
+  platform: string,
+  message: DeliveryMessage,
+  key: string,
+  why: string,
+  recipient: string,
+): DeliveryError {
+  return new DeliveryError(
+    `${platform}: deliver_extra.${key} of route "${message.route}" did not resolve (${why}) — the message is not sent (never redirected to another ${recipient})`,
+    false,
+  );
+}
+
+/** Why a recipient filled with a JSON null (which renders `null`) names none. */
+export const NULL_FIELD = "the event's field is null";
 
 /**
  * A chat platform target (chat_1..chat_13): resolves the chat, splits the text to the platform's limit
