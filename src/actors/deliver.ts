@@ -142,9 +142,13 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         request.mode === "agent"
           ? retryingSteps(
               policy,
-              sleep,
-              ({ error, retry, delayMs }) => {
+              // A retry is counted as an attempt once its wait is over and it is made: one the gateway's
+              // stop cuts short while it waits sends nothing.
+              async (ms, abort) => {
+                await sleep(ms, abort);
                 deps.metrics?.deliveryAttempt(target.name);
+              },
+              ({ error, retry, delayMs }) => {
                 logger.warn(
                   log,
                   `[delivery] ${platformNamed(target.name, describeError(error))} — retry ${retry + 1}/${policy.retries} in ${delayMs} ms`,

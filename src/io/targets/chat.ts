@@ -103,9 +103,16 @@ const UNRESOLVED = /^\{[^{}\s]+\}$/;
 export const isUnfilledTemplate = (value: string): boolean =>
   UNRESOLVED.test(value) && !value.startsWith('{"');
 
-/** What an error about a rendered value adds when it is such a template: the event lacks the field, not the route a fix. */
+/**
+ * What an error about a rendered value adds when it is such a template (the event lacks the field, not the
+ * route a fix), or `null`, as a field the event holds as a JSON null renders.
+ */
 export const unfilledNote = (value: string): string =>
-  isUnfilledTemplate(value) ? " (a template the event did not fill: it has no such field)" : "";
+  isUnfilledTemplate(value)
+    ? " (a template the event did not fill: it has no such field)"
+    : value === "null"
+      ? ` (${NULL_FIELD})`
+      : "";
 
 /**
  * The forum topic / thread of `deliver_extra` (the first of `keys` that is set: `message_thread_id`,
@@ -208,18 +215,45 @@ export function recipientQueue() {
 }
 
 /**
- * A route's `deliver_extra.chat_id` that is a template the event did not fill (`{build.chat}` for an event
- * without that field) names no chat: sent as it is, the platform refuses it as an unknown chat, which does
- * not say the event lacked the field. Refused like one that rendered empty, never sent to another chat.
+ * A route's recipient (`deliver_extra.chat_id`; for SMS also `to`: the first of `keys` the route sets) that
+ * is a template the event did not fill (`{build.chat}` for an event without that field) or filled with a
+ * JSON null (`"chat": null`, as JSON writers send an unset optional field, renders `null`) names no
+ * recipient: sent as it is, the platform refuses it as an unknown chat or number, which does not say the
+ * event lacked the field. Refused like one that rendered empty, never sent to another chat.
  */
-function refuseUnfilledChat(platform: string, message: DeliveryMessage): void {
-  const chatId = message.extra.chat_id?.trim();
-  if (chatId !== undefined && isUnfilledTemplate(chatId))
-    throw new DeliveryError(
-      `${platform}: deliver_extra.chat_id of route "${message.route}" did not resolve (${JSON.stringify(chatId)} is a template the event did not fill: it has no such field) — the message is not sent (never redirected to another chat)`,
-      false,
-    );
+export function refuseUnfilledRecipient(
+  platform: string,
+  message: DeliveryMessage,
+  keys: readonly string[] = ["chat_id"],
+  recipient = "chat",
+): void {
+  const key = keys.find((name) => message.extra[name] !== undefined);
+  const value = key === undefined ? undefined : message.extra[key]?.trim();
+  if (value === undefined) return;
+  const why = isUnfilledTemplate(value)
+    ? `${JSON.stringify(value)} is a template the event did not fill: it has no such field`
+    : value === "null"
+      ? NULL_FIELD
+      : undefined;
+  if (why !== undefined) throw unresolvedRecipient(platform, message, key as string, why, recipient);
 }
+
+/** The failure of a delivery whose recipient `deliver_extra.<key>` did not resolve, and why. */
+export function unresolvedRecipient(
+  platform: string,
+  message: DeliveryMessage,
+  key: string,
+  why: string,
+  recipient: string,
+): DeliveryError {
+  return new DeliveryError(
+    `${platform}: deliver_extra.${key} of route "${message.route}" did not resolve (${why}) — the message is not sent (never redirected to another ${recipient})`,
+    false,
+  );
+}
+
+/** Why a recipient filled with a JSON null (which renders `null`) names none. */
+export const NULL_FIELD = "the event's field is null";
 
 /**
  * A chat platform target (chat_1..chat_13): resolves the chat, splits the text to the platform's limit
@@ -233,7 +267,7 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
     chat: true,
     ...(spec.check === undefined ? {} : { check: spec.check }),
     async send(message, signal, options: SendOptions = {}): Promise<DeliveryReceipt> {
-      refuseUnfilledChat(spec.name, message);
+      refuseUnfilledRecipient(spec.name, message);
       const chatId = resolveChatId(
         spec.name,
         message,

@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { routeRecipient, unfilledNote } from "./chat.js";
+import { NULL_FIELD, routeRecipient, unfilledNote, unresolvedRecipient } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
 import { notifyService, notifyServiceProblem } from "./notifyService.js";
 import { wellFormed } from "./split.js";
@@ -38,7 +38,18 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
     async send(message, signal, options = {}) {
       // Home Assistant names services by domain (`notify.mobile_app_pixel_8` in its developer tools): the
       // `notify.` prefix is accepted and dropped.
-      const fromRoute = routeRecipient("home_automation", message, ["chat_id", "service"], "service");
+      const keys = ["chat_id", "service"];
+      const fromRoute = routeRecipient("home_automation", message, keys, "service");
+      // A service the event filled with a JSON null (`{device}`, `notify.{device}`) renders `null`, which
+      // reads as a service name: it names none, and no `notify.null` is called.
+      if (fromRoute !== undefined && notifyService(fromRoute) === "null")
+        throw unresolvedRecipient(
+          "home_automation",
+          message,
+          keys.find((key) => message.extra[key] !== undefined) ?? "chat_id",
+          NULL_FIELD,
+          "service",
+        );
       const named = fromRoute ?? settings.home_channel ?? "";
       const service = notifyService(named);
       const problem = notifyServiceProblem(named);

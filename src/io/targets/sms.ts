@@ -1,5 +1,5 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { partlyDelivered, recipientQueue, resolveChatId } from "./chat.js";
+import { partlyDelivered, recipientQueue, refuseUnfilledRecipient, resolveChatId } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
 import { messageParts } from "./split.js";
 import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
@@ -64,6 +64,7 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
         "friendly_name",
       ),
     async send(message, signal, options = {}) {
+      refuseUnfilledRecipient("sms", message, ["chat_id", "to"], "number");
       const to = e164(resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]));
       const parts = messageParts(message.text, SMS_LIMIT);
       // One number's deliveries go one after another: the parts of two long texts do not interleave.

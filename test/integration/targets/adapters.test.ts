@@ -536,6 +536,19 @@ describe("Home Assistant: a service template the event did not fill", () => {
     );
     expect(fake.requests).toHaveLength(0);
   });
+
+  it("a service the event filled with a JSON null fails saying so, sending nothing (no service notify.null)", async () => {
+    fake.requests.length = 0;
+    fake.setHandler(() => ok([]));
+    const registry = registryFor({
+      homeassistant: { enabled: true, token: "HA-SECRET", base_url: fake.url },
+    });
+    for (const extra of [{ service: "null" }, { chat_id: "notify.null" }])
+      await expect(registry.get("homeassistant")?.send(message("x", extra))).rejects.toThrow(
+        /^home_automation: deliver_extra\.(service|chat_id) of route "alerts" did not resolve \(the event's field is null\) — the message is not sent \(never redirected to another service\)$/,
+      );
+    expect(fake.requests).toHaveLength(0);
+  });
 });
 
 describe("threads and topics", () => {

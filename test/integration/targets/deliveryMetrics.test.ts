@@ -6,6 +6,7 @@ import type { FakeApi } from "../../fakes/httpFake.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { tempHome } from "../../helpers/home.js";
+import { sample } from "../../helpers/metrics.js";
 import { message, registryFor } from "./support.js";
 
 let fake: FakeApi;
@@ -69,6 +70,42 @@ describe("delivery attempts and failures by platform (metrics) and outcomes (his
     await expect(deliverer.deliver(request)).rejects.toThrow(/not enabled/);
     expect((await metrics.render()).text).toContain('svc_delivery_failures_total{platform="telegram"} 1');
     expect(outcomes).toEqual([["telegram", false]]);
+    home.cleanup();
+  });
+  it("a retry the gateway's stop cut short while it waited is no attempt: only the requests made are counted", async () => {
+    const home = tempHome();
+    const metrics = createGatewayMetrics({ runs: () => ({ waiting: 0, active: 0 }), mcpStates: () => [] });
+    const stop = new AbortController();
+    let waiting = 0;
+    const deliverer = createDeliverer({
+      targets: registryFor({
+        telegram: { enabled: true, token: "1:T", base_url: fake.url, home_channel: "42" },
+      }),
+      logger: captureLogger().logger,
+      paths: svcPaths(home.dir),
+      // The wait for the retry ends only with the stop, as the gateway's sleep does.
+      sleep: (_ms, signal) =>
+        new Promise((_resolve, reject) => {
+          waiting += 1;
+          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+          stop.abort(new Error("the gateway is stopping"));
+        }),
+      metrics,
+    });
+    const before = fake.requests.filter((r) => r.path.endsWith("/sendMessage")).length;
+    fake.enqueue({ status: 502, text: "Bad Gateway" });
+    await expect(
+      deliverer.deliver(
+        { target: "chat_1", message: message("hi"), mode: "agent", mirrorToSession: false },
+        stop.signal,
+      ),
+    ).rejects.toThrow();
+    expect(waiting).toBe(1);
+    expect(fake.requests.filter((r) => r.path.endsWith("/sendMessage")).length - before).toBe(1);
+    const { text } = await metrics.render();
+    expect(sample(text, 'svc_delivery_attempts_total{platform="telegram"}')).toBe(1);
+    // Cut short by the stop, the delivery did not fail either.
+    expect(sample(text, 'svc_delivery_failures_total{platform="telegram"}') ?? 0).toBe(0);
     home.cleanup();
   });
 });

@@ -246,6 +246,11 @@ describe("forge_comment through a fake gh on PATH", () => {
       /repo must be owner\/name .*, got "\{repository\.full_name\}" \(a template the event did not fill: it has no such field\)$/,
     ],
     [{ repo: "a/b", pr_number: "#{number}" }, /pr_number must be a positive integer, got "#\{number\}"$/],
+    // A field the event holds as a JSON null renders `null`: the event has the field, without a value.
+    [
+      { repo: "a/b", pr_number: "null" },
+      /pr_number must be a positive integer, got "null" \(the event's field is null\)$/,
+    ],
     // A template the event filled with a mapping (`{pull_request}` for `{pull_request.number}`) was filled:
     // it was said to name a field the event does not have.
     [

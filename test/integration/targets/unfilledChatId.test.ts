@@ -68,4 +68,22 @@ describe("a chat_id template the event does not fill", () => {
         ),
     ).toBe(true);
   });
+
+  it("an event whose field is null is refused saying so, and sent neither as the chat null nor to the home channel", async () => {
+    const before = sends().length;
+    const seen = gw.logs().length;
+    const res = await postJson(gw.url("/webhooks/ci"), { build: { number: 3, status: "ok", chat: null } });
+    expect(res.status).toBe(502);
+    expect(sends()).toHaveLength(before);
+    expect(
+      gw
+        .logs()
+        .slice(seen)
+        .some((l) =>
+          l.msg.includes(
+            'telegram: deliver_extra.chat_id of route "ci" did not resolve (the event\'s field is null) — the message is not sent (never redirected to another chat)',
+          ),
+        ),
+    ).toBe(true);
+  });
 });
