@@ -141,14 +141,11 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
     const cache = readSchemaCache(loaded.paths.mcpCache, name, entry);
     // What the gateway would register from it: the filters apply, utility tools count, a name a server
     // listed earlier takes does not; a disabled server registers nothing, whatever an earlier connect cached.
-    const view =
+    const own =
       cache === undefined || !entry.enabled
         ? undefined
-        : crossServerView(
-            loaded,
-            name,
-            buildToolset(name, cache.tools, cache.capabilities, renderToolsPolicy(entry, scope)).tools,
-          );
+        : buildToolset(name, cache.tools, cache.capabilities, renderToolsPolicy(entry, scope));
+    const view = own === undefined ? undefined : crossServerView(loaded, name, own.tools);
     return {
       name,
       transport: transportKind(entry),
@@ -157,7 +154,9 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
       toolCount: view?.kept.length ?? 0,
       lazy: entry.lazy,
       cached: cache !== undefined,
-      collisions: view?.collisions ?? [],
+      // Its own tools that sanitize to one name (x-y, x_y), then those a server listed earlier takes: as the
+      // gateway's status shows them.
+      collisions: [...(own?.collisions ?? []), ...(view?.collisions ?? [])],
     };
   });
 }

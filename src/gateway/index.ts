@@ -53,6 +53,7 @@ import { createRoutes } from "./routes.js";
 import { servedSubscriptionWarnings, subscriptionReferenceWarnings } from "./routeWarnings.js";
 import { runDepth, timedRun } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
+import { sharedToolPrefixWarnings } from "./sharedToolPrefixes.js";
 import { listeningOn, startupProblems } from "./startupProblems.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
 import { toolCapWatch } from "./toolCapWarnings.js";
@@ -91,6 +92,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const env = options.env === undefined ? {} : { env: options.env };
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
   for (const warning of unusedSettingWarnings(config, paths.config)) logger.warn(warning);
+  for (const warning of sharedToolPrefixWarnings(config.mcp_servers, paths.config))
+    logger.warn(`[mcp] ${warning}`);
   // A secret file created by hand (or restored from a backup) with a mode every user can read.
   for (const warning of homeFileWarnings(paths, loaded.fromFile, options.env)) logger.warn(warning);
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
@@ -616,6 +619,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       }
       // As at start: what the re-read file sets to no effect, or to a value every run or delivery would fail on.
       for (const warning of unusedSettingWarnings(next.config, paths.config)) logger.warn(warning);
+      for (const warning of sharedToolPrefixWarnings(next.config.mcp_servers, paths.config))
+        logger.warn(`[mcp] ${warning}`);
       for (const warning of homeFileWarnings(paths, next.fromFile, options.env)) logger.warn(warning);
       deliveries.warn(next.config);
       coalescing.flush();

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { KNOWN_TOOLSETS, WEBHOOK_TOOLSET } from "../actors/agent/index.js";
 import { DEFAULT_WEBHOOK_TOOLSETS } from "../actors/agent/runner.js";
 import { skillNameProblem } from "../actors/agent/skills.js";
+import { sanitize } from "../actors/mcp/toolNames.js";
 import {
   missingReferenceWarnings,
   type ReferenceDeps,
@@ -120,9 +121,15 @@ export function unknownToolsetWarnings(
         : "";
     for (const toolset of toolsets ?? []) {
       if (known.includes(toolset)) continue;
-      const meant = nearMiss(toolset, known);
+      // A server's name as its tools' registered names write it (`a_b` for `a-b`), short ones included.
+      const server = mcpServers.find((name) => sanitize(name) === toolset);
+      const meant = server ?? nearMiss(toolset, known);
+      const why =
+        server === undefined
+          ? ""
+          : ` (toolsets name a server as mcp_servers writes it; ${toolset} is how its tools' registered names write it, mcp__${toolset}__<tool>)`;
       warnings.push(
-        `${at === "" ? "" : `${at}.`}toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?`}; runs of the route drop it${widens} (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
+        `${at === "" ? "" : `${at}.`}toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?${why}`}; runs of the route drop it${widens} (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
       );
     }
   }

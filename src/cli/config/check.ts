@@ -25,6 +25,7 @@ import {
   staticRouteWarnings,
   unknownToolsetWarnings,
 } from "../../gateway/routeWarnings.js";
+import { sharedToolPrefixWarnings } from "../../gateway/sharedToolPrefixes.js";
 import { startupProblems } from "../../gateway/startupProblems.js";
 import {
   allInterfacesWarning,
@@ -173,6 +174,7 @@ export async function checkConfig(
     ...profileSharedFileWarnings(loaded.paths.home, profilesOnDisk(loaded.paths.home)),
     ...unusableProfileEntries(loaded.paths.home),
     ...untagged(unusedSettingWarnings(loaded.config, loaded.paths.config)),
+    ...sharedToolPrefixWarnings(loaded.config.mcp_servers, loaded.paths.config),
     ...targetWarnings(targetStartupProblems(loaded.config, loaded.paths.config)),
   ];
   // As the gateway logs at each start: a listener on every interface (svc gateway start --host overrides it).

@@ -2,6 +2,7 @@ import { buildToolset, mergeToolsets, type RegisteredTool, sanitize } from "../.
 import { secretScope } from "../../config/envFile.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { serverEntries } from "../../config/serverOrder.js";
+import { sharedPrefixText } from "../../gateway/sharedToolPrefixes.js";
 import { renderToolsPolicy } from "../../io/mcp/render.js";
 import { readSchemaCache } from "../../io/mcp/schemaCache.js";
 
@@ -92,6 +93,5 @@ export function samePrefixNote(server: string, names: Iterable<string>): string 
   const sharing = [...names].filter((name) => sanitize(name) === prefix);
   const others = sharing.filter((name) => name !== server);
   if (others.length === 0) return undefined;
-  const first = sharing[0] as string;
-  return `Note: ${server} registers its tools as mcp__${prefix}__<tool>, as ${others.join(" and ")} ${others.length === 1 ? "does" : "do"}: a tool name ${others.length === 1 ? "both" : "more than one of them"} list is registered for ${first} only (listed first in mcp_servers), the other's is skipped — give one of them another name to keep both servers' tools`;
+  return `Note: ${sharedPrefixText(server, others, sharing[0] as string)}`;
 }
