@@ -9,12 +9,7 @@ import {
   type CallbackServer,
 } from "../../io/oauth/callbackServer.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
-import {
-  mergeScopes,
-  type StoredMetadata,
-  type StoredTokens,
-  toStoredTokens,
-} from "../../io/oauth/tokenStore.js";
+import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
 import {
   type ExchangeInput,
   oauthLoginMachine,
@@ -24,6 +19,7 @@ import {
 import { sdkClientAuth } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify, wantsPinnedPort } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
+import { scopeFor } from "./loginScope.js";
 import {
   DocumentRejectedError,
   lastFailureAt,
@@ -55,16 +51,6 @@ export function resourceFor(meta: StoredMetadata, serverUrl: string): string {
   url.search = "";
   url.hash = "";
   return url.href;
-}
-
-/**
- * `oauth.scope`; else the scope the resource's 401 challenge names; else every scope its metadata
- * lists (the MCP authorization spec's scope selection); else none.
- */
-export function scopeFor(job: OAuthJob, meta: StoredMetadata): string | undefined {
-  const base =
-    job.entry.oauth?.scope ?? meta.challengedScope ?? meta.resourceMetadata?.scopes_supported?.join(" ");
-  return mergeScopes(base, meta.requiredScope);
 }
 
 async function prepare({

@@ -14,10 +14,11 @@ import {
   deviceLoginMachine,
   type PollResult,
 } from "../../machines/deviceLogin.js";
-import { resourceFor, scopeFor } from "./browserLogin.js";
+import { resourceFor } from "./browserLogin.js";
 import { clientAuthFor } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
+import { scopeFor } from "./loginScope.js";
 import { loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
 
 interface DeviceHandle {
