@@ -4,6 +4,7 @@ import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextproto
 import { fromPromise } from "xstate";
 import { SvcError } from "../../errors.js";
 import {
+  AuthorizationRefusedError,
   bindCallbackServer,
   type CallbackResult,
   type CallbackServer,
@@ -19,7 +20,7 @@ import {
 import { sdkClientAuth } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify, wantsPinnedPort } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
-import { scopeFor } from "./loginScope.js";
+import { invalidScopeAdvice, scopeFor } from "./loginScope.js";
 import {
   DocumentRejectedError,
   lastFailureAt,
@@ -121,11 +122,13 @@ async function awaitRedirect({
     try {
       result = await h.callback.waitForCode(h.state);
     } catch (err) {
-      throw new SvcError(
-        "oauth",
-        `${name}: the ${(err as Error).message} — run \`${loginCommand(name, "browser", h.job.profile)}\` to try again`,
-        { cause: err },
-      );
+      const command = loginCommand(name, "browser", h.job.profile);
+      // Another login would ask for the same scope: say which, and the key that changes it.
+      const advice =
+        err instanceof AuthorizationRefusedError && err.oauthError === "invalid_scope"
+          ? invalidScopeAdvice(h.job, h.meta, command)
+          : `run \`${command}\` to try again`;
+      throw new SvcError("oauth", `${name}: the ${(err as Error).message} — ${advice}`, { cause: err });
     }
     const metadata = h.meta.authorizationServerMetadata as typeof h.meta.authorizationServerMetadata & {
       authorization_response_iss_parameter_supported?: boolean;

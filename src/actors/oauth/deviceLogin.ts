@@ -18,8 +18,8 @@ import { resourceFor } from "./browserLogin.js";
 import { clientAuthFor } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
-import { scopeFor } from "./loginScope.js";
-import { loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
+import { invalidScopeAdvice, scopeFor } from "./loginScope.js";
+import { lastFailureAt, loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
 
 interface DeviceHandle {
   readonly job: OAuthJob;
@@ -112,6 +112,16 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
     );
     response = await oauth.processDeviceAuthorizationResponse(as, { client_id: client.info.client_id }, res);
   } catch (err) {
+    // RFC 8628 3.2: the scope refused; another login would ask for the same one.
+    if (lastFailureAt(fetches, endpoint)?.error === "invalid_scope")
+      throw tokenEndpointError(
+        job.serverName,
+        "device authorization request",
+        fetches,
+        endpoint,
+        err,
+        invalidScopeAdvice(job, meta, loginCommand(job.serverName, "device", job.profile)),
+      );
     throw tokenEndpointError(
       job.serverName,
       "device authorization request",

@@ -23,3 +23,28 @@ export function registeredScopeCovers(registered: string | undefined, scope: str
   const held = new Set(registered.split(/\s+/));
   return scope.split(/\s+/).every((s) => s === "" || held.has(s));
 }
+
+/** Where the scope a login asks for comes from, in the words of the key or document that set it. */
+function scopeSource(job: OAuthJob, meta: StoredMetadata): string {
+  const base =
+    job.entry.oauth?.scope !== undefined
+      ? `mcp_servers.${job.serverName}.oauth.scope`
+      : meta.challengedScope !== undefined
+        ? "the scope of the server's 401 challenge"
+        : meta.resourceMetadata?.scopes_supported !== undefined
+          ? "the scopes_supported of the server's protected resource metadata"
+          : undefined;
+  const stepUp = meta.requiredScope !== undefined ? "a 403 insufficient_scope of the server" : undefined;
+  return [base, stepUp].filter((s) => s !== undefined).join(", and ");
+}
+
+/**
+ * What to do when the authorization server answers `invalid_scope`: logging in again would ask for the
+ * same scope, so the advice names that scope, where it came from and the key that replaces it.
+ */
+export function invalidScopeAdvice(job: OAuthJob, meta: StoredMetadata, command: string): string {
+  const scope = scopeFor(job, meta);
+  const source = scopeSource(job, meta);
+  const asked = scope === undefined ? "svc asked for no scope" : `svc asked for scope "${scope}"`;
+  return `${asked}${source ? ` (${source})` : ""}: set mcp_servers.${job.serverName}.oauth.scope to scopes the authorization server allows this client, then run \`${command}\``;
+}
