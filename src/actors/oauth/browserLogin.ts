@@ -4,17 +4,13 @@ import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextproto
 import { fromPromise } from "xstate";
 import { SvcError } from "../../errors.js";
 import {
+  AuthorizationRefusedError,
   bindCallbackServer,
   type CallbackResult,
   type CallbackServer,
 } from "../../io/oauth/callbackServer.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
-import {
-  mergeScopes,
-  type StoredMetadata,
-  type StoredTokens,
-  toStoredTokens,
-} from "../../io/oauth/tokenStore.js";
+import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
 import {
   type ExchangeInput,
   oauthLoginMachine,
@@ -24,6 +20,7 @@ import {
 import { sdkClientAuth } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify, wantsPinnedPort } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
+import { invalidScopeAdvice, scopeFor } from "./loginScope.js";
 import {
   DocumentRejectedError,
   lastFailureAt,
@@ -55,16 +52,6 @@ export function resourceFor(meta: StoredMetadata, serverUrl: string): string {
   url.search = "";
   url.hash = "";
   return url.href;
-}
-
-/**
- * `oauth.scope`; else the scope the resource's 401 challenge names; else every scope its metadata
- * lists (the MCP authorization spec's scope selection); else none.
- */
-export function scopeFor(job: OAuthJob, meta: StoredMetadata): string | undefined {
-  const base =
-    job.entry.oauth?.scope ?? meta.challengedScope ?? meta.resourceMetadata?.scopes_supported?.join(" ");
-  return mergeScopes(base, meta.requiredScope);
 }
 
 async function prepare({
@@ -135,11 +122,13 @@ async function awaitRedirect({
     try {
       result = await h.callback.waitForCode(h.state);
     } catch (err) {
-      throw new SvcError(
-        "oauth",
-        `${name}: the ${(err as Error).message} — run \`${loginCommand(name, "browser", h.job.profile)}\` to try again`,
-        { cause: err },
-      );
+      const command = loginCommand(name, "browser", h.job.profile);
+      // Another login would ask for the same scope: say which, and the key that changes it.
+      const advice =
+        err instanceof AuthorizationRefusedError && err.oauthError === "invalid_scope"
+          ? invalidScopeAdvice(h.job, h.meta, command)
+          : `run \`${command}\` to try again`;
+      throw new SvcError("oauth", `${name}: the ${(err as Error).message} — ${advice}`, { cause: err });
     }
     const metadata = h.meta.authorizationServerMetadata as typeof h.meta.authorizationServerMetadata & {
       authorization_response_iss_parameter_supported?: boolean;

@@ -17,6 +17,7 @@ import type { OAuthFetches } from "../../io/oauth/fetch.js";
 import type { OAuthSettings } from "../../io/oauth/settings.js";
 import type { StoredClient, StoredMetadata, TokenStore } from "../../io/oauth/tokenStore.js";
 import type { OAuthJob } from "./context.js";
+import { registeredScopeCovers, scopeFor } from "./loginScope.js";
 import { tokenEndpointError } from "./tokenErrors.js";
 
 export interface ClientChoice {
@@ -118,9 +119,13 @@ function storedUsable(
   flow: FlowKind,
   now: number,
   redirectUri?: string,
+  scope?: string,
 ): stored is StoredClient {
   if (stored === undefined || stored.issuer !== meta.authorizationServerUrl) return false;
   if (stored.client_secret !== undefined && secretExpired(stored, now)) return false;
+  // Registered with a scope that lacks one this login asks for (a step-up since): a server that lets a
+  // client ask only for its registered scopes would refuse the login.
+  if (stored.kind === "dcr" && !registeredScopeCovers(stored.scope, scope)) return false;
   if (flow === "device") return stored.kind === "dcr" && (stored.grant_types ?? []).includes(DEVICE_GRANT);
   // A document client is chosen afresh each login (below): only while it is still configured, allowed,
   // and the callback is on a port the document declares.
@@ -157,6 +162,8 @@ export async function chooseClient(args: {
   meta: StoredMetadata;
   flow: FlowKind;
   redirectUri?: string;
+  /** The scope the login asks for: registered with a new client, and required of a stored one. */
+  scope?: string;
   fetches: OAuthFetches;
   /** The document is not presented: it was rejected in this login, or the callback is not on a pinned port. */
   avoidDocument?: boolean;
@@ -169,7 +176,7 @@ export async function chooseClient(args: {
   const configured = configuredClient(settings);
   if (configured !== undefined) return configured;
   const stored = args.freshClient ? undefined : store.readClient();
-  if (storedUsable(stored, meta, flow, args.now ?? Date.now(), args.redirectUri))
+  if (storedUsable(stored, meta, flow, args.now ?? Date.now(), args.redirectUri, args.scope))
     return { kind: stored.kind, info: stored };
   const asMeta = meta.authorizationServerMetadata;
   const documentUrl = settings.client_metadata_url;
@@ -213,7 +220,9 @@ export async function chooseClient(args: {
     response_types: flow === "device" ? [] : ["code"],
     token_endpoint_auth_method: settings.token_endpoint_auth_method ?? registrationAuthMethod(asMeta),
     application_type: "native",
-    ...(settings.scope !== undefined ? { scope: settings.scope } : {}),
+    // The scope the login asks for (as the MCP SDK's client registers it): servers such as Ory Hydra let a
+    // client ask only for the scopes it registered, and give one registered without any a default set.
+    ...(args.scope !== undefined ? { scope: args.scope } : {}),
   };
   let full: OAuthClientInformationFull;
   // RFC 7591 3.2.1 / RFC 7592: the SDK's schema drops the registration management credentials; they
@@ -307,6 +316,7 @@ export async function discoverAndIdentify(
       ? { ...discovered, requiredScope: previous.requiredScope }
       : discovered;
   job.store.saveMetadata(meta);
+  const scope = scopeFor(job, meta);
   const retried = extra.documentRetried === true;
   const client = await chooseClient({
     serverName: job.serverName,
@@ -316,6 +326,7 @@ export async function discoverAndIdentify(
     flow,
     fetches,
     ...(extra.redirectUri !== undefined ? { redirectUri: extra.redirectUri } : {}),
+    ...(scope !== undefined ? { scope } : {}),
     // The document declares only the ten pinned callbacks: on any other port the server would refuse it.
     avoidDocument: retried || extra.pinnedCallback !== true,
     freshClient: job.freshClient === true || retried,

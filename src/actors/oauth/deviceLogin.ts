@@ -14,11 +14,12 @@ import {
   deviceLoginMachine,
   type PollResult,
 } from "../../machines/deviceLogin.js";
-import { resourceFor, scopeFor } from "./browserLogin.js";
+import { resourceFor } from "./browserLogin.js";
 import { clientAuthFor } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
-import { loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
+import { invalidScopeAdvice, scopeFor } from "./loginScope.js";
+import { lastFailureAt, loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
 
 interface DeviceHandle {
   readonly job: OAuthJob;
@@ -111,6 +112,16 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
     );
     response = await oauth.processDeviceAuthorizationResponse(as, { client_id: client.info.client_id }, res);
   } catch (err) {
+    // RFC 8628 3.2: the scope refused; another login would ask for the same one.
+    if (lastFailureAt(fetches, endpoint)?.error === "invalid_scope")
+      throw tokenEndpointError(
+        job.serverName,
+        "device authorization request",
+        fetches,
+        endpoint,
+        err,
+        invalidScopeAdvice(job, meta, loginCommand(job.serverName, "device", job.profile)),
+      );
     throw tokenEndpointError(
       job.serverName,
       "device authorization request",

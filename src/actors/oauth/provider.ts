@@ -10,6 +10,8 @@ import { svcPaths } from "../../config/paths.js";
 import { isSvcError, SvcError } from "../../errors.js";
 import { silentLogger } from "../../io/log.js";
 import { CALLBACK_PATH, PINNED_PORTS } from "../../io/oauth/callbackServer.js";
+import { discoverForFlow } from "../../io/oauth/discovery.js";
+import { oauthFetches } from "../../io/oauth/fetch.js";
 import { oauthEntryOf } from "../../io/oauth/settings.js";
 import type { StoredTokens } from "../../io/oauth/tokenStore.js";
 import { bearerParams } from "../../io/oauth/wwwAuthenticate.js";
@@ -296,7 +298,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
         `${name}: the server refused the request for lack of scope (403 insufficient_scope) without naming the scope — set mcp_servers.${name}.oauth.scope to the scopes it needs, then run \`${this.loginCommand()}\``,
       );
     }
-    this.job.store.requireScope(scope);
+    await this.recordRequiredScope(scope);
     const flow = loginFlowFor(this.job, this.job.store.readTokens());
     if (!this.options.interactive || flow === "device") {
       await res.body?.cancel().catch(() => undefined);
@@ -320,6 +322,36 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       "oauth",
       `${name}: the server still needs scope "${still.scope?.trim() || scope}" after a new login — the authorization server did not grant it; ask its operator to allow that scope for this client, then run \`${this.loginCommand()}\``,
     );
+  }
+
+  /**
+   * Records a step-up scope for every later login of the server, in its discovery cache. Without a cache
+   * (`<server>.meta.json` removed or damaged: a token file that has not been refreshed since) discovery runs
+   * first, so the scope is not lost and the next login, here or in another process, asks for it. A discovery
+   * that fails leaves it to the login, which discovers again and names what failed.
+   */
+  private async recordRequiredScope(scope: string): Promise<void> {
+    const { job } = this;
+    if (job.store.readMetadata() === undefined) {
+      try {
+        const fetches = oauthFetches(job.entry.oauth?.user_agent, job.fetch, job.requestTimeoutMs);
+        const flow = loginFlowFor(job, job.store.readTokens());
+        job.store.saveMetadata(
+          await discoverForFlow(
+            job.serverName,
+            job.entry.url,
+            flow,
+            fetches,
+            job.now(),
+            job.profile,
+            job.entry.oauth?.flow === "device",
+          ),
+        );
+      } catch {
+        return;
+      }
+    }
+    job.store.requireScope(scope);
   }
 
   saveCodeVerifier(verifier: string): void {

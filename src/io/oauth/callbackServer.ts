@@ -17,6 +17,17 @@ export function pinnedRedirectUris(): string[] {
   ]);
 }
 
+/** The authorization server redirected back an error (RFC 6749 4.1.2.1) instead of a code. */
+export class AuthorizationRefusedError extends SvcError {
+  constructor(
+    /** The redirect's `error` code (`access_denied`, `invalid_scope`, ...). */
+    readonly oauthError: string,
+    message: string,
+  ) {
+    super("oauth", message);
+  }
+}
+
 export interface CallbackResult {
   readonly code: string;
   readonly iss?: string;
@@ -136,8 +147,8 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
       // The redirect's text is whoever sent it: one line (a newline could fake a line of svc's output).
       const desc = redactedExcerpt(url.searchParams.get("error_description") ?? "");
       current.reject(
-        new SvcError(
-          "oauth",
+        new AuthorizationRefusedError(
+          error,
           `authorization server refused the login: ${redactedExcerpt(error, 100)}${desc ? ` (${desc})` : ""}`,
         ),
       );

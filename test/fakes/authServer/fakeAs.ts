@@ -81,6 +81,12 @@ export interface FakeAsOptions {
    * the client may be gone by the time the answer leaves).
    */
   readonly refreshAnswered?: () => Promise<void>;
+  /**
+   * A client may ask only for the scopes it registered (Ory Hydra): a registration without `scope` gets
+   * this default set, and an authorization or device authorization request for any other scope is
+   * refused with `invalid_scope`.
+   */
+  readonly registeredScopesOnly?: { readonly defaultScope: string };
 }
 
 export interface FakeAs {
@@ -135,6 +141,13 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
   const usedRefreshTokens = new Set<string>();
   const revokedAccess = new Set<string>();
   let nextFamily = 0;
+  /** Scope each client registered (registeredScopesOnly). */
+  const clientScopes = new Map<string, string>();
+  const scopeRefused = (clientId: string, asked: string | null): boolean => {
+    if (options.registeredScopesOnly === undefined) return false;
+    const allowed = (clientScopes.get(clientId) ?? "").split(" ");
+    return (asked ?? "").split(" ").some((s) => s !== "" && !allowed.includes(s));
+  };
   const polls = [...(options.devicePolls ?? [])];
   let drops = options.dropPolls ?? 0;
   let base = "";
@@ -207,9 +220,14 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
           error: "invalid_client_metadata",
           error_description: `token_endpoint_auth_method ${method} is not allowed`,
         });
+      const registeredId = `dcr-${randomBytes(4).toString("hex")}`;
+      const registeredScope =
+        typeof meta.scope === "string" ? meta.scope : options.registeredScopesOnly?.defaultScope;
+      if (registeredScope !== undefined) clientScopes.set(registeredId, registeredScope);
       return json(res, 201, {
         ...meta,
-        client_id: `dcr-${randomBytes(4).toString("hex")}`,
+        ...(registeredScope !== undefined ? { scope: registeredScope } : {}),
+        client_id: registeredId,
         registration_access_token: `rat-${randomBytes(8).toString("hex")}`,
         registration_client_uri: `${base}/register/client`,
         ...(method.startsWith("client_secret")
@@ -237,7 +255,8 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         scope: q.get("scope") ?? "",
       });
       const to = new URL(q.get("redirect_uri") ?? "");
-      if (options.authorizeError !== undefined) to.searchParams.set("error", options.authorizeError);
+      if (scopeRefused(clientId, q.get("scope"))) to.searchParams.set("error", "invalid_scope");
+      else if (options.authorizeError !== undefined) to.searchParams.set("error", options.authorizeError);
       else to.searchParams.set("code", code);
       to.searchParams.set("state", q.get("state") ?? "");
       if (options.issParameter?.send) to.searchParams.set("iss", options.issParameter.send(issuer));
@@ -251,6 +270,11 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
           .end(options.deviceAuthorizationError.body);
         return;
       }
+      if (scopeRefused(body.get("client_id") ?? "", body.get("scope")))
+        return json(res, 400, {
+          error: "invalid_scope",
+          error_description: "scope not allowed for this client",
+        });
       const fields: Record<string, unknown> = {
         device_code: "dev-code-1",
         user_code: "WDJB-MJHT",

@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { oauthProviderFor, type SvcOAuthProvider } from "../../../src/actors/oauth/provider.js";
 import { svcPaths } from "../../../src/config/paths.js";
@@ -82,6 +83,23 @@ describe("403 insufficient_scope (step-up)", () => {
       /^up: the server needs scope "mcp admin" for this request — run `svc mcp login up`$/,
     );
     expect(h.job.store.readTokens()?.access_token).toBe(first);
+    const again = harness(home.dir, "up", rs.url, { cimd: false }, { freshClient: true });
+    await loginWith(again);
+    expect(new URL(again.opened[0] as string).searchParams.get("scope")).toBe("mcp admin");
+  });
+
+  it("without a discovery cache (<server>.meta.json removed or damaged) the scope is still recorded: the next login asks for it", async () => {
+    const { rs, h } = await loggedIn();
+    rmSync(h.job.store.metaPath);
+    const provider = oauthProviderFor(
+      "up",
+      { url: rs.url, auth: "oauth", oauth: { cimd: false } },
+      { interactive: false, paths: svcPaths(home.dir) },
+    ) as SvcOAuthProvider;
+    const first = h.job.store.readTokens()?.access_token ?? "";
+    await expect(post(provider.authorizedFetch(fetch), rs.url, first)).rejects.toThrow(
+      /^up: the server needs scope "mcp admin" for this request — run `svc mcp login up`$/,
+    );
     const again = harness(home.dir, "up", rs.url, { cimd: false }, { freshClient: true });
     await loginWith(again);
     expect(new URL(again.opened[0] as string).searchParams.get("scope")).toBe("mcp admin");
