@@ -6,17 +6,12 @@ import type {
 import { LOOPBACK_REDIRECT_HOSTS } from "../../config/redirectUri.js";
 import { SvcError } from "../../errors.js";
 import { DocumentUnreachable, validateClientMetadataDocument } from "../../io/oauth/cimd.js";
-import {
-  DEVICE_GRANT,
-  discoverForFlow,
-  type FlowKind,
-  isValidationError,
-  unusableReason,
-} from "../../io/oauth/discovery.js";
+import { DEVICE_GRANT, type FlowKind, isValidationError, unusableReason } from "../../io/oauth/discovery.js";
 import type { OAuthFetches } from "../../io/oauth/fetch.js";
 import type { OAuthSettings } from "../../io/oauth/settings.js";
 import type { StoredClient, StoredMetadata, TokenStore } from "../../io/oauth/tokenStore.js";
 import type { OAuthJob } from "./context.js";
+import { discoverForJob } from "./discoverForJob.js";
 import { registeredScopeCovers, scopeFor } from "./loginScope.js";
 import { tokenEndpointError } from "./tokenErrors.js";
 
@@ -299,15 +294,7 @@ export async function discoverAndIdentify(
   fetches: OAuthFetches,
   extra: { redirectUri?: string; documentRetried?: boolean; pinnedCallback?: boolean } = {},
 ): Promise<{ meta: StoredMetadata; client: ClientChoice }> {
-  const discovered = await discoverForFlow(
-    job.serverName,
-    job.entry.url,
-    flow,
-    fetches,
-    job.now(),
-    job.profile,
-    job.entry.oauth?.flow === "device",
-  );
+  const discovered = await discoverForJob(job, flow, fetches);
   // A scope the resource required earlier (step-up) is asked for again from the same server.
   const previous = job.store.readMetadata();
   const meta =

@@ -113,23 +113,11 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
     response = await oauth.processDeviceAuthorizationResponse(as, { client_id: client.info.client_id }, res);
   } catch (err) {
     // RFC 8628 3.2: the scope refused; another login would ask for the same one.
-    if (lastFailureAt(fetches, endpoint)?.error === "invalid_scope")
-      throw tokenEndpointError(
-        job.serverName,
-        "device authorization request",
-        fetches,
-        endpoint,
-        err,
-        invalidScopeAdvice(job, meta, loginCommand(job.serverName, "device", job.profile)),
-      );
-    throw tokenEndpointError(
-      job.serverName,
-      "device authorization request",
-      fetches,
-      endpoint,
-      err,
-      `${loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "device", job.profile)}, or log in with \`${loginCommand(job.serverName, "browser", job.profile)} --flow browser\``,
-    );
+    const advice =
+      lastFailureAt(fetches, endpoint)?.error === "invalid_scope"
+        ? invalidScopeAdvice(job, meta, loginCommand(job.serverName, "device", job.profile))
+        : `${loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "device", job.profile)}, or log in with \`${loginCommand(job.serverName, "browser", job.profile)} --flow browser\``;
+    throw tokenEndpointError(job.serverName, "device authorization request", fetches, endpoint, err, advice);
   }
   const handle: DeviceHandle = { job, fetches, meta, client, deviceCode: response.device_code, resource };
   return {

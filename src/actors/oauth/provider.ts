@@ -10,7 +10,6 @@ import { svcPaths } from "../../config/paths.js";
 import { isSvcError, SvcError } from "../../errors.js";
 import { silentLogger } from "../../io/log.js";
 import { CALLBACK_PATH, PINNED_PORTS } from "../../io/oauth/callbackServer.js";
-import { discoverForFlow } from "../../io/oauth/discovery.js";
 import { oauthFetches } from "../../io/oauth/fetch.js";
 import { oauthEntryOf } from "../../io/oauth/settings.js";
 import type { StoredTokens } from "../../io/oauth/tokenStore.js";
@@ -18,6 +17,7 @@ import { bearerParams } from "../../io/oauth/wwwAuthenticate.js";
 import { startSystem } from "../system.js";
 import { configuredClient } from "./clientIdentity.js";
 import { type JobOptions, makeJob, type OAuthJob } from "./context.js";
+import { discoverForJob } from "./discoverForJob.js";
 import {
   loginCommand,
   loginFlowFor,
@@ -336,17 +336,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       try {
         const fetches = oauthFetches(job.entry.oauth?.user_agent, job.fetch, job.requestTimeoutMs);
         const flow = loginFlowFor(job, job.store.readTokens());
-        job.store.saveMetadata(
-          await discoverForFlow(
-            job.serverName,
-            job.entry.url,
-            flow,
-            fetches,
-            job.now(),
-            job.profile,
-            job.entry.oauth?.flow === "device",
-          ),
-        );
+        job.store.saveMetadata(await discoverForJob(job, flow, fetches));
       } catch {
         return;
       }

@@ -3,7 +3,7 @@ import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
 import { finishBeforeExit } from "../../io/heldSignals.js";
-import { discoverForFlow, resourceCovers } from "../../io/oauth/discovery.js";
+import { resourceCovers } from "../../io/oauth/discovery.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
 import {
   type StoredClient,
@@ -15,6 +15,7 @@ import { storeProblem } from "../../io/stores/atomicFile.js";
 import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient, secretExpired } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
+import { discoverForJob } from "./discoverForJob.js";
 import type { LoginFlow } from "./runLogin.js";
 import { lastFailureAt, loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
 
@@ -194,15 +195,7 @@ export async function usableTokens(
     const issuer = current.issuer as string | undefined;
     if (meta === undefined || (issuer !== undefined && meta.authorizationServerUrl !== issuer)) {
       const previous = meta;
-      const discovered = await discoverForFlow(
-        serverName,
-        job.entry.url,
-        grantFlow,
-        fetches,
-        job.now(),
-        job.profile,
-        job.entry.oauth?.flow === "device",
-      );
+      const discovered = await discoverForJob(job, grantFlow, fetches);
       if (issuer !== undefined && discovered.authorizationServerUrl !== issuer)
         throw needsLoginError(
           serverName,
