@@ -105,6 +105,7 @@ export function subscriptionStore(path: string): VersionedStore<unknown> {
   // Keyed by route name; a `{revision, subscriptions}` file of earlier versions is still read.
   return createVersionedStore<unknown>(path, {
     legacyField: "subscriptions",
+    keyedBy: "route name",
     conflictMessage: STALE_SUBSCRIPTION_STORE,
     // An id written unquoted by hand under deliver_extra (a Discord snowflake) is kept as written, as in config.yaml.
     extraNumbersAsText: true,
