@@ -4,6 +4,7 @@ import { cutText } from "../io/cutText.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { elsewhere, otherClientsKeys } from "./keysElsewhere.js";
 import { nearMiss } from "./nearMiss.js";
+import { protocolHint } from "./protocolHint.js";
 import {
   AGENT_PROVIDERS,
   MAX_CONCURRENT_RUNS,
@@ -669,6 +670,12 @@ export function formatIssue(
     // `auth: bearer` / `auth: {type: bearer, token: ...}` as other clients write a static token.
     if (issue.path.length === 3 && issue.path[0] === "mcp_servers" && issue.path[2] === "auth")
       message += ` — auth: oauth logs in with OAuth; a token is sent with headers: {Authorization: "Bearer $\{TOKEN}"} (TOKEN in the profile's .env)`;
+    // `protocol: 2026-07-28` (a revision) or `protocol: sse` (a transport): the era, or the key, meant.
+    const era =
+      issue.path.length === 3 && issue.path[0] === "mcp_servers" && issue.path[2] === "protocol"
+        ? protocolHint(issue.input)
+        : undefined;
+    if (era !== undefined && meant === undefined) message += ` — ${era}`;
   }
   if (syntax === "yaml" && takesText(issue)) message += bracedValueHint(issue) ?? "";
   else if (syntax === "yaml" && issue.code === "invalid_type" && issue.expected === "array") {
