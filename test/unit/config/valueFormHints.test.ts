@@ -236,7 +236,7 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
 
   it("a fractional port names a whole number, not zod's 'int'", () => {
     expect(refusal(webhook("    port: 8644.5\n"))).toBe(
-      "FILE: platforms.webhook.port: expected a whole number, got 8644.5",
+      "FILE: platforms.webhook.port: expected a whole number, got 8644.5 — write a port from 0 to 65535 (0 picks a free one)",
     );
   });
 
