@@ -550,6 +550,13 @@ export function formatIssue(
     // `.inf`, `.nan` or `1e400` (past what a double holds): a duration that is capped says at what.
     else if (issue.expected === "number" && typeof issue.input === "number" && !Number.isFinite(issue.input))
       message += ` — ${TIMER_SECONDS_KEYS.has(String(issue.path.at(-1))) ? FINITE_SECONDS : (FINITE_IN_RANGE[String(issue.path.at(-1))] ?? "write a finite number")}`;
+    // `enabled: 1`: YAML's number, where WEBHOOK_ENABLED (an environment text) takes 1 and 0.
+    else if (issue.expected === "boolean" && (issue.input === 1 || issue.input === 0)) {
+      const webhookEnabled =
+        issue.path.map(String).join(".") === "platforms.webhook.enabled" ||
+        issue.path.map(String).join(".") === "platforms.webhook.extra.enabled";
+      message += ` — write true or false (YAML reads 1 and 0 as numbers${webhookEnabled ? "; WEBHOOK_ENABLED in .env or the environment takes 1 and 0" : ""})`;
+    }
     // `port: 80.5`: a number, but not a whole one; the key's range when it has one.
     else if (issue.expected === "int" && typeof issue.input === "number") {
       const advice = rangeAdvice(issue.path);
