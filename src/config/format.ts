@@ -555,7 +555,7 @@ export function formatIssue(
       const webhookEnabled =
         issue.path.map(String).join(".") === "platforms.webhook.enabled" ||
         issue.path.map(String).join(".") === "platforms.webhook.extra.enabled";
-      message += ` — write true or false (YAML reads 1 and 0 as numbers${webhookEnabled ? "; WEBHOOK_ENABLED in .env or the environment takes 1 and 0" : ""})`;
+      message += ` — write true or false (${syntax === "json" ? "JSON's" : "YAML reads"} 1 and 0 ${syntax === "json" ? "are" : "as"} numbers${webhookEnabled ? "; WEBHOOK_ENABLED in .env or the environment takes 1 and 0" : ""})`;
     }
     // `port: 80.5`: a number, but not a whole one; the key's range when it has one.
     else if (issue.expected === "int" && typeof issue.input === "number") {

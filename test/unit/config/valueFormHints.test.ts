@@ -241,6 +241,10 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     expect(refusal(webhook("    routes:\n      gh: {secret: s, deliver_only: 0}\n"))).toBe(
       "FILE: platforms.webhook.routes.gh.deliver_only: expected true or false, got 0 — write true or false (YAML reads 1 and 0 as numbers)",
     );
+    const parsed = parseSubscription("subs.json", "gh", { secret: "s", mirror_to_session: 1 });
+    expect(parsed.ok ? [] : parsed.problems).toEqual([
+      "subs.json: gh.mirror_to_session: expected true or false, got 1 — write true or false (JSON's 1 and 0 are numbers)",
+    ]);
   });
 
   it("a fractional port names a whole number, not zod's 'int'", () => {
