@@ -64,6 +64,31 @@ describe("a subscription store in a layout this version does not write", { timeo
     },
   );
 
+  it("a record that holds records (the subscriptions wrapped by hand under one name) is not served, and says where they go", async () => {
+    const wrapped = JSON.stringify({
+      subscriptions: { ci: { secret: "s" }, cd: { events: ["push"] } },
+      ok: {},
+    });
+    gw = await startTestGateway({
+      config: webhookConfig({}, { secret: GLOBAL }),
+      files: { "webhook_subscriptions.json": wrapped },
+    });
+    const body = "{}";
+    for (const name of ["subscriptions", "ci", "cd"]) {
+      const res = await fetch(gw.url(`/webhooks/${name}`), { method: "POST", headers: signed(body), body });
+      expect(res.status, name).toBe(404);
+    }
+    const ok = await fetch(gw.url("/webhooks/ok"), { method: "POST", headers: signed(body), body });
+    expect(ok.status).toBe(202);
+    const file = join(gw.home.dir, "webhook_subscriptions.json");
+    const advice = `${file}: subscriptions: holds records ("ci", "cd"), not route properties — write each of them at the top level of the file, keyed by its route name ({"ci": {...}, "cd": {...}})`;
+    expect(
+      gw.logs().find((line) => line.msg.includes("dynamic subscription subscriptions ignored"))?.msg,
+    ).toContain(advice);
+    const list = await svc(gw.home, ["webhook", "list"]);
+    expect(list.stdout.split("\n").find((line) => line.startsWith("subscriptions "))).toContain("invalid");
+  });
+
   it("the earlier {revision, subscriptions} layout alone is still read", async () => {
     gw = await startTestGateway({
       config: webhookConfig({}, { secret: GLOBAL }),
