@@ -4,6 +4,7 @@ import { cutText } from "../io/cutText.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { elsewhere, otherClientsKeys } from "./keysElsewhere.js";
 import { nearMiss } from "./nearMiss.js";
+import { protocolHint } from "./protocolHint.js";
 import {
   AGENT_PROVIDERS,
   MAX_CONCURRENT_RUNS,
@@ -171,14 +172,34 @@ const FINITE_IN_RANGE: Readonly<Record<string, string>> = {
   workers: `write a whole number from 0 to ${MAX_WORKERS}`,
 };
 
+/** The webhook adapter's numbers, by key (directly under `platforms.webhook` or under its `extra`). */
+const WEBHOOK_RANGES: Readonly<Record<string, string>> = {
+  port: "write a port from 0 to 65535 (0 picks a free one)",
+  rate_limit: "write the requests per minute each route takes, a whole number of 1 or more (default 30)",
+  max_body_bytes: "write the largest body in bytes, a whole number of 1 or more (default 1048576)",
+  script_timeout_seconds: "write a number of seconds above 0 (default 30)",
+};
+
+/** What to write for a number out of its key's range, where the key's range is known; undefined elsewhere. */
+function rangeAdvice(path: readonly PropertyKey[]): string | undefined {
+  const at = path.map(String);
+  const key = at.at(-1) ?? "";
+  const webhook = at[0] === "platforms" && at[1] === "webhook" && at.length === (at[2] === "extra" ? 4 : 3);
+  if (webhook && Object.hasOwn(WEBHOOK_RANGES, key)) return WEBHOOK_RANGES[key];
+  if (key !== "drain_timeout_seconds" && Object.hasOwn(FINITE_IN_RANGE, key)) return FINITE_IN_RANGE[key];
+  return undefined;
+}
+
 /** A size or range problem in words (zod's own text otherwise reads "Too big: expected number to be <=65535"). */
 function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, file: string): string {
   const bound =
     issue.code === "too_big"
       ? `${issue.inclusive ? "at most" : "less than"} ${String(issue.maximum)}`
       : `${issue.inclusive ? "at least" : "more than"} ${String(issue.minimum)}`;
-  if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")
-    return `expected ${bound}, got ${describeValue(issue.path, issue.input)}`;
+  if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint") {
+    const advice = rangeAdvice(issue.path);
+    return `expected ${bound}, got ${describeValue(issue.path, issue.input)}${advice === undefined ? "" : ` — ${advice}`}`;
+  }
   if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1)
     return emptyText(issue.input, file);
   const one = Number(issue.code === "too_big" ? issue.maximum : issue.minimum) === 1;
@@ -529,6 +550,18 @@ export function formatIssue(
     // `.inf`, `.nan` or `1e400` (past what a double holds): a duration that is capped says at what.
     else if (issue.expected === "number" && typeof issue.input === "number" && !Number.isFinite(issue.input))
       message += ` — ${TIMER_SECONDS_KEYS.has(String(issue.path.at(-1))) ? FINITE_SECONDS : (FINITE_IN_RANGE[String(issue.path.at(-1))] ?? "write a finite number")}`;
+    // `enabled: 1`: YAML's number, where WEBHOOK_ENABLED (an environment text) takes 1 and 0.
+    else if (issue.expected === "boolean" && (issue.input === 1 || issue.input === 0)) {
+      const webhookEnabled =
+        issue.path.map(String).join(".") === "platforms.webhook.enabled" ||
+        issue.path.map(String).join(".") === "platforms.webhook.extra.enabled";
+      message += ` — write true or false (${syntax === "json" ? "JSON's" : "YAML reads"} 1 and 0 ${syntax === "json" ? "are" : "as"} numbers${webhookEnabled ? "; WEBHOOK_ENABLED in .env or the environment takes 1 and 0" : ""})`;
+    }
+    // `port: 80.5`: a number, but not a whole one; the key's range when it has one.
+    else if (issue.expected === "int" && typeof issue.input === "number") {
+      const advice = rangeAdvice(issue.path);
+      if (advice !== undefined) message += ` — ${advice}`;
+    }
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     else if (
       issue.expected === "string" &&
@@ -669,6 +702,12 @@ export function formatIssue(
     // `auth: bearer` / `auth: {type: bearer, token: ...}` as other clients write a static token.
     if (issue.path.length === 3 && issue.path[0] === "mcp_servers" && issue.path[2] === "auth")
       message += ` — auth: oauth logs in with OAuth; a token is sent with headers: {Authorization: "Bearer $\{TOKEN}"} (TOKEN in the profile's .env)`;
+    // `protocol: 2026-07-28` (a revision) or `protocol: sse` (a transport): the era, or the key, meant.
+    const era =
+      issue.path.length === 3 && issue.path[0] === "mcp_servers" && issue.path[2] === "protocol"
+        ? protocolHint(issue.input)
+        : undefined;
+    if (era !== undefined && meant === undefined) message += ` — ${era}`;
   }
   if (syntax === "yaml" && takesText(issue)) message += bracedValueHint(issue) ?? "";
   else if (syntax === "yaml" && issue.code === "invalid_type" && issue.expected === "array") {

@@ -183,6 +183,9 @@ function holdsRoutes(mapping: Record<string, unknown>): boolean {
   );
 }
 
+/** A version field other tools' files carry at their top level; config.yaml has none. */
+const VERSION_KEYS: readonly string[] = ["version", "config_version", "schema_version"];
+
 /**
  * Where an unknown key belongs instead: another section's key (`multiplex_profiles` under
  * `platforms.webhook` is `gateway.multiplex_profiles`), or, directly under `platforms.webhook`, a
@@ -196,6 +199,9 @@ export function elsewhere(path: readonly PropertyKey[], key: string, input: unkn
   // Cron jobs written as a section: they live in the profile's cron store, which svc cron edits.
   if (at.length === 0 && (key === "cron" || key === "cron_jobs"))
     return "config.yaml has no cron section: cron jobs are kept in <SVC_HOME>/cron/jobs.json (a profile's in <SVC_HOME>/profiles/<name>/cron/jobs.json), made with svc cron create --name <name> --schedule <expr> --prompt <text>; a route fires one with cron_job: <job name> among its keys";
+  // `version: "3"` as docker compose files begin, or a schema version: the file has none to spell right.
+  if (at.length === 0 && VERSION_KEYS.includes(key))
+    return "config.yaml has no version field: every version of svc reads the file as it is, and names a key it does not know (a newer version's setting) as unknown — remove the line";
   // `x-base: &base {...}`, docker compose's extension field holding an anchor for the routes below.
   if (at.length === 0 && key.startsWith("x-"))
     return "config.yaml has no extension keys (docker compose's x-...): put the anchor on the first route that uses it (routes: {a: &base {...}, b: {<<: *base, ...}})";

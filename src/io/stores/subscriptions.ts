@@ -105,6 +105,7 @@ export function subscriptionStore(path: string): VersionedStore<unknown> {
   // Keyed by route name; a `{revision, subscriptions}` file of earlier versions is still read.
   return createVersionedStore<unknown>(path, {
     legacyField: "subscriptions",
+    keyedBy: "route name",
     conflictMessage: STALE_SUBSCRIPTION_STORE,
     // An id written unquoted by hand under deliver_extra (a Discord snowflake) is kept as written, as in config.yaml.
     extraNumbersAsText: true,
@@ -160,6 +161,25 @@ export function subscriptionProblems(
 }
 
 /** Parses one stored record; returns the problems instead when it is invalid. */
+/**
+ * A record with no route property whose every key holds a mapping (`{"subscriptions": {"ci": {...}}}`, the
+ * records wrapped by hand under one name, as other tools' files nest them): records, not a route to serve
+ * with every default (and the global secret) while the records inside it are dropped as unknown fields.
+ */
+function recordsInside(
+  file: string,
+  name: string,
+  record: unknown,
+  extra: Record<string, unknown>,
+): string | undefined {
+  const inside = Object.entries(extra);
+  const isMapping = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
+  if (inside.length === 0 || !inside.every(([, value]) => isMapping(value))) return undefined;
+  if (!isMapping(record) || Object.keys(record as object).length > 0) return undefined;
+  const names = inside.map(([key]) => JSON.stringify(key));
+  return `${file}: ${name}: holds records (${names.join(", ")}), not route properties — write each of them at the top level of the file, keyed by its route name ({${names.map((key) => `${key}: {...}`).join(", ")}})`;
+}
+
 export function parseSubscription(
   file: string,
   name: string,
@@ -174,6 +194,8 @@ export function parseSubscription(
       problems: [`${file}: ${name}: not valid JSON — fix it, or svc webhook remove ${name}`],
     };
   const { record, extra } = splitRecord(raw);
+  const wrapped = recordsInside(file, name, record, extra);
+  if (wrapped !== undefined) return { ok: false, problems: [wrapped] };
   // The input is reported so a wrong value reads "expected a string, got 5", not "missing".
   const parsed = subscriptionSchema.safeParse(record, { reportInput: true });
   if (!parsed.success) {

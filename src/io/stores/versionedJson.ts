@@ -6,6 +6,7 @@ import { jsonErrorLocation } from "../jsonErrorLocation.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import { parseKeepingExtraNumbers } from "./extraNumbers.js";
 import { withFileLock } from "./fileLock.js";
+import { flatLayout } from "./flatLayout.js";
 
 /**
  * A JSON store of named records. Every write holds the file lock, re-reads, and replaces the file
@@ -97,13 +98,9 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
   const { field, legacyField } = layout;
   function recordsOf(doc: Record<string, unknown>): unknown {
     if (field !== undefined) return doc[field] ?? {};
-    const keys = Object.keys(doc);
-    const legacy =
-      legacyField !== undefined &&
-      typeof doc.revision === "number" &&
-      isObject(doc[legacyField]) &&
-      keys.every((key) => key === "revision" || key === legacyField);
-    return legacy ? doc[legacyField as string] : doc;
+    const flat = flatLayout(doc, layout.keyedBy ?? "name", legacyField);
+    if ("problem" in flat) throw new SvcError("store_corrupt", `${path}: ${flat.problem}`);
+    return flat.records;
   }
 
   function readWithCounter(): VersionedSnapshot<T> & {

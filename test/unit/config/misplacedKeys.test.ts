@@ -139,6 +139,20 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it('a version field at the top level (docker compose\'s version: "3", a schema version) says config.yaml has none, not to check its spelling', () => {
+    const advice =
+      "config.yaml has no version field: every version of svc reads the file as it is, and names a key it does not know (a newer version's setting) as unknown — remove the line";
+    for (const [key, value] of [
+      ["version", "1"],
+      ["version", '"3"'],
+      ["config_version", "2"],
+      ["schema_version", "1"],
+    ])
+      expect(refusal(`${key}: ${value}\nplatforms:\n  webhook:\n    secret: s\n`)).toBe(
+        `FILE: (top level): unknown key "${key}" — ${advice}${SEE}`,
+      );
+  });
+
   it("a docker compose extension key holding an anchor says where the anchor goes instead", () => {
     expect(refusal("x-base: &base\n  secret: s\nplatforms:\n  webhook:\n    routes:\n      a: *base\n")).toBe(
       `FILE: (top level): unknown key "x-base" — config.yaml has no extension keys (docker compose's x-...): put the anchor on the first route that uses it (routes: {a: &base {...}, b: {<<: *base, ...}})${SEE}`,

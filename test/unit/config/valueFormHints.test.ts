@@ -234,9 +234,22 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
     expect(parsed.ok ? [] : parsed.problems).toEqual([`subs.json: gh.secret: ${hint}`]);
   });
 
+  it("enabled: 1 (or 0), which YAML reads as a number, says to write true or false", () => {
+    expect(refusal(webhook("    enabled: 1\n"))).toBe(
+      "FILE: platforms.webhook.enabled: expected true or false, got 1 — write true or false (YAML reads 1 and 0 as numbers; WEBHOOK_ENABLED in .env or the environment takes 1 and 0)",
+    );
+    expect(refusal(webhook("    routes:\n      gh: {secret: s, deliver_only: 0}\n"))).toBe(
+      "FILE: platforms.webhook.routes.gh.deliver_only: expected true or false, got 0 — write true or false (YAML reads 1 and 0 as numbers)",
+    );
+    const parsed = parseSubscription("subs.json", "gh", { secret: "s", mirror_to_session: 1 });
+    expect(parsed.ok ? [] : parsed.problems).toEqual([
+      "subs.json: gh.mirror_to_session: expected true or false, got 1 — write true or false (JSON's 1 and 0 are numbers)",
+    ]);
+  });
+
   it("a fractional port names a whole number, not zod's 'int'", () => {
     expect(refusal(webhook("    port: 8644.5\n"))).toBe(
-      "FILE: platforms.webhook.port: expected a whole number, got 8644.5",
+      "FILE: platforms.webhook.port: expected a whole number, got 8644.5 — write a port from 0 to 65535 (0 picks a free one)",
     );
   });
 

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+function refusal(yaml: string): string {
+  const h = tempHome();
+  home = h;
+  const file = h.write("config.yaml", yaml);
+  try {
+    loadConfig({ home: h.dir, env: {} });
+  } catch (err) {
+    return (err as Error).message.replaceAll(file, "FILE");
+  }
+  throw new Error("loaded without an error");
+}
+
+const webhook = (setting: string) => `platforms:\n  webhook:\n    ${setting}\n`;
+
+/** A number out of its key's range says what to write, not only which bound it broke. */
+describe("a webhook setting out of its range says the range to write", () => {
+  it.each([
+    [
+      "port: 70000",
+      "FILE: platforms.webhook.port: expected at most 65535, got 70000 — write a port from 0 to 65535 (0 picks a free one)",
+    ],
+    [
+      "port: -1",
+      "FILE: platforms.webhook.port: expected at least 0, got -1 — write a port from 0 to 65535 (0 picks a free one)",
+    ],
+    [
+      "rate_limit: 0",
+      "FILE: platforms.webhook.rate_limit: expected more than 0, got 0 — write the requests per minute each route takes, a whole number of 1 or more (default 30)",
+    ],
+    [
+      "max_body_bytes: -5",
+      "FILE: platforms.webhook.max_body_bytes: expected more than 0, got -5 — write the largest body in bytes, a whole number of 1 or more (default 1048576)",
+    ],
+    [
+      "script_timeout_seconds: 0",
+      "FILE: platforms.webhook.script_timeout_seconds: expected more than 0, got 0 — write a number of seconds above 0 (default 30)",
+    ],
+    [
+      "workers: 65",
+      "FILE: platforms.webhook.workers: expected at most 64, got 65 — write a whole number from 0 to 64",
+    ],
+  ])("%s", (setting, message) => {
+    expect(refusal(webhook(setting))).toBe(message);
+  });
+
+  it("a fraction where a whole number goes says the range too", () => {
+    expect(refusal(webhook("port: 80.5"))).toBe(
+      "FILE: platforms.webhook.port: expected a whole number, got 80.5 — write a port from 0 to 65535 (0 picks a free one)",
+    );
+    expect(refusal(webhook("rate_limit: 1.5"))).toBe(
+      "FILE: platforms.webhook.rate_limit: expected a whole number, got 1.5 — write the requests per minute each route takes, a whole number of 1 or more (default 30)",
+    );
+  });
+
+  it("under extra too, named there", () => {
+    expect(refusal(webhook("extra:\n      port: 65536"))).toBe(
+      "FILE: platforms.webhook.extra.port: expected at most 65535, got 65536 — write a port from 0 to 65535 (0 picks a free one)",
+    );
+  });
+
+  it("the agent's bounded counts say their range", () => {
+    expect(refusal("agent:\n  max_concurrent_runs: 0\n")).toBe(
+      "FILE: agent.max_concurrent_runs: expected more than 0, got 0 — write a whole number from 1 to 1000",
+    );
+  });
+});
