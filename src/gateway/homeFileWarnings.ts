@@ -10,12 +10,14 @@ import {
   secretFiles,
   secretFilesReadableByOthers,
 } from "../io/secretFileModes.js";
+import { placesWritableByOthers } from "../io/writableByOthers.js";
 
 /**
  * What the start logs about the files under SVC_HOME, and each reload again, since a reload reads
  * config.yaml and `.env` anew (a config.yaml created 0644 with a secret in it while the gateway ran): a
  * named profile's `.env` that sets nothing or a `config.yaml` under a profile, which are never read, and
- * secret files (and a config.yaml holding a credential) that other users can read; `WEBHOOK_*` names of `.env`
+ * secret files (and a config.yaml holding a credential) that other users can read, places that decide what
+ * the gateway runs (config.yaml, `.env`, scripts) that other users can write; `WEBHOOK_*` names of `.env`
  * and the environment (`env`) that set nothing.
  */
 export function homeFileWarnings(
@@ -32,5 +34,6 @@ export function homeFileWarnings(
     ...unusableProfileEntries(paths.home),
     ...secretFilesReadableByOthers(secretFiles(paths.home)),
     ...(configSecrets === undefined ? [] : [configSecrets]),
+    ...placesWritableByOthers(paths.home),
   ].map((warning) => `[gateway] ${warning}`);
 }

@@ -332,6 +332,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         logger,
         now: elapsed,
         metrics,
+        // Unset `metrics` serves it because the bind is loopback: to this machine's scrapers, not through it.
+        metricsLocalOnly: webhook.metrics === undefined,
         multiplexProfiles: () => routes.registry.current().multiplexProfiles,
         accessLog: () => loaded.config.platforms.webhook.access_log,
         onRouteRequest: history?.request,

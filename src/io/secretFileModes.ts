@@ -44,10 +44,12 @@ export function secretFilesReadableByOthers(files: readonly string[]): string[] 
     } catch {
       continue; // absent: nothing to expose
     }
-    if ((mode & 0o077) !== 0)
-      warnings.push(
-        `${file} holds secrets but is readable by other users (mode ${mode.toString(8).padStart(4, "0")}) — chmod 600 ${file}`,
-      );
+    if ((mode & 0o077) === 0) continue;
+    // Write bits alone (0620, 0602) let others change the secrets, not read them: said as it is.
+    const exposed = (mode & 0o044) !== 0 ? "readable" : "writable";
+    warnings.push(
+      `${file} holds secrets but is ${exposed} by other users (mode ${mode.toString(8).padStart(4, "0")}) — chmod 600 ${file}`,
+    );
   }
   return warnings;
 }

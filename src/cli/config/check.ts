@@ -62,6 +62,7 @@ import {
   targetStartupProblems,
   targetWarnings,
 } from "../../io/targets/validate.js";
+import { placesWritableByOthers } from "../../io/writableByOthers.js";
 import { journalProblem } from "../../state/gatewayState.js";
 import { listenAddress } from "../listenAddress.js";
 import { notServed } from "../webhook/notServed.js";
@@ -166,6 +167,7 @@ export async function checkConfig(
   const untagged = (lines: readonly string[]) => lines.map((line) => line.replace(/^\[\w+\] /, ""));
   const warnings = [
     ...secretFilesReadableByOthers(secretFiles(loaded.paths.home)),
+    ...placesWritableByOthers(loaded.paths.home),
     ...(loaded.fromFile
       ? [configSecretsReadableByOthers(loaded.paths.config)].filter((w) => w !== undefined)
       : []),

@@ -1,4 +1,5 @@
 import { decodedBodyOf } from "../../streams/contentCoding.js";
+import { UNKNOWN_ROUTE } from "../../streams/frontAnswers.js";
 import { answeredDeliveryId, errorOutcome, type Outcome } from "../../streams/types.js";
 import type { Logger } from "../log.js";
 import {
@@ -10,6 +11,7 @@ import {
   type RequestHandler,
   type RequestHead,
 } from "./core.js";
+import { fromLocalScraper } from "./localScraper.js";
 
 /** What the metrics module counts per answered request (implemented in src/io/metrics/). */
 export interface RequestMetrics {
@@ -41,6 +43,11 @@ export interface ObserveOptions {
   readonly isRoute: (name: string, status: number, profile: string | undefined) => boolean;
   /** Counted and served at `GET /metrics` when given. */
   readonly metrics?: RequestMetrics | undefined;
+  /**
+   * `GET /metrics` is served only to this machine's scrapers (`fromLocalScraper`), others answered as an
+   * unknown path (404): with `platforms.webhook.metrics` unset, served because the bind is loopback.
+   */
+  readonly metricsLocalOnly?: boolean;
   /**
    * Each answered request to a served route, with its body when one was read (delivery history). With it
    * set, the body source is wrapped to keep the body; nothing is written here.
@@ -128,6 +135,7 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
         return reply(refused, true);
       }
       if (head.method !== "GET" && head.method !== "HEAD") return answer(METRICS_METHOD_NOT_ALLOWED);
+      if (options.metricsLocalOnly === true && !fromLocalScraper(head.headers)) return answer(UNKNOWN_ROUTE);
       metrics.render().then(
         ({ contentType, text }) => answer({ status: 200, body: {}, text: { contentType, body: text } }),
         (err: unknown) => {

@@ -38,6 +38,14 @@ describe("secret files readable by other users", () => {
     ]);
   });
 
+  it("says writable, not readable, of a file whose group or others may only write it", () => {
+    home = tempHome();
+    const env = writeWithMode(".env", 0o620);
+    expect(secretFilesReadableByOthers(secretFiles(home.dir))).toEqual([
+      `${env} holds secrets but is writable by other users (mode 0620) — chmod 600 ${env}`,
+    ]);
+  });
+
   it("says nothing of files that are absent or 0600", () => {
     home = tempHome();
     writeWithMode(".env", 0o600);

@@ -1,0 +1,25 @@
+import { isLoopbackHost } from "../../config/host.js";
+
+/** Headers a browser's request, or one a proxy passed on from another machine, carries; a local scraper's none. */
+const FROM_ELSEWHERE = ["origin", "sec-fetch-site", "forwarded", "x-forwarded-for", "x-real-ip"] as const;
+
+/** The host of a Host header's value, without its port and an IPv6 literal's brackets. */
+function hostName(authority: string): string {
+  const bracketed = /^\[([^\]]*)\]/.exec(authority);
+  if (bracketed !== null) return bracketed[1] as string;
+  const colon = authority.lastIndexOf(":");
+  return (colon < 0 ? authority : authority.slice(0, colon)).toLowerCase();
+}
+
+/**
+ * Whether a request comes from a program on this machine that asked for a loopback address by its own
+ * name — a Prometheus here, or one through an SSH tunnel — rather than from a web page whose DNS name
+ * was rebound to 127.0.0.1 (its `Host` names that page's site), a browser (`Origin`, `Sec-Fetch-Site`),
+ * or a reverse proxy passing on a request from elsewhere (`Forwarded`, `X-Forwarded-For`, `X-Real-IP`).
+ * Headers are the request's, names lower-cased.
+ */
+export function fromLocalScraper(headers: Readonly<Record<string, string | undefined>>): boolean {
+  for (const name of FROM_ELSEWHERE) if (headers[name] !== undefined) return false;
+  const host = headers.host;
+  return host === undefined || host === "" || isLoopbackHost(hostName(host));
+}

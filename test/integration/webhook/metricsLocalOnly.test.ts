@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { gatewayPerTest, HTTP_SERVERS, webhookConfig } from "../../helpers/gateway.js";
+import { rawHttp } from "../../helpers/http.js";
+
+/**
+ * Unset, `platforms.webhook.metrics` serves `/metrics` on a loopback bind because only this machine
+ * reaches it there. A web page does too, though: one whose DNS name is rebound to 127.0.0.1 reads the
+ * answer as its own (`Host: attacker.example`), and so does anyone on the internet through a reverse
+ * proxy in front of the loopback bind (the setup the README suggests), which forwards every path. Such a
+ * request was served every route's name and traffic.
+ */
+
+const gw = gatewayPerTest();
+
+async function scrape(port: number, headers: string): Promise<number> {
+  return (await rawHttp(port, [`GET /metrics HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`])).status;
+}
+
+/** What a request from elsewhere than a local scraper carries besides its Host. */
+const FROM_ELSEWHERE = [
+  "Origin: http://attacker.example\r\n",
+  "Sec-Fetch-Site: cross-site\r\n",
+  "X-Forwarded-For: 203.0.113.9\r\n",
+  "Forwarded: for=203.0.113.9;proto=https\r\n",
+  "X-Real-IP: 203.0.113.9\r\n",
+];
+
+describe("GET /metrics on a loopback bind with metrics unset: this machine's scrapers only", {
+  timeout: 60_000,
+}, () => {
+  for (const http of HTTP_SERVERS) {
+    it(`${http}: a local scraper is served; a rebound DNS name, a browser's request and a proxied one get 404`, async () => {
+      const live = await gw.start({ http, config: webhookConfig({}, { host: "127.0.0.1" }) });
+      const port = live.gateway.port;
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, "127.0.0.1", `[::1]:${port}`])
+        expect(await scrape(port, `Host: ${host}\r\n`), host).toBe(200);
+      expect(await scrape(port, `Host: attacker.example:${port}\r\n`)).toBe(404);
+      for (const extra of FROM_ELSEWHERE)
+        expect(await scrape(port, `Host: 127.0.0.1:${port}\r\n${extra}`), extra).toBe(404);
+    });
+  }
+
+  it("metrics: true serves them all, as it serves any client", async () => {
+    const live = await gw.start({ config: webhookConfig({}, { host: "127.0.0.1", metrics: true }) });
+    const port = live.gateway.port;
+    expect(await scrape(port, `Host: metrics.example:${port}\r\n`)).toBe(200);
+    for (const extra of FROM_ELSEWHERE)
+      expect(await scrape(port, `Host: 127.0.0.1:${port}\r\n${extra}`), extra).toBe(200);
+  });
+});
