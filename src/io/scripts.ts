@@ -80,8 +80,14 @@ export async function resolveScript(
   }
   if (!inside(realDir, real)) return { why: "script resolves outside the scripts directory (symlink)" };
   // A directory would be run as `python3 <dir>` ("can't find '__main__' module"): named for what it is.
-  if (!(await stat(real)).isFile())
-    return { why: "not a file (a script is one file under the scripts directory)" };
+  let isFile: boolean;
+  try {
+    isFile = (await stat(real)).isFile();
+  } catch {
+    // Removed since realpath found it (a deploy replacing the directory): not found, as a moment later.
+    return { why: await notFound(scriptsDir, script) };
+  }
+  if (!isFile) return { why: "not a file (a script is one file under the scripts directory)" };
   return { path: real };
 }
 
