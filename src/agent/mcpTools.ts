@@ -81,7 +81,7 @@ function noLongerListed(hub: McpToolSource, tool: RegisteredTool): string | unde
   const server = hub.status().find((s) => s.name === tool.server);
   if (server === undefined)
     return `mcp_servers.${tool.server} is no longer configured (a reload during this run removed it); "${tool.original}" was not run`;
-  if (server.state === "disabled")
+  if (server.state === "skipped")
     return `mcp_servers.${tool.server} is disabled (a reload during this run set enabled: false); "${tool.original}" was not run`;
   // Reconnected by a reload that changed its entry (its tools are registered again once it has listed them),
   // and that connect failed: the server's tools did not change, it cannot be reached.

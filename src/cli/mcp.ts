@@ -150,7 +150,7 @@ function offlineStatus(loaded: LoadedConfig): ServerStatus[] {
       name,
       transport: transportKind(entry),
       // A lazy server with a cache is lazy here too: a command registers it from the cache.
-      state: !entry.enabled ? "disabled" : entry.lazy && cache !== undefined ? "lazy" : "stopped",
+      state: !entry.enabled ? "skipped" : entry.lazy && cache !== undefined ? "lazy" : "stopped",
       toolCount: view?.kept.length ?? 0,
       lazy: entry.lazy,
       cached: cache !== undefined,
@@ -251,7 +251,7 @@ function disabledServer(loaded: LoadedConfig, server: string): SvcError {
  */
 async function connected(loaded: LoadedConfig, hub: McpHub, server: string): Promise<ServerStatus> {
   const status = await hub.settled(server, { connect: true });
-  if (status.state === "disabled") throw disabledServer(loaded, server);
+  if (status.state === "skipped") throw disabledServer(loaded, server);
   if (status.state !== "connected") {
     const entry = serverEntry(loaded, server);
     for (const problem of entry === undefined ? [] : unusedMcpKeys(entry))

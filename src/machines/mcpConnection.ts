@@ -4,7 +4,7 @@ import { type ActorRefFrom, and, assign, fromPromise, type SnapshotFrom, setup }
  * One MCP server connection (spec mcp-client 3). No I/O here: `connect`, `ping` and `close` are actors
  * provided by name (the hub supplies real ones, tests fakes), and every timer is a named delay.
  *
- *   disabled                       enabled: false — nothing happens
+ *   skipped                        enabled: false — nothing happens
  *   lazy ──CONNECT/CALL_START──▶ connecting ──ok──▶ connected ──idle/age (stdio)──▶ recycling ─▶ recycled
  *                                   │ fail/timeout      │ ping fails / session lost
  *                                   ▼                   ▼
@@ -12,7 +12,7 @@ import { type ActorRefFrom, and, assign, fromPromise, type SnapshotFrom, setup }
  *                    (on demand: lazy or recycled — failed waits for the next CONNECT instead)
  */
 
-export type StartIn = "disabled" | "lazy" | "connecting";
+export type StartIn = "skipped" | "lazy" | "connecting";
 
 export interface McpConnectionInput {
   readonly name: string;
@@ -116,7 +116,7 @@ export const mcpConnectionMachine = setup({
     stable: STABLE_CONNECTION_MS,
   },
   guards: {
-    startDisabled: ({ context }) => context.startIn === "disabled",
+    startSkipped: ({ context }) => context.startIn === "skipped",
     startLazy: ({ context }) => context.startIn === "lazy",
     keepaliveOn: ({ context }) => context.keepaliveMs > 0,
     idleRecycleOn: ({ context }) => context.kind === "stdio" && context.idleMs > 0 && context.inFlight === 0,
@@ -154,12 +154,12 @@ export const mcpConnectionMachine = setup({
   states: {
     start: {
       always: [
-        { guard: "startDisabled", target: "disabled" },
+        { guard: "startSkipped", target: "skipped" },
         { guard: "startLazy", target: "lazy" },
         { target: "connecting" },
       ],
     },
-    disabled: { on: { CONNECT: {}, CALL_START: {} } },
+    skipped: { on: { CONNECT: {}, CALL_START: {} } },
     lazy: {
       on: { CONNECT: "connecting", CALL_START: { target: "connecting", actions: "started" } },
     },
@@ -343,7 +343,7 @@ export type McpConnectionActor = ActorRefFrom<typeof mcpConnectionMachine>;
 export type McpConnectionSnapshot = SnapshotFrom<typeof mcpConnectionMachine>;
 
 export type ConnectionState =
-  | "disabled"
+  | "skipped"
   | "lazy"
   | "connecting"
   | "connected"
@@ -368,7 +368,7 @@ export function connectionState(snapshot: McpConnectionSnapshot): ConnectionStat
   const value = snapshot.value;
   const top = typeof value === "string" ? value : Object.keys(value)[0];
   switch (top) {
-    case "disabled":
+    case "skipped":
     case "lazy":
     case "connecting":
     case "connected":

@@ -216,7 +216,7 @@ export class McpHub {
   }
 
   /**
-   * Waits until a server is connected, failed or disabled (eager connects run in the background).
+   * Waits until a server is connected, failed or skipped (eager connects run in the background).
    * `connect: true` first wakes a lazy or recycled server (the CLI's `svc mcp tools`).
    */
   async settled(server: string, options: { connect?: boolean } = {}): Promise<ServerStatus> {
@@ -496,7 +496,7 @@ export class McpHub {
   private add(name: string, entry: McpServerEntry): void {
     const cache =
       entry.enabled && entry.lazy ? readSchemaCache(this.options.cacheDir, name, entry) : undefined;
-    const startIn: StartIn = !entry.enabled ? "disabled" : cache !== undefined ? "lazy" : "connecting";
+    const startIn: StartIn = !entry.enabled ? "skipped" : cache !== undefined ? "lazy" : "connecting";
     const holder: { rt?: Runtime } = {};
     const machine = mcpConnectionMachine.provide({
       actions: {

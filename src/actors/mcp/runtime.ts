@@ -109,7 +109,7 @@ export function connectionInput(
   };
 }
 
-export const SETTLED = new Set(["connected", "failed", "disabled", "stopped"]);
+export const SETTLED = new Set(["connected", "failed", "skipped", "stopped"]);
 
 export type ConnectDeps = Omit<HubOptions, "servers" | "onStatus" | "clock" | "inspect"> & {
   /** The toolset changed: rebuild the merged registry. */
@@ -343,7 +343,7 @@ export class RuntimeStoppedError extends SvcError {
 export async function ensureConnected(rt: Runtime, wait?: QueueWait): Promise<McpSession> {
   const state = connectionState(rt.actor.getSnapshot());
   if (state === "stopped") throw new RuntimeStoppedError(rt.name);
-  if (state === "disabled") {
+  if (state === "skipped") {
     throw new SvcError(
       "mcp_connect",
       `mcp_servers.${rt.name} is disabled (enabled: false) — set enabled: true to use it`,

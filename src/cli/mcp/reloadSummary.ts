@@ -45,7 +45,7 @@ export function reloadSummaryText(
   const added = reload.added
     .filter((name) => !failed(name))
     .map((name) =>
-      stateOf(name) === "disabled"
+      stateOf(name) === "skipped"
         ? `${name} (enabled: false, not connected)`
         : isLazy(name)
           ? `${name} (lazy: connects at its first call)`
@@ -57,11 +57,11 @@ export function reloadSummaryText(
     .map((name) => (isLazy(name) ? `${name} (lazy: connects at its first call)` : connecting(name)));
   const lazy = reload.changed.filter(isLazy);
   // Changed but still enabled: false: nothing was stopped or connected.
-  const stillOff = reload.changed.filter((name) => stateOf(name) === "disabled");
+  const stillOff = reload.changed.filter((name) => stateOf(name) === "skipped");
   // A lazy server not called yet had no connection: the reload started it, it did not reconnect it.
   const started = reload.started ?? [];
   const connectedNow = reload.changed.filter(
-    (name) => !isLazy(name) && stateOf(name) !== "disabled" && !failed(name),
+    (name) => !isLazy(name) && stateOf(name) !== "skipped" && !failed(name),
   );
   const reconnected = connectedNow.filter((name) => !started.includes(name)).map(connecting);
   const startedNow = connectedNow.filter((name) => started.includes(name)).map(connecting);

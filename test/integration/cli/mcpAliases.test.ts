@@ -27,7 +27,7 @@ describe("svc mcp short and alternative command names (ls, uninstall)", { timeou
     const listed = await svc(home, ["mcp", "ls", "--no-check"]);
     expect(listed.stderr).not.toMatch(/unknown command|Did you mean/);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/notes-keeper\s+stdio\s+disabled/);
+    expect(listed.stdout).toMatch(/notes-keeper\s+stdio\s+skipped/);
   });
 
   it("uninstall removes the server (not 'Did you mean install?')", async () => {

@@ -52,6 +52,6 @@ describe("svc mcp on a server with enabled: false (spec 2.1: no connection, entr
     write(false);
     const res = await svc(home, ["mcp", "list", "--no-check"]);
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/off\s+stdio\s+disabled\s+0\s+no\s+yes\s+skipped \(enabled: false\)\n/);
+    expect(res.stdout).toMatch(/off\s+stdio\s+skipped\s+0\s+no\s+yes\s+enabled: false\n/);
   });
 });

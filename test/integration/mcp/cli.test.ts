@@ -281,7 +281,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     expect(list.code).toBe(0);
     // echo, env, list_prompts, get_prompt: the filtered count a gateway shows, not the server's 12 tools.
     expect(list.stdout).toMatch(/fx\s+stdio\s+lazy\s+4\s+yes\s+yes/);
-    expect(list.stdout).toMatch(/off\s+stdio\s+disabled\s+0\s+no\s+no\s+skipped \(enabled: false\)\n/);
+    expect(list.stdout).toMatch(/off\s+stdio\s+skipped\s+0\s+no\s+no\s+enabled: false\n/);
     expect(list.stdout).toContain("no gateway is running");
     const reload = await run(home, ["mcp", "reload"]);
     expect(reload.code).toBe(1);

@@ -11,7 +11,7 @@ describe("a server with a schema cache from an earlier connect", () => {
     expect((await first.settled("fx")).state).toBe("connected");
     await first.stop();
     const h = ctx.hub(ctx.home, { fx: stdioEntry("legacy", { enabled: false }) });
-    expect(await h.settled("fx")).toMatchObject({ state: "disabled", cached: true, toolCount: 0 });
+    expect(await h.settled("fx")).toMatchObject({ state: "skipped", cached: true, toolCount: 0 });
     expect(h.tools()).toEqual([]);
   });
 

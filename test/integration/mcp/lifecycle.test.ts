@@ -276,7 +276,7 @@ describe("reload", () => {
       const second = h.reload({ x: stdioEntry("legacy", { enabled: false }) });
       expect((await first).changed).toEqual(["x"]);
       expect((await second).disabled).toEqual(["x"]);
-      expect(h.status().map((s) => [s.name, s.state])).toEqual([["x", "disabled"]]);
+      expect(h.status().map((s) => [s.name, s.state])).toEqual([["x", "skipped"]]);
       await h.stop();
     } finally {
       system.shutdown();

@@ -45,7 +45,7 @@ describe("a gateway connected to server-everything over stdio, Streamable HTTP a
           { name: "local", transport: "stdio", state: "connected", toolCount: 15, era: "legacy" },
           { name: "remote", transport: "http", state: "connected", toolCount: 15, era: "legacy" },
           { name: "legacy", transport: "sse", state: "connected", toolCount: 19, era: "legacy" },
-          { name: "off", transport: "stdio", state: "disabled", toolCount: 0, era: undefined },
+          { name: "off", transport: "stdio", state: "skipped", toolCount: 0, era: undefined },
         ]),
       { timeout: 10_000, interval: 50 },
     );

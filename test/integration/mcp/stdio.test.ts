@@ -370,7 +370,7 @@ describe("stdio servers (real subprocess)", () => {
 
   it("enabled: false: no process, no discovery, no tools", async () => {
     const h = hub(ctx.home, { off: stdioEntry("legacy", { enabled: false }) });
-    expect(h.status()[0]).toMatchObject({ state: "disabled", toolCount: 0 });
+    expect(h.status()[0]).toMatchObject({ state: "skipped", toolCount: 0 });
     expect(h.tools()).toEqual([]);
     await expect(h.call("off", "echo", { text: "x" })).rejects.toMatchObject({
       message: expect.stringMatching(/disabled/),

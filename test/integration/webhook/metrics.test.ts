@@ -34,7 +34,12 @@ describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
         config: webhookConfig(
           { pr: { secret: SECRET }, ign: { secret: SECRET, events: ["push"] } },
           {},
-          { mcp_servers: { fx: { command: process.execPath, args: [FIXTURE] } } },
+          {
+            mcp_servers: {
+              fx: { command: process.execPath, args: [FIXTURE] },
+              off: { command: process.execPath, args: [FIXTURE], enabled: false },
+            },
+          },
         ),
       });
       expect((await signedPost(live.url("/webhooks/pr"), "m-1")).status).toBe(202);
@@ -54,6 +59,8 @@ describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
           const text = (await scrape(live.url("/metrics"))).text;
           expect(sample(text, 'svc_run_duration_seconds_count{outcome="ok"}')).toBe(1);
           expect(sample(text, 'svc_mcp_servers{state="connected"}')).toBe(1);
+          // enabled: false is the state the MCP client's states call skipped.
+          expect(sample(text, 'svc_mcp_servers{state="skipped"}')).toBe(1);
         },
         { timeout: 15_000, interval: 50 },
       );

@@ -59,7 +59,7 @@ describe("svc mcp reload's summary", () => {
     const text = reloadSummaryText(
       7,
       { added: ["new", "off", "lz"], removed: [], changed: [], disabled: [], unchanged: [] },
-      [status("new", "connected"), status("off", "disabled"), status("lz", "lazy")],
+      [status("new", "connected"), status("off", "skipped"), status("lz", "lazy")],
     );
     expect(text).toBe(
       "Gateway (pid 7) reloaded mcp_servers:\n  added: new, off (enabled: false, not connected), lz (lazy: connects at its first call)\n",
@@ -111,7 +111,7 @@ describe("svc mcp reload's summary", () => {
     const text = reloadSummaryText(
       7,
       { added: [], removed: [], changed: ["a", "off"], disabled: ["gone"], unchanged: [] },
-      [status("a", "connected"), status("off", "disabled"), status("gone", "disabled")],
+      [status("a", "connected"), status("off", "skipped"), status("gone", "skipped")],
     );
     expect(text).toBe(
       "Gateway (pid 7) reloaded mcp_servers:\n  reconnected (changed): a\n  changed, still enabled: false (not connected): off\n  stopped (disabled): gone\n",

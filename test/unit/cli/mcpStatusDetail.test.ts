@@ -26,7 +26,7 @@ describe("svc mcp list DETAIL with a gateway running", () => {
 
   it("an error, a disabled server and collisions come first; nothing to say is empty", () => {
     expect(detail(status({ lastError: "boom", warnings: [NO_MATCH] }))).toBe("mcp_servers.e: boom");
-    expect(detail(status({ state: "disabled" }))).toBe("skipped (enabled: false)");
+    expect(detail(status({ state: "skipped" }))).toBe("enabled: false");
     expect(detail(status({ collisions: ["c1"], warnings: [NO_MATCH] }))).toBe("collision: c1");
     expect(detail(status({ warnings: [] }))).toBe("");
     expect(detail(status({}))).toBe("");

@@ -75,12 +75,12 @@ function start(overrides: Partial<McpConnectionInput> = {}, harness: Partial<Har
 }
 
 describe("mcpConnection machine (spec 3)", () => {
-  it("enabled: false → disabled: no connection even when asked", async () => {
-    const { actor, h, state, tick } = start({ startIn: "disabled" });
+  it("enabled: false → skipped: no connection even when asked", async () => {
+    const { actor, h, state, tick } = start({ startIn: "skipped" });
     actor.send({ type: "CONNECT" });
     actor.send({ type: "CALL_START" });
     await tick(1000);
-    expect(state()).toBe("disabled");
+    expect(state()).toBe("skipped");
     expect(h.connects).toBe(0);
   });
 

@@ -14,7 +14,7 @@ describe("a reload that turns enabled: false into enabled (SDK server over InMem
       { off: fixture({ enabled: false }) },
       { transportFor: inMemoryServers(() => buildServer()) },
     );
-    expect(h.status().map((s) => s.state)).toEqual(["disabled"]);
+    expect(h.status().map((s) => s.state)).toEqual(["skipped"]);
     const summary = await h.reload({ off: fixture() });
     expect(summary).toMatchObject({ added: [], changed: [], disabled: [], enabled: ["off"] });
     await h.settled("off");
@@ -30,6 +30,6 @@ describe("a reload that turns enabled: false into enabled (SDK server over InMem
     );
     const summary = await h.reload({ off: fixture({ enabled: false, lazy: true }) });
     expect(summary).toMatchObject({ added: [], changed: ["off"], disabled: [], enabled: [] });
-    expect(h.status().map((s) => s.state)).toEqual(["disabled"]);
+    expect(h.status().map((s) => s.state)).toEqual(["skipped"]);
   });
 });
