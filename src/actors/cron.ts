@@ -588,10 +588,12 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   ): Promise<void> {
     const seen = new Set<string>();
     for (const entry of records) {
+      const key = `${profile}\u0000${entry.key}`;
+      seen.add(key);
+      // An edit saved half-typed (an invalid record for a check or two) keeps the schedule seen before
+      // it: the fix is then a change from that one.
       if (!entry.ok) continue;
       const { job } = entry;
-      const key = `${profile}\u0000${job.id}`;
-      seen.add(key);
       const before = lastSeen.get(key);
       lastSeen.set(key, { schedule: job.schedule, next_run: job.next_run });
       if (before === undefined || before.schedule === job.schedule || before.next_run !== job.next_run)

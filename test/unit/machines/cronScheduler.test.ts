@@ -781,6 +781,38 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["a"]);
   });
 
+  it("a schedule edited by hand through an invalid one (saved half-typed, then fixed) still takes effect from the fix, logged, not at the old next_run", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    const dayLater = new Date(T0 + 86_400_000).toISOString();
+    await store.update((records) => {
+      records.a = job("a", { schedule: "every 1d", next_run: dayLater });
+    });
+    let now = T0;
+    const { ran, log, scheduler } = recordingScheduler(store, () => now);
+    await scheduler.tick();
+    // Saved half-typed: an invalid record for a check or more.
+    await store.update((records) => {
+      records.a = { ...(records.a as CronJob), schedule: "every 1" };
+    });
+    now += 1000;
+    await scheduler.tick();
+    await store.update((records) => {
+      records.a = { ...(records.a as CronJob), schedule: "every 1m" };
+    });
+    now += 1000;
+    await scheduler.tick();
+    const next = new Date(T0 + 2000 + 60_000).toISOString();
+    expect(store.read().records.a?.next_run).toBe(next);
+    expect(log.messages().filter((m) => m.includes("schedule changed"))).toEqual([
+      `[cron] job-a: schedule changed from "every 1d" to "every 1m"; the next run is ${next}`,
+    ]);
+    now += 60_000;
+    expect(await scheduler.tick()).toEqual(["a"]);
+    await scheduler.idle();
+    expect(ran).toEqual(["a"]);
+  });
+
   it("a clock set back while the gateway runs (an NTP step) moves the next runs back with it: no run is missed for the hours stepped over, none made twice", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup(
