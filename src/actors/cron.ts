@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { fromCallback } from "xstate";
 import { scopedSignal } from "../clock.js";
+import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, inProfile, namedProfile, profileFlag } from "../config/paths.js";
 import { LoggedError } from "../errors.js";
 import type { CronRunNotes } from "../io/cronRunNotes.js";
@@ -368,11 +369,32 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return "unreadable";
     }
     if (job === undefined || job.state !== "enabled") {
-      const why = `cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped`;
+      const why = `cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped${job === undefined ? meantJob(profile, store, jobRef) : ""}`;
       logger.warn(fields, `[webhook] ${event.routeName}: ${why}`);
       return { skipped: why };
     }
     return { store, job };
+  }
+
+  /** Per store read: the job each unknown `cron_job` reference means (a name misspelt or in other letters). */
+  const meantJobs = new WeakMap<readonly JobRecord[], Map<string, string>>();
+  /** `— did you mean <job>?` for an unknown reference `jobRef`, as the start's warning says it; else "". */
+  function meantJob(profile: string, store: CronStore, jobRef: string): string {
+    // Every event of the route is dropped with it: worked out once per reference and store read.
+    const records = currentRecords(profile, store);
+    const known = meantJobs.get(records) ?? new Map<string, string>();
+    meantJobs.set(records, known);
+    let hint = known.get(jobRef);
+    if (hint === undefined) {
+      const names = records.flatMap((r) => {
+        const name = r.ok ? r.job.name : r.name;
+        return name === undefined ? [] : [name];
+      });
+      const meant = nearMiss(jobRef.trim(), names);
+      hint = meant === undefined ? "" : ` — did you mean ${meant}?`;
+      known.set(jobRef, hint);
+    }
+    return hint;
   }
 
   const firedTrigger = (event: Pick<AcceptedEvent, "routeName" | "deliveryId">) =>

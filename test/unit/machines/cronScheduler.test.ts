@@ -1395,6 +1395,32 @@ describe("cron scheduler", () => {
     expect(ran).toEqual([]);
   });
 
+  it("an event dropped for a job name misspelt or in other letters names the job meant, as the start's warning does", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.n = job("n", { name: "nightly" });
+    });
+    const { ran, log, scheduler } = recordingScheduler(store, () => T0);
+    const event = { ...ACCEPTED, route: { ...ACCEPTED.route, cron_job: "Nightly" } };
+    expect(scheduler.fire("Nightly", event)).toEqual({
+      skipped: "cron_job Nightly does not exist; event dropped — did you mean nightly?",
+    });
+    expect(scheduler.fire("nightyl", event)).toEqual({
+      skipped: "cron_job nightyl does not exist; event dropped — did you mean nightly?",
+    });
+    expect(scheduler.fire("weekly-report", event)).toEqual({
+      skipped: "cron_job weekly-report does not exist; event dropped",
+    });
+    expect(log.messages()).toEqual([
+      "[webhook] deploys: cron_job Nightly does not exist; event dropped — did you mean nightly?",
+      "[webhook] deploys: cron_job nightyl does not exist; event dropped — did you mean nightly?",
+      "[webhook] deploys: cron_job weekly-report does not exist; event dropped",
+    ]);
+    await scheduler.idle();
+    expect(ran).toEqual([]);
+  });
+
   it("a fired job taken from the queue: paused meanwhile it is not run (NOT_RUN, nothing to count); a failed run rejects, already logged", async () => {
     const { store, scheduler } = await setup([job("a"), job("f")], async (j) => {
       if (j.id === "f") throw new Error("agent exploded");
