@@ -616,6 +616,41 @@ describe("cron scheduler", () => {
     }
   });
 
+  it("a next_run written by hand in another form than ISO 8601 (which JavaScript reads in the gateway's TZ) is no time: set again from the schedule, with the form to write", async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      home = tempHome();
+      const store = cronStore(join(home.dir, "cron", "jobs.json"));
+      await store.update((records) => {
+        records.m = job("m", { schedule: "every 1h", next_run: "Nov 22 2026 12:30" });
+        records.l = job("l", { schedule: "every 1h", next_run: "2026/11/22 12:30" });
+        // An ISO time with spaces around it, or in lower case, is still one.
+        records.s = job("s", { schedule: "every 1h", next_run: " 2026-11-22t12:30:00z " });
+      });
+      let now = T0;
+      const { ran, log, scheduler } = recordingScheduler(store, () => now);
+      await scheduler.tick();
+      await scheduler.idle();
+      expect(ran).toEqual([]);
+      const next = new Date(T0 + 3_600_000).toISOString();
+      expect(store.read().records.m?.next_run).toBe(next);
+      expect(store.read().records.l?.next_run).toBe(next);
+      expect(store.read().records.s?.next_run).toBe(" 2026-11-22t12:30:00z ");
+      expect(log.messages().filter((m) => m.includes("is not a time"))).toEqual([
+        `[cron] job-m: next_run "Nov 22 2026 12:30" in ${store.path} is not a time; it is set from the schedule to ${next} — write an ISO 8601 time, such as "2026-12-02T09:00:00Z" (UTC): another form would be read in the machine's time zone`,
+        `[cron] job-l: next_run "2026/11/22 12:30" in ${store.path} is not a time; it is set from the schedule to ${next} — write an ISO 8601 time, such as "2026-12-02T09:00:00Z" (UTC): another form would be read in the machine's time zone`,
+      ]);
+      now += 30 * 60_000;
+      await scheduler.tick();
+      await scheduler.idle();
+      expect(ran).toEqual(["s"]);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it("runs only enabled jobs that are due, advances next_run, records last_run", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup(
