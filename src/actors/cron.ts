@@ -343,6 +343,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     const fields = { route: event.routeName, delivery_id: event.deliveryId, job: jobRef, profile };
     let store: CronStore;
     let job: CronJob | undefined;
+    let records: readonly JobRecord[] = [];
     try {
       store = stores.store(profile);
     } catch (err) {
@@ -353,7 +354,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     try {
       // Fired on every event of a cron_job route: the store is parsed only when it changed.
-      const found = findJob(currentRecords(profile, store), jobRef);
+      records = currentRecords(profile, store);
+      const found = findJob(records, jobRef);
       if (found !== undefined && !found.ok) {
         // Edited by hand into a record the gateway cannot run: said with its file, key and problem.
         const why = `cron_job ${jobRef}${inProfile(profile)} not fired — ${invalidJobMessage(found, removeCommand(profile))}; event dropped`;
@@ -369,7 +371,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return "unreadable";
     }
     if (job === undefined || job.state !== "enabled") {
-      const why = `cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped${job === undefined ? meantJob(profile, store, jobRef) : ""}`;
+      const why = `cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped${job === undefined ? meantJob(records, jobRef) : ""}`;
       logger.warn(fields, `[webhook] ${event.routeName}: ${why}`);
       return { skipped: why };
     }
@@ -379,9 +381,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   /** Per store read: the job each unknown `cron_job` reference means (a name misspelt or in other letters). */
   const meantJobs = new WeakMap<readonly JobRecord[], Map<string, string>>();
   /** `— did you mean <job>?` for an unknown reference `jobRef`, as the start's warning says it; else "". */
-  function meantJob(profile: string, store: CronStore, jobRef: string): string {
+  function meantJob(records: readonly JobRecord[], jobRef: string): string {
     // Every event of the route is dropped with it: worked out once per reference and store read.
-    const records = currentRecords(profile, store);
     const known = meantJobs.get(records) ?? new Map<string, string>();
     meantJobs.set(records, known);
     let hint = known.get(jobRef);
