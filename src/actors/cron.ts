@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { fromCallback } from "xstate";
 import { scopedSignal } from "../clock.js";
+import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, inProfile, namedProfile, profileFlag } from "../config/paths.js";
 import { LoggedError } from "../errors.js";
 import type { CronRunNotes } from "../io/cronRunNotes.js";
@@ -342,6 +343,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     const fields = { route: event.routeName, delivery_id: event.deliveryId, job: jobRef, profile };
     let store: CronStore;
     let job: CronJob | undefined;
+    let records: readonly JobRecord[] = [];
     try {
       store = stores.store(profile);
     } catch (err) {
@@ -352,7 +354,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     try {
       // Fired on every event of a cron_job route: the store is parsed only when it changed.
-      const found = findJob(currentRecords(profile, store), jobRef);
+      records = currentRecords(profile, store);
+      const found = findJob(records, jobRef);
       if (found !== undefined && !found.ok) {
         // Edited by hand into a record the gateway cannot run: said with its file, key and problem.
         const why = `cron_job ${jobRef}${inProfile(profile)} not fired — ${invalidJobMessage(found, removeCommand(profile))}; event dropped`;
@@ -368,11 +371,31 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       return "unreadable";
     }
     if (job === undefined || job.state !== "enabled") {
-      const why = `cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped`;
+      const why = `cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped${job === undefined ? meantJob(records, jobRef) : ""}`;
       logger.warn(fields, `[webhook] ${event.routeName}: ${why}`);
       return { skipped: why };
     }
     return { store, job };
+  }
+
+  /** Per store read: the job each unknown `cron_job` reference means (a name misspelt or in other letters). */
+  const meantJobs = new WeakMap<readonly JobRecord[], Map<string, string>>();
+  /** `— did you mean <job>?` for an unknown reference `jobRef`, as the start's warning says it; else "". */
+  function meantJob(records: readonly JobRecord[], jobRef: string): string {
+    // Every event of the route is dropped with it: worked out once per reference and store read.
+    const known = meantJobs.get(records) ?? new Map<string, string>();
+    meantJobs.set(records, known);
+    let hint = known.get(jobRef);
+    if (hint === undefined) {
+      const names = records.flatMap((r) => {
+        const name = r.ok ? r.job.name : r.name;
+        return name === undefined ? [] : [name];
+      });
+      const meant = nearMiss(jobRef.trim(), names);
+      hint = meant === undefined ? "" : ` — did you mean ${meant}?`;
+      known.set(jobRef, hint);
+    }
+    return hint;
   }
 
   const firedTrigger = (event: Pick<AcceptedEvent, "routeName" | "deliveryId">) =>
@@ -588,10 +611,12 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   ): Promise<void> {
     const seen = new Set<string>();
     for (const entry of records) {
+      const key = `${profile}\u0000${entry.key}`;
+      seen.add(key);
+      // An edit saved half-typed (an invalid record for a check or two) keeps the schedule seen before
+      // it: the fix is then a change from that one.
       if (!entry.ok) continue;
       const { job } = entry;
-      const key = `${profile}\u0000${job.id}`;
-      seen.add(key);
       const before = lastSeen.get(key);
       lastSeen.set(key, { schedule: job.schedule, next_run: job.next_run });
       if (before === undefined || before.schedule === job.schedule || before.next_run !== job.next_run)

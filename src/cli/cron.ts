@@ -444,19 +444,33 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   // The run is waited for (its agent stopped as the gateway stops one: SIGTERM, SIGKILL 2 s later); a second
   // Ctrl-C ends the command at once.
   const interrupt = listenForInterrupt(`the run of cron job ${job.name}`);
-  try {
-    const reply = await runCronJob(
-      { runner, deliverer },
-      job,
-      job.prompt,
-      "manual",
-      options.profile,
-      interrupt.signal,
-    );
-    // On a terminal the reply (which may quote a web page or an issue) is shown as other text svc did not write
-    // is, so an escape sequence in it cannot clear the screen or a bidi override reorder it; piped, it is as is.
+  // On a terminal the reply (which may quote a web page or an issue) is shown as other text svc did not write
+  // is, so an escape sequence in it cannot clear the screen or a bidi override reorder it; piped, it is as is.
+  const print = (reply: string) => {
     const shown = process.stdout.isTTY === true ? terminalText(reply) : reply;
     process.stdout.write(`${shown}${shown.endsWith("\n") ? "" : "\n"}`);
+  };
+  // The agent's reply, kept when its delivery fails: printed all the same, so the run (a model's tokens)
+  // is not lost with it. Not a failed run's notice, which is no reply.
+  let answered: string | undefined;
+  const answering: typeof runner = {
+    run: async (request, signal) => {
+      const reply = await runner.run(request, signal);
+      answered = reply.text;
+      return reply;
+    },
+  };
+  try {
+    print(
+      await runCronJob(
+        { runner: answering, deliverer },
+        job,
+        job.prompt,
+        "manual",
+        options.profile,
+        interrupt.signal,
+      ),
+    );
   } catch (err) {
     status = "error";
     if (interrupt.signal.aborted) {
@@ -464,6 +478,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
       process.stderr.write(`svc: ${error}\n`);
     } else {
       error = (err as Error)?.message ?? String(err);
+      if (answered !== undefined) print(answered);
       throw new SvcError("agent_failed", `cron job ${job.name}: run failed — ${error}`);
     }
   } finally {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { describe } from "../../config/describe.js";
 import { formatJsonIssues } from "../../config/format.js";
 import { canonicalTarget, unknownTargetText } from "../targets/names.js";
-import { type CronJob, jobNameProblem, parseSchedule } from "./cronStore.js";
+import { type CronJob, jobNameProblem, otherTimeForm, parseSchedule } from "./cronStore.js";
 
 /**
  * One record of a cron store as the gateway and the commands may use it. `svc cron create` writes valid
@@ -107,7 +107,10 @@ export function unixTimeAdvice(value: number): string | undefined {
 export function notATimeAdvice(nextRun: string): string {
   const digits = nextRun.trim();
   const unix = /^\d+(?:\.\d+)?$/.test(digits) ? unixTimeAdvice(Number(digits)) : undefined;
-  return unix === undefined ? "" : ` — write an ISO 8601 UTC time: ${unix}`;
+  if (unix !== undefined) return ` — write an ISO 8601 UTC time: ${unix}`;
+  return otherTimeForm(nextRun)
+    ? ` — write an ISO 8601 time, such as "2026-12-02T09:00:00Z" (UTC): another form would be read in the machine's time zone`
+    : "";
 }
 
 export type JobRecord =

@@ -367,15 +367,29 @@ function withoutRepeats(fields: readonly string[]): string {
 }
 
 /** A date and time with no zone (`2026-12-01T09:00`, `2026-12-01 09:00:00`), which JavaScript reads as local time. */
-const ZONELESS = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/;
+const ZONELESS = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/;
+/** An ISO 8601 date, or date and time with its zone (`Z`, `+02:00`): read as written. */
+const ISO_ZONED = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2}))?$/;
 
 /**
  * The time of a job's `next_run` (NaN when it is none). svc writes it in UTC (`...Z`); one written by hand
- * without a zone is UTC too, as schedules are, rather than the gateway's local time (its `TZ`).
+ * without a zone is UTC too, as schedules are, rather than the gateway's local time (its `TZ`). Only ISO
+ * 8601 is a time: JavaScript reads another form (`Dec 2 2026 09:00`, `2026/12/02 09:00`) in the local
+ * time zone, so the same file would mean another time on a gateway with another `TZ`.
  */
 export function nextRunTime(text: string): number {
   const trimmed = text.trim();
-  return Date.parse(ZONELESS.test(trimmed) ? `${trimmed.replace(" ", "T")}Z` : text);
+  // The date and time joined by T, as Date.parse reads ISO 8601 (a space or a t sends it to its other forms).
+  const iso = trimmed.length > 10 ? `${trimmed.slice(0, 10)}T${trimmed.slice(11)}` : trimmed;
+  if (ZONELESS.test(trimmed)) return Date.parse(`${iso}Z`);
+  return ISO_ZONED.test(trimmed) ? Date.parse(iso) : Number.NaN;
+}
+
+/** Whether `text`, no time for `nextRunTime`, is one JavaScript would read in another form (in the local time zone). */
+export function otherTimeForm(text: string): boolean {
+  return (
+    Number.isNaN(nextRunTime(text)) && !/^\s*\d+(?:\.\d+)?\s*$/.test(text) && !Number.isNaN(Date.parse(text))
+  );
 }
 
 /**

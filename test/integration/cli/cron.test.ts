@@ -243,6 +243,32 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     expect((await svc(home, ["cron", "remove", "digest"])).stdout).toContain("Removed cron job");
     expect(jobs()).toEqual({});
   });
+
+  it("run prints the agent's reply also when its delivery fails (exit 1, the delivery's error on stderr): the run is not lost", async () => {
+    await svc(home, [
+      "cron",
+      "create",
+      "--name",
+      "tg",
+      "--schedule",
+      "@daily",
+      "--prompt",
+      "summarize",
+      "--deliver",
+      "telegram",
+      "--deliver-extra",
+      "chat_id=42",
+    ]);
+    const run = await svc(home, ["cron", "run", "tg"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("the agent's reply\n");
+    expect(run.stderr).toBe(
+      'svc: cron job tg: run failed — delivery target "telegram" is not enabled — set platforms.telegram.enabled: true with its credentials\n',
+    );
+    const job = Object.values(jobs()).find((j) => j.name === "tg");
+    expect(job?.last_run).toMatchObject({ status: "error", trigger: "manual" });
+    await svc(home, ["cron", "remove", "tg"]);
+  });
 });
 
 describe("svc cron --profile and cron_job subscriptions (each profile has its own cron store)", {

@@ -616,6 +616,41 @@ describe("cron scheduler", () => {
     }
   });
 
+  it("a next_run written by hand in another form than ISO 8601 (which JavaScript reads in the gateway's TZ) is no time: set again from the schedule, with the form to write", async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      home = tempHome();
+      const store = cronStore(join(home.dir, "cron", "jobs.json"));
+      await store.update((records) => {
+        records.m = job("m", { schedule: "every 1h", next_run: "Nov 22 2026 12:30" });
+        records.l = job("l", { schedule: "every 1h", next_run: "2026/11/22 12:30" });
+        // An ISO time with spaces around it, or in lower case, is still one.
+        records.s = job("s", { schedule: "every 1h", next_run: " 2026-11-22t12:30:00z " });
+      });
+      let now = T0;
+      const { ran, log, scheduler } = recordingScheduler(store, () => now);
+      await scheduler.tick();
+      await scheduler.idle();
+      expect(ran).toEqual([]);
+      const next = new Date(T0 + 3_600_000).toISOString();
+      expect(store.read().records.m?.next_run).toBe(next);
+      expect(store.read().records.l?.next_run).toBe(next);
+      expect(store.read().records.s?.next_run).toBe(" 2026-11-22t12:30:00z ");
+      expect(log.messages().filter((m) => m.includes("is not a time"))).toEqual([
+        `[cron] job-m: next_run "Nov 22 2026 12:30" in ${store.path} is not a time; it is set from the schedule to ${next} — write an ISO 8601 time, such as "2026-12-02T09:00:00Z" (UTC): another form would be read in the machine's time zone`,
+        `[cron] job-l: next_run "2026/11/22 12:30" in ${store.path} is not a time; it is set from the schedule to ${next} — write an ISO 8601 time, such as "2026-12-02T09:00:00Z" (UTC): another form would be read in the machine's time zone`,
+      ]);
+      now += 30 * 60_000;
+      await scheduler.tick();
+      await scheduler.idle();
+      expect(ran).toEqual(["s"]);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it("runs only enabled jobs that are due, advances next_run, records last_run", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup(
@@ -776,6 +811,38 @@ describe("cron scheduler", () => {
     expect(records.b?.next_run).toBe(new Date(T0 + 7_200_000).toISOString());
     expect(records.c?.next_run).toBe("2099-01-01T00:00:00.000Z");
     advance(60_000);
+    expect(await scheduler.tick()).toEqual(["a"]);
+    await scheduler.idle();
+    expect(ran).toEqual(["a"]);
+  });
+
+  it("a schedule edited by hand through an invalid one (saved half-typed, then fixed) still takes effect from the fix, logged, not at the old next_run", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    const dayLater = new Date(T0 + 86_400_000).toISOString();
+    await store.update((records) => {
+      records.a = job("a", { schedule: "every 1d", next_run: dayLater });
+    });
+    let now = T0;
+    const { ran, log, scheduler } = recordingScheduler(store, () => now);
+    await scheduler.tick();
+    // Saved half-typed: an invalid record for a check or more.
+    await store.update((records) => {
+      records.a = { ...(records.a as CronJob), schedule: "every 1" };
+    });
+    now += 1000;
+    await scheduler.tick();
+    await store.update((records) => {
+      records.a = { ...(records.a as CronJob), schedule: "every 1m" };
+    });
+    now += 1000;
+    await scheduler.tick();
+    const next = new Date(T0 + 2000 + 60_000).toISOString();
+    expect(store.read().records.a?.next_run).toBe(next);
+    expect(log.messages().filter((m) => m.includes("schedule changed"))).toEqual([
+      `[cron] job-a: schedule changed from "every 1d" to "every 1m"; the next run is ${next}`,
+    ]);
+    now += 60_000;
     expect(await scheduler.tick()).toEqual(["a"]);
     await scheduler.idle();
     expect(ran).toEqual(["a"]);
@@ -1359,6 +1426,32 @@ describe("cron scheduler", () => {
     expect(scheduler.fire("missing", ACCEPTED)).toEqual({
       skipped: "cron_job missing does not exist; event dropped",
     });
+    await scheduler.idle();
+    expect(ran).toEqual([]);
+  });
+
+  it("an event dropped for a job name misspelt or in other letters names the job meant, as the start's warning does", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.n = job("n", { name: "nightly" });
+    });
+    const { ran, log, scheduler } = recordingScheduler(store, () => T0);
+    const event = { ...ACCEPTED, route: { ...ACCEPTED.route, cron_job: "Nightly" } };
+    expect(scheduler.fire("Nightly", event)).toEqual({
+      skipped: "cron_job Nightly does not exist; event dropped — did you mean nightly?",
+    });
+    expect(scheduler.fire("nightyl", event)).toEqual({
+      skipped: "cron_job nightyl does not exist; event dropped — did you mean nightly?",
+    });
+    expect(scheduler.fire("weekly-report", event)).toEqual({
+      skipped: "cron_job weekly-report does not exist; event dropped",
+    });
+    expect(log.messages()).toEqual([
+      "[webhook] deploys: cron_job Nightly does not exist; event dropped — did you mean nightly?",
+      "[webhook] deploys: cron_job nightyl does not exist; event dropped — did you mean nightly?",
+      "[webhook] deploys: cron_job weekly-report does not exist; event dropped",
+    ]);
     await scheduler.idle();
     expect(ran).toEqual([]);
   });
