@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { VERSION } from "../io/version.js";
 import { hideValuesInErrors } from "./argumentValues.js";
+import { refuseRepeatedOptions } from "./repeatedOptions.js";
 
 type RegisterCommands = (program: Command) => void;
 
@@ -37,5 +38,6 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
   for (const register of await Promise.all(groups.map((load) => load()))) register(program);
   // `--secrte=s3cr3t` is refused as an unknown option: the value of a mistyped option may be a secret.
   hideValuesInErrors(program, argv);
+  refuseRepeatedOptions(program);
   return program;
 }
