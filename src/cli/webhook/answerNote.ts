@@ -1,5 +1,6 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { settingKey } from "../../config/sections/webhook.js";
+import { MAX_TIMER_SECONDS } from "../../config/timerSeconds.js";
 import type { LocalAnswer } from "../../io/localHttp.js";
 import { terminalText } from "../../io/terminalText.js";
 import { shellWord } from "./checks.js";
@@ -76,8 +77,10 @@ export function coalescedNote(
 ): string | undefined {
   const policy = route.coalesce;
   if (answer.status !== 202 || policy === undefined || !COALESCED.test(answer.text)) return undefined;
+  // As the group's timers hold them: a longer window fires at the longest a timer holds.
+  const held = (seconds: number) => Math.min(seconds, MAX_TIMER_SECONDS);
   return terminalText(
-    `Note: ${name} coalesces events (coalesce.key ${policy.key}): this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for ${policy.window_seconds} s, at the latest ${policy.max_wait_seconds} s after the group's first event — svc webhook deliveries ${name} shows the run\n`,
+    `Note: ${name} coalesces events (coalesce.key ${policy.key}): this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for ${held(policy.window_seconds)} s, at the latest ${held(policy.max_wait_seconds)} s after the group's first event — svc webhook deliveries ${name} shows the run\n`,
   );
 }
 const COALESCED = /^\{"status":"coalesced"\}$/;
