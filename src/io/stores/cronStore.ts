@@ -256,13 +256,16 @@ function failingField(fields: readonly string[]): string | undefined {
     // A list naming a value twice is read as a set (withoutRepeats): not this field's fault.
     if (problem === undefined || /duplicate values found/.test(problem)) continue;
     const reversed = /Invalid range: (\d+)-(\d+)/.exec(problem);
+    const outside = /^Constraint error, got (?:value|range) (\S+) expected range (\d+-\d+)$/.exec(problem);
     const said = /NaN/.test(problem)
       ? `a range needs a value on each side of its "-" (${FIELD_LABELS[index]} values are ${problem.replace(/.*expected range /, "")})`
       : /cannot repeat at every/.test(problem)
         ? "a step (/N) must be a whole number of 1 or more"
         : reversed !== null
           ? reversedRange(index, Number(reversed[1]), Number(reversed[2]), /\/(\d+)/.exec(field)?.[0])
-          : problem;
+          : outside !== null
+            ? `${outside[1]} is outside ${outside[2]}, the ${FIELD_LABELS[index]} values`
+            : problem;
     return `${FIELD_LABELS[index]} field "${field}": ${said}`;
   }
   return undefined;

@@ -168,7 +168,7 @@ describe("schedule grammar", () => {
     expect(next("0 9,17,9 * * *", T0)).toBe("2026-11-22T17:00:00.000Z");
     // A list without repeats is kept as written; a bad value in a list is still refused.
     expect(parseSchedule("0 9 * * thu,MON")).toEqual({ kind: "cron", expression: "0 9 * * thu,MON" });
-    expect(() => parseSchedule("61,1 * * * *")).toThrow(/got value 61 expected range 0-59/);
+    expect(() => parseSchedule("61,1 * * * *")).toThrow(/minute field "61,1": 61 is outside 0-59/);
   });
 
   it("day fields as crontab reads them: both restricted is either, one starting with * is both", () => {
@@ -308,7 +308,7 @@ describe("schedule grammar", () => {
       'schedule "0 0 * * -1": not a valid cron expression (day-of-week field "-1": a range needs a value on each side of its "-" (day-of-week values are 0-7))',
     );
     expect(refusal("61 * * * *")).toBe(
-      'schedule "61 * * * *": not a valid cron expression (minute field "61": Constraint error, got value 61 expected range 0-59)',
+      'schedule "61 * * * *": not a valid cron expression (minute field "61": 61 is outside 0-59, the minute values)',
     );
     expect(refusal("0 0 0 * *")).toContain('(day-of-month field "0": ');
     expect(refusal("0 */0 * * *")).toContain(
