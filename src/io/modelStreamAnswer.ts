@@ -362,8 +362,15 @@ function chatContent(pieces: ReadonlyArray<string | Record<string, unknown>>): u
  * JSON pieces), `message_delta`'s stop reason and usage; `ping` and events of types it does not know
  * skipped. An `error` event ends the answer as that error.
  */
-/** The Messages API's stop reasons for a turn cut short: at `max_tokens`, or at the end of the context window. */
-const CUT_STOP_REASONS: ReadonlySet<string> = new Set(["max_tokens", "model_context_window_exceeded"]);
+/**
+ * The Messages API's stop reasons for a turn stopped before its end: at `max_tokens`, at the end of the
+ * context window, or by the safety system (`refusal`, which may strike inside a tool's input).
+ */
+const CUT_STOP_REASONS: ReadonlySet<string> = new Set([
+  "max_tokens",
+  "model_context_window_exceeded",
+  "refusal",
+]);
 
 function messagesAnswer(events: readonly unknown[]): StreamAssembly {
   let message: Record<string, unknown> | undefined;
@@ -436,8 +443,8 @@ function messagesAnswer(events: readonly unknown[]): StreamAssembly {
         for (const open of [...inputs.keys()]) finish(open);
         if (message === undefined)
           return { problem: `${STREAM} of Messages API events without a message_start event` };
-        // A call the cut left unfinished is never run (the tool loop records it as cut): an empty input
-        // stands in for its arguments, as the API's own answer holds an input object.
+        // A call the cut left unfinished is never run (the tool loop records it as cut, or stopped): an
+        // empty input stands in for its arguments, as the API's own answer holds an input object.
         const cut = CUT_STOP_REASONS.has(String(message.stop_reason));
         for (const [index, problem] of unfinished) {
           if (!cut) return { problem };

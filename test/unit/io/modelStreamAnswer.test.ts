@@ -382,8 +382,8 @@ describe("streamedAnswer: Messages API events assembled into the message a reque
     });
   });
 
-  it("a tool_use whose input a cut (max_tokens, the context window) left unfinished is kept with an empty input: the turn was cut, not malformed", () => {
-    for (const reason of ["max_tokens", "model_context_window_exceeded"]) {
+  it("a tool_use whose input a cut (max_tokens, the context window, a refusal) left unfinished is kept with an empty input: the turn was cut, not malformed", () => {
+    for (const reason of ["max_tokens", "model_context_window_exceeded", "refusal"]) {
       const cut = stream(
         start(),
         block(0, { type: "text", text: "" }),
