@@ -1250,6 +1250,41 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("an image whose bytes are another type than its label (a JPEG sent as image/png) is sent under the type its bytes show: the Messages API refuses a mislabelled one", async () => {
+    const anthropic = await startFakeAnthropic();
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0]).toString("base64");
+    const shots: AgentTool = {
+      ...screenshot,
+      name: "shots",
+      async execute() {
+        return {
+          ok: true,
+          content: [
+            { type: "image", data: jpeg, mimeType: "image/png" },
+            { type: "image", data: png(640, 480), mimeType: "image/jpeg" },
+            { type: "image", data: png(640, 480), mimeType: "application/octet-stream" },
+          ],
+        };
+      },
+    };
+    try {
+      anthropic.script(callTool("shots"), { text: "seen" });
+      const { result } = await loop(5, [shots], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      const sent = JSON.stringify(anthropic.requests[1]?.json.messages);
+      expect([...sent.matchAll(/"media_type":"([^"]*)"/g)].map((m) => m[1])).toEqual([
+        "image/jpeg",
+        "image/png",
+        "image/png",
+      ]);
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("an image whose base64 is past 5 MB (4 MiB of PNG) is named in text: the Messages API measures the encoded image", async () => {
     const anthropic = await startFakeAnthropic();
     const data = Buffer.alloc(4 * 1024 * 1024, 7).toString("base64");
