@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { jsonSchema, type ToolSet, tool } from "ai";
 import type { ImageDimensions } from "./imageDimensions.js";
 import { imageLine, pixelsOf } from "./imageLine.js";
-import { MODEL_IMAGE_TYPES_NAMED, modelImageType } from "./modelImageTypes.js";
+import { MODEL_IMAGE_TYPES_NAMED, modelImageType, sniffedImageType } from "./modelImageTypes.js";
 import { modelToolSchema, withLeftOut } from "./modelSchema.js";
 import { originalArguments, withSafePropertyKeys } from "./propertyKeys.js";
 import type { ToolCallRecord } from "./runRecord.js";
@@ -112,10 +112,19 @@ function oversized(c: ImageContent): ImageDimensions | undefined {
   return size !== undefined && Math.max(size.width, size.height) > NATIVE_IMAGE_MAX_SIDE ? size : undefined;
 }
 
+/**
+ * The type the Messages API is told an image is: the one its first bytes show (a server may label a JPEG
+ * screenshot `image/png`, and the API refuses an image whose bytes are another type than its media_type,
+ * failing the whole request), else its label as the API names it; undefined for a type the API does not take.
+ */
+function nativeImageType(c: ImageContent): string | undefined {
+  return sniffedImageType(Buffer.from(c.data.slice(0, 24), "base64")) ?? modelImageType(c.mimeType);
+}
+
 function modelOutput(content: readonly ToolContent[], images: ToolResultImages): ModelOutput {
   const native = (c: ImageContent) =>
     images === "native" &&
-    modelImageType(c.mimeType) !== undefined &&
+    nativeImageType(c) !== undefined &&
     c.data.length <= NATIVE_IMAGE_MAX_BYTES &&
     oversized(c) === undefined;
   const described = (c: ImageContent) =>
@@ -139,7 +148,7 @@ function modelOutput(content: readonly ToolContent[], images: ToolResultImages):
       .filter((c) => c.type !== "text" || c.text.trim() !== "")
       .map((c) =>
         c.type === "image" && native(c)
-          ? { type: "image-data" as const, data: c.data, mediaType: modelImageType(c.mimeType) as string }
+          ? { type: "image-data" as const, data: c.data, mediaType: nativeImageType(c) as string }
           : { type: "text" as const, text: text(c) },
       ),
   };

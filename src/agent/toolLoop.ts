@@ -88,6 +88,24 @@ export function contentFilterFailure(
 export const NOT_RUN_FILTERED =
   "not run: the endpoint's safety system stopped the model's answer while it asked for this call";
 
+interface TurnEnd {
+  readonly finishReason: string;
+  readonly rawFinishReason?: string | undefined;
+}
+
+/** A turn stopped at the output token limit (`finish_reason: length`, `stop_reason: max_tokens`). */
+const cutShort = (turn: TurnEnd | undefined): turn is TurnEnd => turn?.finishReason === "length";
+
+/**
+ * A turn the endpoint's safety system stopped; not an OpenAI `refusal` the model wrote (finish reason
+ * `stop`, which the AI SDK also calls `content-filter`).
+ */
+const stoppedByFilter = (turn: TurnEnd | undefined): turn is TurnEnd =>
+  turn?.finishReason === "content-filter" && turn.rawFinishReason !== "stop";
+
+/** A turn after which the loop asks the model nothing more: its calls, if any, are not run. */
+const endsTheRun = (turn: TurnEnd | undefined): boolean => cutShort(turn) || stoppedByFilter(turn);
+
 /** The Messages API's stop reason for a turn that filled the model's context window. */
 const CONTEXT_WINDOW_STOP = "model_context_window_exceeded";
 
@@ -114,7 +132,10 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     ...(input.system === undefined ? {} : { system: input.system }),
     prompt: input.prompt,
     ...(hasTools ? { tools: input.tools } : {}),
-    stopWhen: stepCountIs(input.maxSteps),
+    // A turn cut short (max_tokens, the context window) or stopped by the safety system runs none of its
+    // calls; the SDK would still answer calls whose arguments do not parse (most often the cut one's) with a
+    // parse error and ask the model again, so such a turn ends the loop here, whatever its calls.
+    stopWhen: [stepCountIs(input.maxSteps), ({ steps }) => endsTheRun(steps.at(-1))],
     maxOutputTokens: input.maxTokens,
     maxRetries: 0,
     abortSignal: input.signal,
@@ -123,7 +144,8 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
       progress.inputTokens += step.usage.inputTokens ?? 0;
       progress.outputTokens += step.usage.outputTokens ?? 0;
       for (const part of step.content) {
-        if (part.type !== "tool-error" || input.log.has(part.toolCallId)) continue;
+        // A cut or stopped turn's calls are all recorded as not run, below.
+        if (part.type !== "tool-error" || input.log.has(part.toolCallId) || endsTheRun(step)) continue;
         const error = part.error instanceof Error ? part.error.message : String(part.error);
         input.log.add(part.toolCallId, {
           name: input.log.registeredName(part.toolName),
@@ -140,12 +162,12 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
   // Some OpenAI-compatible servers end a turn that calls tools with `finish_reason: "stop"`: the calls
   // themselves say the model still wanted tools.
   const wantedTools = last !== undefined && (last.finishReason === "tool-calls" || last.toolCalls.length > 0);
-  const cutAtMaxTokens = last?.finishReason === "length";
+  const cutAtMaxTokens = cutShort(last);
   const contextWindow = cutAtMaxTokens && last.rawFinishReason === CONTEXT_WINDOW_STOP;
   const cut = cutAtMaxTokens ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
   const notRun = contextWindow ? NOT_RUN_CUT_CONTEXT : NOT_RUN_CUT;
   // A turn the safety system stopped runs no tool either: its calls are listed as not run, as every call is.
-  const filtered = last?.finishReason === "content-filter" && last.rawFinishReason !== "stop";
+  const filtered = stoppedByFilter(last);
   const stopped = filtered ? last.toolCalls.filter((call) => !input.log.has(call.toolCallId)) : [];
   for (const [calls, why] of [
     [cut, notRun],

@@ -362,22 +362,40 @@ function chatContent(pieces: ReadonlyArray<string | Record<string, unknown>>): u
  * JSON pieces), `message_delta`'s stop reason and usage; `ping` and events of types it does not know
  * skipped. An `error` event ends the answer as that error.
  */
+/**
+ * The Messages API's stop reasons for a turn stopped before its end: at `max_tokens`, at the end of the
+ * context window, or by the safety system (`refusal`, which may strike inside a tool's input).
+ */
+const CUT_STOP_REASONS: ReadonlySet<string> = new Set([
+  "max_tokens",
+  "model_context_window_exceeded",
+  "refusal",
+]);
+
 function messagesAnswer(events: readonly unknown[]): StreamAssembly {
   let message: Record<string, unknown> | undefined;
   const blocks: Array<Record<string, unknown> | undefined> = [];
   const inputs = new Map<number, string>();
+  /**
+   * Why a block's input is not JSON, by block: a turn cut at its output limit (or at the end of the context
+   * window) stops inside a tool's input, so whether it is malformed is known only from the stop reason, which
+   * `message_delta` brings after the blocks.
+   */
+  const unfinished = new Map<number, string>();
   let count = 0;
-  const finish = (index: number): string | undefined => {
+  const finish = (index: number): void => {
     const json = inputs.get(index);
     const block = blocks[index];
     inputs.delete(index);
-    if (json === undefined || json.trim() === "" || block === undefined) return undefined;
+    if (json === undefined || json.trim() === "" || block === undefined) return;
     try {
       block.input = JSON.parse(json);
-      return undefined;
     } catch {
       const name = typeof block.name === "string" ? ` ("${block.name}")` : "";
-      return `${STREAM} whose ${String(block.type)} block ${index}${name} has an input that is not JSON: ${quoted(json)}`;
+      unfinished.set(
+        index,
+        `${STREAM} whose ${String(block.type)} block ${index}${name} has an input that is not JSON: ${quoted(json)}`,
+      );
     }
   };
   for (const event of events) {
@@ -409,11 +427,9 @@ function messagesAnswer(events: readonly unknown[]): StreamAssembly {
           block.citations = [...(Array.isArray(block.citations) ? block.citations : []), delta.citation];
         break;
       }
-      case "content_block_stop": {
-        const problem = finish(index);
-        if (problem !== undefined) return { problem };
+      case "content_block_stop":
+        finish(index);
         break;
-      }
       case "message_delta":
         if (message === undefined) break;
         if (isRecord(event.delta)) Object.assign(message, event.delta);
@@ -424,12 +440,17 @@ function messagesAnswer(events: readonly unknown[]): StreamAssembly {
           };
         break;
       case "message_stop": {
-        for (const open of [...inputs.keys()]) {
-          const problem = finish(open);
-          if (problem !== undefined) return { problem };
-        }
+        for (const open of [...inputs.keys()]) finish(open);
         if (message === undefined)
           return { problem: `${STREAM} of Messages API events without a message_start event` };
+        // A call the cut left unfinished is never run (the tool loop records it as cut, or stopped): an
+        // empty input stands in for its arguments, as the API's own answer holds an input object.
+        const cut = CUT_STOP_REASONS.has(String(message.stop_reason));
+        for (const [index, problem] of unfinished) {
+          if (!cut) return { problem };
+          const block = blocks[index];
+          if (block !== undefined) block.input = {};
+        }
         return { answer: { ...message, content: blocks.filter((block) => block !== undefined) } };
       }
     }

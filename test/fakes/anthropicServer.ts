@@ -21,12 +21,23 @@ function wellFormedJson(value: unknown): boolean {
 
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 
+/** The type an image's first bytes show (PNG, JPEG, GIF, WebP), as the Messages API reads them. */
+function signatureType(head: Buffer): string | undefined {
+  if (head.toString("latin1", 0, 4) === "\x89PNG") return "image/png";
+  if (head[0] === 0xff && head[1] === 0xd8) return "image/jpeg";
+  if (head.toString("latin1", 0, 3) === "GIF") return "image/gif";
+  if (head.toString("latin1", 0, 4) === "RIFF" && head.toString("latin1", 8, 12) === "WEBP")
+    return "image/webp";
+  return undefined;
+}
+
 /**
  * A scripted Anthropic Messages server (`POST <baseUrl>/messages`) on 127.0.0.1: each request gets the
  * next scripted turn as one message body or, for `stream: true` (every request with `streamAlways`), as the
  * Messages event stream, each text and tool input in two deltas.
  * Usage: 10 tokens in, 5 out per turn. Like the Messages API, it answers 400 to a request holding an
- * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result), or one whose base64
+ * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result), one whose bytes are
+ * another of those types than its media_type says, or one whose base64
  * is longer than 5 MiB (the API measures the encoded image), a PNG with a side past 8000 pixels (2000 in a
  * request of more than 20 images), more than 100 images, one
  * holding a lone surrogate, one whose last message is the assistant's with text ending in whitespace, or one offering
@@ -73,6 +84,26 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
         JSON.stringify({
           type: "error",
           error: { type: "invalid_request_error", message: `Too many images: ${images.length} > 100` },
+        }),
+      );
+      return;
+    }
+    // As the Messages API does: an image whose bytes are another type than its media_type says (a JPEG sent
+    // as image/png) fails the whole request.
+    const mislabelled = [
+      ...JSON.stringify(request.json.messages ?? []).matchAll(/"media_type":"([^"]*)","data":"([^"]*)"/g),
+    ].find(([, type, data]) => {
+      const actual = signatureType(Buffer.from((data ?? "").slice(0, 16), "base64"));
+      return actual !== undefined && actual !== type;
+    });
+    if (mislabelled !== undefined) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: `messages.2.content.0.image.source.base64.data: Image does not match the provided media type ${mislabelled[1]}`,
+          },
         }),
       );
       return;

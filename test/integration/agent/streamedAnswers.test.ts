@@ -195,6 +195,55 @@ describe("a model endpoint that streams its answers to requests that ask for no 
     }
   });
 
+  it("provider anthropic: a streamed turn cut at max_tokens inside a tool_use's input fails the run as cut at agent.max_tokens, the call not run", async () => {
+    const model = await startFakeAnthropic();
+    try {
+      const events = [
+        {
+          type: "message_start",
+          message: { id: "m", type: "message", role: "assistant", content: [], usage: { input_tokens: 9 } },
+        },
+        {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "tool_use", id: "toolu_9", name: "mcp__notes__lookup", input: {} },
+        },
+        // The limit struck inside the arguments: their JSON is unfinished.
+        {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "input_json_delta", partial_json: '{"key": "k' },
+        },
+        { type: "content_block_stop", index: 0 },
+        { type: "message_delta", delta: { stop_reason: "max_tokens" }, usage: { output_tokens: 4 } },
+        { type: "message_stop" },
+      ];
+      model.script(
+        eventStream(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("")),
+      );
+      const gw = await gatewayFor("anthropic", model.baseUrl);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual([
+        "⚠️ Agent run failed: the model's answer was cut at agent.max_tokens (4096 tokens) while it asked for a tool, which was not run — raise agent.max_tokens",
+      ]);
+      expect(model.requests).toHaveLength(1);
+      expect(notes.calls).toEqual([]);
+      expect(await journalled(gw.home.dir)).toMatchObject({
+        outcome: "error",
+        steps: 1,
+        toolCalls: [
+          {
+            name: "mcp__notes__lookup",
+            ok: false,
+            error: expect.stringMatching(/^not run: the model's answer was cut at agent\.max_tokens/),
+          },
+        ],
+      });
+    } finally {
+      await model.close();
+    }
+  });
+
   it("provider anthropic: an error event in the stream fails the run, quoting its type and message", async () => {
     const model = await startFakeAnthropic();
     try {

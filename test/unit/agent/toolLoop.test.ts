@@ -8,6 +8,7 @@ import {
   type LoopProgress,
   NOT_RUN_CUT,
   NOT_RUN_CUT_CONTEXT,
+  NOT_RUN_FILTERED,
   runToolLoop,
 } from "../../../src/agent/toolLoop.js";
 import type { AgentTool, ToolContext } from "../../../src/agent/tools/tool.js";
@@ -476,6 +477,24 @@ describe("runToolLoop", () => {
           "not run: the endpoint's safety system stopped the model's answer while it asked for this call",
       },
     ]);
+  });
+
+  it("a turn cut at max_tokens, or stopped by the content filter, inside its only call's arguments (not JSON yet) ends the loop: the call is recorded as not run, and the model is not asked again with a parse error", async () => {
+    // What a cut leaves most often: the arguments' text stops mid-way, so it does not parse.
+    for (const [finishReason, why] of [
+      ["length", NOT_RUN_CUT],
+      ["content_filter", NOT_RUN_FILTERED],
+    ] as const) {
+      model.requests.length = 0;
+      // A second turn, if the model were asked again, would be the fake's "(script ended)".
+      model.script({ toolCalls: [{ name: "upper", args: '{"text": "hal' }], finishReason });
+      const { result, log } = await loop(5);
+      expect(model.requests).toHaveLength(1);
+      expect(result.text).toBe("");
+      expect(log.calls).toEqual([{ name: "upper", ms: 0, ok: false, error: why }]);
+      if (finishReason === "length") expect(result).toMatchObject({ cutAtMaxTokens: true, cutToolCalls: 1 });
+      else expect(result.filtered).toEqual({ reason: "content_filter" });
+    }
   });
 
   it("an OpenAI refusal the model wrote (the refusal field, finish_reason stop) is its reply", async () => {
@@ -1225,6 +1244,41 @@ describe("runToolLoop", () => {
         "image/jpeg",
         "image/png",
         "image/webp",
+      ]);
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("an image whose bytes are another type than its label (a JPEG sent as image/png) is sent under the type its bytes show: the Messages API refuses a mislabelled one", async () => {
+    const anthropic = await startFakeAnthropic();
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0]).toString("base64");
+    const shots: AgentTool = {
+      ...screenshot,
+      name: "shots",
+      async execute() {
+        return {
+          ok: true,
+          content: [
+            { type: "image", data: jpeg, mimeType: "image/png" },
+            { type: "image", data: png(640, 480), mimeType: "image/jpeg" },
+            { type: "image", data: png(640, 480), mimeType: "application/octet-stream" },
+          ],
+        };
+      },
+    };
+    try {
+      anthropic.script(callTool("shots"), { text: "seen" });
+      const { result } = await loop(5, [shots], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      const sent = JSON.stringify(anthropic.requests[1]?.json.messages);
+      expect([...sent.matchAll(/"media_type":"([^"]*)"/g)].map((m) => m[1])).toEqual([
+        "image/jpeg",
+        "image/png",
+        "image/png",
       ]);
     } finally {
       await anthropic.close();

@@ -382,6 +382,34 @@ describe("streamedAnswer: Messages API events assembled into the message a reque
     });
   });
 
+  it("a tool_use whose input a cut (max_tokens, the context window, a refusal) left unfinished is kept with an empty input: the turn was cut, not malformed", () => {
+    for (const reason of ["max_tokens", "model_context_window_exceeded", "refusal"]) {
+      const cut = stream(
+        start(),
+        block(0, { type: "text", text: "" }),
+        delta(0, { type: "text_delta", text: "Looking." }),
+        stop(0),
+        block(1, { type: "tool_use", id: "toolu_04", name: "lookup", input: {} }),
+        delta(1, { type: "input_json_delta", partial_json: '{"key": "Zü' }),
+        stop(1),
+        messageDelta(reason, 4096),
+        MESSAGE_STOP,
+      );
+      expect(streamedAnswer(cut, "messages")).toEqual({
+        answer: {
+          ...message,
+          content: [
+            { type: "text", text: "Looking." },
+            { type: "tool_use", id: "toolu_04", name: "lookup", input: {} },
+          ],
+          stop_reason: reason,
+          stop_sequence: null,
+          usage: { input_tokens: 25, output_tokens: 4096 },
+        },
+      });
+    }
+  });
+
   it("a stream cut off before message_stop, a tool input that is not JSON and a stream of the other API are refused", () => {
     const cut = stream(
       start(),
