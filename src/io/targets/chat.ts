@@ -250,7 +250,7 @@ const PLACEHOLDER_INSIDE = /\{[^\s{}."]+(?:\.[^\s{}."]+)*\}/;
  * event filled with a mapping renders as compact JSON, whose keys are quoted (`{"id":1}`): that is no
  * placeholder.
  */
-function unfilledPlaceholderIn(value: string): string | undefined {
+export function unfilledPlaceholderIn(value: string): string | undefined {
   return PLACEHOLDER_INSIDE.exec(value)?.[0];
 }
 
