@@ -108,7 +108,8 @@ export function smtpOptions(settings: PlatformConfig<"email">) {
     greetingTimeout: timeoutMs,
     // A second later than the greeting's: a server that sends nothing at all (an SMTPS port spoken to in
     // plain text) is then named by the greeting that never came, not by an idle socket's bare "Timeout".
-    socketTimeout: timeoutMs + 1000,
+    // Within the longest a timer holds (2^31-1 ms): past it Node warns (TimeoutOverflowWarning) on each connect.
+    socketTimeout: Math.min(timeoutMs + 1000, 2 ** 31 - 1),
   };
 }
 
