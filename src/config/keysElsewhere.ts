@@ -187,6 +187,23 @@ function holdsRoutes(mapping: Record<string, unknown>): boolean {
 const VERSION_KEYS: readonly string[] = ["version", "config_version", "schema_version"];
 
 /**
+ * Settings other delivery platforms have that these two have not (`<platform>.<key>`): spelled right, so
+ * "check the spelling" would mislead. forge_comment's `home_channel` was once accepted and never read.
+ */
+const KEYS_A_PLATFORM_HAS_NOT: Record<string, string> = {
+  "email.base_url":
+    "email takes no base_url: it connects to the SMTP server named by host (and port, secure)",
+  "forge_comment.base_url":
+    "forge_comment takes no base_url: gh reaches GitHub itself (for a GitHub Enterprise Server, write its host in deliver_extra.repo, host/owner/name, or set GH_HOST)",
+  "forge_comment.home_channel":
+    "forge_comment has no home channel: a comment goes to the pull request the route's deliver_extra.repo and pr_number name",
+};
+for (const key of ["base_url", "home_channel"])
+  KEYS_A_PLATFORM_HAS_NOT[`github_comment.${key}`] = KEYS_A_PLATFORM_HAS_NOT[
+    `forge_comment.${key}`
+  ] as string;
+
+/**
  * Where an unknown key belongs instead: another section's key (`multiplex_profiles` under
  * `platforms.webhook` is `gateway.multiplex_profiles`), or, directly under `platforms.webhook`, a
  * mapping that reads as a route written without the `routes:` level.
@@ -231,6 +248,8 @@ export function elsewhere(path: readonly PropertyKey[], key: string, input: unkn
   // Written among the tools' settings or an MCP server's: it holds every tool's result in a model run.
   if (key === "max_tool_result_chars" && (at[0] === "tools" || at[0] === "mcp_servers"))
     return `it belongs under agent (agent.${key})`;
+  if (at.length === 2 && at[0] === "platforms" && Object.hasOwn(KEYS_A_PLATFORM_HAS_NOT, `${at[1]}.${key}`))
+    return KEYS_A_PLATFORM_HAS_NOT[`${at[1]}.${key}`];
   if (at[0] !== undefined && !["gateway", "agent", "platforms"].includes(at[0])) return undefined;
   const atRoute =
     at[0] === "platforms" &&

@@ -20,8 +20,24 @@ function unsetIn(settings: object, at: string, sentTo: string, file: string): st
 }
 
 /**
+ * What keeps a `${...}` in `value` as written though no unset variable does: a shell's form svc does not
+ * read (`${TOKEN:?set it}`, `${TOKEN-x}`), another client's (`${input:token}`), or a `${TOKEN` whose `}` was
+ * left out. Only the variable's name is quoted: the rest of the form may hold a secret (a fallback).
+ */
+function unreadForm(value: string): string | undefined {
+  const other = /\$\{([^}]*)\}/.exec(value)?.[1];
+  if (other !== undefined) {
+    const name = /^\s*([A-Za-z_][A-Za-z0-9_]*)/.exec(other)?.[1];
+    return `${name === undefined ? "a $" + "{...}" : `\${${name}...}`} is not a variable form svc reads (it replaces \${NAME} and \${NAME:-fallback} only)`;
+  }
+  const unclosed = /\$\{((?:env:)?[A-Za-z_][A-Za-z0-9_]*)?/.exec(value);
+  if (unclosed === null) return undefined;
+  return `${unclosed[1] === undefined ? "a $" + "{" : `\${${unclosed[1]}`} has no closing }`;
+}
+
+/**
  * `unsetIn` over `[<key>, value]` entries; `effect` says what the literal text then does. Given `sentTo`, a
- * bare `$NAME` (a shell's variable) is named too.
+ * bare `$NAME` (a shell's variable) and a `${...}` form svc does not read (`unreadForm`) are named too.
  */
 function unsetInEntries(
   entries: Iterable<readonly [string, unknown]>,
@@ -42,7 +58,14 @@ function unsetInEntries(
       continue;
     }
     const unset = unsetVariablesIn(value);
-    if (unset.length === 0) continue;
+    if (unset.length === 0) {
+      const unread = sentTo === undefined ? undefined : unreadForm(value);
+      if (unread !== undefined)
+        warnings.push(
+          `${file}: ${at}${key}: ${unread}, so this text itself is sent to ${sentTo} — write \${NAME} or \${NAME:-fallback}`,
+        );
+      continue;
+    }
     const one = unset.length === 1;
     warnings.push(
       `${file}: ${at}${key}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set — set ${unset.join(", ")} in ${envFile} or the environment${one ? envNameNearMiss(envFile, unset[0] as string) : ""}; until then ${one ? "its" : "their"} literal text is used (${effect})`,
@@ -67,16 +90,47 @@ function filterTexts(filter: Filter, at = ""): Array<readonly [string, unknown]>
 }
 
 /**
+ * The `deliver_extra` keys that name where a message goes (a chat, a number, a service, a thread, a pull
+ * request). No recipient holds a `$` before a placeholder, so a `${NAME}` there that nothing set is a
+ * variable missing from `.env`: the platform would be given its literal text as the chat. A `subject` or
+ * `title` is text, where `Paid ${amount}` is a `$` before the `{amount}` placeholder: not named.
+ */
+const RECIPIENT_KEYS: readonly string[] = [
+  "chat_id",
+  "to",
+  "service",
+  "message_thread_id",
+  "thread_id",
+  "thread_ts",
+  "repo",
+  "pr_number",
+];
+
+/**
  * A config.yaml route's `events` entry or filter (`field`, a value to compare, a pattern) with a `${VAR}`
  * that nothing sets (`events: ["${DEPLOY_EVENT}"]`, `equals: ${REPO}` before the value is in `.env`): its
  * literal text is compared, which no event carries, so the route ignores its events (or, under `not_equals`
- * or `not`, lets them all through) without a word. A route's `prompt`, `deliver_extra` and `coalesce.key`
- * are left out: `Paid ${amount}` there is a `$` before the `{amount}` placeholder.
+ * or `not`, lets them all through) without a word; so is a `deliver_extra` recipient (RECIPIENT_KEYS). A
+ * route's `prompt`, its other `deliver_extra` values and `coalesce.key` are left out: `Paid ${amount}` there
+ * is a `$` before the `{amount}` placeholder.
  */
 export function unsetRouteVariableWarnings(config: Config, file: string): string[] {
   const warnings: string[] = [];
   for (const [name, route] of Object.entries(config.platforms.webhook.routes)) {
     const at = routeKey(name, route);
+    const recipients = Object.entries(route.deliver_extra ?? {}).filter(([key]) =>
+      RECIPIENT_KEYS.includes(key),
+    );
+    // A `log` or `cron_job` route sends deliver_extra nowhere (named as unused elsewhere).
+    if (recipients.length > 0 && route.deliver !== "log" && route.cron_job === undefined)
+      warnings.push(
+        ...unsetInEntries(
+          recipients.map(([key, value]) => [`.${key}`, value] as const),
+          `${at}.deliver_extra`,
+          file,
+          `sent to ${route.deliver} as written, which names no recipient`,
+        ),
+      );
     if (route.events !== undefined)
       warnings.push(
         ...unsetInEntries(

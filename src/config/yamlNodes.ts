@@ -21,8 +21,9 @@ import {
  *   or the request as text (`PYTHON_VERSION: 3.10` is not `3.1`, `UMASK: 0755` is not `755`), and in its
  *   `client_cert` list (a key password `[me.crt, me.key, 0123]`, which a number would refuse or lose);
  *   an argument written `~` (YAML's null) is the home directory's `~`;
- * - and a platform's ids (`home_channel`, WhatsApp's `phone_number_id`, QQ's `app_id`): a phone number
- *   `home_channel: +15552223333` read as a number is `15552223333`, `04915112345678` loses its 0;
+ * - and a platform's ids (`home_channel`, WhatsApp's `phone_number_id`, QQ's `app_id`, the number SMS and
+ *   Signal send from): a phone number `home_channel: +15552223333` read as a number is `15552223333`,
+ *   `04915112345678` loses its 0;
  * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
  *   `in` items): those are text, so `{field: headers.X-Version, equals: 1.0}` means the text `1.0`, not 1;
  * - a filter value on a payload field that YAML reads as something else than written is refused: `equals: no`
@@ -222,12 +223,17 @@ function keepTextFilterValues(node: YAMLMap, text: string): void {
   }
 }
 
-/** `platforms.<name>.home_channel`, `.phone_number_id` or `.app_id`: ids, read as written. */
+/**
+ * `platforms.<name>.home_channel`, `.phone_number_id` or `.app_id`, and the phone number a platform sends
+ * from (`sms.from`, signal's `number`, also under `chat_4`): ids, read as written.
+ */
 function isPlatformId(path: readonly string[]): boolean {
+  if (path.length !== 3 || path[0] !== "platforms") return false;
+  const [, platform, key] = path;
   return (
-    path.length === 3 &&
-    path[0] === "platforms" &&
-    ["home_channel", "phone_number_id", "app_id"].includes(path[2] as string)
+    ["home_channel", "phone_number_id", "app_id"].includes(key as string) ||
+    (platform === "sms" && key === "from") ||
+    ((platform === "signal" || platform === "chat_4") && key === "number")
   );
 }
 

@@ -27,7 +27,8 @@ export function answerWaitMs(config: Config, route: AnsweringRoute): number {
     ];
     wait += CHAT_QUEUE_WAIT_MS + (settings?.timeout_seconds ?? 15) * 1000;
   }
-  return wait;
+  // Each timeout may be 2147483 s, the longest a timer holds: their sum would not fit one (Node warns).
+  return Math.min(wait, 2 ** 31 - 1);
 }
 
 /**

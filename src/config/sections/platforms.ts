@@ -218,7 +218,12 @@ export const PLATFORM_SCHEMAS = {
     base_url: url("http://homeassistant.local:8123"),
   }),
   // `enabled` left out: the target is there as without a section (gh needs no keys), with these settings.
-  forge_comment: z.strictObject({ ...base, enabled: z.boolean().optional(), command: text.default("gh") }),
+  // No `home_channel`: a comment goes to the pull request the route names (deliver_extra.repo, pr_number).
+  forge_comment: z.strictObject({
+    enabled: z.boolean().optional(),
+    timeout_seconds: base.timeout_seconds,
+    command: text.default("gh"),
+  }),
 } as const;
 
 export type PlatformName = keyof typeof PLATFORM_SCHEMAS;

@@ -230,12 +230,28 @@ export function refuseUnfilledRecipient(
   const key = keys.find((name) => message.extra[name] !== undefined);
   const value = key === undefined ? undefined : message.extra[key]?.trim();
   if (value === undefined) return;
+  const inside = isUnfilledTemplate(value) ? undefined : unfilledPlaceholderIn(value);
   const why = isUnfilledTemplate(value)
     ? `${JSON.stringify(value)} is a template the event did not fill: it has no such field`
-    : value === "null"
-      ? NULL_FIELD
-      : undefined;
+    : inside !== undefined
+      ? `${JSON.stringify(value)} holds ${inside}, a placeholder the event did not fill: it has no such field`
+      : value === "null"
+        ? NULL_FIELD
+        : undefined;
   if (why !== undefined) throw unresolvedRecipient(platform, message, key as string, why, recipient);
+}
+
+/** A placeholder as a template writes one (`{user.phone}`; a path of no spaces, braces or empty parts). */
+const PLACEHOLDER_INSIDE = /\{[^\s{}."]+(?:\.[^\s{}."]+)*\}/;
+
+/**
+ * The placeholder a rendered recipient still holds beside other text (`@{team}_alerts`, `+1{user.phone}` for
+ * an event without the field), or undefined. No chat id, number or address holds braces, and a field the
+ * event filled with a mapping renders as compact JSON, whose keys are quoted (`{"id":1}`): that is no
+ * placeholder.
+ */
+export function unfilledPlaceholderIn(value: string): string | undefined {
+  return PLACEHOLDER_INSIDE.exec(value)?.[0];
 }
 
 /** The failure of a delivery whose recipient `deliver_extra.<key>` did not resolve, and why. */

@@ -4,7 +4,14 @@ import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
-import { isUnfilledTemplate, partKey, resolveChatId, routeRecipient } from "./chat.js";
+import {
+  isUnfilledTemplate,
+  partKey,
+  resolveChatId,
+  routeRecipient,
+  unfilledPlaceholderIn,
+  unresolvedRecipient,
+} from "./chat.js";
 import { namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
 import { quoted } from "./httpJson.js";
 import { wellFormed } from "./split.js";
@@ -101,7 +108,8 @@ export function smtpOptions(settings: PlatformConfig<"email">) {
     greetingTimeout: timeoutMs,
     // A second later than the greeting's: a server that sends nothing at all (an SMTPS port spoken to in
     // plain text) is then named by the greeting that never came, not by an idle socket's bare "Timeout".
-    socketTimeout: timeoutMs + 1000,
+    // Within the longest a timer holds (2^31-1 ms): past it Node warns (TimeoutOverflowWarning) on each connect.
+    socketTimeout: Math.min(timeoutMs + 1000, 2 ** 31 - 1),
   };
 }
 
@@ -207,6 +215,13 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
           `email: route "${message.route}": the recipient contains a line break or control character — refused`,
           false,
         );
+      }
+      // `{user.login}@example.com` for an event without the field looks like an address: no mail goes to it.
+      const key = ["chat_id", "to"].find((name) => message.extra[name] !== undefined);
+      const inside = key === undefined || isUnfilledTemplate(to) ? undefined : unfilledPlaceholderIn(to);
+      if (key !== undefined && inside !== undefined) {
+        const why = `${JSON.stringify(cutText(to, 100))} holds ${inside}, a placeholder the event did not fill: it has no such field`;
+        throw unresolvedRecipient("email", message, key, why, "address");
       }
       // Text with no address in it (an unfilled `{user.email}`): nodemailer would only say "No recipients defined".
       if (namesNoAddress(to)) {

@@ -12,7 +12,7 @@ import {
   runOnce,
   type TargetDeps,
 } from "./target.js";
-import { isPullRequestNumber, REPO_NAME } from "./validate.js";
+import { isPullRequestNumber, REPO_NAME, tooLongNote } from "./validate.js";
 
 /** GitHub comment bodies hold up to 65536 characters. */
 export const FORGE_COMMENT_LIMIT = 65_536;
@@ -65,7 +65,7 @@ export function forgeDestination(
   }
   if (!isPullRequestNumber(pr)) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${cutText(pr, 30)}"${unfilledNote(pr)}`,
+      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${cutText(pr, 30)}"${unfilledNote(pr)}${tooLongNote(pr)}`,
       false,
     );
   }

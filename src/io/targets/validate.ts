@@ -27,6 +27,10 @@ export function isPullRequestNumber(value: string): boolean {
   return /^\d{1,10}$/.test(text) && Number(text) >= 1;
 }
 
+/** What a `pr_number` refused for its length alone adds: `12345678901` is digits, so "not a positive integer" misleads. */
+export const tooLongNote = (value: string): string =>
+  /^\d{11,}$/.test(value.trim()) ? " (more than 10 digits: longer than any pull request number)" : "";
+
 const isTemplate = (value: string) => /\{[^}]+\}/.test(value);
 
 /** A phone number written without its `+` and country code (`555-222-3333`), which Twilio refuses (E.164 only). */
@@ -132,7 +136,7 @@ export function targetStartupProblems(
           `${at}.deliver_extra.pr_number: required for forge_comment — set it to a number${templates ? " or a template such as {pull_request.number}" : ""}`,
         );
       else if (!isTemplate(pr) && !isPullRequestNumber(pr))
-        problems.push(`${at}.deliver_extra.pr_number: "${pr}" is not a positive integer`);
+        problems.push(`${at}.deliver_extra.pr_number: "${pr}" is not a positive integer${tooLongNote(pr)}`);
       continue;
     }
     // A recipient written as spaces alone fails every delivery: a route that names its recipient never

@@ -238,6 +238,20 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(received.map((r) => r.to)).toEqual([["oncall@example.org"]]);
   });
 
+  it("a recipient with text around a placeholder the event did not fill ({user.login}@example.org) is refused, not mailed to that address", async () => {
+    received.length = 0;
+    const target = registryFor({ email: settings() }).get("email");
+    const unfilled = await target
+      ?.send(message("x", { to: "{user.login}@example.org" }))
+      .catch((e: unknown) => e);
+    expect(unfilled).toBeInstanceOf(DeliveryError);
+    expect((unfilled as DeliveryError).transient).toBe(false);
+    expect((unfilled as Error).message).toBe(
+      'email: deliver_extra.to of route "alerts" did not resolve ("{user.login}@example.org" holds {user.login}, a placeholder the event did not fill: it has no such field) — the message is not sent (never redirected to another address)',
+    );
+    expect(received).toEqual([]);
+  });
+
   it("a from that names no address (from: svc) sends nothing: the mail would go with no From header and a null sender, which mailboxes refuse or drop", async () => {
     received.length = 0;
     const target = registryFor({ email: { ...settings(), from: "svc" } }).get("email");

@@ -246,6 +246,11 @@ describe("forge_comment through a fake gh on PATH", () => {
       /repo must be owner\/name .*, got "\{repository\.full_name\}" \(a template the event did not fill: it has no such field\)$/,
     ],
     [{ repo: "a/b", pr_number: "#{number}" }, /pr_number must be a positive integer, got "#\{number\}"$/],
+    // A number too long for a pull request's is named as such, not as "not a positive integer" alone.
+    [
+      { repo: "a/b", pr_number: "12345678901" },
+      /pr_number must be a positive integer, got "12345678901" \(more than 10 digits: longer than any pull request number\)$/,
+    ],
     // A field the event holds as a JSON null renders `null`: the event has the field, without a value.
     [
       { repo: "a/b", pr_number: "null" },

@@ -18,6 +18,13 @@ describe("answerWaitMs", () => {
     expect(answerWaitMs(config, { deliver: "discord", deliver_only: true })).toBe(35_000);
   });
 
+  it("timeouts at the longest a timer holds (2147483 s, what a longer one counts as) keep the wait within it: no TimeoutOverflowWarning", () => {
+    const long = configSchema.parse({
+      platforms: { telegram: { timeout_seconds: 99999999 }, webhook: { script_timeout_seconds: 99999999 } },
+    });
+    expect(answerWaitMs(long, { deliver: "telegram", deliver_only: true, script: "f.py" })).toBe(2 ** 31 - 1);
+  });
+
   it("a route with a script answers after the script: script_timeout_seconds on top", () => {
     expect(answerWaitMs(config, { deliver: "log", deliver_only: false, script: "f.py" })).toBe(40_000);
   });

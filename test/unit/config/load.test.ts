@@ -1124,6 +1124,19 @@ describe("a platform's ids keep the text written in config.yaml", () => {
   });
 });
 
+describe("a platform's sending number keeps the text written in config.yaml, as its home_channel does", () => {
+  it("sms from: +15550001111 and signal number: +4915100000000 unquoted keep their + (they were refused as numbers)", () => {
+    const { config } = load(
+      "platforms:\n  sms: {enabled: true, account_sid: AC1, auth_token: t, from: +15550001111, home_channel: +15552223333}\n" +
+        "  chat_4: {enabled: true, number: +4915100000000, home_channel: 04915112345678}\n" +
+        "  webhook: {enabled: false, port: 9000}\n",
+    );
+    expect(config.platforms.sms?.from).toBe("+15550001111");
+    expect(config.platforms.signal?.number).toBe("+4915100000000");
+    expect(config.platforms.webhook.port).toBe(9000);
+  });
+});
+
 describe("${VAR} named like an Object.prototype member", () => {
   it("an unset ${toString} or ${constructor} keeps its text (a secret is refused as not set), a set one is its value", () => {
     const yaml =

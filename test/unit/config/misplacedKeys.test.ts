@@ -419,3 +419,24 @@ describe("a server entry's own key written inside its lifecycle mapping", () => 
     );
   });
 });
+
+describe("a delivery platform's key that this platform has not (spelled right: not 'check the spelling')", () => {
+  const SEE_TARGETS = " (see docs/delivery-targets.md)";
+  it("email's base_url: it connects to an SMTP server, named by host and port", () => {
+    expect(
+      refusal("platforms:\n  email: {host: smtp.example.com, from: a@example.com, base_url: 'http://x'}\n"),
+    ).toBe(
+      `FILE: platforms.email: unknown key "base_url" — email takes no base_url: it connects to the SMTP server named by host (and port, secure)${SEE_TARGETS}`,
+    );
+  });
+
+  it("forge_comment's base_url and home_channel: gh reaches GitHub itself, and a comment goes to the route's pull request", () => {
+    expect(refusal("platforms:\n  forge_comment: {base_url: 'https://ghe.example.com'}\n")).toBe(
+      `FILE: platforms.forge_comment: unknown key "base_url" — forge_comment takes no base_url: gh reaches GitHub itself (for a GitHub Enterprise Server, write its host in deliver_extra.repo, host/owner/name, or set GH_HOST)${SEE_TARGETS}`,
+    );
+    // Accepted before and never read: every comment goes to the pull request of the route's repo and pr_number.
+    expect(refusal("platforms:\n  forge_comment: {home_channel: 'octo/repo#1'}\n")).toBe(
+      `FILE: platforms.forge_comment: unknown key "home_channel" — forge_comment has no home channel: a comment goes to the pull request the route's deliver_extra.repo and pr_number name${SEE_TARGETS}`,
+    );
+  });
+});

@@ -214,6 +214,46 @@ describe("settings the rest of the configuration leaves unused are named, not dr
   });
 });
 
+describe("a route's deliver_extra recipient with a variable that nothing sets is named (its literal text would be the recipient)", () => {
+  const unset = (name: string) => `\${${name}}`;
+  it("chat_id, to, service, a thread and forge_comment's repo and pr_number; a subject or title (text, where $ before a placeholder is text) is not", () => {
+    expect(
+      warningsFor({
+        platforms: {
+          webhook: {
+            secret: "route-variable-secret",
+            routes: {
+              ops: {
+                deliver: "telegram",
+                deliver_extra: { chat_id: unset("OPS_CHAT"), message_thread_id: "17" },
+              },
+              mail: {
+                deliver: "email",
+                deliver_extra: {
+                  to: `oncall+${unset("TEAM")}@example.com`,
+                  subject: `Paid ${unset("amount")}`,
+                },
+              },
+              ha: {
+                deliver: "home_automation",
+                deliver_extra: { service: unset("HA_SERVICE"), title: unset("t") },
+              },
+              pr: { deliver: "forge_comment", deliver_extra: { repo: unset("REPO"), pr_number: "{number}" } },
+              set: { deliver: "slack", deliver_extra: { chat_id: "C0123", thread_ts: unset("THREAD") } },
+            },
+          },
+        },
+      }).filter((w) => w.includes("is not set")),
+    ).toEqual([
+      `[webhook] ${FILE}: platforms.webhook.routes.ops.deliver_extra.chat_id: ${unset("OPS_CHAT")} is not set — set OPS_CHAT in /h/.env or the environment; until then its literal text is used (sent to telegram as written, which names no recipient)`,
+      `[webhook] ${FILE}: platforms.webhook.routes.mail.deliver_extra.to: ${unset("TEAM")} is not set — set TEAM in /h/.env or the environment; until then its literal text is used (sent to email as written, which names no recipient)`,
+      `[webhook] ${FILE}: platforms.webhook.routes.ha.deliver_extra.service: ${unset("HA_SERVICE")} is not set — set HA_SERVICE in /h/.env or the environment; until then its literal text is used (sent to home_automation as written, which names no recipient)`,
+      `[webhook] ${FILE}: platforms.webhook.routes.pr.deliver_extra.repo: ${unset("REPO")} is not set — set REPO in /h/.env or the environment; until then its literal text is used (sent to forge_comment as written, which names no recipient)`,
+      `[webhook] ${FILE}: platforms.webhook.routes.set.deliver_extra.thread_ts: ${unset("THREAD")} is not set — set THREAD in /h/.env or the environment; until then its literal text is used (sent to slack as written, which names no recipient)`,
+    ]);
+  });
+});
+
 describe("a delivery platform's ${VAR} that nothing sets is named (its literal text would be sent as the token)", () => {
   it("an enabled platform's unset variables, never a value; disabled platforms and set values are not", () => {
     expect(
@@ -236,6 +276,28 @@ describe("a delivery platform's ${VAR} that nothing sets is named (its literal t
       `[delivery] ${FILE}: platforms.sms.auth_token: $` +
         `{TW_A}, $` +
         `{TW_B} are not set — set TW_A, TW_B in /h/.env or the environment; until then their literal text is used (sent to sms as written)`,
+    ]);
+  });
+});
+
+describe("a delivery platform's ${...} in a form svc does not read is named (its text would be sent as the token)", () => {
+  it("a shell's ${NAME:?msg} or ${NAME-x}, another client's ${input:x}, a ${NAME without its }: the name only, never the rest", () => {
+    const d = "$";
+    expect(
+      warningsFor({
+        platforms: {
+          telegram: { enabled: true, token: `${d}{TELEGRAM_BOT_TOKEN:?set it}`, home_channel: "1" },
+          slack: { enabled: true, token: `${d}{SLACK_TOKEN-xoxb-fallback-secret}` },
+          discord: { enabled: true, token: `${d}{input:discord_token}` },
+          sms: { enabled: true, account_sid: "AC1", auth_token: `${d}{TW_TOKEN`, from: "+1" },
+          signal: { enabled: false, number: `${d}{SIGNAL:?x}` },
+        },
+      }),
+    ).toEqual([
+      `[delivery] ${FILE}: platforms.telegram.token: ${d}{TELEGRAM_BOT_TOKEN...} is not a variable form svc reads (it replaces ${d}{NAME} and ${d}{NAME:-fallback} only), so this text itself is sent to telegram — write ${d}{NAME} or ${d}{NAME:-fallback}`,
+      `[delivery] ${FILE}: platforms.discord.token: ${d}{input...} is not a variable form svc reads (it replaces ${d}{NAME} and ${d}{NAME:-fallback} only), so this text itself is sent to discord — write ${d}{NAME} or ${d}{NAME:-fallback}`,
+      `[delivery] ${FILE}: platforms.slack.token: ${d}{SLACK_TOKEN...} is not a variable form svc reads (it replaces ${d}{NAME} and ${d}{NAME:-fallback} only), so this text itself is sent to slack — write ${d}{NAME} or ${d}{NAME:-fallback}`,
+      `[delivery] ${FILE}: platforms.sms.auth_token: ${d}{TW_TOKEN has no closing }, so this text itself is sent to sms — write ${d}{NAME} or ${d}{NAME:-fallback}`,
     ]);
   });
 });
@@ -565,7 +627,7 @@ describe("a route's events entry or filter with a variable that nothing sets is 
               deploy: {
                 events: ["push", unset("DEPLOY_EVENT")],
                 prompt: `Paid ${unset("amount")}`,
-                deliver_extra: { chat_id: unset("CHAT_ROOM") },
+                deliver_extra: { chat_id: "-100123" },
                 filters: [
                   { field: "repository.full_name", equals: unset("ALLOWED_REPO") },
                   {

@@ -31,4 +31,15 @@ describe("SMTP connection options", () => {
     expect(smtpOptions(email({ ...login, port: 465 })).requireTLS).toBeUndefined();
     expect(smtpOptions(email({})).requireTLS).toBeUndefined();
   });
+
+  it("a timeout_seconds at the longest a timer holds (2147483 s, what a longer one counts as) keeps every timeout within it: no TimeoutOverflowWarning", () => {
+    const TIMER_MAX_MS = 2 ** 31 - 1;
+    for (const timeout_seconds of [2147483, 99999999]) {
+      const options = smtpOptions(email({ timeout_seconds }));
+      for (const ms of [options.connectionTimeout, options.greetingTimeout, options.socketTimeout])
+        expect(ms).toBeLessThanOrEqual(TIMER_MAX_MS);
+    }
+    // Below it the socket's stays a second past the greeting's (a silent server is named by its greeting).
+    expect(smtpOptions(email({ timeout_seconds: 15 })).socketTimeout).toBe(16000);
+  });
 });
