@@ -16,7 +16,7 @@ import {
   RotationLeftSegment,
 } from "../io/state/journal/rotation.js";
 import { readJournal } from "../io/state/journal/segments.js";
-import type { PendingRun } from "../io/stores/pendingRuns.js";
+import type { PendingRun, PendingRunsReport } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, EventModes, ResolvedRoute } from "../streams/context.js";
 import type { SeenCache } from "../streams/seenCache.js";
 import { seenKey } from "../streams/stages/idempotency.js";
@@ -412,7 +412,8 @@ export class GatewayState {
     readonly coalescer: Coalescer;
     readonly lookup: Lookup;
     readonly pendingRunsFile: string;
-    readonly onPendingUnreadable: (file: string, movedTo: string, err: unknown) => void;
+    readonly onPendingUnreadable: PendingRunsReport["onPendingUnreadable"];
+    readonly onPendingEntriesKept: PendingRunsReport["onPendingEntriesKept"];
     /** The runs, and the pending groups (each by its latest event), whose route is gone: they stay in the journal. */
     readonly onKept: (runs: readonly PendingRun[], groups: readonly PendingRun[]) => void;
   }): Promise<void> {
@@ -464,12 +465,7 @@ export class GatewayState {
         maxLeftMs: Math.min(maxMs, group.firstAt + maxMs - at),
       });
     }
-    const imported = await importPendingRunsFile(
-      deps.pendingRunsFile,
-      known,
-      this.store,
-      deps.onPendingUnreadable,
-    );
+    const imported = await importPendingRunsFile(deps.pendingRunsFile, known, this.store, deps);
     const queued = [];
     for (const run of [...recovered.runs, ...imported]) {
       const route = routeFor(run, deps.lookup);

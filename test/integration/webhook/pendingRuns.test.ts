@@ -229,6 +229,47 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
     );
   });
 
+  it("an entry of the pending file that is no run this version can read is kept in the file and named at each start; the file's other runs run", async () => {
+    const home = newHome();
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    home.write("config.yaml", config(recorderAgent()));
+    const saved = {
+      profile: "default",
+      routeName: "pr",
+      deliveryId: "saved-1",
+      prompt: "PR 1",
+      extra: {},
+      receivedAt: Date.now(),
+    };
+    // Edited by hand (or written by a newer svc that changed a field's type): its deliveryId is a number.
+    const unknown = { ...saved, deliveryId: 7, prompt: "PR 7" };
+    home.write(PENDING, JSON.stringify({ version: 1, runs: [saved, unknown] }));
+    const warned = () =>
+      readLog(home).filter(
+        (line) =>
+          line.level === 40 &&
+          line.msg.includes(
+            `${join(home.dir, PENDING)}: 1 entry is not an agent run this version of svc can read`,
+          ),
+      );
+    for (const round of [1, 2]) {
+      const gateway = await start(home);
+      if (round === 1)
+        await vi.waitFor(() => expect(readRun(home, "saved-1")).toMatchObject({ prompt: "PR 1" }), {
+          timeout: 10_000,
+        });
+      await gateway.stop();
+      // Kept as it was, not run, and said at each start.
+      expect(JSON.parse(readFileSync(join(home.dir, PENDING), "utf8"))).toEqual({
+        version: 1,
+        runs: [unknown],
+      });
+      expect(warned()).toHaveLength(round);
+    }
+    expect(warned()[0]?.msg).toContain("runs[1].deliveryId: expected string, received number");
+    expect(readdirSync(join(home.dir, "runs"))).toEqual(["saved-1.json"]);
+  });
+
   it("an unreadable pending file is moved aside, reported, and does not stop the gateway", async () => {
     const home = newHome();
     home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
