@@ -158,7 +158,7 @@ export function openStateStore(
  */
 export function leftInJournal(dir: string, owed = owedByJournal(dir)): string | undefined {
   if (owed === undefined) return undefined;
-  return `[state] ${dir}: ${owed.runs.size} agent run(s) and ${owed.groups} pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run (a copy of one that a stop saved to webhook-pending-runs.json is left there for it, not run here), then switch back (or delete the directory to drop them)`;
+  return `[state] ${dir}: ${owed.runs.size} agent run(s) and ${owed.groups} pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run (a copy of one that a stop saved to webhook-pending-runs.json is left there for it, not run here), then switch back (or, to drop them, delete the directory and the copies a stop saved to webhook-pending-runs.json, which would run here once the journal is gone)`;
 }
 
 /**
