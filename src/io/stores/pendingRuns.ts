@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { z } from "zod";
-import { SvcError } from "../../errors.js";
+import { describeError, SvcError } from "../../errors.js";
 import { writeJsonAtomic } from "./atomicFile.js";
 
 /**
@@ -61,8 +61,15 @@ export function readPendingRuns(path: string): PendingRunsFile {
   if (!existsSync(path)) return { runs: [], unreadable: [] };
   let parsed: z.infer<typeof fileSchema>;
   let json: unknown;
+  let text: string;
   try {
-    json = JSON.parse(readFileSync(path, "utf8"));
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    // Not its format: its permissions (a file another user made), a directory in its place.
+    throw new SvcError("store_corrupt", `${path}: cannot be read (${describeError(err)})`, { cause: err });
+  }
+  try {
+    json = JSON.parse(text);
     parsed = fileSchema.parse(json);
   } catch {
     const version = (json as { version?: unknown } | null | undefined)?.version;

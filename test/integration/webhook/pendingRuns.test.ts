@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -268,6 +268,20 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
     }
     expect(warned()[0]?.msg).toContain("runs[1].deliveryId: expected string, received number");
     expect(readdirSync(join(home.dir, "runs"))).toEqual(["saved-1.json"]);
+  });
+
+  it("a pending file that cannot be read at all (a directory in its place) is moved aside, and the log names the read error, not a format", async () => {
+    const home = newHome();
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    home.write("config.yaml", config(recorderAgent()));
+    mkdirSync(join(home.dir, PENDING));
+    const gateway = await start(home);
+    running.push(gateway);
+    expect((await send(gateway, "after", 1)).status).toBe(202);
+    expect(readdirSync(home.dir).filter((name) => name.startsWith(`${PENDING}.unreadable-`))).toHaveLength(1);
+    const line = readLog(home).find((entry) => entry.msg.includes("cannot be read; moved to"));
+    expect(JSON.stringify(line)).toContain(`${join(home.dir, PENDING)}: cannot be read (EISDIR`);
+    expect(JSON.stringify(line)).not.toContain("not a list of pending agent runs");
   });
 
   it("an unreadable pending file is moved aside, reported, and does not stop the gateway", async () => {
