@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { z } from "zod";
 import { describeError, SvcError } from "../../errors.js";
+import { narrowMode } from "../privateMode.js";
 import { writeJsonAtomic } from "./atomicFile.js";
 
 /**
@@ -130,6 +131,9 @@ export function readPendingRunsOrMoveAside(
     const movedTo = `${path}.unreadable-${Date.now()}`;
     try {
       renameSync(path, movedTo);
+      // Its prompts carry payload text: kept aside private, as the file itself is written (a restored
+      // backup may have come wider). A directory in its place is left as it is.
+      if (statSync(movedTo, { throwIfNoEntry: false })?.isFile() === true) narrowMode(movedTo, 0o600);
       report.onPendingUnreadable(path, movedTo, err);
     } catch (renameErr) {
       report.onPendingUnreadable(path, path, renameErr);

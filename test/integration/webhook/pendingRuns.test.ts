@@ -288,13 +288,15 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
     const home = newHome();
     home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
     home.write("config.yaml", config(recorderAgent()));
-    home.write(PENDING, "{ not json");
+    // Restored from a backup readable by others: what is kept aside (prompts carry payload text) is 0600.
+    home.write(PENDING, "{ not json", 0o644);
     const gateway = await start(home);
     running.push(gateway);
     expect((await send(gateway, "after", 1)).status).toBe(202);
     const aside = readdirSync(home.dir).filter((name) => name.startsWith(`${PENDING}.unreadable-`));
     expect(aside.length).toBe(1);
     expect(readFileSync(join(home.dir, aside[0] as string), "utf8")).toBe("{ not json");
+    expect(statSync(join(home.dir, aside[0] as string)).mode & 0o777).toBe(0o600);
     expect(
       readLog(home).some((line) => line.level === 50 && line.msg.includes("cannot be read; moved to")),
     ).toBe(true);
