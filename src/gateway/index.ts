@@ -469,6 +469,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       lookup: (name) => routes.registry.lookup(name),
       pendingRunsFile: paths.pendingRuns,
       onPendingUnreadable: hooks.onPendingUnreadable,
+      onPendingEntriesKept: hooks.onPendingEntriesKept,
       onKept: (runs, groups) =>
         hooks.onRunsKept(
           runs,

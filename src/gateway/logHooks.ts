@@ -154,6 +154,13 @@ export function pipelineLogHooks(logger: Logger) {
         `[webhook] ${file} cannot be read; moved to ${movedTo} so no saved run is lost — inspect it and fix or delete it`,
       );
     },
+    onPendingEntriesKept(file: string, count: number, firstProblem: string) {
+      const one = count === 1;
+      logger.warn(
+        { entries: count },
+        `[webhook] ${file}: ${count} ${one ? "entry is" : "entries are"} not an agent run this version of svc can read (${firstProblem}${one ? "" : ", …"}; written by a newer version, or edited by hand) — kept in the file as ${one ? "it was" : "they were"}, not run: inspect ${one ? "it" : "them"}, then fix or remove ${one ? "it" : "them"} from the file`,
+      );
+    },
     printHowToAddRoute(configFile: string) {
       logger.info(
         [

@@ -22,7 +22,7 @@ function savedRuns(
   hooks: PipelineLogHooks,
   owedByJournal?: ReadonlySet<string>,
 ) {
-  const saved = readPendingRunsOrMoveAside(file, hooks.onPendingUnreadable);
+  const saved = readPendingRunsOrMoveAside(file, hooks);
   if (saved === undefined) return undefined;
   if (saved.runs.length === 0 && saved.unreadable.length === 0) return undefined;
   const owed = (run: PendingRun) => owedByJournal?.has(`${run.routeName}:${run.deliveryId}`) === true;

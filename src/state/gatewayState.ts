@@ -16,7 +16,7 @@ import {
   RotationLeftSegment,
 } from "../io/state/journal/rotation.js";
 import { readJournal } from "../io/state/journal/segments.js";
-import type { PendingRun } from "../io/stores/pendingRuns.js";
+import type { PendingRun, PendingRunsReport } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, EventModes, ResolvedRoute } from "../streams/context.js";
 import type { SeenCache } from "../streams/seenCache.js";
 import { seenKey } from "../streams/stages/idempotency.js";
@@ -158,7 +158,7 @@ export function openStateStore(
  */
 export function leftInJournal(dir: string, owed = owedByJournal(dir)): string | undefined {
   if (owed === undefined) return undefined;
-  return `[state] ${dir}: ${owed.runs.size} agent run(s) and ${owed.groups} pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run (a copy of one that a stop saved to webhook-pending-runs.json is left there for it, not run here), then switch back (or delete the directory to drop them)`;
+  return `[state] ${dir}: ${owed.runs.size} agent run(s) and ${owed.groups} pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run (a copy of one that a stop saved to webhook-pending-runs.json is left there for it, not run here), then switch back (or, to drop them, delete the directory and the copies a stop saved to webhook-pending-runs.json, which would run here once the journal is gone)`;
 }
 
 /**
@@ -412,7 +412,8 @@ export class GatewayState {
     readonly coalescer: Coalescer;
     readonly lookup: Lookup;
     readonly pendingRunsFile: string;
-    readonly onPendingUnreadable: (file: string, movedTo: string, err: unknown) => void;
+    readonly onPendingUnreadable: PendingRunsReport["onPendingUnreadable"];
+    readonly onPendingEntriesKept: PendingRunsReport["onPendingEntriesKept"];
     /** The runs, and the pending groups (each by its latest event), whose route is gone: they stay in the journal. */
     readonly onKept: (runs: readonly PendingRun[], groups: readonly PendingRun[]) => void;
   }): Promise<void> {
@@ -464,12 +465,7 @@ export class GatewayState {
         maxLeftMs: Math.min(maxMs, group.firstAt + maxMs - at),
       });
     }
-    const imported = await importPendingRunsFile(
-      deps.pendingRunsFile,
-      known,
-      this.store,
-      deps.onPendingUnreadable,
-    );
+    const imported = await importPendingRunsFile(deps.pendingRunsFile, known, this.store, deps);
     const queued = [];
     for (const run of [...recovered.runs, ...imported]) {
       const route = routeFor(run, deps.lookup);

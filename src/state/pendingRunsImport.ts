@@ -1,4 +1,9 @@
-import { type PendingRun, readPendingRunsOrMoveAside, writePendingRuns } from "../io/stores/pendingRuns.js";
+import {
+  type PendingRun,
+  type PendingRunsReport,
+  readPendingRunsOrMoveAside,
+  writePendingRuns,
+} from "../io/stores/pendingRuns.js";
 import { runKey } from "./liveState.js";
 import type { StateStore } from "./store.js";
 
@@ -12,9 +17,9 @@ export async function importPendingRunsFile(
   file: string,
   known: ReadonlySet<string>,
   store: StateStore,
-  onUnreadable: (file: string, movedTo: string, err: unknown) => void,
+  report: PendingRunsReport,
 ): Promise<PendingRun[]> {
-  const saved = readPendingRunsOrMoveAside(file, onUnreadable);
+  const saved = readPendingRunsOrMoveAside(file, report);
   if (saved === undefined) return [];
   if (saved.runs.length === 0 && saved.unreadable.length === 0) return [];
   const taken: PendingRun[] = [];

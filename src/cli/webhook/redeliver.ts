@@ -4,6 +4,7 @@ import { mayKeepHeader } from "../../gateway/deliveryHistoryHooks.js";
 import {
   decodePayload,
   EVENT_IN_BODY,
+  HISTORY_FILE_BYTES,
   historyDir,
   historyOfIds,
   NO_DELIVERY_ID,
@@ -122,7 +123,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   if (matches.length === 0)
     throw new SvcError(
       "usage",
-      `no delivery ${JSON.stringify(id)}${options.route === undefined ? "" : ` for route ${options.route}`} in the recent history (svc webhook deliveries lists them; records are kept 7 days)${
+      `no delivery ${JSON.stringify(id)}${options.route === undefined ? "" : ` for route ${options.route}`} in the recent history (svc webhook deliveries lists them; records are kept 7 days, and no more than the last ~${(2 * HISTORY_FILE_BYTES) / 2 ** 20} MiB of them)${
         loaded.config.platforms.webhook.delivery_history
           ? ""
           : ` — platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none: set it to true and restart the gateway`

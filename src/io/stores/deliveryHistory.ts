@@ -21,7 +21,7 @@ import {
   writeBytesSync,
 } from "../batchedWriter.js";
 import { narrowMode, privateDir } from "../privateMode.js";
-import { historyNotOpened } from "./historyDirProblem.js";
+import { historyNotOpened, notAFileAt } from "./historyDirProblem.js";
 import {
   currentIno,
   type HistoryGeneration,
@@ -289,7 +289,18 @@ export function createHistoryWriter(
     dropExpired(dir, now());
     openFile();
   } catch (err) {
-    throw new SvcError("startup_refused", historyNotOpened(dir, describeError(err)), { cause: err });
+    // A directory (or socket) in the history file's place is moved away, not made a directory.
+    let inPlace: string | undefined;
+    try {
+      inPlace = notAFileAt(file);
+    } catch {
+      inPlace = undefined;
+    }
+    const message =
+      inPlace === undefined
+        ? historyNotOpened(dir, describeError(err))
+        : historyNotOpened(dir, `${inPlace} is not a file`, HISTORY_FILE);
+    throw new SvcError("startup_refused", message, { cause: err });
   }
   let replaced = 0;
   /**

@@ -2,9 +2,23 @@ import { accessSync, constants, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeError } from "../../errors.js";
 
-/** The gateway's refusal when the delivery history cannot be opened: the directory, why, and the ways out. */
-export function historyNotOpened(dir: string, cause: string): string {
-  return `${dir}: the delivery history cannot be opened (${cause}) — make it a directory this user can write (move away what is in its place), or set platforms.webhook.delivery_history: false`;
+/**
+ * The gateway's refusal when the delivery history cannot be opened: the directory, why, and the ways out.
+ * With `inPlaceOf` (the history file's name), the culprit is what holds that name in the directory (a
+ * directory, a socket): it is moved away, not made a directory.
+ */
+export function historyNotOpened(dir: string, cause: string, inPlaceOf?: string): string {
+  const fix =
+    inPlaceOf === undefined
+      ? "make it a directory this user can write (move away what is in its place)"
+      : `move away what is in the place of ${inPlaceOf} (the gateway writes its history file there)`;
+  return `${dir}: the delivery history cannot be opened (${cause}) — ${fix}, or set platforms.webhook.delivery_history: false`;
+}
+
+/** The history file's path when something other than a file holds its name (undefined when none does). */
+export function notAFileAt(path: string): string | undefined {
+  const held = statSync(path, { throwIfNoEntry: false });
+  return held === undefined || held.isFile() ? undefined : path;
 }
 
 /**
@@ -19,9 +33,8 @@ export function historyDirProblem(dir: string, file: string): string | undefined
     if (found === undefined) return undefined;
     if (!found.isDirectory()) return historyNotOpened(dir, `${dir} is not a directory`);
     accessSync(dir, constants.W_OK | constants.X_OK);
-    const held = statSync(path, { throwIfNoEntry: false });
-    if (held === undefined) return undefined;
-    if (!held.isFile()) return historyNotOpened(dir, `${path} is not a file`);
+    if (notAFileAt(path) !== undefined) return historyNotOpened(dir, `${path} is not a file`, file);
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
     accessSync(path, constants.R_OK | constants.W_OK);
   } catch (err) {
     return historyNotOpened(dir, describeError(err));

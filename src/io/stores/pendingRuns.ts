@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { z } from "zod";
-import { SvcError } from "../../errors.js";
+import { describeError, SvcError } from "../../errors.js";
+import { narrowMode } from "../privateMode.js";
 import { writeJsonAtomic } from "./atomicFile.js";
 
 /**
@@ -40,6 +41,20 @@ export interface PendingRunsFile {
   readonly runs: PendingRun[];
   /** Entries that are not pending runs: written back as they were, never dropped. */
   readonly unreadable: unknown[];
+  /** What is wrong with the first of `unreadable`, where the file has it (`runs[1].deliveryId: missing`). */
+  readonly firstProblem?: string;
+}
+
+/** The first issue of an entry that is no pending run, at its place in the file: `runs[1].deliveryId: missing`. */
+function problemOf(index: number, issues: readonly z.core.$ZodIssue[]): string {
+  const issue = issues[0];
+  if (issue === undefined) return `runs[${index}]: not an agent run`;
+  const where = `runs[${index}]${issue.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("")}`;
+  const what =
+    issue.code === "invalid_type" && issue.message.endsWith("received undefined")
+      ? "missing"
+      : issue.message.replace(/^Invalid input: /, "");
+  return `${where}: ${what}`;
 }
 
 /** The runs saved at earlier shutdowns; no file is none. A file that is not such a list throws. */
@@ -47,8 +62,15 @@ export function readPendingRuns(path: string): PendingRunsFile {
   if (!existsSync(path)) return { runs: [], unreadable: [] };
   let parsed: z.infer<typeof fileSchema>;
   let json: unknown;
+  let text: string;
   try {
-    json = JSON.parse(readFileSync(path, "utf8"));
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    // Not its format: its permissions (a file another user made), a directory in its place.
+    throw new SvcError("store_corrupt", `${path}: cannot be read (${describeError(err)})`, { cause: err });
+  }
+  try {
+    json = JSON.parse(text);
     parsed = fileSchema.parse(json);
   } catch {
     const version = (json as { version?: unknown } | null | undefined)?.version;
@@ -61,16 +83,18 @@ export function readPendingRuns(path: string): PendingRunsFile {
   }
   const runs: PendingRun[] = [];
   const unreadable: unknown[] = [];
-  for (const entry of parsed.runs) {
+  let firstProblem: string | undefined;
+  for (const [index, entry] of parsed.runs.entries()) {
     const run = pendingRunSchema.safeParse(entry);
     if (!run.success) {
       unreadable.push(entry);
+      firstProblem ??= problemOf(index, run.error.issues);
       continue;
     }
     const { cronJob, ...saved } = run.data;
     runs.push({ ...saved, event: saved.event, ...(cronJob === undefined ? {} : { cronJob }) });
   }
-  return { runs, unreadable };
+  return firstProblem === undefined ? { runs, unreadable } : { runs, unreadable, firstProblem };
 }
 
 /** Replaces the file (atomically, mode 0600: prompts carry payload text); nothing left removes it. */
@@ -82,24 +106,41 @@ export function writePendingRuns(path: string, file: PendingRunsFile): void {
   writeJsonAtomic(path, { version: 1, runs: [...file.runs, ...file.unreadable] });
 }
 
+/** What a start says of a pending-runs file it cannot take whole (`src/gateway/logHooks.ts`). */
+export interface PendingRunsReport {
+  /** The file cannot be read at all: it was moved aside to `movedTo` (or could not be: `movedTo` is `file`). */
+  readonly onPendingUnreadable: (file: string, movedTo: string, err: unknown) => void;
+  /** Entries that are no run this version can read: kept in the file as they were, not run. */
+  readonly onPendingEntriesKept: (file: string, count: number, firstProblem: string) => void;
+}
+
 /**
  * The runs saved at earlier shutdowns, or undefined when the file cannot be read: it is then moved aside
  * (`<file>.unreadable-<ms>`, kept for the user to look at) and reported, so the next start is not stuck on it.
+ * Entries that are no run this version can read stay in the file, and are reported too: nothing the file
+ * holds is left unrun without a word.
  */
 export function readPendingRunsOrMoveAside(
   path: string,
-  onUnreadable: (file: string, movedTo: string, err: unknown) => void,
+  report: PendingRunsReport,
 ): PendingRunsFile | undefined {
+  let saved: PendingRunsFile;
   try {
-    return readPendingRuns(path);
+    saved = readPendingRuns(path);
   } catch (err) {
     const movedTo = `${path}.unreadable-${Date.now()}`;
     try {
       renameSync(path, movedTo);
-      onUnreadable(path, movedTo, err);
+      // Its prompts carry payload text: kept aside private, as the file itself is written (a restored
+      // backup may have come wider). A directory in its place is left as it is.
+      if (statSync(movedTo, { throwIfNoEntry: false })?.isFile() === true) narrowMode(movedTo, 0o600);
+      report.onPendingUnreadable(path, movedTo, err);
     } catch (renameErr) {
-      onUnreadable(path, path, renameErr);
+      report.onPendingUnreadable(path, path, renameErr);
     }
     return undefined;
   }
+  if (saved.firstProblem !== undefined)
+    report.onPendingEntriesKept(path, saved.unreadable.length, saved.firstProblem);
+  return saved;
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { z } from "zod";
-import { SvcError } from "../../errors.js";
+import { describeError, SvcError } from "../../errors.js";
 import { writeJsonAtomic } from "./atomicFile.js";
 
 /**
@@ -18,8 +18,15 @@ export type SeenIds = ReadonlyArray<readonly [key: string, expiresAt: number]>;
 export function readSeenIds(path: string): SeenIds {
   if (!existsSync(path)) return [];
   let parsed: unknown;
+  let text: string;
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    // Not its format: its permissions (a file another user made), a directory in its place.
+    throw new SvcError("store_corrupt", `${path}: cannot be read (${describeError(err)})`, { cause: err });
+  }
+  try {
+    parsed = JSON.parse(text);
   } catch (err) {
     throw new SvcError("store_corrupt", `${path}: not valid JSON`, { cause: err });
   }

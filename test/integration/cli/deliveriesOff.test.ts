@@ -33,7 +33,7 @@ describe("svc webhook deliveries with nothing recorded", () => {
     const res = await svc(home, ["webhook", "redeliver", "delivery-opsprobe-1"]);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain(
-      `no delivery "delivery-opsprobe-1" in the recent history (svc webhook deliveries lists them; records are kept 7 days) — platforms.webhook.delivery_history is false in ${home.dir}/config.yaml, so the gateway records none: set it to true and restart the gateway`,
+      `no delivery "delivery-opsprobe-1" in the recent history (svc webhook deliveries lists them; records are kept 7 days, and no more than the last ~32 MiB of them) — platforms.webhook.delivery_history is false in ${home.dir}/config.yaml, so the gateway records none: set it to true and restart the gateway`,
     );
   });
 

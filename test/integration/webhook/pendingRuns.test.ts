@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -229,17 +229,74 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
     );
   });
 
+  it("an entry of the pending file that is no run this version can read is kept in the file and named at each start; the file's other runs run", async () => {
+    const home = newHome();
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    home.write("config.yaml", config(recorderAgent()));
+    const saved = {
+      profile: "default",
+      routeName: "pr",
+      deliveryId: "saved-1",
+      prompt: "PR 1",
+      extra: {},
+      receivedAt: Date.now(),
+    };
+    // Edited by hand (or written by a newer svc that changed a field's type): its deliveryId is a number.
+    const unknown = { ...saved, deliveryId: 7, prompt: "PR 7" };
+    home.write(PENDING, JSON.stringify({ version: 1, runs: [saved, unknown] }));
+    const warned = () =>
+      readLog(home).filter(
+        (line) =>
+          line.level === 40 &&
+          line.msg.includes(
+            `${join(home.dir, PENDING)}: 1 entry is not an agent run this version of svc can read`,
+          ),
+      );
+    for (const round of [1, 2]) {
+      const gateway = await start(home);
+      if (round === 1)
+        await vi.waitFor(() => expect(readRun(home, "saved-1")).toMatchObject({ prompt: "PR 1" }), {
+          timeout: 10_000,
+        });
+      await gateway.stop();
+      // Kept as it was, not run, and said at each start.
+      expect(JSON.parse(readFileSync(join(home.dir, PENDING), "utf8"))).toEqual({
+        version: 1,
+        runs: [unknown],
+      });
+      expect(warned()).toHaveLength(round);
+    }
+    expect(warned()[0]?.msg).toContain("runs[1].deliveryId: expected string, received number");
+    expect(readdirSync(join(home.dir, "runs"))).toEqual(["saved-1.json"]);
+  });
+
+  it("a pending file that cannot be read at all (a directory in its place) is moved aside, and the log names the read error, not a format", async () => {
+    const home = newHome();
+    home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+    home.write("config.yaml", config(recorderAgent()));
+    mkdirSync(join(home.dir, PENDING));
+    const gateway = await start(home);
+    running.push(gateway);
+    expect((await send(gateway, "after", 1)).status).toBe(202);
+    expect(readdirSync(home.dir).filter((name) => name.startsWith(`${PENDING}.unreadable-`))).toHaveLength(1);
+    const line = readLog(home).find((entry) => entry.msg.includes("cannot be read; moved to"));
+    expect(JSON.stringify(line)).toContain(`${join(home.dir, PENDING)}: cannot be read (EISDIR`);
+    expect(JSON.stringify(line)).not.toContain("not a list of pending agent runs");
+  });
+
   it("an unreadable pending file is moved aside, reported, and does not stop the gateway", async () => {
     const home = newHome();
     home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
     home.write("config.yaml", config(recorderAgent()));
-    home.write(PENDING, "{ not json");
+    // Restored from a backup readable by others: what is kept aside (prompts carry payload text) is 0600.
+    home.write(PENDING, "{ not json", 0o644);
     const gateway = await start(home);
     running.push(gateway);
     expect((await send(gateway, "after", 1)).status).toBe(202);
     const aside = readdirSync(home.dir).filter((name) => name.startsWith(`${PENDING}.unreadable-`));
     expect(aside.length).toBe(1);
     expect(readFileSync(join(home.dir, aside[0] as string), "utf8")).toBe("{ not json");
+    expect(statSync(join(home.dir, aside[0] as string)).mode & 0o777).toBe(0o600);
     expect(
       readLog(home).some((line) => line.level === 50 && line.msg.includes("cannot be read; moved to")),
     ).toBe(true);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -69,6 +69,17 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
     expect(log).toContain(
       "keeps the delivery ids seen before the restart, so their retries are still duplicates",
     );
+  });
+
+  it("a file that cannot be read at all (a directory in its place) is kept aside and said with the read error, not as JSON it is not", async () => {
+    home = homeWithOpenRoute();
+    mkdirSync(join(home.dir, SEEN));
+    gateway = await startGatewayInHome(home);
+    expect((await post("fresh")).status).toBe(202);
+    expect(readdirSync(home.dir).filter((name) => name.startsWith(`${SEEN}.unreadable-`))).toHaveLength(1);
+    const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    expect(log).toContain(`${join(home.dir, SEEN)}: cannot be read (EISDIR`);
+    expect(log).not.toContain("not valid JSON");
   });
 
   it("a file a newer version wrote (another format version) is kept aside as it was and said, not overwritten at stop", async () => {

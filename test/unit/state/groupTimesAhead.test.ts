@@ -64,6 +64,7 @@ describe("a group saved with times ahead of the clock (the clock set back while 
           name === "co" ? { name, route: ROUTE, secret: "s", profile: "default" } : undefined,
         pendingRunsFile: join(home.dir, "webhook-pending-runs.json"),
         onPendingUnreadable: () => {},
+        onPendingEntriesKept: () => {},
         onKept: () => {},
       });
       const next = { ...event("next", now), route: ROUTE, payload: {}, headers: {} };

@@ -57,6 +57,7 @@ describe("a start with the local journal", () => {
           name === "co" ? { name, route: ROUTE, secret: "s", profile: "default" } : undefined,
         pendingRunsFile: join(home.dir, "webhook-pending-runs.json"),
         onPendingUnreadable: () => {},
+        onPendingEntriesKept: () => {},
         onKept: () => {},
       });
       // Before the first await of `resume` settles: what a request in that turn would meet.

@@ -48,6 +48,7 @@ describe("journaled runs whose route is gone", () => {
         lookup: () => undefined,
         pendingRunsFile: join(home.dir, "webhook-pending-runs.json"),
         onPendingUnreadable: () => {},
+        onPendingEntriesKept: () => {},
         onKept: (kept, groups) =>
           pipelineLogHooks(log.logger).onRunsKept(
             kept,

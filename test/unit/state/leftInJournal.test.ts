@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pipelineLogHooks } from "../../../src/gateway/logHooks.js";
@@ -31,7 +32,7 @@ describe("switching state.backend from local to redis", () => {
       const log = captureLogger();
       expect(openStateStore(REDIS, home.dir, log.logger, () => 5000).backend).toBe("memory");
       expect(log.messages()).toEqual([
-        `[state] ${join(home.dir, "state")}: 1 agent run(s) and 1 pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run (a copy of one that a stop saved to webhook-pending-runs.json is left there for it, not run here), then switch back (or delete the directory to drop them)`,
+        `[state] ${join(home.dir, "state")}: 1 agent run(s) and 1 pending coalescing group(s) were accepted with state.backend: local and have not run; state.backend: redis does not read that journal — run the gateway with backend: local until they have run (a copy of one that a stop saved to webhook-pending-runs.json is left there for it, not run here), then switch back (or, to drop them, delete the directory and the copies a stop saved to webhook-pending-runs.json, which would run here once the journal is gone)`,
       ]);
     } finally {
       home.cleanup();
@@ -62,6 +63,20 @@ describe("switching state.backend from local to redis", () => {
       );
       expect(queued).toEqual(["c"]);
       expect(readPendingRuns(file).runs.map((r) => r.deliveryId)).toEqual(["a", "b"]);
+
+      // The directory deleted to drop them: nothing owes those copies any more, and they run here.
+      await store.close();
+      rmSync(join(home.dir, "state"), { recursive: true });
+      const after = openStateStore(REDIS, home.dir, captureLogger().logger, () => 5000);
+      expect(after.owedByLocalJournal).toBeUndefined();
+      await storeSavedRuns(
+        file,
+        async (r) => queued.push(r.deliveryId),
+        () => ({ profile: "default", route: {} }) as never,
+        pipelineLogHooks(log.logger),
+        after.owedByLocalJournal,
+      );
+      expect(queued).toEqual(["c", "a", "b"]);
     } finally {
       home.cleanup();
     }
