@@ -1,5 +1,6 @@
 import {
   appendFileSync,
+  chmodSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -229,6 +230,8 @@ describe("reading the journal back", () => {
     const third = snapshot + encodeRecord({ t: "s", k: "k0", at: 0 }).length * 2 + 8 + 3;
     data[third] = (data[third] as number) ^ 0xff;
     writeFileSync(file, data);
+    // Restored from a backup wider than it was written: kept aside owner-only all the same (it holds payloads).
+    chmodSync(file, 0o644);
     leaveLockAsCrashed(path);
     const problems: SegmentProblem[] = [];
     const { replayed } = open(path, { problems });
@@ -241,6 +244,7 @@ describe("reading the journal back", () => {
     );
     // Kept byte for byte; not read again by the next start.
     expect(readFileSync(join(path, kept))).toEqual(data);
+    expect(statSync(join(path, kept)).mode & 0o777).toBe(0o600);
     leaveLockAsCrashed(path);
     const again: SegmentProblem[] = [];
     open(path, { problems: again });

@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   closeSync,
   fdatasyncSync,
   fsyncSync,
@@ -221,7 +222,11 @@ export function startSegmentSync(
   for (const old of older) {
     const keptAs = keep.get(old);
     if (keptAs === undefined) rmSync(join(dir, segmentName(old)), { force: true });
-    else renameSync(join(dir, segmentName(old)), join(dir, keptAs));
+    else {
+      renameSync(join(dir, segmentName(old)), join(dir, keptAs));
+      // It holds payloads: owner-only, as every segment is written, whatever mode a restore gave it.
+      chmodSync(join(dir, keptAs), 0o600);
+    }
   }
   return fd;
 }
