@@ -27,6 +27,17 @@ describe("envNameNearMiss: where a ${VAR} set nowhere was likely meant to come f
     expect(envNameNearMiss(join(home.dir, ".env"), "GITHUB_WEBHOOK_SECRET")).toBe("");
   });
 
+  it("a name .env sets only after a value named it: on its own line (S=${S}-x) or on a line above", () => {
+    home = tempHome();
+    project = tempHome();
+    process.chdir(project.dir);
+    const env = home.write(".env", "S=${S}-x\nA=${B}\nB=1\n");
+    for (const name of ["S", "B"])
+      expect(envNameNearMiss(env, name)).toBe(
+        ` (${env} sets ${name}, but a value there names \${${name}} before it is set: on ${name}'s own line or a line above it — a value may use only the environment's variables and those of the lines above it; write the value out)`,
+      );
+  });
+
   it("a name of svc's .env in other case or one or two letters off; nothing for a name far from every one", () => {
     home = tempHome();
     project = tempHome();
