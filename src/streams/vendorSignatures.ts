@@ -63,7 +63,7 @@ function bodyTimestampMs(body: Buffer): unknown {
 export function linear(value: string | null, input: VerifyInput): AuthResult {
   if (value === null) return fail("linear-signature is malformed");
   if (!checkHexHmac(value, hmac(input.secret, input.body))) return fail("linear-signature does not match");
-  const sentMs = bodyTimestampMs(input.body);
+  const sentMs = bodyTimestampMs(input.decodedBody ?? input.body);
   if (sentMs === undefined) return { ok: true, scheme: "linear" };
   if (typeof sentMs !== "number" || !Number.isFinite(sentMs)) {
     return fail("linear webhookTimestamp is not Unix milliseconds");
