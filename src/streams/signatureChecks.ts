@@ -26,6 +26,11 @@ export interface VerifyInput {
   body: Buffer;
   secret: string;
   nowSeconds: number;
+  /**
+   * The body's JSON when `body` is the compressed bytes a sender signed as it sent them: where a scheme
+   * that signs its send time into the body (Linear's `webhookTimestamp`) reads it. Absent: `body` itself.
+   */
+  decodedBody?: Buffer;
 }
 
 /** Replay window for timestamped schemes (Standard Webhooks, Stripe, Paddle, Linear, Grafana, generic V2), both directions. */

@@ -34,6 +34,8 @@ export type VerifySignature = (input: {
   body: Buffer;
   secret: string;
   nowSeconds: number;
+  /** The decoded JSON when `body` is the compressed bytes as sent (`VerifyInput.decodedBody`). */
+  decodedBody?: Buffer;
 }) => { ok: true; scheme: AuthScheme } | { ok: false; reason: string };
 
 export interface AuthDeps {
@@ -78,7 +80,8 @@ export function authStage(deps: AuthDeps): Stage {
     // A compressed body: the signature may cover the bytes as received rather than the decoded JSON.
     const sent = result.ok ? undefined : receivedBytesOf(input.body);
     if (sent !== undefined) {
-      const asSent = deps.verify({ ...input, body: sent });
+      // The replay window a scheme signs into the body (Linear) is read from the JSON, not the sent bytes.
+      const asSent = deps.verify({ ...input, body: sent, decodedBody: input.body });
       if (asSent.ok) result = asSent;
     }
     if (!result.ok) {

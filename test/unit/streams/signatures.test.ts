@@ -523,6 +523,19 @@ describe("Linear (Linear-Signature, an issue tracker sender)", () => {
     expect(check({ "linear-signature": hex(secret, noTimestamp) }, noTimestamp, secret).ok).toBe(true);
   });
 
+  it("judges webhookTimestamp in whole seconds, as the other schemes' timestamps: 300 s away in either direction passes, 301 s does not", () => {
+    // The gateway's clock is read in whole seconds; a millisecond time within second NOW + 300 (or NOW - 300)
+    // is exactly 300 s away, as a Stripe `t=` of that second is.
+    for (const ms of [(NOW + 300) * 1000 + 999, (NOW + 300) * 1000 + 1, (NOW - 300) * 1000 + 999]) {
+      const body = at(ms);
+      expect(check({ "linear-signature": hex(secret, body) }, body, secret).ok, String(ms)).toBe(true);
+    }
+    for (const ms of [(NOW + 301) * 1000, (NOW - 300) * 1000 - 1]) {
+      const body = at(ms);
+      expect(check({ "linear-signature": hex(secret, body) }, body, secret).ok, String(ms)).toBe(false);
+    }
+  });
+
   it("rejects a changed body, a wrong secret, a stale or non-numeric webhookTimestamp", () => {
     const body = at(NOW * 1000);
     expect(check({ "linear-signature": hex(secret, body) }, `${body} `, secret).ok).toBe(false);
