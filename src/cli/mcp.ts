@@ -317,6 +317,8 @@ async function testServer(
     );
   const loaded = loadForProfile(options.profile, `svc mcp test ${server}`);
   const entry = serverEntry(loaded, server);
+  // Refused before the `Testing` line, as `svc mcp tools` and `call` refuse it: nothing is tested.
+  if (loaded.config.mcp_servers[server]?.enabled === false) throw disabledServer(loaded, server);
   const hub = cliHub(loaded, [server]);
   try {
     // The entry as written: a url's `user:password@`, an `?api_key=`, a `Bearer` in an argument stay out of the output.
