@@ -42,6 +42,8 @@ import {
   type CrossServerView,
   crossServerLines,
   crossServerView,
+  hasEarlierServer,
+  lostToCrossServer,
 } from "./mcp/crossServer.js";
 import { configDriftNote } from "./mcp/drift.js";
 import {
@@ -315,6 +317,8 @@ async function testServer(
     );
   const loaded = loadForProfile(options.profile, `svc mcp test ${server}`);
   const entry = serverEntry(loaded, server);
+  // Refused before the `Testing` line, as `svc mcp tools` and `call` refuse it: nothing is tested.
+  if (loaded.config.mcp_servers[server]?.enabled === false) throw disabledServer(loaded, server);
   const hub = cliHub(loaded, [server]);
   try {
     // The entry as written: a url's `user:password@`, an `?api_key=`, a `Bearer` in an argument stay out of the output.
@@ -416,6 +420,32 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
   return value as Record<string, unknown>;
 }
 
+/**
+ * The call, unless the gateway skips the tool for a server listed earlier in `mcp_servers` that registers
+ * the same name (`a.b` and `a_b`, both `mcp__a_b__*`): as `svc mcp tools` shows it, read from that server's
+ * schema cache, so the command never runs a tool the gateway's runs cannot call, nor another server's
+ * tool under a registered name that is the earlier server's.
+ */
+async function calledUnlessSkipped(
+  loaded: LoadedConfig,
+  hub: McpHub,
+  server: string,
+  tool: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  if (hasEarlierServer(loaded, server)) {
+    const status = await hub.settled(server, { connect: true });
+    // A connect that failed is the call's error, as the hub would give it (not tried a second time).
+    if (status.state !== "connected")
+      throw new SvcError("mcp_connect", serverScoped(server, status.lastError ?? status.state));
+    const own = hub.toolsOf(server);
+    const lost = lostToCrossServer(server, tool, own, crossServerView(loaded, server, own));
+    if (lost !== undefined) throw new SvcError("mcp_call", lost);
+  }
+  return hub.call(server, tool, args, signal);
+}
+
 async function callTool(
   server: string,
   tool: string,
@@ -436,7 +466,7 @@ async function callTool(
   }
   try {
     const result = await Promise.race([
-      hub.call(server, tool, args, interrupt.signal),
+      calledUnlessSkipped(loaded, hub, server, tool, args, interrupt.signal),
       interrupt.interrupted,
     ]);
     process.stdout.write(

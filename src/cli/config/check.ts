@@ -65,6 +65,7 @@ import {
 import { placesWritableByOthers } from "../../io/writableByOthers.js";
 import { journalProblem } from "../../state/gatewayState.js";
 import { listenAddress } from "../listenAddress.js";
+import { commandLineWarning } from "../mcp/addedCommand.js";
 import { notServed } from "../webhook/notServed.js";
 import { withSubscriptionStore } from "../webhook/subscriptionStoreFor.js";
 import {
@@ -330,7 +331,14 @@ export async function checkConfig(
       try {
         const rendered = renderEntry(name, entry, loaded.scope);
         if (/^https:/i.test(rendered.url ?? "")) tlsConnectOptions(name, rendered);
-        const missing = stdioCommandProblem(rendered, (options.env ?? process.env).PATH ?? "");
+        // A whole command line (`npx -y pkg --api-key <key>`) is named as one, as svc mcp add names it:
+        // never looked up (and quoted) as one program name, since a word of it may be a key.
+        const line = commandLineWarning(entry.command);
+        const missing =
+          line === undefined
+            ? stdioCommandProblem(rendered, (options.env ?? process.env).PATH ?? "")
+            : undefined;
+        if (line !== undefined) warnings.push(`${loaded.paths.config}: mcp_servers.${name}.command: ${line}`);
         if (missing !== undefined)
           warnings.push(
             `${loaded.paths.config}: mcp_servers.${name}.command: ${missing} — the gateway starts, but every connect of this server fails: check command (and ${ownPath(rendered) === undefined ? "PATH" : "the entry's env.PATH, which replaces the gateway's PATH for its process"})`,

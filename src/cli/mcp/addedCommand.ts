@@ -56,6 +56,18 @@ function commandLineProblem(command: string): string | undefined {
 }
 
 /**
+ * What `svc config check` says of an entry's `command` written as a whole command line, or starting with a
+ * shell's `NAME=value`, as `svc mcp add` says it (naming the program and the variable, no other word);
+ * undefined for one word, a `${VAR}` or `~` (a start renders them), and a path with a space in it that is
+ * there (one program, as written).
+ */
+export function commandLineWarning(command: string | undefined): string | undefined {
+  if (command === undefined || command.includes("${") || command.startsWith("~")) return undefined;
+  if (existsSync(resolve(command))) return undefined;
+  return commandLineProblem(command);
+}
+
+/**
  * What `svc mcp add` says of a command server it wrote, before anything starts it: a command no process
  * start finds (a name on no PATH directory, an absolute path to nothing), as `svc config check` warns of it,
  * and relative paths, which `svc mcp test` run here reads from this directory, but the gateway from its own

@@ -95,3 +95,41 @@ export function samePrefixNote(server: string, names: Iterable<string>): string 
   if (others.length === 0) return undefined;
   return `Note: ${sharedPrefixText(server, others, sharing[0] as string)}`;
 }
+
+/**
+ * Whether a server listed before `server` in `mcp_servers` could take one of its names: only then does
+ * `svc mcp call` look at the other servers' caches before it calls (the gateway never runs a tool it skips).
+ */
+export function hasEarlierServer(loaded: LoadedConfig, server: string): boolean {
+  for (const [name, entry] of serverEntries(loaded.config.mcp_servers)) {
+    if (name === server) return false;
+    if (entry.enabled) return true;
+  }
+  return false;
+}
+
+/**
+ * Why `svc mcp call <server> <tool>` does not run `tool` when the gateway skips it for a server listed earlier:
+ * found as the hub finds a tool (its own name first, then the registered `mcp__…` name or the sanitized name),
+ * among the server's tools that the view leaves out. Undefined when the tool is one the gateway registers,
+ * or one the hub itself names (not listed, filtered out).
+ */
+export function lostToCrossServer(
+  server: string,
+  tool: string,
+  own: readonly RegisteredTool[],
+  view: CrossServerView,
+): string | undefined {
+  const found =
+    own.find((t) => t.original === tool) ??
+    (tool.startsWith("mcp__")
+      ? own.find((t) => t.name === tool)
+      : sanitize(tool) === tool
+        ? own.find((t) => t.name === `mcp__${sanitize(server)}__${tool}`)
+        : undefined);
+  if (found === undefined || view.kept.some((t) => t.name === found.name)) return undefined;
+  const head = `${server}: "${found.original}" registers as ${found.name},`;
+  const collision = view.collisions.find((c) => c.startsWith(head));
+  if (collision === undefined) return undefined;
+  return `mcp_servers.${server}: no tool "${tool}" is registered — it lost a name collision: ${collision.slice(server.length + 2)}`;
+}

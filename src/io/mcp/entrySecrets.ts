@@ -195,7 +195,12 @@ export function writtenInlineCredentials(entry: {
     if (literal(value)) places.push(`args[${index}] (an option's credential)`);
   for (const { index, value } of assignedValues(entry.args ?? []))
     if (literal(value)) places.push(`args[${index}] (a NAME=value credential)`);
-  if (assignedValues(commandWords(entry.command)).some(({ value }) => literal(value)))
+  // A whole command line written as `command` (as some clients' configs have it): its words are arguments too.
+  const words = commandWords(entry.command);
+  if (words.some((word) => urlPasswords(word).some(literal))) places.push("command (a URL's password)");
+  if (optionValues(words).some(({ value }) => literal(value)))
+    places.push("command (an option's credential)");
+  if (assignedValues(words).some(({ value }) => literal(value)))
     places.push("command (a NAME=value credential)");
   for (const [name, value] of Object.entries(entry.env ?? {}))
     if (!CREDENTIAL_NAME.test(name) && urlPasswords(value).some(literal))

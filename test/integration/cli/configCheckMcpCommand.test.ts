@@ -37,6 +37,25 @@ describe("svc config check: a stdio MCP server whose command cannot be started h
     expect(res.stderr).not.toContain("mcp_servers.off.");
   });
 
+  it("a whole command line as command is named as one, never quoting its words (one may be a key)", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      config({
+        ctx: { command: "npx -y ctx7 --api-key ctx-key-91" },
+        up: { command: "npx -y @upstash/context7-mcp --api-key ctx-key-92" },
+      }),
+    );
+    const file = join(home.dir, "config.yaml");
+    const res = await svc(home, ["config", "check"]);
+    expect(res.code).toBe(0);
+    for (const name of ["ctx", "up"])
+      expect(res.stderr).toContain(
+        `Warning: ${file}: mcp_servers.${name}.command: is a whole command line ("npx" and 4 more words), which is started as one program name, not split into words — the gateway starts, but every connect of this server fails: write the program alone as command and each other word as an item of args\n`,
+      );
+    expect(res.stderr).not.toMatch(/ctx-key-9/);
+  });
+
   it("looks the name up in the entry's own env.PATH, which its process gets instead of the gateway's", async () => {
     home = tempHome();
     const empty = mkdtempSync(join(tmpdir(), "svc-empty-path-"));

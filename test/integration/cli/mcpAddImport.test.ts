@@ -120,6 +120,21 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
     expect(pg.stderr).not.toContain("pg-pw-1");
     expect(statSync(join(home.dir, "config.yaml")).mode & 0o777).toBe(0o600);
     chmodSync(join(home.dir, "config.yaml"), 0o644);
+    // A whole command line given as the command (as some clients' configs write it): its words are
+    // arguments too, so an option's key or a URL's password among them is a credential in the file.
+    for (const [name, line, place] of [
+      ["c7", "npx -y @upstash/context7-mcp --api-key ctx-key-81", "command (an option's credential)"],
+      ["pg2", "npx server-postgres postgresql://u:pg-pw-82@db/app", "command (a URL's password)"],
+    ] as const) {
+      const whole = await svc(home, ["mcp", "add", name, "--", line]);
+      expect(whole.code).toBe(0);
+      expect(whole.stderr).toContain(
+        `Note: ${place} holds a credential that is written to ${join(home.dir, "config.yaml")} as given, so the file is now readable by you only (mode 0600)`,
+      );
+      expect(whole.stderr).not.toMatch(/ctx-key-81|pg-pw-82/);
+      expect(statSync(join(home.dir, "config.yaml")).mode & 0o777).toBe(0o600);
+      chmodSync(join(home.dir, "config.yaml"), 0o644);
+    }
     const secret = await svc(home, ["mcp", "add", "gh", "--env", "GITHUB_TOKEN=ghp_abc", "--", "gh-mcp"]);
     expect(secret.code).toBe(0);
     expect(secret.stderr).toContain(

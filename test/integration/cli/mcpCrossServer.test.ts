@@ -39,6 +39,23 @@ describe("svc mcp test|tools show what the gateway registers next to a server li
     expect(JSON.parse(tools.stdout)).toEqual([]);
     expect(tools.stderr).toContain(COLLISION);
   });
+
+  it("svc mcp call refuses the tool the gateway does not register, by its own name and by the registered name", async () => {
+    expect((await svc(home, ["mcp", "test", "a.b"])).code).toBe(0);
+    // mcp__a_b__echo is a.b's echo in the gateway: a_b's echo is never run under it, nor by its own name.
+    for (const name of ["echo", "mcp__a_b__echo"]) {
+      const call = await svc(home, ["mcp", "call", "a_b", name, "--args", '{"text":"hi"}']);
+      expect(call.code).toBe(1);
+      expect(call.stdout).toBe("");
+      expect(call.stderr).toContain(
+        `svc: mcp_servers.a_b: no tool "${name}" is registered — it lost a name collision: "echo" registers as mcp__a_b__echo, already taken by server a.b (listed earlier in mcp_servers); skipped`,
+      );
+    }
+    // The server listed first runs it.
+    expect(
+      (await svc(home, ["mcp", "call", "a.b", "mcp__a_b__echo", "--args", '{"text":"hi"}'])).stdout,
+    ).toBe("hi\n");
+  });
 });
 
 describe("servers of different prefixes whose registered names still meet", () => {

@@ -40,6 +40,20 @@ describe("svc mcp on a server with enabled: false (spec 2.1: no connection, entr
     );
   });
 
+  it("test refuses it before it says it is testing it: no Testing line for a server it does not start", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({ mcp_servers: { off: { command: process.execPath, args: [SERVER], enabled: false } } }),
+    );
+    const res = await svc(home, ["mcp", "test", "off"]);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe("");
+    expect(res.stderr).toBe(
+      `svc: ${join(home.dir, "config.yaml")}: mcp_servers.off.enabled is false — set enabled: true to use it\n`,
+    );
+  });
+
   it("list without a gateway counts no tools for it, even with a schema cache from an earlier connect", async () => {
     home = tempHome();
     const write = (enabled: boolean) =>
