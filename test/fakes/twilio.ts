@@ -45,3 +45,15 @@ export async function startFakeTwilio(sid: string, token: string): Promise<FakeA
     };
   });
 }
+
+/** `platforms.sms` pointed at a fake from `startFakeTwilio(sid, token)`, with a sender and a home number. */
+export function smsPlatformFor(api: FakeApi, sid: string, token: string): Record<string, unknown> {
+  return {
+    enabled: true,
+    account_sid: sid,
+    auth_token: token,
+    from: "+15550001111",
+    base_url: api.url,
+    home_channel: "+15552223333",
+  };
+}

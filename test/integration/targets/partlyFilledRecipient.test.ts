@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
-import { startFakeTwilio } from "../../fakes/twilio.js";
+import { smsPlatformFor, startFakeTwilio } from "../../fakes/twilio.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
@@ -43,14 +43,7 @@ beforeAll(async () => {
       {
         platforms: {
           telegram: { enabled: true, token: "1:T", base_url: telegram.url, home_channel: "-100999" },
-          sms: {
-            enabled: true,
-            account_sid: SID,
-            auth_token: TOKEN,
-            from: "+15550001111",
-            base_url: twilio.url,
-            home_channel: "+15552223333",
-          },
+          sms: smsPlatformFor(twilio, SID, TOKEN),
         },
       },
     ),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeApi } from "../../fakes/httpFake.js";
-import { startFakeTwilio } from "../../fakes/twilio.js";
+import { smsPlatformFor, startFakeTwilio } from "../../fakes/twilio.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
@@ -31,14 +31,7 @@ beforeAll(async () => {
       { rate_limit: 1000 },
       {
         platforms: {
-          sms: {
-            enabled: true,
-            account_sid: SID,
-            auth_token: TOKEN,
-            from: "+15550001111",
-            base_url: twilio.url,
-            home_channel: "+15552223333",
-          },
+          sms: smsPlatformFor(twilio, SID, TOKEN),
         },
       },
     ),
