@@ -35,6 +35,13 @@ describe("client metadata document URL rules (spec 5.8)", () => {
     ["https://app.example.com\\oauth\\client.json", undefined],
     ["https://app.example.com\\", "must have a path"],
     ["https://app.example.com/client.json\t#x", "must not contain a fragment"],
+    // The parser takes any number of slashes after `https:`: these are fetched as https://app.example.com/.
+    ["https:app.example.com", "must have a path"],
+    ["https:/app.example.com", "must have a path"],
+    ["https:///app.example.com", "must have a path"],
+    ["https:app.example.com/oauth/client.json", undefined],
+    ["https:@app.example.com/client.json", "must not contain userinfo"],
+    ["https:///@app.example.com/client.json", "must not contain userinfo"],
   ])("%s → %s", (url, problem) => {
     expect(clientMetadataUrlProblem(url)).toBe(problem);
   });
