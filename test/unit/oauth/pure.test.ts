@@ -158,6 +158,13 @@ describe("oauth settings", () => {
     expect(() => oauthEntryOf("s", { command: "x" })).toThrow(/mcp_servers\.s\.url/);
   });
 
+  it("takes a scope of spaces alone (a list of them, a variable rendered so) as unset, as an empty one is", () => {
+    for (const scope of ["", "  ", [" "], [], ["", " "]]) {
+      const e = oauthEntryOf("s", { url: "https://m.test/mcp", auth: "oauth", oauth: { scope } });
+      expect(e.oauth?.scope, JSON.stringify(scope)).toBeUndefined();
+    }
+  });
+
   it("refuses a rendered user_agent no HTTP header can carry (a variable from .env), naming the key", () => {
     const entry = { url: "https://m.test/mcp", auth: "oauth", oauth: { user_agent: "Agent\u2713" } };
     expect(() => oauthEntryOf("s", entry)).toThrow(
