@@ -31,7 +31,8 @@ export type PollResult =
   | { readonly kind: "tokens"; readonly tokens: unknown }
   | { readonly kind: "denied"; readonly message: string }
   /** No OAuth answer (network failure, 5xx, 429): retried with backoff a few times (RFC 8628 3.5). */
-  | { readonly kind: "unreachable"; readonly message: string }
+  /** `message` ends the login (with what to do); `reason` is the failure alone, for a retry's warning. */
+  | { readonly kind: "unreachable"; readonly message: string; readonly reason: string }
   | { readonly kind: "expired"; readonly message: string };
 
 interface Context {
@@ -86,6 +87,8 @@ export const deviceLoginMachine = setup({
   actions: {
     /** Shows the verification URL and user code; the runner provides the terminal output. */
     announce: (_args, _params: { device: DeviceCode }) => {},
+    /** A poll that got no OAuth answer is tried again after `waitMs`; the runner logs it. */
+    retrying: (_args, _params: { reason: string; waitMs: number }) => {},
   },
   delays: {
     pollInterval: ({ context }: { context: Context }) => context.intervalMs,
@@ -134,11 +137,20 @@ export const deviceLoginMachine = setup({
                 guard: ({ context, event }) =>
                   event.output.kind === "unreachable" && context.unreachable < MAX_UNREACHABLE_POLLS,
                 target: "waiting",
-                actions: assign({
-                  polls: ({ context }) => context.polls + 1,
-                  unreachable: ({ context }) => context.unreachable + 1,
-                  intervalMs: ({ context }) => context.intervalMs * 2,
-                }),
+                actions: [
+                  assign({
+                    polls: ({ context }) => context.polls + 1,
+                    unreachable: ({ context }) => context.unreachable + 1,
+                    intervalMs: ({ context }) => context.intervalMs * 2,
+                  }),
+                  {
+                    type: "retrying",
+                    params: ({ context, event }) => ({
+                      reason: (event.output as { reason: string }).reason,
+                      waitMs: context.intervalMs,
+                    }),
+                  },
+                ],
               },
               {
                 guard: ({ event }) => event.output.kind === "slow_down",

@@ -194,11 +194,9 @@ async function poll({
       .slice(seen)
       .some((f) => f.status === 0 || f.status === 429 || f.status >= 500);
     if (transient && !(err instanceof oauth.ResponseBodyError)) {
-      h.job.logger.warn(
-        { server: h.job.serverName, err: error.message },
-        "[oauth] device poll failed; retrying",
-      );
-      return { kind: "unreachable", message: `${error.message} — ${advice}` };
+      // The machine decides whether it polls again (RFC 8628 3.5 backoff, a bounded number of times): the
+      // retry is logged by its `retrying` action, so the failure that ends the login is not called one.
+      return { kind: "unreachable", message: `${error.message} — ${advice}`, reason: error.message };
     }
     throw new SvcError("oauth", `${error.message} — ${advice}`, { cause: err });
   }
@@ -262,5 +260,10 @@ export const deviceLoginLogic = deviceLoginMachine.provide({
   actions: {
     announce: ({ context }, params: { device: DeviceCode }) =>
       printDeviceCode(context.input.job as OAuthJob, params.device),
+    retrying: ({ context }, params: { reason: string; waitMs: number }) =>
+      (context.input.job as OAuthJob).logger.warn(
+        { server: context.input.serverName, err: params.reason },
+        `[oauth] device poll failed; retrying in ${Math.round(params.waitMs / 1000)} s`,
+      ),
   },
 });

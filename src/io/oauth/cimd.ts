@@ -57,7 +57,7 @@ export async function validateClientMetadataDocument(
   if (problem !== undefined)
     throw new SvcError(
       "oauth",
-      `${where}: ${problem} (a client metadata document URL is an https URL with a path, and no fragment, userinfo or dot segments) — ${FIX}`,
+      `${where}: ${problem} (a client metadata document URL is an https URL with a path, and no fragment, userinfo or dot segments) — correct the URL (or the variable it is built from), or set cimd: false`,
     );
   let res: Response;
   try {

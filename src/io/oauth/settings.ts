@@ -66,6 +66,9 @@ export function oauthEntryOf(serverName: string, raw: unknown): OAuthServerEntry
     throw new SvcError("oauth", `mcp_servers.${serverName}.oauth.user_agent: ${agentProblem}`);
   if (Array.isArray(o.scope) && o.scope.every((x) => typeof x === "string"))
     settings.scope = o.scope.join(" ");
+  // A scope of spaces alone names no scope, as an empty one does: the challenge's or scopes_supported is
+  // asked for, rather than no scope at all.
+  if (typeof settings.scope === "string" && settings.scope.trim() === "") delete settings.scope;
   if (o.flow === "device" || o.flow === "browser") settings.flow = o.flow;
   if (typeof o.timeout === "number" && o.timeout > 0) settings.timeout = o.timeout;
   const port = typeof o.redirect_port === "string" ? Number(o.redirect_port) : o.redirect_port;

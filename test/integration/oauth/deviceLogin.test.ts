@@ -5,6 +5,7 @@ import { usableTokens } from "../../../src/actors/oauth/refresh.js";
 import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { DEVICE_GRANT } from "../../../src/io/oauth/discovery.js";
 import { USER_AGENT } from "../../../src/io/version.js";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, loginWith, oauthFakesPerTest, testSystem } from "./helpers.js";
 
@@ -135,11 +136,20 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     home = tempHome();
     const auth = await as({ device: true, deviceInterval: 1, dropPolls: 10 });
     const rs = await resource([auth.url]);
-    const { output, waits } = await drive(harness(home.dir, "down", rs.url));
+    const log = captureLogger();
+    const { output, waits } = await drive(harness(home.dir, "down", rs.url, {}, { logger: log.logger }));
     expect(output && !output.ok && output.error.message).toMatch(
       /^down: device token request failed — http:\/\/127\.0\.0\.1:\d+\/token unreachable \(fetch failed: other side closed\) — run `svc mcp login down --flow device` to try again$/,
     );
     expect(waits).toEqual([1000, 2000, 4000, 8000]);
+    // Three retries are announced; the fourth failure ends the login and is not called a retry.
+    const retries = log.lines().filter((line) => line.includes("device poll failed"));
+    expect(retries.map((line) => JSON.parse(line).msg)).toEqual([
+      "[oauth] device poll failed; retrying in 2 s",
+      "[oauth] device poll failed; retrying in 4 s",
+      "[oauth] device poll failed; retrying in 8 s",
+    ]);
+    expect(JSON.parse(retries[0] as string).err).not.toContain("svc mcp login");
   });
 
   it("a poll refused with another OAuth error (invalid_client) ends the login with the answer and what to do", async () => {

@@ -330,6 +330,18 @@ describe("client metadata document and pinned callback ports", () => {
     expect(as.seen.some((r) => r.path === "/register")).toBe(false);
   });
 
+  it("a document URL that breaks a URL rule once rendered (${VAR}) is named with a fix for the URL, not the document", async () => {
+    const { as, rs } = await setup({ cimd: true });
+    const url = "http://app.example.com/oauth/client.json";
+    const h = harness(home.dir, "badurl", rs.url, { client_metadata_url: url });
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toBe(
+      `badurl: mcp_servers.badurl.oauth.client_metadata_url ${url}: must use https (a client metadata document URL is an https URL with a path, and no fragment, userinfo or dot segments) — correct the URL (or the variable it is built from), or set cimd: false`,
+    );
+    expect(h.opened).toEqual([]);
+    expect(as.seen.some((r) => r.path === "/register")).toBe(false);
+  });
+
   it("a document svc cannot reach (connection refused) is presented anyway, with a warning naming the URL", async () => {
     const { as, rs } = await setup({ cimd: true });
     const port = await closedPort();

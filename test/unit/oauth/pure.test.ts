@@ -35,6 +35,13 @@ describe("client metadata document URL rules (spec 5.8)", () => {
     ["https://app.example.com\\oauth\\client.json", undefined],
     ["https://app.example.com\\", "must have a path"],
     ["https://app.example.com/client.json\t#x", "must not contain a fragment"],
+    // The parser takes any number of slashes after `https:`: these are fetched as https://app.example.com/.
+    ["https:app.example.com", "must have a path"],
+    ["https:/app.example.com", "must have a path"],
+    ["https:///app.example.com", "must have a path"],
+    ["https:app.example.com/oauth/client.json", undefined],
+    ["https:@app.example.com/client.json", "must not contain userinfo"],
+    ["https:///@app.example.com/client.json", "must not contain userinfo"],
   ])("%s → %s", (url, problem) => {
     expect(clientMetadataUrlProblem(url)).toBe(problem);
   });
@@ -149,6 +156,13 @@ describe("oauth settings", () => {
     });
     expect(e.oauth).toEqual({ flow: "device", scope: "a b", cimd: false });
     expect(() => oauthEntryOf("s", { command: "x" })).toThrow(/mcp_servers\.s\.url/);
+  });
+
+  it("takes a scope of spaces alone (a list of them, a variable rendered so) as unset, as an empty one is", () => {
+    for (const scope of ["", "  ", [" "], [], ["", " "]]) {
+      const e = oauthEntryOf("s", { url: "https://m.test/mcp", auth: "oauth", oauth: { scope } });
+      expect(e.oauth?.scope, JSON.stringify(scope)).toBeUndefined();
+    }
   });
 
   it("refuses a rendered user_agent no HTTP header can carry (a variable from .env), naming the key", () => {
