@@ -20,16 +20,17 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * The known key `key` is most likely a misspelling of (at most 2 edits, keys of 4+ characters), if any; a
- * key that differs only in case (`LOG` for `log`, `Sms` for `sms`) is named whatever its length.
+ * The known key `key` is most likely a misspelling of (at most 2 edits for keys of 4+ characters, 1 for keys of
+ * 3: `wrk` for `work`, `prr` for `pr`), if any; a key that differs only in case (`LOG` for `log`, `Sms` for
+ * `sms`) is named whatever its length.
  */
 export function nearMiss(key: string, known: Iterable<string>): string | undefined {
   const candidates = [...known];
   const sameLetters = candidates.find((candidate) => candidate.toLowerCase() === key.toLowerCase());
   if (sameLetters !== undefined) return sameLetters;
-  if (key.length < 4) return undefined;
+  if (key.length < 3) return undefined;
   let best: string | undefined;
-  let bestDistance = 3;
+  let bestDistance = key.length < 4 ? 2 : 3;
   for (const candidate of candidates) {
     const distance = editDistance(key.toLowerCase(), candidate);
     if (distance < bestDistance) {
