@@ -357,12 +357,6 @@ function chatContent(pieces: ReadonlyArray<string | Record<string, unknown>>): u
 }
 
 /**
- * A Messages API `message`: `message_start`'s skeleton, each block from its `content_block_start` with its
- * deltas applied (text and thinking joined, the signature as sent, a tool's input parsed from its joined
- * JSON pieces), `message_delta`'s stop reason and usage; `ping` and events of types it does not know
- * skipped. An `error` event ends the answer as that error.
- */
-/**
  * The Messages API's stop reasons for a turn stopped before its end: at `max_tokens`, at the end of the
  * context window, or by the safety system (`refusal`, which may strike inside a tool's input).
  */
@@ -372,6 +366,12 @@ const CUT_STOP_REASONS: ReadonlySet<string> = new Set([
   "refusal",
 ]);
 
+/**
+ * A Messages API `message`: `message_start`'s skeleton, each block from its `content_block_start` with its
+ * deltas applied (text and thinking joined, the signature as sent, a tool's input parsed from its joined
+ * JSON pieces), `message_delta`'s stop reason and usage; `ping` and events of types it does not know
+ * skipped. An `error` event ends the answer as that error.
+ */
 function messagesAnswer(events: readonly unknown[]): StreamAssembly {
   let message: Record<string, unknown> | undefined;
   const blocks: Array<Record<string, unknown> | undefined> = [];

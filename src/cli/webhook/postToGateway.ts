@@ -1,5 +1,6 @@
 import type { Config } from "../../config/schema.js";
 import type { Route } from "../../config/sections/webhook.js";
+import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
 import { isSvcError, SvcError } from "../../errors.js";
 import { type LocalAnswer, localRequest } from "../../io/localHttp.js";
 import { canonicalTarget } from "../../io/targets/names.js";
@@ -28,7 +29,7 @@ export function answerWaitMs(config: Config, route: AnsweringRoute): number {
     wait += CHAT_QUEUE_WAIT_MS + (settings?.timeout_seconds ?? 15) * 1000;
   }
   // Each timeout may be 2147483 s, the longest a timer holds: their sum would not fit one (Node warns).
-  return Math.min(wait, 2 ** 31 - 1);
+  return Math.min(wait, MAX_TIMER_MS);
 }
 
 /**

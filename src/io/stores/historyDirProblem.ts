@@ -33,8 +33,9 @@ export function historyDirProblem(dir: string, file: string): string | undefined
     if (found === undefined) return undefined;
     if (!found.isDirectory()) return historyNotOpened(dir, `${dir} is not a directory`);
     accessSync(dir, constants.W_OK | constants.X_OK);
-    if (notAFileAt(path) !== undefined) return historyNotOpened(dir, `${path} is not a file`, file);
-    if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
+    const held = statSync(path, { throwIfNoEntry: false });
+    if (held === undefined) return undefined;
+    if (!held.isFile()) return historyNotOpened(dir, `${path} is not a file`, file);
     accessSync(path, constants.R_OK | constants.W_OK);
   } catch (err) {
     return historyNotOpened(dir, describeError(err));

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { z } from "zod";
-import { describeError, SvcError } from "../../errors.js";
+import { SvcError } from "../../errors.js";
 import { narrowMode } from "../privateMode.js";
 import { writeJsonAtomic } from "./atomicFile.js";
+import { readStoreText } from "./storeText.js";
 
 /**
  * An accepted agent run that had not finished when the gateway stopped: what it needs to run again
@@ -62,13 +63,7 @@ export function readPendingRuns(path: string): PendingRunsFile {
   if (!existsSync(path)) return { runs: [], unreadable: [] };
   let parsed: z.infer<typeof fileSchema>;
   let json: unknown;
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    // Not its format: its permissions (a file another user made), a directory in its place.
-    throw new SvcError("store_corrupt", `${path}: cannot be read (${describeError(err)})`, { cause: err });
-  }
+  const text = readStoreText(path);
   try {
     json = JSON.parse(text);
     parsed = fileSchema.parse(json);

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { z } from "zod";
-import { describeError, SvcError } from "../../errors.js";
+import { SvcError } from "../../errors.js";
 import { writeJsonAtomic } from "./atomicFile.js";
+import { readStoreText } from "./storeText.js";
 
 /**
  * Delivery ids seen in the last hour, kept across a restart so a sender's retry of an event
@@ -18,13 +19,7 @@ export type SeenIds = ReadonlyArray<readonly [key: string, expiresAt: number]>;
 export function readSeenIds(path: string): SeenIds {
   if (!existsSync(path)) return [];
   let parsed: unknown;
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    // Not its format: its permissions (a file another user made), a directory in its place.
-    throw new SvcError("store_corrupt", `${path}: cannot be read (${describeError(err)})`, { cause: err });
-  }
+  const text = readStoreText(path);
   try {
     parsed = JSON.parse(text);
   } catch (err) {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { cutText } from "../cutText.js";
 import { messageParts, type SizeUnit } from "./split.js";
 import {
   DeliveryError,
@@ -230,14 +231,9 @@ export function refuseUnfilledRecipient(
   const key = keys.find((name) => message.extra[name] !== undefined);
   const value = key === undefined ? undefined : message.extra[key]?.trim();
   if (value === undefined) return;
-  const inside = isUnfilledTemplate(value) ? undefined : unfilledPlaceholderIn(value);
   const why = isUnfilledTemplate(value)
     ? `${JSON.stringify(value)} is a template the event did not fill: it has no such field`
-    : inside !== undefined
-      ? `${JSON.stringify(value)} holds ${inside}, a placeholder the event did not fill: it has no such field`
-      : value === "null"
-        ? NULL_FIELD
-        : undefined;
+    : (partlyUnfilled(value) ?? (value === "null" ? NULL_FIELD : undefined));
   if (why !== undefined) throw unresolvedRecipient(platform, message, key as string, why, recipient);
 }
 
@@ -245,13 +241,18 @@ export function refuseUnfilledRecipient(
 const PLACEHOLDER_INSIDE = /\{[^\s{}."]+(?:\.[^\s{}."]+)*\}/;
 
 /**
- * The placeholder a rendered recipient still holds beside other text (`@{team}_alerts`, `+1{user.phone}` for
- * an event without the field), or undefined. No chat id, number or address holds braces, and a field the
- * event filled with a mapping renders as compact JSON, whose keys are quoted (`{"id":1}`): that is no
- * placeholder.
+ * Why a rendered recipient that still holds a placeholder beside other text (`@{team}_alerts`,
+ * `+1{user.phone}`, `{user.login}@example.com` for an event without the field) names no recipient, or
+ * undefined. No chat id, number or address holds braces, and a field the event filled with a mapping renders
+ * as compact JSON, whose keys are quoted (`{"id":1}`): that is no placeholder. A recipient that is a
+ * placeholder alone is `isUnfilledTemplate`'s.
  */
-export function unfilledPlaceholderIn(value: string): string | undefined {
-  return PLACEHOLDER_INSIDE.exec(value)?.[0];
+export function partlyUnfilled(value: string): string | undefined {
+  if (isUnfilledTemplate(value)) return undefined;
+  const inside = PLACEHOLDER_INSIDE.exec(value)?.[0];
+  return inside === undefined
+    ? undefined
+    : `${JSON.stringify(cutText(value, 100))} holds ${inside}, a placeholder the event did not fill: it has no such field`;
 }
 
 /** The failure of a delivery whose recipient `deliver_extra.<key>` did not resolve, and why. */

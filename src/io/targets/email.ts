@@ -2,14 +2,15 @@ import { createHash } from "node:crypto";
 import type { Transporter } from "nodemailer";
 import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
+import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
 import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import {
   isUnfilledTemplate,
   partKey,
+  partlyUnfilled,
   resolveChatId,
   routeRecipient,
-  unfilledPlaceholderIn,
   unresolvedRecipient,
 } from "./chat.js";
 import { namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
@@ -109,7 +110,7 @@ export function smtpOptions(settings: PlatformConfig<"email">) {
     // A second later than the greeting's: a server that sends nothing at all (an SMTPS port spoken to in
     // plain text) is then named by the greeting that never came, not by an idle socket's bare "Timeout".
     // Within the longest a timer holds (2^31-1 ms): past it Node warns (TimeoutOverflowWarning) on each connect.
-    socketTimeout: Math.min(timeoutMs + 1000, 2 ** 31 - 1),
+    socketTimeout: Math.min(timeoutMs + 1000, MAX_TIMER_MS),
   };
 }
 
@@ -218,11 +219,9 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       }
       // `{user.login}@example.com` for an event without the field looks like an address: no mail goes to it.
       const key = ["chat_id", "to"].find((name) => message.extra[name] !== undefined);
-      const inside = key === undefined || isUnfilledTemplate(to) ? undefined : unfilledPlaceholderIn(to);
-      if (key !== undefined && inside !== undefined) {
-        const why = `${JSON.stringify(cutText(to, 100))} holds ${inside}, a placeholder the event did not fill: it has no such field`;
+      const why = key === undefined ? undefined : partlyUnfilled(to);
+      if (key !== undefined && why !== undefined)
         throw unresolvedRecipient("email", message, key, why, "address");
-      }
       // Text with no address in it (an unfilled `{user.email}`): nodemailer would only say "No recipients defined".
       if (namesNoAddress(to)) {
         throw new DeliveryError(
