@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { builtinTools, createWorkspace } from "../../../src/agent/tools/index.js";
@@ -8,6 +8,7 @@ import { terminalTool } from "../../../src/agent/tools/terminal.js";
 import type { AgentTool } from "../../../src/agent/tools/tool.js";
 import { toolsSchema } from "../../../src/config/sections/tools.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { pidInFile, signalProcess } from "../../helpers/process.js";
 import { outcomeText, toolContext } from "../../helpers/toolContext.js";
 
 let home: TempHome;
@@ -72,13 +73,7 @@ describe("terminal", () => {
       const text = outcomeText(await run("setsid sleep 600 & echo $! > escaped.pid; echo launched"));
       expect(text).toBe("exit code 0\n--- stdout ---\nlaunched\n");
     } finally {
-      if (existsSync(pidFile)) {
-        try {
-          process.kill(Number((await readFile(pidFile, "utf8")).trim()), "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
+      if (existsSync(pidFile)) signalProcess(await pidInFile(pidFile), "SIGKILL");
     }
   });
 

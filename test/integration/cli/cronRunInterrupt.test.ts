@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { alive, pidInFile, signalGroup } from "../../helpers/process.js";
 import { CLI_NODE_ARGS, cliConfig, MAIN, svc } from "./svc.js";
 
 /**
@@ -15,25 +16,10 @@ import { CLI_NODE_ARGS, cliConfig, MAIN, svc } from "./svc.js";
 let home: TempHome | undefined;
 const agents: number[] = [];
 afterEach(() => {
-  for (const pid of agents.splice(0)) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
+  for (const pid of agents.splice(0)) signalGroup(pid, "SIGKILL");
   home?.cleanup();
   home = undefined;
 });
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe("svc cron run interrupted", { timeout: 60_000 }, () => {
   it("Ctrl-C stops the agent's whole process group, records last_run as an error, and ends as a Ctrl-C does (130)", async () => {
@@ -59,13 +45,7 @@ describe("svc cron run interrupted", { timeout: 60_000 }, () => {
     const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.on("close", (code, signal) => resolve({ code, signal })),
     );
-    await vi.waitFor(
-      () => expect(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "").toBe(true),
-      {
-        timeout: 20_000,
-      },
-    );
-    const agent = Number(readFileSync(pidFile, "utf8").trim());
+    const agent = await pidInFile(pidFile, 20_000);
     agents.push(agent);
     expect(alive(agent)).toBe(true);
 

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { signalProcess } from "../../helpers/process.js";
 import { cliConfig, type Foreground, killIfRunning, runForeground, waitFor } from "./svc.js";
 
 /** The signals supervisors, container runtimes and operators send besides SIGTERM and SIGHUP. */
@@ -95,7 +96,7 @@ describe.runIf(canUnshare)("svc gateway run as a container's pid 1", { timeout: 
       );
       // The gateway, seen from here: unshare's one child.
       const gatewayPid = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim());
-      process.kill(gatewayPid, "SIGTERM");
+      signalProcess(gatewayPid, "SIGTERM");
       expect(await exited).toBe(0);
       expect(out).toContain("[gateway] stopped (exit 0)");
     } finally {

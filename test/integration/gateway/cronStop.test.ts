@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { inHome, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { alive, pidInFile } from "../../helpers/process.js";
 
 /** A scheduled cron run still going when the gateway's drain ends is stopped, its agent with it. */
 
@@ -11,15 +12,6 @@ afterEach(async () => {
   await gw?.stop();
   gw = undefined;
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const JOBS = JSON.stringify({
   revision: 1,
@@ -56,14 +48,7 @@ describe("stopping the gateway while a scheduled cron run is going", { timeout: 
       drainTimeoutMs: 300,
     });
     const pidFile = join(gw.home.dir, "agent.pid");
-    await vi.waitFor(
-      () => expect(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "").toBe(true),
-      {
-        timeout: 10_000,
-        interval: 50,
-      },
-    );
-    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    const pid = await pidInFile(pidFile);
     expect(alive(pid)).toBe(true);
     const logs = gw.logs;
     await gw.gateway.stop();
@@ -98,7 +83,8 @@ describe("stopping the gateway while a webhook run and a scheduled cron run are 
     expect((await postJson(gw.url("/webhooks/pr"), { n: 1 })).status).toBe(202);
     const pidOf = (route: string) => {
       const file = join(gw?.home.dir ?? "", `${route}.pid`);
-      return existsSync(file) ? Number(readFileSync(file, "utf8").trim()) || undefined : undefined;
+      const text = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+      return /^\d+$/.test(text) ? Number(text) : undefined;
     };
     const pids = await vi.waitFor(
       () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { signalProcess } from "../../helpers/process.js";
 import { pendingElicitation, stdioEntry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
@@ -19,7 +20,7 @@ describe("a stdio server that dies while a call is in flight", () => {
     const pid = await pidOf(h, "fx");
     const call = h.call("fx", "slow", { ms: 800 });
     await new Promise((r) => setTimeout(r, 200));
-    process.kill(pid, "SIGKILL");
+    signalProcess(pid, "SIGKILL");
     expect(text(await call)).toBe("slept 800");
     expect(await pidOf(h, "fx")).not.toBe(pid);
   });
@@ -35,7 +36,7 @@ describe("a stdio server that dies while a call is in flight", () => {
     const pid = await pidOf(h, "fx");
     const call = h.call("fx", "ask", {});
     await waiting;
-    process.kill(pid, "SIGKILL");
+    signalProcess(pid, "SIGKILL");
     await expect(call).rejects.toMatchObject({
       code: "outcome_uncertain",
       message: expect.stringMatching(
@@ -59,7 +60,7 @@ describe("a stdio server that dies under a call that is not replayed", () => {
     const pid = await pidOf(h, "fx");
     const call = h.call("fx", "ask", {});
     await waiting;
-    process.kill(pid, "SIGKILL");
+    signalProcess(pid, "SIGKILL");
     await expect(call).rejects.toMatchObject({ code: "outcome_uncertain" });
     await vi.waitFor(() => expect(h.status()[0]?.state).toBe("connected"), { timeout: 10_000 });
     expect(await pidOf(h, "fx")).not.toBe(pid);
@@ -71,7 +72,7 @@ describe("a connection lost while idle", () => {
     const log = captureLogger();
     const h = ctx.hub(ctx.home, { fx: stdioEntry() }, { logger: log.logger });
     const pid = await pidOf(h, "fx");
-    process.kill(pid, "SIGKILL");
+    signalProcess(pid, "SIGKILL");
     await vi.waitFor(() =>
       expect(log.messages()).toContain(
         `[mcp] mcp_servers.fx: the connection closed: the server process exited (signal SIGKILL) — its stderr: fixture legacy ready pid ${pid} — reconnecting`,

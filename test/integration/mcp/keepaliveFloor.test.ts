@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
 import { type FixtureHttp, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
+import { signalProcess } from "../../helpers/process.js";
 import { entry, stdioEntry, text, useHubs } from "./harness.js";
 
 // Registered after useHubs: hooks run in reverse order, so frozen processes die before the hubs stop.
@@ -8,13 +9,7 @@ const ctx = useHubs();
 const servers: FixtureHttp[] = [];
 const stopped: number[] = [];
 afterEach(async () => {
-  for (const pid of stopped.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  for (const pid of stopped.splice(0)) signalProcess(pid, "SIGKILL");
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 const settle = () => new Promise((r) => setTimeout(r, 100));
@@ -49,7 +44,7 @@ describe("keepalive_interval below the floor (simulated clock)", () => {
     );
     const pid = Number(text(await h.call("fx", "pid", {})));
     stopped.push(pid);
-    process.kill(pid, "SIGSTOP");
+    signalProcess(pid, "SIGSTOP");
     clock.increment(5_000);
     await vi.waitFor(
       () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { describe, expect, it, vi } from "vitest";
@@ -11,6 +11,7 @@ import {
   webhookConfig,
 } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { alive, pidInFile } from "../../helpers/process.js";
 
 /**
  * A named profile's MCP connections (docs/mcp-oauth.md, Tokens): opened at the first run of a route bound
@@ -22,15 +23,6 @@ const SECRET = "lifecycle-secret";
 const SERVER = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
 // Writes its pid where the profile's .env says, then becomes the fixture server.
 const WRAPPER = `#!/usr/bin/env bash\necho $$ > "$PID_FILE"\nexec node ${JSON.stringify(SERVER)}\n`;
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 function config(routes: Record<string, unknown>) {
   return webhookConfig(
@@ -67,7 +59,7 @@ describe("a named profile's MCP connections", () => {
       expect(res.status).toBe(202);
       await waitForRun(gw, res.body.delivery_id as string);
     };
-    const started = () => vi.waitFor(() => Number(readFileSync(pidFile, "utf8")), { timeout: 10_000 });
+    const started = () => pidInFile(pidFile);
     const reload = (routes: Record<string, unknown>) => {
       gw.home.write("config.yaml", stringify(config(routes)), 0o600);
       gw.gateway.reload();

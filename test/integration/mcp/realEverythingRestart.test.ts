@@ -8,6 +8,7 @@ import {
   stdioChildren,
 } from "../../fixtures/mcp/everything.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { signalProcess } from "../../helpers/process.js";
 import { entry, makeHub, text } from "./harness.js";
 
 /** The real server-everything killed under svc and started again: svc reconnects by itself. */
@@ -43,7 +44,7 @@ describe("server-everything killed and restarted", () => {
   it("stdio: a killed process is seen at once, respawned, and the next call works", async () => {
     const [pid] = stdioChildren();
     expect(pid).toBeDefined();
-    process.kill(pid as number, "SIGKILL");
+    signalProcess(pid as number, "SIGKILL");
     await vi.waitFor(() => expect(state("stdio")).toBe("reconnecting"), { timeout: 10_000, interval: 20 });
     expect(log.messages()).toContain(
       "[mcp] mcp_servers.stdio: the connection closed: the server process exited (signal SIGKILL) — its stderr: Starting default (STDIO) server... — reconnecting",

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ServerStatus } from "../../../src/io/mcp/statusFile.js";
+import { signalProcess } from "../../helpers/process.js";
 import { stdioEntry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
@@ -24,7 +25,7 @@ describe("sampling rate limit across reconnects", () => {
     );
     expect(text(await h.call("fx", "sample", { prompt: "first" }))).toBe("svc-agent:sampled-answer");
     const firstPid = Number(text(await h.call("fx", "pid", {})));
-    process.kill(firstPid, "SIGKILL");
+    signalProcess(firstPid, "SIGKILL");
     await reconnecting;
     // The next call connects a new process at once; its sampling request is the second in the minute.
     const second = await h.call("fx", "sample", { prompt: "second" });

@@ -6,7 +6,7 @@ import { SimulatedClock } from "xstate";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { CLI_NODE_ARGS, SVC_ARGV, svcModule } from "../../helpers/cliEntry.js";
 import type { TempHome } from "../../helpers/home.js";
-import { alive } from "../../helpers/process.js";
+import { alive, pidInFile, signalProcess } from "../../helpers/process.js";
 import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
 
 const hubs = useHubs();
@@ -42,7 +42,7 @@ describe("stdio server processes", () => {
       await hub.stop();
       await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5000, interval: 100 });
     } finally {
-      if (alive(pid)) process.kill(pid, "SIGKILL");
+      if (alive(pid)) signalProcess(pid, "SIGKILL");
     }
   });
 
@@ -130,14 +130,13 @@ describe("stdio server processes", () => {
     const pidFile = join(hubs.home.dir, "server.pid");
     const waits = `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on("SIGTERM", () => {}); process.stdin.on("end", () => setTimeout(() => process.exit(0), 200)); process.stdin.resume()`;
     const hub = hubs.hub(hubs.home, { w: entry({ command: process.execPath, args: ["-e", waits] }) });
-    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 5000, interval: 20 });
-    const pid = Number(readFileSync(pidFile, "utf8"));
+    const pid = await pidInFile(pidFile, 5000);
     try {
       expect(hub.status()[0]?.state).toBe("connecting");
       await hub.stop();
       expect(alive(pid)).toBe(false);
     } finally {
-      if (alive(pid)) process.kill(pid, "SIGKILL");
+      if (alive(pid)) signalProcess(pid, "SIGKILL");
     }
   });
 
@@ -286,7 +285,7 @@ describe("a command stopped by Ctrl-C", () => {
       expect(await exited).toBe("SIGINT");
       await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000, interval: 50 });
     } finally {
-      if (alive(pid)) process.kill(pid, "SIGKILL");
+      if (alive(pid)) signalProcess(pid, "SIGKILL");
     }
   });
 
@@ -332,16 +331,13 @@ describe("a command stopped by Ctrl-C", () => {
     const home = hubs.home;
     const pidFile = configureSilentServer(home);
     const { cli, exited } = start(home, args);
-    // The shell creates the file before it writes the pid into it: pid 0 would mean our own group.
-    const pidIn = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : 0);
-    await vi.waitFor(() => expect(pidIn()).toBeGreaterThan(0), { timeout: 10_000, interval: 50 });
-    const pid = pidIn();
+    const pid = await pidInFile(pidFile);
     try {
       cli.kill("SIGINT");
       expect(await exited).toBe("SIGINT");
       await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000, interval: 50 });
     } finally {
-      if (alive(pid)) process.kill(pid, "SIGKILL");
+      if (alive(pid)) signalProcess(pid, "SIGKILL");
     }
   });
 });

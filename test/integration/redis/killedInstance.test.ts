@@ -8,6 +8,7 @@ import { stringify } from "yaml";
 import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+import { signalGroup } from "../../helpers/process.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import { clusterConfig } from "../../helpers/redisCluster.js";
 
@@ -35,13 +36,7 @@ beforeAll(async () => {
   home = tempHome();
 });
 afterAll(async () => {
-  for (const child of children) {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  for (const child of children) if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
   await redis.cleanup();
   home.cleanup();
 });
@@ -134,7 +129,7 @@ describe("an instance SIGKILLed mid-run", { timeout: 120_000 }, () => {
       interval: 20,
     });
     const gone = new Promise((resolve) => (a as Instance).child.once("exit", resolve));
-    process.kill(-((a as Instance).child.pid as number), "SIGKILL");
+    signalGroup((a as Instance).child.pid as number, "SIGKILL");
     // Its agents must find it dead when they are let go: the kill is queued, the exit comes later.
     await gone;
     const killed = lines(log)

@@ -6,6 +6,7 @@ import { writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
 import { agentGroupsDir } from "../../../src/state/gatewayState.js";
 import { oneJobStore } from "../../helpers/cronJobs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { alive, pidInFile, signalGroup } from "../../helpers/process.js";
 import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
 import {
   agentsAlive,
@@ -43,15 +44,6 @@ async function kill(gateway: Foreground, home: TempHome): Promise<void> {
   gateway.child.kill("SIGKILL");
   await gateway.exited;
   await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 5000, interval: 20 });
-}
-
-/** A process that runs (not a zombie its reaper has not collected yet). */
-function running(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") === false;
-  } catch {
-    return false;
-  }
 }
 
 const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
@@ -252,11 +244,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     agent(`echo $$ > "$0/agent.pid"; sleep 60; echo "$SVC_DELIVERY_ID" >> "$0/runs.log"`);
     const first = await start(home);
     expect(await deliver(first.port, "pr", "slow")).toMatchObject({ status: 202 });
-    // The shell creates the file before it writes the pid into it: wait for the pid itself.
-    const agentPid = () =>
-      existsSync(join(home.dir, "agent.pid")) ? Number(readFileSync(join(home.dir, "agent.pid"), "utf8")) : 0;
-    await vi.waitFor(() => expect(agentPid()).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
-    const orphan = agentPid();
+    const orphan = await pidInFile(join(home.dir, "agent.pid"));
     // The gateway notes the agent's group just after it spawned it.
     await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
       timeout: 10_000,
@@ -265,18 +253,18 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     first.child.kill("SIGKILL");
     await first.exited;
     try {
-      expect(running(orphan)).toBe(true);
+      expect(alive(orphan)).toBe(true);
       agent(`printf "%s again\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`);
       const second = await start(home);
       // Killed by the start (SIGKILL to its group); on a loaded machine its exit can trail the start a little.
-      await vi.waitFor(() => expect(running(orphan)).toBe(false), { timeout: 5000, interval: 20 });
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 5000, interval: 20 });
       await vi.waitFor(() => expect(runCounts(home).get("slow")).toBe(1), { timeout: 20_000, interval: 50 });
       expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(
         "[state] stopped 1 agent process group(s) left running by a gateway that was killed; their runs run again",
       );
       await kill(second, home);
     } finally {
-      if (running(orphan)) process.kill(-orphan, "SIGKILL");
+      if (alive(orphan)) signalGroup(orphan, "SIGKILL");
     }
   });
 
@@ -311,9 +299,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     home.write("scripts/slow.sh", `echo $$ > "${pidFile}"; sleep 60; echo '{"number": 1}'`);
     const first = await start(home);
     const answer = deliver(first.port, "pr", "scripted");
-    const scriptPid = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : 0);
-    await vi.waitFor(() => expect(scriptPid()).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
-    const orphan = scriptPid();
+    const orphan = await pidInFile(pidFile);
     // The gateway notes the script's group just after it spawned it.
     await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
       timeout: 10_000,
@@ -324,11 +310,11 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     try {
       // The sender never had an answer.
       expect(await answer).toHaveProperty("error");
-      expect(running(orphan)).toBe(true);
+      expect(alive(orphan)).toBe(true);
       home.write("scripts/slow.sh", `echo '{"number": 2}'`);
       const second = await start(home);
       // Killed by the start (SIGKILL to its group); on a loaded machine its exit can trail the start a little.
-      await vi.waitFor(() => expect(running(orphan)).toBe(false), { timeout: 5000, interval: 20 });
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 5000, interval: 20 });
       expect(readdirSync(agentGroupsDir(home.dir))).toEqual([]);
       const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
       expect(log).toContain(
@@ -343,7 +329,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
         interval: 50,
       });
     } finally {
-      if (running(orphan)) process.kill(-orphan, "SIGKILL");
+      if (alive(orphan)) signalGroup(orphan, "SIGKILL");
     }
   });
 });

@@ -10,6 +10,7 @@ import {
   webhookConfig,
 } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { pidInFile, signalProcess } from "../../helpers/process.js";
 
 /**
  * Spec 2.4: a script that times out is ignored (reason script). The timeout holds for the script's whole
@@ -48,13 +49,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   const pidFile = join(gw.home.dir, "scripts", "escaped.pid");
-  if (existsSync(pidFile)) {
-    try {
-      process.kill(Number(readFileSync(pidFile, "utf8").trim()), "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
+  if (existsSync(pidFile)) signalProcess(await pidInFile(pidFile), "SIGKILL");
   await gw.stop();
 });
 

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { startCliGateway } from "../../helpers/cliGateway.js";
 import { inHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type DeliveryAnswer, deliverSigned } from "../../helpers/http.js";
-import { alive } from "../../helpers/process.js";
+import { alive, pidInFile, signalGroup } from "../../helpers/process.js";
 import { journalRuns } from "../../helpers/runJournal.js";
 
 /**
@@ -110,13 +110,8 @@ describe("SIGTERM past gateway.drain_timeout_seconds", { timeout: 20_000 }, () =
   const agents: number[] = [];
   afterEach(() => {
     for (const pid of agents.splice(0)) {
-      try {
-        // The agent's whole process group (only left when the test failed).
-        const group = Number(execFileSync("ps", ["-o", "pgid=", "-p", String(pid)], { encoding: "utf8" }));
-        process.kill(-group, "SIGKILL");
-      } catch {
-        // Already gone, as it should be.
-      }
+      // The agent's whole process group (it leads it; only left when the test failed).
+      if (alive(pid)) signalGroup(pid, "SIGKILL");
     }
   });
 
@@ -146,9 +141,7 @@ describe("SIGTERM past gateway.drain_timeout_seconds", { timeout: 20_000 }, () =
     expect(await deliver(gw.port, "r1")).toMatchObject({ status: 202 });
     expect(await deliver(gw.port, "r2")).toMatchObject({ status: 202 });
     const pidFile = join(home.dir, "agent.pid");
-    const deadline = Date.now() + 5000;
-    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const agent = Number(readFileSync(pidFile, "utf8"));
+    const agent = await pidInFile(pidFile, 5000);
     agents.push(agent);
     expect(alive(agent)).toBe(true);
 
@@ -190,9 +183,7 @@ describe("SIGKILL during the drain (a supervisor's stop timeout shorter than the
     const first = await startCliGateway(home, children);
     for (const id of ["r1", "r2", "r3"]) expect(await deliver(first.port, id)).toMatchObject({ status: 202 });
     // r1 holds the slot before the stop begins.
-    const started = Date.now() + 15_000;
-    while (!existsSync(join(home.dir, "agent.pid")) && Date.now() < started)
-      await new Promise((r) => setTimeout(r, 20));
+    const agent = await pidInFile(join(home.dir, "agent.pid"), 15_000);
     first.child.kill("SIGTERM");
     // The drain (30 s) has begun; a supervisor that waits less kills the gateway now.
     const pending = join(home.dir, "webhook-pending-runs.json");
@@ -201,7 +192,7 @@ describe("SIGKILL during the drain (a supervisor's stop timeout shorter than the
     first.child.kill("SIGKILL");
     await first.exited;
     // As docker and systemd do, the kill takes the gateway's children too (the agent leads its own group).
-    process.kill(-Number(readFileSync(join(home.dir, "agent.pid"), "utf8")), "SIGKILL");
+    signalGroup(agent, "SIGKILL");
 
     home.write("go", "");
     const second = await startCliGateway(home, children);

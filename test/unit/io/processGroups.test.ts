@@ -16,17 +16,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { processStartTime } from "../../../src/io/processAlive.js";
 import { processGroupFiles, stopOrphanGroups } from "../../../src/io/processGroups.js";
 import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
+import { signalGroup } from "../../helpers/process.js";
 
 const dirs: string[] = [];
 const leaders: number[] = [];
 afterEach(() => {
-  for (const pid of leaders.splice(0)) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // Stopped by the test.
-    }
-  }
+  for (const pid of leaders.splice(0)) signalGroup(pid, "SIGKILL");
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

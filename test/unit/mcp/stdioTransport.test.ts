@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { gluedAnswer, StdioTransport } from "../../../src/io/mcp/stdioTransport.js";
-import { alive } from "../../helpers/process.js";
+import { alive, signalProcess } from "../../helpers/process.js";
 
 describe("StdioTransport", () => {
   it("a line over the message limit closes the connection at once, saying why, instead of buffering on", async () => {
@@ -45,7 +45,7 @@ describe("StdioTransport", () => {
       ]);
       expect(alive(pid)).toBe(false);
     } finally {
-      if (alive(pid)) process.kill(pid, "SIGKILL");
+      if (alive(pid)) signalProcess(pid, "SIGKILL");
     }
   });
 
@@ -79,7 +79,7 @@ describe("StdioTransport", () => {
       ]);
       expect(alive(pid)).toBe(false);
     } finally {
-      if (alive(pid)) process.kill(pid, "SIGKILL");
+      if (alive(pid)) signalProcess(pid, "SIGKILL");
     }
   });
 
