@@ -252,6 +252,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           rateLimit: webhook.rate_limit,
           elapsed,
           lookup: (name) => routes.registry.lookup(name),
+          disabled: (name) => dynamic.disabledNames().includes(name),
           execute: (run, signal) =>
             runs === undefined
               ? Promise.reject(new Error("the gateway is not started"))
@@ -459,6 +460,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       (name) => routes.registry.lookup(name),
       hooks,
       state.store.owedByLocalJournal,
+      () => new Set(dynamic.disabledNames()),
     );
   else if (state.store.backend === "memory")
     resumeSavedRuns(paths.pendingRuns, queue, (name) => routes.registry.lookup(name), hooks);
