@@ -23,6 +23,7 @@ import { proxyNotice } from "../io/outbound/proxyChoice.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { SCRIPT_GROUP } from "../io/scripts.js";
+import { lockHolder } from "../io/state/journal/dirLock.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { cronJobsStored, profileHasCronJobs } from "../io/stores/cronJobsStored.js";
 import { createHistoryWriter, dropExpiredHistory, historyDir } from "../io/stores/deliveryHistory.js";
@@ -46,6 +47,7 @@ import { createIdempotency } from "./idempotency.js";
 import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp, type ProfileUse } from "./mcp.js";
+import { orphanRunsLine } from "./orphanRunsLine.js";
 import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
 import { answeredByRoute } from "./routeAnswers.js";
@@ -206,10 +208,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // (docs/durability.md).
   const agentGroups = agentGroupsDir(paths.home);
   const notRunAgain: string[] = [];
-  const orphans = stopOrphanGroups(agentGroups, (name) => notRunAgain.push(name));
+  // With redis, a group noted by the gateway the state directory's lock names ran with the local journal.
+  const journalOwner = config.state.backend === "redis" ? lockHolder(stateDir(paths.home)) : undefined;
+  let inJournal = 0;
+  const orphans = stopOrphanGroups(
+    agentGroups,
+    (name) => notRunAgain.push(name),
+    (owner) => {
+      if (owner === journalOwner) inJournal += 1;
+    },
+  );
   if (orphans > notRunAgain.length)
     logger.warn(
-      `[state] stopped ${orphans - notRunAgain.length} agent process group(s) left running by a gateway that was killed; their runs run again`,
+      orphanRunsLine(orphans - notRunAgain.length, config.state.backend, inJournal, stateDir(paths.home)),
     );
   // A cron job's scheduled (or `svc cron run`) run is not journaled: its next_run moved on before it started.
   // Nor is an event a route script was deciding on: it was never answered, so its sender sends it again.
