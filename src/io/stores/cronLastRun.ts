@@ -10,7 +10,7 @@ export interface LastRunRecord {
 }
 
 /** The triggers svc writes: `schedule`, `manual`, `webhook:<route>:<delivery id>`. */
-const TRIGGER = /^(?:schedule|manual|webhook:[^:]+:.+)$/;
+const TRIGGER = /^(?:schedule|manual|webhook:.+)$/;
 
 const lastRunSchema = z.object({
   at: z.string().superRefine((text, ctx) => {
