@@ -98,6 +98,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger.warn(`[mcp] ${warning}`);
   // A secret file created by hand (or restored from a backup) with a mode every user can read.
   for (const warning of homeFileWarnings(paths, loaded.fromFile, options.env)) logger.warn(warning);
+  // The gateway the state directory's lock names, read before this start takes it: the one that held the
+  // local journal (a killed one's agents' runs are the journal's; another's, a redis gateway's, are Redis's).
+  const journalOwner = lockHolder(stateDir(paths.home));
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now),
@@ -208,8 +211,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // (docs/durability.md).
   const agentGroups = agentGroupsDir(paths.home);
   const notRunAgain: string[] = [];
-  // With redis, a group noted by the gateway the state directory's lock names ran with the local journal.
-  const journalOwner = config.state.backend === "redis" ? lockHolder(stateDir(paths.home)) : undefined;
   let inJournal = 0;
   const orphans = stopOrphanGroups(
     agentGroups,

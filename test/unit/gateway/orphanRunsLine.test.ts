@@ -6,8 +6,19 @@ const QUEUE =
   "run again from the shared queue in Redis, on some instance (this one included), once their lock expires (within about a minute)";
 
 describe("the start's line for agents a killed gateway left running", () => {
-  it("local: their runs run again (from the journal)", () => {
-    expect(orphanRunsLine(2, "local", 0, "/h/state")).toBe(`${HEAD}; their runs run again`);
+  it("local, left by the gateway that held the journal: their runs run again (from the journal)", () => {
+    expect(orphanRunsLine(2, "local", 2, "/h/state")).toBe(`${HEAD}; their runs run again`);
+  });
+
+  it("local, left by a gateway that did not hold the journal (one on redis): not run by this start, they are Redis's", () => {
+    const notHere =
+      "not run by this start: they are in the shared queue in Redis, which state.backend: local does not read — a gateway on state.backend: redis runs them once their lock expires (start one on redis to let them run)";
+    expect(orphanRunsLine(2, "local", 0, "/h/state")).toBe(
+      `${HEAD} with state.backend: redis; their runs are ${notHere}`,
+    );
+    expect(orphanRunsLine(2, "local", 1, "/h/state")).toBe(
+      `${HEAD}; 1 of their runs run again from the journal; the other 1, accepted with state.backend: redis, are ${notHere}`,
+    );
   });
 
   it("redis, the killed gateway a redis one: their runs run again from the shared queue once their lock expires", () => {
