@@ -184,6 +184,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const badSchedules = new Set<string>();
   /** `<profile>\0<key>` of records edited by hand into invalid ones, with the problem last logged. */
   const badRecords = new Map<string, string>();
+  /** The `last_run` warnings said, by profile and job id (said again when one changes). */
+  const badLastRuns = new Map<string, string>();
   /** `<profile>\0<job id>` → the target (deliver and extras) last checked by `targetProblems`. */
   const checkedTargets = new Map<string, { target: string; version: unknown }>();
   /** `<profile>\0<job id>` → the schedule and next_run the last tick saw (a hand edit of the schedule shows). */
@@ -437,6 +439,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       store = stores.store(profile);
       const records = currentRecords(profile, store);
       reportInvalid(profile, records);
+      reportLastRuns(profile, records);
       reportTargets(profile, store.path, records);
       await followEditedSchedules(profile, store, records, now);
       if (stepBackMs > 0) await followClockStep(store, records, now, stepBackMs);
@@ -708,6 +711,25 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     for (const key of badRecords.keys())
       if (key.startsWith(`${profile}\u0000`) && !seen.has(key)) badRecords.delete(key);
+  }
+
+  /**
+   * A `last_run` edited by hand into one svc cannot read: left out (the job runs on its schedule), logged
+   * once with its file, key and problem, again when its problem changes; a run's own `last_run` replaces it.
+   */
+  function reportLastRuns(profile: string, records: readonly JobRecord[]): void {
+    const seen = new Set<string>();
+    for (const record of records) {
+      if (!record.ok || record.lastRunProblem === undefined) continue;
+      const key = `${profile}\u0000${record.key}`;
+      const message = `[cron] ${record.job.name}${inProfile(profile)}: ${record.lastRunProblem}; the job runs on its schedule all the same`;
+      seen.add(key);
+      if (badLastRuns.get(key) === message) continue;
+      badLastRuns.set(key, message);
+      logger.warn({ job: record.key, profile }, message);
+    }
+    for (const key of badLastRuns.keys())
+      if (key.startsWith(`${profile}\u0000`) && !seen.has(key)) badLastRuns.delete(key);
   }
 
   /**

@@ -258,8 +258,10 @@ function list(options: ProfileOption): void {
       process.stderr.write(
         `Warning: ${invalidJobMessage(record, `svc cron remove${profileFlag(options.profile)}`)}\n`,
       );
+    else if (record.lastRunProblem !== undefined) process.stderr.write(`Warning: ${record.lastRunProblem}\n`);
     // The gateway sets such a next_run from the schedule at its next check; until then it is listed as written.
-    else if (
+    if (
+      record.ok &&
       record.job.state === "enabled" &&
       record.job.next_run !== undefined &&
       Number.isNaN(nextRunTime(record.job.next_run))

@@ -65,15 +65,14 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
   const url = state.redis_url ?? "";
   const prefix = state.redis_key_prefix ?? DEFAULT_KEY_PREFIX;
   const keys = redisKeys(prefix);
-  let opened: { close(): void; reloaded(): void } | undefined;
+  let opened: { close(): void; reloaded(): void; disabledNames(): readonly string[] } | undefined;
   // Requests before open() (none: the listener starts after it) would find no dynamic route.
   let source: RouteSource = { lookup: () => undefined, current: () => new Map() };
   return {
     source: { lookup: (name) => source.lookup(name), current: () => source.current() },
     where: redisLabel(url),
     enabledNames: () => [...source.current().keys()],
-    // Only the local journal keeps runs for a route it does not serve: with Redis, a run takes its route along.
-    disabledNames: () => [],
+    disabledNames: () => opened?.disabledNames() ?? [],
     reloaded: () => opened?.reloaded(),
     async open() {
       const redis = await connectRedis(url, options.configFile, commandOptions(), prefix);
@@ -94,6 +93,7 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
           redis.disconnect();
         },
         reloaded: () => followed.reloaded(),
+        disabledNames: () => followed.disabledNames(),
       };
     },
     close() {

@@ -23,6 +23,7 @@ import { proxyNotice } from "../io/outbound/proxyChoice.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { SCRIPT_GROUP } from "../io/scripts.js";
+import { lockHolder } from "../io/state/journal/dirLock.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { cronJobsStored, profileHasCronJobs } from "../io/stores/cronJobsStored.js";
 import { createHistoryWriter, dropExpiredHistory, historyDir } from "../io/stores/deliveryHistory.js";
@@ -46,6 +47,7 @@ import { createIdempotency } from "./idempotency.js";
 import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp, type ProfileUse } from "./mcp.js";
+import { orphanRunsLine } from "./orphanRunsLine.js";
 import { createProfileResources } from "./profileResources.js";
 import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
 import { answeredByRoute } from "./routeAnswers.js";
@@ -96,6 +98,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger.warn(`[mcp] ${warning}`);
   // A secret file created by hand (or restored from a backup) with a mode every user can read.
   for (const warning of homeFileWarnings(paths, loaded.fromFile, options.env)) logger.warn(warning);
+  // The gateway the state directory's lock names, read before this start takes it: the one that held the
+  // local journal (a killed one's agents' runs are the journal's; another's, a redis gateway's, are Redis's).
+  const journalOwner = lockHolder(stateDir(paths.home));
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now),
@@ -206,10 +211,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // (docs/durability.md).
   const agentGroups = agentGroupsDir(paths.home);
   const notRunAgain: string[] = [];
-  const orphans = stopOrphanGroups(agentGroups, (name) => notRunAgain.push(name));
+  let inJournal = 0;
+  const orphans = stopOrphanGroups(
+    agentGroups,
+    (name) => notRunAgain.push(name),
+    (owner) => {
+      if (owner === journalOwner) inJournal += 1;
+    },
+  );
   if (orphans > notRunAgain.length)
     logger.warn(
-      `[state] stopped ${orphans - notRunAgain.length} agent process group(s) left running by a gateway that was killed; their runs run again`,
+      orphanRunsLine(orphans - notRunAgain.length, config.state.backend, inJournal, stateDir(paths.home)),
     );
   // A cron job's scheduled (or `svc cron run`) run is not journaled: its next_run moved on before it started.
   // Nor is an event a route script was deciding on: it was never answered, so its sender sends it again.
@@ -252,6 +264,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           rateLimit: webhook.rate_limit,
           elapsed,
           lookup: (name) => routes.registry.lookup(name),
+          disabled: (name) => dynamic.disabledNames().includes(name),
           execute: (run, signal) =>
             runs === undefined
               ? Promise.reject(new Error("the gateway is not started"))
@@ -459,6 +472,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       (name) => routes.registry.lookup(name),
       hooks,
       state.store.owedByLocalJournal,
+      () => new Set(dynamic.disabledNames()),
     );
   else if (state.store.backend === "memory")
     resumeSavedRuns(paths.pendingRuns, queue, (name) => routes.registry.lookup(name), hooks);

@@ -40,9 +40,11 @@ function reported(
   queued: number,
   unmatched: readonly PendingRun[],
   lookup: Lookup,
+  disabledNow?: () => ReadonlySet<string>,
 ) {
   if (queued > 0) hooks.onRunsResumed(queued, file);
-  if (unmatched.length > 0) hooks.onRunsKept(unmatched, file, (name) => lookup(name)?.profile);
+  if (unmatched.length > 0)
+    hooks.onRunsKept(unmatched, file, (name) => lookup(name)?.profile, [], disabledNow);
 }
 
 const pendingOf = ({ route: _route, ...run }: QueuedRun): PendingRun => run;
@@ -75,6 +77,8 @@ export async function storeSavedRuns(
   lookup: Lookup,
   hooks: PipelineLogHooks,
   owedByJournal?: ReadonlySet<string>,
+  /** The disabled subscriptions: a saved run of one is named so, not as one whose route is gone. */
+  disabledNow?: () => ReadonlySet<string>,
 ): Promise<void> {
   const found = savedRuns(file, lookup, hooks, owedByJournal);
   if (found === undefined) return;
@@ -83,5 +87,5 @@ export async function storeSavedRuns(
   const unstored = queued.filter((_, i) => outcomes[i]?.status === "rejected").map(pendingOf);
   const rest: PendingRunsFile = { runs: [...unmatched, ...left, ...unstored], unreadable: saved.unreadable };
   writePendingRuns(file, rest);
-  reported(file, hooks, queued.length - unstored.length, unmatched, lookup);
+  reported(file, hooks, queued.length - unstored.length, unmatched, lookup, disabledNow);
 }

@@ -89,7 +89,12 @@ function readNote(file: string): string {
  * stopped group whose run is not journaled (a scheduled cron run: it does not run again). A whole note still
  * under its temporary name (the gateway was killed between writing and renaming it) counts as well.
  */
-export function stopOrphanGroups(dir: string, onNotRunAgain?: (name: string) => void): number {
+export function stopOrphanGroups(
+  dir: string,
+  onNotRunAgain?: (name: string) => void,
+  /** Told the noting gateway (`<pid> <start time>`) of each group stopped whose run is journaled. */
+  onStopped?: (owner: string) => void,
+): number {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -120,6 +125,7 @@ export function stopOrphanGroups(dir: string, onNotRunAgain?: (name: string) => 
         process.kill(-pgid, "SIGKILL");
         stopped += 1;
         if (notRunAgain !== undefined) onNotRunAgain?.(notRunAgain);
+        else onStopped?.(`${ownerPid} ${ownerStart}`);
       } catch {
         // Gone meanwhile.
       }

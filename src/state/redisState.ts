@@ -24,10 +24,17 @@ import {
 } from "../io/state/redis/idempotency.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../io/state/redis/keys.js";
 import { createSharedRateLimiter, type SharedRateLimiter } from "../io/state/redis/rateLimit.js";
-import { createSharedQueue, type StallSettings } from "../io/state/redis/sharedQueue.js";
+import {
+  createSharedQueue,
+  jobIdOf,
+  RUN_LATER_MS,
+  RunLater,
+  type StallSettings,
+} from "../io/state/redis/sharedQueue.js";
 import { type SharedRun, storedRoute } from "../io/state/redis/sharedRun.js";
 import type { AcceptedEvent, ResolvedRoute } from "../streams/context.js";
 import { seenKey } from "../streams/stages/idempotency.js";
+import { runWaitsForRouteLine, unservedRouteReason } from "./unservedRoute.js";
 
 /**
  * Everything a 202 promises, kept in Redis and shared by every gateway process that names the same
@@ -84,6 +91,8 @@ export interface RedisStateOptions {
   readonly elapsed: () => number;
   /** The route a stored run names (by name: a route's configuration may hold its secret). */
   lookup(routeName: string): ResolvedRoute | undefined;
+  /** Whether a route name is a disabled subscription (not served, not gone): named so in the log. */
+  disabled?(routeName: string): boolean;
   /** Runs one run (agent or fired cron job); rejects when it failed. */
   execute(run: QueuedRun, signal: AbortSignal): Promise<unknown>;
   /** Stall takeover timings (tests shorten them; BullMQ's defaults otherwise). */
@@ -113,6 +122,8 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   await health.keepAlive(() => idlePingMs(redis));
   const keys = redisKeys(prefix);
   const stall = options.stall === undefined ? {} : { stall: options.stall };
+  /** Runs put off for want of their route (`RunLater`), each said once by this instance. */
+  const waitingForRoute = new Set<string>();
 
   const runs = createSharedQueue<SharedRun>({
     url,
@@ -127,22 +138,39 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       const { route: accepted, ...pending } = shared;
       const found = options.lookup(pending.routeName);
       const current = found !== undefined && found.profile === pending.profile ? found.route : undefined;
+      const reason = () =>
+        unservedRouteReason(
+          pending.routeName,
+          pending.profile,
+          found,
+          options.disabled?.(pending.routeName) === true,
+        );
       // A route gone since (a subscription disabled or removed) runs as it was accepted, as in one process.
       const route = current ?? accepted;
       if (route === undefined) {
-        throw new Error(
-          `route ${pending.routeName} no longer exists for profile ${pending.profile}; run dropped`,
-        );
+        // Stored by a version that kept only the route's name: it waits in Redis for its route, never dropped.
+        const id = `${pending.routeName}:${pending.deliveryId}`;
+        if (!waitingForRoute.has(id)) {
+          waitingForRoute.add(id);
+          logger.warn(
+            { route: pending.routeName, delivery_id: pending.deliveryId, profile: pending.profile },
+            runWaitsForRouteLine(
+              pending.routeName,
+              pending.profile,
+              reason(),
+              options.stall?.laterMs ?? RUN_LATER_MS,
+              jobIdOf(seenKey(pending.routeName, pending.deliveryId)),
+            ),
+          );
+        }
+        throw new RunLater();
       }
+      waitingForRoute.delete(`${pending.routeName}:${pending.deliveryId}`);
       // Another instance may have accepted it under a route this instance's config never had.
       if (current === undefined)
         logger.info(
           { route: pending.routeName, delivery_id: pending.deliveryId },
-          `[webhook] ${pending.routeName}: ${
-            found === undefined
-              ? `this gateway's config serves no route ${pending.routeName} (removed since the event was accepted, or only in the config of the instance that accepted it)`
-              : `this gateway's config serves route ${pending.routeName} for profile ${found.profile}, not for ${pending.profile}, the profile it was accepted for`
-          }; the run goes on with the route it was accepted under`,
+          `[webhook] ${pending.routeName}: ${reason()}; the run goes on with the route it was accepted under`,
         );
       const run: QueuedRun = { ...pending, route };
       try {

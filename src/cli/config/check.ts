@@ -411,6 +411,7 @@ function cronStoreWarnings(loaded: LoadedConfig, withJobs: Set<string>): string[
           );
           continue;
         }
+        if (record.lastRunProblem !== undefined) warnings.push(record.lastRunProblem);
         // A target whose platform is off, or that lacks a recipient: every run's delivery fails.
         for (const problem of jobTargetProblems(loaded.config, record.job))
           warnings.push(`${store.path}: jobs.${record.key}.${problem} (cron job ${record.job.name})`);

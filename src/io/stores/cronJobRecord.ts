@@ -2,6 +2,7 @@ import { z } from "zod";
 import { describe } from "../../config/describe.js";
 import { formatJsonIssues } from "../../config/format.js";
 import { canonicalTarget, unknownTargetText } from "../targets/names.js";
+import { readLastRun } from "./cronLastRun.js";
 import { type CronJob, jobNameProblem, otherTimeForm, parseSchedule } from "./cronStore.js";
 
 /**
@@ -63,16 +64,9 @@ const cronJobSchema = z.looseObject({
       ctx.addIssue({ code: "custom", message: nextRunProblem(value) });
       return z.NEVER;
     }),
-  // Written by the gateway after a run, only shown by `svc cron list`: a broken one is left out, not fatal.
-  last_run: z
-    .object({
-      at: z.string(),
-      status: z.enum(["ok", "error"]),
-      trigger: z.string(),
-      error: z.string().optional(),
-    })
-    .optional()
-    .catch(undefined),
+  // Written by the gateway after a run, only shown by `svc cron list`: read apart (readLastRun), a broken one
+  // is left out with a warning, never making the job invalid.
+  last_run: z.unknown().optional(),
   created_at: z
     .union([z.string(), z.number()], { error: "expected an ISO time as text (or a number, epoch)" })
     .optional(),
@@ -114,7 +108,13 @@ export function notATimeAdvice(nextRun: string): string {
 }
 
 export type JobRecord =
-  | { readonly ok: true; readonly key: string; readonly job: CronJob }
+  | {
+      readonly ok: true;
+      readonly key: string;
+      readonly job: CronJob;
+      /** What is wrong with the job's `last_run` (left out of `job`), where the file has it: a warning. */
+      readonly lastRunProblem?: string;
+    }
   | {
       readonly ok: false;
       readonly key: string;
@@ -152,8 +152,9 @@ export function parseCronJob(path: string, key: string, raw: unknown): JobRecord
   }
   if (!parsed.success || problems.length > 0) return { ok: false, key, name, problems };
   const { last_run, ...rest } = parsed.data;
-  const job = { ...rest, id: key, ...(last_run === undefined ? {} : { last_run }) } as CronJob;
-  return { ok: true, key, job };
+  const { lastRun, problem } = readLastRun(path, key, rest.name, last_run);
+  const job = { ...rest, id: key, ...(lastRun === undefined ? {} : { last_run: lastRun }) } as CronJob;
+  return { ok: true, key, job, ...(problem === undefined ? {} : { lastRunProblem: problem }) };
 }
 
 /** Every record of a store, checked, in the file's order. */

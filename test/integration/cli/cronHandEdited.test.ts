@@ -70,6 +70,39 @@ describe("svc cron on a cron store edited by hand", { timeout: 30_000 }, () => {
     );
   });
 
+  it("list warns about a last_run it cannot read, naming the file, the job's key and what is wrong; the job is listed as enabled, its last run as never", async () => {
+    home = tempHome();
+    const path = home.write(
+      "cron/jobs.json",
+      handWrittenJobs({
+        late0001: {
+          name: "late",
+          last_run: { at: "2026-12-01T09:00:00Z", status: "fine", trigger: "schedule" },
+        },
+        text0001: { name: "text", last_run: "yesterday" },
+        good0001: { name: "good", last_run: { at: "2026-12-01T09:00:00Z", status: "ok", trigger: "manual" } },
+      }),
+    );
+    const list = await svc(home, ["cron", "list"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^late0001\s+late\s+every 1h\s+enabled\s+\S+\s+never$/m);
+    expect(list.stdout).toMatch(/^good0001\s+good\s+.*2026-12-01T09:00:00Z ok$/m);
+    const leftOut =
+      "— left out: svc cron list shows the job's last run as never until its next run records one; fix last_run in the file, or remove it";
+    expect(list.stderr).toBe(
+      [
+        `Warning: ${path}: jobs.late0001.last_run.status: expected one of "ok", "error", got "fine" (cron job late) ${leftOut}`,
+        `Warning: ${path}: jobs.text0001.last_run: expected a mapping, got "yesterday" (cron job text) ${leftOut}`,
+        "",
+      ].join("\n"),
+    );
+    // svc config check names it the same way.
+    const check = await svc(home, ["config", "check"]);
+    expect(check.stderr).toContain(
+      `${path}: jobs.text0001.last_run: expected a mapping, got "yesterday" (cron job text)`,
+    );
+  });
+
   it("pause, run and subscribe --cron-job refuse an invalid job with its problem; remove deletes it", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig()));

@@ -7,6 +7,7 @@ import { agentGroupsDir } from "../../../src/state/gatewayState.js";
 import { oneJobStore } from "../../helpers/cronJobs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { alive, pidInFile, signalGroup } from "../../helpers/process.js";
+import { startTestRedis } from "../../helpers/redis.js";
 import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
 import {
   agentsAlive,
@@ -265,6 +266,107 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
       await kill(second, home);
     } finally {
       if (alive(orphan)) signalGroup(orphan, "SIGKILL");
+    }
+  });
+
+  it("switched to state.backend: redis after the kill: the start stops the agent and says its run stays in the local journal, not run here; the next start on local runs it once", async () => {
+    const home = tempHome();
+    homes.push(home);
+    const redis = await startTestRedis();
+    const routes = { pr: { secret: SECRET, prompt: "pr {number}" } };
+    const config = (script: string, state?: Record<string, unknown>) =>
+      home.write(
+        "config.yaml",
+        stringify({
+          ...(state === undefined ? {} : { state }),
+          agent: { provider: "command", command: ["sh", "-c", script, home.dir] },
+          platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, routes } },
+        }),
+      );
+    config(`echo $$ > "$0/agent.pid"; sleep 60; echo "$SVC_DELIVERY_ID" >> "$0/runs.log"`);
+    const first = await start(home);
+    expect(await deliver(first.port, "pr", "slow")).toMatchObject({ status: 202 });
+    const orphan = await pidInFile(join(home.dir, "agent.pid"));
+    await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    first.child.kill("SIGKILL");
+    await first.exited;
+    try {
+      const again = `printf "%s again\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
+      config(again, { backend: "redis", redis_url: redis.url, redis_key_prefix: "switched" });
+      const second = await start(home);
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 5000, interval: 20 });
+      const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+      const state = join(home.dir, "state");
+      await vi.waitFor(() => expect(log()).toContain("[webhook] Listening on"), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      expect(log()).toContain(
+        `[state] stopped 1 agent process group(s) left running by a gateway that was killed with state.backend: local; their runs are not run by this start: state.backend: redis does not read the local journal in ${state} that holds them — they run when the gateway runs with state.backend: local again (start it once on local to let them run, then switch back)`,
+      );
+      expect(log()).not.toContain("their runs run again");
+      // Not run here: the journal still owes it.
+      expect(runCounts(home).get("slow")).toBeUndefined();
+      expect(liveOnDisk(home).runs.size).toBe(1);
+      await kill(second, home);
+
+      config(again);
+      const third = await start(home);
+      await vi.waitFor(() => expect(runCounts(home).get("slow")).toBe(1), { timeout: 20_000, interval: 50 });
+      await allFinished(home);
+      await kill(third, home);
+    } finally {
+      if (alive(orphan)) signalGroup(orphan, "SIGKILL");
+      await redis.cleanup();
+    }
+  });
+
+  it("switched to state.backend: local after a redis gateway's kill: the start stops the agent and says its run is the shared queue's, not run here", async () => {
+    const home = tempHome();
+    homes.push(home);
+    const redis = await startTestRedis();
+    const routes = { pr: { secret: SECRET, prompt: "pr {number}" } };
+    const shared = { backend: "redis", redis_url: redis.url, redis_key_prefix: "toLocal" };
+    const config = (script: string, state?: Record<string, unknown>) =>
+      home.write(
+        "config.yaml",
+        stringify({
+          ...(state === undefined ? {} : { state }),
+          agent: { provider: "command", command: ["sh", "-c", script, home.dir] },
+          platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, routes } },
+        }),
+      );
+    config(`echo $$ > "$0/agent.pid"; sleep 60; echo "$SVC_DELIVERY_ID" >> "$0/runs.log"`, shared);
+    const first = await start(home);
+    expect(await deliver(first.port, "pr", "queued")).toMatchObject({ status: 202 });
+    const orphan = await pidInFile(join(home.dir, "agent.pid"));
+    await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    first.child.kill("SIGKILL");
+    await first.exited;
+    try {
+      config(`printf "%s again\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`);
+      const second = await start(home);
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 5000, interval: 20 });
+      const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+      await vi.waitFor(() => expect(log()).toContain("[webhook] Listening on"), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      expect(log()).toContain(
+        "[state] stopped 1 agent process group(s) left running by a gateway that was killed with state.backend: redis; their runs are not run by this start: they are in the shared queue in Redis, which state.backend: local does not read — a gateway on state.backend: redis runs them once their lock expires (start one on redis to let them run)",
+      );
+      expect(log()).not.toContain("their runs run again");
+      expect(runCounts(home).get("queued")).toBeUndefined();
+      await kill(second, home);
+    } finally {
+      if (alive(orphan)) signalGroup(orphan, "SIGKILL");
+      await redis.cleanup();
     }
   });
 

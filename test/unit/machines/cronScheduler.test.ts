@@ -483,6 +483,34 @@ describe("cron scheduler", () => {
     expect(log.messages().at(-1)).toContain(`cron_job job-bad not fired — ${problem}`);
   });
 
+  it("a last_run edited by hand into one svc cannot read is named once by file, key and problem; the job still runs on its schedule, and its run's last_run replaces it", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.lr = {
+        ...job("lr"),
+        last_run: { at: "yesterday", status: "done", trigger: "schedule" },
+      } as unknown as CronJob;
+    });
+    let now = T0 + 60_000;
+    const { ran, log, scheduler } = recordingScheduler(store, () => now);
+    await scheduler.tick();
+    await scheduler.idle();
+    await scheduler.tick();
+    await scheduler.idle();
+    expect(ran).toEqual(["lr"]);
+    const at = `${store.path}: jobs.lr.last_run`;
+    expect(log.messages().filter((m) => m.includes("jobs.lr"))).toEqual([
+      `[cron] job-lr: ${at}.at: "yesterday" is not a time — write an ISO 8601 UTC time, such as "2026-12-02T09:00:00Z"; ${at}.status: expected one of "ok", "error", got "done" (cron job job-lr) — left out: svc cron list shows the job's last run as never until its next run records one; fix last_run in the file, or remove it; the job runs on its schedule all the same`,
+    ]);
+    await vi.waitFor(() => expect(store.read().records.lr?.last_run?.status).toBe("ok"));
+    now += 15 * 60_000;
+    await scheduler.tick();
+    await scheduler.idle();
+    expect(ran).toEqual(["lr", "lr"]);
+    expect(log.messages().filter((m) => m.includes("jobs.lr"))).toHaveLength(1);
+  });
+
   it("an enabled job whose target cannot deliver is named once (again when its target or the config changes); it still runs", async () => {
     home = tempHome();
     const store = cronStore(join(home.dir, "cron", "jobs.json"));

@@ -141,9 +141,28 @@ describe("a cron job record edited by hand", () => {
     expect(problems({ ...job, next_run: "2026-12-02T09:00:00Z" })).toEqual([]);
   });
 
-  it("a broken last_run (only shown by svc cron list) is left out, not fatal", () => {
+  it("a broken last_run (only shown by svc cron list) is left out, not fatal, and said by file, key and problem", () => {
     const parsed = parseCronJob(FILE, "a1", { name: "n", schedule: "1h", prompt: "p", last_run: 5 });
     expect(parsed.ok && parsed.job.last_run).toBeUndefined();
+    expect(parsed.ok && parsed.lastRunProblem).toBe(
+      `${FILE}: jobs.a1.last_run: expected a mapping, got 5 (cron job n) — left out: svc cron list shows the job's last run as never until its next run records one; fix last_run in the file, or remove it`,
+    );
+    const trigger = parseCronJob(FILE, "a1", {
+      name: "n",
+      schedule: "1h",
+      prompt: "p",
+      last_run: { at: "2026-12-01T09:00:00Z", status: "ok", trigger: "cron" },
+    });
+    expect(trigger.ok && trigger.lastRunProblem).toContain(
+      `${FILE}: jobs.a1.last_run.trigger: "cron" is no trigger svc writes — expected schedule, manual or webhook:<route>:<delivery id>`,
+    );
+    // As svc writes them: no problem.
+    for (const trig of ["schedule", "manual", "webhook:deploys:d-1"]) {
+      const last_run = { at: "2026-12-01T09:00:00.000Z", status: "error", trigger: trig, error: "boom" };
+      const fine = parseCronJob(FILE, "a1", { name: "n", schedule: "1h", prompt: "p", last_run });
+      expect(fine.ok && fine.job.last_run).toEqual(last_run);
+      expect(fine.ok && fine.lastRunProblem).toBeUndefined();
+    }
   });
 
   it("lookup by id or name finds an invalid record too, with its problems", () => {

@@ -41,6 +41,19 @@ function stopCommand(dir: string, pid: number): string {
     : `kill ${pid} (${join(dirname(dir), "gateway.pid")} does not name it, so svc gateway stop would not find it)`;
 }
 
+/**
+ * The gateway (`<pid> <start time>`) the state directory's lock names, held or left by a killed one;
+ * undefined without a lock. Compared with an agent note's owner: that gateway ran with the local journal.
+ */
+export function lockHolder(dir: string): string | undefined {
+  try {
+    const [pid, start] = readFileSync(join(dir, LOCK_FILE), "utf8").trim().split(" ");
+    return pid === undefined || start === undefined ? undefined : `${pid} ${start}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether the holder a lock file names still runs (the same process: its pid and its start time). */
 function holderRuns(path: string, content: string): { runs: boolean; pid: number } {
   const [pidText, start, token] = content.trim().split(" ");

@@ -1,4 +1,4 @@
-import { type Job, Queue, Worker } from "bullmq";
+import { DelayedError, type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { scopedSignal } from "../../../clock.js";
 import type { Logger } from "../../log.js";
@@ -21,6 +21,20 @@ export interface StallSettings {
    * default 5 s; tests lengthen it to see that a job is found through that word).
    */
   readonly idleWaitSeconds?: number;
+  /** How long a job put off (`RunLater`) waits in Redis before a worker looks at it again (default 60 s). */
+  readonly laterMs?: number;
+}
+
+/** How long a job put off waits by default before a worker looks at it again. */
+export const RUN_LATER_MS = 60_000;
+
+/**
+ * Thrown by `process` for a job that cannot run yet (its route is not served here now): the job goes back
+ * to Redis, delayed by `StallSettings.laterMs`, neither finished nor failed, and any instance looks at it
+ * again then. Nothing accepted is dropped for want of its route.
+ */
+export class RunLater extends Error {
+  override readonly name = "RunLater";
 }
 
 export interface SharedQueueOptions<T> {
@@ -232,6 +246,10 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             // A signal of the job's own, so what a run composes from it leaves nothing in `abort.signal` (scopedSignal).
             await scopedSignal([abort.signal], (signal) => options.process(job.data, signal, job, token));
           } catch (err) {
+            if (err instanceof RunLater && !abort.signal.aborted) {
+              await job.moveToDelayed(Date.now() + (options.stall?.laterMs ?? RUN_LATER_MS), token);
+              throw new DelayedError();
+            }
             // Aborted by this instance's stop: recorded neither finished nor failed, so the job's lock
             // expires and another instance (or this one after its restart) runs it again.
             if (abort.signal.aborted) await new Promise<never>(() => {});

@@ -4,6 +4,7 @@ import type { Logger } from "../../log.js";
 import { parseKeepingExtraNumbers } from "../../stores/extraNumbers.js";
 import {
   activeSubscriptions,
+  parseSubscription,
   STALE_SUBSCRIPTION_STORE,
   type Subscription,
   type SubscriptionSource,
@@ -167,6 +168,8 @@ export function createRedisSubscriptionStore(
 export interface RedisSubscriptionSource extends SubscriptionSource {
   /** Loads the current set (the start waits for it), then follows changes in the background. */
   open(): Promise<void>;
+  /** The disabled subscriptions of the set last read (`svc webhook disable`): not served, not gone. */
+  disabledNames(): readonly string[];
   close(): void;
 }
 
@@ -246,6 +249,11 @@ export function createRedisSubscriptionSource(
       return found === undefined ? undefined : subscriptionRoute(found);
     },
     names: () => [...active.keys()],
+    disabledNames: () =>
+      Object.entries(records ?? {}).flatMap(([name, raw]) => {
+        const parsed = parseSubscription(where, name, raw);
+        return parsed.ok && !parsed.value.enabled ? [name] : [];
+      }),
     reloaded() {
       if (records !== undefined) judge(records, failing);
     },

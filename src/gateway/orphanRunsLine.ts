@@ -1,0 +1,28 @@
+/**
+ * The start's WARN line for the agent process groups a killed gateway left running, stopped now (their
+ * runs are journaled: not the cron runs and route scripts, said apart). Where each run goes on depends on
+ * the backend the killed gateway ran with: `local` runs it again from the journal, `redis` from the shared
+ * queue. `inJournal`: how many of them the gateway that held the local journal left (the state directory's
+ * lock names it); the others were left by a gateway that did not hold it, one on `redis`.
+ */
+export function orphanRunsLine(
+  stopped: number,
+  backend: "local" | "redis",
+  inJournal: number,
+  stateDir: string,
+): string {
+  const head = `[state] stopped ${stopped} agent process group(s) left running by a gateway that was killed`;
+  const shared = stopped - inJournal;
+  const queue =
+    "run again from the shared queue in Redis, on some instance (this one included), once their lock expires (within about a minute)";
+  if (backend === "local") {
+    if (shared === 0) return `${head}; their runs run again`;
+    const notHere = `not run by this start: they are in the shared queue in Redis, which state.backend: local does not read — a gateway on state.backend: redis runs them once their lock expires (start one on redis to let them run)`;
+    if (inJournal === 0) return `${head} with state.backend: redis; their runs are ${notHere}`;
+    return `${head}; ${inJournal} of their runs run again from the journal; the other ${shared}, accepted with state.backend: redis, are ${notHere}`;
+  }
+  if (inJournal === 0) return `${head}; their runs ${queue}`;
+  const journal = `not run by this start: state.backend: redis does not read the local journal in ${stateDir} that holds them — they run when the gateway runs with state.backend: local again (start it once on local to let them run, then switch back)`;
+  if (shared === 0) return `${head} with state.backend: local; their runs are ${journal}`;
+  return `${head}; ${inJournal} of their runs, accepted with state.backend: local, are ${journal}; the other ${shared} ${queue}`;
+}
