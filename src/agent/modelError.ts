@@ -3,6 +3,7 @@ import { scrub } from "../io/credentials.js";
 import { cutText } from "../io/cutText.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
 import { NOT_TLS, OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../io/mcp/tlsHints.js";
+import { BLOCKED_PORT, isBlockedPort } from "../io/outbound/blockedPort.js";
 import { ProxyRefusedError } from "../io/outbound/proxyErrors.js";
 import { refusedHint, unknownHostHint } from "../io/outbound/unreachable.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
@@ -57,15 +58,10 @@ function droppedBy(err: APICallError): string | undefined {
 
 /**
  * A request fetch refused before connecting: the endpoint's port is one of the Fetch standard's blocked
- * ports (6000, 6665-6669, 10080, ...), cause "bad port". No retry can change that.
+ * ports (`isBlockedPort`). No retry can change that.
  */
 export function isRefusedPort(err: unknown): boolean {
-  return (
-    APICallError.isInstance(err) &&
-    err.statusCode === undefined &&
-    err.cause instanceof Error &&
-    err.cause.message === "bad port"
-  );
+  return APICallError.isInstance(err) && err.statusCode === undefined && isBlockedPort(err.cause);
 }
 
 /**
@@ -288,7 +284,7 @@ export function describeModelError(
     // Scrubbed before it is cut: a cut through an echoed key would leave its first characters.
     const body = excerpt(scrub((err.responseBody ?? "").replace(/\s+/g, " ").trim(), secrets));
     if (isRefusedPort(err))
-      text = `model endpoint ${where} was not called: its port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080) — serve the model on another port, or put a proxy in front, and set agent.base_url to it`;
+      text = `model endpoint ${where} was not called: its port is ${BLOCKED_PORT} — serve the model on another port, or put a proxy in front, and set agent.base_url to it`;
     else if (err.statusCode === undefined && modelTlsHint(err) === "" && droppedBy(err) !== undefined)
       text = `model endpoint ${where} closed the connection without answering (${droppedBy(err)}) — the server, or a proxy in front of it, dropped the request: its log says why (a crash, a restart, a limit of its own)`;
     else if (err.statusCode === undefined)

@@ -1,6 +1,7 @@
 import { type Document, isMap, isScalar, isSeq, type LineCounter, Scalar, type YAMLMap } from "yaml";
 import { SvcError } from "../errors.js";
 import { isTextField } from "../streams/filters.js";
+import { inexactFilterNumber } from "./inexactFilterNumber.js";
 import {
   keyPath,
   numberReadAsOtherText,
@@ -27,7 +28,8 @@ import {
  * - and the values a filter on a header or the event type compares (`equals`, `not_equals`, `contains`,
  *   `in` items): those are text, so `{field: headers.X-Version, equals: 1.0}` means the text `1.0`, not 1;
  * - a filter value on a payload field that YAML reads as something else than written is refused: `equals: no`
- *   (text in YAML 1.2), `contains: 2.0` (the number 2, whose text is searched for);
+ *   (text in YAML 1.2), `contains: 2.0` (the number 2, whose text is searched for), `equals:
+ *   1234567890123456789.0` (a float past 2^53, rounded: it matches the neighbouring ids too);
  * - a `{key:value}` entry without a space after its colon is refused: YAML reads it as one key with no value,
  *   which would be dropped as a key left empty (`{secret:x}` → a route without a secret).
  */
@@ -189,12 +191,13 @@ function refuseMisreadFilterValues(
   const check = (value: unknown, at: readonly string[]) => {
     if (!isScalar(value) || value.type !== Scalar.PLAIN || value.range === undefined || value.range === null)
       return;
+    const written = text.slice(value.range[0], value.range[1]);
     const problem =
       at.at(-1) === "contains"
-        ? numberReadAsOtherText(at, text.slice(value.range[0], value.range[1]), value.value)
+        ? numberReadAsOtherText(at, written, value.value)
         : typeof value.value === "string"
           ? yamlOneOneBoolean(at, value.value)
-          : undefined;
+          : inexactFilterNumber(at, written, value.value);
     const start = value.range[0];
     if (problem !== undefined)
       throw new SvcError("config_invalid", `${file}: line ${lines.linePos(start).line}: ${problem}`);

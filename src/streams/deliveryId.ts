@@ -41,17 +41,24 @@ export const MAX_DELIVERY_ID_LENGTH = 200;
 const PAGERDUTY_DELIVERY = "x-webhook-id";
 const PAGERDUTY_SIGNATURE = "x-pagerduty-signature";
 
-/** The first present, non-blank delivery ID, or undefined (the caller then makes a random one). */
-export function resolveDeliveryId(headers: Readonly<Record<string, string>>): string | undefined {
+export type DeliveryIdHeader = (typeof DELIVERY_ID_HEADERS)[number];
+
+/** The header the delivery ID is read from: the first present, non-blank one; undefined when none. */
+export function deliveryIdHeader(headers: Readonly<Record<string, string>>): DeliveryIdHeader | undefined {
   for (const name of DELIVERY_ID_HEADERS) {
     const value = headers[name];
     if (typeof value !== "string") continue;
     if (name === PAGERDUTY_DELIVERY && headers[PAGERDUTY_SIGNATURE] === undefined) continue;
-    const id = value.trim();
-    if (id.length === 0) continue;
-    return storedDeliveryId(id);
+    if (value.trim().length === 0) continue;
+    return name;
   }
   return undefined;
+}
+
+/** The first present, non-blank delivery ID, or undefined (the caller then makes a random one). */
+export function resolveDeliveryId(headers: Readonly<Record<string, string>>): string | undefined {
+  const name = deliveryIdHeader(headers);
+  return name === undefined ? undefined : storedDeliveryId((headers[name] as string).trim());
 }
 
 /** The ID as the gateway keeps it: itself, or past MAX_DELIVERY_ID_LENGTH its `sha256:<hex>` digest. */

@@ -1,3 +1,5 @@
+import { BLOCKED_PORT } from "../outbound/blockedPort.js";
+
 /** What fetch says when it refused the url's port before connecting (undici's cause: `bad port`). */
 const BAD_PORT = /\bfetch failed: bad port\b/;
 
@@ -9,5 +11,5 @@ const BAD_PORT = /\bfetch failed: bad port\b/;
  */
 export function blockedPortHint(server: string, text: string): string {
   if (!BAD_PORT.test(text)) return "";
-  return ` — the port of mcp_servers.${server}.url is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080), so svc never connects to it: serve the server on another port, or put a proxy in front`;
+  return ` — the port of mcp_servers.${server}.url is ${BLOCKED_PORT}, so svc never connects to it: serve the server on another port, or put a proxy in front`;
 }

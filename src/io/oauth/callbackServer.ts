@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { redirectUriProblem } from "../../config/redirectUri.js";
 import { SvcError } from "../../errors.js";
 import { redactedExcerpt } from "./redact.js";
+import { repeatedParameter } from "./repeatedParameter.js";
 
 /** Ports a client metadata document declares: both loopback hosts for each. */
 export const PINNED_PORTS = [27890, 27891, 27892, 27893, 27894] as const;
@@ -131,17 +132,36 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
       res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
       return;
     }
-    const state = url.searchParams.get("state") ?? "";
-    if (waiter === undefined || !sameSecret(state, waiter.state)) {
+    // A redirect with several states is this login's when one of them is its state (then refused below,
+    // ending the login); with none of them it is no redirect of this login, which keeps waiting.
+    const current = waiter;
+    const states = url.searchParams.getAll("state");
+    if (current === undefined || !states.some((state) => sameSecret(state, current.state))) {
       res
         .writeHead(400, { "content-type": "text/html; charset=utf-8" })
         .end(PAGE("This login link is not the one svc is waiting for."));
       return;
     }
+    waiter = undefined;
+    const repeated = repeatedParameter(url.searchParams);
+    if (repeated !== undefined) {
+      res
+        .writeHead(400, { "content-type": "text/html; charset=utf-8" })
+        .end(
+          PAGE(
+            `The redirect carried ${repeated} more than once, so svc refused the login; the terminal says how to try again.`,
+          ),
+        );
+      current.reject(
+        new SvcError(
+          "oauth",
+          `authorization redirect carried ${repeated} more than once (a redirect carries each parameter once, so which value the server meant is unknown); login refused`,
+        ),
+      );
+      return;
+    }
     const error = url.searchParams.get("error");
     const code = url.searchParams.get("code");
-    const current = waiter;
-    waiter = undefined;
     if (error !== null) {
       res.writeHead(400, { "content-type": "text/html; charset=utf-8" }).end(PAGE("Login was refused."));
       // The redirect's text is whoever sent it: one line (a newline could fake a line of svc's output).

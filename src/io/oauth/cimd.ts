@@ -1,6 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { clientMetadataUrlProblem } from "../../config/clientMetadataUrl.js";
 import { SvcError } from "../../errors.js";
+import { BLOCKED_PORT, isBlockedPort } from "../outbound/blockedPort.js";
 import { pinnedRedirectUris } from "./callbackServer.js";
 
 export { clientMetadataUrlProblem };
@@ -63,6 +64,14 @@ export async function validateClientMetadataDocument(
   try {
     res = await fetchFn(url, { redirect: "manual", headers: { accept: "application/json" } });
   } catch (err) {
+    // No retry, and no other network, can change it; an authorization server that fetches as browsers do
+    // refuses the port too, so the document is not presented unverified as an unreachable one is.
+    if (isBlockedPort(err))
+      throw new SvcError(
+        "oauth",
+        `${where}: not fetched — its port ${new URL(url).port} is ${BLOCKED_PORT}, so svc cannot read the document, nor can an authorization server that fetches as browsers do: host it on another port, such as 443, or set cimd: false`,
+        { cause: err },
+      );
     const why = fetchFailure(err);
     if (isUnreachable(err))
       throw new DocumentUnreachable("oauth", `${where}: not reachable from here (${why})`, { cause: err });

@@ -2,6 +2,7 @@ import { timeoutSignal } from "../../clock.js";
 import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { htmlPageSummary } from "../htmlPage.js";
+import { BLOCKED_PORT, isBlockedPort } from "../outbound/blockedPort.js";
 import { outboundFetch } from "../outbound/dispatcher.js";
 import { ProxyRefusedError } from "../outbound/proxyErrors.js";
 import { parseRetryAfter } from "../retryAfter.js";
@@ -178,11 +179,11 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
       throw new DeliveryError(`${where}: no answer within ${call.timeoutMs / 1000}s`, true);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? (err as Error).message;
-    // fetch refuses the Fetch standard's "bad ports" (6000, 6665-6669, 10080, ...) before connecting:
-    // no retry can change that, so it fails at once and says what to do.
-    if (reason === "bad port")
+    // fetch refuses the Fetch standard's blocked ports before connecting: no retry can change that, so
+    // it fails at once and says what to do.
+    if (isBlockedPort(err))
       throw new DeliveryError(
-        `${where}: not sent — the base_url's port is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080): serve the API on another port, or put a proxy in front`,
+        `${where}: not sent — the base_url's port is ${BLOCKED_PORT}: serve the API on another port, or put a proxy in front`,
         false,
       );
     // A proxy's refusal (407, a CONNECT answered 403) is a setting no retry changes; an unreachable proxy may

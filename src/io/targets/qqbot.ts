@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
+import { qqMissingId, qqMissingIdText } from "./qqChatId.js";
 import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { answerCode, appTokens, withFreshToken } from "./tokenCache.js";
 
@@ -22,17 +23,17 @@ const staleToken = (err: unknown) => answerCode(err) === 11244;
 
 /**
  * `group:<group_openid>`, `user:<openid>` or `channel:<channel_id>` (a bare id is a guild channel). A kind
- * with no id after it (`group:`, as an unset template renders) is refused: `/v2/groups//messages` names
- * no group, and the platform may still answer 200.
+ * with no id after it (`group:`, as an unset template renders) is refused (`qqMissingId`).
  */
 export function qqMessagePath(chatId: string): { path: string; v2: boolean } {
-  const [kind, ...rest] = chatId.split(":");
-  const raw = rest.join(":");
-  if (rest.length > 0 && raw.trim() === "" && (kind === "group" || kind === "user" || kind === "channel"))
+  const missing = qqMissingId(chatId);
+  if (missing !== undefined)
     throw new DeliveryError(
-      `qqbot: chat id "${chatId}" has no id after "${kind}:" — the message is not sent; write ${kind}:<id>`,
+      `qqbot: chat id "${chatId}" ${qqMissingIdText(missing, "the message is not sent")}`,
       false,
     );
+  const [kind, ...rest] = chatId.split(":");
+  const raw = rest.join(":");
   const id = encodeURIComponent(raw);
   if (kind === "group" && rest.length > 0) return { path: `/v2/groups/${id}/messages`, v2: true };
   if (kind === "user" && rest.length > 0) return { path: `/v2/users/${id}/messages`, v2: true };

@@ -9,6 +9,7 @@ import { namesSeveralRecipients } from "./emailRecipients.js";
 import { unreadExtraKeys } from "./extraKeys.js";
 import { canonicalTarget, isChatPlatform, unknownTargetText } from "./names.js";
 import { notifyServiceProblem } from "./notifyService.js";
+import { qqMissingId, qqMissingIdText } from "./qqChatId.js";
 
 /**
  * `deliver_extra.repo` as `gh --repo` takes it: `owner/name`, or `host/owner/name` for a GitHub
@@ -170,6 +171,16 @@ export function targetStartupProblems(
           named === undefined
             ? `${at}.deliver: sms delivers to platforms.sms.home_channel "${number.trim()}", which ${NOT_E164}`
             : `${at}.deliver_extra.${named}: "${number.trim()}" ${NOT_E164}`,
+        );
+    }
+    if (canonical === "qqbot") {
+      const chatId = named === undefined ? settings?.home_channel?.trim() : extra[named]?.trim();
+      const missing = chatId === undefined ? undefined : qqMissingId(chatId);
+      if (missing !== undefined)
+        problems.push(
+          named === undefined
+            ? `${at}.deliver: qqbot delivers to platforms.qqbot.home_channel "${chatId}", which ${qqMissingIdText(missing, "every delivery to it fails")}`
+            : `${at}.deliver_extra.${named}: "${chatId}" ${qqMissingIdText(missing, "every delivery to it fails")}`,
         );
     }
     const chatLike = isChatPlatform(canonical) || canonical === "sms" || canonical === "email";

@@ -1,7 +1,8 @@
 import { type PipelineCtx, withCtx } from "../context.js";
-import { resolveDeliveryId } from "../deliveryId.js";
+import { deliveryIdHeader, storedDeliveryId } from "../deliveryId.js";
 import { isPromise, type MaybePromise } from "../stateUnavailable.js";
 import { type Outcome, outcome, withEventAside } from "../types.js";
+import { unreadableDeliveryId } from "../unreadableDeliveryId.js";
 import type { MaybeAsyncStage } from "./maybeAsync.js";
 import { routeOf } from "./require.js";
 
@@ -22,7 +23,8 @@ export function seenKey(routeName: string, deliveryId: string): string {
 
 /**
  * Step 8 of the processing order (docs/webhook.md). Runs after filters and script, so an ignored or rejected event is never
- * recorded and its retry is processed normally. A request without a delivery id gets a random one.
+ * recorded and its retry is processed normally. A request without a delivery id gets a random one; one
+ * whose id is not UTF-8 text is refused (`unreadableDeliveryId`), never recorded.
  */
 export function idempotencyStage(deps: IdempotencyDeps): MaybeAsyncStage {
   const decide = (ctx: PipelineCtx, key: string, sent: string, duplicate: boolean): PipelineCtx | Outcome => {
@@ -36,8 +38,13 @@ export function idempotencyStage(deps: IdempotencyDeps): MaybeAsyncStage {
   };
   return (ctx) => {
     const route = routeOf(ctx);
-    const sent = resolveDeliveryId(ctx.inbound.headers);
-    if (sent === undefined) return withCtx(ctx, { deliveryId: deps.randomId() });
+    const { headers } = ctx.inbound;
+    const header = deliveryIdHeader(headers);
+    if (header === undefined) return withCtx(ctx, { deliveryId: deps.randomId() });
+    const value = (headers[header] as string).trim();
+    const unreadable = unreadableDeliveryId(header, value);
+    if (unreadable !== undefined) return withEventAside(unreadable, ctx.event);
+    const sent = storedDeliveryId(value);
     const key = seenKey(route.name, sent);
     const duplicate = deps.checkAndAdd(key);
     if (isPromise(duplicate)) return duplicate.then((seen) => decide(ctx, key, sent, seen));

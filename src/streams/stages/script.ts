@@ -1,6 +1,7 @@
 import { type AsyncStage, refusedWith, withCtx } from "../context.js";
-import { resolveDeliveryId } from "../deliveryId.js";
+import { deliveryIdHeader, storedDeliveryId } from "../deliveryId.js";
 import { outcome, withEventAside } from "../types.js";
+import { unreadableDeliveryId } from "../unreadableDeliveryId.js";
 import { payloadOf, routeOf } from "./require.js";
 
 export const IGNORED_BY_SCRIPT = outcome(200, { status: "ignored", reason: "script" });
@@ -44,13 +45,22 @@ export function scriptStage(deps: ScriptDeps): AsyncStage {
     const route = routeOf(ctx);
     const script = route.route.script;
     if (script === undefined) return ctx;
+    const { headers } = ctx.inbound;
+    const header = deliveryIdHeader(headers);
+    let sent: string | undefined;
+    if (header !== undefined) {
+      sent = (headers[header] as string).trim();
+      // Refused as the idempotency stage (step 8) refuses it, before the script runs on such an ID.
+      const unreadable = unreadableDeliveryId(header, sent);
+      if (unreadable !== undefined) return withEventAside(unreadable, ctx.event);
+    }
     const result = await deps.runScript({
       routeName: route.name,
       script,
       profile: route.profile,
       payload: payloadOf(ctx),
       event: ctx.event,
-      deliveryId: resolveDeliveryId(ctx.inbound.headers),
+      deliveryId: sent === undefined ? undefined : storedDeliveryId(sent),
     });
     if (result.kind === "ignore") {
       deps.onIgnored?.(route.name, result.why);

@@ -53,6 +53,8 @@ export interface FakeAsOptions {
   readonly issParameter?: { readonly advertise: boolean; readonly send?: (issuer: string) => string };
   /** The authorize endpoint redirects back with this `error` (and the state) instead of a code. */
   readonly authorizeError?: string;
+  /** Parameters the authorize endpoint's redirect carries twice: `code` with another value, the others repeated. */
+  readonly repeatInRedirect?: readonly ("code" | "state" | "iss")[];
   /** `token_endpoint_auth_methods_supported`; a registration asking for another method is refused, and one asking for a secret method gets a secret. */
   readonly authMethods?: string[];
   /** The registration endpoint answers this instead of registering (RFC 7591 section 3.2.2 errors). */
@@ -260,6 +262,10 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       else to.searchParams.set("code", code);
       to.searchParams.set("state", q.get("state") ?? "");
       if (options.issParameter?.send) to.searchParams.set("iss", options.issParameter.send(issuer));
+      for (const name of options.repeatInRedirect ?? []) {
+        const value = to.searchParams.get(name) ?? "";
+        to.searchParams.append(name, name === "code" ? `${value}-other` : value);
+      }
       res.writeHead(302, { location: to.href }).end();
       return;
     }

@@ -212,6 +212,20 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     );
   });
 
+  it("a redirect carrying code or state twice fails the login naming the parameter; no code is exchanged", async () => {
+    home = tempHome();
+    for (const repeated of ["code", "state"] as const) {
+      const auth = await as({ repeatInRedirect: [repeated] });
+      const h = harness(home.dir, `twice-${repeated}`, (await resource([auth.url])).url, { cimd: false });
+      await expect(loginWith(h)).rejects.toThrow(
+        new RegExp(
+          `^twice-${repeated}: the authorization redirect carried ${repeated} more than once \\(a redirect carries each parameter once, so which value the server meant is unknown\\); login refused — run \`svc mcp login twice-${repeated}\` to try again$`,
+        ),
+      );
+      expect(auth.issued).toEqual([]);
+    }
+  });
+
   it("uses a pre-registered client (secret via HTTP Basic) without registering, on a random port", async () => {
     home = tempHome();
     const auth = await as();

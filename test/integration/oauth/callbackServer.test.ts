@@ -144,6 +144,46 @@ describe("loopback callback listener", () => {
     );
   });
 
+  it("a redirect repeating a parameter (code, state, iss, error) gets a 400 page naming it and fails the login", async () => {
+    const host = (port: number) => `127.0.0.1:${port}`;
+    for (const [query, repeated] of [
+      ["code=a&code=b&state=s", "code"],
+      ["code=a&state=s&state=s", "state"],
+      ["code=a&state=other&state=s", "state"],
+      ["code=a&state=s&iss=x&iss=x", "iss"],
+      ["error=access_denied&error=server_error&state=s", "error"],
+    ] as const) {
+      const cb = await bindCallbackServer({ pinned: false });
+      try {
+        const failed = cb.waitForCode("s").then(
+          () => new Error("the redirect was accepted"),
+          (err: unknown) => err as Error,
+        );
+        const page = await fetch(`http://${host(cb.port)}/callback?${query}`);
+        expect(page.status).toBe(400);
+        expect(await page.text()).toContain(`The redirect carried ${repeated} more than once`);
+        expect((await failed).message).toBe(
+          `authorization redirect carried ${repeated} more than once (a redirect carries each parameter once, so which value the server meant is unknown); login refused`,
+        );
+      } finally {
+        await cb.close();
+      }
+    }
+  });
+
+  it("a repeated state none of whose values is the login's is not its redirect: the login keeps waiting", async () => {
+    const cb = await bindCallbackServer({ pinned: false });
+    try {
+      const code = cb.waitForCode("s");
+      const host = `127.0.0.1:${cb.port}`;
+      expect(await get(cb.port, "/callback?code=a&state=x&state=y", host)).toBe(400);
+      expect(await get(cb.port, "/callback?code=good&state=s", host)).toBe(200);
+      await expect(code).resolves.toEqual({ code: "good" });
+    } finally {
+      await cb.close();
+    }
+  });
+
   it("refuses an oauth.redirect_uri that is not a loopback http URL, naming the key and an example", async () => {
     for (const bad of ["not a url", "https://127.0.0.1:8976/callback", "http://example.com:8976/callback"]) {
       await expect(bindCallbackServer({ pinned: false, redirectUri: bad })).rejects.toThrow(

@@ -357,6 +357,20 @@ describe("client metadata document and pinned callback ports", () => {
     );
   });
 
+  it("a document on a port fetch refuses (6000, 6666, 10080) fails naming the port and another to host it on", async () => {
+    const { as, rs } = await setup({ cimd: true });
+    for (const port of [6000, 6666, 10080]) {
+      const url = `https://127.0.0.1:${port}/oauth/client.json`;
+      const h = harness(home.dir, "x11", rs.url, { client_metadata_url: url });
+      const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+      expect(err.message).toBe(
+        `x11: mcp_servers.x11.oauth.client_metadata_url ${url}: not fetched — its port ${port} is one HTTP clients refuse (the Fetch standard's blocked ports, such as 6000, 6665-6669 and 10080), so svc cannot read the document, nor can an authorization server that fetches as browsers do: host it on another port, such as 443, or set cimd: false`,
+      );
+      expect(h.opened).toEqual([]);
+    }
+    expect(as.seen.some((r) => r.path === "/register")).toBe(false);
+  });
+
   it("a document svc reaches but that is wrong still fails before the browser opens", async () => {
     serveDocument({ client_id: "https://other.test/client.json" });
     const { as, rs } = await setup({ cimd: true });

@@ -752,8 +752,11 @@ describe("QQ chat ids", () => {
       const error = await sendError(registry, "qqbot", message("hi", { chat_id: chatId }));
       expect(error).toBeInstanceOf(DeliveryError);
       const kind = chatId.split(":")[0];
+      const form = { group: "group:<group_openid>", user: "user:<openid>", channel: "channel:<channel_id>" }[
+        kind as string
+      ];
       expect((error as DeliveryError).message).toBe(
-        `qqbot: chat id "${chatId.trim()}" has no id after "${kind}:" — the message is not sent; write ${kind}:<id>`,
+        `qqbot: chat id "${chatId.trim()}" has no id after "${kind}:" — the message is not sent; write ${form}`,
       );
       expect(fake.requests.filter((r) => r.path.endsWith("/messages"))).toEqual([]);
     },

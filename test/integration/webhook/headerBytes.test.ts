@@ -112,7 +112,36 @@ describe.each(HTTP_SERVERS)("header value bytes on the %s server", (http) => {
       status: 200,
       body: { status: "duplicate" },
     });
-    // Inside the id a byte is kept (as U+FFFD): a different id.
-    expect(await send("open", [line("X-Request-ID: edge-", FF, http)])).toMatchObject({ status: 202 });
+  });
+
+  // Both servers read header values as UTF-8: a byte that is not UTF-8 becomes U+FFFD (uWS exposes no raw
+  // header bytes), so `a\xffb` and `a\xfeb` would be one ID and the second delivery answered `duplicate`,
+  // never run. Such an ID is refused, naming its header; the sender's log shows the 400.
+  it("a delivery id with bytes that are not UTF-8 inside is refused 400 naming its header, never a duplicate", async () => {
+    const notUtf8 = (header: string) => ({
+      status: 400,
+      body: {
+        error: `Bad request: the delivery ID in ${header} is not UTF-8 text (a byte that is not UTF-8 reads as U+FFFD, so two IDs could not be told apart) — send it as UTF-8, printable ASCII at best`,
+      },
+    });
+    const FE = Buffer.from([0xfe]);
+    const REPLACEMENT = Buffer.from("\ufffd", "utf8");
+    for (const [header, byte] of [
+      ["X-GitHub-Delivery", FF],
+      ["X-GitHub-Delivery", FE],
+      ["svix-id", FF],
+      ["webhook-id", FE],
+      ["X-Request-ID", FF],
+      // A literal U+FFFD sent as UTF-8 reads the same as a byte that is not UTF-8: refused alike.
+      ["X-Forge-Delivery", REPLACEMENT],
+    ] as const) {
+      expect(await send("open", [line(`${header}: inner-${http}-a`, byte, "b")])).toEqual(notUtf8(header));
+    }
+    // Never recorded: the same ID in ASCII is a new delivery.
+    expect(await send("open", [line(`X-GitHub-Delivery: inner-${http}-a-b`)])).toMatchObject({ status: 202 });
+    // Only the header the ID is read from counts: a later one in the order is not read.
+    expect(
+      await send("open", [line(`X-GitHub-Delivery: inner-${http}-ok`), line("X-Request-ID: x", FF, "y")]),
+    ).toMatchObject({ status: 202, body: { delivery_id: `inner-${http}-ok` } });
   });
 });

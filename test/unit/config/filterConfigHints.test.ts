@@ -149,6 +149,30 @@ describe("filter values that can never match", () => {
     ).toEqual([{ field: "headers.X-Version", contains: "2.0" }]);
   });
 
+  it("a number past 2^53 written with a fraction or exponent (rounded, so it matches its neighbours) is refused, naming its digits", () => {
+    // 1234567890123456789.0 is the float 1234567890123456800: it equalled the ids ...789 and ...800 alike.
+    expect(() => loadFilters("{field: chat.id, equals: 1234567890123456789.0}")).toThrow(
+      "line 7: platforms.webhook.routes.gh.filters[0].equals: YAML reads 1234567890123456789.0 as the number 1234567890123456800, which past 2^53 stands for its neighbours too (another chat or user id may match) — write the integer's digits alone, 1234567890123456789 (unquoted or in quotes: such an id is compared digit for digit)",
+    );
+    expect(() => loadFilters("{not: {field: user.id, in: [1, -1.2345678901234567891e20]}}")).toThrow(
+      "routes.gh.filters[0].not.in[1]: YAML reads -1.2345678901234567891e20 as the number -123456789012345680000, which past 2^53 stands for its neighbours too (another chat or user id may match) — write the integer's digits alone, -123456789012345678910 (unquoted",
+    );
+    expect(() => loadFilters("{field: amount, not_equals: 12345678901234567.5}")).toThrow(
+      "routes.gh.filters[0].not_equals: YAML reads 12345678901234567.5 as the number 12345678901234568, which past 2^53 stands for its neighbours too (another chat or user id may match) — write the value in quotes to compare with text, or compare its digits with regex",
+    );
+    // Digits alone are exact, quoted or not; a float within 2^53 and a header's value (text) are not refused.
+    const routes = (filter: string) => loadFilters(filter).config.platforms.webhook.routes.gh?.filters;
+    expect(routes("{field: chat.id, equals: 1234567890123456789}")).toEqual([
+      { field: "chat.id", equals: "1234567890123456789" },
+    ]);
+    expect(routes("{field: price, equals: 9007199254740991.0}")).toEqual([
+      { field: "price", equals: 9007199254740991 },
+    ]);
+    expect(routes("{field: headers.X-Chat, equals: 1234567890123456789.0}")).toEqual([
+      { field: "headers.X-Chat", equals: "1234567890123456789.0" },
+    ]);
+  });
+
   it("a regex RE2 refuses gets the way out that fits what it uses, and a syntax error none", () => {
     const refused = "routes.gh.filters[0].regex: not a valid RE2 pattern (error parsing regexp: ";
     const lookaround =

@@ -495,6 +495,26 @@ describe("script stage", () => {
     });
     expect(answerOf(await stage(named))).toEqual({ ...IGNORED_BY_SCRIPT, event: "invoice.paid" });
   });
+
+  it("a delivery id that is not UTF-8 text is refused 400 before the script runs; others reach it as sent", async () => {
+    const ids: Array<string | undefined> = [];
+    const stage = scriptStage({
+      runScript: async (req) => {
+        ids.push(req.deliveryId);
+        return { kind: "payload", payload: {} };
+      },
+    });
+    const withId = (headers: Record<string, string>) =>
+      ctxWith({ route: resolved({ script: "s.sh" }), inbound: inbound({ headers }) });
+    const refused = answerOf(await stage(withId({ "svix-id": "msg_\ufffd1" })));
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining("in svix-id is not UTF-8") },
+    });
+    await stage(withId({ "svix-id": " msg_1 " }));
+    await stage(withId({}));
+    expect(ids).toEqual(["msg_1", undefined]);
+  });
 });
 
 describe("idempotency stage", () => {
@@ -524,6 +544,24 @@ describe("idempotency stage", () => {
       event: "invoice.paid",
     });
     expect(stage(stripe)).toEqual({ ...DUPLICATE, event: "invoice.paid" });
+  });
+
+  it("a delivery id that is not UTF-8 text (U+FFFD) is refused 400 naming its header, never recorded", () => {
+    const seen: string[] = [];
+    const stage = idempotencyStage({ checkAndAdd: (k) => (seen.push(k), false), randomId: () => "rnd" });
+    const github = ctxWith({
+      inbound: inbound({ headers: { "x-github-delivery": "a\ufffdb" } }),
+      event: "push",
+    });
+    expect(answerOf(stage(github) as PipelineCtx | Outcome)).toEqual({
+      status: 400,
+      body: {
+        error:
+          "Bad request: the delivery ID in X-GitHub-Delivery is not UTF-8 text (a byte that is not UTF-8 reads as U+FFFD, so two IDs could not be told apart) — send it as UTF-8, printable ASCII at best",
+      },
+      event: "push",
+    });
+    expect(seen).toEqual([]);
   });
 });
 

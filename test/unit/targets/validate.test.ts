@@ -366,3 +366,15 @@ describe("sms numbers", () => {
     ]);
   });
 });
+
+describe("QQ chat ids", () => {
+  it("names a kind with no id after it (group:, user:, channel:) as home_channel or chat_id, which every delivery refuses; an id or a template passes", () => {
+    const { config, paths } = load(
+      `${route("qqbot")}      r2:\n        deliver: qqbot\n        deliver_extra: {chat_id: "user: "}\n      r3:\n        deliver: qqbot\n        deliver_extra: {chat_id: "group:{group}"}\n      r4:\n        deliver: qqbot\n        deliver_extra: {chat_id: "channel:123"}\n  qqbot: {enabled: true, app_id: "1", client_secret: s, home_channel: "group:"}\n`,
+    );
+    expect(targetStartupProblems(config, paths.config).warnings).toEqual([
+      `${paths.config}: platforms.webhook.routes.r1.deliver: qqbot delivers to platforms.qqbot.home_channel "group:", which has no id after "group:" — every delivery to it fails; write group:<group_openid>`,
+      `${paths.config}: platforms.webhook.routes.r2.deliver_extra.chat_id: "user:" has no id after "user:" — every delivery to it fails; write user:<openid>`,
+    ]);
+  });
+});
