@@ -128,6 +128,9 @@ export const routeShape = {
 export const routeSchema = z.strictObject(routeShape);
 export type Route = z.infer<typeof routeSchema>;
 
+const BLANK_HOST =
+  "is blank (spaces only) — write an address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface, or leave the key out";
+
 const adapterShape = {
   enabled: z.boolean().default(false),
   host: z
@@ -144,6 +147,11 @@ const adapterShape = {
           input: text,
           ...(unset === undefined ? {} : { params: { unsetVariable: unset } }),
         });
+        return z.NEVER;
+      }
+      // Spaces only: listen() would read what is left, "", as every interface, which no one meant.
+      if (text.trim() === "") {
+        ctx.addIssue({ code: "custom", message: BLANK_HOST, input: text });
         return z.NEVER;
       }
       const bind = bindHost(text);
