@@ -180,12 +180,19 @@ const WEBHOOK_RANGES: Readonly<Record<string, string>> = {
   script_timeout_seconds: "write a number of seconds above 0 (default 30)",
 };
 
+/** A route's `coalesce` numbers (a subscription's too), by key. */
+const COALESCE_RANGES: Readonly<Record<string, string>> = {
+  window_seconds: "write the quiet window in seconds, 0 or more (default 30)",
+  max_wait_seconds: "write the longest wait in seconds from a group's first event, 0 or more (default 300)",
+};
+
 /** What to write for a number out of its key's range, where the key's range is known; undefined elsewhere. */
 function rangeAdvice(path: readonly PropertyKey[]): string | undefined {
   const at = path.map(String);
   const key = at.at(-1) ?? "";
   const webhook = at[0] === "platforms" && at[1] === "webhook" && at.length === (at[2] === "extra" ? 4 : 3);
   if (webhook && Object.hasOwn(WEBHOOK_RANGES, key)) return WEBHOOK_RANGES[key];
+  if (at.at(-2) === "coalesce" && Object.hasOwn(COALESCE_RANGES, key)) return COALESCE_RANGES[key];
   if (key !== "drain_timeout_seconds" && Object.hasOwn(FINITE_IN_RANGE, key)) return FINITE_IN_RANGE[key];
   return undefined;
 }
