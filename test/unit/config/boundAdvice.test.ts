@@ -76,7 +76,9 @@ describe("a webhook setting out of its range says the range to write", () => {
     );
     expect(
       refusal(
-        webhook("extra:\n      routes:\n        pr:\n          secret: x\n          coalesce: {key: n, window_seconds: -1}"),
+        webhook(
+          "extra:\n      routes:\n        pr:\n          secret: x\n          coalesce: {key: n, window_seconds: -1}",
+        ),
       ),
     ).toBe(
       "FILE: platforms.webhook.extra.routes.pr.coalesce.window_seconds: expected at least 0, got -1 — write the quiet window in seconds, 0 or more (default 30)",
