@@ -554,6 +554,9 @@ export function formatIssue(
     // `routes:` then `  events: [push]` at the routes' own indentation: a route's key read as a route's name.
     else if (routePropertyAsName(issue.path, known?.(issue.path) ?? []) && syntax === "yaml")
       message += ` — ${routePropertyHint(issue.path)}`;
+    // `github: <secret>`: a route written as its one value, which is its secret as often as not.
+    else if (routeAsValue(issue.path, issue.input))
+      message = `expected ${expected}, got ${typeof issue.input === "number" ? "a number" : typeof issue.input === "boolean" ? "true or false" : "text"} (not shown: it may be the route's secret) — a route is a mapping of its keys: write ${String(issue.path.at(-1))}: on its own line, with secret: and its other keys (events, prompt, ...) indented under it`;
     // `.inf`, `.nan` or `1e400` (past what a double holds): a duration that is capped says at what.
     else if (issue.expected === "number" && typeof issue.input === "number" && !Number.isFinite(issue.input))
       message += ` — ${TIMER_SECONDS_KEYS.has(String(issue.path.at(-1))) ? FINITE_SECONDS : (FINITE_IN_RANGE[String(issue.path.at(-1))] ?? "write a finite number")}`;
@@ -772,6 +775,16 @@ function routePropertyAsName(path: readonly PropertyKey[], known: readonly strin
     path.at(-2) === "routes" &&
     path.length === (path[2] === "extra" ? 5 : 4);
   return atRoute && typeof name === "string" && known.includes(name);
+}
+
+/** A static route (directly under `routes` or under `extra.routes`) written as one value, not a mapping. */
+function routeAsValue(path: readonly PropertyKey[], input: unknown): boolean {
+  const atRoute =
+    path[0] === "platforms" &&
+    path[1] === "webhook" &&
+    path.at(-2) === "routes" &&
+    path.length === (path[2] === "extra" ? 5 : 4);
+  return atRoute && (input instanceof WrittenAs || (typeof input !== "object" && input !== undefined));
 }
 
 /** What to do with a route property written where route names go (`routePropertyAsName`). */
