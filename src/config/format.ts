@@ -605,11 +605,9 @@ export function formatIssue(
     else if (
       (issue.expected === "record" || issue.expected === "object") &&
       issue.path.at(-1) === "routes" &&
-      Array.isArray(issue.input) &&
-      issue.input.length > 0 &&
-      issue.input.every((name) => typeof name === "string" && ROUTE_NAME.test(name))
+      routeNames(issue.input) !== undefined
     )
-      message += ` — routes maps each route's name to its keys: write ${issue.input[0]}: on its own line under routes:, with its keys (secret, events, ...) indented under it (${issue.input[0]}: {} for a route with no keys of its own)`;
+      message += ` — routes maps each route's name to its keys: write ${routeNames(issue.input)?.[0]}: on its own line under routes:, with its keys (secret, events, ...) indented under it (${routeNames(issue.input)?.[0]}: {} for a route with no keys of its own)`;
     else if (mcpCommandList(issue.path, issue.input)) {
       // `[npx, -y, pkg, --api-key, <key>]`: the list is not quoted back when it holds a credential.
       const [program, ...rest] = issue.input;
@@ -775,6 +773,14 @@ function routePropertyAsName(path: readonly PropertyKey[], known: readonly strin
     path.at(-2) === "routes" &&
     path.length === (path[2] === "extra" ? 5 : 4);
   return atRoute && typeof name === "string" && known.includes(name);
+}
+
+/** Route names written where the routes' mapping goes: `routes: [github, stripe]`, or one, `routes: github`. */
+function routeNames(input: unknown): readonly string[] | undefined {
+  const names = typeof input === "string" ? [input] : Array.isArray(input) ? input : [];
+  if (names.length === 0 || !names.every((name) => typeof name === "string" && ROUTE_NAME.test(name)))
+    return undefined;
+  return names as string[];
 }
 
 /** A static route (directly under `routes` or under `extra.routes`) written as one value, not a mapping. */

@@ -46,6 +46,10 @@ describe("what a refusal quotes", () => {
     expect(refusal(webhook("    routes: [gh, ci]\n"))).toBe(
       'FILE: platforms.webhook.routes: expected a mapping, got ["gh","ci"] — routes maps each route\'s name to its keys: write gh: on its own line under routes:, with its keys (secret, events, ...) indented under it (gh: {} for a route with no keys of its own)',
     );
+    // One route's name as the value of routes: the same advice.
+    expect(refusal(webhook("    routes: gh\n"))).toBe(
+      'FILE: platforms.webhook.routes: expected a mapping, got "gh" — routes maps each route\'s name to its keys: write gh: on its own line under routes:, with its keys (secret, events, ...) indented under it (gh: {} for a route with no keys of its own)',
+    );
   });
 
   it("a {template} written without quotes (YAML reads a mapping) is told to be quoted; a secret's never shown", () => {
