@@ -180,12 +180,19 @@ const WEBHOOK_RANGES: Readonly<Record<string, string>> = {
   script_timeout_seconds: "write a number of seconds above 0 (default 30)",
 };
 
+/** A route's `coalesce` numbers (a subscription's too), by key. */
+const COALESCE_RANGES: Readonly<Record<string, string>> = {
+  window_seconds: "write the quiet window in seconds, 0 or more (default 30)",
+  max_wait_seconds: "write the longest wait in seconds from a group's first event, 0 or more (default 300)",
+};
+
 /** What to write for a number out of its key's range, where the key's range is known; undefined elsewhere. */
 function rangeAdvice(path: readonly PropertyKey[]): string | undefined {
   const at = path.map(String);
   const key = at.at(-1) ?? "";
   const webhook = at[0] === "platforms" && at[1] === "webhook" && at.length === (at[2] === "extra" ? 4 : 3);
   if (webhook && Object.hasOwn(WEBHOOK_RANGES, key)) return WEBHOOK_RANGES[key];
+  if (at.at(-2) === "coalesce" && Object.hasOwn(COALESCE_RANGES, key)) return COALESCE_RANGES[key];
   if (key !== "drain_timeout_seconds" && Object.hasOwn(FINITE_IN_RANGE, key)) return FINITE_IN_RANGE[key];
   return undefined;
 }
@@ -547,6 +554,9 @@ export function formatIssue(
     // `routes:` then `  events: [push]` at the routes' own indentation: a route's key read as a route's name.
     else if (routePropertyAsName(issue.path, known?.(issue.path) ?? []) && syntax === "yaml")
       message += ` — ${routePropertyHint(issue.path)}`;
+    // `github: <secret>`: a route written as its one value, which is its secret as often as not.
+    else if (routeAsValue(issue.path, issue.input))
+      message = `expected ${expected}, got ${typeof issue.input === "number" ? "a number" : typeof issue.input === "boolean" ? "true or false" : "text"} (not shown: it may be the route's secret) — a route is a mapping of its keys: write ${String(issue.path.at(-1))}: on its own line, with secret: and its other keys (events, prompt, ...) indented under it`;
     // `.inf`, `.nan` or `1e400` (past what a double holds): a duration that is capped says at what.
     else if (issue.expected === "number" && typeof issue.input === "number" && !Number.isFinite(issue.input))
       message += ` — ${TIMER_SECONDS_KEYS.has(String(issue.path.at(-1))) ? FINITE_SECONDS : (FINITE_IN_RANGE[String(issue.path.at(-1))] ?? "write a finite number")}`;
@@ -595,11 +605,9 @@ export function formatIssue(
     else if (
       (issue.expected === "record" || issue.expected === "object") &&
       issue.path.at(-1) === "routes" &&
-      Array.isArray(issue.input) &&
-      issue.input.length > 0 &&
-      issue.input.every((name) => typeof name === "string" && ROUTE_NAME.test(name))
+      routeNames(issue.input) !== undefined
     )
-      message += ` — routes maps each route's name to its keys: write ${issue.input[0]}: on its own line under routes:, with its keys (secret, events, ...) indented under it (${issue.input[0]}: {} for a route with no keys of its own)`;
+      message += ` — routes maps each route's name to its keys: write ${routeNames(issue.input)?.[0]}: on its own line under routes:, with its keys (secret, events, ...) indented under it (${routeNames(issue.input)?.[0]}: {} for a route with no keys of its own)`;
     else if (mcpCommandList(issue.path, issue.input)) {
       // `[npx, -y, pkg, --api-key, <key>]`: the list is not quoted back when it holds a credential.
       const [program, ...rest] = issue.input;
@@ -765,6 +773,24 @@ function routePropertyAsName(path: readonly PropertyKey[], known: readonly strin
     path.at(-2) === "routes" &&
     path.length === (path[2] === "extra" ? 5 : 4);
   return atRoute && typeof name === "string" && known.includes(name);
+}
+
+/** Route names written where the routes' mapping goes: `routes: [github, stripe]`, or one, `routes: github`. */
+function routeNames(input: unknown): readonly string[] | undefined {
+  const names = typeof input === "string" ? [input] : Array.isArray(input) ? input : [];
+  if (names.length === 0 || !names.every((name) => typeof name === "string" && ROUTE_NAME.test(name)))
+    return undefined;
+  return names as string[];
+}
+
+/** A static route (directly under `routes` or under `extra.routes`) written as one value, not a mapping. */
+function routeAsValue(path: readonly PropertyKey[], input: unknown): boolean {
+  const atRoute =
+    path[0] === "platforms" &&
+    path[1] === "webhook" &&
+    path.at(-2) === "routes" &&
+    path.length === (path[2] === "extra" ? 5 : 4);
+  return atRoute && (input instanceof WrittenAs || (typeof input !== "object" && input !== undefined));
 }
 
 /** What to do with a route property written where route names go (`routePropertyAsName`). */

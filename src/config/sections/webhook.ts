@@ -87,6 +87,17 @@ const webhookSecret = z
       "is blank (spaces only): anyone could sign with it — write a real secret (svc gateway setup --generate-secret makes one), or leave the key out",
   });
 
+/**
+ * A name that must not be empty, nor spaces only: a blank `script` or `cron_job` names nothing, and its
+ * warning ("script:    — not found") would show nothing either.
+ */
+function nonBlank(fix: string) {
+  return z
+    .string()
+    .min(1)
+    .refine((text) => text === "" || text.trim() !== "", { message: `is blank (spaces only) — ${fix}` });
+}
+
 /** Properties shared by static routes and dynamic subscriptions. */
 export const routeShape = {
   events: z.array(z.string()).optional(),
@@ -114,19 +125,24 @@ export const routeShape = {
       z.array(filterSchema),
     )
     .optional(),
-  script: z.string().min(1).optional(),
+  script: nonBlank(
+    "write the script's file name in the profile's scripts/ directory, or leave the key out",
+  ).optional(),
   skills: z.array(z.string()).optional(),
   toolsets: z.array(z.string()).optional(),
   deliver: z.string().min(1).default("log"),
   deliver_extra: z.record(z.string(), extraValue).optional(),
   deliver_only: z.boolean().default(false),
-  cron_job: z.string().min(1).optional(),
+  cron_job: nonBlank("write the cron job's id or name (svc cron list), or leave the key out").optional(),
   coalesce: coalesceSchema.optional(),
   mirror_to_session: z.boolean().default(false),
 };
 
 export const routeSchema = z.strictObject(routeShape);
 export type Route = z.infer<typeof routeSchema>;
+
+const BLANK_HOST =
+  "is blank (spaces only) — write an address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface, or leave the key out";
 
 const adapterShape = {
   enabled: z.boolean().default(false),
@@ -144,6 +160,11 @@ const adapterShape = {
           input: text,
           ...(unset === undefined ? {} : { params: { unsetVariable: unset } }),
         });
+        return z.NEVER;
+      }
+      // Spaces only: listen() would read what is left, "", as every interface, which no one meant.
+      if (text.trim() === "") {
+        ctx.addIssue({ code: "custom", message: BLANK_HOST, input: text });
         return z.NEVER;
       }
       const bind = bindHost(text);

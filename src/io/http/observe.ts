@@ -1,5 +1,4 @@
 import { decodedBodyOf } from "../../streams/contentCoding.js";
-import { UNKNOWN_ROUTE } from "../../streams/frontAnswers.js";
 import { answeredDeliveryId, errorOutcome, type Outcome } from "../../streams/types.js";
 import type { Logger } from "../log.js";
 import {
@@ -8,6 +7,7 @@ import {
   endpointOf,
   hostRefusal,
   malformedHead,
+  NOT_FOUND,
   type RequestHandler,
   type RequestHead,
 } from "./core.js";
@@ -134,8 +134,10 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
         if (options.accessLog()) logAccess(head, refused, (now() - started) / 1000);
         return reply(refused, true);
       }
+      // Not served to this request: answered as any unknown path is, whatever the method, so neither
+      // the body nor a 405's Allow tells a web page or a proxied client that /metrics is there.
+      if (options.metricsLocalOnly === true && !fromLocalScraper(head.headers)) return answer(NOT_FOUND);
       if (head.method !== "GET" && head.method !== "HEAD") return answer(METRICS_METHOD_NOT_ALLOWED);
-      if (options.metricsLocalOnly === true && !fromLocalScraper(head.headers)) return answer(UNKNOWN_ROUTE);
       metrics.render().then(
         ({ contentType, text }) => answer({ status: 200, body: {}, text: { contentType, body: text } }),
         (err: unknown) => {

@@ -12,6 +12,15 @@ export const TOO_DEEP = errorOutcome(400, "Invalid JSON body: nested too deeply"
 
 export { isForm } from "../formBody.js";
 
+/**
+ * A text in UTF-16 or UTF-32 without its byte order mark (PowerShell and .NET's `Encoding.Unicode`): its
+ * first character, ASCII as JSON's first character always is, comes with a NUL beside it. Such bytes pass
+ * as UTF-8, but no JSON text starts with a NUL, so the body is named for its encoding, not as bad JSON.
+ */
+function wideText(body: Buffer, start: number): boolean {
+  return body.length >= start + 2 && (body[start] === 0 || body[start + 1] === 0);
+}
+
 type Parsed = { readonly payload: Record<string, unknown> } | { readonly failed: Outcome };
 
 function parseJsonObject(body: Buffer): Parsed {
@@ -23,7 +32,8 @@ function parseJsonObject(body: Buffer): Parsed {
     // nesting past MAX_JSON_DEPTH (512) is refused, as what renders the payload would overflow its stack.
     value = parseJson(body.toString("utf8", start));
   } catch (err) {
-    return { failed: err instanceof JsonTooDeep ? TOO_DEEP : INVALID_JSON };
+    if (err instanceof JsonTooDeep) return { failed: TOO_DEEP };
+    return { failed: wideText(body, start) ? NOT_UTF8 : INVALID_JSON };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { failed: NOT_AN_OBJECT };
   return { payload: value as Record<string, unknown> };

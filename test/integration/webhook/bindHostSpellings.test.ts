@@ -62,6 +62,11 @@ describe("platforms.webhook.host as users write it (spec 2.1; INSECURE_NO_AUTH o
     ["[::1", '"[::1" has a [ without its ] — write the address alone (::1), or in brackets ([::1])'],
     ["::1]", '"::1]" has a ] without its [ — write the address alone (::1), or in brackets ([::1])'],
     ["*", '"*" is not an address — write 0.0.0.0 to listen on every interface (:: for IPv6 too)'],
+    // Blank: not "every interface" (which an empty host means to the servers) under an all-blank name.
+    [
+      "   ",
+      "is blank (spaces only) — write an address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface, or leave the key out",
+    ],
     [
       "0.0.0.0/0",
       '"0.0.0.0/0" is a network, not an address — write one address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface',

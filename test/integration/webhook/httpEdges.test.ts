@@ -109,6 +109,29 @@ describe.each(HTTP_SERVERS)("HTTP edge cases on the %s server", (http) => {
     });
   });
 
+  it("a UTF-16 or UTF-32 body is 400 Invalid JSON body: not UTF-8, ASCII text too (whose bytes pass as UTF-8 with NULs)", async () => {
+    const text = '{"name":"x"}';
+    const utf16be = Buffer.from(text, "utf16le").swap16();
+    const utf32le = Buffer.concat([...text].map((c) => Buffer.from([c.charCodeAt(0), 0, 0, 0])));
+    for (const [name, body] of [
+      ["utf-16le", Buffer.from(text, "utf16le")],
+      ["utf-16be", utf16be],
+      ["utf-32le", utf32le],
+      ["utf-16le with a leading space", Buffer.from(` ${text}`, "utf16le")],
+    ] as const) {
+      expect(await postJson(gw.url("/webhooks/open"), body), name).toMatchObject({
+        status: 400,
+        body: { error: "Invalid JSON body: not UTF-8" },
+      });
+    }
+    // A NUL inside otherwise UTF-8 JSON is bad JSON, named as such.
+    const rawNul = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0]), Buffer.from('x"}')]);
+    expect(await postJson(gw.url("/webhooks/open"), rawNul)).toMatchObject({
+      status: 400,
+      body: { error: "Invalid JSON body" },
+    });
+  });
+
   it("valid JSON nested thousands deep is 400 (not a 500), and its delivery id is not remembered", async () => {
     const deep = `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
     const headers = { "X-GitHub-Delivery": "deep-1" };
@@ -153,7 +176,8 @@ describe.each(HTTP_SERVERS)("HTTP edge cases on the %s server", (http) => {
     ];
     for (const [target, status, allow] of cases) {
       const answer = await rawHttp(gw.gateway.port, [
-        `CONNECT ${target} HTTP/1.1\r\nHost: svc.example\r\n\r\n`,
+        // A local scraper's Host: /metrics answers any other a 404, as an unknown path (metricsLocalOnly.test.ts).
+        `CONNECT ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
       ]);
       expect(answer.status, target).toBe(status);
       expect(answer.head.match(/\r\nAllow: ([^\r]*)/i)?.[1], target).toBe(allow);

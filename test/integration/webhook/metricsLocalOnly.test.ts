@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { gatewayPerTest, HTTP_SERVERS, webhookConfig } from "../../helpers/gateway.js";
 import { rawHttp } from "../../helpers/http.js";
@@ -37,6 +38,45 @@ describe("GET /metrics on a loopback bind with metrics unset: this machine's scr
       expect(await scrape(port, `Host: attacker.example:${port}\r\n`)).toBe(404);
       for (const extra of FROM_ELSEWHERE)
         expect(await scrape(port, `Host: 127.0.0.1:${port}\r\n${extra}`), extra).toBe(404);
+    });
+  }
+
+  for (const http of HTTP_SERVERS) {
+    it(`${http}: to a request from elsewhere /metrics answers exactly as an unknown path does, every method (not "Unknown route", nor a 405 that says it is there)`, async () => {
+      const live = await gw.start({ http, config: webhookConfig({}, { host: "127.0.0.1" }) });
+      const port = live.gateway.port;
+      // Read the whole answer: its Content-Length of body, none after a HEAD's.
+      const answer = (method: string, path: string, headers: string) =>
+        new Promise<{ head: string; body: string }>((resolve, reject) => {
+          const body = method === "POST" || method === "PUT" ? "Content-Length: 2\r\n\r\n{}" : "\r\n";
+          const socket = connect(port, "127.0.0.1", () =>
+            socket.write(`${method} ${path} HTTP/1.1\r\n${headers}Connection: close\r\n${body}`),
+          );
+          let received = "";
+          socket.on("data", (data) => {
+            received += data.toString("utf8");
+            const split = received.indexOf("\r\n\r\n");
+            if (split === -1) return;
+            const head = received.slice(0, split);
+            const length = method === "HEAD" ? 0 : Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+            if (Buffer.byteLength(received) - split - 4 < length) return;
+            socket.destroy();
+            // The same status line, headers and body, but for the time of day.
+            resolve({ head: head.replace(/\r\nDate: [^\r]*/i, ""), body: received.slice(split + 4) });
+          });
+          socket.on("error", reject);
+        });
+      for (const method of ["GET", "HEAD", "POST", "PUT", "OPTIONS", "DELETE"])
+        for (const from of [
+          `Host: attacker.example:${port}\r\n`,
+          `Host: 127.0.0.1:${port}\r\nOrigin: http://a.example\r\n`,
+        ])
+          expect(await answer(method, "/metrics", from), `${method} ${from}`).toEqual(
+            await answer(method, "/elsewhere", from),
+          );
+      expect((await answer("GET", "/metrics", `Host: attacker.example:${port}\r\n`)).body).toBe(
+        '{"error":"Not found"}',
+      );
     });
   }
 

@@ -65,6 +65,26 @@ describe("a webhook setting out of its range says the range to write", () => {
     );
   });
 
+  it("a route's coalesce window or max wait below 0 says what to write, under routes and extra.routes", () => {
+    const route = (coalesce: string) =>
+      webhook(`routes:\n      pr:\n        secret: x\n        coalesce: {key: n, ${coalesce}}`);
+    expect(refusal(route("window_seconds: -1"))).toBe(
+      "FILE: platforms.webhook.routes.pr.coalesce.window_seconds: expected at least 0, got -1 — write the quiet window in seconds, 0 or more (default 30)",
+    );
+    expect(refusal(route("max_wait_seconds: -5"))).toBe(
+      "FILE: platforms.webhook.routes.pr.coalesce.max_wait_seconds: expected at least 0, got -5 — write the longest wait in seconds from a group's first event, 0 or more (default 300)",
+    );
+    expect(
+      refusal(
+        webhook(
+          "extra:\n      routes:\n        pr:\n          secret: x\n          coalesce: {key: n, window_seconds: -1}",
+        ),
+      ),
+    ).toBe(
+      "FILE: platforms.webhook.extra.routes.pr.coalesce.window_seconds: expected at least 0, got -1 — write the quiet window in seconds, 0 or more (default 30)",
+    );
+  });
+
   it("the agent's bounded counts say their range", () => {
     expect(refusal("agent:\n  max_concurrent_runs: 0\n")).toBe(
       "FILE: agent.max_concurrent_runs: expected more than 0, got 0 — write a whole number from 1 to 1000",

@@ -215,6 +215,18 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("a route written as one value (its secret, as often as not) says to write its keys under it, the value not shown", () => {
+    const direct = refusal("platforms:\n  webhook:\n    routes:\n      gh: sec-LLL111\n");
+    expect(direct).toBe(
+      "FILE: platforms.webhook.routes.gh: expected a mapping, got text (not shown: it may be the route's secret) — a route is a mapping of its keys: write gh: on its own line, with secret: and its other keys (events, prompt, ...) indented under it",
+    );
+    expect(direct).not.toContain("sec-LLL111");
+    const extra = refusal("platforms:\n  webhook:\n    extra:\n      routes:\n        gh: 123456\n");
+    expect(extra).toBe(
+      "FILE: platforms.webhook.extra.routes.gh: expected a mapping, got a number (not shown: it may be the route's secret) — a route is a mapping of its keys: write gh: on its own line, with secret: and its other keys (events, prompt, ...) indented under it",
+    );
+  });
+
   it("a route property written where route names go is named as one, directly or under extra", () => {
     expect(
       refusal(

@@ -38,6 +38,17 @@ describe("what a refusal quotes", () => {
     expect(message).not.toMatch(/sk-leak|sec-GGG/);
   });
 
+  it("a route's script or cron_job of spaces only is refused as an empty one is, saying what to write", () => {
+    const route = (key: string) =>
+      webhook(`    routes:\n      r:\n        secret: x\n        ${key}: "   "\n`);
+    expect(refusal(route("script"))).toBe(
+      "FILE: platforms.webhook.routes.r.script: is blank (spaces only) — write the script's file name in the profile's scripts/ directory, or leave the key out",
+    );
+    expect(refusal(route("cron_job"))).toBe(
+      "FILE: platforms.webhook.routes.r.cron_job: is blank (spaces only) — write the cron job's id or name (svc cron list), or leave the key out",
+    );
+  });
+
   it("a list or mapping with a secret inside is not quoted (routes written as a list of {name, secret})", () => {
     expect(refusal(webhook("    routes:\n      - name: gh\n        secret: hunter2\n"))).toBe(
       'FILE: platforms.webhook.routes: expected a mapping, got a list (not shown: it holds a secret) — write each entry under its name, not as a list item with name: (gh: on its own line, its other keys indented under it, no "- " and no name: key)',
@@ -45,6 +56,10 @@ describe("what a refusal quotes", () => {
     // Without one, the value is quoted as ever (a list of route names, with how to write them).
     expect(refusal(webhook("    routes: [gh, ci]\n"))).toBe(
       'FILE: platforms.webhook.routes: expected a mapping, got ["gh","ci"] — routes maps each route\'s name to its keys: write gh: on its own line under routes:, with its keys (secret, events, ...) indented under it (gh: {} for a route with no keys of its own)',
+    );
+    // One route's name as the value of routes: the same advice.
+    expect(refusal(webhook("    routes: gh\n"))).toBe(
+      'FILE: platforms.webhook.routes: expected a mapping, got "gh" — routes maps each route\'s name to its keys: write gh: on its own line under routes:, with its keys (secret, events, ...) indented under it (gh: {} for a route with no keys of its own)',
     );
   });
 
