@@ -38,6 +38,7 @@ import {
   META_PROTOCOL_VERSION,
   STATELESS_VERSION,
   speaksStateless,
+  UnspokenVersionsError,
   withContent,
 } from "./eras.js";
 import { MAX_LIST_PAGES, nextPage } from "./listPages.js";
@@ -648,11 +649,7 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
     result = await client.request({ method: "server/discover" }, DiscoverResultSchema, {
       timeout: options.timeoutMs,
     });
-    if (!speaksStateless(result)) {
-      throw new Error(
-        `server/discover lists ${result.supportedVersions.join(", ") || "no versions"}, not ${STATELESS_VERSION}`,
-      );
-    }
+    if (!speaksStateless(result)) throw new UnspokenVersionsError(result.supportedVersions);
   } catch (err) {
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
@@ -717,8 +714,14 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       if (options.signal?.aborted) throw probeError;
       // The probe's error alone ("Method not found") hides that initialize was refused first: say both,
       // as `stateless` does for its legacy retry.
+      // A probe answered with versions svc does not speak came from an MCP server (of another revision):
+      // the connect error adds the versions svc speaks (unsupportedVersionHint), not "is this MCP?".
+      const outcome =
+        probeError instanceof UnspokenVersionsError
+          ? `found no version svc speaks (${probeError.message})`
+          : `failed too (${describeTransportError(probeError)}) — check that this is an MCP server`;
       throw new ComposedError(
-        `initialize was refused (${describeTransportError(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next failed too (${describeTransportError(probeError)}) — check that this is an MCP server`,
+        `initialize was refused (${describeTransportError(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next ${outcome}`,
         { cause: probeError },
       );
     }
