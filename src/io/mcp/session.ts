@@ -18,6 +18,7 @@ import {
   type ElicitResult,
   ErrorCode,
   type Implementation,
+  LATEST_PROTOCOL_VERSION,
   McpError,
   PrimitiveSchemaDefinitionSchema,
   type Progress,
@@ -49,6 +50,7 @@ import {
   listedTools,
   type ServerLogParams,
 } from "./looseAnswers.js";
+import { askingFor, offeredVersion } from "./offeredVersion.js";
 import {
   answeredWithError,
   ComposedError,
@@ -543,13 +545,28 @@ function readableServerInfo(result: unknown): void {
   answer.serverInfo = { name: text(info.name), version: text(info.version) };
 }
 
-async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
+/**
+ * The `initialize` handshake. A server that refuses the version asked for (the SDK's latest) naming the
+ * versions it supports is asked once more, in the newest of them svc speaks (see `offeredVersion`).
+ */
+async function openHandshake(options: OpenSessionOptions): Promise<McpSession> {
+  try {
+    return await openLegacy(options);
+  } catch (err) {
+    const version = offeredVersion(err, LATEST_PROTOCOL_VERSION);
+    if (version === undefined || options.signal?.aborted === true) throw err;
+    return await openLegacy(options, version);
+  }
+}
+
+async function openLegacy(options: OpenSessionOptions, version?: string): Promise<McpSession> {
   // A listener added to an already aborted signal never runs: a given-up connect must not start.
   if (options.signal?.aborted === true) throw new Error(CANCELLED);
   const handlers = options.handlers ?? {};
   const client = newClient(handlers);
   watchStrayAnswers(client, options);
   const transport = options.makeTransport();
+  if (version !== undefined) askingFor(transport, version);
   leaveOutNullsOfInitialize(transport);
   const abort = () => void transport.close().catch(() => undefined);
   options.signal?.addEventListener("abort", abort, { once: true });
@@ -678,7 +695,7 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
 export async function openSession(options: OpenSessionOptions): Promise<McpSession> {
   if (options.protocol === "legacy") {
     try {
-      return await openLegacy(options);
+      return await openHandshake(options);
     } catch (err) {
       // `auto` would go on to the server/discover probe here; `legacy` never does, so say which key to change.
       if (!refusedAsModernOnly(options, err)) throw err;
@@ -696,7 +713,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       // in, a refused or unreachable refresh) says nothing of the era: the retry would only repeat it.
       if (options.signal?.aborted || svcOwnError(options.name, probeError)) throw probeError;
       try {
-        return await openLegacy(options);
+        return await openHandshake(options);
       } catch (legacyError) {
         throw new ComposedError(
           `server/discover failed (${describeTransportError(probeError)}) and the legacy initialize retry failed (${describeTransportError(legacyError)})`,
@@ -705,7 +722,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     }
   }
   try {
-    return await openLegacy(options);
+    return await openHandshake(options);
   } catch (legacyError) {
     if (!refusedAsModernOnly(options, legacyError)) throw legacyError;
     try {

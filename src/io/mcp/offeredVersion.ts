@@ -1,0 +1,42 @@
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+
+/**
+ * The protocol version to ask for again when a server refused `initialize` naming the versions it supports,
+ * as MCP's lifecycle shows the refusal (`{"code": -32602, "message": "Unsupported protocol version",
+ * "data": {"supported": ["2025-06-18"], "requested": "2025-11-25"}}`): the newest of them svc speaks, other
+ * than the one it asked for. Undefined when the refusal names none (a stateless-only server's
+ * `["2026-07-28"]`, which `protocol: auto` reaches through `server/discover`). Pure.
+ */
+export function offeredVersion(err: unknown, asked: string): string | undefined {
+  const data = err instanceof McpError ? err.data : errorDataInBody(err);
+  const supported = (data as { supported?: unknown } | null | undefined)?.supported;
+  if (!Array.isArray(supported)) return undefined;
+  return SUPPORTED_PROTOCOL_VERSIONS.find((version) => version !== asked && supported.includes(version));
+}
+
+/** `error.data` of a JSON-RPC answer that came as an HTTP error's body (`Error POSTing to endpoint: {…}`). */
+function errorDataInBody(err: unknown): unknown {
+  const message = err instanceof Error ? err.message : "";
+  const start = message.indexOf("{");
+  const end = message.lastIndexOf("}");
+  if (start < 0 || end < start) return undefined;
+  try {
+    const answer = JSON.parse(message.slice(start, end + 1)) as { error?: { data?: unknown } } | null;
+    return answer?.error?.data;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Has the `initialize` request sent through `transport` ask for `version` in place of the SDK's latest. */
+export function askingFor(transport: Transport, version: string): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) =>
+    send(
+      "method" in message && message.method === "initialize"
+        ? { ...message, params: { ...message.params, protocolVersion: version } }
+        : message,
+      options,
+    );
+}
