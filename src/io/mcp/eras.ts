@@ -49,6 +49,9 @@ export function speaksStateless(result: DiscoverResult): boolean {
   return result.supportedVersions.includes(STATELESS_VERSION);
 }
 
+/** The protocol versions svc speaks, and what to do about a server that speaks none of them. */
+export const SVC_SPEAKS = `svc speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")} (and ${STATELESS_VERSION} through server/discover): configure the server to offer one of them, or update svc`;
+
 /**
  * A `server/discover` answer that lists no version svc speaks: an MCP server of another revision (a newer
  * one), not something that is no MCP server at all.
@@ -72,7 +75,7 @@ export function unsupportedVersionHint(text: string): string {
   const unspokenDiscover =
     /server\/discover lists /.test(text) && text.includes(`, not ${STATELESS_VERSION}`);
   if (!unspokenDiscover && (version === undefined || version === STATELESS_VERSION)) return "";
-  return ` — svc speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")} (and ${STATELESS_VERSION} through server/discover): configure the server to offer one of them, or update svc`;
+  return ` — ${SVC_SPEAKS}`;
 }
 
 /**

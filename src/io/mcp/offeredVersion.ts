@@ -1,5 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { STATELESS_VERSION, SVC_SPEAKS } from "./eras.js";
 
 /**
  * The protocol version to ask for again when a server refused `initialize` naming the versions it supports,
@@ -9,10 +10,27 @@ import { McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk
  * `["2026-07-28"]`, which `protocol: auto` reaches through `server/discover`). Pure.
  */
 export function offeredVersion(err: unknown, asked: string): string | undefined {
+  const supported = supportedVersions(err);
+  if (supported === undefined) return undefined;
+  return SUPPORTED_PROTOCOL_VERSIONS.find((version) => version !== asked && supported.includes(version));
+}
+
+/**
+ * For a refusal of `initialize` whose `data.supported` names no version svc speaks (nor the stateless
+ * revision, which `server/discover` reaches): both sides' versions and what to do. Empty otherwise.
+ */
+export function refusedVersionsHint(err: unknown): string {
+  const supported = supportedVersions(err)?.filter((v): v is string => typeof v === "string");
+  if (supported === undefined || supported.length === 0 || supported.includes(STATELESS_VERSION)) return "";
+  if (SUPPORTED_PROTOCOL_VERSIONS.some((version) => supported.includes(version))) return "";
+  return ` — the server supports ${supported.join(", ")}, and ${SVC_SPEAKS}`;
+}
+
+/** The `data.supported` of a refusal, as a JSON-RPC error or as the JSON-RPC body of an HTTP error. */
+function supportedVersions(err: unknown): readonly unknown[] | undefined {
   const data = err instanceof McpError ? err.data : errorDataInBody(err);
   const supported = (data as { supported?: unknown } | null | undefined)?.supported;
-  if (!Array.isArray(supported)) return undefined;
-  return SUPPORTED_PROTOCOL_VERSIONS.find((version) => version !== asked && supported.includes(version));
+  return Array.isArray(supported) ? supported : undefined;
 }
 
 /** `error.data` of a JSON-RPC answer that came as an HTTP error's body (`Error POSTing to endpoint: {…}`). */

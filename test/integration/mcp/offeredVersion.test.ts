@@ -28,11 +28,13 @@ describe("a server that refuses initialize naming the versions it supports (data
     expect(text(await h.call("old", "version", {}))).toBe("2025-03-26");
   });
 
-  it("no version svc speaks among them: the refusal is the error, asked once", async () => {
-    const h = ctx.hub(ctx.home, { old: older(-32602, ["1999-01-01"], "legacy") });
+  it("no version svc speaks among them: the refusal is the error, asked once, naming both sides' versions", async () => {
+    const h = ctx.hub(ctx.home, { old: older(-32602, ["1999-01-01", "2000-01-01"], "legacy") });
     const status = await h.settled("old");
     expect(status.state).toBe("failed");
-    expect(status.lastError).toBe("mcp_servers.old: MCP error -32602: Unsupported protocol version");
+    expect(status.lastError).toBe(
+      "mcp_servers.old: MCP error -32602: Unsupported protocol version — the server supports 1999-01-01, 2000-01-01, and svc speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07 (and 2026-07-28 through server/discover): configure the server to offer one of them, or update svc",
+    );
   });
 
   it("over Streamable HTTP, where the refusal is the JSON-RPC body of an HTTP 400", async () => {
