@@ -5,14 +5,15 @@ import { STATELESS_VERSION, SVC_SPEAKS } from "./eras.js";
 /**
  * The protocol version to ask for again when a server refused `initialize` naming the versions it supports,
  * as MCP's lifecycle shows the refusal (`{"code": -32602, "message": "Unsupported protocol version",
- * "data": {"supported": ["2025-06-18"], "requested": "2025-11-25"}}`): the newest of them svc speaks, other
- * than the one it asked for. Undefined when the refusal names none (a stateless-only server's
- * `["2026-07-28"]`, which `protocol: auto` reaches through `server/discover`). Pure.
+ * "data": {"supported": ["2025-06-18"], "requested": "2025-11-25"}}`): the newest of them svc speaks. Undefined
+ * when the refusal names none (a stateless-only server's `["2026-07-28"]`, which `protocol: auto` reaches
+ * through `server/discover`), or names the version asked for (then the refusal is about something else). Pure.
  */
 export function offeredVersion(err: unknown, asked: string): string | undefined {
   const supported = supportedVersions(err);
-  if (supported === undefined) return undefined;
-  return SUPPORTED_PROTOCOL_VERSIONS.find((version) => version !== asked && supported.includes(version));
+  // A refusal that lists the version asked for is not about the version: asking again would not help.
+  if (supported === undefined || supported.includes(asked)) return undefined;
+  return SUPPORTED_PROTOCOL_VERSIONS.find((version) => supported.includes(version));
 }
 
 /**
