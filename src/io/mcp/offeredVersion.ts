@@ -17,6 +17,19 @@ export function offeredVersion(err: unknown, asked: string): string | undefined 
 }
 
 /**
+ * Whether a refusal of `initialize` names 2026-07-28 as the only version svc speaks that the server supports
+ * (`data.supported`, whatever the error's code): a stateless server's, which `server/discover` reaches.
+ */
+export function offersOnlyStateless(err: unknown): boolean {
+  const supported = supportedVersions(err);
+  return (
+    supported !== undefined &&
+    supported.includes(STATELESS_VERSION) &&
+    !SUPPORTED_PROTOCOL_VERSIONS.some((version) => supported.includes(version))
+  );
+}
+
+/**
  * For a refusal of `initialize` whose `data.supported` names no version svc speaks (nor the stateless
  * revision, which `server/discover` reaches): both sides' versions and what to do. Empty otherwise.
  */

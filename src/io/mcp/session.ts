@@ -50,7 +50,7 @@ import {
   listedTools,
   type ServerLogParams,
 } from "./looseAnswers.js";
-import { askingFor, offeredVersion } from "./offeredVersion.js";
+import { askingFor, offeredVersion, offersOnlyStateless } from "./offeredVersion.js";
 import {
   answeredWithError,
   ComposedError,
@@ -755,5 +755,9 @@ function svcOwnError(name: string, err: unknown): boolean {
  * the server's, though its text may match (a server named `stateless`: `stateless: not logged in — …`).
  */
 function refusedAsModernOnly(options: OpenSessionOptions, err: unknown): boolean {
-  return !options.signal?.aborted && !svcOwnError(options.name, err) && isModernOnlyRejection(err);
+  return (
+    !options.signal?.aborted &&
+    !svcOwnError(options.name, err) &&
+    (isModernOnlyRejection(err) || offersOnlyStateless(err))
+  );
 }

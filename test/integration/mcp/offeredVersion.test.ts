@@ -28,6 +28,12 @@ describe("a server that refuses initialize naming the versions it supports (data
     expect(text(await h.call("old", "version", {}))).toBe("2025-03-26");
   });
 
+  it("protocol: auto takes a refusal whose only supported version is 2026-07-28 as a stateless server's, whatever its code, and probes server/discover", async () => {
+    const h = ctx.hub(ctx.home, { new: older(-32602, ["2026-07-28"]) });
+    expect((await h.settled("new")).state).toBe("connected");
+    expect(text(await h.call("new", "version", {}))).toBe("2026-07-28");
+  });
+
   it("no version svc speaks among them: the refusal is the error, asked once, naming both sides' versions", async () => {
     const h = ctx.hub(ctx.home, { old: older(-32602, ["1999-01-01", "2000-01-01"], "legacy") });
     const status = await h.settled("old");
