@@ -125,8 +125,11 @@ export function parseInstallLink(link: string): InstallRequest {
     checkEntry(name, entry);
     return { name, config: entry, kind: "url" };
   }
-  if (typeof entry.command !== "string" || entry.command === "")
+  if (typeof entry.command !== "string" || entry.command === "") {
+    // A list (`["npx", "-y", "pkg"]`) or Zed's `{path, args}` gets the fix config.yaml gives for it.
+    if (entry.command !== null && typeof entry.command === "object") checkEntry(name, entry);
     reject('"command" must be a non-empty string');
+  }
   checkEntry(name, entry);
   return { name, config: entry, kind: "command" };
 }

@@ -62,6 +62,8 @@ export interface Runtime {
   awaitingEndpoint?: boolean;
   /** The first answer of an id svc never sent at the latest connect (cut, redacted): a timeout quotes it. */
   strayAnswer?: string | undefined;
+  /** The latest connect got past the handshake and lists the tools: a timeout then says where it stopped. */
+  listingTools?: boolean;
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
   secrets: readonly string[];
   /** `renderedFingerprint` of the entry as the last connect rendered it (none before the first connect). */
@@ -132,6 +134,7 @@ export async function connectRuntime(
   rt.stdoutSoFar = stdout;
   rt.awaitingEndpoint = false;
   rt.strayAnswer = undefined;
+  rt.listingTools = false;
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
   // listing in flight plus one after it, not one listing each, and the last listing is the newest.
@@ -233,6 +236,7 @@ export async function connectRuntime(
   signal.addEventListener("abort", giveUp, { once: true });
   try {
     listingAtConnect = true;
+    if (rt.stdoutSoFar === stdout) rt.listingTools = true;
     await listAndRegister(rt, deps, session, signal);
     if (changedWhileListing) {
       changedWhileListing = false;
@@ -391,14 +395,24 @@ export function serverScoped(server: string, reason: string): string {
  * `message` (a connect given up: connect_timeout, --timeout) with what the server showed meanwhile: a
  * stdio server's stderr (or stdout) so far, an SSE stream that never named its endpoint.
  */
-export function withConnectSoFar(rt: Runtime, message: string): string {
-  if (rt.awaitingEndpoint === true) return `${message} — ${NO_ENDPOINT_EVENT}`;
+export function withConnectSoFar(rt: Runtime, given: string): string {
+  if (rt.awaitingEndpoint === true) return `${given} — ${NO_ENDPOINT_EVENT}`;
+  // A server that answered the handshake is running and speaks MCP: what it did not answer is its tool list
+  // (unless it did answer it, under another id: that is said below, and is why).
+  const message =
+    rt.listingTools === true && rt.strayAnswer === undefined ? `${given} — ${noToolList(given)}` : given;
   // The server did answer, under an id no request had: said first, since it is why nothing was answered.
   const stray =
     rt.strayAnswer === undefined
       ? ""
       : ` — the server answered with an id svc never sent, so its answer matched no request: ${rt.strayAnswer} (each answer must carry the id of the request it answers)`;
   return withStderrSoFar(`${message}${stray}`, stderrSoFar(rt), rt.stdoutSoFar);
+}
+
+/** The wait that ran out (`connect_timeout`, or `svc mcp list`'s `--timeout`) is the one to raise. */
+function noToolList(given: string): string {
+  const bound = given.includes("(--timeout)") ? "--timeout" : "connect_timeout";
+  return `the server answered the handshake but not tools/list, the listing of its tools (a fault of the server, or a list slow to build: raise ${bound})`;
 }
 
 /** How much of an answer of an unknown id a connect timeout quotes. */

@@ -34,7 +34,8 @@ export async function revokeSavedGrant(job: OAuthJob, tokens: StoredTokens): Pro
     throw err;
   }
   if (client === undefined) return { revoked: false, why: "the client registration is missing" };
-  const fetches = oauthFetches(job.entry.oauth?.user_agent, job.fetch, job.requestTimeoutMs);
+  // oauth.user_agent is for token-endpoint requests only: the revocation endpoint gets Svc-Agent/<version>.
+  const fetches = oauthFetches(undefined, job.fetch, job.requestTimeoutMs);
   const options = {
     [oauth.customFetch]: fetches.token as typeof fetch,
     // As a login and a refresh: an authorization server on plain http (local) is spoken to over http.

@@ -50,9 +50,16 @@ function seconds<D extends number | undefined>(fallback: D, options: { positive?
       if (value === undefined || value === null) return fallback as never;
       const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
       if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || (options.positive === true && n === 0)) {
+        // A finite number out of range is told the range: above 0, or (for a key that takes 0) 0 or more.
+        const range =
+          typeof n !== "number" || !Number.isFinite(n)
+            ? ""
+            : options.positive === true
+              ? "a positive number of "
+              : "0 or more ";
         ctx.addIssue({
           code: "custom",
-          message: `expected ${typeof n === "number" && Number.isFinite(n) && options.positive === true ? "a positive number of " : ""}seconds, got ${describe(value)}${nonFinite(value) ? ` — ${FINITE_SECONDS}` : unitHint(value)}`,
+          message: `expected ${range}seconds, got ${describe(value)}${nonFinite(value) ? ` — ${FINITE_SECONDS}` : unitHint(value)}`,
         });
         return z.NEVER;
       }

@@ -19,6 +19,7 @@ import { shellAssignmentName } from "../shellAssignment.js";
 import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint, withBlankVersionNamed } from "./eras.js";
+import { refusedVersionsHint } from "./offeredVersion.js";
 import { preflight } from "./preflight.js";
 import {
   emptyVariablesNote,
@@ -454,7 +455,7 @@ function scoped(
       (err instanceof SyntaxError ? " — check that the url is the server's MCP endpoint" : "");
   }
   text = withBlankVersionNamed(text);
-  text += unsupportedVersionHint(text);
+  text += unsupportedVersionHint(text) || refusedVersionsHint(err);
   return new SvcError("mcp_connect", `mcp_servers.${name}: ${text}`, { cause: err });
 }
 

@@ -49,16 +49,33 @@ export function speaksStateless(result: DiscoverResult): boolean {
   return result.supportedVersions.includes(STATELESS_VERSION);
 }
 
+/** The protocol versions svc speaks, and what to do about a server that speaks none of them. */
+export const SVC_SPEAKS = `svc speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")} (and ${STATELESS_VERSION} through server/discover): configure the server to offer one of them, or update svc`;
+
+/**
+ * A `server/discover` answer that lists no version svc speaks: an MCP server of another revision (a newer
+ * one), not something that is no MCP server at all.
+ */
+export class UnspokenVersionsError extends Error {
+  constructor(readonly versions: readonly string[]) {
+    super(`server/discover lists ${versions.join(", ") || "no versions"}, not ${STATELESS_VERSION}`);
+    this.name = "UnspokenVersionsError";
+  }
+}
+
 /**
  * What to do when a server answered `initialize` with a protocol version svc does not speak (the SDK says
- * only `Server's protocol version is not supported: <version>`): the versions svc speaks. Empty for any
- * other error, and for the stateless revision, which `protocol: auto` reaches through `server/discover`.
+ * only `Server's protocol version is not supported: <version>`), or its `server/discover` lists none svc
+ * speaks (UnspokenVersionsError): the versions svc speaks. Empty for any other error, and for the
+ * stateless revision, which `protocol: auto` reaches through `server/discover`.
  */
 export function unsupportedVersionHint(text: string): string {
   // Inside the auto fallback's message the version is followed by `), and the server/discover probe…`.
   const version = /Server's protocol version is not supported: ([^\s),;]+)/.exec(text)?.[1];
-  if (version === undefined || version === STATELESS_VERSION) return "";
-  return ` — svc speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")} (and ${STATELESS_VERSION} through server/discover): configure the server to offer one of them, or update svc`;
+  const unspokenDiscover =
+    /server\/discover lists /.test(text) && text.includes(`, not ${STATELESS_VERSION}`);
+  if (!unspokenDiscover && (version === undefined || version === STATELESS_VERSION)) return "";
+  return ` — ${SVC_SPEAKS}`;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   type ElicitResult,
   ErrorCode,
   type Implementation,
+  LATEST_PROTOCOL_VERSION,
   McpError,
   PrimitiveSchemaDefinitionSchema,
   type Progress,
@@ -38,6 +39,7 @@ import {
   META_PROTOCOL_VERSION,
   STATELESS_VERSION,
   speaksStateless,
+  UnspokenVersionsError,
   withContent,
 } from "./eras.js";
 import { MAX_LIST_PAGES, nextPage } from "./listPages.js";
@@ -48,6 +50,7 @@ import {
   listedTools,
   type ServerLogParams,
 } from "./looseAnswers.js";
+import { askingFor, offeredVersion, offersOnlyStateless } from "./offeredVersion.js";
 import {
   answeredWithError,
   ComposedError,
@@ -542,13 +545,28 @@ function readableServerInfo(result: unknown): void {
   answer.serverInfo = { name: text(info.name), version: text(info.version) };
 }
 
-async function openLegacy(options: OpenSessionOptions): Promise<McpSession> {
+/**
+ * The `initialize` handshake. A server that refuses the version asked for (the SDK's latest) naming the
+ * versions it supports is asked once more, in the newest of them svc speaks (see `offeredVersion`).
+ */
+async function openHandshake(options: OpenSessionOptions): Promise<McpSession> {
+  try {
+    return await openLegacy(options);
+  } catch (err) {
+    const version = offeredVersion(err, LATEST_PROTOCOL_VERSION);
+    if (version === undefined || options.signal?.aborted === true) throw err;
+    return await openLegacy(options, version);
+  }
+}
+
+async function openLegacy(options: OpenSessionOptions, version?: string): Promise<McpSession> {
   // A listener added to an already aborted signal never runs: a given-up connect must not start.
   if (options.signal?.aborted === true) throw new Error(CANCELLED);
   const handlers = options.handlers ?? {};
   const client = newClient(handlers);
   watchStrayAnswers(client, options);
   const transport = options.makeTransport();
+  if (version !== undefined) askingFor(transport, version);
   leaveOutNullsOfInitialize(transport);
   const abort = () => void transport.close().catch(() => undefined);
   options.signal?.addEventListener("abort", abort, { once: true });
@@ -648,11 +666,7 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
     result = await client.request({ method: "server/discover" }, DiscoverResultSchema, {
       timeout: options.timeoutMs,
     });
-    if (!speaksStateless(result)) {
-      throw new Error(
-        `server/discover lists ${result.supportedVersions.join(", ") || "no versions"}, not ${STATELESS_VERSION}`,
-      );
-    }
+    if (!speaksStateless(result)) throw new UnspokenVersionsError(result.supportedVersions);
   } catch (err) {
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
@@ -681,7 +695,7 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
 export async function openSession(options: OpenSessionOptions): Promise<McpSession> {
   if (options.protocol === "legacy") {
     try {
-      return await openLegacy(options);
+      return await openHandshake(options);
     } catch (err) {
       // `auto` would go on to the server/discover probe here; `legacy` never does, so say which key to change.
       if (!refusedAsModernOnly(options, err)) throw err;
@@ -699,7 +713,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       // in, a refused or unreachable refresh) says nothing of the era: the retry would only repeat it.
       if (options.signal?.aborted || svcOwnError(options.name, probeError)) throw probeError;
       try {
-        return await openLegacy(options);
+        return await openHandshake(options);
       } catch (legacyError) {
         throw new ComposedError(
           `server/discover failed (${describeTransportError(probeError)}) and the legacy initialize retry failed (${describeTransportError(legacyError)})`,
@@ -708,7 +722,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     }
   }
   try {
-    return await openLegacy(options);
+    return await openHandshake(options);
   } catch (legacyError) {
     if (!refusedAsModernOnly(options, legacyError)) throw legacyError;
     try {
@@ -717,8 +731,14 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       if (options.signal?.aborted) throw probeError;
       // The probe's error alone ("Method not found") hides that initialize was refused first: say both,
       // as `stateless` does for its legacy retry.
+      // A probe answered with versions svc does not speak came from an MCP server (of another revision):
+      // the connect error adds the versions svc speaks (unsupportedVersionHint), not "is this MCP?".
+      const outcome =
+        probeError instanceof UnspokenVersionsError
+          ? `found no version svc speaks (${probeError.message})`
+          : `failed too (${describeTransportError(probeError)}) — check that this is an MCP server`;
       throw new ComposedError(
-        `initialize was refused (${describeTransportError(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next failed too (${describeTransportError(probeError)}) — check that this is an MCP server`,
+        `initialize was refused (${describeTransportError(legacyError)}), and the server/discover probe of the ${STATELESS_VERSION} revision that protocol: auto tries next ${outcome}`,
         { cause: probeError },
       );
     }
@@ -735,5 +755,9 @@ function svcOwnError(name: string, err: unknown): boolean {
  * the server's, though its text may match (a server named `stateless`: `stateless: not logged in — …`).
  */
 function refusedAsModernOnly(options: OpenSessionOptions, err: unknown): boolean {
-  return !options.signal?.aborted && !svcOwnError(options.name, err) && isModernOnlyRejection(err);
+  return (
+    !options.signal?.aborted &&
+    !svcOwnError(options.name, err) &&
+    (isModernOnlyRejection(err) || offersOnlyStateless(err))
+  );
 }

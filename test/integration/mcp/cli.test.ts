@@ -212,6 +212,22 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     expect(r.stderr).toContain("mcp_servers.mute: connect timed out after 0.5 s (connect_timeout)");
   });
 
+  it("a server that answers the handshake but never tools/list: list's check says so and names --timeout, test names connect_timeout", async () => {
+    const unlisted = join(import.meta.dirname, "../../fixtures/mcp/unlisted-tools-server.mjs");
+    writeConfig({ stuck: { command: process.execPath, args: [unlisted], connect_timeout: 30 } });
+    const why = "the server answered the handshake but not tools/list, the listing of its tools";
+    const listed = await run(home, ["mcp", "list", "--timeout", "0.5"]);
+    expect(listed.stdout).toContain(
+      `failed: no answer within 0.5 s (--timeout) — ${why} (a fault of the server, or a list slow to build: raise --timeout)`,
+    );
+    writeConfig({ stuck: { command: process.execPath, args: [unlisted], connect_timeout: 0.5 } });
+    const tested = await run(home, ["mcp", "test", "stuck"]);
+    expect(tested.code).toBe(1);
+    expect(tested.stderr).toContain(
+      `mcp_servers.stuck: connect timed out after 0.5 s (connect_timeout) — ${why} (a fault of the server, or a list slow to build: raise connect_timeout)`,
+    );
+  });
+
   it("an SSE server that accepts the event stream and never answers: test and call fail naming connect_timeout (exit 1)", async () => {
     // The SDK's SSE transport waited for the stream's `endpoint` event even after svc closed it: the
     // given-up connect never settled, and the command, its stop waiting on it, exited 13 saying nothing.

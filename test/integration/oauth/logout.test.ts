@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { USER_AGENT } from "../../../src/io/version.js";
 import type { ProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import type { OidcServer } from "../../fakes/authServer/oidc.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -54,6 +55,25 @@ describe("svc mcp logout", () => {
     const again = await svc("logout", "notes");
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(`svc: notes: not logged in — no saved login at ${tokensFile()}\n`);
+  });
+
+  it("sends Svc-Agent/<version> to the revocation endpoint: oauth.user_agent is for token-endpoint requests only", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      `mcp_servers:\n  notes:\n    url: ${mcp.url}\n    auth: oauth\n    oauth: {cimd: false, user_agent: Custom-Agent/9}\n`,
+    );
+    await loginWith(harness(home.dir, "notes", mcp.url, { cimd: false, user_agent: "Custom-Agent/9" }));
+    const agents: string[] = [];
+    const seen = (ctx: { get(name: string): string }) => agents.push(ctx.get("user-agent"));
+    oidc.provider.on("grant.revoked", seen);
+    try {
+      const r = await svc("logout", "notes");
+      expect(r).toMatchObject({ code: 0, stderr: "" });
+    } finally {
+      oidc.provider.off("grant.revoked", seen);
+    }
+    expect(agents).toEqual([USER_AGENT]);
   });
 
   it("--local only removes the saved tokens: the grant stays valid at the authorization server", async () => {

@@ -35,6 +35,18 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     );
   });
 
+  it("a negative value of a key that takes 0 says what it takes: 0 or more seconds", () => {
+    for (const key of ["keepalive_interval", "idle_timeout_seconds", "max_lifetime_seconds"]) {
+      expect(() => load(`mcp_servers:\n  g:\n    command: x\n    ${key}: -3\n`)).toThrow(
+        new RegExp(`mcp_servers\\.g\\.${key}: expected 0 or more seconds, got -3$`, "m"),
+      );
+    }
+    // A key that must be above 0 keeps its own words.
+    expect(() => load("mcp_servers:\n  g:\n    command: x\n    timeout: -3\n")).toThrow(
+      /mcp_servers\.g\.timeout: expected a positive number of seconds, got -3$/m,
+    );
+  });
+
   it("a duration written with a unit (30s, 10m, 1h, 500ms) says the number of seconds to write", () => {
     let message = "";
     try {
@@ -252,7 +264,7 @@ describe("mcp_servers schema (spec 2.1, 2.2, 2.4)", () => {
     ).toThrow(/mcp_servers\.a\.lifecycle\.idle_timeout_seconds: expected seconds, got "soon"/);
     expect(() =>
       load("mcp_servers:\n  a:\n    command: x\n    lifecycle: {max_lifetime_seconds: -1}\n"),
-    ).toThrow(/mcp_servers\.a\.lifecycle\.max_lifetime_seconds: expected seconds, got -1/);
+    ).toThrow(/mcp_servers\.a\.lifecycle\.max_lifetime_seconds: expected 0 or more seconds, got -1/);
     // A top-level key still wins over a good lifecycle value.
     const { config } = load(
       "mcp_servers:\n  a:\n    command: x\n    idle_timeout_seconds: 7\n    lifecycle: {idle_timeout_seconds: 30}\n",

@@ -99,6 +99,21 @@ describe("install link parser (spec 4.1)", () => {
     );
   });
 
+  it("a command written as a list or as Zed's {path, args} gets the fix config.yaml gives, not only 'must be a string'", () => {
+    expect(() => parseInstallLink(link("q", b64url({ command: ["npx", "-y", "pkg"] })))).toThrow(
+      'install link rejected: config: mcp_servers.q.command: expected a string, got ["npx","-y","pkg"] — command is the program alone: write command: npx and args: [-y, pkg]',
+    );
+    expect(() => parseInstallLink(link("q", b64url({ command: { path: "npx", args: ["-y"] } })))).toThrow(
+      /^install link rejected: config: mcp_servers\.q\.command: expected a string, got .* — command is the program alone, beside the entry's other keys: write command: npx and args: \[-y\]/,
+    );
+    // A list holding a credential is not quoted back.
+    expect(() =>
+      parseInstallLink(link("q", b64url({ command: ["npx", "ctx", "--api-key", "sk-secret-1234"] }))),
+    ).toThrow(
+      /not shown: it may hold a credential\) — command is the program alone: write command: npx and args: \[the rest of the list\]$/,
+    );
+  });
+
   // biome-ignore-start lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
   it("checks url as config.yaml does: its words for a url it refuses, and a ${VAR} url (port, host) left to the connect, its scheme shown", () => {
     const url = (u: string) => () => parseInstallLink(link("web", b64url({ url: u })));
