@@ -43,7 +43,12 @@ function asJson({ id, at, route, request, run, delivery }: DeliverySummary) {
     delivery:
       delivery === undefined
         ? null
-        : { platform: delivery.platform, outcome: delivery.outcome, at: delivery.at },
+        : {
+            platform: delivery.platform,
+            outcome: delivery.outcome,
+            at: delivery.at,
+            ...(delivery.error ? { error: delivery.error } : {}),
+          },
   };
 }
 
@@ -145,6 +150,17 @@ function requestNote(request: RequestRecord, ran: boolean, text: (value: string)
   return redelivery === undefined ? reason : `${reason}; ${redelivery}`;
 }
 
+/** A NOTE with why the delivery failed after it (the platform's answer, as the log line gives it). */
+function withDeliveryError(
+  note: string,
+  delivery: DeliverySummary["delivery"],
+  text: (value: string) => string,
+): string {
+  if (delivery?.error === undefined) return note;
+  const failed = `delivery failed: ${text(delivery.error)}`;
+  return note === "" ? failed : `${note}; ${failed}`;
+}
+
 /**
  * The table `svc webhook deliveries` prints, newest first. `unanswered`: the NOTE of a run (or delivery)
  * whose request this history does not hold. Sender text (IDs, event types, also in a reason), and the
@@ -160,7 +176,11 @@ export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: s
     request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
     run === undefined ? "-" : run.outcome,
     delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,
-    request === undefined ? unanswered : requestNote(request, run !== undefined, text),
+    withDeliveryError(
+      request === undefined ? unanswered : requestNote(request, run !== undefined, text),
+      delivery,
+      text,
+    ),
   ]);
   return formatTable([
     ["TIME", "DELIVERY ID", "ROUTE", "EVENT", "ANSWER", "RUN", "DELIVERY", "NOTE"],
