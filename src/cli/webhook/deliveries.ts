@@ -150,15 +150,20 @@ function requestNote(request: RequestRecord, ran: boolean, text: (value: string)
   return redelivery === undefined ? reason : `${reason}; ${redelivery}`;
 }
 
-/** A NOTE with why the delivery failed after it (the platform's answer, as the log line gives it). */
-function withDeliveryError(
+/**
+ * A NOTE with why the run and the delivery failed after it (the run's error, the platform's answer, as the
+ * log lines give them; records an older svc wrote keep no delivery error).
+ */
+function withFailures(
   note: string,
-  delivery: DeliverySummary["delivery"],
+  { run, delivery }: { run: DeliverySummary["run"]; delivery: DeliverySummary["delivery"] },
   text: (value: string) => string,
 ): string {
-  if (delivery?.error === undefined) return note;
-  const failed = `delivery failed: ${text(delivery.error)}`;
-  return note === "" ? failed : `${note}; ${failed}`;
+  const failures = [
+    ...(run?.outcome === "failed" && run.error ? [`run failed: ${text(run.error)}`] : []),
+    ...(delivery?.outcome === "failed" && delivery.error ? [`delivery failed: ${text(delivery.error)}`] : []),
+  ];
+  return [...(note === "" ? [] : [note]), ...failures].join("; ");
 }
 
 /**
@@ -176,9 +181,9 @@ export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: s
     request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
     run === undefined ? "-" : run.outcome,
     delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,
-    withDeliveryError(
+    withFailures(
       request === undefined ? unanswered : requestNote(request, run !== undefined, text),
-      delivery,
+      { run, delivery },
       text,
     ),
   ]);

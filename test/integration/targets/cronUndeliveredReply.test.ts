@@ -1,23 +1,21 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import type { FakeApi } from "../../fakes/httpFake.js";
-import { startFakeTelegram } from "../../fakes/telegram.js";
+import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 
 /**
  * A scheduled cron run's reply is kept nowhere but in its delivery (a webhook run's is journaled; `svc cron
  * run` prints it): when the target refuses it for good, the `[cron] <job>: run failed` line carries the
- * reply, so the run's work is not lost with the delivery (docs/coalescing-and-cron.md). Real sockets: a fake
- * Telegram Bot API that refuses the chat.
+ * reply, so the run's work is not lost with the delivery (docs/coalescing-and-cron.md). Real sockets: a Bot API
+ * fake that refuses every message, whatever the order of its requests.
  */
 let telegram: FakeApi;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  telegram = await startFakeTelegram();
-  // The start's getMe check, then the run's sendMessage, refused for good.
-  telegram.enqueue(
-    { json: { ok: true, result: { id: 1, is_bot: true, username: "svc_test_bot" } } },
-    { status: 400, json: { ok: false, error_code: 400, description: "Bad Request: chat not found" } },
+  telegram = await startFakeApi((request) =>
+    request.path.endsWith("/getMe")
+      ? { json: { ok: true, result: { id: 1, is_bot: true, username: "b" } } }
+      : { status: 400, json: { ok: false, error_code: 400, description: "Bad Request: chat not found" } },
   );
   const due = new Date(Date.now() - 1000).toISOString();
   gw = await startTestGateway({
