@@ -30,6 +30,7 @@ import type { Deliverer } from "./deliver.js";
 import { fireEventLine } from "./firedJob.js";
 import { createLastRunWriter } from "./lastRuns.js";
 import { type FiredJob, NOT_RUN, type QueuedRun, type RunExecutor } from "./runs.js";
+import { UndeliveredReply } from "./undeliveredReply.js";
 
 /** The webhook route whose event fired a job: with `mirror_to_session`, the job's chat reply is mirrored under its name. */
 export interface FiredBy {
@@ -299,7 +300,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         logger.warn({ job: job.id, profile, trigger }, `${label}: run ${error}`);
       } else {
         error = (err as Error)?.message ?? String(err);
-        logger.error({ job: job.id, profile, trigger, err: error }, `${label}: run failed`);
+        // The reply its target did not take is kept nowhere else: the line keeps it.
+        const reply = err instanceof UndeliveredReply ? { reply: err.reply } : {};
+        logger.error({ job: job.id, profile, trigger, err: error, ...reply }, `${label}: run failed`);
       }
     }
     const at = new Date(clock.now()).toISOString();

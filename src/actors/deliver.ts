@@ -58,7 +58,8 @@ export interface DelivererDeps {
   /** Attempts and failures by platform, when metrics are on. */
   readonly metrics?: Pick<GatewayMetrics, "deliveryAttempt" | "deliveryFailed"> | undefined;
   /** Each delivery's end, for the delivery history. */
-  readonly onOutcome?: (delivery: HistoryKey, platform: string, ok: boolean) => void;
+  /** `error`: why a failed delivery failed, as its log line says it. */
+  readonly onOutcome?: (delivery: HistoryKey, platform: string, ok: boolean, error?: string) => void;
 }
 
 /** `slack: <reason>` once: a target's own errors already start with its name. */
@@ -135,7 +136,13 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         // taken from a record written by hand (which may hold a chat's incoming-webhook URL, a credential).
         deps.metrics?.deliveryFailed(canonical ?? "(unknown)");
         // By its platform (telegram, not chat_1), as the history names a delivery to an enabled target.
-        deps.onOutcome?.(request.recordedAs ?? message, platform, false);
+        // Why, unless the target's name is no target's (a record written by hand may hold a credential there).
+        deps.onOutcome?.(
+          request.recordedAs ?? message,
+          platform,
+          false,
+          canonical === undefined ? undefined : error.message,
+        );
         throw error;
       }
       const runStep =
@@ -173,7 +180,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
           throw err;
         }
         deps.metrics?.deliveryFailed(target.name);
-        deps.onOutcome?.(request.recordedAs ?? message, target.name, false);
+        deps.onOutcome?.(request.recordedAs ?? message, target.name, false, describeError(err));
         logger.error(
           log,
           `[delivery] ${target.name} failed for route ${message.route}: ${describeError(err)}`,

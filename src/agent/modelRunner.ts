@@ -9,7 +9,7 @@ import { describeModelError } from "./modelError.js";
 import { languageModel, modelEndpoint } from "./provider.js";
 import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
 import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
-import { type RunToolsDeps, runContext, runTools } from "./runTools.js";
+import { type RunToolsDeps, runContext, runTools, unofferedTools } from "./runTools.js";
 import { sdkTools, ToolCallLog } from "./sdkTools.js";
 import { contentFilterFailure, type LoopProgress, runToolLoop } from "./toolLoop.js";
 
@@ -152,6 +152,8 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           connecting = servers;
         });
         if (!runSignal.aborted) connecting = undefined;
+        // A server's last error may quote what its connect sent: scrubbed before the model gets it.
+        const unoffered = unofferedTools(deps, request, tools);
         const result = await runToolLoop(
           {
             model,
@@ -170,6 +172,10 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             maxTokens: request.maxTokens ?? settings.max_tokens,
             signal: runSignal,
             log,
+            unoffered: (name) => {
+              const why = unoffered(name);
+              return why === undefined ? undefined : scrub(why, secrets);
+            },
           },
           progress,
         );

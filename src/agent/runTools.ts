@@ -5,6 +5,7 @@ import { newRunWorkspace, workspaceDirName } from "../io/workspace.js";
 import { type McpToolSource, mcpAgentTools } from "./mcpTools.js";
 import { selectToolsets } from "./toolSelection.js";
 import type { AgentTool, ToolContext } from "./tools/tool.js";
+import { unofferedServerTools } from "./unofferedTools.js";
 
 /** Where a run's tools come from; the model runner and the command runner's MCP endpoint share it. */
 export interface RunToolsDeps {
@@ -33,6 +34,20 @@ export async function runTools(
     ...(deps.builtins?.(selection.builtinToolsets) ?? []),
     ...(hub === undefined ? [] : await mcpAgentTools(hub, selection.mcpServers, signal, undefined, onWait)),
   ];
+}
+
+/**
+ * Why a call names a tool of an MCP server the run selected but was not offered (`unofferedServerTools`),
+ * given the tools `runTools` offered it.
+ */
+export function unofferedTools(
+  deps: RunToolsDeps,
+  request: AgentRequest,
+  offered: readonly AgentTool[],
+): (name: string) => string | undefined {
+  const hub = deps.mcp?.(request.profile);
+  const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
+  return unofferedServerTools(hub, selection.mcpServers, offered);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { ProviderModel } from "./retry.js";
 import type { ToolCallLog } from "./sdkTools.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
 import { deepArgumentsMiddleware } from "./toolCallInputs.js";
+import { unofferedToolsMiddleware } from "./unofferedToolsMiddleware.js";
 
 export interface ToolLoopInput {
   readonly model: ProviderModel;
@@ -14,6 +15,11 @@ export interface ToolLoopInput {
   readonly maxTokens: number;
   readonly signal: AbortSignal;
   readonly log: ToolCallLog;
+  /**
+   * Why a call names no offered tool, for a name the run could not be offered (`unofferedServerTools`: its MCP
+   * server was not connected); undefined keeps the AI SDK's own answer.
+   */
+  readonly unoffered?: (name: string) => string | undefined;
 }
 
 /** What a loop got through, kept up to date step by step so a failed run still reports it. */
@@ -127,6 +133,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
         uniqueToolCallIdsMiddleware(),
         toolCallsFinishMiddleware,
         pausedTurnsMiddleware,
+        ...(input.unoffered === undefined ? [] : [unofferedToolsMiddleware(input.unoffered)]),
       ],
     }),
     ...(input.system === undefined ? {} : { system: input.system }),
@@ -146,7 +153,10 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
       for (const part of step.content) {
         // A cut or stopped turn's calls are all recorded as not run, below.
         if (part.type !== "tool-error" || input.log.has(part.toolCallId) || endsTheRun(step)) continue;
-        const error = part.error instanceof Error ? part.error.message : String(part.error);
+        // A name the run could not be offered is no tool of the run's set: the SDK's error is "unavailable tool".
+        const error =
+          input.unoffered?.(part.toolName) ??
+          (part.error instanceof Error ? part.error.message : String(part.error));
         input.log.add(part.toolCallId, {
           name: input.log.registeredName(part.toolName),
           ms: 0,

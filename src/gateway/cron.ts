@@ -8,6 +8,7 @@ import {
 } from "../actors/cron.js";
 import type { Deliverer } from "../actors/deliver.js";
 import type { GatewaySystem } from "../actors/system.js";
+import { UndeliveredReply } from "../actors/undeliveredReply.js";
 import { inProfile, type SvcPaths } from "../config/paths.js";
 import type { CronRunNote, CronRunNotes } from "../io/cronRunNotes.js";
 import type { Logger } from "../io/log.js";
@@ -58,16 +59,31 @@ export function createCron(deps: CronDeps): Cron {
     },
     logger: deps.logger,
     clock: deps.clock,
-    runJob: (job, prompt, trigger, profile, signal, firedBy) =>
-      runCronJob(
-        { runner: deps.agent.runner(), deliverer: deps.deliverer },
-        job,
-        prompt,
-        trigger,
-        profile,
-        signal,
-        firedBy,
-      ),
+    runJob: async (job, prompt, trigger, profile, signal, firedBy) => {
+      // The agent's reply, kept when its delivery fails (the run's failure carries it to the log line).
+      let answered: string | undefined;
+      const runner = deps.agent.runner();
+      const answering: typeof runner = {
+        run: async (request, runSignal) => {
+          const reply = await runner.run(request, runSignal);
+          answered = reply.text;
+          return reply;
+        },
+      };
+      try {
+        return await runCronJob(
+          { runner: answering, deliverer: deps.deliverer },
+          job,
+          prompt,
+          trigger,
+          profile,
+          signal,
+          firedBy,
+        );
+      } catch (err) {
+        throw answered === undefined ? err : new UndeliveredReply(answered, err);
+      }
+    },
     enqueue: deps.enqueue,
     ...(deps.timeRun === undefined ? {} : { timeRun: deps.timeRun }),
     ...(deps.claim === undefined ? {} : { claim: deps.claim }),

@@ -222,7 +222,12 @@ export function historyHooks(
         error: err === undefined ? undefined : cut(err instanceof Error ? err.message : String(err)),
       });
     },
-    delivery(message: { deliveryId: string; route: string }, platform: string, ok: boolean): void {
+    delivery(
+      message: { deliveryId: string; route: string },
+      platform: string,
+      ok: boolean,
+      error?: string,
+    ): void {
       writer.record({
         kind: "delivery",
         id: message.deliveryId,
@@ -230,6 +235,7 @@ export function historyHooks(
         route: message.route,
         platform,
         outcome: ok ? "ok" : "failed",
+        error: ok || error === undefined ? undefined : cut(error),
       });
     },
   };

@@ -10,7 +10,7 @@ import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.js";
 import { formatTable } from "../format.js";
-import { configWithEnabledNote } from "./config.js";
+import { historyConfig } from "./historyConfig.js";
 import { meantSubscription } from "./meantSubscription.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
@@ -43,7 +43,12 @@ function asJson({ id, at, route, request, run, delivery }: DeliverySummary) {
     delivery:
       delivery === undefined
         ? null
-        : { platform: delivery.platform, outcome: delivery.outcome, at: delivery.at },
+        : {
+            platform: delivery.platform,
+            outcome: delivery.outcome,
+            at: delivery.at,
+            ...(delivery.error ? { error: delivery.error } : {}),
+          },
   };
 }
 
@@ -65,11 +70,17 @@ export async function deliveries(
   // Digits only, as --port takes them: Number() would also read "0x10", "1e3" or " 3" as a count.
   if ((options.limit !== undefined && !/^\d+$/.test(options.limit)) || !Number.isInteger(limit) || limit < 1)
     throw new SvcError("usage", `--limit: expected a whole number of at least 1, got "${options.limit}"`);
-  const loaded = configWithEnabledNote();
+  const { home, loaded } = historyConfig();
   // Read newest first, no further back than the summaries shown need (the whole history when fewer).
-  const { shown, all = [] } = recentDeliveries(historyDir(loaded.paths.home), limit, route);
+  const { shown, all = [] } = recentDeliveries(historyDir(home), limit, route);
   // A name with no record that is no route either is a typo: "No deliveries recorded" would say it got none.
-  if (shown.length === 0 && route !== undefined && !(await namesRoute(loaded, route))) {
+  // (Without a config that loads, the routes are not known: the name is not judged.)
+  if (
+    shown.length === 0 &&
+    route !== undefined &&
+    loaded !== undefined &&
+    !(await namesRoute(loaded, route))
+  ) {
     const routes = Object.keys(loaded.config.platforms.webhook.routes);
     const subscriptions = await withSubscriptionStore(loaded, async (store) =>
       Object.keys((await store.read()).records),
@@ -89,7 +100,7 @@ export async function deliveries(
   if (shown.length === 0) {
     const none = `No deliveries recorded${route === undefined ? "" : ` for ${route}`}`;
     process.stdout.write(
-      loaded.config.platforms.webhook.delivery_history
+      loaded?.config.platforms.webhook.delivery_history !== false
         ? `${none} (the gateway records them with platforms.webhook.delivery_history, on by default).\n`
         : `${none}: platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none — set it to true and restart the gateway.\n`,
     );
@@ -98,7 +109,7 @@ export async function deliveries(
   // A run (or delivery) whose request this history does not hold: with a shared state, another instance
   // answered it and this one took its run from the queue.
   const unanswered =
-    loaded.config.state.backend === "redis"
+    loaded?.config.state.backend === "redis"
       ? "request answered by another instance"
       : "request not in this history";
   process.stdout.write(`${deliveriesTable(shown, unanswered)}\n`);
@@ -140,6 +151,22 @@ function requestNote(request: RequestRecord, ran: boolean, text: (value: string)
 }
 
 /**
+ * A NOTE with why the run and the delivery failed after it (the run's error, the platform's answer, as the
+ * log lines give them; records an older svc wrote keep no delivery error).
+ */
+function withFailures(
+  note: string,
+  { run, delivery }: { run: DeliverySummary["run"]; delivery: DeliverySummary["delivery"] },
+  text: (value: string) => string,
+): string {
+  const failures = [
+    ...(run?.outcome === "failed" && run.error ? [`run failed: ${text(run.error)}`] : []),
+    ...(delivery?.outcome === "failed" && delivery.error ? [`delivery failed: ${text(delivery.error)}`] : []),
+  ];
+  return [...(note === "" ? [] : [note]), ...failures].join("; ");
+}
+
+/**
  * The table `svc webhook deliveries` prints, newest first. `unanswered`: the NOTE of a run (or delivery)
  * whose request this history does not hold. Sender text (IDs, event types, also in a reason), and the
  * reasons as recorded, are shown with their control, bidi and zero-width characters escaped.
@@ -154,7 +181,11 @@ export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: s
     request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
     run === undefined ? "-" : run.outcome,
     delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,
-    request === undefined ? unanswered : requestNote(request, run !== undefined, text),
+    withFailures(
+      request === undefined ? unanswered : requestNote(request, run !== undefined, text),
+      { run, delivery },
+      text,
+    ),
   ]);
   return formatTable([
     ["TIME", "DELIVERY ID", "ROUTE", "EVENT", "ANSWER", "RUN", "DELIVERY", "NOTE"],

@@ -124,6 +124,8 @@ export interface DeliveryRecord {
   readonly route: string;
   readonly platform: string;
   readonly outcome: "ok" | "failed";
+  /** Why a failed delivery failed (cut as a run's error is); records an older svc wrote have none. */
+  readonly error?: string | undefined;
 }
 
 export type HistoryRecord = RequestRecord | RunRecord | DeliveryRecord;
@@ -201,7 +203,7 @@ export function historyLine(r: HistoryRecord): string {
     case "run":
       return `${lineHead(r)},"outcome":${q(r.outcome)}${opt("error", r.error)}}`;
     case "delivery":
-      return `${lineHead(r)},"platform":${q(r.platform)},"outcome":${q(r.outcome)}}`;
+      return `${lineHead(r)},"platform":${q(r.platform)},"outcome":${q(r.outcome)}${opt("error", r.error)}}`;
   }
 }
 

@@ -173,3 +173,67 @@ describe("svc webhook deliveries: the NOTE of a coalesced event", () => {
     expect(rows[1]?.endsWith(`${COALESCED_NOTE}; redelivery of e-1`)).toBe(true);
   });
 });
+
+describe("svc webhook deliveries: the NOTE of a failed run or delivery", () => {
+  const accepted = (
+    id: string,
+    run?: { outcome: "ok" | "failed"; error?: string },
+    delivery?: { outcome: "ok" | "failed"; error?: string },
+  ): DeliverySummary => ({
+    id,
+    at: AT,
+    route: "github",
+    request: {
+      kind: "request",
+      id,
+      at: AT,
+      route: "github",
+      status: 202,
+      outcome: "accepted",
+      event: "push",
+    },
+    ...(run === undefined ? {} : { run: { kind: "run", id, at: AT, route: "github", ...run } }),
+    ...(delivery === undefined
+      ? {}
+      : { delivery: { kind: "delivery", id, at: AT, route: "github", platform: "telegram", ...delivery } }),
+  });
+  const lastCell = (table: string) =>
+    table
+      .split("\n")
+      .slice(1)
+      .map((row) => /telegram (?:ok|failed)(?:\s+(.*))?$/.exec(row)?.[1] ?? "");
+
+  it("says why each failed, the run's first, then the delivery's; an older record without why shows none", () => {
+    const table = deliveriesTable(
+      [
+        accepted(
+          "d-4",
+          { outcome: "ok" },
+          { outcome: "failed", error: "telegram: sendMessage: HTTP 400 — chat not found" },
+        ),
+        accepted("d-3", { outcome: "failed", error: "model endpoint answered HTTP 500" }, { outcome: "ok" }),
+        accepted(
+          "d-2",
+          { outcome: "failed", error: "model endpoint answered HTTP 500" },
+          { outcome: "failed", error: "telegram: sendMessage: HTTP 502" },
+        ),
+        accepted("d-1", { outcome: "failed" }, { outcome: "failed" }),
+      ],
+      "request not in this history",
+    );
+    expect(lastCell(table)).toEqual([
+      "delivery failed: telegram: sendMessage: HTTP 400 — chat not found",
+      "run failed: model endpoint answered HTTP 500",
+      "run failed: model endpoint answered HTTP 500; delivery failed: telegram: sendMessage: HTTP 502",
+      "",
+    ]);
+  });
+
+  it("an error's control and bidi characters are shown escaped", () => {
+    const table = deliveriesTable(
+      [accepted("d-1", { outcome: "failed", error: "bad\u001b[2J\u202e" }, { outcome: "ok" })],
+      "request not in this history",
+    );
+    expect(lastCell(table)).toEqual(["run failed: bad\\u001b[2J\\u202e"]);
+  });
+});

@@ -1,0 +1,29 @@
+import type { LoadedConfig } from "../../config/load.js";
+import { svcHome } from "../../config/paths.js";
+import { isSvcError } from "../../errors.js";
+import { configWithEnabledNote } from "./config.js";
+
+/** What `svc webhook deliveries` reads: the config when it loads, and the home its history is under. */
+export interface HistoryConfig {
+  readonly home: string;
+  /** Undefined when config.yaml does not load: the history is read all the same. */
+  readonly loaded: LoadedConfig | undefined;
+}
+
+/**
+ * The config for `svc webhook deliveries`. The history is on disk whatever config.yaml holds now: a file that
+ * no longer loads (an edit the running gateway's reload refused, keeping its running config) does not hide it;
+ * a note on stderr says what is wrong with the file and that what needs it is not checked.
+ */
+export function historyConfig(): HistoryConfig {
+  try {
+    const loaded = configWithEnabledNote();
+    return { home: loaded.paths.home, loaded };
+  } catch (err) {
+    if (!isSvcError(err, "config_invalid") && !isSvcError(err, "config_unreadable")) throw err;
+    process.stderr.write(
+      `Note: ${err.message}\n  — the delivery history below is read without it (its routes and platforms.webhook.delivery_history are not checked)\n`,
+    );
+    return { home: svcHome(), loaded: undefined };
+  }
+}
