@@ -1,10 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { sign } from "@octokit/webhooks-methods";
 import { stringify } from "yaml";
 import { type Gateway, startGateway } from "../../src/gateway/index.js";
 import { createLogger } from "../../src/io/log.js";
 import type { StallSettings } from "../../src/io/state/redis/sharedQueue.js";
 import { type TempHome, tempHome } from "./home.js";
+import { postJson } from "./http.js";
 
 /**
  * A `command` agent for gateways that share work: each run appends its delivery id as one line to
@@ -120,4 +122,22 @@ export async function startNode(
       return stopping;
     },
   };
+}
+
+/** POSTs a GitHub `push` whose body is `{"id": id}`, signed with `secret`, to `route` on one of the gateways. */
+export async function deliverPush(node: ClusterNode, route: string, id: string, secret: string) {
+  const body = JSON.stringify({ id });
+  return postJson(node.url(`/webhooks/${route}`), body, {
+    "X-GitHub-Event": "push",
+    "X-GitHub-Delivery": id,
+    "X-Hub-Signature-256": await sign(secret, body),
+  });
+}
+
+/** A host's SVC_HOME whose config names the shared Redis (the CLI runs there, no gateway); added to `homes`. */
+export function clusterCliHome(config: Record<string, unknown>, homes: TempHome[]): TempHome {
+  const home = tempHome();
+  homes.push(home);
+  home.write("config.yaml", stringify(config));
+  return home;
 }

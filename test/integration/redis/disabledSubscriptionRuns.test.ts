@@ -2,19 +2,18 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sign } from "@octokit/webhooks-methods";
 import { Queue } from "bullmq";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { stringify } from "yaml";
 import { jobIdOf } from "../../../src/io/state/redis/sharedQueue.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
-import { postJson } from "../../helpers/http.js";
+import type { TempHome } from "../../helpers/home.js";
 import { pendingRun } from "../../helpers/pendingRun.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import {
   appendedIds,
   type ClusterNode,
+  clusterCliHome,
   clusterConfig,
+  deliverPush,
   sharedAppendAgent,
   startNode,
 } from "../../helpers/redisCluster.js";
@@ -44,22 +43,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A host's SVC_HOME whose config names the shared Redis (the CLI runs there, no gateway). */
-function cliHome(config: Record<string, unknown>): TempHome {
-  const home = tempHome();
-  homes.push(home);
-  home.write("config.yaml", stringify(config));
-  return home;
-}
+const cliHome = (config: Record<string, unknown>) => clusterCliHome(config, homes);
 
-async function deliver(node: ClusterNode, route: string, id: string) {
-  const body = JSON.stringify({ id });
-  return postJson(node.url(`/webhooks/${route}`), body, {
-    "X-GitHub-Event": "push",
-    "X-GitHub-Delivery": id,
-    "X-Hub-Signature-256": await sign(SECRET, body),
-  });
-}
+const deliver = (node: ClusterNode, route: string, id: string) => deliverPush(node, route, id, SECRET);
 
 const messages = (node: ClusterNode, part: string) => node.logs().filter((line) => line.msg.includes(part));
 

@@ -2,20 +2,19 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sign } from "@octokit/webhooks-methods";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { stringify } from "yaml";
 import { redisKeys } from "../../../src/io/state/redis/keys.js";
 import { createRedisSubscriptionStore } from "../../../src/io/state/redis/subscriptions.js";
 import { assertUnchanged, ownRecord } from "../../../src/io/stores/subscriptions.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
-import { postJson } from "../../helpers/http.js";
+import type { TempHome } from "../../helpers/home.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import {
   appendedIds,
   type ClusterNode,
+  clusterCliHome,
   clusterConfig,
+  deliverPush,
   sharedAppendAgent,
   startNode,
 } from "../../helpers/redisCluster.js";
@@ -45,22 +44,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A host's SVC_HOME whose config names the shared Redis (the CLI runs there, no gateway). */
-function cliHome(config: Record<string, unknown>): TempHome {
-  const home = tempHome();
-  homes.push(home);
-  home.write("config.yaml", stringify(config));
-  return home;
-}
+const cliHome = (config: Record<string, unknown>) => clusterCliHome(config, homes);
 
-async function deliver(node: ClusterNode, route: string, id: string) {
-  const body = JSON.stringify({ id });
-  return postJson(node.url(`/webhooks/${route}`), body, {
-    "X-GitHub-Event": "push",
-    "X-GitHub-Delivery": id,
-    "X-Hub-Signature-256": await sign(SECRET, body),
-  });
-}
+const deliver = (node: ClusterNode, route: string, id: string) => deliverPush(node, route, id, SECRET);
 
 describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
   it("subscribe on host A is served by two gateways with their own SVC_HOMEs; remove takes it from both", async () => {
