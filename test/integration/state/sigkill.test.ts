@@ -47,6 +47,44 @@ async function kill(gateway: Foreground, home: TempHome): Promise<void> {
   await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 5000, interval: 20 });
 }
 
+/** A command agent that notes its pid, then sleeps a minute: left running by a gateway killed mid-run. */
+const SLEEPING_AGENT = `echo $$ > "$0/agent.pid"; sleep 60; echo "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
+/** A command agent that notes each run at once: a second copy of a run shows as "<id> again". */
+const NOTING_AGENT = `printf "%s again\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
+
+/** config.yaml: one route `pr` run by a command agent running `script`, with `state` when given. */
+function agentConfig(home: TempHome, script: string, state?: Record<string, unknown>): void {
+  const routes = { pr: { secret: SECRET, prompt: "pr {number}" } };
+  home.write(
+    "config.yaml",
+    stringify({
+      ...(state === undefined ? {} : { state }),
+      agent: { provider: "command", command: ["sh", "-c", script, home.dir] },
+      platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, routes } },
+    }),
+  );
+}
+
+/**
+ * Starts a gateway with the sleeping agent, delivers `id`, and SIGKILLs the gateway once it has noted the
+ * agent's group: returns the orphaned agent's pid (it leads its group).
+ */
+async function orphanedAgent(home: TempHome, id: string, state?: Record<string, unknown>): Promise<number> {
+  // No check of its parent: nothing but the next start stops it once the gateway is gone.
+  agentConfig(home, SLEEPING_AGENT, state);
+  const first = await start(home);
+  expect(await deliver(first.port, "pr", id)).toMatchObject({ status: 202 });
+  const orphan = await pidInFile(join(home.dir, "agent.pid"));
+  // The gateway notes the agent's group just after it spawned it.
+  await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
+    timeout: 10_000,
+    interval: 20,
+  });
+  first.child.kill("SIGKILL");
+  await first.exited;
+  return orphan;
+}
+
 const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
 /** Waits until the journal holds no unfinished run (every run the restart queued has finished). */
@@ -232,30 +270,10 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
   it("an agent the killed gateway left running is stopped at the next start, before its run runs again (never two copies)", async () => {
     const home = tempHome();
     homes.push(home);
-    const routes = { pr: { secret: SECRET, prompt: "pr {number}" } };
-    const agent = (script: string) =>
-      home.write(
-        "config.yaml",
-        stringify({
-          agent: { provider: "command", command: ["sh", "-c", script, home.dir] },
-          platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, routes } },
-        }),
-      );
-    // No check of its parent: nothing but the next start stops it once the gateway is gone.
-    agent(`echo $$ > "$0/agent.pid"; sleep 60; echo "$SVC_DELIVERY_ID" >> "$0/runs.log"`);
-    const first = await start(home);
-    expect(await deliver(first.port, "pr", "slow")).toMatchObject({ status: 202 });
-    const orphan = await pidInFile(join(home.dir, "agent.pid"));
-    // The gateway notes the agent's group just after it spawned it.
-    await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
-      timeout: 10_000,
-      interval: 20,
-    });
-    first.child.kill("SIGKILL");
-    await first.exited;
+    const orphan = await orphanedAgent(home, "slow");
     try {
       expect(alive(orphan)).toBe(true);
-      agent(`printf "%s again\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`);
+      agentConfig(home, NOTING_AGENT);
       const second = await start(home);
       // Killed by the start (SIGKILL to its group); on a loaded machine its exit can trail the start a little.
       await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 5000, interval: 20 });
@@ -273,29 +291,13 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     const home = tempHome();
     homes.push(home);
     const redis = await startTestRedis();
-    const routes = { pr: { secret: SECRET, prompt: "pr {number}" } };
-    const config = (script: string, state?: Record<string, unknown>) =>
-      home.write(
-        "config.yaml",
-        stringify({
-          ...(state === undefined ? {} : { state }),
-          agent: { provider: "command", command: ["sh", "-c", script, home.dir] },
-          platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, routes } },
-        }),
-      );
-    config(`echo $$ > "$0/agent.pid"; sleep 60; echo "$SVC_DELIVERY_ID" >> "$0/runs.log"`);
-    const first = await start(home);
-    expect(await deliver(first.port, "pr", "slow")).toMatchObject({ status: 202 });
-    const orphan = await pidInFile(join(home.dir, "agent.pid"));
-    await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
-      timeout: 10_000,
-      interval: 20,
-    });
-    first.child.kill("SIGKILL");
-    await first.exited;
+    const orphan = await orphanedAgent(home, "slow");
     try {
-      const again = `printf "%s again\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
-      config(again, { backend: "redis", redis_url: redis.url, redis_key_prefix: "switched" });
+      agentConfig(home, NOTING_AGENT, {
+        backend: "redis",
+        redis_url: redis.url,
+        redis_key_prefix: "switched",
+      });
       const second = await start(home);
       await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 5000, interval: 20 });
       const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
@@ -313,7 +315,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
       expect(liveOnDisk(home).runs.size).toBe(1);
       await kill(second, home);
 
-      config(again);
+      agentConfig(home, NOTING_AGENT);
       const third = await start(home);
       await vi.waitFor(() => expect(runCounts(home).get("slow")).toBe(1), { timeout: 20_000, interval: 50 });
       await allFinished(home);
@@ -328,29 +330,10 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     const home = tempHome();
     homes.push(home);
     const redis = await startTestRedis();
-    const routes = { pr: { secret: SECRET, prompt: "pr {number}" } };
     const shared = { backend: "redis", redis_url: redis.url, redis_key_prefix: "toLocal" };
-    const config = (script: string, state?: Record<string, unknown>) =>
-      home.write(
-        "config.yaml",
-        stringify({
-          ...(state === undefined ? {} : { state }),
-          agent: { provider: "command", command: ["sh", "-c", script, home.dir] },
-          platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, routes } },
-        }),
-      );
-    config(`echo $$ > "$0/agent.pid"; sleep 60; echo "$SVC_DELIVERY_ID" >> "$0/runs.log"`, shared);
-    const first = await start(home);
-    expect(await deliver(first.port, "pr", "queued")).toMatchObject({ status: 202 });
-    const orphan = await pidInFile(join(home.dir, "agent.pid"));
-    await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
-      timeout: 10_000,
-      interval: 20,
-    });
-    first.child.kill("SIGKILL");
-    await first.exited;
+    const orphan = await orphanedAgent(home, "queued", shared);
     try {
-      config(`printf "%s again\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`);
+      agentConfig(home, NOTING_AGENT);
       const second = await start(home);
       await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 5000, interval: 20 });
       const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
