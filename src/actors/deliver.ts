@@ -26,6 +26,11 @@ export interface DeliveryRequest {
   readonly message: DeliveryMessage;
   readonly mode: "agent" | "direct";
   readonly mirrorToSession: boolean;
+  /**
+   * Resolve once delivered, the session mirror going on after (`mirrorsDone` waits for it): a direct
+   * delivery's sender waits for its answer, which the best-effort mirror never changes.
+   */
+  readonly mirrorAfterwards?: boolean;
   /** The route named in the mirrored entry when not `message.route` (a cron job fired by a webhook route). */
   readonly mirrorRoute?: string;
   /**
@@ -43,6 +48,8 @@ export interface HistoryKey {
 
 export interface Deliverer {
   deliver(request: DeliveryRequest, signal?: AbortSignal): Promise<DeliveryReceipt>;
+  /** Resolves once the session mirrors of `mirrorAfterwards` deliveries still under way have ended. */
+  mirrorsDone?(): Promise<void>;
 }
 
 export interface DelivererDeps {
@@ -72,6 +79,8 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   const registry = typeof deps.targets === "function" ? deps.targets : () => deps.targets as TargetRegistry;
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...deps.retry };
   const sleep = deps.sleep ?? realSleep;
+  /** The mirrors of deliveries that did not wait for theirs (`mirrorAfterwards`), until they end. */
+  const mirrorsUnderway = new Set<Promise<void>>();
 
   async function mirror(
     target: DeliveryTarget,
@@ -190,8 +199,15 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       deps.onOutcome?.(request.recordedAs ?? message, target.name, true);
       if (target.name !== "log")
         logger.info(log, `[delivery] ${target.name}: delivered for route ${message.route}`);
-      if (request.mirrorToSession) await mirror(target, request, receipt);
+      if (request.mirrorToSession && request.mirrorAfterwards === true) {
+        // Never rejects: a failure is logged (the delivery itself succeeded).
+        const underway = mirror(target, request, receipt).finally(() => mirrorsUnderway.delete(underway));
+        mirrorsUnderway.add(underway);
+      } else if (request.mirrorToSession) await mirror(target, request, receipt);
       return receipt;
+    },
+    async mirrorsDone() {
+      while (mirrorsUnderway.size > 0) await Promise.all([...mirrorsUnderway]);
     },
   };
 }

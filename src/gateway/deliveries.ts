@@ -28,6 +28,8 @@ export interface Deliveries {
     event: AcceptedEvent,
     onFailed: (event: AcceptedEvent, err: unknown) => void,
   ): Promise<boolean>;
+  /** Resolves once the session mirrors of the direct deliveries already answered have been written. */
+  mirrorsDone(): Promise<void>;
   /** Logs the new config's target warnings (first thing a reload does). */
   warn(config: Config): void;
   /** Rebuilds the targets when `platforms.<name>` changed (a new token, a platform enabled). */
@@ -78,6 +80,8 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
           },
           mode: "direct",
           mirrorToSession: event.route.mirror_to_session,
+          // The sender waits for the answer (GitHub 10 s); a session index another writer holds must not hold it.
+          mirrorAfterwards: true,
         });
         return true;
       } catch (err) {
@@ -85,6 +89,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
         return false;
       }
     },
+    mirrorsDone: () => deliverer.mirrorsDone?.() ?? Promise.resolve(),
     warn,
     platforms: () => targets.enabled(),
     config: () => current,

@@ -520,6 +520,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       { name: "stop cron schedule", run: () => cron.stop() },
       { name: "checkpoint", run: () => checkpoint(false) },
       { name: "answer requests in flight", run: () => ingress.drained() },
+      // A direct delivery is answered before its session mirror is written (the sender is waiting).
+      { name: "write direct deliveries' session mirrors", run: () => deliveries.mirrorsDone() },
       // The groups fire once the pipeline is empty, so a late event still joins its group.
       { name: "flush coalescing groups", run: () => coalescing.flush() },
       // With what the requests answered meanwhile accepted, coalesced or remembered.
