@@ -1,3 +1,4 @@
+import { missingSignatureReason } from "./missingSignature.js";
 import { looksLikeJws, netlify } from "./netlifySignature.js";
 import { isPublicKeySecret, verifiesEd25519, whpkKey } from "./publicKeySignature.js";
 import {
@@ -229,7 +230,7 @@ function verify(input: VerifyInput): AuthResult {
   const credentials = header(headers, "authorization");
   if (credentials !== undefined) return authorization(credentials, input.secret);
 
-  return fail("no recognized signature or token header");
+  return fail(missingSignatureReason(headers));
 }
 
 /**

@@ -16,6 +16,8 @@ import { postJson } from "../../helpers/http.js";
 import { svc } from "./svc.js";
 
 const SECRET = "refusal-reason-secret";
+const UNSIGNED_HOOK =
+  "no signature: the code host's hook has no secret (its signature headers are absent or empty) — set the hook's Secret to the route secret";
 const hex = (key: string, text: string) => createHmac("sha256", key).update(text).digest("hex");
 
 let gw: TestGateway;
@@ -62,7 +64,7 @@ describe.each(HTTP_SERVERS)("svc webhook deliveries: why a 401, why a 200 ignore
         ...headers,
       });
 
-    // (a) No signature header at all.
+    // (a) No signature header at all: a GitHub hook saved without a secret, as the reason says.
     expect((await post("gh", "r-none", {})).status).toBe(401);
     // (b) A signature of another body (a real HMAC with the right secret: it must not be written either).
     const wrong = hex(SECRET, '{"ref":"refs/heads/other"}');
@@ -108,7 +110,7 @@ describe.each(HTTP_SERVERS)("svc webhook deliveries: why a 401, why a 200 ignore
     );
     const reasons = Object.fromEntries(rows.map((r) => [r.id, [r.status, r.outcome, r.reason]]));
     expect(reasons).toEqual({
-      "r-none": [401, "Invalid signature", "no recognized signature or token header"],
+      "r-none": [401, "Invalid signature", UNSIGNED_HOOK],
       "r-wrong": [401, "Invalid signature", "x-hub-signature-256 does not match"],
       "r-stale": [
         401,
@@ -132,7 +134,7 @@ describe.each(HTTP_SERVERS)("svc webhook deliveries: why a 401, why a 200 ignore
       /\sr-wrong\s+gh\s+push\s+401 Invalid signature\s+-\s+-\s+x-hub-signature-256 does not match$/m,
     );
     expect(table.stdout).toMatch(
-      /\sr-none\s+.*401 Invalid signature\s+-\s+-\s+no recognized signature or token header$/m,
+      /\sr-none\s+.*401 Invalid signature\s+-\s+-\s+no signature: the code host's hook has no secret .* set the hook's Secret to the route secret$/m,
     );
     expect(table.stdout).toMatch(
       /\sr-stale\s+.*\s+x-webhook-timestamp is more than 300 s from the server clock$/m,
