@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import type { Command } from "commander";
+import { systemClock } from "../clock.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import type { Gateway } from "../gateway/index.js";
@@ -14,6 +15,7 @@ import { releaseStopSignals, STOP_SIGNALS } from "./earlySignals.js";
 import { boundHeapGrowth } from "./gatewayHeap.js";
 import { registerGatewayLifecycleCommands, stoppingGateway } from "./gatewayLifecycle.js";
 import { parseHostOption, parsePortOption } from "./options.js";
+import { settledReloader } from "./settledReload.js";
 
 /** `--inspect` without a port. */
 const DEFAULT_INSPECT_PORT = 8090;
@@ -179,6 +181,16 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       process.stderr.write(`${why}\n`);
     }
   };
+  /** The reload once config.yaml and .env are written whole (a SIGHUP sent mid-save reads the finished file). */
+  const settledReload = settledReloader({
+    files: [paths.config, paths.env],
+    clock: systemClock,
+    warn: (line) => logger.warn(line),
+    stopping: () => stopSignal !== undefined,
+    reload: () => {
+      if (gateway !== undefined) reload(gateway);
+    },
+  });
   process.on("SIGHUP", () => {
     // Still starting: before the read of config.yaml there is nothing to do (the start reads the file);
     // after it, an edit the start did not see (`svc mcp reload` right after a start) waits for its end.
@@ -194,7 +206,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       );
       return;
     }
-    reload(gateway);
+    void settledReload();
   });
   const heldSignal = releaseStopSignals();
   if (heldSignal !== undefined) {
@@ -270,7 +282,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     logger.info(
       `[gateway] SIGHUP received during startup, after ${paths.config} was read: reloading it now that the gateway has started`,
     );
-    reload(gateway);
+    void settledReload();
   }
   // The uWS loop (or the node:http server) keeps the process alive until stop() exits it.
   await new Promise<never>(() => {});

@@ -49,6 +49,7 @@ import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp, type ProfileUse } from "./mcp.js";
 import { orphanRunsLine } from "./orphanRunsLine.js";
 import { createProfileResources } from "./profileResources.js";
+import { reloadRemovals } from "./reloadRemovals.js";
 import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
 import { answeredByRoute } from "./routeAnswers.js";
 import { createRoutes } from "./routes.js";
@@ -636,6 +637,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         mcp.reloadRefused(describeError(err));
         throw err;
       }
+      // What the running config had and the file no longer has, named: meant, or a file read cut short.
+      const removed = reloadRemovals(loaded.config, next.config, paths.config);
+      if (removed !== undefined) logger.warn(removed);
       // As at start: what the re-read file sets to no effect, or to a value every run or delivery would fail on.
       for (const warning of unusedSettingWarnings(next.config, paths.config)) logger.warn(warning);
       for (const warning of sharedToolPrefixWarnings(next.config.mcp_servers, paths.config))

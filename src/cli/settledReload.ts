@@ -1,0 +1,46 @@
+import type { Clock } from "../clock.js";
+import { RELOAD_SETTLE, type SettleTimes, settledFiles } from "../io/settledFiles.js";
+
+export interface SettledReloadDeps {
+  /** config.yaml and .env: what the reload reads. */
+  readonly files: readonly string[];
+  readonly clock: Pick<Clock, "setTimeout" | "clearTimeout">;
+  readonly warn: (line: string) => void;
+  /** A stop began while the files settled: the reload is then not made (it would restart what stops). */
+  readonly stopping: () => boolean;
+  readonly reload: () => void;
+  readonly times?: SettleTimes;
+}
+
+/**
+ * The SIGHUP reload, made once config.yaml and .env have stayed unchanged for a moment (io/settledFiles.ts):
+ * a SIGHUP sent while an editor or a copy is still writing the file reloads the file it finished, not a cut
+ * that still parses. A SIGHUP that comes while one waits adds one reload after it (for an edit it may have
+ * missed), never more.
+ */
+export function settledReloader(deps: SettledReloadDeps): () => Promise<void> {
+  const times = deps.times ?? RELOAD_SETTLE;
+  let waiting = false;
+  let owed = false;
+  return async () => {
+    if (waiting) {
+      owed = true;
+      return;
+    }
+    waiting = true;
+    try {
+      do {
+        owed = false;
+        const settled = await settledFiles(deps.files, deps.clock, times);
+        if (deps.stopping()) return;
+        if (!settled.settled)
+          deps.warn(
+            `[gateway] ${settled.changing.join(" and ")} still changed ${times.maxWaitMs / 1000} s after the SIGHUP: reloading what it holds now — if its writer was not done, send SIGHUP again once it is`,
+          );
+        deps.reload();
+      } while (owed);
+    } finally {
+      waiting = false;
+    }
+  };
+}

@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { settledReloader } from "../../../src/cli/settledReload.js";
+import { fakeClock } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+/** The SIGHUP reload waits for config.yaml to be written whole, on a fake clock. */
+
+const FULL = "platforms:\n  webhook:\n    routes:\n      alpha: {secret: a}\n      beta: {secret: b}\n";
+const CUT = FULL.slice(0, FULL.indexOf("      beta"));
+const TIMES = { settleMs: 200, maxWaitMs: 600 };
+
+describe("settledReloader", () => {
+  let home: TempHome;
+  beforeEach(() => {
+    home = tempHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const turns = async () => {
+    for (let i = 0; i < 8; i++) await Promise.resolve();
+  };
+
+  const setup = (stopping = () => false) => {
+    const clock = fakeClock();
+    const file = home.write("config.yaml", CUT);
+    const reloads: string[] = [];
+    const warnings: string[] = [];
+    const reloader = settledReloader({
+      files: [file],
+      clock,
+      warn: (line) => warnings.push(line),
+      stopping,
+      times: TIMES,
+      reload: () => reloads.push("reload"),
+    });
+    return { clock, file, reloads, warnings, reloader };
+  };
+
+  it("a SIGHUP sent while the file is still being written reloads once the writer has finished", async () => {
+    const { clock, reloads, reloader } = setup();
+    const done = reloader();
+    home.write("config.yaml", FULL);
+    clock.advance(200);
+    await turns();
+    expect(reloads).toEqual([]);
+    clock.advance(200);
+    await done;
+    expect(reloads).toHaveLength(1);
+  });
+
+  it("SIGHUPs while it waits add one reload after it, not one each", async () => {
+    const { clock, reloads, reloader } = setup();
+    const done = reloader();
+    void reloader();
+    void reloader();
+    clock.advance(200);
+    await turns();
+    expect(reloads).toHaveLength(1);
+    clock.advance(200);
+    await done;
+    expect(reloads).toHaveLength(2);
+  });
+
+  it("a stop that began while it waited: no reload", async () => {
+    let stopping = false;
+    const { clock, reloads, reloader } = setup(() => stopping);
+    const done = reloader();
+    stopping = true;
+    clock.advance(200);
+    await done;
+    expect(reloads).toEqual([]);
+  });
+
+  it("a file still changing at the longest wait: reloaded, with a warning naming it", async () => {
+    const { clock, file, reloads, warnings, reloader } = setup();
+    const done = reloader();
+    for (let i = 0; i < 3; i++) {
+      home.write("config.yaml", `${FULL}# ${i}\n`);
+      clock.advance(200);
+      await turns();
+    }
+    await done;
+    expect(reloads).toHaveLength(1);
+    expect(warnings).toEqual([
+      `[gateway] ${file} still changed 0.6 s after the SIGHUP: reloading what it holds now — if its writer was not done, send SIGHUP again once it is`,
+    ]);
+  });
+});
