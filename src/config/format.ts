@@ -14,7 +14,7 @@ import {
 } from "./sections/agent.js";
 import { IN_EXAMPLE } from "./sections/filters.js";
 import { MAX_SEARCH_RESULTS } from "./sections/tools.js";
-import { MAX_WORKERS, ROUTE_NAME } from "./sections/webhook.js";
+import { MAX_BODY_BYTES_LIMIT, MAX_WORKERS, ROUTE_NAME } from "./sections/webhook.js";
 import { FINITE_SECONDS, TIMER_SECONDS_KEYS } from "./timerSeconds.js";
 import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
 
@@ -99,8 +99,13 @@ function plainNumberFor(key: string, input: string): string | undefined {
   const [amount, suffix] = [Number(unit?.[1]), unit?.[2]?.toLowerCase() ?? ""];
   if (key.endsWith("_seconds") && Object.hasOwn(SECONDS_IN, suffix))
     return `write ${amount * (SECONDS_IN[suffix] as number)} (a number of seconds, without a unit)`;
-  if (key.endsWith("_bytes") && Object.hasOwn(BYTES_IN, suffix))
-    return `write ${Math.round(amount * (BYTES_IN[suffix] as number))} (a number of bytes, without a unit)`;
+  if (key.endsWith("_bytes") && Object.hasOwn(BYTES_IN, suffix)) {
+    const bytes = Math.round(amount * (BYTES_IN[suffix] as number));
+    // The plain number must pass the next load too: past the largest body, that largest is what to write.
+    if (key === "max_body_bytes" && bytes > MAX_BODY_BYTES_LIMIT)
+      return `write at most ${MAX_BODY_BYTES_LIMIT} (a number of bytes, without a unit: ${input.trim()} is ${bytes}, past the largest body svc takes, 32 MiB)`;
+    return `write ${bytes} (a number of bytes, without a unit)`;
+  }
   const rate = /^\s*(\d+)\s*(?:\/|per\s+)\s*(?:m|min|minute)\s*$/i.exec(input);
   if (key === "rate_limit" && rate !== null)
     return `write ${rate[1]} (rate_limit counts requests per minute)`;
@@ -176,7 +181,7 @@ const FINITE_IN_RANGE: Readonly<Record<string, string>> = {
 const WEBHOOK_RANGES: Readonly<Record<string, string>> = {
   port: "write a port from 0 to 65535 (0 picks a free one)",
   rate_limit: "write the requests per minute each route takes, a whole number of 1 or more (default 30)",
-  max_body_bytes: "write the largest body in bytes, a whole number of 1 or more (default 1048576)",
+  max_body_bytes: `write the largest body in bytes, a whole number from 1 to ${MAX_BODY_BYTES_LIMIT} (32 MiB: at most 64 bodies are received at once, so this bounds them at 2 GiB; default 1048576)`,
   script_timeout_seconds: "write a number of seconds above 0 (default 30)",
 };
 

@@ -15,6 +15,15 @@ export const INSECURE_NO_AUTH = "INSECURE_NO_AUTH";
 /** The most ingress threads (`platforms.webhook.workers`). */
 export const MAX_WORKERS = 64;
 
+/**
+ * The largest `max_body_bytes`: 32 MiB. It admits the largest payload a sender documents (GitHub caps its
+ * webhook payloads at 25 MB) and keeps the bound on bodies received at once (64 of them: BUFFERED_BODIES in
+ * io/http/core.ts) at 2 GiB. Much larger means nothing anyway: uWS closes a connection that declares a
+ * Content-Length of 1 000 000 000 or more without an answer, and V8 makes no string of more than ~512 MiB,
+ * so such a body could never be parsed as JSON.
+ */
+export const MAX_BODY_BYTES_LIMIT = 32 * 1024 * 1024;
+
 /** Why `name` cannot be a route name (its length named when that is what is wrong), or undefined. */
 export function routeNameProblem(name: string): string | undefined {
   if (ROUTE_NAME.test(name)) return undefined;
@@ -176,7 +185,7 @@ const adapterShape = {
   port: z.number().int().min(0).max(65535).default(8644),
   secret: webhookSecret.optional(),
   rate_limit: z.number().int().positive().default(30),
-  max_body_bytes: z.number().int().positive().default(1_048_576),
+  max_body_bytes: z.number().int().positive().max(MAX_BODY_BYTES_LIMIT).default(1_048_576),
   script_timeout_seconds: timerSeconds(30),
   /** `uws` (default) or `node`: node:http also answers HTTP/1.0 clients, e.g. nginx's default upstream. */
   http_server: z.enum(["uws", "node"]).default("uws"),

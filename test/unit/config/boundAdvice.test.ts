@@ -17,6 +17,9 @@ function refusal(yaml: string): string {
   throw new Error("loaded without an error");
 }
 
+const BODY_RANGE =
+  "write the largest body in bytes, a whole number from 1 to 33554432 (32 MiB: at most 64 bodies are received at once, so this bounds them at 2 GiB; default 1048576)";
+
 const webhook = (setting: string) => `platforms:\n  webhook:\n    ${setting}\n`;
 
 /** A number out of its key's range says what to write, not only which bound it broke. */
@@ -36,7 +39,16 @@ describe("a webhook setting out of its range says the range to write", () => {
     ],
     [
       "max_body_bytes: -5",
-      "FILE: platforms.webhook.max_body_bytes: expected more than 0, got -5 — write the largest body in bytes, a whole number of 1 or more (default 1048576)",
+      `FILE: platforms.webhook.max_body_bytes: expected more than 0, got -5 — ${BODY_RANGE}`,
+    ],
+    // Past 32 MiB the bound on the 64 bodies received at once (64 × this) would mean nothing.
+    [
+      "max_body_bytes: 1e15",
+      `FILE: platforms.webhook.max_body_bytes: expected at most 33554432, got 1000000000000000 — ${BODY_RANGE}`,
+    ],
+    [
+      "max_body_bytes: 33554433",
+      `FILE: platforms.webhook.max_body_bytes: expected at most 33554432, got 33554433 — ${BODY_RANGE}`,
     ],
     [
       "script_timeout_seconds: 0",
@@ -62,6 +74,9 @@ describe("a webhook setting out of its range says the range to write", () => {
   it("under extra too, named there", () => {
     expect(refusal(webhook("extra:\n      port: 65536"))).toBe(
       "FILE: platforms.webhook.extra.port: expected at most 65535, got 65536 — write a port from 0 to 65535 (0 picks a free one)",
+    );
+    expect(refusal(webhook("extra:\n      max_body_bytes: 1e15"))).toBe(
+      `FILE: platforms.webhook.extra.max_body_bytes: expected at most 33554432, got 1000000000000000 — ${BODY_RANGE}`,
     );
   });
 
