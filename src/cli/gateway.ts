@@ -186,6 +186,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     files: [paths.config, paths.env],
     clock: systemClock,
     warn: (line) => logger.warn(line),
+    info: (line) => logger.info(line),
     stopping: () => stopSignal !== undefined,
     reload: () => {
       if (gateway !== undefined) reload(gateway);

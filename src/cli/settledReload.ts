@@ -6,6 +6,7 @@ export interface SettledReloadDeps {
   readonly files: readonly string[];
   readonly clock: Pick<Clock, "setTimeout" | "clearTimeout">;
   readonly warn: (line: string) => void;
+  readonly info: (line: string) => void;
   /** A stop began while the files settled: the reload is then not made (it would restart what stops). */
   readonly stopping: () => boolean;
   readonly reload: () => void;
@@ -32,7 +33,13 @@ export function settledReloader(deps: SettledReloadDeps): () => Promise<void> {
       do {
         owed = false;
         const settled = await settledFiles(deps.files, deps.clock, times);
-        if (deps.stopping()) return;
+        if (deps.stopping()) {
+          // Said as a SIGHUP that arrives while stopping is (`svc mcp reload` points at the log).
+          deps.info(
+            `[gateway] SIGHUP received before the stop: ignored — the gateway began stopping while it waited for ${deps.files.join(" and ")} to stay unchanged; nothing is reloaded, the next start reads them`,
+          );
+          return;
+        }
         if (!settled.settled)
           deps.warn(
             `[gateway] ${settled.changing.join(" and ")} still changed ${times.maxWaitMs / 1000} s after the SIGHUP: reloading what it holds now — if its writer was not done, send SIGHUP again once it is`,

@@ -25,15 +25,17 @@ describe("settledReloader", () => {
     const file = home.write("config.yaml", CUT);
     const reloads: string[] = [];
     const warnings: string[] = [];
+    const notes: string[] = [];
     const reloader = settledReloader({
       files: [file],
       clock,
       warn: (line) => warnings.push(line),
+      info: (line) => notes.push(line),
       stopping,
       times: TIMES,
       reload: () => reloads.push("reload"),
     });
-    return { clock, file, reloads, warnings, reloader };
+    return { clock, file, reloads, warnings, notes, reloader };
   };
 
   it("a SIGHUP sent while the file is still being written reloads once the writer has finished", async () => {
@@ -61,14 +63,17 @@ describe("settledReloader", () => {
     expect(reloads).toHaveLength(2);
   });
 
-  it("a stop that began while it waited: no reload", async () => {
+  it("a stop that began while it waited: no reload, and the log says so", async () => {
     let stopping = false;
-    const { clock, reloads, reloader } = setup(() => stopping);
+    const { clock, file, reloads, notes, reloader } = setup(() => stopping);
     const done = reloader();
     stopping = true;
     clock.advance(200);
     await done;
     expect(reloads).toEqual([]);
+    expect(notes).toEqual([
+      `[gateway] SIGHUP received before the stop: ignored — the gateway began stopping while it waited for ${file} to stay unchanged; nothing is reloaded, the next start reads them`,
+    ]);
   });
 
   it("a file still changing at the longest wait: reloaded, with a warning naming it", async () => {
