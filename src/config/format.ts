@@ -103,7 +103,7 @@ function plainNumberFor(key: string, input: string): string | undefined {
     const bytes = Math.round(amount * (BYTES_IN[suffix] as number));
     // The plain number must pass the next load too: past the largest body, that largest is what to write.
     if (key === "max_body_bytes" && bytes > MAX_BODY_BYTES_LIMIT)
-      return `write at most ${MAX_BODY_BYTES_LIMIT} (a number of bytes, without a unit: ${input.trim()} is ${bytes}, past the largest body svc takes, 32 MiB)`;
+      return `write at most ${MAX_BODY_BYTES_LIMIT} (a number of bytes, without a unit: ${input.trim()} is ${bytes}, past the largest body svc takes, 256 MiB)`;
     return `write ${bytes} (a number of bytes, without a unit)`;
   }
   const rate = /^\s*(\d+)\s*(?:\/|per\s+)\s*(?:m|min|minute)\s*$/i.exec(input);
@@ -181,7 +181,7 @@ const FINITE_IN_RANGE: Readonly<Record<string, string>> = {
 const WEBHOOK_RANGES: Readonly<Record<string, string>> = {
   port: "write a port from 0 to 65535 (0 picks a free one)",
   rate_limit: "write the requests per minute each route takes, a whole number of 1 or more (default 30)",
-  max_body_bytes: `write the largest body in bytes, a whole number from 1 to ${MAX_BODY_BYTES_LIMIT} (32 MiB: at most 64 bodies are received at once, so this bounds them at 2 GiB; default 1048576)`,
+  max_body_bytes: `write the largest body in bytes, a whole number from 1 to ${MAX_BODY_BYTES_LIMIT} (256 MiB, past which no body could be read as JSON; at most 64 bodies are received at once, so memory for them is bounded at 64 × this; default 1048576)`,
   script_timeout_seconds: "write a number of seconds above 0 (default 30)",
 };
 

@@ -16,13 +16,14 @@ export const INSECURE_NO_AUTH = "INSECURE_NO_AUTH";
 export const MAX_WORKERS = 64;
 
 /**
- * The largest `max_body_bytes`: 32 MiB. It admits the largest payload a sender documents (GitHub caps its
- * webhook payloads at 25 MB) and keeps the bound on bodies received at once (64 of them: BUFFERED_BODIES in
- * io/http/core.ts) at 2 GiB. Much larger means nothing anyway: uWS closes a connection that declares a
- * Content-Length of 1 000 000 000 or more without an answer, and V8 makes no string of more than ~512 MiB,
- * so such a body could never be parsed as JSON.
+ * The largest `max_body_bytes`: 256 MiB, past which a body could not be used. V8 makes no string of more
+ * than ~512 MiB, so a body near that could never be parsed as JSON (a body's text and its parse are held
+ * together), and uWS closes a connection that declares a Content-Length of 1 000 000 000 or more without
+ * an answer. It stays far above the largest payload a sender documents (GitHub caps its webhook payloads
+ * at 25 MB); the bound on bodies received at once (64 of them: BUFFERED_BODIES in io/http/core.ts) is the
+ * user's to keep small.
  */
-export const MAX_BODY_BYTES_LIMIT = 32 * 1024 * 1024;
+export const MAX_BODY_BYTES_LIMIT = 256 * 1024 * 1024;
 
 /** Why `name` cannot be a route name (its length named when that is what is wrong), or undefined. */
 export function routeNameProblem(name: string): string | undefined {

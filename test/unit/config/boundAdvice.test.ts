@@ -18,7 +18,7 @@ function refusal(yaml: string): string {
 }
 
 const BODY_RANGE =
-  "write the largest body in bytes, a whole number from 1 to 33554432 (32 MiB: at most 64 bodies are received at once, so this bounds them at 2 GiB; default 1048576)";
+  "write the largest body in bytes, a whole number from 1 to 268435456 (256 MiB, past which no body could be read as JSON; at most 64 bodies are received at once, so memory for them is bounded at 64 × this; default 1048576)";
 
 const webhook = (setting: string) => `platforms:\n  webhook:\n    ${setting}\n`;
 
@@ -41,14 +41,14 @@ describe("a webhook setting out of its range says the range to write", () => {
       "max_body_bytes: -5",
       `FILE: platforms.webhook.max_body_bytes: expected more than 0, got -5 — ${BODY_RANGE}`,
     ],
-    // Past 32 MiB the bound on the 64 bodies received at once (64 × this) would mean nothing.
+    // Past 256 MiB no body could be read as JSON (V8 makes no string past ~512 MiB).
     [
       "max_body_bytes: 1e15",
-      `FILE: platforms.webhook.max_body_bytes: expected at most 33554432, got 1000000000000000 — ${BODY_RANGE}`,
+      `FILE: platforms.webhook.max_body_bytes: expected at most 268435456, got 1000000000000000 — ${BODY_RANGE}`,
     ],
     [
-      "max_body_bytes: 33554433",
-      `FILE: platforms.webhook.max_body_bytes: expected at most 33554432, got 33554433 — ${BODY_RANGE}`,
+      "max_body_bytes: 268435457",
+      `FILE: platforms.webhook.max_body_bytes: expected at most 268435456, got 268435457 — ${BODY_RANGE}`,
     ],
     [
       "script_timeout_seconds: 0",
@@ -76,7 +76,7 @@ describe("a webhook setting out of its range says the range to write", () => {
       "FILE: platforms.webhook.extra.port: expected at most 65535, got 65536 — write a port from 0 to 65535 (0 picks a free one)",
     );
     expect(refusal(webhook("extra:\n      max_body_bytes: 1e15"))).toBe(
-      `FILE: platforms.webhook.extra.max_body_bytes: expected at most 33554432, got 1000000000000000 — ${BODY_RANGE}`,
+      `FILE: platforms.webhook.extra.max_body_bytes: expected at most 268435456, got 1000000000000000 — ${BODY_RANGE}`,
     );
   });
 

@@ -193,8 +193,8 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
       'FILE: platforms.webhook.max_body_bytes: expected a number, got "1mb" — write 1048576 (a number of bytes, without a unit)',
     );
     // The number it means would be refused next, past the largest body: the largest is what to write.
-    expect(refusal(webhook("    max_body_bytes: 64mb\n"))).toBe(
-      'FILE: platforms.webhook.max_body_bytes: expected a number, got "64mb" — write at most 33554432 (a number of bytes, without a unit: 64mb is 67108864, past the largest body svc takes, 32 MiB)',
+    expect(refusal(webhook("    max_body_bytes: 512mb\n"))).toBe(
+      'FILE: platforms.webhook.max_body_bytes: expected a number, got "512mb" — write at most 268435456 (a number of bytes, without a unit: 512mb is 536870912, past the largest body svc takes, 256 MiB)',
     );
     expect(refusal(webhook("    script_timeout_seconds: 2m\n"))).toBe(
       'FILE: platforms.webhook.script_timeout_seconds: expected a number, got "2m" — write 120 (a number of seconds, without a unit)',
