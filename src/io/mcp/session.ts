@@ -51,6 +51,7 @@ import {
   type ServerLogParams,
 } from "./looseAnswers.js";
 import { askingFor, offeredVersion, offersOnlyStateless } from "./offeredVersion.js";
+import { refuseTooDeep } from "./resultDepth.js";
 import {
   answeredWithError,
   ComposedError,
@@ -286,7 +287,10 @@ export class McpSession {
       const step = await Promise.race([iterator.next(), stopped]);
       const message = step === "stopped" || step.done === true ? undefined : step.value;
       if (message?.type === "taskCreated") taskId = message.task.taskId;
-      if (message?.type === "result") return message.result as CallToolResult;
+      if (message?.type === "result") {
+        refuseTooDeep(message.result);
+        return message.result as CallToolResult;
+      }
       if (message !== undefined && message.type !== "error") continue;
       if (message !== undefined && !signal.aborted) throw message.error;
       if (step !== "stopped" && step.done === true) break;
