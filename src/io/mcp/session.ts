@@ -102,6 +102,11 @@ export interface OpenSessionOptions {
    * request it meant waits until it times out), as its JSON text.
    */
   readonly onStrayAnswer?: (answer: string) => void;
+  /**
+   * Called as each attempt's transport is made, just before its handshake (`initialize`, or the stateless
+   * era's `server/discover`) is sent: a connect given up later was waiting for the server's answer.
+   */
+  readonly onHandshake?: () => void;
   readonly signal?: AbortSignal;
 }
 
@@ -570,6 +575,7 @@ async function openLegacy(options: OpenSessionOptions, version?: string): Promis
   const client = newClient(handlers);
   watchStrayAnswers(client, options);
   const transport = options.makeTransport();
+  options.onHandshake?.();
   if (version !== undefined) askingFor(transport, version);
   leaveOutNullsOfInitialize(transport);
   const abort = () => void transport.close().catch(() => undefined);
@@ -659,6 +665,7 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
   watchStrayAnswers(client, options);
   stampRequests(client, clientCapabilities(handlers));
   const transport = options.makeTransport();
+  options.onHandshake?.();
   const abort = () => void transport.close().catch(() => undefined);
   options.signal?.addEventListener("abort", abort, { once: true });
   let result: DiscoverResult;
