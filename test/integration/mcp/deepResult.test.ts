@@ -51,7 +51,11 @@ beforeAll(async () => {
   home = tempHome();
   home.write(
     "config.yaml",
-    stringify({ mcp_servers: { deep: { command: process.execPath, args: [FIXTURE] } } }),
+    stringify({
+      mcp_servers: {
+        deep: { command: process.execPath, args: [FIXTURE], tools: { resources: true, prompts: true } },
+      },
+    }),
   );
   http = spawn(process.execPath, [FIXTURE, "--http"], { stdio: ["pipe", "pipe", "inherit"] });
   httpUrl = await new Promise<string>((done, fail) => {
@@ -111,6 +115,19 @@ describe("svc mcp call: a result nested deeper than 512 levels (stdio)", () => {
       expect(res.code).toBe(1);
       expect(res.stdout).toBe("");
       expect(res.stderr).toBe(`svc: ${TOO_DEEP}\n`);
+    },
+    20_000,
+  );
+
+  it.each([
+    ["read_resource", { uri: "deep://x" }],
+    ["get_prompt", { name: "deep" }],
+  ])(
+    "the utility tool %s, whose read answers 20 000 levels in a _meta, fails the same way",
+    async (tool, args) => {
+      const res = await svc(["mcp", "call", "deep", tool, "--args", JSON.stringify(args)]);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(`svc: ${TOO_DEEP.replaceAll('"deep"', `"${tool}"`)}\n`);
     },
     20_000,
   );
