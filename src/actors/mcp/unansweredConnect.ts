@@ -32,9 +32,12 @@ export function noAnswer(
   given: string,
   handshakeSent: boolean,
 ): string {
+  const kind = transportKind(entry as McpServerEntry);
   const request = entry.protocol === "stateless" ? "server/discover" : "initialize";
+  // The preflight probes an SSE stream with GET only (docs/mcp.md, Preflight).
+  const probe = kind === "sse" ? "GET" : "HEAD or GET";
   const what = handshakeSent
     ? `the server did not answer the handshake (${request}, MCP's first request)`
-    : "the server did not answer the HEAD or GET of its url that svc sends before the handshake";
-  return `${what}: ${CHECK[transportKind(entry as McpServerEntry)]} — or, for a server slow to start, raise ${bound(given)}`;
+    : `the server did not answer the ${probe} of its url that svc sends before the handshake`;
+  return `${what}: ${CHECK[kind]} — or, for a server slow to start, raise ${bound(given)}`;
 }
