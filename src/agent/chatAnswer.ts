@@ -1,5 +1,6 @@
+import { nestedDeeperThan } from "../streams/nestedDepth.js";
 import { thinkingInText } from "./thinkText.js";
-import { MAX_ARGUMENT_DEPTH, nestedDeeperThan, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
+import { MAX_ARGUMENT_DEPTH, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
 
 /**
  * A Chat Completions answer in the shape the AI SDK reads, where servers that call themselves

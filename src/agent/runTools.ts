@@ -5,7 +5,7 @@ import { newRunWorkspace, workspaceDirName } from "../io/workspace.js";
 import { type McpToolSource, mcpAgentTools } from "./mcpTools.js";
 import { selectToolsets } from "./toolSelection.js";
 import type { AgentTool, ToolContext } from "./tools/tool.js";
-import { unofferedServerTools } from "./unofferedTools.js";
+import { type UnofferedTools, unofferedServerTools } from "./unofferedTools.js";
 
 /** Where a run's tools come from; the model runner and the command runner's MCP endpoint share it. */
 export interface RunToolsDeps {
@@ -44,7 +44,7 @@ export function unofferedTools(
   deps: RunToolsDeps,
   request: AgentRequest,
   offered: readonly AgentTool[],
-): (name: string) => string | undefined {
+): UnofferedTools {
   const hub = deps.mcp?.(request.profile);
   const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
   return unofferedServerTools(hub, selection.mcpServers, offered);

@@ -1,5 +1,6 @@
 import type { wrapLanguageModel } from "ai";
 import { NESTED_TOO_DEEP, scanJsonText } from "../streams/jsonNumbers/index.js";
+import { nestedDeeperThan } from "../streams/nestedDepth.js";
 import type { ProviderModel } from "./retry.js";
 import { thinkingInText } from "./thinkText.js";
 
@@ -46,22 +47,6 @@ export const objectToolInputsMiddleware: Middleware = {
  * schema nests this deep.
  */
 export const MAX_ARGUMENT_DEPTH = 100;
-
-/** Whether `value` nests objects or arrays deeper than `max` levels (counted level by level, not recursively). */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
-  let level: unknown[] = [value];
-  for (let depth = 0; level.length > 0; depth++) {
-    const next: unknown[] = [];
-    for (const item of level) {
-      if (item === null || typeof item !== "object") continue;
-      if (depth >= max) return true;
-      for (const child of Object.values(item))
-        if (child !== null && typeof child === "object") next.push(child);
-    }
-    level = next;
-  }
-  return false;
-}
 
 /** Arguments text nested one level past `MAX_ARGUMENT_DEPTH`: what stands for arguments too deep to write out. */
 export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"]".repeat(MAX_ARGUMENT_DEPTH + 1)}`;

@@ -2,6 +2,9 @@ import { sanitize } from "../actors/mcp/toolNames.js";
 import type { McpToolSource } from "./mcpTools.js";
 import type { AgentTool } from "./tools/tool.js";
 
+/** Why a call names a tool the run was not offered; undefined for a name it knows nothing of. */
+export type UnofferedTools = (name: string) => string | undefined;
+
 /**
  * Why a call names no offered tool, when its name is one an MCP server of the run's selection would register
  * (`mcp__<server>__…`) and that server had none of its tools offered to the run: it was not connected when the
@@ -14,7 +17,7 @@ export function unofferedServerTools(
   hub: McpToolSource | undefined,
   selected: readonly string[],
   offered: readonly AgentTool[],
-): (name: string) => string | undefined {
+): UnofferedTools {
   if (hub === undefined || selected.length === 0) return () => undefined;
   const offeredNames = new Set(offered.map((tool) => tool.name));
   const withTools = new Set(hub.tools().flatMap((t) => (offeredNames.has(t.name) ? [t.server] : [])));

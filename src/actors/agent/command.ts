@@ -1,5 +1,6 @@
 import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
 import type { AgentTool, ToolContext } from "../../agent/tools/tool.js";
+import type { UnofferedTools } from "../../agent/unofferedTools.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
 import { envValue } from "../../io/envValue.js";
@@ -12,11 +13,18 @@ import type { AgentRequest, AgentRunner } from "./runner.js";
 /** MCP access for command runs: the tools a run may use, served to it at `SVC_MCP_URL` (docs/agent-tools.md). */
 export interface CommandRunTools {
   readonly endpoint: Pick<McpEndpointHost, "openRunEndpoint">;
-  /** The tools this run may use (toolsets and trust applied) and the context they run with. */
+  /**
+   * The tools this run may use (toolsets and trust applied), the context they run with, and why a call
+   * names a tool of a selected MCP server the run was not offered (it was not connected when the run began).
+   */
   forRun(
     request: AgentRequest,
     signal: AbortSignal,
-  ): Promise<{ readonly tools: readonly AgentTool[]; readonly context: ToolContext }>;
+  ): Promise<{
+    readonly tools: readonly AgentTool[];
+    readonly context: ToolContext;
+    readonly unoffered?: UnofferedTools;
+  }>;
 }
 
 export interface CommandRunnerOptions {
@@ -51,9 +59,25 @@ function baseEnv(
   return env;
 }
 
-async function openEndpoint(tools: CommandRunTools, request: AgentRequest, signal: AbortSignal) {
+async function openEndpoint(
+  tools: CommandRunTools,
+  request: AgentRequest,
+  signal: AbortSignal,
+  secrets: readonly string[],
+) {
   const offered = await tools.forRun(request, signal);
-  return tools.endpoint.openRunEndpoint(offered.tools, offered.context);
+  const why = offered.unoffered;
+  // A server's last error may quote what its connect sent: scrubbed before the command gets it.
+  return tools.endpoint.openRunEndpoint(
+    offered.tools,
+    offered.context,
+    why === undefined
+      ? undefined
+      : (name) => {
+          const reason = why(name);
+          return reason === undefined ? undefined : scrub(reason, secrets);
+        },
+  );
 }
 
 /**
@@ -86,7 +110,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   return {
     async run(request, signal) {
       const endpoint =
-        options.tools === undefined ? undefined : await openEndpoint(options.tools, request, signal);
+        options.tools === undefined ? undefined : await openEndpoint(options.tools, request, signal, secrets);
       const mcpEnv =
         endpoint === undefined ? {} : { SVC_MCP_URL: endpoint.url, SVC_MCP_TOKEN: endpoint.token };
       const result = await runProcess({

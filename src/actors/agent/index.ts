@@ -2,7 +2,7 @@ import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
 import type { McpToolSource } from "../../agent/mcpTools.js";
 import type { ModelRunnerDeps } from "../../agent/modelRunner.js";
 import type { Sleep } from "../../agent/retry.js";
-import { type RunToolsDeps, runContext, runTools } from "../../agent/runTools.js";
+import { type RunToolsDeps, runContext, runTools, unofferedTools } from "../../agent/runTools.js";
 import { builtinTools } from "../../agent/tools/index.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
@@ -83,10 +83,14 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
         : {
             tools: {
               endpoint,
-              forRun: async (request, signal) => ({
-                tools: await runTools(toolDeps, request, signal),
-                context: runContext(toolDeps, request, signal),
-              }),
+              forRun: async (request, signal) => {
+                const tools = await runTools(toolDeps, request, signal);
+                return {
+                  tools,
+                  context: runContext(toolDeps, request, signal),
+                  unoffered: unofferedTools(toolDeps, request, tools),
+                };
+              },
             },
           }),
     });

@@ -32,6 +32,7 @@ import type { HubOptions } from "./hubOptions.js";
 import { logServerMessage } from "./serverLog.js";
 import { serverRequestHandlers } from "./serverRequests.js";
 import { buildToolset, longNameWarning, type Toolset, unmatchedFilters } from "./toolNames.js";
+import { noAnswer, noToolList } from "./unansweredConnect.js";
 
 /** One configured server inside the hub: its entry, its connection actor and its current toolset. */
 export interface Runtime {
@@ -62,6 +63,8 @@ export interface Runtime {
   awaitingEndpoint?: boolean;
   /** The first answer of an id svc never sent at the latest connect (cut, redacted): a timeout quotes it. */
   strayAnswer?: string | undefined;
+  /** The latest connect sent its handshake (past an HTTP url's preflight): a timeout then says it is unanswered. */
+  handshakeSent?: boolean;
   /** The latest connect got past the handshake and lists the tools: a timeout then says where it stopped. */
   listingTools?: boolean;
   /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
@@ -134,6 +137,7 @@ export async function connectRuntime(
   rt.stdoutSoFar = stdout;
   rt.awaitingEndpoint = false;
   rt.strayAnswer = undefined;
+  rt.handshakeSent = false;
   rt.listingTools = false;
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
@@ -216,6 +220,9 @@ export async function connectRuntime(
         answer.length > STRAY_ANSWER_CHARS ? `${answer.slice(0, STRAY_ANSWER_CHARS)}…` : answer,
         rt.secrets,
       );
+    },
+    onHandshake: () => {
+      if (rt.stdoutSoFar === stdout) rt.handshakeSent = true;
     },
     onSecrets: (secrets) => {
       rt.secrets = secrets;
@@ -406,13 +413,9 @@ export function withConnectSoFar(rt: Runtime, given: string): string {
     rt.strayAnswer === undefined
       ? ""
       : ` — the server answered with an id svc never sent, so its answer matched no request: ${rt.strayAnswer} (each answer must carry the id of the request it answers)`;
-  return withStderrSoFar(`${message}${stray}`, stderrSoFar(rt), rt.stdoutSoFar);
-}
-
-/** The wait that ran out (`connect_timeout`, or `svc mcp list`'s `--timeout`) is the one to raise. */
-function noToolList(given: string): string {
-  const bound = given.includes("(--timeout)") ? "--timeout" : "connect_timeout";
-  return `the server answered the handshake but not tools/list, the listing of its tools (a fault of the server, or a list slow to build: raise ${bound})`;
+  const said = withStderrSoFar(`${message}${stray}`, stderrSoFar(rt), rt.stdoutSoFar);
+  // Nothing the server did to quote: it answered nothing svc could read. Say what to check.
+  return said === given ? `${given} — ${noAnswer(rt.entry, given, rt.handshakeSent === true)}` : said;
 }
 
 /** How much of an answer of an unknown id a connect timeout quotes. */

@@ -4,6 +4,7 @@ import { isTrusted } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
 import type { Logger } from "../../io/log.js";
+import { ResultTooDeepError } from "../../io/mcp/resultDepth.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
 import { connectionState } from "../../machines/mcpConnection.js";
@@ -106,6 +107,12 @@ export async function invokeTool(
       // The caller gave up (the run ended: its timeout, a stop): the SDK reports any abort as a request
       // timeout, which would blame the server's own `timeout`.
       if (signal?.aborted === true) throw canceled(err);
+      // The answer came and the session is well: only this result is refused.
+      if (err instanceof ResultTooDeepError)
+        throw new SvcError(
+          "mcp_call",
+          `mcp_servers.${rt.name}: "${tool.original}" failed: ${err.message}, so it is not used — a fault of the server (have the tool answer a flatter result)`,
+        );
       const expired = isSessionExpired(err);
       // The connection closed under the call: a stdio process died, or svc closed the session because it
       // was lost (a failed ping, another call's expiry) — a stop or reload was handled above.

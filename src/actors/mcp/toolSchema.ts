@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import type { Ajv2020, AnySchemaObject, ValidateFunction } from "ajv/dist/2020.js";
 import { isObject, ONE_SCHEMA, SCHEMA_LIST, SCHEMA_MAP } from "../../agent/schemaKeywords.js";
-import { nestedDeeperThan } from "../../agent/toolCallInputs.js";
 import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
+import { nestedDeeperThan } from "../../streams/nestedDepth.js";
 
 /**
  * The deepest nesting of objects and arrays a tool's schema may have (a property's schema is two levels

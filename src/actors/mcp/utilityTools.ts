@@ -10,7 +10,18 @@ import {
 import { z } from "zod";
 import { SvcError } from "../../errors.js";
 import { LooseCursorSchema, MAX_LIST_PAGES, nextPage, nullsLeftOut } from "../../io/mcp/listPages.js";
+import { refuseTooDeep } from "../../io/mcp/resultDepth.js";
 import type { McpSession } from "../../io/mcp/session.js";
+
+/**
+ * An answer as it came, once it is known to nest no deeper than `MAX_RESULT_DEPTH` (what walks it next —
+ * `nullsLeftOut`, the JSON text the model gets — is recursive); a deeper one fails the call
+ * (`ResultTooDeepError`), as a tool's result does.
+ */
+function notTooDeep(value: unknown): unknown {
+  refuseTooDeep(value);
+  return value;
+}
 
 /**
  * The list results read as `tools/list` is: `nextCursor: null` ends the list, `null` for the list is an
@@ -20,13 +31,16 @@ import type { McpSession } from "../../io/mcp/session.js";
  * their fields; an item without its key is left out and named (`usable`), not the whole list failed.
  */
 const looseList = <K extends string>(key: K) =>
-  z.looseObject({
-    [key]: z
-      .array(z.unknown())
-      .nullable()
-      .transform((items) => items ?? []),
-    nextCursor: LooseCursorSchema,
-  } as { [P in K]: z.ZodType<unknown[]> } & { nextCursor: typeof LooseCursorSchema });
+  z.preprocess(
+    notTooDeep,
+    z.looseObject({
+      [key]: z
+        .array(z.unknown())
+        .nullable()
+        .transform((items) => items ?? []),
+      nextCursor: LooseCursorSchema,
+    } as { [P in K]: z.ZodType<unknown[]> } & { nextCursor: typeof LooseCursorSchema }),
+  );
 const ResourceListSchema = looseList("resources");
 const ResourceTemplateListSchema = looseList("resourceTemplates");
 const PromptListSchema = looseList("prompts");
@@ -63,8 +77,8 @@ function listText(
  * a content's `mimeType`, the prompt's `description`) read as if it were left out; the SDK's schemas failed
  * the call on it.
  */
-const ReadResourceSchema = z.preprocess(nullsLeftOut, ReadResourceResultSchema);
-const GetPromptSchema = z.preprocess(nullsLeftOut, GetPromptResultSchema);
+const ReadResourceSchema = z.preprocess((value) => nullsLeftOut(notTooDeep(value)), ReadResourceResultSchema);
+const GetPromptSchema = z.preprocess((value) => nullsLeftOut(notTooDeep(value)), GetPromptResultSchema);
 
 /** The errors the SDK raises on our side (no answer in time, the connection closed), never a server's. */
 const LOCAL_ERRORS: ReadonlySet<number> = new Set([ErrorCode.RequestTimeout, ErrorCode.ConnectionClosed]);

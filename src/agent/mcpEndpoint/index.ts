@@ -1,5 +1,6 @@
 import type { HttpHost } from "../../io/mcpEndpoint/httpHost.js";
 import type { AgentTool, ToolContext } from "../tools/tool.js";
+import type { UnofferedTools } from "../unofferedTools.js";
 import { RunRegistry } from "./runRegistry.js";
 import type { toolServer } from "./toolServer.js";
 
@@ -12,8 +13,16 @@ export interface RunEndpoint {
 }
 
 export interface McpEndpointHost {
-  /** An endpoint exposing exactly `tools`, run with `context`, for one run. */
-  openRunEndpoint(tools: readonly AgentTool[], context: ToolContext): Promise<RunEndpoint>;
+  /**
+   * An endpoint exposing exactly `tools`, run with `context`, for one run. `unoffered` says why a call
+   * names a tool the run was not offered (its MCP server was not connected when the run began,
+   * `unofferedServerTools`); undefined for a name it knows nothing of, which gets "unknown tool".
+   */
+  openRunEndpoint(
+    tools: readonly AgentTool[],
+    context: ToolContext,
+    unoffered?: UnofferedTools,
+  ): Promise<RunEndpoint>;
   /** Closes every run's endpoint and the listening socket. */
   close(): Promise<void>;
 }
@@ -30,10 +39,10 @@ export function createMcpEndpointHost(options: { readonly host?: string } = {}):
     const run = runs.authorize(key, authorization);
     return run === undefined || serve === undefined
       ? undefined
-      : serve(run.tools, run.context, run.signal, run.calls);
+      : serve(run.tools, run.context, run.signal, run.calls, run.unoffered);
   };
   return {
-    async openRunEndpoint(tools, context) {
+    async openRunEndpoint(tools, context, unoffered) {
       listening ??= Promise.all([import("./toolServer.js"), import("../../io/mcpEndpoint/httpHost.js")]).then(
         ([server, host]) => {
           serve = server.toolServer;
@@ -41,7 +50,7 @@ export function createMcpEndpointHost(options: { readonly host?: string } = {}):
         },
       );
       const http = await listening;
-      const run = runs.open(tools, context);
+      const run = runs.open(tools, context, unoffered);
       return { url: `${http.origin}/mcp/${run.key}`, token: run.token, close: run.close };
     },
     async close() {

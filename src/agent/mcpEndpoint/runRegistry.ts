@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { AgentTool, ToolContext } from "../tools/tool.js";
+import type { UnofferedTools } from "../unofferedTools.js";
 
 export interface RegisteredRun {
   readonly tools: readonly AgentTool[];
@@ -11,6 +12,8 @@ export interface RegisteredRun {
    * `notifications/cancelled` arrives on another POST than the call it cancels, and finds it here.
    */
   readonly calls: Map<string, AbortController>;
+  /** Why a call names a tool the run was not offered (`unofferedServerTools`). */
+  readonly unoffered?: UnofferedTools;
 }
 
 interface Entry extends RegisteredRun {
@@ -28,7 +31,11 @@ const digest = (token: string) => createHash("sha256").update(token).digest();
 export class RunRegistry {
   readonly #runs = new Map<string, Entry>();
 
-  open(tools: readonly AgentTool[], context: ToolContext): { key: string; token: string; close(): void } {
+  open(
+    tools: readonly AgentTool[],
+    context: ToolContext,
+    unoffered?: UnofferedTools,
+  ): { key: string; token: string; close(): void } {
     const key = randomBytes(16).toString("hex");
     const token = randomBytes(32).toString("base64url");
     const controller = new AbortController();
@@ -39,6 +46,7 @@ export class RunRegistry {
       calls: new Map(),
       controller,
       tokenDigest: digest(token),
+      ...(unoffered === undefined ? {} : { unoffered }),
     });
     return {
       key,

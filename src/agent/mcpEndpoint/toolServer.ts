@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { FAILED_WITHOUT_WHY } from "../tools/outcome.js";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/tool.js";
+import type { UnofferedTools } from "../unofferedTools.js";
 
 /**
  * The call's answer: an MCP tool's result as its server gave it (every content block, `structuredContent`,
@@ -41,13 +42,16 @@ function callContext(context: ToolContext, signal: AbortSignal): ToolContext {
  * An MCP server (the SDK's low-level `Server`, so JSON Schemas pass unchanged) offering exactly `tools`
  * and running them with the run's `context`. `runSignal` ends every call when the run's endpoint closes;
  * `calls` (the run's, shared by the servers of all its POSTs) lets a `notifications/cancelled` end a call
- * another POST is running.
+ * another POST is running. A call naming a tool the run was not offered is answered with `unoffered`'s
+ * reason when it has one (the tool's MCP server was not connected when the run began: which, why, what to
+ * run), as a model run's call is; with "unknown tool" otherwise.
  */
 export function toolServer(
   tools: readonly AgentTool[],
   context: ToolContext,
   runSignal: AbortSignal,
   calls: Map<string, AbortController> = new Map(),
+  unoffered?: UnofferedTools,
 ): Server {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const server = new Server({ name: "svc-run", version: "1.0.0" }, { capabilities: { tools: {} } });
@@ -66,7 +70,9 @@ export function toolServer(
     if (tool === undefined) {
       return asCallResult({
         ok: false,
-        error: `unknown tool "${request.params.name}": this run does not offer it`,
+        error:
+          unoffered?.(request.params.name) ??
+          `unknown tool "${request.params.name}": this run does not offer it`,
       });
     }
     const id = String(extra.requestId);

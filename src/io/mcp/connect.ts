@@ -67,6 +67,8 @@ export interface ConnectOptions {
   readonly onLost?: (reason: string) => void;
   /** The server answered an id svc never sent while the session opened (`OpenSessionOptions`). */
   readonly onStrayAnswer?: (answer: string) => void;
+  /** The session's handshake is about to be sent (`OpenSessionOptions`): after the preflight and any login. */
+  readonly onHandshake?: () => void;
   /** A stdio server whose connect is given up (`signal`) is killed at once, its process group with it. */
   readonly killGivenUp?: boolean;
   /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
@@ -540,6 +542,7 @@ function sessionExtras(options: ConnectOptions) {
     ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
     ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
     ...(options.onStrayAnswer === undefined ? {} : { onStrayAnswer: options.onStrayAnswer }),
+    ...(options.onHandshake === undefined ? {} : { onHandshake: options.onHandshake }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
 }

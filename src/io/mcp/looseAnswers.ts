@@ -5,6 +5,7 @@
 import { CallToolResultSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { LooseCursorSchema, nullsLeftOut } from "./listPages.js";
+import { refuseTooDeep } from "./resultDepth.js";
 import { summarizeZodError } from "./transportErrors.js";
 
 /**
@@ -77,9 +78,11 @@ export function listedTools(entries: readonly unknown[], page: number): { tools:
  * A `tools/call` result read with a key sent as `null` (a Python server's None: `isError`,
  * `structuredContent`, a content block's `annotations` or `mimeType`) left out, at the top and in each
  * content block, where the SDK's schema failed the call; what `structuredContent` holds is the tool's own
- * data and stays as sent.
+ * data and stays as sent. A result nested deeper than `MAX_RESULT_DEPTH` fails the call (`ResultTooDeepError`).
  */
 export const LooseCallToolResultSchema = z.preprocess((value) => {
+  // Before `nullsLeftOut` walks it: a result thousands of levels deep is refused, not a stack overflow.
+  refuseTooDeep(value);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   const top = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
   return Array.isArray(top.content) ? { ...top, content: top.content.map(nullsLeftOut) } : top;

@@ -51,6 +51,7 @@ import {
   type ServerLogParams,
 } from "./looseAnswers.js";
 import { askingFor, offeredVersion, offersOnlyStateless } from "./offeredVersion.js";
+import { refuseTooDeep } from "./resultDepth.js";
 import {
   answeredWithError,
   ComposedError,
@@ -101,6 +102,11 @@ export interface OpenSessionOptions {
    * request it meant waits until it times out), as its JSON text.
    */
   readonly onStrayAnswer?: (answer: string) => void;
+  /**
+   * Called as each attempt's transport is made, just before its handshake (`initialize`, or the stateless
+   * era's `server/discover`) is sent: a connect given up later was waiting for the server's answer.
+   */
+  readonly onHandshake?: () => void;
   readonly signal?: AbortSignal;
 }
 
@@ -286,7 +292,10 @@ export class McpSession {
       const step = await Promise.race([iterator.next(), stopped]);
       const message = step === "stopped" || step.done === true ? undefined : step.value;
       if (message?.type === "taskCreated") taskId = message.task.taskId;
-      if (message?.type === "result") return message.result as CallToolResult;
+      if (message?.type === "result") {
+        refuseTooDeep(message.result);
+        return message.result as CallToolResult;
+      }
       if (message !== undefined && message.type !== "error") continue;
       if (message !== undefined && !signal.aborted) throw message.error;
       if (step !== "stopped" && step.done === true) break;
@@ -566,6 +575,7 @@ async function openLegacy(options: OpenSessionOptions, version?: string): Promis
   const client = newClient(handlers);
   watchStrayAnswers(client, options);
   const transport = options.makeTransport();
+  options.onHandshake?.();
   if (version !== undefined) askingFor(transport, version);
   leaveOutNullsOfInitialize(transport);
   const abort = () => void transport.close().catch(() => undefined);
@@ -655,6 +665,7 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
   watchStrayAnswers(client, options);
   stampRequests(client, clientCapabilities(handlers));
   const transport = options.makeTransport();
+  options.onHandshake?.();
   const abort = () => void transport.close().catch(() => undefined);
   options.signal?.addEventListener("abort", abort, { once: true });
   let result: DiscoverResult;

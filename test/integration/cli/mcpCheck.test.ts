@@ -98,7 +98,9 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
     };
     home.write("config.yaml", stringify({ mcp_servers: { stubborn } }));
     const list = await svc(home, ["mcp", "list", "--timeout", "1"]);
-    expect(list.stdout).toMatch(/^stubborn\s+stdio\s+failed: no answer within 1 s \(--timeout\)$/m);
+    expect(list.stdout).toMatch(
+      /^stubborn\s+stdio\s+failed: no answer within 1 s \(--timeout\) — the server did not answer the handshake \(initialize, MCP's first request\): check that command and args .* raise --timeout$/m,
+    );
     expect(await gone()).toEqual([]);
     home.write(
       "config.yaml",

@@ -32,7 +32,9 @@ describe("a connect given up by connect_timeout", () => {
         h: entry({ url: `http://127.0.0.1:${port}/mcp`, connect_timeout: 1 }),
       });
       const status = await hub.settled("h");
-      expect(status.lastError).toBe("connect timed out after 1 s (connect_timeout)");
+      expect(status.lastError).toBe(
+        "connect timed out after 1 s (connect_timeout) — the server did not answer the HEAD or GET of its url that svc sends before the handshake: check that url is the endpoint of an MCP server that speaks Streamable HTTP, not legacy SSE (for that, set transport: sse) — or, for a server slow to start, raise connect_timeout",
+      );
       await hub.stop();
       // The probes would have ended at 1.33 s (HEAD 1/3 of the budget, then GET) and the abandoned connect
       // would then have initialized a session nobody closes.

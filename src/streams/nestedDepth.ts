@@ -1,0 +1,19 @@
+/**
+ * Whether `value` nests objects or arrays deeper than `max` levels, `value` itself the first (counted level
+ * by level, not recursively: it answers for values far deeper than any recursive walk, `JSON.stringify`
+ * included, can go).
+ */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    const next: unknown[] = [];
+    for (const item of level) {
+      if (item === null || typeof item !== "object") continue;
+      if (depth >= max) return true;
+      for (const child of Object.values(item))
+        if (child !== null && typeof child === "object") next.push(child);
+    }
+    level = next;
+  }
+  return false;
+}

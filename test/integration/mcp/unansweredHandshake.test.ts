@@ -1,0 +1,158 @@
+import { execFile } from "node:child_process";
+import { createServer, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { startTestGateway } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+/**
+ * A server that takes the connection (a process that reads its stdin, an HTTP endpoint that takes the
+ * POST, an SSE stream that names its endpoint) but never answers the handshake: the timeout says which
+ * request went unanswered, what to check for the transport (the command, the url and the transport it
+ * speaks) and which wait to raise — in `svc mcp test`, `svc mcp list`'s check and the gateway's log
+ * (docs/mcp.md, A process that exits, or never answers the handshake). Real sockets on 127.0.0.1; the
+ * peers never answer, so the waits are short.
+ */
+
+const STDIO =
+  "the server did not answer the handshake (initialize, MCP's first request): check that command and args start an MCP server that speaks stdio, JSON-RPC on its stdin and stdout";
+const HTTP =
+  "the server did not answer the handshake (initialize, MCP's first request): check that url is the endpoint of an MCP server that speaks Streamable HTTP, not legacy SSE (for that, set transport: sse)";
+const SSE =
+  "the server did not answer the handshake (initialize, MCP's first request): check that url is the event stream of an MCP server that speaks the legacy SSE transport, not Streamable HTTP (for that, set transport: http)";
+const slow = (bound: string) => ` — or, for a server slow to start, raise ${bound}`;
+
+const held = new Set<ServerResponse>();
+let http: Server;
+let sse: Server;
+let home: TempHome;
+
+function listening(server: Server): Promise<number> {
+  return new Promise((done) =>
+    server.listen(0, "127.0.0.1", () => done((server.address() as AddressInfo).port)),
+  );
+}
+
+function entries(connectTimeout: number, httpPort: number, ssePort: number) {
+  return {
+    // Reads its stdin and never writes; it ends when svc closes its stdin.
+    quiet: {
+      command: process.execPath,
+      args: ["-e", "process.stdin.resume()"],
+      connect_timeout: connectTimeout,
+    },
+    // skip_preflight: the handshake is the first request (the preflight's own stage is cancelledConnect's).
+    held: { url: `http://127.0.0.1:${httpPort}/mcp`, skip_preflight: true, connect_timeout: connectTimeout },
+    stream: {
+      url: `http://127.0.0.1:${ssePort}/sse`,
+      transport: "sse",
+      skip_preflight: true,
+      connect_timeout: connectTimeout,
+    },
+  };
+}
+
+function svc(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [...SVC_ARGV, ...args],
+      { env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir } },
+      (err, stdout, stderr) => done({ code: err === null ? 0 : Number(err.code), stdout, stderr }),
+    );
+  });
+}
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+let httpPort: number;
+let ssePort: number;
+
+beforeAll(async () => {
+  // Takes every request and never answers it.
+  http = createServer((req, res) => {
+    req.resume();
+    held.add(res);
+  });
+  // Opens the stream and names the endpoint; takes each POST (202) and never answers it on the stream.
+  sse = createServer((req, res) => {
+    if (req.method === "GET") {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("event: endpoint\ndata: /messages\n\n");
+      held.add(res);
+      return;
+    }
+    req.resume();
+    req.on("end", () => res.writeHead(202).end("Accepted"));
+  });
+  [httpPort, ssePort] = await Promise.all([listening(http), listening(sse)]);
+  home = tempHome();
+});
+
+afterAll(async () => {
+  for (const res of held) res.destroy();
+  http?.closeAllConnections();
+  sse?.closeAllConnections();
+  await Promise.all([http, sse].map((s) => new Promise((done) => s?.close(done))));
+  home?.cleanup();
+});
+
+describe("a server that never answers the handshake", () => {
+  it.each([
+    ["stdio", "quiet", STDIO],
+    ["Streamable HTTP", "held", HTTP],
+    ["SSE", "stream", SSE],
+  ])(
+    "%s: svc mcp test says what to check and to raise connect_timeout",
+    async (_, name, why) => {
+      home.write("config.yaml", stringify({ mcp_servers: entries(1, httpPort, ssePort) }));
+      const res = await svc(["mcp", "test", name]);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain(
+        `mcp_servers.${name}: connect timed out after 1 s (connect_timeout) — ${why}${slow("connect_timeout")}\n`,
+      );
+    },
+    20_000,
+  );
+
+  it("svc mcp list's check names --timeout, the wait that ran out", async () => {
+    home.write("config.yaml", stringify({ mcp_servers: entries(30, httpPort, ssePort) }));
+    const res = await svc(["mcp", "list", "--timeout", "1"]);
+    for (const [name, why] of [
+      ["quiet", STDIO],
+      ["held", HTTP],
+      ["stream", SSE],
+    ])
+      expect(res.stdout.split("\n").find((line) => line.startsWith(`${name} `))).toMatch(
+        new RegExp(
+          `failed: no answer within 1 s \\(--timeout\\) — ${escaped(`${why}${slow("--timeout")}`)}$`,
+        ),
+      );
+  }, 20_000);
+
+  it("the gateway's log says the same at each failed connect", async () => {
+    const gw = await startTestGateway({
+      config: { mcp_servers: entries(1, httpPort, ssePort) },
+    });
+    try {
+      await vi.waitFor(
+        () => {
+          const warned = gw.logs().map((l) => l.msg);
+          for (const [name, why] of [
+            ["quiet", STDIO],
+            ["held", HTTP],
+            ["stream", SSE],
+          ])
+            expect(warned).toContain(
+              `[mcp] mcp_servers.${name}: connect timed out after 1 s (connect_timeout) — ${why}${slow("connect_timeout")}`,
+            );
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+    } finally {
+      await gw.stop();
+    }
+  }, 20_000);
+});
