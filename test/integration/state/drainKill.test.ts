@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type Foreground, killIfRunning, runForeground, waitFor } from "../cli/svc.js";
-import { deliver, SECRET } from "./killHelpers.js";
+import { deliver, liveOnDisk, SECRET } from "./killHelpers.js";
 
 /**
  * docs/webhook.md (SIGTERM): a SIGKILL before the drain is over loses no accepted run, and with the local journal the
@@ -64,7 +64,12 @@ describe("SIGKILL during a stop's drain, with the local journal", { timeout: 60_
     first.child.kill("SIGTERM");
     // a ends in the drain, then b runs (the drain goes on with the queue) and ends; c holds the drain.
     await waitFor(() => ran(home).includes("b"), "b to run in the drain");
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // b's command wrote runs.log before it exited; the gateway records its end in the journal only once it
+    // has seen that exit, which on a loaded machine took longer than the half second once slept here.
+    await waitFor(
+      () => ![...liveOnDisk(home).runs.values()].some((run) => run.deliveryId === "b"),
+      "the journal to record b's end",
+    );
     first.child.kill("SIGKILL");
     await first.exited;
     expect(ran(home)).toEqual(["a", "b"]);
