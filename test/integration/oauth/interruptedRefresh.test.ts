@@ -75,7 +75,9 @@ function start(args: string[]): { child: ChildProcess; ended: Promise<NodeJS.Sig
 
 const refreshes = (as: FakeAs) => as.seen.filter((r) => r.body.get("grant_type") === "refresh_token");
 
-describe("Ctrl-C while a token refresh waits for its answer", () => {
+// Each test starts an svc command that loads the OAuth and MCP modules before it refreshes: on a loaded
+// machine one took longer than the default 30 s test timeout.
+describe("Ctrl-C while a token refresh waits for its answer", { timeout: 60_000 }, () => {
   for (const command of [
     ["mcp", "tools", "notes"],
     ["mcp", "call", "notes", "whoami"],
@@ -114,7 +116,11 @@ describe("Ctrl-C while a token refresh waits for its answer", () => {
   });
 });
 
-describe("the gateway stopped while a reconnect's token refresh waits for its answer", () => {
+// A gateway start, its connect and refresh, a fixed wait of 7 s and the stop: on a loaded machine (a load
+// average near 20) this took 25 to 33 s, past the default 30 s test timeout.
+describe("the gateway stopped while a reconnect's token refresh waits for its answer", {
+  timeout: 90_000,
+}, () => {
   const children: ChildProcess[] = [];
   afterEach(() => {
     for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
