@@ -155,12 +155,14 @@ describe("stdio servers (real subprocess)", () => {
   });
 
   it("returns isError results as results, and times a call out after `timeout`", async () => {
-    const h = hub(ctx.home, { fx: stdioEntry("legacy", { timeout: 0.3 }) });
+    // 2 s, not less: "fail" must come back within it, a round trip to a Node process that on a loaded
+    // machine can take longer than 0.3 s; "slow" sleeps far past it.
+    const h = hub(ctx.home, { fx: stdioEntry("legacy", { timeout: 2 }) });
     const failed = await h.call("fx", "fail", {});
     expect(failed.isError).toBe(true);
-    await expect(h.call("fx", "slow", { ms: 1000 })).rejects.toMatchObject({
+    await expect(h.call("fx", "slow", { ms: 20_000 })).rejects.toMatchObject({
       code: "mcp_timeout",
-      message: expect.stringMatching(/"slow" did not answer within 0.3 s/),
+      message: expect.stringMatching(/"slow" did not answer within 2 s/),
     });
   });
 
