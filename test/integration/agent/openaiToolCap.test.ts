@@ -76,7 +76,7 @@ describe("routes offered more tools than OpenAI's API takes", { timeout: 30_000 
     // A reload says it again (the config is still so), once.
     running.home.write("config.yaml", stringify(config("openai")));
     running.gateway.reload();
-    await vi.waitFor(() => expect(capLines().length).toBeGreaterThan(count));
+    await vi.waitFor(() => expect(capLines().length).toBeGreaterThan(count), { timeout: 10_000 });
     const again = capLines()
       .slice(count)
       .map((l) => l.msg)

@@ -275,10 +275,12 @@ describe("faults", () => {
         `^⚠️ Agent run failed: model endpoint http://127\\.0\\.0\\.1:${port}/v1/chat/completions could not be reached: .*ECONNREFUSED.* — nothing listens on port ${port} of 127\\.0\\.0\\.1: start the model server, or write its host and port in agent\\.base_url$`,
       ),
     );
-    await vi.waitFor(() =>
-      expect(gw.logs().some((l) => l.msg.startsWith("[agent] down down-1: error (model endpoint"))).toBe(
-        true,
-      ),
+    await vi.waitFor(
+      () =>
+        expect(gw.logs().some((l) => l.msg.startsWith("[agent] down down-1: error (model endpoint"))).toBe(
+          true,
+        ),
+      { timeout: 10_000 },
     );
     // Still serving: the next event is accepted.
     expect((await postJson(gw.url("/webhooks/down"), {}, { "X-Request-ID": "down-2" })).status).toBe(202);

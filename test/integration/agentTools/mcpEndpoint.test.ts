@@ -307,7 +307,7 @@ describe("command agents reach their run's tools at SVC_MCP_URL with SVC_MCP_TOK
       method: "tools/call",
       params: { name: "wait", arguments: {} },
     });
-    await expect.poll(() => seen !== undefined).toBe(true);
+    await expect.poll(() => seen !== undefined, { timeout: 10_000 }).toBe(true);
     endpoint.close();
     expect(await (await call).json()).toMatchObject({
       result: { isError: true, content: [{ text: "aborted" }] },

@@ -134,13 +134,16 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     await waitForRun(gw, "j-1");
     await waitForRun(gw, "f-1");
     await waitForRun(gw, "c-1");
-    const line = await vi.waitFor(() => {
-      const found = readFileSync(join(dir, "history.jsonl"), "utf8")
-        .split("\n")
-        .find((l) => l.includes('"id":"j-1"') && l.includes('"kind":"request"'));
-      expect(found).toBeDefined();
-      return found as string;
-    });
+    const line = await vi.waitFor(
+      () => {
+        const found = readFileSync(join(dir, "history.jsonl"), "utf8")
+          .split("\n")
+          .find((l) => l.includes('"id":"j-1"') && l.includes('"kind":"request"'));
+        expect(found).toBeDefined();
+        return found as string;
+      },
+      { timeout: 10_000 },
+    );
     expect(line.endsWith(`"payload_encoding":"json","payload":${json}}`)).toBe(true);
     expect(decodePayload(requestRecord(dir, "j-1") as RequestRecord)?.toString()).toBe(json);
     expect(requestRecord(dir, "f-1")).toMatchObject({ payload_encoding: "utf8", payload: form });
@@ -159,11 +162,14 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
       const newId = new RegExp(`as (redelivery-[0-9a-f]{8}-${id})\\)`).exec(again.stdout)?.[1] as string;
       expect((await waitForRun(gw, newId)).prompt).toContain(title);
       // The redelivery was signed over the stored bytes and verified: the same bytes as the original.
-      const stored = await vi.waitFor(() => {
-        const record = requestRecord(dir, newId);
-        expect(record).toBeDefined();
-        return record as RequestRecord;
-      });
+      const stored = await vi.waitFor(
+        () => {
+          const record = requestRecord(dir, newId);
+          expect(record).toBeDefined();
+          return record as RequestRecord;
+        },
+        { timeout: 10_000 },
+      );
       expect(decodePayload(stored)?.toString()).toBe(id === "j-1" ? json : id === "c-1" ? curled : form);
     }
   });
@@ -192,30 +198,34 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     });
     expect(original.body).toMatchObject({ status: "accepted", delivery_id: "job-中文-1" });
     await waitForRun(gw, "job-中文-1");
-    await vi.waitFor(() =>
-      expect(requestRecord(dir, "job-中文-1")).toMatchObject({
-        event: "déploiement",
-        event_header: "x-gitea-event",
-      }),
+    await vi.waitFor(
+      () =>
+        expect(requestRecord(dir, "job-中文-1")).toMatchObject({
+          event: "déploiement",
+          event_header: "x-gitea-event",
+        }),
+      { timeout: 10_000 },
     );
     const again = await svc(gw.home, ["webhook", "redeliver", "job-中文-1", "--port", port]);
     expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
     const newId = /as (redelivery-[0-9a-f]{8}-job-中文-1)\)/.exec(again.stdout)?.[1] as string;
     expect(newId).toBeDefined();
     expect((await waitForRun(gw, newId)).prompt).toContain("deploy 1");
-    await vi.waitFor(() =>
-      expect(requestRecord(dir, newId)).toMatchObject({
-        status: 202,
-        event: "déploiement",
-        event_header: "x-gitea-event",
-        redelivery_of: "job-中文-1",
-      }),
+    await vi.waitFor(
+      () =>
+        expect(requestRecord(dir, newId)).toMatchObject({
+          status: 202,
+          event: "déploiement",
+          event_header: "x-gitea-event",
+          redelivery_of: "job-中文-1",
+        }),
+      { timeout: 10_000 },
     );
 
     const signed = signTestEvent(WHSEC, body, Math.floor(Date.now() / 1000), "msg_original");
     expect((await postJson(gw.url("/webhooks/sw"), body, signed)).status).toBe(202);
     await waitForRun(gw, "msg_original");
-    await vi.waitFor(() => expect(requestRecord(dir, "msg_original")).toBeDefined());
+    await vi.waitFor(() => expect(requestRecord(dir, "msg_original")).toBeDefined(), { timeout: 10_000 });
     // Answered with event "unknown" (it names none), recorded as naming none.
     expect(requestRecord(dir, "msg_original")).not.toHaveProperty("event");
     const whsec = await svc(gw.home, ["webhook", "redeliver", "msg_original", "--port", port]);
@@ -230,13 +240,20 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     expect((await postJson(gw.url("/webhooks/sw"), typed, typedHeaders)).body).toMatchObject({
       event: "invoice.paid",
     });
-    await vi.waitFor(() =>
-      expect(requestRecord(dir, "msg_typed")).toMatchObject({ event: "invoice.paid", event_header: "body" }),
+    await vi.waitFor(
+      () =>
+        expect(requestRecord(dir, "msg_typed")).toMatchObject({
+          event: "invoice.paid",
+          event_header: "body",
+        }),
+      { timeout: 10_000 },
     );
     const again2 = await svc(gw.home, ["webhook", "redeliver", "msg_typed", "--port", port]);
     const typedId = /as (redelivery-[0-9a-f]{8}-msg_typed)\)/.exec(again2.stdout)?.[1] as string;
-    await vi.waitFor(() =>
-      expect(requestRecord(dir, typedId)).toMatchObject({ event: "invoice.paid", event_header: "body" }),
+    await vi.waitFor(
+      () =>
+        expect(requestRecord(dir, typedId)).toMatchObject({ event: "invoice.paid", event_header: "body" }),
+      { timeout: 10_000 },
     );
     const listed = await svc(gw.home, ["webhook", "deliveries", "sw"]);
     expect(listed.stdout).toMatch(/msg_typed\s+sw\s+invoice\.paid/);
@@ -253,7 +270,7 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     const ignored = await post("dlv-other", body, true, { "X-GitHub-Event": utf8("pull\u200f_request") });
     expect(ignored.status).toBe(200);
     const dir = join(gw.home.dir, "deliveries");
-    await vi.waitFor(() => expect(requestRecord(dir, "dlv-other")).toBeDefined());
+    await vi.waitFor(() => expect(requestRecord(dir, "dlv-other")).toBeDefined(), { timeout: 10_000 });
     const listed = await svc(gw.home, ["webhook", "deliveries"]);
     const shown = "dlv-\\u202e4321\\u2066-\\u200bz";
     expect(listed.stdout).toContain(shown);
@@ -265,11 +282,13 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining("202 Accepted") });
     expect(again.stdout).not.toMatch(/[\u202e\u2066\u200b]/);
     expect(again.stdout).toMatch(/as redelivery-[0-9a-f]{8}-dlv-\\u202e4321\\u2066-\\u200bz\)/);
-    await vi.waitFor(() =>
-      expect(readHistory(dir).find((r) => r.kind === "request" && r.redelivery_of === id)).toMatchObject({
-        status: 202,
-        id: expect.stringMatching(/^redelivery-[0-9a-f]{8}-dlv-\u202e4321\u2066-\u200bz$/),
-      }),
+    await vi.waitFor(
+      () =>
+        expect(readHistory(dir).find((r) => r.kind === "request" && r.redelivery_of === id)).toMatchObject({
+          status: 202,
+          id: expect.stringMatching(/^redelivery-[0-9a-f]{8}-dlv-\u202e4321\u2066-\u200bz$/),
+        }),
+      { timeout: 10_000 },
     );
   });
 });

@@ -49,7 +49,9 @@ describe("svc webhook test (and redeliver) of a direct delivery the platform ref
     const port = String(gw.gateway.port);
     const log = `${gw.home.dir}/logs/gateway.log`;
     // The start's credentials check (getMe) must not take the refusal meant for the delivery.
-    await vi.waitFor(() => expect(telegram.requests.some((r) => r.path.endsWith("/getMe"))).toBe(true));
+    await vi.waitFor(() => expect(telegram.requests.some((r) => r.path.endsWith("/getMe"))).toBe(true), {
+      timeout: 10_000,
+    });
 
     telegram.enqueue(CHAT_NOT_FOUND);
     const failed = await svc(gw.home, ["webhook", "test", "deploy-notes", "--port", port]);

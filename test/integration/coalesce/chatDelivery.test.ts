@@ -65,7 +65,7 @@ describe("coalesced runs delivered to a chat platform", () => {
     g.clock.advance(29_999);
     expect(sends()).toHaveLength(0);
     g.clock.advance(1);
-    await vi.waitFor(() => expect(sends()).toHaveLength(2));
+    await vi.waitFor(() => expect(sends()).toHaveLength(2), { timeout: 10_000 });
     expect(sends()).toContainEqual({ chat_id: 103, text: `${coalesceNote(2)}\n\nPR 7 rev 3` });
     expect(sends()).toContainEqual({ chat_id: 200, text: "PR 8 rev 1" });
     g.clock.advance(600_000);

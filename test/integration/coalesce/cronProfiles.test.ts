@@ -76,10 +76,13 @@ describe("cron jobs of every profile (each profile has its own cron store)", () 
     expect(found.map((r) => r.prompt).sort()).toEqual(["default digest", "work digest"]);
     expect(found.every((r) => r.route === "cron:digest" && r.event === "schedule")).toBe(true);
     const g = gw;
-    await vi.waitFor(() => {
-      expect(lastRun(g, "profiles/work/cron/jobs.json", "w1")).toMatchObject({ status: "ok" });
-      expect(lastRun(g, "cron/jobs.json", "d1")).toMatchObject({ status: "ok" });
-    });
+    await vi.waitFor(
+      () => {
+        expect(lastRun(g, "profiles/work/cron/jobs.json", "w1")).toMatchObject({ status: "ok" });
+        expect(lastRun(g, "cron/jobs.json", "d1")).toMatchObject({ status: "ok" });
+      },
+      { timeout: 10_000 },
+    );
   });
 
   it("the replies of two namesake jobs to the log target are told apart: a named profile's says its profile", async () => {
@@ -131,19 +134,23 @@ describe("cron jobs of every profile (each profile has its own cron store)", () 
       "work nightly\n\n[Webhook event: route work_fire, event (none), delivery e1]",
     );
     const g = gw;
-    await vi.waitFor(() =>
-      expect(lastRun(g, "profiles/work/cron/jobs.json", "w1")).toMatchObject({
-        trigger: "webhook:work_fire:e1",
-      }),
+    await vi.waitFor(
+      () =>
+        expect(lastRun(g, "profiles/work/cron/jobs.json", "w1")).toMatchObject({
+          trigger: "webhook:work_fire:e1",
+        }),
+      { timeout: 10_000 },
     );
     expect(lastRun(gw, "cron/jobs.json", "d1")).toBeUndefined();
 
     const missing = await postJson(gw.url("/p/work/webhooks/work_missing"), {}, { "x-forge-delivery": "e2" });
     expect(missing).toMatchObject({ status: 202 });
-    await vi.waitFor(() =>
-      expect(g.logs().map((l) => l.msg)).toContain(
-        "[webhook] work_missing: cron_job default-only does not exist in profile work; event dropped",
-      ),
+    await vi.waitFor(
+      () =>
+        expect(g.logs().map((l) => l.msg)).toContain(
+          "[webhook] work_missing: cron_job default-only does not exist in profile work; event dropped",
+        ),
+      { timeout: 10_000 },
     );
     expect(runs(gw)).toHaveLength(1);
   });

@@ -149,7 +149,9 @@ describe("fired jobs unfinished at shutdown", () => {
       expect(
         await postJson(`http://127.0.0.1:${first.port}/webhooks/fire`, { id }, { "x-request-id": id }),
       ).toMatchObject({ status: 202 });
-    await vi.waitFor(() => expect(readdirSync(home.dir).some((f) => f.startsWith("started-"))).toBe(true));
+    await vi.waitFor(() => expect(readdirSync(home.dir).some((f) => f.startsWith("started-"))).toBe(true), {
+      timeout: 10_000,
+    });
     await first.stop();
     const saved = JSON.parse(readFileSync(join(home.dir, "webhook-pending-runs.json"), "utf8"));
     expect(JSON.stringify(saved)).toContain("[Webhook event: route fire, event (none), delivery s2]");
@@ -196,7 +198,9 @@ describe("a fire saved at stop stays a fire of its job, whatever the route becam
       expect(
         await postJson(`http://127.0.0.1:${first.port}/webhooks/fire`, { id }, { "x-request-id": id }),
       ).toMatchObject({ status: 202 });
-    await vi.waitFor(() => expect(readdirSync(home.dir).some((f) => f.startsWith("started-"))).toBe(true));
+    await vi.waitFor(() => expect(readdirSync(home.dir).some((f) => f.startsWith("started-"))).toBe(true), {
+      timeout: 10_000,
+    });
     await first.stop();
     home.write("cron/jobs.json", jobs);
     home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
@@ -254,7 +258,9 @@ describe("a fire saved at stop stays a fire of its job, whatever the route becam
       expect(
         await postJson(`http://127.0.0.1:${first.port}/webhooks/fire`, { id }, { "x-request-id": id }),
       ).toMatchObject({ status: 202 });
-    await vi.waitFor(() => expect(readdirSync(home.dir).some((f) => f.startsWith("started-"))).toBe(true));
+    await vi.waitFor(() => expect(readdirSync(home.dir).some((f) => f.startsWith("started-"))).toBe(true), {
+      timeout: 10_000,
+    });
     await first.stop();
     home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
     const fired = { fire: { secret: OPEN, cron_job: "triage" } };

@@ -156,11 +156,14 @@ describe("cron jobs in the gateway (spec 3.2)", () => {
     });
     const run = await firstRun();
     expect(run).toMatchObject({ prompt: "job due", route: "cron:due", event: "schedule" });
-    const stored = await vi.waitFor(() => {
-      const j = JSON.parse(readFileSync(join(live().home.dir, "cron", "jobs.json"), "utf8")).jobs.j1;
-      if (j.last_run === undefined) throw new Error("not recorded yet");
-      return j;
-    });
+    const stored = await vi.waitFor(
+      () => {
+        const j = JSON.parse(readFileSync(join(live().home.dir, "cron", "jobs.json"), "utf8")).jobs.j1;
+        if (j.last_run === undefined) throw new Error("not recorded yet");
+        return j;
+      },
+      { timeout: 10_000 },
+    );
     expect(stored.last_run).toMatchObject({ status: "ok", trigger: "schedule" });
     expect(Date.parse(stored.next_run)).toBeGreaterThan(Date.now() + 23 * 3_600_000);
   });
@@ -200,15 +203,18 @@ describe("cron jobs in the gateway (spec 3.2)", () => {
 
     expect(await send("/webhooks/held", pr("c2", 5))).toMatchObject({ status: 202 });
     expect(await send("/webhooks/off", pr("c3", 6))).toMatchObject({ status: 202 });
-    await vi.waitFor(() => {
-      const msgs = live()
-        .logs()
-        .map((l) => l.msg);
-      if (!msgs.some((m) => m.includes("cron_job j2 is paused; event dropped")))
-        throw new Error("not logged yet");
-      if (!msgs.some((m) => m.includes("cron_job gone is disabled; event dropped")))
-        throw new Error("not logged yet");
-    });
+    await vi.waitFor(
+      () => {
+        const msgs = live()
+          .logs()
+          .map((l) => l.msg);
+        if (!msgs.some((m) => m.includes("cron_job j2 is paused; event dropped")))
+          throw new Error("not logged yet");
+        if (!msgs.some((m) => m.includes("cron_job gone is disabled; event dropped")))
+          throw new Error("not logged yet");
+      },
+      { timeout: 10_000 },
+    );
     expect(recorded(gw)).toHaveLength(1);
   });
 

@@ -114,7 +114,7 @@ describe("--inspect relay exposure", () => {
           });
           socket.on("error", () => resolve(false));
         });
-      await vi.waitFor(async () => expect(await reach("127.0.0.1")).toBe(true));
+      await vi.waitFor(async () => expect(await reach("127.0.0.1")).toBe(true), { timeout: 10_000 });
       const external = Object.values(networkInterfaces())
         .flat()
         .filter((a) => a !== undefined && a.family === "IPv4" && !a.internal)

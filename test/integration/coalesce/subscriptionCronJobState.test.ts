@@ -45,12 +45,15 @@ describe("svc webhook subscribe --cron-job with a paused job", { timeout: 60_000
       .secret as string;
 
     expect(await send(secret, "p1")).toMatchObject({ status: 202, body: { status: "accepted" } });
-    await vi.waitFor(() => {
-      const line = live()
-        .logs()
-        .find((l) => l.msg === "[webhook] fire: cron_job triage is paused; event dropped");
-      expect(line).toMatchObject({ delivery_id: "p1" });
-    });
+    await vi.waitFor(
+      () => {
+        const line = live()
+          .logs()
+          .find((l) => l.msg === "[webhook] fire: cron_job triage is paused; event dropped");
+        expect(line).toMatchObject({ delivery_id: "p1" });
+      },
+      { timeout: 10_000 },
+    );
     expect(lastRun()).toBeUndefined();
 
     expect((await cli("cron", "resume", "triage")).code).toBe(0);

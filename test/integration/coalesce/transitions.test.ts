@@ -282,7 +282,7 @@ describe("spec 3.1 coalescing group, over HTTP with a fake clock", () => {
     expect((await waitForRun(gw, "r2")).prompt).toBe(
       `${coalesceNote(1)}\n\n${JSON.stringify({ thread: "t", v: 2 }, null, 2)}`,
     );
-    await expect.poll(() => calls.length).toBe(1);
+    await expect.poll(() => calls.length, { timeout: 10_000 }).toBe(1);
     expect(calls[0]).toMatchObject({ chat_id: 202, text: "reply to c2" });
   });
 });

@@ -22,7 +22,7 @@ describe("calls while a reload replaces a server", () => {
     await h.settled("other");
     const before = Number(text(await h.call("fx", "pid", {})));
     const reload = h.reload({ fx: lingering({ timeout: 77 }), other: stdioEntry() });
-    await vi.waitFor(() => expect(stateOf(h, "fx")).toBe("stopped"));
+    await vi.waitFor(() => expect(stateOf(h, "fx")).toBe("stopped"), { timeout: 10_000 });
     const unchanged = h.call("other", "echo", { text: "unchanged server" });
     const changed = h.call("fx", "pid", {});
     expect(text(await unchanged)).toBe("unchanged server");
@@ -62,7 +62,7 @@ describe("calls while a reload replaces a server", () => {
     const silent = entry({ command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] });
     const h = ctx.hub(ctx.home, { fx: silent });
     const call = h.call("fx", "echo", { text: "x" });
-    await vi.waitFor(() => expect(h.status()[0]?.state).toBe("connecting"));
+    await vi.waitFor(() => expect(h.status()[0]?.state).toBe("connecting"), { timeout: 10_000 });
     const warn = vi.spyOn(console, "warn");
     await h.stop();
     await expect(call).rejects.toThrow(

@@ -73,10 +73,12 @@ describe("a connection lost while idle", () => {
     const h = ctx.hub(ctx.home, { fx: stdioEntry() }, { logger: log.logger });
     const pid = await pidOf(h, "fx");
     signalProcess(pid, "SIGKILL");
-    await vi.waitFor(() =>
-      expect(log.messages()).toContain(
-        `[mcp] mcp_servers.fx: the connection closed: the server process exited (signal SIGKILL) — its stderr: fixture legacy ready pid ${pid} — reconnecting`,
-      ),
+    await vi.waitFor(
+      () =>
+        expect(log.messages()).toContain(
+          `[mcp] mcp_servers.fx: the connection closed: the server process exited (signal SIGKILL) — its stderr: fixture legacy ready pid ${pid} — reconnecting`,
+        ),
+      { timeout: 10_000 },
     );
     await vi.waitFor(async () => expect(await pidOf(h, "fx")).not.toBe(pid), { timeout: 5000 });
   });

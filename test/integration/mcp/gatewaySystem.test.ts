@@ -24,7 +24,7 @@ describe("MCP connections in the gateway's root system (DESIGN.md 4)", () => {
     });
     const actors = () =>
       events.filter((e) => e.type === "@xstate.actor").map((e) => e.actorRef as AnyActorRef);
-    await vi.waitFor(() => expect(actors().map((a) => a.id)).toContain("mcp:fixture"));
+    await vi.waitFor(() => expect(actors().map((a) => a.id)).toContain("mcp:fixture"), { timeout: 10_000 });
     const child = actors().find((a) => a.id === "mcp:fixture");
     const parent = child?._parent as AnyActorRef | undefined;
     expect((parent as unknown as { logic?: { id?: string } } | undefined)?.logic?.id).toBe("gateway");

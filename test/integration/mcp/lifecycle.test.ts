@@ -110,10 +110,12 @@ describe("the log of a recycled process", () => {
     );
     await idle.call("fx", "pid", {});
     await vi.waitFor(() => expect(idle.status()[0]?.state).toBe("recycled"), { timeout: 5000, interval: 20 });
-    await vi.waitFor(() =>
-      expect(recycled()).toEqual([
-        "[mcp] fx: recycled, its process stopped: idle for idle_timeout_seconds (0.3 s); the next call starts it again",
-      ]),
+    await vi.waitFor(
+      () =>
+        expect(recycled()).toEqual([
+          "[mcp] fx: recycled, its process stopped: idle for idle_timeout_seconds (0.3 s); the next call starts it again",
+        ]),
+      { timeout: 10_000 },
     );
     const aged = hub(
       ctx.home,
@@ -159,7 +161,7 @@ describe("max_lifetime_seconds with calls that overlap (supports_parallel_tool_c
     const nextPid = await next;
     expect(nextPid).not.toBe(firstPid);
     expect(order).toEqual(["slow", "pid"]);
-    await vi.waitFor(() => expect(alive(Number(firstPid))).toBe(false));
+    await vi.waitFor(() => expect(alive(Number(firstPid))).toBe(false), { timeout: 10_000 });
   });
 });
 

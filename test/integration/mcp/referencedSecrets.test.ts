@@ -93,7 +93,9 @@ describe("secrets referenced from .env", () => {
     );
     expect((await hub.settled("s")).state).toBe("connected");
     await hub.call("s", "log-env", { name: "GITHUB" });
-    await vi.waitFor(() => expect(log.messages()).toContain("[mcp:s] cfg: using [redacted]"));
+    await vi.waitFor(() => expect(log.messages()).toContain("[mcp:s] cfg: using [redacted]"), {
+      timeout: 10_000,
+    });
     // The progress notification comes right before the answer, often in the same read: it is logged too.
     expect(log.messages()).toContain('[mcp] s: "log-env" progress 1/2 — connecting with [redacted]');
     expect(log.lines().join("\n")).not.toContain(PAT);
@@ -111,8 +113,9 @@ describe("secrets referenced from .env", () => {
     );
     expect((await hub.settled("s")).state).toBe("connected");
     await hub.call("s", "log-env", { name: "SERVICE_KEY" });
-    await vi.waitFor(() =>
-      expect(log.messages().some((m) => m.startsWith("[mcp:s] cfg: using "))).toBe(true),
+    await vi.waitFor(
+      () => expect(log.messages().some((m) => m.startsWith("[mcp:s] cfg: using "))).toBe(true),
+      { timeout: 10_000 },
     );
     expect(log.messages()).toContain("[mcp:s] cfg: using [redacted]");
     expect(log.lines().join("\n")).not.toContain("kkkkkkkk");

@@ -26,13 +26,15 @@ describe("a reload of many changed servers", () => {
       c: lingering({ timeout: 77 }),
     });
     // Each is told to stop at once: none waits for another to exit first.
-    await vi.waitFor(() =>
-      expect([...names, "gone"].map((name) => stateOf(h, name))).toEqual([
-        "stopped",
-        "stopped",
-        "stopped",
-        "stopped",
-      ]),
+    await vi.waitFor(
+      () =>
+        expect([...names, "gone"].map((name) => stateOf(h, name))).toEqual([
+          "stopped",
+          "stopped",
+          "stopped",
+          "stopped",
+        ]),
+      { timeout: 10_000 },
     );
     expect(await reload).toMatchObject({ changed: names, removed: ["gone"] });
     for (const name of names) await h.settled(name);

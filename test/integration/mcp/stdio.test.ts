@@ -202,10 +202,10 @@ describe("stdio servers (real subprocess)", () => {
     // One at a time: the second call is not started (asks nothing) until the first has its answer.
     const first = serial.call("fx", "add", { a: 1, b: 1 }).then(s.answered("first"));
     const second = serial.call("fx", "add", { a: 2, b: 2 }).then(s.answered("second"));
-    await vi.waitFor(() => expect(s.waiting.length).toBe(1), { interval: 5 });
+    await vi.waitFor(() => expect(s.waiting.length).toBe(1), { timeout: 10_000, interval: 5 });
     s.waiting[0]?.(true);
     await first;
-    await vi.waitFor(() => expect(s.waiting.length).toBe(2), { interval: 5 });
+    await vi.waitFor(() => expect(s.waiting.length).toBe(2), { timeout: 10_000, interval: 5 });
     s.waiting[1]?.(true);
     await second;
     expect(s.events).toEqual([
@@ -220,7 +220,7 @@ describe("stdio servers (real subprocess)", () => {
       parallel.call("fx", "add", { a: 1, b: 1 }).then(p.answered("first")),
       parallel.call("fx", "add", { a: 2, b: 2 }).then(p.answered("second")),
     ]);
-    await vi.waitFor(() => expect(p.waiting.length).toBe(2), { interval: 5 });
+    await vi.waitFor(() => expect(p.waiting.length).toBe(2), { timeout: 10_000, interval: 5 });
     expect(p.events).toEqual(['asked {"a":1,"b":1}', 'asked {"a":2,"b":2}']);
     for (const letThrough of p.waiting) letThrough(true);
     expect((await both).map(text)).toEqual(["2", "4"]);

@@ -59,7 +59,9 @@ describe("the shared rate limit and the system clock", { timeout: 30_000 }, () =
     vi.setSystemTime(Date.now() - 3_600_000);
     elapsed += 61_000;
     await raw.pexpire(`${prefix}:rate:hook`, 1);
-    await vi.waitFor(async () => expect(await raw.exists(`${prefix}:rate:hook`)).toBe(0));
+    await vi.waitFor(async () => expect(await raw.exists(`${prefix}:rate:hook`)).toBe(0), {
+      timeout: 10_000,
+    });
     expect((await send()).status).toBe(401);
   });
 });

@@ -76,11 +76,14 @@ describe("an SVC_HOME an older svc left when it was killed", () => {
     expect([...runCounts(home).values()].every((count) => count === 1)).toBe(true);
 
     // The job's next run moved on from its due time; its run is recorded.
-    await vi.waitFor(() => {
-      const job = JSON.parse(readFileSync(join(dir, "cron", "jobs.json"), "utf8")).jobs.e82c115b;
-      expect(job).toMatchObject({ name: "nightly", state: "enabled", last_run: { status: "ok" } });
-      expect(Date.parse(job.next_run)).toBeGreaterThan(now());
-    });
+    await vi.waitFor(
+      () => {
+        const job = JSON.parse(readFileSync(join(dir, "cron", "jobs.json"), "utf8")).jobs.e82c115b;
+        expect(job).toMatchObject({ name: "nightly", state: "enabled", last_run: { status: "ok" } });
+        expect(Date.parse(job.next_run)).toBeGreaterThan(now());
+      },
+      { timeout: 10_000 },
+    );
 
     // The history the older version wrote reads on, with this version's run outcomes added.
     const history = readHistory(historyDir(dir), now());
@@ -93,12 +96,14 @@ describe("an SVC_HOME an older svc left when it was killed", () => {
       "g3",
       "s1",
     ]);
-    await vi.waitFor(() =>
-      expect(
-        readHistory(historyDir(dir), now())
-          .flatMap((r) => (r.kind === "run" ? [r.id] : []))
-          .sort(),
-      ).toEqual(["g3", "p1", "p2", "p3", "s1"]),
+    await vi.waitFor(
+      () =>
+        expect(
+          readHistory(historyDir(dir), now())
+            .flatMap((r) => (r.kind === "run" ? [r.id] : []))
+            .sort(),
+        ).toEqual(["g3", "p1", "p2", "p3", "s1"]),
+      { timeout: 10_000 },
     );
 
     // A sender's retry of an event the older version accepted is a duplicate; the subscription serves.

@@ -67,13 +67,16 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
     const id = failed?.delivery_id as string;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const home = historyDir(gw.home.dir);
-    await vi.waitFor(() => {
-      const history = readHistory(home);
-      expect(history.filter((r) => r.kind === "request").map((r) => r.id)).toEqual([id]);
-      expect(history.filter((r) => r.kind === "delivery")).toMatchObject([
-        { id, route: "alerts", platform: "discord", outcome: "failed" },
-      ]);
-    });
+    await vi.waitFor(
+      () => {
+        const history = readHistory(home);
+        expect(history.filter((r) => r.kind === "request").map((r) => r.id)).toEqual([id]);
+        expect(history.filter((r) => r.kind === "delivery")).toMatchObject([
+          { id, route: "alerts", platform: "discord", outcome: "failed" },
+        ]);
+      },
+      { timeout: 10_000 },
+    );
     // Its payload is kept: a failed direct delivery is what one redelivers once the target is fixed.
     expect(readHistory(home).find((r) => r.kind === "request")).toMatchObject({ payload: '{"id":8}' });
     const again = await svc(gw.home, ["webhook", "redeliver", id, "--port", String(gw.gateway.port)]);
@@ -93,20 +96,25 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
     const res = await postJson(gw.url("/webhooks/alerts"), { id: 7 }, { "X-Request-ID": "ne-2" });
     expect(res).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "ne-2" } });
     const running = gw;
-    await vi.waitFor(() =>
-      expect(
-        running.logs().some((l) => l.delivery_id === "ne-2" && l.level === 50 && /slack/.test(l.msg)),
-      ).toBe(true),
+    await vi.waitFor(
+      () =>
+        expect(
+          running.logs().some((l) => l.delivery_id === "ne-2" && l.level === 50 && /slack/.test(l.msg)),
+        ).toBe(true),
+      { timeout: 10_000 },
     );
     // The run itself worked: the failure is the delivery's, in the log and in the history.
     const home = historyDir(running.home.dir);
-    await vi.waitFor(() => {
-      const history = readHistory(home);
-      expect(history.filter((r) => r.kind === "run")).toMatchObject([{ id: "ne-2", outcome: "ok" }]);
-      expect(history.filter((r) => r.kind === "delivery")).toMatchObject([
-        { id: "ne-2", platform: "slack", outcome: "failed" },
-      ]);
-    });
+    await vi.waitFor(
+      () => {
+        const history = readHistory(home);
+        expect(history.filter((r) => r.kind === "run")).toMatchObject([{ id: "ne-2", outcome: "ok" }]);
+        expect(history.filter((r) => r.kind === "delivery")).toMatchObject([
+          { id: "ne-2", platform: "slack", outcome: "failed" },
+        ]);
+      },
+      { timeout: 10_000 },
+    );
     expect(running.logs().filter((l) => l.msg.includes("agent run failed"))).toEqual([]);
   });
 });

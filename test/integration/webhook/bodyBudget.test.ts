@@ -118,7 +118,9 @@ describe.each(HTTP_SERVERS)("bodies arriving at once on the %s server", (http) =
       { timeout: 5000, interval: 50 },
     );
     // Counted as any 503.
-    await vi.waitFor(async () => expect(await scrapedSample(gw.base, series)).toBe(refused + heldRefused));
+    await vi.waitFor(async () => expect(await scrapedSample(gw.base, series)).toBe(refused + heldRefused), {
+      timeout: 10_000,
+    });
     if (http !== "uws-threads") expect(heldRefused).toBe(0);
   });
 

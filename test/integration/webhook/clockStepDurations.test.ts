@@ -36,8 +36,9 @@ describe("request durations across a step of the system clock", { timeout: 30_00
         socket.write("}");
         await closed;
         expect(received).toMatch(/^HTTP\/1\.1 202 /);
-        await vi.waitFor(() =>
-          expect(gw.logs().map((l) => l.msg)).toContain("[access] POST open 202 stepped 1500ms"),
+        await vi.waitFor(
+          () => expect(gw.logs().map((l) => l.msg)).toContain("[access] POST open 202 stepped 1500ms"),
+          { timeout: 10_000 },
         );
         const metrics = await fetch(gw.url("/metrics"));
         expect(metrics.status).toBe(200);

@@ -32,11 +32,14 @@ describe.each(HTTP_SERVERS)("a compressed body on the %s server", (http) => {
       body: { error: "Rate limit exceeded" },
     });
     // The history keeps the event as the route read it: the decoded JSON, not the gzip bytes.
-    await vi.waitFor(() => {
-      const record = readHistory(join(gw.home.dir, "deliveries")).find(
-        (r): r is RequestRecord => r.kind === "request" && r.id === "gz-1",
-      );
-      expect(record).toMatchObject({ payload: body, payload_encoding: "json" });
-    });
+    await vi.waitFor(
+      () => {
+        const record = readHistory(join(gw.home.dir, "deliveries")).find(
+          (r): r is RequestRecord => r.kind === "request" && r.id === "gz-1",
+        );
+        expect(record).toMatchObject({ payload: body, payload_encoding: "json" });
+      },
+      { timeout: 10_000 },
+    );
   });
 });

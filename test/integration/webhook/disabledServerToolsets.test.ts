@@ -43,13 +43,15 @@ describe("toolsets naming a disabled MCP server", () => {
       ),
     });
     const live = gw;
-    await vi.waitFor(() =>
-      expect(live.logs().map((l) => l.msg)).toEqual(
-        expect.arrayContaining([
-          `[agent] ${live.home.dir}/config.yaml: platforms.webhook.routes.ci.toolsets: ${problem}`,
-          `[webhook] dynamic subscription picked: toolsets: ${problem}`,
-        ]),
-      ),
+    await vi.waitFor(
+      () =>
+        expect(live.logs().map((l) => l.msg)).toEqual(
+          expect.arrayContaining([
+            `[agent] ${live.home.dir}/config.yaml: platforms.webhook.routes.ci.toolsets: ${problem}`,
+            `[webhook] dynamic subscription picked: toolsets: ${problem}`,
+          ]),
+        ),
+      { timeout: 10_000 },
     );
     // A deliver_only record starts no run: its toolsets are named as having no effect instead.
     expect(

@@ -102,8 +102,9 @@ describe("agent dispatch (202 now, run in the background)", () => {
       delivery_id: "abc-1",
       secret_in_env: false,
     });
-    await vi.waitFor(() =>
-      expect(replyLines(gw, "run").some((m) => m.endsWith("reply to abc-1"))).toBe(true),
+    await vi.waitFor(
+      () => expect(replyLines(gw, "run").some((m) => m.endsWith("reply to abc-1"))).toBe(true),
+      { timeout: 10_000 },
     );
   });
 
@@ -242,11 +243,14 @@ describe("run queue bounds and failures", () => {
     const failed = gw.logs().find((l) => l.msg === "[webhook] boom: agent run failed");
     expect(String(failed?.err)).toContain("exited with code 9");
     // The failed run has its line in the run journal too: the prompt, no reply, and why it failed.
-    const session = await vi.waitFor(() => {
-      const found = findRunSession(join(gw.home.dir, "sessions"), `webhook:boom:${res.body.delivery_id}`);
-      if (found === undefined) throw new Error("no run journal line yet");
-      return found;
-    });
+    const session = await vi.waitFor(
+      () => {
+        const found = findRunSession(join(gw.home.dir, "sessions"), `webhook:boom:${res.body.delivery_id}`);
+        if (found === undefined) throw new Error("no run journal line yet");
+        return found;
+      },
+      { timeout: 10_000 },
+    );
     expect(session.entries.map((e) => e.role)).toEqual(["user"]);
     expect(session.error).toBe("agent command exited with code 9: agent exploded");
     expect(await request(gw.url("/health"))).toMatchObject({ status: 200 });
@@ -369,7 +373,7 @@ describe("cron_job and coalesce hooks (EventModes)", () => {
       const direct = await postJson(gw.url("/webhooks/grouped"), {});
       expect(direct).toMatchObject({ status: 202, body: { status: "accepted", route: "grouped" } });
       expect(coalesced).toHaveLength(2);
-      await vi.waitFor(() => expect(replyLines(gw, "grouped")).toHaveLength(1));
+      await vi.waitFor(() => expect(replyLines(gw, "grouped")).toHaveLength(1), { timeout: 10_000 });
     } finally {
       await gw.stop();
     }

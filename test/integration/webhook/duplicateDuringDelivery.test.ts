@@ -98,18 +98,20 @@ describe("a duplicate sent while the original's direct delivery is under way", {
       expect(retry.body).toMatchObject({ status: "delivered", delivery_id: "slow-3" });
       // Newest first: the retry made the delivery that reached the platform; the duplicate that waited for
       // the original made none of its own, whatever its 502 says.
-      await vi.waitFor(() =>
-        expect(
-          summarizeHistory(readHistory(historyDir(gw.home.dir))).map((row) => [
-            row.request?.status,
-            row.request?.outcome,
-            row.delivery?.outcome,
+      await vi.waitFor(
+        () =>
+          expect(
+            summarizeHistory(readHistory(historyDir(gw.home.dir))).map((row) => [
+              row.request?.status,
+              row.request?.outcome,
+              row.delivery?.outcome,
+            ]),
+          ).toEqual([
+            [200, "delivered", "ok"],
+            [502, "Delivery failed", undefined],
+            [502, "Delivery failed", "failed"],
           ]),
-        ).toEqual([
-          [200, "delivered", "ok"],
-          [502, "Delivery failed", undefined],
-          [502, "Delivery failed", "failed"],
-        ]),
+        { timeout: 10_000 },
       );
     } finally {
       await telegram.close();

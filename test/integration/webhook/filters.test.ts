@@ -171,14 +171,17 @@ describe("filters (spec 2.3) over HTTP", () => {
   it("in_file: a .json blocklist with a syntax error (trailing comma) fails closed and is logged once as a WARN", async () => {
     expect(await post("not_blocked", { sender: { login: "mallory" } })).toMatchObject(IGNORED);
     expect(await post("not_blocked", { sender: { login: "octocat" } })).toMatchObject(IGNORED);
-    await vi.waitFor(() => {
-      const warnings = gw
-        .logs()
-        .filter((l) => l.msg.startsWith("[webhook] in_file list") && l.msg.includes("lists/blocked.json"));
-      expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatchObject({ level: 40 });
-      expect(warnings[0]?.msg).toMatch(/not valid JSON.*filters naming it do not match/);
-    });
+    await vi.waitFor(
+      () => {
+        const warnings = gw
+          .logs()
+          .filter((l) => l.msg.startsWith("[webhook] in_file list") && l.msg.includes("lists/blocked.json"));
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toMatchObject({ level: 40 });
+        expect(warnings[0]?.msg).toMatch(/not valid JSON.*filters naming it do not match/);
+      },
+      { timeout: 10_000 },
+    );
     writeFileSync(join(gw.home.dir, "lists/blocked.json"), '["mallory", "eve"]\n');
     expect(await post("not_blocked", { sender: { login: "octocat" } })).toMatchObject(ACCEPTED);
     expect(await post("not_blocked", { sender: { login: "eve" } })).toMatchObject(IGNORED);

@@ -90,7 +90,7 @@ describe("uWS on ingress threads", () => {
   afterAll(() => sender.stop());
 
   it("hand no request to the gateway before every thread listens (one serves while the next starts, before the gateway's start has run on past its listener)", async () => {
-    await vi.waitFor(() => expect(sender.answered()).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(sender.answered()).toBeGreaterThan(0), { timeout: 10_000 });
     sender.stop();
     expect(early).toEqual([]);
   });
@@ -99,7 +99,9 @@ describe("uWS on ingress threads", () => {
     const uploads = await Promise.all(
       Array.from({ length: 8 }, () => openUpload(server.port, 1_048_576, 200_000)),
     );
-    await vi.waitFor(() => expect(heads.filter((path) => path === "/webhooks/upload")).toHaveLength(8));
+    await vi.waitFor(() => expect(heads.filter((path) => path === "/webhooks/upload")).toHaveLength(8), {
+      timeout: 10_000,
+    });
     for (const socket of uploads) socket.destroy();
     server.close();
     await server.ended?.();

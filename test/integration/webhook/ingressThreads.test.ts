@@ -118,10 +118,14 @@ describe("uWS on ingress threads (platforms.webhook.workers)", () => {
       try {
         const post = (id: string) => keptAlivePost(agent, gw.gateway.port, id);
         expect(await post("before")).toMatchObject({ status: 202, reused: false });
-        await vi.waitFor(() => expect(existsSync(join(gw.home.dir, "started"))).toBe(true));
+        await vi.waitFor(() => expect(existsSync(join(gw.home.dir, "started"))).toBe(true), {
+          timeout: 10_000,
+        });
         const stopped = gw.stop();
         gateways.splice(0);
-        await vi.waitFor(async () => expect(await refusesConnections(gw.gateway.port)).toBe(true));
+        await vi.waitFor(async () => expect(await refusesConnections(gw.gateway.port)).toBe(true), {
+          timeout: 10_000,
+        });
         expect(await post("during")).toEqual({
           status: 503,
           body: '{"error":"Shutting down"}',

@@ -273,8 +273,9 @@ describe("parser refusals on the node server are counted and logged", () => {
       socket.write("XX0\r\n\r\n");
       await closed;
       expect(statusOf(received)).toBe(400);
-      await vi.waitFor(() =>
-        expect(gw.logs().map((l) => l.msg)).toContain("[access] POST open 400 late-chunk 4500ms"),
+      await vi.waitFor(
+        () => expect(gw.logs().map((l) => l.msg)).toContain("[access] POST open 400 late-chunk 4500ms"),
+        { timeout: 10_000 },
       );
       const metrics = await (await fetch(gw.url("/metrics"))).text();
       expect(metrics).toMatch(/^svc_webhook_request_seconds_total 4\.5\d*$/m);
@@ -296,23 +297,27 @@ describe.each(HTTP_SERVERS)("a framing refusal both servers give, on the %s serv
         post("dup-cl", "Content-Length: 2\r\nContent-Length: 3\r\n", "{}"),
       );
       expect(statusOf(answer.received)).toBe(400);
-      await vi.waitFor(() =>
-        expect(
-          gw
-            .logs()
-            .filter((l) => l.msg.startsWith("[access]"))
-            .map((l) => l.msg.replace(/ \d+ms$/, " <ms>")),
-        ).toEqual(["[access] POST open 400 dup-cl <ms>"]),
+      await vi.waitFor(
+        () =>
+          expect(
+            gw
+              .logs()
+              .filter((l) => l.msg.startsWith("[access]"))
+              .map((l) => l.msg.replace(/ \d+ms$/, " <ms>")),
+          ).toEqual(["[access] POST open 400 dup-cl <ms>"]),
+        { timeout: 10_000 },
       );
       const metrics = await (await fetch(gw.url("/metrics"))).text();
       expect(metrics).toMatch(/^svc_webhook_requests_total\{route="open",status="400"\} 1$/m);
       expect(metrics).not.toMatch(/^svc_webhook_requests_total\{route="\(unknown\)",status="400"\} 1$/m);
-      await vi.waitFor(() =>
-        expect(
-          readHistory(join(gw.home.dir, "deliveries")).filter(
-            (r): r is RequestRecord => r.kind === "request" && r.id === "dup-cl",
-          ),
-        ).toMatchObject([{ route: "open", status: 400 }]),
+      await vi.waitFor(
+        () =>
+          expect(
+            readHistory(join(gw.home.dir, "deliveries")).filter(
+              (r): r is RequestRecord => r.kind === "request" && r.id === "dup-cl",
+            ),
+          ).toMatchObject([{ route: "open", status: 400 }]),
+        { timeout: 10_000 },
       );
     } finally {
       await gw.stop();

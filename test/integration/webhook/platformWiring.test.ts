@@ -141,10 +141,12 @@ describe("delivery platforms in the gateway (spec 4.4)", () => {
       ),
     });
     const running = gw;
-    await vi.waitFor(() =>
-      expect(running.logs().map((l) => l.msg)).toContainEqual(
-        expect.stringMatching(/telegram: connected as/),
-      ),
+    await vi.waitFor(
+      () =>
+        expect(running.logs().map((l) => l.msg)).toContainEqual(
+          expect.stringMatching(/telegram: connected as/),
+        ),
+      { timeout: 10_000 },
     );
     expect(telegram.requests.some((r) => r.path.endsWith("/getMe"))).toBe(true);
     expect(JSON.stringify(running.logs())).not.toContain("123:abc");
@@ -159,8 +161,9 @@ describe("agent-run sessions", () => {
     const sessions = join(gw.home.dir, "sessions");
     // The journal is flushed when the gateway stops.
     const running = gw;
-    await vi.waitFor(() =>
-      expect(running.logs().map((l) => l.msg)).toContainEqual(expect.stringContaining("PR 12")),
+    await vi.waitFor(
+      () => expect(running.logs().map((l) => l.msg)).toContainEqual(expect.stringContaining("PR 12")),
+      { timeout: 10_000 },
     );
     await running.gateway.stop();
     const session = findRunSession(sessions, "webhook:gh:run-1");

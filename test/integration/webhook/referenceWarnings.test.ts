@@ -41,7 +41,7 @@ describe("a static route naming a script, cron job or in_file list that is not t
         .logs()
         .filter((l) => l.level === 40)
         .map((l) => l.msg);
-    await vi.waitFor(() => expect(warnings().length).toBeGreaterThanOrEqual(5));
+    await vi.waitFor(() => expect(warnings().length).toBeGreaterThanOrEqual(5), { timeout: 10_000 });
     expect(warnings()).toContainEqual(
       expect.stringMatching(
         /routes\.nolist\.filters\[1\]\.any\[1\]\.not\.in_file: lists\/absent\.txt — \S+\/lists\/absent\.txt cannot be used \(ENOENT.*\); until it can, this filter does not match and the events it decides are ignored$/,
@@ -77,10 +77,12 @@ describe("a static route naming a script, cron job or in_file list that is not t
 
     running.home.write("config.yaml", stringify(webhookConfig({ later: { ...OPEN, script: "gone.py" } })));
     running.gateway.reload();
-    await vi.waitFor(() =>
-      expect(warnings()).toContainEqual(
-        expect.stringMatching(/routes\.later\.script: gone\.py — script not found/),
-      ),
+    await vi.waitFor(
+      () =>
+        expect(warnings()).toContainEqual(
+          expect.stringMatching(/routes\.later\.script: gone\.py — script not found/),
+        ),
+      { timeout: 10_000 },
     );
   });
 
@@ -90,12 +92,14 @@ describe("a static route naming a script, cron job or in_file list that is not t
       files: { "cron/jobs.json": '{"revision": 1, "jobs": {' },
     });
     const running = gw;
-    await vi.waitFor(() =>
-      expect(running.logs().map((l) => l.msg)).toContainEqual(
-        expect.stringMatching(
-          /routes\.fires\.cron_job: nightly — .*cron\/jobs\.json cannot be read: .*every event on this route is answered 503 \(the sender retries\)/,
+    await vi.waitFor(
+      () =>
+        expect(running.logs().map((l) => l.msg)).toContainEqual(
+          expect.stringMatching(
+            /routes\.fires\.cron_job: nightly — .*cron\/jobs\.json cannot be read: .*every event on this route is answered 503 \(the sender retries\)/,
+          ),
         ),
-      ),
+      { timeout: 10_000 },
     );
   });
 });

@@ -88,7 +88,7 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
       const running = gw;
       running.home.write("config.yaml", stringify(config("allow")));
       running.gateway.reload();
-      await expect.poll(() => restartWarnings(running)).toHaveLength(1);
+      await expect.poll(() => restartWarnings(running), { timeout: 10_000 }).toHaveLength(1);
       // The work profile's connections start at its first run, after the reload.
       model.script(callTool("mcp__notes__delete_item", { id: "x" }), { text: "done" });
       const res = await postSignedIssue(running.url("/p/work/webhooks/w"), "s3cret-s3cret", {}, "d1");

@@ -44,7 +44,7 @@ describe("a route script whose #! line asks for another interpreter than the one
         .logs()
         .filter((l) => l.level === 40 && l.msg.includes(".script: "))
         .map((l) => l.msg);
-    await vi.waitFor(() => expect(warnings().length).toBeGreaterThanOrEqual(3));
+    await vi.waitFor(() => expect(warnings().length).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
     expect(warnings()).toContainEqual(
       expect.stringMatching(
         /routes\.node_js\.script: notify\.js — its #! line asks for node, but svc runs it with python3 \(\.sh and \.bash files with bash, every other file with python3\), so each event is ignored while python3 cannot run it — call it from a \.sh script beside it: exec node "\$\(dirname "\$0"\)\/notify\.js"$/,

@@ -168,32 +168,39 @@ describe("route scripts (spec 2.4), real bash and python3", () => {
   it("a failing script's last stderr lines (a Python traceback's exception) are in the log line of the ignored event", async () => {
     expect(await post("crash", { title: "t" })).toMatchObject(IGNORED);
     expect(await post("quiet_fail", { title: "t" })).toMatchObject(IGNORED);
-    await vi.waitFor(() => {
-      const lines = gw.logs().map((l) => l.msg);
-      expect(
-        lines.find((m) => m.includes("crash: script ignored the event (exited with code 1; stderr: ")),
-      ).toMatch(/KeyError: 'no_such_key'\)$/);
-      expect(lines).toContain(
-        "[webhook] quiet_fail: script ignored the event (empty output; stderr: no repo in payload)",
-      );
-    });
+    await vi.waitFor(
+      () => {
+        const lines = gw.logs().map((l) => l.msg);
+        expect(
+          lines.find((m) => m.includes("crash: script ignored the event (exited with code 1; stderr: ")),
+        ).toMatch(/KeyError: 'no_such_key'\)$/);
+        expect(lines).toContain(
+          "[webhook] quiet_fail: script ignored the event (empty output; stderr: no repo in payload)",
+        );
+      },
+      { timeout: 10_000 },
+    );
   });
 
   it("a stderr tail cut at 500 characters right after the first half of an emoji leaves the emoji out whole", async () => {
     expect(await post("emoji_fail", { title: "t" })).toMatchObject(IGNORED);
-    await vi.waitFor(() =>
-      expect(gw.logs().map((l) => l.msg)).toContain(
-        `[webhook] emoji_fail: script ignored the event (exited with code 1; stderr: …${"x".repeat(499)})`,
-      ),
+    await vi.waitFor(
+      () =>
+        expect(gw.logs().map((l) => l.msg)).toContain(
+          `[webhook] emoji_fail: script ignored the event (exited with code 1; stderr: …${"x".repeat(499)})`,
+        ),
+      { timeout: 10_000 },
     );
   });
 
   it("a JSON object nested deeper than a payload may be is ignored (logged why), never taken as script_output text", async () => {
     expect(await post("deep", { title: "t" })).toMatchObject(IGNORED);
-    await vi.waitFor(() =>
-      expect(gw.logs().map((l) => l.msg)).toContain(
-        "[webhook] deep: script ignored the event (standard output is a JSON object nested deeper than 512 levels (the most a payload may nest))",
-      ),
+    await vi.waitFor(
+      () =>
+        expect(gw.logs().map((l) => l.msg)).toContain(
+          "[webhook] deep: script ignored the event (standard output is a JSON object nested deeper than 512 levels (the most a payload may nest))",
+        ),
+      { timeout: 10_000 },
     );
   });
 
@@ -224,16 +231,18 @@ describe("a route script past script_timeout_seconds", () => {
 
   it("slow: a timeout (script_timeout_seconds) → 200 ignored/script, logged with the reason", async () => {
     expect(await postJson(gw.url("/webhooks/slow"), { title: "t" })).toMatchObject(IGNORED);
-    await vi.waitFor(() =>
-      expect(
-        gw
-          .logs()
-          .some((l) =>
-            l.msg.includes(
-              "slow: script ignored the event (timed out: it ran longer than script_timeout_seconds (1 s))",
+    await vi.waitFor(
+      () =>
+        expect(
+          gw
+            .logs()
+            .some((l) =>
+              l.msg.includes(
+                "slow: script ignored the event (timed out: it ran longer than script_timeout_seconds (1 s))",
+              ),
             ),
-          ),
-      ).toBe(true),
+        ).toBe(true),
+      { timeout: 10_000 },
     );
   });
 });

@@ -112,7 +112,7 @@ describe("startup warnings about the webhook adapter", () => {
     gw.gateway.reload();
     const running = gw;
     const reloaded = () => running.logs().filter((line) => line.msg.startsWith("[webhook] Reloaded"));
-    await expect.poll(() => reloaded().length).toBe(1);
+    await expect.poll(() => reloaded().length, { timeout: 10_000 }).toBe(1);
     expect(reloaded()[0]?.msg).toBe(
       `[webhook] Reloaded ${config} — no route answers: the webhook adapter is off (no listener)`,
     );

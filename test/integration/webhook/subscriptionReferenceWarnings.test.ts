@@ -46,12 +46,14 @@ describe("a subscription's script, cron job and in_file lists", () => {
     const running = gw;
     const at = (relative: string) => join(running.home.dir, relative);
     const store = at("webhook_subscriptions.json");
-    await vi.waitFor(() =>
-      expect(warnings(running).filter((m) => m.startsWith(`[webhook] ${store}: `))).toEqual([
-        `[webhook] ${store}: missing.script: nope.py — script not found (scripts live in ${at("scripts")}); until it is there every event on this route is ignored`,
-        `[webhook] ${store}: missing.filters[0].in_file: lists/none.txt — ${at("lists/none.txt")} cannot be used (ENOENT: no such file or directory, stat '${at("lists/none.txt")}'); until it can, this filter does not match and the events it decides are ignored`,
-        `[webhook] ${store}: missing.cron_job: ghost — no such job in ${at("cron/jobs.json")} (\`svc cron list\`); until it exists every event on this route is dropped`,
-      ]),
+    await vi.waitFor(
+      () =>
+        expect(warnings(running).filter((m) => m.startsWith(`[webhook] ${store}: `))).toEqual([
+          `[webhook] ${store}: missing.script: nope.py — script not found (scripts live in ${at("scripts")}); until it is there every event on this route is ignored`,
+          `[webhook] ${store}: missing.filters[0].in_file: lists/none.txt — ${at("lists/none.txt")} cannot be used (ENOENT: no such file or directory, stat '${at("lists/none.txt")}'); until it can, this filter does not match and the events it decides are ignored`,
+          `[webhook] ${store}: missing.cron_job: ghost — no such job in ${at("cron/jobs.json")} (\`svc cron list\`); until it exists every event on this route is dropped`,
+        ]),
+      { timeout: 10_000 },
     );
 
     // A record written while the gateway runs is judged at the load its first request makes.
@@ -67,10 +69,12 @@ describe("a subscription's script, cron job and in_file lists", () => {
       status: "ignored",
       reason: "script",
     });
-    await vi.waitFor(() =>
-      expect(warnings(running)).toContain(
-        `[webhook] ${store}: late.script: gone.sh — script not found (scripts live in ${at("scripts")}); until it is there every event on this route is ignored`,
-      ),
+    await vi.waitFor(
+      () =>
+        expect(warnings(running)).toContain(
+          `[webhook] ${store}: late.script: gone.sh — script not found (scripts live in ${at("scripts")}); until it is there every event on this route is ignored`,
+        ),
+      { timeout: 10_000 },
     );
     expect(warnings(running).some((m) => m.includes("fine.script") || m.includes("shadowed.script"))).toBe(
       false,

@@ -70,10 +70,12 @@ describe("a hand-written subscription's delivery target", () => {
     );
     const body = JSON.stringify({ n: "chat" });
     expect((await postJson(running.url("/webhooks/chat"), body, signed(body))).status).toBe(202);
-    await vi.waitFor(() =>
-      expect(warned(running, "[webhook] dynamic subscription chat: deliver: ").map((l) => l.msg)).toEqual([
-        "[webhook] dynamic subscription chat: deliver: slack needs platforms.slack enabled — set platforms.slack.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log",
-      ]),
+    await vi.waitFor(
+      () =>
+        expect(warned(running, "[webhook] dynamic subscription chat: deliver: ").map((l) => l.msg)).toEqual([
+          "[webhook] dynamic subscription chat: deliver: slack needs platforms.slack enabled — set platforms.slack.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log",
+        ]),
+      { timeout: 10_000 },
     );
   });
 });

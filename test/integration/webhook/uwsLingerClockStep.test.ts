@@ -62,12 +62,12 @@ describe("uWS linger after an early answer across a step of the system clock", (
       "POST /webhooks/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n4\r\nabcd\r\n",
     );
     // The first chunk is read: the linger waits for the next one (its idle timer is set).
-    await vi.waitFor(() => expect(timersSet).toBeGreaterThanOrEqual(2));
+    await vi.waitFor(() => expect(timersSet).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
     const before = timersSet;
     clock.step(3_600_000);
     socket.write("4\r\nefgh\r\n");
     // The chunk read after the step: the linger goes on (a new idle timer), no answer yet.
-    await vi.waitFor(() => expect(timersSet > before || text !== "").toBe(true));
+    await vi.waitFor(() => expect(timersSet > before || text !== "").toBe(true), { timeout: 10_000 });
     expect(text).toBe("");
     expect(timersSet).toBe(before + 1);
     socket.write("0\r\n\r\n");

@@ -86,7 +86,7 @@ describe("agent process groups left by a gateway that is gone", () => {
     processGroupFiles(dir).started(ours);
     noteFromGoneOwner(dir, orphan);
     expect(stopOrphanGroups(dir)).toBe(1);
-    await expect.poll(() => running(orphan)).toBe(false);
+    await expect.poll(() => running(orphan), { timeout: 10_000 }).toBe(false);
     // Its noting process (this one) runs: another svc command's agent is not touched.
     expect(running(ours)).toBe(true);
     expect(readdirSync(dir)).toEqual([String(ours)]);
@@ -112,8 +112,8 @@ describe("agent process groups left by a gateway that is gone", () => {
     const notRunAgain: string[] = [];
     expect(stopOrphanGroups(dir, (name) => notRunAgain.push(name))).toBe(2);
     expect(notRunAgain).toEqual(["cron:nightly-digest"]);
-    await expect.poll(() => running(scheduled)).toBe(false);
-    await expect.poll(() => running(fired)).toBe(false);
+    await expect.poll(() => running(scheduled), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => running(fired), { timeout: 10_000 }).toBe(false);
   });
 
   it("leaves a process alone whose pid was reused (another start time), and forgets the note", () => {
@@ -131,7 +131,7 @@ describe("agent process groups left by a gateway that is gone", () => {
     noteFromGoneOwner(dir, orphan);
     renameSync(join(dir, String(orphan)), join(dir, `.${orphan}.tmp`));
     expect(stopOrphanGroups(dir)).toBe(1);
-    await expect.poll(() => running(orphan)).toBe(false);
+    await expect.poll(() => running(orphan), { timeout: 10_000 }).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -164,7 +164,7 @@ describe("agent process groups left by a gateway that is gone", () => {
     );
     expect(noted.signal).toBe("SIGKILL");
     expect(stopOrphanGroups(dir)).toBe(1);
-    await expect.poll(() => running(orphan)).toBe(false);
+    await expect.poll(() => running(orphan), { timeout: 10_000 }).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
   });
 

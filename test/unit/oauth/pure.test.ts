@@ -198,8 +198,9 @@ describe("$BROWSER", () => {
         await expect(openInBrowser(url, env)).rejects.toThrow("a login URL must be http or https");
       }
       await openInBrowser("https://as.test/authorize?x=1", env);
-      await vi.waitFor(() =>
-        expect(readFileSync(join(dir, "opened"), "utf8")).toBe("https://as.test/authorize?x=1\n"),
+      await vi.waitFor(
+        () => expect(readFileSync(join(dir, "opened"), "utf8")).toBe("https://as.test/authorize?x=1\n"),
+        { timeout: 10_000 },
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -544,7 +544,7 @@ describe("Redis health", () => {
       expect(() => health.fail(new Error("Command timed out"))).toThrow(StateUnavailableError);
       expect(said("is unreachable")).toBe(1);
       await vi.advanceTimersByTimeAsync(1000);
-      await vi.waitFor(() => expect(said("is reachable again")).toBe(1));
+      await vi.waitFor(() => expect(said("is reachable again")).toBe(1), { timeout: 10_000 });
       expect(() => health.fail(new Error("Command timed out"))).toThrow(StateUnavailableError);
       expect(said("is unreachable")).toBe(2);
     } finally {
