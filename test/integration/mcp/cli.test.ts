@@ -309,10 +309,13 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     );
   });
 
-  it("reload makes the running gateway reconnect only changed servers; list shows its live status", async () => {
+  it("reload makes the running gateway reconnect only changed servers; list shows its live status", {
+    timeout: 90_000,
+  }, async () => {
     writeConfig({ keep: fixture(), change: fixture(), off: fixture() });
     gateway = svc(home, ["gateway", "run", "--port", "0"]);
-    const deadline = Date.now() + 20_000;
+    // Three stdio servers starting on a machine the whole suite keeps busy: up to 45 s, as below.
+    const deadline = Date.now() + 45_000;
     for (;;) {
       const list = await run(home, ["mcp", "list"]);
       if (["keep", "change", "off"].every((n) => new RegExp(`${n}\\s+stdio\\s+connected`).test(list.stdout)))
@@ -404,7 +407,8 @@ describe("svc mcp reload of servers that cannot connect", { timeout: 90_000 }, (
       gone: { command: "svc-no-such-server-program-q9" },
     });
     gateway = svc(home, ["gateway", "run", "--port", "0"]);
-    const deadline = Date.now() + 20_000;
+    // A stdio server starting on a busy machine: up to 45 s, as above.
+    const deadline = Date.now() + 45_000;
     for (;;) {
       const list = await run(home, ["mcp", "list"]);
       if (/keep\s+stdio\s+connected/.test(list.stdout) && /late\s+stdio\s+failed/.test(list.stdout)) break;
@@ -431,13 +435,14 @@ describe("svc mcp reload of servers that cannot connect", { timeout: 90_000 }, (
   });
 });
 
-describe("svc mcp list with a gateway running", { timeout: 60_000 }, () => {
+describe("svc mcp list with a gateway running", { timeout: 90_000 }, () => {
   it("shows in DETAIL the collision a server lost to one listed earlier", async () => {
     // `a.b` and `a_b` both register `echo` as mcp__a_b__echo: a.b, listed first, keeps it.
     const echo = fixture({ tools: { include: "echo" } });
     home.write("config.yaml", stringify({ mcp_servers: { "a.b": echo, a_b: echo } }));
     gateway = svc(home, ["gateway", "run", "--port", "0"]);
-    const deadline = Date.now() + 20_000;
+    // Two stdio servers starting on a busy machine: up to 45 s, as above.
+    const deadline = Date.now() + 45_000;
     let list = await run(home, ["mcp", "list"]);
     while (!/a_b\s+stdio\s+connected/.test(list.stdout) || !/a\.b\s+stdio\s+connected/.test(list.stdout)) {
       if (Date.now() > deadline)
