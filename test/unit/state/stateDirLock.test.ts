@@ -96,7 +96,7 @@ describe("one gateway per state directory", () => {
     const { parent, pid: zombie } = await spawnUnreaped(["sleep", "0.1"]);
     children.push(parent);
     const stat = () => readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    await vi.waitFor(() => expect(stat()[0]).toBe("Z"), { timeout: 2000, interval: 5 });
+    await vi.waitFor(() => expect(stat()[0]).toBe("Z"), { timeout: 10_000, interval: 5 });
     const dir = stateDir();
     writeFileSync(join(dir, LOCK_FILE), `${zombie} ${stat()[19]} dead-token\n`);
     const lock = lockStateDir(dir);
