@@ -40,7 +40,7 @@ describe("stdio server processes", () => {
     expect(alive(pid)).toBe(true);
     try {
       await hub.stop();
-      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5000, interval: 100 });
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10_000, interval: 100 });
     } finally {
       if (alive(pid)) signalProcess(pid, "SIGKILL");
     }
@@ -82,9 +82,11 @@ describe("stdio server processes", () => {
     const wrapper = join(hubs.home.dir, "run.sh");
     writeFileSync(
       wrapper,
-      `#!/bin/sh\nsleep 600 &\necho $! >> "${helperPids}"\nexec "${process.execPath}" "${STDIO_FIXTURE}" legacy --crash-after-ms 300\n`,
+      `#!/bin/sh\nsleep 600 &\necho $! >> "${helperPids}"\nexec "${process.execPath}" "${STDIO_FIXTURE}" legacy --crash-after-ms 1500\n`,
     );
     chmodSync(wrapper, 0o755);
+    // 1.5 s after each handshake, not 0.3 s: the call (and its replay) must reach the process before it dies,
+    // which a test worker stalled on a loaded machine may not do within 0.3 s.
     const hub = hubs.hub(hubs.home, { c: entry({ command: wrapper }) });
     expect((await hub.settled("c")).state).toBe("connected");
     // Read-only, so replayed once on the next process, which dies the same way: the call fails saying how,
@@ -95,8 +97,8 @@ describe("stdio server processes", () => {
     // The helpers of the two processes that died (the hub may have started a third meanwhile).
     const helpers = readFileSync(helperPids, "utf8").trim().split("\n").slice(0, 2).map(Number);
     expect(helpers).toHaveLength(2);
-    await vi.waitFor(() => expect(helpers.filter(alive)).toEqual([]), { timeout: 5000, interval: 20 });
-  }, 20_000);
+    await vi.waitFor(() => expect(helpers.filter(alive)).toEqual([]), { timeout: 10_000, interval: 20 });
+  }, 60_000);
 
   it("a server that crashes leaves no process it started behind (one more at each restart), before any stop", async () => {
     // A helper with stdio of its own (a browser the server drives, a worker), in the server's process group.
@@ -109,16 +111,19 @@ describe("stdio server processes", () => {
     chmodSync(wrapper, 0o755);
     const hub = hubs.hub(hubs.home, { c: entry({ command: wrapper }) });
     await vi.waitFor(() => expect(hub.status()[0]?.lastError).toMatch(/exited \(code 7\)/), {
-      timeout: 5000,
+      timeout: 15_000,
       interval: 20,
     });
     const first = Number(readFileSync(helperPids, "utf8").split("\n")[0]);
-    await vi.waitFor(() => expect(alive(first)).toBe(false), { timeout: 5000, interval: 20 });
+    await vi.waitFor(() => expect(alive(first)).toBe(false), { timeout: 10_000, interval: 20 });
   }, 20_000);
 
   it("a server that dies after its handshake: the status says how, without the 'check command and args' hint", async () => {
     const hub = hubs.hub(hubs.home, { c: stdioEntry("legacy", {}, ["--crash-after-ms", "100"]) });
-    await vi.waitFor(() => expect(hub.status()[0]?.lastError).toBeDefined(), { timeout: 5000, interval: 20 });
+    await vi.waitFor(() => expect(hub.status()[0]?.lastError).toBeDefined(), {
+      timeout: 15_000,
+      interval: 20,
+    });
     expect(hub.status()[0]?.lastError).toBe(
       "the connection closed: the server process exited (code 7) — it wrote nothing on stderr",
     );
@@ -130,7 +135,7 @@ describe("stdio server processes", () => {
     const pidFile = join(hubs.home.dir, "server.pid");
     const waits = `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on("SIGTERM", () => {}); process.stdin.on("end", () => setTimeout(() => process.exit(0), 200)); process.stdin.resume()`;
     const hub = hubs.hub(hubs.home, { w: entry({ command: process.execPath, args: ["-e", waits] }) });
-    const pid = await pidInFile(pidFile, 5000);
+    const pid = await pidInFile(pidFile, 15_000);
     try {
       expect(hub.status()[0]?.state).toBe("connecting");
       await hub.stop();
@@ -283,7 +288,7 @@ describe("a command stopped by Ctrl-C", () => {
     expect(pid).toBeGreaterThan(0);
     try {
       expect(await exited).toBe("SIGINT");
-      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000, interval: 50 });
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10_000, interval: 50 });
     } finally {
       if (alive(pid)) signalProcess(pid, "SIGKILL");
     }
@@ -335,7 +340,7 @@ describe("a command stopped by Ctrl-C", () => {
     try {
       cli.kill("SIGINT");
       expect(await exited).toBe("SIGINT");
-      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000, interval: 50 });
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10_000, interval: 50 });
     } finally {
       if (alive(pid)) signalProcess(pid, "SIGKILL");
     }
