@@ -431,7 +431,9 @@ describe("Redis unreachable", () => {
   it("a SET that got no answer in time but ran late (a frozen Redis) is removed: the sender's retry after the 503 is processed, not a duplicate", async () => {
     const own = await startTestRedis();
     try {
-      const redis = await connectRedis(own.url, "config.yaml", { ...commandOptions(), commandTimeout: 150 });
+      // 1 s, not 150 ms: the connect and the first SET, to a Redis that is not frozen yet, must be answered
+      // within it, and on a loaded machine another process may wait longer than that for the CPU.
+      const redis = await connectRedis(own.url, "config.yaml", { ...commandOptions(), commandTimeout: 1000 });
       clients.push(redis);
       const keys = redisKeys("frozen");
       const seen = createSharedIdempotency(redis, keys, createRedisHealth("t", silentLogger()));
