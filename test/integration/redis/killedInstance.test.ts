@@ -14,11 +14,14 @@ import { clusterConfig } from "../../helpers/redisCluster.js";
 
 /**
  * A SIGKILLed instance's runs are not lost: BullMQ's stall detection hands them to the instances still
- * up once their lock expires (shortened here to 1.5 s).
+ * up once their lock expires (shortened here to 5 s).
  */
 
 const SECRET = "kill-secret";
-const STALL = { lockDurationMs: 1500, stalledIntervalMs: 500 };
+// Not shorter: an instance still up renews its runs' locks every half of it, and one of them starved of the
+// CPU for that long on a loaded machine (1.5 s locks: 0.75 s) would lose a run it is running to another
+// instance, which runs it a second time.
+const STALL = { lockDurationMs: 5000, stalledIntervalMs: 1000 };
 const FIXTURE = join(import.meta.dirname, "../../fixtures/redis/gatewayNode.mjs");
 
 interface Instance {
