@@ -33,7 +33,9 @@ function svc(args: string[], env: Record<string, string> = {}) {
 const json = (file: string) => JSON.parse(readFileSync(join(home.dir, "mcp-tokens", file), "utf8"));
 
 /** Spec 4: `svc mcp login <server> [--flow device or browser]`. */
-describe("svc mcp login", () => {
+// Each test runs two or three svc commands, each a Node process loading the OAuth and MCP modules: beside
+// CPU burners one test took longer than the default 30 s.
+describe("svc mcp login", { timeout: 90_000 }, () => {
   it("--flow browser overrides oauth.flow: device for one login; a new login replaces the registration and keeps the metadata", async () => {
     home = tempHome();
     const as = await startFakeAs({ device: true });
