@@ -34,7 +34,7 @@ describe("a saved run of a subscription disabled while the gateway was down", { 
     expect(await deliver(first.port, "deploys", "d-1")).toMatchObject({ status: 202 });
     first.child.kill("SIGKILL");
     await first.exited;
-    await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 5000, interval: 20 });
+    await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 15_000, interval: 20 });
     expect((await svc(home, ["webhook", "disable", "deploys"])).code).toBe(0);
     const second = await start(home);
     await vi.waitFor(() => expect(second.stdout()).toContain("not resumed"), { timeout: 10_000 });

@@ -44,7 +44,7 @@ async function start(home: TempHome): Promise<Foreground> {
 async function kill(gateway: Foreground, home: TempHome): Promise<void> {
   gateway.child.kill("SIGKILL");
   await gateway.exited;
-  await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 5000, interval: 20 });
+  await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 15_000, interval: 20 });
 }
 
 /** A command agent that notes its pid, then sleeps a minute: left running by a gateway killed mid-run. */
@@ -276,7 +276,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
       agentConfig(home, NOTING_AGENT);
       const second = await start(home);
       // Killed by the start (SIGKILL to its group); on a loaded machine its exit can trail the start a little.
-      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 5000, interval: 20 });
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 15_000, interval: 20 });
       await vi.waitFor(() => expect(runCounts(home).get("slow")).toBe(1), { timeout: 20_000, interval: 50 });
       expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(
         "[state] stopped 1 agent process group(s) left running by a gateway that was killed; their runs run again",
@@ -299,7 +299,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
         redis_key_prefix: "switched",
       });
       const second = await start(home);
-      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 5000, interval: 20 });
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 15_000, interval: 20 });
       const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
       const state = join(home.dir, "state");
       await vi.waitFor(() => expect(log()).toContain("[webhook] Listening on"), {
@@ -335,7 +335,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     try {
       agentConfig(home, NOTING_AGENT);
       const second = await start(home);
-      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 5000, interval: 20 });
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 15_000, interval: 20 });
       const log = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
       await vi.waitFor(() => expect(log()).toContain("[webhook] Listening on"), {
         timeout: 10_000,
@@ -399,7 +399,7 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
       home.write("scripts/slow.sh", `echo '{"number": 2}'`);
       const second = await start(home);
       // Killed by the start (SIGKILL to its group); on a loaded machine its exit can trail the start a little.
-      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 5000, interval: 20 });
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 15_000, interval: 20 });
       expect(readdirSync(agentGroupsDir(home.dir))).toEqual([]);
       const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
       expect(log).toContain(

@@ -57,7 +57,7 @@ async function start(home: TempHome): Promise<Foreground> {
 async function kill(gateway: Foreground, home: TempHome): Promise<void> {
   gateway.child.kill("SIGKILL");
   await gateway.exited;
-  await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 5000, interval: 20 });
+  await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 15_000, interval: 20 });
 }
 
 describe("the state directory removed while the gateway runs", { timeout: 60_000 }, () => {
