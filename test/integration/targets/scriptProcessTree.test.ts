@@ -42,7 +42,9 @@ beforeAll(async () => {
         leaves: { secret: OPEN, script: "leaves-child.sh", prompt: "{title}" },
         session: { secret: OPEN, script: "leaves-session.sh", prompt: "{title}" },
       },
-      { rate_limit: 1000, script_timeout_seconds: 1 },
+      // 3 s, not 1: the scripts that finish (leaves-child, leaves-session: three processes started) must do so
+      // within it, which on a loaded machine can take longer than a second; the others sleep 600 s.
+      { rate_limit: 1000, script_timeout_seconds: 3 },
       { agent: recorderAgent() },
     ),
   });
@@ -74,7 +76,7 @@ describe("script timeout covers the script's children (spec 2.4)", () => {
         .logs()
         .some((l) =>
           l.msg.startsWith(
-            "[webhook] trap: script ignored the event (timed out: it ran longer than script_timeout_seconds (1 s)",
+            "[webhook] trap: script ignored the event (timed out: it ran longer than script_timeout_seconds (3 s)",
           ),
         ),
     ).toBe(true);
