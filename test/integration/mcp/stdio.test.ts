@@ -120,7 +120,8 @@ describe("stdio servers (real subprocess)", () => {
 
   it("a banner written without a line break does not hide the handshake's answer sharing its line: the server connects", async () => {
     // It timed out at connect_timeout: the line was no JSON, so the answer in it was skipped with the banner.
-    const h = hub(ctx.home, { glued: stdioEntry("legacy", { connect_timeout: 3 }, ["--glued-banner"]) });
+    // 15 s: only how long a broken connect takes to fail; a Node server's start under load can outlast 3 s.
+    const h = hub(ctx.home, { glued: stdioEntry("legacy", { connect_timeout: 15 }, ["--glued-banner"]) });
     expect(await h.settled("glued")).toMatchObject({ state: "connected" });
     expect(text(await h.call("glued", "echo", { text: "after the banner" }))).toBe("after the banner");
   });
