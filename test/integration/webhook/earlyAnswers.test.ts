@@ -148,7 +148,7 @@ describe.each(HTTP_SERVERS)("early answers and Connection: close on the %s serve
       for (const lines of ["Connection: close\r\nConnection: TE", "Connection: TE\r\nConnection: close"]) {
         // uWS closes on its first Connection line alone; the joined value (`close, TE`) hid that, and the
         // answer closed without saying so.
-        const closing = await rawUntilClose(gw.gateway.port, `${head}${lines}\r\n\r\n${body}`, 1500);
+        const closing = await rawUntilClose(gw.gateway.port, `${head}${lines}\r\n\r\n${body}`, 10_000);
         expect(statusOf(closing.received), `${name} ${lines}`).toBe(Number(name));
         expect(closing.closed, `${name} ${lines}`).toBe(true);
         expect(closing.received.match(/\r\nConnection: close\r\n/gi), `${name} ${lines}`).toHaveLength(1);

@@ -232,7 +232,7 @@ describe.each(HTTP_SERVERS)("the Host header on the %s server", (http) => {
   // instead of waiting for a close that never comes.
   const send = async (id: string, hostLines: string) => {
     const bytes = `POST /webhooks/open HTTP/1.1\r\n${hostLines}X-Request-ID: ${id}\r\nContent-Length: 2\r\n\r\n{}`;
-    if (http === "node") return rawUntilClose(gw.gateway.port, bytes, 1000);
+    if (http === "node") return rawUntilClose(gw.gateway.port, bytes, 10_000);
     const answer = await rawHttp(gw.gateway.port, [bytes]);
     return { received: `${answer.head}\r\n\r\n${answer.body}`, closed: undefined };
   };
@@ -317,7 +317,7 @@ describe("request targets other than a path on the node server", () => {
       "POST * HTTP/1.1",
       "CONNECT a.example:443 HTTP/1.1",
     ]) {
-      const answer = await rawUntilClose(gw.gateway.port, `${line}\r\nHost: a.example\r\n\r\n`, 1000);
+      const answer = await rawUntilClose(gw.gateway.port, `${line}\r\nHost: a.example\r\n\r\n`, 10_000);
       expect(statusOf(answer.received), line).toBe(400);
       expect(answer.received, line).toMatch(/\r\nConnection: close\r\n/);
       expect(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4), line).toBe(
@@ -356,7 +356,7 @@ describe("requests pipelined after an answer that closes the connection, on the 
       ],
     };
     for (const [id, [first, status]] of Object.entries(closing)) {
-      const answer = await rawUntilClose(gw.gateway.port, first + next(id), 1000);
+      const answer = await rawUntilClose(gw.gateway.port, first + next(id), 10_000);
       expect(statusOf(answer.received), id).toBe(status);
       expect(answer.received, id).toMatch(/\r\nConnection: close\r\n/);
       expect(answer.received, id).not.toMatch(/keep-alive/i);
