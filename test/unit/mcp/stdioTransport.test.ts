@@ -18,7 +18,7 @@ describe("StdioTransport", () => {
     };
     await transport.start();
     const pid = transport.pid as number;
-    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 10_000, interval: 20 });
     expect(reasons).toEqual([expect.stringContaining("the server wrote a message of more than")]);
     expect(alive(pid)).toBe(false);
   });
@@ -39,7 +39,7 @@ describe("StdioTransport", () => {
     await transport.start();
     const pid = transport.pid as number;
     try {
-      await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+      await vi.waitFor(() => expect(closed).toBe(true), { timeout: 10_000, interval: 20 });
       expect(reasons).toEqual([
         "the server process closed its stdout but kept running, so it could answer nothing more; svc stopped it",
       ]);
@@ -73,7 +73,7 @@ describe("StdioTransport", () => {
     await transport.start();
     const pid = transport.pid as number;
     try {
-      await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+      await vi.waitFor(() => expect(closed).toBe(true), { timeout: 10_000, interval: 20 });
       expect(reasons).toEqual([
         "the server process closed its stdin but kept running, so it could take no more requests; svc stopped it",
       ]);
@@ -97,7 +97,7 @@ describe("StdioTransport", () => {
       closed = true;
     };
     await transport.start();
-    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 10_000, interval: 20 });
     await new Promise((resolve) => setImmediate(resolve));
     expect(reasons).toEqual([]);
   });
@@ -115,7 +115,7 @@ describe("StdioTransport", () => {
       closed = true;
     };
     await transport.start();
-    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 10_000, interval: 20 });
     expect(other).toEqual(["banner", "Usage: tool <serve|mcp>"]);
   });
 
@@ -137,7 +137,7 @@ describe("StdioTransport", () => {
       closed = true;
     };
     await transport.start();
-    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 10_000, interval: 20 });
     expect(messages).toHaveLength(1);
     expect(JSON.stringify(messages[0])).toHaveLength(1024);
     expect(reasons).toEqual([expect.stringContaining("the server wrote a message of more than")]);
@@ -157,7 +157,7 @@ describe("StdioTransport", () => {
     transport.onmessage = (m) => messages.push(m);
     transport.onerror = (e) => errors.push(e);
     await transport.start();
-    await vi.waitFor(() => expect(messages).toHaveLength(2), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(messages).toHaveLength(2), { timeout: 10_000, interval: 20 });
     expect(messages).toEqual([
       { jsonrpc: "2.0", method: "a" },
       { jsonrpc: "2.0", method: "b" },
@@ -207,7 +207,7 @@ describe("StdioTransport: an answer that is not valid JSON-RPC", () => {
     transport.onerror = (e) => errors.push(e);
     await transport.start();
     await vi.waitFor(() => expect(messages.length + errors.length).toBe(answers.length), {
-      timeout: 3000,
+      timeout: 10_000,
       interval: 20,
     });
     await transport.close();
@@ -275,7 +275,7 @@ describe("StdioTransport: a JSON-RPC batch", () => {
     });
     transport.onmessage = (m) => messages.push(m);
     await transport.start();
-    await vi.waitFor(() => expect(messages).toHaveLength(3), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(messages).toHaveLength(3), { timeout: 10_000, interval: 20 });
     await transport.close();
     expect(messages).toEqual([
       batch[0],
