@@ -353,7 +353,7 @@ export function everythingSuite(transport: EverythingTransport): void {
           expect(line?.msg).toMatch(/^\[mcp:everything\] \w+[- ]level[- ]message/i);
           expect(line?.level).toBe(pino[line?.mcpLevel ?? "debug"]);
         },
-        { timeout: 3000, interval: 20 },
+        { timeout: 10_000, interval: 20 },
       );
       await hub.call("everything", "toggle-simulated-logging", {});
     });

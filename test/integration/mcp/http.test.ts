@@ -202,7 +202,7 @@ describe("keepalive against a real server (simulated clock)", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(posts()).toBe(before);
     clock.increment(1);
-    await vi.waitFor(() => expect(posts()).toBe(before + 1), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(posts()).toBe(before + 1), { timeout: 10_000, interval: 20 });
     await s.close();
     // The first ping's answer may still be on its way: until it lands, the machine is pinging and the
     // next interval is not armed yet. Move the clock again while the status still says connected.

@@ -31,7 +31,7 @@ describe("keepalive_interval below the floor (simulated clock)", () => {
     await settle();
     expect(posts()).toBe(before);
     clock.increment(1);
-    await vi.waitFor(() => expect(posts()).toBe(before + 1), { timeout: 3000, interval: 20 });
+    await vi.waitFor(() => expect(posts()).toBe(before + 1), { timeout: 10_000, interval: 20 });
   });
 
   it("stdio: keepalive_interval 0 is a value, so pings run (every 5 s): a frozen process is detected", async () => {

@@ -208,7 +208,7 @@ describe("tools/list_changed", () => {
     expect(text(await h.call("fx", "list-count", {}))).toBe("1");
     await h.call("fx", "add-tools", { count: 10 });
     await vi.waitFor(() => expect(h.tools().map((t) => t.name)).toContain("mcp__fx__burst10"), {
-      timeout: 3000,
+      timeout: 10_000,
       interval: 20,
     });
     await new Promise((r) => setTimeout(r, 200));

@@ -46,7 +46,7 @@ describe("a stdio server's stderr lines", () => {
     try {
       await vi.waitFor(() => expect(closed).toBe(true), { timeout: 5000, interval: 20 });
       await vi.waitFor(() => expect(lines).toEqual(["warn: slow", "fatal: API_KEY missing"]), {
-        timeout: 1000,
+        timeout: 10_000,
         interval: 10,
       });
     } finally {
