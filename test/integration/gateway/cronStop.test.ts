@@ -52,7 +52,7 @@ describe("stopping the gateway while a scheduled cron run is going", { timeout: 
     expect(alive(pid)).toBe(true);
     const logs = gw.logs;
     await gw.gateway.stop();
-    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5000, interval: 50 });
+    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10_000, interval: 50 });
     expect(logs().map((l) => l.msg)).toContain(
       "[cron] slow: run stopped by the gateway's stop before it finished",
     );
@@ -108,7 +108,7 @@ describe("stopping the gateway while a webhook run and a scheduled cron run are 
     await vi.waitFor(() => expect(stopped).toBe(true), { timeout: 10_000, interval: 50 });
     await stopping;
     for (const pid of pids)
-      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5000, interval: 50 });
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10_000, interval: 50 });
     const lines = logs().map((l) => l.msg);
     expect(lines).toContain("[cron] slow: run stopped by the gateway's stop before it finished");
     expect(lines.some((l) => l.startsWith("[webhook] 1 agent run(s) not finished at shutdown"))).toBe(true);

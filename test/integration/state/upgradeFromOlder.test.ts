@@ -59,7 +59,7 @@ describe("an SVC_HOME an older svc left when it was killed", () => {
         expect(ranLines(home as TempHome).length).toBeGreaterThanOrEqual(6);
         expect(liveOnDisk(home as TempHome).runs.size).toBe(0);
       },
-      { timeout: 5000, interval: 20 },
+      { timeout: 10_000, interval: 20 },
     );
     expect(
       ranLines(home)
@@ -119,6 +119,6 @@ describe("an SVC_HOME an older svc left when it was killed", () => {
       "X-Hub-Signature-256": await sign(SECRET, body),
     });
     expect(pushed).toMatchObject({ status: 202, body: { status: "accepted" } });
-    await vi.waitFor(() => expect(runCounts(home as TempHome).get("s2")).toBe(1), { timeout: 5000 });
+    await vi.waitFor(() => expect(runCounts(home as TempHome).get("s2")).toBe(1), { timeout: 10_000 });
   });
 });

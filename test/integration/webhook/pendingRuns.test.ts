@@ -99,7 +99,7 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
         body: { status: "accepted", delivery_id: id },
       });
     }
-    await vi.waitFor(() => expect(existsSync(join(home.dir, "started-d1"))).toBe(true), { timeout: 5000 });
+    await vi.waitFor(() => expect(existsSync(join(home.dir, "started-d1"))).toBe(true), { timeout: 10_000 });
     await first.stop();
 
     const file = join(home.dir, PENDING);
@@ -149,7 +149,7 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
         line.msg.includes("3 agent run(s) left unfinished at the last shutdown queued again"),
       ),
     ).toBe(true);
-    await vi.waitFor(() => expect(historyRuns(home, "d1")).toEqual(["ok"]), { timeout: 5000 });
+    await vi.waitFor(() => expect(historyRuns(home, "d1")).toEqual(["ok"]), { timeout: 10_000 });
   });
 
   it("a run still going when the drain ends is stopped before it is saved: the reply its agent gives on SIGTERM is not delivered, and it runs once at the next start", async () => {
@@ -158,7 +158,7 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
     const first = await start(home);
     expect((await send(first, "term-1", 1)).status).toBe(202);
     await vi.waitFor(() => expect(existsSync(join(home.dir, "started-term-1"))).toBe(true), {
-      timeout: 5000,
+      timeout: 10_000,
     });
     await first.stop();
     // Stopped (and its answer to the SIGTERM read) before the stop ended, not after it.
@@ -187,7 +187,7 @@ describe("agent runs unfinished at shutdown are saved and run at the next start"
     const first = await start(home);
     expect((await send(first, "gone-1", 7)).status).toBe(202);
     await vi.waitFor(() => expect(existsSync(join(home.dir, "started-gone-1"))).toBe(true), {
-      timeout: 5000,
+      timeout: 10_000,
     });
     await first.stop();
 
