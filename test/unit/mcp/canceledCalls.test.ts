@@ -67,8 +67,8 @@ describe("a tool call the run gave up on", () => {
     };
     const h = ctx.hub(
       ctx.home,
-      // timeout: 5 only bounds the test should the cancel not reach the read.
-      { res: entry({ ...IN_MEMORY_ENTRY, tools: { resources: true }, timeout: 5 }) },
+      // timeout: 60 only bounds the test should the cancel not reach the read (the waits below are 10 s).
+      { res: entry({ ...IN_MEMORY_ENTRY, tools: { resources: true }, timeout: 60 }) },
       { transportFor: inMemoryServers(build) },
     );
     expect(text(await h.call("res", "hi", {}))).toBe("hi");
@@ -77,11 +77,11 @@ describe("a tool call the run gave up on", () => {
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     run.abort(new DOMException("the run took too long", "TimeoutError"));
     // The server hears of it at once (notifications/cancelled), not when the call's own timeout passes.
-    await vi.waitFor(() => expect(canceled).toBe(1), { timeout: 1000, interval: 5 });
+    await vi.waitFor(() => expect(canceled).toBe(1), { timeout: 10_000, interval: 5 });
     expect(await read).toBe(
       'mcp_servers.res: "read_resource" was canceled: the run ended before it answered; it may or may not have run',
     );
-    // The next call is not stuck behind the read (one call at a time per server) until its 300 s timeout.
+    // The next call is not stuck behind the read (one call at a time per server) until its timeout.
     expect(text(await h.call("res", "hi", {}))).toBe("hi");
   });
 
@@ -95,7 +95,7 @@ describe("a tool call the run gave up on", () => {
     const queued = watch(h.call("fx", "echo", { text: "late" }, run.signal));
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     run.abort(new DOMException("the run took too long", "TimeoutError"));
-    await vi.waitFor(() => expect(queued.outcome).toBeDefined(), { timeout: 1000, interval: 5 });
+    await vi.waitFor(() => expect(queued.outcome).toBeDefined(), { timeout: 10_000, interval: 5 });
     expect(queued.outcome).toBe(
       `mcp_servers.fx: "echo" was not called: the run ended while it waited for the server's earlier call`,
     );
@@ -116,7 +116,7 @@ describe("a tool call the run gave up on", () => {
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(call.outcome).toBeUndefined();
     run.abort(new DOMException("the run took too long", "TimeoutError"));
-    await vi.waitFor(() => expect(call.outcome).toBeDefined(), { timeout: 1000, interval: 5 });
+    await vi.waitFor(() => expect(call.outcome).toBeDefined(), { timeout: 10_000, interval: 5 });
     expect(call.outcome).toBe(
       'mcp_servers.hung: "echo" was not called: the run ended while the server was connecting',
     );
