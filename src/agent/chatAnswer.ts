@@ -1,6 +1,5 @@
-import { nestedDeeperThan } from "../streams/nestedDepth.js";
 import { thinkingInText } from "./thinkText.js";
-import { MAX_ARGUMENT_DEPTH, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
+import { argumentsNestTooDeep, TOO_DEEP_ARGUMENTS_TEXT } from "./toolCallInputs.js";
 
 /**
  * A Chat Completions answer in the shape the AI SDK reads, where servers that call themselves
@@ -124,10 +123,6 @@ function withTextArguments(call: unknown): unknown {
   // JSON.stringify cannot write arguments nested some thousands of levels deep: they stand as a text
   // nested past the limit, which the tool loop refuses as it would their own (`deepArgumentsMiddleware`).
   const text =
-    args === undefined
-      ? ""
-      : nestedDeeperThan(args, MAX_ARGUMENT_DEPTH)
-        ? TOO_DEEP_ARGUMENTS_TEXT
-        : JSON.stringify(args);
+    args === undefined ? "" : argumentsNestTooDeep(args) ? TOO_DEEP_ARGUMENTS_TEXT : JSON.stringify(args);
   return { ...record, function: { ...record.function, arguments: text } };
 }

@@ -18,6 +18,11 @@ export interface RunToolsDeps {
   readonly builtins?: (toolsets: readonly string[]) => AgentTool[];
   /** `$SVC_HOME/workspaces`: each run that needs a working directory gets its own below it. */
   readonly workspacesDir?: string;
+  /**
+   * Where no MCP hub runs (`svc cron run`): why a call names a configured MCP server's tool, which the run
+   * is not offered (`mcpToolsOutsideGateway`).
+   */
+  readonly noMcpHub?: UnofferedTools;
 }
 
 /** The tools a run may use: the built-ins its toolsets name, then the selected MCP servers' tools. */
@@ -46,6 +51,7 @@ export function unofferedTools(
   offered: readonly AgentTool[],
 ): UnofferedTools {
   const hub = deps.mcp?.(request.profile);
+  if (hub === undefined && deps.noMcpHub !== undefined) return deps.noMcpHub;
   const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
   return unofferedServerTools(hub, selection.mcpServers, offered);
 }

@@ -81,7 +81,7 @@ export function normalizedMessagesAnswer(
   if (!Array.isArray(content)) return undefined;
   const deep = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "tool_use" &&
-    nestedDeeperThan((part as { input?: unknown }).input, MAX_ARGUMENT_DEPTH);
+    argumentsNestTooDeep((part as { input?: unknown }).input);
   const unsigned = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "thinking" &&
     typeof (part as { signature?: unknown }).signature !== "string";
@@ -150,8 +150,16 @@ function thinkingInTextBlock(content: readonly unknown[]): ReturnType<typeof thi
   return thinkingInText(first.text);
 }
 
-/** What the model gets for a call whose arguments nest deeper than `MAX_ARGUMENT_DEPTH`. */
+/** What the model (or a command agent) gets for a call whose arguments nest deeper than `MAX_ARGUMENT_DEPTH`. */
 export const TOO_DEEP = `arguments nest objects or arrays deeper than ${MAX_ARGUMENT_DEPTH} levels; the tool was not run`;
+
+/**
+ * Whether a call's arguments (read from JSON already: a `tool_use` input, a command agent's call at its
+ * run's MCP endpoint) nest objects or arrays deeper than `MAX_ARGUMENT_DEPTH`, the arguments the first level.
+ */
+export function argumentsNestTooDeep(args: unknown): boolean {
+  return nestedDeeperThan(args, MAX_ARGUMENT_DEPTH);
+}
 
 /**
  * Each answer's tool calls whose arguments nest deeper than `MAX_ARGUMENT_DEPTH` get `{}` for arguments

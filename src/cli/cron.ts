@@ -4,6 +4,7 @@ import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, inProfile, profileFlag, svcHome, svcPaths } from "../config/paths.js";
 import type { Route } from "../config/schema.js";
+import { serverEntries } from "../config/serverOrder.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { leaveGoneDirectory } from "../io/goneDirectory.js";
@@ -412,6 +413,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     { createLogger },
     { createTargets },
     { createMcpEndpointHost },
+    { mcpToolsOutsideGateway },
     { listenForInterrupt, raiseAgain },
   ] = await Promise.all([
     import("../actors/agent/index.js"),
@@ -420,6 +422,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     import("../io/log.js"),
     import("../io/targets/registry.js"),
     import("../agent/mcpEndpoint/index.js"),
+    import("../agent/mcpOutsideGateway.js"),
     import("./interrupt.js"),
   ]);
   const logger = createLogger({ file: loaded.paths.gatewayLog, stdout: false });
@@ -438,6 +441,10 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     toolSettings: loaded.config.tools,
     workspacesDir: join(loaded.paths.home, "workspaces"),
     mcpEndpoint: endpoint,
+    // A call to an MCP server's tool is told why it is not offered here, and where the job gets them.
+    noMcpHub: mcpToolsOutsideGateway(
+      serverEntries(loaded.config.mcp_servers).flatMap(([name, entry]) => (entry.enabled ? [name] : [])),
+    ),
     hiddenValues: webhookSecretValues(loaded.config),
     dotenv: loaded.scope.secrets,
   });

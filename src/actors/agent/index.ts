@@ -4,6 +4,7 @@ import type { ModelRunnerDeps } from "../../agent/modelRunner.js";
 import type { Sleep } from "../../agent/retry.js";
 import { type RunToolsDeps, runContext, runTools, unofferedTools } from "../../agent/runTools.js";
 import { builtinTools } from "../../agent/tools/index.js";
+import type { UnofferedTools } from "../../agent/unofferedTools.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
 import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
@@ -37,6 +38,8 @@ export interface RunnerDeps {
   readonly toolSettings?: ToolsSettings;
   /** The gateway's loopback MCP endpoint: command runs get `SVC_MCP_URL` and `SVC_MCP_TOKEN` from it. */
   readonly mcpEndpoint?: Pick<McpEndpointHost, "openRunEndpoint">;
+  /** Where no MCP hub runs (`svc cron run`): why a run is not offered a configured MCP server's tools. */
+  readonly noMcpHub?: UnofferedTools;
   readonly sleep?: Sleep;
   /** The clock run and tool call times are measured on (`Clock.elapsed`); `performance.now` by default. */
   readonly elapsed?: () => number;
@@ -69,6 +72,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
     builtins: (toolsets) => builtinTools(toolsets, toolSettings),
     ...(deps.mcp === undefined ? {} : { mcp: deps.mcp }),
     ...(deps.workspacesDir === undefined ? {} : { workspacesDir: deps.workspacesDir }),
+    ...(deps.noMcpHub === undefined ? {} : { noMcpHub: deps.noMcpHub }),
   };
   if (agent.provider === "command" && agent.command !== undefined) {
     const endpoint = deps.mcpEndpoint;

@@ -61,6 +61,8 @@ export interface Runtime {
   stdoutSoFar: string[];
   /** An SSE server's stream opened at the latest connect and its `endpoint` event is still awaited. */
   awaitingEndpoint?: boolean;
+  /** An SSE server's stream opened at the latest connect (its GET answered): a timeout before says it did not. */
+  streamOpened?: boolean;
   /** The first answer of an id svc never sent at the latest connect (cut, redacted): a timeout quotes it. */
   strayAnswer?: string | undefined;
   /** The latest connect sent its handshake (past an HTTP url's preflight): a timeout then says it is unanswered. */
@@ -136,6 +138,7 @@ export async function connectRuntime(
   rt.stderrUnfinished = "";
   rt.stdoutSoFar = stdout;
   rt.awaitingEndpoint = false;
+  rt.streamOpened = false;
   rt.strayAnswer = undefined;
   rt.handshakeSent = false;
   rt.listingTools = false;
@@ -211,7 +214,9 @@ export async function connectRuntime(
       if (stdout.length > STDERR_TAIL_LINES) stdout.shift();
     },
     onAwaitingEndpoint: (awaiting) => {
-      if (rt.stdoutSoFar === stdout) rt.awaitingEndpoint = awaiting;
+      if (rt.stdoutSoFar !== stdout) return;
+      rt.awaitingEndpoint = awaiting;
+      if (awaiting) rt.streamOpened = true;
     },
     onStrayAnswer: (answer) => {
       // Quoted by this connect's timeout only: once connected, a late answer to a request given up is one too.
@@ -415,7 +420,12 @@ export function withConnectSoFar(rt: Runtime, given: string): string {
       : ` — the server answered with an id svc never sent, so its answer matched no request: ${rt.strayAnswer} (each answer must carry the id of the request it answers)`;
   const said = withStderrSoFar(`${message}${stray}`, stderrSoFar(rt), rt.stdoutSoFar);
   // Nothing the server did to quote: it answered nothing svc could read. Say what to check.
-  return said === given ? `${given} — ${noAnswer(rt.entry, given, rt.handshakeSent === true)}` : said;
+  return said === given
+    ? `${given} — ${noAnswer(rt.entry, given, {
+        handshakeSent: rt.handshakeSent === true,
+        streamOpened: rt.streamOpened === true,
+      })}`
+    : said;
 }
 
 /** How much of an answer of an unknown id a connect timeout quotes. */

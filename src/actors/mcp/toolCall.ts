@@ -177,7 +177,7 @@ export async function invokeTool(
       if (isRequestTimeout(err)) {
         throw new SvcError(
           "mcp_timeout",
-          `mcp_servers.${rt.name}: "${tool.original}" did not answer within ${rt.entry.timeout} s (timeout)`,
+          `mcp_servers.${rt.name}: "${tool.original}" did not answer within ${rt.entry.timeout} s (timeout) — if the server is slow on this tool, raise mcp_servers.${rt.name}.timeout in config.yaml; otherwise the server may be stuck: check its own log`,
         );
       }
       if (err instanceof UrlElicitationRequiredError) {

@@ -23,21 +23,32 @@ const CHECK = {
   sse: "check that url is the event stream of an MCP server that speaks the legacy SSE transport, not Streamable HTTP (for that, set transport: http)",
 } as const;
 
+/** How far the connect got before it was given up. */
+export interface ConnectReached {
+  /** The handshake's transport was started: past a url's preflight. */
+  readonly handshakeSent: boolean;
+  /** An SSE server's event stream opened (its GET answered): only then is the handshake's request sent. */
+  readonly streamOpened: boolean;
+}
+
 /**
- * The server did not answer the handshake (`handshakeSent`), or, for a url, not even the preflight's HEAD or
- * GET before it (with a short `connect_timeout` that is where the time ran out).
+ * The server did not answer the handshake, or, for a url, not even the preflight's HEAD or GET before it
+ * (with a short `connect_timeout` that is where the time ran out), or for an SSE server, the GET that opens
+ * its event stream: the handshake's request is sent only on a stream that opened and named its endpoint.
  */
 export function noAnswer(
   entry: Pick<McpServerEntry, "command" | "transport" | "protocol">,
   given: string,
-  handshakeSent: boolean,
+  reached: ConnectReached,
 ): string {
   const kind = transportKind(entry as McpServerEntry);
   const request = entry.protocol === "stateless" ? "server/discover" : "initialize";
   // The preflight probes an SSE stream with GET only (docs/mcp.md, Preflight).
   const probe = kind === "sse" ? "GET" : "HEAD or GET";
-  const what = handshakeSent
-    ? `the server did not answer the handshake (${request}, MCP's first request)`
-    : `the server did not answer the ${probe} of its url that svc sends before the handshake`;
+  const what = !reached.handshakeSent
+    ? `the server did not answer the ${probe} of its url that svc sends before the handshake`
+    : kind === "sse" && !reached.streamOpened
+      ? `the event stream did not open: the server did not answer the GET of its url that opens it (so the handshake, ${request}, was never sent)`
+      : `the server did not answer the handshake (${request}, MCP's first request)`;
   return `${what}: ${CHECK[kind]} — or, for a server slow to start, raise ${bound(given)}`;
 }

@@ -5,6 +5,7 @@ import {
   CancelledNotificationSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { argumentsNestTooDeep, TOO_DEEP } from "../toolCallInputs.js";
 import { FAILED_WITHOUT_WHY } from "../tools/outcome.js";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/tool.js";
 import type { UnofferedTools } from "../unofferedTools.js";
@@ -44,7 +45,8 @@ function callContext(context: ToolContext, signal: AbortSignal): ToolContext {
  * `calls` (the run's, shared by the servers of all its POSTs) lets a `notifications/cancelled` end a call
  * another POST is running. A call naming a tool the run was not offered is answered with `unoffered`'s
  * reason when it has one (the tool's MCP server was not connected when the run began: which, why, what to
- * run), as a model run's call is; with "unknown tool" otherwise.
+ * run), as a model run's call is; with "unknown tool" otherwise. Arguments nested deeper than a model run's
+ * may be (`argumentsNestTooDeep`) are refused with its message, and the tool is not run.
  */
 export function toolServer(
   tools: readonly AgentTool[],
@@ -75,12 +77,15 @@ export function toolServer(
           `unknown tool "${request.params.name}": this run does not offer it`,
       });
     }
+    const args = request.params.arguments ?? {};
+    // Refused as a model run's call is: a server (or a tool's own copy of them) may not take any depth.
+    if (argumentsNestTooDeep(args)) return asCallResult({ ok: false, error: TOO_DEEP });
     const id = String(extra.requestId);
     const canceled = new AbortController();
     calls.set(id, canceled);
     const signal = AbortSignal.any([context.signal, runSignal, extra.signal, canceled.signal]);
     try {
-      return asCallResult(await tool.execute(request.params.arguments ?? {}, callContext(context, signal)));
+      return asCallResult(await tool.execute(args, callContext(context, signal)));
     } catch (err) {
       return asCallResult({ ok: false, error: `${tool.name} failed: ${(err as Error).message}` });
     } finally {

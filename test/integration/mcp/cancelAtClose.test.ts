@@ -65,7 +65,10 @@ describe("svc mcp call: a call that times out right before the CLI closes the se
         SVC_HOME: home.dir,
       });
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/"slow" did not answer within 0.5 s \(timeout\)/);
+      // The advice after it: which setting to raise, or that the server may be stuck.
+      expect(result.stderr).toMatch(
+        /"slow" did not answer within 0.5 s \(timeout\) — if the server is slow on this tool, raise mcp_servers\.cancelprobe\.timeout in config\.yaml; otherwise the server may be stuck: check its own log\n/,
+      );
       const call = proxy.bodies
         .map((b) => (b === "" ? undefined : JSON.parse(b)))
         .find((m) => m?.method === "tools/call");

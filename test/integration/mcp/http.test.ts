@@ -174,7 +174,8 @@ describe("Streamable HTTP", () => {
     s.expireSessions();
     await expect(h.call("web", "slow", { ms: 3000 })).rejects.toMatchObject({
       code: "mcp_timeout",
-      message: 'mcp_servers.web: "slow" did not answer within 0.5 s (timeout)',
+      message:
+        'mcp_servers.web: "slow" did not answer within 0.5 s (timeout) — if the server is slow on this tool, raise mcp_servers.web.timeout in config.yaml; otherwise the server may be stuck: check its own log',
     });
   });
 });

@@ -9,7 +9,8 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 
 /**
  * A server that takes the connection (a process that reads its stdin, an HTTP endpoint that takes the
- * POST, an SSE stream that names its endpoint) but never answers the handshake: the timeout says which
+ * POST, an SSE stream that names its endpoint) but never answers the handshake, or an SSE server whose
+ * event stream never opens after the preflight (so the handshake is never sent): the timeout says which
  * request went unanswered, what to check for the transport (the command, the url and the transport it
  * speaks) and which wait to raise — in `svc mcp test`, `svc mcp list`'s check and the gateway's log
  * (docs/mcp.md, A process that exits, or never answers the handshake). Real sockets on 127.0.0.1; the
@@ -22,11 +23,14 @@ const HTTP =
   "the server did not answer the handshake (initialize, MCP's first request): check that url is the endpoint of an MCP server that speaks Streamable HTTP, not legacy SSE (for that, set transport: sse)";
 const SSE =
   "the server did not answer the handshake (initialize, MCP's first request): check that url is the event stream of an MCP server that speaks the legacy SSE transport, not Streamable HTTP (for that, set transport: http)";
+const UNOPENED =
+  "the event stream did not open: the server did not answer the GET of its url that opens it (so the handshake, initialize, was never sent): check that url is the event stream of an MCP server that speaks the legacy SSE transport, not Streamable HTTP (for that, set transport: http)";
 const slow = (bound: string) => ` — or, for a server slow to start, raise ${bound}`;
 
 const held = new Set<ServerResponse>();
 let http: Server;
 let sse: Server;
+let unopened: Server;
 let home: TempHome;
 
 function listening(server: Server): Promise<number> {
@@ -35,7 +39,7 @@ function listening(server: Server): Promise<number> {
   );
 }
 
-function entries(connectTimeout: number, httpPort: number, ssePort: number) {
+function entries(connectTimeout: number, httpPort: number, ssePort: number, unopenedPort: number) {
   return {
     // Reads its stdin and never writes; it ends when svc closes its stdin.
     quiet: {
@@ -49,6 +53,12 @@ function entries(connectTimeout: number, httpPort: number, ssePort: number) {
       url: `http://127.0.0.1:${ssePort}/sse`,
       transport: "sse",
       skip_preflight: true,
+      connect_timeout: connectTimeout,
+    },
+    // With the preflight: its GET is answered, the stream's own GET never is.
+    unopened: {
+      url: `http://127.0.0.1:${unopenedPort}/sse`,
+      transport: "sse",
       connect_timeout: connectTimeout,
     },
   };
@@ -69,6 +79,7 @@ const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 let httpPort: number;
 let ssePort: number;
+let unopenedPort: number;
 
 beforeAll(async () => {
   // Takes every request and never answers it.
@@ -87,7 +98,21 @@ beforeAll(async () => {
     req.resume();
     req.on("end", () => res.writeHead(202).end("Accepted"));
   });
-  [httpPort, ssePort] = await Promise.all([listening(http), listening(sse)]);
+  // Answers the preflight's GET (which accepts JSON too) with an event stream's headers and ends it; the
+  // transport's GET of its stream (text/event-stream alone) is taken and never answered, not even its headers.
+  unopened = createServer((req, res) => {
+    req.resume();
+    if (req.method === "GET" && (req.headers.accept ?? "").includes("application/json")) {
+      res.writeHead(200, { "content-type": "text/event-stream" }).end();
+      return;
+    }
+    held.add(res);
+  });
+  [httpPort, ssePort, unopenedPort] = await Promise.all([
+    listening(http),
+    listening(sse),
+    listening(unopened),
+  ]);
   home = tempHome();
 });
 
@@ -95,7 +120,8 @@ afterAll(async () => {
   for (const res of held) res.destroy();
   http?.closeAllConnections();
   sse?.closeAllConnections();
-  await Promise.all([http, sse].map((s) => new Promise((done) => s?.close(done))));
+  unopened?.closeAllConnections();
+  await Promise.all([http, sse, unopened].map((s) => new Promise((done) => s?.close(done))));
   home?.cleanup();
 });
 
@@ -104,10 +130,11 @@ describe("a server that never answers the handshake", () => {
     ["stdio", "quiet", STDIO],
     ["Streamable HTTP", "held", HTTP],
     ["SSE", "stream", SSE],
+    ["SSE whose event stream never opens", "unopened", UNOPENED],
   ])(
     "%s: svc mcp test says what to check and to raise connect_timeout",
     async (_, name, why) => {
-      home.write("config.yaml", stringify({ mcp_servers: entries(1, httpPort, ssePort) }));
+      home.write("config.yaml", stringify({ mcp_servers: entries(1, httpPort, ssePort, unopenedPort) }));
       const res = await svc(["mcp", "test", name]);
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(
@@ -118,12 +145,13 @@ describe("a server that never answers the handshake", () => {
   );
 
   it("svc mcp list's check names --timeout, the wait that ran out", async () => {
-    home.write("config.yaml", stringify({ mcp_servers: entries(30, httpPort, ssePort) }));
+    home.write("config.yaml", stringify({ mcp_servers: entries(30, httpPort, ssePort, unopenedPort) }));
     const res = await svc(["mcp", "list", "--timeout", "1"]);
     for (const [name, why] of [
       ["quiet", STDIO],
       ["held", HTTP],
       ["stream", SSE],
+      ["unopened", UNOPENED],
     ])
       expect(res.stdout.split("\n").find((line) => line.startsWith(`${name} `))).toMatch(
         new RegExp(
@@ -134,7 +162,7 @@ describe("a server that never answers the handshake", () => {
 
   it("the gateway's log says the same at each failed connect", async () => {
     const gw = await startTestGateway({
-      config: { mcp_servers: entries(1, httpPort, ssePort) },
+      config: { mcp_servers: entries(1, httpPort, ssePort, unopenedPort) },
     });
     try {
       await vi.waitFor(
@@ -144,6 +172,7 @@ describe("a server that never answers the handshake", () => {
             ["quiet", STDIO],
             ["held", HTTP],
             ["stream", SSE],
+            ["unopened", UNOPENED],
           ])
             expect(warned).toContain(
               `[mcp] mcp_servers.${name}: connect timed out after 1 s (connect_timeout) — ${why}${slow("connect_timeout")}`,

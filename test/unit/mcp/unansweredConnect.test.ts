@@ -7,25 +7,42 @@ import { noAnswer } from "../../../src/actors/mcp/unansweredConnect.js";
  */
 describe("noAnswer", () => {
   const timedOut = "connect timed out after 60 s (connect_timeout)";
+  const sent = { handshakeSent: true, streamOpened: true };
+  const preflight = { handshakeSent: false, streamOpened: false };
 
   it("names server/discover for a stateless server, initialize otherwise", () => {
-    expect(noAnswer({ command: "srv", protocol: "stateless" }, timedOut, true)).toMatch(
+    expect(noAnswer({ command: "srv", protocol: "stateless" }, timedOut, sent)).toMatch(
       /^the server did not answer the handshake \(server\/discover, MCP's first request\): check that command and args/,
     );
-    expect(noAnswer({ command: "srv", protocol: "auto" }, timedOut, true)).toMatch(/\(initialize, /);
+    expect(noAnswer({ command: "srv", protocol: "auto" }, timedOut, sent)).toMatch(/\(initialize, /);
   });
 
   it("before the handshake, names the preflight's probe: GET alone for an SSE stream", () => {
-    expect(noAnswer({ transport: "sse", protocol: "auto" }, timedOut, false)).toBe(
+    expect(noAnswer({ transport: "sse", protocol: "auto" }, timedOut, preflight)).toBe(
       "the server did not answer the GET of its url that svc sends before the handshake: check that url is the event stream of an MCP server that speaks the legacy SSE transport, not Streamable HTTP (for that, set transport: http) — or, for a server slow to start, raise connect_timeout",
     );
-    expect(noAnswer({ protocol: "auto" }, timedOut, false)).toMatch(
+    expect(noAnswer({ protocol: "auto" }, timedOut, preflight)).toMatch(
       /^the server did not answer the HEAD or GET of its url .* raise connect_timeout$/,
     );
   });
 
+  it("for an SSE server whose event stream never opened, names its GET: the handshake was never sent", () => {
+    expect(
+      noAnswer({ transport: "sse", protocol: "auto" }, timedOut, {
+        handshakeSent: true,
+        streamOpened: false,
+      }),
+    ).toBe(
+      "the event stream did not open: the server did not answer the GET of its url that opens it (so the handshake, initialize, was never sent): check that url is the event stream of an MCP server that speaks the legacy SSE transport, not Streamable HTTP (for that, set transport: http) — or, for a server slow to start, raise connect_timeout",
+    );
+    // Streamable HTTP has no stream to open before the handshake.
+    expect(noAnswer({ protocol: "auto" }, timedOut, { handshakeSent: true, streamOpened: false })).toMatch(
+      /^the server did not answer the handshake \(initialize, /,
+    );
+  });
+
   it("names --timeout when svc mcp list's check gave up", () => {
-    expect(noAnswer({ command: "srv", protocol: "auto" }, "no answer within 10 s (--timeout)", true)).toMatch(
+    expect(noAnswer({ command: "srv", protocol: "auto" }, "no answer within 10 s (--timeout)", sent)).toMatch(
       /raise --timeout$/,
     );
   });
