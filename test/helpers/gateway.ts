@@ -301,6 +301,22 @@ export function waitForRun(gw: TestGateway, deliveryId: string): Promise<Recorde
   );
 }
 
+/**
+ * What the log delivery wrote as the reply of `deliveryId`, parsed: a command agent that prints JSON
+ * (`{ tools, result }` for the MCP-calling agents) is read back whole. Waits up to 15 s for the line.
+ */
+export async function loggedReply<T>(gw: TestGateway, deliveryId: string): Promise<T> {
+  const line = await vi.waitFor(
+    () => {
+      const found = gw.logs().find((l) => l.delivery_id === deliveryId && l.msg.includes(" reply:"));
+      if (found === undefined) throw new Error(`${deliveryId} not delivered yet`);
+      return found.msg;
+    },
+    { timeout: 15_000, interval: 50 },
+  );
+  return JSON.parse(line.slice(line.indexOf("{"))) as T;
+}
+
 /** The `agent:` section that runs the recorder written to `agent/recorder.sh`; `args` become its reply. */
 export function recorderAgent(...args: string[]): Record<string, unknown> {
   return { provider: "command", command: ["bash", inHome("agent/recorder.sh"), ...args] };

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { loggedReply, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
 
 /**
@@ -24,19 +24,11 @@ function signedPost(route: string, body: unknown, id: string) {
 }
 
 /** The command's reply, as the log delivery wrote it: `{ tools, result }`. */
-async function reply(deliveryId: string): Promise<{
+function reply(deliveryId: string): Promise<{
   tools: Array<{ name: string; annotations?: { readOnlyHint?: boolean } }>;
   result: { content: Array<{ text: string }>; isError?: boolean };
 }> {
-  const line = await vi.waitFor(
-    () => {
-      const found = gw.logs().find((l) => l.delivery_id === deliveryId && l.msg.includes(" reply:"));
-      if (found === undefined) throw new Error("not delivered yet");
-      return found.msg;
-    },
-    { timeout: 15_000, interval: 50 },
-  );
-  return JSON.parse(line.slice(line.indexOf("{")));
+  return loggedReply(gw, deliveryId);
 }
 
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type RecordingMcp, startRecordingMcp } from "../../fixtures/mcp/recordingServer.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { loggedReply, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
 
 /**
@@ -22,18 +22,10 @@ let locked: ProtectedMcp;
 let open: RecordingMcp;
 let gw: TestGateway;
 
-async function reply(deliveryId: string): Promise<{
+function reply(deliveryId: string): Promise<{
   result: { content: Array<{ text: string }>; isError?: boolean };
 }> {
-  const line = await vi.waitFor(
-    () => {
-      const found = gw.logs().find((l) => l.delivery_id === deliveryId && l.msg.includes(" reply:"));
-      if (found === undefined) throw new Error("not delivered yet");
-      return found.msg;
-    },
-    { timeout: 15_000, interval: 50 },
-  );
-  return JSON.parse(line.slice(line.indexOf("{")));
+  return loggedReply(gw, deliveryId);
 }
 
 const call = (tool: string) => ({ call: JSON.stringify({ call: tool, arguments: {} }) }) as const;

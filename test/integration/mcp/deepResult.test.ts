@@ -5,7 +5,7 @@ import { stringify } from "yaml";
 import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { loggedReply, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postSignedIssue } from "../../helpers/http.js";
 import { signalProcess } from "../../helpers/process.js";
@@ -177,17 +177,9 @@ describe("a command agent calling, through SVC_MCP_URL, a tool answering 20 000 
     const prompt = { call: JSON.stringify({ call: "mcp__deep__deep", arguments: refused(20_000) }) };
     const res = await postSignedIssue(commandGw.url("/webhooks/all"), SECRET, prompt, "c-1");
     expect(res.status).toBe(202);
-    const reply = await vi.waitFor(
-      () => {
-        const found = commandGw.logs().find((l) => l.delivery_id === "c-1" && l.msg.includes(" reply:"));
-        if (found === undefined) throw new Error("not delivered yet");
-        return found.msg;
-      },
-      { timeout: 15_000, interval: 50 },
-    );
-    const { result } = JSON.parse(reply.slice(reply.indexOf("{"))) as {
+    const { result } = await loggedReply<{
       result: { content: Array<{ text: string }>; isError?: boolean };
-    };
+    }>(commandGw, "c-1");
     expect(result).toEqual({ content: [{ type: "text", text: TOO_DEEP }], isError: true });
   }, 20_000);
 });
