@@ -1,11 +1,11 @@
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort } from "../../helpers/http.js";
-import { alive } from "../../helpers/process.js";
+import { alive, pidInFile } from "../../helpers/process.js";
 import { svc, svcEach } from "./svc.js";
 
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
@@ -81,22 +81,26 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
   it("a server given up at --timeout or connect_timeout is killed at once, not after the stop's SIGTERM grace (the command ends on time)", async () => {
     home = tempHome();
     const record = join(home.dir, "signals.log");
+    const pidFile = join(home.dir, "server.pid");
     // Never answers, ignores SIGTERM, and notes what reaches it: a graceful stop closes stdin, sends
-    // SIGTERM 2 s later and SIGKILL 2 s after that, so the command ended 4 s after its --timeout.
-    const script = `const { appendFileSync } = require("node:fs");
+    // SIGTERM 2 s later and SIGKILL 2 s after that, so the command ended 4 s after its --timeout. Its pid
+    // is written once its SIGTERM handler is set, in a file of its own (read with pidInFile).
+    const script = `const { appendFileSync, writeFileSync } = require("node:fs");
       const note = (what) => appendFileSync(${JSON.stringify(record)}, what + "\\n");
-      note("pid " + process.pid);
       process.on("SIGTERM", () => note("SIGTERM"));
+      writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));
       process.stdin.on("end", () => note("stdin closed"));
       process.stdin.resume();
       setInterval(() => {}, 1000);`;
     const stubborn = { command: process.execPath, args: ["-e", script] };
     const gone = async () => {
-      const notes = readFileSync(record, "utf8").trim().split("\n");
-      const pid = Number((notes[0] ?? "").slice("pid ".length));
+      // Waited for, not read at once: a file not there yet is a server still starting, not one that never ran.
+      const pid = await pidInFile(pidFile, 30_000);
       // The group got SIGKILL before the command exited; the kernel ends it at once.
       await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5_000 });
-      rmSync(record);
+      const notes = existsSync(record) ? readFileSync(record, "utf8").trim().split("\n") : [];
+      rmSync(record, { force: true });
+      rmSync(pidFile);
       return notes.filter((note) => note === "SIGTERM");
     };
     // 3 s, not less: the command must have written its pid and set its SIGTERM handler before it is given
