@@ -119,6 +119,65 @@ export function rawUntilClose(port: number, bytes: string | Buffer, waitMs = 300
   });
 }
 
+/** What `rawAnswered` collected: `answers` holds each full answer (a head, and the body its Content-Length names). */
+export interface RawAnswers extends RawExchange {
+  readonly answers: readonly string[];
+}
+
+/**
+ * Writes `requests` on a fresh TCP connection, each once the server has answered the one before in full
+ * (an interim 1xx counts as an answer); resolves as soon as the last one is answered (`closed` false), the
+ * server closes the connection (`closed` true), or `timeoutMs` passes (`closed` false, fewer answers than
+ * requests). A bound for a loaded machine, never a wait: an answer that comes resolves at once.
+ */
+export function rawAnswered(
+  port: number,
+  requests: readonly (string | Buffer)[],
+  timeoutMs = 15_000,
+): Promise<RawAnswers> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    const answers: string[] = [];
+    let settled = false;
+    const settle = (closed: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ received, closed, answers });
+    };
+    const timer = setTimeout(() => settle(false), timeoutMs);
+    /** The answers `received` holds in full (bodies are ASCII here: latin1 lengths are byte lengths). */
+    const complete = (): string[] => {
+      const found: string[] = [];
+      let at = 0;
+      for (;;) {
+        const split = received.indexOf("\r\n\r\n", at);
+        if (split === -1) return found;
+        const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(received.slice(at, split))?.[1] ?? 0);
+        const end = split + 4 + length;
+        if (received.length < end) return found;
+        found.push(received.slice(at, end));
+        at = end;
+      }
+    };
+    socket.on("data", (data) => {
+      received += data.toString("latin1");
+      const done = complete();
+      while (answers.length < done.length) {
+        answers.push(done[answers.length] as string);
+        const next = requests[answers.length];
+        if (next === undefined) return settle(false);
+        socket.write(next);
+      }
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => settle(true));
+    socket.on("connect", () => socket.write(requests[0] ?? ""));
+  });
+}
+
 /** An answer, or the connection error of a gateway that went away mid-burst. */
 export type DeliveryAnswer = { status: number; body: Record<string, unknown> } | { error: string };
 

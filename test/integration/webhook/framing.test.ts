@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { postJson, rawHttp, rawUntilClose } from "../../helpers/http.js";
+import { postJson, rawAnswered, rawHttp, rawUntilClose } from "../../helpers/http.js";
 
 /** Request framing both servers must agree on (RFC 9112 §6.1, §6.3, §3.2), sent as exact bytes. */
 
@@ -112,15 +112,16 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
       ["expect-empty", ""],
       ["expect-commas", " , "],
     ]) {
-      // node:http answered it 417 Expectation failed; uWS served it.
-      const answer = await rawUntilClose(
-        gw.gateway.port,
+      // node:http answered it 417 Expectation failed; uWS served it. Once answered, a GET /health on the
+      // same connection shows it was kept open (an event, where a fixed second of silence stood before).
+      const answer = await rawAnswered(gw.gateway.port, [
         `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nExpect:${value}\r\nContent-Length: 2\r\n\r\n{}`,
-        1000,
-      );
+        "GET /health HTTP/1.1\r\nHost: x\r\n\r\n",
+      ]);
       expect(statusOf(answer.received), id).toBe(202);
       expect(answer.received, id).not.toMatch(/^HTTP\/1\.1 100/);
       expect(answer.closed, id).toBe(false);
+      expect(answer.answers.map(statusOf), id).toEqual([202, 200]);
     }
   });
 
