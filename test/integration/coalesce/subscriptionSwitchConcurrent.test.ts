@@ -1,6 +1,5 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { readFileSync, rmSync, watch, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -30,19 +29,41 @@ async function whileLocked(
   action: string,
   otherWriter: (recs: Record<string, Record<string, unknown>>) => void,
 ) {
-  const started = Date.now();
-  await svc(home, ["webhook", "list"]);
-  const startup = Date.now() - started;
   const lock = `${file()}.lock`;
   writeFileSync(lock, String(process.pid));
+  const tried = lockTried(lock);
   const command = svc(home, ["webhook", action, "hook"]);
-  await sleep(2 * startup + 500); // past its read of the store: now it waits for the lock
+  await Promise.race([
+    tried,
+    command.then((res) => {
+      throw new Error(`svc webhook ${action} ended before it tried the lock: ${JSON.stringify(res)}`);
+    }),
+  ]);
   const recs = records();
   otherWriter(recs);
   writeFileSync(file(), JSON.stringify(recs));
   rmSync(lock);
   return command;
 }
+
+/**
+ * Resolves once a process tries to take `lock`: each attempt writes its text to `<lock>.<pid>.<random>.new`
+ * and links it into place (src/io/stores/fileLock.ts), again every 100 ms at most while the lock is held.
+ * The command reads the store before its first attempt, so the change made after this is one made while it
+ * waited — however slow the machine — never one it read already.
+ */
+function lockTried(lock: string): Promise<void> {
+  const attempt = new RegExp(`^${escapeRegExp(basename(lock))}\\.\\d+\\.[0-9a-f]+\\.new$`);
+  return new Promise((resolve) => {
+    const watcher = watch(dirname(lock), (_event, name) => {
+      if (name === null || !attempt.test(name)) return;
+      watcher.close();
+      resolve();
+    });
+  });
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 describe("svc webhook disable/remove against a concurrent writer (spec 3.2)", { timeout: 60_000 }, () => {
   it("disable applies on top of a change made while it waited for the lock; the change is kept", async () => {
