@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -48,6 +48,21 @@ const ran = (home: TempHome): string[] => {
     : [];
 };
 
+/** Whether an agent of `home` runs for delivery `id` (its command names home's dir, its environment the id). */
+function agentRunning(home: TempHome, id: string): boolean {
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(home.dir)) continue;
+      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`SVC_DELIVERY_ID=${id}`))
+        return true;
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return false;
+}
+
 describe("SIGKILL during a stop's drain, with the local journal", { timeout: 60_000 }, () => {
   it("runs that finished during the drain do not run again after the restart", async () => {
     const home = tempHome();
@@ -76,7 +91,14 @@ describe("SIGKILL during a stop's drain, with the local journal", { timeout: 60_
 
     const second = await runForeground(home);
     gateways.push(second);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // Not a fixed wait, which a slow start would outlast with nothing run yet: the restart has queued what
+    // it takes again (one line, after every such run is queued), and the slot (max_concurrent_runs 1) has
+    // reached c, so a or b taken again would have been queued with it, and run already or be running.
+    const requeued = () =>
+      /\[state\] (\d+) agent run\(s\) left unfinished .* queued again/.exec(second.stdout());
+    await waitFor(() => requeued() !== null, "the restart to queue the unfinished runs again");
+    await waitFor(() => agentRunning(home, "c"), "c to run again after the restart");
+    expect(requeued()?.[1]).toBe("1");
     expect(ran(home)).toEqual(["a", "b"]);
   });
 });
