@@ -162,15 +162,21 @@ describe("stopping while Redis is unreachable", { timeout: 60_000 }, () => {
         "X-Hub-Signature-256": await sign(SECRET, body),
       });
     };
+    const state = () => node.logs().filter((l) => l.msg.startsWith("[state] Redis at"));
     try {
       own.freeze();
       expect((await deliver()).status).toBe(503);
+      // Kept frozen until the outage is logged: a request's command unanswered in 2 s is one only once a
+      // PING gets no answer in 2 s either (one slow command is no outage).
+      await vi.waitFor(() => expect(state().some((l) => l.msg.includes("is unreachable"))).toBe(true), {
+        timeout: 15_000,
+        interval: 100,
+      });
       own.thaw();
       await vi.waitFor(
         () => {
-          const state = node.logs().filter((l) => l.msg.startsWith("[state] Redis at"));
-          expect(state.filter((l) => l.msg.includes("is unreachable"))).toHaveLength(1);
-          expect(state.filter((l) => l.msg.includes("is reachable again"))).toHaveLength(1);
+          expect(state().filter((l) => l.msg.includes("is unreachable"))).toHaveLength(1);
+          expect(state().filter((l) => l.msg.includes("is reachable again"))).toHaveLength(1);
         },
         { timeout: 15_000, interval: 100 },
       );

@@ -130,6 +130,8 @@ const PROBE_MS = 1000;
  * is answered 503 for it.
  */
 export const LIVENESS_PING_MS = 5000;
+/** A command's failure for want of an answer in time: ioredis's `commandTimeout`, or the enqueue's own bound. */
+const TIMED_OUT = /^Command timed out$|: no answer from Redis in \d+ ms$/;
 /** A Redis that keeps refusing commands (full, read-only, ...) is logged at most this often. */
 const REFUSAL_LOG_MS = 60_000;
 
@@ -274,6 +276,29 @@ export function createRedisHealth(
     probeUntilBack();
   };
   /**
+   * A request's command that got no answer in time (`commandTimeout`, the enqueue's bound) on a connection
+   * that stayed open is an outage only once a PING gets none in time either: one slow command (a loaded
+   * server or host, as just after Redis is back with every instance catching up) is answered 503 alone,
+   * where it was logged as another outage and its end a second later.
+   */
+  let confirming = false;
+  const timedOut = (reason: string) => {
+    const redis = pinged;
+    if (reported || redis === undefined || redis.status !== "ready") return unanswered(reason);
+    if (confirming) return;
+    confirming = true;
+    redis.ping().then(
+      () => {
+        confirming = false;
+      },
+      () => {
+        confirming = false;
+        // A connection that closed meanwhile says so itself (its close event); one still open did not answer.
+        if (redis.status === "ready") unanswered(reason);
+      },
+    );
+  };
+  /**
    * Pings the watched connections each `everyMs` (see `keepAlive`), the first at least every
    * LIVENESS_PING_MS; `now`: once at once as well (a `timeout` read again after Redis closed idle
    * connections: the others, as idle, would be closed before the first round).
@@ -366,7 +391,8 @@ export function createRedisHealth(
         }
         throw new StateUnavailableError(`Redis refused the command: ${reason}`);
       }
-      unanswered(reason);
+      if (TIMED_OUT.test(reason)) timedOut(reason);
+      else unanswered(reason);
       throw new StateUnavailableError(`Redis unreachable: ${reason}`);
     },
   };

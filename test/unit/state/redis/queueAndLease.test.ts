@@ -533,23 +533,55 @@ describe("Redis health", () => {
     }
   });
 
-  it("a command that failed on a connection that stayed open (a timeout) is followed by reachable again once a PING answers; the next outage is reported", async () => {
+  it("a command that got no answer in time on a connection that stayed open, and a PING none either (a frozen Redis), is an outage until a PING answers; the next outage is reported", async () => {
+    const own = await startTestRedis();
     const log = captureLogger();
     const health = createRedisHealth("test", log.logger);
-    const watched = await connectRedis(server.url, "config.yaml", commandOptions());
-    vi.useFakeTimers({ toFake: ["setTimeout"] });
+    const watched = await connectRedis(own.url, "config.yaml", commandOptions());
     try {
       health.watch("commands", watched);
       const said = (text: string) => log.messages().filter((m) => m.includes(text)).length;
-      expect(() => health.fail(new Error("Command timed out"))).toThrow(StateUnavailableError);
-      expect(said("is unreachable")).toBe(1);
-      await vi.advanceTimersByTimeAsync(1000);
-      await vi.waitFor(() => expect(said("is reachable again")).toBe(1), { timeout: 10_000 });
-      expect(() => health.fail(new Error("Command timed out"))).toThrow(StateUnavailableError);
+      for (const outage of [1, 2]) {
+        own.freeze();
+        const timedOut = await watched.get("k").catch((err: unknown) => err);
+        expect(() => health.fail(timedOut)).toThrow(StateUnavailableError);
+        // Logged once the confirming PING gets no answer in its 2 s either.
+        await vi.waitFor(() => expect(said("is unreachable (Command timed out)")).toBe(outage), {
+          timeout: 10_000,
+          interval: 50,
+        });
+        own.thaw();
+        await vi.waitFor(() => expect(said("is reachable again")).toBe(outage), { timeout: 10_000 });
+      }
       expect(said("is unreachable")).toBe(2);
     } finally {
-      vi.useRealTimers();
+      own.thaw();
       watched.disconnect();
+      await own.cleanup();
+    }
+  });
+
+  it("one command that got no answer in time while Redis was paused, on a connection that answers the PING after it, is no outage: answered 503, nothing logged", async () => {
+    const own = await startTestRedis();
+    const log = captureLogger();
+    const health = createRedisHealth("test", log.logger);
+    const watched = await connectRedis(own.url, "config.yaml", commandOptions());
+    const admin = new Redis(own.url);
+    try {
+      health.watch("commands", watched);
+      // Paused 2.5 s: the command's 2 s run out, and the PING sent then is answered within its own 2 s.
+      await admin.call("CLIENT", "PAUSE", "2500", "ALL");
+      const timedOut = await watched.get("k").catch((err: unknown) => err);
+      expect(String(timedOut)).toContain("Command timed out");
+      expect(() => health.fail(timedOut)).toThrow(StateUnavailableError);
+      // A PING sent after the confirming one is answered after it: by then the confirmation is decided.
+      await watched.ping();
+      expect(log.messages().filter((m) => m.startsWith("[state]"))).toEqual([]);
+      expect(health.inOutage()).toBe(false);
+    } finally {
+      admin.disconnect();
+      watched.disconnect();
+      await own.cleanup();
     }
   });
 
