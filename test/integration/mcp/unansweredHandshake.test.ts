@@ -25,6 +25,12 @@ const SSE =
   "the server did not answer the handshake (initialize, MCP's first request): check that url is the event stream of an MCP server that speaks the legacy SSE transport, not Streamable HTTP (for that, set transport: http)";
 const UNOPENED =
   "the event stream did not open: the server did not answer the GET of its url that opens it (so the handshake, initialize, was never sent): check that url is the event stream of an MCP server that speaks the legacy SSE transport, not Streamable HTTP (for that, set transport: http)";
+/**
+ * The wait given to every peer: 3 s, not less. The SSE peer must still open its stream (headers and the
+ * `endpoint` event, from this test's process) within it for svc to reach the handshake, and on a loaded
+ * CI machine 1 s was not always enough: svc then rightly said the stream did not open.
+ */
+const WAIT = 3;
 const slow = (bound: string) => ` — or, for a server slow to start, raise ${bound}`;
 
 const held = new Set<ServerResponse>();
@@ -134,11 +140,11 @@ describe("a server that never answers the handshake", () => {
   ])(
     "%s: svc mcp test says what to check and to raise connect_timeout",
     async (_, name, why) => {
-      home.write("config.yaml", stringify({ mcp_servers: entries(1, httpPort, ssePort, unopenedPort) }));
+      home.write("config.yaml", stringify({ mcp_servers: entries(WAIT, httpPort, ssePort, unopenedPort) }));
       const res = await svc(["mcp", "test", name]);
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(
-        `mcp_servers.${name}: connect timed out after 1 s (connect_timeout) — ${why}${slow("connect_timeout")}\n`,
+        `mcp_servers.${name}: connect timed out after ${WAIT} s (connect_timeout) — ${why}${slow("connect_timeout")}\n`,
       );
     },
     20_000,
@@ -146,7 +152,7 @@ describe("a server that never answers the handshake", () => {
 
   it("svc mcp list's check names --timeout, the wait that ran out", async () => {
     home.write("config.yaml", stringify({ mcp_servers: entries(30, httpPort, ssePort, unopenedPort) }));
-    const res = await svc(["mcp", "list", "--timeout", "1"]);
+    const res = await svc(["mcp", "list", "--timeout", String(WAIT)]);
     for (const [name, why] of [
       ["quiet", STDIO],
       ["held", HTTP],
@@ -155,14 +161,14 @@ describe("a server that never answers the handshake", () => {
     ])
       expect(res.stdout.split("\n").find((line) => line.startsWith(`${name} `))).toMatch(
         new RegExp(
-          `failed: no answer within 1 s \\(--timeout\\) — ${escaped(`${why}${slow("--timeout")}`)}$`,
+          `failed: no answer within ${WAIT} s \\(--timeout\\) — ${escaped(`${why}${slow("--timeout")}`)}$`,
         ),
       );
   }, 20_000);
 
   it("the gateway's log says the same at each failed connect", async () => {
     const gw = await startTestGateway({
-      config: { mcp_servers: entries(1, httpPort, ssePort, unopenedPort) },
+      config: { mcp_servers: entries(WAIT, httpPort, ssePort, unopenedPort) },
     });
     try {
       await vi.waitFor(
@@ -175,13 +181,13 @@ describe("a server that never answers the handshake", () => {
             ["unopened", UNOPENED],
           ])
             expect(warned).toContain(
-              `[mcp] mcp_servers.${name}: connect timed out after 1 s (connect_timeout) — ${why}${slow("connect_timeout")}`,
+              `[mcp] mcp_servers.${name}: connect timed out after ${WAIT} s (connect_timeout) — ${why}${slow("connect_timeout")}`,
             );
         },
-        { timeout: 10_000, interval: 50 },
+        { timeout: 20_000, interval: 50 },
       );
     } finally {
       await gw.stop();
     }
-  }, 20_000);
+  }, 40_000);
 });
