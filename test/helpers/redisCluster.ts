@@ -1,12 +1,15 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { stringify } from "yaml";
 import { type Gateway, startGateway } from "../../src/gateway/index.js";
 import { createLogger } from "../../src/io/log.js";
 import type { StallSettings } from "../../src/io/state/redis/sharedQueue.js";
 import { type TempHome, tempHome } from "./home.js";
 import { postJson } from "./http.js";
+import { startTestRedis, type TestRedis } from "./redis.js";
 
 /**
  * A `command` agent for gateways that share work: each run appends its delivery id as one line to
@@ -125,7 +128,7 @@ export async function startNode(
 }
 
 /** POSTs a GitHub `push` whose body is `{"id": id}`, signed with `secret`, to `route` on one of the gateways. */
-export async function deliverPush(node: ClusterNode, route: string, id: string, secret: string) {
+async function deliverPush(node: ClusterNode, route: string, id: string, secret: string) {
   const body = JSON.stringify({ id });
   return postJson(node.url(`/webhooks/${route}`), body, {
     "X-GitHub-Event": "push",
@@ -135,9 +138,62 @@ export async function deliverPush(node: ClusterNode, route: string, id: string, 
 }
 
 /** A host's SVC_HOME whose config names the shared Redis (the CLI runs there, no gateway); added to `homes`. */
-export function clusterCliHome(config: Record<string, unknown>, homes: TempHome[]): TempHome {
+function clusterCliHome(config: Record<string, unknown>, homes: TempHome[]): TempHome {
   const home = tempHome();
   homes.push(home);
   home.write("config.yaml", stringify(config));
   return home;
+}
+
+/** What a file of tests of gateways sharing one Redis works with (`clusterSuite`). */
+export interface ClusterSuite {
+  /** The file's private redis-server (set once its `beforeAll` ran). */
+  readonly redis: TestRedis;
+  /** A temporary directory for the file's run logs. */
+  readonly dir: string;
+  /** Gateways started by a test: stopped after it. */
+  readonly nodes: ClusterNode[];
+  /** CLI homes made by a test (`cliHome`): removed after it. */
+  readonly homes: TempHome[];
+  cliHome(config: Record<string, unknown>): TempHome;
+  deliver(node: ClusterNode, route: string, id: string): ReturnType<typeof deliverPush>;
+}
+
+/**
+ * Registers the hooks such a file needs: a private Redis and a temporary directory for the whole file,
+ * the gateways and CLI homes a test made stopped and removed after it. Pushes are signed with `secret`.
+ */
+export function clusterSuite(dirPrefix: string, secret: string): ClusterSuite {
+  let redis: TestRedis | undefined;
+  let dir: string | undefined;
+  const nodes: ClusterNode[] = [];
+  const homes: TempHome[] = [];
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  });
+  afterEach(async () => {
+    await Promise.all(nodes.splice(0).map((node) => node.stop()));
+    for (const home of homes.splice(0)) home.cleanup();
+  });
+  afterAll(async () => {
+    await redis?.cleanup();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+  const ready = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`clusterSuite: ${name} is set in beforeAll`);
+    return value;
+  };
+  return {
+    get redis() {
+      return ready(redis, "redis");
+    },
+    get dir() {
+      return ready(dir, "dir");
+    },
+    nodes,
+    homes,
+    cliHome: (config) => clusterCliHome(config, homes),
+    deliver: (node, route, id) => deliverPush(node, route, id, secret),
+  };
 }

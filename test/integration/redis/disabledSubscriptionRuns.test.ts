@@ -1,19 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Queue } from "bullmq";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { jobIdOf } from "../../../src/io/state/redis/sharedQueue.js";
-import type { TempHome } from "../../helpers/home.js";
 import { pendingRun } from "../../helpers/pendingRun.js";
-import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import {
   appendedIds,
   type ClusterNode,
-  clusterCliHome,
   clusterConfig,
-  deliverPush,
+  clusterSuite,
   sharedAppendAgent,
   startNode,
 } from "../../helpers/redisCluster.js";
@@ -25,41 +21,22 @@ import { svc } from "../cli/svc.js";
  */
 
 const SECRET = "dynamic-secret";
-let redis: TestRedis;
-let dir: string;
-const nodes: ClusterNode[] = [];
-const homes: TempHome[] = [];
-
-beforeAll(async () => {
-  redis = await startTestRedis();
-  dir = mkdtempSync(join(tmpdir(), "svc-disabled-"));
-});
-afterEach(async () => {
-  await Promise.all(nodes.splice(0).map((node) => node.stop()));
-  for (const home of homes.splice(0)) home.cleanup();
-});
-afterAll(async () => {
-  await redis.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const cliHome = (config: Record<string, unknown>) => clusterCliHome(config, homes);
-
-const deliver = (node: ClusterNode, route: string, id: string) => deliverPush(node, route, id, SECRET);
+const cluster = clusterSuite("svc-disabled-", SECRET);
+const { nodes, cliHome, deliver } = cluster;
 
 const messages = (node: ClusterNode, part: string) => node.logs().filter((line) => line.msg.includes(part));
 
 describe("runs of a disabled subscription with state.backend: redis", { timeout: 60_000 }, () => {
   it("a run stored without its route's settings (an earlier version's) waits in Redis while its subscription is disabled, said once, and runs once it is enabled", async () => {
     const prefix = `s${randomUUID()}`;
-    const runs = join(dir, `legacy-${randomUUID()}.log`);
-    const config = clusterConfig(redis.url, prefix, {}, sharedAppendAgent(runs));
+    const runs = join(cluster.dir, `legacy-${randomUUID()}.log`);
+    const config = clusterConfig(cluster.redis.url, prefix, {}, sharedAppendAgent(runs));
     const host = cliHome(config);
     expect((await svc(host, ["webhook", "subscribe", "deploys", "--secret", SECRET])).code).toBe(0);
     expect((await svc(host, ["webhook", "disable", "deploys"])).code).toBe(0);
     // The job an earlier version stored: the pending run and its route's name, not the route's settings.
     const queue = new Queue("runs", {
-      connection: { host: "127.0.0.1", port: redis.port },
+      connection: { host: "127.0.0.1", port: cluster.redis.port },
       prefix: `${prefix}:bull`,
     });
     const key = "deploys:legacy-1";
@@ -96,9 +73,9 @@ describe("runs of a disabled subscription with state.backend: redis", { timeout:
   });
 
   it("a queued run of a subscription disabled before it starts goes on with its accepted route, and the log names the subscription as disabled", async () => {
-    const runs = join(dir, `queued-${randomUUID()}.log`);
+    const runs = join(cluster.dir, `queued-${randomUUID()}.log`);
     // One run at a time, each a second long: the second waits in the shared queue.
-    const config = clusterConfig(redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(runs, 1, 1));
+    const config = clusterConfig(cluster.redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(runs, 1, 1));
     const gw = await startNode(config);
     nodes.push(gw);
     const host = cliHome(config);
@@ -122,7 +99,12 @@ describe("runs of a disabled subscription with state.backend: redis", { timeout:
 
   it("a run a stop saved to webhook-pending-runs.json for a subscription disabled since is kept there, and the start names the subscription as disabled", async () => {
     const prefix = `s${randomUUID()}`;
-    const config = clusterConfig(redis.url, prefix, {}, sharedAppendAgent(join(dir, "saved.log")));
+    const config = clusterConfig(
+      cluster.redis.url,
+      prefix,
+      {},
+      sharedAppendAgent(join(cluster.dir, "saved.log")),
+    );
     const host = cliHome(config);
     expect((await svc(host, ["webhook", "subscribe", "nightly", "--secret", SECRET])).code).toBe(0);
     expect((await svc(host, ["webhook", "disable", "nightly"])).code).toBe(0);

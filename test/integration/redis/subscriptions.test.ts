@@ -1,20 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { redisKeys } from "../../../src/io/state/redis/keys.js";
 import { createRedisSubscriptionStore } from "../../../src/io/state/redis/subscriptions.js";
 import { assertUnchanged, ownRecord } from "../../../src/io/stores/subscriptions.js";
-import type { TempHome } from "../../helpers/home.js";
-import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
+import { startTestRedis } from "../../helpers/redis.js";
 import {
   appendedIds,
-  type ClusterNode,
-  clusterCliHome,
   clusterConfig,
-  deliverPush,
+  clusterSuite,
   sharedAppendAgent,
   startNode,
 } from "../../helpers/redisCluster.js";
@@ -26,31 +22,17 @@ import { svc } from "../cli/svc.js";
  */
 
 const SECRET = "dynamic-secret";
-let redis: TestRedis;
-let dir: string;
-const nodes: ClusterNode[] = [];
-const homes: TempHome[] = [];
-
-beforeAll(async () => {
-  redis = await startTestRedis();
-  dir = mkdtempSync(join(tmpdir(), "svc-subs-"));
-});
-afterEach(async () => {
-  await Promise.all(nodes.splice(0).map((node) => node.stop()));
-  for (const home of homes.splice(0)) home.cleanup();
-});
-afterAll(async () => {
-  await redis.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const cliHome = (config: Record<string, unknown>) => clusterCliHome(config, homes);
-
-const deliver = (node: ClusterNode, route: string, id: string) => deliverPush(node, route, id, SECRET);
+const cluster = clusterSuite("svc-subs-", SECRET);
+const { nodes, cliHome, deliver } = cluster;
 
 describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
   it("subscribe on host A is served by two gateways with their own SVC_HOMEs; remove takes it from both", async () => {
-    const config = clusterConfig(redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(join(dir, "runs.log")));
+    const config = clusterConfig(
+      cluster.redis.url,
+      `s${randomUUID()}`,
+      {},
+      sharedAppendAgent(join(cluster.dir, "runs.log")),
+    );
     const gws = await Promise.all([startNode(config), startNode(config)]);
     nodes.push(...gws);
     for (const gw of gws) expect((await deliver(gw, "gh", randomUUID())).status).toBe(404);
@@ -62,7 +44,7 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
     expect(subscribed.stdout).toContain("Subscribed gh");
     // Nothing in host A's file: the record lives in Redis.
     expect(
-      (await svc(cliHome(clusterConfig(redis.url, "elsewhere", {}, {})), ["webhook", "list"])).stdout,
+      (await svc(cliHome(clusterConfig(cluster.redis.url, "elsewhere", {}, {})), ["webhook", "list"])).stdout,
     ).toContain("No dynamic subscriptions");
     const listed = await svc(hostA, ["webhook", "list"]);
     expect(listed.stdout).toMatch(/^gh\s/m);
@@ -89,9 +71,9 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
   });
 
   it("runs accepted for a subscription removed before they start still run, with the route they were accepted under", async () => {
-    const runs = join(dir, `removed-${randomUUID()}.log`);
+    const runs = join(cluster.dir, `removed-${randomUUID()}.log`);
     // One run at a time, each a second long: the later ones wait in the shared queue.
-    const config = clusterConfig(redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(runs, 1, 1));
+    const config = clusterConfig(cluster.redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(runs, 1, 1));
     const gw = await startNode(config);
     nodes.push(gw);
     const host = cliHome(config);
@@ -118,10 +100,10 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
 
   it("svc webhook test right after svc webhook subscribe (or disable) is answered as the record now says: it waits for the gateway's poll of the store", async () => {
     const config = clusterConfig(
-      redis.url,
+      cluster.redis.url,
       `s${randomUUID()}`,
       {},
-      sharedAppendAgent(join(dir, "quick.log")),
+      sharedAppendAgent(join(cluster.dir, "quick.log")),
     );
     const gw = await startNode(config);
     nodes.push(gw);
@@ -138,8 +120,8 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
   });
 
   it("svc webhook redeliver right after svc webhook disable (or enable) is answered as the record now says: a disabled subscription runs nothing", async () => {
-    const runs = join(dir, "redeliver.log");
-    const config = clusterConfig(redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(runs));
+    const runs = join(cluster.dir, "redeliver.log");
+    const config = clusterConfig(cluster.redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(runs));
     const gw = await startNode(config);
     nodes.push(gw);
     // The CLI in the gateway's SVC_HOME, whose delivery history it redelivers from.
@@ -172,13 +154,18 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
 
   it("a host whose webhook adapter is off (a config.yaml holding only state:, or a worker's) subscribes too, and the gateways sharing the Redis serve it", async () => {
     const prefix = `s${randomUUID()}`;
-    const config = clusterConfig(redis.url, prefix, {}, sharedAppendAgent(join(dir, "admin.log")));
+    const config = clusterConfig(
+      cluster.redis.url,
+      prefix,
+      {},
+      sharedAppendAgent(join(cluster.dir, "admin.log")),
+    );
     const gw = await startNode(config);
     nodes.push(gw);
     // An admin host: its config.yaml names the Redis and nothing else, so its adapter is off.
     const admin = cliHome({ state: config.state });
     const off = `${join(admin.dir, "config.yaml")}: platforms.webhook.enabled is not set, and false is its default in a config.yaml`;
-    const note = `Note: the webhook adapter is off here (${off}), so a gateway started with this configuration serves no webhook; the subscriptions in ${prefix}:subscriptions in Redis at ${redis.url} are served by the gateways sharing that Redis whose adapter is on\n`;
+    const note = `Note: the webhook adapter is off here (${off}), so a gateway started with this configuration serves no webhook; the subscriptions in ${prefix}:subscriptions in Redis at ${cluster.redis.url} are served by the gateways sharing that Redis whose adapter is on\n`;
     const subscribed = await svc(admin, ["webhook", "subscribe", "gh", "--secret", SECRET]);
     expect(subscribed.code).toBe(0);
     expect(subscribed.stdout).toContain("Subscribed gh");
@@ -202,7 +189,12 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
   });
 
   it("a gateway started after the subscription serves it from the start", async () => {
-    const config = clusterConfig(redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(join(dir, "late.log")));
+    const config = clusterConfig(
+      cluster.redis.url,
+      `s${randomUUID()}`,
+      {},
+      sharedAppendAgent(join(cluster.dir, "late.log")),
+    );
     expect((await svc(cliHome(config), ["webhook", "subscribe", "late", "--secret", SECRET])).code).toBe(0);
     const gw = await startNode(config);
     nodes.push(gw);
@@ -233,9 +225,9 @@ describe("a record in Redis that is not JSON (written with redis-cli or another 
   it("costs only its own route: listed as invalid, the others listed and written, and svc webhook remove takes it", async () => {
     const prefix = `s${randomUUID()}`;
     const keys = redisKeys(prefix);
-    const home = cliHome(clusterConfig(redis.url, prefix, {}, {}));
+    const home = cliHome(clusterConfig(cluster.redis.url, prefix, {}, {}));
     expect((await svc(home, ["webhook", "subscribe", "good", "--secret", SECRET])).code).toBe(0);
-    const client = new Redis(redis.url);
+    const client = new Redis(cluster.redis.url);
     try {
       await client.hset(keys.subscriptions(), "bad", '{"secret": TOPSECRET}');
       const listed = await svc(home, ["webhook", "list"]);
@@ -267,8 +259,8 @@ describe("a record in Redis that is not JSON (written with redis-cli or another 
 describe("stale updates in the Redis store", { timeout: 30_000 }, () => {
   it("a writer that read before a concurrent remove cannot bring the route back", async () => {
     const keys = redisKeys(`s${randomUUID()}`);
-    const client = new Redis(redis.url);
-    const other = new Redis(redis.url);
+    const client = new Redis(cluster.redis.url);
+    const other = new Redis(cluster.redis.url);
     try {
       const store = createRedisSubscriptionStore(client, keys, "test");
       await store.update((records) => {
@@ -293,8 +285,8 @@ describe("stale updates in the Redis store", { timeout: 30_000 }, () => {
 
   it("a change that lands between the writer's read and its write is judged again: disable wins over a stale update", async () => {
     const keys = redisKeys(`s${randomUUID()}`);
-    const client = new Redis(redis.url);
-    const other = new Redis(redis.url);
+    const client = new Redis(cluster.redis.url);
+    const other = new Redis(cluster.redis.url);
     try {
       const store = createRedisSubscriptionStore(client, keys, "test");
       await store.update((records) => {
