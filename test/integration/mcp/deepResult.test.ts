@@ -1,15 +1,15 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { loggedReply, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postSignedIssue } from "../../helpers/http.js";
 import { signalProcess } from "../../helpers/process.js";
 import { journalLines } from "../../helpers/runJournal.js";
+import { svc as svcIn } from "../cli/svc.js";
 
 /**
  * A tool result nesting objects and arrays thousands of levels deep (as a server in a language whose JSON
@@ -33,16 +33,7 @@ let gw: TestGateway;
 let commandGw: TestGateway;
 const AGENT = await bundledFixture(resolve(import.meta.dirname, "../../fixtures/agent/mcpClientAgent.mjs"));
 
-function svc(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [...SVC_ARGV, ...args],
-      { env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir } },
-      (err, stdout, stderr) => done({ code: err === null ? 0 : Number(err.code), stdout, stderr }),
-    );
-  });
-}
+const svc = (args: string[]) => svcIn(home, args);
 
 const TOO_DEEP =
   'mcp_servers.deep: "deep" failed: its result nests objects or arrays deeper than 512 levels, more than svc reads, so it is not used — a fault of the server (have the tool answer a flatter result)';

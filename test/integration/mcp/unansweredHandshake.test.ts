@@ -1,11 +1,10 @@
-import { execFile } from "node:child_process";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { startTestGateway } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc as svcIn } from "../cli/svc.js";
 
 /**
  * A server that takes the connection (a process that reads its stdin, an HTTP endpoint that takes the
@@ -70,16 +69,7 @@ function entries(connectTimeout: number, httpPort: number, ssePort: number, unop
   };
 }
 
-function svc(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [...SVC_ARGV, ...args],
-      { env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir } },
-      (err, stdout, stderr) => done({ code: err === null ? 0 : Number(err.code), stdout, stderr }),
-    );
-  });
-}
+const svc = (args: string[]) => svcIn(home, args);
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
