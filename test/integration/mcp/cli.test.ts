@@ -80,6 +80,27 @@ afterEach(async () => {
   home.cleanup();
 });
 
+/**
+ * Waits (up to 45 s) until `svc mcp list` shows the running gateway's live status matching every pattern,
+ * and returns that `svc mcp list`. Polled with `--no-check`, which shows the same live status once the
+ * gateway runs and until then only the configuration: a plain `mcp list` before the gateway has written
+ * its pid checks each server by starting it, a server process per poll that the test does not look at.
+ */
+async function listedLive(patterns: readonly RegExp[]): Promise<InProcessResult> {
+  const deadline = Date.now() + 45_000;
+  for (;;) {
+    const polled = await run(home, ["mcp", "list", "--no-check"]);
+    if (patterns.every((p) => p.test(polled.stdout))) {
+      const list = await run(home, ["mcp", "list"]);
+      for (const p of patterns) expect(list.stdout).toMatch(p);
+      return list;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`gateway never settled: ${polled.stdout}\n${gateway?.stdout()}\n${gateway?.stderr()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -274,15 +295,14 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       });
       const noEndpoint =
         "the SSE stream opened but sent no endpoint event: the url may not be a legacy-SSE MCP endpoint (for a Streamable HTTP server set transport: http, else check the url's path)";
-      const test = svc(home, ["mcp", "test", "events"]);
-      expect(await test.exited).toBe(1);
-      expect(test.stderr()).toContain(
+      const test = await run(home, ["mcp", "test", "events"]);
+      expect(test.code).toBe(1);
+      expect(test.stderr).toContain(
         `mcp_servers.events: connect timed out after 5 s (connect_timeout) — ${noEndpoint}`,
       );
       writeConfig({ events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse" } });
-      const list = svc(home, ["mcp", "list", "--timeout", "5"]);
-      await list.exited;
-      expect(list.stdout()).toContain(`failed: no answer within 5 s (--timeout) — ${noEndpoint}`);
+      const list = await run(home, ["mcp", "list", "--timeout", "5"]);
+      expect(list.stdout).toContain(`failed: no answer within 5 s (--timeout) — ${noEndpoint}`);
     } finally {
       for (const res of streams) res.destroy();
       stream.close();
@@ -315,15 +335,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     writeConfig({ keep: fixture(), change: fixture(), off: fixture() });
     gateway = svc(home, ["gateway", "run", "--port", "0"]);
     // Three stdio servers starting on a machine the whole suite keeps busy: up to 45 s, as below.
-    const deadline = Date.now() + 45_000;
-    for (;;) {
-      const list = await run(home, ["mcp", "list"]);
-      if (["keep", "change", "off"].every((n) => new RegExp(`${n}\\s+stdio\\s+connected`).test(list.stdout)))
-        break;
-      if (Date.now() > deadline)
-        throw new Error(`gateway never connected: ${list.stdout}\n${gateway.stdout()}\n${gateway.stderr()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await listedLive(["keep", "change", "off"].map((n) => new RegExp(`${n}\\s+stdio\\s+connected`)));
     writeConfig({
       keep: fixture(),
       change: fixture({ timeout: 42 }),
@@ -367,14 +379,7 @@ describe("svc mcp reload of servers that cannot connect", { timeout: 90_000 }, (
     writeConfig({ keep: fixture(), broken: fixture() });
     gateway = svc(home, ["gateway", "run", "--port", "0"]);
     // Two stdio servers starting on a machine the whole suite keeps busy: up to 45 s (a CI run took more than 20).
-    const deadline = Date.now() + 45_000;
-    for (;;) {
-      const list = await run(home, ["mcp", "list"]);
-      if (["keep", "broken"].every((n) => new RegExp(`${n}\\s+stdio\\s+connected`).test(list.stdout))) break;
-      if (Date.now() > deadline)
-        throw new Error(`gateway never connected: ${list.stdout}\n${gateway.stderr()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await listedLive(["keep", "broken"].map((n) => new RegExp(`${n}\\s+stdio\\s+connected`)));
     writeConfig({
       keep: fixture(),
       broken: { command: "svc-no-such-server-program-q7" },
@@ -408,14 +413,8 @@ describe("svc mcp reload of servers that cannot connect", { timeout: 90_000 }, (
     });
     gateway = svc(home, ["gateway", "run", "--port", "0"]);
     // A stdio server starting on a busy machine: up to 45 s, as above.
+    await listedLive([/keep\s+stdio\s+connected/, /late\s+stdio\s+failed/]);
     const deadline = Date.now() + 45_000;
-    for (;;) {
-      const list = await run(home, ["mcp", "list"]);
-      if (/keep\s+stdio\s+connected/.test(list.stdout) && /late\s+stdio\s+failed/.test(list.stdout)) break;
-      if (Date.now() > deadline)
-        throw new Error(`gateway never settled: ${list.stdout}\n${gateway.stderr()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
     // The fix the docs name: the missing line added to .env, then a reload (config.yaml unchanged).
     home.write(".env", `SVC_Q_LATE_SERVER_BIN=${process.execPath}\n`);
     const reloading = run(home, ["mcp", "reload", "--wait", "30"]);
@@ -442,14 +441,7 @@ describe("svc mcp list with a gateway running", { timeout: 90_000 }, () => {
     home.write("config.yaml", stringify({ mcp_servers: { "a.b": echo, a_b: echo } }));
     gateway = svc(home, ["gateway", "run", "--port", "0"]);
     // Two stdio servers starting on a busy machine: up to 45 s, as above.
-    const deadline = Date.now() + 45_000;
-    let list = await run(home, ["mcp", "list"]);
-    while (!/a_b\s+stdio\s+connected/.test(list.stdout) || !/a\.b\s+stdio\s+connected/.test(list.stdout)) {
-      if (Date.now() > deadline)
-        throw new Error(`gateway never connected: ${list.stdout}\n${gateway.stderr()}`);
-      await new Promise((r) => setTimeout(r, 200));
-      list = await run(home, ["mcp", "list"]);
-    }
+    const list = await listedLive([/a_b\s+stdio\s+connected/, /a\.b\s+stdio\s+connected/]);
     expect(list.stdout).toMatch(/a\.b\s+stdio\s+connected\s+1\s+no\s+yes\n/);
     expect(list.stdout).toMatch(
       /a_b\s+stdio\s+connected\s+0\s+no\s+yes\s+collision: a_b: "echo" registers as mcp__a_b__echo, already taken by server a\.b \(listed earlier in mcp_servers\); skipped\n/,

@@ -7,9 +7,9 @@ import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { loggedReply, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postSignedIssue } from "../../helpers/http.js";
+import { runInProcess } from "../../helpers/inProcessCli.js";
 import { signalProcess } from "../../helpers/process.js";
 import { journalLines } from "../../helpers/runJournal.js";
-import { svc as svcIn } from "../cli/svc.js";
 
 /**
  * A tool result nesting objects and arrays thousands of levels deep (as a server in a language whose JSON
@@ -33,7 +33,9 @@ let gw: TestGateway;
 let commandGw: TestGateway;
 const AGENT = await bundledFixture(resolve(import.meta.dirname, "../../fixtures/agent/mcpClientAgent.mjs"));
 
-const svc = (args: string[]) => svcIn(home, args);
+/** `svc <args>` run in this worker (test/helpers/inProcessCli.ts): what it writes and its exit code. */
+const svc = (args: string[]) =>
+  runInProcess(args, { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir });
 
 const TOO_DEEP =
   'mcp_servers.deep: "deep" failed: its result nests objects or arrays deeper than 512 levels, more than svc reads, so it is not used — a fault of the server (have the tool answer a flatter result)';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "../cli/svc.js";
+import { runInProcess } from "../../helpers/inProcessCli.js";
 import { STDIO_FIXTURE } from "./harness.js";
 
 /**
@@ -28,14 +28,23 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
+/**
+ * `svc mcp call` run in this worker (test/helpers/inProcessCli.ts), one at a time: its stdin is no terminal
+ * there either, and what it writes and its exit code are collected as a process's would be.
+ */
+const call = (args: string[]) =>
+  runInProcess(["mcp", "call", ...args], {
+    PATH: process.env.PATH ?? "",
+    HOME: home.dir,
+    SVC_HOME: home.dir,
+  });
+
 const answer = (stdout: string) => JSON.parse(stdout.trim()) as unknown;
 
 describe("unattended form elicitation during a tool call", () => {
   it("elicitation.unattended: defaults accepts with the form's defaults; the default (decline) declines", async () => {
-    const [configured, plain] = await Promise.all([
-      svc(home, ["mcp", "call", "withdefaults", "ask"]),
-      svc(home, ["mcp", "call", "plain", "ask"]),
-    ]);
+    const configured = await call(["withdefaults", "ask"]);
+    const plain = await call(["plain", "ask"]);
     expect(configured.code, configured.stderr).toBe(0);
     expect(answer(configured.stdout)).toEqual({ action: "accept", content: { color: "blue" } });
     expect(plain.code, plain.stderr).toBe(0);
@@ -43,16 +52,14 @@ describe("unattended form elicitation during a tool call", () => {
   });
 
   it("--elicitation overrides the server's setting either way", async () => {
-    const [on, off] = await Promise.all([
-      svc(home, ["mcp", "call", "plain", "ask", "--elicitation", "defaults"]),
-      svc(home, ["mcp", "call", "withdefaults", "ask", "--elicitation", "decline"]),
-    ]);
+    const on = await call(["plain", "ask", "--elicitation", "defaults"]);
+    const off = await call(["withdefaults", "ask", "--elicitation", "decline"]);
     expect(answer(on.stdout)).toEqual({ action: "accept", content: { color: "blue" } });
     expect(answer(off.stdout)).toEqual({ action: "decline" });
   });
 
   it("a required field without a default declines, and stderr names the server and the field", async () => {
-    const r = await svc(home, ["mcp", "call", "withdefaults", "ask-name"]);
+    const r = await call(["withdefaults", "ask-name"]);
     expect(answer(r.stdout)).toEqual({ action: "decline" });
     expect(r.stderr).toMatch(
       /elicitation from withdefaults: declined — required fields without a default: name\b/,
@@ -61,7 +68,7 @@ describe("unattended form elicitation during a tool call", () => {
   });
 
   it("a bad --elicitation value exits 2 naming the values allowed", async () => {
-    const r = await svc(home, ["mcp", "call", "plain", "ask", "--elicitation", "yes"]);
+    const r = await call(["plain", "ask", "--elicitation", "yes"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--elicitation: expected decline or defaults, got "yes"');
   });

@@ -1,16 +1,42 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { startSystem } from "../../../src/actors/system.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
 import { alive } from "../../helpers/process.js";
-import { entry, stdioEntry, text, useHubs } from "./harness.js";
+import { entry, makeHub, stdioEntry, text, useHubs } from "./harness.js";
 
 const CHANGING_LIST_FIXTURE = resolve(import.meta.dirname, "../../fixtures/mcp/changing-list-server.mjs");
 
 const ctx = useHubs();
 const hub = ctx.hub;
+
+/**
+ * The schema cache a connect of `stdioEntry("legacy", { lazy: true })` writes, made once for the file in a
+ * home of its own (one server process) and copied into the test's home by the tests that start from it: the
+ * cache is keyed by the entry, not the home. The first test of "lazy servers" writes and checks it itself.
+ */
+let lazyCache: Promise<TempHome> | undefined;
+async function withLazyCache(home: TempHome): Promise<void> {
+  lazyCache ??= (async () => {
+    const made = tempHome();
+    const writer = makeHub(made, { fx: stdioEntry("legacy", { lazy: true }) });
+    try {
+      expect((await writer.settled("fx")).state).toBe("connected");
+    } finally {
+      await writer.stop();
+    }
+    return made;
+  })();
+  const dir = join((await lazyCache).dir, "mcp-cache");
+  cpSync(dir, join(home.dir, "mcp-cache"), {
+    recursive: true,
+    filter: (src) => !src.endsWith("status.json"),
+  });
+}
+afterAll(async () => (await lazyCache)?.cleanup());
 
 describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
   it("caches schemas on connect; lazy: true registers from the cache and spawns only on the first call", async () => {
@@ -42,9 +68,7 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
 
   it("a cached tool the live server no longer lists is not called once the first call connects", async () => {
     const lazyEntry = stdioEntry("legacy", { lazy: true });
-    const first = hub(ctx.home, { fx: lazyEntry });
-    await first.settled("fx");
-    await first.stop();
+    await withLazyCache(ctx.home);
     // The server listed "gone" when the cache was written (a tool since removed in an update).
     const dir = join(ctx.home.dir, "mcp-cache");
     const file = join(dir, readdirSync(dir).find((f) => f !== "status.json") as string);
@@ -61,9 +85,9 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
   });
 
   it("a changed entry makes the cache stale: eager connect", async () => {
-    const a = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) });
-    await a.settled("fx");
-    await a.stop();
+    await withLazyCache(ctx.home);
+    // The entry as cached registers from the cache: only the change makes it stale.
+    expect(hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) }).status()[0]?.state).toBe("lazy");
     const b = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true, timeout: 12 }) });
     expect(b.status()[0]?.state).toBe("connecting");
     expect((await b.settled("fx")).state).toBe("connected");
@@ -71,20 +95,6 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
 });
 
 describe("recycling a real stdio process (spec 3)", () => {
-  it("idle_timeout_seconds recycles the process and the next call respawns it", async () => {
-    const h = hub(ctx.home, { fx: stdioEntry("legacy", { idle_timeout_seconds: 0.4 }) });
-    const firstPid = text(await h.call("fx", "pid", {}));
-    await vi.waitFor(
-      () => {
-        expect(h.status()[0]?.state).toBe("recycled");
-        expect(alive(Number(firstPid))).toBe(false);
-      },
-      { timeout: 5000, interval: 50 },
-    );
-    const secondPid = text(await h.call("fx", "pid", {}));
-    expect(secondPid).not.toBe(firstPid);
-  });
-
   it("a call made while an idle process is still exiting waits for it and runs on a new process", async () => {
     const h = hub(ctx.home, {
       fx: stdioEntry("legacy", { idle_timeout_seconds: 0.3 }, ["--linger-ms", "1800"]),
@@ -100,8 +110,8 @@ describe("recycling a real stdio process (spec 3)", () => {
   });
 });
 
-describe("the log of a recycled process", () => {
-  it("says which key recycled it and that the next call starts it again (idle, then age after the call it waited for)", async () => {
+describe("recycling a real stdio process (spec 3), and its log", () => {
+  it("idle_timeout_seconds recycles the process, the log says which key and that the next call starts it again, and the next call respawns it; then age after the call it waited for", async () => {
     const log = captureLogger();
     const recycled = () => log.messages().filter((m) => m.includes("recycled"));
     const idle = hub(
@@ -109,8 +119,14 @@ describe("the log of a recycled process", () => {
       { fx: stdioEntry("legacy", { lifecycle: { idle_timeout_seconds: 0.3 } }) },
       { logger: log.logger },
     );
-    await idle.call("fx", "pid", {});
-    await vi.waitFor(() => expect(idle.status()[0]?.state).toBe("recycled"), { timeout: 5000, interval: 20 });
+    const firstPid = text(await idle.call("fx", "pid", {}));
+    await vi.waitFor(
+      () => {
+        expect(idle.status()[0]?.state).toBe("recycled");
+        expect(alive(Number(firstPid))).toBe(false);
+      },
+      { timeout: 5000, interval: 20 },
+    );
     await vi.waitFor(
       () =>
         expect(recycled()).toEqual([
@@ -118,6 +134,8 @@ describe("the log of a recycled process", () => {
         ]),
       { timeout: 10_000 },
     );
+    const secondPid = text(await idle.call("fx", "pid", {}));
+    expect(secondPid).not.toBe(firstPid);
     const aged = hub(
       ctx.home,
       { ax: stdioEntry("legacy", { max_lifetime_seconds: 0.3 }) },
@@ -166,16 +184,13 @@ describe("max_lifetime_seconds with calls that overlap (supports_parallel_tool_c
   });
 });
 
+// auto with a legacy server (it stays legacy): asserted of each server of "reload: reconnects only servers
+// whose entry changed", which starts three.
 describe("protocol eras (spec 9)", () => {
   it("auto: falls back to server/discover when the server rejects initialize as modern-only", async () => {
     const h = hub(ctx.home, { m: stdioEntry("modern-only") });
     expect(await h.settled("m")).toMatchObject({ state: "connected", era: "stateless" });
     expect(text(await h.call("m", "echo", { text: "stateless" }))).toBe("stateless");
-  });
-
-  it("auto: a legacy server stays legacy", async () => {
-    const h = hub(ctx.home, { l: stdioEntry("legacy") });
-    expect(await h.settled("l")).toMatchObject({ state: "connected", era: "legacy" });
   });
 
   it("stateless: probes server/discover first (a server without initialize at all)", async () => {
@@ -227,10 +242,11 @@ describe("tools/list_changed", () => {
 });
 
 describe("reload", () => {
-  it("reconnects only servers whose entry changed", async () => {
+  it("reconnects only servers whose entry changed (protocol auto: a legacy server stays legacy, spec 9)", async () => {
     const same = stdioEntry();
     const h = hub(ctx.home, { keep: same, change: stdioEntry(), drop: stdioEntry() });
-    await Promise.all(["keep", "change", "drop"].map((s) => h.settled(s)));
+    for (const s of await Promise.all(["keep", "change", "drop"].map((n) => h.settled(n))))
+      expect(s).toMatchObject({ state: "connected", era: "legacy" });
     const pidKeep = text(await h.call("keep", "pid", {}));
     const pidChange = text(await h.call("change", "pid", {}));
     const summary = await h.reload({
@@ -255,9 +271,7 @@ describe("reload", () => {
   });
 
   it("a changed lazy server that was never called is started by the reload, not reconnected", async () => {
-    const first = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) });
-    await first.settled("fx");
-    await first.stop();
+    await withLazyCache(ctx.home);
     const h = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) });
     expect(h.status()[0]?.state).toBe("lazy");
     // A new timeout makes the cache stale: the reload connects it at once.

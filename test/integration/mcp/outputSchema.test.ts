@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "../cli/svc.js";
+import { runInProcess } from "../../helpers/inProcessCli.js";
 
 /**
  * A tool that lists an `outputSchema` must answer `structuredContent` that conforms to it (MCP, Tools:
@@ -58,8 +58,17 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-/** `svc mcp call` as a process of its own, so everything it writes on stderr is seen. */
-const call = (tool: string) => svc(home, ["mcp", "call", "gen", tool, "--args", "{}"]);
+/**
+ * `svc mcp call` run in this worker (test/helpers/inProcessCli.ts): everything it writes on stdout and
+ * stderr is collected (the server's own stderr comes to svc through a pipe, not to the worker's), and its
+ * outcome is its exit code, as a process of its own would report them.
+ */
+const call = (tool: string) =>
+  runInProcess(["mcp", "call", "gen", tool, "--args", "{}"], {
+    PATH: process.env.PATH ?? "",
+    HOME: home.dir,
+    SVC_HOME: home.dir,
+  });
 
 describe("a tool with an outputSchema", () => {
   it("a result whose structuredContent conforms is the result", async () => {
