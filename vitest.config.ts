@@ -1,6 +1,19 @@
 import { defineConfig } from "vitest/config";
 import { SUITE_ENV } from "./test/helpers/cliEntry.js";
 import DurationSequencer from "./test/helpers/durationSequencer.js";
+import { python3 } from "./test/helpers/python.js";
+
+/**
+ * python3's own path, found here once rather than by each worker (test/helpers/python.ts); a machine without
+ * python3 leaves it to the files that need it to say so.
+ */
+function python3Env(): Record<string, string> {
+  try {
+    return { SVC_TEST_PYTHON3: python3() };
+  } catch {
+    return {};
+  }
+}
 
 export default defineConfig({
   test: {
@@ -16,7 +29,7 @@ export default defineConfig({
     // four share the two cores well (on the 2-core machine, back to back: 258 s with three workers and the
     // cores busy 80 % of the time, 210 s with four and 88 %; earlier, 317 s with two against 288 s with three).
     maxWorkers: 4,
-    env: { ...SUITE_ENV },
+    env: { ...SUITE_ENV, ...python3Env() },
     setupFiles: ["./test/helpers/removeLeftHomes.ts"],
     // Longest file first, from the committed durations where this clone has no record of its own.
     sequence: { sequencer: DurationSequencer },

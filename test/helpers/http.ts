@@ -1,5 +1,7 @@
 import { createHmac } from "node:crypto";
+import { request as httpRequest } from "node:http";
 import { type AddressInfo, connect, createServer } from "node:net";
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { sign } from "@octokit/webhooks-methods";
 
 export interface JsonAnswer {
@@ -15,12 +17,84 @@ export async function postJson(
   headers: Record<string, string> = {},
 ): Promise<JsonAnswer> {
   const text = typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: text,
+  const res = await post(url, text, { "content-type": "application/json", ...headers });
+  return { status: res.status, body: res.json() as Record<string, unknown>, headers: res.headers };
+}
+
+/** The headers `fetch` adds to a request that does not set them (undici, over plain http). */
+const FETCH_DEFAULTS: Readonly<Record<string, string>> = {
+  accept: "*/*",
+  "accept-language": "*",
+  "sec-fetch-mode": "cors",
+  "user-agent": "node",
+  "accept-encoding": "gzip, deflate",
+};
+
+const DECODE: Readonly<Record<string, (bytes: Buffer) => Buffer>> = {
+  gzip: gunzipSync,
+  "x-gzip": gunzipSync,
+  deflate: inflateSync,
+  br: brotliDecompressSync,
+};
+
+/**
+ * POSTs `body` as `fetch` does, the same headers on the wire (`init` merged as a `Headers` merges it, then
+ * fetch's defaults), the answer decoded and its JSON read as `Response.json()` reads it, and a failure
+ * rejected as fetch's `TypeError("fetch failed")` with the cause; over node:http, which costs a third of
+ * fetch's CPU per request (~1 ms against ~3.7 ms, the gateway's side included). An https URL goes through
+ * fetch itself.
+ */
+function post(
+  url: string,
+  body: string | Buffer,
+  init: Record<string, string>,
+): Promise<{ status: number; headers: Headers; json(): unknown }> {
+  if (!url.startsWith("http:")) {
+    return fetch(url, { method: "POST", headers: init, body }).then(async (res) => {
+      const parsed: unknown = await res.json();
+      return { status: res.status, headers: res.headers, json: () => parsed };
+    });
+  }
+  const sent = new Headers(init);
+  for (const [name, value] of Object.entries(FETCH_DEFAULTS)) if (!sent.has(name)) sent.set(name, value);
+  if (!sent.has("content-length")) sent.set("content-length", String(Buffer.byteLength(body)));
+  return new Promise((resolve, reject) => {
+    const failed = (cause: unknown) => reject(new TypeError("fetch failed", { cause }));
+    let req: ReturnType<typeof httpRequest>;
+    try {
+      req = httpRequest(url, { method: "POST", headers: Object.fromEntries(sent) }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("error", failed);
+        res.on("end", () => {
+          const headers = new Headers();
+          for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
+            headers.append(res.rawHeaders[i] as string, res.rawHeaders[i + 1] as string);
+          let bytes: Buffer = Buffer.concat(chunks);
+          try {
+            // As fetch does: codings undone last first.
+            for (const coding of (headers.get("content-encoding") ?? "").split(",").reverse()) {
+              const decode = DECODE[coding.trim().toLowerCase()];
+              if (decode !== undefined) bytes = decode(bytes);
+            }
+          } catch (err) {
+            failed(err);
+            return;
+          }
+          const text = new TextDecoder().decode(bytes);
+          resolve({ status: res.statusCode ?? 0, headers, json: () => JSON.parse(text) });
+        });
+      });
+    } catch (err) {
+      // An invalid header value, as fetch refuses it: before anything is sent.
+      reject(new TypeError("fetch failed", { cause: err }));
+      return;
+    }
+    req.on("error", failed);
+    // As bytes: a string body would be sent with the head in one UTF-8 write, turning a header value of
+    // latin1 characters (a UTF-8 value as fetch takes it) into other bytes than fetch sends.
+    req.end(typeof body === "string" ? Buffer.from(body) : body);
   });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
 }
 
 export async function request(url: string, init: RequestInit = {}): Promise<JsonAnswer> {
@@ -191,17 +265,13 @@ export async function deliverSigned(
 ): Promise<DeliveryAnswer> {
   const body = JSON.stringify(payload);
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/webhooks/${route}`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "X-GitHub-Event": "pull_request",
-        "X-GitHub-Delivery": id,
-        "X-Hub-Signature-256": await sign(secret, body),
-      },
-      body,
+    const res = await post(`http://127.0.0.1:${port}/webhooks/${route}`, body, {
+      "content-type": "application/json",
+      "X-GitHub-Event": "pull_request",
+      "X-GitHub-Delivery": id,
+      "X-Hub-Signature-256": await sign(secret, body),
     });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    return { status: res.status, body: res.json() as Record<string, unknown> };
   } catch (err) {
     return { error: String((err as Error).cause ?? err) };
   }

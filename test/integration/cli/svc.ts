@@ -44,9 +44,24 @@ function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
     return false;
   }
   const [group, command] = args;
-  if (group === "webhook" || group === "config") return true;
+  // `help` only prints (or refuses a command it does not know).
+  if (group === "webhook" || group === "config" || group === "help") return true;
   if (group === "cron") return command !== "run";
-  if (group === "mcp") return ["list", "tools", "test", "add", "remove", "import"].includes(command ?? "");
+  // `reload` signals the running gateway and reads its report; `ls`, `rm` and `uninstall` are aliases.
+  if (group === "mcp")
+    return [
+      "list",
+      "ls",
+      "tools",
+      "test",
+      "add",
+      "remove",
+      "rm",
+      "uninstall",
+      "import",
+      "reload",
+      "help",
+    ].includes(command ?? "");
   if (group !== "gateway") return false;
   // `setup` asks its questions on stdin unless told not to.
   return (
