@@ -15,9 +15,18 @@ export interface FakeGh {
   cleanup(): void;
 }
 
+/** The calls log's separators (no argument or body of the tests holds them): after each argument, after the argv, after the call. */
+const ARG_END = "\x1f";
+const ARGV_END = "\x1e";
+const CALL_END = "\x1d";
+
+/** `text` as one single-quoted shell word. */
+const quoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
 /**
- * Writes an executable `gh` (a small node script) into a temp dir that records its argv and stdin
- * as JSON lines, then exits with `exitCode` after printing `stderr`.
+ * Writes an executable `gh` (a small sh script: a node one cost ~0.1 s of CPU per call, and the tests call
+ * gh some 40 times) into a temp dir that records its argv and stdin (read only for a comment, which has
+ * `--body-file`) in a calls log, then exits with `exitCode` after printing `stderr`.
  */
 export function createFakeGh(
   options: {
@@ -28,21 +37,26 @@ export function createFakeGh(
   } = {},
 ): FakeGh {
   const dir = mkdtempSync(join(tmpdir(), "svc-fake-gh-"));
-  const log = join(dir, "calls.jsonl");
-  const script = `#!${process.execPath}
-const fs = require("node:fs");
-const chunks = [];
-const isComment = process.argv.includes("--body-file");
-function finish() {
-  fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ argv: process.argv.slice(2), stdin: Buffer.concat(chunks).toString("utf8") }) + "\\n");
-  if (${JSON.stringify(options.prCommentStderr ?? "")} && process.argv[2] === "pr") {
-    process.stderr.write(${JSON.stringify(options.prCommentStderr ?? "")});
-    process.exit(1);
-  }
-  if (${JSON.stringify(options.stderr ?? "")}) process.stderr.write(${JSON.stringify(options.stderr ?? "")});
-  process.exit(${options.exitCode ?? 0});
-}
-if (isComment) { process.stdin.on("data", (c) => chunks.push(c)); process.stdin.on("end", finish); } else finish();
+  const log = join(dir, "calls.log");
+  const script = `#!/bin/sh
+PATH="$PATH:/usr/bin:/bin"
+log=${quoted(log)}
+comment=
+for arg in "$@"; do
+  printf '%s\\037' "$arg" >> "$log"
+  if [ "$arg" = --body-file ]; then comment=1; fi
+done
+printf '\\036' >> "$log"
+if [ -n "$comment" ]; then cat >> "$log"; fi
+printf '\\035' >> "$log"
+pr_stderr=${quoted(options.prCommentStderr ?? "")}
+if [ -n "$pr_stderr" ] && [ "$1" = pr ]; then
+  printf '%s' "$pr_stderr" >&2
+  exit 1
+fi
+stderr=${quoted(options.stderr ?? "")}
+if [ -n "$stderr" ]; then printf '%s' "$stderr" >&2; fi
+exit ${options.exitCode ?? 0}
 `;
   const file = join(dir, "gh");
   writeFileSync(file, script);
@@ -51,14 +65,19 @@ if (isComment) { process.stdin.on("data", (c) => chunks.push(c)); process.stdin.
     dir,
     path: `${dir}${delimiter}${process.env.PATH ?? ""}`,
     calls() {
+      let text: string;
       try {
-        return readFileSync(log, "utf8")
-          .split("\n")
-          .filter((line) => line !== "")
-          .map((line) => JSON.parse(line) as GhCall);
+        text = readFileSync(log, "utf8");
       } catch {
         return [];
       }
+      return text
+        .split(CALL_END)
+        .filter((call) => call !== "")
+        .map((call) => {
+          const end = call.indexOf(ARGV_END);
+          return { argv: call.slice(0, end).split(ARG_END).slice(0, -1), stdin: call.slice(end + 1) };
+        });
     },
     cleanup() {
       rmSync(dir, { recursive: true, force: true });

@@ -49,6 +49,17 @@ function capture(stream: NodeJS.WriteStream, sink: (text: string) => void): () =
   };
 }
 
+/**
+ * Loads the CLI's modules, with the command group `group` (`mcp`, `webhook`...), into this worker ahead of
+ * the first command (in a file's `beforeAll`, with a timeout of its own): their first load in a worker
+ * compiles them, which on a loaded machine can take most of a test's 30 s by itself.
+ */
+export async function loadInProcessCli(group: string): Promise<void> {
+  await import("../../src/cli/run.js");
+  const { buildProgram } = await import("../../src/cli/program.js");
+  await buildProgram([process.execPath, "svc", group]);
+}
+
 /** Runs `svc <args>` in this process with `env` as its whole environment. */
 export async function runInProcess(
   args: readonly string[],

@@ -1,27 +1,46 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
 
 const FOLLOW = join(import.meta.dirname, "../../fakes/authServer/followBrowser.mjs");
 
 let home: TempHome;
 const closers: Array<() => Promise<void>> = [];
+// The CLI's first load in this worker, outside any test's 30 s.
+beforeAll(() => loadInProcessCli("mcp"), 120_000);
 afterEach(async () => {
   while (closers.length) await closers.pop()?.();
   home?.cleanup();
 });
 
-function svc(
+/** The command's environment: the worker's, with the test's home and no browser unless given one. */
+function svcEnv(env: Record<string, string>): Record<string, string> {
+  const inherited = Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined);
+  return { ...Object.fromEntries(inherited), SVC_HOME: home.dir, BROWSER: "", ...env };
+}
+
+/**
+ * `svc <args>` in this process (test/helpers/inProcessCli.ts): its output, exit code and files are what the
+ * tests look at, and a process of its own cost a node start and the OAuth and MCP modules' load each.
+ */
+async function svc(args: string[], env: Record<string, string> = {}) {
+  const { code, stdout, stderr } = await runInProcess(args, svcEnv(env));
+  return { code: code ?? -1, stdout, stderr };
+}
+
+/** `svc <args>` as a process of its own, for what is about the process: its stdin, its entry script. */
+function svcProcess(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
-      env: { ...process.env, SVC_HOME: home.dir, BROWSER: "", ...env },
+      env: svcEnv(env),
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -36,12 +55,16 @@ function svc(
 const link = (name: string, config: unknown) =>
   `svc://mcp/install?name=${name}&config=${Buffer.from(JSON.stringify(config)).toString("base64url")}`;
 
-describe("svc mcp install / login / reauth (subprocess)", () => {
+describe("svc mcp install / login / reauth", () => {
   it("install shows the config but writes nothing when stdin closes without an answer", async () => {
     home = tempHome();
     const original = "# my servers\nmcp_servers: {}\n";
     home.write("config.yaml", original);
-    const r = await svc(["mcp", "install", link("tools", { command: "npx", args: ["-y", "some-server"] })]);
+    const r = await svcProcess([
+      "mcp",
+      "install",
+      link("tools", { command: "npx", args: ["-y", "some-server"] }),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('Install MCP server "tools"');
     expect(r.stdout).toContain("WARNING: this server runs a program");
@@ -58,7 +81,7 @@ describe("svc mcp install / login / reauth (subprocess)", () => {
 
   it("--register-handler writes the x-scheme-handler/svc desktop file under $XDG_DATA_HOME", async () => {
     home = tempHome();
-    const r = await svc(["mcp", "install", "--register-handler"], {
+    const r = await svcProcess(["mcp", "install", "--register-handler"], {
       XDG_DATA_HOME: join(home.dir, "xdg"),
       XDG_CONFIG_HOME: join(home.dir, "xdgc"),
       PATH: "/nonexistent",

@@ -1,33 +1,31 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
 import { oidcWithMcpPerFile } from "./helpers.js";
 
 const FOLLOW = join(import.meta.dirname, "../../fakes/authServer/followBrowser.mjs");
 
 const shared = oidcWithMcpPerFile();
 let home: TempHome;
+// The CLI's first load in this worker, outside any test's 30 s.
+beforeAll(() => loadInProcessCli("mcp"), 120_000);
 afterEach(() => home?.cleanup());
 
-function svc(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
-      env: { ...process.env, SVC_HOME: home.dir, ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d));
-    child.stderr.on("data", (d: Buffer) => (stderr += d));
-    child.stdin.end();
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+/**
+ * `svc <args>` in this process (test/helpers/inProcessCli.ts), with the worker's environment and the test's
+ * home: what the tests look at is its output, exit code and files (its stdin is no terminal, as a spawned
+ * command's pipe is not), and a process of its own cost a node start and the OAuth and MCP modules' load.
+ */
+async function svc(args: string[], env: Record<string, string>) {
+  const inherited = Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined);
+  const { code, stdout, stderr } = await runInProcess(args, {
+    ...Object.fromEntries(inherited),
+    SVC_HOME: home.dir,
+    ...env,
   });
+  return { code: code ?? -1, stdout, stderr };
 }
 
 /**
@@ -35,7 +33,9 @@ function svc(
  * `svc mcp tools`) is that first connect, with or without a terminal on stdin; later commands reuse
  * the stored tokens.
  */
-describe("svc mcp call on an auth: oauth server never logged in to", () => {
+// Two commands, a login through the browser stand-in and the MCP client's first load in this worker: on a
+// loaded machine (a load average over 30, beside two CPU burners) this took longer than the default 30 s.
+describe("svc mcp call on an auth: oauth server never logged in to", { timeout: 90_000 }, () => {
   it("opens $BROWSER, logs in, calls the tool; the next command reuses the tokens", async () => {
     home = tempHome();
     home.write(

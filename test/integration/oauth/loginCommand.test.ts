@@ -1,40 +1,42 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
 
 const FOLLOW = join(import.meta.dirname, "../../fakes/authServer/followBrowser.mjs");
 
 let home: TempHome;
 const closers: Array<() => Promise<void>> = [];
+// The CLI's first load in this worker, outside any test's 30 s.
+beforeAll(() => loadInProcessCli("mcp"), 120_000);
 afterEach(async () => {
   while (closers.length) await closers.pop()?.();
   home?.cleanup();
 });
 
-function svc(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
-      env: { ...process.env, SVC_HOME: home.dir, BROWSER: `${process.execPath} ${FOLLOW}`, ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d));
-    child.stderr.on("data", (d: Buffer) => (stderr += d));
-    child.stdin.end();
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+/**
+ * `svc <args>` in this process (test/helpers/inProcessCli.ts), with the worker's environment, the test's home
+ * and the browser stand-in: the tests look at its output, exit code and files, and a process of its own
+ * cost a node start and the OAuth and MCP modules' load per command.
+ */
+async function svc(args: string[], env: Record<string, string> = {}) {
+  const inherited = Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined);
+  const { code, stdout, stderr } = await runInProcess(args, {
+    ...Object.fromEntries(inherited),
+    SVC_HOME: home.dir,
+    BROWSER: `${process.execPath} ${FOLLOW}`,
+    ...env,
   });
+  return { code: code ?? -1, stdout, stderr };
 }
 
 const json = (file: string) => JSON.parse(readFileSync(join(home.dir, "mcp-tokens", file), "utf8"));
 
 /** Spec 4: `svc mcp login <server> [--flow device or browser]`. */
-// Each test runs two or three svc commands, each a Node process loading the OAuth and MCP modules: beside
-// CPU burners one test took longer than the default 30 s.
+// Each test runs two or three svc commands and logins through a browser stand-in (a node process each):
+// beside CPU burners one test took longer than the default 30 s.
 describe("svc mcp login", { timeout: 90_000 }, () => {
   it("--flow browser overrides oauth.flow: device for one login; a new login replaces the registration and keeps the metadata", async () => {
     home = tempHome();

@@ -52,20 +52,13 @@ describe("svc gateway run (subprocess)", () => {
     home.cleanup();
   });
 
-  it("prints the listening line with the real port and route names, writes the pid file, stops on SIGTERM with exit 0", async () => {
+  it("prints the listening line with the real port and route names, writes the pid file; SIGHUP re-reads config.yaml and swaps the routes; stops on SIGTERM with exit 0", async () => {
+    // One gateway for the start, the reload and the stop (they were two tests, each starting its own).
     home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify({
-        platforms: {
-          webhook: {
-            enabled: true,
-            host: "127.0.0.1",
-            routes: { github: { secret: "INSECURE_NO_AUTH" }, stripe: { secret: "x" } },
-          },
-        },
-      }),
-    );
+    const config = (routes: Record<string, unknown>) =>
+      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", routes } } });
+    const first = { github: { secret: "INSECURE_NO_AUTH" }, stripe: { secret: "x" } };
+    home.write("config.yaml", config(first));
     running = runSvc(home, ["gateway", "run", "--port", "0"]);
     const [, port, routes] = await waitForLine(running, LISTENING);
     expect(routes).toBe("github, stripe");
@@ -75,6 +68,14 @@ describe("svc gateway run (subprocess)", () => {
       `[webhook] Listening on 127.0.0.1:${port} — routes: github, stripe`,
     );
     expect(await postJson(`http://127.0.0.1:${port}/webhooks/github`, {})).toMatchObject({ status: 202 });
+
+    const url = `http://127.0.0.1:${port}/webhooks/two`;
+    expect((await postJson(url, {})).status).toBe(404);
+    home.write("config.yaml", config({ ...first, two: { secret: "INSECURE_NO_AUTH" } }));
+    running.child.kill("SIGHUP");
+    await waitForLine(running, /Reloaded .* routes: github, stripe, two/);
+    expect((await postJson(url, {})).status).toBe(202);
+
     running.child.kill("SIGTERM");
     expect(await running.exited).toBe(0);
     expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
@@ -89,24 +90,6 @@ describe("svc gateway run (subprocess)", () => {
     expect(running.stdout()).toContain("routes:");
     running.child.kill("SIGINT");
     expect(await running.exited).toBe(0);
-  });
-
-  it("SIGHUP re-reads config.yaml and swaps the routes", async () => {
-    home = tempHome();
-    const config = (routes: Record<string, unknown>) =>
-      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", routes } } });
-    home.write("config.yaml", config({ one: { secret: "INSECURE_NO_AUTH" } }));
-    running = runSvc(home, ["gateway", "run", "--port", "0"]);
-    const [, port] = await waitForLine(running, LISTENING);
-    const url = `http://127.0.0.1:${port}/webhooks/two`;
-    expect((await postJson(url, {})).status).toBe(404);
-    home.write(
-      "config.yaml",
-      config({ one: { secret: "INSECURE_NO_AUTH" }, two: { secret: "INSECURE_NO_AUTH" } }),
-    );
-    running.child.kill("SIGHUP");
-    await waitForLine(running, /Reloaded .* routes: one, two/);
-    expect((await postJson(url, {})).status).toBe(202);
   });
 
   it("startup validation: every broken rule of spec 2.2 is printed and the exit code is non-zero", async () => {
@@ -143,7 +126,7 @@ describe("svc gateway run (subprocess)", () => {
     expect(running.stdout()).not.toContain("Listening");
   });
 
-  it("INSECURE_NO_AUTH on a non-loopback --host override is refused", async () => {
+  it("INSECURE_NO_AUTH on a non-loopback --host override is refused; the refusal names --host as where the address came from, not the file's host (which is loopback)", async () => {
     home = tempHome();
     home.write(
       "config.yaml",
@@ -153,23 +136,10 @@ describe("svc gateway run (subprocess)", () => {
         },
       }),
     );
+    // One start for both facets: they were two tests starting the same command on the same config.
     running = runSvc(home, ["gateway", "run", "--port", "0", "--host", "0.0.0.0"]);
     expect(await running.exited).toBe(1);
     expect(running.stderr()).toContain("INSECURE_NO_AUTH is only allowed on a loopback bind");
-  });
-
-  it("the --host refusal names --host as where the address came from, not the file's host (which is loopback)", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify({
-        platforms: {
-          webhook: { enabled: true, host: "127.0.0.1", routes: { open: { secret: "INSECURE_NO_AUTH" } } },
-        },
-      }),
-    );
-    running = runSvc(home, ["gateway", "run", "--port", "0", "--host", "0.0.0.0"]);
-    expect(await running.exited).toBe(1);
     expect(running.stderr()).toContain(
       "platforms.webhook.routes.open.secret: INSECURE_NO_AUTH is only allowed on a loopback bind (127.0.0.1, localhost, ::1), but --host is 0.0.0.0 (it overrides platforms.webhook.host) — set a real secret or bind to 127.0.0.1",
     );
