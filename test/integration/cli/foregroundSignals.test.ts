@@ -149,6 +149,7 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     );
   });
 
+  // Two tests' steps (they were two, of 60 s each); its first in-process command may load the CLI's modules.
   it("a gateway that drains its runs: svc gateway status says it is stopping, not that it does not answer; svc mcp reload says it is stopping (exit 1), and a SIGHUP is logged as ignored", async () => {
     const run = await withRunThatDrains(30);
     expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");
@@ -176,7 +177,7 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
       `[gateway] SIGHUP received while stopping: ignored — nothing is reloaded; the next start reads ${join(home.dir, "config.yaml")}`,
     );
     expect(run.child.exitCode).toBeNull();
-  });
+  }, 120_000);
 
   it("a bug's unhandled rejection is logged and the gateway runs on; an uncaught exception stops it like SIGTERM (runs saved), exit 1", async () => {
     home = tempHome();
