@@ -104,3 +104,11 @@ export async function runEachInProcess<const T extends readonly (readonly string
   for (const args of argsList) results.push(await runInProcess(args, env));
   return results as { -readonly [K in keyof T]: InProcessResult };
 }
+
+/**
+ * Loads the CLI's modules into this worker ahead of its first in-process command (a `beforeAll` with a
+ * long timeout): on a loaded machine the first load can take longer than a test's own timeout.
+ */
+export async function loadInProcessCli(): Promise<void> {
+  await import("../../src/cli/run.js");
+}

@@ -1,8 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { callTool, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { runInProcess } from "../../helpers/inProcessCli.js";
+import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
+
+// The first in-process command of a worker would load the CLI within a test's time; loaded here instead.
+beforeAll(loadInProcessCli, 180_000);
 
 /**
  * `svc <args>` in this worker (helpers/inProcessCli.ts): these tests are about what the run is offered and

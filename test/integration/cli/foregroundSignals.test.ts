@@ -6,7 +6,6 @@ import { stringify } from "yaml";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
-import { runInProcess } from "../../helpers/inProcessCli.js";
 import { cliConfig, type Foreground, killIfRunning, runForeground, svc, waitFor } from "./svc.js";
 
 /** `svc gateway run` as a user runs it: its output piped somewhere, signals from a shell or a supervisor. */
@@ -149,23 +148,11 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     );
   });
 
-  // Two tests' steps (they were two, of 60 s each); its first in-process command may load the CLI's modules.
-  it("a gateway that drains its runs: svc gateway status says it is stopping, not that it does not answer; svc mcp reload says it is stopping (exit 1), and a SIGHUP is logged as ignored", async () => {
+  it("a reload while the gateway stops: svc mcp reload says the gateway is stopping (exit 1), and a SIGHUP is logged as ignored", async () => {
     const run = await withRunThatDrains(30);
-    expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");
     expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
     await stopping(run);
-    const status = await svc(home, ["gateway", "status"]);
-    expect(status.code).toBe(1);
-    expect(status.stdout).toMatch(
-      /Health: stopping since \d{4}-\d\d-\d\dT[\d:.]+Z \(no new requests; runs in flight finish or are kept for the next start\)/,
-    );
-    // What the command says of the gateway it found (run in this worker: helpers/inProcessCli.ts).
-    const reload = await runInProcess(["mcp", "reload", "--wait", "2"], {
-      PATH: process.env.PATH ?? "",
-      HOME: home.dir,
-      SVC_HOME: home.dir,
-    });
+    const reload = await svc(home, ["mcp", "reload", "--wait", "2"]);
     expect(reload.code).toBe(1);
     expect(reload.stdout).toBe("");
     expect(reload.stderr).toMatch(
@@ -177,7 +164,19 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
       `[gateway] SIGHUP received while stopping: ignored — nothing is reloaded; the next start reads ${join(home.dir, "config.yaml")}`,
     );
     expect(run.child.exitCode).toBeNull();
-  }, 120_000);
+  });
+
+  it("svc gateway status says a gateway that drains its runs is stopping, not that it does not answer", async () => {
+    const run = await withRunThatDrains(30);
+    expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");
+    expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
+    await stopping(run);
+    const status = await svc(home, ["gateway", "status"]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(
+      /Health: stopping since \d{4}-\d\d-\d\dT[\d:.]+Z \(no new requests; runs in flight finish or are kept for the next start\)/,
+    );
+  });
 
   it("a bug's unhandled rejection is logged and the gateway runs on; an uncaught exception stops it like SIGTERM (runs saved), exit 1", async () => {
     home = tempHome();

@@ -2,7 +2,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { runEachInProcess } from "../../helpers/inProcessCli.js";
+import { loadInProcessCli, runEachInProcess } from "../../helpers/inProcessCli.js";
+
+// The first in-process command of a worker would load the CLI within a test's time; loaded here instead.
+beforeAll(loadInProcessCli, 180_000);
 
 let home: TempHome;
 beforeAll(() => {
