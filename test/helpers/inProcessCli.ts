@@ -54,16 +54,21 @@ function capture(stream: NodeJS.WriteStream, sink: (text: string) => void): () =
  * the first command (in a file's `beforeAll`, with a timeout of its own): their first load in a worker
  * compiles them, which on a loaded machine can take most of a test's 30 s by itself.
  */
-export async function loadInProcessCli(group: string): Promise<void> {
+export async function loadInProcessCli(group?: string): Promise<void> {
   await import("../../src/cli/run.js");
+  if (group === undefined) return;
   const { buildProgram } = await import("../../src/cli/program.js");
   await buildProgram([process.execPath, "svc", group]);
 }
 
-/** Runs `svc <args>` in this process with `env` as its whole environment. */
+/**
+ * Runs `svc <args>` in this process with `env` as its whole environment; `cwd`: the working directory it
+ * runs in (the worker's is changed for the command's length, as the pool runs files in processes of their own).
+ */
 export async function runInProcess(
   args: readonly string[],
   env: Record<string, string>,
+  cwd?: string,
 ): Promise<InProcessResult> {
   if (running) throw new Error("an svc command is already running in this process");
   running = true;
@@ -79,11 +84,14 @@ export async function runInProcess(
   Object.defineProperty(process.stdin, "isTTY", { value: undefined, configurable: true, writable: true });
   process.env = { ...env };
   process.exitCode = undefined;
+  const savedCwd = process.cwd();
   let code: number | null;
   try {
+    if (cwd !== undefined) process.chdir(cwd);
     await main([process.execPath, "svc", ...args]);
     code = Number(process.exitCode ?? 0);
   } finally {
+    if (cwd !== undefined) process.chdir(savedCwd);
     process.env = savedEnv;
     process.exitCode = savedExitCode;
     restoreOut();
@@ -94,3 +102,18 @@ export async function runInProcess(
   }
   return { code, stdout, stderr };
 }
+
+/**
+ * Runs the command lines one after another in this process with `env` (see `runInProcess`); their results
+ * in order. For command lines refused or answered before any command runs (usage errors, help), whose
+ * output needs no process of their own.
+ */
+export async function runEachInProcess<const T extends readonly (readonly string[])[]>(
+  argsList: T,
+  env: Record<string, string>,
+): Promise<{ -readonly [K in keyof T]: InProcessResult }> {
+  const results: InProcessResult[] = [];
+  for (const args of argsList) results.push(await runInProcess(args, env));
+  return results as { -readonly [K in keyof T]: InProcessResult };
+}
+

@@ -1,8 +1,18 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { callTool, startFakeOpenAI } from "../../fakes/openaiServer.js";
-import { tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
+
+// The first in-process command of a worker would load the CLI within a test's time; loaded here instead.
+beforeAll(loadInProcessCli, 180_000);
+
+/**
+ * `svc <args>` in this worker (helpers/inProcessCli.ts): these tests are about what the run is offered and
+ * told, which the command prints; its agent still runs as a process of its own, against the command's endpoint.
+ */
+const svc = (home: TempHome, args: readonly string[]) =>
+  runInProcess(args, { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir });
 
 /**
  * `svc cron run` runs the job in the CLI process, outside the gateway's MCP connections: its run gets the
@@ -10,7 +20,8 @@ import { svc } from "./svc.js";
  * agent alike), and a command agent reaches them at SVC_MCP_URL with SVC_MCP_TOKEN. No MCP server's tools: a call naming
  * one of a configured server's is told why, and how the job gets them (a run in the gateway).
  */
-describe("svc cron run: the run's built-in tools", () => {
+// The first command in a worker loads the CLI's modules, which takes long on a loaded machine.
+describe("svc cron run: the run's built-in tools", { timeout: 90_000 }, () => {
   it("a command agent lists them at SVC_MCP_URL: web_search with a backend, web_extract cut at tools.web.max_chars", async () => {
     const home = tempHome();
     try {

@@ -79,27 +79,7 @@ describe.runIf(built)("svc run from a working directory that was removed", { tim
     expect(check.code).toBe(0);
   });
 
-  it("the gateway starts, and warns that it works from SVC_HOME, where agents and stdio MCP servers start", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      "platforms:\n  webhook:\n    enabled: true\n    host: 127.0.0.1\n    port: 0\n    routes:\n      a:\n        secret: INSECURE_NO_AUTH\n",
-    );
-    // Stopped at once: its log up to the start is what is read.
-    const run = await fromRemovedDir(
-      join(home.dir, "release"),
-      ["gateway", "run", "--port", "0"],
-      home.dir,
-      "Listening on",
-    );
-    expect(run.stdout).toContain(
-      `WARN [gateway] the working directory is gone (ENOENT: no such file or directory, uv_cwd): the gateway works from SVC_HOME (${home.dir}) instead — command agents and stdio MCP servers start there, and a relative command is taken from there; restart the gateway from a directory that exists to start them in it (systemd: WorkingDirectory=)`,
-    );
-    expect(run.stdout).toContain("Listening on 127.0.0.1:");
-    expect(run.code).toBe(0);
-  });
-
-  it("command agents and stdio MCP servers start in SVC_HOME, not in the directory that is gone", async () => {
+  it("the gateway starts, and warns that it works from SVC_HOME, where command agents and stdio MCP servers start, not in the directory that is gone; SIGTERM stops it with exit 0", async () => {
     home = tempHome();
     const dir = realpathSync(home.dir);
     const agentCwd = join(dir, "agent-cwd.txt");
@@ -147,6 +127,11 @@ describe.runIf(built)("svc run from a working directory that was removed", { tim
         return Promise.resolve(/\[webhook\] a( reply:|: agent run failed)/.test(out) && existsSync(mcpCwd));
       },
     );
+    expect(run.stdout).toContain(
+      `WARN [gateway] the working directory is gone (ENOENT: no such file or directory, uv_cwd): the gateway works from SVC_HOME (${home.dir}) instead — command agents and stdio MCP servers start there, and a relative command is taken from there; restart the gateway from a directory that exists to start them in it (systemd: WorkingDirectory=)`,
+    );
+    expect(run.stdout).toContain("Listening on 127.0.0.1:");
+    expect(run.code).toBe(0);
     expect(run.stdout).not.toContain("agent run failed");
     expect(run.stdout).toContain("[webhook] a reply:");
     expect(readFileSync(agentCwd, "utf8")).toBe(`${dir}\n`);

@@ -70,22 +70,7 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     }
   });
 
-  it("start reports a gateway that exits during startup, with its output", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify({
-        platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0, routes: { r: { prompt: "x" } } } },
-      }),
-    );
-    const res = await svc(home, ["gateway", "start"]);
-    expect(res.code).toBe(1);
-    expect(res.stderr).toContain("the gateway exited (code 1) before it answered /health");
-    expect(res.stderr).toContain("platforms.webhook.routes.r.secret: missing");
-    expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
-  });
-
-  it("start quotes this start's output whole when gateway.out already holds multibyte text from earlier starts; a gateway.out made wider is narrowed to 0600", async () => {
+  it("start reports a gateway that exits during startup, with its output: this start's output quoted whole when gateway.out already holds multibyte text from earlier starts; a gateway.out made wider is narrowed to 0600", async () => {
     home = tempHome();
     home.write(
       "config.yaml",
@@ -98,6 +83,9 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     chmodSync(join(home.dir, "logs/gateway.out"), 0o644);
     const res = await svc(home, ["gateway", "start"]);
     expect(res.code).toBe(1);
+    expect(res.stderr).toContain("the gateway exited (code 1) before it answered /health");
+    expect(res.stderr).toContain("platforms.webhook.routes.r.secret: missing");
+    expect(existsSync(join(home.dir, "gateway.pid"))).toBe(false);
     // It holds the gateway's log lines, as gateway.log does: narrowed to 0600 like it.
     expect(statSync(join(home.dir, "logs/gateway.out")).mode & 0o777).toBe(0o600);
     const quoted = res.stderr.slice(res.stderr.indexOf("before it answered /health:\n"));
@@ -136,26 +124,7 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
     }
   });
 
-  it("start waits for what the gateway records, not its INFO line: it succeeds at SVC_LOG_LEVEL=warn", async () => {
-    home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0 } } }),
-    );
-    try {
-      const started = await svc(home, ["gateway", "start", "--timeout", "60"], {
-        env: { SVC_LOG_LEVEL: "warn" },
-      });
-      expect(started.stderr).toBe("");
-      expect(started.code).toBe(0);
-      expect(started.stdout).toMatch(/^Gateway started: pid \d+, listening on 127\.0\.0\.1:\d+\n/);
-      expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");
-    } finally {
-      await svc(home, ["gateway", "stop"]);
-    }
-  });
-
-  it("a gateway.pid naming another home's gateway is not this home's: status says not running, stop leaves it alone", async () => {
+  it("start waits for what the gateway records, not its INFO line: it succeeds at SVC_LOG_LEVEL=warn; a gateway.pid naming another home's gateway is not this home's: status says not running, stop leaves it alone", async () => {
     home = tempHome();
     const other = tempHome();
     other.write(
@@ -163,8 +132,12 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
       stringify({ platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0 } } }),
     );
     try {
-      const started = await svc(other, ["gateway", "start", "--timeout", "60"]);
+      const started = await svc(other, ["gateway", "start", "--timeout", "60"], {
+        env: { SVC_LOG_LEVEL: "warn" },
+      });
+      expect(started.stderr).toBe("");
       expect(started.code).toBe(0);
+      expect(started.stdout).toMatch(/^Gateway started: pid \d+, listening on 127\.0\.0\.1:\d+\n/);
       const pid = /pid (\d+)/.exec(started.stdout)?.[1];
       home.write("gateway.pid", `${pid}\n`);
       expect(await svc(home, ["gateway", "status"])).toMatchObject({
@@ -175,6 +148,7 @@ describe("svc gateway start/stop/status edge cases", { timeout: 90_000 }, () => 
       const still = await svc(other, ["gateway", "status"]);
       expect(still).toMatchObject({ code: 0 });
       expect(still.stdout).toContain(`running (pid ${pid})`);
+      expect(still.stdout).toContain("Health: ok");
     } finally {
       await svc(other, ["gateway", "stop"]);
       other.cleanup();

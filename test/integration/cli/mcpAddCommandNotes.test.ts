@@ -1,10 +1,13 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
+
+// The first in-process command of a worker would load the CLI within a test's time; loaded here instead.
+beforeAll(loadInProcessCli, 180_000);
 
 let home: TempHome;
 let project: string;
@@ -23,6 +26,10 @@ function makeProject(): string {
   return dir;
 }
 
+/** `svc <args>` run from `project`, in this worker (helpers/inProcessCli.ts): what it writes and says. */
+const svcInProject = (args: readonly string[]) =>
+  runInProcess(args, { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir }, project);
+
 const entry = (name: string) =>
   parse(readFileSync(join(home.dir, "config.yaml"), "utf8")).mcp_servers[name] as Record<string, unknown>;
 
@@ -32,15 +39,22 @@ describe("svc mcp add of a command server the gateway could not start as written
   it("names the relative paths, which the gateway takes from its own working directory, and their absolute form; the entry is written as given", async () => {
     home = tempHome();
     project = makeProject();
-    const res = await svc(home, ["mcp", "add", "local", "--", "node", "dist/index.js", "--root", "../data"], {
-      cwd: project,
-    });
+    const res = await svcInProject([
+      "mcp",
+      "add",
+      "local",
+      "--",
+      "node",
+      "dist/index.js",
+      "--root",
+      "../data",
+    ]);
     expect(res.code).toBe(0);
     expect(res.stderr).toBe(
       `Note: mcp_servers.local: args[0] "dist/index.js", args[2] "../data" are relative paths, taken from the working directory of the gateway that starts the server, not from this one (${project}) — write them as ${join(project, "dist", "index.js")}, ${join(project, "..", "data")} (svc mcp add local --force -- …)\n`,
     );
     expect(entry("local")).toEqual({ command: "node", args: ["dist/index.js", "--root", "../data"] });
-    const script = await svc(home, ["mcp", "add", "py", "--", "./server.py"], { cwd: project });
+    const script = await svcInProject(["mcp", "add", "py", "--", "./server.py"]);
     expect(script.stderr).toContain(
       `Note: mcp_servers.py: command "./server.py" is a relative path, taken from the working directory of the gateway that starts the server, not from this one (${project}) — write it as ${join(project, "server.py")}`,
     );
@@ -49,9 +63,7 @@ describe("svc mcp add of a command server the gateway could not start as written
   it("warns of a command found on no PATH directory, naming the file and key, as svc config check does", async () => {
     home = tempHome();
     project = makeProject();
-    const res = await svc(home, ["mcp", "add", "files", "--", "npxx", "-y", "@scope/server"], {
-      cwd: project,
-    });
+    const res = await svcInProject(["mcp", "add", "files", "--", "npxx", "-y", "@scope/server"]);
     expect(res.code).toBe(0);
     expect(res.stderr).toBe(
       `Warning: ${join(home.dir, "config.yaml")}: mcp_servers.files.command: "npxx" was not found on PATH — the gateway starts, but every connect of this server fails: check command (and PATH)\n`,
@@ -68,7 +80,7 @@ describe("svc mcp add of a command server the gateway could not start as written
       pkg: { command: "npx", args: ["-y", "@scope/server"] },
     };
     writeFileSync(join(project, ".mcp.json"), JSON.stringify({ mcpServers: servers }));
-    const res = await svc(home, ["mcp", "import", ".mcp.json"], { cwd: project });
+    const res = await svcInProject(["mcp", "import", ".mcp.json"]);
     expect(res.code).toBe(0);
     expect(res.stderr).toBe(
       [
@@ -87,7 +99,7 @@ describe("svc mcp add of a command server the gateway could not start as written
       gh: { command: "GITHUB_TOKEN=ghp_SECRET npx", args: ["-y", "@scope/server"] },
     };
     writeFileSync(join(project, ".mcp.json"), JSON.stringify({ mcpServers: servers }));
-    const res = await svc(home, ["mcp", "import", ".mcp.json"], { cwd: project });
+    const res = await svcInProject(["mcp", "import", ".mcp.json"]);
     expect(res.code).toBe(0);
     const config = join(home.dir, "config.yaml");
     expect(res.stderr).not.toContain("SECRET");
@@ -103,19 +115,23 @@ describe("svc mcp add of a command server the gateway could not start as written
   it("says nothing of a command on PATH with a package name, an option, an absolute path, or a bare word that only happens to name a directory here", async () => {
     home = tempHome();
     project = makeProject();
-    const res = await svc(
-      home,
-      ["mcp", "add", "git", "--", "node", "--no-warnings", "mcp-server-git", "/srv/repo", "@scope/pkg"],
-      { cwd: project },
-    );
+    const res = await svcInProject([
+      "mcp",
+      "add",
+      "git",
+      "--",
+      "node",
+      "--no-warnings",
+      "mcp-server-git",
+      "/srv/repo",
+      "@scope/pkg",
+    ]);
     expect(res.code).toBe(0);
     expect(res.stderr).toBe("");
     // A program whose path has a space in it is one program, not a command line.
     mkdirSync(join(project, "My Tools"));
     writeFileSync(join(project, "My Tools", "server"), "#!/bin/sh\n", { mode: 0o755 });
-    const spaced = await svc(home, ["mcp", "add", "spaced", "--", join(project, "My Tools", "server")], {
-      cwd: project,
-    });
+    const spaced = await svcInProject(["mcp", "add", "spaced", "--", join(project, "My Tools", "server")]);
     expect(spaced).toMatchObject({ code: 0, stderr: "" });
   });
 });

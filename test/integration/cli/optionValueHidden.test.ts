@@ -1,17 +1,23 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svcProcess } from "./svc.js";
+import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
+
+// The first in-process command of a worker would load the CLI within a test's time; loaded here instead.
+beforeAll(loadInProcessCli, 180_000);
 
 let home: TempHome;
 afterEach(() => home.cleanup());
 
 const SECRET = "s3cr3t-Zq8";
 
-/** `svc <args>` as its own process (the built CLI when current), to its exit: exit 2, the secret nowhere. */
+/**
+ * `svc <args>` to its end, in this worker (helpers/inProcessCli.ts: the parser refuses it before any
+ * command runs, so nothing starts): exit 2, the secret nowhere.
+ */
 async function refused(args: readonly string[]): Promise<string> {
-  const res = await svcProcess(home, args);
+  const res = await runInProcess(args, { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir });
   expect(res.code).toBe(2);
   expect(res.stdout + res.stderr).not.toContain(SECRET);
   return res.stderr;

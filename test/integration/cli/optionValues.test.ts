@@ -3,7 +3,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { loadInProcessCli, runEachInProcess } from "../../helpers/inProcessCli.js";
 import { cliConfig, svc, svcEach } from "./svc.js";
+
+// The first in-process command of a worker would load the CLI within a test's time; loaded here instead.
+beforeAll(loadInProcessCli, 180_000);
 
 let home: TempHome;
 beforeAll(() => {
@@ -12,20 +16,24 @@ beforeAll(() => {
 });
 afterAll(() => home.cleanup());
 
+/**
+ * The command lines, one after another in this worker (helpers/inProcessCli.ts), `gateway run|start`
+ * included: each is refused while its options are read, before it would start or spawn anything.
+ */
+const each = <const T extends readonly (readonly string[])[]>(...argsList: T) =>
+  runEachInProcess(argsList, { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir });
+
 describe("bad option values are usage errors (exit 2) caught before anything runs", {
   timeout: 90_000,
 }, () => {
   it("gateway start --timeout / --port, gateway stop --timeout, webhook test --port", async () => {
     await svc(home, ["webhook", "subscribe", "gh"]);
-    // The starts spawn anyway, so they still run beside the two that run in-process one after the other.
-    const [startTimeout, startPort, [stopTimeout, testPort]] = await Promise.all([
-      svc(home, ["gateway", "start", "--timeout", "soon"]),
-      svc(home, ["gateway", "start", "--port", "http"]),
-      svcEach(home, [
-        ["gateway", "stop", "--timeout", "-1"],
-        ["webhook", "test", "gh", "--port", "abc"],
-      ]),
-    ]);
+    const [startTimeout, startPort, stopTimeout, testPort] = await each(
+      ["gateway", "start", "--timeout", "soon"],
+      ["gateway", "start", "--port", "http"],
+      ["gateway", "stop", "--timeout", "-1"],
+      ["webhook", "test", "gh", "--port", "abc"],
+    );
     expect(startTimeout).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('--timeout: expected a number of seconds greater than 0, got "soon"'),
@@ -46,15 +54,15 @@ describe("bad option values are usage errors (exit 2) caught before anything run
   });
 
   it("gateway run --inspect, an empty --host, gateway setup --port and an unknown gateway subcommand name the flag or command", async () => {
-    const [inspect, inspectZero, setupPort, unknown, runHost, startHost] = await Promise.all([
-      svc(home, ["gateway", "run", "--inspect", "abc"]),
-      svc(home, ["gateway", "run", "--inspect", "0"]),
-      svc(home, ["gateway", "setup", "--non-interactive", "--port", "0"]),
-      svc(home, ["gateway", "frob"]),
+    const [inspect, inspectZero, setupPort, unknown, runHost, startHost] = await each(
+      ["gateway", "run", "--inspect", "abc"],
+      ["gateway", "run", "--inspect", "0"],
+      ["gateway", "setup", "--non-interactive", "--port", "0"],
+      ["gateway", "frob"],
       // An empty host binds every interface while the log names none.
-      svc(home, ["gateway", "run", "--host", "", "--port", "0"]),
-      svc(home, ["gateway", "start", "--host", " "]),
-    ]);
+      ["gateway", "run", "--host", "", "--port", "0"],
+      ["gateway", "start", "--host", " "],
+    );
     for (const empty of [runHost, startHost])
       expect(empty).toMatchObject({
         code: 2,

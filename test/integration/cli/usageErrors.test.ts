@@ -2,7 +2,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc, svcEach } from "./svc.js";
+import { loadInProcessCli, runEachInProcess } from "../../helpers/inProcessCli.js";
+
+// The first in-process command of a worker would load the CLI within a test's time; loaded here instead.
+beforeAll(loadInProcessCli, 180_000);
 
 let home: TempHome;
 beforeAll(() => {
@@ -10,15 +13,16 @@ beforeAll(() => {
 });
 afterAll(() => home.cleanup());
 
+/**
+ * The command lines, one after another in this worker (helpers/inProcessCli.ts): the parser answers each
+ * before any command runs, so what they print needs no process of their own.
+ */
+const each = <const T extends readonly (readonly string[])[]>(...argsList: T) =>
+  runEachInProcess(argsList, { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir });
+
 describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 }, () => {
   it("a missing command or subcommand prints the usage on stderr and exits 2", async () => {
-    // svc and svc mcp alone run as processes anyway; svc webhook and svc cron run in-process meanwhile.
-    const [bare, mcp, inProcess] = await Promise.all([
-      svc(home, []),
-      svc(home, ["mcp"]),
-      svcEach(home, [["webhook"], ["cron"]]),
-    ]);
-    const results = [bare, mcp, ...inProcess];
+    const results = await each([], ["webhook"], ["mcp"], ["cron"]);
     for (const r of results) {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");
@@ -27,11 +31,7 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
   });
 
   it("--help and help <command> print the usage on stdout and exit 0", async () => {
-    const [top, group, helpCommand] = await Promise.all([
-      svc(home, ["--help"]),
-      svc(home, ["webhook", "--help"]),
-      svc(home, ["help", "mcp"]),
-    ]);
+    const [top, group, helpCommand] = await each(["--help"], ["webhook", "--help"], ["help", "mcp"]);
     for (const r of [top, group, helpCommand]) {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain("Usage: svc");
@@ -41,11 +41,11 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
   });
 
   it("help <group> <command> prints that command's usage, and never runs it", async () => {
-    const [nested, inGroup, extra] = await Promise.all([
-      svc(home, ["help", "mcp", "add"]),
-      svc(home, ["mcp", "help", "add"]),
-      svc(home, ["help", "mcp", "add", "notes-server", "--", "node", "server.mjs"]),
-    ]);
+    const [nested, inGroup, extra] = await each(
+      ["help", "mcp", "add"],
+      ["mcp", "help", "add"],
+      ["help", "mcp", "add", "notes-server", "--", "node", "server.mjs"],
+    );
     for (const r of [nested, inGroup, extra]) {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain("Usage: svc mcp add [options] <name> [target...]");
@@ -55,10 +55,7 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
   });
 
   it("help <unknown command> names it on stderr before the usage and exits 2", async () => {
-    const [top, nested] = await Promise.all([
-      svc(home, ["help", "frobnicate"]),
-      svc(home, ["help", "mcp", "frobnicate"]),
-    ]);
+    const [top, nested] = await each(["help", "frobnicate"], ["help", "mcp", "frobnicate"]);
     for (const r of [top, nested]) {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");
