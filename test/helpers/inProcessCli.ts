@@ -116,4 +116,3 @@ export async function runEachInProcess<const T extends readonly (readonly string
   for (const args of argsList) results.push(await runInProcess(args, env));
   return results as { -readonly [K in keyof T]: InProcessResult };
 }
-
