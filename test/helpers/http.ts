@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { request as httpRequest } from "node:http";
+import { Agent, request as httpRequest } from "node:http";
 import { type AddressInfo, connect, createServer } from "node:net";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { sign } from "@octokit/webhooks-methods";
@@ -20,6 +20,13 @@ export async function postJson(
   const res = await post(url, text, { "content-type": "application/json", ...headers });
   return { status: res.status, body: res.json() as Record<string, unknown>, headers: res.headers };
 }
+
+/**
+ * The helpers' own connection pool, kept alive as fetch's: not node:http's global one, which an svc command
+ * run in the worker (test/helpers/inProcessCli.ts) uses too and would otherwise send over a connection a
+ * test opened before the gateway began to stop.
+ */
+const AGENT = new Agent({ keepAlive: true });
 
 /** The headers `fetch` adds to a request that does not set them (undici, over plain http). */
 const FETCH_DEFAULTS: Readonly<Record<string, string>> = {
@@ -62,7 +69,7 @@ function post(
     const failed = (cause: unknown) => reject(new TypeError("fetch failed", { cause }));
     let req: ReturnType<typeof httpRequest>;
     try {
-      req = httpRequest(url, { method: "POST", headers: Object.fromEntries(sent) }, (res) => {
+      req = httpRequest(url, { method: "POST", headers: Object.fromEntries(sent), agent: AGENT }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.on("error", failed);

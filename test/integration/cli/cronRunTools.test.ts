@@ -5,7 +5,7 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
 
 // The first in-process command of a worker would load the CLI within a test's time; loaded here instead.
-beforeAll(loadInProcessCli, 180_000);
+beforeAll(() => loadInProcessCli(), 180_000);
 
 /**
  * `svc <args>` in this worker (helpers/inProcessCli.ts): these tests are about what the run is offered and

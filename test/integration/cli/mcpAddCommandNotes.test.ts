@@ -7,7 +7,7 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
 
 // The first in-process command of a worker would load the CLI within a test's time; loaded here instead.
-beforeAll(loadInProcessCli, 180_000);
+beforeAll(() => loadInProcessCli(), 180_000);
 
 let home: TempHome;
 let project: string;

@@ -7,7 +7,7 @@ import { loadInProcessCli, runEachInProcess } from "../../helpers/inProcessCli.j
 import { cliConfig, svc, svcEach } from "./svc.js";
 
 // The first in-process command of a worker would load the CLI within a test's time; loaded here instead.
-beforeAll(loadInProcessCli, 180_000);
+beforeAll(() => loadInProcessCli(), 180_000);
 
 let home: TempHome;
 beforeAll(() => {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { CLI_MAIN, CLI_NODE_ARGS } from "../../helpers/cliEntry.js";
@@ -216,6 +217,27 @@ export async function waitFor(check: () => boolean, what: string): Promise<void>
   }
 }
 
+/** Polls the asynchronous `check` every 50 ms until it holds; fails naming `what` after 15 s. */
+async function waitForAsync(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Whether a TCP connection to `port` on loopback is refused (nothing listens there). */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("error", (err: NodeJS.ErrnoException) => resolve(err.code === "ECONNREFUSED"));
+  });
+}
+
 /**
  * A foreground gateway of `home` (route `r`, INSECURE_NO_AUTH) that is stopping: one accepted run outlasts
  * the test, so the SIGTERM's drain keeps the process (and its `gateway.json`, marked stopping) alive while
@@ -242,5 +264,7 @@ export async function stoppingWithRun(home: TempHome): Promise<{ gateway: Foregr
         .stopping_since !== undefined,
     "gateway.json saying it is stopping",
   );
+  // gateway.json says stopping just before the listener closes; until it has, a request is answered 503.
+  await waitForAsync(() => refused(gateway.port), "the stopping gateway's listener to close");
   return { gateway, deliveryId: accepted.body.delivery_id as string };
 }
