@@ -71,9 +71,10 @@ exit ${options.exitCode ?? 0}
       } catch {
         return [];
       }
+      // Only finished calls: the part after the last CALL_END is a call still writing its argv or stdin.
       return text
         .split(CALL_END)
-        .filter((call) => call !== "")
+        .slice(0, -1)
         .map((call) => {
           const end = call.indexOf(ARGV_END);
           return { argv: call.slice(0, end).split(ARG_END).slice(0, -1), stdin: call.slice(end + 1) };
