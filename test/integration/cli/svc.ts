@@ -209,16 +209,7 @@ export function runAnswering(
 }
 
 /** Polls `check` every 50 ms until it holds; fails naming `what` after 15 s. */
-export async function waitFor(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Polls the asynchronous `check` every 50 ms until it holds; fails naming `what` after 15 s. */
-async function waitForAsync(check: () => Promise<boolean>, what: string): Promise<void> {
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 15_000;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -265,6 +256,6 @@ export async function stoppingWithRun(home: TempHome): Promise<{ gateway: Foregr
     "gateway.json saying it is stopping",
   );
   // gateway.json says stopping just before the listener closes; until it has, a request is answered 503.
-  await waitForAsync(() => refused(gateway.port), "the stopping gateway's listener to close");
+  await waitFor(() => refused(gateway.port), "the stopping gateway's listener to close");
   return { gateway, deliveryId: accepted.body.delivery_id as string };
 }
