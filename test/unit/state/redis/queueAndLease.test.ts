@@ -537,7 +537,8 @@ describe("Redis health", () => {
     const own = await startTestRedis();
     const log = captureLogger();
     const health = createRedisHealth("test", log.logger);
-    const watched = await connectRedis(own.url, "config.yaml", commandOptions());
+    // A command's timeout of 1 s, not the default 2 s: each outage waits out two of them (the command's, the PING's).
+    const watched = await connectRedis(own.url, "config.yaml", { ...commandOptions(), commandTimeout: 1000 });
     try {
       health.watch("commands", watched);
       const said = (text: string) => log.messages().filter((m) => m.includes(text)).length;
@@ -545,7 +546,7 @@ describe("Redis health", () => {
         own.freeze();
         const timedOut = await watched.get("k").catch((err: unknown) => err);
         expect(() => health.fail(timedOut)).toThrow(StateUnavailableError);
-        // Logged once the confirming PING gets no answer in its 2 s either.
+        // Logged once the confirming PING gets no answer in its 1 s either.
         await vi.waitFor(() => expect(said("is unreachable (Command timed out)")).toBe(outage), {
           timeout: 10_000,
           interval: 50,
@@ -616,8 +617,8 @@ describe("Redis health", () => {
     const own = await startTestRedis();
     const log = captureLogger();
     const health = createRedisHealth("test", log.logger);
-    const watched = await connectRedis(own.url, "config.yaml", commandOptions());
-    // The PING's own timeout (the connection's 2 s) and the probe after it run on the real clock.
+    const watched = await connectRedis(own.url, "config.yaml", { ...commandOptions(), commandTimeout: 1000 });
+    // The PING's own timeout (the connection's, 1 s here) and the probe after it run on the real clock.
     vi.useFakeTimers({ toFake: ["setInterval"] });
     try {
       const said = (text: string) => log.messages().filter((m) => m.includes(text)).length;
