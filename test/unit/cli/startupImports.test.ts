@@ -1,7 +1,8 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, extname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { CLI_MAIN, CLI_NODE_ARGS } from "../../helpers/cliEntry.js";
 import { tempHome } from "../../helpers/home.js";
@@ -20,11 +21,11 @@ const HEAVY =
   /\/node_modules\/(ai|@ai-sdk\/[^/]+|bullmq|ioredis|nodemailer|undici|execa|cron-parser|luxon|re2js|ajv)\//;
 
 /**
- * The packages (of `heavy`) that importing `modules` resolves, recorded by a module resolve hook. With
- * `outsideWorker`, a module that runs only in a worker thread may throw once loaded: its imports were all
- * resolved before it ran.
+ * The URLs of the modules that importing `modules` resolves, recorded by a module resolve hook in a node
+ * process of their own. With `outsideWorker`, a module that runs only in a worker thread may throw once
+ * loaded: its imports were all resolved before it ran.
  */
-function heavyResolved(modules: readonly string[], heavy = HEAVY, outsideWorker = false): string[] {
+async function resolvedUrls(modules: readonly string[], outsideWorker: boolean): Promise<string[]> {
   const home = tempHome();
   try {
     const log = join(home.dir, "resolved.txt");
@@ -51,59 +52,81 @@ register(${JSON.stringify(pathToFileURL(join(home.dir, "hook.mjs")).href)}, { da
           `await import(${JSON.stringify(pathToFileURL(join(ROOT, `${m}${EXT}`)).href)})${outsideWorker ? ".catch(() => {})" : ""};`,
       )
       .join("\n");
-    execFileSync(
+    await promisify(execFile)(
       process.execPath,
       [...CLI_NODE_ARGS, "--import", join(home.dir, "register.mjs"), "--input-type=module", "-e", imports],
-      { cwd: join(import.meta.dirname, "../../.."), stdio: ["ignore", "ignore", "pipe"] },
+      { cwd: join(import.meta.dirname, "../../..") },
     );
-    const packages = readFileSync(log, "utf8")
-      .split("\n")
-      .map((url) => heavy.exec(url)?.[1])
-      .filter((name): name is string => name !== undefined);
-    return [...new Set(packages)].sort();
+    return readFileSync(log, "utf8").split("\n");
   } finally {
     home.cleanup();
   }
 }
 
-describe("start-up loads no heavy dependency it does not use", () => {
-  it("the command groups and the gateway resolve none of the AI SDK, BullMQ, ioredis, nodemailer, undici, execa, cron-parser, luxon, re2js, Ajv", () => {
+/** One process per list of modules: the tests that look for other packages in the same imports share it. */
+const resolving = new Map<string, Promise<string[]>>();
+
+/** The packages (of `heavy`) that importing `modules` resolves (see `resolvedUrls`). */
+async function heavyResolved(
+  modules: readonly string[],
+  heavy = HEAVY,
+  outsideWorker = false,
+): Promise<string[]> {
+  const key = JSON.stringify([modules, outsideWorker]);
+  const urls = resolving.get(key) ?? resolvedUrls(modules, outsideWorker);
+  resolving.set(key, urls);
+  const packages = (await urls)
+    .map((url) => heavy.exec(url)?.[1])
+    .filter((name): name is string => name !== undefined);
+  return [...new Set(packages)].sort();
+}
+
+// Concurrent: each test waits on node processes of its own (or shared with another, see `resolving`).
+describe.concurrent("start-up loads no heavy dependency it does not use", () => {
+  it("the command groups and the gateway resolve none of the AI SDK, BullMQ, ioredis, nodemailer, undici, execa, cron-parser, luxon, re2js, Ajv", async () => {
     expect(
-      heavyResolved(["cli/gateway", "cli/mcp", "cli/webhook", "cli/config", "cli/cron", "gateway/index"]),
+      await heavyResolved([
+        "cli/gateway",
+        "cli/mcp",
+        "cli/webhook",
+        "cli/config",
+        "cli/cron",
+        "gateway/index",
+      ]),
     ).toEqual([]);
   }, 30_000);
 
-  it("the gateway and every group but mcp resolve no OAuth client (oauth4webapi) until a server with auth: oauth connects", () => {
+  it("the gateway and every group but mcp resolve no OAuth client (oauth4webapi) until a server with auth: oauth connects", async () => {
     const oauth = /\/node_modules\/(oauth4webapi)\//;
     expect(
-      heavyResolved(["cli/gateway", "cli/webhook", "cli/config", "cli/cron", "gateway/index"], oauth),
+      await heavyResolved(["cli/gateway", "cli/webhook", "cli/config", "cli/cron", "gateway/index"], oauth),
     ).toEqual([]);
     // The same hook sees it where the provider is loaded.
-    expect(heavyResolved(["actors/oauth/provider"], oauth)).toEqual(["oauth4webapi"]);
+    expect(await heavyResolved(["actors/oauth/provider"], oauth)).toEqual(["oauth4webapi"]);
   }, 30_000);
 
-  it("the gateway and every group but mcp resolve neither the MCP SDK's client nor its validator until a server connects", () => {
+  it("the gateway and every group but mcp resolve neither the MCP SDK's client nor its validator until a server connects", async () => {
     const client = /\/node_modules\/(ajv-formats|@modelcontextprotocol\/sdk\/dist\/esm\/client\/index\.js)/;
     expect(
-      heavyResolved(["cli/gateway", "cli/webhook", "cli/config", "cli/cron", "gateway/index"], client),
+      await heavyResolved(["cli/gateway", "cli/webhook", "cli/config", "cli/cron", "gateway/index"], client),
     ).toEqual([]);
     // The same hook sees them where the session is loaded.
-    expect(heavyResolved(["io/mcp/session"], client)).toEqual([
+    expect(await heavyResolved(["io/mcp/session"], client)).toEqual([
       "@modelcontextprotocol/sdk/dist/esm/client/index.js",
       "ajv-formats",
     ]);
   }, 30_000);
 
-  it("the hook sees them where they are used: the model runner and the Redis state", () => {
-    expect(heavyResolved(["agent/modelRunner", "state/redisState"])).toEqual(
+  it("the hook sees them where they are used: the model runner and the Redis state", async () => {
+    expect(await heavyResolved(["agent/modelRunner", "state/redisState"])).toEqual(
       expect.arrayContaining(["ai", "bullmq", "ioredis"]),
     );
   }, 30_000);
 
-  it("an ingress thread loads none of the pipeline (its schemas, operators and regex engine): zod, rxjs, re2js", () => {
+  it("an ingress thread loads none of the pipeline (its schemas, operators and regex engine): zod, rxjs, re2js", async () => {
     const pipelineOnly = /\/node_modules\/(zod|rxjs|re2js)\//;
-    expect(heavyResolved(["io/http/uwsThread"], pipelineOnly, true)).toEqual([]);
+    expect(await heavyResolved(["io/http/uwsThread"], pipelineOnly, true)).toEqual([]);
     // The same hook sees them where the pipeline is loaded (re2js only at its first regex filter).
-    expect(heavyResolved(["streams/pipeline"], pipelineOnly)).toEqual(["rxjs", "zod"]);
+    expect(await heavyResolved(["streams/pipeline"], pipelineOnly)).toEqual(["rxjs", "zod"]);
   }, 30_000);
 });
