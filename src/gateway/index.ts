@@ -192,6 +192,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         : new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
             subscriptionReferenceWarnings(route, name, where, paths),
           ),
+    ...(options.subscriptionPollMs === undefined ? {} : { pollMs: options.subscriptionPollMs }),
   });
   const routes = createRoutes({
     config,

@@ -44,6 +44,8 @@ export interface GatewayOptions {
   readonly stateStore?: StateStore;
   /** `state.backend: redis`: how soon another instance takes over a dead instance's run (tests shorten it). */
   readonly redisStall?: StallSettings;
+  /** `state.backend: redis`: how often the subscriptions' revision counter is read (1 s; tests shorten it). */
+  readonly subscriptionPollMs?: number;
   /**
    * Called once config.yaml (and `.env`) have been read for the start: a reload asked for after it (a
    * SIGHUP while the gateway still starts) is owed once the start is done.

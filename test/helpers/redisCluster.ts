@@ -86,6 +86,8 @@ export async function startNode(
     files?: Record<string, string>;
     /** The gateway's clock that is never set (rate-limit windows, durations): tests advance their own. */
     elapsed?: () => number;
+    /** How often the gateway reads the subscriptions' revision in Redis (1 s by default). */
+    subscriptionPollMs?: number;
   } = {},
 ): Promise<ClusterNode> {
   const home = tempHome();
@@ -102,6 +104,7 @@ export async function startNode(
       drainTimeoutMs: options.drainTimeoutMs ?? 2000,
       ...(options.stall === undefined ? {} : { redisStall: options.stall }),
       ...(options.elapsed === undefined ? {} : { elapsed: options.elapsed }),
+      ...(options.subscriptionPollMs === undefined ? {} : { subscriptionPollMs: options.subscriptionPollMs }),
     });
   } catch (err) {
     home.cleanup();

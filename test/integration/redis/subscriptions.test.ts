@@ -24,6 +24,11 @@ import { svc } from "../cli/svc.js";
 const SECRET = "dynamic-secret";
 const cluster = clusterSuite("svc-subs-", SECRET);
 const { nodes, cliHome, deliver } = cluster;
+/**
+ * For gateways whose test waits for a change by sending requests: they read the subscriptions' revision
+ * every 100 ms instead of every second. Not for the tests of what the CLI waits for (the default poll).
+ */
+const QUICK_POLL = { subscriptionPollMs: 100 };
 
 describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
   it("subscribe on host A is served by two gateways with their own SVC_HOMEs; remove takes it from both", async () => {
@@ -33,7 +38,7 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
       {},
       sharedAppendAgent(join(cluster.dir, "runs.log")),
     );
-    const gws = await Promise.all([startNode(config), startNode(config)]);
+    const gws = await Promise.all([startNode(config, QUICK_POLL), startNode(config, QUICK_POLL)]);
     nodes.push(...gws);
     for (const gw of gws) expect((await deliver(gw, "gh", randomUUID())).status).toBe(404);
 
@@ -74,7 +79,7 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
     const runs = join(cluster.dir, `removed-${randomUUID()}.log`);
     // One run at a time, each a second long: the later ones wait in the shared queue.
     const config = clusterConfig(cluster.redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(runs, 1, 1));
-    const gw = await startNode(config);
+    const gw = await startNode(config, QUICK_POLL);
     nodes.push(gw);
     const host = cliHome(config);
     expect((await svc(host, ["webhook", "subscribe", "gone", "--secret", SECRET])).code).toBe(0);
@@ -160,7 +165,7 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
       {},
       sharedAppendAgent(join(cluster.dir, "admin.log")),
     );
-    const gw = await startNode(config);
+    const gw = await startNode(config, QUICK_POLL);
     nodes.push(gw);
     // An admin host: its config.yaml names the Redis and nothing else, so its adapter is off.
     const admin = cliHome({ state: config.state });
