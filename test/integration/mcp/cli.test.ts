@@ -269,11 +269,9 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       writeConfig({
         quiet: { url: `http://127.0.0.1:${port}/sse`, transport: "sse", connect_timeout: 0.5 },
       });
-      for (const args of [
-        ["mcp", "test", "quiet"],
-        ["mcp", "call", "quiet", "echo"],
-      ]) {
-        const r = svc(home, args);
+      // Both commands at once: each starts a process and waits out its own timeout.
+      const runs = [svc(home, ["mcp", "test", "quiet"]), svc(home, ["mcp", "call", "quiet", "echo"])];
+      for (const r of runs) {
         expect(await r.exited).toBe(1);
         expect(r.stderr()).toContain("mcp_servers.quiet: connect timed out after 0.5 s (connect_timeout)");
       }
