@@ -26,9 +26,9 @@ export default defineConfig({
     // state behind: restore fake timers, process.env and process listeners it changes.
     isolate: false,
     // Vitest's default on 2 cores is one worker; most files wait on sockets, timers and child processes, so
-    // four share the two cores well (on the 2-core machine, back to back: 258 s with three workers and the
-    // cores busy 80 % of the time, 210 s with four and 88 %; earlier, 317 s with two against 288 s with three).
-    maxWorkers: 4,
+    // six share the two cores well (fresh-clone `npm test` on the 2-core machine, 2026-12-03: 205-232 s with
+    // four workers, 186-188 s with six, 188-194 s with eight; earlier, 258 s with three against 210 s with four).
+    maxWorkers: 6,
     env: { ...SUITE_ENV, ...python3Env() },
     setupFiles: ["./test/helpers/removeLeftHomes.ts"],
     // Longest file first, from the committed durations where this clone has no record of its own.
