@@ -3,13 +3,10 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { SimulatedClock } from "xstate";
 import { captureLogger } from "../../fakes/logCapture.js";
-import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { entry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
-const SERVER = await bundledFixture(
-  join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
-);
+const SERVER = join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs");
 
 /** This process's children running the fixture with `flag`, by pid. */
 function serverProcesses(flag: string): string[] {

@@ -6,12 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatTools } from "../../../src/cli/mcp/toolsOutput.js";
 import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
-import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { entry, text, useHubs } from "./harness.js";
-
-const MALFORMED_LIST = await bundledFixture(
-  join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
-);
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -221,7 +216,7 @@ describe("an answer of the wrong shape", () => {
       api: entry({ url: await jsonApiServer() }),
       list: entry({
         command: process.execPath,
-        args: [MALFORMED_LIST],
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs")],
       }),
     });
     expect((await h.settled("api")).lastError).toBe(
@@ -238,7 +233,7 @@ describe("a content block of a type MCP does not define", () => {
     const h = ctx.hub(ctx.home, {
       odd: entry({
         command: process.execPath,
-        args: [MALFORMED_LIST, "--bad-schemas"],
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"), "--bad-schemas"],
       }),
     });
     expect(await h.settled("odd")).toMatchObject({ state: "connected" });
@@ -255,7 +250,7 @@ describe("a tool whose inputSchema no model API takes", () => {
     const h = ctx.hub(ctx.home, {
       odd: entry({
         command: process.execPath,
-        args: [MALFORMED_LIST, "--bad-schemas"],
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"), "--bad-schemas"],
       }),
     });
     const status = await h.settled("odd");
@@ -279,7 +274,7 @@ describe("a tool listed without inputSchema, or with a description or annotation
     const h = ctx.hub(ctx.home, {
       bare: entry({
         command: process.execPath,
-        args: [MALFORMED_LIST, "--bare-tool"],
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"), "--bare-tool"],
       }),
     });
     const status = await h.settled("bare");
@@ -300,11 +295,19 @@ describe("an initialize answer that writes the fields it leaves unset as null", 
     const h = ctx.hub(ctx.home, {
       plain: entry({
         command: process.execPath,
-        args: [MALFORMED_LIST, "--bare-tool", "--null-initialize"],
+        args: [
+          join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
+          "--bare-tool",
+          "--null-initialize",
+        ],
       }),
       paged: entry({
         command: process.execPath,
-        args: [MALFORMED_LIST, "--null-cursors", "--null-initialize"],
+        args: [
+          join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
+          "--null-cursors",
+          "--null-initialize",
+        ],
         tools: { resources: true, prompts: true },
       }),
     });
@@ -325,7 +328,11 @@ describe("an initialize answer that writes the fields it leaves unset as null", 
 
 describe("an initialize answer without serverInfo, without its version, or with icons of an older draft", () => {
   it("connects: serverInfo is for display only (svc reads none of it), and the tools are registered", async () => {
-    const args = (flag: string) => [MALFORMED_LIST, "--bare-tool", flag];
+    const args = (flag: string) => [
+      join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
+      "--bare-tool",
+      flag,
+    ];
     const h = ctx.hub(ctx.home, {
       unversioned: entry({ command: process.execPath, args: args("--unversioned") }),
       anonymous: entry({ command: process.execPath, args: args("--no-server-info") }),
@@ -402,7 +409,11 @@ describe("answers that carry both result and error, the unused one null (a Go st
     const h = ctx.hub(ctx.home, {
       both: entry({
         command: process.execPath,
-        args: [MALFORMED_LIST, "--bare-tool", "--both-members"],
+        args: [
+          join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"),
+          "--bare-tool",
+          "--both-members",
+        ],
       }),
       json: entry({ url: await bothMembersServer(false) }),
       sse: entry({ url: await bothMembersServer(true) }),
@@ -430,7 +441,7 @@ describe("lists whose last page ends with nextCursor: null, with optional fields
     const h = ctx.hub(ctx.home, {
       paged: entry({
         command: process.execPath,
-        args: [MALFORMED_LIST, "--null-cursors"],
+        args: [join(import.meta.dirname, "../../fixtures/mcp/malformed-list-server.mjs"), "--null-cursors"],
         tools: { resources: true, prompts: true },
       }),
     });
