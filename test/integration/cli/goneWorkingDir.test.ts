@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -194,7 +195,7 @@ describe.runIf(built)("svc run from a working directory that was removed", { tim
     const dir = realpathSync(home.dir);
     const mcpCwd = join(dir, "mcp-cwd.txt");
     const agentCwd = join(dir, "agent-cwd.txt");
-    const server = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+    const server = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
     home.write(
       "config.yaml",
       [

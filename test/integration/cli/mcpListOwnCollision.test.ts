@@ -1,10 +1,11 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
 
-const NAMED = join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs");
+const NAMED = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs"));
 
 let home: TempHome;
 afterEach(() => home.cleanup());

@@ -5,6 +5,7 @@ import { stringify } from "yaml";
 import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { silentLogger } from "../../../src/io/log.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort, postJson } from "../../helpers/http.js";
 import { openInspectorClient } from "../../helpers/inspectorClient.js";
@@ -15,7 +16,9 @@ import { openInspectorClient } from "../../helpers/inspectorClient.js";
  * serialized field by field: every waiting run with its prompt, and the runs under way (a Set) as `{}`
  * however many ran. It is shown as its counts.
  */
-const STDIO_SERVER = fileURLToPath(new URL("../../fixtures/mcp/stdio-server.mjs", import.meta.url));
+const STDIO_SERVER = await bundledFixture(
+  fileURLToPath(new URL("../../fixtures/mcp/stdio-server.mjs", import.meta.url)),
+);
 const MARKER = "waiting-run-prompt-marker-5d2b";
 
 let home: TempHome | undefined;

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load.js";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { entry, STDIO_FIXTURE, stdioEntry, useHubs } from "./harness.js";
 
 const ctx = useHubs();
@@ -57,7 +58,9 @@ describe("a tool name two servers register", () => {
   it("configuration order is the order config.yaml writes the servers in, also for a name that reads as a number", async () => {
     // `7_`'s tool t and `7`'s tool _t both register as mcp__7___t. A JavaScript object lists a key such as
     // "7" before every other, so `7` took the name though config.yaml lists it second.
-    const named = join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs");
+    const named = await bundledFixture(
+      join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs"),
+    );
     writeFileSync(
       join(ctx.home.dir, "config.yaml"),
       `mcp_servers:\n  "7_": {command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(named)}, t]}\n  "7": {command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(named)}, _t]}\n`,

@@ -52,4 +52,5 @@ server.setRequestHandler(ListPromptsRequestSchema, ({ params }) => {
   const { items, nextCursor } = paged(names("prompt"), params?.cursor);
   return { prompts: items.map((name) => ({ name })), nextCursor };
 });
-await server.connect(new StdioServerTransport());
+// Not awaited: with no top-level await the fixture bundles as CommonJS (test/helpers/bundledFixture.ts).
+void server.connect(new StdioServerTransport());

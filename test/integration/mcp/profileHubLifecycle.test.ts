@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import {
   gatewayPerTest,
   RECORDER_AGENT,
@@ -20,7 +21,7 @@ import { alive, pidInFile } from "../../helpers/process.js";
 
 const perTest = gatewayPerTest();
 const SECRET = "lifecycle-secret";
-const SERVER = join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs");
+const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 // Writes its pid where the profile's .env says, then becomes the fixture server.
 const WRAPPER = `#!/usr/bin/env bash\necho $$ > "$PID_FILE"\nexec node ${JSON.stringify(SERVER)}\n`;
 
