@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { refusedGatewayRun } from "./refusedStart.js";
 import { cliConfig, svc } from "./svc.js";
 
 let home: TempHome;
@@ -26,7 +27,7 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
       expect(check.code).toBe(1);
       expect(check.stdout).toContain("1 problem: the gateway would not start");
       expect(check.stderr).toContain(problem);
-      const run = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
+      const run = await refusedGatewayRun(home, ["--port", "0"]);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(problem);
     });
@@ -44,7 +45,7 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
       expect(check.code).toBe(1);
       expect(check.stderr).toContain(problem);
       // Before it listens: not a misleading "SVC_HOME cannot be written" once it took requests.
-      const run = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
+      const run = await refusedGatewayRun(home, ["--port", "0"]);
       expect(run.code).toBe(1);
       expect(run.stderr).toBe(`svc: ${problem}\n`);
     });
@@ -79,6 +80,7 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     expect(check.code).toBe(1);
     const problem = `${join(home.dir, "state")}: the state journal cannot be opened (${segment} cannot be read (EISDIR`;
     expect(check.stderr).toContain(problem);
+    // Refused by the gateway's start, after `gateway run` installed its signal handlers: a process of its own.
     const run = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(problem);

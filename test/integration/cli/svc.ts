@@ -101,7 +101,8 @@ export function svcProcess(
   return runNode(home, [...CLI_NODE_ARGS, MAIN, ...args], options);
 }
 
-function svcEnv(home: TempHome, options: SvcOptions): Record<string, string> {
+/** The whole environment of a command run against `home`. */
+export function svcEnv(home: TempHome, options: SvcOptions): Record<string, string> {
   return { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir, ...options.env };
 }
 
