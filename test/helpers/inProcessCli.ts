@@ -1,10 +1,12 @@
+import { Readable } from "node:stream";
+
 /**
  * Runs one `svc` command line inside the test worker instead of a new node process (which costs a
  * node start and the CLI's module loading, ~0.3 s built and over 1 s through tsx, per command).
  *
- * The CLI reads `process.env`, writes to `process.stdout`/`process.stderr` and reports its outcome in
- * `process.exitCode`, as a process does; for the length of the command these are swapped for the test's
- * environment and buffers, then restored. So one command at a time per worker: `svc()` in the CLI
+ * The CLI reads `process.env` (and `process.stdin`, for answers), writes to `process.stdout`/`process.stderr`
+ * and reports its outcome in `process.exitCode`, as a process does; for the length of the command these are
+ * swapped for the test's environment, input and buffers, then restored. So one command at a time per worker: `svc()` in the CLI
  * helpers runs a command in-process only when none is running here already, and spawns the others, so
  * commands a test runs at the same time still run at the same time (in separate processes).
  */
@@ -61,14 +63,30 @@ export async function loadInProcessCli(group?: string): Promise<void> {
   await buildProgram([process.execPath, "svc", group]);
 }
 
+/** Makes `process.stdin` a pipe that gives `input` and ends, for the command's length. */
+function feedStdin(input: string): () => void {
+  const own = Object.getOwnPropertyDescriptor(process, "stdin");
+  Object.defineProperty(process, "stdin", {
+    value: Readable.from([input]),
+    configurable: true,
+    writable: true,
+  });
+  return () => {
+    if (own === undefined) delete (process as { stdin?: unknown }).stdin;
+    else Object.defineProperty(process, "stdin", own);
+  };
+}
+
 /**
  * Runs `svc <args>` in this process with `env` as its whole environment; `cwd`: the working directory it
- * runs in (the worker's is changed for the command's length, as the pool runs files in processes of their own).
+ * runs in (the worker's is changed for the command's length, as the pool runs files in processes of their own);
+ * `input`: what the command reads on stdin, for one that asks questions there (`mcp install`).
  */
 export async function runInProcess(
   args: readonly string[],
   env: Record<string, string>,
   cwd?: string,
+  input?: string,
 ): Promise<InProcessResult> {
   if (running) throw new Error("an svc command is already running in this process");
   running = true;
@@ -79,6 +97,7 @@ export async function runInProcess(
   const savedExitCode = process.exitCode;
   const restoreOut = capture(process.stdout, (text) => (stdout += text));
   const restoreErr = capture(process.stderr, (text) => (stderr += text));
+  const restoreStdin = input === undefined ? undefined : feedStdin(input);
   // A spawned command's stdin is a pipe: no terminal to prompt on, whatever the worker's stdin is.
   const stdinIsTTY = Object.getOwnPropertyDescriptor(process.stdin, "isTTY");
   Object.defineProperty(process.stdin, "isTTY", { value: undefined, configurable: true, writable: true });
@@ -98,6 +117,7 @@ export async function runInProcess(
     restoreErr();
     if (stdinIsTTY === undefined) delete (process.stdin as { isTTY?: boolean }).isTTY;
     else Object.defineProperty(process.stdin, "isTTY", stdinIsTTY);
+    restoreStdin?.();
     running = false;
   }
   return { code, stdout, stderr };

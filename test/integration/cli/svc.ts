@@ -29,15 +29,21 @@ export interface SvcResult {
   readonly stderr: string;
 }
 
+/** `mcp install` asks its questions on stdin: in-process it reads the test's input there, as from a pipe. */
+function answersOnStdin(args: readonly string[]): boolean {
+  return args[0] === "mcp" && args[1] === "install";
+}
+
 /**
- * Commands run inside the test worker (see inProcessCli.ts): they neither read stdin nor start or
- * re-run processes of svc. Everything else (`gateway run/start`, an interactive `gateway setup`,
- * `mcp call/install/login`, `cron run`) runs as a real process, as do the commands of a test that runs
- * several at once.
+ * Commands run inside the test worker (see inProcessCli.ts): they neither start nor re-run processes of
+ * svc, and read stdin only for answers (`mcp install`). Everything else (`gateway run/start`, an
+ * interactive `gateway setup`, `mcp call/login`, `mcp install --register-handler`, which writes this
+ * process's own command line into the desktop entry, `cron run`) runs as a real process, as do the
+ * commands of a test that runs several at once.
  */
 function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
   if (
-    options.input !== undefined ||
+    (options.input !== undefined && !answersOnStdin(args)) ||
     options.onStderr !== undefined ||
     options.timeoutMs !== undefined ||
     options.cwd !== undefined
@@ -45,6 +51,7 @@ function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
     return false;
   }
   const [group, command] = args;
+  if (answersOnStdin(args)) return !args.includes("--register-handler");
   // `help` only prints (or refuses a command it does not know).
   if (group === "webhook" || group === "config" || group === "help") return true;
   if (group === "cron") return command !== "run";
@@ -73,7 +80,9 @@ function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
 /** Runs `svc <args>` against `home` (its own process, or in-process for the quick commands) to its end. */
 export function svc(home: TempHome, args: readonly string[], options: SvcOptions = {}): Promise<SvcResult> {
   if (process.env.SVC_TEST_CLI !== "spawn" && runsInProcess(args, options) && !inProcessBusy()) {
-    return runInProcess(args, svcEnv(home, options));
+    // A spawned command reads `input` from its stdin pipe, then its end (none given: the end at once).
+    const input = answersOnStdin(args) ? (options.input ?? "") : undefined;
+    return runInProcess(args, svcEnv(home, options), undefined, input);
   }
   return svcProcess(home, args, options);
 }

@@ -1,27 +1,11 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { svc } from "../cli/svc.js";
 
 let home: TempHome;
 afterEach(() => home?.cleanup());
-
-function svc(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
-      env: { ...process.env, SVC_HOME: home.dir },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d));
-    child.stderr.on("data", (d: Buffer) => (stderr += d));
-    child.stdin.end("y\n");
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 const link = (name: string, config: unknown) =>
   `svc://mcp/install?name=${name}&config=${Buffer.from(JSON.stringify(config)).toString("base64url")}`;
@@ -53,7 +37,7 @@ describe("svc mcp install: the entry must be a valid server entry", () => {
     it(`rejects ${what}, naming it, and writes nothing`, async () => {
       home = tempHome();
       home.write("config.yaml", original);
-      const r = await svc(["mcp", "install", link("srv", config)]);
+      const r = await svc(home, ["mcp", "install", link("srv", config)], { input: "y\n" });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/install link rejected: /);
       expect(r.stderr).toMatch(reason);
