@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { svc, svcEach } from "./svc.js";
 
 let home: TempHome;
 beforeAll(() => {
@@ -11,11 +11,11 @@ afterAll(() => home.cleanup());
 
 describe("svc mcp tools|test|call with a name that is not configured", { timeout: 90_000 }, () => {
   it("constructor, toString or hasOwnProperty are unknown servers (not Object.prototype members said to be disabled)", async () => {
-    // `mcp call` runs as a process of its own; the other two run in-process meanwhile, one after the other.
-    const call = svc(home, ["mcp", "call", "hasOwnProperty", "x"]);
-    const tools = await svc(home, ["mcp", "tools", "constructor"]);
-    const test = await svc(home, ["mcp", "test", "toString"]);
-    const results = [tools, test, await call];
+    const results = await svcEach(home, [
+      ["mcp", "tools", "constructor"],
+      ["mcp", "test", "toString"],
+      ["mcp", "call", "hasOwnProperty", "x"],
+    ]);
     for (const [res, name] of results.map(
       (r, i) => [r, ["constructor", "toString", "hasOwnProperty"][i]] as const,
     )) {

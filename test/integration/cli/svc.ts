@@ -36,10 +36,11 @@ function answersOnStdin(args: readonly string[]): boolean {
 
 /**
  * Commands run inside the test worker (see inProcessCli.ts): they neither start nor re-run processes of
- * svc, and read stdin only for answers (`mcp install`). Everything else (`gateway run/start`, an
- * interactive `gateway setup`, `mcp call/login`, `mcp install --register-handler`, which writes this
- * process's own command line into the desktop entry, `cron run`) runs as a real process, as do the
- * commands of a test that runs several at once.
+ * svc, and read stdin only for answers (`mcp install`). `mcp call` holds SIGINT/SIGTERM/SIGHUP only while
+ * it waits on its server and gives them back; a test of what a signal does to it starts its own process.
+ * Everything else (`gateway run/start`, an interactive `gateway setup`, `mcp login`, `mcp install
+ * --register-handler`, which writes this process's own command line into the desktop entry, `cron run`)
+ * runs as a real process, as do the commands of a test that runs several at once.
  */
 function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
   if (
@@ -62,6 +63,7 @@ function runsInProcess(args: readonly string[], options: SvcOptions): boolean {
       "ls",
       "tools",
       "test",
+      "call",
       "add",
       "remove",
       "rm",
