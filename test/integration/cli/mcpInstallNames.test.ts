@@ -34,10 +34,8 @@ describe("svc mcp install: a name the configuration cannot hold (spec 4.1)", { t
     home = tempHome();
     const original = "mcp_servers:\n  docs:\n    url: https://mine.test/mcp\n";
     home.write("config.yaml", original);
-    const [yes, invalid] = await Promise.all([
-      svc(home, ["mcp", "install", link("docs")], { input: "y\n".repeat(50) }),
-      svc(home, ["mcp", "install", link("docs")], { input: "a b\n".repeat(50) }),
-    ]);
+    const yes = await svc(home, ["mcp", "install", link("docs")], { input: "y\n".repeat(50) });
+    const invalid = await svc(home, ["mcp", "install", link("docs")], { input: "a b\n".repeat(50) });
     expect(yes.code).toBe(1);
     expect(yes.stdout).toContain('Cancelled; nothing was installed ("y" answers yes/no');
     expect(invalid.code).toBe(1);

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "../cli/svc.js";
+import { svcEach } from "../cli/svc.js";
 
 let home: TempHome;
 afterEach(() => home.cleanup());
@@ -13,10 +13,14 @@ const link = (name: string, config: unknown) =>
 
 it("a rejected install link's own text (its name, a key of its config) cannot start a line of the rejection: a line break shows as \\n", async () => {
   home = tempHome();
-  const [byName, byKey] = await Promise.all([
-    svc(home, ["mcp", "install", link(`gh\n${FAKE}`, { url: "https://docs.test/mcp" })], { input: "y\n" }),
-    svc(home, ["mcp", "install", link("gh", { command: "npx", [`x\n${FAKE}`]: 1 })], { input: "y\n" }),
-  ]);
+  const [byName, byKey] = await svcEach(
+    home,
+    [
+      ["mcp", "install", link(`gh\n${FAKE}`, { url: "https://docs.test/mcp" })],
+      ["mcp", "install", link("gh", { command: "npx", [`x\n${FAKE}`]: 1 })],
+    ],
+    { input: "y\n" },
+  );
   for (const res of [byName, byKey]) {
     expect(res.code).toBe(1);
     expect(res.stdout).toBe("");
