@@ -122,13 +122,7 @@ afterAll(async () => {
 });
 
 describe("a server that never answers the handshake", () => {
-  // The four commands wait out their timeouts at the same time (one in this worker, the others spawned),
-  // on the one config.yaml, written before any of them reads it.
-  beforeAll(() => {
-    home.write("config.yaml", stringify({ mcp_servers: entries(WAIT, httpPort, ssePort, unopenedPort) }));
-  });
-
-  it.concurrent.each([
+  it.each([
     ["stdio", "quiet", STDIO],
     ["Streamable HTTP", "held", HTTP],
     ["SSE", "stream", SSE],
@@ -136,6 +130,7 @@ describe("a server that never answers the handshake", () => {
   ])(
     "%s: svc mcp test says what to check and to raise connect_timeout",
     async (_, name, why) => {
+      home.write("config.yaml", stringify({ mcp_servers: entries(WAIT, httpPort, ssePort, unopenedPort) }));
       const res = await svc(["mcp", "test", name]);
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(
