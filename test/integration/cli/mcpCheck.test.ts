@@ -80,62 +80,43 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
 
   it("a server given up at --timeout or connect_timeout is killed at once, not after the stop's SIGTERM grace (the command ends on time)", async () => {
     home = tempHome();
-    // Each command gives up a server of its own, in a home of its own, all three at once.
-    /** A server that never answers, ignores SIGTERM, and notes what reaches it, in `where`. */
-    const stubbornIn = (where: TempHome) => {
-      const record = join(where.dir, "signals.log");
-      const pidFile = join(where.dir, "server.pid");
-      // A graceful stop closes stdin, sends SIGTERM 2 s later and SIGKILL 2 s after that, so the command
-      // ended 4 s after its --timeout. Its pid is written once its SIGTERM handler is set, in a file of its
-      // own (read with pidInFile).
-      const script = `const { appendFileSync, writeFileSync } = require("node:fs");
+    const record = join(home.dir, "signals.log");
+    const pidFile = join(home.dir, "server.pid");
+    // Never answers, ignores SIGTERM, and notes what reaches it: a graceful stop closes stdin, sends
+    // SIGTERM 2 s later and SIGKILL 2 s after that, so the command ended 4 s after its --timeout. Its pid
+    // is written once its SIGTERM handler is set, in a file of its own (read with pidInFile).
+    const script = `const { appendFileSync, writeFileSync } = require("node:fs");
       const note = (what) => appendFileSync(${JSON.stringify(record)}, what + "\\n");
       process.on("SIGTERM", () => note("SIGTERM"));
       writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));
       process.stdin.on("end", () => note("stdin closed"));
       process.stdin.resume();
       setInterval(() => {}, 1000);`;
-      const gone = async () => {
-        // Waited for, not read at once: a file not there yet is a server still starting, not one that never ran.
-        const pid = await pidInFile(pidFile, 30_000);
-        // The group got SIGKILL before the command exited; the kernel ends it at once.
-        await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5_000 });
-        const notes = existsSync(record) ? readFileSync(record, "utf8").trim().split("\n") : [];
-        return notes.filter((note) => note === "SIGTERM");
-      };
-      return { server: { command: process.execPath, args: ["-e", script] }, gone };
+    const stubborn = { command: process.execPath, args: ["-e", script] };
+    const gone = async () => {
+      // Waited for, not read at once: a file not there yet is a server still starting, not one that never ran.
+      const pid = await pidInFile(pidFile, 30_000);
+      // The group got SIGKILL before the command exited; the kernel ends it at once.
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5_000 });
+      const notes = existsSync(record) ? readFileSync(record, "utf8").trim().split("\n") : [];
+      rmSync(record, { force: true });
+      rmSync(pidFile);
+      return notes.filter((note) => note === "SIGTERM");
     };
-    const listed = stubbornIn(home);
-    const connects = (["test", "tools"] as const).map((command) => {
-      const where = tempHome();
-      return { command, where, ...stubbornIn(where) };
-    });
-    try {
-      // 3 s, not less: the command must have written its pid and set its SIGTERM handler before it is
-      // given up, and on a loaded machine a Node process can take longer than half a second to start.
-      home.write("config.yaml", stringify({ mcp_servers: { stubborn: listed.server } }));
-      for (const { where, server } of connects)
-        where.write(
-          "config.yaml",
-          stringify({ mcp_servers: { stubborn: { ...server, connect_timeout: 3 } } }),
-        );
-      const [list, ...results] = await Promise.all([
-        svc(home, ["mcp", "list", "--timeout", "3"]),
-        ...connects.map(({ command, where }) => svc(where, ["mcp", command, "stubborn"])),
-      ]);
-      expect(list?.stdout).toMatch(
-        /^stubborn\s+stdio\s+failed: no answer within 3 s \(--timeout\) — the server did not answer the handshake \(initialize, MCP's first request\): check that command and args .* raise --timeout$/m,
-      );
-      expect(await listed.gone()).toEqual([]);
-      for (const [i, { command, gone }] of connects.entries()) {
-        expect(results[i]?.code, command).toBe(1);
-        expect(results[i]?.stderr, command).toContain(
-          "mcp_servers.stubborn: connect timed out after 3 s (connect_timeout)",
-        );
-        expect(await gone(), command).toEqual([]);
-      }
-    } finally {
-      for (const { where } of connects) where.cleanup();
+    // 3 s, not less: the command must have written its pid and set its SIGTERM handler before it is given
+    // up, and on a loaded machine a Node process can take longer than half a second to start.
+    home.write("config.yaml", stringify({ mcp_servers: { stubborn } }));
+    const list = await svc(home, ["mcp", "list", "--timeout", "3"]);
+    expect(list.stdout).toMatch(
+      /^stubborn\s+stdio\s+failed: no answer within 3 s \(--timeout\) — the server did not answer the handshake \(initialize, MCP's first request\): check that command and args .* raise --timeout$/m,
+    );
+    expect(await gone()).toEqual([]);
+    home.write("config.yaml", stringify({ mcp_servers: { stubborn: { ...stubborn, connect_timeout: 3 } } }));
+    for (const command of ["test", "tools"]) {
+      const res = await svc(home, ["mcp", command, "stubborn"]);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain("mcp_servers.stubborn: connect timed out after 3 s (connect_timeout)");
+      expect(await gone()).toEqual([]);
     }
   });
 
