@@ -110,8 +110,8 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-function writeConfig(servers: Record<string, unknown>, into: TempHome = home): void {
-  into.write(
+function writeConfig(servers: Record<string, unknown>): void {
+  home.write(
     "config.yaml",
     stringify({
       platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0 } },
@@ -239,23 +239,16 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     const unlisted = join(import.meta.dirname, "../../fixtures/mcp/unlisted-tools-server.mjs");
     writeConfig({ stuck: { command: process.execPath, args: [unlisted], connect_timeout: 30 } });
     const why = "the server answered the handshake but not tools/list, the listing of its tools";
-    // The two commands wait out their timeouts at the same time: `test` in a process of its own, in a
-    // home of its own (its config differs).
-    const other = tempHome();
-    try {
-      writeConfig({ stuck: { command: process.execPath, args: [unlisted], connect_timeout: 3 } }, other);
-      const testing = svc(other, ["mcp", "test", "stuck"]);
-      const listed = await run(home, ["mcp", "list", "--timeout", "3"]);
-      expect(listed.stdout).toContain(
-        `failed: no answer within 3 s (--timeout) — ${why} (a fault of the server, or a list slow to build: raise --timeout)`,
-      );
-      expect(await testing.exited).toBe(1);
-      expect(testing.stderr()).toContain(
-        `mcp_servers.stuck: connect timed out after 3 s (connect_timeout) — ${why} (a fault of the server, or a list slow to build: raise connect_timeout)`,
-      );
-    } finally {
-      other.cleanup();
-    }
+    const listed = await run(home, ["mcp", "list", "--timeout", "3"]);
+    expect(listed.stdout).toContain(
+      `failed: no answer within 3 s (--timeout) — ${why} (a fault of the server, or a list slow to build: raise --timeout)`,
+    );
+    writeConfig({ stuck: { command: process.execPath, args: [unlisted], connect_timeout: 3 } });
+    const tested = await run(home, ["mcp", "test", "stuck"]);
+    expect(tested.code).toBe(1);
+    expect(tested.stderr).toContain(
+      `mcp_servers.stuck: connect timed out after 3 s (connect_timeout) — ${why} (a fault of the server, or a list slow to build: raise connect_timeout)`,
+    );
   });
 
   it("an SSE server that accepts the event stream and never answers: test and call fail naming connect_timeout (exit 1)", async () => {
@@ -293,28 +286,24 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       res.write(": open\n\n");
     });
     await new Promise<void>((resolve) => stream.listen(0, "127.0.0.1", resolve));
-    const other = tempHome();
     try {
       const { port } = stream.address() as AddressInfo;
+      writeConfig({
+        events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse", connect_timeout: 5 },
+      });
       const noEndpoint =
         "the SSE stream opened but sent no endpoint event: the url may not be a legacy-SSE MCP endpoint (for a Streamable HTTP server set transport: http, else check the url's path)";
-      // `test` and `list` wait out their timeouts at the same time: `test` in a process and home of its own.
-      writeConfig(
-        { events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse", connect_timeout: 5 } },
-        other,
+      const test = await run(home, ["mcp", "test", "events"]);
+      expect(test.code).toBe(1);
+      expect(test.stderr).toContain(
+        `mcp_servers.events: connect timed out after 5 s (connect_timeout) — ${noEndpoint}`,
       );
-      const test = svc(other, ["mcp", "test", "events"]);
       writeConfig({ events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse" } });
       const list = await run(home, ["mcp", "list", "--timeout", "5"]);
       expect(list.stdout).toContain(`failed: no answer within 5 s (--timeout) — ${noEndpoint}`);
-      expect(await test.exited).toBe(1);
-      expect(test.stderr()).toContain(
-        `mcp_servers.events: connect timed out after 5 s (connect_timeout) — ${noEndpoint}`,
-      );
     } finally {
       for (const res of streams) res.destroy();
       stream.close();
-      other.cleanup();
     }
   });
 
