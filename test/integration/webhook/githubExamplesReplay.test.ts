@@ -1,10 +1,8 @@
 import { createHmac, randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { githubExampleSets, type Payload } from "../../helpers/githubExamples.js";
-import { type LogLine, logTail } from "../../helpers/logTail.js";
 
 /**
  * Every real GitHub payload of @octokit/webhooks-examples, signed by GitHub's own signing library and
@@ -89,15 +87,13 @@ describe.each(["uws", "node"] as const)(
       sent.push({ route, event, payload, delivery, status: res.status, body: answer });
     }
 
-    // The replies logged so far, read from where the last call stopped (the log grows to megabytes).
-    const logged = new Map<string, string>();
-    let newLines: () => LogLine[];
     function replies(): Map<string, string> {
-      for (const line of newLines()) {
+      const out = new Map<string, string>();
+      for (const line of gw.logs()) {
         const match = /^\[webhook\] (\w+) reply:\n/.exec(line.msg);
-        if (match !== null) logged.set(String(line.delivery_id), line.msg.slice(match[0].length));
+        if (match !== null) out.set(String(line.delivery_id), line.msg.slice(match[0].length));
       }
-      return new Map(logged);
+      return out;
     }
 
     async function repliesFor(count: number): Promise<Map<string, string>> {
@@ -126,7 +122,6 @@ describe.each(["uws", "node"] as const)(
           { agent: { provider: "echo", max_concurrent_runs: 16 } },
         ),
       });
-      newLines = logTail(join(gw.home.dir, "logs", "gateway.log"));
       const jobs: Array<() => Promise<void>> = [];
       for (const form of [false, true])
         for (const route of ["dump", "tmpl"])
