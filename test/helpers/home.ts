@@ -24,7 +24,7 @@ export function tempHome(): TempHome {
       return path;
     },
     cleanup() {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
       live.delete(dir);
     },
   };
