@@ -57,7 +57,10 @@ const CORE = [
 const CLIENT_ERROR_ALLOWED = "auth/scope-retry-limit";
 
 /** Scenarios the suite runs one to a process (`--scenario`): in no group but one with scenarios not run here. */
-const SINGLE = ["auth/2025-03-26-oauth-metadata-backcompat"] as const;
+const SINGLE = [
+  "auth/2025-03-26-oauth-metadata-backcompat",
+  "auth/2025-03-26-oauth-endpoint-fallback",
+] as const;
 
 /**
  * The one scenario whose login needs a pinned callback port free (a client metadata document is presented

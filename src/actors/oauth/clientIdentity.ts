@@ -278,6 +278,14 @@ export async function chooseClient(args: {
             asMeta.registration_endpoint,
             err,
           );
+    if (meta.guessedAfter !== undefined) {
+      // No metadata anywhere: the discovery statuses lead, then what the default /register answered.
+      throw new SvcError(
+        "oauth",
+        `${serverName}: OAuth discovery failed — ${meta.guessedAfter}; ${failure.message.slice(serverName.length + 2)} (the default registration endpoint of a server without metadata). Check mcp_servers.${serverName}.url and that the server supports OAuth (RFC 9728 / RFC 8414).`,
+        { cause: err },
+      );
+    }
     throw new SvcError(
       "oauth",
       `${failure.message} — register a client there and set mcp_servers.${serverName}.oauth.client_id, or fix what the server names`,

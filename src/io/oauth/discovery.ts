@@ -363,6 +363,21 @@ async function protectedResourceMetadata(
 }
 
 /**
+ * The endpoints MCP 2025-03-26 has a client use at the server's origin when it serves no metadata:
+ * `/authorize`, `/token` and `/register`, with the code flow and PKCE S256 that revision requires.
+ */
+function defaultEndpoints(origin: string): AuthorizationServerMetadata {
+  return {
+    issuer: origin,
+    authorization_endpoint: `${origin}/authorize`,
+    token_endpoint: `${origin}/token`,
+    registration_endpoint: `${origin}/register`,
+    response_types_supported: ["code"],
+    code_challenge_methods_supported: ["S256"],
+  };
+}
+
+/**
  * RFC 9728 protected-resource metadata, then each advertised authorization server in order
  * (RFC 8414 / OIDC discovery); the first whose issuer checks out and that supports `flow` wins.
  */
@@ -434,6 +449,21 @@ export async function discoverForFlow(
   if (found === 0) {
     // Spec 7: the fetch statuses lead; a document that was fetched but failed validation follows.
     const reasons = [statuses(fetches), ...invalid].filter((r) => r !== "").join("; ");
+    // A server that answered without any metadata (no document at all, not a broken one) gets the default
+    // endpoints at its origin, as MCP 2025-03-26 has clients do; an error there leads with these statuses.
+    if (
+      fallback &&
+      flow === "browser" &&
+      invalid.length === 0 &&
+      fetches.failures.some((f) => f.status !== 0)
+    )
+      return {
+        ...(challenge.scope !== undefined ? { challengedScope: challenge.scope } : {}),
+        authorizationServerUrl: advertised[0] as string,
+        authorizationServerMetadata: defaultEndpoints(advertised[0] as string),
+        fetched_at: now,
+        guessedAfter: reasons,
+      };
     throw new SvcError(
       "oauth",
       `${serverName}: OAuth discovery failed — ${reasons || "no metadata found"}. ` +

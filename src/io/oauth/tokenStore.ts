@@ -45,6 +45,11 @@ export interface StoredMetadata {
   readonly authorizationServerUrl: string;
   readonly authorizationServerMetadata: AuthorizationServerMetadata;
   readonly fetched_at: number;
+  /**
+   * Set when no metadata was found and the endpoints are the default ones at the server's origin (MCP
+   * 2025-03-26): the discovery requests and their statuses, which an error of those endpoints leads with.
+   */
+  readonly guessedAfter?: string;
 }
 
 /** A stem ending so would name another server's registration or discovery file (`gh.client` + `.json`). */

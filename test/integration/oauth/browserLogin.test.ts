@@ -83,6 +83,25 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     expect(broken.seen.some((r) => r.path === "/register")).toBe(false);
   });
 
+  it("a server with no metadata anywhere: registration is tried at the default /register of its origin, and the error leads with the discovery statuses, then that registration's 404", async () => {
+    home = tempHome();
+    const api = await startFakeApi((r) =>
+      r.url.startsWith("/mcp")
+        ? { status: 401, headers: { "www-authenticate": "Bearer" }, text: "" }
+        : { status: 404, text: "Not Found" },
+    );
+    closeLater(api.close);
+    const h = harness(home.dir, "bare", `${api.url}/mcp`, { cimd: false });
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(api.requests.some((r) => r.method === "POST" && r.url === "/register")).toBe(true);
+    const statuses = err.message.indexOf(`GET ${api.url}/.well-known/oauth-authorization-server → 404`);
+    const registration = err.message.indexOf(`${api.url}/register answered 404: Not Found`);
+    expect(err.message).toMatch(/^bare: OAuth discovery failed — GET /);
+    expect(statuses).toBeGreaterThan(0);
+    expect(registration).toBeGreaterThan(statuses);
+    expect(h.opened).toHaveLength(0);
+  });
+
   it("a failed discovery names each URL without the server url's query (an API key) or userinfo password", async () => {
     home = tempHome();
     const api = await startFakeApi(() => ({ status: 404, text: "no" }));
