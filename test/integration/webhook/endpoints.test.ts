@@ -137,6 +137,22 @@ describe.each(HTTP_SERVERS)("HTTP endpoints (spec 4.1, 2.7, 7) on the %s server"
     }
   });
 
+  it("with several event sources, X-Forge-Event wins over X-Alt-Forge-Event, and a header over the payload's event_type", async () => {
+    const body = { event_type: "from_body" };
+    expect(
+      await postJson(gw.url("/webhooks/open"), body, {
+        "X-Forge-Event": "from_forge",
+        "X-Alt-Forge-Event": "from_alt",
+      }),
+    ).toMatchObject({ status: 202, body: { event: "from_forge" } });
+    expect(await postJson(gw.url("/webhooks/open"), body, { "X-Alt-Forge-Event": "from_alt" })).toMatchObject(
+      {
+        status: 202,
+        body: { event: "from_alt" },
+      },
+    );
+  });
+
   it("an event not in the route's events list is 200 {status: ignored, event}", async () => {
     expect(await postJson(gw.url("/webhooks/prs"), {}, { "X-GitHub-Event": "push" })).toMatchObject({
       status: 200,

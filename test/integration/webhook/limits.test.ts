@@ -332,6 +332,22 @@ describe("idempotency (spec 6)", () => {
     expect(runs().filter((l) => l.delivery_id === id)).toHaveLength(1);
   });
 
+  it("with several present, the delivery id is the first of X-Forge-Delivery, vendor-id, webhook-id, X-Request-ID", async () => {
+    const all: Record<string, string> = {
+      "X-Forge-Delivery": "order-forge",
+      "vendor-id": "order-vendor",
+      "webhook-id": "order-webhook",
+      "X-Request-ID": "order-request",
+    };
+    for (const [header, id] of Object.entries(all)) {
+      expect(await postJson(gw.url("/webhooks/other"), {}, all), header).toMatchObject({
+        status: 202,
+        body: { delivery_id: id },
+      });
+      delete all[header];
+    }
+  });
+
   it("without a delivery id every request gets a fresh random id (never deduplicated)", async () => {
     const a = await postJson(gw.url("/webhooks/r"), { go: true });
     const b = await postJson(gw.url("/webhooks/r"), { go: true });
