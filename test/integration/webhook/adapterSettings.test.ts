@@ -8,7 +8,8 @@ const OPEN = "INSECURE_NO_AUTH";
 /**
  * `platforms.webhook` settings as a sender meets them (spec 2.1): the defaults of `rate_limit` and
  * `max_body_bytes` when the file leaves them out, and a key written under `extra` winning over the same key
- * written directly. The fake clock never moves, so every request falls in one rate-limit window.
+ * written directly. The fake clock moves only where a test says so, so the requests before fall in one
+ * rate-limit window.
  */
 describe("adapter settings over HTTP", () => {
   let gw: TestGateway | undefined;
@@ -24,7 +25,7 @@ describe("adapter settings over HTTP", () => {
     });
   };
 
-  it("left out, rate_limit is 30 requests a minute per route and max_body_bytes is 1048576", async () => {
+  it("left out, rate_limit is 30 requests a minute per route (a new minute opens afresh) and max_body_bytes is 1048576 (one declared byte more is 413 before the body is sent)", async () => {
     gw = await startTestGateway({
       config: {
         platforms: {
@@ -43,6 +44,8 @@ describe("adapter settings over HTTP", () => {
       body: { error: "Rate limit exceeded" },
     });
     expect((await postJson(live.url("/webhooks/other"), {})).status).toBe(202);
+    live.clock.advance(60_000);
+    expect((await postJson(live.url("/webhooks/busy"), {})).status, "the next window").toBe(202);
 
     const exactly = JSON.stringify({ pad: "x".repeat(1_048_576 - 10) });
     expect(Buffer.byteLength(exactly)).toBe(1_048_576);
@@ -51,6 +54,7 @@ describe("adapter settings over HTTP", () => {
       "POST /webhooks/big HTTP/1.1\r\nHost: x\r\nContent-Length: 1048577\r\n\r\n",
     ]);
     expect(over.status).toBe(413);
+    expect(JSON.parse(over.body)).toEqual({ error: "Payload too large" });
   });
 
   it("a key written under extra wins over the same key written directly: rate_limit, secret, a route", async () => {
