@@ -1,6 +1,6 @@
 import { sign } from "@octokit/webhooks-methods";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
 
 const OPEN = "INSECURE_NO_AUTH";
@@ -27,15 +27,7 @@ describe("adapter settings over HTTP", () => {
 
   it("left out, rate_limit is 30 requests a minute per route (a new minute opens afresh) and max_body_bytes is 1048576 (one declared byte more is 413 before the body is sent)", async () => {
     gw = await startTestGateway({
-      config: {
-        platforms: {
-          webhook: {
-            enabled: true,
-            host: "127.0.0.1",
-            routes: { busy: { secret: OPEN }, other: { secret: OPEN }, big: { secret: OPEN } },
-          },
-        },
-      },
+      config: webhookConfig({ busy: { secret: OPEN }, other: { secret: OPEN }, big: { secret: OPEN } }),
     });
     const live = gw;
     for (let i = 0; i < 30; i++) expect((await postJson(live.url("/webhooks/busy"), {})).status).toBe(202);
@@ -59,18 +51,14 @@ describe("adapter settings over HTTP", () => {
 
   it("a key written under extra wins over the same key written directly: rate_limit, secret, a route", async () => {
     gw = await startTestGateway({
-      config: {
-        platforms: {
-          webhook: {
-            enabled: true,
-            host: "127.0.0.1",
-            rate_limit: 5,
-            secret: "direct-global",
-            routes: { limited: { secret: OPEN }, signed: {}, both: { secret: OPEN, prompt: "direct" } },
-            extra: { rate_limit: 2, secret: "extra-global", routes: { both: { prompt: "extra" } } },
-          },
+      config: webhookConfig(
+        { limited: { secret: OPEN }, signed: {}, both: { secret: OPEN, prompt: "direct" } },
+        {
+          rate_limit: 5,
+          secret: "direct-global",
+          extra: { rate_limit: 2, secret: "extra-global", routes: { both: { prompt: "extra" } } },
         },
-      },
+      ),
     });
     const live = gw;
     expect((await postJson(live.url("/webhooks/limited"), {})).status).toBe(202);
