@@ -166,6 +166,12 @@ const OUTPUT_LIMIT = /\bmax_(?:completion_|new_|output_)?tokens\b(?!\\?"\s*:)|\b
 const NAME_REFUSED = /unsupported|not supported/i;
 
 /**
+ * The Messages API's 400 for a request past the model's context window (`prompt is too long: 215123 tokens >
+ * 200000 maximum`), as a run's tool results pile up: no retry passes it, only a shorter request.
+ */
+const PROMPT_TOO_LONG = /\bprompt is too long\b/i;
+
+/**
  * A 400 for a prompt the endpoint's content filter refused before the model answered (Azure OpenAI's `"code":
  * "content_filter"`, `The response was filtered due to the prompt triggering Azure OpenAI's content management
  * policy`): no retry passes, only another prompt.
@@ -228,7 +234,7 @@ function unversionedBase(endpoint: string): string {
 /**
  * What to fix for a refusal no retry can change: a model or server that takes no tools, 401 the key, 403
  * what the key may do, a 400 refusing the model's name or the output limit `agent.max_tokens`, a 413 what makes a
- * request large, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
+ * request large, a 400 past the model's context window what makes a run's requests long, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
  */
 export function settingToFix(status: number, used: ModelSettingsUsed, body = "", endpoint = ""): string {
   if (status >= 400 && NO_TOOLS.test(body))
@@ -252,6 +258,13 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
   }
   if (status === 400 && PROMPT_FILTERED.test(body))
     return " — the endpoint's content filter refused the prompt: change what the route's prompt or agent.system_prompt asks for (the event's payload is part of the prompt); on Azure OpenAI, the deployment's content filter decides";
+  if (status === 400 && PROMPT_TOO_LONG.test(body)) {
+    const cap =
+      used.maxToolResultChars === undefined || used.maxToolResultChars === 0
+        ? "set agent.max_tool_result_chars to cut long results"
+        : `lower agent.max_tool_result_chars (${used.maxToolResultChars})`;
+    return ` — the prompt and the run's tool results so far are more than the model's context window takes: ${cap}, or give the run less to read`;
+  }
   if (status === 400 && UNKNOWN_MODEL.test(body))
     return ` — check ${used.modelKey} ("${used.model}"): the endpoint does not know it by that name`;
   if (

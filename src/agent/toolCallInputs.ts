@@ -65,6 +65,9 @@ export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"
  *   Completions answer without `usage` counts;
  * - a `tool_use` input written as a string holding an object's JSON text (a model's double-encoded
  *   arguments): that object, as the Chat Completions path reads such arguments;
+ * - a text block with `"citations": null`, as the API reference shows one and gateways that re-encode answers
+ *   through Anthropic's SDK types (which write every field) send each: without it, since the SDK takes
+ *   citations only as a list and refused the whole answer, failing every run;
  * - a first text block that starts with a reasoning model's thinking (`thinkingInText`), as a server that
  *   speaks the Messages API in front of a model whose thinking it does not parse out writes it (vLLM's or
  *   llama.cpp's `/v1/messages` without a reasoning parser, a proxy in front of either), when no thinking
@@ -88,6 +91,9 @@ export function normalizedMessagesAnswer(
   const encoded = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "tool_use" &&
     objectText((part as { input?: unknown }).input) !== undefined;
+  const nullCitations = (part: unknown) =>
+    (part as { type?: unknown } | null)?.type === "text" &&
+    (part as { citations?: unknown }).citations === null;
   const usage = (answer as { usage?: unknown }).usage;
   const tokens: Record<string, unknown> = isObject(usage) ? (usage as Record<string, unknown>) : {};
   const counted = typeof tokens.input_tokens === "number" && typeof tokens.output_tokens === "number";
@@ -95,7 +101,7 @@ export function normalizedMessagesAnswer(
   if (
     counted &&
     thinking === undefined &&
-    !content.some((part) => deep(part) || unsigned(part) || encoded(part))
+    !content.some((part) => deep(part) || unsigned(part) || encoded(part) || nullCitations(part))
   )
     return undefined;
   const count = (value: unknown) => (typeof value === "number" ? value : 0);
@@ -116,6 +122,10 @@ export function normalizedMessagesAnswer(
       ? usage
       : { ...tokens, input_tokens: count(tokens.input_tokens), output_tokens: count(tokens.output_tokens) },
     content: parts.map((part: unknown) => {
+      if (nullCitations(part)) {
+        const { citations: _none, ...text } = part as Record<string, unknown>;
+        return text;
+      }
       const input = encoded(part)
         ? { ...(part as object), input: JSON.parse(objectText((part as { input: unknown }).input) ?? "{}") }
         : part;

@@ -199,7 +199,9 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
     const model = turn.model ?? String(request.json.model ?? "fake");
     const content = [
       ...(turn.unsignedThinking === undefined ? [] : [{ type: "thinking", thinking: turn.unsignedThinking }]),
-      ...(turn.text === undefined ? [] : [{ type: "text", text: turn.text }]),
+      ...(turn.text === undefined
+        ? []
+        : [{ type: "text", text: turn.text, ...(turn.nullCitations ? { citations: null } : {}) }]),
       ...(turn.toolCalls ?? []).map((call, i) => ({
         type: "tool_use",
         id: call.id ?? `toolu_${index}_${i}`,
@@ -265,7 +267,11 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
         events.push(
           {
             event: "content_block_start",
-            data: { type: "content_block_start", index: i, content_block: { type: "text", text: "" } },
+            data: {
+              type: "content_block_start",
+              index: i,
+              content_block: { type: "text", text: "", ...(turn.nullCitations ? { citations: null } : {}) },
+            },
           },
           ...halves((block as { text: string }).text).map((text) => ({
             event: "content_block_delta",

@@ -33,6 +33,11 @@ export type ModelTurn =
        * API writes a thinking model's (qwen3, deepseek-r1, gpt-oss).
        */
       readonly unsignedThinking?: string;
+      /**
+       * Messages API only: text blocks written with `"citations": null`, as the API reference shows a text block
+       * and as gateways that re-encode answers through Anthropic's SDK types write every one.
+       */
+      readonly nullCitations?: true;
       /** Chat Completions only: the message's `refusal` (OpenAI's field for a refusal the model wrote). */
       readonly refusal?: string;
       /** The turn's finish reason as sent, when not the usual one (`stop` with tool calls, as some servers send). */

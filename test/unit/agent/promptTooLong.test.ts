@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
+import { modelRunner } from "../../../src/agent/modelRunner.js";
+import type { AgentTool } from "../../../src/agent/tools/tool.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { type FakeModel, startFakeAnthropic } from "../../fakes/anthropicServer.js";
+
+/**
+ * The Messages API's 400 for a request past the model's context window, as a run's tool results pile up:
+ * the failure names what makes a run's requests long (docs/agent.md, A run that fails).
+ */
+
+const TOO_LONG = JSON.stringify({
+  type: "error",
+  error: { type: "invalid_request_error", message: "prompt is too long: 215123 tokens > 200000 maximum" },
+});
+
+const dump: AgentTool = {
+  name: "dump",
+  description: "Dumps a log",
+  inputSchema: { type: "object", properties: {} },
+  async execute() {
+    return { ok: true, content: [{ type: "text", text: "log line\n".repeat(1000) }] };
+  },
+};
+
+let model: FakeModel | undefined;
+afterEach(() => model?.close());
+
+describe("a Messages API refusal of a prompt past the model's context window", () => {
+  it("fails the run once, naming agent.max_tool_result_chars: no retry passes it", async () => {
+    model = await startFakeAnthropic();
+    model.script({ toolCalls: [{ name: "dump", args: {} }] }, { status: 400, body: TOO_LONG });
+    const failure = await modelRunner({
+      settings: {
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        base_url: model.baseUrl,
+        max_steps: 5,
+        max_tokens: 100,
+        retries: 2,
+        timeout_seconds: 10,
+        max_concurrent_runs: 1,
+        max_tool_result_chars: 100_000,
+      },
+      logger: silentLogger(),
+      builtins: () => [dump],
+    })
+      .run(
+        { route: "r", event: "e", deliveryId: "d", prompt: "read the log", toolsets: [], profile: undefined },
+        new AbortController().signal,
+      )
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(AgentRunFailure);
+    expect((failure as AgentRunFailure).message).toBe(
+      `model endpoint ${model.baseUrl}/messages answered HTTP 400: ${TOO_LONG} — the prompt and the run's tool results so far are more than the model's context window takes: lower agent.max_tool_result_chars (100000), or give the run less to read`,
+    );
+    expect(model.requests).toHaveLength(2);
+  });
+});
