@@ -141,6 +141,72 @@ describe("a model endpoint that streams its answers to requests that ask for no 
     }
   });
 
+  it("provider openai: parallel calls streamed all at index 0, each with its own id (Ollama), each run once with its own arguments", async () => {
+    const model = await startFakeOpenAI();
+    try {
+      // Ollama's shape: each call whole in one chunk, every one at index 0; the finish reason is stop.
+      const chunk = (delta: unknown, finish: string | null = null) => ({
+        id: "chatcmpl-1",
+        object: "chat.completion.chunk",
+        created: 1_700_000_000,
+        model: "qwen3",
+        system_fingerprint: "fp_ollama",
+        choices: [
+          {
+            index: 0,
+            delta: { role: "assistant", content: "", ...(delta as object) },
+            finish_reason: finish,
+          },
+        ],
+      });
+      const call = (id: string, key: string) => ({
+        tool_calls: [
+          {
+            id,
+            index: 0,
+            type: "function",
+            function: { name: "mcp__notes__lookup", arguments: `{"key":"${key}"}` },
+          },
+        ],
+      });
+      const events = [chunk(call("call_a", "k1")), chunk(call("call_b", "k2")), chunk({}, "stop"), "[DONE]"];
+      model.script(
+        eventStream(events.map((e) => `data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`).join("")),
+        { text: "Both found." },
+      );
+      const gw = await gatewayFor("openai", model.baseUrl);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["Both found."]);
+      expect(notes.calls).toEqual([
+        { tool: "lookup", args: { key: "k1" } },
+        { tool: "lookup", args: { key: "k2" } },
+      ]);
+      const messages = (model.requests[1]?.json.messages ?? []) as Array<Record<string, unknown>>;
+      expect(messages.slice(-3)).toEqual([
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            {
+              id: "call_a",
+              type: "function",
+              function: { name: "mcp__notes__lookup", arguments: '{"key":"k1"}' },
+            },
+            {
+              id: "call_b",
+              type: "function",
+              function: { name: "mcp__notes__lookup", arguments: '{"key":"k2"}' },
+            },
+          ],
+        },
+        { role: "tool", tool_call_id: "call_a", content: "notes: value of k1" },
+        { role: "tool", tool_call_id: "call_b", content: "notes: value of k2" },
+      ]);
+    } finally {
+      await model.close();
+    }
+  });
+
   it("a stream cut off before its end, with no retry left (retries: 0), fails the run: the notice names the endpoint and what was wrong", async () => {
     const model = await startFakeOpenAI();
     try {

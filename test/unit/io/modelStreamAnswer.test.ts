@@ -137,6 +137,43 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     });
   });
 
+  it("parallel calls a server sends all at index 0, each with its own id (Ollama), stay apart: a later piece without an id goes on the last one started", () => {
+    const text = stream(
+      chunk({ role: "assistant", content: "" }),
+      chunk({
+        tool_calls: [
+          { id: "call_a", index: 0, type: "function", function: { name: "lookup", arguments: '{"key":' } },
+        ],
+      }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '"k1"}' } }] }),
+      chunk({
+        tool_calls: [
+          { id: "call_b", index: 0, type: "function", function: { name: "ping", arguments: "{}" } },
+        ],
+      }),
+      // A call's id again on a later piece of it (as servers repeat it) goes on that call.
+      chunk({
+        tool_calls: [
+          { id: "call_c", index: 0, type: "function", function: { name: "lookup", arguments: '{"key":' } },
+        ],
+      }),
+      chunk({ tool_calls: [{ id: "call_c", index: 0, function: { arguments: '"k2"}' } }] }),
+      chunk({}, "tool_calls"),
+      DONE,
+    );
+    const choices = (streamedAnswer(text, "chat") as { answer: { choices: Array<{ message: unknown }> } })
+      .answer.choices;
+    expect(choices[0]?.message).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "call_a", type: "function", function: { name: "lookup", arguments: '{"key":"k1"}' } },
+        { id: "call_b", type: "function", function: { name: "ping", arguments: "{}" } },
+        { id: "call_c", type: "function", function: { name: "lookup", arguments: '{"key":"k2"}' } },
+      ],
+    });
+  });
+
   it("the legacy function_call streamed in pieces (older servers) is assembled as the one call it names", () => {
     const text = stream(
       chunk({ role: "assistant", function_call: { name: "lookup", arguments: "" } }),
