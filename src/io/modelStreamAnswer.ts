@@ -276,19 +276,26 @@ function addDelta(draft: ChoiceDraft, delta: Record<string, unknown>): void {
     const fn = isRecord(piece.function) ? piece.function : {};
     const id = typeof piece.id === "string" && piece.id !== "" ? piece.id : undefined;
     const index = typeof piece.index === "number" ? piece.index : undefined;
-    // Without an index, a call is sent whole (Gemini's endpoint): a new id (or the first piece) starts the
-    // next call. At an index, a piece with an id other than the call's there starts another call: Ollama
-    // sends every call of a turn at index 0, each whole with its own id.
-    let call = index === undefined ? draft.lastCall : draft.open.get(index);
-    if (call === undefined || (id !== undefined && call.id !== undefined && id !== call.id)) {
+    const named = typeof fn.name === "string" && fn.name !== "";
+    // Without an index, a call is sent whole (Gemini's endpoint): a piece naming a tool under a new id (or
+    // the first piece) starts the next call. At an index, so does a piece naming a tool under an id other
+    // than the call's there: Ollama sends every call of a turn at index 0, each whole with its own id. A
+    // piece without a name goes on its call whatever id it carries (Poolside gives the later pieces another
+    // id), and one at an index no call started at goes on the last call started (DeepSeek has sent a call's
+    // first piece at the index of the call before it, its later pieces at its own).
+    let call =
+      index === undefined
+        ? draft.lastCall
+        : (draft.open.get(index) ?? (id === undefined && !named ? draft.lastCall : undefined));
+    if (call === undefined || (named && id !== undefined && call.id !== undefined && id !== call.id)) {
       call = {
         index: index ?? (draft.calls.length === 0 ? 0 : Math.max(...draft.calls.map((c) => c.index)) + 1),
         name: "",
         args: "",
       };
       draft.calls.push(call);
-      draft.open.set(call.index, call);
     }
+    if (index !== undefined) draft.open.set(index, call);
     draft.lastCall = call;
     if (call.id === undefined && id !== undefined) call.id = id;
     if (typeof piece.type === "string" && piece.type !== "") call.type = piece.type;

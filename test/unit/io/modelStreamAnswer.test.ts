@@ -174,6 +174,30 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     });
   });
 
+  it("a call whose later pieces carry another id (Poolside) stays one call; a piece at an index no call started at goes on the last call started", () => {
+    const piece = (index: number, part: Record<string, unknown>) =>
+      chunk({ tool_calls: [{ index, ...part }] });
+    const text = stream(
+      piece(0, { id: "call_a", type: "function", function: { name: "lookup", arguments: "" } }),
+      piece(0, { id: "call_other", function: { arguments: '{"key":"k1"}' } }),
+      // The second call's first piece at the first call's index, its later pieces at its own.
+      piece(0, { id: "call_b", type: "function", function: { name: "ping", arguments: '{"n":' } }),
+      piece(1, { function: { arguments: "1}" } }),
+      chunk({}, "tool_calls"),
+      DONE,
+    );
+    const choices = (streamedAnswer(text, "chat") as { answer: { choices: Array<{ message: unknown }> } })
+      .answer.choices;
+    expect(choices[0]?.message).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "call_a", type: "function", function: { name: "lookup", arguments: '{"key":"k1"}' } },
+        { id: "call_b", type: "function", function: { name: "ping", arguments: '{"n":1}' } },
+      ],
+    });
+  });
+
   it("the legacy function_call streamed in pieces (older servers) is assembled as the one call it names", () => {
     const text = stream(
       chunk({ role: "assistant", function_call: { name: "lookup", arguments: "" } }),
