@@ -207,6 +207,36 @@ describe("a model endpoint that streams its answers to requests that ask for no 
     }
   });
 
+  it("provider openai: an error OpenRouter sends in the stream after some text is retried, and the next tries' call runs once", async () => {
+    const model = await startFakeOpenAI({ streamAlways: true });
+    try {
+      const failed = {
+        id: "gen-1",
+        object: "chat.completion.chunk",
+        created: 1_700_000_000,
+        model: "openai/gpt-4o",
+        provider: "OpenAI",
+        error: { code: "server_error", message: "Provider disconnected unexpectedly" },
+        choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
+      };
+      model.script(
+        eventStream(
+          `: OPENROUTER PROCESSING\n\ndata: ${JSON.stringify(FIRST_CHUNK)}\n\ndata: ${JSON.stringify(failed)}\n\n`,
+        ),
+        callTool("mcp__notes__lookup", { key: "k1" }),
+        { text: "Found it." },
+      );
+      // The run's first retry waits its backoff (a second): no assertion on time.
+      const gw = await gatewayFor("openai", model.baseUrl, 1);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["Found it."]);
+      expect(model.requests).toHaveLength(3);
+      expect(notes.calls).toEqual([{ tool: "lookup", args: { key: "k1" } }]);
+    } finally {
+      await model.close();
+    }
+  });
+
   it("a stream cut off before its end, with no retry left (retries: 0), fails the run: the notice names the endpoint and what was wrong", async () => {
     const model = await startFakeOpenAI();
     try {
