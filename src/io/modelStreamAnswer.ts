@@ -210,7 +210,8 @@ interface ChoiceDraft {
 }
 
 /**
- * A `chat.completion`: per choice, the deltas' text, reasoning and refusal joined; tool calls assembled by
+ * A `chat.completion`: per choice, the deltas' text, reasoning and refusal joined (a choice's whole `message`,
+ * where an event holds one, read as its delta); tool calls assembled by
  * their `index`, and apart by their ids where a server sends several at one index (the id, type and name
  * as sent, the arguments' pieces joined); the last finish reason; the
  * usage of the last chunk that carries one. A chunk carrying an `error` ends the answer as that error.
@@ -250,10 +251,29 @@ function chatAnswer(events: readonly unknown[], cut: boolean): StreamAssembly {
       if (choice.finish_reason !== undefined && choice.finish_reason !== null)
         draft.finish = choice.finish_reason;
       if (isRecord(choice.delta)) addDelta(draft, choice.delta);
+      // A whole `chat.completion` in one event, as a gateway streams an answer it had whole.
+      else if (isRecord(choice.message)) addDelta(draft, wholeMessage(choice.message));
     }
   }
   const finished = choices.size > 0 && [...choices.values()].every((draft) => draft.finish !== null);
   return finished && !cut ? { answer: chatCompletion(head, choices, usage) } : cutOff("data: [DONE]", count);
+}
+
+/** A whole message as one delta: each of its calls whole, at its place in the list when it names none. */
+function wholeMessage(message: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(message.tool_calls)) return message;
+  const calls = (message.tool_calls as unknown[]).map((call, index) =>
+    isRecord(call) && typeof call.index !== "number" ? { ...call, index } : call,
+  );
+  return { ...message, tool_calls: calls };
+}
+
+/**
+ * A JSON answer a server labels as an event stream and ends with the stream's `data: [DONE]` (a router
+ * answering a request without `stream`): the JSON without that marker.
+ */
+export function withoutDoneMarker(text: string): string {
+  return text.replace(/(?:\s*data:\s*\[DONE\])+\s*$/, "");
 }
 
 function addDelta(draft: ChoiceDraft, delta: Record<string, unknown>): void {

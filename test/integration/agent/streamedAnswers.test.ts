@@ -237,6 +237,44 @@ describe("a model endpoint that streams its answers to requests that ask for no 
     }
   });
 
+  it("provider openai: a whole answer sent as one event, or as JSON followed by data: [DONE], is read as that answer: its call runs once, its text is delivered", async () => {
+    const model = await startFakeOpenAI();
+    try {
+      const completion = (message: Record<string, unknown>, finish: string) =>
+        JSON.stringify({
+          id: "c1",
+          object: "chat.completion",
+          created: 1_700_000_000,
+          model: "streamer",
+          choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }],
+          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        });
+      const call = {
+        content: null,
+        tool_calls: [
+          {
+            id: "call_1",
+            type: "function",
+            function: { name: "mcp__notes__lookup", arguments: '{"key":"k1"}' },
+          },
+        ],
+      };
+      model.script(
+        // A gateway that streams a whole answer in one event.
+        eventStream(`data: ${completion(call, "tool_calls")}\n\ndata: [DONE]\n\n`),
+        // A router that answers JSON labelled as a stream, with the stream's end marker after it.
+        eventStream(`${completion({ content: "Found it." }, "stop")}\n\ndata: [DONE]\n\n`),
+      );
+      const gw = await gatewayFor("openai", model.baseUrl);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["Found it."]);
+      expect(notes.calls).toEqual([{ tool: "lookup", args: { key: "k1" } }]);
+      await expectToolRunJournalled(gw.home.dir);
+    } finally {
+      await model.close();
+    }
+  });
+
   it("a stream cut off before its end, with no retry left (retries: 0), fails the run: the notice names the endpoint and what was wrong", async () => {
     const model = await startFakeOpenAI();
     try {

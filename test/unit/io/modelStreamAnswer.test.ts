@@ -198,6 +198,45 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     });
   });
 
+  it("a whole chat.completion sent as one event (a gateway streaming an answer it had whole) is that answer: its text and its calls", () => {
+    const whole = {
+      ...head,
+      object: "chat.completion",
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: "Looking.",
+            tool_calls: [
+              { type: "function", function: { name: "a", arguments: "{}" } },
+              { type: "function", function: { name: "b", arguments: '{"x":1}' } },
+            ],
+          },
+          finish_reason: "tool_calls",
+        },
+      ],
+      usage,
+    };
+    const choices = (
+      streamedAnswer(stream({ data: whole }, DONE), "chat") as { answer: { choices: unknown[] } }
+    ).answer.choices;
+    expect(choices).toEqual([
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: "Looking.",
+          tool_calls: [
+            { type: "function", function: { name: "a", arguments: "{}" } },
+            { type: "function", function: { name: "b", arguments: '{"x":1}' } },
+          ],
+        },
+        finish_reason: "tool_calls",
+      },
+    ]);
+  });
+
   it("the legacy function_call streamed in pieces (older servers) is assembled as the one call it names", () => {
     const text = stream(
       chunk({ role: "assistant", function_call: { name: "lookup", arguments: "" } }),
