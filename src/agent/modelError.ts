@@ -7,6 +7,7 @@ import { BLOCKED_PORT, isBlockedPort } from "../io/outbound/blockedPort.js";
 import { ProxyRefusedError } from "../io/outbound/proxyErrors.js";
 import { refusedHint, unknownHostHint } from "../io/outbound/unreachable.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
+import { promptOverflow } from "./promptOverflow.js";
 
 const MAX_DETAIL = 300;
 
@@ -157,19 +158,15 @@ export interface ModelSettingsUsed {
  * tokens. However, you requested 4196 tokens (100 in the messages, 4096 in the completion)` (or `'max_tokens'
  * or 'max_completion_tokens' is too large`), SGLang's `... tokens for the completion`, TGI's `max_new_tokens`,
  * OpenAI's `max_tokens is too large`, Groq's `` `max_tokens` must be less than or equal to ``, the Messages
- * API's `max_tokens: 100000 > 64000, which is the maximum allowed ...`, DeepSeek's `Invalid max_tokens value`.
+ * API's `max_tokens: 100000 > 64000, which is the maximum allowed ...`, DeepSeek's `Invalid max_tokens value`,
+ * OpenRouter's `(4404 of text input, 4096 in the output)`.
  * Not OpenAI's refusal of the parameter's name (`'max_tokens' is not supported ... Use 'max_completion_tokens'`),
  * which svc answers by sending the other name.
  */
 // A parameter's name, not a key of the request a validation error echoes (`"max_tokens": 4096`).
-const OUTPUT_LIMIT = /\bmax_(?:completion_|new_|output_)?tokens\b(?!\\?"\s*:)|\b(?:in|for) the completion\b/i;
+const OUTPUT_LIMIT =
+  /\bmax_(?:completion_|new_|output_)?tokens\b(?!\\?"\s*:)|\b(?:in|for) the completion\b|\d+ in the output\b/i;
 const NAME_REFUSED = /unsupported|not supported/i;
-
-/**
- * The Messages API's 400 for a request past the model's context window (`prompt is too long: 215123 tokens >
- * 200000 maximum`), as a run's tool results pile up: no retry passes it, only a shorter request.
- */
-const PROMPT_TOO_LONG = /\bprompt is too long\b/i;
 
 /**
  * A 400 for a prompt the endpoint's content filter refused before the model answered (Azure OpenAI's `"code":
@@ -234,7 +231,7 @@ function unversionedBase(endpoint: string): string {
 /**
  * What to fix for a refusal no retry can change: a model or server that takes no tools, 401 the key, 403
  * what the key may do, a 400 refusing the model's name or the output limit `agent.max_tokens`, a 413 what makes a
- * request large, a 400 past the model's context window what makes a run's requests long, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
+ * request large, 404 the model or the endpoint (Ollama's `model "x" not found`, OpenAI's `model_not_found`, a base_url without its `/v1`).
  */
 export function settingToFix(status: number, used: ModelSettingsUsed, body = "", endpoint = ""): string {
   if (status >= 400 && NO_TOOLS.test(body))
@@ -247,24 +244,14 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
     return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
   if (status === 404)
     return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
-  if (status === 413) {
-    const cap =
-      used.maxToolResultChars === undefined
-        ? "lower agent.max_tool_result_chars"
-        : used.maxToolResultChars === 0
-          ? "set agent.max_tool_result_chars (0: no cap) to cut long results"
-          : `lower agent.max_tool_result_chars (${used.maxToolResultChars})`;
-    return ` — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: ${cap}, or raise the server's limit (nginx: client_max_body_size)`;
-  }
+  if (status === 413)
+    return ` — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: ${resultCap(used)}, or raise the server's limit (nginx: client_max_body_size)`;
+  // A sampling request (no agent.max_tokens) has no tool results to cut.
+  const overflow = status === 400 && used.maxTokens !== undefined ? promptOverflow(body) : undefined;
+  if (overflow !== undefined)
+    return ` — the prompt and the run's tool results so far fill the model's context${overflow === null ? "" : ` (${overflow} tokens)`}: ${resultCap(used)}, or use a model with a larger context`;
   if (status === 400 && PROMPT_FILTERED.test(body))
     return " — the endpoint's content filter refused the prompt: change what the route's prompt or agent.system_prompt asks for (the event's payload is part of the prompt); on Azure OpenAI, the deployment's content filter decides";
-  if (status === 400 && PROMPT_TOO_LONG.test(body)) {
-    const cap =
-      used.maxToolResultChars === undefined || used.maxToolResultChars === 0
-        ? "set agent.max_tool_result_chars to cut long results"
-        : `lower agent.max_tool_result_chars (${used.maxToolResultChars})`;
-    return ` — the prompt and the run's tool results so far are more than the model's context window takes: ${cap}, or give the run less to read`;
-  }
   if (status === 400 && UNKNOWN_MODEL.test(body))
     return ` — check ${used.modelKey} ("${used.model}"): the endpoint does not know it by that name`;
   if (
@@ -277,6 +264,14 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
   if (status === 429 && QUOTA_EXHAUSTED.test(body))
     return " — the account agent.api_key belongs to has no quota left (insufficient_quota, not a rate limit: no retry passes): add credit or raise its spending limit in its plan and billing";
   return "";
+}
+
+/** What to do with `agent.max_tool_result_chars` for a request too large (0: no cap). */
+function resultCap(used: ModelSettingsUsed): string {
+  if (used.maxToolResultChars === undefined) return "lower agent.max_tool_result_chars";
+  return used.maxToolResultChars === 0
+    ? "set agent.max_tool_result_chars (0: no cap) to cut long results"
+    : `lower agent.max_tool_result_chars (${used.maxToolResultChars})`;
 }
 
 /**

@@ -80,6 +80,33 @@ export const withoutReasoningRewrite: RequestRewrite = {
   rewrite: (body) => rewriteJson(body, withoutReasoningContent),
 };
 
+/**
+ * DeepSeek's thinking mode refuses a request whose earlier tool-calling turn comes back without its
+ * reasoning (`The reasoning_content in the thinking mode must be passed back to the API.`, or `Missing
+ * reasoning_content field in the assistant message at message index 2`), even a turn whose reasoning was
+ * empty, which the AI SDK leaves out. The request is sent again with an empty one on such turns.
+ */
+export const emptyReasoningRewrite: RequestRewrite = {
+  refused: (status, body) =>
+    status === 400 &&
+    /reasoning_content\W{0,3}(?: in the thinking mode)? must be passed back|missing\W{1,3}reasoning_content/i.test(
+      body,
+    ),
+  rewrite: (body) => rewriteJson(body, withEmptyReasoning),
+};
+
+/** `body` with `reasoning_content: ""` on each assistant turn with tool calls that has none. */
+export function withEmptyReasoning(body: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(body.messages)) return body;
+  const messages = (body.messages as unknown[]).map((message) => {
+    if (message === null || typeof message !== "object") return message;
+    const turn = message as Record<string, unknown>;
+    const calls = turn.role === "assistant" && Array.isArray(turn.tool_calls) && turn.tool_calls.length > 0;
+    return calls && turn.reasoning_content === undefined ? { ...turn, reasoning_content: "" } : turn;
+  });
+  return { ...body, messages };
+}
+
 /** `body` with no `reasoning_content` in its messages. */
 export function withoutReasoningContent(body: Record<string, unknown>): Record<string, unknown> {
   if (!Array.isArray(body.messages)) return body;
@@ -109,12 +136,14 @@ function rewriteJson(
 /**
  * Chat Completions answers with tool calls in other servers' shapes read as OpenAI's (`normalizedChatAnswer`);
  * a refusal of `max_tokens`, of a long tool description or of `reasoning_content` answered by the same
- * request without what was refused (the rewrites above).
+ * request without what was refused, and DeepSeek's refusal of a turn without it by the request with an empty
+ * one (the rewrites above).
  */
 const chatFetch = chatCompletionsFetch(normalizedChatAnswer, [
   maxCompletionTokensRewrite,
   shortDescriptionsRewrite,
   withoutReasoningRewrite,
+  emptyReasoningRewrite,
 ]);
 
 /**

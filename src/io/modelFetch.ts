@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
 import { importExternal } from "./importExternal.js";
 import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
-import { type StreamProtocol, streamedAnswer } from "./modelStreamAnswer.js";
+import { type StreamProtocol, streamedAnswer, withoutDoneMarker } from "./modelStreamAnswer.js";
 import { outboundDispatcher } from "./outbound/dispatcher.js";
 
 /**
@@ -241,7 +241,7 @@ async function normalizedAnswer(response: Response, read: AnswerReading): Promis
   }
   let answer: unknown;
   // A JSON body labelled as a stream (no event stream starts with `{`) is read as the JSON it is, as the SDK
-  // read it before streams were assembled.
+  // read it before streams were assembled, a `data: [DONE]` a server wrote after it left out.
   if (stream && !/^\s*\{/.test(text)) {
     const assembled = streamedAnswer(text, read.protocol);
     if ("problem" in assembled) {
@@ -258,7 +258,7 @@ async function normalizedAnswer(response: Response, read: AnswerReading): Promis
   } else {
     if (stream) headers.set("content-type", "application/json");
     try {
-      answer = JSON.parse(text);
+      answer = JSON.parse(stream ? withoutDoneMarker(text) : text);
     } catch {
       // Not JSON: the SDK reports the body as it is.
       return new Response(text, kept);

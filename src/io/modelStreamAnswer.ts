@@ -183,6 +183,8 @@ function isError(event: unknown, protocol: StreamProtocol): boolean {
 }
 
 interface CallDraft {
+  /** The `index` the server gave it (its place among the turn's calls), or the one it was given. */
+  readonly index: number;
   id?: string;
   type?: string;
   name: string;
@@ -196,17 +198,22 @@ interface ChoiceDraft {
   /** The text pieces, and the content parts of servers that write `content` as an array of parts. */
   readonly content: Array<string | Record<string, unknown>>;
   readonly texts: { reasoning_content: string; reasoning: string; refusal: string };
-  readonly calls: Map<number, CallDraft>;
+  /** In the order they started. */
+  readonly calls: CallDraft[];
+  /** The call each `index` names now: the last one started there. */
+  readonly open: Map<number, CallDraft>;
   /** The legacy `function_call` (older servers), its arguments joined. */
   functionCall?: { name: string; arguments: string };
-  /** The key of the call a delta without an `index` adds to (Gemini's endpoint sends none). */
-  lastCall?: number;
+  /** The call a delta without an `index` adds to (Gemini's endpoint sends none). */
+  lastCall?: CallDraft;
   finish: unknown;
 }
 
 /**
- * A `chat.completion`: per choice, the deltas' text, reasoning and refusal joined; tool calls assembled by
- * their `index` (the id, type and name as sent, the arguments' pieces joined); the last finish reason; the
+ * A `chat.completion`: per choice, the deltas' text, reasoning and refusal joined (a choice's whole `message`,
+ * where an event holds one, read as its delta); tool calls assembled by
+ * their `index`, and apart by their ids where a server sends several at one index (the id, type and name
+ * as sent, the arguments' pieces joined); the last finish reason; the
  * usage of the last chunk that carries one. A chunk carrying an `error` ends the answer as that error.
  * Without `data: [DONE]` the answer is whole when the body ended between events and every choice had
  * finished (servers that close the stream after the last chunk, without the marker); `cut` (the body
@@ -235,7 +242,8 @@ function chatAnswer(events: readonly unknown[], cut: boolean): StreamAssembly {
         draft = {
           content: [],
           texts: { reasoning_content: "", reasoning: "", refusal: "" },
-          calls: new Map(),
+          calls: [],
+          open: new Map(),
           finish: null,
         };
         choices.set(index, draft);
@@ -243,10 +251,29 @@ function chatAnswer(events: readonly unknown[], cut: boolean): StreamAssembly {
       if (choice.finish_reason !== undefined && choice.finish_reason !== null)
         draft.finish = choice.finish_reason;
       if (isRecord(choice.delta)) addDelta(draft, choice.delta);
+      // A whole `chat.completion` in one event, as a gateway streams an answer it had whole.
+      else if (isRecord(choice.message)) addDelta(draft, wholeMessage(choice.message));
     }
   }
   const finished = choices.size > 0 && [...choices.values()].every((draft) => draft.finish !== null);
   return finished && !cut ? { answer: chatCompletion(head, choices, usage) } : cutOff("data: [DONE]", count);
+}
+
+/** A whole message as one delta: each of its calls whole, at its place in the list when it names none. */
+function wholeMessage(message: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(message.tool_calls)) return message;
+  const calls = (message.tool_calls as unknown[]).map((call, index) =>
+    isRecord(call) && typeof call.index !== "number" ? { ...call, index } : call,
+  );
+  return { ...message, tool_calls: calls };
+}
+
+/**
+ * A JSON answer a server labels as an event stream and ends with the stream's `data: [DONE]` (a router
+ * answering a request without `stream`): the JSON without that marker.
+ */
+export function withoutDoneMarker(text: string): string {
+  return text.replace(/(?:\s*data:\s*\[DONE\])+\s*$/, "");
 }
 
 function addDelta(draft: ChoiceDraft, delta: Record<string, unknown>): void {
@@ -268,25 +295,28 @@ function addDelta(draft: ChoiceDraft, delta: Record<string, unknown>): void {
     if (!isRecord(piece)) continue;
     const fn = isRecord(piece.function) ? piece.function : {};
     const id = typeof piece.id === "string" && piece.id !== "" ? piece.id : undefined;
-    let key: number | undefined;
-    if (typeof piece.index === "number") key = piece.index;
-    else {
-      const last = draft.lastCall === undefined ? undefined : draft.calls.get(draft.lastCall);
-      // Without an index, a call is sent whole: a new id (or the first piece) starts the next call.
-      key =
-        last === undefined || (id !== undefined && last.id !== undefined && id !== last.id)
-          ? draft.calls.size === 0
-            ? 0
-            : Math.max(...draft.calls.keys()) + 1
-          : draft.lastCall;
+    const index = typeof piece.index === "number" ? piece.index : undefined;
+    const named = typeof fn.name === "string" && fn.name !== "";
+    // Without an index, a call is sent whole (Gemini's endpoint): a piece naming a tool under a new id (or
+    // the first piece) starts the next call. At an index, so does a piece naming a tool under an id other
+    // than the call's there: Ollama sends every call of a turn at index 0, each whole with its own id. A
+    // piece without a name goes on its call whatever id it carries (Poolside gives the later pieces another
+    // id), and one at an index no call started at goes on the last call started (DeepSeek has sent a call's
+    // first piece at the index of the call before it, its later pieces at its own).
+    let call =
+      index === undefined
+        ? draft.lastCall
+        : (draft.open.get(index) ?? (id === undefined && !named ? draft.lastCall : undefined));
+    if (call === undefined || (named && id !== undefined && call.id !== undefined && id !== call.id)) {
+      call = {
+        index: index ?? (draft.calls.length === 0 ? 0 : Math.max(...draft.calls.map((c) => c.index)) + 1),
+        name: "",
+        args: "",
+      };
+      draft.calls.push(call);
     }
-    if (key === undefined) continue;
-    draft.lastCall = key;
-    let call = draft.calls.get(key);
-    if (call === undefined) {
-      call = { name: "", args: "" };
-      draft.calls.set(key, call);
-    }
+    if (index !== undefined) draft.open.set(index, call);
+    draft.lastCall = call;
     if (call.id === undefined && id !== undefined) call.id = id;
     if (typeof piece.type === "string" && piece.type !== "") call.type = piece.type;
     if (typeof fn.name === "string" && fn.name !== "") call.name = fn.name;
@@ -317,9 +347,10 @@ function chatCompletion(
 
 function chatMessage(draft: ChoiceDraft): Record<string, unknown> {
   const texts = Object.entries(draft.texts).filter(([, text]) => text !== "");
-  const calls = [...draft.calls.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([, call]) => ({
+  // A stable sort: calls at one index stay in the order they started.
+  const calls = [...draft.calls]
+    .sort((a, b) => a.index - b.index)
+    .map((call) => ({
       ...(call.id === undefined ? {} : { id: call.id }),
       type: call.type ?? "function",
       function: {

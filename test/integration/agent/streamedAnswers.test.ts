@@ -141,6 +141,140 @@ describe("a model endpoint that streams its answers to requests that ask for no 
     }
   });
 
+  it("provider openai: parallel calls streamed all at index 0, each with its own id (Ollama), each run once with its own arguments", async () => {
+    const model = await startFakeOpenAI();
+    try {
+      // Ollama's shape: each call whole in one chunk, every one at index 0; the finish reason is stop.
+      const chunk = (delta: unknown, finish: string | null = null) => ({
+        id: "chatcmpl-1",
+        object: "chat.completion.chunk",
+        created: 1_700_000_000,
+        model: "qwen3",
+        system_fingerprint: "fp_ollama",
+        choices: [
+          {
+            index: 0,
+            delta: { role: "assistant", content: "", ...(delta as object) },
+            finish_reason: finish,
+          },
+        ],
+      });
+      const call = (id: string, key: string) => ({
+        tool_calls: [
+          {
+            id,
+            index: 0,
+            type: "function",
+            function: { name: "mcp__notes__lookup", arguments: `{"key":"${key}"}` },
+          },
+        ],
+      });
+      const events = [chunk(call("call_a", "k1")), chunk(call("call_b", "k2")), chunk({}, "stop"), "[DONE]"];
+      model.script(
+        eventStream(events.map((e) => `data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`).join("")),
+        { text: "Both found." },
+      );
+      const gw = await gatewayFor("openai", model.baseUrl);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["Both found."]);
+      expect(notes.calls).toEqual([
+        { tool: "lookup", args: { key: "k1" } },
+        { tool: "lookup", args: { key: "k2" } },
+      ]);
+      const messages = (model.requests[1]?.json.messages ?? []) as Array<Record<string, unknown>>;
+      expect(messages.slice(-3)).toEqual([
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            {
+              id: "call_a",
+              type: "function",
+              function: { name: "mcp__notes__lookup", arguments: '{"key":"k1"}' },
+            },
+            {
+              id: "call_b",
+              type: "function",
+              function: { name: "mcp__notes__lookup", arguments: '{"key":"k2"}' },
+            },
+          ],
+        },
+        { role: "tool", tool_call_id: "call_a", content: "notes: value of k1" },
+        { role: "tool", tool_call_id: "call_b", content: "notes: value of k2" },
+      ]);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("provider openai: an error OpenRouter sends in the stream after some text is retried, and the next tries' call runs once", async () => {
+    const model = await startFakeOpenAI({ streamAlways: true });
+    try {
+      const failed = {
+        id: "gen-1",
+        object: "chat.completion.chunk",
+        created: 1_700_000_000,
+        model: "openai/gpt-4o",
+        provider: "OpenAI",
+        error: { code: "server_error", message: "Provider disconnected unexpectedly" },
+        choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
+      };
+      model.script(
+        eventStream(
+          `: OPENROUTER PROCESSING\n\ndata: ${JSON.stringify(FIRST_CHUNK)}\n\ndata: ${JSON.stringify(failed)}\n\n`,
+        ),
+        callTool("mcp__notes__lookup", { key: "k1" }),
+        { text: "Found it." },
+      );
+      // The run's first retry waits its backoff (a second): no assertion on time.
+      const gw = await gatewayFor("openai", model.baseUrl, 1);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["Found it."]);
+      expect(model.requests).toHaveLength(3);
+      expect(notes.calls).toEqual([{ tool: "lookup", args: { key: "k1" } }]);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("provider openai: a whole answer sent as one event, or as JSON followed by data: [DONE], is read as that answer: its call runs once, its text is delivered", async () => {
+    const model = await startFakeOpenAI();
+    try {
+      const completion = (message: Record<string, unknown>, finish: string) =>
+        JSON.stringify({
+          id: "c1",
+          object: "chat.completion",
+          created: 1_700_000_000,
+          model: "streamer",
+          choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }],
+          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        });
+      const call = {
+        content: null,
+        tool_calls: [
+          {
+            id: "call_1",
+            type: "function",
+            function: { name: "mcp__notes__lookup", arguments: '{"key":"k1"}' },
+          },
+        ],
+      };
+      model.script(
+        // A gateway that streams a whole answer in one event.
+        eventStream(`data: ${completion(call, "tool_calls")}\n\ndata: [DONE]\n\n`),
+        // A router that answers JSON labelled as a stream, with the stream's end marker after it.
+        eventStream(`${completion({ content: "Found it." }, "stop")}\n\ndata: [DONE]\n\n`),
+      );
+      const gw = await gatewayFor("openai", model.baseUrl);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["Found it."]);
+      expect(notes.calls).toEqual([{ tool: "lookup", args: { key: "k1" } }]);
+      await expectToolRunJournalled(gw.home.dir);
+    } finally {
+      await model.close();
+    }
+  });
+
   it("a stream cut off before its end, with no retry left (retries: 0), fails the run: the notice names the endpoint and what was wrong", async () => {
     const model = await startFakeOpenAI();
     try {

@@ -42,6 +42,61 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     );
   });
 
+  it("a 400 saying the prompt alone is more than the model's context holds names agent.max_tool_result_chars, not agent.max_tokens", () => {
+    const used = {
+      model: "m",
+      modelKey: "agent.model",
+      keySent: true,
+      maxTokens: 4096,
+      maxToolResultChars: 100000,
+    };
+    const fills = (context: string) =>
+      ` — the prompt and the run's tool results so far fill the model's context${context}: lower agent.max_tool_result_chars (100000), or use a model with a larger context`;
+    for (const [body, context] of [
+      // OpenAI's (and Groq's), vLLM's before 0.8: the messages alone past the context.
+      [
+        "This model's maximum context length is 128000 tokens. However, you requested 134096 tokens (130000 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.",
+        " (128000 tokens)",
+      ],
+      [
+        "This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens (including 123 in the functions). Please reduce the length of the messages or functions.",
+        " (128000 tokens)",
+      ],
+      // vLLM's.
+      [
+        "This model's maximum context length is 32768 tokens. However, your request has 40000 input tokens. Please reduce the length of the input messages.",
+        " (32768 tokens)",
+      ],
+      // OpenRouter's.
+      [
+        'This endpoint\'s maximum context length is 163840 tokens. However, you requested about 171624 tokens (167528 of text input, 4096 in the output). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.',
+        " (163840 tokens)",
+      ],
+      // llama.cpp's server.
+      [
+        '{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":8192}}',
+        "",
+      ],
+      // The Messages API's, with its numbers and (a compatible server's) without.
+      [
+        '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 215123 tokens > 200000 maximum"}}',
+        " (200000 tokens)",
+      ],
+      ['{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}', ""],
+    ] as const)
+      expect(describeModelError(answer(400, body), [], URL, used)).toBe(
+        `model endpoint ${URL} answered HTTP 400: ${body}${fills(context)}`,
+      );
+    // The messages fit, and the output limit on top of them does not: agent.max_tokens, as before.
+    for (const body of [
+      "This model's maximum context length is 8192 tokens. However, you requested 8500 tokens (4404 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.",
+      "This endpoint's maximum context length is 8192 tokens. However, you requested about 8500 tokens (4404 of text input, 4096 in the output). Please reduce the length of either one.",
+    ])
+      expect(describeModelError(answer(400, body), [], URL, used)).toMatch(
+        /— check agent\.max_tokens \(4096\)/,
+      );
+  });
+
   it("Azure OpenAI's 400 for a prompt its content filter refused (code content_filter) says what decides", () => {
     const used = { model: "gpt-4o", modelKey: "agent.model", keySent: true, maxTokens: 4096 };
     const azure = JSON.stringify({

@@ -53,7 +53,7 @@ describe("a Messages API refusal of a prompt past the model's context window", (
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AgentRunFailure);
     expect((failure as AgentRunFailure).message).toBe(
-      `model endpoint ${model.baseUrl}/messages answered HTTP 400: ${TOO_LONG} — the prompt and the run's tool results so far are more than the model's context window takes: lower agent.max_tool_result_chars (100000), or give the run less to read`,
+      `model endpoint ${model.baseUrl}/messages answered HTTP 400: ${TOO_LONG} — the prompt and the run's tool results so far fill the model's context (200000 tokens): lower agent.max_tool_result_chars (100000), or use a model with a larger context`,
     );
     expect(model.requests).toHaveLength(2);
   });

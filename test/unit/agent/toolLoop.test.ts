@@ -672,6 +672,37 @@ describe("runToolLoop", () => {
     expect(log.calls).toEqual([{ name: "upper", ms: 5, ok: true }]);
   });
 
+  it("a turn with tool calls and no finish reason (null, or left out, as some servers answer) runs its tools once and the loop goes on", async () => {
+    const answer = (finish: Record<string, unknown>, id: string) => ({
+      status: 200,
+      body: JSON.stringify({
+        id: "c",
+        object: "chat.completion",
+        created: 1_700_000_000,
+        model: "m",
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: "assistant",
+              content: null,
+              tool_calls: [{ id, type: "function", function: { name: "upper", arguments: '{"text":"hi"}' } }],
+            },
+            ...finish,
+          },
+        ],
+      }),
+    });
+    model.script(answer({ finish_reason: null }, "a"), answer({}, "b"), { text: "HI it is" });
+    const { result, log } = await loop(5);
+    expect(result.text).toBe("HI it is");
+    expect(log.calls).toEqual([
+      { name: "upper", ms: 5, ok: true },
+      { name: "upper", ms: 5, ok: true },
+    ]);
+    expect(model.requests).toHaveLength(3);
+  });
+
   it("a turn's calls are recorded in the order the model asked for them, not in the order they finished", async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => {

@@ -137,6 +137,106 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     });
   });
 
+  it("parallel calls a server sends all at index 0, each with its own id (Ollama), stay apart: a later piece without an id goes on the last one started", () => {
+    const text = stream(
+      chunk({ role: "assistant", content: "" }),
+      chunk({
+        tool_calls: [
+          { id: "call_a", index: 0, type: "function", function: { name: "lookup", arguments: '{"key":' } },
+        ],
+      }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '"k1"}' } }] }),
+      chunk({
+        tool_calls: [
+          { id: "call_b", index: 0, type: "function", function: { name: "ping", arguments: "{}" } },
+        ],
+      }),
+      // A call's id again on a later piece of it (as servers repeat it) goes on that call.
+      chunk({
+        tool_calls: [
+          { id: "call_c", index: 0, type: "function", function: { name: "lookup", arguments: '{"key":' } },
+        ],
+      }),
+      chunk({ tool_calls: [{ id: "call_c", index: 0, function: { arguments: '"k2"}' } }] }),
+      chunk({}, "tool_calls"),
+      DONE,
+    );
+    const choices = (streamedAnswer(text, "chat") as { answer: { choices: Array<{ message: unknown }> } })
+      .answer.choices;
+    expect(choices[0]?.message).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "call_a", type: "function", function: { name: "lookup", arguments: '{"key":"k1"}' } },
+        { id: "call_b", type: "function", function: { name: "ping", arguments: "{}" } },
+        { id: "call_c", type: "function", function: { name: "lookup", arguments: '{"key":"k2"}' } },
+      ],
+    });
+  });
+
+  it("a call whose later pieces carry another id (Poolside) stays one call; a piece at an index no call started at goes on the last call started", () => {
+    const piece = (index: number, part: Record<string, unknown>) =>
+      chunk({ tool_calls: [{ index, ...part }] });
+    const text = stream(
+      piece(0, { id: "call_a", type: "function", function: { name: "lookup", arguments: "" } }),
+      piece(0, { id: "call_other", function: { arguments: '{"key":"k1"}' } }),
+      // The second call's first piece at the first call's index, its later pieces at its own.
+      piece(0, { id: "call_b", type: "function", function: { name: "ping", arguments: '{"n":' } }),
+      piece(1, { function: { arguments: "1}" } }),
+      chunk({}, "tool_calls"),
+      DONE,
+    );
+    const choices = (streamedAnswer(text, "chat") as { answer: { choices: Array<{ message: unknown }> } })
+      .answer.choices;
+    expect(choices[0]?.message).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "call_a", type: "function", function: { name: "lookup", arguments: '{"key":"k1"}' } },
+        { id: "call_b", type: "function", function: { name: "ping", arguments: '{"n":1}' } },
+      ],
+    });
+  });
+
+  it("a whole chat.completion sent as one event (a gateway streaming an answer it had whole) is that answer: its text and its calls", () => {
+    const whole = {
+      ...head,
+      object: "chat.completion",
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: "Looking.",
+            tool_calls: [
+              { type: "function", function: { name: "a", arguments: "{}" } },
+              { type: "function", function: { name: "b", arguments: '{"x":1}' } },
+            ],
+          },
+          finish_reason: "tool_calls",
+        },
+      ],
+      usage,
+    };
+    const choices = (
+      streamedAnswer(stream({ data: whole }, DONE), "chat") as { answer: { choices: unknown[] } }
+    ).answer.choices;
+    expect(choices).toEqual([
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: "Looking.",
+          tool_calls: [
+            { type: "function", function: { name: "a", arguments: "{}" } },
+            { type: "function", function: { name: "b", arguments: '{"x":1}' } },
+          ],
+        },
+        finish_reason: "tool_calls",
+      },
+    ]);
+  });
+
   it("the legacy function_call streamed in pieces (older servers) is assembled as the one call it names", () => {
     const text = stream(
       chunk({ role: "assistant", function_call: { name: "lookup", arguments: "" } }),
