@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { modelRunner } from "../../../src/agent/modelRunner.js";
 import type { AgentTool } from "../../../src/agent/tools/tool.js";
-import { silentLogger } from "../../../src/io/log.js";
 import { type FakeModel, startFakeAnthropic } from "../../fakes/anthropicServer.js";
+import { anthropicRunner } from "../../helpers/anthropicRunner.js";
 
 /**
  * Text blocks written with `"citations": null`, as the Messages API reference shows a text block and as
@@ -27,21 +26,7 @@ afterEach(async () => {
 });
 
 function run(baseUrl: string) {
-  return modelRunner({
-    settings: {
-      provider: "anthropic",
-      model: "claude-sonnet-4-5",
-      base_url: baseUrl,
-      max_steps: 5,
-      max_tokens: 100,
-      retries: 0,
-      timeout_seconds: 10,
-      max_concurrent_runs: 1,
-      max_tool_result_chars: 100_000,
-    },
-    logger: silentLogger(),
-    builtins: () => [lookup],
-  }).run(
+  return anthropicRunner(baseUrl, [lookup]).run(
     { route: "r", event: "e", deliveryId: "d", prompt: "look up k1", toolsets: [], profile: undefined },
     new AbortController().signal,
   );

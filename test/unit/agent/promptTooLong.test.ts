@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
-import { modelRunner } from "../../../src/agent/modelRunner.js";
 import type { AgentTool } from "../../../src/agent/tools/tool.js";
-import { silentLogger } from "../../../src/io/log.js";
 import { type FakeModel, startFakeAnthropic } from "../../fakes/anthropicServer.js";
+import { anthropicRunner } from "../../helpers/anthropicRunner.js";
 
 /**
  * The Messages API's 400 for a request past the model's context window, as a run's tool results pile up:
@@ -31,21 +30,7 @@ describe("a Messages API refusal of a prompt past the model's context window", (
   it("fails the run once, naming agent.max_tool_result_chars: no retry passes it", async () => {
     model = await startFakeAnthropic();
     model.script({ toolCalls: [{ name: "dump", args: {} }] }, { status: 400, body: TOO_LONG });
-    const failure = await modelRunner({
-      settings: {
-        provider: "anthropic",
-        model: "claude-sonnet-4-5",
-        base_url: model.baseUrl,
-        max_steps: 5,
-        max_tokens: 100,
-        retries: 2,
-        timeout_seconds: 10,
-        max_concurrent_runs: 1,
-        max_tool_result_chars: 100_000,
-      },
-      logger: silentLogger(),
-      builtins: () => [dump],
-    })
+    const failure = await anthropicRunner(model.baseUrl, [dump], { retries: 2 })
       .run(
         { route: "r", event: "e", deliveryId: "d", prompt: "read the log", toolsets: [], profile: undefined },
         new AbortController().signal,

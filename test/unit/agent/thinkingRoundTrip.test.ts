@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { modelRunner } from "../../../src/agent/modelRunner.js";
 import type { AgentTool } from "../../../src/agent/tools/tool.js";
-import { silentLogger } from "../../../src/io/log.js";
 import { type FakeModel, startFakeAnthropic } from "../../fakes/anthropicServer.js";
+import { anthropicRunner } from "../../helpers/anthropicRunner.js";
 
 /**
  * Claude's thinking before its tool calls, written as the Messages API streams it (a `thinking` block whose
@@ -99,21 +98,7 @@ describe("thinking streamed before parallel tool calls", () => {
       ]),
       { text: "Zürich is 21°C." },
     );
-    const result = await modelRunner({
-      settings: {
-        provider: "anthropic",
-        model: "claude-sonnet-4-5",
-        base_url: model.baseUrl,
-        max_steps: 5,
-        max_tokens: 100,
-        retries: 0,
-        timeout_seconds: 10,
-        max_concurrent_runs: 1,
-        max_tool_result_chars: 100_000,
-      },
-      logger: silentLogger(),
-      builtins: () => [tool("weather"), tool("forecast")],
-    }).run(
+    const result = await anthropicRunner(model.baseUrl, [tool("weather"), tool("forecast")]).run(
       {
         route: "r",
         event: "e",

@@ -16,6 +16,20 @@ const chunk = (delta: unknown, finish: string | null = null, index = 0) => ({
 });
 const DONE = { data: "[DONE]" };
 const usage = { prompt_tokens: 31, completion_tokens: 12, total_tokens: 43 };
+/** The first choice's message of a Chat Completions stream assembled whole. */
+const firstMessage = (text: string): unknown =>
+  (streamedAnswer(text, "chat") as { answer: { choices: Array<{ message: unknown }> } }).answer.choices[0]
+    ?.message;
+/** An assistant message with no text and these calls, each `[id, name, arguments]`. */
+const callsMessage = (...calls: Array<[string, string, string]>) => ({
+  role: "assistant",
+  content: null,
+  tool_calls: calls.map(([id, name, args]) => ({
+    id,
+    type: "function",
+    function: { name, arguments: args },
+  })),
+});
 /** The chat.completion of one choice that answered `content` and stopped, with `usage`. */
 const textCompletion = (content: string) => ({
   id: "chatcmpl-7",
@@ -120,9 +134,7 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
       chunk({}, "tool_calls"),
       DONE,
     );
-    const choices = (streamedAnswer(text, "chat") as { answer: { choices: Array<{ message: unknown }> } })
-      .answer.choices;
-    expect(choices[0]?.message).toEqual({
+    expect(firstMessage(text)).toEqual({
       role: "assistant",
       content: null,
       tool_calls: [
@@ -161,17 +173,13 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
       chunk({}, "tool_calls"),
       DONE,
     );
-    const choices = (streamedAnswer(text, "chat") as { answer: { choices: Array<{ message: unknown }> } })
-      .answer.choices;
-    expect(choices[0]?.message).toEqual({
-      role: "assistant",
-      content: null,
-      tool_calls: [
-        { id: "call_a", type: "function", function: { name: "lookup", arguments: '{"key":"k1"}' } },
-        { id: "call_b", type: "function", function: { name: "ping", arguments: "{}" } },
-        { id: "call_c", type: "function", function: { name: "lookup", arguments: '{"key":"k2"}' } },
-      ],
-    });
+    expect(firstMessage(text)).toEqual(
+      callsMessage(
+        ["call_a", "lookup", '{"key":"k1"}'],
+        ["call_b", "ping", "{}"],
+        ["call_c", "lookup", '{"key":"k2"}'],
+      ),
+    );
   });
 
   it("a call whose later pieces carry another id (Poolside) stays one call; a piece at an index no call started at goes on the last call started", () => {
@@ -186,16 +194,9 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
       chunk({}, "tool_calls"),
       DONE,
     );
-    const choices = (streamedAnswer(text, "chat") as { answer: { choices: Array<{ message: unknown }> } })
-      .answer.choices;
-    expect(choices[0]?.message).toEqual({
-      role: "assistant",
-      content: null,
-      tool_calls: [
-        { id: "call_a", type: "function", function: { name: "lookup", arguments: '{"key":"k1"}' } },
-        { id: "call_b", type: "function", function: { name: "ping", arguments: '{"n":1}' } },
-      ],
-    });
+    expect(firstMessage(text)).toEqual(
+      callsMessage(["call_a", "lookup", '{"key":"k1"}'], ["call_b", "ping", '{"n":1}']),
+    );
   });
 
   it("a whole chat.completion sent as one event (a gateway streaming an answer it had whole) is that answer: its text and its calls", () => {
@@ -221,20 +222,8 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     const choices = (
       streamedAnswer(stream({ data: whole }, DONE), "chat") as { answer: { choices: unknown[] } }
     ).answer.choices;
-    expect(choices).toEqual([
-      {
-        index: 0,
-        message: {
-          role: "assistant",
-          content: "Looking.",
-          tool_calls: [
-            { type: "function", function: { name: "a", arguments: "{}" } },
-            { type: "function", function: { name: "b", arguments: '{"x":1}' } },
-          ],
-        },
-        finish_reason: "tool_calls",
-      },
-    ]);
+    // Read as it was sent: the same choice, its text and both calls.
+    expect(choices).toEqual(whole.choices);
   });
 
   it("the legacy function_call streamed in pieces (older servers) is assembled as the one call it names", () => {
@@ -272,9 +261,7 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
       "",
       "",
     ].join("\r\n");
-    const answer = (streamedAnswer(text, "chat") as { answer: { choices: Array<{ message: unknown }> } })
-      .answer;
-    expect(answer.choices[0]?.message).toEqual({ role: "assistant", content: "ab" });
+    expect(firstMessage(text)).toEqual({ role: "assistant", content: "ab" });
   });
 
   it("an error chunk in the stream (OpenRouter's, vLLM's) is the answer's error, as a body of its own would be; a server's, an overload's or a rate limit's is transient", () => {
