@@ -21,6 +21,7 @@ afterEach(async () => {
   for (const socket of holders) socket.destroy();
   holders = [];
   heldRefused = 0;
+  probes = 0;
   await gw.stop();
 });
 
@@ -54,8 +55,12 @@ function letGo(sockets: Socket[]): Promise<void[]> {
   );
 }
 
+/** Requests `whole` sent in the current test. */
+let probes = 0;
+
 /** A whole request to `open` with a JSON body of `size` bytes. */
 function whole(port: number, size: number) {
+  probes += 1;
   const body = `{"a":"${"x".repeat(size - 8)}"}`;
   return rawHttp(port, [
     `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
@@ -118,10 +123,22 @@ describe.each(HTTP_SERVERS)("bodies arriving at once on the %s server", (http) =
       { timeout: 5000, interval: 50 },
     );
     // Counted as any 503.
-    await vi.waitFor(async () => expect(await scrapedSample(gw.base, series)).toBe(refused + heldRefused), {
-      timeout: 10_000,
-    });
-    if (http !== "uws-threads") expect(heldRefused).toBe(0);
+    if (http !== "uws-threads") {
+      await vi.waitFor(async () => expect(await scrapedSample(gw.base, series)).toBe(refused), {
+        timeout: 10_000,
+      });
+      expect(heldRefused).toBe(0);
+    } else {
+      // A thread past its share answers a holder 503 whenever its head gets there, which can be as the holder
+      // is let go: such an answer was counted and not always read (a fresh-clone run: 37 counted, 18 read).
+      // So every 503 read is counted, and no more than the requests sent.
+      await vi.waitFor(
+        async () =>
+          expect(await scrapedSample(gw.base, series)).toBeGreaterThanOrEqual(refused + heldRefused),
+        { timeout: 10_000 },
+      );
+      expect(await scrapedSample(gw.base, series)).toBeLessThanOrEqual(probes + holding);
+    }
   });
 
   it("a request answered while its body still arrives (405 to a GET with a body) lets its body go: it holds no place", async () => {
