@@ -1,7 +1,12 @@
 import type { Dispatcher } from "undici";
 import { importExternal } from "./importExternal.js";
 import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
-import { type StreamProtocol, streamedAnswer, withoutDoneMarker } from "./modelStreamAnswer.js";
+import {
+  isTransientErrorAnswer,
+  type StreamProtocol,
+  streamedAnswer,
+  withoutDoneMarker,
+} from "./modelStreamAnswer.js";
 import { outboundDispatcher } from "./outbound/dispatcher.js";
 
 /**
@@ -263,6 +268,8 @@ async function normalizedAnswer(response: Response, read: AnswerReading): Promis
       // Not JSON: the SDK reports the body as it is.
       return new Response(text, kept);
     }
+    // Retried as the same error inside a stream is (above).
+    if (isTransientErrorAnswer(answer, read.protocol)) headers.set("x-should-retry", "true");
   }
   let fixed: unknown;
   try {

@@ -43,18 +43,37 @@ const TRANSIENT_MESSAGES_ERRORS = new Set([
 /** A Chat Completions error's `type` or `code` naming such a failure (OpenAI's, OpenRouter's, LiteLLM's). */
 const TRANSIENT_CHAT_ERROR = /server_error|rate_limit|overloaded|timeout|unavailable/i;
 
+/** Whether an API error object names a failure a later try may not meet. */
+function isTransientError(error: Record<string, unknown>, protocol: StreamProtocol): boolean {
+  return protocol === "messages"
+    ? typeof error.type === "string" && TRANSIENT_MESSAGES_ERRORS.has(error.type)
+    : typeof error.code === "number"
+      ? error.code === 408 || error.code === 429 || error.code >= 500
+      : [error.type, error.code].some((kind) => typeof kind === "string" && TRANSIENT_CHAT_ERROR.test(kind));
+}
+
 /** An error event as the answer; `transient` when its kind is one a later try may not meet. */
 function errorAnswer(answer: Record<string, unknown>, protocol: StreamProtocol): StreamAssembly {
   const error = isRecord(answer.error) ? answer.error : answer;
-  const transient =
-    protocol === "messages"
-      ? typeof error.type === "string" && TRANSIENT_MESSAGES_ERRORS.has(error.type)
-      : typeof error.code === "number"
-        ? error.code === 408 || error.code === 429 || error.code >= 500
-        : [error.type, error.code].some(
-            (kind) => typeof kind === "string" && TRANSIENT_CHAT_ERROR.test(kind),
-          );
-  return transient ? { answer, transient: true } : { answer };
+  return isTransientError(error, protocol) ? { answer, transient: true } : { answer };
+}
+
+/**
+ * Whether a whole (not streamed) 200 answer is an error a later try may not meet: an `{"error": ...}` body,
+ * or a Chat Completions choice that failed while it was written (OpenRouter's `finish_reason: "error"` with
+ * the provider's `error`, such as its 502), as the same errors inside a stream are.
+ */
+export function isTransientErrorAnswer(answer: unknown, protocol: StreamProtocol): boolean {
+  if (!isRecord(answer)) return false;
+  if (isRecord(answer.error)) return isTransientError(answer.error, protocol);
+  const first: unknown = Array.isArray(answer.choices) ? answer.choices[0] : undefined;
+  return (
+    protocol === "chat" &&
+    isRecord(first) &&
+    first.finish_reason === "error" &&
+    isRecord(first.error) &&
+    isTransientError(first.error, protocol)
+  );
 }
 
 const STREAM = "an event stream (text/event-stream)";

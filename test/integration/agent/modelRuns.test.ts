@@ -495,8 +495,11 @@ describe("a webhook run with provider openai", () => {
     );
   });
 
-  it("an answer whose choice failed during generation (OpenRouter's finish_reason error) fails the run, quoting its error", async () => {
-    const failed = {
+  /** OpenRouter's 200 answer whose choice failed while the provider wrote it, with the provider's error. */
+  const failedChoice = (code: number, message: string) => ({
+    status: 200,
+    headers: { "retry-after": "0" },
+    body: JSON.stringify({
       id: "gen-or-failed",
       object: "chat.completion",
       model: "test-model",
@@ -507,17 +510,35 @@ describe("a webhook run with provider openai", () => {
           message: { role: "assistant", content: "The build fai" },
           finish_reason: "error",
           native_finish_reason: "error",
-          error: { code: 502, message: "Upstream error from Together: connection reset" },
+          error: { code, message },
         },
       ],
-    };
-    model.script({ status: 200, body: JSON.stringify(failed) });
+    }),
+  });
+
+  it("an answer whose choice failed during generation with a provider's 502 (OpenRouter's finish_reason error) is retried, as the same error inside a stream is; past agent.retries the run fails, quoting its error", async () => {
+    const upstream = "Upstream error from Together: connection reset";
+    model.script(failedChoice(502, upstream), { text: "after the upstream error" });
+    await signedPost("no_tools", {}, "choice-error-retried");
+    expect(await chatMessages(1)).toEqual(["after the upstream error"]);
+    expect(model.requests).toHaveLength(2);
+
+    model.script(failedChoice(502, upstream), failedChoice(502, upstream), failedChoice(502, upstream));
     await signedPost("no_tools", {}, "choice-error-1");
-    const [notice] = await chatMessages(1);
+    const [, notice] = await chatMessages(2);
     expect(notice).toBe(
-      `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions gave an answer svc cannot use (HTTP 200): {"finish_reason":"error","error":{"code":502,"message":"Upstream error from Together: connection reset"}}`,
+      `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions gave an answer svc cannot use (HTTP 200): {"finish_reason":"error","error":{"code":502,"message":"${upstream}"}}`,
     );
     expect((await journalled("choice-error-1")).run).toMatchObject({ outcome: "error", steps: 0 });
+    // The first run's two requests, then one and agent.retries (2) more.
+    expect(model.requests).toHaveLength(5);
+  });
+
+  it("an answer whose choice failed with an error no later try changes (a provider's 400) fails the run at once", async () => {
+    model.script(failedChoice(400, "Provider returned error: invalid tool schema"));
+    await signedPost("no_tools", {}, "choice-error-400");
+    const [notice] = await chatMessages(1);
+    expect(notice).toContain('(HTTP 200): {"finish_reason":"error","error":{"code":400,');
     expect(model.requests).toHaveLength(1);
   });
 
