@@ -97,24 +97,30 @@ export const emptyReasoningRewrite: RequestRewrite = {
 
 /** `body` with `reasoning_content: ""` on each assistant turn with tool calls that has none. */
 export function withEmptyReasoning(body: Record<string, unknown>): Record<string, unknown> {
-  if (!Array.isArray(body.messages)) return body;
-  const messages = (body.messages as unknown[]).map((message) => {
-    if (message === null || typeof message !== "object") return message;
-    const turn = message as Record<string, unknown>;
+  return withEachMessage(body, (turn) => {
     const calls = turn.role === "assistant" && Array.isArray(turn.tool_calls) && turn.tool_calls.length > 0;
     return calls && turn.reasoning_content === undefined ? { ...turn, reasoning_content: "" } : turn;
   });
-  return { ...body, messages };
 }
 
 /** `body` with no `reasoning_content` in its messages. */
 export function withoutReasoningContent(body: Record<string, unknown>): Record<string, unknown> {
-  if (!Array.isArray(body.messages)) return body;
-  const messages = (body.messages as unknown[]).map((message) => {
-    if (message === null || typeof message !== "object" || !("reasoning_content" in message)) return message;
-    const { reasoning_content: _dropped, ...rest } = message as Record<string, unknown>;
+  return withEachMessage(body, (turn) => {
+    if (!("reasoning_content" in turn)) return turn;
+    const { reasoning_content: _dropped, ...rest } = turn;
     return rest;
   });
+}
+
+/** `body` with `change` applied to each of its messages that is an object. */
+function withEachMessage(
+  body: Record<string, unknown>,
+  change: (turn: Record<string, unknown>) => Record<string, unknown>,
+): Record<string, unknown> {
+  if (!Array.isArray(body.messages)) return body;
+  const messages = (body.messages as unknown[]).map((message) =>
+    message === null || typeof message !== "object" ? message : change(message as Record<string, unknown>),
+  );
   return { ...body, messages };
 }
 

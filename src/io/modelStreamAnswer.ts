@@ -338,7 +338,7 @@ function addDelta(draft: ChoiceDraft, delta: Record<string, unknown>): void {
     draft.lastCall = call;
     if (call.id === undefined && id !== undefined) call.id = id;
     if (typeof piece.type === "string" && piece.type !== "") call.type = piece.type;
-    if (typeof fn.name === "string" && fn.name !== "") call.name = fn.name;
+    if (named) call.name = fn.name as string;
     if (typeof fn.arguments === "string") call.args += fn.arguments;
     else if (fn.arguments !== undefined && fn.arguments !== null) call.value = fn.arguments;
     if (call.extra === undefined && piece.extra_content !== undefined && piece.extra_content !== null)
