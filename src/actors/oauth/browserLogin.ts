@@ -18,7 +18,12 @@ import {
   type PrepareInput,
 } from "../../machines/oauthLogin.js";
 import { sdkClientAuth } from "./clientAuth.js";
-import { type ClientChoice, discoverAndIdentify, wantsPinnedPort } from "./clientIdentity.js";
+import {
+  type ClientChoice,
+  discoverAndIdentify,
+  registeredCallbackPort,
+  wantsPinnedPort,
+} from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { invalidScopeAdvice, scopeFor } from "./loginScope.js";
 import {
@@ -62,8 +67,12 @@ async function prepare({
   const job = input.job as OAuthJob;
   const settings = job.entry.oauth ?? {};
   const fetches = oauthFetches(settings.user_agent, job.fetch, job.requestTimeoutMs);
+  const preferredPort = documentRetried
+    ? undefined
+    : registeredCallbackPort(settings, job.store, job.freshClient);
   const callback = await bindCallbackServer({
     pinned: !documentRetried && wantsPinnedPort(settings, job.store, job.freshClient === true),
+    ...(preferredPort !== undefined ? { preferredPort } : {}),
     ...(settings.redirect_port !== undefined ? { port: settings.redirect_port } : {}),
     ...(settings.redirect_uri !== undefined ? { redirectUri: settings.redirect_uri } : {}),
   }).catch((err: unknown) => {

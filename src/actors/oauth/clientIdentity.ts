@@ -66,6 +66,30 @@ export function wantsPinnedPort(settings: OAuthSettings, store: TokenStore, fres
 }
 
 /**
+ * The loopback port a stored registration named for its callback (`http://127.0.0.1:<port>/callback`),
+ * tried first when the login reuses it: a server that admits only the exact URI registered (although
+ * RFC 8252 7.3 asks it to admit any loopback port) then accepts the login. Undefined when config fixes
+ * the callback, the login registers anew, or the registration named no such URI.
+ */
+export function registeredCallbackPort(
+  settings: OAuthSettings,
+  store: TokenStore,
+  freshClient = false,
+): number | undefined {
+  if (freshClient || settings.client_id !== undefined) return undefined;
+  if (settings.redirect_uri !== undefined || settings.redirect_port !== undefined) return undefined;
+  const stored = store.readClient();
+  if (stored === undefined || stored.kind !== "dcr") return undefined;
+  for (const uri of Array.isArray(stored.redirect_uris) ? stored.redirect_uris : []) {
+    if (typeof uri !== "string") continue;
+    const match = /^http:\/\/127\.0\.0\.1:(\d{1,5})\/callback$/.exec(uri);
+    const port = match === null ? 0 : Number(match[1]);
+    if (port > 0 && port < 65536) return port;
+  }
+  return undefined;
+}
+
+/**
  * RFC 7591 section 3.2.1: `client_secret_expires_at` (seconds since the epoch, 0 = never) past means the
  * registration's secret no longer authenticates the client, so a login registers again.
  */

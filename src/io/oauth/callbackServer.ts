@@ -78,6 +78,8 @@ export interface BindOptions {
   readonly port?: number;
   /** Fixed redirect URI (`oauth.redirect_uri`): its host and path are the ones accepted. */
   readonly redirectUri?: string;
+  /** Port of the stored registration's callback: tried first, a random port when it is busy. */
+  readonly preferredPort?: number;
   readonly host?: string;
 }
 
@@ -193,12 +195,13 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
   const candidates: number[] = [];
   if (options.port !== undefined) candidates.push(options.port);
   else if (fixed?.port) candidates.push(Number(fixed.port));
+  else if (options.preferredPort !== undefined) candidates.push(options.preferredPort);
   else if (options.pinned) candidates.push(...PINNED_PORTS);
   for (const candidate of candidates) {
     const bound = await listen(server, candidate, bindHost);
     if (bound !== undefined) {
       port = bound;
-      pinned = options.port === undefined && fixed === undefined;
+      pinned = options.port === undefined && fixed === undefined && options.preferredPort === undefined;
       break;
     }
   }

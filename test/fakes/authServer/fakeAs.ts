@@ -7,6 +7,8 @@ import type { AddressInfo } from "node:net";
 export interface Seen {
   readonly method: string;
   readonly path: string;
+  /** The request's query (the authorize endpoint's parameters). */
+  readonly query?: URLSearchParams;
   readonly headers: IncomingMessage["headers"];
   readonly body: URLSearchParams;
   readonly raw: string;
@@ -89,6 +91,12 @@ export interface FakeAsOptions {
    * refused with `invalid_scope`.
    */
   readonly registeredScopesOnly?: { readonly defaultScope: string };
+  /**
+   * The authorize endpoint admits only a redirect URI the client registered, port included (as the MCP
+   * SDK's demo provider does, although RFC 8252 7.3 asks servers to admit any loopback port): another one
+   * gets a 400 page and no redirect (RFC 6749 4.1.2.1).
+   */
+  readonly exactRedirectUris?: boolean;
 }
 
 export interface FakeAs {
@@ -145,6 +153,8 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
   let nextFamily = 0;
   /** Scope each client registered (registeredScopesOnly). */
   const clientScopes = new Map<string, string>();
+  /** Redirect URIs each client registered (exactRedirectUris). */
+  const clientRedirects = new Map<string, unknown>();
   const scopeRefused = (clientId: string, asked: string | null): boolean => {
     if (options.registeredScopesOnly === undefined) return false;
     const allowed = (clientScopes.get(clientId) ?? "").split(" ");
@@ -173,7 +183,14 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     const url = new URL(req.url ?? "/", base);
     const raw = await readBody(req);
     const body = new URLSearchParams(req.headers["content-type"]?.includes("json") ? "" : raw);
-    seen.push({ method: req.method ?? "GET", path: url.pathname, headers: req.headers, body, raw });
+    seen.push({
+      method: req.method ?? "GET",
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body,
+      raw,
+    });
     const issuer = options.issuer ? options.issuer(base) : base;
     if (
       options.metadataAppendedOnly
@@ -226,6 +243,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       const registeredScope =
         typeof meta.scope === "string" ? meta.scope : options.registeredScopesOnly?.defaultScope;
       if (registeredScope !== undefined) clientScopes.set(registeredId, registeredScope);
+      clientRedirects.set(registeredId, meta.redirect_uris);
       return json(res, 201, {
         ...meta,
         ...(registeredScope !== undefined ? { scope: registeredScope } : {}),
@@ -244,6 +262,14 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         res
           .writeHead(400, { "content-type": "text/html" })
           .end("<p>could not fetch the client metadata document</p>");
+        return;
+      }
+      const registered = clientRedirects.get(clientId);
+      if (
+        options.exactRedirectUris &&
+        !(Array.isArray(registered) && registered.includes(q.get("redirect_uri")))
+      ) {
+        res.writeHead(400, { "content-type": "text/html" }).end("<p>Unregistered redirect_uri</p>");
         return;
       }
       if (q.get("code_challenge_method") !== "S256" || !q.get("code_challenge"))

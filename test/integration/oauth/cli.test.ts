@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
+import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { loadInProcessCli, runInProcess } from "../../helpers/inProcessCli.js";
@@ -178,5 +179,51 @@ describe("svc mcp install / login / reauth", () => {
     expect(reauth.stdout).toContain("good: re-authorized");
     expect(reauth.stdout).toMatch(/down: failed — down: OAuth discovery failed — GET /);
     expect(reauth.code).toBe(1);
+  });
+});
+
+/** The redirect URI of each authorization request the server saw. */
+const sentRedirects = (as: FakeAs) =>
+  as.seen.filter((s) => s.path === "/authorize").map((s) => s.query?.get("redirect_uri"));
+
+/** A home whose `good` server has logged in (registering a client) at a fresh authorization server. */
+async function loggedIn(exactRedirectUris: boolean): Promise<FakeAs> {
+  home = tempHome();
+  const as = await startFakeAs({ exactRedirectUris });
+  closers.push(as.close);
+  const rs = await startFakeResource([as.url]);
+  closers.push(rs.close);
+  home.write(
+    "config.yaml",
+    `mcp_servers:\n  good:\n    url: ${rs.url}\n    auth: oauth\n    oauth:\n      cimd: false\n`,
+  );
+  const login = await svc(["mcp", "login", "good"], { BROWSER: `${process.execPath} ${FOLLOW}` });
+  expect(login.stdout).toContain("good: logged in");
+  return as;
+}
+
+describe("svc mcp reauth: the callback port of the registration it reuses", () => {
+  it("listens on the port registered, so a server admitting only that exact redirect URI re-authorizes", async () => {
+    const as = await loggedIn(true);
+    const reauth = await svc(["mcp", "reauth", "good"], { BROWSER: `${process.execPath} ${FOLLOW}` });
+    expect(reauth.stdout).toContain("good: re-authorized");
+    expect(reauth.code).toBe(0);
+    const [registered, again] = sentRedirects(as);
+    expect(again).toBe(registered);
+    expect(as.seen.filter((s) => s.path === "/register")).toHaveLength(1);
+  });
+
+  it("takes another loopback port when the registered one is busy, reusing the registration", async () => {
+    const as = await loggedIn(false);
+    const registered = new URL(sentRedirects(as)[0] ?? "");
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(Number(registered.port), "127.0.0.1", resolve));
+    closers.push(() => new Promise((resolve) => holder.close(() => resolve())));
+    const reauth = await svc(["mcp", "reauth", "good"], { BROWSER: `${process.execPath} ${FOLLOW}` });
+    expect(reauth.stdout).toContain("good: re-authorized");
+    const again = new URL(sentRedirects(as)[1] ?? "");
+    expect(again.port).not.toBe(registered.port);
+    expect(again.pathname).toBe(registered.pathname);
+    expect(as.seen.filter((s) => s.path === "/register")).toHaveLength(1);
   });
 });

@@ -108,7 +108,8 @@ describe("client metadata document and pinned callback ports", () => {
     );
     await loginWith(h);
     expect(as.seen.some((r) => r.path === "/register")).toBe(true);
-    // The metadata is now cached without document support: the next login takes a random port.
+    // The metadata is now cached without document support, and a registration stored: the next login
+    // reuses that registration on the port it registered, with no document.
     const again = harness(
       home.dir,
       "nodoc",
@@ -117,7 +118,9 @@ describe("client metadata document and pinned callback ports", () => {
       { fetch: docs.fetch },
     );
     await loginWith(again);
-    expect(PINNED_PORTS).not.toContain(redirectPort(again.opened[0] as string));
+    expect(redirectPort(again.opened[0] as string)).toBe(redirectPort(h.opened[0] as string));
+    expect(as.seen.filter((r) => r.path === "/register")).toHaveLength(1);
+    expect(new URL(again.opened[0] as string).searchParams.get("client_id")).toMatch(/^dcr-/);
   });
 
   it("skips a busy pinned port and falls back to a random port when all five are busy", async () => {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { wantsPinnedPort } from "../../../src/actors/oauth/clientIdentity.js";
+import { registeredCallbackPort, wantsPinnedPort } from "../../../src/actors/oauth/clientIdentity.js";
 import { TokenStore } from "../../../src/io/oauth/tokenStore.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -67,5 +67,29 @@ describe("callback port choice (spec 5.6)", () => {
     const rejected = new TokenStore(dir, "rejected");
     rejected.recordCimdOff("invalid_client");
     expect(wantsPinnedPort({}, rejected)).toBe(false);
+  });
+
+  it("reuses the port of a stored registration's loopback callback, unless config fixes it or the login registers anew", () => {
+    home = tempHome();
+    const dir = join(home.dir, "mcp-tokens");
+    let stores = 0;
+    const client = (redirect_uris: string[], kind: "dcr" | "cimd" = "dcr") => {
+      const store = new TokenStore(dir, `s${stores++}`);
+      store.saveClient({ client_id: "c", redirect_uris, issuer: "https://as.test", kind });
+      return store;
+    };
+    const registered = client(["https://app.test/cb", "http://127.0.0.1:41234/callback"]);
+    expect(registeredCallbackPort({}, registered)).toBe(41234);
+    expect(registeredCallbackPort({}, registered, true)).toBeUndefined();
+    expect(registeredCallbackPort({ redirect_port: 9999 }, registered)).toBeUndefined();
+    expect(
+      registeredCallbackPort({ redirect_uri: "http://localhost:9/callback" }, registered),
+    ).toBeUndefined();
+    expect(registeredCallbackPort({ client_id: "x" }, registered)).toBeUndefined();
+    expect(registeredCallbackPort({}, client(["http://127.0.0.1:27890/callback"], "cimd"))).toBeUndefined();
+    expect(
+      registeredCallbackPort({}, client(["http://127.0.0.1:0/callback", "http://127.0.0.1:70000/callback"])),
+    ).toBeUndefined();
+    expect(registeredCallbackPort({}, new TokenStore(dir, "none"))).toBeUndefined();
   });
 });
