@@ -125,6 +125,23 @@ function noLongerOffered(rt: Runtime, tool: RegisteredTool): SvcError {
   );
 }
 
+/**
+ * A call made while the server listed `offered`, whose turn came after a `tools/list_changed` took it away:
+ * it is not sent, nor does the server tool that took over its registered name (one that had lost the name to
+ * it in a collision) run on arguments meant for it.
+ */
+function changedWhileWaiting(
+  rt: Runtime,
+  offered: RegisteredTool,
+  now: RegisteredTool | undefined,
+): SvcError {
+  const other = now === undefined ? "" : `; ${offered.name} is now its tool "${now.original}"`;
+  return new SvcError(
+    "mcp_call",
+    `mcp_servers.${rt.name} no longer offers "${offered.original}" (its tools changed while the call waited for its turn${other}); the tool was not run`,
+  );
+}
+
 /** Owns one `mcpConnection` actor per configured server and the merged tool registry. */
 export class McpHub {
   private readonly runtimes = new Map<string, Runtime>();
@@ -251,6 +268,7 @@ export class McpHub {
         `mcp_servers.${server}: "${toolName}" was not called: the run ended while it waited for the server's earlier call`,
       );
     const wait = signal === undefined ? undefined : { signal, giveUp: waited };
+    const offered = findTool(rt, toolName);
     return rt.queue.run(async () => {
       // A process past max_lifetime_seconds that still runs calls (supports_parallel_tool_calls) takes no
       // new one: the call waits for the recycle the last of them starts, then goes to the new process.
@@ -267,6 +285,8 @@ export class McpHub {
         // earlier listing (the schema cache, its last process): it is connected first, so the live
         // listing decides whether the tool is still there and whether the call needs approval.
         const registered = findTool(rt, toolName);
+        if (offered !== undefined && registered?.original !== offered.original)
+          throw changedWhileWaiting(rt, offered, registered);
         if (registered === undefined || state !== "connected")
           session = await ensureConnected(rt, connectWait(server, toolName, signal));
         let tool = findTool(rt, toolName);
