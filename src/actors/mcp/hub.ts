@@ -115,12 +115,13 @@ async function agedOut(
  * A tool of the listing it was registered from (the schema cache, an earlier process) that the server,
  * connected for the call, no longer lists (removed in an update): not sent to the server.
  */
-function noLongerOffered(rt: Runtime, tool: RegisteredTool): SvcError {
+function noLongerOffered(rt: Runtime, tool: RegisteredTool, now?: RegisteredTool): SvcError {
   const invalid = rt.toolset.invalid?.find((i) => i.tool === tool.original);
+  const other = now === undefined ? "" : `; ${tool.name} is now its tool "${now.original}"`;
   return new SvcError(
     "mcp_call",
     invalid === undefined
-      ? `mcp_servers.${rt.name} no longer offers "${tool.original}" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from); the tool was not run`
+      ? `mcp_servers.${rt.name} no longer offers "${tool.original}" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from${other}); the tool was not run`
       : `mcp_servers.${invalid.report}`,
   );
 }
@@ -290,7 +291,9 @@ export class McpHub {
         if (registered === undefined || state !== "connected")
           session = await ensureConnected(rt, connectWait(server, toolName, signal));
         let tool = findTool(rt, toolName);
-        if (tool === undefined && registered !== undefined) throw noLongerOffered(rt, registered);
+        // (By its registered name, the live listing may give another tool: one that had lost the name to it.)
+        if (registered !== undefined && tool?.original !== registered.original)
+          throw noLongerOffered(rt, registered, tool);
         const invalid = rt.toolset.invalid?.find((i) => i.tool === toolName);
         if (tool === undefined && invalid !== undefined)
           throw new SvcError("mcp_call", `mcp_servers.${invalid.report}`);
@@ -327,7 +330,7 @@ export class McpHub {
         // Reconnected while the approval waited: the new listing decides again, so a tool no longer
         // read-only asks, and one the server no longer lists is not sent.
         const live = findTool(rt, toolName);
-        if (live === undefined) throw noLongerOffered(rt, tool);
+        if (live?.original !== tool.original) throw noLongerOffered(rt, tool, live);
         if (tool.readOnly && !live.readOnly)
           await approveCall(rt, this.options.approvals, live, args, trust, signal);
         tool = live;

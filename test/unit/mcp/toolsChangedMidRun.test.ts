@@ -114,3 +114,81 @@ describe("a server's tools change while a call waits for the server's earlier ca
     expect(calls).toEqual([]);
   });
 });
+
+/** A server listing `a_b` and `a-b` (which loses the registered name mcp__fx__a_b to it), or `a-b` alone. */
+function renamingServer(calls: string[], withAB: boolean): McpServer {
+  const server = new McpServer({ name: "renaming", version: withAB ? "1" : "2" });
+  const ran = (name: string) => async () => {
+    calls.push(name);
+    return { content: [{ type: "text" as const, text: `${name} ran` }] };
+  };
+  if (withAB) server.registerTool("a_b", {}, ran("a_b"));
+  server.registerTool("a-b", {}, ran("a-b"));
+  return server;
+}
+
+describe("the live listing no longer has the tool a call was made for, and another tool has its name", () => {
+  it("a lazy server's cached tool is not run as the tool that now has its registered name", async () => {
+    const calls: string[] = [];
+    const lazy = entry({ ...IN_MEMORY_ENTRY, trust: "full", lazy: true });
+    const first = ctx.hub(
+      ctx.home,
+      { fx: lazy },
+      { transportFor: inMemoryServers(() => renamingServer(calls, true)) },
+    );
+    await first.settled("fx");
+    await first.stop();
+    const h = ctx.hub(
+      ctx.home,
+      { fx: lazy },
+      { transportFor: inMemoryServers(() => renamingServer(calls, false)) },
+    );
+    expect(h.status()[0]).toMatchObject({ state: "lazy", cached: true });
+    await expect(h.callRegistered("mcp__fx__a_b", {})).rejects.toThrow(
+      'mcp_servers.fx no longer offers "a_b" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from; mcp__fx__a_b is now its tool "a-b"); the tool was not run',
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it("a call whose approval waited while the server's tools changed is not run as the tool that now has its name", async () => {
+    const calls: string[] = [];
+    let server: McpServer | undefined;
+    let approved: (yes: boolean) => void = () => undefined;
+    let asked: () => void = () => undefined;
+    const asking = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const h = ctx.hub(
+      ctx.home,
+      { fx: entry({ ...IN_MEMORY_ENTRY, trust: "untrusted" }) },
+      {
+        transportFor: inMemoryServers(() => {
+          server = renamingServer(calls, true);
+          return server;
+        }),
+        approvals: {
+          approve: () =>
+            new Promise<boolean>((resolve) => {
+              approved = resolve;
+              asked();
+            }),
+          elicit: async () => ({ action: "decline" }),
+        },
+      },
+    );
+    await h.settled("fx");
+    const call = h.callRegistered("mcp__fx__a_b", {});
+    await asking;
+    // While the question waits, the server drops a_b: a-b takes its registered name.
+    (
+      server as unknown as { _registeredTools: Record<string, { remove(): void }> }
+    )._registeredTools.a_b?.remove();
+    await vi.waitFor(() => expect(h.tools().find((t) => t.name === "mcp__fx__a_b")?.original).toBe("a-b"), {
+      timeout: 3000,
+      interval: 10,
+    });
+    approved(true);
+    await expect(call).rejects.toThrow('mcp_servers.fx no longer offers "a_b"');
+    expect(calls).toEqual([]);
+  });
+});
