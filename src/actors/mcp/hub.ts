@@ -115,13 +115,31 @@ async function agedOut(
  * A tool of the listing it was registered from (the schema cache, an earlier process) that the server,
  * connected for the call, no longer lists (removed in an update): not sent to the server.
  */
-function noLongerOffered(rt: Runtime, tool: RegisteredTool): SvcError {
+function noLongerOffered(rt: Runtime, tool: RegisteredTool, now?: RegisteredTool): SvcError {
   const invalid = rt.toolset.invalid?.find((i) => i.tool === tool.original);
+  const other = now === undefined ? "" : `; ${tool.name} is now its tool "${now.original}"`;
   return new SvcError(
     "mcp_call",
     invalid === undefined
-      ? `mcp_servers.${rt.name} no longer offers "${tool.original}" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from); the tool was not run`
+      ? `mcp_servers.${rt.name} no longer offers "${tool.original}" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from${other}); the tool was not run`
       : `mcp_servers.${invalid.report}`,
+  );
+}
+
+/**
+ * A call made while the server listed `offered`, whose turn came after a `tools/list_changed` took it away:
+ * it is not sent, nor does the server tool that took over its registered name (one that had lost the name to
+ * it in a collision) run on arguments meant for it.
+ */
+function changedWhileWaiting(
+  rt: Runtime,
+  offered: RegisteredTool,
+  now: RegisteredTool | undefined,
+): SvcError {
+  const other = now === undefined ? "" : `; ${offered.name} is now its tool "${now.original}"`;
+  return new SvcError(
+    "mcp_call",
+    `mcp_servers.${rt.name} no longer offers "${offered.original}" (its tools changed while the call waited for its turn${other}); the tool was not run`,
   );
 }
 
@@ -251,6 +269,7 @@ export class McpHub {
         `mcp_servers.${server}: "${toolName}" was not called: the run ended while it waited for the server's earlier call`,
       );
     const wait = signal === undefined ? undefined : { signal, giveUp: waited };
+    const offered = findTool(rt, toolName);
     return rt.queue.run(async () => {
       // A process past max_lifetime_seconds that still runs calls (supports_parallel_tool_calls) takes no
       // new one: the call waits for the recycle the last of them starts, then goes to the new process.
@@ -267,10 +286,14 @@ export class McpHub {
         // earlier listing (the schema cache, its last process): it is connected first, so the live
         // listing decides whether the tool is still there and whether the call needs approval.
         const registered = findTool(rt, toolName);
+        if (offered !== undefined && registered?.original !== offered.original)
+          throw changedWhileWaiting(rt, offered, registered);
         if (registered === undefined || state !== "connected")
           session = await ensureConnected(rt, connectWait(server, toolName, signal));
         let tool = findTool(rt, toolName);
-        if (tool === undefined && registered !== undefined) throw noLongerOffered(rt, registered);
+        // (By its registered name, the live listing may give another tool: one that had lost the name to it.)
+        if (registered !== undefined && tool?.original !== registered.original)
+          throw noLongerOffered(rt, registered, tool);
         const invalid = rt.toolset.invalid?.find((i) => i.tool === toolName);
         if (tool === undefined && invalid !== undefined)
           throw new SvcError("mcp_call", `mcp_servers.${invalid.report}`);
@@ -307,7 +330,7 @@ export class McpHub {
         // Reconnected while the approval waited: the new listing decides again, so a tool no longer
         // read-only asks, and one the server no longer lists is not sent.
         const live = findTool(rt, toolName);
-        if (live === undefined) throw noLongerOffered(rt, tool);
+        if (live?.original !== tool.original) throw noLongerOffered(rt, tool, live);
         if (tool.readOnly && !live.readOnly)
           await approveCall(rt, this.options.approvals, live, args, trust, signal);
         tool = live;

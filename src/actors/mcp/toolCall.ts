@@ -187,9 +187,11 @@ export async function invokeTool(
       // are refused now, and the session can do nothing more with them. It is reconnected, so the next
       // call sends what `.env` gives then (a rotated token), and the status says why meanwhile.
       const refused = isUnauthorized(err) ? s.unauthorizedHint : undefined;
-      const reason = `${describeTransportError(err)}${refused ?? ""}`;
+      const described = describeTransportError(err);
+      const unreachable = isUnreachable(err);
+      const reason = `${described}${refused ?? ""}${unreachable ? (s.unreachableHint?.(described) ?? "") : ""}`;
       // The server went away: show it (status leaves "connected") and reconnect with the usual backoff.
-      if (isUnreachable(err))
+      if (unreachable)
         rt.actor.send({
           type: "SESSION_LOST",
           reason: scrub(`the server is unreachable: ${reason}`, rt.secrets),

@@ -220,6 +220,8 @@ export async function connectServer(
     if (authProvider === undefined)
       session.unauthorizedHint = unauthorizedHint(name, sentAuthorization(entry, rendered, scope));
     if (authProvider !== undefined) endsWith(authProvider, session);
+    const url = rendered.url;
+    if (url !== undefined) session.unreachableHint = (text) => unreachableUrlHint(name, text, url);
     return session;
   } catch (err) {
     await tls.close().catch(() => undefined);

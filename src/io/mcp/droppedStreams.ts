@@ -41,14 +41,14 @@ class SseWatch {
   private eventId: string | undefined;
   /** The event being read, as it came. */
   private raw = "";
-  /** Text ready to be passed on. */
-  private out = "";
+  /** Events ready to be passed on, each its own text. */
+  private out: string[] = [];
   private readonly decoder = new TextDecoder();
 
   constructor(readonly pending: Set<Id>) {}
 
-  /** Reads a chunk; returns the text of the events it completed, to pass on. */
-  feed(chunk: Uint8Array): string {
+  /** Reads a chunk; returns the events it completed, to pass on one chunk each (see `answerDroppedStreams`). */
+  feed(chunk: Uint8Array): string[] {
     // Only the new text is searched for line ends: an event of many megabytes (a tool's big result) comes
     // in many chunks, and searching all of it again at each would take minutes.
     const text = this.decoder.decode(chunk, { stream: true });
@@ -63,7 +63,7 @@ class SseWatch {
     }
     if (start < text.length) this.partial.push(text.slice(start));
     const out = this.out;
-    this.out = "";
+    this.out = [];
     return out;
   }
 
@@ -106,15 +106,14 @@ class SseWatch {
     const batch = Array.isArray(parsed) && parsed.length > 0 ? (parsed as unknown[]) : undefined;
     // A message with members it does not use written as null (`withoutNullMembers`) goes on as the one it means.
     const oneMember = batch === undefined ? withoutNullMembers(parsed) : undefined;
-    this.out +=
-      batch !== undefined
-        ? events(
-            batch.map((m) => withoutNullMembers(m) ?? m),
-            id,
-          )
-        : oneMember !== undefined
-          ? events([oneMember], id)
-          : raw;
+    if (batch !== undefined)
+      this.out.push(
+        ...events(
+          batch.map((m) => withoutNullMembers(m) ?? m),
+          id,
+        ),
+      );
+    else this.out.push(oneMember !== undefined ? events([oneMember], id).join("") : raw);
     if (parsed === undefined) return;
     for (const item of batch ?? [parsed]) {
       const m = withoutNullMembers(item) ?? item;
@@ -142,13 +141,11 @@ function droppedAnswers(ids: Iterable<Id>, why: string): JSONRPCMessage[] {
 }
 
 /** Messages as SSE events, one each; an event id goes on the last (where a resumed stream goes on from). */
-function events(messages: readonly unknown[], id?: string): string {
-  return messages
-    .map(
-      (message, i) =>
-        `event: message\n${id !== undefined && i === messages.length - 1 ? `id: ${id}\n` : ""}data: ${JSON.stringify(message)}\n\n`,
-    )
-    .join("");
+function events(messages: readonly unknown[], id?: string): string[] {
+  return messages.map(
+    (message, i) =>
+      `event: message\n${id !== undefined && i === messages.length - 1 ? `id: ${id}\n` : ""}data: ${JSON.stringify(message)}\n\n`,
+  );
 }
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -211,7 +208,7 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
       if (init?.signal?.aborted === true) return false;
       const answers = [...watch.unreadable, ...(watch.resumable ? [] : droppedAnswers(watch.pending, why))];
       if (answers.length === 0) return false;
-      controller.enqueue(encode(events(answers)));
+      controller.enqueue(encode(events(answers).join("")));
       controller.close();
       return true;
     };
@@ -236,9 +233,12 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
             if (!finish(controller, "stream ended")) controller.close();
             return;
           }
-          const text = watch.feed(chunk.value);
-          if (text !== "") {
-            controller.enqueue(encode(text));
+          // One chunk per event: the SSE transport's EventSource reads a chunk's events in one go, and the SDK
+          // runs a notification's handler a microtask later, so a progress notification that came in one
+          // chunk with the call's answer reached it after the answer had removed its handler, and was lost.
+          const completed = watch.feed(chunk.value);
+          if (completed.length > 0) {
+            for (const text of completed) controller.enqueue(encode(text));
             return;
           }
         }

@@ -142,6 +142,8 @@ export class McpSession {
    * 401 (the credentials it took at connect are refused now), as `unauthorizedHint` says it at connect.
    */
   unauthorizedHint: string | undefined;
+  /** A remote server: what to check when a request of this session finds nothing listening at its url. */
+  unreachableHint: ((text: string) => string) | undefined;
   private readonly cleanups: Array<() => Promise<void>> = [];
   /** Messages being sent (a POST on HTTP and SSE): the close lets them go out before it aborts them. */
   private readonly sending = new Set<Promise<void>>();

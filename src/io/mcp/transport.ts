@@ -7,6 +7,7 @@ import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/tran
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { cutText } from "../cutText.js";
 import { outboundFetch } from "../outbound/dispatcher.js";
+import { acceptedNotifications } from "./acceptedNotifications.js";
 import { childEnvironment } from "./childEnv.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
 import { StdioTransport } from "./stdioTransport.js";
@@ -214,6 +215,6 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
     );
   return new StreamableHTTPClientTransport(url, {
     ...common,
-    fetch: answerDroppedStreams(options.fetch ?? outboundFetch),
+    fetch: answerDroppedStreams(acceptedNotifications(options.fetch ?? outboundFetch)),
   });
 }

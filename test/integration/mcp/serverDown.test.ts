@@ -4,7 +4,10 @@ import { entry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
 
-/** A remote server that stopped answering: the user sees why the call failed, not just "fetch failed". */
+/**
+ * A remote server that stopped answering: the user sees why the call failed, not just "fetch failed", and
+ * what to check, as a connect says it.
+ */
 describe("a call to a Streamable HTTP server that went away", () => {
   it("fails naming the network cause, the status leaves connected; after the server is back calls work again", async () => {
     const first = await startStreamableHttp();
@@ -15,7 +18,7 @@ describe("a call to a Streamable HTTP server that went away", () => {
     await expect(h.call("web", "echo", { text: "x" })).rejects.toMatchObject({
       code: "mcp_call",
       message: expect.stringMatching(
-        /^mcp_servers\.web: "echo" failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
+        /^mcp_servers\.web: "echo" failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:(\d+) — nothing listens on port \1 of 127\.0\.0\.1: start the server, or check mcp_servers\.web\.url$/,
       ),
     });
     // The hub no longer reports the server as connected: it reconnects (and fails while it is down).
