@@ -289,6 +289,44 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     }
   });
 
+  it("a start killed while it replays the journal has stopped the killed gateway's agent first: the next start runs its run once, never saying it is the shared queue's", async () => {
+    const home = tempHome();
+    homes.push(home);
+    const orphan = await orphanedAgent(home, "slow");
+    try {
+      // Killed after it took the state directory's lock, as an OOM kill during a large journal's replay.
+      const replaying = spawn(
+        process.execPath,
+        [
+          ...SVC_ARGV.slice(0, -1),
+          "--import",
+          join(import.meta.dirname, "../../helpers/killAtReplay.mjs"),
+          ...SVC_ARGV.slice(-1),
+          "gateway",
+          "run",
+          "--port",
+          "0",
+        ],
+        { env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir }, stdio: "ignore" },
+      );
+      expect(await new Promise((resolve) => replaying.on("exit", (_code, signal) => resolve(signal)))).toBe(
+        "SIGKILL",
+      );
+      // Before, it stopped them only after the replay: the next start found them noted by a gateway the lock
+      // (taken by the killed start) did not name, and said their runs were Redis's, not run by it.
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 15_000, interval: 20 });
+      agentConfig(home, NOTING_AGENT);
+      const third = await start(home);
+      await vi.waitFor(() => expect(runCounts(home).get("slow")).toBe(1), { timeout: 20_000, interval: 50 });
+      expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).not.toContain(
+        "state.backend: redis",
+      );
+      await kill(third, home);
+    } finally {
+      if (alive(orphan)) signalGroup(orphan, "SIGKILL");
+    }
+  });
+
   it("an agent a killed svc cron run left running is stopped at the next start; the run is not run again", async () => {
     const home = tempHome();
     homes.push(home);
