@@ -81,20 +81,6 @@ describe("one gateway per state directory", () => {
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   });
 
-  it("a journal that cannot be opened (a full disk, a broken segment) puts back the killed gateway's lock it took over: the next start still knows whose agents ran on the journal", () => {
-    const dir = stateDir();
-    leaveLockAsCrashed(dir);
-    const crashed = readFileSync(join(dir, LOCK_FILE), "utf8");
-    mkdirSync(join(dir, "journal-000001.seg"));
-    expect(() => openJournal(dir)).toThrow(/EISDIR/);
-    expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(crashed);
-    rmSync(join(dir, "journal-000001.seg"), { recursive: true });
-    // Put back as a dead gateway's lock: the next start takes it over as before.
-    const journal = openJournal(dir);
-    expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(new RegExp(`^${process.pid} `));
-    return journal.close();
-  });
-
   it("a pid that runs again as another process (another start time, as a container's pid 1 after a restart) is stale", () => {
     const dir = stateDir();
     const other = spawn("sleep", ["60"]);

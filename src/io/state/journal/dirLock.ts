@@ -77,12 +77,6 @@ export interface DirLock {
    * while the gateway ran); throws `StateDirBusyError` when another gateway took the directory meanwhile.
    */
   retake(): void;
-  /**
-   * Lets the directory go as this start found it (a start refused after taking it: a full disk, a segment
-   * it cannot read): a killed gateway's lock it took over is put back, since the next start tells that
-   * gateway's agents (their runs are in this journal) from a `redis` gateway's by it.
-   */
-  giveBack(): void;
 }
 
 /**
@@ -95,41 +89,28 @@ export function lockStateDir(dir: string): DirLock {
   const path = join(dir, LOCK_FILE);
   const token = randomUUID();
   const mine = `${process.pid} ${startTimeOf(process.pid) ?? "-"} ${token}\n`;
-  const takenOver = takeLock(dir, path, mine);
+  takeLock(dir, path, mine);
   heldHere.set(path, token);
-  const release = () => {
-    // A lock taken over after this one was left for dead is not this one's to remove.
-    if (heldHere.get(path) === token) heldHere.delete(path);
-    try {
-      releaseLock(path, mine);
-    } catch {
-      // Not removable (SVC_HOME on a file system turned read-only): it names this process, gone by the next
-      // start, which takes it over as a dead gateway's.
-    }
-  };
   return {
-    release,
+    release() {
+      // A lock taken over after this one was left for dead is not this one's to remove.
+      if (heldHere.get(path) === token) heldHere.delete(path);
+      try {
+        releaseLock(path, mine);
+      } catch {
+        // Not removable (SVC_HOME on a file system turned read-only): it names this process, gone by the next
+        // start, which takes it over as a dead gateway's.
+      }
+    },
     retake() {
       if (readLock(path) !== mine) takeLock(dir, path, mine);
-    },
-    giveBack() {
-      const held = readLock(path) === mine;
-      release();
-      if (!held || takenOver === undefined) return;
-      try {
-        createLockFile(path, takenOver);
-      } catch {
-        // No room even for its few bytes: the next start finds no lock, as before this one.
-      }
     },
   };
 }
 
-/** Takes the lock; the text of a dead gateway's lock it took over, if any. */
-function takeLock(dir: string, path: string, mine: string): string | undefined {
-  let takenOver: string | undefined;
+function takeLock(dir: string, path: string, mine: string): void {
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (createLockFile(path, mine)) return takenOver;
+    if (createLockFile(path, mine)) return;
     const seen = readLock(path);
     if (seen === undefined) continue; // released meanwhile
     const holder = holderRuns(path, seen);
@@ -137,7 +118,6 @@ function takeLock(dir: string, path: string, mine: string): string | undefined {
     // Stale; a fresh lock another starting gateway wrote in between stays, and this start is refused.
     const { replacedBy } = removeStaleLock(path, seen);
     if (replacedBy !== undefined) throw new StateDirBusyError(dir, Number(replacedBy.split(" ")[0]));
-    takenOver = seen;
   }
   throw new Error(
     `cannot lock the state directory ${dir}: its ${LOCK_FILE} file keeps changing — is another gateway starting?`,

@@ -162,7 +162,7 @@ export class Journal {
       });
       this.writer.useFile(fd, first.length);
     } catch (err) {
-      this.lock.giveBack();
+      this.lock.release();
       throw err;
     }
   }
