@@ -415,6 +415,8 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     { createMcpEndpointHost },
     { mcpToolsOutsideGateway },
     { listenForInterrupt, raiseAgain },
+    { processGroupFiles },
+    { agentGroupsDir },
   ] = await Promise.all([
     import("../actors/agent/index.js"),
     import("../actors/cron.js"),
@@ -424,6 +426,8 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     import("../agent/mcpEndpoint/index.js"),
     import("../agent/mcpOutsideGateway.js"),
     import("./interrupt.js"),
+    import("../io/processGroups.js"),
+    import("../state/gatewayState.js"),
   ]);
   const logger = createLogger({ file: loaded.paths.gatewayLog, stdout: false });
   const deliverer = createDeliverer({
@@ -447,6 +451,9 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     ),
     hiddenValues: webhookSecretValues(loaded.config),
     dotenv: loaded.scope.secrets,
+    // Noted as the gateway notes its agents: this command killed (SIGKILL, an OOM kill) leaves the agent's
+    // group running, which the gateway's next start then stops (the run is not run again).
+    groups: processGroupFiles(agentGroupsDir(loaded.paths.home)),
   });
   // Ctrl-C stops the run: the agent leads a process group of its own (the gateway stops it whole), which
   // the terminal's signal does not reach, so without this it ran on, orphaned, after the command ended.

@@ -1,15 +1,5 @@
 import { spawn } from "node:child_process";
-import {
-  closeSync,
-  existsSync,
-  fchmodSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, existsSync, fchmodSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -18,6 +8,7 @@ import { bindsEveryInterface } from "../config/host.js";
 import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
+import { openGatewayOutput } from "../io/gatewayOutput.js";
 import {
   type GatewayState,
   gatewayAddress,
@@ -106,10 +97,9 @@ async function start(
   const existing = runningPid(paths);
   if (existing !== undefined) throw alreadyRunning(existing, paths);
   assertHomeWritable(paths.home);
-  mkdirSync(paths.logs, { recursive: true, mode: 0o700 });
   const outFile = join(paths.logs, "gateway.out");
   const offset = existsSync(outFile) ? statSync(outFile).size : 0;
-  const out = openSync(outFile, "a", 0o600);
+  const out = openGatewayOutput(paths.logs, outFile);
   // It holds the same lines as gateway.log (0600): one that already existed wider is narrowed too.
   try {
     fchmodSync(out, 0o600);
@@ -259,9 +249,11 @@ async function stop(options: { timeout?: string }): Promise<void> {
   const pid = runningPid(paths);
   if (pid === undefined) {
     process.stdout.write(
-      hadFile
-        ? `The gateway is not running (removed the stale ${paths.pidFile})\n`
-        : "The gateway is not running\n",
+      !hadFile
+        ? "The gateway is not running\n"
+        : existsSync(paths.pidFile)
+          ? `The gateway is not running (${paths.pidFile} is stale, and could not be removed: SVC_HOME cannot be written — the next start removes it once it can)\n`
+          : `The gateway is not running (removed the stale ${paths.pidFile})\n`,
     );
     return;
   }

@@ -102,6 +102,32 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // The gateway the state directory's lock names, read before this start takes it: the one that held the
   // local journal (a killed one's agents' runs are the journal's; another's, a redis gateway's, are Redis's).
   const journalOwner = lockHolder(stateDir(paths.home));
+  // Agents and route scripts a killed gateway left running: stopped before their runs run again
+  // (docs/durability.md), and before the journal is opened: a start killed while it replays (after it took
+  // the lock, which then names it) has stopped them already, so none is told by a lock that no longer names
+  // the gateway that left it.
+  const agentGroups = agentGroupsDir(paths.home);
+  const notRunAgain: string[] = [];
+  let inJournal = 0;
+  const orphans = stopOrphanGroups(
+    agentGroups,
+    (name) => notRunAgain.push(name),
+    (owner) => {
+      if (owner === journalOwner) inJournal += 1;
+    },
+  );
+  if (orphans > notRunAgain.length)
+    logger.warn(
+      orphanRunsLine(orphans - notRunAgain.length, config.state.backend, inJournal, stateDir(paths.home)),
+    );
+  // A cron job's scheduled (or `svc cron run`) run is not journaled: its next_run moved on before it started.
+  // Nor is an event a route script was deciding on: it was never answered, so its sender sends it again.
+  for (const name of notRunAgain)
+    logger.warn(
+      name.startsWith(SCRIPT_GROUP)
+        ? `[webhook] ${name.slice(SCRIPT_GROUP.length)}: stopped the route script left running by a gateway that was killed; its event was never answered — the sender's retry is processed`
+        : `[cron] ${name.replace(/^cron:/, "")}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time`,
+    );
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
     options.stateStore ?? openStateStore(config.state, paths.home, logger, now),
@@ -209,30 +235,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...(state.store.backend === "local" ? { journal: stateDir(paths.home) } : {}),
   });
   state.restoreSeen(idempotency.seen);
-  // Agents and route scripts a killed gateway left running: stopped before their runs run again
-  // (docs/durability.md).
-  const agentGroups = agentGroupsDir(paths.home);
-  const notRunAgain: string[] = [];
-  let inJournal = 0;
-  const orphans = stopOrphanGroups(
-    agentGroups,
-    (name) => notRunAgain.push(name),
-    (owner) => {
-      if (owner === journalOwner) inJournal += 1;
-    },
-  );
-  if (orphans > notRunAgain.length)
-    logger.warn(
-      orphanRunsLine(orphans - notRunAgain.length, config.state.backend, inJournal, stateDir(paths.home)),
-    );
-  // A cron job's scheduled (or `svc cron run`) run is not journaled: its next_run moved on before it started.
-  // Nor is an event a route script was deciding on: it was never answered, so its sender sends it again.
-  for (const name of notRunAgain)
-    logger.warn(
-      name.startsWith(SCRIPT_GROUP)
-        ? `[webhook] ${name.slice(SCRIPT_GROUP.length)}: stopped the route script left running by a gateway that was killed; its event was never answered — the sender's retry is processed`
-        : `[cron] ${name.replace(/^cron:/, "")}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time`,
-    );
   const groups = processGroupFiles(agentGroups);
   const agent = createAgent(config, {
     logger,

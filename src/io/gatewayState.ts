@@ -89,10 +89,22 @@ export function runningPid(paths: SvcPaths): number | undefined {
   const pid = Number(text.trim());
   if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && isGateway(pid) && servesHome(pid, paths.home))
     return pid;
-  rmSync(paths.pidFile, { force: true });
+  removeStale(paths.pidFile);
   const stateFile = gatewayStateFile(paths);
-  if (Number.isInteger(pid) && recordedPid(stateFile) === pid) rmSync(stateFile, { force: true });
+  if (Number.isInteger(pid) && recordedPid(stateFile) === pid) removeStale(stateFile);
   return undefined;
+}
+
+/**
+ * A stale file stays stale where it cannot be removed (an SVC_HOME on a read-only file system): no gateway
+ * runs either way, and the start that can write there again removes it.
+ */
+function removeStale(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch {
+    // Left for a later status, start or stop.
+  }
 }
 
 /**

@@ -2,7 +2,6 @@ import {
   closeSync,
   existsSync,
   fstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -12,6 +11,7 @@ import {
 import { join } from "node:path";
 import type { RunRecord } from "../../agent/runRecord.js";
 import { type BatchedWriter, createBatchedFileWriter } from "../batchedWriter.js";
+import { makeDirs } from "../makeDirs.js";
 import { narrowMode } from "../privateMode.js";
 import { runSessionKey, type SessionEntry } from "./store.js";
 
@@ -90,7 +90,7 @@ export function createRunJournal(
   let openFailing = false;
   const open = (today: string) => {
     writer?.close();
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirs(dir);
     narrowModes(sessionsDir, dir);
     removeExpiredDays(dir, today);
     const file = join(dir, `${today}.jsonl`);

@@ -4,7 +4,6 @@ import {
   fchmodSync,
   fchownSync,
   fsyncSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readlinkSync,
@@ -17,6 +16,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { writeBytesSync } from "../batchedWriter.js";
+import { makeDirs, refusingDir } from "../makeDirs.js";
 import { processAlive } from "../processAlive.js";
 import { existingProfiles } from "../profiles.js";
 
@@ -101,9 +101,9 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   const path = resolveLink(linkOrPath);
   const dir = dirname(path);
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirs(dir);
   } catch (err) {
-    throw unwritableStore(path, err);
+    throw unwritableStore(path, err, refusingDir(err, dir));
   }
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   let fd: number;

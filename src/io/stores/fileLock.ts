@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import {
   closeSync,
   linkSync,
-  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -13,6 +12,7 @@ import {
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SvcError } from "../../errors.js";
+import { makeDirs, refusingDir } from "../makeDirs.js";
 import { processRunning, processStartTime } from "../processAlive.js";
 import { unwritableStore } from "./atomicFile.js";
 
@@ -182,9 +182,9 @@ function lockTimeout(lockPath: string): SvcError {
 /** The store's directory (a first cron job's `cron/`); a disk with no room for it is said naming the store. */
 function makeLockDir(path: string, lockPath: string): void {
   try {
-    mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+    makeDirs(dirname(lockPath));
   } catch (err) {
-    throw unwritableStore(path, err);
+    throw unwritableStore(path, err, refusingDir(err, dirname(lockPath)));
   }
 }
 

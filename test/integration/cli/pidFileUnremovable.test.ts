@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,18 @@ afterEach(() => {
   rmSync(home, { recursive: true, force: true });
   home = undefined;
 });
+
+/** `svc <args>` against `dir` as a user that cannot write it once it is 0555 (nobody, when the tests run as root). */
+function svcAsOwner(dir: string, args: readonly string[]) {
+  const argv = [process.execPath, ...SVC_ARGV, ...args];
+  const [command, ...rest] = asRoot
+    ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...argv]
+    : argv;
+  return spawnSync(command as string, rest, {
+    env: { PATH: process.env.PATH ?? "", HOME: dir, SVC_HOME: dir },
+    encoding: "utf8",
+  });
+}
 
 describe("a gateway.pid the stopping gateway cannot remove", { timeout: 60_000 }, () => {
   it("is said once as a warning naming the file; the stop ends as usual, exit 0", async () => {
@@ -57,5 +69,24 @@ describe("a gateway.pid the stopping gateway cannot remove", { timeout: 60_000 }
     );
     expect(log).toMatch(/\[gateway\] stopped \(exit 0\)\n$/);
     expect(existsSync(join(dir, "gateway.pid"))).toBe(true);
+  });
+
+  it("left stale (the gateway gone) in an SVC_HOME still read-only: status says not running (exit 3), stop says it could not be removed", () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-test-"));
+    home = dir;
+    writeFileSync(join(dir, "config.yaml"), stringify(cliConfig({ a: { secret: "s" } })), { mode: 0o644 });
+    const gone = spawnSync("true").pid as number;
+    writeFileSync(join(dir, "gateway.pid"), `${gone}\n`);
+    chmodSync(dir, 0o555);
+    const status = svcAsOwner(dir, ["gateway", "status"]);
+    expect(status.stderr).toBe("");
+    expect(status.stdout).toContain("not running");
+    expect(status.status).toBe(3);
+    const stop = svcAsOwner(dir, ["gateway", "stop"]);
+    expect(stop.stderr).toBe("");
+    expect(stop.stdout).toBe(
+      `The gateway is not running (${join(dir, "gateway.pid")} is stale, and could not be removed: SVC_HOME cannot be written — the next start removes it once it can)\n`,
+    );
+    expect(stop.status).toBe(0);
   });
 });

@@ -1,12 +1,14 @@
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
 import { agentGroupsDir } from "../../../src/state/gatewayState.js";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { oneJobStore } from "../../helpers/cronJobs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { alive, pidInFile, signalGroup } from "../../helpers/process.js";
+import { alive, pidInFile, signalGroup, signalProcess } from "../../helpers/process.js";
 import { startTestRedis } from "../../helpers/redis.js";
 import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
 import {
@@ -282,6 +284,77 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
         "[state] stopped 1 agent process group(s) left running by a gateway that was killed; their runs run again",
       );
       await kill(second, home);
+    } finally {
+      if (alive(orphan)) signalGroup(orphan, "SIGKILL");
+    }
+  });
+
+  it("a start killed while it replays the journal has stopped the killed gateway's agent first: the next start runs its run once, never saying it is the shared queue's", async () => {
+    const home = tempHome();
+    homes.push(home);
+    const orphan = await orphanedAgent(home, "slow");
+    try {
+      // Killed after it took the state directory's lock, as an OOM kill during a large journal's replay.
+      const replaying = spawn(
+        process.execPath,
+        [
+          ...SVC_ARGV.slice(0, -1),
+          "--import",
+          join(import.meta.dirname, "../../helpers/killAtReplay.mjs"),
+          ...SVC_ARGV.slice(-1),
+          "gateway",
+          "run",
+          "--port",
+          "0",
+        ],
+        { env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir }, stdio: "ignore" },
+      );
+      expect(await new Promise((resolve) => replaying.on("exit", (_code, signal) => resolve(signal)))).toBe(
+        "SIGKILL",
+      );
+      // Before, it stopped them only after the replay: the next start found them noted by a gateway the lock
+      // (taken by the killed start) did not name, and said their runs were Redis's, not run by it.
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 15_000, interval: 20 });
+      agentConfig(home, NOTING_AGENT);
+      const third = await start(home);
+      await vi.waitFor(() => expect(runCounts(home).get("slow")).toBe(1), { timeout: 20_000, interval: 50 });
+      expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).not.toContain(
+        "state.backend: redis",
+      );
+      await kill(third, home);
+    } finally {
+      if (alive(orphan)) signalGroup(orphan, "SIGKILL");
+    }
+  });
+
+  it("an agent a killed svc cron run left running is stopped at the next start; the run is not run again", async () => {
+    const home = tempHome();
+    homes.push(home);
+    agentConfig(home, SLEEPING_AGENT);
+    home.write(
+      "cron/jobs.json",
+      oneJobStore({ name: "nightly", prompt: "hi", next_run: "2099-01-01T00:00:00.000Z" }),
+    );
+    const run = spawn(process.execPath, [...SVC_ARGV, "cron", "run", "nightly"], {
+      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => run.on("exit", resolve));
+    const orphan = await pidInFile(join(home.dir, "agent.pid"));
+    try {
+      await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      signalProcess(run.pid as number, "SIGKILL");
+      await exited;
+      expect(alive(orphan)).toBe(true);
+      const gateway = await start(home);
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 15_000, interval: 20 });
+      expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(
+        "[cron] nightly: stopped the agent of its run left running by a process that was killed; that run is not run again",
+      );
+      await kill(gateway, home);
     } finally {
       if (alive(orphan)) signalGroup(orphan, "SIGKILL");
     }

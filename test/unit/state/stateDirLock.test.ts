@@ -147,4 +147,26 @@ describe("one gateway per state directory", () => {
     expect(outcomes.sort()).toEqual(["busy", "held"]);
     expect(readdirSync(dir)).toEqual([LOCK_FILE]);
   });
+
+  it("a lock the close cannot remove (SVC_HOME on a file system turned read-only) does not fail the close, and the next open takes it over", async () => {
+    const dir = stateDir();
+    const journal = openJournal(dir);
+    const rm = fs.rmSync;
+    fs.rmSync = ((path: fs.PathLike, options?: fs.RmOptions) => {
+      if (String(path) === join(dir, LOCK_FILE))
+        throw Object.assign(new Error(`EROFS: read-only file system, unlink '${String(path)}'`), {
+          code: "EROFS",
+        });
+      rm(path, options);
+    }) as typeof rm;
+    syncBuiltinESMExports();
+    try {
+      await expect(journal.close()).resolves.toBeUndefined();
+    } finally {
+      fs.rmSync = rm;
+      syncBuiltinESMExports();
+    }
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(true);
+    await openJournal(dir).close();
+  });
 });

@@ -95,7 +95,12 @@ export function lockStateDir(dir: string): DirLock {
     release() {
       // A lock taken over after this one was left for dead is not this one's to remove.
       if (heldHere.get(path) === token) heldHere.delete(path);
-      releaseLock(path, mine);
+      try {
+        releaseLock(path, mine);
+      } catch {
+        // Not removable (SVC_HOME on a file system turned read-only): it names this process, gone by the next
+        // start, which takes it over as a dead gateway's.
+      }
     },
     retake() {
       if (readLock(path) !== mine) takeLock(dir, path, mine);
