@@ -561,9 +561,11 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  process.stdout.write(
-    `Sent SIGHUP to the gateway (pid ${pid}); it has not reported an MCP reload yet — see ${loaded.paths.gatewayLog}.\n`,
+  // Not confirmed: a script running `svc mcp reload && …` must not go on as if the servers were reloaded.
+  process.stderr.write(
+    `svc: sent SIGHUP to the gateway (pid ${pid}), but it has not reported the reload within ${waitMs / 1000} s (--wait): it may still be reloading, or be stuck — its log says which (${loaded.paths.gatewayLog}); svc mcp list shows the servers it runs, and svc mcp reload --wait <seconds> waits longer\n`,
   );
+  process.exitCode = 1;
 }
 
 /**

@@ -47,6 +47,7 @@ import { createIdempotency } from "./idempotency.js";
 import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp, type ProfileUse } from "./mcp.js";
+import { metricsNotServedNotice } from "./metricsNotServedNotice.js";
 import { orphanRunsLine } from "./orphanRunsLine.js";
 import { createProfileResources } from "./profileResources.js";
 import { reloadRemovals } from "./reloadRemovals.js";
@@ -462,6 +463,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       options.host === undefined ? settingKey(webhook, "host") : "--host",
     );
     if (exposed !== undefined) logger.warn(exposed);
+    const noMetrics = metricsNotServedNotice(webhook, host);
+    if (noMetrics !== undefined) logger.info(noMetrics);
   } else {
     logger.warn(
       `[webhook] Adapter disabled (${webhookOffReason(loaded)}); running ${config.state.backend === "redis" ? "the shared queue's runs (state.backend: redis), " : ""}MCP servers and cron jobs only. ${howToEnable}`,

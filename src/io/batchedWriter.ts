@@ -1,5 +1,6 @@
 import {
   closeSync,
+  constants,
   fchmodSync,
   fstatSync,
   ftruncateSync,
@@ -9,6 +10,9 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
+
+/** Flags of "a" (append, create) with O_NONBLOCK: see createBatchedFileWriter's open. */
+const APPEND_NONBLOCK = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;
 
 /**
  * Text written during one turn of the event loop goes out as one synchronous write at the end of that
@@ -194,7 +198,18 @@ export function createBatchedFileWriter(
   // again when it was removed (`rm -rf logs`), private as at the start.
   const open = () => {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    const opened = openSync(file, "a", mode);
+    // O_NONBLOCK: a named pipe in the file's place with no reader fails to open (ENXIO) and a full one fails
+    // a write (EAGAIN), dropped and said as any failed write, instead of holding the gateway's one thread.
+    let opened: number;
+    try {
+      opened = openSync(file, APPEND_NONBLOCK, mode);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
+      throw new Error(
+        `${file} is a named pipe that no program reads (ENXIO) — start the program that reads it first, or move the pipe away (svc then writes a file there)`,
+        { cause: err },
+      );
+    }
     fchmodSync(opened, mode);
     return opened;
   };

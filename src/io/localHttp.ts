@@ -26,7 +26,9 @@ export interface LocalRequest {
  * standard calls "bad" (6000, 6665-6669, 10080, 5060, ...: "fetch failed", cause "bad port") before
  * connecting, though the gateway listens on whatever `port` says. Rejects with the socket's error
  * (`connect ECONNREFUSED ...`) or a timeout naming its seconds: a `gateway_timeout` SvcError when the
- * connection was made and the request sent (the server has it, and may still act on it).
+ * connection was made and the request sent (the server has it, and may still act on it), and an
+ * `outcome_uncertain` one for a connection the server closed, once it had the whole request, without an
+ * answer (it stopped or crashed while handling it: it may have acted on it).
  */
 export function localRequest(url: string, init: LocalRequest): Promise<LocalAnswer> {
   return new Promise((resolve, reject) => {
@@ -50,11 +52,19 @@ export function localRequest(url: string, init: LocalRequest): Promise<LocalAnsw
       if (socket.connecting) socket.once("connect", () => (connected = true));
       else connected = true;
     });
+    let sent = false;
+    req.on("finish", () => (sent = true));
     req.setTimeout(init.timeoutMs, () => {
       const text = `no answer within ${init.timeoutMs / 1000} s`;
       req.destroy(connected ? new SvcError("gateway_timeout", text) : new Error(text));
     });
-    req.on("error", reject);
+    req.on("error", (err) =>
+      reject(
+        sent && connected && !(err instanceof SvcError)
+          ? new SvcError("outcome_uncertain", err.message, { cause: err })
+          : err,
+      ),
+    );
     req.end(init.body);
   });
 }

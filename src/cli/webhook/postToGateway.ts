@@ -34,7 +34,8 @@ export function answerWaitMs(config: Config, route: AnsweringRoute): number {
 
 /**
  * POSTs a signed request to the running gateway. A gateway that took the request but gave no answer in
- * time is not "unreachable": it may still be delivering, so the error says where to see how it ended.
+ * time, or closed the connection unanswered (killed, crashed), is not "unreachable": it may have delivered
+ * it, so the error says where to see how it ended rather than to start the gateway and send it again.
  */
 export async function postToGateway(
   url: string,
@@ -56,6 +57,11 @@ export async function postToGateway(
         `the gateway at ${url} took the request but gave no answer within ${route.waitMs / 1000} s (${what}) — it may still be handling it: svc webhook deliveries ${route.name} shows how it ended, and the gateway log says why`,
       );
     }
+    if (isSvcError(err, "outcome_uncertain"))
+      throw new SvcError(
+        "outcome_uncertain",
+        `the gateway at ${url} took the request, then closed the connection without an answer (${err.message}) — it may have stopped or crashed while handling it, and the request may have been handled: svc webhook deliveries ${route.name} shows whether it was, svc gateway status whether the gateway runs, and the gateway log says why`,
+      );
     throw new SvcError(
       "delivery_failed",
       `cannot reach the gateway at ${url} (${(err as Error).message}) — ${unreachableHint}`,

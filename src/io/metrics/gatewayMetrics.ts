@@ -46,6 +46,21 @@ const EVENT_OUTCOMES = new Set(["accepted", "duplicate", "ignored", "coalesced",
 /** The statuses the alerts of docs/operations.md watch per route (signatures rejected, rate limited, refused). */
 const ALERTED_STATUSES = [401, 429, 503];
 
+/**
+ * Every state `svc_mcp_servers` counts servers under (the connection states of src/machines/mcpConnection.ts),
+ * each shown at 0 when no server is in it: a series that vanished would read as no data, not as none.
+ */
+const MCP_STATES = [
+  "connected",
+  "lazy",
+  "connecting",
+  "recycled",
+  "reconnecting",
+  "failed",
+  "skipped",
+  "stopped",
+];
+
 /** At most this many route label values: past it, new names are counted as `(other)`. */
 export const MAX_ROUTE_LABELS = 1000;
 
@@ -210,6 +225,7 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     registers,
     collect() {
       this.reset();
+      for (const state of MCP_STATES) this.labels(state).set(0);
       for (const state of sources.mcpStates()) this.labels(state).inc();
     },
   });

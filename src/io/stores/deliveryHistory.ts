@@ -254,6 +254,12 @@ function endsWithLineBreak(fd: number, size: number): boolean {
 /** Opens `file` for appending, mode 0600 whether it is created or already existed. */
 function openPrivate(file: string): number {
   const fd = openSync(file, "a+", 0o600);
+  // A named pipe (or device) opens too: once its buffer is full with nobody reading, a write would block
+  // the gateway's thread for good.
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new Error(`${file} is not a file`);
+  }
   try {
     fchmodSync(fd, 0o600);
   } catch {

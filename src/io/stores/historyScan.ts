@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { historyReadError } from "./historyText.js";
 
@@ -39,7 +39,8 @@ function openHeld(dir: string, name: string): HeldFile | undefined {
   const path = join(dir, name);
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    // Without O_NONBLOCK a named pipe in the file's place would hold the open until something writes to it.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     const error = historyReadError(dir, path, err);
     if (error === undefined) return undefined;
@@ -49,6 +50,8 @@ function openHeld(dir: string, name: string): HeldFile | undefined {
     const stat = fstatSync(fd);
     // A directory in its place opens, but is no history: its read fails as reading the file whole does.
     if (stat.isDirectory()) readSync(fd, Buffer.alloc(1), 0, 1, 0);
+    // A named pipe, socket or device: no history, and reading one could wait for ever.
+    if (!stat.isFile()) throw new Error("it is not a file");
     return { fd, size: stat.size, ino: stat.ino, path };
   } catch (err) {
     closeSync(fd);

@@ -35,6 +35,6 @@ describe("svc_mcp_servers while a server that never answers is retried", { timeo
     });
     const text = await scrape();
     expect(sample(text, 'svc_mcp_servers{state="failed"}')).toBe(1);
-    expect(sample(text, 'svc_mcp_servers{state="connecting"}')).toBeUndefined();
+    expect(sample(text, 'svc_mcp_servers{state="connecting"}')).toBe(0);
   });
 });

@@ -72,4 +72,28 @@ describe("series shown from 0 before their first event", () => {
       'svc_webhook_requests_total{route="github-pr",status="202"} 1',
     ]);
   });
+
+  it("svc_mcp_servers shows every connection state, 0 when no server is in it, so an alert on too few connected servers sees 0 rather than nothing", async () => {
+    let states: string[] = ["failed", "skipped"];
+    const metrics = createGatewayMetrics({
+      runs: () => ({ waiting: 0, active: 0 }),
+      mcpStates: () => states,
+    });
+    expect(await lines(metrics, "svc_mcp_servers{")).toEqual([
+      'svc_mcp_servers{state="connected"} 0',
+      'svc_mcp_servers{state="lazy"} 0',
+      'svc_mcp_servers{state="connecting"} 0',
+      'svc_mcp_servers{state="recycled"} 0',
+      'svc_mcp_servers{state="reconnecting"} 0',
+      'svc_mcp_servers{state="failed"} 1',
+      'svc_mcp_servers{state="skipped"} 1',
+      'svc_mcp_servers{state="stopped"} 0',
+    ]);
+    // The failed server connects: its count moves, no series goes away.
+    states = ["connected", "skipped"];
+    const after = await lines(metrics, "svc_mcp_servers{");
+    expect(after).toHaveLength(8);
+    expect(after).toContain('svc_mcp_servers{state="connected"} 1');
+    expect(after).toContain('svc_mcp_servers{state="failed"} 0');
+  });
 });

@@ -1,0 +1,44 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createHistoryWriter,
+  historyOfIds,
+  recentDeliveries,
+} from "../../../src/io/stores/deliveryHistory.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+/**
+ * A named pipe in history.jsonl's place (made by hand, for a log shipper) was opened by the gateway as if
+ * it were the file: its start went on, and once the pipe's 64 KiB buffer was full with nobody reading, a
+ * write blocked the gateway's one thread — no request, not even /health, was answered again.
+ * `svc webhook deliveries` and `redeliver` waited forever on opening it. `svc config check` already said
+ * that the start would be refused; now it is, and the commands refuse it too.
+ */
+describe("a named pipe in the delivery history file's place", () => {
+  const withPipe = () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    execFileSync("mkfifo", ["-m", "600", join(dir, "history.jsonl")]);
+    return dir;
+  };
+
+  it("refuses the gateway's start, as svc config check says it would", () => {
+    const dir = withPipe();
+    expect(() => createHistoryWriter(dir, () => {})).toThrow(
+      `${dir}: the delivery history cannot be opened (${join(dir, "history.jsonl")} is not a file) — move away what is in the place of history.jsonl (the gateway writes its history file there), or set platforms.webhook.delivery_history: false`,
+    );
+  });
+
+  it("is refused by the readers at once, not waited on", () => {
+    const dir = withPipe();
+    const refusal = `${join(dir, "history.jsonl")}: the delivery history cannot be read (it is not a file) — move away what is in its place: the gateway writes its history there`;
+    expect(() => recentDeliveries(dir, 20, undefined)).toThrow(refusal);
+    expect(() => historyOfIds(dir, () => true)).toThrow(refusal);
+  });
+});
