@@ -35,6 +35,16 @@ function changingServer(calls: string[], hold: Promise<void> = Promise.resolve()
   return server;
 }
 
+/** The tools a run is offered from `fx`, looked up by registered name. */
+async function offeredTools(h: Parameters<typeof mcpAgentTools>[0]) {
+  const tools = await mcpAgentTools(h, ["fx"], new AbortController().signal);
+  return (name: string) => {
+    const tool = tools.find((t) => t.name === name);
+    if (tool === undefined) throw new Error(`run not offered ${name}`);
+    return tool;
+  };
+}
+
 describe("a server's tools change (tools/list_changed) while a run goes on", () => {
   it("a tool the run was offered and the server no longer lists is not run, and its name is never another tool's", async () => {
     const calls: string[] = [];
@@ -44,12 +54,7 @@ describe("a server's tools change (tools/list_changed) while a run goes on", () 
       { transportFor: inMemoryServers(() => changingServer(calls)) },
     );
     await h.settled("fx");
-    const tools = await mcpAgentTools(h, ["fx"], new AbortController().signal);
-    const byName = (name: string) => {
-      const tool = tools.find((t) => t.name === name);
-      if (tool === undefined) throw new Error(`run not offered ${name}`);
-      return tool;
-    };
+    const byName = await offeredTools(h);
     const context = toolContext({ route: "r", deliveryId: "d" });
     expect(await byName("mcp__fx__drop").execute({}, context)).toMatchObject({ ok: true });
     // The server's new listing registers a-b as mcp__fx__a_b, the name the run was offered for a_b.
@@ -84,12 +89,7 @@ describe("a server's tools change while a call waits for the server's earlier ca
       { transportFor: inMemoryServers(() => changingServer(calls, hold)) },
     );
     await h.settled("fx");
-    const tools = await mcpAgentTools(h, ["fx"], new AbortController().signal);
-    const byName = (name: string) => {
-      const tool = tools.find((t) => t.name === name);
-      if (tool === undefined) throw new Error(`run not offered ${name}`);
-      return tool;
-    };
+    const byName = await offeredTools(h);
     const context = toolContext({ route: "r", deliveryId: "d" });
     const holding = byName("mcp__fx__drop_and_hold").execute({}, context);
     // Both wait for the server's one call at a time, made while the run's listing still had their tools.
