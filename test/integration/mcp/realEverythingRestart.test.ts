@@ -57,7 +57,7 @@ describe("server-everything killed and restarted", () => {
   it("Streamable HTTP: a call while the server is down fails at once; after the restart calls work", async () => {
     await http.kill();
     await expect(hub.call("http", "get-sum", { a: 1, b: 1 })).rejects.toThrow(
-      /^mcp_servers\.http: "get-sum" failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
+      /^mcp_servers\.http: "get-sum" failed: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:(\d+) — nothing listens on port \1 of 127\.0\.0\.1: start the server, or check mcp_servers\.http\.url$/,
     );
     expect(state("http")).not.toBe("connected");
     await http.restart();
