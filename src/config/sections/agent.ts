@@ -95,6 +95,15 @@ export function apiKeyHeaderProblem(
 }
 
 /**
+ * A key without the spaces and tabs around it, as a key pasted with one is (`KEY="sk-... "` in .env): HTTP
+ * drops them from a header value, so the endpoint takes the key all the same, while an echo of it (a model
+ * repeating it, an error quoting it) would not match the untrimmed text and be shown rather than hidden.
+ */
+export function withoutSurroundingSpaces(key: string): string {
+  return key.replace(/^[ \t]+|[ \t]+$/g, "");
+}
+
+/**
  * Services and servers people name as the provider (as other tools take them): each speaks the OpenAI Chat
  * Completions API (`provider: openai` with its `base_url`), or is Anthropic's (`claude`, the one without). Keyed by the name
  * in lower case without `-`, `_`, `.` or spaces; the base URLs are docs/agent.md's.
@@ -152,7 +161,7 @@ export const agentSchema = z
      * Never logged, never in an error message: the issues below name the key, not its value. An empty key
      * (`${KEY}` with `KEY=` left blank) is refused like any empty text: it would send no key at all.
      */
-    api_key: z.string().min(1).optional(),
+    api_key: z.string().min(1).transform(withoutSurroundingSpaces).optional(),
     max_steps: z.number().int().min(1).max(MAX_STEPS).default(10),
     max_tokens: z.number().int().min(1).default(4096),
     system_prompt: z.string().optional(),
@@ -220,7 +229,13 @@ export const agentSchema = z
       const problem = baseUrlProblem(agent.base_url);
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
     }
-    if (!checkLeft("api_key", agent.api_key, "remove api_key for a local endpoint")) {
+    if (agent.api_key === "" && MODEL_PROVIDERS.has(agent.provider))
+      ctx.addIssue({
+        code: "custom",
+        path: ["api_key"],
+        message: "blank (spaces only) — write the key, or remove api_key for a local endpoint",
+      });
+    else if (!checkLeft("api_key", agent.api_key, "remove api_key for a local endpoint")) {
       const problem = apiKeyHeaderProblem(agent.api_key);
       if (problem !== undefined && MODEL_PROVIDERS.has(agent.provider))
         ctx.addIssue({ code: "custom", path: ["api_key"], message: problem });

@@ -298,6 +298,18 @@ describe("agent: model providers (docs/agent.md)", () => {
     );
   });
 
+  it("takes an api_key without the spaces or tabs around it, as HTTP sends it, so an echo of the key is hidden", () => {
+    // A key pasted with a space after it: `KEY="sk-... "` in .env, or quoted in config.yaml.
+    const { config } = load("  provider: openai\n  model: m\n  api_key: $" + "{KEY}\n", {
+      KEY: " sk-proj-Zq81xKEY55abcdef \t",
+    });
+    expect(config.agent.api_key).toBe("sk-proj-Zq81xKEY55abcdef");
+    const message = problem('  provider: anthropic\n  model: m\n  api_key: " \t "\n');
+    expect(message).toMatch(
+      /agent\.api_key: blank \(spaces only\) — write the key, or remove api_key for a local endpoint/,
+    );
+  });
+
   it("never prints the api_key value in a config error", () => {
     const message = problem("  provider: openai\n  api_key: sk-secret-value\n  max_steps: 0\n");
     expect(message).toMatch(/agent\.max_steps/);
