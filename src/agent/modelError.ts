@@ -156,11 +156,17 @@ export interface ModelSettingsUsed {
    * then the route's prompt (the payload it quotes), which no `max_tool_result_chars` makes smaller.
    */
   readonly toolResultsSent?: boolean;
+  /** The run's route (`cron:<job>` for a cron job's run), whose prompt a first request too large names. */
+  readonly route?: string;
 }
 
 /** What to do about a run's first request too large for the endpoint, before any tool ran. */
-const FIRST_REQUEST_ADVICE =
-  "render less of the event in the route's prompt (the payload it quotes), shorten agent.system_prompt or the skill";
+function firstRequestAdvice(route: string | undefined): string {
+  const job = route?.startsWith("cron:") === true ? route.slice("cron:".length) : undefined;
+  return job === undefined
+    ? "render less of the event in the route's prompt (the payload it quotes), shorten agent.system_prompt or the skill"
+    : `shorten the prompt of cron job ${job} or agent.system_prompt`;
+}
 
 /**
  * A refusal of the output limit a request asked for: vLLM's `This model's maximum context length is 4096
@@ -255,14 +261,14 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
     return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
   if (status === 413)
     return used.toolResultsSent === false
-      ? ` — the run's first request is larger than the server, or a proxy in front of it, takes, before any tool ran: ${FIRST_REQUEST_ADVICE}, or raise the server's limit (nginx: client_max_body_size)`
+      ? ` — the run's first request is larger than the server, or a proxy in front of it, takes, before any tool ran: ${firstRequestAdvice(used.route)}, or raise the server's limit (nginx: client_max_body_size)`
       : ` — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: ${resultCap(used)}, or raise the server's limit (nginx: client_max_body_size)`;
   // A sampling request (no agent.max_tokens) has no tool results to cut.
   const overflow = status === 400 && used.maxTokens !== undefined ? promptOverflow(body) : undefined;
   const tokens = overflow === null || overflow === undefined ? "" : ` (${overflow} tokens)`;
   if (overflow !== undefined)
     return used.toolResultsSent === false
-      ? ` — the run's first request fills the model's context${tokens} before any tool ran: ${FIRST_REQUEST_ADVICE}, or use a model with a larger context`
+      ? ` — the run's first request fills the model's context${tokens} before any tool ran: ${firstRequestAdvice(used.route)}, or use a model with a larger context`
       : ` — the prompt and the run's tool results so far fill the model's context${tokens}: ${resultCap(used)}, or use a model with a larger context`;
   if (status === 400 && PROMPT_FILTERED.test(body))
     return " — the endpoint's content filter refused the prompt: change what the route's prompt or agent.system_prompt asks for (the event's payload is part of the prompt); on Azure OpenAI, the deployment's content filter decides";

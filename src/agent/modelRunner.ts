@@ -273,7 +273,9 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               maxToolResultChars: settings.max_tool_result_chars,
               // A finished turn means the failing request carries tool results (the loop goes on only after
               // tools ran); a sampling request's prompt is its server's, not the route's.
-              ...(request.maxTokens === undefined ? { toolResultsSent: progress.steps > 0 } : {}),
+              ...(request.maxTokens === undefined
+                ? { toolResultsSent: progress.steps > 0, route: request.route }
+                : {}),
             });
         const failed = record("error", why);
         logger.info(

@@ -64,4 +64,25 @@ describe("a Messages API refusal of a prompt past the model's context window", (
     );
     expect(model.requests).toHaveLength(1);
   });
+
+  it("a cron job's first request names the job's prompt, which has no route or skill", async () => {
+    model = await startFakeAnthropic();
+    model.script({ status: 400, body: TOO_LONG });
+    const failure = await anthropicRunner(model.baseUrl, [dump])
+      .run(
+        {
+          route: "cron:digest",
+          event: "schedule",
+          deliveryId: "d",
+          prompt: "p",
+          toolsets: [],
+          profile: undefined,
+        },
+        new AbortController().signal,
+      )
+      .catch((error: unknown) => error);
+    expect((failure as AgentRunFailure).message).toContain(
+      "— the run's first request fills the model's context (200000 tokens) before any tool ran: shorten the prompt of cron job digest or agent.system_prompt, or use a model with a larger context",
+    );
+  });
 });
