@@ -124,11 +124,24 @@ const SERVICE_PROVIDERS: Readonly<Record<string, { provider: "openai" | "anthrop
 };
 
 /**
+ * The API itself as other clients name a provider for it (the AI SDK's `openai-compatible`, `openai_chat`), in
+ * lower case without `-`, `_`, `.` or spaces: svc's `openai` provider is that API, whatever server answers it.
+ */
+const CHAT_COMPLETIONS_NAMES: ReadonlySet<string> = new Set([
+  "openaicompatible",
+  "openaichat",
+  "chatcompletions",
+]);
+
+/**
  * `did you mean "openai"? ` for a provider one or two letters from a known one (`opanai`); for a service's
  * name (`ollama`, `claude`), the provider that speaks its API and the `base_url` to write; else nothing.
  */
 function meantProvider(value: string): string {
-  const service = SERVICE_PROVIDERS[value.toLowerCase().replace(/[-_.\s]/g, "")];
+  const name = value.toLowerCase().replace(/[-_.\s]/g, "");
+  if (CHAT_COMPLETIONS_NAMES.has(name))
+    return "write provider: openai (it speaks any OpenAI-compatible Chat Completions endpoint: set base_url to that endpoint's base, such as http://127.0.0.1:8000/v1); ";
+  const service = SERVICE_PROVIDERS[name];
   if (service !== undefined)
     return service.base_url === undefined
       ? `write provider: ${service.provider} (Claude's models are served by Anthropic's Messages API); `

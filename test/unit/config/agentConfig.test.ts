@@ -70,6 +70,13 @@ describe("agent: model providers (docs/agent.md)", () => {
     );
   });
 
+  it("for the API's name as the AI SDK and other clients write it (openai-compatible), names provider openai and base_url", () => {
+    for (const written of ["openai-compatible", "OpenAI_Compatible", "openai-chat"])
+      expect(problem(`  provider: ${written}\n  model: m\n`)).toContain(
+        `unknown provider "${written}" — write provider: openai (it speaks any OpenAI-compatible Chat Completions endpoint: set base_url to that endpoint's base, such as http://127.0.0.1:8000/v1); use one of`,
+      );
+  });
+
   it("names the value meant for a key that takes one of a few words (backend: reddis)", () => {
     home = tempHome();
     home.write(
