@@ -8,6 +8,7 @@ import { ProxyRefusedError } from "../io/outbound/proxyErrors.js";
 import { refusedHint, unknownHostHint } from "../io/outbound/unreachable.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
 import { promptOverflow } from "./promptOverflow.js";
+import { cronJobOf, promptToChange } from "./runPrompt.js";
 
 const MAX_DETAIL = 300;
 
@@ -156,13 +157,13 @@ export interface ModelSettingsUsed {
    * then the route's prompt (the payload it quotes), which no `max_tool_result_chars` makes smaller.
    */
   readonly toolResultsSent?: boolean;
-  /** The run's route (`cron:<job>` for a cron job's run), whose prompt a first request too large names. */
+  /** The run's route (`cron:<job>` for a cron job's run), whose prompt a refusal of the request names. */
   readonly route?: string;
 }
 
 /** What to do about a run's first request too large for the endpoint, before any tool ran. */
 function firstRequestAdvice(route: string | undefined): string {
-  const job = route?.startsWith("cron:") === true ? route.slice("cron:".length) : undefined;
+  const job = cronJobOf(route);
   return job === undefined
     ? "render less of the event in the route's prompt (the payload it quotes), shorten agent.system_prompt or the skill"
     : `shorten the prompt of cron job ${job} or agent.system_prompt`;
@@ -271,7 +272,7 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
       ? ` — the run's first request fills the model's context${tokens} before any tool ran: ${firstRequestAdvice(used.route)}, or use a model with a larger context`
       : ` — the prompt and the run's tool results so far fill the model's context${tokens}: ${resultCap(used)}, or use a model with a larger context`;
   if (status === 400 && PROMPT_FILTERED.test(body))
-    return " — the endpoint's content filter refused the prompt: change what the route's prompt or agent.system_prompt asks for (the event's payload is part of the prompt); on Azure OpenAI, the deployment's content filter decides";
+    return ` — the endpoint's content filter refused the prompt: change what ${promptToChange(used.route)} or agent.system_prompt asks for${cronJobOf(used.route) === undefined ? " (the event's payload is part of the prompt)" : ""}; on Azure OpenAI, the deployment's content filter decides`;
   if (status === 400 && UNKNOWN_MODEL.test(body))
     return ` — check ${used.modelKey} ("${used.model}"): the endpoint does not know it by that name`;
   if (

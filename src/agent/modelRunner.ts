@@ -193,7 +193,10 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         }
         if (result.filtered !== undefined)
           throw new AgentRunFailure(
-            scrub(contentFilterFailure(settings.provider, result.filtered.reason, modelId), secrets),
+            scrub(
+              contentFilterFailure(settings.provider, result.filtered.reason, modelId, request.route),
+              secrets,
+            ),
             record("error"),
           );
         if (
