@@ -290,6 +290,17 @@ describe("agent: model providers (docs/agent.md)", () => {
     );
   });
 
+  it("names a profile's .env that sets an unset api_key variable: config.yaml does not read it", () => {
+    home = tempHome();
+    home.write("config.yaml", "agent:\n  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
+    home.write("profiles/work/.env", "OPENAI_API_KEY=sk-work-0123456789\n", 0o600);
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `agent.api_key: $` +
+        `{OPENAI_API_KEY} is not set — set OPENAI_API_KEY in ${home.dir}/.env or the environment, or remove api_key for a local endpoint (${home.dir}/profiles/work/.env sets it, but config.yaml reads its $` +
+        `{...} values from ${home.dir}/.env only: a profile's .env serves only that profile's MCP connections)`,
+    );
+  });
+
   it("refuses an empty api_key, naming the variable that gave it (no key would be sent at all)", () => {
     home = tempHome();
     const file = home.write(
