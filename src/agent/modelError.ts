@@ -8,6 +8,7 @@ import { ProxyRefusedError } from "../io/outbound/proxyErrors.js";
 import { refusedHint, unknownHostHint } from "../io/outbound/unreachable.js";
 import { redirectTarget } from "../io/web/fetchJson.js";
 import { promptOverflow } from "./promptOverflow.js";
+import { cronJobOf, promptToChange } from "./runPrompt.js";
 
 const MAX_DETAIL = 300;
 
@@ -151,6 +152,21 @@ export interface ModelSettingsUsed {
   readonly maxTokens?: number;
   /** `agent.max_tool_result_chars` (0: no cap). */
   readonly maxToolResultChars?: number;
+  /**
+   * False for a run's first request, which holds no tool result yet: a request too large for the endpoint is
+   * then the route's prompt (the payload it quotes), which no `max_tool_result_chars` makes smaller.
+   */
+  readonly toolResultsSent?: boolean;
+  /** The run's route (`cron:<job>` for a cron job's run), whose prompt a refusal of the request names. */
+  readonly route?: string;
+}
+
+/** What to do about a run's first request too large for the endpoint, before any tool ran. */
+function firstRequestAdvice(route: string | undefined): string {
+  const job = cronJobOf(route);
+  return job === undefined
+    ? "render less of the event in the route's prompt (the payload it quotes), shorten agent.system_prompt or the skill"
+    : `shorten the prompt of cron job ${job} or agent.system_prompt`;
 }
 
 /**
@@ -245,13 +261,18 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
   if (status === 404)
     return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
   if (status === 413)
-    return ` — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: ${resultCap(used)}, or raise the server's limit (nginx: client_max_body_size)`;
+    return used.toolResultsSent === false
+      ? ` — the run's first request is larger than the server, or a proxy in front of it, takes, before any tool ran: ${firstRequestAdvice(used.route)}, or raise the server's limit (nginx: client_max_body_size)`
+      : ` — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: ${resultCap(used)}, or raise the server's limit (nginx: client_max_body_size)`;
   // A sampling request (no agent.max_tokens) has no tool results to cut.
   const overflow = status === 400 && used.maxTokens !== undefined ? promptOverflow(body) : undefined;
+  const tokens = overflow === null || overflow === undefined ? "" : ` (${overflow} tokens)`;
   if (overflow !== undefined)
-    return ` — the prompt and the run's tool results so far fill the model's context${overflow === null ? "" : ` (${overflow} tokens)`}: ${resultCap(used)}, or use a model with a larger context`;
+    return used.toolResultsSent === false
+      ? ` — the run's first request fills the model's context${tokens} before any tool ran: ${firstRequestAdvice(used.route)}, or use a model with a larger context`
+      : ` — the prompt and the run's tool results so far fill the model's context${tokens}: ${resultCap(used)}, or use a model with a larger context`;
   if (status === 400 && PROMPT_FILTERED.test(body))
-    return " — the endpoint's content filter refused the prompt: change what the route's prompt or agent.system_prompt asks for (the event's payload is part of the prompt); on Azure OpenAI, the deployment's content filter decides";
+    return ` — the endpoint's content filter refused the prompt: change what ${promptToChange(used.route)} or agent.system_prompt asks for${cronJobOf(used.route) === undefined ? " (the event's payload is part of the prompt)" : ""}; on Azure OpenAI, the deployment's content filter decides`;
   if (status === 400 && UNKNOWN_MODEL.test(body))
     return ` — check ${used.modelKey} ("${used.model}"): the endpoint does not know it by that name`;
   if (

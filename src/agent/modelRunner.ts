@@ -193,7 +193,10 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         }
         if (result.filtered !== undefined)
           throw new AgentRunFailure(
-            scrub(contentFilterFailure(settings.provider, result.filtered.reason, modelId), secrets),
+            scrub(
+              contentFilterFailure(settings.provider, result.filtered.reason, modelId, request.route),
+              secrets,
+            ),
             record("error"),
           );
         if (
@@ -271,6 +274,11 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               keySent: settings.api_key !== undefined && settings.api_key !== "",
               ...(request.maxTokens === undefined ? { maxTokens: settings.max_tokens } : {}),
               maxToolResultChars: settings.max_tool_result_chars,
+              // A finished turn means the failing request carries tool results (the loop goes on only after
+              // tools ran); a sampling request's prompt is its server's, not the route's.
+              ...(request.maxTokens === undefined
+                ? { toolResultsSent: progress.steps > 0, route: request.route }
+                : {}),
             });
         const failed = record("error", why);
         logger.info(

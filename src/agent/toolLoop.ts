@@ -1,6 +1,7 @@
 import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
 import { pausedTurnsMiddleware } from "./pausedTurns.js";
 import type { ProviderModel } from "./retry.js";
+import { promptToChange } from "./runPrompt.js";
 import type { ToolCallLog } from "./sdkTools.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
 import { deepArgumentsMiddleware } from "./toolCallInputs.js";
@@ -74,6 +75,8 @@ export function contentFilterFailure(
   provider: "openai" | "anthropic",
   reason: string | undefined,
   model: string,
+  /** The run's route (`cron:<job>` for a cron job's run): the prompt to change is named after it. */
+  route?: string,
 ): string {
   const key = provider === "anthropic" ? "stop_reason" : "finish_reason";
   const why =
@@ -84,7 +87,7 @@ export function contentFilterFailure(
     provider === "openai" && reason !== "refusal"
       ? "; on Azure OpenAI, the deployment's content filter decides"
       : "";
-  return `${why} — the run has no reply to deliver: change what the route's prompt or agent.system_prompt asks for, or use another agent.model than "${model}"${azure}`;
+  return `${why} — the run has no reply to deliver: change what ${promptToChange(route)} or agent.system_prompt asks for, or use another agent.model than "${model}"${azure}`;
 }
 
 /**

@@ -4,6 +4,7 @@ import { cutText } from "../io/cutText.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { elsewhere, otherClientsKeys } from "./keysElsewhere.js";
 import { nearMiss } from "./nearMiss.js";
+import { setInAProfileEnv } from "./profileEnvsSetting.js";
 import { protocolHint } from "./protocolHint.js";
 import {
   AGENT_PROVIDERS,
@@ -162,9 +163,11 @@ function emptyText(input: unknown, file: string): string {
  * A `${VAR}` that is set nowhere, with the file to set it in: the `.env` beside config.yaml, whose
  * variables config.yaml reads (a profile's own `.env` serves only its MCP connections).
  */
-function unsetVariable(file: string, name: string, orElse: unknown): string {
+function unsetVariable(file: string, name: string, orElse: unknown, path: readonly PropertyKey[]): string {
   const env = join(dirname(file), ".env");
-  return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}${envNameNearMiss(env, name)}`;
+  // An MCP server's `${VAR}` may come from a profile's .env (its connections there read it); the agent's not.
+  const inProfile = path[0] === "agent" ? setInAProfileEnv(file, name) : "";
+  return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}${inProfile}${envNameNearMiss(env, name)}`;
 }
 
 /** What to write instead of `.inf` or `.nan` for a number whose schema bounds it: the range it takes. */
@@ -696,7 +699,7 @@ export function formatIssue(
     typeof issue.params?.unsetVariable === "string" &&
     (syntax === "yaml" || issue.params.unlessJson !== true)
   ) {
-    message = unsetVariable(file, issue.params.unsetVariable, issue.params.orElse);
+    message = unsetVariable(file, issue.params.unsetVariable, issue.params.orElse, issue.path);
   } else if (issue.code === "unrecognized_keys") {
     message = unknownKeys(issue.keys, known?.(issue.path) ?? [], placement ? issue : undefined, issue.path);
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {

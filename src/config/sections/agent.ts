@@ -95,6 +95,15 @@ export function apiKeyHeaderProblem(
 }
 
 /**
+ * A key without the spaces and tabs around it, as a key pasted with one is (`KEY="sk-... "` in .env): HTTP
+ * drops them from a header value, so the endpoint takes the key all the same, while an echo of it (a model
+ * repeating it, an error quoting it) would not match the untrimmed text and be shown rather than hidden.
+ */
+export function withoutSurroundingSpaces(key: string): string {
+  return key.replace(/^[ \t]+|[ \t]+$/g, "");
+}
+
+/**
  * Services and servers people name as the provider (as other tools take them): each speaks the OpenAI Chat
  * Completions API (`provider: openai` with its `base_url`), or is Anthropic's (`claude`, the one without). Keyed by the name
  * in lower case without `-`, `_`, `.` or spaces; the base URLs are docs/agent.md's.
@@ -115,11 +124,24 @@ const SERVICE_PROVIDERS: Readonly<Record<string, { provider: "openai" | "anthrop
 };
 
 /**
+ * The API itself as other clients name a provider for it (the AI SDK's `openai-compatible`, `openai_chat`), in
+ * lower case without `-`, `_`, `.` or spaces: svc's `openai` provider is that API, whatever server answers it.
+ */
+const CHAT_COMPLETIONS_NAMES: ReadonlySet<string> = new Set([
+  "openaicompatible",
+  "openaichat",
+  "chatcompletions",
+]);
+
+/**
  * `did you mean "openai"? ` for a provider one or two letters from a known one (`opanai`); for a service's
  * name (`ollama`, `claude`), the provider that speaks its API and the `base_url` to write; else nothing.
  */
 function meantProvider(value: string): string {
-  const service = SERVICE_PROVIDERS[value.toLowerCase().replace(/[-_.\s]/g, "")];
+  const name = value.toLowerCase().replace(/[-_.\s]/g, "");
+  if (CHAT_COMPLETIONS_NAMES.has(name))
+    return "write provider: openai (it speaks any OpenAI-compatible Chat Completions endpoint: set base_url to that endpoint's base, such as http://127.0.0.1:8000/v1); ";
+  const service = SERVICE_PROVIDERS[name];
   if (service !== undefined)
     return service.base_url === undefined
       ? `write provider: ${service.provider} (Claude's models are served by Anthropic's Messages API); `
@@ -152,7 +174,7 @@ export const agentSchema = z
      * Never logged, never in an error message: the issues below name the key, not its value. An empty key
      * (`${KEY}` with `KEY=` left blank) is refused like any empty text: it would send no key at all.
      */
-    api_key: z.string().min(1).optional(),
+    api_key: z.string().min(1).transform(withoutSurroundingSpaces).optional(),
     max_steps: z.number().int().min(1).max(MAX_STEPS).default(10),
     max_tokens: z.number().int().min(1).default(4096),
     system_prompt: z.string().optional(),
@@ -220,7 +242,13 @@ export const agentSchema = z
       const problem = baseUrlProblem(agent.base_url);
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
     }
-    if (!checkLeft("api_key", agent.api_key, "remove api_key for a local endpoint")) {
+    if (agent.api_key === "" && MODEL_PROVIDERS.has(agent.provider))
+      ctx.addIssue({
+        code: "custom",
+        path: ["api_key"],
+        message: "blank (spaces only) — write the key, or remove api_key for a local endpoint",
+      });
+    else if (!checkLeft("api_key", agent.api_key, "remove api_key for a local endpoint")) {
       const problem = apiKeyHeaderProblem(agent.api_key);
       if (problem !== undefined && MODEL_PROVIDERS.has(agent.provider))
         ctx.addIssue({ code: "custom", path: ["api_key"], message: problem });

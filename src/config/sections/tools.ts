@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { unsetVariablesIn } from "../interpolate.js";
 import { timerSeconds } from "../timerSeconds.js";
-import { apiKeyHeaderProblem } from "./agent.js";
+import { apiKeyHeaderProblem, withoutSurroundingSpaces } from "./agent.js";
 
 /** The most results a web search returns (`tools.web_search.max_results`). */
 export const MAX_SEARCH_RESULTS = 20;
@@ -54,7 +54,7 @@ const webSearchSchema = z
     /** SearXNG: the instance's base URL (required). Brave, Tavily: overrides the public API URL. */
     url: httpUrl.optional(),
     /** Brave: the X-Subscription-Token; Tavily: the API key (`tvly-...`). */
-    api_key: z.string().min(1).optional(),
+    api_key: z.string().min(1).transform(withoutSurroundingSpaces).optional(),
     max_results: z.number().int().min(1).max(MAX_SEARCH_RESULTS).default(5),
     timeout_seconds: timerSeconds(20),
   })
@@ -79,7 +79,9 @@ const webSearchSchema = z
     const keyProblem =
       search.backend === "searxng"
         ? undefined
-        : apiKeyHeaderProblem(search.api_key, "every search would fail before reaching the backend");
+        : search.api_key === ""
+          ? "blank (spaces only) — write the backend's key"
+          : apiKeyHeaderProblem(search.api_key, "every search would fail before reaching the backend");
     if (keyProblem !== undefined) ctx.addIssue({ code: "custom", path: ["api_key"], message: keyProblem });
     // An unset `${VAR}` keeps its text, which reads as no URL at all: name the variable instead. An empty
     // one is refused as any empty text is, and only so.

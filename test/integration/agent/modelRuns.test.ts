@@ -436,13 +436,23 @@ describe("a webhook run with provider openai", () => {
   it("a 413 from a proxy in front of the model (nginx's client_max_body_size) names what makes a request large, and is not retried", async () => {
     const page =
       "<html><head><title>413 Request Entity Too Large</title></head><body><center><h1>413 Request Entity Too Large</h1></center><hr><center>nginx</center></body></html>";
-    model.script({ status: 413, headers: { "content-type": "text/html" }, body: page });
-    await signedPost("no_tools", {}, "too-big-1");
+    const tooLarge = { status: 413, headers: { "content-type": "text/html" }, body: page };
+    const answered = `answered HTTP 413: an HTML page "413 Request Entity Too Large" (${page.length} characters, not shown)`;
+    // After a tool ran: its results make the request large.
+    model.script(callTool("mcp__notes__lookup", { key: "big" }), tooLarge);
+    await signedPost("triage", { issue: { title: "big" } }, "too-big-1");
     const [notice] = await chatMessages(1);
     expect(notice).toBe(
-      `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions answered HTTP 413: an HTML page "413 Request Entity Too Large" (${page.length} characters, not shown) — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: lower agent.max_tool_result_chars (100000), or raise the server's limit (nginx: client_max_body_size)`,
+      `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions ${answered} — the request (the prompt, and the run's tool results so far) is larger than the server, or a proxy in front of it, takes: lower agent.max_tool_result_chars (100000), or raise the server's limit (nginx: client_max_body_size)`,
     );
-    expect(model.requests).toHaveLength(1);
+    expect(model.requests).toHaveLength(2);
+    // The run's first request, before any tool ran: the route's prompt is what is large.
+    model.script(tooLarge);
+    await signedPost("no_tools", {}, "too-big-2");
+    expect((await chatMessages(2))[1]).toBe(
+      `⚠️ Agent run failed: model endpoint ${model.baseUrl}/chat/completions ${answered} — the run's first request is larger than the server, or a proxy in front of it, takes, before any tool ran: render less of the event in the route's prompt (the payload it quotes), shorten agent.system_prompt or the skill, or raise the server's limit (nginx: client_max_body_size)`,
+    );
+    expect(model.requests).toHaveLength(3);
   });
 
   it("OpenAI's 429 for an account out of quota (insufficient_quota) is not retried, and the notice says what to do", async () => {

@@ -42,4 +42,47 @@ describe("a Messages API refusal of a prompt past the model's context window", (
     );
     expect(model.requests).toHaveLength(2);
   });
+
+  it("on the run's first request, before any tool result, names the route's prompt, not agent.max_tool_result_chars", async () => {
+    model = await startFakeAnthropic();
+    model.script({ status: 400, body: TOO_LONG });
+    const failure = await anthropicRunner(model.baseUrl, [dump], { retries: 2 })
+      .run(
+        {
+          route: "r",
+          event: "e",
+          deliveryId: "d",
+          prompt: "the whole payload",
+          toolsets: [],
+          profile: undefined,
+        },
+        new AbortController().signal,
+      )
+      .catch((error: unknown) => error);
+    expect((failure as AgentRunFailure).message).toBe(
+      `model endpoint ${model.baseUrl}/messages answered HTTP 400: ${TOO_LONG} — the run's first request fills the model's context (200000 tokens) before any tool ran: render less of the event in the route's prompt (the payload it quotes), shorten agent.system_prompt or the skill, or use a model with a larger context`,
+    );
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("a cron job's first request names the job's prompt, which has no route or skill", async () => {
+    model = await startFakeAnthropic();
+    model.script({ status: 400, body: TOO_LONG });
+    const failure = await anthropicRunner(model.baseUrl, [dump])
+      .run(
+        {
+          route: "cron:digest",
+          event: "schedule",
+          deliveryId: "d",
+          prompt: "p",
+          toolsets: [],
+          profile: undefined,
+        },
+        new AbortController().signal,
+      )
+      .catch((error: unknown) => error);
+    expect((failure as AgentRunFailure).message).toContain(
+      "— the run's first request fills the model's context (200000 tokens) before any tool ran: shorten the prompt of cron job digest or agent.system_prompt, or use a model with a larger context",
+    );
+  });
 });

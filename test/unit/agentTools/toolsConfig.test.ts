@@ -28,6 +28,17 @@ describe("config: tools section", () => {
     expect(config.tools.web_search).toMatchObject({ backend: "brave", api_key: "k-123", max_results: 5 });
   });
 
+  it("takes the key without the spaces or tabs around it, as HTTP sends it, so an echo of the key is hidden; refuses a blank one", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a config.yaml interpolation
+    const yaml = "tools:\n  web_search:\n    backend: brave\n    api_key: ${BRAVE_API_KEY}\n";
+    expect(load(yaml, { BRAVE_API_KEY: "\tk-123-brave-key " }).config.tools.web_search?.api_key).toBe(
+      "k-123-brave-key",
+    );
+    expect(() => load(yaml, { BRAVE_API_KEY: "  " })).toThrow(
+      /tools\.web_search\.api_key: blank \(spaces only\) — write the backend's key/,
+    );
+  });
+
   it.each([
     [
       "tools:\n  web_search:\n    backend: searxng\n",

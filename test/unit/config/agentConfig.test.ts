@@ -70,6 +70,13 @@ describe("agent: model providers (docs/agent.md)", () => {
     );
   });
 
+  it("for the API's name as the AI SDK and other clients write it (openai-compatible), names provider openai and base_url", () => {
+    for (const written of ["openai-compatible", "OpenAI_Compatible", "openai-chat"])
+      expect(problem(`  provider: ${written}\n  model: m\n`)).toContain(
+        `unknown provider "${written}" — write provider: openai (it speaks any OpenAI-compatible Chat Completions endpoint: set base_url to that endpoint's base, such as http://127.0.0.1:8000/v1); use one of`,
+      );
+  });
+
   it("names the value meant for a key that takes one of a few words (backend: reddis)", () => {
     home = tempHome();
     home.write(
@@ -283,6 +290,17 @@ describe("agent: model providers (docs/agent.md)", () => {
     );
   });
 
+  it("names a profile's .env that sets an unset api_key variable: config.yaml does not read it", () => {
+    home = tempHome();
+    home.write("config.yaml", "agent:\n  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
+    home.write("profiles/work/.env", "OPENAI_API_KEY=sk-work-0123456789\n", 0o600);
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `agent.api_key: $` +
+        `{OPENAI_API_KEY} is not set — set OPENAI_API_KEY in ${home.dir}/.env or the environment, or remove api_key for a local endpoint (${home.dir}/profiles/work/.env sets it, but config.yaml reads its $` +
+        `{...} values from ${home.dir}/.env only: a profile's .env serves only that profile's MCP connections)`,
+    );
+  });
+
   it("refuses an empty api_key, naming the variable that gave it (no key would be sent at all)", () => {
     home = tempHome();
     const file = home.write(
@@ -295,6 +313,18 @@ describe("agent: model providers (docs/agent.md)", () => {
     );
     expect(problem('  provider: anthropic\n  model: m\n  api_key: ""\n')).toMatch(
       /agent\.api_key: must not be empty — write a value, or leave the key out/,
+    );
+  });
+
+  it("takes an api_key without the spaces or tabs around it, as HTTP sends it, so an echo of the key is hidden", () => {
+    // A key pasted with a space after it: `KEY="sk-... "` in .env, or quoted in config.yaml.
+    const { config } = load("  provider: openai\n  model: m\n  api_key: $" + "{KEY}\n", {
+      KEY: " sk-proj-Zq81xKEY55abcdef \t",
+    });
+    expect(config.agent.api_key).toBe("sk-proj-Zq81xKEY55abcdef");
+    const message = problem('  provider: anthropic\n  model: m\n  api_key: " \t "\n');
+    expect(message).toMatch(
+      /agent\.api_key: blank \(spaces only\) — write the key, or remove api_key for a local endpoint/,
     );
   });
 
