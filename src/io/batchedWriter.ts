@@ -4,12 +4,12 @@ import {
   fchmodSync,
   fstatSync,
   ftruncateSync,
-  mkdirSync,
   openSync,
   statSync,
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
+import { makeDirs } from "./makeDirs.js";
 
 /** Flags of "a" (append, create) with O_NONBLOCK: see createBatchedFileWriter's open. */
 const APPEND_NONBLOCK = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;
@@ -197,7 +197,7 @@ export function createBatchedFileWriter(
   // A file that already existed gets `mode` too: it holds what the new lines hold. Its directory is made
   // again when it was removed (`rm -rf logs`), private as at the start.
   const open = () => {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    makeDirs(dirname(file));
     // O_NONBLOCK: a named pipe in the file's place with no reader fails to open (ENXIO) and a full one fails
     // a write (EAGAIN), dropped and said as any failed write, instead of holding the gateway's one thread.
     let opened: number;

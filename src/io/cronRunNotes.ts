@@ -1,5 +1,6 @@
-import { mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
+import { readdirSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { makeDirs } from "./makeDirs.js";
 import { processStartTime, processStat } from "./processAlive.js";
 
 /** A scheduled cron run under way: which job, what started it, and when. */
@@ -33,7 +34,7 @@ export function cronRunNotes(dir: string): CronRunNotes {
       const file = join(dir, `${process.pid}-${++count}`);
       for (let tries = 0; tries < 2; tries++) {
         try {
-          if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 });
+          if (!made) makeDirs(dir);
           made = true;
           rmSync(file, { force: true }); // a note of a process that had this pid before
           symlinkSync(JSON.stringify({ owner, ...run }), file);

@@ -1,5 +1,6 @@
-import { mkdirSync, openSync } from "node:fs";
+import { openSync } from "node:fs";
 import { describeError, SvcError } from "../errors.js";
+import { makeDirs } from "./makeDirs.js";
 
 /**
  * Opens `file` (`logs/gateway.out`: the output of the gateway `svc gateway start` runs), making `logs` first.
@@ -8,7 +9,7 @@ import { describeError, SvcError } from "../errors.js";
  */
 export function openGatewayOutput(logs: string, file: string): number {
   try {
-    mkdirSync(logs, { recursive: true, mode: 0o700 });
+    makeDirs(logs);
     return openSync(file, "a", 0o600);
   } catch (err) {
     throw new SvcError(

@@ -1,6 +1,7 @@
-import { accessSync, constants, mkdirSync, readlinkSync, statfsSync, statSync } from "node:fs";
+import { accessSync, constants, readlinkSync, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeError, SvcError } from "../errors.js";
+import { makeDirs } from "./makeDirs.js";
 
 /** What the refusal says: SVC_HOME, why, and the two ways out. */
 export function homeNotWritable(home: string, err: unknown): SvcError {
@@ -113,7 +114,7 @@ export function assertHomeWritable(home: string): void {
   const problem = homeProblem(home) ?? gatewayDirProblem(home);
   if (problem !== undefined) throw new SvcError("startup_refused", problem);
   try {
-    mkdirSync(home, { recursive: true, mode: 0o700 });
+    makeDirs(home);
     accessSync(home, constants.W_OK);
   } catch (err) {
     throw homeNotWritable(home, err);

@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync } from "node:fs";
+import { chmodSync } from "node:fs";
+import { makeDirs } from "./makeDirs.js";
 
 /**
  * Narrows `path` to `mode` (0700 for a directory, 0600 for a file), also when it already existed wider —
@@ -15,6 +16,6 @@ export function narrowMode(path: string, mode: number): void {
 
 /** A private directory: made 0700, or narrowed to 0700 when it already existed wider. */
 export function privateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir);
   narrowMode(dir, 0o700);
 }

@@ -1,5 +1,6 @@
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { makeDirs } from "./makeDirs.js";
 import { processAlive, processStartTime, processStat } from "./processAlive.js";
 
 /** Where a process's agents (and the gateway's route scripts) are noted while they run. */
@@ -44,7 +45,7 @@ export function processGroupFiles(dir: string): ProcessGroups {
     started(pid, notRunAgain) {
       for (let tries = 0; tries < 2; tries++) {
         try {
-          if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 });
+          if (!made) makeDirs(dir);
           made = true;
           const label = notRunAgain === undefined ? "" : ` ${notRunAgain}`;
           const temp = notePath(dir, pid);

@@ -1,8 +1,9 @@
-import { closeSync, fchmodSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { closeSync, fchmodSync, fstatSync, ftruncateSync, openSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { writeBytesSync } from "../batchedWriter.js";
+import { makeDirs } from "../makeDirs.js";
 import { noRoomProblem, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
 
@@ -150,7 +151,7 @@ export class SessionStore {
       const at = this.now().toISOString();
       const record: SessionRecord = { key, file, ...meta, created_at: at, updated_at: at };
       const path = join(this.dir, file);
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      makeDirs(dirname(path));
       closeSync(openTranscript(path));
       index.sessions[key] = record;
       writeJsonAtomic(this.indexPath, index);
@@ -176,7 +177,7 @@ export class SessionStore {
       const at = this.now().toISOString();
       const lines = entries.map((entry) => `${JSON.stringify({ ...entry, at })}\n`).join("");
       const path = join(this.dir, record.file);
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      makeDirs(dirname(path));
       const fd = openTranscript(path);
       try {
         appendWhole(fd, path, lines);

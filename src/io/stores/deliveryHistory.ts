@@ -3,7 +3,6 @@ import {
   closeSync,
   fchmodSync,
   fstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readSync,
@@ -20,6 +19,7 @@ import {
   ROTATION_CHECK_MS,
   writeBytesSync,
 } from "../batchedWriter.js";
+import { makeDirs } from "../makeDirs.js";
 import { narrowMode, privateDir } from "../privateMode.js";
 import { historyNotOpened, notAFileAt } from "./historyDirProblem.js";
 import {
@@ -351,7 +351,7 @@ export function createHistoryWriter(
           checkedAt = at;
           if (moved()) {
             closeHeld();
-            mkdirSync(dir, { recursive: true, mode: 0o700 });
+            makeDirs(dir);
             openFile();
           }
         }
