@@ -150,7 +150,15 @@ export function serverRequestHandlers(deps: ServerRequestDeps): SessionHandlers 
       };
       logger.info({ server, maxTokens }, `[mcp] sampling request from ${server}`);
       const answer = await within(
-        (s) => runner(request, s),
+        (s) =>
+          runner(request, s).catch((err: unknown) => {
+            if (s.aborted) throw err;
+            // The model endpoint's address and answer are the gateway's business, not the server's (a
+            // `trust: untrusted` one among them): the `[agent]` line of this sampling run says why.
+            throw new Error("sampling failed: the model run failed (the gateway's log says why)", {
+              cause: err,
+            });
+          }),
         settings.timeout * 1000,
         signal,
         () => {

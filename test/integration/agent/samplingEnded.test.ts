@@ -64,3 +64,37 @@ describe("a sampling request whose model run does not finish", () => {
     );
   });
 });
+
+describe("a sampling request whose model run fails", () => {
+  it("the server is told only that the model run failed; the endpoint's address and answer stay in svc's log", async () => {
+    const detail = "upstream 10.20.30.40:8443 refused: internal-cluster-name";
+    const before = model.requests.length;
+    model.script(
+      callTool("mcp__notes__ask_model", { prompt: "summarize" }),
+      { status: 400, body: JSON.stringify({ error: { message: detail, type: "invalid_request_error" } }) },
+      { text: "done" },
+    );
+    expect((await postSignedIssue(gw.url("/webhooks/triage"), SECRET, {}, "sample-fail-1")).status).toBe(202);
+    await vi.waitFor(() => expect(model.requests.length).toBe(before + 3), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    // The tool's result is what the server made of the error svc answered its sampling request with.
+    const messages = model.requests.at(-1)?.json.messages as { role: string; content: unknown }[];
+    const told = JSON.stringify(messages.filter((m) => m.role === "tool"));
+    expect(told).toContain("sampling failed: the model run failed");
+    expect(told).not.toContain(detail);
+    expect(told).not.toContain(model.baseUrl);
+    const logged = await vi.waitFor(
+      () => {
+        const line = gw
+          .logs()
+          .find((l) => l.msg.startsWith("[agent] mcp:notes ") && l.msg.includes("10.20.30.40"));
+        if (line === undefined) throw new Error("not yet");
+        return line.msg;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(logged).toContain(detail);
+  });
+});
