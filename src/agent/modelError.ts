@@ -260,6 +260,9 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
     return ` — agent.api_key may not make this request: check what the key (and its account) may use, ${used.modelKey} "${used.model}" among it`;
   if (status === 404)
     return ` — check ${used.modelKey} ("${used.model}") and agent.base_url${unversionedBase(endpoint)}`;
+  // A sampling request (no agent.max_tokens) is the MCP server's prompt: nothing in svc's config makes it smaller.
+  if (status === 413 && used.maxTokens === undefined)
+    return " — the MCP server's sampling request is larger than the server, or a proxy in front of it, takes: raise the server's limit (nginx: client_max_body_size)";
   if (status === 413)
     return used.toolResultsSent === false
       ? ` — the run's first request is larger than the server, or a proxy in front of it, takes, before any tool ran: ${firstRequestAdvice(used.route)}, or raise the server's limit (nginx: client_max_body_size)`

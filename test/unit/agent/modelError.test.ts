@@ -333,3 +333,15 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     );
   });
 });
+
+describe("a sampling request too large for the endpoint", () => {
+  it("says the MCP server's request is too large, not to lower agent.max_tool_result_chars (a sampling run has no tools)", () => {
+    const tooLarge = answer(413, "<html>413 Request Entity Too Large</html>", "Payload Too Large");
+    const sampling = { model: "m", modelKey: "sampling.model", keySent: true, maxToolResultChars: 100_000 };
+    const text = describeModelError(tooLarge, [], URL, sampling);
+    expect(text).toMatch(
+      / — the MCP server's sampling request is larger than the server, or a proxy in front of it, takes: raise the server's limit \(nginx: client_max_body_size\)$/,
+    );
+    expect(text).not.toContain("max_tool_result_chars");
+  });
+});
