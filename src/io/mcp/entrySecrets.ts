@@ -140,6 +140,12 @@ export function entrySecrets(entry: McpServerEntry): string[] {
   if (entry.oauth?.client_secret !== undefined) secrets.push(entry.oauth.client_secret);
   if (Array.isArray(entry.client_cert) && entry.client_cert[2] !== undefined)
     secrets.push(entry.client_cert[2]);
+  // A value written with spaces around it (`X-Api-Key: " k-123 "`, a `.env` line `KEY= k-123`) goes out
+  // without them (HTTP drops a header value's), and a server quotes what it got: hidden trimmed too.
+  for (const secret of secrets.slice()) {
+    const trimmed = secret.trim();
+    if (trimmed !== secret && trimmed !== "") secrets.push(trimmed);
+  }
   return secrets;
 }
 

@@ -22,6 +22,18 @@ describe("entrySecrets: the credentials a rendered MCP entry carries", () => {
     ).toEqual(["tok-abcdef", "raw-key-value", "pa$$word", "k-123456", "cs-987654", "keypass-1"]);
   });
 
+  it("a value written with spaces around it is hidden as sent too: without them", () => {
+    expect(
+      entrySecrets(
+        entry({
+          url: "https://mcp.example/mcp",
+          headers: { "X-Api-Key": " raw-key-value\t", Authorization: "Bearer tok-abcdef " },
+          env: { API_KEY: " a1-key " },
+        }),
+      ),
+    ).toEqual([" raw-key-value\t", "tok-abcdef", " a1-key ", "raw-key-value", "a1-key"]);
+  });
+
   it("a url password holding a % not followed by two hex digits: as it is sent (as written), and the query's key too", () => {
     // decodeURIComponent threw on it, which dropped the password and every credential query value after it.
     expect(entrySecrets(entry({ url: "https://bob:p%zz-w%41rd@mcp.example/mcp?api_key=k-123456" }))).toEqual([
