@@ -149,7 +149,13 @@ async function listen(app: express.Express): Promise<{ server: Server; base: str
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-export async function startSdkAuthMcp(options: { requiredScopes?: string[] } = {}): Promise<SdkAuthMcp> {
+/**
+ * `advertisedIssuer` makes the MCP server's metadata name the authorization server by another URL than its
+ * issuer (`localhost` for `127.0.0.1`, a common misconfiguration): the issuer check must refuse it.
+ */
+export async function startSdkAuthMcp(
+  options: { requiredScopes?: string[]; advertisedIssuer?: (issuer: URL) => URL } = {},
+): Promise<SdkAuthMcp> {
   const provider = new SdkProvider();
   const noLimit = { rateLimit: false as const };
   const asApp = express();
@@ -175,7 +181,7 @@ export async function startSdkAuthMcp(options: { requiredScopes?: string[] } = {
     mcpAuthMetadataRouter({
       oauthMetadata: createOAuthMetadata({
         provider,
-        issuerUrl,
+        issuerUrl: options.advertisedIssuer?.(issuerUrl) ?? issuerUrl,
         scopesSupported: ["mcp:tools", "mcp:admin"],
       }),
       resourceServerUrl: new URL(url),

@@ -1,14 +1,15 @@
 import { statSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import { McpHub } from "../../../src/actors/mcp/hub.js";
 import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
+import { runLogin } from "../../../src/actors/oauth/runLogin.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type SdkAuthMcp, startSdkAuthMcp } from "../../fakes/authServer/sdkAuth.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, loginWith } from "./helpers.js";
+import { harness, loginWith, testSystem } from "./helpers.js";
 
 /**
  * The MCP SDK's own authorization server (mcpAuthRouter) in front of a Streamable HTTP MCP server
@@ -95,5 +96,33 @@ describe("the MCP SDK's authorization server and bearer auth", () => {
     expect(error.message).toMatch(/token refresh failed — \S+\/token answered 400: .*invalid_client/);
     expect(error.message).toMatch(/run `svc mcp login sdk`/);
     expect(error.message).not.toMatch(/registration is missing/);
+  });
+
+  it("step-up: the SDK's 403 insufficient_scope fails a gateway call naming the scope; the next login is granted it", async () => {
+    const { h } = await loggedIn("sdk");
+    const hub = gatewayHub("sdk");
+    expect((await hub.settled("sdk")).state).toBe("connected");
+    await expect(hub.call("sdk", "purge", {})).rejects.toThrow(
+      /needs scope "mcp:tools mcp:admin" for this request — run `svc mcp login sdk`/,
+    );
+    const again = harness(home.dir, "sdk", server.url, { cimd: false });
+    expect((await loginWith(again)).scope).toBe("mcp:tools mcp:admin");
+    expect(text(await hub.call("sdk", "purge", {}))).toBe("purged");
+    expect(h.opened[0]).toContain("scope=mcp%3Atools&");
+  });
+
+  it("a login that reuses the stored registration says what to do when the server has forgotten it (its page shows the error, not svc)", async () => {
+    const { h } = await loggedIn("sdk");
+    expect(h.printed.join("\n")).not.toMatch(/reuses the client registration/);
+    server.restart();
+    const again = harness(home.dir, "sdk", server.url, { cimd: false });
+    const system = testSystem();
+    const login = runLogin(again.job, { flow: "browser", system, isTTY: true }).catch((e: Error) => e);
+    await vi.waitFor(() => expect(again.opened).toHaveLength(1));
+    expect(again.printed.join("\n")).toMatch(
+      /reuses the client registration of an earlier login; if the page says the client or its redirect URI is unknown .* stop with Ctrl-C and run `svc mcp login sdk`, which registers a new one/,
+    );
+    system.shutdown();
+    await login;
   });
 });
