@@ -125,4 +125,17 @@ describe("the MCP SDK's authorization server and bearer auth", () => {
     system.shutdown();
     await login;
   });
+
+  it("an issuer other than the one the server advertises (localhost for 127.0.0.1) is refused before any token is issued", async () => {
+    home = tempHome();
+    server = await startSdkAuthMcp({
+      advertisedIssuer: (issuer) => new URL(issuer.href.replace("127.0.0.1", "localhost")),
+    });
+    const h = harness(home.dir, "sdk", server.url, { cimd: false });
+    await expect(loginWith(h)).rejects.toThrow(
+      /metadata issuer "http:\/\/127\.0\.0\.1:\d+\/" does not match the advertised URL/,
+    );
+    expect(h.opened).toEqual([]);
+    expect(server.issued).toEqual([]);
+  });
 });
