@@ -52,6 +52,8 @@ describe("the MCP SDK's authorization server and bearer auth", () => {
   it("a browser login gets a token for the server's URL as audience, saved 0600; the gateway's calls use it", async () => {
     const { h, tokens } = await loggedIn("sdk");
     expect(statSync(h.job.store.tokensPath).mode & 0o777).toBe(0o600);
+    expect(statSync(h.job.store.clientPath).mode & 0o777).toBe(0o600);
+    expect(statSync(h.job.store.dir).mode & 0o777).toBe(0o700);
     expect(tokens.resource).toBe(server.url);
     const hub = gatewayHub("sdk");
     expect((await hub.settled("sdk")).state).toBe("connected");
