@@ -120,6 +120,11 @@ async function awaitRedirect({
   signal.addEventListener("abort", closeOnAbort, { once: true });
   try {
     h.job.print(`Open this URL to log in to ${h.job.serverName}:\n  ${input.authorizationUrl}`);
+    // The server answers an unknown client on its own page, never at the callback: only the user sees it.
+    if (h.client.reused)
+      h.job.print(
+        `  (this login reuses the client registration of an earlier login; if the page says the client or its redirect URI is unknown — an authorization server that keeps clients in memory forgets them when it restarts — stop with Ctrl-C and run \`${loginCommand(h.job.serverName, "browser", h.job.profile)}\`, which registers a new one)`,
+      );
     h.job.openBrowser(input.authorizationUrl).catch((err: unknown) => {
       h.job.logger.warn(
         { server: h.job.serverName, err: (err as Error).message },

@@ -19,6 +19,8 @@ export interface ClientChoice {
   readonly info: OAuthClientInformationMixed;
   /** `configured`: pre-registered values from config, never written to disk. */
   readonly kind: "configured" | "dcr" | "cimd";
+  /** A registration stored by an earlier login, which the authorization server may have forgotten since. */
+  readonly reused?: true;
 }
 
 /** Pre-registered `oauth.client_id` (+ secret and auth method), when configured. */
@@ -196,7 +198,7 @@ export async function chooseClient(args: {
   if (configured !== undefined) return configured;
   const stored = args.freshClient ? undefined : store.readClient();
   if (storedUsable(stored, meta, flow, args.now ?? Date.now(), args.redirectUri, args.scope))
-    return { kind: stored.kind, info: stored };
+    return { kind: stored.kind, info: stored, ...(stored.kind === "dcr" ? { reused: true as const } : {}) };
   const asMeta = meta.authorizationServerMetadata;
   const documentUrl = settings.client_metadata_url;
   if (

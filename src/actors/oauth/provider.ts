@@ -57,6 +57,11 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   private lastHanded: string | undefined;
   /** Set when the server refused the token it was just sent after a refresh or login: why, for the error. */
   private freshTokenRefused: string | undefined;
+  /**
+   * Why renewing a refused token just failed. The SDK's auth flow that follows the 401 asks for the client
+   * first, which such a failure may have dropped (`invalid_client`): its error is this one, not "missing".
+   */
+  private renewalFailure: unknown;
 
   constructor(
     readonly job: OAuthJob,
@@ -82,6 +87,10 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     if (client !== undefined) return client;
     const name = this.job.serverName;
     const stored = this.job.store.readClient();
+    const renewalFailure = this.renewalFailure;
+    this.renewalFailure = undefined;
+    if (!this.options.interactive && stored === undefined && renewalFailure !== undefined)
+      throw renewalFailure;
     if (!this.options.interactive)
       throw needsLoginError(
         name,
@@ -224,6 +233,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       if (res.status !== 401) return res;
       // Only the outcome of this refusal may reach redirectToAuthorization.
       this.freshTokenRefused = undefined;
+      this.renewalFailure = undefined;
       const sent = /^Bearer (.+)$/i.exec(new Headers(init?.headers).get("authorization") ?? "")?.[1];
       if (sent === undefined) return res;
       const refusedBefore = refusedWhenFresh.get(tokenKey(sent));
@@ -237,7 +247,10 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       } catch (err) {
         // A CLI-driven connect logs in here and sends the request again: left to the SDK, the login
         // succeeded but the connect still failed with "Unauthorized".
-        if (!this.canLogInAfter(err)) return res;
+        if (!this.canLogInAfter(err)) {
+          this.renewalFailure = err;
+          return res;
+        }
         await res.body?.cancel().catch(() => undefined);
         renewed = await this.login();
       }
