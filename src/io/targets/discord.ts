@@ -30,6 +30,7 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
     timeoutSeconds: settings.timeout_seconds,
     headers: { authorization: `Bot ${token}`, "user-agent": DISCORD_USER_AGENT },
     secrets: [token],
+    credentials: "platforms.discord.token",
   });
   /**
    * Discord answers each message with its rate-limit bucket (`X-RateLimit-Remaining`,
