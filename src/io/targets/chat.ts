@@ -310,7 +310,13 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
           } catch (caught) {
             const err =
               caught instanceof DeliveryError && spec.chatRefused?.(caught) === true
-                ? namingChat(caught, spec.name, message, chatId)
+                ? namingChat(
+                    caught,
+                    spec.name,
+                    message,
+                    chatId,
+                    spec.threadIsChannel === true ? threadOf(message) : undefined,
+                  )
                 : caught;
             throw index === 0 ? err : partlyDelivered(err, index, parts.length);
           }

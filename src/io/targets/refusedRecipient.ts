@@ -17,8 +17,21 @@ export function namingChat(
   platform: string,
   message: DeliveryMessage,
   chatId: string,
+  /** The thread the message went to instead, where a thread is a channel of its own (Discord). */
+  thread?: string,
 ): unknown {
   if (!(err instanceof DeliveryError) || err.transient) return err;
+  const threadKey =
+    thread === undefined
+      ? undefined
+      : ["message_thread_id", "thread_id"].find((key) => message.extra[key]?.trim() === thread);
+  if (thread !== undefined && threadKey !== undefined)
+    return new DeliveryError(
+      `${err.message} — check thread ${cutText(thread, 100)}, from deliver_extra.${threadKey} of route "${message.route}"`,
+      false,
+      err.retryAfterSeconds,
+      err.answer,
+    );
   const from =
     message.extra.chat_id === undefined
       ? `platforms.${platform}.home_channel`

@@ -156,6 +156,27 @@ describe("a refused chat names where its id came from", () => {
     expect(other.message).toBe("slack: chat.postMessage: msg_too_long");
   });
 
+  it("discord: Unknown Channel and Missing Access name the channel, or the thread a message went to", async () => {
+    const discord = await startFakeDiscord("right-token");
+    try {
+      const registry = registryFor({
+        discord: { enabled: true, token: "right-token", base_url: discord.url, home_channel: "111" },
+      });
+      discord.enqueue({ status: 404, json: { message: "Unknown Channel", code: 10003 } });
+      const unknown = (await sendError(registry, "discord", message("x", { chat_id: "222" }))) as Error;
+      expect(unknown.message).toBe(
+        'discord: create message: HTTP 404 — Unknown Channel — check chat 222, from deliver_extra.chat_id of route "alerts"',
+      );
+      discord.enqueue({ status: 403, json: { message: "Missing Access", code: 50001 } });
+      const thread = (await sendError(registry, "discord", message("x", { thread_id: "333" }))) as Error;
+      expect(thread.message).toBe(
+        'discord: create message: HTTP 403 — Missing Access — check thread 333, from deliver_extra.thread_id of route "alerts"',
+      );
+    } finally {
+      await discord.close();
+    }
+  });
+
   it("a later part refused names the chat too, after the parts already delivered", async () => {
     const registry = telegramWith(TOKEN);
     telegram.enqueue({ json: { ok: true, result: { message_id: 1, chat: { id: -100500 } } } });
