@@ -177,6 +177,20 @@ describe("a refused chat names where its id came from", () => {
     }
   });
 
+  it("matrix: M_FORBIDDEN (the bot not in the room) names the room and its key", async () => {
+    const registry = registryFor({
+      matrix: { enabled: true, token: "syt_1", base_url: slack.url, home_channel: "!home:example.org" },
+    });
+    slack.enqueue({
+      status: 403,
+      json: { errcode: "M_FORBIDDEN", error: "User @svc:example.org not in room !home:example.org" },
+    });
+    const error = (await sendError(registry, "matrix", message("x"))) as Error;
+    expect(error.message).toBe(
+      "matrix: send m.room.message: HTTP 403 — User @svc:example.org not in room !home:example.org — check chat !home:example.org, from platforms.matrix.home_channel",
+    );
+  });
+
   it("a later part refused names the chat too, after the parts already delivered", async () => {
     const registry = telegramWith(TOKEN);
     telegram.enqueue({ json: { ok: true, result: { message_id: 1, chat: { id: -100500 } } } });
