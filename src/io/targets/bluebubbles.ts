@@ -34,6 +34,7 @@ export function bluebubblesTarget(settings: PlatformConfig<"bluebubbles">): Deli
     baseUrl: settings.base_url ?? "",
     timeoutSeconds: settings.timeout_seconds,
     secrets: [password],
+    credentials: "platforms.bluebubbles.password",
   });
   // The password travels in the query string; request URLs never reach a log line or an error.
   const withPassword = (path: string) => `${path}?password=${encodeURIComponent(password)}`;

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { cutText } from "../cutText.js";
+import { namingChat } from "./refusedRecipient.js";
 import { messageParts, type SizeUnit } from "./split.js";
 import {
   DeliveryError,
@@ -156,6 +157,8 @@ export interface ChatTargetSpec {
   readonly homeChannel: string | undefined;
   /** A thread is a channel of its own (Discord): `deliver_extra.thread_id` alone names where to post. */
   readonly threadIsChannel?: boolean;
+  /** Whether a refusal is of the chat itself (unknown, or the bot removed from it): the failure names it. */
+  chatRefused?(err: DeliveryError): boolean;
   check?(signal?: AbortSignal): Promise<string | undefined>;
   sendPart(part: ChatPart): Promise<unknown>;
   /**
@@ -304,7 +307,17 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
         for (const [index, text] of parts.entries()) {
           try {
             answer = await runStep(() => spec.sendPart({ chatId, text, index, message, signal }));
-          } catch (err) {
+          } catch (caught) {
+            const err =
+              caught instanceof DeliveryError && spec.chatRefused?.(caught) === true
+                ? namingChat(
+                    caught,
+                    spec.name,
+                    message,
+                    chatId,
+                    spec.threadIsChannel === true ? threadOf(message) : undefined,
+                  )
+                : caught;
             throw index === 0 ? err : partlyDelivered(err, index, parts.length);
           }
         }

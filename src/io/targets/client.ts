@@ -27,6 +27,7 @@ export interface ClientSettings {
   readonly secrets?: readonly (string | undefined)[];
   readonly throttled?: HttpCall["throttled"];
   readonly answers?: HttpCall["answers"];
+  readonly credentials?: HttpCall["credentials"];
 }
 
 /** `.`, `..` and their percent-encoded spellings, which URL parsing resolves (WHATWG URL "dot segments"). */
@@ -68,6 +69,7 @@ export function platformClient(platform: string, settings: ClientSettings): Plat
         secrets: [...(settings.secrets ?? []), ...(options.secrets ?? [])],
         throttled: settings.throttled,
         answers: settings.answers,
+        credentials: settings.credentials,
       });
     },
   };
@@ -95,5 +97,6 @@ export function tokenClient(
     timeoutSeconds: settings.timeout_seconds,
     headers: { authorization: `${scheme} ${token}` },
     secrets: [token],
+    credentials: `platforms.${platform}.token`,
   });
 }

@@ -20,6 +20,9 @@ export const DISCORD_USER_AGENT = `DiscordBot (svc, ${VERSION})`;
  */
 const NONCE_LENGTH = 25;
 
+/** Discord's error codes refusing the channel itself (https://discord.com/developers/docs/topics/opcodes-and-status-codes). */
+const CHANNEL_REFUSED = new Set([10003, 50001, 50013]);
+
 /** A bucket reset further away than this is not waited for (the request goes out and may draw a 429). */
 const MAX_BUCKET_WAIT_MS = 10_000;
 
@@ -30,6 +33,7 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
     timeoutSeconds: settings.timeout_seconds,
     headers: { authorization: `Bot ${token}`, "user-agent": DISCORD_USER_AGENT },
     secrets: [token],
+    credentials: "platforms.discord.token",
   });
   /**
    * Discord answers each message with its rate-limit bucket (`X-RateLimit-Remaining`,
@@ -58,6 +62,8 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
     markdown: true,
     homeChannel: settings.home_channel,
     threadIsChannel: true,
+    // Unknown Channel (10003), Missing Access (50001: the bot cannot see it), Missing Permissions (50013).
+    chatRefused: (err) => CHANNEL_REFUSED.has((err.answer as { code?: unknown } | undefined)?.code as number),
     check: async (signal) =>
       stringField(await api.call("users/@me", "GET", "/api/v10/users/@me", { signal }), "username"),
     // A thread is a channel of its own: messages to it go to /channels/<thread id>/messages.

@@ -14,6 +14,7 @@ import {
   unresolvedRecipient,
 } from "./chat.js";
 import { namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
+import { writtenDomainProblem } from "./emailWrittenDomain.js";
 import { quoted } from "./httpJson.js";
 import { wellFormed } from "./split.js";
 import {
@@ -236,6 +237,10 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
           false,
         );
       }
+      // Nor take it to another domain than the one the route writes (`{user.login}@example.com`).
+      const outside = key === undefined ? undefined : writtenDomainProblem(key, message.written?.[key], to);
+      if (outside !== undefined)
+        throw new DeliveryError(`email: route "${message.route}": ${outside}`, false);
       // A mail holds no NUL (RFC 5322), and half of an emoji is no text: both as U+FFFD, as chat targets send them.
       const subject = subjectLine(
         wellFormed(message.extra.subject?.trim() || settings.subject.replaceAll("{route}", message.route)),

@@ -24,3 +24,9 @@ export function namesNoAddress(text: string): boolean {
     (entry) => entry !== undefined && "address" in entry && (entry.address ?? "") !== "",
   );
 }
+
+/** The address `text` names, as nodemailer reads it (`Jane <jane@x>` → `jane@x`); undefined when none. */
+export function addressOf(text: string): string | undefined {
+  const [entry] = parser()(text).flatMap((named) => ("group" in named ? named.group : [named]));
+  return entry !== undefined && "address" in entry && entry.address !== "" ? entry.address : undefined;
+}

@@ -6,6 +6,7 @@ import { BLOCKED_PORT, isBlockedPort } from "../outbound/blockedPort.js";
 import { outboundFetch } from "../outbound/dispatcher.js";
 import { ProxyRefusedError } from "../outbound/proxyErrors.js";
 import { parseRetryAfter } from "../retryAfter.js";
+import { credentialsNote } from "./refusedRecipient.js";
 import { DeliveryError } from "./target.js";
 
 export interface HttpCall {
@@ -30,6 +31,8 @@ export interface HttpCall {
    * platform, and the message was not sent.
    */
   readonly answers?: SuccessBody | undefined;
+  /** The config keys holding the credentials, named when the platform refuses them (HTTP 401). */
+  readonly credentials?: string | undefined;
 }
 
 export type SuccessBody = "json" | "json or empty";
@@ -211,7 +214,9 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
     );
   }
   const detail = platformErrorText(parsed, text, call.secrets);
-  const message = `${where}: HTTP ${response.status} — ${detail}`;
+  const message = `${where}: HTTP ${response.status} — ${detail}${
+    response.status === 401 && call.credentials !== undefined ? credentialsNote(call.credentials) : ""
+  }`;
   const throttle = call.throttled?.(response.status, parsed, response.headers);
   if (response.status === 429 || throttle !== undefined) {
     const retryAfter =

@@ -10,6 +10,12 @@ import type { DeliveryTarget } from "./target.js";
  */
 export const MATRIX_LIMIT = 32_000;
 
+/**
+ * The client-server API's refusals of the room itself: M_FORBIDDEN (the bot is not in the room, or may not
+ * post there) and M_NOT_FOUND (a room alias the directory does not know).
+ */
+const ROOM_REFUSED = new Set(["M_FORBIDDEN", "M_NOT_FOUND"]);
+
 export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget {
   const api = tokenClient("matrix", settings);
   const roomIds = new Map<string, string>();
@@ -32,6 +38,8 @@ export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget
     limit: MATRIX_LIMIT,
     unit: "utf8",
     homeChannel: settings.home_channel,
+    chatRefused: (err) =>
+      ROOM_REFUSED.has((err.answer as { errcode?: unknown } | undefined)?.errcode as string),
     check: async (signal) =>
       stringField(
         await api.call("whoami", "GET", "/_matrix/client/v3/account/whoami", { signal }),

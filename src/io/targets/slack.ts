@@ -3,6 +3,7 @@ import { parseRetryAfter } from "../retryAfter.js";
 import { chatTarget, threadOf } from "./chat.js";
 import { tokenClient } from "./client.js";
 import { refused } from "./httpJson.js";
+import { credentialsNote } from "./refusedRecipient.js";
 import { DeliveryError, type DeliveryTarget } from "./target.js";
 
 /** https://api.slack.com/methods/chat.postMessage — `text` is truncated past 40,000 characters. */
@@ -36,6 +37,18 @@ function escapedSize(ch: string): number {
   return ch === "<" || ch === ">" ? 4 : ch.length;
 }
 
+/** `ok: false` codes refusing the token itself (revoked, expired, the app uninstalled, the account gone). */
+const CREDENTIAL_ERRORS = new Set([
+  "invalid_auth",
+  "not_authed",
+  "token_revoked",
+  "token_expired",
+  "account_inactive",
+]);
+
+/** `ok: false` codes refusing the channel: unknown, the bot not in it, or archived. */
+const CHANNEL_ERRORS = new Set(["channel_not_found", "not_in_channel", "is_archived"]);
+
 export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
   const token = settings.token ?? "";
   const api = tokenClient("slack", settings);
@@ -45,8 +58,11 @@ export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
     const answer = await api.call(method, "POST", `/api/${method}`, { json, signal });
     const body = answer.body as { ok?: boolean; error?: string; user?: string; team?: string } | undefined;
     if (body?.ok !== true) {
-      const error = refused("slack", method, body?.error ?? answer.text, [token]);
-      if (body?.error === undefined || !TRANSIENT_ERRORS.has(body.error)) throw error;
+      const code = body?.error;
+      const error = refused("slack", method, code ?? answer.text, [token], body);
+      if (code !== undefined && CREDENTIAL_ERRORS.has(code))
+        throw new DeliveryError(`${error.message}${credentialsNote("platforms.slack.token")}`, false);
+      if (code === undefined || !TRANSIENT_ERRORS.has(code)) throw error;
       throw new DeliveryError(error.message, true, parseRetryAfter(answer.headers.get("retry-after")));
     }
     return body;
@@ -59,6 +75,7 @@ export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
     // The limit applies to the escaped text Slack receives: `<` counts as the 4 characters of `&lt;`.
     unit: escapedSize,
     homeChannel: settings.home_channel,
+    chatRefused: (err) => CHANNEL_ERRORS.has(String((err.answer as { error?: unknown } | undefined)?.error)),
     async check(signal) {
       const me = await call("auth.test", {}, signal);
       return me.user === undefined ? undefined : `${me.user}${me.team === undefined ? "" : ` (${me.team})`}`;

@@ -1,6 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { partlyDelivered, recipientQueue, refuseUnfilledRecipient, resolveChatId } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
+import { credentialsNote } from "./refusedRecipient.js";
 import { messageParts } from "./split.js";
 import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
 
@@ -26,12 +27,15 @@ export function e164(number: string): string {
  * A Twilio refusal with its error code (`{"code": 21211, "message": ...}`), the key to Twilio's error
  * dictionary (https://www.twilio.com/docs/api/errors): `... is not a valid phone number. (Twilio error 21211)`.
  */
+/** Twilio's error for an account SID and auth token it does not accept (HTTP 401 "Authenticate"). */
+const AUTHENTICATE = 20003;
+
 function withTwilioCode(err: unknown): unknown {
   if (!(err instanceof DeliveryError)) return err;
   const code = (err.answer as { code?: unknown } | null | undefined)?.code;
   if (typeof code !== "number" || !Number.isInteger(code)) return err;
   return new DeliveryError(
-    `${err.message} (Twilio error ${code})`,
+    `${err.message} (Twilio error ${code})${code === AUTHENTICATE ? credentialsNote("platforms.sms.account_sid and platforms.sms.auth_token") : ""}`,
     err.transient,
     err.retryAfterSeconds,
     err.answer,

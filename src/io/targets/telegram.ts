@@ -44,6 +44,18 @@ function threadNotFound(err: unknown): boolean {
   return typeof description === "string" && TOPIC_GONE.test(description.trim());
 }
 
+/**
+ * The Bot API's answers to a chat the bot cannot post to: unknown (a wrong id, or a group the bot never
+ * joined), or one it was removed from or blocked by ("Forbidden: bot was kicked from the group chat", "bot
+ * is not a member of the channel chat", "bot was blocked by the user", "user is deactivated").
+ */
+const CHAT_REFUSED = /^(?:Bad Request: chat not found|Forbidden: .*)$/i;
+
+function chatRefused(err: DeliveryError): boolean {
+  const description = (err.answer as { description?: unknown } | undefined)?.description;
+  return typeof description === "string" && CHAT_REFUSED.test(description.trim());
+}
+
 export function telegramTarget(settings: PlatformConfig<"telegram">, deps: TargetDeps): DeliveryTarget {
   /** Chats the Bot API reported as migrated: old id → supergroup id (until the config is updated). */
   const migrated = new Map<string, string>();
@@ -54,6 +66,7 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
     baseUrl: settings.base_url,
     timeoutSeconds: settings.timeout_seconds,
     secrets: [token],
+    credentials: "platforms.telegram.token",
   });
 
   // The token is part of the path; httpCall never puts URLs into errors, and scrubs the token from platform text.
@@ -68,6 +81,7 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
     name: "telegram",
     limit: TELEGRAM_LIMIT,
     homeChannel: settings.home_channel,
+    chatRefused,
     async check(signal) {
       const me = (await call("getMe", {}, signal)) as { username?: string } | undefined;
       return me?.username === undefined ? undefined : `@${me.username}`;

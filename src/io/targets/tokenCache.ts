@@ -1,5 +1,6 @@
 import type { PlatformClient } from "./client.js";
 import { refused } from "./httpJson.js";
+import { credentialsNote } from "./refusedRecipient.js";
 import { DeliveryError } from "./target.js";
 
 export interface IssuedToken {
@@ -52,8 +53,20 @@ export interface TokenEndpoint {
   readonly json?: unknown;
   /** The app secret, kept out of error messages. */
   readonly secret: string;
+  /** The config keys of the app's credentials, named when the endpoint refuses them. */
+  readonly credentials?: string;
   /** Picks the token and its lifetime (seconds) out of the answer; `error` explains a refusal. */
-  read(body: Record<string, unknown>): { token?: unknown; expiresIn?: unknown; error?: string };
+  read(body: Record<string, unknown>): TokenAnswer;
+}
+
+export interface TokenAnswer {
+  readonly token?: unknown;
+  readonly expiresIn?: unknown;
+  readonly error?: string;
+  /** The refusal says "try again later" (the platform is busy, a per-minute limit), not a wrong secret. */
+  readonly tryAgain?: { readonly why: string; readonly afterSeconds?: number | undefined } | undefined;
+  /** The refusal is of the app's credentials (`credentials` names them). */
+  readonly credentialsRefused?: boolean;
 }
 
 /** A cached app access token fetched from the platform's token endpoint (DingTalk, Feishu, QQ, WeCom, Weixin). */
@@ -64,9 +77,15 @@ export function appTokens(api: PlatformClient, endpoint: TokenEndpoint, now?: ()
       ...(json === undefined ? {} : { json }),
       signal,
     });
-    const { token, expiresIn, error } = endpoint.read((answer.body ?? {}) as Record<string, unknown>);
+    const read = endpoint.read((answer.body ?? {}) as Record<string, unknown>);
+    const { token, expiresIn, error, tryAgain } = read;
     if (typeof token !== "string" || token === "") {
-      throw refused(endpoint.platform, endpoint.action, error ?? answer.text, [endpoint.secret]);
+      const failure = refused(endpoint.platform, endpoint.action, error ?? answer.text, [endpoint.secret]);
+      if (tryAgain !== undefined)
+        throw new DeliveryError(`${failure.message} (${tryAgain.why})`, true, tryAgain.afterSeconds);
+      if (read.credentialsRefused === true && endpoint.credentials !== undefined)
+        throw new DeliveryError(`${failure.message}${credentialsNote(endpoint.credentials)}`, false);
+      throw failure;
     }
     return { token, expiresInSeconds: Number(expiresIn ?? 7200) || 7200 };
   }, now);

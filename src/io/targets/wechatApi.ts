@@ -19,6 +19,12 @@ const TRY_AGAIN: ReadonlyMap<number, TryAgain> = new Map([
   [45011, { why: "the API's per-minute quota is used up", afterSeconds: 60 }],
 ]);
 
+/**
+ * errcodes of the token endpoints refusing the app's credentials: an invalid secret (40001; Weixin also
+ * 40125) or corp / app id (40013), a WeCom secret no longer valid (40091), or a missing one (41002, 41004).
+ */
+const CREDENTIALS_REFUSED = new Set([40001, 40013, 40091, 40125, 41002, 41004]);
+
 /** Why an errcode is worth another attempt, and how long to wait first (else the usual backoff). */
 export interface TryAgain {
   readonly why: string;
@@ -37,6 +43,8 @@ export interface WechatStyleSpec {
   /** Message API path, without `?access_token=`. */
   readonly sendPath: string;
   readonly secret: string;
+  /** The config keys of the app's credentials (`platforms.wecom.corp_id and platforms.wecom.corp_secret`). */
+  readonly credentials: string;
   /** The platform's own errcodes worth another attempt, besides the shared ones. */
   readonly tryAgain?: ReadonlyMap<number, TryAgain>;
   messageBody(to: string, content: string): unknown;
@@ -96,10 +104,19 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
       path: spec.tokenRequest.path,
       ...(spec.tokenRequest.json === undefined ? {} : { json: spec.tokenRequest.json }),
       secret: spec.secret,
+      credentials: spec.credentials,
+      // The token endpoints answer "system busy" and the per-minute limits as the message APIs do.
       read: (body) =>
         (body.errcode ?? 0) === 0
           ? { token: body.access_token, expiresIn: body.expires_in }
-          : { error: `${body.errcode} ${body.errmsg ?? ""}`.trim() },
+          : {
+              error: `${body.errcode} ${body.errmsg ?? ""}`.trim(),
+              tryAgain:
+                typeof body.errcode === "number"
+                  ? (TRY_AGAIN.get(body.errcode) ?? spec.tryAgain?.get(body.errcode))
+                  : undefined,
+              credentialsRefused: typeof body.errcode === "number" && CREDENTIALS_REFUSED.has(body.errcode),
+            },
     },
     deps.now,
   );

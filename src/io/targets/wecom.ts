@@ -52,6 +52,7 @@ export function wecomTarget(settings: PlatformConfig<"wecom">, deps: TargetDeps)
       sendPath: "/cgi-bin/message/send",
       secret,
       tryAgain: WECOM_TRY_AGAIN,
+      credentials: "platforms.wecom.corp_id and platforms.wecom.corp_secret",
       recipientProblem: addedRecipients,
       messageBody: (touser, content) => ({
         touser,

@@ -27,6 +27,7 @@ export function weixinTarget(settings: PlatformConfig<"weixin">, deps: TargetDep
       },
       sendPath: "/cgi-bin/message/custom/send",
       secret,
+      credentials: "platforms.weixin.app_id and platforms.weixin.app_secret",
       messageBody: (touser, content) => ({ touser, msgtype: "text", text: { content } }),
     },
     deps,

@@ -44,6 +44,7 @@ export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTa
     timeoutSeconds: settings.timeout_seconds,
     headers: { authorization: `Bearer ${token}` },
     secrets: [token],
+    credentials: "platforms.whatsapp.token",
     throttled: whatsappThrottle,
   });
   const phonePath = `/${encodeURIComponent(settings.api_version)}/${encodeURIComponent(settings.phone_number_id ?? "")}`;

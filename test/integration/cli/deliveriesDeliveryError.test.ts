@@ -45,7 +45,8 @@ it("a refused delivery's reason is in the history: the table's NOTE and --json's
   });
   const res = await postJson(gw.url("/webhooks/tg"), { n: 1 }, { "X-Request-ID": "refused-1" });
   expect(res.status).toBe(202);
-  const why = "telegram: sendMessage: HTTP 400 — Bad Request: chat not found";
+  const why =
+    'telegram: sendMessage: HTTP 400 — Bad Request: chat not found — check chat -42, from deliver_extra.chat_id of route "tg"';
   const rows = await vi.waitFor(
     async () => {
       const listed = await svc(gw.home, ["webhook", "deliveries", "--json"]);

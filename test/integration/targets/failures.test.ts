@@ -307,7 +307,7 @@ describe("startup credentials check", () => {
     fake.enqueue({ status: 401, json: { ok: false, error_code: 401, description: "Unauthorized" } });
     expect(await checkTargets(registry, log.logger)).toMatchObject({ telegram: "failed" });
     expect(log.messages().at(-1)).toBe(
-      "[delivery] telegram: credentials check failed — telegram: getMe: HTTP 401 — Unauthorized",
+      "[delivery] telegram: credentials check failed — telegram: getMe: HTTP 401 — Unauthorized — the platform refused the credentials: check platforms.telegram.token",
     );
     expect(log.lines().join("\n")).not.toContain("VERY-SECRET-TOKEN");
     expect(registry.state("telegram")).toBe("failed");

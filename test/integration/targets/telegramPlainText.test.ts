@@ -59,7 +59,9 @@ describe("telegram: the text goes as plain text", () => {
       telegram: { enabled: true, token: "999:revoked-token-value", base_url: fake.url, home_channel: "5" },
     }).get("telegram");
     const checked = await telegram?.check?.().catch((e: unknown) => e);
-    expect((checked as Error).message).toBe("telegram: getMe: HTTP 401 — Unauthorized");
+    expect((checked as Error).message).toBe(
+      "telegram: getMe: HTTP 401 — Unauthorized — the platform refused the credentials: check platforms.telegram.token",
+    );
     const error = await sendError(
       registryFor({
         telegram: { enabled: true, token: "999:revoked-token-value", base_url: fake.url, home_channel: "5" },
@@ -67,6 +69,8 @@ describe("telegram: the text goes as plain text", () => {
       "telegram",
       message("x"),
     );
-    expect((error as Error).message).toBe("telegram: sendMessage: HTTP 401 — Unauthorized");
+    expect((error as Error).message).toBe(
+      "telegram: sendMessage: HTTP 401 — Unauthorized — the platform refused the credentials: check platforms.telegram.token",
+    );
   });
 });
