@@ -63,6 +63,20 @@ export function forgeDestination(
       false,
     );
   }
+  // `repo: "myorg/{repository.name}"` with a name of `evil/x` reads as host myorg: the host "is written",
+  // but the route wrote owner/name. A GitHub owner has no dot, a host has one (or a port, or is localhost).
+  if (
+    parts.length === 3 &&
+    typeof written === "string" &&
+    literalSlashes(written) < 2 &&
+    !/[.:]/.test(parts[0] ?? "") &&
+    parts[0]?.toLowerCase() !== "localhost"
+  ) {
+    throw new DeliveryError(
+      `forge_comment: route "${message.route}": deliver_extra.repo "${cutText(repo, 100)}" reads as host "${cutText(parts[0] ?? "", 100)}", owner "${cutText(parts[1] ?? "", 100)}": the event filled in a / where the route writes owner/name — not run: gh would send that host the GitHub Enterprise token; a GitHub Enterprise host is written with its domain (repo: "ghe.example.com/{repository.full_name}"), or set GH_HOST`,
+      false,
+    );
+  }
   if (!isPullRequestNumber(pr)) {
     throw new DeliveryError(
       `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${cutText(pr, 30)}"${unfilledNote(pr)}${tooLongNote(pr)}`,
@@ -70,6 +84,11 @@ export function forgeDestination(
     );
   }
   return { repo, prNumber: Number(pr) };
+}
+
+/** The slashes a template writes itself, outside its `{placeholders}`. */
+function literalSlashes(template: string): number {
+  return template.replace(/\{[^{}]*\}/g, "").split("/").length - 1;
 }
 
 /**

@@ -79,6 +79,32 @@ describe("forge_comment through a fake gh on PATH", () => {
     ]);
   });
 
+  it("runs no gh when the event's / turns the route's owner into a host (myorg/{repository.name} with evil/x); a host written with its domain, localhost:port, or all three parts written are taken", async () => {
+    gh = createFakeGh();
+    const target = registryFor(
+      { github_comment: { enabled: true } },
+      { ...process.env, PATH: gh.path, GH_ENTERPRISE_TOKEN: "ghp_enterpriseTOKENforTHEhost0123" },
+    ).get("forge_comment");
+    const send = (repo: string, written: string) =>
+      target?.send(
+        message("hi", { repo, pr_number: "1" }, { written: { repo: written, pr_number: "{number}" } }),
+      );
+    const error = await send("myorg/evil/x", "myorg/{repository.name}")?.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect((error as Error).message).toBe(
+      'forge_comment: route "alerts": deliver_extra.repo "myorg/evil/x" reads as host "myorg", owner "evil": the event filled in a / where the route writes owner/name — not run: gh would send that host the GitHub Enterprise token; a GitHub Enterprise host is written with its domain (repo: "ghe.example.com/{repository.full_name}"), or set GH_HOST',
+    );
+    expect(gh.calls()).toEqual([]);
+    await send("ghe.example.com/octo/repo", "ghe.example.com/{repository.full_name}");
+    await send("localhost:8443/octo/repo", "localhost:8443/{repository.full_name}");
+    await send("ghe/octo/repo", "ghe/{repository.owner.login}/{repository.name}");
+    expect(gh.calls().map((c) => c.argv[4])).toEqual([
+      "ghe.example.com/octo/repo",
+      "localhost:8443/octo/repo",
+      "ghe/octo/repo",
+    ]);
+  });
+
   it("keeps a GH_ENTERPRISE_TOKEN that gh's error quotes out of the error", async () => {
     const token = "ghp_enterpriseSECRET0123456789abcdef";
     gh = createFakeGh({ exitCode: 1, stderr: `HTTP 401: Bad credentials (token ${token})` });
