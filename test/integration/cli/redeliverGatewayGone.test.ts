@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import { startFakeTelegram } from "../../fakes/telegram.js";
+import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
 import { startCliGateway } from "../../helpers/cliGateway.js";
 import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -53,6 +53,8 @@ describe("svc webhook redeliver to a gateway that ends while handling the reques
     );
     const gateway = await startCliGateway(home, children);
     expect(await deliverSigned(gateway.port, "notes", "gone-1", SECRET)).toMatchObject({ status: 200 });
+    // The first delivery's message is sent first: the held answer below is the redelivery's, not its.
+    await vi.waitFor(() => expect(sentTexts(telegram)).toHaveLength(1), { timeout: 15_000 });
     // The redelivery's message reaches the platform, which holds its answer: the gateway is killed meanwhile.
     telegram.enqueue({ delayMs: 30_000, json: { ok: true, result: { message_id: 9 } } });
     const sent = telegram.requests.length;
