@@ -72,6 +72,15 @@ function alreadyRunning(pid: number, paths: SvcPaths): SvcError {
   );
 }
 
+/** SVC_HOME for a message, or nothing when it cannot be told (no home directory): the commands that use it say why. */
+function homeIfKnown(): string | undefined {
+  try {
+    return svcHome();
+  } catch {
+    return undefined;
+  }
+}
+
 /** How long `svc gateway start` waits for /health unless --timeout says otherwise. */
 const START_WAIT_SECONDS = "15";
 
@@ -88,7 +97,7 @@ async function start(
         `error: too many arguments for 'start'. Expected 0 arguments but got ${command.args.length}.`,
         { exitCode: 2, code: "commander.excessArguments" },
       );
-    throw new SvcError("usage", unknownGatewayCommand(unknown));
+    throw new SvcError("usage", unknownGatewayCommand(unknown, homeIfKnown()));
   }
   const timeoutSeconds = parseSecondsOption(options.timeout ?? START_WAIT_SECONDS);
   if (options.port !== undefined) parsePortOption(options.port);
