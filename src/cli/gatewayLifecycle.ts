@@ -19,7 +19,7 @@ import {
 } from "../io/gatewayState.js";
 import { assertHomeWritable } from "../io/homeWritable.js";
 import { localRequest } from "../io/localHttp.js";
-import { processRunning } from "../io/processAlive.js";
+import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
@@ -267,6 +267,9 @@ async function stop(options: { timeout?: string }): Promise<void> {
     return;
   }
   process.kill(pid, "SIGTERM");
+  // A suspended gateway (Ctrl-Z on svc gateway run, SIGSTOP) takes the SIGTERM only once it runs again:
+  // continued, as systemd continues what it stops.
+  continueProcess(pid);
   process.stdout.write(stopNotice(pid, configured.backend));
   const deadline = performance.now() + timeoutSeconds * 1000;
   // A gateway that exited under a parent that has not collected it yet (a zombie) has stopped.
@@ -315,7 +318,9 @@ async function status(): Promise<void> {
   const why =
     stopping !== undefined
       ? `stopping since ${stopping} (no new requests; runs in flight finish or are kept for the next start)`
-      : "not answering";
+      : processStat(pid)?.state === "T"
+        ? `not answering — its process is suspended (Ctrl-Z in the terminal of svc gateway run, or SIGSTOP), and requests wait: resume it with fg in that terminal, or kill -CONT ${pid}`
+        : "not answering";
   process.stdout.write(
     `Gateway: running (pid ${pid})\nListening: ${listenAddress(host, port)}\nHealth: ${ok ? "ok" : why}\n`,
   );
