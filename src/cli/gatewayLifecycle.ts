@@ -19,7 +19,7 @@ import {
 } from "../io/gatewayState.js";
 import { assertHomeWritable } from "../io/homeWritable.js";
 import { localRequest } from "../io/localHttp.js";
-import { processRunning } from "../io/processAlive.js";
+import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
@@ -72,6 +72,15 @@ function alreadyRunning(pid: number, paths: SvcPaths): SvcError {
   );
 }
 
+/** SVC_HOME for a message, or nothing when it cannot be told (no home directory): the commands that use it say why. */
+function homeIfKnown(): string | undefined {
+  try {
+    return svcHome();
+  } catch {
+    return undefined;
+  }
+}
+
 /** How long `svc gateway start` waits for /health unless --timeout says otherwise. */
 const START_WAIT_SECONDS = "15";
 
@@ -88,7 +97,7 @@ async function start(
         `error: too many arguments for 'start'. Expected 0 arguments but got ${command.args.length}.`,
         { exitCode: 2, code: "commander.excessArguments" },
       );
-    throw new SvcError("usage", unknownGatewayCommand(unknown));
+    throw new SvcError("usage", unknownGatewayCommand(unknown, homeIfKnown()));
   }
   const timeoutSeconds = parseSecondsOption(options.timeout ?? START_WAIT_SECONDS);
   if (options.port !== undefined) parsePortOption(options.port);
@@ -258,6 +267,9 @@ async function stop(options: { timeout?: string }): Promise<void> {
     return;
   }
   process.kill(pid, "SIGTERM");
+  // A suspended gateway (Ctrl-Z on svc gateway run, SIGSTOP) takes the SIGTERM only once it runs again:
+  // continued, as systemd continues what it stops.
+  continueProcess(pid);
   process.stdout.write(stopNotice(pid, configured.backend));
   const deadline = performance.now() + timeoutSeconds * 1000;
   // A gateway that exited under a parent that has not collected it yet (a zombie) has stopped.
@@ -306,7 +318,9 @@ async function status(): Promise<void> {
   const why =
     stopping !== undefined
       ? `stopping since ${stopping} (no new requests; runs in flight finish or are kept for the next start)`
-      : "not answering";
+      : processStat(pid)?.state === "T"
+        ? `not answering — its process is suspended (Ctrl-Z in the terminal of svc gateway run, or SIGSTOP), and requests wait: resume it with fg in that terminal, or kill -CONT ${pid}`
+        : "not answering";
   process.stdout.write(
     `Gateway: running (pid ${pid})\nListening: ${listenAddress(host, port)}\nHealth: ${ok ? "ok" : why}\n`,
   );

@@ -322,11 +322,18 @@ function lookupVar(name: string, scope: InterpolationScope, envFile: string) {
   // Empty or blank (spaces only: `WEBHOOK_SECRET=" "` left as a placeholder) counts as unset.
   const fromEnv = scope.env[name];
   if (fromEnv !== undefined && fromEnv.trim() !== "")
-    return { value: fromEnv, from: `environment variable ${name}` };
+    return { value: fromEnv, from: `environment variable ${name}`, inEnvFile: false };
   const fromFile = scope.secrets[name];
   if (fromFile !== undefined && fromFile.trim() !== "")
-    return { value: fromFile, from: `${envFile}: ${name}` };
+    return { value: fromFile, from: `${envFile}: ${name}`, inEnvFile: true };
   return undefined;
+}
+
+/** What to do about a bad WEBHOOK_* value, where it was set: what to write, or how to fall back to the file. */
+function webhookVarFix(name: string, key: string, inEnvFile: boolean, value: string): string {
+  return inEnvFile
+    ? `write ${value} there, or remove the line to use platforms.webhook.${key}`
+    : `set it to ${value}, or unset it (unset ${name}) to use .env or platforms.webhook.${key}`;
 }
 
 /**
@@ -357,7 +364,7 @@ function applyWebhookEnv(
     if (!on && !/^\s*(0|false|no|off)\s*$/i.test(enabled.value)) {
       throw new SvcError(
         "config_invalid",
-        `${enabled.from}: expected true or false (or yes/no, on/off, 1/0), got "${enabled.value}"`,
+        `${enabled.from}: expected true or false (or yes/no, on/off, 1/0), got "${enabled.value}" — ${webhookVarFix("WEBHOOK_ENABLED", "enabled", enabled.inEnvFile, "true or false")}`,
       );
     }
     targetOf("enabled").enabled = on;
@@ -367,7 +374,7 @@ function applyWebhookEnv(
     if (!/^\d+$/.test(port.value.trim()) || n > 65535) {
       throw new SvcError(
         "config_invalid",
-        `${port.from}: expected a port number (0-65535), got "${port.value}"`,
+        `${port.from}: expected a port number (0-65535), got "${port.value}" — ${webhookVarFix("WEBHOOK_PORT", "port", port.inEnvFile, "a plain number (WEBHOOK_PORT=8644; 0 picks a free port)")}`,
       );
     }
     targetOf("port").port = n;

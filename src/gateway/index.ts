@@ -63,6 +63,7 @@ import { runStopSteps, type StopStep } from "./stopOrder.js";
 import { toolCapWatch } from "./toolCapWarnings.js";
 import type { Gateway, GatewayOptions } from "./types.js";
 import {
+  allInterfacesAfterRestartWarning,
   allInterfacesWarning,
   unservedRoutesWarning,
   unservedSubscriptionsWarning,
@@ -668,6 +669,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           `[gateway] ${describeRestartKeys(needRestart, [loaded.scope, next.scope])} changed: this takes effect after a restart`,
         );
       }
+      const nextWebhook = next.config.platforms.webhook;
+      const exposedAfterRestart =
+        options.host === undefined && nextWebhook.enabled && config.platforms.webhook.enabled
+          ? allInterfacesAfterRestartWarning(
+              nextWebhook.host,
+              ingress.port,
+              settingKey(nextWebhook, "host"),
+              host,
+            )
+          : undefined;
+      if (exposedAfterRestart !== undefined) logger.warn(exposedAfterRestart);
       // Judged as a start with the same command judges it (the file's host, unless --host gave one): a file
       // this gateway runs but no start would (a host moved off loopback, nothing left to run) is said now,
       // not by the restart that fails.

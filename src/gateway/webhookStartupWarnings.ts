@@ -25,6 +25,21 @@ export function allInterfacesWarning(
   return `[webhook] Listening on every network interface (${listenAddress(host, port)}): anyone who can reach this machine can post to its routes — ${fix} to accept senders on this machine only, or keep it and make sure every route has a secret`;
 }
 
+/**
+ * A reload whose file moves the listener onto every interface from the next restart on: said then, not only
+ * by that restart. It is how a file created beside a gateway started on the embedded default (loopback)
+ * reads when it sets no host, since a `config.yaml` without one binds 0.0.0.0.
+ */
+export function allInterfacesAfterRestartWarning(
+  host: string,
+  port: number,
+  hostKey: string,
+  runningHost: string,
+): string | undefined {
+  if (!bindsEveryInterface(host) || bindsEveryInterface(runningHost)) return undefined;
+  return `[webhook] after a restart the gateway listens on every network interface (${listenAddress(host, port)}; it listens on ${runningHost} until then): ${hostKey} is ${host}, which is also its default in a config.yaml that sets none — anyone who can reach this machine could then post to its routes: set ${hostKey}: 127.0.0.1 to keep accepting senders on this machine only, or keep it and make sure every route has a secret`;
+}
+
 /** The enabled (or, with `enabled` false, the disabled) dynamic subscriptions in `file` (none when it is missing or unreadable). */
 export function enabledSubscriptions(file: string, enabled = true): string[] {
   try {

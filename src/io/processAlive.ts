@@ -34,3 +34,12 @@ export function processStat(pid: number): { readonly state: string; readonly sta
 export function processStartTime(pid: number): string | undefined {
   return processStat(pid)?.startTime;
 }
+
+/** SIGCONT to a process that may be suspended; one that exited meanwhile is left alone. */
+export function continueProcess(pid: number): void {
+  try {
+    process.kill(pid, "SIGCONT");
+  } catch {
+    // ESRCH: it exited after the signal before this one, which is what a stop waits for.
+  }
+}

@@ -105,13 +105,13 @@ export function webhookKeyPath(file: string, key: string): string[] {
 /**
  * A line that sets a variable as dotenv reads it: `KEY=`, `export KEY=`, or `KEY: ` (dotenv's other form).
  */
-const ENV_SETTING = /^\s*(?:export\s+)?([\w.-]+)(?:\s*=|:\s)/;
+const ENV_SETTING = /^(\s*(?:export\s+)?)([\w.-]+)(?:\s*=|:\s)/;
 
 /**
- * Sets `KEY=value` lines in a dotenv file: every existing line that sets the key (also `export KEY=`,
- * `KEY: value`) is replaced in place — dotenv takes a key's last line, so a later one left alone would
- * undo the change — and new keys are appended; every other line and comment is kept, and so are CRLF line
- * ends. Written atomically with mode 0600.
+ * Sets `KEY=value` lines in a dotenv file: every existing line that sets the key (also `export KEY=`, which
+ * keeps its `export`, and `KEY: value`) is replaced in place — dotenv takes a key's last line, so a later one
+ * left alone would undo the change — and new keys are appended; every other line and comment is kept, and so
+ * are CRLF line ends. Written atomically with mode 0600.
  */
 export function setEnvValues(file: string, values: Readonly<Record<string, string>>): void {
   withFileLockSync(file, () => setEnvValuesLocked(file, values));
@@ -126,11 +126,14 @@ function setEnvValuesLocked(file: string, values: Readonly<Record<string, string
   const wanted = new Map(Object.entries(values));
   const replaced = new Set<string>();
   const out = lines.map((line) => {
-    const key = ENV_SETTING.exec(line)?.[1];
+    const setting = ENV_SETTING.exec(line);
+    const key = setting?.[2];
     const value = key === undefined ? undefined : wanted.get(key);
     if (key === undefined || value === undefined) return line;
     replaced.add(key);
-    return `${key}=${quoteEnv(value)}${cr}`;
+    // The line's `export ` (a file also sourced by a shell, whose programs then see the value) and
+    // indentation stay, as does a byte order mark before the first line.
+    return `${setting?.[1] ?? ""}${key}=${quoteEnv(value)}${cr}`;
   });
   for (const [key, value] of wanted) if (!replaced.has(key)) out.push(`${key}=${quoteEnv(value)}${cr}`);
   writeFileAtomic(file, `${out.join("\n")}\n`, 0o600);

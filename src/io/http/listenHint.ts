@@ -1,4 +1,5 @@
 import { networkInterfaces } from "node:os";
+import { nearMiss } from "../../config/nearMiss.js";
 
 const ANY_OR_LOOPBACK = new Set(["0.0.0.0", "::", "localhost", "127.0.0.1", "::1"]);
 
@@ -98,10 +99,25 @@ export function listenFailureHint(host: string, failure: ListenFailure = {}): st
     return port !== undefined && port > 0 && port < 1024
       ? `port ${port} is below 1024, where only root or a program given CAP_NET_BIND_SERVICE may listen (${code}) — choose a port from 1024 up (${choose}) and forward ${port} to it (a reverse proxy, a container's published port: -p ${port}:8644), or give node that capability (setcap cap_net_bind_service=+ep on the node binary)`
       : `this user may not listen there (${code}: a security policy such as SELinux refuses it) — choose another port (${choose}), or allow this one in that policy`;
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return unresolvedHostHint(host, code, hostKey);
+  // The address is this machine's, written in a form the literal check does not know (its host name,
+  // `::ffff:127.0.0.1`): only the port is taken.
+  if (code === "EADDRINUSE") return busyPortHint(port, failure.holder, choose);
   const zones = linkLocalInterfaces(host);
   if (zones.length > 0)
     return `${host} is a link-local address, which is bound with its interface — write ${zones.map((zone) => `${host}%${zone}`).join(" or ")} in ${hostKey} (or --host)`;
   return isLocalAddress(host)
     ? busyPortHint(port, failure.holder, choose)
     : `${host} is not an address of this machine — set ${hostKey} (or --host) to one of its addresses, 0.0.0.0 or 127.0.0.1`;
+}
+
+/** A host name the resolver has no address for (`ENOTFOUND`), or could not ask about (`EAI_AGAIN`). */
+function unresolvedHostHint(host: string, code: string, hostKey: string): string {
+  const fix = `set ${hostKey} (or --host) to one of this machine's addresses, 0.0.0.0 or 127.0.0.1`;
+  if (code === "EAI_AGAIN")
+    return `${host} could not be resolved (EAI_AGAIN: the name server did not answer) — check this machine's DNS, or ${fix}`;
+  const meant = nearMiss(host, ["localhost"]);
+  return `${host} is no name this machine can resolve to an address (ENOTFOUND: neither DNS nor /etc/hosts has it)${
+    meant === undefined ? "" : ` — did you mean ${meant}?`
+  } — ${fix}`;
 }

@@ -23,7 +23,8 @@ export async function listenHostProblem(
     });
     return undefined;
   } catch (err) {
-    return `cannot listen on ${host} (${describeError(err)}) — ${listenFailureHint(host, { hostKey })}`;
+    const code = (err as NodeJS.ErrnoException).code;
+    return `cannot listen on ${host} (${describeError(err)}) — ${listenFailureHint(host, { hostKey, code })}`;
   } finally {
     server.close();
   }

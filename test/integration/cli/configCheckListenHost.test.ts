@@ -34,6 +34,16 @@ describe("svc config check and a host the gateway cannot listen on", () => {
     expect(run.stderr).toContain(hint);
   });
 
+  it("a name that resolves to nothing is said so (not 'not an address of this machine'), with the name meant", async () => {
+    home = tempHome();
+    home.write("config.yaml", config("localhos"), 0o600);
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(
+      `${home.dir}/config.yaml: platforms.webhook.host: cannot listen on localhos (getaddrinfo ENOTFOUND localhos) — localhos is no name this machine can resolve to an address (ENOTFOUND: neither DNS nor /etc/hosts has it) — did you mean localhost? — set platforms.webhook.host (or --host) to one of this machine's addresses, 0.0.0.0 or 127.0.0.1`,
+    );
+  });
+
   it("a loopback host is fine, and with the adapter off the host is not checked", async () => {
     home = tempHome();
     home.write("config.yaml", config("127.0.0.1"), 0o600);

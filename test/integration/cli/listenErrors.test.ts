@@ -34,6 +34,22 @@ describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_
     expect(res.stderr).not.toContain("another gateway");
   });
 
+  it("a busy port on this machine's address written in another form (::ffff:127.0.0.1) is a busy port, not 'not an address of this machine'", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));
+    const server = createServer();
+    busy = server;
+    const port = await new Promise<number>((resolve) =>
+      server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)),
+    );
+    const res = await svc(home, ["gateway", "run", "--host", "::ffff:127.0.0.1", "--port", String(port)]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(
+      `cannot listen on [::ffff:127.0.0.1]:${port} — another program listens on port ${port} (not an svc gateway`,
+    );
+    expect(res.stderr).not.toContain("not an address of this machine");
+  });
+
   it("a port another program holds (not an svc gateway) names that program, not a gateway", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));

@@ -41,7 +41,7 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
     expect(secret).toBeDefined();
     const env = readFileSync(join(home.dir, ".env"), "utf8");
     expect(env).toBe(
-      `# secrets\nGH_SECRET=abc\nWEBHOOK_PORT=9100\nWEBHOOK_ENABLED=true\nWEBHOOK_SECRET=${secret}\n`,
+      `# secrets\nGH_SECRET=abc\nexport WEBHOOK_PORT=9100\nWEBHOOK_ENABLED=true\nWEBHOOK_SECRET=${secret}\n`,
     );
     expect(statSync(join(home.dir, ".env")).mode & 0o777).toBe(0o600);
     const yaml = readFileSync(join(home.dir, "config.yaml"), "utf8");

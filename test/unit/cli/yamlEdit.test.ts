@@ -145,7 +145,15 @@ describe("comment-preserving edits", () => {
     home = tempHome();
     const file = home.write(".env", "# c\nA=1\nexport B=2\n\nC=3\n");
     setEnvValues(file, { B: "two", D: 'has space "q"' });
-    expect(readFileSync(file, "utf8")).toBe("# c\nA=1\nB=two\n\nC=3\nD='has space \"q\"'\n");
+    expect(readFileSync(file, "utf8")).toBe("# c\nA=1\nexport B=two\n\nC=3\nD='has space \"q\"'\n");
+  });
+
+  it("setEnvValues keeps a line's export (a .env a shell also sources) and the byte order mark before it", () => {
+    home = tempHome();
+    const file = home.write(".env", '\uFEFFexport WEBHOOK_ENABLED="yes"\r\nWEBHOOK_PORT: 1\r\n');
+    setEnvValues(file, { WEBHOOK_ENABLED: "true", WEBHOOK_PORT: "9200" });
+    expect(readFileSync(file, "utf8")).toBe("\uFEFFexport WEBHOOK_ENABLED=true\r\nWEBHOOK_PORT=9200\r\n");
+    expect(readEnvFile(file)).toEqual({ WEBHOOK_ENABLED: "true", WEBHOOK_PORT: "9200" });
   });
 
   it("setEnvValues replaces every line that sets a key (dotenv takes the last), also KEY: value", () => {
@@ -162,7 +170,7 @@ describe("comment-preserving edits", () => {
       KEEP: "1",
     });
     expect(readFileSync(file, "utf8")).toBe(
-      "WEBHOOK_PORT=9123\nWEBHOOK_SECRET=new-secret-cccc\n# prod\nWEBHOOK_PORT=9123\nWEBHOOK_SECRET=new-secret-cccc\nKEEP=1\n",
+      "WEBHOOK_PORT=9123\nWEBHOOK_SECRET=new-secret-cccc\n# prod\nexport WEBHOOK_PORT=9123\nWEBHOOK_SECRET=new-secret-cccc\nKEEP=1\n",
     );
   });
 

@@ -90,9 +90,18 @@ describe("WEBHOOK_ENABLED / WEBHOOK_PORT value forms (spec 2.1)", () => {
     for (const port of ["abc", "65536", "-1", "80.5", "0x50"]) {
       const bad = withDotenv(`WEBHOOK_PORT=${port}\n`);
       expect(bad.load, port).toThrow(
-        `${bad.env}: WEBHOOK_PORT: expected a port number (0-65535), got "${port}"`,
+        `${bad.env}: WEBHOOK_PORT: expected a port number (0-65535), got "${port}" — write a plain number (WEBHOOK_PORT=8644; 0 picks a free port) there, or remove the line to use platforms.webhook.port`,
       );
     }
+    expect(enabled.load).toThrow(
+      "— write true or false there, or remove the line to use platforms.webhook.enabled",
+    );
+    // Set in the environment, which wins over .env: fixed there, or unset.
+    const home = withDotenv("");
+    const dir = home.env.slice(0, -"/.env".length);
+    expect(() => loadConfig({ home: dir, env: { WEBHOOK_PORT: "8644/tcp" } })).toThrow(
+      'environment variable WEBHOOK_PORT: expected a port number (0-65535), got "8644/tcp" — set it to a plain number (WEBHOOK_PORT=8644; 0 picks a free port), or unset it (unset WEBHOOK_PORT) to use .env or platforms.webhook.port',
+    );
   });
 });
 
