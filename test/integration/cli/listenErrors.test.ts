@@ -20,6 +20,20 @@ afterEach(() => {
   home.cleanup();
 });
 
+/**
+ * A home with one route, and a port another program holds: a plain TCP server on 127.0.0.1, which takes the
+ * connection and never answers GET /health.
+ */
+async function homeAndBusyPort(): Promise<number> {
+  home = tempHome();
+  home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));
+  const server = createServer();
+  busy = server;
+  return new Promise<number>((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)),
+  );
+}
+
 describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_000 }, () => {
   it("a host that is not an address of this machine is named as the problem (not a busy port)", async () => {
     home = tempHome();
@@ -35,13 +49,7 @@ describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_
   });
 
   it("a busy port on this machine's address written in another form (::ffff:127.0.0.1) is a busy port, not 'not an address of this machine'", async () => {
-    home = tempHome();
-    home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));
-    const server = createServer();
-    busy = server;
-    const port = await new Promise<number>((resolve) =>
-      server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)),
-    );
+    const port = await homeAndBusyPort();
     const res = await svc(home, ["gateway", "run", "--host", "::ffff:127.0.0.1", "--port", String(port)]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(
@@ -51,14 +59,7 @@ describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_
   });
 
   it("a port another program holds (not an svc gateway) names that program, not a gateway", async () => {
-    home = tempHome();
-    home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));
-    // A plain TCP server: it takes the connection and never answers GET /health.
-    const server = createServer();
-    busy = server;
-    const port = await new Promise<number>((resolve) =>
-      server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)),
-    );
+    const port = await homeAndBusyPort();
     const res = await svc(home, ["gateway", "run", "--port", String(port)]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(
