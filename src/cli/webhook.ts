@@ -51,7 +51,7 @@ export function registerWebhookCommands(program: Command): void {
     // `unsubscribe`, the opposite of `subscribe`: unknown, it was answered "Did you mean subscribe?",
     // the command that makes the subscription again.
     .aliases(["rm", "unsubscribe"])
-    .description("remove a subscription")
+    .description("remove a subscription (or: unsubscribe)")
     .action((name: string) => change(name, "remove"));
   webhook
     .command("enable <name>")

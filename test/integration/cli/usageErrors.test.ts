@@ -37,6 +37,8 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
       expect(r.stdout).toContain("Usage: svc");
     }
     expect(group.stdout).toMatch(/subscribe[\s\S]*list[\s\S]*remove[\s\S]*test/);
+    // Commander lists only a command's first alias: the other one, the opposite of subscribe, is named in its line.
+    expect(group.stdout).toContain("remove a subscription (or: unsubscribe)");
     expect(helpCommand.stdout).toMatch(/login[\s\S]*reauth[\s\S]*install/);
   });
 
