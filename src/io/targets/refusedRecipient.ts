@@ -25,22 +25,14 @@ export function namingChat(
     thread === undefined
       ? undefined
       : ["message_thread_id", "thread_id"].find((key) => message.extra[key]?.trim() === thread);
-  if (thread !== undefined && threadKey !== undefined)
-    return new DeliveryError(
-      `${err.message} — check thread ${cutText(thread, 100)}, from deliver_extra.${threadKey} of route "${message.route}"`,
-      false,
-      err.retryAfterSeconds,
-      err.answer,
-    );
   const from =
     message.extra.chat_id === undefined
       ? `platforms.${platform}.home_channel`
       : `deliver_extra.chat_id of route "${message.route}"`;
   // The id may be payload text: a long one is cut, as the platform's own text is.
-  return new DeliveryError(
-    `${err.message} — check chat ${cutText(chatId, 100)}, from ${from}`,
-    false,
-    err.retryAfterSeconds,
-    err.answer,
-  );
+  const note =
+    thread !== undefined && threadKey !== undefined
+      ? `check thread ${cutText(thread, 100)}, from deliver_extra.${threadKey} of route "${message.route}"`
+      : `check chat ${cutText(chatId, 100)}, from ${from}`;
+  return new DeliveryError(`${err.message} — ${note}`, false, err.retryAfterSeconds, err.answer);
 }

@@ -23,13 +23,13 @@ export function e164(number: string): string {
   return written === null ? number : `${written[1]}${(written[2] ?? "").replace(/[\s().-]/g, "")}`;
 }
 
+/** Twilio's error for an account SID and auth token it does not accept (HTTP 401 "Authenticate"). */
+const AUTHENTICATE = 20003;
+
 /**
  * A Twilio refusal with its error code (`{"code": 21211, "message": ...}`), the key to Twilio's error
  * dictionary (https://www.twilio.com/docs/api/errors): `... is not a valid phone number. (Twilio error 21211)`.
  */
-/** Twilio's error for an account SID and auth token it does not accept (HTTP 401 "Authenticate"). */
-const AUTHENTICATE = 20003;
-
 function withTwilioCode(err: unknown): unknown {
   if (!(err instanceof DeliveryError)) return err;
   const code = (err.answer as { code?: unknown } | null | undefined)?.code;
