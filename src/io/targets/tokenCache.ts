@@ -77,13 +77,14 @@ export function appTokens(api: PlatformClient, endpoint: TokenEndpoint, now?: ()
       ...(json === undefined ? {} : { json }),
       signal,
     });
-    const read = endpoint.read((answer.body ?? {}) as Record<string, unknown>);
-    const { token, expiresIn, error, tryAgain } = read;
+    const { token, expiresIn, error, tryAgain, credentialsRefused } = endpoint.read(
+      (answer.body ?? {}) as Record<string, unknown>,
+    );
     if (typeof token !== "string" || token === "") {
       const failure = refused(endpoint.platform, endpoint.action, error ?? answer.text, [endpoint.secret]);
       if (tryAgain !== undefined)
         throw new DeliveryError(`${failure.message} (${tryAgain.why})`, true, tryAgain.afterSeconds);
-      if (read.credentialsRefused === true && endpoint.credentials !== undefined)
+      if (credentialsRefused === true && endpoint.credentials !== undefined)
         throw new DeliveryError(`${failure.message}${credentialsNote(endpoint.credentials)}`, false);
       throw failure;
     }

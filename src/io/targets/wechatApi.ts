@@ -90,6 +90,8 @@ export function defuseLinkTags(text: string): string {
  */
 export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): DeliveryTarget {
   const { platform } = spec;
+  /** The token endpoint and the message API answer "system busy" and the per-minute limits alike. */
+  const tryAgainFor = (code: number) => TRY_AGAIN.get(code) ?? spec.tryAgain?.get(code);
   const api = platformClient(platform, {
     baseUrl: spec.baseUrl,
     timeoutSeconds: spec.timeoutSeconds,
@@ -105,16 +107,12 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
       ...(spec.tokenRequest.json === undefined ? {} : { json: spec.tokenRequest.json }),
       secret: spec.secret,
       credentials: spec.credentials,
-      // The token endpoints answer "system busy" and the per-minute limits as the message APIs do.
       read: (body) =>
         (body.errcode ?? 0) === 0
           ? { token: body.access_token, expiresIn: body.expires_in }
           : {
               error: `${body.errcode} ${body.errmsg ?? ""}`.trim(),
-              tryAgain:
-                typeof body.errcode === "number"
-                  ? (TRY_AGAIN.get(body.errcode) ?? spec.tryAgain?.get(body.errcode))
-                  : undefined,
+              tryAgain: typeof body.errcode === "number" ? tryAgainFor(body.errcode) : undefined,
               credentialsRefused: typeof body.errcode === "number" && CREDENTIALS_REFUSED.has(body.errcode),
             },
     },
@@ -162,7 +160,7 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
             `the answer has no errcode (${scrub(answer.text, [spec.secret, token]).slice(0, 80)}), so it is not the ${platform} API's — check base_url`,
             [spec.secret, token],
           );
-        const tryAgain = TRY_AGAIN.get(code) ?? spec.tryAgain?.get(code);
+        const tryAgain = tryAgainFor(code);
         if (tryAgain !== undefined) {
           throw new DeliveryError(
             `${platform}: send message: ${code} ${errmsg(answer.body)} (${tryAgain.why})`,
