@@ -59,7 +59,22 @@ describe("svc webhook redeliver to a gateway that ends while handling the reques
     telegram.enqueue({ delayMs: 30_000, json: { ok: true, result: { message_id: 9 } } });
     const sent = telegram.requests.length;
     const redelivery = svc(home, ["webhook", "redeliver", "gone-1", "--port", String(gateway.port)]);
-    await vi.waitFor(() => expect(telegram.requests.length).toBeGreaterThan(sent), { timeout: 15_000 });
+    // A redelivery that ended before it reached the platform says why in the failure (a slow machine: 30 s).
+    let ended: { code: number | null; stdout: string; stderr: string } | undefined;
+    void redelivery.then((r) => {
+      ended = r;
+    });
+    await vi.waitFor(
+      () => {
+        if (telegram.requests.length > sent) return;
+        throw new Error(
+          ended === undefined
+            ? "the redelivery has not reached the platform yet"
+            : `svc webhook redeliver ended (${ended.code}) before reaching the platform: ${ended.stderr}${ended.stdout}`,
+        );
+      },
+      { timeout: 30_000, interval: 50 },
+    );
     signalProcess(gateway.child.pid ?? 0, "SIGKILL");
     const result = await redelivery;
     expect(result.code).toBe(1);
