@@ -1,4 +1,6 @@
 import type { ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
@@ -70,7 +72,7 @@ describe("svc webhook redeliver to a gateway that ends while handling the reques
         throw new Error(
           ended === undefined
             ? "the redelivery has not reached the platform yet"
-            : `svc webhook redeliver ended (${ended.code}) before reaching the platform: ${ended.stderr}${ended.stdout}`,
+            : `svc webhook redeliver ended (${ended.code}) before reaching the platform: ${ended.stderr}${ended.stdout}\n${historyHeads(home.dir)}`,
         );
       },
       { timeout: 30_000, interval: 50 },
@@ -84,3 +86,15 @@ describe("svc webhook redeliver to a gateway that ends while handling the reques
     );
   });
 });
+
+/** What the gateway had recorded when a redelivery found no delivery: each history file's line heads. */
+function historyHeads(home: string): string {
+  const dir = join(home, "deliveries");
+  if (!existsSync(dir)) return `${dir} does not exist`;
+  return readdirSync(dir)
+    .map((file) => {
+      const lines = readFileSync(join(dir, file), "utf8").split("\n");
+      return `${file}: ${lines.map((line) => line.slice(0, 120)).join("\n  ")}`;
+    })
+    .join("\n");
+}
