@@ -19,6 +19,7 @@ import {
   type RequestHead,
   statusLine,
 } from "./core.js";
+import { headerField } from "./headerField.js";
 import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
 import { listenAddress } from "./listenHint.js";
 
@@ -142,8 +143,6 @@ function transferEncodingIn(raw: Buffer | undefined, parsed: number | undefined)
 
 /** A request line whose method and target node's parser reads (a refused line has no head to tell). */
 const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/\d\.\d\r\n/gm;
-/** A header line `name: value` (a folded or colon-less line is left out). */
-const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/;
 
 /**
  * The head of a request node's parser refused while reading it (two Content-Length, a Transfer-Encoding
@@ -163,8 +162,8 @@ function refusedHead(raw: Buffer | undefined, parsed: number | undefined): Reque
   if (blank >= 0 && parsed > blank + 4) return undefined;
   const rawHeaders: string[] = [];
   for (const header of text.slice(start, blank < 0 ? text.length : blank).split("\r\n")) {
-    const field = HEADER_LINE.exec(header);
-    if (field !== null) rawHeaders.push(field[1] as string, field[2] as string);
+    const field = headerField(header);
+    if (field !== undefined) rawHeaders.push(field[0], field[1]);
   }
   const url = originForm(line[2] as string);
   const query = url.indexOf("?");

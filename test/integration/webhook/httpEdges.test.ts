@@ -63,6 +63,35 @@ describe.each(HTTP_SERVERS)("HTTP edge cases on the %s server", (http) => {
     });
   });
 
+  it("a body under more than 5 codings is never decoded: 401 unsigned, 415 on an open route; 5 are undone", async () => {
+    const body = '{"action":"opened"}';
+    const layered = (n: number) => {
+      let wire = Buffer.from(body);
+      for (let i = 0; i < n; i++) wire = gzipSync(wire);
+      return { wire, coding: Array(n).fill("gzip").join(", ") };
+    };
+    const five = layered(5);
+    expect(
+      await postJson(gw.url("/webhooks/my-route"), five.wire, {
+        "Content-Encoding": five.coding,
+        "X-Hub-Signature-256": await signGithub(SECRET, body),
+      }),
+    ).toMatchObject({ status: 202, body: { status: "accepted" } });
+    const six = layered(6);
+    expect(
+      await postJson(gw.url("/webhooks/my-route"), six.wire, { "Content-Encoding": six.coding }),
+    ).toMatchObject({ status: 401, body: { error: "Invalid signature" } });
+    const open = await postJson(gw.url("/webhooks/open"), six.wire, { "Content-Encoding": six.coding });
+    expect(open).toMatchObject({
+      status: 415,
+      body: {
+        error:
+          "Unsupported Content-Encoding: more than 5 codings — send the body uncompressed, or compressed once as gzip, deflate or br",
+      },
+    });
+    expect(open.headers.get("accept-encoding")).toBe("gzip, deflate, br");
+  });
+
   it("a webhook path that names no route (empty, nested, trailing slash) is 404 Unknown route, unread", async () => {
     for (const path of ["/webhooks/", "/webhooks/my-route/", "/webhooks/a/b", "/webhooks/my%2Froute"]) {
       expect(await postJson(gw.url(path), "{}"), path).toEqual(

@@ -86,6 +86,17 @@ describe("parser refusals on the node server", () => {
     );
   });
 
+  it("a refused head with a long run of spaces inside a header value is answered at once", async () => {
+    // Its lines were read with a pattern that backtracked over such a run: 60 000 spaces held the event
+    // loop ~10 s per request, for anyone who can connect (these refusals come before any route or quota).
+    await refused(
+      "long-pad",
+      post("long-pad", `Content-Length: 2\r\nContent-Length: 7\r\nX-Pad: a${" ".repeat(60_000)}b\r\n`, "{}"),
+      400,
+      /^Bad request: more than one Content-Length$/,
+    );
+  });
+
   it("Content-Length with Transfer-Encoding, in either order, is a JSON 400 naming both", async () => {
     const both = /^Bad request: both Content-Length and Transfer-Encoding$/;
     const body = "2\r\n{}\r\n0\r\n\r\n";

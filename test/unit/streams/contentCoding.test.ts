@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   codingProblem,
   decodeContent,
+  TOO_MANY_CODINGS,
   UNDECODABLE,
   UNSUPPORTED_CODING,
 } from "../../../src/streams/contentCoding.js";
@@ -84,5 +85,33 @@ describe("request bodies with a Content-Encoding (RFC 9110 §8.4)", () => {
     const notJson = decodeContent(gzipSync("not json"), "gzip", 1000) as Buffer;
     expect(codingProblem(notJson, { "content-encoding": "gzip" })).toBeUndefined();
     expect(parsed(notJson, "gzip")).toMatchObject({ status: 400, body: { error: "Invalid JSON body" } });
+  });
+
+  it("at most 5 codings are undone: a longer chain is handed on as received, never inflated, and answered 415 after the signature check", () => {
+    const layered = (n: number) => {
+      let wire = Buffer.from(JSON_BODY);
+      for (let i = 0; i < n; i++) wire = gzipSync(wire);
+      return wire;
+    };
+    const chain = (n: number) => Array(n).fill("gzip").join(", ");
+    expect(text(decodeContent(layered(5), chain(5), 1_048_576))).toBe(JSON_BODY);
+    // Identity is no work, so it does not count.
+    expect(text(decodeContent(layered(5), `identity, ${chain(5)}, identity`, 1_048_576))).toBe(JSON_BODY);
+    // Each layer may inflate up to max_body_bytes: a chain as long as a header holds (800 on uWS, 26 000
+    // on node:http) held the event loop for seconds per unsigned request.
+    const six = layered(6);
+    expect(decodeContent(six, chain(6), 1_048_576)).toBe(six);
+    expect(parsed(six, chain(6))).toBe(TOO_MANY_CODINGS);
+    expect(TOO_MANY_CODINGS).toMatchObject({
+      status: 415,
+      body: {
+        error:
+          "Unsupported Content-Encoding: more than 5 codings — send the body uncompressed, or compressed once as gzip, deflate or br",
+      },
+      headers: { "Accept-Encoding": "gzip, deflate, br" },
+    });
+    // An unknown coding is named as such, however long the chain.
+    const unknown = `zstd, ${chain(6)}`;
+    expect(parsed(decodeContent(six, unknown, 1_048_576) as Buffer, unknown)).toBe(UNSUPPORTED_CODING);
   });
 });
