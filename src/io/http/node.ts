@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { Server, type Socket } from "node:net";
 import { declaredLength, PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
 import { errorOutcome, type Outcome } from "../../streams/types.js";
+import { afterArrivedReads } from "./arrivedReads.js";
 import {
   AMBIGUOUS_LENGTH,
   addHeaderLine,
@@ -510,6 +511,8 @@ export function listenNode(
         async ended() {
           ending = true;
           if (server.listening) Server.prototype.close.call(server);
+          // A request already on an open connection is read (and answered 503) before they close.
+          await afterArrivedReads();
           if (unanswered === 0) server.closeIdleConnections();
           const grace = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
           await closed;

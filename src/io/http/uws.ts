@@ -3,6 +3,7 @@ import { type Clock, systemClock } from "../../clock.js";
 import { declaredLength } from "../../streams/stages/size.js";
 import type { Outcome } from "../../streams/types.js";
 import { importExternal } from "../importExternal.js";
+import { afterArrivedReads } from "./arrivedReads.js";
 import {
   addHeaderLine,
   answerText,
@@ -448,9 +449,11 @@ export function listenUws(
         // 413) are answered first (at most STOP_GRACE_MS), then every connection closes. Before, the
         // process left at once and such a request's connection was reset unanswered (node:http and the
         // ingress threads answered it 503).
-        ended() {
+        async ended() {
           close();
           unanswered.ending = true;
+          // A request already on an open connection is read (and answered 503) before they close.
+          await afterArrivedReads();
           if (unanswered.count === 0) {
             closeAll();
             return Promise.resolve();
