@@ -256,6 +256,16 @@ export function listenNode(
   let ending = false;
   /** Requests handed over and not answered yet (a body still arriving): the stop's end waits for them. */
   let unanswered = 0;
+  /**
+   * The stop's end closes the idle kept-alive connections once nothing is owed, and only after reading
+   * what already reached them: a request still unread in the kernel leaves its connection idle, and
+   * closing it then reset it unanswered (node reads one connection at a time: the first answer of a turn
+   * closed every other connection with a request waiting).
+   */
+  const closeIdleWhenNothingOwed = () =>
+    void afterArrivedReads().then(() => {
+      if (unanswered === 0) server.closeIdleConnections();
+    });
   const budget = new BodyBudget();
   // Refused on its head (node's own order: Host before the expectation); its body is never read.
   const refuseHead = (req: IncomingMessage, res: ServerResponse, answer: Outcome) => {
@@ -282,7 +292,7 @@ export function listenNode(
       unanswered -= 1;
       // The stop's end closes the idle kept-alive connections only once nothing is owed: until then a
       // request sent on one is answered (503 from the gateway), as on uWS.
-      if (ending && unanswered === 0) server.closeIdleConnections();
+      if (ending && unanswered === 0) closeIdleWhenNothingOwed();
     });
     if (missingHost(req)) {
       refuseHead(req, res, NO_HOST);
@@ -511,9 +521,7 @@ export function listenNode(
         async ended() {
           ending = true;
           if (server.listening) Server.prototype.close.call(server);
-          // A request already on an open connection is read (and answered 503) before they close.
-          await afterArrivedReads();
-          if (unanswered === 0) server.closeIdleConnections();
+          if (unanswered === 0) closeIdleWhenNothingOwed();
           const grace = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
           await closed;
           clearTimeout(grace);

@@ -452,24 +452,24 @@ export function listenUws(
         async ended() {
           close();
           unanswered.ending = true;
-          // A request already on an open connection is read (and answered 503) before they close.
+          let graceOver = false;
+          const grace = setTimeout(() => {
+            graceOver = true;
+            unanswered.drained?.();
+          }, STOP_GRACE_MS);
+          // A request already on an open connection, still unread (the stop's steps may have given the
+          // event loop no turn), is read and answered too before they close; so are those that reach one
+          // while the last answers are written. The turns also let uWS flush the last answer written.
           await afterArrivedReads();
-          if (unanswered.count === 0) {
-            closeAll();
-            return Promise.resolve();
+          while (unanswered.count > 0 && !graceOver) {
+            await new Promise<void>((resolve) => {
+              unanswered.drained = resolve;
+            });
+            unanswered.drained = undefined;
+            await afterArrivedReads();
           }
-          return new Promise<void>((resolve) => {
-            const grace = setTimeout(() => unanswered.drained?.(), STOP_GRACE_MS);
-            unanswered.drained = () => {
-              clearTimeout(grace);
-              unanswered.drained = undefined;
-              // Past uWS's callback that wrote the last answer: it is flushed when that callback returns.
-              setImmediate(() => {
-                closeAll();
-                resolve();
-              });
-            };
-          });
+          clearTimeout(grace);
+          closeAll();
         },
       });
     });
