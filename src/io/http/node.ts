@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { Server, type Socket } from "node:net";
 import { declaredLength, PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
 import { errorOutcome, type Outcome } from "../../streams/types.js";
+import { afterArrivedReads } from "./arrivedReads.js";
 import {
   AMBIGUOUS_LENGTH,
   addHeaderLine,
@@ -254,6 +255,16 @@ export function listenNode(
   let ending = false;
   /** Requests handed over and not answered yet (a body still arriving): the stop's end waits for them. */
   let unanswered = 0;
+  /**
+   * The stop's end closes the idle kept-alive connections once nothing is owed, and only after reading
+   * what already reached them: a request still unread in the kernel leaves its connection idle, and
+   * closing it then reset it unanswered (node reads one connection at a time: the first answer of a turn
+   * closed every other connection with a request waiting).
+   */
+  const closeIdleWhenNothingOwed = () =>
+    void afterArrivedReads().then(() => {
+      if (unanswered === 0) server.closeIdleConnections();
+    });
   const budget = new BodyBudget();
   // Refused on its head (node's own order: Host before the expectation); its body is never read.
   const refuseHead = (req: IncomingMessage, res: ServerResponse, answer: Outcome) => {
@@ -280,7 +291,7 @@ export function listenNode(
       unanswered -= 1;
       // The stop's end closes the idle kept-alive connections only once nothing is owed: until then a
       // request sent on one is answered (503 from the gateway), as on uWS.
-      if (ending && unanswered === 0) server.closeIdleConnections();
+      if (ending && unanswered === 0) closeIdleWhenNothingOwed();
     });
     if (missingHost(req)) {
       refuseHead(req, res, NO_HOST);
@@ -509,7 +520,7 @@ export function listenNode(
         async ended() {
           ending = true;
           if (server.listening) Server.prototype.close.call(server);
-          if (unanswered === 0) server.closeIdleConnections();
+          if (unanswered === 0) closeIdleWhenNothingOwed();
           const grace = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
           await closed;
           clearTimeout(grace);

@@ -3,6 +3,7 @@ import { type Clock, systemClock } from "../../clock.js";
 import { declaredLength } from "../../streams/stages/size.js";
 import type { Outcome } from "../../streams/types.js";
 import { importExternal } from "../importExternal.js";
+import { afterArrivedReads } from "./arrivedReads.js";
 import {
   addHeaderLine,
   answerText,
@@ -448,25 +449,27 @@ export function listenUws(
         // 413) are answered first (at most STOP_GRACE_MS), then every connection closes. Before, the
         // process left at once and such a request's connection was reset unanswered (node:http and the
         // ingress threads answered it 503).
-        ended() {
+        async ended() {
           close();
           unanswered.ending = true;
-          if (unanswered.count === 0) {
-            closeAll();
-            return Promise.resolve();
+          let graceOver = false;
+          const grace = setTimeout(() => {
+            graceOver = true;
+            unanswered.drained?.();
+          }, STOP_GRACE_MS);
+          // A request already on an open connection, still unread (the stop's steps may have given the
+          // event loop no turn), is read and answered too before they close; so are those that reach one
+          // while the last answers are written. The turns also let uWS flush the last answer written.
+          await afterArrivedReads();
+          while (unanswered.count > 0 && !graceOver) {
+            await new Promise<void>((resolve) => {
+              unanswered.drained = resolve;
+            });
+            unanswered.drained = undefined;
+            await afterArrivedReads();
           }
-          return new Promise<void>((resolve) => {
-            const grace = setTimeout(() => unanswered.drained?.(), STOP_GRACE_MS);
-            unanswered.drained = () => {
-              clearTimeout(grace);
-              unanswered.drained = undefined;
-              // Past uWS's callback that wrote the last answer: it is flushed when that callback returns.
-              setImmediate(() => {
-                closeAll();
-                resolve();
-              });
-            };
-          });
+          clearTimeout(grace);
+          closeAll();
         },
       });
     });

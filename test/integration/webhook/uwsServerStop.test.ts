@@ -93,4 +93,27 @@ describe.each(["uws", "uws-threads", "node"] as const)("the stop's end on the %s
     await client.closed;
     expect(client.read()).toMatch(/^HTTP\/1\.1 503 [^\r]*\r\n(?:[^\r]+\r\n)*Connection: close\r\n/);
   });
+
+  it("requests already on kept-alive connections when it began, not yet read (the stop's steps gave the event loop no turn), are answered before the connections close (they were reset; on node:http the first answer closed the others)", {
+    timeout: 5000,
+  }, async () => {
+    const server = await listen(bodyReader().handler);
+    const clients = await Promise.all([1, 2, 3, 4].map(() => connect(server.port)));
+    const errors: string[] = [];
+    for (const client of clients)
+      client.socket.on("error", (err: NodeJS.ErrnoException) => errors.push(err.code ?? err.message));
+    const request = 'POST /webhooks/a HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\n{"x":12}';
+    const answers = () => clients.map((client) => client.read().split("Shutting down").length - 1);
+    for (const client of clients) client.socket.write(request);
+    for (let i = 0; i < 200 && answers().includes(0); i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answers()).toEqual([1, 1, 1, 1]);
+    // Written in the same turn as the stop's end begins: on loopback they are in the server's sockets at once.
+    for (const client of clients) client.socket.write(request);
+    server.close();
+    await server.ended?.();
+    await Promise.all(clients.map((client) => client.closed));
+    expect(errors).toEqual([]);
+    expect(answers()).toEqual([2, 2, 2, 2]);
+  });
 });
