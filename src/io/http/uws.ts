@@ -65,7 +65,11 @@ function writeCorked(): void {
   if (head) {
     res.writeHeader("Content-Length", String(Buffer.byteLength(json)));
     res.endWithoutBody();
-  } else res.end(json, close);
+  } else if (close) res.end(json, true);
+  // uWS keeps whatever of an answer the socket cannot take, and goes on reading the requests after it: a
+  // client that pipelines requests and never reads the answers grew the gateway's memory without bound
+  // (~260 MB in 30 s). Once the socket takes no more, such a client is closed.
+  else if (!res.tryEnd(json, Buffer.byteLength(json))[0]) res.close();
 }
 
 /**
