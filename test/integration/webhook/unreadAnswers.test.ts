@@ -45,23 +45,32 @@ function pipelineWithoutReading(port: number): Promise<{ written: number; closed
 }
 
 describe("a client that pipelines requests and never reads the answers", () => {
-  it.each(["uws", "uws-threads"] as const)("is closed once the socket takes no more answers (%s): the answers owed were kept without bound", {
-    timeout: 20_000,
-  }, async (http) => {
-    let server: ServerHandle;
-    if (http === "uws-threads") {
-      server = await listenUwsThreads(answerAll, { host: "127.0.0.1", port: 0, threads: 1, bodyLimit: 1000 });
-    } else {
-      const loaded = await loadUws();
-      if (!("uws" in loaded)) throw new Error(loaded.error);
-      server = await listenUws(loaded.uws, answerAll, { host: "127.0.0.1", port: 0 });
-    }
-    try {
-      const { written, closed } = await pipelineWithoutReading(server.port);
-      expect({ closed, withinBound: written < MAX_WRITTEN }).toEqual({ closed: true, withinBound: true });
-    } finally {
-      server.close();
-      await server.ended?.();
-    }
-  });
+  it.each(["uws", "uws-threads"] as const)(
+    "is closed once the socket takes no more answers (%s): the answers owed were kept without bound",
+    {
+      timeout: 20_000,
+    },
+    async (http) => {
+      let server: ServerHandle;
+      if (http === "uws-threads") {
+        server = await listenUwsThreads(answerAll, {
+          host: "127.0.0.1",
+          port: 0,
+          threads: 1,
+          bodyLimit: 1000,
+        });
+      } else {
+        const loaded = await loadUws();
+        if (!("uws" in loaded)) throw new Error(loaded.error);
+        server = await listenUws(loaded.uws, answerAll, { host: "127.0.0.1", port: 0 });
+      }
+      try {
+        const { written, closed } = await pipelineWithoutReading(server.port);
+        expect({ closed, withinBound: written < MAX_WRITTEN }).toEqual({ closed: true, withinBound: true });
+      } finally {
+        server.close();
+        await server.ended?.();
+      }
+    },
+  );
 });
