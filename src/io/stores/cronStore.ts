@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { nonAsciiNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
+import { missingDay } from "./missingDay.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
 // Required at the first cron expression: a start that parses none (no cron job, or interval schedules only)
@@ -384,6 +385,7 @@ export function nextRunTime(text: string): number {
   const trimmed = text.trim();
   // The date and time joined by T, as Date.parse reads ISO 8601 (a space or a t sends it to its other forms).
   const iso = trimmed.length > 10 ? `${trimmed.slice(0, 10)}T${trimmed.slice(11)}` : trimmed;
+  if (missingDay(trimmed) !== undefined) return Number.NaN;
   if (ZONELESS.test(trimmed)) return Date.parse(`${iso}Z`);
   return ISO_ZONED.test(trimmed) ? Date.parse(iso) : Number.NaN;
 }
