@@ -3,6 +3,7 @@ import { nonAsciiNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
 import { missingDay } from "./missingDay.js";
+import { zoneField, zoneRefusal } from "./scheduleZone.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
 // Required at the first cron expression: a start that parses none (no cron job, or interval schedules only)
@@ -166,15 +167,12 @@ export function parseSchedule(text: string): Schedule {
   // cronie's `CRON_TZ=Europe/Paris 0 9 * * *`: svc has no time zone per job, every schedule is UTC.
   const zone = /^(?:CRON_TZ|TZ)=(\S*)/i.exec(trimmed);
   if (zone !== null) {
-    throw new SvcError(
-      "usage",
-      `schedule "${text}": a time zone (${zone[0]}) cannot be given — schedules are evaluated in UTC: leave it out and write the hours in UTC (09:00 in UTC+1 is "0 8 * * *")`,
-    );
+    throw new SvcError("usage", `schedule "${text}": ${zoneRefusal(zone[0], zone[1] as string)}`);
   }
   if (!trimmed.startsWith("@") && fields.length !== 5) {
     throw new SvcError(
       "usage",
-      `schedule "${text}": ${withoutAt(trimmed) ?? spelledInterval(trimmed) ?? extraFields(fields) ?? FIVE_FIELDS}`,
+      `schedule "${text}": ${withoutAt(trimmed) ?? spelledInterval(trimmed) ?? zoneField(fields) ?? extraFields(fields) ?? FIVE_FIELDS}`,
     );
   }
   // Jenkins' H (a hashed minute) is not cron: the parser takes it as a new random value at every reading,

@@ -278,6 +278,21 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("TZ=UTC 0 9 * * *")).toThrow(/evaluated in UTC/);
   });
 
+  it("a time zone written as a sixth field, after or before the five, is refused as one, not read as a seconds field", () => {
+    expect(refusal("0 9 * * * Europe/Paris")).toBe(
+      'schedule "0 9 * * * Europe/Paris": a time zone (Europe/Paris) cannot be given — schedules are evaluated in UTC: leave it out and write the hours in UTC (09:00 in UTC+1 is "0 8 * * *")',
+    );
+    expect(refusal("America/New_York 30 8 * * 1-5")).toMatch(
+      /: a time zone \(America\/New_York\) cannot be given —/,
+    );
+    expect(refusal("0 9 * * * UTC")).toBe(
+      'schedule "0 9 * * * UTC": a time zone (UTC) cannot be given — schedules are evaluated in UTC already: write "0 9 * * *"',
+    );
+    // A seconds field first, or a year last, is still said as such; a day name is no time zone.
+    expect(refusal("0 0 9 * * MON")).toMatch(/6 fields, with a seconds field first .* write "0 9 \* \* MON"/);
+    expect(refusal("0 9 * * * 2027")).toMatch(/6 fields, with a year field last/);
+  });
+
   it("an interval counts from the run that was due, not from the tick that found it: every 1m keeps its minute", () => {
     const due = T0;
     // Found 600 ms late (the scheduler ticks each second): the next run is still a minute after `due`.
