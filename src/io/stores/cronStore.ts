@@ -152,8 +152,30 @@ export function capitalMinutesNote(text: string): string | undefined {
   return `schedule "${text}": M is read as minutes (an interval's unit is read in any case), so the job runs every ${interval[1]} minute${interval[1] === "1" ? "" : "s"} — for a run once a month write "@monthly" or a cron expression such as "0 9 1 * *" (09:00 UTC on the 1st)`;
 }
 
+/**
+ * A schedule written with the quotes around it that a shell line or a YAML file needed (`'0 9 * * *'` in
+ * jobs.json, or passed through a second layer of quoting): what is inside them, when that is a schedule.
+ */
+function withoutQuotes(trimmed: string): string | undefined {
+  const quoted = /^(['"`])(.+)\1$/s.exec(trimmed);
+  if (quoted === null) return undefined;
+  const inside = (quoted[2] as string).trim();
+  try {
+    parseSchedule(inside);
+    return inside;
+  } catch {
+    return undefined;
+  }
+}
+
 export function parseSchedule(text: string): Schedule {
   const trimmed = text.trim();
+  const unquoted = withoutQuotes(trimmed);
+  if (unquoted !== undefined)
+    throw new SvcError(
+      "usage",
+      `schedule "${text}": the quotes are part of the text here — write ${unquoted} without them`,
+    );
   const interval = INTERVAL.exec(trimmed);
   if (interval !== null) {
     const ms = Number(interval[1]) * (UNIT_MS[(interval[2] as string).toLowerCase()] as number);

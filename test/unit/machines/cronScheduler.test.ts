@@ -293,6 +293,17 @@ describe("schedule grammar", () => {
     expect(refusal("0 9 * * * 2027")).toMatch(/6 fields, with a year field last/);
   });
 
+  it("a schedule written with its quotes (pasted from a shell line or a YAML file) is refused saying to leave them out", () => {
+    expect(refusal("'0 9 * * *'")).toBe(
+      `schedule "'0 9 * * *'": the quotes are part of the text here — write 0 9 * * * without them`,
+    );
+    expect(refusal('"every 15m"')).toBe(
+      `schedule ""every 15m"": the quotes are part of the text here — write every 15m without them`,
+    );
+    // Quotes around what is no schedule either leave the grammar's own refusal.
+    expect(refusal("'soon'")).toMatch(/expected 5 cron fields/);
+  });
+
   it("an interval counts from the run that was due, not from the tick that found it: every 1m keeps its minute", () => {
     const due = T0;
     // Found 600 ms late (the scheduler ticks each second): the next run is still a minute after `due`.
