@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { nonAsciiNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
+import { lookalikeCharacter, shownField } from "./lookalikeCharacters.js";
 import { missingDay } from "./missingDay.js";
 import { zoneField, zoneRefusal } from "./scheduleZone.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
@@ -207,7 +208,10 @@ export function parseSchedule(text: string): Schedule {
     );
   }
   if (!trimmed.startsWith("@")) {
-    const problem = misnamed(fields);
+    // A letter outside ASCII (`mön`) is named by the field's check below, not read as two words.
+    const problem = fields.some((field) => lookalikeCharacter(field) !== undefined)
+      ? undefined
+      : misnamed(fields);
     if (problem !== undefined) throw new SvcError("usage", `schedule "${text}": ${problem}`);
   }
   // Macros are read in any case (`@DAILY`), as interval units and day and month names are; crontab's
@@ -276,6 +280,8 @@ function failingField(fields: readonly string[]): string | undefined {
     const problem = cronProblem(fields.map((other, at) => (at === index ? other : "*")).join(" "));
     // A list naming a value twice is read as a set (withoutRepeats): not this field's fault.
     if (problem === undefined || /duplicate values found/.test(problem)) continue;
+    const lookalike = lookalikeCharacter(field);
+    if (lookalike !== undefined) return `${FIELD_LABELS[index]} field "${shownField(field)}": ${lookalike}`;
     const reversed = /Invalid range: (\d+)-(\d+)/.exec(problem);
     const outside = /^Constraint error, got (?:value|range) (\S+) expected range (\d+-\d+)$/.exec(problem);
     const said = /NaN/.test(problem)

@@ -304,6 +304,22 @@ describe("schedule grammar", () => {
     expect(refusal("'soon'")).toMatch(/expected 5 cron fields/);
   });
 
+  it("a field with a character that only looks like a cron one (an en dash pasted from a document, fullwidth digits, a zero-width space) names it, with the field to write", () => {
+    expect(refusal("0 9 * * 1\u20135")).toBe(
+      'schedule "0 9 * * 1\u20135": not a valid cron expression (day-of-week field "1\u20135": "\u2013" (U+2013) is no cron character — write "1-5")',
+    );
+    expect(refusal("\uff10 \uff19 * * *")).toBe(
+      'schedule "\uff10 \uff19 * * *": not a valid cron expression (minute field "\uff10": "\uff10" (U+FF10) is no cron character — write "0")',
+    );
+    expect(refusal("0 9 * * *\u200b")).toBe(
+      'schedule "0 9 * * *\u200b": not a valid cron expression (day-of-week field "*\\u200b": an invisible character (U+200B) is in it — write "*")',
+    );
+    // Another character is named as such, with no guess at what was meant.
+    expect(refusal("0 9 * * l\u00fcn")).toMatch(
+      /day-of-week field "l\u00fcn": "\u00fc" \(U\+00FC\) is no cron character/,
+    );
+  });
+
   it("an interval counts from the run that was due, not from the tick that found it: every 1m keeps its minute", () => {
     const due = T0;
     // Found 600 ms late (the scheduler ticks each second): the next run is still a minute after `due`.
