@@ -158,7 +158,8 @@ export function capitalMinutesNote(text: string): string | undefined {
  * jobs.json, or passed through a second layer of quoting): what is inside them, when that is a schedule.
  */
 function withoutQuotes(trimmed: string): string | undefined {
-  const quoted = /^(['"`])(.+)\1$/s.exec(trimmed);
+  // Typographic quotes too (“0 9 * * *”), as a document or a chat app shows a quoted schedule.
+  const quoted = /^(['"`\u2018\u2019\u201c\u201d])(.+)(['"`\u2018\u2019\u201c\u201d])$/s.exec(trimmed);
   if (quoted === null) return undefined;
   const inside = (quoted[2] as string).trim();
   try {

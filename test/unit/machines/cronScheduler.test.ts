@@ -300,6 +300,10 @@ describe("schedule grammar", () => {
     expect(refusal('"every 15m"')).toBe(
       `schedule ""every 15m"": the quotes are part of the text here — write every 15m without them`,
     );
+    // Typographic quotes, as a document or chat app shows a quoted schedule.
+    expect(refusal("\u201c0 9 * * 1-5\u201d")).toBe(
+      `schedule "\u201c0 9 * * 1-5\u201d": the quotes are part of the text here — write 0 9 * * 1-5 without them`,
+    );
     // Quotes around what is no schedule either leave the grammar's own refusal.
     expect(refusal("'soon'")).toMatch(/expected 5 cron fields/);
   });
