@@ -1,8 +1,9 @@
 import { SvcError } from "../errors.js";
 import { graphemes } from "../io/graphemes.js";
+import { terminalText } from "../io/terminalText.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
-const CONTROL_RUNS = /[\x00-\x1f\x7f]+/g;
+const CONTROL_RUNS = /[\x00-\x1f\x7f-\x9f]+/g;
 
 /**
  * A character a terminal shows two columns wide: East Asian wide and fullwidth letters (CJK, kana, Hangul,
@@ -24,13 +25,15 @@ export function displayWidth(text: string): number {
 
 /**
  * Left-aligned columns separated by two spaces; the first row is the header. A line break or other
- * control character in a cell (a description written with one) is shown as a space: one row per line.
+ * control character in a cell (a description written with one; a C1 control too, which a terminal may act
+ * on as an escape) is shown as a space: one row per line. A bidi override or zero-width character is shown
+ * escaped (`\u202e`), as `terminalText` shows it: it would reorder or hide part of the row.
  * Columns are measured as the terminal shows them, so a cell with CJK text or an emoji (an event type,
  * a sender's event) does not push the columns after it out of line. A line ends at its last non-empty
  * cell: empty cells at the end of a row (no NOTE, no DESCRIPTION) leave no trailing spaces.
  */
 export function formatTable(input: readonly (readonly string[])[]): string {
-  const rows = input.map((row) => row.map((cell) => cell.replace(CONTROL_RUNS, " ")));
+  const rows = input.map((row) => row.map((cell) => terminalText(cell.replace(CONTROL_RUNS, " "))));
   const widths: number[] = [];
   for (const row of rows) {
     for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell));

@@ -137,6 +137,33 @@ const OTHER_TOOLS_ROUTE_KEYS: Readonly<Record<string, string>> = {
   url: NO_PATH_KEY,
 };
 
+const NO_EVENT_CAP =
+  "coalesce has no cap on a group's events: a group runs once, with its latest event, when its quiet window (window_seconds) or its max_wait_seconds ends — lower max_wait_seconds for a busy key to run sooner";
+const QUIET_KEY = "write window_seconds (the quiet window: a group fires once no event came for that long)";
+const GROUP_KEY = "write key (the payload path or {template} that names a group)";
+
+/**
+ * `coalesce` settings as other batching and debouncing tools name them, too far from svc's for a
+ * did-you-mean: spelled right, so "check the spelling" would mislead (`max_events` is no svc setting).
+ */
+const OTHER_TOOLS_COALESCE_KEYS: Readonly<Record<string, string>> = {
+  max_events: NO_EVENT_CAP,
+  max_count: NO_EVENT_CAP,
+  max_items: NO_EVENT_CAP,
+  max_size: NO_EVENT_CAP,
+  max_batch_size: NO_EVENT_CAP,
+  batch_size: NO_EVENT_CAP,
+  debounce: QUIET_KEY,
+  debounce_seconds: QUIET_KEY,
+  delay: QUIET_KEY,
+  delay_seconds: QUIET_KEY,
+  quiet_seconds: QUIET_KEY,
+  group_by: GROUP_KEY,
+  group_key: GROUP_KEY,
+  key_template: GROUP_KEY,
+  by: GROUP_KEY,
+};
+
 const BIND_KEY = "write host (the bind address: 127.0.0.1, or 0.0.0.0 for every interface)";
 const BODY_KEY = "write max_body_bytes (the largest body, in bytes)";
 const RATE_KEY = "write rate_limit (requests per minute, counted per route)";
@@ -257,6 +284,13 @@ export function elsewhere(path: readonly PropertyKey[], key: string, input: unkn
     at.at(-2) === "routes" &&
     at.length === (at[2] === "extra" ? 5 : 4);
   if (atRoute && Object.hasOwn(SUBSCRIPTION_ONLY, key)) return SUBSCRIPTION_ONLY[key];
+  const atCoalesce =
+    at[0] === "platforms" &&
+    at[1] === "webhook" &&
+    at.at(-1) === "coalesce" &&
+    at.at(-3) === "routes" &&
+    at.length === (at[2] === "extra" ? 6 : 5);
+  if (atCoalesce && Object.hasOwn(OTHER_TOOLS_COALESCE_KEYS, key)) return OTHER_TOOLS_COALESCE_KEYS[key];
   if (atRoute && Object.hasOwn(OTHER_TOOLS_ROUTE_KEYS, key)) return OTHER_TOOLS_ROUTE_KEYS[key];
   if (
     at[0] === "platforms" &&

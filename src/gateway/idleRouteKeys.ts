@@ -5,6 +5,7 @@ import { subscriptionSecretProblem } from "../config/secretWarnings.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { MAX_TIMER_SECONDS } from "../config/timerSeconds.js";
 import { canonicalTarget, isChatPlatform } from "../io/targets/names.js";
+import { headerCoalesceKey } from "./headerCoalesceKey.js";
 
 /** A coalesce duration as written, saying when it is the default or past what a timer holds. */
 const seconds = (value: number, fallback: number): string =>
@@ -112,6 +113,8 @@ export function idleKeys(route: Route): string[] {
   // values past what a timer holds are both capped there, so they are equal too. Both 0 (fire at once) is
   // not named.
   if (coalesce !== undefined) {
+    const onHeader = headerCoalesceKey(coalesce.key);
+    if (onHeader !== undefined) found.push(onHeader);
     const window = Math.min(coalesce.window_seconds, MAX_TIMER_SECONDS);
     const maxWait = Math.min(coalesce.max_wait_seconds, MAX_TIMER_SECONDS);
     if (window > maxWait || (window === maxWait && window > 0))

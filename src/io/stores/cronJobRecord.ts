@@ -4,6 +4,7 @@ import { formatJsonIssues } from "../../config/format.js";
 import { canonicalTarget, unknownTargetText } from "../targets/names.js";
 import { readLastRun } from "./cronLastRun.js";
 import { type CronJob, jobNameProblem, otherTimeForm, parseSchedule } from "./cronStore.js";
+import { missingDay } from "./missingDay.js";
 
 /**
  * One record of a cron store as the gateway and the commands may use it. `svc cron create` writes valid
@@ -102,6 +103,8 @@ export function notATimeAdvice(nextRun: string): string {
   const digits = nextRun.trim();
   const unix = /^\d+(?:\.\d+)?$/.test(digits) ? unixTimeAdvice(Number(digits)) : undefined;
   if (unix !== undefined) return ` — write an ISO 8601 UTC time: ${unix}`;
+  const missing = missingDay(nextRun);
+  if (missing !== undefined) return ` — ${missing}`;
   return otherTimeForm(nextRun)
     ? ` — write an ISO 8601 time, such as "2026-12-02T09:00:00Z" (UTC): another form would be read in the machine's time zone`
     : "";

@@ -2,6 +2,9 @@ import { randomBytes } from "node:crypto";
 import { nonAsciiNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
+import { lookalikeCharacter, shownField } from "./lookalikeCharacters.js";
+import { missingDay } from "./missingDay.js";
+import { zoneField, zoneRefusal } from "./scheduleZone.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
 // Required at the first cron expression: a start that parses none (no cron job, or interval schedules only)
@@ -150,8 +153,31 @@ export function capitalMinutesNote(text: string): string | undefined {
   return `schedule "${text}": M is read as minutes (an interval's unit is read in any case), so the job runs every ${interval[1]} minute${interval[1] === "1" ? "" : "s"} — for a run once a month write "@monthly" or a cron expression such as "0 9 1 * *" (09:00 UTC on the 1st)`;
 }
 
+/**
+ * A schedule written with the quotes around it that a shell line or a YAML file needed (`'0 9 * * *'` in
+ * jobs.json, or passed through a second layer of quoting): what is inside them, when that is a schedule.
+ */
+function withoutQuotes(trimmed: string): string | undefined {
+  // Typographic quotes too (“0 9 * * *”), as a document or a chat app shows a quoted schedule.
+  const quoted = /^(['"`\u2018\u2019\u201c\u201d])(.+)(['"`\u2018\u2019\u201c\u201d])$/s.exec(trimmed);
+  if (quoted === null) return undefined;
+  const inside = (quoted[2] as string).trim();
+  try {
+    parseSchedule(inside);
+    return inside;
+  } catch {
+    return undefined;
+  }
+}
+
 export function parseSchedule(text: string): Schedule {
   const trimmed = text.trim();
+  const unquoted = withoutQuotes(trimmed);
+  if (unquoted !== undefined)
+    throw new SvcError(
+      "usage",
+      `schedule "${text}": the quotes are part of the text here — write ${unquoted} without them`,
+    );
   const interval = INTERVAL.exec(trimmed);
   if (interval !== null) {
     const ms = Number(interval[1]) * (UNIT_MS[(interval[2] as string).toLowerCase()] as number);
@@ -165,15 +191,12 @@ export function parseSchedule(text: string): Schedule {
   // cronie's `CRON_TZ=Europe/Paris 0 9 * * *`: svc has no time zone per job, every schedule is UTC.
   const zone = /^(?:CRON_TZ|TZ)=(\S*)/i.exec(trimmed);
   if (zone !== null) {
-    throw new SvcError(
-      "usage",
-      `schedule "${text}": a time zone (${zone[0]}) cannot be given — schedules are evaluated in UTC: leave it out and write the hours in UTC (09:00 in UTC+1 is "0 8 * * *")`,
-    );
+    throw new SvcError("usage", `schedule "${text}": ${zoneRefusal(zone[0], zone[1] as string)}`);
   }
   if (!trimmed.startsWith("@") && fields.length !== 5) {
     throw new SvcError(
       "usage",
-      `schedule "${text}": ${withoutAt(trimmed) ?? spelledInterval(trimmed) ?? extraFields(fields) ?? FIVE_FIELDS}`,
+      `schedule "${text}": ${withoutAt(trimmed) ?? spelledInterval(trimmed) ?? zoneField(fields) ?? extraFields(fields) ?? FIVE_FIELDS}`,
     );
   }
   // Jenkins' H (a hashed minute) is not cron: the parser takes it as a new random value at every reading,
@@ -186,7 +209,10 @@ export function parseSchedule(text: string): Schedule {
     );
   }
   if (!trimmed.startsWith("@")) {
-    const problem = misnamed(fields);
+    // A letter outside ASCII (`mön`) is named by the field's check below, not read as two words.
+    const problem = fields.some((field) => lookalikeCharacter(field) !== undefined)
+      ? undefined
+      : misnamed(fields);
     if (problem !== undefined) throw new SvcError("usage", `schedule "${text}": ${problem}`);
   }
   // Macros are read in any case (`@DAILY`), as interval units and day and month names are; crontab's
@@ -255,6 +281,8 @@ function failingField(fields: readonly string[]): string | undefined {
     const problem = cronProblem(fields.map((other, at) => (at === index ? other : "*")).join(" "));
     // A list naming a value twice is read as a set (withoutRepeats): not this field's fault.
     if (problem === undefined || /duplicate values found/.test(problem)) continue;
+    const lookalike = lookalikeCharacter(field);
+    if (lookalike !== undefined) return `${FIELD_LABELS[index]} field "${shownField(field)}": ${lookalike}`;
     const reversed = /Invalid range: (\d+)-(\d+)/.exec(problem);
     const outside = /^Constraint error, got (?:value|range) (\S+) expected range (\d+-\d+)$/.exec(problem);
     const said = /NaN/.test(problem)
@@ -384,6 +412,7 @@ export function nextRunTime(text: string): number {
   const trimmed = text.trim();
   // The date and time joined by T, as Date.parse reads ISO 8601 (a space or a t sends it to its other forms).
   const iso = trimmed.length > 10 ? `${trimmed.slice(0, 10)}T${trimmed.slice(11)}` : trimmed;
+  if (missingDay(trimmed) !== undefined) return Number.NaN;
   if (ZONELESS.test(trimmed)) return Date.parse(`${iso}Z`);
   return ISO_ZONED.test(trimmed) ? Date.parse(iso) : Number.NaN;
 }

@@ -49,13 +49,15 @@ describe("svc cron on a cron store edited by hand", { timeout: 30_000 }, () => {
     );
   });
 
-  it("list warns about a next_run that is not a time; digits in quotes get the ISO time to write", async () => {
+  it("list warns about a next_run that is not a time; digits in quotes get the ISO time to write, a day its month does not have the month's length", async () => {
     home = tempHome();
     const path = home.write(
       "cron/jobs.json",
       handWrittenJobs({
         unix0001: { name: "unix", next_run: "1796131244000" },
         word0001: { name: "word", next_run: "soon" },
+        // JavaScript reads a day its month does not have as a day of the next month (here May 1st).
+        days0001: { name: "days", next_run: "2026-04-31T09:00:00Z" },
         fine0001: { name: "fine", next_run: "2026-12-02T09:00:00Z" },
       }),
     );
@@ -65,6 +67,7 @@ describe("svc cron on a cron store edited by hand", { timeout: 30_000 }, () => {
       [
         `Warning: unix (unix0001): next_run "1796131244000" in ${path} is not a time; a running gateway sets it from the schedule at its next check — write an ISO 8601 UTC time: "2026-12-01T13:20:44.000Z" if 1796131244000 is Unix time in milliseconds`,
         `Warning: word (word0001): next_run "soon" in ${path} is not a time; a running gateway sets it from the schedule at its next check`,
+        `Warning: days (days0001): next_run "2026-04-31T09:00:00Z" in ${path} is not a time; a running gateway sets it from the schedule at its next check — 2026-04-31 is no date: April 2026 has 30 days`,
         "",
       ].join("\n"),
     );

@@ -36,6 +36,19 @@ describe("formatTable", () => {
     ]);
   });
 
+  it("shows a cell's controls as a space (C1 ones too: U+009B is a terminal's CSI) and its bidi or zero-width characters escaped, so no cell can clear the screen or reorder its row", () => {
+    const rows = [
+      ["NAME", "DESCRIPTION"],
+      ["a", "line\nbreak \u001b[2Jesc \u009b2Jcsi"],
+      ["b", "invoice \u202egnp.exe hid\u200bden"],
+    ];
+    expect(formatTable(rows).split("\n")).toEqual([
+      "NAME  DESCRIPTION",
+      "a     line break  [2Jesc  2Jcsi",
+      "b     invoice \\u202egnp.exe hid\\u200bden",
+    ]);
+  });
+
   it("measures plain text by its length, wide characters as two columns", () => {
     expect(displayWidth("pull_request")).toBe(12);
     expect(displayWidth("プッシュ")).toBe(8);

@@ -55,6 +55,19 @@ describe("route keys that the route's other keys leave without effect", () => {
     ]);
   });
 
+  it("a coalesce key on headers.<Name> (a filter's way to read a request header) is named: a key reads the payload only", () => {
+    expect(
+      warnings({
+        bare: { coalesce: { key: "headers.X-Shop-Domain" } },
+        template: { coalesce: { key: "{repo}#{ headers.X-GitHub-Event }" } },
+        body: { coalesce: { key: "payload.headers.shop" } },
+      }),
+    ).toEqual([
+      "[webhook] config.yaml: platforms.webhook.routes.bare: coalesce.key headers.X-Shop-Domain reads a field headers of the payload, not a request header (a key reads the payload only, as prompt templates do) — an event whose body has no such field runs at once, not grouped; key on a payload field",
+      "[webhook] config.yaml: platforms.webhook.routes.template: coalesce.key {repo}#{ headers.X-GitHub-Event } reads a field headers of the payload, not a request header (a key reads the payload only, as prompt templates do) — an event whose body has no such field runs at once, not grouped; key on a payload field ({event_type} is the event type a header names)",
+    ]);
+  });
+
   it("deliver_extra and mirror_to_session on a log route are named; on a chat route they are not", () => {
     expect(
       warnings({

@@ -99,6 +99,27 @@ describe("a key written one level off is named with where it belongs (not just '
     );
   });
 
+  it("a coalesce key as other batching tools write it (a cap on events, a debounce delay) says what svc has instead, not 'check the spelling'", () => {
+    const coalesce = (line: string, under = "routes") =>
+      refusal(
+        `platforms:\n  webhook:\n    ${under === "routes" ? "routes" : "extra:\n      routes"}:\n        gh:\n          secret: s\n          coalesce:\n            key: number\n            ${line}\n`,
+      );
+    const noCap =
+      "coalesce has no cap on a group's events: a group runs once, with its latest event, when its quiet window (window_seconds) or its max_wait_seconds ends — lower max_wait_seconds for a busy key to run sooner";
+    expect(coalesce("max_events: 10")).toBe(
+      `FILE: platforms.webhook.routes.gh.coalesce: unknown key "max_events" — ${noCap}${SEE}`,
+    );
+    expect(coalesce("max_batch_size: 10", "extra")).toBe(
+      `FILE: platforms.webhook.extra.routes.gh.coalesce: unknown key "max_batch_size" — ${noCap}${SEE}`,
+    );
+    expect(coalesce("debounce_seconds: 5")).toBe(
+      `FILE: platforms.webhook.routes.gh.coalesce: unknown key "debounce_seconds" — write window_seconds (the quiet window: a group fires once no event came for that long)${SEE}`,
+    );
+    expect(coalesce("group_by: repo.id")).toBe(
+      `FILE: platforms.webhook.routes.gh.coalesce: unknown key "group_by" — write key (the payload path or {template} that names a group)${SEE}`,
+    );
+  });
+
   it("routes written under another name (endpoints: {github: {...}}) say to write routes, not that a route named endpoints goes under routes", () => {
     expect(
       refusal("platforms:\n  webhook:\n    endpoints:\n      github:\n        secret: s\n      stripe:\n"),

@@ -278,6 +278,52 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("TZ=UTC 0 9 * * *")).toThrow(/evaluated in UTC/);
   });
 
+  it("a time zone written as a sixth field, after or before the five, is refused as one, not read as a seconds field", () => {
+    expect(refusal("0 9 * * * Europe/Paris")).toBe(
+      'schedule "0 9 * * * Europe/Paris": a time zone (Europe/Paris) cannot be given — schedules are evaluated in UTC: leave it out and write the hours in UTC (09:00 in UTC+1 is "0 8 * * *")',
+    );
+    expect(refusal("America/New_York 30 8 * * 1-5")).toMatch(
+      /: a time zone \(America\/New_York\) cannot be given —/,
+    );
+    expect(refusal("0 9 * * * UTC")).toBe(
+      'schedule "0 9 * * * UTC": a time zone (UTC) cannot be given — schedules are evaluated in UTC already: write "0 9 * * *"',
+    );
+    // A seconds field first, or a year last, is still said as such; a day name is no time zone.
+    expect(refusal("0 0 9 * * MON")).toMatch(/6 fields, with a seconds field first .* write "0 9 \* \* MON"/);
+    expect(refusal("0 9 * * * 2027")).toMatch(/6 fields, with a year field last/);
+  });
+
+  it("a schedule written with its quotes (pasted from a shell line or a YAML file) is refused saying to leave them out", () => {
+    expect(refusal("'0 9 * * *'")).toBe(
+      `schedule "'0 9 * * *'": the quotes are part of the text here — write 0 9 * * * without them`,
+    );
+    expect(refusal('"every 15m"')).toBe(
+      `schedule ""every 15m"": the quotes are part of the text here — write every 15m without them`,
+    );
+    // Typographic quotes, as a document or chat app shows a quoted schedule.
+    expect(refusal("\u201c0 9 * * 1-5\u201d")).toBe(
+      `schedule "\u201c0 9 * * 1-5\u201d": the quotes are part of the text here — write 0 9 * * 1-5 without them`,
+    );
+    // Quotes around what is no schedule either leave the grammar's own refusal.
+    expect(refusal("'soon'")).toMatch(/expected 5 cron fields/);
+  });
+
+  it("a field with a character that only looks like a cron one (an en dash pasted from a document, fullwidth digits, a zero-width space) names it, with the field to write", () => {
+    expect(refusal("0 9 * * 1\u20135")).toBe(
+      'schedule "0 9 * * 1\u20135": not a valid cron expression (day-of-week field "1\u20135": "\u2013" (U+2013) is no cron character — write "1-5")',
+    );
+    expect(refusal("\uff10 \uff19 * * *")).toBe(
+      'schedule "\uff10 \uff19 * * *": not a valid cron expression (minute field "\uff10": "\uff10" (U+FF10) is no cron character — write "0")',
+    );
+    expect(refusal("0 9 * * *\u200b")).toBe(
+      'schedule "0 9 * * *\u200b": not a valid cron expression (day-of-week field "*\\u200b": an invisible character (U+200B) is in it — write "*")',
+    );
+    // Another character is named as such, with no guess at what was meant.
+    expect(refusal("0 9 * * l\u00fcn")).toMatch(
+      /day-of-week field "l\u00fcn": "\u00fc" \(U\+00FC\) is no cron character/,
+    );
+  });
+
   it("an interval counts from the run that was due, not from the tick that found it: every 1m keeps its minute", () => {
     const due = T0;
     // Found 600 ms late (the scheduler ticks each second): the next run is still a minute after `due`.
