@@ -28,20 +28,34 @@ export function unsetVariablesIn(rendered: string): string[] {
   return [...new Set([...rendered.matchAll(LEFT_VARIABLE)].map((m) => m[1] as string))];
 }
 
+/** How a secret that itself holds `${` is written: every `${` in config.yaml starts a variable. */
+const LITERAL_IN_SECRET =
+  " (a secret that holds ${ itself: set it in .env in 'single quotes', SECRET_NAME='...', and write ${SECRET_NAME} here)";
+
+/** A name as people write a variable (`GH_SECRET`, `env:GH_SECRET`), not a run of a secret's own characters. */
+const WRITTEN_AS_VARIABLE = /^(?:env:)?[A-Z_][A-Z0-9_]*$/;
+
 /**
  * Why a rendered value still holds a `${...}` form svc does not read (`${KEY:?x}`, `${input:key}`), or
- * undefined: its literal text would stand in the value. Ask after `unsetVariablesIn`.
+ * undefined: its literal text would stand in the value. Ask after `unsetVariablesIn`. `secret`: the value is
+ * a secret (a webhook secret, an API key) that may itself hold `${`: what follows it is quoted only when it
+ * reads as a variable's name (`${GH_SECRET`), never a secret's own characters (`Xy7${Tk9qLm2`).
  */
-export function unreadPlaceholderProblem(rendered: string): string | undefined {
-  const other = /\$\{[^}]*\}/.exec(rendered)?.[0];
-  if (other !== undefined)
-    return `${other} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`;
+export function unreadPlaceholderProblem(rendered: string, secret = false): string | undefined {
+  const other = /\$\{([^}]*)\}/.exec(rendered);
+  if (other !== null) {
+    const named = /^\s*((?:env:)?[A-Za-z_][A-Za-z0-9_]*)/.exec(other[1] as string)?.[1];
+    // `${input:key}`: another MCP client's form, quoted as written.
+    if (!secret || (named !== undefined && WRITTEN_AS_VARIABLE.test(named)) || other[1]?.startsWith("input:"))
+      return `${other[0]} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`;
+    return `a \${...} in it is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}${LITERAL_IN_SECRET}`;
+  }
   // `${GH_SECRET` with its } left out: the text is kept as written. Only the name is quoted: the rest may be a secret.
   const unclosed = /\$\{((?:env:)?[A-Za-z_][A-Za-z0-9_]*)?/.exec(rendered);
   if (unclosed === null) return undefined;
   const name = unclosed[1];
-  return name === undefined
-    ? `a \${ that no } closes is not a variable svc reads, so its text would be used as written — write \${NAME}, or \${NAME:-fallback}`
+  return name === undefined || (secret && !WRITTEN_AS_VARIABLE.test(name))
+    ? `a \${ that no } closes is not a variable svc reads, so its text would be used as written — write \${NAME}, or \${NAME:-fallback}${secret ? LITERAL_IN_SECRET : ""}`
     : `\${${name} has no closing }, so its text would be used as written — end it with } (\${${name}}, or \${${name}:-fallback})`;
 }
 

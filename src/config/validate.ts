@@ -30,7 +30,7 @@ function unsetSecretProblem(
   const name = unsetVariablesIn(secret)[0];
   if (name === undefined) {
     // `${GH-x}`, `${GH:?set it}`: shell forms `svc` does not read would make the literal text the HMAC key.
-    const problem = unreadPlaceholderProblem(secret);
+    const problem = unreadPlaceholderProblem(secret, true);
     return problem === undefined ? undefined : `${key}: ${problem}`;
   }
   const env = join(dirname(file), ".env");
@@ -44,7 +44,7 @@ function unsetSecretProblem(
 function variableSecretProblem(from: string, secret: string | undefined, file: string): string | undefined {
   if (secret === undefined) return undefined;
   const name = unsetVariablesIn(secret)[0];
-  const unread = name === undefined ? unreadPlaceholderProblem(secret) : undefined;
+  const unread = name === undefined ? unreadPlaceholderProblem(secret, true) : undefined;
   if (name === undefined && unread === undefined) return undefined;
   if (from.startsWith("environment variable"))
     return `${from}: ${name === undefined ? "a ${...}" : `\${${name}}`} is not replaced in the value of an environment variable (the tool that started svc passed it as written, as systemd's Environment= does), so its text would be the HMAC key — give WEBHOOK_SECRET the secret itself`;

@@ -222,7 +222,7 @@ export const agentSchema = z
       // `$OPENAI_API_KEY` as a shell writes it: not replaced, its text would be sent. The value is not quoted.
       const problem = /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value)
         ? "a $ followed by a name is how a shell writes a variable, but svc replaces only ${NAME} (with braces), so this text itself would be used — write it as ${NAME}, in quotes"
-        : unreadPlaceholderProblem(value);
+        : unreadPlaceholderProblem(value, key === "api_key");
       if (problem === undefined) return false;
       ctx.addIssue({ code: "custom", path: [key], message: problem });
       return true;

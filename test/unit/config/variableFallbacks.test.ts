@@ -67,8 +67,27 @@ describe("${VAR:-fallback} in config.yaml, as a shell and docker compose read it
     }
     const { file, problems } = load(routeSecret("signing-${"), "");
     expect(problems).toEqual([
-      `${file}: platforms.webhook.routes.gh.secret: a \${ that no } closes is not a variable svc reads, so its text would be used as written — write \${NAME}, or \${NAME:-fallback}`,
+      `${file}: platforms.webhook.routes.gh.secret: a \${ that no } closes is not a variable svc reads, so its text would be used as written — write \${NAME}, or \${NAME:-fallback} (a secret that holds \${ itself: set it in .env in 'single quotes', SECRET_NAME='...', and write \${SECRET_NAME} here)`,
     ]);
+  });
+});
+
+describe("a secret that itself holds ${", () => {
+  it("is refused without quoting any of its characters, and says how to write it: in .env, single-quoted", () => {
+    for (const secret of ["Xy7${Tk9qLm2", "Xy7${Tk9q-Lm2}"]) {
+      const { file, problems } = load(routeSecret(secret), "");
+      expect(problems, secret).toHaveLength(1);
+      expect(problems[0], secret).toMatch(
+        new RegExp(
+          `^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: platforms\\.webhook\\.routes\\.gh\\.secret: a \\$\\{`,
+        ),
+      );
+      expect(problems[0], secret).toContain("set it in .env in 'single quotes'");
+      for (const part of ["Tk9", "tk9", "Lm2", "Xy7"]) expect(problems[0], secret).not.toContain(part);
+    }
+    const written = load(routeSecret("${GH_SECRET}"), "GH_SECRET='Xy7${Tk9qLm2'\n");
+    expect(written.problems).toEqual([]);
+    expect(written.loaded.config.platforms.webhook.routes.gh?.secret).toBe("Xy7${Tk9qLm2");
   });
 });
 
