@@ -179,7 +179,7 @@ export function historyHooks(
       const answered = answer.body as { status?: unknown; error?: unknown; event?: unknown };
       const outcome = String(answered.status ?? answered.error ?? answer.status);
       if (refused !== undefined) {
-        // Only what a signed sender can cause is never capped: a 2xx, and a direct delivery's 502.
+        // Never capped: a 2xx and a direct delivery's 502, answered only once the request was authenticated.
         if ((answer.status >= 200 && answer.status < 300) || answer.status === 502) refused.settle(route);
         else if (!refused.admit(route, answer.status, outcome, refusal ?? answer.reason)) return;
       }
