@@ -630,12 +630,24 @@ function checkHistory(rows: Array<Record<string, unknown>>, kills: number[]) {
     const k = `${r.route}:${r.delivery_id ?? r.id}`;
     byKey.set(k, [...(byKey.get(k) ?? []), r]);
   }
+  // Refused requests past a route's allowance are counted in its `not_recorded` rows, not recorded one by one.
+  const counted = new Map<string, number>();
+  for (const r of rows) {
+    const n = (r.not_recorded as { count?: number } | undefined)?.count;
+    if (n !== undefined) counted.set(String(r.route), (counted.get(String(r.route)) ?? 0) + n);
+  }
   let missing = 0;
   for (const x of sent) {
     if (x.status === "error") continue;
     const rs = byKey.get(`${x.route}:${x.id}`) ?? [];
     const want = String(x.body.status ?? x.body.error);
     if (!rs.some((r) => r.status === x.status && r.outcome === want)) {
+      const refused = (x.status < 200 || x.status >= 300) && x.status !== 502;
+      const left = counted.get(x.route) ?? 0;
+      if (refused && left > 0) {
+        counted.set(x.route, left - 1);
+        continue;
+      }
       // Rows of answers other than 202 and 200 delivered are written at the end of their turn.
       const kept = x.status === 202 || x.body.status === "delivered";
       const nearKill = kills.some((k) => k >= x.at - 5 && k <= (x.done ?? x.at) + (kept ? 2 : 500));

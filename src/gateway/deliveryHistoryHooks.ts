@@ -1,4 +1,5 @@
 import type { QueuedRun } from "../actors/runs.js";
+import type { Clock } from "../clock.js";
 import type { Filter } from "../config/sections/filters.js";
 import { cutText } from "../io/cutText.js";
 import type { RequestHead } from "../io/http/core.js";
@@ -17,6 +18,8 @@ import { EVENT_TYPE_HEADERS, UNNAMED_EVENT } from "../streams/eventType.js";
 import { headersReadBy } from "../streams/filters.js";
 import { isForm } from "../streams/stages/parse.js";
 import { answeredDeliveryId, type Outcome } from "../streams/types.js";
+import { notRecordedRecord } from "./notRecordedRecord.js";
+import { refusedRecordAllowance } from "./refusedRecordAllowance.js";
 
 /** The header a redelivery carries (`svc webhook redeliver`): the delivery ID it repeats. */
 export const REDELIVERY_HEADER = "x-svc-redelivery-of";
@@ -126,6 +129,11 @@ export function historyHooks(
   writer: HistoryWriter,
   now: () => number,
   headerNames: (route: string) => readonly string[] = () => NO_HEADERS,
+  /**
+   * The clock that bounds how many refused requests each route records one by one (the rest are counted
+   * in `not_recorded` records); every request is recorded without it.
+   */
+  refusalClock?: Pick<Clock, "elapsed" | "setTimeout" | "clearTimeout">,
 ) {
   // Three records per accepted event (request, run, delivery): the ISO time is formatted once per ms.
   let lastMs = Number.NaN;
@@ -138,8 +146,20 @@ export function historyHooks(
     }
     return lastIso;
   };
+  const refused =
+    refusalClock === undefined
+      ? undefined
+      : refusedRecordAllowance({ ...refusalClock, now }, (route, counted) =>
+          writer.record(notRecordedRecord(route, counted, at(), cut)),
+        );
   return {
-    close: () => writer.close(),
+    close: () => {
+      try {
+        refused?.close();
+      } finally {
+        writer.close();
+      }
+    },
     /**
      * Writes the records of this turn now: called once the 202s one journal sync released have left, so a
      * gateway killed before the end of that turn (its agents starting, other callbacks) still has their rows.
@@ -157,6 +177,12 @@ export function historyHooks(
       refusal?: string,
     ): void {
       const answered = answer.body as { status?: unknown; error?: unknown; event?: unknown };
+      const outcome = String(answered.status ?? answered.error ?? answer.status);
+      if (refused !== undefined) {
+        // Never capped: a 2xx and a direct delivery's 502, answered only once the request was authenticated.
+        if ((answer.status >= 200 && answer.status < 300) || answer.status === 502) refused.settle(route);
+        else if (!refused.admit(route, answer.status, outcome, refusal ?? answer.reason)) return;
+      }
       const id = answeredDeliveryId(answer, head.headers);
       const header = eventHeader(head.headers);
       // The answer names the event type the gateway resolved (a header's, or the body's for senders
@@ -192,7 +218,7 @@ export function historyHooks(
           at: at(),
           route,
           status: answer.status,
-          outcome: String(answered.status ?? answered.error ?? answer.status),
+          outcome,
           // Fixed texts and config text (a filter's field): bounded as the other fields are all the same.
           reason:
             refusal !== undefined

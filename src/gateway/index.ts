@@ -177,6 +177,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         now,
         // Called after the answer, for an accepted request only; `routes` exists by then.
         (name) => historyHeaderNames(routes.registry.lookup(name)?.route.filters),
+        {
+          elapsed,
+          setTimeout: (fn, ms) => groupTimers.setTimeout(fn, ms),
+          clearTimeout: (id) => groupTimers.clearTimeout(id),
+        },
       )
     : undefined;
   const deliveries = createDeliveries({

@@ -23,7 +23,10 @@ export interface GatewayOptions {
   readonly now?: () => number;
   /** Overrides `clock.elapsed`: durations measured (request and run times), rate-limit windows and the idempotency hour. */
   readonly elapsed?: () => number;
-  /** Overrides `clock`'s timers for the coalescing groups only (`--inspect` actor groups use the system's). */
+  /**
+   * Overrides `clock`'s timers for the coalescing groups (`--inspect` actor groups use the system's) and the
+   * delivery history's summaries of refused requests not recorded one by one only.
+   */
   readonly timers?: TimerClock;
   readonly logger?: Logger;
   readonly eventModes?: EventModes;

@@ -12,13 +12,28 @@ import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.j
 import { formatTable } from "../format.js";
 import { historyConfig } from "./historyConfig.js";
 import { meantSubscription } from "./meantSubscription.js";
+import { notRecordedNote } from "./notRecordedNote.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
 /**
  * A summary as `--json` prints it: everything but the payload (whether one is kept, instead). A run with no
  * request in this history has `status` and `outcome` null.
  */
-function asJson({ id, at, route, request, run, delivery }: DeliverySummary) {
+function asJson({ id, at, route, request, run, delivery, notRecorded }: DeliverySummary) {
+  if (notRecorded !== undefined) {
+    const { since, count, answers, others } = notRecorded;
+    return {
+      id,
+      at,
+      route,
+      status: null,
+      outcome: null,
+      payload_kept: false,
+      run: null,
+      delivery: null,
+      not_recorded: { since, count, answers, ...(others === undefined ? {} : { others }) },
+    };
+  }
   const {
     payload,
     payload_encoding: _e,
@@ -173,7 +188,7 @@ function withFailures(
  */
 export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: string): string {
   const text = (value: string) => terminalText(value);
-  const rows = shown.map(({ id, at, route: name, request, run, delivery }) => [
+  const rows = shown.map(({ id, at, route: name, request, run, delivery, notRecorded }) => [
     at.replace(/\.\d+Z$/, "Z"),
     text(id),
     name,
@@ -181,11 +196,13 @@ export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: s
     request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
     run === undefined ? "-" : run.outcome,
     delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,
-    withFailures(
-      request === undefined ? unanswered : requestNote(request, run !== undefined, text),
-      { run, delivery },
-      text,
-    ),
+    notRecorded !== undefined
+      ? notRecordedNote(notRecorded, text)
+      : withFailures(
+          request === undefined ? unanswered : requestNote(request, run !== undefined, text),
+          { run, delivery },
+          text,
+        ),
   ]);
   return formatTable([
     ["TIME", "DELIVERY ID", "ROUTE", "EVENT", "ANSWER", "RUN", "DELIVERY", "NOTE"],

@@ -128,7 +128,32 @@ export interface DeliveryRecord {
   readonly error?: string | undefined;
 }
 
-export type HistoryRecord = RequestRecord | RunRecord | DeliveryRecord;
+/** One kind of answer a `not_recorded` record counts: what a request record would have said of each. */
+export interface NotRecordedAnswer {
+  readonly status: number;
+  readonly outcome: string;
+  readonly reason?: string | undefined;
+  readonly count: number;
+}
+
+/**
+ * Refused requests of a route counted instead of recorded one by one (past the route's allowance of
+ * refused records), from `since` to `at`; `id` is NO_DELIVERY_ID. Versions before it skip the kind.
+ */
+export interface NotRecordedRecord {
+  readonly kind: "not_recorded";
+  readonly id: string;
+  readonly at: string;
+  readonly route: string;
+  readonly since: string;
+  readonly count: number;
+  /** The most frequent kinds of answer first. */
+  readonly answers: readonly NotRecordedAnswer[];
+  /** Requests of further kinds of answer, not named. */
+  readonly others?: number | undefined;
+}
+
+export type HistoryRecord = RequestRecord | RunRecord | DeliveryRecord | NotRecordedRecord;
 
 export interface HistoryWriter {
   /** `json`: the bytes of a `json` payload (the record's `payload` left unset), written as they are. */
@@ -204,6 +229,8 @@ export function historyLine(r: HistoryRecord): string {
       return `${lineHead(r)},"outcome":${q(r.outcome)}${opt("error", r.error)}}`;
     case "delivery":
       return `${lineHead(r)},"platform":${q(r.platform)},"outcome":${q(r.outcome)}${opt("error", r.error)}}`;
+    case "not_recorded":
+      return `${lineHead(r)},"since":${q(r.since)},"count":${q(r.count)},"answers":${q(r.answers)}${r.others === undefined ? "" : `,"others":${q(r.others)}`}}`;
   }
 }
 
@@ -433,7 +460,12 @@ export function readHistory(
 }
 
 /** The kinds of records this version reads; a newer one's other kinds are skipped, as unreadable lines are. */
-const KINDS: ReadonlySet<unknown> = new Set<HistoryRecord["kind"]>(["request", "run", "delivery"]);
+const KINDS: ReadonlySet<unknown> = new Set<HistoryRecord["kind"]>([
+  "request",
+  "run",
+  "delivery",
+  "not_recorded",
+]);
 
 /**
  * A line's record, undefined for an empty or unreadable line (one cut by a crash), one of a kind this
@@ -464,6 +496,8 @@ export interface DeliverySummary {
   readonly request?: RequestRecord;
   readonly run?: RunRecord;
   readonly delivery?: DeliveryRecord;
+  /** A summary of refused requests not recorded one by one: a row of its own, with no request. */
+  readonly notRecorded?: NotRecordedRecord;
 }
 
 /**
@@ -484,6 +518,7 @@ interface Slot {
   /** The index of the record that made it: slots are shown newest first by it. */
   readonly pos: number;
   readonly request?: RequestRecord;
+  readonly notRecorded?: NotRecordedRecord;
   readonly mode?: "agent" | "direct" | undefined;
   run?: RunRecord | undefined;
   delivery?: DeliveryRecord | undefined;
@@ -509,6 +544,10 @@ function summarize(records: readonly HistoryRecord[]): { summary: DeliverySummar
   // that no request here leads to (its request answered by another instance).
   const unclaimed = new Map<string, Slot>();
   for (const [pos, r] of records.entries()) {
+    if (r.kind === "not_recorded") {
+      slots.push({ pos, notRecorded: r });
+      continue;
+    }
     const key = `${r.route}\u0000${r.id}`;
     if (r.kind === "request") {
       const mode = ledToDelivery(r);
@@ -547,7 +586,12 @@ function summarize(records: readonly HistoryRecord[]): { summary: DeliverySummar
     }
   }
   const summaries: { summary: DeliverySummary; pos: number }[] = [];
-  for (const { pos, request, run, delivery } of slots.reverse()) {
+  for (const { pos, request, run, delivery, notRecorded } of slots.reverse()) {
+    if (notRecorded !== undefined) {
+      const { route, id, at } = notRecorded;
+      summaries.push({ summary: { route, id, at, notRecorded }, pos });
+      continue;
+    }
     const first =
       request ?? (delivery !== undefined && (run === undefined || delivery.at <= run.at) ? delivery : run);
     // Taken by a later request; or a delivery alone, no run's: a scheduled cron run's (`cron:<job>`).
