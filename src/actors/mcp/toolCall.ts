@@ -10,6 +10,7 @@ import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErro
 import { connectionState } from "../../machines/mcpConnection.js";
 import type { ApprovalSurface } from "./approvals.js";
 import {
+  answerTooLarge,
   isAnswerLost,
   isConnectionClosed,
   isRequestTimeout,
@@ -112,6 +113,13 @@ export async function invokeTool(
         throw new SvcError(
           "mcp_call",
           `mcp_servers.${rt.name}: "${tool.original}" failed: ${err.message}, so it is not used — a fault of the server (have the tool answer a flatter result)`,
+        );
+      // So is an answer too large to read: the same call would get the same answer.
+      const tooLarge = answerTooLarge(err);
+      if (tooLarge !== undefined)
+        throw new SvcError(
+          "mcp_call",
+          `mcp_servers.${rt.name}: "${tool.original}" failed: ${tooLarge} — a fault of the server (have the tool answer less at once)`,
         );
       const expired = isSessionExpired(err);
       // The connection closed under the call: a stdio process died, or svc closed the session because it
