@@ -330,7 +330,7 @@ export async function checkConfig(
       // So are its TLS files (read at each connect, as https:// uses them): missing, or not what they must be.
       try {
         const rendered = renderEntry(name, entry, loaded.scope);
-        if (/^https:/i.test(rendered.url ?? "")) tlsConnectOptions(name, rendered);
+        if (/^https:/i.test(rendered.url ?? "")) tlsConnectOptions(name, rendered, entry);
         // A whole command line (`npx -y pkg --api-key <key>`) is named as one, as svc mcp add names it:
         // never looked up (and quoted) as one program name, since a word of it may be a key.
         const line = commandLineWarning(entry.command);

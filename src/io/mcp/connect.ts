@@ -177,7 +177,7 @@ export async function connectServer(
         throw hide(scoped(name, err, rendered.command, undefined, child, undefined, undefined, rendered));
       });
   }
-  const tls = createTlsFetch(name, rendered);
+  const tls = createTlsFetch(name, rendered, entry);
   try {
     if (!rendered.skip_preflight) {
       await preflight(
