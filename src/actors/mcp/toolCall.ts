@@ -1,5 +1,6 @@
 import { type CallToolResult, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { scopedSignal, timeoutSignal } from "../../clock.js";
+import { unsetVariablesIn } from "../../config/interpolate.js";
 import { isTrusted } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
@@ -44,9 +45,22 @@ export async function approveCall(
   if (!approved || signal.aborted) {
     throw new SvcError(
       "approval_denied",
-      `mcp_servers.${rt.name}: calling "${tool.original}" needs approval (trust: ${rt.entry.trust}) and it was ${signal.aborted ? "not given in time" : "denied"}`,
+      `mcp_servers.${rt.name}: calling "${tool.original}" needs approval (trust: ${rt.entry.trust}${unsetTrustNote(rt.entry.trust, trust)}) and it was ${signal.aborted ? "not given in time" : "denied"}`,
     );
   }
+}
+
+/**
+ * `trust: ${MCP_TRUST}` that nothing set stands as written, which is neither full nor untrusted: said, since
+ * the value as written does not show it. Only a `${...}` written there is named (a value from .env is not quoted).
+ */
+function unsetTrustNote(written: string, rendered: string): string {
+  const unset = unsetVariablesIn(rendered).filter(
+    (name) => written.includes(`{${name}}`) || written.includes(`{env:${name}}`),
+  );
+  const first = unset[0];
+  if (first === undefined) return "";
+  return `, where ${unset.map((name) => `\${${name}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set, so the server is treated as untrusted — add ${first}=full or ${first}=untrusted to the profile's .env or the environment`;
 }
 
 /**
