@@ -177,7 +177,10 @@ export async function connectServer(
         throw hide(scoped(name, err, rendered.command, undefined, child, undefined, undefined, rendered));
       });
   }
-  const tls = createTlsFetch(name, rendered, entry);
+  const tls = createTlsFetch(name, rendered, {
+    written: entry,
+    connectTimeoutMs: Math.min(timeoutMs, 10_000),
+  });
   try {
     if (!rendered.skip_preflight) {
       await preflight(

@@ -227,7 +227,9 @@ type ConnectOptions = ReturnType<typeof tlsConnectOptions>;
  * of a second to load, which a command or gateway that never calls an HTTP server should not pay.
  * Through the outbound proxy when one is set (io/outbound/): the TLS options apply to the server.
  */
-function agentFetch(connect: ConnectOptions): TlsFetch {
+function agentFetch(connect: ConnectOptions, connectTimeoutMs?: number): TlsFetch {
+  // undici gives up a TCP connect or TLS handshake the server never completes after 10 s of its own.
+  const timeout = connectTimeoutMs === undefined ? {} : { timeout: connectTimeoutMs };
   let agent: Promise<{ agent: Dispatcher; fetch: typeof import("undici").fetch }> | undefined;
   const ready = () =>
     (agent ??= importExternal<typeof import("undici")>("undici").then((undici) => ({
@@ -236,8 +238,9 @@ function agentFetch(connect: ConnectOptions): TlsFetch {
           ? {
               rejectUnauthorized: connect.rejectUnauthorized,
               secureContext: secureContextFor({ ...connect, ca: connect.ca }),
+              ...timeout,
             }
-          : connect,
+          : { ...connect, ...timeout },
       }),
       fetch: undici.fetch,
     })));
@@ -253,9 +256,15 @@ function agentFetch(connect: ConnectOptions): TlsFetch {
 /**
  * undici's fetch with a dedicated Agent (undici 7.30+: 7.19 re-sent a POST endlessly on 401).
  * Missing certificate or CA files fail here, before any connection, with a server-scoped message.
+ * `connectTimeoutMs` bounds each TCP connect and TLS handshake: one a connect gave up (a server that takes
+ * the connection and never answers the handshake) no longer holds a command open past its connect_timeout.
  */
-export function createTlsFetch(server: string, entry: TlsEntry, written?: PartialTlsEntry): TlsFetch {
-  return agentFetch(tlsConnectOptions(server, entry, written));
+export function createTlsFetch(
+  server: string,
+  entry: TlsEntry,
+  options: { readonly written?: PartialTlsEntry; readonly connectTimeoutMs?: number } = {},
+): TlsFetch {
+  return agentFetch(tlsConnectOptions(server, entry, options.written), options.connectTimeoutMs);
 }
 
 /**
