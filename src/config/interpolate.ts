@@ -225,10 +225,16 @@ export function addVariablesAdvice(names: readonly string[], where: string): str
 /**
  * `${X} is not set, so <what> was ... as written — add X=... to ...`, when a value rendered at connect time
  * still holds a `${...}` (nothing set it, or a form svc does not render, such as `${input:bin}`), else
- * undefined. `what` says what was used (`command was run`, `the path was used`).
+ * undefined. `what` says what was used (`command was run`, `the path was used`). With `written`, the value
+ * as config.yaml writes it, only a `${...}` written there counts: one in what a variable gave (a password in
+ * .env holding `${`) was rendered, and naming it would quote part of that value.
  */
-export function keptAsWrittenHint(rendered: string, what: string): string | undefined {
-  const names = [...new Set([...rendered.matchAll(/\$\{(?:env:)?([^}]+)\}/g)].map((m) => m[1] as string))];
+export function keptAsWrittenHint(rendered: string, what: string, written?: string): string | undefined {
+  const names = [
+    ...new Set([...rendered.matchAll(/\$\{(?:env:)?([^}]+)\}/g)].map((m) => m[1] as string)),
+  ].filter(
+    (name) => written === undefined || written.includes(`{${name}}`) || written.includes(`{env:${name}}`),
+  );
   if (names.length === 0) return undefined;
   return `${names.map((n) => `\${${n}}`).join(", ")} ${names.length === 1 ? "is" : "are"} not set, so ${what} as written — ${addVariablesAdvice(names, "the profile's .env or the environment")}`;
 }

@@ -1,7 +1,8 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { scrub } from "../../io/credentials.js";
-import { STREAM_DROPPED } from "../../io/mcp/droppedStreams.js";
+import { AnswerTooLargeError } from "../../io/mcp/answerSizeLimit.js";
+import { ANSWER_TOO_LARGE, STREAM_DROPPED } from "../../io/mcp/droppedStreams.js";
 import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
 
 /**
@@ -31,6 +32,17 @@ export function isRequestTimeout(err: unknown): boolean {
 /** A Streamable HTTP response stream ended before the call's answer (see `answerDroppedStreams`). */
 export function isStreamDropped(err: unknown): boolean {
   return err instanceof McpError && err.code === ErrorCode.ConnectionClosed && err.data === STREAM_DROPPED;
+}
+
+/**
+ * Why the answer was not read, when it was over svc's limit for one message of a url server: a JSON body
+ * (the fetch failed with the error) or an event of a POST's stream (answered with an error marked so).
+ */
+export function answerTooLarge(err: unknown): string | undefined {
+  if (err instanceof AnswerTooLargeError) return err.message;
+  if (err instanceof McpError && err.data === ANSWER_TOO_LARGE)
+    return err.message.replace(/^MCP error -?\d+: /, "");
+  return undefined;
 }
 
 /**

@@ -42,4 +42,9 @@ export interface HubOptions {
    * of closing stdin and waiting out SIGTERM: a CLI command that gave up ends when it said it would.
    */
   readonly killGivenUp?: boolean;
+  /**
+   * Bounds each TCP connect and TLS handshake of a url server below its connect_timeout: a command that
+   * gives up sooner (svc mcp list --timeout) leaves no handshake a hung server never answers running past it.
+   */
+  readonly handshakeTimeoutMs?: number;
 }

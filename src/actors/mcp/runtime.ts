@@ -238,6 +238,7 @@ export async function connectRuntime(
     ...(deps.parentEnv === undefined ? {} : { parentEnv: deps.parentEnv }),
     ...(deps.transportFor === undefined ? {} : { transportFor: deps.transportFor }),
     ...(deps.killGivenUp === true ? { killGivenUp: true } : {}),
+    ...(deps.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: deps.handshakeTimeoutMs }),
   };
   rt.rendered = renderedFingerprint(rt.name, rt.entry, deps.scope());
   const session = await connectServer(rt.name, rt.entry, options);

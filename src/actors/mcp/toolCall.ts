@@ -1,5 +1,6 @@
 import { type CallToolResult, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { scopedSignal, timeoutSignal } from "../../clock.js";
+import { unsetVariablesIn } from "../../config/interpolate.js";
 import { isTrusted } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../../io/credentials.js";
@@ -10,6 +11,7 @@ import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErro
 import { connectionState } from "../../machines/mcpConnection.js";
 import type { ApprovalSurface } from "./approvals.js";
 import {
+  answerTooLarge,
   isAnswerLost,
   isConnectionClosed,
   isRequestTimeout,
@@ -43,9 +45,22 @@ export async function approveCall(
   if (!approved || signal.aborted) {
     throw new SvcError(
       "approval_denied",
-      `mcp_servers.${rt.name}: calling "${tool.original}" needs approval (trust: ${rt.entry.trust}) and it was ${signal.aborted ? "not given in time" : "denied"}`,
+      `mcp_servers.${rt.name}: calling "${tool.original}" needs approval (trust: ${rt.entry.trust}${unsetTrustNote(rt.entry.trust, trust)}) and it was ${signal.aborted ? "not given in time" : "denied"}`,
     );
   }
+}
+
+/**
+ * `trust: ${MCP_TRUST}` that nothing set stands as written, which is neither full nor untrusted: said, since
+ * the value as written does not show it. Only a `${...}` written there is named (a value from .env is not quoted).
+ */
+function unsetTrustNote(written: string, rendered: string): string {
+  const unset = unsetVariablesIn(rendered).filter(
+    (name) => written.includes(`{${name}}`) || written.includes(`{env:${name}}`),
+  );
+  const first = unset[0];
+  if (first === undefined) return "";
+  return `, where ${unset.map((name) => `\${${name}}`).join(", ")} ${unset.length === 1 ? "is" : "are"} not set, so the server is treated as untrusted — add ${first}=full or ${first}=untrusted to the profile's .env or the environment`;
 }
 
 /**
@@ -112,6 +127,13 @@ export async function invokeTool(
         throw new SvcError(
           "mcp_call",
           `mcp_servers.${rt.name}: "${tool.original}" failed: ${err.message}, so it is not used — a fault of the server (have the tool answer a flatter result)`,
+        );
+      // So is an answer too large to read: the same call would get the same answer.
+      const tooLarge = answerTooLarge(err);
+      if (tooLarge !== undefined)
+        throw new SvcError(
+          "mcp_call",
+          `mcp_servers.${rt.name}: "${tool.original}" failed: ${tooLarge} — a fault of the server (have the tool answer less at once)`,
         );
       const expired = isSessionExpired(err);
       // The connection closed under the call: a stdio process died, or svc closed the session because it

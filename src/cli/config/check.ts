@@ -32,10 +32,12 @@ import {
   unservedRoutesWarning,
   unservedSubscriptionsWarning,
 } from "../../gateway/webhookStartupWarnings.js";
+import { scrub } from "../../io/credentials.js";
 import { executableProblem } from "../../io/executable.js";
 import { gatewayDirProblem, homeFullProblem, homeProblem } from "../../io/homeWritable.js";
 import { listenHostProblem } from "../../io/http/listenProbe.js";
 import { logLevelProblem } from "../../io/log.js";
+import { entrySecrets, referencedSecrets } from "../../io/mcp/entrySecrets.js";
 import { renderEntry } from "../../io/mcp/render.js";
 import { tlsConnectOptions } from "../../io/mcp/tlsFetch.js";
 import {
@@ -328,9 +330,12 @@ export async function checkConfig(
       // What the variables render to, as each connect renders them: a url that is no http(s) URL, a
       // header value with a line break. The gateway starts, and this server's every connect fails.
       // So are its TLS files (read at each connect, as https:// uses them): missing, or not what they must be.
+      // What a ${VAR} takes from .env is a secret wherever it goes (a path of command), as at each connect.
+      let secrets = referencedSecrets(entry, loaded.scope);
       try {
         const rendered = renderEntry(name, entry, loaded.scope);
-        if (/^https:/i.test(rendered.url ?? "")) tlsConnectOptions(name, rendered);
+        secrets = [...entrySecrets(rendered), ...secrets];
+        if (/^https:/i.test(rendered.url ?? "")) tlsConnectOptions(name, rendered, entry);
         // A whole command line (`npx -y pkg --api-key <key>`) is named as one, as svc mcp add names it:
         // never looked up (and quoted) as one program name, since a word of it may be a key.
         const line = commandLineWarning(entry.command);
@@ -341,12 +346,12 @@ export async function checkConfig(
         if (line !== undefined) warnings.push(`${loaded.paths.config}: mcp_servers.${name}.command: ${line}`);
         if (missing !== undefined)
           warnings.push(
-            `${loaded.paths.config}: mcp_servers.${name}.command: ${missing} — the gateway starts, but every connect of this server fails: check command (and ${ownPath(rendered) === undefined ? "PATH" : "the entry's env.PATH, which replaces the gateway's PATH for its process"})`,
+            `${loaded.paths.config}: mcp_servers.${name}.command: ${scrub(missing, secrets)} — the gateway starts, but every connect of this server fails: check command (and ${ownPath(rendered) === undefined ? "PATH" : "the entry's env.PATH, which replaces the gateway's PATH for its process"})`,
           );
       } catch (err) {
         if (isSvcError(err, "mcp_connect") || isSvcError(err, "mcp_config"))
           warnings.push(
-            `${loaded.paths.config}: ${err.message} — the gateway starts, but every connect of this server fails`,
+            `${loaded.paths.config}: ${scrub(err.message, secrets)} — the gateway starts, but every connect of this server fails`,
           );
       }
     }

@@ -112,6 +112,7 @@ export async function checkServers(
     interactive: false,
     // A server given up (connect_timeout, --timeout, Ctrl-C) is killed at once: the command ends on time.
     killGivenUp: true,
+    handshakeTimeoutMs: timeoutMs,
     oauthProviderFor: (server, entry, { interactive }) =>
       oauthProviderFor(server, entry, { interactive, paths: loaded.paths, logger }),
   });

@@ -15,6 +15,7 @@ import { existingServerNames } from "../../io/oauth/installWriter.js";
 import { pairsOption } from "../format.js";
 import { addedCommandNotes } from "./addedCommand.js";
 import { samePrefixNote } from "./crossServer.js";
+import { duplicateJsonKeys } from "./duplicateJsonKeys.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
 
 export interface AddOptions {
@@ -315,14 +316,40 @@ export function removeServerCommand(name: string): void {
     process.stdout.write("The running gateway stops it with svc mcp reload.\n");
 }
 
+/**
+ * Why each server of an imported file that writes a key twice (the server's name, or a key inside its
+ * entry) is skipped: JSON.parse kept the last value, so importing it would lose the other without a word.
+ */
+function writtenTwice(text: string, format: string, file: string): Map<string, string> {
+  const why = new Map<string, string>();
+  let paths: string[][];
+  try {
+    paths = duplicateJsonKeys(text);
+  } catch {
+    return why; // Nested deeper than the stack: JSON.parse read it, and the entries are checked as usual.
+  }
+  for (const [top, name, ...inside] of paths) {
+    if (top !== format || name === undefined || why.has(name)) continue;
+    why.set(
+      name,
+      inside.length === 0
+        ? `it is written twice in ${file} (JSON keeps only the last, so the other would be lost): keep one, or give one another name, and import again`
+        : `its ${inside.join(".")} is written twice in ${file} (JSON keeps only the last): keep one and import again`,
+    );
+  }
+  return why;
+}
+
 /** `svc mcp import <file>`: Claude Code's `.mcp.json` or VS Code's `mcp.json`. */
 export function importServers(file: string, options: { force?: boolean }): void {
   const loaded = loadConfig();
   let document: unknown;
+  let text: string;
   try {
     // A leading byte order mark (a file saved as "UTF-8 with BOM" on Windows), which JSON.parse refuses
     // and the editors that write these files ignore.
-    document = JSON.parse(stripJsonComments(readFileSync(file, "utf8").replace(/^\uFEFF/, "")));
+    text = stripJsonComments(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
+    document = JSON.parse(text);
   } catch (err) {
     throw new SvcError("usage", `${file}: cannot be read as JSON (${(err as Error).message})`);
   }
@@ -334,7 +361,13 @@ export function importServers(file: string, options: { force?: boolean }): void 
   }
   const valid: Record<string, Record<string, unknown>> = {};
   const problems: string[] = [];
+  const twice = writtenTwice(text, imported.format, file);
   for (const [name, entry] of Object.entries(imported.entries)) {
+    const written = twice.get(name);
+    if (written !== undefined) {
+      problems.push(`${name}: skipped — ${written}`);
+      continue;
+    }
     try {
       checkEntry(name, entry, loaded.paths.config);
       valid[name] = entry;

@@ -71,6 +71,8 @@ export interface ConnectOptions {
   readonly onHandshake?: () => void;
   /** A stdio server whose connect is given up (`signal`) is killed at once, its process group with it. */
   readonly killGivenUp?: boolean;
+  /** Bounds a url server's TCP connect and TLS handshake below connect_timeout (`HubOptions`). */
+  readonly handshakeTimeoutMs?: number;
   /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
   readonly onSecrets?: (secrets: readonly string[]) => void;
   readonly signal?: AbortSignal;
@@ -177,7 +179,10 @@ export async function connectServer(
         throw hide(scoped(name, err, rendered.command, undefined, child, undefined, undefined, rendered));
       });
   }
-  const tls = createTlsFetch(name, rendered);
+  const tls = createTlsFetch(name, rendered, {
+    written: entry,
+    connectTimeoutMs: Math.min(timeoutMs, 10_000, options.handshakeTimeoutMs ?? Number.POSITIVE_INFINITY),
+  });
   try {
     if (!rendered.skip_preflight) {
       await preflight(

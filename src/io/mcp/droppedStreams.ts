@@ -1,9 +1,13 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { AnswerTooLargeError } from "./answerSizeLimit.js";
 import { unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
 
 /** `data` of the error answered for a request whose response stream ended without its answer. */
 export const STREAM_DROPPED = "response_stream_dropped";
+
+/** `data` of the error answered for a request whose answer went past svc's size limit (`boundedAnswers`). */
+export const ANSWER_TOO_LARGE = "answer_too_large";
 
 type Id = string | number;
 
@@ -128,6 +132,15 @@ class SseWatch {
   }
 }
 
+/** The requests' answer was too large to read: the server answered, and the session is well. */
+function tooLargeAnswers(ids: Iterable<Id>, err: AnswerTooLargeError): JSONRPCMessage[] {
+  return [...ids].map((id) => ({
+    jsonrpc: "2.0",
+    id,
+    error: { code: ErrorCode.InternalError, message: err.message, data: ANSWER_TOO_LARGE },
+  }));
+}
+
 function droppedAnswers(ids: Iterable<Id>, why: string): JSONRPCMessage[] {
   return [...ids].map((id) => ({
     jsonrpc: "2.0",
@@ -222,6 +235,11 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
           try {
             chunk = await reader.read();
           } catch (err) {
+            if (err instanceof AnswerTooLargeError && watch.pending.size > 0) {
+              controller.enqueue(encode(events(tooLargeAnswers(watch.pending, err)).join("")));
+              controller.close();
+              return;
+            }
             const aborted = (err as Error).name === "AbortError";
             if (aborted || !finish(controller, (err as Error).message || "stream error"))
               controller.error(err);

@@ -30,6 +30,7 @@ import { z } from "zod";
 import { scopedSignal, timeoutSignal } from "../../clock.js";
 import { SvcError } from "../../errors.js";
 import { VERSION } from "../version.js";
+import { ANSWER_TOO_LARGE_TEXT } from "./answerSizeLimit.js";
 import {
   type DiscoverResult,
   DiscoverResultSchema,
@@ -131,9 +132,12 @@ export class McpSession {
   private closing = false;
   /** The connection closed without `close()` (process exit, stream end). */
   lostUnexpectedly = false;
-  /** stdio: how the server process ended (and `when`) with its last stderr lines, once it has exited. */
+  /**
+   * stdio: how the server process ended (and `when`) with its last stderr lines, once it has exited; SSE: an
+   * answer on its stream over svc's size limit, once svc closed the stream for it.
+   */
   exitReport: ((when?: string) => string | undefined) | undefined;
-  /** stdio: svc closed the connection because the server wrote a message over svc's size limit. */
+  /** svc closed the connection because the server wrote a message over svc's size limit (stdio, SSE). */
   closedOverLongMessage: (() => boolean) | undefined;
   /** The entry's credentials (see `entrySecrets`): redacted from call errors as from connect errors. */
   secrets: readonly string[] = [];
@@ -486,7 +490,16 @@ function watchLoss(session: McpSession, options: OpenSessionOptions): void {
   // would look alive until the next call or ping — with server→client messages silently lost meanwhile.
   let reopenFailure: string | undefined;
   session.client.onerror = (err) => {
-    if (err instanceof SseError) lost(`the SSE stream closed (${sseDropCause(err)})`);
+    if (err instanceof SseError) {
+      const cause = sseDropCause(err);
+      // An answer over svc's size limit (boundedAnswers) came on the stream: the call it answered would get
+      // the same answer if replayed, as a stdio server's too long line.
+      if (ANSWER_TOO_LARGE_TEXT.test(cause)) {
+        session.closedOverLongMessage = () => true;
+        session.exitReport = () => cause;
+      }
+      lost(`the SSE stream closed (${cause})`);
+    }
     const text = err instanceof Error ? err.message : String(err);
     // Its tools are listed after this (still within the connect): an answer to that listing too.
     if (text.startsWith(UNKNOWN_ID)) options.onStrayAnswer?.(text.slice(UNKNOWN_ID.length));

@@ -20,7 +20,7 @@ export interface TlsFetch {
 type TlsEntry = Pick<McpServerEntry, "ssl_verify" | "client_cert" | "client_key">;
 type PartialTlsEntry = Partial<TlsEntry>;
 
-function readPem(server: string, what: string, path: string): Buffer {
+function readPem(server: string, what: string, path: string, written?: string): Buffer {
   try {
     return readFileSync(path);
   } catch (err) {
@@ -34,7 +34,7 @@ function readPem(server: string, what: string, path: string): Buffer {
     const problem = code === "ENOENT" ? "file not found" : `file cannot be read (${code ?? "error"})`;
     throw new SvcError(
       "mcp_config",
-      `mcp_servers.${server}: ${what} ${problem}: ${path}${code === "ENOENT" ? notFoundHint(what, path) : ""}`,
+      `mcp_servers.${server}: ${what} ${problem}: ${path}${code === "ENOENT" ? notFoundHint(what, path, written) : ""}`,
     );
   }
 }
@@ -43,8 +43,8 @@ function readPem(server: string, what: string, path: string): Buffer {
  * Why a path is not there: a `${VAR}` in it that nothing set (the path was used as written), or a
  * switch written as text (below).
  */
-function notFoundHint(what: string, path: string): string {
-  const unset = keptAsWrittenHint(path, "the path was used");
+function notFoundHint(what: string, path: string, written?: string): string {
+  const unset = keptAsWrittenHint(path, "the path was used", written);
   return unset === undefined ? switchHint(what, path) : ` — ${unset}`;
 }
 
@@ -116,6 +116,7 @@ function checkPem(
   server: string,
   paths: { ca?: string; cert?: string; key?: string },
   pem: { ca?: Buffer; cert?: Buffer; key?: Buffer; passphrase?: string },
+  writtenPassphrase?: string,
 ): void {
   const fail = (message: string) => {
     throw new SvcError("mcp_config", `mcp_servers.${server}: ${message}`);
@@ -146,7 +147,7 @@ function checkPem(
     fail(
       pem.passphrase === undefined
         ? `the private key in ${paths.key} is encrypted — give its password as the third element: client_cert: [cert, key, password]`
-        : `the private key in ${paths.key} cannot be decrypted with the configured password (client_cert[2])${passwordHint(pem.passphrase)}`,
+        : `the private key in ${paths.key} cannot be decrypted with the configured password (client_cert[2])${passwordHint(pem.passphrase, writtenPassphrase)}`,
     );
     return;
   }
@@ -160,8 +161,8 @@ function checkPem(
 }
 
 /** A password holding a `${VAR}` nothing set was used as written (its text is never shown). */
-function passwordHint(password: string): string {
-  const unset = keptAsWrittenHint(password, "the password was used");
+function passwordHint(password: string, written?: string): string {
+  const unset = keptAsWrittenHint(password, "the password was used", written);
   return unset === undefined ? "" : ` — ${unset}`;
 }
 
@@ -169,7 +170,9 @@ function passwordHint(password: string): string {
  * Connection options for undici: CA bundle (`ssl_verify: true`: the system's CAs, see systemCas.ts),
  * verification switch and client certificate (mTLS).
  */
-export function tlsConnectOptions(server: string, entry: TlsEntry) {
+/** `entry` rendered; `written`, as config.yaml writes it, tells which `${...}` of a value nothing set. */
+export function tlsConnectOptions(server: string, entry: TlsEntry, written: PartialTlsEntry = {}) {
+  const writtenCert = typeof written.client_cert === "string" ? [written.client_cert] : written.client_cert;
   const options: {
     ca?: Buffer | string[];
     rejectUnauthorized: boolean;
@@ -182,27 +185,34 @@ export function tlsConnectOptions(server: string, entry: TlsEntry) {
   const paths: { ca?: string; cert?: string; key?: string } = {};
   let bundle: Buffer | undefined;
   if (typeof entry.ssl_verify === "string") {
-    bundle = readPem(server, "ssl_verify CA bundle", entry.ssl_verify);
+    bundle = readPem(
+      server,
+      "ssl_verify CA bundle",
+      entry.ssl_verify,
+      typeof written.ssl_verify === "string" ? written.ssl_verify : undefined,
+    );
     options.ca = bundle;
     paths.ca = entry.ssl_verify;
   }
   const cert = entry.client_cert;
   if (typeof cert === "string") {
-    options.cert = readPem(server, "client_cert", cert);
+    options.cert = readPem(server, "client_cert", cert, writtenCert?.[0]);
     // A single PEM carries both certificate and key unless client_key names the key file.
     options.key =
-      entry.client_key === undefined ? options.cert : readPem(server, "client_key", entry.client_key);
+      entry.client_key === undefined
+        ? options.cert
+        : readPem(server, "client_key", entry.client_key, written.client_key);
     paths.cert = cert;
     paths.key = entry.client_key ?? cert;
   } else if (cert !== undefined) {
-    options.cert = readPem(server, "client_cert", cert[0]);
-    options.key = readPem(server, "client_cert key", cert[1]);
+    options.cert = readPem(server, "client_cert", cert[0], writtenCert?.[0]);
+    options.key = readPem(server, "client_cert key", cert[1], writtenCert?.[1]);
     if (cert[2] !== undefined) options.passphrase = cert[2];
     paths.cert = cert[0];
     paths.key = cert[1];
   }
   const { ca: _ca, ...client } = options;
-  checkPem(server, paths, bundle === undefined ? client : { ...client, ca: bundle });
+  checkPem(server, paths, bundle === undefined ? client : { ...client, ca: bundle }, writtenCert?.[2]);
   if (entry.ssl_verify === true) {
     const system = systemCaCertificates();
     if (system !== undefined) options.ca = system;
@@ -217,7 +227,9 @@ type ConnectOptions = ReturnType<typeof tlsConnectOptions>;
  * of a second to load, which a command or gateway that never calls an HTTP server should not pay.
  * Through the outbound proxy when one is set (io/outbound/): the TLS options apply to the server.
  */
-function agentFetch(connect: ConnectOptions): TlsFetch {
+function agentFetch(connect: ConnectOptions, connectTimeoutMs?: number): TlsFetch {
+  // undici gives up a TCP connect or TLS handshake the server never completes after 10 s of its own.
+  const timeout = connectTimeoutMs === undefined ? {} : { timeout: connectTimeoutMs };
   let agent: Promise<{ agent: Dispatcher; fetch: typeof import("undici").fetch }> | undefined;
   const ready = () =>
     (agent ??= importExternal<typeof import("undici")>("undici").then((undici) => ({
@@ -226,8 +238,9 @@ function agentFetch(connect: ConnectOptions): TlsFetch {
           ? {
               rejectUnauthorized: connect.rejectUnauthorized,
               secureContext: secureContextFor({ ...connect, ca: connect.ca }),
+              ...timeout,
             }
-          : connect,
+          : { ...connect, ...timeout },
       }),
       fetch: undici.fetch,
     })));
@@ -243,9 +256,15 @@ function agentFetch(connect: ConnectOptions): TlsFetch {
 /**
  * undici's fetch with a dedicated Agent (undici 7.30+: 7.19 re-sent a POST endlessly on 401).
  * Missing certificate or CA files fail here, before any connection, with a server-scoped message.
+ * `connectTimeoutMs` bounds each TCP connect and TLS handshake: one a connect gave up (a server that takes
+ * the connection and never answers the handshake) no longer holds a command open past its connect_timeout.
  */
-export function createTlsFetch(server: string, entry: TlsEntry): TlsFetch {
-  return agentFetch(tlsConnectOptions(server, entry));
+export function createTlsFetch(
+  server: string,
+  entry: TlsEntry,
+  options: { readonly written?: PartialTlsEntry; readonly connectTimeoutMs?: number } = {},
+): TlsFetch {
+  return agentFetch(tlsConnectOptions(server, entry, options.written), options.connectTimeoutMs);
 }
 
 /**

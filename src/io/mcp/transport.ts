@@ -8,6 +8,7 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { cutText } from "../cutText.js";
 import { outboundFetch } from "../outbound/dispatcher.js";
 import { acceptedNotifications } from "./acceptedNotifications.js";
+import { boundedAnswers } from "./answerSizeLimit.js";
 import { childEnvironment } from "./childEnv.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
 import { StdioTransport } from "./stdioTransport.js";
@@ -207,7 +208,7 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
         // Its stream is watched as Streamable HTTP's (`answerDroppedStreams`): batches split, and messages
         // that write their unused members as null read as they are meant.
         fetch: streamOpened(
-          answerDroppedStreams(keepCauseCodes(options.fetch ?? outboundFetch)),
+          answerDroppedStreams(keepCauseCodes(boundedAnswers(options.fetch ?? outboundFetch))),
           options.onAwaitingEndpoint,
         ),
       },
@@ -215,6 +216,6 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
     );
   return new StreamableHTTPClientTransport(url, {
     ...common,
-    fetch: answerDroppedStreams(acceptedNotifications(options.fetch ?? outboundFetch)),
+    fetch: answerDroppedStreams(acceptedNotifications(boundedAnswers(options.fetch ?? outboundFetch))),
   });
 }

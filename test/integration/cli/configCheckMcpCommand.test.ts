@@ -37,6 +37,19 @@ describe("svc config check: a stdio MCP server whose command cannot be started h
     expect(res.stderr).not.toContain("mcp_servers.off.");
   });
 
+  it("never quotes what a ${VAR} of the entry takes from .env (a secret, as svc mcp test hides it)", async () => {
+    home = tempHome();
+    home.write("config.yaml", config({ bin: { command: "${SERVER_DIR}/server" } }));
+    home.write(".env", "SERVER_DIR=/opt/hk-secret-7731\n", 0o600);
+    const file = join(home.dir, "config.yaml");
+    const res = await svc(home, ["config", "check"]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      `Warning: ${file}: mcp_servers.bin.command: "[redacted]/server" does not exist — the gateway starts`,
+    );
+    expect(res.stderr).not.toContain("hk-secret-7731");
+  });
+
   it("a whole command line as command is named as one, never quoting its words (one may be a key)", async () => {
     home = tempHome();
     home.write(

@@ -377,6 +377,28 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect((await svc(home, ["config", "check"])).code).toBe(0);
   });
 
+  it("a server written twice, or a key written twice inside one, is skipped with a note: JSON keeps only the last, and the other would be lost without a word", async () => {
+    home = tempHome();
+    const file = home.write(
+      ".mcp.json",
+      `{"mcpServers": {
+        "github": {"command": "npx", "args": ["-y", "gh-one"]},
+        "files": {"command": "npx", "args": ["-y", "fs"]},
+        "github": {"command": "npx", "args": ["-y", "gh-two"]},
+        "db": {"command": "npx", "env": {"DB_URL": "a", "DB_URL": "b"}}
+      }}`,
+    );
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      `Note: github: skipped — it is written twice in ${file} (JSON keeps only the last, so the other would be lost): keep one, or give one another name, and import again\n`,
+    );
+    expect(res.stderr).toContain(
+      `Note: db: skipped — its env.DB_URL is written twice in ${file} (JSON keeps only the last): keep one and import again\n`,
+    );
+    expect(Object.keys(servers())).toEqual(["files"]);
+  });
+
   it("a file with neither layout is refused", async () => {
     home = tempHome();
     const file = home.write("other.json", '{"mcp": {}}');

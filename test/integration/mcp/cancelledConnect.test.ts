@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
 import { entry, useHubs } from "./harness.js";
 
@@ -42,6 +42,31 @@ describe("a connect given up by connect_timeout", () => {
       expect(posts).toEqual([]);
     } finally {
       server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("leaves no TLS handshake behind: an https url whose server takes the connection and never answers it", async () => {
+    // A hung TLS server (or a port whose service waits for the client to speak): undici gives up such a
+    // handshake only after its own 10 s, which held svc mcp test, list and call open that long past the
+    // connect_timeout they had reported.
+    const open = new Set<Socket>();
+    const server = createTcpServer((socket) => {
+      open.add(socket);
+      socket.on("close", () => open.delete(socket));
+      socket.resume(); // reads (and drops) the handshake, so the client's close is seen
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const hub = hubs.hub(hubs.home, {
+        h: entry({ url: `https://127.0.0.1:${port}/mcp`, connect_timeout: 1 }),
+      });
+      expect((await hub.settled("h")).state).toBe("failed");
+      await hub.stop();
+      await vi.waitFor(() => expect(open.size).toBe(0), { timeout: 3000, interval: 50 });
+    } finally {
+      for (const socket of open) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
     }
   });

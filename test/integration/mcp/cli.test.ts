@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
@@ -274,6 +274,27 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     } finally {
       for (const socket of held) socket.destroy();
       silent.close();
+    }
+  });
+
+  it("list --timeout leaves no TLS handshake running past it: an https url whose server never answers the handshake", async () => {
+    const open = new Set<Socket>();
+    const hung = createServer((socket) => {
+      open.add(socket);
+      socket.on("close", () => open.delete(socket));
+      socket.resume(); // reads (and drops) the handshake, so the client's close is seen
+    });
+    await new Promise<void>((resolve) => hung.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = hung.address() as AddressInfo;
+      writeConfig({ hung: { url: `https://127.0.0.1:${port}/mcp` } });
+      const listed = await run(home, ["mcp", "list", "--timeout", "1"]);
+      expect(listed.stdout).toContain("failed: no answer within 1 s (--timeout)");
+      // undici's own connect timeout (10 s) kept the command's process running that long.
+      await vi.waitFor(() => expect(open.size).toBe(0), { timeout: 3000, interval: 50 });
+    } finally {
+      for (const socket of open) socket.destroy();
+      hung.close();
     }
   });
 

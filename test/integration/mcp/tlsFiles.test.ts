@@ -1,5 +1,5 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,6 +61,19 @@ describe("unusable certificate, key and CA files", () => {
     expect(await lastError({ client_cert: [certs.clientCert, certs.clientKeyEncrypted, "wrong"] })).toBe(
       `mcp_servers.s: the private key in ${certs.clientKeyEncrypted} cannot be decrypted with the configured password (client_cert[2])`,
     );
+  });
+
+  it("a wrong key password from .env that holds a ${...} is named by its key only: that text came from .env, and is part of the secret", async () => {
+    const env = home.write(".env", "KEY_PASSWORD='Zq${hunter2}99'\n", 0o600);
+    try {
+      expect(
+        await lastError({ client_cert: [certs.clientCert, certs.clientKeyEncrypted, "${KEY_PASSWORD}"] }),
+      ).toBe(
+        `mcp_servers.s: the private key in ${certs.clientKeyEncrypted} cannot be decrypted with the configured password (client_cert[2])`,
+      );
+    } finally {
+      rmSync(env);
+    }
   });
 
   it("a key that belongs to another certificate", async () => {

@@ -44,5 +44,9 @@ describe("trust values from config.yaml (SDK server over InMemoryTransport)", ()
       `mcp_servers.u: calling "add" needs approval (trust: ${variable("env:RO_TRUST")}) and it was denied`,
     );
     await expect(h.call("x", "add", { a: 1, b: 2 })).rejects.toMatchObject({ code: "approval_denied" });
+    // The value as written does not show that nothing set it.
+    await expect(h.call("x", "add", { a: 1, b: 2 })).rejects.toThrow(
+      `mcp_servers.x: calling "add" needs approval (trust: ${variable("NOT_SET")}, where ${variable("NOT_SET")} is not set, so the server is treated as untrusted — add NOT_SET=full or NOT_SET=untrusted to the profile's .env or the environment) and it was denied`,
+    );
   });
 });
