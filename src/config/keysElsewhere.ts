@@ -334,6 +334,11 @@ const OTHER_CLIENTS_MCP_KEYS: Readonly<Record<string, string>> = {
   enabled_tools: INCLUDE_HINT,
   startup_timeout_sec: "write connect_timeout (seconds)",
   tool_timeout_sec: "write timeout (seconds)",
+  timeout_seconds: "write timeout (seconds per tool call)",
+  request_timeout: "write timeout (seconds per tool call)",
+  connect_timeout_seconds: "write connect_timeout (seconds)",
+  trust_level: "write trust: full or trust: untrusted",
+  trusted: "write trust: full (or trust: untrusted)",
   http_headers: "write headers",
   env_http_headers:
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax

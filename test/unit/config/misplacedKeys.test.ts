@@ -326,6 +326,9 @@ describe("an MCP server entry with the keys of Codex's config.toml, Gemini CLI o
     ).toBe(
       `FILE: mcp_servers.a: unknown keys "startup_timeout_sec", "tool_timeout_sec", "http_headers", "timout" — startup_timeout_sec: write connect_timeout (seconds); tool_timeout_sec: write timeout (seconds); http_headers: write headers; "timout": did you mean "timeout"? (see docs/mcp.md)`,
     );
+    expect(mcp("command: x, timeout_seconds: 60, connect_timeout_seconds: 5, trust_level: low")).toBe(
+      `FILE: mcp_servers.a: unknown keys "timeout_seconds", "connect_timeout_seconds", "trust_level" — timeout_seconds: write timeout (seconds per tool call); connect_timeout_seconds: write connect_timeout (seconds); trust_level: write trust: full or trust: untrusted (see docs/mcp.md)`,
+    );
     expect(mcp("url: https://x/mcp, bearer_token_env_var: GH_TOKEN")).toContain(
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
       'bearer_token_env_var: write headers: {Authorization: "Bearer ${NAME}"}, with NAME in the profile\'s .env or the environment',
