@@ -19,6 +19,30 @@ export function checkRelative(path: string): string | undefined {
   return undefined;
 }
 
+/** A C0 control character or DEL: a line break in a file name would make a listing of it read as two entries. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+/** The most bytes one file or directory name may have (Linux, macOS and Windows file systems alike). */
+const NAME_MAX = 255;
+
+/**
+ * Why `file_write` will not create `rel`: a line break or other control character in it (a listing of it
+ * could pass for other entries), or a name too long for the file system, found before any directory is made.
+ */
+function unfitName(rel: string): string | undefined {
+  const control = CONTROL_CHARACTER.exec(rel)?.[0];
+  if (control !== undefined) {
+    const code = `U+${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+    return `${JSON.stringify(rel)} holds a control character (${code}) — name files without line breaks or control characters`;
+  }
+  for (const part of rel.split(/[\\/]/)) {
+    const bytes = Buffer.byteLength(part);
+    if (bytes > NAME_MAX)
+      return `"${rel}": the name "${part.slice(0, 40)}…" is ${bytes} bytes; a file or directory name may have at most ${NAME_MAX}`;
+  }
+  return undefined;
+}
+
 function contains(root: string, real: string): boolean {
   return real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
@@ -109,7 +133,7 @@ export async function writeInside(
   content: string,
   maxBytes: number,
 ): Promise<Inside<number>> {
-  const problem = checkRelative(rel);
+  const problem = checkRelative(rel) ?? unfitName(rel);
   if (problem !== undefined) return fail(problem);
   const name = basename(rel);
   if (name === "" || name === "." || rel.endsWith("/")) return fail(`"${rel}" names a directory, not a file`);
