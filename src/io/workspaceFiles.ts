@@ -1,5 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { lstat, mkdir, open, readdir, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, sep } from "node:path";
 import { wholeUtf8Length } from "./utf8Cut.js";
 
@@ -55,18 +68,45 @@ function describe(err: unknown, path: string): string {
   return `"${path}": ${code ?? (err as Error).message}`;
 }
 
-/** The real path of an existing `rel` in `root`, refused when it (through symlinks) leaves `root`. */
-async function resolveInside(root: string, rel: string): Promise<Inside<string>> {
+const leadsOutside = (rel: string) => fail(`"${rel}" leads outside the workspace (a symlink) — refused`);
+
+/** The real path of an existing `rel` in `root` (and the root's), refused when it (through symlinks) leaves `root`. */
+async function resolveInside(root: string, rel: string): Promise<Inside<{ realRoot: string; real: string }>> {
   const problem = checkRelative(rel);
   if (problem !== undefined) return fail(problem);
   try {
     const realRoot = await realpath(root);
     const real = await realpath(join(realRoot, rel));
-    if (!contains(realRoot, real)) return fail(`"${rel}" leads outside the workspace (a symlink) — refused`);
-    return { ok: true, value: real };
+    if (!contains(realRoot, real)) return leadsOutside(rel);
+    return { ok: true, value: { realRoot, real } };
   } catch (err) {
     return fail(describe(err, rel));
   }
+}
+
+/**
+ * Opens the checked `real` path for reading: a final symlink is not followed and a FIFO is not waited on
+ * (its open would wait for a writer), and where the open file really is (Linux: its /proc/self/fd link) must
+ * still be inside, since a part of the path may have been swapped for a symlink since the check.
+ */
+async function openInside(realRoot: string, real: string, rel: string): Promise<Inside<FileHandle>> {
+  let handle: FileHandle;
+  try {
+    handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ELOOP")
+      return fail(`"${rel}" changed while it was read (it is now a symlink) — refused`);
+    return fail(describe(err, rel));
+  }
+  try {
+    const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => realpath(real));
+    if (contains(realRoot, opened)) return { ok: true, value: handle };
+  } catch (err) {
+    await handle.close();
+    return fail(describe(err, rel));
+  }
+  await handle.close();
+  return leadsOutside(rel);
 }
 
 export interface ReadResult {
@@ -78,24 +118,24 @@ export interface ReadResult {
 export async function readInside(root: string, rel: string, maxBytes: number): Promise<Inside<ReadResult>> {
   const resolved = await resolveInside(root, rel);
   if (!resolved.ok) return resolved;
+  const opened = await openInside(resolved.value.realRoot, resolved.value.real, rel);
+  if (!opened.ok) return opened;
+  const handle = opened.value;
   try {
-    const info = await stat(resolved.value);
+    const info = await handle.stat();
     if (!info.isFile()) return fail(`"${rel}" is not a file`);
-    const handle = await open(resolved.value, "r");
-    try {
-      const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      const bytes = buffer.subarray(0, bytesRead);
-      if (bytes.includes(0)) return fail(`"${rel}" is a binary file (${info.size} bytes)`);
-      const truncated = info.size > maxBytes;
-      // A cut through a character ends before it rather than on U+FFFD.
-      const text = bytes.subarray(0, truncated ? wholeUtf8Length(bytes) : bytes.length).toString("utf8");
-      return { ok: true, value: { text, size: info.size, truncated } };
-    } finally {
-      await handle.close();
-    }
+    const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const bytes = buffer.subarray(0, bytesRead);
+    if (bytes.includes(0)) return fail(`"${rel}" is a binary file (${info.size} bytes)`);
+    const truncated = info.size > maxBytes;
+    // A cut through a character ends before it rather than on U+FFFD.
+    const text = bytes.subarray(0, truncated ? wholeUtf8Length(bytes) : bytes.length).toString("utf8");
+    return { ok: true, value: { text, size: info.size, truncated } };
   } catch (err) {
     return fail(describe(err, rel));
+  } finally {
+    await handle.close();
   }
 }
 
@@ -175,9 +215,9 @@ export async function listInside(
   const resolved = await resolveInside(root, rel === "" ? "." : rel);
   if (!resolved.ok) return resolved;
   try {
-    if (!(await stat(resolved.value)).isDirectory())
+    if (!(await stat(resolved.value.real)).isDirectory())
       return fail(`"${rel}" is a file, not a directory — read it with file_read`);
-    const dirents = await readdir(resolved.value, { withFileTypes: true });
+    const dirents = await readdir(resolved.value.real, { withFileTypes: true });
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const entries: Entry[] = [];
     for (const dirent of dirents.slice(0, maxEntries)) {
@@ -188,7 +228,7 @@ export async function listInside(
           : dirent.isFile()
             ? "file"
             : "other";
-      const size = kind === "file" ? (await lstat(join(resolved.value, dirent.name))).size : 0;
+      const size = kind === "file" ? (await lstat(join(resolved.value.real, dirent.name))).size : 0;
       entries.push({ name: dirent.name, kind, size });
     }
     return { ok: true, value: { entries, total: dirents.length } };
