@@ -164,6 +164,34 @@ async function directoryInside(realRoot: string, dirRel: string): Promise<Inside
 }
 
 /**
+ * The checked directory `dir` opened (a symlink in its place not followed) and the path to write in it by:
+ * on Linux its descriptor's /proc/self/fd link, which stays on the directory opened however a part of `dir`
+ * is swapped for a symlink afterwards (as openat would), once that directory is found still inside.
+ */
+async function holdDirectory(
+  realRoot: string,
+  dir: string,
+  rel: string,
+): Promise<Inside<{ handle: FileHandle; path: string }>> {
+  let handle: FileHandle;
+  try {
+    handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "ENOTDIR")
+      return fail(`"${rel}" changed while it was written (a directory of it is now a symlink) — refused`);
+    return fail(describe(err, rel));
+  }
+  const path = `/proc/self/fd/${handle.fd}`;
+  const opened = await readlink(path).catch(() => undefined);
+  // Without /proc (macOS), the checked path itself.
+  if (opened === undefined) return { ok: true, value: { handle, path: dir } };
+  if (contains(realRoot, opened)) return { ok: true, value: { handle, path } };
+  await handle.close();
+  return leadsOutside(rel);
+}
+
+/**
  * Writes `content` to `rel` in `root`: parents created, written to a temp file and renamed into place
  * (a rename replaces a symlink at `rel` itself, never the file it points to).
  */
@@ -179,15 +207,19 @@ export async function writeInside(
   if (name === "" || name === "." || rel.endsWith("/")) return fail(`"${rel}" names a directory, not a file`);
   const size = Buffer.byteLength(content);
   if (size > maxBytes) return fail(`content is ${size} bytes; the most file_write accepts is ${maxBytes}`);
+  let pinned: FileHandle | undefined;
   try {
     const realRoot = await realpath(root);
     const dir = await directoryInside(realRoot, dirname(rel));
     if (!dir.ok) return dir;
-    const target = join(dir.value, name);
+    const held = await holdDirectory(realRoot, dir.value, rel);
+    if (!held.ok) return held;
+    pinned = held.value.handle;
+    const target = join(held.value.path, name);
     const existing = await lstat(target).catch(() => undefined);
     if (existing?.isDirectory()) return fail(`"${rel}" is a directory`);
     // Its name kept short: a target name near the 255-byte limit must not make the temporary one too long.
-    const temp = join(dir.value, `.${name.slice(0, 64)}.${randomBytes(6).toString("hex")}.tmp`);
+    const temp = join(held.value.path, `.${name.slice(0, 64)}.${randomBytes(6).toString("hex")}.tmp`);
     try {
       await writeFile(temp, content, { mode: 0o600, flag: "wx" });
       await rename(temp, target);
@@ -198,6 +230,8 @@ export async function writeInside(
     return { ok: true, value: size };
   } catch (err) {
     return fail(describe(err, rel));
+  } finally {
+    await pinned?.close();
   }
 }
 

@@ -11,10 +11,14 @@ import { toolContext } from "../../helpers/toolContext.js";
 /**
  * A path swapped for a symlink between file_read's check and its read (a `terminal` command's background
  * process racing the run's own calls): the swap is made deterministic by running it right after the
- * check's realpath of the file returns.
+ * check's realpath of the file (file_read) or lstat of the directory (file_write) returns.
  */
 
-const swaps = vi.hoisted(() => ({ after: undefined as undefined | { path: string; swap: () => void } }));
+type Swap = { path: string; swap: () => void };
+const swaps = vi.hoisted(() => ({
+  after: undefined as Swap | undefined,
+  afterLstat: undefined as Swap | undefined,
+}));
 vi.mock("node:fs/promises", async (original) => {
   const real = await original<typeof import("node:fs/promises")>();
   const realpath = async (...args: Parameters<typeof real.realpath>) => {
@@ -26,19 +30,31 @@ vi.mock("node:fs/promises", async (original) => {
     }
     return resolved;
   };
-  return { ...real, realpath, default: { ...real, realpath } };
+  const lstat = async (...args: Parameters<typeof real.lstat>) => {
+    const info = await real.lstat(...args);
+    const due = swaps.afterLstat;
+    if (due !== undefined && String(args[0]).endsWith(due.path)) {
+      swaps.afterLstat = undefined;
+      due.swap();
+    }
+    return info;
+  };
+  return { ...real, realpath, lstat, default: { ...real, realpath, lstat } };
 });
 
 let home: TempHome;
 let workspace: string;
 let outsideDir: string;
 let read: AgentTool;
+let write: AgentTool;
 beforeEach(async () => {
   home = tempHome();
   workspace = await createWorkspace(home.dir, "d-1");
   outsideDir = join(home.dir, "outside");
   home.write("outside/secret.txt", "top secret");
-  read = fileTools({ max_bytes: 100 }).find((tool) => tool.name === "file_read") as AgentTool;
+  const tools = fileTools({ max_bytes: 100 });
+  read = tools.find((tool) => tool.name === "file_read") as AgentTool;
+  write = tools.find((tool) => tool.name === "file_write") as AgentTool;
 });
 afterEach(() => home.cleanup());
 
@@ -91,5 +107,29 @@ describe("file_read of a path swapped after its check", () => {
       },
     };
     expect(await fileRead("pipe")).toEqual({ ok: false, error: 'file_read: "pipe" is not a file' });
+  });
+});
+
+describe("file_write into a directory swapped after its check", () => {
+  it("refuses to write when the directory became a symlink leading outside", async () => {
+    fs.mkdirSync(join(workspace, "sub"));
+    swaps.afterLstat = {
+      path: "sub",
+      swap: () => {
+        fs.renameSync(join(workspace, "sub"), join(workspace, "sub-old"));
+        fs.symlinkSync(outsideDir, join(workspace, "sub"));
+      },
+    };
+    const outcome = await write.execute(
+      { path: "sub/secret.txt", content: "overwritten" },
+      toolContext({ workspace: async () => workspace }),
+    );
+    expect(fs.readFileSync(join(outsideDir, "secret.txt"), "utf8")).toBe("top secret");
+    expect(fs.readdirSync(outsideDir)).toEqual(["secret.txt"]);
+    expect(outcome).toEqual({
+      ok: false,
+      error:
+        'file_write: "sub/secret.txt" changed while it was written (a directory of it is now a symlink) — refused',
+    });
   });
 });
