@@ -164,7 +164,7 @@ async function directoryInside(realRoot: string, dirRel: string): Promise<Inside
 }
 
 /**
- * The checked directory `dir` opened (a symlink in its place not followed) and the path to write in it by:
+ * The checked directory `dir` opened (a symlink in its place not followed) and the path to use it by:
  * on Linux its descriptor's /proc/self/fd link, which stays on the directory opened however a part of `dir`
  * is swapped for a symlink afterwards (as openat would), once that directory is found still inside.
  */
@@ -172,6 +172,7 @@ async function holdDirectory(
   realRoot: string,
   dir: string,
   rel: string,
+  action: "written" | "listed",
 ): Promise<Inside<{ handle: FileHandle; path: string }>> {
   let handle: FileHandle;
   try {
@@ -179,7 +180,7 @@ async function holdDirectory(
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ELOOP" || code === "ENOTDIR")
-      return fail(`"${rel}" changed while it was written (a directory of it is now a symlink) — refused`);
+      return fail(`"${rel}" changed while it was ${action} (a directory of it is now a symlink) — refused`);
     return fail(describe(err, rel));
   }
   const path = `/proc/self/fd/${handle.fd}`;
@@ -212,7 +213,7 @@ export async function writeInside(
     const realRoot = await realpath(root);
     const dir = await directoryInside(realRoot, dirname(rel));
     if (!dir.ok) return dir;
-    const held = await holdDirectory(realRoot, dir.value, rel);
+    const held = await holdDirectory(realRoot, dir.value, rel, "written");
     if (!held.ok) return held;
     pinned = held.value.handle;
     const target = join(held.value.path, name);
@@ -248,10 +249,15 @@ export async function listInside(
 ): Promise<Inside<{ entries: Entry[]; total: number }>> {
   const resolved = await resolveInside(root, rel === "" ? "." : rel);
   if (!resolved.ok) return resolved;
+  let pinned: FileHandle | undefined;
   try {
     if (!(await stat(resolved.value.real)).isDirectory())
       return fail(`"${rel}" is a file, not a directory — read it with file_read`);
-    const dirents = await readdir(resolved.value.real, { withFileTypes: true });
+    const held = await holdDirectory(resolved.value.realRoot, resolved.value.real, rel, "listed");
+    if (!held.ok) return held;
+    pinned = held.value.handle;
+    const dir = held.value.path;
+    const dirents = await readdir(dir, { withFileTypes: true });
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const entries: Entry[] = [];
     for (const dirent of dirents.slice(0, maxEntries)) {
@@ -262,11 +268,13 @@ export async function listInside(
           : dirent.isFile()
             ? "file"
             : "other";
-      const size = kind === "file" ? (await lstat(join(resolved.value.real, dirent.name))).size : 0;
+      const size = kind === "file" ? (await lstat(join(dir, dirent.name))).size : 0;
       entries.push({ name: dirent.name, kind, size });
     }
     return { ok: true, value: { entries, total: dirents.length } };
   } catch (err) {
     return fail(describe(err, rel));
+  } finally {
+    await pinned?.close();
   }
 }

@@ -133,3 +133,23 @@ describe("file_write into a directory swapped after its check", () => {
     });
   });
 });
+
+describe("file_list of a directory swapped after its check", () => {
+  it("refuses to list when the directory became a symlink leading outside", async () => {
+    fs.mkdirSync(join(workspace, "sub"));
+    swaps.after = {
+      path: "sub",
+      swap: () => {
+        fs.renameSync(join(workspace, "sub"), join(workspace, "sub-old"));
+        fs.symlinkSync(outsideDir, join(workspace, "sub"));
+      },
+    };
+    const list = fileTools({ max_bytes: 100 }).find((tool) => tool.name === "file_list") as AgentTool;
+    const outcome = await list.execute({ path: "sub" }, toolContext({ workspace: async () => workspace }));
+    expect(JSON.stringify(outcome)).not.toContain("secret.txt");
+    expect(outcome).toEqual({
+      ok: false,
+      error: 'file_list: "sub" changed while it was listed (a directory of it is now a symlink) — refused',
+    });
+  });
+});
