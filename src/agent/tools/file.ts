@@ -1,5 +1,6 @@
 import type { ToolsSettings } from "../../config/sections/tools.js";
-import { CONTROL_CHARACTER, listInside, readInside, writeInside } from "../../io/workspaceFiles.js";
+import { listInside, readInside, writeInside } from "../../io/workspaceFiles.js";
+import { CONTROL_CHARACTER } from "../../io/workspacePaths.js";
 import { argsObject, optionalString, stringArg, textOutcome, toolError, workspaceOf } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
 
