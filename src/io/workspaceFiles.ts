@@ -85,6 +85,10 @@ export interface ReadResult {
 export async function readInside(root: string, rel: string, maxBytes: number): Promise<Inside<ReadResult>> {
   const resolved = await resolveInside(root, rel);
   if (!resolved.ok) return resolved;
+  // A device or FIFO is refused before it is opened too: opening some devices acts (a watchdog, a tape).
+  const before = await stat(resolved.value.real).catch((err: unknown) => describe(err, rel));
+  if (typeof before === "string") return fail(before);
+  if (!before.isFile()) return fail(`"${rel}" is not a file`);
   const opened = await openInside(resolved.value.realRoot, resolved.value.real, rel);
   if (!opened.ok) return opened;
   const handle = opened.value;

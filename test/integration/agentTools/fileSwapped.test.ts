@@ -11,13 +11,14 @@ import { toolContext } from "../../helpers/toolContext.js";
 /**
  * A path swapped for a symlink between file_read's check and its read (a `terminal` command's background
  * process racing the run's own calls): the swap is made deterministic by running it right after the
- * check's realpath of the file (file_read) or lstat of the directory (file_write) returns.
+ * check's realpath or stat of the file (file_read) or lstat of the directory (file_write) returns.
  */
 
 type Swap = { path: string; swap: () => void };
 const swaps = vi.hoisted(() => ({
   after: undefined as Swap | undefined,
   afterLstat: undefined as Swap | undefined,
+  afterStat: undefined as Swap | undefined,
 }));
 vi.mock("node:fs/promises", async (original) => {
   const real = await original<typeof import("node:fs/promises")>();
@@ -39,7 +40,16 @@ vi.mock("node:fs/promises", async (original) => {
     }
     return info;
   };
-  return { ...real, realpath, lstat, default: { ...real, realpath, lstat } };
+  const stat = async (...args: Parameters<typeof real.stat>) => {
+    const info = await real.stat(...args);
+    const due = swaps.afterStat;
+    if (due !== undefined && String(args[0]).endsWith(due.path)) {
+      swaps.afterStat = undefined;
+      due.swap();
+    }
+    return info;
+  };
+  return { ...real, realpath, lstat, stat, default: { ...real, realpath, lstat, stat } };
 });
 
 let home: TempHome;
@@ -98,7 +108,7 @@ describe("file_read of a path swapped after its check", () => {
 
   it("does not wait on a FIFO swapped in for the file: it is refused as not a file", async () => {
     fs.writeFileSync(join(workspace, "pipe"), "harmless");
-    swaps.after = {
+    swaps.afterStat = {
       path: "pipe",
       swap: () => {
         fs.rmSync(join(workspace, "pipe"));
