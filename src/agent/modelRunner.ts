@@ -28,6 +28,11 @@ export interface ModelRunnerDeps extends RunToolsDeps {
    * which it aborts at the moment it means (a real one raced the fake endpoint on a loaded machine).
    */
   readonly runTimeout?: (ms: number) => AbortSignal;
+  /**
+   * Secrets of svc's other than the API key (the webhook secrets, the web_search key), hidden as the key is:
+   * a tool result quoting one (a payload told the model to read ~/.svc/.env) never reaches the model, nor the reply.
+   */
+  readonly hiddenValues?: readonly string[];
 }
 
 /** The run's system text: `system_prompt`, then the route's skill under a header. */
@@ -78,8 +83,9 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   const { settings, logger } = deps;
   const elapsed = deps.elapsed ?? (() => performance.now());
   // A placeholder key (vLLM's `EMPTY`) is no secret: hiding it would rewrite the model's words.
-  const secrets =
-    settings.api_key === undefined || isPlaceholderKey(settings.api_key) ? [] : [settings.api_key];
+  const secrets = [settings.api_key, ...(deps.hiddenValues ?? [])].filter(
+    (value): value is string => value !== undefined && !isPlaceholderKey(value),
+  );
   const endpoint = modelEndpoint(settings);
   warmModelPool();
   // The SDK's notes on unsupported settings go to svc's log, not to the console.

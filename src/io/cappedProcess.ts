@@ -27,6 +27,8 @@ export interface CappedProcessResult {
   readonly canceled: boolean;
   /** Set when the program could not be started. */
   readonly startError: string | undefined;
+  /** The system's code for why it could not be started (`ENOENT`, `E2BIG`), when it gave one. */
+  readonly startCode?: string;
   readonly stdout: CappedOutput;
   readonly stderr: CappedOutput;
 }
@@ -114,7 +116,9 @@ export async function runCappedProcess(request: CappedProcessRequest): Promise<C
     clearTimeout(closePipes);
   });
   const notStarted = result.failed && result.exitCode === undefined && result.signal === undefined;
+  const startCode = (result.cause as NodeJS.ErrnoException | undefined)?.code;
   return {
+    ...(notStarted && typeof startCode === "string" ? { startCode } : {}),
     exitCode: result.exitCode,
     signal: result.signal,
     timedOut: result.timedOut,

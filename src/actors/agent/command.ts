@@ -2,7 +2,7 @@ import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
 import type { AgentTool, ToolContext } from "../../agent/tools/tool.js";
 import type { UnofferedTools } from "../../agent/unofferedTools.js";
 import { SvcError } from "../../errors.js";
-import { scrub } from "../../io/credentials.js";
+import { isPlaceholderKey, scrub } from "../../io/credentials.js";
 import { envValue } from "../../io/envValue.js";
 import { commandLineSecrets } from "../../io/mcp/entrySecrets.js";
 import { runProcess } from "../../io/process.js";
@@ -105,6 +105,9 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   // A command that fails may quote its own command line or the webhook secrets on stderr (a CLI refusing
   // its `--api-key`): what the failure's message carries into the log, the history and the run journal.
   const secrets = [...commandLineSecrets(options.argv, options.dotenv), ...(options.hiddenValues ?? [])];
+  // A reply repeating one (the agent read ~/.svc/.env as a payload told it to) must not deliver it; a short
+  // word is left alone there, as a model run leaves a placeholder key, so the agent's words are not rewritten.
+  const replySecrets = secrets.filter((secret) => !isPlaceholderKey(secret));
   // Every run starts a process: load execa now rather than delay the first run by its load.
   void import("execa");
   return {
@@ -141,7 +144,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
           scrub(`agent command ${why}${detail ? `: ${detail}` : ""}`, secrets),
         );
       }
-      return { text: result.stdout.replace(/\n$/, "") };
+      return { text: scrub(result.stdout.replace(/\n$/, ""), replySecrets) };
     },
   };
 }

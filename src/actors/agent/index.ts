@@ -45,11 +45,17 @@ export interface RunnerDeps {
   readonly elapsed?: () => number;
   /** Where a `command` run's process group is noted while it runs. */
   readonly groups?: ProcessGroups;
-  /** Values kept out of a `command` run's environment: the webhook secrets (`webhookSecretValues`). */
+  /**
+   * The webhook secrets (`webhookSecretValues`): kept out of a `command` run's environment, and hidden in a
+   * model run's tool results and reply.
+   */
   readonly hiddenValues?: readonly string[];
   /** The `.env` of `${VAR}`s in `agent.command`: the values it put there never show in a failed run's message. */
   readonly dotenv?: Readonly<Record<string, string>>;
 }
+
+const webSearchKey = (tools: ToolsSettings): string[] =>
+  tools.web_search?.api_key === undefined ? [] : [tools.web_search.api_key];
 
 /**
  * The model runner, made at the first run: the AI SDK and its providers take about a third of a second
@@ -104,6 +110,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
       settings: { ...agent, provider: agent.provider, model: agent.model },
       logger: deps.logger ?? silentLogger(),
       ...toolDeps,
+      hiddenValues: [...(deps.hiddenValues ?? []), ...webSearchKey(toolSettings)],
       ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
       ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
     });

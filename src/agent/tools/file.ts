@@ -1,10 +1,14 @@
 import type { ToolsSettings } from "../../config/sections/tools.js";
 import { listInside, readInside, writeInside } from "../../io/workspaceFiles.js";
+import { CONTROL_CHARACTER } from "../../io/workspacePaths.js";
 import { argsObject, optionalString, stringArg, textOutcome, toolError, workspaceOf } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
 
 /** Entries `file_list` shows of one directory. */
 export const LIST_MAX_ENTRIES = 500;
+
+/** A name as `file_list` shows it: JSON-quoted when it holds a control character, so it reads as one entry. */
+const shownName = (name: string): string => (CONTROL_CHARACTER.test(name) ? JSON.stringify(name) : name);
 
 const pathProperty = {
   type: "string",
@@ -85,12 +89,12 @@ function fileList(): AgentTool {
       if (!listed.ok) return toolError(`file_list: ${listed.error}`);
       const { entries, total } = listed.value;
       if (total === 0) return textOutcome("(empty)");
-      const lines = entries.map((e) =>
-        e.kind === "dir"
-          ? `${e.name}/`
-          : e.kind === "file"
-            ? `${e.name}  (${e.size} bytes)`
-            : `${e.name}  (${e.kind})`,
+      const lines = entries.map(({ name, kind, size }) =>
+        kind === "dir"
+          ? `${shownName(name)}/`
+          : kind === "file"
+            ? `${shownName(name)}  (${size} bytes)`
+            : `${shownName(name)}  (${kind})`,
       );
       if (total > entries.length) lines.push(`[${total - entries.length} more entries not shown]`);
       return textOutcome(lines.join("\n"));

@@ -51,6 +51,12 @@ export function terminalTool(settings: ToolsSettings["terminal"], deps: Terminal
         signal: context.signal,
       });
       const output = section("stdout", result.stdout) + section("stderr", result.stderr);
+      if (result.startCode === "E2BIG")
+        // The system's own message would quote the whole command back.
+        return toolError(
+          `terminal: the command is ${Buffer.byteLength(command)} bytes, more than the system lets one argument (bash -c) have (E2BIG) — ` +
+            "write a long script to a file in parts (cat >> script.sh <<'EOF' … EOF, one call each) and run it with bash script.sh",
+        );
       if (result.startError !== undefined)
         return toolError(`terminal: could not start bash: ${result.startError}`);
       if (result.timedOut)

@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
@@ -14,6 +14,7 @@ import { journalLines } from "../../helpers/runJournal.js";
  */
 
 const SECRET = "hook-secret-for-builtin-tools";
+const SEARCH_KEY = "BSA-search-key-0123456789";
 const NAMED_SERVER = await bundledFixture(
   join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs"),
 );
@@ -63,6 +64,7 @@ beforeAll(async () => {
       { secret: SECRET, rate_limit: 1000 },
       {
         agent: { provider: "openai", model: "test-model", base_url: model.baseUrl, max_steps: 3 },
+        tools: { web_search: { backend: "brave", api_key: SEARCH_KEY } },
         mcp_servers: {
           enterprise_github: { command: process.execPath, args: [NAMED_SERVER, LONG_TOOL, "get_me"] },
         },
@@ -133,6 +135,18 @@ describe("the run's workspace", () => {
     expect(dirs).toHaveLength(2);
     const [first] = dirs.sort();
     expect(dirs).toEqual([first, `${first}-2`]);
+  });
+});
+
+describe("svc's secrets in a tool's result", () => {
+  it("a file quoting the web_search key or the webhook secret reaches the model as [redacted]", async () => {
+    model.script(
+      callTool("file_write", { path: "env", content: `BRAVE=${SEARCH_KEY}\nHOOK=${SECRET}\n` }),
+      callTool("file_read", { path: "env" }),
+      { text: "read" },
+    );
+    await run("files", "secrets-1");
+    expect(toolMessages(2)).toEqual(["wrote 67 bytes to env", "BRAVE=[redacted]\nHOOK=[redacted]\n"]);
   });
 });
 

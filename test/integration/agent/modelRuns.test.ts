@@ -334,6 +334,17 @@ describe("a webhook run with provider openai", () => {
     expect(JSON.stringify(journal())).not.toContain(API_KEY);
   });
 
+  it("a tool result quoting the webhook secret (a payload's injected instruction to read it): the model, the reply and the log get [redacted]", async () => {
+    // The server answers "other: value of <key>": a tool that read ~/.svc/.env would quote it the same way.
+    model.script(callTool("mcp__other__lookup", { key: SECRET }), { text: `it is ${SECRET}` });
+    await signedPost("triage", { issue: { title: "leak" } }, "echo-secret-1");
+    expect(await chatMessages(1)).toEqual(["it is [redacted]"]);
+    expect(toolMessages(1)).toEqual(["other: value of [redacted]"]);
+    await journalled("echo-secret-1");
+    expect(readFileSync(join(gw.home.dir, "logs", "gateway.log"), "utf8")).not.toContain(SECRET);
+    expect(JSON.stringify(journal())).not.toContain(SECRET);
+  });
+
   it("calls the model wrote quoting its API key (a made-up tool name, arguments that are not JSON): the log and the journal show [redacted]", async () => {
     model.script(
       {

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fileTools } from "../../../src/agent/tools/file.js";
@@ -87,6 +87,35 @@ describe("file tools: read, write and list inside the run's workspace", () => {
       `wrote 4 bytes to ${name}`,
     );
     expect(readFileSync(join(workspace, name), "utf8")).toBe("long");
+  });
+
+  it("refuses to write a name with a line break or another control character, and lists one a command made quoted", async () => {
+    expect(await call("file_write", { path: "a\nb.txt  (3 bytes)", content: "x" })).toEqual({
+      ok: false,
+      error:
+        'file_write: "a\\nb.txt  (3 bytes)" holds a control character (U+000A) — name files without line breaks or control characters',
+    });
+    expect(await call("file_write", { path: "dir\u001b[2J/x", content: "x" })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("(U+001B)"),
+    });
+    expect(readdirSync(workspace)).toEqual([]);
+    // A name a command (terminal) wrote cannot pass for other entries or end the listing early.
+    writeFileSync(join(workspace, "a\nb.txt  (3 bytes)"), "x");
+    writeFileSync(join(workspace, "plain.txt"), "yz");
+    expect(outcomeText(await call("file_list", {}))).toBe(
+      '"a\\nb.txt  (3 bytes)"  (1 bytes)\nplain.txt  (2 bytes)',
+    );
+    expect(outcomeText(await call("file_read", { path: "a\nb.txt  (3 bytes)" }))).toBe("x");
+  });
+
+  it("refuses a name longer than a file name may be before creating anything", async () => {
+    const long = "n".repeat(256);
+    expect(await call("file_write", { path: `a/b/${long}/c.txt`, content: "x" })).toEqual({
+      ok: false,
+      error: `file_write: "a/b/${long}/c.txt": the name "${long.slice(0, 40)}…" is 256 bytes; a file or directory name may have at most 255`,
+    });
+    expect(readdirSync(workspace)).toEqual([]);
   });
 
   it("allows symlinks that stay inside", async () => {

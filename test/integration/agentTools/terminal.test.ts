@@ -43,6 +43,16 @@ describe("terminal", () => {
     expect(text).toContain(`HOME=${workspace}`);
   });
 
+  it("says a command too long for one argument to bash -c is, without quoting it back", async () => {
+    const command = `echo ${"x".repeat(200_000)}`;
+    expect(await run(command)).toEqual({
+      ok: false,
+      error:
+        "terminal: the command is 200005 bytes, more than the system lets one argument (bash -c) have (E2BIG) — " +
+        "write a long script to a file in parts (cat >> script.sh <<'EOF' … EOF, one call each) and run it with bash script.sh",
+    });
+  });
+
   it("cuts output past max_output_bytes and says how much was dropped", async () => {
     const text = outcomeText(await run("head -c 5000 /dev/zero | tr '\\0' a", { max_output_bytes: 1000 }));
     expect(text).toBe(`exit code 0\n--- stdout ---\n${"a".repeat(1000)}\n[4000 more bytes not shown]`);

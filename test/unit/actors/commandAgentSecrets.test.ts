@@ -46,6 +46,23 @@ describe("command agent environment: no webhook secret", () => {
     }
   });
 
+  it("a reply quoting a webhook secret (the agent read ~/.svc/.env) is delivered with [redacted] in its place", async () => {
+    const config = configSchema.parse({
+      agent: {
+        provider: "command",
+        command: ["sh", "-c", "cat >/dev/null; echo 'it is gh-route-secret-0123456789'"],
+      },
+      platforms: { webhook: { enabled: true, routes: { gh: { secret: "gh-route-secret-0123456789" } } } },
+    });
+    const agent = createAgent(config, { logger: silentLogger(), home: "/nonexistent" });
+    try {
+      const reply = await agent.runner().run(request, new AbortController().signal);
+      expect(reply.text).toBe("it is [redacted]");
+    } finally {
+      await agent.stop();
+    }
+  });
+
   it("webhookSecretValues: the global secret and each route's own, never INSECURE_NO_AUTH", () => {
     const config = configSchema.parse({
       platforms: {
