@@ -1,9 +1,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { fileTools } from "../../../src/agent/tools/file.js";
-import { createWorkspace } from "../../../src/agent/tools/index.js";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AgentTool } from "../../../src/agent/tools/tool.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { toolContext } from "../../helpers/toolContext.js";
@@ -50,6 +48,19 @@ vi.mock("node:fs/promises", async (original) => {
     return info;
   };
   return { ...real, realpath, lstat, stat, default: { ...real, realpath, lstat, stat } };
+});
+
+let fileTools: typeof import("../../../src/agent/tools/file.js").fileTools;
+let createWorkspace: typeof import("../../../src/agent/tools/index.js").createWorkspace;
+// Test files share their worker: the tools' modules another file loaded first hold the real fs/promises, so
+// this file imports fresh copies after the mock, and leaves fresh ones with the real module to the next file.
+beforeAll(async () => {
+  vi.resetModules();
+  ({ fileTools } = await import("../../../src/agent/tools/file.js"));
+  ({ createWorkspace } = await import("../../../src/agent/tools/index.js"));
+});
+afterAll(() => {
+  vi.resetModules();
 });
 
 let home: TempHome;
