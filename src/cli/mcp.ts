@@ -667,7 +667,7 @@ export function registerMcpCommands(program: Command): void {
     // `uninstall`, the opposite of `install`: unknown, it was answered "Did you mean install?", the
     // command that adds a server.
     .aliases(["rm", "uninstall"])
-    .description("remove a server from config.yaml (comments and layout kept)")
+    .description("remove a server from config.yaml, comments and layout kept (or: uninstall)")
     .addOption(new Option("--profile <name>").hideHelp())
     .action((name: string, options: { profile?: string }) => {
       refuseProfileOption(options.profile);
