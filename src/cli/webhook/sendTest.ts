@@ -29,6 +29,12 @@ function parsePayload(body: string): unknown {
   try {
     parsed = JSON.parse(body);
   } catch (err) {
+    // curl's `-d @file`: no JSON starts with @, so the text is the file's name, not a mistake inside JSON.
+    if (body.startsWith("@") && body.length > 1)
+      throw new SvcError(
+        "usage",
+        `--payload: ${terminalText(body)} is how curl reads a file, which svc does not do: give the JSON itself, e.g. --payload "$(cat ${terminalText(body.slice(1))})"`,
+      );
     const { line, column } = jsonErrorLocation(body, err);
     const where = body.includes("\n") ? `line ${line}, column ${column}` : `character ${column}`;
     throw new SvcError(
