@@ -32,6 +32,7 @@ import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { readStatusFile, type ServerStatus, type StatusFile, statusPath } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
+import { refuseCurlFile } from "./curlFileArgument.js";
 import { formatTable } from "./format.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
@@ -406,6 +407,7 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
   try {
     value = JSON.parse(text);
   } catch (err) {
+    refuseCurlFile("--args", text);
     throw new SvcError(
       "usage",
       `--args: not valid JSON (${(err as Error).message}) — pass an object like '{"text":"hi"}'`,

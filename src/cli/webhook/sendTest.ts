@@ -5,6 +5,7 @@ import { runningPid } from "../../io/gatewayState.js";
 import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
 import { terminalText } from "../../io/terminalText.js";
 import { resolveDeliveryId } from "../../streams/deliveryId.js";
+import { refuseCurlFile } from "../curlFileArgument.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { coalescedNote, failedDeliveryNote, rateLimitedNote, tooLargeNote } from "./answerNote.js";
@@ -29,12 +30,7 @@ function parsePayload(body: string): unknown {
   try {
     parsed = JSON.parse(body);
   } catch (err) {
-    // curl's `-d @file`: no JSON starts with @, so the text is the file's name, not a mistake inside JSON.
-    if (body.startsWith("@") && body.length > 1)
-      throw new SvcError(
-        "usage",
-        `--payload: ${terminalText(body)} is how curl reads a file, which svc does not do: give the JSON itself, e.g. --payload "$(cat ${terminalText(body.slice(1))})"`,
-      );
+    refuseCurlFile("--payload", body);
     const { line, column } = jsonErrorLocation(body, err);
     const where = body.includes("\n") ? `line ${line}, column ${column}` : `character ${column}`;
     throw new SvcError(
