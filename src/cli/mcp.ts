@@ -62,6 +62,7 @@ import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
 import { formatTools } from "./mcp/toolsOutput.js";
+import { unknownServerMessage } from "./mcp/unknownServer.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 import { parseElicitationOption, parseSecondsOption } from "./options.js";
 
@@ -103,7 +104,7 @@ function cliHub(
     const known = serverNames(loaded.config.mcp_servers);
     throw new SvcError(
       "usage",
-      `no MCP server named "${unknown[0]}" in ${loaded.paths.config} (known: ${known.join(", ") || "none"})`,
+      unknownServerMessage(unknown[0] ?? "", loaded.paths.config, loaded.fromFile, known),
     );
   }
   const logger = cliLogger();
