@@ -19,6 +19,7 @@ import { withFileLockSync } from "../io/stores/fileLock.js";
 import { checkYamlEditable, setEnvValues, setYamlValuesLocked, webhookKeyPath } from "../io/yamlEdit.js";
 import { raiseAgain } from "./interrupt.js";
 import { maskedOutput } from "./maskedOutput.js";
+import { runningGatewayLine } from "./setupRunningGateway.js";
 
 export interface SetupOptions {
   enable?: boolean;
@@ -371,9 +372,7 @@ export async function runSetup(options: SetupOptions): Promise<void> {
   }
   const pid = runningPid(paths);
   if (pid !== undefined) {
-    lines.push(
-      `The gateway is running (pid ${pid}) with the old settings: restart it to apply them (svc gateway stop, then svc gateway start)`,
-    );
+    lines.push(runningGatewayLine(paths, pid, answers, current.port));
   } else if (problem === undefined) {
     lines.push(
       answers.enabled ? "Start the gateway with: svc gateway start" : "The webhook adapter is disabled.",
