@@ -550,7 +550,7 @@ export function registerCronCommands(program: Command): void {
     // A job's state is then `enabled`, and `svc webhook` names it so: unknown, `enable` was answered
     // "Did you mean disable?" and `unpause` "Did you mean pause?", the opposite of what was meant.
     .aliases(["enable", "unpause"])
-    .description("run a paused or disabled job on its schedule again")
+    .description("run a paused or disabled job on its schedule again (or: unpause)")
     .action((ref: string, options: ProfileOption) => setState(ref, "enabled", options));
   cron
     .command("disable <id-or-name>")

@@ -32,6 +32,7 @@ import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { readStatusFile, type ServerStatus, type StatusFile, statusPath } from "../io/mcp/statusFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
+import { refuseCurlFile } from "./curlFileArgument.js";
 import { formatTable } from "./format.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
@@ -61,6 +62,7 @@ import { reloadSummaryText } from "./mcp/reloadSummary.js";
 import { servedRoutes } from "./mcp/servedRoutes.js";
 import { detail } from "./mcp/statusDetail.js";
 import { formatTools } from "./mcp/toolsOutput.js";
+import { unknownServerMessage } from "./mcp/unknownServer.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 import { parseElicitationOption, parseSecondsOption } from "./options.js";
 
@@ -102,7 +104,7 @@ function cliHub(
     const known = serverNames(loaded.config.mcp_servers);
     throw new SvcError(
       "usage",
-      `no MCP server named "${unknown[0]}" in ${loaded.paths.config} (known: ${known.join(", ") || "none"})`,
+      unknownServerMessage(unknown[0] ?? "", loaded.paths.config, loaded.fromFile, known),
     );
   }
   const logger = cliLogger();
@@ -406,6 +408,7 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
   try {
     value = JSON.parse(text);
   } catch (err) {
+    refuseCurlFile("--args", text);
     throw new SvcError(
       "usage",
       `--args: not valid JSON (${(err as Error).message}) — pass an object like '{"text":"hi"}'`,
@@ -667,7 +670,7 @@ export function registerMcpCommands(program: Command): void {
     // `uninstall`, the opposite of `install`: unknown, it was answered "Did you mean install?", the
     // command that adds a server.
     .aliases(["rm", "uninstall"])
-    .description("remove a server from config.yaml (comments and layout kept)")
+    .description("remove a server from config.yaml, comments and layout kept (or: uninstall)")
     .addOption(new Option("--profile <name>").hideHelp())
     .action((name: string, options: { profile?: string }) => {
       refuseProfileOption(options.profile);

@@ -19,6 +19,7 @@ import { withFileLockSync } from "../io/stores/fileLock.js";
 import { checkYamlEditable, setEnvValues, setYamlValuesLocked, webhookKeyPath } from "../io/yamlEdit.js";
 import { raiseAgain } from "./interrupt.js";
 import { maskedOutput } from "./maskedOutput.js";
+import { runningGatewayLine } from "./setupRunningGateway.js";
 
 export interface SetupOptions {
   enable?: boolean;
@@ -79,12 +80,23 @@ function currentSettings(paths: SvcPaths): Current {
       hasSecret: webhook.secret !== undefined,
     };
   } catch {
-    // A port that is no port (`WEBHOOK_PORT=abc`, often why the config did not load) is not offered:
-    // Enter would take it, be refused, and be asked again with the same default.
-    const port = [env.WEBHOOK_PORT, writtenPort(paths.config)].find(
+    // Read as the gateway would, the environment over `.env` over config.yaml, but each value on its own:
+    // a secret written in config.yaml is what senders sign with even when another key keeps the file from
+    // loading, and a new one in `.env` would override it. A port that is no port (`WEBHOOK_PORT=abc`,
+    // often why the config did not load) is not offered: Enter would take it, be refused, and be asked
+    // again with the same default.
+    const port = [process.env.WEBHOOK_PORT, env.WEBHOOK_PORT, writtenWebhookValue(paths.config, "port")].find(
       (p) => p !== undefined && (p.trim() === "0" || isPort(p)),
     );
-    return { port: port?.trim() ?? "8644", hasSecret: Boolean(env.WEBHOOK_SECRET) };
+    const secret = [
+      process.env.WEBHOOK_SECRET,
+      env.WEBHOOK_SECRET,
+      writtenWebhookValue(paths.config, "secret"),
+    ];
+    return {
+      port: port?.trim() ?? "8644",
+      hasSecret: secret.some((s) => s !== undefined && s.trim() !== ""),
+    };
   }
 }
 
@@ -93,11 +105,18 @@ const isPort = (text: string): boolean => {
   return /^\d+$/.test(text.trim()) && port >= 1 && port <= 65535;
 };
 
-/** The `port` config.yaml writes (under `extra` where setup would write it), read as text without loading. */
-function writtenPort(file: string): string | undefined {
+/** A `platforms.webhook` key config.yaml writes (under `extra`, whose keys win, else directly), read as text without loading. */
+function writtenWebhookValue(file: string, key: "port" | "secret"): string | undefined {
   if (!existsSync(file)) return undefined;
-  const port: unknown = parseDocument(readFileSync(file, "utf8")).getIn(webhookKeyPath(file, "port"));
-  return typeof port === "number" || typeof port === "string" ? String(port) : undefined;
+  const doc = parseDocument(readFileSync(file, "utf8"));
+  for (const path of [
+    ["platforms", "webhook", "extra", key],
+    ["platforms", "webhook", key],
+  ]) {
+    const value: unknown = doc.getIn(path);
+    if (typeof value === "number" || typeof value === "string") return String(value);
+  }
+  return undefined;
 }
 
 /** Flags that contradict each other or say nothing are refused before any question or write. */
@@ -353,9 +372,7 @@ export async function runSetup(options: SetupOptions): Promise<void> {
   }
   const pid = runningPid(paths);
   if (pid !== undefined) {
-    lines.push(
-      `The gateway is running (pid ${pid}) with the old settings: restart it to apply them (svc gateway stop, then svc gateway start)`,
-    );
+    lines.push(runningGatewayLine(paths, pid, answers, current.port));
   } else if (problem === undefined) {
     lines.push(
       answers.enabled ? "Start the gateway with: svc gateway start" : "The webhook adapter is disabled.",

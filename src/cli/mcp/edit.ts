@@ -17,6 +17,7 @@ import { addedCommandNotes } from "./addedCommand.js";
 import { samePrefixNote } from "./crossServer.js";
 import { duplicateJsonKeys } from "./duplicateJsonKeys.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
+import { unknownServerMessage } from "./unknownServer.js";
 
 export interface AddOptions {
   transport?: string;
@@ -306,9 +307,10 @@ export function removeServerCommand(name: string): void {
     // No config.yaml because SVC_HOME itself is unusable (a file in its place, a link to nothing): say that.
     const problem = existsSync(paths.config) ? undefined : homeProblem(paths.home);
     if (problem !== undefined) throw new SvcError("config_unreadable", problem);
+    const exists = existsSync(paths.config);
     throw new SvcError(
       "usage",
-      `no MCP server named "${name}" in ${paths.config} (known: ${[...existingServerNames(paths.config)].join(", ") || "none"})`,
+      unknownServerMessage(name, paths.config, exists, exists ? [...existingServerNames(paths.config)] : []),
     );
   }
   process.stdout.write(`Removed mcp_servers.${name} from ${paths.config}.\n`);

@@ -5,6 +5,7 @@ import { runningPid } from "../../io/gatewayState.js";
 import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
 import { terminalText } from "../../io/terminalText.js";
 import { resolveDeliveryId } from "../../streams/deliveryId.js";
+import { refuseCurlFile } from "../curlFileArgument.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { coalescedNote, failedDeliveryNote, rateLimitedNote, tooLargeNote } from "./answerNote.js";
@@ -29,6 +30,7 @@ function parsePayload(body: string): unknown {
   try {
     parsed = JSON.parse(body);
   } catch (err) {
+    refuseCurlFile("--payload", body);
     const { line, column } = jsonErrorLocation(body, err);
     const where = body.includes("\n") ? `line ${line}, column ${column}` : `character ${column}`;
     throw new SvcError(

@@ -26,6 +26,25 @@ describe("svc mcp tools|test|call with a name that is not configured", { timeout
     }
   });
 
+  it("with no config.yaml at all, the refusal says there is none (an SVC_HOME set to another directory shows there)", async () => {
+    const empty = tempHome();
+    try {
+      const results = await svcEach(empty, [
+        ["mcp", "tools", "docs"],
+        ["mcp", "call", "docs", "search"],
+        ["mcp", "remove", "docs"],
+      ]);
+      for (const res of results) {
+        expect(res.code).toBe(2);
+        expect(res.stderr).toContain(
+          `no MCP server named "docs": there is no ${empty.dir}/config.yaml (svc mcp add docs -- <command> creates it with the server)`,
+        );
+      }
+    } finally {
+      empty.cleanup();
+    }
+  });
+
   it("reload --wait takes a number of seconds", async () => {
     const res = await svc(home, ["mcp", "reload", "--wait", "soon"]);
     expect(res).toMatchObject({

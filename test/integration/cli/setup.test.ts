@@ -96,6 +96,37 @@ describe("svc gateway setup", { timeout: 90_000 }, () => {
     }
   });
 
+  it("the global secret of a config.yaml the gateway refuses (a bad WEBHOOK_PORT, a misspelt key) is kept, not overridden by a new one", async () => {
+    home = tempHome();
+    const misspelt = tempHome();
+    home.write(
+      "config.yaml",
+      "platforms:\n  webhook:\n    enabled: false\n    port: 9000\n    secret: senders-know-this\n",
+    );
+    home.write(".env", "WEBHOOK_PORT=abc\n");
+    misspelt.write(
+      "config.yaml",
+      "platforms:\n  webhook:\n    enabled: true\n    secret: senders-know-this\n    routes:\n      a: {evnts: [push]}\n",
+    );
+    try {
+      const [badPort, badKey] = await Promise.all([
+        svc(home, ["gateway", "setup", "--non-interactive"]),
+        svc(misspelt, ["gateway", "setup", "--non-interactive"]),
+      ]);
+      for (const res of [badPort, badKey]) {
+        expect(res.code).toBe(0);
+        expect(res.stdout).not.toContain("Global webhook secret");
+      }
+      expect(readFileSync(join(home.dir, ".env"), "utf8")).toBe("WEBHOOK_PORT=9000\nWEBHOOK_ENABLED=true\n");
+      expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.secret).toBe(
+        "senders-know-this",
+      );
+      expect(readFileSync(join(misspelt.dir, ".env"), "utf8")).not.toContain("WEBHOOK_SECRET");
+    } finally {
+      misspelt.cleanup();
+    }
+  });
+
   it("a port 0 of config.yaml (a free port at each start) is kept by a setup that leaves the port alone, not replaced by 8644", async () => {
     home = tempHome();
     home.write(

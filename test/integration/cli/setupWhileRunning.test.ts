@@ -24,6 +24,19 @@ describe("svc gateway setup: what the new settings do not reach yet", { timeout:
     expect(res.stdout).not.toContain("Start the gateway with");
   });
 
+  it("with the gateway running on the same adapter and port, a new secret only needs a reload (SIGHUP re-reads .env), not a restart", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig()));
+    gateway = await runForeground(home);
+    const pid = gateway.child.pid;
+    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--generate-secret"]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(
+      `The gateway is running (pid ${pid}) with this adapter and port already: the new secret applies once it reloads .env — kill -HUP ${pid} (no restart needed)`,
+    );
+    expect(res.stdout).not.toContain("restart it to apply them");
+  });
+
   it("a WEBHOOK_* variable of the shell's environment, which wins over .env, is named", async () => {
     home = tempHome();
     const res = await svc(home, ["gateway", "setup", "--non-interactive", "--port", "9101"], {

@@ -42,6 +42,14 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
     expect(helpCommand.stdout).toMatch(/login[\s\S]*reauth[\s\S]*install/);
   });
 
+  it("each group's help names the aliases docs/cli.md and docs/mcp.md give beyond a command's first", async () => {
+    const [mcp, cron] = await each(["mcp", "--help"], ["cron", "--help"]);
+    // Commander wraps the description column: compare the words, not the line breaks.
+    const words = (text: string) => text.replace(/\s+/g, " ");
+    expect(words(mcp.stdout)).toContain("(or: uninstall)");
+    expect(words(cron.stdout)).toContain("(or: unpause)");
+  });
+
   it("help <group> <command> prints that command's usage, and never runs it", async () => {
     const [nested, inGroup, extra] = await each(
       ["help", "mcp", "add"],

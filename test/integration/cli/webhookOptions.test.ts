@@ -13,11 +13,12 @@ const stored = () => JSON.parse(readFileSync(join(home.dir, "webhook_subscriptio
 describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout: 90_000 }, () => {
   it("parser errors (missing argument, unknown option, unknown command) exit 2 with the reason on stderr", async () => {
     home = tempHome();
-    const [missing, unknownOption, unknownCommand, badPayload] = await svcEach(home, [
+    const [missing, unknownOption, unknownCommand, badPayload, curlFile] = await svcEach(home, [
       ["webhook", "subscribe"],
       ["webhook", "subscribe", "gh", "--toolsets", "terminal"],
       ["webhook", "frob"],
       ["webhook", "test", "gh", "--payload", "{bad"],
+      ["webhook", "test", "gh", "--payload", "@push.json"],
     ]);
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining("missing required argument") });
     expect(unknownOption).toMatchObject({
@@ -39,6 +40,13 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       code: 2,
       stderr: expect.stringMatching(
         /^svc: --payload: not valid JSON at character 2 \(.*\) — give a JSON object/,
+      ),
+    });
+    // curl's @file: svc reads no file, and says how to give the file's text instead.
+    expect(curlFile).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        `--payload: @push.json is how curl reads a file, which svc does not do: give the JSON itself, e.g. --payload "$(cat push.json)"`,
       ),
     });
     const help = await svc(home, ["webhook", "subscribe", "--help"]);

@@ -53,6 +53,10 @@ describe("svc mcp call --args", () => {
     expect(parseToolArgs(undefined)).toEqual({});
     expect(() => parseToolArgs("{a:")).toThrow(/--args: not valid JSON/);
     expect(() => parseToolArgs("[1]")).toThrow(/expected a JSON object/);
+    // curl's @file: svc reads no file, and says how to give the file's text instead.
+    expect(() => parseToolArgs("@args.json")).toThrow(
+      `--args: @args.json is how curl reads a file, which svc does not do: give the JSON itself, e.g. --args "$(cat args.json)"`,
+    );
   });
 });
 
