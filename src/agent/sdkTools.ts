@@ -113,13 +113,17 @@ function oversized(c: ImageContent): ImageDimensions | undefined {
 }
 
 /**
- * The type the Messages API is told an image is: the one its first bytes show (a server may label a JPEG
- * screenshot `image/png`, and the API refuses an image whose bytes are another type than its media_type,
- * failing the whole request), else its label as the API names it; undefined for a type the API does not take.
+ * The type the Messages API is told an image is: the one its first bytes show, whatever its label (a server
+ * may label a JPEG screenshot `image/png`, and the API refuses an image whose bytes are another type than its
+ * media_type, failing the whole request); undefined when they show none of the types the API takes, which
+ * it refuses too ("Could not process image"), as it does bytes that are no image at all or none.
  */
 function nativeImageType(c: ImageContent): string | undefined {
-  return sniffedImageType(Buffer.from(c.data.slice(0, 24), "base64")) ?? modelImageType(c.mimeType);
+  return sniffedImageType(Buffer.from(c.data.slice(0, 24), "base64"));
 }
+
+/** Why an image of a type the API takes (as labelled) is not shown: its bytes are no such image. */
+const NOT_AN_IMAGE = `its bytes are no ${MODEL_IMAGE_TYPES_NAMED.replace(" and ", " or ")} image, which the model cannot read`;
 
 function modelOutput(content: readonly ToolContent[], images: ToolResultImages): ModelOutput {
   const native = (c: ImageContent) =>
@@ -134,7 +138,9 @@ function modelOutput(content: readonly ToolContent[], images: ToolResultImages):
       images === "native" ? oversized(c) : undefined,
       images === "described"
         ? "this model endpoint takes text-only tool results"
-        : `the model takes ${MODEL_IMAGE_TYPES_NAMED} images of at most 5 MB and ${NATIVE_IMAGE_MAX_SIDE} pixels a side`,
+        : modelImageType(c.mimeType) !== undefined && nativeImageType(c) === undefined
+          ? NOT_AN_IMAGE
+          : `the model takes ${MODEL_IMAGE_TYPES_NAMED} images of at most 5 MB and ${NATIVE_IMAGE_MAX_SIDE} pixels a side`,
     );
   const text = (c: ToolContent) => (c.type === "text" ? c.text : described(c));
   if (content.every((c) => c.type === "text" || !native(c))) {

@@ -37,7 +37,7 @@ function signatureType(head: Buffer): string | undefined {
  * Messages event stream, each text and tool input in two deltas.
  * Usage: 10 tokens in, 5 out per turn. Like the Messages API, it answers 400 to a request holding an
  * image of a type other than JPEG, PNG, GIF or WebP (in a message or a tool result), one whose bytes are
- * another of those types than its media_type says, or one whose base64
+ * another of those types than its media_type says or none of them, or one whose base64
  * is longer than 5 MiB (the API measures the encoded image), a PNG with a side past 8000 pixels (2000 in a
  * request of more than 20 images), more than 100 images, one
  * holding a lone surrogate, one whose last message is the assistant's with text ending in whitespace, or one offering
@@ -104,6 +104,20 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
             type: "invalid_request_error",
             message: `messages.2.content.0.image.source.base64.data: Image does not match the provided media type ${mislabelled[1]}`,
           },
+        }),
+      );
+      return;
+    }
+    // As the Messages API does: an image whose bytes are no JPEG, PNG, GIF or WebP at all (not an image, or
+    // empty) fails the whole request, whatever its media_type.
+    const undecodable = [
+      ...JSON.stringify(request.json.messages ?? []).matchAll(/"media_type":"[^"]*","data":"([^"]*)"/g),
+    ].find(([, data]) => signatureType(Buffer.from((data ?? "").slice(0, 16), "base64")) === undefined);
+    if (undecodable !== undefined) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: { type: "invalid_request_error", message: "Could not process image" },
         }),
       );
       return;

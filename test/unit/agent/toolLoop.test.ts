@@ -58,6 +58,9 @@ const echo: AgentTool = {
 };
 
 const PIXEL = Buffer.from("fake png bytes").toString("base64");
+/** The first bytes of a JPEG (SOI, JFIF) and of a WebP (RIFF ... WEBP), as the Messages API reads them. */
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0]).toString("base64");
+const WEBP = Buffer.from("RIFF\x24\0\0\0WEBPVP8 ", "latin1").toString("base64");
 const screenshot: AgentTool = {
   name: "screenshot",
   description: "Takes a screenshot",
@@ -804,9 +807,22 @@ describe("runToolLoop", () => {
 
   it("an image a tool returns reaches a Messages API model as an image block", async () => {
     const anthropic = await startFakeAnthropic();
+    const shot = png(640, 480);
+    const pngShot: AgentTool = {
+      ...screenshot,
+      async execute() {
+        return {
+          ok: true,
+          content: [
+            { type: "text", text: "here it is" },
+            { type: "image", data: shot, mimeType: "image/png" },
+          ],
+        };
+      },
+    };
     try {
       anthropic.script(callTool("screenshot"), { text: "seen" });
-      const { result } = await loop(5, [screenshot], undefined, "native", {
+      const { result } = await loop(5, [pngShot], undefined, "native", {
         provider: "anthropic",
         baseUrl: anthropic.baseUrl,
       });
@@ -819,7 +835,7 @@ describe("runToolLoop", () => {
       const toolResult = results.find((c) => c.type === "tool_result");
       expect(toolResult?.content).toEqual([
         { type: "text", text: "here it is" },
-        { type: "image", source: { type: "base64", media_type: "image/png", data: PIXEL } },
+        { type: "image", source: { type: "base64", media_type: "image/png", data: shot } },
       ]);
     } finally {
       await anthropic.close();
@@ -1256,9 +1272,9 @@ describe("runToolLoop", () => {
         return {
           ok: true,
           content: [
-            { type: "image", data: PIXEL, mimeType: "image/jpg" },
-            { type: "image", data: PIXEL, mimeType: "image/PNG" },
-            { type: "image", data: PIXEL, mimeType: " Image/WebP " },
+            { type: "image", data: JPEG, mimeType: "image/jpg" },
+            { type: "image", data: png(640, 480), mimeType: "image/PNG" },
+            { type: "image", data: WEBP, mimeType: " Image/WebP " },
           ],
         };
       },
@@ -1316,9 +1332,46 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("an image whose bytes are no JPEG, PNG, GIF or WebP (not an image, or empty) is named in text, whatever its label: the Messages API refuses it", async () => {
+    const anthropic = await startFakeAnthropic();
+    const broken: AgentTool = {
+      ...screenshot,
+      name: "broken",
+      async execute() {
+        return {
+          ok: true,
+          content: [
+            { type: "text", text: "two shots" },
+            { type: "image", data: PIXEL, mimeType: "image/png" },
+            { type: "image", data: "", mimeType: "image/jpeg" },
+            { type: "image", data: png(640, 480), mimeType: "image/png" },
+          ],
+        };
+      },
+    };
+    try {
+      anthropic.script(callTool("broken"), { text: "seen" });
+      const { result } = await loop(5, [broken], undefined, "native", {
+        provider: "anthropic",
+        baseUrl: anthropic.baseUrl,
+      });
+      expect(result.text).toBe("seen");
+      const sent = JSON.stringify(anthropic.requests[1]?.json.messages);
+      expect([...sent.matchAll(/"media_type":"([^"]*)"/g)].map((m) => m[1])).toEqual(["image/png"]);
+      expect(sent).toContain(
+        "[image: image/png, 14 bytes — not shown: its bytes are no JPEG, PNG, GIF or WebP image, which the model cannot read]",
+      );
+      expect(sent).toContain(
+        "[image: image/jpeg, 0 bytes — not shown: its bytes are no JPEG, PNG, GIF or WebP image, which the model cannot read]",
+      );
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("an image whose base64 is past 5 MB (4 MiB of PNG) is named in text: the Messages API measures the encoded image", async () => {
     const anthropic = await startFakeAnthropic();
-    const data = Buffer.alloc(4 * 1024 * 1024, 7).toString("base64");
+    const data = Buffer.concat([pngHeader(1000, 1000), Buffer.alloc(4 * 1024 * 1024 - 33, 7)]).toString("base64");
     const photo: AgentTool = {
       ...screenshot,
       name: "photo",
@@ -1413,7 +1466,8 @@ describe("runToolLoop", () => {
   it("past 100 images in a request (the most the Messages API takes), the earliest are named in text", async () => {
     const anthropic = await startFakeAnthropic();
     // 60 distinct small images a turn, two turns: the second turn's request holds 120.
-    const shot = (n: number) => Buffer.from(`shot number ${n} of the run`).toString("base64");
+    const shot = (n: number) =>
+      Buffer.concat([pngHeader(10, 10), Buffer.from(`shot number ${n} of the run`)]).toString("base64");
     let turn = 0;
     const shoot: AgentTool = {
       ...screenshot,
