@@ -148,7 +148,9 @@ export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
     if (!UNIONS.has(key) || !Array.isArray(schema[key])) continue;
     const branches = (schema[key] as unknown[]).map((branch) => resolvedBranch(schema, branch));
     for (const branch of branches)
-      for (const [name, property] of Object.entries(propertiesOf(branch))) properties[name] ??= property;
+      for (const [name, property] of Object.entries(propertiesOf(branch)))
+        // Own keys only: `constructor` or `toString` would read as Object's and be left out.
+        if (!Object.hasOwn(properties, name)) properties[name] = property;
     const each = branches.map(requiredOf);
     if (key === "allOf") for (const names of each) for (const name of names) required.add(name);
     else

@@ -48,6 +48,20 @@ describe("modelToolSchema", () => {
     });
   });
 
+  it("a branch's argument named as an Object method (constructor, toString) joins the top level too", () => {
+    const { schema } = modelToolSchema({
+      type: "object",
+      anyOf: [
+        { properties: { constructor: { type: "string" } }, required: ["constructor"] },
+        { properties: { toString: { type: "string" } }, required: ["toString"] },
+      ],
+    });
+    expect(schema).toEqual({
+      type: "object",
+      properties: { constructor: { type: "string" }, toString: { type: "string" } },
+    });
+  });
+
   it("branches that are $refs to $defs or definitions (pydantic, zod-to-json-schema unions) are read as the schemas they name", () => {
     const byDefs = modelToolSchema({
       type: "object",
