@@ -147,10 +147,11 @@ export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
     delete rest[key];
     if (!UNIONS.has(key) || !Array.isArray(schema[key])) continue;
     const branches = (schema[key] as unknown[]).map((branch) => resolvedBranch(schema, branch));
-    for (const branch of branches)
+    // Own keys only: a branch's `constructor` or `toString` would read as Object's and be left out.
+    for (const branch of branches) {
       for (const [name, property] of Object.entries(propertiesOf(branch)))
-        // Own keys only: `constructor` or `toString` would read as Object's and be left out.
         if (!Object.hasOwn(properties, name)) properties[name] = property;
+    }
     const each = branches.map(requiredOf);
     if (key === "allOf") for (const names of each) for (const name of names) required.add(name);
     else

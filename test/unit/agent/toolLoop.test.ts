@@ -1371,7 +1371,9 @@ describe("runToolLoop", () => {
 
   it("an image whose base64 is past 5 MB (4 MiB of PNG) is named in text: the Messages API measures the encoded image", async () => {
     const anthropic = await startFakeAnthropic();
-    const data = Buffer.concat([pngHeader(1000, 1000), Buffer.alloc(4 * 1024 * 1024 - 33, 7)]).toString("base64");
+    const data = Buffer.concat([pngHeader(1000, 1000), Buffer.alloc(4 * 1024 * 1024 - 33, 7)]).toString(
+      "base64",
+    );
     const photo: AgentTool = {
       ...screenshot,
       name: "photo",
