@@ -209,6 +209,26 @@ const NO_TOOLS =
   /does not support tools|tool choice requires --enable-auto-tool-choice|tools param requires --jinja/i;
 
 /**
+ * OpenAI's 400 for a request offering more tools than it takes (`Invalid 'tools': array too long. Expected an
+ * array with maximum length 128, but got an array with length 303 instead.`), which a run offered many MCP
+ * servers' tools gets on its first request: the maximum and the count.
+ */
+const TOO_MANY_TOOLS =
+  /'tools'[^.]*array too long\. Expected an array with maximum length (\d+), but got an array with length (\d+)/;
+
+/** What to do about a run offered more tools than the endpoint takes: a cron job is offered every server. */
+function fewerTools(body: string, route: string | undefined): string | undefined {
+  const match = TOO_MANY_TOOLS.exec(body);
+  if (match === null) return undefined;
+  const include = "list the tools a server offers in mcp_servers.<name>.tools.include";
+  return ` — the run was offered ${match[2]} tools, more than the ${match[1]} the endpoint takes in one request: ${
+    cronJobOf(route) === undefined
+      ? `name only the MCP servers the route needs in its toolsets, or ${include}`
+      : `a cron job is offered every MCP server, so ${include}`
+  }`;
+}
+
+/**
  * LM Studio's answer to a path it does not serve, sent with HTTP 200 ("Returning 200 anyway", its log says):
  * `{"error":"Unexpected endpoint or method. (POST /chat/completions)"}`, what a base_url without its `/v1`
  * gets there.
@@ -276,6 +296,8 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
       : ` — the prompt and the run's tool results so far fill the model's context${tokens}: ${resultCap(used)}, or use a model with a larger context`;
   if (status === 400 && PROMPT_FILTERED.test(body))
     return ` — the endpoint's content filter refused the prompt: change what ${promptToChange(used.route)} or agent.system_prompt asks for${cronJobOf(used.route) === undefined ? " (the event's payload is part of the prompt)" : ""}; on Azure OpenAI, the deployment's content filter decides`;
+  const tools = status === 400 ? fewerTools(body, used.route) : undefined;
+  if (tools !== undefined) return tools;
   if (status === 400 && UNKNOWN_MODEL.test(body))
     return ` — check ${used.modelKey} ("${used.model}"): the endpoint does not know it by that name`;
   if (

@@ -36,8 +36,22 @@ function bareArray(schema: unknown): boolean {
 
 export function startFakeOpenAI(options: FakeModelOptions = {}): Promise<FakeModel> {
   return startScriptedModel("/chat/completions", (turn, request, res, index) => {
-    // As OpenAI does: a function name longer than 64 characters fails the whole request.
     const tools = (request.json.tools ?? []) as Array<{ function: { name: string } }>;
+    // As OpenAI does: more than 128 tools fail the whole request.
+    if (tools.length > 128) {
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: {
+            message: `Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length ${tools.length} instead.`,
+            type: "invalid_request_error",
+            param: "tools",
+            code: "array_above_max_length",
+          },
+        }),
+      );
+      return;
+    }
+    // As OpenAI does: a function name longer than 64 characters fails the whole request.
     const long = tools.findIndex((t) => t.function.name.length > 64);
     if (long >= 0) {
       const length = tools[long]?.function.name.length;

@@ -3,8 +3,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { svcPaths } from "../../../src/config/paths.js";
 import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
+import { startFakeOpenAI } from "../../fakes/openaiServer.js";
+import { startFakeTelegram } from "../../fakes/telegram.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+import { telegramMessages } from "../../helpers/telegramMessages.js";
 
 const NAMED_SERVER = await bundledFixture(
   join(import.meta.dirname, "../../fixtures/mcp/named-tools-server.mjs"),
@@ -90,5 +94,40 @@ describe("routes offered more tools than OpenAI's API takes", { timeout: 30_000 
     const running = gw;
     await allRegistered(running);
     expect(capLines()).toEqual([]);
+  });
+});
+
+describe("a run offered more tools than OpenAI's API takes", { timeout: 30_000 }, () => {
+  it("fails with the API's refusal and what to change in its notice", async () => {
+    const [model, telegram] = await Promise.all([startFakeOpenAI(), startFakeTelegram()]);
+    try {
+      gw = await startTestGateway({
+        config: webhookConfig(
+          {
+            everything: {
+              ...OPEN,
+              prompt: "p",
+              deliver: "telegram",
+              deliver_extra: { chat_id: "-7" },
+            },
+          },
+          {},
+          {
+            agent: { provider: "openai", model: "m", base_url: model.baseUrl },
+            mcp_servers: { big: { command: process.execPath, args: [NAMED_SERVER, ...names("big", 130)] } },
+            platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
+          },
+        ),
+      });
+      model.script({ text: "never sent" });
+      expect((await postJson(gw.url("/webhooks/everything"), {})).status).toBe(202);
+      const [notice] = await telegramMessages(telegram, 1);
+      expect(notice).toContain("array too long. Expected an array with maximum length 128");
+      expect(notice).toMatch(
+        /— the run was offered 13\d tools, more than the 128 the endpoint takes in one request: name only the MCP servers the route needs in its toolsets, or list the tools a server offers in mcp_servers\.<name>\.tools\.include$/,
+      );
+    } finally {
+      await Promise.all([model.close(), telegram.close()]);
+    }
   });
 });

@@ -114,6 +114,31 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     );
   });
 
+  it("OpenAI's 400 for more than 128 tools says how a route or cron job is offered fewer", () => {
+    const used = {
+      model: "gpt-4.1",
+      modelKey: "agent.model",
+      keySent: true,
+      maxTokens: 4096,
+      route: "everything",
+    };
+    const body = JSON.stringify({
+      error: {
+        message:
+          "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 303 instead.",
+        type: "invalid_request_error",
+        param: "tools",
+        code: "array_above_max_length",
+      },
+    });
+    expect(describeModelError(answer(400, body), [], URL, used)).toMatch(
+      / — the run was offered 303 tools, more than the 128 the endpoint takes in one request: name only the MCP servers the route needs in its toolsets, or list the tools a server offers in mcp_servers\.<name>\.tools\.include$/,
+    );
+    expect(describeModelError(answer(400, body), [], URL, { ...used, route: "cron:nightly" })).toMatch(
+      / — the run was offered 303 tools, more than the 128 the endpoint takes in one request: a cron job is offered every MCP server, so list the tools a server offers in mcp_servers\.<name>\.tools\.include$/,
+    );
+  });
+
   it("a refusal only a setting can change names it: 401 the key, 403 what the key may use, 404 the model and base_url", () => {
     const used = { model: "llama3", modelKey: "agent.model", keySent: true };
     expect(describeModelError(answer(401, '{"error":{"message":"bad key"}}'), [], URL, used)).toBe(
