@@ -41,8 +41,10 @@ const DATA = new Set(["default", "const"]);
  * arguments with `"properties": null`, and a Go struct without `omitempty` or a Python model dumped with its
  * None values writes `"required": null`, `"description": null` and the like. A keyword left unset is what
  * they mean. `default` and `const` hold data, where null is a value: kept (as is the data inside `enum`
- * and `examples`, which is not walked). The same object when there is no such keyword; a schema is walked
- * `levels` deep at most.
+ * and `examples`, which is not walked). Likewise a keyword that maps names to subschemas written as an
+ * empty list, `"properties": []`, is the empty map `{}`: PHP's json_encode writes an empty array so, as
+ * WordPress's, Laravel's and Shopware's servers list a tool without arguments (OpenAI: "[] is not of type
+ * 'object'"). The same object when there is no such keyword; a schema is walked `levels` deep at most.
  */
 export function withoutNullKeywords(schema: unknown, levels = MAX_SCHEMA_DEPTH): unknown {
   if (!isObject(schema) || levels <= 0) return schema;
@@ -62,6 +64,8 @@ export function withoutNullKeywords(schema: unknown, levels = MAX_SCHEMA_DEPTH):
     } else if (SCHEMA_LIST.has(key) && Array.isArray(value)) {
       const fixed = value.map((sub: unknown) => withoutNullKeywords(sub, levels - 1));
       if (fixed.some((sub, i) => sub !== value[i])) set(key, fixed);
+    } else if (SCHEMA_MAP.has(key) && Array.isArray(value) && value.length === 0) {
+      set(key, {});
     } else if (SCHEMA_MAP.has(key) && isObject(value)) {
       let changed = false;
       const entries = Object.entries(value).flatMap(([name, sub]) => {

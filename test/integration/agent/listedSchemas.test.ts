@@ -171,3 +171,43 @@ describe("an input schema that writes the keywords it leaves unset as null", () 
     });
   }
 });
+
+describe("an input schema that writes an empty map as [] (PHP's json_encode of an empty array)", () => {
+  // WordPress's mcp-adapter, Laravel and Shopware servers list a tool without arguments so:
+  // `"properties": []`, which OpenAI refuses ("[] is not of type 'object'") and JSON Schema does not allow.
+  const TOOLS = [
+    { name: "me", description: "Who am I", inputSchema: { type: "object", properties: [], required: [] } },
+    {
+      name: "find",
+      description: "Find a post",
+      inputSchema: {
+        type: "object",
+        properties: { q: { type: "string" }, opts: { type: "object", properties: [] } },
+        $defs: [],
+      },
+    },
+  ];
+
+  for (const provider of ["openai", "anthropic"] as const) {
+    it(`${provider}: is registered and offered with {} in its place`, async () => {
+      const model = provider === "openai" ? await startFakeOpenAI() : await startFakeAnthropic();
+      try {
+        const requests = await run(provider, model, TOOLS, { name: "mcp__gen__me", args: {} });
+        const body = requests[0]?.json ?? {};
+        expect(offered(provider, body, "mcp__gen__me")).toEqual({
+          type: "object",
+          properties: {},
+          required: [],
+        });
+        expect(offered(provider, body, "mcp__gen__find")).toEqual({
+          type: "object",
+          properties: { q: { type: "string" }, opts: { type: "object", properties: {} } },
+          $defs: {},
+        });
+        expect(JSON.stringify(requests[1]?.json.messages)).toContain('"me"');
+      } finally {
+        await model.close();
+      }
+    });
+  }
+});
