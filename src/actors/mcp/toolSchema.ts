@@ -44,7 +44,7 @@ const DATA = new Set(["default", "const"]);
  * and `examples`, which is not walked). Likewise a keyword that maps names to subschemas written as an
  * empty list, `"properties": []`, is the empty map `{}`: PHP's json_encode writes an empty array so, as
  * WordPress's, Laravel's and Shopware's servers list a tool without arguments (OpenAI: "[] is not of type
- * 'object'"). The same object when there is no such keyword; a schema is walked `levels` deep at most.
+ * 'object'"); and `"items": []` is `{}`, any item, as draft-07 reads an empty tuple. The same object when there is no such keyword; a schema is walked `levels` deep at most.
  */
 export function withoutNullKeywords(schema: unknown, levels = MAX_SCHEMA_DEPTH): unknown {
   if (!isObject(schema) || levels <= 0) return schema;
@@ -58,14 +58,14 @@ export function withoutNullKeywords(schema: unknown, levels = MAX_SCHEMA_DEPTH):
     if (DATA.has(key)) continue;
     if (value === null) {
       set(key, undefined);
+    } else if ((SCHEMA_MAP.has(key) || key === "items") && Array.isArray(value) && value.length === 0) {
+      set(key, {});
     } else if (ONE_SCHEMA.has(key)) {
       const fixed = withoutNullKeywords(value, levels - 1);
       if (fixed !== value) set(key, fixed);
     } else if (SCHEMA_LIST.has(key) && Array.isArray(value)) {
       const fixed = value.map((sub: unknown) => withoutNullKeywords(sub, levels - 1));
       if (fixed.some((sub, i) => sub !== value[i])) set(key, fixed);
-    } else if (SCHEMA_MAP.has(key) && Array.isArray(value) && value.length === 0) {
-      set(key, {});
     } else if (SCHEMA_MAP.has(key) && isObject(value)) {
       let changed = false;
       const entries = Object.entries(value).flatMap(([name, sub]) => {

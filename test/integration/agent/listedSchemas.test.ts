@@ -182,7 +182,12 @@ describe("an input schema that writes an empty map as [] (PHP's json_encode of a
       description: "Find a post",
       inputSchema: {
         type: "object",
-        properties: { q: { type: "string" }, opts: { type: "object", properties: [] } },
+        properties: {
+          q: { type: "string" },
+          opts: { type: "object", properties: [] },
+          // An array of anything, as `'items' => []` writes it (draft-07's empty tuple: any item too).
+          tags: { type: "array", items: [] },
+        },
         $defs: [],
       },
     },
@@ -201,7 +206,11 @@ describe("an input schema that writes an empty map as [] (PHP's json_encode of a
         });
         expect(offered(provider, body, "mcp__gen__find")).toEqual({
           type: "object",
-          properties: { q: { type: "string" }, opts: { type: "object", properties: {} } },
+          properties: {
+            q: { type: "string" },
+            opts: { type: "object", properties: {} },
+            tags: { type: "array", items: {} },
+          },
           $defs: {},
         });
         expect(JSON.stringify(requests[1]?.json.messages)).toContain('"me"');
