@@ -61,16 +61,36 @@ export function pairsOption(
   shape: string,
   what: string,
   holds: string,
+  /** The values may be credentials (`--env`): a malformed pair is described, never quoted. */
+  secretValues = false,
 ): (value: string, previous?: Record<string, string>) => Record<string, string> {
   return (value, previous = {}) => {
     const eq = value.indexOf("=");
-    if (eq <= 0) throw new SvcError("usage", `${option}: expected ${shape}, got "${value}"`);
+    if (eq <= 0)
+      throw new SvcError(
+        "usage",
+        `${option}: expected ${shape}, got ${secretValues ? unquotedPair(value, eq) : `"${value}"`}`,
+      );
     const key = value.slice(0, eq);
     if (key === "__proto__") throw new SvcError("usage", `${option}: "__proto__" cannot be ${what}`);
     if (Object.hasOwn(previous, key))
       throw new SvcError("usage", `${option} ${key} is given twice — ${holds}: keep one`);
     return { ...previous, [key]: value.slice(eq + 1) };
   };
+}
+
+/** A variable's name alone (`NOEQUALS`, `GITHUB_TOKEN`): upper case, so never a credential pasted alone. */
+const BARE_NAME = /^[A-Z_]+$/;
+/** `NAME value` or `NAME:value`, as a shell line or docker and compose write a variable. */
+const NAME_JOINED = /^([A-Za-z_][A-Za-z0-9_]*)\s*[:\s]/;
+const NOT_SHOWN = "(not shown: it may be a credential)";
+
+/** What a `NAME=value` option got instead, without the text past a name (usually the credential). */
+function unquotedPair(value: string, eq: number): string {
+  if (eq === 0) return `no name before the = ${NOT_SHOWN}`;
+  if (BARE_NAME.test(value)) return `"${value}"`;
+  const name = NAME_JOINED.exec(value)?.[1];
+  return `text with no = ${NOT_SHOWN}${name === undefined ? "" : ` — write ${name}=<value>`}`;
 }
 
 /** Collects repeated `--deliver-extra key=value` options. */

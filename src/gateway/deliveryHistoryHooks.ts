@@ -19,6 +19,7 @@ import { headersReadBy } from "../streams/filters.js";
 import { isForm } from "../streams/stages/parse.js";
 import { answeredDeliveryId, type Outcome } from "../streams/types.js";
 import { notRecordedRecord } from "./notRecordedRecord.js";
+import { withoutSecret } from "./payloadSecret.js";
 import { refusedRecordAllowance } from "./refusedRecordAllowance.js";
 
 /** The header a redelivery carries (`svc webhook redeliver`): the delivery ID it repeats. */
@@ -134,6 +135,8 @@ export function historyHooks(
    * in `not_recorded` records); every request is recorded without it.
    */
   refusalClock?: Pick<Clock, "elapsed" | "setTimeout" | "clearTimeout">,
+  /** The secret a route checks, kept out of its payloads (see withoutSecret); none when not given. */
+  secretOf: (route: string) => string | undefined = () => undefined,
 ) {
   // Three records per accepted event (request, run, delivery): the ISO time is formatted once per ms.
   let lastMs = Number.NaN;
@@ -205,7 +208,7 @@ export function historyHooks(
         body === undefined
           ? undefined
           : accepted
-            ? encodePayload(body, readAsJson(head.headers, body))
+            ? encodePayload(withoutSecret(body, secretOf(route)), readAsJson(head.headers, body))
             : NOT_ACCEPTED;
       // The headers the route's filters read, with a payload a redelivery can send (none for other routes).
       const names =

@@ -182,6 +182,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           setTimeout: (fn, ms) => groupTimers.setTimeout(fn, ms),
           clearTimeout: (id) => groupTimers.clearTimeout(id),
         },
+        (name) => routes.registry.lookup(name)?.secret,
       )
     : undefined;
   const deliveries = createDeliveries({

@@ -57,7 +57,7 @@ const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart
  * JSON.stringify escapes it (`"` and `\`), and with `<`, `>`, `&` and non-ASCII as `\u` escapes too, as
  * Go's encoding/json and Python's json.dumps write them.
  */
-function secretForms(secret: string): string[] {
+export function secretForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
   const forms = new Set([
     secret,

@@ -69,6 +69,7 @@ export const collectEnv = pairsOption(
   "KEY=value",
   "an environment variable name",
   "a server's environment holds one value per variable",
+  true,
 );
 
 /** A name the configuration can hold, an entry its schema accepts: else a usage error naming the problem. */
