@@ -38,6 +38,7 @@ import { canonicalTarget, unknownTargetText } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { terminalText } from "../io/terminalText.js";
 import { checkDeliverExtra, collectPairs, formatTable } from "./format.js";
+import { requireOptions } from "./requiredOptions.js";
 import { withSubscriptionStore } from "./webhook/subscriptionStoreFor.js";
 
 /** `--profile <name>`: which profile's cron store a command works on (the default profile without it). */
@@ -527,18 +528,20 @@ export function registerCronCommands(program: Command): void {
   const cron = program
     .command("cron")
     .description("scheduled agent jobs (also fired by cron_job webhook routes)");
-  cron
+  const createCommand = cron
     .command("create")
     .description("create a job")
-    .requiredOption("--name <name>", "unique name")
-    .requiredOption(
+    .option("--name <name>", "unique name")
+    .option(
       "--schedule <expr>",
       `cron expression (5 fields, UTC), a macro (${SCHEDULE_MACROS_TEXT}) or an interval: "every 15m", "30s", "2h", "1d"`,
     )
-    .requiredOption("--prompt <text>", "the prompt the agent runs")
+    .option("--prompt <text>", "the prompt the agent runs")
     .option("--deliver <target>", "delivery target for the reply (default log)")
-    .option("--deliver-extra <key=value>", "target-specific key (repeatable)", collectPairs)
-    .action((options: CreateOptions) => create(options));
+    .option("--deliver-extra <key=value>", "target-specific key (repeatable)", collectPairs);
+  requireOptions(createCommand, ["name", "schedule", "prompt"]).action((options: CreateOptions) =>
+    create(options),
+  );
   // The short names `svc webhook` takes too (ls, rm).
   cron.command("list").alias("ls").description("list jobs").action(list);
   cron

@@ -81,6 +81,19 @@ function homeIfKnown(): string | undefined {
   }
 }
 
+/**
+ * `svc gateway logs -f`, `svc gateway stauts --json`: `start`, the group's default command, would refuse the
+ * option before its action sees the word, with start's usage. The word is the mistake, and is named first.
+ */
+function refuseUnknownCommandBeforeOptions(gateway: Command): void {
+  gateway.hook("preSubcommand", (group, subcommand) => {
+    const [word] = group.args;
+    if (subcommand.name() !== "start" || word === undefined || word === "start" || word.startsWith("-"))
+      return;
+    throw new SvcError("usage", unknownGatewayCommand(word, homeIfKnown()));
+  });
+}
+
 /** How long `svc gateway start` waits for /health unless --timeout says otherwise. */
 const START_WAIT_SECONDS = "15";
 
@@ -339,6 +352,7 @@ export function registerGatewayLifecycleCommands(gateway: Command): void {
     .option("--timeout <seconds>", `how long to wait for /health (default ${START_WAIT_SECONDS})`)
     .allowExcessArguments()
     .action(start);
+  refuseUnknownCommandBeforeOptions(gateway);
   gateway
     .command("stop")
     .description("stop the background gateway gracefully (flushes coalesced events, finishes runs)")

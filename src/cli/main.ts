@@ -10,7 +10,10 @@ import { holdStopSignals } from "./earlySignals.js";
 const gatewayRun = process.argv[2] === "gateway" && process.argv[3] === "run";
 if (gatewayRun) {
   holdStopSignals();
-} else for (const stream of [process.stdout, process.stderr]) quietWhenOutputCloses(stream);
+} else {
+  quietWhenOutputCloses(process.stdout, "stdout");
+  quietWhenOutputCloses(process.stderr, "stderr");
+}
 
 // Built, every command but the gateway runs from the program's CommonJS bundle beside this script, compiled
 // from V8's code cache (src/io/compileCache.ts); `gateway run`, whose request path runs faster as ES modules,

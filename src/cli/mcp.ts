@@ -403,7 +403,13 @@ export function formatResult(result: CallToolResult): string {
 
 /** Parses `--args`: a JSON object, else a usage error naming the problem. */
 export function parseToolArgs(text: string | undefined): Record<string, unknown> {
-  if (text === undefined || text.trim() === "") return {};
+  if (text === undefined) return {};
+  // `--args "$(cat args.json)"` with the file missing, or `--args "$ARGS"` unset: not a call with no arguments.
+  if (text.trim() === "")
+    throw new SvcError(
+      "usage",
+      `--args: empty — give a JSON object (--args '{}' calls the tool with no arguments), or leave --args out`,
+    );
   let value: unknown;
   try {
     value = JSON.parse(text);

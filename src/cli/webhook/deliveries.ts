@@ -108,16 +108,25 @@ export async function deliveries(
       `no route or subscription is named ${JSON.stringify(route)} and none by that name is in the recent history${meant === "" ? ` — ${where}` : `${meant} (${where})`}`,
     );
   }
+  const recordsNone =
+    loaded?.config.platforms.webhook.delivery_history === false
+      ? `: platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none — set it to true and restart the gateway.`
+      : undefined;
   if (options.json === true) {
     process.stdout.write(`${JSON.stringify(shown.map(asJson), null, 2)}\n`);
+    // The one reason an empty list is no answer at all; on stderr, so stdout stays the JSON.
+    if (shown.length === 0 && recordsNone !== undefined)
+      process.stderr.write(
+        `Note: no deliveries recorded${route === undefined ? "" : ` for ${route}`}${recordsNone}\n`,
+      );
     return;
   }
   if (shown.length === 0) {
     const none = `No deliveries recorded${route === undefined ? "" : ` for ${route}`}`;
     process.stdout.write(
-      loaded?.config.platforms.webhook.delivery_history !== false
+      recordsNone === undefined
         ? `${none} (the gateway records them with platforms.webhook.delivery_history, on by default).\n`
-        : `${none}: platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none — set it to true and restart the gateway.\n`,
+        : `${none}${recordsNone}\n`,
     );
     return;
   }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeError, SvcError } from "../../errors.js";
 
@@ -35,9 +35,25 @@ export function historyReadError(dir: string, path: string, err: unknown): SvcEr
       `${dir}: this user may not read the delivery history (permission denied) — the gateway keeps it readable by the user it runs as only (mode 0600 in a 0700 directory: it holds payloads), so run the command as that user (sudo -u <that user> svc ...)`,
       { cause: err },
     );
+  // A file in the directory's place fails the open of each history file in it: that file is what to move.
+  if (code === "ENOTDIR" && holdsOtherThanDirectory(dir))
+    return new SvcError(
+      "store_corrupt",
+      `${dir}: the delivery history cannot be read (${dir} is not a directory) — move away what is in its place: the gateway keeps its history in that directory`,
+      { cause: err },
+    );
   return new SvcError(
     "store_corrupt",
     `${path}: the delivery history cannot be read (${describeError(err)}) — move away what is in its place: the gateway writes its history there`,
     { cause: err },
   );
+}
+
+/** Whether something that is no directory is at `dir` (false when nothing is, or a path above it is no directory). */
+function holdsOtherThanDirectory(dir: string): boolean {
+  try {
+    return !statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -22,6 +22,13 @@ describe("svc webhook deliveries with nothing recorded", () => {
     expect(res.stdout).toBe(
       `No deliveries recorded: platforms.webhook.delivery_history is false in ${home.dir}/config.yaml, so the gateway records none — set it to true and restart the gateway.\n`,
     );
+    // --json keeps stdout to the JSON (an empty list), and says why on stderr, which a script's log shows.
+    const json = await svc(home, ["webhook", "deliveries", "--json"]);
+    expect(json).toEqual({
+      code: 0,
+      stdout: "[]\n",
+      stderr: `Note: no deliveries recorded: platforms.webhook.delivery_history is false in ${home.dir}/config.yaml, so the gateway records none — set it to true and restart the gateway.\n`,
+    });
   });
 
   it("svc webhook redeliver of an ID it cannot find says that delivery_history is off (exit 2)", async () => {

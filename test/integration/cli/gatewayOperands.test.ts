@@ -10,7 +10,7 @@ afterEach(() => {
 
 // Both are refused before anything starts, so they run in this process (no gateway is spawned).
 const gateway = (...args: string[]) => {
-  home = tempHome();
+  home ??= tempHome();
   return runInProcess(["gateway", ...args], {
     PATH: process.env.PATH ?? "",
     HOME: home.dir,
@@ -33,5 +33,26 @@ describe("svc gateway with an operand it does not take (exit 2)", () => {
       code: 2,
       stderr: expect.stringContaining("unknown command 'gateway stauts' — did you mean svc gateway status?"),
     });
+  });
+
+  it("svc gateway logs -f names the command it does not have, not the option as one of start's", async () => {
+    // `start` is the group's default, so its parser meets the option before the word is seen as a command.
+    const logs = await gateway("logs", "-f");
+    expect(logs.code).toBe(2);
+    expect(logs.stderr).toContain("svc: unknown command 'gateway logs' — svc gateway has no logs command");
+    expect(logs.stderr).not.toContain("unknown option");
+    expect(logs.stderr).not.toContain("Usage: svc gateway start");
+    const typo = await gateway("stauts", "--json");
+    expect(typo).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("unknown command 'gateway stauts' — did you mean svc gateway status?"),
+    });
+    // Named as start, or with no command at all, an unknown option is still start's.
+    for (const args of [["start", "-f"], ["-f"]]) {
+      const refused = await gateway(...args);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("error: unknown option '-f'");
+      expect(refused.stderr).toContain("Usage: svc gateway start [options]");
+    }
   });
 });

@@ -74,4 +74,19 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
     expect(top.stderr).toContain("Usage: svc [options] [command]");
     expect(nested.stderr).toContain("Usage: svc mcp [options] [command]");
   });
+
+  it("a mistyped option of svc cron create is named with the one meant, not as the required one missing", async () => {
+    const [typo, missing] = await each(
+      ["cron", "create", "--name", "a", "--shedule", "every 1h", "--prompt", "p"],
+      ["cron", "create", "--name", "a", "--prompt", "p"],
+    );
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("error: unknown option '--shedule'\n(Did you mean --schedule?)");
+    expect(typo.stderr).not.toContain("required option");
+    // Left out, it is still named as required, with the command's usage.
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("error: required option '--schedule <expr>' not specified");
+    expect(missing.stderr).toContain("Usage: svc cron create [options]");
+    expect(existsSync(join(home.dir, "cron"))).toBe(false);
+  });
 });

@@ -58,6 +58,13 @@ describe("svc mcp call --args", () => {
       `--args: @args.json is how curl reads a file, which svc does not do: give the JSON itself, e.g. --args "$(cat args.json)"`,
     );
   });
+
+  it('refuses an empty --args rather than calling the tool with none (--args "$(cat missing.json)")', () => {
+    for (const empty of ["", "  \n"])
+      expect(() => parseToolArgs(empty)).toThrow(
+        `--args: empty — give a JSON object (--args '{}' calls the tool with no arguments), or leave --args out`,
+      );
+  });
 });
 
 describe("an answer lost after the request went out", () => {

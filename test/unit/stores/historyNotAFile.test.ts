@@ -42,3 +42,16 @@ describe("a named pipe in the delivery history file's place", () => {
     expect(() => historyOfIds(dir, () => true)).toThrow(refusal);
   });
 });
+
+describe("a file in the delivery history directory's place", () => {
+  it("is named by the readers as what to move away, not a history file inside it", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    home.write("deliveries", "not a directory\n");
+    const refusal = `${dir}: the delivery history cannot be read (${dir} is not a directory) — move away what is in its place: the gateway keeps its history in that directory`;
+    expect(() => recentDeliveries(dir, 20, undefined)).toThrow(refusal);
+    expect(() => historyOfIds(dir, () => true)).toThrow(refusal);
+    // A file above it (SVC_HOME itself) keeps the errno, by which the CLI says SVC_HOME is the problem.
+    expect(() => recentDeliveries(join(dir, "deliveries"), 20, undefined)).toThrow(/\(ENOTDIR: /);
+  });
+});
