@@ -32,6 +32,8 @@ async function run(
   model: FakeModel,
   tools: readonly Record<string, unknown>[],
   call?: { name: string; args: Record<string, unknown> },
+  /** What each tool answers (`"raw"`: the `tools/call` line the server read); the fixture's default otherwise. */
+  results?: Record<string, string>,
 ) {
   const gw = await perTest.start({
     config: webhookConfig(
@@ -47,7 +49,14 @@ async function run(
       {
         agent: { provider, model: "m", base_url: model.baseUrl },
         mcp_servers: {
-          gen: { command: process.execPath, args: [SERVER], env: { LISTED_TOOLS: JSON.stringify(tools) } },
+          gen: {
+            command: process.execPath,
+            args: [SERVER],
+            env: {
+              LISTED_TOOLS: JSON.stringify(tools),
+              ...(results === undefined ? {} : { LISTED_RESULTS: JSON.stringify(results) }),
+            },
+          },
         },
         platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
       },
@@ -214,6 +223,65 @@ describe("an input schema that writes an empty map as [] (PHP's json_encode of a
           $defs: {},
         });
         expect(JSON.stringify(requests[1]?.json.messages)).toContain('"me"');
+      } finally {
+        await model.close();
+      }
+    });
+  }
+});
+
+/** A tool whose argument names the Messages API refuses, and the arguments a model sends it. */
+const FIND_TOOLS = [
+  {
+    name: "find",
+    description: "Find records",
+    inputSchema: {
+      type: "object",
+      properties: {
+        "filter[id]": { type: "string" },
+        $top: { type: "integer" },
+        query: { type: "object" },
+        note: { type: "string" },
+        ratio: { type: "number" },
+      },
+      required: ["filter[id]"],
+    },
+  },
+];
+
+/** What the model sends: nested objects and arrays, unicode beyond the BMP, a fraction, a negative exponent. */
+const ARGS = {
+  query: { and: [{ tag: "ü" }, { not: { ids: [1, -2, 3.5] } }], empty: {}, none: null, yes: true },
+  note: 'naïve 😀 \t line\nbreak "quoted" \\ back',
+  ratio: 1.5e-7,
+};
+
+/** The model's arguments as the MCP server reads them: the server answers the `tools/call` line it read. */
+describe("a tool call's arguments", () => {
+  for (const provider of ["openai", "anthropic"] as const) {
+    it(`${provider}: reach the MCP server as the model wrote them, argument names the API refused under the tool's own`, async () => {
+      const model = provider === "openai" ? await startFakeOpenAI() : await startFakeAnthropic();
+      try {
+        // The Messages API is offered `filter[id]` and `$top` as `filter_id_` and `_top` (it refuses those names).
+        const names = provider === "openai" ? { "filter[id]": "7", $top: 2 } : { filter_id_: "7", _top: 2 };
+        const requests = await run(
+          provider,
+          model,
+          FIND_TOOLS,
+          { name: "mcp__gen__find", args: { ...names, ...ARGS } },
+          { find: "raw" },
+        );
+        // The tool's result (the server's answer) is the line it read, in the next request's tool message.
+        const sent = ((requests[1]?.json.messages ?? []) as Array<{ content?: unknown }>)
+          .flatMap((m) => (Array.isArray(m.content) ? m.content.map((c) => c.content) : [m.content]))
+          .find((text): text is string => typeof text === "string" && text.includes('"tools/call"'));
+        if (sent === undefined) throw new Error("no tool result holds the tools/call line");
+        const call = JSON.parse(sent) as { params: { name: string; arguments: unknown } };
+        expect(call.params.name).toBe("find");
+        expect(call.params.arguments).toEqual({ "filter[id]": "7", $top: 2, ...ARGS });
+        // The numbers as written (JSON.stringify's own text for them, which the model API used).
+        expect(sent).toContain('"ratio":1.5e-7');
+        expect(sent).toContain('"ids":[1,-2,3.5]');
       } finally {
         await model.close();
       }
