@@ -94,11 +94,11 @@ describe("group commit with syncs in flight at once", () => {
     });
     // "a" was released by the sync of "c", begun after its write: its own failing later changes nothing.
     syncs[0]?.fail(new Error("EIO a"));
-    await vi.waitFor(() => expect(errors.map((e) => (e as Error).message)).toEqual(["EIO b", "EIO a"]), {
-      timeout: 2000,
-      interval: 1,
-    });
+    await new Promise((resolve) => setImmediate(resolve));
     expect(outcome.a).toBe("durable");
+    // Every sync so far began before the failure of "b": the outage is not over, and "a" is a part of it.
+    expect(errors.map((e) => (e as Error).message)).toEqual(["EIO b"]);
+    expect(commit.accepting()).toBe(false);
     expect(flushed).toEqual([["a"], ["c"]]);
   });
 
@@ -228,5 +228,31 @@ describe("whether the writer is making records durable (svc_state_available)", (
     truncateFails = false;
     await record("e");
     expect(commit.accepting()).toBe(false);
+  });
+
+  it("stays false when a sync begun before the failed write ends after it: only a later sync ends the outage", async () => {
+    const { fs: held, syncs } = heldSyncs();
+    let full = false;
+    const fs: JournalFs = {
+      ...held,
+      write: (fd, data) =>
+        full ? Promise.reject(new Error("ENOSPC: no space left on device")) : nodeJournalFs.write(fd, data),
+    };
+    const { commit, errors } = writer(fs);
+    const a = (await appendAlone(commit, "a", syncs, 1)).durable;
+    full = true;
+    commit.append({ t: "s", k: "b", at: 1 });
+    await expect(commit.durable()).rejects.toThrow("ENOSPC");
+    expect(commit.accepting()).toBe(false);
+    syncs[0]?.end();
+    await a;
+    expect(commit.accepting()).toBe(false);
+    full = false;
+    const c = (await appendAlone(commit, "c", syncs, 2)).durable;
+    expect(commit.accepting()).toBe(false);
+    syncs[1]?.end();
+    await c;
+    expect(commit.accepting()).toBe(true);
+    expect(errors).toHaveLength(1);
   });
 });

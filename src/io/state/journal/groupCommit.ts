@@ -55,7 +55,7 @@ export interface GroupCommitOptions {
    */
   readonly onError?: (err: unknown) => void;
   /**
-   * A sync succeeded after a failed write or sync (the end of an outage): records appended meanwhile that
+   * A sync begun after a failed write or sync succeeded (the end of an outage): records appended meanwhile that
    * were not written (a run's finish, a group's firing) are missing from the file.
    */
   readonly onRecovered?: () => void;
@@ -84,8 +84,15 @@ export class GroupCommitWriter {
   private closed = false;
   /** Set by `fail`: every flush from then on rejects its records with it. */
   private broken: unknown;
-  /** A write or sync failed and none has succeeded since: further failures are not reported. */
+  /** A write or sync failed and no sync begun since has succeeded: further failures are not reported. */
   private failing = false;
+  /**
+   * Counts sync starts and failures, in the order they happen: a sync ends an outage only if it began after
+   * the outage's latest failure (one begun before, still in flight when a later write failed, says nothing
+   * of the writes that fail now).
+   */
+  private events = 0;
+  private lastFailure = 0;
   /** Set by `hold`: batches made durable meanwhile are released when it settles (rejected if it rejects). */
   private holding: Promise<void> | undefined;
 
@@ -95,7 +102,7 @@ export class GroupCommitWriter {
   ) {}
 
   /**
-   * Whether records are being made durable: false from a failed write or sync until one succeeds again, and
+   * Whether records are being made durable: false from a failed write or sync until a sync begun after it succeeds, and
    * for good once the writer is broken (`svc_state_available`).
    */
   accepting(): boolean {
@@ -232,9 +239,10 @@ export class GroupCommitWriter {
     this.writing = undefined;
     // The next batch may be written while this one syncs.
     this.next();
+    const began = ++this.events;
     try {
       await this.options.fs.fdatasync(this.fd);
-      this.synced(batch);
+      this.synced(batch, began);
     } catch (err) {
       const at = this.inFlight.indexOf(batch);
       // Not in flight any more: a later sync, begun after its write, already made it durable.
@@ -248,9 +256,9 @@ export class GroupCommitWriter {
   }
 
   /** `batch` and every batch written before it are durable: they are released in the order of the file. */
-  private synced(batch: Batch): void {
-    const recovered = this.failing;
-    this.failing = false;
+  private synced(batch: Batch, began: number): void {
+    const recovered = this.failing && began > this.lastFailure;
+    if (recovered) this.failing = false;
     const upTo = this.inFlight.indexOf(batch);
     if (upTo >= 0) {
       const held = this.holding;
@@ -274,6 +282,7 @@ export class GroupCommitWriter {
 
   /** Reports a failed write or sync once per outage (see `onError`). */
   private report(err: unknown): void {
+    this.lastFailure = ++this.events;
     if (this.failing) return;
     this.failing = true;
     this.options.onError?.(err);
