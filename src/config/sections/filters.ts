@@ -83,7 +83,8 @@ const leafShapes = {
   regex: z
     .string()
     .min(1, "an empty pattern matches every value — write a pattern, or use exists: true for any value"),
-} satisfies Record<FilterOperator, z.ZodType>;
+  // Only the keys are checked: relating each schema to z.ZodType cost the type check ~0.3 s.
+} satisfies Record<FilterOperator, unknown>;
 
 const GROUPS = ["all", "any", "not"] as const;
 

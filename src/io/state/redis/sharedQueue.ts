@@ -165,7 +165,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueue<T> {
   const { keys, health, logger } = options;
   const prefix = keys.bullPrefix();
-  const producer = new Redis(options.url, optionsForUrl(options.url, queueOptions("producer")));
+  const producer = new Redis<"legacy">(options.url, optionsForUrl(options.url, queueOptions("producer")));
   producer.defineCommand("svcDropFinished", { numberOfKeys: 5, lua: DROP_FINISHED_SCRIPT });
   health.watch(`${options.name} producer`, producer);
   const queue = new Queue<T>(options.name, { connection: producer, prefix });
@@ -234,7 +234,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     },
     start() {
       if (worker !== undefined) return;
-      workerConnection = new Redis(options.url, optionsForUrl(options.url, queueOptions("worker")));
+      workerConnection = new Redis<"legacy">(options.url, optionsForUrl(options.url, queueOptions("worker")));
       health.watch(`${options.name} worker`, workerConnection);
       worker = new Worker<T>(
         options.name,
