@@ -63,7 +63,8 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     ...(deps.onOutcome === undefined ? {} : { onOutcome: deps.onOutcome }),
   });
   // Credentials checks report each platform's state; they do not hold up the listener.
-  void checkTargets(targets, logger);
+  const started = targets;
+  void checkTargets(started, logger, { current: () => targets === started });
   return {
     deliverer,
     async deliverDirect(event, onFailed) {
@@ -95,8 +96,9 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     config: () => current,
     reload(config) {
       if (platformSettings(config) !== platformSettings(current)) {
-        targets = createTargets(config, targetDeps);
-        void checkTargets(targets, logger);
+        const rebuilt = createTargets(config, targetDeps);
+        targets = rebuilt;
+        void checkTargets(rebuilt, logger, { current: () => targets === rebuilt });
       }
       current = config;
     },

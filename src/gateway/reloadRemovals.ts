@@ -1,11 +1,12 @@
 import type { Config } from "../config/schema.js";
 import { routeKey } from "../config/sections/webhook.js";
+import { movedRoutes } from "./movedRoutes.js";
 
 const plural = (count: number, one: string, many: string) => (count === 1 ? one : many);
 
 /**
- * The WARN line for what a reload of config.yaml takes away from the running config — static routes and MCP
- * servers, each named by its key — or undefined when it takes nothing. A removal may be meant; a file read
+ * The WARN line for what a reload of config.yaml takes away from the running config — static routes, the
+ * URLs of the routes it moved, and MCP servers, each named by its key — or undefined when it takes nothing. A removal may be meant; a file read
  * while a writer had not finished it (a cut that still parses, its later routes missing) is one too, and
  * must not pass as a routine reload: the line names every entry, so the user sees what went and can put it
  * back.
@@ -18,8 +19,9 @@ export function reloadRemovals(before: Config, after: Config, file: string): str
   const servers = Object.keys(before.mcp_servers)
     .filter((name) => !Object.hasOwn(after.mcp_servers, name))
     .map((name) => `mcp_servers.${name}`);
-  if (routes.length === 0 && servers.length === 0) return undefined;
-  const parts = [
+  const moved = movedRoutes(before, after);
+  if (routes.length === 0 && moved.length === 0 && servers.length === 0) return undefined;
+  const removed = [
     ...(routes.length === 0
       ? []
       : [
@@ -31,5 +33,13 @@ export function reloadRemovals(before: Config, after: Config, file: string): str
           `${plural(servers.length, "MCP server", "MCP servers")} ${servers.join(", ")} (stopped, ${plural(servers.length, "its", "their")} tools no longer offered)`,
         ]),
   ];
-  return `[gateway] the reload of ${file} removed ${parts.join(" and ")} — if that was not meant (a file saved or copied while the gateway read it can be cut short and still parse), put ${routes.length + servers.length === 1 ? "it" : "them"} back in ${file} and reload again (SIGHUP, or svc mcp reload)`;
+  const clauses = [
+    ...(removed.length === 0 ? [] : [`removed ${removed.join(" and ")}`]),
+    ...(moved.length === 0
+      ? []
+      : [
+          `moved ${plural(moved.length, "route", "routes")} ${moved.join(", and ")} (a sender still posting to the old URL gets 404: gateway.multiplex_profiles and the route's profile decide it)`,
+        ]),
+  ];
+  return `[gateway] the reload of ${file} ${clauses.join(" and ")} — if that was not meant (a file saved or copied while the gateway read it can be cut short and still parse), put ${routes.length + moved.length + servers.length === 1 ? "it" : "them"} back in ${file} and reload again (SIGHUP, or svc mcp reload)`;
 }

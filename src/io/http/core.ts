@@ -57,10 +57,16 @@ export const BODIES_BUSY: Outcome = {
  * limit (an ingress thread: its share of that), so connections that each send most of a large body and
  * never end it cannot hold memory without bound. A body takes its declared length (at most the limit)
  * when its reading starts, a chunked one the limit, and gives it back once it is read whole, refused or
- * its request ends; one that would pass the bound is not read (`busy`).
+ * its request ends; one that would pass the bound is not read (`busy`). A body taken under another limit
+ * (a reload changed `max_body_bytes` while it arrived) counts as the same share of the limit in force:
+ * three bodies of a lowered limit's old size still hold three places of 64, not every place.
  */
 export class BodyBudget {
+  /** The limit of the bodies `held` counts (the one in force at the last take). */
+  private limit = 0;
   private held = 0;
+  /** Bytes held by bodies taken under other limits, by limit: empty but right after a reload. */
+  private readonly earlier = new Map<number, number>();
   /** `shares`: how many servers (ingress threads) divide the bound. */
   constructor(private readonly shares = 1) {}
   /** Takes the bytes the body of a request with `headers` may need: how many, or -1 when past the bound. */
@@ -72,12 +78,33 @@ export class BodyBudget {
           ? 0
           : limit
         : Math.min(declared, limit);
-    if (bytes > 0 && this.held + bytes > (BUFFERED_BODIES * limit) / this.shares) return -1;
+    if (limit !== this.limit) this.switchTo(limit);
+    const earlier = this.earlier.size === 0 ? 0 : this.earlierShare(limit);
+    if (bytes > 0 && earlier + this.held + bytes > (BUFFERED_BODIES * limit) / this.shares) return -1;
     this.held += bytes;
     return bytes;
   }
-  give(bytes: number): void {
-    this.held -= bytes;
+  /** Gives back what a body taken under `limit` took. */
+  give(bytes: number, limit: number): void {
+    if (limit === this.limit) {
+      this.held -= bytes;
+      return;
+    }
+    const left = (this.earlier.get(limit) ?? 0) - bytes;
+    if (left > 0) this.earlier.set(limit, left);
+    else this.earlier.delete(limit);
+  }
+  private switchTo(limit: number): void {
+    if (this.held > 0) this.earlier.set(this.limit, (this.earlier.get(this.limit) ?? 0) + this.held);
+    this.held = this.earlier.get(limit) ?? 0;
+    this.earlier.delete(limit);
+    this.limit = limit;
+  }
+  /** The bytes held under other limits, each body as the same share of `limit` as it was of its own. */
+  private earlierShare(limit: number): number {
+    let share = 0;
+    for (const [at, bytes] of this.earlier) share += (bytes * limit) / at;
+    return share;
   }
 }
 

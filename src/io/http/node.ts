@@ -282,8 +282,9 @@ export function listenNode(
     unanswered += 1;
     /** What the body took of the budget while it is read (given back when read, refused or ended). */
     let taken = 0;
+    let takenUnder = 0;
     const giveBack = () => {
-      budget.give(taken);
+      budget.give(taken, takenUnder);
       taken = 0;
     };
     res.once("close", () => {
@@ -328,6 +329,7 @@ export function listenNode(
         read(limit, done) {
           // Past the bound, the body is not asked for (no 100 Continue) nor read.
           taken = budget.take(head.headers, limit);
+          takenUnder = limit;
           if (taken < 0) {
             taken = 0;
             done("busy");

@@ -176,8 +176,9 @@ class UwsExchange implements UwsBodySource {
   private bodyRead = false;
   private received = 0;
   private collector: BodyCollector | undefined;
-  /** What the body took of the server's `BodyBudget` while it is read. */
+  /** What the body took of the server's `BodyBudget` while it is read, and under which limit. */
   private taken = 0;
+  private takenUnder = 0;
   private done: ((body: BodyRead) => void) | undefined;
   private lingering: { outcome: Outcome; started: number; dropped: number; idle?: unknown } | undefined;
 
@@ -200,7 +201,7 @@ class UwsExchange implements UwsBodySource {
 
   /** The body is read, refused or not wanted: what it took of the budget is free again. */
   private giveBack(): void {
-    this.budget.give(this.taken);
+    this.budget.give(this.taken, this.takenUnder);
     this.taken = 0;
   }
 
@@ -238,6 +239,7 @@ class UwsExchange implements UwsBodySource {
       return;
     }
     this.taken = taken;
+    this.takenUnder = limit;
     this.collector = new BodyCollector(limit);
     this.done = done;
     this.reading = Reading.Collect;

@@ -10,9 +10,17 @@ import type { TargetRegistry, TargetState } from "./registry.js";
 export async function checkTargets(
   registry: TargetRegistry,
   logger: Logger,
-  options: { timeoutMs?: number } = {},
+  options: {
+    timeoutMs?: number;
+    /**
+     * False once a reload replaced these targets: a check that ends then (a slow platform) is said at DEBUG
+     * only, so a failure of the settings left behind does not come after the check of those in use.
+     */
+    current?: () => boolean;
+  } = {},
 ): Promise<Record<string, TargetState>> {
   const timeoutMs = options.timeoutMs ?? 20_000;
+  const replaced = () => options.current?.() === false;
   const results: Record<string, TargetState> = {};
   await Promise.all(
     registry.all().map(async (target) => {
@@ -24,6 +32,7 @@ export async function checkTargets(
         const who = await target.check(timeoutSignal(timeoutMs));
         registry.setState(target.name, "connected");
         results[target.name] = "connected";
+        if (replaced()) return staleResult(logger, target.name, `connected${who ? ` as ${who}` : ""}`);
         logger.info(
           { platform: target.name },
           `[delivery] ${target.name}: connected${who ? ` as ${who}` : ""}`,
@@ -31,6 +40,7 @@ export async function checkTargets(
       } catch (err) {
         registry.setState(target.name, "failed");
         results[target.name] = "failed";
+        if (replaced()) return staleResult(logger, target.name, `failed — ${describeError(err)}`);
         logger.warn(
           { platform: target.name },
           `[delivery] ${target.name}: credentials check failed — ${describeError(err)}`,
@@ -39,4 +49,11 @@ export async function checkTargets(
     }),
   );
   return results;
+}
+
+function staleResult(logger: Logger, platform: string, outcome: string): void {
+  logger.debug(
+    { platform },
+    `[delivery] ${platform}: credentials check of settings a reload has since replaced (not in use): ${outcome}`,
+  );
 }

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
@@ -45,5 +45,39 @@ describe("SIGHUP reload applies delivery platform settings (platforms.<name>)", 
     const sends = fake.requests.filter((r) => r.path.endsWith("/sendMessage"));
     expect(sends.map((r) => r.path)).toEqual(["/bot1:first/sendMessage", "/bot2:second/sendMessage"]);
     expect(sentTexts(fake)).toEqual(["alert 1", "alert 2"]);
+  });
+
+  it("a credentials check of settings a later reload replaced does not report after it: the log's last word on the platform is the one in use", async () => {
+    gw = await startTestGateway({ config: webhookConfig(alerts("5"), {}, telegram("1:good")) });
+    const running = gw;
+    const checks = () => fake.requests.filter((r) => r.path.endsWith("/getMe")).length;
+    const lines = () => running.logs().filter((l) => l.msg.startsWith("[delivery] telegram:"));
+    await vi.waitFor(() => expect(lines()).toHaveLength(1));
+    const before = checks();
+    // A mistyped token whose check is slow to fail (a platform slow to answer), then the fix.
+    fake.enqueue({
+      status: 401,
+      json: { ok: false, error_code: 401, description: "Unauthorized" },
+      delayMs: 300,
+    });
+    running.home.write("config.yaml", stringify(webhookConfig(alerts("5"), {}, telegram("1:typo"))));
+    running.gateway.reload();
+    await vi.waitFor(() => expect(checks()).toBe(before + 1));
+    running.home.write("config.yaml", stringify(webhookConfig(alerts("5"), {}, telegram("1:good"))));
+    running.gateway.reload();
+    // Said at DEBUG only, as what it is: its settings are not the ones deliveries use.
+    await vi.waitFor(() =>
+      expect(lines().at(-1)).toMatchObject({
+        level: 20,
+        msg: expect.stringMatching(
+          /^\[delivery\] telegram: credentials check of settings a reload has since replaced \(not in use\): failed — .*HTTP 401/,
+        ),
+      }),
+    );
+    const said = lines().filter((l) => l.level >= 30);
+    expect(said.map((l) => l.msg)).toEqual([
+      "[delivery] telegram: connected as @svc_test_bot",
+      "[delivery] telegram: connected as @svc_test_bot",
+    ]);
   });
 });

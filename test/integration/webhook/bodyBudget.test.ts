@@ -1,5 +1,6 @@
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
 import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { rawHttp } from "../../helpers/http.js";
 import { scrapedSample } from "../../helpers/metrics.js";
@@ -25,10 +26,10 @@ afterEach(async () => {
   await gw.stop();
 });
 
-/** A request to `open` that declares a full body and sends one byte of it, then waits. */
-function hold(port: number): Socket {
+/** A request to `open` that declares a full body (`length` bytes) and sends one byte of it, then waits. */
+function hold(port: number, length = MAX): Socket {
   const socket = connect(port, "127.0.0.1", () =>
-    socket.write(`POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: ${MAX}\r\n\r\n{`),
+    socket.write(`POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n\r\n{`),
   );
   socket.on("error", () => {});
   socket.on("data", (data) => {
@@ -161,5 +162,19 @@ describe.each(HTTP_SERVERS)("bodies arriving at once on the %s server", (http) =
     }
     for (const answer of await Promise.all(answered)) expect(answer).toMatch(/^HTTP\/1\.1 405 /);
     expect((await whole(port, MAX)).status).toBe(202);
+  });
+
+  it("a reload that lowers max_body_bytes while bodies of the old limit arrive: the next small request still passes (no 503)", async () => {
+    const config = (max: number) =>
+      webhookConfig({ open: { secret: OPEN } }, { max_body_bytes: max, rate_limit: 100_000 });
+    gw = await startTestGateway({ http, config: config(100 * MAX) });
+    const port = gw.gateway.port;
+    // Three bodies of the old limit: well inside its bound, and more bytes than 64 bodies of the new one.
+    for (let i = 0; i < 3; i++) hold(port, 100 * MAX);
+    // Answered after the holders' heads were read (the bodies' places taken).
+    expect((await whole(port, 16)).status).toBe(202);
+    gw.home.write("config.yaml", stringify(config(MAX)), 0o600);
+    gw.gateway.reload();
+    expect((await whole(port, 16)).status).toBe(202);
   });
 });

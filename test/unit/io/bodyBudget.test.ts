@@ -18,7 +18,7 @@ describe("BodyBudget: the bodies a server buffers at once", () => {
     expect(budget.take(declared(0), LIMIT)).toBe(0);
     expect(budget.take(declared(60), LIMIT)).toBe(60);
     expect(budget.take(declared(1), LIMIT)).toBe(-1);
-    budget.give(40);
+    budget.give(40, LIMIT);
     expect(budget.take(declared(40), LIMIT)).toBe(40);
   });
 
@@ -26,5 +26,26 @@ describe("BodyBudget: the bodies a server buffers at once", () => {
     const budget = new BodyBudget(2);
     for (let i = 0; i < BUFFERED_BODIES / 2; i++) expect(budget.take(CHUNKED, LIMIT)).toBe(LIMIT);
     expect(budget.take(declared(1), LIMIT)).toBe(-1);
+  });
+
+  it("counts a body taken under another limit (before a reload changed it) as the same share of the new one", () => {
+    const budget = new BodyBudget();
+    // Three bodies of the old limit held: three of the 64 bodies, whatever the limit is now.
+    for (let i = 0; i < 3; i++) expect(budget.take(declared(1000), 1000)).toBe(1000);
+    expect(budget.take(declared(1), 10)).toBe(1);
+    for (let i = 0; i < BUFFERED_BODIES - 4; i++) expect(budget.take(declared(10), 10)).toBe(10);
+    expect(budget.take(declared(10), 10)).toBe(-1);
+    expect(budget.take(declared(9), 10)).toBe(9);
+    expect(budget.take(declared(1), 10)).toBe(-1);
+    // Given back under the limit each was taken with: the old ones free a whole body each.
+    budget.give(1000, 1000);
+    expect(budget.take(declared(10), 10)).toBe(10);
+    expect(budget.take(declared(1), 10)).toBe(-1);
+    // Back to the old limit: the bodies held under it and those of the other one count together.
+    budget.give(1000, 1000);
+    budget.give(1000, 1000);
+    expect(budget.take(declared(1000), 1000)).toBe(1000);
+    expect(budget.take(declared(1000), 1000)).toBe(1000);
+    expect(budget.take(declared(1), 1000)).toBe(-1);
   });
 });

@@ -1,0 +1,31 @@
+import { DEFAULT_PROFILE } from "../config/paths.js";
+import type { Config } from "../config/schema.js";
+import { type Route, routeKey } from "../config/sections/webhook.js";
+
+/** The paths a config.yaml route answers at: `gateway.multiplex_profiles` and its profile decide them (docs/webhook.md). */
+function routePaths(name: string, route: Route, multiplex: boolean): string[] {
+  const profile = route.profile ?? DEFAULT_PROFILE;
+  if (!multiplex) return [`/webhooks/${name}`];
+  if (profile === DEFAULT_PROFILE) return [`/webhooks/${name}`, `/p/${DEFAULT_PROFILE}/webhooks/${name}`];
+  return [`/p/${profile}/webhooks/${name}`];
+}
+
+/**
+ * The routes a reload kept that no longer answer at a path they answered at (multiplexing turned on or off,
+ * a profile changed under it): `<key> to <paths now>, no longer at <paths lost>`. Its senders get 404 there,
+ * as for a removed route; a file cut before its `gateway:` section turns multiplexing off just so.
+ */
+export function movedRoutes(before: Config, after: Config): string[] {
+  const moved: string[] = [];
+  for (const [name, route] of Object.entries(after.platforms.webhook.routes)) {
+    const was = before.platforms.webhook.routes[name];
+    if (was === undefined) continue;
+    const now = routePaths(name, route, after.gateway.multiplex_profiles);
+    const lost = routePaths(name, was, before.gateway.multiplex_profiles).filter(
+      (path) => !now.includes(path),
+    );
+    if (lost.length > 0)
+      moved.push(`${routeKey(name, route)} to ${now.join(" and ")}, no longer at ${lost.join(" and ")}`);
+  }
+  return moved;
+}
