@@ -464,7 +464,12 @@ function messagesAnswer(events: readonly unknown[]): StreamAssembly {
       case "content_block_delta": {
         const block = blocks[index];
         const delta = event.delta;
-        if (block === undefined || !isRecord(delta)) break;
+        // Dropping it would deliver what is left (often an empty reply) as if it were the whole answer.
+        if (block === undefined)
+          return {
+            problem: `${STREAM} whose content_block_delta event ${count} ${index < 0 ? "names no block" : `is for block ${index}, which no content_block_start began`}`,
+          };
+        if (!isRecord(delta)) break;
         if (delta.type === "text_delta" && typeof delta.text === "string")
           block.text = (typeof block.text === "string" ? block.text : "") + delta.text;
         else if (delta.type === "thinking_delta" && typeof delta.thinking === "string")

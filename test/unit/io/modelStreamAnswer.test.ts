@@ -539,4 +539,31 @@ describe("streamedAnswer: Messages API events assembled into the message a reque
       },
     );
   });
+
+  it("a delta for a block no content_block_start began is refused, naming it: its text was dropped before, an empty reply delivered as the answer", () => {
+    const orphan = stream(
+      start(),
+      delta(0, { type: "text_delta", text: "The build is green." }),
+      messageDelta("end_turn", 5),
+      MESSAGE_STOP,
+    );
+    expect(streamedAnswer(orphan, "messages")).toEqual({
+      problem:
+        "an event stream (text/event-stream) whose content_block_delta event 2 is for block 0, which no content_block_start began",
+    });
+    const late = stream(
+      start(),
+      block(0, { type: "text", text: "" }),
+      stop(0),
+      delta(1, { type: "input_json_delta", partial_json: "{}" }),
+      block(1, { type: "tool_use", id: "toolu_05", name: "lookup", input: {} }),
+      stop(1),
+      messageDelta("tool_use", 5),
+      MESSAGE_STOP,
+    );
+    expect(streamedAnswer(late, "messages")).toEqual({
+      problem:
+        "an event stream (text/event-stream) whose content_block_delta event 4 is for block 1, which no content_block_start began",
+    });
+  });
 });
