@@ -566,4 +566,25 @@ describe("streamedAnswer: Messages API events assembled into the message a reque
         "an event stream (text/event-stream) whose content_block_delta event 4 is for block 1, which no content_block_start began",
     });
   });
+
+  it("an event named error whose data has neither API's error shape is that error, quoted, not a stream cut off", () => {
+    const said = { message: "upstream timeout" };
+    expect(
+      streamedAnswer(stream(chunk({ content: "The build" }), { event: "error", data: said }), "chat"),
+    ).toEqual({ answer: { error: said } });
+    expect(streamedAnswer(stream({ event: "error", data: said }), "chat")).toEqual({
+      answer: { error: said },
+    });
+    expect(streamedAnswer(stream(start(), { event: "error", data: { error: said } }), "messages")).toEqual({
+      answer: { type: "error", error: said },
+    });
+    // Its kind, where it names one, still decides whether another try may pass.
+    const overloaded = { type: "overloaded_error", message: "Overloaded" };
+    expect(
+      streamedAnswer(stream(start(), { event: "error", data: { error: overloaded } }), "messages"),
+    ).toEqual({
+      answer: { type: "error", error: overloaded },
+      transient: true,
+    });
+  });
 });
