@@ -1,10 +1,11 @@
 /**
  * The most bytes of one model answer svc reads (decoded, so a compressed body counts as what it unpacks to).
- * A real answer is far smaller (128k output tokens are well under 1 MiB of JSON); a body past this is not a
- * model's answer (a base_url naming a file server, a broken server or proxy), and reading it whole held it
- * in memory several times over, then delivered it as the reply.
+ * A real answer is smaller: 128k output tokens are under 1 MiB as JSON, and about 32 MiB as the event stream
+ * some proxies answer with (a chunk of some 250 bytes per token); a body past this is not a model's answer
+ * (a base_url naming a file server, a broken server or proxy), and reading it whole held it in memory
+ * several times over, then delivered it as the reply.
  */
-export const MAX_MODEL_ANSWER_BYTES = 32 * 1024 * 1024;
+export const MAX_MODEL_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** Why an answer's body stopped being read: it passed `MAX_MODEL_ANSWER_BYTES`. */
 export class AnswerTooLarge extends Error {

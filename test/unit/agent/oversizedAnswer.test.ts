@@ -7,13 +7,13 @@ import { silentLogger } from "../../../src/io/log.js";
 
 /**
  * A model endpoint that answers with far more than any model answer holds (a base_url naming something else,
- * a broken server or proxy): the answer is read no further than 32 MiB, and the run fails saying so. Before,
+ * a broken server or proxy): the answer is read no further than 64 MiB, and the run fails saying so. Before,
  * the whole body was read into memory (a 300 MB answer took the gateway past 1.7 GB, and was delivered as a
  * 300 MB reply), and one past V8's longest string failed the run with "Cannot create a string longer than ...".
  */
 const MIB = 1024 * 1024;
-/** How many MiB the endpoint would send: twice the cap. */
-const SENT_MIB = 64;
+/** How many MiB the endpoint would send: past the cap. */
+const SENT_MIB = 80;
 
 let server: Server;
 let baseUrl: string;
@@ -52,16 +52,16 @@ afterAll(() => {
   return new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const run = () =>
+const run = (provider: "openai" | "anthropic", retries: number) =>
   modelRunner({
     settings: {
-      provider: "openai",
+      provider,
       model: "m",
       base_url: baseUrl,
       api_key: "sk-oversized-answer-0123456789",
       max_steps: 2,
       max_tokens: 100,
-      retries: 1,
+      retries,
       timeout_seconds: 60,
       max_concurrent_runs: 1,
       max_tool_result_chars: 100_000,
@@ -78,25 +78,25 @@ const run = () =>
       (err: unknown) => err,
     );
 
-describe("a model answer larger than 32 MiB", () => {
-  it("a 200: read no further than 32 MiB, and the run fails at once saying so (no retry gets a smaller one)", async () => {
+describe("a model answer larger than 64 MiB", () => {
+  it("a 200: read no further than 64 MiB, and the run fails at once saying so (no retry gets a smaller one)", async () => {
     status = 200;
     finished.length = 0;
-    const failure = await run();
+    const failure = await run("openai", 1);
     expect(failure).toBeInstanceOf(AgentRunFailure);
     expect((failure as AgentRunFailure).message).toBe(
-      `model endpoint ${baseUrl}/chat/completions gave an answer svc cannot use (HTTP 200): an answer of more than 32 MiB, read no further — no model answer is that large: check that agent.base_url is the model's API`,
+      `model endpoint ${baseUrl}/chat/completions gave an answer svc cannot use (HTTP 200): an answer of more than 64 MiB, read no further — no model answer is that large: check that agent.base_url is the model's API`,
     );
     expect(finished).toEqual([false]);
   });
 
-  it("an error answer (HTTP 500): read no further either, and retried as its status says", async () => {
+  it("an error answer (HTTP 500, here from a Messages API endpoint): read no further either, and named so", async () => {
     status = 500;
     finished.length = 0;
-    const failure = await run();
+    const failure = await run("anthropic", 0);
     expect((failure as AgentRunFailure).message).toBe(
-      `model endpoint ${baseUrl}/chat/completions answered HTTP 500: an answer of more than 32 MiB, read no further — no model answer is that large: check that agent.base_url is the model's API`,
+      `model endpoint ${baseUrl}/messages answered HTTP 500: an answer of more than 64 MiB, read no further — no model answer is that large: check that agent.base_url is the model's API`,
     );
-    expect(finished).toEqual([false, false]);
+    expect(finished).toEqual([false]);
   });
 });
