@@ -3,6 +3,7 @@ import { scrub } from "../io/credentials.js";
 import { cutText } from "../io/cutText.js";
 import { htmlPageSummary } from "../io/htmlPage.js";
 import { NOT_TLS, OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../io/mcp/tlsHints.js";
+import { answerTooLarge } from "../io/modelAnswerCap.js";
 import { BLOCKED_PORT, isBlockedPort } from "../io/outbound/blockedPort.js";
 import { ProxyRefusedError } from "../io/outbound/proxyErrors.js";
 import { refusedHint, unknownHostHint } from "../io/outbound/unreachable.js";
@@ -355,8 +356,12 @@ export function describeModelError(
     // SDK's parse error would quote the empty text over two lines.
     else if (err.statusCode >= 200 && err.statusCode < 300)
       text = `model endpoint ${where} gave an answer svc cannot use (HTTP ${err.statusCode}): ${body || (err.responseBody === undefined ? `${err.message}${causes(err.cause)}` : "an empty body")}${used === undefined ? "" : baseUrlToFix(err.responseBody ?? "", where)}`;
-    else
-      text = `model endpoint ${where} answered HTTP ${err.statusCode}${body ? `: ${body}` : ` (${err.message})`}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "", where)}`;
+    else {
+      // An error answer whose body was not read whole (past the cap) has none to quote: the cap says why.
+      const tooLarge = answerTooLarge(err.cause);
+      const said = body ? `: ${body}` : tooLarge ? `: ${tooLarge.message}` : ` (${err.message})`;
+      text = `model endpoint ${where} answered HTTP ${err.statusCode}${said}${used === undefined ? "" : settingToFix(err.statusCode, used, err.responseBody ?? "", where)}`;
+    }
   } else if (InvalidResponseDataError.isInstance(err) && endpoint !== undefined && err.data !== undefined) {
     // A 200 answer in the API's shape with nothing to read (OpenRouter's `"choices": []` when the upstream
     // model gave nothing): quoted as any answer svc cannot use, the SDK's class name left out.

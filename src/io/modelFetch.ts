@@ -1,6 +1,7 @@
 import type { Dispatcher } from "undici";
 import { importExternal } from "./importExternal.js";
 import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
+import { answerTooLarge, cappedAnswer } from "./modelAnswerCap.js";
 import {
   isTransientErrorAnswer,
   type StreamProtocol,
@@ -50,7 +51,9 @@ export function warmModelPool(): void {
 async function modelRequest(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
   const dispatcher = await pool();
   // Node's fetch takes a pool of the undici package (its types are those of the undici it bundles).
-  return globalThis.fetch(input, { ...init, redirect: "manual", dispatcher } as unknown as RequestInit);
+  return cappedAnswer(
+    await globalThis.fetch(input, { ...init, redirect: "manual", dispatcher } as unknown as RequestInit),
+  );
 }
 
 /**
@@ -241,6 +244,12 @@ async function normalizedAnswer(response: Response, read: AnswerReading): Promis
   try {
     text = await response.text();
   } catch (error) {
+    // Too large: an answer svc cannot use, which no retry makes smaller.
+    const tooLarge = answerTooLarge(error);
+    if (tooLarge !== undefined) {
+      headers.set("content-type", "text/plain; charset=utf-8");
+      return new Response(tooLarge.message, kept);
+    }
     // A body cut off (the connection dropped mid-answer) fails as the SDK's own read of it would.
     return new Response(new ReadableStream({ start: (controller) => controller.error(error) }), kept);
   }

@@ -147,12 +147,13 @@ function shapeOf(data: unknown): StreamProtocol | undefined {
  */
 type Parsed = { readonly events: unknown[]; readonly cut?: true } | { readonly problem: string };
 
-function parsedEvents(events: readonly ServerEvent[]): Parsed {
+function parsedEvents(events: readonly ServerEvent[], protocol: StreamProtocol): Parsed {
   const parsed: unknown[] = [];
   for (const [i, event] of events.entries()) {
     if (event.data.trim() === "[DONE]") return { events: [...parsed, END] };
     try {
-      parsed.push(JSON.parse(event.data));
+      const data: unknown = JSON.parse(event.data);
+      parsed.push(event.name === "error" ? asError(data, protocol) : data);
     } catch {
       // An unfinished last event: the stream was cut in the middle of it.
       if (!event.ended && i === events.length - 1) return { events: parsed, cut: true };
@@ -160,6 +161,16 @@ function parsedEvents(events: readonly ServerEvent[]): Parsed {
     }
   }
   return { events: parsed };
+}
+
+/**
+ * An `event: error`'s data as `protocol`'s error: one in neither API's shape (`{"message": "upstream
+ * timeout"}`) was passed over, and the stream's end then read as a cut, its text lost.
+ */
+function asError(data: unknown, protocol: StreamProtocol): unknown {
+  if (isError(data, protocol)) return data;
+  const error = isRecord(data) && isRecord(data.error) ? data.error : data;
+  return protocol === "chat" ? { error } : { type: "error", error };
 }
 
 /** Stands for Chat Completions' `data: [DONE]` among the parsed events: nothing after it is read. */
@@ -174,7 +185,7 @@ export function streamedAnswer(text: string, expected: StreamProtocol): StreamAs
   const events = serverEvents(text);
   if (events.length === 0)
     return { problem: `${STREAM} with no events: ${text.trim() === "" ? "an empty body" : quoted(text)}` };
-  const parsed = parsedEvents(events);
+  const parsed = parsedEvents(events, expected);
   if ("problem" in parsed) return parsed;
   const first = parsed.events[0];
   if (first !== END && !isError(first, expected)) {
@@ -464,7 +475,12 @@ function messagesAnswer(events: readonly unknown[]): StreamAssembly {
       case "content_block_delta": {
         const block = blocks[index];
         const delta = event.delta;
-        if (block === undefined || !isRecord(delta)) break;
+        // Dropping it would deliver what is left (often an empty reply) as if it were the whole answer.
+        if (block === undefined)
+          return {
+            problem: `${STREAM} whose content_block_delta event ${count} ${index < 0 ? "names no block" : `is for block ${index}, which no content_block_start began`}`,
+          };
+        if (!isRecord(delta)) break;
         if (delta.type === "text_delta" && typeof delta.text === "string")
           block.text = (typeof block.text === "string" ? block.text : "") + delta.text;
         else if (delta.type === "thinking_delta" && typeof delta.thinking === "string")

@@ -539,4 +539,52 @@ describe("streamedAnswer: Messages API events assembled into the message a reque
       },
     );
   });
+
+  it("a delta for a block no content_block_start began is refused, naming it: its text was dropped before, an empty reply delivered as the answer", () => {
+    const orphan = stream(
+      start(),
+      delta(0, { type: "text_delta", text: "The build is green." }),
+      messageDelta("end_turn", 5),
+      MESSAGE_STOP,
+    );
+    expect(streamedAnswer(orphan, "messages")).toEqual({
+      problem:
+        "an event stream (text/event-stream) whose content_block_delta event 2 is for block 0, which no content_block_start began",
+    });
+    const late = stream(
+      start(),
+      block(0, { type: "text", text: "" }),
+      stop(0),
+      delta(1, { type: "input_json_delta", partial_json: "{}" }),
+      block(1, { type: "tool_use", id: "toolu_05", name: "lookup", input: {} }),
+      stop(1),
+      messageDelta("tool_use", 5),
+      MESSAGE_STOP,
+    );
+    expect(streamedAnswer(late, "messages")).toEqual({
+      problem:
+        "an event stream (text/event-stream) whose content_block_delta event 4 is for block 1, which no content_block_start began",
+    });
+  });
+
+  it("an event named error whose data has neither API's error shape is that error, quoted, not a stream cut off", () => {
+    const said = { message: "upstream timeout" };
+    expect(
+      streamedAnswer(stream(chunk({ content: "The build" }), { event: "error", data: said }), "chat"),
+    ).toEqual({ answer: { error: said } });
+    expect(streamedAnswer(stream({ event: "error", data: said }), "chat")).toEqual({
+      answer: { error: said },
+    });
+    expect(streamedAnswer(stream(start(), { event: "error", data: { error: said } }), "messages")).toEqual({
+      answer: { type: "error", error: said },
+    });
+    // Its kind, where it names one, still decides whether another try may pass.
+    const overloaded = { type: "overloaded_error", message: "Overloaded" };
+    expect(
+      streamedAnswer(stream(start(), { event: "error", data: { error: overloaded } }), "messages"),
+    ).toEqual({
+      answer: { type: "error", error: overloaded },
+      transient: true,
+    });
+  });
 });
