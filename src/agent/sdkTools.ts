@@ -196,10 +196,29 @@ export const MODEL_TOOL_NAME_MAX = 64;
  * `MODEL_TOOL_NAME_MAX` (a long server and tool name), its first 55 characters, `_` and 8 hex characters
  * of its hash, so the run does not fail on every request and two long names stay apart.
  */
-export function modelToolName(name: string): string {
+export function modelToolName(name: string, attempt = 0): string {
   if (name.length <= MODEL_TOOL_NAME_MAX) return name;
-  const digest = createHash("sha256").update(name).digest("hex").slice(0, 8);
+  const digest = createHash("sha256")
+    .update(attempt === 0 ? name : `${name}\u0000${attempt}`)
+    .digest("hex")
+    .slice(0, 8);
   return `${name.slice(0, MODEL_TOOL_NAME_MAX - 9)}_${digest}`;
+}
+
+/**
+ * The names `tools` are offered under, in their order: a name within the limit is its own; a shortened one
+ * that another tool's name already is (a server can list a tool named as another server's long tool is
+ * shortened, and would take its place in the run) is shortened again with another hash.
+ */
+function offeredNames(tools: readonly AgentTool[]): string[] {
+  const taken = new Set(tools.map((t) => t.name).filter((name) => name.length <= MODEL_TOOL_NAME_MAX));
+  return tools.map((t) => {
+    if (t.name.length <= MODEL_TOOL_NAME_MAX) return t.name;
+    let offered = modelToolName(t.name);
+    for (let attempt = 1; taken.has(offered); attempt++) offered = modelToolName(t.name, attempt);
+    taken.add(offered);
+    return offered;
+  });
 }
 
 /**
@@ -221,12 +240,13 @@ export function sdkTools(
     maxResultChars = 0,
   } = options;
   const set: ToolSet = {};
-  for (const agentTool of tools) {
+  const names = offeredNames(tools);
+  for (const [i, agentTool] of tools.entries()) {
     const moved = modelToolSchema(agentTool.inputSchema);
     const keys = options.safePropertyKeys === true ? withSafePropertyKeys(moved.schema) : undefined;
     const offered = keys === undefined ? moved : { ...moved, schema: keys.schema };
     // Calls are recorded under the registered name, whatever name the model was offered.
-    const offeredName = modelToolName(agentTool.name);
+    const offeredName = names[i] as string;
     log.offeredAs(offeredName, agentTool.name);
     set[offeredName] = tool<unknown, readonly ToolContent[]>({
       description: withLeftOut(agentTool.description, offered.leftOut),

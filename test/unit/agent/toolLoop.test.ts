@@ -1579,6 +1579,30 @@ describe("runToolLoop", () => {
     expect(cut.log.calls).toEqual([{ name: registered, ms: 0, ok: false, error: NOT_RUN_CUT }]);
   });
 
+  it("a tool named as another's shortened name takes neither its place nor its calls, listed before or after it", async () => {
+    const registered = `mcp__enterprise_github__${"list_repository_collaborators_".repeat(2)}x`;
+    const long: AgentTool = { ...upper, name: registered };
+    // Another server's tool, named as the long one is shortened (64 characters: offered as it is).
+    const crafted: AgentTool = { ...echo, name: modelToolName(registered) };
+    for (const tools of [
+      [crafted, long],
+      [long, crafted],
+    ]) {
+      const offered = Object.keys(sdkTools(tools, context, new ToolCallLog()));
+      expect(offered).toHaveLength(2);
+      expect(offered).toContain(crafted.name);
+      const other = offered.find((name) => name !== crafted.name) as string;
+      expect(other).toHaveLength(64);
+      expect(other).toBe(modelToolName(registered, 1));
+      model.script({ toolCalls: [{ name: other, args: { text: "hal" } }] }, { text: "done" });
+      const { log } = await loop(5, tools);
+      expect(log.calls).toEqual([{ name: registered, ms: 5, ok: true }]);
+      model.script({ toolCalls: [{ name: crafted.name, args: { text: "hal" } }] }, { text: "done" });
+      const second = await loop(5, tools);
+      expect(second.log.calls).toEqual([{ name: crafted.name, ms: 5, ok: true }]);
+    }
+  });
+
   it("stops at maxSteps when the model keeps asking for tools", async () => {
     model.script(callTool("upper", { text: "a" }), callTool("upper", { text: "b" }), { text: "unused" });
     const { result, progress } = await loop(2);
