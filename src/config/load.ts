@@ -49,6 +49,7 @@ import {
   unresolvedAlias,
 } from "./yamlLeadingChars.js";
 import { prepareConfigDocument } from "./yamlNodes.js";
+import { refuseYamlOneOneTypes } from "./yamlOneOneTypes.js";
 
 export interface LoadedConfig {
   readonly config: Config;
@@ -166,6 +167,7 @@ function readYaml(file: string): { value: unknown; blank: boolean; serverOrder?:
   const syntax = yamlSyntaxProblem(file, text, doc, lineCounter);
   if (syntax !== undefined) throw new SvcError("config_invalid", syntax);
   refuseUnknownTags(doc, text, file);
+  refuseYamlOneOneTypes(doc, file, lineCounter);
   refuseRecursiveAliases(doc, file, lineCounter);
   prepareConfigDocument(doc, text, file, lineCounter);
   let value: unknown;

@@ -651,6 +651,32 @@ describe("config loading (spec 2.1)", () => {
     );
   });
 
+  it("YAML 1.1's typed values (!!binary, !!timestamp, !!set, !!omap) are refused at their line, saying what to write; a secret's bytes are not shown", () => {
+    const secret = "aGVsbG8gd29ybGQgc2VjcmV0IHZhbHVl";
+    const binary = loadFailure(
+      `platforms:\n  webhook:\n    routes:\n      pr:\n        secret: !!binary ${secret}\n`,
+    );
+    expect(binary?.message).toMatch(
+      /config\.yaml: line 5: a !!binary value is a YAML 1\.1 type no setting takes — write the text itself, not its base64 \(a secret: in \.env, single-quoted\)$/,
+    );
+    expect(binary?.message).not.toContain(secret);
+    expect(binary?.message).not.toContain("hello world");
+    expect(loadFailure("platforms:\n  webhook:\n    secret: !!timestamp 2026-01-01\n")?.message).toMatch(
+      /line 3: a !!timestamp value .* write the date in quotes, as text$/,
+    );
+    // Read as a Map, an ordered map of routes became no routes at all.
+    expect(
+      loadFailure(
+        "platforms:\n  webhook:\n    enabled: true\n    routes: !!omap\n      - pr: {secret: abcdefabcdefabcdef01}\n",
+      )?.message,
+    ).toMatch(/line 4: a !!omap value .* write a plain mapping$/);
+    expect(loadFailure("mcp_servers:\n  a:\n    command: x\n    args: !!set {b, c}\n")?.message).toMatch(
+      /line 4: a !!set value .* write a list$/,
+    );
+    // The tags YAML 1.2 keeps are read as before.
+    expect(load("platforms:\n  webhook:\n    port: !!int 8700\n").config.platforms.webhook.port).toBe(8700);
+  });
+
   it("a YAML syntax hint for a credential's line never writes its value back", () => {
     const shown = "'<the value>' (not shown: the key holds a secret)";
     const cases: [string, string][] = [
