@@ -5,6 +5,7 @@ import { importExternal } from "../../importExternal.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
 import { closedBeforeHandshake, serverGreeting } from "./greeting.js";
+import { notRespReply } from "./notRedis.js";
 import { failedOffline, turnedAway, unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
@@ -482,8 +483,10 @@ export async function connectRedis(
   // The socket's error (ECONNREFUSED, ENOTFOUND) says more than the rejected connect ("Connection is closed").
   let socketError: string | undefined;
   const onError = (err: Error) => {
-    // A TLS alert says why (a client certificate asked for) even when a reset of the socket came first.
-    if (socketError === undefined || /\balert\b/.test(err.message)) socketError = err.message;
+    // A TLS alert says why (a client certificate asked for) even when a reset of the socket came first; a
+    // reply that is no Redis reply (another service on that port) says more than the broken pipe after it.
+    if (socketError === undefined || /\balert\b/.test(err.message) || notRespReply(err.message))
+      socketError = err.message;
   };
   redis.on("error", onError);
   try {
@@ -513,7 +516,7 @@ export async function connectRedis(
     // A server that closed the connection it took may have said why first (its maxclients reached).
     const tls = /^rediss:/i.test(url);
     const greeting =
-      !tls && /EPIPE|ECONNRESET|Connection is closed/i.test(reason)
+      !tls && (/EPIPE|ECONNRESET|Connection is closed/i.test(reason) || notRespReply(reason))
         ? await serverGreeting(redis.options)
         : undefined;
     // Over TLS it says nothing: whether it closes before the handshake tells its maxclients from a
