@@ -515,10 +515,12 @@ export async function connectRedis(
       );
     // A server that closed the connection it took may have said why first (its maxclients reached).
     const tls = /^rediss:/i.test(url);
+    const closed = /EPIPE|ECONNRESET|Connection is closed/i.test(reason);
+    const said = !tls && (closed || notRespReply(reason)) ? await serverGreeting(redis.options) : undefined;
+    // Nothing said unasked: its answer to a PING tells another service (whose answer a reset may have cut
+    // off before svc's client read it) from a Redis that closed without a word.
     const greeting =
-      !tls && (/EPIPE|ECONNRESET|Connection is closed/i.test(reason) || notRespReply(reason))
-        ? await serverGreeting(redis.options)
-        : undefined;
+      said === undefined && !tls && closed ? await serverGreeting(redis.options, 1000, "PING\r\n") : said;
     // Over TLS it says nothing: whether it closes before the handshake tells its maxclients from a
     // server that refuses svc's missing client certificate once the handshake is done.
     const beforeHandshake =

@@ -7,6 +7,9 @@ const NOT_RESP = /Unknown RESP type (\d+)|Protocol error/;
 /** Whether a connect failed on a reply that is no Redis reply. */
 export const notRespReply = (reason: string): boolean => NOT_RESP.test(reason);
 
+/** The first bytes of RESP2 and RESP3 replies: a line that begins otherwise is another protocol's. */
+const RESP_TYPES = "+-:$*_,#!=(%~>|";
+
 /** A TLS server answers plain text with a TLS record: an alert (21) or a handshake (22). */
 const TLS_RECORD = new Set([0x15, 0x16]);
 
@@ -20,9 +23,10 @@ function quoted(text: string): string {
 
 /**
  * What a connect that got no Redis reply says (`reason` as ioredis put it; `greeting`, the first line the
- * server says unasked, as an SSH or SMTP server does), or undefined when neither shows another protocol. A
- * Redis says nothing unasked but an error (`-ERR max number of clients reached`) before it closes; any
- * other first line is another service's, also when svc saw only the broken pipe after it.
+ * server says unasked, as an SSH or SMTP server does, or answers a PING), or undefined when neither shows
+ * another protocol. A Redis says nothing unasked but an error (`-ERR max number of clients reached`) before
+ * it closes, and answers a PING in RESP; a line that is no RESP is another service's, also when svc saw only
+ * the broken pipe after it.
  */
 export function notRedis(
   label: string,
@@ -30,7 +34,8 @@ export function notRedis(
   greeting: string | undefined,
 ): { problem: string; fix: string } | undefined {
   const found = NOT_RESP.exec(reason);
-  const spokeFirst = greeting !== undefined && greeting.trim() !== "" && !greeting.startsWith("-");
+  const spokeFirst =
+    greeting !== undefined && greeting.trim() !== "" && !RESP_TYPES.includes(greeting.charAt(0));
   if (found === null && !spokeFirst) return undefined;
   const byte = found?.[1] === undefined ? undefined : Number(found[1]);
   if (byte !== undefined && TLS_RECORD.has(byte))

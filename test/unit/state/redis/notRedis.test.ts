@@ -39,6 +39,21 @@ describe("a state.redis_url where another service answers", { timeout: 20_000 },
     await expect(refused).rejects.not.toThrow(/start Redis|Please report this|EPIPE|pw/);
   });
 
+  it("an HTTP server whose answer a reset cut off (svc's client saw only the reset) is named by its answer to a PING", async () => {
+    const url = await listen((socket) =>
+      socket.once("data", (chunk: Buffer) => {
+        if (chunk.toString().startsWith("PING\r\n")) socket.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+        // A server that closes with svc's commands unread resets the connection: its answer is lost with it.
+        else socket.resetAndDestroy();
+      }),
+    );
+    const refused = connectRedis(url, "/home/x/config.yaml", commandOptions());
+    await expect(refused).rejects.toThrow(
+      /redis:\/\/127\.0\.0\.1:\d+\/0 answered with something that is not a Redis reply \(it said "HTTP\/1\.1 400 Bad Request"\) — /,
+    );
+    await expect(refused).rejects.toThrow(OTHER_SERVICE);
+  });
+
   it("a server that speaks first (SSH, SMTP) is quoted by its first line", async () => {
     const url = await listen((socket) => {
       socket.write("SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n");
