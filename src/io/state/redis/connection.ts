@@ -6,6 +6,7 @@ import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
 import { closedBeforeHandshake, serverGreeting } from "./greeting.js";
 import { notRespReply } from "./notRedis.js";
+import { renamedAway } from "./renamedCommands.js";
 import { failedOffline, turnedAway, unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
@@ -545,7 +546,9 @@ export async function connectRedis(
   const denied =
     keyPrefix === undefined
       ? undefined
-      : ((await accessDenied(redis, label, keyPrefix)) ?? (await unsuitableServer(redis, label)));
+      : ((await accessDenied(redis, label, keyPrefix)) ??
+        (await renamedAway(redis, label)) ??
+        (await unsuitableServer(redis, label)));
   if (denied !== undefined) {
     redis.disconnect();
     throw refuse(denied.problem, denied.fix);
