@@ -7,6 +7,7 @@ import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
 import { closedBeforeHandshake, serverGreeting } from "./greeting.js";
 import { notRespReply } from "./notRedis.js";
 import { renamedAway } from "./renamedCommands.js";
+import { sentinelProblem } from "./sentinel.js";
 import { failedOffline, turnedAway, unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
@@ -537,7 +538,10 @@ export async function connectRedis(
   try {
     await redis.select(db);
   } catch (err) {
+    // A Sentinel refuses SELECT as an unknown command: it has no databases at all.
+    const sentinel = await sentinelProblem(redis, label);
     redis.disconnect();
+    if (sentinel !== undefined) throw refuse(sentinel.problem, sentinel.fix);
     throw refuse(
       `${label} has no database ${db} (${(err as Error).message})`,
       "end state.redis_url with a database this server has (0-15 unless its databases setting says more)",
