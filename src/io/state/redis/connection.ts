@@ -8,6 +8,7 @@ import { closedBeforeHandshake, serverGreeting } from "./greeting.js";
 import { notRespReply } from "./notRedis.js";
 import { renamedAway } from "./renamedCommands.js";
 import { sentinelProblem } from "./sentinel.js";
+import { olderThanNeeded } from "./serverVersion.js";
 import { failedOffline, turnedAway, unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
@@ -551,8 +552,8 @@ export async function connectRedis(
     keyPrefix === undefined
       ? undefined
       : ((await accessDenied(redis, label, keyPrefix)) ??
-        (await renamedAway(redis, label)) ??
-        (await unsuitableServer(redis, label)));
+        (await unsuitableServer(redis, label)) ??
+        (await renamedAway(redis, label)));
   if (denied !== undefined) {
     redis.disconnect();
     throw refuse(denied.problem, denied.fix);
@@ -627,6 +628,8 @@ async function unsuitableServer(
   } catch {
     return undefined;
   }
+  const old = olderThanNeeded(info, label);
+  if (old !== undefined) return old;
   if (/^cluster_enabled:1\b/m.test(info))
     return {
       problem: `${label} runs in cluster mode (cluster_enabled:1): svc's run queue (BullMQ) and its own scripts use several keys at once, which a Redis Cluster refuses across hash slots (CROSSSLOT), so every request would be answered 503`,

@@ -4,29 +4,18 @@ import type { Redis } from "ioredis";
  * The commands svc sends (its own scripts, the subscription store's transactions, its checks) and those its
  * run queue (BullMQ) sends and calls from its scripts. A Redis whose redis.conf renames one away
  * (`rename-command DEL ""`, as hardening guides advise for DEL, PEXPIRE, RENAME, SREM, EVAL …) fails every
- * request or job that needs it.
+ * request or job that needs it. Each is in Redis 5.0, the oldest svc takes (`serverVersion.ts`, checked
+ * first); LPOS (6.0.6) is left out: BullMQ calls it only on a server that has it.
  */
 export const NEEDED_COMMANDS: readonly string[] = [
-  ...["BZPOPMIN", "EVAL", "EVALSHA", "EXEC", "EXPIRE", "INFO", "MULTI", "PING", "SELECT", "TTL", "UNWATCH"],
-  ...["WATCH", "DEL", "EXISTS", "GET", "HDEL", "HEXISTS", "HGET", "HGETALL", "HINCRBY", "HLEN", "HMGET"],
-  ...["HMSET", "HSET", "INCR", "INCRBY", "LINDEX", "LLEN", "LPOP", "LPOS", "LPUSH", "LRANGE", "LREM", "LSET"],
-  ...[
-    "LTRIM",
-    "PEXPIRE",
-    "PEXPIREAT",
-    "PTTL",
-    "RENAME",
-    "RPOP",
-    "RPOPLPUSH",
-    "RPUSH",
-    "SADD",
-    "SCARD",
-    "SET",
-  ],
-  ...["SISMEMBER", "SMEMBERS", "SREM", "TIME", "TYPE", "UNLINK", "XADD", "XDEL", "XLEN", "XRANGE", "XREAD"],
-  ...["XTRIM", "ZADD", "ZCARD", "ZCOUNT", "ZLEXCOUNT", "ZPOPMIN", "ZRANGE", "ZRANGEBYLEX", "ZRANGEBYSCORE"],
-  ...["ZREM", "ZREMRANGEBYRANK", "ZREMRANGEBYSCORE", "ZREVRANGE", "ZREVRANGEBYSCORE", "ZSCORE"],
-];
+  "BZPOPMIN EVAL EVALSHA EXEC EXPIRE INFO MULTI PING SELECT TTL UNWATCH WATCH DEL EXISTS GET HDEL",
+  "HEXISTS HGET HGETALL HINCRBY HLEN HMGET HMSET HSET INCR INCRBY LINDEX LLEN LPOP LPUSH LRANGE LREM",
+  "LSET LTRIM PEXPIRE PEXPIREAT PTTL RENAME RPOP RPOPLPUSH RPUSH SADD SCARD SET SISMEMBER SMEMBERS SREM",
+  "TIME TYPE UNLINK XADD XDEL XLEN XRANGE XREAD XTRIM ZADD ZCARD ZCOUNT ZLEXCOUNT ZPOPMIN ZRANGE",
+  "ZRANGEBYLEX ZRANGEBYSCORE ZREM ZREMRANGEBYRANK ZREMRANGEBYSCORE ZREVRANGE ZREVRANGEBYSCORE ZSCORE",
+]
+  .join(" ")
+  .split(" ");
 
 /** "A, B and C". */
 function listed(names: readonly string[]): string {

@@ -44,6 +44,9 @@ describe("a Redis with commands svc needs renamed away", { timeout: 30_000 }, ()
       for (const [, name] of readFileSync(join(own, file), "utf8").matchAll(/redis\.call\('(\w+)'/g))
         called.add((name as string).toUpperCase());
     expect(called.size).toBeGreaterThan(20);
+    // LPOS (Redis 6.0.6) is called only by getStateV2, which BullMQ uses only on a Redis that has it.
+    expect(called.has("LPOS")).toBe(true);
+    called.delete("LPOS");
     expect([...called].filter((name) => !NEEDED_COMMANDS.includes(name))).toEqual([]);
   });
 });
