@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -82,6 +82,8 @@ export async function startTestRedis(
     unixSocket?: boolean;
     /** More redis-server arguments (`["--rename-command", "INFO", ""]`). */
     args?: readonly string[];
+    /** Runs a Redis Sentinel instead, watching the Redis on this port (as its one primary, `primary`). */
+    sentinelOf?: number;
   } = {},
 ): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
@@ -91,11 +93,16 @@ export async function startTestRedis(
   let exited: Promise<void> = Promise.resolve();
   let stderr = "";
 
+  const sentinelConf = join(dir, "sentinel.conf");
+  if (options.sentinelOf !== undefined)
+    writeFileSync(sentinelConf, `sentinel monitor primary 127.0.0.1 ${options.sentinelOf} 1\n`);
+
   async function start(): Promise<void> {
     if (child !== undefined) return;
     const proc = spawn(
       REDIS_SERVER,
       [
+        ...(options.sentinelOf === undefined ? [] : [sentinelConf, "--sentinel"]),
         ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir],
         ...(options.args ?? []),
         ...(options.unixSocket === true

@@ -4,6 +4,15 @@ import { unsetVariablesIn } from "../interpolate.js";
 const WRITE_IT = "write it as redis://host:6379/0";
 
 /**
+ * A / ? or # before an @ after the scheme: a user or password written with one unencoded (a base64 password,
+ * as Azure's keys are), where the URL ends its user and password. Asked only of a URL that failed otherwise:
+ * a socket's `?path=` may hold an @ after its /.
+ */
+const CUT_CREDENTIALS = /^rediss?:\/\/[^@]*[/?#][^@]*@/i;
+const CUT_CREDENTIALS_PROBLEM =
+  "the user or password holds a / ? or # that is not percent-encoded, where the URL's user and password end — write them as %2F %3F %23 in the user and password (and @ : % as %40 %3A %25)";
+
+/**
  * What keeps a `state.redis_url` from naming one Redis database, or undefined. The URL is never quoted
  * (it may hold a password). ioredis reads the database from the path (or `?db=`) and asks the server to
  * switch to whatever it finds there: a database that is not a number failed only at that switch, as an
@@ -27,6 +36,7 @@ export function redisUrlProblem(url: string): string | undefined {
   try {
     parsed = new URL(url);
   } catch {
+    if (CUT_CREDENTIALS.test(url)) return CUT_CREDENTIALS_PROBLEM;
     return `not a valid URL (check the host and that the port is 1-65535) — ${WRITE_IT}`;
   }
   // Redis's client decodes the user and password: a `%` not followed by two hex digits stops it at start
@@ -40,8 +50,10 @@ export function redisUrlProblem(url: string): string | undefined {
   const inPath = parsed.pathname.length > 1 ? parsed.pathname.slice(1) : null;
   const inQuery = parsed.searchParams.get("db");
   const db = inPath ?? inQuery;
-  if (db !== null && !/^\d{1,9}$/.test(db))
+  if (db !== null && !/^\d{1,9}$/.test(db)) {
+    if (CUT_CREDENTIALS.test(url)) return CUT_CREDENTIALS_PROBLEM;
     return `the database (${inPath === null ? "?db=" : "the URL's path after the port"}) is not a number — ${WRITE_IT}, with the database's number at the end`;
+  }
   // ioredis takes the path's database and ignores ?db= then: a different ?db= would be dropped unsaid.
   if (inPath !== null && inQuery !== null && inQuery !== inPath)
     return `names two databases (the path's ${inPath} and ?db=${/^\d{1,9}$/.test(inQuery) ? inQuery : "…"}; the path's would be used) — ${WRITE_IT}, with the database's number at the end only`;

@@ -70,6 +70,25 @@ describe("state.redis_url", () => {
     ).toBe("redis://127.0.0.1:6379/0");
   });
 
+  it.each([
+    // A password as base64 writes it (Azure Cache for Redis's keys, openssl rand -base64): its / ends the host.
+    "rediss://:Zm9v/YmFy+cXV4=@cache.example.net:6380/0",
+    // Its part before the / reads as a host and port, the rest as the path: no "database is not a number".
+    "redis://default:6379/x2@127.0.0.1:6379/0",
+    "redis://:se#cret@127.0.0.1:6379/0",
+    "redis://app:what?now@127.0.0.1:6379/0",
+  ])("a user or password holding / ? or # unencoded (%s) is named as such, never quoted", (url) => {
+    const problem = redisUrlProblem(url);
+    expect(problem).toBe(
+      "the user or password holds a / ? or # that is not percent-encoded, where the URL's user and password end — write them as %2F %3F %23 in the user and password (and @ : % as %40 %3A %25)",
+    );
+    expect(problem).not.toMatch(/YmFy|cret|what|x2/);
+  });
+
+  it("a / in a unix socket's path with an @ in it is no password", () => {
+    expect(redisUrlProblem("redis://localhost/0?path=/run/user@1000/redis.sock")).toBeUndefined();
+  });
+
   it("is refused where config.yaml is loaded, naming the key and never quoting the URL", () => {
     home = tempHome();
     home.write("config.yaml", 'state: {backend: redis, redis_url: "redis://:s3cret@127.0.0.1:6379/abc"}\n');

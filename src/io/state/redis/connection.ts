@@ -5,6 +5,10 @@ import { importExternal } from "../../importExternal.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
 import { closedBeforeHandshake, serverGreeting } from "./greeting.js";
+import { notRespReply } from "./notRedis.js";
+import { renamedAway } from "./renamedCommands.js";
+import { sentinelProblem } from "./sentinel.js";
+import { olderThanNeeded } from "./serverVersion.js";
 import { failedOffline, turnedAway, unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
@@ -486,8 +490,10 @@ export async function connectRedis(
   // The socket's error (ECONNREFUSED, ENOTFOUND) says more than the rejected connect ("Connection is closed").
   let socketError: string | undefined;
   const onError = (err: Error) => {
-    // A TLS alert says why (a client certificate asked for) even when a reset of the socket came first.
-    if (socketError === undefined || /\balert\b/.test(err.message)) socketError = err.message;
+    // A TLS alert says why (a client certificate asked for) even when a reset of the socket came first; a
+    // reply that is no Redis reply (another service on that port) says more than the broken pipe after it.
+    if (socketError === undefined || /\balert\b/.test(err.message) || notRespReply(err.message))
+      socketError = err.message;
   };
   redis.on("error", onError);
   try {
@@ -516,10 +522,12 @@ export async function connectRedis(
       );
     // A server that closed the connection it took may have said why first (its maxclients reached).
     const tls = /^rediss:/i.test(url);
+    const closed = /EPIPE|ECONNRESET|Connection is closed/i.test(reason);
+    const said = !tls && (closed || notRespReply(reason)) ? await serverGreeting(redis.options) : undefined;
+    // Nothing said unasked: its answer to a PING tells another service (whose answer a reset may have cut
+    // off before svc's client read it) from a Redis that closed without a word.
     const greeting =
-      !tls && /EPIPE|ECONNRESET|Connection is closed/i.test(reason)
-        ? await serverGreeting(redis.options)
-        : undefined;
+      said === undefined && !tls && closed ? await serverGreeting(redis.options, 1000, "PING\r\n") : said;
     // Over TLS it says nothing: whether it closes before the handshake tells its maxclients from a
     // server that refuses svc's missing client certificate once the handshake is done.
     const beforeHandshake =
@@ -535,7 +543,10 @@ export async function connectRedis(
   try {
     await redis.select(db);
   } catch (err) {
+    // A Sentinel refuses SELECT as an unknown command: it has no databases at all.
+    const sentinel = await sentinelProblem(redis, label);
     redis.disconnect();
+    if (sentinel !== undefined) throw refuse(sentinel.problem, sentinel.fix);
     throw refuse(
       `${label} has no database ${db} (${(err as Error).message})`,
       "end state.redis_url with a database this server has (0-15 unless its databases setting says more)",
@@ -544,7 +555,9 @@ export async function connectRedis(
   const denied =
     keyPrefix === undefined
       ? undefined
-      : ((await accessDenied(redis, label, keyPrefix)) ?? (await unsuitableServer(redis, label)));
+      : ((await accessDenied(redis, label, keyPrefix)) ??
+        (await unsuitableServer(redis, label)) ??
+        (await renamedAway(redis, label)));
   if (denied !== undefined) {
     redis.disconnect();
     throw refuse(denied.problem, denied.fix);
@@ -619,6 +632,8 @@ async function unsuitableServer(
   } catch {
     return undefined;
   }
+  const old = olderThanNeeded(info, label);
+  if (old !== undefined) return old;
   if (/^cluster_enabled:1\b/m.test(info))
     return {
       problem: `${label} runs in cluster mode (cluster_enabled:1): svc's run queue (BullMQ) and its own scripts use several keys at once, which a Redis Cluster refuses across hash slots (CROSSSLOT), so every request would be answered 503`,

@@ -11,9 +11,14 @@ export interface RedisAddress {
 /**
  * The first line a Redis sends before it is asked anything, within `waitMs` (undefined when it says nothing).
  * One at its `maxclients` writes `-ERR max number of clients reached` and closes every new connection, which
- * its client only sees as a reset or a broken pipe (its first command written into a closed socket).
+ * its client only sees as a reset or a broken pipe (its first command written into a closed socket). With
+ * `ask`, the first line of its answer to that (`PING\r\n`: what another service answers shows its protocol).
  */
-export function serverGreeting(address: RedisAddress, waitMs = 1000): Promise<string | undefined> {
+export function serverGreeting(
+  address: RedisAddress,
+  waitMs = 1000,
+  ask?: string,
+): Promise<string | undefined> {
   return new Promise((resolve) => {
     const socket =
       typeof address.path === "string" && address.path !== ""
@@ -27,6 +32,7 @@ export function serverGreeting(address: RedisAddress, waitMs = 1000): Promise<st
       resolve(line === undefined || line === "" ? undefined : line);
     };
     const timer = setTimeout(done, waitMs);
+    if (ask !== undefined) socket.once("connect", () => socket.write(ask));
     socket.on("data", (chunk: Buffer) => {
       said += chunk.toString("utf8");
       if (said.includes("\r\n") || said.length > 512) done();

@@ -4,6 +4,7 @@ import { scopedSignal } from "../../../clock.js";
 import type { Logger } from "../../log.js";
 import { isRefusal, optionsForUrl, queueOptions, type RedisHealth } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
+import { refusalBackoff } from "./refusalBackoff.js";
 
 /** How long a finished job (and so its id) is kept: an enqueue of the same id meanwhile is a no-op. */
 export const FINISHED_JOB_TTL_SECONDS = 3600;
@@ -275,11 +276,15 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             : { drainDelay: options.stall.idleWaitSeconds }),
         },
       );
+      const started = worker;
+      const backOff = refusalBackoff(started, () => worker === started);
       worker.on("error", (err: Error) => {
         // A refusal (an ACL without a command the worker needs, a full Redis) stops every run here while
         // requests may still be answered 202: said, not left at debug. Outages are the connections' to report.
-        if (isRefusal(err)) health.refusedInBackground(`the ${options.name} queue's worker`, err);
-        else logger.debug({ queue: options.name, err: err.message }, "[state] worker error");
+        if (isRefusal(err)) {
+          health.refusedInBackground(`the ${options.name} queue's worker`, err);
+          backOff();
+        } else logger.debug({ queue: options.name, err: err.message }, "[state] worker error");
       });
       worker.on("failed", (job, err) => {
         if (job === undefined || err.name === "DelayedError") return;

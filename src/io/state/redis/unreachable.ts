@@ -1,5 +1,6 @@
 import { describeError } from "../../../errors.js";
 import { OUT_OF_DATE, UNTRUSTED, WRONG_HOST } from "../../mcp/tlsHints.js";
+import { notRedis } from "./notRedis.js";
 
 /**
  * OpenSSL's error text as Node passes it on (`<hex>:error:<code>:SSL routines:<function>:<reason>:<source
@@ -54,6 +55,8 @@ export function unreachable(
   const tls = /^rediss:/i.test(url);
   const away = turnedAway(label, greeting);
   if (away !== undefined) return away;
+  const foreign = notRedis(label, error, greeting);
+  if (foreign !== undefined) return foreign;
   const start = `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`;
   const reason = OPENSSL.exec(error)?.[1] ?? error.trim();
   // Over TLS a Redis at its maxclients closes each new connection before the handshake, saying nothing.

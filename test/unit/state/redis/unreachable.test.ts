@@ -89,6 +89,20 @@ describe("a state.redis_url svc could not connect to: what to change", () => {
     expect(unreachable("redis://h/0", "L", "write EPIPE", "-ERR other").fix).toBe(START);
   });
 
+  it("a server that spoke first in another protocol (SSH, SMTP), seen only as a broken pipe: no Redis, quoted", () => {
+    expect(unreachable("redis://h/0", "L", "write EPIPE", "SSH-2.0-OpenSSH_9.2p1 Debian-2\u0007")).toEqual({
+      problem:
+        'L answered with something that is not a Redis reply (it said "SSH-2.0-OpenSSH_9.2p1 Debian-2")',
+      fix: "another service listens at that address: fix the host and port in state.redis_url (Redis listens on 6379 unless its port setting says otherwise)",
+    });
+    expect(unreachable("redis://h/0", "L", "read ECONNRESET", "220 mail.example.com ESMTP").problem).toBe(
+      'L answered with something that is not a Redis reply (it said "220 mail.example.com ESMTP")',
+    );
+    expect(unreachable("redis://h/0", "L", 'Unknown RESP type 0 "\u0000". Please report this.').problem).toBe(
+      "L answered with something that is not a Redis reply (it began with byte 0x00)",
+    );
+  });
+
   it("nothing listening: start Redis, whatever the scheme", () => {
     expect(unreachable("redis://h/0", "L", "connect ECONNREFUSED 127.0.0.1:6379")).toEqual({
       problem: "cannot reach L (connect ECONNREFUSED 127.0.0.1:6379)",
