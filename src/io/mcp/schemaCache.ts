@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { writeJsonAtomic } from "../stores/atomicFile.js";
+import { listedTools } from "./looseAnswers.js";
 
 /** What a lazy server registers from at startup (`lazy`). */
 export interface CachedSchemas {
@@ -56,7 +58,33 @@ export function cachePath(cacheDir: string, print: string): string {
   return join(cacheDir, `${print}.json`);
 }
 
-/** The cached schemas, or undefined when missing, unreadable, or written for another entry. */
+const CachedCapabilitiesSchema = z.object({
+  resources: z.boolean(),
+  prompts: z.boolean(),
+  tools: z.union([z.literal(false), z.literal("unanswered")]).optional(),
+});
+
+/**
+ * Whether a parsed cache file has the shape svc writes: one edited by hand, or written by another
+ * program under its name, would otherwise throw where its tools are registered, and stop the gateway's
+ * start (and `svc mcp list`) rather than costing a live connect.
+ */
+function wellFormed(cached: unknown, print: string): cached is CachedSchemas {
+  if (typeof cached !== "object" || cached === null) return false;
+  const { version, fingerprint: written, tools, capabilities } = cached as Record<string, unknown>;
+  return (
+    version === 1 &&
+    written === print &&
+    Array.isArray(tools) &&
+    listedTools(tools, 1).skipped.length === 0 &&
+    CachedCapabilitiesSchema.safeParse(capabilities).success
+  );
+}
+
+/**
+ * The cached schemas, or undefined when missing, unreadable, not of the shape svc writes, or written for
+ * another entry: the server then connects as without a cache.
+ */
 export function readSchemaCache(
   cacheDir: string,
   server: string,
@@ -64,10 +92,8 @@ export function readSchemaCache(
 ): CachedSchemas | undefined {
   const print = cacheKey(server, entry);
   try {
-    const cached = JSON.parse(readFileSync(cachePath(cacheDir, print), "utf8")) as CachedSchemas;
-    if (cached.version !== 1 || cached.fingerprint !== print || !Array.isArray(cached.tools))
-      return undefined;
-    return cached;
+    const cached: unknown = JSON.parse(readFileSync(cachePath(cacheDir, print), "utf8"));
+    return wellFormed(cached, print) ? cached : undefined;
   } catch {
     return undefined;
   }

@@ -62,11 +62,33 @@ export function writeStatusFile(cacheDir: string, file: StatusFile): void {
   writeJsonAtomic(statusPath(cacheDir), file);
 }
 
+/**
+ * Whether parsed JSON has the shape the gateway writes, as far as the CLI reads it without checking: a file
+ * edited by hand (`null`, `servers: null`) otherwise failed `svc mcp list` with a TypeError.
+ */
+function wellFormed(file: unknown): file is StatusFile {
+  if (typeof file !== "object" || file === null) return false;
+  const { pid, servers } = file as Record<string, unknown>;
+  return (
+    Number.isInteger(pid) &&
+    Array.isArray(servers) &&
+    servers.every(
+      (s) =>
+        typeof s === "object" &&
+        s !== null &&
+        typeof (s as Record<string, unknown>).name === "string" &&
+        Array.isArray((s as Record<string, unknown>).collisions),
+    )
+  );
+}
+
+/** The running gateway's status, or undefined when missing, unreadable or not of the shape it writes. */
 export function readStatusFile(cacheDir: string): StatusFile | undefined {
   const path = statusPath(cacheDir);
   if (!existsSync(path)) return undefined;
   try {
-    return JSON.parse(readFileSync(path, "utf8")) as StatusFile;
+    const file: unknown = JSON.parse(readFileSync(path, "utf8"));
+    return wellFormed(file) ? file : undefined;
   } catch {
     return undefined;
   }

@@ -44,5 +44,16 @@ describe("svc mcp list with a gateway running but no status file of it", () => {
       `was written by pid 1, so its live status cannot be shown: below is each server checked as with no gateway running — `,
     );
     expect(other.stdout).toMatch(/^off\s+stdio\s+skipped \(enabled: false\)$/m);
+
+    // JSON of another shape (edited by hand) is a file that cannot be read, not a TypeError.
+    for (const body of ["null", JSON.stringify({ pid: gateway.pid, updatedAt: "", servers: null })]) {
+      home.write("mcp-cache/status.json", body);
+      const odd = await list("--no-check");
+      expect(odd.code).toBe(0);
+      expect(odd.stderr).toBe(
+        `Note: a gateway is running (pid ${gateway.pid}), but ${status} cannot be read, so its live status cannot be shown: below is the configuration-only view — svc mcp reload writes the status file again\n`,
+      );
+      expect(odd.stdout).toMatch(/^off\s+stdio\s+skipped\s/m);
+    }
   });
 });
