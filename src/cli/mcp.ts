@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type Command, Option } from "commander";
 import { createRunner } from "../actors/agent/index.js";
@@ -30,6 +31,7 @@ import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { readStatusFile, type ServerStatus, type StatusFile, statusPath } from "../io/mcp/statusFile.js";
+import { fileInPlaceOf } from "../io/stores/atomicFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
 import { refuseCurlFile } from "./curlFileArgument.js";
@@ -225,7 +227,9 @@ function noLiveStatus(pid: number, file: StatusFile | undefined, path: string, c
       ? `${path} was written by pid ${file.pid}`
       : existsSync(path)
         ? `${path} cannot be read`
-        : `${path} is missing`;
+        : fileInPlaceOf(dirname(path)) !== undefined
+          ? `${dirname(path)} is a file, not a directory (move it away: the gateway makes the directory and writes ${path} in it)`
+          : `${path} is missing`;
   const shown = check ? "each server checked as with no gateway running" : "the configuration-only view";
   return `a gateway is running (pid ${pid}), but ${why}, so its live status cannot be shown: below is ${shown} — svc mcp reload writes the status file again`;
 }

@@ -66,6 +66,26 @@ export function unwritableStore(path: string, err: unknown, dir?: string): unkno
   return new UnwritableStoreError(path, why, err);
 }
 
+/** The file standing where `dir` or a directory above it goes, if any. */
+export function fileInPlaceOf(dir: string): string | undefined {
+  for (let at = dir; dirname(at) !== at; at = dirname(at)) {
+    let found: ReturnType<typeof statSync>;
+    try {
+      found = statSync(at, { throwIfNoEntry: false });
+    } catch {
+      continue; // ENOTDIR: a file further up
+    }
+    if (found !== undefined) return found.isDirectory() ? undefined : at;
+  }
+  return undefined;
+}
+
+/** The file `fileInPlaceOf` names, when making `dir` failed for it (Node's bare `EEXIST`/`ENOTDIR`). */
+function fileInTheWay(dir: string, err: unknown): string | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === "EEXIST" || code === "ENOTDIR" ? fileInPlaceOf(dir) : undefined;
+}
+
 /** A store write refused for a reason the user can act on; the message is the command's. */
 class UnwritableStoreError extends SvcError {
   constructor(
@@ -103,6 +123,13 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   try {
     makeDirs(dir);
   } catch (err) {
+    const inTheWay = fileInTheWay(dir, err);
+    if (inTheWay !== undefined)
+      throw new UnwritableStoreError(
+        path,
+        [`${inTheWay} is a file, not a directory`, "move that file away (svc makes the directory)"],
+        err,
+      );
     throw unwritableStore(path, err, refusingDir(err, dir));
   }
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);

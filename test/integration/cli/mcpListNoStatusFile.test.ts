@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -55,5 +56,13 @@ describe("svc mcp list with a gateway running but no status file of it", () => {
       );
       expect(odd.stdout).toMatch(/^off\s+stdio\s+skipped\s/m);
     }
+
+    // A file where the status file's directory goes: named as such, not as a missing status file.
+    rmSync(join(home.dir, "mcp-cache"), { recursive: true });
+    home.write("mcp-cache", "");
+    const inTheWay = await list("--no-check");
+    expect(inTheWay.stderr).toBe(
+      `Note: a gateway is running (pid ${gateway.pid}), but ${join(home.dir, "mcp-cache")} is a file, not a directory (move it away: the gateway makes the directory and writes ${status} in it), so its live status cannot be shown: below is the configuration-only view — svc mcp reload writes the status file again\n`,
+    );
   });
 });
