@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SvcError } from "../errors.js";
 import { notUtf8Text } from "../io/textEncoding.js";
@@ -46,9 +46,19 @@ export function isPresent(path: string, withoutIt: string | undefined): boolean 
   } catch {
     return false; // not there at all
   }
+  const pointsAt = resolve(dirname(path), target);
+  // A link whose chain of links comes back to itself (ELOOP) points at no file either, but exists in a way.
+  const loop = (() => {
+    try {
+      realpathSync(path);
+      return false;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "ELOOP";
+    }
+  })();
   throw new SvcError(
     "config_unreadable",
-    `${path}: is a symbolic link to ${resolve(dirname(path), target)}, which does not exist — ${
+    `${path}: is a symbolic link to ${pointsAt}, ${loop ? "a chain of links that comes back to itself (no file at its end)" : "which does not exist"} — ${
       withoutIt === undefined
         ? "the running config came from this file: restore its target or point the link at the file, and reload again"
         : `restore its target or point the link at the file, or remove the link (${withoutIt})`

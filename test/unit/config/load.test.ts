@@ -805,6 +805,12 @@ describe("config loading (spec 2.1)", () => {
     expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
       `${home.dir}/.env: is a symbolic link to ${gone}/.env, which does not exist — restore its target or point the link at the file, or remove the link (svc then reads no .env)`,
     );
+    unlinkSync(join(home.dir, ".env"));
+    // A link to itself, or links that come back round: no file at their end, but not a missing target.
+    symlinkSync("config.yaml", join(home.dir, "config.yaml"));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(
+      `${home.dir}/config.yaml: is a symbolic link to ${home.dir}/config.yaml, a chain of links that comes back to itself (no file at its end) — restore its target or point the link at the file`,
+    );
   });
 
   it("a config.yaml or .env saved in another encoding is refused naming the line, not read with U+FFFD in it", () => {
