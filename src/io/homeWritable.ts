@@ -64,16 +64,20 @@ const GATEWAY_DIRS: readonly (readonly [name: string, holds: string])[] = [
   ["state", "its journal of accepted runs"],
 ];
 
-/** The files the gateway writes in SVC_HOME once it listens, where `svc gateway stop|status` find it. */
+/**
+ * The files the gateway writes in SVC_HOME: its pid and address, where `svc gateway stop|status` find it,
+ * and its log, which a directory in its place would refuse with a bare EISDIR.
+ */
 const GATEWAY_FILES: readonly (readonly [name: string, holds: string])[] = [
   ["gateway.pid", "its pid"],
   ["gateway.json", "where it listens"],
+  ["logs/gateway.log", "its log"],
 ];
 
 /**
  * Why the gateway could not make or use one of its directories in SVC_HOME (`logs`, `state`), found
  * without creating anything: a file in its place, a symbolic link to nothing, one this user cannot write;
- * or a directory where it writes `gateway.pid` or `gateway.json`. Undefined when each can be used, or is
+ * or a directory where it writes `gateway.pid`, `gateway.json` or `logs/gateway.log`. Undefined when each can be used, or is
  * missing and will be made.
  */
 export function gatewayDirProblem(home: string): string | undefined {
@@ -97,7 +101,7 @@ export function gatewayDirProblem(home: string): string | undefined {
       return `${dir}: cannot be written (${describeError(err)}) — the gateway keeps ${holds} there: fix its owner or permissions`;
     }
   }
-  // Written by renaming a new file over them, which a directory in their place refuses.
+  // gateway.pid and gateway.json are written by renaming a new file over them, which a directory refuses.
   for (const [name, holds] of GATEWAY_FILES) {
     const file = join(home, name);
     if (statSync(file, { throwIfNoEntry: false })?.isDirectory())

@@ -4,6 +4,7 @@ import { nearMiss } from "../config/nearMiss.js";
 import { SvcError } from "../errors.js";
 import { createBatchedFileWriter, createBatchedWriter } from "./batchedWriter.js";
 import { redactCredentials } from "./credentials.js";
+import { logFileProblem } from "./logFileProblem.js";
 import { privateDir } from "./privateMode.js";
 import { terminalText } from "./terminalText.js";
 
@@ -224,9 +225,8 @@ export interface LogOptions {
  */
 function reportFileFailure(file: string): (err: unknown) => void {
   return (err) => {
-    const why = err instanceof Error ? err.message : String(err);
     process.stderr.write(
-      `[log] cannot write the log to ${file}: ${why} — its lines are dropped until a write succeeds (not said again until then)\n`,
+      `[log] cannot write the log to ${file}: ${logFileProblem(file, err)} — its lines are dropped until a write succeeds (not said again until then)\n`,
     );
   };
 }

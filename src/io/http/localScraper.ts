@@ -1,12 +1,18 @@
-import { isLoopbackHost } from "../../config/host.js";
+import { bindHost, isLoopbackHost } from "../../config/host.js";
 
 /** Headers a browser's request, or one a proxy passed on from another machine, carries; a local scraper's none. */
 const FROM_ELSEWHERE = ["origin", "sec-fetch-site", "forwarded", "x-forwarded-for", "x-real-ip"] as const;
 
-/** The host of a Host header's value, without its port and an IPv6 literal's brackets. */
+/**
+ * The host of a Host header's value, without its port and an IPv6 literal's brackets; an IPv6 address in
+ * the one spelling bind addresses get (`[0:0:0:0:0:0:0:1]` and `[::1]` are one address, as are capitals).
+ */
 function hostName(authority: string): string {
   const bracketed = /^\[([^\]]*)\]/.exec(authority);
-  if (bracketed !== null) return bracketed[1] as string;
+  if (bracketed !== null) {
+    const address = bindHost(bracketed[1] as string);
+    return "host" in address ? address.host : "";
+  }
   const colon = authority.lastIndexOf(":");
   return (colon < 0 ? authority : authority.slice(0, colon)).toLowerCase();
 }

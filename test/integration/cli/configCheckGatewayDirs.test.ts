@@ -36,10 +36,11 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
   for (const [name, holds] of [
     ["gateway.pid", "its pid"],
     ["gateway.json", "where it listens"],
+    ["logs/gateway.log", "its log"],
   ] as const) {
     it(`a directory in ${name}'s place: check exits 1 with the line the gateway refuses to start with`, async () => {
       home = tempHome();
-      mkdirSync(join(home.dir, name));
+      mkdirSync(join(home.dir, name), { recursive: true });
       const problem = `${join(home.dir, name)}: a directory — the gateway writes ${holds} in a file of this name: move that directory away`;
       const check = await svc(home, ["config", "check"]);
       expect(check.code).toBe(1);

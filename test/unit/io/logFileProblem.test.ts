@@ -1,0 +1,51 @@
+import { mkdirSync, openSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { logFileProblem } from "../../../src/io/logFileProblem.js";
+import { makeDirs } from "../../../src/io/makeDirs.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome | undefined;
+afterEach(() => home?.cleanup());
+
+/** The error the call throws. */
+function thrown(call: () => unknown): unknown {
+  try {
+    call();
+  } catch (err) {
+    return err;
+  }
+  throw new Error("did not throw");
+}
+
+describe("logFileProblem (what stderr says while the gateway log cannot be written)", () => {
+  it("a file where logs/ was (removed while the gateway ran): names it and what to do, not a bare EEXIST", () => {
+    home = tempHome();
+    home.write("logs", "x\n");
+    const logs = join(home.dir, "logs");
+    const file = join(logs, "gateway.log");
+    for (const err of [thrown(() => makeDirs(logs)), thrown(() => openSync(file, "a"))])
+      expect(logFileProblem(file, err)).toBe(
+        `${logs} is a file, not a directory — move that file away (the gateway makes the directory again within a second)`,
+      );
+  });
+
+  it("a directory in gateway.log's place: names it and what to do, not a bare EISDIR", () => {
+    home = tempHome();
+    const file = join(home.dir, "logs", "gateway.log");
+    mkdirSync(file, { recursive: true });
+    expect(
+      logFileProblem(
+        file,
+        thrown(() => openSync(file, "a")),
+      ),
+    ).toBe(
+      `${file} is a directory — move that directory away (the gateway writes its log in a file of this name again within a second)`,
+    );
+  });
+
+  it("any other error is given as the system gave it", () => {
+    const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    expect(logFileProblem("/x/logs/gateway.log", full)).toBe("ENOSPC: no space left on device, write");
+  });
+});
