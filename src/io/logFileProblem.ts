@@ -1,14 +1,5 @@
-import { statSync } from "node:fs";
 import { dirname } from "node:path";
-
-/** Whether `path` exists and is something other than a directory; false when that cannot be read. */
-function isNonDirectory(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === false;
-  } catch {
-    return false;
-  }
-}
+import { fileInPlaceOf } from "./stores/atomicFile.js";
 
 /**
  * Why the gateway log `file` cannot be written, as the user can act on it: a file in its directory's place
@@ -18,8 +9,9 @@ function isNonDirectory(path: string): boolean {
 export function logFileProblem(file: string, err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const dir = dirname(file);
-  if ((code === "EEXIST" || code === "ENOTDIR") && isNonDirectory(dir))
-    return `${dir} is a file, not a directory — move that file away (the gateway makes the directory again within a second)`;
+  const inTheWay = code === "EEXIST" || code === "ENOTDIR" ? fileInPlaceOf(dir) : undefined;
+  if (inTheWay !== undefined)
+    return `${inTheWay} is a file, not a directory — move that file away (the gateway makes the directory again within a second)`;
   if (code === "EISDIR")
     return `${file} is a directory — move that directory away (the gateway writes its log in a file of this name again within a second)`;
   return err instanceof Error ? err.message : String(err);
