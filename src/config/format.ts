@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { cutText } from "../io/cutText.js";
+import { terminalText } from "../io/terminalText.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { elsewhere, otherClientsKeys } from "./keysElsewhere.js";
 import { nearMiss } from "./nearMiss.js";
@@ -525,6 +526,15 @@ function mcpCommandList(path: readonly PropertyKey[], input: unknown): input is 
  * One line per problem: `<file>: <key.path>: <what is wrong>`. `placement` (config.yaml only) adds where
  * an unknown key belongs when it is another section's key.
  */
+/**
+ * A key as an issue's path shows it: a key holding a line break, a control or an invisible character (a
+ * route name quoted in the file as "bad\nname") in JSON quotes with those escaped, so the line stays one
+ * line and shows what the file holds.
+ */
+function shownKey(key: string): string {
+  return /[\p{Cc}\p{Cf}\u2028\u2029]/u.test(key) ? terminalText(JSON.stringify(key)) : key;
+}
+
 export function formatIssue(
   file: string,
   issue: z.core.$ZodIssue,
@@ -535,7 +545,9 @@ export function formatIssue(
   // A list entry as `args[1]`, a mapping key as `.key`.
   const path =
     issue.path
-      .map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`))
+      .map((key, i) =>
+        typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${shownKey(String(key))}`,
+      )
       .join("") || "(top level)";
   let message = hiddenEntryValue(issue) ?? issue.message;
   if (issue.code === "invalid_type") {

@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { SvcError } from "../errors.js";
+import { terminalText } from "../io/terminalText.js";
 
 /** Layout of the data directory (`~/.svc`, or `$SVC_HOME`); a named profile has the same layout below `profiles/<name>/`. */
 export interface SvcPaths {
@@ -33,7 +34,7 @@ export const DEFAULT_PROFILE = "default";
  */
 export function nonAsciiNote(name: string): string {
   const found = /\P{ASCII}/u.exec(name)?.[0];
-  return found === undefined ? "" : ` — ASCII only: ${JSON.stringify(found)} is not`;
+  return found === undefined ? "" : ` — ASCII only: ${terminalText(JSON.stringify(found))} is not`;
 }
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const PROFILE_NAME_RULE =

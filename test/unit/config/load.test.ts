@@ -677,6 +677,19 @@ describe("config loading (spec 2.1)", () => {
     expect(load("platforms:\n  webhook:\n    port: !!int 8700\n").config.platforms.webhook.port).toBe(8700);
   });
 
+  it("a key holding a line break, a control or a bidi character is shown escaped in quotes: each problem stays one line", () => {
+    const failure = loadFailure(
+      'platforms:\n  webhook:\n    enabled: true\n    routes:\n      "bad\\nname":\n        secret: abcdefabcdefabcdef01\n      "ok\\u202ename":\n        secret: abcdefabcdefabcdef01\n',
+    );
+    const lines = failure?.message.split("\n") ?? [];
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/: platforms\.webhook\.routes\."bad\\nname": invalid name — /);
+    expect(lines[1]).toMatch(
+      /: platforms\.webhook\.routes\."ok\\u202ename": invalid name — .* ASCII only: "\\u202e" is not$/,
+    );
+    expect(failure?.message).not.toContain("\u202e");
+  });
+
   it("a YAML syntax hint for a credential's line never writes its value back", () => {
     const shown = "'<the value>' (not shown: the key holds a secret)";
     const cases: [string, string][] = [
