@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 
 /** The number of the first line of `bytes` that is not UTF-8 (no UTF-8 sequence holds a line feed byte). */
-function firstNonUtf8Line(bytes: Buffer): number {
+export function firstNonUtf8Line(bytes: Buffer): number {
   let line = 1;
   for (let start = 0; ; line += 1) {
     const end = bytes.indexOf(0x0a, start);

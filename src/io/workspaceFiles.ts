@@ -14,7 +14,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { basename, dirname, join, sep } from "node:path";
-import { wholeUtf8Length } from "./utf8Cut.js";
+import { type FileText, fileText } from "./fileText.js";
 import { checkRelative, unfitName } from "./workspacePaths.js";
 
 export type Inside<T> =
@@ -76,8 +76,7 @@ async function openInside(realRoot: string, real: string, rel: string): Promise<
   return leadsOutside(rel);
 }
 
-export interface ReadResult {
-  readonly text: string;
+export interface ReadResult extends FileText {
   readonly size: number;
   readonly truncated: boolean;
 }
@@ -97,12 +96,10 @@ export async function readInside(root: string, rel: string, maxBytes: number): P
     if (!info.isFile()) return fail(`"${rel}" is not a file`);
     const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const bytes = buffer.subarray(0, bytesRead);
-    if (bytes.includes(0)) return fail(`"${rel}" is a binary file (${info.size} bytes)`);
     const truncated = info.size > maxBytes;
-    // A cut through a character ends before it rather than on U+FFFD.
-    const text = bytes.subarray(0, truncated ? wholeUtf8Length(bytes) : bytes.length).toString("utf8");
-    return { ok: true, value: { text, size: info.size, truncated } };
+    const text = fileText(buffer.subarray(0, bytesRead), truncated);
+    if (text === undefined) return fail(`"${rel}" is a binary file (${info.size} bytes)`);
+    return { ok: true, value: { ...text, size: info.size, truncated } };
   } catch (err) {
     return fail(describe(err, rel));
   } finally {

@@ -1,4 +1,5 @@
 import type { ToolsSettings } from "../../config/sections/tools.js";
+import type { FileText } from "../../io/fileText.js";
 import { listInside, readInside, writeInside } from "../../io/workspaceFiles.js";
 import { CONTROL_CHARACTER } from "../../io/workspacePaths.js";
 import { argsObject, optionalString, stringArg, textOutcome, toolError, workspaceOf } from "./outcome.js";
@@ -14,6 +15,15 @@ const pathProperty = {
   type: "string",
   description: "A path relative to the workspace (no .., not absolute)",
 };
+
+/** What the model is told of a file not read as plain UTF-8, so its text is not taken for the file's bytes. */
+function encodingNote(read: FileText): string {
+  if (read.encoding !== "utf-8")
+    return `\n[the file is ${read.encoding.toUpperCase()} text (its byte order mark), shown decoded]`;
+  if (read.notUtf8Line !== undefined)
+    return `\n[line ${read.notUtf8Line} is not UTF-8 text: bytes that are not UTF-8 are shown as \ufffd (another encoding, such as Latin-1?)]`;
+  return "";
+}
 
 function fileRead(settings: ToolsSettings["file"]): AgentTool {
   return {
@@ -34,14 +44,16 @@ function fileRead(settings: ToolsSettings["file"]): AgentTool {
       if (typeof root !== "string") return toolError(`file_read: ${root.error}`);
       const read = await readInside(root, path, settings.max_bytes);
       if (!read.ok) return toolError(`file_read: ${read.error}`);
-      const { text, size, truncated } = read.value;
+      const { text, size, truncated, shown } = read.value;
       // Said in words: a blank tool result reaches the model as "the tool returned no output".
       if (text.trim() === "")
         return textOutcome(
           size === 0 ? "(the file is empty)" : `(the file holds only whitespace: ${size} bytes)`,
         );
       return textOutcome(
-        truncated ? `${text}\n[truncated: file is ${size} bytes, shown ${Buffer.byteLength(text)}]` : text,
+        text +
+          (truncated ? `\n[truncated: file is ${size} bytes, shown ${shown}]` : "") +
+          encodingNote(read.value),
       );
     },
   };
