@@ -76,6 +76,17 @@ export function titleLine(title: string, maxChars: number): string {
   return `${title.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)}…`;
 }
 
+/**
+ * Said in place of a page's text when it has none, so the model does not take a blank for a failed fetch;
+ * an HTML page with no text is most often one a script builds in the browser.
+ */
+function nothingRead(body: Buffer, isHtml: boolean): string {
+  if (body.length === 0) return "(the page is empty)";
+  if (isHtml)
+    return "(the page has no readable text: its content may be built by JavaScript in the browser, which web_extract does not run)";
+  return `(the page holds only whitespace: ${body.length} bytes)`;
+}
+
 /** `web_extract`: the readable text of a web page (docs/agent-tools.md). */
 export function webExtractTool(settings: WebSettings, deps: WebDeps = {}): AgentTool {
   return {
@@ -124,7 +135,8 @@ export function webExtractTool(settings: WebSettings, deps: WebDeps = {}): Agent
       const title = titleLine(page.title, settings.max_chars);
       const header = [`URL: ${fetched.url}`, ...(title ? [`Title: ${title}`] : [])].join("\n");
       const note = fetched.truncated ? `\n[page cut at ${settings.max_bytes} bytes]` : "";
-      return textOutcome(`${header}\n\n${capped(page.text, settings.max_chars)}${note}`);
+      const text = page.text.trim() === "" ? nothingRead(fetched.body, isHtml) : page.text;
+      return textOutcome(`${header}\n\n${capped(text, settings.max_chars)}${note}`);
     },
   };
 }

@@ -363,8 +363,19 @@ export async function guardedFetch(
       }
       if (REDIRECTS.has(status) && location !== undefined) {
         response.destroy();
-        if (hop >= (options.maxRedirects ?? 5)) return { ok: false, error: "too many redirects" };
-        url = new URL(location, url);
+        const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
+        if (next === undefined)
+          return {
+            ok: false,
+            error: `HTTP ${status} from ${url.href}: a redirect to ${JSON.stringify(location.slice(0, 200))}, which is not a URL`,
+          };
+        const most = options.maxRedirects ?? 5;
+        if (hop >= most)
+          return {
+            ok: false,
+            error: `too many redirects: more than ${most}, the last from ${url.href} to ${next.href}`,
+          };
+        url = next;
         continue;
       }
       const { body, truncated } = await readCapped(response, options.maxBytes);
