@@ -42,7 +42,7 @@ export function webSearchTool(settings: WebSearchSettings): AgentTool {
       );
       // The backend's messages are shown to the model: never with the key in them.
       if (!answer.ok) {
-        const why = `${scrub(answer.error, [settings.api_key])}${failureHint(settings.backend, answer.status)}`;
+        const why = `${scrub(answer.error, [settings.api_key])}${failureHint(settings.backend, answer.status, answer.waitSeconds)}`;
         return toolError(`web_search (${settings.backend}): ${why}`);
       }
       const hits = parseHits(settings.backend, answer.json);

@@ -1,5 +1,6 @@
 import { cutText } from "../cutText.js";
 import { outboundFetch } from "../outbound/dispatcher.js";
+import { DELAY_SECONDS, parseRetryAfter } from "../retryAfter.js";
 
 export interface JsonRequest {
   readonly url: string;
@@ -10,7 +11,24 @@ export interface JsonRequest {
 
 export type JsonResult =
   | { readonly ok: true; readonly status: number; readonly json: unknown }
-  | { readonly ok: false; readonly error: string; readonly status?: number };
+  | {
+      readonly ok: false;
+      readonly error: string;
+      readonly status?: number;
+      /** Seconds the backend asked to wait (a 429's `Retry-After`, or Brave's `X-RateLimit-Reset`). */
+      readonly waitSeconds?: number;
+    };
+
+/**
+ * The wait a refusal asks for: `Retry-After`, else `X-RateLimit-Reset` as Brave sends it (seconds to the
+ * reset of each of its windows, `1, 1419704`: the first, the per-second window, is the one a 429 hit).
+ */
+function waitAsked(headers: Headers): number | undefined {
+  const retryAfter = parseRetryAfter(headers.get("retry-after"));
+  if (retryAfter !== undefined) return retryAfter;
+  const reset = headers.get("x-ratelimit-reset")?.split(",")[0]?.trim() ?? "";
+  return DELAY_SECONDS.test(reset) ? Number(reset) : undefined;
+}
 
 const MAX_BYTES = 2 * 1024 * 1024;
 
@@ -101,9 +119,11 @@ export async function fetchJson(
     const text = await readCapped(response);
     if (!response.ok) {
       const detail = errorDetail(text);
+      const wait = waitAsked(response.headers);
       return {
         ok: false,
         status: response.status,
+        ...(wait === undefined ? {} : { waitSeconds: wait }),
         error: `${host} answered HTTP ${response.status}${detail === "" ? "" : `: ${detail}`}`,
       };
     }

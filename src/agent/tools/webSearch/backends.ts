@@ -85,10 +85,19 @@ export function parseHits(backend: WebSearchSettings["backend"], json: unknown):
 
 /**
  * What the operator can do about a backend's refusal: a key refused (401, 403), or a SearXNG instance
- * that serves no JSON (its 403 when `json` is not in `search.formats`). Empty when the status says
+ * that serves no JSON (its 403 when `json` is not in `search.formats`); a rate limit (429) and the wait it asks. Empty when the status says
  * nothing svc can name (the backend's own message, when it sent one, is in the error already).
  */
-export function failureHint(backend: WebSearchSettings["backend"], status: number | undefined): string {
+export function failureHint(
+  backend: WebSearchSettings["backend"],
+  status: number | undefined,
+  waitSeconds?: number,
+): string {
+  // Said, or the model searches again at once and is refused again.
+  if (status === 429)
+    return waitSeconds === undefined
+      ? " — the backend's rate limit was reached: search less often, or go on with the results you have"
+      : ` — the backend's rate limit was reached: search again in ${Math.ceil(waitSeconds)} s at the earliest`;
   if (backend === "searxng") {
     return status === 403
       ? " — the instance refuses format=json: add json to search.formats in its settings.yml"
