@@ -55,7 +55,14 @@ async function imageDataUrl(url: string, settings: WebSettings, deps: WebDeps, s
     return { ok: false as const, error: `not an image: ${fetched.url} is ${type || "untyped"}` };
   const taken = sniffed ?? modelImageType(type);
   if (taken === undefined) return { ok: false as const, error: `${fetched.url} is ${type}: ${TAKEN}` };
-  if (fetched.truncated) return { ok: false as const, error: `image larger than ${IMAGE_MAX_BYTES} bytes` };
+  if (fetched.truncated)
+    return {
+      ok: false as const,
+      error: `${fetched.url} is larger than ${IMAGE_MAX_BYTES / (1024 * 1024)} MiB (${IMAGE_MAX_BYTES} bytes), the most vision_analyze downloads`,
+    };
+  // The provider would refuse an empty image with a message naming no URL.
+  if (fetched.body.length === 0)
+    return { ok: false as const, error: `${fetched.url} is empty (0 bytes): there is no image to look at` };
   return { ok: true as const, url: `data:${taken};base64,${fetched.body.toString("base64")}` };
 }
 
