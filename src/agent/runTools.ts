@@ -1,3 +1,4 @@
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentRequest } from "../actors/agent/runner.js";
 import { DEFAULT_PROFILE } from "../config/paths.js";
@@ -84,7 +85,12 @@ export function runContext(
         join(root, (request.profile ?? DEFAULT_PROFILE).replace(/[^A-Za-z0-9_-]/g, "_")),
         workspaceDirName(`${request.route}/${request.deliveryId}`),
       );
-      return workspace;
+      // A command may have removed it (`rm -rf ~`, its HOME): every later call would fail on a missing
+      // directory ("could not start bash", "a.txt does not exist"), so it is made again, empty.
+      return workspace.then(async (dir) => {
+        await mkdir(dir, { recursive: true, mode: 0o700 });
+        return dir;
+      });
     },
     ...(analyzeImage === undefined ? {} : { analyzeImage }),
   };
