@@ -440,7 +440,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   let error: string | undefined;
   // The run gets the built-in tools as in the gateway (no MCP connections here): with the tools: settings,
   // a workspace, and for a command agent the loopback MCP endpoint serving them (opened on first use).
-  const endpoint = createMcpEndpointHost();
+  const endpoint = createMcpEndpointHost({ fileMaxBytes: () => loaded.config.tools.file.max_bytes });
   const runner = createRunner(loaded.config.agent, {
     logger,
     toolSettings: loaded.config.tools,

@@ -37,7 +37,7 @@ export function createAgent(
   let mcpHub: ((profile: string | undefined) => McpToolSource) | undefined;
   let current = config;
   // One loopback endpoint for every command run's tools; its socket opens on the first run.
-  const endpoint = createMcpEndpointHost();
+  const endpoint = createMcpEndpointHost({ fileMaxBytes: () => current.tools.file.max_bytes });
   const build = (next: Config, dotenv = deps.dotenv) =>
     createRunner(next.agent, {
       logger: deps.logger,

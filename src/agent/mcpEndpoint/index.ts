@@ -31,7 +31,13 @@ export interface McpEndpointHost {
  * One loopback Streamable HTTP MCP endpoint for the gateway, with a path and bearer token per run
  * (docs/agent-tools.md). The socket is opened, and the MCP server SDK loaded, on the first run that needs it.
  */
-export function createMcpEndpointHost(options: { readonly host?: string } = {}): McpEndpointHost {
+export function createMcpEndpointHost(
+  options: {
+    readonly host?: string;
+    /** `tools.file.max_bytes` (read per request: a reload may change it); default 1 MiB. */
+    readonly fileMaxBytes?: () => number;
+  } = {},
+): McpEndpointHost {
   const runs = new RunRegistry();
   let listening: Promise<HttpHost> | undefined;
   let serve: typeof toolServer | undefined;
@@ -46,7 +52,9 @@ export function createMcpEndpointHost(options: { readonly host?: string } = {}):
       listening ??= Promise.all([import("./toolServer.js"), import("../../io/mcpEndpoint/httpHost.js")]).then(
         ([server, host]) => {
           serve = server.toolServer;
-          return host.startHttpHost(authorize, options.host);
+          return host.startHttpHost(authorize, options.host, () =>
+            host.bodyBytesFor(options.fileMaxBytes?.() ?? 1024 * 1024),
+          );
         },
       );
       const http = await listening;

@@ -12,7 +12,8 @@ export interface HttpHost {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 4 * 1024 * 1024;
+/** A request body the endpoint reads at the least (a tool's arguments). */
+export const MIN_BODY_BYTES = 4 * 1024 * 1024;
 const PATH = /^\/mcp\/([0-9a-f]{32})$/;
 
 function jsonRpcError(
@@ -27,12 +28,12 @@ function jsonRpcError(
     .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+async function readJson(req: IncomingMessage, maxBody: number): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY) throw new RangeError("too large");
+    if (size > maxBody) throw new RangeError("too large");
     chunks.push(chunk);
   }
   return JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -67,6 +68,7 @@ async function handle(
   authorize: Authorize,
   port: number,
   names: ReadonlySet<string>,
+  maxBody: number,
 ): Promise<void> {
   const forbidden = fromWebPage(req, port, names);
   if (forbidden !== undefined) return jsonRpcError(res, 403, forbidden);
@@ -82,11 +84,11 @@ async function handle(
   if (req.method !== "POST") return jsonRpcError(res, 405, "Method not allowed", { allow: "POST" });
   let body: unknown;
   try {
-    body = await readJson(req);
+    body = await readJson(req, maxBody);
   } catch (err) {
     // Not JSON: JSON-RPC's -32700 Parse error, as the SDK's own server transport answers it.
     if (!(err instanceof RangeError)) return jsonRpcError(res, 400, "Parse error: Invalid JSON", {}, -32700);
-    return jsonRpcError(res, 413, "Body too large");
+    return jsonRpcError(res, 413, `Body too large: more than ${maxBody} bytes`);
   }
   // No sessionIdGenerator: stateless mode.
   const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
@@ -98,11 +100,25 @@ async function handle(
   await transport.handleRequest(req, res, body);
 }
 
-/** A node:http server on 127.0.0.1 (port 0) that serves `/mcp/<run key>` to authorized requests only. */
-export async function startHttpHost(authorize: Authorize, host = "127.0.0.1"): Promise<HttpHost> {
+/**
+ * The body a call must be let send: a `file_write` of `fileMaxBytes` (which the tool accepts) as JSON, where
+ * an escaped character (`\\`, `\"`, a control character's `\u0001`) takes up to 6 bytes.
+ */
+export const bodyBytesFor = (fileMaxBytes: number): number =>
+  Math.max(MIN_BODY_BYTES, fileMaxBytes * 6 + 64 * 1024);
+
+/**
+ * A node:http server on 127.0.0.1 (port 0) that serves `/mcp/<run key>` to authorized requests only, reading
+ * request bodies of at most `maxBody()` bytes (asked per request: the tools' settings may be reloaded).
+ */
+export async function startHttpHost(
+  authorize: Authorize,
+  host = "127.0.0.1",
+  maxBody: () => number = () => MIN_BODY_BYTES,
+): Promise<HttpHost> {
   const names = new Set([...LOOPBACK_NAMES, host.includes(":") ? `[${host}]` : host]);
   const server: Server = createServer((req, res) => {
-    handle(req, res, authorize, (server.address() as AddressInfo).port, names).catch(() => {
+    handle(req, res, authorize, (server.address() as AddressInfo).port, names, maxBody()).catch(() => {
       if (!res.headersSent) jsonRpcError(res, 500, "Internal error");
       else res.destroy();
     });
