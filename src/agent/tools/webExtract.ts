@@ -13,7 +13,12 @@ export interface WebDeps {
   readonly isPublic?: (address: string) => boolean;
 }
 
-const TEXT_TYPES = /^(text\/|application\/(json|xml|[a-z.+-]*\+(json|xml))\b|application\/javascript\b)/;
+/**
+ * Content types read as text: `text/*`, JSON, XML and YAML (also as a `+json` / `+xml` / `+yaml` suffix), and
+ * the text formats served as `application/` (a spec, a script, a query) that a page fetched for its text may be.
+ */
+const TEXT_TYPES =
+  /^(text\/|application\/((x-)?(json|xml|yaml|ndjson|toml|javascript|ecmascript|sh|shellscript|sql|graphql)|[a-z0-9.+-]*\+(json|xml|yaml))\b)/;
 
 const CHARSET = /charset\s*=\s*["']?([A-Za-z0-9_.:-]+)/i;
 
