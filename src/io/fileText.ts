@@ -12,10 +12,10 @@ export interface FileText {
   readonly notUtf8Line?: number;
 }
 
-function utf16(bytes: Buffer, encoding: "utf-16le" | "utf-16be"): FileText {
-  // `stream: true` leaves out a code unit or surrogate pair cut at the end, as a cut at max_bytes makes; the
-  // decoder drops the byte order mark.
-  const text = new TextDecoder(encoding).decode(bytes, { stream: true });
+function utf16(bytes: Buffer, encoding: "utf-16le" | "utf-16be", cut: boolean): FileText {
+  // `stream: true` leaves out a code unit or surrogate pair cut at the end, as a cut at max_bytes makes (a
+  // whole file's odd last byte is shown as U+FFFD); the decoder drops the byte order mark.
+  const text = new TextDecoder(encoding).decode(bytes, { stream: cut });
   return { text, shown: 2 + text.length * 2, encoding };
 }
 
@@ -34,7 +34,7 @@ export function fileText(bytes: Buffer, cut: boolean): FileText | undefined {
         ? "utf-16be"
         : undefined;
   if (bom !== undefined) {
-    const decoded = utf16(bytes, bom);
+    const decoded = utf16(bytes, bom, cut);
     return decoded.text.includes("\0") ? undefined : decoded;
   }
   if (bytes.includes(0)) return undefined;

@@ -31,6 +31,11 @@ describe("file_read: text in the encodings a command or an editor writes", () =>
     expect(outcomeText(await read("be.txt", utf16be("\ufeffcafé\n")))).toBe(
       "café\n\n[the file is UTF-16BE text (its byte order mark), shown decoded]",
     );
+    // A whole file's odd last byte is not hidden: it shows as U+FFFD.
+    const odd = Buffer.concat([Buffer.from("\ufeffhi", "utf16le"), Buffer.from([0x41])]);
+    expect(outcomeText(await read("odd.txt", odd))).toBe(
+      "hi\ufffd\n[the file is UTF-16LE text (its byte order mark), shown decoded]",
+    );
   });
 
   it("cuts UTF-16 text at max_bytes on a whole character (an emoji's surrogate pair kept whole or left out)", async () => {
