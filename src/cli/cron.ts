@@ -33,6 +33,7 @@ import {
   SCHEDULE_MACROS_TEXT,
   unknownJob,
 } from "../io/stores/cronStore.js";
+import { profilesWithJob } from "../io/stores/profilesWithJob.js";
 import { parseSubscription, type Subscription } from "../io/stores/subscriptions.js";
 import { canonicalTarget, unknownTargetText } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
@@ -62,6 +63,16 @@ function notFound(ref: string, path: string, options: ProfileOption): SvcError {
   // A job's name misspelt (`nightyl`): the one meant is named (a profile's typo is said instead).
   const meant = typo === undefined ? nearMiss(ref, jobNames(path)) : undefined;
   const error = unknownJob(ref, path, `svc cron list${profileFlag(options.profile)}`, meant);
+  if (typo === undefined && meant === undefined) {
+    // The job of another profile (`--profile work` left out, or given where the job is the default's).
+    const elsewhere = profilesWithJob(svcHome(), ref, options.profile ?? DEFAULT_PROFILE)[0];
+    if (elsewhere === undefined) return error;
+    const flag =
+      elsewhere === DEFAULT_PROFILE
+        ? "the default profile: leave --profile out"
+        : `profile ${elsewhere}: add --profile ${elsewhere}`;
+    return new SvcError("usage", `cron job "${ref}" not found in ${path} — it is a job of ${flag}`);
+  }
   if (typo === undefined) return error;
   return new SvcError(
     "usage",
