@@ -19,3 +19,16 @@ export function profilesWithJob(home: string, ref: string, except: string): stri
     }
   });
 }
+
+/** The profiles on disk other than `except` whose cron store holds jobs, each with how many (records of any state). */
+export function profilesWithJobs(home: string, except: string): { profile: string; count: number }[] {
+  return profilesOnDisk(home).flatMap((profile) => {
+    if (profile === except) return [];
+    try {
+      const count = Object.keys(cronStore(svcPaths(home, profile).cronJobs).read().records).length;
+      return count === 0 ? [] : [{ profile, count }];
+    } catch {
+      return []; // a store that cannot be read is named by svc config check
+    }
+  });
+}

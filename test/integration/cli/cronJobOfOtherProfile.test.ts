@@ -35,4 +35,20 @@ describe("svc cron <command> of a job that is in another profile's store", () =>
     expect((await cron("list", "--profile", "work")).stdout).toContain("nightly  every 1d  enabled");
     expect((await cron("list")).stdout).toContain("digest  every 1d  enabled");
   });
+
+  it("svc cron list of a profile with none names the profiles that have jobs, and the command that lists them", async () => {
+    home = tempHome();
+    home.write("config.yaml", "");
+    home.write("profiles/work/cron/jobs.json", oneJobStore({ name: "nightly", ...NEXT }));
+    home.write("profiles/home/.env", "");
+    const create = 'Create one: svc cron create --name <name> --schedule "every 1h" --prompt <text>';
+    // Seen: only "No cron jobs. Create one: ...", as if there were none anywhere.
+    expect((await cron("list")).stdout).toBe(
+      `No cron jobs. ${create}\nJobs of other profiles: work (1) — svc cron list --profile work\n`,
+    );
+    home.write("cron/jobs.json", oneJobStore({ name: "digest", ...NEXT }));
+    expect((await cron("list", "--profile", "home")).stdout).toBe(
+      `No cron jobs. ${create.replace("create", "create --profile home")}\nJobs of other profiles: the default profile (1), work (1) — svc cron list\n`,
+    );
+  });
 });
