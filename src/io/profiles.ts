@@ -43,7 +43,7 @@ export function existingProfiles(home: string): string[] {
 
 /**
  * Entries under `<home>/profiles/` named as a profile that cannot be one: a symbolic link to nothing (a
- * dotfiles checkout that moved) or a file. Every run, cron job and MCP login of that profile fails to write
+ * dotfiles checkout that moved) or a file; or `profiles` itself, when it is one of those. Every run, cron job and MCP login of that profile fails to write
  * its files there (a raw ENOENT / ENOTDIR), and its cron jobs are never scheduled: named at start, on each
  * reload and by `svc config check`.
  */
@@ -52,8 +52,9 @@ export function unusableProfileEntries(home: string): string[] {
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
+  } catch (err) {
+    const whole = unusableProfilesDir(dir, undefined, err);
+    return whole === undefined ? [] : [whole];
   }
   return entries
     .filter((entry) => entry.name !== DEFAULT_PROFILE && PROFILE_NAME.test(entry.name))
@@ -83,13 +84,14 @@ export function unusableProfileEntry(home: string, profile: string | undefined):
 }
 
 /**
- * Why `<home>/profiles` itself, which `readdir` refused with `err`, cannot hold `profile`'s directory: a file
+ * Why `<home>/profiles` itself, which `readdir` refused with `err`, cannot hold `profile`'s directory (any
+ * named profile's, without one): a file
  * there (ENOTDIR) or a symbolic link to nothing (ENOENT on a link). Undefined when there is simply no
  * `profiles/` yet, or for another error (left to the write that meets it).
  */
-function unusableProfilesDir(dir: string, profile: string, err: unknown): string | undefined {
+function unusableProfilesDir(dir: string, profile: string | undefined, err: unknown): string | undefined {
   const code = (err as NodeJS.ErrnoException).code;
-  const cannot = `profile ${profile}'s runs, cron jobs and MCP logins cannot use it (every named profile's directory is under it)`;
+  const cannot = `${profile === undefined ? "the named profiles'" : `profile ${profile}'s`} runs, cron jobs and MCP logins cannot use it (every named profile's directory is under it)`;
   if (code === "ENOTDIR") return `${dir} is not a directory — ${cannot}: move the file away`;
   if (code !== "ENOENT") return undefined;
   try {
