@@ -240,6 +240,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     change: (job: CronJob) => CronJob,
   ): Promise<Error | undefined> {
     try {
+      if (storeGone(store)) return undefined;
       await store.update((jobs) => {
         const job = jobs[id];
         if (job !== undefined) jobs[id] = change(job); // a job removed meanwhile stays removed
@@ -258,6 +259,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
 
   const lastRuns = createLastRunWriter(async (store, runs) => {
     try {
+      if (storeGone(store)) return;
       await store.update((jobs) => {
         for (const [id, lastRun] of runs) {
           const job = jobs[id];
@@ -1042,4 +1044,13 @@ export async function runCronJob(
   );
   if (failure !== undefined) throw failure;
   return reply;
+}
+
+/**
+ * No store file any more: its jobs were removed while one ran, with the whole profile (`rm -rf
+ * profiles/work`) or the file. What the run leaves (its `last_run`) is not written then: the write would make
+ * the file again, empty, and with it the profile's directory.
+ */
+function storeGone(store: CronStore): boolean {
+  return store.revision() === "";
 }

@@ -33,6 +33,7 @@ import {
   SCHEDULE_MACROS_TEXT,
   unknownJob,
 } from "../io/stores/cronStore.js";
+import { profilesWithJob, profilesWithJobs } from "../io/stores/profilesWithJob.js";
 import { parseSubscription, type Subscription } from "../io/stores/subscriptions.js";
 import { canonicalTarget, unknownTargetText } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
@@ -62,6 +63,16 @@ function notFound(ref: string, path: string, options: ProfileOption): SvcError {
   // A job's name misspelt (`nightyl`): the one meant is named (a profile's typo is said instead).
   const meant = typo === undefined ? nearMiss(ref, jobNames(path)) : undefined;
   const error = unknownJob(ref, path, `svc cron list${profileFlag(options.profile)}`, meant);
+  if (typo === undefined && meant === undefined) {
+    // The job of another profile (`--profile work` left out, or given where the job is the default's).
+    const elsewhere = profilesWithJob(svcHome(), ref, options.profile ?? DEFAULT_PROFILE)[0];
+    if (elsewhere === undefined) return error;
+    const flag =
+      elsewhere === DEFAULT_PROFILE
+        ? "the default profile: leave --profile out"
+        : `profile ${elsewhere}: add --profile ${elsewhere}`;
+    return new SvcError("usage", `cron job "${ref}" not found in ${path} — it is a job of ${flag}`);
+  }
   if (typo === undefined) return error;
   return new SvcError(
     "usage",
@@ -225,6 +236,13 @@ function list(options: ProfileOption): void {
     process.stdout.write(
       `No cron jobs. Create one: svc cron create${profileFlag(options.profile)} --name <name> --schedule "every 1h" --prompt <text>\n`,
     );
+    // The jobs are another profile's (`--profile work` left out, or given where they are the default's).
+    const others = profilesWithJobs(svcHome(), options.profile ?? DEFAULT_PROFILE);
+    const first = others[0];
+    if (first !== undefined)
+      process.stdout.write(
+        `Jobs of other profiles: ${others.map(({ profile, count }) => `${profile === DEFAULT_PROFILE ? "the default profile" : profile} (${count})`).join(", ")} — svc cron list${profileFlag(first.profile)}\n`,
+      );
     return;
   }
   // A record edited by hand into an invalid one is listed as invalid; its problem goes to stderr.

@@ -4,6 +4,7 @@ import { unsetVariablesIn } from "./interpolate.js";
 import type { Config } from "./schema.js";
 import type { Filter } from "./sections/filters.js";
 import { routeKey } from "./sections/webhook.js";
+import { setInProfileEnv } from "./validate.js";
 
 const BARE_VARIABLE = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -45,6 +46,8 @@ function unsetInEntries(
   file: string,
   effect: string,
   sentTo?: string,
+  /** The route's profile: a named one whose own `.env` sets the variable is told that it serves only its MCP connections. */
+  profile?: string,
 ): string[] {
   const envFile = join(dirname(file), ".env");
   const warnings: string[] = [];
@@ -68,7 +71,7 @@ function unsetInEntries(
     }
     const one = unset.length === 1;
     warnings.push(
-      `${file}: ${at}${key}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set — set ${unset.join(", ")} in ${envFile} or the environment${one ? envNameNearMiss(envFile, unset[0] as string) : ""}; until then ${one ? "its" : "their"} literal text is used (${effect})`,
+      `${file}: ${at}${key}: ${unset.map((n) => `\${${n}}`).join(", ")} ${one ? "is" : "are"} not set — set ${unset.join(", ")} in ${envFile} or the environment${one ? envNameNearMiss(envFile, unset[0] as string) + setInProfileEnv(file, profile, unset[0] as string, envFile) : ""}; until then ${one ? "its" : "their"} literal text is used (${effect})`,
     );
   }
   return warnings;
@@ -129,6 +132,8 @@ export function unsetRouteVariableWarnings(config: Config, file: string): string
           `${at}.deliver_extra`,
           file,
           `sent to ${route.deliver} as written, which names no recipient`,
+          undefined,
+          route.profile,
         ),
       );
     if (route.events !== undefined)
@@ -138,6 +143,8 @@ export function unsetRouteVariableWarnings(config: Config, file: string): string
           `${at}.events`,
           file,
           "no event's type is that text, so this entry never matches",
+          undefined,
+          route.profile,
         ),
       );
     for (const [i, filter] of (route.filters ?? []).entries()) {
@@ -146,12 +153,21 @@ export function unsetRouteVariableWarnings(config: Config, file: string): string
       const effect = (what: string) => `${what}, so the filter does not decide as meant`;
       const filterAt = `${at}.filters[${i}]`;
       warnings.push(
-        ...unsetInEntries(texts.filter(isField), filterAt, file, effect("no event has a field of that name")),
+        ...unsetInEntries(
+          texts.filter(isField),
+          filterAt,
+          file,
+          effect("no event has a field of that name"),
+          undefined,
+          route.profile,
+        ),
         ...unsetInEntries(
           texts.filter((entry) => !isField(entry)),
           filterAt,
           file,
           effect("no event holds that text"),
+          undefined,
+          route.profile,
         ),
       );
     }

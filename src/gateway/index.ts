@@ -651,7 +651,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         throw err;
       }
       // What the running config had and the file no longer has, named: meant, or a file read cut short.
-      const removed = reloadRemovals(loaded.config, next.config, paths.config);
+      const removed = reloadRemovals(
+        loaded.config,
+        next.config,
+        paths.config,
+        // Read only when multiplexing changes: then every served subscription answers at other URLs.
+        loaded.config.gateway.multiplex_profiles === next.config.gateway.multiplex_profiles
+          ? []
+          : routes.registry.routes().filter((route) => route.standing === undefined),
+      );
       if (removed !== undefined) logger.warn(removed);
       // As at start: what the re-read file sets to no effect, or to a value every run or delivery would fail on.
       for (const warning of unusedSettingWarnings(next.config, paths.config)) logger.warn(warning);

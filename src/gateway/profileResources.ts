@@ -1,10 +1,9 @@
-import { statSync } from "node:fs";
 import { join } from "node:path";
 import { svcPaths } from "../config/paths.js";
 import { createListReader } from "../io/listFiles.js";
 import type { Logger } from "../io/log.js";
 import { createRunJournal, RUN_JOURNAL_DIR, type RunJournal } from "../io/sessions/runJournal.js";
-import { noRoomProblem } from "../io/stores/atomicFile.js";
+import { fileInPlaceOf, noRoomProblem } from "../io/stores/atomicFile.js";
 
 /** What the gateway keeps per profile, made on first use: its paths, its run journal, its in_file lists. */
 export type ProfileResources = ReturnType<typeof createProfileResources>;
@@ -64,18 +63,12 @@ export function createProfileResources(home: string, logger: Logger) {
 }
 
 /**
- * The file in the place of the run journals' directory (`sessions/` or `sessions/webhook-runs/`) when `err` is
- * the ENOTDIR or EEXIST of making it; undefined otherwise.
+ * The file in the place of the run journals' directory (`sessions/`, `sessions/webhook-runs/`, or one further
+ * up: a named profile's directory, `profiles/`) when `err` is the ENOTDIR or EEXIST of making it; undefined
+ * otherwise.
  */
 function notADirectory(sessions: string, err: unknown): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code !== "ENOTDIR" && code !== "EEXIST") return undefined;
-  for (const dir of [sessions, join(sessions, RUN_JOURNAL_DIR)]) {
-    try {
-      if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) return dir;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
+  return fileInPlaceOf(join(sessions, RUN_JOURNAL_DIR));
 }

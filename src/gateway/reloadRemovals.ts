@@ -11,7 +11,13 @@ const plural = (count: number, one: string, many: string) => (count === 1 ? one 
  * must not pass as a routine reload: the line names every entry, so the user sees what went and can put it
  * back.
  */
-export function reloadRemovals(before: Config, after: Config, file: string): string | undefined {
+export function reloadRemovals(
+  before: Config,
+  after: Config,
+  file: string,
+  /** The subscriptions served before the reload: multiplexing turned on or off moves them too. */
+  subscriptions: Parameters<typeof movedRoutes>[2] = [],
+): string | undefined {
   const kept = after.platforms.webhook.routes;
   const routes = Object.entries(before.platforms.webhook.routes)
     .filter(([name]) => !Object.hasOwn(kept, name))
@@ -19,7 +25,7 @@ export function reloadRemovals(before: Config, after: Config, file: string): str
   const servers = Object.keys(before.mcp_servers)
     .filter((name) => !Object.hasOwn(after.mcp_servers, name))
     .map((name) => `mcp_servers.${name}`);
-  const moved = movedRoutes(before, after);
+  const moved = movedRoutes(before, after, subscriptions);
   if (routes.length === 0 && moved.length === 0 && servers.length === 0) return undefined;
   const removed = [
     ...(routes.length === 0

@@ -1,4 +1,4 @@
-import { type Dirent, readdirSync, readlinkSync, statSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expandHome } from "../config/interpolate.js";
 import { nearMiss } from "../config/nearMiss.js";
@@ -43,7 +43,7 @@ export function existingProfiles(home: string): string[] {
 
 /**
  * Entries under `<home>/profiles/` named as a profile that cannot be one: a symbolic link to nothing (a
- * dotfiles checkout that moved) or a file. Every run, cron job and MCP login of that profile fails to write
+ * dotfiles checkout that moved) or a file; or `profiles` itself, when it is one of those. Every run, cron job and MCP login of that profile fails to write
  * its files there (a raw ENOENT / ENOTDIR), and its cron jobs are never scheduled: named at start, on each
  * reload and by `svc config check`.
  */
@@ -52,8 +52,9 @@ export function unusableProfileEntries(home: string): string[] {
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
+  } catch (err) {
+    const whole = unusableProfilesDir(dir, undefined, err);
+    return whole === undefined ? [] : [whole];
   }
   return entries
     .filter((entry) => entry.name !== DEFAULT_PROFILE && PROFILE_NAME.test(entry.name))
@@ -64,8 +65,8 @@ export function unusableProfileEntries(home: string): string[] {
 
 /**
  * Why `profile`'s entry under `<home>/profiles/` cannot be its directory (a link to nothing, a file), in
- * the words of `unusableProfileEntries`; undefined for the default profile, a directory (or a link to
- * one) and a name with no entry yet. A command that writes a profile's files (`svc cron create`) refuses
+ * the words of `unusableProfileEntries`, or why `profiles/` itself cannot hold it (a file, a link to
+ * nothing); undefined for the default profile, a directory (or a link to one) and a name with no entry yet. A command that writes a profile's files (`svc cron create`) refuses
  * with it: writing through a link to nothing makes the directory it pointed to, somewhere else.
  */
 export function unusableProfileEntry(home: string, profile: string | undefined): string | undefined {
@@ -74,12 +75,31 @@ export function unusableProfileEntry(home: string, profile: string | undefined):
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return undefined;
+  } catch (err) {
+    return unusableProfilesDir(dir, profile, err);
   }
   const entry = entries.find((candidate) => candidate.name === profile);
   if (entry === undefined || isProfileDir(dir, entry)) return undefined;
   return unusableEntryMessage(dir, entry);
+}
+
+/**
+ * Why `<home>/profiles` itself, which `readdir` refused with `err`, cannot hold `profile`'s directory (any
+ * named profile's, without one): a file
+ * there (ENOTDIR) or a symbolic link to nothing (ENOENT on a link). Undefined when there is simply no
+ * `profiles/` yet, or for another error (left to the write that meets it).
+ */
+function unusableProfilesDir(dir: string, profile: string | undefined, err: unknown): string | undefined {
+  const code = (err as NodeJS.ErrnoException).code;
+  const cannot = `${profile === undefined ? "the named profiles'" : `profile ${profile}'s`} runs, cron jobs and MCP logins cannot use it (every named profile's directory is under it)`;
+  if (code === "ENOTDIR") return `${dir} is not a directory — ${cannot}: move the file away`;
+  if (code !== "ENOENT") return undefined;
+  try {
+    if (!lstatSync(dir).isSymbolicLink()) return undefined;
+  } catch {
+    return undefined;
+  }
+  return `${dir}: a symbolic link to ${linkTarget(dir)}, which is not a directory (missing or moved) — ${cannot}: restore the directory it points to, or remove the link`;
 }
 
 function unusableEntryMessage(dir: string, entry: Dirent): string {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import { secretScope } from "../../config/envFile.js";
 import { inProfile, type SvcPaths } from "../../config/paths.js";
 import type { McpServers } from "../../config/sections/mcp.js";
@@ -93,10 +94,14 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
   let retry: ReturnType<typeof setTimeout> | undefined;
   let failing = false;
   let stopped = false;
+  // A named profile's directory removed while the gateway runs (`rm -rf profiles/work`) stays removed: its
+  // status file, which only `svc mcp reload` reads, is not written again (that would make the directory anew).
+  const removable = paths.profile !== undefined && existsSync(paths.root);
   const publish = () => {
     clearTimeout(retry);
     retry = undefined;
     options.onStatus?.(hub);
+    if (removable && !existsSync(paths.root)) return;
     try {
       writeStatusFile(paths.mcpCache, {
         pid: process.pid,

@@ -8,9 +8,9 @@ import { INSECURE_NO_AUTH, ROUTE_NAME_RULE, routeNameProblem } from "../../confi
 import { webhookHostSetting } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
-import { profilesOnDisk } from "../../io/profiles.js";
 import { invalidJobMessage, jobNamesIn, lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
+import { profilesWithJob } from "../../io/stores/profilesWithJob.js";
 import type { Subscription } from "../../io/stores/subscriptions.js";
 import { EXTRA_KEYS } from "../../io/targets/extraKeys.js";
 import { canonicalTarget } from "../../io/targets/names.js";
@@ -104,7 +104,7 @@ export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
   }
   if (job === undefined) {
     const flag = profileFlag(record.profile);
-    const elsewhere = profilesWithJob(loaded, record.cron_job, record.profile ?? DEFAULT_PROFILE);
+    const elsewhere = profilesWithJob(loaded.paths.home, record.cron_job, record.profile ?? DEFAULT_PROFILE);
     const bind =
       elsewhere.length === 0
         ? ""
@@ -118,20 +118,6 @@ export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
         : `--cron-job ${record.cron_job}: no such cron job${inProfile(record.profile)} (${jobs.path})${bind === "" ? " —" : bind} create it with svc cron create${flag}, or see svc cron list${flag}`,
     );
   }
-}
-
-/** The other profiles on disk whose cron store holds a job of this id or name (a missing --route-profile). */
-function profilesWithJob(loaded: LoadedConfig, ref: string, bound: string): string[] {
-  return profilesOnDisk(loaded.paths.home).filter((profile) => {
-    if (profile === bound) return false;
-    try {
-      const jobs = cronStore(svcPaths(loaded.paths.home, profile).cronJobs);
-      return lookupJob(jobs.path, jobs.read().records, ref) !== undefined;
-    } catch {
-      // A store that cannot be read says nothing about the job: that profile is not suggested.
-      return false;
-    }
-  });
 }
 
 /**

@@ -13,7 +13,7 @@ import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { idleKeys } from "../../gateway/idleRouteKeys.js";
-import { profilesOnDisk } from "../../io/profiles.js";
+import { profilesOnDisk, unusableProfileEntry } from "../../io/profiles.js";
 import {
   assertUnchanged,
   ownRecord,
@@ -198,6 +198,12 @@ async function write(
     process.stderr.write(
       `Warning: profile ${options.routeProfile} has no directory ${join(loaded.paths.home, "profiles", options.routeProfile as string)} — did you mean ${typo}? The route answers only at /p/${options.routeProfile}/webhooks/${name}; subscribe again with --route-profile ${typo} to fix it\n`,
     );
+  // A profiles/<name> (or profiles/) that is a link to nothing or a file: the subscription's runs cannot record there.
+  const unusable =
+    options.routeProfile === undefined
+      ? undefined
+      : unusableProfileEntry(loaded.paths.home, options.routeProfile);
+  if (unusable !== undefined) process.stderr.write(`Warning: ${unusable}\n`);
   const variable =
     options.secret === undefined
       ? undefined

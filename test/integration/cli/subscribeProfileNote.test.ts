@@ -1,3 +1,5 @@
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { webhookConfig } from "../../helpers/gateway.js";
@@ -39,5 +41,18 @@ describe("svc webhook subscribe --route-profile while multiplexing is off", () =
     ]);
     expect(existing.stderr).not.toContain("did you mean");
     expect(fresh.stderr).not.toContain("did you mean");
+  });
+
+  it("a --route-profile whose profiles/<name> is a link to nothing is warned about: the subscription's runs cannot record there", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(webhookConfig({}, {}, { gateway: { multiplex_profiles: true } })));
+    home.write("profiles/.keep", "");
+    symlinkSync(join(home.dir, "moved/work"), join(home.dir, "profiles/work"));
+    // Seen: "Subscribed r" alone; its runs then failed to record their sessions (ENOENT) with nothing said here.
+    const linked = await svc(home, ["webhook", "subscribe", "r", "--route-profile", "work"]);
+    expect(linked.code).toBe(0);
+    expect(linked.stderr).toContain(
+      `Warning: ${home.dir}/profiles/work: a symbolic link to ${home.dir}/moved/work, which is not a directory (missing or moved) — profile work's runs, cron jobs and MCP logins cannot use it: restore the directory it points to, or remove the link\n`,
+    );
   });
 });

@@ -106,6 +106,41 @@ describe("with multiplexing off", () => {
   });
 });
 
+describe("multiplexing turned off by a reload, with subscriptions bound to a profile", () => {
+  it("names each subscription that moved in the reload's WARN, as it names config.yaml's routes", async () => {
+    // Seen: the line named the config.yaml route only; the sender of /p/work/webhooks/sub got 404 unannounced.
+    const config = (multiplex: boolean) =>
+      webhookConfig(
+        { route: { secret: "INSECURE_NO_AUTH" } },
+        {},
+        { gateway: { multiplex_profiles: multiplex } },
+      );
+    const gw = await startTestGateway({
+      config: config(true),
+      files: {
+        "webhook_subscriptions.json": JSON.stringify({
+          sub: { secret: "INSECURE_NO_AUTH", profile: "work" },
+          route: { secret: "INSECURE_NO_AUTH", profile: "work" },
+        }),
+      },
+    });
+    try {
+      expect((await postJson(gw.url("/p/work/webhooks/sub"), {})).status).toBe(202);
+      gw.home.write("config.yaml", stringify(config(false)));
+      gw.gateway.reload();
+      const warned = gw.logs().filter((l) => l.msg.includes("moved route"));
+      expect(warned.map((l) => l.msg)).toEqual([
+        expect.stringContaining(
+          "moved routes platforms.webhook.routes.route to /webhooks/route, no longer at /p/default/webhooks/route, and subscription sub to /webhooks/sub, no longer at /p/work/webhooks/sub (",
+        ),
+      ]);
+      expect(await postJson(gw.url("/p/work/webhooks/sub"), {})).toMatchObject({ status: 404 });
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
 describe.each(HTTP_SERVERS)(
   "multiplexing turned on and off by a reload (SIGHUP), on the %s server",
   (http) => {

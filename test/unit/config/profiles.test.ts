@@ -1,4 +1,4 @@
-import { symlinkSync } from "node:fs";
+import { rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { profileNameProblem, profilesAmong, svcPaths } from "../../../src/config/paths.js";
@@ -50,6 +50,23 @@ describe("which profiles exist", () => {
     expect(unusableProfileEntries(home.dir)).toEqual([
       `${file} is not a directory — profile plain's runs, cron jobs and MCP logins cannot use it: move the file away (a profile is the directory ${file}/)`,
       `${home.dir}/profiles/work: a symbolic link to ${home.dir}/moved, which is not a directory (missing or moved) — profile work's runs, cron jobs and MCP logins cannot use it: restore the directory it points to, or remove the link`,
+    ]);
+  });
+});
+
+describe("profiles/ itself a file or a link to nothing", () => {
+  it("is named, with what to do, as an entry under it would be (the cron scheduler's line says only that it cannot list it)", () => {
+    home = tempHome();
+    const profiles = home.write("profiles", "a file where the profiles' directory goes");
+    const cannot =
+      "the named profiles' runs, cron jobs and MCP logins cannot use it (every named profile's directory is under it)";
+    expect(unusableProfileEntries(home.dir)).toEqual([
+      `${profiles} is not a directory — ${cannot}: move the file away`,
+    ]);
+    rmSync(profiles);
+    symlinkSync(join(home.dir, "moved"), profiles);
+    expect(unusableProfileEntries(home.dir)).toEqual([
+      `${profiles}: a symbolic link to ${home.dir}/moved, which is not a directory (missing or moved) — ${cannot}: restore the directory it points to, or remove the link`,
     ]);
   });
 });

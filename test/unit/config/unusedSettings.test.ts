@@ -1,6 +1,6 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../../../src/config/schema.js";
 import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
@@ -251,6 +251,35 @@ describe("a route's deliver_extra recipient with a variable that nothing sets is
       `[webhook] ${FILE}: platforms.webhook.routes.pr.deliver_extra.repo: ${unset("REPO")} is not set — set REPO in /h/.env or the environment; until then its literal text is used (sent to forge_comment as written, which names no recipient)`,
       `[webhook] ${FILE}: platforms.webhook.routes.set.deliver_extra.thread_ts: ${unset("THREAD")} is not set — set THREAD in /h/.env or the environment; until then its literal text is used (sent to slack as written, which names no recipient)`,
     ]);
+  });
+
+  it("of a route bound to a named profile whose own .env sets it: that file serves only the profile's MCP connections", () => {
+    // A user giving profile work its own chat put OPS_CHAT in profiles/work/.env and was told only to set it.
+    const home = mkdtempSync(join(tmpdir(), "svc-profile-env-"));
+    try {
+      const own = join(home, "profiles", "work", ".env");
+      mkdirSync(dirname(own), { recursive: true });
+      writeFileSync(own, "OPS_CHAT=-100123\nDEPLOY_EVENT=deploy\n");
+      const file = join(home, "config.yaml");
+      const route = (profile?: string) => ({
+        ...(profile === undefined ? {} : { profile }),
+        events: [unset("DEPLOY_EVENT")],
+        deliver: "telegram",
+        deliver_extra: { chat_id: unset("OPS_CHAT") },
+      });
+      const raw = { platforms: { webhook: { secret: "s", routes: { ops: route("work"), plain: route() } } } };
+      const reads = ` (${own} sets it, but config.yaml reads its \${...} values from ${home}/.env only: a profile's .env serves only that profile's MCP connections)`;
+      expect(
+        unusedSettingWarnings(configSchema.parse(raw), file).filter((w) => w.includes("is not set")),
+      ).toEqual([
+        `[webhook] ${file}: platforms.webhook.routes.ops.deliver_extra.chat_id: ${unset("OPS_CHAT")} is not set — set OPS_CHAT in ${home}/.env or the environment${reads}; until then its literal text is used (sent to telegram as written, which names no recipient)`,
+        `[webhook] ${file}: platforms.webhook.routes.ops.events[0]: ${unset("DEPLOY_EVENT")} is not set — set DEPLOY_EVENT in ${home}/.env or the environment${reads}; until then its literal text is used (no event's type is that text, so this entry never matches)`,
+        `[webhook] ${file}: platforms.webhook.routes.plain.deliver_extra.chat_id: ${unset("OPS_CHAT")} is not set — set OPS_CHAT in ${home}/.env or the environment; until then its literal text is used (sent to telegram as written, which names no recipient)`,
+        `[webhook] ${file}: platforms.webhook.routes.plain.events[0]: ${unset("DEPLOY_EVENT")} is not set — set DEPLOY_EVENT in ${home}/.env or the environment; until then its literal text is used (no event's type is that text, so this entry never matches)`,
+      ]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
 

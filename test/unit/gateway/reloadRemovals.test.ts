@@ -44,4 +44,24 @@ describe("what a reload takes away, named at WARN", () => {
       "removed route platforms.webhook.routes.gone (it answers 404 unless a subscription of that name serves it) and moved route platforms.webhook.routes.a to /p/home/webhooks/a, no longer at /p/work/webhooks/a (",
     );
   });
+
+  it("multiplexing turned on or off moves the subscriptions too (their profile is their record's): each named, unless a route of config.yaml shadows it now", () => {
+    const subscriptions = [
+      { name: "sub", profile: "work" },
+      { name: "plain", profile: "default" },
+      { name: "a", profile: "home" },
+    ];
+    const off = reloadRemovals(config({ a: bound }, true), config({ a: bound }), FILE, subscriptions);
+    expect(off).toBe(
+      `[gateway] the reload of ${FILE} moved routes platforms.webhook.routes.a to /webhooks/a, no longer at /p/work/webhooks/a, and subscription sub to /webhooks/sub, no longer at /p/work/webhooks/sub, and subscription plain to /webhooks/plain, no longer at /p/default/webhooks/plain (a sender still posting to the old URL gets 404: gateway.multiplex_profiles and the route's profile decide it) — if that was not meant (a file saved or copied while the gateway read it can be cut short and still parse), put them back in ${FILE} and reload again (SIGHUP, or svc mcp reload)`,
+    );
+    // Turned on, an unbound subscription keeps /webhooks/<name>: only the bound one moved.
+    const on = reloadRemovals(config({}), config({}, true), FILE, subscriptions.slice(0, 2));
+    expect(on).toContain(
+      "moved route subscription sub to /p/work/webhooks/sub, no longer at /webhooks/sub (",
+    );
+    expect(on).not.toContain("plain");
+    // Multiplexing unchanged: a subscription's URL does not move with config.yaml.
+    expect(reloadRemovals(config({}, true), config({}, true), FILE, subscriptions)).toBe(undefined);
+  });
 });

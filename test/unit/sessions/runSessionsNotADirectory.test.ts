@@ -30,4 +30,20 @@ describe("run sessions whose directory cannot be made (a file in the place of se
       ],
     ]);
   });
+
+  it("names a file further up, in the place of profiles/, for a named profile's runs", async () => {
+    home = tempHome();
+    // Seen: '[webhook] run session not recorded {"err":"Error: ENOTDIR: not a directory, mkdir …/profiles/home/sessions/webhook-runs"}'.
+    const profiles = home.write("profiles", "a file where the profiles' directory goes");
+    const warnings: unknown[][] = [];
+    const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
+    const resources = createProfileResources(home.dir, logger);
+    resources.runJournal("home").record({ route: "r", deliveryId: "d-1", prompt: "p", reply: "done" });
+    await resources.closeJournals();
+    expect(warnings).toEqual([
+      [
+        `[webhook] run session not recorded in ${profiles}/home/sessions: ${profiles} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
+      ],
+    ]);
+  });
 });
