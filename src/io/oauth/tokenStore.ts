@@ -10,6 +10,7 @@ import { SvcError } from "../../errors.js";
 import { narrowMode } from "../privateMode.js";
 import { writeFileAtomic, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
+import { zeroFilledProblem } from "../zeroFilled.js";
 
 /** Tokens as stored: the token response plus an absolute expiry (epoch ms) and what they were issued for. */
 export interface StoredTokens {
@@ -83,7 +84,7 @@ function readJson<T>(path: string, serverName: string, profile?: string): T | un
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw damagedFile(path, "not valid JSON", serverName, profile);
+    throw damagedFile(path, zeroFilledProblem(text) ?? "not valid JSON", serverName, profile);
   }
 }
 

@@ -3,6 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
+import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import { parseKeepingExtraNumbers } from "./extraNumbers.js";
 import { withFileLock } from "./fileLock.js";
@@ -123,6 +124,9 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     // An empty file (`touch`ed, or truncated by hand) holds no records yet, like an absent one.
     if (text.replace(/^\uFEFF/, "").trim() === "")
       return { revision: fingerprint(text), records: {}, counter: 0 };
+    const zeros = zeroFilledProblem(text);
+    if (zeros !== undefined)
+      throw new SvcError("store_corrupt", `${path}: ${zeros} — restore it from a backup, or remove it`);
     let parsed: unknown;
     const json = text.replace(/^\uFEFF/, "");
     try {

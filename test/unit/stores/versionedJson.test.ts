@@ -51,6 +51,16 @@ describe("a store file that is not valid JSON", () => {
   });
 });
 
+describe("a store file of zero bytes only (a power cut after the file grew, its data never on the disk)", () => {
+  it("is named so, with what to do, not as a mistake at line 1, column 1 to fix", () => {
+    home = tempHome();
+    const path = home.write("cron/jobs.json", "\0".repeat(512));
+    expect(() => createVersionedStore(path, { field: "jobs", conflictMessage: "changed" }).read()).toThrow(
+      `${path}: holds only zero bytes (512 bytes): its data never reached the disk (a power cut or a crash as it was written) — restore it from a backup, or remove it`,
+    );
+  });
+});
+
 describe("a store file of another shape", () => {
   it("names what is wrong and what to do (a list of jobs, a top-level list)", () => {
     home = tempHome();
