@@ -7,6 +7,7 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
+import { permissionFix } from "../permissionFix.js";
 import { narrowMode } from "../privateMode.js";
 import { writeFileAtomic, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
@@ -79,7 +80,11 @@ function readJson<T>(path: string, serverName: string, profile?: string): T | un
     text = readFileSync(path, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
+    const fix = permissionFix(path, err);
+    if (fix === undefined) throw err;
+    throw new SvcError("config_unreadable", `${path}: cannot be read (${(err as Error).message}) — ${fix}`, {
+      cause: err,
+    });
   }
   try {
     return JSON.parse(text) as T;

@@ -3,6 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
+import { permissionFix } from "../permissionFix.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import { parseKeepingExtraNumbers } from "./extraNumbers.js";
@@ -114,7 +115,8 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
       text = readFileSync(path, "utf8");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { revision: "", records: {}, counter: 0 };
-      const cause = `cannot be read (${(err as Error).message})`;
+      const fix = permissionFix(path, err);
+      const cause = `cannot be read (${(err as Error).message})${fix === undefined ? "" : ` — ${fix}`}`;
       const code = (err as NodeJS.ErrnoException).code;
       throw (
         (code === "ENOTDIR" ? directoryIsAFile(path, cause) : undefined) ??
