@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync } from "node:fs";
+import { chownSync, existsSync, lstatSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
@@ -26,4 +26,33 @@ export function makeDirs(dir: string, mode = 0o700): void {
 export function refusingDir(err: unknown, dir: string): string {
   const path = (err as NodeJS.ErrnoException | undefined)?.path;
   return dirname(typeof path === "string" ? path : dir);
+}
+
+/** `dir` or the nearest directory above it that exists (where `makeDirs` starts making). */
+function nearestDirectory(dir: string): string {
+  let at = dir;
+  while (dirname(at) !== at && statSync(at, { throwIfNoEntry: false })?.isDirectory() !== true)
+    at = dirname(at);
+  return at;
+}
+
+/**
+ * `makeDirs` for a store's directory: the directories it makes get the owner and group of the directory they
+ * are made in, where this process may give them (root), as a store file written there does
+ * (`stores/atomicFile.ts`): the `cron/` of a `sudo svc cron create` in another user's home stays that user's,
+ * so the gateway running as that user can read the jobs in it.
+ */
+export function makeStoreDirs(dir: string): void {
+  const existing = nearestDirectory(dir);
+  makeDirs(dir);
+  if (existing === dir) return;
+  const owner = statSync(existing, { throwIfNoEntry: false });
+  if (owner === undefined || (owner.uid === process.getuid?.() && owner.gid === process.getgid?.())) return;
+  for (let at = dir; at !== existing && dirname(at) !== at; at = dirname(at)) {
+    try {
+      chownSync(at, owner.uid, owner.gid);
+    } catch {
+      return; // not ours to give (EPERM): the directories are this user's
+    }
+  }
 }
