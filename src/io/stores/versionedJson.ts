@@ -7,6 +7,7 @@ import { permissionFix } from "../permissionFix.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import { parseKeepingExtraNumbers } from "./extraNumbers.js";
+import { repeatedRecordKey } from "./repeatedKeys.js";
 import { withFileLock } from "./fileLock.js";
 import { flatLayout } from "./flatLayout.js";
 
@@ -98,6 +99,7 @@ function directoryIsAFile(path: string, cause: string): SvcError | undefined {
 
 export function createVersionedStore<T>(path: string, layout: StoreLayout): VersionedStore<T> {
   const { field, legacyField } = layout;
+  const recordFields = new Set([field, legacyField].filter((name) => name !== undefined));
   function recordsOf(doc: Record<string, unknown>): unknown {
     if (field !== undefined) return doc[field] ?? {};
     const flat = flatLayout(doc, layout.keyedBy ?? "name", legacyField);
@@ -139,6 +141,14 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
       throw new SvcError(
         "store_corrupt",
         `${path}: not valid JSON at line ${line}, column ${column} (${parseProblem(err)}) — fix or remove the file`,
+      );
+    }
+    const repeated = repeatedRecordKey(json, recordFields);
+    if (repeated !== undefined) {
+      const name = `${repeated.within === undefined ? "" : `${repeated.within}.`}"${repeated.key}"`;
+      throw new SvcError(
+        "store_corrupt",
+        `${path}: ${name} is written twice (lines ${repeated.lines[0]} and ${repeated.lines[1]}): JSON keeps only the last, and the next write would drop the first — rename or remove one`,
       );
     }
     if (!isObject(parsed)) {
