@@ -7,9 +7,9 @@ import { permissionFix } from "../permissionFix.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import { parseKeepingExtraNumbers } from "./extraNumbers.js";
-import { repeatedRecordKey } from "./repeatedKeys.js";
 import { withFileLock } from "./fileLock.js";
 import { flatLayout } from "./flatLayout.js";
+import { repeatedRecordKey } from "./repeatedKeys.js";
 
 /**
  * A JSON store of named records. Every write holds the file lock, re-reads, and replaces the file
