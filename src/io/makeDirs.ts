@@ -1,4 +1,13 @@
-import { chownSync, existsSync, lstatSync, mkdirSync, statSync } from "node:fs";
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  fchownSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  statSync,
+} from "node:fs";
 import { dirname } from "node:path";
 
 /**
@@ -54,5 +63,29 @@ export function makeStoreDirs(dir: string): void {
     } catch {
       return; // not ours to give (EPERM): the directories are this user's
     }
+  }
+}
+
+/**
+ * Creates `file` (empty, `mode`) when it is not there yet, with the owner and group of its directory where this
+ * process may give them (root), as `makeStoreDirs` does for directories: the log a `sudo svc cron run` starts in
+ * another user's home stays that user's, so that user's gateway can still write it. A file already there, or one
+ * that cannot be made (its writer then says why), is left as it is.
+ */
+export function createAsDirectoryOwner(file: string, mode: number): void {
+  let fd: number;
+  try {
+    fd = openSync(file, "wx", mode);
+  } catch {
+    return;
+  }
+  try {
+    const owner = statSync(dirname(file));
+    if (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.())
+      fchownSync(fd, owner.uid, owner.gid);
+  } catch {
+    // Not ours to give (EPERM): the file is this user's.
+  } finally {
+    closeSync(fd);
   }
 }
