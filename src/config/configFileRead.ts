@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SvcError } from "../errors.js";
+import { permissionFix } from "../io/permissionFix.js";
 import { notUtf8Text } from "../io/textEncoding.js";
 
 /** A config.yaml or `.env` that cannot be read, with what to do about it. */
@@ -9,9 +10,7 @@ function unreadable(file: string, err: unknown): SvcError {
   const todo =
     code === "EISDIR"
       ? "it is a directory: move it away and write the file in its place"
-      : code === "EACCES" || code === "EPERM"
-        ? `make it readable by the user svc runs as (uid ${process.getuid?.() ?? "?"}): give it to that user (chown) and chmod 600 ${file}`
-        : "check that it is a regular file this user can read";
+      : (permissionFix(file, err) ?? "check that it is a regular file this user can read");
   return new SvcError("config_unreadable", `${file}: cannot be read (${message}) — ${todo}`);
 }
 

@@ -5,6 +5,7 @@ import { SvcError } from "../errors.js";
 import { createBatchedFileWriter, createBatchedWriter } from "./batchedWriter.js";
 import { redactCredentials } from "./credentials.js";
 import { logFileProblem } from "./logFileProblem.js";
+import { createAsDirectoryOwner } from "./makeDirs.js";
 import { privateDir } from "./privateMode.js";
 import { terminalText } from "./terminalText.js";
 
@@ -325,7 +326,8 @@ export function createLogger(options: LogOptions = {}): Logger {
     streams.push({ level, stream: { write: (line: string) => writeOut(text(line)) } });
   }
   if (options.file !== undefined) {
-    privateDir(dirname(options.file));
+    privateDir(dirname(options.file), { asParentOwner: true });
+    createAsDirectoryOwner(options.file, 0o600);
     // 0600 like every other file svc writes: a log names routes, senders' ids and payload excerpts.
     jsonSink = options.fileFormat === "json";
     // A text file says where it has a gap (its own line, which a JSON file's readers would not expect).

@@ -1,5 +1,5 @@
 import { chmodSync } from "node:fs";
-import { makeDirs } from "./makeDirs.js";
+import { makeDirs, makeStoreDirs } from "./makeDirs.js";
 
 /**
  * Narrows `path` to `mode` (0700 for a directory, 0600 for a file), also when it already existed wider —
@@ -14,8 +14,12 @@ export function narrowMode(path: string, mode: number): void {
   }
 }
 
-/** A private directory: made 0700, or narrowed to 0700 when it already existed wider. */
-export function privateDir(dir: string): void {
-  makeDirs(dir);
+/**
+ * A private directory: made 0700, or narrowed to 0700 when it already existed wider. With `asParentOwner`, one
+ * it makes gets the owner of the directory it is made in, where this process may give it (`makeStoreDirs`).
+ */
+export function privateDir(dir: string, options: { readonly asParentOwner?: boolean } = {}): void {
+  if (options.asParentOwner === true) makeStoreDirs(dir);
+  else makeDirs(dir);
   narrowMode(dir, 0o700);
 }

@@ -7,9 +7,11 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
+import { permissionFix } from "../permissionFix.js";
 import { narrowMode } from "../privateMode.js";
 import { writeFileAtomic, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
+import { zeroFilledProblem } from "../zeroFilled.js";
 
 /** Tokens as stored: the token response plus an absolute expiry (epoch ms) and what they were issued for. */
 export interface StoredTokens {
@@ -78,12 +80,16 @@ function readJson<T>(path: string, serverName: string, profile?: string): T | un
     text = readFileSync(path, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
+    const fix = permissionFix(path, err);
+    if (fix === undefined) throw err;
+    throw new SvcError("config_unreadable", `${path}: cannot be read (${(err as Error).message}) — ${fix}`, {
+      cause: err,
+    });
   }
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw damagedFile(path, "not valid JSON", serverName, profile);
+    throw damagedFile(path, zeroFilledProblem(text) ?? "not valid JSON", serverName, profile);
   }
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, fstatSync, ftruncateSync, openSync, readFileSync } from "node:fs";
+import { closeSync, fchmodSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
@@ -54,7 +54,7 @@ export function fileSegment(id: string): string {
  * text appended where every user can read it. Left as it is when it is not ours to change.
  */
 function openTranscript(path: string): number {
-  const fd = openSync(path, "a", 0o600);
+  const fd = openSync(path, "a+", 0o600);
   try {
     fchmodSync(fd, 0o600);
   } catch {
@@ -68,10 +68,18 @@ function openTranscript(path: string): number {
  * limit) is cut back to where it started, so no cut-off line is left for the next entry to join. Every
  * append holds the index lock, so no other writer's line is cut with it.
  */
+/** Whether the file's last byte (of `size`) is a line break. */
+function endsWithLineBreak(fd: number, size: number): boolean {
+  const last = Buffer.alloc(1);
+  return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a;
+}
+
 function appendWhole(fd: number, path: string, lines: string): void {
   const start = fstatSync(fd).size;
   try {
-    writeBytesSync(fd, Buffer.from(lines));
+    // A last line without its line break (zeros a power cut left, a line another tool wrote) is ended first:
+    // the entries would be glued to it and unreadable with it.
+    writeBytesSync(fd, Buffer.from(start > 0 && !endsWithLineBreak(fd, start) ? `\n${lines}` : lines));
   } catch (err) {
     try {
       ftruncateSync(fd, start);

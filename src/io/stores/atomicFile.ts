@@ -16,7 +16,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { writeBytesSync } from "../batchedWriter.js";
-import { makeDirs, refusingDir } from "../makeDirs.js";
+import { makeStoreDirs, refusingDir } from "../makeDirs.js";
 import { processAlive } from "../processAlive.js";
 import { existingProfiles } from "../profiles.js";
 
@@ -121,7 +121,7 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
   const path = resolveLink(linkOrPath);
   const dir = dirname(path);
   try {
-    makeDirs(dir);
+    makeStoreDirs(dir);
   } catch (err) {
     const inTheWay = fileInTheWay(dir, err);
     if (inTheWay !== undefined)
@@ -173,12 +173,13 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
 }
 
 /**
- * The copy gets the owner and group of the file it replaces, where this process may give them (root, or a
- * group it is in): root editing another user's store (`sudo svc webhook subscribe`) would otherwise leave
- * a root-owned 0600 file the gateway running as that user cannot read.
+ * The copy gets the owner and group of the file it replaces — a new file those of its directory — where this
+ * process may give them (root, or a group it is in): root editing another user's store (`sudo svc webhook
+ * subscribe`, `sudo svc cron create`) would otherwise leave a root-owned 0600 file the gateway running as that
+ * user cannot read.
  */
 function keepOwner(fd: number, path: string): void {
-  const was = statSync(path, { throwIfNoEntry: false });
+  const was = statSync(path, { throwIfNoEntry: false }) ?? statSync(dirname(path), { throwIfNoEntry: false });
   if (was === undefined || (was.uid === process.getuid?.() && was.gid === process.getgid?.())) return;
   try {
     fchownSync(fd, was.uid, was.gid);

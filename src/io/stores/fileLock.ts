@@ -12,7 +12,7 @@ import {
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SvcError } from "../../errors.js";
-import { makeDirs, refusingDir } from "../makeDirs.js";
+import { makeStoreDirs, refusingDir } from "../makeDirs.js";
 import { processRunning, processStartTime } from "../processAlive.js";
 import { unwritableStore } from "./atomicFile.js";
 
@@ -182,7 +182,7 @@ function lockTimeout(lockPath: string): SvcError {
 /** The store's directory (a first cron job's `cron/`); a disk with no room for it is said naming the store. */
 function makeLockDir(path: string, lockPath: string): void {
   try {
-    makeDirs(dirname(lockPath));
+    makeStoreDirs(dirname(lockPath));
   } catch (err) {
     throw unwritableStore(path, err, refusingDir(err, dirname(lockPath)));
   }

@@ -2,6 +2,7 @@ import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { z } from "zod";
 import { SvcError } from "../../errors.js";
 import { narrowMode } from "../privateMode.js";
+import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeJsonAtomic } from "./atomicFile.js";
 import { readStoreText } from "./storeText.js";
 
@@ -64,6 +65,8 @@ export function readPendingRuns(path: string): PendingRunsFile {
   let parsed: z.infer<typeof fileSchema>;
   let json: unknown;
   const text = readStoreText(path);
+  const zeros = zeroFilledProblem(text);
+  if (zeros !== undefined) throw new SvcError("store_corrupt", `${path}: ${zeros}`);
   try {
     json = JSON.parse(text);
     parsed = fileSchema.parse(json);

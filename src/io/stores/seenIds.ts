@@ -1,6 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { z } from "zod";
 import { SvcError } from "../../errors.js";
+import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeJsonAtomic } from "./atomicFile.js";
 import { readStoreText } from "./storeText.js";
 
@@ -23,7 +24,9 @@ export function readSeenIds(path: string): SeenIds {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new SvcError("store_corrupt", `${path}: not valid JSON`, { cause: err });
+    throw new SvcError("store_corrupt", `${path}: ${zeroFilledProblem(text) ?? "not valid JSON"}`, {
+      cause: err,
+    });
   }
   const read = fileSchema.safeParse(parsed);
   if (read.success) return read.data.ids;

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describeError, SvcError } from "../../errors.js";
+import { permissionFix } from "../permissionFix.js";
 
 /**
  * A store file's text. A file that cannot be read at all (another user's, a directory in its place) is
@@ -9,6 +10,11 @@ export function readStoreText(path: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (err) {
-    throw new SvcError("store_corrupt", `${path}: cannot be read (${describeError(err)})`, { cause: err });
+    const fix = permissionFix(path, err);
+    throw new SvcError(
+      "store_corrupt",
+      `${path}: cannot be read (${describeError(err)})${fix === undefined ? "" : ` — ${fix}`}`,
+      { cause: err },
+    );
   }
 }

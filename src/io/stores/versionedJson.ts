@@ -3,10 +3,13 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
+import { permissionFix } from "../permissionFix.js";
+import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import { parseKeepingExtraNumbers } from "./extraNumbers.js";
 import { withFileLock } from "./fileLock.js";
 import { flatLayout } from "./flatLayout.js";
+import { repeatedRecordKey } from "./repeatedKeys.js";
 
 /**
  * A JSON store of named records. Every write holds the file lock, re-reads, and replaces the file
@@ -96,6 +99,7 @@ function directoryIsAFile(path: string, cause: string): SvcError | undefined {
 
 export function createVersionedStore<T>(path: string, layout: StoreLayout): VersionedStore<T> {
   const { field, legacyField } = layout;
+  const recordFields = new Set([field, legacyField].filter((name) => name !== undefined));
   function recordsOf(doc: Record<string, unknown>): unknown {
     if (field !== undefined) return doc[field] ?? {};
     const flat = flatLayout(doc, layout.keyedBy ?? "name", legacyField);
@@ -113,7 +117,8 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
       text = readFileSync(path, "utf8");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { revision: "", records: {}, counter: 0 };
-      const cause = `cannot be read (${(err as Error).message})`;
+      const fix = permissionFix(path, err);
+      const cause = `cannot be read (${(err as Error).message})${fix === undefined ? "" : ` — ${fix}`}`;
       const code = (err as NodeJS.ErrnoException).code;
       throw (
         (code === "ENOTDIR" ? directoryIsAFile(path, cause) : undefined) ??
@@ -123,6 +128,9 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     // An empty file (`touch`ed, or truncated by hand) holds no records yet, like an absent one.
     if (text.replace(/^\uFEFF/, "").trim() === "")
       return { revision: fingerprint(text), records: {}, counter: 0 };
+    const zeros = zeroFilledProblem(text);
+    if (zeros !== undefined)
+      throw new SvcError("store_corrupt", `${path}: ${zeros} — restore it from a backup, or remove it`);
     let parsed: unknown;
     const json = text.replace(/^\uFEFF/, "");
     try {
@@ -133,6 +141,14 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
       throw new SvcError(
         "store_corrupt",
         `${path}: not valid JSON at line ${line}, column ${column} (${parseProblem(err)}) — fix or remove the file`,
+      );
+    }
+    const repeated = repeatedRecordKey(json, recordFields);
+    if (repeated !== undefined) {
+      const name = `${repeated.within === undefined ? "" : `${repeated.within}.`}"${repeated.key}"`;
+      throw new SvcError(
+        "store_corrupt",
+        `${path}: ${name} is written twice (lines ${repeated.lines[0]} and ${repeated.lines[1]}): JSON keeps only the last, and the next write would drop the first — rename or remove one`,
       );
     }
     if (!isObject(parsed)) {

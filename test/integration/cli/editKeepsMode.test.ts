@@ -67,5 +67,38 @@ describe.runIf(process.getuid?.() === 0)(
         expect([file, uid, gid, mode & 0o777]).toEqual([file, 65534, 65534, 0o600]);
       }
     });
+
+    it("gives a store it makes new (svc cron create, svc webhook subscribe), and a directory made for it, to the owner of the home", async () => {
+      home = tempHome();
+      home.write("config.yaml", stringify(cliConfig()), 0o600);
+      for (const path of [home.dir, `${home.dir}/config.yaml`]) chownSync(path, 65534, 65534);
+      const args = ["cron", "create", "--name", "nightly", "--schedule", "every 1d", "--prompt", "hi"];
+      expect(await svcUnderUmask("022", args)).toBe(0);
+      expect(await svcUnderUmask("022", ["webhook", "subscribe", "ci"])).toBe(0);
+      for (const [path, mode] of [
+        [`${home.dir}/cron`, 0o700],
+        [`${home.dir}/cron/jobs.json`, 0o600],
+        [`${home.dir}/webhook_subscriptions.json`, 0o600],
+      ] as const) {
+        const { uid, gid, mode: written } = statSync(path);
+        expect([path, uid, gid, written & 0o777]).toEqual([path, 65534, 65534, mode]);
+      }
+    });
+
+    it("gives the log directory and file a command makes new (svc cron run) to the owner of the home (whose gateway could not start beside a root-owned logs/)", async () => {
+      home = tempHome();
+      home.write("config.yaml", stringify(cliConfig()), 0o600);
+      for (const path of [home.dir, `${home.dir}/config.yaml`]) chownSync(path, 65534, 65534);
+      const args = ["cron", "create", "--name", "nightly", "--schedule", "every 1d", "--prompt", "hi"];
+      expect(await svcUnderUmask("022", args)).toBe(0);
+      expect(await svcUnderUmask("022", ["cron", "run", "nightly"])).toBe(0);
+      for (const [path, mode] of [
+        [`${home.dir}/logs`, 0o700],
+        [`${home.dir}/logs/gateway.log`, 0o600],
+      ] as const) {
+        const { uid, gid, mode: written } = statSync(path);
+        expect([path, uid, gid, written & 0o777]).toEqual([path, 65534, 65534, mode]);
+      }
+    });
   },
 );

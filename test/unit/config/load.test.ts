@@ -847,6 +847,18 @@ describe("config loading (spec 2.1)", () => {
     expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.secret).toBe("café");
   });
 
+  it("a config.yaml or .env of zero bytes only (a power cut after the file grew) is named so, not quoted back as a value of hundreds of \\u0000", () => {
+    home = tempHome();
+    const config = join(home.dir, "config.yaml");
+    const zeros = (n: number) =>
+      `holds only zero bytes (${n} bytes): its data never reached the disk (a power cut or a crash as it was written) — restore it from a backup, or write it again`;
+    writeFileSync(config, Buffer.alloc(300));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(`${config}: ${zeros(300)}`);
+    unlinkSync(config);
+    writeFileSync(join(home.dir, ".env"), Buffer.alloc(64));
+    expect(() => loadConfig({ home: home.dir, env: {} })).toThrow(`${home.dir}/.env: ${zeros(64)}`);
+  });
+
   it("a config.yaml with classic-Mac CR-only line endings is refused as such, not as a nested mapping at line 1", () => {
     home = tempHome();
     const config = join(home.dir, "config.yaml");

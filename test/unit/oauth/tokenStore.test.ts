@@ -92,6 +92,15 @@ describe("token store", () => {
     );
   });
 
+  it("reports a token file of zero bytes only (a power cut after the file grew) as such, with the fix", () => {
+    home = tempHome();
+    const store = new TokenStore(join(home.dir, "mcp-tokens"), "srv");
+    home.write("mcp-tokens/srv.json", "\0".repeat(100));
+    expect(() => store.readTokens()).toThrow(
+      /srv\.json: holds only zero bytes \(100 bytes\): its data never reached the disk \(a power cut or a crash as it was written\) — run `svc mcp login srv`, which replaces it$/,
+    );
+  });
+
   it("reports a tokens or registration file that is JSON but holds no access_token / client_id, naming the file and the fix", () => {
     home = tempHome();
     const store = new TokenStore(join(home.dir, "mcp-tokens"), "srv", "work");

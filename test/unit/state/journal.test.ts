@@ -193,6 +193,34 @@ describe("reading the journal back", () => {
     expect(again).toEqual([]);
   });
 
+  it("a segment of zero bytes only with none before it (its data lost in a power cut) is reported as lost, not as a torn tail with records before it", async () => {
+    const path = dir();
+    const file = await segmentOfFiveRecords(path);
+    const size = statSync(file).size;
+    writeFileSync(file, Buffer.alloc(size));
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([]);
+    expect(problems).toEqual([
+      {
+        file,
+        problem: `holds only zero bytes (${size} bytes), though every segment starts with a snapshot: what it held is lost (the file system lost its data, as a power cut can), unless the very first start in this directory was cut short before its snapshot reached the disk; nothing was replayed from it`,
+      },
+    ]);
+  });
+
+  it("a segment of zero bytes only after an older one (a start cut short before its snapshot reached the disk) is no problem: the older one holds it all", async () => {
+    const path = dir();
+    await segmentOfFiveRecords(path);
+    writeFileSync(join(path, segmentName(2)), Buffer.alloc(4096));
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual([0, 1, 2, 3, 4].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(problems).toEqual([]);
+  });
+
   it("an empty segment after an older one (a start cut short before its snapshot reached the disk) is no problem: the older one holds it all", async () => {
     const path = dir();
     await segmentOfFiveRecords(path);

@@ -51,6 +51,50 @@ describe("a store file that is not valid JSON", () => {
   });
 });
 
+describe("a store file of zero bytes only (a power cut after the file grew, its data never on the disk)", () => {
+  it("is named so, with what to do, not as a mistake at line 1, column 1 to fix", () => {
+    home = tempHome();
+    const path = home.write("cron/jobs.json", "\0".repeat(512));
+    expect(() => createVersionedStore(path, { field: "jobs", conflictMessage: "changed" }).read()).toThrow(
+      `${path}: holds only zero bytes (512 bytes): its data never reached the disk (a power cut or a crash as it was written) — restore it from a backup, or remove it`,
+    );
+  });
+});
+
+describe("a store file with a name written twice (a record copied by hand, its name left as it was)", () => {
+  it("is refused naming the name and its lines, not read with the first copy silently dropped (and gone at the next write)", async () => {
+    home = tempHome();
+    const flat = home.write(
+      "webhook_subscriptions.json",
+      '{\n  "deploys": {"prompt": "prod"},\n  "other": {},\n  "deploys": {"prompt": "staging"}\n}\n',
+    );
+    const subscriptions = createVersionedStore(flat, { conflictMessage: "changed" });
+    const problem = `${flat}: "deploys" is written twice (lines 2 and 4): JSON keeps only the last, and the next write would drop the first — rename or remove one`;
+    expect(() => subscriptions.read()).toThrow(problem);
+    await expect(subscriptions.update(() => undefined)).rejects.toThrow(problem);
+    const jobs = home.write(
+      "cron/jobs.json",
+      '{"revision": 3, "jobs": {\n"a1b2c3d4": {"name": "one"},\n"a1b2c3d4": {"name": "two"}}}',
+    );
+    expect(() => createVersionedStore(jobs, { field: "jobs", conflictMessage: "changed" }).read()).toThrow(
+      `${jobs}: jobs."a1b2c3d4" is written twice (lines 2 and 3): JSON keeps only the last, and the next write would drop the first — rename or remove one`,
+    );
+  });
+
+  it("reads a name that only looks repeated (escaped alike, or a field of two records)", () => {
+    home = tempHome();
+    const path = home.write(
+      "webhook_subscriptions.json",
+      '{"a": {"prompt": "x", "note": "\\"a\\": {"}, "b": {"prompt": "x"}, "\\u0061b": {}}',
+    );
+    expect(Object.keys(createVersionedStore(path, { conflictMessage: "changed" }).read().records)).toEqual([
+      "a",
+      "b",
+      "ab",
+    ]);
+  });
+});
+
 describe("a store file of another shape", () => {
   it("names what is wrong and what to do (a list of jobs, a top-level list)", () => {
     home = tempHome();

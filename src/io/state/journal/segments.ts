@@ -125,14 +125,16 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
       throw new Error(`${file} cannot be read (${(err as Error).message})`);
     }
     bytes += data.length;
-    if (data.length === 0 && index === 0)
-      // Every segment starts with a snapshot, made durable before the older ones are removed: empty with none
-      // before it, it lost what it held, unless the first start here was cut short before its snapshot was synced.
+    // Every segment starts with a snapshot, made durable before the older ones are removed: empty (or zeros
+    // only: a power cut after the file grew) with none before it, it lost what it held, unless the first
+    // start here was cut short before its snapshot was synced; after an older one, that older one holds it all.
+    const nothingWritten = data.every((byte) => byte === 0);
+    if (nothingWritten && index === 0)
       problems.push({
         file,
-        problem:
-          "is empty (0 bytes), though every segment starts with a snapshot: what it held is lost (the file was truncated, or the file system lost its data), unless the very first start in this directory was cut short before its snapshot reached the disk; nothing was replayed from it",
+        problem: `${data.length === 0 ? "is empty (0 bytes)" : `holds only zero bytes (${data.length} bytes)`}, though every segment starts with a snapshot: what it held is lost (${data.length === 0 ? "the file was truncated, or the file system lost its data" : "the file system lost its data, as a power cut can"}), unless the very first start in this directory was cut short before its snapshot reached the disk; nothing was replayed from it`,
       });
+    if (nothingWritten) continue;
     const decoded = decodeRecords(data);
     const list = decoded.records.filter(
       (record) => isMark(record, SNAPSHOT_BEGIN.t) || isMark(record, SNAPSHOT_END.t) || understood(record),
