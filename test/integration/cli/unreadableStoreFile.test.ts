@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { AS_ROOT, OTHER_USER, svcAsUser } from "../../helpers/svcAsUser.js";
 import { cliConfig } from "./svc.js";
 
 /**
@@ -13,8 +12,6 @@ import { cliConfig } from "./svc.js";
  * but not what to do. It now says, as for config.yaml: give it to the user svc runs as, and chmod 600.
  */
 
-const asRoot = process.getuid?.() === 0;
-const USER = 65534;
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -30,26 +27,12 @@ function ownHome(): string {
 /** A file the command's user cannot read: root's when the tests run as root, else mode 000. */
 function othersFile(path: string, text: string): string {
   writeFileSync(path, text, { mode: 0o600 });
-  if (!asRoot) chmodSync(path, 0o000);
+  if (!AS_ROOT) chmodSync(path, 0o000);
   return path;
 }
 
-function svcAsUser(home: string, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
-  const argv = [process.execPath, ...SVC_ARGV, ...args];
-  const [command, ...rest] = asRoot
-    ? ["setpriv", `--reuid=${USER}`, `--regid=${USER}`, "--clear-groups", ...argv]
-    : argv;
-  const child = spawn(command as string, rest, {
-    env: { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: home },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (d) => (stderr += d));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr })));
-}
-
 const fix = (file: string) =>
-  `make it readable by the user svc runs as (uid ${asRoot ? USER : process.getuid?.()}): give it to that user (chown) and chmod 600 ${file}`;
+  `make it readable by the user svc runs as (uid ${AS_ROOT ? OTHER_USER : process.getuid?.()}): give it to that user (chown) and chmod 600 ${file}`;
 
 describe("a store file of another user", { timeout: 60_000 }, () => {
   it("svc cron list, svc webhook list and svc mcp logout name the file and what to do", async () => {
@@ -61,9 +44,9 @@ describe("a store file of another user", { timeout: 60_000 }, () => {
     const jobs = othersFile(join(home, "cron", "jobs.json"), '{"revision": 1, "jobs": {}}\n');
     const subscriptions = othersFile(join(home, "webhook_subscriptions.json"), "{}\n");
     const tokens = othersFile(join(home, "mcp-tokens", "gh.json"), '{"access_token": "t"}\n');
-    if (asRoot)
+    if (AS_ROOT)
       for (const path of [home, join(home, "config.yaml"), join(home, "cron"), join(home, "mcp-tokens")])
-        chownSync(path, USER, USER);
+        chownSync(path, OTHER_USER, OTHER_USER);
 
     const [cron, webhook, logout] = await Promise.all([
       svcAsUser(home, ["cron", "list"]),

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import {
   chmodSync,
   chownSync,
@@ -13,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { AS_ROOT, OTHER_USER, svcAsUser } from "../../helpers/svcAsUser.js";
 import { cliConfig } from "./svc.js";
 
 /**
@@ -23,7 +22,6 @@ import { cliConfig } from "./svc.js";
  * to do. It now names the store and the directory, and says the file is unchanged.
  */
 
-const asRoot = process.getuid?.() === 0;
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -33,28 +31,14 @@ afterEach(() => {
 function ownDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   dirs.push(dir);
-  if (asRoot) chownSync(dir, 65534, 65534);
+  if (AS_ROOT) chownSync(dir, OTHER_USER, OTHER_USER);
   return dir;
 }
 
 function ownFile(path: string, text: string): string {
   writeFileSync(path, text, { mode: 0o600 });
-  if (asRoot) chownSync(path, 65534, 65534);
+  if (AS_ROOT) chownSync(path, OTHER_USER, OTHER_USER);
   return path;
-}
-
-function svcAsUser(home: string, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
-  const argv = [process.execPath, ...SVC_ARGV, ...args];
-  const [command, ...rest] = asRoot
-    ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...argv]
-    : argv;
-  const child = spawn(command as string, rest, {
-    env: { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: home },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (d) => (stderr += d));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr })));
 }
 
 const CONFIG = stringify(cliConfig());
@@ -66,7 +50,7 @@ describe("a store in a directory this user cannot write", { timeout: 60_000 }, (
     const cron = join(home, "cron");
     mkdirSync(cron);
     const jobs = ownFile(join(cron, "jobs.json"), '{"revision": 1, "jobs": {}}\n');
-    if (asRoot) chownSync(cron, 65534, 65534);
+    if (AS_ROOT) chownSync(cron, OTHER_USER, OTHER_USER);
     chmodSync(cron, 0o555);
     const { code, stderr } = await svcAsUser(home, [
       "cron",
