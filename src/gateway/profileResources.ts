@@ -3,7 +3,7 @@ import { svcPaths } from "../config/paths.js";
 import { createListReader } from "../io/listFiles.js";
 import type { Logger } from "../io/log.js";
 import { createRunJournal, RUN_JOURNAL_DIR, type RunJournal } from "../io/sessions/runJournal.js";
-import { fileInPlaceOf, noRoomProblem } from "../io/stores/atomicFile.js";
+import { fileInTheWay, noRoomProblem } from "../io/stores/atomicFile.js";
 
 /** What the gateway keeps per profile, made on first use: its paths, its run journal, its in_file lists. */
 export type ProfileResources = ReturnType<typeof createProfileResources>;
@@ -25,7 +25,9 @@ export function createProfileResources(home: string, logger: Logger) {
       const sessions = profilePaths(profile).sessions;
       journal = createRunJournal(sessions, (err) => {
         const noRoom = noRoomProblem(err);
-        const inTheWay = noRoom === undefined ? notADirectory(sessions, err) : undefined;
+        // A file in the place of sessions/, sessions/webhook-runs/ or one further up (a named profile's directory).
+        const inTheWay =
+          noRoom === undefined ? fileInTheWay(join(sessions, RUN_JOURNAL_DIR), err) : undefined;
         if (inTheWay !== undefined)
           logger.warn(
             `[webhook] run session not recorded in ${sessions}: ${inTheWay} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
@@ -60,15 +62,4 @@ export function createProfileResources(home: string, logger: Logger) {
     /** At stop: every journal's pending lines written. */
     closeJournals: () => Promise.all([...journals.values()].map((journal) => journal.close())),
   };
-}
-
-/**
- * The file in the place of the run journals' directory (`sessions/`, `sessions/webhook-runs/`, or one further
- * up: a named profile's directory, `profiles/`) when `err` is the ENOTDIR or EEXIST of making it; undefined
- * otherwise.
- */
-function notADirectory(sessions: string, err: unknown): string | undefined {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code !== "ENOTDIR" && code !== "EEXIST") return undefined;
-  return fileInPlaceOf(join(sessions, RUN_JOURNAL_DIR));
 }

@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { fileInPlaceOf } from "./stores/atomicFile.js";
+import { fileInTheWay } from "./stores/atomicFile.js";
 
 /**
  * Why the gateway log `file` cannot be written, as the user can act on it: a file in its directory's place
@@ -8,8 +8,7 @@ import { fileInPlaceOf } from "./stores/atomicFile.js";
  */
 export function logFileProblem(file: string, err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const dir = dirname(file);
-  const inTheWay = code === "EEXIST" || code === "ENOTDIR" ? fileInPlaceOf(dir) : undefined;
+  const inTheWay = fileInTheWay(dirname(file), err);
   if (inTheWay !== undefined)
     return `${inTheWay} is a file, not a directory — move that file away (the gateway makes the directory again within a second)`;
   if (code === "EISDIR")

@@ -63,17 +63,17 @@ function openTranscript(path: string): number {
   return fd;
 }
 
-/**
- * Appends `lines` whole or not at all: a write the disk cannot take in full (it filled up, a file-size
- * limit) is cut back to where it started, so no cut-off line is left for the next entry to join. Every
- * append holds the index lock, so no other writer's line is cut with it.
- */
 /** Whether the file's last byte (of `size`) is a line break. */
 function endsWithLineBreak(fd: number, size: number): boolean {
   const last = Buffer.alloc(1);
   return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a;
 }
 
+/**
+ * Appends `lines` whole or not at all: a write the disk cannot take in full (it filled up, a file-size
+ * limit) is cut back to where it started, so no cut-off line is left for the next entry to join. Every
+ * append holds the index lock, so no other writer's line is cut with it.
+ */
 function appendWhole(fd: number, path: string, lines: string): void {
   const start = fstatSync(fd).size;
   try {

@@ -81,7 +81,7 @@ export function fileInPlaceOf(dir: string): string | undefined {
 }
 
 /** The file `fileInPlaceOf` names, when making `dir` failed for it (Node's bare `EEXIST`/`ENOTDIR`). */
-function fileInTheWay(dir: string, err: unknown): string | undefined {
+export function fileInTheWay(dir: string, err: unknown): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return code === "EEXIST" || code === "ENOTDIR" ? fileInPlaceOf(dir) : undefined;
 }
