@@ -1,5 +1,6 @@
 import { isPublicKeySecret, whpkKey } from "../streams/publicKeySignature.js";
 import { readableInHeader } from "../streams/signatureChecks.js";
+import { whsecKey } from "../streams/signatures.js";
 import { INSECURE_NO_AUTH, routeKey } from "./sections/webhook.js";
 
 /** A route and the secret it checks requests with: its own (`route.secret`), or the global one. */
@@ -23,6 +24,17 @@ export function secretHeaderProblem(secret: string): string | undefined {
 export function publicKeySecretProblem(secret: string): string | undefined {
   return isPublicKeySecret(secret) && whpkKey(secret) === undefined
     ? "starts with whpk_ (a Standard Webhooks public key) but the rest is not the base64 of a 32-byte Ed25519 key, so every request is answered 401 — copy the sender's whpk_ key whole"
+    : undefined;
+}
+
+/**
+ * A `whsec_` secret (a Standard Webhooks or Svix signing secret, the base64 of its key) whose rest is no
+ * base64: it encodes no key (as in the senders' own libraries, which refuse it), so every such signature is
+ * answered 401. Stripe keys its HMAC with the whole text, so the route may still serve other senders.
+ */
+export function signingSecretProblem(secret: string): string | undefined {
+  return secret.startsWith("whsec_") && whsecKey(secret) === undefined
+    ? "starts with whsec_ (a Standard Webhooks or Svix signing secret) but the rest is not base64, so no Standard Webhooks or Svix signature verifies with it (Stripe's and the other HMAC schemes, keyed with the whole text, still do) — copy the sender's whsec_ secret whole"
     : undefined;
 }
 
@@ -63,7 +75,7 @@ export function storedSecretVariableProblem(secret: string, name: string): strin
 
 /**
  * What is wrong with a subscription's own secret, as `svc config check` and the gateway's load name it
- * (after `<name>.secret `), or undefined: a whpk_ that is no key, a variable never replaced, a line break
+ * (after `<name>.secret `), or undefined: a whpk_ or whsec_ that is no key, a variable never replaced, a line break
  * at an end, or a character a token header cannot carry. The value is never quoted.
  */
 export function subscriptionSecretProblem(secret: string, name: string): string | undefined {
@@ -71,6 +83,7 @@ export function subscriptionSecretProblem(secret: string, name: string): string 
   return (
     sentinelSpellingProblem(secret) ??
     publicKeySecretProblem(secret) ??
+    signingSecretProblem(secret) ??
     storedSecretVariableProblem(secret, name) ??
     secretLineBreakProblem(secret) ??
     (header === undefined
@@ -116,6 +129,8 @@ export function secretCharacterWarnings(
     }
     const publicKey = publicKeySecretProblem(secret);
     if (publicKey !== undefined) warnings.push(`[webhook] ${file}: ${key()} ${publicKey}`);
+    const signing = signingSecretProblem(secret);
+    if (signing !== undefined) warnings.push(`[webhook] ${file}: ${key()} ${signing}`);
     if (BARE_VARIABLE.test(secret)) {
       warnings.push(`[webhook] ${file}: ${key()} ${BARE_VARIABLE_PROBLEM}`);
       continue;

@@ -7,6 +7,7 @@ import { DEFAULT_PROFILE, profileNameProblem } from "../../config/paths.js";
 import {
   secretHeaderProblem,
   sentinelSpellingProblem,
+  signingSecretProblem,
   storedSecretVariableProblem,
 } from "../../config/secretWarnings.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
@@ -209,6 +210,8 @@ async function write(
       ? undefined
       : (sentinelSpellingProblem(options.secret) ?? storedSecretVariableProblem(options.secret, name));
   if (variable !== undefined) process.stderr.write(`Warning: ${name}: the --secret ${variable}\n`);
+  const signing = options.secret === undefined ? undefined : signingSecretProblem(options.secret);
+  if (signing !== undefined) process.stderr.write(`Warning: ${name}: the --secret ${signing}\n`);
   const headerProblem = options.secret === undefined ? undefined : secretHeaderProblem(options.secret);
   if (headerProblem !== undefined)
     process.stderr.write(

@@ -75,6 +75,20 @@ describe("a secret with a line break or tab (pasted along with it) is refused; a
     );
   });
 
+  it("webhook subscribe --secret whsec_ whose rest is no base64 is kept (Stripe keys with the whole text) with a warning; config check names it", async () => {
+    home = tempHome();
+    const res = await svc(home, ["webhook", "subscribe", "svix", "--secret", "whsec_MfKQ9r8GKYqr-TwjUPD8"]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      "Warning: svix: the --secret starts with whsec_ (a Standard Webhooks or Svix signing secret) but the rest is not base64, so no Standard Webhooks or Svix signature verifies with it",
+    );
+    const check = await svc(home, ["config", "check"]);
+    expect(check.stderr).toContain(
+      `Warning: ${join(home.dir, "webhook_subscriptions.json")}: svix.secret starts with whsec_ (a Standard Webhooks or Svix signing secret) but the rest is not base64`,
+    );
+    expect(`${res.stderr}${check.stderr}`).not.toContain("MfKQ9r8GKYqr");
+  });
+
   it("webhook subscribe --secret with an edge space or non-ASCII is kept (HMAC works) with a warning that tokens never match", async () => {
     home = tempHome();
     const created = await svc(home, ["webhook", "subscribe", "gh"]);

@@ -108,6 +108,53 @@ describe("GitLab webhooks (token host)", () => {
     expect(res).toMatchObject({ status: 401, body: { error: "Invalid signature" } });
   });
 
+  it("a resend under the same Idempotency-Key is a duplicate; a shared X-Gitlab-Event-UUID is not a delivery id", async () => {
+    // GitLab gives a hook triggered by another hook the X-Gitlab-Event-UUID of the first: two events.
+    const headers = (key: string) => ({
+      "Idempotency-Key": key,
+      "X-Gitlab-Event-UUID": "gl-event-uuid-shared",
+      "X-Gitlab-Webhook-UUID": "gl-hook-uuid",
+      "X-Gitlab-Instance": "https://gitlab.example.com",
+    });
+    const first = await send(
+      "mr_by_header",
+      "Merge Request Hook",
+      fixture("merge_request"),
+      headers("gl-k1"),
+    );
+    expect(first).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "gl-k1" } });
+    const resent = await send(
+      "mr_by_header",
+      "Merge Request Hook",
+      fixture("merge_request"),
+      headers("gl-k1"),
+    );
+    expect(resent).toMatchObject({ status: 200, body: { status: "duplicate" } });
+    const other = await send(
+      "mr_by_header",
+      "Merge Request Hook",
+      fixture("merge_request"),
+      headers("gl-k2"),
+    );
+    expect(other).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "gl-k2" } });
+    await waitForRun(gw, "gl-k1");
+    await waitForRun(gw, "gl-k2");
+  });
+
+  it("without Idempotency-Key (GitLab before 17.4) each resend is a new delivery, also with the same X-Gitlab-Event-UUID", async () => {
+    const resend = () =>
+      send("mr_by_header", "Merge Request Hook", fixture("merge_request"), {
+        "X-Gitlab-Event-UUID": "gl-event-uuid-old",
+      });
+    const ids = [];
+    for (const answer of [await resend(), await resend()]) {
+      expect(answer).toMatchObject({ status: 202, body: { status: "accepted" } });
+      ids.push(String(answer.body.delivery_id));
+    }
+    expect(ids[0]).not.toBe(ids[1]);
+    expect(ids).not.toContain("gl-event-uuid-old");
+  });
+
   it("Note Hook on a merge request: filters on the payload and on headers.X-Gitlab-Event", async () => {
     const res = await send("mr_comments", "Note Hook", fixture("note_merge_request"), {
       "Idempotency-Key": "gl-note-1",

@@ -152,3 +152,40 @@ describe("a subscription's secret that token senders can never match, at each lo
     expect(warningsFor("abc")).toEqual([]);
   });
 });
+
+/**
+ * A `whsec_` secret is the base64 of a Standard Webhooks or Svix signing key: one whose rest is no base64
+ * (a character pasted along with it, `-` or `_`) encodes no key, so no such signature ever verifies.
+ */
+describe("a whsec_ secret that encodes no signing key is named at startup", () => {
+  const PROBLEM =
+    "starts with whsec_ (a Standard Webhooks or Svix signing secret) but the rest is not base64, so no Standard Webhooks or Svix signature verifies with it (Stripe's and the other HMAC schemes, keyed with the whole text, still do) — copy the sender's whsec_ secret whole";
+
+  it("names the key, never the value; base64 of any length, padded or not, gets no warning", () => {
+    for (const bad of [
+      "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLa-w",
+      "whsec_ MfKQ9r8GKYqr",
+      "whsec_",
+      "whsec_A",
+    ]) {
+      const warnings = secretCharacterWarnings([{ name: "svix", secret: bad, route: { secret: bad } }], FILE);
+      expect(warnings).toEqual([`[webhook] ${FILE}: platforms.webhook.routes.svix.secret ${PROBLEM}`]);
+      expect(warnings.join("\n")).not.toContain("MfKQ9r8");
+    }
+    for (const good of [
+      "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      "whsec_dGVzdA",
+      "whsec_dGVzdA==",
+      "whsec_topsecret",
+    ])
+      expect(
+        secretCharacterWarnings([{ name: "svix", secret: good, route: { secret: good } }], FILE),
+      ).toEqual([]);
+  });
+
+  it("is one of the warnings the gateway logs at each load of the subscriptions", () => {
+    const parsed = parseSubscription("subs.json", "svix", { secret: "whsec_abc-def" });
+    if (!parsed.ok) throw new Error(parsed.problems.join("; "));
+    expect(subscriptionWarnings(parsed.value, "svix")).toEqual([`secret ${PROBLEM}`]);
+  });
+});
