@@ -211,5 +211,14 @@ describe.each(["uws", "node"] as const)("monitors that sign, on the %s server", 
       status: 401,
       body: { error: "Invalid signature" },
     });
+    // The signed timestamp (either header name) is within 300 s either side, inclusive.
+    const now = Math.floor(gw.clock.now() / 1000);
+    const at = (offset: number, name = "X-Grafana-Alerting-Signature-Timestamp") => ({
+      "X-Grafana-Alerting-Signature": hex(GRAFANA, `${now + offset}:${firing}`),
+      [name]: String(now + offset),
+    });
+    for (const offset of [-300, 300]) expect((await post(firing, at(offset))).status, `${offset}`).toBe(202);
+    for (const offset of [-301, 301]) expect((await post(firing, at(offset))).status, `${offset}`).toBe(401);
+    expect((await post(firing, at(-301, "X-Grafana-Alerting-Timestamp"))).status).toBe(401);
   });
 });

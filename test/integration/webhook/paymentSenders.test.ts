@@ -51,6 +51,17 @@ describe.each(["uws", "node"] as const)("payment senders on the %s server", (htt
     expect(await post(signed(nowSeconds(), "pdl_ntfset_other"))).toMatchObject({ status: 401 });
   });
 
+  it("Paddle: a ts exactly 300 s either side of the gateway's clock passes, 301 s either side is 401", async () => {
+    const body = JSON.stringify({ event_type: "transaction.completed", notification_id: "ntf_edge" });
+    const post = (ts: number) =>
+      postJson(gw.url("/webhooks/paddle"), body, {
+        "Paddle-Signature": `ts=${ts};h1=${hex(PADDLE, `${ts}:${body}`)}`,
+      });
+    const now = nowSeconds();
+    for (const offset of [-300, 300]) expect((await post(now + offset)).status, `${offset}`).toBe(202);
+    for (const offset of [-301, 301]) expect((await post(now + offset)).status, `${offset}`).toBe(401);
+  });
+
   it("Lemon Squeezy: X-Signature over the body is accepted and X-Event-Name is the event; a wrong key is 401", async () => {
     const body = JSON.stringify({
       meta: { event_name: "order_created", custom_data: null },
