@@ -31,10 +31,28 @@ export function eventWarnings(at: string, events: readonly string[]): string[] {
   return eventEntryWarnings(events).map((warning) => `${at}.${warning}`);
 }
 
+/**
+ * `pull_request.opened`: a GitHub event qualified by its action, as GitHub Actions' `on:` and Stripe's dotted
+ * names suggest. GitHub (Gitea, Forgejo) sends `pull_request` as the event and `opened` in the body's `action`.
+ * Only GitHub's own names with actions: other senders' dotted types (`invoice.paid`) are event types.
+ */
+const GITHUB_EVENT_WITH_ACTION =
+  /^(pull_request(?:_review(?:_comment|_thread)?)?|issues|issue_comment|check_run|check_suite|workflow_run|workflow_job|discussion(?:_comment)?|merge_group)\.([a-z_]+)$/;
+
+/** Why `event` (`pull_request.opened`) never matches a GitHub event, or undefined. */
+export function actionQualifiedEventProblem(event: string): string | undefined {
+  const qualified = GITHUB_EVENT_WITH_ACTION.exec(event);
+  if (qualified === null) return undefined;
+  const [, name, action] = qualified;
+  return `never matches a GitHub, Gitea or Forgejo event: they send ${name} as the event type and ${action} in the body's action — list ${name} and add a filter {field: action, in: [${action}]}`;
+}
+
 /** `events` entries that never match, each as `events[<i>]: "<entry>" never matches: ...`. */
 export function eventEntryWarnings(events: readonly string[]): string[] {
   return events.flatMap((event, i) => {
     const entry = `events[${i}]: ${JSON.stringify(event)}`;
+    const qualified = actionQualifiedEventProblem(event);
+    if (qualified !== undefined) return [`${entry} ${qualified}`];
     // `*` (GitHub's hook setting for "every event") or `pull_request.*`: events are compared exactly.
     if (event.includes("*"))
       return [

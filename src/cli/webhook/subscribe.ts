@@ -13,7 +13,7 @@ import {
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
-import { idleKeys } from "../../gateway/idleRouteKeys.js";
+import { actionQualifiedEventProblem, idleKeys } from "../../gateway/idleRouteKeys.js";
 import { profilesOnDisk, unusableProfileEntry } from "../../io/profiles.js";
 import {
   assertUnchanged,
@@ -152,11 +152,15 @@ async function write(
       process.stderr.write(`Warning: ${name}: ${problem}\n`);
     process.stderr.write(logRouteHint(name, parsed.value));
   }
-  for (const event of parsed.value.events ?? [])
+  for (const event of parsed.value.events ?? []) {
     if (event.includes("*"))
       process.stderr.write(
         `Warning: ${name}: --events ${JSON.stringify(event)} never matches: event types are compared exactly, with no wildcard — ${event.trim() === "*" ? "leave out --events to accept every event" : "list each event type"}\n`,
       );
+    const qualified = actionQualifiedEventProblem(event);
+    if (qualified !== undefined)
+      process.stderr.write(`Warning: ${name}: --events ${JSON.stringify(event)} ${qualified}\n`);
+  }
   await store.update((records) => {
     assertUnchanged(store.path, records, name, ownRecord(snapshot.records, name));
     // Fields of the record's own (written by hand or another tool) stay as they were, and so do the

@@ -77,6 +77,22 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(wild.stderr).toContain('Warning: all: --events "pull_request.*" never matches');
   });
 
+  it("--events pull_request.opened (a GitHub event with its action) is warned about, with the filter that selects the action", async () => {
+    home = tempHome();
+    const qualified = await svc(home, [
+      "webhook",
+      "subscribe",
+      "prs",
+      "--events",
+      "pull_request.opened,invoice.paid",
+    ]);
+    expect(qualified.code).toBe(0);
+    expect(qualified.stderr).toContain(
+      'Warning: prs: --events "pull_request.opened" never matches a GitHub, Gitea or Forgejo event: they send pull_request as the event type and opened in the body\'s action — list pull_request and add a filter {field: action, in: [opened]}',
+    );
+    expect(qualified.stderr).not.toContain("invoice.paid");
+  });
+
   it("an event type given twice (in one --events list or by repeating the option) is stored and listed once", async () => {
     home = tempHome();
     const twice = await svc(home, [

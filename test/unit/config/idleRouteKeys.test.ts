@@ -24,6 +24,22 @@ describe("route keys that the route's other keys leave without effect", () => {
     ]);
   });
 
+  it("a GitHub event qualified by its action (pull_request.opened) is named: the action is a body field, for a filter", () => {
+    expect(
+      warnings({
+        g: {
+          events: ["pull_request.opened", "issue_comment.created", "pull_request_review.submitted", "push"],
+        },
+        // Dotted names of the senders that put them in the body's type (Stripe, Svix) are event types.
+        s: { events: ["invoice.paid", "customer.subscription.created", "user.created", "pull_request"] },
+      }),
+    ).toEqual([
+      '[webhook] config.yaml: platforms.webhook.routes.g.events[0]: "pull_request.opened" never matches a GitHub, Gitea or Forgejo event: they send pull_request as the event type and opened in the body\'s action — list pull_request and add a filter {field: action, in: [opened]}',
+      '[webhook] config.yaml: platforms.webhook.routes.g.events[1]: "issue_comment.created" never matches a GitHub, Gitea or Forgejo event: they send issue_comment as the event type and created in the body\'s action — list issue_comment and add a filter {field: action, in: [created]}',
+      '[webhook] config.yaml: platforms.webhook.routes.g.events[2]: "pull_request_review.submitted" never matches a GitHub, Gitea or Forgejo event: they send pull_request_review as the event type and submitted in the body\'s action — list pull_request_review and add a filter {field: action, in: [submitted]}',
+    ]);
+  });
+
   it("a coalesce quiet window longer than the max wait (window_seconds: 600 with the default 300) is named", () => {
     expect(
       warnings({
