@@ -219,6 +219,22 @@ describe("authentication (spec 5) with the real signing libraries", () => {
     expect(await post("sw", body, headers)).toMatchObject({ status: 202, body: { delivery_id: "msg_svix" } });
   });
 
+  it("a Svix retry (same svix-id, signed afresh with a later timestamp) 30 minutes on is a duplicate", async () => {
+    const body = JSON.stringify({ type: "payment.succeeded", data: { id: "pay_retry" } });
+    const send = () => {
+      const at = new Date(gw.clock.now());
+      return post("sw", body, {
+        "svix-id": "msg_svix_retry",
+        "svix-timestamp": String(nowSeconds()),
+        "svix-signature": new SvixWebhook(WHSEC).sign("msg_svix_retry", at, body),
+      });
+    };
+    expect(await send()).toMatchObject({ status: 202, body: { delivery_id: "msg_svix_retry" } });
+    // Svix retries after 5 s, 5 min, 30 min, ...: each attempt carries its own timestamp and signature.
+    gw.clock.advance(30 * 60_000);
+    expect(await send()).toMatchObject({ status: 200, body: { status: "duplicate" } });
+  });
+
   it("generic V2: hex HMAC of <timestamp>.<body> within 300 s; stale or missing timestamp is 401", async () => {
     const body = '{"x":1}';
     const ts = String(nowSeconds());
