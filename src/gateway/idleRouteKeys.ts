@@ -5,6 +5,7 @@ import { subscriptionSecretProblem } from "../config/secretWarnings.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { MAX_TIMER_SECONDS } from "../config/timerSeconds.js";
 import { canonicalTarget, isChatPlatform } from "../io/targets/names.js";
+import { UNNAMED_EVENT } from "../streams/eventType.js";
 import { headerCoalesceKey } from "./headerCoalesceKey.js";
 
 /** A coalesce duration as written, saying when it is the default or past what a timer holds. */
@@ -53,6 +54,11 @@ export function eventEntryWarnings(events: readonly string[]): string[] {
     const entry = `events[${i}]: ${JSON.stringify(event)}`;
     const qualified = actionQualifiedEventProblem(event);
     if (qualified !== undefined) return [`${entry} ${qualified}`];
+    // The answers' word for a request that names no event type: inside the gateway such an event has none.
+    if (event === UNNAMED_EVENT)
+      return [
+        `${entry} is what an answer says of a request that names no event type, which has none: an events list never accepts such a request (it is answered {"status":"ignored","event":"${UNNAMED_EVENT}"}) — leave events out for that sender, and select its requests with a filter on a body field`,
+      ];
     // `*` (GitHub's hook setting for "every event") or `pull_request.*`: events are compared exactly.
     if (event.includes("*"))
       return [

@@ -40,6 +40,12 @@ describe("route keys that the route's other keys leave without effect", () => {
     ]);
   });
 
+  it("an events entry unknown (what an answer says of a request naming no event type) is named: such a request has none", () => {
+    expect(warnings({ u: { events: ["unknown", "push"] } })).toEqual([
+      '[webhook] config.yaml: platforms.webhook.routes.u.events[0]: "unknown" is what an answer says of a request that names no event type, which has none: an events list never accepts such a request (it is answered {"status":"ignored","event":"unknown"}) — leave events out for that sender, and select its requests with a filter on a body field',
+    ]);
+  });
+
   it("a coalesce quiet window longer than the max wait (window_seconds: 600 with the default 300) is named", () => {
     expect(
       warnings({
