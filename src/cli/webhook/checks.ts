@@ -12,7 +12,7 @@ import { invalidJobMessage, jobNamesIn, lookupJob } from "../../io/stores/cronJo
 import { cronStore } from "../../io/stores/cronStore.js";
 import { profilesWithJob } from "../../io/stores/profilesWithJob.js";
 import type { Subscription } from "../../io/stores/subscriptions.js";
-import { EXTRA_KEYS } from "../../io/targets/extraKeys.js";
+import { EXTRA_KEYS, shadowedExtraKeys } from "../../io/targets/extraKeys.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 import { forgeCommentProgramWarning, targetStartupProblems } from "../../io/targets/validate.js";
 import { checkDeliverExtra } from "../format.js";
@@ -48,8 +48,13 @@ export function extraKeyHint(name: string, record: Subscription, warnings: reado
     platform === undefined || platform === "log" ? [] : EXTRA_KEYS[platform as PlatformName];
   // Named only where the target's warnings name them (not on a cron route, whose job delivers).
   const named = warnings.some((problem) => problem.includes(" does not read it"));
-  const unread = Object.keys(record.deliver_extra ?? {}).filter(
-    (key) => named && read.length > 0 && !read.includes(key),
+  const extra = record.deliver_extra ?? {};
+  const shadowed =
+    named && read.length > 0
+      ? new Set(shadowedExtraKeys(platform as PlatformName, extra).map(({ key }) => key))
+      : new Set<string>();
+  const unread = Object.keys(extra).filter(
+    (key) => named && read.length > 0 && (!read.includes(key) || shadowed.has(key)),
   );
   const missing = warnings.some(
     (problem) => problem.includes(".deliver_extra.") && !problem.includes(" does not read it"),
