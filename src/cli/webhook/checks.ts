@@ -161,6 +161,18 @@ export function checkName(name: string): void {
 }
 
 /** A blank value of these would be stored as-is (a blank secret signs nothing): refused, naming the flag. */
+/**
+ * `--deliver-chat-id` and `--deliver-extra chat_id=` name one key: refused as a key repeated in
+ * `--deliver-extra` is, rather than one value dropped without a word.
+ */
+export function checkOneChatId(options: SubscribeOptions): void {
+  if (options.deliverChatId !== undefined && Object.hasOwn(options.deliverExtra ?? {}, "chat_id"))
+    throw new SvcError(
+      "usage",
+      "--deliver-chat-id and --deliver-extra chat_id= both set deliver_extra.chat_id, which holds one value: keep one",
+    );
+}
+
 export function checkNotBlank(options: SubscribeOptions): void {
   const values: [string, string | undefined][] = [
     ["--deliver", options.deliver],
@@ -186,16 +198,6 @@ export function checkNotBlank(options: SubscribeOptions): void {
       "--deliver-chat-id: only spaces — give the chat id, or --deliver-chat-id '' to remove it (the platform's home channel is then used)",
     );
   checkDeliverExtra(options.deliverExtra, true);
-  // Both name deliver_extra.chat_id: one value would be dropped without a word, as a key repeated in --deliver-extra is not.
-  if (
-    options.deliverChatId !== undefined &&
-    options.deliverExtra !== undefined &&
-    Object.hasOwn(options.deliverExtra, "chat_id")
-  )
-    throw new SvcError(
-      "usage",
-      "--deliver-chat-id and --deliver-extra chat_id= both set deliver_extra.chat_id, which holds one value: keep one",
-    );
   const publicKey = options.secret === undefined ? undefined : publicKeySecretProblem(options.secret);
   if (publicKey !== undefined) throw new SvcError("usage", `--secret ${publicKey}`);
   // A token sender's header cannot carry one, and the printed Secret: line would be cut by a line break.
