@@ -16,6 +16,7 @@ export function refuseRepeatedOptions(program: Command): void {
   const commands = [program];
   for (const command of commands) {
     commands.push(...command.commands);
+    refuseOppositeOptions(command);
     for (const option of command.options) {
       if (!keepsOneValue(option)) continue;
       let given = 0;
@@ -28,5 +29,29 @@ export function refuseRepeatedOptions(program: Command): void {
           );
       });
     }
+  }
+}
+
+/**
+ * Refuses an option given with its `--no-` opposite (`--deliver-only --no-deliver-only`, `--cron-job x
+ * --no-cron-job`): commander keeps whichever came last without a word, as it does for a repeated option.
+ */
+function refuseOppositeOptions(command: Command): void {
+  for (const negated of command.options) {
+    if (!negated.negate) continue;
+    const positive = command.options.find(
+      (option) => !option.negate && option.attributeName() === negated.attributeName(),
+    );
+    if (positive === undefined) continue;
+    const given = new Set<string>();
+    for (const option of [positive, negated])
+      command.on(`option:${option.name()}`, () => {
+        given.add(option.name());
+        if (given.size === 2)
+          command.error(
+            `error: options '${positive.long}' and '${negated.long}' both given — give one (only the last would count)`,
+            { exitCode: 2, code: "svc.oppositeOptions" },
+          );
+      });
   }
 }

@@ -13,9 +13,9 @@ const seconds = (value: number, fallback: number): string =>
   `${value}${value === fallback ? ", the default" : ""}${value > MAX_TIMER_SECONDS ? `, capped at ${MAX_TIMER_SECONDS}` : ""}`;
 
 /**
- * A static route's `events` entries that can never match (blank, with spaces at an end, or a `*` wildcard), and its keys
- * that its other keys leave without effect, named at startup and by `svc config check` (as `svc webhook
- * subscribe` does for its flags): `deliver_extra` and `mirror_to_session` while the target is `log`;
+ * A static route's `events` entries that can never match (blank, with spaces at an end, a `*` wildcard, or two
+ * types joined by a comma), and its keys that its other keys leave without effect, named at startup and by
+ * `svc config check` (as `svc webhook subscribe` does for its flags): `deliver_extra` and `mirror_to_session` while the target is `log`;
  * `deliver`, `deliver_extra`, `skills` and `toolsets` on a `cron_job` route, whose job runs with its own
  * target, extras and toolsets, and no skill; `skills` and `toolsets` on a `deliver_only` route (no agent runs);
  * `mirror_to_session` with a target that is not a chat (only chat deliveries are mirrored).
@@ -64,6 +64,16 @@ export function eventEntryWarnings(events: readonly string[]): string[] {
       return [
         `${entry} never matches: events compares the exact event type and has no wildcard — ${event.trim() === "*" ? "leave events out (or empty) to accept every event" : "list each event type, or leave events out and match the type with a filter (field: event, regex: ...)"}`,
       ];
+    // Two types written as one (`"push,issues"`): the header names one type, never a list.
+    if (event.includes(",")) {
+      const types = event
+        .split(",")
+        .map((type) => type.trim())
+        .filter((type) => type !== "");
+      return [
+        `${entry} never matches: events compares the whole event type, and no sender names one with a comma — write each type as an entry of its own: [${types.map((type) => JSON.stringify(type)).join(", ")}]`,
+      ];
+    }
     // The event type is never empty, and HTTP strips the ends of the header it comes in.
     if (event.trim() === event && event !== "") return [];
     const blank = event.trim() === "";

@@ -12,7 +12,7 @@ import { invalidJobMessage, jobNamesIn, lookupJob } from "../../io/stores/cronJo
 import { cronStore } from "../../io/stores/cronStore.js";
 import { profilesWithJob } from "../../io/stores/profilesWithJob.js";
 import type { Subscription } from "../../io/stores/subscriptions.js";
-import { EXTRA_KEYS } from "../../io/targets/extraKeys.js";
+import { EXTRA_KEYS, shadowedExtraKeys } from "../../io/targets/extraKeys.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 import { forgeCommentProgramWarning, targetStartupProblems } from "../../io/targets/validate.js";
 import { checkDeliverExtra } from "../format.js";
@@ -48,8 +48,13 @@ export function extraKeyHint(name: string, record: Subscription, warnings: reado
     platform === undefined || platform === "log" ? [] : EXTRA_KEYS[platform as PlatformName];
   // Named only where the target's warnings name them (not on a cron route, whose job delivers).
   const named = warnings.some((problem) => problem.includes(" does not read it"));
-  const unread = Object.keys(record.deliver_extra ?? {}).filter(
-    (key) => named && read.length > 0 && !read.includes(key),
+  const extra = record.deliver_extra ?? {};
+  const shadowed =
+    named && read.length > 0
+      ? new Set(shadowedExtraKeys(platform as PlatformName, extra).map(({ key }) => key))
+      : new Set<string>();
+  const unread = Object.keys(extra).filter(
+    (key) => named && read.length > 0 && (!read.includes(key) || shadowed.has(key)),
   );
   const missing = warnings.some(
     (problem) => problem.includes(".deliver_extra.") && !problem.includes(" does not read it"),
@@ -156,6 +161,18 @@ export function checkName(name: string): void {
 }
 
 /** A blank value of these would be stored as-is (a blank secret signs nothing): refused, naming the flag. */
+/**
+ * `--deliver-chat-id` and `--deliver-extra chat_id=` name one key: refused as a key repeated in
+ * `--deliver-extra` is, rather than one value dropped without a word.
+ */
+export function checkOneChatId(options: SubscribeOptions): void {
+  if (options.deliverChatId !== undefined && Object.hasOwn(options.deliverExtra ?? {}, "chat_id"))
+    throw new SvcError(
+      "usage",
+      "--deliver-chat-id and --deliver-extra chat_id= both set deliver_extra.chat_id, which holds one value: keep one",
+    );
+}
+
 export function checkNotBlank(options: SubscribeOptions): void {
   const values: [string, string | undefined][] = [
     ["--deliver", options.deliver],

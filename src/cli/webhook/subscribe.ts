@@ -31,6 +31,7 @@ import {
   checkName,
   checkNotBlank,
   checkNotOptions,
+  checkOneChatId,
   checkTarget,
   logRouteHint,
 } from "./checks.js";
@@ -46,6 +47,7 @@ export type { SubscribeOptions } from "./subscribeOptions.js";
 export async function subscribe(name: string, options: SubscribeOptions): Promise<void> {
   checkName(name);
   checkNotBlank(options);
+  checkOneChatId(options);
   const loaded = loadConfig();
   checkNotOptions(name, options, loaded.paths.subscriptions);
   // With state.backend: redis the gateways sharing that Redis serve the subscription (docs/durability.md).

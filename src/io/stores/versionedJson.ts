@@ -3,13 +3,13 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
-import { permissionFix } from "../permissionFix.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import { parseKeepingExtraNumbers } from "./extraNumbers.js";
 import { withFileLock } from "./fileLock.js";
 import { flatLayout } from "./flatLayout.js";
 import { repeatedRecordKey } from "./repeatedKeys.js";
+import { unreadableStoreFix } from "./unreadableStoreFix.js";
 
 /**
  * A JSON store of named records. Every write holds the file lock, re-reads, and replaces the file
@@ -117,7 +117,7 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
       text = readFileSync(path, "utf8");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { revision: "", records: {}, counter: 0 };
-      const fix = permissionFix(path, err);
+      const fix = unreadableStoreFix(path, err);
       const cause = `cannot be read (${(err as Error).message})${fix === undefined ? "" : ` — ${fix}`}`;
       const code = (err as NodeJS.ErrnoException).code;
       throw (

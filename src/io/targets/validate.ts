@@ -6,7 +6,7 @@ import { type Route, routeKey } from "../../config/sections/webhook.js";
 import { setInProfileEnv } from "../../config/validate.js";
 import { executableProblem } from "../executable.js";
 import { namesSeveralRecipients } from "./emailRecipients.js";
-import { unreadExtraKeys } from "./extraKeys.js";
+import { shadowedExtraKeys, unreadExtraKeys } from "./extraKeys.js";
 import { canonicalTarget, isChatPlatform, unknownTargetText } from "./names.js";
 import { notifyServiceProblem } from "./notifyService.js";
 import { qqMissingId, qqMissingIdText } from "./qqChatId.js";
@@ -111,6 +111,8 @@ export function targetStartupProblems(
     // subscribe`, which only warns about the platform, says so once, before events arrive.
     for (const unread of unreadExtraKeys(canonical as PlatformName, extra, route.deliver))
       problems.push(`${at}.deliver_extra.${unread}`);
+    for (const shadowed of shadowedExtraKeys(canonical as PlatformName, extra, route.deliver))
+      problems.push(`${at}.deliver_extra.${shadowed.text}`);
     if (!platformEnabled(config.platforms, canonical)) {
       notEnabled.push(
         `${at}.deliver: ${route.deliver} needs platforms.${canonical} enabled — set platforms.${canonical}.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,

@@ -25,6 +25,20 @@ describe("an option that keeps one value, given twice", { timeout: 90_000 }, () 
     expect(existsSync(join(home.dir, "webhook_subscriptions.json"))).toBe(false);
   });
 
+  it("an option given with its --no- opposite is refused (exit 2) naming both, and nothing is created", async () => {
+    const [only, cron] = await svcEach(home, [
+      ["webhook", "subscribe", "w2", "--deliver", "telegram", "--deliver-only", "--no-deliver-only"],
+      ["webhook", "subscribe", "w3", "--no-cron-job", "--cron-job", "nightly"],
+    ]);
+    expect(only.code).toBe(2);
+    expect(only.stderr).toContain(
+      "error: options '--deliver-only' and '--no-deliver-only' both given — give one (only the last would count)",
+    );
+    expect(cron.code).toBe(2);
+    expect(cron.stderr).toContain("error: options '--cron-job' and '--no-cron-job' both given — give one");
+    expect(existsSync(join(home.dir, "webhook_subscriptions.json"))).toBe(false);
+  });
+
   it("options whose help says they repeat still add up", async () => {
     const res = await svc(home, [
       "webhook",

@@ -367,6 +367,26 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(stored().n.deliver_extra).toBeUndefined();
   });
 
+  it("--deliver-chat-id with --deliver-extra chat_id= sets one key twice: refused (exit 2), nothing written", async () => {
+    home = tempHome();
+    const both = await svc(home, [
+      "webhook",
+      "subscribe",
+      "n",
+      "--deliver-chat-id",
+      "5",
+      "--deliver-extra",
+      "chat_id=6",
+    ]);
+    expect(both).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        "svc: --deliver-chat-id and --deliver-extra chat_id= both set deliver_extra.chat_id, which holds one value: keep one",
+      ),
+    });
+    expect(() => stored()).toThrow(/ENOENT/);
+  });
+
   it("--deliver-extra key=value sets what forge_comment needs (repeatable, templates kept, key= removes)", async () => {
     home = tempHome();
     const bare = await svc(home, ["webhook", "subscribe", "pr", "--deliver", "forge_comment"]);

@@ -184,10 +184,25 @@ describe.each(HTTP_SERVERS)("HTTP endpoints (spec 4.1, 2.7, 7) on the %s server"
     });
   });
 
-  it("a query string does not change the route", async () => {
+  it("a query string does not change the route, nor the health answer", async () => {
     expect(await postJson(gw.url("/webhooks/open?x=1"), { a: 1 })).toMatchObject({
       status: 202,
       body: { route: "open" },
+    });
+    expect(await request(gw.url("/health?probe=1"))).toMatchObject({
+      status: 200,
+      body: { status: "ok", platform: "webhook" },
+    });
+  });
+
+  it("the webhook paths carry no version segment (spec 9): a versioned path is no route", async () => {
+    expect(await postJson(gw.url("/v1/webhooks/open"), {})).toMatchObject({
+      status: 404,
+      body: { error: "Not found" },
+    });
+    expect(await postJson(gw.url("/webhooks/v1/open"), {})).toMatchObject({
+      status: 404,
+      body: { error: "Unknown route" },
     });
   });
 });

@@ -22,6 +22,15 @@ describe("extraKeyHint", () => {
     );
   });
 
+  it("a key read only in place of another that is set is removed the same way", () => {
+    const sub = record({ deliver: "telegram", deliver_extra: { message_thread_id: "17", thread_id: "99" } });
+    const shadowed =
+      "/h/config.yaml: platforms.webhook.routes.foo.deliver_extra.thread_id: telegram does not read it while message_thread_id names a thread";
+    expect(extraKeyHint("foo", sub, [shadowed])).toBe(
+      "Remove it with: svc webhook subscribe foo --deliver-extra thread_id=\n",
+    );
+  });
+
   it("a missing key is set: the set hint, alone when nothing is unread", () => {
     const sub = record({ deliver: "forge_comment", deliver_extra: { repo: "o/r" } });
     const missing =

@@ -46,6 +46,15 @@ describe("route keys that the route's other keys leave without effect", () => {
     ]);
   });
 
+  it("an events entry holding a comma (two types written as one) is named with the entries to write", () => {
+    expect(
+      warnings({ c: { events: ["push,issues", "pull_request, issue_comment", "Merge Request Hook"] } }),
+    ).toEqual([
+      '[webhook] config.yaml: platforms.webhook.routes.c.events[0]: "push,issues" never matches: events compares the whole event type, and no sender names one with a comma — write each type as an entry of its own: ["push", "issues"]',
+      '[webhook] config.yaml: platforms.webhook.routes.c.events[1]: "pull_request, issue_comment" never matches: events compares the whole event type, and no sender names one with a comma — write each type as an entry of its own: ["pull_request", "issue_comment"]',
+    ]);
+  });
+
   it("a coalesce quiet window longer than the max wait (window_seconds: 600 with the default 300) is named", () => {
     expect(
       warnings({

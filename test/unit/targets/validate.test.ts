@@ -353,6 +353,30 @@ describe("deliver_extra keys the target never reads", () => {
     );
     expect(targetStartupProblems(config, "config.yaml").warnings).toEqual([]);
   });
+  it("a key read only in place of another that is set is named: thread_id beside a fixed message_thread_id, to beside chat_id", () => {
+    const { config } = load(
+      "platforms:\n  webhook:\n    enabled: true\n    secret: s\n    routes:\n" +
+        "      t: {deliver: telegram, deliver_extra: {chat_id: '-100', message_thread_id: 17, thread_id: 99}}\n" +
+        "      s: {deliver: slack, deliver_extra: {chat_id: C1, thread_ts: '1.2', thread_id: '3.4'}}\n" +
+        "      e: {deliver: email, deliver_extra: {chat_id: a@b.c, to: '{user.email}'}}\n" +
+        "      h: {deliver: home_automation, deliver_extra: {chat_id: notify.a, service: notify.b}}\n" +
+        "  telegram: {enabled: true, token: t}\n  slack: {enabled: true, token: t}\n" +
+        "  email: {enabled: true, host: h, from: a@b.c}\n  home_automation: {enabled: true, token: t, base_url: 'http://h'}\n",
+    );
+    const at = "config.yaml: platforms.webhook.routes";
+    expect(targetStartupProblems(config, "config.yaml").warnings).toEqual([
+      `${at}.t.deliver_extra.thread_id: telegram does not read it while message_thread_id names a thread (the first of message_thread_id, thread_id that names one is used) — remove one of them`,
+      `${at}.s.deliver_extra.thread_id: slack does not read it while thread_ts names a thread (the first of thread_ts, message_thread_id, thread_id that names one is used) — remove one of them`,
+      `${at}.e.deliver_extra.to: email does not read it while chat_id is set (the first of chat_id, to that is set is the recipient) — remove one of them`,
+      `${at}.h.deliver_extra.service: home_automation does not read it while chat_id is set (the first of chat_id, service that is set is the recipient) — remove one of them`,
+    ]);
+  });
+  it("a thread template the event may leave unfilled falls back to the next key: both are read", () => {
+    const { config } = load(
+      `${route("telegram", "        deliver_extra: {chat_id: '-100', message_thread_id: '{topic}', thread_id: 99}\n")}  telegram: {enabled: true, token: t}\n`,
+    );
+    expect(targetStartupProblems(config, "config.yaml").warnings).toEqual([]);
+  });
 });
 
 describe("sms numbers", () => {
