@@ -22,6 +22,7 @@ import { localRequest } from "../io/localHttp.js";
 import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
+import { type Interrupt, listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
 import { listenAddress } from "./listenAddress.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
@@ -119,6 +120,22 @@ async function start(
   const existing = runningPid(paths);
   if (existing !== undefined) throw alreadyRunning(existing, paths);
   assertHomeWritable(paths.home);
+  // Heard from before the gateway is spawned: a Ctrl-C caught while the command waits for it stops it.
+  const interrupt = listenForInterrupt("the gateway's start");
+  try {
+    await startAndWait(paths, options, timeoutSeconds, interrupt);
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+/** Spawns the gateway in the background and waits for its /health; a start given up leaves nothing running. */
+async function startAndWait(
+  paths: SvcPaths,
+  options: { host?: string; port?: string; timeout?: string },
+  timeoutSeconds: number,
+  interrupt: Interrupt,
+): Promise<void> {
   const outFile = join(paths.logs, "gateway.out");
   const offset = existsSync(outFile) ? statSync(outFile).size : 0;
   const out = openGatewayOutput(paths.logs, outFile);
@@ -154,6 +171,8 @@ async function start(
   // offset counts bytes: slice the bytes, then decode (a string index would drift on multibyte text).
   const output = () => readFileSync(outFile).subarray(offset).toString("utf8");
   while (performance.now() < deadline) {
+    if (interrupt.signal.aborted)
+      return stopInterrupted(child.pid as number, () => exited !== undefined, interrupt);
     if (exited !== undefined) {
       // Refused because another start of this home won the race (two `svc gateway start` at once, whose
       // gateway claims gateway.pid as it starts): said as a start that finds it running says it.
@@ -186,7 +205,7 @@ async function start(
       );
       return;
     }
-    await sleep(100);
+    await Promise.race([sleep(100), interrupt.interrupted.catch(() => undefined)]);
   }
   // A failed start leaves nothing behind: a gateway that came up after the deadline would run unnoticed.
   const stopped = await stopStarted(child.pid as number, () => exited !== undefined);
@@ -210,6 +229,20 @@ function outputLost(dir: string): string | undefined {
   } finally {
     rmSync(probe, { force: true });
   }
+}
+
+/**
+ * A Ctrl-C (SIGTERM, SIGHUP) while `svc gateway start` waited: the gateway it started in the background is
+ * stopped, as a start that ran out of time stops it, and the command ends by the signal. Before, the
+ * gateway came up on its own after the command had gone, unnoticed.
+ */
+async function stopInterrupted(pid: number, hasExited: () => boolean, interrupt: Interrupt): Promise<void> {
+  const stopped = await stopStarted(pid, hasExited);
+  const signal = interrupt.dispose() ?? "SIGINT";
+  process.stderr.write(
+    `svc: interrupted (${signal}) before the gateway answered /health: it (pid ${pid}) was ${stopped ? "stopped" : "sent SIGTERM (it has not exited yet; svc gateway stop waits for it)"}\n`,
+  );
+  raiseAgain(signal);
 }
 
 /** SIGTERM to a gateway that missed its start deadline; true once it exited (10 s at most). */

@@ -1,7 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { alive } from "../../helpers/process.js";
+import { alive, pidInFile, signalProcess } from "../../helpers/process.js";
 import { cliConfig, svc } from "./svc.js";
 
 let home: TempHome;
@@ -10,8 +13,8 @@ afterEach(async () => {
   home.cleanup();
 });
 
-describe("svc gateway start --timeout that runs out", { timeout: 90_000 }, () => {
-  it("exits 1 and leaves no gateway running (it was not left to come up unnoticed after the failure)", async () => {
+describe("svc gateway start given up", { timeout: 90_000 }, () => {
+  it("--timeout that runs out: exits 1 and leaves no gateway running (it was not left to come up unnoticed after the failure)", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig()));
     // Loading the gateway's modules alone takes longer than this.
@@ -23,6 +26,43 @@ describe("svc gateway start --timeout that runs out", { timeout: 90_000 }, () =>
     const pid = Number(/the gateway \(pid (\d+)\)/.exec(res.stderr)?.[1]);
     expect(pid).toBeGreaterThan(0);
     expect(alive(pid)).toBe(false);
+    expect((await svc(home, ["gateway", "status"])).code).toBe(3);
+  });
+
+  it("Ctrl-C while it waits: the gateway it started is stopped and the command ends by SIGINT", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig()));
+    const hold = join(import.meta.dirname, "../../helpers/holdGatewayRun.mjs");
+    const start = spawn(
+      process.execPath,
+      [
+        ...SVC_ARGV.slice(0, -1),
+        "--import",
+        hold,
+        ...SVC_ARGV.slice(-1),
+        "gateway",
+        "start",
+        "--timeout",
+        "60",
+      ],
+      {
+        env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    start.stderr.on("data", (d) => (stderr += d));
+    const ended = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      start.on("exit", (code, signal) => resolve([code, signal])),
+    );
+    // The gateway it spawned is up as a process, and will never answer /health on its own.
+    const gateway = await pidInFile(join(home.dir, "held.pid"));
+    signalProcess(start.pid as number, "SIGINT");
+    expect(await ended).toEqual([null, "SIGINT"]);
+    expect(stderr).toContain(
+      `svc: interrupted (SIGINT) before the gateway answered /health: it (pid ${gateway}) was stopped`,
+    );
+    await vi.waitFor(() => expect(alive(gateway)).toBe(false), { timeout: 5_000 });
     expect((await svc(home, ["gateway", "status"])).code).toBe(3);
   });
 });
