@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { z } from "zod";
 import { describe } from "../../config/describe.js";
+import { filterPathAsWritten, noteFiltersAsWritten } from "../../config/filtersWrittenAsOne.js";
 import { formatJsonIssues } from "../../config/format.js";
 import { knownKeysAt } from "../../config/knownKeys.js";
 import { nearMiss } from "../../config/nearMiss.js";
@@ -200,10 +201,14 @@ export function parseSubscription(
   const parsed = subscriptionSchema.safeParse(record, { reportInput: true });
   if (!parsed.success) {
     // The file is keyed by route name, so the key path starts with it: `<name>.<property>`.
-    const issues = parsed.error.issues.map((issue) => ({ ...issue, path: [name, ...issue.path] }));
+    const issues = parsed.error.issues.map((issue) => ({
+      ...issue,
+      path: [name, ...filterPathAsWritten(issue.path, record)],
+    }));
     const known = (path: readonly PropertyKey[]) => knownKeysAt(subscriptionSchema, path.slice(1));
     return { ok: false, problems: formatJsonIssues(file, issues, known).split("\n") };
   }
+  noteFiltersAsWritten(parsed.data, record);
   const problems = subscriptionProblems(name, parsed.data, file, madeFrom);
   return problems.length === 0 ? { ok: true, value: parsed.data, extra } : { ok: false, problems };
 }
