@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { z } from "zod";
 import { describe } from "../../config/describe.js";
 import { filterPathAsWritten, noteFiltersAsWritten } from "../../config/filtersWrittenAsOne.js";
@@ -10,6 +10,7 @@ import { INSECURE_NO_AUTH, type Route, routeNameProblem, routeShape } from "../.
 import { describeError, SvcError } from "../../errors.js";
 import { fileStamp, isRacy } from "../fileStamp.js";
 import type { Logger } from "../log.js";
+import { readRegularFile } from "../regularFile.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
 /** A record's `created_at` / `updated_at`; anything else is named as a cron job's `created_at` is. */
@@ -354,7 +355,7 @@ export function createSubscriptionSource(
     // 100-subscription file on each lookup cost ~275 µs, twice a request, for 2 s after each change.
     let bytes: Buffer | undefined;
     try {
-      bytes = readFileSync(path);
+      bytes = readRegularFile(path);
     } catch {
       bytes = undefined;
     }
