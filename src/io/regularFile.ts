@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
+import { open } from "node:fs/promises";
 
 /**
  * What stands where a file svc reads and writes itself should be, when it is no regular file and no
@@ -35,5 +36,17 @@ export function readRegularFile(path: string): Buffer {
     return readFileSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** `readRegularFile` off the event loop, for a file read at each run (a skill): the same refusal. */
+export async function readRegularFileAsync(path: string): Promise<Buffer> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const kind = otherKind(await handle.stat());
+    if (kind !== undefined) throw new NotRegularFile(path, kind);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
   }
 }
