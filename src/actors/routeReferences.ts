@@ -1,3 +1,4 @@
+import { filterKey } from "../config/filtersWrittenAsOne.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { inProfile, profileFlag } from "../config/paths.js";
 import type { Filter } from "../config/sections/filters.js";
@@ -17,7 +18,7 @@ export interface ReferenceDeps {
   cronStore(profile: string): { readonly store: CronStore; readonly path: string };
 }
 
-/** Every `in_file` in `filters`, with its key path (`filters[0].any[1].in_file`). */
+/** Every `in_file` in `filters`, with its key path (`filters[0].any[1].in_file`; `filters.in_file` for one mapping). */
 function inFiles(filters: readonly Filter[], at: string): Array<{ key: string; path: string }> {
   const found: Array<{ key: string; path: string }> = [];
   const walk = (filter: Filter, key: string): void => {
@@ -29,7 +30,7 @@ function inFiles(filters: readonly Filter[], at: string): Array<{ key: string; p
       for (const [i, f] of list.entries()) walk(f, `${key}.${group}[${i}]`);
     }
   };
-  for (const [i, f] of filters.entries()) walk(f, `${at}[${i}]`);
+  for (const [i, f] of filters.entries()) walk(f, filterKey(at, filters, i));
   return found;
 }
 

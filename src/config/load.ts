@@ -19,6 +19,7 @@ import { SvcError } from "../errors.js";
 import { notUtf8Text } from "../io/textEncoding.js";
 import { isPresent, readUtf8 } from "./configFileRead.js";
 import { checkEnvFile, secretScope, writtenEnvLines } from "./envFile.js";
+import { filterPathAsWritten, noteFiltersAsWritten } from "./filtersWrittenAsOne.js";
 import { formatIssues, WrittenAs } from "./format.js";
 import { type InterpolationScope, interpolate, interpolateDeep } from "./interpolate.js";
 import { knownKeysAt } from "./knownKeys.js";
@@ -32,6 +33,7 @@ import {
   noteSecretFrom,
   noteShadowedRoutes,
   noteShadowedSettings,
+  type Route,
 } from "./sections/webhook.js";
 import { withWrittenOrder } from "./serverOrder.js";
 import {
@@ -623,6 +625,23 @@ const holdsReference = (value: unknown): boolean =>
       ? value.some(holdsReference)
       : typeof value === "object" && value !== null && Object.values(value).some(holdsReference);
 
+/** Issues about a `filters` written as one mapping, named as the file writes it (`filters.in`, not `filters[0].in`). */
+function filterPathsAsWritten(issues: z.core.$ZodIssue[], written: unknown): z.core.$ZodIssue[] {
+  return issues.map(
+    (issue) => ({ ...issue, path: filterPathAsWritten(issue.path, written) }) as z.core.$ZodIssue,
+  );
+}
+
+/** Notes which routes wrote `filters` as one mapping (the one under `extra.routes` is the route served). */
+function noteRouteFilters(routes: Readonly<Record<string, Route>>, rendered: Record<string, unknown>): void {
+  const webhook = valueAt(rendered, ["platforms", "webhook"]);
+  for (const [name, route] of Object.entries(routes))
+    noteFiltersAsWritten(
+      route,
+      valueAt(webhook, ["extra", "routes", name]) ?? valueAt(webhook, ["routes", name]),
+    );
+}
+
 /**
  * Issues about a value the file wrote with a `${VAR}`: their message quotes the file's text, never what
  * `.env` or the environment put there (secrets live there: `rate_limit: ${API_KEY}` must not print the key).
@@ -735,10 +754,13 @@ export function loadConfig(
     throw new ConfigInvalidError(
       formatIssues(
         paths.config,
-        writtenAsInFile(pointAtType(pointIntoExtra(issues, webhookExtraKeys(rendered)), mcp_servers), {
-          ...rest,
-          mcp_servers,
-        }),
+        writtenAsInFile(
+          filterPathsAsWritten(
+            pointAtType(pointIntoExtra(issues, webhookExtraKeys(rendered)), mcp_servers),
+            rest,
+          ),
+          { ...rest, mcp_servers },
+        ),
         (path) =>
           // A key under `extra` is one of platforms.webhook's own.
           knownKeysAt(
@@ -754,6 +776,7 @@ export function loadConfig(
   const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";
   const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
   noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
+  noteRouteFilters(parsed.data.platforms.webhook.routes, rendered);
   noteShadowedSettings(parsed.data.platforms.webhook, settingsTwice);
   if (secretWrittenVerbatim(scope, paths.env)) noteSecretAsWritten(parsed.data.platforms.webhook);
   const secretVariable = lookupVar("WEBHOOK_SECRET", scope, paths.env);

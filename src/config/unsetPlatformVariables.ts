@@ -1,5 +1,6 @@
 import { dirname, join } from "node:path";
 import { envNameNearMiss } from "./envNearMiss.js";
+import { filterKey } from "./filtersWrittenAsOne.js";
 import { unsetVariablesIn } from "./interpolate.js";
 import type { Config } from "./schema.js";
 import type { Filter } from "./sections/filters.js";
@@ -151,7 +152,7 @@ export function unsetRouteVariableWarnings(config: Config, file: string): string
       const texts = filterTexts(filter);
       const isField = ([key]: readonly [string, unknown]) => key.endsWith(".field");
       const effect = (what: string) => `${what}, so the filter does not decide as meant`;
-      const filterAt = `${at}.filters[${i}]`;
+      const filterAt = filterKey(`${at}.filters`, route.filters ?? [], i);
       warnings.push(
         ...unsetInEntries(
           texts.filter(isField),

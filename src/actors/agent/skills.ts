@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { NotRegularFile, readRegularFileAsync } from "../../io/regularFile.js";
 import { notUtf8Text } from "../../io/textEncoding.js";
 
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -39,7 +40,7 @@ export function skillNameProblem(name: string): string | undefined {
 
 /**
  * The text of a SKILL.md; undefined when there is none, `{ error }` (saying what to do) when there is one that
- * cannot be read (a file of another user's without read permission, a directory of that name): "not found"
+ * cannot be read (a file of another user's without read permission, a directory of that name, a named pipe): "not found"
  * would send the operator looking for a file that is there. So is one saved as UTF-16 (PowerShell 5's `>`)
  * or in another encoding than UTF-8: read anyway, the model would get NULs between the letters, or U+FFFD
  * for its accented letters, in place of the instructions.
@@ -47,10 +48,14 @@ export function skillNameProblem(name: string): string | undefined {
 async function readSkill(file: string): Promise<string | undefined | { readonly error: string }> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = await readRegularFileAsync(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    if (err instanceof NotRegularFile)
+      return {
+        error: `${file} cannot be read (it is not a regular file: ${err.kind}) — write the skill's instructions in a file there`,
+      };
     return {
       error: `${file} cannot be read (${code ?? (err as Error).message}) — check that it is a file the gateway's user may read`,
     };

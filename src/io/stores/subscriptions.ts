@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { z } from "zod";
 import { describe } from "../../config/describe.js";
+import { filterPathAsWritten, noteFiltersAsWritten } from "../../config/filtersWrittenAsOne.js";
 import { formatJsonIssues } from "../../config/format.js";
 import { knownKeysAt } from "../../config/knownKeys.js";
 import { nearMiss } from "../../config/nearMiss.js";
@@ -9,6 +10,7 @@ import { INSECURE_NO_AUTH, type Route, routeNameProblem, routeShape } from "../.
 import { describeError, SvcError } from "../../errors.js";
 import { fileStamp, isRacy } from "../fileStamp.js";
 import type { Logger } from "../log.js";
+import { readRegularFile } from "../regularFile.js";
 import { createVersionedStore, type VersionedStore } from "./versionedJson.js";
 
 /** A record's `created_at` / `updated_at`; anything else is named as a cron job's `created_at` is. */
@@ -200,10 +202,14 @@ export function parseSubscription(
   const parsed = subscriptionSchema.safeParse(record, { reportInput: true });
   if (!parsed.success) {
     // The file is keyed by route name, so the key path starts with it: `<name>.<property>`.
-    const issues = parsed.error.issues.map((issue) => ({ ...issue, path: [name, ...issue.path] }));
+    const issues = parsed.error.issues.map((issue) => ({
+      ...issue,
+      path: [name, ...filterPathAsWritten(issue.path, record)],
+    }));
     const known = (path: readonly PropertyKey[]) => knownKeysAt(subscriptionSchema, path.slice(1));
     return { ok: false, problems: formatJsonIssues(file, issues, known).split("\n") };
   }
+  noteFiltersAsWritten(parsed.data, record);
   const problems = subscriptionProblems(name, parsed.data, file, madeFrom);
   return problems.length === 0 ? { ok: true, value: parsed.data, extra } : { ok: false, problems };
 }
@@ -349,7 +355,7 @@ export function createSubscriptionSource(
     // 100-subscription file on each lookup cost ~275 µs, twice a request, for 2 s after each change.
     let bytes: Buffer | undefined;
     try {
-      bytes = readFileSync(path);
+      bytes = readRegularFile(path);
     } catch {
       bytes = undefined;
     }

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
+import { NotRegularFile, readRegularFile } from "../regularFile.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import { parseKeepingExtraNumbers } from "./extraNumbers.js";
@@ -114,9 +115,14 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
   } {
     let text: string;
     try {
-      text = readFileSync(path, "utf8");
+      text = readRegularFile(path).toString("utf8");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { revision: "", records: {}, counter: 0 };
+      if (err instanceof NotRegularFile)
+        throw new SvcError(
+          "store_corrupt",
+          `${path}: ${err.message} — svc keeps its records in a file it writes itself: remove it, or put the file back in its place`,
+        );
       const fix = unreadableStoreFix(path, err);
       const cause = `cannot be read (${(err as Error).message})${fix === undefined ? "" : ` — ${fix}`}`;
       const code = (err as NodeJS.ErrnoException).code;
@@ -179,7 +185,7 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
     },
     revision() {
       try {
-        return fingerprint(readFileSync(path, "utf8"));
+        return fingerprint(readRegularFile(path).toString("utf8"));
       } catch (err) {
         return (err as NodeJS.ErrnoException).code === "ENOENT" ? "" : undefined;
       }

@@ -435,7 +435,7 @@ describe("config loading (spec 2.1)", () => {
       load(
         "platforms:\n  webhook:\n    routes:\n      gh:\n        filters:\n          field: action\n          in: opened\n",
       ),
-    ).toThrow(/routes\.gh\.filters\[0\]\.in: expected a list, got "opened"/);
+    ).toThrow(/routes\.gh\.filters\.in: expected a list, got "opened"/);
   });
 
   it("a bad filter value is reported with that value and how to write it, not the whole filter", () => {
