@@ -1,18 +1,11 @@
-import { existsSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { SvcError } from "../errors.js";
 import { permissionFix } from "../io/permissionFix.js";
-import { NotRegularFile, readRegularFile } from "../io/regularFile.js";
 import { notUtf8Text } from "../io/textEncoding.js";
 
 /** A config.yaml or `.env` that cannot be read, with what to do about it. */
 function unreadable(file: string, err: unknown): SvcError {
-  // A named pipe would be read once (its writer gone, each reload would wait on it), a device never whole.
-  if (err instanceof NotRegularFile)
-    return new SvcError(
-      "config_unreadable",
-      `${file}: cannot be read (it is not a regular file: ${err.kind}) — write the file itself in its place`,
-    );
   const { code, message } = err as NodeJS.ErrnoException;
   const todo =
     code === "EISDIR"
@@ -29,7 +22,7 @@ function unreadable(file: string, err: unknown): SvcError {
 export function readUtf8(file: string): string {
   let bytes: Buffer;
   try {
-    bytes = readRegularFile(file);
+    bytes = readFileSync(file);
   } catch (err) {
     throw unreadable(file, err);
   }

@@ -1,5 +1,5 @@
+import { readFileSync } from "node:fs";
 import { type Clock, sleepOn } from "../clock.js";
-import { readRegularFile } from "./regularFile.js";
 
 /** How long the files must stay unchanged, and how long to wait for that at most. */
 export interface SettleTimes {
@@ -17,13 +17,10 @@ export const RELOAD_SETTLE: SettleTimes = { settleMs: 200, maxWaitMs: 2000 };
 
 export type Settled = { readonly settled: true } | { readonly settled: false; readonly changing: string[] };
 
-/**
- * A file's bytes, or its error's code (an absent file is a state too: one being replaced; a named pipe is
- * never read, which would wait for its writer and hold the gateway with it).
- */
+/** A file's bytes, or its error's code (an absent file is a state too: one being replaced). */
 function snapshot(path: string): Buffer | string {
   try {
-    return readRegularFile(path);
+    return readFileSync(path);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code ?? "unreadable";
   }
