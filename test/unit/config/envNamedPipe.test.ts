@@ -1,0 +1,28 @@
+import { execFileSync, spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { signalProcess } from "../../helpers/process.js";
+
+let home: TempHome;
+afterEach(() => home.cleanup());
+
+describe(".env served through a named pipe (as a secrets manager mounts one)", () => {
+  it("is read as served, at each open: its variables apply", async () => {
+    home = tempHome();
+    home.write("config.yaml", "platforms:\n  webhook:\n    enabled: true\n");
+    const pipe = join(home.dir, ".env");
+    execFileSync("mkfifo", ["-m", "600", pipe]);
+    // The writer serves every open of the pipe anew, as 1Password's mounted .env does.
+    const writer = spawn("sh", ["-c", `while :; do printf 'WEBHOOK_PORT=9123\\n' > "$0"; done`, pipe], {
+      stdio: "ignore",
+    });
+    try {
+      const loaded = loadConfig({ home: home.dir, env: {} });
+      expect(loaded.config.platforms.webhook.port).toBe(9123);
+    } finally {
+      signalProcess(writer.pid as number, "SIGKILL");
+    }
+  });
+});
