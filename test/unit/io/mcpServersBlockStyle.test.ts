@@ -31,6 +31,17 @@ describe("svc mcp add / install into an empty or null mcp_servers", () => {
     expect(readFileSync(config, "utf8")).toBe(
       `${HEAD}mcp_servers:\n  # servers go here\n  b:\n    command: node\n    args:\n      - x\n`,
     );
+    // A comment on the lines under an empty mcp_servers: is written once, not once in the map and again below it.
+    for (const below of ["# none yet\n", "\n# none yet\n", "  # none yet\n"]) {
+      home.write("config.yaml", `${HEAD}mcp_servers:\n${below}`);
+      addServers(config, { b: { command: "node", args: ["x"] } }, { doing: "add" });
+      expect(readFileSync(config, "utf8")).toBe(
+        `${HEAD}mcp_servers:\n  # none yet\n  b:\n    command: node\n    args:\n      - x\n`,
+      );
+      home.write("config.yaml", `${HEAD}mcp_servers:\n${below}`);
+      addServerToConfig(config, "b", { command: "node", args: ["x"] });
+      expect(readFileSync(config, "utf8").match(/# none yet/g)).toHaveLength(1);
+    }
     home.write("config.yaml", `${HEAD}mcp_servers: {a: {command: node}}\n`);
     addServers(join(home.dir, "config.yaml"), { b: { command: "node" } }, { doing: "add" });
     expect(readFileSync(config, "utf8")).toBe(
