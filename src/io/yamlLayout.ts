@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import {
   type Document,
+  isCollection,
   isMap,
   isScalar,
   type Node,
@@ -152,7 +153,14 @@ class Layout {
       key.commentBefore = null;
       key.spaceBefore = false;
     }
-    return this.source.slice(span.lead, span.keyLine) + this.fresh(new Pair(key, after.value), column);
+    // So are the comment lines under a mapping's last entry (they stay in the source after the pair).
+    let printed = value;
+    if (isCollection(before) && before.comment && isCollection(value) && value.comment) {
+      const copy = value.clone() as typeof value;
+      copy.comment = null;
+      printed = copy;
+    }
+    return this.source.slice(span.lead, span.keyLine) + this.fresh(new Pair(key, printed), column);
   }
 
   /** A new or changed pair printed by the library, indented to its mapping's column. */

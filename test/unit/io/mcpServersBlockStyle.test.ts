@@ -24,6 +24,14 @@ describe("svc mcp add / install into an empty or null mcp_servers", () => {
     expect(readFileSync(config, "utf8")).toBe(`${HEAD}${BLOCK}`);
   });
 
+  it("removing the last server keeps a comment under it once", () => {
+    home = tempHome();
+    const tail = "  # more servers later\nagent:\n  provider: echo\n";
+    const config = home.write("config.yaml", `${HEAD}mcp_servers:\n  a:\n    command: node\n${tail}`);
+    expect(removeServer(config, "a")).toBe(true);
+    expect(readFileSync(config, "utf8")).toBe(`${HEAD}mcp_servers: {}\n${tail}`);
+  });
+
   it("a comment on mcp_servers: ~ stays; a flow mapping with servers keeps its style", () => {
     home = tempHome();
     const config = home.write("config.yaml", `${HEAD}mcp_servers: ~ # servers go here\n`);
