@@ -153,9 +153,10 @@ class Layout {
       key.commentBefore = null;
       key.spaceBefore = false;
     }
-    // So are the comment lines under a mapping's last entry (they stay in the source after the pair).
+    // So are comment lines under a mapping's last entry, which stay in the source after the pair.
     let printed = value;
-    if (isCollection(before) && before.comment && isCollection(value) && value.comment) {
+    const commentAfter = isCollection(before) && before.comment && before.range[2] > span.end;
+    if (commentAfter && isCollection(value) && value.comment) {
       const copy = value.clone() as typeof value;
       copy.comment = null;
       printed = copy;

@@ -30,6 +30,10 @@ describe("svc mcp add / install into an empty or null mcp_servers", () => {
     const config = home.write("config.yaml", `${HEAD}mcp_servers:\n  a:\n    command: node\n${tail}`);
     expect(removeServer(config, "a")).toBe(true);
     expect(readFileSync(config, "utf8")).toBe(`${HEAD}mcp_servers: {}\n${tail}`);
+    // A comment on the mapping's own line stays there.
+    home.write("config.yaml", `${HEAD}mcp_servers: {a: {command: node}}  # flow\n`);
+    expect(removeServer(config, "a")).toBe(true);
+    expect(readFileSync(config, "utf8")).toBe(`${HEAD}mcp_servers: {} # flow\n`);
   });
 
   it("a comment on mcp_servers: ~ stays; a flow mapping with servers keeps its style", () => {
