@@ -54,6 +54,11 @@ describe("svc mcp add / install into an empty or null mcp_servers", () => {
       addServerToConfig(config, "b", { command: "node", args: ["x"] });
       expect(readFileSync(config, "utf8").match(/# none yet/g)).toHaveLength(1);
     }
+    home.write("config.yaml", `${HEAD}mcp_servers: {}  # none yet\n`);
+    addServers(config, { b: { command: "node", args: ["x"] } }, { doing: "add" });
+    expect(readFileSync(config, "utf8")).toBe(
+      `${HEAD}mcp_servers:\n  # none yet\n  b:\n    command: node\n    args:\n      - x\n`,
+    );
     home.write("config.yaml", `${HEAD}mcp_servers: {a: {command: node}}\n`);
     addServers(join(home.dir, "config.yaml"), { b: { command: "node" } }, { doing: "add" });
     expect(readFileSync(config, "utf8")).toBe(
