@@ -9,6 +9,7 @@ import { profileFlag, type SvcPaths, svcHome, svcPaths } from "../config/paths.j
 import { serverEntries } from "../config/serverOrder.js";
 import { describeError, SvcError } from "../errors.js";
 import { redactCredentials } from "../io/credentials.js";
+import { runningPid } from "../io/gatewayState.js";
 import {
   describeInstall,
   type InstallRequest,
@@ -282,8 +283,12 @@ export function registerMcpAuthCommands(mcp: Command): void {
       const request = parseInstallLink(link);
       const io = stdinIO();
       try {
-        const installed = await confirmAndInstall(svcPaths(svcHome()).config, request, io);
+        const paths = svcPaths(svcHome());
+        const installed = await confirmAndInstall(paths.config, request, io);
         if (installed === undefined) process.exitCode = 1;
+        // As svc mcp add says it: a gateway already running reads the new entry only when it reloads.
+        else if (runningPid(paths) !== undefined)
+          io.print("The running gateway connects it with svc mcp reload.");
       } finally {
         io.close();
       }
