@@ -9,7 +9,6 @@ import { profileFlag, type SvcPaths, svcHome, svcPaths } from "../config/paths.j
 import { serverEntries } from "../config/serverOrder.js";
 import { describeError, SvcError } from "../errors.js";
 import { redactCredentials } from "../io/credentials.js";
-import { runningPid } from "../io/gatewayState.js";
 import {
   describeInstall,
   type InstallRequest,
@@ -27,6 +26,7 @@ import { samePrefixNote } from "./mcp/crossServer.js";
 import { logoutServer } from "./mcp/logout.js";
 import { noOauthServersProblem, oauthTargetProblem } from "./mcp/oauthTarget.js";
 import { profilePaths } from "./mcp/profileConfig.js";
+import { reloadHint } from "./mcp/reloadHint.js";
 
 /** Questions to the person running the command; `ask` resolves undefined when stdin is closed. */
 export interface PromptIO {
@@ -286,9 +286,11 @@ export function registerMcpAuthCommands(mcp: Command): void {
         const paths = svcPaths(svcHome());
         const installed = await confirmAndInstall(paths.config, request, io);
         if (installed === undefined) process.exitCode = 1;
-        // As svc mcp add says it: a gateway already running reads the new entry only when it reloads.
-        else if (runningPid(paths) !== undefined)
-          io.print("The running gateway connects it with svc mcp reload.");
+        else {
+          // As svc mcp add says it: a gateway already running reads the new entry only when it reloads.
+          const hint = reloadHint(paths, "The running gateway connects it with svc mcp reload.");
+          if (hint !== undefined) io.print(hint);
+        }
       } finally {
         io.close();
       }
