@@ -26,6 +26,7 @@ import { samePrefixNote } from "./mcp/crossServer.js";
 import { logoutServer } from "./mcp/logout.js";
 import { noOauthServersProblem, oauthTargetProblem } from "./mcp/oauthTarget.js";
 import { profilePaths } from "./mcp/profileConfig.js";
+import { reloadHint } from "./mcp/reloadHint.js";
 
 /** Questions to the person running the command; `ask` resolves undefined when stdin is closed. */
 export interface PromptIO {
@@ -282,8 +283,14 @@ export function registerMcpAuthCommands(mcp: Command): void {
       const request = parseInstallLink(link);
       const io = stdinIO();
       try {
-        const installed = await confirmAndInstall(svcPaths(svcHome()).config, request, io);
+        const paths = svcPaths(svcHome());
+        const installed = await confirmAndInstall(paths.config, request, io);
         if (installed === undefined) process.exitCode = 1;
+        else {
+          // As svc mcp add says it: a gateway already running reads the new entry only when it reloads.
+          const hint = reloadHint(paths, "The running gateway connects it with svc mcp reload.");
+          if (hint !== undefined) io.print(hint);
+        }
       } finally {
         io.close();
       }

@@ -100,7 +100,14 @@ export function serversMap(doc: Document, configPath: string): YAMLMap {
     map = created;
   }
   if (!isMap(map)) throw new SvcError("config_invalid", `${configPath}: mcp_servers is not a mapping`);
-  if (map.items.length === 0) map.flow = false;
+  if (map.items.length === 0) {
+    // `mcp_servers: {}  # none yet`: the comment would be lost after the entries; it goes above them.
+    if (map.flow && map.comment) {
+      map.commentBefore = map.comment;
+      map.comment = null;
+    }
+    map.flow = false;
+  }
   return map;
 }
 

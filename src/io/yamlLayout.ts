@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import {
   type Document,
+  isCollection,
   isMap,
   isScalar,
   type Node,
@@ -86,13 +87,17 @@ class Layout {
       if (!isScalar(key)) return undefined;
       const lineStart = this.lineStart(key.range[0]);
       if (this.source.slice(lineStart, key.range[0]).trim() !== "") return undefined;
-      const valueEnd = pair.value?.range?.[1] ?? key.range[1];
+      // A scalar's comment on the lines under it (`mcp_servers:` then `# none yet`) is its own: the pair
+      // printed anew carries it, so it is not left in the source after it as well.
+      const value = pair.value;
+      const valueEnd =
+        (isScalar(value) && value.comment ? value.range?.[2] : value?.range?.[1]) ?? key.range[1];
       spans.push({
         pair: pair as Pair<Scalar.Parsed, ParsedNode | null>,
         column: key.range[0] - lineStart,
         lead: this.commentsAbove(lineStart, spans.at(-1)?.end ?? from),
         keyLine: lineStart,
-        end: this.lineEnd(Math.max(key.range[1], valueEnd - 1)),
+        end: Math.min(to, this.lineEnd(Math.max(key.range[1], valueEnd - 1))),
       });
     }
     const column = spans[0]?.column ?? 0;
@@ -148,7 +153,15 @@ class Layout {
       key.commentBefore = null;
       key.spaceBefore = false;
     }
-    return this.source.slice(span.lead, span.keyLine) + this.fresh(new Pair(key, after.value), column);
+    // So are comment lines under a mapping's last entry, which stay in the source after the pair.
+    let printed = value;
+    const commentAfter = isCollection(before) && before.comment && before.range[2] > span.end;
+    if (commentAfter && isCollection(value) && value.comment) {
+      const copy = value.clone() as typeof value;
+      copy.comment = null;
+      printed = copy;
+    }
+    return this.source.slice(span.lead, span.keyLine) + this.fresh(new Pair(key, printed), column);
   }
 
   /** A new or changed pair printed by the library, indented to its mapping's column. */

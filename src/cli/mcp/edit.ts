@@ -6,7 +6,6 @@ import { svcHome, svcPaths } from "../../config/paths.js";
 import { mcpServerSchema } from "../../config/sections/mcp.js";
 import { withoutUrlCredentials } from "../../config/urlCredentials.js";
 import { SvcError } from "../../errors.js";
-import { runningPid } from "../../io/gatewayState.js";
 import { homeProblem } from "../../io/homeWritable.js";
 import { installNameProblem } from "../../io/installLink.js";
 import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
@@ -17,6 +16,7 @@ import { addedCommandNotes } from "./addedCommand.js";
 import { samePrefixNote } from "./crossServer.js";
 import { duplicateJsonKeys } from "./duplicateJsonKeys.js";
 import { importedServers, stripJsonComments } from "./importFormats.js";
+import { reloadHint } from "./reloadHint.js";
 import { unknownServerMessage } from "./unknownServer.js";
 
 export interface AddOptions {
@@ -189,8 +189,11 @@ export function importedSecretNote(name: string, written: WrittenCredentials, co
 function afterWrite(names: readonly string[]): void {
   const paths = svcPaths(svcHome());
   const first = names[0] ?? "<name>";
+  const check = `Check ${names.length === 1 ? "it" : "them"}: svc mcp test ${names.length === 1 ? first : "--all"}`;
+  const running = "; the running gateway picks the change up with svc mcp reload";
+  const hint = reloadHint(paths, running);
   process.stdout.write(
-    `Check ${names.length === 1 ? "it" : "them"}: svc mcp test ${names.length === 1 ? first : "--all"}${runningPid(paths) === undefined ? "" : "; the running gateway picks the change up with svc mcp reload"}\n`,
+    hint === running ? `${check}${running}\n` : `${check}\n${hint === undefined ? "" : `${hint}\n`}`,
   );
 }
 
@@ -315,8 +318,8 @@ export function removeServerCommand(name: string): void {
     );
   }
   process.stdout.write(`Removed mcp_servers.${name} from ${paths.config}.\n`);
-  if (runningPid(paths) !== undefined)
-    process.stdout.write("The running gateway stops it with svc mcp reload.\n");
+  const hint = reloadHint(paths, "The running gateway stops it with svc mcp reload.");
+  if (hint !== undefined) process.stdout.write(`${hint}\n`);
 }
 
 /**
