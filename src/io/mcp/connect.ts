@@ -182,6 +182,8 @@ export async function connectServer(
   const tls = createTlsFetch(name, rendered, {
     written: entry,
     connectTimeoutMs: Math.min(timeoutMs, 10_000, options.handshakeTimeoutMs ?? Number.POSITIVE_INFINITY),
+    // A call, or the connect's own requests, may wait this long for an answer.
+    answerWaitMs: Math.max(rendered.timeout * 1000, timeoutMs),
   });
   try {
     if (!rendered.skip_preflight) {

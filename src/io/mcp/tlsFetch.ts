@@ -223,17 +223,30 @@ export function tlsConnectOptions(server: string, entry: TlsEntry, written: Part
 type ConnectOptions = ReturnType<typeof tlsConnectOptions>;
 
 /**
+ * undici's own wait for an answer's headers, and between its body's chunks (300 s). A server's tool that
+ * answers later — a JSON answer is sent whole once the tool is done — failed there with `Headers Timeout Error`
+ * whatever its `timeout` allowed, so a longer `timeout` (or `connect_timeout`) raises it; the call's own
+ * timeout still bounds the call.
+ */
+const UNDICI_ANSWER_WAIT_MS = 300_000;
+
+/**
  * A fetch through undici with its own Agent, both made at the first request: undici takes about a sixth
  * of a second to load, which a command or gateway that never calls an HTTP server should not pay.
  * Through the outbound proxy when one is set (io/outbound/): the TLS options apply to the server.
  */
-function agentFetch(connect: ConnectOptions, connectTimeoutMs?: number): TlsFetch {
+function agentFetch(connect: ConnectOptions, connectTimeoutMs?: number, answerWaitMs?: number): TlsFetch {
   // undici gives up a TCP connect or TLS handshake the server never completes after 10 s of its own.
   const timeout = connectTimeoutMs === undefined ? {} : { timeout: connectTimeoutMs };
+  const wait =
+    answerWaitMs === undefined
+      ? {}
+      : { headersTimeout: Math.ceil(answerWaitMs), bodyTimeout: Math.ceil(answerWaitMs) };
   let agent: Promise<{ agent: Dispatcher; fetch: typeof import("undici").fetch }> | undefined;
   const ready = () =>
     (agent ??= importExternal<typeof import("undici")>("undici").then((undici) => ({
       agent: outboundDispatcher(undici, {
+        ...wait,
         connect: Array.isArray(connect.ca)
           ? {
               rejectUnauthorized: connect.rejectUnauthorized,
@@ -262,9 +275,21 @@ function agentFetch(connect: ConnectOptions, connectTimeoutMs?: number): TlsFetc
 export function createTlsFetch(
   server: string,
   entry: TlsEntry,
-  options: { readonly written?: PartialTlsEntry; readonly connectTimeoutMs?: number } = {},
+  options: {
+    readonly written?: PartialTlsEntry;
+    readonly connectTimeoutMs?: number;
+    /**
+     * How long a request may wait for its answer's headers, and between its body's chunks, when longer than
+     * undici's own 300 s (UNDICI_ANSWER_WAIT_MS).
+     */
+    readonly answerWaitMs?: number;
+  } = {},
 ): TlsFetch {
-  return agentFetch(tlsConnectOptions(server, entry, options.written), options.connectTimeoutMs);
+  return agentFetch(
+    tlsConnectOptions(server, entry, options.written),
+    options.connectTimeoutMs,
+    options.answerWaitMs === undefined ? undefined : Math.max(UNDICI_ANSWER_WAIT_MS, options.answerWaitMs),
+  );
 }
 
 /**
