@@ -714,6 +714,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // Before the reload of the servers: a profile nothing is bound to any more only closes its connections
       // (one report, which svc mcp reload prints), rather than reloading them first.
       mcp.retireProfiles(profileUse);
+      profiles.closeJournalsOf((profile) => profileUse(profile) === "unused");
       mcp.reloadConfig(next.config);
       // Without the file the embedded default was re-read: naming the file would say it exists.
       const source = next.fromFile ? paths.config : `the embedded default (no ${paths.config})`;

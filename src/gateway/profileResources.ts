@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { svcPaths } from "../config/paths.js";
+import { DEFAULT_PROFILE, svcPaths } from "../config/paths.js";
 import { createListReader } from "../io/listFiles.js";
 import type { Logger } from "../io/log.js";
 import { createRunJournal, RUN_JOURNAL_DIR, type RunJournal } from "../io/sessions/runJournal.js";
@@ -59,6 +59,18 @@ export function createProfileResources(home: string, logger: Logger) {
     paths: profilePaths,
     runJournal,
     listReader,
+    /**
+     * After a reload: the journals of the named profiles `unused` says nothing is bound to any more are
+     * closed (their pending lines written), so a gateway that runs for days holds no file for each profile it
+     * ever ran. A later run of one opens its journal again.
+     */
+    closeJournalsOf(unused: (profile: string) => boolean) {
+      for (const [profile, journal] of journals) {
+        if (profile === DEFAULT_PROFILE || !unused(profile)) continue;
+        journals.delete(profile);
+        void journal.close();
+      }
+    },
     /** At stop: every journal's pending lines written. */
     closeJournals: () => Promise.all([...journals.values()].map((journal) => journal.close())),
   };

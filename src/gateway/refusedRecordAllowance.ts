@@ -54,7 +54,15 @@ export interface RefusedRecordAllowance {
   settle(route: string): void;
   /** Writes every summary still open and clears their timers (the gateway's stop). */
   close(): void;
+  /** Routes whose allowance is kept (one spent or counting). */
+  routesKept(): number;
 }
+
+/**
+ * Past this many routes kept, a new one first drops those whose allowance is full again with nothing counted
+ * (the same as none kept): subscriptions made and removed over a long life would otherwise each leave one.
+ */
+const SWEEP_ABOVE = 1024;
 
 /**
  * Bounds how many refused requests each route writes to the delivery history: a token bucket of
@@ -88,6 +96,23 @@ export function refusedRecordAllowance(
     write(route, counted);
   };
 
+  /** Brings `state`'s tokens up to date at `at` (elapsed). */
+  const refill = (state: RouteState, at: number) => {
+    if (state.tokens >= REFUSED_RECORDS_BURST) return;
+    const gained = Math.floor((at - state.filledAt) / REFUSED_RECORD_REFILL_MS);
+    if (gained > 0) {
+      state.tokens = Math.min(REFUSED_RECORDS_BURST, state.tokens + gained);
+      state.filledAt += gained * REFUSED_RECORD_REFILL_MS;
+    }
+  };
+
+  const sweepIdle = (at: number) => {
+    for (const [route, state] of routes) {
+      refill(state, at);
+      if (state.count === 0 && state.tokens >= REFUSED_RECORDS_BURST) routes.delete(route);
+    }
+  };
+
   const count = (route: string, state: RouteState, status: number, outcome: string, reason?: string) => {
     if (state.count === 0) {
       open += 1;
@@ -115,6 +140,7 @@ export function refusedRecordAllowance(
       const at = clock.elapsed();
       let state = routes.get(route);
       if (state === undefined) {
+        if (routes.size >= SWEEP_ABOVE) sweepIdle(at);
         state = {
           tokens: REFUSED_RECORDS_BURST,
           filledAt: at,
@@ -125,13 +151,7 @@ export function refusedRecordAllowance(
           timer: undefined,
         };
         routes.set(route, state);
-      } else if (state.tokens < REFUSED_RECORDS_BURST) {
-        const gained = Math.floor((at - state.filledAt) / REFUSED_RECORD_REFILL_MS);
-        if (gained > 0) {
-          state.tokens = Math.min(REFUSED_RECORDS_BURST, state.tokens + gained);
-          state.filledAt += gained * REFUSED_RECORD_REFILL_MS;
-        }
-      }
+      } else refill(state, at);
       if (state.tokens >= 1) {
         // A full bucket refills from its first spent token, not from when it last filled.
         if (state.tokens === REFUSED_RECORDS_BURST) state.filledAt = at;
@@ -150,5 +170,6 @@ export function refusedRecordAllowance(
       closed = true;
       for (const [route, state] of routes) settleState(route, state);
     },
+    routesKept: () => routes.size,
   };
 }

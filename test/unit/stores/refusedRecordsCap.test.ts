@@ -6,6 +6,7 @@ import {
   NOT_RECORDED_PERIOD_MS,
   REFUSED_RECORD_REFILL_MS,
   REFUSED_RECORDS_BURST,
+  refusedRecordAllowance,
 } from "../../../src/gateway/refusedRecordAllowance.js";
 import {
   type HistoryRecord,
@@ -122,6 +123,26 @@ describe("delivery history: refused requests past a route's allowance are counte
     send("github", UNSIGNED, 100);
     send("stripe", UNSIGNED, 3);
     expect(of("request").filter((r) => r.route === "stripe")).toHaveLength(3);
+  });
+
+  it("does not keep the allowance of every route ever refused: subscriptions made and removed over days do not add up", () => {
+    const clock = fakeClock();
+    const counted: string[] = [];
+    const allowance = refusedRecordAllowance(clock, (route) => counted.push(route));
+    const refuse = (route: string) => allowance.admit(route, 401, "Invalid signature", undefined);
+    // 10,000 subscriptions over ~4 days, each refused once (a sender's first try with an old secret).
+    for (let i = 0; i < 10_000; i++) {
+      refuse(`sub-${i}`);
+      if (i % 100 === 99) clock.advance(REFUSED_RECORD_REFILL_MS * 60);
+    }
+    expect(allowance.routesKept()).toBeLessThanOrEqual(1024);
+    // A route whose allowance is spent keeps it through the sweeps that new routes bring: still counted.
+    for (let i = 0; i < REFUSED_RECORDS_BURST; i++) expect(refuse("flooded")).toBe(true);
+    expect(refuse("flooded")).toBe(false);
+    for (let i = 0; i < 2000; i++) refuse(`late-${i}`);
+    expect(refuse("flooded")).toBe(false);
+    allowance.close();
+    expect(counted).toEqual(["flooded"]);
   });
 
   it("names at most a few kinds of answer and sums up the others; the stop writes an open count", () => {
