@@ -468,7 +468,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     noMcpHub: mcpToolsOutsideGateway(
       serverEntries(loaded.config.mcp_servers).flatMap(([name, entry]) => (entry.enabled ? [name] : [])),
     ),
-    hiddenValues: webhookSecretValues(loaded.config),
+    hiddenValues: () => webhookSecretValues(loaded.config),
     dotenv: loaded.scope.secrets,
     // Noted as the gateway notes its agents: this command killed (SIGKILL, an OOM kill) leaves the agent's
     // group running, which the gateway's next start then stops (the run is not run again).

@@ -112,7 +112,7 @@ function cliHub(
   const logger = cliLogger();
   const runner = createRunner(loaded.config.agent, {
     logger,
-    hiddenValues: webhookSecretValues(loaded.config),
+    hiddenValues: () => webhookSecretValues(loaded.config),
     dotenv: loaded.scope.secrets,
   });
   const hub = new McpHub({
