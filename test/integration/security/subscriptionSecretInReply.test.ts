@@ -1,12 +1,18 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
 import { readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { inHome, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+import { cliConfig, svc } from "../cli/svc.js";
 
-let gw: TestGateway;
-afterEach(() => gw.stop());
+let gw: TestGateway | undefined;
+afterEach(async () => {
+  await gw?.stop();
+  gw = undefined;
+});
 
 const ROUTE_SECRET = "route-secret-5531-abcdef";
 const SUB_SECRET = "sub-secret-5532-abcdef";
@@ -51,6 +57,7 @@ it("a command agent's reply quoting a subscription's secret, also of one added w
     ),
   });
   const home = gw.home.dir;
+  const url = (path: string) => gw?.url(path) ?? "";
   const runDone = (id: string) =>
     vi.waitFor(
       () => {
@@ -59,7 +66,7 @@ it("a command agent's reply quoting a subscription's secret, also of one added w
       },
       { timeout: 20_000 },
     );
-  expect((await postJson(gw.url("/webhooks/probe"), { x: 1 }, { "X-Request-Id": "sub-1" })).status).toBe(202);
+  expect((await postJson(url("/webhooks/probe"), { x: 1 }, { "X-Request-Id": "sub-1" })).status).toBe(202);
   await runDone("sub-1");
   expect(written(home)).toContain(`keys: [redacted] [redacted] ${LATER_SECRET}`);
   expect(written(home)).not.toContain(ROUTE_SECRET);
@@ -72,14 +79,40 @@ it("a command agent's reply quoting a subscription's secret, also of one added w
   );
   await vi.waitFor(
     async () => {
-      const answer = await postJson(gw.url("/webhooks/later"), { x: 1 }, { "X-Request-Id": "later-probe" });
+      const answer = await postJson(url("/webhooks/later"), { x: 1 }, { "X-Request-Id": "later-probe" });
       expect(answer.status).toBe(401);
     },
     { timeout: 10_000 },
   );
-  expect((await postJson(gw.url("/webhooks/probe"), { x: 1 }, { "X-Request-Id": "sub-2" })).status).toBe(202);
+  expect((await postJson(url("/webhooks/probe"), { x: 1 }, { "X-Request-Id": "sub-2" })).status).toBe(202);
   await runDone("sub-2");
   // The first run, before that subscription existed, delivered it as any text.
   expect(written(home)).toContain(`keys: [redacted] [redacted] ${LATER_SECRET}`);
   expect(written(home)).toContain("keys: [redacted] [redacted] [redacted]");
+});
+
+it("svc cron run: a command agent's reply quoting a subscription's secret is printed [redacted]", async () => {
+  const home = tempHome();
+  try {
+    home.write("webhook_subscriptions.json", JSON.stringify({ sub: subscription(SUB_SECRET) }), 0o600);
+    const reply = home.write("reply.txt", `keys: ${SUB_SECRET}\n`);
+    const command = ["sh", "-c", 'cat >/dev/null; cat "$0"', reply];
+    home.write("config.yaml", stringify(cliConfig({}, { agent: { provider: "command", command } })), 0o600);
+    const created = await svc(home, [
+      "cron",
+      "create",
+      "--name",
+      "n",
+      "--schedule",
+      "@daily",
+      "--prompt",
+      "x",
+    ]);
+    expect(created.code).toBe(0);
+    const run = await svc(home, ["cron", "run", "n"]);
+    expect(run.stdout).toBe("keys: [redacted]\n");
+    expect(readFileSync(join(home.dir, "cron", "jobs.json"), "utf8")).not.toContain(SUB_SECRET);
+  } finally {
+    home.cleanup();
+  }
 });
