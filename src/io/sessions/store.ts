@@ -6,6 +6,7 @@ import { writeBytesSync } from "../batchedWriter.js";
 import { makeDirs } from "../makeDirs.js";
 import { noRoomProblem, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
+import { transcriptPath } from "./transcriptPath.js";
 
 /**
  * Session store, one per profile, under `<profile root>/sessions/`:
@@ -139,7 +140,7 @@ export class SessionStore {
   entries(key: string): SessionEntry[] {
     const record = this.get(key);
     if (record === undefined) return [];
-    const text = readFileSync(join(this.dir, record.file), "utf8");
+    const text = readFileSync(transcriptPath(this.dir, this.indexPath, key, record.file), "utf8");
     return text
       .split("\n")
       .filter((line) => line.trim() !== "")
@@ -182,9 +183,9 @@ export class SessionStore {
       const index = this.readIndex();
       const record = index.sessions[key];
       if (record === undefined) return false;
+      const path = transcriptPath(this.dir, this.indexPath, key, record.file);
       const at = this.now().toISOString();
       const lines = entries.map((entry) => `${JSON.stringify({ ...entry, at })}\n`).join("");
-      const path = join(this.dir, record.file);
       makeDirs(dirname(path));
       const fd = openTranscript(path);
       try {
