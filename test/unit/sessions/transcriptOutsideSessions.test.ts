@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { SessionStore } from "../../../src/io/sessions/store.js";
@@ -33,4 +33,22 @@ it("a session whose index entry names a file outside sessions/ (../) is not writ
   expect(await store.append("telegram:-1", [{ role: "assistant", content: "payload text" }])).toBe(true);
   expect(store.entries("telegram:-1")).toHaveLength(1);
   expect(existsSync(join(home.dir, "telegram"))).toBe(false);
+});
+
+it("a transcript that is a symbolic link (to a file elsewhere) is not appended to through it, nor is its target's mode changed", async () => {
+  home = tempHome();
+  const outside = home.write("notes.txt", "kept as it is\n", 0o644);
+  const store = new SessionStore(join(home.dir, "sessions"));
+  const index = {
+    version: 1,
+    sessions: { "slack:C1": { key: "slack:C1", file: "slack/C1.jsonl", platform: "slack", chat_id: "C1" } },
+  };
+  home.write("sessions/index.json", JSON.stringify(index));
+  mkdirSync(join(home.dir, "sessions", "slack"));
+  symlinkSync(outside, join(home.dir, "sessions", "slack", "C1.jsonl"));
+  await expect(store.append("slack:C1", [{ role: "assistant", content: "payload text" }])).rejects.toThrow(
+    `${join(home.dir, "sessions", "slack", "C1.jsonl")}: a symbolic link — svc appends a session's transcript only to a file of its own there, nothing written: replace the link with the file it points to`,
+  );
+  expect(readFileSync(outside, "utf8")).toBe("kept as it is\n");
+  expect(statSync(outside).mode & 0o777).toBe(0o644);
 });
