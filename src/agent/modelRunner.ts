@@ -31,8 +31,9 @@ export interface ModelRunnerDeps extends RunToolsDeps {
   /**
    * Secrets of svc's other than the API key (the webhook secrets, the web_search key), hidden as the key is:
    * a tool result quoting one (a payload told the model to read ~/.svc/.env) never reaches the model, nor the reply.
+   * Read at each run's start (a subscription made since has its secret hidden too).
    */
-  readonly hiddenValues?: readonly string[];
+  readonly hiddenValues?: () => readonly string[];
 }
 
 /** The run's system text: `system_prompt`, then the route's skill under a header. */
@@ -82,10 +83,6 @@ export function timeoutReason(timeoutSeconds: number, waiting?: TimedOutWaiting)
 export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   const { settings, logger } = deps;
   const elapsed = deps.elapsed ?? (() => performance.now());
-  // A placeholder key (vLLM's `EMPTY`) is no secret: hiding it would rewrite the model's words.
-  const secrets = [settings.api_key, ...(deps.hiddenValues ?? [])].filter(
-    (value): value is string => value !== undefined && !isPlaceholderKey(value),
-  );
   const endpoint = modelEndpoint(settings);
   warmModelPool();
   // The SDK's notes on unsupported settings go to svc's log, not to the console.
@@ -96,6 +93,10 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   return {
     async run(request, signal) {
       const started = elapsed();
+      // A placeholder key (vLLM's `EMPTY`) is no secret: hiding it would rewrite the model's words.
+      const secrets = [settings.api_key, ...(deps.hiddenValues?.() ?? [])].filter(
+        (value): value is string => value !== undefined && !isPlaceholderKey(value),
+      );
       const modelId = request.model ?? settings.model;
       const timeout = (deps.runTimeout ?? timeoutSignal)(settings.timeout_seconds * 1000);
       const runSignal = AbortSignal.any([signal, timeout]);

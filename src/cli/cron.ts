@@ -34,6 +34,7 @@ import {
   unknownJob,
 } from "../io/stores/cronStore.js";
 import { profilesWithJob, profilesWithJobs } from "../io/stores/profilesWithJob.js";
+import { storedSubscriptionSecrets } from "../io/stores/storedSubscriptionSecrets.js";
 import { parseSubscription, type Subscription } from "../io/stores/subscriptions.js";
 import { canonicalTarget, unknownTargetText } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
@@ -468,7 +469,10 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     noMcpHub: mcpToolsOutsideGateway(
       serverEntries(loaded.config.mcp_servers).flatMap(([name, entry]) => (entry.enabled ? [name] : [])),
     ),
-    hiddenValues: webhookSecretValues(loaded.config),
+    hiddenValues: () => [
+      ...webhookSecretValues(loaded.config),
+      ...storedSubscriptionSecrets(loaded.paths.subscriptions),
+    ],
     dotenv: loaded.scope.secrets,
     // Noted as the gateway notes its agents: this command killed (SIGKILL, an OOM kill) leaves the agent's
     // group running, which the gateway's next start then stops (the run is not run again).

@@ -32,6 +32,7 @@ import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { readStatusFile, type ServerStatus, type StatusFile, statusPath } from "../io/mcp/statusFile.js";
 import { fileInPlaceOf } from "../io/stores/atomicFile.js";
+import { storedSubscriptionSecrets } from "../io/stores/storedSubscriptionSecrets.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
 import { refuseCurlFile } from "./curlFileArgument.js";
@@ -112,7 +113,10 @@ function cliHub(
   const logger = cliLogger();
   const runner = createRunner(loaded.config.agent, {
     logger,
-    hiddenValues: webhookSecretValues(loaded.config),
+    hiddenValues: () => [
+      ...webhookSecretValues(loaded.config),
+      ...storedSubscriptionSecrets(loaded.paths.subscriptions),
+    ],
     dotenv: loaded.scope.secrets,
   });
   const hub = new McpHub({

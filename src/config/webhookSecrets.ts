@@ -16,3 +16,16 @@ export function webhookSecretValues(config: Pick<Config, "platforms">): string[]
   values.delete(INSECURE_NO_AUTH);
   return [...values];
 }
+
+/**
+ * The secrets of the served subscriptions (`webhook_subscriptions.json`, or Redis), hidden as those of
+ * config.yaml are: the agent runs as svc's user and can read the file a payload points it at.
+ */
+export function subscriptionSecretValues(
+  routes: Iterable<{ readonly secret?: string | undefined }>,
+): string[] {
+  const values: string[] = [];
+  for (const route of routes)
+    if (route.secret !== undefined && route.secret !== INSECURE_NO_AUTH) values.push(route.secret);
+  return values;
+}

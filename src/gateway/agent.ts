@@ -32,24 +32,28 @@ export function createAgent(
     elapsed?: () => number;
     /** The `.env` the config's `${VAR}`s were taken from: a failed command run's message never shows its values. */
     dotenv?: Readonly<Record<string, string>>;
+    /** The secrets of the subscriptions served now, hidden from runs as config.yaml's webhook secrets are. */
+    subscriptionSecrets?: () => readonly string[];
   },
 ): Agent {
   let mcpHub: ((profile: string | undefined) => McpToolSource) | undefined;
   let current = config;
   // One loopback endpoint for every command run's tools; its socket opens on the first run.
   const endpoint = createMcpEndpointHost({ fileMaxBytes: () => current.tools.file.max_bytes });
-  const build = (next: Config, dotenv = deps.dotenv) =>
-    createRunner(next.agent, {
+  const build = (next: Config, dotenv = deps.dotenv) => {
+    const configSecrets = webhookSecretValues(next);
+    return createRunner(next.agent, {
       logger: deps.logger,
       mcp: (profile) => mcpHub?.(profile),
       workspacesDir: join(deps.home, "workspaces"),
       toolSettings: next.tools,
       mcpEndpoint: endpoint,
-      hiddenValues: webhookSecretValues(next),
+      hiddenValues: () => [...configSecrets, ...(deps.subscriptionSecrets?.() ?? [])],
       ...(dotenv === undefined ? {} : { dotenv }),
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
       ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
     });
+  };
   let runner = build(config);
   return {
     runner: () => runner,

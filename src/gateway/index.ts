@@ -9,6 +9,7 @@ import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.j
 import { settingKey } from "../config/sections/webhook.js";
 import { disabledServerToolsets, unusedSettingWarnings } from "../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../config/webhookEnabled.js";
+import { subscriptionSecretValues } from "../config/webhookSecrets.js";
 import { describeError, SvcError } from "../errors.js";
 import { cronRunNotes, takeCutOffRuns } from "../io/cronRunNotes.js";
 import { listenAddress } from "../io/http/listenHint.js";
@@ -250,6 +251,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     groups,
     dotenv: loaded.scope.secrets,
     elapsed,
+    subscriptionSecrets: () =>
+      subscriptionSecretValues((options.dynamicRoutes ?? dynamic.source).current().values()),
   });
   // Coalescing groups and cron jobs: flushed on stop and reload, so no pending group is dropped.
   const coalescing = createCoalescing({

@@ -1,4 +1,4 @@
-import { accessSync, constants, readlinkSync, statfsSync, statSync } from "node:fs";
+import { accessSync, constants, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeError, SvcError } from "../errors.js";
 import { makeDirs } from "./makeDirs.js";
@@ -104,7 +104,14 @@ export function gatewayDirProblem(home: string): string | undefined {
   // gateway.pid and gateway.json are written by renaming a new file over them, which a directory refuses.
   for (const [name, holds] of GATEWAY_FILES) {
     const file = join(home, name);
-    if (statSync(file, { throwIfNoEntry: false })?.isDirectory())
+    let found: Stats | undefined;
+    try {
+      found = statSync(file, { throwIfNoEntry: false });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ELOOP") throw err;
+      return `${file}: a symbolic link that leads back to itself (ELOOP) — the gateway writes ${holds} in a file of this name: remove the link`;
+    }
+    if (found?.isDirectory())
       return `${file}: a directory — the gateway writes ${holds} in a file of this name: move that directory away`;
   }
   return undefined;

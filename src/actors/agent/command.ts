@@ -34,9 +34,10 @@ export interface CommandRunnerOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
    * Values no variable of the run's environment may hold: the webhook secrets (`webhookSecretValues`), so
-   * `secret: ${GH_SECRET}` does not hand GH_SECRET to an agent that reads untrusted payloads.
+   * `secret: ${GH_SECRET}` does not hand GH_SECRET to an agent that reads untrusted payloads. Read at each
+   * run's start (a subscription made since has its secret hidden too).
    */
-  readonly hiddenValues?: readonly string[];
+  readonly hiddenValues?: () => readonly string[];
   /**
    * The `.env` the argv's `${VAR}`s were taken from: its values the argv holds are hidden, with the argv's
    * other credentials (`commandLineSecrets`), in the message of a run that failed quoting them.
@@ -101,17 +102,19 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   const [file, ...args] = options.argv;
   if (file === undefined)
     throw new SvcError("config_invalid", "agent.command: empty — give [executable, args...]");
-  const env = baseEnv(options.env ?? process.env, new Set(options.hiddenValues));
-  // A command that fails may quote its own command line or the webhook secrets on stderr (a CLI refusing
-  // its `--api-key`): what the failure's message carries into the log, the history and the run journal.
-  const secrets = [...commandLineSecrets(options.argv, options.dotenv), ...(options.hiddenValues ?? [])];
-  // A reply repeating one (the agent read ~/.svc/.env as a payload told it to) must not deliver it; a short
-  // word is left alone there, as a model run leaves a placeholder key, so the agent's words are not rewritten.
-  const replySecrets = secrets.filter((secret) => !isPlaceholderKey(secret));
+  const argvSecrets = commandLineSecrets(options.argv, options.dotenv);
   // Every run starts a process: load execa now rather than delay the first run by its load.
   void import("execa");
   return {
     async run(request, signal) {
+      const hidden = options.hiddenValues?.() ?? [];
+      const env = baseEnv(options.env ?? process.env, new Set(hidden));
+      // A command that fails may quote its own command line or the webhook secrets on stderr (a CLI refusing
+      // its `--api-key`): what the failure's message carries into the log, the history and the run journal.
+      const secrets = [...argvSecrets, ...hidden];
+      // A reply repeating one (the agent read ~/.svc/.env as a payload told it to) must not deliver it; a short
+      // word is left alone there, as a model run leaves a placeholder key, so the agent's words are not rewritten.
+      const replySecrets = secrets.filter((secret) => !isPlaceholderKey(secret));
       const endpoint =
         options.tools === undefined ? undefined : await openEndpoint(options.tools, request, signal, secrets);
       const mcpEnv =

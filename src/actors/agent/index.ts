@@ -46,10 +46,10 @@ export interface RunnerDeps {
   /** Where a `command` run's process group is noted while it runs. */
   readonly groups?: ProcessGroups;
   /**
-   * The webhook secrets (`webhookSecretValues`): kept out of a `command` run's environment, and hidden in a
-   * model run's tool results and reply.
+   * The webhook secrets (`webhookSecretValues`, and the subscriptions' of the moment): kept out of a `command`
+   * run's environment, and hidden in a model run's tool results and reply. Read at each run's start.
    */
-  readonly hiddenValues?: readonly string[];
+  readonly hiddenValues?: () => readonly string[];
   /** The `.env` of `${VAR}`s in `agent.command`: the values it put there never show in a failed run's message. */
   readonly dotenv?: Readonly<Record<string, string>>;
 }
@@ -110,7 +110,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
       settings: { ...agent, provider: agent.provider, model: agent.model },
       logger: deps.logger ?? silentLogger(),
       ...toolDeps,
-      hiddenValues: [...(deps.hiddenValues ?? []), ...webSearchKey(toolSettings)],
+      hiddenValues: () => [...(deps.hiddenValues?.() ?? []), ...webSearchKey(toolSettings)],
       ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
       ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
     });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type {
@@ -58,20 +59,36 @@ export interface StoredMetadata {
 const SIBLING_SUFFIX = /\.(client|meta)$/i;
 
 /**
+ * The longest stem written whole: the longest name made from it (`.<stem>.client.json.<pid>.<12 hex>.tmp`,
+ * the temp file of an atomic write) stays well inside the 255 bytes a file name may have.
+ */
+const STEM_MAX = 160;
+/** How much of a longer stem is kept, before `~` and a digest of the whole name. */
+const STEM_KEPT = 140;
+
+/**
  * A server name made safe as a file name: anything outside `[A-Za-z0-9._-]` and a leading dot are
  * percent-encoded (UTF-8 bytes), so no name can climb out of the directory or hide a file; so is the
  * dot of a final `.client` or `.meta`, so that `gh.client`'s tokens are not `gh`'s registration file.
+ * A stem past STEM_MAX characters (a 300-character name, or 20 CJK characters, 9 bytes each once
+ * encoded) is cut and ends in `~` and a digest of the whole name (`~` is encoded in every other stem), so
+ * its login can be saved (the file system refused the whole name: ENAMETOOLONG) and stays its own.
  */
 export function safeFileStem(serverName: string): string {
   if (serverName === "") return "%00";
-  const encoded = Array.from(Buffer.from(serverName, "utf8"))
-    .map((b) => {
-      const c = String.fromCharCode(b);
-      return /[A-Za-z0-9_.-]/.test(c) && b < 128 ? c : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
-    })
-    .join("");
-  const visible = encoded.startsWith(".") ? `%2E${encoded.slice(1)}` : encoded;
-  return visible.replace(SIBLING_SUFFIX, "%2E$1");
+  const parts = Array.from(Buffer.from(serverName, "utf8")).map((b) => {
+    const c = String.fromCharCode(b);
+    return /[A-Za-z0-9_.-]/.test(c) && b < 128 ? c : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  });
+  if (parts[0] === ".") parts[0] = "%2E";
+  const encoded = parts.join("");
+  if (encoded.length <= STEM_MAX) return encoded.replace(SIBLING_SUFFIX, "%2E$1");
+  let kept = "";
+  for (const part of parts) {
+    if (kept.length + part.length > STEM_KEPT) break;
+    kept += part;
+  }
+  return `${kept}~${createHash("sha256").update(serverName).digest("hex").slice(0, 16)}`;
 }
 
 function readJson<T>(path: string, serverName: string, profile?: string): T | undefined {

@@ -1,4 +1,13 @@
-import { closeSync, fchmodSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
@@ -6,6 +15,7 @@ import { writeBytesSync } from "../batchedWriter.js";
 import { makeDirs } from "../makeDirs.js";
 import { noRoomProblem, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
+import { transcriptPath } from "./transcriptPath.js";
 
 /**
  * Session store, one per profile, under `<profile root>/sessions/`:
@@ -48,13 +58,28 @@ export function fileSegment(id: string): string {
   return encoded.startsWith(".") ? `%2E${encoded.slice(1)}` : encoded || "%00";
 }
 
+/** `a+` (read for the last byte, append, create), not through a symbolic link. */
+const APPEND_NO_LINK = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+
 /**
  * A transcript opened for appending, mode 0600 whether it is created or already existed: one made wider
  * (by hand, another program sharing the layout, a backup restored as 0644) would otherwise get payload
  * text appended where every user can read it. Left as it is when it is not ours to change.
  */
 function openTranscript(path: string): number {
-  const fd = openSync(path, "a+", 0o600);
+  let fd: number;
+  try {
+    // O_NOFOLLOW: the directory is shared with the chat front end, and a link there would have payload
+    // text appended to (and the mode of) whatever file it points to.
+    fd = openSync(path, APPEND_NO_LINK, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ELOOP") throw err;
+    throw new SvcError(
+      "store_unwritable",
+      `${path}: a symbolic link — svc appends a session's transcript only to a file of its own there, nothing written: replace the link with the file it points to`,
+      { cause: err },
+    );
+  }
   try {
     fchmodSync(fd, 0o600);
   } catch {
@@ -139,7 +164,7 @@ export class SessionStore {
   entries(key: string): SessionEntry[] {
     const record = this.get(key);
     if (record === undefined) return [];
-    const text = readFileSync(join(this.dir, record.file), "utf8");
+    const text = readFileSync(transcriptPath(this.dir, this.indexPath, key, record.file), "utf8");
     return text
       .split("\n")
       .filter((line) => line.trim() !== "")
@@ -182,9 +207,9 @@ export class SessionStore {
       const index = this.readIndex();
       const record = index.sessions[key];
       if (record === undefined) return false;
+      const path = transcriptPath(this.dir, this.indexPath, key, record.file);
       const at = this.now().toISOString();
       const lines = entries.map((entry) => `${JSON.stringify({ ...entry, at })}\n`).join("");
-      const path = join(this.dir, record.file);
       makeDirs(dirname(path));
       const fd = openTranscript(path);
       try {

@@ -52,6 +52,20 @@ describe("svc config check and the gateway's own directories in SVC_HOME", () =>
     });
   }
 
+  // A link that leads back to itself made both stop at a bare `ELOOP: too many symbolic links encountered, stat …`.
+  it("a symbolic link to itself in logs/gateway.log's place: check exits 1 with the line the gateway refuses to start with", async () => {
+    home = tempHome();
+    mkdirSync(join(home.dir, "logs"));
+    symlinkSync("gateway.log", join(home.dir, "logs", "gateway.log"));
+    const problem = `${join(home.dir, "logs", "gateway.log")}: a symbolic link that leads back to itself (ELOOP) — the gateway writes its log in a file of this name: remove the link`;
+    const check = await svc(home, ["config", "check"]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(problem);
+    const run = await refusedGatewayRun(home, ["--port", "0"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`svc: ${problem}\n`);
+  });
+
   it("svc gateway setup prints it instead of how to start the gateway", async () => {
     home = tempHome();
     home.write("state", "not a directory\n");

@@ -46,6 +46,31 @@ describe("token store", () => {
     );
   });
 
+  it("saves and reads back the login of a server whose name is too long for a file name (ENAMETOOLONG before)", () => {
+    home = tempHome();
+    const dir = join(home.dir, "mcp-tokens");
+    // 300 ASCII characters, and 30 CJK ones (9 bytes each once percent-encoded): past the 255 bytes of a file name.
+    const names = ["s".repeat(300), "s".repeat(299), "服".repeat(30), "服".repeat(29)];
+    for (const name of names) {
+      const store = new TokenStore(dir, name);
+      const tokens = toStoredTokens(
+        { access_token: `A-${name.length}`, token_type: "Bearer" },
+        { issuer: "https://as.test", flow: "browser", now: 1 },
+      );
+      store.saveTokens(tokens);
+      const client = { client_id: `c-${name.length}`, redirect_uris: ["http://127.0.0.1:1/callback"] };
+      store.saveClient({ ...client, issuer: "https://as.test", kind: "dcr" });
+      expect(new TokenStore(dir, name).readTokens()?.access_token).toBe(`A-${name.length}`);
+      expect(new TokenStore(dir, name).readClient()?.client_id).toBe(`c-${name.length}`);
+      // The temp file and the lock file beside the longest name fit as well.
+      for (const file of [store.tokensPath, store.clientPath, store.metaPath, store.cimdOffPath])
+        expect(Buffer.byteLength(basename(file)) + 40).toBeLessThanOrEqual(255);
+    }
+    expect(readdirSync(dir)).toHaveLength(names.length * 2);
+    expect(safeFileStem("github")).toBe("github");
+    expect(safeFileStem("s".repeat(150))).toBe("s".repeat(150));
+  });
+
   it("writes tokens with mode 0600 and an absolute expiry, under the profile's own directory", () => {
     home = tempHome();
     const paths = svcPaths(home.dir, "work");
