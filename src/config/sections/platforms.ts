@@ -34,6 +34,24 @@ function agentId(value: string | number, ctx: z.RefinementCtx): number | string 
   return z.NEVER;
 }
 
+/**
+ * WhatsApp's `api_version`: a Graph API version is written with its `v` (`v21.0`). Without it (`21.0`, or the
+ * number YAML reads `21.0` as) the request path names no version, and the Graph API takes `21.0` for an object
+ * id, refusing every message ("Object with ID '21.0' does not exist") after a start that said nothing of it.
+ */
+function graphApiVersion(value: string | number, ctx: z.RefinementCtx): string {
+  const written = typeof value === "number" && Number.isInteger(value) ? `${value}.0` : String(value).trim();
+  if (typeof value === "string" && !/^\d+(?:\.\d+)?$/.test(written)) return value;
+  ctx.addIssue({
+    code: "custom",
+    message: /^\d+(?:\.\d+)?$/.test(written)
+      ? `no Graph API version — write it with its v: api_version: v${written}`
+      : "no Graph API version — write one with its v: api_version: v21.0",
+    input: value,
+  });
+  return z.NEVER;
+}
+
 /** Settings every delivery platform has. */
 const base = {
   enabled: z.boolean().default(false),
@@ -136,7 +154,12 @@ export const PLATFORM_SCHEMAS = {
       })
       .transform(String)
       .optional(),
-    api_version: text.default("v21.0"),
+    api_version: z
+      .union([text, z.number()], {
+        error: (i) => `expected text (a Graph API version, such as v21.0), got ${describe(i.input)}`,
+      })
+      .transform(graphApiVersion)
+      .default("v21.0"),
     base_url: url("https://graph.facebook.com"),
   }),
   matrix: z.strictObject({
