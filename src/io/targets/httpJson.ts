@@ -219,10 +219,10 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
   }`;
   const throttle = call.throttled?.(response.status, parsed, response.headers);
   if (response.status === 429 || throttle !== undefined) {
+    // A header saying 0 names no wait (retry.ts): the body's own field may (Telegram's retry_after).
+    const header = parseRetryAfter(response.headers.get("retry-after"));
     const retryAfter =
-      parseRetryAfter(response.headers.get("retry-after")) ??
-      throttle?.retryAfterSeconds ??
-      retryAfterFromBody(parsed);
+      (header === 0 ? undefined : header) ?? throttle?.retryAfterSeconds ?? retryAfterFromBody(parsed);
     throw new DeliveryError(message, true, retryAfter, parsed);
   }
   const transient = response.status >= 500 || response.status === 408;

@@ -120,6 +120,18 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("a 429 whose Retry-After header says 0 waits the body's retry_after", async () => {
+    const { deliverer, sleeps, home } = setup();
+    fake.enqueue({
+      status: 429,
+      headers: { "retry-after": "0" },
+      json: { ok: false, error_code: 429, description: "Too Many Requests", parameters: { retry_after: 3 } },
+    });
+    await deliverer.deliver(agent());
+    expect(sleeps).toEqual([3000]);
+    home.cleanup();
+  });
+
   it("backs off exponentially on 5xx and gives up after 3 retries", async () => {
     const { deliverer, sleeps, log, home } = setup();
     const bad = { status: 502, text: "Bad Gateway" };
