@@ -6,10 +6,13 @@ const CERTIFICATE_CODE =
   /^(?:CERT_\w+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
 
 /**
- * What a connection refused for the server's certificate says, with what to change; undefined for any other
- * failure (a refused connection, a reset), which may pass.
+ * What a connection refused for the server's certificate (or for speaking no TLS at all) says, with what to
+ * change; undefined for any other failure (a refused connection, a reset), which may pass.
  */
 export function certificateRefusal(code: string | undefined): string | undefined {
+  // A plain HTTP server answered the TLS handshake (an `https://` base_url on an `http://` port).
+  if (code === "ERR_SSL_WRONG_VERSION_NUMBER")
+    return `the server does not speak TLS on this port (${code}) — not retried; write http:// in base_url, or the port where it serves HTTPS`;
   if (code === undefined || !CERTIFICATE_CODE.test(code)) return undefined;
   if (code === "CERT_HAS_EXPIRED" || code === "CERT_NOT_YET_VALID")
     return `the server's TLS certificate is out of date (${code}) — not retried; renew it on the server`;

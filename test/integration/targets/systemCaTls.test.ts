@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -68,4 +69,22 @@ it("a certificate of a CA in the system trust store (SSL_CERT_FILE) is trusted",
   const registry = fresh.registryFor({ mattermost: { enabled: true, token: "t", base_url: base } });
   await registry.get("mattermost")?.send(fresh.message("over TLS", { chat_id: "c1" }));
   expect(posts.map((p) => (JSON.parse(p) as { message: string }).message)).toEqual(["over TLS"]);
+});
+
+it("an https:// base_url at a server that speaks plain HTTP fails at once, saying to write http://", async () => {
+  const plain = createHttpServer((_req, res) => res.end("{}"));
+  await new Promise<void>((resolve) => plain.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (plain.address() as AddressInfo).port;
+    const registry = registryFor({
+      home_automation: { enabled: true, token: "t", base_url: `https://127.0.0.1:${port}` },
+    });
+    const error = await sendError(registry, "home_automation", message("hi", { chat_id: "notify.x" }));
+    expect((error as DeliveryError).transient).toBe(false);
+    expect((error as Error).message).toBe(
+      "home_automation: notify.x: the server does not speak TLS on this port (ERR_SSL_WRONG_VERSION_NUMBER) — not retried; write http:// in base_url, or the port where it serves HTTPS",
+    );
+  } finally {
+    await new Promise<void>((resolve) => plain.close(() => resolve()));
+  }
 });
