@@ -6,7 +6,7 @@
  * `/bot<token>` holds the token, which is never quoted.
  */
 const API_PATHS: Readonly<Record<string, { readonly pattern: RegExp; readonly shown?: string }>> = {
-  telegram: { pattern: /\/bot[^/]*$/i, shown: "/bot<token>" },
+  telegram: { pattern: /\/bot\d+:[^/]*$/i, shown: "/bot<token>" },
   discord: { pattern: /\/api(?:\/v\d+)?$/i },
   slack: { pattern: /\/api$/i },
   signal: { pattern: /\/v[12]$/i },

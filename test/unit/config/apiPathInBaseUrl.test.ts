@@ -72,7 +72,8 @@ it("a base under a path of its own (a reverse proxy's prefix) is taken as writte
     loadError(
       "  mattermost: {enabled: true, token: t, base_url: 'https://example.com/mattermost'}\n" +
         "  matrix: {enabled: true, token: t, base_url: 'https://example.org/matrix/'}\n" +
-        "  slack: {enabled: true, token: t, base_url: 'http://127.0.0.1:9/slack-proxy'}\n",
+        "  slack: {enabled: true, token: t, base_url: 'http://127.0.0.1:9/slack-proxy'}\n" +
+        "  telegram: {enabled: true, token: '1:t', base_url: 'https://proxy.example.com/bot'}\n",
     ),
   ).toBeUndefined();
 });
