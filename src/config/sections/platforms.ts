@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { apiPathInBaseUrl } from "../apiPathInBaseUrl.js";
 import { describe } from "../describe.js";
 import { bindHost } from "../host.js";
 import { unsetVariablesIn } from "../interpolate.js";
@@ -29,6 +30,24 @@ function agentId(value: string | number, ctx: z.RefinementCtx): number | string 
     code: "custom",
     message:
       "not an AgentId — write the app's AgentId, the whole number WeCom's admin shows (agent_id: 1000002)",
+    input: value,
+  });
+  return z.NEVER;
+}
+
+/**
+ * WhatsApp's `api_version`: a Graph API version is written with its `v` (`v21.0`). Without it (`21.0`, or the
+ * number YAML reads `21.0` as) the request path names no version, and the Graph API takes `21.0` for an object
+ * id, refusing every message ("Object with ID '21.0' does not exist") after a start that said nothing of it.
+ */
+function graphApiVersion(value: string | number, ctx: z.RefinementCtx): string {
+  const written = typeof value === "number" && Number.isInteger(value) ? `${value}.0` : String(value).trim();
+  if (typeof value === "string" && !/^\d+(?:\.\d+)?$/.test(written)) return value;
+  ctx.addIssue({
+    code: "custom",
+    message: /^\d+(?:\.\d+)?$/.test(written)
+      ? `no Graph API version — write it with its v: api_version: v${written}`
+      : "no Graph API version — write one with its v: api_version: v21.0",
     input: value,
   });
   return z.NEVER;
@@ -102,7 +121,13 @@ const baseUrl = apiUrl.refine(
     abort: true,
   },
 );
-const url = (fallback: string) => baseUrl.default(fallback);
+/** A platform's `base_url`, without the path svc adds to each request itself (`apiPathInBaseUrl`). */
+const platformBaseUrl = (platform: string) =>
+  baseUrl.superRefine((value, ctx) => {
+    const problem = apiPathInBaseUrl(platform, value);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem, abort: true });
+  });
+const url = (fallback: string, platform: string) => platformBaseUrl(platform).default(fallback);
 
 /**
  * The SMTP server's host name. A connection URL (`smtp://user:password@host:587`, as many programs take
@@ -123,10 +148,22 @@ const smtpHost = text
 
 /** Per-platform schemas; key = canonical platform name (docs/delivery-targets.md). */
 export const PLATFORM_SCHEMAS = {
-  telegram: z.strictObject({ ...base, token: text.optional(), base_url: url("https://api.telegram.org") }),
-  discord: z.strictObject({ ...base, token: text.optional(), base_url: url("https://discord.com") }),
-  slack: z.strictObject({ ...base, token: text.optional(), base_url: url("https://slack.com") }),
-  signal: z.strictObject({ ...base, number: text.optional(), base_url: url("http://127.0.0.1:8080") }),
+  telegram: z.strictObject({
+    ...base,
+    token: text.optional(),
+    base_url: url("https://api.telegram.org", "telegram"),
+  }),
+  discord: z.strictObject({
+    ...base,
+    token: text.optional(),
+    base_url: url("https://discord.com", "discord"),
+  }),
+  slack: z.strictObject({ ...base, token: text.optional(), base_url: url("https://slack.com", "slack") }),
+  signal: z.strictObject({
+    ...base,
+    number: text.optional(),
+    base_url: url("http://127.0.0.1:8080", "signal"),
+  }),
   whatsapp: z.strictObject({
     ...base,
     token: text.optional(),
@@ -136,27 +173,36 @@ export const PLATFORM_SCHEMAS = {
       })
       .transform(String)
       .optional(),
-    api_version: text.default("v21.0"),
-    base_url: url("https://graph.facebook.com"),
+    api_version: z
+      .union([text, z.number()], {
+        error: (i) => `expected text (a Graph API version, such as v21.0), got ${describe(i.input)}`,
+      })
+      .transform(graphApiVersion)
+      .default("v21.0"),
+    base_url: url("https://graph.facebook.com", "whatsapp"),
   }),
   matrix: z.strictObject({
     ...base,
     token: text.optional(),
-    base_url: url("https://matrix-client.matrix.org"),
+    base_url: url("https://matrix-client.matrix.org", "matrix"),
   }),
-  mattermost: z.strictObject({ ...base, token: text.optional(), base_url: baseUrl.optional() }),
+  mattermost: z.strictObject({
+    ...base,
+    token: text.optional(),
+    base_url: platformBaseUrl("mattermost").optional(),
+  }),
   dingtalk: z.strictObject({
     ...base,
     client_id: text.optional(),
     client_secret: text.optional(),
     robot_code: text.optional(),
-    base_url: url("https://api.dingtalk.com"),
+    base_url: url("https://api.dingtalk.com", "dingtalk"),
   }),
   feishu: z.strictObject({
     ...base,
     app_id: text.optional(),
     app_secret: text.optional(),
-    base_url: url("https://open.feishu.cn"),
+    base_url: url("https://open.feishu.cn", "feishu"),
   }),
   wecom: z.strictObject({
     ...base,
@@ -168,19 +214,19 @@ export const PLATFORM_SCHEMAS = {
       })
       .transform(agentId)
       .optional(),
-    base_url: url("https://qyapi.weixin.qq.com"),
+    base_url: url("https://qyapi.weixin.qq.com", "wecom"),
   }),
   weixin: z.strictObject({
     ...base,
     app_id: text.optional(),
     app_secret: text.optional(),
-    base_url: url("https://api.weixin.qq.com"),
+    base_url: url("https://api.weixin.qq.com", "weixin"),
   }),
   bluebubbles: z.strictObject({
     ...base,
     password: text.optional(),
     method: z.enum(["apple-script", "private-api"]).default("apple-script"),
-    base_url: baseUrl.optional(),
+    base_url: platformBaseUrl("bluebubbles").optional(),
   }),
   qqbot: z.strictObject({
     ...base,
@@ -191,7 +237,7 @@ export const PLATFORM_SCHEMAS = {
       .transform(String)
       .optional(),
     client_secret: text.optional(),
-    base_url: url("https://api.sgroup.qq.com"),
+    base_url: url("https://api.sgroup.qq.com", "qqbot"),
     token_url: apiUrl.default("https://bots.qq.com/app/getAppAccessToken"),
   }),
   sms: z.strictObject({
@@ -199,7 +245,7 @@ export const PLATFORM_SCHEMAS = {
     account_sid: text.optional(),
     auth_token: text.optional(),
     from: text.optional(),
-    base_url: url("https://api.twilio.com"),
+    base_url: url("https://api.twilio.com", "sms"),
   }),
   email: z.strictObject({
     ...base,
@@ -215,7 +261,7 @@ export const PLATFORM_SCHEMAS = {
   home_automation: z.strictObject({
     ...base,
     token: text.optional(),
-    base_url: url("http://homeassistant.local:8123"),
+    base_url: url("http://homeassistant.local:8123", "home_automation"),
   }),
   // `enabled` left out: the target is there as without a section (gh needs no keys), with these settings.
   // No `home_channel`: a comment goes to the pull request the route names (deliver_extra.repo, pr_number).

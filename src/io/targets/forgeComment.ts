@@ -140,13 +140,15 @@ export function forgeCommentTarget(
     if (result.exitCode !== 0) {
       // Scrubbed before it is cut: a cut through an echoed token would leave its beginning. On one line,
       // as every platform's error is quoted: gh writes several (`gh auth status`: a line per account).
-      const detail = scrub(
-        String(result.stderr || result.stdout || (result as { message?: string }).message || ""),
-        secrets,
-      )
-        .replace(/\s+/g, " ")
-        .trim()
-        .slice(0, 500);
+      const detail = cutText(
+        scrub(
+          String(result.stderr || result.stdout || (result as { message?: string }).message || ""),
+          secrets,
+        )
+          .replace(/\s+/g, " ")
+          .trim(),
+        500,
+      );
       const limited = RATE_LIMITED.test(detail);
       throw new DeliveryError(
         `forge_comment: ${settings.command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`,

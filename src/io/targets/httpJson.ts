@@ -3,9 +3,10 @@ import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { htmlPageSummary } from "../htmlPage.js";
 import { BLOCKED_PORT, isBlockedPort } from "../outbound/blockedPort.js";
-import { outboundFetch } from "../outbound/dispatcher.js";
 import { ProxyRefusedError } from "../outbound/proxyErrors.js";
 import { parseRetryAfter } from "../retryAfter.js";
+import { certificateRefusal } from "./certificateRefusal.js";
+import { platformFetch } from "./platformFetch.js";
 import { credentialsNote } from "./refusedRecipient.js";
 import { DeliveryError } from "./target.js";
 
@@ -166,7 +167,7 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
   let response: Response;
   let text: string;
   try {
-    response = await outboundFetch(call.url, {
+    response = await platformFetch(call.url, {
       method: call.method,
       headers,
       ...(body === undefined ? {} : { body }),
@@ -189,6 +190,8 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
         `${where}: not sent — the base_url's port is ${BLOCKED_PORT}: serve the API on another port, or put a proxy in front`,
         false,
       );
+    const certificate = certificateRefusal(cause?.code);
+    if (certificate !== undefined) throw new DeliveryError(`${where}: ${certificate}`, false);
     // A proxy's refusal (407, a CONNECT answered 403) is a setting no retry changes; an unreachable proxy may
     // come back, as any connection.
     const refused = cause instanceof ProxyRefusedError && cause.status !== undefined;
@@ -219,10 +222,10 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
   }`;
   const throttle = call.throttled?.(response.status, parsed, response.headers);
   if (response.status === 429 || throttle !== undefined) {
+    // A header saying 0 names no wait (retry.ts): the body's own field may (Telegram's retry_after).
+    const header = parseRetryAfter(response.headers.get("retry-after"));
     const retryAfter =
-      parseRetryAfter(response.headers.get("retry-after")) ??
-      throttle?.retryAfterSeconds ??
-      retryAfterFromBody(parsed);
+      (header === 0 ? undefined : header) ?? throttle?.retryAfterSeconds ?? retryAfterFromBody(parsed);
     throw new DeliveryError(message, true, retryAfter, parsed);
   }
   const transient = response.status >= 500 || response.status === 408;

@@ -26,11 +26,13 @@ export const realSleep: Sleep = async (ms, signal) => {
 
 /**
  * How long to wait before retry number `retry` (0-based): the platform's Retry-After when it gave one,
- * else base * 2^retry capped at `capMs`. Undefined means "do not retry".
+ * else base * 2^retry capped at `capMs`. Undefined means "do not retry". A wait of 0 (`Retry-After: 0`,
+ * Telegram's `retry_after: 0`, an HTTP date already past by this machine's clock) gets the backoff: the
+ * platform has just refused the request, and sent again at once each retry meets the same spent quota.
  */
 export function retryDelayMs(policy: RetryPolicy, retry: number, err: unknown): number | undefined {
   if (!(err instanceof DeliveryError) || !err.transient || retry >= policy.retries) return undefined;
-  if (err.retryAfterSeconds !== undefined) {
+  if (err.retryAfterSeconds !== undefined && err.retryAfterSeconds > 0) {
     const ms = Math.ceil(err.retryAfterSeconds * 1000);
     return ms > policy.maxRetryAfterMs ? undefined : ms;
   }

@@ -1,4 +1,5 @@
 import { scrub } from "../credentials.js";
+import { cutText } from "../cutText.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
 import { refused } from "./httpJson.js";
@@ -67,7 +68,7 @@ export function unreachedRecipients(body: unknown): string[] {
   const answer = body as Partial<Record<(typeof fields)[number], unknown>> | undefined;
   return fields.flatMap((field) => {
     const ids = answer?.[field];
-    return typeof ids === "string" && ids.trim() !== "" ? [`${field} ${ids.trim().slice(0, 200)}`] : [];
+    return typeof ids === "string" && ids.trim() !== "" ? [`${field} ${cutText(ids.trim(), 200)}`] : [];
   });
 }
 
@@ -157,7 +158,7 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
             platform,
             "send message",
             // Scrubbed before it is cut: a cut through an echoed token would leave its beginning.
-            `the answer has no errcode (${scrub(answer.text, [spec.secret, token]).slice(0, 80)}), so it is not the ${platform} API's — check base_url`,
+            `the answer has no errcode (${cutText(scrub(answer.text, [spec.secret, token]), 80)}), so it is not the ${platform} API's — check base_url`,
             [spec.secret, token],
           );
         const tryAgain = tryAgainFor(code);

@@ -230,7 +230,7 @@ describe("outbound proxy: in process", () => {
     const proxy = await proxyTo({}, undefined);
     const shown = `http://127.0.0.1:${new URL(proxy.url).port}`;
     const registry = registryFor({
-      discord: { enabled: true, token: "D", base_url: "https://discord.invalid/api/v10" },
+      discord: { enabled: true, token: "D", base_url: "https://discord.invalid" },
     });
     useEnv({ HTTPS_PROXY: proxy.url });
     const refused = await sendError(registry, "discord", message("hi", { chat_id: "1" }));
@@ -309,7 +309,7 @@ describe("outbound proxy: in process", () => {
   it("a proxy that cannot be reached is named with its variable", async () => {
     useEnv({ https_proxy: "http://user:secret@127.0.0.1:1" });
     const registry = registryFor({
-      discord: { enabled: true, token: "D", base_url: "https://discord.invalid/api/v10" },
+      discord: { enabled: true, token: "D", base_url: "https://discord.invalid" },
     });
     const error = await sendError(registry, "discord", message("hi", { chat_id: "1" }));
     expect(String((error as Error).message)).toBe(

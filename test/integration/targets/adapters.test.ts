@@ -816,6 +816,23 @@ it("wecom: a JSON answer without an errcode that echoes the access token across 
   expect((error as DeliveryError).message).not.toContain("ACCESSTOKEN");
 });
 
+it("wecom: a JSON answer without an errcode quoted cut at 80 characters right inside an emoji leaves the emoji out whole", async () => {
+  const registry = registryFor({
+    wecom: { enabled: true, corp_id: "c", corp_secret: "s3cret", agent_id: 1, base_url: fake.url },
+  });
+  // `{"m":"` and 73 x: the 80th character is the first half of the emoji.
+  fake.setHandler((r) =>
+    ok(
+      r.path === "/cgi-bin/gettoken" ? { access_token: "t", expires_in: 7200 } : { m: `${"x".repeat(73)}🚀` },
+    ),
+  );
+  const error = await sendError(registry, "wecom", message("hi", { chat_id: "u1" }));
+  expect((error as DeliveryError).message).toContain(
+    `(${JSON.stringify({ m: "x".repeat(73) }).slice(0, -2)}),`,
+  );
+  expect((error as DeliveryError).message).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|\ufffd/);
+});
+
 describe("WeCom / Weixin errcode -1 (system busy, try again later)", () => {
   it.each([
     ["wecom", { corp_id: "c", corp_secret: "s3cret", agent_id: 1 }, "/cgi-bin/gettoken"],

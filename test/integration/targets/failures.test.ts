@@ -95,6 +95,43 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("a wait of 0 (Retry-After: 0, retry_after: 0, an HTTP date already past) gets the backoff, not an immediate retry", async () => {
+    const { deliverer, sleeps, home } = setup();
+    const limited = (headers: Record<string, string>, retryAfter?: number) => ({
+      status: 429,
+      headers,
+      json: {
+        ok: false,
+        error_code: 429,
+        description: "Too Many Requests",
+        ...(retryAfter === undefined ? {} : { parameters: { retry_after: retryAfter } }),
+      },
+    });
+    fake.enqueue(
+      limited({ "retry-after": "0" }),
+      limited({}, 0),
+      limited({ "retry-after": "Sun, 06 Nov 1994 08:49:37 GMT" }),
+    );
+    await deliverer.deliver(agent());
+    // Sent again at once, each 429 would meet the same spent quota: 4 requests within milliseconds, then a
+    // delivery failed for good.
+    expect(sleeps).toEqual([1000, 2000, 4000]);
+    expect(sentTexts(fake)).toEqual(["hello", "hello", "hello", "hello"]);
+    home.cleanup();
+  });
+
+  it("a 429 whose Retry-After header says 0 waits the body's retry_after", async () => {
+    const { deliverer, sleeps, home } = setup();
+    fake.enqueue({
+      status: 429,
+      headers: { "retry-after": "0" },
+      json: { ok: false, error_code: 429, description: "Too Many Requests", parameters: { retry_after: 3 } },
+    });
+    await deliverer.deliver(agent());
+    expect(sleeps).toEqual([3000]);
+    home.cleanup();
+  });
+
   it("backs off exponentially on 5xx and gives up after 3 retries", async () => {
     const { deliverer, sleeps, log, home } = setup();
     const bad = { status: 502, text: "Bad Gateway" };

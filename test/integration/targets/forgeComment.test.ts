@@ -228,6 +228,15 @@ describe("forge_comment through a fake gh on PATH", () => {
     expect((error as Error).message).not.toContain("ghp_0123");
   });
 
+  it("gh's error cut at 500 characters right inside an emoji leaves the emoji out whole", async () => {
+    // 499 characters, then an emoji whose first half is the 500th.
+    gh = createFakeGh({ exitCode: 1, stderr: `${"x".repeat(499)}🚀 after` });
+    const error = await forge(gh.path)
+      ?.send(message("hi", { repo: "a/b", pr_number: "1" }))
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toBe(`forge_comment: gh pr comment exited with 1: ${"x".repeat(499)}`);
+  });
+
   it("fails with an install hint when gh is not on PATH", async () => {
     await expect(
       forge("/nonexistent-dir")?.send(message("hi", { repo: "a/b", pr_number: "1" })),
