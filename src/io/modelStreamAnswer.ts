@@ -232,6 +232,8 @@ interface ChoiceDraft {
   readonly calls: CallDraft[];
   /** The call each `index` names now: the last one started there. */
   readonly open: Map<number, CallDraft>;
+  /** OpenRouter's `reasoning_details`, each entry's pieces joined (`addReasoningDetails`). */
+  readonly details: Array<Record<string, unknown>>;
   /** The legacy `function_call` (older servers), its arguments joined. */
   functionCall?: { name: string; arguments: string };
   /** The call a delta without an `index` adds to (Gemini's endpoint sends none). */
@@ -274,6 +276,7 @@ function chatAnswer(events: readonly unknown[], cut: boolean): StreamAssembly {
           texts: { reasoning_content: "", reasoning: "", refusal: "" },
           calls: [],
           open: new Map(),
+          details: [],
           finish: null,
         };
         choices.set(index, draft);
@@ -314,6 +317,7 @@ function addDelta(draft: ChoiceDraft, delta: Record<string, unknown>): void {
     const piece = delta[key];
     if (typeof piece === "string") draft.texts[key] += piece;
   }
+  if (Array.isArray(delta.reasoning_details)) addReasoningDetails(draft.details, delta.reasoning_details);
   if (isRecord(delta.function_call)) {
     const { name, arguments: args } = delta.function_call;
     draft.functionCall ??= { name: "", arguments: "" };
@@ -357,6 +361,34 @@ function addDelta(draft: ChoiceDraft, delta: Record<string, unknown>): void {
   }
 }
 
+/** The texts of a `reasoning_details` entry that OpenRouter streams in pieces. */
+const DETAIL_TEXTS = ["text", "summary", "data"] as const;
+
+/**
+ * OpenRouter's `reasoning_details` pieces added to `details`: a piece at the `index` and of the type of an
+ * entry so far goes on it (its texts joined, its other fields as the last piece wrote them, a signature
+ * coming last), any other starts an entry.
+ */
+function addReasoningDetails(details: Array<Record<string, unknown>>, pieces: readonly unknown[]): void {
+  for (const piece of pieces) {
+    if (!isRecord(piece)) continue;
+    const entry =
+      typeof piece.index === "number"
+        ? details.find((d) => d.index === piece.index && d.type === piece.type)
+        : undefined;
+    if (entry === undefined) {
+      details.push({ ...piece });
+      continue;
+    }
+    for (const [key, value] of Object.entries(piece)) {
+      if (value === null || value === undefined) continue;
+      const text = (DETAIL_TEXTS as readonly string[]).includes(key);
+      entry[key] =
+        text && typeof entry[key] === "string" && typeof value === "string" ? entry[key] + value : value;
+    }
+  }
+}
+
 function chatCompletion(
   head: Record<string, unknown>,
   choices: ReadonlyMap<number, ChoiceDraft>,
@@ -394,6 +426,7 @@ function chatMessage(draft: ChoiceDraft): Record<string, unknown> {
     content: chatContent(draft.content),
     ...Object.fromEntries(texts),
     ...(calls.length === 0 ? {} : { tool_calls: calls }),
+    ...(draft.details.length === 0 ? {} : { reasoning_details: draft.details }),
     ...(draft.functionCall === undefined ? {} : { function_call: draft.functionCall }),
   };
 }

@@ -1,0 +1,193 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { modelRunner } from "../../../src/agent/modelRunner.js";
+import type { AgentTool } from "../../../src/agent/tools/tool.js";
+import { silentLogger } from "../../../src/io/log.js";
+import { type FakeApi, type FakeReply, startFakeApi } from "../../fakes/httpFake.js";
+
+/**
+ * OpenRouter gives a reasoning model's turn its `reasoning_details` (Gemini 3's thought signatures, an
+ * OpenAI model's encrypted reasoning, Claude's signed thinking) and, for Gemini models, refuses a request
+ * whose earlier tool-calling turn comes back without them: every run that called a tool failed on its
+ * second turn. They go back with their turn, as written.
+ */
+
+const DETAILS = [
+  { type: "reasoning.text", text: "Look the city up.", format: "google-gemini-v1", index: 0 },
+  {
+    type: "reasoning.encrypted",
+    data: "CiQBjz1rX8sig==",
+    id: "tool_weather_0",
+    format: "google-gemini-v1",
+    index: 1,
+  },
+];
+
+/** OpenRouter's answer for a Gemini model whose earlier tool call came back without its reasoning details. */
+const REFUSAL: FakeReply = {
+  status: 400,
+  json: {
+    error: {
+      message: "Provider returned error",
+      code: 400,
+      metadata: {
+        raw: "Gemini models require OpenRouter reasoning details to be preserved in each request. Upstream error: Function call is missing a thought_signature in functionCall parts.",
+        provider_name: "Google AI Studio",
+      },
+    },
+  },
+};
+
+const calls: unknown[] = [];
+const weather: AgentTool = {
+  name: "weather",
+  description: "Weather of a city",
+  inputSchema: { type: "object", properties: { city: { type: "string" } } },
+  async execute(args) {
+    calls.push(args);
+    return { ok: true, content: [{ type: "text", text: "21°C" }] };
+  },
+};
+
+const completion = (message: Record<string, unknown>, finish: string): FakeReply => ({
+  json: {
+    id: "gen-1",
+    object: "chat.completion",
+    model: "google/gemini-3-pro-preview",
+    choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }],
+    usage: { prompt_tokens: 10, completion_tokens: 5 },
+  },
+});
+
+const toolTurn = completion(
+  {
+    content: "",
+    reasoning: "Look the city up.",
+    reasoning_details: DETAILS,
+    tool_calls: [
+      {
+        id: "tool_weather_0",
+        type: "function",
+        function: { name: "weather", arguments: '{"city":"Zürich"}' },
+      },
+    ],
+  },
+  "tool_calls",
+);
+
+type Message = Record<string, unknown>;
+const assistantTurns = (json: unknown): Message[] =>
+  ((json as { messages?: Message[] }).messages ?? []).filter((m) => m.role === "assistant");
+
+/** A Chat Completions server that, as OpenRouter does for Gemini, refuses a tool-calling turn sent back without its reasoning details. */
+async function openRouterLike(first: FakeReply): Promise<FakeApi> {
+  let turn = 0;
+  return startFakeApi((request) => {
+    const lacking = assistantTurns(request.json).some(
+      (m) => Array.isArray(m.tool_calls) && m.reasoning_details === undefined,
+    );
+    if (lacking) return REFUSAL;
+    return turn++ === 0 ? first : completion({ content: "It is 21°C in Zürich." }, "stop");
+  });
+}
+
+const runWith = (baseUrl: string) =>
+  modelRunner({
+    settings: {
+      provider: "openai",
+      model: "google/gemini-3-pro-preview",
+      base_url: `${baseUrl}/api/v1`,
+      max_steps: 5,
+      max_tokens: 100,
+      retries: 0,
+      timeout_seconds: 10,
+      max_concurrent_runs: 1,
+      max_tool_result_chars: 100_000,
+    },
+    logger: silentLogger(),
+    builtins: () => [weather],
+  }).run(
+    {
+      route: "r",
+      event: "e",
+      deliveryId: "d",
+      prompt: "Weather in Zürich?",
+      toolsets: [],
+      profile: undefined,
+    },
+    new AbortController().signal,
+  );
+
+let server: FakeApi | undefined;
+afterEach(async () => {
+  calls.length = 0;
+  await server?.close();
+});
+
+describe("OpenRouter's reasoning_details", () => {
+  it("go back with the tool-calling turn they came with, as written: the run finishes and its reply is delivered", async () => {
+    server = await openRouterLike(toolTurn);
+    const reply = await runWith(server.url);
+    expect(reply.text).toBe("It is 21°C in Zürich.");
+    expect(calls).toEqual([{ city: "Zürich" }]);
+    expect(server.requests).toHaveLength(2);
+    const [sent] = assistantTurns(server.requests[1]?.json);
+    expect(sent?.reasoning_details).toEqual(DETAILS);
+    expect(sent?.tool_calls).toEqual([
+      {
+        id: "tool_weather_0",
+        type: "function",
+        function: { name: "weather", arguments: '{"city":"Zürich"}' },
+      },
+    ]);
+  });
+
+  it("streamed in pieces to a request that asked for no stream (a proxy set to always stream), they go back joined", async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: "gen-1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const [text, encrypted] = DETAILS;
+    const streamed: FakeReply = {
+      headers: { "content-type": "text/event-stream" },
+      text: [
+        chunk({
+          role: "assistant",
+          reasoning: "Look the city ",
+          reasoning_details: [{ ...text, text: "Look the city " }],
+        }),
+        chunk({ reasoning: "up.", reasoning_details: [{ type: "reasoning.text", text: "up.", index: 0 }] }),
+        chunk({
+          reasoning_details: [encrypted],
+          tool_calls: [
+            {
+              index: 0,
+              id: "tool_weather_0",
+              type: "function",
+              function: { name: "weather", arguments: "" },
+            },
+          ],
+        }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Zürich"}' } }] }),
+        chunk({}, "tool_calls"),
+        "data: [DONE]\n\n",
+      ].join(""),
+    };
+    server = await openRouterLike(streamed);
+    expect((await runWith(server.url)).text).toBe("It is 21°C in Zürich.");
+    expect(assistantTurns(server.requests[1]?.json)[0]?.reasoning_details).toEqual(DETAILS);
+  });
+
+  it("a turn without them goes back without them (other servers are sent no field they did not write)", async () => {
+    server = await startFakeApi();
+    server.enqueue(
+      completion(
+        {
+          content: null,
+          tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: "{}" } }],
+        },
+        "tool_calls",
+      ),
+      completion({ content: "done" }, "stop"),
+    );
+    expect((await runWith(server.url)).text).toBe("done");
+    expect(assistantTurns(server.requests[1]?.json)[0]).not.toHaveProperty("reasoning_details");
+  });
+});
