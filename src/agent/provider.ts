@@ -69,12 +69,13 @@ export const shortDescriptionsRewrite: RequestRewrite = {
  * A server's refusal of the reasoning the AI SDK sends back with an earlier turn (`reasoning_content`, for
  * DeepSeek, which needs it): Groq answers `'messages.1' : for 'role:assistant' the following must be
  * satisfied[('messages.1' : property 'reasoning_content' is unsupported)]` after a reasoning model's turn
- * (gpt-oss, qwen3) that called a tool, and servers that refuse unknown fields answer alike. The request is
- * sent again without it.
+ * (gpt-oss, qwen3) that called a tool, and servers that refuse unknown fields answer alike: Mistral with a
+ * 422 (`extra_forbidden`, `"loc": [..., "assistant", "reasoning_content"], "msg": "Extra inputs are not
+ * permitted"`) after a Magistral model's thinking. The request is sent again without it.
  */
 export const withoutReasoningRewrite: RequestRewrite = {
   refused: (status, body) =>
-    status === 400 &&
+    (status === 400 || status === 422) &&
     /reasoning_content.{0,80}(unsupported|not supported|not permitted|unknown|unexpected|not allowed|unrecognized)|(unknown|unexpected|unrecognized|extra).{0,80}reasoning_content/i.test(
       body,
     ),

@@ -668,6 +668,47 @@ describe("runToolLoop", () => {
     }
   });
 
+  it("Mistral's 422 for the reasoning sent back (a Magistral model's thinking: extra_forbidden) gets the turn again without it", async () => {
+    const mistral = await startFakeOpenAI();
+    try {
+      const refusal = {
+        object: "error",
+        message: {
+          detail: [
+            {
+              type: "extra_forbidden",
+              loc: ["body", "messages", 1, "assistant", "reasoning_content"],
+              msg: "Extra inputs are not permitted",
+              input: "I should upper-case it",
+            },
+          ],
+        },
+        type: "invalid_request_error",
+        param: null,
+        code: null,
+      };
+      mistral.script(
+        { ...callTool("upper", { text: "hi" }), reasoning: "I should upper-case it" },
+        { status: 422, body: JSON.stringify(refusal) },
+        { text: "HI it is" },
+      );
+      const { result, log } = await loop(5, [upper], undefined, "described", {
+        provider: "openai",
+        baseUrl: mistral.baseUrl,
+      });
+      expect(result.text).toBe("HI it is");
+      expect(log.calls).toMatchObject([{ name: "upper", ok: true }]);
+      const assistant = (r: number) =>
+        ((mistral.requests[r]?.json.messages ?? []) as Array<Record<string, unknown>>).find(
+          (m) => m.role === "assistant",
+        );
+      expect(assistant(1)).toHaveProperty("reasoning_content", "I should upper-case it");
+      expect(assistant(2)).not.toHaveProperty("reasoning_content");
+    } finally {
+      await mistral.close();
+    }
+  });
+
   it("a turn with tool calls and a finish reason the SDK does not know (TGI's eos_token) runs its tools and the loop goes on", async () => {
     model.script({ ...callTool("upper", { text: "hi" }), finishReason: "eos_token" }, { text: "HI it is" });
     const { result, log } = await loop(5);
