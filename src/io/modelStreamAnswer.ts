@@ -43,13 +43,25 @@ const TRANSIENT_MESSAGES_ERRORS = new Set([
 /** A Chat Completions error's `type` or `code` naming such a failure (OpenAI's, OpenRouter's, LiteLLM's). */
 const TRANSIENT_CHAT_ERROR = /server_error|rate_limit|overloaded|timeout|unavailable/i;
 
+/**
+ * An error's `code` as the HTTP status it names: a number, or one written as text (LiteLLM's proxy writes
+ * `"code": "429"`, as OpenAI's SDKs type the code as text).
+ */
+const statusCode = (code: unknown): number | undefined =>
+  typeof code === "number"
+    ? code
+    : typeof code === "string" && /^[1-5]\d\d$/.test(code)
+      ? Number(code)
+      : undefined;
+
 /** Whether an API error object names a failure a later try may not meet. */
 function isTransientError(error: Record<string, unknown>, protocol: StreamProtocol): boolean {
-  return protocol === "messages"
-    ? typeof error.type === "string" && TRANSIENT_MESSAGES_ERRORS.has(error.type)
-    : typeof error.code === "number"
-      ? error.code === 408 || error.code === 429 || error.code >= 500
-      : [error.type, error.code].some((kind) => typeof kind === "string" && TRANSIENT_CHAT_ERROR.test(kind));
+  if (protocol === "messages")
+    return typeof error.type === "string" && TRANSIENT_MESSAGES_ERRORS.has(error.type);
+  const status = statusCode(error.code);
+  return status !== undefined
+    ? status === 408 || status === 429 || status >= 500
+    : [error.type, error.code].some((kind) => typeof kind === "string" && TRANSIENT_CHAT_ERROR.test(kind));
 }
 
 /** An error event as the answer; `transient` when its kind is one a later try may not meet. */

@@ -289,6 +289,21 @@ describe("streamedAnswer: Chat Completions chunks assembled into the chat.comple
     expect(streamedAnswer(stream({ data: own }), "chat")).toEqual({ answer: own, transient: true });
   });
 
+  it('an error chunk whose code is its HTTP status written as text (LiteLLM\'s proxy: "code": "429") is transient as the number is', () => {
+    const errorChunk = (error: unknown) => stream(chunk({ content: "The build fai" }), { data: { error } });
+    for (const code of ["429", "500", "503", "408"]) {
+      const error = {
+        message: "litellm.ServiceUnavailableError: upstream",
+        type: "None",
+        param: "None",
+        code,
+      };
+      expect(streamedAnswer(errorChunk(error), "chat")).toEqual({ answer: { error }, transient: true });
+    }
+    const refused = { message: "litellm.BadRequestError: bad", type: "None", param: "None", code: "400" };
+    expect(streamedAnswer(errorChunk(refused), "chat")).toEqual({ answer: { error: refused } });
+  });
+
   it("a stream cut off before data: [DONE] is said so, not taken as a whole answer, and marked transient (a later try may get the whole answer)", () => {
     const text = stream(chunk({ content: "The build" }), chunk({ content: " is" }));
     expect(streamedAnswer(text, "chat")).toEqual({
