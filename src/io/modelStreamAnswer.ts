@@ -213,7 +213,9 @@ export function streamedAnswer(text: string, expected: StreamProtocol): StreamAs
         problem: `${STREAM} of ${API_NAME[shape]}, not the ${API_NAME[expected]} a ${PATH[expected]} request is answered with — check agent.provider`,
       };
   }
-  return expected === "chat" ? chatAnswer(parsed.events, parsed.cut === true) : messagesAnswer(parsed.events);
+  return expected === "chat"
+    ? chatAnswer(parsed.events, parsed.cut === true)
+    : messagesAnswer(parsed.events, parsed.cut === true);
 }
 
 /** An event that is an error the endpoint reports in the stream: Chat Completions' `error`, the Messages API's. */
@@ -476,11 +478,18 @@ const CUT_STOP_REASONS: ReadonlySet<string> = new Set([
  * A Messages API `message`: `message_start`'s skeleton, each block from its `content_block_start` with its
  * deltas applied (text and thinking joined, the signature as sent, a tool's input parsed from its joined
  * JSON pieces), `message_delta`'s stop reason and usage; `ping` and events of types it does not know
- * skipped. An `error` event ends the answer as that error.
+ * skipped. An `error` event ends the answer as that error. Without `message_stop` the answer is whole when
+ * the body ended between events after a `message_delta` gave the stop reason, every block stopped (proxies
+ * have been seen to end the stream there); `cut` (the body ended inside an event), or an earlier end, is a
+ * stream cut off.
  */
-function messagesAnswer(events: readonly unknown[]): StreamAssembly {
+function messagesAnswer(events: readonly unknown[], cut: boolean): StreamAssembly {
   let message: Record<string, unknown> | undefined;
   const blocks: Array<Record<string, unknown> | undefined> = [];
+  /** The blocks started and not stopped yet. */
+  const open = new Set<number>();
+  /** A `message_delta` gave the stop reason. */
+  let stopped = false;
   const inputs = new Map<number, string>();
   /**
    * Why a block's input is not JSON, by block: a turn cut at its output limit (or at the end of the context
@@ -515,7 +524,10 @@ function messagesAnswer(events: readonly unknown[]): StreamAssembly {
         if (isRecord(message.usage)) message.usage = { ...message.usage };
         break;
       case "content_block_start":
-        if (index >= 0 && isRecord(event.content_block)) blocks[index] = { ...event.content_block };
+        if (index >= 0 && isRecord(event.content_block)) {
+          blocks[index] = { ...event.content_block };
+          open.add(index);
+        }
         break;
       case "content_block_delta": {
         const block = blocks[index];
@@ -539,32 +551,38 @@ function messagesAnswer(events: readonly unknown[]): StreamAssembly {
         break;
       }
       case "content_block_stop":
+        open.delete(index);
         finish(index);
         break;
       case "message_delta":
         if (message === undefined) break;
         if (isRecord(event.delta)) Object.assign(message, event.delta);
+        if (typeof message.stop_reason === "string") stopped = true;
         if (isRecord(event.usage))
           message.usage = {
             ...(isRecord(message.usage) ? message.usage : {}),
             ...Object.fromEntries(Object.entries(event.usage).filter(([, value]) => value !== null)),
           };
         break;
-      case "message_stop": {
-        for (const open of [...inputs.keys()]) finish(open);
-        if (message === undefined)
-          return { problem: `${STREAM} of Messages API events without a message_start event` };
-        // A call the cut left unfinished is never run (the tool loop records it as cut, or stopped): an
-        // empty input stands in for its arguments, as the API's own answer holds an input object.
-        const cut = CUT_STOP_REASONS.has(String(message.stop_reason));
-        for (const [index, problem] of unfinished) {
-          if (!cut) return { problem };
-          const block = blocks[index];
-          if (block !== undefined) block.input = {};
-        }
-        return { answer: { ...message, content: blocks.filter((block) => block !== undefined) } };
-      }
+      case "message_stop":
+        return whole();
     }
   }
-  return cutOff("message_stop event", count);
+  return !cut && stopped && open.size === 0 ? whole() : cutOff("message_stop event", count);
+
+  /** The message the events so far assemble into, as at its `message_stop`. */
+  function whole(): StreamAssembly {
+    for (const index of [...inputs.keys()]) finish(index);
+    if (message === undefined)
+      return { problem: `${STREAM} of Messages API events without a message_start event` };
+    // A call the cut left unfinished is never run (the tool loop records it as cut, or stopped): an
+    // empty input stands in for its arguments, as the API's own answer holds an input object.
+    const cutShort = CUT_STOP_REASONS.has(String(message.stop_reason));
+    for (const [index, problem] of unfinished) {
+      if (!cutShort) return { problem };
+      const block = blocks[index];
+      if (block !== undefined) block.input = {};
+    }
+    return { answer: { ...message, content: blocks.filter((block) => block !== undefined) } };
+  }
 }

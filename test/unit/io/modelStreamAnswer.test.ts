@@ -555,6 +555,37 @@ describe("streamedAnswer: Messages API events assembled into the message a reque
     );
   });
 
+  it("a stream whose body ends after the message_delta with its stop reason, without message_stop (as some proxies end it), is the whole answer; one cut before that stop reason, or inside an open block, is still cut off", () => {
+    const whole = [
+      start(),
+      block(0, { type: "text", text: "" }),
+      delta(0, { type: "text_delta", text: "Hi" }),
+      stop(0),
+      messageDelta("end_turn", 2),
+    ] as const;
+    expect(streamedAnswer(stream(...whole), "messages")).toEqual(
+      streamedAnswer(stream(...whole, MESSAGE_STOP), "messages"),
+    );
+    expect(streamedAnswer(stream(...whole, PING), "messages")).toMatchObject({
+      answer: { stop_reason: "end_turn", content: [{ type: "text", text: "Hi" }] },
+    });
+    const cutOff = {
+      problem: expect.stringContaining("cut off before its end (no message_stop event"),
+      transient: true,
+    };
+    expect(streamedAnswer(stream(...whole.slice(0, 4)), "messages")).toEqual(cutOff);
+    const openBlock = stream(
+      start(),
+      block(0, { type: "tool_use", id: "toolu_04", name: "lookup", input: {} }),
+      delta(0, { type: "input_json_delta", partial_json: '{"key": "k1"}' }),
+      messageDelta("tool_use", 5),
+    );
+    expect(streamedAnswer(openBlock, "messages")).toEqual(cutOff);
+    // The body cut inside the message_delta event itself.
+    const text = stream(...whole);
+    expect(streamedAnswer(text.slice(0, text.length - 12), "messages")).toEqual(cutOff);
+  });
+
   it("a delta for a block no content_block_start began is refused, naming it: its text was dropped before, an empty reply delivered as the answer", () => {
     const orphan = stream(
       start(),
