@@ -10,10 +10,10 @@ import {
 } from "../io/modelFetch.js";
 import { normalizedChatAnswer } from "./chatAnswer.js";
 import { messagesApiMiddleware } from "./messagesApiPrompt.js";
-import { reasoningDetailsMiddleware } from "./reasoningDetails.js";
 import type { ProviderModel } from "./retry.js";
 import { thoughtSignaturesMiddleware } from "./thoughtSignatures.js";
 import { normalizedMessagesAnswer, objectToolInputsMiddleware } from "./toolCallInputs.js";
+import { turnFieldsMiddleware } from "./turnFields.js";
 import { wellFormedMiddleware } from "./wellFormed.js";
 
 export interface ProviderSettings {
@@ -188,7 +188,7 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
       wellFormedMiddleware,
       objectToolInputsMiddleware,
       thoughtSignaturesMiddleware(CHAT_PROVIDER),
-      reasoningDetailsMiddleware,
+      turnFieldsMiddleware,
     ],
   });
 }

@@ -8,7 +8,7 @@ import { type FakeApi, type FakeReply, startFakeApi } from "../../fakes/httpFake
  * OpenRouter gives a reasoning model's turn its `reasoning_details` (Gemini 3's thought signatures, an
  * OpenAI model's encrypted reasoning, Claude's signed thinking) and, for Gemini models, refuses a request
  * whose earlier tool-calling turn comes back without them: every run that called a tool failed on its
- * second turn. They go back with their turn, as written.
+ * second turn. They go back with their turn, as written; so do LiteLLM's `thinking_blocks` (Claude's).
  */
 
 const DETAILS = [
@@ -123,8 +123,8 @@ afterEach(async () => {
   await server?.close();
 });
 
-describe("OpenRouter's reasoning_details", () => {
-  it("go back with the tool-calling turn they came with, as written: the run finishes and its reply is delivered", async () => {
+describe("a turn's signed reasoning from a Chat Completions router", () => {
+  it("OpenRouter's reasoning_details go back with the tool-calling turn they came with, as written: the run finishes and its reply is delivered", async () => {
     server = await openRouterLike(toolTurn);
     const reply = await runWith(server.url);
     expect(reply.text).toBe("It is 21°C in Zürich.");
@@ -141,7 +141,7 @@ describe("OpenRouter's reasoning_details", () => {
     ]);
   });
 
-  it("streamed in pieces to a request that asked for no stream (a proxy set to always stream), they go back joined", async () => {
+  it("OpenRouter's reasoning_details streamed in pieces to a request that asked for no stream (a proxy set to always stream), they go back joined", async () => {
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
       `data: ${JSON.stringify({ id: "gen-1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     const [text, encrypted] = DETAILS;
@@ -173,6 +173,38 @@ describe("OpenRouter's reasoning_details", () => {
     server = await openRouterLike(streamed);
     expect((await runWith(server.url)).text).toBe("It is 21°C in Zürich.");
     expect(assistantTurns(server.requests[1]?.json)[0]?.reasoning_details).toEqual(DETAILS);
+  });
+
+  it("LiteLLM's thinking_blocks (Claude with thinking on) go back with their tool-calling turn, as written", async () => {
+    const blocks = [{ type: "thinking", thinking: "Look the city up.", signature: "EqoBCkgIARABGAIiQL2U" }];
+    server = await startFakeApi((request) => {
+      const [earlier] = assistantTurns(request.json);
+      if (earlier === undefined)
+        return completion(
+          {
+            content: null,
+            reasoning_content: "Look the city up.",
+            thinking_blocks: blocks,
+            tool_calls: [{ id: "toolu_1", type: "function", function: { name: "weather", arguments: "{}" } }],
+          },
+          "tool_calls",
+        );
+      // As Anthropic answers through LiteLLM when the thinking blocks are missing.
+      if (earlier.thinking_blocks === undefined)
+        return {
+          status: 400,
+          json: {
+            error: {
+              message:
+                "litellm.BadRequestError: AnthropicException - messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`.",
+              code: "400",
+            },
+          },
+        };
+      return completion({ content: "21°C." }, "stop");
+    });
+    expect((await runWith(server.url)).text).toBe("21°C.");
+    expect(assistantTurns(server.requests[1]?.json)[0]?.thinking_blocks).toEqual(blocks);
   });
 
   it("a turn without them goes back without them (other servers are sent no field they did not write)", async () => {
