@@ -295,8 +295,16 @@ export function settingToFix(status: number, used: ModelSettingsUsed, body = "",
     return used.toolResultsSent === false
       ? ` — the run's first request fills the model's context${tokens} before any tool ran: ${firstRequestAdvice(used.route)}, or use a model with a larger context`
       : ` — the prompt and the run's tool results so far fill the model's context${tokens}: ${resultCap(used)}, or use a model with a larger context`;
-  if (status === 400 && PROMPT_FILTERED.test(body))
-    return ` — the endpoint's content filter refused the prompt: change what ${promptToChange(used.route)} or agent.system_prompt asks for${cronJobOf(used.route) === undefined ? " (the event's payload is part of the prompt)" : ""}; on Azure OpenAI, the deployment's content filter decides`;
+  if (status === 400 && PROMPT_FILTERED.test(body)) {
+    const route = promptToChange(used.route);
+    const azure = "on Azure OpenAI, the deployment's content filter decides";
+    // After a tool ran, the request holds its results: a page or file the model read may be what the filter
+    // refused (Azure's Prompt Shields judge them as documents), not the route's prompt.
+    if (used.toolResultsSent === true)
+      return ` — the endpoint's content filter refused the prompt, tool results included: what a tool read (a page, a file) may have set it off, or what ${route} or agent.system_prompt asks for; ${azure}`;
+    const payload = cronJobOf(used.route) === undefined ? " (the event's payload is part of the prompt)" : "";
+    return ` — the endpoint's content filter refused the prompt: change what ${route} or agent.system_prompt asks for${payload}; ${azure}`;
+  }
   const tools = status === 400 ? fewerTools(body, used.route) : undefined;
   if (tools !== undefined) return tools;
   if (status === 400 && UNKNOWN_MODEL.test(body))

@@ -112,6 +112,12 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     expect(describeModelError(answer(400, azure), [], URL, used)).toMatch(
       / — the endpoint's content filter refused the prompt: change what the route's prompt or agent\.system_prompt asks for \(the event's payload is part of the prompt\); on Azure OpenAI, the deployment's content filter decides$/,
     );
+    // Refused after a tool ran: the request holds the tool results, which may be what set the filter off.
+    expect(
+      describeModelError(answer(400, azure), [], URL, { ...used, toolResultsSent: true, route: "triage" }),
+    ).toMatch(
+      / — the endpoint's content filter refused the prompt, tool results included: what a tool read \(a page, a file\) may have set it off, or what the route's prompt or agent\.system_prompt asks for; on Azure OpenAI, the deployment's content filter decides$/,
+    );
   });
 
   it("OpenAI's 400 for more than 128 tools says how a route or cron job is offered fewer", () => {
