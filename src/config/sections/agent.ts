@@ -95,7 +95,7 @@ export function apiKeyHeaderProblem(
 }
 
 /**
- * A key without the spaces and tabs around it, as a key pasted with one is (`KEY="sk-... "` in .env): HTTP
+ * A value without the spaces and tabs around it. A key pasted with one (`KEY="sk-... "` in .env): HTTP
  * drops them from a header value, so the endpoint takes the key all the same, while an echo of it (a model
  * repeating it, an error quoting it) would not match the untrimmed text and be shown rather than hidden.
  */
@@ -229,17 +229,27 @@ export const agentSchema = z
     };
     // `${MODEL}` with `MODEL=` set to spaces, or a value of spaces: every run would ask for a model named blank.
     // An empty one is refused as any empty text is (naming the variable that gave it), and only so.
-    const blank = agent.model !== undefined && agent.model !== "" && agent.model.trim() === "";
-    if (blank && MODEL_PROVIDERS.has(agent.provider))
+    const blank = (value: string | undefined) => value !== undefined && value !== "" && value.trim() === "";
+    if (blank(agent.model) && MODEL_PROVIDERS.has(agent.provider))
       ctx.addIssue({
         code: "custom",
         path: ["model"],
         message: "blank — write the model's name (for example model: gpt-4.1-mini)",
       });
     else checkLeft("model", agent.model);
-    // An empty one is refused as any empty text is, and only so.
-    if (agent.base_url !== undefined && agent.base_url !== "" && !checkLeft("base_url", agent.base_url)) {
-      const problem = baseUrlProblem(agent.base_url);
+    if (blank(agent.base_url) && MODEL_PROVIDERS.has(agent.provider))
+      ctx.addIssue({
+        code: "custom",
+        path: ["base_url"],
+        message:
+          "blank (spaces only) — write the endpoint's base (such as http://127.0.0.1:8000/v1), or remove base_url",
+      });
+    else if (
+      agent.base_url !== undefined &&
+      agent.base_url !== "" &&
+      !checkLeft("base_url", agent.base_url)
+    ) {
+      const problem = baseUrlProblem(withoutSurroundingSpaces(agent.base_url));
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
     }
     if (agent.api_key === "" && MODEL_PROVIDERS.has(agent.provider))
@@ -254,6 +264,14 @@ export const agentSchema = z
         ctx.addIssue({ code: "custom", path: ["api_key"], message: problem });
     }
   })
+  // A model name or base URL pasted with a space after it (`MODEL="gpt-4.1-mini "` in .env) would be sent
+  // with it: the endpoint answers 404 for a model or a path nobody sees the space in. Trimmed after the
+  // checks above, which name a blank one as such.
+  .transform((agent) => ({
+    ...agent,
+    ...(agent.model === undefined ? {} : { model: withoutSurroundingSpaces(agent.model) }),
+    ...(agent.base_url === undefined ? {} : { base_url: withoutSurroundingSpaces(agent.base_url) }),
+  }))
   .default({
     provider: "echo",
     max_steps: 10,

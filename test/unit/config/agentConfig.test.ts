@@ -256,6 +256,18 @@ describe("agent: model providers (docs/agent.md)", () => {
     );
   });
 
+  it("takes model and base_url without the spaces or tabs around them: the endpoint would answer 404 for a name or path with a space nobody sees", () => {
+    const { config } = load("  provider: openai\n  model: $" + "{MODEL}\n  base_url: $" + "{BASE}\n", {
+      MODEL: "gpt-4.1-mini ",
+      BASE: " http://127.0.0.1:8000/v1\t",
+    });
+    expect(config.agent.model).toBe("gpt-4.1-mini");
+    expect(config.agent.base_url).toBe("http://127.0.0.1:8000/v1");
+    expect(problem('  provider: openai\n  model: m\n  base_url: "  "\n')).toMatch(
+      /agent\.base_url: blank \(spaces only\) — write the endpoint's base/,
+    );
+  });
+
   it("an empty model (or a variable set empty) is one problem, said once: not also as a blank one", () => {
     const written = problem('  provider: openai\n  model: ""\n');
     expect(written).toMatch(/agent\.model: must not be empty/);
