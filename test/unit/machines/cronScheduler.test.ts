@@ -411,6 +411,48 @@ describe("schedule grammar", () => {
     }
   });
 
+  it("a range with more than two ends (1-2-3) is refused as such, not as a range that wraps around, with what to write", () => {
+    // It was "a range goes from its lower value to its higher one (read as 1-2) ... write that range as
+    // 1-6,0-2": Monday to Saturday and Sunday to Tuesday, for a schedule that wanted three days.
+    expect(refusal("0 9 * * 1-2-3")).toBe(
+      'schedule "0 9 * * 1-2-3": not a valid cron expression (day-of-week field "1-2-3": a range has two ends, and "1-2-3" has 3 — write one range, "1-3", or a list, "1,2,3")',
+    );
+    expect(refusal("0 9 * * MON-WED-FRI")).toContain(
+      '"MON-WED-FRI" has 3 — write one range, "MON-FRI", or a list, "MON,WED,FRI"',
+    );
+    // Ends not in order: no range is guessed; a step stays on the range.
+    expect(refusal("0 22-2-4 * * *")).toContain(
+      'hour field "22-2-4": a range has two ends, and "22-2-4" has 3 — write one range, lower end first, or a list, "22,2,4"',
+    );
+    expect(refusal("0 9 1-10-20/2 * *")).toContain(
+      'day-of-month field "1-10-20/2": a range has two ends, and "1-10-20" has 3 — write one range, "1-20/2"',
+    );
+    for (const written of [
+      "0 9 * * 1-3",
+      "0 9 * * 1,2,3",
+      "0 9 * * MON-FRI",
+      "0 9 * * MON,WED,FRI",
+      "0 22,2,4 * * *",
+      "0 9 1-20/2 * *",
+    ])
+      expect(refusal(written)).toBe("accepted");
+  });
+
+  it("W (Quartz's weekday nearest a day) is refused naming it, with the day to write instead", () => {
+    expect(refusal("0 9 15W * *")).toBe(
+      'schedule "0 9 15W * *": not a valid cron expression (day-of-month field "15W": W (the weekday nearest a day, as Quartz writes it) is not read — write the day without it, "15" (L is the month\'s last day))',
+    );
+    expect(refusal("0 9 LW * *")).toContain(
+      'field "LW": W (the weekday nearest a day, as Quartz writes it) is not read — write the day without it, "L"',
+    );
+    expect(refusal("0 9 1W,15W * *")).toContain('write the day without it, "1,15"');
+    expect(refusal("0 9 W * *")).toContain(
+      'field "W": W (the weekday nearest a day, as Quartz writes it) is not read — write the days themselves (L is the month\'s last day)',
+    );
+    for (const written of ["0 9 15 * *", "0 9 L * *", "0 9 1,15 * *"])
+      expect(refusal(written)).toBe("accepted");
+  });
+
   it("a six- or seven-field expression is refused naming the extra field and the five fields meant", () => {
     expect(refusal("0 */5 * * * *")).toBe(
       'schedule "0 */5 * * * *": 6 fields, with a seconds field first (as Quartz, node-cron or Spring write it): svc schedules have 5 (minute hour day-of-month month day-of-week) and run at most once a minute — write "*/5 * * * *", or for runs within a minute an interval like "30s"',
