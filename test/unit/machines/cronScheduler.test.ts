@@ -275,12 +275,26 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("CRON_TZ=Europe/Paris 0 9 * * *")).toThrow(
       /a time zone \(CRON_TZ=Europe\/Paris\) cannot be given — schedules are evaluated in UTC/,
     );
-    expect(() => parseSchedule("TZ=UTC 0 9 * * *")).toThrow(/evaluated in UTC/);
+    expect(() => parseSchedule("TZ=UTC 0 9 * * *")).toThrow(/evaluated in UTC already: leave it out$/);
+  });
+
+  it("a refused time zone is said with its 09:00 in UTC, in January and July where its clocks change (which a UTC schedule does not follow)", () => {
+    // It said "09:00 in UTC+1 is 0 8 * * *" for every zone: New York's user was left to work out -5 and -4.
+    expect(refusal("CRON_TZ=America/New_York 0 9 * * 1-5")).toContain(
+      "write the hours in UTC (09:00 in America/New_York is 14:00 UTC in January and 13:00 UTC in July: a UTC schedule does not follow America/New_York's clock changes, so there its runs move by the change twice a year)",
+    );
+    expect(refusal("TZ=Asia/Kolkata 0 9 * * *")).toContain("(09:00 in Asia/Kolkata is 03:30 UTC)");
+    // Ahead of UTC by 9 hours or more, 09:00 there is on the day before in UTC: a day-of-week moves with it.
+    expect(refusal("0 9 * * 1 Australia/Sydney")).toContain(
+      "09:00 in Australia/Sydney is 22:00 UTC the day before in January and 23:00 UTC the day before in July",
+    );
+    // A name that is no zone keeps the example.
+    expect(refusal("CRON_TZ=Mars/Olympus 0 9 * * *")).toContain('(09:00 in UTC+1 is "0 8 * * *")');
   });
 
   it("a time zone written as a sixth field, after or before the five, is refused as one, not read as a seconds field", () => {
     expect(refusal("0 9 * * * Europe/Paris")).toBe(
-      'schedule "0 9 * * * Europe/Paris": a time zone (Europe/Paris) cannot be given — schedules are evaluated in UTC: leave it out and write the hours in UTC (09:00 in UTC+1 is "0 8 * * *")',
+      'schedule "0 9 * * * Europe/Paris": a time zone (Europe/Paris) cannot be given — schedules are evaluated in UTC: leave it out and write the hours in UTC (09:00 in Europe/Paris is 08:00 UTC in January and 07:00 UTC in July: a UTC schedule does not follow Europe/Paris\'s clock changes, so there its runs move by the change twice a year)',
     );
     expect(refusal("America/New_York 30 8 * * 1-5")).toMatch(
       /: a time zone \(America\/New_York\) cannot be given —/,
@@ -761,6 +775,54 @@ describe("cron scheduler", () => {
       await scheduler.tick();
       await scheduler.idle();
       expect(ran).toEqual(["s"]);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  it("schedules are UTC on a machine whose time zone changes its clocks: a job at 02:30 runs once on the spring-forward and the fall-back day, as every day", async () => {
+    const zone = process.env.TZ;
+    // Europe/Berlin: 01:00 UTC on 2026-03-29 (02:00 local is skipped) and on 2026-10-25 (02:00-03:00 local twice).
+    process.env.TZ = "Europe/Berlin";
+    try {
+      for (const day of ["2026-03-29", "2026-10-25"]) {
+        home = tempHome();
+        const store = cronStore(join(home.dir, "cron", "jobs.json"));
+        const start = Date.parse(`${day}T00:00:00Z`) - 86_400_000;
+        await store.update((records) => {
+          records.a = job("a", {
+            schedule: "30 2 * * *",
+            next_run: new Date(start + 150 * 60_000).toISOString(),
+          });
+          records.b = job("b", {
+            schedule: "30 1 * * *",
+            next_run: new Date(start + 90 * 60_000).toISOString(),
+          });
+        });
+        let now = start;
+        const ran: string[] = [];
+        const scheduler = createCronScheduler({
+          stores: { profiles: () => ["default"], store: () => store },
+          runJob: async (j) => {
+            ran.push(`${j.id} ${new Date(now).toISOString()}`);
+            return "ok";
+          },
+          logger: silentLogger(),
+          clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+        });
+        // Three days, a check every 30 minutes (the jobs are due on such a check).
+        for (; now < start + 3 * 86_400_000; now += 1_800_000) await scheduler.tick();
+        await scheduler.idle();
+        const days = [start, start + 86_400_000, start + 2 * 86_400_000].map((at) =>
+          new Date(at).toISOString().slice(0, 10),
+        );
+        expect(ran.sort()).toEqual([
+          ...days.map((d) => `a ${d}T02:30:00.000Z`),
+          ...days.map((d) => `b ${d}T01:30:00.000Z`),
+        ]);
+        home.cleanup();
+      }
     } finally {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;
