@@ -41,6 +41,7 @@ import { targetStartupProblems } from "../io/targets/validate.js";
 import { terminalText } from "../io/terminalText.js";
 import { checkDeliverExtra, collectPairs, formatTable } from "./format.js";
 import { requireOptions } from "./requiredOptions.js";
+import { unquotedValueError } from "./unquotedValue.js";
 import { withSubscriptionStore } from "./webhook/subscriptionStoreFor.js";
 
 /** `--profile <name>`: which profile's cron store a command works on (the default profile without it). */
@@ -546,6 +547,14 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
 }
 
 /** `svc cron ...` */
+/** What `svc cron create` shows in quotes for a value given as several words (`--schedule 0 9 * * 1-5`). */
+const CREATE_EXAMPLES: Readonly<Record<string, string>> = {
+  "--schedule": '"0 9 * * 1-5"',
+  "--prompt": '"Summarize the open pull requests"',
+};
+/** The options whose stray words the refusal shows (a schedule holds no secret; a prompt may). */
+const SHOWN_VALUES: ReadonlySet<string> = new Set(["--schedule"]);
+
 export function registerCronCommands(program: Command): void {
   const cron = program
     .command("cron")
@@ -564,6 +573,10 @@ export function registerCronCommands(program: Command): void {
   requireOptions(createCommand, ["name", "schedule", "prompt"]).action((options: CreateOptions) =>
     create(options),
   );
+  createCommand.configureOutput({
+    outputError: (text, write) =>
+      write(unquotedValueError(text, createCommand, CREATE_EXAMPLES, SHOWN_VALUES)),
+  });
   // The short names `svc webhook` takes too (ls, rm).
   cron.command("list").alias("ls").description("list jobs").action(list);
   cron
