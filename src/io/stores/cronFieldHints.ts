@@ -35,3 +35,24 @@ export function nearestWeekday(field: string): string | undefined {
     : "write the days themselves";
   return `W (the weekday nearest a day, as Quartz writes it) is not read — ${write} (L is the month's last day)`;
 }
+
+const LAST_FRIDAY = '"5L", the last Friday';
+const SECOND_FRIDAY = '"5#2", the second Friday';
+
+/**
+ * `L` or `#` where its field does not take it that way (`1L` as a day of the month, `L` alone as a weekday,
+ * `5#` or `1#6`), which cron-parser refused as `CronDayOfMonth Validation error, got value 1L ...` or
+ * `invalid dayOfWeek occurrence number (#)`: said with how each is written. `index` is the field's (2:
+ * day-of-month, 4: day-of-week).
+ */
+export function lastOrNthProblem(index: number, field: string, problem: string): string | undefined {
+  if (index === 2 && field.includes("#"))
+    return `# goes in the day-of-week field, between a weekday and which of its weeks in the month, 1 to 5 (${SECOND_FRIDAY})`;
+  if (index === 2 && /^CronDayOfMonth Validation error/.test(problem))
+    return `L in day-of-month stands alone, for the month's last day ("L"); a weekday's last one in the month is written in day-of-week (${LAST_FRIDAY})`;
+  if (index === 4 && /^CronDayOfWeek Validation error/.test(problem))
+    return `L in day-of-week goes after one weekday, for its last one in the month (${LAST_FRIDAY}); the month's last day is L in day-of-month ("0 9 L * *")`;
+  if (index === 4 && field.includes("#"))
+    return `# goes between one weekday and which of its weeks in the month, 1 to 5, alone in the field (${SECOND_FRIDAY})`;
+  return undefined;
+}

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { nonAsciiNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
-import { manyEndedRange, nearestWeekday } from "./cronFieldHints.js";
+import { lastOrNthProblem, manyEndedRange, nearestWeekday } from "./cronFieldHints.js";
 import { lookalikeCharacter, shownField } from "./lookalikeCharacters.js";
 import { missingDay } from "./missingDay.js";
 import { zoneField, zoneRefusal } from "./scheduleZone.js";
@@ -287,7 +287,7 @@ function failingField(fields: readonly string[]): string | undefined {
     const weekdayNearest = index === 2 ? nearestWeekday(field) : undefined;
     if (weekdayNearest !== undefined) return `${FIELD_LABELS[index]} field "${field}": ${weekdayNearest}`;
     const reversed = /Invalid range: (\d+)-(\d+), min/.exec(problem);
-    const manyEnds = manyEndedRange(field, problem);
+    const manyEnds = manyEndedRange(field, problem) ?? lastOrNthProblem(index, field, problem);
     const outside = /^Constraint error, got (?:value|range) (\S+) expected range (\d+-\d+)$/.exec(problem);
     const said =
       manyEnds !== undefined

@@ -467,6 +467,24 @@ describe("schedule grammar", () => {
       expect(refusal(written)).toBe("accepted");
   });
 
+  it("L or # where its field does not take it that way (1L, L alone as a weekday, 5#, 1#6) is said with how each is written", () => {
+    // These were cron-parser's "CronDayOfMonth Validation error, got value 1L expected range 1-31 or chars L",
+    // "unexpected standalone L" and "invalid dayOfWeek occurrence number (#)" (for "#2": "got value: ").
+    expect(refusal("0 9 1L * *")).toBe(
+      'schedule "0 9 1L * *": not a valid cron expression (day-of-month field "1L": L in day-of-month stands alone, for the month\'s last day ("L"); a weekday\'s last one in the month is written in day-of-week ("5L", the last Friday))',
+    );
+    expect(refusal("0 9 * * L")).toContain(
+      'day-of-week field "L": L in day-of-week goes after one weekday, for its last one in the month ("5L", the last Friday); the month\'s last day is L in day-of-month ("0 9 L * *")',
+    );
+    for (const field of ["5#", "#2", "1#6", "1#2,3"])
+      expect(refusal(`0 9 * * ${field}`)).toContain(
+        `day-of-week field "${field}": # goes between one weekday and which of its weeks in the month, 1 to 5, alone in the field ("5#2", the second Friday)`,
+      );
+    expect(refusal("0 9 1#2 * *")).toContain('day-of-month field "1#2": # goes in the day-of-week field');
+    for (const written of ["0 9 L * *", "0 9 * * 5L", "0 9 * * 5#2"])
+      expect(refusal(written)).toBe("accepted");
+  });
+
   it("a six- or seven-field expression is refused naming the extra field and the five fields meant", () => {
     expect(refusal("0 */5 * * * *")).toBe(
       'schedule "0 */5 * * * *": 6 fields, with a seconds field first (as Quartz, node-cron or Spring write it): svc schedules have 5 (minute hour day-of-month month day-of-week) and run at most once a minute — write "*/5 * * * *", or for runs within a minute an interval like "30s"',
