@@ -178,6 +178,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const unadvanced = new Set<string>();
   let timer: unknown;
   let stopped = true;
+  /** The schedule was started and then stopped (the gateway's stop): a check still under way starts nothing new. */
+  let ended = false;
   let listFailed = false;
   /** The last store error logged per profile: the stores are read every second, the log says it once. */
   const storeErrors = new Map<string, string>();
@@ -470,7 +472,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       key: string;
       next: number;
       nextRun: string;
-      /** Changed by another writer since the read (removed, paused, another next_run or a refused schedule): not run. */
+      /**
+       * Changed by another writer since the read (removed, paused, another next_run or a refused schedule), or
+       * the gateway's stop began meanwhile: not run.
+       */
       edited?: boolean;
     }> = [];
     for (const job of due) {
@@ -523,6 +528,12 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
                 // judges the job as it is now. Judged as read (a record written by hand has no state).
                 if (current === undefined) {
                   advance.edited = true; // a job removed meanwhile stays removed
+                  continue;
+                }
+                // The gateway's stop began while this check waited for the store (its lock held by a command):
+                // nothing new starts now, after the stop's drain; the job stays due, and the next start runs it.
+                if (ended && !scheduledRuns.has(advance.key)) {
+                  advance.edited = true;
                   continue;
                 }
                 const latest = parseCronJob(store.path, advance.job.id, current);
@@ -953,6 +964,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     start() {
       if (!stopped) return;
       stopped = false;
+      ended = false;
       startedAt ??= clock.now();
       if (holding !== undefined) clock.clearTimeout(holding);
       holding = undefined;
@@ -962,6 +974,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     stop() {
       const wasStopped = stopped;
       stopped = true;
+      if (!wasStopped) ended = true;
       if (timer !== undefined) clock.clearTimeout(timer);
       if (!wasStopped) holdWhileStopping();
     },

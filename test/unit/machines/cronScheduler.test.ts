@@ -1684,6 +1684,32 @@ describe("cron scheduler", () => {
     await scheduler.idle();
     expect(store.read().records.a).toBeUndefined();
   });
+
+  it("a check still waiting for the store (its lock held by a command) when the gateway stops starts nothing after the stop: the job stays due for the next start", async () => {
+    // It advanced next_run and started the run after the gateway's stop had returned: its agent was spawned
+    // with the gateway gone, stopped at once, and the occurrence recorded as "stopped by the gateway's stop".
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup([job("a")], async (j) => {
+      ran.push(j.id);
+      return "ok";
+    });
+    let unlock: () => void = () => {};
+    const locked = new Promise<void>((resolve) => (unlock = resolve));
+    const update = store.update.bind(store);
+    vi.spyOn(store, "update").mockImplementation(async (change) => {
+      await locked;
+      return update(change);
+    });
+    scheduler.start();
+    advance(60_000);
+    const checking = scheduler.tick();
+    scheduler.stop();
+    unlock();
+    expect(await checking).toEqual([]);
+    await scheduler.idle();
+    expect(ran).toEqual([]);
+    expect(store.read().records.a?.next_run).toBe(new Date(T0 + 60_000).toISOString());
+  });
 });
 
 describe("cron scheduler across profiles (each profile has its own store)", () => {
