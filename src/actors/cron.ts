@@ -191,8 +191,11 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const badLastRuns = new Map<string, string>();
   /** `<profile>\0<job id>` → the target (deliver and extras) last checked by `targetProblems`. */
   const checkedTargets = new Map<string, { target: string; version: unknown }>();
-  /** `<profile>\0<job id>` → the schedule and next_run the last tick saw (a hand edit of the schedule shows). */
-  const lastSeen = new Map<string, { schedule: string; next_run: string | undefined }>();
+  /** `<profile>\0<job id>` → the schedule, next_run and state the last tick saw (a hand edit of them shows). */
+  const lastSeen = new Map<
+    string,
+    { schedule: string; next_run: string | undefined; state: CronJob["state"] }
+  >();
   const tickMs = options.tickMs ?? 1000;
   /** The clock's time at the last tick: a tick that finds an earlier one sees the clock set back. */
   let lastTickAt: number | undefined;
@@ -620,7 +623,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
    * A schedule edited by hand while the gateway runs (there is no edit command) would keep the `next_run`
    * of the old one: a daily `0 0 * * *` changed to every five minutes would first run at midnight. When a
    * job's schedule differs from the one the last tick saw and its `next_run` does not (the edit left it),
-   * the next run is worked out from the new schedule, from now. A `next_run` edited with it is kept.
+   * the next run is worked out from the new schedule, from now. A `next_run` edited with it is kept. So is a
+   * job's `state` edited by hand from paused or disabled back to enabled: a `next_run` left in the past by
+   * the edits is worked out from now, not caught up.
    */
   async function followEditedSchedules(
     profile: string,
@@ -637,10 +642,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       if (!entry.ok) continue;
       const { job } = entry;
       const before = lastSeen.get(key);
-      lastSeen.set(key, { schedule: job.schedule, next_run: job.next_run });
-      if (before === undefined || before.schedule === job.schedule || before.next_run !== job.next_run)
-        continue;
+      lastSeen.set(key, { schedule: job.schedule, next_run: job.next_run, state: job.state });
+      if (before === undefined || before.next_run !== job.next_run) continue;
       if (job.state !== "enabled") continue; // resume works out its next run
+      // Paused or disabled by hand and enabled again by hand, its next_run left as it was: one that passed
+      // meanwhile is no run missed while the gateway was down, and is not caught up (as svc cron resume).
+      const reenabled =
+        before.state !== "enabled" && job.next_run !== undefined && !(nextRunTime(job.next_run) > now);
+      if (before.schedule === job.schedule && !reenabled) continue;
       let next: string;
       try {
         next = new Date(nextRunAfter(job.schedule, now)).toISOString();
@@ -649,11 +658,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       logger.info(
         { job: job.id, profile },
-        `[cron] ${job.name}${inProfile(profile)}: schedule changed from "${before.schedule}" to "${job.schedule}"; the next run is ${next}`,
+        before.schedule !== job.schedule
+          ? `[cron] ${job.name}${inProfile(profile)}: schedule changed from "${before.schedule}" to "${job.schedule}"; the next run is ${next}`
+          : `[cron] ${job.name}${inProfile(profile)}: enabled again in ${store.path}; its next run (${job.next_run}) passed while it was ${before.state} and is not caught up: the next run is ${next}`,
       );
-      lastSeen.set(key, { schedule: job.schedule, next_run: next });
+      lastSeen.set(key, { schedule: job.schedule, next_run: next, state: job.state });
       await record(store, job.id, (current) =>
-        current.schedule === job.schedule && current.next_run === job.next_run
+        current.schedule === job.schedule && current.next_run === job.next_run && current.state === "enabled"
           ? { ...current, next_run: next }
           : current,
       );

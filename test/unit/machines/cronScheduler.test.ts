@@ -1012,6 +1012,42 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["a"]);
   });
 
+  it("a job paused by hand (state edited, next_run left) and enabled again by hand after its next run passed is not caught up: it goes on from now, as svc cron resume makes it", async () => {
+    // It ran at once when enabled again, for the time it spent paused, as if the gateway had been down.
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup(
+      [
+        job("a", { schedule: "0 * * * *", next_run: new Date(T0 + 3_600_000).toISOString() }),
+        // Enabled again before its next run came: that next run stays.
+        job("b", { schedule: "every 1d", next_run: new Date(T0 + 86_400_000).toISOString() }),
+      ],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+    );
+    const setState = (id: string, state: CronJob["state"]) =>
+      store.update((records) => {
+        records[id] = { ...(records[id] as CronJob), state };
+      });
+    expect(await scheduler.tick()).toEqual([]);
+    await setState("a", "paused");
+    await setState("b", "disabled");
+    advance(1000);
+    expect(await scheduler.tick()).toEqual([]);
+    advance(3 * 3_600_000);
+    expect(await scheduler.tick()).toEqual([]);
+    await setState("a", "enabled");
+    await setState("b", "enabled");
+    advance(1000);
+    expect(await scheduler.tick()).toEqual([]);
+    await scheduler.idle();
+    expect(ran).toEqual([]);
+    const records = store.read().records;
+    expect(records.a?.next_run).toBe(new Date(T0 + 4 * 3_600_000).toISOString());
+    expect(records.b?.next_run).toBe(new Date(T0 + 86_400_000).toISOString());
+  });
+
   it("a schedule edited by hand through an invalid one (saved half-typed, then fixed) still takes effect from the fix, logged, not at the old next_run", async () => {
     home = tempHome();
     const store = cronStore(join(home.dir, "cron", "jobs.json"));
