@@ -42,7 +42,8 @@ function strayAfterValue(
  * word of its own, and an unquoted `*` as the names of the files in the working directory. Commander refused
  * the words after the first as "too many arguments ... Expected 0 arguments but got 4", which says nothing of
  * the quotes. Said as the option they follow, with the quotes to write: `examples` by option (`--schedule`
- * → `"0 9 * * 1-5"`); the stray words are shown for the options in `shown` only (another value may be a secret).
+ * → `"0 9 * * 1-5"`), for the options whose value may hold spaces; the stray words are shown for the options in
+ * `shown` only (another value may be a secret).
  */
 export function unquotedValueError(
   text: string,
@@ -52,12 +53,13 @@ export function unquotedValueError(
 ): string {
   if (!text.startsWith("error: too many arguments")) return text;
   const found = strayAfterValue(command, commandLine(command));
-  if (found === undefined) return text;
+  // Only a value that may hold spaces is advised quotes (a job name, one word, is not).
+  if (found === undefined || examples[found.option] === undefined) return text;
   const { option, stray } = found;
   const count = `${stray.length} more word${stray.length === 1 ? "" : "s"}`;
   const words = shown.has(option) ? ` (${stray.map((word) => JSON.stringify(word)).join(", ")})` : "";
   const star = shown.has(option)
     ? " and turns each * into the names of the files in the working directory"
     : "";
-  return `error: ${option} takes one value, and ${count} followed it${words} — write the whole value in quotes, as in ${option} ${examples[option] ?? '"..."'} (unquoted, the shell splits it into words${star})\n`;
+  return `error: ${option} takes one value, and ${count} followed it${words} — write the whole value in quotes, as in ${option} ${examples[option]} (unquoted, the shell splits it into words${star})\n`;
 }

@@ -17,14 +17,16 @@ const each = <const T extends readonly (readonly string[])[]>(...argsList: T) =>
 
 describe("svc cron create with a schedule or prompt not in quotes", { timeout: 90_000 }, () => {
   it("names the option the stray words follow and the quotes to write (was: too many arguments ... Expected 0 arguments but got 4)", async () => {
-    const [schedule, globbed, prompt, operand] = await each(
+    const [schedule, globbed, prompt, operand, name] = await each(
       ["cron", "create", "--name", "n", "--schedule", "0", "9", "*", "*", "1-5", "--prompt", "hi"],
       // What the shell passes for `--schedule */5 * * * *` in a directory holding a.txt and b.txt.
       ["cron", "create", "--name", "n", "--schedule", "*/5", "a.txt", "b.txt", "--prompt", "hi"],
       ["cron", "create", "--name=n", "--schedule=@daily", "--prompt", "summarize", "the", "news"],
       ["cron", "create", "nightly", "--name", "n", "--schedule", "@daily", "--prompt", "hi"],
+      // A job name is one word: no quotes to advise.
+      ["cron", "create", "--name", "my", "job", "--schedule", "@daily", "--prompt", "hi"],
     );
-    for (const r of [schedule, globbed, prompt, operand]) {
+    for (const r of [schedule, globbed, prompt, operand, name]) {
       expect(r.code).toBe(2);
       expect(r.stderr).toContain("Usage: svc cron create");
     }
@@ -38,7 +40,7 @@ describe("svc cron create with a schedule or prompt not in quotes", { timeout: 9
     );
     expect(prompt.stderr).not.toContain('"news"');
     // A word before any option's value is no unquoted value: commander's own line.
-    expect(operand.stderr).toContain("error: too many arguments for 'create'");
+    for (const r of [operand, name]) expect(r.stderr).toContain("error: too many arguments for 'create'");
     expect(existsSync(join(home.dir, "cron", "jobs.json"))).toBe(false);
   });
 });
