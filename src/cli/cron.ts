@@ -256,7 +256,7 @@ function list(options: ProfileOption): void {
             record.job.name,
             record.job.schedule,
             record.job.state,
-            record.job.state === "enabled" ? (record.job.next_run ?? "-") : "-",
+            record.job.state === "enabled" ? nextRunShown(record.job.next_run) : "-",
             record.job.last_run === undefined
               ? "never"
               : `${record.job.last_run.at} ${record.job.last_run.status}`,
@@ -292,6 +292,17 @@ function list(options: ProfileOption): void {
         `Warning: ${record.job.name} (${record.key}): next_run ${JSON.stringify(record.job.next_run.slice(0, 40))} in ${jobs.path} is not a time; a running gateway sets it from the schedule at its next check${notATimeAdvice(record.job.next_run)}\n`,
       );
   }
+}
+
+/**
+ * A job's next run as `svc cron list` shows it: in UTC, as svc writes it, also when written by hand without
+ * a zone (`2026-12-02 09:00`, UTC, which the eye reads as local time) or in another one; text that is no time
+ * as written (a warning names it).
+ */
+function nextRunShown(nextRun: string | undefined): string {
+  if (nextRun === undefined) return "-";
+  const at = nextRunTime(nextRun);
+  return Number.isNaN(at) ? nextRun : new Date(at).toISOString();
 }
 
 /**
