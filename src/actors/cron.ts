@@ -178,6 +178,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const unadvanced = new Set<string>();
   let timer: unknown;
   let stopped = true;
+  /** The schedule was started and then stopped (the gateway's stop): a check still under way starts nothing new. */
+  let ended = false;
   let listFailed = false;
   /** The last store error logged per profile: the stores are read every second, the log says it once. */
   const storeErrors = new Map<string, string>();
@@ -189,8 +191,11 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const badLastRuns = new Map<string, string>();
   /** `<profile>\0<job id>` → the target (deliver and extras) last checked by `targetProblems`. */
   const checkedTargets = new Map<string, { target: string; version: unknown }>();
-  /** `<profile>\0<job id>` → the schedule and next_run the last tick saw (a hand edit of the schedule shows). */
-  const lastSeen = new Map<string, { schedule: string; next_run: string | undefined }>();
+  /** `<profile>\0<job id>` → the schedule, next_run and state the last tick saw (a hand edit of them shows). */
+  const lastSeen = new Map<
+    string,
+    { schedule: string; next_run: string | undefined; state: CronJob["state"] }
+  >();
   const tickMs = options.tickMs ?? 1000;
   /** The clock's time at the last tick: a tick that finds an earlier one sees the clock set back. */
   let lastTickAt: number | undefined;
@@ -470,7 +475,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       key: string;
       next: number;
       nextRun: string;
-      /** Changed by another writer since the read (removed, paused, another next_run or a refused schedule): not run. */
+      /**
+       * Changed by another writer since the read (removed, paused, another next_run or a refused schedule), or
+       * the gateway's stop began meanwhile: not run.
+       */
       edited?: boolean;
     }> = [];
     for (const job of due) {
@@ -523,6 +531,12 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
                 // judges the job as it is now. Judged as read (a record written by hand has no state).
                 if (current === undefined) {
                   advance.edited = true; // a job removed meanwhile stays removed
+                  continue;
+                }
+                // The gateway's stop began while this check waited for the store (its lock held by a command):
+                // nothing new starts now, after the stop's drain; the job stays due, and the next start runs it.
+                if (ended && !scheduledRuns.has(advance.key)) {
+                  advance.edited = true;
                   continue;
                 }
                 const latest = parseCronJob(store.path, advance.job.id, current);
@@ -609,7 +623,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
    * A schedule edited by hand while the gateway runs (there is no edit command) would keep the `next_run`
    * of the old one: a daily `0 0 * * *` changed to every five minutes would first run at midnight. When a
    * job's schedule differs from the one the last tick saw and its `next_run` does not (the edit left it),
-   * the next run is worked out from the new schedule, from now. A `next_run` edited with it is kept.
+   * the next run is worked out from the new schedule, from now. A `next_run` edited with it is kept. So is a
+   * job's `state` edited by hand from paused or disabled back to enabled: a `next_run` left in the past by
+   * the edits is worked out from now, not caught up.
    */
   async function followEditedSchedules(
     profile: string,
@@ -626,10 +642,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       if (!entry.ok) continue;
       const { job } = entry;
       const before = lastSeen.get(key);
-      lastSeen.set(key, { schedule: job.schedule, next_run: job.next_run });
-      if (before === undefined || before.schedule === job.schedule || before.next_run !== job.next_run)
-        continue;
+      lastSeen.set(key, { schedule: job.schedule, next_run: job.next_run, state: job.state });
+      if (before === undefined || before.next_run !== job.next_run) continue;
       if (job.state !== "enabled") continue; // resume works out its next run
+      // Paused or disabled by hand and enabled again by hand, its next_run left as it was: one that passed
+      // meanwhile is no run missed while the gateway was down, and is not caught up (as svc cron resume).
+      const reenabled =
+        before.state !== "enabled" && job.next_run !== undefined && !(nextRunTime(job.next_run) > now);
+      if (before.schedule === job.schedule && !reenabled) continue;
       let next: string;
       try {
         next = new Date(nextRunAfter(job.schedule, now)).toISOString();
@@ -638,11 +658,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       logger.info(
         { job: job.id, profile },
-        `[cron] ${job.name}${inProfile(profile)}: schedule changed from "${before.schedule}" to "${job.schedule}"; the next run is ${next}`,
+        before.schedule !== job.schedule
+          ? `[cron] ${job.name}${inProfile(profile)}: schedule changed from "${before.schedule}" to "${job.schedule}"; the next run is ${next}`
+          : `[cron] ${job.name}${inProfile(profile)}: enabled again in ${store.path}; its next run (${job.next_run}) passed while it was ${before.state} and is not caught up: the next run is ${next}`,
       );
-      lastSeen.set(key, { schedule: job.schedule, next_run: next });
+      lastSeen.set(key, { schedule: job.schedule, next_run: next, state: job.state });
       await record(store, job.id, (current) =>
-        current.schedule === job.schedule && current.next_run === job.next_run
+        current.schedule === job.schedule && current.next_run === job.next_run && current.state === "enabled"
           ? { ...current, next_run: next }
           : current,
       );
@@ -953,6 +975,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     start() {
       if (!stopped) return;
       stopped = false;
+      ended = false;
       startedAt ??= clock.now();
       if (holding !== undefined) clock.clearTimeout(holding);
       holding = undefined;
@@ -962,6 +985,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     stop() {
       const wasStopped = stopped;
       stopped = true;
+      if (!wasStopped) ended = true;
       if (timer !== undefined) clock.clearTimeout(timer);
       if (!wasStopped) holdWhileStopping();
     },

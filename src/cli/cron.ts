@@ -41,6 +41,7 @@ import { targetStartupProblems } from "../io/targets/validate.js";
 import { terminalText } from "../io/terminalText.js";
 import { checkDeliverExtra, collectPairs, formatTable } from "./format.js";
 import { requireOptions } from "./requiredOptions.js";
+import { unquotedValueError } from "./unquotedValue.js";
 import { withSubscriptionStore } from "./webhook/subscriptionStoreFor.js";
 
 /** `--profile <name>`: which profile's cron store a command works on (the default profile without it). */
@@ -255,7 +256,7 @@ function list(options: ProfileOption): void {
             record.job.name,
             record.job.schedule,
             record.job.state,
-            record.job.state === "enabled" ? (record.job.next_run ?? "-") : "-",
+            record.job.state === "enabled" ? nextRunShown(record.job.next_run) : "-",
             record.job.last_run === undefined
               ? "never"
               : `${record.job.last_run.at} ${record.job.last_run.status}`,
@@ -291,6 +292,17 @@ function list(options: ProfileOption): void {
         `Warning: ${record.job.name} (${record.key}): next_run ${JSON.stringify(record.job.next_run.slice(0, 40))} in ${jobs.path} is not a time; a running gateway sets it from the schedule at its next check${notATimeAdvice(record.job.next_run)}\n`,
       );
   }
+}
+
+/**
+ * A job's next run as `svc cron list` shows it: in UTC, as svc writes it, also when written by hand without
+ * a zone (`2026-12-02 09:00`, UTC, which the eye reads as local time) or in another one; text that is no time
+ * as written (a warning names it).
+ */
+function nextRunShown(nextRun: string | undefined): string {
+  if (nextRun === undefined) return "-";
+  const at = nextRunTime(nextRun);
+  return Number.isNaN(at) ? nextRun : new Date(at).toISOString();
 }
 
 /**
@@ -546,6 +558,14 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
 }
 
 /** `svc cron ...` */
+/** What `svc cron create` shows in quotes for a value given as several words (`--schedule 0 9 * * 1-5`). */
+const CREATE_EXAMPLES: Readonly<Record<string, string>> = {
+  "--schedule": '"0 9 * * 1-5"',
+  "--prompt": '"Summarize the open pull requests"',
+};
+/** The options whose stray words the refusal shows (a schedule holds no secret; a prompt may). */
+const SHOWN_VALUES: ReadonlySet<string> = new Set(["--schedule"]);
+
 export function registerCronCommands(program: Command): void {
   const cron = program
     .command("cron")
@@ -564,6 +584,10 @@ export function registerCronCommands(program: Command): void {
   requireOptions(createCommand, ["name", "schedule", "prompt"]).action((options: CreateOptions) =>
     create(options),
   );
+  createCommand.configureOutput({
+    outputError: (text, write) =>
+      write(unquotedValueError(text, createCommand, CREATE_EXAMPLES, SHOWN_VALUES)),
+  });
   // The short names `svc webhook` takes too (ls, rm).
   cron.command("list").alias("ls").description("list jobs").action(list);
   cron

@@ -150,7 +150,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
       forget,
       // A shared store (Redis) stores a group's event before its answer: no group holds one answered 503.
       ...(shared === undefined
-        ? { withdraw: (event) => deps.coalescer.withdraw(event) }
+        ? { withdraw: (event) => deps.coalescer.withdraw(event), reloadFlushesGroups: true }
         : { keep: shared.keep }),
       onCronUnavailable: hooks.onCronUnavailable,
       onCoalesceUnavailable: hooks.onCoalesceUnavailable,

@@ -3,6 +3,7 @@ import { settingKey } from "../../config/sections/webhook.js";
 import { MAX_TIMER_SECONDS } from "../../config/timerSeconds.js";
 import type { LocalAnswer } from "../../io/localHttp.js";
 import { terminalText } from "../../io/terminalText.js";
+import { parseJson } from "../../streams/jsonNumbers/index.js";
 import { shellWord } from "./checks.js";
 import type { AnsweringRoute } from "./postToGateway.js";
 
@@ -84,3 +85,34 @@ export function coalescedNote(
   );
 }
 const COALESCED = /^\{"status":"coalesced"\}$/;
+
+/**
+ * The note after a `202 accepted` on a coalescing route whose key the sent payload gives no value (missing,
+ * null or empty: the default test payload has no `pull_request.number`): the event was not grouped and its
+ * run starts at once, which the answer alone leaves a tester to wonder about. Nothing for a route with a
+ * `script` (the key is read from what the script makes of the payload) or a body that is no JSON.
+ */
+export async function ungroupedNote(
+  answer: Pick<LocalAnswer, "status" | "text">,
+  name: string,
+  route: Pick<AnsweringRoute, "coalesce" | "script">,
+  body: string,
+  event: string | undefined,
+): Promise<string | undefined> {
+  const policy = route.coalesce;
+  if (answer.status !== 202 || policy === undefined || route.script !== undefined) return undefined;
+  if (!ACCEPTED.test(answer.text)) return undefined;
+  let payload: unknown;
+  try {
+    payload = parseJson(body);
+  } catch {
+    return undefined;
+  }
+  // Loaded here only: the machines' module brings XState, which no other webhook command needs.
+  const { renderCoalesceKey } = await import("../../machines/coalesceGroup.js");
+  if (renderCoalesceKey(policy.key, payload, event) !== undefined) return undefined;
+  return terminalText(
+    `Note: ${name} coalesces events on coalesce.key ${policy.key}, which this payload gives no value (missing, null or empty): the event was not grouped, and its run starts at once — send a payload that has it (--payload) to see it held in its key's group\n`,
+  );
+}
+const ACCEPTED = /^\{"status":"accepted"[,}]/;

@@ -8,7 +8,13 @@ import { resolveDeliveryId } from "../../streams/deliveryId.js";
 import { refuseCurlFile } from "../curlFileArgument.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
-import { coalescedNote, failedDeliveryNote, rateLimitedNote, tooLargeNote } from "./answerNote.js";
+import {
+  coalescedNote,
+  failedDeliveryNote,
+  rateLimitedNote,
+  tooLargeNote,
+  ungroupedNote,
+} from "./answerNote.js";
 import { configWithEnabledNote } from "./config.js";
 import { noListener, PORT_ZERO, sharedAdapterOff, unreachableHint } from "./listener.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
@@ -150,6 +156,8 @@ export async function sendTest(
   if (failed !== undefined) process.stderr.write(failed);
   const grouped = coalescedNote(response, name, target.route);
   if (grouped !== undefined) process.stderr.write(grouped);
+  const ungrouped = await ungroupedNote(response, name, target.route, body, event);
+  if (ungrouped !== undefined) process.stderr.write(ungrouped);
   const tooLarge = tooLargeNote(response, Buffer.byteLength(body), loaded, "the test event's body");
   if (tooLarge !== undefined) process.stderr.write(tooLarge);
   const limited = rateLimitedNote(response, name, loaded);

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { nonAsciiNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
+import { lastOrNthProblem, manyEndedRange, nearestWeekday } from "./cronFieldHints.js";
 import { lookalikeCharacter, shownField } from "./lookalikeCharacters.js";
 import { missingDay } from "./missingDay.js";
 import { zoneField, zoneRefusal } from "./scheduleZone.js";
@@ -283,17 +284,23 @@ function failingField(fields: readonly string[]): string | undefined {
     if (problem === undefined || /duplicate values found/.test(problem)) continue;
     const lookalike = lookalikeCharacter(field);
     if (lookalike !== undefined) return `${FIELD_LABELS[index]} field "${shownField(field)}": ${lookalike}`;
-    const reversed = /Invalid range: (\d+)-(\d+)/.exec(problem);
+    const weekdayNearest = index === 2 ? nearestWeekday(field) : undefined;
+    if (weekdayNearest !== undefined) return `${FIELD_LABELS[index]} field "${field}": ${weekdayNearest}`;
+    const reversed = /Invalid range: (\d+)-(\d+), min/.exec(problem);
+    const manyEnds = manyEndedRange(field, problem) ?? lastOrNthProblem(index, field, problem);
     const outside = /^Constraint error, got (?:value|range) (\S+) expected range (\d+-\d+)$/.exec(problem);
-    const said = /NaN/.test(problem)
-      ? `a range needs a value on each side of its "-" (${FIELD_LABELS[index]} values are ${problem.replace(/.*expected range /, "")})`
-      : /cannot repeat at every/.test(problem)
-        ? "a step (/N) must be a whole number of 1 or more"
-        : reversed !== null
-          ? reversedRange(index, Number(reversed[1]), Number(reversed[2]), /\/(\d+)/.exec(field)?.[0])
-          : outside !== null
-            ? `${outside[1]} is outside ${outside[2]}, the ${FIELD_LABELS[index]} values`
-            : problem;
+    const said =
+      manyEnds !== undefined
+        ? manyEnds
+        : /NaN/.test(problem)
+          ? `a range needs a value on each side of its "-" (${FIELD_LABELS[index]} values are ${problem.replace(/.*expected range /, "")})`
+          : /cannot repeat at every/.test(problem)
+            ? "a step (/N) must be a whole number of 1 or more"
+            : reversed !== null
+              ? reversedRange(index, Number(reversed[1]), Number(reversed[2]), /\/(\d+)/.exec(field)?.[0])
+              : outside !== null
+                ? `${outside[1]} is outside ${outside[2]}, the ${FIELD_LABELS[index]} values`
+                : problem;
     return `${FIELD_LABELS[index]} field "${field}": ${said}`;
   }
   return undefined;

@@ -32,6 +32,12 @@ export interface DispatchDeps {
   keep?(key: string): Promise<void>;
   onCronUnavailable?: (event: AcceptedEvent) => void;
   onCoalesceUnavailable?: (event: AcceptedEvent) => void;
+  /**
+   * A reload flushes every pending group (groups in memory; shared ones in Redis keep their route's
+   * settings): an event whose route the reload retired while the event was in the pipeline (in its script)
+   * is then not grouped, since its group would keep the replaced route's windows past the reload.
+   */
+  readonly reloadFlushesGroups?: boolean;
 }
 
 /**
@@ -99,7 +105,9 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
           )
         : keptAt(deps, event, fired(event, result));
     }
-    if (route.coalesce !== undefined) {
+    // Retired: the reload flushed the groups of the table that resolved it; it runs at once, as they did.
+    const retired = deps.reloadFlushesGroups === true && ctx.route?.standing?.retired === true;
+    if (route.coalesce !== undefined && !retired) {
       if (deps.modes.coalesce === undefined) deps.onCoalesceUnavailable?.(event);
       else {
         const grouped = deps.modes.coalesce(event);

@@ -73,6 +73,26 @@ describe("svc cron on a cron store edited by hand", { timeout: 30_000 }, () => {
     );
   });
 
+  it("list shows a next_run written by hand without a zone, or with another one, as the UTC time it is (it showed 2026-12-02 09:00 as written, read as local time)", async () => {
+    home = tempHome();
+    home.write(
+      "cron/jobs.json",
+      handWrittenJobs({
+        none0001: { name: "zoneless", next_run: "2026-12-02 09:00" },
+        zone0001: { name: "paris", next_run: "2026-12-02T10:00:00+01:00" },
+      }),
+    );
+    const list = await svc(home, ["cron", "list"]);
+    expect(list.code).toBe(0);
+    expect(list.stderr).toBe("");
+    expect(list.stdout).toMatch(
+      /^none0001\s+zoneless\s+every 1h\s+enabled\s+2026-12-02T09:00:00\.000Z\s+never$/m,
+    );
+    expect(list.stdout).toMatch(
+      /^zone0001\s+paris\s+every 1h\s+enabled\s+2026-12-02T09:00:00\.000Z\s+never$/m,
+    );
+  });
+
   it("list warns about a last_run it cannot read, naming the file, the job's key and what is wrong; the job is listed as enabled, its last run as never", async () => {
     home = tempHome();
     const path = home.write(

@@ -42,10 +42,23 @@ describe("svc webhook test (and redeliver) of a coalescing route", { timeout: 90
     expect(grouped.stdout).toContain('202 Accepted\n{"status":"coalesced"}');
     expect(grouped.stderr).toBe(note);
 
-    // A key that does not resolve is dispatched at once (202 accepted): nothing to wait for.
+    // A key that does not resolve is dispatched at once (202 accepted): nothing to wait for, and a note says
+    // why it was not grouped (the default test payload has no pr.number; the answer alone left that unsaid).
     const atOnce = await svc(gw.home, ["webhook", "test", "prs", "--port", port]);
     expect(atOnce.stdout).toContain('"status":"accepted"');
-    expect(atOnce.stderr).toBe("");
+    expect(atOnce.stderr).toBe(
+      "Note: prs coalesces events on coalesce.key pr.number, which this payload gives no value (missing, null or empty): the event was not grouped, and its run starts at once — send a payload that has it (--payload) to see it held in its key's group\n",
+    );
+    const empty = await svc(gw.home, [
+      "webhook",
+      "test",
+      "prs",
+      "--port",
+      port,
+      "--payload",
+      '{"pr":{"number":""}}',
+    ]);
+    expect(empty.stderr).toContain("which this payload gives no value (missing, null or empty)");
 
     writeRecordedRequest(gw.home, {
       id: "pr-8",

@@ -275,12 +275,26 @@ describe("schedule grammar", () => {
     expect(() => parseSchedule("CRON_TZ=Europe/Paris 0 9 * * *")).toThrow(
       /a time zone \(CRON_TZ=Europe\/Paris\) cannot be given — schedules are evaluated in UTC/,
     );
-    expect(() => parseSchedule("TZ=UTC 0 9 * * *")).toThrow(/evaluated in UTC/);
+    expect(() => parseSchedule("TZ=UTC 0 9 * * *")).toThrow(/evaluated in UTC already: leave it out$/);
+  });
+
+  it("a refused time zone is said with its 09:00 in UTC, in January and July where its clocks change (which a UTC schedule does not follow)", () => {
+    // It said "09:00 in UTC+1 is 0 8 * * *" for every zone: New York's user was left to work out -5 and -4.
+    expect(refusal("CRON_TZ=America/New_York 0 9 * * 1-5")).toContain(
+      "write the hours in UTC (09:00 in America/New_York is 14:00 UTC in January and 13:00 UTC in July: a UTC schedule does not follow America/New_York's clock changes, so there its runs move by the change twice a year)",
+    );
+    expect(refusal("TZ=Asia/Kolkata 0 9 * * *")).toContain("(09:00 in Asia/Kolkata is 03:30 UTC)");
+    // Ahead of UTC by 9 hours or more, 09:00 there is on the day before in UTC: a day-of-week moves with it.
+    expect(refusal("0 9 * * 1 Australia/Sydney")).toContain(
+      "09:00 in Australia/Sydney is 22:00 UTC the day before in January and 23:00 UTC the day before in July",
+    );
+    // A name that is no zone keeps the example.
+    expect(refusal("CRON_TZ=Mars/Olympus 0 9 * * *")).toContain('(09:00 in UTC+1 is "0 8 * * *")');
   });
 
   it("a time zone written as a sixth field, after or before the five, is refused as one, not read as a seconds field", () => {
     expect(refusal("0 9 * * * Europe/Paris")).toBe(
-      'schedule "0 9 * * * Europe/Paris": a time zone (Europe/Paris) cannot be given — schedules are evaluated in UTC: leave it out and write the hours in UTC (09:00 in UTC+1 is "0 8 * * *")',
+      'schedule "0 9 * * * Europe/Paris": a time zone (Europe/Paris) cannot be given — schedules are evaluated in UTC: leave it out and write the hours in UTC (09:00 in Europe/Paris is 08:00 UTC in January and 07:00 UTC in July: a UTC schedule does not follow Europe/Paris\'s clock changes, so there its runs move by the change twice a year)',
     );
     expect(refusal("America/New_York 30 8 * * 1-5")).toMatch(
       /: a time zone \(America\/New_York\) cannot be given —/,
@@ -409,6 +423,66 @@ describe("schedule grammar", () => {
     ]) {
       expect(refusal(written)).toBe("accepted");
     }
+  });
+
+  it("a range with more than two ends (1-2-3) is refused as such, not as a range that wraps around, with what to write", () => {
+    // It was "a range goes from its lower value to its higher one (read as 1-2) ... write that range as
+    // 1-6,0-2": Monday to Saturday and Sunday to Tuesday, for a schedule that wanted three days.
+    expect(refusal("0 9 * * 1-2-3")).toBe(
+      'schedule "0 9 * * 1-2-3": not a valid cron expression (day-of-week field "1-2-3": a range has two ends, and "1-2-3" has 3 — write one range, "1-3", or a list, "1,2,3")',
+    );
+    expect(refusal("0 9 * * MON-WED-FRI")).toContain(
+      '"MON-WED-FRI" has 3 — write one range, "MON-FRI", or a list, "MON,WED,FRI"',
+    );
+    // Ends not in order: no range is guessed; a step stays on the range.
+    expect(refusal("0 22-2-4 * * *")).toContain(
+      'hour field "22-2-4": a range has two ends, and "22-2-4" has 3 — write one range, lower end first, or a list, "22,2,4"',
+    );
+    expect(refusal("0 9 1-10-20/2 * *")).toContain(
+      'day-of-month field "1-10-20/2": a range has two ends, and "1-10-20" has 3 — write one range, "1-20/2"',
+    );
+    for (const written of [
+      "0 9 * * 1-3",
+      "0 9 * * 1,2,3",
+      "0 9 * * MON-FRI",
+      "0 9 * * MON,WED,FRI",
+      "0 22,2,4 * * *",
+      "0 9 1-20/2 * *",
+    ])
+      expect(refusal(written)).toBe("accepted");
+  });
+
+  it("W (Quartz's weekday nearest a day) is refused naming it, with the day to write instead", () => {
+    expect(refusal("0 9 15W * *")).toBe(
+      'schedule "0 9 15W * *": not a valid cron expression (day-of-month field "15W": W (the weekday nearest a day, as Quartz writes it) is not read — write the day without it, "15" (L is the month\'s last day))',
+    );
+    expect(refusal("0 9 LW * *")).toContain(
+      'field "LW": W (the weekday nearest a day, as Quartz writes it) is not read — write the day without it, "L"',
+    );
+    expect(refusal("0 9 1W,15W * *")).toContain('write the day without it, "1,15"');
+    expect(refusal("0 9 W * *")).toContain(
+      'field "W": W (the weekday nearest a day, as Quartz writes it) is not read — write the days themselves (L is the month\'s last day)',
+    );
+    for (const written of ["0 9 15 * *", "0 9 L * *", "0 9 1,15 * *"])
+      expect(refusal(written)).toBe("accepted");
+  });
+
+  it("L or # where its field does not take it that way (1L, L alone as a weekday, 5#, 1#6) is said with how each is written", () => {
+    // These were cron-parser's "CronDayOfMonth Validation error, got value 1L expected range 1-31 or chars L",
+    // "unexpected standalone L" and "invalid dayOfWeek occurrence number (#)" (for "#2": "got value: ").
+    expect(refusal("0 9 1L * *")).toBe(
+      'schedule "0 9 1L * *": not a valid cron expression (day-of-month field "1L": L in day-of-month stands alone, for the month\'s last day ("L"); a weekday\'s last one in the month is written in day-of-week ("5L", the last Friday))',
+    );
+    expect(refusal("0 9 * * L")).toContain(
+      'day-of-week field "L": L in day-of-week goes after one weekday, for its last one in the month ("5L", the last Friday); the month\'s last day is L in day-of-month ("0 9 L * *")',
+    );
+    for (const field of ["5#", "#2", "1#6", "1#2,3"])
+      expect(refusal(`0 9 * * ${field}`)).toContain(
+        `day-of-week field "${field}": # goes between one weekday and which of its weeks in the month, 1 to 5, alone in the field ("5#2", the second Friday)`,
+      );
+    expect(refusal("0 9 1#2 * *")).toContain('day-of-month field "1#2": # goes in the day-of-week field');
+    for (const written of ["0 9 L * *", "0 9 * * 5L", "0 9 * * 5#2"])
+      expect(refusal(written)).toBe("accepted");
   });
 
   it("a six- or seven-field expression is refused naming the extra field and the five fields meant", () => {
@@ -725,6 +799,54 @@ describe("cron scheduler", () => {
     }
   });
 
+  it("schedules are UTC on a machine whose time zone changes its clocks: a job at 02:30 runs once on the spring-forward and the fall-back day, as every day", async () => {
+    const zone = process.env.TZ;
+    // Europe/Berlin: 01:00 UTC on 2026-03-29 (02:00 local is skipped) and on 2026-10-25 (02:00-03:00 local twice).
+    process.env.TZ = "Europe/Berlin";
+    try {
+      for (const day of ["2026-03-29", "2026-10-25"]) {
+        home = tempHome();
+        const store = cronStore(join(home.dir, "cron", "jobs.json"));
+        const start = Date.parse(`${day}T00:00:00Z`) - 86_400_000;
+        await store.update((records) => {
+          records.a = job("a", {
+            schedule: "30 2 * * *",
+            next_run: new Date(start + 150 * 60_000).toISOString(),
+          });
+          records.b = job("b", {
+            schedule: "30 1 * * *",
+            next_run: new Date(start + 90 * 60_000).toISOString(),
+          });
+        });
+        let now = start;
+        const ran: string[] = [];
+        const scheduler = createCronScheduler({
+          stores: { profiles: () => ["default"], store: () => store },
+          runJob: async (j) => {
+            ran.push(`${j.id} ${new Date(now).toISOString()}`);
+            return "ok";
+          },
+          logger: silentLogger(),
+          clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+        });
+        // Three days, a check every 30 minutes (the jobs are due on such a check).
+        for (; now < start + 3 * 86_400_000; now += 1_800_000) await scheduler.tick();
+        await scheduler.idle();
+        const days = [start, start + 86_400_000, start + 2 * 86_400_000].map((at) =>
+          new Date(at).toISOString().slice(0, 10),
+        );
+        expect(ran.sort()).toEqual([
+          ...days.map((d) => `a ${d}T02:30:00.000Z`),
+          ...days.map((d) => `b ${d}T01:30:00.000Z`),
+        ]);
+        home.cleanup();
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it("runs only enabled jobs that are due, advances next_run, records last_run", async () => {
     const ran: string[] = [];
     const { store, scheduler, advance } = await setup(
@@ -888,6 +1010,42 @@ describe("cron scheduler", () => {
     expect(await scheduler.tick()).toEqual(["a"]);
     await scheduler.idle();
     expect(ran).toEqual(["a"]);
+  });
+
+  it("a job paused by hand (state edited, next_run left) and enabled again by hand after its next run passed is not caught up: it goes on from now, as svc cron resume makes it", async () => {
+    // It ran at once when enabled again, for the time it spent paused, as if the gateway had been down.
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup(
+      [
+        job("a", { schedule: "0 * * * *", next_run: new Date(T0 + 3_600_000).toISOString() }),
+        // Enabled again before its next run came: that next run stays.
+        job("b", { schedule: "every 1d", next_run: new Date(T0 + 86_400_000).toISOString() }),
+      ],
+      async (j) => {
+        ran.push(j.id);
+        return "ok";
+      },
+    );
+    const setState = (id: string, state: CronJob["state"]) =>
+      store.update((records) => {
+        records[id] = { ...(records[id] as CronJob), state };
+      });
+    expect(await scheduler.tick()).toEqual([]);
+    await setState("a", "paused");
+    await setState("b", "disabled");
+    advance(1000);
+    expect(await scheduler.tick()).toEqual([]);
+    advance(3 * 3_600_000);
+    expect(await scheduler.tick()).toEqual([]);
+    await setState("a", "enabled");
+    await setState("b", "enabled");
+    advance(1000);
+    expect(await scheduler.tick()).toEqual([]);
+    await scheduler.idle();
+    expect(ran).toEqual([]);
+    const records = store.read().records;
+    expect(records.a?.next_run).toBe(new Date(T0 + 4 * 3_600_000).toISOString());
+    expect(records.b?.next_run).toBe(new Date(T0 + 86_400_000).toISOString());
   });
 
   it("a schedule edited by hand through an invalid one (saved half-typed, then fixed) still takes effect from the fix, logged, not at the old next_run", async () => {
@@ -1561,6 +1719,32 @@ describe("cron scheduler", () => {
     release();
     await scheduler.idle();
     expect(store.read().records.a).toBeUndefined();
+  });
+
+  it("a check still waiting for the store (its lock held by a command) when the gateway stops starts nothing after the stop: the job stays due for the next start", async () => {
+    // It advanced next_run and started the run after the gateway's stop had returned: its agent was spawned
+    // with the gateway gone, stopped at once, and the occurrence recorded as "stopped by the gateway's stop".
+    const ran: string[] = [];
+    const { store, scheduler, advance } = await setup([job("a")], async (j) => {
+      ran.push(j.id);
+      return "ok";
+    });
+    let unlock: () => void = () => {};
+    const locked = new Promise<void>((resolve) => (unlock = resolve));
+    const update = store.update.bind(store);
+    vi.spyOn(store, "update").mockImplementation(async (change) => {
+      await locked;
+      return update(change);
+    });
+    scheduler.start();
+    advance(60_000);
+    const checking = scheduler.tick();
+    scheduler.stop();
+    unlock();
+    expect(await checking).toEqual([]);
+    await scheduler.idle();
+    expect(ran).toEqual([]);
+    expect(store.read().records.a?.next_run).toBe(new Date(T0 + 60_000).toISOString());
   });
 });
 

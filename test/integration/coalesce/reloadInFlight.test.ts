@@ -1,0 +1,65 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import {
+  gatewayPerTest,
+  RECORDER_AGENT,
+  readRun,
+  recorderAgent,
+  waitForRun,
+  webhookConfig,
+} from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+const perTest = gatewayPerTest();
+
+/** A script that says it started, then holds the event until the test writes `release` (the payload passes as is). */
+const HOLDING_SCRIPT =
+  'd="$(dirname "$0")/.."; touch "$d/started"; while [ ! -e "$d/release" ]; do sleep 0.02; done; cat\n';
+
+const config = (windowSeconds: number) =>
+  webhookConfig(
+    {
+      gh: {
+        secret: "INSECURE_NO_AUTH",
+        script: "hold.sh",
+        prompt: "pr {pull_request.number}",
+        coalesce: { key: "pull_request.number", window_seconds: windowSeconds, max_wait_seconds: 900 },
+      },
+    },
+    { rate_limit: 1000 },
+    { agent: recorderAgent() },
+  );
+
+describe("a reload while an event of a coalescing route is in its script", { timeout: 60_000 }, () => {
+  it("the event is not grouped under the replaced route (its group kept the old 600 s window past the reload, and took the next events in): it runs at once, as the reload's flush would have run it", async () => {
+    const gw = await perTest.start({
+      fakeTimers: true,
+      files: { "agent/recorder.sh": RECORDER_AGENT, "scripts/hold.sh": HOLDING_SCRIPT },
+      config: config(600),
+    });
+    const first = postJson(
+      gw.url("/webhooks/gh"),
+      { pull_request: { number: 7 } },
+      { "x-forge-delivery": "a1" },
+    );
+    await vi.waitFor(() => expect(existsSync(join(gw.home.dir, "started"))).toBe(true), { timeout: 10_000 });
+    // The reload shortens the window; the event in the script passed the route lookup before it.
+    gw.home.write("config.yaml", stringify(config(1)), 0o600);
+    gw.gateway.reload();
+    writeFileSync(join(gw.home.dir, "release"), "");
+    expect((await first).body).toMatchObject({ status: "accepted", delivery_id: "a1" });
+    expect((await waitForRun(gw, "a1")).prompt).toBe("pr 7");
+    // The next event of that key opens a group of the reloaded route: 1 s, not 600 s.
+    const next = await postJson(
+      gw.url("/webhooks/gh"),
+      { pull_request: { number: 7 } },
+      { "x-forge-delivery": "b1" },
+    );
+    expect(next.body).toEqual({ status: "coalesced" });
+    expect(readRun(gw.home, "b1")).toBeUndefined();
+    gw.clock.advance(1000);
+    expect((await waitForRun(gw, "b1")).prompt).toBe("pr 7");
+  });
+});
