@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { collectPairs } from "./format.js";
+import { unquotedValueError } from "./unquotedValue.js";
 import { change } from "./webhook/change.js";
 import { deliveries } from "./webhook/deliveries.js";
 import { list } from "./webhook/list.js";
@@ -10,10 +11,16 @@ import { subscribe } from "./webhook/subscribe.js";
 export { subscriptionUrl } from "./webhook/address.js";
 export { signGenericV2 } from "./webhook/signGenericV2.js";
 
+/** What `svc webhook subscribe` shows in quotes for a value given as several words (`--prompt Review {title}`). */
+const SUBSCRIBE_EXAMPLES: Readonly<Record<string, string>> = {
+  "--prompt": '"Review {pull_request.title}"',
+  "--description": '"Reviews for the web team"',
+};
+
 /** `svc webhook ...`: dynamic subscriptions in $SVC_HOME/webhook_subscriptions.json. */
 export function registerWebhookCommands(program: Command): void {
   const webhook = program.command("webhook").description("dynamic webhook subscriptions");
-  webhook
+  const subscribeCommand = webhook
     .command("subscribe <name>")
     // The short names other agent gateways' `webhook` commands accept.
     .alias("add")
@@ -45,6 +52,11 @@ export function registerWebhookCommands(program: Command): void {
     .addOption(new Option("--toolsets <list>").hideHelp())
     .addOption(new Option("--profile <profile>").hideHelp())
     .action(subscribe);
+  // A prompt or description may hold a secret: its stray words are counted, not shown.
+  subscribeCommand.configureOutput({
+    outputError: (text, write) =>
+      write(unquotedValueError(text, subscribeCommand, SUBSCRIBE_EXAMPLES, new Set())),
+  });
   webhook.command("list").alias("ls").description("list subscriptions (no secrets)").action(list);
   webhook
     .command("remove <name>")
