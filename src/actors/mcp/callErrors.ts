@@ -9,8 +9,11 @@ import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErro
  * The server forgot our session (Streamable HTTP: 404 for the session id; SSE: 404 on the message
  * endpoint). Servers built from the TypeScript SDK's examples answer 400 instead ("Bad Request: No valid
  * session ID provided", "No transport found for sessionId"): a 400 that names the session counts too.
+ * Only the transport's refusal counts: a JSON-RPC error answer (a tool's failure quoting an upstream API's
+ * `(HTTP 404)`) came over a session the server knows.
  */
 export function isSessionExpired(err: unknown): boolean {
+  if (err instanceof McpError) return false;
   if (err instanceof StreamableHTTPError)
     return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
   return err instanceof Error && /\(HTTP 404\)|\(HTTP 400\):.*session/is.test(err.message);
