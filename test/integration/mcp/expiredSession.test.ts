@@ -1,12 +1,41 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
 import { IN_MEMORY_ENTRY, inMemoryServers } from "../../helpers/inMemoryMcp.js";
 import { entry, text, useHubs } from "./harness.js";
 
+/**
+ * MCP: a server that has ended a session answers each request naming it with HTTP 404, and the client
+ * starts a new session. The refused request was never run, so it is sent again on the new session
+ * whatever the tool does, rather than reported as possibly run.
+ */
+const servers: FixtureHttp[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
 const ctx = useHubs();
 
 describe("a call refused for an expired session", () => {
+  for (const [label, start] of [
+    ["Streamable HTTP (404)", () => startStreamableHttp()],
+    ["Streamable HTTP (400 naming the session)", () => startStreamableHttp({ staleSessionStatus: 400 })],
+    ["SSE (404 on the message endpoint)", () => startSse()],
+  ] as const) {
+    it(`${label}: a tool without readOnlyHint is sent again on a new session and runs once`, async () => {
+      const s = await start();
+      servers.push(s);
+      const h = ctx.hub(ctx.home, {
+        web: entry({ url: s.url, ...(label.startsWith("SSE") ? { transport: "sse" } : {}) }),
+      });
+      await h.settled("web");
+      const before = Number(text(await h.call("web", "write-note", { text: "a" })).replace("noted ", ""));
+      s.expireSessions();
+      expect(text(await h.call("web", "write-note", { text: "b" }))).toBe(`noted ${before + 1}`);
+      expect(text(await h.call("web", "write-note", { text: "c" }))).toBe(`noted ${before + 2}`);
+    });
+  }
+
   it("a tool's own JSON-RPC error that quotes an HTTP 404 (an upstream API's) is the call's error, not an expired session", async () => {
     let calls = 0;
     let sessions = 0;
