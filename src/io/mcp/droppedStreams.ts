@@ -198,7 +198,8 @@ async function withOneMemberJson(response: Response): Promise<Response> {
  * once and the caller can tell "the outcome is unknown" from "the server said no". An answer in the stream
  * that is not valid JSON-RPC (which the SDK's transport skips) is followed, at the stream's end, by an error
  * answer saying what is wrong with it (`unreadableAnswer`), so its call fails then too.
- * A GET's stream (the server's own requests and notifications, or a POST's stream resumed) has no request of
+ * A POST's stream is closed once each of its requests is answered (the Python SDK's client does the same),
+ * whether or not the server ends it. A GET's stream (the server's own requests and notifications, or a POST's stream resumed) has no request of
  * its own to answer: it is only split where an event holds a batch (`SseWatch`), like a POST's. A message
  * that writes the members it does not use as null (an answer both result and error, a notification
  * `params: null`) is passed on as the one it means, in a stream or a POST's JSON body alike
@@ -257,6 +258,13 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
           const completed = watch.feed(chunk.value);
           if (completed.length > 0) {
             for (const text of completed) controller.enqueue(encode(text));
+            // Every request of the POST is answered: the stream is done, though a server may keep it open
+            // (MCP says it should end it), which would hold a connection per call for the session's life.
+            if (ids.length > 0 && watch.pending.size === 0) {
+              if (watch.unreadable.length > 0) controller.enqueue(encode(events(watch.unreadable).join("")));
+              controller.close();
+              void reader.cancel().catch(() => undefined);
+            }
             return;
           }
         }

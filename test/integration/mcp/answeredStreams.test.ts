@@ -1,0 +1,73 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { describe, expect, it, vi } from "vitest";
+import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
+
+const ctx = useHubs();
+const serve = useLoopbackHttp();
+
+/**
+ * A Streamable HTTP server (raw) that answers each request in an SSE stream and leaves the stream open
+ * after the answer, where MCP says it should end it: `open` counts the streams still open on its side.
+ */
+async function keepsStreamsOpen(answer: (message: { id: number; method: string }) => unknown) {
+  const state = { open: 0 };
+  const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    const message = JSON.parse(body) as {
+      id?: number;
+      method: string;
+      params?: { protocolVersion?: string };
+    };
+    if (message.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    const result =
+      message.method === "initialize"
+        ? {
+            protocolVersion: message.params?.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: "open", version: "1" },
+          }
+        : message.method === "tools/list"
+          ? { tools: [{ name: "t", inputSchema: { type: "object" } }] }
+          : undefined;
+    const reply =
+      result === undefined
+        ? answer(message as { id: number; method: string })
+        : { jsonrpc: "2.0", id: message.id, result };
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+    state.open++;
+    res.on("close", () => state.open--);
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, state };
+}
+
+describe("a POST's response stream the server keeps open after the answer", () => {
+  it("is closed by svc once every request of the POST is answered, so calls do not pile up open connections", async () => {
+    const s = await keepsStreamsOpen((m) => ({
+      jsonrpc: "2.0",
+      id: m.id,
+      result: { content: [{ type: "text", text: "ok" }] },
+    }));
+    const h = ctx.hub(ctx.home, { web: entry({ url: s.url }) });
+    expect((await h.settled("web")).state).toBe("connected");
+    for (let i = 0; i < 5; i++) expect(text(await h.call("web", "t", {}))).toBe("ok");
+    await vi.waitFor(() => expect(s.state.open).toBe(0), { timeout: 5000, interval: 20 });
+  });
+
+  it("an answer there that is no valid JSON-RPC fails its call at once, not at the call's timeout", async () => {
+    const s = await keepsStreamsOpen((m) => ({ jsonrpc: "2.0", id: m.id, error: { code: -32000 } }));
+    const h = ctx.hub(ctx.home, { web: entry({ url: s.url, timeout: 10 }) });
+    expect((await h.settled("web")).state).toBe("connected");
+    await expect(h.call("web", "t", {})).rejects.toThrow(
+      'mcp_servers.web: "t" failed: MCP error -32000: the server answered with an error without a message: {"code":-32000}',
+    );
+  });
+});
