@@ -37,6 +37,10 @@ function requestIds(body: unknown): Id[] {
  */
 class SseWatch {
   resumable = false;
+  /** The id of the last event that had one: where the SDK would resume the stream from. */
+  lastEventId: string | undefined;
+  /** Whether one of the requests was answered with a result (the SDK resumes a stream that carried none). */
+  resulted = false;
   /** Error answers standing in for answers to the requests that are not valid JSON-RPC (`unreadableAnswer`). */
   readonly unreadable: JSONRPCMessage[] = [];
   /** The line being read, in the pieces it came in (joined once it ends: a long line costs no rescans). */
@@ -91,6 +95,7 @@ class SseWatch {
     else if (field === "id" && value !== "") {
       this.resumable = true;
       this.eventId = value;
+      this.lastEventId = value;
     }
   }
 
@@ -127,6 +132,7 @@ class SseWatch {
       // timeout: an error answer saying why is sent after it, at the stream's end.
       const answer = JSONRPCMessageSchema.safeParse(m).success ? undefined : unreadableAnswer(m);
       if (answer !== undefined) this.unreadable.push(answer);
+      else if ("result" in (m as object)) this.resulted = true;
       this.pending.delete(msg.id);
     }
   }
@@ -192,6 +198,19 @@ async function withOneMemberJson(response: Response): Promise<Response> {
 }
 
 /**
+ * The SDK's client resumes a POST's stream that carried an event id and no result once it ends (GET with
+ * Last-Event-ID), also when it was answered with an error: the server then keeps the resumed stream open
+ * for the session's life, one more per error answer. A resumption of such a stream, whose requests are all
+ * answered, is answered here as a server without resumable streams answers (405), which the SDK takes
+ * quietly; the server is not asked.
+ */
+function resumedAnswered(init: RequestInit | undefined, answered: Set<string>): boolean {
+  if ((init?.method ?? "GET") !== "GET" || answered.size === 0) return false;
+  const lastEventId = new Headers(init?.headers).get("last-event-id");
+  return lastEventId !== null && answered.delete(lastEventId);
+}
+
+/**
  * Streamable HTTP: a POST answered with an SSE stream that ends (or breaks) before the answer, with no
  * event id to resume from, leaves the SDK's request waiting for its full timeout (300 s by default). This
  * fetch answers such requests itself with a JSON-RPC error marked `STREAM_DROPPED`, so the call fails at
@@ -206,7 +225,10 @@ async function withOneMemberJson(response: Response): Promise<Response> {
  * (`withoutNullMembers`).
  */
 export function answerDroppedStreams(base: FetchLike): FetchLike {
+  // The last event ids of POST streams closed once answered with errors alone (see `resumedAnswered`).
+  const answered = new Set<string>();
   return async (url, init) => {
+    if (resumedAnswered(init, answered)) return new Response(null, { status: 405 });
     const response = await base(url, init);
     const ids = init?.method === "POST" ? requestIds(init.body) : [];
     const type = response.headers.get("content-type") ?? "";
@@ -262,6 +284,7 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
             // (MCP says it should end it), which would hold a connection per call for the session's life.
             if (ids.length > 0 && watch.pending.size === 0) {
               if (watch.unreadable.length > 0) controller.enqueue(encode(events(watch.unreadable).join("")));
+              if (watch.lastEventId !== undefined && !watch.resulted) answered.add(watch.lastEventId);
               controller.close();
               void reader.cancel().catch(() => undefined);
             }

@@ -1,4 +1,9 @@
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
 import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
 
@@ -69,5 +74,50 @@ describe("a POST's response stream the server keeps open after the answer", () =
     await expect(h.call("web", "t", {})).rejects.toThrow(
       'mcp_servers.web: "t" failed: MCP error -32000: the server answered with an error without a message: {"code":-32000}',
     );
+  });
+});
+
+describe("a POST's resumable response stream whose answers were all errors", () => {
+  it("is not reopened with GET and Last-Event-ID once answered, so each error answer leaves no stream open", async () => {
+    // An SDK server with an event store (as server-everything runs) primes each response stream with an
+    // event id; the SDK's client resumes such a stream after its end unless it carried a result.
+    const sessions = new Map<string, StreamableHTTPServerTransport>();
+    const resumed: string[] = [];
+    const port = await serve(async (req, res) => {
+      const lastEventId = req.headers["last-event-id"];
+      if (req.method === "GET" && typeof lastEventId === "string") resumed.push(lastEventId);
+      const id = req.headers["mcp-session-id"];
+      let transport = typeof id === "string" ? sessions.get(id) : undefined;
+      if (transport === undefined) {
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          eventStore: new InMemoryEventStore(),
+          retryInterval: 1,
+          onsessioninitialized: (sid) => void sessions.set(sid, created),
+        });
+        const server = new Server({ name: "errors", version: "1" }, { capabilities: { tools: {} } });
+        server.setRequestHandler(ListToolsRequestSchema, () => ({
+          tools: [
+            { name: "boom", inputSchema: { type: "object" as const } },
+            { name: "fine", inputSchema: { type: "object" as const } },
+          ],
+        }));
+        server.setRequestHandler(CallToolRequestSchema, (request) => {
+          if (request.params.name === "boom") throw new McpError(-32000, "boom failed");
+          return { content: [{ type: "text", text: "fine" }] };
+        });
+        await server.connect(created);
+        transport = created;
+      }
+      await transport.handleRequest(req, res);
+    });
+    const h = ctx.hub(ctx.home, { web: entry({ url: `http://127.0.0.1:${port}/mcp` }) });
+    expect((await h.settled("web")).state).toBe("connected");
+    for (let i = 0; i < 3; i++)
+      await expect(h.call("web", "boom", {})).rejects.toThrow("MCP error -32000: boom failed");
+    // The server asks for a retry after 1 ms: a resumption the client makes comes well within this.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(text(await h.call("web", "fine", {}))).toBe("fine");
+    expect(resumed).toEqual([]);
   });
 });
