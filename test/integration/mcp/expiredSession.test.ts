@@ -1,9 +1,13 @@
+import { randomUUID } from "node:crypto";
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
 import { IN_MEMORY_ENTRY, inMemoryServers } from "../../helpers/inMemoryMcp.js";
-import { entry, text, useHubs } from "./harness.js";
+import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
 
 /**
  * MCP: a server that has ended a session answers each request naming it with HTTP 404, and the client
@@ -15,6 +19,60 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 const ctx = useHubs();
+const serve = useLoopbackHttp();
+
+/** A Streamable HTTP server whose tool "job" runs only as a task (created, then polled), done after 400 ms. */
+async function taskServer() {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const state = { created: 0, expire: () => sessions.clear() };
+  const port = await serve(async (req, res) => {
+    const id = req.headers["mcp-session-id"];
+    let transport = typeof id === "string" ? sessions.get(id) : undefined;
+    if (transport === undefined && typeof id === "string") {
+      res
+        .writeHead(404)
+        .end(
+          JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }),
+        );
+      return;
+    }
+    if (transport === undefined) {
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, created),
+      });
+      const server = new McpServer(
+        { name: "tasks", version: "1" },
+        {
+          capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
+          taskStore: new InMemoryTaskStore(),
+        },
+      );
+      server.experimental.tasks.registerToolTask(
+        "job",
+        { execution: { taskSupport: "required" } },
+        {
+          createTask: async (extra) => {
+            state.created++;
+            const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 50 });
+            setTimeout(() => {
+              void extra.taskStore.storeTaskResult(task.taskId, "completed", {
+                content: [{ type: "text", text: "job done" }],
+              });
+            }, 400);
+            return { task };
+          },
+          getTask: (extra) => extra.taskStore.getTask(extra.taskId),
+          getTaskResult: (extra) => extra.taskStore.getTaskResult(extra.taskId) as never,
+        },
+      );
+      await server.connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(req, res);
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, state };
+}
 
 describe("a call refused for an expired session", () => {
   for (const [label, start] of [
@@ -35,6 +93,17 @@ describe("a call refused for an expired session", () => {
       expect(text(await h.call("web", "write-note", { text: "c" }))).toBe(`noted ${before + 2}`);
     });
   }
+
+  it("a task whose polling meets an expired session is not created again: it was created and may run", async () => {
+    const s = await taskServer();
+    const h = ctx.hub(ctx.home, { jobs: entry({ url: s.url }) });
+    expect((await h.settled("jobs")).state).toBe("connected");
+    const call = h.call("jobs", "job", {});
+    await vi.waitFor(() => expect(s.state.created).toBe(1), { timeout: 5000, interval: 10 });
+    s.state.expire();
+    await expect(call).rejects.toThrow(/^mcp_servers\.jobs: "job" failed: .*Session not found/);
+    expect(s.state.created).toBe(1);
+  });
 
   it("a tool's own JSON-RPC error that quotes an HTTP 404 (an upstream API's) is the call's error, not an expired session", async () => {
     let calls = 0;
