@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
@@ -119,5 +120,40 @@ describe("a POST's resumable response stream whose answers were all errors", () 
     await new Promise((r) => setTimeout(r, 200));
     expect(text(await h.call("web", "fine", {}))).toBe("fine");
     expect(resumed).toEqual([]);
+  });
+});
+
+describe("a POST's resumable response stream the server ends before the answer (SSE polling)", () => {
+  it("is resumed with GET and Last-Event-ID, and the call gets the answer sent there", async () => {
+    const sessions = new Map<string, StreamableHTTPServerTransport>();
+    const resumed: string[] = [];
+    const port = await serve(async (req, res) => {
+      const lastEventId = req.headers["last-event-id"];
+      if (req.method === "GET" && typeof lastEventId === "string") resumed.push(lastEventId);
+      const id = req.headers["mcp-session-id"];
+      let transport = typeof id === "string" ? sessions.get(id) : undefined;
+      if (transport === undefined) {
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          eventStore: new InMemoryEventStore(),
+          retryInterval: 1,
+          onsessioninitialized: (sid) => void sessions.set(sid, created),
+        });
+        const server = new McpServer({ name: "polling", version: "1" });
+        server.registerTool("poll", {}, async (extra) => {
+          // The server ends the call's stream at once and answers later, on the stream the client resumes.
+          extra.closeSSEStream?.();
+          await new Promise((r) => setTimeout(r, 100));
+          return { content: [{ type: "text", text: "polled" }] };
+        });
+        await server.connect(created);
+        transport = created;
+      }
+      await transport.handleRequest(req, res);
+    });
+    const h = ctx.hub(ctx.home, { web: entry({ url: `http://127.0.0.1:${port}/mcp` }) });
+    expect((await h.settled("web")).state).toBe("connected");
+    expect(text(await h.call("web", "poll", {}))).toBe("polled");
+    expect(resumed).toHaveLength(1);
   });
 });
