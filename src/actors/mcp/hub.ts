@@ -318,7 +318,7 @@ export class McpHub {
             : undefined;
           throw new SvcError(
             "mcp_call",
-            `mcp_servers.${server}: no tool "${toolName}" is registered — ${utility ?? listed ?? `run svc mcp tools ${server} (tools.include/exclude match the server's own names)`}`,
+            `mcp_servers.${server}: no tool "${toolName}" is registered — ${utility ?? listed ?? (rt.listingCut === undefined ? `run svc mcp tools ${server} (tools.include/exclude match the server's own names)` : `it may be on a page svc did not read: ${rt.listingCut}`)}`,
           );
         }
         const trust = interpolate(rt.entry.trust, this.options.scope()).value;

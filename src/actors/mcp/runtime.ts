@@ -52,6 +52,8 @@ export interface Runtime {
   readonly cachedOnDisk?: boolean;
   /** The server's own names of every tool of the last listing (or the cache), registered or not. */
   listed: ReadonlySet<string>;
+  /** Why the last listing may lack tools (its paging stopped early), for a call of a tool it did not list. */
+  listingCut?: string | undefined;
   era: string | undefined;
   /** The last stderr lines of a stdio server since its latest connect began (a connect timeout quotes them). */
   stderrSoFar: string[];
@@ -313,6 +315,7 @@ async function listAndRegister(
   const policy = renderToolsPolicy(rt.entry, deps.scope());
   rt.toolset = buildToolset(rt.name, tools, capabilities, policy, skipped.length);
   rt.listed = new Set(tools.map((t) => t.name));
+  rt.listingCut = incomplete;
   const warnings = unmatchedFilters(tools, policy)
     .map((problem) => `mcp_servers.${rt.name}.${problem}`)
     .concat((rt.toolset.invalid ?? []).map((i) => i.report))
