@@ -197,9 +197,10 @@ export class McpHub {
     return withConnectSoFar(this.runtime(server), message);
   }
 
-  /** Its stdout lines that were no MCP message since then. */
+  /** Its stdout lines that were no MCP message since then, and the beginning of one not ended yet. */
   stdoutSoFar(server: string): readonly string[] {
-    return [...this.runtime(server).stdoutSoFar];
+    const rt = this.runtime(server);
+    return rt.stdoutUnfinished ? [...rt.stdoutSoFar, rt.stdoutUnfinished] : [...rt.stdoutSoFar];
   }
 
   collisions(): string[] {

@@ -61,6 +61,8 @@ export interface Runtime {
   stderrUnfinished?: string;
   /** Its last stdout lines that were no MCP message since then (quoted when it wrote nothing on stderr). */
   stdoutSoFar: string[];
+  /** The beginning of its stdout line not ended yet (a message written without its line break). */
+  stdoutUnfinished?: string;
   /** An SSE server's stream opened at the latest connect and its `endpoint` event is still awaited. */
   awaitingEndpoint?: boolean;
   /** An SSE server's stream opened at the latest connect (its GET answered): a timeout before says it did not. */
@@ -139,6 +141,7 @@ export async function connectRuntime(
   rt.stderrSoFar = stderr;
   rt.stderrUnfinished = "";
   rt.stdoutSoFar = stdout;
+  rt.stdoutUnfinished = "";
   rt.awaitingEndpoint = false;
   rt.streamOpened = false;
   rt.strayAnswer = undefined;
@@ -214,6 +217,9 @@ export async function connectRuntime(
     onOtherOutput: (line) => {
       stdout.push(line);
       if (stdout.length > STDERR_TAIL_LINES) stdout.shift();
+    },
+    onStdoutUnfinished: (start) => {
+      if (rt.stdoutSoFar === stdout) rt.stdoutUnfinished = start;
     },
     onAwaitingEndpoint: (awaiting) => {
       if (rt.stdoutSoFar !== stdout) return;
@@ -422,7 +428,7 @@ export function withConnectSoFar(rt: Runtime, given: string): string {
     rt.strayAnswer === undefined
       ? ""
       : ` — the server answered with an id svc never sent, so its answer matched no request: ${rt.strayAnswer} (each answer must carry the id of the request it answers)`;
-  const said = withStderrSoFar(`${message}${stray}`, stderrSoFar(rt), rt.stdoutSoFar);
+  const said = withStderrSoFar(`${message}${stray}`, stderrSoFar(rt), rt.stdoutSoFar, rt.stdoutUnfinished);
   // Nothing the server did to quote: it answered nothing svc could read. Say what to check.
   return said === given
     ? `${given} — ${noAnswer(rt.entry, given, {
