@@ -29,6 +29,23 @@ function requestIds(body: unknown): Id[] {
   });
 }
 
+/** The requests a POST body cancels (`notifications/cancelled`: a request given up, its timeout or an abort). */
+function cancelledIds(body: unknown): Id[] {
+  if (typeof body !== "string" || !body.includes("notifications/cancelled")) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  return messages.flatMap((m) => {
+    const msg = m as { method?: unknown; params?: { requestId?: unknown } };
+    const id = msg?.method === "notifications/cancelled" ? msg.params?.requestId : undefined;
+    return typeof id === "string" || typeof id === "number" ? [id] : [];
+  });
+}
+
 /**
  * Just enough of an SSE parser to see event ids and which requests were answered, and to split a batch:
  * an event whose data is a JSON-RPC batch (an array, which a 2025-03-26 server may send) is passed on as
@@ -227,9 +244,15 @@ function resumedAnswered(init: RequestInit | undefined, answered: Set<string>): 
 export function answerDroppedStreams(base: FetchLike): FetchLike {
   // The last event ids of POST streams closed once answered with errors alone (see `resumedAnswered`).
   const answered = new Set<string>();
+  // The POST streams still waiting for answers, by their requests' ids: a request given up (its timeout, the
+  // caller's abort) is cancelled at the server, which then sends no answer and may never end the stream.
+  const waiting = new Map<Id, (id: Id) => void>();
   return async (url, init) => {
     if (resumedAnswered(init, answered)) return new Response(null, { status: 405 });
     const response = await base(url, init);
+    // Closed once the server has the cancel (this POST's), so it is told before the stream goes.
+    if (waiting.size > 0 && init?.method === "POST")
+      for (const id of cancelledIds(init.body)) waiting.get(id)?.(id);
     const ids = init?.method === "POST" ? requestIds(init.body) : [];
     const type = response.headers.get("content-type") ?? "";
     if (ids.length > 0 && response.ok && response.body !== null && type.includes("application/json"))
@@ -240,6 +263,18 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
       return response;
     const watch = new SseWatch(new Set(ids));
     const reader = response.body.getReader();
+    const release = () => {
+      for (const id of ids) waiting.delete(id);
+    };
+    // Each of its requests given up: the stream ends (as for one answered), and is not resumed either.
+    const giveUp = (id: Id) => {
+      waiting.delete(id);
+      watch.pending.delete(id);
+      if (watch.pending.size > 0) return;
+      if (watch.lastEventId !== undefined) answered.add(watch.lastEventId);
+      void reader.cancel().catch(() => undefined);
+    };
+    for (const id of ids) waiting.set(id, giveUp);
     const finish = (controller: ReadableStreamDefaultController<Uint8Array>, why: string): boolean => {
       if (init?.signal?.aborted === true) return false;
       const answers = [...watch.unreadable, ...(watch.resumable ? [] : droppedAnswers(watch.pending, why))];
@@ -258,6 +293,7 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
           try {
             chunk = await reader.read();
           } catch (err) {
+            release();
             if (err instanceof AnswerTooLargeError && watch.pending.size > 0) {
               controller.enqueue(encode(events(tooLargeAnswers(watch.pending, err)).join("")));
               controller.close();
@@ -269,6 +305,7 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
             return;
           }
           if (chunk.done) {
+            release();
             const rest = watch.rest();
             if (rest !== "") controller.enqueue(encode(rest));
             if (!finish(controller, "stream ended")) controller.close();
@@ -283,6 +320,7 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
             // Every request of the POST is answered: the stream is done, though a server may keep it open
             // (MCP says it should end it), which would hold a connection per call for the session's life.
             if (ids.length > 0 && watch.pending.size === 0) {
+              release();
               if (watch.unreadable.length > 0) controller.enqueue(encode(events(watch.unreadable).join("")));
               if (watch.lastEventId !== undefined && !watch.resulted) answered.add(watch.lastEventId);
               controller.close();
@@ -292,7 +330,10 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
           }
         }
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: (reason) => {
+        release();
+        return reader.cancel(reason);
+      },
     });
     return new Response(body, {
       status: response.status,

@@ -157,3 +157,43 @@ describe("a POST's resumable response stream the server ends before the answer (
     expect(resumed).toHaveLength(1);
   });
 });
+
+describe("the response stream of a call given up (its timeout, the run's end)", () => {
+  it("is closed once the server is told of the cancel, though the server never ends it", async () => {
+    // An SDK server stops a cancelled tool and sends no answer: the call's stream stays open at its end.
+    const sessions = new Map<string, StreamableHTTPServerTransport>();
+    const state = { open: 0, started: 0 };
+    const port = await serve(async (req, res) => {
+      if (req.method === "POST") {
+        state.open++;
+        res.on("close", () => state.open--);
+      }
+      const id = req.headers["mcp-session-id"];
+      let transport = typeof id === "string" ? sessions.get(id) : undefined;
+      if (transport === undefined) {
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sid) => void sessions.set(sid, created),
+        });
+        const server = new McpServer({ name: "slow", version: "1" });
+        server.registerTool("slow", {}, async (extra) => {
+          state.started++;
+          await new Promise<void>((stopped) => extra.signal.addEventListener("abort", () => stopped()));
+          return { content: [{ type: "text", text: "never sent" }] };
+        });
+        await server.connect(created);
+        transport = created;
+      }
+      await transport.handleRequest(req, res);
+    });
+    const h = ctx.hub(ctx.home, { web: entry({ url: `http://127.0.0.1:${port}/mcp`, timeout: 0.2 }) });
+    expect((await h.settled("web")).state).toBe("connected");
+    await expect(h.call("web", "slow", {})).rejects.toThrow(/did not answer within 0\.2 s \(timeout\)/);
+    const run = new AbortController();
+    const call = h.call("web", "slow", {}, run.signal);
+    await vi.waitFor(() => expect(state.started).toBe(2), { timeout: 5000, interval: 10 });
+    run.abort();
+    await expect(call).rejects.toThrow(/was canceled: the run ended before it answered/);
+    await vi.waitFor(() => expect(state.open).toBe(0), { timeout: 5000, interval: 20 });
+  });
+});
