@@ -28,8 +28,17 @@ export function isUnauthorized(err: unknown): boolean {
   return err instanceof Error && /^Error POSTing to endpoint \(HTTP 401\)/.test(err.message);
 }
 
+/**
+ * The wait for an answer ran out on our side: the SDK's request timeout (or svc's, bounding a task or a list's
+ * pages), which carries the wait in `data`. A server's own error answer with the same code (JSON-RPC leaves
+ * -32000 to -32099 to servers: a rate limit, an upstream failure) is the server's error, not a timeout.
+ */
 export function isRequestTimeout(err: unknown): boolean {
-  return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
+  return (
+    err instanceof McpError &&
+    err.code === ErrorCode.RequestTimeout &&
+    typeof (err.data as { timeout?: unknown } | undefined)?.timeout === "number"
+  );
 }
 
 /** A Streamable HTTP response stream ended before the call's answer (see `answerDroppedStreams`). */

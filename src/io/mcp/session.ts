@@ -311,7 +311,8 @@ export class McpSession {
           .cancelTask(taskId, { timeout: TASK_CANCEL_TIMEOUT_MS })
           .catch(() => undefined);
       }
-      if (deadline.aborted) throw new McpError(ErrorCode.RequestTimeout, "Request timed out");
+      if (deadline.aborted)
+        throw new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs });
       throw message?.error ?? signal.reason;
     }
     throw new McpError(ErrorCode.InternalError, `task for ${name} ended without a result`);
