@@ -1,5 +1,11 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { IN_MEMORY_ENTRY, inMemoryServers } from "../../helpers/inMemoryMcp.js";
@@ -77,5 +83,32 @@ describe("a server's error answer with code -32001", () => {
     expect(JSON.parse(refresh).err).toBe(
       "tools/list failed: MCP error -32001: Rate limit exceeded: try again in 60 s",
     );
+  });
+});
+
+describe("a server's error answer with code -32000 to resources/templates/list", () => {
+  it("is a server without templates, as -32601 is: list_resources gives the resources and no templates", async () => {
+    const build = () => {
+      const server = new Server({ name: "res", version: "1" }, { capabilities: { resources: {} } });
+      server.setRequestHandler(ListResourcesRequestSchema, () => ({
+        resources: [{ uri: "file:///a", name: "a" }],
+      }));
+      // -32000 is also the code the MCP SDK gives a closed connection, but this is the server's answer.
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, () => {
+        throw new McpError(-32000, "resource templates are not supported");
+      });
+      return server;
+    };
+    const h = ctx.hub(
+      ctx.home,
+      { r: entry({ ...IN_MEMORY_ENTRY, tools: { resources: true } }) },
+      { transportFor: inMemoryServers({ r: build }) },
+    );
+    await h.settled("r");
+    const listed = await h.call("r", "list_resources", {});
+    expect(JSON.parse((listed.content[0] as { text: string }).text)).toEqual({
+      resources: [{ uri: "file:///a", name: "a" }],
+      resourceTemplates: [],
+    });
   });
 });
