@@ -234,9 +234,10 @@ function resumedAnswered(init: RequestInit | undefined, answered: Set<string>): 
  * once and the caller can tell "the outcome is unknown" from "the server said no". An answer in the stream
  * that is not valid JSON-RPC (which the SDK's transport skips) is followed, at the stream's end, by an error
  * answer saying what is wrong with it (`unreadableAnswer`), so its call fails then too.
- * A POST's stream is closed once each of its requests is answered (the Python SDK's client does the same),
- * whether or not the server ends it. A GET's stream (the server's own requests and notifications, or a POST's stream resumed) has no request of
- * its own to answer: it is only split where an event holds a batch (`SseWatch`), like a POST's. A message
+ * A POST's stream is closed once each of its requests is answered or given up (the Python SDK's client
+ * closes it once answered too), whether or not the server ends it. A GET's stream (the server's own requests
+ * and notifications, or a POST's stream resumed) has no request of its own to answer: it is only split where
+ * an event holds a batch (`SseWatch`), like a POST's. A message
  * that writes the members it does not use as null (an answer both result and error, a notification
  * `params: null`) is passed on as the one it means, in a stream or a POST's JSON body alike
  * (`withoutNullMembers`).
