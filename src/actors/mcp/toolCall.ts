@@ -7,6 +7,7 @@ import { scrub } from "../../io/credentials.js";
 import type { Logger } from "../../io/log.js";
 import { ResultTooDeepError } from "../../io/mcp/resultDepth.js";
 import type { McpSession } from "../../io/mcp/session.js";
+import { TaskPollError } from "../../io/mcp/taskPollError.js";
 import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
 import { connectionState } from "../../machines/mcpConnection.js";
 import type { ApprovalSurface } from "./approvals.js";
@@ -134,6 +135,13 @@ export async function invokeTool(
         throw new SvcError(
           "mcp_call",
           `mcp_servers.${rt.name}: "${tool.original}" failed: ${tooLarge} — a fault of the server (have the tool answer less at once)`,
+        );
+      // The server created the task, and following it failed: whether it ran is not known.
+      if (err instanceof TaskPollError)
+        throw new SvcError(
+          "outcome_uncertain",
+          `mcp_servers.${rt.name}: following the task of "${tool.original}" failed (${scrub(describeTransportError(err.cause), rt.secrets)}); it may or may not have run — verify its effect before calling it again`,
+          { cause: err },
         );
       const expired = isSessionExpired(err);
       // The connection closed under the call: a stdio process died, or svc closed the session because it

@@ -53,6 +53,7 @@ import {
 } from "./looseAnswers.js";
 import { askingFor, offeredVersion, offersOnlyStateless } from "./offeredVersion.js";
 import { refuseTooDeep } from "./resultDepth.js";
+import { isTaskEnd, TaskPollError } from "./taskPollError.js";
 import {
   answeredWithError,
   ComposedError,
@@ -303,7 +304,10 @@ export class McpSession {
         return message.result as CallToolResult;
       }
       if (message !== undefined && message.type !== "error") continue;
-      if (message !== undefined && !signal.aborted) throw message.error;
+      if (message !== undefined && !signal.aborted)
+        throw taskId === undefined || isTaskEnd(message.error, taskId)
+          ? message.error
+          : new TaskPollError(taskId, message.error);
       if (step !== "stopped" && step.done === true) break;
       void iterator.return?.(undefined).catch(() => undefined);
       if (taskId !== undefined) {
