@@ -26,7 +26,7 @@ import {
   type McpConnectionInput,
   type StartIn,
 } from "../../machines/mcpConnection.js";
-import { isConnectionClosed, sessionRequestFailure } from "./callErrors.js";
+import { isConnectionClosed, isRequestTimeout, sessionRequestFailure } from "./callErrors.js";
 import type { CallQueue, QueueWait } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
 import { logServerMessage } from "./serverLog.js";
@@ -170,11 +170,17 @@ export async function connectRuntime(
       return;
     }
     refreshing = true;
+    const busyAtStart = rt.actor.getSnapshot().context.inFlight > 0;
     listAndRegister(rt, deps, session)
       .catch((err: unknown) => {
         // A listing cut off by svc closing the session (a stop, a reload, `svc mcp call` ending) failed
         // for nothing the server did: the next connect lists the tools anew.
         if (session.isClosing) return;
+        // A server busy with a call (one handling a message at a time) may answer the listing only once the
+        // call is done, after its wait ran out: it is listed again once no call is in flight, rather than the
+        // tools it said had changed being kept as they were until the next reconnect.
+        if (isRequestTimeout(err) && (busyAtStart || rt.actor.getSnapshot().context.inFlight > 0))
+          listAgainWhenIdle(session);
         // (The SDK's own "MCP error -32001: Request timed out" names neither the wait nor its key.)
         logger.warn(
           { server: rt.name, err: sessionRequestFailure(err, rt.secrets, rt.entry.connect_timeout) },
@@ -188,6 +194,17 @@ export async function connectRuntime(
           refresh();
         }
       });
+  };
+  const listAgainWhenIdle = (session: McpSession) => {
+    if (rt.actor.getSnapshot().context.inFlight === 0) {
+      again = true;
+      return;
+    }
+    const subscription = rt.actor.subscribe((snapshot) => {
+      if (snapshot.context.inFlight > 0) return;
+      subscription.unsubscribe();
+      if (current === session) refresh();
+    });
   };
   const options: ConnectOptions = {
     scope: deps.scope,
