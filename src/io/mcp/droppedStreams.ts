@@ -228,6 +228,34 @@ function resumedAnswered(init: RequestInit | undefined, answered: Set<string>): 
 }
 
 /**
+ * Sends a POST whose requests, given up before the answer's headers come, give up the POST itself: a server
+ * answering in JSON sends its answer once every request is done, and none for a cancelled one, so the POST
+ * would wait for the session's life. (Once an SSE stream answers, the stream is closed instead.)
+ */
+async function postGivenUp(
+  base: FetchLike,
+  url: string | URL,
+  init: RequestInit | undefined,
+  ids: readonly Id[],
+  waiting: Map<Id, (id: Id) => void>,
+): Promise<Response> {
+  if (ids.length === 0) return base(url, init);
+  const posted = new AbortController();
+  const given = new Set<Id>();
+  for (const id of ids)
+    waiting.set(id, (gone) => {
+      given.add(gone);
+      if (given.size === ids.length) posted.abort();
+    });
+  const signal = init?.signal ? AbortSignal.any([init.signal, posted.signal]) : posted.signal;
+  try {
+    return await base(url, { ...init, signal });
+  } finally {
+    for (const id of ids) waiting.delete(id);
+  }
+}
+
+/**
  * Streamable HTTP: a POST answered with an SSE stream that ends (or breaks) before the answer, with no
  * event id to resume from, leaves the SDK's request waiting for its full timeout (300 s by default). This
  * fetch answers such requests itself with a JSON-RPC error marked `STREAM_DROPPED`, so the call fails at
@@ -250,11 +278,11 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
   const waiting = new Map<Id, (id: Id) => void>();
   return async (url, init) => {
     if (resumedAnswered(init, answered)) return new Response(null, { status: 405 });
-    const response = await base(url, init);
+    const ids = init?.method === "POST" ? requestIds(init.body) : [];
+    const response = await postGivenUp(base, url, init, ids, waiting);
     // Closed once the server has the cancel (this POST's), so it is told before the stream goes.
     if (waiting.size > 0 && init?.method === "POST")
       for (const id of cancelledIds(init.body)) waiting.get(id)?.(id);
-    const ids = init?.method === "POST" ? requestIds(init.body) : [];
     const type = response.headers.get("content-type") ?? "";
     if (ids.length > 0 && response.ok && response.body !== null && type.includes("application/json"))
       return withOneMemberJson(response);

@@ -197,3 +197,41 @@ describe("the response stream of a call given up (its timeout, the run's end)", 
     await vi.waitFor(() => expect(state.open).toBe(0), { timeout: 5000, interval: 20 });
   });
 });
+
+describe("a call given up before its answer's headers came (a server answering in JSON)", () => {
+  it("gives up its POST once the server is told of the cancel: such a server never answers a cancelled request", async () => {
+    // An SDK server set to answer in JSON (enableJsonResponse) sends its answer when the tool is done, and
+    // none for a cancelled request: the POST would wait for the session's life.
+    const sessions = new Map<string, StreamableHTTPServerTransport>();
+    const state = { open: 0, done: 0 };
+    const port = await serve(async (req, res) => {
+      if (req.method === "POST") {
+        state.open++;
+        res.on("close", () => state.open--);
+      }
+      const id = req.headers["mcp-session-id"];
+      let transport = typeof id === "string" ? sessions.get(id) : undefined;
+      if (transport === undefined) {
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          enableJsonResponse: true,
+          onsessioninitialized: (sid) => void sessions.set(sid, created),
+        });
+        const server = new McpServer({ name: "json", version: "1" });
+        server.registerTool("slow", {}, async () => {
+          await new Promise((r) => setTimeout(r, 300));
+          state.done++;
+          return { content: [{ type: "text", text: "too late" }] };
+        });
+        await server.connect(created);
+        transport = created;
+      }
+      await transport.handleRequest(req, res);
+    });
+    const h = ctx.hub(ctx.home, { web: entry({ url: `http://127.0.0.1:${port}/mcp`, timeout: 0.1 }) });
+    expect((await h.settled("web")).state).toBe("connected");
+    await expect(h.call("web", "slow", {})).rejects.toThrow(/did not answer within 0\.1 s \(timeout\)/);
+    await vi.waitFor(() => expect(state.done).toBe(1), { timeout: 5000, interval: 20 });
+    await vi.waitFor(() => expect(state.open).toBe(0), { timeout: 5000, interval: 20 });
+  });
+});
