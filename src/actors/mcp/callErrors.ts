@@ -9,8 +9,11 @@ import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErro
  * The server forgot our session (Streamable HTTP: 404 for the session id; SSE: 404 on the message
  * endpoint). Servers built from the TypeScript SDK's examples answer 400 instead ("Bad Request: No valid
  * session ID provided", "No transport found for sessionId"): a 400 that names the session counts too.
+ * Only the transport's refusal counts: a JSON-RPC error answer (a tool's failure quoting an upstream API's
+ * `(HTTP 404)`) came over a session the server knows.
  */
 export function isSessionExpired(err: unknown): boolean {
+  if (err instanceof McpError) return false;
   if (err instanceof StreamableHTTPError)
     return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
   return err instanceof Error && /\(HTTP 404\)|\(HTTP 400\):.*session/is.test(err.message);
@@ -25,8 +28,17 @@ export function isUnauthorized(err: unknown): boolean {
   return err instanceof Error && /^Error POSTing to endpoint \(HTTP 401\)/.test(err.message);
 }
 
+/**
+ * The wait for an answer ran out on our side: the SDK's request timeout (or svc's, bounding a task or a list's
+ * pages), which carries the wait in `data`. A server's own error answer with the same code (JSON-RPC leaves
+ * -32000 to -32099 to servers: a rate limit, an upstream failure) is the server's error, not a timeout.
+ */
 export function isRequestTimeout(err: unknown): boolean {
-  return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
+  return (
+    err instanceof McpError &&
+    err.code === ErrorCode.RequestTimeout &&
+    typeof (err.data as { timeout?: unknown } | undefined)?.timeout === "number"
+  );
 }
 
 /** A Streamable HTTP response stream ended before the call's answer (see `answerDroppedStreams`). */

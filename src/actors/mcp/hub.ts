@@ -197,9 +197,10 @@ export class McpHub {
     return withConnectSoFar(this.runtime(server), message);
   }
 
-  /** Its stdout lines that were no MCP message since then. */
+  /** Its stdout lines that were no MCP message since then, and the beginning of one not ended yet. */
   stdoutSoFar(server: string): readonly string[] {
-    return [...this.runtime(server).stdoutSoFar];
+    const rt = this.runtime(server);
+    return rt.stdoutUnfinished ? [...rt.stdoutSoFar, rt.stdoutUnfinished] : [...rt.stdoutSoFar];
   }
 
   collisions(): string[] {
@@ -318,7 +319,7 @@ export class McpHub {
             : undefined;
           throw new SvcError(
             "mcp_call",
-            `mcp_servers.${server}: no tool "${toolName}" is registered — ${utility ?? listed ?? `run svc mcp tools ${server} (tools.include/exclude match the server's own names)`}`,
+            `mcp_servers.${server}: no tool "${toolName}" is registered — ${utility ?? listed ?? (rt.listingCut === undefined ? `run svc mcp tools ${server} (tools.include/exclude match the server's own names)` : `it may be on a page svc did not read: ${rt.listingCut}`)}`,
           );
         }
         const trust = interpolate(rt.entry.trust, this.options.scope()).value;

@@ -26,7 +26,7 @@ import {
   type McpConnectionInput,
   type StartIn,
 } from "../../machines/mcpConnection.js";
-import { isConnectionClosed, sessionRequestFailure } from "./callErrors.js";
+import { isConnectionClosed, isRequestTimeout, sessionRequestFailure } from "./callErrors.js";
 import type { CallQueue, QueueWait } from "./callQueue.js";
 import type { HubOptions } from "./hubOptions.js";
 import { logServerMessage } from "./serverLog.js";
@@ -52,6 +52,8 @@ export interface Runtime {
   readonly cachedOnDisk?: boolean;
   /** The server's own names of every tool of the last listing (or the cache), registered or not. */
   listed: ReadonlySet<string>;
+  /** Why the last listing may lack tools (its paging stopped early), for a call of a tool it did not list. */
+  listingCut?: string | undefined;
   era: string | undefined;
   /** The last stderr lines of a stdio server since its latest connect began (a connect timeout quotes them). */
   stderrSoFar: string[];
@@ -59,6 +61,8 @@ export interface Runtime {
   stderrUnfinished?: string;
   /** Its last stdout lines that were no MCP message since then (quoted when it wrote nothing on stderr). */
   stdoutSoFar: string[];
+  /** The beginning of its stdout line not ended yet (a message written without its line break). */
+  stdoutUnfinished?: string;
   /** An SSE server's stream opened at the latest connect and its `endpoint` event is still awaited. */
   awaitingEndpoint?: boolean;
   /** An SSE server's stream opened at the latest connect (its GET answered): a timeout before says it did not. */
@@ -137,6 +141,7 @@ export async function connectRuntime(
   rt.stderrSoFar = stderr;
   rt.stderrUnfinished = "";
   rt.stdoutSoFar = stdout;
+  rt.stdoutUnfinished = "";
   rt.awaitingEndpoint = false;
   rt.streamOpened = false;
   rt.strayAnswer = undefined;
@@ -165,11 +170,17 @@ export async function connectRuntime(
       return;
     }
     refreshing = true;
+    const busyAtStart = rt.actor.getSnapshot().context.inFlight > 0;
     listAndRegister(rt, deps, session)
       .catch((err: unknown) => {
         // A listing cut off by svc closing the session (a stop, a reload, `svc mcp call` ending) failed
         // for nothing the server did: the next connect lists the tools anew.
         if (session.isClosing) return;
+        // A server busy with a call (one handling a message at a time) may answer the listing only once the
+        // call is done, after its wait ran out: it is listed again once no call is in flight, rather than the
+        // tools it said had changed being kept as they were until the next reconnect.
+        if (isRequestTimeout(err) && (busyAtStart || rt.actor.getSnapshot().context.inFlight > 0))
+          listAgainWhenIdle(session);
         // (The SDK's own "MCP error -32001: Request timed out" names neither the wait nor its key.)
         logger.warn(
           { server: rt.name, err: sessionRequestFailure(err, rt.secrets, rt.entry.connect_timeout) },
@@ -183,6 +194,17 @@ export async function connectRuntime(
           refresh();
         }
       });
+  };
+  const listAgainWhenIdle = (session: McpSession) => {
+    if (rt.actor.getSnapshot().context.inFlight === 0) {
+      again = true;
+      return;
+    }
+    const subscription = rt.actor.subscribe((snapshot) => {
+      if (snapshot.context.inFlight > 0) return;
+      subscription.unsubscribe();
+      if (current === session) refresh();
+    });
   };
   const options: ConnectOptions = {
     scope: deps.scope,
@@ -212,6 +234,9 @@ export async function connectRuntime(
     onOtherOutput: (line) => {
       stdout.push(line);
       if (stdout.length > STDERR_TAIL_LINES) stdout.shift();
+    },
+    onStdoutUnfinished: (start) => {
+      if (rt.stdoutSoFar === stdout) rt.stdoutUnfinished = start;
     },
     onAwaitingEndpoint: (awaiting) => {
       if (rt.stdoutSoFar !== stdout) return;
@@ -313,6 +338,7 @@ async function listAndRegister(
   const policy = renderToolsPolicy(rt.entry, deps.scope());
   rt.toolset = buildToolset(rt.name, tools, capabilities, policy, skipped.length);
   rt.listed = new Set(tools.map((t) => t.name));
+  rt.listingCut = incomplete;
   const warnings = unmatchedFilters(tools, policy)
     .map((problem) => `mcp_servers.${rt.name}.${problem}`)
     .concat((rt.toolset.invalid ?? []).map((i) => i.report))
@@ -419,7 +445,7 @@ export function withConnectSoFar(rt: Runtime, given: string): string {
     rt.strayAnswer === undefined
       ? ""
       : ` — the server answered with an id svc never sent, so its answer matched no request: ${rt.strayAnswer} (each answer must carry the id of the request it answers)`;
-  const said = withStderrSoFar(`${message}${stray}`, stderrSoFar(rt), rt.stdoutSoFar);
+  const said = withStderrSoFar(`${message}${stray}`, stderrSoFar(rt), rt.stdoutSoFar, rt.stdoutUnfinished);
   // Nothing the server did to quote: it answered nothing svc could read. Say what to check.
   return said === given
     ? `${given} — ${noAnswer(rt.entry, given, {

@@ -7,6 +7,7 @@ import { scrub } from "../../io/credentials.js";
 import type { Logger } from "../../io/log.js";
 import { ResultTooDeepError } from "../../io/mcp/resultDepth.js";
 import type { McpSession } from "../../io/mcp/session.js";
+import { TaskPollError } from "../../io/mcp/taskPollError.js";
 import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
 import { connectionState } from "../../machines/mcpConnection.js";
 import type { ApprovalSurface } from "./approvals.js";
@@ -73,7 +74,7 @@ function urlElicitationRequired(server: string, tool: string, err: UrlElicitatio
   return `mcp_servers.${server}: "${tool}" needs the user to open ${urls || "a URL"} first (URL-mode elicitation; svc opens no browser) — open it, then call the tool again`;
 }
 
-/** Runs the call; after a session expiry only read-only tools are replayed. */
+/** Runs the call; a call refused for an expired session is sent again, one lost with its connection only when read-only. */
 export async function invokeTool(
   rt: Runtime,
   logger: Logger,
@@ -135,6 +136,13 @@ export async function invokeTool(
           "mcp_call",
           `mcp_servers.${rt.name}: "${tool.original}" failed: ${tooLarge} — a fault of the server (have the tool answer less at once)`,
         );
+      // The server created the task, and following it failed: whether it ran is not known.
+      if (err instanceof TaskPollError)
+        throw new SvcError(
+          "outcome_uncertain",
+          `mcp_servers.${rt.name}: following the task of "${tool.original}" failed (${scrub(describeTransportError(err.cause), rt.secrets)}); it may or may not have run — verify its effect before calling it again`,
+          { cause: err },
+        );
       const expired = isSessionExpired(err);
       // The connection closed under the call: a stdio process died, or svc closed the session because it
       // was lost (a failed ping, another call's expiry) — a stop or reload was handled above.
@@ -157,7 +165,10 @@ export async function invokeTool(
         // stdio: how the process ended (a crash and its last stderr lines, svc's message size limit).
         const exit = expired ? undefined : s.exitReport?.();
         const how = exit === undefined ? "" : ` (${scrub(exit, rt.secrets)})`;
-        if (!tool.readOnly) {
+        // A session the server no longer knows refused the call unrun (MCP: HTTP 404 for an ended session), so
+        // any tool is sent again on the new session; one whose connection was lost under it may have run, and
+        // so may a task, which the refused request (a poll) may have come after.
+        if (!tool.readOnly && (!expired || tool.task === true)) {
           throw new SvcError(
             "outcome_uncertain",
             `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called${how}; it may or may not have run — verify its effect before calling it again`,
@@ -173,13 +184,15 @@ export async function invokeTool(
           const why = rt.actor.getSnapshot().context.lastError;
           throw new SvcError(
             "mcp_call",
-            `mcp_servers.${rt.name}: "${tool.original}" failed: the ${what} again while it was replayed${why === undefined ? "" : ` (${why})`}`,
+            `mcp_servers.${rt.name}: "${tool.original}" failed: the ${what} again while it was ${tool.readOnly ? "replayed" : "sent on a new session (the server refused it unrun both times)"}${why === undefined ? "" : ` (${why})`}`,
             { cause: err },
           );
         }
         logger.info(
           { server: rt.name, tool: tool.original },
-          `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${tool.original}`,
+          tool.readOnly
+            ? `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${tool.original}`
+            : `[mcp] ${rt.name}: session expired; the server refused ${tool.original} unrun, sending it on a new session`,
         );
         let next: McpSession;
         try {
@@ -194,6 +207,12 @@ export async function invokeTool(
             { cause: reconnectError },
           );
         }
+        // The new session's listing decides, as it does for a call that connects first.
+        if (!tool.readOnly && !rt.toolset.tools.some((t) => t.original === tool.original))
+          throw new SvcError(
+            "mcp_call",
+            `mcp_servers.${rt.name} no longer offers "${tool.original}" (the server's new session, opened after its session expired, does not list it); the tool was not run`,
+          );
         return attempt(next, false);
       }
       if (isRequestTimeout(err)) {

@@ -12,6 +12,8 @@ import { SvcError } from "../../errors.js";
 import { LooseCursorSchema, MAX_LIST_PAGES, nextPage, nullsLeftOut } from "../../io/mcp/listPages.js";
 import { refuseTooDeep } from "../../io/mcp/resultDepth.js";
 import type { McpSession } from "../../io/mcp/session.js";
+import { answeredWithError } from "../../io/mcp/transportErrors.js";
+import { isStreamDropped } from "./callErrors.js";
 
 /**
  * An answer as it came, once it is known to nest no deeper than `MAX_RESULT_DEPTH` (what walks it next —
@@ -80,8 +82,13 @@ function listText(
 const ReadResourceSchema = z.preprocess((value) => nullsLeftOut(notTooDeep(value)), ReadResourceResultSchema);
 const GetPromptSchema = z.preprocess((value) => nullsLeftOut(notTooDeep(value)), GetPromptResultSchema);
 
-/** The errors the SDK raises on our side (no answer in time, the connection closed), never a server's. */
-const LOCAL_ERRORS: ReadonlySet<number> = new Set([ErrorCode.RequestTimeout, ErrorCode.ConnectionClosed]);
+/**
+ * An error raised on our side (no answer in time, the connection closed, the answer's stream dropped), never
+ * a server's error answer, whose code may be the same (-32000, -32001: codes servers use for their own errors).
+ */
+function localError(err: unknown): boolean {
+  return err instanceof McpError && (!answeredWithError(err) || isStreamDropped(err));
+}
 
 function asText(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
@@ -245,7 +252,7 @@ export async function runUtilityTool(
         ).catch((err: unknown): { items: unknown[]; cut?: string } => {
           // A server without templates answers with an error (-32601): none. The call's own end is no
           // answer: its `timeout` spent, the run ended or the connection closed fail the call as for any list.
-          if (signal?.aborted === true || (err instanceof McpError && LOCAL_ERRORS.has(err.code))) throw err;
+          if (signal?.aborted === true || localError(err)) throw err;
           return { items: [] };
         }),
       ]);

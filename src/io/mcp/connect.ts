@@ -6,6 +6,7 @@ import { type InterpolationScope, keptAsWrittenHint } from "../../config/interpo
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { SvcError } from "../../errors.js";
 import { scrub } from "../credentials.js";
+import { cutText } from "../cutText.js";
 import {
   crlfScript,
   crlfScriptFix,
@@ -62,6 +63,8 @@ export interface ConnectOptions {
   readonly onStderrUnfinished?: (text: string) => void;
   /** A stdio server's stdout line that is no MCP message (a banner, a usage text), credentials redacted. */
   readonly onOtherOutput?: (line: string) => void;
+  /** The beginning of a stdio server's stdout line not ended yet ("" once it ends), credentials redacted. */
+  readonly onStdoutUnfinished?: (start: string) => void;
   /** An SSE server's stream opened and its `endpoint` event is awaited (`true`), or no longer (`false`). */
   readonly onAwaitingEndpoint?: (awaiting: boolean) => void;
   readonly onLost?: (reason: string) => void;
@@ -162,6 +165,7 @@ export async function connectServer(
             if (report.stdout.length > STDERR_TAIL_LINES) report.stdout.shift();
             options.onOtherOutput?.(line);
           },
+          onStdoutUnfinished: (raw) => options.onStdoutUnfinished?.(scrub(raw, secrets)),
         });
         return latest;
       },
@@ -302,15 +306,29 @@ export function withStderrSoFar(
   message: string,
   lines: readonly string[],
   stdout: readonly string[] = [],
+  stdoutUnfinished = "",
 ): string {
   const stderr = joinStderr(lines);
-  const pretty = prettyPrintedJson(stdout) ? ` — ${PRETTY_PRINTED}` : "";
+  const pretty = `${prettyPrintedJson(stdout) ? ` — ${PRETTY_PRINTED}` : ""}${unendedMessage(stdoutUnfinished)}`;
   if (stderr !== "") return `${message} — its stderr so far: ${stderr}${pretty}`;
   const other = joinStderr(stdout);
   if (pretty !== "") return `${message}${pretty}`;
   return other === ""
     ? message
     : `${message} — it wrote nothing on stderr, and on stdout no MCP message but: ${other}`;
+}
+
+/** How much of a message not ended by a line break is quoted. */
+const UNENDED_QUOTE_CHARS = 80;
+
+/**
+ * A JSON-RPC message written without the line break after it (`process.stdout.write(JSON.stringify(m))`,
+ * Python's `print(..., end="")`): the stdio transport reads a message once its line ends, so it was never read.
+ */
+function unendedMessage(start: string): string {
+  if (!/^\s*\{\s*"jsonrpc"\s*:/.test(start)) return "";
+  const quoted = start.trim();
+  return ` — its stdout holds a message not ended by a line break (${quoted.length > UNENDED_QUOTE_CHARS ? `${cutText(quoted, UNENDED_QUOTE_CHARS)}…` : quoted}), but the stdio transport reads a message once its line ends — have the server write a newline after each message`;
 }
 
 const PRETTY_PRINTED =

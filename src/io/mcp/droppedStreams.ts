@@ -1,6 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AnswerTooLargeError } from "./answerSizeLimit.js";
+import { cancelledIds, type Id, postGivenUp, resumedAnswered } from "./givenUpRequests.js";
 import { unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
 
 /** `data` of the error answered for a request whose response stream ended without its answer. */
@@ -8,8 +9,6 @@ export const STREAM_DROPPED = "response_stream_dropped";
 
 /** `data` of the error answered for a request whose answer went past svc's size limit (`boundedAnswers`). */
 export const ANSWER_TOO_LARGE = "answer_too_large";
-
-type Id = string | number;
 
 /** The ids of the JSON-RPC requests in a POST body (one message or a batch). */
 function requestIds(body: unknown): Id[] {
@@ -37,6 +36,10 @@ function requestIds(body: unknown): Id[] {
  */
 class SseWatch {
   resumable = false;
+  /** The id of the last event that had one: where the SDK would resume the stream from. */
+  lastEventId: string | undefined;
+  /** Whether one of the requests was answered with a result (the SDK resumes a stream that carried none). */
+  resulted = false;
   /** Error answers standing in for answers to the requests that are not valid JSON-RPC (`unreadableAnswer`). */
   readonly unreadable: JSONRPCMessage[] = [];
   /** The line being read, in the pieces it came in (joined once it ends: a long line costs no rescans). */
@@ -91,6 +94,7 @@ class SseWatch {
     else if (field === "id" && value !== "") {
       this.resumable = true;
       this.eventId = value;
+      this.lastEventId = value;
     }
   }
 
@@ -127,6 +131,7 @@ class SseWatch {
       // timeout: an error answer saying why is sent after it, at the stream's end.
       const answer = JSONRPCMessageSchema.safeParse(m).success ? undefined : unreadableAnswer(m);
       if (answer !== undefined) this.unreadable.push(answer);
+      else if ("result" in (m as object)) this.resulted = true;
       this.pending.delete(msg.id);
     }
   }
@@ -198,16 +203,27 @@ async function withOneMemberJson(response: Response): Promise<Response> {
  * once and the caller can tell "the outcome is unknown" from "the server said no". An answer in the stream
  * that is not valid JSON-RPC (which the SDK's transport skips) is followed, at the stream's end, by an error
  * answer saying what is wrong with it (`unreadableAnswer`), so its call fails then too.
- * A GET's stream (the server's own requests and notifications, or a POST's stream resumed) has no request of
- * its own to answer: it is only split where an event holds a batch (`SseWatch`), like a POST's. A message
+ * A POST's stream is closed once each of its requests is answered or given up (the Python SDK's client
+ * closes it once answered too), whether or not the server ends it. A GET's stream (the server's own requests
+ * and notifications, or a POST's stream resumed) has no request of its own to answer: it is only split where
+ * an event holds a batch (`SseWatch`), like a POST's. A message
  * that writes the members it does not use as null (an answer both result and error, a notification
  * `params: null`) is passed on as the one it means, in a stream or a POST's JSON body alike
  * (`withoutNullMembers`).
  */
 export function answerDroppedStreams(base: FetchLike): FetchLike {
+  // The last event ids of POST streams closed once answered with errors alone (see `resumedAnswered`).
+  const answered = new Set<string>();
+  // The POST streams still waiting for answers, by their requests' ids: a request given up (its timeout, the
+  // caller's abort) is cancelled at the server, which then sends no answer and may never end the stream.
+  const waiting = new Map<Id, (id: Id) => void>();
   return async (url, init) => {
-    const response = await base(url, init);
+    if (resumedAnswered(init, answered)) return new Response(null, { status: 405 });
     const ids = init?.method === "POST" ? requestIds(init.body) : [];
+    const response = await postGivenUp(base, url, init, ids, waiting);
+    // Closed once the server has the cancel (this POST's), so it is told before the stream goes.
+    if (waiting.size > 0 && init?.method === "POST")
+      for (const id of cancelledIds(init.body)) waiting.get(id)?.(id);
     const type = response.headers.get("content-type") ?? "";
     if (ids.length > 0 && response.ok && response.body !== null && type.includes("application/json"))
       return withOneMemberJson(response);
@@ -217,6 +233,18 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
       return response;
     const watch = new SseWatch(new Set(ids));
     const reader = response.body.getReader();
+    const release = () => {
+      for (const id of ids) waiting.delete(id);
+    };
+    // Each of its requests given up: the stream ends (as for one answered), and is not resumed either.
+    const giveUp = (id: Id) => {
+      waiting.delete(id);
+      watch.pending.delete(id);
+      if (watch.pending.size > 0) return;
+      if (watch.lastEventId !== undefined) answered.add(watch.lastEventId);
+      void reader.cancel().catch(() => undefined);
+    };
+    for (const id of ids) waiting.set(id, giveUp);
     const finish = (controller: ReadableStreamDefaultController<Uint8Array>, why: string): boolean => {
       if (init?.signal?.aborted === true) return false;
       const answers = [...watch.unreadable, ...(watch.resumable ? [] : droppedAnswers(watch.pending, why))];
@@ -235,6 +263,7 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
           try {
             chunk = await reader.read();
           } catch (err) {
+            release();
             if (err instanceof AnswerTooLargeError && watch.pending.size > 0) {
               controller.enqueue(encode(events(tooLargeAnswers(watch.pending, err)).join("")));
               controller.close();
@@ -246,6 +275,7 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
             return;
           }
           if (chunk.done) {
+            release();
             const rest = watch.rest();
             if (rest !== "") controller.enqueue(encode(rest));
             if (!finish(controller, "stream ended")) controller.close();
@@ -257,11 +287,23 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
           const completed = watch.feed(chunk.value);
           if (completed.length > 0) {
             for (const text of completed) controller.enqueue(encode(text));
+            // Every request of the POST is answered: the stream is done, though a server may keep it open
+            // (MCP says it should end it), which would hold a connection per call for the session's life.
+            if (ids.length > 0 && watch.pending.size === 0) {
+              release();
+              if (watch.unreadable.length > 0) controller.enqueue(encode(events(watch.unreadable).join("")));
+              if (watch.lastEventId !== undefined && !watch.resulted) answered.add(watch.lastEventId);
+              controller.close();
+              void reader.cancel().catch(() => undefined);
+            }
             return;
           }
         }
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: (reason) => {
+        release();
+        return reader.cancel(reason);
+      },
     });
     return new Response(body, {
       status: response.status,

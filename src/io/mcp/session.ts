@@ -53,6 +53,7 @@ import {
 } from "./looseAnswers.js";
 import { askingFor, offeredVersion, offersOnlyStateless } from "./offeredVersion.js";
 import { refuseTooDeep } from "./resultDepth.js";
+import { isTaskEnd, TaskPollError } from "./taskPollError.js";
 import {
   answeredWithError,
   ComposedError,
@@ -303,7 +304,10 @@ export class McpSession {
         return message.result as CallToolResult;
       }
       if (message !== undefined && message.type !== "error") continue;
-      if (message !== undefined && !signal.aborted) throw message.error;
+      if (message !== undefined && !signal.aborted)
+        throw taskId === undefined || isTaskEnd(message.error, taskId)
+          ? message.error
+          : new TaskPollError(taskId, message.error);
       if (step !== "stopped" && step.done === true) break;
       void iterator.return?.(undefined).catch(() => undefined);
       if (taskId !== undefined) {
@@ -311,7 +315,8 @@ export class McpSession {
           .cancelTask(taskId, { timeout: TASK_CANCEL_TIMEOUT_MS })
           .catch(() => undefined);
       }
-      if (deadline.aborted) throw new McpError(ErrorCode.RequestTimeout, "Request timed out");
+      if (deadline.aborted)
+        throw new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs });
       throw message?.error ?? signal.reason;
     }
     throw new McpError(ErrorCode.InternalError, `task for ${name} ended without a result`);

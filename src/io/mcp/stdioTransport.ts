@@ -30,6 +30,11 @@ export interface StdioOptions {
   readonly onProtocolError?: (reason: string, tooLong?: boolean) => void;
   /** A stdout line that is no JSON-RPC message (a banner, a usage text), at most 1000 characters. */
   readonly onOtherOutput?: (line: string) => void;
+  /**
+   * The beginning (at most 300 characters) of a stdout line not ended yet, once it starts; "" once a line
+   * break ends it. A message a server writes without its line break is never read.
+   */
+  readonly onUnfinishedLine?: (start: string) => void;
   readonly maxMessageBytes?: number;
   /** How long a process may run on after its stdout ended before svc closes it (1 s). */
   readonly stdoutEndGraceMs?: number;
@@ -43,6 +48,10 @@ export const STDOUT_END_GRACE_MS = 1000;
 
 /** How many `{` of a line that is no JSON `gluedAnswer` tries as the start of an answer. */
 const GLUED_STARTS = 20;
+
+/** How much of a stdout line not ended yet `onUnfinishedLine` is given (its bytes read: 4 per character at most). */
+const UNFINISHED_CHARS = 300;
+const UNFINISHED_BYTES = UNFINISHED_CHARS * 4;
 
 /**
  * A JSON-RPC answer (an object with `jsonrpc`, an `id` and `result` or `error`) at the end of a line that
@@ -94,6 +103,8 @@ export class StdioTransport implements Transport {
   private exited: Promise<void> | undefined;
   private chunks: Buffer[] = [];
   private buffered = 0;
+  /** `onUnfinishedLine` was told of the line being read, so its end is said too. */
+  private unfinishedSaid = false;
   private closed = false;
   private closing: Promise<void> | undefined;
   private delivery: Promise<void> = Promise.resolve();
@@ -169,6 +180,10 @@ export class StdioTransport implements Transport {
       this.chunks = [];
       this.buffered = 0;
       rest = rest.subarray(newline + 1);
+      if (this.unfinishedSaid) {
+        this.unfinishedSaid = false;
+        this.options.onUnfinishedLine?.("");
+      }
       // One message per microtask: the SDK runs a notification's handler a microtask later, so a
       // progress notification read in the same chunk as the call's answer would otherwise reach it after
       // the answer had removed its handler ("unknown token"), and be lost.
@@ -176,6 +191,12 @@ export class StdioTransport implements Transport {
       if (this.closed) return;
     }
     if (rest.length === 0) return;
+    if (this.chunks.length === 0 && this.options.onUnfinishedLine !== undefined) {
+      this.unfinishedSaid = true;
+      this.options.onUnfinishedLine(
+        cutText(rest.subarray(0, UNFINISHED_BYTES).toString("utf8"), UNFINISHED_CHARS),
+      );
+    }
     this.buffered += rest.length;
     this.chunks.push(rest);
     if (this.buffered > limit) this.tooLong(limit);

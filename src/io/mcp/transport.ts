@@ -31,6 +31,8 @@ export interface TransportOptions {
   readonly onProtocolError?: (reason: string, tooLong?: boolean) => void;
   /** A stdio server's stdout line that is no JSON-RPC message (skipped). */
   readonly onOtherOutput?: (line: string) => void;
+  /** The beginning of a stdio server's stdout line not ended yet ("" once it ends). */
+  readonly onStdoutUnfinished?: (start: string) => void;
   /**
    * An SSE server's event stream opened (`true`) and its `endpoint` event is awaited, or the wait ended
    * (`false`: the event came, or the start failed).
@@ -187,6 +189,7 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
       ...(options.onExit === undefined ? {} : { onExit: options.onExit }),
       ...(options.onProtocolError === undefined ? {} : { onProtocolError: options.onProtocolError }),
       ...(options.onOtherOutput === undefined ? {} : { onOtherOutput: options.onOtherOutput }),
+      ...(options.onStdoutUnfinished === undefined ? {} : { onUnfinishedLine: options.onStdoutUnfinished }),
     });
     const lines = stderrLines(options.onStderr, options.onStderrUnfinished);
     transport.stderr.on("data", lines);

@@ -460,6 +460,10 @@ describe("tools/list paging from odd servers", () => {
     expect(status.warnings).toEqual([
       'mcp_servers.s: tools/list stopped after 2 pages: the server sent cursor "2" again (a loop in its paging), so any tools of later pages are not registered',
     ]);
+    // A call of a tool the cut listing did not reach says why it is not registered.
+    await expect(h.call("s", "tool5", {})).rejects.toThrow(
+      'mcp_servers.s: no tool "tool5" is registered — it may be on a page svc did not read: tools/list stopped after 2 pages: the server sent cursor "2" again (a loop in its paging), so any tools of later pages are not registered',
+    );
   });
 
   it("a page answered with an error fails the connect naming tools/list and the page, not only the server's error", async () => {

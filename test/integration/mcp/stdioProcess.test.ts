@@ -226,6 +226,26 @@ describe("a server that writes each message as pretty-printed JSON, over several
   });
 });
 
+describe("a server that writes its messages without a line break after them", () => {
+  it("the connect timeout says the answer came without its line break, not that the server did not answer", async () => {
+    // A hand-written server writing process.stdout.write(JSON.stringify(message)), no "\n" after it.
+    const unended = `require("readline").createInterface({ input: process.stdin }).on("line", (l) => { const m = JSON.parse(l); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: "u", version: "1" } } })); })`;
+    const clock = new SimulatedClock();
+    const hub = hubs.hub(
+      hubs.home,
+      { u: entry({ command: process.execPath, args: ["-e", unended], connect_timeout: 60 }) },
+      { clock },
+    );
+    await vi.waitFor(() => expect(hub.stdoutSoFar("u")).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    clock.increment(60_000);
+    expect(hub.status()[0]).toMatchObject({
+      state: "failed",
+      lastError:
+        'connect timed out after 60 s (connect_timeout) — its stdout holds a message not ended by a line break ({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":…), but the stdio transport reads a message once its line ends — have the server write a newline after each message',
+    });
+  });
+});
+
 describe("a server that never answers, retried", () => {
   it("the next connect's timeout quotes its own process's stderr, not what the given-up one wrote while it was stopped", async () => {
     // A bridge waiting on a login, which ignores its stdin closing and SIGTERM (SIGKILL ends it 2 s later)

@@ -1,0 +1,156 @@
+import { randomUUID } from "node:crypto";
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
+import { IN_MEMORY_ENTRY, inMemoryServers } from "../../helpers/inMemoryMcp.js";
+import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
+
+/**
+ * MCP: a server that has ended a session answers each request naming it with HTTP 404, and the client
+ * starts a new session. The refused request was never run, so it is sent again on the new session
+ * whatever the tool does, rather than reported as possibly run.
+ */
+const servers: FixtureHttp[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+const ctx = useHubs();
+const serve = useLoopbackHttp();
+
+/** A Streamable HTTP server whose tool "job" runs only as a task (created, then polled), done after 400 ms. */
+async function taskServer() {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const state = { created: 0, expire: () => sessions.clear() };
+  const port = await serve(async (req, res) => {
+    const id = req.headers["mcp-session-id"];
+    let transport = typeof id === "string" ? sessions.get(id) : undefined;
+    if (transport === undefined && typeof id === "string") {
+      res
+        .writeHead(404)
+        .end(
+          JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }),
+        );
+      return;
+    }
+    if (transport === undefined) {
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, created),
+      });
+      const server = new McpServer(
+        { name: "tasks", version: "1" },
+        {
+          capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
+          taskStore: new InMemoryTaskStore(),
+        },
+      );
+      server.experimental.tasks.registerToolTask(
+        "job",
+        { execution: { taskSupport: "required" } },
+        {
+          createTask: async (extra) => {
+            state.created++;
+            const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 50 });
+            setTimeout(() => {
+              void extra.taskStore.storeTaskResult(task.taskId, "completed", {
+                content: [{ type: "text", text: "job done" }],
+              });
+            }, 400);
+            return { task };
+          },
+          getTask: (extra) => extra.taskStore.getTask(extra.taskId),
+          getTaskResult: (extra) => extra.taskStore.getTaskResult(extra.taskId) as never,
+        },
+      );
+      await server.connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(req, res);
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, state };
+}
+
+describe("a call refused for an expired session", () => {
+  for (const [label, start] of [
+    ["Streamable HTTP (404)", () => startStreamableHttp()],
+    ["Streamable HTTP (400 naming the session)", () => startStreamableHttp({ staleSessionStatus: 400 })],
+    ["SSE (404 on the message endpoint)", () => startSse()],
+  ] as const) {
+    it(`${label}: a tool without readOnlyHint is sent again on a new session and runs once`, async () => {
+      const s = await start();
+      servers.push(s);
+      const h = ctx.hub(ctx.home, {
+        web: entry({ url: s.url, ...(label.startsWith("SSE") ? { transport: "sse" } : {}) }),
+      });
+      await h.settled("web");
+      const before = Number(text(await h.call("web", "write-note", { text: "a" })).replace("noted ", ""));
+      s.expireSessions();
+      expect(text(await h.call("web", "write-note", { text: "b" }))).toBe(`noted ${before + 1}`);
+      expect(text(await h.call("web", "write-note", { text: "c" }))).toBe(`noted ${before + 2}`);
+    });
+  }
+
+  it("calls in parallel that all meet the expired session each run once", async () => {
+    const s = await startStreamableHttp();
+    servers.push(s);
+    const h = ctx.hub(ctx.home, { web: entry({ url: s.url, supports_parallel_tool_calls: true }) });
+    await h.settled("web");
+    const before = Number(text(await h.call("web", "write-note", { text: "a" })).replace("noted ", ""));
+    s.expireSessions();
+    const notes = await Promise.all(
+      [1, 2, 3].map(() => h.call("web", "write-note", { text: "b" }).then(text)),
+    );
+    expect(notes.sort()).toEqual([1, 2, 3].map((n) => `noted ${before + n}`));
+  });
+
+  it("a task whose polling meets an expired session is not created again: it was created and may run", async () => {
+    const s = await taskServer();
+    const h = ctx.hub(ctx.home, { jobs: entry({ url: s.url }) });
+    expect((await h.settled("jobs")).state).toBe("connected");
+    const call = h.call("jobs", "job", {});
+    await vi.waitFor(() => expect(s.state.created).toBe(1), { timeout: 5000, interval: 10 });
+    s.state.expire();
+    await expect(call).rejects.toMatchObject({
+      code: "outcome_uncertain",
+      message: expect.stringMatching(
+        /^mcp_servers\.jobs: following the task of "job" failed \(.*Session not found.*\); it may or may not have run — verify its effect before calling it again$/,
+      ),
+    });
+    expect(s.state.created).toBe(1);
+  });
+
+  it("a tool's own JSON-RPC error that quotes an HTTP 404 (an upstream API's) is the call's error, not an expired session", async () => {
+    let calls = 0;
+    let sessions = 0;
+    const build = () => {
+      sessions++;
+      const server = new Server({ name: "proxy", version: "1" }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: [{ name: "create-issue", inputSchema: { type: "object" as const } }],
+      }));
+      server.setRequestHandler(CallToolRequestSchema, () => {
+        calls++;
+        throw new McpError(-32603, "GitHub answered (HTTP 404): Not Found");
+      });
+      return server;
+    };
+    const h = ctx.hub(
+      ctx.home,
+      { gh: entry(IN_MEMORY_ENTRY) },
+      { transportFor: inMemoryServers({ gh: build }) },
+    );
+    await h.settled("gh");
+    await expect(h.call("gh", "create-issue", {})).rejects.toMatchObject({
+      code: "mcp_call",
+      message:
+        'mcp_servers.gh: "create-issue" failed: MCP error -32603: GitHub answered (HTTP 404): Not Found',
+    });
+    expect(calls).toBe(1);
+    expect(sessions).toBe(1);
+    expect((await h.settled("gh")).state).toBe("connected");
+  });
+});
