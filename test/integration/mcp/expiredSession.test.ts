@@ -94,19 +94,6 @@ describe("a call refused for an expired session", () => {
     });
   }
 
-  it("calls in parallel that all meet the expired session each run once", async () => {
-    const s = await startStreamableHttp();
-    servers.push(s);
-    const h = ctx.hub(ctx.home, { web: entry({ url: s.url, supports_parallel_tool_calls: true }) });
-    await h.settled("web");
-    const before = Number(text(await h.call("web", "write-note", { text: "a" })).replace("noted ", ""));
-    s.expireSessions();
-    const notes = await Promise.all(
-      [1, 2, 3].map(() => h.call("web", "write-note", { text: "b" }).then(text)),
-    );
-    expect(notes.sort()).toEqual([1, 2, 3].map((n) => `noted ${before + n}`));
-  });
-
   it("a task whose polling meets an expired session is not created again: it was created and may run", async () => {
     const s = await taskServer();
     const h = ctx.hub(ctx.home, { jobs: entry({ url: s.url }) });
