@@ -166,9 +166,8 @@ export async function invokeTool(
         const exit = expired ? undefined : s.exitReport?.();
         const how = exit === undefined ? "" : ` (${scrub(exit, rt.secrets)})`;
         // A session the server no longer knows refused the call unrun (MCP: HTTP 404 for an ended session), so
-        // any tool is sent again on the new session; one whose connection was lost under it may have run, and
-        // so may a task, which the refused request (a poll) may have come after.
-        if (!tool.readOnly && (!expired || tool.task === true)) {
+        // any tool is sent again on the new session; one whose connection was lost under it may have run.
+        if (!tool.readOnly && !expired) {
           throw new SvcError(
             "outcome_uncertain",
             `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called${how}; it may or may not have run — verify its effect before calling it again`,
