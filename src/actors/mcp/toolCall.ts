@@ -74,7 +74,7 @@ function urlElicitationRequired(server: string, tool: string, err: UrlElicitatio
   return `mcp_servers.${server}: "${tool}" needs the user to open ${urls || "a URL"} first (URL-mode elicitation; svc opens no browser) — open it, then call the tool again`;
 }
 
-/** Runs the call; a call refused for an expired session is sent again, one lost with its connection only when read-only. */
+/** Runs the call; after a session expiry only read-only tools are replayed. */
 export async function invokeTool(
   rt: Runtime,
   logger: Logger,
@@ -165,9 +165,7 @@ export async function invokeTool(
         // stdio: how the process ended (a crash and its last stderr lines, svc's message size limit).
         const exit = expired ? undefined : s.exitReport?.();
         const how = exit === undefined ? "" : ` (${scrub(exit, rt.secrets)})`;
-        // A session the server no longer knows refused the call unrun (MCP: HTTP 404 for an ended session), so
-        // any tool is sent again on the new session; one whose connection was lost under it may have run.
-        if (!tool.readOnly && !expired) {
+        if (!tool.readOnly) {
           throw new SvcError(
             "outcome_uncertain",
             `mcp_servers.${rt.name}: the ${what} while "${tool.original}" was being called${how}; it may or may not have run — verify its effect before calling it again`,
@@ -183,15 +181,13 @@ export async function invokeTool(
           const why = rt.actor.getSnapshot().context.lastError;
           throw new SvcError(
             "mcp_call",
-            `mcp_servers.${rt.name}: "${tool.original}" failed: the ${what} again while it was ${tool.readOnly ? "replayed" : "sent on a new session (the server refused it unrun both times)"}${why === undefined ? "" : ` (${why})`}`,
+            `mcp_servers.${rt.name}: "${tool.original}" failed: the ${what} again while it was replayed${why === undefined ? "" : ` (${why})`}`,
             { cause: err },
           );
         }
         logger.info(
           { server: rt.name, tool: tool.original },
-          tool.readOnly
-            ? `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${tool.original}`
-            : `[mcp] ${rt.name}: session expired; the server refused ${tool.original} unrun, sending it on a new session`,
+          `[mcp] ${rt.name}: ${expired ? "session expired" : "connection lost"}; replaying read-only ${tool.original}`,
         );
         let next: McpSession;
         try {
@@ -206,12 +202,6 @@ export async function invokeTool(
             { cause: reconnectError },
           );
         }
-        // The new session's listing decides, as it does for a call that connects first.
-        if (!tool.readOnly && !rt.toolset.tools.some((t) => t.original === tool.original))
-          throw new SvcError(
-            "mcp_call",
-            `mcp_servers.${rt.name} no longer offers "${tool.original}" (the server's new session, opened after its session expired, does not list it); the tool was not run`,
-          );
         return attempt(next, false);
       }
       if (isRequestTimeout(err)) {
