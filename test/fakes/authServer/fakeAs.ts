@@ -59,6 +59,11 @@ export interface FakeAsOptions {
   readonly repeatInRedirect?: readonly ("code" | "state" | "iss")[];
   /** `token_endpoint_auth_methods_supported`; a registration asking for another method is refused, and one asking for a secret method gets a secret. */
   readonly authMethods?: string[];
+  /**
+   * Reshapes each registration answer as a real server writes it (`client_secret: null` for a public
+   * client, `grant_types: null` when the request named none, ...).
+   */
+  readonly registrationResponse?: (answer: Record<string, unknown>) => Record<string, unknown>;
   /** The registration endpoint answers this instead of registering (RFC 7591 section 3.2.2 errors). */
   readonly registrationError?: { status: number; body: string; contentType?: string };
   /** Serve HTTPS with this key and certificate (the issuer is then an https URL). */
@@ -244,7 +249,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         typeof meta.scope === "string" ? meta.scope : options.registeredScopesOnly?.defaultScope;
       if (registeredScope !== undefined) clientScopes.set(registeredId, registeredScope);
       clientRedirects.set(registeredId, meta.redirect_uris);
-      return json(res, 201, {
+      const answer = {
         ...meta,
         ...(registeredScope !== undefined ? { scope: registeredScope } : {}),
         client_id: registeredId,
@@ -253,7 +258,8 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         ...(method.startsWith("client_secret")
           ? { client_secret: "dcr-secret", client_secret_expires_at: 0 }
           : {}),
-      });
+      };
+      return json(res, 201, options.registrationResponse ? options.registrationResponse(answer) : answer);
     }
     if (url.pathname === "/authorize") {
       const q = url.searchParams;
