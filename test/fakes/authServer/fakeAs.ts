@@ -465,6 +465,8 @@ export async function startFakeResource(
       scopeOf: (token: string) => string | undefined;
       /** The 403 challenge leaves the `scope` parameter out. */
       unnamed?: boolean;
+      /** The refusal's status: 401 for servers that answer `insufficient_scope` so (RFC 6750 3.1 asks 403). */
+      status?: 401 | 403;
     };
   } = {},
 ): Promise<FakeResource> {
@@ -497,7 +499,7 @@ export async function startFakeResource(
       if (opts.requireScope.scope.split(" ").every((s) => held.includes(s)))
         return json(res, 200, { ok: true });
       res
-        .writeHead(403, {
+        .writeHead(opts.requireScope.status ?? 403, {
           "www-authenticate": `Bearer error="insufficient_scope", ${opts.requireScope.unnamed ? "" : `scope="${opts.requireScope.scope}", `}resource_metadata="${metadataUrl}"`,
         })
         .end();
