@@ -454,6 +454,8 @@ export async function startFakeResource(
     resource?: (base: string) => string;
     /** Serve HTTPS with this key and certificate. */
     tls?: { key: string; cert: string };
+    /** Fields added to the metadata document (e.g. `"jwks_uri": ""`, as a server without omitempty writes it). */
+    metadataFields?: Record<string, unknown>;
     /** The WWW-Authenticate value of the 401, given the metadata URL (default: one Bearer challenge naming it). */
     challenge?: (metadataUrl: string) => string;
     /**
@@ -489,6 +491,7 @@ export async function startFakeResource(
         resource: opts.resource ? opts.resource(base) : `${base}/mcp`,
         authorization_servers: authorizationServers,
         scopes_supported: ["mcp"],
+        ...opts.metadataFields,
       });
     }
     const advertised = opts.metadataPath ?? "/.well-known/oauth-protected-resource/mcp";

@@ -98,4 +98,22 @@ describe("OAuth answers whose fields without a value are written null", () => {
     expect(exchange?.headers.authorization).toBeUndefined();
     expect(exchange?.body.get("client_id")).toBe(client?.client_id);
   });
+
+  it("protected-resource and authorization-server metadata with fields written null or empty are read without them", async () => {
+    home = tempHome();
+    const auth = await as({
+      metadata: () => ({
+        revocation_endpoint: "",
+        service_documentation: "",
+        introspection_endpoint: null,
+        ui_locales_supported: null,
+      }),
+    });
+    const rs = await resource([auth.url], {
+      metadataFields: { jwks_uri: "", resource_name: null, bearer_methods_supported: null },
+    });
+    const h = harness(home.dir, "sparse", rs.url, { cimd: false });
+    expect((await loginWith(h)).access_token).toBe(auth.issued[0]);
+    expect(h.job.store.readMetadata()?.authorizationServerMetadata).not.toHaveProperty("revocation_endpoint");
+  });
 });
