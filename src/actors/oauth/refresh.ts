@@ -17,7 +17,13 @@ import { configuredClient, secretExpired } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { discoverForJob } from "./discoverForJob.js";
 import type { LoginFlow } from "./runLogin.js";
-import { lastFailureAt, loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
+import {
+  lastFailureAt,
+  loginAdvice,
+  loginCommand,
+  refusedClient,
+  tokenEndpointError,
+} from "./tokenErrors.js";
 
 export { loginCommand };
 
@@ -271,7 +277,7 @@ export async function usableTokens(
         if (answered?.error !== undefined && REFUSED_GRANT_ERRORS.has(answered.error))
           rememberRefused(current.issuer, refreshToken, why);
         // A configured client the server refuses is refused by a login too: name the keys to check first.
-        if (configured !== undefined && answered?.error === "invalid_client")
+        if (configured !== undefined && refusedClient(answered?.error))
           throw new SvcError(
             "oauth",
             `${serverName}: ${why} — ${loginAdvice(serverName, fetches, endpoint, true, flow, job.profile)}`,
