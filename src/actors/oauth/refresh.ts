@@ -16,6 +16,7 @@ import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient, secretExpired } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { discoverForJob } from "./discoverForJob.js";
+import { sentResource } from "./resourceIndicator.js";
 import type { LoginFlow } from "./runLogin.js";
 import {
   lastFailureAt,
@@ -243,7 +244,7 @@ export async function usableTokens(
           metadata: meta.authorizationServerMetadata,
           clientInformation: client,
           refreshToken: refreshToken,
-          ...(current.resource !== undefined ? { resource: current.resource } : {}),
+          ...(sentResource(job, current.resource) !== undefined ? { resource: current.resource } : {}),
           addClientAuthentication: sdkClientAuth(serverName, client),
           fetchFn: fetches.token,
         });

@@ -157,6 +157,7 @@ export const oauthSchema = z
       })
       .optional(),
     cimd: z.boolean().optional(),
+    resource_indicator: z.boolean().optional(),
     /** Empty or null is ignored. */
     user_agent: z
       .string()

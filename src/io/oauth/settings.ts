@@ -18,6 +18,8 @@ export interface OAuthSettings {
   readonly redirect_port?: number;
   readonly client_metadata_url?: string;
   readonly cimd?: boolean;
+  /** `false`: no RFC 8707 `resource` parameter is sent (authorization servers that refuse it). */
+  readonly resource_indicator?: boolean;
   readonly user_agent?: string | null;
 }
 
@@ -76,6 +78,8 @@ export function oauthEntryOf(serverName: string, raw: unknown): OAuthServerEntry
     settings.redirect_port = port;
   if (typeof o.cimd === "boolean") settings.cimd = o.cimd;
   else if (o.cimd === "false") settings.cimd = false;
+  if (typeof o.resource_indicator === "boolean") settings.resource_indicator = o.resource_indicator;
+  else if (o.resource_indicator === "false") settings.resource_indicator = false;
   const cert = entry.client_cert;
   const certOk =
     typeof cert === "string" ||

@@ -77,6 +77,12 @@ export interface FakeAsOptions {
    * whatever the request's Accept says (as GitHub answers a request without `Accept: application/json`).
    */
   readonly formEncodedTokenAnswers?: boolean;
+  /**
+   * Refuses the RFC 8707 `resource` parameter as Microsoft Entra ID's v2.0 endpoints do: the authorize
+   * endpoint redirects back with `invalid_target` (AADSTS9010010), the token and device endpoints answer
+   * 400 `invalid_request` (AADSTS901002).
+   */
+  readonly refuseResource?: boolean;
   /** Reshapes the device authorization response (Entra v1 writes `expires_in` and `interval` as strings). */
   readonly deviceResponse?: (fields: Record<string, unknown>) => Record<string, unknown>;
   /**
@@ -289,7 +295,13 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         scope: q.get("scope") ?? "",
       });
       const to = new URL(q.get("redirect_uri") ?? "");
-      if (scopeRefused(clientId, q.get("scope"))) to.searchParams.set("error", "invalid_scope");
+      if (options.refuseResource && q.has("resource")) {
+        to.searchParams.set("error", "invalid_target");
+        to.searchParams.set(
+          "error_description",
+          "AADSTS9010010: The resource parameter provided in the request doesn't match with the requested scopes.",
+        );
+      } else if (scopeRefused(clientId, q.get("scope"))) to.searchParams.set("error", "invalid_scope");
       else if (options.authorizeError !== undefined) to.searchParams.set("error", options.authorizeError);
       else to.searchParams.set("code", code);
       to.searchParams.set("state", q.get("state") ?? "");
@@ -301,7 +313,13 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       res.writeHead(302, { location: to.href }).end();
       return;
     }
+    const resourceRefused = () =>
+      json(res, 400, {
+        error: "invalid_request",
+        error_description: "AADSTS901002: The 'resource' request parameter is not supported.",
+      });
     if (url.pathname === "/device" && req.method === "POST") {
+      if (options.refuseResource && body.has("resource")) return resourceRefused();
       if (options.deviceAuthorizationError) {
         res
           .writeHead(options.deviceAuthorizationError.status, { "content-type": "application/json" })
@@ -328,6 +346,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     if (url.pathname === "/token" && req.method === "POST") {
       const answer = (status: number, fields: Record<string, unknown>) =>
         options.formEncodedTokenAnswers ? formEncoded(res, status, fields) : json(res, status, fields);
+      if (options.refuseResource && body.has("resource")) return resourceRefused();
       const grant = body.get("grant_type");
       const clientId = body.get("client_id") ?? "";
       if (grant === "authorization_code") {
