@@ -183,6 +183,8 @@ export async function usableTokens(
         ? current.access_token === options.rejected
         : expiringSoon(current, job.now());
     if (!stale) return current;
+    // A refresh that got no OAuth answer while this one waited on the lock: the token serves meanwhile.
+    if (options.rejected === undefined && waitingToRetry(current, job.now())) return current;
     if (current.refresh_token === undefined) {
       // Nothing to refresh with: the token serves until it actually expires.
       if (options.rejected === undefined && (current.expires_at ?? Number.POSITIVE_INFINITY) > job.now())

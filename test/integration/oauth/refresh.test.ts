@@ -410,6 +410,15 @@ describe("token refresh", () => {
       expect(refreshes()).toBe(2);
     });
 
+    it("requests that waited on the lock while that refresh got a 503 use the serving token without sending the refresh again", async () => {
+      const { as, url } = await loggedIn({ refreshError: { status: 503, body: "upstream down" } });
+      const saved = jobAt(url, 0).store.readTokens() as NonNullable<ReturnType<TokenStore["readTokens"]>>;
+      const t0 = (saved.expires_at as number) - 50_000;
+      const concurrent = await Promise.all([1, 2, 3].map(() => usableTokens(jobAt(url, t0))));
+      expect(concurrent.map((t) => t.access_token)).toEqual([1, 2, 3].map(() => as.issued[0]));
+      expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
+    });
+
     it("a 200 that is no token response (a login or proxy page) names the endpoint, status and excerpt, and asks for no new login", async () => {
       const { url } = await loggedIn({ refreshError: { status: 200, body: "<html>login page</html>" } });
       const job = jobAt(url, Date.now() + 2 * 3600_000);
