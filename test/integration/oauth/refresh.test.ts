@@ -6,7 +6,7 @@ import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
 import { REFRESH_RETRY_MS, usableTokens } from "../../../src/actors/oauth/refresh.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
-import type { TokenStore } from "../../../src/io/oauth/tokenStore.js";
+import { TokenStore } from "../../../src/io/oauth/tokenStore.js";
 import { processStartTime } from "../../../src/io/processAlive.js";
 import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -86,6 +86,31 @@ describe("token refresh", () => {
     expect(
       as.seen.filter((r) => r.path === "/token" && r.body.get("grant_type") === "refresh_token"),
     ).toHaveLength(1);
+  });
+
+  it("concurrent refreshers in one process wait for each other however long the refresh takes: one refresh, no lock timeout", async () => {
+    let release = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { as, url } = await loggedIn({ refreshAnswered: () => slow });
+    const entry = { url, auth: "oauth", oauth: { cimd: false } };
+    const later = Date.now() + 2 * 3600_000;
+    // A lock wait far shorter than the refresh (which may take its full 30 s request timeout in earnest).
+    const jobs = [1, 2, 3].map(() => {
+      const job = makeJob("srv", entry, {
+        paths: svcPaths(home.dir),
+        logger: silentLogger(),
+        now: () => later,
+      });
+      return { ...job, store: new TokenStore(job.store.dir, "srv", undefined, { lockTimeoutMs: 100 }) };
+    });
+    const all = Promise.all(jobs.map((job) => usableTokens(job)));
+    await new Promise((r) => setTimeout(r, 400));
+    release();
+    const tokens = await all;
+    expect(tokens.map((t) => t.access_token)).toEqual(jobs.map(() => as.issued[1]));
+    expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
   });
 
   it("a lock held by a live process is waited for however old its file looks (the clock stepped forward mid-refresh): the refresh it did is used, the used refresh token never sent again", async () => {
