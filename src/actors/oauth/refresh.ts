@@ -92,6 +92,14 @@ function rememberRefused(issuer: string, token: string, why: string): void {
   refusedRefreshes.set(refreshKey(issuer, token), why);
 }
 
+/**
+ * Refreshes that got no OAuth answer, by key (see `refreshKey`): how many so far, and the error the last
+ * one failed its connect with. A connect that waited on the lock meanwhile fails with it instead of
+ * sending the refresh again (each waiter in turn would otherwise wait out another request); a connect
+ * that starts later tries again.
+ */
+const unanswered = new Map<string, { readonly count: number; readonly error: RefreshUnavailableError }>();
+
 /** A token that still serves, whose last refresh got no OAuth answer less than REFRESH_RETRY_MS ago. */
 function waitingToRetry(tokens: StoredTokens, now: number): boolean {
   if (tokens.refresh_token === undefined || (tokens.expires_at ?? Number.POSITIVE_INFINITY) <= now)
@@ -172,6 +180,10 @@ export async function usableTokens(
   }
   if (options.rejected === undefined && !expiringSoon(quick, job.now())) return quick;
   if (options.rejected === undefined && waitingToRetry(quick, job.now())) return quick;
+  const unansweredBefore =
+    quick.refresh_token === undefined
+      ? 0
+      : (unanswered.get(refreshKey(quick.issuer, quick.refresh_token))?.count ?? 0);
   return store.withLock(async () => {
     saveHeldTokens(job);
     const current = store.readTokens();
@@ -237,6 +249,9 @@ export async function usableTokens(
     const refreshToken = current.refresh_token;
     const refusal = refusedRefreshes.get(refreshKey(current.issuer, refreshToken));
     if (refusal !== undefined) throw needsLoginError(serverName, refusal, flow, job.profile);
+    const failedMeanwhile = unanswered.get(refreshKey(current.issuer, refreshToken));
+    if (failedMeanwhile !== undefined && failedMeanwhile.count > unansweredBefore)
+      throw failedMeanwhile.error;
     // Once the request is sent the server may have rotated the refresh token: the process must not end
     // before the answer is saved, or the file keeps the used one (src/io/heldSignals.ts).
     return finishBeforeExit(async () => {
@@ -269,11 +284,15 @@ export async function usableTokens(
             );
             return current;
           }
-          throw new RefreshUnavailableError(
+          const unavailable = new RefreshUnavailableError(
             "mcp_connect",
             `${failure.message} — the saved login is kept; svc tries again on the next connect`,
             { cause: err },
           );
+          const key = refreshKey(current.issuer, refreshToken);
+          if (unanswered.size >= MAX_REMEMBERED_REFUSALS) unanswered.clear();
+          unanswered.set(key, { count: (unanswered.get(key)?.count ?? 0) + 1, error: unavailable });
+          throw unavailable;
         }
         if (stored !== undefined) forgetRefusedClient(job, stored, fetches, meta);
         const why = failure.message.slice(serverName.length + 2);

@@ -444,6 +444,20 @@ describe("token refresh", () => {
       expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
     });
 
+    it("an expired token: connects that waited on the lock while its refresh got a 503 fail with that answer, without sending it again", async () => {
+      const { as, url } = await loggedIn({ refreshError: { status: 503, body: "upstream down" } });
+      const later = Date.now() + 2 * 3600_000;
+      const results = await Promise.allSettled([1, 2, 3].map(() => usableTokens(jobAt(url, later))));
+      for (const result of results)
+        expect(result.status === "rejected" && (result.reason as Error).message).toMatch(
+          /^srv: token refresh failed — \S+\/token answered 503: upstream down — the saved login is kept; svc tries again on the next connect$/,
+        );
+      expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
+      // A later connect tries again.
+      await expect(usableTokens(jobAt(url, later))).rejects.toThrow(/answered 503/);
+      expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(2);
+    });
+
     it("a 200 that is no token response (a login or proxy page) names the endpoint, status and excerpt, and asks for no new login", async () => {
       const { url } = await loggedIn({ refreshError: { status: 200, body: "<html>login page</html>" } });
       const job = jobAt(url, Date.now() + 2 * 3600_000);
