@@ -102,12 +102,22 @@ async function prepare({
       ...(sent !== undefined ? { resource: sent } : {}),
       ...(scope !== undefined ? { scope } : {}),
     });
+    // The SDK asks for consent with offline_access (OpenID Connect's rule for issuing a refresh token);
+    // where only administrators may consent (Entra ID tenants), that prompt stops every user's login.
+    if (settings.consent_prompt === false) withoutConsentPrompt(authorizationUrl);
     const handle: BrowserHandle = { job, fetches, callback, meta, client, codeVerifier, state, resource };
     return { authorizationUrl: authorizationUrl.href, usesDocument: client.kind === "cimd", handle };
   } catch (err) {
     await callback.close();
     throw err;
   }
+}
+
+/** `url` without `prompt=consent` (any other prompt value it carries stays). */
+function withoutConsentPrompt(url: URL): void {
+  const kept = url.searchParams.getAll("prompt").filter((prompt) => prompt !== "consent");
+  url.searchParams.delete("prompt");
+  for (const prompt of kept) url.searchParams.append("prompt", prompt);
 }
 
 async function awaitRedirect({

@@ -83,6 +83,12 @@ export interface FakeAsOptions {
    * 400 `invalid_request` (AADSTS901002).
    */
   readonly refuseResource?: boolean;
+  /**
+   * An authorization request with `prompt=consent` gets an "approval required" page and no redirect, as
+   * Microsoft Entra ID answers it (AADSTS90095) in a tenant where users may not consent themselves, even
+   * when an administrator consented for them.
+   */
+  readonly consentNeedsAdmin?: boolean;
   /** Reshapes the device authorization response (Entra v1 writes `expires_in` and `interval` as strings). */
   readonly deviceResponse?: (fields: Record<string, unknown>) => Record<string, unknown>;
   /**
@@ -282,6 +288,10 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         !(Array.isArray(registered) && registered.includes(q.get("redirect_uri")))
       ) {
         res.writeHead(400, { "content-type": "text/html" }).end("<p>Unregistered redirect_uri</p>");
+        return;
+      }
+      if (options.consentNeedsAdmin && q.getAll("prompt").includes("consent")) {
+        res.writeHead(200, { "content-type": "text/html" }).end("<p>Approval required (AADSTS90095)</p>");
         return;
       }
       if (q.get("code_challenge_method") !== "S256" || !q.get("code_challenge"))

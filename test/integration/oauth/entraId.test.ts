@@ -11,7 +11,9 @@ import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";
 /**
  * Microsoft Entra ID's v2.0 endpoints refuse the RFC 8707 `resource` parameter (AADSTS9010010 at the
  * authorize endpoint, AADSTS901002 at the token endpoint): the resource is named by the scope there
- * (`api://<app>/.default`). `oauth.resource_indicator: false` leaves the parameter out of every request.
+ * (`api://<app>/.default`), and `oauth.resource_indicator: false` leaves the parameter out of every request.
+ * A tenant where only administrators consent stops every `prompt=consent` request (AADSTS90095), which
+ * `oauth.consent_prompt: false` leaves out.
  */
 let home: TempHome;
 const { as, resource } = oauthFakesPerTest();
@@ -20,7 +22,7 @@ afterEach(() => home?.cleanup());
 const sentResource = (seen: { query?: URLSearchParams; body: URLSearchParams }[]) =>
   seen.filter((r) => r.query?.has("resource") || r.body.has("resource")).length;
 
-describe("an authorization server that refuses the resource parameter (Entra ID v2.0)", () => {
+describe("Microsoft Entra ID's v2.0 endpoints", () => {
   it("a browser login refused for its resource parameter says which key leaves it out", async () => {
     home = tempHome();
     const entra = await as({ refuseResource: true });
@@ -81,5 +83,21 @@ describe("an authorization server that refuses the resource parameter (Entra ID 
     await waitFor(actor, (s) => s.status === "done");
     expect(actor.getSnapshot().output?.ok).toBe(true);
     expect(sentResource(entra.seen)).toBe(0);
+  });
+
+  it("consent_prompt: false leaves prompt=consent out of an authorization request asking for offline_access", async () => {
+    home = tempHome();
+    const scope = "api://svc-mcp/.default offline_access";
+    // By default the request asks for consent with offline_access (OpenID Connect's rule for refresh tokens).
+    const usual = await as();
+    const asked = harness(home.dir, "asked", (await resource([usual.url])).url, { cimd: false, scope });
+    await loginWith(asked);
+    expect(new URL(asked.opened[0] as string).searchParams.getAll("prompt")).toEqual(["consent"]);
+    const entra = await as({ consentNeedsAdmin: true });
+    const url = (await resource([entra.url])).url;
+    const h = harness(home.dir, "admin", url, { cimd: false, scope, consent_prompt: false });
+    expect((await loginWith(h)).access_token).toBe(entra.issued[0]);
+    expect(new URL(h.opened[0] as string).searchParams.has("prompt")).toBe(false);
+    expect(new URL(h.opened[0] as string).searchParams.get("scope")).toBe(scope);
   });
 });
