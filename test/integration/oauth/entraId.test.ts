@@ -66,7 +66,13 @@ describe("Microsoft Entra ID's v2.0 endpoints", () => {
 
   it("with resource_indicator: false, a device login sends no resource parameter", async () => {
     home = tempHome();
-    const entra = await as({ refuseResource: true, device: true, deviceInterval: 1 });
+    // Entra ID's metadata: no PKCE methods listed (a browser login passes it over) and no grant list.
+    const entra = await as({
+      refuseResource: true,
+      device: true,
+      deviceInterval: 1,
+      metadata: () => ({ code_challenge_methods_supported: undefined, grant_types_supported: undefined }),
+    });
     const h = harness(home.dir, "entradev", (await resource([entra.url])).url, {
       resource_indicator: false,
     });
