@@ -26,6 +26,7 @@ import {
 } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { invalidScopeAdvice, scopeFor } from "./loginScope.js";
+import { resourceAdvice, resourceRefused, sentResource } from "./resourceIndicator.js";
 import {
   DocumentRejectedError,
   lastFailureAt,
@@ -91,21 +92,32 @@ async function prepare({
     });
     const state = randomBytes(24).toString("base64url");
     const resource = resourceFor(meta, job.entry.url);
+    const sent = sentResource(job, resource);
     const scope = scopeFor(job, meta);
     const { authorizationUrl, codeVerifier } = await startAuthorization(meta.authorizationServerUrl, {
       metadata: meta.authorizationServerMetadata,
       clientInformation: client.info,
       redirectUrl: callback.redirectUri,
       state,
-      resource,
+      ...(sent !== undefined ? { resource: sent } : {}),
       ...(scope !== undefined ? { scope } : {}),
     });
+    // The SDK asks for consent with offline_access (OpenID Connect's rule for issuing a refresh token);
+    // where only administrators may consent (Entra ID tenants), that prompt stops every user's login.
+    if (settings.consent_prompt === false) withoutConsentPrompt(authorizationUrl);
     const handle: BrowserHandle = { job, fetches, callback, meta, client, codeVerifier, state, resource };
     return { authorizationUrl: authorizationUrl.href, usesDocument: client.kind === "cimd", handle };
   } catch (err) {
     await callback.close();
     throw err;
   }
+}
+
+/** `url` without `prompt=consent` (any other prompt value it carries stays). */
+function withoutConsentPrompt(url: URL): void {
+  const kept = url.searchParams.getAll("prompt").filter((prompt) => prompt !== "consent");
+  url.searchParams.delete("prompt");
+  for (const prompt of kept) url.searchParams.append("prompt", prompt);
 }
 
 async function awaitRedirect({
@@ -141,7 +153,9 @@ async function awaitRedirect({
       const advice =
         err instanceof AuthorizationRefusedError && err.oauthError === "invalid_scope"
           ? invalidScopeAdvice(h.job, h.meta, command)
-          : `run \`${command}\` to try again`;
+          : err instanceof AuthorizationRefusedError && resourceRefused(err.oauthError, err.message)
+            ? resourceAdvice(h.job, command)
+            : `run \`${command}\` to try again`;
       throw new SvcError("oauth", `${name}: the ${(err as Error).message} — ${advice}`, { cause: err });
     }
     const metadata = h.meta.authorizationServerMetadata as typeof h.meta.authorizationServerMetadata & {
@@ -181,7 +195,7 @@ async function exchange({ input }: { input: ExchangeInput }): Promise<StoredToke
       authorizationCode: (input.code as CallbackResult).code,
       codeVerifier: h.codeVerifier,
       redirectUri: h.callback.redirectUri,
-      resource: h.resource,
+      ...(sentResource(job, h.resource) !== undefined ? { resource: h.resource } : {}),
       addClientAuthentication: sdkClientAuth(job.serverName, client.info),
       fetchFn: fetches.token,
     });
@@ -205,7 +219,16 @@ async function exchange({ input }: { input: ExchangeInput }): Promise<StoredToke
       fetches,
       endpoint,
       err,
-      loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "browser", job.profile),
+      failure !== undefined && resourceRefused(failure.error, failure.excerpt)
+        ? resourceAdvice(job, loginCommand(job.serverName, "browser", job.profile))
+        : loginAdvice(
+            job.serverName,
+            fetches,
+            endpoint,
+            client.kind === "configured",
+            "browser",
+            job.profile,
+          ),
     );
   }
   const stored = toStoredTokens(tokens, {

@@ -264,17 +264,24 @@ export async function chooseClient(args: {
           typeof body?.[k] === "string" ? [[k, body[k] as string]] : [],
         ),
       );
+      // Fields written `null` (`"client_secret": null` for a public client, `"grant_types": null` from a
+      // server that serializes every field of its model) are the absent fields RFC 7591 3.2.1 means.
+      const nulls = body !== null && typeof body === "object" && Object.values(body).includes(null);
+      const given =
+        body !== null && typeof body === "object"
+          ? Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null))
+          : body;
       // A server that answers the client_id (and secret) without echoing the registered metadata, which
       // RFC 7591 3.2.1 asks it to return, registered what it was sent: the redirect URIs and grants svc
       // asked for stand in for the ones left out (the SDK's schema requires redirect_uris).
-      const missing = (["redirect_uris", "grant_types"] as const).filter((k) => body?.[k] === undefined);
-      if (body !== null && typeof body === "object" && missing.length > 0) {
+      const missing = (["redirect_uris", "grant_types"] as const).filter((k) => given?.[k] === undefined);
+      if (given !== null && typeof given === "object" && (missing.length > 0 || nulls)) {
         const headers = new Headers(res.headers);
         headers.delete("content-length");
         headers.delete("content-encoding");
         await res.body?.cancel().catch(() => undefined);
         const filled = Object.fromEntries(missing.map((k) => [k, clientMetadata[k]]));
-        return new Response(JSON.stringify({ ...body, ...filled }), { status: res.status, headers });
+        return new Response(JSON.stringify({ ...given, ...filled }), { status: res.status, headers });
       }
     }
     return res;

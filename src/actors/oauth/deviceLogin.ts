@@ -19,6 +19,7 @@ import { clientAuthFor } from "./clientAuth.js";
 import { type ClientChoice, discoverAndIdentify } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { invalidScopeAdvice, scopeFor } from "./loginScope.js";
+import { resourceAdvice, resourceRefused, sentResource } from "./resourceIndicator.js";
 import { lastFailureAt, loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
 
 interface DeviceHandle {
@@ -95,7 +96,11 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
   const { meta, client } = await discoverAndIdentify(job, "device", fetches);
   const resource = resourceFor(meta, job.entry.url);
   const scope = scopeFor(job, meta);
-  const params: Record<string, string> = { resource, ...(scope !== undefined ? { scope } : {}) };
+  const sent = sentResource(job, resource);
+  const params: Record<string, string> = {
+    ...(sent !== undefined ? { resource: sent } : {}),
+    ...(scope !== undefined ? { scope } : {}),
+  };
   const as = asServer(meta.authorizationServerMetadata);
   const endpoint = String(
     (meta.authorizationServerMetadata as { device_authorization_endpoint?: string })
@@ -113,10 +118,13 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
     response = await oauth.processDeviceAuthorizationResponse(as, { client_id: client.info.client_id }, res);
   } catch (err) {
     // RFC 8628 3.2: the scope refused; another login would ask for the same one.
+    const failure = lastFailureAt(fetches, endpoint);
     const advice =
-      lastFailureAt(fetches, endpoint)?.error === "invalid_scope"
+      failure?.error === "invalid_scope"
         ? invalidScopeAdvice(job, meta, loginCommand(job.serverName, "device", job.profile))
-        : `${loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "device", job.profile)}, or log in with \`${loginCommand(job.serverName, "browser", job.profile)} --flow browser\``;
+        : failure !== undefined && resourceRefused(failure.error, failure.excerpt)
+          ? resourceAdvice(job, loginCommand(job.serverName, "device", job.profile))
+          : `${loginAdvice(job.serverName, fetches, endpoint, client.kind === "configured", "device", job.profile)}, or log in with \`${loginCommand(job.serverName, "browser", job.profile)} --flow browser\``;
     throw tokenEndpointError(job.serverName, "device authorization request", fetches, endpoint, err, advice);
   }
   const handle: DeviceHandle = { job, fetches, meta, client, deviceCode: response.device_code, resource };
@@ -149,7 +157,7 @@ async function poll({
       h.deviceCode,
       {
         ...requestOptions(h.meta, h.fetches.token),
-        additionalParameters: { resource: h.resource },
+        additionalParameters: sentResource(h.job, h.resource) !== undefined ? { resource: h.resource } : {},
       },
     );
     const tokens = await oauth.processDeviceCodeResponse(as, client, res);

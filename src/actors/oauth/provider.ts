@@ -229,7 +229,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     return async (url, init) => {
       const res = await base(url, init);
       if (this.sessionEnding()) return res;
-      if (res.status === 403) return this.stepUp(base, url, init, res);
+      if (res.status === 403 || scopeRefusedAs401(res)) return this.stepUp(base, url, init, res);
       if (res.status !== 401) return res;
       // Only the outcome of this refusal may reach redirectToAuthorization.
       this.freshTokenRefused = undefined;
@@ -289,10 +289,10 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   }
 
   /**
-   * MCP step-up authorization: 403 with a Bearer `insufficient_scope` challenge naming a scope. The
-   * scope is recorded for the next login; a CLI-driven connect logs in again at once (browser flow)
-   * and sends the request once more, anything else fails saying which login grants it. A 403 is
-   * answered before the server acts, so the request cannot run twice.
+   * MCP step-up authorization: 403 (or 401, `scopeRefusedAs401`) with a Bearer `insufficient_scope`
+   * challenge naming a scope. The scope is recorded for the next login; a CLI-driven connect logs in
+   * again at once (browser flow) and sends the request once more, anything else fails saying which login
+   * grants it. A 403 is answered before the server acts, so the request cannot run twice.
    */
   private async stepUp(
     base: FetchLike,
@@ -327,7 +327,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     const headers = new Headers(init?.headers);
     headers.set("authorization", `Bearer ${renewed.access_token}`);
     const again = await base(url, { ...init, headers });
-    const still = again.status === 403 ? bearerParams(again.headers) : undefined;
+    const still = again.status === 403 || again.status === 401 ? bearerParams(again.headers) : undefined;
     if (still?.error !== "insufficient_scope") return again;
     // Another login would be refused the scope just the same.
     await again.body?.cancel().catch(() => undefined);
@@ -368,6 +368,16 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   invalidateCredentials(): void {
     // Saved credentials are replaced only by a successful login (a failed grant keeps them).
   }
+}
+
+/**
+ * A 401 whose challenge is `insufficient_scope` naming the scope (RFC 6750 3.1 asks for 403, some servers
+ * answer 401): a step-up like the 403, since a refresh keeps the grant's scope and would be refused again.
+ */
+function scopeRefusedAs401(res: Response): boolean {
+  if (res.status !== 401) return false;
+  const params = bearerParams(res.headers);
+  return params?.error === "insufficient_scope" && (params.scope?.trim() ?? "") !== "";
 }
 
 /** ` (invalid_token: Token was not issued for this resource)` from a 401's Bearer challenge, or "". */

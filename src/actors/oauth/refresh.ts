@@ -16,8 +16,15 @@ import { sdkClientAuth } from "./clientAuth.js";
 import { configuredClient, secretExpired } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
 import { discoverForJob } from "./discoverForJob.js";
+import { sentResource } from "./resourceIndicator.js";
 import type { LoginFlow } from "./runLogin.js";
-import { lastFailureAt, loginAdvice, loginCommand, tokenEndpointError } from "./tokenErrors.js";
+import {
+  lastFailureAt,
+  loginAdvice,
+  loginCommand,
+  refusedClient,
+  tokenEndpointError,
+} from "./tokenErrors.js";
 
 export { loginCommand };
 
@@ -84,6 +91,14 @@ function rememberRefused(issuer: string, token: string, why: string): void {
   if (refusedRefreshes.size >= MAX_REMEMBERED_REFUSALS) refusedRefreshes.clear();
   refusedRefreshes.set(refreshKey(issuer, token), why);
 }
+
+/**
+ * Refreshes that got no OAuth answer, by key (see `refreshKey`): how many so far, and the error the last
+ * one failed its connect with. A connect that waited on the lock meanwhile fails with it instead of
+ * sending the refresh again (each waiter in turn would otherwise wait out another request); a connect
+ * that starts later tries again.
+ */
+const unanswered = new Map<string, { readonly count: number; readonly error: RefreshUnavailableError }>();
 
 /** A token that still serves, whose last refresh got no OAuth answer less than REFRESH_RETRY_MS ago. */
 function waitingToRetry(tokens: StoredTokens, now: number): boolean {
@@ -165,6 +180,10 @@ export async function usableTokens(
   }
   if (options.rejected === undefined && !expiringSoon(quick, job.now())) return quick;
   if (options.rejected === undefined && waitingToRetry(quick, job.now())) return quick;
+  const unansweredBefore =
+    quick.refresh_token === undefined
+      ? 0
+      : (unanswered.get(refreshKey(quick.issuer, quick.refresh_token))?.count ?? 0);
   return store.withLock(async () => {
     saveHeldTokens(job);
     const current = store.readTokens();
@@ -176,6 +195,8 @@ export async function usableTokens(
         ? current.access_token === options.rejected
         : expiringSoon(current, job.now());
     if (!stale) return current;
+    // A refresh that got no OAuth answer while this one waited on the lock: the token serves meanwhile.
+    if (options.rejected === undefined && waitingToRetry(current, job.now())) return current;
     if (current.refresh_token === undefined) {
       // Nothing to refresh with: the token serves until it actually expires.
       if (options.rejected === undefined && (current.expires_at ?? Number.POSITIVE_INFINITY) > job.now())
@@ -228,6 +249,9 @@ export async function usableTokens(
     const refreshToken = current.refresh_token;
     const refusal = refusedRefreshes.get(refreshKey(current.issuer, refreshToken));
     if (refusal !== undefined) throw needsLoginError(serverName, refusal, flow, job.profile);
+    const failedMeanwhile = unanswered.get(refreshKey(current.issuer, refreshToken));
+    if (failedMeanwhile !== undefined && failedMeanwhile.count > unansweredBefore)
+      throw failedMeanwhile.error;
     // Once the request is sent the server may have rotated the refresh token: the process must not end
     // before the answer is saved, or the file keeps the used one (src/io/heldSignals.ts).
     return finishBeforeExit(async () => {
@@ -237,7 +261,7 @@ export async function usableTokens(
           metadata: meta.authorizationServerMetadata,
           clientInformation: client,
           refreshToken: refreshToken,
-          ...(current.resource !== undefined ? { resource: current.resource } : {}),
+          ...(sentResource(job, current.resource) !== undefined ? { resource: current.resource } : {}),
           addClientAuthentication: sdkClientAuth(serverName, client),
           fetchFn: fetches.token,
         });
@@ -260,18 +284,22 @@ export async function usableTokens(
             );
             return current;
           }
-          throw new RefreshUnavailableError(
+          const unavailable = new RefreshUnavailableError(
             "mcp_connect",
             `${failure.message} — the saved login is kept; svc tries again on the next connect`,
             { cause: err },
           );
+          const key = refreshKey(current.issuer, refreshToken);
+          if (unanswered.size >= MAX_REMEMBERED_REFUSALS) unanswered.clear();
+          unanswered.set(key, { count: (unanswered.get(key)?.count ?? 0) + 1, error: unavailable });
+          throw unavailable;
         }
         if (stored !== undefined) forgetRefusedClient(job, stored, fetches, meta);
         const why = failure.message.slice(serverName.length + 2);
         if (answered?.error !== undefined && REFUSED_GRANT_ERRORS.has(answered.error))
           rememberRefused(current.issuer, refreshToken, why);
         // A configured client the server refuses is refused by a login too: name the keys to check first.
-        if (configured !== undefined && answered?.error === "invalid_client")
+        if (configured !== undefined && refusedClient(answered?.error))
           throw new SvcError(
             "oauth",
             `${serverName}: ${why} — ${loginAdvice(serverName, fetches, endpoint, true, flow, job.profile)}`,

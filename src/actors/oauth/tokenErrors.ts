@@ -62,6 +62,14 @@ export function loginCommand(
   return `svc mcp login ${serverName}${profileFlag(profile)}${flow === "device" ? " --flow device" : ""}`;
 }
 
+/**
+ * The error codes of a token endpoint that refused the client itself: RFC 6749's `invalid_client`, and
+ * GitHub's `incorrect_client_credentials` (answered 200) for a wrong client_id or client_secret.
+ */
+export function refusedClient(error: string | undefined): boolean {
+  return error === "invalid_client" || error === "incorrect_client_credentials";
+}
+
 /** What to do after a failed login request: try again, or fix the configured client it refused. */
 export function loginAdvice(
   serverName: string,
@@ -72,7 +80,7 @@ export function loginAdvice(
   profile?: string,
 ): string {
   const command = loginCommand(serverName, flow, profile);
-  if (configuredClient && lastFailureAt(fetches, endpoint)?.error === "invalid_client")
+  if (configuredClient && refusedClient(lastFailureAt(fetches, endpoint)?.error))
     return `check mcp_servers.${serverName}.oauth.client_id, client_secret and token_endpoint_auth_method, then run \`${command}\``;
   return `run \`${command}\` to try again`;
 }

@@ -157,6 +157,8 @@ export const oauthSchema = z
       })
       .optional(),
     cimd: z.boolean().optional(),
+    resource_indicator: z.boolean().optional(),
+    consent_prompt: z.boolean().optional(),
     /** Empty or null is ignored. */
     user_agent: z
       .string()

@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { fetchWithinOrigin } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { SvcError } from "../../errors.js";
+import { responseWithoutAbsentFields, withoutAbsentFields } from "./absentFields.js";
 import type { OAuthFetches } from "./fetch.js";
 import type { StoredMetadata } from "./tokenStore.js";
 import { bearerParams } from "./wwwAuthenticate.js";
@@ -185,7 +186,7 @@ async function metadataAt(
     return undefined;
   }
   try {
-    const body: unknown = await res.json();
+    const body = withoutAbsentFields(await res.json());
     const schema = isOpenIdConfiguration(url) ? OpenIdProviderDiscoveryMetadataSchema : OAuthMetadataSchema;
     return withUnlistedFields(schema.parse(body) as AuthorizationServerMetadata, body);
   } catch (err) {
@@ -219,7 +220,7 @@ async function fetchAsMetadata(
   // The path-scoped advertisement: the metadata URL itself, validated as discovery validates it.
   const res = await fetches.discovery(advertised, { headers: { accept: "application/json" } });
   if (!res.ok) return undefined;
-  const body: unknown = await res.json();
+  const body = withoutAbsentFields(await res.json());
   const schema = isOpenIdConfiguration(advertised)
     ? OpenIdProviderDiscoveryMetadataSchema
     : OAuthMetadataSchema;
@@ -329,7 +330,7 @@ async function protectedResourceMetadata(
     asked.add(String(url));
     const res = await fetches.discovery(url, init);
     if (res.ok) answered = String(url);
-    return res;
+    return responseWithoutAbsentFields(res);
   };
   // The SDK's well-known lookup goes on to the root location only after a 4xx at the path-inserted one; a
   // 5xx there, or a 200 that is no metadata (a web app's HTML page), is passed over for the root one too.

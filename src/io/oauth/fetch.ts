@@ -70,17 +70,23 @@ async function formAnswerAsJson(res: Response): Promise<Response | undefined> {
 }
 
 /**
- * A token response whose `expires_in` is `null` or empty, as one without it (RFC 6749 section 5.1: the
- * lifetime is optional): the SDK would read it as 0 (a token to refresh at every request) and
- * oauth4webapi refuse it as no number.
+ * An answer's fields written `null` (and a token response's `expires_in` written `""`) as the absent
+ * fields they stand for: RFC 6749 section 5.1 and RFC 8628 section 3.2 leave out a parameter without a
+ * value, but servers that serialize every field of their model answer `"refresh_token": null`,
+ * `"scope": null` or `"verification_uri_complete": null`, which the libraries refuse as no string (and
+ * the SDK would read a null lifetime as 0: a token to refresh at every request).
  */
-async function withoutEmptyLifetime(res: Response): Promise<Response | undefined> {
+async function withoutEmptyFields(res: Response, endpoint: "oauth" | "token"): Promise<Response | undefined> {
   if (res.status !== 200 || !/json/i.test(res.headers.get("content-type") ?? "")) return undefined;
   const fields = (await res.clone().json()) as Record<string, unknown> | null;
-  if (typeof fields !== "object" || fields === null || !("expires_in" in fields)) return undefined;
-  if (fields.expires_in !== null && fields.expires_in !== "") return undefined;
-  const { expires_in: _, ...rest } = fields;
-  return answeredAs(res, JSON.stringify(rest));
+  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) return undefined;
+  const empty = (key: string, value: unknown) =>
+    value === null || (endpoint === "token" && key === "expires_in" && value === "");
+  if (!Object.entries(fields).some(([key, value]) => empty(key, value))) return undefined;
+  return answeredAs(
+    res,
+    JSON.stringify(Object.fromEntries(Object.entries(fields).filter(([key, value]) => !empty(key, value)))),
+  );
 }
 
 /** Request fields that carry a credential: an answer quoting one back must not show it. */
@@ -130,7 +136,10 @@ async function notAnAnswer(res: Response, endpoint: keyof typeof ANSWER_FIELDS):
   const body = await res.clone().text();
   try {
     const parsed = JSON.parse(body) as Record<string, unknown> | null;
-    if (fields.every((f) => typeof parsed?.[f] === "string")) return undefined;
+    // A lifetime that is no number (`"expires_in": "soon"`) leaves the token's expiry unknown.
+    const lifetime = endpoint === "token" ? parsed?.expires_in : undefined;
+    const readable = lifetime === undefined || Number.isFinite(Number(lifetime));
+    if (readable && fields.every((f) => typeof parsed?.[f] === "string")) return undefined;
   } catch {
     // not JSON: reported below
   }
@@ -165,7 +174,7 @@ function withUserAgent(
     }
     if (endpoint !== "other") {
       res = (await formAnswerAsJson(res).catch(() => undefined)) ?? res;
-      if (endpoint === "token") res = (await withoutEmptyLifetime(res).catch(() => undefined)) ?? res;
+      res = (await withoutEmptyFields(res, endpoint).catch(() => undefined)) ?? res;
       const rewritten = await errorAnswered200(res).catch(() => undefined);
       if (rewritten !== undefined) {
         failures.push({

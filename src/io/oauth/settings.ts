@@ -18,6 +18,10 @@ export interface OAuthSettings {
   readonly redirect_port?: number;
   readonly client_metadata_url?: string;
   readonly cimd?: boolean;
+  /** `false`: no RFC 8707 `resource` parameter is sent (authorization servers that refuse it). */
+  readonly resource_indicator?: boolean;
+  /** `false`: no `prompt=consent` with an `offline_access` scope (tenants where only admins consent). */
+  readonly consent_prompt?: boolean;
   readonly user_agent?: string | null;
 }
 
@@ -76,6 +80,10 @@ export function oauthEntryOf(serverName: string, raw: unknown): OAuthServerEntry
     settings.redirect_port = port;
   if (typeof o.cimd === "boolean") settings.cimd = o.cimd;
   else if (o.cimd === "false") settings.cimd = false;
+  if (typeof o.resource_indicator === "boolean") settings.resource_indicator = o.resource_indicator;
+  else if (o.resource_indicator === "false") settings.resource_indicator = false;
+  if (typeof o.consent_prompt === "boolean") settings.consent_prompt = o.consent_prompt;
+  else if (o.consent_prompt === "false") settings.consent_prompt = false;
   const cert = entry.client_cert;
   const certOk =
     typeof cert === "string" ||

@@ -144,6 +144,8 @@ export class TokenStore {
     readonly serverName: string,
     /** The named profile these files belong to (its login command names it). */
     readonly profile?: string,
+    /** How long a holder in another process is waited for (default 30 s); tests shorten it. */
+    private readonly options: { readonly lockTimeoutMs?: number } = {},
   ) {
     const stem = safeFileStem(serverName);
     this.tokensPath = join(dir, `${stem}.json`);
@@ -294,9 +296,29 @@ export class TokenStore {
    * one fails the wait naming the lock file.
    */
   withLock<T>(fn: () => T | Promise<T>): Promise<T> {
-    return withFileLock(this.tokensPath, fn, { timeoutMs: 30_000, staleMs: Number.POSITIVE_INFINITY });
+    // Holders in this process take turns before the file lock: the file lock's wait is for another
+    // process, and a refresh here may take its whole request timeout, as long as that wait.
+    const path = this.tokensPath;
+    const locked = () =>
+      withFileLock(path, fn, {
+        timeoutMs: this.options.lockTimeoutMs ?? 30_000,
+        staleMs: Number.POSITIVE_INFINITY,
+      });
+    const run = (turns.get(path) ?? Promise.resolve()).then(locked, locked);
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    turns.set(path, done);
+    void done.then(() => {
+      if (turns.get(path) === done) turns.delete(path);
+    });
+    return run;
   }
 }
+
+/** The last lock holder of this process queued on each tokens file (see `withLock`). */
+const turns = new Map<string, Promise<void>>();
 
 /** A discovery record as `saveMetadata` writes it: the authorization server's URL and its metadata. */
 function isStoredMetadata(value: unknown): value is StoredMetadata {

@@ -59,6 +59,11 @@ export interface FakeAsOptions {
   readonly repeatInRedirect?: readonly ("code" | "state" | "iss")[];
   /** `token_endpoint_auth_methods_supported`; a registration asking for another method is refused, and one asking for a secret method gets a secret. */
   readonly authMethods?: string[];
+  /**
+   * Reshapes each registration answer as a real server writes it (`client_secret: null` for a public
+   * client, `grant_types: null` when the request named none, ...).
+   */
+  readonly registrationResponse?: (answer: Record<string, unknown>) => Record<string, unknown>;
   /** The registration endpoint answers this instead of registering (RFC 7591 section 3.2.2 errors). */
   readonly registrationError?: { status: number; body: string; contentType?: string };
   /** Serve HTTPS with this key and certificate (the issuer is then an https URL). */
@@ -72,6 +77,18 @@ export interface FakeAsOptions {
    * whatever the request's Accept says (as GitHub answers a request without `Accept: application/json`).
    */
   readonly formEncodedTokenAnswers?: boolean;
+  /**
+   * Refuses the RFC 8707 `resource` parameter as Microsoft Entra ID's v2.0 endpoints do: the authorize
+   * endpoint redirects back with `invalid_target` (AADSTS9010010), the token and device endpoints answer
+   * 400 `invalid_request` (AADSTS901002).
+   */
+  readonly refuseResource?: boolean;
+  /**
+   * An authorization request with `prompt=consent` gets an "approval required" page and no redirect, as
+   * Microsoft Entra ID answers it (AADSTS90095) in a tenant where users may not consent themselves, even
+   * when an administrator consented for them.
+   */
+  readonly consentNeedsAdmin?: boolean;
   /** Reshapes the device authorization response (Entra v1 writes `expires_in` and `interval` as strings). */
   readonly deviceResponse?: (fields: Record<string, unknown>) => Record<string, unknown>;
   /**
@@ -244,7 +261,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         typeof meta.scope === "string" ? meta.scope : options.registeredScopesOnly?.defaultScope;
       if (registeredScope !== undefined) clientScopes.set(registeredId, registeredScope);
       clientRedirects.set(registeredId, meta.redirect_uris);
-      return json(res, 201, {
+      const answer = {
         ...meta,
         ...(registeredScope !== undefined ? { scope: registeredScope } : {}),
         client_id: registeredId,
@@ -253,7 +270,8 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         ...(method.startsWith("client_secret")
           ? { client_secret: "dcr-secret", client_secret_expires_at: 0 }
           : {}),
-      });
+      };
+      return json(res, 201, options.registrationResponse ? options.registrationResponse(answer) : answer);
     }
     if (url.pathname === "/authorize") {
       const q = url.searchParams;
@@ -272,6 +290,10 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         res.writeHead(400, { "content-type": "text/html" }).end("<p>Unregistered redirect_uri</p>");
         return;
       }
+      if (options.consentNeedsAdmin && q.getAll("prompt").includes("consent")) {
+        res.writeHead(200, { "content-type": "text/html" }).end("<p>Approval required (AADSTS90095)</p>");
+        return;
+      }
       if (q.get("code_challenge_method") !== "S256" || !q.get("code_challenge"))
         return json(res, 400, { error: "invalid_request" });
       const code = `code-${randomBytes(8).toString("hex")}`;
@@ -283,7 +305,13 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
         scope: q.get("scope") ?? "",
       });
       const to = new URL(q.get("redirect_uri") ?? "");
-      if (scopeRefused(clientId, q.get("scope"))) to.searchParams.set("error", "invalid_scope");
+      if (options.refuseResource && q.has("resource")) {
+        to.searchParams.set("error", "invalid_target");
+        to.searchParams.set(
+          "error_description",
+          "AADSTS9010010: The resource parameter provided in the request doesn't match with the requested scopes.",
+        );
+      } else if (scopeRefused(clientId, q.get("scope"))) to.searchParams.set("error", "invalid_scope");
       else if (options.authorizeError !== undefined) to.searchParams.set("error", options.authorizeError);
       else to.searchParams.set("code", code);
       to.searchParams.set("state", q.get("state") ?? "");
@@ -295,7 +323,13 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
       res.writeHead(302, { location: to.href }).end();
       return;
     }
+    const resourceRefused = () =>
+      json(res, 400, {
+        error: "invalid_request",
+        error_description: "AADSTS901002: The 'resource' request parameter is not supported.",
+      });
     if (url.pathname === "/device" && req.method === "POST") {
+      if (options.refuseResource && body.has("resource")) return resourceRefused();
       if (options.deviceAuthorizationError) {
         res
           .writeHead(options.deviceAuthorizationError.status, { "content-type": "application/json" })
@@ -322,6 +356,7 @@ export async function startFakeAs(options: FakeAsOptions = {}): Promise<FakeAs> 
     if (url.pathname === "/token" && req.method === "POST") {
       const answer = (status: number, fields: Record<string, unknown>) =>
         options.formEncodedTokenAnswers ? formEncoded(res, status, fields) : json(res, status, fields);
+      if (options.refuseResource && body.has("resource")) return resourceRefused();
       const grant = body.get("grant_type");
       const clientId = body.get("client_id") ?? "";
       if (grant === "authorization_code") {
@@ -448,6 +483,8 @@ export async function startFakeResource(
     resource?: (base: string) => string;
     /** Serve HTTPS with this key and certificate. */
     tls?: { key: string; cert: string };
+    /** Fields added to the metadata document (e.g. `"jwks_uri": ""`, as a server without omitempty writes it). */
+    metadataFields?: Record<string, unknown>;
     /** The WWW-Authenticate value of the 401, given the metadata URL (default: one Bearer challenge naming it). */
     challenge?: (metadataUrl: string) => string;
     /**
@@ -459,6 +496,8 @@ export async function startFakeResource(
       scopeOf: (token: string) => string | undefined;
       /** The 403 challenge leaves the `scope` parameter out. */
       unnamed?: boolean;
+      /** The refusal's status: 401 for servers that answer `insufficient_scope` so (RFC 6750 3.1 asks 403). */
+      status?: 401 | 403;
     };
   } = {},
 ): Promise<FakeResource> {
@@ -481,6 +520,7 @@ export async function startFakeResource(
         resource: opts.resource ? opts.resource(base) : `${base}/mcp`,
         authorization_servers: authorizationServers,
         scopes_supported: ["mcp"],
+        ...opts.metadataFields,
       });
     }
     const advertised = opts.metadataPath ?? "/.well-known/oauth-protected-resource/mcp";
@@ -491,7 +531,7 @@ export async function startFakeResource(
       if (opts.requireScope.scope.split(" ").every((s) => held.includes(s)))
         return json(res, 200, { ok: true });
       res
-        .writeHead(403, {
+        .writeHead(opts.requireScope.status ?? 403, {
           "www-authenticate": `Bearer error="insufficient_scope", ${opts.requireScope.unnamed ? "" : `scope="${opts.requireScope.scope}", `}resource_metadata="${metadataUrl}"`,
         })
         .end();

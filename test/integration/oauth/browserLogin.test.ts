@@ -1,5 +1,9 @@
 import { statSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { makeJob } from "../../../src/actors/oauth/context.js";
+import { usableTokens } from "../../../src/actors/oauth/refresh.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { silentLogger } from "../../../src/io/log.js";
 import { PINNED_PORTS } from "../../../src/io/oauth/callbackServer.js";
 import { USER_AGENT } from "../../../src/io/version.js";
 import { startFakeApi } from "../../fakes/httpFake.js";
@@ -199,6 +203,37 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
       /gh: token exchange failed — http:\/\/127\.0\.0\.1:\d+\/token answered 200: .*bad_verification_code/,
     );
     expect(h.job.store.readTokens()).toBeUndefined();
+  });
+
+  it("GitHub's refusal of a configured client (incorrect_client_credentials, answered 200) names the keys to check, at a login and a refresh", async () => {
+    home = tempHome();
+    const refusal = {
+      status: 200,
+      body: JSON.stringify({
+        error: "incorrect_client_credentials",
+        error_description: "The client_id and/or client_secret passed are incorrect.",
+      }),
+    };
+    const oauth = { cimd: false, client_id: "Iv1.abc", client_secret: "wrong" };
+    const keys =
+      / — check mcp_servers\.ghapp\.oauth\.client_id, client_secret and token_endpoint_auth_method, then run `svc mcp login ghapp`$/;
+    const gh = await as({ tokenError: refusal });
+    const h = harness(home.dir, "ghapp", (await resource([gh.url])).url, oauth);
+    const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(
+      /^ghapp: token exchange failed — \S+\/token answered 200: .*incorrect_client_credentials/,
+    );
+    expect(err.message).toMatch(keys);
+
+    const refreshed = await as({ refreshError: refusal });
+    const url = (await resource([refreshed.url])).url;
+    await loginWith(harness(home.dir, "ghapp", url, oauth));
+    const job = makeJob(
+      "ghapp",
+      { url, auth: "oauth", oauth },
+      { paths: svcPaths(home.dir), logger: silentLogger(), now: () => Date.now() + 2 * 3600_000 },
+    );
+    await expect(usableTokens(job)).rejects.toThrow(keys);
   });
 
   it("RFC 9207: a redirect without iss from a server that advertises it, or with another issuer, is refused", async () => {

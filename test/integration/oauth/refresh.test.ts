@@ -6,7 +6,7 @@ import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
 import { REFRESH_RETRY_MS, usableTokens } from "../../../src/actors/oauth/refresh.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
-import type { TokenStore } from "../../../src/io/oauth/tokenStore.js";
+import { TokenStore } from "../../../src/io/oauth/tokenStore.js";
 import { processStartTime } from "../../../src/io/processAlive.js";
 import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -86,6 +86,31 @@ describe("token refresh", () => {
     expect(
       as.seen.filter((r) => r.path === "/token" && r.body.get("grant_type") === "refresh_token"),
     ).toHaveLength(1);
+  });
+
+  it("concurrent refreshers in one process wait for each other however long the refresh takes: one refresh, no lock timeout", async () => {
+    let release = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { as, url } = await loggedIn({ refreshAnswered: () => slow });
+    const entry = { url, auth: "oauth", oauth: { cimd: false } };
+    const later = Date.now() + 2 * 3600_000;
+    // A lock wait far shorter than the refresh (which may take its full 30 s request timeout in earnest).
+    const jobs = [1, 2, 3].map(() => {
+      const job = makeJob("srv", entry, {
+        paths: svcPaths(home.dir),
+        logger: silentLogger(),
+        now: () => later,
+      });
+      return { ...job, store: new TokenStore(job.store.dir, "srv", undefined, { lockTimeoutMs: 100 }) };
+    });
+    const all = Promise.all(jobs.map((job) => usableTokens(job)));
+    await new Promise((r) => setTimeout(r, 400));
+    release();
+    const tokens = await all;
+    expect(tokens.map((t) => t.access_token)).toEqual(jobs.map(() => as.issued[1]));
+    expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
   });
 
   it("a lock held by a live process is waited for however old its file looks (the clock stepped forward mid-refresh): the refresh it did is used, the used refresh token never sent again", async () => {
@@ -408,6 +433,29 @@ describe("token refresh", () => {
       expect(refreshes()).toBe(1);
       expect((await usableTokens(jobAt(url, t0 + REFRESH_RETRY_MS))).access_token).toBe(as.issued[0]);
       expect(refreshes()).toBe(2);
+    });
+
+    it("requests that waited on the lock while that refresh got a 503 use the serving token without sending the refresh again", async () => {
+      const { as, url } = await loggedIn({ refreshError: { status: 503, body: "upstream down" } });
+      const saved = jobAt(url, 0).store.readTokens() as NonNullable<ReturnType<TokenStore["readTokens"]>>;
+      const t0 = (saved.expires_at as number) - 50_000;
+      const concurrent = await Promise.all([1, 2, 3].map(() => usableTokens(jobAt(url, t0))));
+      expect(concurrent.map((t) => t.access_token)).toEqual([1, 2, 3].map(() => as.issued[0]));
+      expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
+    });
+
+    it("an expired token: connects that waited on the lock while its refresh got a 503 fail with that answer, without sending it again", async () => {
+      const { as, url } = await loggedIn({ refreshError: { status: 503, body: "upstream down" } });
+      const later = Date.now() + 2 * 3600_000;
+      const results = await Promise.allSettled([1, 2, 3].map(() => usableTokens(jobAt(url, later))));
+      for (const result of results)
+        expect(result.status === "rejected" && (result.reason as Error).message).toMatch(
+          /^srv: token refresh failed — \S+\/token answered 503: upstream down — the saved login is kept; svc tries again on the next connect$/,
+        );
+      expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
+      // A later connect tries again.
+      await expect(usableTokens(jobAt(url, later))).rejects.toThrow(/answered 503/);
+      expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(2);
     });
 
     it("a 200 that is no token response (a login or proxy page) names the endpoint, status and excerpt, and asks for no new login", async () => {

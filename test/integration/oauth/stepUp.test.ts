@@ -20,11 +20,15 @@ afterEach(async () => {
   home?.cleanup();
 });
 
-async function loggedIn(): Promise<{ as: FakeAs; rs: FakeResource; h: ReturnType<typeof harness> }> {
+async function loggedIn(
+  status: 401 | 403 = 403,
+): Promise<{ as: FakeAs; rs: FakeResource; h: ReturnType<typeof harness> }> {
   home = tempHome();
   const as = await startFakeAs();
   closers.push(as.close);
-  const rs = await startFakeResource([as.url], { requireScope: { scope: "mcp admin", scopeOf: as.scopeOf } });
+  const rs = await startFakeResource([as.url], {
+    requireScope: { scope: "mcp admin", scopeOf: as.scopeOf, status },
+  });
   closers.push(rs.close);
   const h = harness(home.dir, "up", rs.url, { cimd: false });
   await loginWith(h);
@@ -66,6 +70,31 @@ describe("403 insufficient_scope (step-up)", () => {
     expect(opened).toHaveLength(1);
     expect(new URL(opened[0] as string).searchParams.get("scope")).toBe("mcp admin");
     expect(as.scopeOf(h.job.store.readTokens()?.access_token ?? "")).toBe("mcp admin");
+  });
+
+  it("a 401 insufficient_scope naming the scope (servers that answer it so) is a step-up as well: no refresh, a login asking for it, the request sent again", async () => {
+    const { as, rs, h } = await loggedIn(401);
+    const opened: string[] = [];
+    const options = {
+      paths: svcPaths(home.dir),
+      print: () => {},
+      openBrowser: async (u: string) => {
+        opened.push(u);
+        await followAuthorization(u);
+      },
+    };
+    const entry = { url: rs.url, auth: "oauth", oauth: { cimd: false } };
+    const first = h.job.store.readTokens()?.access_token ?? "";
+    const background = oauthProviderFor("up", entry, { ...options, interactive: false }) as SvcOAuthProvider;
+    await expect(post(background.authorizedFetch(fetch), rs.url, first)).rejects.toThrow(
+      /^up: the server needs scope "mcp admin" for this request — run `svc mcp login up`$/,
+    );
+    const cli = oauthProviderFor("up", entry, { ...options, interactive: true }) as SvcOAuthProvider;
+    const res = await post(cli.authorizedFetch(fetch), rs.url, first);
+    expect(res.status).toBe(200);
+    expect(opened).toHaveLength(1);
+    expect(new URL(opened[0] as string).searchParams.get("scope")).toBe("mcp admin");
+    expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(0);
   });
 
   it("a background connect fails naming the scope and svc mcp login; the next login asks for that scope", async () => {
