@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { nonAsciiNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
-import { extensionProblem } from "./cronExtensionProblems.js";
+import { parserWordsProblem } from "./cronParserWords.js";
 import { lookalikeCharacter, shownField } from "./lookalikeCharacters.js";
 import { missingDay } from "./missingDay.js";
 import { zoneField, zoneRefusal } from "./scheduleZone.js";
@@ -284,7 +284,7 @@ function failingField(fields: readonly string[]): string | undefined {
     if (problem === undefined || /duplicate values found/.test(problem)) continue;
     const lookalike = lookalikeCharacter(field);
     if (lookalike !== undefined) return `${FIELD_LABELS[index]} field "${shownField(field)}": ${lookalike}`;
-    const reversed = /Invalid range: (\d+)-(\d+)/.exec(problem);
+    const reversed = /^Invalid range: (\d+)-(\d+),/.exec(problem);
     const outside = /^Constraint error, got (?:value|range) (\S+) expected range (\d+-\d+)$/.exec(problem);
     const said = /NaN/.test(problem)
       ? `a range needs a value on each side of its "-" (${FIELD_LABELS[index]} values are ${problem.replace(/.*expected range /, "")})`
@@ -294,7 +294,7 @@ function failingField(fields: readonly string[]): string | undefined {
           ? reversedRange(index, Number(reversed[1]), Number(reversed[2]), /\/(\d+)/.exec(field)?.[0])
           : outside !== null
             ? `${outside[1]} is outside ${outside[2]}, the ${FIELD_LABELS[index]} values`
-            : (extensionProblem(index, field, problem) ?? problem);
+            : (parserWordsProblem(index, field, problem) ?? problem);
     return `${FIELD_LABELS[index]} field "${field}": ${said}`;
   }
   return undefined;

@@ -1,11 +1,20 @@
+/** What each field takes, 0 (minute) to 4 (day-of-week), for a value the parser could not read. */
+const FIELD_VALUES = [
+  "a number 0-59",
+  "a number 0-23",
+  "a number 1-31 (or L, the last day)",
+  "a number 1-12 (or jan-dec)",
+  "a number 0-7 (or sun-sat)",
+];
+
 /**
- * cron-parser's refusals of the extensions to cron it reads (`L`, `#`) and of the one it does not (`W`, the
- * weekday nearest a day), said as what to write: its own words (`Invalid characters, got value: 15W`,
- * `Constraint error, invalid dayOfWeek occurrence number (#)`, `CronDayOfWeek Validation error, unexpected
- * standalone L`) name neither the extension nor its place. `index` is the field's place, 0 (minute) to 4
+ * cron-parser's refusals said as what to write: its own words (`Invalid characters, got value: 15W`,
+ * `Invalid list value format`, `Constraint error, invalid dayOfWeek occurrence number (#)`, `CronDayOfWeek
+ * Validation error, unexpected standalone L`) name neither the field's syntax nor the extension (`L`, `#`,
+ * and `W`, which it does not read) and its place. `index` is the field's place, 0 (minute) to 4
  * (day-of-week); undefined leaves the parser's message as it is.
  */
-export function extensionProblem(index: number, field: string, problem: string): string | undefined {
+export function parserWordsProblem(index: number, field: string, problem: string): string | undefined {
   const dayOfMonth = index === 2;
   const dayOfWeek = index === 4;
   // In the day-of-week field a W may be part of a day name (`wed`), which the parser takes.
@@ -19,7 +28,7 @@ export function extensionProblem(index: number, field: string, problem: string):
   if (dayOfWeek && /# and .* special characters are incompatible/.test(problem.replaceAll("`", ""))) {
     return `a weekday's occurrence ("1#2": the month's second Monday) stands alone in its field, without a list, range, step or L — write one job for each`;
   }
-  if (dayOfWeek && (/occurrence number \(#\)/.test(problem) || /^Invalid characters/.test(problem))) {
+  if (dayOfWeek && field.includes("#") && /occurrence number \(#\)|^Invalid characters/.test(problem)) {
     return `"#" joins a weekday and which of its occurrences in the month it is, 1-5 ("1#2": the second Monday)`;
   }
   if (dayOfWeek && /standalone L/.test(problem)) {
@@ -34,5 +43,13 @@ export function extensionProblem(index: number, field: string, problem: string):
   if (!dayOfMonth && !dayOfWeek && /^Invalid characters/.test(problem) && /l/i.test(field)) {
     return `L (the month's last day) goes in the day-of-month field ("0 0 L * *"), or after a weekday in the day-of-week field ("5L")`;
   }
+  if (/^Invalid list value format/.test(problem))
+    return `a list is values separated by single commas, none at its start or end ("1,15")`;
+  if (/^Invalid range: /.test(problem))
+    return `a range is two values and one "-" ("1-5"), a step after it if any ("1-5/2")`;
+  if (/^Invalid repeat: /.test(problem))
+    return `a step is one "/" and a whole number, after a value, a range or * ("*/15", "1-30/5")`;
+  if (/^Invalid characters/.test(problem))
+    return `write ${FIELD_VALUES[index] ?? "a number"}, a range ("1-5"), a list ("1,15"), a step ("*/15") or *`;
   return undefined;
 }

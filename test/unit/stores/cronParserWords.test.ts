@@ -10,7 +10,7 @@ function refusal(text: string): string {
   return "accepted";
 }
 
-describe("a misused cron extension (L, #, W) is refused with what to write, not the parser's words", () => {
+describe("a cron field the parser refuses is said with what to write, not the parser's words", () => {
   it("W, which svc does not read, is named as the nearest-weekday extension", () => {
     // Before: `day-of-month field "15W": Invalid characters, got value: 15W`.
     expect(refusal("0 0 15W * *")).toBe(
@@ -53,5 +53,25 @@ describe("a misused cron extension (L, #, W) is refused with what to write, not 
     for (const schedule of ["0 0 L * *", "0 0 * * 5L", "0 0 * * 1#2", "0 0 * * wed", "0 0 ? * *"]) {
       expect(refusal(schedule)).toBe("accepted");
     }
+  });
+
+  it("a value, list, range or step the parser cannot read says how that field is written", () => {
+    // Before: `Invalid characters, got value: x`, `Invalid list value format`, `Invalid repeat: 1/2/3`.
+    expect(refusal("x 9 * * *")).toBe(
+      'schedule "x 9 * * *": not a valid cron expression (minute field "x": write a number 0-59, a range ("1-5"), a list ("1,15"), a step ("*/15") or *)',
+    );
+    expect(refusal("0 9 * * 1.5")).toContain(
+      '(day-of-week field "1.5": write a number 0-7 (or sun-sat), a range',
+    );
+    expect(refusal("0 9 * * 1,2,")).toContain(
+      '(day-of-week field "1,2,": a list is values separated by single commas, none at its start or end ("1,15"))',
+    );
+    expect(refusal("0 9 1/2/3 * *")).toContain(
+      '(day-of-month field "1/2/3": a step is one "/" and a whole number',
+    );
+    // Before: read as the range 1-2 written high to low, "write that range as 1-31,1-2".
+    expect(refusal("0 9 1-2-3 * *")).toContain(
+      '(day-of-month field "1-2-3": a range is two values and one "-" ("1-5")',
+    );
   });
 });
