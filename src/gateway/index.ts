@@ -63,6 +63,7 @@ import { listeningOn, startupProblems } from "./startupProblems.js";
 import { runStopSteps, type StopStep } from "./stopOrder.js";
 import { toolCapWatch } from "./toolCapWarnings.js";
 import type { Gateway, GatewayOptions } from "./types.js";
+import { withUnlistenableHost } from "./unlistenableHost.js";
 import {
   allInterfacesAfterRestartWarning,
   allInterfacesWarning,
@@ -79,7 +80,12 @@ export type { Gateway, GatewayOptions } from "./types.js";
  * reached through a later declaration), then returns how to reload and stop them.
  */
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
-  let loaded = checkedConfig(options);
+  let loaded: LoadedConfig;
+  try {
+    loaded = checkedConfig(options);
+  } catch (err) {
+    throw await withUnlistenableHost(err, options);
+  }
   options.onConfigRead?.();
   /** What the listener, the run slots and MCP approvals were built from (a reload cannot change them). */
   const startedConfig = loaded.config;

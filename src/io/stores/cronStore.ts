@@ -3,6 +3,7 @@ import { nonAsciiNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
 import { lastOrNthProblem, manyEndedRange, nearestWeekday } from "./cronFieldHints.js";
+import { parserWordsProblem } from "./cronParserWords.js";
 import { lookalikeCharacter, shownField } from "./lookalikeCharacters.js";
 import { missingDay } from "./missingDay.js";
 import { zoneField, zoneRefusal } from "./scheduleZone.js";
@@ -300,7 +301,7 @@ function failingField(fields: readonly string[]): string | undefined {
               ? reversedRange(index, Number(reversed[1]), Number(reversed[2]), /\/(\d+)/.exec(field)?.[0])
               : outside !== null
                 ? `${outside[1]} is outside ${outside[2]}, the ${FIELD_LABELS[index]} values`
-                : problem;
+                : (parserWordsProblem(index, field, problem) ?? problem);
     return `${FIELD_LABELS[index]} field "${field}": ${said}`;
   }
   return undefined;

@@ -61,4 +61,31 @@ describe("svc config check and a host the gateway cannot listen on", () => {
     expect(off.stderr).not.toContain("cannot listen");
     expect(off.code).toBe(0);
   });
+
+  it("svc gateway run names that host beside the startup rules it breaks, in one pass as config check does", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: { enabled: true, host: "192.0.2.77", routes: { pr: { secret: "INSECURE_NO_AUTH" } } },
+        },
+      }),
+      0o600,
+    );
+    const run = await svc(home, ["gateway", "run", "--port", "0"], { timeoutMs: 20_000 });
+    expect(run.code).toBe(1);
+    // Before, only the rule's line: the host was named by the next start, once the secret was fixed.
+    expect(run.stderr).toContain(
+      "platforms.webhook.routes.pr.secret: INSECURE_NO_AUTH is only allowed on a loopback bind",
+    );
+    expect(run.stderr).toContain(
+      `${home.dir}/config.yaml: platforms.webhook.host: cannot listen on 192.0.2.77 (`,
+    );
+    const flag = await svc(home, ["gateway", "run", "--port", "0", "--host", "192.0.2.78"], {
+      timeoutMs: 20_000,
+    });
+    expect(flag.code).toBe(1);
+    expect(flag.stderr).toContain("--host: cannot listen on 192.0.2.78 (");
+  });
 });
