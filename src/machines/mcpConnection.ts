@@ -54,6 +54,11 @@ export interface McpConnectionContext extends McpConnectionInput {
    * connection was lost); unset from the connect that succeeds. `svc_mcp_servers` counts a retry so.
    */
   downAs: "failed" | "reconnecting" | undefined;
+  /**
+   * Connects that failed since the server was added (never reset): a call that waited for its turn (one
+   * call at a time) while one of them ran takes its failure rather than starting a connect of its own.
+   */
+  connectsFailed: number;
 }
 
 export type McpConnectionEvent =
@@ -144,6 +149,7 @@ export const mcpConnectionMachine = setup({
     retryNow: false,
     onDemand: input.startIn === "lazy",
     downAs: undefined,
+    connectsFailed: 0,
   }),
   initial: "start",
   on: {
@@ -322,7 +328,10 @@ export const mcpConnectionMachine = setup({
       on: { CONNECT: "connecting", SESSION_LOST: { guard: "immediateLoss", target: "connecting" } },
     },
     failed: {
-      entry: assign({ downAs: "failed" as const }),
+      entry: assign({
+        downAs: "failed" as const,
+        connectsFailed: ({ context }) => context.connectsFailed + 1,
+      }),
       after: { retryDelay: { guard: "retriedInBackground", target: "connecting" } },
       on: { CONNECT: "connecting" },
     },

@@ -271,6 +271,7 @@ export class McpHub {
       );
     const wait = signal === undefined ? undefined : { signal, giveUp: waited };
     const offered = findTool(rt, toolName);
+    const failedSince = rt.actor.getSnapshot().context.connectsFailed;
     return rt.queue.run(async () => {
       // A process past max_lifetime_seconds that still runs calls (supports_parallel_tool_calls) takes no
       // new one: the call waits for the recycle the last of them starts, then goes to the new process.
@@ -290,7 +291,7 @@ export class McpHub {
         if (offered !== undefined && registered?.original !== offered.original)
           throw changedWhileWaiting(rt, offered, registered);
         if (registered === undefined || state !== "connected")
-          session = await ensureConnected(rt, connectWait(server, toolName, signal));
+          session = await ensureConnected(rt, connectWait(server, toolName, signal), failedSince);
         let tool = findTool(rt, toolName);
         // (By its registered name, the live listing may give another tool: one that had lost the name to it.)
         if (registered !== undefined && tool?.original !== registered.original)

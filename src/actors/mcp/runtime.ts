@@ -383,8 +383,18 @@ export class RuntimeStoppedError extends SvcError {
 }
 
 /** The runtime's live session: waits for (or starts) a connect; throws the connect error. */
-export async function ensureConnected(rt: Runtime, wait?: QueueWait): Promise<McpSession> {
-  const state = connectionState(rt.actor.getSnapshot());
+export async function ensureConnected(
+  rt: Runtime,
+  wait?: QueueWait,
+  /**
+   * `connectsFailed` when the call came: a connect that failed since, while the call waited for its turn,
+   * is its answer too (its caller would otherwise start one more connect, and each call queued behind it
+   * one more in turn: a burst of N calls to a server that is down spawning N processes).
+   */
+  failedSince?: number,
+): Promise<McpSession> {
+  const current = rt.actor.getSnapshot();
+  const state = connectionState(current);
   if (state === "stopped") throw new RuntimeStoppedError(rt.name);
   if (state === "skipped") {
     throw new SvcError(
@@ -393,6 +403,8 @@ export async function ensureConnected(rt: Runtime, wait?: QueueWait): Promise<Mc
     );
   }
   if (wait?.signal.aborted === true) throw wait.giveUp();
+  if (state === "failed" && failedSince !== undefined && current.context.connectsFailed > failedSince)
+    throw connectFailure(rt, current);
   if (state !== "connected" && state !== "connecting") rt.actor.send({ type: "CONNECT" });
   let snapshot: SnapshotFrom<typeof rt.actor>;
   try {
@@ -413,7 +425,12 @@ export async function ensureConnected(rt: Runtime, wait?: QueueWait): Promise<Mc
   if (connectionState(snapshot) === "connected") return snapshot.context.session as McpSession;
   // (Its lastError, if any, is an earlier connect's: not why this call got no session.)
   if (connectionState(snapshot) === "stopped") throw new RuntimeStoppedError(rt.name);
-  throw new SvcError(
+  throw connectFailure(rt, snapshot);
+}
+
+/** Why a call got no session: the connect that settled without one. */
+function connectFailure(rt: Runtime, snapshot: SnapshotFrom<Runtime["actor"]>): SvcError {
+  return new SvcError(
     "mcp_connect",
     serverScoped(rt.name, snapshot.context.lastError ?? connectionState(snapshot)),
   );
