@@ -21,6 +21,7 @@ import {
 } from "../batchedWriter.js";
 import { makeDirs } from "../makeDirs.js";
 import { narrowMode, privateDir } from "../privateMode.js";
+import { gluedRecord } from "./gluedRecord.js";
 import { historyNotOpened, notAFileAt } from "./historyDirProblem.js";
 import {
   currentIno,
@@ -473,13 +474,14 @@ const KINDS: ReadonlySet<unknown> = new Set<HistoryRecord["kind"]>([
  */
 function recordOf(line: string, now: number): HistoryRecord | undefined {
   if (line === "") return undefined;
+  let record: HistoryRecord | undefined;
   try {
-    const record = readLine(line);
-    if (!KINDS.has(record.kind)) return undefined;
-    return now - Date.parse(record.at) <= HISTORY_RETENTION_MS ? record : undefined;
+    record = readLine(line);
   } catch {
-    return undefined;
+    record = gluedRecord(line, readLine);
   }
+  if (record === undefined || !KINDS.has(record.kind)) return undefined;
+  return now - Date.parse(record.at) <= HISTORY_RETENTION_MS ? record : undefined;
 }
 
 /**
