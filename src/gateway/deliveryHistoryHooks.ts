@@ -46,6 +46,24 @@ function readAsJson(headers: RequestHead["headers"], body: Buffer): boolean {
   }
 }
 
+/**
+ * An accepted body as kept: the route's secret redacted (withoutSecret), unescaped in the line when the
+ * route read it as a JSON object. A secret that occurred outside a JSON string (in a number: `"id":142420`
+ * with the secret `4242`) leaves a redacted body that is no JSON, which would make the line unreadable
+ * and lose its record: it is kept as text instead. Parsed only then: most bodies hold no secret.
+ */
+function keptPayload(headers: RequestHead["headers"], body: Buffer, secret: string | undefined) {
+  const kept = withoutSecret(body, secret);
+  if (!readAsJson(headers, body)) return encodePayload(kept);
+  if (kept === body) return encodePayload(kept, true);
+  try {
+    JSON.parse(kept.toString("utf8"));
+    return encodePayload(kept, true);
+  } catch {
+    return encodePayload(kept);
+  }
+}
+
 /** The name of the first non-empty event-type header (no array per request). */
 function eventHeader(headers: RequestHead["headers"]): string | undefined {
   for (const name of EVENT_TYPE_HEADERS) {
@@ -208,7 +226,7 @@ export function historyHooks(
         body === undefined
           ? undefined
           : accepted
-            ? encodePayload(withoutSecret(body, secretOf(route)), readAsJson(head.headers, body))
+            ? keptPayload(head.headers, body, secretOf(route))
             : NOT_ACCEPTED;
       // The headers the route's filters read, with a payload a redelivery can send (none for other routes).
       const names =
