@@ -1,6 +1,7 @@
 import type { QueuedRun } from "../actors/runs.js";
 import type { Clock } from "../clock.js";
 import type { Filter } from "../config/sections/filters.js";
+import { redactCredentials } from "../io/credentials.js";
 import { cutText } from "../io/cutText.js";
 import type { RequestHead } from "../io/http/core.js";
 import {
@@ -27,6 +28,8 @@ export const REDELIVERY_HEADER = "x-svc-redelivery-of";
 
 /** Never half of an emoji: see cutText. */
 const cut = (text: string) => cutText(text, 200);
+/** An error as the log line gives it: a credential it quotes after `Bearer` or `Basic` hidden, then cut. */
+const errorText = (text: string) => cut(redactCredentials(text));
 const NOT_ACCEPTED: ReturnType<typeof encodePayload> = { payload_omitted: "not_accepted" };
 
 /**
@@ -266,7 +269,7 @@ export function historyHooks(
         at: at(),
         route: run.routeName,
         outcome: err === undefined ? "ok" : "failed",
-        error: err === undefined ? undefined : cut(err instanceof Error ? err.message : String(err)),
+        error: err === undefined ? undefined : errorText(err instanceof Error ? err.message : String(err)),
       });
     },
     delivery(
@@ -282,7 +285,7 @@ export function historyHooks(
         route: message.route,
         platform,
         outcome: ok ? "ok" : "failed",
-        error: ok || error === undefined ? undefined : cut(error),
+        error: ok || error === undefined ? undefined : errorText(error),
       });
     },
   };
