@@ -5,11 +5,23 @@
  */
 const RECORD_HEAD = '{"kind":"';
 const RECORD_HEAD_BYTES = Buffer.from(RECORD_HEAD);
+/** The whole heads of the kinds the gateway writes: a payload's `{"kind":"Deployment"` is none of them. */
+const KIND_HEADS = ["request", "run", "delivery", "not_recorded"].map((kind) =>
+  Buffer.from(`${RECORD_HEAD}${kind}","id":`),
+);
 
 /** Whether a line (`buf[start, end)`) holds a record's head after its start: it may be a glued one. */
 export function holdsLaterHead(buf: Buffer, start: number, end: number): boolean {
-  const at = buf.indexOf(RECORD_HEAD_BYTES, start + 1);
-  return at >= 0 && at < end;
+  for (let at = buf.indexOf(RECORD_HEAD_BYTES, start + 1); at >= 0 && at < end; ) {
+    if (
+      KIND_HEADS.some(
+        (head) => at + head.length <= end && buf.compare(head, 0, head.length, at, at + head.length) === 0,
+      )
+    )
+      return true;
+    at = buf.indexOf(RECORD_HEAD_BYTES, at + 1);
+  }
+  return false;
 }
 
 /**

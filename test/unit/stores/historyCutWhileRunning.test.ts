@@ -10,6 +10,7 @@ import {
   readHistory,
   recentDeliveries,
 } from "../../../src/io/stores/deliveryHistory.js";
+import { lineId } from "../../../src/io/stores/historyScan.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
@@ -70,5 +71,11 @@ describe("a history file cut mid-line while the gateway writes it", () => {
       "later",
       "next",
     ]);
+  });
+
+  it("still reads the ID at the head of a line whose payload holds objects of another kind, without parsing it", () => {
+    const body = '{"object":{"kind":"Deployment","id":"web"}}';
+    const line = Buffer.from(historyLine(request("k8s", { payload_encoding: "json", payload: body })));
+    expect(lineId(line, 0, line.length)).toBe("k8s");
   });
 });
