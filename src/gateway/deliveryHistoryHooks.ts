@@ -1,6 +1,7 @@
 import type { QueuedRun } from "../actors/runs.js";
 import type { Clock } from "../clock.js";
 import type { Filter } from "../config/sections/filters.js";
+import { redactCredentials } from "../io/credentials.js";
 import { cutText } from "../io/cutText.js";
 import type { RequestHead } from "../io/http/core.js";
 import {
@@ -27,6 +28,8 @@ export const REDELIVERY_HEADER = "x-svc-redelivery-of";
 
 /** Never half of an emoji: see cutText. */
 const cut = (text: string) => cutText(text, 200);
+/** An error as the log line gives it: a credential it quotes after `Bearer` or `Basic` hidden, then cut. */
+const errorText = (text: string) => cut(redactCredentials(text));
 const NOT_ACCEPTED: ReturnType<typeof encodePayload> = { payload_omitted: "not_accepted" };
 
 /**
@@ -43,6 +46,24 @@ function readAsJson(headers: RequestHead["headers"], body: Buffer): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * An accepted body as kept: the route's secret redacted (withoutSecret), unescaped in the line when the
+ * route read it as a JSON object. A secret that occurred outside a JSON string (in a number: `"id":142420`
+ * with the secret `4242`) leaves a redacted body that is no JSON, which would make the line unreadable
+ * and lose its record: it is kept as text instead. Parsed only then: most bodies hold no secret.
+ */
+function keptPayload(headers: RequestHead["headers"], body: Buffer, secret: string | undefined) {
+  const kept = withoutSecret(body, secret);
+  if (!readAsJson(headers, body)) return encodePayload(kept);
+  if (kept === body) return encodePayload(kept, true);
+  try {
+    JSON.parse(kept.toString("utf8"));
+    return encodePayload(kept, true);
+  } catch {
+    return encodePayload(kept);
   }
 }
 
@@ -208,7 +229,7 @@ export function historyHooks(
         body === undefined
           ? undefined
           : accepted
-            ? encodePayload(withoutSecret(body, secretOf(route)), readAsJson(head.headers, body))
+            ? keptPayload(head.headers, body, secretOf(route))
             : NOT_ACCEPTED;
       // The headers the route's filters read, with a payload a redelivery can send (none for other routes).
       const names =
@@ -248,7 +269,7 @@ export function historyHooks(
         at: at(),
         route: run.routeName,
         outcome: err === undefined ? "ok" : "failed",
-        error: err === undefined ? undefined : cut(err instanceof Error ? err.message : String(err)),
+        error: err === undefined ? undefined : errorText(err instanceof Error ? err.message : String(err)),
       });
     },
     delivery(
@@ -264,7 +285,7 @@ export function historyHooks(
         route: message.route,
         platform,
         outcome: ok ? "ok" : "failed",
-        error: ok || error === undefined ? undefined : cut(error),
+        error: ok || error === undefined ? undefined : errorText(error),
       });
     },
   };

@@ -265,15 +265,18 @@ export const ROTATION_CHECK_MS = 1000;
 
 /**
  * Whether `file` no longer names the file `fd` holds: renamed away (logrotate's default) or removed since
- * it was opened, so what is written to `fd` would never be read at that path.
+ * it was opened, so what is written to `fd` would never be read at that path. A path this user may no
+ * longer look up (its directory made unsearchable while the gateway runs) says neither: the held file,
+ * which can still be written, is taken to be there, rather than closed for one that cannot be opened.
  */
 export function pathMovedFrom(file: string, fd: number): boolean {
   try {
     const named = statSync(file);
     const held = fstatSync(fd);
     return named.ino !== held.ino || named.dev !== held.dev;
-  } catch {
-    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code !== "EACCES" && code !== "EPERM";
   }
 }
 

@@ -183,7 +183,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   // The kept headers first: the redelivery's own (content type, IDs, event type, signature) win.
   const headers: Record<string, string> = {
     ...keptHeaders(record),
-    "content-type": record.content_type ?? "application/json",
+    "content-type": utf8Header(record.content_type ?? "application/json"),
     "x-request-id": utf8Header(newId),
     "x-svc-redelivery-of": utf8Header(id),
     ...(event !== undefined && HEADER_TEXT.test(event) ? { [eventHeaderOf(record)]: utf8Header(event) } : {}),

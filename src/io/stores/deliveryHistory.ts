@@ -21,7 +21,9 @@ import {
 } from "../batchedWriter.js";
 import { makeDirs } from "../makeDirs.js";
 import { narrowMode, privateDir } from "../privateMode.js";
+import { gluedRecord } from "./gluedRecord.js";
 import { historyNotOpened, notAFileAt } from "./historyDirProblem.js";
+import { isReadableRecord } from "./historyRecordShape.js";
 import {
   currentIno,
   type HistoryGeneration,
@@ -459,27 +461,21 @@ export function readHistory(
   return records;
 }
 
-/** The kinds of records this version reads; a newer one's other kinds are skipped, as unreadable lines are. */
-const KINDS: ReadonlySet<unknown> = new Set<HistoryRecord["kind"]>([
-  "request",
-  "run",
-  "delivery",
-  "not_recorded",
-]);
-
 /**
- * A line's record, undefined for an empty or unreadable line (one cut by a crash), one of a kind this
- * version does not know (summarizeHistory would take it for a delivery), or one past the retention.
+ * A line's record, undefined for an empty or unreadable line (one cut by a crash, or edited into fields of
+ * other types), one of a kind this version does not know (summarizeHistory would take it for a delivery),
+ * or one past the retention.
  */
 function recordOf(line: string, now: number): HistoryRecord | undefined {
   if (line === "") return undefined;
+  let record: HistoryRecord | undefined;
   try {
-    const record = readLine(line);
-    if (!KINDS.has(record.kind)) return undefined;
-    return now - Date.parse(record.at) <= HISTORY_RETENTION_MS ? record : undefined;
+    record = readLine(line);
   } catch {
-    return undefined;
+    record = gluedRecord(line, readLine);
   }
+  if (record === undefined || !isReadableRecord(record)) return undefined;
+  return now - Date.parse(record.at) <= HISTORY_RETENTION_MS ? record : undefined;
 }
 
 /**

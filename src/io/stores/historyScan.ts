@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { holdsLaterHead } from "./gluedRecord.js";
 import { historyReadError } from "./historyText.js";
 
 /** How much of a history file one read takes, from its end. */
@@ -174,11 +175,13 @@ function startsWith(buf: Buffer, start: number, end: number, head: Buffer): bool
 
 /**
  * The delivery ID of a line the gateway wrote (its head as historyLine writes it), without parsing the
- * line; undefined for any other line (written by hand, cut short, not JSON): it is to be parsed whole.
+ * line; undefined for any other line (written by hand, cut short, not JSON, or holding another record's
+ * head, as a payload may): it is to be parsed whole.
  */
 export function lineId(buf: Buffer, start: number, end: number): string | undefined {
   const head = HEADS.find((h) => startsWith(buf, start, end, h));
-  if (head === undefined) return undefined;
+  // A line with another record's head in it may be a cut line with the next record glued to it.
+  if (head === undefined || holdsLaterHead(buf, start, end)) return undefined;
   const open = start + head.length;
   if (buf[open] !== QUOTE) return undefined;
   let escaped = false;
