@@ -260,7 +260,13 @@ export class GatewayState {
     return (event) => {
       const run = enqueue(event);
       if (run === undefined) return false;
-      this.store.runAccepted(pendingRunOf(event), this.now());
+      try {
+        this.store.runAccepted(pendingRunOf(event), this.now());
+      } catch (err) {
+        // No record at all (one longer than any JSON text): its request is answered 500, so it must not run.
+        answered?.withdraw(run);
+        throw err;
+      }
       const recorded = answered === undefined ? undefined : this.store.durable();
       if (recorded === undefined) return true;
       if (batch?.recorded !== recorded) {
