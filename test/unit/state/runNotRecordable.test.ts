@@ -60,4 +60,25 @@ describe("a run whose record cannot be written at all", () => {
     expect(queue.map((run) => run.deliveryId)).toEqual(["next"]);
     expect(store.recover().runs.map((run) => run.deliveryId)).toEqual(["next"]);
   });
+
+  it("on a coalescing route, never joins its group: the group runs once, with the events answered 202", () => {
+    const home = tempHome();
+    homes.push(home);
+    const now = () => 5000;
+    const store = new LocalStateStore({ dir: join(home.dir, "state"), now });
+    stores.push(store);
+    const state = new GatewayState(store, now, captureLogger().logger);
+    const joined: string[] = [];
+    const modes = state.eventModes({
+      coalesce: (accepted) => {
+        joined.push(accepted.deliveryId);
+        return "coalesced";
+      },
+    });
+    expect(modes.coalesce?.(event("small", "a prompt"))).toBe("coalesced");
+    // Joined, it became the group's latest event: its group's record, then its run's, threw (a timer's
+    // uncaught exception stopped the gateway), and the 500-answered event was the one that ran.
+    expect(() => modes.coalesce?.(event("huge", '"'.repeat(280 * 1024 * 1024)))).toThrow(RangeError);
+    expect(joined).toEqual(["small"]);
+  });
 });
