@@ -24,6 +24,7 @@ import { LiveState, runKey, SEEN_TTL_MS, understood } from "./liveState.js";
 import { LocalStateStore } from "./localStore.js";
 import { memoryStateStore } from "./memoryStore.js";
 import { importPendingRunsFile } from "./pendingRunsImport.js";
+import { assertRecordable } from "./recordable.js";
 import type { Recovered, StateStore } from "./store.js";
 
 /** `$SVC_HOME/state`: the journal's segments. */
@@ -260,7 +261,13 @@ export class GatewayState {
     return (event) => {
       const run = enqueue(event);
       if (run === undefined) return false;
-      this.store.runAccepted(pendingRunOf(event), this.now());
+      try {
+        this.store.runAccepted(pendingRunOf(event), this.now());
+      } catch (err) {
+        // No record at all (one longer than any JSON text): its request is answered 500, so it must not run.
+        answered?.withdraw(run);
+        throw err;
+      }
       const recorded = answered === undefined ? undefined : this.store.durable();
       if (recorded === undefined) return true;
       if (batch?.recorded !== recorded) {
@@ -318,18 +325,33 @@ export class GatewayState {
     };
   }
 
-  /** Event-triggered cron fires are remembered for idempotency (the job itself is the cron store's). */
+  /**
+   * Event-triggered cron fires are remembered for idempotency (the job itself is the cron store's). With the
+   * journal, an event whose record could never be written does not join a coalescing group.
+   */
   eventModes(modes: EventModes): EventModes {
     const fire = modes.fireCronJob;
-    if (fire === undefined) return modes;
+    const coalesce = modes.coalesce;
     return {
       ...modes,
-      fireCronJob: (jobRef, event) => {
-        const result = fire(jobRef, event);
-        if (result !== "queue_full" && result !== "unreadable")
-          this.store.remember(seenKey(event.routeName, event.deliveryId), this.now());
-        return result;
-      },
+      ...(fire === undefined
+        ? {}
+        : {
+            fireCronJob: (jobRef: string, event: AcceptedEvent) => {
+              const result = fire(jobRef, event);
+              if (result !== "queue_full" && result !== "unreadable")
+                this.store.remember(seenKey(event.routeName, event.deliveryId), this.now());
+              return result;
+            },
+          }),
+      ...(coalesce === undefined || this.store.backend !== "local"
+        ? {}
+        : {
+            coalesce: (event: AcceptedEvent) => {
+              assertRecordable(event);
+              return coalesce(event);
+            },
+          }),
     };
   }
 

@@ -103,8 +103,9 @@ export class LocalStateStore implements StateStore {
   }
 
   private record(record: JournalRecord): void {
-    this.live.apply(record);
+    // Appended first: a record that cannot be encoded (longer than any string) throws before it is live.
     this.journal.append(record);
+    this.live.apply(record);
     if (++this.sincePrune >= 1024) {
       this.sincePrune = 0;
       this.live.prune(this.options.now());

@@ -1,3 +1,4 @@
+import { constants } from "node:buffer";
 import { crc32 } from "node:zlib";
 
 /**
@@ -6,8 +7,12 @@ import { crc32 } from "node:zlib";
  * length past the end or a CRC mismatch: reading stops there and reports where.
  */
 export const HEADER_BYTES = 8;
-/** No record is this large (a prompt is bounded by max_body_bytes); a bigger length is corruption. */
-export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
+/**
+ * No record is this large: its body is one JSON text, a string of at most `MAX_STRING_LENGTH` UTF-16 code
+ * units, each at most 3 bytes of UTF-8. A bigger length is corruption. (Not `max_body_bytes`: a prompt may
+ * quote the whole payload, and the record escapes it once more.)
+ */
+export const MAX_RECORD_BYTES = 3 * constants.MAX_STRING_LENGTH;
 
 /** One record (every append on the accepted path): no intermediate array, one allocation. */
 export function encodeRecord(record: unknown): Buffer {

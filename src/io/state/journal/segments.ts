@@ -1,11 +1,13 @@
+import { constants } from "node:buffer";
 import {
   chmodSync,
   closeSync,
   fdatasyncSync,
+  fstatSync,
   fsyncSync,
   openSync,
   readdirSync,
-  readFileSync,
+  readSync,
   renameSync,
   rmSync,
   writeSync,
@@ -99,6 +101,32 @@ function describeDamage(
   return `${parts.join("; ")}${kept}`;
 }
 
+/** What one read asks for at most (a read is limited to just under 2 GiB). */
+const READ_CHUNK_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * The whole segment, read a chunk at a time: `readFileSync` refuses a file past 2 GiB, which a backlog of
+ * runs with large prompts makes, and the start would then be refused with every run in it.
+ */
+export function readSegment(file: string): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size > constants.MAX_LENGTH)
+      throw new Error(`it holds ${size} bytes, more than one buffer takes (${constants.MAX_LENGTH})`);
+    const data = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, data, read, Math.min(size - read, READ_CHUNK_BYTES), read);
+      if (n === 0) break;
+      read += n;
+    }
+    return data.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export interface ReadOptions {
   /** Names a damaged segment kept aside (`.damaged-<ms>`). */
   readonly now?: () => number;
@@ -119,7 +147,7 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     const file = join(dir, segmentName(n));
     let data: Buffer;
     try {
-      data = readFileSync(file);
+      data = readSegment(file);
     } catch (err) {
       // Never replaced by a snapshot without it: that would drop every run it holds.
       throw new Error(`${file} cannot be read (${(err as Error).message})`);
