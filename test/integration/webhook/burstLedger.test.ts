@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { describe, expect, it, vi } from "vitest";
-import { gatewayPerTest, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { gatewayPerTest, HTTP_SERVERS, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { sample } from "../../helpers/metrics.js";
 import { journalRuns } from "../../helpers/runJournal.js";
 
@@ -82,7 +82,7 @@ function historyIds(gw: TestGateway, status: number): Map<string, number> {
   return counts;
 }
 
-describe.each(["uws", "node"] as const)("the accounts of a kept-alive burst agree (%s server)", (http) => {
+describe.each(HTTP_SERVERS)("the accounts of a kept-alive burst agree (%s)", (http) => {
   it("accepted events, 202 history lines and runs are the same events, each once; duplicates are counted as answered", {
     timeout: 30_000,
   }, async () => {
