@@ -1,7 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AnswerTooLargeError } from "./answerSizeLimit.js";
-import { cancelledIds, type Id, postGivenUp, resumedAnswered } from "./givenUpRequests.js";
+import { cancelledIds, type Id, postedMessages, postGivenUp, resumedAnswered } from "./givenUpRequests.js";
 import { unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
 
 /** `data` of the error answered for a request whose response stream ended without its answer. */
@@ -12,15 +12,7 @@ export const ANSWER_TOO_LARGE = "answer_too_large";
 
 /** The ids of the JSON-RPC requests in a POST body (one message or a batch). */
 function requestIds(body: unknown): Id[] {
-  if (typeof body !== "string") return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return [];
-  }
-  const messages = Array.isArray(parsed) ? parsed : [parsed];
-  return messages.flatMap((m) => {
+  return postedMessages(body).flatMap((m) => {
     const msg = m as { id?: unknown; method?: unknown };
     return typeof msg?.method === "string" && (typeof msg.id === "string" || typeof msg.id === "number")
       ? [msg.id]

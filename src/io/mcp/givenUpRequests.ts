@@ -8,17 +8,22 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 export type Id = string | number;
 
-/** The requests a POST body cancels (`notifications/cancelled`: a request given up, its timeout or an abort). */
-export function cancelledIds(body: unknown): Id[] {
-  if (typeof body !== "string" || !body.includes("notifications/cancelled")) return [];
+/** The JSON-RPC messages of a POST body (one message or a batch); none when it is no JSON text. */
+export function postedMessages(body: unknown): unknown[] {
+  if (typeof body !== "string") return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
     return [];
   }
-  const messages = Array.isArray(parsed) ? parsed : [parsed];
-  return messages.flatMap((m) => {
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+/** The requests a POST body cancels (`notifications/cancelled`: a request given up, its timeout or an abort). */
+export function cancelledIds(body: unknown): Id[] {
+  if (typeof body !== "string" || !body.includes("notifications/cancelled")) return [];
+  return postedMessages(body).flatMap((m) => {
     const msg = m as { method?: unknown; params?: { requestId?: unknown } };
     const id = msg?.method === "notifications/cancelled" ? msg.params?.requestId : undefined;
     return typeof id === "string" || typeof id === "number" ? [id] : [];
