@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type Foreground, killIfRunning, runForeground, waitFor } from "../cli/svc.js";
-import { deliver, liveOnDisk, SECRET } from "./killHelpers.js";
+import { agentsAlive, deliver, liveOnDisk, SECRET } from "./killHelpers.js";
 
 /**
  * docs/webhook.md (SIGTERM): a SIGKILL before the drain is over loses no accepted run, and with the local journal the
@@ -16,6 +16,10 @@ const homes: TempHome[] = [];
 const gateways: Foreground[] = [];
 afterEach(async () => {
   for (const gateway of gateways.splice(0)) await killIfRunning(gateway);
+  // A killed gateway's agent notices within 50 ms and exits; removing the home while one still runs (a
+  // loaded machine) failed the cleanup with ENOTEMPTY.
+  for (const home of homes)
+    await waitFor(() => agentsAlive(home) === 0, "the killed gateways' agents to exit");
   for (const home of homes.splice(0)) home.cleanup();
 });
 
