@@ -11,7 +11,7 @@ import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { createLockFile } from "../io/stores/fileLock.js";
-import { releaseStopSignals, STOP_SIGNALS } from "./earlySignals.js";
+import { releaseStopSignals, reloadAskedWhileLoading, STOP_SIGNALS } from "./earlySignals.js";
 import { boundHeapGrowth } from "./gatewayHeap.js";
 import { registerGatewayLifecycleCommands, stoppingGateway } from "./gatewayLifecycle.js";
 import { parseHostOption, parsePortOption } from "./options.js";
@@ -192,11 +192,16 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       if (gateway !== undefined) reload(gateway);
     },
   });
+  const reloadBeforeRead = () =>
+    logger.info(
+      `[gateway] SIGHUP received during startup, before ${paths.config} was read: nothing to reload — the start reads it`,
+    );
   process.on("SIGHUP", () => {
     // Still starting: before the read of config.yaml there is nothing to do (the start reads the file);
     // after it, an edit the start did not see (`svc mcp reload` right after a start) waits for its end.
     if (gateway === undefined) {
       if (configRead && stopSignal === undefined) reloadOwed = true;
+      else if (!configRead) reloadBeforeRead();
       return;
     }
     // Stopping: a reload would restart MCP servers being stopped.
@@ -210,6 +215,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     void settledReload();
   });
   const heldSignal = releaseStopSignals();
+  if (reloadAskedWhileLoading()) reloadBeforeRead();
   if (heldSignal !== undefined) {
     // Arrived while the gateway's modules loaded: nothing has started, so there is nothing to stop.
     logger.info(`[gateway] ${heldSignal} received during startup, stopping`);

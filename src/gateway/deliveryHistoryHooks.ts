@@ -105,7 +105,9 @@ const NEVER_KEPT = new Set<string>([
   "trailer",
   "upgrade",
 ]);
-const SECRET_HEADER = /key|token|secret|pass|auth|cred|session|cookie|signature|hmac|timestamp/;
+// `sig` only as a word part (`paypal-transmission-sig`, `x-sig256`): as bare letters it is in `x-design`.
+const SECRET_HEADER =
+  /key|token|secret|pass|auth|cred|session|cookie|signature|hmac|timestamp|(?:^|[-_])sig(?:[-_\d]|$)/;
 
 /** Whether a history record may keep the request header `name` (lower-cased). */
 export const mayKeepHeader = (name: string): boolean => !NEVER_KEPT.has(name) && !SECRET_HEADER.test(name);

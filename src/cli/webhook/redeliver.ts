@@ -159,7 +159,8 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   if (secret === undefined)
     throw new SvcError(
       "usage",
-      `route ${route} has no secret and there is no global secret — the gateway does not serve it`,
+      // The gateway accepted the request, so it had a secret: likely WEBHOOK_SECRET in its own environment.
+      `route ${route} has no secret of its own and this command sees no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET in its environment or ${loaded.paths.env}) — a WEBHOOK_SECRET set only in the running gateway's environment (a systemd unit, a container) cannot be seen from here: run the command with it set (WEBHOOK_SECRET=<secret> svc webhook redeliver ${id})`,
     );
   const running = runningAddress(loaded);
   const unserved = target.unservedNote(running);

@@ -70,7 +70,7 @@ export async function sendTest(
   if (secret === undefined)
     throw new SvcError(
       "usage",
-      `${name} has no secret of its own and there is no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET) — the gateway does not serve it; set one with svc webhook subscribe ${name} --secret <secret>`,
+      `${name} has no secret of its own and there is no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET in this command's environment or ${loaded.paths.env}) — unless the running gateway has WEBHOOK_SECRET in its own environment (a systemd unit, a container), which this command cannot see (run it with WEBHOOK_SECRET=<secret> set then), the gateway does not serve it; set one with svc webhook subscribe ${name} --secret <secret>`,
     );
   if (options.event !== undefined && !HEADER_EVENT.test(options.event))
     throw new SvcError(

@@ -466,7 +466,9 @@ export function readHistory(
  * other types), one of a kind this version does not know (summarizeHistory would take it for a delivery),
  * or one past the retention.
  */
-function recordOf(line: string, now: number): HistoryRecord | undefined {
+function recordOf(text: string, now: number): HistoryRecord | undefined {
+  // A file edited to CRLF line endings: a JSON payload is read up to the line's last character.
+  const line = text.endsWith("\r") ? text.slice(0, -1) : text;
   if (line === "") return undefined;
   let record: HistoryRecord | undefined;
   try {

@@ -128,6 +128,10 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
       void exited.then(() => resolve(false));
     });
     expect(await listening).toBe(true);
+    // Not let go silently: a supervisor's reload that came too early is said, with why nothing reloads.
+    expect(gatewayLog()).toContain(
+      `[gateway] SIGHUP received during startup, before ${join(home.dir, "config.yaml")} was read: nothing to reload — the start reads it`,
+    );
     child.kill("SIGTERM");
     expect(await exited).toEqual({ code: 0, signal: null });
   });

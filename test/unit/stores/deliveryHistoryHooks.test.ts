@@ -134,6 +134,19 @@ describe("delivery history: the request headers a record keeps for a redelivery"
     expect(historyHeaderNames(filters)).toBe(historyHeaderNames(filters));
   });
 
+  it("keeps no header whose name has `sig` as a word part (PayPal's transmission signature, x-sig), but keeps one that merely contains the letters", () => {
+    const sigFilters: Filter[] = [
+      { field: "headers.PAYPAL-TRANSMISSION-SIG", exists: true },
+      { field: "headers.X-Sig", exists: true },
+      { field: "headers.X-Sig256", exists: true },
+      { field: "headers.Sig_Value", exists: true },
+      { field: "headers.X-Signature-Ed25519", exists: true },
+      { field: "headers.X-Design-Id", exists: true },
+      { field: "headers.X-Consignment", exists: true },
+    ];
+    expect(historyHeaderNames(sigFilters)).toEqual(["x-design-id", "x-consignment"]);
+  });
+
   it("keeps their values on an accepted request only, bounded in number and length", () => {
     const records: HistoryRecord[] = [];
     const many = Array.from({ length: HISTORY_HEADERS_MAX + 4 }, (_, i) => `x-label-${i}`);
