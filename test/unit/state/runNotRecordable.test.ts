@@ -1,9 +1,6 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createCronScheduler } from "../../../src/actors/cron.js";
 import type { QueuedRun } from "../../../src/actors/runs.js";
-import { silentLogger } from "../../../src/io/log.js";
-import { cronStore } from "../../../src/io/stores/cronStore.js";
 import { GatewayState } from "../../../src/state/gatewayState.js";
 import { LocalStateStore } from "../../../src/state/localStore.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
@@ -83,59 +80,5 @@ describe("a run whose record cannot be written at all", () => {
     // uncaught exception stopped the gateway), and the 500-answered event was the one that ran.
     expect(() => modes.coalesce?.(event("huge", '"'.repeat(280 * 1024 * 1024)))).toThrow(RangeError);
     expect(joined).toEqual(["small"]);
-  });
-
-  it("on a cron_job route, never fires the job and is not remembered: the sender's retry is taken, not a duplicate", async () => {
-    const home = tempHome();
-    homes.push(home);
-    const now = () => 5000;
-    const store = new LocalStateStore({ dir: join(home.dir, "state"), now });
-    stores.push(store);
-    const state = new GatewayState(store, now, captureLogger().logger);
-    const jobs = cronStore(join(home.dir, "cron", "jobs.json"));
-    await jobs.update((records) => {
-      records.j1 = {
-        id: "j1",
-        name: "triage",
-        schedule: "every 1h",
-        prompt: "triage this",
-        deliver: "log",
-        deliver_extra: {},
-        state: "enabled",
-        next_run: new Date(3_600_000).toISOString(),
-        created_at: new Date(0).toISOString(),
-      };
-    });
-    const queue: QueuedRun[] = [];
-    // As the gateway wires it: the fire is journaled like an agent run, and withdrawn when its record fails.
-    const journaled = state.enqueue(
-      (accepted) => {
-        queue.push(accepted);
-        return accepted;
-      },
-      { answered: { withdraw: (run) => queue.splice(queue.indexOf(run), 1).length === 1 } },
-    );
-    const cron = createCronScheduler({
-      stores: { profiles: () => ["default"], store: () => jobs },
-      runJob: async () => "ok",
-      enqueue: journaled,
-      logger: silentLogger(),
-      clock: { now, setTimeout: () => 0, clearTimeout: () => {} },
-    });
-    const modes = state.eventModes({ fireCronJob: (ref, accepted) => cron.fire(ref, accepted) });
-    const fired = (id: string, prompt: string) =>
-      modes.fireCronJob?.("triage", {
-        ...event(id, prompt),
-        route: { cron_job: "triage" } as AcceptedEvent["route"],
-      });
-    expect(() => fired("huge", '"'.repeat(280 * 1024 * 1024))).toThrow(RangeError);
-    expect(queue.map((run) => run.deliveryId)).toEqual([]);
-    expect(fired("next", "a prompt")).toBe("fired");
-    await store.durable();
-    expect(queue.map((run) => run.deliveryId)).toEqual(["next"]);
-    const recovered = store.recover();
-    expect(recovered.runs.map((run) => run.deliveryId)).toEqual(["next"]);
-    expect(recovered.seen.map(([key]) => key).filter((key) => key.includes("huge"))).toEqual([]);
-    expect(recovered.seen.map(([key]) => key).filter((key) => key.includes("next"))).toHaveLength(1);
   });
 });
