@@ -28,10 +28,12 @@ afterEach(async () => {
  * A run whose gateway is gone gives up without writing: SIGKILL leaves the agent an orphan, and the first
  * gateway's `stuck` run, had it slept on, appended `c` to runs.log once the test had run 30 s (in a
  * loaded fresh-clone run, while the home was being removed). A gateway killed before the shell started
- * has left it the reaper's (PID 1) already, which answers `kill -0` for ever: it exits too.
+ * has left it the reaper's (PID 1) already, which answers `kill -0` for ever: it exits too. One killed while
+ * it wrote the prompt leaves the agent a cut prompt (`pr st`, or none) that names no wait: the parent is
+ * looked for once more before the line is written, or `c` was written at once.
  */
 function writeConfig(home: TempHome): void {
-  const agent = `[ "$PPID" -ne 1 ] || exit 1; p="$(cat)"; case "$p" in *stuck*) n=600;; *slow*) n=40;; *) n=0;; esac; while [ $n -gt 0 ]; do kill -0 $PPID 2>/dev/null || exit 1; sleep 0.05; n=$((n - 1)); done; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
+  const agent = `[ "$PPID" -ne 1 ] || exit 1; p="$(cat)"; case "$p" in *stuck*) n=600;; *slow*) n=40;; *) n=0;; esac; while [ $n -gt 0 ]; do kill -0 $PPID 2>/dev/null || exit 1; sleep 0.05; n=$((n - 1)); done; kill -0 $PPID 2>/dev/null || exit 1; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
   home.write(
     "config.yaml",
     stringify({
