@@ -29,6 +29,12 @@ return 0
 const DELIVERING = "delivering";
 const DELIVERED = "delivered";
 /**
+ * A record's value once its event joined a coalescing group (set by the join, which gives it its hour): no
+ * job is stored under such an id, so its value tells a duplicate in the last minute of that hour from a
+ * record still pending.
+ */
+export const JOINED = "joined";
+/**
  * How often a duplicate of a delivery under way elsewhere looks again, and for how long at most (a stop
  * answers the requests in flight first: one waiting here holds it up that long at most).
  */
@@ -199,9 +205,14 @@ export function createSharedIdempotency(
     const [value, ttl] = await Promise.all([redis.get(keys.seen(key)), redis.ttl(keys.seen(key))]);
     if (value === null) return { state: "gone", ttl };
     if (value === DELIVERING) return { state: "delivering", ttl };
-    // (A kept record in the last minute of its hour looks pending too: its duplicate waits, then is one
-    // when a run is stored under it, else is answered 503 for that last minute.)
-    const pending = value !== DELIVERED && ttlSeconds > pendingSeconds && ttl >= 0 && ttl <= pendingSeconds;
+    // (A run's kept record in the last minute of its hour looks pending too: its duplicate waits, then
+    // finds the run stored under it and is one.)
+    const pending =
+      value !== DELIVERED &&
+      value !== JOINED &&
+      ttlSeconds > pendingSeconds &&
+      ttl >= 0 &&
+      ttl <= pendingSeconds;
     return { state: pending ? "pending" : "kept", ttl };
   };
   /** A record still pending after the wait: a duplicate only when what it stands for is stored. */
