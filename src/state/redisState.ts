@@ -229,7 +229,10 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       windowMs: RATE_WINDOW_MS,
       now: options.elapsed,
     }),
-    seen: createSharedIdempotency(redis, keys, health),
+    // A duplicate of an id recorded by an instance killed before storing its run is not answered `duplicate`.
+    seen: createSharedIdempotency(redis, keys, health, undefined, undefined, undefined, (key) =>
+      runs.stored(key),
+    ),
     async enqueueRun(event) {
       const { payload: _p, headers: _h, ...run } = event;
       await runs.enqueue(

@@ -1,5 +1,6 @@
 import { type MonoTypeOperatorFunction, Observable } from "rxjs";
 import { type PipelineCtx, withCtx } from "../context.js";
+import { RecordPendingError, recordPendingOutcome } from "../recordPending.js";
 import {
   isPromise,
   type MaybePromise,
@@ -23,6 +24,7 @@ function settle(ctx: PipelineCtx, result: PipelineCtx | Outcome): PipelineCtx {
 
 /** Shared state unreachable → 503 with Retry-After; anything else is a stage failure → 500. */
 function failed(name: string, err: unknown, ctx: PipelineCtx, onFailure?: StageFailure): PipelineCtx {
+  if (err instanceof RecordPendingError) return withCtx(ctx, { outcome: recordPendingOutcome(err) });
   if (err instanceof StateUnavailableError) return withCtx(ctx, { outcome: STATE_UNAVAILABLE });
   onFailure?.(name, err, ctx);
   return withCtx(ctx, { outcome: INTERNAL_ERROR });

@@ -5,7 +5,7 @@ import type { AcceptedEvent } from "../../../streams/context.js";
 import { seenKey } from "../../../streams/stages/idempotency.js";
 import type { Logger } from "../../log.js";
 import type { RedisHealth } from "./connection.js";
-import { SEEN_TTL_SECONDS } from "./idempotency.js";
+import { JOINED, SEEN_TTL_SECONDS } from "./idempotency.js";
 import type { RedisKeys } from "./keys.js";
 import { createSharedQueue, type SharedQueue, type StallSettings } from "./sharedQueue.js";
 import type { SharedRun } from "./sharedRun.js";
@@ -19,14 +19,14 @@ import type { SharedRun } from "./sharedRun.js";
  * of another instance from replacing its own. A group expires its max wait plus `ORPHAN_GRACE_MS` after
  * it opened (its firing key, a rename, keeps that time): one whose timer job was never stored (every
  * offer answered 503, the sender gone) does not stay in Redis for ever. The event's delivery id (KEYS[3],
- * recorded pending by the idempotency step) gets its hour (ARGV[6], s) in the same step: an instance killed
+ * recorded pending by the idempotency step) gets its hour (ARGV[6], s) and the value `joined` in the same step: an instance killed
  * right after the join leaves no id that lapses after its pending minute, whose retry would join again.
  * The group's due time (its quiet window's end or its max wait's, whichever comes first) is recorded in
  * KEYS[4] under `<generation>:<group id>` (ARGV[7]) in the same step: a group whose timer job was never
  * stored (its instance killed right after the join) is found by every instance's sweep.
  */
 const OFFER_SCRIPT = `
-redis.call('EXPIRE', KEYS[3], ARGV[6])
+redis.call('SET', KEYS[3], '${JOINED}', 'EX', ARGV[6], 'XX')
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local receivedAt = now - tonumber(ARGV[2])

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
+import { RecordPendingError } from "../../../streams/recordPending.js";
 import { isRefusal, type RedisHealth } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
 
@@ -28,6 +29,12 @@ return 0
 const DELIVERING = "delivering";
 const DELIVERED = "delivered";
 /**
+ * A record's value once its event joined a coalescing group (set by the join, which gives it its hour): no
+ * job is stored under such an id, so its value tells a duplicate in the last minute of that hour from a
+ * record still pending.
+ */
+export const JOINED = "joined";
+/**
  * How often a duplicate of a delivery under way elsewhere looks again, and for how long at most (a stop
  * answers the requests in flight first: one waiting here holds it up that long at most).
  */
@@ -47,8 +54,10 @@ export const DELIVERING_TTL_SECONDS = 15;
  * stored): the original either stores its event (the record is kept: a duplicate) or is answered 503 and
  * removes the record — once Redis is back when it was the outage that refused it, which each instance
  * notices on its own, up to 2 s apart — and then this request is processed instead of being told
- * `duplicate` for an event nothing stored. A record still pending after the wait (its instance killed
- * before storing) is a duplicate, as before.
+ * `duplicate` for an event nothing stored. A record still pending after the wait is a duplicate when what
+ * it stands for is stored under it (its instance killed after storing, before giving the id its hour);
+ * otherwise (killed before storing) it is answered 503 with Retry-After until the record is gone, and the
+ * retry after that is processed.
  */
 export const PENDING_WAIT_MS = 5000;
 
@@ -105,6 +114,11 @@ export function createSharedIdempotency(
     pollMs: DELIVERY_POLL_MS,
     waitMs: DELIVERY_WAIT_MS,
   },
+  /**
+   * Whether the run a key stands for is stored (a job under its id). Without it, a record still pending
+   * after the wait is taken for a duplicate.
+   */
+  stored?: (key: string) => Promise<boolean>,
 ): SharedIdempotency {
   const pendingWaitMs = delivery.pendingWaitMs ?? PENDING_WAIT_MS;
   const deliveringSeconds = delivery.deliveringSeconds ?? Math.min(DELIVERING_TTL_SECONDS, pendingSeconds);
@@ -185,14 +199,26 @@ export function createSharedIdempotency(
    * A duplicate's record as it is now: `delivering` (a direct delivery under way), `pending` (its original
    * not stored yet, or answered 503 and not yet removed), `gone`, or `kept` (stored: its hour, or delivered).
    */
-  const recordState = async (key: string): Promise<"delivering" | "pending" | "gone" | "kept"> => {
+  const recordState = async (
+    key: string,
+  ): Promise<{ state: "delivering" | "pending" | "gone" | "kept"; ttl: number }> => {
     const [value, ttl] = await Promise.all([redis.get(keys.seen(key)), redis.ttl(keys.seen(key))]);
-    if (value === null) return "gone";
-    if (value === DELIVERING) return "delivering";
-    // (A kept record in the last minute of its hour looks pending too: its duplicate waits, then is one.)
-    return value !== DELIVERED && ttlSeconds > pendingSeconds && ttl >= 0 && ttl <= pendingSeconds
-      ? "pending"
-      : "kept";
+    if (value === null) return { state: "gone", ttl };
+    if (value === DELIVERING) return { state: "delivering", ttl };
+    // (A run's kept record in the last minute of its hour looks pending too: its duplicate waits, then
+    // finds the run stored under it and is one.)
+    const pending =
+      value !== DELIVERED &&
+      value !== JOINED &&
+      ttlSeconds > pendingSeconds &&
+      ttl >= 0 &&
+      ttl <= pendingSeconds;
+    return { state: pending ? "pending" : "kept", ttl };
+  };
+  /** A record still pending after the wait: a duplicate only when what it stands for is stored. */
+  const pendingAfterWait = async (key: string, ttl: number): Promise<true> => {
+    if (stored === undefined || (await stored(key).catch(() => true))) return true;
+    throw new RecordPendingError(Math.max(1, ttl));
   };
   const checkAndAdd = async (key: string, pendingUntil?: number): Promise<boolean> => {
     const token = `${instance}${(++issued).toString(36)}`;
@@ -219,10 +245,11 @@ export function createSharedIdempotency(
     if (elsewhere.has(key)) return true;
     const until = pendingUntil ?? performance.now() + pendingWaitMs;
     for (;;) {
-      const state = await recordState(key).catch(() => "kept" as const);
+      const { state, ttl } = await recordState(key).catch(() => ({ state: "kept" as const, ttl: -1 }));
       if (state === "delivering") watch(key);
       if (state === "gone") return checkAndAdd(key, until);
-      if (state !== "pending" || performance.now() >= until) return true;
+      if (state !== "pending") return true;
+      if (performance.now() >= until) return pendingAfterWait(key, ttl);
       await new Promise((resolve) => setTimeout(resolve, delivery.pollMs));
     }
   };

@@ -118,6 +118,8 @@ export interface SharedQueue<T> {
    * clock has come round to it again.
    */
   promote(key: string): Promise<void>;
+  /** Whether a job of `key` is stored (waiting, running, or finished within its hour). */
+  stored(key: string): Promise<boolean>;
   /** Starts this instance's worker. */
   start(): void;
   /**
@@ -186,6 +188,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     queue,
     running: () => running,
     waiting: (timeoutMs) => withTimeout(queue.getWaitingCount(), timeoutMs, "count"),
+    stored: async (key) => (await producer.exists(`${prefix}:${options.name}:${jobIdOf(key)}`)) > 0,
     async promote(key) {
       const job = await withTimeout(queue.getJob(jobIdOf(key)), ENQUEUE_TIMEOUT_MS, "promote");
       if (job !== undefined && (await job.isDelayed())) await job.promote();

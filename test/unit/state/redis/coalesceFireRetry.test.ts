@@ -8,7 +8,11 @@ import {
   connectRedis,
   createRedisHealth,
 } from "../../../../src/io/state/redis/connection.js";
-import { PENDING_TTL_SECONDS, SEEN_TTL_SECONDS } from "../../../../src/io/state/redis/idempotency.js";
+import {
+  createSharedIdempotency,
+  PENDING_TTL_SECONDS,
+  SEEN_TTL_SECONDS,
+} from "../../../../src/io/state/redis/idempotency.js";
 import { type RedisKeys, redisKeys } from "../../../../src/io/state/redis/keys.js";
 import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
 import type { AcceptedEvent } from "../../../../src/streams/context.js";
@@ -194,6 +198,19 @@ describe("shared coalescing groups (Redis)", () => {
         expect(await redis.pttl(keys.seen(`grp:${id}`))).toBeGreaterThan(PENDING_TTL_SECONDS * 1000);
         expect(await redis.pttl(keys.seen(`grp:${id}`))).toBeLessThanOrEqual(SEEN_TTL_SECONDS * 1000);
       }
+      // A duplicate in the last minute of a joined id's hour (no job stored under it) is the duplicate it
+      // is, not refused as a record whose event was never stored.
+      await redis.expire(keys.seen("grp:kept-a"), 30);
+      const seen = createSharedIdempotency(
+        redis,
+        keys,
+        createRedisHealth("test", silentLogger()),
+        undefined,
+        undefined,
+        { pollMs: 5, waitMs: 1000, pendingWaitMs: 20 },
+        async () => false,
+      );
+      expect(await seen.checkAndAdd("grp:kept-a")).toBe(true);
       // An id that is not recorded (forgotten meanwhile) is not made by the join.
       expect(await coalescing.offer(event("never-seen"), shared(event("never-seen")))).toBe("coalesced");
       expect(await redis.exists(keys.seen("grp:never-seen"))).toBe(0);

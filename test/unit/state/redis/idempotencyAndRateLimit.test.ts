@@ -15,6 +15,7 @@ import {
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import { createSharedRateLimiter } from "../../../../src/io/state/redis/rateLimit.js";
 import { createFixedWindowLimiter } from "../../../../src/streams/rateLimiter.js";
+import { RecordPendingError } from "../../../../src/streams/recordPending.js";
 import { StateUnavailableError } from "../../../../src/streams/stateUnavailable.js";
 import { captureLogger } from "../../../fakes/logCapture.js";
 import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
@@ -70,6 +71,31 @@ describe("shared idempotency (SET NX EX)", () => {
     expect(await seen.checkAndAdd("r:x")).toBe(false);
     await seen.keep("r:x");
     expect(await seen.checkAndAdd("r:x")).toBe(true);
+  });
+
+  it("a duplicate whose record stays pending past the wait with nothing stored under it (its instance killed before storing) is refused 503 with the record's time left, not taken for a duplicate", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    const storedKeys = new Set<string>();
+    const stored = async (key: string) => storedKeys.has(key);
+    const wait = { pollMs: 5, waitMs: 30_000, pendingWaitMs: 30 };
+    const a = createSharedIdempotency(await client(), keys, health, 3600, 60, wait, stored);
+    const b = createSharedIdempotency(await client(), keys, health, 3600, 60, wait, stored);
+    // A recorded the id and was killed before storing its run (it neither keeps nor forgets).
+    expect(await a.checkAndAdd("r:killed")).toBe(false);
+    const refused = await b.checkAndAdd("r:killed").catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(RecordPendingError);
+    expect(refused).toBeInstanceOf(StateUnavailableError);
+    const after = (refused as RecordPendingError).retryAfterSeconds;
+    expect(after).toBeGreaterThan(0);
+    expect(after).toBeLessThanOrEqual(60);
+    // Killed after storing, before giving the id its hour: the retry is the duplicate it is.
+    expect(await a.checkAndAdd("r:stored")).toBe(false);
+    storedKeys.add("r:stored");
+    expect(await b.checkAndAdd("r:stored")).toBe(true);
+    // Once the killed instance's record is gone, the retry is a new delivery.
+    await (await client()).del(keys.seen("r:killed"));
+    expect(await b.checkAndAdd("r:killed")).toBe(false);
   });
 
   it("a sender's retry that finds the record of its 503 not yet removed (Redis just back) is processed once it is, not answered duplicate", async () => {
