@@ -1,10 +1,7 @@
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { type EventModel, startEventModel } from "../../fakes/eventModel.js";
@@ -12,6 +9,7 @@ import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
 import { startTestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { deliverSigned } from "../../helpers/http.js";
 import { journalLines } from "../../helpers/runJournal.js";
+import { type StatelessJsonMcp, serveStatelessJsonMcp } from "../../helpers/statelessJsonMcp.js";
 
 /**
  * A burst of signed events, each waking a model run that calls, in one turn, a tool of a stdio server
@@ -42,29 +40,17 @@ function lookServer(): McpServer {
   return server;
 }
 
-let http: Server;
+let mcp: StatelessJsonMcp | undefined;
 let url: string;
 let model: EventModel;
 beforeAll(async () => {
-  http = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString("utf8");
-    // Stateless, answering each POST with one JSON body.
-    const transport = new StreamableHTTPServerTransport({
-      enableJsonResponse: true,
-    } as ConstructorParameters<typeof StreamableHTTPServerTransport>[0]);
-    await lookServer().connect(transport);
-    await transport.handleRequest(req, res, text === "" ? undefined : JSON.parse(text));
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  mcp = await serveStatelessJsonMcp(lookServer);
+  url = mcp.url;
   model = await startEventModel(["mcp__serial__work", "mcp__par__look"]);
 });
 afterAll(async () => {
   await model?.close();
-  http?.closeAllConnections();
-  await new Promise((resolve) => http?.close(resolve));
+  await mcp?.close();
 });
 
 /** The most `start` lines of the record without their `end` at one time. */

@@ -1,14 +1,12 @@
-import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { callTool, type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
 import { journalLines } from "../../helpers/runJournal.js";
+import { type StatelessJsonMcp, serveStatelessJsonMcp } from "../../helpers/statelessJsonMcp.js";
 
 /**
  * A url server's tool that takes longer than undici's own 300 s wait for an answer's headers is waited for as
@@ -35,25 +33,14 @@ function slowServer(): McpServer {
   return server;
 }
 
-let http: Server;
+let mcp: StatelessJsonMcp | undefined;
 let url: string;
 let model: FakeModel;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  http = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString("utf8");
-    // Stateless, answering each POST with one JSON body.
-    const transport = new StreamableHTTPServerTransport({
-      enableJsonResponse: true,
-    } as ConstructorParameters<typeof StreamableHTTPServerTransport>[0]);
-    await slowServer().connect(transport);
-    await transport.handleRequest(req, res, text === "" ? undefined : JSON.parse(text));
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  mcp = await serveStatelessJsonMcp(slowServer);
+  url = mcp.url;
   model = await startFakeOpenAI();
   gw = await startTestGateway({
     config: webhookConfig(
@@ -71,8 +58,7 @@ afterAll(async () => {
   release?.();
   await gw?.stop();
   await model?.close();
-  http?.closeAllConnections();
-  await new Promise((resolve) => http?.close(resolve));
+  await mcp?.close();
 });
 
 describe("a url server's tool slower than undici's 300 s", () => {
