@@ -19,6 +19,7 @@ import {
   type DeliveryTarget,
   runOnce,
 } from "../io/targets/target.js";
+import type { QueuedRun, RunSlot } from "./runs.js";
 
 /** How a reply reaches its route's target. `agent` mode retries transient failures; `direct` does not. */
 export interface DeliveryRequest {
@@ -38,6 +39,13 @@ export interface DeliveryRequest {
    * a cron job fired by a webhook event delivers for that event's row (`svc webhook deliveries`).
    */
   readonly recordedAs?: HistoryKey;
+  /**
+   * The run slot the delivering agent run holds (agent mode): before a retry's wait the run hands it back
+   * (`slot.release(run)`), so a target that is down does not hold the slots other routes' runs need.
+   */
+  readonly slot?: RunSlot | undefined;
+  /** The run that holds `slot`. */
+  readonly run?: QueuedRun | undefined;
 }
 
 /** What the delivery history files a delivery under. */
@@ -161,6 +169,8 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
               // A retry is counted as an attempt once its wait is over and it is made: one the gateway's
               // stop cuts short while it waits sends nothing.
               async (ms, abort) => {
+                if (request.slot !== undefined && request.run !== undefined)
+                  request.slot.release(request.run);
                 await sleep(ms, abort);
                 deps.metrics?.deliveryAttempt(target.name);
               },

@@ -26,9 +26,25 @@ export interface FiredJob {
  */
 export const NOT_RUN: unique symbol = Symbol("not run");
 
-/** Does one agent run for an accepted event: agent, then delivery. Rejects on failure; `NOT_RUN` when dropped. */
-// biome-ignore lint/suspicious/noConfusingVoidType: an executor that returns nothing (void) ran its run
-export type RunExecutor = (run: QueuedRun, signal: AbortSignal) => Promise<void | typeof NOT_RUN>;
+/**
+ * The run slot a run holds, given to its executor: `release(run)` hands the slot back while the run goes on
+ * (its delivery waits to retry), so the slot takes the next run. A no-op when the run no longer holds it,
+ * or when the retrying deliveries are at their cap (the run then keeps its slot).
+ */
+export interface RunSlot {
+  release(run: QueuedRun): void;
+}
+
+/**
+ * Does one agent run for an accepted event: agent, then delivery. Rejects on failure; `NOT_RUN` when dropped.
+ * `slot`: the run slot it holds, when a slot of this process runs it (not the Redis backend's workers).
+ */
+export type RunExecutor = (
+  run: QueuedRun,
+  signal: AbortSignal,
+  slot?: RunSlot,
+  // biome-ignore lint/suspicious/noConfusingVoidType: an executor that returns nothing (void) ran its run
+) => Promise<void | typeof NOT_RUN>;
 
 export interface RunsInput {
   readonly maxConcurrent: number;
@@ -56,17 +72,44 @@ const REAL_TIMERS: RunQueueTimers = {
  */
 export const RUN_QUEUE_CAP = 100_000;
 
+/**
+ * Runs whose delivery waits to retry outside a run slot, at most (default; `startGateway({
+ * retryingDeliveryCap })`). Past it a run whose delivery waits to retry keeps its slot, as each did before
+ * they were handed back: a target that stays down cannot grow the set of waiting deliveries (each holding
+ * its reply) without bound.
+ */
+export const RETRYING_DELIVERY_CAP = 1000;
+
+export interface RunQueueOptions {
+  /** Runs whose delivery may wait to retry outside a slot (default `RETRYING_DELIVERY_CAP`). */
+  readonly retryingCap?: number;
+  /** Told the first time a run keeps its slot because `retryingCap` deliveries already wait to retry. */
+  readonly onRetryingCap?: (cap: number) => void;
+}
+
 /** The shared FIFO the run slots pull from; plain data so the hot path never goes through a transition. */
 export class RunQueue {
   readonly waiting: QueuedRun[] = [];
+  /** Runs holding a slot. */
   readonly active = new Set<QueuedRun>();
+  /** Runs that handed their slot back while their delivery waits to retry (unfinished until it ends). */
+  readonly retrying = new Set<QueuedRun>();
+  private readonly retryingCap: number;
+  private readonly onRetryingCap: ((cap: number) => void) | undefined;
+  private capSaid = false;
   private readonly idleSlots: Array<() => void> = [];
   private readonly idleWaiters = new Set<() => void>();
   /** Aborted by `stopActive`: the runs under way are stopped and no slot takes another. */
   private readonly stopping = new AbortController();
   readonly stopSignal: AbortSignal = this.stopping.signal;
 
-  constructor(private readonly timers: RunQueueTimers = REAL_TIMERS) {}
+  constructor(
+    private readonly timers: RunQueueTimers = REAL_TIMERS,
+    options: RunQueueOptions = {},
+  ) {
+    this.retryingCap = options.retryingCap ?? RETRYING_DELIVERY_CAP;
+    this.onRetryingCap = options.onRetryingCap;
+  }
 
   push(event: QueuedRun): void {
     this.waiting.push(event);
@@ -94,29 +137,48 @@ export class RunQueue {
     return this.waiting.splice(0);
   }
   /**
-   * Stops the runs under way (shutdown, past the drain timeout: their agents are stopped and their replies
-   * not delivered, as they run again at the next start) and returns them; no slot takes a run after it.
+   * Stops the runs under way, those whose delivery waits to retry outside a slot included (shutdown, past
+   * the drain timeout: their agents are stopped and their replies not delivered, as they run again at the
+   * next start) and returns them; no slot takes a run after it.
    */
   stopActive(): QueuedRun[] {
-    const active = [...this.active];
+    const active = [...this.active, ...this.retrying];
     this.stopping.abort();
     return active;
   }
+  /**
+   * Moves a run from its slot to the retrying deliveries (its slot then takes the next run); false when
+   * it holds no slot, or when `retryingCap` runs already wait to retry (said once): it keeps its slot.
+   */
+  release(run: QueuedRun): boolean {
+    if (!this.active.has(run)) return false;
+    if (this.retrying.size >= this.retryingCap) {
+      if (!this.capSaid) {
+        this.capSaid = true;
+        this.onRetryingCap?.(this.retryingCap);
+      }
+      return false;
+    }
+    this.active.delete(run);
+    this.retrying.add(run);
+    return true;
+  }
   finish(event: QueuedRun): void {
-    this.active.delete(event);
+    if (!this.active.delete(event)) this.retrying.delete(event);
     if (this.isIdle()) for (const notify of this.idleWaiters) notify();
   }
   isIdle(): boolean {
-    return this.active.size === 0 && this.waiting.length === 0;
+    return this.active.size === 0 && this.waiting.length === 0 && this.retrying.size === 0;
   }
   /**
    * The queue as the inspector (`--inspect`) shows it in the `runs` actor's context (and the root's, which
-   * keeps that actor's input): how many runs wait and how many run. Its fields as they are showed every
+   * keeps that actor's input): how many runs wait, how many run in a slot, and how many wait outside one
+   * for their delivery's retry. Its fields as they are showed every
    * waiting run's prompt in each root snapshot, the runs under way (a Set) as `{}` whatever ran, and the
    * slots' internals.
    */
-  toJSON(): { waiting: number; active: number } {
-    return { waiting: this.waiting.length, active: this.active.size };
+  toJSON(): { waiting: number; active: number; retrying: number } {
+    return { waiting: this.waiting.length, active: this.active.size, retrying: this.retrying.size };
   }
   whenIdle(timeoutMs: number): Promise<boolean> {
     if (this.isIdle()) return Promise.resolve(true);
@@ -153,7 +215,11 @@ export const RUNS_PER_SIGNAL = 256;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** One run slot: takes runs from the queue one at a time; a failing run is logged and the slot goes on. */
+/**
+ * One run slot: takes runs from the queue one at a time; a failing run is logged and the slot goes on. A run
+ * whose delivery waits to retry may hand the slot back (`RunSlot.release`): the slot then takes the next
+ * run while that one goes on outside it, its end still logged and counted off the queue.
+ */
 const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) => {
   const { queue, execute, logger } = input;
   const abort = new AbortController();
@@ -166,11 +232,36 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
   // Not one per run: an AbortController costs a run that never waits (echo) ~2 µs and its collection.
   let runSignal = new AbortController();
   let served = 0;
-  signal.addEventListener("abort", () => runSignal.abort(signal.reason), { once: true });
+  /** The signals of runs that handed the slot back and go on (a stop aborts them too), by runs on each. */
+  const released = new Map<AbortController, number>();
+  signal.addEventListener(
+    "abort",
+    () => {
+      runSignal.abort(signal.reason);
+      for (const controller of released.keys()) controller.abort(signal.reason);
+    },
+    { once: true },
+  );
   let busy = false;
+  /** The run the slot holds; undefined between runs and once it was handed back. */
+  let current: QueuedRun | undefined;
+  /** Bumped when a run hands the slot back: the pump awaiting that run ends with it, a new one goes on. */
+  let pumps = 0;
+  const slot: RunSlot = {
+    release(run) {
+      if (current !== run || !queue.release(run)) return;
+      current = undefined;
+      released.set(runSignal, (released.get(runSignal) ?? 0) + 1);
+      pumps += 1;
+      busy = false;
+      // After the current turn, as a pushed run's wake: the released run's retry wait is under way first.
+      setImmediate(wake);
+    },
+  };
   const pump = async () => {
     if (busy) return;
     busy = true;
+    const pumpId = pumps;
     let inTurn = 0;
     try {
       while (!signal.aborted) {
@@ -187,8 +278,10 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
           served = 0;
         }
         served += 1;
+        const controller = runSignal;
+        current = event;
         try {
-          await execute(event, runSignal.signal);
+          await execute(event, controller.signal, slot);
         } catch (err) {
           // A run a stop ended did not fail: it is saved and runs again (the stop's line counts them).
           if (!(err instanceof LoggedError) && !signal.aborted)
@@ -203,9 +296,17 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
         } finally {
           queue.finish(event);
         }
+        if (pumpId !== pumps) {
+          // The run handed the slot back and has now ended: the slot's pump went on without this one.
+          const left = (released.get(controller) ?? 1) - 1;
+          if (left === 0) released.delete(controller);
+          else released.set(controller, left);
+          return;
+        }
+        current = undefined;
       }
     } finally {
-      busy = false;
+      if (pumpId === pumps) busy = false;
     }
   };
   const wake = () => void pump();
@@ -271,9 +372,10 @@ export function takeWaitingRuns(ref: RunsRef): QueuedRun[] {
   return ref.getSnapshot().context.queue.takeWaiting();
 }
 
-/** Runs a slot has started and not finished. */
+/** Runs a slot has started and not finished (those whose delivery waits to retry outside a slot too). */
 export function activeRuns(ref: RunsRef): QueuedRun[] {
-  return [...ref.getSnapshot().context.queue.active];
+  const { queue } = ref.getSnapshot().context;
+  return [...queue.active, ...queue.retrying];
 }
 
 /** Waits until no run is waiting or running; resolves false when `timeoutMs` passes first. */
@@ -281,8 +383,8 @@ export function drainRuns(ref: RunsRef, timeoutMs: number): Promise<boolean> {
   return ref.getSnapshot().context.queue.whenIdle(timeoutMs);
 }
 
-/** Events not yet finished (running, then waiting), for the shutdown log. */
+/** Events not yet finished (running, waiting to retry their delivery, then waiting), for the shutdown log. */
 export function unfinishedRuns(ref: RunsRef): QueuedRun[] {
   const { queue } = ref.getSnapshot().context;
-  return [...queue.active, ...queue.waiting];
+  return [...queue.active, ...queue.retrying, ...queue.waiting];
 }

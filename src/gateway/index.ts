@@ -151,6 +151,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     timers: clock,
     pendingRunsFile: paths.pendingRuns,
     ...(options.runQueueCap === undefined ? {} : { cap: options.runQueueCap }),
+    retrying: {
+      ...(options.retryingDeliveryCap === undefined ? {} : { retryingCap: options.retryingDeliveryCap }),
+      onRetryingCap: (cap) =>
+        logger.warn(
+          `[runs] ${cap} agent-run deliveries already wait to retry outside their run slots (the cap): a run whose delivery waits to retry now keeps its slot, so runs of other routes may wait — check the delivery warnings for the target that is down (said once)`,
+        ),
+    },
   });
   // GET /metrics (docs/operations.md): unset `metrics` serves it on a loopback bind only.
   let mcpStates: () => string[] = () => [];
@@ -344,11 +351,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     profiles,
     runFiredJob: (run, signal) => cron.scheduler.runFired(run, signal),
     track: (execute) =>
-      state.trackRuns((run, signal) =>
+      state.trackRuns((run, signal, slot) =>
         timedRun(
           metrics,
           elapsed,
-          () => execute(run, signal),
+          () => execute(run, signal, slot),
           history === undefined ? undefined : (err) => history.run(run, err),
           signal,
         ),

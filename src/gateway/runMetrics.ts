@@ -1,9 +1,9 @@
 import { NOT_RUN, type RunQueue } from "../actors/runs.js";
-import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
+import type { GatewayMetrics, RunDepth } from "../io/metrics/gatewayMetrics.js";
 
-/** The run queue's depth, for the `svc_runs_waiting` / `svc_runs_active` gauges. */
-export function runDepth(queue: RunQueue): { waiting: number; active: number } {
-  return { waiting: queue.waiting.length, active: queue.active.size };
+/** The run queue's depth, for the `svc_runs_waiting` / `svc_runs_active` / `svc_deliveries_retrying` gauges. */
+export function runDepth(queue: RunQueue): RunDepth {
+  return { waiting: queue.waiting.length, active: queue.active.size, retrying: queue.retrying.size };
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   RUN_QUEUE_CAP,
   type RunExecutor,
   RunQueue,
+  type RunQueueOptions,
   type RunQueueTimers,
   runsMachine,
 } from "../actors/runs.js";
@@ -32,14 +33,15 @@ export interface RunQueuePort {
   resume(runs: readonly QueuedRun[]): void;
   /** Takes a waiting run back out (its event was answered 503 after all); false when it is not waiting. */
   withdraw(run: QueuedRun): boolean;
-  /** Runs not yet finished (running, then waiting), for the stop's checkpoints. */
+  /** Runs not yet finished (running, waiting to retry their delivery, then waiting), for the stop's checkpoints. */
   unfinished(): QueuedRun[];
+  /** Runs started and not finished: in a slot, or waiting to retry their delivery outside one. */
   active(): QueuedRun[];
   /** Stops starting waiting runs and hands them back (stop, past the drain timeout). */
   takeWaiting(): QueuedRun[];
   /** Stops the runs under way and returns them (stop, past the drain timeout): they run again at the next start. */
   stopActive(): QueuedRun[];
-  /** Waits until no run is waiting or running; false when `timeoutMs` passes first. */
+  /** Waits until no run is waiting, running or waiting to retry its delivery; false when `timeoutMs` passes first. */
   drain(timeoutMs: number): Promise<boolean>;
   /** A stop's saver of unfinished runs to pending-runs.json, for the next start. */
   shutdownSaver(): ShutdownSave;
@@ -50,8 +52,10 @@ export function createRunQueue(deps: {
   cap?: number;
   timers: RunQueueTimers;
   pendingRunsFile: string;
+  /** Runs whose delivery may wait to retry outside a run slot, and what to say when that cap is first hit. */
+  retrying?: RunQueueOptions;
 }): RunQueuePort {
-  const queue = new RunQueue(deps.timers);
+  const queue = new RunQueue(deps.timers, deps.retrying);
   const defaultCap = deps.cap ?? RUN_QUEUE_CAP;
   return {
     queue,
@@ -68,8 +72,8 @@ export function createRunQueue(deps: {
       for (const run of runs) queue.push(run);
     },
     withdraw: (run) => queue.withdraw(run),
-    unfinished: () => [...queue.active, ...queue.waiting],
-    active: () => [...queue.active],
+    unfinished: () => [...queue.active, ...queue.retrying, ...queue.waiting],
+    active: () => [...queue.active, ...queue.retrying],
     takeWaiting: () => queue.takeWaiting(),
     stopActive: () => queue.stopActive(),
     drain: (timeoutMs) => queue.whenIdle(timeoutMs),
@@ -103,8 +107,8 @@ export function createRuns(deps: RunsDeps): { readonly execute: RunExecutor } {
     recordRun: (profile, run) => profiles.runJournal(profile).record(run),
     mcpServers: deps.agent.mcpServers,
   });
-  const execute = (deps.track ?? ((run) => run))((run, signal) =>
-    isFire(run) ? deps.runFiredJob(run, signal) : executeAgentRun(run, signal),
+  const execute = (deps.track ?? ((run) => run))((run, signal, slot) =>
+    isFire(run) ? deps.runFiredJob(run, signal) : executeAgentRun(run, signal, slot),
   );
   deps.system.spawn("runs", runsMachine, {
     maxConcurrent: deps.maxConcurrent,

@@ -41,6 +41,11 @@ export interface GatewayOptions {
   readonly drainTimeoutMs?: number;
   /** Agent runs kept waiting at most before new agent events are answered 503 (default `RUN_QUEUE_CAP`). */
   readonly runQueueCap?: number;
+  /**
+   * Agent runs whose delivery may wait to retry outside a run slot at most; past it such a run keeps its
+   * slot (default `RETRYING_DELIVERY_CAP`, 1000).
+   */
+  readonly retryingDeliveryCap?: number;
   /** Coalescing groups kept pending at most before a new key is dispatched at once (default `COALESCE_GROUP_CAP`). */
   readonly coalesceGroupCap?: number;
   /** Overrides `state.backend` (tests and benchmarks pass `memoryStateStore()`). */

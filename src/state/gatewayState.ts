@@ -301,7 +301,7 @@ export class GatewayState {
 
   /** Marks a run finished when it ends (done or failed), not when a stop aborted it: that one runs again. */
   trackRuns(execute: RunExecutor): RunExecutor {
-    return async (run, signal) => {
+    return async (run, signal, slot) => {
       // A request's run waits for its record (usually durable by the time a slot takes it) and is not
       // run when the write failed: that request was answered 503.
       const batch = (run as RecordedRun)[RECORD];
@@ -318,8 +318,10 @@ export class GatewayState {
         }
       }
       try {
-        return await execute(run, signal);
+        return await execute(run, signal, slot);
       } finally {
+        // Not before its delivery ends, when the run handed its slot back to wait for a retry: a crash
+        // meanwhile leaves it unfinished in the journal, so the next start delivers it again.
         if (!signal.aborted) this.store.runFinished(run.routeName, run.deliveryId);
       }
     };

@@ -90,6 +90,7 @@ export interface TestGatewayOptions {
   readonly eventModes?: GatewayOptions["eventModes"];
   readonly drainTimeoutMs?: number;
   readonly runQueueCap?: number;
+  readonly retryingDeliveryCap?: number;
   readonly coalesceGroupCap?: number;
   readonly inspect?: GatewayOptions["inspect"];
   /** Overrides `state.backend` (e.g. `memoryStateStore()`). */
@@ -206,6 +207,9 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       ...(options.eventModes === undefined ? {} : { eventModes: options.eventModes }),
       drainTimeoutMs: options.drainTimeoutMs ?? 5000,
       ...(options.runQueueCap === undefined ? {} : { runQueueCap: options.runQueueCap }),
+      ...(options.retryingDeliveryCap === undefined
+        ? {}
+        : { retryingDeliveryCap: options.retryingDeliveryCap }),
       ...(options.coalesceGroupCap === undefined ? {} : { coalesceGroupCap: options.coalesceGroupCap }),
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
       ...(options.stateStore === undefined ? {} : { stateStore: options.stateStore }),

@@ -168,7 +168,7 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
   // Once per route and name: the route's config is the same on every run, its log need not repeat.
   const warnedToolsets = new Set<string>();
   const warnedSkills = new Set<string>();
-  return async (event, signal) => {
+  return async (event, signal, slot) => {
     const { route } = event;
     // No skills listed (the common case): no file lookup and no extra await per run.
     let skill: AgentRequest["skill"];
@@ -258,6 +258,9 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
           },
           mode: "agent",
           mirrorToSession: route.mirror_to_session,
+          // Waiting to retry, the run hands its slot back (runs of other routes go on meanwhile).
+          slot,
+          run: event,
         },
         signal,
       );

@@ -28,7 +28,10 @@ export type RunOutcome = "ok" | "failed";
 
 export interface RunDepth {
   readonly waiting: number;
+  /** Runs holding a run slot. */
   readonly active: number;
+  /** Runs that handed their slot back while their delivery waits to retry (none with the Redis backend). */
+  readonly retrying?: number;
 }
 
 /** The gateway's metrics (docs/operations.md lists them); one registry per gateway, not prom-client's global one. */
@@ -184,10 +187,18 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
   });
   new Gauge({
     name: "svc_runs_active",
-    help: "Agent runs in progress",
+    help: "Agent runs in progress in a run slot (a run whose delivery waits to retry outside its slot is not counted)",
     registers,
     async collect() {
       this.set((await sources.runs()).active);
+    },
+  });
+  new Gauge({
+    name: "svc_deliveries_retrying",
+    help: "Agent runs whose delivery waits to retry after a transient failure, outside a run slot",
+    registers,
+    async collect() {
+      this.set((await sources.runs()).retrying ?? 0);
     },
   });
   const runs = new Histogram({

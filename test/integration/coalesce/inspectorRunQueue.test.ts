@@ -100,7 +100,7 @@ describe("--inspect: the run queue", () => {
       },
       { timeout: 20_000, interval: 50 },
     );
-    expect(root.snapshot.context.specs.runs.input.queue).toEqual({ waiting: 2, active: 1 });
+    expect(root.snapshot.context.specs.runs.input.queue).toEqual({ waiting: 2, active: 1, retrying: 0 });
     expect(client.messages.join("\n")).not.toContain(MARKER);
   }, 120_000);
 });
