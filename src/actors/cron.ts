@@ -29,7 +29,7 @@ import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
 import { fireEventLine } from "./firedJob.js";
 import { createLastRunWriter } from "./lastRuns.js";
-import { type FiredJob, NOT_RUN, type QueuedRun, type RunExecutor } from "./runs.js";
+import { type FiredJob, NOT_RUN, type QueuedRun, type RunExecutor, type RunSlot } from "./runs.js";
 import { UndeliveredReply } from "./undeliveredReply.js";
 
 /** The webhook route whose event fired a job: with `mirror_to_session`, the job's chat reply is mirrored under its name. */
@@ -38,6 +38,12 @@ export interface FiredBy {
   /** The firing event's delivery ID: the delivery history shows the job's delivery on that event's row. */
   readonly deliveryId: string;
   readonly mirrorToSession: boolean;
+  /**
+   * The run slot the fire's run holds (taken from the run queue), and that run: handed back while the job's
+   * delivery waits to retry, as an agent run's is.
+   */
+  readonly slot?: RunSlot | undefined;
+  readonly run?: QueuedRun | undefined;
 }
 
 /** Runs one job's prompt as an agent run of its profile; resolves with the reply once it is delivered. */
@@ -133,7 +139,7 @@ export interface CronScheduler {
    * checking again that the job is still enabled (paused meanwhile: dropped, logged, `NOT_RUN`). A failed
    * run (logged and recorded in `last_run`) rejects with a `LoggedError`, so the queue counts it failed.
    */
-  runFired(run: QueuedRun, signal: AbortSignal): ReturnType<RunExecutor>;
+  runFired(run: QueuedRun, signal: AbortSignal, slot?: RunSlot): ReturnType<RunExecutor>;
   /** Resolves when every run started so far has finished. */
   idle(): Promise<void>;
   /**
@@ -412,10 +418,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
 
   const firedTrigger = (event: Pick<AcceptedEvent, "routeName" | "deliveryId">) =>
     `webhook:${event.routeName}:${event.deliveryId}`;
-  const firedBy = (event: Pick<AcceptedEvent, "routeName" | "route" | "deliveryId">): FiredBy => ({
+  const firedBy = (
+    event: Pick<AcceptedEvent, "routeName" | "route" | "deliveryId">,
+    held?: { slot: RunSlot | undefined; run: QueuedRun },
+  ): FiredBy => ({
     route: event.routeName,
     deliveryId: event.deliveryId,
     mirrorToSession: event.route.mirror_to_session === true,
+    ...(held?.slot === undefined ? {} : { slot: held.slot, run: held.run }),
   });
 
   /** The profiles to tick; when they cannot be listed, the default profile alone (logged once). */
@@ -944,7 +954,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       launch(event.profile, found.store, found.job, prompt, firedTrigger(event), undefined, firedBy(event));
       return "fired";
     },
-    async runFired(run, signal) {
+    async runFired(run, signal, slot) {
       // The job the event fired (a run saved by an older version names none: its route's, as it is now).
       const jobRef = run.cronJob ?? run.route.cron_job;
       const found = jobRef === undefined ? undefined : firable(jobRef, run, "event dropped");
@@ -956,7 +966,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         run.prompt,
         firedTrigger(run),
         signal,
-        firedBy(run),
+        firedBy(run, { slot, run }),
       );
       // Failed as its last_run says: the event's run in the delivery history and the run metrics too.
       if (error !== undefined) throw new LoggedError(error);
@@ -1062,6 +1072,8 @@ export async function runCronJob(
         : {
             mirrorRoute: firedBy.route,
             recordedAs: { route: firedBy.route, deliveryId: firedBy.deliveryId },
+            slot: firedBy.slot,
+            run: firedBy.run,
           }),
     },
     signal,

@@ -349,7 +349,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     agent,
     deliverer: deliveries.deliverer,
     profiles,
-    runFiredJob: (run, signal) => cron.scheduler.runFired(run, signal),
+    runFiredJob: (run, signal, slot) => cron.scheduler.runFired(run, signal, slot),
     track: (execute) =>
       state.trackRuns((run, signal, slot) =>
         timedRun(

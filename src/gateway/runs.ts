@@ -108,7 +108,7 @@ export function createRuns(deps: RunsDeps): { readonly execute: RunExecutor } {
     mcpServers: deps.agent.mcpServers,
   });
   const execute = (deps.track ?? ((run) => run))((run, signal, slot) =>
-    isFire(run) ? deps.runFiredJob(run, signal) : executeAgentRun(run, signal, slot),
+    isFire(run) ? deps.runFiredJob(run, signal, slot) : executeAgentRun(run, signal, slot),
   );
   deps.system.spawn("runs", runsMachine, {
     maxConcurrent: deps.maxConcurrent,

@@ -65,7 +65,12 @@ function config(): Record<string, unknown> {
     deliver_extra: { chat_id: chat },
   });
   return webhookConfig(
-    { down: route(DOWN_CHAT), down2: route(DOWN_CHAT_2), up: route(UP_CHAT) },
+    {
+      down: route(DOWN_CHAT),
+      down2: route(DOWN_CHAT_2),
+      up: route(UP_CHAT),
+      fire: { secret: OPEN, cron_job: "triage" },
+    },
     { rate_limit: 1000 },
     {
       agent: { provider: "echo", max_concurrent_runs: 1 },
@@ -74,12 +79,31 @@ function config(): Record<string, unknown> {
   );
 }
 
+/** The job the `fire` route fires: it delivers to the down chat. */
+const JOBS = {
+  revision: 1,
+  jobs: {
+    j1: {
+      id: "j1",
+      name: "triage",
+      schedule: "every 1d",
+      prompt: "job triage",
+      deliver: "telegram",
+      deliver_extra: { chat_id: DOWN_CHAT },
+      state: "enabled",
+      next_run: "2099-01-01T00:00:00.000Z",
+      created_at: "2026-11-22T00:00:00.000Z",
+    },
+  },
+};
+
 async function start(retryingDeliveryCap?: number): Promise<TestGateway> {
   healthy = false;
   const gw = await startTestGateway({
     config: config(),
     clock: fakeClock(Date.now()),
     fakeSleeps: true,
+    files: { "cron/jobs.json": JSON.stringify(JOBS) },
     ...(retryingDeliveryCap === undefined ? {} : { retryingDeliveryCap }),
   });
   gateways.push(gw);
@@ -124,6 +148,27 @@ describe("a delivery waiting to retry does not hold a run slot", () => {
     expect(gw.logs().some((l) => l.delivery_id === "d-1" && l.msg.includes("delivered for route down"))).toBe(
       true,
     );
+  });
+
+  it("a job fired by a cron_job route hands its slot back too while its delivery waits to retry", async () => {
+    const gw = await start();
+    await post(gw, "fire", "f-1");
+    await vi.waitFor(
+      () =>
+        expect(gw.logs().some((l) => l.route === "cron:triage" && l.msg.includes("retry 1/3 in"))).toBe(true),
+      { timeout: 5000, interval: 10 },
+    );
+    await post(gw, "up", "u-4");
+    await vi.waitFor(() => expect(sendsTo(UP_CHAT)).toHaveLength(1), { timeout: 3000, interval: 10 });
+    expect(await gauges(gw)).toEqual({ waiting: 0, active: 0, retrying: 1 });
+    healthy = true;
+    gw.clock.advance(1000);
+    await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(2), { timeout: 3000, interval: 10 });
+    await vi.waitFor(() => expect(gw.logs().some((l) => l.msg.endsWith("triage: run finished"))).toBe(true), {
+      timeout: 3000,
+      interval: 10,
+    });
+    expect(await gauges(gw)).toEqual({ waiting: 0, active: 0, retrying: 0 });
   });
 
   it("stays unfinished in the run journal while it waits, so a crash then delivers it again at the next start", async () => {
