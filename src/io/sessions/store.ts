@@ -15,6 +15,7 @@ import { writeBytesSync } from "../batchedWriter.js";
 import { makeDirs } from "../makeDirs.js";
 import { noRoomProblem, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
+import { inSessionOrder } from "./orderedAppends.js";
 import { transcriptPath } from "./transcriptPath.js";
 
 /**
@@ -202,7 +203,12 @@ export class SessionStore {
   }
 
   /** Appends entries to an existing session; returns false (and writes nothing) when there is no such session. */
-  async append(key: string, entries: readonly Omit<SessionEntry, "at">[]): Promise<boolean> {
+  append(key: string, entries: readonly Omit<SessionEntry, "at">[]): Promise<boolean> {
+    // In the order asked for, one session at a time (see orderedAppends.ts); other sessions do not wait.
+    return inSessionOrder(`${this.indexPath}\0${key}`, () => this.appendNow(key, entries));
+  }
+
+  private appendNow(key: string, entries: readonly Omit<SessionEntry, "at">[]): Promise<boolean> {
     return withFileLock(this.indexPath, () => {
       const index = this.readIndex();
       const record = index.sessions[key];
