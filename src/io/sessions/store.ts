@@ -122,6 +122,20 @@ function appendWhole(fd: number, path: string, lines: string): void {
   }
 }
 
+/** What is wrong with an index entry (after `session "<key>" `), or undefined when it can be used. */
+function recordProblem(record: unknown, dir: string): string | undefined {
+  if (typeof record !== "object" || record === null || Array.isArray(record)) {
+    const kind = record === null ? "null" : Array.isArray(record) ? "a list" : `a ${typeof record}`;
+    return `is not an entry of fields ("file", "platform", ...) but ${kind} — nothing written; correct the entry, or remove it`;
+  }
+  const { file } = record as { file?: unknown };
+  if (file === undefined)
+    return `has no "file" (its transcript's path under ${dir}) — nothing written; add its "file", or remove the entry`;
+  if (typeof file !== "string" || file === "")
+    return `has a "file" that is not a path (${JSON.stringify(file)}) — nothing written; set its "file" to its transcript's path under ${dir}`;
+  return undefined;
+}
+
 export class SessionStore {
   readonly indexPath: string;
 
@@ -147,7 +161,7 @@ export class SessionStore {
     }
     try {
       const parsed = JSON.parse(text) as SessionIndex;
-      if (typeof parsed.sessions !== "object" || parsed.sessions === null)
+      if (typeof parsed.sessions !== "object" || parsed.sessions === null || Array.isArray(parsed.sessions))
         throw new Error("no sessions mapping");
       return parsed;
     } catch (err) {
@@ -158,8 +172,22 @@ export class SessionStore {
     }
   }
 
+  /**
+   * The session's entry, checked: the index is written by the chat front end (or by hand), and an entry
+   * without its transcript's `file` is said naming the index, the key and the field, rather than failing
+   * inside a path function. Only that session is refused; the index's other entries are used (and kept as
+   * they are when it is rewritten).
+   */
+  private recordOf(index: SessionIndex, key: string): SessionRecord | undefined {
+    if (!Object.hasOwn(index.sessions, key)) return undefined;
+    const record: unknown = index.sessions[key];
+    const problem = recordProblem(record, this.dir);
+    if (problem === undefined) return record as SessionRecord;
+    throw new SvcError("store_corrupt", `${this.indexPath}: session ${JSON.stringify(key)} ${problem}`);
+  }
+
   get(key: string): SessionRecord | undefined {
-    return this.readIndex().sessions[key];
+    return this.recordOf(this.readIndex(), key);
   }
 
   entries(key: string): SessionEntry[] {
@@ -180,7 +208,7 @@ export class SessionStore {
   ): Promise<SessionRecord> {
     return withFileLock(this.indexPath, () => {
       const index = this.readIndex();
-      const existing = index.sessions[key];
+      const existing = this.recordOf(index, key);
       if (existing !== undefined) return existing;
       const at = this.now().toISOString();
       const record: SessionRecord = { key, file, ...meta, created_at: at, updated_at: at };
@@ -211,7 +239,7 @@ export class SessionStore {
   private appendNow(key: string, entries: readonly Omit<SessionEntry, "at">[]): Promise<boolean> {
     return withFileLock(this.indexPath, () => {
       const index = this.readIndex();
-      const record = index.sessions[key];
+      const record = this.recordOf(index, key);
       if (record === undefined) return false;
       const path = transcriptPath(this.dir, this.indexPath, key, record.file);
       const at = this.now().toISOString();
