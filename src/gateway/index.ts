@@ -202,7 +202,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...env,
   });
   deliveryPlatforms = () => deliveries.platforms();
-  const profiles = createProfileResources(paths.home, logger);
+  const profiles = createProfileResources(paths.home, logger, now);
   // Dynamic subscriptions: webhook_subscriptions.json, or with state.backend: redis the shared hash.
   const dynamic = dynamicRoutesFor({
     state: config.state,

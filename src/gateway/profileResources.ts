@@ -8,7 +8,9 @@ import { fileInTheWay, noRoomProblem } from "../io/stores/atomicFile.js";
 /** What the gateway keeps per profile, made on first use: its paths, its run journal, its in_file lists. */
 export type ProfileResources = ReturnType<typeof createProfileResources>;
 
-export function createProfileResources(home: string, logger: Logger) {
+/** `now`: the gateway's clock, which dates each run's journal line and judges which days have expired. */
+export function createProfileResources(home: string, logger: Logger, now: () => number) {
+  const date = () => new Date(now());
   const profileCache = new Map<string, ReturnType<typeof svcPaths>>();
   const profilePaths = (profile: string) => {
     let found = profileCache.get(profile);
@@ -23,19 +25,23 @@ export function createProfileResources(home: string, logger: Logger) {
     let journal = journals.get(profile);
     if (journal === undefined) {
       const sessions = profilePaths(profile).sessions;
-      journal = createRunJournal(sessions, (err) => {
-        const noRoom = noRoomProblem(err);
-        // A file in the place of sessions/, sessions/webhook-runs/ or one further up (a named profile's directory).
-        const inTheWay =
-          noRoom === undefined ? fileInTheWay(join(sessions, RUN_JOURNAL_DIR), err) : undefined;
-        if (inTheWay !== undefined)
-          logger.warn(
-            `[webhook] run session not recorded in ${sessions}: ${inTheWay} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
-          );
-        else if (noRoom === undefined)
-          logger.warn({ err: String(err) }, "[webhook] run session not recorded");
-        else logger.warn(`[webhook] run session not recorded in ${sessions}: ${noRoom}`);
-      });
+      journal = createRunJournal(
+        sessions,
+        (err) => {
+          const noRoom = noRoomProblem(err);
+          // A file in the place of sessions/, sessions/webhook-runs/ or one further up (a named profile's directory).
+          const inTheWay =
+            noRoom === undefined ? fileInTheWay(join(sessions, RUN_JOURNAL_DIR), err) : undefined;
+          if (inTheWay !== undefined)
+            logger.warn(
+              `[webhook] run session not recorded in ${sessions}: ${inTheWay} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
+            );
+          else if (noRoom === undefined)
+            logger.warn({ err: String(err) }, "[webhook] run session not recorded");
+          else logger.warn(`[webhook] run session not recorded in ${sessions}: ${noRoom}`);
+        },
+        date,
+      );
       journals.set(profile, journal);
     }
     return journal;

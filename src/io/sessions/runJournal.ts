@@ -79,7 +79,8 @@ export function runSessionLine(
 export function createRunJournal(
   sessionsDir: string,
   onError: (err: unknown) => void,
-  now: () => Date = () => new Date(),
+  /** The gateway's clock: dates each line, names the day's file and judges which days have expired. */
+  now: () => Date,
 ): RunJournal {
   const dir = join(sessionsDir, RUN_JOURNAL_DIR);
   let day = "";
