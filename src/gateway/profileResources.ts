@@ -2,7 +2,13 @@ import { join } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../config/paths.js";
 import { createListReader } from "../io/listFiles.js";
 import type { Logger } from "../io/log.js";
-import { createRunJournal, RUN_JOURNAL_DIR, type RunJournal } from "../io/sessions/runJournal.js";
+import { existingProfiles } from "../io/profiles.js";
+import {
+  createRunJournal,
+  RUN_JOURNAL_DIR,
+  type RunJournal,
+  removeExpiredRunJournals,
+} from "../io/sessions/runJournal.js";
 import { fileInTheWay, noRoomProblem } from "../io/stores/atomicFile.js";
 
 /** What the gateway keeps per profile, made on first use: its paths, its run journal, its in_file lists. */
@@ -64,6 +70,21 @@ export function createProfileResources(home: string, logger: Logger, now: () => 
   return {
     paths: profilePaths,
     runJournal,
+    /**
+     * At start: every profile's expired day journals removed (the default profile's and each one under
+     * `profiles/`), not only those of a profile that records a run. A `profiles/` that cannot be listed is
+     * warned about elsewhere; its profiles' days go at their next run.
+     */
+    removeExpiredJournals() {
+      let profiles: string[];
+      try {
+        profiles = existingProfiles(home);
+      } catch {
+        profiles = [DEFAULT_PROFILE];
+      }
+      const today = date();
+      for (const profile of profiles) removeExpiredRunJournals(profilePaths(profile).sessions, today);
+    },
     listReader,
     /**
      * After a reload: the journals of the named profiles `unused` says nothing is bound to any more are

@@ -151,6 +151,15 @@ export const RUN_JOURNAL_RETENTION_DAYS = 7;
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
 
 /**
+ * Removes the expired day journals of one profile's `sessions/` directory as of `now` (the gateway's clock),
+ * without opening a journal: at a start, for every profile on disk, so a profile that gets no more runs
+ * does not keep its prompts and replies past the retention.
+ */
+export function removeExpiredRunJournals(sessionsDir: string, now: Date): void {
+  removeExpiredDays(join(sessionsDir, RUN_JOURNAL_DIR), now.toISOString().slice(0, 10));
+}
+
+/**
  * Removes the day journals in `dir` older than RUN_JOURNAL_RETENTION_DAYS before `today` (YYYY-MM-DD).
  * Best effort: one that cannot be removed now is tried again at the next day's first run, and the run
  * being recorded is never held up by it.

@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { fakeClock, gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
@@ -38,5 +38,26 @@ describe("run journal retention on the gateway's clock", () => {
     expect(journalLines(gw.home.dir).find((line) => line.delivery_id === "r-1")?.at).toBe(
       new Date(NOW).toISOString(),
     );
+  });
+
+  // Days expired only at a profile's first run: a named profile that no longer gets events (or none since
+  // the start) kept every day of prompts and replies for good.
+  it("at start, expired days are removed for every profile on disk, not only when a run is recorded", async () => {
+    const gw = await perTest.start({
+      clock: fakeClock(NOW),
+      files: {
+        ...dayFiles("sessions"),
+        ...dayFiles("profiles/work/sessions"),
+        ...dayFiles("profiles/idle/sessions"),
+        "profiles/work/sessions/webhook-runs/notes.txt": "not a day journal\n",
+      },
+      config: webhookConfig({ gh: { secret: OPEN, prompt: "hi" } }, {}, { agent: { provider: "echo" } }),
+    });
+    for (const sessions of ["sessions", "profiles/work/sessions", "profiles/idle/sessions"]) {
+      const dir = join(gw.home.dir, sessions, "webhook-runs");
+      expect(existsSync(join(dir, "2030-01-01.jsonl")), sessions).toBe(false);
+      expect(existsSync(join(dir, "2030-01-05.jsonl")), sessions).toBe(true);
+    }
+    expect(existsSync(join(gw.home.dir, "profiles/work/sessions/webhook-runs/notes.txt"))).toBe(true);
   });
 });
