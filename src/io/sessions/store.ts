@@ -74,6 +74,7 @@ function openTranscript(path: string): number {
     // text appended to (and the mode of) whatever file it points to.
     fd = openSync(path, APPEND_NO_LINK, 0o600);
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EISDIR") throw notAFile(path, "a directory", err);
     if ((err as NodeJS.ErrnoException).code !== "ELOOP") throw err;
     throw new SvcError(
       "store_unwritable",
@@ -81,12 +82,27 @@ function openTranscript(path: string): number {
       { cause: err },
     );
   }
+  // A named pipe (or a device) opens too, read-write without a reader: each entry went into its buffer,
+  // and once that was full the next write held the gateway's one thread for good.
+  const stat = fstatSync(fd);
+  if (!stat.isFile()) {
+    closeSync(fd);
+    throw notAFile(path, stat.isFIFO() ? "a named pipe" : stat.isSocket() ? "a socket" : "a device");
+  }
   try {
     fchmodSync(fd, 0o600);
   } catch {
     // Another user's file (EPERM): appending still works; its mode is its owner's choice.
   }
   return fd;
+}
+
+function notAFile(path: string, kind: string, cause?: unknown): SvcError {
+  return new SvcError(
+    "store_unwritable",
+    `${path}: ${kind}, not a file — svc appends a session's transcript only to a regular file, nothing written: move it away (the next entry then starts a new transcript there)`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 /** Whether the file's last byte (of `size`) is a line break. */
