@@ -197,6 +197,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     paths,
     logger,
     clock,
+    now,
     metrics,
     ...(history === undefined ? {} : { onOutcome: history.delivery }),
     ...env,
