@@ -152,12 +152,17 @@ function recordProblem(record: unknown, dir: string): string | undefined {
   return undefined;
 }
 
+/** How long an append waits for the index's lock held by another writer before it gives up (ms). */
+const LOCK_WAIT_MS = 10_000;
+
 export class SessionStore {
   readonly indexPath: string;
 
   constructor(
     readonly dir: string,
     private readonly now: () => Date = () => new Date(),
+    /** How long an append waits for the index's lock, from when it is asked (ms). */
+    private readonly lockWaitMs = LOCK_WAIT_MS,
   ) {
     this.indexPath = join(dir, "index.json");
   }
@@ -249,27 +254,40 @@ export class SessionStore {
   /** Appends entries to an existing session; returns false (and writes nothing) when there is no such session. */
   append(key: string, entries: readonly Omit<SessionEntry, "at">[]): Promise<boolean> {
     // In the order asked for, one session at a time (see orderedAppends.ts); other sessions do not wait.
-    return inSessionOrder(`${this.indexPath}\0${key}`, () => this.appendNow(key, entries));
+    // Its wait for the lock counts from now, not from its turn: with the index held for good, appends queued
+    // on one session would otherwise give up one whole wait after another (and a stop wait for them all).
+    const asked = performance.now();
+    return inSessionOrder(`${this.indexPath}\0${key}`, () =>
+      this.appendNow(key, entries, Math.max(0, this.lockWaitMs - (performance.now() - asked))),
+    );
   }
 
-  private appendNow(key: string, entries: readonly Omit<SessionEntry, "at">[]): Promise<boolean> {
-    return withFileLock(this.indexPath, () => {
-      const index = this.readIndex();
-      const record = this.recordOf(index, key);
-      if (record === undefined) return false;
-      const path = transcriptPath(this.dir, this.indexPath, key, record.file);
-      const at = this.now().toISOString();
-      const lines = entries.map((entry) => `${JSON.stringify({ ...entry, at })}\n`).join("");
-      makeDirs(dirname(path));
-      const fd = openTranscript(path);
-      try {
-        appendWhole(fd, path, lines);
-      } finally {
-        closeSync(fd);
-      }
-      record.updated_at = at;
-      writeJsonAtomic(this.indexPath, index);
-      return true;
-    });
+  private appendNow(
+    key: string,
+    entries: readonly Omit<SessionEntry, "at">[],
+    timeoutMs: number,
+  ): Promise<boolean> {
+    return withFileLock(
+      this.indexPath,
+      () => {
+        const index = this.readIndex();
+        const record = this.recordOf(index, key);
+        if (record === undefined) return false;
+        const path = transcriptPath(this.dir, this.indexPath, key, record.file);
+        const at = this.now().toISOString();
+        const lines = entries.map((entry) => `${JSON.stringify({ ...entry, at })}\n`).join("");
+        makeDirs(dirname(path));
+        const fd = openTranscript(path);
+        try {
+          appendWhole(fd, path, lines);
+        } finally {
+          closeSync(fd);
+        }
+        record.updated_at = at;
+        writeJsonAtomic(this.indexPath, index);
+        return true;
+      },
+      { timeoutMs },
+    );
   }
 }

@@ -81,3 +81,29 @@ it("appends to two sessions keep each session's order, and no queue is kept once
   ];
   expect(await Promise.all(after)).toEqual([false, true]);
 });
+
+// Queued behind each other, every append waited for the lock's whole wait after the one before it gave up:
+// with the index held for good, the tenth mirror of a chat failed only after ten waits (and a stop, which
+// writes the mirrors still under way, waited as long). Each append's wait is counted from when it was asked.
+it("while the index stays locked, appends queued on one session give up together, not one wait after another", async () => {
+  home = tempHome();
+  const store = new SessionStore(join(home.dir, "sessions"), () => NOW, 150);
+  await store.openChat("telegram", "-1");
+  let release: () => void = () => {};
+  const held = withFileLock(store.indexPath, () => new Promise<void>((resolve) => (release = resolve)));
+  const outcomes: unknown[] = [];
+  const appends = Array.from({ length: 4 }, (_, i) =>
+    store.append("telegram:-1", [{ role: "assistant", content: String(i) }]).then(
+      () => (outcomes[i] = "written"),
+      (err: { code?: string }) => (outcomes[i] = err.code),
+    ),
+  );
+  await appends[0];
+  expect(outcomes[0]).toBe("lock_timeout");
+  // The others' waits ran out with the first one's: each makes one last try, none waits the whole wait again.
+  await sleep(40);
+  expect(outcomes).toEqual(["lock_timeout", "lock_timeout", "lock_timeout", "lock_timeout"]);
+  release();
+  await held;
+  expect(await store.append("telegram:-1", [{ role: "assistant", content: "after" }])).toBe(true);
+});
