@@ -15,6 +15,7 @@ import { writeBytesSync } from "../batchedWriter.js";
 import { makeDirs } from "../makeDirs.js";
 import { noRoomProblem, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
+import { zeroFilledProblem } from "../zeroFilled.js";
 import { inSessionOrder } from "./orderedAppends.js";
 import { transcriptPath } from "./transcriptPath.js";
 
@@ -180,6 +181,16 @@ export class SessionStore {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, sessions: {} };
       throw err;
     }
+    // An editor's byte order mark (the index is written by the chat front end or by hand), and a file
+    // created empty, which holds no sessions yet.
+    text = text.replace(/^\uFEFF/, "");
+    if (text.trim() === "") return { version: 1, sessions: {} };
+    const zeros = zeroFilledProblem(text);
+    if (zeros !== undefined)
+      throw new SvcError(
+        "store_corrupt",
+        `${this.indexPath}: ${zeros} — restore it from a backup, or move it aside to start a new one`,
+      );
     try {
       const parsed = JSON.parse(text) as SessionIndex;
       if (typeof parsed.sessions !== "object" || parsed.sessions === null || Array.isArray(parsed.sessions))
