@@ -14,6 +14,8 @@ export interface DeliveriesDeps {
   readonly paths: SvcPaths;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** The gateway's wall clock (`clock.now` unless overridden): dates the session mirrors' entries. */
+  readonly now: () => number;
   readonly env?: NodeJS.ProcessEnv;
   /** Delivery attempts and failures by platform, when `/metrics` is served. */
   readonly metrics?: GatewayMetrics | undefined;
@@ -59,6 +61,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     logger,
     paths,
     sleep: deps.clock.sleep,
+    now: () => new Date(deps.now()),
     metrics: deps.metrics,
     ...(deps.onOutcome === undefined ? {} : { onOutcome: deps.onOutcome }),
   });

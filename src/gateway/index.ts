@@ -204,12 +204,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     paths,
     logger,
     clock,
+    now,
     metrics,
     ...(history === undefined ? {} : { onOutcome: history.delivery }),
     ...env,
   });
   deliveryPlatforms = () => deliveries.platforms();
-  const profiles = createProfileResources(paths.home, logger);
+  const profiles = createProfileResources(paths.home, logger, now);
+  // Days of run journals past their retention go at start, for every profile (not only at a profile's run).
+  profiles.removeExpiredJournals();
   // Dynamic subscriptions: webhook_subscriptions.json, or with state.backend: redis the shared hash.
   const dynamic = dynamicRoutesFor({
     state: config.state,

@@ -2,13 +2,21 @@ import { join } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../config/paths.js";
 import { createListReader } from "../io/listFiles.js";
 import type { Logger } from "../io/log.js";
-import { createRunJournal, RUN_JOURNAL_DIR, type RunJournal } from "../io/sessions/runJournal.js";
+import { existingProfiles } from "../io/profiles.js";
+import {
+  createRunJournal,
+  RUN_JOURNAL_DIR,
+  type RunJournal,
+  removeExpiredRunJournals,
+} from "../io/sessions/runJournal.js";
 import { fileInTheWay, noRoomProblem } from "../io/stores/atomicFile.js";
 
 /** What the gateway keeps per profile, made on first use: its paths, its run journal, its in_file lists. */
 export type ProfileResources = ReturnType<typeof createProfileResources>;
 
-export function createProfileResources(home: string, logger: Logger) {
+/** `now`: the gateway's clock, which dates each run's journal line and judges which days have expired. */
+export function createProfileResources(home: string, logger: Logger, now: () => number) {
+  const date = () => new Date(now());
   const profileCache = new Map<string, ReturnType<typeof svcPaths>>();
   const profilePaths = (profile: string) => {
     let found = profileCache.get(profile);
@@ -23,19 +31,23 @@ export function createProfileResources(home: string, logger: Logger) {
     let journal = journals.get(profile);
     if (journal === undefined) {
       const sessions = profilePaths(profile).sessions;
-      journal = createRunJournal(sessions, (err) => {
-        const noRoom = noRoomProblem(err);
-        // A file in the place of sessions/, sessions/webhook-runs/ or one further up (a named profile's directory).
-        const inTheWay =
-          noRoom === undefined ? fileInTheWay(join(sessions, RUN_JOURNAL_DIR), err) : undefined;
-        if (inTheWay !== undefined)
-          logger.warn(
-            `[webhook] run session not recorded in ${sessions}: ${inTheWay} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
-          );
-        else if (noRoom === undefined)
-          logger.warn({ err: String(err) }, "[webhook] run session not recorded");
-        else logger.warn(`[webhook] run session not recorded in ${sessions}: ${noRoom}`);
-      });
+      journal = createRunJournal(
+        sessions,
+        (err) => {
+          const noRoom = noRoomProblem(err);
+          // A file in the place of sessions/, sessions/webhook-runs/ or one further up (a named profile's directory).
+          const inTheWay =
+            noRoom === undefined ? fileInTheWay(join(sessions, RUN_JOURNAL_DIR), err) : undefined;
+          if (inTheWay !== undefined)
+            logger.warn(
+              `[webhook] run session not recorded in ${sessions}: ${inTheWay} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
+            );
+          else if (noRoom === undefined)
+            logger.warn({ err: String(err) }, "[webhook] run session not recorded");
+          else logger.warn(`[webhook] run session not recorded in ${sessions}: ${noRoom}`);
+        },
+        date,
+      );
       journals.set(profile, journal);
     }
     return journal;
@@ -58,6 +70,21 @@ export function createProfileResources(home: string, logger: Logger) {
   return {
     paths: profilePaths,
     runJournal,
+    /**
+     * At start: every profile's expired day journals removed (the default profile's and each one under
+     * `profiles/`), not only those of a profile that records a run. A `profiles/` that cannot be listed is
+     * warned about elsewhere; its profiles' days go at their next run.
+     */
+    removeExpiredJournals() {
+      let profiles: string[];
+      try {
+        profiles = existingProfiles(home);
+      } catch {
+        profiles = [DEFAULT_PROFILE];
+      }
+      const today = date();
+      for (const profile of profiles) removeExpiredRunJournals(profilePaths(profile).sessions, today);
+    },
     listReader,
     /**
      * After a reload: the journals of the named profiles `unused` says nothing is bound to any more are

@@ -79,7 +79,8 @@ export function runSessionLine(
 export function createRunJournal(
   sessionsDir: string,
   onError: (err: unknown) => void,
-  now: () => Date = () => new Date(),
+  /** The gateway's clock: dates each line, names the day's file and judges which days have expired. */
+  now: () => Date,
 ): RunJournal {
   const dir = join(sessionsDir, RUN_JOURNAL_DIR);
   let day = "";
@@ -148,6 +149,15 @@ export function createRunJournal(
 export const RUN_JOURNAL_RETENTION_DAYS = 7;
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
+
+/**
+ * Removes the expired day journals of one profile's `sessions/` directory as of `now` (the gateway's clock),
+ * without opening a journal: at a start, for every profile on disk, so a profile that gets no more runs
+ * does not keep its prompts and replies past the retention.
+ */
+export function removeExpiredRunJournals(sessionsDir: string, now: Date): void {
+  removeExpiredDays(join(sessionsDir, RUN_JOURNAL_DIR), now.toISOString().slice(0, 10));
+}
 
 /**
  * Removes the day journals in `dir` older than RUN_JOURNAL_RETENTION_DAYS before `today` (YYYY-MM-DD).

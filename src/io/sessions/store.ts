@@ -15,6 +15,8 @@ import { writeBytesSync } from "../batchedWriter.js";
 import { makeDirs } from "../makeDirs.js";
 import { noRoomProblem, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
+import { zeroFilledProblem } from "../zeroFilled.js";
+import { inSessionOrder } from "./orderedAppends.js";
 import { transcriptPath } from "./transcriptPath.js";
 
 /**
@@ -73,6 +75,7 @@ function openTranscript(path: string): number {
     // text appended to (and the mode of) whatever file it points to.
     fd = openSync(path, APPEND_NO_LINK, 0o600);
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EISDIR") throw notAFile(path, "a directory", err);
     if ((err as NodeJS.ErrnoException).code !== "ELOOP") throw err;
     throw new SvcError(
       "store_unwritable",
@@ -80,12 +83,27 @@ function openTranscript(path: string): number {
       { cause: err },
     );
   }
+  // A named pipe (or a device) opens too, read-write without a reader: each entry went into its buffer,
+  // and once that was full the next write held the gateway's one thread for good.
+  const stat = fstatSync(fd);
+  if (!stat.isFile()) {
+    closeSync(fd);
+    throw notAFile(path, stat.isFIFO() ? "a named pipe" : stat.isSocket() ? "a socket" : "a device");
+  }
   try {
     fchmodSync(fd, 0o600);
   } catch {
     // Another user's file (EPERM): appending still works; its mode is its owner's choice.
   }
   return fd;
+}
+
+function notAFile(path: string, kind: string, cause?: unknown): SvcError {
+  return new SvcError(
+    "store_unwritable",
+    `${path}: ${kind}, not a file — svc appends a session's transcript only to a regular file, nothing written: move it away (the next entry then starts a new transcript there)`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 /** Whether the file's last byte (of `size`) is a line break. */
@@ -121,12 +139,31 @@ function appendWhole(fd: number, path: string, lines: string): void {
   }
 }
 
+/** What is wrong with an index entry (after `session "<key>" `), or undefined when it can be used. */
+function recordProblem(record: unknown, dir: string): string | undefined {
+  if (typeof record !== "object" || record === null || Array.isArray(record)) {
+    const kind = record === null ? "null" : Array.isArray(record) ? "a list" : `a ${typeof record}`;
+    return `is not an entry of fields ("file", "platform", ...) but ${kind} — nothing written; correct the entry, or remove it`;
+  }
+  const { file } = record as { file?: unknown };
+  if (file === undefined)
+    return `has no "file" (its transcript's path under ${dir}) — nothing written; add its "file", or remove the entry`;
+  if (typeof file !== "string" || file === "")
+    return `has a "file" that is not a path (${JSON.stringify(file)}) — nothing written; set its "file" to its transcript's path under ${dir}`;
+  return undefined;
+}
+
+/** How long an append waits for the index's lock held by another writer before it gives up (ms). */
+const LOCK_WAIT_MS = 10_000;
+
 export class SessionStore {
   readonly indexPath: string;
 
   constructor(
     readonly dir: string,
     private readonly now: () => Date = () => new Date(),
+    /** How long an append waits for the index's lock, from when it is asked (ms). */
+    private readonly lockWaitMs = LOCK_WAIT_MS,
   ) {
     this.indexPath = join(dir, "index.json");
   }
@@ -144,9 +181,19 @@ export class SessionStore {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, sessions: {} };
       throw err;
     }
+    // An editor's byte order mark (the index is written by the chat front end or by hand), and a file
+    // created empty, which holds no sessions yet.
+    text = text.replace(/^\uFEFF/, "");
+    if (text.trim() === "") return { version: 1, sessions: {} };
+    const zeros = zeroFilledProblem(text);
+    if (zeros !== undefined)
+      throw new SvcError(
+        "store_corrupt",
+        `${this.indexPath}: ${zeros} — restore it from a backup, or move it aside to start a new one`,
+      );
     try {
       const parsed = JSON.parse(text) as SessionIndex;
-      if (typeof parsed.sessions !== "object" || parsed.sessions === null)
+      if (typeof parsed.sessions !== "object" || parsed.sessions === null || Array.isArray(parsed.sessions))
         throw new Error("no sessions mapping");
       return parsed;
     } catch (err) {
@@ -157,8 +204,22 @@ export class SessionStore {
     }
   }
 
+  /**
+   * The session's entry, checked: the index is written by the chat front end (or by hand), and an entry
+   * without its transcript's `file` is said naming the index, the key and the field, rather than failing
+   * inside a path function. Only that session is refused; the index's other entries are used (and kept as
+   * they are when it is rewritten).
+   */
+  private recordOf(index: SessionIndex, key: string): SessionRecord | undefined {
+    if (!Object.hasOwn(index.sessions, key)) return undefined;
+    const record: unknown = index.sessions[key];
+    const problem = recordProblem(record, this.dir);
+    if (problem === undefined) return record as SessionRecord;
+    throw new SvcError("store_corrupt", `${this.indexPath}: session ${JSON.stringify(key)} ${problem}`);
+  }
+
   get(key: string): SessionRecord | undefined {
-    return this.readIndex().sessions[key];
+    return this.recordOf(this.readIndex(), key);
   }
 
   entries(key: string): SessionEntry[] {
@@ -179,7 +240,7 @@ export class SessionStore {
   ): Promise<SessionRecord> {
     return withFileLock(this.indexPath, () => {
       const index = this.readIndex();
-      const existing = index.sessions[key];
+      const existing = this.recordOf(index, key);
       if (existing !== undefined) return existing;
       const at = this.now().toISOString();
       const record: SessionRecord = { key, file, ...meta, created_at: at, updated_at: at };
@@ -202,24 +263,42 @@ export class SessionStore {
   }
 
   /** Appends entries to an existing session; returns false (and writes nothing) when there is no such session. */
-  async append(key: string, entries: readonly Omit<SessionEntry, "at">[]): Promise<boolean> {
-    return withFileLock(this.indexPath, () => {
-      const index = this.readIndex();
-      const record = index.sessions[key];
-      if (record === undefined) return false;
-      const path = transcriptPath(this.dir, this.indexPath, key, record.file);
-      const at = this.now().toISOString();
-      const lines = entries.map((entry) => `${JSON.stringify({ ...entry, at })}\n`).join("");
-      makeDirs(dirname(path));
-      const fd = openTranscript(path);
-      try {
-        appendWhole(fd, path, lines);
-      } finally {
-        closeSync(fd);
-      }
-      record.updated_at = at;
-      writeJsonAtomic(this.indexPath, index);
-      return true;
-    });
+  append(key: string, entries: readonly Omit<SessionEntry, "at">[]): Promise<boolean> {
+    // In the order asked for, one session at a time (see orderedAppends.ts); other sessions do not wait.
+    // Its wait for the lock counts from now, not from its turn: with the index held for good, appends queued
+    // on one session would otherwise give up one whole wait after another (and a stop wait for them all).
+    const asked = performance.now();
+    return inSessionOrder(`${this.indexPath}\0${key}`, () =>
+      this.appendNow(key, entries, Math.max(0, this.lockWaitMs - (performance.now() - asked))),
+    );
+  }
+
+  private appendNow(
+    key: string,
+    entries: readonly Omit<SessionEntry, "at">[],
+    timeoutMs: number,
+  ): Promise<boolean> {
+    return withFileLock(
+      this.indexPath,
+      () => {
+        const index = this.readIndex();
+        const record = this.recordOf(index, key);
+        if (record === undefined) return false;
+        const path = transcriptPath(this.dir, this.indexPath, key, record.file);
+        const at = this.now().toISOString();
+        const lines = entries.map((entry) => `${JSON.stringify({ ...entry, at })}\n`).join("");
+        makeDirs(dirname(path));
+        const fd = openTranscript(path);
+        try {
+          appendWhole(fd, path, lines);
+        } finally {
+          closeSync(fd);
+        }
+        record.updated_at = at;
+        writeJsonAtomic(this.indexPath, index);
+        return true;
+      },
+      { timeoutMs },
+    );
   }
 }

@@ -60,7 +60,7 @@ describe("scheduled cron runs a killed gateway cut off", () => {
     const runs = takeCutOffRuns(dir);
     expect(runs.map((run) => run.jobId).sort()).toEqual(["a1", "b2", "c3"]);
     await recordCutOffRuns(
-      { logger: log.logger, clock, profiles: createProfileResources(home.dir, silentLogger()) },
+      { logger: log.logger, clock, profiles: createProfileResources(home.dir, silentLogger(), clock.now) },
       runs,
     );
     const jobs = JSON.parse(readFileSync(join(home.dir, "cron", "jobs.json"), "utf8")).jobs;

@@ -18,7 +18,7 @@ describe("a run session that finds no room to be written", () => {
     const script = `
       import { createProfileResources } from ${JSON.stringify(RESOURCES)};
       const warn = (...args) => console.log(JSON.stringify(args));
-      const resources = createProfileResources(${JSON.stringify(home.dir)}, { warn });
+      const resources = createProfileResources(${JSON.stringify(home.dir)}, { warn }, Date.now);
       resources.runJournal("default").record({
         route: "nospace-route", deliveryId: "d-1", prompt: "p".repeat(100 * 1024), reply: "done",
       });

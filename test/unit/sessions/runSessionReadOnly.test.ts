@@ -15,7 +15,7 @@ describe.runIf(CAN_FAIL_EXT4)("a run session on a file system turned read-only",
     const home = failedExt4Dir();
     const warnings: unknown[][] = [];
     const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
-    const resources = createProfileResources(home, logger);
+    const resources = createProfileResources(home, logger, Date.now);
     resources.runJournal("default").record({ route: "pr", deliveryId: "d-1", prompt: "p", reply: "r" });
     await resources.closeJournals();
     expect(JSON.stringify(warnings)).toContain("EROFS");

@@ -17,7 +17,7 @@ describe("run sessions whose directory cannot be made (a file in the place of se
     writeFileSync(join(home.dir, "sessions"), "x");
     const warnings: unknown[][] = [];
     const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
-    const resources = createProfileResources(home.dir, logger);
+    const resources = createProfileResources(home.dir, logger, Date.now);
     for (const id of ["d-1", "d-2", "d-3"]) {
       resources.runJournal("default").record({ route: "r", deliveryId: id, prompt: "p", reply: "done" });
       await turn();
@@ -37,7 +37,7 @@ describe("run sessions whose directory cannot be made (a file in the place of se
     const profiles = home.write("profiles", "a file where the profiles' directory goes");
     const warnings: unknown[][] = [];
     const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
-    const resources = createProfileResources(home.dir, logger);
+    const resources = createProfileResources(home.dir, logger, Date.now);
     resources.runJournal("home").record({ route: "r", deliveryId: "d-1", prompt: "p", reply: "done" });
     await resources.closeJournals();
     expect(warnings).toEqual([
