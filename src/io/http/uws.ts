@@ -288,7 +288,10 @@ class UwsExchange implements UwsBodySource {
     // is answered (an early answer, a 405 to a GET with a body): what was read of it is let go now, not
     // held until its connection closes.
     if (this.reading === Reading.Collect) this.dropBody();
-    if (!close) {
+    // uWS (20.30) misreads the bytes after a chunked body that ends in trailer fields: a next request on
+    // the connection was never answered. Every answer to a chunked request closes its connection (once
+    // the body is read, as any closing answer), so no request is ever read after one.
+    if (!close && this.head.headers["transfer-encoding"] === undefined) {
       this.answer(outcome, false);
       return;
     }
