@@ -343,6 +343,9 @@ export function listenNode(
             res.writeContinue();
           }
           const collector = new BodyCollector(limit);
+          // A chunked body takes its bytes of the budget as they arrive: past the bound it is refused as
+          // a declared one is (503), and the rest is dropped.
+          const chunked = head.headers["transfer-encoding"] !== undefined;
           let over = false;
           req.on("data", (chunk: Buffer) => {
             if (finished || over) return;
@@ -350,6 +353,13 @@ export function listenNode(
               over = true;
               giveBack();
               done("too_large");
+            } else if (chunked) {
+              if (budget.more(chunk.length, limit)) taken += chunk.length;
+              else {
+                over = true;
+                giveBack();
+                done("busy");
+              }
             }
           });
           req.on("end", () => {
