@@ -56,8 +56,10 @@ export const BODIES_BUSY: Outcome = {
  * The bytes of request bodies a server is receiving, bounded together at BUFFERED_BODIES × the body
  * limit (an ingress thread: its share of that), so connections that each send most of a large body and
  * never end it cannot hold memory without bound. A body takes its declared length (at most the limit)
- * when its reading starts, a chunked one the limit, and gives it back once it is read whole, refused or
- * its request ends; one that would pass the bound is not read (`busy`). A body taken under another limit
+ * when its reading starts, a chunked one its bytes as they arrive (`more`), and gives it back once it is
+ * read whole, refused or its request ends; one that would pass the bound is not read, or not read on
+ * (`busy`). A chunked body took the whole limit up front before: 64 small chunked bodies arriving at once
+ * (Go's net/http and fetch send a streamed body chunked) held every place, and the next request was 503. A body taken under another limit
  * (a reload changed `max_body_bytes` while it arrived) counts as the same share of the limit in force:
  * three bodies of a lowered limit's old size still hold three places of 64, not every place.
  */
@@ -72,17 +74,33 @@ export class BodyBudget {
   /** Takes the bytes the body of a request with `headers` may need: how many, or -1 when past the bound. */
   take(headers: Readonly<Record<string, string>>, limit: number): number {
     const declared = declaredLength(headers);
-    const bytes =
-      declared === undefined
-        ? headers["transfer-encoding"] === undefined
-          ? 0
-          : limit
-        : Math.min(declared, limit);
+    const bytes = declared === undefined ? 0 : Math.min(declared, limit);
     if (limit !== this.limit) this.switchTo(limit);
     const earlier = this.earlier.size === 0 ? 0 : this.earlierShare(limit);
-    if (bytes > 0 && earlier + this.held + bytes > (BUFFERED_BODIES * limit) / this.shares) return -1;
+    const bound = (BUFFERED_BODIES * limit) / this.shares;
+    if (bytes > 0 && earlier + this.held + bytes > bound) return -1;
+    // A chunked body takes its bytes as they come (`more`): none is read while no byte is left.
+    if (declared === undefined && headers["transfer-encoding"] !== undefined && earlier + this.held >= bound)
+      return -1;
     this.held += bytes;
     return bytes;
+  }
+  /**
+   * Takes `bytes` more for a chunked body read under `limit` (the limit of its `take`), as its chunks
+   * arrive: false, taking nothing, when they would pass the bound.
+   */
+  more(bytes: number, limit: number): boolean {
+    const bound = (BUFFERED_BODIES * this.limit) / this.shares;
+    const earlier = this.earlier.size === 0 ? 0 : this.earlierShare(this.limit);
+    if (limit === this.limit) {
+      if (earlier + this.held + bytes > bound) return false;
+      this.held += bytes;
+      return true;
+    }
+    // Taken before a reload changed the limit: counted with the bodies of its own limit, as its share.
+    if (earlier + this.held + (bytes * this.limit) / limit > bound) return false;
+    this.earlier.set(limit, (this.earlier.get(limit) ?? 0) + bytes);
+    return true;
   }
   /** Gives back what a body taken under `limit` took. */
   give(bytes: number, limit: number): void {

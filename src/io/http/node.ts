@@ -202,15 +202,18 @@ export function refusal(
 
 /**
  * A whole response written straight to the socket (no `ServerResponse` exists for a refused request),
- * with the `Date` a `ServerResponse` (and uWS) writes last: RFC 9110 §6.6.1 asks it of every 4xx.
+ * with the `Date` a `ServerResponse` (and uWS) writes last: RFC 9110 §6.6.1 asks it of every 4xx. To a
+ * `HEAD` request (`head`: the refused head, when its request line was read) it is the head alone, as a
+ * `ServerResponse` writes it (RFC 9110 §9.3.2): a body after it would be read as the start of a next answer.
  */
-function rawAnswer(answer: Outcome): string {
+function rawAnswer(answer: Outcome, head?: RequestHead): string {
   const json = answerText(answer);
+  const body = head?.method === "HEAD" ? "" : json;
   let own = "";
   for (const [name, value] of Object.entries(answer.headers ?? {})) own += `${name}: ${value}\r\n`;
   return (
     `HTTP/1.1 ${statusLine(answer.status)}\r\nContent-Type: ${contentTypeOf(answer)}\r\n${own}` +
-    `Connection: close\r\nContent-Length: ${Buffer.byteLength(json)}\r\nDate: ${new Date().toUTCString()}\r\n\r\n${json}`
+    `Connection: close\r\nContent-Length: ${Buffer.byteLength(json)}\r\nDate: ${new Date().toUTCString()}\r\n\r\n${body}`
   );
 }
 
@@ -340,6 +343,9 @@ export function listenNode(
             res.writeContinue();
           }
           const collector = new BodyCollector(limit);
+          // A chunked body takes its bytes of the budget as they arrive: past the bound it is refused as
+          // a declared one is (503), and the rest is dropped.
+          const chunked = head.headers["transfer-encoding"] !== undefined;
           let over = false;
           req.on("data", (chunk: Buffer) => {
             if (finished || over) return;
@@ -347,6 +353,13 @@ export function listenNode(
               over = true;
               giveBack();
               done("too_large");
+            } else if (chunked) {
+              if (budget.more(chunk.length, limit)) taken += chunk.length;
+              else {
+                over = true;
+                giveBack();
+                done("busy");
+              }
             }
           });
           req.on("end", () => {
@@ -455,8 +468,9 @@ export function listenNode(
       // The error is in a request of its own (its head), after every earlier one was answered.
       if (pending === undefined || (pending.req.complete && pending.writableFinished)) {
         const answer = refusal(err);
-        handler.refused?.(answer, refusedHead(err.rawPacket, err.bytesParsed));
-        socket.end(rawAnswer(answer), end);
+        const head = refusedHead(err.rawPacket, err.bytesParsed);
+        handler.refused?.(answer, head);
+        socket.end(rawAnswer(answer, head), end);
         return;
       }
       if (!pending.headersSent && !pending.req.complete) {
@@ -480,8 +494,9 @@ export function listenNode(
           return;
         }
         const answer = refusal(err);
-        handler.refused?.(answer, refusedHead(err.rawPacket, err.bytesParsed));
-        socket.end(rawAnswer(answer), end);
+        const head = refusedHead(err.rawPacket, err.bytesParsed);
+        handler.refused?.(answer, head);
+        socket.end(rawAnswer(answer, head), end);
       };
       if (pending.writableFinished) after();
       else pending.once("finish", after);

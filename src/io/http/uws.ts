@@ -179,6 +179,8 @@ class UwsExchange implements UwsBodySource {
   /** What the body took of the server's `BodyBudget` while it is read, and under which limit. */
   private taken = 0;
   private takenUnder = 0;
+  /** A chunked body: it takes its bytes of the budget as they arrive. */
+  private chunked = false;
   private done: ((body: BodyRead) => void) | undefined;
   private lingering: { outcome: Outcome; started: number; dropped: number; idle?: unknown } | undefined;
 
@@ -240,6 +242,7 @@ class UwsExchange implements UwsBodySource {
     }
     this.taken = taken;
     this.takenUnder = limit;
+    this.chunked = this.head.headers["transfer-encoding"] !== undefined;
     this.collector = new BodyCollector(limit);
     this.done = done;
     this.reading = Reading.Collect;
@@ -263,10 +266,19 @@ class UwsExchange implements UwsBodySource {
         this.reading = Reading.Drop;
         this.giveBack();
         this.done?.("too_large");
-      } else if (isLast) {
+      } else if (this.chunked && !this.budget.more(chunk.byteLength, this.takenUnder)) {
+        // A chunked body takes its place as it arrives: past what the server may buffer, it is refused
+        // as a declared one is (503), and the rest is dropped.
         this.reading = Reading.Drop;
-        if (this.taken !== 0) this.giveBack();
-        this.done?.((this.collector as BodyCollector).body());
+        this.giveBack();
+        this.done?.("busy");
+      } else {
+        if (this.chunked) this.taken += chunk.byteLength;
+        if (isLast) {
+          this.reading = Reading.Drop;
+          if (this.taken !== 0) this.giveBack();
+          this.done?.((this.collector as BodyCollector).body());
+        }
       }
     } else if (this.reading === Reading.Linger) {
       const linger = this.lingering as NonNullable<typeof this.lingering>;
@@ -288,7 +300,10 @@ class UwsExchange implements UwsBodySource {
     // is answered (an early answer, a 405 to a GET with a body): what was read of it is let go now, not
     // held until its connection closes.
     if (this.reading === Reading.Collect) this.dropBody();
-    if (!close) {
+    // uWS (20.30) misreads the bytes after a chunked body that ends in trailer fields: a next request on
+    // the connection was never answered. Every answer to a chunked request closes its connection (once
+    // the body is read, as any closing answer), so no request is ever read after one.
+    if (!close && this.head.headers["transfer-encoding"] === undefined) {
       this.answer(outcome, false);
       return;
     }

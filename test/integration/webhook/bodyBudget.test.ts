@@ -56,6 +56,26 @@ function letGo(sockets: Socket[]): Promise<void[]> {
   );
 }
 
+/** A chunked request to `open` that sends `bytes` bytes of its body in one chunk, then waits. */
+function holdChunked(port: number, bytes: number): Socket {
+  const socket = connect(port, "127.0.0.1", () =>
+    socket.write(
+      `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${bytes.toString(16)}\r\n{${"x".repeat(bytes - 1)}\r\n`,
+    ),
+  );
+  socket.on("error", () => {});
+  holders.push(socket);
+  return socket;
+}
+
+/** A whole chunked request to `open` with a JSON body of `size` bytes in one chunk. */
+function wholeChunked(port: number, size: number) {
+  const body = `{"a":"${"x".repeat(size - 8)}"}`;
+  return rawHttp(port, [
+    `POST /webhooks/open HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${size.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+  ]);
+}
+
 /** Requests `whole` sent in the current test. */
 let probes = 0;
 
@@ -141,6 +161,49 @@ describe.each(HTTP_SERVERS)("bodies arriving at once on the %s server", (http) =
       expect(await scrapedSample(gw.base, series)).toBeLessThanOrEqual(probes + holding);
     }
   });
+
+  it("a chunked body takes its place as it arrives: 64 chunked bodies a few bytes in still leave room for a whole one", async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig({ open: { secret: OPEN } }, { max_body_bytes: MAX, rate_limit: 100_000 }),
+    });
+    const port = gw.gateway.port;
+    // Each used to take the whole limit at its head: together they held every place.
+    for (let i = 0; i < 64; i++) holdChunked(port, 4);
+    // Their heads and first chunks are read before a request sent after them on another connection.
+    await Promise.all(holders.map((socket) => new Promise((resolve) => socket.write("", resolve))));
+    await rawHttp(port, ["GET /health HTTP/1.1\r\nHost: x\r\n\r\n"]);
+    expect((await whole(port, MAX)).status).toBe(202);
+    expect((await wholeChunked(port, MAX)).status).toBe(202);
+  });
+
+  it.skipIf(http === "uws-threads")(
+    "a chunked body that would pass the bound as it arrives is answered 503 with Retry-After and Connection: close, as a declared one",
+    async () => {
+      gw = await startTestGateway({
+        http,
+        config: webhookConfig({ open: { secret: OPEN } }, { max_body_bytes: MAX, rate_limit: 100_000 }),
+      });
+      const port = gw.gateway.port;
+      // 63 declared bodies and one chunked body 30 bytes in: 34 bytes of the 64 × 64 are left.
+      for (let i = 0; i < 63; i++) hold(port);
+      holdChunked(port, 30);
+      await vi.waitFor(
+        async () => {
+          const answer = await wholeChunked(port, 40);
+          expect(answer.status).toBe(503);
+          expect(JSON.parse(answer.body)).toEqual({
+            error: "Too many request bodies arriving at once, retry later",
+          });
+          expect(answer.head).toMatch(/\r\nRetry-After: 10\r\n/i);
+          expect(answer.head).toMatch(/\r\nConnection: close\r\n/i);
+        },
+        { timeout: 5000, interval: 50 },
+      );
+      // Its bytes were given back: one that fits is read.
+      expect((await wholeChunked(port, 34)).status).toBe(202);
+    },
+  );
 
   it("a request answered while its body still arrives (405 to a GET with a body) lets its body go: it holds no place", async () => {
     gw = await startTestGateway({

@@ -114,6 +114,22 @@ describe("parser refusals on the node server", () => {
     );
   });
 
+  it("a HEAD request the parser refuses gets the status and headers, and no body (RFC 9110 §9.3.2)", async () => {
+    const head = (lines: string) => `HEAD /webhooks/open HTTP/1.1\r\nHost: x\r\n${lines}\r\n`;
+    for (const [lines, status] of [
+      ["Content-Length: 1\r\nContent-Length: 2\r\n", 400],
+      ["Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", 400],
+      ["Transfer-Encoding: chunked\r\nContent-Length: 2\r\n", 400],
+    ] as const) {
+      const answer = await rawUntilClose(gw.gateway.port, head(lines));
+      expect(answer.closed, lines.slice(0, 40)).toBe(true);
+      expect(statusOf(answer.received), lines.slice(0, 40)).toBe(status);
+      // The length its GET would have, as any HEAD answer: and nothing after the head.
+      expect(answer.received, lines.slice(0, 40)).toMatch(/\r\nContent-Length: [1-9]\d*\r\n/i);
+      expect(answer.received.endsWith("\r\n\r\n"), answer.received).toBe(true);
+    }
+  });
+
   it("broken chunk framing in the body is a JSON 400", async () => {
     await refused(
       "chunk-xx",

@@ -2,6 +2,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryStateStore } from "../../../src/state/memoryStore.js";
 import { HTTP_SERVERS, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
 
 /** Writes `bytes` in one piece on a fresh connection and returns everything read until the server closes. */
 function exchange(port: number, bytes: string): Promise<string> {
@@ -58,6 +59,43 @@ describe.each(["uws", "node"] as const)("pipelined requests on one connection (%
     expect(raw).toContain('{"status":"ok","platform":"webhook"}');
   });
 });
+
+describe.each(["uws", "node"] as const)(
+  "a request pipelined behind an answer that says Connection: close (%s server)",
+  (http) => {
+    let gw: TestGateway;
+    beforeAll(async () => {
+      gw = await startTestGateway({
+        http,
+        ...(http === "uws" ? { stateStore: memoryStateStore() } : {}),
+        config: webhookConfig({ open: { secret: "INSECURE_NO_AUTH" } }, { rate_limit: 1000 }),
+      });
+    });
+    afterAll(() => gw.stop());
+    const health = "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+
+    // docs/webhook.md, "Pipelined requests": node:http processes nothing after such an answer (RFC 9112
+    // §9.6). uWS gives svc no way to tell the connections apart nor to close one after an answer it has not
+    // sent yet: the requests it reads behind such an answer in the same batch are processed and answered,
+    // and the connection stays open. This pins that, so a uWS that stops doing it is noticed.
+    it.each([
+      ["after a request that said Connection: close", health, "asked"],
+      ["after an early 404 to a request with a body", post("/webhooks/nope", "{}"), "early-404"],
+    ])("%s: node:http processes nothing more; uWS reads, processes and answers it", async (_, first, key) => {
+      const port = Number(new URL(gw.base).port);
+      const id = `behind-close-${key}-${http}`;
+      const raw = await exchange(
+        port,
+        first + post("/webhooks/open", '{"n":1}', `X-Request-ID: ${id}\r\n`) + health,
+      );
+      const statuses = [...raw.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+      expect(raw).toMatch(/\r\nConnection: close\r\n/i);
+      expect(statuses).toEqual(http === "node" ? [statuses[0]] : [statuses[0], 202, 200]);
+      const retry = await postJson(gw.url("/webhooks/open"), { n: 1 }, { "X-Request-ID": id });
+      expect(retry.body.status).toBe(http === "node" ? "accepted" : "duplicate");
+    });
+  },
+);
 
 describe.each(["uws", "uws-threads"] as const)(
   "pipelining on the %s server with the state journal (the default)",
