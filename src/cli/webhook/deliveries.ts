@@ -6,10 +6,12 @@ import {
   type RequestRecord,
   recentDeliveries,
 } from "../../io/stores/deliveryHistory.js";
+import { filteredDeliveries } from "../../io/stores/filteredDeliveries.js";
 import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.js";
 import { formatTable } from "../format.js";
+import { deliveriesFilter, type FilterOptions, filterWords } from "./deliveriesFilter.js";
 import { historyConfig } from "./historyConfig.js";
 import { meantSubscription } from "./meantSubscription.js";
 import { notRecordedNote } from "./notRecordedNote.js";
@@ -76,18 +78,26 @@ async function namesRoute(loaded: LoadedConfig, name: string): Promise<boolean> 
   ).catch(() => true);
 }
 
-/** `svc webhook deliveries [route] [--limit N] [--json]`: recent requests, newest first. */
+/**
+ * `svc webhook deliveries [route] [--limit N] [--status S] [--id ID] [--since T] [--until T] [--route R]
+ * [--json]`: recent requests, newest first, those the filters given match.
+ */
 export async function deliveries(
-  route: string | undefined,
-  options: { limit?: string; json?: boolean },
+  argument: string | undefined,
+  options: { limit?: string; json?: boolean } & FilterOptions,
 ): Promise<void> {
   const limit = options.limit === undefined ? 20 : Number(options.limit);
   // Digits only, as --port takes them: Number() would also read "0x10", "1e3" or " 3" as a count.
   if ((options.limit !== undefined && !/^\d+$/.test(options.limit)) || !Number.isInteger(limit) || limit < 1)
     throw new SvcError("usage", `--limit: expected a whole number of at least 1, got "${options.limit}"`);
+  const { filter, route } = deliveriesFilter(argument, options);
   const { home, loaded } = historyConfig();
-  // Read newest first, no further back than the summaries shown need (the whole history when fewer).
-  const { shown, all = [] } = recentDeliveries(historyDir(home), limit, route);
+  // Read newest first, no further back than the summaries shown need (the whole history when fewer); with
+  // filters, keeping only the records of the rows that match.
+  const { shown, all = [] } =
+    filter === undefined
+      ? recentDeliveries(historyDir(home), limit, route)
+      : { shown: filteredDeliveries(historyDir(home), limit, filter) };
   // A name with no record that is no route either is a typo: "No deliveries recorded" would say it got none.
   // (Without a config that loads, the routes are not known: the name is not judged.)
   if (
@@ -112,6 +122,13 @@ export async function deliveries(
     loaded?.config.platforms.webhook.delivery_history === false
       ? `: platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none — set it to true and restart the gateway.`
       : undefined;
+  if (filter !== undefined && shown.length === 0) {
+    if (options.json === true) process.stdout.write("[]\n");
+    const none = `No recorded deliveries match ${filterWords(route, options)} (svc webhook deliveries${route === undefined ? "" : ` ${route}`} without the other filters lists the recent ones; records are kept 7 days).`;
+    if (options.json === true) process.stderr.write(`Note: ${none}\n`);
+    else process.stdout.write(`${none}\n`);
+    return;
+  }
   if (options.json === true) {
     process.stdout.write(`${JSON.stringify(shown.map(asJson), null, 2)}\n`);
     // The one reason an empty list is no answer at all; on stderr, so stdout stays the JSON.
