@@ -124,8 +124,8 @@ export async function deliveries(
       : undefined;
   if (filter !== undefined && shown.length === 0) {
     if (options.json === true) process.stdout.write("[]\n");
-    const none = `No recorded deliveries match ${filterWords(route, options)} (svc webhook deliveries${route === undefined ? "" : ` ${route}`} without the other filters lists the recent ones; records are kept 7 days).`;
-    if (options.json === true) process.stderr.write(`Note: ${none}\n`);
+    const none = `No recorded deliveries match ${filterWords(route, options)} (${route === undefined ? "svc webhook deliveries without them" : `svc webhook deliveries ${route} without the other filters`} lists the recent ones; records are kept 7 days).`;
+    if (options.json === true) process.stderr.write(`Note: n${none.slice(1)}\n`);
     else process.stdout.write(`${none}\n`);
     return;
   }

@@ -52,7 +52,14 @@ it("keeps the rows every filter given matches, each request with its own run", a
   expect(row.stdout).toMatch(/new-ok +pr +- +202 accepted +failed +- +run failed: boom/);
   const none = await svc(home, ["webhook", "deliveries", "ci", "--status", "401"]);
   expect(none).toMatchObject({ code: 0 });
-  expect(none.stdout).toContain("No recorded deliveries match route ci, --status 401");
+  expect(none.stdout).toBe(
+    "No recorded deliveries match route ci, --status 401 (svc webhook deliveries ci without the other filters lists the recent ones; records are kept 7 days).\n",
+  );
+  const json = await svc(home, ["webhook", "deliveries", "--status", "ignored", "--json"]);
+  expect(json).toMatchObject({ code: 0, stdout: "[]\n" });
+  expect(json.stderr).toContain(
+    "Note: no recorded deliveries match --status ignored (svc webhook deliveries without them lists",
+  );
 });
 
 it("refuses a value none of the forms, naming the option and the forms it takes (exit 2)", async () => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  createHistoryWriter,
   type DeliverySummary,
   HISTORY_RETENTION_MS,
   historyLine,
@@ -180,5 +181,39 @@ describe("svc webhook deliveries' filters", () => {
       ),
       { numRuns: 250 },
     );
+  });
+
+  it("reads one generation whole while the gateway appends and rotates the files under it", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    const rethrow = (err: unknown) => {
+      throw err;
+    };
+    const at = iso(T0);
+    const first = createHistoryWriter(dir, rethrow, () => T0, 400);
+    first.record({ kind: "request", id: "x", at, route: "pr", status: 202, outcome: "accepted" });
+    first.record({ kind: "run", id: "x", at, route: "pr", outcome: "ok" });
+    first.record({ kind: "request", id: "y", at, route: "pr", status: 401, outcome: "Invalid signature" });
+    first.close();
+    // While the filter is asked of the first line read, the gateway writes enough to rotate twice: the
+    // files read are gone from their paths by the time the run of x is looked up.
+    let written = false;
+    const id = (each: string) => {
+      if (!written) {
+        written = true;
+        const gateway = createHistoryWriter(dir, rethrow, () => T0, 400);
+        for (let n = 0; n < 12; n++) {
+          gateway.record({ kind: "request", id: "x", at, route: "pr", status: 202, outcome: "accepted" });
+          gateway.flush();
+        }
+        gateway.close();
+      }
+      return each === "x";
+    };
+    const rows = filteredDeliveries(dir, 5, { id }, T0, { chunkBytes: 64 });
+    // Both files read were rotated away (y is no longer in the history).
+    expect(readHistory(dir, T0).some((r) => r.id === "y")).toBe(false);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id: "x", request: { outcome: "accepted" }, run: { outcome: "ok" } });
   });
 });
