@@ -6,7 +6,7 @@ import {
   type RequestRecord,
   recentDeliveries,
 } from "../../io/stores/deliveryHistory.js";
-import { filteredDeliveries } from "../../io/stores/filteredDeliveries.js";
+import { filteredDeliveries, recordedRoutes } from "../../io/stores/filteredDeliveries.js";
 import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.js";
@@ -94,10 +94,13 @@ export async function deliveries(
   const { home, loaded } = historyConfig();
   // Read newest first, no further back than the summaries shown need (the whole history when fewer); with
   // filters, keeping only the records of the rows that match.
-  const { shown, all = [] } =
-    filter === undefined
-      ? recentDeliveries(historyDir(home), limit, route)
-      : { shown: filteredDeliveries(historyDir(home), limit, filter) };
+  // A route alone is a filter too: read as one, the records of the other routes are not kept (a route with
+  // few records would otherwise hold the whole history in memory).
+  const dir = historyDir(home);
+  const { shown, all } =
+    filter === undefined && route === undefined
+      ? recentDeliveries(dir, limit, route)
+      : { shown: filteredDeliveries(dir, limit, filter ?? { route }), all: undefined };
   // A name with no record that is no route either is a typo: "No deliveries recorded" would say it got none.
   // (Without a config that loads, the routes are not known: the name is not judged.)
   if (
@@ -111,7 +114,8 @@ export async function deliveries(
       Object.keys((await store.read()).records),
     ).catch(() => []);
     // A misspelt name (`deplys`) is named: the route, subscription or recorded route meant.
-    const meant = meantSubscription(route, [...routes, ...subscriptions, ...all.map((s) => s.route)]);
+    const recorded = all === undefined ? [...recordedRoutes(dir)] : all.map((s) => s.route);
+    const meant = meantSubscription(route, [...routes, ...subscriptions, ...recorded]);
     const where = `${routes.length === 0 ? "config.yaml has no routes" : `routes of config.yaml: ${routes.join(", ")}`}; svc webhook list shows the subscriptions`;
     throw new SvcError(
       "usage",

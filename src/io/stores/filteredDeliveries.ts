@@ -150,3 +150,28 @@ export function filteredDeliveries(
     generation.close();
   }
 }
+
+/**
+ * The routes the history has records of (within the retention), read a chunk at a time: what a route name
+ * that is no route nor subscription may be a typo of.
+ */
+export function recordedRoutes(
+  dir: string,
+  now: number = Date.now(),
+  options: ScanOptions = {},
+): Set<string> {
+  const routes = new Set<string>();
+  const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options.opened);
+  try {
+    const lines = linesNewestFirst(generation, options.chunkBytes);
+    const visit: LineVisit = (buf, start, end) => {
+      const r = recordOf(buf.toString("utf8", start, end), now);
+      if (r !== undefined) routes.add(r.route);
+      return false;
+    };
+    while (lines.next(visit));
+    return routes;
+  } finally {
+    generation.close();
+  }
+}
