@@ -179,7 +179,7 @@ describe("svc webhook deliveries' filters", () => {
           }
         },
       ),
-      { numRuns: 250 },
+      { numRuns: 150 },
     );
   });
 
