@@ -126,7 +126,8 @@ export async function deliveries(
     loaded?.config.platforms.webhook.delivery_history === false
       ? `: platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none — set it to true and restart the gateway.`
       : undefined;
-  if (filter !== undefined && shown.length === 0) {
+  // With nothing recorded at all because the history is off, that is said instead (below).
+  if (filter !== undefined && shown.length === 0 && recordsNone === undefined) {
     if (options.json === true) process.stdout.write("[]\n");
     const none = `No recorded deliveries match ${filterWords(route, options)} (${route === undefined ? "svc webhook deliveries without them" : `svc webhook deliveries ${route} without the other filters`} lists the recent ones; records are kept 7 days).`;
     if (options.json === true) process.stderr.write(`Note: n${none.slice(1)}\n`);

@@ -90,3 +90,23 @@ it("refuses a value none of the forms, naming the option and the forms it takes 
     expect(res.stdout).toBe("");
   }
 });
+
+it("with delivery_history off, a filter that matches nothing says why nothing is recorded", async () => {
+  withHistory();
+  home.write(
+    "config.yaml",
+    stringify({
+      platforms: {
+        webhook: {
+          enabled: true,
+          host: "127.0.0.1",
+          delivery_history: false,
+          routes: { pr: { secret: "s" } },
+        },
+      },
+    }),
+  );
+  const res = await svc(home, ["webhook", "deliveries", "--status", "ignored"]);
+  expect(res).toMatchObject({ code: 0 });
+  expect(res.stdout).toContain("platforms.webhook.delivery_history is false in");
+});
