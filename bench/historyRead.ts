@@ -4,7 +4,12 @@
  * request, run, delivery — with a refused request now and then, and a direct route), then times, each in
  * a fresh process (its wall time and peak RSS), what `svc webhook deliveries --limit 3`,
  * `svc webhook deliveries <route>` and `svc webhook redeliver <id>` read: the whole-file read they did
- * (`readHistory`, then summarized or filtered), and the readers they use now.
+ * (`readHistory`, then summarized or filtered), and the readers they use now. The filters of
+ * `svc webhook deliveries` likewise (`filteredDeliveries` against the naive whole-file filter): one many
+ * rows match (`--status 401`, the newest 20 found near the end), and ones few or none match, which read
+ * the whole history: `--id <an ID in the middle>`, `--route alerts --status 5xx` (none) and `--until <the
+ * oldest hour>` (rows only at the start of the older file). Peak RSS is what the filters' bounded memory
+ * is measured by: the naive read holds every record of both files.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +26,11 @@ import {
   recentDeliveries,
   summarizeHistory,
 } from "../src/io/stores/deliveryHistory.js";
+import {
+  type DeliveryFilter,
+  filteredDeliveries,
+  summaryMatches,
+} from "../src/io/stores/filteredDeliveries.js";
 
 const NOW = Date.parse("2026-12-01T12:00:00Z");
 const [, , mode, dir] = process.argv;
@@ -83,7 +93,34 @@ function generate(into: string): string {
   return middle;
 }
 
+/** The filters the bench reads with (`id`: the delivery ID in the middle of the older file). */
+function filterOf(which: string, id: string): DeliveryFilter {
+  switch (which) {
+    case "status":
+      return { status: { code: 401 } };
+    case "id":
+      return { id: (each) => each === id };
+    case "none":
+      return { route: "alerts", status: { class: 5 } };
+    case "until":
+      return { until: NOW - 3 * 24 * 3600 * 1000 + 3600 * 1000 };
+    default:
+      throw new Error(`unknown filter ${which}`);
+  }
+}
+
 function run(which: string, from: string, id: string): string {
+  const filtered = /^(before|after)-filter-(\w+)$/.exec(which);
+  if (filtered !== null) {
+    const filter = filterOf(filtered[2] as string, id);
+    return filtered[1] === "before"
+      ? `${
+          summarizeHistory(readHistory(from, NOW))
+            .filter((s) => summaryMatches(s, filter))
+            .slice(0, 20).length
+        }`
+      : `${filteredDeliveries(from, 20, filter, NOW).length}`;
+  }
   switch (which) {
     case "before-list":
       return `${summarizeHistory(readHistory(from, NOW)).slice(0, 3).length}`;
@@ -123,7 +160,15 @@ if (mode !== undefined && dir !== undefined) {
     process.stdout.write(
       `baseline maxRSS of node --import tsx: ${execFileSync(process.execPath, ["--import", "tsx", "-e", "process.stdout.write(String(Math.round(process.resourceUsage().maxRSS/1024)))"]).toString()} MB\n`,
     );
-    for (const which of ["list", "route", "redeliver"])
+    for (const which of [
+      "list",
+      "route",
+      "redeliver",
+      "filter-status",
+      "filter-id",
+      "filter-none",
+      "filter-until",
+    ])
       for (const side of ["before", "after"])
         for (let round = 0; round < 3; round++)
           process.stdout.write(

@@ -95,6 +95,14 @@ export function registerWebhookCommands(program: Command): void {
       "recent requests to the routes, newest first: time, delivery ID, route, event, answer, run, delivery, note (redelivery of <id>)",
     )
     .option("--limit <n>", "how many (default 20)")
+    .option(
+      "--status <s>",
+      "only answers of this HTTP status (401), class (4xx) or outcome (accepted, ignored, ...)",
+    )
+    .option("--id <delivery-id>", "only this delivery ID")
+    .option("--since <time>", "only from this time (2026-12-01T12:00:00Z, 2026-12-01, or ago: 30m, 2h, 7d)")
+    .option("--until <time>", "only up to this time (same forms as --since)")
+    .option("--route <name>", "only this route (as the [route] argument)")
     .option("--json", "print them as JSON")
     .action(deliveries);
   webhook

@@ -6,10 +6,12 @@ import {
   type RequestRecord,
   recentDeliveries,
 } from "../../io/stores/deliveryHistory.js";
+import { filteredDeliveries, recordedRoutes } from "../../io/stores/filteredDeliveries.js";
 import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.js";
 import { formatTable } from "../format.js";
+import { deliveriesFilter, type FilterOptions, filterWords } from "./deliveriesFilter.js";
 import { historyConfig } from "./historyConfig.js";
 import { meantSubscription } from "./meantSubscription.js";
 import { notRecordedNote } from "./notRecordedNote.js";
@@ -76,18 +78,29 @@ async function namesRoute(loaded: LoadedConfig, name: string): Promise<boolean> 
   ).catch(() => true);
 }
 
-/** `svc webhook deliveries [route] [--limit N] [--json]`: recent requests, newest first. */
+/**
+ * `svc webhook deliveries [route] [--limit N] [--status S] [--id ID] [--since T] [--until T] [--route R]
+ * [--json]`: recent requests, newest first, those the filters given match.
+ */
 export async function deliveries(
-  route: string | undefined,
-  options: { limit?: string; json?: boolean },
+  argument: string | undefined,
+  options: { limit?: string; json?: boolean } & FilterOptions,
 ): Promise<void> {
   const limit = options.limit === undefined ? 20 : Number(options.limit);
   // Digits only, as --port takes them: Number() would also read "0x10", "1e3" or " 3" as a count.
   if ((options.limit !== undefined && !/^\d+$/.test(options.limit)) || !Number.isInteger(limit) || limit < 1)
     throw new SvcError("usage", `--limit: expected a whole number of at least 1, got "${options.limit}"`);
+  const { filter, route } = deliveriesFilter(argument, options);
   const { home, loaded } = historyConfig();
-  // Read newest first, no further back than the summaries shown need (the whole history when fewer).
-  const { shown, all = [] } = recentDeliveries(historyDir(home), limit, route);
+  // Read newest first, no further back than the summaries shown need (the whole history when fewer); with
+  // filters, keeping only the records of the rows that match.
+  // A route alone is a filter too: read as one, the records of the other routes are not kept (a route with
+  // few records would otherwise hold the whole history in memory).
+  const dir = historyDir(home);
+  const { shown, all } =
+    filter === undefined && route === undefined
+      ? recentDeliveries(dir, limit, route)
+      : { shown: filteredDeliveries(dir, limit, filter ?? { route }), all: undefined };
   // A name with no record that is no route either is a typo: "No deliveries recorded" would say it got none.
   // (Without a config that loads, the routes are not known: the name is not judged.)
   if (
@@ -101,7 +114,8 @@ export async function deliveries(
       Object.keys((await store.read()).records),
     ).catch(() => []);
     // A misspelt name (`deplys`) is named: the route, subscription or recorded route meant.
-    const meant = meantSubscription(route, [...routes, ...subscriptions, ...all.map((s) => s.route)]);
+    const recorded = all === undefined ? [...recordedRoutes(dir)] : all.map((s) => s.route);
+    const meant = meantSubscription(route, [...routes, ...subscriptions, ...recorded]);
     const where = `${routes.length === 0 ? "config.yaml has no routes" : `routes of config.yaml: ${routes.join(", ")}`}; svc webhook list shows the subscriptions`;
     throw new SvcError(
       "usage",
@@ -112,6 +126,14 @@ export async function deliveries(
     loaded?.config.platforms.webhook.delivery_history === false
       ? `: platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none — set it to true and restart the gateway.`
       : undefined;
+  // With nothing recorded at all because the history is off, that is said instead (below).
+  if (filter !== undefined && shown.length === 0 && recordsNone === undefined) {
+    if (options.json === true) process.stdout.write("[]\n");
+    const none = `No recorded deliveries match ${filterWords(route, options)} (${route === undefined ? "svc webhook deliveries without them" : `svc webhook deliveries ${route} without the other filters`} lists the recent ones; records are kept 7 days).`;
+    if (options.json === true) process.stderr.write(`Note: n${none.slice(1)}\n`);
+    else process.stdout.write(`${none}\n`);
+    return;
+  }
   if (options.json === true) {
     process.stdout.write(`${JSON.stringify(shown.map(asJson), null, 2)}\n`);
     // The one reason an empty list is no answer at all; on stderr, so stdout stays the JSON.

@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto";
+import type { LoadedConfig } from "../../config/load.js";
+import { globalSecretKey, routeKey } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
 import { mayKeepHeader } from "../../gateway/deliveryHistoryHooks.js";
+import { runningPid } from "../../io/gatewayState.js";
 import {
   decodePayload,
   EVENT_IN_BODY,
@@ -16,6 +19,7 @@ import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { coalescedNote, failedDeliveryNote, rateLimitedNote, tooLargeNote } from "./answerNote.js";
+import { shellWord } from "./checks.js";
 import { configWithEnabledNote } from "./config.js";
 import { noListener, PORT_ZERO, sharedAdapterOff, unreachableHint } from "./listener.js";
 import { meantSubscription } from "./meantSubscription.js";
@@ -229,4 +233,54 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   if (tooLarge !== undefined) process.stderr.write(tooLarge);
   const limited = rateLimitedNote(response, route, loaded);
   if (limited !== undefined) process.stderr.write(limited);
+  if (response.status === 401)
+    process.stderr.write(
+      refusedSignatureNote(loaded, {
+        route,
+        id,
+        newId,
+        ownSecret: target.secret !== undefined,
+        subscription: !Object.hasOwn(loaded.config.platforms.webhook.routes, route),
+        host: new URL(url).host,
+      }),
+    );
+}
+
+/**
+ * The note after a redelivery refused 401: the command signed it with the secret it reads now (never with
+ * the original's signature), so the gateway at that address checks another one — most often a secret
+ * rotated in config.yaml, .env or the subscription store that the running gateway has not loaded yet.
+ * Names where the secret was read (never its value) and what to run.
+ */
+function refusedSignatureNote(
+  loaded: LoadedConfig,
+  sent: {
+    readonly route: string;
+    readonly id: string;
+    readonly newId: string;
+    readonly ownSecret: boolean;
+    readonly subscription: boolean;
+    readonly host: string;
+  },
+): string {
+  const webhook = loaded.config.platforms.webhook;
+  const routeSettings = webhook.routes[sent.route];
+  const source = !sent.ownSecret
+    ? `the global secret (${globalSecretKey(webhook)} in ${loaded.paths.config}, or WEBHOOK_SECRET in this command's environment or ${loaded.paths.env})`
+    : sent.subscription || routeSettings === undefined
+      ? `subscription ${sent.route}'s secret as its store has it now (svc webhook list)`
+      : `${routeKey(sent.route, routeSettings)}.secret as ${loaded.paths.config} has it now`;
+  const again = `svc webhook redeliver ${shellWord(sent.id)}`;
+  const why = `svc webhook deliveries --id ${shellWord(sent.newId)} shows the gateway's reason`;
+  const pid = runningPid(loaded.paths);
+  if (pid === undefined)
+    return terminalText(
+      `Note: the gateway at ${sent.host} refused the redelivery's signature (401): it was signed with ${source}, and no gateway of ${loaded.paths.home} is running (svc gateway status) — the one answering there was started with another SVC_HOME or secret: redeliver with its SVC_HOME, or start this one's (svc gateway start) and run ${again} again\n`,
+    );
+  const environment = sent.ownSecret
+    ? ""
+    : ` A WEBHOOK_SECRET set only in the gateway's own environment (a systemd unit, a container) is not seen here: run the command with it set (WEBHOOK_SECRET=<secret> ${again}).`;
+  return terminalText(
+    `Note: the running gateway (pid ${pid}) refused the redelivery's signature (401): it was signed with ${source}, and the gateway checks another secret. A redelivery is always signed with the route's current secret, never with the original's signature: most likely the secret was rotated and the gateway has not loaded it yet — reload it (kill -HUP ${pid}), then run ${again} again.${environment} ${why}.\n`,
+  );
 }

@@ -466,7 +466,7 @@ export function readHistory(
  * other types), one of a kind this version does not know (summarizeHistory would take it for a delivery),
  * or one past the retention.
  */
-function recordOf(text: string, now: number): HistoryRecord | undefined {
+export function recordOf(text: string, now: number): HistoryRecord | undefined {
   // A file edited to CRLF line endings: a JSON payload is read up to the line's last character.
   const line = text.endsWith("\r") ? text.slice(0, -1) : text;
   if (line === "") return undefined;
@@ -505,7 +505,7 @@ export interface DeliverySummary {
  * So does a duplicate that waited for its original's direct delivery and was answered 502 like it: its
  * record keeps no payload (`not_accepted`), where the original's keeps one to redeliver.
  */
-function ledToDelivery(request: RequestRecord): "agent" | "direct" | undefined {
+export function ledToDelivery(request: RequestRecord): "agent" | "direct" | undefined {
   const { outcome } = request;
   if (outcome === "accepted" || outcome === "coalesced") return "agent";
   if (outcome === "delivered") return "direct";
@@ -535,7 +535,7 @@ export function summarizeHistory(records: readonly HistoryRecord[]): DeliverySum
 }
 
 /** summarizeHistory's summaries, each with the index of the record that made its slot. */
-function summarize(records: readonly HistoryRecord[]): { summary: DeliverySummary; pos: number }[] {
+export function summarize(records: readonly HistoryRecord[]): { summary: DeliverySummary; pos: number }[] {
   const slots: Slot[] = [];
   const open = new Map<string, Slot>();
   // Records written before any request of their ID took them (a direct delivery's, before its answer), or

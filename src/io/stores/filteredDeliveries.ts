@@ -1,0 +1,177 @@
+import {
+  type DeliverySummary,
+  HISTORY_FILE,
+  HISTORY_PREVIOUS_FILE,
+  type HistoryRecord,
+  ledToDelivery,
+  recordOf,
+  summarize,
+} from "./deliveryHistory.js";
+import { type LineVisit, lineId, linesNewestFirst, openGeneration, type ScanOptions } from "./historyScan.js";
+
+/** What `--status` takes: an HTTP status (`401`), a class of them (`4xx`), or a 2xx answer's outcome word. */
+export type StatusFilter =
+  | { readonly code: number }
+  | { readonly class: number }
+  | { readonly outcome: string };
+
+/** The rows `svc webhook deliveries` keeps: each filter given must match (none given: every row). */
+export interface DeliveryFilter {
+  readonly route?: string | undefined;
+  /** Whether a row's delivery ID is the one asked for (as recorded, as shown, or its stored digest). */
+  readonly id?: ((id: string) => boolean) | undefined;
+  readonly status?: StatusFilter | undefined;
+  /** Rows at or after this time (ms since the epoch). */
+  readonly since?: number | undefined;
+  /** Rows at or before this time (ms since the epoch). */
+  readonly until?: number | undefined;
+}
+
+function statusMatches(filter: StatusFilter, status: number, outcome: string): boolean {
+  if ("code" in filter) return status === filter.code;
+  if ("class" in filter) return Math.floor(status / 100) === filter.class;
+  return outcome.toLowerCase() === filter.outcome;
+}
+
+/** Whether a row's route, delivery ID and time are the filter's. */
+function placeMatches(route: string, id: string, time: string, filter: DeliveryFilter): boolean {
+  if (filter.route !== undefined && route !== filter.route) return false;
+  if (filter.id !== undefined && !filter.id(id)) return false;
+  if (filter.since === undefined && filter.until === undefined) return true;
+  const at = Date.parse(time);
+  return (
+    (filter.since === undefined || at >= filter.since) && (filter.until === undefined || at <= filter.until)
+  );
+}
+
+/**
+ * Whether a row (a request's, a count of refused requests, or a run without its request) matches: its
+ * route, delivery ID and time (the request's, or the first record's of a row without one); `--status` the
+ * request's answer, any answer a count of refused requests counts, and never a row without a request.
+ */
+export function summaryMatches(summary: DeliverySummary, filter: DeliveryFilter): boolean {
+  if (!placeMatches(summary.route, summary.id, summary.at, filter)) return false;
+  const { status } = filter;
+  if (status === undefined) return true;
+  if (summary.request !== undefined)
+    return statusMatches(status, summary.request.status, summary.request.outcome);
+  if (summary.notRecorded !== undefined)
+    return summary.notRecorded.answers.some((a) => statusMatches(status, a.status, a.outcome));
+  return false;
+}
+
+/** The rows a record makes match the filter only if the record itself does (see filteredDeliveries). */
+function recordMayMatch(r: HistoryRecord, filter: DeliveryFilter): boolean {
+  if (r.kind === "request") return summaryMatches({ route: r.route, id: r.id, at: r.at, request: r }, filter);
+  if (r.kind === "not_recorded")
+    return summaryMatches({ route: r.route, id: r.id, at: r.at, notRecorded: r }, filter);
+  // A run or delivery makes a row only without its request: no answer, so no status to match.
+  return filter.status === undefined && placeMatches(r.route, r.id, r.at, filter);
+}
+
+const keyOf = (r: HistoryRecord) => `${r.route}\u0000${r.id}`;
+
+/**
+ * The newest `limit` rows that match `filter`, newest first: the same as
+ * summarizeHistory(readHistory(dir)).filter(summaryMatches).slice(0, limit), read in bounded memory.
+ *
+ * A row is made by one record: a request (each makes its own row), a count of refused requests, or a run
+ * or delivery no request took; and its route, ID, time and answer are that record's (a row without a
+ * request has the time of its run or delivery). So the rows that match are made by records that match.
+ * The first pass reads newest first, parsing each line and keeping only the records that match, until
+ * `limit` requests and counts matched (or the history ends): every matching row newer than the last of
+ * them is made by a record it kept. A request that leads to no delivery, and a count, is its row. The
+ * rows of the other records kept depend on the other records of their route and delivery ID (a run
+ * belongs to the request before it): a second pass gathers those, by the ID at the head of each line
+ * without parsing the others, and summarizes them. Memory is the records of the rows found, not the
+ * history's (a full one is ~176k records).
+ */
+export function filteredDeliveries(
+  dir: string,
+  limit: number,
+  filter: DeliveryFilter,
+  now: number = Date.now(),
+  options: ScanOptions = {},
+): DeliverySummary[] {
+  const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options.opened);
+  try {
+    // Rows complete as read, with the index (newest first) of the line that made them.
+    const rows: { summary: DeliverySummary; at: number }[] = [];
+    // Route and ID keys whose rows need their other records; the IDs, to pick lines by their heads.
+    const keys = new Set<string>();
+    const ids = new Set<string>();
+    let found = 0;
+    let index = 0;
+    const first: LineVisit = (buf, start, end) => {
+      const at = index++;
+      const id = filter.id === undefined ? undefined : lineId(buf, start, end);
+      if (id !== undefined && filter.id !== undefined && !filter.id(id)) return false;
+      const r = recordOf(buf.toString("utf8", start, end), now);
+      if (r === undefined || !recordMayMatch(r, filter)) return false;
+      if (r.kind === "not_recorded")
+        rows.push({ summary: { route: r.route, id: r.id, at: r.at, notRecorded: r }, at });
+      else if (r.kind === "request" && ledToDelivery(r) === undefined)
+        rows.push({ summary: { route: r.route, id: r.id, at: r.at, request: r }, at });
+      else {
+        keys.add(keyOf(r));
+        ids.add(r.id);
+      }
+      if (r.kind === "request" || r.kind === "not_recorded") found++;
+      return found >= limit;
+    };
+    const lines = linesNewestFirst(generation, options.chunkBytes);
+    while (lines.next(first));
+    if (keys.size > 0) {
+      // Every record of those keys, newest first, with its line's index.
+      const gathered: { r: HistoryRecord; at: number }[] = [];
+      index = 0;
+      const second: LineVisit = (buf, start, end) => {
+        const at = index++;
+        const id = lineId(buf, start, end);
+        if (id !== undefined && !ids.has(id)) return false;
+        const r = recordOf(buf.toString("utf8", start, end), now);
+        if (r !== undefined && r.kind !== "not_recorded" && keys.has(keyOf(r))) gathered.push({ r, at });
+        return false;
+      };
+      const again = linesNewestFirst(generation, options.chunkBytes);
+      while (again.next(second));
+      gathered.reverse();
+      for (const { summary, pos } of summarize(gathered.map(({ r }) => r))) {
+        // Requests that lead to no delivery were rows of the first pass already.
+        if (summary.request !== undefined && ledToDelivery(summary.request) === undefined) continue;
+        if (summaryMatches(summary, filter)) rows.push({ summary, at: (gathered[pos] as { at: number }).at });
+      }
+    }
+    return rows
+      .sort((a, b) => a.at - b.at)
+      .slice(0, limit)
+      .map(({ summary }) => summary);
+  } finally {
+    generation.close();
+  }
+}
+
+/**
+ * The routes the history has records of (within the retention), read a chunk at a time: what a route name
+ * that is no route nor subscription may be a typo of.
+ */
+export function recordedRoutes(
+  dir: string,
+  now: number = Date.now(),
+  options: ScanOptions = {},
+): Set<string> {
+  const routes = new Set<string>();
+  const generation = openGeneration(dir, HISTORY_PREVIOUS_FILE, HISTORY_FILE, options.opened);
+  try {
+    const lines = linesNewestFirst(generation, options.chunkBytes);
+    const visit: LineVisit = (buf, start, end) => {
+      const r = recordOf(buf.toString("utf8", start, end), now);
+      if (r !== undefined) routes.add(r.route);
+      return false;
+    };
+    while (lines.next(visit));
+    return routes;
+  } finally {
+    generation.close();
+  }
+}

@@ -1,0 +1,96 @@
+import type { ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { afterEach, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
+import { historyOfIds } from "../../../src/io/stores/deliveryHistory.js";
+import { startFakeTelegram } from "../../fakes/telegram.js";
+import { startCliGateway } from "../../helpers/cliGateway.js";
+import { webhookConfig } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { deliverSigned } from "../../helpers/http.js";
+import { svc } from "./svc.js";
+
+const OLD = "rotated-out-secret-7731";
+const NEW = "rotated-in-secret-9912";
+let home: TempHome;
+const children: ChildProcess[] = [];
+const fakes: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const fake of fakes.splice(0)) await fake.close();
+  home.cleanup();
+});
+
+let telegramUrl = "";
+const config = (secret: string) =>
+  stringify(
+    webhookConfig(
+      {
+        pr: {
+          secret,
+          deliver: "telegram",
+          deliver_only: true,
+          deliver_extra: { chat_id: "4242" },
+          prompt: "PR {number}",
+        },
+      },
+      { port: 0 },
+      { platforms: { telegram: { enabled: true, token: "123:abc", base_url: telegramUrl } } },
+    ),
+  );
+
+/**
+ * A redelivery is signed with the route's secret as the command reads it now, never with the original's
+ * signature (docs/cli.md). After a rotation in config.yaml that the running gateway has not reloaded, the
+ * gateway refuses it 401 `Invalid signature`, and the command printed only that: no word of why nor what to
+ * do. It must name the secret it signed with and the reload that makes the gateway take it. Once reloaded, a
+ * delivery the sender signed with the rotated-out secret is redelivered, signed with the new one, and taken.
+ */
+it("a 401 redelivery says to reload the gateway after a rotation; once reloaded, a delivery signed with the rotated-out secret is redelivered", {
+  timeout: 60_000,
+}, async () => {
+  const telegram = await startFakeTelegram();
+  fakes.push(telegram);
+  telegramUrl = telegram.url;
+  home = tempHome();
+  home.write("config.yaml", config(OLD), 0o600);
+  const gateway = await startCliGateway(home, children);
+  expect(await deliverSigned(gateway.port, "pr", "rot-1", OLD)).toMatchObject({ status: 200 });
+  const dir = join(home.dir, "deliveries");
+  await vi.waitFor(() => expect(historyOfIds(dir, (id) => id === "rot-1")).not.toEqual([]));
+
+  // Rotated in the file, the gateway not told.
+  home.write("config.yaml", config(NEW), 0o600);
+  const refused = await svc(home, ["webhook", "redeliver", "rot-1"]);
+  expect(refused.code).toBe(1);
+  expect(refused.stdout).toContain("401");
+  expect(refused.stderr).toContain(
+    `the running gateway (pid ${gateway.child.pid}) refused the redelivery's signature (401): it was signed with platforms.webhook.routes.pr.secret as ${join(home.dir, "config.yaml")} has it now`,
+  );
+  expect(refused.stderr).toContain(`kill -HUP ${gateway.child.pid}`);
+  expect(refused.stderr).toContain("then run svc webhook redeliver rot-1 again");
+  expect(refused.stderr).not.toContain(NEW);
+  expect(refused.stderr).not.toContain(OLD);
+
+  gateway.child.kill("SIGHUP");
+  let probe = 0;
+  await vi.waitFor(
+    async () =>
+      expect(await deliverSigned(gateway.port, "pr", `probe-${probe++}`, NEW)).toMatchObject({ status: 200 }),
+    { timeout: 15_000, interval: 100 },
+  );
+  // The sender's own retry with the rotated-out secret is refused; the redelivery, signed anew, is taken.
+  expect(await deliverSigned(gateway.port, "pr", "rot-1", OLD)).toMatchObject({ status: 401 });
+  const again = await svc(home, ["webhook", "redeliver", "rot-1"]);
+  expect(again).toMatchObject({ code: 0, stderr: "" });
+  expect(again.stdout).toMatch(/200 OK/);
+  const newId = /as (redelivery-[0-9a-f]{8}-rot-1)\)/.exec(again.stdout)?.[1] as string;
+  // The direct delivery is recorded just before its answer's request record.
+  await vi.waitFor(() =>
+    expect(historyOfIds(dir, (id) => id === newId).find((r) => r.kind === "request")).toMatchObject({
+      status: 200,
+      outcome: "delivered",
+      redelivery_of: "rot-1",
+    }),
+  );
+});
