@@ -2,6 +2,7 @@ import { accessSync, constants, readlinkSync, type Stats, statfsSync, statSync }
 import { userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { describeError, SvcError } from "../errors.js";
+import { dataDirsProblem } from "./dataDirsWritable.js";
 import { makeDirs } from "./makeDirs.js";
 
 /** What the refusal says: SVC_HOME, why, and the two ways out. */
@@ -150,7 +151,7 @@ export function gatewayDirProblem(home: string): string | undefined {
  * user's) refuses the start before anything listens, instead of a bare EACCES once requests were taken.
  */
 export function assertHomeWritable(home: string): void {
-  const problem = homeProblem(home) ?? gatewayDirProblem(home);
+  const problem = homeProblem(home) ?? gatewayDirProblem(home) ?? dataDirsProblem(home);
   if (problem !== undefined) throw new SvcError("startup_refused", problem);
   try {
     makeDirs(home);
