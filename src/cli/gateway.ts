@@ -9,6 +9,7 @@ import { leaveGoneDirectory } from "../io/goneDirectory.js";
 import { unfinishedWork } from "../io/heldSignals.js";
 import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
+import { pidFileText } from "../io/pidNamespace.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { createLockFile } from "../io/stores/fileLock.js";
 import { releaseStopSignals, reloadAskedWhileLoading, STOP_SIGNALS } from "./earlySignals.js";
@@ -52,7 +53,7 @@ function claimPidFile(paths: SvcPaths): void {
         )
       );
     try {
-      if (createLockFile(paths.pidFile, `${process.pid}\n`)) return;
+      if (createLockFile(paths.pidFile, pidFileText())) return;
     } catch (err) {
       throw homeNotWritable(paths.home, err);
     }
@@ -267,7 +268,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     process.exit(1);
   }
   try {
-    writeFileAtomic(paths.pidFile, `${process.pid}\n`);
+    writeFileAtomic(paths.pidFile, pidFileText());
     // Where this gateway listens (`--port 0` picks one): `svc webhook subscribe|test` and `status` read it.
     const state: GatewayState = {
       pid: process.pid,
