@@ -1,5 +1,5 @@
 import { type ActorRefFrom, fromCallback, setup } from "xstate";
-import { LoggedError } from "../errors.js";
+import { LoggedError, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import type { AcceptedEvent } from "../streams/context.js";
 
@@ -49,6 +49,19 @@ const REAL_TIMERS: RunQueueTimers = {
   clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
 };
 
+/** The timers and the never-set clock (`Clock.elapsed`) the stop's moment is measured on. */
+export interface StopTimers extends RunQueueTimers {
+  elapsed(): number;
+}
+
+const REAL_STOP_TIMERS: StopTimers = { ...REAL_TIMERS, elapsed: () => performance.now() };
+
+/**
+ * How near the gateway's stop an agent ended by a stop signal counts as ended by that stop: the signal
+ * reaches the gateway and its agents at once (a systemd unit's cgroup), but either may act on it first.
+ */
+export const STOP_SIGNAL_WINDOW_MS = 1000;
+
 /**
  * Waiting runs kept at most (default; `startGateway({ runQueueCap })`); past it new agent events are
  * answered 503 (retry later) instead of growing memory without bound under sustained overload. A burst
@@ -66,7 +79,41 @@ export class RunQueue {
   private readonly stopping = new AbortController();
   readonly stopSignal: AbortSignal = this.stopping.signal;
 
-  constructor(private readonly timers: RunQueueTimers = REAL_TIMERS) {}
+  /** When the gateway's stop began (`elapsed`), once it has. */
+  private stopBegan: number | undefined;
+  private readonly stopWaiters = new Set<() => void>();
+  /** Runs whose agent the stop signal ended (`RunKeptForRestart`): unfinished, saved with the rest. */
+  readonly kept: QueuedRun[] = [];
+
+  constructor(
+    private readonly timers: RunQueueTimers = REAL_TIMERS,
+    private readonly stopTimers: StopTimers = REAL_STOP_TIMERS,
+  ) {}
+
+  /** The gateway's stop begins (its first step). */
+  beginStop(): void {
+    if (this.stopBegan !== undefined) return;
+    this.stopBegan = this.stopTimers.elapsed();
+    for (const notify of this.stopWaiters) notify();
+    this.stopWaiters.clear();
+  }
+
+  /** Whether the stop began at most `windowMs` ago, or begins within `windowMs` (waited for). */
+  stopNear(windowMs: number = STOP_SIGNAL_WINDOW_MS): Promise<boolean> {
+    if (this.stopBegan !== undefined)
+      return Promise.resolve(this.stopTimers.elapsed() - this.stopBegan <= windowMs);
+    return new Promise((resolve) => {
+      const onStop = () => {
+        this.stopTimers.clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = this.stopTimers.setTimeout(() => {
+        this.stopWaiters.delete(onStop);
+        resolve(false);
+      }, windowMs);
+      this.stopWaiters.add(onStop);
+    });
+  }
 
   push(event: QueuedRun): void {
     this.waiting.push(event);
@@ -191,7 +238,13 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
           await execute(event, runSignal.signal);
         } catch (err) {
           // A run a stop ended did not fail: it is saved and runs again (the stop's line counts them).
-          if (!(err instanceof LoggedError) && !signal.aborted)
+          if (err instanceof RunKeptForRestart) {
+            queue.kept.push(event);
+            logger.info(
+              { route: event.routeName, delivery_id: event.deliveryId },
+              `[webhook] ${event.routeName}: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start`,
+            );
+          } else if (!(err instanceof LoggedError) && !signal.aborted)
             logger.error(
               {
                 route: event.routeName,
@@ -284,5 +337,5 @@ export function drainRuns(ref: RunsRef, timeoutMs: number): Promise<boolean> {
 /** Events not yet finished (running, then waiting), for the shutdown log. */
 export function unfinishedRuns(ref: RunsRef): QueuedRun[] {
   const { queue } = ref.getSnapshot().context;
-  return [...queue.active, ...queue.waiting];
+  return [...queue.active, ...queue.kept, ...queue.waiting];
 }

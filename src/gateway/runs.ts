@@ -11,6 +11,7 @@ import {
   RunQueue,
   type RunQueueTimers,
   runsMachine,
+  type StopTimers,
 } from "../actors/runs.js";
 import type { GatewaySystem } from "../actors/system.js";
 import type { Logger } from "../io/log.js";
@@ -49,9 +50,11 @@ export interface RunQueuePort {
 export function createRunQueue(deps: {
   cap?: number;
   timers: RunQueueTimers;
+  /** What the stop's moment is measured on (`STOP_SIGNAL_WINDOW_MS`). */
+  stopTimers?: StopTimers;
   pendingRunsFile: string;
 }): RunQueuePort {
-  const queue = new RunQueue(deps.timers);
+  const queue = new RunQueue(deps.timers, deps.stopTimers);
   const defaultCap = deps.cap ?? RUN_QUEUE_CAP;
   return {
     queue,
@@ -68,8 +71,8 @@ export function createRunQueue(deps: {
       for (const run of runs) queue.push(run);
     },
     withdraw: (run) => queue.withdraw(run),
-    unfinished: () => [...queue.active, ...queue.waiting],
-    active: () => [...queue.active],
+    unfinished: () => [...queue.active, ...queue.kept, ...queue.waiting],
+    active: () => [...queue.active, ...queue.kept],
     takeWaiting: () => queue.takeWaiting(),
     stopActive: () => queue.stopActive(),
     drain: (timeoutMs) => queue.whenIdle(timeoutMs),
@@ -102,6 +105,7 @@ export function createRuns(deps: RunsDeps): { readonly execute: RunExecutor } {
     skillsDir: (profile) => profiles.paths(profile).skills,
     recordRun: (profile, run) => profiles.runJournal(profile).record(run),
     mcpServers: deps.agent.mcpServers,
+    stopNear: () => deps.queue.queue.stopNear(),
   });
   const execute = (deps.track ?? ((run) => run))((run, signal) =>
     isFire(run) ? deps.runFiredJob(run, signal) : executeAgentRun(run, signal),
