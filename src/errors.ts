@@ -34,6 +34,14 @@ export class SvcError extends Error {
 }
 
 /**
+ * A run whose agent the gateway's own stop signal ended (a whole unit or process group signalled at once):
+ * not a failure; the run is kept and runs again at the next start, as one the drain cut short.
+ */
+export class RunKeptForRestart extends Error {
+  override readonly name: string = "RunKeptForRestart";
+}
+
+/**
  * A failure already logged where it happened (a fired cron job's run: `[cron] <job>: run failed`): it
  * still fails its run for the delivery history and the run metrics, and a catcher that logs failures
  * does not log it a second time.

@@ -1,5 +1,5 @@
 import { type ActorRefFrom, fromCallback, setup } from "xstate";
-import { LoggedError } from "../errors.js";
+import { LoggedError, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import type { AcceptedEvent } from "../streams/context.js";
 
@@ -65,6 +65,19 @@ const REAL_TIMERS: RunQueueTimers = {
   clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
 };
 
+/** The timers and the never-set clock (`Clock.elapsed`) the stop's moment is measured on. */
+export interface StopTimers extends RunQueueTimers {
+  elapsed(): number;
+}
+
+const REAL_STOP_TIMERS: StopTimers = { ...REAL_TIMERS, elapsed: () => performance.now() };
+
+/**
+ * How near the gateway's stop an agent ended by a stop signal counts as ended by that stop: the signal
+ * reaches the gateway and its agents at once (a systemd unit's cgroup), but either may act on it first.
+ */
+export const STOP_SIGNAL_WINDOW_MS = 1000;
+
 /**
  * Waiting runs kept at most (default; `startGateway({ runQueueCap })`); past it new agent events are
  * answered 503 (retry later) instead of growing memory without bound under sustained overload. A burst
@@ -85,6 +98,8 @@ export interface RunQueueOptions {
   readonly retryingCap?: number;
   /** Told the first time a run keeps its slot because `retryingCap` deliveries already wait to retry. */
   readonly onRetryingCap?: (cap: number) => void;
+  /** What the stop's moment is measured on (`STOP_SIGNAL_WINDOW_MS`). */
+  readonly stopTimers?: StopTimers | undefined;
 }
 
 /** The shared FIFO the run slots pull from; plain data so the hot path never goes through a transition. */
@@ -103,12 +118,45 @@ export class RunQueue {
   private readonly stopping = new AbortController();
   readonly stopSignal: AbortSignal = this.stopping.signal;
 
+  /** When the gateway's stop began (`elapsed`), once it has. */
+  private stopBegan: number | undefined;
+  private readonly stopWaiters = new Set<() => void>();
+  /** Runs whose agent the stop signal ended (`RunKeptForRestart`): unfinished, saved with the rest. */
+  readonly kept: QueuedRun[] = [];
+  private readonly stopTimers: StopTimers;
+
   constructor(
     private readonly timers: RunQueueTimers = REAL_TIMERS,
     options: RunQueueOptions = {},
   ) {
     this.retryingCap = options.retryingCap ?? RETRYING_DELIVERY_CAP;
     this.onRetryingCap = options.onRetryingCap;
+    this.stopTimers = options.stopTimers ?? REAL_STOP_TIMERS;
+  }
+
+  /** The gateway's stop begins (its first step). */
+  beginStop(): void {
+    if (this.stopBegan !== undefined) return;
+    this.stopBegan = this.stopTimers.elapsed();
+    for (const notify of this.stopWaiters) notify();
+    this.stopWaiters.clear();
+  }
+
+  /** Whether the stop began at most `windowMs` ago, or begins within `windowMs` (waited for). */
+  stopNear(windowMs: number = STOP_SIGNAL_WINDOW_MS): Promise<boolean> {
+    if (this.stopBegan !== undefined)
+      return Promise.resolve(this.stopTimers.elapsed() - this.stopBegan <= windowMs);
+    return new Promise((resolve) => {
+      const onStop = () => {
+        this.stopTimers.clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = this.stopTimers.setTimeout(() => {
+        this.stopWaiters.delete(onStop);
+        resolve(false);
+      }, windowMs);
+      this.stopWaiters.add(onStop);
+    });
   }
 
   push(event: QueuedRun): void {
@@ -284,7 +332,13 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
           await execute(event, controller.signal, slot);
         } catch (err) {
           // A run a stop ended did not fail: it is saved and runs again (the stop's line counts them).
-          if (!(err instanceof LoggedError) && !signal.aborted)
+          if (err instanceof RunKeptForRestart) {
+            queue.kept.push(event);
+            logger.info(
+              { route: event.routeName, delivery_id: event.deliveryId },
+              `[webhook] ${event.routeName}: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start`,
+            );
+          } else if (!(err instanceof LoggedError) && !signal.aborted)
             logger.error(
               {
                 route: event.routeName,
@@ -386,5 +440,5 @@ export function drainRuns(ref: RunsRef, timeoutMs: number): Promise<boolean> {
 /** Events not yet finished (running, waiting to retry their delivery, then waiting), for the shutdown log. */
 export function unfinishedRuns(ref: RunsRef): QueuedRun[] {
   const { queue } = ref.getSnapshot().context;
-  return [...queue.active, ...queue.retrying, ...queue.waiting];
+  return [...queue.active, ...queue.retrying, ...queue.kept, ...queue.waiting];
 }

@@ -9,6 +9,7 @@ import { leaveGoneDirectory } from "../io/goneDirectory.js";
 import { unfinishedWork } from "../io/heldSignals.js";
 import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
+import { pidFileText } from "../io/pidNamespace.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { createLockFile } from "../io/stores/fileLock.js";
 import { releaseStopSignals, reloadAskedWhileLoading, STOP_SIGNALS } from "./earlySignals.js";
@@ -52,7 +53,7 @@ function claimPidFile(paths: SvcPaths): void {
         )
       );
     try {
-      if (createLockFile(paths.pidFile, `${process.pid}\n`)) return;
+      if (createLockFile(paths.pidFile, pidFileText())) return;
     } catch (err) {
       throw homeNotWritable(paths.home, err);
     }
@@ -228,6 +229,13 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     logger.warn(
       "[gateway] running as pid 1 (a container's first process): the processes that agents, route scripts and MCP servers leave behind are not collected when they exit and pile up as zombies — run svc under an init: docker run --init, init: true in compose, or tini as the entrypoint",
     );
+  const npmScript = process.env.npm_lifecycle_event;
+  if (npmScript !== undefined && npmScript !== "")
+    // npm runs the script in a shell and is the process a supervisor signals: the stop signal reaches
+    // npm (and that shell), which may exit before the gateway's graceful stop ends, or not pass it on.
+    logger.warn(
+      `[gateway] running under npm (npm run ${npmScript}): a supervisor's stop signal goes to npm and the shell it started, not to svc, so the graceful stop may be cut short or never begin — in production run svc gateway run itself (systemd: ExecStart=/path/to/svc gateway run; docker: CMD ["svc", "gateway", "run"])`,
+    );
   const gone = leaveGoneDirectory(paths.home);
   if (gone !== undefined)
     logger.warn(
@@ -260,7 +268,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     process.exit(1);
   }
   try {
-    writeFileAtomic(paths.pidFile, `${process.pid}\n`);
+    writeFileAtomic(paths.pidFile, pidFileText());
     // Where this gateway listens (`--port 0` picks one): `svc webhook subscribe|test` and `status` read it.
     const state: GatewayState = {
       pid: process.pid,

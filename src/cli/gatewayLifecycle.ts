@@ -10,6 +10,7 @@ import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import { openGatewayOutput } from "../io/gatewayOutput.js";
 import {
+  GatewayElsewhereError,
   type GatewayState,
   gatewayAddress,
   gatewayStateFile,
@@ -336,7 +337,16 @@ async function stop(options: { timeout?: string }): Promise<void> {
 
 async function status(): Promise<void> {
   const paths = svcPaths(svcHome());
-  const pid = runningPid(paths);
+  let pid: number | undefined;
+  try {
+    pid = runningPid(paths);
+  } catch (err) {
+    if (!(err instanceof GatewayElsewhereError)) throw err;
+    // Neither running nor not: a gateway of another PID namespace, whose file is kept.
+    process.stdout.write(`Gateway: unknown — ${err.message}\n`);
+    process.exitCode = 4;
+    return;
+  }
   if (pid === undefined) {
     process.stdout.write("Gateway: not running\n");
     process.exitCode = 3;
@@ -396,7 +406,9 @@ export function registerGatewayLifecycleCommands(gateway: Command): void {
     .action(stop);
   gateway
     .command("status")
-    .description("is the gateway running, where, and does it answer /health (exit 3 when not running)")
+    .description(
+      "is the gateway running, where, and does it answer /health (exit 3 when not running, 4 when its pid is of another PID namespace)",
+    )
     .action(status);
   gateway
     .command("setup")

@@ -81,11 +81,32 @@ export function svcHome(
   at: { readonly home?: string; readonly cwd?: string } = {},
 ): string {
   const fromEnv = env.SVC_HOME?.trim();
-  if (!fromEnv) return join(at.home ?? userHome(), ".svc");
-  if (fromEnv === "~" || fromEnv.startsWith("~/")) return join(at.home ?? userHome(), fromEnv.slice(1));
+  if (fromEnv) assertUtf8Path("SVC_HOME", fromEnv);
+  if (!fromEnv) return join(at.home ?? utf8UserHome(), ".svc");
+  if (fromEnv === "~" || fromEnv.startsWith("~/")) return join(at.home ?? utf8UserHome(), fromEnv.slice(1));
   // The working directory only for a relative path: an absolute one needs none (it may be gone).
   if (at.cwd !== undefined || isAbsolute(fromEnv)) return resolve(at.cwd ?? "/", fromEnv);
   return resolve(workingDirectory(fromEnv), fromEnv);
+}
+
+/**
+ * Node reads the environment as UTF-8 and puts U+FFFD in place of each byte that is not (a HOME or
+ * SVC_HOME written in Latin-1, `/home/caf\xe9`): svc would then make and use another directory than the
+ * one named, `/home/caf\u{FFFD}` in UTF-8. Refused instead, naming the variable and what to do.
+ */
+function assertUtf8Path(name: string, path: string): void {
+  if (!path.includes("\u{FFFD}")) return;
+  throw new SvcError(
+    "startup_refused",
+    `${name} is not valid UTF-8: it reads as ${JSON.stringify(path)}, with U+FFFD (�) in place of each byte of another encoding (Latin-1?), so svc would use another directory than the one named — set ${name} to a path written in UTF-8${name === "SVC_HOME" ? "" : ", or set SVC_HOME to one"}: rename the directory (convmv -f latin1 -t utf8 --notest <dir>) or pick another`,
+  );
+}
+
+/** The user's home, refused when it is not valid UTF-8 (HOME, or the user database's entry). */
+function utf8UserHome(): string {
+  const home = userHome();
+  assertUtf8Path(process.env.HOME === undefined ? "the home directory (from /etc/passwd)" : "HOME", home);
+  return home;
 }
 
 /** `process.cwd()`, or why a relative SVC_HOME cannot be found from it (a directory removed since, by a deploy). */

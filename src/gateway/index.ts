@@ -149,6 +149,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 
   const queue = createRunQueue({
     timers: clock,
+    stopTimers: {
+      setTimeout: (fn, ms) => groupTimers.setTimeout(fn, ms),
+      clearTimeout: (id) => groupTimers.clearTimeout(id as never),
+      elapsed,
+    },
     pendingRunsFile: paths.pendingRuns,
     ...(options.runQueueCap === undefined ? {} : { cap: options.runQueueCap }),
     retrying: {
@@ -549,6 +554,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     };
     return [
       // Intake closes at once; requests still in the pipeline (a script, a direct delivery) are answered.
+      // When the stop began: an agent its signal ended meanwhile is kept, not failed (`RunQueue.stopNear`).
+      { name: "mark the stop's start", run: () => queue.queue.beginStop() },
       { name: "close intake", run: () => ingress.closeIntake() },
       { name: "stop cron schedule", run: () => cron.stop() },
       { name: "checkpoint", run: () => checkpoint(false) },

@@ -1,4 +1,5 @@
 import { NOT_RUN, type RunQueue } from "../actors/runs.js";
+import { RunKeptForRestart } from "../errors.js";
 import type { GatewayMetrics, RunDepth } from "../io/metrics/gatewayMetrics.js";
 
 /** The run queue's depth, for the `svc_runs_waiting` / `svc_runs_active` / `svc_deliveries_retrying` gauges. */
@@ -31,7 +32,7 @@ export async function timedRun<T>(
     onEnd?.(undefined);
     return result;
   } catch (err) {
-    if (stopped?.aborted !== true) {
+    if (stopped?.aborted !== true && !(err instanceof RunKeptForRestart)) {
       metrics?.runFinished("failed", (now() - started) / 1000);
       onEnd?.(err ?? new Error("failed"));
     }

@@ -12,6 +12,7 @@ import {
   type RunQueueOptions,
   type RunQueueTimers,
   runsMachine,
+  type StopTimers,
 } from "../actors/runs.js";
 import type { GatewaySystem } from "../actors/system.js";
 import type { Logger } from "../io/log.js";
@@ -51,11 +52,13 @@ export interface RunQueuePort {
 export function createRunQueue(deps: {
   cap?: number;
   timers: RunQueueTimers;
+  /** What the stop's moment is measured on (`STOP_SIGNAL_WINDOW_MS`). */
+  stopTimers?: StopTimers;
   pendingRunsFile: string;
   /** Runs whose delivery may wait to retry outside a run slot, and what to say when that cap is first hit. */
   retrying?: RunQueueOptions;
 }): RunQueuePort {
-  const queue = new RunQueue(deps.timers, deps.retrying);
+  const queue = new RunQueue(deps.timers, { ...deps.retrying, stopTimers: deps.stopTimers });
   const defaultCap = deps.cap ?? RUN_QUEUE_CAP;
   return {
     queue,
@@ -72,8 +75,8 @@ export function createRunQueue(deps: {
       for (const run of runs) queue.push(run);
     },
     withdraw: (run) => queue.withdraw(run),
-    unfinished: () => [...queue.active, ...queue.retrying, ...queue.waiting],
-    active: () => [...queue.active, ...queue.retrying],
+    unfinished: () => [...queue.active, ...queue.retrying, ...queue.kept, ...queue.waiting],
+    active: () => [...queue.active, ...queue.retrying, ...queue.kept],
     takeWaiting: () => queue.takeWaiting(),
     stopActive: () => queue.stopActive(),
     drain: (timeoutMs) => queue.whenIdle(timeoutMs),
@@ -106,6 +109,7 @@ export function createRuns(deps: RunsDeps): { readonly execute: RunExecutor } {
     skillsDir: (profile) => profiles.paths(profile).skills,
     recordRun: (profile, run) => profiles.runJournal(profile).record(run),
     mcpServers: deps.agent.mcpServers,
+    stopNear: () => deps.queue.queue.stopNear(),
   });
   const execute = (deps.track ?? ((run) => run))((run, signal, slot) =>
     isFire(run) ? deps.runFiredJob(run, signal, slot) : executeAgentRun(run, signal, slot),

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome } from "../config/paths.js";
 import { SvcError } from "../errors.js";
+import { parsePidFile, pidNamespace } from "./pidNamespace.js";
 import { processAlive } from "./processAlive.js";
 
 /** What `svc gateway start` learned about the gateway it started (`$SVC_HOME/gateway.json`). */
@@ -72,6 +73,24 @@ function servesHome(pid: number, home: string): boolean {
 }
 
 /**
+ * A gateway.pid written in another PID namespace than this command's: whether its gateway runs cannot be
+ * told from here, so the file is kept and the command says where to ask.
+ */
+export class GatewayElsewhereError extends SvcError {
+  constructor(
+    paths: SvcPaths,
+    readonly pid: number,
+    readonly namespace: string,
+    here: string,
+  ) {
+    super(
+      "usage",
+      `${paths.pidFile} names pid ${pid} of another PID namespace (${namespace}; this command runs in ${here}: a container and its host, or two containers, share this SVC_HOME) — whether that gateway runs cannot be told from here: run svc gateway status|stop where it was started (docker exec <container> svc gateway …, or on the host); if no gateway runs there any more, remove ${paths.pidFile}`,
+    );
+  }
+}
+
+/**
  * The pid in `gateway.pid` when that process is a live gateway of this home; a stale file is removed, and
  * with it the `gateway.json` of that pid (a gateway killed with SIGKILL removes neither).
  */
@@ -86,7 +105,12 @@ export function runningPid(paths: SvcPaths): number | undefined {
       `${paths.pidFile}: cannot be read (${(err as Error).message}) — remove it if no gateway is running`,
     );
   }
-  const pid = Number(text.trim());
+  const { pid, namespace } = parsePidFile(text);
+  const here = pidNamespace();
+  // A pid of another PID namespace (a gateway on the host, this command in a container of the same
+  // SVC_HOME, or the other way round) means another process here, or none: not judged, and kept.
+  if (Number.isInteger(pid) && namespace !== undefined && here !== undefined && namespace !== here)
+    throw new GatewayElsewhereError(paths, pid, namespace, here);
   if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && isGateway(pid) && servesHome(pid, paths.home))
     return pid;
   removeStale(paths.pidFile);
@@ -121,7 +145,7 @@ export function recordedGatewayOn(
   if (!processAlive(pid) || !isGateway(pid) || !servesHome(pid, paths.home)) return undefined;
   let named: boolean;
   try {
-    named = Number(readFileSync(paths.pidFile, "utf8").trim()) === pid;
+    named = parsePidFile(readFileSync(paths.pidFile, "utf8")).pid === pid;
   } catch {
     named = false;
   }

@@ -1,6 +1,8 @@
 import { accessSync, constants, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { userInfo } from "node:os";
+import { dirname, join } from "node:path";
 import { describeError, SvcError } from "../errors.js";
+import { dataDirsProblem } from "./dataDirsWritable.js";
 import { makeDirs } from "./makeDirs.js";
 
 /** What the refusal says: SVC_HOME, why, and the two ways out. */
@@ -26,7 +28,7 @@ export function homeProblem(home: string): string | undefined {
     try {
       target = readlinkSync(home);
     } catch {
-      return undefined; // missing: the gateway makes it
+      return missingHomeProblem(home); // missing: the gateway makes it, where it can
     }
     return `${home}: SVC_HOME is a symbolic link to ${target}, which does not exist — create that directory, or set SVC_HOME to another one`;
   }
@@ -38,6 +40,33 @@ export function homeProblem(home: string): string | undefined {
     return homeNotWritable(home, err).message;
   }
   return undefined;
+}
+
+/** The user svc runs as, by name where it has one (a container's arbitrary uid may have none). */
+function userName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return String(process.getuid?.() ?? "this user");
+  }
+}
+
+/**
+ * Why a missing SVC_HOME cannot be made: the nearest directory above it that exists is one this user
+ * may not create entries in (a container's read-only or root-owned /home, a systemd unit's HOME under
+ * /var/lib owned by root). Undefined when it can be made.
+ */
+function missingHomeProblem(home: string): string | undefined {
+  let parent = dirname(home);
+  while (dirname(parent) !== parent && statSync(parent, { throwIfNoEntry: false }) === undefined)
+    parent = dirname(parent);
+  try {
+    accessSync(parent, constants.W_OK | constants.X_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? describeError(err);
+    return `${home}: SVC_HOME does not exist and cannot be made: this user (${userName()}) may not create directories in ${parent} (${code}) — create it as a user who can and give it to this one (mkdir -p ${home} && chown ${userName()} ${home}), or set SVC_HOME to a directory this user can write`;
+  }
 }
 
 /**
@@ -122,7 +151,7 @@ export function gatewayDirProblem(home: string): string | undefined {
  * user's) refuses the start before anything listens, instead of a bare EACCES once requests were taken.
  */
 export function assertHomeWritable(home: string): void {
-  const problem = homeProblem(home) ?? gatewayDirProblem(home);
+  const problem = homeProblem(home) ?? gatewayDirProblem(home) ?? dataDirsProblem(home);
   if (problem !== undefined) throw new SvcError("startup_refused", problem);
   try {
     makeDirs(home);

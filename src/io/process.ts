@@ -27,6 +27,8 @@ export type ProcessResult =
       readonly stderr: string;
       /** Stopped at `timeoutMs`: the caller may name the setting behind it. */
       readonly timedOut?: true;
+      /** The signal that ended it, when one did (not svc's timeout or cancel). */
+      readonly killedBy?: NodeJS.Signals;
     };
 
 /** The safe base environment for processes fed untrusted input: never our secrets. */
@@ -150,7 +152,9 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
           ? `was killed by ${result.signal}${result.signalDescription ? ` (${result.signalDescription})` : ""}`
           : // Not started (ENOENT, EACCES): execa's shortMessage is two lines and starts with "Command".
             `could not be started (${notStartedReason(request, result.code) ?? result.originalMessage ?? result.code ?? "no reason given"})`;
-    return { ok: false, why, stderr };
+    return result.exitCode === undefined && result.signal !== undefined
+      ? { ok: false, why, stderr, killedBy: result.signal }
+      : { ok: false, why, stderr };
   }
   return { ok: true, stdout: typeof result.stdout === "string" ? result.stdout : "", stderr };
 }

@@ -4,7 +4,7 @@ import type { CoalesceObserver, Coalescer } from "../actors/coalescer.js";
 import { pendingRunOf } from "../actors/pendingRuns.js";
 import type { QueuedRun, RunExecutor } from "../actors/runs.js";
 import type { StateSettings } from "../config/sections/state.js";
-import { describeError, SvcError } from "../errors.js";
+import { describeError, RunKeptForRestart, SvcError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { StateDirBusyError } from "../io/state/journal/dirLock.js";
 import { RecordsNotWritten } from "../io/state/journal/groupCommit.js";
@@ -317,12 +317,16 @@ export class GatewayState {
           return;
         }
       }
+      let kept = false;
       try {
         return await execute(run, signal, slot);
+      } catch (err) {
+        kept = err instanceof RunKeptForRestart;
+        throw err;
       } finally {
         // Not before its delivery ends, when the run handed its slot back to wait for a retry: a crash
         // meanwhile leaves it unfinished in the journal, so the next start delivers it again.
-        if (!signal.aborted) this.store.runFinished(run.routeName, run.deliveryId);
+        if (!signal.aborted && !kept) this.store.runFinished(run.routeName, run.deliveryId);
       }
     };
   }

@@ -98,6 +98,24 @@ function scheduledCronRun(request: { readonly route: string; readonly event?: st
   return request.route.startsWith("cron:") && (request.event === "schedule" || request.event === "manual");
 }
 
+/** An agent command that a signal ended (not svc's timeout or a stop past the drain). */
+export class AgentCommandKilled extends SvcError {
+  constructor(
+    message: string,
+    readonly signal: NodeJS.Signals,
+  ) {
+    super("agent_failed", message);
+  }
+}
+
+/** The signals that stop the gateway: one of them ending an agent may be the gateway's own stop, sent to all. */
+const STOP_SIGNALS: ReadonlySet<string> = new Set(["SIGTERM", "SIGINT", "SIGQUIT"]);
+
+/** Whether `err` is an agent command ended by one of the gateway's stop signals. */
+export function killedByStopSignal(err: unknown): boolean {
+  return err instanceof AgentCommandKilled && STOP_SIGNALS.has(err.signal);
+}
+
 export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   const [file, ...args] = options.argv;
   if (file === undefined)
@@ -142,10 +160,10 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
         const why = result.timedOut
           ? `was stopped: the run took longer than agent.timeout_seconds (${options.timeoutMs / 1000} s)`
           : result.why;
-        throw new SvcError(
-          "agent_failed",
-          scrub(`agent command ${why}${detail ? `: ${detail}` : ""}`, secrets),
-        );
+        const message = scrub(`agent command ${why}${detail ? `: ${detail}` : ""}`, secrets);
+        throw result.killedBy === undefined
+          ? new SvcError("agent_failed", message)
+          : new AgentCommandKilled(message, result.killedBy);
       }
       return { text: scrub(result.stdout.replace(/\n$/, ""), replySecrets) };
     },

@@ -8,12 +8,13 @@ import type { UnofferedTools } from "../../agent/unofferedTools.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
 import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
+import { RunKeptForRestart } from "../../errors.js";
 import { type Logger, silentLogger } from "../../io/log.js";
 import type { ProcessGroups } from "../../io/processGroups.js";
 import type { RunToRecord } from "../../io/sessions/runJournal.js";
 import type { Deliverer } from "../deliver.js";
 import type { RunExecutor } from "../runs.js";
-import { commandRunner } from "./command.js";
+import { commandRunner, killedByStopSignal } from "./command.js";
 import { echoRunner } from "./echo.js";
 import { failureNotice } from "./failureNotice.js";
 import {
@@ -161,6 +162,11 @@ export interface RunExecutorDeps {
   recordRun?(profile: string, run: RunToRecord): void;
   /** Names of the configured MCP servers (a route's `toolsets` may name them). */
   mcpServers?(): readonly string[];
+  /**
+   * Whether the gateway's stop began within a moment of now (waiting that moment for it): asked when a stop
+   * signal ended the agent command, which then was the gateway's own stop reaching its agents too.
+   */
+  stopNear?(): Promise<boolean>;
 }
 
 /** One agent run for an accepted event: load the skill, run the agent, deliver the reply (even empty or `SKIP`). */
@@ -213,6 +219,20 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
     try {
       reply = await deps.runner().run(request, signal);
     } catch (err) {
+      // Ended by the stop signal the gateway got too (a systemd unit's whole cgroup, a process group):
+      // kept to run again at the next start, not journaled or delivered as failed.
+      if (
+        !signal.aborted &&
+        deps.stopNear !== undefined &&
+        killedByStopSignal(err) &&
+        (await deps.stopNear())
+      )
+        throw new RunKeptForRestart(
+          `${event.routeName}: ${err instanceof Error ? err.message : String(err)}`,
+          {
+            cause: err,
+          },
+        );
       // A model run that failed still answers where the route delivers; anything else fails as before.
       const notice = signal.aborted ? undefined : failureNotice(err, route.deliver, event.deliveryId);
       if (notice === undefined) {

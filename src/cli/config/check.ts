@@ -33,6 +33,7 @@ import {
   unservedSubscriptionsWarning,
 } from "../../gateway/webhookStartupWarnings.js";
 import { scrub } from "../../io/credentials.js";
+import { dataDirsProblem } from "../../io/dataDirsWritable.js";
 import { executableProblem } from "../../io/executable.js";
 import { gatewayDirProblem, homeFullProblem, homeProblem } from "../../io/homeWritable.js";
 import { listenHostProblem } from "../../io/http/listenProbe.js";
@@ -146,7 +147,10 @@ export async function checkConfig(
   if (home !== undefined)
     return { problems: [...problems, home], storeProblems: [], warnings: [], summary: undefined };
   // A file where the gateway makes its logs or state directory: it refuses to start, as for SVC_HOME itself.
-  const dirs = gatewayDirProblem(loaded.paths.home) ?? journalProblem(loaded.config.state, loaded.paths.home);
+  const dirs =
+    gatewayDirProblem(loaded.paths.home) ??
+    journalProblem(loaded.config.state, loaded.paths.home) ??
+    dataDirsProblem(loaded.paths.home);
   if (dirs !== undefined) problems.push(dirs);
   const full = homeFullProblem(loaded.paths.home);
   if (full !== undefined) problems.push(full);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -63,7 +63,10 @@ describe("svc gateway run (subprocess)", () => {
     const [, port, routes] = await waitForLine(running, LISTENING);
     expect(routes).toBe("github, stripe");
     expect(Number(port)).toBeGreaterThan(0);
-    expect(readFileSync(join(home.dir, "gateway.pid"), "utf8").trim()).toBe(String(running.child.pid));
+    // The pid on its first line (what `kill -HUP $(head -n1 …)` reads), then its PID namespace.
+    expect(readFileSync(join(home.dir, "gateway.pid"), "utf8")).toBe(
+      `${running.child.pid}\n${readlinkSync("/proc/self/ns/pid")}\n`,
+    );
     expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(
       `[webhook] Listening on 127.0.0.1:${port} — routes: github, stripe`,
     );

@@ -1,0 +1,69 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { SVC_ARGV } from "../../helpers/cliEntry.js";
+import { startCliGateway } from "../../helpers/cliGateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { cliConfig } from "./svc.js";
+
+/**
+ * `svc gateway status` run in a container on the host's SVC_HOME (or on the host for a container's
+ * gateway) sees no process of gateway.pid's pid — another PID namespace — and removed the live gateway's
+ * gateway.pid as stale, after which `svc gateway stop` no longer found it. gateway.pid now records its
+ * PID namespace, and a command in another one keeps the file and says where to ask.
+ */
+
+const children: ChildProcess[] = [];
+let home: TempHome;
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+  home.cleanup();
+});
+
+/** Whether `unshare` can make a PID namespace here (root, or user namespaces allowed). */
+const UNSHARE = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"]).status === 0;
+
+/** `svc <args>` in a new PID namespace (with its own /proc), as `docker exec` runs it beside the host's. */
+function svcInOtherNamespace(args: readonly string[]): Promise<{ code: number | null; stdout: string }> {
+  const child = spawn(
+    "unshare",
+    ["--pid", "--fork", "--mount-proc", process.execPath, ...SVC_ARGV, ...args],
+    {
+      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let stdout = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stdout += d));
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout })));
+}
+
+describe("gateway.pid seen from another PID namespace", { timeout: 30_000 }, () => {
+  it.runIf(UNSHARE)(
+    "svc gateway status keeps the live gateway's gateway.pid and says where to ask (exit 4)",
+    async () => {
+      home = tempHome();
+      home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })), 0o600);
+      const gateway = await startCliGateway(home, children);
+      const pidFile = join(home.dir, "gateway.pid");
+      const written = readFileSync(pidFile, "utf8");
+      const status = await svcInOtherNamespace(["gateway", "status"]);
+      expect(readFileSync(pidFile, "utf8")).toBe(written);
+      expect(status.code).toBe(4);
+      expect(status.stdout).toMatch(
+        new RegExp(
+          `^Gateway: unknown — ${pidFile} names pid ${gateway.child.pid} of another PID namespace \\(pid:\\[\\d+\\]; this command runs in pid:\\[\\d+\\]: .*\\) — whether that gateway runs cannot be told from here: run svc gateway status\\|stop where it was started`,
+        ),
+      );
+      // A start there is refused too, rather than taking the file over.
+      const start = await svcInOtherNamespace(["gateway", "run", "--port", "0"]);
+      expect(start.code).toBe(2);
+      expect(readFileSync(pidFile, "utf8")).toBe(written);
+      gateway.child.kill("SIGTERM");
+      expect(await gateway.exited).toBe(0);
+    },
+  );
+});

@@ -1,0 +1,73 @@
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { AS_ROOT, OTHER_USER, svcAsUser } from "../../helpers/svcAsUser.js";
+
+/**
+ * A `sessions/` (or any data directory) made by root — `sudo svc gateway run` once, a volume restored as
+ * root — while svc runs as another user: the gateway started, listened, and then failed each run's record
+ * with its own EACCES. The start is now refused once, naming each directory and the one `chown -R` that
+ * fixes them; `svc config check` says the same.
+ */
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A home the command's user owns (nobody's when the tests run as root). */
+function ownHome(): string {
+  const dir = mkdtempSync(join(tmpdir(), "svc-test-"));
+  dirs.push(dir);
+  if (AS_ROOT) chownSync(dir, OTHER_USER, OTHER_USER);
+  return dir;
+}
+
+/** The user name svcAsUser's command runs as. */
+const USER = AS_ROOT ? "nobody" : userInfo().username;
+const UID = AS_ROOT ? OTHER_USER : process.getuid?.();
+
+describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
+  it.runIf(AS_ROOT)(
+    "root's directories and files in sessions/ and a profile's cron/ refuse the start once, with the chown -R that fixes them",
+    async () => {
+      const home = ownHome();
+      const sessions = join(home, "sessions");
+      mkdirSync(join(sessions, "webhook-runs"), { recursive: true, mode: 0o755 });
+      writeFileSync(join(sessions, "webhook-runs", "2026-12-04.jsonl"), "", { mode: 0o644 });
+      const cron = join(home, "profiles", "work", "cron");
+      mkdirSync(cron, { recursive: true, mode: 0o755 });
+      chownSync(join(home, "profiles"), OTHER_USER, OTHER_USER);
+      chownSync(join(home, "profiles", "work"), OTHER_USER, OTHER_USER);
+      // The profile's sessions/ is this user's, but a file in it is root's.
+      const workSessions = join(home, "profiles", "work", "sessions");
+      mkdirSync(workSessions, { mode: 0o700 });
+      chownSync(workSessions, OTHER_USER, OTHER_USER);
+      const rootFile = join(workSessions, "index.json");
+      writeFileSync(rootFile, "{}", { mode: 0o644 });
+      const problem = `${sessions} (owned by uid 0), ${workSessions} (${rootFile}, owned by uid 0), ${cron} (owned by uid 0): cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: give them to this user: chown -R ${USER} ${sessions} ${workSessions} ${cron} (as root), then start it again`;
+      // Checked first: a gateway that started all the same would run on.
+      const check = await svcAsUser(home, ["config", "check"]);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(problem);
+      const run = await svcAsUser(home, ["gateway", "run", "--port", "0"]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`svc: ${problem}\n`);
+    },
+  );
+
+  it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
+    const home = ownHome();
+    const deliveries = join(home, "deliveries");
+    mkdirSync(deliveries, { mode: 0o500 });
+    if (AS_ROOT) chownSync(deliveries, OTHER_USER, OTHER_USER);
+    const problem = `${deliveries}: cannot be written by this user (${USER}, uid ${UID}) — the gateway keeps its sessions, stores and logs there: make them writable: chmod -R u+rwX ${deliveries}, then start it again`;
+    const check = await svcAsUser(home, ["config", "check"]);
+    const run = check.code === 1 ? await svcAsUser(home, ["gateway", "run", "--port", "0"]) : undefined;
+    chmodSync(deliveries, 0o700);
+    expect(check.stderr).toContain(problem);
+    expect(run?.code).toBe(1);
+    expect(run?.stderr).toBe(`svc: ${problem}\n`);
+  });
+});

@@ -1,0 +1,94 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Gateway } from "../../../src/gateway/index.js";
+import {
+  inHome,
+  startGatewayInHome,
+  startTestGateway,
+  type TestGateway,
+  webhookConfig,
+} from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+import { pidInFile, signalProcess } from "../../helpers/process.js";
+import { journalLines } from "../../helpers/runJournal.js";
+
+/**
+ * A stop signal sent to the whole unit (systemd's default KillMode=control-group) reaches the agent
+ * commands with the gateway's: an agent that died of it just before or after the gateway's stop began was
+ * journaled as a failed run and never ran again. One ended by SIGTERM/SIGINT/SIGQUIT within 1 s of the
+ * stop is now kept and runs again at the next start; one ended so with no stop near still fails.
+ */
+
+const OPEN = "INSECURE_NO_AUTH";
+// While `hold` exists: note the pid and wait (killed by the test); else append the delivery id to runs.log.
+const AGENT = `if [ -e "$0/hold" ]; then echo $$ > "$0/agent.pid"; exec sleep 30; fi; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
+
+let gw: TestGateway | undefined;
+let restarted: Gateway | undefined;
+afterEach(async () => {
+  await restarted?.stop();
+  restarted = undefined;
+  if (gw !== undefined) {
+    if (existsSync(join(gw.home.dir, "agent.pid")))
+      signalProcess(Number(readFileSync(join(gw.home.dir, "agent.pid"), "utf8")), "SIGKILL");
+    await gw.gateway.stop();
+    gw.home.cleanup();
+    gw = undefined;
+  }
+});
+
+async function startHeld(): Promise<{ gw: TestGateway; agent: number }> {
+  gw = await startTestGateway({
+    config: webhookConfig(
+      { pr: { secret: OPEN } },
+      {},
+      { agent: { provider: "command", command: ["sh", "-c", AGENT, inHome("")] } },
+    ),
+    fakeTimers: true,
+    files: { hold: "" },
+  });
+  expect((await postJson(gw.url("/webhooks/pr"), {}, { "X-Request-ID": "d1" })).status).toBe(202);
+  return { gw, agent: await pidInFile(join(gw.home.dir, "agent.pid")) };
+}
+
+const failedLines = (gw: TestGateway) => gw.logs().filter((line) => line.msg.includes("agent run failed"));
+
+describe("an agent command ended by the gateway's stop signal", { timeout: 20_000 }, () => {
+  it("dying just before the stop begins keeps its run, which runs again after the restart", async () => {
+    const { gw, agent } = await startHeld();
+    // The agent gets the signal first; the gateway's stop begins a moment later (fake time: none passed).
+    signalProcess(agent, "SIGTERM");
+    await vi.waitFor(() => expect(existsSync(`/proc/${agent}`)).toBe(false), { timeout: 5000, interval: 10 });
+    await gw.gateway.stop();
+    expect(failedLines(gw)).toEqual([]);
+    expect(journalLines(gw.home.dir)).toEqual([]);
+    expect(gw.logs().map((line) => line.msg)).toContain(
+      "[webhook] pr: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start",
+    );
+    rmSync(join(gw.home.dir, "hold"));
+    rmSync(join(gw.home.dir, "agent.pid"));
+    restarted = await startGatewayInHome(gw.home);
+    await vi.waitFor(() => expect(readFileSync(join(gw.home.dir, "runs.log"), "utf8")).toBe("d1\n"), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  });
+
+  it("dying of SIGTERM with no stop within 1 s is a failed run, as before", async () => {
+    const { gw, agent } = await startHeld();
+    signalProcess(agent, "SIGTERM");
+    // The run waits 1 s on the gateway's clock for a stop; moved on, it fails.
+    await vi.waitFor(
+      () => {
+        gw.clock.advance(1000);
+        expect(failedLines(gw)).toHaveLength(1);
+      },
+      { timeout: 5000, interval: 20 },
+    );
+    expect(failedLines(gw)[0]?.err).toMatch(/^agent command was killed by SIGTERM/);
+    expect(journalLines<{ delivery_id: string; error: string }>(gw.home.dir)).toMatchObject([
+      { delivery_id: "d1", error: expect.stringMatching(/killed by SIGTERM/) },
+    ]);
+  });
+});
