@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterEach, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { historyLine } from "../../../src/io/stores/deliveryHistory.js";
@@ -109,4 +110,18 @@ it("with delivery_history off, a filter that matches nothing says why nothing is
   const res = await svc(home, ["webhook", "deliveries", "--status", "ignored"]);
   expect(res).toMatchObject({ code: 0 });
   expect(res.stdout).toContain("platforms.webhook.delivery_history is false in");
+});
+
+it("--id takes the ID as deliveries shows it (escaped) and as the sender sent one longer than the gateway keeps", async () => {
+  withHistory();
+  const at = new Date().toISOString();
+  const long = `long-${"x".repeat(250)}`;
+  const digest = `sha256:${createHash("sha256").update(long, "utf8").digest("hex")}`;
+  const lines = [
+    { kind: "request", id: "bidi\u202eid", at, route: "pr", status: 202, outcome: "accepted" },
+    { kind: "request", id: digest, at, route: "pr", status: 202, outcome: "accepted" },
+  ] as const;
+  home.write("deliveries/history.jsonl", lines.map((l) => `${historyLine(l)}\n`).join(""), 0o600);
+  expect(await ids(["--id", "bidi\\u202eid"])).toEqual(["bidi\u202eid"]);
+  expect(await ids(["--id", long])).toEqual([digest]);
 });
