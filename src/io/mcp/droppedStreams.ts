@@ -212,13 +212,19 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
   return async (url, init) => {
     if (resumedAnswered(init, answered)) return new Response(null, { status: 405 });
     const ids = init?.method === "POST" ? requestIds(init.body) : [];
-    const response = await postGivenUp(base, url, init, ids, waiting);
+    // A JSON answer is read whole while its requests can still give the POST up (`postGivenUp`).
+    const response = await postGivenUp(base, url, init, ids, waiting, (answer) =>
+      ids.length > 0 &&
+      answer.ok &&
+      answer.body !== null &&
+      (answer.headers.get("content-type") ?? "").includes("application/json")
+        ? withOneMemberJson(answer)
+        : answer,
+    );
     // Closed once the server has the cancel (this POST's), so it is told before the stream goes.
     if (waiting.size > 0 && init?.method === "POST")
       for (const id of cancelledIds(init.body)) waiting.get(id)?.(id);
     const type = response.headers.get("content-type") ?? "";
-    if (ids.length > 0 && response.ok && response.body !== null && type.includes("application/json"))
-      return withOneMemberJson(response);
     // (An EventSource, the SSE transport's stream, sends its GET without naming the method.)
     const watched = ids.length > 0 || (init?.method ?? "GET") === "GET";
     if (!watched || !response.ok || response.body === null || !type.includes("text/event-stream"))
