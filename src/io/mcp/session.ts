@@ -66,6 +66,7 @@ import {
   sseDropCause,
   summarizeZodError,
 } from "./transportErrors.js";
+import { neverCancelInitialize } from "./uncancelledInitialize.js";
 
 export type Era = "legacy" | "stateless";
 export type ProtocolChoice = "auto" | "stateless" | "legacy";
@@ -628,6 +629,7 @@ async function openLegacy(options: OpenSessionOptions, version?: string): Promis
   const transport = options.makeTransport();
   options.onHandshake?.();
   if (version !== undefined) askingFor(transport, version);
+  neverCancelInitialize(transport);
   leaveOutNullsOfInitialize(transport);
   const abort = () => void transport.close().catch(() => undefined);
   options.signal?.addEventListener("abort", abort, { once: true });
