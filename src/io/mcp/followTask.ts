@@ -10,7 +10,7 @@ import {
   ErrorCode,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { STREAM_DROPPED } from "./droppedStreams.js";
+import { STREAM_DROPPED, STREAM_NOT_RESUMED } from "./droppedStreams.js";
 import { TaskPollError } from "./taskPollError.js";
 
 /** The longest wait between two polls after lost connections (each loss in a row doubles it). */
@@ -27,7 +27,8 @@ const LOST_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "UND_ERR_SOCK
 export function pollLostConnection(err: unknown): boolean {
   let cause: unknown = err;
   for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
-    if (cause instanceof McpError && (cause.data as unknown) === STREAM_DROPPED) return true;
+    const data = cause instanceof McpError ? (cause.data as unknown) : undefined;
+    if (data === STREAM_DROPPED || data === STREAM_NOT_RESUMED) return true;
     const code = (cause as NodeJS.ErrnoException).code;
     if (typeof code === "string" && LOST_CODES.has(code)) return true;
     if (cause instanceof TypeError && (cause.message === "fetch failed" || cause.message === "terminated"))
