@@ -112,39 +112,42 @@ describe("notifications/cancelled over Streamable HTTP", () => {
   });
 });
 
-describe("an initialize given up at connect_timeout", () => {
-  it("is not cancelled with notifications/cancelled (MCP: a client must not cancel initialize), and its connection is closed", async () => {
-    const posted: Posted[] = [];
-    const state = { open: 0 };
-    const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
-      let body = "";
-      for await (const chunk of req) body += chunk;
-      if (req.method !== "POST") {
-        res.writeHead(405).end();
-        return;
-      }
-      const message = JSON.parse(body) as Posted;
-      posted.push(message);
-      if (message.id === undefined) {
-        res.writeHead(202).end();
-        return;
-      }
-      // The handshake's answer never comes: its headers, then nothing.
-      state.open++;
-      res.on("close", () => state.open--);
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.flushHeaders();
+describe.each([["text/event-stream"], ["application/json"]])(
+  "an initialize given up at connect_timeout (%s headers, then nothing)",
+  (type) => {
+    it("is not cancelled with notifications/cancelled (MCP: a client must not cancel initialize), and its connection is closed", async () => {
+      const posted: Posted[] = [];
+      const state = { open: 0 };
+      const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
+        let body = "";
+        for await (const chunk of req) body += chunk;
+        if (req.method !== "POST") {
+          res.writeHead(405).end();
+          return;
+        }
+        const message = JSON.parse(body) as Posted;
+        posted.push(message);
+        if (message.id === undefined) {
+          res.writeHead(202).end();
+          return;
+        }
+        // The handshake's answer never comes: its headers, then nothing.
+        state.open++;
+        res.on("close", () => state.open--);
+        res.writeHead(200, { "content-type": type });
+        res.flushHeaders();
+      });
+      const h = ctx.hub(ctx.home, {
+        mute: entry({ url: `http://127.0.0.1:${port}/mcp`, connect_timeout: 0.3, skip_preflight: true }),
+      });
+      const settled = await h.settled("mute");
+      expect(settled.state).not.toBe("connected");
+      expect(posted.map((m) => m.method)).toContain("initialize");
+      await vi.waitFor(() => expect(state.open).toBe(0), { timeout: 2000, interval: 10 });
+      expect(posted.map((m) => m.method)).not.toContain("notifications/cancelled");
     });
-    const h = ctx.hub(ctx.home, {
-      mute: entry({ url: `http://127.0.0.1:${port}/mcp`, connect_timeout: 0.3, skip_preflight: true }),
-    });
-    const settled = await h.settled("mute");
-    expect(settled.state).not.toBe("connected");
-    expect(posted.map((m) => m.method)).toContain("initialize");
-    await vi.waitFor(() => expect(state.open).toBe(0), { timeout: 2000, interval: 10 });
-    expect(posted.map((m) => m.method)).not.toContain("notifications/cancelled");
-  });
-});
+  },
+);
 
 describe("the SDK's own timeout of initialize (the handshake's timer, which can run out before the connect's)", () => {
   it("sends no notifications/cancelled for initialize and closes its connection", async () => {
