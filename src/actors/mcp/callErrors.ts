@@ -2,7 +2,7 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { scrub } from "../../io/credentials.js";
 import { AnswerTooLargeError } from "../../io/mcp/answerSizeLimit.js";
-import { ANSWER_TOO_LARGE, STREAM_DROPPED } from "../../io/mcp/droppedStreams.js";
+import { ANSWER_TOO_LARGE, STREAM_DROPPED, STREAM_NOT_RESUMED } from "../../io/mcp/droppedStreams.js";
 import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
 
 /**
@@ -43,7 +43,17 @@ export function isRequestTimeout(err: unknown): boolean {
 
 /** A Streamable HTTP response stream ended before the call's answer (see `answerDroppedStreams`). */
 export function isStreamDropped(err: unknown): boolean {
-  return err instanceof McpError && err.code === ErrorCode.ConnectionClosed && err.data === STREAM_DROPPED;
+  return (
+    err instanceof McpError &&
+    err.code === ErrorCode.ConnectionClosed &&
+    (err.data === STREAM_DROPPED || err.data === STREAM_NOT_RESUMED)
+  );
+}
+
+/** Why the answer was lost, when the server refused to resume the call's cut response stream (405). */
+export function notResumed(err: unknown): string | undefined {
+  if (!(err instanceof McpError) || err.data !== STREAM_NOT_RESUMED) return undefined;
+  return err.message.replace(/^MCP error -?\d+: /, "");
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   isSessionExpired,
   isUnauthorized,
   isUnreachable,
+  notResumed,
 } from "./callErrors.js";
 import { ensureConnected, type Runtime, RuntimeStoppedError } from "./runtime.js";
 import { serverText } from "./serverLog.js";
@@ -163,7 +164,8 @@ export async function invokeTool(
         });
         const what = expired ? "session expired" : "connection was lost";
         // stdio: how the process ended (a crash and its last stderr lines, svc's message size limit).
-        const exit = expired ? undefined : s.exitReport?.();
+        // Streamable HTTP: a cut stream the server refused to resume says so.
+        const exit = expired ? undefined : (s.exitReport?.() ?? notResumed(err));
         const how = exit === undefined ? "" : ` (${scrub(exit, rt.secrets)})`;
         if (!tool.readOnly) {
           throw new SvcError(

@@ -7,6 +7,12 @@ import { unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
 /** `data` of the error answered for a request whose response stream ended without its answer. */
 export const STREAM_DROPPED = "response_stream_dropped";
 
+/**
+ * `data` of the error answered for a request whose response stream ended without its answer and whose
+ * resumption the server refused (`refusedResume`): the answer is lost as with `STREAM_DROPPED`.
+ */
+export const STREAM_NOT_RESUMED = "response_stream_not_resumed";
+
 /** `data` of the error answered for a request whose answer went past svc's size limit (`boundedAnswers`). */
 export const ANSWER_TOO_LARGE = "answer_too_large";
 
@@ -189,6 +195,42 @@ async function withOneMemberJson(response: Response): Promise<Response> {
 }
 
 /**
+ * A resumption (GET with Last-Event-ID) of a POST's stream that ended before its answers, refused with 405:
+ * the SDK takes a 405 quietly, and the calls would wait out their timeout for answers that will never come.
+ * It is answered here with a stream of errors (`STREAM_DROPPED`) for those calls, carrying the event id, whose
+ * own resumption is then answered 405 here (`resumedAnswered`). Undefined for any other request or answer.
+ */
+function refusedResume(
+  init: RequestInit | undefined,
+  response: Response,
+  cut: Map<string, Id[]>,
+  answered: Set<string>,
+): Response | undefined {
+  if (cut.size === 0 || (init?.method ?? "GET") !== "GET") return undefined;
+  const lastEventId = new Headers(init?.headers).get("last-event-id");
+  const ids = lastEventId === null ? undefined : cut.get(lastEventId);
+  if (lastEventId === null || ids === undefined) return undefined;
+  cut.delete(lastEventId);
+  if (response.status !== 405) return undefined;
+  void response.body?.cancel().catch(() => undefined);
+  answered.add(lastEventId);
+  const errors: JSONRPCMessage[] = ids.map((id) => ({
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: ErrorCode.ConnectionClosed,
+      message:
+        "the server cut the call's response stream before answering and refused to resume it (HTTP 405 to the GET with Last-Event-ID)",
+      data: STREAM_NOT_RESUMED,
+    },
+  }));
+  return new Response(encode(events(errors, lastEventId).join("")), {
+    status: 200,
+    headers: { "content-type": "text/event-stream" },
+  });
+}
+
+/**
  * Streamable HTTP: a POST answered with an SSE stream that ends (or breaks) before the answer, with no
  * event id to resume from, leaves the SDK's request waiting for its full timeout (300 s by default). This
  * fetch answers such requests itself with a JSON-RPC error marked `STREAM_DROPPED`, so the call fails at
@@ -209,16 +251,27 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
   // The POST streams still waiting for answers, by their requests' ids: a request given up (its timeout, the
   // caller's abort) is cancelled at the server, which then sends no answer and may never end the stream.
   const waiting = new Map<Id, (id: Id) => void>();
+  // The requests of POST streams that ended unanswered with an event id, by that id: the SDK resumes such a
+  // stream with GET and Last-Event-ID; a server that refuses (405) leaves them unanswered (`refusedResume`).
+  const cut = new Map<string, Id[]>();
   return async (url, init) => {
     if (resumedAnswered(init, answered)) return new Response(null, { status: 405 });
     const ids = init?.method === "POST" ? requestIds(init.body) : [];
-    const response = await postGivenUp(base, url, init, ids, waiting);
+    // A JSON answer is read whole while its requests can still give the POST up (`postGivenUp`).
+    const response = await postGivenUp(base, url, init, ids, waiting, (answer) =>
+      ids.length > 0 &&
+      answer.ok &&
+      answer.body !== null &&
+      (answer.headers.get("content-type") ?? "").includes("application/json")
+        ? withOneMemberJson(answer)
+        : answer,
+    );
+    const refused = refusedResume(init, response, cut, answered);
+    if (refused !== undefined) return refused;
     // Closed once the server has the cancel (this POST's), so it is told before the stream goes.
     if (waiting.size > 0 && init?.method === "POST")
       for (const id of cancelledIds(init.body)) waiting.get(id)?.(id);
     const type = response.headers.get("content-type") ?? "";
-    if (ids.length > 0 && response.ok && response.body !== null && type.includes("application/json"))
-      return withOneMemberJson(response);
     // (An EventSource, the SSE transport's stream, sends its GET without naming the method.)
     const watched = ids.length > 0 || (init?.method ?? "GET") === "GET";
     if (!watched || !response.ok || response.body === null || !type.includes("text/event-stream"))
@@ -239,6 +292,8 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
     for (const id of ids) waiting.set(id, giveUp);
     const finish = (controller: ReadableStreamDefaultController<Uint8Array>, why: string): boolean => {
       if (init?.signal?.aborted === true) return false;
+      if (ids.length > 0 && watch.resumable && watch.lastEventId !== undefined && watch.pending.size > 0)
+        cut.set(watch.lastEventId, [...watch.pending]);
       const answers = [...watch.unreadable, ...(watch.resumable ? [] : droppedAnswers(watch.pending, why))];
       if (answers.length === 0) return false;
       controller.enqueue(encode(events(answers).join("")));

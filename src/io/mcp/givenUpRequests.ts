@@ -44,9 +44,11 @@ export function resumedAnswered(init: RequestInit | undefined, answered: Set<str
 }
 
 /**
- * Sends a POST whose requests, given up before the answer's headers come, give up the POST itself: a server
+ * Sends a POST whose requests, given up before their answer is read, give up the POST itself: a server
  * answering in JSON sends its answer once every request is done, and none for a cancelled one, so the POST
- * would wait for the session's life. (Once an SSE stream answers, the stream is closed instead.)
+ * would wait for the session's life. `read` runs while that still holds: a JSON answer is read whole there,
+ * so a server that sent its headers and never the body has that connection closed when the requests are
+ * given up, not left open for the session's life. (Once an SSE stream answers, the stream is closed instead.)
  */
 export async function postGivenUp(
   base: FetchLike,
@@ -54,8 +56,9 @@ export async function postGivenUp(
   init: RequestInit | undefined,
   ids: readonly Id[],
   waiting: Map<Id, (id: Id) => void>,
+  read: (response: Response) => Response | Promise<Response>,
 ): Promise<Response> {
-  if (ids.length === 0) return base(url, init);
+  if (ids.length === 0) return read(await base(url, init));
   const posted = new AbortController();
   const given = new Set<Id>();
   for (const id of ids)
@@ -65,7 +68,7 @@ export async function postGivenUp(
     });
   const signal = init?.signal ? AbortSignal.any([init.signal, posted.signal]) : posted.signal;
   try {
-    return await base(url, { ...init, signal });
+    return await read(await base(url, { ...init, signal }));
   } finally {
     for (const id of ids) waiting.delete(id);
   }

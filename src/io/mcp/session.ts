@@ -43,6 +43,7 @@ import {
   UnspokenVersionsError,
   withContent,
 } from "./eras.js";
+import { followTask, pollLostConnection } from "./followTask.js";
 import { MAX_LIST_PAGES, nextPage } from "./listPages.js";
 import {
   LooseCallToolResultSchema,
@@ -65,6 +66,7 @@ import {
   sseDropCause,
   summarizeZodError,
 } from "./transportErrors.js";
+import { neverCancelInitialize } from "./uncancelledInitialize.js";
 
 export type Era = "legacy" | "stateless";
 export type ProtocolChoice = "auto" | "stateless" | "legacy";
@@ -295,15 +297,40 @@ export class McpSession {
       if (signal.aborted) resolve("stopped");
       signal.addEventListener("abort", () => resolve("stopped"), { once: true });
     });
+    let pollMs = 1000;
     for (;;) {
       const step = await Promise.race([iterator.next(), stopped]);
-      const message = step === "stopped" || step.done === true ? undefined : step.value;
-      if (message?.type === "taskCreated") taskId = message.task.taskId;
+      let message = step === "stopped" || step.done === true ? undefined : step.value;
+      if (message?.type === "taskCreated") {
+        taskId = message.task.taskId;
+        pollMs = message.task.pollInterval ?? pollMs;
+      }
       if (message?.type === "result") {
         refuseTooDeep(message.result);
         return message.result as CallToolResult;
       }
       if (message !== undefined && message.type !== "error") continue;
+      // A poll that lost its connection (the task was created): the task runs on, so it is followed again.
+      if (
+        message !== undefined &&
+        !signal.aborted &&
+        taskId !== undefined &&
+        !isTaskEnd(message.error, taskId) &&
+        this.usable() &&
+        pollLostConnection(message.error)
+      ) {
+        const result = await followTask(this.client, taskId, message.error, {
+          timeoutMs,
+          signal,
+          pollMs,
+          usable: () => this.usable(),
+        });
+        if (result !== undefined) {
+          refuseTooDeep(result);
+          return result;
+        }
+        message = undefined;
+      }
       if (message !== undefined && !signal.aborted)
         throw taskId === undefined || isTaskEnd(message.error, taskId)
           ? message.error
@@ -340,6 +367,11 @@ export class McpSession {
     } catch (err) {
       if (!answeredWithError(err)) throw err;
     }
+  }
+
+  /** Neither closed by svc nor lost: a request may still be sent on it. */
+  private usable(): boolean {
+    return !this.closing && !this.lostUnexpectedly;
   }
 
   get isClosing(): boolean {
@@ -597,6 +629,7 @@ async function openLegacy(options: OpenSessionOptions, version?: string): Promis
   const transport = options.makeTransport();
   options.onHandshake?.();
   if (version !== undefined) askingFor(transport, version);
+  neverCancelInitialize(transport);
   leaveOutNullsOfInitialize(transport);
   const abort = () => void transport.close().catch(() => undefined);
   options.signal?.addEventListener("abort", abort, { once: true });

@@ -11,6 +11,7 @@ import { acceptedNotifications } from "./acceptedNotifications.js";
 import { boundedAnswers } from "./answerSizeLimit.js";
 import { childEnvironment } from "./childEnv.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
+import { pacedServerStreams } from "./pacedStreams.js";
 import { StdioTransport } from "./stdioTransport.js";
 
 /** A stderr line longer than this is cut (a long line, or a process that never writes a newline). */
@@ -219,6 +220,8 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
     );
   return new StreamableHTTPClientTransport(url, {
     ...common,
-    fetch: answerDroppedStreams(acceptedNotifications(boundedAnswers(options.fetch ?? outboundFetch))),
+    fetch: pacedServerStreams(
+      answerDroppedStreams(acceptedNotifications(boundedAnswers(options.fetch ?? outboundFetch))),
+    ),
   });
 }

@@ -1,0 +1,67 @@
+import { randomUUID } from "node:crypto";
+import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { describe, expect, it } from "vitest";
+import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
+
+const ctx = useHubs();
+const serve = useLoopbackHttp();
+
+/**
+ * An SDK Streamable HTTP server with an event store (each response stream primed with an event id) whose
+ * tool "cut" ends its call's stream before answering, and in front of it a proxy-like rule: a `GET` that
+ * resumes a stream (`Last-Event-ID`) is refused with 405. `resumes` counts those GETs.
+ */
+async function refusingResumes() {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const state = { resumes: 0 };
+  const port = await serve(async (req, res) => {
+    if (req.method === "GET" && typeof req.headers["last-event-id"] === "string") {
+      state.resumes++;
+      res.writeHead(405, { allow: "POST" }).end();
+      return;
+    }
+    const id = req.headers["mcp-session-id"];
+    let transport = typeof id === "string" ? sessions.get(id) : undefined;
+    if (transport === undefined) {
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        eventStore: new InMemoryEventStore(),
+        retryInterval: 1,
+        onsessioninitialized: (sid) => void sessions.set(sid, created),
+      });
+      const server = new McpServer({ name: "cutting", version: "1" });
+      server.registerTool("cut", {}, async (extra) => {
+        extra.closeSSEStream?.();
+        await new Promise((r) => setTimeout(r, 50));
+        return { content: [{ type: "text", text: "never read" }] };
+      });
+      server.registerTool("fine", { annotations: { readOnlyHint: true } }, () => ({
+        content: [{ type: "text", text: "fine" }],
+      }));
+      await server.connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(req, res);
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, state };
+}
+
+describe("a call's cut response stream whose resumption the server refuses (405)", () => {
+  it("fails the call at once, saying the stream was cut and could not be resumed, not at its timeout", async () => {
+    const s = await refusingResumes();
+    const h = ctx.hub(ctx.home, { cut: entry({ url: s.url, timeout: 20 }) });
+    expect((await h.settled("cut")).state).toBe("connected");
+    const outcome = await h.call("cut", "cut", {}).then(
+      () => "answered",
+      (err: Error & { code?: string }) => `${err.code}: ${err.message}`,
+    );
+    expect(outcome).toBe(
+      `outcome_uncertain: mcp_servers.cut: the connection was lost while "cut" was being called (the server cut the call's response stream before answering and refused to resume it (HTTP 405 to the GET with Last-Event-ID)); it may or may not have run — verify its effect before calling it again`,
+    );
+    expect(s.state.resumes).toBe(1);
+    // The server and svc's session go on: the next call is answered.
+    expect(text(await h.call("cut", "fine", {}))).toBe("fine");
+  });
+});
