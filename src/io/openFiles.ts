@@ -18,12 +18,12 @@ export function openFilesProblem(code: string | undefined): string | undefined {
  * files (or the system at its own), or undefined for any other error: the bare `EMFILE: too many open files,
  * open '…/cron/jobs.json'` read as if that file were at fault.
  */
-export function openFilesFix(err: unknown): string | undefined {
+export function openFilesFix(err: unknown, notAt = "this file"): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === "EMFILE")
-    return "the gateway has as many files open as its limit allows, not a problem of this file: raise its open-file limit (ulimit -n; LimitNOFILE= in a systemd unit, docker run --ulimit nofile=...)";
+    return `the gateway has as many files open as its limit allows, not a problem of ${notAt}: raise its open-file limit (ulimit -n; LimitNOFILE= in a systemd unit, docker run --ulimit nofile=...)`;
   if (code === "ENFILE")
-    return "the system has as many files open as its limit allows, not a problem of this file: close programs that hold many, or raise the system's limit (sysctl fs.file-max)";
+    return `the system has as many files open as its limit allows, not a problem of ${notAt}: close programs that hold many, or raise the system's limit (sysctl fs.file-max)`;
   return undefined;
 }
 
