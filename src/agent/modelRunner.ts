@@ -5,6 +5,7 @@ import type { AgentSettings } from "../config/sections/agent.js";
 import { isPlaceholderKey, scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { warmModelPool } from "../io/modelFetch.js";
+
 import { describeModelError } from "./modelError.js";
 import { languageModel, modelEndpoint } from "./provider.js";
 import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
@@ -14,6 +15,9 @@ import { sdkTools, ToolCallLog } from "./sdkTools.js";
 import { contentFilterFailure, type LoopProgress, runToolLoop } from "./toolLoop.js";
 
 /** The reply of a run that used its last model turn on tool calls and wrote no text. */
+/** Re-exported for the gateway, which warms the pool with the runner's module at its start (actors/agent). */
+export { warmModelPool };
+
 export const maxStepsNotice = (steps: number): string =>
   `(stopped after ${steps} model ${steps === 1 ? "turn" : "turns"} without a final answer — raise agent.max_steps)`;
 
@@ -84,7 +88,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
   const { settings, logger } = deps;
   const elapsed = deps.elapsed ?? (() => performance.now());
   const endpoint = modelEndpoint(settings);
-  warmModelPool();
+  void warmModelPool();
   // The SDK's notes on unsupported settings go to svc's log, not to the console.
   globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) => {
     for (const warning of warnings)

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { fileURLToPath } from "node:url";
 import { loadBundle } from "../io/compileCache.js";
+import { gatewayOpenFilesProblem, openFileLimit } from "../io/openFileLimit.js";
 import { quietWhenOutputCloses } from "./closedOutput.js";
 import { holdStopSignals } from "./earlySignals.js";
 
@@ -9,6 +10,12 @@ import { holdStopSignals } from "./earlySignals.js";
 // reader that went away no longer reads.
 const gatewayRun = process.argv[2] === "gateway" && process.argv[3] === "run";
 if (gatewayRun) {
+  // Before the program's modules load: under too low a limit on open files their loading fails first.
+  const openFiles = gatewayOpenFilesProblem(openFileLimit());
+  if (openFiles !== undefined) {
+    process.stderr.write(`svc: ${openFiles}\n`);
+    process.exit(1);
+  }
   holdStopSignals();
 } else {
   quietWhenOutputCloses(process.stdout, "stdout");

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { createRunner } from "../actors/agent/index.js";
+import { createRunner, preloadModelRunner } from "../actors/agent/index.js";
 import type { AgentRunner } from "../actors/agent/runner.js";
 import { createMcpEndpointHost } from "../agent/mcpEndpoint/index.js";
 import type { McpToolSource } from "../agent/mcpTools.js";
@@ -42,6 +42,7 @@ export function createAgent(
   const endpoint = createMcpEndpointHost({ fileMaxBytes: () => current.tools.file.max_bytes });
   const build = (next: Config, dotenv = deps.dotenv) => {
     const configSecrets = webhookSecretValues(next);
+    void preloadModelRunner(next.agent);
     return createRunner(next.agent, {
       logger: deps.logger,
       mcp: (profile) => mcpHub?.(profile),

@@ -3,9 +3,10 @@ import type { Coalescer } from "../actors/coalescer.js";
 import type { CronScheduler } from "../actors/cron.js";
 import type { RouteRegistry } from "../actors/routes.js";
 import type { GatewaySystem } from "../actors/system.js";
-import type { Clock } from "../clock.js";
+import { type Clock, systemClock } from "../clock.js";
 import type { Config } from "../config/schema.js";
 import { SvcError } from "../errors.js";
+import { HEAP_RECOVERED_SHARE, type HeapWatch, heapShare, watchHeap } from "../io/heapWatch.js";
 import { createRequestHandler, type RequestHandler } from "../io/http/core.js";
 import { listenFailure } from "../io/http/listenProbe.js";
 import { type ServerHandle, startHttpServer } from "../io/http/server.js";
@@ -166,7 +167,22 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
 
   let closing: Promise<void> | undefined;
   let server: ServerHandle = { impl: "node", host, port: 0, close() {} };
+  let heap: HeapWatch | undefined;
   if (webhook.enabled) {
+    // On the process's own timers, not the gateway's clock: the heap fills in real time, and a test's fake
+    // clock counts only the timers of the rules it moves.
+    heap = watchHeap({
+      timers: systemClock,
+      onShort: (reading) =>
+        deps.logger.warn(
+          `[webhook] short of memory: the JavaScript heap holds ${heapShare(reading)}; new webhook requests are answered 503 (Retry-After: 30) until it is at ${HEAP_RECOVERED_SHARE * 100}% or less — give the gateway a larger heap (NODE_OPTIONS=--max-old-space-size=<MB>) or send it fewer or smaller events at once`,
+        ),
+      onRecovered: (reading, refused) =>
+        deps.logger.info(
+          `[webhook] memory available again: the JavaScript heap holds ${heapShare(reading)}; webhook requests are taken again (${refused} answered 503 meanwhile)`,
+        ),
+    });
+    const watched = heap;
     try {
       server = await startHttpServer({
         host,
@@ -185,10 +201,12 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
             elapsed: deps.elapsed,
             onInternalError: (err) => hooks.onStageFailure("ingress", err, undefined),
             stopping: () => closing !== undefined,
+            shortOfMemory: () => watched.refuse(),
           }),
         ),
       });
     } catch (err) {
+      heap.stop();
       // Why, for the hint: a port below 1024 this user may not take is no busy port, and a busy one is
       // said by what holds it (this SVC_HOME's gateway, another svc gateway, another program).
       const hint = await listenFailure(host, deps.port, {
@@ -204,6 +222,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     host,
     port: server.port,
     closeIntake() {
+      heap?.stop();
       server.close();
       closing ??= pipeline.close();
     },

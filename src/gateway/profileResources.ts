@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../config/paths.js";
 import { createListReader } from "../io/listFiles.js";
 import type { Logger } from "../io/log.js";
+import { openFilesProblem } from "../io/openFiles.js";
 import { existingProfiles } from "../io/profiles.js";
 import {
   createRunJournal,
@@ -35,12 +36,19 @@ export function createProfileResources(home: string, logger: Logger, now: () => 
         sessions,
         (err) => {
           const noRoom = noRoomProblem(err);
+          // At the limit on open files the day's journal cannot be opened (tried again at each run): the bare
+          // "EMFILE: too many open files, open …" said neither which limit nor how to raise it.
+          const openFiles = openFilesProblem((err as NodeJS.ErrnoException | undefined)?.code);
           // A file in the place of sessions/, sessions/webhook-runs/ or one further up (a named profile's directory).
           const inTheWay =
             noRoom === undefined ? fileInTheWay(join(sessions, RUN_JOURNAL_DIR), err) : undefined;
           if (inTheWay !== undefined)
             logger.warn(
               `[webhook] run session not recorded in ${sessions}: ${inTheWay} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
+            );
+          else if (openFiles !== undefined)
+            logger.warn(
+              `[webhook] run session not recorded in ${sessions}: ${openFiles}; said once until a run is recorded again`,
             );
           else if (noRoom === undefined)
             logger.warn({ err: String(err) }, "[webhook] run session not recorded");

@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import { SvcError } from "../errors.js";
 import { importExternal } from "./importExternal.js";
 import { secureContextFor, systemCaCertificates } from "./mcp/systemCas.js";
 import { answerTooLarge, cappedAnswer } from "./modelAnswerCap.js";
@@ -8,6 +9,7 @@ import {
   streamedAnswer,
   withoutDoneMarker,
 } from "./modelStreamAnswer.js";
+import { openFilesProblem } from "./openFiles.js";
 import { outboundDispatcher } from "./outbound/dispatcher.js";
 
 /**
@@ -31,16 +33,35 @@ const pool = () =>
       bodyTimeout: 0,
       ...(ca === undefined ? {} : { connect: { secureContext: secureContextFor({ ca }) } }),
     });
-  }));
+  }, unloadable));
+
+/**
+ * A package that could not be loaded at the limit on open files: Node keeps that failure for the life of
+ * the process, and the bare `EMFILE: too many open files, open '…/undici/index.js'` said none of it.
+ */
+function unloadable(err: unknown): never {
+  const openFiles = openFilesProblem((err as NodeJS.ErrnoException).code);
+  if (openFiles === undefined) throw err;
+  throw new SvcError(
+    "agent_failed",
+    `the model agent could not be loaded: ${openFiles}; then restart the gateway (a module that failed to load is not loaded again by this process)`,
+    { cause: err },
+  );
+}
 
 /**
  * Starts loading the pool before the first model request needs it (a runner made for a model provider
- * calls it), so a run's first request does not wait for undici to load; a failed load is retried then.
+ * calls it, and the gateway at its start), so a run's first request does not wait for undici to load, nor
+ * open its files when the gateway is at its limit on open files by then; a failed load is tried again then.
+ * Resolves once loaded or failed.
  */
-export function warmModelPool(): void {
-  pool().catch(() => {
-    modelPool = undefined;
-  });
+export function warmModelPool(): Promise<void> {
+  return pool().then(
+    () => undefined,
+    () => {
+      modelPool = undefined;
+    },
+  );
 }
 
 /**

@@ -13,6 +13,20 @@ export function openFilesProblem(code: string | undefined): string | undefined {
   return undefined;
 }
 
+/**
+ * What to do about a file or directory that could not be opened because this process is at its limit on open
+ * files (or the system at its own), or undefined for any other error: the bare `EMFILE: too many open files,
+ * open '…/cron/jobs.json'` read as if that file were at fault.
+ */
+export function openFilesFix(err: unknown, notAt = "this file"): string | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EMFILE")
+    return `the gateway has as many files open as its limit allows, not a problem of ${notAt}: raise its open-file limit (ulimit -n; LimitNOFILE= in a systemd unit, docker run --ulimit nofile=...)`;
+  if (code === "ENFILE")
+    return `the system has as many files open as its limit allows, not a problem of ${notAt}: close programs that hold many, or raise the system's limit (sysctl fs.file-max)`;
+  return undefined;
+}
+
 /** The descriptors starting a process takes for a moment (its three pipes, and libuv's own): measured, 8. */
 const START_DESCRIPTORS = 8;
 

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { expandHome } from "../config/interpolate.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, PROFILE_NAME, profilesAmong } from "../config/paths.js";
+import { openFilesFix } from "./openFiles.js";
 
 /**
  * A directory entry that is a profile's directory: a directory, or a symbolic link to one (a profile kept
@@ -20,7 +21,8 @@ function isProfileDir(dir: string, entry: Dirent): boolean {
 
 /** What the gateway's cron scheduler logs, and `svc config check` warns, when `<home>/profiles` cannot be listed. */
 export function profilesNotListed(err: unknown): string {
-  return `cannot list the profiles (${(err as Error).message}); running the default profile's jobs only`;
+  const fix = openFilesFix(err);
+  return `cannot list the profiles (${(err as Error).message}); running the default profile's jobs only${fix === undefined ? "" : ` — ${fix}`}`;
 }
 
 /**

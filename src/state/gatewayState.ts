@@ -6,6 +6,7 @@ import type { QueuedRun, RunExecutor } from "../actors/runs.js";
 import type { StateSettings } from "../config/sections/state.js";
 import { describeError, RunKeptForRestart, SvcError } from "../errors.js";
 import type { Logger } from "../io/log.js";
+import { openFilesFix } from "../io/openFiles.js";
 import { StateDirBusyError } from "../io/state/journal/dirLock.js";
 import { RecordsNotWritten } from "../io/state/journal/groupCommit.js";
 import {
@@ -59,6 +60,9 @@ interface RecordBatch {
  * not remove; a previous segment left after a rotation is only disk space.
  */
 export function journalErrorLine(dir: string, err: unknown): { cause: string; message: string } {
+  // At the limit on open files (a new segment, the directory opened to sync it) the disk is not at fault.
+  const diskFix = (what: string) =>
+    openFilesFix(err instanceof Error && err.cause !== undefined ? err.cause : err, "the disk") ?? what;
   if (err instanceof JournalNotRecreated)
     return {
       cause: describeError(err.cause),
@@ -67,12 +71,12 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
   if (err instanceof RestateFailed)
     return {
       cause: describeError(err.cause),
-      message: `[state] restating the journal in ${dir} after its writes failed did not succeed either; until it does, runs that finished and groups that fired while writes failed would run again after a restart — it is tried again as the journal takes more records; check the disk has room`,
+      message: `[state] restating the journal in ${dir} after its writes failed did not succeed either; until it does, runs that finished and groups that fired while writes failed would run again after a restart — it is tried again as the journal takes more records; ${diskFix("check the disk has room")}`,
     };
   if (err instanceof RotationFailed)
     return {
       cause: describeError(err.cause),
-      message: `[state] rotating the journal in ${dir} failed; the current segment keeps every record and the rotation is tried again once it grew by another quarter — check the disk has room`,
+      message: `[state] rotating the journal in ${dir} failed; the current segment keeps every record and the rotation is tried again once it grew by another quarter — ${diskFix("check the disk has room")}`,
     };
   if (err instanceof RotationLeftSegment)
     return {
@@ -86,7 +90,7 @@ export function journalErrorLine(dir: string, err: unknown): { cause: string; me
     };
   return {
     cause: describeError(err),
-    message: `[state] writing the journal in ${dir} failed; the requests waiting for it answer 503 (their senders retry), as do later ones while writes fail (said once until a write succeeds again) — check the disk has room and the directory is writable`,
+    message: `[state] writing the journal in ${dir} failed; the requests waiting for it answer 503 (their senders retry), as do later ones while writes fail (said once until a write succeeds again) — ${diskFix("check the disk has room and the directory is writable")}`,
   };
 }
 

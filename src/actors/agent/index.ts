@@ -8,8 +8,9 @@ import type { UnofferedTools } from "../../agent/unofferedTools.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
 import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
-import { RunKeptForRestart } from "../../errors.js";
+import { RunKeptForRestart, SvcError } from "../../errors.js";
 import { type Logger, silentLogger } from "../../io/log.js";
+import { openFilesProblem } from "../../io/openFiles.js";
 import type { ProcessGroups } from "../../io/processGroups.js";
 import type { RunToRecord } from "../../io/sessions/runJournal.js";
 import type { Deliverer } from "../deliver.js";
@@ -58,6 +59,42 @@ export interface RunnerDeps {
 const webSearchKey = (tools: ToolsSettings): string[] =>
   tools.web_search?.api_key === undefined ? [] : [tools.web_search.api_key];
 
+type ModelRunnerModule = typeof import("../../agent/modelRunner.js");
+let modelRunnerModule: Promise<ModelRunnerModule> | undefined;
+
+/**
+ * The model runner's module (the AI SDK and its providers), loaded once. Node keeps a module that failed to
+ * load failed for the life of the process: at the limit on open files every run then failed with `EMFILE: too
+ * many open files, open '…/modelRunner-….js'`, which said neither the limit nor how to raise it, nor that it
+ * lasts until a restart.
+ */
+function loadModelRunner(): Promise<ModelRunnerModule> {
+  modelRunnerModule ??= import("../../agent/modelRunner.js").catch((err: unknown) => {
+    const openFiles = openFilesProblem((err as NodeJS.ErrnoException).code);
+    if (openFiles === undefined) throw err;
+    throw new SvcError(
+      "agent_failed",
+      `the model agent could not be loaded: ${openFiles}; then restart the gateway (a module that failed to load is not loaded again by this process)`,
+      { cause: err },
+    );
+  });
+  return modelRunnerModule;
+}
+
+/**
+ * Loads the model runner's module now, in the background, for a gateway whose agent is a model's (at its
+ * start, and at a reload that makes it one), with the package its requests go through (undici): its runs then
+ * open no file to load them, also when the gateway is
+ * at its limit on open files by then. Resolves once loaded, or failed (that failure is the runs' to say).
+ */
+export function preloadModelRunner(agent: AgentSettings): Promise<void> {
+  if (agent.provider !== "openai" && agent.provider !== "anthropic") return Promise.resolve();
+  return loadModelRunner().then(
+    (m) => m.warmModelPool(),
+    () => undefined,
+  );
+}
+
 /**
  * The model runner, made at the first run: the AI SDK and its providers take about a third of a second
  * to load, which a gateway answering with echo or a command, or a CLI command, should not pay.
@@ -66,7 +103,7 @@ function lazyModelRunner(deps: ModelRunnerDeps): AgentRunner {
   let runner: Promise<AgentRunner> | undefined;
   return {
     async run(request, signal) {
-      runner ??= import("../../agent/modelRunner.js").then((m) => m.modelRunner(deps));
+      runner ??= loadModelRunner().then((m) => m.modelRunner(deps));
       return (await runner).run(request, signal);
     },
   };

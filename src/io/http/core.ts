@@ -2,7 +2,13 @@ import { STATUS_CODES } from "node:http";
 import { SHUTTING_DOWN, UNKNOWN_ROUTE } from "../../streams/frontAnswers.js";
 import type { Pipeline } from "../../streams/pipeline.js";
 import { declaredLength, PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
-import { errorOutcome, type Inbound, type Outcome, outcome } from "../../streams/types.js";
+import {
+  errorOutcome,
+  type Inbound,
+  type Outcome,
+  outcome,
+  unavailableOutcome,
+} from "../../streams/types.js";
 
 /** Method, path and headers: what an adapter copies out of the request before anything async happens. */
 export interface RequestHead {
@@ -147,7 +153,12 @@ export interface IngressCore {
   onInternalError(err: unknown): void;
   /** The gateway is stopping: `/health` says so (503) instead of `ok`. */
   stopping?(): boolean;
+  /** The heap is near its limit: a request that would bring a body is refused (503) from its head. */
+  shortOfMemory?(): boolean;
 }
+
+/** The answer to a request while the heap is near its limit (io/heapWatch.ts): its body is never read. */
+export const SHORT_OF_MEMORY = unavailableOutcome("The server is short of memory, retry later");
 
 export const HEALTH = outcome(200, { status: "ok", platform: "webhook" });
 export const NOT_FOUND = errorOutcome(404, "Not found");
@@ -435,6 +446,7 @@ export function createRequestHandler(core: IngressCore): RequestHandler {
     // connection closes (the unread body cannot be skipped safely).
     const limited = core.pipeline.spent(headOnly);
     if (limited !== undefined) return reply(limited, true);
+    if (core.shortOfMemory?.() === true) return reply(SHORT_OF_MEMORY, true);
     body.read(core.maxBodyBytes(), (received) => {
       if (received === "too_large") return reply(PAYLOAD_TOO_LARGE, true);
       if (received === "busy") return reply(BODIES_BUSY, true);

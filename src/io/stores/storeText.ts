@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describeError, SvcError } from "../../errors.js";
+import { openFilesFix } from "../openFiles.js";
 import { permissionFix } from "../permissionFix.js";
 
 /**
@@ -10,7 +11,7 @@ export function readStoreText(path: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (err) {
-    const fix = permissionFix(path, err);
+    const fix = permissionFix(path, err) ?? openFilesFix(err);
     throw new SvcError(
       "store_corrupt",
       `${path}: cannot be read (${describeError(err)})${fix === undefined ? "" : ` — ${fix}`}`,

@@ -1,3 +1,4 @@
+import { openFilesFix } from "../openFiles.js";
 import { permissionFix } from "../permissionFix.js";
 
 /**
@@ -7,5 +8,5 @@ import { permissionFix } from "../permissionFix.js";
 export function unreadableStoreFix(path: string, err: unknown): string | undefined {
   if ((err as NodeJS.ErrnoException | undefined)?.code === "EISDIR")
     return "it is a directory: move it away (svc keeps this store in a file of that name)";
-  return permissionFix(path, err);
+  return permissionFix(path, err) ?? openFilesFix(err);
 }
