@@ -381,6 +381,21 @@ describe("schedule grammar", () => {
     expect(refusal("0,0 0 0 * *")).toContain('(day-of-month field "0": ');
   });
 
+  it("of several bad fields the first one (minute, hour, ...) is named, whatever kind of mistake each is", () => {
+    expect(refusal("60 * * * Monday")).toBe(
+      'schedule "60 * * * Monday": not a valid cron expression (minute field "60": 60 is outside 0-59, the minute values)',
+    );
+    expect(refusal("0 24 * Sept *")).toContain('(hour field "24": 24 is outside 0-23, the hour values)');
+    expect(refusal("0 0 * 13 funday")).toContain('(month field "13": 13 is outside 1-12, the month values)');
+    expect(refusal("60 H * * *")).toContain('(minute field "60": ');
+    // Each kind alone still names its field.
+    expect(refusal("0 H * * *")).toBe(
+      'schedule "0 H * * *": not a valid cron expression (hour field "H": H (a hashed value) is not part of cron — write the minute or hour itself, e.g. "17 * * * *")',
+    );
+    expect(refusal("0 9 * * Monday")).toContain('(day-of-week field "Monday": "Monday" is not a day name — ');
+    expect(refusal("0 0 1 Sept *")).toContain('(month field "Sept": "Sept" is not a month name — ');
+  });
+
   it("a day that never comes in its month is refused also when a day-of-week starting with * must match too", () => {
     // cron-parser takes either day field (February's Sundays, Tuesdays, ...); crontab's rule wants both.
     expect(refusal("0 0 31 2 */2")).toBe(
