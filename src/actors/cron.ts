@@ -171,9 +171,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const launched = new AbortController();
   /**
    * `<profile>\0<job id>` of the scheduled runs in progress, each with the due times this instance holds
-   * ahead of time while it runs (several instances sharing state) and the job's schedule.
+   * ahead of time while it runs (several instances sharing state), the job's schedule, and how many of
+   * its occurrences were skipped while it runs (said once as the first is skipped, counted when it ends).
    */
-  const scheduledRuns = new Map<string, { readonly schedule: string; readonly ahead: Set<string> }>();
+  const scheduledRuns = new Map<
+    string,
+    { readonly schedule: string; readonly ahead: Set<string>; skipped: number }
+  >();
   /** `<profile>\0<job id>` of due jobs not run since their next run could not be written (said once). */
   const unadvanced = new Set<string>();
   let timer: unknown;
@@ -589,10 +593,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       // A run that outlasts the interval is not overlapped by the next one: that occurrence is skipped.
       const held = scheduledRuns.get(key);
       if (held !== undefined) {
-        logger.warn(
-          { job: job.id, profile },
-          `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run is still running; this one is skipped`,
-        );
+        // One line as the skipping starts, not one per occurrence (an `every 1m` job an hour behind); the
+        // count is said when the run ends.
+        if (held.skipped === 0)
+          logger.warn(
+            { job: job.id, profile },
+            `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run is still running; its next occurrences are skipped until it ends`,
+          );
+        held.skipped += 1;
         // Several instances: the occurrence skipped here and the next one are held by this instance, so
         // none of the others starts one while the run goes on.
         await holdAhead(profile, job, [job.next_run, nextRun], held.ahead, now);
@@ -604,10 +612,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       )
         continue;
       const ahead = new Set<string>();
-      scheduledRuns.set(key, { schedule: job.schedule, ahead });
+      const scheduled = { schedule: job.schedule, ahead, skipped: 0 };
+      scheduledRuns.set(key, scheduled);
       await holdAhead(profile, job, [nextRun], ahead, now);
       launch(profile, store, job, job.prompt, "schedule", () => {
         scheduledRuns.delete(key);
+        if (scheduled.skipped > 0)
+          logger.info(
+            { job: job.id, profile, skipped: scheduled.skipped },
+            `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run ended; ${scheduled.skipped === 1 ? "1 occurrence was" : `${scheduled.skipped} occurrences were`} skipped while it ran`,
+          );
         // A due time held ahead that has not come yet goes back: whichever instance claims it runs it
         // (not given back, it lapses within a minute).
         for (const dueAt of ahead)

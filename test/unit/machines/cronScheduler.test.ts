@@ -42,7 +42,11 @@ function job(id: string, overrides: Partial<CronJob> = {}): CronJob {
   };
 }
 
-async function setup(jobs: CronJob[], runJob: (job: CronJob, prompt: string) => Promise<string>) {
+async function setup(
+  jobs: CronJob[],
+  runJob: (job: CronJob, prompt: string) => Promise<string>,
+  logger = silentLogger(),
+) {
   home = tempHome();
   const store = cronStore(join(home.dir, "cron", "jobs.json"));
   await store.update((records) => {
@@ -52,7 +56,7 @@ async function setup(jobs: CronJob[], runJob: (job: CronJob, prompt: string) => 
   const scheduler = createCronScheduler({
     stores: { profiles: () => ["default"], store: () => store },
     runJob,
-    logger: silentLogger(),
+    logger,
     clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
   });
   return {
@@ -1156,6 +1160,50 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["slow", "slow"]);
     finish();
     await scheduler.idle();
+  });
+
+  it("occurrences skipped behind a long run are said once: one WARN as the skipping starts, one INFO with the count when it ends", async () => {
+    let finish = () => {};
+    const log = captureLogger();
+    const { scheduler, advance } = await setup(
+      [job("slow", { schedule: "every 1m" })],
+      () =>
+        new Promise((resolve) => {
+          finish = () => resolve("done");
+        }),
+      log.logger,
+    );
+    const skipLines = () =>
+      log
+        .lines()
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter(({ msg }) => msg.includes("skipped"))
+        .map(({ level, msg }) => `${level === 40 ? "WARN" : level === 30 ? "INFO" : level} ${msg}`);
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual(["slow"]);
+    for (let i = 0; i < 3; i++) {
+      advance(60_000);
+      expect(await scheduler.tick()).toEqual([]);
+    }
+    expect(skipLines()).toEqual([
+      "WARN [cron] job-slow: the previous scheduled run is still running; its next occurrences are skipped until it ends",
+    ]);
+    finish();
+    await scheduler.idle();
+    expect(skipLines().slice(1)).toEqual([
+      "INFO [cron] job-slow: the previous scheduled run ended; 3 occurrences were skipped while it ran",
+    ]);
+    // A later run that outlasts its interval starts a new streak, said again.
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual(["slow"]);
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual([]);
+    finish();
+    await scheduler.idle();
+    expect(skipLines().slice(2)).toEqual([
+      "WARN [cron] job-slow: the previous scheduled run is still running; its next occurrences are skipped until it ends",
+      "INFO [cron] job-slow: the previous scheduled run ended; 1 occurrence was skipped while it ran",
+    ]);
   });
 
   it("a due job whose next run cannot be written is not run (it would start at every check), said once; it runs once the store is writable", async () => {
