@@ -21,6 +21,7 @@ import {
   lastRunAtOrBefore,
   nextRunAfter,
   nextRunTime,
+  occurrencesBetween,
   parseSchedule,
 } from "../io/stores/cronStore.js";
 import type { AcceptedEvent, CronFireResult, CronSkipped } from "../streams/context.js";
@@ -484,6 +485,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
        * the gateway's stop began meanwhile: not run.
        */
       edited?: boolean;
+      /** A catch-up's: how many runs came due since its next_run (said when more than the one it runs). */
+      missed?: number;
     }> = [];
     for (const job of due) {
       let next: number;
@@ -519,7 +522,21 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       const key = `${profile}\u0000${job.id}`;
       if (draining && !scheduledRuns.has(key)) continue;
-      advances.push({ job, key, next, nextRun: new Date(next).toISOString() });
+      // Found late (the gateway was down, or the clock stepped forward): one catch-up run for all that came due.
+      const missedFrom =
+        options.claim === undefined &&
+        job.next_run !== undefined &&
+        !(checkedSince !== undefined && nextRunTime(job.next_run) > checkedSince)
+          ? nextRunTime(job.next_run)
+          : Number.NaN;
+      const missed = Number.isNaN(missedFrom) ? 0 : occurrencesBetween(job.schedule, missedFrom, now);
+      advances.push({
+        job,
+        key,
+        next,
+        nextRun: new Date(next).toISOString(),
+        ...(missed > 1 ? { missed } : {}),
+      });
     }
     // Advance next_run before running, so a slow or failing job is not started twice: in one write of the
     // store for all the jobs due (one write each, 500 jobs due at the same minute held the gateway ~4 s).
@@ -568,7 +585,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
               () => undefined,
               (err: unknown) => err as Error,
             );
-    for (const { job, key, next, nextRun, edited } of advances) {
+    for (const { job, key, next, nextRun, edited, missed } of advances) {
       if (edited === true) continue;
       if (unwritten !== undefined) {
         // With next_run still in the past, a run now would start again at every check (an @hourly job
@@ -611,6 +628,12 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         !(await claimed(profile, job, dueTime(job.schedule, job.next_run, now)))
       )
         continue;
+      // One line for every run missed, not a line each.
+      if (missed !== undefined && job.next_run !== undefined)
+        logger.warn(
+          { job: job.id, profile, missed },
+          `[cron] ${job.name}${inProfile(profile)}: ${missed >= 1000 ? "1000 or more" : missed} scheduled runs were missed since ${job.next_run} (the gateway was not running, or its clock stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+        );
       const ahead = new Set<string>();
       const scheduled = { schedule: job.schedule, ahead, skipped: 0 };
       scheduledRuns.set(key, scheduled);

@@ -478,6 +478,22 @@ export function nextRunAfter(schedule: string, afterMs: number, dueMs?: number):
     .getTime();
 }
 
+/**
+ * How many of `schedule`'s runs came due from `fromMs` (a due time) to `toMs`, both included, counted up to
+ * `cap` (a job missed for a long time is said as "cap or more"): what a catch-up run stands for.
+ */
+export function occurrencesBetween(schedule: string, fromMs: number, toMs: number, cap = 1000): number {
+  if (!(fromMs <= toMs)) return 0;
+  const parsed = parseSchedule(schedule);
+  if (parsed.kind === "interval") return Math.min(cap, Math.floor((toMs - fromMs) / parsed.ms) + 1);
+  let count = 1;
+  for (let at = fromMs; count < cap; count++) {
+    at = nextRunAfter(schedule, at);
+    if (!(at <= toMs)) break;
+  }
+  return count;
+}
+
 /** A field that is all of its range for cron-parser (only these make the other day field decide alone). */
 const isBareStar = (field: string): boolean => field === "*" || field === "?";
 

@@ -916,6 +916,28 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["daily", "hourly", "hourly"]);
   });
 
+  it("runs missed while the gateway was down are said once with their count (WARN), not a line each; a single missed run, which the catch-up is, is not", async () => {
+    const log = captureLogger();
+    const { scheduler, advance } = await setup(
+      [job("daily", { schedule: "every 1d" }), job("hourly", { schedule: "every 1h" })],
+      async () => "ok",
+      log.logger,
+    );
+    advance(23 * 3_600_000);
+    expect(await scheduler.tick()).toEqual(["daily", "hourly"]);
+    await scheduler.idle();
+    const missed = log
+      .lines()
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter(({ msg }) => msg.includes("missed"));
+    expect(missed).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: `[cron] job-hourly: 23 scheduled runs were missed since ${new Date(T0 + 60_000).toISOString()} (the gateway was not running, or its clock stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+      }),
+    ]);
+  });
+
   it("the clock stepped forward while the gateway runs is met as a stop: each job due in the hours stepped over runs once, then continues from then", async () => {
     home = tempHome();
     const store = cronStore(join(home.dir, "cron", "jobs.json"));
