@@ -274,6 +274,11 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
  * are mirrored into `platforms.webhook` with comments kept; the secret never goes into config.yaml.
  */
 export async function runSetup(options: SetupOptions): Promise<void> {
+  // Named as given, before the file or stdin is read (after, it would read as --secret).
+  if (options.secretFile !== undefined && options.generateSecret)
+    throw new SvcError("usage", "--secret-file and --generate-secret cannot be combined");
+  if (options.secret === "-" && options.generateSecret)
+    throw new SvcError("usage", "--secret - and --generate-secret cannot be combined");
   await readSecretOption(options);
   if (options.secret !== undefined && CONTROL.test(options.secret))
     throw new SvcError("usage", `--secret: ${NO_CONTROL}`);

@@ -53,12 +53,16 @@ describe("a secret given as --secret-file <path> or --secret - (stdin), so it is
     home.write("empty.secret", "\n");
     home.write("twolines.secret", "abc\ndef\n");
     const missing = join(home.dir, "missing.secret");
-    const [gone, empty, both, twoLines] = await svcEach(home, [
+    const [gone, empty, both, twoLines, generated] = await svcEach(home, [
       ["webhook", "subscribe", "gh", "--secret-file", missing],
       ["webhook", "subscribe", "gh", "--secret-file", join(home.dir, "empty.secret")],
       ["gateway", "setup", "--non-interactive", "--secret", "x", "--secret-file", missing],
       ["webhook", "subscribe", "gh", "--secret-file", join(home.dir, "twolines.secret")],
+      ["gateway", "setup", "--non-interactive", "--secret-file", missing, "--generate-secret"],
     ]);
+    // Named as given, not as --secret.
+    expect(generated.code).toBe(2);
+    expect(generated.stderr).toContain("--secret-file and --generate-secret cannot be combined");
     expect(gone.code).toBe(2);
     expect(gone.stderr).toContain(
       `--secret-file ${missing}: no such file — give the path of a file holding the secret`,
