@@ -21,6 +21,7 @@ import {
   lastRunAtOrBefore,
   nextRunAfter,
   nextRunTime,
+  occurrencesBetween,
   parseSchedule,
 } from "../io/stores/cronStore.js";
 import type { AcceptedEvent, CronFireResult, CronSkipped } from "../streams/context.js";
@@ -177,9 +178,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const launched = new AbortController();
   /**
    * `<profile>\0<job id>` of the scheduled runs in progress, each with the due times this instance holds
-   * ahead of time while it runs (several instances sharing state) and the job's schedule.
+   * ahead of time while it runs (several instances sharing state), the job's schedule, and how many of
+   * its occurrences were skipped while it runs (said once as the first is skipped, counted when it ends).
    */
-  const scheduledRuns = new Map<string, { readonly schedule: string; readonly ahead: Set<string> }>();
+  const scheduledRuns = new Map<
+    string,
+    { readonly schedule: string; readonly ahead: Set<string>; skipped: number }
+  >();
   /** `<profile>\0<job id>` of due jobs not run since their next run could not be written (said once). */
   const unadvanced = new Set<string>();
   let timer: unknown;
@@ -490,6 +495,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
        * the gateway's stop began meanwhile: not run.
        */
       edited?: boolean;
+      /** A catch-up's: how many runs came due since its next_run (said when more than the one it runs). */
+      missed?: number;
     }> = [];
     for (const job of due) {
       let next: number;
@@ -525,7 +532,21 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       const key = `${profile}\u0000${job.id}`;
       if (draining && !scheduledRuns.has(key)) continue;
-      advances.push({ job, key, next, nextRun: new Date(next).toISOString() });
+      // Found late (the gateway was down, or the clock stepped forward): one catch-up run for all that came due.
+      const missedFrom =
+        options.claim === undefined &&
+        job.next_run !== undefined &&
+        !(checkedSince !== undefined && nextRunTime(job.next_run) > checkedSince)
+          ? nextRunTime(job.next_run)
+          : Number.NaN;
+      const missed = Number.isNaN(missedFrom) ? 0 : occurrencesBetween(job.schedule, missedFrom, now);
+      advances.push({
+        job,
+        key,
+        next,
+        nextRun: new Date(next).toISOString(),
+        ...(missed > 1 ? { missed } : {}),
+      });
     }
     // Advance next_run before running, so a slow or failing job is not started twice: in one write of the
     // store for all the jobs due (one write each, 500 jobs due at the same minute held the gateway ~4 s).
@@ -574,7 +595,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
               () => undefined,
               (err: unknown) => err as Error,
             );
-    for (const { job, key, next, nextRun, edited } of advances) {
+    for (const { job, key, next, nextRun, edited, missed } of advances) {
       if (edited === true) continue;
       if (unwritten !== undefined) {
         // With next_run still in the past, a run now would start again at every check (an @hourly job
@@ -599,10 +620,14 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       // A run that outlasts the interval is not overlapped by the next one: that occurrence is skipped.
       const held = scheduledRuns.get(key);
       if (held !== undefined) {
-        logger.warn(
-          { job: job.id, profile },
-          `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run is still running; this one is skipped`,
-        );
+        // One line as the skipping starts, not one per occurrence (an `every 1m` job an hour behind); the
+        // count is said when the run ends.
+        if (held.skipped === 0)
+          logger.warn(
+            { job: job.id, profile },
+            `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run is still running; its next occurrences are skipped until it ends`,
+          );
+        held.skipped += 1;
         // Several instances: the occurrence skipped here and the next one are held by this instance, so
         // none of the others starts one while the run goes on.
         await holdAhead(profile, job, [job.next_run, nextRun], held.ahead, now);
@@ -613,11 +638,23 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         !(await claimed(profile, job, dueTime(job.schedule, job.next_run, now)))
       )
         continue;
+      // One line for every run missed, not a line each.
+      if (missed !== undefined && job.next_run !== undefined)
+        logger.warn(
+          { job: job.id, profile, missed },
+          `[cron] ${job.name}${inProfile(profile)}: ${missed >= 1000 ? "1000 or more" : missed} scheduled runs were missed since ${job.next_run} (the gateway was not running, or its clock stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+        );
       const ahead = new Set<string>();
-      scheduledRuns.set(key, { schedule: job.schedule, ahead });
+      const scheduled = { schedule: job.schedule, ahead, skipped: 0 };
+      scheduledRuns.set(key, scheduled);
       await holdAhead(profile, job, [nextRun], ahead, now);
       launch(profile, store, job, job.prompt, "schedule", () => {
         scheduledRuns.delete(key);
+        if (scheduled.skipped > 0)
+          logger.info(
+            { job: job.id, profile, skipped: scheduled.skipped },
+            `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run ended; ${scheduled.skipped === 1 ? "1 occurrence was" : `${scheduled.skipped} occurrences were`} skipped while it ran`,
+          );
         // A due time held ahead that has not come yet goes back: whichever instance claims it runs it
         // (not given back, it lapses within a minute).
         for (const dueAt of ahead)

@@ -12,6 +12,8 @@ export interface RouteSource {
    * again for each (thousands of reads of a subscription file just written, for one list of names).
    */
   current(): ReadonlyMap<string, Route>;
+  /** The secrets of every record of the store behind it, served or not (a disabled subscription's too). */
+  storedSecrets?(): readonly string[];
 }
 
 /** What the request path reads on every request; replaced as a whole on reload. */

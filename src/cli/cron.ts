@@ -34,13 +34,13 @@ import {
   unknownJob,
 } from "../io/stores/cronStore.js";
 import { profilesWithJob, profilesWithJobs } from "../io/stores/profilesWithJob.js";
-import { storedSubscriptionSecrets } from "../io/stores/storedSubscriptionSecrets.js";
 import { parseSubscription, type Subscription } from "../io/stores/subscriptions.js";
 import { canonicalTarget, unknownTargetText } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { terminalText } from "../io/terminalText.js";
 import { checkDeliverExtra, collectPairs, formatTable } from "./format.js";
 import { requireOptions } from "./requiredOptions.js";
+import { subscriptionSecrets } from "./subscriptionSecrets.js";
 import { unquotedValueError } from "./unquotedValue.js";
 import { withSubscriptionStore } from "./webhook/subscriptionStoreFor.js";
 
@@ -461,6 +461,8 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     import("../io/processGroups.js"),
     import("../state/gatewayState.js"),
   ]);
+  // Every stored subscription's secret, a disabled one's too (from Redis with state.backend: redis).
+  const subscriptions = await subscriptionSecrets(loaded);
   const logger = createLogger({ file: loaded.paths.gatewayLog, stdout: false });
   const deliverer = createDeliverer({
     targets: createTargets(loaded.config, { logger }),
@@ -481,10 +483,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     noMcpHub: mcpToolsOutsideGateway(
       serverEntries(loaded.config.mcp_servers).flatMap(([name, entry]) => (entry.enabled ? [name] : [])),
     ),
-    hiddenValues: () => [
-      ...webhookSecretValues(loaded.config),
-      ...storedSubscriptionSecrets(loaded.paths.subscriptions),
-    ],
+    hiddenValues: () => [...webhookSecretValues(loaded.config), ...subscriptions],
     dotenv: loaded.scope.secrets,
     // Noted as the gateway notes its agents: this command killed (SIGKILL, an OOM kill) leaves the agent's
     // group running, which the gateway's next start then stops (the run is not run again).

@@ -27,6 +27,7 @@ import { unknownGatewayCommand } from "./gatewayUnknown.js";
 import { type Interrupt, listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { listenAddress } from "./listenAddress.js";
 import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.js";
+import { SECRET_FILE_HELP } from "./secretOption.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
 
 const connectHost = (host: string) =>
@@ -416,7 +417,8 @@ export function registerGatewayLifecycleCommands(gateway: Command): void {
     .option("--enable", "enable the webhook adapter")
     .option("--disable", "disable the webhook adapter")
     .option("--port <port>", "listen port")
-    .option("--secret <secret>", "global secret (WEBHOOK_SECRET)")
+    .option("--secret <secret>", "global secret (WEBHOOK_SECRET; - reads it from stdin)")
+    .option("--secret-file <path>", SECRET_FILE_HELP)
     .option("--generate-secret", "generate a new global secret")
     .option("--non-interactive", "use the flags and defaults without asking")
     .action((options: SetupOptions) => runSetup(options));

@@ -68,6 +68,7 @@ import { formatTools } from "./mcp/toolsOutput.js";
 import { unknownServerMessage } from "./mcp/unknownServer.js";
 import { registerMcpAuthCommands } from "./mcpAuth.js";
 import { parseElicitationOption, parseSecondsOption } from "./options.js";
+import { subscriptionSecrets } from "./subscriptionSecrets.js";
 
 /** The entry named `name`; a name such as `constructor` must not find Object.prototype's member. */
 function serverEntry(loaded: LoadedConfig, name: string) {
@@ -84,6 +85,8 @@ function cliHub(
   names: readonly string[],
   elicitation?: UnattendedElicitation,
   interrupted?: AbortSignal,
+  // The stored subscriptions' secrets its sampling runs hide (subscriptionSecrets: Redis's with that backend).
+  subscriptions: readonly string[] = storedSubscriptionSecrets(loaded.paths.subscriptions),
 ): McpHub {
   // Its stdio servers start where the gateway's would, also when the working directory is gone.
   leaveGoneDirectory(loaded.paths.home);
@@ -113,10 +116,7 @@ function cliHub(
   const logger = cliLogger();
   const runner = createRunner(loaded.config.agent, {
     logger,
-    hiddenValues: () => [
-      ...webhookSecretValues(loaded.config),
-      ...storedSubscriptionSecrets(loaded.paths.subscriptions),
-    ],
+    hiddenValues: () => [...webhookSecretValues(loaded.config), ...subscriptions],
     dotenv: loaded.scope.secrets,
   });
   const hub = new McpHub({
@@ -473,10 +473,11 @@ async function callTool(
   // As `svc mcp tools` and `svc mcp test` say it (the hub's own refusal names no file).
   if (loaded.config.mcp_servers[server]?.enabled === false) throw disabledServer(loaded, server);
   // Ctrl-C cancels the call (notifications/cancelled) and closes the server before the command ends.
+  const secrets = await subscriptionSecrets(loaded);
   const interrupt = listenForInterrupt(`the call of "${tool}"`);
   let hub: McpHub;
   try {
-    hub = cliHub(loaded, [server], options.elicitation, interrupt.signal);
+    hub = cliHub(loaded, [server], options.elicitation, interrupt.signal, secrets);
   } catch (err) {
     interrupt.dispose();
     throw err;

@@ -19,6 +19,7 @@ import { withFileLockSync } from "../io/stores/fileLock.js";
 import { checkYamlEditable, setEnvValues, setYamlValuesLocked, webhookKeyPath } from "../io/yamlEdit.js";
 import { raiseAgain } from "./interrupt.js";
 import { maskedOutput } from "./maskedOutput.js";
+import { readSecretOption } from "./secretOption.js";
 import { runningGatewayLine } from "./setupRunningGateway.js";
 
 export interface SetupOptions {
@@ -26,6 +27,8 @@ export interface SetupOptions {
   disable?: boolean;
   port?: string;
   secret?: string;
+  /** `--secret-file <path>`: read into `secret` before anything else (secretOption.ts). */
+  secretFile?: string;
   generateSecret?: boolean;
   nonInteractive?: boolean;
 }
@@ -271,6 +274,12 @@ async function ask(options: SetupOptions, current: Current): Promise<SetupAnswer
  * are mirrored into `platforms.webhook` with comments kept; the secret never goes into config.yaml.
  */
 export async function runSetup(options: SetupOptions): Promise<void> {
+  // Named as given, before the file or stdin is read (after, it would read as --secret).
+  if (options.secretFile !== undefined && options.generateSecret)
+    throw new SvcError("usage", "--secret-file and --generate-secret cannot be combined");
+  if (options.secret === "-" && options.generateSecret)
+    throw new SvcError("usage", "--secret - and --generate-secret cannot be combined");
+  await readSecretOption(options);
   if (options.secret !== undefined && CONTROL.test(options.secret))
     throw new SvcError("usage", `--secret: ${NO_CONTROL}`);
   checkFlags(options);

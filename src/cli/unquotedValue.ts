@@ -37,6 +37,9 @@ function strayAfterValue(
   return found;
 }
 
+/** How many stray words are quoted; the others are counted. */
+const SHOWN_WORDS = 5;
+
 /**
  * `svc cron create --schedule 0 9 * * 1-5` (the schedule not in quotes): the shell passes each field as a
  * word of its own, and an unquoted `*` as the names of the files in the working directory. Commander refused
@@ -57,7 +60,10 @@ export function unquotedValueError(
   if (found === undefined || examples[found.option] === undefined) return text;
   const { option, stray } = found;
   const count = `${stray.length} more word${stray.length === 1 ? "" : "s"}`;
-  const words = shown.has(option) ? ` (${stray.map((word) => JSON.stringify(word)).join(", ")})` : "";
+  // A `*` the shell turned into a directory's file names may be hundreds of words: a few are enough to see it.
+  const listed = stray.slice(0, SHOWN_WORDS).map((word) => JSON.stringify(word));
+  if (stray.length > SHOWN_WORDS) listed.push(`… ${stray.length - SHOWN_WORDS} more`);
+  const words = shown.has(option) ? ` (${listed.join(", ")})` : "";
   const star = shown.has(option)
     ? " and turns each * into the names of the files in the working directory"
     : "";

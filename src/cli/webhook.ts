@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { collectPairs } from "./format.js";
+import { SECRET_FILE_HELP } from "./secretOption.js";
 import { unquotedValueError } from "./unquotedValue.js";
 import { change } from "./webhook/change.js";
 import { deliveries } from "./webhook/deliveries.js";
@@ -45,7 +46,8 @@ export function registerWebhookCommands(program: Command): void {
     .option("--no-cron-job", "stop firing the cron job: an agent run again")
     .option("--description <text>", "what this subscription is for")
     .option("--route-profile <profile>", "profile that runs the route (rebinding rotates the secret)")
-    .option("--secret <secret>", "use this secret instead of a generated one")
+    .option("--secret <secret>", "use this secret instead of a generated one (- reads it from stdin)")
+    .option("--secret-file <path>", SECRET_FILE_HELP)
     .option("--mirror-to-session", "write chat deliveries into the chat's session")
     .option("--no-mirror-to-session", "stop mirroring")
     // Not options: refused with what to do instead (see checkNotOptions).

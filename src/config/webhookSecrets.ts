@@ -29,3 +29,17 @@ export function subscriptionSecretValues(
     if (route.secret !== undefined && route.secret !== INSECURE_NO_AUTH) values.push(route.secret);
   return values;
 }
+
+/**
+ * The secrets of every stored subscription record (`webhook_subscriptions.json`'s, or Redis's), served or
+ * not: a disabled one (`svc webhook disable`), or one the gateway ignores, still holds a secret its sender
+ * signs with, which `svc webhook enable` brings back. Hidden as the served ones' are.
+ */
+export function storedRecordSecrets(records: Readonly<Record<string, unknown>>): string[] {
+  return subscriptionSecretValues(
+    Object.values(records).map((record) => {
+      const secret = (record as { secret?: unknown } | null)?.secret;
+      return { secret: typeof secret === "string" ? secret : undefined };
+    }),
+  );
+}

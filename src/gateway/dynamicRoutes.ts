@@ -67,9 +67,13 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
   const keys = redisKeys(prefix);
   let opened: { close(): void; reloaded(): void; disabledNames(): readonly string[] } | undefined;
   // Requests before open() (none: the listener starts after it) would find no dynamic route.
-  let source: RouteSource = { lookup: () => undefined, current: () => new Map() };
+  let source: RouteSource = { lookup: () => undefined, current: () => new Map(), storedSecrets: () => [] };
   return {
-    source: { lookup: (name) => source.lookup(name), current: () => source.current() },
+    source: {
+      lookup: (name) => source.lookup(name),
+      current: () => source.current(),
+      storedSecrets: () => source.storedSecrets?.() ?? [],
+    },
     where: redisLabel(url),
     enabledNames: () => [...source.current().keys()],
     disabledNames: () => opened?.disabledNames() ?? [],

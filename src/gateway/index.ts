@@ -272,8 +272,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     groups,
     dotenv: loaded.scope.secrets,
     elapsed,
-    subscriptionSecrets: () =>
-      subscriptionSecretValues((options.dynamicRoutes ?? dynamic.source).current().values()),
+    // Every stored subscription's, a disabled one's too: its sender still signs with it.
+    subscriptionSecrets: () => {
+      const source = options.dynamicRoutes ?? dynamic.source;
+      return source.storedSecrets?.() ?? subscriptionSecretValues(source.current().values());
+    },
   });
   // Coalescing groups and cron jobs: flushed on stop and reload, so no pending group is dropped.
   const coalescing = createCoalescing({

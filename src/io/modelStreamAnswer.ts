@@ -260,7 +260,7 @@ interface ChoiceDraft {
  * where an event holds one, read as its delta); tool calls assembled by
  * their `index`, and apart by their ids where a server sends several at one index (the id, type and name
  * as sent, the arguments' pieces joined); the last finish reason; the
- * usage of the last chunk that carries one. A chunk carrying an `error` ends the answer as that error.
+ * usage of the last chunk that carries one (in `usage`, or as Groq sends it, in `x_groq.usage`). A chunk carrying an `error` ends the answer as that error.
  * Without `data: [DONE]` the answer is whole when the body ended between events and every choice had
  * finished (servers that close the stream after the last chunk, without the marker); `cut` (the body
  * ended inside an event) or a choice without its finish reason is a stream cut off.
@@ -279,6 +279,8 @@ function chatAnswer(events: readonly unknown[], cut: boolean): StreamAssembly {
     for (const key of ["id", "created", "model", "system_fingerprint"])
       if (head[key] === undefined && event[key] !== undefined && event[key] !== null) head[key] = event[key];
     if (event.usage !== undefined && event.usage !== null) usage = event.usage;
+    // Groq's chunks carry theirs in `x_groq.usage` (its last chunk), with no `usage` of their own.
+    else if (isRecord(event.x_groq) && isRecord(event.x_groq.usage)) usage = event.x_groq.usage;
     if (!Array.isArray(event.choices)) continue;
     for (const choice of event.choices as unknown[]) {
       if (!isRecord(choice)) continue;

@@ -24,6 +24,7 @@ import {
 } from "../../io/stores/subscriptions.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 import { isPublicKeySecret } from "../../streams/publicKeySignature.js";
+import { readSecretOption } from "../secretOption.js";
 import { portNote, routePath, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
 import {
   checkCronJob,
@@ -46,6 +47,7 @@ export type { SubscribeOptions } from "./subscribeOptions.js";
 /** `svc webhook subscribe <name>`: creates or updates the record, then prints its URL and secret. */
 export async function subscribe(name: string, options: SubscribeOptions): Promise<void> {
   checkName(name);
+  await readSecretOption(options);
   checkNotBlank(options);
   checkOneChatId(options);
   const loaded = loadConfig();

@@ -11,6 +11,8 @@ export interface SubscribeOptions {
   description?: string;
   routeProfile?: string;
   secret?: string;
+  /** `--secret-file <path>`: read into `secret` before anything else (secretOption.ts). */
+  secretFile?: string;
   mirrorToSession?: boolean;
   /** Not an option (refused): toolsets are written into the record by hand. */
   toolsets?: string;

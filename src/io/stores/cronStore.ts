@@ -201,21 +201,12 @@ export function parseSchedule(text: string): Schedule {
       `schedule "${text}": ${withoutAt(trimmed) ?? spelledInterval(trimmed) ?? zoneField(fields) ?? extraFields(fields) ?? FIVE_FIELDS}`,
     );
   }
-  // Jenkins' H (a hashed minute) is not cron: the parser takes it as a new random value at every reading,
-  // so the job would run at a different minute each time its next run is worked out.
-  // No month or day name begins with H.
-  if (fields.some((field) => /^h/i.test(field))) {
-    throw new SvcError(
-      "usage",
-      `schedule "${text}": H (a hashed value) is not part of cron — write the minute or hour itself, e.g. "17 * * * *"`,
-    );
-  }
-  if (!trimmed.startsWith("@")) {
-    // A letter outside ASCII (`mön`) is named by the field's check below, not read as two words.
-    const problem = fields.some((field) => lookalikeCharacter(field) !== undefined)
-      ? undefined
-      : misnamed(fields);
-    if (problem !== undefined) throw new SvcError("usage", `schedule "${text}": ${problem}`);
+  // A field svc refuses before cron-parser reads it (H, a misnamed month or weekday): the first wrong field,
+  // in the order they are written, is named, whatever its mistake (`60 * * * Monday` names the minute). Only
+  // then is each field parsed alone: a cron_job route checks its job's schedule on every event.
+  if (!trimmed.startsWith("@") && fields.some((field, index) => refusedBeforeParsing(index, field))) {
+    const problem = firstFieldProblem(fields) as string;
+    throw new SvcError("usage", `schedule "${text}": not a valid cron expression (${problem})`);
   }
   // Macros are read in any case (`@DAILY`), as interval units and day and month names are; crontab's
   // `@midnight` is `@daily` (cron-parser does not know it).
@@ -279,32 +270,66 @@ function neverRuns(expression: string, problem: string): string {
  */
 function failingField(fields: readonly string[]): string | undefined {
   if (fields.length !== FIELD_LABELS.length) return undefined;
-  for (const [index, field] of fields.entries()) {
-    const problem = cronProblem(fields.map((other, at) => (at === index ? other : "*")).join(" "));
-    // A list naming a value twice is read as a set (withoutRepeats): not this field's fault.
-    if (problem === undefined || /duplicate values found/.test(problem)) continue;
-    const lookalike = lookalikeCharacter(field);
-    if (lookalike !== undefined) return `${FIELD_LABELS[index]} field "${shownField(field)}": ${lookalike}`;
-    const weekdayNearest = index === 2 ? nearestWeekday(field) : undefined;
-    if (weekdayNearest !== undefined) return `${FIELD_LABELS[index]} field "${field}": ${weekdayNearest}`;
-    const reversed = /Invalid range: (\d+)-(\d+), min/.exec(problem);
-    const manyEnds = manyEndedRange(field, problem) ?? lastOrNthProblem(index, field, problem);
-    const outside = /^Constraint error, got (?:value|range) (\S+) expected range (\d+-\d+)$/.exec(problem);
-    const said =
-      manyEnds !== undefined
-        ? manyEnds
-        : /NaN/.test(problem)
-          ? `a range needs a value on each side of its "-" (${FIELD_LABELS[index]} values are ${problem.replace(/.*expected range /, "")})`
-          : /cannot repeat at every/.test(problem)
-            ? "a step (/N) must be a whole number of 1 or more"
-            : reversed !== null
-              ? reversedRange(index, Number(reversed[1]), Number(reversed[2]), /\/(\d+)/.exec(field)?.[0])
-              : outside !== null
-                ? `${outside[1]} is outside ${outside[2]}, the ${FIELD_LABELS[index]} values`
-                : (parserWordsProblem(index, field, problem) ?? problem);
-    return `${FIELD_LABELS[index]} field "${field}": ${said}`;
+  for (const index of fields.keys()) {
+    const said = fieldProblem(fields, index);
+    if (said !== undefined) return said;
   }
   return undefined;
+}
+
+/** Jenkins' H, or a word that is no name of its field, `field` at `index` (0: minute ... 4: day-of-week). */
+function refusedBeforeParsing(index: number, field: string): boolean {
+  return hashed(field) || (lookalikeCharacter(field) === undefined && misnamed(index, field) !== undefined);
+}
+
+// Jenkins' H (a hashed minute) is not cron: the parser takes it as a new random value at every reading, so
+// the job would run at a different minute each time its next run is worked out. No month or day name
+// begins with H.
+const hashed = (field: string): boolean => /^h/i.test(field);
+
+/**
+ * The first of the five fields that is wrong, in field order, named with what is wrong with it: Jenkins' H,
+ * a word that is no name of its field (`Monday`, `Sept`), or what cron-parser refuses in it alone.
+ */
+function firstFieldProblem(fields: readonly string[]): string | undefined {
+  for (const [index, field] of fields.entries()) {
+    if (hashed(field))
+      return `${FIELD_LABELS[index]} field "${field}": H (a hashed value) is not part of cron — write the minute or hour itself, e.g. "17 * * * *"`;
+    // A letter outside ASCII (`mön`) is named by the field's own check, not read as two words.
+    const misnamedWord = lookalikeCharacter(field) === undefined ? misnamed(index, field) : undefined;
+    if (misnamedWord !== undefined) return `${FIELD_LABELS[index]} field "${field}": ${misnamedWord}`;
+    const said = fieldProblem(fields, index);
+    if (said !== undefined) return said;
+  }
+  return undefined;
+}
+
+/** What cron-parser refuses in field `index` alone (the others `*`), said with the field's name. */
+function fieldProblem(fields: readonly string[], index: number): string | undefined {
+  const field = fields[index] as string;
+  const problem = cronProblem(fields.map((other, at) => (at === index ? other : "*")).join(" "));
+  // A list naming a value twice is read as a set (withoutRepeats): not this field's fault.
+  if (problem === undefined || /duplicate values found/.test(problem)) return undefined;
+  const lookalike = lookalikeCharacter(field);
+  if (lookalike !== undefined) return `${FIELD_LABELS[index]} field "${shownField(field)}": ${lookalike}`;
+  const weekdayNearest = index === 2 ? nearestWeekday(field) : undefined;
+  if (weekdayNearest !== undefined) return `${FIELD_LABELS[index]} field "${field}": ${weekdayNearest}`;
+  const reversed = /Invalid range: (\d+)-(\d+), min/.exec(problem);
+  const manyEnds = manyEndedRange(field, problem) ?? lastOrNthProblem(index, field, problem);
+  const outside = /^Constraint error, got (?:value|range) (\S+) expected range (\d+-\d+)$/.exec(problem);
+  const said =
+    manyEnds !== undefined
+      ? manyEnds
+      : /NaN/.test(problem)
+        ? `a range needs a value on each side of its "-" (${FIELD_LABELS[index]} values are ${problem.replace(/.*expected range /, "")})`
+        : /cannot repeat at every/.test(problem)
+          ? "a step (/N) must be a whole number of 1 or more"
+          : reversed !== null
+            ? reversedRange(index, Number(reversed[1]), Number(reversed[2]), /\/(\d+)/.exec(field)?.[0])
+            : outside !== null
+              ? `${outside[1]} is outside ${outside[2]}, the ${FIELD_LABELS[index]} values`
+              : (parserWordsProblem(index, field, problem) ?? problem);
+  return `${FIELD_LABELS[index]} field "${field}": ${said}`;
 }
 
 /** Each field's lowest and highest value (day-of-week: 0 and 7 are both Sunday, 0-6 covers a week). */
@@ -353,20 +378,22 @@ const DAY_NAMES = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
  * month), said with the names to write: cron-parser reads names three letters at a time and answered
  * `cannot resolve alias "day"` or `Invalid characters, got value: 9t`.
  */
-function misnamed(fields: readonly string[]): string | undefined {
-  const checks = [
-    { at: 3, names: MONTH_NAMES, other: DAY_NAMES, what: "month", numbers: "1-12" },
-    { at: 4, names: DAY_NAMES, other: MONTH_NAMES, what: "day", numbers: "0-7, 0 and 7 being Sunday" },
-  ];
-  for (const { at, names, other, what, numbers } of checks) {
-    for (const [word] of (fields[at] as string).matchAll(/[a-z]+/gi)) {
-      const name = word.toLowerCase();
-      if (names.includes(name) || (what === "day" && name === "l")) continue;
-      const elsewhere = other.includes(name)
-        ? ` ("${word}" is a ${what === "month" ? "day" : "month"} name: it goes in the ${what === "month" ? "fifth field, day-of-week" : "fourth field, month"})`
-        : "";
-      return `"${word}" is not a ${what} name — write the first three letters of one (${names.join(", ")}) or a number ${numbers}${elsewhere}`;
-    }
+function misnamed(index: number, field: string): string | undefined {
+  const check =
+    index === 3
+      ? { names: MONTH_NAMES, other: DAY_NAMES, what: "month", numbers: "1-12" }
+      : index === 4
+        ? { names: DAY_NAMES, other: MONTH_NAMES, what: "day", numbers: "0-7, 0 and 7 being Sunday" }
+        : undefined;
+  if (check === undefined) return undefined;
+  const { names, other, what, numbers } = check;
+  for (const [word] of field.matchAll(/[a-z]+/gi)) {
+    const name = word.toLowerCase();
+    if (names.includes(name) || (what === "day" && name === "l")) continue;
+    const elsewhere = other.includes(name)
+      ? ` ("${word}" is a ${what === "month" ? "day" : "month"} name: it goes in the ${what === "month" ? "fifth field, day-of-week" : "fourth field, month"})`
+      : "";
+    return `"${word}" is not a ${what} name — write the first three letters of one (${names.join(", ")}) or a number ${numbers}${elsewhere}`;
   }
   return undefined;
 }
@@ -449,6 +476,22 @@ export function nextRunAfter(schedule: string, afterMs: number, dueMs?: number):
     .parse(parsed.expression, { tz: "UTC", currentDate: new Date(afterMs) })
     .next()
     .getTime();
+}
+
+/**
+ * How many of `schedule`'s runs came due from `fromMs` (a due time) to `toMs`, both included, counted up to
+ * `cap` (a job missed for a long time is said as "cap or more"): what a catch-up run stands for.
+ */
+export function occurrencesBetween(schedule: string, fromMs: number, toMs: number, cap = 1000): number {
+  if (!(fromMs <= toMs)) return 0;
+  const parsed = parseSchedule(schedule);
+  if (parsed.kind === "interval") return Math.min(cap, Math.floor((toMs - fromMs) / parsed.ms) + 1);
+  let count = 1;
+  for (let at = fromMs; count < cap; count++) {
+    at = nextRunAfter(schedule, at);
+    if (!(at <= toMs)) break;
+  }
+  return count;
 }
 
 /** A field that is all of its range for cron-parser (only these make the other day field decide alone). */

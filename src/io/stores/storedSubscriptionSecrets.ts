@@ -1,4 +1,4 @@
-import { subscriptionSecretValues } from "../../config/webhookSecrets.js";
+import { storedRecordSecrets } from "../../config/webhookSecrets.js";
 import { subscriptionStore } from "./subscriptions.js";
 
 /**
@@ -7,13 +7,7 @@ import { subscriptionStore } from "./subscriptions.js";
  */
 export function storedSubscriptionSecrets(file: string): string[] {
   try {
-    const records = Object.values(subscriptionStore(file).read().records);
-    return subscriptionSecretValues(
-      records.map((record) => {
-        const secret = (record as { secret?: unknown } | null)?.secret;
-        return { secret: typeof secret === "string" ? secret : undefined };
-      }),
-    );
+    return storedRecordSecrets(subscriptionStore(file).read().records);
   } catch {
     return [];
   }

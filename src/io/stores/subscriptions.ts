@@ -7,6 +7,7 @@ import { knownKeysAt } from "../../config/knownKeys.js";
 import { nearMiss } from "../../config/nearMiss.js";
 import { profileNameProblem } from "../../config/paths.js";
 import { INSECURE_NO_AUTH, type Route, routeNameProblem, routeShape } from "../../config/sections/webhook.js";
+import { storedRecordSecrets } from "../../config/webhookSecrets.js";
 import { describeError, SvcError } from "../../errors.js";
 import { fileStamp, isRacy } from "../fileStamp.js";
 import type { Logger } from "../log.js";
@@ -221,6 +222,11 @@ export interface SubscriptionSource {
   lookup(name: string): Route | undefined;
   names(): readonly string[];
   /**
+   * The secrets of every record in the store, disabled and ignored ones included (storedRecordSecrets): a
+   * run's output hides them all. From the last read of the store (no read of its own).
+   */
+  storedSecrets(): readonly string[];
+  /**
    * The gateway's config was reloaded: what a record is judged by (the global secret, config.yaml's routes,
    * its MCP servers and profiles) may have changed, so the next read judges the records again, logging what
    * it finds as any load does.
@@ -325,6 +331,7 @@ export function createSubscriptionSource(
   let lastError: string | undefined;
   let lastBytes: Buffer | undefined;
   let active = new Map<string, Subscription>();
+  let secrets: readonly string[] = [];
 
   function refresh(): ReadonlyMap<string, Subscription> {
     let next: string;
@@ -345,6 +352,7 @@ export function createSubscriptionSource(
           `[webhook] ${path} is gone: its ${active.size} dynamic subscription(s) are no longer served (404) — restore the file or create them again with svc webhook subscribe`,
         );
       active = new Map();
+      secrets = [];
       racy = false;
       revision = undefined;
       lastBytes = undefined;
@@ -375,6 +383,7 @@ export function createSubscriptionSource(
       lastError = undefined;
       const loaded = activeSubscriptions(path, snapshot.records, logger, options);
       active = loaded;
+      secrets = storedRecordSecrets(snapshot.records);
       logger.info(`[webhook] loaded ${loaded.size} dynamic subscription(s) from ${path}`);
     } catch (err) {
       const message = `[webhook] ${describeError(err)}; keeping the last good set of ${active.size} subscription(s)`;
@@ -392,6 +401,10 @@ export function createSubscriptionSource(
       return found === undefined ? undefined : subscriptionRoute(found);
     },
     names: () => [...refresh().keys()],
+    storedSecrets() {
+      refresh();
+      return secrets;
+    },
     reloaded() {
       stamp = "";
       revision = undefined;

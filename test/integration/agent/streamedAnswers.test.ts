@@ -275,6 +275,56 @@ describe("a model endpoint that streams its answers to requests that ask for no 
     }
   });
 
+  it("provider openai: Groq's streamed usage, sent in x_groq.usage of the last chunk (no usage of its own), counts in the run's usage", async () => {
+    const model = await startFakeOpenAI();
+    try {
+      const groqUsage = {
+        queue_time: 0.01,
+        prompt_tokens: 10,
+        prompt_time: 0.002,
+        completion_tokens: 5,
+        completion_time: 0.004,
+        total_tokens: 15,
+        total_time: 0.006,
+      };
+      const chunk = (delta: Record<string, unknown>, finish: string | null, xGroq: Record<string, unknown>) =>
+        `data: ${JSON.stringify({
+          id: "chatcmpl-g1",
+          object: "chat.completion.chunk",
+          created: 1_700_000_000,
+          model: "llama-3.3-70b-versatile",
+          system_fingerprint: "fp_1",
+          choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+          x_groq: xGroq,
+        })}\n\n`;
+      const call = {
+        tool_calls: [
+          {
+            index: 0,
+            id: "call_g1",
+            type: "function",
+            function: { name: "mcp__notes__lookup", arguments: '{"key":"k1"}' },
+          },
+        ],
+      };
+      model.script(
+        eventStream(
+          `${chunk({ role: "assistant", content: null }, null, { id: "req_1" })}${chunk(call, null, { id: "req_1" })}${chunk({}, "tool_calls", { id: "req_1", usage: groqUsage })}data: [DONE]\n\n`,
+        ),
+        eventStream(
+          `${chunk({ role: "assistant", content: "Found it." }, null, { id: "req_2" })}${chunk({}, "stop", { id: "req_2", usage: groqUsage })}data: [DONE]\n\n`,
+        ),
+      );
+      const gw = await gatewayFor("openai", model.baseUrl);
+      expect((await postJson(gw.url("/webhooks/look"), {})).status).toBe(202);
+      expect(await telegramMessages(telegram, 1)).toEqual(["Found it."]);
+      expect(notes.calls).toEqual([{ tool: "lookup", args: { key: "k1" } }]);
+      await expectToolRunJournalled(gw.home.dir);
+    } finally {
+      await model.close();
+    }
+  });
+
   it("a stream cut off before its end, with no retry left (retries: 0), fails the run: the notice names the endpoint and what was wrong", async () => {
     const model = await startFakeOpenAI();
     try {

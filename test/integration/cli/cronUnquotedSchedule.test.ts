@@ -43,4 +43,25 @@ describe("svc cron create with a schedule or prompt not in quotes", { timeout: 9
     for (const r of [operand, name]) expect(r.stderr).toContain("error: too many arguments for 'create'");
     expect(existsSync(join(home.dir, "cron", "jobs.json"))).toBe(false);
   });
+
+  it("a * the shell turned into the names of many files shows a few of them and counts the rest, not a screenful", async () => {
+    const files = Array.from({ length: 200 }, (_, i) => `file-${i}.txt`);
+    const [globbed] = await each([
+      "cron",
+      "create",
+      "--name",
+      "n",
+      "--schedule",
+      "0",
+      ...files,
+      "--prompt",
+      "hi",
+    ]);
+    expect(globbed.code).toBe(2);
+    const first = globbed.stderr.split("\n")[0] ?? "";
+    expect(first).toContain(
+      'error: --schedule takes one value, and 200 more words followed it ("file-0.txt", "file-1.txt", "file-2.txt", "file-3.txt", "file-4.txt", … 195 more) — write the whole value in quotes',
+    );
+    expect(first).not.toContain("file-5.txt");
+  });
 });

@@ -75,6 +75,30 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
     expect(nested.stderr).toContain("Usage: svc mcp [options] [command]");
   });
 
+  it("an unknown command followed by --help is refused, naming the word, not answered with the help (exit 2)", async () => {
+    const results = await each(
+      ["gatewya", "--help"],
+      ["mcp", "lsit", "--help"],
+      ["webhook", "frob", "-h"],
+      ["gateway", "stauts", "--help"],
+    );
+    for (const r of results) {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+    }
+    const [top, mcp, webhook, gateway] = results;
+    expect(top?.stderr).toContain("error: unknown command 'gatewya'\n(Did you mean gateway?)");
+    expect(mcp?.stderr).toContain("error: unknown command 'lsit'\n(Did you mean list?)");
+    expect(webhook?.stderr).toContain("error: unknown command 'frob'");
+    expect(gateway?.stderr).toContain("unknown command 'gateway stauts' — did you mean svc gateway status?");
+    // A known command's --help, and --help after a command's operand, still print the help.
+    const [known, operand] = await each(["mcp", "list", "--help"], ["mcp", "call", "notes", "--help"]);
+    expect(known.code).toBe(0);
+    expect(known.stdout).toContain("Usage: svc mcp list");
+    expect(operand.code).toBe(0);
+    expect(operand.stdout).toContain("Usage: svc mcp call");
+  });
+
   it("a mistyped option of svc cron create is named with the one meant, not as the required one missing", async () => {
     const [typo, missing] = await each(
       ["cron", "create", "--name", "a", "--shedule", "every 1h", "--prompt", "p"],

@@ -42,7 +42,11 @@ function job(id: string, overrides: Partial<CronJob> = {}): CronJob {
   };
 }
 
-async function setup(jobs: CronJob[], runJob: (job: CronJob, prompt: string) => Promise<string>) {
+async function setup(
+  jobs: CronJob[],
+  runJob: (job: CronJob, prompt: string) => Promise<string>,
+  logger = silentLogger(),
+) {
   home = tempHome();
   const store = cronStore(join(home.dir, "cron", "jobs.json"));
   await store.update((records) => {
@@ -52,7 +56,7 @@ async function setup(jobs: CronJob[], runJob: (job: CronJob, prompt: string) => 
   const scheduler = createCronScheduler({
     stores: { profiles: () => ["default"], store: () => store },
     runJob,
-    logger: silentLogger(),
+    logger,
     clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
   });
   return {
@@ -379,6 +383,21 @@ describe("schedule grammar", () => {
     );
     // A list naming a value twice is a set, not the problem: the day-of-month is.
     expect(refusal("0,0 0 0 * *")).toContain('(day-of-month field "0": ');
+  });
+
+  it("of several bad fields the first one (minute, hour, ...) is named, whatever kind of mistake each is", () => {
+    expect(refusal("60 * * * Monday")).toBe(
+      'schedule "60 * * * Monday": not a valid cron expression (minute field "60": 60 is outside 0-59, the minute values)',
+    );
+    expect(refusal("0 24 * Sept *")).toContain('(hour field "24": 24 is outside 0-23, the hour values)');
+    expect(refusal("0 0 * 13 funday")).toContain('(month field "13": 13 is outside 1-12, the month values)');
+    expect(refusal("60 H * * *")).toContain('(minute field "60": ');
+    // Each kind alone still names its field.
+    expect(refusal("0 H * * *")).toBe(
+      'schedule "0 H * * *": not a valid cron expression (hour field "H": H (a hashed value) is not part of cron — write the minute or hour itself, e.g. "17 * * * *")',
+    );
+    expect(refusal("0 9 * * Monday")).toContain('(day-of-week field "Monday": "Monday" is not a day name — ');
+    expect(refusal("0 0 1 Sept *")).toContain('(month field "Sept": "Sept" is not a month name — ');
   });
 
   it("a day that never comes in its month is refused also when a day-of-week starting with * must match too", () => {
@@ -897,6 +916,28 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["daily", "hourly", "hourly"]);
   });
 
+  it("runs missed while the gateway was down are said once with their count (WARN), not a line each; a single missed run, which the catch-up is, is not", async () => {
+    const log = captureLogger();
+    const { scheduler, advance } = await setup(
+      [job("daily", { schedule: "every 1d" }), job("hourly", { schedule: "every 1h" })],
+      async () => "ok",
+      log.logger,
+    );
+    advance(23 * 3_600_000);
+    expect(await scheduler.tick()).toEqual(["daily", "hourly"]);
+    await scheduler.idle();
+    const missed = log
+      .lines()
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter(({ msg }) => msg.includes("missed"));
+    expect(missed).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: `[cron] job-hourly: 23 scheduled runs were missed since ${new Date(T0 + 60_000).toISOString()} (the gateway was not running, or its clock stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+      }),
+    ]);
+  });
+
   it("the clock stepped forward while the gateway runs is met as a stop: each job due in the hours stepped over runs once, then continues from then", async () => {
     home = tempHome();
     const store = cronStore(join(home.dir, "cron", "jobs.json"));
@@ -1141,6 +1182,50 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["slow", "slow"]);
     finish();
     await scheduler.idle();
+  });
+
+  it("occurrences skipped behind a long run are said once: one WARN as the skipping starts, one INFO with the count when it ends", async () => {
+    let finish = () => {};
+    const log = captureLogger();
+    const { scheduler, advance } = await setup(
+      [job("slow", { schedule: "every 1m" })],
+      () =>
+        new Promise((resolve) => {
+          finish = () => resolve("done");
+        }),
+      log.logger,
+    );
+    const skipLines = () =>
+      log
+        .lines()
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter(({ msg }) => msg.includes("skipped"))
+        .map(({ level, msg }) => `${level === 40 ? "WARN" : level === 30 ? "INFO" : level} ${msg}`);
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual(["slow"]);
+    for (let i = 0; i < 3; i++) {
+      advance(60_000);
+      expect(await scheduler.tick()).toEqual([]);
+    }
+    expect(skipLines()).toEqual([
+      "WARN [cron] job-slow: the previous scheduled run is still running; its next occurrences are skipped until it ends",
+    ]);
+    finish();
+    await scheduler.idle();
+    expect(skipLines().slice(1)).toEqual([
+      "INFO [cron] job-slow: the previous scheduled run ended; 3 occurrences were skipped while it ran",
+    ]);
+    // A later run that outlasts its interval starts a new streak, said again.
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual(["slow"]);
+    advance(60_000);
+    expect(await scheduler.tick()).toEqual([]);
+    finish();
+    await scheduler.idle();
+    expect(skipLines().slice(2)).toEqual([
+      "WARN [cron] job-slow: the previous scheduled run is still running; its next occurrences are skipped until it ends",
+      "INFO [cron] job-slow: the previous scheduled run ended; 1 occurrence was skipped while it ran",
+    ]);
   });
 
   it("a due job whose next run cannot be written is not run (it would start at every check), said once; it runs once the store is writable", async () => {

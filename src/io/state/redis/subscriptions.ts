@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { storedRecordSecrets } from "../../../config/webhookSecrets.js";
 import { SvcError } from "../../../errors.js";
 import type { Logger } from "../../log.js";
 import { parseKeepingExtraNumbers } from "../../stores/extraNumbers.js";
@@ -193,6 +194,8 @@ export function createRedisSubscriptionSource(
   const where = `${keys.subscriptions()} in Redis at ${label}`;
   let active = new Map<string, Subscription>();
   let records: Record<string, unknown> | undefined;
+  /** The secrets of every record last read, served or not (storedRecordSecrets). */
+  let secrets: readonly string[] = [];
   let revision: string | undefined;
   /** Since the last refresh failed: the log says so at the outage's first failure and when it is over. */
   let failing = false;
@@ -205,6 +208,7 @@ export function createRedisSubscriptionSource(
     const read = await snapshot(redis, keys, where);
     judge(read.records);
     records = read.records;
+    secrets = storedRecordSecrets(read.records);
     revision = read.revision;
   }
 
@@ -249,6 +253,7 @@ export function createRedisSubscriptionSource(
       return found === undefined ? undefined : subscriptionRoute(found);
     },
     names: () => [...active.keys()],
+    storedSecrets: () => secrets,
     disabledNames: () =>
       Object.entries(records ?? {}).flatMap(([name, raw]) => {
         const parsed = parseSubscription(where, name, raw);
