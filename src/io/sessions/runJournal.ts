@@ -1,5 +1,6 @@
 import {
   closeSync,
+  constants,
   existsSync,
   fstatSync,
   openSync,
@@ -203,16 +204,22 @@ function narrowModes(sessionsDir: string, dir: string): void {
   for (const name of names) if (DAY_FILE.test(name)) narrowMode(join(dir, name), 0o600);
 }
 
-/** Whether `file` exists and its last byte is not a newline. */
+/** Read-only, not waiting: a named pipe in the journal's place opens at once instead of waiting for a writer. */
+const READ_NONBLOCK = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** Whether `file` exists, is a regular file and its last byte is not a newline. */
 function endsMidLine(file: string): boolean {
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    fd = openSync(file, READ_NONBLOCK);
   } catch {
     return false;
   }
   try {
-    const { size } = fstatSync(fd);
+    const stat = fstatSync(fd);
+    // Not a file (a named pipe): the writer says what is wrong with it.
+    if (!stat.isFile()) return false;
+    const { size } = stat;
     if (size === 0) return false;
     const last = Buffer.alloc(1);
     readSync(fd, last, 0, 1, size - 1);

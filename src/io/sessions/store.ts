@@ -13,6 +13,7 @@ import { svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { writeBytesSync } from "../batchedWriter.js";
 import { makeDirs } from "../makeDirs.js";
+import { NotRegularFile, readRegularFile } from "../regularFile.js";
 import { noRoomProblem, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
@@ -176,9 +177,15 @@ export class SessionStore {
   private readIndex(): SessionIndex {
     let text: string;
     try {
-      text = readFileSync(this.indexPath, "utf8");
+      // Not waiting on a named pipe in its place: the read is synchronous, and would hold the gateway with it.
+      text = readRegularFile(this.indexPath).toString("utf8");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, sessions: {} };
+      if (err instanceof NotRegularFile)
+        throw new SvcError(
+          "store_corrupt",
+          `${this.indexPath}: ${err.message} — the session index is a file the chat front end (or svc) replaces as a whole: remove it, or put the file back in its place`,
+        );
       throw err;
     }
     // An editor's byte order mark (the index is written by the chat front end or by hand), and a file

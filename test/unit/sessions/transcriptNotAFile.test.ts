@@ -43,3 +43,16 @@ it("a transcript that is a named pipe or a directory is not written: the append 
   expect(await store.append("telegram:-1", [{ role: "assistant", content: "x" }])).toBe(true);
   expect(store.entries("telegram:-1").map((entry) => entry.content)).toEqual(["x"]);
 });
+
+// index.json was read with a blocking readFileSync: a named pipe in its place (no writer) held the gateway's
+// one thread at the first mirror to any chat of the profile, for good.
+it("an index.json that is a named pipe is refused, named, without waiting for a writer", async () => {
+  home = tempHome();
+  mkdirSync(join(home.dir, "sessions"));
+  const indexPath = join(home.dir, "sessions", "index.json");
+  execFileSync("mkfifo", [indexPath]);
+  const store = new SessionStore(join(home.dir, "sessions"), () => NOW);
+  expect(() => store.get("telegram:-1")).toThrow(
+    `${indexPath}: is not a regular file (a named pipe) — the session index is a file the chat front end (or svc) replaces as a whole: remove it, or put the file back in its place`,
+  );
+});
