@@ -76,7 +76,9 @@ describe("one gateway per state directory", () => {
     const dir = stateDir();
     leaveLockAsCrashed(dir);
     const lock = lockStateDir(dir);
-    expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(new RegExp(`^${process.pid} \\S+ \\S+\\n$`));
+    expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toMatch(
+      new RegExp(`^${process.pid} \\S+ \\S+ \\S+\\n$`),
+    );
     lock.release();
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   });

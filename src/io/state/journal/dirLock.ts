@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { parsePidFile } from "../../pidNamespace.js";
+import { parsePidFile, pidNamespace } from "../../pidNamespace.js";
 import { processAlive, processStat, processStartTime as startTimeOf } from "../../processAlive.js";
 import { createLockFile, readLock, releaseLock, removeStaleLock } from "../../stores/fileLock.js";
 
-/** The lock file in the state directory: `<pid> <start time> <token>` of the gateway that holds it. */
+/**
+ * The lock file in the state directory: `<pid> <start time> <token> <pid namespace>` of the gateway that
+ * holds it (no namespace: written by an older svc).
+ */
 export const LOCK_FILE = "LOCK";
 
 /** Lock files this process holds, with their token (a second gateway in the same process is refused too). */
@@ -15,11 +18,15 @@ export class StateDirBusyError extends Error {
   constructor(
     readonly dir: string,
     readonly pid: number,
+    /** The holder's PID namespace, when it is not this process's. */
+    namespace?: string,
   ) {
     super(
-      pid === process.pid
-        ? `the state directory ${dir} is already open in this process (another gateway started on the same SVC_HOME) — stop that one first`
-        : `the state directory ${dir} is in use by another gateway (pid ${pid}) — stop it with ${stopCommand(dir, pid)}, or use another SVC_HOME`,
+      namespace !== undefined
+        ? `the state directory ${dir} is in use by a gateway of another PID namespace (pid ${pid} there, ${namespace}; this process runs in ${pidNamespace()}: a container and its host, or two containers, share this SVC_HOME) — whether it runs cannot be told from here: stop it where it runs, or use another SVC_HOME; if no gateway runs there any more, remove ${join(dir, LOCK_FILE)}`
+        : pid === process.pid
+          ? `the state directory ${dir} is already open in this process (another gateway started on the same SVC_HOME) — stop that one first`
+          : `the state directory ${dir} is in use by another gateway (pid ${pid}) — stop it with ${stopCommand(dir, pid)}, or use another SVC_HOME`,
     );
     this.name = "StateDirBusyError";
   }
@@ -56,10 +63,15 @@ export function lockHolder(dir: string): string | undefined {
 }
 
 /** Whether the holder a lock file names still runs (the same process: its pid and its start time). */
-function holderRuns(path: string, content: string): { runs: boolean; pid: number } {
-  const [pidText, start, token] = content.trim().split(" ");
+function holderRuns(path: string, content: string): { runs: boolean; pid: number; namespace?: string } {
+  const [pidText, start, token, namespace] = content.trim().split(" ");
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return { runs: false, pid: 0 };
+  // A pid of another PID namespace is another process here, or none: a gateway on the host and one
+  // started in a container on the same SVC_HOME would otherwise both take the journal.
+  const here = pidNamespace();
+  if (namespace !== undefined && namespace !== "-" && here !== undefined && namespace !== here)
+    return { runs: true, pid, namespace };
   if (pid === process.pid) return { runs: token !== undefined && heldHere.get(path) === token, pid };
   if (!processAlive(pid)) return { runs: false, pid };
   const stat = processStat(pid);
@@ -89,7 +101,7 @@ export interface DirLock {
 export function lockStateDir(dir: string): DirLock {
   const path = join(dir, LOCK_FILE);
   const token = randomUUID();
-  const mine = `${process.pid} ${startTimeOf(process.pid) ?? "-"} ${token}\n`;
+  const mine = `${process.pid} ${startTimeOf(process.pid) ?? "-"} ${token} ${pidNamespace() ?? "-"}\n`;
   takeLock(dir, path, mine);
   heldHere.set(path, token);
   return {
@@ -115,7 +127,7 @@ function takeLock(dir: string, path: string, mine: string): void {
     const seen = readLock(path);
     if (seen === undefined) continue; // released meanwhile
     const holder = holderRuns(path, seen);
-    if (holder.runs) throw new StateDirBusyError(dir, holder.pid);
+    if (holder.runs) throw new StateDirBusyError(dir, holder.pid, holder.namespace);
     // Stale; a fresh lock another starting gateway wrote in between stays, and this start is refused.
     const { replacedBy } = removeStaleLock(path, seen);
     if (replacedBy !== undefined) throw new StateDirBusyError(dir, Number(replacedBy.split(" ")[0]));
