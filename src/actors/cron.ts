@@ -642,7 +642,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       if (missed !== undefined && job.next_run !== undefined)
         logger.warn(
           { job: job.id, profile, missed },
-          `[cron] ${job.name}${inProfile(profile)}: ${missed >= 1000 ? "1000 or more" : missed} scheduled runs were missed since ${job.next_run} (the gateway was not running, or its clock stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+          `[cron] ${job.name}${inProfile(profile)}: ${missed >= 100 ? "100 or more" : missed} scheduled runs were missed since ${job.next_run} (the gateway was not running, or its clock stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
         );
       const ahead = new Set<string>();
       const scheduled = { schedule: job.schedule, ahead, skipped: 0 };

@@ -31,7 +31,9 @@ export function readSecretFile(path: string, flag = "--secret-file"): string {
     const code = (err as NodeJS.ErrnoException).code;
     const why =
       code === "ENOENT" || code === "ENOTDIR"
-        ? "no such file — give the path of a file holding the secret"
+        ? path.startsWith("~")
+          ? `no such file: the shell does not expand a ~ written after = (--secret-file=~/...) — write ${flag} ${path} with a space, or $HOME in place of ~`
+          : "no such file — give the path of a file holding the secret"
         : code === "EACCES" || code === "EPERM"
           ? "permission denied — make the file readable by this user (chmod 600, owned by it)"
           : `cannot be read (${(err as Error).message})`;

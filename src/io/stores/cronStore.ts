@@ -482,7 +482,7 @@ export function nextRunAfter(schedule: string, afterMs: number, dueMs?: number):
  * How many of `schedule`'s runs came due from `fromMs` (a due time) to `toMs`, both included, counted up to
  * `cap` (a job missed for a long time is said as "cap or more"): what a catch-up run stands for.
  */
-export function occurrencesBetween(schedule: string, fromMs: number, toMs: number, cap = 1000): number {
+export function occurrencesBetween(schedule: string, fromMs: number, toMs: number, cap = 100): number {
   if (!(fromMs <= toMs)) return 0;
   const parsed = parseSchedule(schedule);
   if (parsed.kind === "interval") return Math.min(cap, Math.floor((toMs - fromMs) / parsed.ms) + 1);

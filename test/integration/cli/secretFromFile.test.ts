@@ -53,13 +53,19 @@ describe("a secret given as --secret-file <path> or --secret - (stdin), so it is
     home.write("empty.secret", "\n");
     home.write("twolines.secret", "abc\ndef\n");
     const missing = join(home.dir, "missing.secret");
-    const [gone, empty, both, twoLines, generated] = await svcEach(home, [
+    const [gone, empty, both, twoLines, generated, tilde] = await svcEach(home, [
       ["webhook", "subscribe", "gh", "--secret-file", missing],
       ["webhook", "subscribe", "gh", "--secret-file", join(home.dir, "empty.secret")],
       ["gateway", "setup", "--non-interactive", "--secret", "x", "--secret-file", missing],
       ["webhook", "subscribe", "gh", "--secret-file", join(home.dir, "twolines.secret")],
       ["gateway", "setup", "--non-interactive", "--secret-file", missing, "--generate-secret"],
+      // `--secret-file=~/gh.secret`: the shell left the ~ as it is.
+      ["webhook", "subscribe", "gh", "--secret-file=~/gh.secret"],
     ]);
+    expect(tilde.code).toBe(2);
+    expect(tilde.stderr).toContain(
+      "--secret-file ~/gh.secret: no such file: the shell does not expand a ~ written after = (--secret-file=~/...) — write --secret-file ~/gh.secret with a space, or $HOME in place of ~",
+    );
     // Named as given, not as --secret.
     expect(generated.code).toBe(2);
     expect(generated.stderr).toContain("--secret-file and --generate-secret cannot be combined");
