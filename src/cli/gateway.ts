@@ -9,7 +9,7 @@ import { leaveGoneDirectory } from "../io/goneDirectory.js";
 import { unfinishedWork } from "../io/heldSignals.js";
 import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
 import { createLogger } from "../io/log.js";
-import { pidFileText } from "../io/pidNamespace.js";
+import { pidNamespace } from "../io/pidNamespace.js";
 import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { createLockFile } from "../io/stores/fileLock.js";
 import { releaseStopSignals, reloadAskedWhileLoading, STOP_SIGNALS } from "./earlySignals.js";
@@ -53,7 +53,7 @@ function claimPidFile(paths: SvcPaths): void {
         )
       );
     try {
-      if (createLockFile(paths.pidFile, pidFileText())) return;
+      if (createLockFile(paths.pidFile, `${process.pid}\n`)) return;
     } catch (err) {
       throw homeNotWritable(paths.home, err);
     }
@@ -268,13 +268,15 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     process.exit(1);
   }
   try {
-    writeFileAtomic(paths.pidFile, pidFileText());
+    writeFileAtomic(paths.pidFile, `${process.pid}\n`);
     // Where this gateway listens (`--port 0` picks one): `svc webhook subscribe|test` and `status` read it.
+    const namespace = pidNamespace();
     const state: GatewayState = {
       pid: process.pid,
       host: gateway.host,
       port: gateway.port,
       started_at: new Date().toISOString(),
+      ...(namespace === undefined ? {} : { pid_namespace: namespace }),
     };
     writeJsonAtomic(stateFile, state);
     recorded = state;

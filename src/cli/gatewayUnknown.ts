@@ -28,7 +28,7 @@ export function unknownGatewayCommand(word: string, home?: string): string {
  */
 function insteadOf(name: string, home: string | undefined): string | undefined {
   const pidFile = home === undefined ? "$SVC_HOME/gateway.pid" : shellWord(join(home, "gateway.pid"));
-  const hup = `kill -HUP $(head -n1 ${pidFile})`;
+  const hup = `kill -HUP $(cat ${pidFile})`;
   switch (name) {
     case "restart":
       return `svc gateway has no restart: run svc gateway stop, then svc gateway start (a change to config.yaml or .env needs no restart unless the gateway's log says so: ${hup} reloads them)`;

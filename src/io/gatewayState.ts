@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome } from "../config/paths.js";
 import { SvcError } from "../errors.js";
-import { parsePidFile, pidNamespace } from "./pidNamespace.js";
+import { pidNamespace } from "./pidNamespace.js";
 import { processAlive } from "./processAlive.js";
 
 /** What `svc gateway start` learned about the gateway it started (`$SVC_HOME/gateway.json`). */
@@ -12,6 +12,8 @@ export interface GatewayState {
   readonly host: string;
   readonly port: number;
   readonly started_at: string;
+  /** The PID namespace `pid` is a pid of (Linux: `pid:[4026531836]`); only a command in it can judge the pid. */
+  readonly pid_namespace?: string;
   /** When it began to stop (its listener closed, runs draining): `status` says so instead of "not answering". */
   readonly stopping_since?: string;
 }
@@ -105,7 +107,10 @@ export function runningPid(paths: SvcPaths): number | undefined {
       `${paths.pidFile}: cannot be read (${(err as Error).message}) — remove it if no gateway is running`,
     );
   }
-  const { pid, namespace } = parsePidFile(text);
+  const pid = Number(text.trim());
+  const stateFile = gatewayStateFile(paths);
+  const recorded = readGatewayState(stateFile);
+  const namespace = recorded?.pid === pid ? recorded.pid_namespace : undefined;
   const here = pidNamespace();
   // A pid of another PID namespace (a gateway on the host, this command in a container of the same
   // SVC_HOME, or the other way round) means another process here, or none: not judged, and kept.
@@ -114,8 +119,7 @@ export function runningPid(paths: SvcPaths): number | undefined {
   if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && isGateway(pid) && servesHome(pid, paths.home))
     return pid;
   removeStale(paths.pidFile);
-  const stateFile = gatewayStateFile(paths);
-  if (Number.isInteger(pid) && recordedPid(stateFile) === pid) removeStale(stateFile);
+  if (Number.isInteger(pid) && recorded?.pid === pid) removeStale(stateFile);
   return undefined;
 }
 
@@ -145,7 +149,7 @@ export function recordedGatewayOn(
   if (!processAlive(pid) || !isGateway(pid) || !servesHome(pid, paths.home)) return undefined;
   let named: boolean;
   try {
-    named = parsePidFile(readFileSync(paths.pidFile, "utf8")).pid === pid;
+    named = Number(readFileSync(paths.pidFile, "utf8").trim()) === pid;
   } catch {
     named = false;
   }

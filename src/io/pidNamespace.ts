@@ -17,19 +17,3 @@ export function pidNamespace(): string | undefined {
   }
   return cached ?? undefined;
 }
-
-/**
- * What gateway.pid holds: the pid on its first line (`kill -HUP $(head -n1 gateway.pid)`, systemd's
- * `PIDFile=` and start-stop-daemon read that), then the PID namespace the pid is a pid of.
- */
-export function pidFileText(pid: number = process.pid): string {
-  const namespace = pidNamespace();
-  return namespace === undefined ? `${pid}\n` : `${pid}\n${namespace}\n`;
-}
-
-/** The pid and namespace a gateway.pid holds (no namespace: written by an older svc, or without /proc). */
-export function parsePidFile(text: string): { readonly pid: number; readonly namespace: string | undefined } {
-  const [first, second] = text.trim().split("\n");
-  const namespace = second?.trim();
-  return { pid: Number(first?.trim()), namespace: namespace === "" ? undefined : namespace };
-}

@@ -11,8 +11,8 @@ import { cliConfig } from "./svc.js";
 /**
  * `svc gateway status` run in a container on the host's SVC_HOME (or on the host for a container's
  * gateway) sees no process of gateway.pid's pid — another PID namespace — and removed the live gateway's
- * gateway.pid as stale, after which `svc gateway stop` no longer found it. gateway.pid now records its
- * PID namespace, and a command in another one keeps the file and says where to ask.
+ * gateway.pid as stale, after which `svc gateway stop` no longer found it. gateway.json now records the
+ * gateway's PID namespace, and a command in another one keeps gateway.pid and says where to ask.
  */
 
 const children: ChildProcess[] = [];

@@ -19,14 +19,14 @@ describe("svc gateway <unknown>", () => {
 
   it("restart, reload and logs, which other tools have, say what does their job here, not 'did you mean start?'", () => {
     expect(unknownGatewayCommand("restart", "/srv/svc")).toBe(
-      "unknown command 'gateway restart' — svc gateway has no restart: run svc gateway stop, then svc gateway start (a change to config.yaml or .env needs no restart unless the gateway's log says so: kill -HUP $(head -n1 /srv/svc/gateway.pid) reloads them)",
+      "unknown command 'gateway restart' — svc gateway has no restart: run svc gateway stop, then svc gateway start (a change to config.yaml or .env needs no restart unless the gateway's log says so: kill -HUP $(cat /srv/svc/gateway.pid) reloads them)",
     );
     expect(unknownGatewayCommand("reload", "/srv/svc")).toBe(
-      "unknown command 'gateway reload' — the gateway reloads config.yaml and .env on SIGHUP: kill -HUP $(head -n1 /srv/svc/gateway.pid)",
+      "unknown command 'gateway reload' — the gateway reloads config.yaml and .env on SIGHUP: kill -HUP $(cat /srv/svc/gateway.pid)",
     );
     expect(unknownGatewayCommand("logs", "/srv/my svc")).toBe(
       "unknown command 'gateway logs' — svc gateway has no logs command: the gateway writes its log to '/srv/my svc/logs/gateway.log' (tail -f it); svc gateway start keeps the gateway's own output in '/srv/my svc/logs/gateway.out'",
     );
-    expect(unknownGatewayCommand("Restart")).toContain("kill -HUP $(head -n1 $SVC_HOME/gateway.pid)");
+    expect(unknownGatewayCommand("Restart")).toContain("kill -HUP $(cat $SVC_HOME/gateway.pid)");
   });
 });

@@ -19,7 +19,7 @@ describe("a run session recorded by a process at its limit on open files", () =>
       import { openSync, closeSync } from "node:fs";
       import { createProfileResources } from ${JSON.stringify(RESOURCES)};
       const warn = (...args) => console.log(JSON.stringify(args));
-      const resources = createProfileResources(${JSON.stringify(home.dir)}, { warn });
+      const resources = createProfileResources(${JSON.stringify(home.dir)}, { warn }, Date.now);
       const held = [];
       try { for (;;) held.push(openSync("/dev/null", "r")); } catch {}
       resources.runJournal("default").record({ route: "r", deliveryId: "d-1", prompt: "p", reply: "done" });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { parsePidFile, pidNamespace } from "../../pidNamespace.js";
+import { pidNamespace } from "../../pidNamespace.js";
 import { processAlive, processStat, processStartTime as startTimeOf } from "../../processAlive.js";
 import { createLockFile, readLock, releaseLock, removeStaleLock } from "../../stores/fileLock.js";
 
@@ -40,7 +40,7 @@ export class StateDirBusyError extends Error {
 function stopCommand(dir: string, pid: number): string {
   let named: number | undefined;
   try {
-    named = parsePidFile(readFileSync(join(dirname(dir), "gateway.pid"), "utf8")).pid;
+    named = Number(readFileSync(join(dirname(dir), "gateway.pid"), "utf8").trim());
   } catch {
     named = undefined;
   }
