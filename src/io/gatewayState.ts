@@ -69,9 +69,14 @@ function servesHome(pid: number, home: string): boolean {
   } catch {
     // Its working directory is unknown: a relative SVC_HOME is read against the root.
   }
-  return (
-    canonical(svcHome(env, env.HOME === undefined ? { cwd } : { home: env.HOME, cwd })) === canonical(home)
-  );
+  try {
+    return (
+      canonical(svcHome(env, env.HOME === undefined ? { cwd } : { home: env.HOME, cwd })) === canonical(home)
+    );
+  } catch {
+    // Its SVC_HOME is not valid UTF-8 (an older svc started so): not this home, which is.
+    return false;
+  }
 }
 
 /**

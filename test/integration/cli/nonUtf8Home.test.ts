@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -29,6 +30,23 @@ function svcWithBytes(variable: string, latin1: string, args: readonly string[])
 }
 
 describe("a data directory path that is not valid UTF-8", { timeout: 30_000 }, () => {
+  it("a gateway.pid naming a process whose own SVC_HOME is Latin-1 is stale here, not a refusal of this home", async () => {
+    dir = tempHome();
+    // A process that looks like a gateway (a `gateway` argument) started with SVC_HOME in Latin-1.
+    const other = spawn("bash", ["-c", `export SVC_HOME=$'${dir.dir}/caf\\xe9'; exec '${process.execPath}' -e 'setTimeout(() => {}, 30000)' gateway`], {
+      stdio: "ignore",
+    });
+    try {
+      await vi.waitFor(() => expect(readFileSync(`/proc/${other.pid}/cmdline`, "utf8")).toContain("gateway"));
+      writeFileSync(join(dir.dir, "gateway.pid"), `${other.pid}\n`);
+      const { code, output } = await svcWithBytes("SVC_HOME", dir.dir, ["gateway", "status"]);
+      expect(output).toBe("Gateway: not running\n");
+      expect(code).toBe(3);
+    } finally {
+      other.kill("SIGKILL");
+    }
+  });
+
   it("SVC_HOME in Latin-1 is refused by svc config check, and no directory is made", async () => {
     dir = tempHome();
     const { code, output } = await svcWithBytes("SVC_HOME", `${dir.dir}/caf\\xe9`, ["config", "check"]);
