@@ -87,7 +87,7 @@ describe("a batch the disk takes only in part", () => {
     const stdout = await withFileSizeLimit(`
       import { createRunJournal, findRunSession } from ${module("io/sessions/runJournal.js")};
       const errors = [];
-      const journal = createRunJournal(${JSON.stringify(sessions)}, (err) => errors.push(err.code));
+      const journal = createRunJournal(${JSON.stringify(sessions)}, (err) => errors.push(err.code), () => new Date());
       const turn = () => new Promise((resolve) => setImmediate(resolve));
       const run = (deliveryId, size) => ({ route: "pr", deliveryId, prompt: "p".repeat(size), reply: "r" });
       journal.record(run("first", 50 * 1024));
@@ -153,7 +153,7 @@ describe("a disk that stays full", () => {
     const stdout = await withFileSizeLimit(`
       import { createRunJournal } from ${module("io/sessions/runJournal.js")};
       const errors = [];
-      const journal = createRunJournal(${JSON.stringify(sessions)}, (err) => errors.push(err.code));
+      const journal = createRunJournal(${JSON.stringify(sessions)}, (err) => errors.push(err.code), () => new Date());
       const turn = () => new Promise((resolve) => setImmediate(resolve));
       const run = (deliveryId, size) => ({ route: "pr", deliveryId, prompt: "p".repeat(size), reply: "r" });
       const counts = [];
