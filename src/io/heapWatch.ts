@@ -1,3 +1,4 @@
+import { constants, PerformanceObserver } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
 import type { Clock } from "../clock.js";
 
@@ -5,7 +6,7 @@ import type { Clock } from "../clock.js";
 export const HEAP_SHORT_SHARE = 0.75;
 /** At or below this share a short heap has room again (below the refusing share, so a heap hovering at it does not flap). */
 export const HEAP_RECOVERED_SHARE = 0.7;
-/** How often the heap is read: on a timer, never per request. */
+/** How often the heap is read to see it has room again: on a timer, never per request. */
 export const HEAP_SAMPLE_MS = 100;
 
 export interface HeapReading {
@@ -25,6 +26,11 @@ export interface HeapWatchOptions {
   /** The heap as it is now (tests give their own readings). */
   readonly read?: () => HeapReading;
   readonly sampleMs?: number;
+  /**
+   * Calls `listener` after each full (mark-compact) garbage collection; returns how to stop. Only a reading
+   * taken then starts refusing: any other counts garbage the next collection frees.
+   */
+  readonly afterFullCollections?: (listener: () => void) => () => void;
   /** The heap passed HEAP_SHORT_SHARE: refusing starts. */
   onShort(reading: HeapReading): void;
   /** The heap is back at or below HEAP_RECOVERED_SHARE: refusing ends; `refused` requests were refused meanwhile. */
@@ -37,11 +43,26 @@ export interface HeapWatch {
   stop(): void;
 }
 
+/** V8's full collections, as Node reports them (a `gc` performance entry of kind major). */
+export function afterFullCollections(listener: () => void): () => void {
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        listener();
+        return;
+      }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  return () => observer.disconnect();
+}
+
 /**
- * Watches the JavaScript heap on a timer (every HEAP_SAMPLE_MS: a small heap fills in well under a second): a gateway whose heap nears its limit
- * would otherwise take bodies until V8 spends all its time collecting and then aborts (`FATAL ERROR: …
- * JavaScript heap out of memory`), losing every event not yet made durable. Reading the heap costs
- * microseconds, ten times a second whatever the load; a request pays one boolean read.
+ * Watches the JavaScript heap: a gateway whose heap nears its limit would otherwise take bodies until V8
+ * spends all its time collecting and then aborts (`FATAL ERROR: … JavaScript heap out of memory`), losing
+ * every event not yet made durable. Refusing starts on a reading taken right after a full collection (what
+ * is left then is live: a heap full of garbage between two collections is not short), and ends on any
+ * reading at HEAP_RECOVERED_SHARE or less, taken then or on a timer every HEAP_SAMPLE_MS (an idle heap may
+ * not be collected for a long time). A request pays one boolean read.
  */
 export function watchHeap(options: HeapWatchOptions): HeapWatch {
   const read = options.read ?? readHeap;
@@ -50,17 +71,19 @@ export function watchHeap(options: HeapWatchOptions): HeapWatch {
   let refused = 0;
   let stopped = false;
   let timer: unknown;
-  const sample = () => {
-    const reading = read();
-    const share = reading.used / reading.limit;
-    if (!short && share > HEAP_SHORT_SHARE) {
-      short = true;
-      refused = 0;
-      options.onShort(reading);
-    } else if (short && share <= HEAP_RECOVERED_SHARE) {
+  const recoverIfRoom = (reading: HeapReading) => {
+    if (short && reading.used / reading.limit <= HEAP_RECOVERED_SHARE) {
       short = false;
       options.onRecovered(reading, refused);
     }
+  };
+  const afterCollection = () => {
+    const reading = read();
+    if (!short && reading.used / reading.limit > HEAP_SHORT_SHARE) {
+      short = true;
+      refused = 0;
+      options.onShort(reading);
+    } else recoverIfRoom(reading);
   };
   const arm = () => {
     timer = options.timers.setTimeout(tick, sampleMs);
@@ -69,10 +92,10 @@ export function watchHeap(options: HeapWatchOptions): HeapWatch {
   };
   function tick() {
     if (stopped) return;
-    sample();
+    if (short) recoverIfRoom(read());
     arm();
   }
-  sample();
+  const unobserve = (options.afterFullCollections ?? afterFullCollections)(afterCollection);
   arm();
   return {
     refuse() {
@@ -82,6 +105,7 @@ export function watchHeap(options: HeapWatchOptions): HeapWatch {
     },
     stop() {
       stopped = true;
+      unobserve();
       options.timers.clearTimeout(timer);
     },
   };
