@@ -57,6 +57,10 @@ describe("svc webhook redeliver to a gateway that ends while handling the reques
     expect(await deliverSigned(gateway.port, "notes", "gone-1", SECRET)).toMatchObject({ status: 200 });
     // The first delivery's message is sent first: the held answer below is the redelivery's, not its.
     await vi.waitFor(() => expect(sentTexts(telegram)).toHaveLength(1), { timeout: 15_000 });
+    // Its request's record (what redeliver sends again) is written after the message went out: waited for.
+    await vi.waitFor(() => expect(historyHeads(home.dir)).toContain('{"kind":"request","id":"gone-1"'), {
+      timeout: 15_000,
+    });
     // The redelivery's message reaches the platform, which holds its answer: the gateway is killed meanwhile.
     telegram.enqueue({ delayMs: 30_000, json: { ok: true, result: { message_id: 9 } } });
     const sent = telegram.requests.length;
