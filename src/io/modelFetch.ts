@@ -9,7 +9,7 @@ import {
   streamedAnswer,
   withoutDoneMarker,
 } from "./modelStreamAnswer.js";
-import { openFilesProblem } from "./openFiles.js";
+import { modelAgentNotLoaded } from "./openFiles.js";
 import { outboundDispatcher } from "./outbound/dispatcher.js";
 
 /**
@@ -33,21 +33,7 @@ const pool = () =>
       bodyTimeout: 0,
       ...(ca === undefined ? {} : { connect: { secureContext: secureContextFor({ ca }) } }),
     });
-  }, unloadable));
-
-/**
- * A package that could not be loaded at the limit on open files: Node keeps that failure for the life of
- * the process, and the bare `EMFILE: too many open files, open '…/undici/index.js'` said none of it.
- */
-function unloadable(err: unknown): never {
-  const openFiles = openFilesProblem((err as NodeJS.ErrnoException).code);
-  if (openFiles === undefined) throw err;
-  throw new SvcError(
-    "agent_failed",
-    `the model agent could not be loaded: ${openFiles}; then restart the gateway (a module that failed to load is not loaded again by this process)`,
-    { cause: err },
-  );
-}
+  }, modelAgentNotLoaded));
 
 /**
  * Starts loading the pool before the first model request needs it (a runner made for a model provider

@@ -1,4 +1,5 @@
 import { closeSync, openSync } from "node:fs";
+import { SvcError } from "../errors.js";
 
 /**
  * Why a process, socket or file could not be had, when the cause is a limit on open files: EMFILE (this
@@ -47,4 +48,19 @@ export function startDescriptorsProblem(): string | undefined {
   } finally {
     for (const fd of opened) closeSync(fd);
   }
+}
+
+/**
+ * The model agent's code (the AI SDK, undici) could not be loaded: at the limit on open files, the bare
+ * `EMFILE: too many open files, open '…'` said neither the limit nor how to raise it, nor that Node keeps
+ * that failure for the life of the process. Any other error is thrown as it is.
+ */
+export function modelAgentNotLoaded(err: unknown): never {
+  const openFiles = openFilesProblem((err as NodeJS.ErrnoException).code);
+  if (openFiles === undefined) throw err;
+  throw new SvcError(
+    "agent_failed",
+    `the model agent could not be loaded: ${openFiles}; then restart the gateway (a module that failed to load is not loaded again by this process)`,
+    { cause: err },
+  );
 }

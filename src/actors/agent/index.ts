@@ -10,7 +10,7 @@ import type { AgentSettings } from "../../config/sections/agent.js";
 import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
 import { RunKeptForRestart, SvcError } from "../../errors.js";
 import { type Logger, silentLogger } from "../../io/log.js";
-import { openFilesProblem } from "../../io/openFiles.js";
+import { modelAgentNotLoaded } from "../../io/openFiles.js";
 import type { ProcessGroups } from "../../io/processGroups.js";
 import type { RunToRecord } from "../../io/sessions/runJournal.js";
 import type { Deliverer } from "../deliver.js";
@@ -69,15 +69,7 @@ let modelRunnerModule: Promise<ModelRunnerModule> | undefined;
  * lasts until a restart.
  */
 function loadModelRunner(): Promise<ModelRunnerModule> {
-  modelRunnerModule ??= import("../../agent/modelRunner.js").catch((err: unknown) => {
-    const openFiles = openFilesProblem((err as NodeJS.ErrnoException).code);
-    if (openFiles === undefined) throw err;
-    throw new SvcError(
-      "agent_failed",
-      `the model agent could not be loaded: ${openFiles}; then restart the gateway (a module that failed to load is not loaded again by this process)`,
-      { cause: err },
-    );
-  });
+  modelRunnerModule ??= import("../../agent/modelRunner.js").catch(modelAgentNotLoaded);
   return modelRunnerModule;
 }
 

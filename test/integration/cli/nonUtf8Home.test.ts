@@ -33,9 +33,16 @@ describe("a data directory path that is not valid UTF-8", { timeout: 30_000 }, (
   it("a gateway.pid naming a process whose own SVC_HOME is Latin-1 is stale here, not a refusal of this home", async () => {
     dir = tempHome();
     // A process that looks like a gateway (a `gateway` argument) started with SVC_HOME in Latin-1.
-    const other = spawn("bash", ["-c", `export SVC_HOME=$'${dir.dir}/caf\\xe9'; exec '${process.execPath}' -e 'setTimeout(() => {}, 30000)' gateway`], {
-      stdio: "ignore",
-    });
+    const other = spawn(
+      "bash",
+      [
+        "-c",
+        `export SVC_HOME=$'${dir.dir}/caf\\xe9'; exec '${process.execPath}' -e 'setTimeout(() => {}, 30000)' gateway`,
+      ],
+      {
+        stdio: "ignore",
+      },
+    );
     try {
       await vi.waitFor(() => expect(readFileSync(`/proc/${other.pid}/cmdline`, "utf8")).toContain("gateway"));
       writeFileSync(join(dir.dir, "gateway.pid"), `${other.pid}\n`);
