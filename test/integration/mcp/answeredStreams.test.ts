@@ -6,7 +6,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
-import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
+import { entry, readRpcRequest, text, useHubs, useLoopbackHttp } from "./harness.js";
 
 const ctx = useHubs();
 const serve = useLoopbackHttp();
@@ -18,21 +18,8 @@ const serve = useLoopbackHttp();
 async function keepsStreamsOpen(answer: (message: { id: number; method: string }) => unknown) {
   const state = { open: 0 };
   const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method !== "POST") {
-      res.writeHead(405).end();
-      return;
-    }
-    let body = "";
-    for await (const chunk of req) body += chunk;
-    const message = JSON.parse(body) as {
-      id?: number;
-      method: string;
-      params?: { protocolVersion?: string };
-    };
-    if (message.id === undefined) {
-      res.writeHead(202).end();
-      return;
-    }
+    const message = await readRpcRequest(req, res);
+    if (message === undefined) return;
     const result =
       message.method === "initialize"
         ? {

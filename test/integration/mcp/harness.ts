@@ -1,4 +1,10 @@
-import { createServer, type RequestListener, type Server } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach } from "vitest";
@@ -106,4 +112,33 @@ export function useLoopbackHttp(): (handler: RequestListener) => Promise<number>
     await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
     return (server.address() as AddressInfo).port;
   };
+}
+
+/** A JSON-RPC request a raw Streamable HTTP server was sent. */
+export interface RawRpcRequest {
+  readonly id: number;
+  readonly method: string;
+  readonly params?: { readonly protocolVersion?: string };
+}
+
+/**
+ * What a raw Streamable HTTP server reads of a POST: its JSON-RPC request, or undefined when answered here
+ * (another method: 405; a notification: 202).
+ */
+export async function readRpcRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<RawRpcRequest | undefined> {
+  if (req.method !== "POST") {
+    res.writeHead(405).end();
+    return undefined;
+  }
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  const message = JSON.parse(body) as Partial<RawRpcRequest>;
+  if (message.id === undefined) {
+    res.writeHead(202).end();
+    return undefined;
+  }
+  return message as RawRpcRequest;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it, vi } from "vitest";
-import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
+import { entry, readRpcRequest, text, useHubs, useLoopbackHttp } from "./harness.js";
 
 const ctx = useHubs();
 const serve = useLoopbackHttp();
@@ -13,21 +13,8 @@ const serve = useLoopbackHttp();
 async function headersOnly(type: "application/json" | "text/event-stream") {
   const state = { open: 0, calls: 0 };
   const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method !== "POST") {
-      res.writeHead(405).end();
-      return;
-    }
-    let body = "";
-    for await (const chunk of req) body += chunk;
-    const message = JSON.parse(body) as {
-      id?: number;
-      method: string;
-      params?: { protocolVersion?: string };
-    };
-    if (message.id === undefined) {
-      res.writeHead(202).end();
-      return;
-    }
+    const message = await readRpcRequest(req, res);
+    if (message === undefined) return;
     if (message.method === "tools/call") {
       state.calls++;
       state.open++;

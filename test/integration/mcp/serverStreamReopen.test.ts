@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { McpSession } from "../../../src/io/mcp/session.js";
 import { openSession } from "../../../src/io/mcp/session.js";
 import { createTransport } from "../../../src/io/mcp/transport.js";
-import { entry, useLoopbackHttp } from "./harness.js";
+import { entry, readRpcRequest, useLoopbackHttp } from "./harness.js";
 
 const serve = useLoopbackHttp();
 const sessions: McpSession[] = [];
@@ -25,21 +25,8 @@ async function server(get: (res: ServerResponse) => void) {
       get(res);
       return;
     }
-    if (req.method !== "POST") {
-      res.writeHead(405).end();
-      return;
-    }
-    let body = "";
-    for await (const chunk of req) body += chunk;
-    const message = JSON.parse(body) as {
-      id?: number;
-      method: string;
-      params?: { protocolVersion?: string };
-    };
-    if (message.id === undefined) {
-      res.writeHead(202).end();
-      return;
-    }
+    const message = await readRpcRequest(req, res);
+    if (message === undefined) return;
     const result = {
       protocolVersion: message.params?.protocolVersion,
       capabilities: {},
