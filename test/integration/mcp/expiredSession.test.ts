@@ -1,13 +1,10 @@
-import { randomUUID } from "node:crypto";
-import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type FixtureHttp, startSse, startStreamableHttp } from "../../fixtures/mcp/httpServers.js";
+import type { FixtureHttp } from "../../fixtures/mcp/httpServers.js";
 import { IN_MEMORY_ENTRY, inMemoryServers } from "../../helpers/inMemoryMcp.js";
-import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
+import { entry, useHubs, useLoopbackHttp } from "./harness.js";
+import { taskSessions } from "./taskSessions.js";
 
 /**
  * MCP: a server that has ended a session answers each request naming it with HTTP 404, and the client
@@ -23,54 +20,8 @@ const serve = useLoopbackHttp();
 
 /** A Streamable HTTP server whose tool "job" runs only as a task (created, then polled), done after 400 ms. */
 async function taskServer() {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const state = { created: 0, expire: () => sessions.clear() };
-  const port = await serve(async (req, res) => {
-    const id = req.headers["mcp-session-id"];
-    let transport = typeof id === "string" ? sessions.get(id) : undefined;
-    if (transport === undefined && typeof id === "string") {
-      res
-        .writeHead(404)
-        .end(
-          JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }),
-        );
-      return;
-    }
-    if (transport === undefined) {
-      const created = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sid) => void sessions.set(sid, created),
-      });
-      const server = new McpServer(
-        { name: "tasks", version: "1" },
-        {
-          capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
-          taskStore: new InMemoryTaskStore(),
-        },
-      );
-      server.experimental.tasks.registerToolTask(
-        "job",
-        { execution: { taskSupport: "required" } },
-        {
-          createTask: async (extra) => {
-            state.created++;
-            const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 50 });
-            setTimeout(() => {
-              void extra.taskStore.storeTaskResult(task.taskId, "completed", {
-                content: [{ type: "text", text: "job done" }],
-              });
-            }, 400);
-            return { task };
-          },
-          getTask: (extra) => extra.taskStore.getTask(extra.taskId),
-          getTaskResult: (extra) => extra.taskStore.getTaskResult(extra.taskId) as never,
-        },
-      );
-      await server.connect(created);
-      transport = created;
-    }
-    await transport.handleRequest(req, res);
-  });
+  const { state, handle } = taskSessions({ pollInterval: 50, doneAfterMs: 400 });
+  const port = await serve((req, res) => handle(req, res));
   return { url: `http://127.0.0.1:${port}/mcp`, state };
 }
 

@@ -1,9 +1,6 @@
-import { randomUUID } from "node:crypto";
-import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { describe, expect, it, vi } from "vitest";
 import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
+import { taskSessions } from "./taskSessions.js";
 
 const ctx = useHubs();
 const serve = useLoopbackHttp();
@@ -14,8 +11,8 @@ const serve = useLoopbackHttp();
  * answer (the socket destroyed: a proxy restarting, a network blip); `expire` forgets every session.
  */
 async function taskServer() {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const state = { created: 0, polls: 0, dropped: 0, drop: 0, expire: () => sessions.clear() };
+  const tasks = taskSessions({ pollInterval: 20, doneAfterMs: 300 });
+  const state = Object.assign(tasks.state, { polls: 0, dropped: 0, drop: 0 });
   const port = await serve(async (req, res) => {
     let parsed: unknown;
     if (req.method === "POST") {
@@ -32,50 +29,7 @@ async function taskServer() {
         }
       }
     }
-    const id = req.headers["mcp-session-id"];
-    let transport = typeof id === "string" ? sessions.get(id) : undefined;
-    if (transport === undefined && typeof id === "string") {
-      res
-        .writeHead(404)
-        .end(
-          JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }),
-        );
-      return;
-    }
-    if (transport === undefined) {
-      const created = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sid) => void sessions.set(sid, created),
-      });
-      const server = new McpServer(
-        { name: "tasks", version: "1" },
-        {
-          capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
-          taskStore: new InMemoryTaskStore(),
-        },
-      );
-      server.experimental.tasks.registerToolTask(
-        "job",
-        { execution: { taskSupport: "required" } },
-        {
-          createTask: async (extra) => {
-            state.created++;
-            const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 20 });
-            setTimeout(() => {
-              void extra.taskStore.storeTaskResult(task.taskId, "completed", {
-                content: [{ type: "text", text: "job done" }],
-              });
-            }, 300);
-            return { task };
-          },
-          getTask: (extra) => extra.taskStore.getTask(extra.taskId),
-          getTaskResult: (extra) => extra.taskStore.getTaskResult(extra.taskId) as never,
-        },
-      );
-      await server.connect(created);
-      transport = created;
-    }
-    await transport.handleRequest(req, res, parsed);
+    await tasks.handle(req, res, parsed);
   });
   return { url: `http://127.0.0.1:${port}/mcp`, state };
 }

@@ -1,0 +1,65 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+
+/**
+ * The sessions of a Streamable HTTP server (the SDK's) whose tool "job" runs only as a task, polled every
+ * `pollInterval` ms and done `doneAfterMs` after it was made. `handle` answers a request (a session id it
+ * does not know: HTTP 404, as a server that ended the session does); `expire` forgets every session.
+ */
+export function taskSessions(options: { pollInterval: number; doneAfterMs: number }) {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const state = { created: 0, expire: () => sessions.clear() };
+  const handle = async (req: IncomingMessage, res: ServerResponse, parsed?: unknown): Promise<void> => {
+    const id = req.headers["mcp-session-id"];
+    let transport = typeof id === "string" ? sessions.get(id) : undefined;
+    if (transport === undefined && typeof id === "string") {
+      res
+        .writeHead(404)
+        .end(
+          JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }),
+        );
+      return;
+    }
+    if (transport === undefined) {
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, created),
+      });
+      const server = new McpServer(
+        { name: "tasks", version: "1" },
+        {
+          capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
+          taskStore: new InMemoryTaskStore(),
+        },
+      );
+      server.experimental.tasks.registerToolTask(
+        "job",
+        { execution: { taskSupport: "required" } },
+        {
+          createTask: async (extra) => {
+            state.created++;
+            const task = await extra.taskStore.createTask({
+              ttl: 60_000,
+              pollInterval: options.pollInterval,
+            });
+            setTimeout(() => {
+              void extra.taskStore.storeTaskResult(task.taskId, "completed", {
+                content: [{ type: "text", text: "job done" }],
+              });
+            }, options.doneAfterMs);
+            return { task };
+          },
+          getTask: (extra) => extra.taskStore.getTask(extra.taskId),
+          getTaskResult: (extra) => extra.taskStore.getTaskResult(extra.taskId) as never,
+        },
+      );
+      await server.connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(req, res, parsed);
+  };
+  return { state, handle };
+}
