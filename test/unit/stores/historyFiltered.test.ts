@@ -11,16 +11,23 @@ import {
   summarizeHistory,
 } from "../../../src/io/stores/deliveryHistory.js";
 import { type DeliveryFilter, filteredDeliveries } from "../../../src/io/stores/filteredDeliveries.js";
+import {
+  HISTORY_IDS,
+  HISTORY_ROUTES,
+  HISTORY_T0,
+  historyIso,
+  historyRecordArbs,
+} from "../../helpers/historyArbitraries.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome | undefined;
 afterEach(() => home?.cleanup());
 
-const T0 = Date.parse("2026-11-20T10:00:00Z");
-const iso = (at: number) => new Date(at).toISOString();
+const T0 = HISTORY_T0;
+const iso = historyIso;
 
-const ids = ["a", "b", "ü€😀", "-"];
-const routes = ["pr", "ci"];
+const ids = HISTORY_IDS;
+const routes = HISTORY_ROUTES;
 const answers: readonly [number, string][] = [
   [202, "accepted"],
   [202, "coalesced"],
@@ -36,42 +43,7 @@ const ageArb = fc.integer({ min: 0, max: 6 });
 // Requests of every answer summarizeHistory tells apart, runs, deliveries and counts of refused requests,
 // of few routes and IDs (so they share keys) and a few seconds apart (so time filters cut among them).
 const lineArb: fc.Arbitrary<string> = fc.oneof(
-  fc
-    .record({
-      id: fc.constantFrom(...ids),
-      route: fc.constantFrom(...routes),
-      answer: fc.constantFrom(...answers),
-      payload: fc.option(fc.constantFrom('{"n":"é"}', "plain ✓ text"), { nil: undefined }),
-      age: ageArb,
-    })
-    .map(({ id, route, answer: [status, outcome], payload, age }) =>
-      historyLine({
-        kind: "request",
-        id,
-        at: iso(T0 - age * 1000),
-        route,
-        status,
-        outcome,
-        ...(payload === undefined
-          ? {}
-          : { payload, payload_encoding: payload.startsWith("{") ? ("json" as const) : ("utf8" as const) }),
-      }),
-    ),
-  fc
-    .record({
-      kind: fc.constantFrom("run" as const, "delivery" as const),
-      id: fc.constantFrom(...ids),
-      route: fc.constantFrom(...routes),
-      ok: fc.boolean(),
-      age: ageArb,
-    })
-    .map(({ kind, id, route, ok, age }) =>
-      historyLine(
-        kind === "run"
-          ? { kind, id, at: iso(T0 - age * 1000), route, outcome: ok ? "ok" : "failed" }
-          : { kind, id, at: iso(T0 - age * 1000), route, platform: "slack", outcome: ok ? "ok" : "failed" },
-      ),
-    ),
+  ...historyRecordArbs({ answers, requestAge: ageArb, recordAge: ageArb }),
   fc
     .record({ route: fc.constantFrom(...routes), age: ageArb, answer: fc.constantFrom(...answers) })
     .map(({ route, age, answer: [status, outcome] }) =>

@@ -13,13 +13,14 @@ import {
   recentDeliveries,
   summarizeHistory,
 } from "../../../src/io/stores/deliveryHistory.js";
+import { HISTORY_IDS, HISTORY_T0, historyIso, historyRecordArbs } from "../../helpers/historyArbitraries.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
 afterEach(() => home?.cleanup());
 
-const T0 = Date.parse("2026-11-20T10:00:00Z");
-const iso = (at: number) => new Date(at).toISOString();
+const T0 = HISTORY_T0;
+const iso = historyIso;
 
 /** The whole-file read the readers replace: every record, summarized, filtered, cut. */
 const wholeList = (dir: string, limit: number, route: string | undefined) =>
@@ -50,8 +51,7 @@ const request = (id: string, extra: Partial<RequestRecord> = {}): RequestRecord 
 
 // Requests of every answer summarizeHistory tells apart, runs and deliveries, of few routes and IDs (so
 // they share keys: retries, runs of another instance's requests, deliveries before their answer).
-const ids = ["a", "b", "ü€😀", "-"];
-const routes = ["pr", "ci"];
+const ids = HISTORY_IDS;
 const answers: readonly [number, string][] = [
   [202, "accepted"],
   [202, "coalesced"],
@@ -62,41 +62,11 @@ const answers: readonly [number, string][] = [
   [200, "ignored"],
 ];
 const recordArb: fc.Arbitrary<string> = fc.oneof(
-  fc
-    .record({
-      id: fc.constantFrom(...ids),
-      route: fc.constantFrom(...routes),
-      answer: fc.constantFrom(...answers),
-      payload: fc.option(fc.constantFrom('{"n":"é"}', "plain ✓ text"), { nil: undefined }),
-      age: fc.integer({ min: 0, max: 3 }),
-    })
-    .map(({ id, route, answer: [status, outcome], payload, age }) =>
-      historyLine({
-        kind: "request",
-        id,
-        at: iso(T0 - age * 1000),
-        route,
-        status,
-        outcome,
-        ...(payload === undefined
-          ? {}
-          : { payload, payload_encoding: payload.startsWith("{") ? ("json" as const) : ("utf8" as const) }),
-      }),
-    ),
-  fc
-    .record({
-      kind: fc.constantFrom("run" as const, "delivery" as const),
-      id: fc.constantFrom(...ids),
-      route: fc.constantFrom(...routes),
-      ok: fc.boolean(),
-    })
-    .map(({ kind, id, route, ok }) =>
-      historyLine(
-        kind === "run"
-          ? { kind, id, at: iso(T0), route, outcome: ok ? "ok" : "failed" }
-          : { kind, id, at: iso(T0), route, platform: "slack", outcome: ok ? "ok" : "failed" },
-      ),
-    ),
+  ...historyRecordArbs({
+    answers,
+    requestAge: fc.integer({ min: 0, max: 3 }),
+    recordAge: fc.constant(0),
+  }),
   // Lines readHistory skips or reads as it finds them: not JSON, cut short, past the retention, of an
   // unknown kind, written by hand (other key order, escapes, spaces).
   fc.constantFrom(
