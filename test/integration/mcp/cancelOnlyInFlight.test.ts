@@ -112,31 +112,39 @@ describe("notifications/cancelled over Streamable HTTP", () => {
   });
 });
 
+/**
+ * A server whose handshake's answer never comes (its headers, then nothing): `posted` holds what it was
+ * sent, `state.open` counts the answers still open on its side.
+ */
+async function muteHandshake(type: string) {
+  const posted: Posted[] = [];
+  const state = { open: 0 };
+  const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    const message = JSON.parse(body) as Posted;
+    posted.push(message);
+    if (message.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    state.open++;
+    res.on("close", () => state.open--);
+    res.writeHead(200, { "content-type": type });
+    res.flushHeaders();
+  });
+  return { posted, state, port };
+}
+
 describe.each([["text/event-stream"], ["application/json"]])(
   "an initialize given up at connect_timeout (%s headers, then nothing)",
   (type) => {
     it("is not cancelled with notifications/cancelled (MCP: a client must not cancel initialize), and its connection is closed", async () => {
-      const posted: Posted[] = [];
-      const state = { open: 0 };
-      const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
-        let body = "";
-        for await (const chunk of req) body += chunk;
-        if (req.method !== "POST") {
-          res.writeHead(405).end();
-          return;
-        }
-        const message = JSON.parse(body) as Posted;
-        posted.push(message);
-        if (message.id === undefined) {
-          res.writeHead(202).end();
-          return;
-        }
-        // The handshake's answer never comes: its headers, then nothing.
-        state.open++;
-        res.on("close", () => state.open--);
-        res.writeHead(200, { "content-type": type });
-        res.flushHeaders();
-      });
+      const { posted, state, port } = await muteHandshake(type);
       const h = ctx.hub(ctx.home, {
         mute: entry({ url: `http://127.0.0.1:${port}/mcp`, connect_timeout: 0.3, skip_preflight: true }),
       });
@@ -153,26 +161,7 @@ describe("the SDK's own timeout of initialize (the handshake's timer, which can 
   it("sends no notifications/cancelled for initialize and closes its connection", async () => {
     const { openSession } = await import("../../../src/io/mcp/session.js");
     const { createTransport } = await import("../../../src/io/mcp/transport.js");
-    const posted: Posted[] = [];
-    const state = { open: 0 };
-    const port = await serve(async (req: IncomingMessage, res: ServerResponse) => {
-      let body = "";
-      for await (const chunk of req) body += chunk;
-      if (req.method !== "POST") {
-        res.writeHead(405).end();
-        return;
-      }
-      const message = JSON.parse(body) as Posted;
-      posted.push(message);
-      if (message.id === undefined) {
-        res.writeHead(202).end();
-        return;
-      }
-      state.open++;
-      res.on("close", () => state.open--);
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.flushHeaders();
-    });
+    const { posted, state, port } = await muteHandshake("text/event-stream");
     const url = `http://127.0.0.1:${port}/mcp`;
     await expect(
       openSession({
