@@ -233,7 +233,8 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   if (npmScript !== undefined && npmScript !== "")
     // npm runs the script in a shell and is the process a supervisor signals: the stop signal reaches
     // npm (and that shell), which may exit before the gateway's graceful stop ends, or not pass it on.
-    logger.warn(
+    // INFO, not WARN: `npm start` is the README's way to try svc out, where nothing is wrong.
+    logger.info(
       `[gateway] running under npm (npm run ${npmScript}): a supervisor's stop signal goes to npm and the shell it started, not to svc, so the graceful stop may be cut short or never begin — in production run svc gateway run itself (systemd: ExecStart=/path/to/svc gateway run; docker: CMD ["svc", "gateway", "run"])`,
     );
   const gone = leaveGoneDirectory(paths.home);
