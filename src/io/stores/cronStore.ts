@@ -269,12 +269,7 @@ function neverRuns(expression: string, problem: string): string {
  * `got range NaN-1`. Each field is tried alone, the others `*`.
  */
 function failingField(fields: readonly string[]): string | undefined {
-  if (fields.length !== FIELD_LABELS.length) return undefined;
-  for (const index of fields.keys()) {
-    const said = fieldProblem(fields, index);
-    if (said !== undefined) return said;
-  }
-  return undefined;
+  return fields.length === FIELD_LABELS.length ? firstFieldProblem(fields) : undefined;
 }
 
 /** Jenkins' H, or a word that is no name of its field, `field` at `index` (0: minute ... 4: day-of-week). */
