@@ -25,11 +25,11 @@ interface Refused {
 }
 
 /** The user svc runs as, by name where it has one (a container's arbitrary uid may have none). */
-function userName(): string {
+export function userName(): string {
   try {
     return userInfo().username;
   } catch {
-    return String(process.getuid?.() ?? "");
+    return String(process.getuid?.() ?? "this user");
   }
 }
 

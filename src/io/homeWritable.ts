@@ -1,8 +1,7 @@
 import { accessSync, constants, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
-import { userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { describeError, SvcError } from "../errors.js";
-import { dataDirsProblem } from "./dataDirsWritable.js";
+import { dataDirsProblem, userName } from "./dataDirsWritable.js";
 import { makeDirs } from "./makeDirs.js";
 
 /** What the refusal says: SVC_HOME, why, and the two ways out. */
@@ -40,15 +39,6 @@ export function homeProblem(home: string): string | undefined {
     return homeNotWritable(home, err).message;
   }
   return undefined;
-}
-
-/** The user svc runs as, by name where it has one (a container's arbitrary uid may have none). */
-function userName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return String(process.getuid?.() ?? "this user");
-  }
 }
 
 /**
