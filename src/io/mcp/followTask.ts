@@ -10,6 +10,7 @@ import {
   ErrorCode,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
+import { systemClock } from "../../clock.js";
 import { STREAM_DROPPED, STREAM_NOT_RESUMED } from "./droppedStreams.js";
 import { TaskPollError } from "./taskPollError.js";
 
@@ -44,17 +45,8 @@ export function pollLostConnection(err: unknown): boolean {
   return false;
 }
 
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
+/** Waits `ms`, or less when `signal` aborts (the caller then looks at the signal). */
+const pause = (ms: number, signal: AbortSignal) => systemClock.sleep(ms, signal).catch(() => undefined);
 
 export interface FollowOptions {
   readonly timeoutMs: number;
