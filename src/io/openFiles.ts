@@ -1,6 +1,11 @@
 import { closeSync, openSync } from "node:fs";
 import { SvcError } from "../errors.js";
 
+/** What to do at this process's limit on open files, and at the system's. */
+const RAISE_PROCESS_LIMIT =
+  "raise its open-file limit (ulimit -n; LimitNOFILE= in a systemd unit, docker run --ulimit nofile=...)";
+const RAISE_SYSTEM_LIMIT = "close programs that hold many, or raise the system's limit (sysctl fs.file-max)";
+
 /**
  * Why a process, socket or file could not be had, when the cause is a limit on open files: EMFILE (this
  * process's, `ulimit -n`) or ENFILE (the whole system's); undefined for any other error code. The bare
@@ -8,9 +13,8 @@ import { SvcError } from "../errors.js";
  */
 export function openFilesProblem(code: string | undefined): string | undefined {
   if (code === "EMFILE")
-    return "too many open files (EMFILE: this process has as many open as its limit allows) — raise its open-file limit (ulimit -n; LimitNOFILE= in a systemd unit, docker run --ulimit nofile=...)";
-  if (code === "ENFILE")
-    return "too many open files on this system (ENFILE) — close programs that hold many, or raise the system's limit (sysctl fs.file-max)";
+    return `too many open files (EMFILE: this process has as many open as its limit allows) — ${RAISE_PROCESS_LIMIT}`;
+  if (code === "ENFILE") return `too many open files on this system (ENFILE) — ${RAISE_SYSTEM_LIMIT}`;
   return undefined;
 }
 
@@ -22,9 +26,9 @@ export function openFilesProblem(code: string | undefined): string | undefined {
 export function openFilesFix(err: unknown, notAt = "this file"): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === "EMFILE")
-    return `the gateway has as many files open as its limit allows, not a problem of ${notAt}: raise its open-file limit (ulimit -n; LimitNOFILE= in a systemd unit, docker run --ulimit nofile=...)`;
+    return `the gateway has as many files open as its limit allows, not a problem of ${notAt}: ${RAISE_PROCESS_LIMIT}`;
   if (code === "ENFILE")
-    return `the system has as many files open as its limit allows, not a problem of ${notAt}: close programs that hold many, or raise the system's limit (sysctl fs.file-max)`;
+    return `the system has as many files open as its limit allows, not a problem of ${notAt}: ${RAISE_SYSTEM_LIMIT}`;
   return undefined;
 }
 
