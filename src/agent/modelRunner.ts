@@ -5,7 +5,6 @@ import type { AgentSettings } from "../config/sections/agent.js";
 import { isPlaceholderKey, scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { warmModelPool } from "../io/modelFetch.js";
-
 import { describeModelError } from "./modelError.js";
 import { languageModel, modelEndpoint } from "./provider.js";
 import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
@@ -14,10 +13,10 @@ import { type RunToolsDeps, runContext, runTools, unofferedTools } from "./runTo
 import { sdkTools, ToolCallLog } from "./sdkTools.js";
 import { contentFilterFailure, type LoopProgress, runToolLoop } from "./toolLoop.js";
 
-/** The reply of a run that used its last model turn on tool calls and wrote no text. */
 /** Re-exported for the gateway, which warms the pool with the runner's module at its start (actors/agent). */
 export { warmModelPool };
 
+/** The reply of a run that used its last model turn on tool calls and wrote no text. */
 export const maxStepsNotice = (steps: number): string =>
   `(stopped after ${steps} model ${steps === 1 ? "turn" : "turns"} without a final answer — raise agent.max_steps)`;
 

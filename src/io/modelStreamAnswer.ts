@@ -260,7 +260,8 @@ interface ChoiceDraft {
  * where an event holds one, read as its delta); tool calls assembled by
  * their `index`, and apart by their ids where a server sends several at one index (the id, type and name
  * as sent, the arguments' pieces joined); the last finish reason; the
- * usage of the last chunk that carries one (in `usage`, or as Groq sends it, in `x_groq.usage`). A chunk carrying an `error` ends the answer as that error.
+ * usage of the last chunk that carries one (in `usage`, or as Groq sends it, in `x_groq.usage`). A chunk
+ * carrying an `error` ends the answer as that error.
  * Without `data: [DONE]` the answer is whole when the body ended between events and every choice had
  * finished (servers that close the stream after the last chunk, without the marker); `cut` (the body
  * ended inside an event) or a choice without its finish reason is a stream cut off.

@@ -76,8 +76,7 @@ function loadModelRunner(): Promise<ModelRunnerModule> {
 /**
  * Loads the model runner's module now, in the background, for a gateway whose agent is a model's (at its
  * start, and at a reload that makes it one), with the package its requests go through (undici): its runs then
- * open no file to load them, also when the gateway is
- * at its limit on open files by then. Resolves once loaded, or failed (that failure is the runs' to say).
+ * open no file to load them, also when the gateway is at its limit on open files by then. Resolves once loaded, or failed (that failure is the runs' to say).
  */
 export function preloadModelRunner(agent: AgentSettings): Promise<void> {
   if (agent.provider !== "openai" && agent.provider !== "anthropic") return Promise.resolve();

@@ -62,12 +62,12 @@ export const BODIES_BUSY: Outcome = {
  * The bytes of request bodies a server is receiving, bounded together at BUFFERED_BODIES × the body
  * limit (an ingress thread: its share of that), so connections that each send most of a large body and
  * never end it cannot hold memory without bound. A body takes its declared length (at most the limit)
- * when its reading starts, a chunked one its bytes as they arrive (`more`), and gives it back once it is
+ * when its reading starts, a chunked one its bytes as they arrive (`more`: Go's net/http and fetch send a
+ * streamed body chunked, and 64 small ones at once must not hold every place), and gives it back once it is
  * read whole, refused or its request ends; one that would pass the bound is not read, or not read on
- * (`busy`). A chunked body took the whole limit up front before: 64 small chunked bodies arriving at once
- * (Go's net/http and fetch send a streamed body chunked) held every place, and the next request was 503. A body taken under another limit
- * (a reload changed `max_body_bytes` while it arrived) counts as the same share of the limit in force:
- * three bodies of a lowered limit's old size still hold three places of 64, not every place.
+ * (`busy`). A body taken under another limit (a reload changed `max_body_bytes` while it arrived) counts
+ * as the same share of the limit in force: three bodies of a lowered limit's old size still hold three
+ * places of 64, not every place.
  */
 export class BodyBudget {
   /** The limit of the bodies `held` counts (the one in force at the last take). */
