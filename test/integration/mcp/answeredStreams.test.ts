@@ -1,12 +1,11 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
 import { entry, readRpcRequest, text, useHubs, useLoopbackHttp } from "./harness.js";
+import { sdkSessions } from "./sdkSessions.js";
 
 const ctx = useHubs();
 const serve = useLoopbackHttp();
@@ -69,20 +68,13 @@ describe("a POST's resumable response stream whose answers were all errors", () 
   it("is not reopened with GET and Last-Event-ID once answered, so each error answer leaves no stream open", async () => {
     // An SDK server with an event store (as server-everything runs) primes each response stream with an
     // event id; the SDK's client resumes such a stream after its end unless it carried a result.
-    const sessions = new Map<string, StreamableHTTPServerTransport>();
     const resumed: string[] = [];
-    const port = await serve(async (req, res) => {
-      const lastEventId = req.headers["last-event-id"];
-      if (req.method === "GET" && typeof lastEventId === "string") resumed.push(lastEventId);
-      const id = req.headers["mcp-session-id"];
-      let transport = typeof id === "string" ? sessions.get(id) : undefined;
-      if (transport === undefined) {
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          eventStore: new InMemoryEventStore(),
-          retryInterval: 1,
-          onsessioninitialized: (sid) => void sessions.set(sid, created),
-        });
+    const sdk = sdkSessions(
+      {
+        eventStore: new InMemoryEventStore(),
+        retryInterval: 1,
+      },
+      async (created) => {
         const server = new Server({ name: "errors", version: "1" }, { capabilities: { tools: {} } });
         server.setRequestHandler(ListToolsRequestSchema, () => ({
           tools: [
@@ -95,9 +87,12 @@ describe("a POST's resumable response stream whose answers were all errors", () 
           return { content: [{ type: "text", text: "fine" }] };
         });
         await server.connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(req, res);
+      },
+    );
+    const port = await serve(async (req, res) => {
+      const lastEventId = req.headers["last-event-id"];
+      if (req.method === "GET" && typeof lastEventId === "string") resumed.push(lastEventId);
+      await sdk.handle(req, res);
     });
     const h = ctx.hub(ctx.home, { web: entry({ url: `http://127.0.0.1:${port}/mcp` }) });
     expect((await h.settled("web")).state).toBe("connected");
@@ -112,20 +107,13 @@ describe("a POST's resumable response stream whose answers were all errors", () 
 
 describe("a POST's resumable response stream the server ends before the answer (SSE polling)", () => {
   it("is resumed with GET and Last-Event-ID, and the call gets the answer sent there", async () => {
-    const sessions = new Map<string, StreamableHTTPServerTransport>();
     const resumed: string[] = [];
-    const port = await serve(async (req, res) => {
-      const lastEventId = req.headers["last-event-id"];
-      if (req.method === "GET" && typeof lastEventId === "string") resumed.push(lastEventId);
-      const id = req.headers["mcp-session-id"];
-      let transport = typeof id === "string" ? sessions.get(id) : undefined;
-      if (transport === undefined) {
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          eventStore: new InMemoryEventStore(),
-          retryInterval: 1,
-          onsessioninitialized: (sid) => void sessions.set(sid, created),
-        });
+    const sdk = sdkSessions(
+      {
+        eventStore: new InMemoryEventStore(),
+        retryInterval: 1,
+      },
+      async (created) => {
         const server = new McpServer({ name: "polling", version: "1" });
         server.registerTool("poll", {}, async (extra) => {
           // The server ends the call's stream at once and answers later, on the stream the client resumes.
@@ -134,9 +122,12 @@ describe("a POST's resumable response stream the server ends before the answer (
           return { content: [{ type: "text", text: "polled" }] };
         });
         await server.connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(req, res);
+      },
+    );
+    const port = await serve(async (req, res) => {
+      const lastEventId = req.headers["last-event-id"];
+      if (req.method === "GET" && typeof lastEventId === "string") resumed.push(lastEventId);
+      await sdk.handle(req, res);
     });
     const h = ctx.hub(ctx.home, { web: entry({ url: `http://127.0.0.1:${port}/mcp` }) });
     expect((await h.settled("web")).state).toBe("connected");
@@ -148,30 +139,22 @@ describe("a POST's resumable response stream the server ends before the answer (
 describe("the response stream of a call given up (its timeout, the run's end)", () => {
   it("is closed once the server is told of the cancel, though the server never ends it", async () => {
     // An SDK server stops a cancelled tool and sends no answer: the call's stream stays open at its end.
-    const sessions = new Map<string, StreamableHTTPServerTransport>();
     const state = { open: 0, started: 0 };
+    const sdk = sdkSessions({}, async (created) => {
+      const server = new McpServer({ name: "slow", version: "1" });
+      server.registerTool("slow", {}, async (extra) => {
+        state.started++;
+        await new Promise<void>((stopped) => extra.signal.addEventListener("abort", () => stopped()));
+        return { content: [{ type: "text", text: "never sent" }] };
+      });
+      await server.connect(created);
+    });
     const port = await serve(async (req, res) => {
       if (req.method === "POST") {
         state.open++;
         res.on("close", () => state.open--);
       }
-      const id = req.headers["mcp-session-id"];
-      let transport = typeof id === "string" ? sessions.get(id) : undefined;
-      if (transport === undefined) {
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sid) => void sessions.set(sid, created),
-        });
-        const server = new McpServer({ name: "slow", version: "1" });
-        server.registerTool("slow", {}, async (extra) => {
-          state.started++;
-          await new Promise<void>((stopped) => extra.signal.addEventListener("abort", () => stopped()));
-          return { content: [{ type: "text", text: "never sent" }] };
-        });
-        await server.connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(req, res);
+      await sdk.handle(req, res);
     });
     const h = ctx.hub(ctx.home, { web: entry({ url: `http://127.0.0.1:${port}/mcp`, timeout: 0.2 }) });
     expect((await h.settled("web")).state).toBe("connected");
@@ -189,21 +172,12 @@ describe("a call given up before its answer's headers came (a server answering i
   it("gives up its POST once the server is told of the cancel: such a server never answers a cancelled request", async () => {
     // An SDK server set to answer in JSON (enableJsonResponse) sends its answer when the tool is done, and
     // none for a cancelled request: the POST would wait for the session's life.
-    const sessions = new Map<string, StreamableHTTPServerTransport>();
     const state = { open: 0, done: 0 };
-    const port = await serve(async (req, res) => {
-      if (req.method === "POST") {
-        state.open++;
-        res.on("close", () => state.open--);
-      }
-      const id = req.headers["mcp-session-id"];
-      let transport = typeof id === "string" ? sessions.get(id) : undefined;
-      if (transport === undefined) {
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          enableJsonResponse: true,
-          onsessioninitialized: (sid) => void sessions.set(sid, created),
-        });
+    const sdk = sdkSessions(
+      {
+        enableJsonResponse: true,
+      },
+      async (created) => {
         const server = new McpServer({ name: "json", version: "1" });
         server.registerTool("slow", {}, async () => {
           await new Promise((r) => setTimeout(r, 300));
@@ -211,9 +185,14 @@ describe("a call given up before its answer's headers came (a server answering i
           return { content: [{ type: "text", text: "too late" }] };
         });
         await server.connect(created);
-        transport = created;
+      },
+    );
+    const port = await serve(async (req, res) => {
+      if (req.method === "POST") {
+        state.open++;
+        res.on("close", () => state.open--);
       }
-      await transport.handleRequest(req, res);
+      await sdk.handle(req, res);
     });
     const h = ctx.hub(ctx.home, { web: entry({ url: `http://127.0.0.1:${port}/mcp`, timeout: 0.1 }) });
     expect((await h.settled("web")).state).toBe("connected");

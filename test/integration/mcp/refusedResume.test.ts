@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
+import { sdkSessions } from "./sdkSessions.js";
 
 const ctx = useHubs();
 const serve = useLoopbackHttp();
@@ -14,23 +13,13 @@ const serve = useLoopbackHttp();
  * resumes a stream (`Last-Event-ID`) is refused with 405. `resumes` counts those GETs.
  */
 async function refusingResumes() {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
   const state = { resumes: 0 };
-  const port = await serve(async (req, res) => {
-    if (req.method === "GET" && typeof req.headers["last-event-id"] === "string") {
-      state.resumes++;
-      res.writeHead(405, { allow: "POST" }).end();
-      return;
-    }
-    const id = req.headers["mcp-session-id"];
-    let transport = typeof id === "string" ? sessions.get(id) : undefined;
-    if (transport === undefined) {
-      const created = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        eventStore: new InMemoryEventStore(),
-        retryInterval: 1,
-        onsessioninitialized: (sid) => void sessions.set(sid, created),
-      });
+  const sdk = sdkSessions(
+    {
+      eventStore: new InMemoryEventStore(),
+      retryInterval: 1,
+    },
+    async (created) => {
       const server = new McpServer({ name: "cutting", version: "1" });
       server.registerTool("cut", {}, async (extra) => {
         extra.closeSSEStream?.();
@@ -41,9 +30,15 @@ async function refusingResumes() {
         content: [{ type: "text", text: "fine" }],
       }));
       await server.connect(created);
-      transport = created;
+    },
+  );
+  const port = await serve(async (req, res) => {
+    if (req.method === "GET" && typeof req.headers["last-event-id"] === "string") {
+      state.resumes++;
+      res.writeHead(405, { allow: "POST" }).end();
+      return;
     }
-    await transport.handleRequest(req, res);
+    await sdk.handle(req, res);
   });
   return { url: `http://127.0.0.1:${port}/mcp`, state };
 }

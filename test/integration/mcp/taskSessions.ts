@@ -1,8 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { sdkSessions } from "./sdkSessions.js";
 
 /**
  * The sessions of a Streamable HTTP server (the SDK's) whose tool "job" runs only as a task, polled every
@@ -10,12 +9,38 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
  * does not know: HTTP 404, as a server that ended the session does); `expire` forgets every session.
  */
 export function taskSessions(options: { pollInterval: number; doneAfterMs: number }) {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const state = { created: 0, expire: () => sessions.clear() };
+  const state = { created: 0, expire: () => sdk.sessions.clear() };
+  const sdk = sdkSessions({}, async (transport) => {
+    const server = new McpServer(
+      { name: "tasks", version: "1" },
+      {
+        capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
+        taskStore: new InMemoryTaskStore(),
+      },
+    );
+    server.experimental.tasks.registerToolTask(
+      "job",
+      { execution: { taskSupport: "required" } },
+      {
+        createTask: async (extra) => {
+          state.created++;
+          const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: options.pollInterval });
+          setTimeout(() => {
+            void extra.taskStore.storeTaskResult(task.taskId, "completed", {
+              content: [{ type: "text", text: "job done" }],
+            });
+          }, options.doneAfterMs);
+          return { task };
+        },
+        getTask: (extra) => extra.taskStore.getTask(extra.taskId),
+        getTaskResult: (extra) => extra.taskStore.getTaskResult(extra.taskId) as never,
+      },
+    );
+    await server.connect(transport);
+  });
   const handle = async (req: IncomingMessage, res: ServerResponse, parsed?: unknown): Promise<void> => {
     const id = req.headers["mcp-session-id"];
-    let transport = typeof id === "string" ? sessions.get(id) : undefined;
-    if (transport === undefined && typeof id === "string") {
+    if (typeof id === "string" && !sdk.sessions.has(id)) {
       res
         .writeHead(404)
         .end(
@@ -23,43 +48,7 @@ export function taskSessions(options: { pollInterval: number; doneAfterMs: numbe
         );
       return;
     }
-    if (transport === undefined) {
-      const created = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sid) => void sessions.set(sid, created),
-      });
-      const server = new McpServer(
-        { name: "tasks", version: "1" },
-        {
-          capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
-          taskStore: new InMemoryTaskStore(),
-        },
-      );
-      server.experimental.tasks.registerToolTask(
-        "job",
-        { execution: { taskSupport: "required" } },
-        {
-          createTask: async (extra) => {
-            state.created++;
-            const task = await extra.taskStore.createTask({
-              ttl: 60_000,
-              pollInterval: options.pollInterval,
-            });
-            setTimeout(() => {
-              void extra.taskStore.storeTaskResult(task.taskId, "completed", {
-                content: [{ type: "text", text: "job done" }],
-              });
-            }, options.doneAfterMs);
-            return { task };
-          },
-          getTask: (extra) => extra.taskStore.getTask(extra.taskId),
-          getTaskResult: (extra) => extra.taskStore.getTaskResult(extra.taskId) as never,
-        },
-      );
-      await server.connect(created);
-      transport = created;
-    }
-    await transport.handleRequest(req, res, parsed);
+    await sdk.handle(req, res, parsed);
   };
   return { state, handle };
 }
