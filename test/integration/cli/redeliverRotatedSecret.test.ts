@@ -57,7 +57,10 @@ it("a 401 redelivery says to reload the gateway after a rotation; once reloaded,
   const gateway = await startCliGateway(home, children);
   expect(await deliverSigned(gateway.port, "pr", "rot-1", OLD)).toMatchObject({ status: 200 });
   const dir = join(home.dir, "deliveries");
-  await vi.waitFor(() => expect(historyOfIds(dir, (id) => id === "rot-1")).not.toEqual([]));
+  // The request's record (what redeliver sends again) is written after the message went out: waited for.
+  await vi.waitFor(() =>
+    expect(historyOfIds(dir, (id) => id === "rot-1").map((r) => r.kind)).toContain("request"),
+  );
 
   // Rotated in the file, the gateway not told.
   home.write("config.yaml", config(NEW), 0o600);
