@@ -49,7 +49,12 @@ const platformSettings = (config: Config): string =>
 /** The delivery targets and the deliverer (agent-mode retries wait on the gateway's clock). */
 export function createDeliveries(deps: DeliveriesDeps): Deliveries {
   const { logger, paths } = deps;
-  const targetDeps = { logger, ...(deps.env === undefined ? {} : { env: deps.env }) };
+  // A delivery's wait for the earlier ones to its chat runs on the gateway's clock, as retries do.
+  const targetDeps = {
+    logger,
+    sleep: deps.clock.sleep,
+    ...(deps.env === undefined ? {} : { env: deps.env }),
+  };
   let current = deps.config;
   let targets = createTargets(current, targetDeps);
   const warn = (config: Config) => {

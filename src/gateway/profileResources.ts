@@ -55,6 +55,7 @@ export function createProfileResources(home: string, logger: Logger, now: () => 
           else logger.warn(`[webhook] run session not recorded in ${sessions}: ${noRoom}`);
         },
         date,
+        (message) => logger.warn(message),
       );
       journals.set(profile, journal);
     }
@@ -91,7 +92,8 @@ export function createProfileResources(home: string, logger: Logger, now: () => 
         profiles = [DEFAULT_PROFILE];
       }
       const today = date();
-      for (const profile of profiles) removeExpiredRunJournals(profilePaths(profile).sessions, today);
+      for (const profile of profiles)
+        removeExpiredRunJournals(profilePaths(profile).sessions, today, (message) => logger.warn(message));
     },
     listReader,
     /**

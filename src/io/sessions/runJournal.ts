@@ -7,7 +7,9 @@ import {
   readdirSync,
   readFileSync,
   readSync,
+  statSync,
   unlinkSync,
+  utimesSync,
 } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../../agent/runRecord.js";
@@ -82,6 +84,8 @@ export function createRunJournal(
   onError: (err: unknown) => void,
   /** The gateway's clock: dates each line, names the day's file and judges which days have expired. */
   now: () => Date,
+  /** Says a journal dated after today (see `removeExpiredDays`). */
+  warn?: (message: string) => void,
 ): RunJournal {
   const dir = join(sessionsDir, RUN_JOURNAL_DIR);
   let day = "";
@@ -90,11 +94,11 @@ export function createRunJournal(
   let lastAt = "";
   /** The day's journal could not be opened (its directory cannot be made): reported once until it can. */
   let openFailing = false;
-  const open = (today: string) => {
+  const open = (today: string, at: Date) => {
     writer?.close();
     makeDirs(dir);
     narrowModes(sessionsDir, dir);
-    removeExpiredDays(dir, today);
+    removeExpiredDays(dir, at, warn);
     const file = join(dir, `${today}.jsonl`);
     const torn = endsMidLine(file);
     writer = createBatchedFileWriter(file, 0o600, onError);
@@ -115,9 +119,10 @@ export function createRunJournal(
   return {
     record(run) {
       try {
-        const at = isoOf(now());
+        const date = now();
+        const at = isoOf(date);
         const today = at.slice(0, 10);
-        const current = today !== day || writer === undefined ? open(today) : writer;
+        const current = today !== day || writer === undefined ? open(today, date) : writer;
         openFailing = false;
         current.write(
           runSessionLine(run.route, run.deliveryId, at, run.prompt, run.reply, run.record, run.error),
@@ -156,19 +161,27 @@ const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
  * without opening a journal: at a start, for every profile on disk, so a profile that gets no more runs
  * does not keep its prompts and replies past the retention.
  */
-export function removeExpiredRunJournals(sessionsDir: string, now: Date): void {
-  removeExpiredDays(join(sessionsDir, RUN_JOURNAL_DIR), now.toISOString().slice(0, 10));
+export function removeExpiredRunJournals(
+  sessionsDir: string,
+  now: Date,
+  warn?: (message: string) => void,
+): void {
+  removeExpiredDays(join(sessionsDir, RUN_JOURNAL_DIR), now, warn);
 }
 
+const DAY_MS = 86_400_000;
+
 /**
- * Removes the day journals in `dir` older than RUN_JOURNAL_RETENTION_DAYS before `today` (YYYY-MM-DD).
+ * Removes the day journals in `dir` older than RUN_JOURNAL_RETENTION_DAYS before `now`'s day (UTC).
  * Best effort: one that cannot be removed now is tried again at the next day's first run, and the run
- * being recorded is never held up by it.
+ * being recorded is never held up by it. A journal dated more than a day after today is `futureDay`'s.
  */
-function removeExpiredDays(dir: string, today: string): void {
-  const oldestKept = new Date(Date.parse(today) - RUN_JOURNAL_RETENTION_DAYS * 86_400_000)
+function removeExpiredDays(dir: string, now: Date, warn?: (message: string) => void): void {
+  const today = now.toISOString().slice(0, 10);
+  const oldestKept = new Date(Date.parse(today) - RUN_JOURNAL_RETENTION_DAYS * DAY_MS)
     .toISOString()
     .slice(0, 10);
+  const latestPlausible = new Date(Date.parse(today) + DAY_MS).toISOString().slice(0, 10);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -177,12 +190,38 @@ function removeExpiredDays(dir: string, today: string): void {
   }
   for (const name of names) {
     const day = DAY_FILE.exec(name)?.[1];
-    if (day === undefined || day >= oldestKept) continue;
+    if (day === undefined) continue;
+    if (day > latestPlausible) {
+      futureDay(join(dir, name), today, now, warn);
+      continue;
+    }
+    if (day >= oldestKept) continue;
     try {
       unlinkSync(join(dir, name));
     } catch {
       // Left for the next day's first run.
     }
+  }
+}
+
+/**
+ * A journal named for a day more than one day after today: written while the clock was ahead, and set back
+ * since. Its name says nothing of its age (kept until that date had passed, it could hold its prompts and
+ * replies for years), so it is judged by its last change instead, removed once that is more than the
+ * retention past. One last changed "in the future" as well is as undated: its modification time is set to
+ * now the first time it is found, said once at WARN, so it is removed RUN_JOURNAL_RETENTION_DAYS later.
+ */
+function futureDay(path: string, today: string, now: Date, warn?: (message: string) => void): void {
+  try {
+    const changed = statSync(path).mtimeMs;
+    if (changed > now.getTime() + DAY_MS) {
+      utimesSync(path, now, now);
+      warn?.(
+        `[webhook] run journal ${path} is dated after today (${today} by the gateway's clock, which was ahead when it was written): kept ${RUN_JOURNAL_RETENTION_DAYS} days from now, then removed`,
+      );
+    } else if (now.getTime() - changed > RUN_JOURNAL_RETENTION_DAYS * DAY_MS) unlinkSync(path);
+  } catch {
+    // Gone meanwhile, or not ours to change: looked at again at the next day's first run.
   }
 }
 

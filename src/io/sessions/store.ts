@@ -11,10 +11,11 @@ import {
 import { dirname, join } from "node:path";
 import { svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
+import { extendObject, parseJson, stringifyJson } from "../../streams/jsonNumbers/index.js";
 import { writeBytesSync } from "../batchedWriter.js";
 import { makeDirs } from "../makeDirs.js";
 import { NotRegularFile, readRegularFile } from "../regularFile.js";
-import { noRoomProblem, writeJsonAtomic } from "../stores/atomicFile.js";
+import { noRoomProblem, writeFileAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 import { inSessionOrder } from "./orderedAppends.js";
@@ -199,7 +200,9 @@ export class SessionStore {
         `${this.indexPath}: ${zeros} — restore it from a backup, or move it aside to start a new one`,
       );
     try {
-      const parsed = JSON.parse(text) as SessionIndex;
+      // Numbers as written (another front end's 64-bit id, a `1.0`) and keys in their written order: the
+      // index is written back with them, and svc changes only its own keys.
+      const parsed = parseJson(text) as SessionIndex;
       if (typeof parsed.sessions !== "object" || parsed.sessions === null || Array.isArray(parsed.sessions))
         throw new Error("no sessions mapping");
       return parsed;
@@ -209,6 +212,11 @@ export class SessionStore {
         `${this.indexPath}: not a valid session index (${(err as Error).message}) — move it aside to start a new one`,
       );
     }
+  }
+
+  /** Writes the index back atomically, with the numbers and key orders `readIndex` kept as they were written. */
+  private writeIndex(index: SessionIndex): void {
+    writeFileAtomic(this.indexPath, `${stringifyJson(index, 2)}\n`);
   }
 
   /**
@@ -254,8 +262,8 @@ export class SessionStore {
       const path = join(this.dir, file);
       makeDirs(dirname(path));
       closeSync(openTranscript(path));
-      index.sessions[key] = record;
-      writeJsonAtomic(this.indexPath, index);
+      index.sessions = extendObject(index.sessions, { [key]: record }) as SessionIndex["sessions"];
+      this.writeIndex(index);
       return record;
     });
   }
@@ -301,8 +309,10 @@ export class SessionStore {
         } finally {
           closeSync(fd);
         }
-        record.updated_at = at;
-        writeJsonAtomic(this.indexPath, index);
+        index.sessions[key] = extendObject(record as unknown as Record<string, unknown>, {
+          updated_at: at,
+        }) as unknown as SessionRecord;
+        this.writeIndex(index);
         return true;
       },
       { timeoutMs },

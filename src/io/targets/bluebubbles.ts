@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
-import { DeliveryError, type DeliveryTarget } from "./target.js";
+import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /**
  * BlueBubbles server REST API: `POST /api/v1/message/text?password=...` with a `chatGuid`
@@ -28,7 +28,7 @@ export function withIMessageErrorCode(err: unknown): unknown {
   );
 }
 
-export function bluebubblesTarget(settings: PlatformConfig<"bluebubbles">): DeliveryTarget {
+export function bluebubblesTarget(settings: PlatformConfig<"bluebubbles">, deps: TargetDeps): DeliveryTarget {
   const password = settings.password ?? "";
   const api = platformClient("bluebubbles", {
     baseUrl: settings.base_url ?? "",
@@ -40,6 +40,7 @@ export function bluebubblesTarget(settings: PlatformConfig<"bluebubbles">): Deli
   const withPassword = (path: string) => `${path}?password=${encodeURIComponent(password)}`;
   return chatTarget({
     name: "bluebubbles",
+    sleep: deps.sleep,
     limit: BLUEBUBBLES_LIMIT,
     homeChannel: settings.home_channel,
     async check(signal) {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { type Clock, systemClock } from "../../clock.js";
 import { cutText } from "../cutText.js";
 import { namingChat } from "./refusedRecipient.js";
 import { messageParts, type SizeUnit } from "./split.js";
@@ -167,6 +168,8 @@ export interface ChatTargetSpec {
    * receipt names it, so the message is mirrored into the session of the chat that shows it.
    */
   deliveredTo?(chatId: string, answer: unknown): string;
+  /** The gateway's clock's sleep, which a delivery's wait for the earlier ones to its chat runs on. */
+  readonly sleep?: Clock["sleep"] | undefined;
 }
 
 /**
@@ -174,15 +177,24 @@ export interface ChatTargetSpec {
  * Retry-After must not hold a direct delivery (whose sender is waiting for the HTTP answer) for minutes:
  * past this, it goes ahead (its parts may then interleave with the stalled one's).
  */
-const CHAT_QUEUE_WAIT_MS = 10_000;
+export const CHAT_QUEUE_WAIT_MS = 10_000;
+
+/** Runs `task` in its recipient's turn; `signal` (the gateway's stop) ends its wait, which then sends nothing. */
+export type RecipientQueue = <T>(
+  key: string,
+  signal: AbortSignal | undefined,
+  task: () => Promise<T>,
+) => Promise<T>;
 
 /**
- * Runs `task` after every earlier task of the same key has finished (a FIFO per key), or after
- * `maxWaitMs`; keys whose queue is empty are forgotten, so the map only holds chats being delivered to.
+ * Runs `task` after every earlier task of the same key has finished (a FIFO per key), or after `maxWaitMs`
+ * on `sleep`'s clock; a key is forgotten once every task queued under it has finished, so the map only holds
+ * chats being delivered to. A task that went ahead of a stalled one does not end the key's queue: the next
+ * one still waits for the stalled one (up to `maxWaitMs`), not only for the one that went ahead.
  */
-function serialiser(maxWaitMs: number) {
+function serialiser(maxWaitMs: number, sleep: Clock["sleep"]): RecipientQueue {
   const tails = new Map<string, Promise<void>>();
-  return async <T>(key: string, task: () => Promise<T>): Promise<T> => {
+  return async (key, signal, task) => {
     const previous = tails.get(key);
     let release = () => {};
     const done = new Promise<void>((resolve) => {
@@ -190,32 +202,51 @@ function serialiser(maxWaitMs: number) {
     });
     const tail = previous === undefined ? done : previous.then(() => done);
     tails.set(key, tail);
-    if (previous !== undefined) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        previous,
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, maxWaitMs);
-          timer.unref();
-        }),
-      ]);
-      clearTimeout(timer);
-    }
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
     try {
+      if (previous !== undefined) await waitBehind(previous, maxWaitMs, sleep, signal);
       return await task();
     } finally {
       release();
-      if (tails.get(key) === tail) tails.delete(key);
     }
   };
 }
 
 /**
- * A FIFO per recipient for one target: deliveries to one chat (an SMS number, a pull request) go one
- * after another, each waiting at most CHAT_QUEUE_WAIT_MS for the earlier ones.
+ * Resolves once `previous` has ended or `ms` have passed on the clock, whichever is first; rejects with
+ * the signal's reason when `signal` is aborted first (the gateway stopping: the delivery is not sent).
  */
-export function recipientQueue() {
-  return serialiser(CHAT_QUEUE_WAIT_MS);
+async function waitBehind(
+  previous: Promise<void>,
+  ms: number,
+  sleep: Clock["sleep"],
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  signal?.throwIfAborted();
+  const over = new AbortController();
+  const onAbort = () => over.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  void previous.then(() => over.abort());
+  try {
+    await sleep(ms, over.signal);
+  } catch (err) {
+    if (!over.signal.aborted) throw err;
+  } finally {
+    over.abort();
+    signal?.removeEventListener("abort", onAbort);
+  }
+  signal?.throwIfAborted();
+}
+
+/**
+ * A FIFO per recipient for one target: deliveries to one chat (an SMS number, a pull request) go one
+ * after another, each waiting at most CHAT_QUEUE_WAIT_MS for the earlier ones, on the gateway's clock
+ * (`sleep`, the system clock's by default).
+ */
+export function recipientQueue(sleep: Clock["sleep"] = systemClock.sleep): RecipientQueue {
+  return serialiser(CHAT_QUEUE_WAIT_MS, sleep);
 }
 
 /**
@@ -281,7 +312,7 @@ export const NULL_FIELD = "the event's field is null";
  * another (up to CHAT_QUEUE_WAIT_MS each), so the parts of two long texts do not interleave.
  */
 export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
-  const oneAtATime = recipientQueue();
+  const oneAtATime = recipientQueue(spec.sleep);
   return {
     name: spec.name,
     chat: true,
@@ -303,7 +334,7 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
         markdown: spec.markdown === true,
       });
       let answer: unknown;
-      await oneAtATime(chatId, async () => {
+      await oneAtATime(chatId, signal, async () => {
         for (const [index, text] of parts.entries()) {
           try {
             answer = await runStep(() => spec.sendPart({ chatId, text, index, message, signal }));

@@ -50,6 +50,7 @@ export function dingtalkTarget(settings: PlatformConfig<"dingtalk">, deps: Targe
 
   return chatTarget({
     name: "dingtalk",
+    sleep: deps.sleep,
     limit: DINGTALK_LIMIT,
     homeChannel: settings.home_channel,
     async check(signal) {

@@ -3,7 +3,7 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { VERSION } from "../version.js";
 import { chatTarget, hashedPartKey, threadOf } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
-import type { DeliveryTarget } from "./target.js";
+import type { DeliveryTarget, TargetDeps } from "./target.js";
 
 /** https://discord.com/developers/docs/resources/message#create-message (content up to 2000 characters). */
 export const DISCORD_LIMIT = 2000;
@@ -26,7 +26,7 @@ const CHANNEL_REFUSED = new Set([10003, 50001, 50013]);
 /** A bucket reset further away than this is not waited for (the request goes out and may draw a 429). */
 const MAX_BUCKET_WAIT_MS = 10_000;
 
-export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarget {
+export function discordTarget(settings: PlatformConfig<"discord">, deps: TargetDeps): DeliveryTarget {
   const token = settings.token ?? "";
   const api = platformClient("discord", {
     baseUrl: settings.base_url,
@@ -58,6 +58,7 @@ export function discordTarget(settings: PlatformConfig<"discord">): DeliveryTarg
 
   return chatTarget({
     name: "discord",
+    sleep: deps.sleep,
     limit: DISCORD_LIMIT,
     markdown: true,
     homeChannel: settings.home_channel,

@@ -90,6 +90,7 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
 
   return chatTarget({
     name: "feishu",
+    sleep: deps.sleep,
     limit: FEISHU_LIMIT,
     prepare: defuseAtTags,
     unit: "utf8",

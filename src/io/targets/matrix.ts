@@ -2,7 +2,7 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget, partKey, threadOf } from "./chat.js";
 import { stringField, tokenClient } from "./client.js";
 import { refused } from "./httpJson.js";
-import { DeliveryError, type DeliveryTarget } from "./target.js";
+import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /**
  * Client-server API `PUT /_matrix/client/v3/rooms/{roomId}/send/m.room.message/{txnId}`.
@@ -23,7 +23,7 @@ const roomRefused = (err: unknown): boolean =>
 /** Room IDs kept by alias; past this many they are forgotten and asked again (aliases may be templates). */
 const ALIASES_KEPT = 256;
 
-export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget {
+export function matrixTarget(settings: PlatformConfig<"matrix">, deps: TargetDeps): DeliveryTarget {
   const api = tokenClient("matrix", settings);
   const roomIds = new Map<string, string>();
 
@@ -45,6 +45,7 @@ export function matrixTarget(settings: PlatformConfig<"matrix">): DeliveryTarget
 
   return chatTarget({
     name: "matrix",
+    sleep: deps.sleep,
     limit: MATRIX_LIMIT,
     unit: "utf8",
     homeChannel: settings.home_channel,

@@ -39,6 +39,7 @@ export function mattermostTarget(settings: PlatformConfig<"mattermost">, deps: T
   const missingRoots = new Set<string>();
   return chatTarget({
     name: "mattermost",
+    sleep: deps.sleep,
     limit: MATTERMOST_LIMIT,
     prepare: defuseChannelMentions,
     markdown: true,

@@ -68,6 +68,7 @@ export function qqbotTarget(settings: PlatformConfig<"qqbot">, deps: TargetDeps)
 
   return chatTarget({
     name: "qqbot",
+    sleep: deps.sleep,
     limit: QQBOT_LIMIT,
     prepare: defuseQqMentions,
     homeChannel: settings.home_channel,

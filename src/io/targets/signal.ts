@@ -1,7 +1,7 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { chatTarget } from "./chat.js";
 import { platformClient } from "./client.js";
-import { DeliveryError, type DeliveryTarget } from "./target.js";
+import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /**
  * signal-cli-rest-api (github.com/bbernhard/signal-cli-rest-api): `POST /v2/send`.
@@ -30,7 +30,7 @@ export function captchaRequired(err: unknown, number: string): unknown {
   );
 }
 
-export function signalTarget(settings: PlatformConfig<"signal">): DeliveryTarget {
+export function signalTarget(settings: PlatformConfig<"signal">, deps: TargetDeps): DeliveryTarget {
   const number = settings.number ?? "";
   const api = platformClient("signal", {
     baseUrl: settings.base_url,
@@ -40,6 +40,7 @@ export function signalTarget(settings: PlatformConfig<"signal">): DeliveryTarget
   });
   return chatTarget({
     name: "signal",
+    sleep: deps.sleep,
     limit: SIGNAL_LIMIT,
     unit: "utf8",
     homeChannel: settings.home_channel,

@@ -4,7 +4,7 @@ import { chatTarget, threadOf } from "./chat.js";
 import { tokenClient } from "./client.js";
 import { refused } from "./httpJson.js";
 import { credentialsNote } from "./refusedRecipient.js";
-import { DeliveryError, type DeliveryTarget } from "./target.js";
+import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /** https://api.slack.com/methods/chat.postMessage — `text` is truncated past 40,000 characters. */
 export const SLACK_LIMIT = 40_000;
@@ -49,7 +49,7 @@ const CREDENTIAL_ERRORS = new Set([
 /** `ok: false` codes refusing the channel: unknown, the bot not in it, or archived. */
 const CHANNEL_ERRORS = new Set(["channel_not_found", "not_in_channel", "is_archived"]);
 
-export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
+export function slackTarget(settings: PlatformConfig<"slack">, deps: TargetDeps): DeliveryTarget {
   const token = settings.token ?? "";
   const api = tokenClient("slack", settings);
 
@@ -70,6 +70,7 @@ export function slackTarget(settings: PlatformConfig<"slack">): DeliveryTarget {
 
   return chatTarget({
     name: "slack",
+    sleep: deps.sleep,
     limit: SLACK_LIMIT,
     markdown: true,
     // The limit applies to the escaped text Slack receives: `<` counts as the 4 characters of `&lt;`.

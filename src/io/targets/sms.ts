@@ -3,7 +3,7 @@ import { partlyDelivered, recipientQueue, refuseUnfilledRecipient, resolveChatId
 import { platformClient, stringField } from "./client.js";
 import { credentialsNote } from "./refusedRecipient.js";
 import { messageParts } from "./split.js";
-import { DeliveryError, type DeliveryTarget, runOnce } from "./target.js";
+import { DeliveryError, type DeliveryTarget, runOnce, type TargetDeps } from "./target.js";
 
 /** Twilio Messages API: `Body` up to 1600 characters. */
 export const SMS_LIMIT = 1600;
@@ -43,7 +43,7 @@ function withTwilioCode(err: unknown): unknown {
 }
 
 /** Twilio-compatible `POST /2010-04-01/Accounts/{sid}/Messages.json`, form-encoded, HTTP basic auth. */
-export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
+export function smsTarget(settings: PlatformConfig<"sms">, deps: TargetDeps): DeliveryTarget {
   const sid = settings.account_sid ?? "";
   const authToken = settings.auth_token ?? "";
   const basic = Buffer.from(`${sid}:${authToken}`).toString("base64");
@@ -57,7 +57,7 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
   // Twilio sends either from a number (`From`) or through a Messaging Service (`MessagingServiceSid`, MG…).
   const from = e164(settings.from ?? "");
   const sender = MESSAGING_SERVICE.test(from) ? { MessagingServiceSid: from } : { From: from };
-  const oneAtATime = recipientQueue();
+  const oneAtATime = recipientQueue(deps.sleep);
   return {
     name: "sms",
     check: async (signal) =>
@@ -72,7 +72,7 @@ export function smsTarget(settings: PlatformConfig<"sms">): DeliveryTarget {
       const to = e164(resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]));
       const parts = messageParts(message.text, SMS_LIMIT);
       // One number's deliveries go one after another: the parts of two long texts do not interleave.
-      await oneAtATime(to, async () => {
+      await oneAtATime(to, signal, async () => {
         for (const [index, body] of parts.entries()) {
           const form = { To: to, ...sender, Body: body };
           await (options.runStep ?? runOnce)(() =>

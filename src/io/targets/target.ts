@@ -1,3 +1,4 @@
+import type { Clock } from "../../clock.js";
 import type { Logger } from "../log.js";
 
 /** A message on its way to a delivery target. */
@@ -67,4 +68,9 @@ export interface TargetDeps {
   readonly env?: NodeJS.ProcessEnv;
   /** Clock for cached access tokens; defaults to Date.now. */
   readonly now?: () => number;
+  /**
+   * The gateway's clock's sleep, which a delivery's wait for the earlier ones to its recipient runs on
+   * (`recipientQueue`); defaults to the system clock's.
+   */
+  readonly sleep?: Clock["sleep"] | undefined;
 }

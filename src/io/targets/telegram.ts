@@ -79,6 +79,7 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
 
   return chatTarget({
     name: "telegram",
+    sleep: deps.sleep,
     limit: TELEGRAM_LIMIT,
     homeChannel: settings.home_channel,
     chatRefused,

@@ -122,6 +122,7 @@ export function wechatStyleTarget(spec: WechatStyleSpec, deps: TargetDeps): Deli
 
   return chatTarget({
     name: platform,
+    sleep: deps.sleep,
     limit: spec.limit,
     unit: "utf8",
     prepare: defuseLinkTags,

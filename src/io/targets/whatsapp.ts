@@ -4,7 +4,7 @@ import { cutText } from "../cutText.js";
 import { chatTarget } from "./chat.js";
 import { platformClient, stringField } from "./client.js";
 import type { HttpAnswer, ThrottleRule } from "./httpJson.js";
-import { DeliveryError, type DeliveryTarget } from "./target.js";
+import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /** WhatsApp Cloud API text messages: `text.body` up to 4096 characters. */
 export const WHATSAPP_LIMIT = 4096;
@@ -37,7 +37,7 @@ export function withErrorDetails(err: unknown, secrets: readonly string[]): unkn
   return new DeliveryError(`${err.message}: ${text}`, err.transient, err.retryAfterSeconds, err.answer);
 }
 
-export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTarget {
+export function whatsappTarget(settings: PlatformConfig<"whatsapp">, deps: TargetDeps): DeliveryTarget {
   const token = settings.token ?? "";
   const api = platformClient("whatsapp", {
     baseUrl: settings.base_url,
@@ -50,6 +50,7 @@ export function whatsappTarget(settings: PlatformConfig<"whatsapp">): DeliveryTa
   const phonePath = `/${encodeURIComponent(settings.api_version)}/${encodeURIComponent(settings.phone_number_id ?? "")}`;
   return chatTarget({
     name: "whatsapp",
+    sleep: deps.sleep,
     limit: WHATSAPP_LIMIT,
     markdown: true,
     homeChannel: settings.home_channel,
