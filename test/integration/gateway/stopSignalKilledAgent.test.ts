@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import type { Gateway } from "../../../src/gateway/index.js";
 import {
   inHome,
@@ -11,6 +11,7 @@ import {
 } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { pidInFile, signalProcess } from "../../helpers/process.js";
+import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import { journalLines } from "../../helpers/runJournal.js";
 
 /**
@@ -40,12 +41,15 @@ afterEach(async () => {
   }
 });
 
-async function startHeld(script = AGENT): Promise<{ gw: TestGateway; agent: number }> {
+async function startHeld(
+  script = AGENT,
+  state: Record<string, unknown> = {},
+): Promise<{ gw: TestGateway; agent: number }> {
   gw = await startTestGateway({
     config: webhookConfig(
       { pr: { secret: OPEN } },
       {},
-      { agent: { provider: "command", command: ["sh", "-c", script, inHome("")] } },
+      { agent: { provider: "command", command: ["sh", "-c", script, inHome("")] }, ...state },
     ),
     fakeTimers: true,
     files: { hold: "" },
@@ -122,5 +126,30 @@ describe("an agent command ended by the gateway's stop signal", { timeout: 20_00
     );
     expect(failedLines(gw)[0]?.err).toMatch(/^agent command exited with code 143/);
     expect(journalLines<{ delivery_id: string }>(gw.home.dir)).toMatchObject([{ delivery_id: "d1" }]);
+  });
+
+  describe("with state.backend: redis", () => {
+    let redis: TestRedis | undefined;
+    afterAll(() => redis?.cleanup());
+
+    it("dying just before the stop keeps its run in Redis, which runs again after the restart", async () => {
+      redis = await startTestRedis();
+      const state = { state: { backend: "redis", redis_url: redis.url, redis_key_prefix: "stopsignal" } };
+      const { gw, agent } = await startHeld(AGENT, state);
+      signalProcess(agent, "SIGTERM");
+      await vi.waitFor(() => expect(existsSync(`/proc/${agent}`)).toBe(false), { timeout: 5000, interval: 10 });
+      await gw.gateway.stop();
+      expect(failedLines(gw)).toEqual([]);
+      expect(gw.logs().map((line) => line.msg)).toContain(
+        "[webhook] pr: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start",
+      );
+      rmSync(join(gw.home.dir, "hold"));
+      rmSync(join(gw.home.dir, "agent.pid"));
+      restarted = await startGatewayInHome(gw.home);
+      await vi.waitFor(() => expect(readFileSync(join(gw.home.dir, "runs.log"), "utf8")).toBe("d1\n"), {
+        timeout: 10_000,
+        interval: 20,
+      });
+    });
   });
 });
