@@ -137,7 +137,10 @@ describe("an agent command ended by the gateway's stop signal", { timeout: 20_00
       const state = { state: { backend: "redis", redis_url: redis.url, redis_key_prefix: "stopsignal" } };
       const { gw, agent } = await startHeld(AGENT, state);
       signalProcess(agent, "SIGTERM");
-      await vi.waitFor(() => expect(existsSync(`/proc/${agent}`)).toBe(false), { timeout: 5000, interval: 10 });
+      await vi.waitFor(() => expect(existsSync(`/proc/${agent}`)).toBe(false), {
+        timeout: 5000,
+        interval: 10,
+      });
       await gw.gateway.stop();
       expect(failedLines(gw)).toEqual([]);
       expect(gw.logs().map((line) => line.msg)).toContain(
