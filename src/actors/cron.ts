@@ -3,7 +3,7 @@ import { fromCallback } from "xstate";
 import { scopedSignal } from "../clock.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, inProfile, namedProfile, profileFlag } from "../config/paths.js";
-import { LoggedError } from "../errors.js";
+import { LoggedError, RunKeptForRestart } from "../errors.js";
 import type { CronRunNotes } from "../io/cronRunNotes.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
@@ -25,6 +25,7 @@ import {
   parseSchedule,
 } from "../io/stores/cronStore.js";
 import type { AcceptedEvent, CronFireResult, CronSkipped } from "../streams/context.js";
+import { killedByStopSignal } from "./agent/command.js";
 import { failureNotice } from "./agent/failureNotice.js";
 import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
@@ -124,7 +125,23 @@ export interface CronSchedulerOptions {
    * killed gateway cut short, `docs/durability.md`).
    */
   readonly runNotes?: CronRunNotes;
+  /**
+   * Whether the gateway's stop began within a moment of now (waiting that moment for it): asked when a stop
+   * signal ended a run's agent command, which then was the gateway's own stop reaching its agents too.
+   */
+  readonly stopNear?: () => Promise<boolean>;
 }
+
+/** A scheduled run's occurrence: its due time (`next_run` before the run advanced it) and the `next_run` written. */
+interface Occurrence {
+  readonly dueRun: string;
+  readonly advancedTo: string;
+  /** The due time this instance claimed for it (several instances sharing state). */
+  readonly claimedDueAt?: string;
+}
+
+/** What `execute` says of a run the gateway's stop ended: not a failure. */
+const INTERRUPTED = Symbol("interrupted");
 
 export interface CronScheduler {
   /** Runs every enabled job of every profile whose next run is due; returns the ids started. */
@@ -185,6 +202,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     string,
     { readonly schedule: string; readonly ahead: Set<string>; skipped: number }
   >();
+  /** `<profile>\0<job id>` of jobs whose scheduled run the stop interrupted: due again for the next start. */
+  const dueAgainKeys = new Set<string>();
   /** `<profile>\0<job id>` of due jobs not run since their next run could not be written (said once). */
   const unadvanced = new Set<string>();
   let timer: unknown;
@@ -290,7 +309,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
 
   /**
    * Runs the job and records its `last_run` (written behind); never rejects (a failure is logged and
-   * recorded): resolves with the failure's text, or undefined when the run succeeded.
+   * recorded): resolves with the failure's text, undefined when the run succeeded, or `INTERRUPTED` when the
+   * gateway's stop ended it (its drain, or the stop's own signal reaching its agent): not a failure, recorded
+   * as `interrupted`; a scheduled run's occurrence (`occurrence`) is then due again, for the next start.
    */
   async function execute(
     profile: string,
@@ -301,21 +322,42 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     signal?: AbortSignal,
     firedBy?: FiredBy,
     timed = false,
-  ): Promise<string | undefined> {
+    occurrence?: Occurrence,
+  ): Promise<string | undefined | typeof INTERRUPTED> {
     const label = `[cron] ${job.name}${inProfile(profile)}`;
-    let status: "ok" | "error" = "ok";
+    let status: "ok" | "error" | "interrupted" = "ok";
     let error: string | undefined;
     const run = async () => {
-      await options.runJob(job, prompt, trigger, profile, signal, firedBy);
+      try {
+        await options.runJob(job, prompt, trigger, profile, signal, firedBy);
+      } catch (err) {
+        // Its agent ended by the stop signal the gateway got too (a systemd unit's whole cgroup): the stop's.
+        if (
+          signal?.aborted !== true &&
+          options.stopNear !== undefined &&
+          killedByStopSignal(err) &&
+          (await options.stopNear())
+        )
+          throw new RunKeptForRestart(`${label}: ${(err as Error).message}`, { cause: err });
+        throw err;
+      }
     };
     try {
       await (timed && options.timeRun !== undefined ? options.timeRun(run) : run());
       logger.info({ job: job.id, profile, trigger }, `${label}: run finished`);
     } catch (err) {
       status = "error";
-      if (signal?.aborted === true) {
-        error = "stopped by the gateway's stop before it finished";
-        logger.warn({ job: job.id, profile, trigger }, `${label}: run ${error}`);
+      if (signal?.aborted === true || err instanceof RunKeptForRestart) {
+        status = "interrupted";
+        const how =
+          signal?.aborted === true ? "before it finished" : "(its agent ended by the stop's signal)";
+        const again =
+          occurrence === undefined ? "" : "; it runs again at the next start, as a missed run does";
+        logger.warn(
+          { job: job.id, profile, trigger },
+          `${label}: run interrupted by the gateway's stop ${how}${again}`,
+        );
+        if (occurrence !== undefined) await dueAgain(profile, store, job, occurrence);
       } else {
         error = (err as Error)?.message ?? String(err);
         // The reply its target did not take is kept nowhere else: the line keeps it.
@@ -325,7 +367,21 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     const at = new Date(clock.now()).toISOString();
     lastRuns.record(store, job.id, { at, status, trigger, ...(error === undefined ? {} : { error }) });
-    return error;
+    return status === "interrupted" ? INTERRUPTED : error;
+  }
+
+  /**
+   * A scheduled run the stop interrupted leaves its occurrence due, as a missed one: `next_run` back to its
+   * due time (unless edited since), so the next start runs it once as a catch-up; the due time claimed for
+   * it (several instances) is given back, so that start may claim it again.
+   */
+  async function dueAgain(profile: string, store: CronStore, job: CronJob, occurrence: Occurrence) {
+    dueAgainKeys.add(`${profile}\u0000${job.id}`);
+    await record(store, job.id, (current) =>
+      current.next_run === occurrence.advancedTo ? { ...current, next_run: occurrence.dueRun } : current,
+    );
+    if (occurrence.claimedDueAt !== undefined)
+      await options.release?.(profile, job.id, occurrence.claimedDueAt).catch(() => {});
   }
 
   function launch(
@@ -336,6 +392,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     trigger: string,
     finished?: () => void,
     firedBy?: FiredBy,
+    occurrence?: Occurrence,
   ): void {
     const ended =
       trigger === "schedule"
@@ -343,7 +400,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         : undefined;
     // A signal of the run's own: composed from `launched.signal` itself, each run left entries in it (scopedSignal).
     const run = scopedSignal([launched.signal], (signal) =>
-      execute(profile, store, job, prompt, trigger, signal, firedBy, true),
+      execute(profile, store, job, prompt, trigger, signal, firedBy, true, occurrence),
     ).then(() => {});
     running.add(run);
     void run.finally(() => {
@@ -532,6 +589,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       const key = `${profile}\u0000${job.id}`;
       if (draining && !scheduledRuns.has(key)) continue;
+      // Its run interrupted by the stop, its occurrence due again for the next start: not run (nor advanced) now.
+      if (ended && dueAgainKeys.has(key)) continue;
       // Found late (the gateway was down, or the clock stepped forward): one catch-up run for all that came due.
       const missedFrom =
         options.claim === undefined &&
@@ -633,11 +692,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         await holdAhead(profile, job, [job.next_run, nextRun], held.ahead, now);
         continue;
       }
-      if (
-        options.claim !== undefined &&
-        !(await claimed(profile, job, dueTime(job.schedule, job.next_run, now)))
-      )
-        continue;
+      const claimedDueAt = options.claim === undefined ? undefined : dueTime(job.schedule, job.next_run, now);
+      if (claimedDueAt !== undefined && !(await claimed(profile, job, claimedDueAt))) continue;
       // One line for every run missed, not a line each.
       if (missed !== undefined && job.next_run !== undefined)
         logger.warn(
@@ -648,19 +704,32 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       const scheduled = { schedule: job.schedule, ahead, skipped: 0 };
       scheduledRuns.set(key, scheduled);
       await holdAhead(profile, job, [nextRun], ahead, now);
-      launch(profile, store, job, job.prompt, "schedule", () => {
-        scheduledRuns.delete(key);
-        if (scheduled.skipped > 0)
-          logger.info(
-            { job: job.id, profile, skipped: scheduled.skipped },
-            `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run ended; ${scheduled.skipped === 1 ? "1 occurrence was" : `${scheduled.skipped} occurrences were`} skipped while it ran`,
-          );
-        // A due time held ahead that has not come yet goes back: whichever instance claims it runs it
-        // (not given back, it lapses within a minute).
-        for (const dueAt of ahead)
-          if (nextRunTime(dueAt) > clock.now())
-            void options.release?.(profile, job.id, dueAt).catch(() => {});
-      });
+      launch(
+        profile,
+        store,
+        job,
+        job.prompt,
+        "schedule",
+        () => {
+          scheduledRuns.delete(key);
+          if (scheduled.skipped > 0)
+            logger.info(
+              { job: job.id, profile, skipped: scheduled.skipped },
+              `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run ended; ${scheduled.skipped === 1 ? "1 occurrence was" : `${scheduled.skipped} occurrences were`} skipped while it ran`,
+            );
+          // A due time held ahead that has not come yet goes back: whichever instance claims it runs it
+          // (not given back, it lapses within a minute).
+          for (const dueAt of ahead)
+            if (nextRunTime(dueAt) > clock.now())
+              void options.release?.(profile, job.id, dueAt).catch(() => {});
+        },
+        undefined,
+        {
+          dueRun: job.next_run,
+          advancedTo: nextRun,
+          ...(claimedDueAt === undefined ? {} : { claimedDueAt }),
+        },
+      );
       started.push(job.id);
     }
     return started;
@@ -1005,6 +1074,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         signal,
         firedBy(run, { slot, run }),
       );
+      if (error === INTERRUPTED) {
+        // Its agent ended by the stop's own signal: kept, and the event fires the job again at the next start
+        // (a run the drain cut short is saved by the run queue itself).
+        if (!signal.aborted)
+          throw new RunKeptForRestart(`[cron] ${found.job.name}: interrupted by the gateway's stop`);
+        throw new LoggedError("interrupted by the gateway's stop before it finished");
+      }
       // Failed as its last_run says: the event's run in the delivery history and the run metrics too.
       if (error !== undefined) throw new LoggedError(error);
       return undefined;
@@ -1023,6 +1099,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       if (!stopped) return;
       stopped = false;
       ended = false;
+      dueAgainKeys.clear();
       startedAt ??= clock.now();
       if (holding !== undefined) clock.clearTimeout(holding);
       holding = undefined;

@@ -336,6 +336,36 @@ async function stop(options: { timeout?: string }): Promise<void> {
   process.stdout.write("Gateway stopped\n");
 }
 
+/**
+ * `status` of a gateway whose pid is of another PID namespace (its file is kept): the pid cannot be checked
+ * from here, so the address its `gateway.json` records is asked for `/health`. Answered: running; else
+ * neither running nor not (exit 4), saying what was asked.
+ */
+async function elsewhereStatus(paths: SvcPaths, err: GatewayElsewhereError): Promise<void> {
+  const recorded = recordedState(paths, err.pid);
+  if (recorded !== undefined && recorded.port > 0) {
+    const address = listenAddress(recorded.host, recorded.port);
+    if (await health(recorded.host, recorded.port)) {
+      process.stdout.write(
+        `Gateway: running (pid ${err.pid} of another PID namespace, ${err.namespace}, which this command cannot check: its /health answers)\nListening: ${address}\nHealth: ok\n`,
+      );
+      return;
+    }
+    const since =
+      recorded.stopping_since === undefined ? "" : `; it began to stop at ${recorded.stopping_since}`;
+    process.stdout.write(
+      `Gateway: unknown — ${err.message}\nHealth: no answer at ${address}, where ${gatewayStateFile(paths)} says it listens (this command may not reach that address, or the gateway has stopped${since})\n`,
+    );
+  } else {
+    const why =
+      recorded === undefined
+        ? `${gatewayStateFile(paths)} records no address for that pid`
+        : "that gateway runs without an HTTP listener (webhook adapter off)";
+    process.stdout.write(`Gateway: unknown — ${err.message}\nHealth: not asked — ${why}\n`);
+  }
+  process.exitCode = 4;
+}
+
 async function status(): Promise<void> {
   const paths = svcPaths(svcHome());
   let pid: number | undefined;
@@ -343,9 +373,7 @@ async function status(): Promise<void> {
     pid = runningPid(paths);
   } catch (err) {
     if (!(err instanceof GatewayElsewhereError)) throw err;
-    // Neither running nor not: a gateway of another PID namespace, whose file is kept.
-    process.stdout.write(`Gateway: unknown — ${err.message}\n`);
-    process.exitCode = 4;
+    await elsewhereStatus(paths, err);
     return;
   }
   if (pid === undefined) {
@@ -408,7 +436,7 @@ export function registerGatewayLifecycleCommands(gateway: Command): void {
   gateway
     .command("status")
     .description(
-      "is the gateway running, where, and does it answer /health (exit 3 when not running, 4 when its pid is of another PID namespace)",
+      "is the gateway running, where, and does it answer /health (exit 3 when not running, 4 when its pid is of another PID namespace and its /health does not answer)",
     )
     .action(status);
   gateway

@@ -41,6 +41,8 @@ export interface CronDeps {
   readonly targetsVersion?: () => unknown;
   /** Notes each scheduled run while it goes on, for the start after a SIGKILL (`recordCutOffRuns`). */
   readonly runNotes?: CronRunNotes;
+  /** Whether the gateway's stop began within a moment of now (`RunQueue.stopNear`). */
+  readonly stopNear?: () => Promise<boolean>;
 }
 
 export interface Cron {
@@ -91,6 +93,7 @@ export function createCron(deps: CronDeps): Cron {
     ...(deps.targetProblems === undefined ? {} : { targetProblems: deps.targetProblems }),
     ...(deps.targetsVersion === undefined ? {} : { targetsVersion: deps.targetsVersion }),
     ...(deps.runNotes === undefined ? {} : { runNotes: deps.runNotes }),
+    ...(deps.stopNear === undefined ? {} : { stopNear: deps.stopNear }),
   });
   // A schedule that fails (a store that throws at start) is started again, a few times.
   const ref = deps.system.spawn("cron", cronActor(scheduler), undefined, { restart: "on-error", max: 3 });

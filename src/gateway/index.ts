@@ -351,6 +351,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     targetProblems: (job) => jobTargetProblems(deliveries.config(), job),
     targetsVersion: () => deliveries.config(),
     runNotes: cronRunNotes(cronRunsDir(paths.home)),
+    stopNear: () => queue.queue.stopNear(),
   });
   runs = createRuns({
     system,

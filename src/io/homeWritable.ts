@@ -1,7 +1,7 @@
 import { accessSync, constants, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describeError, SvcError } from "../errors.js";
-import { dataDirsProblem, userName } from "./dataDirsWritable.js";
+import { dataDirsProblem, START_MAX_ENTRIES, userName } from "./dataDirsWritable.js";
 import { makeDirs } from "./makeDirs.js";
 
 /** What the refusal says: SVC_HOME, why, and the two ways out. */
@@ -141,7 +141,7 @@ export function gatewayDirProblem(home: string): string | undefined {
  * user's) refuses the start before anything listens, instead of a bare EACCES once requests were taken.
  */
 export function assertHomeWritable(home: string): void {
-  const problem = homeProblem(home) ?? gatewayDirProblem(home) ?? dataDirsProblem(home);
+  const problem = homeProblem(home) ?? gatewayDirProblem(home) ?? dataDirsProblem(home, START_MAX_ENTRIES);
   if (problem !== undefined) throw new SvcError("startup_refused", problem);
   try {
     makeDirs(home);

@@ -29,6 +29,8 @@ export type ProcessResult =
       readonly timedOut?: true;
       /** The signal that ended it, when one did (not svc's timeout or cancel). */
       readonly killedBy?: NodeJS.Signals;
+      /** The code it exited with, when it exited (not svc's timeout or cancel). */
+      readonly exitCode?: number;
     };
 
 /** The safe base environment for processes fed untrusted input: never our secrets. */
@@ -152,7 +154,8 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
           ? `was killed by ${result.signal}${result.signalDescription ? ` (${result.signalDescription})` : ""}`
           : // Not started (ENOENT, EACCES): execa's shortMessage is two lines and starts with "Command".
             `could not be started (${notStartedReason(request, result.code) ?? result.originalMessage ?? result.code ?? "no reason given"})`;
-    return result.exitCode === undefined && result.signal !== undefined
+    if (result.exitCode !== undefined) return { ok: false, why, stderr, exitCode: result.exitCode };
+    return result.signal !== undefined
       ? { ok: false, why, stderr, killedBy: result.signal }
       : { ok: false, why, stderr };
   }

@@ -3,7 +3,7 @@ import { coalesceNote } from "../actors/coalescer.js";
 import { pendingRunOf } from "../actors/pendingRuns.js";
 import type { QueuedRun } from "../actors/runs.js";
 import type { StateSettings } from "../config/sections/state.js";
-import { describeError, LoggedError } from "../errors.js";
+import { describeError, LoggedError, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { createSharedCoalescing, type SharedCoalescing } from "../io/state/redis/coalescing.js";
 import {
@@ -28,6 +28,7 @@ import {
   createSharedQueue,
   jobIdOf,
   RUN_LATER_MS,
+  RunAfterStop,
   RunLater,
   type StallSettings,
 } from "../io/state/redis/sharedQueue.js";
@@ -177,6 +178,15 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
         await options.execute(run, signal);
       } catch (err) {
         if (signal.aborted) throw err;
+        // Its agent ended by the stop's own signal: not failed; back in Redis, for any instance to run (this
+        // one after its restart), as a run the drain cut short is.
+        if (err instanceof RunKeptForRestart) {
+          logger.info(
+            { route: run.routeName, delivery_id: run.deliveryId },
+            `[webhook] ${run.routeName}: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start`,
+          );
+          throw new RunAfterStop();
+        }
         // Finished (not retried), as in memory: the failure is the run's outcome.
         if (err instanceof LoggedError) return;
         logger.error(

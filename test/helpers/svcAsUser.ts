@@ -14,6 +14,8 @@ export const OTHER_USER = 65534;
 export function svcAsUser(
   home: string,
   args: readonly string[],
+  /** A command expected to end by itself (a refused start) is killed past this, so a run that went on fails the test. */
+  killAfterMs?: number,
 ): Promise<{ code: number | null; stderr: string }> {
   const argv = [process.execPath, ...SVC_ARGV, ...args];
   const [command, ...rest] = AS_ROOT
@@ -25,5 +27,11 @@ export function svcAsUser(
   });
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr })));
+  const guard = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+  return new Promise((resolve) =>
+    child.on("exit", (code) => {
+      clearTimeout(guard);
+      resolve({ code, stderr });
+    }),
+  );
 }

@@ -1,3 +1,4 @@
+import { constants } from "node:os";
 import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
 import type { AgentTool, ToolContext } from "../../agent/tools/tool.js";
 import type { UnofferedTools } from "../../agent/unofferedTools.js";
@@ -98,7 +99,10 @@ function scheduledCronRun(request: { readonly route: string; readonly event?: st
   return request.route.startsWith("cron:") && (request.event === "schedule" || request.event === "manual");
 }
 
-/** An agent command that a signal ended (not svc's timeout or a stop past the drain). */
+/**
+ * An agent command that a signal ended (not svc's timeout or a stop past the drain), or that exited with
+ * the code a shell gives for that signal (128 + its number: a script that traps TERM, cleans up and exits 143).
+ */
 export class AgentCommandKilled extends SvcError {
   constructor(
     message: string,
@@ -111,7 +115,15 @@ export class AgentCommandKilled extends SvcError {
 /** The signals that stop the gateway: one of them ending an agent may be the gateway's own stop, sent to all. */
 const STOP_SIGNALS: ReadonlySet<string> = new Set(["SIGTERM", "SIGINT", "SIGQUIT"]);
 
-/** Whether `err` is an agent command ended by one of the gateway's stop signals. */
+/** The signal an exit code of 128 + N reports (143: SIGTERM), if it names one. */
+function signalOfExitCode(code: number | undefined): NodeJS.Signals | undefined {
+  if (code === undefined || code <= 128) return undefined;
+  const number = code - 128;
+  const names = Object.entries(constants.signals) as Array<[NodeJS.Signals, number]>;
+  return names.find(([, value]) => value === number)?.[0];
+}
+
+/** Whether `err` is an agent command ended by one of the gateway's stop signals (or exiting as one does). */
 export function killedByStopSignal(err: unknown): boolean {
   return err instanceof AgentCommandKilled && STOP_SIGNALS.has(err.signal);
 }
@@ -161,9 +173,10 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
           ? `was stopped: the run took longer than agent.timeout_seconds (${options.timeoutMs / 1000} s)`
           : result.why;
         const message = scrub(`agent command ${why}${detail ? `: ${detail}` : ""}`, secrets);
-        throw result.killedBy === undefined
+        const killedBy = result.killedBy ?? signalOfExitCode(result.exitCode);
+        throw killedBy === undefined
           ? new SvcError("agent_failed", message)
-          : new AgentCommandKilled(message, result.killedBy);
+          : new AgentCommandKilled(message, killedBy);
       }
       return { text: scrub(result.stdout.replace(/\n$/, ""), replySecrets) };
     },

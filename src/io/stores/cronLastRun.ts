@@ -4,7 +4,7 @@ import { formatJsonIssues } from "../../config/format.js";
 /** A job's `last_run`, as the gateway and `svc cron run` write it after a run. */
 export interface LastRunRecord {
   readonly at: string;
-  readonly status: "ok" | "error";
+  readonly status: "ok" | "error" | "interrupted";
   readonly trigger: string;
   readonly error?: string;
 }
@@ -20,7 +20,7 @@ const lastRunSchema = z.object({
         message: `${JSON.stringify(text.slice(0, 40))} is not a time — write an ISO 8601 UTC time, such as "2026-12-02T09:00:00Z"`,
       });
   }),
-  status: z.enum(["ok", "error"]),
+  status: z.enum(["ok", "error", "interrupted"]),
   trigger: z.string().superRefine((text, ctx) => {
     if (!TRIGGER.test(text))
       ctx.addIssue({

@@ -27,7 +27,8 @@ export interface CronJob {
   readonly state: CronJobState;
   readonly last_run?: {
     readonly at: string;
-    readonly status: "ok" | "error";
+    /** `interrupted`: the gateway's stop ended the run (not a failure). */
+    readonly status: "ok" | "error" | "interrupted";
     readonly trigger: string;
     readonly error?: string;
   };

@@ -114,7 +114,7 @@ describe("svc cron on a cron store edited by hand", { timeout: 30_000 }, () => {
       "— left out: svc cron list shows the job's last run as never until its next run records one; fix last_run in the file, or remove it";
     expect(list.stderr).toBe(
       [
-        `Warning: ${path}: jobs.late0001.last_run.status: expected one of "ok", "error", got "fine" (cron job late) ${leftOut}`,
+        `Warning: ${path}: jobs.late0001.last_run.status: expected one of "ok", "error", "interrupted", got "fine" (cron job late) ${leftOut}`,
         `Warning: ${path}: jobs.text0001.last_run: expected a mapping, got "yesterday" (cron job text) ${leftOut}`,
         "",
       ].join("\n"),

@@ -43,7 +43,7 @@ function svcInOtherNamespace(args: readonly string[]): Promise<{ code: number | 
 
 describe("gateway.pid seen from another PID namespace", { timeout: 30_000 }, () => {
   it.runIf(UNSHARE)(
-    "svc gateway status keeps the live gateway's gateway.pid and says where to ask (exit 4)",
+    "svc gateway status keeps the live gateway's gateway.pid and asks its /health: running when it answers, else unknown (exit 4) saying where to ask",
     async () => {
       home = tempHome();
       home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })), 0o600);
@@ -52,18 +52,28 @@ describe("gateway.pid seen from another PID namespace", { timeout: 30_000 }, () 
       const written = readFileSync(pidFile, "utf8");
       const status = await svcInOtherNamespace(["gateway", "status"]);
       expect(readFileSync(pidFile, "utf8")).toBe(written);
-      expect(status.code).toBe(4);
+      // The same network: the address gateway.json records answers.
+      expect(status.code).toBe(0);
       expect(status.stdout).toMatch(
         new RegExp(
-          `^Gateway: unknown — ${pidFile} names pid ${gateway.child.pid} of another PID namespace \\(pid:\\[\\d+\\]; this command runs in pid:\\[\\d+\\]: .*\\) — whether that gateway runs cannot be told from here: run svc gateway status\\|stop where it was started`,
+          `^Gateway: running \\(pid ${gateway.child.pid} of another PID namespace, pid:\\[\\d+\\], which this command cannot check: its /health answers\\)\nListening: 127\\.0\\.0\\.1:${gateway.port}\nHealth: ok\n$`,
         ),
       );
       // A start there is refused too, rather than taking the file over.
       const start = await svcInOtherNamespace(["gateway", "run", "--port", "0"]);
       expect(start.code).toBe(2);
       expect(readFileSync(pidFile, "utf8")).toBe(written);
-      gateway.child.kill("SIGTERM");
-      expect(await gateway.exited).toBe(0);
+      // Killed (its files left behind): nothing answers at the recorded address.
+      gateway.child.kill("SIGKILL");
+      await gateway.exited;
+      const gone = await svcInOtherNamespace(["gateway", "status"]);
+      expect(gone.code).toBe(4);
+      expect(gone.stdout).toMatch(
+        new RegExp(
+          `^Gateway: unknown — ${pidFile} names pid ${gateway.child.pid} of another PID namespace \\(pid:\\[\\d+\\]; this command runs in pid:\\[\\d+\\]: .*\\) — whether that gateway runs cannot be told from here: run svc gateway status\\|stop where it was started.*\nHealth: no answer at 127\\.0\\.0\\.1:${gateway.port}, where ${join(home.dir, "gateway.json")} says it listens \\(this command may not reach that address, or the gateway has stopped\\)\n$`,
+        ),
+      );
+      expect(readFileSync(pidFile, "utf8")).toBe(written);
     },
   );
 });

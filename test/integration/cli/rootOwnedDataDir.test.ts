@@ -1,4 +1,13 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,8 +26,8 @@ afterEach(() => {
 });
 
 /** A home the command's user owns (nobody's when the tests run as root). */
-function ownHome(): string {
-  const dir = mkdtempSync(join(tmpdir(), "svc-test-"));
+function ownHome(base = tmpdir()): string {
+  const dir = mkdtempSync(join(base, "svc-test-"));
   dirs.push(dir);
   if (AS_ROOT) chownSync(dir, OTHER_USER, OTHER_USER);
   return dir;
@@ -54,6 +63,37 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
       const run = await svcAsUser(home, ["gateway", "run", "--port", "0"]);
       expect(run.code).toBe(1);
       expect(run.stderr).toBe(`svc: ${problem}\n`);
+    },
+  );
+
+  it.runIf(AS_ROOT)(
+    "past 20,000 entries: the start checks each directory on its own budget, and svc config check checks every entry",
+    async () => {
+      // In memory where there is such a file system: 20,000 entries take ~10 s to make on a busy disk.
+      const home = ownHome(existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
+      // A logs/ of this user's with more entries than the start looks at in one directory.
+      const logs = join(home, "logs");
+      mkdirSync(logs);
+      chownSync(logs, OTHER_USER, OTHER_USER);
+      // Symbolic links: entries the check counts (and leaves alone), made ~10x faster than files.
+      for (let i = 0; i < 20_001; i++) symlinkSync("gateway.log", join(logs, `gateway.log.${i}`));
+      // root's file in the default profile's cron/, looked at after logs/.
+      const cron = join(home, "cron");
+      mkdirSync(cron);
+      chownSync(cron, OTHER_USER, OTHER_USER);
+      const jobs = join(cron, "jobs.json");
+      writeFileSync(jobs, "{}", { mode: 0o644 });
+      // root's file among logs/'s own entries, wherever the directory lists it.
+      const rootLog = join(logs, "gateway.log.root");
+      writeFileSync(rootLog, "", { mode: 0o644 });
+      const check = await svcAsUser(home, ["config", "check"]);
+      const run = await svcAsUser(home, ["gateway", "run", "--port", "0"], 10_000);
+      expect(check.code).toBe(1);
+      expect(check.stderr).toContain(
+        `${logs} (${rootLog}, owned by uid 0), ${cron} (${jobs}, owned by uid 0): cannot be written by this user`,
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`${cron} (${jobs}, owned by uid 0)`);
     },
   );
 

@@ -1,17 +1,39 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { inHome, startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import type { Gateway } from "../../../src/gateway/index.js";
+import {
+  inHome,
+  startGatewayInHome,
+  startTestGateway,
+  type TestGateway,
+  webhookConfig,
+} from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
-import { alive, pidInFile } from "../../helpers/process.js";
+import { alive, pidInFile, signalProcess } from "../../helpers/process.js";
 
-/** A scheduled cron run still going when the gateway's drain ends is stopped, its agent with it. */
+/**
+ * A scheduled cron run still going when the gateway's drain ends is stopped, its agent with it. A cron run
+ * the stop ended (its drain, or the stop's own signal reaching its agent) was recorded as the job failing
+ * (`last_run` error, `run failed`); it is now recorded as interrupted, and a scheduled run's occurrence is
+ * due again, run once as a catch-up at the next start, as a missed run is.
+ */
 
 let gw: TestGateway | undefined;
+let restarted: Gateway | undefined;
 afterEach(async () => {
+  await restarted?.stop();
+  restarted = undefined;
   await gw?.stop();
   gw = undefined;
 });
+
+const jobOf = (gw: TestGateway) =>
+  (
+    JSON.parse(readFileSync(join(gw.home.dir, "cron", "jobs.json"), "utf8")) as {
+      jobs: { j1: { next_run: string; last_run?: { status: string; trigger: string; error?: string } } };
+    }
+  ).jobs.j1;
 
 const JOBS = JSON.stringify({
   revision: 1,
@@ -54,7 +76,55 @@ describe("stopping the gateway while a scheduled cron run is going", { timeout: 
     await gw.gateway.stop();
     await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10_000, interval: 50 });
     expect(logs().map((l) => l.msg)).toContain(
-      "[cron] slow: run stopped by the gateway's stop before it finished",
+      "[cron] slow: run interrupted by the gateway's stop before it finished; it runs again at the next start, as a missed run does",
+    );
+    // Not the job failing; its occurrence due again.
+    expect(jobOf(gw).last_run).toMatchObject({ status: "interrupted", trigger: "schedule" });
+    expect(jobOf(gw).last_run?.error).toBeUndefined();
+    expect(jobOf(gw).next_run).toBe("2020-01-01T00:00:00.000Z");
+  });
+});
+
+describe("a cron run whose agent the gateway's stop signal ended", { timeout: 30_000 }, () => {
+  it("is interrupted, not failed: the scheduled run is caught up and the fired one runs again at the next start", async () => {
+    // While `hold` exists: note the pid under the run's trigger and wait; else note the trigger in runs.log.
+    const agent = `if [ -e "$0/hold" ]; then echo $$ > "$0/$(echo "$SVC_EVENT" | cut -c1-8).pid"; exec sleep 30; fi; echo "$SVC_EVENT" | cut -c1-8 >> "$0/runs.log"`;
+    gw = await startTestGateway({
+      config: webhookConfig(
+        { fire: { secret: "INSECURE_NO_AUTH", cron_job: "slow" } },
+        {},
+        { agent: { provider: "command", command: ["sh", "-c", agent, inHome("")] } },
+      ),
+      files: { "cron/jobs.json": JOBS, hold: "" },
+      // The stop's 1 s is measured on the test's clock: it never runs out here.
+      fakeTimers: true,
+    });
+    expect((await postJson(gw.url("/webhooks/fire"), {}, { "X-Request-ID": "f1" })).status).toBe(202);
+    const scheduled = await pidInFile(join(gw.home.dir, "schedule.pid"));
+    const fired = await pidInFile(join(gw.home.dir, "webhook:.pid"));
+    // The unit's stop signal reaches the agents a moment before the gateway's stop begins.
+    signalProcess(scheduled, "SIGTERM");
+    signalProcess(fired, "SIGTERM");
+    for (const pid of [scheduled, fired])
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5000, interval: 10 });
+    await gw.gateway.stop();
+    const lines = gw.logs().map((l) => l.msg);
+    expect(lines.filter((l) => l.includes("failed"))).toEqual([]);
+    expect(lines).toContain(
+      "[cron] slow: run interrupted by the gateway's stop (its agent ended by the stop's signal); it runs again at the next start, as a missed run does",
+    );
+    expect(jobOf(gw).last_run?.status).toBe("interrupted");
+    expect(jobOf(gw).next_run).toBe("2020-01-01T00:00:00.000Z");
+    rmSync(join(gw.home.dir, "hold"));
+    restarted = await startGatewayInHome(gw.home);
+    await vi.waitFor(
+      () =>
+        expect(
+          readFileSync(join(gw?.home.dir ?? "", "runs.log"), "utf8")
+            .split("\n")
+            .sort(),
+        ).toEqual(["", "schedule", "webhook:"]),
+      { timeout: 10_000, interval: 20 },
     );
   });
 });
@@ -110,7 +180,9 @@ describe("stopping the gateway while a webhook run and a scheduled cron run are 
     for (const pid of pids)
       await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10_000, interval: 50 });
     const lines = logs().map((l) => l.msg);
-    expect(lines).toContain("[cron] slow: run stopped by the gateway's stop before it finished");
+    expect(lines).toContain(
+      "[cron] slow: run interrupted by the gateway's stop before it finished; it runs again at the next start, as a missed run does",
+    );
     expect(lines.some((l) => l.startsWith("[webhook] 1 agent run(s) not finished at shutdown"))).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import type { Gateway } from "../../../src/gateway/index.js";
 import {
   inHome,
@@ -11,6 +11,7 @@ import {
 } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { pidInFile, signalProcess } from "../../helpers/process.js";
+import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import { journalLines } from "../../helpers/runJournal.js";
 
 /**
@@ -23,6 +24,8 @@ import { journalLines } from "../../helpers/runJournal.js";
 const OPEN = "INSECURE_NO_AUTH";
 // While `hold` exists: note the pid and wait (killed by the test); else append the delivery id to runs.log.
 const AGENT = `if [ -e "$0/hold" ]; then echo $$ > "$0/agent.pid"; exec sleep 30; fi; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
+// The same, but a shell that traps TERM and exits 143 (128 + SIGTERM), as a script that cleans up does.
+const TRAPPING_AGENT = `if [ -e "$0/hold" ]; then trap 'exit 143' TERM; echo $$ > "$0/agent.pid"; sleep 30 & wait $!; fi; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
 
 let gw: TestGateway | undefined;
 let restarted: Gateway | undefined;
@@ -38,12 +41,15 @@ afterEach(async () => {
   }
 });
 
-async function startHeld(): Promise<{ gw: TestGateway; agent: number }> {
+async function startHeld(
+  script = AGENT,
+  state: Record<string, unknown> = {},
+): Promise<{ gw: TestGateway; agent: number }> {
   gw = await startTestGateway({
     config: webhookConfig(
       { pr: { secret: OPEN } },
       {},
-      { agent: { provider: "command", command: ["sh", "-c", AGENT, inHome("")] } },
+      { agent: { provider: "command", command: ["sh", "-c", script, inHome("")] }, ...state },
     ),
     fakeTimers: true,
     files: { hold: "" },
@@ -90,5 +96,63 @@ describe("an agent command ended by the gateway's stop signal", { timeout: 20_00
     expect(journalLines<{ delivery_id: string; error: string }>(gw.home.dir)).toMatchObject([
       { delivery_id: "d1", error: expect.stringMatching(/killed by SIGTERM/) },
     ]);
+  });
+
+  it("a shell that traps the signal and exits 143 just before the stop keeps its run too", async () => {
+    const { gw, agent } = await startHeld(TRAPPING_AGENT);
+    signalProcess(agent, "SIGTERM");
+    await vi.waitFor(() => expect(existsSync(`/proc/${agent}`)).toBe(false), { timeout: 5000, interval: 10 });
+    await gw.gateway.stop();
+    expect(failedLines(gw)).toEqual([]);
+    expect(journalLines(gw.home.dir)).toEqual([]);
+    rmSync(join(gw.home.dir, "hold"));
+    rmSync(join(gw.home.dir, "agent.pid"));
+    restarted = await startGatewayInHome(gw.home);
+    await vi.waitFor(() => expect(readFileSync(join(gw.home.dir, "runs.log"), "utf8")).toBe("d1\n"), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  });
+
+  it("an exit 143 with no stop within 1 s is a failed run", async () => {
+    const { gw, agent } = await startHeld(TRAPPING_AGENT);
+    signalProcess(agent, "SIGTERM");
+    await vi.waitFor(
+      () => {
+        gw.clock.advance(1000);
+        expect(failedLines(gw)).toHaveLength(1);
+      },
+      { timeout: 5000, interval: 20 },
+    );
+    expect(failedLines(gw)[0]?.err).toMatch(/^agent command exited with code 143/);
+    expect(journalLines<{ delivery_id: string }>(gw.home.dir)).toMatchObject([{ delivery_id: "d1" }]);
+  });
+
+  describe("with state.backend: redis", () => {
+    let redis: TestRedis | undefined;
+    afterAll(() => redis?.cleanup());
+
+    it("dying just before the stop keeps its run in Redis, which runs again after the restart", async () => {
+      redis = await startTestRedis();
+      const state = { state: { backend: "redis", redis_url: redis.url, redis_key_prefix: "stopsignal" } };
+      const { gw, agent } = await startHeld(AGENT, state);
+      signalProcess(agent, "SIGTERM");
+      await vi.waitFor(() => expect(existsSync(`/proc/${agent}`)).toBe(false), {
+        timeout: 5000,
+        interval: 10,
+      });
+      await gw.gateway.stop();
+      expect(failedLines(gw)).toEqual([]);
+      expect(gw.logs().map((line) => line.msg)).toContain(
+        "[webhook] pr: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start",
+      );
+      rmSync(join(gw.home.dir, "hold"));
+      rmSync(join(gw.home.dir, "agent.pid"));
+      restarted = await startGatewayInHome(gw.home);
+      await vi.waitFor(() => expect(readFileSync(join(gw.home.dir, "runs.log"), "utf8")).toBe("d1\n"), {
+        timeout: 10_000,
+        interval: 20,
+      });
+    });
   });
 });

@@ -640,7 +640,7 @@ describe("cron scheduler", () => {
     expect(ran).toEqual(["lr"]);
     const at = `${store.path}: jobs.lr.last_run`;
     expect(log.messages().filter((m) => m.includes("jobs.lr"))).toEqual([
-      `[cron] job-lr: ${at}.at: "yesterday" is not a time — write an ISO 8601 UTC time, such as "2026-12-02T09:00:00Z"; ${at}.status: expected one of "ok", "error", got "done" (cron job job-lr) — left out: svc cron list shows the job's last run as never until its next run records one; fix last_run in the file, or remove it; the job runs on its schedule all the same`,
+      `[cron] job-lr: ${at}.at: "yesterday" is not a time — write an ISO 8601 UTC time, such as "2026-12-02T09:00:00Z"; ${at}.status: expected one of "ok", "error", "interrupted", got "done" (cron job job-lr) — left out: svc cron list shows the job's last run as never until its next run records one; fix last_run in the file, or remove it; the job runs on its schedule all the same`,
     ]);
     await vi.waitFor(() => expect(store.read().records.lr?.last_run?.status).toBe("ok"));
     now += 15 * 60_000;

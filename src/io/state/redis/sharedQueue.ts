@@ -38,6 +38,16 @@ export class RunLater extends Error {
   override readonly name = "RunLater";
 }
 
+/**
+ * Thrown by `process` for a job this instance gives up as it stops (its agent ended by the stop's own signal):
+ * the instance takes no further job (its stop is under way, its worker would otherwise take this one again
+ * before the stop pauses it) and the job goes back to Redis at once, neither finished nor failed, for any
+ * instance to run (this one after its restart).
+ */
+export class RunAfterStop extends Error {
+  override readonly name = "RunAfterStop";
+}
+
 export interface SharedQueueOptions<T> {
   readonly url: string;
   /** BullMQ queue name (no `:`). */
@@ -183,6 +193,11 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   /** Jobs this instance is running, and who waits for there to be none (the drain). */
   let running = 0;
   const idle: Array<() => void> = [];
+  /**
+   * A job was given back as this instance stops (`RunAfterStop`): its worker is paused, but a fetch already
+   * under way may still take a job (that one again, back in Redis at once); any such job is given back unrun.
+   */
+  let givingBack = false;
 
   return {
     queue,
@@ -245,11 +260,21 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // Two parameters: BullMQ then makes no AbortController per job (its signal is only for
         // `cancelJob`, which svc never calls); every run gets a signal that follows this instance's stop, as in memory.
         async (job, token) => {
+          if (givingBack && !abort.signal.aborted) {
+            await job.moveToDelayed(Date.now(), token);
+            throw new DelayedError();
+          }
           running += 1;
           try {
             // A signal of the job's own, so what a run composes from it leaves nothing in `abort.signal` (scopedSignal).
             await scopedSignal([abort.signal], (signal) => options.process(job.data, signal, job, token));
           } catch (err) {
+            if (err instanceof RunAfterStop && !abort.signal.aborted) {
+              givingBack = true;
+              await worker?.pause(true).catch(() => {});
+              await job.moveToDelayed(Date.now(), token);
+              throw new DelayedError();
+            }
             if (err instanceof RunLater && !abort.signal.aborted) {
               await job.moveToDelayed(Date.now() + (options.stall?.laterMs ?? RUN_LATER_MS), token);
               throw new DelayedError();
