@@ -61,6 +61,11 @@ function redisPid(port: number): number {
   throw new Error(`no redis-server on port ${port}`);
 }
 
+/** The write system calls of `pid` so far, all its threads (`syscw` of /proc/<pid>/io: write, writev, pwrite). */
+function writeCalls(pid: number): number {
+  return Number(/syscw: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? 0);
+}
+
 function cpuTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
   return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
@@ -132,10 +137,12 @@ async function measure(
   const stats = redis === undefined ? undefined : new Redis(redis.url);
   await stats?.config("RESETSTAT");
   const before = cpuTicks(pid);
+  const writesBefore = writeCalls(pid);
   const redisBefore = rpid === undefined ? 0 : cpuTicks(rpid);
   const r = await runPullRequests(home, port, kind, seconds, tag);
   const settled = redis === undefined ? undefined : await runsSettled(port);
   const ticks = cpuTicks(pid) - before;
+  const writes = writeCalls(pid) - writesBefore;
   const redisTicks = rpid === undefined ? 0 : cpuTicks(rpid) - redisBefore;
   const info = (await stats?.info("stats")) ?? "";
   stats?.disconnect();
@@ -155,7 +162,7 @@ async function measure(
     redisStats:
       settled === undefined
         ? ""
-        : `, Redis per event: ${(stat("total_commands_processed") / requests).toFixed(1)} commands, ${(stat("total_reads_processed") / requests).toFixed(2)} socket reads`,
+        : `, per event: ${(writes / requests).toFixed(2)} write calls of the gateway, Redis ${(stat("total_commands_processed") / requests).toFixed(1)} commands and ${(stat("total_reads_processed") / requests).toFixed(2)} socket reads`,
   };
 }
 
