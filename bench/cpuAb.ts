@@ -10,11 +10,19 @@
  * `BENCH_AB_BUNDLE=1` runs `svc gateway run` from each tree's bundle (`dist/cli/main.js`, as users start it)
  * instead of `bench/server.ts` on the per-file build, which resolves packages such as rxjs from node_modules,
  * not as the bundle holds them. A runs before B in each round: run it both ways round, as the machine drifts.
+ * `BENCH_STATE=redis` runs each gateway on `state.backend: redis` against a private `redis-server` of its own
+ * (started per measurement, as `test/helpers/redis.ts` does), waits after wrk until every accepted event has run
+ * (`bench/runsSettled.ts`), and counts the CPU from wrk's start to the last run, the server's and Redis's, per
+ * accepted request; it prints too the events accepted and run end to end per second (wrk's time plus the
+ * backlog's drain), and per accepted event the commands Redis ran (those its scripts call included) and the
+ * reads of its sockets (`INFO stats`: about one per write of a client's that Redis found on its own).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
+import { startTestRedis, type TestRedis } from "../test/helpers/redis.js";
 import {
   type RequestKind,
   runPullRequests,
@@ -22,6 +30,7 @@ import {
   stopServer,
   writeBenchConfig,
 } from "./benchServer.js";
+import { runsSettled } from "./runsSettled.js";
 
 const [treeA, treeB, roundsArg, secondsArg, kindArg] = process.argv.slice(2);
 if (treeA === undefined || treeB === undefined) {
@@ -37,6 +46,25 @@ function requestKind(text: string): RequestKind {
 }
 const kind = requestKind(kindArg ?? "accepted");
 const TICKS_PER_S = 100; // USER_HZ on Linux
+
+const onRedis = process.env.BENCH_STATE === "redis";
+
+/** The pid of the private redis-server listening on `port` (it names its address in its title). */
+function redisPid(port: number): number {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (cmd.startsWith("redis-server") && cmd.includes(`:${port}`)) return Number(entry);
+    } catch {}
+  }
+  throw new Error(`no redis-server on port ${port}`);
+}
+
+/** The write system calls of `pid` so far, all its threads (`syscw` of /proc/<pid>/io: write, writev, pwrite). */
+function writeCalls(pid: number): number {
+  return Number(/syscw: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? 0);
+}
 
 function cpuTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
@@ -84,9 +112,17 @@ async function measure(
   tree: string,
   tag: string,
   nodeArgs: readonly string[],
-): Promise<{ rps: number; usPerReq: number; p99: number }> {
+): Promise<{
+  rps: number;
+  usPerReq: number;
+  p99: number;
+  redisUs: number;
+  endToEnd: number;
+  redisStats: string;
+}> {
   const home = mkdtempSync(join(tmpdir(), "svc-ab-"));
-  writeBenchConfig(home, undefined);
+  const redis: TestRedis | undefined = onRedis ? await startTestRedis() : undefined;
+  writeBenchConfig(home, redis === undefined ? undefined : { backend: "redis", redis_url: redis.url });
   const { child, port } =
     process.env.BENCH_AB_BUNDLE === "1"
       ? await startBundledGateway(tree, home, nodeArgs)
@@ -97,12 +133,37 @@ async function measure(
           env: { BENCH_LOG_LEVEL: "info" },
         });
   const pid = child.pid as number; // taskset execs node: same pid
+  const rpid = redis === undefined ? undefined : redisPid(redis.port);
+  const stats = redis === undefined ? undefined : new Redis(redis.url);
+  await stats?.config("RESETSTAT");
   const before = cpuTicks(pid);
+  const writesBefore = writeCalls(pid);
+  const redisBefore = rpid === undefined ? 0 : cpuTicks(rpid);
   const r = await runPullRequests(home, port, kind, seconds, tag);
+  const settled = redis === undefined ? undefined : await runsSettled(port);
   const ticks = cpuTicks(pid) - before;
+  const writes = writeCalls(pid) - writesBefore;
+  const redisTicks = rpid === undefined ? 0 : cpuTicks(rpid) - redisBefore;
+  const info = (await stats?.info("stats")) ?? "";
+  stats?.disconnect();
+  const stat = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)?.[1] ?? 0);
   await stopServer(child);
+  await redis?.cleanup();
   rmSync(home, { recursive: true, force: true });
-  return { rps: r.reqPerSec, usPerReq: (ticks / TICKS_PER_S / (r.reqPerSec * seconds)) * 1e6, p99: r.p99 };
+  const requests = settled?.accepted ?? r.reqPerSec * seconds;
+  if (settled !== undefined && settled.ran < settled.accepted)
+    console.log(`${tag}: ${settled.accepted - settled.ran} accepted events never ran (LOST)`);
+  return {
+    rps: r.reqPerSec,
+    usPerReq: (ticks / TICKS_PER_S / requests) * 1e6,
+    p99: r.p99,
+    redisUs: (redisTicks / TICKS_PER_S / requests) * 1e6,
+    endToEnd: settled === undefined ? 0 : settled.accepted / (seconds + settled.waitedMs / 1000),
+    redisStats:
+      settled === undefined
+        ? ""
+        : `, per event: ${(writes / requests).toFixed(2)} write calls of the gateway, Redis ${(stat("total_commands_processed") / requests).toFixed(1)} commands and ${(stat("total_reads_processed") / requests).toFixed(2)} socket reads`,
+  };
 }
 
 const results: Record<"A" | "B", number[]> = { A: [], B: [] };
@@ -114,7 +175,7 @@ for (let i = 0; i < rounds; i++) {
     const m = await measure(tree, `${name}${i}`, nodeArgsOf(name));
     results[name].push(m.usPerReq);
     console.log(
-      `${name} round ${i + 1}: ${m.rps} req/s, ${m.usPerReq.toFixed(1)} µs CPU/request, p99 ${m.p99} ms, load ${loadavg()[0]?.toFixed(1)}`,
+      `${name} round ${i + 1}: ${m.rps} req/s, ${m.usPerReq.toFixed(1)} µs CPU/request, p99 ${m.p99} ms${onRedis ? `, Redis ${m.redisUs.toFixed(1)} µs/request, ${Math.round(m.endToEnd)} events/s end to end${m.redisStats}` : ""}, load ${loadavg()[0]?.toFixed(1)}`,
     );
   }
 }

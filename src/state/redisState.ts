@@ -19,6 +19,7 @@ import { type CronLease, createCronLease } from "../io/state/redis/cronLease.js"
 import { serverGreeting } from "../io/state/redis/greeting.js";
 import {
   createSharedIdempotency,
+  PENDING_TTL_SECONDS,
   SEEN_TTL_SECONDS,
   type SharedIdempotency,
 } from "../io/state/redis/idempotency.js";
@@ -108,6 +109,13 @@ const DEPTH_READ_TIMEOUT_MS = 1000;
  * with one process): a finished job left under that id is replaced, not taken for the new run.
  */
 const RUN_ENQUEUE = { renewAfterMs: SEEN_TTL_SECONDS * 1000 } as const;
+/**
+ * How long after its record an enqueue may count on what the record cleared (the record's pending time:
+ * past it, the id is no longer held and another add under it may have come between), and how many such
+ * keys are remembered at most.
+ */
+const CLEARED_FOR_MS = PENDING_TTL_SECONDS * 1000;
+const CLEARED_MAX = 10_000;
 
 /** Connects (a bad `state.redis_url` refuses the start) and builds the shared pieces. */
 export async function openRedisState(options: RedisStateOptions): Promise<RedisState> {
@@ -220,6 +228,32 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const persistence = await persistenceProblem(redis, label);
   if (persistence !== undefined) logger.warn({ redis: label }, `[state] state.redis_url: ${persistence}`);
 
+  /**
+   * Keys whose idempotency record also cleared the way for their run's add (`recordAndClear`), with when
+   * (the clock that is never set): their enqueue sends nothing before its add. Taken by the enqueue; one
+   * whose event stored no run (another mode, a 503) is dropped past CLEARED_MAX or ignored past CLEARED_FOR_MS.
+   */
+  const cleared = new Map<string, number>();
+  const recordAndClear = runs.recordAndClear(redis);
+  const makeRecord = (record: string, key: string, token: string, seconds: number) => {
+    // Route names hold no `:`. Only a route whose events run an agent stores a run under the key: the
+    // others (direct deliveries, cron fires, groups) get the plain record, and no add mark.
+    const route = options.lookup(key.slice(0, key.indexOf(":")))?.route;
+    if (
+      route !== undefined &&
+      (route.deliver_only || route.cron_job !== undefined || route.coalesce !== undefined)
+    )
+      return undefined;
+    return recordAndClear(record, key, token, seconds, RUN_ENQUEUE.renewAfterMs).then((made) => {
+      if (made !== null) {
+        cleared.delete(key);
+        cleared.set(key, options.elapsed());
+        if (cleared.size > CLEARED_MAX) cleared.delete(cleared.keys().next().value as string);
+      }
+      return made;
+    });
+  };
+
   let waiting = 0;
   let reading: Promise<number> | undefined;
   const readWaiting = () =>
@@ -239,16 +273,27 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       windowMs: RATE_WINDOW_MS,
       now: options.elapsed,
     }),
-    // A duplicate of an id recorded by an instance killed before storing its run is not answered `duplicate`.
-    seen: createSharedIdempotency(redis, keys, health, undefined, undefined, undefined, (key) =>
-      runs.stored(key),
+    seen: createSharedIdempotency(
+      redis,
+      keys,
+      health,
+      undefined,
+      undefined,
+      undefined,
+      // A duplicate of an id recorded by an instance killed before storing its run is not answered `duplicate`.
+      (key) => runs.stored(key),
+      makeRecord,
     ),
     async enqueueRun(event) {
       const { payload: _p, headers: _h, ...run } = event;
+      const key = seenKey(event.routeName, event.deliveryId);
+      const recordedAt = cleared.get(key);
+      cleared.delete(key);
+      const fresh = recordedAt !== undefined && options.elapsed() - recordedAt < CLEARED_FOR_MS;
       await runs.enqueue(
-        seenKey(event.routeName, event.deliveryId),
+        key,
         { ...pendingRunOf(run), route: storedRoute(event.route) },
-        RUN_ENQUEUE,
+        fresh ? { ...RUN_ENQUEUE, cleared: true } : RUN_ENQUEUE,
       );
       return true;
     },

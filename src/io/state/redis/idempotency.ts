@@ -119,6 +119,17 @@ export function createSharedIdempotency(
    * after the wait is taken for a duplicate.
    */
   stored?: (key: string) => Promise<boolean>,
+  /**
+   * Makes the record of a key not seen yet: SET NX of `record` to `token` for `seconds` (what it resolves
+   * to: "OK" when made, null when one was there), plus what the caller sends with it in the same command;
+   * undefined for a key it leaves to the plain SET NX.
+   */
+  makeRecord?: (
+    record: string,
+    key: string,
+    token: string,
+    seconds: number,
+  ) => Promise<string | null> | undefined,
 ): SharedIdempotency {
   const pendingWaitMs = delivery.pendingWaitMs ?? PENDING_WAIT_MS;
   const deliveringSeconds = delivery.deliveringSeconds ?? Math.min(DELIVERING_TTL_SECONDS, pendingSeconds);
@@ -226,7 +237,9 @@ export function createSharedIdempotency(
     const sent = redis.status === "ready";
     let set: string | null;
     try {
-      set = await redis.set(keys.seen(key), token, "EX", Math.min(pendingSeconds, ttlSeconds), "NX");
+      const seconds = Math.min(pendingSeconds, ttlSeconds);
+      set = await (makeRecord?.(keys.seen(key), key, token, seconds) ??
+        redis.set(keys.seen(key), token, "EX", seconds, "NX"));
     } catch (err) {
       // Refused by Redis (full, read-only): answered, so nothing was recorded.
       if (sent && !isRefusal(err)) forgetOwn(key, token);
@@ -253,9 +266,31 @@ export function createSharedIdempotency(
       await new Promise((resolve) => setTimeout(resolve, delivery.pollMs));
     }
   };
+  /**
+   * The ids given their hour this turn, sent together at its end (one write to Redis, not one per id):
+   * nothing waits for them (the answer went out before), so the batch adds no wait to any request. Any
+   * other write of this instance's to a record (`delivering`, `delivered`, `forget`) sends them first, so
+   * Redis runs the writes to one record in the order they were made.
+   */
+  let keeping: Array<{ readonly key: string; readonly resolve: () => void }> = [];
+  const sendKeeps = () => {
+    if (keeping.length === 0) return;
+    const batch = keeping;
+    keeping = [];
+    const pipeline = redis.pipeline();
+    for (const { key } of batch) pipeline.expire(keys.seen(key), ttlSeconds);
+    // Redis went away after storing the events: their ids expire as pending (see above).
+    void pipeline
+      .exec()
+      .catch(() => {})
+      .then(() => {
+        for (const { resolve } of batch) resolve();
+      });
+  };
   return {
     checkAndAdd: (key) => checkAndAdd(key),
     delivering(key) {
+      sendKeeps();
       // Pending until it ends, as a run is until stored: an instance killed mid-delivery leaves the id
       // for DELIVERING_TTL_SECONDS at most, so the sender's retry delivers it (at least once), not
       // `duplicate` for an hour, and a duplicate watching it elsewhere sees it go (502).
@@ -272,20 +307,21 @@ export function createSharedIdempotency(
       renewing.set(key, renew);
     },
     delivered(key) {
+      sendKeeps();
       stopRenewing(key);
       made.delete(key);
       redis.set(keys.seen(key), DELIVERED, "EX", ttlSeconds, "XX").catch(() => {});
     },
     deliveredElsewhere: (key) => elsewhere.get(key),
-    async keep(key) {
+    keep(key) {
       made.delete(key);
-      try {
-        await redis.expire(keys.seen(key), ttlSeconds);
-      } catch {
-        // Redis went away after storing the event: the id expires as pending (see above).
-      }
+      return new Promise<void>((resolve) => {
+        if (keeping.length === 0) setImmediate(sendKeeps);
+        keeping.push({ key, resolve });
+      });
     },
     async forget(key) {
+      sendKeeps();
       stopRenewing(key);
       const token = made.get(key);
       made.delete(key);

@@ -81,25 +81,46 @@ export interface EnqueueOptions {
    * clocks disagree judge it alike.
    */
   readonly renewAfterMs?: number;
+  /**
+   * With `renewAfterMs`: what it sends before the add was already done by `recordAndClear` as the key's
+   * idempotency record was made (that moment on, nothing else adds under the key), so nothing is sent.
+   */
+  readonly cleared?: boolean;
 }
 
 /**
- * Before an add with `renewAfterMs` (ARGV[1]): removes the job KEYS[1] when it is finished (completed or
- * failed) and its add mark KEYS[5] (set with the add, expiring ARGV[1] ms later on Redis's clock) is gone:
- * out of the completed and failed sets (KEYS[2], KEYS[3]) with its logs (KEYS[4]), so an add of the same
- * id right behind it (same connection) stores a new job. A waiting, delayed or running job, or a finished
- * one still marked, is left as it is (the add is then a no-op); when the add will store a job, it is marked.
+ * What an add with `renewAfterMs` does first, over the keys and arguments from `k` and `a` on: removes the
+ * job KEYS[k+1] when it is finished (completed or failed) and its add mark KEYS[k+5] (set with the add,
+ * expiring ARGV[a+1] ms later on Redis's clock) is gone: out of the completed and failed sets (KEYS[k+2],
+ * KEYS[k+3]) with its logs (KEYS[k+4]), so an add of the same id ARGV[a+2] right behind it stores a new job.
+ * A waiting, delayed or running job, or a finished one still marked, is left as it is (the add is then a
+ * no-op: the fragment returns `kept`); when the add will store a job, it is marked.
  */
-const DROP_FINISHED_SCRIPT = `
-local f = redis.call('HMGET', KEYS[1], 'finishedOn', 'timestamp')
+function dropFinishedLua(k: number, a: number, kept: string): string {
+  return `
+local f = redis.call('HMGET', KEYS[${k + 1}], 'finishedOn', 'timestamp')
 if f[2] then
-  if not f[1] or redis.call('EXISTS', KEYS[5]) == 1 then return 0 end
-  redis.call('ZREM', KEYS[2], ARGV[2])
-  redis.call('ZREM', KEYS[3], ARGV[2])
-  redis.call('DEL', KEYS[1], KEYS[4])
+  if not f[1] or redis.call('EXISTS', KEYS[${k + 5}]) == 1 then return ${kept} end
+  redis.call('ZREM', KEYS[${k + 2}], ARGV[${a + 2}])
+  redis.call('ZREM', KEYS[${k + 3}], ARGV[${a + 2}])
+  redis.call('DEL', KEYS[${k + 1}], KEYS[${k + 4}])
 end
-redis.call('SET', KEYS[5], '1', 'PX', ARGV[1])
-return 1
+redis.call('SET', KEYS[${k + 5}], '1', 'PX', ARGV[${a + 1}])
+`;
+}
+
+/** Sent on the producer's connection right before an add with `renewAfterMs` (ARGV[1]; ARGV[2] the job id). */
+const DROP_FINISHED_SCRIPT = `${dropFinishedLua(0, 0, "0")}return 1\n`;
+
+/**
+ * A delivery id's idempotency record (KEYS[1], SET NX with the token ARGV[1], expiring in ARGV[2] s) and,
+ * when it was made, what an add with `renewAfterMs` does first (KEYS[2..6], ARGV[3..4]), in one command:
+ * the record is made before any add under the id, so its add needs no drop of its own. Returns 'OK' when
+ * the record was made, nil when one was there (a duplicate: nothing else done).
+ */
+const RECORD_DROP_FINISHED_SCRIPT = `
+if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then return false end
+${dropFinishedLua(1, 2, "'OK'")}return 'OK'
 `;
 
 type DropRedis = Redis & {
@@ -114,6 +135,34 @@ type DropRedis = Redis & {
   ): Promise<number>;
 };
 
+type RecordDropRedis = Redis & {
+  svcRecordDropFinished(
+    record: string,
+    job: string,
+    completed: string,
+    failed: string,
+    logs: string,
+    added: string,
+    token: string,
+    seconds: number,
+    renewAfterMs: number,
+    jobId: string,
+  ): Promise<string | null>;
+};
+
+/**
+ * Makes the idempotency record `record` of `key` (SET NX, `seconds`, the request's `token`) and, when it
+ * was made, clears the way for the add of `key` with `renewAfterMs` (as `enqueue` would) in the same
+ * command; resolves "OK" when the record was made, null for a duplicate.
+ */
+export type RecordAndClear = (
+  record: string,
+  key: string,
+  token: string,
+  seconds: number,
+  renewAfterMs: number,
+) => Promise<string | null>;
+
 /**
  * A BullMQ queue every instance enqueues to and works off. A job id is derived from the caller's key,
  * so enqueueing the same key twice (a retried dispatch, a second instance) adds one job; finished jobs
@@ -122,6 +171,12 @@ type DropRedis = Redis & {
 export interface SharedQueue<T> {
   /** Persists the job in Redis; resolves once it is stored (rejects while Redis is unreachable). */
   enqueue(key: string, data: T, options?: EnqueueOptions): Promise<void>;
+  /**
+   * The idempotency record of a key with what `enqueue` with `renewAfterMs` sends before its add, as one
+   * command on `client` (the connection the records are made on): an enqueue of the key after it passes
+   * `cleared` and sends nothing before its add.
+   */
+  recordAndClear(client: Redis): RecordAndClear;
   /**
    * Lets the delayed job of `key` run now. BullMQ times a delay on the clock of the instance that stored
    * it and runs it once a worker's clock reaches that time: after a clock set back (NTP), not until the
@@ -208,10 +263,31 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       const job = await withTimeout(queue.getJob(jobIdOf(key)), ENQUEUE_TIMEOUT_MS, "promote");
       if (job !== undefined && (await job.isDelayed())) await job.promote();
     },
-    async enqueue(key, data, { delayMs, renewAfterMs } = {}) {
+    recordAndClear(client) {
+      if (!("svcRecordDropFinished" in client))
+        client.defineCommand("svcRecordDropFinished", { numberOfKeys: 6, lua: RECORD_DROP_FINISHED_SCRIPT });
+      const queueKey = `${prefix}:${options.name}`;
+      return (record, key, token, seconds, renewAfterMs) => {
+        const jobId = jobIdOf(key);
+        const job = `${queueKey}:${jobId}`;
+        return (client as RecordDropRedis).svcRecordDropFinished(
+          record,
+          job,
+          `${queueKey}:completed`,
+          `${queueKey}:failed`,
+          `${job}:logs`,
+          keys.added(key),
+          token,
+          seconds,
+          renewAfterMs,
+          jobId,
+        );
+      };
+    },
+    async enqueue(key, data, { delayMs, renewAfterMs, cleared } = {}) {
       const jobId = jobIdOf(key);
       try {
-        if (renewAfterMs !== undefined) {
+        if (renewAfterMs !== undefined && cleared !== true) {
           // Sent first on the producer's connection, so Redis runs it before the add below (no extra wait);
           // a failure here fails the add too, which answers for both. Before the connection is ready (the
           // first enqueue of a start, a reconnect) it would fail unsent and leave the job unmarked: it then

@@ -115,6 +115,63 @@ describe("shared queue (BullMQ)", () => {
     }
   });
 
+  it("an idempotency record made with recordAndClear clears the way for its run's add as the enqueue's own drop does: a finished job whose mark expired is replaced and runs, a younger one or one still waiting is not, and a duplicate's record changes nothing", async () => {
+    const keys = redisKeys(`q${randomUUID()}`);
+    const ran: number[] = [];
+    const queue = createSharedQueue<{ n: number }>({
+      url: server.url,
+      name: "runs",
+      keys,
+      health: createRedisHealth("test", silentLogger()),
+      logger: silentLogger(),
+      concurrency: 1,
+      async process(data) {
+        ran.push(data.n);
+      },
+    });
+    const HOUR = 3_600_000;
+    const cleared = { renewAfterMs: HOUR, cleared: true };
+    const record = queue.recordAndClear(redis);
+    /** A new event's record of `key`, as the idempotency stage makes it (a minute, pending). */
+    const recorded = (key: string, token: string) => record(keys.seen(key), key, token, 60, HOUR);
+    /** Its record's hour over: the record and the add mark gone, as Redis lets them expire. */
+    const hourOver = (key: string) => redis.del(keys.seen(key), keys.added(key));
+    try {
+      // A first event: its record marks the add (an hour on Redis's clock); its enqueue sends nothing more.
+      expect(await recorded("hook:a", "t1")).toBe("OK");
+      expect(await redis.get(keys.seen("hook:a"))).toBe("t1");
+      const ttl = await redis.pttl(keys.added("hook:a"));
+      expect(ttl).toBeGreaterThan(3_500_000);
+      expect(ttl).toBeLessThanOrEqual(HOUR);
+      await queue.enqueue("hook:a", { n: 1 }, cleared);
+      // Waiting (not finished): a record of its key an hour later leaves it, and the add is the same job.
+      expect(await recorded("hook:w", "t2")).toBe("OK");
+      await queue.enqueue("hook:w", { n: 0 }, cleared);
+      await hourOver("hook:w");
+      expect(await recorded("hook:w", "t3")).toBe("OK");
+      await queue.enqueue("hook:w", { n: 2 }, cleared);
+      queue.start();
+      await vi.waitFor(() => expect(ran).toEqual([1, 0]), { timeout: 15_000, interval: 20 });
+      // A duplicate's record: not made, and nothing else done (the mark keeps its time).
+      await redis.pexpire(keys.added("hook:a"), 5_000);
+      expect(await recorded("hook:a", "t4")).toBeNull();
+      expect(await redis.get(keys.seen("hook:a"))).toBe("t1");
+      expect(await redis.pttl(keys.added("hook:a"))).toBeLessThanOrEqual(5_000);
+      // Finished, its record gone within the hour (forgotten after a 503): the job stays, not run again.
+      await redis.del(keys.seen("hook:a"));
+      expect(await recorded("hook:a", "t5")).toBe("OK");
+      await queue.enqueue("hook:a", { n: 3 }, cleared);
+      // Finished, its hour over: a new event under the same id, which runs.
+      await hourOver("hook:a");
+      expect(await recorded("hook:a", "t6")).toBe("OK");
+      await queue.enqueue("hook:a", { n: 4 }, cleared);
+      await vi.waitFor(() => expect(ran).toEqual([1, 0, 4]), { timeout: 15_000, interval: 20 });
+      expect(await queue.queue.getCompletedCount()).toBe(2);
+    } finally {
+      await queue.close(1000);
+    }
+  });
+
   it("the hour of a finished job is Redis's, not the clock of the instance that added it: one whose clock runs ahead does not keep a redelivery after the hour from running, one whose clock runs behind does not have a retry within the hour run again", async () => {
     const keys = redisKeys(`q${randomUUID()}`);
     const ran: number[] = [];
