@@ -34,6 +34,8 @@ export interface BundleOptions {
   readonly plugins?: readonly Plugin[];
   /** Defines `require` in the bundle, for CommonJS packages it takes in (express and the like). */
   readonly commonJs?: boolean;
+  /** The files the code of `plugins` is in: with them, the bundle is reused as one without plugins is. */
+  readonly pluginFiles?: readonly string[];
 }
 
 /** The files of one bundled fixture, by name (the first is the one to start), and the files it was built from. */
@@ -80,7 +82,8 @@ export async function bundledFixture(entry: string, options: BundleOptions = {})
  * A record of the files one fixture's bundle was built from (the size and modification time of each) and
  * where that bundle is, beside the bundles: while none of those files changed, another worker (or a later
  * run) starts the same bundle without building it again (~0.25 CPU-s of esbuild per fixture and worker).
- * Only for a fixture bundled without plugins of its caller's, whose code is not among the files.
+ * A fixture bundled with plugins of its caller's has a record only when the caller names the files of
+ * their code (`pluginFiles`).
  */
 interface BuildRecord {
   readonly path: string;
@@ -88,9 +91,9 @@ interface BuildRecord {
 }
 
 function recordFile(entry: string, options: BundleOptions): string | undefined {
-  if ((options.plugins ?? []).length > 0) return undefined;
+  if ((options.plugins ?? []).length > 0 && options.pluginFiles === undefined) return undefined;
   const key = createHash("sha256")
-    .update(JSON.stringify([entry, options.commonJs === true]))
+    .update(JSON.stringify([entry, options.commonJs === true, (options.plugins ?? []).map((p) => p.name)]))
     .digest("hex");
   return join(BUNDLES, `built-${key.slice(0, 16)}.json`);
 }
@@ -121,7 +124,8 @@ function recordBuild(entry: string, options: BundleOptions, path: string, inputs
   if (file === undefined) return;
   const files: Record<string, readonly [number, number]> = {};
   try {
-    for (const input of [...BUILD_FILES, ...inputs]) files[input] = stamp(input);
+    for (const input of [...BUILD_FILES, ...(options.pluginFiles ?? []), ...inputs])
+      files[input] = stamp(input);
   } catch {
     return; // An input that is no file of its own: this fixture is built by each worker, as before.
   }
