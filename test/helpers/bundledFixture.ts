@@ -74,7 +74,13 @@ export async function bundledFixture(entry: string, options: BundleOptions = {})
   for (const [name, contents] of files) writeOnce(join(dir, name), contents);
   const path = join(dir, (files[0] as (typeof files)[0])[0]);
   built.set(entry, path);
-  recordBuild(entry, options, path, inputs);
+  recordBuild(
+    entry,
+    options,
+    path,
+    files.map(([name]) => join(dir, name)),
+    inputs,
+  );
   return path;
 }
 
@@ -87,6 +93,8 @@ export async function bundledFixture(entry: string, options: BundleOptions = {})
  */
 interface BuildRecord {
   readonly path: string;
+  /** Every file of the bundle (the one to start among them). */
+  readonly bundle: readonly string[];
   readonly files: Readonly<Record<string, readonly [size: number, mtimeMs: number]>>;
 }
 
@@ -113,13 +121,19 @@ function builtBefore(entry: string, options: BundleOptions): string | undefined 
       const [nowSize, nowMtimeMs] = stamp(input);
       if (nowSize !== size || nowMtimeMs !== mtimeMs) return undefined;
     }
-    return existsSync(record.path) ? record.path : undefined;
+    return record.bundle.every((path) => existsSync(path)) ? record.path : undefined;
   } catch {
     return undefined;
   }
 }
 
-function recordBuild(entry: string, options: BundleOptions, path: string, inputs: readonly string[]): void {
+function recordBuild(
+  entry: string,
+  options: BundleOptions,
+  path: string,
+  bundle: readonly string[],
+  inputs: readonly string[],
+): void {
   const file = recordFile(entry, options);
   if (file === undefined) return;
   const files: Record<string, readonly [number, number]> = {};
@@ -130,7 +144,7 @@ function recordBuild(entry: string, options: BundleOptions, path: string, inputs
     return; // An input that is no file of its own: this fixture is built by each worker, as before.
   }
   const partial = `${file}.${process.pid}.tmp`;
-  writeFileSync(partial, JSON.stringify({ path, files } satisfies BuildRecord));
+  writeFileSync(partial, JSON.stringify({ path, bundle, files } satisfies BuildRecord));
   renameSync(partial, file);
 }
 
