@@ -7,8 +7,10 @@
 //    (src/io/compileCache.ts: Node 20 caches no ES module's code). Not the gateway: in one file esbuild wraps
 //    every lazily imported module in an initializer, and the accepted path ran ~5 % slower for it (p99 ~8 ms
 //    worse at 32 connections).
-// Packages that find files beside their own modules at run time (native addons, Lua scripts, worker-thread
-// transports, the xdg-open script) stay external.
+// Packages that find files beside their own modules at run time (native addons, Lua scripts, the xdg-open
+// script) stay external. pino is bundled: its ~30 CommonJS files cost each command ~15 ms of CPU to resolve
+// and load from node_modules, and svc uses none of its worker-thread transports, the one part of it that
+// finds a file (lib/worker.js) beside its modules.
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 import { rxjsModules } from "./rxjsModules.mjs";
@@ -19,7 +21,7 @@ const esm = { ...common, format: "esm" };
 const bundled = {
   bundle: true,
   plugins: [zodEnglishOnly, rxjsModules],
-  external: ["uWebSockets.js", "pino", "bullmq", "ioredis", "open", "ws", "@statelyai/inspect", "undici"],
+  external: ["uWebSockets.js", "bullmq", "ioredis", "open", "ws", "@statelyai/inspect", "undici"],
 };
 // Bundled CommonJS packages call require() for externals and Node built-ins.
 const requireBanner =

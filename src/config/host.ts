@@ -37,8 +37,10 @@ export function bindHost(
     };
   const bracketed = /^\[([^\]]+)\]$/.exec(value);
   const host = (bracketed?.[1] ?? value).toLowerCase();
-  // One spelling per IPv6 address (0:0:0:0:0:0:0:1 is ::1), so the loopback check sees it.
-  return { host: isIPv6(host) && !host.includes("%") ? shortIpv6(host) : host };
+  // One spelling per IPv6 address (0:0:0:0:0:0:0:1 is ::1), so the loopback check sees it. A host without a
+  // colon is no IPv6 address: Node's isIPv6 compiles and runs its long pattern (~4 ms at its first call, in
+  // every start that reads a host such as 127.0.0.1).
+  return { host: host.includes(":") && !host.includes("%") && isIPv6(host) ? shortIpv6(host) : host };
 }
 
 /**

@@ -206,7 +206,11 @@ function startDriver(): Promise<Driver> {
 let suiteBundle: Promise<string> | undefined;
 
 async function runSuite(driver: Driver, selection: readonly string[]): Promise<Run> {
-  suiteBundle ??= bundledFixture(SUITE, { plugins: [fsWithGlobSync], commonJs: true });
+  suiteBundle ??= bundledFixture(SUITE, {
+    plugins: [fsWithGlobSync],
+    pluginFiles: [import.meta.filename],
+    commonJs: true,
+  });
   const suite = await suiteBundle;
   // The suite writes its results/ directory into its working directory: a temporary one.
   const cwd = mkdtempSync(join(tmpdir(), "svc-conformance-results-"));

@@ -12,8 +12,9 @@ export interface TempHome {
 /** Homes made and not yet cleaned up, in this worker. */
 const live = new Set<string>();
 
-export function tempHome(): TempHome {
-  const dir = mkdtempSync(join(tmpdir(), "svc-test-"));
+/** `parent`: the directory to make it in (the system's temporary directory unless told). */
+export function tempHome(parent = tmpdir()): TempHome {
+  const dir = mkdtempSync(join(parent, "svc-test-"));
   live.add(dir);
   return {
     dir,

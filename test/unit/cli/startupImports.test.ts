@@ -20,12 +20,33 @@ const EXT = extname(CLI_MAIN);
 const HEAVY =
   /\/node_modules\/(ai|@ai-sdk\/[^/]+|bullmq|ioredis|nodemailer|undici|execa|cron-parser|luxon|re2js|ajv)\//;
 
+/** Every module the tests below import, and whether it runs only in a worker thread (it may throw once loaded). */
+const MODULES: ReadonlyMap<string, boolean> = new Map([
+  ["cli/gateway", false],
+  ["cli/mcp", false],
+  ["cli/webhook", false],
+  ["cli/config", false],
+  ["cli/cron", false],
+  ["gateway/index", false],
+  ["actors/oauth/provider", false],
+  ["io/mcp/session", false],
+  ["agent/modelRunner", false],
+  ["state/redisState", false],
+  ["streams/pipeline", false],
+  ["io/http/uwsThread", true],
+]);
+
+const moduleUrl = (module: string): string => pathToFileURL(join(ROOT, `${module}${EXT}`)).href;
+
 /**
- * The URLs of the modules that importing `modules` resolves, recorded by a module resolve hook in a node
- * process of their own. With `outsideWorker`, a module that runs only in a worker thread may throw once
- * loaded: its imports were all resolved before it ran.
+ * Each import resolved while importing every module of MODULES, as the URLs of the importing module and of
+ * the module it resolved, recorded by a module resolve hook in one node process of their own (one process for
+ * all: each import statement of a module is resolved when that module loads, whichever module imported it
+ * first, so the modules one list reaches are those reached from it through these edges). A module that runs
+ * only in a worker thread is imported last and may throw once loaded: its imports were all resolved before
+ * it ran.
  */
-async function resolvedUrls(modules: readonly string[], outsideWorker: boolean): Promise<string[]> {
+async function resolvedEdges(): Promise<Map<string, string[]>> {
   const home = tempHome();
   try {
     const log = join(home.dir, "resolved.txt");
@@ -37,7 +58,7 @@ let log;
 export function initialize(data) { log = data; }
 export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
-  appendFileSync(log, resolved.url + "\\n");
+  appendFileSync(log, (context.parentURL ?? "") + "\\t" + resolved.url + "\\n");
   return resolved;
 }`,
     );
@@ -46,10 +67,11 @@ export async function resolve(specifier, context, next) {
       `import { register } from "node:module";
 register(${JSON.stringify(pathToFileURL(join(home.dir, "hook.mjs")).href)}, { data: ${JSON.stringify(log)} });`,
     );
-    const imports = modules
+    const ordered = [...MODULES].sort(([, a], [, b]) => Number(a) - Number(b));
+    const imports = ordered
       .map(
-        (m) =>
-          `await import(${JSON.stringify(pathToFileURL(join(ROOT, `${m}${EXT}`)).href)})${outsideWorker ? ".catch(() => {})" : ""};`,
+        ([m, outsideWorker]) =>
+          `await import(${JSON.stringify(moduleUrl(m))})${outsideWorker ? ".catch(() => {})" : ""};`,
       )
       .join("\n");
     await promisify(execFile)(
@@ -57,31 +79,45 @@ register(${JSON.stringify(pathToFileURL(join(home.dir, "hook.mjs")).href)}, { da
       [...CLI_NODE_ARGS, "--import", join(home.dir, "register.mjs"), "--input-type=module", "-e", imports],
       { cwd: join(import.meta.dirname, "../../..") },
     );
-    return readFileSync(log, "utf8").split("\n");
+    const edges = new Map<string, string[]>();
+    for (const line of readFileSync(log, "utf8").split("\n")) {
+      const [parent, url] = line.split("\t");
+      if (parent === undefined || url === undefined) continue;
+      edges.set(parent, [...(edges.get(parent) ?? []), url]);
+    }
+    return edges;
   } finally {
     home.cleanup();
   }
 }
 
-/** One process per list of modules: the tests that look for other packages in the same imports share it. */
-const resolving = new Map<string, Promise<string[]>>();
+let edges: Promise<Map<string, string[]>> | undefined;
 
-/** The packages (of `heavy`) that importing `modules` resolves (see `resolvedUrls`). */
-async function heavyResolved(
-  modules: readonly string[],
-  heavy = HEAVY,
-  outsideWorker = false,
-): Promise<string[]> {
-  const key = JSON.stringify([modules, outsideWorker]);
-  const urls = resolving.get(key) ?? resolvedUrls(modules, outsideWorker);
-  resolving.set(key, urls);
-  const packages = (await urls)
+/** The URLs that importing `modules` (each one of MODULES) resolves, themselves included. */
+async function resolvedUrls(modules: readonly string[]): Promise<string[]> {
+  const unknown = modules.filter((m) => !MODULES.has(m));
+  if (unknown.length > 0) throw new Error(`add ${unknown.join(", ")} to MODULES`);
+  edges ??= resolvedEdges();
+  const graph = await edges;
+  const seen = new Set(modules.map(moduleUrl));
+  const queue = [...seen];
+  for (let url = queue.pop(); url !== undefined; url = queue.pop())
+    for (const next of graph.get(url) ?? [])
+      if (!seen.has(next)) {
+        seen.add(next);
+        queue.push(next);
+      }
+  return [...seen];
+}
+
+/** The packages (of `heavy`) that importing `modules` resolves (see `resolvedEdges`). */
+async function heavyResolved(modules: readonly string[], heavy = HEAVY): Promise<string[]> {
+  const packages = (await resolvedUrls(modules))
     .map((url) => heavy.exec(url)?.[1])
     .filter((name): name is string => name !== undefined);
   return [...new Set(packages)].sort();
 }
 
-// Concurrent: each test waits on node processes of its own (or shared with another, see `resolving`).
 describe.concurrent("start-up loads no heavy dependency it does not use", () => {
   it("the command groups and the gateway resolve none of the AI SDK, BullMQ, ioredis, nodemailer, undici, execa, cron-parser, luxon, re2js, Ajv", async () => {
     expect(
@@ -125,7 +161,7 @@ describe.concurrent("start-up loads no heavy dependency it does not use", () => 
 
   it("an ingress thread loads none of the pipeline (its schemas, operators and regex engine): zod, rxjs, re2js", async () => {
     const pipelineOnly = /\/node_modules\/(zod|rxjs|re2js)\//;
-    expect(await heavyResolved(["io/http/uwsThread"], pipelineOnly, true)).toEqual([]);
+    expect(await heavyResolved(["io/http/uwsThread"], pipelineOnly)).toEqual([]);
     // The same hook sees them where the pipeline is loaded (re2js only at its first regex filter).
     expect(await heavyResolved(["streams/pipeline"], pipelineOnly)).toEqual(["rxjs", "zod"]);
   }, 30_000);

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { accessSync, closeSync, constants, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeRecord } from "../../../src/io/state/journal/records.js";
@@ -6,6 +6,20 @@ import { readSegment, segmentName } from "../../../src/io/state/journal/segments
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 const homes: TempHome[] = [];
+
+/**
+ * Where the sparse segment goes: a tmpfs (`/dev/shm`) where there is one, since reading 2 GiB of holes there
+ * copies from the zero page (~1.3 CPU-s on the 2-core test machine), where a disk's file system fills 2 GiB
+ * of page cache with zeros first (~8 CPU-s); elsewhere the system's temporary directory.
+ */
+function sparseParent(): string | undefined {
+  try {
+    accessSync("/dev/shm", constants.W_OK);
+    return "/dev/shm";
+  } catch {
+    return undefined;
+  }
+}
 afterEach(() => {
   for (const home of homes.splice(0)) home.cleanup();
 });
@@ -18,7 +32,7 @@ afterEach(() => {
  */
 describe("a segment past 2 GiB", () => {
   it("is read whole at start, not refused", () => {
-    const home = tempHome();
+    const home = tempHome(sparseParent());
     homes.push(home);
     const dir = join(home.dir, "state");
     mkdirSync(dir);

@@ -1,14 +1,16 @@
 import { spawn } from "node:child_process";
 import { chmodSync, chownSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
+import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
 afterEach(() => home.cleanup());
 
 const AS_ROOT = process.getuid?.() === 0;
-const WRITER = resolve("src/io/stores/deliveryHistory.ts");
+/** The built module when the build is current (tsx compiled the writer's modules at each run: ~1 CPU-s). */
+const WRITER = svcModule("io/stores/deliveryHistory.js");
 
 /**
  * Writes a record, makes the history directory unsearchable (mode 0), writes one past the once-a-second
@@ -42,9 +44,9 @@ writer.close();
 it("keeps writing to the file it holds while its directory cannot be searched", async () => {
   home = tempHome();
   const dir = join(home.dir, "deliveries");
-  const script = home.write("writer.mts", SCRIPT);
+  const script = home.write("writer.mjs", SCRIPT);
   chmodSync(home.dir, 0o755);
-  const argv = [process.execPath, "--import", "tsx", script, dir];
+  const argv = [process.execPath, ...CLI_NODE_ARGS, script, dir];
   // Root is not stopped by a directory's mode: the writer runs as nobody, who owns the home.
   if (AS_ROOT) chownSync(home.dir, 65534, 65534);
   const [command, ...args] = AS_ROOT
