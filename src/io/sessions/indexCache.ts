@@ -67,8 +67,10 @@ export function parsedFileCache<T>(
           cached !== undefined &&
           !cached.racy &&
           cached.identity === fileIdentity(statSync(path, { bigint: true }))
-        )
+        ) {
+          keep(path, cached);
           return cached.value;
+        }
         const readAt = now();
         const { bytes, stat } = readRegularFileStat(path);
         const value = cached?.bytes.equals(bytes) === true ? cached.value : parse(bytes);
