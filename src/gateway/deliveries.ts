@@ -16,6 +16,8 @@ export interface DeliveriesDeps {
   readonly clock: Clock;
   /** The gateway's wall clock (`clock.now` unless overridden): dates the session mirrors' entries. */
   readonly now: () => number;
+  /** The clock durations are measured on (`clock.elapsed` unless overridden): Discord's bucket resets. */
+  readonly elapsed: () => number;
   readonly env?: NodeJS.ProcessEnv;
   /** Delivery attempts and failures by platform, when `/metrics` is served. */
   readonly metrics?: GatewayMetrics | undefined;
@@ -49,10 +51,12 @@ const platformSettings = (config: Config): string =>
 /** The delivery targets and the deliverer (agent-mode retries wait on the gateway's clock). */
 export function createDeliveries(deps: DeliveriesDeps): Deliveries {
   const { logger, paths } = deps;
-  // A delivery's wait for the earlier ones to its chat runs on the gateway's clock, as retries do.
+  // A delivery's wait for the earlier ones to its chat, and Discord's for its rate-limit bucket, run on
+  // the gateway's clock, as retries do.
   const targetDeps = {
     logger,
     sleep: deps.clock.sleep,
+    elapsed: deps.elapsed,
     ...(deps.env === undefined ? {} : { env: deps.env }),
   };
   let current = deps.config;

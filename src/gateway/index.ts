@@ -210,6 +210,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     clock,
     now,
+    elapsed,
     metrics,
     ...(history === undefined ? {} : { onOutcome: history.delivery }),
     ...env,

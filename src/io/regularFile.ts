@@ -1,11 +1,19 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readFileSync,
+  type Stats,
+} from "node:fs";
 import { open } from "node:fs/promises";
 
 /**
  * What stands where a file svc reads and writes itself should be, when it is no regular file and no
  * directory (whose read fails on its own, EISDIR): a named pipe, a socket or a device.
  */
-function otherKind(stats: Stats): string | undefined {
+function otherKind(stats: Stats | BigIntStats): string | undefined {
   if (stats.isFile() || stats.isDirectory()) return undefined;
   if (stats.isFIFO()) return "a named pipe";
   if (stats.isSocket()) return "a socket";
@@ -34,6 +42,22 @@ export function readRegularFile(path: string): Buffer {
     const kind = otherKind(fstatSync(fd));
     if (kind !== undefined) throw new NotRegularFile(path, kind);
     return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `readRegularFile`, with the `{ bigint: true }` stat of the file the bytes were read from (not of whatever
+ * stands at `path` a moment before or after): what a cache of the file's parse is keyed on.
+ */
+export function readRegularFileStat(path: string): { bytes: Buffer; stat: BigIntStats } {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd, { bigint: true });
+    const kind = otherKind(stat);
+    if (kind !== undefined) throw new NotRegularFile(path, kind);
+    return { bytes: readFileSync(fd), stat };
   } finally {
     closeSync(fd);
   }

@@ -13,7 +13,12 @@ export async function startFakeDiscord(
   token: string,
   options: {
     /** Per-channel rate-limit bucket, answered in `X-RateLimit-*` headers; past it a 429 as Discord sends. */
-    readonly bucket?: { readonly limit: number; readonly windowMs: number };
+    readonly bucket?: {
+      readonly limit: number;
+      readonly windowMs: number;
+      /** The clock the windows run on (a test's fake one); Date.now by default. */
+      readonly now?: () => number;
+    };
     /**
      * Lose the answer to the first N messages created: each is posted, then answered 502 as a proxy whose
      * upstream timed out does, so the client cannot tell it was posted.
@@ -30,7 +35,7 @@ export async function startFakeDiscord(
   function spend(channel: string): { headers: Record<string, string>; limited?: FakeReply } {
     const bucket = options.bucket;
     if (bucket === undefined) return { headers: {} };
-    const now = Date.now();
+    const now = (bucket.now ?? Date.now)();
     let window = windows.get(channel);
     if (window === undefined || now - window.start >= bucket.windowMs) {
       window = { start: now, used: 0 };

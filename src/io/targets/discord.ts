@@ -1,4 +1,4 @@
-import { setTimeout as delay } from "node:timers/promises";
+import { systemClock } from "../../clock.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { VERSION } from "../version.js";
 import { chatTarget, hashedPartKey, threadOf } from "./chat.js";
@@ -39,21 +39,23 @@ export function discordTarget(settings: PlatformConfig<"discord">, deps: TargetD
    * Discord answers each message with its rate-limit bucket (`X-RateLimit-Remaining`,
    * `X-RateLimit-Reset-After` seconds; discord.com/developers/docs/topics/rate-limits). When a channel's
    * bucket is empty, the next part waits for its reset instead of drawing a 429 (which a direct delivery
-   * does not retry: the long message would be cut off).
+   * does not retry: the long message would be cut off). Both the reset's time and the wait are on the
+   * gateway's clock (`elapsed`, never set, and `sleep`), and the gateway's stop (`signal`) ends the wait.
    */
+  const elapsed = deps.elapsed ?? systemClock.elapsed;
+  const sleep = deps.sleep ?? systemClock.sleep;
   const resetAt = new Map<string, number>();
   async function waitForBucket(channel: string, signal?: AbortSignal) {
     const until = resetAt.get(channel);
     if (until === undefined) return;
     resetAt.delete(channel);
-    const ms = until - Date.now();
-    if (ms > 0 && ms <= MAX_BUCKET_WAIT_MS)
-      await delay(ms, undefined, signal === undefined ? {} : { signal });
+    const ms = until - elapsed();
+    if (ms > 0 && ms <= MAX_BUCKET_WAIT_MS) await sleep(ms, signal);
   }
   function noteBucket(channel: string, headers: Headers) {
     const resetAfter = Number(headers.get("x-ratelimit-reset-after"));
     if (headers.get("x-ratelimit-remaining") === "0" && Number.isFinite(resetAfter) && resetAfter > 0)
-      resetAt.set(channel, Date.now() + resetAfter * 1000);
+      resetAt.set(channel, elapsed() + resetAfter * 1000);
   }
 
   return chatTarget({

@@ -70,7 +70,12 @@ export interface TargetDeps {
   readonly now?: () => number;
   /**
    * The gateway's clock's sleep, which a delivery's wait for the earlier ones to its recipient runs on
-   * (`recipientQueue`); defaults to the system clock's.
+   * (`recipientQueue`), as Discord's wait for its rate-limit bucket does; defaults to the system clock's.
    */
   readonly sleep?: Clock["sleep"] | undefined;
+  /**
+   * The gateway's clock durations are measured on (`Clock.elapsed`): when a Discord bucket that said
+   * `X-RateLimit-Reset-After` resets; defaults to the system clock's.
+   */
+  readonly elapsed?: Clock["elapsed"] | undefined;
 }

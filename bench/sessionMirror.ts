@@ -1,0 +1,122 @@
+/**
+ * `node --import tsx bench/sessionMirror.ts [sessions]`: what one `mirror_to_session` delivery costs the
+ * gateway's event loop with a large session index (10,000 sessions by default, ~3.5 MB of index.json).
+ * All of it is synchronous (the lookup before the index lock, then read, parse, rewrite, fsync, rename
+ * under it), so its time is the time the event loop is held. Times, in one process:
+ * - `lookup, index unchanged`: `SessionStore.get` of a chat, the index unchanged for over 2 s;
+ * - `lookup, index just written`: `get` right after this process's locked write (its `append`), within the
+ *   2 s in which a change need not show in the file's stat (the bytes are compared);
+ * - `mirror`: `mirrorDelivery` to a chat, one after another (each one's lookup finds the index just written
+ *   by the one before, then its locked write reads, parses, rewrites, fsyncs and renames it);
+ * - `lookup after another process`: `get` once a second process rewrote the index (parsed again).
+ * Each the median and the largest of its rounds (`BENCH_MIRROR_ROUNDS`, default 15), after one warm-up.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { mirrorDelivery } from "../src/io/sessions/mirror.js";
+import { SessionStore } from "../src/io/sessions/store.js";
+
+const count = Number(process.argv[2] ?? 10_000);
+const rounds = Number(process.env.BENCH_MIRROR_ROUNDS ?? 15);
+const home = mkdtempSync(join(tmpdir(), "svc-bench-mirror-"));
+const sessionsDir = join(home, "sessions");
+mkdirSync(join(sessionsDir, "telegram"), { recursive: true });
+
+const sessions: Record<string, unknown> = {};
+for (let i = 0; i < count; i++) {
+  const chat = String(-1_000_000_000_000 - i);
+  sessions[`telegram:${chat}`] = {
+    key: `telegram:${chat}`,
+    file: `telegram/${chat}.jsonl`,
+    platform: "telegram",
+    chat_id: chat,
+    origin: { kind: "group", user_id: 9_007_199_254_740_993n.toString() },
+    created_at: "2026-11-01T10:00:00.000Z",
+    updated_at: "2026-12-01T10:00:00.000Z",
+  };
+}
+const indexPath = join(sessionsDir, "index.json");
+writeFileSync(indexPath, `${JSON.stringify({ version: 1, sessions }, null, 2)}\n`);
+const chats = Object.keys(sessions).map((key) => key.slice("telegram:".length));
+for (const chat of chats.slice(0, rounds + 1))
+  writeFileSync(join(sessionsDir, "telegram", `${chat}.jsonl`), "");
+
+const store = new SessionStore(sessionsDir);
+const ms = (t0: number) => performance.now() - t0;
+function stats(name: string, times: number[]) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
+  console.log(
+    `${name.padEnd(32)} median ${median.toFixed(2).padStart(8)} ms   max ${(sorted.at(-1) ?? 0).toFixed(2).padStart(8)} ms`,
+  );
+}
+
+async function main() {
+  console.log(
+    `${count} sessions, index.json ${(statSync(indexPath).size / 1e6).toFixed(2)} MB, ${rounds} rounds, node ${process.version}`,
+  );
+  const key = `telegram:${chats[0]}`;
+  // Past the 2 s in which a change need not show in the file's stat.
+  await sleep(2100);
+  store.get(key);
+  const lookups: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t0 = performance.now();
+    store.get(key);
+    lookups.push(ms(t0));
+  }
+  stats("lookup, index unchanged", lookups);
+
+  const justWritten: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    await store.append(key, [{ role: "assistant", content: "an entry" }]);
+    const t0 = performance.now();
+    store.get(key);
+    justWritten.push(ms(t0));
+  }
+  stats("lookup, index just written", justWritten);
+
+  const request = (chatId: string) => ({
+    home,
+    profile: undefined,
+    platform: "telegram",
+    chatId,
+    route: "alerts",
+    text: "a delivered message",
+  });
+  await mirrorDelivery(request(chats[rounds] ?? ""));
+  const mirrors: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t0 = performance.now();
+    if (!(await mirrorDelivery(request(chats[i] ?? "")))) throw new Error("not mirrored");
+    mirrors.push(ms(t0));
+  }
+  stats("mirror", mirrors);
+
+  const afterOther: number[] = [];
+  for (let i = 0; i < Math.min(rounds, 5); i++) {
+    // Another process rewrites the index (a front end's change: one more session).
+    execFileSync(process.execPath, [
+      "-e",
+      `const fs = require("node:fs");
+       const p = ${JSON.stringify(indexPath)};
+       const index = JSON.parse(fs.readFileSync(p, "utf8"));
+       index.sessions["telegram:other${i}"] = { key: "telegram:other${i}", file: "telegram/other${i}.jsonl" };
+       fs.writeFileSync(p + ".tmp", JSON.stringify(index, null, 2));
+       fs.renameSync(p + ".tmp", p);`,
+    ]);
+    const t0 = performance.now();
+    if (store.get(`telegram:other${i}`) === undefined) throw new Error("stale lookup");
+    afterOther.push(ms(t0));
+  }
+  stats("lookup after another process", afterOther);
+}
+
+try {
+  await main();
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
