@@ -105,6 +105,11 @@ export class LiveState {
   /** Applies one record; returns false for one it does not understand (skipped). */
   apply(record: unknown): boolean {
     if (!understood(record)) return this.notUnderstood();
+    return this.applyOwn(record);
+  }
+
+  /** Applies a record made by this process (of a known shape: not checked again). */
+  applyOwn(record: JournalRecord): true {
     switch (record.t) {
       case "a": {
         const key = runKey(record.run.routeName, record.run.deliveryId);

@@ -117,6 +117,13 @@ export class GroupCommitWriter {
     this.schedule();
   }
 
+  /** `append` of a record given as its JSON text. */
+  appendText(text: string): void {
+    if (this.closed) return;
+    this.open.records.addText(text);
+    this.schedule();
+  }
+
   /** Resolves once every record appended so far is on disk; undefined when that is already so. */
   durable(): Promise<void> | undefined {
     if (this.open.records.count > 0) return promiseOf(this.open);

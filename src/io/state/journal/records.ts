@@ -37,7 +37,11 @@ export class RecordBuffer {
   count = 0;
 
   add(record: unknown): void {
-    const text = JSON.stringify(record);
+    this.addText(JSON.stringify(record));
+  }
+
+  /** A record already encoded as its JSON text (the state layer's hand-built hot records). */
+  addText(text: string): void {
     // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4).
     const most = this.used + HEADER_BYTES + text.length * 3;
     let buffer = this.buffer;
