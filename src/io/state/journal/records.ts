@@ -14,6 +14,9 @@ export const HEADER_BYTES = 8;
  */
 export const MAX_RECORD_BYTES = 3 * constants.MAX_STRING_LENGTH;
 
+/** Records of at most this many UTF-16 units have their CRC taken of their text (`RecordBuffer.addText`). */
+const SHORT_TEXT = 16 * 1024;
+
 /** One record (every append on the accepted path): no intermediate array, one allocation. */
 export function encodeRecord(record: unknown): Buffer {
   const text = JSON.stringify(record);
@@ -68,7 +71,10 @@ export class RecordBuffer {
     const start = this.used + HEADER_BYTES;
     const length = buffer.write(text, start, "utf8");
     buffer.writeUInt32LE(length, this.used);
-    buffer.writeUInt32LE(crc32(buffer.subarray(start, start + length)), this.used + 4);
+    // The CRC of the bytes just written. Of a short record's text: its UTF-8 is those bytes, and no Buffer
+    // view is made per record to read them; a long one's is read in place (no copy of a large prompt).
+    const crc = text.length <= SHORT_TEXT ? crc32(text) : crc32(buffer.subarray(start, start + length));
+    buffer.writeUInt32LE(crc, this.used + 4);
     this.used = start + length;
     this.count += 1;
   }
