@@ -3,6 +3,7 @@ import { Journal } from "../io/state/journal/journal.js";
 import type { SegmentProblem } from "../io/state/journal/segments.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import { type JournalRecord, LiveState, runKey, understood } from "./liveState.js";
+import { recordText } from "./recordText.js";
 import type { Recovered, StateStore, StoredGroup } from "./store.js";
 
 export interface LocalStoreOptions {
@@ -104,8 +105,9 @@ export class LocalStateStore implements StateStore {
 
   private record(record: JournalRecord): void {
     // Appended first: a record that cannot be encoded (longer than any string) throws before it is live.
-    this.journal.append(record);
-    this.live.apply(record);
+    this.journal.appendText(recordText(record));
+    // Made here, so already of a known shape: not checked as a replayed one is.
+    this.live.applyOwn(record);
     if (++this.sincePrune >= 1024) {
       this.sincePrune = 0;
       this.live.prune(this.options.now());

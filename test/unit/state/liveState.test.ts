@@ -111,3 +111,23 @@ describe("a snapshot read over time", () => {
     ]);
   });
 });
+
+describe("idempotency keys' times in the live mirror", () => {
+  it("come back exactly, with their flags, however far from the present they are", () => {
+    const now = Date.now();
+    const times = [1, now - SEEN_TTL_MS + 1, now, now + 123_456_789_012];
+    const live = new LiveState();
+    times.forEach((at, i) => {
+      live.apply({ t: "s", k: `pr:s${i}`, at, r: 1 });
+      live.apply({ t: "d", k: `pr:d${i}`, at });
+    });
+    const records = [...live.snapshot(0)];
+    expect(records).toEqual(
+      times.flatMap((at, i) => [
+        { t: "s", k: `pr:s${i}`, at, r: 1 },
+        { t: "d", k: `pr:d${i}`, at },
+      ]),
+    );
+    expect(live.recovered(0).runKeys).toEqual(times.map((_, i) => `pr:s${i}`));
+  });
+});

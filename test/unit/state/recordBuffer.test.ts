@@ -17,6 +17,23 @@ describe("RecordBuffer (one flush's journal records in one buffer)", () => {
     expect(decodeRecords(data)).toEqual({ records, skipped: [] });
   });
 
+  it("started with room for a batch (the group commit's size hint, short or past it), frames the bytes encodeRecord does", () => {
+    const texts = Array.from({ length: 64 }, (_, i) => JSON.stringify({ t: "f", k: `pr:d-${i} ✓ 🚀` }));
+    // One past the length whose CRC is taken of its text: read in the buffer instead.
+    texts.push(JSON.stringify({ t: "a", prompt: "Überprüfe ✓ 🚀 ".repeat(2_000) }));
+    const plain = new RecordBuffer();
+    for (const text of texts) plain.addText(text);
+    for (const hint of [0, 100, plain.bytes(), 4 * plain.bytes()]) {
+      const sized = new RecordBuffer(hint);
+      for (const text of texts) sized.addText(text);
+      expect(sized.bytes()).toBe(plain.bytes());
+      expect(sized.data().equals(plain.data())).toBe(true);
+    }
+    expect(plain.data().equals(Buffer.concat(texts.map((text) => encodeRecord(JSON.parse(text)))))).toBe(
+      true,
+    );
+  });
+
   it("writes a record as it was when added, not as the object is at flush", () => {
     const run = { deliveryId: "d-1", prompt: "first" };
     const batch = new RecordBuffer();

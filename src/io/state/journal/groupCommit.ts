@@ -10,7 +10,8 @@ interface Batch {
   reject?: (err: unknown) => void;
 }
 
-const newBatch = (): Batch => ({ records: new RecordBuffer() });
+/** A batch with room for `bytes` of records (a quarter more than the last batch took: see `flush`). */
+const newBatch = (bytes = 0): Batch => ({ records: new RecordBuffer(bytes + (bytes >> 2)) });
 
 /**
  * How a batch is rejected when its write failed and was cut back: none of its records is in the file, so
@@ -117,6 +118,13 @@ export class GroupCommitWriter {
     this.schedule();
   }
 
+  /** `append` of a record given as its JSON text. */
+  appendText(text: string): void {
+    if (this.closed) return;
+    this.open.records.addText(text);
+    this.schedule();
+  }
+
   /** Resolves once every record appended so far is on disk; undefined when that is already so. */
   durable(): Promise<void> | undefined {
     if (this.open.records.count > 0) return promiseOf(this.open);
@@ -214,7 +222,8 @@ export class GroupCommitWriter {
     this.options.beforeFlush?.();
     const batch = this.open;
     this.writing = batch;
-    this.open = newBatch();
+    // Sized for a batch like this one: a busy turn's records are not copied into buffer after buffer.
+    this.open = newBatch(batch.records.bytes());
     // Whether the batch's write failed and was cut back: its records are sure not to be in the file.
     let undone = false;
     try {

@@ -171,6 +171,11 @@ export class Journal {
     this.writer.append(record);
   }
 
+  /** `append` of a record given as its JSON text (what `JSON.stringify` makes of it). */
+  appendText(text: string): void {
+    this.writer.appendText(text);
+  }
+
   /** Resolves once every record appended so far is durable (fdatasync); undefined when it already is. */
   durable(): Promise<void> | undefined {
     return this.writer.durable();

@@ -14,6 +14,9 @@ export const HEADER_BYTES = 8;
  */
 export const MAX_RECORD_BYTES = 3 * constants.MAX_STRING_LENGTH;
 
+/** Records of at most this many UTF-16 units have their CRC taken of their text (`RecordBuffer.addText`). */
+const SHORT_TEXT = 16 * 1024;
+
 /** One record (every append on the accepted path): no intermediate array, one allocation. */
 export function encodeRecord(record: unknown): Buffer {
   const text = JSON.stringify(record);
@@ -36,14 +39,31 @@ export class RecordBuffer {
   /** Records added so far. */
   count = 0;
 
+  /**
+   * `sizeHint`: the bytes the buffer starts with, when it is likely to need them (the group commit gives
+   * its last batch's size): no growing copy after copy for a busy turn's batch.
+   */
+  constructor(private readonly sizeHint = 0) {}
+
+  /** Bytes of the records added so far. */
+  bytes(): number {
+    return this.used;
+  }
+
   add(record: unknown): void {
-    const text = JSON.stringify(record);
+    this.addText(JSON.stringify(record));
+  }
+
+  /** A record already encoded as its JSON text (the state layer's hand-built hot records). */
+  addText(text: string): void {
     // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4).
     const most = this.used + HEADER_BYTES + text.length * 3;
     let buffer = this.buffer;
     if (buffer === undefined || most > buffer.length) {
       // Starts small, from Node's buffer pool (a one-event flush allocates no ArrayBuffer of its own).
-      const grown = Buffer.allocUnsafe(Math.max(most, 2 * (buffer?.length ?? 0), 1024));
+      const grown = Buffer.allocUnsafe(
+        buffer === undefined ? Math.max(most, this.sizeHint, 1024) : Math.max(most, 2 * buffer.length),
+      );
       buffer?.copy(grown, 0, 0, this.used);
       buffer = grown;
       this.buffer = grown;
@@ -51,7 +71,10 @@ export class RecordBuffer {
     const start = this.used + HEADER_BYTES;
     const length = buffer.write(text, start, "utf8");
     buffer.writeUInt32LE(length, this.used);
-    buffer.writeUInt32LE(crc32(buffer.subarray(start, start + length)), this.used + 4);
+    // The CRC of the bytes just written. Of a short record's text: its UTF-8 is those bytes, and no Buffer
+    // view is made per record to read them; a long one's is read in place (no copy of a large prompt).
+    const crc = text.length <= SHORT_TEXT ? crc32(text) : crc32(buffer.subarray(start, start + length));
+    buffer.writeUInt32LE(crc, this.used + 4);
     this.used = start + length;
     this.count += 1;
   }
