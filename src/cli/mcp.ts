@@ -32,7 +32,6 @@ import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
 import { readStatusFile, type ServerStatus, type StatusFile, statusPath } from "../io/mcp/statusFile.js";
 import { fileInPlaceOf } from "../io/stores/atomicFile.js";
-import { storedSubscriptionSecrets } from "../io/stores/storedSubscriptionSecrets.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
 import { refuseCurlFile } from "./curlFileArgument.js";
@@ -83,10 +82,10 @@ function serverEntry(loaded: LoadedConfig, name: string) {
 function cliHub(
   loaded: LoadedConfig,
   names: readonly string[],
+  // The stored subscriptions' secrets its sampling runs hide (subscriptionSecrets: Redis's with that backend).
+  subscriptions: readonly string[],
   elicitation?: UnattendedElicitation,
   interrupted?: AbortSignal,
-  // The stored subscriptions' secrets its sampling runs hide (subscriptionSecrets: Redis's with that backend).
-  subscriptions: readonly string[] = storedSubscriptionSecrets(loaded.paths.subscriptions),
 ): McpHub {
   // Its stdio servers start where the gateway's would, also when the working directory is gone.
   leaveGoneDirectory(loaded.paths.home);
@@ -282,7 +281,7 @@ async function listTools(
   options: { schema?: boolean; json?: boolean; profile?: string },
 ): Promise<void> {
   const loaded = loadForProfile(options.profile, `svc mcp tools ${server}`);
-  const hub = cliHub(loaded, [server]);
+  const hub = cliHub(loaded, [server], await subscriptionSecrets(loaded));
   try {
     const status = await connected(loaded, hub, server);
     const view = crossServerView(loaded, server, hub.toolsOf(server));
@@ -329,7 +328,7 @@ async function testServer(
   const entry = serverEntry(loaded, server);
   // Refused before the `Testing` line, as `svc mcp tools` and `call` refuse it: nothing is tested.
   if (loaded.config.mcp_servers[server]?.enabled === false) throw disabledServer(loaded, server);
-  const hub = cliHub(loaded, [server]);
+  const hub = cliHub(loaded, [server], await subscriptionSecrets(loaded));
   try {
     // The entry as written: a url's `user:password@`, an `?api_key=`, a `Bearer` in an argument stay out of the output.
     const written = entry?.url ?? [entry?.command, ...(entry?.args ?? [])].join(" ");
@@ -477,7 +476,7 @@ async function callTool(
   const interrupt = listenForInterrupt(`the call of "${tool}"`);
   let hub: McpHub;
   try {
-    hub = cliHub(loaded, [server], options.elicitation, interrupt.signal, secrets);
+    hub = cliHub(loaded, [server], secrets, options.elicitation, interrupt.signal);
   } catch (err) {
     interrupt.dispose();
     throw err;

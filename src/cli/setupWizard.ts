@@ -19,7 +19,7 @@ import { withFileLockSync } from "../io/stores/fileLock.js";
 import { checkYamlEditable, setEnvValues, setYamlValuesLocked, webhookKeyPath } from "../io/yamlEdit.js";
 import { raiseAgain } from "./interrupt.js";
 import { maskedOutput } from "./maskedOutput.js";
-import { readSecretOption } from "./secretOption.js";
+import { readSecretOption, secretFlag, theSecret } from "./secretOption.js";
 import { runningGatewayLine } from "./setupRunningGateway.js";
 
 export interface SetupOptions {
@@ -29,6 +29,8 @@ export interface SetupOptions {
   secret?: string;
   /** `--secret-file <path>`: read into `secret` before anything else (secretOption.ts). */
   secretFile?: string;
+  /** How the secret read into `secret` was given (`--secret-file <path>`, `--secret -`): see secretOption.ts. */
+  secretGiven?: string;
   generateSecret?: boolean;
   nonInteractive?: boolean;
 }
@@ -129,7 +131,10 @@ function checkFlags(options: SetupOptions): void {
   if (options.secret !== undefined && options.generateSecret)
     throw new SvcError("usage", "--secret and --generate-secret cannot be combined");
   if (options.secret !== undefined && options.secret.trim() === "")
-    throw new SvcError("usage", "--secret: the secret cannot be empty (or use --generate-secret)");
+    throw new SvcError(
+      "usage",
+      `${secretFlag(options)}: the secret cannot be empty (or use --generate-secret)`,
+    );
 }
 
 function fromFlags(options: SetupOptions, current: Current): SetupAnswers {
@@ -281,7 +286,7 @@ export async function runSetup(options: SetupOptions): Promise<void> {
     throw new SvcError("usage", "--secret - and --generate-secret cannot be combined");
   await readSecretOption(options);
   if (options.secret !== undefined && CONTROL.test(options.secret))
-    throw new SvcError("usage", `--secret: ${NO_CONTROL}`);
+    throw new SvcError("usage", `${secretFlag(options)}: ${NO_CONTROL}`);
   checkFlags(options);
   const paths = svcPaths(svcHome());
   const current = currentSettings(paths);
@@ -332,12 +337,12 @@ export async function runSetup(options: SetupOptions): Promise<void> {
     answers.secret === undefined || answers.secretGenerated ? undefined : secretHeaderProblem(answers.secret);
   if (headerProblem !== undefined)
     process.stderr.write(
-      `Warning: the ${options.secret === undefined ? "secret you entered" : "--secret"} ${headerProblem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401 on the routes that use the global secret; HMAC signatures and Basic credentials still verify — run setup again with --generate-secret if such a route takes tokens\n`,
+      `Warning: ${options.secret === undefined ? "the secret you entered" : theSecret(options)} ${headerProblem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401 on the routes that use the global secret; HMAC signatures and Basic credentials still verify — run setup again with --generate-secret if such a route takes tokens\n`,
     );
   // `--secret '${GH_SECRET}'` quoted away from the shell: .env keeps it as written, in single quotes.
   if (answers.secret !== undefined && !answers.secretGenerated && writtenAsVariable(answers.secret))
     process.stderr.write(
-      `Warning: the ${options.secret === undefined ? "secret you entered" : "--secret"} is written as a variable (\${NAME} or $NAME), but setup saves it in ${paths.env} as written (in single quotes, which no variable replaces), so the text itself is the secret and every signature from a sender keyed with the variable's value is answered 401 — give the secret itself: svc gateway setup --secret "$NAME" (the shell replaces it)\n`,
+      `Warning: ${options.secret === undefined ? "the secret you entered" : theSecret(options)} is written as a variable (\${NAME} or $NAME), but setup saves it in ${paths.env} as written (in single quotes, which no variable replaces), so the text itself is the secret and every signature from a sender keyed with the variable's value is answered 401 — give the secret itself: svc gateway setup --secret "$NAME" (the shell replaces it)\n`,
     );
   // A generated secret is shown once, to give to senders; one the user typed or passed is not echoed.
   if (answers.secretGenerated) lines.push(`Global webhook secret: ${answers.secret}`);

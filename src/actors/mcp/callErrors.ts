@@ -50,7 +50,7 @@ export function isStreamDropped(err: unknown): boolean {
   );
 }
 
-/** Why the answer was lost, when the server refused to resume the call's cut response stream (405). */
+/** Why the answer was lost, when the server refused to resume the call's cut response stream (an HTTP error). */
 export function notResumed(err: unknown): string | undefined {
   if (!(err instanceof McpError) || err.data !== STREAM_NOT_RESUMED) return undefined;
   return err.message.replace(/^MCP error -?\d+: /, "");

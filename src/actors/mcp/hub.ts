@@ -5,6 +5,7 @@ import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js
 import { serverEntries, serverNames } from "../../config/serverOrder.js";
 import { describeError, SvcError } from "../../errors.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
+import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
@@ -151,6 +152,11 @@ export class McpHub {
   private readonly settledOnce = new WeakSet<Runtime>();
   /** Cross-server collisions already logged: each is reported once, not at every rebuild. */
   private readonly reported = new Set<string>();
+  /**
+   * The url each server refused its event stream at (405 to the `GET`: it offers none), by server: not asked
+   * again at a reconnect or a recycle, for the hub's life; a reload that changes the server's url forgets it.
+   */
+  private readonly refusedStreams = new Map<string, string>();
   private servers: Readonly<Record<string, McpServerEntry>>;
   /** The reload in progress, if any: the next one (or a stop) starts after it. */
   private reloading: Promise<unknown> = Promise.resolve();
@@ -429,6 +435,11 @@ export class McpHub {
     // The servers removed, and below the changed ones, are stopped side by side: one after another, 40
     // changed stdio servers took ~6 s, and servers slow to stop seconds each.
     const gone = [...this.runtimes].filter(([name]) => !Object.hasOwn(servers, name));
+    // A server whose url the new file changes (or that it removes) may offer the stream there.
+    for (const name of [...this.refusedStreams.keys()]) {
+      const url = Object.hasOwn(servers, name) ? servers[name]?.url : undefined;
+      if (url === undefined || url !== this.runtimes.get(name)?.entry.url) this.refusedStreams.delete(name);
+    }
     const stopping = gone.map(([, rt]) => this.remove(rt));
     for (const [name] of gone) summary.removed.push(name);
     // Every server stays callable while the reload runs (stopping a changed server takes seconds): an
@@ -518,6 +529,16 @@ export class McpHub {
     return rt;
   }
 
+  /** The server's refusal of its event stream at `url`, kept by the hub (`refusedStreams`). */
+  private streamRefusal(server: string, url: string): StreamRefusal {
+    return {
+      refused: () => this.refusedStreams.get(server) === url,
+      refuse: () => {
+        this.refusedStreams.set(server, url);
+      },
+    };
+  }
+
   private add(name: string, entry: McpServerEntry): void {
     const cache =
       entry.enabled && entry.lazy ? readSchemaCache(this.options.cacheDir, name, entry) : undefined;
@@ -538,7 +559,11 @@ export class McpHub {
           const rt = holder.rt as Runtime;
           const connecting = connectRuntime(
             rt,
-            { ...this.options, onToolsChanged: () => this.toolsChanged() },
+            {
+              ...this.options,
+              onToolsChanged: () => this.toolsChanged(),
+              streamRefusal: (server, url) => this.streamRefusal(server, url),
+            },
             signal,
           );
           rt.connecting = connecting;

@@ -13,6 +13,7 @@ import {
   withStderrSoFar,
 } from "../../io/mcp/connect.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
+import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { writeSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
@@ -125,6 +126,8 @@ export const SETTLED = new Set(["connected", "failed", "skipped", "stopped"]);
 export type ConnectDeps = Omit<HubOptions, "servers" | "onStatus" | "clock" | "inspect"> & {
   /** The toolset changed: rebuild the merged registry. */
   readonly onToolsChanged: () => void;
+  /** Where the server's refusal of its event stream at a url is kept (`ConnectOptions.streamRefusal`). */
+  readonly streamRefusal?: (server: string, url: string) => StreamRefusal;
 };
 
 /** Opens a session for a runtime, lists and registers its tools and caches their schemas. */
@@ -206,6 +209,7 @@ export async function connectRuntime(
       if (current === session) refresh();
     });
   };
+  const { streamRefusal } = deps;
   const options: ConnectOptions = {
     scope: deps.scope,
     interactive: deps.interactive ?? false,
@@ -264,6 +268,7 @@ export async function connectRuntime(
     ...(deps.transportFor === undefined ? {} : { transportFor: deps.transportFor }),
     ...(deps.killGivenUp === true ? { killGivenUp: true } : {}),
     ...(deps.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: deps.handshakeTimeoutMs }),
+    ...(streamRefusal === undefined ? {} : { streamRefusal: (url: string) => streamRefusal(rt.name, url) }),
   };
   rt.rendered = renderedFingerprint(rt.name, rt.entry, deps.scope());
   const session = await connectServer(rt.name, rt.entry, options);

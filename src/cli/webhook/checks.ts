@@ -16,6 +16,7 @@ import { EXTRA_KEYS, shadowedExtraKeys } from "../../io/targets/extraKeys.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 import { forgeCommentProgramWarning, targetStartupProblems } from "../../io/targets/validate.js";
 import { checkDeliverExtra } from "../format.js";
+import { secretFlag } from "../secretOption.js";
 import type { Address } from "./address.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
 
@@ -134,6 +135,8 @@ export function checkInsecure(
   name: string,
   record: Subscription,
   running: Address,
+  /** The option the secret was given with (`secretFlag`). */
+  flag = "--secret",
 ): void {
   if (record.secret !== INSECURE_NO_AUTH) return;
   const host = loaded.config.platforms.webhook.host;
@@ -141,12 +144,12 @@ export function checkInsecure(
   if (!isLoopbackHost(host))
     throw new SvcError(
       "usage",
-      `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but ${webhookHostSetting(loaded)} — use a real secret, or bind to 127.0.0.1`,
+      `${name}: ${flag} INSECURE_NO_AUTH is ${allowed}, but ${webhookHostSetting(loaded)} — use a real secret, or bind to 127.0.0.1`,
     );
   if (running.host !== undefined && !isLoopbackHost(running.host))
     throw new SvcError(
       "usage",
-      `${name}: --secret INSECURE_NO_AUTH is ${allowed}, but the running gateway binds to ${running.host} (started with --host ${running.host}, ${gatewayStateFile(loaded.paths)}) — use a real secret, or restart it on loopback: svc gateway stop, then svc gateway start`,
+      `${name}: ${flag} INSECURE_NO_AUTH is ${allowed}, but the running gateway binds to ${running.host} (started with --host ${running.host}, ${gatewayStateFile(loaded.paths)}) — use a real secret, or restart it on loopback: svc gateway stop, then svc gateway start`,
     );
 }
 
@@ -177,7 +180,8 @@ export function checkNotBlank(options: SubscribeOptions): void {
   const values: [string, string | undefined][] = [
     ["--deliver", options.deliver],
     ["--cron-job", options.cronJob === false ? undefined : options.cronJob],
-    ["--secret", options.secret],
+    // A secret read from a file or stdin is checked with what it was read from (checkSecretValue).
+    ["--secret", options.secretGiven === undefined ? options.secret : undefined],
   ];
   for (const [flag, value] of values) {
     if (value !== undefined && value.trim() === "")
@@ -198,14 +202,31 @@ export function checkNotBlank(options: SubscribeOptions): void {
       "--deliver-chat-id: only spaces — give the chat id, or --deliver-chat-id '' to remove it (the platform's home channel is then used)",
     );
   checkDeliverExtra(options.deliverExtra, true);
-  const publicKey = options.secret === undefined ? undefined : publicKeySecretProblem(options.secret);
-  if (publicKey !== undefined) throw new SvcError("usage", `--secret ${publicKey}`);
-  // A token sender's header cannot carry one, and the printed Secret: line would be cut by a line break.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
-  if (options.secret !== undefined && /[\x00-\x1f\x7f]/.test(options.secret))
+  checkSecretValue(options);
+}
+
+/**
+ * The secret given (`--secret`, or read from `--secret-file <path>` or stdin): refused when it cannot be one,
+ * naming the option it was given with (the file, never the secret).
+ */
+function checkSecretValue(options: SubscribeOptions): void {
+  const { secret } = options;
+  if (secret === undefined) return;
+  const flag = secretFlag(options);
+  // A blank --secret is refused with the other options' blank values (checkNotBlank).
+  if (options.secretGiven !== undefined && secret.trim() === "")
     throw new SvcError(
       "usage",
-      "--secret: must not contain a line break, tab or other control character (pasted along with it?) — give the secret alone",
+      `${flag}: only white space — ${flag === "--secret -" ? "pipe the secret in" : "write the secret into the file"}`,
+    );
+  const publicKey = publicKeySecretProblem(secret);
+  if (publicKey !== undefined) throw new SvcError("usage", `${flag} ${publicKey}`);
+  // A token sender's header cannot carry one, and the printed Secret: line would be cut by a line break.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+  if (/[\x00-\x1f\x7f]/.test(secret))
+    throw new SvcError(
+      "usage",
+      `${flag}: must not contain a line break, tab or other control character (pasted along with it?) — ${options.secretGiven === undefined ? "give the secret alone" : "give the secret alone (a file may end with one line break)"}`,
     );
 }
 

@@ -249,7 +249,8 @@ export async function redeliver(asked: string, options: { route?: string; port?:
 /**
  * The note after a redelivery refused 401: the command signed it with the secret it reads now (never with
  * the original's signature), so the gateway at that address checks another one — most often a secret
- * rotated in config.yaml, .env or the subscription store that the running gateway has not loaded yet.
+ * rotated in config.yaml or .env that the running gateway has not loaded yet. A subscription's secret it
+ * reads at each request: for one, the note names what makes the gateway serve the route from elsewhere.
  * Names where the secret was read (never its value) and what to run.
  */
 function refusedSignatureNote(
@@ -276,6 +277,13 @@ function refusedSignatureNote(
   if (pid === undefined)
     return terminalText(
       `Note: the gateway at ${sent.host} refused the redelivery's signature (401): it was signed with ${source}, and no gateway of ${loaded.paths.home} is running (svc gateway status) — the one answering there was started with another SVC_HOME or secret: redeliver with its SVC_HOME, or start this one's (svc gateway start) and run ${again} again\n`,
+    );
+  // A subscription's secret is read from its store at each request (Redis: its poll, which the command
+  // waited for): no reload makes the gateway take a changed one. It checks another secret only when it does
+  // not serve the route from that store.
+  if (sent.ownSecret && (sent.subscription || routeSettings === undefined))
+    return terminalText(
+      `Note: the running gateway (pid ${pid}) refused the redelivery's signature (401): it was signed with ${source}, and the gateway checks another secret. A redelivery is always signed with the route's current secret, never with the original's signature, and the gateway reads a subscription's secret from its store at each request, so a changed secret needs no reload. It checks another when it does not serve ${sent.route} from that store: a static route ${sent.route} that ${loaded.paths.config} had when the gateway last loaded it wins over the subscription (reload it: kill -HUP ${pid}), or the gateway was started with another state.backend or state.redis_url than ${loaded.paths.config} has now (a change of state takes effect at a restart: svc gateway stop, then svc gateway start). Then run ${again} again. ${why}.\n`,
     );
   const environment = sent.ownSecret
     ? ""

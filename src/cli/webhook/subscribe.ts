@@ -24,7 +24,7 @@ import {
 } from "../../io/stores/subscriptions.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 import { isPublicKeySecret } from "../../streams/publicKeySignature.js";
-import { readSecretOption } from "../secretOption.js";
+import { readSecretOption, secretFlag, theSecret } from "../secretOption.js";
 import { portNote, routePath, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
 import {
   checkCronJob,
@@ -132,7 +132,7 @@ async function write(
   const parsed = parseSubscription(store.path, name, raw, "flags");
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
   const running = runningAddress(loaded);
-  checkInsecure(loaded, name, parsed.value, running);
+  checkInsecure(loaded, name, parsed.value, running, secretFlag(options));
   if (typeof options.cronJob === "string" || options.routeProfile !== undefined)
     checkCronJob(loaded, parsed.value);
   checkTarget(loaded, name, parsed.value);
@@ -217,13 +217,13 @@ async function write(
     options.secret === undefined
       ? undefined
       : (sentinelSpellingProblem(options.secret) ?? storedSecretVariableProblem(options.secret, name));
-  if (variable !== undefined) process.stderr.write(`Warning: ${name}: the --secret ${variable}\n`);
+  if (variable !== undefined) process.stderr.write(`Warning: ${name}: ${theSecret(options)} ${variable}\n`);
   const signing = options.secret === undefined ? undefined : signingSecretProblem(options.secret);
-  if (signing !== undefined) process.stderr.write(`Warning: ${name}: the --secret ${signing}\n`);
+  if (signing !== undefined) process.stderr.write(`Warning: ${name}: ${theSecret(options)} ${signing}\n`);
   const headerProblem = options.secret === undefined ? undefined : secretHeaderProblem(options.secret);
   if (headerProblem !== undefined)
     process.stderr.write(
-      `Warning: ${name}: the --secret ${headerProblem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — leave --secret out for a generated one if this route takes tokens\n`,
+      `Warning: ${name}: ${theSecret(options)} ${headerProblem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — leave ${secretFlag(options)} out for a generated one if this route takes tokens\n`,
     );
   // Adapter off (only with state.backend: redis, whose gateways with it on serve the record): this host has
   // no address to give, only the path every such gateway answers at.
@@ -238,7 +238,7 @@ async function write(
       // The secret alone on its line, so a script can take the rest of the line as it is.
       `Secret: ${parsed.value.secret ?? "none of its own: the global secret (platforms.webhook.secret or WEBHOOK_SECRET)"}\n` +
       (previous !== undefined && secret !== previous.secret
-        ? `The secret changed (${options.secret === undefined ? "rotated" : "set with --secret"}): the previous one no longer works — give senders this one.\n`
+        ? `The secret changed (${options.secret === undefined ? "rotated" : `set with ${secretFlag(options)}`}): the previous one no longer works — give senders this one.\n`
         : "") +
       (parsed.value.secret === INSECURE_NO_AUTH
         ? "No signature is checked (INSECURE_NO_AUTH): anyone who can reach this loopback address can post.\n"

@@ -13,6 +13,8 @@ export interface SubscribeOptions {
   secret?: string;
   /** `--secret-file <path>`: read into `secret` before anything else (secretOption.ts). */
   secretFile?: string;
+  /** How the secret read into `secret` was given (`--secret-file <path>`, `--secret -`): see secretOption.ts. */
+  secretGiven?: string;
   mirrorToSession?: boolean;
   /** Not an option (refused): toolsets are written into the record by hand. */
   toolsets?: string;

@@ -21,6 +21,7 @@ import { blockedPortHint } from "./blockedPort.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint, withBlankVersionNamed } from "./eras.js";
 import { refusedVersionsHint } from "./offeredVersion.js";
+import type { StreamRefusal } from "./pacedStreams.js";
 import { preflight } from "./preflight.js";
 import {
   emptyVariablesNote,
@@ -82,6 +83,11 @@ export interface ConnectOptions {
   readonly parentEnv?: NodeJS.ProcessEnv;
   /** Replaces the entry's own transport, with no preflight, TLS or OAuth (tests over InMemoryTransport). */
   readonly transportFor?: TransportFor;
+  /**
+   * Streamable HTTP: where the refusal of the server's event stream (405 to its `GET`) at the url the connect
+   * renders is kept beyond this connection (the hub's: the server's, for the gateway's life).
+   */
+  readonly streamRefusal?: (url: string) => StreamRefusal;
 }
 
 /** Renders the entry, checks TLS files and the endpoint, then opens a session in the configured era. */
@@ -211,6 +217,7 @@ export async function connectServer(
     // Given up meanwhile (connect_timeout, stop, reload): no session may open that nobody would close.
     if (options.signal?.aborted === true) throw new Error("connect was cancelled");
     const fetch = authProvider === undefined ? tls.fetch : retryingFetch(authProvider, tls.fetch);
+    const streamRefusal = options.streamRefusal?.(rendered.url as string);
     const session = await openSession({
       name,
       protocol: rendered.protocol,
@@ -222,6 +229,7 @@ export async function connectServer(
             : { onAwaitingEndpoint: options.onAwaitingEndpoint }),
           fetch,
           ...(authProvider === undefined ? {} : { authProvider }),
+          ...(streamRefusal === undefined ? {} : { streamRefusal }),
         }),
       timeoutMs,
       ...sessionExtras(options),

@@ -195,10 +195,13 @@ async function withOneMemberJson(response: Response): Promise<Response> {
 }
 
 /**
- * A resumption (GET with Last-Event-ID) of a POST's stream that ended before its answers, refused with 405:
- * the SDK takes a 405 quietly, and the calls would wait out their timeout for answers that will never come.
- * It is answered here with a stream of errors (`STREAM_DROPPED`) for those calls, carrying the event id, whose
- * own resumption is then answered 405 here (`resumedAnswered`). Undefined for any other request or answer.
+ * A resumption (GET with Last-Event-ID) of a POST's stream that ended before its answers, refused with an
+ * HTTP error status: the SDK takes a 405 quietly, and the calls would wait out their timeout for answers that
+ * will never come; any other status it tries again once, then gives the whole session up (about 2.5 s), the
+ * calls failing as a lost connection that does not say the server refused. It is answered here with a
+ * stream of errors (`STREAM_NOT_RESUMED`) for those calls naming the status, carrying the event id, whose
+ * own resumption is then answered 405 here (`resumedAnswered`). A redirect is left to the SDK, which
+ * follows it within the origin with the same Last-Event-ID. Undefined for any other request or answer.
  */
 function refusedResume(
   init: RequestInit | undefined,
@@ -210,8 +213,9 @@ function refusedResume(
   const lastEventId = new Headers(init?.headers).get("last-event-id");
   const ids = lastEventId === null ? undefined : cut.get(lastEventId);
   if (lastEventId === null || ids === undefined) return undefined;
+  if (response.status >= 300 && response.status < 400) return undefined;
   cut.delete(lastEventId);
-  if (response.status !== 405) return undefined;
+  if (response.ok) return undefined;
   void response.body?.cancel().catch(() => undefined);
   answered.add(lastEventId);
   const errors: JSONRPCMessage[] = ids.map((id) => ({
@@ -219,8 +223,7 @@ function refusedResume(
     id,
     error: {
       code: ErrorCode.ConnectionClosed,
-      message:
-        "the server cut the call's response stream before answering and refused to resume it (HTTP 405 to the GET with Last-Event-ID)",
+      message: `the server cut the call's response stream before answering and refused to resume it (HTTP ${response.status} to the GET with Last-Event-ID)`,
       data: STREAM_NOT_RESUMED,
     },
   }));
@@ -252,7 +255,7 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
   // caller's abort) is cancelled at the server, which then sends no answer and may never end the stream.
   const waiting = new Map<Id, (id: Id) => void>();
   // The requests of POST streams that ended unanswered with an event id, by that id: the SDK resumes such a
-  // stream with GET and Last-Event-ID; a server that refuses (405) leaves them unanswered (`refusedResume`).
+  // stream with GET and Last-Event-ID; a server that refuses (an HTTP error) leaves them unanswered (`refusedResume`).
   const cut = new Map<string, Id[]>();
   return async (url, init) => {
     if (resumedAnswered(init, answered)) return new Response(null, { status: 405 });

@@ -4,6 +4,8 @@
  * the call polls on instead of giving the task up as `outcome_uncertain` at the first network blip.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type CallToolResult,
   CallToolResultSchema,
@@ -22,27 +24,50 @@ const LOST_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "UND_ERR_SOCK
 /**
  * Whether a poll failed for want of a connection (reset, refused, cut before the answer; a response stream
  * dropped before its answer), not for an answer of the server's (an HTTP status such as 404 for a session it
- * no longer knows, a JSON-RPC error). The SDK's task stream flattens the error into its text
- * (`MCP error -32603: TypeError: fetch failed`): that is read too.
+ * no longer knows: the transport's `StreamableHTTPError`; a JSON-RPC error). Told by the error's type, code
+ * and cause, never its text: fetch fails with a `TypeError` holding its cause (undici's `fetch failed`, a
+ * body cut off: `terminated`). The SDK's task stream hands such a failure on as an `McpError` of its text
+ * alone: the failure as thrown is `requestFailures`' to find.
  */
 export function pollLostConnection(err: unknown): boolean {
   let cause: unknown = err;
   for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
     const data = cause instanceof McpError ? (cause.data as unknown) : undefined;
     if (data === STREAM_DROPPED || data === STREAM_NOT_RESUMED) return true;
+    if (cause instanceof StreamableHTTPError) return false;
     const code = (cause as NodeJS.ErrnoException).code;
     if (typeof code === "string" && LOST_CODES.has(code)) return true;
-    if (cause instanceof TypeError && (cause.message === "fetch failed" || cause.message === "terminated"))
-      return true;
-    if (
-      cause instanceof McpError &&
-      cause.code === ErrorCode.InternalError &&
-      /^MCP error -32603: TypeError: (?:fetch failed|terminated)$/.test(cause.message)
-    )
-      return true;
+    if (cause instanceof TypeError && cause.cause instanceof Error) return true;
     cause = cause.cause;
   }
   return false;
+}
+
+/**
+ * Keeps, for each signal the client's requests are made with (a call's own), the last of them that failed
+ * with no JSON-RPC error: the transport's failure as thrown (fetch's `TypeError` and its cause, a
+ * `StreamableHTTPError` and its status). The SDK's task stream (`callToolStream`) hands such a failure on
+ * flattened into `McpError(InternalError, String(err))`, which no longer tells a lost connection from a
+ * server's answer (`pollLostConnection`). Returns the lookup: the failure behind a request made with
+ * `signal` that failed last, undefined when the last one failed with an McpError or none failed.
+ */
+export function requestFailures(client: Client): (signal: AbortSignal) => Error | undefined {
+  const failures = new WeakMap<AbortSignal, Error>();
+  const request = client.request.bind(client);
+  client.request = ((message: never, schema: never, options?: RequestOptions) => {
+    const answer = request(message, schema, options);
+    const signal = options?.signal;
+    if (signal !== undefined)
+      answer.then(
+        () => failures.delete(signal),
+        (err: unknown) => {
+          if (err instanceof Error && !(err instanceof McpError)) failures.set(signal, err);
+          else failures.delete(signal);
+        },
+      );
+    return answer;
+  }) as typeof client.request;
+  return (signal) => failures.get(signal);
 }
 
 /** Waits `ms`, or less when `signal` aborts (the caller then looks at the signal). */

@@ -27,16 +27,36 @@ function waitFor(ready: Promise<void>, signal: AbortSignal | null | undefined): 
 }
 
 /**
+ * Where a server's refusal of its event stream (405 to the `GET`) is kept: for one connection by default
+ * (`oneConnection`); the hub keeps it for the server (`McpHub`), so a reconnect does not ask again.
+ */
+export interface StreamRefusal {
+  readonly refused: () => boolean;
+  readonly refuse: () => void;
+}
+
+/** A refusal kept for one connection only. */
+export function oneConnection(): StreamRefusal {
+  let refused = false;
+  return {
+    refused: () => refused,
+    refuse: () => {
+      refused = true;
+    },
+  };
+}
+
+/**
  * Streamable HTTP: the event stream a client opens with `GET` for the server's own messages is reopened by
  * the MCP SDK's transport each time it ends, after the server's `retry` (any value, 0 too) or 1 s: a server
  * (or a proxy) that ends it at once had it reopened in a hot loop, or once a second for the session's life.
  * Here a reopen waits at least 1 s after the last stream's end, and each stream in a row that ended carrying
  * no message before 10 s doubles that wait, up to 30 s; a stream that carried a message or lived 10 s sets
- * it back to 1 s. A server that refused the stream with 405 (it offers none) is never asked again on this
- * connection: a later `GET` is answered 405 here. Resumptions (`Last-Event-ID`) and POSTs pass untouched.
+ * it back to 1 s. A server that refused the stream with 405 (it offers none) is not asked again while
+ * `refusal` keeps that (this connection, unless given): a later `GET` is answered 405 here. Resumptions
+ * (`Last-Event-ID`) and POSTs pass untouched.
  */
-export function pacedServerStreams(base: FetchLike): FetchLike {
-  let refused = false;
+export function pacedServerStreams(base: FetchLike, refusal: StreamRefusal = oneConnection()): FetchLike {
   let gap = 0;
   let ready: Promise<void> | undefined;
   const ended = (carried: boolean) => {
@@ -47,10 +67,10 @@ export function pacedServerStreams(base: FetchLike): FetchLike {
   };
   return async (url, init) => {
     if (!serverStream(init)) return base(url, init);
-    if (refused) return new Response(null, { status: 405, statusText: "Method Not Allowed" });
+    if (refusal.refused()) return new Response(null, { status: 405, statusText: "Method Not Allowed" });
     if (ready !== undefined) await waitFor(ready, init?.signal);
     const response = await base(url, init);
-    if (response.status === 405) refused = true;
+    if (response.status === 405) refusal.refuse();
     const type = response.headers.get("content-type") ?? "";
     if (!response.ok || response.body === null || !type.includes("text/event-stream")) return response;
     const reader = response.body.getReader();

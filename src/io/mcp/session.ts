@@ -43,7 +43,7 @@ import {
   UnspokenVersionsError,
   withContent,
 } from "./eras.js";
-import { followTask, pollLostConnection } from "./followTask.js";
+import { followTask, pollLostConnection, requestFailures } from "./followTask.js";
 import { MAX_LIST_PAGES, nextPage } from "./listPages.js";
 import {
   LooseCallToolResultSchema,
@@ -154,6 +154,8 @@ export class McpSession {
   private readonly cleanups: Array<() => Promise<void>> = [];
   /** Messages being sent (a POST on HTTP and SSE): the close lets them go out before it aborts them. */
   private readonly sending = new Set<Promise<void>>();
+  /** The transport's failure behind a request made with a signal (`requestFailures`). */
+  private readonly failureOf: (signal: AbortSignal) => Error | undefined;
   constructor(
     readonly era: Era,
     readonly client: Client,
@@ -161,6 +163,7 @@ export class McpSession {
     readonly capabilities: ServerCapabilities,
     readonly instructions: string | undefined,
   ) {
+    this.failureOf = requestFailures(client);
     const send = transport.send.bind(transport);
     transport.send = (message, options) => {
       const sent = send(message, options);
@@ -311,13 +314,18 @@ export class McpSession {
       }
       if (message !== undefined && message.type !== "error") continue;
       // A poll that lost its connection (the task was created): the task runs on, so it is followed again.
+      // The stream hands a transport's failure on as an McpError of its text: told by the failure as thrown.
       if (
         message !== undefined &&
         !signal.aborted &&
         taskId !== undefined &&
         !isTaskEnd(message.error, taskId) &&
         this.usable() &&
-        pollLostConnection(message.error)
+        pollLostConnection(
+          message.error.code === ErrorCode.InternalError
+            ? (this.failureOf(signal) ?? message.error)
+            : message.error,
+        )
       ) {
         const result = await followTask(this.client, taskId, message.error, {
           timeoutMs,

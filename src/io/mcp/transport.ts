@@ -11,7 +11,7 @@ import { acceptedNotifications } from "./acceptedNotifications.js";
 import { boundedAnswers } from "./answerSizeLimit.js";
 import { childEnvironment } from "./childEnv.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
-import { pacedServerStreams } from "./pacedStreams.js";
+import { pacedServerStreams, type StreamRefusal } from "./pacedStreams.js";
 import { StdioTransport } from "./stdioTransport.js";
 
 /** A stderr line longer than this is cut (a long line, or a process that never writes a newline). */
@@ -40,6 +40,8 @@ export interface TransportOptions {
    */
   readonly onAwaitingEndpoint?: (awaiting: boolean) => void;
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /** Streamable HTTP: where the server's refusal of its event stream (405) is kept (default: this connection). */
+  readonly streamRefusal?: StreamRefusal;
 }
 
 /**
@@ -222,6 +224,7 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
     ...common,
     fetch: pacedServerStreams(
       answerDroppedStreams(acceptedNotifications(boundedAnswers(options.fetch ?? outboundFetch))),
+      options.streamRefusal,
     ),
   });
 }

@@ -7,7 +7,14 @@ import {
   recordOf,
   summarize,
 } from "./deliveryHistory.js";
-import { type LineVisit, lineId, linesNewestFirst, openGeneration, type ScanOptions } from "./historyScan.js";
+import {
+  LineHeadReader,
+  type LineVisit,
+  lineId,
+  linesNewestFirst,
+  openGeneration,
+  type ScanOptions,
+} from "./historyScan.js";
 
 /** What `--status` takes: an HTTP status (`401`), a class of them (`4xx`), or a 2xx answer's outcome word. */
 export type StatusFilter =
@@ -69,6 +76,81 @@ function recordMayMatch(r: HistoryRecord, filter: DeliveryFilter): boolean {
   return filter.status === undefined && placeMatches(r.route, r.id, r.at, filter);
 }
 
+/** `at` as the gateway writes a time (toISOString: 2026-12-01T12:00:00.000Z), whose bytes sort as the times do. */
+function isoBytes(at: number | undefined): Buffer | undefined {
+  if (at === undefined || !Number.isFinite(at)) return undefined;
+  const text = new Date(at).toISOString();
+  return text.length === 24 ? Buffer.from(text) : undefined;
+}
+
+/** Where toISOString's fixed characters are: a time of this shape is compared by its bytes. */
+const ISO_MARKS: readonly [number, number][] = [
+  [4, 0x2d],
+  [7, 0x2d],
+  [10, 0x54],
+  [13, 0x3a],
+  [16, 0x3a],
+  [19, 0x2e],
+  [23, 0x5a],
+];
+
+/**
+ * Whether a line may hold a record recordMayMatch keeps, judged from its head where the gateway wrote it
+ * (lineId, LineHeadReader: compared in place, no string made of a value but the ID for an ID filter and the
+ * outcome for an outcome filter),
+ * so that the lines of a filter few rows match are not parsed; a line whose head cannot be read that way
+ * (written by hand, another record glued in) may match, and is parsed. Escaped values are read as the
+ * line's reader reads them.
+ */
+function headFilter(filter: DeliveryFilter): (buf: Buffer, start: number, end: number) => boolean {
+  const reader = new LineHeadReader();
+  const route = filter.route === undefined ? undefined : Buffer.from(filter.route);
+  const since = isoBytes(filter.since);
+  const until = isoBytes(filter.until);
+  const timeMatches = (): boolean => {
+    const { at } = reader;
+    const bytes = reader.buf;
+    if (
+      !at.escaped &&
+      at.end - at.start === 24 &&
+      (filter.since === undefined || since !== undefined) &&
+      (filter.until === undefined || until !== undefined) &&
+      ISO_MARKS.every(([i, byte]) => bytes[at.start + i] === byte)
+    )
+      return (
+        (since === undefined || bytes.compare(since, 0, 24, at.start, at.end) >= 0) &&
+        (until === undefined || bytes.compare(until, 0, 24, at.start, at.end) <= 0)
+      );
+    const time = Date.parse(reader.text(at) ?? "");
+    return (
+      (filter.since === undefined || time >= filter.since) &&
+      (filter.until === undefined || time <= filter.until)
+    );
+  };
+  return (buf, start, end) => {
+    // The ID first, read alone: a filter by ID matches few lines.
+    if (filter.id !== undefined) {
+      const id = lineId(buf, start, end);
+      if (id !== undefined && !filter.id(id)) return false;
+    }
+    if (!reader.read(buf, start, end)) return true;
+    const { status } = filter;
+    // A run or delivery makes a row only without its request: no answer, so no status to match.
+    if (status !== undefined && reader.kind !== "request") return false;
+    if (route !== undefined && !reader.is(reader.route, filter.route as string, route)) return false;
+    if (status !== undefined) {
+      const matched =
+        "code" in status
+          ? reader.status === status.code
+          : "class" in status
+            ? Math.floor(reader.status / 100) === status.class
+            : reader.text(reader.outcome)?.toLowerCase() === status.outcome;
+      if (!matched) return false;
+    }
+    return (filter.since === undefined && filter.until === undefined) || timeMatches();
+  };
+}
+
 const keyOf = (r: HistoryRecord) => `${r.route}\u0000${r.id}`;
 
 /**
@@ -78,7 +160,8 @@ const keyOf = (r: HistoryRecord) => `${r.route}\u0000${r.id}`;
  * A row is made by one record: a request (each makes its own row), a count of refused requests, or a run
  * or delivery no request took; and its route, ID, time and answer are that record's (a row without a
  * request has the time of its run or delivery). So the rows that match are made by records that match.
- * The first pass reads newest first, parsing each line and keeping only the records that match, until
+ * The first pass reads newest first, parsing each line whose head may match (headFilter: the others are not
+ * parsed) and keeping only the records that match, until
  * `limit` requests and counts matched (or the history ends): every matching row newer than the last of
  * them is made by a record it kept. A request that leads to no delivery, and a count, is its row. The
  * rows of the other records kept depend on the other records of their route and delivery ID (a run
@@ -102,10 +185,11 @@ export function filteredDeliveries(
     const ids = new Set<string>();
     let found = 0;
     let index = 0;
+    const mayMatch = headFilter(filter);
     const first: LineVisit = (buf, start, end) => {
       const at = index++;
-      const id = filter.id === undefined ? undefined : lineId(buf, start, end);
-      if (id !== undefined && filter.id !== undefined && !filter.id(id)) return false;
+      // A line the gateway wrote is judged by its head first: only one that may match is parsed.
+      if (!mayMatch(buf, start, end)) return false;
       const r = recordOf(buf.toString("utf8", start, end), now);
       if (r === undefined || !recordMayMatch(r, filter)) return false;
       if (r.kind === "not_recorded")

@@ -162,15 +162,23 @@ export function linesNewestFirst(generation: HistoryGeneration, chunkBytes = SCA
   };
 }
 
-/** The heads the gateway writes every record's line with, before its ID (historyLine). */
-const HEADS = ['{"kind":"request","id":', '{"kind":"run","id":', '{"kind":"delivery","id":'].map((head) =>
-  Buffer.from(head),
-);
+/** The kinds of record whose lines the gateway writes with a head of its own (historyLine). */
+const KINDS = ["request", "run", "delivery"] as const;
+
+/** The heads the gateway writes every record's line with, before its ID (historyLine), in KINDS' order. */
+const HEADS = KINDS.map((kind) => Buffer.from(`{"kind":"${kind}","id":`));
 
 function startsWith(buf: Buffer, start: number, end: number, head: Buffer): boolean {
   if (end - start < head.length) return false;
   for (let i = 0; i < head.length; i++) if (buf[start + i] !== head[i]) return false;
   return true;
+}
+
+/** The index in KINDS of a line the gateway wrote; -1 for any other line. */
+function kindOf(buf: Buffer, start: number, end: number): number {
+  const index = HEADS.findIndex((h) => startsWith(buf, start, end, h));
+  // A line with another record's head in it may be a cut line with the next record glued to it.
+  return index < 0 || holdsLaterHead(buf, start, end) ? -1 : index;
 }
 
 /**
@@ -179,10 +187,9 @@ function startsWith(buf: Buffer, start: number, end: number, head: Buffer): bool
  * head, as a payload may): it is to be parsed whole.
  */
 export function lineId(buf: Buffer, start: number, end: number): string | undefined {
-  const head = HEADS.find((h) => startsWith(buf, start, end, h));
-  // A line with another record's head in it may be a cut line with the next record glued to it.
-  if (head === undefined || holdsLaterHead(buf, start, end)) return undefined;
-  const open = start + head.length;
+  const kind = kindOf(buf, start, end);
+  if (kind < 0) return undefined;
+  const open = start + (HEADS[kind] as Buffer).length;
   if (buf[open] !== QUOTE) return undefined;
   let escaped = false;
   for (let i = open + 1; i < end; i++) {
@@ -200,4 +207,101 @@ export function lineId(buf: Buffer, start: number, end: number): string | undefi
     }
   }
   return undefined;
+}
+
+/** Where a JSON string's text is in a line: its bytes between the quotes, and whether it holds an escape. */
+export interface Span {
+  start: number;
+  end: number;
+  escaped: boolean;
+}
+
+const AT_KEY = Buffer.from(',"at":');
+const ROUTE_KEY = Buffer.from(',"route":');
+const STATUS_KEY = Buffer.from(',"status":');
+const OUTCOME_KEY = Buffer.from(',"outcome":');
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/** The span of the JSON string whose opening quote is at `open` (into `span`), or false when none ends before `end`. */
+function spanAt(buf: Buffer, open: number, end: number, span: Span): boolean {
+  if (buf[open] !== QUOTE) return false;
+  span.escaped = false;
+  for (let i = open + 1; i < end; i++) {
+    const byte = buf[i];
+    if (byte === BACKSLASH) {
+      span.escaped = true;
+      i++;
+    } else if (byte === QUOTE) {
+      span.start = open + 1;
+      span.end = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Reads the head of a line the gateway wrote (historyLine) in place, without parsing the line (a payload is
+ * most of it) nor making strings of its values: its kind, the spans of its ID, time and route, and a
+ * request's status and the span of its outcome. What tells whether a filter can match the line's record
+ * before it is parsed (filteredDeliveries); one reader serves every line of a scan.
+ */
+export class LineHeadReader {
+  buf: Buffer = Buffer.alloc(0);
+  kind: (typeof KINDS)[number] = "request";
+  readonly id: Span = { start: 0, end: 0, escaped: false };
+  readonly at: Span = { start: 0, end: 0, escaped: false };
+  readonly route: Span = { start: 0, end: 0, escaped: false };
+  /** A request's status; -1 for a run or delivery. */
+  status = -1;
+  readonly outcome: Span = { start: 0, end: 0, escaped: false };
+
+  /**
+   * Reads the line's head; false for any other line (see lineId) or one whose head is not in historyLine's
+   * order: it is to be parsed whole.
+   */
+  read(buf: Buffer, start: number, end: number): boolean {
+    const kind = kindOf(buf, start, end);
+    if (kind < 0 || !spanAt(buf, start + (HEADS[kind] as Buffer).length, end, this.id)) return false;
+    let at = this.id.end + 1;
+    if (!startsWith(buf, at, end, AT_KEY) || !spanAt(buf, at + AT_KEY.length, end, this.at)) return false;
+    at = this.at.end + 1;
+    if (!startsWith(buf, at, end, ROUTE_KEY) || !spanAt(buf, at + ROUTE_KEY.length, end, this.route))
+      return false;
+    this.buf = buf;
+    this.kind = KINDS[kind] as (typeof KINDS)[number];
+    this.status = -1;
+    if (this.kind !== "request") return true;
+    at = this.route.end + 1;
+    if (!startsWith(buf, at, end, STATUS_KEY)) return false;
+    const digits = at + STATUS_KEY.length;
+    let status = 0;
+    for (at = digits; at < end && (buf[at] as number) >= DIGIT_0 && (buf[at] as number) <= DIGIT_9; at++)
+      status = status * 10 + (buf[at] as number) - DIGIT_0;
+    if (at === digits || !startsWith(buf, at, end, OUTCOME_KEY)) return false;
+    if (!spanAt(buf, at + OUTCOME_KEY.length, end, this.outcome)) return false;
+    this.status = status;
+    return true;
+  }
+
+  /** A span's value: its bytes as they are, or read with JSON.parse when escaped (`\u0061` is `a`). */
+  text(span: Span): string | undefined {
+    if (!span.escaped) return this.buf.toString("utf8", span.start, span.end);
+    try {
+      const value = JSON.parse(this.buf.toString("utf8", span.start - 1, span.end + 1)) as unknown;
+      return typeof value === "string" ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Whether a span's value is `value` (`bytes`: its UTF-8), compared in place unless it is escaped. */
+  is(span: Span, value: string, bytes: Buffer): boolean {
+    if (span.escaped) return this.text(span) === value;
+    return (
+      span.end - span.start === bytes.length &&
+      this.buf.compare(bytes, 0, bytes.length, span.start, span.end) === 0
+    );
+  }
 }

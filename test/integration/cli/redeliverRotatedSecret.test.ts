@@ -12,6 +12,7 @@ import { svc } from "./svc.js";
 
 const OLD = "rotated-out-secret-7731";
 const NEW = "rotated-in-secret-9912";
+const SUB = "subscription-secret-4471";
 let home: TempHome;
 const children: ChildProcess[] = [];
 const fakes: { close(): Promise<void> }[] = [];
@@ -22,18 +23,21 @@ afterEach(async () => {
 });
 
 let telegramUrl = "";
-const config = (secret: string) =>
+/** config.yaml with the static route pr of `secret`, or none (undefined). */
+const config = (secret: string | undefined) =>
   stringify(
     webhookConfig(
-      {
-        pr: {
-          secret,
-          deliver: "telegram",
-          deliver_only: true,
-          deliver_extra: { chat_id: "4242" },
-          prompt: "PR {number}",
-        },
-      },
+      secret === undefined
+        ? {}
+        : {
+            pr: {
+              secret,
+              deliver: "telegram",
+              deliver_only: true,
+              deliver_extra: { chat_id: "4242" },
+              prompt: "PR {number}",
+            },
+          },
       { port: 0 },
       { platforms: { telegram: { enabled: true, token: "123:abc", base_url: telegramUrl } } },
     ),
@@ -96,4 +100,48 @@ it("a 401 redelivery says to reload the gateway after a rotation; once reloaded,
       redelivery_of: "rot-1",
     }),
   );
+
+  // A subscription's secret is read at each request, so a reload is no advice for a rotated one; here the
+  // route moved from config.yaml to a subscription of its name, the gateway not told: the static route it
+  // still has wins, and checks its own secret.
+  expect(await deliverSigned(gateway.port, "pr", "sub-1", NEW)).toMatchObject({ status: 200 });
+  await vi.waitFor(() =>
+    expect(historyOfIds(dir, (id) => id === "sub-1").map((r) => r.kind)).toContain("request"),
+  );
+  home.write("config.yaml", config(undefined), 0o600);
+  const subscribed = await svc(home, [
+    "webhook",
+    "subscribe",
+    "pr",
+    "--secret",
+    SUB,
+    "--deliver",
+    "telegram",
+    "--deliver-only",
+    "--deliver-chat-id",
+    "4242",
+  ]);
+  expect(subscribed.code).toBe(0);
+  const shadowed = await svc(home, ["webhook", "redeliver", "sub-1"]);
+  expect(shadowed.code).toBe(1);
+  expect(shadowed.stderr).toContain(
+    `it was signed with subscription pr's secret as its store has it now (svc webhook list), and the gateway checks another secret`,
+  );
+  expect(shadowed.stderr).toContain(
+    "reads a subscription's secret from its store at each request, so a changed secret needs no reload",
+  );
+  expect(shadowed.stderr).toContain(
+    `a static route pr that ${join(home.dir, "config.yaml")} had when the gateway last loaded it wins over the subscription (reload it: kill -HUP ${gateway.child.pid})`,
+  );
+  expect(shadowed.stderr).not.toContain("has not loaded it yet");
+  expect(shadowed.stderr).not.toContain(SUB);
+  // Reloaded, the gateway serves the subscription: the redelivery is taken.
+  gateway.child.kill("SIGHUP");
+  await vi.waitFor(
+    async () =>
+      expect(await deliverSigned(gateway.port, "pr", `probe-${probe++}`, SUB)).toMatchObject({ status: 200 }),
+    { timeout: 15_000, interval: 100 },
+  );
+  const served = await svc(home, ["webhook", "redeliver", "sub-1"]);
+  expect(served).toMatchObject({ code: 0, stderr: "" });
 });

@@ -79,9 +79,11 @@ describe("a secret given as --secret-file <path> or --secret - (stdin), so it is
     );
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("--secret and --secret-file cannot be combined — give the secret one way");
-    // The file's other lines are no part of a secret: refused as a line break inside it is.
+    // The file's other lines are no part of a secret: refused as a line break inside it is, naming the file.
     expect(twoLines.code).toBe(2);
-    expect(twoLines.stderr).toContain("must not contain a line break, tab or other control character");
+    expect(twoLines.stderr).toContain(
+      `--secret-file ${join(home.dir, "twolines.secret")}: must not contain a line break, tab or other control character`,
+    );
     expect(twoLines.stderr).not.toContain("abc");
     if (process.getuid?.() !== 0) {
       home.write("locked.secret", "abc\n");
@@ -98,5 +100,36 @@ describe("a secret given as --secret-file <path> or --secret - (stdin), so it is
     }
     expect(existsSync(join(home.dir, "webhook_subscriptions.json"))).toBe(false);
     expect(existsSync(join(home.dir, ".env"))).toBe(false);
+  });
+
+  it("a secret read from the file is checked naming the file, never as --secret, and never printed", async () => {
+    home = tempHome();
+    home.write("config.yaml", WEBHOOK_ON);
+    const blank = home.write("blank.secret", "   \n");
+    const key = home.write("key.secret", "whpk_not-a-key\n");
+    const spaced = home.write("spaced.secret", "sp4ced-s3cret \n");
+    const tabbed = home.write("tabbed.secret", "t4b\ts3cret\n");
+    const [blankOut, keyOut, spacedOut, setupOut] = await svcEach(home, [
+      ["webhook", "subscribe", "gh", "--secret-file", blank],
+      ["webhook", "subscribe", "gh", "--secret-file", key],
+      ["webhook", "subscribe", "sp", "--secret-file", spaced],
+      ["gateway", "setup", "--non-interactive", "--secret-file", tabbed],
+    ]);
+    expect(blankOut).toMatchObject({ code: 2 });
+    expect(blankOut.stderr).toContain(
+      `--secret-file ${blank}: only white space — write the secret into the file`,
+    );
+    expect(keyOut).toMatchObject({ code: 2 });
+    expect(keyOut.stderr).toContain(`--secret-file ${key} starts with whpk_`);
+    expect(keyOut.stderr).not.toContain("not-a-key");
+    // Taken, with a warning that names where it came from.
+    expect(spacedOut.code).toBe(0);
+    expect(spacedOut.stderr).toContain(
+      `Warning: sp: the secret of --secret-file ${spaced} begins or ends with a space`,
+    );
+    expect(setupOut).toMatchObject({ code: 2 });
+    expect(setupOut.stderr).toContain(`--secret-file ${tabbed}: `);
+    for (const out of [blankOut, keyOut, spacedOut, setupOut]) expect(out.stderr).not.toMatch(/--secret[ :]/);
+    expect(setupOut.stderr + setupOut.stdout).not.toContain("s3cret");
   });
 });

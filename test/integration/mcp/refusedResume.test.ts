@@ -10,9 +10,9 @@ const serve = useLoopbackHttp();
 /**
  * An SDK Streamable HTTP server with an event store (each response stream primed with an event id) whose
  * tool "cut" ends its call's stream before answering, and in front of it a proxy-like rule: a `GET` that
- * resumes a stream (`Last-Event-ID`) is refused with 405. `resumes` counts those GETs.
+ * resumes a stream (`Last-Event-ID`) is refused with `status`. `resumes` counts those GETs.
  */
-async function refusingResumes() {
+async function refusingResumes(status = 405) {
   const state = { resumes: 0 };
   const sdk = sdkSessions(
     {
@@ -35,7 +35,7 @@ async function refusingResumes() {
   const port = await serve(async (req, res) => {
     if (req.method === "GET" && typeof req.headers["last-event-id"] === "string") {
       state.resumes++;
-      res.writeHead(405, { allow: "POST" }).end();
+      res.writeHead(status, status === 405 ? { allow: "POST" } : {}).end();
       return;
     }
     await sdk.handle(req, res);
@@ -43,8 +43,8 @@ async function refusingResumes() {
   return { url: `http://127.0.0.1:${port}/mcp`, state };
 }
 
-describe("a call's cut response stream whose resumption the server refuses (405)", () => {
-  it("fails the call at once, saying the stream was cut and could not be resumed, not at its timeout", async () => {
+describe("a call's cut response stream whose resumption the server refuses", () => {
+  it("(405) fails the call at once, saying the stream was cut and could not be resumed, not at its timeout", async () => {
     const s = await refusingResumes();
     const h = ctx.hub(ctx.home, { cut: entry({ url: s.url, timeout: 20 }) });
     expect((await h.settled("cut")).state).toBe("connected");
@@ -59,4 +59,25 @@ describe("a call's cut response stream whose resumption the server refuses (405)
     // The server and svc's session go on: the next call is answered.
     expect(text(await h.call("cut", "fine", {}))).toBe("fine");
   });
+
+  // Any other refusal was retried once by the SDK, which then gave the whole session up (about 2.5 s later),
+  // the call failing as a lost event stream without a word of the refusal.
+  it.each([404, 500])(
+    "(%i) fails the call at once too, naming the status, and the session goes on",
+    async (status) => {
+      const s = await refusingResumes(status);
+      const h = ctx.hub(ctx.home, { cut: entry({ url: s.url, timeout: 20 }) });
+      expect((await h.settled("cut")).state).toBe("connected");
+      const outcome = await h.call("cut", "cut", {}).then(
+        () => "answered",
+        (err: Error & { code?: string }) => `${err.code}: ${err.message}`,
+      );
+      expect(outcome).toBe(
+        `outcome_uncertain: mcp_servers.cut: the connection was lost while "cut" was being called (the server cut the call's response stream before answering and refused to resume it (HTTP ${status} to the GET with Last-Event-ID)); it may or may not have run — verify its effect before calling it again`,
+      );
+      expect(s.state.resumes).toBe(1);
+      expect(text(await h.call("cut", "fine", {}))).toBe("fine");
+      expect(h.status().find((st) => st.name === "cut")?.state).toBe("connected");
+    },
+  );
 });

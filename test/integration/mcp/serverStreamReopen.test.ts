@@ -1,11 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { McpSession } from "../../../src/io/mcp/session.js";
 import { openSession } from "../../../src/io/mcp/session.js";
 import { createTransport } from "../../../src/io/mcp/transport.js";
-import { entry, readRpcRequest, useLoopbackHttp } from "./harness.js";
+import { entry, readRpcRequest, text, useHubs, useLoopbackHttp } from "./harness.js";
+import { sdkSessions } from "./sdkSessions.js";
 
+const ctx = useHubs();
 const serve = useLoopbackHttp();
 const sessions: McpSession[] = [];
 afterEach(async () => {
@@ -88,5 +91,45 @@ describe("the server's event stream (GET) ending at once", () => {
     await vi.waitFor(() => expect(gets.sent).toBe(1), { timeout: 2000, interval: 2 });
     await pass(5_000, gets, s.state);
     expect(gets.sent).toBe(1);
+  });
+});
+
+describe("a server that refused its event stream (405 to the GET)", () => {
+  it("is not asked again when it reconnects, until a reload changes its url", async () => {
+    // An SDK server with a tool, behind a rule that refuses the stream's GET (`gets` counts them; the
+    // preflight's GET, sent before there is a session, is answered too but not counted).
+    const gets = { n: 0 };
+    const sdk = sdkSessions({}, async (created) => {
+      const server = new McpServer({ name: "no-stream", version: "1" });
+      server.registerTool("fine", { annotations: { readOnlyHint: true } }, () => ({
+        content: [{ type: "text", text: "fine" }],
+      }));
+      await server.connect(created);
+    });
+    const port = await serve(async (req, res) => {
+      if (req.method === "GET") {
+        if (req.headers["mcp-session-id"] !== undefined) gets.n++;
+        res.writeHead(405, { allow: "POST" }).end();
+        return;
+      }
+      await sdk.handle(req, res);
+    });
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const h = ctx.hub(ctx.home, { s: entry({ url }) });
+    // A call after each connect: the stream's GET, sent at the connect, has been answered by then.
+    const connectedAndCalled = async () => {
+      expect((await h.settled("s")).state).toBe("connected");
+      expect(text(await h.call("s", "fine", {}))).toBe("fine");
+    };
+    await connectedAndCalled();
+    await vi.waitFor(() => expect(gets.n).toBe(1), { timeout: 5000, interval: 5 });
+    // The entry changed (a header): a new connection, to the same url.
+    await h.reload({ s: entry({ url, headers: { "x-note": "1" } }) });
+    await connectedAndCalled();
+    expect(gets.n).toBe(1);
+    // Another url: the server there may offer the stream.
+    await h.reload({ s: entry({ url: `${url}?v=2`, headers: { "x-note": "1" } }) });
+    await connectedAndCalled();
+    await vi.waitFor(() => expect(gets.n).toBe(2), { timeout: 5000, interval: 5 });
   });
 });

@@ -1,4 +1,7 @@
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { describe, expect, it, vi } from "vitest";
+import { openSession } from "../../../src/io/mcp/session.js";
+import { createTransport } from "../../../src/io/mcp/transport.js";
 import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
 import { taskSessions } from "./taskSessions.js";
 
@@ -61,5 +64,29 @@ describe("a task whose poll loses its connection", () => {
       ),
     });
     expect(s.state.created).toBe(1);
+  });
+
+  it("is told by the failure's type and cause, not its text: a fetch that words it otherwise polls on too", async () => {
+    const s = await taskServer();
+    // fetch's failure as another runtime words it (a browser's "Failed to fetch"), its cause kept: the SDK's
+    // task stream hands it on as "MCP error -32603: TypeError: Failed to fetch".
+    const worded: FetchLike = (url, init) =>
+      fetch(url, init).catch((err: Error) => {
+        throw new TypeError("Failed to fetch", { cause: err.cause });
+      });
+    const session = await openSession({
+      name: "jobs",
+      protocol: "legacy",
+      makeTransport: () => createTransport(entry({ url: s.url }), { fetch: worded }),
+      timeoutMs: 5000,
+    });
+    try {
+      s.state.drop = 2;
+      expect(text(await session.callTool("job", {}, 10_000, { task: true }))).toBe("job done");
+      expect(s.state.dropped).toBe(2);
+      expect(s.state.created).toBe(1);
+    } finally {
+      await session.close();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { readHistory } from "../../../src/io/stores/deliveryHistory.js";
+import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { inHome, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
@@ -13,6 +14,8 @@ import { cliConfig, svc } from "../cli/svc.js";
  * A disabled subscription (`svc webhook disable`) is not served, but its sender still signs with its secret,
  * which `svc webhook enable` brings back: a run's output hides it as it hides a served one's.
  */
+
+const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 
 const OFF_SECRET = "off-secret-5541-abcdef";
 const ON_SECRET = "on-secret-5542-abcdef";
@@ -114,6 +117,44 @@ describe("a disabled subscription's secret quoted by a run's reply is hidden", {
         expect(created.code).toBe(0);
         const run = await svc(home, ["cron", "run", "n"]);
         expect(run.stdout).toBe("keys: [redacted]\n");
+      } finally {
+        home.cleanup();
+      }
+    });
+
+    // The server asks for a model's answer (sampling) before it lists its tools, and quotes it in its refusal.
+    it("svc mcp tools and svc mcp test print a server's sampling reply [redacted]", async () => {
+      const home = tempHome();
+      try {
+        const reply = home.write("reply.txt", `keys: ${OFF_SECRET}\n`);
+        home.write(
+          "config.yaml",
+          stringify(
+            cliConfig(
+              {},
+              {
+                agent: replying(reply),
+                state: { backend: "redis", redis_url: redis.url, redis_key_prefix: "disabled-secret-mcp" },
+                mcp_servers: {
+                  s: {
+                    command: process.execPath,
+                    args: [SERVER, "--sample-on-list"],
+                    sampling: { enabled: true },
+                  },
+                },
+              },
+            ),
+          ),
+          0o600,
+        );
+        expect((await svc(home, ["webhook", "subscribe", "off", "--secret", OFF_SECRET])).code).toBe(0);
+        expect((await svc(home, ["webhook", "disable", "off"])).code).toBe(0);
+        for (const command of ["tools", "test"]) {
+          const shown = await svc(home, ["mcp", command, "s"]);
+          const output = shown.stdout + shown.stderr;
+          expect(output).toContain("the model said: keys: [redacted]");
+          expect(output).not.toContain(OFF_SECRET);
+        }
       } finally {
         home.cleanup();
       }

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createHistoryWriter,
   type DeliverySummary,
@@ -74,6 +74,10 @@ const lineArb: fc.Arbitrary<string> = fc.oneof(
     '{"kind":"later","id":"a","at":"2026-11-20T10:00:00.000Z","route":"pr"}',
     '{"id":"b","kind":"run","route":"pr","at":"2026-11-20T10:00:00.000Z","outcome":"ok"}',
     '{"kind":"request","id":"\\u0061","at":"2026-11-20T10:00:00.000Z","route":"ci","status":202,"outcome":"accepted"}',
+    // In the gateway's order, with escapes where the line's head is read without parsing it.
+    '{"kind":"request","id":"b","at":"2026-11-20T09:59:59.000\\u005a","route":"\\u0070r","status":401,"outcome":"Invalid signature"}',
+    '{"kind":"request","id":"a","at":"2026-11-20T10:00:00.000Z","route":"ci","status":200,"outcome":"\\u0064uplicate"}',
+    '{"kind":"run","id":"\\u0062","at":"2026-11-20T09:59:58.000Z","route":"c\\u0069","outcome":"ok"}',
   ),
 );
 
@@ -187,5 +191,42 @@ describe("svc webhook deliveries' filters", () => {
     expect(readHistory(dir, T0).some((r) => r.id === "y")).toBe(false);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ id: "x", request: { outcome: "accepted" }, run: { outcome: "ok" } });
+  });
+
+  it("parse only the lines whose head may match, and read escaped values in a head as their reader does", () => {
+    // A route, ID and outcome written with escapes (another writer's JSON, an edit): the same values.
+    const escaped = [
+      '{"kind":"request","id":"\\u0078-1","at":"2026-11-20T09:59:59.000Z","route":"\\u0070r","status":200,"outcome":"\\u0064elivered"}',
+      '{"kind":"delivery","id":"x-1","at":"2026-11-20T09:59:59.000Z","route":"p\\u0072","platform":"slack","outcome":"ok"}',
+    ];
+    const others = Array.from({ length: 500 }, (_, n) =>
+      historyLine({
+        kind: "request",
+        id: `o-${n}`,
+        at: iso(T0 - 1000),
+        route: "ci",
+        status: 202,
+        outcome: "accepted",
+        payload: '{"action":"opened"}',
+        payload_encoding: "json",
+      }),
+    );
+    const dir = historyIn(undefined, [...escaped, ...others].map((line) => `${line}\n`).join(""));
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const rows = filteredDeliveries(dir, 20, { route: "pr", status: { outcome: "delivered" } }, T0);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        id: "x-1",
+        route: "pr",
+        request: { status: 200, outcome: "delivered" },
+        delivery: { outcome: "ok" },
+      });
+      // The 500 lines of route ci are judged by their heads, never parsed.
+      expect(parse.mock.calls.length).toBeLessThan(20);
+    } finally {
+      parse.mockRestore();
+    }
+    expect(filteredDeliveries(dir, 20, { id: (id) => id === "x-1" }, T0)).toHaveLength(1);
   });
 });
