@@ -126,6 +126,32 @@ export function webhookConfig(
 }
 
 /**
+ * A gateway config with one open route, `note`, that sends `{text}` of each event straight to `deliver`
+ * (`deliver_only`) with `deliverExtra`, and the platform's own settings: the shape the delivery targets'
+ * tests post to.
+ */
+export function directNoteConfig(
+  deliver: string,
+  deliverExtra: Record<string, unknown>,
+  platform: Record<string, unknown>,
+  webhook: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return webhookConfig(
+    {
+      note: {
+        secret: "INSECURE_NO_AUTH",
+        prompt: "{text}",
+        deliver,
+        deliver_only: true,
+        deliver_extra: deliverExtra,
+      },
+    },
+    webhook,
+    { platforms: { [deliver]: { enabled: true, ...platform } } },
+  );
+}
+
+/**
  * Starts the real gateway in-process on port 0 in an existing SVC_HOME (restart tests: the caller owns
  * the home and stops the gateway itself). Logs at DEBUG to the home's `logs/gateway.log`, as JSON lines.
  */

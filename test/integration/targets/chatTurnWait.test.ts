@@ -5,7 +5,7 @@ import { createTargets } from "../../../src/io/targets/registry.js";
 import type { DeliveryTarget } from "../../../src/io/targets/target.js";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { captureLogger } from "../../fakes/logCapture.js";
-import { type FakeClock, fakeClock, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { directNoteConfig, type FakeClock, fakeClock, startTestGateway } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { message } from "./support.js";
 
@@ -14,7 +14,6 @@ import { message } from "./support.js";
  * waits at most 10 s for the earlier ones, then goes ahead. The wait runs on the gateway's clock (here a
  * fake one the test moves); a Telegram fake on loopback holds its answer to the message "held" until released.
  */
-const OPEN = "INSECURE_NO_AUTH";
 let tg: FakeApi;
 let clock: FakeClock;
 /** Each message as it reached the platform: when (on the test's clock), and whether "held" was answered by then. */
@@ -102,19 +101,7 @@ describe("a delivery's wait for the earlier ones to its chat", () => {
     const gw = await startTestGateway({
       clock,
       fakeSleeps: true,
-      config: webhookConfig(
-        {
-          note: {
-            secret: OPEN,
-            prompt: "{text}",
-            deliver: "telegram",
-            deliver_only: true,
-            deliver_extra: { chat_id: "-4" },
-          },
-        },
-        {},
-        { platforms: { telegram: { enabled: true, token: "1:turn", base_url: tg.url } } },
-      ),
+      config: directNoteConfig("telegram", { chat_id: "-4" }, { token: "1:turn", base_url: tg.url }),
     });
     try {
       const first = postJson(gw.url("/webhooks/note"), { text: "held" });

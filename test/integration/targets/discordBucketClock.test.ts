@@ -6,7 +6,7 @@ import type { DeliveryTarget } from "../../../src/io/targets/target.js";
 import { sentContents, startFakeDiscord } from "../../fakes/discord.js";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { captureLogger } from "../../fakes/logCapture.js";
-import { type FakeClock, fakeClock, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { directNoteConfig, type FakeClock, fakeClock, startTestGateway } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { message } from "./support.js";
 
@@ -15,7 +15,6 @@ import { message } from "./support.js";
  * `X-RateLimit-Reset-After` (up to 10 s). The reset's time and the wait are on the gateway's clock (here a
  * fake one the test moves, which the Discord fake's windows run on too), and the gateway's stop ends the wait.
  */
-const OPEN = "INSECURE_NO_AUTH";
 const WINDOW_MS = 4000;
 let clock: FakeClock;
 let discord: FakeApi;
@@ -84,19 +83,7 @@ describe("discord: the wait for an empty rate-limit bucket", () => {
     const gw = await startTestGateway({
       clock,
       fakeSleeps: true,
-      config: webhookConfig(
-        {
-          note: {
-            secret: OPEN,
-            prompt: "{text}",
-            deliver: "discord",
-            deliver_only: true,
-            deliver_extra: { chat_id: "703" },
-          },
-        },
-        {},
-        { platforms: { discord: { enabled: true, token: "D", base_url: discord.url } } },
-      ),
+      config: directNoteConfig("discord", { chat_id: "703" }, { token: "D", base_url: discord.url }),
     });
     try {
       // Two parts empty the bucket; once its window has passed on the gateway's clock, the next goes at once.

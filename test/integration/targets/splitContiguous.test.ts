@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { directNoteConfig, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { message, registryFor } from "./support.js";
 
@@ -9,7 +9,6 @@ import { message, registryFor } from "./support.js";
  * delivered to the same chat at the same time, each one's parts must still arrive together and in order
  * (a reader cannot reassemble interleaved halves); messages to other chats are not held up.
  */
-const OPEN = "INSECURE_NO_AUTH";
 let tg: FakeApi;
 let gw: TestGateway;
 /** The slow chat (-2002) is answered only once this is released. */
@@ -27,18 +26,11 @@ beforeAll(async () => {
     return { delayMs: 25, json: { ok: true, result: { message_id } } };
   });
   gw = await startTestGateway({
-    config: webhookConfig(
-      {
-        note: {
-          secret: OPEN,
-          prompt: "{text}",
-          deliver: "telegram",
-          deliver_only: true,
-          deliver_extra: { chat_id: "{chat}" },
-        },
-      },
+    config: directNoteConfig(
+      "telegram",
+      { chat_id: "{chat}" },
+      { token: "1:abc", base_url: tg.url },
       { rate_limit: 1000 },
-      { platforms: { telegram: { enabled: true, token: "1:abc", base_url: tg.url } } },
     ),
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { startFakeApi } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
-import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { directNoteConfig, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { message, registryFor } from "./support.js";
 
@@ -12,24 +12,16 @@ import { message, registryFor } from "./support.js";
  * (Telegram wants an integer), so sending it would fail the delivery. It names no thread: the message
  * goes to the chat itself.
  */
-const OPEN = "INSECURE_NO_AUTH";
 let telegram: FakeApi;
 let gw: TestGateway;
 beforeAll(async () => {
   telegram = await startFakeTelegram();
   gw = await startTestGateway({
-    config: webhookConfig(
-      {
-        note: {
-          secret: OPEN,
-          prompt: "{text}",
-          deliver: "telegram",
-          deliver_only: true,
-          deliver_extra: { chat_id: "-100", message_thread_id: "{topic}" },
-        },
-      },
+    config: directNoteConfig(
+      "telegram",
+      { chat_id: "-100", message_thread_id: "{topic}" },
+      { token: "1:T", base_url: telegram.url },
       { rate_limit: 1000 },
-      { platforms: { telegram: { enabled: true, token: "1:T", base_url: telegram.url } } },
     ),
   });
 });
