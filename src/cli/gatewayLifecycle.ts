@@ -119,7 +119,7 @@ async function start(
   if (options.port !== undefined) parsePortOption(options.port);
   if (options.host !== undefined) parseHostOption(options.host);
   const paths = svcPaths(svcHome());
-  const existing = runningPid(paths);
+  const existing = await runningHere(paths, elsewhereStart);
   if (existing !== undefined) throw alreadyRunning(existing, paths);
   assertHomeWritable(paths.home);
   // Heard from before the gateway is spawned: a Ctrl-C caught while the command waits for it stops it.
@@ -303,7 +303,7 @@ async function stop(options: { timeout?: string }): Promise<void> {
   const timeoutSeconds =
     options.timeout === undefined ? configured.waitSeconds : parseSecondsOption(options.timeout);
   const hadFile = existsSync(paths.pidFile);
-  const pid = runningPid(paths);
+  const pid = await runningHere(paths, elsewhereStop);
   if (pid === undefined) {
     process.stdout.write(
       !hadFile
@@ -337,33 +337,96 @@ async function stop(options: { timeout?: string }): Promise<void> {
 }
 
 /**
- * `status` of a gateway whose pid is of another PID namespace (its file is kept): the pid cannot be checked
- * from here, so the address its `gateway.json` records is asked for `/health`. Answered: running; else
- * neither running nor not (exit 4), saying what was asked.
+ * What the `/health` of a gateway whose pid is of another PID namespace says (its file is kept): the pid
+ * cannot be checked or signalled from here, so the address its `gateway.json` records is asked. `status`,
+ * `stop` and `start` each say what it found.
  */
-async function elsewhereStatus(paths: SvcPaths, err: GatewayElsewhereError): Promise<void> {
+type ElsewhereHealth =
+  | { readonly answers: true; readonly address: string }
+  | { readonly answers: false; readonly address: string; readonly stoppingSince?: string }
+  | { readonly answers: undefined; readonly why: string };
+
+async function askElsewhere(paths: SvcPaths, err: GatewayElsewhereError): Promise<ElsewhereHealth> {
   const recorded = recordedState(paths, err.pid);
-  if (recorded !== undefined && recorded.port > 0) {
-    const address = listenAddress(recorded.host, recorded.port);
-    if (await health(recorded.host, recorded.port)) {
-      process.stdout.write(
-        `Gateway: running (pid ${err.pid} of another PID namespace, ${err.namespace}, which this command cannot check: its /health answers)\nListening: ${address}\nHealth: ok\n`,
-      );
-      return;
-    }
-    const since =
-      recorded.stopping_since === undefined ? "" : `; it began to stop at ${recorded.stopping_since}`;
+  if (recorded === undefined)
+    return { answers: undefined, why: `${gatewayStateFile(paths)} records no address for that pid` };
+  if (recorded.port === 0)
+    return { answers: undefined, why: "that gateway runs without an HTTP listener (webhook adapter off)" };
+  const address = listenAddress(recorded.host, recorded.port);
+  if (await health(recorded.host, recorded.port)) return { answers: true, address };
+  return recorded.stopping_since === undefined
+    ? { answers: false, address }
+    : { answers: false, address, stoppingSince: recorded.stopping_since };
+}
+
+/** The `Health:` line's text of a gateway of another namespace that did not answer (or was not asked). */
+function elsewhereSilence(paths: SvcPaths, found: Exclude<ElsewhereHealth, { answers: true }>): string {
+  if (found.answers === undefined) return `not asked — ${found.why}`;
+  const since = found.stoppingSince === undefined ? "" : `; it began to stop at ${found.stoppingSince}`;
+  return `no answer at ${found.address}, where ${gatewayStateFile(paths)} says it listens (this command may not reach that address, or the gateway has stopped${since})`;
+}
+
+/** `status` of a gateway of another PID namespace: running when its /health answers, else unknown (exit 4). */
+async function elsewhereStatus(paths: SvcPaths, err: GatewayElsewhereError): Promise<void> {
+  const found = await askElsewhere(paths, err);
+  if (found.answers === true) {
     process.stdout.write(
-      `Gateway: unknown — ${err.message}\nHealth: no answer at ${address}, where ${gatewayStateFile(paths)} says it listens (this command may not reach that address, or the gateway has stopped${since})\n`,
+      `Gateway: running (pid ${err.pid} of another PID namespace, ${err.namespace}, which this command cannot check: its /health answers)\nListening: ${found.address}\nHealth: ok\n`,
     );
-  } else {
-    const why =
-      recorded === undefined
-        ? `${gatewayStateFile(paths)} records no address for that pid`
-        : "that gateway runs without an HTTP listener (webhook adapter off)";
-    process.stdout.write(`Gateway: unknown — ${err.message}\nHealth: not asked — ${why}\n`);
+    return;
   }
+  process.stdout.write(`Gateway: unknown — ${err.message}\nHealth: ${elsewhereSilence(paths, found)}\n`);
   process.exitCode = 4;
+}
+
+/**
+ * `stop` of a gateway of another PID namespace, which it cannot signal (exit 2): where it runs when its
+ * /health answers, else that its gateway.pid was likely left by a gateway that is gone, and how to clear it.
+ */
+async function elsewhereStop(paths: SvcPaths, err: GatewayElsewhereError): Promise<SvcError> {
+  const found = await askElsewhere(paths, err);
+  const where = `(${err.namespace}; this command runs in ${err.here})`;
+  const there = "docker exec <container> svc gateway stop, or on the host";
+  if (found.answers === true)
+    return new SvcError(
+      "usage",
+      `the gateway is running at ${found.address} in another PID namespace ${where}, as pid ${err.pid} there (${paths.pidFile}), which this command cannot signal — stop it where it was started (${there}), or with kill -TERM ${err.pid} in that namespace`,
+    );
+  if (found.answers === undefined)
+    return new SvcError("usage", `${err.message}\nHealth: ${elsewhereSilence(paths, found)}`);
+  const stateFile = gatewayStateFile(paths);
+  const likely =
+    found.stoppingSince === undefined
+      ? "most likely the gateway that wrote it is gone (killed, or its container stopped) and left it behind"
+      : `it began to stop at ${found.stoppingSince}: it may still be finishing its runs there, or be gone and have left it behind`;
+  return new SvcError(
+    "usage",
+    `${paths.pidFile} names pid ${err.pid} of another PID namespace ${where}, which this command cannot signal, and nothing answers /health at ${found.address}, where ${stateFile} says it listens — ${likely}; or this command cannot reach that address. Check where it was started (svc gateway status there, docker ps): if no gateway runs there any more, remove ${paths.pidFile} and ${stateFile}; if one does, stop it there (${there})`,
+  );
+}
+
+/** `start` beside a gateway.pid of another PID namespace (exit 2): a gateway runs when its /health answers. */
+async function elsewhereStart(paths: SvcPaths, err: GatewayElsewhereError): Promise<SvcError> {
+  const found = await askElsewhere(paths, err);
+  if (found.answers === true)
+    return new SvcError(
+      "usage",
+      `a gateway already runs on this SVC_HOME: pid ${err.pid} of another PID namespace (${err.namespace}; this command runs in ${err.here}) answers /health at ${found.address} — stop it where it was started (docker exec <container> svc gateway stop, or on the host) before starting one here, or use another SVC_HOME`,
+    );
+  return new SvcError("usage", `${err.message}\nHealth: ${elsewhereSilence(paths, found)}`);
+}
+
+/** The running gateway's pid, or what a gateway of another PID namespace says of itself, made an error by `refuse`. */
+async function runningHere(
+  paths: SvcPaths,
+  refuse: (paths: SvcPaths, err: GatewayElsewhereError) => Promise<SvcError>,
+): Promise<number | undefined> {
+  try {
+    return runningPid(paths);
+  } catch (err) {
+    if (!(err instanceof GatewayElsewhereError)) throw err;
+    throw await refuse(paths, err);
+  }
 }
 
 async function status(): Promise<void> {

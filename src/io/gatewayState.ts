@@ -88,7 +88,7 @@ export class GatewayElsewhereError extends SvcError {
     paths: SvcPaths,
     readonly pid: number,
     readonly namespace: string,
-    here: string,
+    readonly here: string,
   ) {
     super(
       "usage",

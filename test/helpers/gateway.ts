@@ -267,14 +267,19 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
 
 /**
  * A test file's one running gateway: `start` starts it (any earlier one of the same test is stopped after
- * the test too), `live()` returns it or throws, and it is stopped after each test.
+ * the test too), `live()` returns it or throws, and it is stopped after each test. `restart` starts another
+ * in its home (a restart test, once the test stopped the first), stopped after the test before that home
+ * is removed.
  */
 export function gatewayPerTest(): {
   start(options: TestGatewayOptions): Promise<TestGateway>;
+  restart(gw: TestGateway): Promise<Gateway>;
   live(): TestGateway;
 } {
   const running: TestGateway[] = [];
+  const restarted: Gateway[] = [];
   afterEach(async () => {
+    for (const gateway of restarted.splice(0)) await gateway.stop();
     for (const gw of running.splice(0)) await gw.stop();
   });
   return {
@@ -282,6 +287,11 @@ export function gatewayPerTest(): {
       const gw = await startTestGateway(options);
       running.push(gw);
       return gw;
+    },
+    async restart(gw) {
+      const gateway = await startGatewayInHome(gw.home);
+      restarted.push(gateway);
+      return gateway;
     },
     live() {
       const gw = running.at(-1);

@@ -12,7 +12,8 @@ import { cliConfig } from "./svc.js";
  * `svc gateway status` run in a container on the host's SVC_HOME (or on the host for a container's
  * gateway) sees no process of gateway.pid's pid — another PID namespace — and removed the live gateway's
  * gateway.pid as stale, after which `svc gateway stop` no longer found it. gateway.json now records the
- * gateway's PID namespace, and a command in another one keeps gateway.pid and says where to ask.
+ * gateway's PID namespace, and a command in another one keeps gateway.pid; status, stop and start there ask
+ * the /health of the address gateway.json records, and say what they found.
  */
 
 const children: ChildProcess[] = [];
@@ -43,7 +44,7 @@ function svcInOtherNamespace(args: readonly string[]): Promise<{ code: number | 
 
 describe("gateway.pid seen from another PID namespace", { timeout: 30_000 }, () => {
   it.runIf(UNSHARE)(
-    "svc gateway status keeps the live gateway's gateway.pid and asks its /health: running when it answers, else unknown (exit 4) saying where to ask",
+    "svc gateway status, stop and start keep the live gateway's gateway.pid and ask its /health: running there when it answers, else what that likely means",
     async () => {
       home = tempHome();
       home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })), 0o600);
@@ -63,6 +64,23 @@ describe("gateway.pid seen from another PID namespace", { timeout: 30_000 }, () 
       const start = await svcInOtherNamespace(["gateway", "run", "--port", "0"]);
       expect(start.code).toBe(2);
       expect(readFileSync(pidFile, "utf8")).toBe(written);
+      // stop and start ask its /health too: it runs there, where this command cannot signal it.
+      const ns = "pid:\\[\\d+\\]";
+      const stop = await svcInOtherNamespace(["gateway", "stop"]);
+      expect(stop.code).toBe(2);
+      expect(stop.stdout).toMatch(
+        new RegExp(
+          `^svc: the gateway is running at 127\\.0\\.0\\.1:${gateway.port} in another PID namespace \\(${ns}; this command runs in ${ns}\\), as pid ${gateway.child.pid} there \\(${pidFile}\\), which this command cannot signal — stop it where it was started \\(docker exec <container> svc gateway stop, or on the host\\), or with kill -TERM ${gateway.child.pid} in that namespace\n$`,
+        ),
+      );
+      const startThere = await svcInOtherNamespace(["gateway", "start"]);
+      expect(startThere.code).toBe(2);
+      expect(startThere.stdout).toMatch(
+        new RegExp(
+          `^svc: a gateway already runs on this SVC_HOME: pid ${gateway.child.pid} of another PID namespace \\(${ns}; this command runs in ${ns}\\) answers /health at 127\\.0\\.0\\.1:${gateway.port} — stop it where it was started`,
+        ),
+      );
+      expect(readFileSync(pidFile, "utf8")).toBe(written);
       // Killed (its files left behind): nothing answers at the recorded address.
       gateway.child.kill("SIGKILL");
       await gateway.exited;
@@ -71,6 +89,20 @@ describe("gateway.pid seen from another PID namespace", { timeout: 30_000 }, () 
       expect(gone.stdout).toMatch(
         new RegExp(
           `^Gateway: unknown — ${pidFile} names pid ${gateway.child.pid} of another PID namespace \\(pid:\\[\\d+\\]; this command runs in pid:\\[\\d+\\]: .*\\) — whether that gateway runs cannot be told from here: run svc gateway status\\|stop where it was started.*\nHealth: no answer at 127\\.0\\.0\\.1:${gateway.port}, where ${join(home.dir, "gateway.json")} says it listens \\(this command may not reach that address, or the gateway has stopped\\)\n$`,
+        ),
+      );
+      const staleStop = await svcInOtherNamespace(["gateway", "stop"]);
+      expect(staleStop.code).toBe(2);
+      expect(staleStop.stdout).toMatch(
+        new RegExp(
+          `^svc: ${pidFile} names pid ${gateway.child.pid} of another PID namespace \\(${ns}; this command runs in ${ns}\\), which this command cannot signal, and nothing answers /health at 127\\.0\\.0\\.1:${gateway.port}, where ${join(home.dir, "gateway.json")} says it listens — most likely the gateway that wrote it is gone \\(killed, or its container stopped\\) and left it behind; .* if no gateway runs there any more, remove ${pidFile} and ${join(home.dir, "gateway.json")};`,
+        ),
+      );
+      const staleStart = await svcInOtherNamespace(["gateway", "start"]);
+      expect(staleStart.code).toBe(2);
+      expect(staleStart.stdout).toMatch(
+        new RegExp(
+          `^svc: ${pidFile} names pid ${gateway.child.pid} of another PID namespace .*\nHealth: no answer at 127\\.0\\.0\\.1:${gateway.port}, where ${join(home.dir, "gateway.json")} says it listens`,
         ),
       );
       expect(readFileSync(pidFile, "utf8")).toBe(written);

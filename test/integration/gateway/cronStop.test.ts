@@ -1,14 +1,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Gateway } from "../../../src/gateway/index.js";
-import {
-  inHome,
-  startGatewayInHome,
-  startTestGateway,
-  type TestGateway,
-  webhookConfig,
-} from "../../helpers/gateway.js";
+import { describe, expect, it, vi } from "vitest";
+import { gatewayPerTest, inHome, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { alive, pidInFile, signalProcess } from "../../helpers/process.js";
 
@@ -19,14 +12,7 @@ import { alive, pidInFile, signalProcess } from "../../helpers/process.js";
  * due again, run once as a catch-up at the next start, as a missed run is.
  */
 
-let gw: TestGateway | undefined;
-let restarted: Gateway | undefined;
-afterEach(async () => {
-  await restarted?.stop();
-  restarted = undefined;
-  await gw?.stop();
-  gw = undefined;
-});
+const gateways = gatewayPerTest();
 
 const jobOf = (gw: TestGateway) =>
   (
@@ -54,7 +40,7 @@ const JOBS = JSON.stringify({
 
 describe("stopping the gateway while a scheduled cron run is going", { timeout: 30_000 }, () => {
   it("stops the run's agent (no process outlives the gateway) and records the run as stopped", async () => {
-    gw = await startTestGateway({
+    const gw = await gateways.start({
       config: webhookConfig(
         {},
         {},
@@ -89,7 +75,7 @@ describe("a cron run whose agent the gateway's stop signal ended", { timeout: 30
   it("is interrupted, not failed: the scheduled run is caught up and the fired one runs again at the next start", async () => {
     // While `hold` exists: note the pid under the run's trigger and wait; else note the trigger in runs.log.
     const agent = `if [ -e "$0/hold" ]; then echo $$ > "$0/$(echo "$SVC_EVENT" | cut -c1-8).pid"; exec sleep 30; fi; echo "$SVC_EVENT" | cut -c1-8 >> "$0/runs.log"`;
-    gw = await startTestGateway({
+    const gw = await gateways.start({
       config: webhookConfig(
         { fire: { secret: "INSECURE_NO_AUTH", cron_job: "slow" } },
         {},
@@ -116,14 +102,14 @@ describe("a cron run whose agent the gateway's stop signal ended", { timeout: 30
     expect(jobOf(gw).last_run?.status).toBe("interrupted");
     expect(jobOf(gw).next_run).toBe("2020-01-01T00:00:00.000Z");
     rmSync(join(gw.home.dir, "hold"));
-    restarted = await startGatewayInHome(gw.home);
+    await gateways.restart(gw);
     await vi.waitFor(
       () =>
-        expect(
-          readFileSync(join(gw?.home.dir ?? "", "runs.log"), "utf8")
-            .split("\n")
-            .sort(),
-        ).toEqual(["", "schedule", "webhook:"]),
+        expect(readFileSync(join(gw.home.dir, "runs.log"), "utf8").split("\n").sort()).toEqual([
+          "",
+          "schedule",
+          "webhook:",
+        ]),
       { timeout: 10_000, interval: 20 },
     );
   });
@@ -133,7 +119,7 @@ describe("stopping the gateway while a webhook run and a scheduled cron run are 
   timeout: 30_000,
 }, () => {
   it("one drain (gateway.drain_timeout_seconds) bounds both: past it both agents are stopped, the webhook run saved", async () => {
-    gw = await startTestGateway({
+    const gw = await gateways.start({
       config: webhookConfig(
         { pr: { secret: "INSECURE_NO_AUTH", prompt: "review" } },
         {},
@@ -152,7 +138,7 @@ describe("stopping the gateway while a webhook run and a scheduled cron run are 
     });
     expect((await postJson(gw.url("/webhooks/pr"), { n: 1 })).status).toBe(202);
     const pidOf = (route: string) => {
-      const file = join(gw?.home.dir ?? "", `${route}.pid`);
+      const file = join(gw.home.dir, `${route}.pid`);
       const text = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
       return /^\d+$/.test(text) ? Number(text) : undefined;
     };

@@ -1,14 +1,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import type { Gateway } from "../../../src/gateway/index.js";
-import {
-  inHome,
-  startGatewayInHome,
-  startTestGateway,
-  type TestGateway,
-  webhookConfig,
-} from "../../helpers/gateway.js";
+import { gatewayPerTest, inHome, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { pidInFile, signalProcess } from "../../helpers/process.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
@@ -27,25 +20,21 @@ const AGENT = `if [ -e "$0/hold" ]; then echo $$ > "$0/agent.pid"; exec sleep 30
 // The same, but a shell that traps TERM and exits 143 (128 + SIGTERM), as a script that cleans up does.
 const TRAPPING_AGENT = `if [ -e "$0/hold" ]; then trap 'exit 143' TERM; echo $$ > "$0/agent.pid"; sleep 30 & wait $!; fi; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0/runs.log"`;
 
-let gw: TestGateway | undefined;
-let restarted: Gateway | undefined;
-afterEach(async () => {
-  await restarted?.stop();
-  restarted = undefined;
-  if (gw !== undefined) {
-    if (existsSync(join(gw.home.dir, "agent.pid")))
-      signalProcess(Number(readFileSync(join(gw.home.dir, "agent.pid"), "utf8")), "SIGKILL");
-    await gw.gateway.stop();
-    gw.home.cleanup();
-    gw = undefined;
-  }
+const gateways = gatewayPerTest();
+let agentPidFile: string | undefined;
+// Registered after the gateways' own: run before them (afterEach runs last-registered first), so a held
+// agent a failed test left is gone before its gateway's stop would wait for it.
+afterEach(() => {
+  if (agentPidFile !== undefined && existsSync(agentPidFile))
+    signalProcess(Number(readFileSync(agentPidFile, "utf8")), "SIGKILL");
+  agentPidFile = undefined;
 });
 
 async function startHeld(
   script = AGENT,
   state: Record<string, unknown> = {},
 ): Promise<{ gw: TestGateway; agent: number }> {
-  gw = await startTestGateway({
+  const gw = await gateways.start({
     config: webhookConfig(
       { pr: { secret: OPEN } },
       {},
@@ -55,7 +44,19 @@ async function startHeld(
     files: { hold: "" },
   });
   expect((await postJson(gw.url("/webhooks/pr"), {}, { "X-Request-ID": "d1" })).status).toBe(202);
-  return { gw, agent: await pidInFile(join(gw.home.dir, "agent.pid")) };
+  agentPidFile = join(gw.home.dir, "agent.pid");
+  return { gw, agent: await pidInFile(agentPidFile) };
+}
+
+/** Released (no `hold`) and started again in its home: the kept run d1 runs once more. */
+async function runsAgainAfterRestart(gw: TestGateway): Promise<void> {
+  rmSync(join(gw.home.dir, "hold"));
+  rmSync(join(gw.home.dir, "agent.pid"));
+  await gateways.restart(gw);
+  await vi.waitFor(() => expect(readFileSync(join(gw.home.dir, "runs.log"), "utf8")).toBe("d1\n"), {
+    timeout: 10_000,
+    interval: 20,
+  });
 }
 
 const failedLines = (gw: TestGateway) => gw.logs().filter((line) => line.msg.includes("agent run failed"));
@@ -72,13 +73,7 @@ describe("an agent command ended by the gateway's stop signal", { timeout: 20_00
     expect(gw.logs().map((line) => line.msg)).toContain(
       "[webhook] pr: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start",
     );
-    rmSync(join(gw.home.dir, "hold"));
-    rmSync(join(gw.home.dir, "agent.pid"));
-    restarted = await startGatewayInHome(gw.home);
-    await vi.waitFor(() => expect(readFileSync(join(gw.home.dir, "runs.log"), "utf8")).toBe("d1\n"), {
-      timeout: 10_000,
-      interval: 20,
-    });
+    await runsAgainAfterRestart(gw);
   });
 
   it("dying of SIGTERM with no stop within 1 s is a failed run, as before", async () => {
@@ -105,13 +100,7 @@ describe("an agent command ended by the gateway's stop signal", { timeout: 20_00
     await gw.gateway.stop();
     expect(failedLines(gw)).toEqual([]);
     expect(journalLines(gw.home.dir)).toEqual([]);
-    rmSync(join(gw.home.dir, "hold"));
-    rmSync(join(gw.home.dir, "agent.pid"));
-    restarted = await startGatewayInHome(gw.home);
-    await vi.waitFor(() => expect(readFileSync(join(gw.home.dir, "runs.log"), "utf8")).toBe("d1\n"), {
-      timeout: 10_000,
-      interval: 20,
-    });
+    await runsAgainAfterRestart(gw);
   });
 
   it("an exit 143 with no stop within 1 s is a failed run", async () => {
@@ -146,13 +135,7 @@ describe("an agent command ended by the gateway's stop signal", { timeout: 20_00
       expect(gw.logs().map((line) => line.msg)).toContain(
         "[webhook] pr: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start",
       );
-      rmSync(join(gw.home.dir, "hold"));
-      rmSync(join(gw.home.dir, "agent.pid"));
-      restarted = await startGatewayInHome(gw.home);
-      await vi.waitFor(() => expect(readFileSync(join(gw.home.dir, "runs.log"), "utf8")).toBe("d1\n"), {
-        timeout: 10_000,
-        interval: 20,
-      });
+      await runsAgainAfterRestart(gw);
     });
   });
 });
