@@ -5,10 +5,14 @@ import { sdkSessions } from "./sdkSessions.js";
 
 /**
  * The sessions of a Streamable HTTP server (the SDK's) whose tool "job" runs only as a task, polled every
- * `pollInterval` ms and done `doneAfterMs` after it was made. `handle` answers a request (a session id it
+ * `pollInterval` ms and done `doneAfterMs` after it was made (`end`: how it ends, `completed` unless told). `handle` answers a request (a session id it
  * does not know: HTTP 404, as a server that ended the session does); `expire` forgets every session.
  */
-export function taskSessions(options: { pollInterval: number; doneAfterMs: number }) {
+export function taskSessions(options: {
+  pollInterval: number;
+  doneAfterMs: number;
+  end?: "completed" | "failed" | "cancelled";
+}) {
   const state = { created: 0, expire: () => sdk.sessions.clear() };
   const sdk = sdkSessions({}, async (transport) => {
     const server = new McpServer(
@@ -25,10 +29,13 @@ export function taskSessions(options: { pollInterval: number; doneAfterMs: numbe
         createTask: async (extra) => {
           state.created++;
           const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: options.pollInterval });
+          const end = options.end ?? "completed";
           setTimeout(() => {
-            void extra.taskStore.storeTaskResult(task.taskId, "completed", {
-              content: [{ type: "text", text: "job done" }],
-            });
+            void (end === "completed"
+              ? extra.taskStore.storeTaskResult(task.taskId, end, {
+                  content: [{ type: "text", text: "job done" }],
+                })
+              : extra.taskStore.updateTaskStatus(task.taskId, end, `job ${end}`));
           }, options.doneAfterMs);
           return { task };
         },
