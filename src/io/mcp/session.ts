@@ -346,7 +346,13 @@ export class McpSession {
         message = undefined;
       }
       if (message !== undefined && !signal.aborted)
-        throw taskId === undefined ? message.error : new TaskPollError(taskId, message.error);
+        throw taskId === undefined
+          ? message.error
+          : new TaskPollError(
+              taskId,
+              message.error,
+              message.error.code === ErrorCode.InternalError ? this.failureOf(signal) : undefined,
+            );
       if (step !== "stopped" && step.done === true) break;
       void iterator.return?.(undefined).catch(() => undefined);
       if (taskId !== undefined) {

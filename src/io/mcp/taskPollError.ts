@@ -3,11 +3,14 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 /**
  * Following a task the server created failed — a transport error or an error answer to `tasks/get` or
  * `tasks/result`, not the task's own end (`failed`, `cancelled`): the task may or may not have run.
+ * `failure`: the transport's failure as thrown (a `StreamableHTTPError` and its status), where the SDK's
+ * task stream handed it on flattened into `cause` (`requestFailures`).
  */
 export class TaskPollError extends Error {
   constructor(
     readonly taskId: string,
     override readonly cause: Error,
+    readonly failure?: Error,
   ) {
     super(`following task ${taskId} failed: ${cause.message}`, { cause });
     this.name = "TaskPollError";
