@@ -138,12 +138,25 @@ export async function invokeTool(
           `mcp_servers.${rt.name}: "${tool.original}" failed: ${tooLarge} — a fault of the server (have the tool answer less at once)`,
         );
       // The server created the task, and following it failed: whether it ran is not known.
-      if (err instanceof TaskPollError)
+      if (err instanceof TaskPollError) {
+        // A poll refused for a session the server forgot (HTTP 404, as after a poll's cut stream that it could
+        // not resume): a new session is started at once, as for a call refused so, not at the next request.
+        const refusal = err.failure ?? err.cause;
+        if (isSessionExpired(refusal))
+          rt.actor.send({
+            type: "SESSION_LOST",
+            reason: scrub(
+              `the server no longer knows the session (HTTP ${httpStatusOf(refusal) ?? 404})`,
+              rt.secrets,
+            ),
+            immediate: true,
+          });
         throw new SvcError(
           "outcome_uncertain",
           `mcp_servers.${rt.name}: following the task of "${tool.original}" failed (${scrub(describeTransportError(err.cause), rt.secrets)}); it may or may not have run — verify its effect before calling it again`,
           { cause: err },
         );
+      }
       const expired = isSessionExpired(err);
       // The connection closed under the call: a stdio process died, or svc closed the session because it
       // was lost (a failed ping, another call's expiry) — a stop or reload was handled above.

@@ -1,4 +1,4 @@
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type FetchLike, isWithinOrigin } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AnswerTooLargeError } from "./answerSizeLimit.js";
 import { cancelledIds, type Id, postedMessages, postGivenUp, resumedAnswered } from "./givenUpRequests.js";
@@ -194,16 +194,43 @@ async function withOneMemberJson(response: Response): Promise<Response> {
   });
 }
 
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * A 3xx answering the GET to `url` that the SDK's transport does not follow, said with its target (without
+ * userinfo, query or fragment); undefined for a redirect it follows (within the origin, adding no userinfo).
+ */
+function unfollowedRedirect(url: string | URL, response: Response): string | undefined {
+  const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get("location") : null;
+  if (location === null) return "not a redirect that can be followed (no Location)";
+  let target: URL;
+  try {
+    target = new URL(location, url);
+  } catch {
+    return `a redirect to ${JSON.stringify(location.slice(0, 200))}, which is not a URL`;
+  }
+  const from = new URL(url);
+  const addsUserinfo =
+    (target.username !== "" || target.password !== "") &&
+    (target.username !== from.username || target.password !== from.password);
+  if (!addsUserinfo && isWithinOrigin(from, target)) return undefined;
+  target.username = target.password = target.search = target.hash = "";
+  return `a redirect to ${target.href}, ${addsUserinfo ? "adding credentials" : "another origin"}, which is not followed`;
+}
+
 /**
  * A resumption (GET with Last-Event-ID) of a POST's stream that ended before its answers, refused with an
  * HTTP error status: the SDK takes a 405 quietly, and the calls would wait out their timeout for answers that
  * will never come; any other status it tries again once, then gives the whole session up (about 2.5 s), the
  * calls failing as a lost connection that does not say the server refused. It is answered here with a
  * stream of errors (`STREAM_NOT_RESUMED`) for those calls naming the status, carrying the event id, whose
- * own resumption is then answered 405 here (`resumedAnswered`). A redirect is left to the SDK, which
- * follows it within the origin with the same Last-Event-ID. Undefined for any other request or answer.
+ * own resumption is then answered 405 here (`resumedAnswered`). A redirect within the origin is left to the
+ * SDK, which follows it with the same Last-Event-ID; one it does not follow (`unfollowedRedirect`), which it
+ * would take as a failure to open the stream and try again, is a refusal naming its target.
+ * Undefined for any other request or answer.
  */
 function refusedResume(
+  url: string | URL,
   init: RequestInit | undefined,
   response: Response,
   cut: Map<string, Id[]>,
@@ -213,7 +240,9 @@ function refusedResume(
   const lastEventId = new Headers(init?.headers).get("last-event-id");
   const ids = lastEventId === null ? undefined : cut.get(lastEventId);
   if (lastEventId === null || ids === undefined) return undefined;
-  if (response.status >= 300 && response.status < 400) return undefined;
+  const redirect = response.status >= 300 && response.status < 400;
+  const unfollowed = redirect ? unfollowedRedirect(url, response) : undefined;
+  if (redirect && unfollowed === undefined) return undefined;
   cut.delete(lastEventId);
   if (response.ok) return undefined;
   void response.body?.cancel().catch(() => undefined);
@@ -223,7 +252,7 @@ function refusedResume(
     id,
     error: {
       code: ErrorCode.ConnectionClosed,
-      message: `the server cut the call's response stream before answering and refused to resume it (HTTP ${response.status} to the GET with Last-Event-ID)`,
+      message: `the server cut the call's response stream before answering and refused to resume it (HTTP ${response.status} to the GET with Last-Event-ID${unfollowed === undefined ? "" : `: ${unfollowed}`})`,
       data: STREAM_NOT_RESUMED,
     },
   }));
@@ -269,7 +298,7 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
         ? withOneMemberJson(answer)
         : answer,
     );
-    const refused = refusedResume(init, response, cut, answered);
+    const refused = refusedResume(url, init, response, cut, answered);
     if (refused !== undefined) return refused;
     // Closed once the server has the cancel (this POST's), so it is told before the stream goes.
     if (waiting.size > 0 && init?.method === "POST")

@@ -6,15 +6,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import {
-  type CallToolResult,
-  CallToolResultSchema,
-  ErrorCode,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { systemClock } from "../../clock.js";
 import { STREAM_DROPPED, STREAM_NOT_RESUMED } from "./droppedStreams.js";
-import { TaskPollError } from "./taskPollError.js";
+import { isTaskEnd, TaskEndError, TaskPollError } from "./taskPollError.js";
 
 /** The longest wait between two polls after lost connections (each loss in a row doubles it). */
 const MAX_RETRY_MS = 10_000;
@@ -87,7 +82,7 @@ export interface FollowOptions {
  * Polls task `taskId` until it ends, after `lost` (a poll that lost its connection): losses in a row wait
  * `pollMs`, then twice as long each time (at most 10 s); any other failure ends it as a `TaskPollError`
  * (a session the server no longer knows: the call is `outcome_uncertain`). A task that ends `failed` or
- * `cancelled` throws the SDK's error for it (`isTaskEnd`). Returns once `signal` aborts too (undefined).
+ * `cancelled` throws a `TaskEndError`. Returns once `signal` aborts too (undefined).
  */
 export async function followTask(
   client: Client,
@@ -106,9 +101,7 @@ export async function followTask(
     try {
       const task = await client.experimental.tasks.getTask(taskId, { signal, timeout: timeoutMs });
       wait = Math.max(1, task.pollInterval ?? base);
-      if (task.status === "failed") throw new McpError(ErrorCode.InternalError, `Task ${taskId} failed`);
-      if (task.status === "cancelled")
-        throw new McpError(ErrorCode.InternalError, `Task ${taskId} was cancelled`);
+      if (isTaskEnd(task.status)) throw new TaskEndError(taskId, task.status);
       // `input_required`: tasks/result carries the server's requests and waits for the task's end.
       if (task.status === "completed" || task.status === "input_required")
         return (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, {
@@ -117,8 +110,7 @@ export async function followTask(
         })) as CallToolResult;
     } catch (err) {
       if (signal.aborted) return undefined;
-      if (err instanceof McpError && err.message.endsWith(`Task ${taskId} failed`)) throw err;
-      if (err instanceof McpError && err.message.endsWith(`Task ${taskId} was cancelled`)) throw err;
+      if (err instanceof TaskEndError) throw err;
       if (!pollLostConnection(err)) throw new TaskPollError(taskId, err as Error);
       last = err as Error;
       wait = Math.min(wait * 2, MAX_RETRY_MS);

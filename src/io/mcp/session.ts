@@ -54,7 +54,7 @@ import {
 } from "./looseAnswers.js";
 import { askingFor, offeredVersion, offersOnlyStateless } from "./offeredVersion.js";
 import { refuseTooDeep } from "./resultDepth.js";
-import { isTaskEnd, TaskPollError } from "./taskPollError.js";
+import { isTaskEnd, type TaskEnd, TaskEndError, TaskPollError } from "./taskPollError.js";
 import {
   answeredWithError,
   ComposedError,
@@ -301,6 +301,9 @@ export class McpSession {
       signal.addEventListener("abort", () => resolve("stopped"), { once: true });
     });
     let pollMs = 1000;
+    // The status `tasks/get` last reported, when the task ended `failed` or `cancelled`: the stream's error
+    // that follows it is the task's own end (told by the status, never the SDK's words for it).
+    let ended: TaskEnd | undefined;
     for (;;) {
       const step = await Promise.race([iterator.next(), stopped]);
       let message = step === "stopped" || step.done === true ? undefined : step.value;
@@ -308,18 +311,21 @@ export class McpSession {
         taskId = message.task.taskId;
         pollMs = message.task.pollInterval ?? pollMs;
       }
+      if (message?.type === "taskStatus")
+        ended = isTaskEnd(message.task.status) ? message.task.status : undefined;
       if (message?.type === "result") {
         refuseTooDeep(message.result);
         return message.result as CallToolResult;
       }
       if (message !== undefined && message.type !== "error") continue;
+      if (message !== undefined && taskId !== undefined && ended !== undefined && !signal.aborted)
+        throw new TaskEndError(taskId, ended, { cause: message.error });
       // A poll that lost its connection (the task was created): the task runs on, so it is followed again.
       // The stream hands a transport's failure on as an McpError of its text: told by the failure as thrown.
       if (
         message !== undefined &&
         !signal.aborted &&
         taskId !== undefined &&
-        !isTaskEnd(message.error, taskId) &&
         this.usable() &&
         pollLostConnection(
           message.error.code === ErrorCode.InternalError
@@ -340,9 +346,13 @@ export class McpSession {
         message = undefined;
       }
       if (message !== undefined && !signal.aborted)
-        throw taskId === undefined || isTaskEnd(message.error, taskId)
+        throw taskId === undefined
           ? message.error
-          : new TaskPollError(taskId, message.error);
+          : new TaskPollError(
+              taskId,
+              message.error,
+              message.error.code === ErrorCode.InternalError ? this.failureOf(signal) : undefined,
+            );
       if (step !== "stopped" && step.done === true) break;
       void iterator.return?.(undefined).catch(() => undefined);
       if (taskId !== undefined) {

@@ -20,9 +20,9 @@ const serve = useLoopbackHttp();
 
 /** A Streamable HTTP server whose tool "job" runs only as a task (created, then polled), done after 400 ms. */
 async function taskServer() {
-  const { state, handle } = taskSessions({ pollInterval: 50, doneAfterMs: 400 });
+  const { state, handle, sessions } = taskSessions({ pollInterval: 50, doneAfterMs: 400 });
   const port = await serve((req, res) => handle(req, res));
-  return { url: `http://127.0.0.1:${port}/mcp`, state };
+  return { url: `http://127.0.0.1:${port}/mcp`, state, sessions };
 }
 
 describe("an expired session under a call", () => {
@@ -40,6 +40,47 @@ describe("an expired session under a call", () => {
       ),
     });
     expect(s.state.created).toBe(1);
+    // The server forgot the session: a new one is started at once, not at the next request.
+    await vi.waitFor(() => expect(s.sessions.size).toBe(1), { timeout: 3000, interval: 10 });
+  });
+
+  it("a task whose poll's cut response stream the server cannot resume (HTTP 404: it forgot the session) starts a new session at once", async () => {
+    const tasks = taskSessions({ pollInterval: 20, doneAfterMs: 2000, resumable: true });
+    const cut = { next: false, resumes: 0 };
+    const port = await serve(async (req, res) => {
+      let parsed: unknown;
+      if (req.method === "POST") {
+        let body = "";
+        for await (const chunk of req) body += chunk;
+        parsed = JSON.parse(body);
+        const message = parsed as { method?: string; id?: number };
+        const session = tasks.sessions.get(String(req.headers["mcp-session-id"]));
+        if (message.method === "tasks/get" && cut.next && session !== undefined) {
+          cut.next = false;
+          // The poll's stream ends before its answer, and the server forgets the session.
+          tasks.state.hold = async () => {
+            session.closeSSEStream(message.id as number);
+            tasks.state.expire();
+          };
+        }
+      }
+      if (req.method === "GET" && typeof req.headers["last-event-id"] === "string") cut.resumes++;
+      await tasks.handle(req, res, parsed);
+    });
+    const h = ctx.hub(ctx.home, { jobs: entry({ url: `http://127.0.0.1:${port}/mcp` }) });
+    expect((await h.settled("jobs")).state).toBe("connected");
+    const call = h.call("jobs", "job", {});
+    await vi.waitFor(() => expect(tasks.state.created).toBe(1), { timeout: 5000, interval: 10 });
+    cut.next = true;
+    await expect(call).rejects.toMatchObject({
+      code: "outcome_uncertain",
+      message: expect.stringMatching(
+        /^mcp_servers\.jobs: following the task of "job" failed \(.*Session not found.*\); it may or may not have run — verify its effect before calling it again$/,
+      ),
+    });
+    expect(cut.resumes).toBe(1);
+    await vi.waitFor(() => expect(tasks.sessions.size).toBe(1), { timeout: 3000, interval: 10 });
+    expect(tasks.state.created).toBe(1);
   });
 
   it("a tool's own JSON-RPC error that quotes an HTTP 404 (an upstream API's) is the call's error, not an expired session", async () => {

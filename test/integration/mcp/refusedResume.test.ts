@@ -12,7 +12,7 @@ const serve = useLoopbackHttp();
  * tool "cut" ends its call's stream before answering, and in front of it a proxy-like rule: a `GET` that
  * resumes a stream (`Last-Event-ID`) is refused with `status`. `resumes` counts those GETs.
  */
-async function refusingResumes(status = 405) {
+async function refusingResumes(status = 405, location?: string) {
   const state = { resumes: 0 };
   const sdk = sdkSessions(
     {
@@ -35,7 +35,9 @@ async function refusingResumes(status = 405) {
   const port = await serve(async (req, res) => {
     if (req.method === "GET" && typeof req.headers["last-event-id"] === "string") {
       state.resumes++;
-      res.writeHead(status, status === 405 ? { allow: "POST" } : {}).end();
+      res
+        .writeHead(status, status === 405 ? { allow: "POST" } : location === undefined ? {} : { location })
+        .end();
       return;
     }
     await sdk.handle(req, res);
@@ -80,4 +82,26 @@ describe("a call's cut response stream whose resumption the server refuses", () 
       expect(h.status().find((st) => st.name === "cut")?.state).toBe("connected");
     },
   );
+
+  // The SDK follows a redirect only within the server's origin; one elsewhere it took as a failure to open
+  // the stream and tried again, then gave the session up, the call failing without a word of the redirect.
+  it("(a redirect to another origin) fails the call at once too, naming the redirect's target", async () => {
+    let elsewhere = 0;
+    const other = await serve((_req, res) => {
+      elsewhere++;
+      res.writeHead(404).end();
+    });
+    const s = await refusingResumes(307, `http://localhost:${other}/mcp?token=x`);
+    const h = ctx.hub(ctx.home, { cut: entry({ url: s.url, timeout: 20 }) });
+    expect((await h.settled("cut")).state).toBe("connected");
+    const outcome = await h.call("cut", "cut", {}).then(
+      () => "answered",
+      (err: Error & { code?: string }) => `${err.code}: ${err.message}`,
+    );
+    expect(outcome).toBe(
+      `outcome_uncertain: mcp_servers.cut: the connection was lost while "cut" was being called (the server cut the call's response stream before answering and refused to resume it (HTTP 307 to the GET with Last-Event-ID: a redirect to http://localhost:${other}/mcp, another origin, which is not followed)); it may or may not have run — verify its effect before calling it again`,
+    );
+    expect(s.state.resumes).toBe(1);
+    expect(elsewhere).toBe(0);
+  });
 });

@@ -1,21 +1,43 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { sdkSessions } from "./sdkSessions.js";
 
 /**
  * The sessions of a Streamable HTTP server (the SDK's) whose tool "job" runs only as a task, polled every
- * `pollInterval` ms and done `doneAfterMs` after it was made. `handle` answers a request (a session id it
+ * `pollInterval` ms and done `doneAfterMs` after it was made (`end`: how it ends, `completed` unless told).
+ * `resumable`: each response stream is primed with an event id (an event store), so a cut one is resumed;
+ * `state.hold`, when set, is run (once) before the next look-up of a task (as for `tasks/get`) goes on. `handle` answers a request (a session id it
  * does not know: HTTP 404, as a server that ended the session does); `expire` forgets every session.
  */
-export function taskSessions(options: { pollInterval: number; doneAfterMs: number }) {
-  const state = { created: 0, expire: () => sdk.sessions.clear() };
-  const sdk = sdkSessions({}, async (transport) => {
+export function taskSessions(options: {
+  pollInterval: number;
+  doneAfterMs: number;
+  end?: "completed" | "failed" | "cancelled";
+  resumable?: boolean;
+}) {
+  const state = {
+    created: 0,
+    expire: () => sdk.sessions.clear(),
+    hold: undefined as (() => Promise<void>) | undefined,
+  };
+  class HeldStore extends InMemoryTaskStore {
+    override async getTask(...args: Parameters<InMemoryTaskStore["getTask"]>) {
+      const hold = state.hold;
+      state.hold = undefined;
+      await hold?.();
+      return super.getTask(...args);
+    }
+  }
+  const resumable =
+    options.resumable === true ? { eventStore: new InMemoryEventStore(), retryInterval: 1 } : {};
+  const sdk = sdkSessions(resumable, async (transport) => {
     const server = new McpServer(
       { name: "tasks", version: "1" },
       {
         capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
-        taskStore: new InMemoryTaskStore(),
+        taskStore: new HeldStore(),
       },
     );
     server.experimental.tasks.registerToolTask(
@@ -25,10 +47,13 @@ export function taskSessions(options: { pollInterval: number; doneAfterMs: numbe
         createTask: async (extra) => {
           state.created++;
           const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: options.pollInterval });
+          const end = options.end ?? "completed";
           setTimeout(() => {
-            void extra.taskStore.storeTaskResult(task.taskId, "completed", {
-              content: [{ type: "text", text: "job done" }],
-            });
+            void (end === "completed"
+              ? extra.taskStore.storeTaskResult(task.taskId, end, {
+                  content: [{ type: "text", text: "job done" }],
+                })
+              : extra.taskStore.updateTaskStatus(task.taskId, end, `job ${end}`));
           }, options.doneAfterMs);
           return { task };
         },
@@ -50,5 +75,5 @@ export function taskSessions(options: { pollInterval: number; doneAfterMs: numbe
     }
     await sdk.handle(req, res, parsed);
   };
-  return { state, handle };
+  return { state, handle, sessions: sdk.sessions };
 }
