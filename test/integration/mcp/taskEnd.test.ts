@@ -4,35 +4,14 @@ import { openSession } from "../../../src/io/mcp/session.js";
 import { TaskPollError } from "../../../src/io/mcp/taskPollError.js";
 import { createTransport } from "../../../src/io/mcp/transport.js";
 import { entry, useHubs, useLoopbackHttp } from "./harness.js";
-import { taskSessions } from "./taskSessions.js";
+import { droppingTaskServer } from "./taskSessions.js";
 
 const ctx = useHubs();
 const serve = useLoopbackHttp();
 
-/**
- * A Streamable HTTP server (the SDK's) whose tool "job" runs only as a task that ends `end` after 100 ms,
- * polled every 20 ms. `drop` names how many of the next `tasks/get` requests have their connection cut
- * before any answer (svc then follows the task itself).
- */
-async function taskServer(end: "failed" | "cancelled") {
-  const tasks = taskSessions({ pollInterval: 20, doneAfterMs: 100, end });
-  const state = Object.assign(tasks.state, { drop: 0, dropped: 0 });
-  const port = await serve(async (req, res) => {
-    let parsed: unknown;
-    if (req.method === "POST") {
-      let body = "";
-      for await (const chunk of req) body += chunk;
-      parsed = JSON.parse(body);
-      if ((parsed as { method?: string }).method === "tasks/get" && state.drop > 0) {
-        state.drop--;
-        state.dropped++;
-        req.socket.destroy();
-        return;
-      }
-    }
-    await tasks.handle(req, res, parsed);
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, state };
+/** The task server of "job", which ends `end` after 100 ms, polled every 20 ms (see `droppingTaskServer`). */
+function taskServer(end: "failed" | "cancelled") {
+  return droppingTaskServer(serve, { pollInterval: 20, doneAfterMs: 100, end });
 }
 
 describe("a task that ends failed or cancelled", () => {

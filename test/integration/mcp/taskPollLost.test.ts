@@ -3,38 +3,17 @@ import { describe, expect, it, vi } from "vitest";
 import { openSession } from "../../../src/io/mcp/session.js";
 import { createTransport } from "../../../src/io/mcp/transport.js";
 import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
-import { taskSessions } from "./taskSessions.js";
+import { droppingTaskServer } from "./taskSessions.js";
 
 const ctx = useHubs();
 const serve = useLoopbackHttp();
 
 /**
- * A Streamable HTTP server (the SDK's) whose tool "job" runs only as a task, done after 300 ms and polled
- * every 20 ms. `drop` names how many of the next `tasks/get` requests have their connection cut before any
- * answer (the socket destroyed: a proxy restarting, a network blip); `expire` forgets every session.
+ * The task server of "job", done after 300 ms and polled every 20 ms (see `droppingTaskServer`); `expire`
+ * forgets every session.
  */
-async function taskServer() {
-  const tasks = taskSessions({ pollInterval: 20, doneAfterMs: 300 });
-  const state = Object.assign(tasks.state, { polls: 0, dropped: 0, drop: 0 });
-  const port = await serve(async (req, res) => {
-    let parsed: unknown;
-    if (req.method === "POST") {
-      let body = "";
-      for await (const chunk of req) body += chunk;
-      parsed = JSON.parse(body);
-      if ((parsed as { method?: string }).method === "tasks/get") {
-        state.polls++;
-        if (state.drop > 0) {
-          state.drop--;
-          state.dropped++;
-          req.socket.destroy();
-          return;
-        }
-      }
-    }
-    await tasks.handle(req, res, parsed);
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, state };
+function taskServer() {
+  return droppingTaskServer(serve, { pollInterval: 20, doneAfterMs: 300 });
 }
 
 describe("a task whose poll loses its connection", () => {

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -76,4 +76,36 @@ export function taskSessions(options: {
     await sdk.handle(req, res, parsed);
   };
   return { state, handle, sessions: sdk.sessions };
+}
+
+/**
+ * A Streamable HTTP server (`taskSessions` with `options`) served by `serve`, which counts the `tasks/get`
+ * requests (`polls`) and cuts the connection of the next `drop` of them before any answer (the socket
+ * destroyed: a proxy restarting, a network blip; `dropped` counts them).
+ */
+export async function droppingTaskServer(
+  serve: (handler: RequestListener) => Promise<number>,
+  options: Parameters<typeof taskSessions>[0],
+) {
+  const tasks = taskSessions(options);
+  const state = Object.assign(tasks.state, { polls: 0, dropped: 0, drop: 0 });
+  const port = await serve(async (req, res) => {
+    let parsed: unknown;
+    if (req.method === "POST") {
+      let body = "";
+      for await (const chunk of req) body += chunk;
+      parsed = JSON.parse(body);
+      if ((parsed as { method?: string }).method === "tasks/get") {
+        state.polls++;
+        if (state.drop > 0) {
+          state.drop--;
+          state.dropped++;
+          req.socket.destroy();
+          return;
+        }
+      }
+    }
+    await tasks.handle(req, res, parsed);
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, state };
 }
