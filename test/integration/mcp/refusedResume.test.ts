@@ -58,7 +58,7 @@ describe("a call's cut response stream whose resumption the server refuses", () 
       `outcome_uncertain: mcp_servers.cut: the connection was lost while "cut" was being called (the server cut the call's response stream before answering and refused to resume it (HTTP 405 to the GET with Last-Event-ID)); it may or may not have run — verify its effect before calling it again`,
     );
     expect(s.state.resumes).toBe(1);
-    // The server and svc's session go on: the next call is answered.
+    // The hub reconnects at once (as for any call whose answer was lost): the next call is answered.
     expect(text(await h.call("cut", "fine", {}))).toBe("fine");
   });
 
