@@ -4,7 +4,13 @@ import { systemClock } from "../clock.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import type { Gateway } from "../gateway/index.js";
-import { type GatewayState, gatewayStateFile, recordedPid, runningPid } from "../io/gatewayState.js";
+import {
+  GatewayElsewhereError,
+  type GatewayState,
+  gatewayStateFile,
+  recordedPid,
+  runningPid,
+} from "../io/gatewayState.js";
 import { leaveGoneDirectory } from "../io/goneDirectory.js";
 import { unfinishedWork } from "../io/heldSignals.js";
 import { assertHomeWritable, homeNotWritable } from "../io/homeWritable.js";
@@ -14,7 +20,7 @@ import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { createLockFile } from "../io/stores/fileLock.js";
 import { releaseStopSignals, reloadAskedWhileLoading, STOP_SIGNALS } from "./earlySignals.js";
 import { boundHeapGrowth } from "./gatewayHeap.js";
-import { registerGatewayLifecycleCommands, stoppingGateway } from "./gatewayLifecycle.js";
+import { elsewhereStart, registerGatewayLifecycleCommands, stoppingGateway } from "./gatewayLifecycle.js";
 import { parseHostOption, parsePortOption } from "./options.js";
 import { settledReloader } from "./settledReload.js";
 
@@ -74,7 +80,13 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   // one running where `svc gateway stop|status` no longer see it.
   // First: a directory in gateway.pid's place is said as svc config check says it.
   assertHomeWritable(paths.home);
-  claimPidFile(paths);
+  try {
+    claimPidFile(paths);
+  } catch (err) {
+    // A gateway.pid of another PID namespace: said as `svc gateway start` says it, its /health asked.
+    if (err instanceof GatewayElsewhereError) throw await elsewhereStart(paths, err);
+    throw err;
+  }
   // A reader of stdout that went away (`svc gateway run | head`, a log collector that died) makes every
   // later write fail with EPIPE, an 'error' event that would kill the gateway mid-run; gateway.log keeps
   // every line, so stdout is given up instead.

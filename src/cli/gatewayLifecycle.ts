@@ -405,8 +405,11 @@ async function elsewhereStop(paths: SvcPaths, err: GatewayElsewhereError): Promi
   );
 }
 
-/** `start` beside a gateway.pid of another PID namespace (exit 2): a gateway runs when its /health answers. */
-async function elsewhereStart(paths: SvcPaths, err: GatewayElsewhereError): Promise<SvcError> {
+/**
+ * `start` and `run` beside a gateway.pid of another PID namespace (exit 2): a gateway runs when its /health
+ * answers.
+ */
+export async function elsewhereStart(paths: SvcPaths, err: GatewayElsewhereError): Promise<SvcError> {
   const found = await askElsewhere(paths, err);
   if (found.answers === true)
     return new SvcError(

@@ -61,11 +61,16 @@ describe("gateway.pid seen from another PID namespace", { timeout: 30_000 }, () 
         ),
       );
       // A start there is refused too, rather than taking the file over.
+      const ns = "pid:\\[\\d+\\]";
       const start = await svcInOtherNamespace(["gateway", "run", "--port", "0"]);
       expect(start.code).toBe(2);
+      expect(start.stdout).toMatch(
+        new RegExp(
+          `^svc: a gateway already runs on this SVC_HOME: pid ${gateway.child.pid} of another PID namespace \\(${ns}; this command runs in ${ns}\\) answers /health at 127\\.0\\.0\\.1:${gateway.port} — stop it where it was started`,
+        ),
+      );
       expect(readFileSync(pidFile, "utf8")).toBe(written);
       // stop and start ask its /health too: it runs there, where this command cannot signal it.
-      const ns = "pid:\\[\\d+\\]";
       const stop = await svcInOtherNamespace(["gateway", "stop"]);
       expect(stop.code).toBe(2);
       expect(stop.stdout).toMatch(
