@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { afterEach, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { historyLine } from "../../../src/io/stores/deliveryHistory.js";
+import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
 
@@ -94,19 +95,7 @@ it("refuses a value none of the forms, naming the option and the forms it takes 
 
 it("with delivery_history off, a filter that matches nothing says why nothing is recorded", async () => {
   withHistory();
-  home.write(
-    "config.yaml",
-    stringify({
-      platforms: {
-        webhook: {
-          enabled: true,
-          host: "127.0.0.1",
-          delivery_history: false,
-          routes: { pr: { secret: "s" } },
-        },
-      },
-    }),
-  );
+  home.write("config.yaml", stringify(webhookConfig({ pr: { secret: "s" } }, { delivery_history: false })));
   const res = await svc(home, ["webhook", "deliveries", "--status", "ignored"]);
   expect(res).toMatchObject({ code: 0 });
   expect(res.stdout).toContain("platforms.webhook.delivery_history is false in");

@@ -1,6 +1,7 @@
 import { afterEach, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { historyLine } from "../../../src/io/stores/deliveryHistory.js";
+import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { CLI_NODE_ARGS, MAIN, runNode } from "./svc.js";
 
@@ -23,15 +24,7 @@ it("lists a route with few records without holding the other routes' records", {
   home = tempHome();
   home.write(
     "config.yaml",
-    stringify({
-      platforms: {
-        webhook: {
-          enabled: true,
-          host: "127.0.0.1",
-          routes: { busy: { secret: "s" }, rare: { secret: "t" } },
-        },
-      },
-    }),
+    stringify(webhookConfig({ busy: { secret: "s" }, rare: { secret: "t" } })),
     0o600,
   );
   const start = Date.now() - 3600_000;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startCliGateway } from "../../helpers/cliGateway.js";
+import { webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { CAN_MOUNT, mountSmallDisk, unmountSmallDisks } from "../../helpers/smallDisk.js";
 
@@ -33,16 +34,9 @@ describe.skipIf(!CAN_MOUNT)("svc gateway run on a disk that fills up", () => {
     const disk = mountSmallDisk("svc-full-", "size=2m,mode=0700");
     writeFileSync(
       join(disk.dir, "config.yaml"),
-      stringify({
-        platforms: {
-          webhook: {
-            enabled: true,
-            host: "127.0.0.1",
-            rate_limit: 100_000,
-            routes: { pr: { secret: "INSECURE_NO_AUTH", prompt: "{text}" } },
-          },
-        },
-      }),
+      stringify(
+        webhookConfig({ pr: { secret: "INSECURE_NO_AUTH", prompt: "{text}" } }, { rate_limit: 100_000 }),
+      ),
     );
     const home = { dir: disk.dir, write: () => "", cleanup: () => {} };
     const gateway = await startCliGateway(home, children);

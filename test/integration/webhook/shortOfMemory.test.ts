@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startCliGateway } from "../../helpers/cliGateway.js";
+import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 
@@ -18,22 +19,18 @@ describe("a gateway whose JavaScript heap nears its limit", () => {
     // Each event opens a coalescing group of its own that waits for minutes, holding its ~600 KB text.
     home.write(
       "config.yaml",
-      stringify({
-        platforms: {
-          webhook: {
-            enabled: true,
-            host: "127.0.0.1",
-            rate_limit: 100_000,
-            routes: {
-              held: {
-                secret: "INSECURE_NO_AUTH",
-                prompt: "{text}",
-                coalesce: { key: "{n}", window_seconds: 600, max_wait_seconds: 900 },
-              },
+      stringify(
+        webhookConfig(
+          {
+            held: {
+              secret: "INSECURE_NO_AUTH",
+              prompt: "{text}",
+              coalesce: { key: "{n}", window_seconds: 600, max_wait_seconds: 900 },
             },
           },
-        },
-      }),
+          { rate_limit: 100_000 },
+        ),
+      ),
     );
     // A small heap whose limit is nearly all old generation (one MB semi-spaces).
     const gateway = await startCliGateway(home, children, {
