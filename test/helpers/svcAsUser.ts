@@ -1,4 +1,8 @@
 import { spawn } from "node:child_process";
+import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
 import { SVC_ARGV } from "./cliEntry.js";
 
 /** Whether the suite runs as root, which `svcAsUser` needs to run svc as another user. */
@@ -6,6 +10,23 @@ export const AS_ROOT = process.getuid?.() === 0;
 
 /** The unprivileged user (nobody) `svcAsUser` runs svc as when the suite runs as root. */
 export const OTHER_USER = 65534;
+
+/**
+ * Makes temporary directories the command of `svcAsUser` owns (nobody's when the suite runs as root, whom
+ * permissions do not stop), under `base` (the temp directory unless told), each removed after its test.
+ */
+export function ownedTempDirs(): (prefix?: string, base?: string) => string {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return (prefix = "svc-test-", base = tmpdir()) => {
+    const dir = mkdtempSync(join(base, prefix));
+    dirs.push(dir);
+    if (AS_ROOT) chownSync(dir, OTHER_USER, OTHER_USER);
+    return dir;
+  };
+}
 
 /**
  * `svc <args>` on `home` as another user than the suite's (nobody, through setpriv) when the suite runs as

@@ -1,17 +1,8 @@
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { AS_ROOT, OTHER_USER, svcAsUser } from "../../helpers/svcAsUser.js";
+import { describe, expect, it } from "vitest";
+import { AS_ROOT, OTHER_USER, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
 
 /**
  * A `sessions/` (or any data directory) made by root — `sudo svc gateway run` once, a volume restored as
@@ -20,18 +11,7 @@ import { AS_ROOT, OTHER_USER, svcAsUser } from "../../helpers/svcAsUser.js";
  * fixes them; `svc config check` says the same.
  */
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A home the command's user owns (nobody's when the tests run as root). */
-function ownHome(base = tmpdir()): string {
-  const dir = mkdtempSync(join(base, "svc-test-"));
-  dirs.push(dir);
-  if (AS_ROOT) chownSync(dir, OTHER_USER, OTHER_USER);
-  return dir;
-}
+const ownDir = ownedTempDirs();
 
 /** The user name svcAsUser's command runs as. */
 const USER = AS_ROOT ? "nobody" : userInfo().username;
@@ -41,7 +21,7 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
   it.runIf(AS_ROOT)(
     "root's directories and files in sessions/ and a profile's cron/ refuse the start once, with the chown -R that fixes them",
     async () => {
-      const home = ownHome();
+      const home = ownDir();
       const sessions = join(home, "sessions");
       mkdirSync(join(sessions, "webhook-runs"), { recursive: true, mode: 0o755 });
       writeFileSync(join(sessions, "webhook-runs", "2026-12-04.jsonl"), "", { mode: 0o644 });
@@ -70,7 +50,7 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
     "past 20,000 entries: the start checks each directory on its own budget, and svc config check checks every entry",
     async () => {
       // In memory where there is such a file system: 20,000 entries take ~10 s to make on a busy disk.
-      const home = ownHome(existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
+      const home = ownDir("svc-test-", existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
       // A logs/ of this user's with more entries than the start looks at in one directory.
       const logs = join(home, "logs");
       mkdirSync(logs);
@@ -98,7 +78,7 @@ describe("a data directory this user cannot write", { timeout: 30_000 }, () => {
   );
 
   it("a directory of this user's closed to writing is refused with the chmod that fixes it", async () => {
-    const home = ownHome();
+    const home = ownDir();
     const deliveries = join(home, "deliveries");
     mkdirSync(deliveries, { mode: 0o500 });
     if (AS_ROOT) chownSync(deliveries, OTHER_USER, OTHER_USER);

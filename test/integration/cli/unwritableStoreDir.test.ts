@@ -1,18 +1,8 @@
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { AS_ROOT, OTHER_USER, svcAsUser } from "../../helpers/svcAsUser.js";
+import { AS_ROOT, OTHER_USER, ownedTempDirs, svcAsUser } from "../../helpers/svcAsUser.js";
 import { cliConfig } from "./svc.js";
 
 /**
@@ -22,18 +12,7 @@ import { cliConfig } from "./svc.js";
  * to do. It now names the store and the directory, and says the file is unchanged.
  */
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A directory the command's user owns (nobody's when the tests run as root, whom permissions do not stop). */
-function ownDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  if (AS_ROOT) chownSync(dir, OTHER_USER, OTHER_USER);
-  return dir;
-}
+const ownDir = ownedTempDirs();
 
 function ownFile(path: string, text: string): string {
   writeFileSync(path, text, { mode: 0o600 });
