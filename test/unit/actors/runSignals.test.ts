@@ -5,8 +5,8 @@ import { createCronScheduler } from "../../../src/actors/cron.js";
 import { drainRuns, enqueueRun, RUNS_PER_SIGNAL, runsMachine } from "../../../src/actors/runs.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type CronJob, cronStore } from "../../../src/io/stores/cronStore.js";
-import type { AcceptedEvent } from "../../../src/streams/context.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { runEvent } from "../../helpers/runEvent.js";
 
 /**
  * A gateway runs for weeks, so a signal that lives as long as it must not keep anything per run. Each
@@ -28,19 +28,6 @@ function dependants(signal: AbortSignal): number {
 /** What the model runner does with the run's signal: its own timeout, composed with it. */
 const composeAsARunDoes = (signal: AbortSignal) => AbortSignal.any([signal, new AbortController().signal]);
 
-const event = (id: string): AcceptedEvent => ({
-  routeName: "r",
-  route: { deliver: "log", deliver_only: false, mirror_to_session: false },
-  profile: "default",
-  event: "push",
-  deliveryId: id,
-  payload: {},
-  headers: {},
-  prompt: `run ${id}`,
-  extra: {},
-  receivedAt: 0,
-});
-
 let home: TempHome | undefined;
 afterEach(() => home?.cleanup());
 
@@ -56,7 +43,7 @@ describe("signals over a long run", () => {
     const { queue } = actor.getSnapshot().context;
     // The two slots each compose the queue's stop with their own (one entry each, for the slot's life).
     expect(dependants(queue.stopSignal)).toBe(2);
-    for (let i = 0; i < 300; i++) enqueueRun(actor, event(`d-${i}`));
+    for (let i = 0; i < 300; i++) enqueueRun(actor, runEvent(`d-${i}`));
     expect(await drainRuns(actor, 10_000)).toBe(true);
     expect(dependants(queue.stopSignal)).toBe(2);
     actor.stop();
@@ -75,7 +62,7 @@ describe("signals over a long run", () => {
       },
     }).start();
     const runs = RUNS_PER_SIGNAL * 2 + 10;
-    for (let i = 0; i < runs; i++) enqueueRun(actor, event(`d-${i}`));
+    for (let i = 0; i < runs; i++) enqueueRun(actor, runEvent(`d-${i}`));
     expect(await drainRuns(actor, 10_000)).toBe(true);
     const distinct = [...new Set(given)];
     expect(given).toHaveLength(runs);
@@ -98,7 +85,7 @@ describe("signals over a long run", () => {
       },
     }).start();
     const { queue } = actor.getSnapshot().context;
-    enqueueRun(actor, event("long"));
+    enqueueRun(actor, runEvent("long"));
     await new Promise((r) => setImmediate(r));
     expect(seen?.aborted).toBe(false);
     queue.stopActive();

@@ -11,24 +11,12 @@ import {
   unfinishedRuns,
 } from "../../../src/actors/runs.js";
 import { silentLogger } from "../../../src/io/log.js";
-import type { AcceptedEvent } from "../../../src/streams/context.js";
+import { runEvent } from "../../helpers/runEvent.js";
 
 /**
  * A run whose delivery waits to retry hands its slot back (`RunSlot.release`): the slot takes the next run
  * while that one goes on, still unfinished for the drain and the stop (docs/delivery-targets.md, "Retries").
  */
-const event = (id: string): AcceptedEvent => ({
-  routeName: "r",
-  route: { deliver: "log", deliver_only: false, mirror_to_session: false },
-  profile: "default",
-  event: "push",
-  deliveryId: id,
-  payload: {},
-  headers: {},
-  prompt: `run ${id}`,
-  extra: {},
-  receivedAt: 0,
-});
 
 /** A run that hands its slot back, then waits until `finish` is called or its signal is aborted. */
 function releasingRun() {
@@ -59,7 +47,7 @@ describe("a run handing its slot back", () => {
       input: { maxConcurrent: 1, logger: silentLogger(), execute },
     }).start();
     const { queue } = actor.getSnapshot().context;
-    for (const id of ["held", "a", "b"]) enqueueRun(actor, event(id));
+    for (const id of ["held", "a", "b"]) enqueueRun(actor, runEvent(id));
     await expect.poll(() => ran).toEqual(["a", "b"]);
     expect(queue.toJSON()).toEqual({ waiting: 0, active: 0, retrying: 1 });
     expect(unfinishedRuns(actor).map((r) => r.deliveryId)).toEqual(["held"]);
@@ -81,9 +69,9 @@ describe("a run handing its slot back", () => {
       input: { maxConcurrent: 1, logger: silentLogger(), execute },
     }).start();
     const { queue } = actor.getSnapshot().context;
-    enqueueRun(actor, event("held"));
+    enqueueRun(actor, runEvent("held"));
     const later = RUNS_PER_SIGNAL + 5;
-    for (let i = 0; i < later; i++) enqueueRun(actor, event(`d-${i}`));
+    for (let i = 0; i < later; i++) enqueueRun(actor, runEvent(`d-${i}`));
     await expect.poll(() => count, { timeout: 5000 }).toBe(later);
     expect(held.signal()?.aborted).toBe(false);
     const stopped: QueuedRun[] = queue.stopActive();
@@ -107,7 +95,7 @@ describe("a run handing its slot back", () => {
     const actor = createActor(runsMachine, {
       input: { maxConcurrent: 1, logger: silentLogger(), execute, queue },
     }).start();
-    for (const id of ["h1", "h2", "a"]) enqueueRun(actor, event(id));
+    for (const id of ["h1", "h2", "a"]) enqueueRun(actor, runEvent(id));
     await expect.poll(() => queue.toJSON()).toEqual({ waiting: 1, active: 1, retrying: 1 });
     expect(ran).toEqual([]);
     expect(said).toEqual([1]);
