@@ -1,5 +1,10 @@
-/** A cron store (`cron/jobs.json`) holding one enabled job `j1` that logs its reply, as the tests write it. */
-export function oneJobStore(job: { name: string; prompt: string; next_run: string }): string {
+/**
+ * A cron store (`cron/jobs.json`) holding one enabled job `j1` that logs its reply (unless `job` gives
+ * another `deliver`), as the tests write it.
+ */
+export function oneJobStore(
+  job: { name: string; prompt: string; next_run: string } & Record<string, unknown>,
+): string {
   return JSON.stringify({
     revision: 1,
     jobs: {

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { Gateway } from "../../../src/gateway/index.js";
 import type { FakeApi, RecordedRequest } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
+import { oneJobStore } from "../../helpers/cronJobs.js";
 import {
   fakeClock,
   startGatewayInHome,
@@ -80,22 +81,13 @@ function config(): Record<string, unknown> {
 }
 
 /** The job the `fire` route fires: it delivers to the down chat. */
-const JOBS = {
-  revision: 1,
-  jobs: {
-    j1: {
-      id: "j1",
-      name: "triage",
-      schedule: "every 1d",
-      prompt: "job triage",
-      deliver: "telegram",
-      deliver_extra: { chat_id: DOWN_CHAT },
-      state: "enabled",
-      next_run: "2099-01-01T00:00:00.000Z",
-      created_at: "2026-11-22T00:00:00.000Z",
-    },
-  },
-};
+const JOBS = oneJobStore({
+  name: "triage",
+  prompt: "job triage",
+  next_run: "2099-01-01T00:00:00.000Z",
+  deliver: "telegram",
+  deliver_extra: { chat_id: DOWN_CHAT },
+});
 
 async function start(retryingDeliveryCap?: number): Promise<TestGateway> {
   healthy = false;
@@ -103,7 +95,7 @@ async function start(retryingDeliveryCap?: number): Promise<TestGateway> {
     config: config(),
     clock: fakeClock(Date.now()),
     fakeSleeps: true,
-    files: { "cron/jobs.json": JSON.stringify(JOBS) },
+    files: { "cron/jobs.json": JOBS },
     ...(retryingDeliveryCap === undefined ? {} : { retryingDeliveryCap }),
   });
   gateways.push(gw);
