@@ -46,6 +46,11 @@ export interface DeliveryRequest {
   readonly slot?: RunSlot | undefined;
   /** The run that holds `slot`. */
   readonly run?: QueuedRun | undefined;
+  /**
+   * Ends the delivery's waits (its turn behind earlier deliveries to its recipient, a rate-limit bucket) but
+   * not a request under way (`SendOptions.waits`): a direct delivery's is the gateway's stop.
+   */
+  readonly waits?: AbortSignal | undefined;
 }
 
 /** What the delivery history files a delivery under. */
@@ -75,6 +80,15 @@ export interface DelivererDeps {
   /** Each delivery's end, for the delivery history. */
   /** `error`: why a failed delivery failed, as its log line says it. */
   readonly onOutcome?: (delivery: HistoryKey, platform: string, ok: boolean, error?: string) => void;
+}
+
+/**
+ * Whether `err` is `signal`'s abort: its reason itself (a wait on a clock's `sleepOn`, a turn's wait), or
+ * the AbortError whose cause it is (`node:timers/promises`).
+ */
+export function endedBy(err: unknown, signal: AbortSignal | undefined): boolean {
+  if (signal?.aborted !== true) return false;
+  return err === signal.reason || (err instanceof Error && err.cause === signal.reason);
 }
 
 /** `slack: <reason>` once: a target's own errors already start with its name. */
@@ -186,12 +200,12 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       let receipt: DeliveryReceipt;
       deps.metrics?.deliveryAttempt(target.name);
       try {
-        receipt = await target.send(message, signal, { runStep });
+        receipt = await target.send(message, signal, { runStep, waits: request.waits });
       } catch (err) {
         // Cut short by the gateway's stop (waiting to retry, a request under way): the target did not fail,
         // and the run did not finish (a webhook event's stopped run runs again), so it is neither counted nor recorded as a
-        // failed delivery.
-        if (signal?.aborted === true) {
+        // failed delivery. Nor is a direct delivery whose wait the stop ended (its sender is answered 503).
+        if (signal?.aborted === true || endedBy(err, request.waits)) {
           logger.warn(
             log,
             `[delivery] ${target.name}: route ${message.route}: not delivered — the gateway stopped while the delivery was under way (not counted as failed)`,

@@ -1,4 +1,4 @@
-import { createDeliverer, type Deliverer, type DelivererDeps } from "../actors/deliver.js";
+import { createDeliverer, type Deliverer, type DelivererDeps, endedBy } from "../actors/deliver.js";
 import type { Clock } from "../clock.js";
 import type { SvcPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
@@ -8,6 +8,7 @@ import { checkTargets } from "../io/targets/check.js";
 import { createTargets } from "../io/targets/registry.js";
 import { targetStartupProblems, targetWarnings } from "../io/targets/validate.js";
 import type { AcceptedEvent } from "../streams/context.js";
+import { DeliveryStopped } from "../streams/stages/deliver.js";
 
 export interface DeliveriesDeps {
   readonly config: Config;
@@ -27,7 +28,10 @@ export interface DeliveriesDeps {
 
 export interface Deliveries {
   readonly deliverer: Deliverer;
-  /** A direct-mode route's payload to its target; false (logged by `onFailed`) when it failed. */
+  /**
+   * A direct-mode route's payload to its target; false (logged by `onFailed`) when it failed; rejects with
+   * a DeliveryStopped when `stop` ended its wait (nothing was sent).
+   */
   deliverDirect(
     event: AcceptedEvent,
     onFailed: (event: AcceptedEvent, err: unknown) => void,
@@ -42,6 +46,11 @@ export interface Deliveries {
   platforms(): readonly string[];
   /** The config the targets were made from (the last reload's). */
   config(): Config;
+  /**
+   * The gateway stops: the direct deliveries' waits (their turn behind earlier deliveries to their chat,
+   * Discord's rate-limit bucket) end, and those deliveries send nothing. A request under way is answered.
+   */
+  stop(): void;
 }
 
 /** The delivery platforms' settings (all of `platforms` but the webhook adapter), to see whether a reload changed them. */
@@ -59,6 +68,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     elapsed: deps.elapsed,
     ...(deps.env === undefined ? {} : { env: deps.env }),
   };
+  const stopping = new AbortController();
   let current = deps.config;
   let targets = createTargets(current, targetDeps);
   const warn = (config: Config) => {
@@ -95,9 +105,11 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
           mirrorToSession: event.route.mirror_to_session,
           // The sender waits for the answer (GitHub 10 s); a session index another writer holds must not hold it.
           mirrorAfterwards: true,
+          waits: stopping.signal,
         });
         return true;
       } catch (err) {
+        if (endedBy(err, stopping.signal)) throw stopping.signal.reason;
         onFailed(event, err);
         return false;
       }
@@ -106,6 +118,9 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     warn,
     platforms: () => targets.enabled(),
     config: () => current,
+    stop() {
+      stopping.abort(new DeliveryStopped("the gateway stopped while the delivery waited"));
+    },
     reload(config) {
       if (platformSettings(config) !== platformSettings(current)) {
         const rebuilt = createTargets(config, targetDeps);

@@ -562,6 +562,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // When the stop began: an agent its signal ended meanwhile is kept, not failed (`RunQueue.stopNear`).
       { name: "mark the stop's start", run: () => queue.queue.beginStop() },
       { name: "close intake", run: () => ingress.closeIntake() },
+      // A direct delivery waiting its turn (up to 10 s) ends now, its sender answered 503; one whose request
+      // is under way is answered below.
+      { name: "end direct deliveries' waits", run: () => deliveries.stop() },
       { name: "stop cron schedule", run: () => cron.stop() },
       { name: "checkpoint", run: () => checkpoint(false) },
       { name: "answer requests in flight", run: () => ingress.drained() },

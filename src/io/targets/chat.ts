@@ -144,6 +144,8 @@ export interface ChatPart {
   readonly index: number;
   readonly message: DeliveryMessage;
   readonly signal: AbortSignal | undefined;
+  /** What ends the part's waits (`SendOptions.waits`, else `signal`): Discord's for its rate-limit bucket. */
+  readonly waits: AbortSignal | undefined;
 }
 
 export interface ChatTargetSpec {
@@ -333,11 +335,12 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
         ...(spec.unit === undefined ? {} : { unit: spec.unit }),
         markdown: spec.markdown === true,
       });
+      const waits = options.waits ?? signal;
       let answer: unknown;
-      await oneAtATime(chatId, signal, async () => {
+      await oneAtATime(chatId, waits, async () => {
         for (const [index, text] of parts.entries()) {
           try {
-            answer = await runStep(() => spec.sendPart({ chatId, text, index, message, signal }));
+            answer = await runStep(() => spec.sendPart({ chatId, text, index, message, signal, waits }));
           } catch (caught) {
             const err =
               caught instanceof DeliveryError && spec.chatRefused?.(caught) === true

@@ -40,7 +40,7 @@ export function discordTarget(settings: PlatformConfig<"discord">, deps: TargetD
    * `X-RateLimit-Reset-After` seconds; discord.com/developers/docs/topics/rate-limits). When a channel's
    * bucket is empty, the next part waits for its reset instead of drawing a 429 (which a direct delivery
    * does not retry: the long message would be cut off). Both the reset's time and the wait are on the
-   * gateway's clock (`elapsed`, never set, and `sleep`), and the gateway's stop (`signal`) ends the wait.
+   * gateway's clock (`elapsed`, never set, and `sleep`), and the gateway's stop (`waits`) ends the wait.
    */
   const elapsed = deps.elapsed ?? systemClock.elapsed;
   const sleep = deps.sleep ?? systemClock.sleep;
@@ -70,9 +70,9 @@ export function discordTarget(settings: PlatformConfig<"discord">, deps: TargetD
     check: async (signal) =>
       stringField(await api.call("users/@me", "GET", "/api/v10/users/@me", { signal }), "username"),
     // A thread is a channel of its own: messages to it go to /channels/<thread id>/messages.
-    async sendPart({ chatId, text, index, message, signal }) {
+    async sendPart({ chatId, text, index, message, signal, waits }) {
       const channel = threadOf(message) ?? chatId;
-      await waitForBucket(channel, signal);
+      await waitForBucket(channel, waits);
       const answer = await api.call(
         "create message",
         "POST",

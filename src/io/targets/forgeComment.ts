@@ -183,7 +183,7 @@ export function forgeCommentTarget(
       const { repo, prNumber } = forgeDestination(message);
       const parts = messageParts(message.text, FORGE_COMMENT_LIMIT, { markdown: true });
       // One pull request's comments go one after another: the parts of two long texts do not interleave.
-      await oneAtATime(`${repo}#${prNumber}`, signal, async () => {
+      await oneAtATime(`${repo}#${prNumber}`, options.waits ?? signal, async () => {
         for (const [index, body] of parts.entries()) {
           await (options.runStep ?? runOnce)(() => comment(repo, prNumber, body, signal)).catch(
             (err: unknown) => {

@@ -72,7 +72,7 @@ export function smsTarget(settings: PlatformConfig<"sms">, deps: TargetDeps): De
       const to = e164(resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]));
       const parts = messageParts(message.text, SMS_LIMIT);
       // One number's deliveries go one after another: the parts of two long texts do not interleave.
-      await oneAtATime(to, signal, async () => {
+      await oneAtATime(to, options.waits ?? signal, async () => {
         for (const [index, body] of parts.entries()) {
           const form = { To: to, ...sender, Body: body };
           await (options.runStep ?? runOnce)(() =>

@@ -32,6 +32,12 @@ export type StepRunner = <T>(step: () => Promise<T>) => Promise<T>;
 
 export interface SendOptions {
   readonly runStep?: StepRunner;
+  /**
+   * Ends the delivery's waits (its turn behind the earlier deliveries to its recipient, a rate-limit
+   * bucket) but not a request under way; the send's `signal` when not given. A direct delivery's is the
+   * gateway's stop: its sender is answered at once, and a request the stop cut off might have been posted.
+   */
+  readonly waits?: AbortSignal | undefined;
 }
 
 export const runOnce: StepRunner = (step) => step();

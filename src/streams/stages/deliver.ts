@@ -1,12 +1,24 @@
 import type { AcceptedEvent, AsyncStage, PipelineCtx } from "../context.js";
+import { SHUTTING_DOWN } from "../frontAnswers.js";
 import { errorOutcome, withEventAside } from "../types.js";
 import { acceptedOf } from "./accept.js";
 import { DUPLICATE, seenKey } from "./idempotency.js";
 
 export const DELIVERY_FAILED = errorOutcome(502, "Delivery failed");
 
+/**
+ * The reason the gateway's stop gives the direct deliveries' waits, which `deliverDirect` rejects with when
+ * it ended one: nothing was sent, and the sender is answered 503 (its id forgotten, so its retry delivers).
+ */
+export class DeliveryStopped extends Error {
+  override readonly name = "DeliveryStopped";
+}
+
 export interface DeliverDeps {
-  /** Direct delivery; resolves false when the target refused (the callee logs the details). */
+  /**
+   * Direct delivery; resolves false when the target refused (the callee logs the details), rejects with a
+   * DeliveryStopped when the gateway's stop ended its wait.
+   */
   deliverDirect(event: AcceptedEvent): Promise<boolean>;
   /** Forgets a recorded delivery id so the sender's retry of a failed delivery is processed. */
   forget(key: string): void;
@@ -32,6 +44,9 @@ export function deliverStage(deps: DeliverDeps): AsyncStage {
     let delivered = false;
     try {
       delivered = await deps.deliverDirect(event);
+    } catch (err) {
+      if (err instanceof DeliveryStopped) return withEventAside(SHUTTING_DOWN, event.event);
+      throw err;
     } finally {
       if (deps.endDirect !== undefined) deps.endDirect(key, delivered);
       else if (!delivered) void deps.forget(key);

@@ -120,4 +120,34 @@ describe("a delivery's wait for the earlier ones to its chat", () => {
       await gw.stop();
     }
   });
+
+  it("of a direct delivery ends when the gateway stops: it sends nothing, its sender is answered 503, and the one under way 200", async () => {
+    const gw = await startTestGateway({
+      clock,
+      fakeSleeps: true,
+      config: directNoteConfig("telegram", { chat_id: "-5" }, { token: "1:turn", base_url: tg.url }),
+    });
+    try {
+      const first = postJson(gw.url("/webhooks/note"), { text: "held" });
+      await waitArrived("held");
+      const later = postJson(gw.url("/webhooks/note"), { text: "later" });
+      await vi.waitFor(() => expect(clock.pendingTimers()).toBeGreaterThan(0), {
+        timeout: 5000,
+        interval: 5,
+      });
+      const stopping = gw.gateway.stop();
+      const cut = await later;
+      expect(cut.status).toBe(503);
+      expect(cut.body).toEqual({ error: "Shutting down" });
+      expect(clock.elapsed()).toBe(0);
+      // The request under way is answered before the stop ends.
+      releaseHeld();
+      expect((await first).status).toBe(200);
+      await stopping;
+      expect(arrivals.map((a) => a.text)).toEqual(["held"]);
+    } finally {
+      releaseHeld();
+      await gw.stop();
+    }
+  });
 });

@@ -79,6 +79,39 @@ describe("discord: the wait for an empty rate-limit bucket", () => {
     expect(posts("702")).toHaveLength(2);
   });
 
+  it("of a direct delivery ends when the gateway stops: nothing more is sent and the sender is answered 503", async () => {
+    const gw = await startTestGateway({
+      clock,
+      fakeSleeps: true,
+      config: directNoteConfig("discord", { chat_id: "704" }, { token: "D", base_url: discord.url }),
+    });
+    try {
+      const answer = postJson(gw.url("/webhooks/note"), { text: long(3) });
+      await waitTimer();
+      expect(posts("704")).toHaveLength(2);
+      let stopped = false;
+      const stopping = gw.gateway.stop().then(() => {
+        stopped = true;
+      });
+      // The stop ended the wait: neither it nor the delivery waited for the clock, which never moved.
+      await vi.waitFor(() => expect(stopped).toBe(true), { timeout: 5000, interval: 5 });
+      await stopping;
+      const cut = await answer;
+      expect(cut.status).toBe(503);
+      expect(cut.headers.get("retry-after")).toBe("30");
+      expect(clock.elapsed()).toBe(0);
+      expect(posts("704")).toHaveLength(2);
+      const lines = gw.logs();
+      expect(lines.map((l) => l.msg)).toContain(
+        "[delivery] discord: route note: not delivered — the gateway stopped while the delivery was under way (not counted as failed)",
+      );
+      expect(lines.filter((l) => l.msg.includes("direct delivery to discord failed"))).toEqual([]);
+    } finally {
+      clock.advance(10_000);
+      await gw.stop();
+    }
+  });
+
   it("is not waited once the reset has passed on the clock the gateway is given", async () => {
     const gw = await startTestGateway({
       clock,
