@@ -17,7 +17,10 @@ export interface DeliveriesDeps {
   readonly clock: Clock;
   /** The gateway's wall clock (`clock.now` unless overridden): dates the session mirrors' entries. */
   readonly now: () => number;
-  /** The clock durations are measured on (`clock.elapsed` unless overridden): Discord's bucket resets. */
+  /**
+   * The clock durations are measured on (`clock.elapsed` unless overridden): Discord's bucket resets, the
+   * lifetimes of cached access tokens.
+   */
   readonly elapsed: () => number;
   readonly env?: NodeJS.ProcessEnv;
   /** Delivery attempts and failures by platform, when `/metrics` is served. */
@@ -61,11 +64,12 @@ const platformSettings = (config: Config): string =>
 export function createDeliveries(deps: DeliveriesDeps): Deliveries {
   const { logger, paths } = deps;
   // A delivery's wait for the earlier ones to its chat, and Discord's for its rate-limit bucket, run on
-  // the gateway's clock, as retries do.
+  // the gateway's clock, as retries do; so do the lifetimes of cached access tokens.
   const targetDeps = {
     logger,
     sleep: deps.clock.sleep,
     elapsed: deps.elapsed,
+    now: deps.elapsed,
     ...(deps.env === undefined ? {} : { env: deps.env }),
   };
   const stopping = new AbortController();

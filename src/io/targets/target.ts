@@ -72,7 +72,11 @@ export interface TargetDeps {
   readonly logger: Logger;
   /** Environment for child processes (forge_comment's `gh`); defaults to process.env. */
   readonly env?: NodeJS.ProcessEnv;
-  /** Clock for cached access tokens; defaults to Date.now. */
+  /**
+   * The clock a cached access token's lifetime is counted on: the gateway's clock durations are measured on
+   * (`Clock.elapsed`, never set, so a step of the wall clock neither keeps a token past its expiry nor throws
+   * one away early); defaults to the system clock's.
+   */
   readonly now?: () => number;
   /**
    * The gateway's clock's sleep, which a delivery's wait for the earlier ones to its recipient runs on

@@ -1,3 +1,4 @@
+import { systemClock } from "../../clock.js";
 import type { PlatformClient } from "./client.js";
 import { refused } from "./httpJson.js";
 import { credentialsNote } from "./refusedRecipient.js";
@@ -17,10 +18,13 @@ export interface TokenCache {
   invalidate(token?: string): void;
 }
 
-/** Caches an app access token until shortly before it expires; concurrent callers share one fetch. */
+/**
+ * Caches an app access token until shortly before it expires, its lifetime counted on `now` (milliseconds
+ * on a clock that is never set, the system clock's `elapsed` by default); concurrent callers share one fetch.
+ */
 export function tokenCache(
   fetchToken: (signal?: AbortSignal) => Promise<IssuedToken>,
-  now: () => number = Date.now,
+  now: () => number = systemClock.elapsed,
 ): TokenCache {
   let cached: { token: string; refreshAt: number } | undefined;
   let pending: Promise<string> | undefined;

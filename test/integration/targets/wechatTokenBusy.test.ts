@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
+import { directNoteConfig, fakeClock, startTestGateway } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
 import { message, recordedRetries, registryFor } from "./support.js";
 
 /**
@@ -63,5 +65,35 @@ describe("wecom / weixin: a busy token endpoint is retried", () => {
     );
     expect(waits).toEqual([]);
     expect(sends()).toBe(0);
+  });
+});
+
+describe("wecom: the cached access token", () => {
+  it("is fetched again once its lifetime has passed on the gateway's clock", async () => {
+    fake.requests.length = 0;
+    const clock = fakeClock(0);
+    const gw = await startTestGateway({
+      clock,
+      config: directNoteConfig("wecom", { chat_id: "u1" }, { ...platforms.wecom, base_url: fake.url }),
+    });
+    try {
+      const fetches = () => fake.requests.filter((r) => r.path.startsWith("/cgi-bin/gettoken")).length;
+      const deliver = async () =>
+        expect((await postJson(gw.url("/webhooks/note"), { text: "hi" })).status).toBe(200);
+      // The start's credentials check fetches the token; the deliveries use it.
+      await vi.waitFor(() => expect(fetches()).toBe(1), { timeout: 5000, interval: 5 });
+      await deliver();
+      await deliver();
+      expect(fetches()).toBe(1);
+      // expires_in 7200: refreshed 300 s before it expires, by the clock the gateway is given.
+      clock.advance(6_899_000);
+      await deliver();
+      expect(fetches()).toBe(1);
+      clock.advance(1000);
+      await deliver();
+      expect(fetches()).toBe(2);
+    } finally {
+      await gw.stop();
+    }
   });
 });
