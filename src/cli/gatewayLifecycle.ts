@@ -4,25 +4,22 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
-import { bindsEveryInterface } from "../config/host.js";
 import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import { openGatewayOutput } from "../io/gatewayOutput.js";
 import {
   GatewayElsewhereError,
-  type GatewayState,
   gatewayAddress,
   gatewayStateFile,
-  readGatewayState,
   recordedPid,
   runningPid,
 } from "../io/gatewayState.js";
 import { assertHomeWritable } from "../io/homeWritable.js";
-import { localRequest } from "../io/localHttp.js";
 import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
+import { askElsewhere, type ElsewhereHealth, health, recordedState, runsElsewhere } from "./gatewayLookup.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
 import { type Interrupt, listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { listenAddress } from "./listenAddress.js";
@@ -30,27 +27,7 @@ import { parseHostOption, parsePortOption, parseSecondsOption } from "./options.
 import { SECRET_FILE_HELP } from "./secretOption.js";
 import { runSetup, type SetupOptions } from "./setupWizard.js";
 
-const connectHost = (host: string) =>
-  bindsEveryInterface(host) ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
-
 export { listenAddress };
-
-async function health(host: string, port: number): Promise<boolean> {
-  try {
-    const res = await localRequest(`http://${connectHost(host)}:${port}/health`, { timeoutMs: 1000 });
-    return res.status === 200;
-  } catch {
-    return false;
-  }
-}
-
-/** `gateway.json` as the started gateway wrote it once up (port 0: no listener), when it describes `pid`. */
-function recordedState(paths: SvcPaths, pid: number): GatewayState | undefined {
-  const state = readGatewayState(gatewayStateFile(paths));
-  return state?.pid === pid && typeof state.host === "string" && Number.isInteger(state.port)
-    ? state
-    : undefined;
-}
 
 /**
  * The refusal of a start (`start`, `run`) while this SVC_HOME's gateway `pid` is stopping (SIGTERM, `svc
@@ -336,29 +313,6 @@ async function stop(options: { timeout?: string }): Promise<void> {
   process.stdout.write("Gateway stopped\n");
 }
 
-/**
- * What the `/health` of a gateway whose pid is of another PID namespace says (its file is kept): the pid
- * cannot be checked or signalled from here, so the address its `gateway.json` records is asked. `status`,
- * `stop` and `start` each say what it found.
- */
-type ElsewhereHealth =
-  | { readonly answers: true; readonly address: string }
-  | { readonly answers: false; readonly address: string; readonly stoppingSince?: string }
-  | { readonly answers: undefined; readonly why: string };
-
-async function askElsewhere(paths: SvcPaths, err: GatewayElsewhereError): Promise<ElsewhereHealth> {
-  const recorded = recordedState(paths, err.pid);
-  if (recorded === undefined)
-    return { answers: undefined, why: `${gatewayStateFile(paths)} records no address for that pid` };
-  if (recorded.port === 0)
-    return { answers: undefined, why: "that gateway runs without an HTTP listener (webhook adapter off)" };
-  const address = listenAddress(recorded.host, recorded.port);
-  if (await health(recorded.host, recorded.port)) return { answers: true, address };
-  return recorded.stopping_since === undefined
-    ? { answers: false, address }
-    : { answers: false, address, stoppingSince: recorded.stopping_since };
-}
-
 /** The `Health:` line's text of a gateway of another namespace that did not answer (or was not asked). */
 function elsewhereSilence(paths: SvcPaths, found: Exclude<ElsewhereHealth, { answers: true }>): string {
   if (found.answers === undefined) return `not asked — ${found.why}`;
@@ -390,7 +344,7 @@ async function elsewhereStop(paths: SvcPaths, err: GatewayElsewhereError): Promi
   if (found.answers === true)
     return new SvcError(
       "usage",
-      `the gateway is running at ${found.address} in another PID namespace ${where}, as pid ${err.pid} there (${paths.pidFile}), which this command cannot signal — stop it where it was started (${there}), or with kill -TERM ${err.pid} in that namespace`,
+      `${runsElsewhere(paths, err, found)} — stop it where it was started (${there}), or with kill -TERM ${err.pid} in that namespace`,
     );
   if (found.answers === undefined)
     return new SvcError("usage", `${err.message}\nHealth: ${elsewhereSilence(paths, found)}`);

@@ -24,7 +24,7 @@ import { unusedMcpKeys } from "../config/unusedSettings.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
-import { gatewayStateFile, readGatewayState, runningPid } from "../io/gatewayState.js";
+import { gatewayStateFile, readGatewayState } from "../io/gatewayState.js";
 import { leaveGoneDirectory } from "../io/goneDirectory.js";
 import { unfinishedWork } from "../io/heldSignals.js";
 import { entrySecrets } from "../io/mcp/entrySecrets.js";
@@ -36,6 +36,7 @@ import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
 import { refuseCurlFile } from "./curlFileArgument.js";
 import { formatTable } from "./format.js";
+import { cannotSignal, runningGateway } from "./gatewayLookup.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
@@ -175,7 +176,8 @@ async function listServers(options: { check?: boolean; timeout?: string; profile
   // A bad value is a usage error whether or not a check would use it (a gateway running, --no-check).
   if (options.timeout !== undefined) parseSecondsOption(options.timeout);
   const loaded = loadConfig();
-  const pid = runningPid(loaded.paths);
+  // A gateway of another PID namespace that answers /health writes its status here as one of this one does.
+  const pid = (await runningGateway(loaded.paths))?.pid;
   const file = pid === undefined ? undefined : readStatusFile(loaded.paths.mcpCache);
   const live = file !== undefined && file.pid === pid;
   // A running gateway whose status this command cannot read: what follows is not its live status.
@@ -509,8 +511,8 @@ async function callTool(
 async function reloadGateway(options: { wait?: string }): Promise<void> {
   const waitMs = parseSecondsOption(options.wait ?? "10", "--wait") * 1000;
   const loaded = loadConfig();
-  const pid = runningPid(loaded.paths);
-  if (pid === undefined) {
+  const running = await runningGateway(loaded.paths);
+  if (running === undefined) {
     // A failure (exit 1), so on stderr like every other error (docs/cli.md).
     process.stderr.write(
       `svc: no gateway is running (no live pid in ${loaded.paths.pidFile}), so there is nothing to reload; the next start (svc gateway start) reads ${loaded.paths.config}\n`,
@@ -518,6 +520,7 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  const { pid } = running;
   // A gateway that is stopping ignores SIGHUP: waiting for its report would end in "see gateway.log".
   const stoppingSince = () => {
     const state = readGatewayState(gatewayStateFile(loaded.paths));
@@ -531,6 +534,9 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  // A gateway of another PID namespace (a container and its host sharing SVC_HOME) cannot be sent SIGHUP
+  // from here: where to run the reload is said instead.
+  if (running.elsewhere !== undefined) throw cannotSignal(loaded.paths, running, "svc mcp reload", "HUP");
   // The gateway stamps its reports on the system clock (`sentAt` is compared with them); the wait itself
   // is timed on the clock that is never set, so a step of the system clock does not end or stretch it.
   const sentAt = Date.now();
@@ -674,7 +680,7 @@ export function registerMcpCommands(program: Command): void {
     .addOption(new Option("--profile <name>").hideHelp())
     .action((name: string, target: string[], options: AddOptions & { profile?: string }) => {
       refuseProfileOption(options.profile);
-      addServer(name, target, options);
+      return addServer(name, target, options);
     });
   add.configureOutput({
     outputError: (text, write) => write(withCommandAfterDashes(text, add.args)),
@@ -688,7 +694,7 @@ export function registerMcpCommands(program: Command): void {
     .addOption(new Option("--profile <name>").hideHelp())
     .action((name: string, options: { profile?: string }) => {
       refuseProfileOption(options.profile);
-      removeServerCommand(name);
+      return removeServerCommand(name);
     });
   mcp
     .command("import <file>")
@@ -697,7 +703,7 @@ export function registerMcpCommands(program: Command): void {
     .addOption(new Option("--profile <name>").hideHelp())
     .action((file: string, options: { force?: boolean; profile?: string }) => {
       refuseProfileOption(options.profile);
-      importServers(file, options);
+      return importServers(file, options);
     });
   registerMcpAuthCommands(mcp);
 }

@@ -288,7 +288,7 @@ export function registerMcpAuthCommands(mcp: Command): void {
         if (installed === undefined) process.exitCode = 1;
         else {
           // As svc mcp add says it: a gateway already running reads the new entry only when it reloads.
-          const hint = reloadHint(paths, "The running gateway connects it with svc mcp reload.");
+          const hint = await reloadHint(paths, "The running gateway connects it with svc mcp reload.");
           if (hint !== undefined) io.print(hint);
         }
       } finally {

@@ -12,11 +12,11 @@ import { isSvcError, SvcError } from "../errors.js";
 import { withStartupProblems } from "../gateway/config.js";
 import { startupProblems } from "../gateway/startupProblems.js";
 import { allInterfacesWarning } from "../gateway/webhookStartupWarnings.js";
-import { runningPid } from "../io/gatewayState.js";
 import { gatewayDirProblem } from "../io/homeWritable.js";
 import { cronJobsStored } from "../io/stores/cronJobsStored.js";
 import { withFileLockSync } from "../io/stores/fileLock.js";
 import { checkYamlEditable, setEnvValues, setYamlValuesLocked, webhookKeyPath } from "../io/yamlEdit.js";
+import { runningGateway } from "./gatewayLookup.js";
 import { raiseAgain } from "./interrupt.js";
 import { maskedOutput } from "./maskedOutput.js";
 import { readSecretOption, secretFlag, theSecret } from "./secretOption.js";
@@ -384,9 +384,9 @@ export async function runSetup(options: SetupOptions): Promise<void> {
   if (problem !== undefined) {
     lines.push(`Note: the gateway will not start until this is fixed:\n${problem}`);
   }
-  const pid = runningPid(paths);
-  if (pid !== undefined) {
-    lines.push(runningGatewayLine(paths, pid, answers, current.port));
+  const running = await runningGateway(paths);
+  if (running !== undefined) {
+    lines.push(runningGatewayLine(paths, running.pid, answers, current.port, running.elsewhere?.namespace));
   } else if (problem === undefined) {
     lines.push(
       answers.enabled ? "Start the gateway with: svc gateway start" : "The webhook adapter is disabled.",

@@ -2,7 +2,12 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { scrub } from "../../io/credentials.js";
 import { AnswerTooLargeError } from "../../io/mcp/answerSizeLimit.js";
-import { ANSWER_TOO_LARGE, STREAM_DROPPED, STREAM_NOT_RESUMED } from "../../io/mcp/droppedStreams.js";
+import {
+  ANSWER_TOO_LARGE,
+  refusedResumeStatus,
+  STREAM_DROPPED,
+  STREAM_NOT_RESUMED,
+} from "../../io/mcp/droppedStreams.js";
 import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErrors.js";
 
 /**
@@ -54,6 +59,14 @@ export function isStreamDropped(err: unknown): boolean {
 export function notResumed(err: unknown): string | undefined {
   if (!(err instanceof McpError) || err.data !== STREAM_NOT_RESUMED) return undefined;
   return err.message.replace(/^MCP error -?\d+: /, "");
+}
+
+/**
+ * A call's cut response stream whose resumption the server refused with HTTP 404: the status Streamable HTTP
+ * gives a session id it no longer knows, so the session was forgotten (not a connection that dropped).
+ */
+export function resumeSessionForgotten(err: unknown): boolean {
+  return notResumed(err) !== undefined && refusedResumeStatus((err as McpError).message) === 404;
 }
 
 /**

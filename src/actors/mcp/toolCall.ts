@@ -20,6 +20,7 @@ import {
   isUnauthorized,
   isUnreachable,
   notResumed,
+  resumeSessionForgotten,
 } from "./callErrors.js";
 import { ensureConnected, type Runtime, RuntimeStoppedError } from "./runtime.js";
 import { serverText } from "./serverLog.js";
@@ -168,9 +169,11 @@ export async function invokeTool(
           reason: scrub(
             expired
               ? `the server no longer knows the session (HTTP ${httpStatusOf(err) ?? 404})`
-              : isAnswerLost(err)
-                ? `the connection dropped before the answer to a call came (${describeTransportError(err)})`
-                : "the connection closed",
+              : resumeSessionForgotten(err)
+                ? "the server no longer knows the session (HTTP 404 to the resumption of a call's cut response stream)"
+                : isAnswerLost(err)
+                  ? `the connection dropped before the answer to a call came (${describeTransportError(err)})`
+                  : "the connection closed",
             rt.secrets,
           ),
           immediate: true,

@@ -186,14 +186,16 @@ export function importedSecretNote(name: string, written: WrittenCredentials, co
   ];
 }
 
-function afterWrite(names: readonly string[]): void {
+async function afterWrite(names: readonly string[]): Promise<void> {
   const paths = svcPaths(svcHome());
   const first = names[0] ?? "<name>";
   const check = `Check ${names.length === 1 ? "it" : "them"}: svc mcp test ${names.length === 1 ? first : "--all"}`;
   const running = "; the running gateway picks the change up with svc mcp reload";
-  const hint = reloadHint(paths, running);
+  const hint = await reloadHint(paths, running);
   process.stdout.write(
-    hint === running ? `${check}${running}\n` : `${check}\n${hint === undefined ? "" : `${hint}\n`}`,
+    hint?.startsWith(running) === true
+      ? `${check}${hint}\n`
+      : `${check}\n${hint === undefined ? "" : `${hint}\n`}`,
   );
 }
 
@@ -233,7 +235,7 @@ export function refuseProfileOption(profile: string | undefined): void {
   );
 }
 
-export function addServer(name: string, target: string[], options: AddOptions): void {
+export async function addServer(name: string, target: string[], options: AddOptions): Promise<void> {
   const loaded = loadConfig();
   const [first, ...args] = target;
   if (first === undefined)
@@ -297,7 +299,7 @@ export function addServer(name: string, target: string[], options: AddOptions): 
     ))
       process.stderr.write(`${note}\n`);
   process.stdout.write(`Added mcp_servers.${name} to ${loaded.paths.config}.\n`);
-  afterWrite([name]);
+  await afterWrite([name]);
 }
 
 /**
@@ -305,7 +307,7 @@ export function addServer(name: string, target: string[], options: AddOptions): 
  * to remove is often the one the configuration refuses (a key of another client, a bad value), which would
  * otherwise stop the command that fixes it.
  */
-export function removeServerCommand(name: string): void {
+export async function removeServerCommand(name: string): Promise<void> {
   const paths = svcPaths(svcHome());
   if (!removeServer(paths.config, name)) {
     // No config.yaml because SVC_HOME itself is unusable (a file in its place, a link to nothing): say that.
@@ -318,7 +320,7 @@ export function removeServerCommand(name: string): void {
     );
   }
   process.stdout.write(`Removed mcp_servers.${name} from ${paths.config}.\n`);
-  const hint = reloadHint(paths, "The running gateway stops it with svc mcp reload.");
+  const hint = await reloadHint(paths, "The running gateway stops it with svc mcp reload.");
   if (hint !== undefined) process.stdout.write(`${hint}\n`);
 }
 
@@ -347,7 +349,7 @@ function writtenTwice(text: string, format: string, file: string): Map<string, s
 }
 
 /** `svc mcp import <file>`: Claude Code's `.mcp.json` or VS Code's `mcp.json`. */
-export function importServers(file: string, options: { force?: boolean }): void {
+export async function importServers(file: string, options: { force?: boolean }): Promise<void> {
   const loaded = loadConfig();
   let document: unknown;
   let text: string;
@@ -423,5 +425,5 @@ export function importServers(file: string, options: { force?: boolean }): void 
     process.stdout.write(
       `Already in ${loaded.paths.config}, left as they are: ${skipped.join(", ")} (--force replaces them).\n`,
     );
-  if (added.length > 0) afterWrite(added);
+  if (added.length > 0) await afterWrite(added);
 }

@@ -2,7 +2,8 @@ import { bindsEveryInterface } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import { settingKey } from "../../config/sections/webhook.js";
-import { gatewayAddress, gatewayStateFile, readGatewayState, runningPid } from "../../io/gatewayState.js";
+import { gatewayAddress, gatewayStateFile, readGatewayState } from "../../io/gatewayState.js";
+import { runningGateway } from "../gatewayLookup.js";
 
 /** Where the gateway listens: the running one's address (`--host`/`--port` may differ from the config). */
 export interface Address {
@@ -42,13 +43,16 @@ export interface Stopping {
 /**
  * The address of the running gateway (`svc gateway start` or `run`), when there is one. One that runs MCP
  * servers only (webhook adapter off) records port 0: it has no address, `withoutListener` names its pid.
- * One that is stopping says so (`stopping`): it takes no new requests, but it runs.
+ * One that is stopping says so (`stopping`): it takes no new requests, but it runs. One whose pid is of
+ * another PID namespace (a container and its host sharing SVC_HOME) runs when its /health answers at the
+ * address its gateway.json records (`runningGateway`).
  */
-export function runningAddress(
+export async function runningAddress(
   loaded: LoadedConfig,
-): Address & { readonly withoutListener?: number; readonly stopping?: Stopping } {
-  const pid = runningPid(loaded.paths);
-  if (pid === undefined) return {};
+): Promise<Address & { readonly withoutListener?: number; readonly stopping?: Stopping }> {
+  const running = await runningGateway(loaded.paths);
+  if (running === undefined) return {};
+  const { pid } = running;
   const address = gatewayAddress(loaded.paths, pid);
   if (address.port === 0) return { withoutListener: pid };
   const state = readGatewayState(gatewayStateFile(loaded.paths));

@@ -74,7 +74,7 @@ async function apply(
     );
   const unserved =
     action === "enable" && !shadowed
-      ? notServed(loaded, store.path, name, changed, runningAddress(loaded))
+      ? notServed(loaded, store.path, name, changed, await runningAddress(loaded))
       : undefined;
   if (unserved !== undefined)
     process.stderr.write(

@@ -21,7 +21,7 @@ export async function list(): Promise<void> {
   }
   const unserved: string[] = [];
   // INSECURE_NO_AUTH is judged by the bind of the gateway that runs (`--host`), as the gateway judges it.
-  const running = runningAddress(loaded);
+  const running = await runningAddress(loaded);
   const rows = entries
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, raw]) => {

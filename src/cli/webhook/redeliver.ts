@@ -3,7 +3,6 @@ import type { LoadedConfig } from "../../config/load.js";
 import { globalSecretKey, routeKey } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
 import { mayKeepHeader } from "../../gateway/deliveryHistoryHooks.js";
-import { runningPid } from "../../io/gatewayState.js";
 import {
   decodePayload,
   EVENT_IN_BODY,
@@ -16,6 +15,7 @@ import {
 import { terminalText } from "../../io/terminalText.js";
 import { storedDeliveryId } from "../../streams/deliveryId.js";
 import { EVENT_TYPE_HEADERS } from "../../streams/eventType.js";
+import { runningGateway } from "../gatewayLookup.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { coalescedNote, failedDeliveryNote, rateLimitedNote, tooLargeNote } from "./answerNote.js";
@@ -166,7 +166,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       // The gateway accepted the request, so it had a secret: likely WEBHOOK_SECRET in its own environment.
       `route ${route} has no secret of its own and this command sees no global secret (platforms.webhook.secret in ${loaded.paths.config}, or WEBHOOK_SECRET in its environment or ${loaded.paths.env}) — a WEBHOOK_SECRET set only in the running gateway's environment (a systemd unit, a container) cannot be seen from here: run the command with it set (WEBHOOK_SECRET=<secret> svc webhook redeliver ${id})`,
     );
-  const running = runningAddress(loaded);
+  const running = await runningAddress(loaded);
   const unserved = target.unservedNote(running);
   if (unserved !== undefined) process.stderr.write(`${unserved}\n`);
   const port = options.port !== undefined ? parsePortOption(options.port, "--port", 1) : running.port;
@@ -235,7 +235,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   if (limited !== undefined) process.stderr.write(limited);
   if (response.status === 401)
     process.stderr.write(
-      refusedSignatureNote(loaded, {
+      await refusedSignatureNote(loaded, {
         route,
         id,
         newId,
@@ -253,7 +253,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
  * reads at each request: for one, the note names what makes the gateway serve the route from elsewhere.
  * Names where the secret was read (never its value) and what to run.
  */
-function refusedSignatureNote(
+async function refusedSignatureNote(
   loaded: LoadedConfig,
   sent: {
     readonly route: string;
@@ -263,7 +263,7 @@ function refusedSignatureNote(
     readonly subscription: boolean;
     readonly host: string;
   },
-): string {
+): Promise<string> {
   const webhook = loaded.config.platforms.webhook;
   const routeSettings = webhook.routes[sent.route];
   const source = !sent.ownSecret
@@ -273,22 +273,28 @@ function refusedSignatureNote(
       : `${routeKey(sent.route, routeSettings)}.secret as ${loaded.paths.config} has it now`;
   const again = `svc webhook redeliver ${shellWord(sent.id)}`;
   const why = `svc webhook deliveries --id ${shellWord(sent.newId)} shows the gateway's reason`;
-  const pid = runningPid(loaded.paths);
-  if (pid === undefined)
+  const running = await runningGateway(loaded.paths);
+  if (running === undefined)
     return terminalText(
       `Note: the gateway at ${sent.host} refused the redelivery's signature (401): it was signed with ${source}, and no gateway of ${loaded.paths.home} is running (svc gateway status) — the one answering there was started with another SVC_HOME or secret: redeliver with its SVC_HOME, or start this one's (svc gateway start) and run ${again} again\n`,
     );
+  const { pid } = running;
+  // A gateway of another PID namespace (a container and its host sharing SVC_HOME) is signalled there.
+  const hup =
+    running.elsewhere === undefined
+      ? `kill -HUP ${pid}`
+      : `kill -HUP ${pid} where it was started, in its PID namespace ${running.elsewhere.namespace} (this command runs in ${running.elsewhere.here}): docker exec <container> kill -HUP ${pid}, or on the host`;
   // A subscription's secret is read from its store at each request (Redis: its poll, which the command
   // waited for): no reload makes the gateway take a changed one. It checks another secret only when it does
   // not serve the route from that store.
   if (sent.ownSecret && (sent.subscription || routeSettings === undefined))
     return terminalText(
-      `Note: the running gateway (pid ${pid}) refused the redelivery's signature (401): it was signed with ${source}, and the gateway checks another secret. A redelivery is always signed with the route's current secret, never with the original's signature, and the gateway reads a subscription's secret from its store at each request, so a changed secret needs no reload. It checks another when it does not serve ${sent.route} from that store: a static route ${sent.route} that ${loaded.paths.config} had when the gateway last loaded it wins over the subscription (reload it: kill -HUP ${pid}), or the gateway was started with another state.backend or state.redis_url than ${loaded.paths.config} has now (a change of state takes effect at a restart: svc gateway stop, then svc gateway start). Then run ${again} again. ${why}.\n`,
+      `Note: the running gateway (pid ${pid}) refused the redelivery's signature (401): it was signed with ${source}, and the gateway checks another secret. A redelivery is always signed with the route's current secret, never with the original's signature, and the gateway reads a subscription's secret from its store at each request, so a changed secret needs no reload. It checks another when it does not serve ${sent.route} from that store: a static route ${sent.route} that ${loaded.paths.config} had when the gateway last loaded it wins over the subscription (reload it: ${hup}), or the gateway was started with another state.backend or state.redis_url than ${loaded.paths.config} has now (a change of state takes effect at a restart: svc gateway stop, then svc gateway start). Then run ${again} again. ${why}.\n`,
     );
   const environment = sent.ownSecret
     ? ""
     : ` A WEBHOOK_SECRET set only in the gateway's own environment (a systemd unit, a container) is not seen here: run the command with it set (WEBHOOK_SECRET=<secret> ${again}).`;
   return terminalText(
-    `Note: the running gateway (pid ${pid}) refused the redelivery's signature (401): it was signed with ${source}, and the gateway checks another secret. A redelivery is always signed with the route's current secret, never with the original's signature: most likely the secret was rotated and the gateway has not loaded it yet — reload it (kill -HUP ${pid}), then run ${again} again.${environment} ${why}.\n`,
+    `Note: the running gateway (pid ${pid}) refused the redelivery's signature (401): it was signed with ${source}, and the gateway checks another secret. A redelivery is always signed with the route's current secret, never with the original's signature: most likely the secret was rotated and the gateway has not loaded it yet — reload it (${hup}), then run ${again} again.${environment} ${why}.\n`,
   );
 }

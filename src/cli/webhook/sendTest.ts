@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { settingKey } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
-import { runningPid } from "../../io/gatewayState.js";
 import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
 import { terminalText } from "../../io/terminalText.js";
 import { resolveDeliveryId } from "../../streams/deliveryId.js";
 import { refuseCurlFile } from "../curlFileArgument.js";
+import { runningGateway } from "../gatewayLookup.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import {
@@ -98,7 +98,7 @@ export async function sendTest(
     process.stderr.write(
       `Note: ${name}'s first event ${JSON.stringify(event)} cannot be sent as the X-Forge-Event header (only printable ASCII fits one), and --payload has no event_type, so the gateway gets no event type — add "event_type": ${JSON.stringify(event)} to --payload\n`,
     );
-  const running = runningAddress(loaded);
+  const running = await runningAddress(loaded);
   // INSECURE_NO_AUTH on a gateway bound off loopback: its 404 would otherwise come with no reason.
   const unserved = target.unservedNote(running);
   if (unserved !== undefined) process.stderr.write(`${unserved}\n`);
@@ -169,7 +169,7 @@ export async function sendTest(
     (response.status === 401 || response.status === 404) &&
     options.port === undefined &&
     !shared &&
-    runningPid(loaded.paths) === undefined;
+    (await runningGateway(loaded.paths)) === undefined;
   if (foreign)
     process.stderr.write(
       `Note: no gateway of ${loaded.paths.home} is running (svc gateway status), so this answer came from another process listening at ${new URL(url).host} — likely a gateway started with another SVC_HOME, which does not serve this subscription: start this one's with svc gateway start, or run svc webhook subscribe and test with that gateway's SVC_HOME\n`,

@@ -131,7 +131,7 @@ async function write(
   if (kept.length > 0) throw new SvcError("usage", `cannot subscribe ${name}:\n${kept.join("\n")}`);
   const parsed = parseSubscription(store.path, name, raw, "flags");
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
-  const running = runningAddress(loaded);
+  const running = await runningAddress(loaded);
   checkInsecure(loaded, name, parsed.value, running, secretFlag(options));
   if (typeof options.cronJob === "string" || options.routeProfile !== undefined)
     checkCronJob(loaded, parsed.value);

@@ -13,6 +13,12 @@ export const STREAM_DROPPED = "response_stream_dropped";
  */
 export const STREAM_NOT_RESUMED = "response_stream_not_resumed";
 
+/** The HTTP status that refused a cut stream's resumption, as a `STREAM_NOT_RESUMED` error's message names it. */
+export function refusedResumeStatus(message: string): number | undefined {
+  const status = /\(HTTP (\d{3}) to the GET with Last-Event-ID/.exec(message)?.[1];
+  return status === undefined ? undefined : Number(status);
+}
+
 /** `data` of the error answered for a request whose answer went past svc's size limit (`boundedAnswers`). */
 export const ANSWER_TOO_LARGE = "answer_too_large";
 

@@ -86,6 +86,43 @@ describe("gateway.pid seen from another PID namespace", { timeout: 30_000 }, () 
         ),
       );
       expect(readFileSync(pidFile, "utf8")).toBe(written);
+      // The other commands that use the running gateway ask its /health too, rather than refusing its pid:
+      // those that reach it over HTTP use it, those that would signal it say where to run what.
+      const [subscribe, reload, list] = await Promise.all([
+        svcInOtherNamespace(["webhook", "subscribe", "sub"]),
+        svcInOtherNamespace(["mcp", "reload"]),
+        svcInOtherNamespace(["mcp", "list", "--no-check"]),
+      ]);
+      expect(subscribe.code).toBe(0);
+      expect(subscribe.stdout).toContain(`http://127.0.0.1:${gateway.port}/webhooks/sub`);
+      expect(reload.code).toBe(2);
+      expect(reload.stdout).toMatch(
+        new RegExp(
+          `^svc: the gateway is running at 127\\.0\\.0\\.1:${gateway.port} in another PID namespace \\(${ns}; this command runs in ${ns}\\), as pid ${gateway.child.pid} there \\(${pidFile}\\), which this command cannot signal — run svc mcp reload where it was started \\(docker exec <container> svc mcp reload, or on the host\\), or kill -HUP ${gateway.child.pid} in that namespace\n$`,
+        ),
+      );
+      expect(list).toEqual({
+        code: 0,
+        stdout: `No MCP servers in ${join(home.dir, "config.yaml")} (add one: svc mcp add <name> -- <command>).\n`,
+      });
+      const sent = await svcInOtherNamespace(["webhook", "test", "sub"]);
+      expect(sent.code).toBe(0);
+      expect(sent.stdout).toContain("202");
+      const add = await svcInOtherNamespace(["mcp", "add", "docs", "https://mcp.example.com/mcp"]);
+      expect(add.code).toBe(0);
+      expect(add.stdout).toMatch(
+        new RegExp(
+          `\nCheck it: svc mcp test docs; the running gateway picks the change up with svc mcp reload\nNote: that gateway runs in another PID namespace \\(pid ${gateway.child.pid} there, ${ns}; this command runs in ${ns}\\), where svc mcp reload from here cannot signal it: run svc mcp reload where it was started \\(docker exec <container> svc mcp reload, or on the host\\)\\.\n$`,
+        ),
+      );
+      const setup = await svcInOtherNamespace(["gateway", "setup", "--non-interactive"]);
+      expect(setup.code).toBe(0);
+      expect(setup.stdout).toMatch(
+        new RegExp(
+          `\nThe gateway is running \\(pid ${gateway.child.pid} of another PID namespace\\) with this adapter and port already: the new secret applies once it reloads \\.env — kill -HUP ${gateway.child.pid} \\(no restart needed\\), where it was started: in its PID namespace ${ns} \\(docker exec <container> …, or on the host\\)\n$`,
+        ),
+      );
+      expect(readFileSync(pidFile, "utf8")).toBe(written);
       // Killed (its files left behind): nothing answers at the recorded address.
       gateway.child.kill("SIGKILL");
       await gateway.exited;

@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import { readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -78,6 +79,20 @@ it("a 401 redelivery says to reload the gateway after a rotation; once reloaded,
   expect(refused.stderr).toContain("then run svc webhook redeliver rot-1 again");
   expect(refused.stderr).not.toContain(NEW);
   expect(refused.stderr).not.toContain(OLD);
+  // The gateway's pid of another PID namespace (a container and its host sharing SVC_HOME; its record
+  // rewritten so): asked at /health, it runs, and the reload is said to be run where it was started.
+  const stateFile = join(home.dir, "gateway.json");
+  const recorded = readFileSync(stateFile, "utf8");
+  writeFileSync(stateFile, JSON.stringify({ ...JSON.parse(recorded), pid_namespace: "pid:[4026530000]" }));
+  const elsewhere = await svc(home, ["webhook", "redeliver", "rot-1"]);
+  writeFileSync(stateFile, recorded);
+  expect(elsewhere.code).toBe(1);
+  expect(elsewhere.stderr).toContain(
+    `the running gateway (pid ${gateway.child.pid}) refused the redelivery's signature (401)`,
+  );
+  expect(elsewhere.stderr).toContain(
+    `reload it (kill -HUP ${gateway.child.pid} where it was started, in its PID namespace pid:[4026530000] (this command runs in ${readlinkSync("/proc/self/ns/pid")}): docker exec <container> kill -HUP ${gateway.child.pid}, or on the host)`,
+  );
 
   gateway.child.kill("SIGHUP");
   let probe = 0;

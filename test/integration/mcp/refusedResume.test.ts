@@ -1,6 +1,7 @@
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { entry, text, useHubs, useLoopbackHttp } from "./harness.js";
 import { sdkSessions } from "./sdkSessions.js";
 
@@ -103,5 +104,49 @@ describe("a call's cut response stream whose resumption the server refuses", () 
     );
     expect(s.state.resumes).toBe(1);
     expect(elsewhere).toBe(0);
+  });
+
+  // A server that forgot the session (restarted, or ended it) answers the resumption 404 for its id: the
+  // reconnect's reason said "the connection dropped", which sent a reader after the network.
+  it("(404 from a server that forgot the session) reconnects saying the session was forgotten, not that the connection dropped", async () => {
+    const sdk = sdkSessions({ eventStore: new InMemoryEventStore(), retryInterval: 1 }, async (created) => {
+      const server = new McpServer({ name: "forgetting", version: "1" });
+      server.registerTool("cut", {}, async (extra) => {
+        extra.closeSSEStream?.();
+        sdk.sessions.clear();
+        return { content: [{ type: "text", text: "never read" }] };
+      });
+      server.registerTool("fine", { annotations: { readOnlyHint: true } }, () => ({
+        content: [{ type: "text", text: "fine" }],
+      }));
+      await server.connect(created);
+    });
+    const port = await serve(async (req, res) => {
+      const id = req.headers["mcp-session-id"];
+      if (typeof id === "string" && !sdk.sessions.has(id)) {
+        res.writeHead(404).end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            error: { code: -32001, message: "Session not found" },
+            id: null,
+          }),
+        );
+        return;
+      }
+      await sdk.handle(req, res);
+    });
+    const log = captureLogger();
+    const h = ctx.hub(
+      ctx.home,
+      { cut: entry({ url: `http://127.0.0.1:${port}/mcp`, timeout: 20 }) },
+      { logger: log.logger },
+    );
+    expect((await h.settled("cut")).state).toBe("connected");
+    await expect(h.call("cut", "cut", {})).rejects.toMatchObject({ code: "outcome_uncertain" });
+    expect(text(await h.call("cut", "fine", {}))).toBe("fine");
+    const lost = log.messages().filter((m) => m.endsWith(" — reconnecting"));
+    expect(lost).toEqual([
+      "[mcp] mcp_servers.cut: the server no longer knows the session (HTTP 404 to the resumption of a call's cut response stream) — reconnecting",
+    ]);
   });
 });

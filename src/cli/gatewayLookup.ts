@@ -1,0 +1,111 @@
+import { bindsEveryInterface } from "../config/host.js";
+import type { SvcPaths } from "../config/paths.js";
+import { SvcError } from "../errors.js";
+import {
+  GatewayElsewhereError,
+  type GatewayState,
+  gatewayStateFile,
+  readGatewayState,
+  runningPid,
+} from "../io/gatewayState.js";
+import { localRequest } from "../io/localHttp.js";
+import { listenAddress } from "./listenAddress.js";
+
+/** The host a command connects to for a gateway bound to `host` (a wildcard bind: loopback). */
+export const connectHost = (host: string) =>
+  bindsEveryInterface(host) ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+
+/** Whether the gateway at `host:port` answers /health (200) within a second. */
+export async function health(host: string, port: number): Promise<boolean> {
+  try {
+    const res = await localRequest(`http://${connectHost(host)}:${port}/health`, { timeoutMs: 1000 });
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** `gateway.json` as the started gateway wrote it once up (port 0: no listener), when it describes `pid`. */
+export function recordedState(paths: SvcPaths, pid: number): GatewayState | undefined {
+  const state = readGatewayState(gatewayStateFile(paths));
+  return state?.pid === pid && typeof state.host === "string" && Number.isInteger(state.port)
+    ? state
+    : undefined;
+}
+
+/**
+ * What the `/health` of a gateway whose pid is of another PID namespace says (its file is kept): the pid
+ * cannot be checked or signalled from here, so the address its `gateway.json` records is asked.
+ */
+export type ElsewhereHealth =
+  | { readonly answers: true; readonly address: string }
+  | { readonly answers: false; readonly address: string; readonly stoppingSince?: string }
+  | { readonly answers: undefined; readonly why: string };
+
+export async function askElsewhere(paths: SvcPaths, err: GatewayElsewhereError): Promise<ElsewhereHealth> {
+  const recorded = recordedState(paths, err.pid);
+  if (recorded === undefined)
+    return { answers: undefined, why: `${gatewayStateFile(paths)} records no address for that pid` };
+  if (recorded.port === 0)
+    return { answers: undefined, why: "that gateway runs without an HTTP listener (webhook adapter off)" };
+  const address = listenAddress(recorded.host, recorded.port);
+  if (await health(recorded.host, recorded.port)) return { answers: true, address };
+  return recorded.stopping_since === undefined
+    ? { answers: false, address }
+    : { answers: false, address, stoppingSince: recorded.stopping_since };
+}
+
+/**
+ * The gateway of this SVC_HOME as a command that uses it finds it: `pid` as its gateway.pid names it.
+ * `elsewhere` when that pid is of another PID namespace (a container and its host sharing SVC_HOME): this
+ * command can reach it over HTTP but cannot signal it (`cannotSignal` says where to run what).
+ */
+export type RunningGateway =
+  | { readonly pid: number; readonly elsewhere?: undefined }
+  | {
+      readonly pid: number;
+      readonly elsewhere: GatewayElsewhereError;
+      readonly found: Exclude<ElsewhereHealth, { answers: false; stoppingSince?: undefined }>;
+    };
+
+/**
+ * `runningPid` for the commands that use the running gateway (reload it, send to it, say it picks a change
+ * up): a gateway.pid of another PID namespace is not refused but its /health asked, as `svc gateway status`
+ * does. It runs when it answers, when it began to stop (it drains its runs), and when it records no
+ * listener to ask (webhook adapter off: its file is kept, so it is taken to run); when nothing answers at
+ * the address its gateway.json records, none runs (`undefined`), as for a stale pid here.
+ */
+export async function runningGateway(paths: SvcPaths): Promise<RunningGateway | undefined> {
+  let pid: number | undefined;
+  try {
+    pid = runningPid(paths);
+  } catch (err) {
+    if (!(err instanceof GatewayElsewhereError)) throw err;
+    const found = await askElsewhere(paths, err);
+    if (found.answers === false && found.stoppingSince === undefined) return undefined;
+    return { pid: err.pid, elsewhere: err, found };
+  }
+  return pid === undefined ? undefined : { pid };
+}
+
+/** Where a gateway of another PID namespace runs, as the command that cannot signal it says it. */
+export function runsElsewhere(paths: SvcPaths, err: GatewayElsewhereError, found: ElsewhereHealth): string {
+  const at = found.answers === undefined ? "" : ` at ${found.address}`;
+  return `the gateway is running${at} in another PID namespace (${err.namespace}; this command runs in ${err.here}), as pid ${err.pid} there (${paths.pidFile}), which this command cannot signal`;
+}
+
+/**
+ * The refusal of a command that must signal a gateway of another PID namespace (exit 2): run `command`
+ * where the gateway was started, or send it `signal` there.
+ */
+export function cannotSignal(
+  paths: SvcPaths,
+  gateway: Extract<RunningGateway, { elsewhere: GatewayElsewhereError }>,
+  command: string,
+  signal: string,
+): SvcError {
+  return new SvcError(
+    "usage",
+    `${runsElsewhere(paths, gateway.elsewhere, gateway.found)} — run ${command} where it was started (docker exec <container> ${command}, or on the host), or kill -${signal} ${gateway.pid} in that namespace`,
+  );
+}
