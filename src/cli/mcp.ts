@@ -622,7 +622,7 @@ export function registerMcpCommands(program: Command): void {
     // `status`, what an operator asks for the servers' state: unknown, it got no pointer here.
     .aliases(["ls", "status"])
     .description(
-      "configured servers; with no gateway running, each enabled one is checked (ok (N tools) or failed: why)",
+      "configured servers; with no gateway running, each enabled one is checked (ok (N tools) or failed: why) (or: status)",
     )
     .option("--no-check", "configuration and cached tool counts only: connect to nothing")
     .option("--timeout <seconds>", "how long each check may take (default 10)")

@@ -47,6 +47,7 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
     // Commander wraps the description column: compare the words, not the line breaks.
     const words = (text: string) => text.replace(/\s+/g, " ");
     expect(words(mcp.stdout)).toContain("(or: uninstall)");
+    expect(words(mcp.stdout)).toContain("(or: status)");
     expect(words(cron.stdout)).toContain("(or: unpause)");
   });
 
