@@ -624,10 +624,11 @@ export function registerMcpCommands(program: Command): void {
     .description("MCP servers: list, test, tools, call, reload, log in, re-authorize, install");
   mcp
     .command("list")
-    // The short name svc webhook and svc cron take: unknown, it was answered "Did you mean list?".
-    .alias("ls")
+    // The short name svc webhook and svc cron take: unknown, it was answered "Did you mean list?". And
+    // `status`, what an operator asks for the servers' state: unknown, it got no pointer here.
+    .aliases(["ls", "status"])
     .description(
-      "configured servers; with no gateway running, each enabled one is checked (ok (N tools) or failed: why)",
+      "configured servers; with no gateway running, each enabled one is checked (ok (N tools) or failed: why) (or: status)",
     )
     .option("--no-check", "configuration and cached tool counts only: connect to nothing")
     .option("--timeout <seconds>", "how long each check may take (default 10)")

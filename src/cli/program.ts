@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { VERSION } from "../io/version.js";
 import { hideValuesInErrors } from "./argumentValues.js";
 import { refuseRepeatedOptions } from "./repeatedOptions.js";
+import { pointToOtherCommands } from "./unknownCommands.js";
 
 type RegisterCommands = (program: Command) => void;
 
@@ -39,5 +40,7 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
   // `--secrte=s3cr3t` is refused as an unknown option: the value of a mistyped option may be a secret.
   hideValuesInErrors(program, argv);
   refuseRepeatedOptions(program);
+  // `svc status`, `svc mcp health`: named with the command that does their job.
+  pointToOtherCommands(program);
   return program;
 }

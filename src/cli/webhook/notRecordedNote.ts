@@ -3,7 +3,7 @@ import type { NotRecordedRecord } from "../../io/stores/deliveryHistory.js";
 const counted = (n: number) => n.toLocaleString("en-US");
 
 /**
- * The NOTE of a `not_recorded` row: `1,234 more refused requests since 12:00:03Z not recorded one by one:
+ * The NOTE of a `not_recorded` row: `1,234 more refused requests since 2026-12-01T12:00:03Z not recorded one by one:
  * 429 Rate limit exceeded ×1,200, 401 Invalid signature ×34 (x-hub-signature-256 does not match)`.
  * `text` escapes what the sender could have written (a reason quotes none, but is shown as a request's is).
  */

@@ -8,6 +8,12 @@ export interface ThreadSetup {
   readonly bodyLimit: number;
   /** How many ingress threads there are: each buffers its share of the bodies (`BodyBudget`). */
   readonly threads: number;
+  /**
+   * A count the main thread raises while its event loop runs (`Int32Array` of one), and how long it may
+   * stay unchanged before the main thread counts as stuck: `/health` is then left to the main thread.
+   */
+  readonly mainBeat: SharedArrayBuffer;
+  readonly mainStaleMs: number;
 }
 
 export type Body = ArrayBuffer | "too_large" | "busy";

@@ -32,15 +32,38 @@ const hand = turnBatcher<FromThreadItem>((items, transfer) =>
   port.postMessage({ t: "batch", items } satisfies FromThread, transfer),
 );
 
+const mainBeat = new Int32Array(setup.mainBeat);
+/** The main thread's count last seen changed, and when (on this thread's clock that is never set). */
+let beatSeen = Atomics.load(mainBeat, 0);
+let beatSeenAt = performance.now();
+
+/**
+ * Whether the main thread has shown no sign of life (its count unchanged) for `mainStaleMs`: its event loop
+ * is held (a bug looping, a synchronous task that does not end), and it answers nothing. Asked per
+ * `/health` only.
+ */
+function mainStuck(): boolean {
+  const now = performance.now();
+  const beat = Atomics.load(mainBeat, 0);
+  if (beat !== beatSeen) {
+    beatSeen = beat;
+    beatSeenAt = now;
+    return false;
+  }
+  return now - beatSeenAt > setup.mainStaleMs;
+}
+
 /**
  * The answer the head alone decides, given here at once as on one thread: uWS drops an answer that comes
  * after the client's FIN, so a client that half-closes after its request (`nc -N`) got none of them when
  * they waited for the main thread. Paths whose answer depends on the main thread's config (`/p/…` with
- * profile multiplexing, `/metrics`) are left to it, and so is `/health` once the gateway stops (503).
+ * profile multiplexing, `/metrics`) are left to it, and so is `/health` once the gateway stops (503) and
+ * while the main thread is stuck: answered here, a liveness probe would find a gateway that accepts no
+ * event healthy, which with one thread gets no answer and is restarted.
  */
 function answerHere(head: RequestHead): HeadAnswer | undefined {
   if (head.path === "/metrics" || head.path.startsWith("/p/")) return undefined;
-  if (stopping && head.path === "/health") return undefined;
+  if (head.path === "/health" && (stopping || mainStuck())) return undefined;
   const answer = headAnswer(head, false);
   return "kind" in answer ? undefined : answer;
 }

@@ -144,7 +144,7 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
   };
   new Counter({
     name: "svc_webhook_requests_total",
-    help: "HTTP requests answered, by route and status; (unknown) for paths that name no route",
+    help: "HTTP requests answered, by route and status; (unknown) for paths that name no route, (health) for /health",
     labelNames: ["route", "status"] as const,
     registers,
     collect() {
@@ -170,7 +170,7 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
   });
   new Counter({
     name: "svc_webhook_request_seconds_total",
-    help: "Sum of the time from each request's head to its answer (divide by svc_webhook_requests_total for the mean)",
+    help: "Sum of the time from each request's head to its answer; its rate divided by sum without (route, status) (rate(svc_webhook_requests_total[5m])) is the mean",
     registers,
     collect() {
       this.reset();
@@ -203,7 +203,7 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
   });
   const runs = new Histogram({
     name: "svc_run_duration_seconds",
-    help: "Agent run durations (agent and delivery), by outcome",
+    help: "Durations of agent runs, fired cron jobs and scheduled cron runs (agent and delivery), by outcome",
     labelNames: ["outcome"] as const,
     buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600],
     registers,

@@ -5,7 +5,7 @@ import { parse, stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc } from "./svc.js";
 
-describe("svc mcp short and alternative command names (ls, uninstall)", { timeout: 60_000 }, () => {
+describe("svc mcp short and alternative command names (ls, status, uninstall)", { timeout: 60_000 }, () => {
   let home: TempHome;
   beforeAll(() => {
     home = tempHome();
@@ -28,6 +28,14 @@ describe("svc mcp short and alternative command names (ls, uninstall)", { timeou
     expect(listed.stderr).not.toMatch(/unknown command|Did you mean/);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/notes-keeper\s+stdio\s+skipped/);
+  });
+
+  it("status lists as list does, the servers' live state (not 'Did you mean ...?')", async () => {
+    // What an operator asks for MCP servers' health; commander's nearest command to it was none.
+    const status = await svc(home, ["mcp", "status", "--no-check"]);
+    expect(status.stderr).not.toMatch(/unknown command|Did you mean/);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/notes-keeper\s+stdio\s+skipped/);
   });
 
   it("uninstall removes the server (not 'Did you mean install?')", async () => {

@@ -47,6 +47,7 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
     // Commander wraps the description column: compare the words, not the line breaks.
     const words = (text: string) => text.replace(/\s+/g, " ");
     expect(words(mcp.stdout)).toContain("(or: uninstall)");
+    expect(words(mcp.stdout)).toContain("(or: status)");
     expect(words(cron.stdout)).toContain("(or: unpause)");
   });
 
@@ -97,6 +98,36 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
     expect(known.stdout).toContain("Usage: svc mcp list");
     expect(operand.code).toBe(0);
     expect(operand.stdout).toContain("Usage: svc mcp call");
+  });
+
+  it("status, health and metrics, which svc does without, are refused with the commands that do their job (not 'Did you mean help?')", async () => {
+    const [status, health, metrics, mcpHealth, other] = await each(
+      ["status"],
+      ["health"],
+      ["metrics"],
+      ["mcp", "health"],
+      ["frobnicate"],
+    );
+    for (const r of [status, health, metrics, mcpHealth]) {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).not.toContain("Did you mean");
+    }
+    expect(status.stderr).toContain(
+      "error: unknown command 'status' — svc has no status command: svc gateway status says whether the gateway runs and answers /health",
+    );
+    expect(status.stderr).toContain("svc mcp list shows each MCP server's state");
+    expect(health.stderr).toContain(
+      "error: unknown command 'health' — svc has no health command: svc gateway status",
+    );
+    expect(metrics.stderr).toContain("the running gateway serves them at GET /metrics on its webhook port");
+    expect(mcpHealth.stderr).toContain(
+      "error: unknown command 'health' — svc mcp has no health command: svc mcp list (or svc mcp status) shows each server's state",
+    );
+    // Any other word is refused as before.
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain("error: unknown command 'frobnicate'");
+    expect(other.stderr).toContain("Usage: svc [options] [command]");
   });
 
   it("a mistyped option of svc cron create is named with the one meant, not as the required one missing", async () => {

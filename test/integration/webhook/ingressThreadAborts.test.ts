@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { connect, createServer, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RequestHandler } from "../../../src/io/http/core.js";
@@ -84,6 +85,8 @@ describe("uWS on ingress threads", () => {
       threads: 2,
       bodyLimit: 4_000_000,
       stopGraceMs: HOUR,
+      // The main thread counts as stuck past 400 ms without a sign of life (2 s in the gateway).
+      mainStaleMs: 400,
     });
     started = true;
   });
@@ -93,6 +96,24 @@ describe("uWS on ingress threads", () => {
     await vi.waitFor(() => expect(sender.answered()).toBeGreaterThan(0), { timeout: 10_000 });
     sender.stop();
     expect(early).toEqual([]);
+  });
+
+  it("answer /health at once while the main thread runs, and leave it to the main thread while that does not (a liveness probe sees a stuck gateway, as with workers: 0)", async () => {
+    const url = `http://127.0.0.1:${server.port}/health`;
+    // 200 is the thread's own answer; this handler (the main thread) would answer 202.
+    await vi.waitFor(async () => expect((await fetch(url)).status).toBe(200), { timeout: 10_000 });
+    // The main thread held (a synchronous child run, as a stuck event loop): a probe meanwhile.
+    const probe = spawnSync(
+      process.execPath,
+      [
+        "-e",
+        `setTimeout(() => fetch(${JSON.stringify(url)}, { signal: AbortSignal.timeout(400) }).then((r) => process.stdout.write(String(r.status)), () => process.stdout.write("no answer")), 600)`,
+      ],
+      { encoding: "utf8", timeout: 10_000 },
+    );
+    expect(probe.stdout).toBe("no answer");
+    // Running again, the thread answers at once again.
+    await vi.waitFor(async () => expect((await fetch(url)).status).toBe(200), { timeout: 10_000 });
   });
 
   it("forget clients that disconnect mid-body: the handler's read is never called and a stop owes them nothing", async () => {

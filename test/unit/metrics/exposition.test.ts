@@ -21,3 +21,31 @@ describe("the exposition text", () => {
     }
   });
 });
+
+describe("HELP lines", () => {
+  /** Each family's HELP text, by name. */
+  async function helps(): Promise<Map<string, string>> {
+    const metrics = createGatewayMetrics({ runs: () => ({ waiting: 0, active: 0 }), mcpStates: () => [] });
+    const { text } = await metrics.render();
+    const found = new Map<string, string>();
+    for (const line of text.split("\n")) {
+      const help = /^# HELP (\S+) (.*)$/.exec(line);
+      if (help !== null) found.set(help[1] as string, help[2] as string);
+    }
+    return found;
+  }
+
+  it("the mean request time's HELP gives the division that has a result: both sides summed without route and status", async () => {
+    // Divided as it stands, each side keeps its own labels (route, status on the requests, none on the time)
+    // and Prometheus matches no series: the query an operator copies from the HELP returns nothing.
+    const help = (await helps()).get("svc_webhook_request_seconds_total") ?? "";
+    expect(help).toContain("sum without (route, status)");
+    expect(help).not.toMatch(/divide by svc_webhook_requests_total for/);
+  });
+
+  it("the run histogram's HELP names the cron runs it also times, and the requests' HELP the (health) label", async () => {
+    const found = await helps();
+    expect(found.get("svc_run_duration_seconds")).toMatch(/cron/);
+    expect(found.get("svc_webhook_requests_total")).toContain("(health)");
+  });
+});
