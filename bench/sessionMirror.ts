@@ -1,13 +1,15 @@
 /**
  * `node --import tsx bench/sessionMirror.ts [sessions]`: what one `mirror_to_session` delivery costs the
  * gateway's event loop with a large session index (10,000 sessions by default, ~3.5 MB of index.json).
- * All of it is synchronous (the lookup before the index lock, then read, parse, rewrite, fsync, rename
- * under it), so its time is the time the event loop is held. Times, in one process:
+ * Times, in one process:
  * - `lookup, index unchanged`: `SessionStore.get` of a chat, the index unchanged for over 2 s;
  * - `lookup, index just written`: `get` right after this process's locked write (its `append`), within the
  *   2 s in which a change need not show in the file's stat (the bytes are compared);
  * - `mirror`: `mirrorDelivery` to a chat, one after another (each one's lookup finds the index just written
- *   by the one before, then its locked write reads, parses, rewrites, fsyncs and renames it);
+ *   by the one before, then its locked rewrite: the transcript appended, the index rewritten, fsynced and
+ *   renamed), from its call until it resolves;
+ * - `mirror, event loop held`: the longest the event loop was held in each of those (the longest time
+ *   between two turns of a `setImmediate` loop run alongside), which is what webhook requests wait behind;
  * - `lookup after another process`: `get` once a second process rewrote the index (parsed again).
  * Each the median and the largest of its rounds (`BENCH_MIRROR_ROUNDS`, default 15), after one warm-up.
  */
@@ -54,6 +56,27 @@ function stats(name: string, times: number[]) {
   );
 }
 
+/**
+ * `task`'s value, and the longest the event loop was held while it ran: the longest time between two turns
+ * of a `setImmediate` loop (which turns at once whenever nothing else runs, whether or not I/O is pending).
+ */
+async function holding<T>(task: () => Promise<T>): Promise<{ value: T; longest: number }> {
+  let longest = 0;
+  let running = true;
+  let last = performance.now();
+  const turn = () => {
+    const at = performance.now();
+    longest = Math.max(longest, at - last);
+    last = at;
+    if (running) setImmediate(turn);
+  };
+  setImmediate(turn);
+  const value = await task();
+  running = false;
+  longest = Math.max(longest, performance.now() - last);
+  return { value, longest };
+}
+
 async function main() {
   console.log(
     `${count} sessions, index.json ${(statSync(indexPath).size / 1e6).toFixed(2)} MB, ${rounds} rounds, node ${process.version}`,
@@ -89,12 +112,16 @@ async function main() {
   });
   await mirrorDelivery(request(chats[rounds] ?? ""));
   const mirrors: number[] = [];
+  const holds: number[] = [];
   for (let i = 0; i < rounds; i++) {
     const t0 = performance.now();
-    if (!(await mirrorDelivery(request(chats[i] ?? "")))) throw new Error("not mirrored");
+    const { value, longest } = await holding(() => mirrorDelivery(request(chats[i] ?? "")));
+    if (!value) throw new Error("not mirrored");
     mirrors.push(ms(t0));
+    holds.push(longest);
   }
   stats("mirror", mirrors);
+  stats("mirror, event loop held", holds);
 
   const afterOther: number[] = [];
   for (let i = 0; i < Math.min(rounds, 5); i++) {

@@ -73,9 +73,17 @@ export function parsedFileCache<T>(
         }
         const readAt = now();
         const { bytes, stat } = readRegularFileStat(path);
-        const value = cached?.bytes.equals(bytes) === true ? cached.value : parse(bytes);
-        keep(path, { identity: fileIdentity(stat), bytes, value, racy: isRacyAt(stat, readAt) });
-        return value;
+        const same = cached?.bytes.equals(bytes) === true;
+        const parsed: Parsed<T> = {
+          identity: fileIdentity(stat),
+          // The bytes kept already when they are the same (a writer may hold on to them too, store.ts):
+          // not two copies of a 3.5 MB index.
+          bytes: same ? cached.bytes : bytes,
+          value: same ? cached.value : parse(bytes),
+          racy: isRacyAt(stat, readAt),
+        };
+        keep(path, parsed);
+        return parsed.value;
       } catch (err) {
         kept.delete(path);
         throw err;

@@ -1,9 +1,12 @@
 import { randomBytes } from "node:crypto";
 import {
+  close,
   closeSync,
   fchmodSync,
   fchownSync,
+  fsync,
   fsyncSync,
+  open,
   openSync,
   readdirSync,
   readlinkSync,
@@ -11,8 +14,10 @@ import {
   renameSync,
   rmSync,
   statSync,
+  write,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { writeBytesSync } from "../batchedWriter.js";
@@ -116,6 +121,75 @@ export function storeProblem(err: unknown): string {
  * whatever the process's umask, and keeps its owner and group where this process may give them.
  */
 export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, mode = 0o600): void {
+  const { path, dir, temp, fd } = openTemp(linkOrPath, mode);
+  try {
+    // All of it: a short write (a disk nearly full, a file-size limit) would otherwise be renamed over
+    // the whole store as a cut-off copy.
+    writeBytesSync(fd, typeof data === "string" ? Buffer.from(data) : data);
+    fsyncSync(fd);
+  } catch (err) {
+    throw dropTemp(fd, temp, path, err);
+  }
+  closeSync(fd);
+  renameTemp(temp, path);
+  try {
+    const dirFd = openSync(dir, "r");
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
+  } catch {
+    // Some filesystems refuse fsync on directories; the rename itself is still atomic.
+  }
+}
+
+const writeAsync = promisify(write);
+const fsyncAsync = promisify(fsync);
+const closeAsync = promisify(close);
+const openAsync = promisify(open);
+
+/**
+ * `writeFileAtomic` whose write and fsyncs run on libuv's threads, so the event loop is free while a large
+ * file reaches the disk (the temp file is made, and renamed into place, synchronously). `onReplaced` runs
+ * in the same tick as the rename, before anything else can read the file, so a parse kept for it can be
+ * switched to the new bytes before a reader sees them.
+ */
+export async function writeFileAtomicAsync(
+  linkOrPath: string,
+  data: Uint8Array,
+  mode = 0o600,
+  onReplaced?: () => void,
+): Promise<void> {
+  const { path, dir, temp, fd } = openTemp(linkOrPath, mode);
+  try {
+    let written = 0;
+    while (written < data.length)
+      written += (await writeAsync(fd, data, written, data.length - written)).bytesWritten;
+    await fsyncAsync(fd);
+  } catch (err) {
+    throw dropTemp(fd, temp, path, err);
+  }
+  closeSync(fd);
+  renameTemp(temp, path);
+  onReplaced?.();
+  try {
+    const dirFd = await openAsync(dir, "r");
+    try {
+      await fsyncAsync(dirFd);
+    } finally {
+      await closeAsync(dirFd);
+    }
+  } catch {
+    // Some filesystems refuse fsync on directories; the rename itself is still atomic.
+  }
+}
+
+/**
+ * The temp copy of `linkOrPath` (a symbolic link resolved), created with exactly `mode` and the owner of
+ * the file it replaces, open for writing.
+ */
+function openTemp(linkOrPath: string, mode: number): { path: string; dir: string; temp: string; fd: number } {
   // A symlinked file (config.yaml or .env kept in a dotfiles repository) is updated where it lives: a
   // rename over the link would replace it with a copy and leave the real file behind unchanged.
   const path = resolveLink(linkOrPath);
@@ -144,31 +218,25 @@ export function writeFileAtomic(linkOrPath: string, data: string | Uint8Array, m
     // config.yaml shared by a group stays group-writable under umask 022).
     fchmodSync(fd, mode);
     keepOwner(fd, path);
-    // All of it: a short write (a disk nearly full, a file-size limit) would otherwise be renamed over
-    // the whole store as a cut-off copy.
-    writeBytesSync(fd, typeof data === "string" ? Buffer.from(data) : data);
-    fsyncSync(fd);
   } catch (err) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw unwritableStore(path, err);
+    throw dropTemp(fd, temp, path, err);
   }
+  return { path, dir, temp, fd };
+}
+
+/** Closes and removes a temp copy whose write failed; the error to throw. */
+function dropTemp(fd: number, temp: string, path: string, err: unknown): unknown {
   closeSync(fd);
+  rmSync(temp, { force: true });
+  return unwritableStore(path, err);
+}
+
+function renameTemp(temp: string, path: string): void {
   try {
     renameSync(temp, path);
   } catch (err) {
     rmSync(temp, { force: true });
     throw err;
-  }
-  try {
-    const dirFd = openSync(dir, "r");
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename itself is still atomic.
   }
 }
 

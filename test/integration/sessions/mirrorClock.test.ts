@@ -42,5 +42,9 @@ it("a mirrored entry is dated by the gateway's clock, as its run journal line is
   expect(answer.status).toBe(200);
   await vi.waitFor(() => expect(store.entries(`telegram:${CHAT}`)).toHaveLength(1), { interval: 20 });
   expect(store.entries(`telegram:${CHAT}`)[0]?.at).toBe(new Date(NOW).toISOString());
-  expect(store.get(`telegram:${CHAT}`)?.updated_at).toBe(new Date(NOW).toISOString());
+  // The index is rewritten after the transcript is appended (written and fsynced off the event loop).
+  await vi.waitFor(
+    () => expect(store.get(`telegram:${CHAT}`)?.updated_at).toBe(new Date(NOW).toISOString()),
+    { interval: 20 },
+  );
 });
