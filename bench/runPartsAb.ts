@@ -6,7 +6,8 @@
  * - the 202's text: `acceptedOutcome(event)` + `answerText` + `Buffer.byteLength`, a new delivery ID each (400,000);
  * - the time stamps of an event's log, history and run journal lines (five per event) at 4 and at 15 events
  *   per millisecond (300,000): `isoTime` where the tree has it (`dist/io/isoTime.js`), else what the
- *   writers did before it, a one-millisecond cache of `toISOString` each.
+ *   writers did before it, a one-millisecond cache of `toISOString` each;
+ * - the run queue: `take` + `finish` + `push` with 100 and with 50,000 runs waiting (a backlog).
  * Prints each side's median ns per operation and the median of B/A over the rounds. Neighbouring slices share
  * the machine's load: on a shared machine the ratio holds where the absolute times do not.
  */
@@ -52,7 +53,18 @@ async function side(tree: string) {
     : undefined;
   const [log, history, runJournal] =
     shared === undefined ? [ownCache(), ownCache(), ownCache()] : [shared, shared, shared];
-  return { metrics, acceptedOutcome, answerText, log, history, runJournal };
+  const { RunQueue } = await load(tree, "actors/runs.js");
+  const queues = new Map<number, Module>();
+  const queue = (waiting: number) => {
+    let made = queues.get(waiting);
+    if (made === undefined) {
+      made = new RunQueue();
+      for (let i = 0; i < waiting; i++) made.push({ deliveryId: `r${i}` });
+      queues.set(waiting, made);
+    }
+    return made;
+  };
+  return { metrics, acceptedOutcome, answerText, log, history, runJournal, queue };
 }
 
 const sides = [await side(treeA), await side(treeB)];
@@ -92,6 +104,22 @@ const pieces: [string, number, (s: Awaited<ReturnType<typeof side>>, n: number) 
             const ms = clockBase + Math.floor(i / perMs);
             sink += s.log(ms).length + s.history(ms).length + s.history(ms).length + s.history(ms).length;
             sink += s.runJournal(ms).length;
+          }
+        },
+      ] as [string, number, (s: Awaited<ReturnType<typeof side>>, n: number) => void],
+  ),
+  ...[100, 50_000].map(
+    (waiting) =>
+      [
+        `run queue take + finish + push, ${waiting} waiting`,
+        waiting > 10_000 ? 4_000 : 200_000,
+        (s: Awaited<ReturnType<typeof side>>, n: number) => {
+          const q = s.queue(waiting);
+          const idle = () => {};
+          for (let i = 0; i < n; i++) {
+            const run = q.take(idle);
+            q.finish(run);
+            q.push(run);
           }
         },
       ] as [string, number, (s: Awaited<ReturnType<typeof side>>, n: number) => void],
