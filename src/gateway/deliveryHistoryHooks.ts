@@ -4,6 +4,7 @@ import type { Filter } from "../config/sections/filters.js";
 import { redactCredentials } from "../io/credentials.js";
 import { cutText } from "../io/cutText.js";
 import type { RequestHead } from "../io/http/core.js";
+import { isoTime } from "../io/isoTime.js";
 import {
   EVENT_IN_BODY,
   encodePayload,
@@ -161,17 +162,8 @@ export function historyHooks(
   /** The secret a route checks, kept out of its payloads (see withoutSecret); none when not given. */
   secretOf: (route: string) => string | undefined = () => undefined,
 ) {
-  // Three records per accepted event (request, run, delivery): the ISO time is formatted once per ms.
-  let lastMs = Number.NaN;
-  let lastIso = "";
-  const at = () => {
-    const ms = now();
-    if (ms !== lastMs) {
-      lastMs = ms;
-      lastIso = new Date(ms).toISOString();
-    }
-    return lastIso;
-  };
+  // Three records per accepted event (request, run, delivery): see isoTime.
+  const at = () => isoTime(now());
   const refused =
     refusalClock === undefined
       ? undefined

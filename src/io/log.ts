@@ -4,6 +4,7 @@ import { nearMiss } from "../config/nearMiss.js";
 import { SvcError } from "../errors.js";
 import { createBatchedFileWriter, createBatchedWriter } from "./batchedWriter.js";
 import { redactCredentials } from "./credentials.js";
+import { isoTime } from "./isoTime.js";
 import { logFileProblem } from "./logFileProblem.js";
 import { createAsDirectoryOwner } from "./makeDirs.js";
 import { privateDir } from "./privateMode.js";
@@ -117,16 +118,6 @@ export function safeFields(json: string): string {
   return terminalText(json);
 }
 
-/** An epoch-ms time as ISO text; lines of the same millisecond (a busy gateway) format it once. */
-let lastTime = Number.NaN;
-let lastIso = "";
-function isoTime(epochMs: number): string {
-  if (epochMs !== lastTime) {
-    lastTime = epochMs;
-    lastIso = new Date(epochMs).toISOString();
-  }
-  return lastIso;
-}
 const MSG = ',"msg":"';
 
 /**

@@ -3,6 +3,7 @@ import { SHUTTING_DOWN, UNKNOWN_ROUTE } from "../../streams/frontAnswers.js";
 import type { Pipeline } from "../../streams/pipeline.js";
 import { declaredLength, PAYLOAD_TOO_LARGE } from "../../streams/stages/size.js";
 import {
+  AcceptedBody,
   errorOutcome,
   type Inbound,
   type Outcome,
@@ -221,6 +222,20 @@ export function endpointOf(path: string, multiplex: boolean): Target {
 /** The body last serialised by `answerText` and its JSON: answer bodies are never changed once made. */
 let lastBody: Outcome["body"] | undefined;
 let lastJson = "";
+/** A 202's text up to its delivery ID, for the route and event of the last one (the same on a busy route). */
+let acceptedRoute: string | undefined;
+let acceptedEvent: string | undefined;
+let acceptedHead = "";
+
+/** `JSON.stringify(body)`, from its texts: only the delivery ID is new on most requests. */
+function acceptedJson(body: AcceptedBody): string {
+  if (body.route !== acceptedRoute || body.event !== acceptedEvent) {
+    acceptedRoute = body.route;
+    acceptedEvent = body.event;
+    acceptedHead = `{"status":"accepted","route":${JSON.stringify(body.route)},"event":${JSON.stringify(body.event)},"delivery_id":`;
+  }
+  return `${acceptedHead}${JSON.stringify(body.delivery_id)}}`;
+}
 
 /**
  * The text an answer is sent with: its `text` when it has one, else its body's JSON. The last body is
@@ -229,7 +244,8 @@ let lastJson = "";
 export function answerText(outcome: Outcome): string {
   if (outcome.text !== undefined) return outcome.text.body;
   if (outcome.body !== lastBody) {
-    lastJson = JSON.stringify(outcome.body);
+    lastJson =
+      outcome.body instanceof AcceptedBody ? acceptedJson(outcome.body) : JSON.stringify(outcome.body);
     lastBody = outcome.body;
   }
   return lastJson;

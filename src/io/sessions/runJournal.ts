@@ -14,6 +14,7 @@ import {
 import { join } from "node:path";
 import type { RunRecord } from "../../agent/runRecord.js";
 import { type BatchedWriter, createBatchedFileWriter } from "../batchedWriter.js";
+import { isoTime } from "../isoTime.js";
 import { makeDirs } from "../makeDirs.js";
 import { narrowMode } from "../privateMode.js";
 import { runSessionKey, type SessionEntry } from "./store.js";
@@ -90,8 +91,6 @@ export function createRunJournal(
   const dir = join(sessionsDir, RUN_JOURNAL_DIR);
   let day = "";
   let writer: BatchedWriter | undefined;
-  let lastMs = Number.NaN;
-  let lastAt = "";
   /** The day's journal could not be opened (its directory cannot be made): reported once until it can. */
   let openFailing = false;
   const open = (today: string, at: Date) => {
@@ -107,15 +106,8 @@ export function createRunJournal(
     day = today;
     return writer;
   };
-  /** ISO time of a run; formatted once per millisecond (a burst of runs shares it). */
-  const isoOf = (date: Date) => {
-    const ms = date.getTime();
-    if (ms !== lastMs) {
-      lastAt = date.toISOString();
-      lastMs = ms;
-    }
-    return lastAt;
-  };
+  /** ISO time of a run (see isoTime). */
+  const isoOf = (date: Date) => isoTime(date.getTime());
   return {
     record(run) {
       try {

@@ -1,7 +1,7 @@
 import type { AcceptedEvent, CronFireResult, EventModes, PipelineCtx } from "../context.js";
 import { UNNAMED_EVENT } from "../eventType.js";
 import { isPromise, type MaybePromise } from "../stateUnavailable.js";
-import { isOutcome, type Outcome, outcome, unavailableOutcome } from "../types.js";
+import { AcceptedBody, isOutcome, type Outcome, outcome, unavailableOutcome } from "../types.js";
 import { acceptedOf } from "./accept.js";
 import { seenKey } from "./idempotency.js";
 import type { MaybeAsyncStage } from "./maybeAsync.js";
@@ -45,12 +45,7 @@ export interface DispatchDeps {
  * the log line, not in the answer: a sender or tester matching the documented body sees no extra key).
  */
 export function acceptedOutcome(event: AcceptedEvent): Outcome {
-  return outcome(202, {
-    status: "accepted",
-    route: event.routeName,
-    event: event.event ?? UNNAMED_EVENT,
-    delivery_id: event.deliveryId,
-  });
+  return outcome(202, new AcceptedBody(event.routeName, event.event ?? UNNAMED_EVENT, event.deliveryId));
 }
 
 /**

@@ -1,18 +1,20 @@
 import { createHmac } from "node:crypto";
 import { gzipSync } from "node:zlib";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { resolveRoute } from "../../../src/actors/routes.js";
 import type { Filter } from "../../../src/config/sections/filters.js";
 import type { Route } from "../../../src/config/sections/webhook.js";
+import { answerText } from "../../../src/io/http/core.js";
 import { decodeContent } from "../../../src/streams/contentCoding.js";
 import type { AcceptedEvent, PipelineCtx, ResolvedRoute } from "../../../src/streams/context.js";
+import { UNNAMED_EVENT } from "../../../src/streams/eventType.js";
 import { filterRefusals } from "../../../src/streams/filters.js";
 import { UNKNOWN_ROUTE } from "../../../src/streams/frontAnswers.js";
 import { verifySignature } from "../../../src/streams/signatures.js";
 import { acceptStage } from "../../../src/streams/stages/accept.js";
 import { authStage, INVALID_SIGNATURE } from "../../../src/streams/stages/auth.js";
 import { DELIVERY_FAILED, deliverStage } from "../../../src/streams/stages/deliver.js";
-import { dispatchStage } from "../../../src/streams/stages/dispatch.js";
+import { acceptedOutcome, dispatchStage } from "../../../src/streams/stages/dispatch.js";
 import { eventCheckStage, NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../../src/streams/stages/events.js";
 import { filterStage, IGNORED_BY_FILTER } from "../../../src/streams/stages/filters.js";
 import { DUPLICATE, idempotencyStage } from "../../../src/streams/stages/idempotency.js";
@@ -600,6 +602,49 @@ describe("accept, dispatch and deliver stages", () => {
       body: { status: "accepted", route: "r", event: "push", delivery_id: "d" },
     });
     expect(queued).toHaveLength(1);
+  });
+
+  it("a 202's text is its body's JSON, written from its texts rather than by JSON.stringify of the body per request", () => {
+    // Texts JSON escapes (quotes, backslashes, controls, separators, lone surrogates) and ones it leaves.
+    const texts = [
+      "pr",
+      'a"b\\c',
+      "tab\tnl\n\u0001",
+      "\u2028\u2029",
+      "\ud800x\udfff",
+      "ünï 🚀",
+      "",
+      "pull_request",
+    ];
+    const events = texts.flatMap((route, i) =>
+      texts.map((event, j) => ({
+        routeName: route,
+        event: j === 7 ? undefined : event,
+        deliveryId: texts[(i + j) % 8] ?? "",
+      })),
+    );
+    const bodies: string[] = [];
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      // Each event twice in a row, then the next: the route and event texts repeat as on a busy route.
+      for (const event of events)
+        for (const deliveryId of [event.deliveryId, `${event.deliveryId}-2`])
+          bodies.push(answerText(acceptedOutcome({ ...event, deliveryId } as AcceptedEvent)));
+      expect(stringify.mock.calls.filter(([value]) => typeof value !== "string")).toEqual([]);
+    } finally {
+      stringify.mockRestore();
+    }
+    const expected = events.flatMap((event) =>
+      [event.deliveryId, `${event.deliveryId}-2`].map((deliveryId) =>
+        JSON.stringify({
+          status: "accepted",
+          route: event.routeName,
+          event: event.event ?? UNNAMED_EVENT,
+          delivery_id: deliveryId,
+        }),
+      ),
+    );
+    expect(bodies).toEqual(expected);
   });
 
   it("a full run queue answers 503 and forgets the delivery id so the retry is not a duplicate", () => {

@@ -1,0 +1,151 @@
+/**
+ * `node --import tsx bench/runPartsAb.ts <treeA> <treeB> [rounds]`: three small pieces of each accepted
+ * request, two trees in one process, interleaved (`rounds`, default 12, each side once per round, the first
+ * alternating). Each tree is a directory holding a compiled `dist/` (`node scripts/build.mjs`):
+ * - metrics per run: `runFinished("ok", s)` + `deliveryAttempt("log")` (200,000 per round);
+ * - the 202's text: `acceptedOutcome(event)` + `answerText` + `Buffer.byteLength`, a new delivery ID each (400,000);
+ * - the time stamps of an event's log, history and run journal lines (five per event) at 4 and at 15 events
+ *   per millisecond (300,000): `isoTime` where the tree has it (`dist/io/isoTime.js`), else what the
+ *   writers did before it, a one-millisecond cache of `toISOString` each;
+ * - the run queue: `take` + `finish` + `push` with 100 and with 50,000 runs waiting (a backlog).
+ * Prints each side's median ns per operation and the median of B/A over the rounds. Neighbouring slices share
+ * the machine's load: on a shared machine the ratio holds where the absolute times do not.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [treeA, treeB, roundsArg] = process.argv.slice(2);
+if (treeA === undefined || treeB === undefined) {
+  process.stderr.write("usage: runPartsAb.ts <treeA> <treeB> [rounds]\n");
+  process.exit(2);
+}
+const rounds = Number(roundsArg ?? 12);
+
+// biome-ignore lint/suspicious/noExplicitAny: each tree's compiled modules, loaded by path
+type Module = any;
+const load = (tree: string, file: string): Promise<Module> =>
+  import(pathToFileURL(join(resolve(tree), "dist", file)).href);
+
+/** A one-millisecond cache of toISOString, as each writer kept before `isoTime`. */
+function ownCache(): (ms: number) => string {
+  let last = Number.NaN;
+  let text = "";
+  return (ms) => {
+    if (ms !== last) {
+      last = ms;
+      text = new Date(ms).toISOString();
+    }
+    return text;
+  };
+}
+
+async function side(tree: string) {
+  const metrics = (await load(tree, "io/metrics/gatewayMetrics.js")).createGatewayMetrics({
+    runs: () => ({ waiting: 0, active: 0 }),
+    mcpStates: () => [],
+    deliveryPlatforms: () => ["log"],
+  });
+  const { acceptedOutcome } = await load(tree, "streams/stages/dispatch.js");
+  const { answerText } = await load(tree, "io/http/core.js");
+  const shared = existsSync(join(resolve(tree), "dist/io/isoTime.js"))
+    ? ((await load(tree, "io/isoTime.js")).isoTime as (ms: number) => string)
+    : undefined;
+  const [log, history, runJournal] =
+    shared === undefined ? [ownCache(), ownCache(), ownCache()] : [shared, shared, shared];
+  const { RunQueue } = await load(tree, "actors/runs.js");
+  const queues = new Map<number, Module>();
+  const queue = (waiting: number) => {
+    let made = queues.get(waiting);
+    if (made === undefined) {
+      made = new RunQueue();
+      for (let i = 0; i < waiting; i++) made.push({ deliveryId: `r${i}` });
+      queues.set(waiting, made);
+    }
+    return made;
+  };
+  return { metrics, acceptedOutcome, answerText, log, history, runJournal, queue };
+}
+
+const sides = [await side(treeA), await side(treeB)];
+const ids = Array.from({ length: 4096 }, () => crypto.randomUUID());
+let sink = 0;
+let clockBase = Date.UTC(2026, 11, 4, 18, 0, 0, 0);
+
+const pieces: [string, number, (s: Awaited<ReturnType<typeof side>>, n: number) => void][] = [
+  [
+    "metrics per run",
+    200_000,
+    (s, n) => {
+      for (let i = 0; i < n; i++) {
+        s.metrics.runFinished("ok", (i % 97) / 50);
+        s.metrics.deliveryAttempt("log");
+      }
+    },
+  ],
+  [
+    "the 202's text",
+    400_000,
+    (s, n) => {
+      for (let i = 0; i < n; i++) {
+        const event = { routeName: "pr", event: "pull_request", deliveryId: ids[i & 4095] };
+        sink += Buffer.byteLength(s.answerText(s.acceptedOutcome(event)));
+      }
+    },
+  ],
+  ...[4, 15].map(
+    (perMs) =>
+      [
+        `time stamps per event, ${perMs} events/ms`,
+        300_000,
+        (s: Awaited<ReturnType<typeof side>>, n: number) => {
+          clockBase += 1e7;
+          for (let i = 0; i < n; i++) {
+            const ms = clockBase + Math.floor(i / perMs);
+            sink += s.log(ms).length + s.history(ms).length + s.history(ms).length + s.history(ms).length;
+            sink += s.runJournal(ms).length;
+          }
+        },
+      ] as [string, number, (s: Awaited<ReturnType<typeof side>>, n: number) => void],
+  ),
+  ...[100, 50_000].map(
+    (waiting) =>
+      [
+        `run queue take + finish + push, ${waiting} waiting`,
+        waiting > 10_000 ? 4_000 : 200_000,
+        (s: Awaited<ReturnType<typeof side>>, n: number) => {
+          const q = s.queue(waiting);
+          const idle = () => {};
+          for (let i = 0; i < n; i++) {
+            const run = q.take(idle);
+            q.finish(run);
+            q.push(run);
+          }
+        },
+      ] as [string, number, (s: Awaited<ReturnType<typeof side>>, n: number) => void],
+  ),
+];
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+for (const [name, n, run] of pieces) {
+  const times: number[][] = [[], []];
+  const timed = (which: 0 | 1) => {
+    const start = process.hrtime.bigint();
+    run(sides[which] as Awaited<ReturnType<typeof side>>, n);
+    (times[which] as number[]).push(Number(process.hrtime.bigint() - start) / n);
+  };
+  for (let r = 0; r < rounds; r++) {
+    if (r % 2 === 0) {
+      timed(0);
+      timed(1);
+    } else {
+      timed(1);
+      timed(0);
+    }
+  }
+  const [a, b] = times as [number[], number[]];
+  const ratio = median(b.map((x, i) => x / (a[i] as number)));
+  console.log(`${name}: A ${median(a).toFixed(0)} ns, B ${median(b).toFixed(0)} ns, B/A ${ratio.toFixed(3)}`);
+}
+if (sink === 0) console.log("(nothing measured)");
+process.exit(0);
