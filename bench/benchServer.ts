@@ -142,7 +142,11 @@ export async function startServer(
     });
     child.once("exit", () => reject(new Error("server exited before listening")));
   });
-  // Keep reading: a server that logs to stdout (log at INFO) must never block on a full pipe.
+  // Keep reading, as a log collector would: a server that logs to stdout (log at INFO) must never block on a
+  // full pipe. Past the port line the chunks are dropped unsplit: splitting ~20k lines a second into strings
+  // was this process's own work, not the server's.
+  lines.close();
+  child.stdout?.on("data", () => {}).resume();
   return { child, port };
 }
 

@@ -9,11 +9,11 @@
  * waits until every accepted event has run and reports any that did not as lost.
  * Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 32), BENCH_HIGH_CONNECTIONS
  * (default 256), BENCH_BACKENDS (default `local,memory,redis`), BENCH_LOG_LEVEL (default info, as
- * `svc gateway run` logs), BENCH_TOOL (wrk | autocannon).
+ * `svc gateway run` logs), BENCH_TOOL (wrk | autocannon), BENCH_PIN_SERVER, BENCH_PIN_SELF (see below).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { startTestRedis, type TestRedis } from "../test/helpers/redis.js";
@@ -31,6 +31,17 @@ const TOOL = process.env.BENCH_TOOL ?? (wrkAvailable() ? "wrk" : "autocannon");
 /** With wrk on CPU 1, the server gets CPU 0 to itself. */
 /** `BENCH_PIN_SERVER=0` lets the server use both cores (wrk stays on CPU 1): threads off the event loop then count. */
 const PINNED = TOOL === "wrk" && process.env.BENCH_PIN_SERVER !== "0";
+/**
+ * With the server pinned, this process (which drains the gateway's stdout, as a log collector would) runs on
+ * CPU 1 beside wrk: left unpinned, the scheduler woke it on the writer's CPU 0 after each write and its
+ * reading was counted against the server. `BENCH_PIN_SELF=0` leaves it unpinned, as before 2026-12-04.
+ */
+const PIN_SELF = PINNED && process.env.BENCH_PIN_SELF !== "0";
+const ALL_CPUS = `0-${availableParallelism() - 1}`;
+/** Sets the CPUs a process (all its threads) may run on. */
+function pinProcess(pid: number, cpus: string): void {
+  execFileSync("taskset", ["-a", "-p", "-c", cpus, String(pid)], { stdio: "ignore" });
+}
 const WORK_DIR = mkdtempSync(join(tmpdir(), "svc-bench-wrk-"));
 /** RSS is read this many seconds into each run: against the peak it shows whether memory stays flat. */
 const RSS_AT_S = 15;
@@ -124,6 +135,7 @@ function redisServerAvailable(): boolean {
 }
 
 async function main(): Promise<void> {
+  if (PIN_SELF) pinProcess(process.pid, "1");
   const opened = payload("opened");
   const closed = payload("closed");
   const sign = (text: string) => signatureFor(text);
@@ -179,6 +191,9 @@ async function main(): Promise<void> {
         continue;
       }
       redis = await startTestRedis();
+      // Started from this process it inherited CPU 1 only: Redis keeps both cores, as before.
+      const redisPid = redis.pid();
+      if (PIN_SELF && redisPid !== undefined) pinProcess(redisPid, ALL_CPUS);
       state = { backend: "redis", redis_url: redis.url };
     } else if (backend === "memory") {
       env.BENCH_STATE = "memory";
@@ -265,7 +280,10 @@ async function main(): Promise<void> {
   }
 
   const floorRps = rows[1]?.reqPerSec ?? 1;
-  const tool = TOOL === "wrk" ? "wrk (1 thread on CPU 1, server on CPU 0)" : "autocannon";
+  const tool =
+    TOOL === "wrk"
+      ? `wrk (1 thread on CPU 1, server on ${PINNED ? "CPU 0" : "both CPUs"}${PIN_SELF ? ", its stdout drained on CPU 1" : ""})`
+      : "autocannon";
   console.log(
     `\n${new Date().toISOString()} — ${tool}, ${DURATION} s per run, body ${opened.length} bytes, log at ${LOG_LEVEL}, node ${process.version}, load average at each row's end in the last column\n`,
   );

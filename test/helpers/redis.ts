@@ -23,6 +23,8 @@ export interface TestRedis {
   freeze(): void;
   /** Lets a frozen server go on (SIGCONT). */
   thaw(): void;
+  /** The running server's pid (undefined while stopped). */
+  pid(): number | undefined;
   /** Stops it and removes its dir. */
   cleanup(): Promise<void>;
 }
@@ -163,6 +165,7 @@ export async function startTestRedis(
     stop,
     freeze: () => child?.kill("SIGSTOP"),
     thaw: () => child?.kill("SIGCONT"),
+    pid: () => child?.pid,
     async cleanup() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
