@@ -59,6 +59,29 @@ function telegram(): DeliveryTarget {
   return target;
 }
 
+/**
+ * A gateway on the fake clock with a direct route to `chat`: its first delivery ("held") is under way at the
+ * fake API, and a second ("later") waits its turn on the clock.
+ */
+async function laterWaitingBehindHeld(chat: string) {
+  const gw = await startTestGateway({
+    clock,
+    fakeSleeps: true,
+    config: directNoteConfig("telegram", { chat_id: chat }, { token: "1:turn", base_url: tg.url }),
+  });
+  try {
+    const first = postJson(gw.url("/webhooks/note"), { text: "held" });
+    await waitArrived("held");
+    const later = postJson(gw.url("/webhooks/note"), { text: "later" });
+    await vi.waitFor(() => expect(clock.pendingTimers()).toBeGreaterThan(0), { timeout: 5000, interval: 5 });
+    return { gw, first, later };
+  } catch (err) {
+    releaseHeld();
+    await gw.stop();
+    throw err;
+  }
+}
+
 describe("a delivery's wait for the earlier ones to its chat", () => {
   it("lasts 10 s on the gateway's clock; the next one still waits for the one that is stalled", async () => {
     const target = telegram();
@@ -98,19 +121,8 @@ describe("a delivery's wait for the earlier ones to its chat", () => {
   });
 
   it("runs on the clock the gateway is given", async () => {
-    const gw = await startTestGateway({
-      clock,
-      fakeSleeps: true,
-      config: directNoteConfig("telegram", { chat_id: "-4" }, { token: "1:turn", base_url: tg.url }),
-    });
+    const { gw, first, later } = await laterWaitingBehindHeld("-4");
     try {
-      const first = postJson(gw.url("/webhooks/note"), { text: "held" });
-      await waitArrived("held");
-      const later = postJson(gw.url("/webhooks/note"), { text: "later" });
-      await vi.waitFor(() => expect(clock.pendingTimers()).toBeGreaterThan(0), {
-        timeout: 5000,
-        interval: 5,
-      });
       clock.advance(10_000);
       expect((await later).status).toBe(200);
       expect(arrived("later")).toMatchObject({ at: 10_000, heldAnswered: false });
@@ -122,19 +134,8 @@ describe("a delivery's wait for the earlier ones to its chat", () => {
   });
 
   it("of a direct delivery ends when the gateway stops: it sends nothing, its sender is answered 503, and the one under way 200", async () => {
-    const gw = await startTestGateway({
-      clock,
-      fakeSleeps: true,
-      config: directNoteConfig("telegram", { chat_id: "-5" }, { token: "1:turn", base_url: tg.url }),
-    });
+    const { gw, first, later } = await laterWaitingBehindHeld("-5");
     try {
-      const first = postJson(gw.url("/webhooks/note"), { text: "held" });
-      await waitArrived("held");
-      const later = postJson(gw.url("/webhooks/note"), { text: "later" });
-      await vi.waitFor(() => expect(clock.pendingTimers()).toBeGreaterThan(0), {
-        timeout: 5000,
-        interval: 5,
-      });
       const stopping = gw.gateway.stop();
       const cut = await later;
       expect(cut.status).toBe(503);
