@@ -1,13 +1,12 @@
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { startSystem } from "../../../src/actors/system.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { alive } from "../../helpers/process.js";
-import { entry, makeHub, stdioEntry, text, useHubs } from "./harness.js";
+import { entry, makeHub, ownHubs, stdioEntry, text, useHubs } from "./harness.js";
 
 const CHANGING_LIST_FIXTURE = resolve(import.meta.dirname, "../../fixtures/mcp/changing-list-server.mjs");
 
@@ -95,36 +94,13 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
   });
 });
 
-/**
- * A home and hubs of the test's own, stopped and removed when it ends: for the tests that run at once (the
- * file's `hub` and home are one test's at a time). `finished`: the test's own `onTestFinished`, from its
- * context (the module's is not told which of the tests running at once it belongs to).
- */
-function ownHubs(
-  finished: OnTestFinishedHandler,
-): (...args: DropFirst<Parameters<typeof makeHub>>) => McpHub {
-  const home = tempHome();
-  const hubs: McpHub[] = [];
-  finished(async () => {
-    await Promise.all(hubs.map((h) => h.stop()));
-    home.cleanup();
-  });
-  return (...args) => {
-    const made = makeHub(home, ...args);
-    hubs.push(made);
-    return made;
-  };
-}
-type OnTestFinishedHandler = (fn: () => Promise<void>) => void;
-type DropFirst<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never;
-
 // The three describes below run at once: each test waits on its process's real recycle (idle and age
 // limits, a process lingering after its stdin closed), in a home and with hubs of its own.
 describe.concurrent("recycling a real stdio process (spec 3)", () => {
   it("a call made while an idle process is still exiting waits for it and runs on a new process", async ({
     onTestFinished,
   }) => {
-    const h = ownHubs(onTestFinished)({
+    const h = ownHubs(onTestFinished).hub({
       fx: stdioEntry("legacy", { idle_timeout_seconds: 0.3 }, ["--linger-ms", "1800"]),
     });
     const firstPid = text(await h.call("fx", "pid", {}));
@@ -144,7 +120,7 @@ describe.concurrent("recycling a real stdio process (spec 3), and its log", () =
   }) => {
     const log = captureLogger();
     const recycled = () => log.messages().filter((m) => m.includes("recycled"));
-    const hub = ownHubs(onTestFinished);
+    const { hub } = ownHubs(onTestFinished);
     const idle = hub(
       { fx: stdioEntry("legacy", { lifecycle: { idle_timeout_seconds: 0.3 } }) },
       { logger: log.logger },
@@ -182,7 +158,7 @@ describe.concurrent("max_lifetime_seconds with calls that overlap (supports_para
   }) => {
     // Told when the age limit passed while a call was in flight (the recycle waits for it).
     let aged = false;
-    const h = ownHubs(onTestFinished)(
+    const h = ownHubs(onTestFinished).hub(
       { fx: stdioEntry("legacy", { max_lifetime_seconds: 0.3, supports_parallel_tool_calls: true }) },
       {
         inspect: (event) => {
