@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -6,7 +6,7 @@ import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { freePort } from "../../helpers/http.js";
 import { alive, pidInFile } from "../../helpers/process.js";
-import { svc, svcEach } from "./svc.js";
+import { type SvcResult, svc, svcEach, svcProcess } from "./svc.js";
 
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 
@@ -59,16 +59,13 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
 
   it("svc mcp list checks each enabled server: ok (N tools) or failed: why", async () => {
     home = tempHome();
-    await writeServers({ waits: WAITS });
-    // 10 s, not less: every other server must have its answer within it — fx (a Node process loading the
-    // SDK) its tools, refused its ECONNREFUSED — and waits its line on stderr; on a loaded machine 3 s
-    // once ran out before refused's connect had failed.
+    // The server that never answers is checked in the test below, at its --timeout: here the command ends
+    // once every server has its answer. 10 s, not less, for them to have it: fx (a Node process loading the
+    // SDK) its tools, refused its ECONNREFUSED; on a loaded machine 3 s once ran out before refused's
+    // connect had failed.
+    await writeServers();
     const res = await svc(home, ["mcp", "list", "--timeout", "10"]);
     expect(res.code).toBe(0);
-    // What it wrote on stderr while it kept svc waiting is usually why.
-    expect(res.stdout).toMatch(
-      /^waits\s+stdio\s+failed: no answer within 10 s \(--timeout\) — its stderr so far: Please authorize: https:\/\/auth\.example\/x$/m,
-    );
     expect(res.stdout).toMatch(/^fx\s+stdio\s+ok \(12 tools\)$/m);
     expect(res.stdout).toMatch(/^missing\s+stdio\s+failed: command not found: no-such-command-svc-test/m);
     expect(res.stdout).toMatch(/^refused\s+http\s+failed: .*(ECONNREFUSED|refused)/m);
@@ -80,43 +77,62 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
 
   it("a server given up at --timeout or connect_timeout is killed at once, not after the stop's SIGTERM grace (the command ends on time)", async () => {
     home = tempHome();
-    const record = join(home.dir, "signals.log");
-    const pidFile = join(home.dir, "server.pid");
     // Never answers, ignores SIGTERM, and notes what reaches it: a graceful stop closes stdin, sends
     // SIGTERM 2 s later and SIGKILL 2 s after that, so the command ended 4 s after its --timeout. Its pid
     // is written once its SIGTERM handler is set, in a file of its own (read with pidInFile).
-    const script = `const { appendFileSync, writeFileSync } = require("node:fs");
+    const stubborn = (dir: string) => {
+      const record = join(dir, "signals.log");
+      const pidFile = join(dir, "server.pid");
+      const script = `const { appendFileSync, writeFileSync } = require("node:fs");
       const note = (what) => appendFileSync(${JSON.stringify(record)}, what + "\\n");
       process.on("SIGTERM", () => note("SIGTERM"));
       writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));
       process.stdin.on("end", () => note("stdin closed"));
       process.stdin.resume();
       setInterval(() => {}, 1000);`;
-    const stubborn = { command: process.execPath, args: ["-e", script] };
-    const gone = async () => {
+      return { command: process.execPath, args: ["-e", script] };
+    };
+    const gone = async (dir: string) => {
+      const record = join(dir, "signals.log");
       // Waited for, not read at once: a file not there yet is a server still starting, not one that never ran.
-      const pid = await pidInFile(pidFile, 30_000);
+      const pid = await pidInFile(join(dir, "server.pid"), 30_000);
       // The group got SIGKILL before the command exited; the kernel ends it at once.
       await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 5_000 });
       const notes = existsSync(record) ? readFileSync(record, "utf8").trim().split("\n") : [];
-      rmSync(record, { force: true });
-      rmSync(pidFile);
       return notes.filter((note) => note === "SIGTERM");
     };
-    // 3 s, not less: the command must have written its pid and set its SIGTERM handler before it is given
-    // up, and on a loaded machine a Node process can take longer than half a second to start.
-    home.write("config.yaml", stringify({ mcp_servers: { stubborn } }));
-    const list = await svc(home, ["mcp", "list", "--timeout", "3"]);
-    expect(list.stdout).toMatch(
-      /^stubborn\s+stdio\s+failed: no answer within 3 s \(--timeout\) — the server did not answer the handshake \(initialize, MCP's first request\): check that command and args .* raise --timeout$/m,
-    );
-    expect(await gone()).toEqual([]);
-    home.write("config.yaml", stringify({ mcp_servers: { stubborn: { ...stubborn, connect_timeout: 3 } } }));
-    for (const command of ["test", "tools"]) {
-      const res = await svc(home, ["mcp", command, "stubborn"]);
-      expect(res.code).toBe(1);
-      expect(res.stderr).toContain("mcp_servers.stubborn: connect timed out after 3 s (connect_timeout)");
-      expect(await gone()).toEqual([]);
+    // The three commands at once, each in a home of its own (two of them spawned): each waits out its
+    // own 3 s. 3 s, not less: the command must have written its pid and set its SIGTERM handler before it
+    // is given up, and on a loaded machine a Node process can take longer than half a second to start.
+    // The list also checks a server that prints why it waits (a login URL) and never answers: what it
+    // wrote on stderr while it kept svc waiting is usually why, and the list says it.
+    home.write("config.yaml", stringify({ mcp_servers: { stubborn: stubborn(home.dir), waits: WAITS } }));
+    const others = ["test", "tools"].map((command) => {
+      const own = tempHome();
+      own.write(
+        "config.yaml",
+        stringify({ mcp_servers: { stubborn: { ...stubborn(own.dir), connect_timeout: 3 } } }),
+      );
+      return { command, own };
+    });
+    try {
+      const ran = others.map(({ command, own }) => svcProcess(own, ["mcp", command, "stubborn"]));
+      const list = await svc(home, ["mcp", "list", "--timeout", "3"]);
+      expect(list.stdout).toMatch(
+        /^stubborn\s+stdio\s+failed: no answer within 3 s \(--timeout\) — the server did not answer the handshake \(initialize, MCP's first request\): check that command and args .* raise --timeout$/m,
+      );
+      expect(list.stdout).toMatch(
+        /^waits\s+stdio\s+failed: no answer within 3 s \(--timeout\) — its stderr so far: Please authorize: https:\/\/auth\.example\/x$/m,
+      );
+      expect(await gone(home.dir)).toEqual([]);
+      for (const [i, { own }] of others.entries()) {
+        const res = await (ran[i] as Promise<SvcResult>);
+        expect(res.code).toBe(1);
+        expect(res.stderr).toContain("mcp_servers.stubborn: connect timed out after 3 s (connect_timeout)");
+        expect(await gone(own.dir)).toEqual([]);
+      }
+    } finally {
+      for (const { own } of others) own.cleanup();
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { entry, pendingElicitation, stdioEntry, text, useHubs } from "./harness.js";
+import { entry, ownHubs, pendingElicitation, stdioEntry, text, useHubs } from "./harness.js";
 
 const ctx = useHubs();
 
@@ -16,8 +16,12 @@ function stateOf(h: ReturnType<typeof ctx.hub>, server: string): string | undefi
  * never lost to the reload, and one that cannot be sent says so.
  */
 describe("calls while a reload replaces a server", () => {
-  it("run: an unchanged server's at once, a changed server's on its new connection", async () => {
-    const h = ctx.hub(ctx.home, { fx: lingering(), other: stdioEntry() });
+  // The three tests below run at once, each with a hub and home of its own: each waits on its servers'
+  // processes, which a reload stops (one lingers 1.5 s after its stdin closes).
+  it.concurrent("run: an unchanged server's at once, a changed server's on its new connection", async ({
+    onTestFinished,
+  }) => {
+    const h = ownHubs(onTestFinished).hub({ fx: lingering(), other: stdioEntry() });
     await h.settled("fx");
     await h.settled("other");
     const before = Number(text(await h.call("fx", "pid", {})));
@@ -31,9 +35,11 @@ describe("calls while a reload replaces a server", () => {
     expect(h.status().map((s) => s.name)).toEqual(["fx", "other"]);
   });
 
-  it("a call queued behind one the reload cuts off runs on the new connection", async () => {
+  it.concurrent("a call queued behind one the reload cuts off runs on the new connection", async ({
+    onTestFinished,
+  }) => {
     const { asked, approvals } = pendingElicitation();
-    const h = ctx.hub(ctx.home, { fx: stdioEntry() }, { approvals });
+    const h = ownHubs(onTestFinished).hub({ fx: stdioEntry() }, { approvals });
     await h.settled("fx");
     const running = h.call("fx", "ask", {});
     const queued = h.call("fx", "echo", { text: "queued call" });
@@ -43,9 +49,11 @@ describe("calls while a reload replaces a server", () => {
     expect(text(await queued)).toBe("queued call");
   });
 
-  it("a call queued for a server the reload removes fails, never sent, saying so", async () => {
+  it.concurrent("a call queued for a server the reload removes fails, never sent, saying so", async ({
+    onTestFinished,
+  }) => {
     const { asked, approvals } = pendingElicitation();
-    const h = ctx.hub(ctx.home, { fx: stdioEntry(), other: stdioEntry() }, { approvals });
+    const h = ownHubs(onTestFinished).hub({ fx: stdioEntry(), other: stdioEntry() }, { approvals });
     await h.settled("fx");
     const running = h.call("fx", "ask", {});
     const queued = h.call("fx", "write-note", { text: "x" });

@@ -3,9 +3,7 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from "
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { describe, expect, it, vi } from "vitest";
 import { buildServer } from "../../fixtures/mcp/server.mjs";
-import { entry, useHubs } from "./harness.js";
-
-const hubs = useHubs();
+import { entry, ownHubs } from "./harness.js";
 
 async function body(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -13,8 +11,11 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString("utf8"));
 }
 
+// Its tests run at once, each with a hub and a server of its own: each waits out its connect_timeout.
 describe("a connect given up by connect_timeout", () => {
-  it("opens no session afterwards: the preflight ends with it and no initialize is sent", async () => {
+  it.concurrent("opens no session afterwards: the preflight ends with it and no initialize is sent", async ({
+    onTestFinished,
+  }) => {
     // A real SDK server behind a front that never answers HEAD or GET (the preflight's probes).
     const posts: number[] = [];
     const started = Date.now();
@@ -28,7 +29,7 @@ describe("a connect given up by connect_timeout", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const hub = hubs.hub(hubs.home, {
+      const hub = ownHubs(onTestFinished).hub({
         h: entry({ url: `http://127.0.0.1:${port}/mcp`, connect_timeout: 1 }),
       });
       const status = await hub.settled("h");
@@ -46,7 +47,9 @@ describe("a connect given up by connect_timeout", () => {
     }
   });
 
-  it("leaves no TLS handshake behind: an https url whose server takes the connection and never answers it", async () => {
+  it.concurrent("leaves no TLS handshake behind: an https url whose server takes the connection and never answers it", async ({
+    onTestFinished,
+  }) => {
     // A hung TLS server (or a port whose service waits for the client to speak): undici gives up such a
     // handshake only after its own 10 s, which held svc mcp test, list and call open that long past the
     // connect_timeout they had reported.
@@ -59,7 +62,7 @@ describe("a connect given up by connect_timeout", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const hub = hubs.hub(hubs.home, {
+      const hub = ownHubs(onTestFinished).hub({
         h: entry({ url: `https://127.0.0.1:${port}/mcp`, connect_timeout: 1 }),
       });
       expect((await hub.settled("h")).state).toBe("failed");

@@ -113,8 +113,8 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-function writeConfig(servers: Record<string, unknown>): void {
-  home.write(
+function writeConfig(servers: Record<string, unknown>, into: TempHome = home): void {
+  into.write(
     "config.yaml",
     stringify({
       platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 0 } },
@@ -240,18 +240,25 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     // 3 s, not less: the server is a Node process loading the SDK, and under a loaded CI machine its
     // handshake alone can take longer than half a second, which this test is not about.
     const unlisted = join(import.meta.dirname, "../../fixtures/mcp/unlisted-tools-server.mjs");
-    writeConfig({ stuck: { command: process.execPath, args: [unlisted], connect_timeout: 30 } });
-    const why = "the server answered the handshake but not tools/list, the listing of its tools";
-    const listed = await run(home, ["mcp", "list", "--timeout", "3"]);
-    expect(listed.stdout).toContain(
-      `failed: no answer within 3 s (--timeout) — ${why} (a fault of the server, or a list slow to build: raise --timeout)`,
-    );
-    writeConfig({ stuck: { command: process.execPath, args: [unlisted], connect_timeout: 3 } });
-    const tested = await run(home, ["mcp", "test", "stuck"]);
-    expect(tested.code).toBe(1);
-    expect(tested.stderr).toContain(
-      `mcp_servers.stuck: connect timed out after 3 s (connect_timeout) — ${why} (a fault of the server, or a list slow to build: raise connect_timeout)`,
-    );
+    // Both commands at once, each in a home of its own: each waits out its own 3 s.
+    const listHome = tempHome();
+    try {
+      writeConfig({ stuck: { command: process.execPath, args: [unlisted], connect_timeout: 30 } }, listHome);
+      const listing = svc(listHome, ["mcp", "list", "--timeout", "3"]);
+      writeConfig({ stuck: { command: process.execPath, args: [unlisted], connect_timeout: 3 } });
+      const tested = await run(home, ["mcp", "test", "stuck"]);
+      await listing.exited;
+      const why = "the server answered the handshake but not tools/list, the listing of its tools";
+      expect(listing.stdout()).toContain(
+        `failed: no answer within 3 s (--timeout) — ${why} (a fault of the server, or a list slow to build: raise --timeout)`,
+      );
+      expect(tested.code).toBe(1);
+      expect(tested.stderr).toContain(
+        `mcp_servers.stuck: connect timed out after 3 s (connect_timeout) — ${why} (a fault of the server, or a list slow to build: raise connect_timeout)`,
+      );
+    } finally {
+      listHome.cleanup();
+    }
   });
 
   it("an SSE server that accepts the event stream and never answers: test and call fail naming connect_timeout (exit 1)", async () => {
@@ -310,8 +317,12 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       res.write(": open\n\n");
     });
     await new Promise<void>((resolve) => stream.listen(0, "127.0.0.1", resolve));
+    const listHome = tempHome();
     try {
       const { port } = stream.address() as AddressInfo;
+      // Both commands at once, each in a home of its own: each waits out its own 5 s.
+      writeConfig({ events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse" } }, listHome);
+      const listing = svc(listHome, ["mcp", "list", "--timeout", "5"]);
       writeConfig({
         events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse", connect_timeout: 5 },
       });
@@ -322,12 +333,12 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       expect(test.stderr).toContain(
         `mcp_servers.events: connect timed out after 5 s (connect_timeout) — ${noEndpoint}`,
       );
-      writeConfig({ events: { url: `http://127.0.0.1:${port}/sse`, transport: "sse" } });
-      const list = await run(home, ["mcp", "list", "--timeout", "5"]);
-      expect(list.stdout).toContain(`failed: no answer within 5 s (--timeout) — ${noEndpoint}`);
+      await listing.exited;
+      expect(listing.stdout()).toContain(`failed: no answer within 5 s (--timeout) — ${noEndpoint}`);
     } finally {
       for (const res of streams) res.destroy();
       stream.close();
+      listHome.cleanup();
     }
   });
 

@@ -95,6 +95,31 @@ export function useHubs() {
 }
 
 /**
+ * A home and hubs of the test's own, stopped and removed when it ends: for tests that run at once, where
+ * `useHubs`' home and hubs are one test's at a time. `finished`: the test's own `onTestFinished`, from its
+ * context (the module's is not told which of the tests running at once it belongs to).
+ */
+export function ownHubs(finished: (fn: () => Promise<void>) => void): {
+  readonly home: TempHome;
+  hub(servers: Record<string, McpServerEntry>, options?: Parameters<typeof makeHub>[2]): McpHub;
+} {
+  const home = tempHome();
+  const hubs: McpHub[] = [];
+  finished(async () => {
+    await Promise.all(hubs.map((h) => h.stop()));
+    home.cleanup();
+  });
+  return {
+    home,
+    hub(servers, options) {
+      const made = makeHub(home, servers, options);
+      hubs.push(made);
+      return made;
+    },
+  };
+}
+
+/**
  * Starts node:http servers on 127.0.0.1 for a test (`serve(handler)` resolves to the port); each is closed
  * after the test, its open connections (an event stream the client keeps) with it.
  */

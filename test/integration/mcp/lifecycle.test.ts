@@ -6,7 +6,7 @@ import { silentLogger } from "../../../src/io/log.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { alive } from "../../helpers/process.js";
-import { entry, makeHub, stdioEntry, text, useHubs } from "./harness.js";
+import { entry, makeHub, ownHubs, stdioEntry, text, useHubs } from "./harness.js";
 
 const CHANGING_LIST_FIXTURE = resolve(import.meta.dirname, "../../fixtures/mcp/changing-list-server.mjs");
 
@@ -94,9 +94,13 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
   });
 });
 
-describe("recycling a real stdio process (spec 3)", () => {
-  it("a call made while an idle process is still exiting waits for it and runs on a new process", async () => {
-    const h = hub(ctx.home, {
+// The three describes below run at once: each test waits on its process's real recycle (idle and age
+// limits, a process lingering after its stdin closed), in a home and with hubs of its own.
+describe.concurrent("recycling a real stdio process (spec 3)", () => {
+  it("a call made while an idle process is still exiting waits for it and runs on a new process", async ({
+    onTestFinished,
+  }) => {
+    const h = ownHubs(onTestFinished).hub({
       fx: stdioEntry("legacy", { idle_timeout_seconds: 0.3 }, ["--linger-ms", "1800"]),
     });
     const firstPid = text(await h.call("fx", "pid", {}));
@@ -110,12 +114,14 @@ describe("recycling a real stdio process (spec 3)", () => {
   });
 });
 
-describe("recycling a real stdio process (spec 3), and its log", () => {
-  it("idle_timeout_seconds recycles the process, the log says which key and that the next call starts it again, and the next call respawns it; then age after the call it waited for", async () => {
+describe.concurrent("recycling a real stdio process (spec 3), and its log", () => {
+  it("idle_timeout_seconds recycles the process, the log says which key and that the next call starts it again, and the next call respawns it; then age after the call it waited for", async ({
+    onTestFinished,
+  }) => {
     const log = captureLogger();
     const recycled = () => log.messages().filter((m) => m.includes("recycled"));
+    const { hub } = ownHubs(onTestFinished);
     const idle = hub(
-      ctx.home,
       { fx: stdioEntry("legacy", { lifecycle: { idle_timeout_seconds: 0.3 } }) },
       { logger: log.logger },
     );
@@ -136,11 +142,7 @@ describe("recycling a real stdio process (spec 3), and its log", () => {
     );
     const secondPid = text(await idle.call("fx", "pid", {}));
     expect(secondPid).not.toBe(firstPid);
-    const aged = hub(
-      ctx.home,
-      { ax: stdioEntry("legacy", { max_lifetime_seconds: 0.3 }) },
-      { logger: log.logger },
-    );
+    const aged = hub({ ax: stdioEntry("legacy", { max_lifetime_seconds: 0.3 }) }, { logger: log.logger });
     // The call outlives the age limit: the process is recycled once it has answered, and said so once.
     expect(text(await aged.call("ax", "slow", { ms: 800 }))).toBe("slept 800");
     await vi.waitFor(() => expect(aged.status()[0]?.state).toBe("recycled"), { timeout: 5000, interval: 20 });
@@ -150,12 +152,13 @@ describe("recycling a real stdio process (spec 3), and its log", () => {
   });
 });
 
-describe("max_lifetime_seconds with calls that overlap (supports_parallel_tool_calls)", () => {
-  it("a call made once the process is past its age waits for the recycle and runs on a new process; the call in flight is not broken", async () => {
+describe.concurrent("max_lifetime_seconds with calls that overlap (supports_parallel_tool_calls)", () => {
+  it("a call made once the process is past its age waits for the recycle and runs on a new process; the call in flight is not broken", async ({
+    onTestFinished,
+  }) => {
     // Told when the age limit passed while a call was in flight (the recycle waits for it).
     let aged = false;
-    const h = hub(
-      ctx.home,
+    const h = ownHubs(onTestFinished).hub(
       { fx: stdioEntry("legacy", { max_lifetime_seconds: 0.3, supports_parallel_tool_calls: true }) },
       {
         inspect: (event) => {

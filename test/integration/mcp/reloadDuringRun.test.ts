@@ -1,9 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
+import type { McpHub } from "../../../src/actors/mcp/hub.js";
 import { mcpAgentTool } from "../../../src/agent/mcpTools.js";
 import { outcomeText, toolContext } from "../../helpers/toolContext.js";
-import { entry, STDIO_FIXTURE, stdioEntry, useHubs } from "./harness.js";
-
-const ctx = useHubs();
+import { entry, ownHubs, STDIO_FIXTURE, stdioEntry } from "./harness.js";
 
 /** The fixture started after `seconds` (a server slow to start), as an entry a reload changed. */
 const slowToStart = (seconds: string, extra: Record<string, unknown> = {}) =>
@@ -18,16 +17,20 @@ const slowToStart = (seconds: string, extra: Record<string, unknown> = {}) =>
  * changed: until the new connection has listed the tools, none of the server's is registered. The tool the
  * run was offered is still the server's: the call waits for the connect, as one to a recycled process does.
  */
+// Its tests run at once, each with a hub of its own: each waits on its server's processes (a reconnect
+// slow to start, a stop).
 describe("an agent run's MCP call while a reload reconnects the server", () => {
-  function reconnecting(h: ReturnType<typeof ctx.hub>) {
+  function reconnecting(h: McpHub) {
     return (
       h.status().find((s) => s.name === "fx")?.state === "connecting" &&
       !h.tools().some((t) => t.server === "fx")
     );
   }
 
-  it("waits for the new connection and runs there, rather than saying the server's tools changed", async () => {
-    const h = ctx.hub(ctx.home, { fx: stdioEntry() });
+  it.concurrent("waits for the new connection and runs there, rather than saying the server's tools changed", async ({
+    onTestFinished,
+  }) => {
+    const h = ownHubs(onTestFinished).hub({ fx: stdioEntry() });
     await h.settled("fx");
     const echo = h.tools().find((t) => t.name === "mcp__fx__echo");
     if (echo === undefined) throw new Error("the fixture lists echo");
@@ -39,8 +42,10 @@ describe("an agent run's MCP call while a reload reconnects the server", () => {
     await reload;
   });
 
-  it("is given up, never sent, when the run ends while the server connects", async () => {
-    const h = ctx.hub(ctx.home, { fx: stdioEntry() });
+  it.concurrent("is given up, never sent, when the run ends while the server connects", async ({
+    onTestFinished,
+  }) => {
+    const h = ownHubs(onTestFinished).hub({ fx: stdioEntry() });
     await h.settled("fx");
     const echo = h.tools().find((t) => t.name === "mcp__fx__echo");
     if (echo === undefined) throw new Error("the fixture lists echo");
@@ -57,8 +62,10 @@ describe("an agent run's MCP call while a reload reconnects the server", () => {
     await reload.catch(() => undefined);
   });
 
-  it("says the server could not be connected again when the new connection fails", async () => {
-    const h = ctx.hub(ctx.home, { fx: stdioEntry() });
+  it.concurrent("says the server could not be connected again when the new connection fails", async ({
+    onTestFinished,
+  }) => {
+    const h = ownHubs(onTestFinished).hub({ fx: stdioEntry() });
     await h.settled("fx");
     const echo = h.tools().find((t) => t.name === "mcp__fx__echo");
     if (echo === undefined) throw new Error("the fixture lists echo");

@@ -7,7 +7,7 @@ import { captureLogger } from "../../fakes/logCapture.js";
 import { CLI_NODE_ARGS, SVC_ARGV, svcModule } from "../../helpers/cliEntry.js";
 import type { TempHome } from "../../helpers/home.js";
 import { alive, pidInFile, signalProcess } from "../../helpers/process.js";
-import { entry, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
+import { entry, ownHubs, STDIO_FIXTURE, stdioEntry, text, useHubs } from "./harness.js";
 
 const hubs = useHubs();
 const SIGNAL_AT_SPAWN = resolve(import.meta.dirname, "../../fixtures/mcp/signalAtSpawn.mjs");
@@ -28,24 +28,6 @@ function configureSilentServer(home: TempHome): string {
   return pidFile;
 }
 describe("stdio server processes", () => {
-  it("a server started through a wrapper script that outlives its stdin leaves no process behind after stop", async () => {
-    // A launcher script (`command: ./run.sh`) whose server keeps running after stdin closes: the
-    // wrapper gets the signals, the server is its child.
-    const wrapper = join(hubs.home.dir, "run.sh");
-    writeFileSync(wrapper, `#!/bin/sh\n"${process.execPath}" "${STDIO_FIXTURE}" legacy --linger-ms 600000\n`);
-    chmodSync(wrapper, 0o755);
-    const hub = hubs.hub(hubs.home, { w: entry({ command: wrapper }) });
-    expect((await hub.settled("w")).state).toBe("connected");
-    const pid = Number(text(await hub.call("w", "pid", {})));
-    expect(alive(pid)).toBe(true);
-    try {
-      await hub.stop();
-      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10_000, interval: 100 });
-    } finally {
-      if (alive(pid)) signalProcess(pid, "SIGKILL");
-    }
-  });
-
   it("a tool result larger than 10 MB (the SDK transport's buffer) arrives whole", async () => {
     const hub = hubs.hub(hubs.home, { b: stdioEntry("legacy", {}, ["--big-tool"]) });
     expect((await hub.settled("b")).state).toBe("connected");
@@ -67,26 +49,54 @@ describe("stdio server processes", () => {
     expect(calls).toHaveLength(1);
   }, 60_000);
 
-  it("a read-only call whose server dies under it twice fails saying how the connection ended", async () => {
-    const hub = hubs.hub(hubs.home, { c: stdioEntry("legacy", {}, ["--crash-after-ms", "300"]) });
+  // The three tests below run at once, each in a home and with hubs of its own: each waits on its processes
+  // (a stop's grace periods, a crash timer, a helper's end), not on the machine.
+  it.concurrent("a server started through a wrapper script that outlives its stdin leaves no process behind after stop", async ({
+    onTestFinished,
+  }) => {
+    // A launcher script (`command: ./run.sh`) whose server keeps running after stdin closes: the
+    // wrapper gets the signals, the server is its child.
+    const own = ownHubs(onTestFinished);
+    const wrapper = join(own.home.dir, "run.sh");
+    writeFileSync(wrapper, `#!/bin/sh\n"${process.execPath}" "${STDIO_FIXTURE}" legacy --linger-ms 600000\n`);
+    chmodSync(wrapper, 0o755);
+    const hub = own.hub({ w: entry({ command: wrapper }) });
+    expect((await hub.settled("w")).state).toBe("connected");
+    const pid = Number(text(await hub.call("w", "pid", {})));
+    expect(alive(pid)).toBe(true);
+    try {
+      await hub.stop();
+      await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10_000, interval: 100 });
+    } finally {
+      if (alive(pid)) signalProcess(pid, "SIGKILL");
+    }
+  });
+
+  it.concurrent("a read-only call whose server dies under it twice fails saying how the connection ended", async ({
+    onTestFinished,
+  }) => {
+    const hub = ownHubs(onTestFinished).hub({ c: stdioEntry("legacy", {}, ["--crash-after-ms", "300"]) });
     expect((await hub.settled("c")).state).toBe("connected");
     await expect(hub.call("c", "slow", { ms: 5000 })).rejects.toThrow(
       'mcp_servers.c: "slow" failed: the connection was lost again while it was replayed (the connection closed: the server process exited (code 7) — it wrote nothing on stderr)',
     );
   });
 
-  it("a server that dies while a process it started holds its stdout: the exit is seen at once and that process stopped", async () => {
+  it.concurrent("a server that dies while a process it started holds its stdout: the exit is seen at once and that process stopped", async ({
+    onTestFinished,
+  }) => {
+    const own = ownHubs(onTestFinished);
     // A launcher that starts a helper in the background (a log tailer, an agent) and then execs the server:
     // the helper inherits stdout, so the pipe stays open after the server dies and only its exit tells.
-    const helperPids = join(hubs.home.dir, "helper.pids");
-    const wrapper = join(hubs.home.dir, "run.sh");
+    const helperPids = join(own.home.dir, "helper.pids");
+    const wrapper = join(own.home.dir, "run.sh");
     writeFileSync(
       wrapper,
       `#!/bin/sh\nsleep 600 &\necho $! >> "${helperPids}"\nexec "${process.execPath}" "${STDIO_FIXTURE}" legacy --crash-on-call\n`,
     );
     chmodSync(wrapper, 0o755);
     // Each process dies as the call (then its replay) reaches it: never before, however slow the machine.
-    const hub = hubs.hub(hubs.home, { c: entry({ command: wrapper }) });
+    const hub = own.hub({ c: entry({ command: wrapper }) });
     expect((await hub.settled("c")).state).toBe("connected");
     // Read-only, so replayed once on the next process, which dies the same way: the call fails saying how,
     // long before its timeout (300 s).

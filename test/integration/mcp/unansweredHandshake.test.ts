@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import { startTestGateway } from "../../helpers/gateway.js";
+import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { svc as svcIn } from "../cli/svc.js";
 
@@ -25,11 +25,18 @@ const SSE =
 const UNOPENED =
   "the event stream did not open: the server did not answer the GET of its url that opens it (so the handshake, initialize, was never sent): check that url is the event stream of an MCP server that speaks the legacy SSE transport, not Streamable HTTP (for that, set transport: http)";
 /**
- * The wait given to every peer: 3 s, not less. The SSE peer must still open its stream (headers and the
+ * The wait given to the SSE peers: 3 s, not less. The SSE peer must still open its stream (headers and the
  * `endpoint` event, from this test's process) within it for svc to reach the handshake, and on a loaded
  * CI machine 1 s was not always enough: svc then rightly said the stream did not open.
  */
 const WAIT = 3;
+/**
+ * The wait given to the stdio and Streamable HTTP peers, which need none: svc's handshake is its first
+ * write to them (the process's stdin, a POST with no preflight before it), so however little of it they
+ * took when the time runs out, the handshake went unanswered and svc says so.
+ */
+const SHORT_WAIT = 1;
+const waitOf = (name: string) => (name === "quiet" || name === "held" ? SHORT_WAIT : WAIT);
 const slow = (bound: string) => ` — or, for a server slow to start, raise ${bound}`;
 
 const held = new Set<ServerResponse>();
@@ -37,6 +44,7 @@ let http: Server;
 let sse: Server;
 let unopened: Server;
 let home: TempHome;
+let gateway: Promise<TestGateway> | undefined;
 
 function listening(server: Server): Promise<number> {
   return new Promise((done) =>
@@ -44,27 +52,29 @@ function listening(server: Server): Promise<number> {
   );
 }
 
-function entries(connectTimeout: number, httpPort: number, ssePort: number, unopenedPort: number) {
+/** `connectTimeout`: each peer's `connect_timeout`, the peer's own wait (`waitOf`) when not given. */
+function entries(httpPort: number, ssePort: number, unopenedPort: number, connectTimeout?: number) {
+  const bound = (name: string) => connectTimeout ?? waitOf(name);
   return {
     // Reads its stdin and never writes; it ends when svc closes its stdin.
     quiet: {
       command: process.execPath,
       args: ["-e", "process.stdin.resume()"],
-      connect_timeout: connectTimeout,
+      connect_timeout: bound("quiet"),
     },
     // skip_preflight: the handshake is the first request (the preflight's own stage is cancelledConnect's).
-    held: { url: `http://127.0.0.1:${httpPort}/mcp`, skip_preflight: true, connect_timeout: connectTimeout },
+    held: { url: `http://127.0.0.1:${httpPort}/mcp`, skip_preflight: true, connect_timeout: bound("held") },
     stream: {
       url: `http://127.0.0.1:${ssePort}/sse`,
       transport: "sse",
       skip_preflight: true,
-      connect_timeout: connectTimeout,
+      connect_timeout: bound("stream"),
     },
     // With the preflight: its GET is answered, the stream's own GET never is.
     unopened: {
       url: `http://127.0.0.1:${unopenedPort}/sse`,
       transport: "sse",
-      connect_timeout: connectTimeout,
+      connect_timeout: bound("unopened"),
     },
   };
 }
@@ -110,9 +120,15 @@ beforeAll(async () => {
     listening(unopened),
   ]);
   home = tempHome();
+  // Started here, so its connects wait out their peers while the commands below wait out theirs; its
+  // log is read by the last test.
+  gateway = startTestGateway({ config: { mcp_servers: entries(httpPort, ssePort, unopenedPort) } });
+  // A failed start is the last test's failure, not an unhandled rejection meanwhile.
+  gateway.catch(() => {});
 });
 
 afterAll(async () => {
+  await (await gateway?.catch(() => undefined))?.stop();
   for (const res of held) res.destroy();
   http?.closeAllConnections();
   sse?.closeAllConnections();
@@ -130,18 +146,18 @@ describe("a server that never answers the handshake", () => {
   ])(
     "%s: svc mcp test says what to check and to raise connect_timeout",
     async (_, name, why) => {
-      home.write("config.yaml", stringify({ mcp_servers: entries(WAIT, httpPort, ssePort, unopenedPort) }));
+      home.write("config.yaml", stringify({ mcp_servers: entries(httpPort, ssePort, unopenedPort) }));
       const res = await svc(["mcp", "test", name]);
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(
-        `mcp_servers.${name}: connect timed out after ${WAIT} s (connect_timeout) — ${why}${slow("connect_timeout")}\n`,
+        `mcp_servers.${name}: connect timed out after ${waitOf(name)} s (connect_timeout) — ${why}${slow("connect_timeout")}\n`,
       );
     },
     20_000,
   );
 
   it("svc mcp list's check names --timeout, the wait that ran out", async () => {
-    home.write("config.yaml", stringify({ mcp_servers: entries(30, httpPort, ssePort, unopenedPort) }));
+    home.write("config.yaml", stringify({ mcp_servers: entries(httpPort, ssePort, unopenedPort, 30) }));
     const res = await svc(["mcp", "list", "--timeout", String(WAIT)]);
     for (const [name, why] of [
       ["quiet", STDIO],
@@ -157,27 +173,21 @@ describe("a server that never answers the handshake", () => {
   }, 20_000);
 
   it("the gateway's log says the same at each failed connect", async () => {
-    const gw = await startTestGateway({
-      config: { mcp_servers: entries(WAIT, httpPort, ssePort, unopenedPort) },
-    });
-    try {
-      await vi.waitFor(
-        () => {
-          const warned = gw.logs().map((l) => l.msg);
-          for (const [name, why] of [
-            ["quiet", STDIO],
-            ["held", HTTP],
-            ["stream", SSE],
-            ["unopened", UNOPENED],
-          ])
-            expect(warned).toContain(
-              `[mcp] mcp_servers.${name}: connect timed out after ${WAIT} s (connect_timeout) — ${why}${slow("connect_timeout")}`,
-            );
-        },
-        { timeout: 20_000, interval: 50 },
-      );
-    } finally {
-      await gw.stop();
-    }
+    const gw = await (gateway as Promise<TestGateway>);
+    await vi.waitFor(
+      () => {
+        const warned = gw.logs().map((l) => l.msg);
+        for (const [name, why] of [
+          ["quiet", STDIO],
+          ["held", HTTP],
+          ["stream", SSE],
+          ["unopened", UNOPENED],
+        ] as const)
+          expect(warned).toContain(
+            `[mcp] mcp_servers.${name}: connect timed out after ${waitOf(name)} s (connect_timeout) — ${why}${slow("connect_timeout")}`,
+          );
+      },
+      { timeout: 20_000, interval: 50 },
+    );
   }, 40_000);
 });

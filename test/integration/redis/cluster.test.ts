@@ -42,14 +42,28 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** `into`: the list the nodes are stopped from after the test (the file's, or a test's own: `ownNodes`). */
 async function cluster(
   n: number,
   config: Record<string, unknown>,
   files: Record<string, string> = {},
+  into: ClusterNode[] = nodes,
 ): Promise<ClusterNode[]> {
   const started = await Promise.all(Array.from({ length: n }, () => startNode(config, { files })));
-  nodes.push(...started);
+  into.push(...started);
   return started;
+}
+
+/**
+ * The nodes of a test that runs at once with others, stopped when it ends: `finished` is the test's own
+ * `onTestFinished`, from its context (the file's afterEach would stop the nodes of the tests still running).
+ */
+function ownNodes(finished: (fn: () => Promise<void>) => void): ClusterNode[] {
+  const own: ClusterNode[] = [];
+  finished(async () => {
+    await Promise.all(own.map((node) => node.stop()));
+  });
+  return own;
 }
 
 async function deliver(node: ClusterNode, route: string, id: string, payload: Record<string, unknown>) {
@@ -178,7 +192,12 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     expect([...appendedIds(runs).keys()].filter((id) => id.startsWith("cron-j1-"))).toHaveLength(1);
   });
 
-  it("a scheduled cron run that ends in its instance's stop gives back the next due time it held, so another instance can run it, and the stop logs no Redis outage", async () => {
+  // The three tests below run at once, each with nodes of its own and its own key prefix: each mostly
+  // waits on its agents' runs (3 s, 2 s) or a run held past its drain.
+  it.concurrent("a scheduled cron run that ends in its instance's stop gives back the next due time it held, so another instance can run it, and the stop logs no Redis outage", async ({
+    onTestFinished,
+  }) => {
+    const started = ownNodes(onTestFinished);
     const prefix = `t${randomUUID()}`;
     const runs = join(dir, `held-${randomUUID()}.log`);
     const node = await startNode(
@@ -194,7 +213,7 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
         },
       },
     );
-    nodes.push(node);
+    started.push(node);
     const raw = new Redis(redis.url);
     try {
       const leases = () => raw.keys(`${prefix}:cron:default:j1:*`);
@@ -214,7 +233,10 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     }
   });
 
-  it("svc webhook deliveries on the instance that ran an event another instance answered shows that run, as the answering instance shows the request", async () => {
+  it.concurrent("svc webhook deliveries on the instance that ran an event another instance answered shows that run, as the answering instance shows the request", async ({
+    onTestFinished,
+  }) => {
+    const started = ownNodes(onTestFinished);
     const runs = join(dir, `history-${randomUUID()}.log`);
     // One run at a time per instance, each lasting 2 s: the second event sent to A runs on B.
     const [a, b] = (await cluster(
@@ -225,6 +247,8 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
         { hook: { secret: SECRET, prompt: "n {n}" } },
         sharedAppendAgent(runs, 1, 2),
       ),
+      {},
+      started,
     )) as [ClusterNode, ClusterNode];
     const ids = [`first-${randomUUID()}`, `second-${randomUUID()}`];
     for (const [n, id] of ids.entries()) expect((await deliver(a, "hook", id, { n })).status).toBe(202);
@@ -260,7 +284,10 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     );
   });
 
-  it("an instance stopped while a run outlasts its drain stops, and leaves that job to another instance, which runs it once", async () => {
+  it.concurrent("an instance stopped while a run outlasts its drain stops, and leaves that job to another instance, which runs it once", async ({
+    onTestFinished,
+  }) => {
+    const started = ownNodes(onTestFinished);
     const log = join(dir, "drain.log");
     const go = join(dir, "drain.go");
     // Until the go file exists a run waits (and is aborted by its instance's stop); after, it is done.
@@ -279,7 +306,7 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     const config = clusterConfig(redis.url, `d${randomUUID()}`, { hook: { secret: SECRET } }, agent);
     const stall = { lockDurationMs: 1500, stalledIntervalMs: 500 };
     const first = await startNode(config, { stall, drainTimeoutMs: 200 });
-    nodes.push(first);
+    started.push(first);
     expect((await deliver(first, "hook", "drain-1", { n: 1 })).status).toBe(202);
     const logged = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
     await vi.waitFor(() => expect(logged()).toContain("drain-1 start"), { timeout: 20_000, interval: 20 });
@@ -287,7 +314,7 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     await first.stop();
     expect(logged()).not.toContain("drain-1 done");
     writeFileSync(go, "");
-    nodes.push(await startNode(config, { stall }));
+    started.push(await startNode(config, { stall }));
     await vi.waitFor(() => expect(logged()).toContain("drain-1 done"), { timeout: 30_000, interval: 50 });
     expect(logged().filter((line) => line === "drain-1 done")).toHaveLength(1);
   });

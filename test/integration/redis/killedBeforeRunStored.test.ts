@@ -104,7 +104,9 @@ const ROUTES: ReadonlyArray<readonly [string, Record<string, unknown>, string]> 
 describe("an instance killed between recording a delivery id and storing its run", {
   timeout: 60_000,
 }, () => {
-  it.each(ROUTES)(
+  // The two routes at once: each has its key prefix, its instances and its log, and mostly waits (an
+  // instance's start, its kill, the run).
+  it.concurrent.each(ROUTES)(
     "%s: the sender's retry on another instance is answered 503 with Retry-After while the record lasts, then runs — never 200 duplicate",
     async (_name, route, status) => {
       const prefix = `k${randomUUID()}`;

@@ -112,7 +112,9 @@ describe("Redis stopped and restarted mid-load", { timeout: 90_000 }, () => {
   });
 });
 
-describe("stopping while Redis is unreachable", { timeout: 60_000 }, () => {
+// The tests of each describe.concurrent below run at once (those of the two idle-client describes, together):
+// each has a Redis and a gateway of its own and mostly waits (for a timeout, an idle spell, a stop).
+describe.concurrent("stopping while Redis is unreachable", { timeout: 60_000 }, () => {
   it("the gateway's stop ends (BullMQ's unforced close would wait for Redis to answer its QUIT)", async () => {
     const own = await startTestRedis();
     try {
@@ -208,6 +210,7 @@ describe("stopping while Redis is unreachable", { timeout: 60_000 }, () => {
   });
 });
 
+// Not at once with the tests around it: it keeps the two concurrent groups apart.
 describe("a Redis that answers but refuses writes (full: OOM)", { timeout: 60_000 }, () => {
   it("reads svc_state_available 0 while requests are answered 503 for it, as a full disk does with local, and 1 once a write is taken again", async () => {
     const own = await startTestRedis();
@@ -269,7 +272,7 @@ async function postSigned(node: Awaited<ReturnType<typeof idleNode>>["node"]): P
   return answer.status;
 }
 
-describe("a Redis that closes idle clients (its timeout setting)", { timeout: 60_000 }, () => {
+describe.concurrent("a Redis that closes idle clients (its timeout setting)", { timeout: 60_000 }, () => {
   it("closes none of an idle gateway's connections: no outage is logged, and a request after the idle spell is answered 202", async () => {
     const own = await startTestRedis({ args: ["--timeout", "1"] });
     const { node, agentLog } = await idleNode(own.url);
@@ -294,7 +297,7 @@ describe("a Redis that closes idle clients (its timeout setting)", { timeout: 60
  * timeout was set on the running server) closed the idle connections of a gateway started before, each
  * close an outage in the log and a 503 for a request arriving then, until the gateway was restarted.
  */
-describe("a Redis whose timeout is set after the gateway started", { timeout: 60_000 }, () => {
+describe.concurrent("a Redis whose timeout is set after the gateway started", { timeout: 60_000 }, () => {
   it("is read again once Redis is back: the connections it closes cost one outage, then none is closed", async () => {
     const own = await startTestRedis();
     const { node, agentLog } = await idleNode(own.url);

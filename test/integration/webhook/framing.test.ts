@@ -63,8 +63,13 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
   );
 
   it("a single Transfer-Encoding that is not chunked (gzip, identity) is a JSON 400 and the connection closed, never processed (uWS: unless body bytes that are not chunk framing come with the head)", async () => {
-    for (const coding of ["gzip", "identity"]) {
-      for (const body of ["", "{}", "2\r\n{}\r\n0\r\n\r\n"]) {
+    // The six exchanges at once, each on its connection and with its own delivery id: each waits for its
+    // connection's close on its own.
+    const exchanges = ["gzip", "identity"].flatMap((coding) =>
+      ["", "{}", "2\r\n{}\r\n0\r\n\r\n"].map((body) => [coding, body] as const),
+    );
+    await Promise.all(
+      exchanges.map(async ([coding, body]) => {
         const id = `te-${coding}-${body.length}`;
         const answer = await rawUntilClose(
           gw.gateway.port,
@@ -85,8 +90,8 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
           status: 202,
           body: { status: "accepted" },
         });
-      }
-    }
+      }),
+    );
   });
 
   it("an empty Content-Length (the header with no value) is 400 Bad request and the connection closed, never processed (RFC 9110 \u00a78.6)", async () => {
@@ -135,28 +140,31 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
       ["query-del", Buffer.from("/webhooks/open?q=\x7f", "latin1")],
       ["metrics", Buffer.concat([Buffer.from("/metrics?q="), Buffer.from("\u00e9", "utf8")])],
     ];
-    for (const [name, target] of targets) {
-      const id = `raw-target-parity-${name}`;
-      const answer = await rawUntilClose(
-        gw.gateway.port,
-        Buffer.concat([
-          Buffer.from("POST "),
-          target,
-          Buffer.from(` HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nContent-Length: 2\r\n\r\n{}`),
-        ]),
-        500,
-      );
-      expect(statusOf(answer.received), name).toBe(400);
-      expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)), name).toEqual({
-        error: "Bad request",
-      });
-      expect(answer.received, name).toMatch(/\r\nConnection: close\r\n/i);
-      // Not processed: the same delivery id sent properly is accepted, not a duplicate.
-      expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), name).toMatchObject({
-        status: 202,
-        body: { status: "accepted" },
-      });
-    }
+    // At once, each on its connection and with its own delivery id: each waits its 500 ms on its own.
+    await Promise.all(
+      targets.map(async ([name, target]) => {
+        const id = `raw-target-parity-${name}`;
+        const answer = await rawUntilClose(
+          gw.gateway.port,
+          Buffer.concat([
+            Buffer.from("POST "),
+            target,
+            Buffer.from(` HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\nContent-Length: 2\r\n\r\n{}`),
+          ]),
+          500,
+        );
+        expect(statusOf(answer.received), name).toBe(400);
+        expect(JSON.parse(answer.received.slice(answer.received.indexOf("\r\n\r\n") + 4)), name).toEqual({
+          error: "Bad request",
+        });
+        expect(answer.received, name).toMatch(/\r\nConnection: close\r\n/i);
+        // Not processed: the same delivery id sent properly is accepted, not a duplicate.
+        expect(await postJson(gw.url("/webhooks/open"), {}, { "X-Request-ID": id }), name).toMatchObject({
+          status: 202,
+          body: { status: "accepted" },
+        });
+      }),
+    );
   });
 
   it("Transfer-Encoding ending in chunked is read as chunked", async () => {

@@ -181,6 +181,12 @@ describe("StdioTransport", () => {
   });
 });
 
+/**
+ * A server's end once svc closes its stdin, as a well-behaved one ends: the close is then over at once, not
+ * after the grace period a server that runs on gets (2 s) before its SIGTERM.
+ */
+const ENDS_WITH_STDIN = 'process.stdin.on("end", () => process.exit(0)); process.stdin.resume()';
+
 describe("StdioTransport: an answer that is not valid JSON-RPC", () => {
   it("is delivered as an error answer to its request saying why, not skipped (its call waited out its timeout)", async () => {
     const answers = [
@@ -199,7 +205,7 @@ describe("StdioTransport: an answer that is not valid JSON-RPC", () => {
       command: process.execPath,
       args: [
         "-e",
-        `process.stdout.write(${JSON.stringify(answers.map((a) => JSON.stringify(a)).join("\n"))} + "\\n"); setInterval(() => {}, 1000)`,
+        `process.stdout.write(${JSON.stringify(answers.map((a) => JSON.stringify(a)).join("\n"))} + "\\n"); ${ENDS_WITH_STDIN}`,
       ],
       env: { PATH: process.env.PATH ?? "" },
     });
@@ -269,7 +275,7 @@ describe("StdioTransport: a JSON-RPC batch", () => {
       command: process.execPath,
       args: [
         "-e",
-        `process.stdout.write(${JSON.stringify(JSON.stringify(batch))} + "\\n"); setInterval(() => {}, 1000)`,
+        `process.stdout.write(${JSON.stringify(JSON.stringify(batch))} + "\\n"); ${ENDS_WITH_STDIN}`,
       ],
       env: { PATH: process.env.PATH ?? "" },
     });

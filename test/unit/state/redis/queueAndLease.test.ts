@@ -590,7 +590,9 @@ describe("Redis health", () => {
     }
   });
 
-  it("a command that got no answer in time on a connection that stayed open, and a PING none either (a frozen Redis), is an outage until a PING answers; the next outage is reported", async () => {
+  // These three run at once: each has a Redis of its own and waits on real timeouts (the commands' and
+  // PINGs' own, a pause), and none fakes a timer.
+  it.concurrent("a command that got no answer in time on a connection that stayed open, and a PING none either (a frozen Redis), is an outage until a PING answers; the next outage is reported", async () => {
     const own = await startTestRedis();
     const log = captureLogger();
     const health = createRedisHealth("test", log.logger);
@@ -619,7 +621,7 @@ describe("Redis health", () => {
     }
   });
 
-  it("one command that got no answer in time while Redis was paused, on a connection that answers the PING after it, is no outage: answered 503, nothing logged", async () => {
+  it.concurrent("one command that got no answer in time while Redis was paused, on a connection that answers the PING after it, is no outage: answered 503, nothing logged", async () => {
     const own = await startTestRedis();
     const log = captureLogger();
     const health = createRedisHealth("test", log.logger);
@@ -643,7 +645,7 @@ describe("Redis health", () => {
     }
   });
 
-  it("a reconnect the server turns away saying why (its maxclients reached) is logged with that reason and its fix, once per outage, not only as connection closed", async () => {
+  it.concurrent("a reconnect the server turns away saying why (its maxclients reached) is logged with that reason and its fix, once per outage, not only as connection closed", async () => {
     const own = await startTestRedis({ args: ["--maxclients", "1"] });
     const holder = await connectRedis(own.url, "config.yaml", commandOptions());
     const log = captureLogger();
