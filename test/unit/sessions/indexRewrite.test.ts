@@ -30,13 +30,9 @@ function rewritten(text: string, key: string, updatedAt: string): string {
   return `${stringifyJson(index, 2)}\n`;
 }
 
-// A mirrored delivery's locked rewrite read and parsed the whole index again each time (with 10,000 sessions,
-// 3.5 MB, most of the ~150 ms it held the gateway's event loop), though no one had changed it since this
-// process wrote it; it now uses the parse it wrote, unless the file's identity (or, within 2 s of a change,
-// its bytes) shows another writer's change, and serializes only the changed entry into the bytes it wrote.
-it("a rewrite uses the parse it wrote, and still reads each change another writer makes in between", async () => {
+/** A home whose index holds two Telegram sessions, `telegram:-1` (its transcript made) and `telegram:-2`. */
+function twoSessionHome(): { sessions: string; indexPath: string } {
   home = tempHome();
-  const sessions = join(home.dir, "sessions");
   const indexPath = home.write(
     "sessions/index.json",
     JSON.stringify({
@@ -48,6 +44,15 @@ it("a rewrite uses the parse it wrote, and still reads each change another write
     }),
   );
   home.write("sessions/telegram/-1.jsonl", "");
+  return { sessions: join(home.dir, "sessions"), indexPath };
+}
+
+// A mirrored delivery's locked rewrite read and parsed the whole index again each time (with 10,000 sessions,
+// 3.5 MB, most of the ~150 ms it held the gateway's event loop), though no one had changed it since this
+// process wrote it; it now uses the parse it wrote, unless the file's identity (or, within 2 s of a change,
+// its bytes) shows another writer's change, and serializes only the changed entry into the bytes it wrote.
+it("a rewrite uses the parse it wrote, and still reads each change another writer makes in between", async () => {
+  const { sessions, indexPath } = twoSessionHome();
   home.write("sessions/telegram/-2.jsonl", "");
   const store = new SessionStore(sessions, ticking());
   const entry = [{ role: "assistant" as const, content: "mirrored" }];
@@ -122,19 +127,7 @@ it("serializing only the changed entry writes the bytes a whole rewrite writes",
 // webhook request behind it; now the write and its fsyncs run on libuv's threads while the lock is held.
 // Lookups made meanwhile see the index as the file still holds it, and the new entry once it is renamed.
 it("an append returns to the event loop before the index is written, and lookups meanwhile see the file", async () => {
-  home = tempHome();
-  const sessions = join(home.dir, "sessions");
-  const indexPath = home.write(
-    "sessions/index.json",
-    JSON.stringify({
-      version: 1,
-      sessions: {
-        "telegram:-1": { key: "telegram:-1", file: "telegram/-1.jsonl" },
-        "telegram:-2": { key: "telegram:-2", file: "telegram/-2.jsonl" },
-      },
-    }),
-  );
-  home.write("sessions/telegram/-1.jsonl", "");
+  const { sessions, indexPath } = twoSessionHome();
   const store = new SessionStore(sessions, ticking());
   const entry = [{ role: "assistant" as const, content: "mirrored" }];
   expect(await store.append("telegram:-1", entry)).toBe(true);
