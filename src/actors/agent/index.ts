@@ -245,7 +245,8 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
     let reply: AgentReply;
     let failure: unknown;
     try {
-      reply = await deps.runner().run(request, signal);
+      // Made before (kept with the shared queue's job while its delivery waited to retry): delivered as it is.
+      reply = slot?.madeReply ?? (await deps.runner().run(request, signal));
     } catch (err) {
       // Ended by the stop signal the gateway got too (a systemd unit's whole cgroup, a process group):
       // kept to run again at the next start, not journaled or delivered as failed.
@@ -292,6 +293,7 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
         reply: reply.text,
         ...(reply.record === undefined ? {} : { record: reply.record }),
       });
+    slot?.replied?.(reply);
     try {
       await deps.deliverer.deliver(
         {

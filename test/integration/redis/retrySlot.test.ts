@@ -1,0 +1,138 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { FakeApi, RecordedRequest } from "../../fakes/httpFake.js";
+import { startFakeTelegram } from "../../fakes/telegram.js";
+import { fakeClock } from "../../helpers/gateway.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+import { postJson } from "../../helpers/http.js";
+import { sample } from "../../helpers/metrics.js";
+import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
+import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisCluster.js";
+
+/**
+ * docs/delivery-targets.md, "Retries", with state.backend: redis: a run whose delivery waits to retry hands
+ * its worker slot back, its reply kept with its job in Redis, so a target that is down does not hold up
+ * another route's runs, and an instance that takes the job over delivers the reply without the agent.
+ * The target is a Telegram fake on loopback answering 503 for one chat until it is "up"; the backoff
+ * waits on the test's clock.
+ */
+const OPEN = "INSECURE_NO_AUTH";
+const DOWN_CHAT = "-100";
+const UP_CHAT = "-200";
+let tg: FakeApi;
+let redis: TestRedis;
+let home: TempHome;
+let healthy = false;
+const nodes: ClusterNode[] = [];
+
+const chatOf = (r: RecordedRequest) => String((r.json as { chat_id?: unknown } | undefined)?.chat_id);
+const sendsTo = (chat: string) =>
+  tg.requests.filter((r) => r.path.endsWith("/sendMessage") && chatOf(r) === chat);
+
+beforeAll(async () => {
+  [tg, redis] = await Promise.all([startFakeTelegram(), startTestRedis()]);
+  home = tempHome();
+  tg.setHandler((request) => {
+    if (!request.path.endsWith("/sendMessage"))
+      return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
+    if (chatOf(request) === DOWN_CHAT && !healthy)
+      return { status: 503, json: { ok: false, error_code: 503, description: "Service Unavailable" } };
+    return { json: { ok: true, result: { message_id: 1, chat: { id: Number(chatOf(request)) } } } };
+  });
+});
+afterEach(async () => {
+  for (const node of nodes.splice(0)) await node.stop();
+  tg.requests.length = 0;
+  healthy = false;
+});
+afterAll(async () => {
+  await Promise.all([tg.close(), redis.cleanup()]);
+  home.cleanup();
+});
+
+/** One run at a time; the agent notes each of its runs in `agentLog` and answers with the prompt. */
+function config(prefix: string, agentLog: string): Record<string, unknown> {
+  const route = (chat: string) => ({
+    secret: OPEN,
+    prompt: "event {n}",
+    deliver: "telegram",
+    deliver_extra: { chat_id: chat },
+  });
+  const base = clusterConfig(
+    redis.url,
+    prefix,
+    { down: route(DOWN_CHAT), up: route(UP_CHAT) },
+    {
+      provider: "command",
+      command: ["sh", "-c", 'echo "$SVC_DELIVERY_ID" >> "$0"; cat', agentLog],
+      max_concurrent_runs: 1,
+    },
+  );
+  return {
+    ...base,
+    platforms: {
+      ...(base.platforms as Record<string, unknown>),
+      telegram: { enabled: true, token: "1:retry-slot", base_url: tg.url },
+    },
+  };
+}
+
+async function post(node: ClusterNode, route: string, id: string): Promise<void> {
+  const answer = await postJson(node.url(`/webhooks/${route}`), JSON.stringify({ n: id }), {
+    "X-Request-Id": id,
+  });
+  expect(answer.status).toBe(202);
+}
+
+const retrying = async (node: ClusterNode) =>
+  sample(await (await fetch(node.url("/metrics"))).text(), "svc_deliveries_retrying");
+const agentRuns = (file: string) =>
+  existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+    : [];
+
+describe("state.backend: redis — a delivery waiting to retry", { timeout: 30_000 }, () => {
+  it("hands its worker slot back: another route's run goes on while the target is down", async () => {
+    const clock = fakeClock(Date.now());
+    const log = join(home.dir, `${randomUUID()}.log`);
+    const node = await startNode(config(`r${randomUUID()}`, log), { sleeps: clock });
+    nodes.push(node);
+    await post(node, "down", "d-1");
+    await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect(await retrying(node)).toBe(1), { timeout: 10_000, interval: 20 });
+
+    // The only slot is free: the up route's run is delivered while the down one waits for its retry.
+    await post(node, "up", "u-1");
+    await vi.waitFor(() => expect(sendsTo(UP_CHAT)).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    expect(sendsTo(DOWN_CHAT)).toHaveLength(1);
+
+    healthy = true;
+    clock.advance(1000);
+    await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect(await retrying(node)).toBe(0), { timeout: 10_000, interval: 20 });
+    expect(agentRuns(log)).toEqual(["d-1", "u-1"]);
+  });
+
+  it("is delivered by another instance, without its agent, once its instance stops past the drain", async () => {
+    const log = join(home.dir, `${randomUUID()}.log`);
+    const cfg = config(`r${randomUUID()}`, log);
+    // Its retry waits on a clock that never moves: the stop's drain (0.2 s) ends with the delivery waiting.
+    const a = await startNode(cfg, { sleeps: fakeClock(Date.now()), drainTimeoutMs: 200 });
+    nodes.push(a);
+    await post(a, "down", "d-2");
+    await vi.waitFor(async () => expect(await retrying(a)).toBe(1), { timeout: 10_000, interval: 20 });
+    await a.stop();
+    expect(sendsTo(DOWN_CHAT)).toHaveLength(1);
+
+    healthy = true;
+    const b = await startNode(cfg);
+    nodes.push(b);
+    await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    expect(sendsTo(DOWN_CHAT)[1]?.json).toMatchObject({ text: "event d-2" });
+    expect(agentRuns(log)).toEqual(["d-2"]);
+  });
+});
