@@ -1,13 +1,17 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
 import type { FakeApi, RecordedRequest } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
+import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { fakeClock } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { sample } from "../../helpers/metrics.js";
+import { signalGroup } from "../../helpers/process.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisCluster.js";
 
@@ -25,7 +29,10 @@ let tg: FakeApi;
 let redis: TestRedis;
 let home: TempHome;
 let healthy = false;
+/** Messages the down chat got answered 200 for. */
+let delivered = 0;
 const nodes: ClusterNode[] = [];
+const children: ChildProcess[] = [];
 
 const chatOf = (r: RecordedRequest) => String((r.json as { chat_id?: unknown } | undefined)?.chat_id);
 const sendsTo = (chat: string) =>
@@ -39,13 +46,16 @@ beforeAll(async () => {
       return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
     if (chatOf(request) === DOWN_CHAT && !healthy)
       return { status: 503, json: { ok: false, error_code: 503, description: "Service Unavailable" } };
+    if (chatOf(request) === DOWN_CHAT) delivered += 1;
     return { json: { ok: true, result: { message_id: 1, chat: { id: Number(chatOf(request)) } } } };
   });
 });
 afterEach(async () => {
   for (const node of nodes.splice(0)) await node.stop();
+  for (const child of children.splice(0)) if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
   tg.requests.length = 0;
   healthy = false;
+  delivered = 0;
 });
 afterAll(async () => {
   await Promise.all([tg.close(), redis.cleanup()]);
@@ -86,8 +96,53 @@ async function post(node: ClusterNode, route: string, id: string): Promise<void>
   expect(answer.status).toBe(202);
 }
 
-const retrying = async (node: ClusterNode) =>
+const retrying = async (node: Pick<ClusterNode, "url">) =>
   sample(await (await fetch(node.url("/metrics"))).text(), "svc_deliveries_retrying");
+
+/**
+ * The lease of a job set aside while its delivery waits (the lock duration), shortened: only the killed
+ * instance's matters, and nothing of it is renewed once it is killed.
+ */
+const STALL = { lockDurationMs: 1000, stalledIntervalMs: 500 };
+
+/** An instance in a process (and process group) of its own, which the test can SIGKILL. */
+function startInstance(
+  config: Record<string, unknown>,
+): Promise<{ child: ChildProcess; url(path: string): string }> {
+  const dir = join(home.dir, randomUUID());
+  home.write(`${dir.slice(home.dir.length + 1)}/config.yaml`, stringify(config));
+  const child = spawn(
+    process.execPath,
+    [
+      ...CLI_NODE_ARGS,
+      join(import.meta.dirname, "../../fixtures/redis/gatewayNode.mjs"),
+      dir,
+      JSON.stringify(STALL),
+      svcModule("gateway/index.js"),
+      svcModule("io/log.js"),
+    ],
+    {
+      cwd: join(import.meta.dirname, "../../.."),
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const port = /PORT (\d+)/.exec(out);
+      if (port !== null) resolve({ child, url: (path) => `http://127.0.0.1:${port[1]}${path}` });
+    });
+    child.once("exit", (code) => reject(new Error(`instance exited (${code}): ${err}`)));
+  });
+}
 const agentRuns = (file: string) =>
   existsSync(file)
     ? readFileSync(file, "utf8")
@@ -134,5 +189,33 @@ describe("state.backend: redis — a delivery waiting to retry", { timeout: 30_0
     await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(2), { timeout: 10_000, interval: 20 });
     expect(sendsTo(DOWN_CHAT)[1]?.json).toMatchObject({ text: "event d-2" });
     expect(agentRuns(log)).toEqual(["d-2"]);
+  });
+
+  it("is delivered once by another instance, without its agent, when its instance is killed", async () => {
+    const log = join(home.dir, `${randomUUID()}.log`);
+    const cfg = config(`r${randomUUID()}`, log);
+    const a = await startInstance(cfg);
+    const answer = await postJson(a.url("/webhooks/down"), JSON.stringify({ n: "d-3" }), {
+      "X-Request-Id": "d-3",
+    });
+    expect(answer.status).toBe(202);
+    // Its first attempt answered 503, its job set aside with the reply: killed in the 1 s before the retry.
+    await vi.waitFor(async () => expect(await retrying(a)).toBe(1), { timeout: 10_000, interval: 20 });
+    const gone = new Promise((resolve) => a.child.once("exit", resolve));
+    signalGroup(a.child.pid as number, "SIGKILL");
+    await gone;
+    healthy = true;
+
+    // The lease (1 s here, renewed by no one now) runs out and this instance takes the job.
+    const b = await startNode(cfg, { stall: STALL });
+    nodes.push(b);
+    await vi.waitFor(() => expect(delivered).toBe(1), { timeout: 10_000, interval: 20 });
+    expect(sendsTo(DOWN_CHAT).at(-1)?.json).toMatchObject({ text: "event d-3" });
+    expect(agentRuns(log)).toEqual(["d-3"]);
+    // Finished: not delivered again.
+    await vi.waitFor(() =>
+      expect(b.logs().some((l) => l.msg.includes("telegram: delivered for route down"))).toBe(true),
+    );
+    expect(delivered).toBe(1);
   });
 });
