@@ -92,6 +92,8 @@ export async function startNode(
     subscriptionPollMs?: number;
     /** A clock the gateway's sleeps (delivery retries) wait on: tests advance it. */
     sleeps?: FakeClock;
+    /** Runs whose delivery may wait to retry outside the worker's slots at once (default 1000). */
+    retryingDeliveryCap?: number;
   } = {},
 ): Promise<ClusterNode> {
   const home = tempHome();
@@ -108,6 +110,9 @@ export async function startNode(
       drainTimeoutMs: options.drainTimeoutMs ?? 2000,
       ...(options.stall === undefined ? {} : { redisStall: options.stall }),
       ...(options.elapsed === undefined ? {} : { elapsed: options.elapsed }),
+      ...(options.retryingDeliveryCap === undefined
+        ? {}
+        : { retryingDeliveryCap: options.retryingDeliveryCap }),
       ...(options.sleeps === undefined ? {} : { clock: { ...systemClock, sleep: sleepOn(options.sleeps) } }),
       ...(options.subscriptionPollMs === undefined ? {} : { subscriptionPollMs: options.subscriptionPollMs }),
     });

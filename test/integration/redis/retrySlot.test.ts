@@ -24,6 +24,8 @@ import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisC
  */
 const OPEN = "INSECURE_NO_AUTH";
 const DOWN_CHAT = "-100";
+/** A second chat of the down target (deliveries to one chat go one after another, whatever the slots). */
+const DOWN_CHAT_2 = "-101";
 const UP_CHAT = "-200";
 let tg: FakeApi;
 let redis: TestRedis;
@@ -44,7 +46,7 @@ beforeAll(async () => {
   tg.setHandler((request) => {
     if (!request.path.endsWith("/sendMessage"))
       return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
-    if (chatOf(request) === DOWN_CHAT && !healthy)
+    if ((chatOf(request) === DOWN_CHAT || chatOf(request) === DOWN_CHAT_2) && !healthy)
       return { status: 503, json: { ok: false, error_code: 503, description: "Service Unavailable" } };
     if (chatOf(request) === DOWN_CHAT) delivered += 1;
     return { json: { ok: true, result: { message_id: 1, chat: { id: Number(chatOf(request)) } } } };
@@ -73,7 +75,7 @@ function config(prefix: string, agentLog: string): Record<string, unknown> {
   const base = clusterConfig(
     redis.url,
     prefix,
-    { down: route(DOWN_CHAT), up: route(UP_CHAT) },
+    { down: route(DOWN_CHAT), down2: route(DOWN_CHAT_2), up: route(UP_CHAT) },
     {
       provider: "command",
       command: ["sh", "-c", 'echo "$SVC_DELIVERY_ID" >> "$0"; cat', agentLog],
@@ -98,6 +100,14 @@ async function post(node: ClusterNode, route: string, id: string): Promise<void>
 
 const retrying = async (node: Pick<ClusterNode, "url">) =>
   sample(await (await fetch(node.url("/metrics"))).text(), "svc_deliveries_retrying");
+const gauges = async (node: ClusterNode) => {
+  const text = await (await fetch(node.url("/metrics"))).text();
+  return [
+    sample(text, "svc_runs_waiting"),
+    sample(text, "svc_runs_active"),
+    sample(text, "svc_deliveries_retrying"),
+  ];
+};
 
 /**
  * The lease of a job set aside while its delivery waits (the lock duration), shortened: only the killed
@@ -170,6 +180,32 @@ describe("state.backend: redis — a delivery waiting to retry", { timeout: 30_0
     await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(2), { timeout: 10_000, interval: 20 });
     await vi.waitFor(async () => expect(await retrying(node)).toBe(0), { timeout: 10_000, interval: 20 });
     expect(agentRuns(log)).toEqual(["d-1", "u-1"]);
+  });
+
+  it("past the cap keeps its slot, said once", async () => {
+    const clock = fakeClock(Date.now());
+    const log = join(home.dir, `${randomUUID()}.log`);
+    const node = await startNode(config(`r${randomUUID()}`, log), { sleeps: clock, retryingDeliveryCap: 1 });
+    nodes.push(node);
+    await post(node, "down", "d-4");
+    await vi.waitFor(async () => expect(await retrying(node)).toBe(1), { timeout: 10_000, interval: 20 });
+    await post(node, "down2", "d-5");
+    await vi.waitFor(() => expect(sendsTo(DOWN_CHAT_2)).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    await post(node, "up", "u-5");
+    // d-5 keeps the only slot as its delivery waits: u-5 waits in Redis.
+    await vi.waitFor(async () => expect(await gauges(node)).toEqual([1, 1, 1]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const capLines = () => node.logs().filter((l) => l.msg.startsWith("[runs] 1 agent-run deliveries"));
+    expect(capLines()).toHaveLength(1);
+    expect(sendsTo(UP_CHAT)).toHaveLength(0);
+
+    healthy = true;
+    clock.advance(1000);
+    await vi.waitFor(() => expect(sendsTo(UP_CHAT)).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    expect([sendsTo(DOWN_CHAT).length, sendsTo(DOWN_CHAT_2).length]).toEqual([2, 2]);
+    expect(capLines()).toHaveLength(1);
   });
 
   it("is delivered by another instance, without its agent, once its instance stops past the drain", async () => {
