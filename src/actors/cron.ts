@@ -1149,26 +1149,31 @@ export async function runCronJob(
   const deliveryId = `cron-${job.id}-${Date.now()}-${randomBytes(4).toString("hex")}`;
   let reply: string;
   let failure: unknown;
-  try {
-    const answer = await deps.runner.run(
-      {
-        route: `cron:${job.name}`,
-        event: trigger,
-        deliveryId,
-        prompt,
-        toolsets: DEFAULT_WEBHOOK_TOOLSETS,
-        profile: namedProfile(profile),
-      },
-      signal,
-    );
-    reply = answer.text;
-  } catch (err) {
-    // A failed model run is delivered as a notice to the job's target, then fails the job.
-    const notice = signal.aborted ? undefined : failureNotice(err, job.deliver, deliveryId);
-    if (notice === undefined) throw err;
-    reply = notice.text;
-    failure = err;
-  }
+  // Made before (kept with the shared queue's job while its delivery waited to retry): delivered as it is.
+  const made = firedBy?.slot?.madeReply;
+  if (made !== undefined) reply = made.text;
+  else
+    try {
+      const answer = await deps.runner.run(
+        {
+          route: `cron:${job.name}`,
+          event: trigger,
+          deliveryId,
+          prompt,
+          toolsets: DEFAULT_WEBHOOK_TOOLSETS,
+          profile: namedProfile(profile),
+        },
+        signal,
+      );
+      reply = answer.text;
+    } catch (err) {
+      // A failed model run is delivered as a notice to the job's target, then fails the job.
+      const notice = signal.aborted ? undefined : failureNotice(err, job.deliver, deliveryId);
+      if (notice === undefined) throw err;
+      reply = notice.text;
+      failure = err;
+    }
+  firedBy?.slot?.replied?.({ text: reply });
   await deps.deliverer.deliver(
     {
       target: job.deliver,

@@ -7,6 +7,7 @@ import { stringify } from "yaml";
 import type { FakeApi, RecordedRequest } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
+import { oneJobStore } from "../../helpers/cronJobs.js";
 import { fakeClock } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
@@ -75,7 +76,12 @@ function config(prefix: string, agentLog: string): Record<string, unknown> {
   const base = clusterConfig(
     redis.url,
     prefix,
-    { down: route(DOWN_CHAT), down2: route(DOWN_CHAT_2), up: route(UP_CHAT) },
+    {
+      down: route(DOWN_CHAT),
+      down2: route(DOWN_CHAT_2),
+      up: route(UP_CHAT),
+      fire: { secret: OPEN, cron_job: "triage" },
+    },
     {
       provider: "command",
       command: ["sh", "-c", 'echo "$SVC_DELIVERY_ID" >> "$0"; cat', agentLog],
@@ -180,6 +186,33 @@ describe("state.backend: redis — a delivery waiting to retry", { timeout: 30_0
     await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(2), { timeout: 10_000, interval: 20 });
     await vi.waitFor(async () => expect(await retrying(node)).toBe(0), { timeout: 10_000, interval: 20 });
     expect(agentRuns(log)).toEqual(["d-1", "u-1"]);
+  });
+
+  it("of a cron job fired by a cron_job route hands its worker slot back too", async () => {
+    const clock = fakeClock(Date.now());
+    const log = join(home.dir, `${randomUUID()}.log`);
+    const jobs = oneJobStore({
+      name: "triage",
+      prompt: "job triage",
+      next_run: "2099-01-01T00:00:00.000Z",
+      deliver: "telegram",
+      deliver_extra: { chat_id: DOWN_CHAT_2 },
+    });
+    const node = await startNode(config(`r${randomUUID()}`, log), {
+      sleeps: clock,
+      files: { "cron/jobs.json": jobs },
+    });
+    nodes.push(node);
+    await post(node, "fire", "f-1");
+    await vi.waitFor(async () => expect(await retrying(node)).toBe(1), { timeout: 10_000, interval: 20 });
+    await post(node, "up", "u-6");
+    await vi.waitFor(() => expect(sendsTo(UP_CHAT)).toHaveLength(1), { timeout: 10_000, interval: 20 });
+
+    healthy = true;
+    clock.advance(1000);
+    await vi.waitFor(() => expect(sendsTo(DOWN_CHAT_2)).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    expect(sendsTo(DOWN_CHAT_2)[1]?.json).toMatchObject({ text: expect.stringMatching(/^job triage/) });
+    expect(agentRuns(log)).toHaveLength(2);
   });
 
   it("past the cap keeps its slot, said once", async () => {
