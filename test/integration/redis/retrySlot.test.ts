@@ -249,7 +249,16 @@ describe("state.backend: redis — a delivery waiting to retry", { timeout: 30_0
     nodes.push(a);
     await post(a, "down", "d-2");
     await vi.waitFor(async () => expect(await retrying(a)).toBe(1), { timeout: 10_000, interval: 20 });
+    // The gateway stops first (its log is read), then the node's home goes.
+    await a.gateway.stop();
+    const said = a
+      .logs()
+      .map((l) => l.msg)
+      .filter((m) => m.includes("when the drain ended"));
     await a.stop();
+    expect(said).toEqual([
+      "[state] 1 agent run(s) whose delivery waited to retry stopped when the drain ended; their replies stay in Redis and are delivered by another instance (this one after its restart), without running their agent again",
+    ]);
     expect(sendsTo(DOWN_CHAT)).toHaveLength(1);
 
     healthy = true;

@@ -546,10 +546,17 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         clearTimeout(timer);
         if (!drained) {
           // Nothing is saved to a file, as with one process: they stay in Redis, locked by this instance.
-          logger.warn(
-            { queue: options.name, jobs: running + outside },
-            `[state] ${running + outside} ${options.noun ?? `${options.name} job(s)`} still running when the drain ended stopped; they stay in Redis and run again from the start on some instance (this one after its restart) once their lock expires, within about a minute`,
-          );
+          if (running > 0)
+            logger.warn(
+              { queue: options.name, jobs: running },
+              `[state] ${running} ${options.noun ?? `${options.name} job(s)`} still running when the drain ended stopped; they stay in Redis and run again from the start on some instance (this one after its restart) once their lock expires, within about a minute`,
+            );
+          // Released from their slots: what they go on with is stored with them, and they are handed on below.
+          if (outside > 0)
+            logger.warn(
+              { queue: options.name, jobs: outside },
+              `[state] ${outside} ${options.noun ?? `${options.name} job(s)`} whose delivery waited to retry stopped when the drain ended; their replies stay in Redis and are delivered by another instance (this one after its restart), without running their agent again`,
+            );
           abort.abort();
           // A job released from its slot is handed on to another instance once its worker is closed (below).
           await withTimeout(Promise.all(ending), CLOSE_WAIT_MS, "hand on").catch(() => {});
