@@ -31,7 +31,7 @@ import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
 import { fireEventLine } from "./firedJob.js";
 import { createLastRunWriter } from "./lastRuns.js";
-import { type FiredJob, NOT_RUN, type QueuedRun, type RunExecutor, type RunSlot } from "./runs.js";
+import { type FiredJob, keptReply, NOT_RUN, type QueuedRun, type RunExecutor, type RunSlot } from "./runs.js";
 import { UndeliveredReply } from "./undeliveredReply.js";
 
 /** The webhook route whose event fired a job: with `mirror_to_session`, the job's chat reply is mirrored under its name. */
@@ -1151,8 +1151,10 @@ export async function runCronJob(
   let failure: unknown;
   // Made before (kept with the shared queue's job while its delivery waited to retry): delivered as it is.
   const made = firedBy?.slot?.madeReply;
-  if (made !== undefined) reply = made.text;
-  else
+  if (made !== undefined) {
+    reply = made.text;
+    if (made.failed !== undefined) failure = new Error(made.failed);
+  } else
     try {
       const answer = await deps.runner.run(
         {
@@ -1173,7 +1175,7 @@ export async function runCronJob(
       reply = notice.text;
       failure = err;
     }
-  firedBy?.slot?.replied?.({ text: reply });
+  firedBy?.slot?.replied?.(keptReply({ text: reply }, failure));
   await deps.deliverer.deliver(
     {
       target: job.deliver,

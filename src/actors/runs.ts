@@ -51,6 +51,15 @@ export interface RunSlot {
 export interface KeptReply {
   readonly text: string;
   readonly record?: NonNullable<AgentReply["record"]>;
+  /** Why the agent failed, when the reply is its failure notice: the run still fails once delivered. */
+  readonly failed?: string;
+}
+
+/** `reply` as a run keeps it, with `failure` when the reply is the failure's notice. */
+export function keptReply(reply: KeptReply, failure: unknown): KeptReply {
+  return failure === undefined
+    ? reply
+    : { ...reply, failed: failure instanceof Error ? failure.message : String(failure) };
 }
 
 /**

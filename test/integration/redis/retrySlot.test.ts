@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import type { FakeApi, RecordedRequest } from "../../fakes/httpFake.js";
+import { startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { oneJobStore } from "../../helpers/cronJobs.js";
@@ -267,6 +268,35 @@ describe("state.backend: redis — a delivery waiting to retry", { timeout: 30_0
     await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(2), { timeout: 10_000, interval: 20 });
     expect(sendsTo(DOWN_CHAT)[1]?.json).toMatchObject({ text: "event d-2" });
     expect(agentRuns(log)).toEqual(["d-2"]);
+  });
+
+  it("of a failed model run's notice, taken over, still fails the run once delivered", async () => {
+    const model = await startFakeOpenAI();
+    try {
+      model.script({ status: 401, body: JSON.stringify({ error: { message: "key rejected" } }) });
+      const cfg = {
+        ...config(`r${randomUUID()}`, join(home.dir, `${randomUUID()}.log`)),
+        agent: { provider: "openai", model: "m", base_url: model.baseUrl, api_key: "k", retries: 0 },
+      };
+      const a = await startNode(cfg, { sleeps: fakeClock(Date.now()), drainTimeoutMs: 200 });
+      nodes.push(a);
+      await post(a, "down", "d-6");
+      await vi.waitFor(async () => expect(await retrying(a)).toBe(1), { timeout: 10_000, interval: 20 });
+      await a.stop();
+
+      healthy = true;
+      const b = await startNode(cfg);
+      nodes.push(b);
+      await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(2), { timeout: 10_000, interval: 20 });
+      expect(sendsTo(DOWN_CHAT)[1]?.json).toMatchObject({
+        text: expect.stringContaining("Agent run failed"),
+      });
+      const failed = () => b.logs().find((l) => l.msg === "[webhook] down: agent run failed");
+      await vi.waitFor(() => expect(failed()).toBeDefined(), { timeout: 10_000, interval: 20 });
+      expect(JSON.stringify(failed())).toContain("key rejected");
+    } finally {
+      await model.close();
+    }
   });
 
   it("is delivered once by another instance, without its agent, when its instance is killed", async () => {

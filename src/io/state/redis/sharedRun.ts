@@ -15,7 +15,7 @@ export interface SharedRun extends PendingRun {
    * The reply its agent made, kept once its delivery waits to retry outside the run's slot: an instance that
    * takes the run over delivers it without running the agent again.
    */
-  readonly reply?: { readonly text: string; readonly record?: RunRecord };
+  readonly reply?: { readonly text: string; readonly record?: RunRecord; readonly failed?: string };
   /** The run ended outside its slot (delivered, refused or given up): its job is only to be finished. */
   readonly done?: true;
 }
