@@ -288,15 +288,15 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   const wakeIfIdle = () => {
     if (running === 0 && outside === 0) for (const wake of idle.splice(0)) wake();
   };
-  /**
-   * A released job's `process` goes on here: its lease is renewed until it ends; then the job is marked
-   * `done` and let run (any worker finishes it), or, when this instance's stop cut it short, let run at
-   * once for another instance (a killed instance's lease runs out instead).
-   */
   /** The ends of released jobs still under way (a stop past its drain waits for them). */
   const ending = new Set<Promise<void>>();
   /** Released jobs this instance's stop cut short: let run at once for another instance as the stop ends. */
   const handOn: Array<string | undefined> = [];
+  /**
+   * A released job's `process` goes on here: its lease is renewed until it ends; then the job is marked
+   * `done` and let run (any worker finishes it), or, when this instance's stop cut it short, let run for
+   * another instance once the worker is closed (a killed instance's lease runs out instead).
+   */
   const goOnOutside = (job: Job<T>, work: Promise<void>, done: T) => {
     const renew = setInterval(() => {
       job
