@@ -31,7 +31,7 @@ import { type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./agent/runner.js";
 import type { Deliverer } from "./deliver.js";
 import { fireEventLine } from "./firedJob.js";
 import { createLastRunWriter } from "./lastRuns.js";
-import { type FiredJob, NOT_RUN, type QueuedRun, type RunExecutor, type RunSlot } from "./runs.js";
+import { type FiredJob, keptReply, NOT_RUN, type QueuedRun, type RunExecutor, type RunSlot } from "./runs.js";
 import { UndeliveredReply } from "./undeliveredReply.js";
 
 /** The webhook route whose event fired a job: with `mirror_to_session`, the job's chat reply is mirrored under its name. */
@@ -1149,26 +1149,33 @@ export async function runCronJob(
   const deliveryId = `cron-${job.id}-${Date.now()}-${randomBytes(4).toString("hex")}`;
   let reply: string;
   let failure: unknown;
-  try {
-    const answer = await deps.runner.run(
-      {
-        route: `cron:${job.name}`,
-        event: trigger,
-        deliveryId,
-        prompt,
-        toolsets: DEFAULT_WEBHOOK_TOOLSETS,
-        profile: namedProfile(profile),
-      },
-      signal,
-    );
-    reply = answer.text;
-  } catch (err) {
-    // A failed model run is delivered as a notice to the job's target, then fails the job.
-    const notice = signal.aborted ? undefined : failureNotice(err, job.deliver, deliveryId);
-    if (notice === undefined) throw err;
-    reply = notice.text;
-    failure = err;
-  }
+  // Made before (kept with the shared queue's job while its delivery waited to retry): delivered as it is.
+  const made = firedBy?.slot?.madeReply;
+  if (made !== undefined) {
+    reply = made.text;
+    if (made.failed !== undefined) failure = new Error(made.failed);
+  } else
+    try {
+      const answer = await deps.runner.run(
+        {
+          route: `cron:${job.name}`,
+          event: trigger,
+          deliveryId,
+          prompt,
+          toolsets: DEFAULT_WEBHOOK_TOOLSETS,
+          profile: namedProfile(profile),
+        },
+        signal,
+      );
+      reply = answer.text;
+    } catch (err) {
+      // A failed model run is delivered as a notice to the job's target, then fails the job.
+      const notice = signal.aborted ? undefined : failureNotice(err, job.deliver, deliveryId);
+      if (notice === undefined) throw err;
+      reply = notice.text;
+      failure = err;
+    }
+  firedBy?.slot?.replied?.(keptReply({ text: reply }, failure));
   await deps.deliverer.deliver(
     {
       target: job.deliver,

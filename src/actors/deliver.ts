@@ -184,7 +184,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
               // stop cuts short while it waits sends nothing.
               async (ms, abort) => {
                 if (request.slot !== undefined && request.run !== undefined)
-                  request.slot.release(request.run);
+                  await request.slot.release(request.run);
                 await sleep(ms, abort);
                 deps.metrics?.deliveryAttempt(target.name);
               },

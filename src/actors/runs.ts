@@ -2,6 +2,7 @@ import { type ActorRefFrom, fromCallback, setup } from "xstate";
 import { LoggedError, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import type { AcceptedEvent } from "../streams/context.js";
+import type { AgentReply } from "./agent/runner.js";
 
 /**
  * What a waiting run keeps of its accepted event: everything but the parsed payload and the request
@@ -32,7 +33,33 @@ export const NOT_RUN: unique symbol = Symbol("not run");
  * or when the retrying deliveries are at their cap (the run then keeps its slot).
  */
 export interface RunSlot {
-  release(run: QueuedRun): void;
+  /**
+   * Resolves once the slot is handed back (or kept): a slot of the shared queue (`state.backend: redis`)
+   * first stores the run's reply with its job in Redis.
+   */
+  release(run: QueuedRun): void | Promise<unknown>;
+  /**
+   * A reply the run made before, kept with its job (`state.backend: redis`: an instance stopped or killed
+   * while the run's delivery waited to retry): the run delivers it without running its agent again.
+   */
+  readonly madeReply?: KeptReply | undefined;
+  /** Told the run's reply before it is delivered: a slot of the shared queue keeps it for `release`. */
+  replied?(reply: KeptReply): void;
+}
+
+/** What a run keeps of its agent's reply while its delivery waits to retry outside its slot. */
+export interface KeptReply {
+  readonly text: string;
+  readonly record?: NonNullable<AgentReply["record"]>;
+  /** Why the agent failed, when the reply is its failure notice: the run still fails once delivered. */
+  readonly failed?: string;
+}
+
+/** `reply` as a run keeps it, with `failure` when the reply is the failure's notice. */
+export function keptReply(reply: KeptReply, failure: unknown): KeptReply {
+  return failure === undefined
+    ? reply
+    : { ...reply, failed: failure instanceof Error ? failure.message : String(failure) };
 }
 
 /**

@@ -147,6 +147,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const hooks = pipelineLogHooks(logger);
   const host = options.host ?? webhook.host;
 
+  const retryingCapSaid = (cap: number) =>
+    logger.warn(
+      `[runs] ${cap} agent-run deliveries already wait to retry outside their run slots (the cap): a run whose delivery waits to retry now keeps its slot, so runs of other routes may wait — check the delivery warnings for the target that is down (said once)`,
+    );
   const queue = createRunQueue({
     timers: clock,
     stopTimers: {
@@ -158,10 +162,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...(options.runQueueCap === undefined ? {} : { cap: options.runQueueCap }),
     retrying: {
       ...(options.retryingDeliveryCap === undefined ? {} : { retryingCap: options.retryingDeliveryCap }),
-      onRetryingCap: (cap) =>
-        logger.warn(
-          `[runs] ${cap} agent-run deliveries already wait to retry outside their run slots (the cap): a run whose delivery waits to retry now keeps its slot, so runs of other routes may wait — check the delivery warnings for the target that is down (said once)`,
-        ),
+      onRetryingCap: retryingCapSaid,
     },
   });
   // GET /metrics (docs/operations.md): unset `metrics` serves it on a loopback bind only.
@@ -305,10 +306,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           elapsed,
           lookup: (name) => routes.registry.lookup(name),
           disabled: (name) => dynamic.disabledNames().includes(name),
-          execute: (run, signal) =>
+          execute: (run, signal, slot) =>
             runs === undefined
               ? Promise.reject(new Error("the gateway is not started"))
-              : runs.execute(run, signal),
+              : runs.execute(run, signal, slot),
+          ...(options.retryingDeliveryCap === undefined ? {} : { retryingCap: options.retryingDeliveryCap }),
+          onRetryingCap: retryingCapSaid,
           ...(options.redisStall === undefined ? {} : { stall: options.redisStall }),
         }),
       )

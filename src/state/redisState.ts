@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { coalesceNote } from "../actors/coalescer.js";
 import { pendingRunOf } from "../actors/pendingRuns.js";
-import type { QueuedRun } from "../actors/runs.js";
+import type { KeptReply, QueuedRun, RunSlot } from "../actors/runs.js";
 import type { StateSettings } from "../config/sections/state.js";
 import { describeError, LoggedError, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
@@ -57,10 +57,11 @@ export interface RedisState {
    */
   available(): boolean;
   /**
-   * `svc_runs_waiting` / `svc_runs_active`: the runs waiting in the shared queue (for every instance) and
-   * those this instance runs. One read at a time; while Redis does not answer, the last count read.
+   * `svc_runs_waiting` / `svc_runs_active` / `svc_deliveries_retrying`: the runs waiting in the shared queue
+   * (for every instance), those this instance runs in its slots, and those whose delivery waits to retry
+   * outside them. One read at a time; while Redis does not answer, the last count read.
    */
-  runDepth(): Promise<{ waiting: number; active: number }>;
+  runDepth(): Promise<{ waiting: number; active: number; retrying: number }>;
   /** Starts this instance's workers (after the listener is up). */
   start(): void;
   /**
@@ -95,8 +96,15 @@ export interface RedisStateOptions {
   lookup(routeName: string): ResolvedRoute | undefined;
   /** Whether a route name is a disabled subscription (not served, not gone): named so in the log. */
   disabled?(routeName: string): boolean;
-  /** Runs one run (agent or fired cron job); rejects when it failed. */
-  execute(run: QueuedRun, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Runs one run (agent or fired cron job); rejects when it failed. `slot`: the shared queue's worker slot
+   * it holds, handed back while its delivery waits to retry (with the reply, kept in Redis).
+   */
+  execute(run: QueuedRun, signal: AbortSignal, slot: RunSlot): Promise<unknown>;
+  /** Runs whose delivery may wait to retry outside the worker's slots at once (default 1000). */
+  readonly retryingCap?: number;
+  /** Told the first time a run keeps its slot because `retryingCap` deliveries already wait to retry. */
+  onRetryingCap?(cap: number): void;
   /** Stall takeover timings (tests shorten them; BullMQ's defaults otherwise). */
   readonly stall?: StallSettings;
 }
@@ -143,8 +151,12 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     logger,
     concurrency: options.maxConcurrentRuns,
     ...stall,
-    async process(shared, signal) {
-      const { route: accepted, ...pending } = shared;
+    ...(options.retryingCap === undefined ? {} : { outsideCap: options.retryingCap }),
+    ...(options.onRetryingCap === undefined ? {} : { onOutsideCap: options.onRetryingCap }),
+    async process(shared, signal, _job, _token, queueSlot) {
+      // Its delivery ended on the instance that released its slot: nothing is left to do.
+      if (shared.done === true) return;
+      const { route: accepted, reply: madeReply, done: _done, ...pending } = shared;
       const found = options.lookup(pending.routeName);
       const current = found !== undefined && found.profile === pending.profile ? found.route : undefined;
       const reason = () =>
@@ -182,8 +194,21 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
           `[webhook] ${pending.routeName}: ${reason()}; the run goes on with the route it was accepted under`,
         );
       const run: QueuedRun = { ...pending, route };
+      // The reply is kept with the job as the delivery waits to retry: the worker's slot is free meanwhile,
+      // and an instance that takes the job over (this one stopped or killed) delivers it without the agent.
+      let reply: KeptReply | undefined;
+      const slot: RunSlot = {
+        madeReply,
+        replied(made) {
+          reply = made;
+        },
+        release: () =>
+          reply === undefined
+            ? Promise.resolve(false)
+            : queueSlot.release({ ...shared, reply }, { ...shared, reply, done: true }),
+      };
       try {
-        await options.execute(run, signal);
+        await options.execute(run, signal, slot);
       } catch (err) {
         if (signal.aborted) throw err;
         // Its agent ended by the stop's own signal: not failed; back in Redis, for any instance to run (this
@@ -303,7 +328,11 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     },
     cronLease: createCronLease(redis, keys, health),
     available: () => !health.inOutage() && !health.refusing(),
-    runDepth: async () => ({ waiting: await readWaiting(), active: runs.running() }),
+    runDepth: async () => ({
+      waiting: await readWaiting(),
+      active: runs.running(),
+      retrying: runs.outside(),
+    }),
     start() {
       runs.start();
       coalescing.start();

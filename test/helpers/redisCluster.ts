@@ -4,9 +4,11 @@ import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { stringify } from "yaml";
+import { sleepOn, systemClock } from "../../src/clock.js";
 import { type Gateway, startGateway } from "../../src/gateway/index.js";
 import { createLogger } from "../../src/io/log.js";
 import type { StallSettings } from "../../src/io/state/redis/sharedQueue.js";
+import type { FakeClock } from "./gateway.js";
 import { type TempHome, tempHome } from "./home.js";
 import { postJson } from "./http.js";
 import { startTestRedis, type TestRedis } from "./redis.js";
@@ -88,6 +90,10 @@ export async function startNode(
     elapsed?: () => number;
     /** How often the gateway reads the subscriptions' revision in Redis (1 s by default). */
     subscriptionPollMs?: number;
+    /** A clock the gateway's sleeps (delivery retries) wait on: tests advance it. */
+    sleeps?: FakeClock;
+    /** Runs whose delivery may wait to retry outside the worker's slots at once (default 1000). */
+    retryingDeliveryCap?: number;
   } = {},
 ): Promise<ClusterNode> {
   const home = tempHome();
@@ -104,6 +110,10 @@ export async function startNode(
       drainTimeoutMs: options.drainTimeoutMs ?? 2000,
       ...(options.stall === undefined ? {} : { redisStall: options.stall }),
       ...(options.elapsed === undefined ? {} : { elapsed: options.elapsed }),
+      ...(options.retryingDeliveryCap === undefined
+        ? {}
+        : { retryingDeliveryCap: options.retryingDeliveryCap }),
+      ...(options.sleeps === undefined ? {} : { clock: { ...systemClock, sleep: sleepOn(options.sleeps) } }),
       ...(options.subscriptionPollMs === undefined ? {} : { subscriptionPollMs: options.subscriptionPollMs }),
     });
   } catch (err) {

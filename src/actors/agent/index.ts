@@ -14,7 +14,7 @@ import { modelAgentNotLoaded } from "../../io/openFiles.js";
 import type { ProcessGroups } from "../../io/processGroups.js";
 import type { RunToRecord } from "../../io/sessions/runJournal.js";
 import type { Deliverer } from "../deliver.js";
-import type { RunExecutor } from "../runs.js";
+import { keptReply, type RunExecutor } from "../runs.js";
 import { commandRunner, killedByStopSignal } from "./command.js";
 import { echoRunner } from "./echo.js";
 import { failureNotice } from "./failureNotice.js";
@@ -244,8 +244,12 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
     };
     let reply: AgentReply;
     let failure: unknown;
+    // Made before (kept with the shared queue's job while its delivery waited to retry): delivered as it is,
+    // and a failure's notice fails the run once delivered, as it would have where the agent ran.
+    const made = slot?.madeReply;
+    if (made?.failed !== undefined) failure = new Error(made.failed);
     try {
-      reply = await deps.runner().run(request, signal);
+      reply = made ?? (await deps.runner().run(request, signal));
     } catch (err) {
       // Ended by the stop signal the gateway got too (a systemd unit's whole cgroup, a process group):
       // kept to run again at the next start, not journaled or delivered as failed.
@@ -292,6 +296,7 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
         reply: reply.text,
         ...(reply.record === undefined ? {} : { record: reply.record }),
       });
+    slot?.replied?.(failure === undefined ? reply : keptReply(reply, failure));
     try {
       await deps.deliverer.deliver(
         {

@@ -58,7 +58,19 @@ export interface SharedQueueOptions<T> {
   /** Jobs this instance runs at once. */
   readonly concurrency: number;
   /** Runs one job; rejecting marks it failed (not retried). */
-  process(data: T, signal: AbortSignal, job: Job<T>, token: string | undefined): Promise<void>;
+  process(
+    data: T,
+    signal: AbortSignal,
+    job: Job<T>,
+    token: string | undefined,
+    slot: QueueSlot<T>,
+  ): Promise<void>;
+  /**
+   * Jobs whose `process` may go on outside the worker's slots at once (`QueueSlot.release`); past it a
+   * release keeps its slot, and `onOutsideCap` is told the first time.
+   */
+  readonly outsideCap?: number;
+  onOutsideCap?(cap: number): void;
   readonly stall?: StallSettings;
   /**
    * A job whose `process` rejects is tried again, up to `attempts` in all, after `backoffMs` doubling
@@ -68,6 +80,24 @@ export interface SharedQueueOptions<T> {
   /** What a job is in the log, with its count (default: `<name> job(s)`). */
   readonly noun?: string;
 }
+
+/**
+ * The worker slot a job's `process` holds. `release(kept, done)` hands it back while `process` goes on (a
+ * delivery waiting to retry): the job's data becomes `kept` and the job is moved to the delayed set for a
+ * lease this instance renews while `process` runs (`StallSettings.lockDurationMs`), so the worker takes its
+ * next job at once and an instance that dies meanwhile leaves the job to another one once the lease is
+ * over (which runs it with `kept`). When `process` ends, the job's data becomes `done` and the job is let
+ * run at once: `process` must finish a `done` job without doing anything. Resolves false (the slot kept)
+ * at `outsideCap` or when Redis did not take the writes.
+ */
+export interface QueueSlot<T> {
+  release(kept: T, done: T): Promise<boolean>;
+}
+
+/** How many jobs may go on outside the worker's slots by default (as `RETRYING_DELIVERY_CAP`). */
+const OUTSIDE_CAP = 1000;
+/** The lease of a job that goes on outside its slot, by default (BullMQ's lock duration). */
+const LEASE_MS = 30_000;
 
 /** How an enqueue treats a finished job already stored under its key. */
 export interface EnqueueOptions {
@@ -192,8 +222,10 @@ export interface SharedQueue<T> {
    * locked, and another instance takes them over once the lock expires.
    */
   close(drainMs: number): Promise<void>;
-  /** Jobs this instance is running now. */
+  /** Jobs this instance is running now in its worker's slots. */
   running(): number;
+  /** Jobs this instance goes on with outside its worker's slots (`QueueSlot.release`). */
+  outside(): number;
   /**
    * Jobs waiting in Redis for a worker of any instance; rejects when Redis does not answer within
    * `timeoutMs` (an outage: commands wait for the reconnect).
@@ -247,7 +279,63 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   let workerConnection: Redis | undefined;
   /** Jobs this instance is running, and who waits for there to be none (the drain). */
   let running = 0;
+  /** Jobs released from their slots whose `process` goes on (the drain waits for them too). */
+  let outside = 0;
+  let capSaid = false;
+  const outsideCap = options.outsideCap ?? OUTSIDE_CAP;
+  const leaseMs = options.stall?.lockDurationMs ?? LEASE_MS;
   const idle: Array<() => void> = [];
+  const wakeIfIdle = () => {
+    if (running === 0 && outside === 0) for (const wake of idle.splice(0)) wake();
+  };
+  /** The ends of released jobs still under way (a stop past its drain waits for them). */
+  const ending = new Set<Promise<void>>();
+  /** Released jobs this instance's stop cut short: let run at once for another instance as the stop ends. */
+  const handOn: Array<string | undefined> = [];
+  /**
+   * A released job's `process` goes on here: its lease is renewed until it ends; then the job is marked
+   * `done` and let run (any worker finishes it), or, when this instance's stop cut it short, let run for
+   * another instance once the worker is closed (a killed instance's lease runs out instead).
+   */
+  const goOnOutside = (job: Job<T>, work: Promise<void>, done: T) => {
+    const renew = setInterval(() => {
+      job
+        .changeDelay(leaseMs)
+        .catch((err: unknown) =>
+          logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] lease not renewed"),
+        );
+    }, leaseMs / 3);
+    const end = (finished: boolean) =>
+      // Cut short by this instance's stop: handed on once its worker is closed (which might take it again).
+      (finished ? job.updateData(done).then(() => job.promote()) : Promise.resolve(void handOn.push(job.id)))
+        .catch((err: unknown) => {
+          logger.warn(
+            { queue: options.name, job: job.id, err: String(err) },
+            `[state] ${options.name} job ${job.id}: its end was not recorded in Redis — it runs again once its lease is over`,
+          );
+        })
+        .finally(() => {
+          outside -= 1;
+          wakeIfIdle();
+        });
+    const ended = work.then(
+      () => {
+        clearInterval(renew);
+        return end(true);
+      },
+      (err: unknown) => {
+        clearInterval(renew);
+        if (!abort.signal.aborted)
+          logger.error(
+            { queue: options.name, job: job.id, err: String(err) },
+            `[state] ${options.name} job failed`,
+          );
+        return end(!abort.signal.aborted);
+      },
+    );
+    ending.add(ended);
+    void ended.finally(() => ending.delete(ended));
+  };
   /**
    * A job was given back as this instance stops (`RunAfterStop`): its worker is paused, but a fetch already
    * under way may still take a job (that one again, back in Redis at once); any such job is given back unrun.
@@ -257,6 +345,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   return {
     queue,
     running: () => running,
+    outside: () => outside,
     waiting: (timeoutMs) => withTimeout(queue.getWaitingCount(), timeoutMs, "count"),
     stored: async (key) => (await producer.exists(`${prefix}:${options.name}:${jobIdOf(key)}`)) > 0,
     async promote(key) {
@@ -341,10 +430,50 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             throw new DelayedError();
           }
           running += 1;
+          let out = false;
+          let finished = job.data;
+          let released: () => void = () => {};
+          const handedBack = new Promise<void>((resolve) => {
+            released = resolve;
+          });
+          const slot: QueueSlot<T> = {
+            async release(kept, done) {
+              if (out || abort.signal.aborted) return out;
+              if (outside >= outsideCap) {
+                if (!capSaid) options.onOutsideCap?.(outsideCap);
+                capSaid = true;
+                return false;
+              }
+              try {
+                // Stored first: the job is delayed only once it holds what it goes on with.
+                await job.updateData(kept);
+                await job.moveToDelayed(Date.now() + leaseMs, token);
+              } catch (err) {
+                logger.debug({ queue: options.name, job: job.id, err: String(err) }, "[state] slot kept");
+                return false;
+              }
+              out = true;
+              finished = done;
+              running -= 1;
+              outside += 1;
+              released();
+              return true;
+            },
+          };
+          let work: Promise<void> | undefined;
           try {
             // A signal of the job's own, so what a run composes from it leaves nothing in `abort.signal` (scopedSignal).
-            await scopedSignal([abort.signal], (signal) => options.process(job.data, signal, job, token));
+            work = scopedSignal([abort.signal], (signal) =>
+              options.process(job.data, signal, job, token, slot),
+            );
+            await Promise.race([work, handedBack]);
+            if (out) {
+              // The slot is free: the worker takes its next job while this one goes on.
+              goOnOutside(job, work, finished);
+              throw new DelayedError();
+            }
           } catch (err) {
+            if (out) throw err;
             if (err instanceof RunAfterStop && !abort.signal.aborted) {
               givingBack = true;
               await worker?.pause(true).catch(() => {});
@@ -360,8 +489,10 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             if (abort.signal.aborted) await new Promise<never>(() => {});
             throw err;
           } finally {
-            running -= 1;
-            if (running === 0) for (const wake of idle.splice(0)) wake();
+            if (!out) {
+              running -= 1;
+              wakeIfIdle();
+            }
           }
         },
         {
@@ -407,7 +538,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         await stopping.pause(true).catch(() => {});
         let timer: NodeJS.Timeout | undefined;
         const drained =
-          running === 0 ||
+          running + outside === 0 ||
           (await new Promise<boolean>((resolve) => {
             idle.push(() => resolve(true));
             timer = setTimeout(() => resolve(false), drainMs);
@@ -415,11 +546,20 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         clearTimeout(timer);
         if (!drained) {
           // Nothing is saved to a file, as with one process: they stay in Redis, locked by this instance.
-          logger.warn(
-            { queue: options.name, jobs: running },
-            `[state] ${running} ${options.noun ?? `${options.name} job(s)`} still running when the drain ended stopped; they stay in Redis and run again from the start on some instance (this one after its restart) once their lock expires, within about a minute`,
-          );
+          if (running > 0)
+            logger.warn(
+              { queue: options.name, jobs: running },
+              `[state] ${running} ${options.noun ?? `${options.name} job(s)`} still running when the drain ended stopped; they stay in Redis and run again from the start on some instance (this one after its restart) once their lock expires, within about a minute`,
+            );
+          // Released from their slots: what they go on with is stored with them, and they are handed on below.
+          if (outside > 0)
+            logger.warn(
+              { queue: options.name, jobs: outside },
+              `[state] ${outside} ${options.noun ?? `${options.name} job(s)`} whose delivery waited to retry stopped when the drain ended; their replies stay in Redis and are delivered by another instance (this one after its restart), without running their agent again`,
+            );
           abort.abort();
+          // A job released from its slot is handed on to another instance once its worker is closed (below).
+          await withTimeout(Promise.all(ending), CLOSE_WAIT_MS, "hand on").catch(() => {});
         }
         // Forced when runs were aborted: their jobs stay locked, unfinished, until the lock expires.
         // Forced while Redis is unreachable: an unforced close sends QUIT, which waits for Redis.
@@ -429,6 +569,12 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         await withTimeout(stopping.close(!drained || health.isDown()), CLOSE_WAIT_MS, "close").catch(
           () => {},
         );
+        // Its lease would have it wait up to 30 s more: another instance delivers it now.
+        const handing = handOn.splice(0).map(async (id) => {
+          const job = id === undefined ? undefined : await queue.getJob(id);
+          if (job !== undefined && (await job.isDelayed())) await job.promote();
+        });
+        await withTimeout(Promise.all(handing), CLOSE_WAIT_MS, "hand on").catch(() => {});
         // Of the idle workers, Redis tells one when a job is stored or a delayed one falls due (BullMQ's
         // marker); the others look by themselves only every 5 s. When this one was told, no other instance
         // was: a base marker wakes one of theirs, which takes what is waiting and times what is delayed (a

@@ -1,3 +1,4 @@
+import type { RunRecord } from "../../../agent/runRecord.js";
 import type { Route } from "../../../config/sections/webhook.js";
 import type { PendingRun } from "../../stores/pendingRuns.js";
 
@@ -10,6 +11,13 @@ export type StoredRoute = Omit<Route, "secret">;
  */
 export interface SharedRun extends PendingRun {
   readonly route?: StoredRoute;
+  /**
+   * The reply its agent made, kept once its delivery waits to retry outside the run's slot: an instance that
+   * takes the run over delivers it without running the agent again.
+   */
+  readonly reply?: { readonly text: string; readonly record?: RunRecord; readonly failed?: string };
+  /** The run ended outside its slot (delivered, refused or given up): its job is only to be finished. */
+  readonly done?: true;
 }
 
 export function storedRoute(route: Route): StoredRoute {

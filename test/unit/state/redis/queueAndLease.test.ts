@@ -280,6 +280,55 @@ describe("shared queue (BullMQ)", () => {
       await other.close(0);
     }
   });
+
+  it("a job released from its slot is set aside under a lease its instance renews while its process goes on: no other instance takes it; once the process ends the job is finished", async () => {
+    const keys = redisKeys(`q${randomUUID()}`);
+    type Data = { n: number; kept?: true; done?: true };
+    const seen: Array<{ by: string; data: Data }> = [];
+    let goOn: () => void = () => {};
+    const going = new Promise<void>((resolve) => {
+      goOn = resolve;
+    });
+    let released = false;
+    // A lease of 0.45 s, renewed every 0.15 s: without the renewal the other instance would take the job
+    // within the 1.2 s the process goes on after its release.
+    const stall = { lockDurationMs: 450, stalledIntervalMs: 200 };
+    const make = (by: string) =>
+      createSharedQueue<Data>({
+        url: server.url,
+        name: "runs",
+        keys,
+        health: createRedisHealth("test", silentLogger()),
+        logger: silentLogger(),
+        concurrency: 1,
+        stall,
+        async process(data, _signal, _job, _token, slot) {
+          seen.push({ by, data });
+          if (data.done === true || data.kept === true) return;
+          released = await slot.release({ ...data, kept: true }, { ...data, done: true });
+          await going;
+        },
+      });
+    const [a, b] = [make("a"), make("b")];
+    try {
+      await a.enqueue("hook:1", { n: 1 });
+      a.start();
+      await vi.waitFor(() => expect(released).toBe(true), { timeout: 10_000, interval: 10 });
+      expect([a.running(), a.outside()]).toEqual([0, 1]);
+      b.start();
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      expect(seen).toEqual([{ by: "a", data: { n: 1 } }]);
+      goOn();
+      await vi.waitFor(async () => expect(await a.queue.getJobState(jobIdOf("hook:1"))).toBe("completed"), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      expect(seen.slice(1).map((s) => s.data)).toEqual([{ n: 1, done: true }]);
+      expect(a.outside()).toBe(0);
+    } finally {
+      await Promise.all([a.close(1000), b.close(1000)]);
+    }
+  });
 });
 
 describe("a worker whose commands Redis refuses", { timeout: 30_000 }, () => {
