@@ -427,6 +427,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             directDeliveries: {
               begin: (key) => redis.seen.delivering(key),
               delivered: (key) => redis.seen.delivered(key),
+              stopped: (key) => redis.seen.stopped(key),
               elsewhere: (key) => redis.seen.deliveredElsewhere(key),
             },
           },

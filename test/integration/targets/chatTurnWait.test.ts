@@ -130,15 +130,28 @@ describe("a delivery's wait for the earlier ones to its chat", () => {
     try {
       const first = postJson(gw.url("/webhooks/note"), { text: "held" });
       await waitArrived("held");
-      const later = postJson(gw.url("/webhooks/note"), { text: "later" });
+      const id = { "x-github-delivery": "later-1" };
+      const later = postJson(gw.url("/webhooks/note"), { text: "later" }, id);
       await vi.waitFor(() => expect(clock.pendingTimers()).toBeGreaterThan(0), {
         timeout: 5000,
         interval: 5,
       });
+      // Its duplicate waits for its outcome. (Nothing shows that it arrived: a short real pause lets it. One
+      // arriving after the stop began is answered the same 503 by the front, so the pause cannot fail the test.)
+      const duplicate = postJson(gw.url("/webhooks/note"), { text: "later" }, id);
+      await new Promise((resolve) => setTimeout(resolve, 200));
       const stopping = gw.gateway.stop();
       const cut = await later;
       expect(cut.status).toBe(503);
       expect(cut.body).toEqual({ error: "Shutting down" });
+      expect(cut.headers.get("retry-after")).toBe("30");
+      // The duplicate is told the same: the delivery was not made, and its id is forgotten.
+      const told = await duplicate;
+      expect({ status: told.status, body: told.body, retryAfter: told.headers.get("retry-after") }).toEqual({
+        status: 503,
+        body: { error: "Shutting down" },
+        retryAfter: "30",
+      });
       expect(clock.elapsed()).toBe(0);
       // The request under way is answered before the stop ends.
       releaseHeld();
