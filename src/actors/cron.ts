@@ -394,9 +394,15 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     firedBy?: FiredBy,
     occurrence?: Occurrence,
   ): void {
+    // The occurrence of a run on one instance's schedule is noted, so the start after a kill catches it up;
+    // one claimed from other instances (Redis) is not: its due time stays claimed by the killed instance.
+    const caughtUp =
+      occurrence === undefined || occurrence.claimedDueAt !== undefined
+        ? {}
+        : { dueRun: occurrence.dueRun, advancedTo: occurrence.advancedTo };
     const ended =
       trigger === "schedule"
-        ? options.runNotes?.started({ profile, jobId: job.id, trigger, startedAt: clock.now() })
+        ? options.runNotes?.started({ profile, jobId: job.id, trigger, startedAt: clock.now(), ...caughtUp })
         : undefined;
     // A signal of the run's own: composed from `launched.signal` itself, each run left entries in it (scopedSignal).
     const run = scopedSignal([launched.signal], (signal) =>

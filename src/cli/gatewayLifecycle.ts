@@ -19,7 +19,7 @@ import { assertHomeWritable } from "../io/homeWritable.js";
 import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
-import { askElsewhere, type ElsewhereHealth, health, recordedState, runsElsewhere } from "./gatewayLookup.js";
+import { askElsewhere, elsewhereSilence, health, recordedState, runsElsewhere } from "./gatewayLookup.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
 import { type Interrupt, listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { listenAddress } from "./listenAddress.js";
@@ -311,13 +311,6 @@ async function stop(options: { timeout?: string }): Promise<void> {
   const stateFile = gatewayStateFile(paths);
   if (recordedPid(stateFile) === pid) rmSync(stateFile, { force: true });
   process.stdout.write("Gateway stopped\n");
-}
-
-/** The `Health:` line's text of a gateway of another namespace that did not answer (or was not asked). */
-function elsewhereSilence(paths: SvcPaths, found: Exclude<ElsewhereHealth, { answers: true }>): string {
-  if (found.answers === undefined) return `not asked — ${found.why}`;
-  const since = found.stoppingSince === undefined ? "" : `; it began to stop at ${found.stoppingSince}`;
-  return `no answer at ${found.address}, where ${gatewayStateFile(paths)} says it listens (this command may not reach that address, or the gateway has stopped${since})`;
 }
 
 /** `status` of a gateway of another PID namespace: running when its /health answers, else unknown (exit 4). */

@@ -69,6 +69,32 @@ export type RunningGateway =
     };
 
 /**
+ * A gateway.pid of another PID namespace whose /health gives no answer at the address its gateway.json
+ * records (and that did not record that it began to stop): whether that gateway runs cannot be told.
+ */
+export interface SilentGateway {
+  readonly silent: GatewayElsewhereError;
+  readonly found: Extract<ElsewhereHealth, { answers: false }>;
+}
+
+/**
+ * The gateway of this SVC_HOME as `runningGateway` finds it, and, when none is taken to run because a
+ * gateway.pid of another PID namespace gives no answer, what was asked (`silent`), so a command can say it.
+ */
+export async function findGateway(paths: SvcPaths): Promise<RunningGateway | SilentGateway | undefined> {
+  let pid: number | undefined;
+  try {
+    pid = runningPid(paths);
+  } catch (err) {
+    if (!(err instanceof GatewayElsewhereError)) throw err;
+    const found = await askElsewhere(paths, err);
+    if (found.answers === false && found.stoppingSince === undefined) return { silent: err, found };
+    return { pid: err.pid, elsewhere: err, found };
+  }
+  return pid === undefined ? undefined : { pid };
+}
+
+/**
  * `runningPid` for the commands that use the running gateway (reload it, send to it, say it picks a change
  * up): a gateway.pid of another PID namespace is not refused but its /health asked, as `svc gateway status`
  * does. It runs when it answers, when it began to stop (it drains its runs), and when it records no
@@ -76,16 +102,18 @@ export type RunningGateway =
  * the address its gateway.json records, none runs (`undefined`), as for a stale pid here.
  */
 export async function runningGateway(paths: SvcPaths): Promise<RunningGateway | undefined> {
-  let pid: number | undefined;
-  try {
-    pid = runningPid(paths);
-  } catch (err) {
-    if (!(err instanceof GatewayElsewhereError)) throw err;
-    const found = await askElsewhere(paths, err);
-    if (found.answers === false && found.stoppingSince === undefined) return undefined;
-    return { pid: err.pid, elsewhere: err, found };
-  }
-  return pid === undefined ? undefined : { pid };
+  const gateway = await findGateway(paths);
+  return gateway === undefined || "silent" in gateway ? undefined : gateway;
+}
+
+/** The `Health:` line's text of a gateway of another namespace that did not answer (or was not asked). */
+export function elsewhereSilence(
+  paths: SvcPaths,
+  found: Exclude<ElsewhereHealth, { answers: true }>,
+): string {
+  if (found.answers === undefined) return `not asked — ${found.why}`;
+  const since = found.stoppingSince === undefined ? "" : `; it began to stop at ${found.stoppingSince}`;
+  return `no answer at ${found.address}, where ${gatewayStateFile(paths)} says it listens (this command may not reach that address, or the gateway has stopped${since})`;
 }
 
 /** Where a gateway of another PID namespace runs, as the command that cannot signal it says it. */

@@ -36,7 +36,7 @@ import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
 import { refuseCurlFile } from "./curlFileArgument.js";
 import { formatTable } from "./format.js";
-import { cannotSignal, runningGateway } from "./gatewayLookup.js";
+import { cannotSignal, elsewhereSilence, findGateway, runningGateway } from "./gatewayLookup.js";
 import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
@@ -511,7 +511,15 @@ async function callTool(
 async function reloadGateway(options: { wait?: string }): Promise<void> {
   const waitMs = parseSecondsOption(options.wait ?? "10", "--wait") * 1000;
   const loaded = loadConfig();
-  const running = await runningGateway(loaded.paths);
+  const running = await findGateway(loaded.paths);
+  if (running !== undefined && "silent" in running) {
+    // A gateway.pid of another PID namespace whose /health gives no answer: said as svc gateway status says it.
+    process.stderr.write(
+      `svc: nothing was reloaded: ${running.silent.message}\nHealth: ${elsewhereSilence(loaded.paths, running.found)}\n`,
+    );
+    process.exitCode = 1;
+    return;
+  }
   if (running === undefined) {
     // A failure (exit 1), so on stderr like every other error (docs/cli.md).
     process.stderr.write(

@@ -103,8 +103,12 @@ export function createCron(deps: CronDeps): Cron {
 /**
  * Records the scheduled runs a killed gateway cut short (noted while they ran, `io/cronRunNotes.ts`): in the
  * middle of its agent or of its delivery's retries, such a run left no trace, as it is not journaled (its
- * job's next_run moved on before it started) and so does not run again. Each job's `last_run` now says so
- * (unless a run recorded since is newer), and a WARN line.
+ * job's next_run moved on before it started). As a run the gateway's stop ended, it is recorded
+ * `interrupted` and its occurrence is due again: `next_run` back to its due time (unless edited since), so
+ * the scheduler runs it once as a catch-up. An occurrence already interrupted once (the catch-up itself cut
+ * off: a run that kills its gateway, by memory, must not do so at every start) and a run whose due time was
+ * claimed from other instances (Redis) are recorded as an error and not run again. Each job's `last_run` says
+ * so (unless a run recorded since is newer), and a WARN line.
  */
 export async function recordCutOffRuns(
   deps: Pick<CronDeps, "logger" | "clock" | "profiles">,
@@ -115,7 +119,7 @@ export async function recordCutOffRuns(
     const label = (name: string) => `[cron] ${name}${inProfile(run.profile)}`;
     let name = run.jobId;
     // Nothing to say of a job removed since, nor of a run its gateway's stop recorded after all.
-    let recorded = false;
+    let recorded: "error" | "again" | "interrupted" | undefined;
     const file = deps.profiles.paths(run.profile).cronJobs;
     // A store (or profile) removed since: nothing to record it in, and nothing to make again.
     if (!existsSync(file)) continue;
@@ -124,17 +128,33 @@ export async function recordCutOffRuns(
         const job = jobs[run.jobId];
         if (job === undefined) return; // removed since: nothing to record it on
         name = job.name;
-        if (job.last_run !== undefined && !(Date.parse(job.last_run.at) < run.startedAt)) return;
+        const last = job.last_run;
+        if (last !== undefined && !(Date.parse(last.at) < run.startedAt)) return;
+        const at = new Date(deps.clock.now()).toISOString();
+        const { dueRun, advancedTo } = run;
+        // Interrupted (by a stop or a kill) after it came due: this run was that occurrence's catch-up.
+        const twice =
+          last?.status === "interrupted" && dueRun !== undefined && Date.parse(last.at) > Date.parse(dueRun);
+        if (dueRun === undefined || advancedTo === undefined || twice) {
+          jobs[run.jobId] = {
+            ...job,
+            last_run: {
+              at,
+              status: "error",
+              trigger: run.trigger,
+              error: `cut off: the gateway running it was killed (the run started at ${started})${twice ? "; it was the catch-up of a run interrupted before" : ""}`,
+            },
+          };
+          recorded = "error";
+          return;
+        }
+        const again = job.next_run === advancedTo;
         jobs[run.jobId] = {
           ...job,
-          last_run: {
-            at: new Date(deps.clock.now()).toISOString(),
-            status: "error",
-            trigger: run.trigger,
-            error: `cut off: the gateway running it was killed (the run started at ${started})`,
-          },
+          last_run: { at, status: "interrupted", trigger: run.trigger },
+          ...(again ? { next_run: dueRun } : {}),
         };
-        recorded = true;
+        recorded = again ? "again" : "interrupted";
       });
     } catch (err) {
       deps.logger.error(
@@ -143,10 +163,16 @@ export async function recordCutOffRuns(
       );
       continue;
     }
-    if (recorded)
-      deps.logger.warn(
-        { job: run.jobId, profile: run.profile, trigger: run.trigger },
-        `${label(name)}: its scheduled run (started ${started}) did not finish — the gateway running it was killed; recorded in last_run as an error and not run again (the job runs at its next scheduled time)`,
-      );
+    if (recorded === undefined) continue;
+    const fields = { job: run.jobId, profile: run.profile, trigger: run.trigger };
+    const killed = `${label(name)}: its scheduled run (started ${started}) did not finish — the gateway running it was killed`;
+    deps.logger.warn(
+      fields,
+      recorded === "again"
+        ? `${killed}; recorded in last_run as interrupted, and it runs again now, as a missed run does (once: cut off again, it is not run a third time)`
+        : recorded === "interrupted"
+          ? `${killed}; recorded in last_run as interrupted; not run again, as its next_run was changed since (the job runs at its next_run)`
+          : `${killed}; recorded in last_run as an error and not run again (the job runs at its next scheduled time)`,
+    );
   }
 }

@@ -135,7 +135,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger.warn(
       name.startsWith(SCRIPT_GROUP)
         ? `[webhook] ${name.slice(SCRIPT_GROUP.length)}: stopped the route script left running by a gateway that was killed; its event was never answered — the sender's retry is processed`
-        : `[cron] ${name.replace(/^cron:/, "")}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time`,
+        : `[cron] ${name.replace(/^cron:/, "")}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time — unless the gateway ran it on its schedule: then its occurrence is caught up once, as the line about that run says`,
     );
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
@@ -430,6 +430,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             directDeliveries: {
               begin: (key) => redis.seen.delivering(key),
               delivered: (key) => redis.seen.delivered(key),
+              stopped: (key) => redis.seen.stopped(key),
               elsewhere: (key) => redis.seen.deliveredElsewhere(key),
             },
           },

@@ -78,7 +78,7 @@ export interface SharedIngressState {
   forget(key: string): void;
   coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
   /** Direct deliveries under way, told to the other instances: their duplicates wait for the outcome. */
-  readonly directDeliveries?: Pick<IdempotencyStore, "begin" | "delivered" | "elsewhere">;
+  readonly directDeliveries?: Pick<IdempotencyStore, "begin" | "delivered" | "stopped" | "elsewhere">;
 }
 
 export interface Ingress {

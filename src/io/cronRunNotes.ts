@@ -10,6 +10,12 @@ export interface CronRunNote {
   readonly trigger: string;
   /** When the run started (ms). */
   readonly startedAt: number;
+  /**
+   * The occurrence the run was started for, when the next start may catch it up (one due time of its
+   * schedule not claimed from other instances): its due time, and the `next_run` written before the run.
+   */
+  readonly dueRun?: string;
+  readonly advancedTo?: string;
 }
 
 export interface CronRunNotes {
@@ -81,17 +87,20 @@ export function takeCutOffRuns(dir: string): CronRunNote[] {
     const stat = processStat(pid);
     if (stat !== undefined && stat.state !== "Z" && stat.startTime === start) continue;
     rmSync(file, { force: true });
-    cutOff.push({ profile: run.profile, jobId: run.jobId, trigger: run.trigger, startedAt: run.startedAt });
+    const { owner: _, ...noted } = run;
+    cutOff.push(noted);
   }
   return cutOff.sort((a, b) => a.startedAt - b.startedAt);
 }
 
 function asNote(value: unknown): (CronRunNote & { owner: readonly [number, string] }) | undefined {
   if (typeof value !== "object" || value === null) return undefined;
-  const { owner, profile, jobId, trigger, startedAt } = value as Record<string, unknown>;
+  const { owner, profile, jobId, trigger, startedAt, dueRun, advancedTo } = value as Record<string, unknown>;
   if (!Array.isArray(owner) || typeof owner[0] !== "number" || typeof owner[1] !== "string") return undefined;
   if (typeof profile !== "string" || typeof jobId !== "string" || typeof trigger !== "string")
     return undefined;
   if (typeof startedAt !== "number") return undefined;
-  return { owner: [owner[0], owner[1]], profile, jobId, trigger, startedAt };
+  const occurrence =
+    typeof dueRun === "string" && typeof advancedTo === "string" ? { dueRun, advancedTo } : {};
+  return { owner: [owner[0], owner[1]], profile, jobId, trigger, startedAt, ...occurrence };
 }

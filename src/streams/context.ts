@@ -1,4 +1,5 @@
 import type { Route } from "../config/sections/webhook.js";
+import type { DirectOutcome } from "./idempotencyRecord.js";
 import type { Reply } from "./reply.js";
 import type { Inbound, Outcome } from "./types.js";
 
@@ -46,9 +47,10 @@ export interface PipelineCtx {
   readonly accepted?: AcceptedEvent;
   /**
    * A repeated delivery id whose original is still being delivered directly: the answer waits for it
-   * (true: delivered, so `duplicate`; false: failed, so 502 like the original).
+   * (true: delivered, so `duplicate`; false: failed, so 502 like the original; "stopped": the gateway's
+   * stop ended its wait, so 503 Shutting down like the original).
    */
-  readonly duplicateOf?: Promise<boolean>;
+  readonly duplicateOf?: Promise<DirectOutcome>;
   /** The terminal answer, once a stage has decided it; later stages pass the context through untouched. */
   readonly outcome?: Outcome;
   /**

@@ -1,5 +1,12 @@
 import { isPromise, type MaybePromise } from "./stateUnavailable.js";
 
+/**
+ * How a direct delivery ended, as the duplicates that waited for it are told: true delivered, false failed
+ * (502), "stopped" when the gateway's stop ended its wait and nothing was sent (503 Shutting down). The key
+ * is forgotten unless delivered, so the sender's retry delivers it.
+ */
+export type DirectOutcome = boolean | "stopped";
+
 export interface IdempotencyStore {
   /** Records the key; `true` when it was already recorded (a duplicate). A Promise when shared (Redis). */
   checkAndAdd(key: string): MaybePromise<boolean>;
@@ -9,8 +16,10 @@ export interface IdempotencyStore {
   begin?(key: string): void;
   /** A shared store: the key's direct delivery succeeded. */
   delivered?(key: string): void;
+  /** A shared store: the key's direct delivery was stopped (nothing sent; its duplicates elsewhere are told). */
+  stopped?(key: string): void;
   /** A shared store: the outcome of a delivery of `key` under way on another instance, if one is. */
-  elsewhere?(key: string): Promise<boolean> | undefined;
+  elsewhere?(key: string): Promise<DirectOutcome> | undefined;
 }
 
 /**
@@ -36,28 +45,28 @@ export interface IdempotencyRecord {
    * delivery ends (a shared store that tells the other instances).
    */
   begin(key: string): boolean;
-  /** The key's direct delivery ended: done when delivered, else failed (the key is forgotten). */
-  end(key: string, delivered: boolean): void;
+  /** The key's direct delivery ended: done when delivered, else failed or stopped (the key is forgotten). */
+  end(key: string, outcome: DirectOutcome): void;
   /** `pending` while a delivery of `key` is under way; otherwise the store's word (done) or nothing (failed). */
   isPending(key: string): boolean;
-  /** Resolves true when the delivery pending for `key` succeeds; undefined when none is pending. */
-  outcomeOf(key: string): Promise<boolean> | undefined;
+  /** Resolves to how the delivery pending for `key` ends (true: delivered); undefined when none is pending. */
+  outcomeOf(key: string): Promise<DirectOutcome> | undefined;
 }
 
 interface Pending {
-  readonly promise: Promise<boolean>;
-  readonly settle: (delivered: boolean) => void;
+  readonly promise: Promise<DirectOutcome>;
+  readonly settle: (outcome: DirectOutcome) => void;
 }
 
 /** The shared checks of a key still out: the delivery of the key begun here while they were, if one was. */
 interface Checking {
   waiting: number;
-  began?: Promise<boolean>;
+  began?: Promise<DirectOutcome>;
 }
 
 /** The outcome a duplicate's check found (a delivery begun here meanwhile), until its `outcomeOf` takes it. */
 interface HandedOver {
-  readonly outcome: Promise<boolean>;
+  readonly outcome: Promise<DirectOutcome>;
   takers: number;
 }
 
@@ -65,12 +74,12 @@ export function createIdempotencyRecord(store: IdempotencyStore): IdempotencyRec
   const pending = new Map<string, Pending>();
   const checking = new Map<string, Checking>();
   const handedOver = new Map<string, HandedOver>();
-  const handOver = (key: string, outcome: Promise<boolean>) => {
+  const handOver = (key: string, outcome: Promise<DirectOutcome>) => {
     const entry = handedOver.get(key);
     if (entry?.outcome === outcome) entry.takers += 1;
     else handedOver.set(key, { outcome, takers: 1 });
   };
-  const take = (key: string): Promise<boolean> | undefined => {
+  const take = (key: string): Promise<DirectOutcome> | undefined => {
     const entry = handedOver.get(key);
     if (entry === undefined) return undefined;
     entry.takers -= 1;
@@ -105,8 +114,8 @@ export function createIdempotencyRecord(store: IdempotencyStore): IdempotencyRec
       );
     },
     begin(key) {
-      let settle: (delivered: boolean) => void = () => {};
-      const promise = new Promise<boolean>((resolve) => {
+      let settle: (outcome: DirectOutcome) => void = () => {};
+      const promise = new Promise<DirectOutcome>((resolve) => {
         settle = resolve;
       });
       pending.set(key, { promise, settle });
@@ -116,12 +125,15 @@ export function createIdempotencyRecord(store: IdempotencyStore): IdempotencyRec
       store.begin(key);
       return true;
     },
-    end(key, delivered) {
+    end(key, outcome) {
       const entry = pending.get(key);
       pending.delete(key);
-      if (!delivered) store.forget(key);
-      else store.delivered?.(key);
-      entry?.settle(delivered);
+      if (outcome === true) store.delivered?.(key);
+      else {
+        if (outcome === "stopped") store.stopped?.(key);
+        store.forget(key);
+      }
+      entry?.settle(outcome);
     },
     isPending: (key) => pending.has(key),
     outcomeOf(key) {

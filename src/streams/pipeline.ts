@@ -38,7 +38,7 @@ export interface PipelineDeps {
   readonly script: ScriptDeps;
   /** `shared`: a store other instances use too (direct deliveries under way are told to them). */
   readonly idempotency: IdempotencyDeps & {
-    readonly shared?: Pick<IdempotencyStore, "begin" | "delivered" | "elsewhere">;
+    readonly shared?: Pick<IdempotencyStore, "begin" | "delivered" | "stopped" | "elsewhere">;
   };
   readonly dispatch: DispatchDeps;
   readonly deliver: DeliverDeps;

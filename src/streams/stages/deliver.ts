@@ -1,5 +1,6 @@
 import type { AcceptedEvent, AsyncStage, PipelineCtx } from "../context.js";
 import { SHUTTING_DOWN } from "../frontAnswers.js";
+import type { DirectOutcome } from "../idempotencyRecord.js";
 import { errorOutcome, withEventAside } from "../types.js";
 import { acceptedOf } from "./accept.js";
 import { DUPLICATE, seenKey } from "./idempotency.js";
@@ -24,9 +25,9 @@ export interface DeliverDeps {
   forget(key: string): void;
   /**
    * The direct delivery of `key` is over (see `IdempotencyRecord`): when given, it forgets a failed key
-   * (instead of `forget`) and answers the duplicates that waited.
+   * (instead of `forget`) and answers the duplicates that waited (a stopped one 503, as its original).
    */
-  endDirect?(key: string, ok: boolean): void;
+  endDirect?(key: string, outcome: DirectOutcome): void;
 }
 
 /** Only `deliver_only` routes (and duplicates of their deliveries under way) reach this stage with no outcome yet. */
@@ -37,20 +38,26 @@ export function needsDirectDelivery(ctx: PipelineCtx): boolean {
 /** Step 9, direct delivery (no agent): 200 delivered, or 502 with details only in the log. */
 export function deliverStage(deps: DeliverDeps): AsyncStage {
   return async (ctx) => {
-    if (ctx.duplicateOf !== undefined)
-      return withEventAside((await ctx.duplicateOf) ? DUPLICATE : DELIVERY_FAILED, ctx.event);
+    if (ctx.duplicateOf !== undefined) {
+      const original = await ctx.duplicateOf;
+      return withEventAside(
+        original === true ? DUPLICATE : original === "stopped" ? SHUTTING_DOWN : DELIVERY_FAILED,
+        ctx.event,
+      );
+    }
     const event = acceptedOf(ctx);
     const key = seenKey(event.routeName, event.deliveryId);
-    let delivered = false;
+    let delivered: DirectOutcome = false;
     try {
       delivered = await deps.deliverDirect(event);
     } catch (err) {
-      if (err instanceof DeliveryStopped) return withEventAside(SHUTTING_DOWN, event.event);
-      throw err;
+      if (!(err instanceof DeliveryStopped)) throw err;
+      delivered = "stopped";
     } finally {
       if (deps.endDirect !== undefined) deps.endDirect(key, delivered);
-      else if (!delivered) void deps.forget(key);
+      else if (delivered !== true) void deps.forget(key);
     }
+    if (delivered === "stopped") return withEventAside(SHUTTING_DOWN, event.event);
     // The body stays the documented error; the id (generated when the sender sent none) is kept aside,
     // and so is the event type (neither body names it), for the delivery history.
     if (!delivered) return withEventAside({ ...DELIVERY_FAILED, deliveryId: event.deliveryId }, event.event);

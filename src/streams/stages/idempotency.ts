@@ -1,5 +1,6 @@
 import { type PipelineCtx, withCtx } from "../context.js";
 import { deliveryIdHeader, storedDeliveryId } from "../deliveryId.js";
+import type { DirectOutcome } from "../idempotencyRecord.js";
 import { isPromise, type MaybePromise } from "../stateUnavailable.js";
 import { type Outcome, outcome, withEventAside } from "../types.js";
 import { unreadableDeliveryId } from "../unreadableDeliveryId.js";
@@ -13,7 +14,7 @@ export interface IdempotencyDeps {
   checkAndAdd(key: string): MaybePromise<boolean>;
   randomId(): string;
   /** The outcome of a direct delivery of `key` still under way (see `IdempotencyRecord`: the key is pending). */
-  inFlight?(key: string): Promise<boolean> | undefined;
+  inFlight?(key: string): Promise<DirectOutcome> | undefined;
 }
 
 /** Deliveries are remembered per route: the same id sent to two routes is two events. */

@@ -147,6 +147,14 @@ describe("gateway.pid seen from another PID namespace", { timeout: 30_000 }, () 
           `^svc: ${pidFile} names pid ${gateway.child.pid} of another PID namespace .*\nHealth: no answer at 127\\.0\\.0\\.1:${gateway.port}, where ${join(home.dir, "gateway.json")} says it listens`,
         ),
       );
+      // svc mcp reload says what it asked, in the words of svc gateway status, rather than "no live pid".
+      const staleReload = await svcInOtherNamespace(["mcp", "reload"]);
+      expect(staleReload.code).toBe(1);
+      expect(staleReload.stdout).toMatch(
+        new RegExp(
+          `^svc: nothing was reloaded: ${pidFile} names pid ${gateway.child.pid} of another PID namespace \\(${ns}; this command runs in ${ns}: .*\\) — whether that gateway runs cannot be told from here: .*\nHealth: no answer at 127\\.0\\.0\\.1:${gateway.port}, where ${join(home.dir, "gateway.json")} says it listens \\(this command may not reach that address, or the gateway has stopped\\)\n$`,
+        ),
+      );
       expect(readFileSync(pidFile, "utf8")).toBe(written);
     },
   );

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -8,8 +8,9 @@ import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
 
 /**
  * docs/durability.md: a scheduled cron run is not journaled (its next_run moved on before it started), so a
- * gateway killed in the middle of it does not run it again; the next start records it cut off in the job's
- * `last_run` and says so, whether the kill came while its agent ran or while its delivery was being retried.
+ * gateway killed in the middle of it left no trace but its note; the next start records it `interrupted` in
+ * the job's `last_run`, as a run the stop ended, and catches its occurrence up once, whether the kill came
+ * while its agent ran or while its delivery was being retried; a catch-up cut off too is not run again.
  * The real CLI process is SIGKILLed and started again in the same SVC_HOME.
  */
 
@@ -32,14 +33,13 @@ async function failingTelegram(): Promise<FakeApi & { ok: boolean }> {
     return { status: 500, json: { ok: false, error_code: 500, description: "Internal Server Error" } };
   });
   fakes.push(fake);
-  return Object.assign(fake, {
-    get ok() {
-      return state.ok;
-    },
-    set ok(value: boolean) {
+  // An accessor (Object.assign would copy its value once): setting it changes what the fake answers.
+  return Object.defineProperty(fake, "ok", {
+    get: () => state.ok,
+    set: (value: boolean) => {
       state.ok = value;
     },
-  });
+  }) as FakeApi & { ok: boolean };
 }
 
 function setUp(agent: string[], telegramUrl: string): TempHome {
@@ -98,7 +98,7 @@ function job(home: TempHome): { next_run: string; last_run?: Record<string, unkn
 const sendMessages = (fake: FakeApi) => fake.requests.filter((r) => r.path.endsWith("/sendMessage")).length;
 
 describe("a gateway SIGKILLed during a scheduled cron run", { timeout: 60_000 }, () => {
-  it("while its delivery is being retried: the next start records the run cut off in last_run and says so; it is not run again", async () => {
+  it("while its delivery is being retried: the next start records the run interrupted, not failed, and catches its occurrence up once", async () => {
     const telegram = await failingTelegram();
     const home = setUp(["sh", "-c", "echo the report"], telegram.url);
     const first = await start(home);
@@ -109,22 +109,24 @@ describe("a gateway SIGKILLed during a scheduled cron run", { timeout: 60_000 },
     first.child.kill("SIGKILL");
     await first.exited;
     telegram.ok = true;
+    const tried = sendMessages(telegram);
     const second = await start(home);
     await vi.waitFor(() => expect(second.stdout()).toContain("did not finish"), { timeout: 10_000 });
     expect(second.stdout()).toMatch(
-      /WARN \[cron\] nightly: its scheduled run \(started \S+\) did not finish — the gateway running it was killed; recorded in last_run as an error and not run again \(the job runs at its next scheduled time\)/,
+      /WARN \[cron\] nightly: its scheduled run \(started \S+\) did not finish — the gateway running it was killed; recorded in last_run as interrupted, and it runs again now, as a missed run does/,
     );
-    expect(job(home).last_run).toMatchObject({
-      status: "error",
-      trigger: "schedule",
-      error: expect.stringMatching(/^cut off: the gateway running it was killed \(the run started at /),
+    expect(second.stdout()).not.toContain("run failed");
+    // The catch-up ran and delivered; the schedule goes on from now.
+    await vi.waitFor(() => expect(job(home).last_run).toMatchObject({ status: "ok", trigger: "schedule" }), {
+      timeout: 20_000,
     });
-    // Not run again: its next run is still the one the killed gateway set.
-    expect(job(home).next_run).toBe(nextRun);
+    expect(sendMessages(telegram)).toBe(tried + 1);
+    expect(Date.parse(job(home).next_run)).toBeGreaterThanOrEqual(Date.parse(nextRun));
   });
 
-  it("while its agent runs: the agent is stopped and the run recorded cut off as well", async () => {
+  it("while its agent runs: the agent is stopped and the run recorded interrupted and caught up; a catch-up cut off as well is recorded as an error and not run a third time", async () => {
     const telegram = await failingTelegram();
+    telegram.ok = true;
     // An agent that never ends on its own (it gives up once the gateway that started it is gone).
     const home = setUp(
       ["sh", "-c", 'touch "$0/started"; while kill -0 $PPID 2>/dev/null; do sleep 0.05; done', "HOME_DIR"],
@@ -132,15 +134,37 @@ describe("a gateway SIGKILLed during a scheduled cron run", { timeout: 60_000 },
     );
     const config = readFileSync(join(home.dir, "config.yaml"), "utf8").replace("HOME_DIR", home.dir);
     home.write("config.yaml", config, 0o600);
+    const started = join(home.dir, "started");
     const first = await start(home);
-    await vi.waitFor(() => expect(() => readFileSync(join(home.dir, "started"))).not.toThrow(), {
-      timeout: 20_000,
-    });
+    await vi.waitFor(() => expect(existsSync(started)).toBe(true), { timeout: 20_000 });
+    const nextRun = job(home).next_run;
     first.child.kill("SIGKILL");
     await first.exited;
+    rmSync(started);
+    // The next start catches the occurrence up: its agent runs again (and is killed again here).
     const second = await start(home);
-    await vi.waitFor(() => expect(second.stdout()).toContain("did not finish"), { timeout: 10_000 });
-    expect(job(home).last_run).toMatchObject({ status: "error", trigger: "schedule" });
+    await vi.waitFor(() => expect(existsSync(started)).toBe(true), { timeout: 20_000 });
+    expect(second.stdout()).toContain("recorded in last_run as interrupted, and it runs again now");
+    expect(job(home).last_run).toMatchObject({ status: "interrupted", trigger: "schedule" });
+    expect(job(home).last_run).not.toHaveProperty("error");
+    second.child.kill("SIGKILL");
+    await second.exited;
+    rmSync(started);
+    // The catch-up cut off too: not run a third time (a run that kills its gateway must not do so at every start).
+    const third = await start(home);
+    await vi.waitFor(() => expect(third.stdout()).toContain("did not finish"), { timeout: 10_000 });
+    expect(third.stdout()).toContain(
+      "recorded in last_run as an error and not run again (the job runs at its next scheduled time)",
+    );
+    expect(job(home).last_run).toMatchObject({
+      status: "error",
+      trigger: "schedule",
+      error: expect.stringMatching(
+        /^cut off: the gateway running it was killed \(the run started at .*\); it was the catch-up of a run interrupted before$/,
+      ),
+    });
+    expect(Date.parse(job(home).next_run)).toBeGreaterThan(Date.parse(nextRun));
+    expect(existsSync(started)).toBe(false);
     expect(sendMessages(telegram)).toBe(0);
   });
 });

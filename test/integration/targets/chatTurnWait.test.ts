@@ -59,11 +59,13 @@ function telegram(): DeliveryTarget {
   return target;
 }
 
+const LATER_ID = { "x-github-delivery": "later-1" };
+
 /**
  * A gateway on the fake clock with a direct route to `chat`: its first delivery ("held") is under way at the
  * fake API, and a second ("later") waits its turn on the clock.
  */
-async function laterWaitingBehindHeld(chat: string) {
+async function laterWaitingBehindHeld(chat: string, laterHeaders: Record<string, string> = {}) {
   const gw = await startTestGateway({
     clock,
     fakeSleeps: true,
@@ -72,7 +74,7 @@ async function laterWaitingBehindHeld(chat: string) {
   try {
     const first = postJson(gw.url("/webhooks/note"), { text: "held" });
     await waitArrived("held");
-    const later = postJson(gw.url("/webhooks/note"), { text: "later" });
+    const later = postJson(gw.url("/webhooks/note"), { text: "later" }, laterHeaders);
     await vi.waitFor(() => expect(clock.pendingTimers()).toBeGreaterThan(0), { timeout: 5000, interval: 5 });
     return { gw, first, later };
   } catch (err) {
@@ -134,12 +136,24 @@ describe("a delivery's wait for the earlier ones to its chat", () => {
   });
 
   it("of a direct delivery ends when the gateway stops: it sends nothing, its sender is answered 503, and the one under way 200", async () => {
-    const { gw, first, later } = await laterWaitingBehindHeld("-5");
+    const { gw, first, later } = await laterWaitingBehindHeld("-5", LATER_ID);
     try {
+      // Its duplicate waits for its outcome. (Nothing shows that it arrived: a short real pause lets it. One
+      // arriving after the stop began is answered the same 503 by the front, so the pause cannot fail the test.)
+      const duplicate = postJson(gw.url("/webhooks/note"), { text: "later" }, LATER_ID);
+      await new Promise((resolve) => setTimeout(resolve, 200));
       const stopping = gw.gateway.stop();
       const cut = await later;
       expect(cut.status).toBe(503);
       expect(cut.body).toEqual({ error: "Shutting down" });
+      expect(cut.headers.get("retry-after")).toBe("30");
+      // The duplicate is told the same: the delivery was not made, and its id is forgotten.
+      const told = await duplicate;
+      expect({ status: told.status, body: told.body, retryAfter: told.headers.get("retry-after") }).toEqual({
+        status: 503,
+        body: { error: "Shutting down" },
+        retryAfter: "30",
+      });
       expect(clock.elapsed()).toBe(0);
       // The request under way is answered before the stop ends.
       releaseHeld();

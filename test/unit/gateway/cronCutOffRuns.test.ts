@@ -79,6 +79,62 @@ describe("scheduled cron runs a killed gateway cut off", () => {
     expect(takeCutOffRuns(dir)).toEqual([]);
   });
 
+  it("with their occurrence noted: recorded interrupted and due again, unless next_run was edited since; a catch-up cut off again is an error", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "state", "cron-runs");
+    const occurrence = { dueRun: "2026-11-22T11:00:00.000Z", advancedTo: "2026-11-22T12:00:00.000Z" };
+    home.write(
+      "cron/jobs.json",
+      JSON.stringify({
+        jobs: {
+          a1: job("a1", { next_run: occurrence.advancedTo }),
+          // Its next_run edited while the gateway was down: recorded, not put back.
+          b2: job("b2", { next_run: "2026-11-23T00:00:00.000Z" }),
+          // A catch-up: the occurrence was interrupted already (recorded after it came due).
+          c3: job("c3", {
+            next_run: occurrence.advancedTo,
+            last_run: { at: "2026-11-22T11:10:00.000Z", status: "interrupted", trigger: "schedule" },
+          }),
+        },
+      }),
+    );
+    const startedAt = Date.parse("2026-11-22T11:20:00.000Z");
+    for (const id of ["a1", "b2", "c3"])
+      deadNote(dir, `1-${id}`, {
+        profile: "default",
+        jobId: id,
+        trigger: "schedule",
+        startedAt,
+        ...occurrence,
+      });
+    const log = captureLogger();
+    await recordCutOffRuns(
+      { logger: log.logger, clock, profiles: createProfileResources(home.dir, silentLogger(), clock.now) },
+      takeCutOffRuns(dir),
+    );
+    const jobs = JSON.parse(readFileSync(join(home.dir, "cron", "jobs.json"), "utf8")).jobs;
+    const interrupted = { at: "2026-11-22T12:00:00.000Z", status: "interrupted", trigger: "schedule" };
+    expect(jobs.a1).toMatchObject({ last_run: interrupted, next_run: occurrence.dueRun });
+    expect(jobs.b2).toMatchObject({ last_run: interrupted, next_run: "2026-11-23T00:00:00.000Z" });
+    expect(jobs.c3.next_run).toBe(occurrence.advancedTo);
+    expect(jobs.c3.last_run).toMatchObject({
+      status: "error",
+      error:
+        "cut off: the gateway running it was killed (the run started at 2026-11-22T11:20:00.000Z); it was the catch-up of a run interrupted before",
+    });
+    // (Notes of one start time are taken in directory order.)
+    expect(
+      log
+        .messages()
+        .map((m) => m.replace(/^.*was killed; /, ""))
+        .sort(),
+    ).toEqual([
+      "recorded in last_run as an error and not run again (the job runs at its next scheduled time)",
+      "recorded in last_run as interrupted, and it runs again now, as a missed run does (once: cut off again, it is not run a third time)",
+      "recorded in last_run as interrupted; not run again, as its next_run was changed since (the job runs at its next_run)",
+    ]);
+  });
+
   it("are noted after the directory was removed while the gateway ran (rm -rf state/): it is made again", () => {
     home = tempHome();
     const dir = join(home.dir, "state", "cron-runs");

@@ -64,13 +64,28 @@ describe("the idempotency record: a key is pending, then done or failed", () => 
       forget: (key) => told.push(`forget ${key}`),
       begin: (key) => told.push(`begin ${key}`),
       delivered: (key) => told.push(`delivered ${key}`),
+      stopped: (key) => told.push(`stopped ${key}`),
       elsewhere: (key) => (key === "r:remote" ? elsewhere : undefined),
     });
     r.begin("r:1");
     r.end("r:1", true);
     r.begin("r:2");
     r.end("r:2", false);
-    expect(told).toEqual(["begin r:1", "delivered r:1", "begin r:2", "forget r:2"]);
+    // Stopped (the gateway's stop ended its wait): the other instances are told before the key is forgotten,
+    // and a duplicate waiting here learns it.
+    r.begin("r:3");
+    const waiting = r.outcomeOf("r:3");
+    r.end("r:3", "stopped");
+    expect(await waiting).toBe("stopped");
+    expect(told).toEqual([
+      "begin r:1",
+      "delivered r:1",
+      "begin r:2",
+      "forget r:2",
+      "begin r:3",
+      "stopped r:3",
+      "forget r:3",
+    ]);
     expect(r.outcomeOf("r:remote")).toBe(elsewhere);
     expect(r.outcomeOf("r:other")).toBeUndefined();
   });

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
+import type { DirectOutcome } from "../../../streams/idempotencyRecord.js";
 import { RecordPendingError } from "../../../streams/recordPending.js";
 import { isRefusal, type RedisHealth } from "./connection.js";
 import type { RedisKeys } from "./keys.js";
@@ -91,12 +92,18 @@ export interface SharedIdempotency {
   /** The direct delivery of `key` succeeded (a failed one is forgotten). */
   delivered(key: string): void;
   /**
+   * The gateway's stop ended the direct delivery of `key` (nothing sent): says so to the duplicates watching
+   * it on other instances, just before the key is forgotten, so they are answered 503 as its sender is.
+   */
+  stopped(key: string): void;
+  /**
    * For a key `checkAndAdd` just found recorded while its direct delivery was under way on some instance:
-   * resolves true once it was delivered, false once it failed (the key was forgotten); undefined otherwise.
+   * resolves true once it was delivered, false once it failed (the key was forgotten), "stopped" once the
+   * stop of its instance ended it (forgotten too); undefined otherwise.
    * A delivery still under way after `DELIVERY_WAIT_MS` (a slow one, its record still renewed) counts as
    * delivered; one whose instance was killed is gone within DELIVERING_TTL_SECONDS: failed.
    */
-  deliveredElsewhere(key: string): Promise<boolean> | undefined;
+  deliveredElsewhere(key: string): Promise<DirectOutcome> | undefined;
 }
 
 export function createSharedIdempotency(
@@ -190,15 +197,16 @@ export function createSharedIdempotency(
     renewing.delete(key);
   };
   /** Duplicates (on this instance) of deliveries under way elsewhere, by key: one watch each. */
-  const elsewhere = new Map<string, Promise<boolean>>();
-  const watch = (key: string): Promise<boolean> => {
+  const elsewhere = new Map<string, Promise<DirectOutcome>>();
+  const watch = (key: string): Promise<DirectOutcome> => {
     // Waits are timed on the clock that is never set: one set back (NTP) does not stretch them by the step.
     const until = performance.now() + delivery.waitMs;
     const outcome = (async () => {
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, delivery.pollMs));
         const value = await redis.get(keys.seen(key)).catch(() => DELIVERED);
-        if (value === null) return false;
+        if (value === null)
+          return (await redis.exists(keys.stopped(key)).catch(() => 0)) === 1 ? "stopped" : false;
         if (value !== DELIVERING || performance.now() >= until) return true;
       }
     })();
@@ -311,6 +319,12 @@ export function createSharedIdempotency(
       stopRenewing(key);
       made.delete(key);
       redis.set(keys.seen(key), DELIVERED, "EX", ttlSeconds, "XX").catch(() => {});
+    },
+    stopped(key) {
+      sendKeeps();
+      // Outlives the watchers' next look (they poll every pollMs); sent before the record's removal, on
+      // the same connection, so a watcher that sees the record gone finds it.
+      redis.set(keys.stopped(key), "1", "PX", Math.max(1000, delivery.pollMs * 10)).catch(() => {});
     },
     deliveredElsewhere: (key) => elsewhere.get(key),
     keep(key) {

@@ -4,6 +4,11 @@ export const DEFAULT_KEY_PREFIX = "svc";
 export interface RedisKeys {
   /** The idempotency record of one delivery (`<route>:<delivery id>`). */
   seen(key: string): string;
+  /**
+   * That the direct delivery of `<route>:<delivery id>` was stopped (the gateway's stop ended its wait;
+   * nothing sent): set just before its idempotency record is removed, for the duplicates watching it.
+   */
+  stopped(key: string): string;
   /** When a run was stored under a delivery (`<route>:<delivery id>`): it expires an hour after. */
   added(key: string): string;
   /** The fixed-window counter of one route. */
@@ -29,6 +34,7 @@ export function redisKeys(prefix = DEFAULT_KEY_PREFIX): RedisKeys {
   return {
     seen: (key) => `${prefix}:seen:${key}`,
     added: (key) => `${prefix}:added:${key}`,
+    stopped: (key) => `${prefix}:stopped:${key}`,
     rate: (route) => `${prefix}:rate:${route}`,
     cronLease: (profile, jobId, dueAt) => `${prefix}:cron:${profile}:${jobId}:${dueAt}`,
     coalesceGroup: (group) => `${prefix}:coalesce:group:${group}`,

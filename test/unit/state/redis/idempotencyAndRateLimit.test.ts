@@ -179,6 +179,17 @@ describe("shared idempotency (SET NX EX)", () => {
     await a.forget("dd:1");
     expect(await failed).toBe(false);
 
+    // Stopped on A (its gateway's stop ended the delivery's wait, nothing sent): the duplicate on B is told
+    // so (503 Shutting down, as its sender), not failed; the key is forgotten, so the sender's retry delivers.
+    expect(await a.checkAndAdd("dd:s")).toBe(false);
+    await begin("dd:s");
+    expect(await b.checkAndAdd("dd:s")).toBe(true);
+    const stopped = b.deliveredElsewhere("dd:s");
+    a.stopped("dd:s");
+    await a.forget("dd:s");
+    expect(await stopped).toBe("stopped");
+    expect(await b.checkAndAdd("dd:s")).toBe(false);
+
     // Delivered on A: the duplicate on B is one; once delivered, a later one is answered at once.
     expect(await a.checkAndAdd("dd:2")).toBe(false);
     await begin("dd:2");
