@@ -216,7 +216,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
         if (err instanceof RunKeptForRestart) {
           logger.info(
             { route: run.routeName, delivery_id: run.deliveryId },
-            `[webhook] ${run.routeName}: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start`,
+            `[webhook] ${run.routeName}: the agent command was ended by the gateway's stop signal — the run is kept in Redis and runs again on some instance (this one after its restart)`,
           );
           throw new RunAfterStop();
         }

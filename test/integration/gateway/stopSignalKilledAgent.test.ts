@@ -133,7 +133,7 @@ describe("an agent command ended by the gateway's stop signal", { timeout: 20_00
       await gw.gateway.stop();
       expect(failedLines(gw)).toEqual([]);
       expect(gw.logs().map((line) => line.msg)).toContain(
-        "[webhook] pr: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start",
+        "[webhook] pr: the agent command was ended by the gateway's stop signal — the run is kept in Redis and runs again on some instance (this one after its restart)",
       );
       await runsAgainAfterRestart(gw);
     });

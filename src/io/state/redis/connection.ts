@@ -500,7 +500,9 @@ export async function connectRedis(
     await redis.connect();
     await redis.ping();
   } catch (err) {
-    redis.disconnect();
+    // A connection that never opened (or closed already) is ended: disconnecting it again would arm
+    // ioredis's disconnect timer (2 s) on its closed socket, and hold the command's process that long.
+    if (redis.status !== "end") redis.disconnect();
     const reason = socketError ?? (err as Error).message;
     // Redis answered, and refused the URL's user or password: starting it is not the fix. A password it asks
     // for and the URL lacks is said as such.

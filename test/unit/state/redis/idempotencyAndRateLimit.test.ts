@@ -630,4 +630,21 @@ describe("Redis unreachable", () => {
       /^\/home\/x\/config\.yaml: state\.redis_url: cannot reach redis:\/\/127\.0\.0\.1:\d+\/0 .* — start Redis at .*, or fix state\.redis_url/,
     );
   });
+
+  it("leaves no timer behind once it refused a redis_url nothing answers: the command's process exits at once", async () => {
+    const own = await startTestRedis();
+    const url = own.url;
+    await own.cleanup();
+    // Closing a connection that never opened again armed ioredis's 2 s disconnect timer, which held every
+    // `svc webhook …` command (and a refused start) for 2 s after its error was printed.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      await expect(connectRedis(url, "/home/x/config.yaml", commandOptions())).rejects.toThrow(
+        /cannot reach/,
+      );
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
