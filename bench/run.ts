@@ -32,11 +32,12 @@ const TOOL = process.env.BENCH_TOOL ?? (wrkAvailable() ? "wrk" : "autocannon");
 /** `BENCH_PIN_SERVER=0` lets the server use both cores (wrk stays on CPU 1): threads off the event loop then count. */
 const PINNED = TOOL === "wrk" && process.env.BENCH_PIN_SERVER !== "0";
 /**
- * With the server pinned, this process (which drains the gateway's stdout, as a log collector would) runs on
- * CPU 1 beside wrk: left unpinned, the scheduler woke it on the writer's CPU 0 after each write and its
- * reading was counted against the server. `BENCH_PIN_SELF=0` leaves it unpinned, as before 2026-12-04.
+ * `BENCH_PIN_SELF=1` (with the server pinned): this process, which drains the gateway's stdout as a log
+ * collector would, runs on CPU 1 beside wrk, so the scheduler cannot wake it on the server's CPU 0 after a
+ * write. Two alternating pairs on the idle machine (2026-12-04, 19:21–19:25 UTC) were level with it unpinned,
+ * so the default stays unpinned, as every earlier row was measured.
  */
-const PIN_SELF = PINNED && process.env.BENCH_PIN_SELF !== "0";
+const PIN_SELF = PINNED && process.env.BENCH_PIN_SELF === "1";
 const ALL_CPUS = `0-${availableParallelism() - 1}`;
 /** Sets the CPUs a process (all its threads) may run on. */
 function pinProcess(pid: number, cpus: string): void {
