@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { coalesceNote } from "../actors/coalescer.js";
 import { pendingRunOf } from "../actors/pendingRuns.js";
@@ -134,10 +135,11 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const redis: Redis = await connectRedis(url, options.configFile, commandOptions(), prefix);
   // A server that speaks TLS says nothing before the handshake: its reasons come through ioredis's errors.
   const greeting = /^rediss:/i.test(url) ? undefined : () => serverGreeting(redis.options);
-  const health = createRedisHealth(label, logger, undefined, greeting);
+  const keys = redisKeys(prefix);
+  // Its own key (one per process), written only while Redis refuses writes: see `keepAlive`.
+  const health = createRedisHealth(label, logger, undefined, greeting, keys.writeProbe(randomUUID()));
   health.watch("commands", redis);
   await health.keepAlive(() => idlePingMs(redis));
-  const keys = redisKeys(prefix);
   const stall = options.stall === undefined ? {} : { stall: options.stall };
   /** Runs put off for want of their route (`RunLater`), each said once by this instance. */
   const waitingForRoute = new Set<string>();

@@ -106,7 +106,10 @@ export interface RedisHealth {
    * since: requests are answered 503 meanwhile, as in an outage, though Redis answers.
    */
   refusing(): boolean;
-  /** A write of the request path was taken (an idempotency record, a stored job): a refusal is over. */
+  /**
+   * A write of the request path was taken (an idempotency record, a stored job): a refusal is over (said
+   * in the log once, when there was one).
+   */
   taken(): void;
   /**
    * PINGs every watched connection each `everyMs` (undefined: never), so a Redis whose `timeout` closes
@@ -114,7 +117,10 @@ export interface RedisHealth {
    * between answered 503. The first one watched is pinged at least every LIVENESS_PING_MS, and a PING it
    * gets no answer to is an outage, as a request's command would be. `everyMs` is read now (`idlePingMs`)
    * and again each time Redis is back after an outage: a Redis restarted with another `timeout`, or one
-   * set on the running server (whose closes are such an outage), is followed.
+   * set on the running server (whose closes are such an outage), is followed. While a write was refused
+   * (`refusing`: full, read-only, ...) the first one is also sent a SET of the instance's own probe key
+   * (expiring in PROBE_KEY_MS), and the refusal is over once Redis takes it: an idle instance does not
+   * stay unavailable until a request comes. A healthy instance sends no SET.
    */
   keepAlive(everyMs: () => Promise<number | undefined>): Promise<void>;
   fail(err: unknown): never;
@@ -136,6 +142,13 @@ const PROBE_MS = 1000;
 export const LIVENESS_PING_MS = 5000;
 /** A command's failure for want of an answer in time: ioredis's `commandTimeout`, or the enqueue's own bound. */
 const TIMED_OUT = /^Command timed out$|: no answer from Redis in \d+ ms$/;
+/** How long the key written to learn whether Redis takes writes again lives (`keepAlive`). */
+const PROBE_KEY_MS = 1000;
+/**
+ * Refusals a SET of the probe key shares with the request path's writes: a Redis that takes it takes
+ * those again. Not NOPERM (an ACL may allow the SET and still refuse a script) nor an unknown error.
+ */
+const WRITE_REFUSAL = /^(OOM|READONLY|MISCONF|LOADING)\b/;
 /** A Redis that keeps refusing commands (full, read-only, ...) is logged at most this often. */
 const REFUSAL_LOG_MS = 60_000;
 
@@ -177,6 +190,8 @@ export function createRedisHealth(
   /** What "at most once a minute" is counted on: by default a clock that is never set, so a step back (NTP) does not silence the log. */
   now: () => number = () => performance.now(),
   greeting?: () => Promise<string | undefined>,
+  /** The instance's own key (`RedisKeys.writeProbe`) written while a write is refused; undefined: none. */
+  probeKey?: string,
 ): RedisHealth {
   /** Watched connections that are not ready. */
   const notReady = new Set<string>();
@@ -242,6 +257,34 @@ export function createRedisHealth(
   let refusedAt: number | undefined;
   /** Refused since the last write taken (see `refusing`). */
   let refused = false;
+  /** The last refusal's reason, when a SET of `probeKey` tells whether it is over (WRITE_REFUSAL). */
+  let refusedWrite: string | undefined;
+  const writesTaken = () => {
+    if (!refused) return;
+    refused = false;
+    const reason = refusedWrite;
+    refusedWrite = undefined;
+    logger.info(
+      { redis: label },
+      `[state] Redis at ${label} takes writes again${reason === undefined ? "" : ` (it refused them: ${reason})`}; requests are served`,
+    );
+  };
+  /** A SET of `probeKey` under way (one at a time). */
+  let probingWrite = false;
+  const probeWrite = (redis: Redis) => {
+    if (probeKey === undefined || refusedWrite === undefined || probingWrite) return;
+    probingWrite = true;
+    redis.set(probeKey, "1", "PX", PROBE_KEY_MS).then(
+      () => {
+        probingWrite = false;
+        writesTaken();
+      },
+      // Refused again, or unanswered (which the PING beside it reports).
+      () => {
+        probingWrite = false;
+      },
+    );
+  };
   /** When each background refusal was last logged. */
   const backgroundRefusedAt = new Map<string, number>();
   /** The first connection watched: pinged after a command failed on a connection that stayed open. */
@@ -323,6 +366,7 @@ export function createRedisHealth(
         redis.ping().catch((err: unknown) => {
           if (redis.status === "ready") unanswered(err instanceof Error ? err.message : String(err));
         });
+        if (refused && !reported) probeWrite(redis);
       }
     };
     clearInterval(keepingAlive);
@@ -356,7 +400,7 @@ export function createRedisHealth(
     inOutage: () => reported,
     refusing: () => refused,
     taken() {
-      refused = false;
+      if (refused) writesTaken();
     },
     async keepAlive(everyMs) {
       readPingMs = everyMs;
@@ -385,6 +429,7 @@ export function createRedisHealth(
       if (isRefusal(err)) {
         // Not an outage: no "unreachable" / "reachable again" pair each second while Redis stays full.
         refused = true;
+        refusedWrite = WRITE_REFUSAL.test(reason) ? reason : undefined;
         const at = now();
         if (refusedAt === undefined || at - refusedAt >= REFUSAL_LOG_MS) {
           refusedAt = at;

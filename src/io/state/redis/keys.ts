@@ -26,6 +26,11 @@ export interface RedisKeys {
   /** The dynamic subscriptions (a hash by route name) and its revision counter. */
   subscriptions(): string;
   subscriptionsRevision(): string;
+  /**
+   * The key one instance (`instance`: an id of its process) writes, expiring within a second, to learn
+   * whether a Redis that refused its writes (full, read-only) takes them again while no request comes.
+   */
+  writeProbe(instance: string): string;
   /** BullMQ's own prefix for its queues. */
   bullPrefix(): string;
 }
@@ -43,6 +48,7 @@ export function redisKeys(prefix = DEFAULT_KEY_PREFIX): RedisKeys {
     coalesceDue: () => `${prefix}:coalesce:due`,
     subscriptions: () => `${prefix}:subscriptions`,
     subscriptionsRevision: () => `${prefix}:subscriptions:revision`,
+    writeProbe: (instance) => `${prefix}:probe:${instance}`,
     bullPrefix: () => `${prefix}:bull`,
   };
 }

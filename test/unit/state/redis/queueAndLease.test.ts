@@ -721,6 +721,60 @@ describe("Redis health", () => {
     }
   });
 
+  it("an idle instance whose Redis was full (OOM) and has room again is marked available by its periodic check (a SET of a key of its own, sent only while writes are refused), not only at its own next write", async () => {
+    const own = await startTestRedis();
+    const log = captureLogger();
+    const probeKey = redisKeys("idle").writeProbe("instance-1");
+    const health = createRedisHealth("test", log.logger, undefined, undefined, probeKey);
+    const watched = await connectRedis(own.url, "config.yaml", commandOptions());
+    const admin = new Redis(own.url);
+    /** How often Redis was sent a SET (taken and refused). */
+    const sets = async () => {
+      const info = await admin.info("commandstats");
+      const line = /^cmdstat_set:(.*)$/m.exec(info)?.[1] ?? "";
+      const count = (name: string) => Number(new RegExp(`${name}=(\\d+)`).exec(line)?.[1] ?? 0);
+      return count("calls") + count("rejected_calls");
+    };
+    vi.useFakeTimers({ toFake: ["setInterval"] });
+    try {
+      const said = (text: string) => log.messages().filter((m) => m.includes(text)).length;
+      health.watch("commands", watched);
+      await health.keepAlive(async () => undefined);
+      const seen = createSharedIdempotency(watched, redisKeys("idle"), health);
+      await admin.config("RESETSTAT");
+      // Healthy: the check is a PING alone.
+      await vi.advanceTimersByTimeAsync(LIVENESS_PING_MS);
+      await watched.ping();
+      expect(await sets()).toBe(0);
+      await admin.config("SET", "maxmemory", "1");
+      await expect(seen.checkAndAdd("r:1")).rejects.toBeInstanceOf(StateUnavailableError);
+      expect(health.refusing()).toBe(true);
+      await admin.config("RESETSTAT");
+      // Still full: the check's write is refused, and the instance stays marked refusing.
+      await vi.advanceTimersByTimeAsync(LIVENESS_PING_MS);
+      await vi.waitFor(async () => expect(await sets()).toBe(1), { timeout: 2000, interval: 20 });
+      expect(health.refusing()).toBe(true);
+      // Room again, and no request comes: the next check's write is taken.
+      await admin.config("SET", "maxmemory", "0");
+      await vi.advanceTimersByTimeAsync(LIVENESS_PING_MS);
+      await vi.waitFor(() => expect(health.refusing()).toBe(false), { timeout: 2000, interval: 20 });
+      expect(said("takes writes again")).toBe(1);
+      expect(log.messages().find((m) => m.includes("takes writes again"))).toContain("requests are served");
+      // Its key expires by itself: nothing of it is left behind.
+      expect(await admin.pttl(probeKey)).toBeLessThanOrEqual(1000);
+      // Healthy again: no further SET.
+      await vi.advanceTimersByTimeAsync(LIVENESS_PING_MS);
+      await watched.ping();
+      expect(await sets()).toBe(2);
+      expect(said("is unreachable")).toBe(0);
+    } finally {
+      vi.useRealTimers();
+      admin.disconnect();
+      watched.disconnect();
+      await own.cleanup();
+    }
+  });
+
   it("a Redis that stops answering while no request comes (frozen, or its host gone without closing the connection) is noticed by a PING every few seconds: unavailable, logged once, and back once it answers", async () => {
     const own = await startTestRedis();
     const log = captureLogger();
