@@ -30,6 +30,15 @@ import { runSetup, type SetupOptions } from "./setupWizard.js";
 export { listenAddress };
 
 /**
+ * What becomes of a run still going when a stop's drain (`gateway.drain_timeout_seconds`) ends, by the
+ * state backend of config.yaml: with Redis it goes back there for any instance to run; else it is kept
+ * for this SVC_HOME's next start.
+ */
+export function leftAtDrainEnd(backend: string | undefined): string {
+  return backend === "redis" ? "go back to Redis for any instance to run" : "are kept for the next start";
+}
+
+/**
  * The refusal of a start (`start`, `run`) while this SVC_HOME's gateway `pid` is stopping (SIGTERM, `svc
  * gateway stop`: it runs until its runs drain), where "stop it" would be advice for what is under way.
  */
@@ -39,7 +48,7 @@ export function stoppingGateway(pid: number, paths: SvcPaths): SvcError | undefi
     ? undefined
     : new SvcError(
         "usage",
-        `the gateway is stopping (pid ${pid}, since ${stopping}): its runs in flight finish first, or are kept for the next start — once it has stopped (svc gateway status says not running), start it again`,
+        `the gateway is stopping (pid ${pid}, since ${stopping}): its runs in flight finish first, or ${leftAtDrainEnd(configuredStop(paths).backend)} — once it has stopped (svc gateway status says not running), start it again`,
       );
 }
 
@@ -246,11 +255,15 @@ export function defaultStopWaitSeconds(drainTimeoutSeconds: number): number {
   return Math.max(60, 2 * drainTimeoutSeconds + 30);
 }
 
-/** What `svc gateway stop` says it does: with Redis, pending coalescing groups stay there and fire on time. */
+/**
+ * What `svc gateway stop` says it does: with Redis, pending coalescing groups stay there and fire on time,
+ * and a run still going when the drain ends goes back there (`leftAtDrainEnd`).
+ */
 export function stopNotice(pid: number, backend: string | undefined): string {
+  const runs = `runs in flight finish, or ${leftAtDrainEnd(backend)} if still going after gateway.drain_timeout_seconds`;
   return backend === "redis"
-    ? `Stopping the gateway (pid ${pid}): runs in flight finish; pending coalescing groups stay in Redis and fire when their window closes…\n`
-    : `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and runs in flight finish…\n`;
+    ? `Stopping the gateway (pid ${pid}): ${runs}; pending coalescing groups stay in Redis and fire when their window closes…\n`
+    : `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and ${runs}…\n`;
 }
 
 /** What a gateway without a listener runs: with Redis, also the runs other instances accepted. */
@@ -415,7 +428,7 @@ async function status(): Promise<void> {
   const stopping = ok ? undefined : recordedState(paths, pid)?.stopping_since;
   const why =
     stopping !== undefined
-      ? `stopping since ${stopping} (no new requests; runs in flight finish or are kept for the next start)`
+      ? `stopping since ${stopping} (no new requests; runs in flight finish or ${leftAtDrainEnd(configuredStop(paths).backend)})`
       : processStat(pid)?.state === "T"
         ? `not answering — its process is suspended (Ctrl-Z in the terminal of svc gateway run, or SIGSTOP), and requests wait: resume it with fg in that terminal, or kill -CONT ${pid}`
         : "not answering";

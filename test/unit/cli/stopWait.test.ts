@@ -18,13 +18,13 @@ describe("svc gateway stop: what it says it does", () => {
   it("local (and a config that no longer loads): pending coalesced events are dispatched", () => {
     for (const backend of ["local", undefined])
       expect(stopNotice(42, backend)).toBe(
-        "Stopping the gateway (pid 42): pending coalesced events are dispatched and runs in flight finish…\n",
+        "Stopping the gateway (pid 42): pending coalesced events are dispatched and runs in flight finish, or are kept for the next start if still going after gateway.drain_timeout_seconds…\n",
       );
   });
 
-  it("redis: groups stay in Redis and fire when their window closes, not at this stop", () => {
+  it("redis: groups stay in Redis and fire when their window closes, not at this stop; a run still going when the drain ends goes back to Redis for any instance, not to the next start", () => {
     expect(stopNotice(42, "redis")).toBe(
-      "Stopping the gateway (pid 42): runs in flight finish; pending coalescing groups stay in Redis and fire when their window closes…\n",
+      "Stopping the gateway (pid 42): runs in flight finish, or go back to Redis for any instance to run if still going after gateway.drain_timeout_seconds; pending coalescing groups stay in Redis and fire when their window closes…\n",
     );
   });
 });
