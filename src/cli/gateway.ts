@@ -20,7 +20,12 @@ import { writeFileAtomic, writeJsonAtomic } from "../io/stores/atomicFile.js";
 import { createLockFile } from "../io/stores/fileLock.js";
 import { releaseStopSignals, reloadAskedWhileLoading, STOP_SIGNALS } from "./earlySignals.js";
 import { boundHeapGrowth } from "./gatewayHeap.js";
-import { elsewhereStart, registerGatewayLifecycleCommands, stoppingGateway } from "./gatewayLifecycle.js";
+import {
+  elsewhereStart,
+  registerGatewayLifecycleCommands,
+  stoppingGateway,
+  stopSignalAgain,
+} from "./gatewayLifecycle.js";
 import { parseHostOption, parsePortOption } from "./options.js";
 import { settledReloader } from "./settledReload.js";
 
@@ -125,9 +130,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     if (stopSignal !== undefined) {
       // A second Ctrl-C while runs drain: said, so the wait is not taken for a hang (the drain is not cut short).
       if (gateway !== undefined && signal.startsWith("SIG"))
-        logger.info(
-          `[gateway] ${signal} received again: already stopping — runs still in flight get the rest of gateway.drain_timeout_seconds, then what has not finished is kept for the next start`,
-        );
+        logger.info(stopSignalAgain(signal, gateway.stateBackend));
       return;
     }
     stopSignal = signal;

@@ -38,6 +38,15 @@ export function leftAtDrainEnd(backend: string | undefined): string {
   return backend === "redis" ? "go back to Redis for any instance to run" : "are kept for the next start";
 }
 
+/** The log line of a second stop signal (Ctrl-C again) while the runs drain: the drain is not cut short. */
+export function stopSignalAgain(signal: string, backend: string | undefined): string {
+  const left =
+    backend === "redis"
+      ? "what has not finished goes back to Redis for any instance to run"
+      : "what has not finished is kept for the next start";
+  return `[gateway] ${signal} received again: already stopping — runs still in flight get the rest of gateway.drain_timeout_seconds, then ${left}`;
+}
+
 /**
  * The refusal of a start (`start`, `run`) while this SVC_HOME's gateway `pid` is stopping (SIGTERM, `svc
  * gateway stop`: it runs until its runs drain), where "stop it" would be advice for what is under way.

@@ -653,6 +653,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   return {
     host,
     port: ingress.port,
+    stateBackend: config.state.backend,
     routes: () => routes.registry.names(),
     reload() {
       // Judged against the address actually bound (a host change waits for a restart): a config that

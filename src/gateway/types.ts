@@ -65,6 +65,8 @@ export interface Gateway {
   readonly host: string;
   /** The real listening port; 0 when the webhook adapter is disabled. */
   readonly port: number;
+  /** `state.backend` as started (a change takes effect at a restart): where a run cut off by the stop goes. */
+  readonly stateBackend: "local" | "redis";
   readonly routes: () => string[];
   /** Re-reads config.yaml and swaps routes, limits and the agent runner; host and port need a restart. */
   reload(): { routes: string[] };

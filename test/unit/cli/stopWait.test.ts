@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultStopWaitSeconds, stopNotice } from "../../../src/cli/gatewayLifecycle.js";
+import { defaultStopWaitSeconds, stopNotice, stopSignalAgain } from "../../../src/cli/gatewayLifecycle.js";
 
 describe("svc gateway stop: how long it waits by default", () => {
   it("90 s for the default drain (30 s), never under 60 s", () => {
@@ -25,6 +25,17 @@ describe("svc gateway stop: what it says it does", () => {
   it("redis: groups stay in Redis and fire when their window closes, not at this stop; a run still going when the drain ends goes back to Redis for any instance, not to the next start", () => {
     expect(stopNotice(42, "redis")).toBe(
       "Stopping the gateway (pid 42): runs in flight finish, or go back to Redis for any instance to run if still going after gateway.drain_timeout_seconds; pending coalescing groups stay in Redis and fire when their window closes…\n",
+    );
+  });
+});
+
+describe("svc gateway run: a second stop signal while the runs drain", () => {
+  it("says what becomes of a run still going when the drain ends: kept for the next start (local), back in Redis for any instance (redis)", () => {
+    expect(stopSignalAgain("SIGINT", "local")).toBe(
+      "[gateway] SIGINT received again: already stopping — runs still in flight get the rest of gateway.drain_timeout_seconds, then what has not finished is kept for the next start",
+    );
+    expect(stopSignalAgain("SIGTERM", "redis")).toBe(
+      "[gateway] SIGTERM received again: already stopping — runs still in flight get the rest of gateway.drain_timeout_seconds, then what has not finished goes back to Redis for any instance to run",
     );
   });
 });
