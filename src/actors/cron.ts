@@ -113,6 +113,11 @@ export interface CronSchedulerOptions {
    */
   readonly release?: (profile: string, jobId: string, dueAt: string) => Promise<void>;
   /**
+   * What this process's claims hold (`claim`): noted with a scheduled run, so the start after a kill may
+   * give back the due time it claimed (`recordCutOffRuns`). Without it such a run is not caught up.
+   */
+  readonly claimHolder?: string;
+  /**
    * What is wrong with a job's target under the gateway's config (its platform not enabled, no
    * recipient), each as `deliver...: <problem>`: said once per enabled job (again when its target changes),
    * since every run of it would only fail at its delivery.
@@ -394,12 +399,19 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     firedBy?: FiredBy,
     occurrence?: Occurrence,
   ): void {
-    // The occurrence of a run on one instance's schedule is noted, so the start after a kill catches it up;
-    // one claimed from other instances (Redis) is not: its due time stays claimed by the killed instance.
+    // The occurrence of a run on the schedule is noted, so the start after a kill catches it up; one claimed
+    // from other instances (Redis) with the claim's due time and holder, which that start gives back first.
+    const { claimHolder } = options;
     const caughtUp =
-      occurrence === undefined || occurrence.claimedDueAt !== undefined
+      occurrence === undefined || (occurrence.claimedDueAt !== undefined && claimHolder === undefined)
         ? {}
-        : { dueRun: occurrence.dueRun, advancedTo: occurrence.advancedTo };
+        : {
+            dueRun: occurrence.dueRun,
+            advancedTo: occurrence.advancedTo,
+            ...(occurrence.claimedDueAt === undefined
+              ? {}
+              : { claimedDueAt: occurrence.claimedDueAt, claimHolder }),
+          };
     const ended =
       trigger === "schedule"
         ? options.runNotes?.started({ profile, jobId: job.id, trigger, startedAt: clock.now(), ...caughtUp })

@@ -35,6 +35,8 @@ export interface CronDeps {
   readonly claim?: ((profile: string, jobId: string, dueAt: string) => Promise<boolean>) | undefined;
   /** Gives back a due time claimed ahead of time while a run went on. */
   readonly release?: ((profile: string, jobId: string, dueAt: string) => Promise<void>) | undefined;
+  /** What this process's claims hold: noted with each scheduled run it claimed (`recordCutOffRuns`). */
+  readonly claimHolder?: string | undefined;
   /** A job's target problems under the gateway's config (logged once per job by the scheduler). */
   readonly targetProblems?: (job: CronJob) => readonly string[];
   /** The config `targetProblems` judges by: a reload's new one checks every job again. */
@@ -90,6 +92,7 @@ export function createCron(deps: CronDeps): Cron {
     ...(deps.timeRun === undefined ? {} : { timeRun: deps.timeRun }),
     ...(deps.claim === undefined ? {} : { claim: deps.claim }),
     ...(deps.release === undefined ? {} : { release: deps.release }),
+    ...(deps.claimHolder === undefined ? {} : { claimHolder: deps.claimHolder }),
     ...(deps.targetProblems === undefined ? {} : { targetProblems: deps.targetProblems }),
     ...(deps.targetsVersion === undefined ? {} : { targetsVersion: deps.targetsVersion }),
     ...(deps.runNotes === undefined ? {} : { runNotes: deps.runNotes }),
@@ -101,20 +104,47 @@ export function createCron(deps: CronDeps): Cron {
 }
 
 /**
+ * The note of a run whose due time the killed process claimed from other instances, as the start may catch
+ * it up: its occurrence kept when that claim was given back, left out (an error, not run again) when not.
+ */
+async function withClaimGivenBack(
+  run: CronRunNote,
+  releaseClaim:
+    | ((profile: string, jobId: string, dueAt: string, holder: string) => Promise<boolean>)
+    | undefined,
+): Promise<CronRunNote> {
+  if (run.claimedDueAt === undefined) return run;
+  const { dueRun: _d, advancedTo: _a, ...without } = run;
+  if (run.claimHolder === undefined || releaseClaim === undefined) return without;
+  const released = await releaseClaim(run.profile, run.jobId, run.claimedDueAt, run.claimHolder).catch(
+    () => false,
+  );
+  return released ? run : without;
+}
+
+/**
  * Records the scheduled runs a killed gateway cut short (noted while they ran, `io/cronRunNotes.ts`): in the
  * middle of its agent or of its delivery's retries, such a run left no trace, as it is not journaled (its
  * job's next_run moved on before it started). As a run the gateway's stop ended, it is recorded
  * `interrupted` and its occurrence is due again: `next_run` back to its due time (unless edited since), so
- * the scheduler runs it once as a catch-up. An occurrence already interrupted once (the catch-up itself cut
- * off: a run that kills its gateway, by memory, must not do so at every start) and a run whose due time was
- * claimed from other instances (Redis) are recorded as an error and not run again. Each job's `last_run` says
- * so (unless a run recorded since is newer), and a WARN line.
+ * the scheduler runs it once as a catch-up. With several instances (Redis) the due time the killed process
+ * claimed is given back first (`releaseClaim`, by the holder its note names: that process is gone), so this
+ * start may claim it again. An occurrence already interrupted once (the catch-up itself cut off: a run that
+ * kills its gateway, by memory, must not do so at every start) and a run whose claim could not be given back
+ * (lapsed or taken since, Redis unreachable, or noted without its holder) are recorded as an error and not
+ * run again. Each job's `last_run` says so (unless a run recorded since is newer), and a WARN line.
  */
 export async function recordCutOffRuns(
-  deps: Pick<CronDeps, "logger" | "clock" | "profiles">,
+  deps: Pick<CronDeps, "logger" | "clock" | "profiles"> & {
+    /** Gives back a due time a gone process of this SVC_HOME claimed; true when it still held it. */
+    readonly releaseClaim?:
+      | ((profile: string, jobId: string, dueAt: string, holder: string) => Promise<boolean>)
+      | undefined;
+  },
   runs: readonly CronRunNote[],
 ): Promise<void> {
-  for (const run of runs) {
+  for (const noted of runs) {
+    const run = await withClaimGivenBack(noted, deps.releaseClaim);
     const started = new Date(run.startedAt).toISOString();
     const label = (name: string) => `[cron] ${name}${inProfile(run.profile)}`;
     let name = run.jobId;

@@ -337,7 +337,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
   const journaledEnqueue = state.enqueue((event) => queue.enqueueRun(event), { answered: queue });
   // Scheduled runs a killed gateway cut short (not journaled, so not run again): recorded as such.
-  await recordCutOffRuns({ logger, clock, profiles }, takeCutOffRuns(cronRunsDir(paths.home)));
+  // With Redis, the due times they claimed are given back first, so that they are caught up as with local.
+  await recordCutOffRuns(
+    { logger, clock, profiles, releaseClaim: redis?.cronLease.releaseHeld },
+    takeCutOffRuns(cronRunsDir(paths.home)),
+  );
   const cron = createCron({
     system,
     paths,
@@ -351,6 +355,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     timeRun: (run) => timedRun(metrics, elapsed, run),
     claim: redis?.cronLease.claim,
     release: redis?.cronLease.release,
+    claimHolder: redis?.cronLease.holder,
     // Against the config the deliverer's targets were made from (a reload's, once applied).
     targetProblems: (job) => jobTargetProblems(deliveries.config(), job),
     targetsVersion: () => deliveries.config(),

@@ -16,6 +16,12 @@ export interface CronRunNote {
    */
   readonly dueRun?: string;
   readonly advancedTo?: string;
+  /**
+   * With several instances (Redis): the due time this process claimed for the run, and the token its claim
+   * holds, by which the next start gives back the claim of this process once it is gone.
+   */
+  readonly claimedDueAt?: string;
+  readonly claimHolder?: string;
 }
 
 export interface CronRunNotes {
@@ -95,12 +101,20 @@ export function takeCutOffRuns(dir: string): CronRunNote[] {
 
 function asNote(value: unknown): (CronRunNote & { owner: readonly [number, string] }) | undefined {
   if (typeof value !== "object" || value === null) return undefined;
-  const { owner, profile, jobId, trigger, startedAt, dueRun, advancedTo } = value as Record<string, unknown>;
+  const { owner, profile, jobId, trigger, startedAt, dueRun, advancedTo, claimedDueAt, claimHolder } =
+    value as Record<string, unknown>;
   if (!Array.isArray(owner) || typeof owner[0] !== "number" || typeof owner[1] !== "string") return undefined;
   if (typeof profile !== "string" || typeof jobId !== "string" || typeof trigger !== "string")
     return undefined;
   if (typeof startedAt !== "number") return undefined;
   const occurrence =
     typeof dueRun === "string" && typeof advancedTo === "string" ? { dueRun, advancedTo } : {};
-  return { owner: [owner[0], owner[1]], profile, jobId, trigger, startedAt, ...occurrence };
+  // A claimed due time is kept with its holder or not at all (then not caught up: `recordCutOffRuns`).
+  const claim =
+    typeof claimedDueAt !== "string"
+      ? {}
+      : typeof claimHolder === "string"
+        ? { claimedDueAt, claimHolder }
+        : { claimedDueAt };
+  return { owner: [owner[0], owner[1]], profile, jobId, trigger, startedAt, ...occurrence, ...claim };
 }

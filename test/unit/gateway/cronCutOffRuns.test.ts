@@ -5,8 +5,12 @@ import { recordCutOffRuns } from "../../../src/gateway/cron.js";
 import { createProfileResources } from "../../../src/gateway/profileResources.js";
 import { cronRunNotes, takeCutOffRuns } from "../../../src/io/cronRunNotes.js";
 import { silentLogger } from "../../../src/io/log.js";
+import { commandOptions, connectRedis, createRedisHealth } from "../../../src/io/state/redis/connection.js";
+import { createCronLease } from "../../../src/io/state/redis/cronLease.js";
+import { redisKeys } from "../../../src/io/state/redis/keys.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { startTestRedis } from "../../helpers/redis.js";
 
 let home: TempHome;
 afterEach(() => home?.cleanup());
@@ -133,6 +137,79 @@ describe("scheduled cron runs a killed gateway cut off", () => {
       "recorded in last_run as interrupted, and it runs again now, as a missed run does (once: cut off again, it is not run a third time)",
       "recorded in last_run as interrupted; not run again, as its next_run was changed since (the job runs at its next_run)",
     ]);
+  });
+
+  it("with state.backend: redis: the due time the killed process claimed is given back by the holder its note names, and its occurrence caught up as with local; a claim another instance holds since, or one noted without its holder, is not (an error, not run again)", async () => {
+    home = tempHome();
+    const server = await startTestRedis();
+    const redis = await connectRedis(server.url, "config.yaml", commandOptions());
+    try {
+      const dir = join(home.dir, "state", "cron-runs");
+      const occurrence = { dueRun: "2026-11-22T11:00:00.000Z", advancedTo: "2026-11-22T12:00:00.000Z" };
+      const dueAt = occurrence.dueRun;
+      home.write(
+        "cron/jobs.json",
+        JSON.stringify({
+          jobs: Object.fromEntries(
+            ["a1", "b2", "c3"].map((id) => [id, job(id, { next_run: occurrence.advancedTo })]),
+          ),
+        }),
+      );
+      const keys = redisKeys("cutoff");
+      const health = createRedisHealth("test", silentLogger());
+      // The killed process's claims, another instance's, and this start's.
+      const killed = createCronLease(redis, keys, health);
+      const other = createCronLease(redis, keys, health);
+      const restarted = createCronLease(redis, keys, health);
+      expect(await killed.claim("default", "a1", dueAt)).toBe(true);
+      // The killed process's claim lapsed, and another instance took the due time since.
+      expect(await other.claim("default", "b2", dueAt)).toBe(true);
+      // Noted without its holder.
+      expect(await killed.claim("default", "c3", dueAt)).toBe(true);
+      const startedAt = Date.parse("2026-11-22T11:00:01.000Z");
+      const note = (jobId: string, claim: Record<string, unknown>) =>
+        deadNote(dir, `1-${jobId}`, {
+          profile: "default",
+          jobId,
+          trigger: "schedule",
+          startedAt,
+          ...occurrence,
+          ...claim,
+        });
+      note("a1", { claimedDueAt: dueAt, claimHolder: killed.holder });
+      note("b2", { claimedDueAt: dueAt, claimHolder: killed.holder });
+      note("c3", { claimedDueAt: dueAt });
+      const log = captureLogger();
+      await recordCutOffRuns(
+        {
+          logger: log.logger,
+          clock,
+          profiles: createProfileResources(home.dir, silentLogger(), clock.now),
+          releaseClaim: restarted.releaseHeld,
+        },
+        takeCutOffRuns(dir),
+      );
+      const jobs = JSON.parse(readFileSync(join(home.dir, "cron", "jobs.json"), "utf8")).jobs;
+      expect(jobs.a1).toMatchObject({
+        last_run: { at: "2026-11-22T12:00:00.000Z", status: "interrupted", trigger: "schedule" },
+        next_run: dueAt,
+      });
+      // Given back: this start claims the due time for its catch-up.
+      expect(await restarted.claim("default", "a1", dueAt)).toBe(true);
+      for (const id of ["b2", "c3"]) {
+        expect(jobs[id].next_run).toBe(occurrence.advancedTo);
+        expect(jobs[id].last_run).toMatchObject({
+          status: "error",
+          error: "cut off: the gateway running it was killed (the run started at 2026-11-22T11:00:01.000Z)",
+        });
+        // Left with whoever holds it.
+        expect(await restarted.claim("default", id, dueAt)).toBe(false);
+      }
+      expect(log.messages().filter((m) => m.includes("it runs again now"))).toHaveLength(1);
+    } finally {
+      redis.disconnect();
+      await server.cleanup();
+    }
   });
 
   it("are noted after the directory was removed while the gateway ran (rm -rf state/): it is made again", () => {

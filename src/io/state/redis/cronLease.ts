@@ -58,6 +58,15 @@ export interface CronLease {
   claim(profile: string, jobId: string, dueAt: string, ahead?: boolean, nextDueAt?: string): Promise<boolean>;
   /** Gives back a due time this instance claimed ahead of time (its run ended before it came). */
   release(profile: string, jobId: string, dueAt: string): Promise<void>;
+  /** What this process's claims hold (a token of its own): noted with a scheduled run (`releaseHeld`). */
+  readonly holder: string;
+  /**
+   * Gives back a due time that `holder` claimed: a process of this SVC_HOME that is gone (killed during the
+   * run, its note says so) and whose claim would otherwise keep every instance from the occurrence until it
+   * lapses. True when it was released; false when that holder no longer has it (lapsed, or another
+   * instance's since). Rejects (StateUnavailableError) while Redis is unreachable.
+   */
+  releaseHeld(profile: string, jobId: string, dueAt: string, holder: string): Promise<boolean>;
 }
 
 export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHealth): CronLease {
@@ -68,6 +77,14 @@ export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHeal
   }
   const client = redis as LeaseRedis;
   return {
+    holder,
+    async releaseHeld(profile, jobId, dueAt, held) {
+      try {
+        return (await client.svcCronRelease(keys.cronLease(profile, jobId, dueAt), held)) === 1;
+      } catch (err) {
+        return health.fail(err);
+      }
+    },
     async claim(profile, jobId, dueAt, ahead = false, nextDueAt) {
       const key = keys.cronLease(profile, jobId, dueAt);
       let won: number;

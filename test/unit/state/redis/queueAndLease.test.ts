@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCronScheduler } from "../../../../src/actors/cron.js";
+import { cronRunNotes } from "../../../../src/io/cronRunNotes.js";
 import { silentLogger } from "../../../../src/io/log.js";
 import {
   commandOptions,
@@ -524,6 +526,7 @@ describe("a due time skipped while a long run goes on", () => {
     const lease = createCronLease(redis, keys, health);
     let now = start + 100;
     let endRun = () => {};
+    const notes = join(home.dir, "state", "cron-runs");
     const scheduler = createCronScheduler({
       stores: { profiles: () => ["default"], store: () => store },
       runJob: () => new Promise((resolve) => (endRun = () => resolve("ok"))),
@@ -531,9 +534,21 @@ describe("a due time skipped while a long run goes on", () => {
       clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
       claim: lease.claim,
       release: lease.release,
+      claimHolder: lease.holder,
+      runNotes: cronRunNotes(notes),
     });
 
     await scheduler.tick();
+    // The run's note names the due time it claimed and the claim's holder, which the start after a kill
+    // gives back before it catches the occurrence up.
+    const [noted] = readdirSync(notes).map((name) => JSON.parse(readlinkSync(join(notes, name))));
+    expect(noted).toMatchObject({
+      jobId: "long",
+      dueRun: job.next_run,
+      advancedTo: new Date(start + 60_000).toISOString(),
+      claimedDueAt: job.next_run,
+      claimHolder: lease.holder,
+    });
     // Its run goes on past the next due time, which it skips, and ends right after.
     now = start + 60_100;
     await scheduler.tick();
