@@ -10,7 +10,9 @@
  * - the run queue: `take` + `finish` + `push` with 100 and with 50,000 runs waiting (a backlog);
  * - an echo run delivered to `log` (20,000 a round, one after another): the agent executor, the deliverer and
  *   the log target at INFO (svc's text logger writing to /dev/null), with metrics and a history end around
- *   it: `timedRuns` where the tree has it, else `timedRun` with a closure per run as the gateway made it.
+ *   it: `timedRuns` where the tree has it, else `timedRun` with a closure per run as the gateway made it;
+ * - the log file's and run journal's writer (`createBatchedFileWriter` on /dev/null): 32 lines of ~420 bytes
+ *   built as the log's lines are (a template of several parts), then the batch's write (200,000 lines).
  * Prints each side's median ns per operation and the median of B/A over the rounds. Neighbouring slices share
  * the machine's load: on a shared machine the ratio holds where the absolute times do not.
  */
@@ -108,7 +110,12 @@ async function side(tree: string) {
       : runMetrics.timedRuns(metrics, now, agentRun, () => {
           ended.count++;
         });
-  return { metrics, acceptedOutcome, answerText, log, history, runJournal, queue, timed };
+  const fileWriter = (await load(tree, "io/batchedWriter.js")).createBatchedFileWriter(
+    "/dev/null",
+    0o600,
+    () => {},
+  );
+  return { metrics, acceptedOutcome, answerText, log, history, runJournal, queue, timed, fileWriter };
 }
 
 const sides = [await side(treeA), await side(treeB)];
@@ -191,6 +198,20 @@ const echoRuns: [string, number, (s: Awaited<ReturnType<typeof side>>, n: number
   },
 ];
 pieces.push(echoRuns as unknown as (typeof pieces)[number]);
+pieces.push([
+  "file writer, 32 lines a batch",
+  200_000,
+  (s, n) => {
+    for (let i = 0; i < n; i++) {
+      const id = ids[i & 4095] as string;
+      s.fileWriter.write(
+        `2026-12-04T19:00:00.${String(i % 1000).padStart(3, "0")}Z INFO [webhook] pr reply:\n  ${prompt} {"route":"pr","delivery_id":"${id}"}\n`,
+      );
+      if ((i & 31) === 31) s.fileWriter.flush();
+    }
+    s.fileWriter.flush();
+  },
+]);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 for (const [name, n, run] of pieces) {
