@@ -12,7 +12,8 @@
  *   the log target at INFO (svc's text logger writing to /dev/null), with metrics and a history end around
  *   it: `timedRuns` where the tree has it, else `timedRun` with a closure per run as the gateway made it;
  * - the log file's and run journal's writer (`createBatchedFileWriter` on /dev/null): 32 lines of ~420 bytes
- *   built as the log's lines are (a template of several parts), then the batch's write (200,000 lines).
+ *   built as the log's lines are (a template of several parts), then the batch's write (200,000 lines);
+ * - an event's delivery and run lines of the delivery history (`historyLine`, 4 events a millisecond; 200,000).
  * Prints each side's median ns per operation and the median of B/A over the rounds. Neighbouring slices share
  * the machine's load: on a shared machine the ratio holds where the absolute times do not.
  */
@@ -115,7 +116,19 @@ async function side(tree: string) {
     0o600,
     () => {},
   );
-  return { metrics, acceptedOutcome, answerText, log, history, runJournal, queue, timed, fileWriter };
+  const { historyLine } = await load(tree, "io/stores/deliveryHistory.js");
+  return {
+    metrics,
+    acceptedOutcome,
+    answerText,
+    log,
+    history,
+    runJournal,
+    queue,
+    timed,
+    fileWriter,
+    historyLine,
+  };
 }
 
 const sides = [await side(treeA), await side(treeB)];
@@ -198,6 +211,27 @@ const echoRuns: [string, number, (s: Awaited<ReturnType<typeof side>>, n: number
   },
 ];
 pieces.push(echoRuns as unknown as (typeof pieces)[number]);
+pieces.push([
+  "history: an event's delivery and run lines",
+  200_000,
+  (s, n) => {
+    clockBase += 1e7;
+    for (let i = 0; i < n; i++) {
+      const at = (s.history as (ms: number) => string)(clockBase + (i >> 2));
+      const id = ids[i & 4095] as string;
+      sink += s.historyLine({
+        kind: "delivery",
+        id,
+        at,
+        route: "pr",
+        platform: "log",
+        outcome: "ok",
+        error: undefined,
+      }).length;
+      sink += s.historyLine({ kind: "run", id, at, route: "pr", outcome: "ok", error: undefined }).length;
+    }
+  },
+]);
 pieces.push([
   "file writer, 32 lines a batch",
   200_000,
