@@ -7,7 +7,13 @@
  * - the time stamps of an event's log, history and run journal lines (five per event) at 4 and at 15 events
  *   per millisecond (300,000): `isoTime` where the tree has it (`dist/io/isoTime.js`), else what the
  *   writers did before it, a one-millisecond cache of `toISOString` each;
- * - the run queue: `take` + `finish` + `push` with 100 and with 50,000 runs waiting (a backlog).
+ * - the run queue: `take` + `finish` + `push` with 100 and with 50,000 runs waiting (a backlog);
+ * - an echo run delivered to `log` (20,000 a round, one after another): the agent executor, the deliverer and
+ *   the log target at INFO (svc's text logger writing to /dev/null), with metrics and a history end around
+ *   it: `timedRuns` where the tree has it, else `timedRun` with a closure per run as the gateway made it;
+ * - the log file's and run journal's writer (`createBatchedFileWriter` on /dev/null): 32 lines of ~420 bytes
+ *   built as the log's lines are (a template of several parts), then the batch's write (200,000 lines);
+ * - an event's delivery and run lines of the delivery history (`historyLine`, 4 events a millisecond; 200,000).
  * Prints each side's median ns per operation and the median of B/A over the rounds. Neighbouring slices share
  * the machine's load: on a shared machine the ratio holds where the absolute times do not.
  */
@@ -64,7 +70,65 @@ async function side(tree: string) {
     }
     return made;
   };
-  return { metrics, acceptedOutcome, answerText, log, history, runJournal, queue };
+  const { createRunExecutor } = await load(tree, "actors/agent/index.js");
+  const { createDeliverer } = await load(tree, "actors/deliver.js");
+  const { logTarget } = await load(tree, "io/targets/log.js");
+  const runMetrics = await load(tree, "gateway/runMetrics.js");
+  // The gateway's own text logger at INFO, its lines written to /dev/null.
+  const logger = (await load(tree, "io/log.js")).createLogger({
+    level: "info",
+    stdout: false,
+    file: "/dev/null",
+  });
+  const target = logTarget({ logger });
+  const deliverer = createDeliverer({
+    targets: { get: (name: string) => (name === "log" ? target : undefined), enabled: () => ["log"] },
+    logger,
+    paths: {},
+    metrics,
+    onOutcome: () => {},
+  });
+  const agentRun = createRunExecutor({
+    runner: () => ({ run: async (request: { prompt: string }) => ({ text: request.prompt }) }),
+    deliverer,
+    logger,
+    skillsDir: () => "/nonexistent",
+  });
+  const ended = { count: 0 };
+  const now = () => performance.now();
+  const timed =
+    runMetrics.timedRuns === undefined
+      ? (run: Module, signal: AbortSignal, slot: Module) =>
+          runMetrics.timedRun(
+            metrics,
+            now,
+            () => agentRun(run, signal, slot),
+            () => {
+              ended.count++;
+            },
+            signal,
+          )
+      : runMetrics.timedRuns(metrics, now, agentRun, () => {
+          ended.count++;
+        });
+  const fileWriter = (await load(tree, "io/batchedWriter.js")).createBatchedFileWriter(
+    "/dev/null",
+    0o600,
+    () => {},
+  );
+  const { historyLine } = await load(tree, "io/stores/deliveryHistory.js");
+  return {
+    metrics,
+    acceptedOutcome,
+    answerText,
+    log,
+    history,
+    runJournal,
+    queue,
+    timed,
+    fileWriter,
+    historyLine,
+  };
 }
 
 const sides = [await side(treeA), await side(treeB)];
@@ -72,7 +136,7 @@ const ids = Array.from({ length: 4096 }, () => crypto.randomUUID());
 let sink = 0;
 let clockBase = Date.UTC(2026, 11, 4, 18, 0, 0, 0);
 
-const pieces: [string, number, (s: Awaited<ReturnType<typeof side>>, n: number) => void][] = [
+const pieces: [string, number, (s: Awaited<ReturnType<typeof side>>, n: number) => void | Promise<void>][] = [
   [
     "metrics per run",
     200_000,
@@ -126,21 +190,78 @@ const pieces: [string, number, (s: Awaited<ReturnType<typeof side>>, n: number) 
   ),
 ];
 
+const runSignal = new AbortController().signal;
+const prompt = `PR #42 opened by octocat: ${"Fix the flaky retry in the webhook receiver. ".repeat(8)}`;
+const echoRuns: [string, number, (s: Awaited<ReturnType<typeof side>>, n: number) => Promise<void>] = [
+  "an echo run delivered to log",
+  20_000,
+  async (s, n) => {
+    for (let i = 0; i < n; i++) {
+      const run = {
+        routeName: "pr",
+        event: "pull_request",
+        deliveryId: ids[i & 4095],
+        prompt,
+        profile: "default",
+        route: { deliver: "log" },
+        extra: {},
+      };
+      await s.timed(run, runSignal, undefined);
+    }
+  },
+];
+pieces.push(echoRuns as unknown as (typeof pieces)[number]);
+pieces.push([
+  "history: an event's delivery and run lines",
+  200_000,
+  (s, n) => {
+    clockBase += 1e7;
+    for (let i = 0; i < n; i++) {
+      const at = (s.history as (ms: number) => string)(clockBase + (i >> 2));
+      const id = ids[i & 4095] as string;
+      sink += s.historyLine({
+        kind: "delivery",
+        id,
+        at,
+        route: "pr",
+        platform: "log",
+        outcome: "ok",
+        error: undefined,
+      }).length;
+      sink += s.historyLine({ kind: "run", id, at, route: "pr", outcome: "ok", error: undefined }).length;
+    }
+  },
+]);
+pieces.push([
+  "file writer, 32 lines a batch",
+  200_000,
+  (s, n) => {
+    for (let i = 0; i < n; i++) {
+      const id = ids[i & 4095] as string;
+      s.fileWriter.write(
+        `2026-12-04T19:00:00.${String(i % 1000).padStart(3, "0")}Z INFO [webhook] pr reply:\n  ${prompt} {"route":"pr","delivery_id":"${id}"}\n`,
+      );
+      if ((i & 31) === 31) s.fileWriter.flush();
+    }
+    s.fileWriter.flush();
+  },
+]);
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 for (const [name, n, run] of pieces) {
   const times: number[][] = [[], []];
-  const timed = (which: 0 | 1) => {
+  const timed = async (which: 0 | 1) => {
     const start = process.hrtime.bigint();
-    run(sides[which] as Awaited<ReturnType<typeof side>>, n);
+    await run(sides[which] as Awaited<ReturnType<typeof side>>, n);
     (times[which] as number[]).push(Number(process.hrtime.bigint() - start) / n);
   };
   for (let r = 0; r < rounds; r++) {
     if (r % 2 === 0) {
-      timed(0);
-      timed(1);
+      await timed(0);
+      await timed(1);
     } else {
-      timed(1);
-      timed(0);
+      await timed(1);
+      await timed(0);
     }
   }
   const [a, b] = times as [number[], number[]];

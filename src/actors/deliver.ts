@@ -96,6 +96,16 @@ function platformNamed(name: string, reason: string): string {
   return reason.startsWith(`${name}: `) ? reason : `${name}: ${reason}`;
 }
 
+/** A delivery's log fields, made only for a line that is written (not once per delivery). */
+function deliveryLog(request: DeliveryRequest): Record<string, string> {
+  return {
+    route: request.message.route,
+    delivery_id: request.message.deliveryId,
+    target: request.target,
+    mode: request.mode,
+  };
+}
+
 export function createDeliverer(deps: DelivererDeps): Deliverer {
   const { logger, paths } = deps;
   const registry = typeof deps.targets === "function" ? deps.targets : () => deps.targets as TargetRegistry;
@@ -143,12 +153,6 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   return {
     async deliver(request, signal) {
       const { message } = request;
-      const log = {
-        route: message.route,
-        delivery_id: message.deliveryId,
-        target: request.target,
-        mode: request.mode,
-      };
       const target = registry().get(request.target);
       if (target === undefined) {
         const canonical = canonicalTarget(request.target);
@@ -161,7 +165,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
             : `delivery target ${named} is not enabled — set platforms.${platform}.enabled: true with its credentials`,
           false,
         );
-        logger.error(log, `[delivery] route ${message.route}: ${error.message}`);
+        logger.error(deliveryLog(request), `[delivery] route ${message.route}: ${error.message}`);
         // Counted as a failed delivery: the alert on delivery failures covers a target left disabled. A
         // name that is no target is counted as `(unknown)`, not under its text: a label value is never
         // taken from a record written by hand (which may hold a chat's incoming-webhook URL, a credential).
@@ -177,7 +181,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         throw error;
       }
       const runStep =
-        request.mode === "agent"
+        request.mode === "agent" && target.inProcess !== true
           ? retryingSteps(
               policy,
               // A retry is counted as an attempt once its wait is over and it is made: one the gateway's
@@ -190,7 +194,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
               },
               ({ error, retry, delayMs }) => {
                 logger.warn(
-                  log,
+                  deliveryLog(request),
                   `[delivery] ${platformNamed(target.name, describeError(error))} — retry ${retry + 1}/${policy.retries} in ${delayMs} ms`,
                 );
               },
@@ -200,14 +204,17 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       let receipt: DeliveryReceipt;
       deps.metrics?.deliveryAttempt(target.name);
       try {
-        receipt = await target.send(message, signal, { runStep, waits: request.waits });
+        // One that neither waits nor retries (`log`): no options object per delivery.
+        receipt = await (target.inProcess === true
+          ? target.send(message, signal)
+          : target.send(message, signal, { runStep, waits: request.waits }));
       } catch (err) {
         // Cut short by the gateway's stop (waiting to retry, a request under way): the target did not fail,
         // and the run did not finish (a webhook event's stopped run runs again), so it is neither counted nor recorded as a
         // failed delivery. Nor is a direct delivery whose wait the stop ended (its sender is answered 503).
         if (signal?.aborted === true || endedBy(err, request.waits)) {
           logger.warn(
-            log,
+            deliveryLog(request),
             `[delivery] ${target.name}: route ${message.route}: not delivered — the gateway stopped while the delivery was under way (not counted as failed)`,
           );
           throw err;
@@ -215,14 +222,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         deps.metrics?.deliveryFailed(target.name);
         deps.onOutcome?.(request.recordedAs ?? message, target.name, false, describeError(err));
         logger.error(
-          log,
+          deliveryLog(request),
           `[delivery] ${target.name} failed for route ${message.route}: ${describeError(err)}`,
         );
         throw err;
       }
       deps.onOutcome?.(request.recordedAs ?? message, target.name, true);
       if (target.name !== "log")
-        logger.info(log, `[delivery] ${target.name}: delivered for route ${message.route}`);
+        logger.info(deliveryLog(request), `[delivery] ${target.name}: delivered for route ${message.route}`);
       if (request.mirrorToSession && request.mirrorAfterwards === true) {
         // Never rejects: a failure is logged (the delivery itself succeeded).
         const underway = mirror(target, request, receipt).finally(() => mirrorsUnderway.delete(underway));

@@ -56,7 +56,7 @@ import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
 import { answeredByRoute } from "./routeAnswers.js";
 import { createRoutes } from "./routes.js";
 import { servedSubscriptionWarnings, subscriptionReferenceWarnings } from "./routeWarnings.js";
-import { runDepth, timedRun } from "./runMetrics.js";
+import { runDepth, timedRun, timedRuns } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
 import { sharedToolPrefixWarnings } from "./sharedToolPrefixes.js";
 import { listeningOn, startupProblems } from "./startupProblems.js";
@@ -371,14 +371,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     deliverer: deliveries.deliverer,
     profiles,
     runFiredJob: (run, signal, slot) => cron.scheduler.runFired(run, signal, slot),
+    // Made once: a run allocates no closure for its timing or its history line.
     track: (execute) =>
-      state.trackRuns((run, signal, slot) =>
-        timedRun(
+      state.trackRuns(
+        timedRuns(
           metrics,
           elapsed,
-          () => execute(run, signal, slot),
-          history === undefined ? undefined : (err) => history.run(run, err),
-          signal,
+          execute,
+          history === undefined ? undefined : (run, err) => history.run(run, err),
         ),
       ),
   });

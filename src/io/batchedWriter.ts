@@ -122,6 +122,9 @@ export function createBatchedWriter(
 /** The byte writer's buffer at first, and the most it keeps between batches. */
 const BYTE_BATCH_START = 64 * 1024;
 const BYTE_BATCH_KEPT = 1024 * 1024;
+/** Past this many UTF-16 units, a text's room in the byte writer's buffer is its measured UTF-8 length. */
+const LONG_TEXT = 16 * 1024;
+const LF = 0x0a;
 
 /** A batched writer that also takes bytes as they are (no decoding to text and back). */
 export interface BatchedByteWriter extends BatchedWriter {
@@ -164,8 +167,9 @@ export function createBatchedByteWriter(
   return {
     write(text) {
       if (!added()) return;
-      // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4).
-      room(text.length * 3);
+      // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4); a long text
+      // (a large prompt in a run journal line) is measured, not given three times its length.
+      room(text.length <= LONG_TEXT ? text.length * 3 : Buffer.byteLength(text, "utf8"));
       used += buffer.write(text, used, "utf8");
     },
     writeBytes(bytes) {
@@ -223,9 +227,13 @@ export function createBatchedFileWriter(
   /** Lines of the batches dropped since the last write that succeeded, and why the first was. */
   let dropped = 0;
   let droppedWhy: unknown;
-  return createBatchedWriter(
+  // The turn's lines are encoded into one buffer kept from batch to batch: no joined string per batch.
+  return createBatchedByteWriter(
     (batch) => {
-      const text = dropped > 0 && gapLine !== undefined ? gapLine(dropped, droppedWhy) + batch : batch;
+      const bytes =
+        dropped > 0 && gapLine !== undefined
+          ? Buffer.concat([Buffer.from(gapLine(dropped, droppedWhy), "utf8"), batch])
+          : batch;
       try {
         const now = Date.now();
         // A clock set back (an NTP step) looks now too: waiting for it to come round again would write to
@@ -241,7 +249,7 @@ export function createBatchedFileWriter(
         // Not reopened yet (the last try failed): the batch is dropped, as a failed write's; tried again a second later.
         if (fd === undefined)
           throw new Error(`${file} is not open (reopening it failed; tried again each second)`);
-        writeTextSync(fd, text);
+        writeBytesSync(fd, bytes);
         failing = false;
         dropped = 0;
       } catch (err) {
@@ -249,7 +257,7 @@ export function createBatchedFileWriter(
         failing = true;
         if (gapLine === undefined) return;
         if (dropped === 0) droppedWhy = err;
-        for (let at = batch.indexOf("\n"); at !== -1; at = batch.indexOf("\n", at + 1)) dropped += 1;
+        for (let at = batch.indexOf(LF); at !== -1; at = batch.indexOf(LF, at + 1)) dropped += 1;
       }
     },
     onError,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { NOT_RUN } from "../../src/actors/runs.js";
-import { timedRun } from "../../src/gateway/runMetrics.js";
+import { NOT_RUN, type QueuedRun, type RunExecutor } from "../../src/actors/runs.js";
+import { RunKeptForRestart } from "../../src/errors.js";
+import { timedRun, timedRuns } from "../../src/gateway/runMetrics.js";
 import type { GatewayMetrics } from "../../src/io/metrics/gatewayMetrics.js";
 
 /** The metrics a run reports, and its end as the delivery history records it. */
@@ -66,5 +67,46 @@ describe("timedRun", () => {
     );
     expect(o.finished).toEqual([]);
     expect(o.ends).toEqual([]);
+  });
+});
+
+describe("timedRuns (timedRun made once around every run)", () => {
+  const run = (deliveryId: string) => ({ routeName: "pr", deliveryId }) as unknown as QueuedRun;
+
+  it("counts and ends each run as timedRun does, with the run it ended, and leaves one the stop ended alone", async () => {
+    const finished: string[] = [];
+    const ends: [string, unknown][] = [];
+    const metrics = { runFinished: (outcome: string) => finished.push(outcome) } as unknown as GatewayMetrics;
+    const execute: RunExecutor = async (r) => {
+      if (r.deliveryId === "boom") throw new Error("boom");
+      if (r.deliveryId === "kept") throw new RunKeptForRestart("kept");
+      if (r.deliveryId === "dropped") return NOT_RUN;
+      return undefined;
+    };
+    const timed = timedRuns(
+      metrics,
+      () => 0,
+      execute,
+      (r, err) => ends.push([r.deliveryId, err ?? "ok"]),
+    );
+    const live = new AbortController().signal;
+    await timed(run("a"), live);
+    await expect(timed(run("boom"), live)).rejects.toThrow("boom");
+    await expect(timed(run("kept"), live)).rejects.toThrow("kept");
+    await expect(timed(run("dropped"), live)).resolves.toBe(NOT_RUN);
+    const stopped = new AbortController();
+    stopped.abort();
+    await timed(run("b"), stopped.signal);
+    await expect(timed(run("boom"), stopped.signal)).rejects.toThrow("boom");
+    expect(finished).toEqual(["ok", "failed"]);
+    expect(ends).toEqual([
+      ["a", "ok"],
+      ["boom", expect.objectContaining({ message: "boom" })],
+    ]);
+  });
+
+  it("with neither metrics nor an end to record, is the executor itself", () => {
+    const execute: RunExecutor = async () => undefined;
+    expect(timedRuns(undefined, () => 0, execute)).toBe(execute);
   });
 });

@@ -14,7 +14,7 @@ import { modelAgentNotLoaded } from "../../io/openFiles.js";
 import type { ProcessGroups } from "../../io/processGroups.js";
 import type { RunToRecord } from "../../io/sessions/runJournal.js";
 import type { Deliverer } from "../deliver.js";
-import { keptReply, type RunExecutor } from "../runs.js";
+import { keptReply, type QueuedRun, type RunExecutor } from "../runs.js";
 import { commandRunner, killedByStopSignal } from "./command.js";
 import { echoRunner } from "./echo.js";
 import { failureNotice } from "./failureNotice.js";
@@ -198,6 +198,23 @@ export interface RunExecutorDeps {
 }
 
 /** One agent run for an accepted event: load the skill, run the agent, deliver the reply (even empty or `SKIP`). */
+/** A run's line in its profile's run journal, once its reply is delivered or refused (no closure per run). */
+function recordReply(deps: RunExecutorDeps, event: QueuedRun, reply: AgentReply): void {
+  if (deps.recordRun === undefined) return;
+  deps.recordRun(
+    event.profile,
+    reply.record === undefined
+      ? { route: event.routeName, deliveryId: event.deliveryId, prompt: event.prompt, reply: reply.text }
+      : {
+          route: event.routeName,
+          deliveryId: event.deliveryId,
+          prompt: event.prompt,
+          reply: reply.text,
+          record: reply.record,
+        },
+  );
+}
+
 export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
   // Once per route and name: the route's config is the same on every run, its log need not repeat.
   const warnedToolsets = new Set<string>();
@@ -223,25 +240,41 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
         deps.logger.warn(`[webhook] ${event.routeName}: skill "${name}" ${why}${instead}`);
       }
     }
-    const toolsets = runToolsets(
-      route.toolsets,
-      (name) => {
-        const key = `${event.routeName}\u0000${name}`;
-        if (warnedToolsets.has(key)) return;
-        warnedToolsets.add(key);
-        deps.logger.warn(`[webhook] ${event.routeName}: unknown toolset "${name}" dropped`);
-      },
-      (name) => deps.mcpServers?.().includes(name) === true,
-    );
-    const request: AgentRequest = {
-      route: event.routeName,
-      event: event.event ?? "",
-      deliveryId: event.deliveryId,
-      prompt: event.prompt,
-      toolsets,
-      profile: event.profile === DEFAULT_PROFILE ? undefined : event.profile,
-      ...(skill === undefined ? {} : { skill }),
-    };
+    // No toolsets listed (the common case): the defaults, with no closure made for the run.
+    const toolsets =
+      route.toolsets === undefined
+        ? DEFAULT_WEBHOOK_TOOLSETS
+        : runToolsets(
+            route.toolsets,
+            (name) => {
+              const key = `${event.routeName}\u0000${name}`;
+              if (warnedToolsets.has(key)) return;
+              warnedToolsets.add(key);
+              deps.logger.warn(`[webhook] ${event.routeName}: unknown toolset "${name}" dropped`);
+            },
+            (name) => deps.mcpServers?.().includes(name) === true,
+          );
+    const profile = event.profile === DEFAULT_PROFILE ? undefined : event.profile;
+    // Written out twice rather than spread: no skill key at all when there is none, and no copy per run.
+    const request: AgentRequest =
+      skill === undefined
+        ? {
+            route: event.routeName,
+            event: event.event ?? "",
+            deliveryId: event.deliveryId,
+            prompt: event.prompt,
+            toolsets,
+            profile,
+          }
+        : {
+            route: event.routeName,
+            event: event.event ?? "",
+            deliveryId: event.deliveryId,
+            prompt: event.prompt,
+            toolsets,
+            profile,
+            skill,
+          };
     let reply: AgentReply;
     let failure: unknown;
     // Made before (kept with the shared queue's job while its delivery waited to retry): delivered as it is,
@@ -288,14 +321,6 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
     if (signal.aborted) throw signal.reason;
     // Journaled once its reply is delivered or refused: a stop during the delivery (waiting to retry) leaves
     // the run unfinished, saved to run again at the next start, and it is journaled then, once.
-    const record = () =>
-      deps.recordRun?.(event.profile, {
-        route: event.routeName,
-        deliveryId: event.deliveryId,
-        prompt: event.prompt,
-        reply: reply.text,
-        ...(reply.record === undefined ? {} : { record: reply.record }),
-      });
     slot?.replied?.(failure === undefined ? reply : keptReply(reply, failure));
     try {
       await deps.deliverer.deliver(
@@ -320,13 +345,13 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
     } catch (err) {
       // A stop's abort goes on to the slot: the run is saved, not journaled.
       if (signal.aborted) throw failure ?? err;
-      record();
+      recordReply(deps, event, reply);
       // A reply the target refused is the delivery's failure (logged, counted and recorded as such by
       // the deliverer), not the run's: the run succeeded.
       if (failure === undefined) return;
       throw failure;
     }
-    record();
+    recordReply(deps, event, reply);
     // Logged by the run slot as a failed run.
     if (failure !== undefined) throw failure;
   };

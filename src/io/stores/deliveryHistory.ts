@@ -203,9 +203,35 @@ const q = JSON.stringify;
 const opt = (name: string, value: string | undefined) =>
   value === undefined ? "" : `,"${name}":${q(value)}`;
 
+/**
+ * `,"<key>":<the value as JSON>`, kept for the last value given: an event's three records share their time
+ * (to the millisecond) and route, and its delivery's and run's lines, written one after the other, their id.
+ */
+function lastField(key: string): (value: string) => string {
+  let last: string | undefined;
+  let text = "";
+  return (value) => {
+    if (value !== last) {
+      last = value;
+      text = `,"${key}":${q(value)}`;
+    }
+    return text;
+  };
+}
+const idField = lastField("id");
+const atField = lastField("at");
+const routeField = lastField("route");
+const platformField = lastField("platform");
+
 /** The keys every record's line begins with. */
 const lineHead = (r: HistoryRecord) =>
-  `{"kind":"${r.kind}","id":${q(r.id)},"at":${q(r.at)},"route":${q(r.route)}`;
+  `{"kind":"${r.kind}"${idField(r.id)}${atField(r.at)}${routeField(r.route)}`;
+
+/** A run's or delivery's outcome (`ok`, `failed`) as the line writes it. */
+const OUTCOME_OK = ',"outcome":"ok"';
+const OUTCOME_FAILED = ',"outcome":"failed"';
+const outcomeField = (outcome: string) =>
+  outcome === "ok" ? OUTCOME_OK : outcome === "failed" ? OUTCOME_FAILED : `,"outcome":${q(outcome)}`;
 
 /** A request record's line up to its payload fields. */
 const requestLineStart = (r: RequestRecord) =>
@@ -228,9 +254,9 @@ export function historyLine(r: HistoryRecord): string {
         return `${requestLineStart(r)}${JSON_PAYLOAD_START}${r.payload}}`;
       return `${requestLineStart(r)}${opt("payload", r.payload)}${opt("payload_encoding", r.payload_encoding)}${opt("payload_omitted", r.payload_omitted)}}`;
     case "run":
-      return `${lineHead(r)},"outcome":${q(r.outcome)}${opt("error", r.error)}}`;
+      return `${lineHead(r)}${outcomeField(r.outcome)}${opt("error", r.error)}}`;
     case "delivery":
-      return `${lineHead(r)},"platform":${q(r.platform)},"outcome":${q(r.outcome)}${opt("error", r.error)}}`;
+      return `${lineHead(r)}${platformField(r.platform)}${outcomeField(r.outcome)}${opt("error", r.error)}}`;
     case "not_recorded":
       return `${lineHead(r)},"since":${q(r.since)},"count":${q(r.count)},"answers":${q(r.answers)}${r.others === undefined ? "" : `,"others":${q(r.others)}`}}`;
   }

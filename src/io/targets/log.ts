@@ -5,6 +5,7 @@ import type { DeliveryTarget, TargetDeps } from "./target.js";
 export function logTarget({ logger }: TargetDeps): DeliveryTarget {
   return {
     name: "log",
+    inProcess: true,
     async send(message) {
       // Skip building the line when INFO is off (a busy gateway at WARN runs thousands of these a second).
       if (logger.isLevelEnabled("info"))

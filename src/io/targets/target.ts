@@ -48,6 +48,8 @@ export interface DeliveryTarget {
   readonly name: string;
   /** True for chat platforms (chat_1..chat_13): their deliveries can be mirrored into sessions. */
   readonly chat?: boolean;
+  /** Its send neither waits nor fails transiently (`log`): it is given no step runner and no options. */
+  readonly inProcess?: true;
   /** Checks credentials at startup (e.g. Telegram getMe); resolves with who we are connected as, rejects with a message for the operator. */
   check?(signal?: AbortSignal): Promise<string | undefined>;
   send(message: DeliveryMessage, signal?: AbortSignal, options?: SendOptions): Promise<DeliveryReceipt>;

@@ -152,6 +152,17 @@ describe("batched byte writer", () => {
     expect(sizes[0]).toBeGreaterThan(2 * 1024 * 1024 - 1);
     expect(sizes[1]).toBe(64 * 1024);
   });
+  it("makes room for a long text by its UTF-8 length, not three times its length (a large prompt's run journal line)", async () => {
+    const sizes: number[] = [];
+    const writer = createBatchedByteWriter(
+      (bytes) => sizes.push(bytes.buffer.byteLength),
+      (err) => expect.fail(String(err)),
+    );
+    writer.write("a".repeat(400 * 1024));
+    await nextTurn();
+    writer.close();
+    expect(sizes).toEqual([400 * 1024]);
+  });
 });
 
 describe("batched file writer", () => {

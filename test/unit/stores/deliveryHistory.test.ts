@@ -342,8 +342,15 @@ describe("delivery history store", () => {
     ];
     const text = () => Array.from({ length: rand(12) }, () => alphabet[rand(alphabet.length)]).join("");
     const maybe = () => (rand(2) === 0 ? undefined : text());
+    // Fields repeat from record to record, as an event's three lines share theirs (kept from the last line).
+    const ids = Array.from({ length: 3 }, text);
+    const routes = Array.from({ length: 3 }, text);
     for (let i = 0; i < 2000; i++) {
-      const base = { id: text(), at: new Date(T0 + i).toISOString(), route: text() };
+      const base = {
+        id: rand(2) === 0 ? text() : (ids[rand(3)] as string),
+        at: new Date(T0 + (i >> rand(3))).toISOString(),
+        route: rand(2) === 0 ? text() : (routes[rand(3)] as string),
+      };
       const kind = rand(3);
       const record: HistoryRecord =
         kind === 0
@@ -362,7 +369,13 @@ describe("delivery history store", () => {
             }
           : kind === 1
             ? { kind: "run", ...base, outcome: rand(2) === 0 ? "ok" : "failed", error: maybe() }
-            : { kind: "delivery", ...base, platform: text(), outcome: "ok" };
+            : {
+                kind: "delivery",
+                ...base,
+                platform: rand(2) === 0 ? "log" : text(),
+                outcome: rand(2) === 0 ? "ok" : "failed",
+                error: maybe(),
+              };
       expect(historyLine(record)).toBe(JSON.stringify(record));
     }
   });
