@@ -27,6 +27,7 @@ const MODULES: ReadonlyMap<string, boolean> = new Map([
   ["cli/webhook", false],
   ["cli/config", false],
   ["cli/cron", false],
+  ["cli/config/check", false],
   ["gateway/index", false],
   ["actors/oauth/provider", false],
   ["io/mcp/session", false],
@@ -151,6 +152,13 @@ describe.concurrent("start-up loads no heavy dependency it does not use", () => 
       "@modelcontextprotocol/sdk/dist/esm/client/index.js",
       "ajv-formats",
     ]);
+  }, 30_000);
+
+  it("`svc config check` resolves none of the MCP SDK (its message schemas, its transports) when it renders a server's entry", async () => {
+    const sdk = /\/node_modules\/(@modelcontextprotocol\/sdk)\//;
+    expect(await heavyResolved(["cli/config/check"], sdk)).toEqual([]);
+    // The same hook sees it where the schema cache is loaded.
+    expect(await heavyResolved(["io/mcp/session"], sdk)).toEqual(["@modelcontextprotocol/sdk"]);
   }, 30_000);
 
   it("the hook sees them where they are used: the model runner and the Redis state", async () => {
