@@ -31,6 +31,7 @@ const MODULES: ReadonlyMap<string, boolean> = new Map([
   ["gateway/index", false],
   ["actors/oauth/provider", false],
   ["io/mcp/session", false],
+  ["io/mcp/transport", false],
   ["agent/modelRunner", false],
   ["state/redisState", false],
   ["streams/pipeline", false],
@@ -159,6 +160,24 @@ describe.concurrent("start-up loads no heavy dependency it does not use", () => 
     expect(await heavyResolved(["cli/config/check"], sdk)).toEqual([]);
     // The same hook sees it where the schema cache is loaded.
     expect(await heavyResolved(["io/mcp/session"], sdk)).toEqual(["@modelcontextprotocol/sdk"]);
+  }, 30_000);
+
+  it("the gateway and every group but mcp resolve none of the MCP SDK's client transports (nor their OAuth client) until a server connects", async () => {
+    const transports =
+      /\/node_modules\/@modelcontextprotocol\/sdk\/dist\/esm\/(client\/(?:sse|streamableHttp|stdio|auth)\.js)/;
+    expect(
+      await heavyResolved(
+        ["cli/gateway", "cli/webhook", "cli/config", "cli/cron", "gateway/index"],
+        transports,
+      ),
+    ).toEqual([]);
+    // The same hook sees them where a connect loads them.
+    expect(await heavyResolved(["io/mcp/transport"], transports)).toEqual([
+      "client/auth.js",
+      "client/sse.js",
+      "client/stdio.js",
+      "client/streamableHttp.js",
+    ]);
   }, 30_000);
 
   it("the hook sees them where they are used: the model runner and the Redis state", async () => {
