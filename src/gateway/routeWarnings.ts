@@ -1,7 +1,7 @@
 import { join } from "node:path";
+import { KNOWN_TOOLSETS, WEBHOOK_TOOLSET } from "../actors/agent/index.js";
 import { DEFAULT_WEBHOOK_TOOLSETS } from "../actors/agent/runner.js";
 import { skillNameProblem } from "../actors/agent/skills.js";
-import { KNOWN_TOOLSETS, WEBHOOK_TOOLSET } from "../actors/agent/toolsets.js";
 import { sanitize } from "../actors/mcp/toolNames.js";
 import {
   missingReferenceWarnings,
@@ -9,7 +9,7 @@ import {
   referenceWarnings,
 } from "../actors/routeReferences.js";
 import type { RouteTable } from "../actors/routes.js";
-import { BUILTIN_TOOLSETS } from "../agent/tools/toolsetNames.js";
+import { BUILTIN_TOOLSETS } from "../agent/tools/index.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, type SvcPaths, svcPaths } from "../config/paths.js";
 import { type ProfileBindingOptions, profileBindingWarnings } from "../config/profileWarnings.js";

@@ -7,8 +7,8 @@ import { builtinTools } from "../../agent/tools/index.js";
 import type { UnofferedTools } from "../../agent/unofferedTools.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
-import { type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
-import { RunKeptForRestart } from "../../errors.js";
+import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
+import { RunKeptForRestart, SvcError } from "../../errors.js";
 import { type Logger, silentLogger } from "../../io/log.js";
 import { modelAgentNotLoaded } from "../../io/openFiles.js";
 import type { ProcessGroups } from "../../io/processGroups.js";
@@ -18,9 +18,14 @@ import { keptReply, type RunExecutor } from "../runs.js";
 import { commandRunner, killedByStopSignal } from "./command.js";
 import { echoRunner } from "./echo.js";
 import { failureNotice } from "./failureNotice.js";
-import { type AgentReply, type AgentRequest, type AgentRunner, DEFAULT_WEBHOOK_TOOLSETS } from "./runner.js";
+import {
+  type AgentReply,
+  type AgentRequest,
+  type AgentRunner,
+  DEFAULT_WEBHOOK_TOOLSETS,
+  NO_MCP,
+} from "./runner.js";
 import { findFirstSkill } from "./skills.js";
-import { KNOWN_TOOLSETS, WEBHOOK_TOOLSET } from "./toolsets.js";
 
 export type { AgentReply, AgentRequest, AgentRunner } from "./runner.js";
 
@@ -142,7 +147,19 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
   return echoRunner();
 }
 
-export { KNOWN_TOOLSETS, WEBHOOK_TOOLSET };
+/** The platform toolset name; listing it in a route's `toolsets` brings the default set back in. */
+export const WEBHOOK_TOOLSET = "svc-webhook";
+
+/** Built-in toolsets a run may name; with MCP server names and `no_mcp` (unknown names are dropped and reported). */
+export const KNOWN_TOOLSETS: ReadonlySet<string> = new Set([
+  ...DEFAULT_WEBHOOK_TOOLSETS,
+  "web",
+  "terminal",
+  "file",
+  ...TOOLSETS_WITHOUT_TOOLS,
+  "mcp",
+  NO_MCP,
+]);
 
 /**
  * A route's `toolsets` replace the default `svc-webhook` set; names of configured MCP

@@ -4,7 +4,6 @@ import { fileTools } from "./file.js";
 import { oneAtATime } from "./oneAtATime.js";
 import { type TerminalDeps, terminalTool } from "./terminal.js";
 import type { AgentTool } from "./tool.js";
-import { BUILTIN_TOOLSETS } from "./toolsetNames.js";
 import { visionAnalyzeTool } from "./visionAnalyze.js";
 import { type WebDeps, webExtractTool } from "./webExtract.js";
 import { webSearchTool } from "./webSearch.js";
@@ -14,7 +13,16 @@ export type { AgentTool, JsonSchema, ToolContent, ToolContext, ToolOutcome } fro
 
 export type BuiltinToolDeps = WebDeps & TerminalDeps;
 
-export { BUILTIN_TOOLSETS };
+/** The toolset names that are built in (a route's `toolsets` may name them); `web` is both web tools. */
+export const BUILTIN_TOOLSETS: ReadonlySet<string> = new Set([
+  "web",
+  "web_extract",
+  "web_search",
+  "vision_analyze",
+  "clarify",
+  "terminal",
+  "file",
+]);
 
 /**
  * The built-in tools of the toolsets a run may use (`svc-webhook` already expanded by the caller).

@@ -33,7 +33,6 @@ const MODULES: ReadonlyMap<string, boolean> = new Map([
   ["io/mcp/session", false],
   ["io/mcp/transport", false],
   ["agent/modelRunner", false],
-  ["actors/agent/index", false],
   ["state/redisState", false],
   ["streams/pipeline", false],
   ["io/http/uwsThread", true],
@@ -161,15 +160,6 @@ describe.concurrent("start-up loads no heavy dependency it does not use", () => 
     expect(await heavyResolved(["cli/config/check"], sdk)).toEqual([]);
     // The same hook sees it where the schema cache is loaded.
     expect(await heavyResolved(["io/mcp/session"], sdk)).toEqual(["@modelcontextprotocol/sdk"]);
-  }, 30_000);
-
-  it("`svc config check` resolves none of the agent's built-in tools, nor Node's HTTPS module they load", async () => {
-    const tools = /(\/agent\/tools\/(?:webExtract|visionAnalyze|terminal)\.(?:js|ts)|^node:https$)/;
-    expect(await heavyResolved(["cli/config/check"], tools)).toEqual([]);
-    // The same hook sees them where the agent's runners are loaded.
-    const loaded = await heavyResolved(["actors/agent/index"], tools);
-    expect(loaded).toContain("node:https");
-    expect(loaded.some((path) => path.startsWith("/agent/tools/webExtract."))).toBe(true);
   }, 30_000);
 
   it("the gateway and every group but mcp resolve none of the MCP SDK's client transports (nor their OAuth client) until a server connects", async () => {
