@@ -22,12 +22,19 @@ if (gatewayRun) {
   quietWhenOutputCloses(process.stderr, "stderr");
 }
 
-// Built, every command but the gateway runs from the program's CommonJS bundle beside this script, compiled
-// from V8's code cache (src/io/compileCache.ts); `gateway run`, whose request path runs faster as ES modules,
-// and the source (tsx) import run.js.
-const { main } =
-  gatewayRun || import.meta.url.endsWith(".ts")
-    ? await import("./run.js")
-    : (loadBundle(fileURLToPath(new URL("./svc.cjs", import.meta.url))).exports as typeof import("./run.js"));
-
-await main();
+// `svc --version` alone is answered here, as the program's parser answers it (the version and a newline, exit
+// 0), without loading the program: its CPU time went from 0.10 s to 0.07 s (node alone: 0.05 s).
+const versionOnly =
+  process.argv.length === 3 && (process.argv[2] === "--version" || process.argv[2] === "-V");
+if (versionOnly) process.stdout.write(`${(await import("../io/version.js")).VERSION}\n`);
+else {
+  // Built, every command but the gateway runs from the program's CommonJS bundle beside this script, compiled
+  // from V8's code cache (src/io/compileCache.ts); `gateway run`, whose request path runs faster as ES modules,
+  // and the source (tsx) import run.js.
+  const { main } =
+    gatewayRun || import.meta.url.endsWith(".ts")
+      ? await import("./run.js")
+      : (loadBundle(fileURLToPath(new URL("./svc.cjs", import.meta.url)))
+          .exports as typeof import("./run.js"));
+  await main();
+}

@@ -1,7 +1,7 @@
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { scrub } from "../../io/credentials.js";
 import { AnswerTooLargeError } from "../../io/mcp/answerSizeLimit.js";
+import { isStreamableHttpError } from "../../io/mcp/clientErrors.js";
 import {
   ANSWER_TOO_LARGE,
   refusedResumeStatus,
@@ -19,7 +19,7 @@ import { describeTransportError, httpStatusOf } from "../../io/mcp/transportErro
  */
 export function isSessionExpired(err: unknown): boolean {
   if (err instanceof McpError) return false;
-  if (err instanceof StreamableHTTPError)
+  if (isStreamableHttpError(err))
     return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
   return err instanceof Error && /\(HTTP 404\)|\(HTTP 400\):.*session/is.test(err.message);
 }

@@ -4,10 +4,11 @@ import { type InterpolationScope, interpolate } from "../../config/interpolate.j
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { serverEntries, serverNames } from "../../config/serverOrder.js";
 import { describeError, SvcError } from "../../errors.js";
+import { fingerprint } from "../../io/mcp/entryFingerprint.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
-import { fingerprint, readSchemaCache } from "../../io/mcp/schemaCache.js";
+import { readSchemaCache } from "../../io/mcp/schemaCache.js";
 import type { McpSession } from "../../io/mcp/session.js";
 import type { ReloadSummary, ServerStatus } from "../../io/mcp/statusFile.js";
 import { EXIT_GRACE_MS } from "../../io/mcp/stdioTransport.js";

@@ -34,7 +34,6 @@ import type { McpSession, SessionHandlers } from "./session.js";
 import type { StdioTransport } from "./stdioTransport.js";
 import { createTlsFetch } from "./tlsFetch.js";
 import { tlsHint } from "./tlsHints.js";
-import { createTransport } from "./transport.js";
 import {
   describeTransportError,
   ForgottenSessionError,
@@ -108,9 +107,13 @@ export async function connectServer(
   };
   const transportFor = options.transportFor;
   // Imported at the first connect: a start that connects no server does not load the MCP SDK's client and
-  // protocol layer (nor the ajv-formats they bring). A process at its limit on open files cannot read the
-  // module: that connect fails as starting the server would there, naming the limit.
-  const { openSession } = await import("./session.js").catch((err: unknown) => {
+  // protocol layer (nor the ajv-formats they bring), nor its transports (their OAuth client and its schemas).
+  // A process at its limit on open files cannot read the modules: that connect fails as starting the server
+  // would there, naming the limit.
+  const [{ openSession }, { createTransport }] = await Promise.all([
+    import("./session.js"),
+    import("./transport.js"),
+  ]).catch((err: unknown) => {
     const openFiles = openFilesProblem((err as NodeJS.ErrnoException).code);
     if (openFiles === undefined) throw err;
     throw new SvcError("mcp_connect", `mcp_servers.${name}: the server could not be started: ${openFiles}`, {

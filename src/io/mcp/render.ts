@@ -9,7 +9,7 @@ import {
 import { httpUrlProblem, type McpServerEntry, sentHeaders } from "../../config/sections/mcp.js";
 import { percentDecoded } from "../../config/urlCredentials.js";
 import { SvcError } from "../../errors.js";
-import { fingerprint } from "./schemaCache.js";
+import { fingerprint } from "./entryFingerprint.js";
 
 /**
  * Renders `${VAR}` in a server entry at connect time. An unset variable keeps its literal text,

@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { writeJsonAtomic } from "../stores/atomicFile.js";
+import { fingerprint } from "./entryFingerprint.js";
 import { listedTools } from "./looseAnswers.js";
 
 /** What a lazy server registers from at startup (`lazy`). */
@@ -19,29 +19,6 @@ export interface CachedSchemas {
    * of an older svc leaves the key out).
    */
   readonly capabilities: { resources: boolean; prompts: boolean; tools?: false | "unanswered" };
-}
-
-function stable(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stable);
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, stable((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
-}
-
-/**
- * Hash of the server name and its entry as configured (before `${VAR}` rendering, so no secret is needed
- * and none is hashed): any edit to the entry gives a new fingerprint, and the old cache reads as stale.
- */
-export function fingerprint(server: string, entry: McpServerEntry): string {
-  return createHash("sha256")
-    .update(JSON.stringify(stable({ server, entry })))
-    .digest("hex")
-    .slice(0, 32);
 }
 
 /**

@@ -31,6 +31,7 @@ import { scopedSignal, timeoutSignal } from "../../clock.js";
 import { SvcError } from "../../errors.js";
 import { VERSION } from "../version.js";
 import { ANSWER_TOO_LARGE_TEXT } from "./answerSizeLimit.js";
+import { knowClientErrors } from "./clientErrors.js";
 import {
   type DiscoverResult,
   DiscoverResultSchema,
@@ -67,6 +68,9 @@ import {
   summarizeZodError,
 } from "./transportErrors.js";
 import { neverCancelInitialize } from "./uncancelledInitialize.js";
+
+// The transports' errors are read by modules loaded before them (./clientErrors.ts).
+knowClientErrors({ SseError, StreamableHTTPError });
 
 export type Era = "legacy" | "stateless";
 export type ProtocolChoice = "auto" | "stateless" | "legacy";

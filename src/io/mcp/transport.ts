@@ -1,8 +1,11 @@
 import { StringDecoder } from "node:string_decoder";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { cutText } from "../cutText.js";
@@ -10,9 +13,13 @@ import { outboundFetch } from "../outbound/dispatcher.js";
 import { acceptedNotifications } from "./acceptedNotifications.js";
 import { boundedAnswers } from "./answerSizeLimit.js";
 import { childEnvironment } from "./childEnv.js";
+import { knowClientErrors } from "./clientErrors.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
 import { pacedServerStreams, type StreamRefusal } from "./pacedStreams.js";
 import { StdioTransport } from "./stdioTransport.js";
+
+// The errors these transports throw are read by modules loaded before them (./clientErrors.ts).
+knowClientErrors({ SseError, StreamableHTTPError });
 
 /** A stderr line longer than this is cut (a long line, or a process that never writes a newline). */
 const MAX_STDERR_LINE = 64 * 1024;

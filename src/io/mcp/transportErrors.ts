@@ -1,12 +1,12 @@
-import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describeWithCauses, SvcError } from "../../errors.js";
 import { htmlPageSummary } from "../htmlPage.js";
+import { isSseError, isStreamableHttpError } from "./clientErrors.js";
 
 /** The HTTP status a transport error carries (Streamable HTTP or SSE). */
 export function httpStatusOf(err: unknown): number | undefined {
-  if (!(err instanceof StreamableHTTPError || err instanceof SseError)) return undefined;
+  if (!(isStreamableHttpError(err) || isSseError(err))) return undefined;
   const code = err.code;
   return typeof code === "number" && code >= 100 ? code : undefined;
 }
@@ -103,7 +103,7 @@ export function describeMalformed(err: unknown, what = "the server's answer"): s
  * Undefined for any other error; otherwise svc's error again, so both transports report it alike.
  */
 export function ownErrorInSseStream(name: string, err: unknown): SvcError | undefined {
-  if (!(err instanceof SseError)) return undefined;
+  if (!isSseError(err)) return undefined;
   const message = /^SSE error: (?:SvcError: )?([\s\S]*)$/.exec(err.message)?.[1];
   if (message === undefined || !message.startsWith(`${name}: `)) return undefined;
   return new SvcError("oauth", message, { cause: err });

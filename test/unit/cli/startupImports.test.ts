@@ -27,9 +27,11 @@ const MODULES: ReadonlyMap<string, boolean> = new Map([
   ["cli/webhook", false],
   ["cli/config", false],
   ["cli/cron", false],
+  ["cli/config/check", false],
   ["gateway/index", false],
   ["actors/oauth/provider", false],
   ["io/mcp/session", false],
+  ["io/mcp/transport", false],
   ["agent/modelRunner", false],
   ["state/redisState", false],
   ["streams/pipeline", false],
@@ -150,6 +152,31 @@ describe.concurrent("start-up loads no heavy dependency it does not use", () => 
     expect(await heavyResolved(["io/mcp/session"], client)).toEqual([
       "@modelcontextprotocol/sdk/dist/esm/client/index.js",
       "ajv-formats",
+    ]);
+  }, 30_000);
+
+  it("`svc config check` resolves none of the MCP SDK (its message schemas, its transports) when it renders a server's entry", async () => {
+    const sdk = /\/node_modules\/(@modelcontextprotocol\/sdk)\//;
+    expect(await heavyResolved(["cli/config/check"], sdk)).toEqual([]);
+    // The same hook sees it where the schema cache is loaded.
+    expect(await heavyResolved(["io/mcp/session"], sdk)).toEqual(["@modelcontextprotocol/sdk"]);
+  }, 30_000);
+
+  it("the gateway and every group but mcp resolve none of the MCP SDK's client transports (nor their OAuth client) until a server connects", async () => {
+    const transports =
+      /\/node_modules\/@modelcontextprotocol\/sdk\/dist\/esm\/(client\/(?:sse|streamableHttp|stdio|auth)\.js)/;
+    expect(
+      await heavyResolved(
+        ["cli/gateway", "cli/webhook", "cli/config", "cli/cron", "gateway/index"],
+        transports,
+      ),
+    ).toEqual([]);
+    // The same hook sees them where a connect loads them.
+    expect(await heavyResolved(["io/mcp/transport"], transports)).toEqual([
+      "client/auth.js",
+      "client/sse.js",
+      "client/stdio.js",
+      "client/streamableHttp.js",
     ]);
   }, 30_000);
 

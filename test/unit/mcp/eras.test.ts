@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { isAnswerLost, isSessionExpired } from "../../../src/actors/mcp/callErrors.js";
 import { parseToolArgs } from "../../../src/cli/mcp.js";
 import { isModernOnlyRejection } from "../../../src/io/mcp/eras.js";
+// The transports, loaded at a connect, make their errors known to the modules that read them.
+import "../../../src/io/mcp/transport.js";
 
 describe("modern-only rejection of initialize (spec 9)", () => {
   it("counts -32022 and -32601, as JSON-RPC errors or inside an HTTP error body", () => {

@@ -2,6 +2,8 @@ import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { describeTransportError, sseDropCause } from "../../../src/io/mcp/transportErrors.js";
+// The transports, loaded at a connect, make their errors known to the modules that read them.
+import "../../../src/io/mcp/transport.js";
 
 const page = (title: string) =>
   `<!DOCTYPE html><html><head><title>${title}</title></head><body>${"<p>details</p>\n".repeat(1000)}</body></html>`;
