@@ -36,6 +36,17 @@ const mainBeat = new Int32Array(setup.mainBeat);
 /** The main thread's count last seen changed, and when (on this thread's clock that is never set). */
 let beatSeen = Atomics.load(mainBeat, 0);
 let beatSeenAt = performance.now();
+/** Notes when the count last changed. */
+function lookAtBeat(): void {
+  const beat = Atomics.load(mainBeat, 0);
+  if (beat !== beatSeen) {
+    beatSeen = beat;
+    beatSeenAt = performance.now();
+  }
+}
+// Looked at on this thread's own timer, not only when /health is asked: a probe's first look after a beat
+// would otherwise find the count changed and the main thread alive, however long it has been held since.
+setInterval(lookAtBeat, setup.mainStaleMs / 4).unref();
 
 /**
  * Whether the main thread has shown no sign of life (its count unchanged) for `mainStaleMs`: its event loop
@@ -43,14 +54,8 @@ let beatSeenAt = performance.now();
  * `/health` only.
  */
 function mainStuck(): boolean {
-  const now = performance.now();
-  const beat = Atomics.load(mainBeat, 0);
-  if (beat !== beatSeen) {
-    beatSeen = beat;
-    beatSeenAt = now;
-    return false;
-  }
-  return now - beatSeenAt > setup.mainStaleMs;
+  lookAtBeat();
+  return performance.now() - beatSeenAt > setup.mainStaleMs;
 }
 
 /**

@@ -102,6 +102,9 @@ describe("uWS on ingress threads", () => {
     const url = `http://127.0.0.1:${server.port}/health`;
     // 200 is the thread's own answer; this handler (the main thread) would answer 202.
     await vi.waitFor(async () => expect((await fetch(url)).status).toBe(200), { timeout: 10_000 });
+    // A beat of the main thread's after that answer (it beats every 100 ms): the probe's look is then the
+    // first to find the count changed since the last /health, which must not make a held thread look alive.
+    await new Promise((resolve) => setTimeout(resolve, 150));
     // The main thread held (a synchronous child run, as a stuck event loop): a probe meanwhile.
     const probe = spawnSync(
       process.execPath,
