@@ -17,7 +17,8 @@
  * Prints each side's median ns per operation and the median of B/A over the rounds. Neighbouring slices share
  * the machine's load: on a shared machine the ratio holds where the absolute times do not.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, truncateSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -74,11 +75,15 @@ async function side(tree: string) {
   const { createDeliverer } = await load(tree, "actors/deliver.js");
   const { logTarget } = await load(tree, "io/targets/log.js");
   const runMetrics = await load(tree, "gateway/runMetrics.js");
-  // The gateway's own text logger at INFO, its lines written to /dev/null.
+  // The gateway's own text logger at INFO, its lines written to a file of this run's own. Never a path in
+  // /dev: a tree from before 2026-12-04 20:10 UTC narrowed whatever it opened (and its directory) to 0600 and
+  // 0700, which run as root closed /dev/null and /dev to every other user.
+  const scratch = mkdtempSync(join(tmpdir(), "svc-runparts-"));
+  process.once("exit", () => rmSync(scratch, { recursive: true, force: true }));
   const logger = (await load(tree, "io/log.js")).createLogger({
     level: "info",
     stdout: false,
-    file: "/dev/null",
+    file: join(scratch, "logs", "gateway.log"),
   });
   const target = logTarget({ logger });
   const deliverer = createDeliverer({
@@ -111,8 +116,9 @@ async function side(tree: string) {
       : runMetrics.timedRuns(metrics, now, agentRun, () => {
           ended.count++;
         });
+  const written = join(scratch, "written.log");
   const fileWriter = (await load(tree, "io/batchedWriter.js")).createBatchedFileWriter(
-    "/dev/null",
+    written,
     0o600,
     () => {},
   );
@@ -127,6 +133,7 @@ async function side(tree: string) {
     queue,
     timed,
     fileWriter,
+    written,
     historyLine,
   };
 }
@@ -244,6 +251,8 @@ pieces.push([
       if ((i & 31) === 31) s.fileWriter.flush();
     }
     s.fileWriter.flush();
+    // Emptied after each slice (appends go on at its new end): ~220 MB a slice would fill the disk.
+    truncateSync(s.written, 0);
   },
 ]);
 

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, fchmodSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -16,6 +16,7 @@ import {
   runningPid,
 } from "../io/gatewayState.js";
 import { assertHomeWritable } from "../io/homeWritable.js";
+import { narrowOpenFile } from "../io/privateMode.js";
 import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { gcThreadFlags } from "./gatewayHeap.js";
@@ -138,7 +139,7 @@ async function startAndWait(
   const out = openGatewayOutput(paths.logs, outFile);
   // It holds the same lines as gateway.log (0600): one that already existed wider is narrowed too.
   try {
-    fchmodSync(out, 0o600);
+    narrowOpenFile(out, 0o600);
   } catch {
     // not ours to change (another owner)
   }

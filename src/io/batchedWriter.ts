@@ -1,15 +1,7 @@
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { makeDirs } from "./makeDirs.js";
+import { narrowOpenFile } from "./privateMode.js";
 
 /** Flags of "a" (append, create) with O_NONBLOCK: see createBatchedFileWriter's open. */
 const APPEND_NONBLOCK = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;
@@ -214,7 +206,7 @@ export function createBatchedFileWriter(
         { cause: err },
       );
     }
-    fchmodSync(opened, mode);
+    narrowOpenFile(opened, mode);
     return opened;
   };
   /**
