@@ -4,7 +4,7 @@ import { bindHost, isLoopbackHost } from "../../config/host.js";
 const FROM_ELSEWHERE = ["origin", "sec-fetch-site", "forwarded", "x-forwarded-for", "x-real-ip"] as const;
 
 /**
- * The host of a Host header's value, without its port and an IPv6 literal's brackets; an IPv6 address in
+ * The host of a Host header's value, without its port, an IPv6 literal's brackets and a name's trailing dot; an IPv6 address in
  * the one spelling bind addresses get (`[0:0:0:0:0:0:0:1]` and `[::1]` are one address, as are capitals).
  */
 function hostName(authority: string): string {
@@ -14,7 +14,9 @@ function hostName(authority: string): string {
     return "host" in address ? address.host : "";
   }
   const colon = authority.lastIndexOf(":");
-  return (colon < 0 ? authority : authority.slice(0, colon)).toLowerCase();
+  const name = (colon < 0 ? authority : authority.slice(0, colon)).toLowerCase();
+  // A name written absolute (`localhost.`) is the same name: one trailing dot is dropped.
+  return name.endsWith(".") ? name.slice(0, -1) : name;
 }
 
 /**

@@ -6,6 +6,9 @@ describe("fromLocalScraper (who is served GET /metrics with platforms.webhook.me
     for (const host of [
       "localhost",
       "LOCALHOST:9090",
+      // The name written absolute (a trailing dot), as some clients and `curl http://localhost.:8644/` send it.
+      "localhost.",
+      "localhost.:8644",
       "127.0.0.1:8644",
       "[::1]:8644",
       "[0:0:0:0:0:0:0:1]",
@@ -17,7 +20,15 @@ describe("fromLocalScraper (who is served GET /metrics with platforms.webhook.me
   });
 
   it("refuses a Host that names another machine, and a browser's or a proxy's request", () => {
-    for (const host of ["example.com", "[::2]", "[fe80::1]:8644", "10.0.0.1:8644", "[::ffff:10.0.0.1]"])
+    for (const host of [
+      "example.com",
+      "example.com.",
+      "localhost..",
+      "[::2]",
+      "[fe80::1]:8644",
+      "10.0.0.1:8644",
+      "[::ffff:10.0.0.1]",
+    ])
       expect(fromLocalScraper({ host }), host).toBe(false);
     expect(fromLocalScraper({ host: "localhost", origin: "https://example.com" })).toBe(false);
     expect(fromLocalScraper({ host: "localhost", "x-forwarded-for": "10.0.0.1" })).toBe(false);
