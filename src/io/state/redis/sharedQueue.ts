@@ -153,30 +153,23 @@ if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then return fals
 ${dropFinishedLua(1, 2, "'OK'")}return 'OK'
 `;
 
+/** What the drop of a finished job reads and clears: the job, its queue's finished sets, its logs, its `added` mark. */
+type FinishedKeys = readonly [job: string, completed: string, failed: string, logs: string, added: string];
+
 type DropRedis = Redis & {
-  svcDropFinished(
-    job: string,
-    completed: string,
-    failed: string,
-    logs: string,
-    added: string,
-    renewAfterMs: number,
-    jobId: string,
-  ): Promise<number>;
+  svcDropFinished(...args: [...FinishedKeys, renewAfterMs: number, jobId: string]): Promise<number>;
 };
 
 type RecordDropRedis = Redis & {
   svcRecordDropFinished(
-    record: string,
-    job: string,
-    completed: string,
-    failed: string,
-    logs: string,
-    added: string,
-    token: string,
-    seconds: number,
-    renewAfterMs: number,
-    jobId: string,
+    ...args: [
+      record: string,
+      ...FinishedKeys,
+      token: string,
+      seconds: number,
+      renewAfterMs: number,
+      jobId: string,
+    ]
   ): Promise<string | null>;
 };
 
@@ -265,6 +258,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueue<T> {
   const { keys, health, logger } = options;
   const prefix = keys.bullPrefix();
+  const queueKey = `${prefix}:${options.name}`;
+  const finishedKeys = (key: string): FinishedKeys => {
+    const job = `${queueKey}:${jobIdOf(key)}`;
+    return [job, `${queueKey}:completed`, `${queueKey}:failed`, `${job}:logs`, keys.added(key)];
+  };
   const producer = new Redis<"legacy">(options.url, optionsForUrl(options.url, queueOptions("producer")));
   producer.defineCommand("svcDropFinished", { numberOfKeys: 5, lua: DROP_FINISHED_SCRIPT });
   health.watch(`${options.name} producer`, producer);
@@ -355,23 +353,15 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     recordAndClear(client) {
       if (!("svcRecordDropFinished" in client))
         client.defineCommand("svcRecordDropFinished", { numberOfKeys: 6, lua: RECORD_DROP_FINISHED_SCRIPT });
-      const queueKey = `${prefix}:${options.name}`;
-      return (record, key, token, seconds, renewAfterMs) => {
-        const jobId = jobIdOf(key);
-        const job = `${queueKey}:${jobId}`;
-        return (client as RecordDropRedis).svcRecordDropFinished(
+      return (record, key, token, seconds, renewAfterMs) =>
+        (client as RecordDropRedis).svcRecordDropFinished(
           record,
-          job,
-          `${queueKey}:completed`,
-          `${queueKey}:failed`,
-          `${job}:logs`,
-          keys.added(key),
+          ...finishedKeys(key),
           token,
           seconds,
           renewAfterMs,
-          jobId,
+          jobIdOf(key),
         );
-      };
     },
     async enqueue(key, data, { delayMs, renewAfterMs, cleared } = {}) {
       const jobId = jobIdOf(key);
@@ -381,18 +371,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           // a failure here fails the add too, which answers for both. Before the connection is ready (the
           // first enqueue of a start, a reconnect) it would fail unsent and leave the job unmarked: it then
           // waits for the connection, as the add does.
-          const job = `${prefix}:${options.name}:${jobId}`;
-          const queueKey = `${prefix}:${options.name}`;
           const drop = () =>
-            (producer as DropRedis).svcDropFinished(
-              job,
-              `${queueKey}:completed`,
-              `${queueKey}:failed`,
-              `${job}:logs`,
-              keys.added(key),
-              renewAfterMs,
-              jobId,
-            );
+            (producer as DropRedis).svcDropFinished(...finishedKeys(key), renewAfterMs, jobId);
           if (producer.status === "ready") drop().catch(() => {});
           else await withTimeout(queue.waitUntilReady().then(drop), ENQUEUE_TIMEOUT_MS, "enqueue");
         }
