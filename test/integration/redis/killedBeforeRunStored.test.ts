@@ -1,11 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
+import { startGatewayProcess } from "../../helpers/gatewayProcess.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { signalGroup } from "../../helpers/process.js";
@@ -26,7 +26,6 @@ import {
  */
 
 const SECRET = "record-kill-secret";
-const FIXTURE = join(import.meta.dirname, "../../fixtures/redis/gatewayNode.mjs");
 const KILL_AFTER_RECORD = join(import.meta.dirname, "../../helpers/killAfterSeenRecord.mjs");
 
 let redis: TestRedis;
@@ -52,39 +51,7 @@ function startDoomedInstance(
   const name = `doomed-${randomUUID()}`;
   const dir = join(home.dir, name);
   home.write(`${name}/config.yaml`, stringify(config));
-  const child = spawn(
-    process.execPath,
-    [
-      ...CLI_NODE_ARGS,
-      "--import",
-      KILL_AFTER_RECORD,
-      FIXTURE,
-      dir,
-      "{}",
-      svcModule("gateway/index.js"),
-      svcModule("io/log.js"),
-    ],
-    {
-      cwd: join(import.meta.dirname, "../../.."),
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    },
-  );
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stderr?.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const port = /PORT (\d+)/.exec(out);
-      if (port !== null) resolve({ child, port: Number(port[1]) });
-    });
-    child.once("exit", (code, signal) => reject(new Error(`instance exited (${code ?? signal}): ${err}`)));
-  });
+  return startGatewayProcess({ dir, stall: {}, children, nodeArgs: ["--import", KILL_AFTER_RECORD] });
 }
 
 async function push(port: number, id: string) {

@@ -1,11 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
+import { startGatewayProcess } from "../../helpers/gatewayProcess.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { signalGroup } from "../../helpers/process.js";
@@ -22,7 +22,6 @@ const SECRET = "kill-secret";
 // CPU for that long on a loaded machine (1.5 s locks: 0.75 s) would lose a run it is running to another
 // instance, which runs it a second time.
 const STALL = { lockDurationMs: 5000, stalledIntervalMs: 1000 };
-const FIXTURE = join(import.meta.dirname, "../../fixtures/redis/gatewayNode.mjs");
 
 interface Instance {
   readonly name: string;
@@ -48,37 +47,9 @@ afterAll(async () => {
 function startInstance(name: string, config: Record<string, unknown>): Promise<Instance> {
   const dir = join(home.dir, name);
   home.write(`${name}/config.yaml`, stringify(config));
-  const child = spawn(
-    process.execPath,
-    [
-      ...CLI_NODE_ARGS,
-      FIXTURE,
-      dir,
-      JSON.stringify(STALL),
-      svcModule("gateway/index.js"),
-      svcModule("io/log.js"),
-    ],
-    {
-      cwd: join(import.meta.dirname, "../../.."),
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, INSTANCE: name },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    },
+  return startGatewayProcess({ dir, stall: STALL, children, env: { INSTANCE: name } }).then(
+    ({ child, port }) => ({ name, child, port }),
   );
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stderr?.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const port = /PORT (\d+)/.exec(out);
-      if (port !== null) resolve({ name, child, port: Number(port[1]) });
-    });
-    child.once("exit", (code) => reject(new Error(`instance ${name} exited (${code}): ${err}`)));
-  });
 }
 
 /** `<id> <event> <instance>` lines: `start` before the agent waits for the go file, `done` after it. */

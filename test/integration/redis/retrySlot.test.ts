@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -7,9 +7,9 @@ import { stringify } from "yaml";
 import type { FakeApi, RecordedRequest } from "../../fakes/httpFake.js";
 import { startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
-import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
 import { oneJobStore } from "../../helpers/cronJobs.js";
 import { fakeClock } from "../../helpers/gateway.js";
+import { startGatewayProcess } from "../../helpers/gatewayProcess.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { sample } from "../../helpers/metrics.js";
@@ -123,42 +123,13 @@ const gauges = async (node: ClusterNode) => {
 const STALL = { lockDurationMs: 1000, stalledIntervalMs: 500 };
 
 /** An instance in a process (and process group) of its own, which the test can SIGKILL. */
-function startInstance(
+async function startInstance(
   config: Record<string, unknown>,
 ): Promise<{ child: ChildProcess; url(path: string): string }> {
   const dir = join(home.dir, randomUUID());
   home.write(`${dir.slice(home.dir.length + 1)}/config.yaml`, stringify(config));
-  const child = spawn(
-    process.execPath,
-    [
-      ...CLI_NODE_ARGS,
-      join(import.meta.dirname, "../../fixtures/redis/gatewayNode.mjs"),
-      dir,
-      JSON.stringify(STALL),
-      svcModule("gateway/index.js"),
-      svcModule("io/log.js"),
-    ],
-    {
-      cwd: join(import.meta.dirname, "../../.."),
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    },
-  );
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stderr?.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const port = /PORT (\d+)/.exec(out);
-      if (port !== null) resolve({ child, url: (path) => `http://127.0.0.1:${port[1]}${path}` });
-    });
-    child.once("exit", (code) => reject(new Error(`instance exited (${code}): ${err}`)));
-  });
+  const { child, port } = await startGatewayProcess({ dir, stall: STALL, children });
+  return { child, url: (path) => `http://127.0.0.1:${port}${path}` };
 }
 const agentRuns = (file: string) =>
   existsSync(file)
