@@ -37,6 +37,26 @@ afterAll(async () => {
   await server.cleanup();
 });
 
+/** A "runs" queue on the file's Redis, one job at a time, whose jobs record their `n` in `ran`. */
+function recordingQueue(keys: ReturnType<typeof redisKeys>): {
+  queue: SharedQueue<{ n: number }>;
+  ran: number[];
+} {
+  const ran: number[] = [];
+  const queue = createSharedQueue<{ n: number }>({
+    url: server.url,
+    name: "runs",
+    keys,
+    health: createRedisHealth("test", silentLogger()),
+    logger: silentLogger(),
+    concurrency: 1,
+    async process(data) {
+      ran.push(data.n);
+    },
+  });
+  return { queue, ran };
+}
+
 describe("shared queue (BullMQ)", () => {
   it("one job per key across instances, run once by one of them; a finished key enqueued again does not run again", async () => {
     const keys = redisKeys(`q${randomUUID()}`);
@@ -74,18 +94,7 @@ describe("shared queue (BullMQ)", () => {
 
   it("a finished job under a key added more than renewAfterMs ago (its add mark expired on Redis's clock) is replaced and runs (a redelivery after the id's hour); a younger one, or one still waiting, is not", async () => {
     const keys = redisKeys(`q${randomUUID()}`);
-    const ran: number[] = [];
-    const queue = createSharedQueue<{ n: number }>({
-      url: server.url,
-      name: "runs",
-      keys,
-      health: createRedisHealth("test", silentLogger()),
-      logger: silentLogger(),
-      concurrency: 1,
-      async process(data) {
-        ran.push(data.n);
-      },
-    });
+    const { queue, ran } = recordingQueue(keys);
     const hour = { renewAfterMs: 3_600_000 };
     /** What Redis does an hour after the add: the mark expires. */
     const hourOver = (key: string) => redis.del(keys.added(key));
@@ -119,18 +128,7 @@ describe("shared queue (BullMQ)", () => {
 
   it("an idempotency record made with recordAndClear clears the way for its run's add as the enqueue's own drop does: a finished job whose mark expired is replaced and runs, a younger one or one still waiting is not, and a duplicate's record changes nothing", async () => {
     const keys = redisKeys(`q${randomUUID()}`);
-    const ran: number[] = [];
-    const queue = createSharedQueue<{ n: number }>({
-      url: server.url,
-      name: "runs",
-      keys,
-      health: createRedisHealth("test", silentLogger()),
-      logger: silentLogger(),
-      concurrency: 1,
-      async process(data) {
-        ran.push(data.n);
-      },
-    });
+    const { queue, ran } = recordingQueue(keys);
     const HOUR = 3_600_000;
     const cleared = { renewAfterMs: HOUR, cleared: true };
     const record = queue.recordAndClear(redis);
@@ -176,18 +174,7 @@ describe("shared queue (BullMQ)", () => {
 
   it("the hour of a finished job is Redis's, not the clock of the instance that added it: one whose clock runs ahead does not keep a redelivery after the hour from running, one whose clock runs behind does not have a retry within the hour run again", async () => {
     const keys = redisKeys(`q${randomUUID()}`);
-    const ran: number[] = [];
-    const queue = createSharedQueue<{ n: number }>({
-      url: server.url,
-      name: "runs",
-      keys,
-      health: createRedisHealth("test", silentLogger()),
-      logger: silentLogger(),
-      concurrency: 1,
-      async process(data) {
-        ran.push(data.n);
-      },
-    });
+    const { queue, ran } = recordingQueue(keys);
     const hour = { renewAfterMs: 3_600_000 };
     const job = `${keys.bullPrefix()}:runs:${jobIdOf("hook:skew")}`;
     try {
