@@ -5,7 +5,7 @@ import { stringify } from "yaml";
 import { readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { inHome, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
-import { tempHome } from "../../helpers/home.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import { cliConfig, svc } from "../cli/svc.js";
@@ -85,25 +85,32 @@ describe("a disabled subscription's secret quoted by a run's reply is hidden", {
       await redis?.cleanup();
     });
 
-    it("svc cron run prints the reply [redacted]", async () => {
+    /**
+     * A home on the Redis above (keys under `prefix`) whose agent replies with the secret of the subscription
+     * "off", which is stored there and disabled; `extra` goes into its config too.
+     */
+    async function disabledOnRedis(prefix: string, extra: Record<string, unknown> = {}): Promise<TempHome> {
       const home = tempHome();
       try {
         const reply = home.write("reply.txt", `keys: ${OFF_SECRET}\n`);
+        const state = { backend: "redis", redis_url: redis.url, redis_key_prefix: prefix };
         home.write(
           "config.yaml",
-          stringify(
-            cliConfig(
-              {},
-              {
-                agent: replying(reply),
-                state: { backend: "redis", redis_url: redis.url, redis_key_prefix: "disabled-secret" },
-              },
-            ),
-          ),
+          stringify(cliConfig({}, { agent: replying(reply), state, ...extra })),
           0o600,
         );
         expect((await svc(home, ["webhook", "subscribe", "off", "--secret", OFF_SECRET])).code).toBe(0);
         expect((await svc(home, ["webhook", "disable", "off"])).code).toBe(0);
+        return home;
+      } catch (err) {
+        home.cleanup();
+        throw err;
+      }
+    }
+
+    it("svc cron run prints the reply [redacted]", async () => {
+      const home = await disabledOnRedis("disabled-secret");
+      try {
         const created = await svc(home, [
           "cron",
           "create",
@@ -124,31 +131,12 @@ describe("a disabled subscription's secret quoted by a run's reply is hidden", {
 
     // The server asks for a model's answer (sampling) before it lists its tools, and quotes it in its refusal.
     it("svc mcp tools and svc mcp test print a server's sampling reply [redacted]", async () => {
-      const home = tempHome();
+      const home = await disabledOnRedis("disabled-secret-mcp", {
+        mcp_servers: {
+          s: { command: process.execPath, args: [SERVER, "--sample-on-list"], sampling: { enabled: true } },
+        },
+      });
       try {
-        const reply = home.write("reply.txt", `keys: ${OFF_SECRET}\n`);
-        home.write(
-          "config.yaml",
-          stringify(
-            cliConfig(
-              {},
-              {
-                agent: replying(reply),
-                state: { backend: "redis", redis_url: redis.url, redis_key_prefix: "disabled-secret-mcp" },
-                mcp_servers: {
-                  s: {
-                    command: process.execPath,
-                    args: [SERVER, "--sample-on-list"],
-                    sampling: { enabled: true },
-                  },
-                },
-              },
-            ),
-          ),
-          0o600,
-        );
-        expect((await svc(home, ["webhook", "subscribe", "off", "--secret", OFF_SECRET])).code).toBe(0);
-        expect((await svc(home, ["webhook", "disable", "off"])).code).toBe(0);
         for (const command of ["tools", "test"]) {
           const shown = await svc(home, ["mcp", command, "s"]);
           const output = shown.stdout + shown.stderr;
