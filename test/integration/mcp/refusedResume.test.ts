@@ -46,18 +46,26 @@ async function refusingResumes(status = 405, location?: string) {
   return { url: `http://127.0.0.1:${port}/mcp`, state };
 }
 
+/** A hub connected to the server at `url`, and what its call of "cut" ended with. */
+async function cutCall(url: string) {
+  const h = ctx.hub(ctx.home, { cut: entry({ url, timeout: 20 }) });
+  expect((await h.settled("cut")).state).toBe("connected");
+  const outcome = await h.call("cut", "cut", {}).then(
+    () => "answered",
+    (err: Error & { code?: string }) => `${err.code}: ${err.message}`,
+  );
+  return { h, outcome };
+}
+
+/** A call's failure when the resumption of its cut stream was refused with `why` (the HTTP answer). */
+const refused = (why: string) =>
+  `outcome_uncertain: mcp_servers.cut: the connection was lost while "cut" was being called (the server cut the call's response stream before answering and refused to resume it (HTTP ${why})); it may or may not have run — verify its effect before calling it again`;
+
 describe("a call's cut response stream whose resumption the server refuses", () => {
   it("(405) fails the call at once, saying the stream was cut and could not be resumed, not at its timeout", async () => {
     const s = await refusingResumes();
-    const h = ctx.hub(ctx.home, { cut: entry({ url: s.url, timeout: 20 }) });
-    expect((await h.settled("cut")).state).toBe("connected");
-    const outcome = await h.call("cut", "cut", {}).then(
-      () => "answered",
-      (err: Error & { code?: string }) => `${err.code}: ${err.message}`,
-    );
-    expect(outcome).toBe(
-      `outcome_uncertain: mcp_servers.cut: the connection was lost while "cut" was being called (the server cut the call's response stream before answering and refused to resume it (HTTP 405 to the GET with Last-Event-ID)); it may or may not have run — verify its effect before calling it again`,
-    );
+    const { h, outcome } = await cutCall(s.url);
+    expect(outcome).toBe(refused(`405 to the GET with Last-Event-ID`));
     expect(s.state.resumes).toBe(1);
     // The hub reconnects at once (as for any call whose answer was lost): the next call is answered.
     expect(text(await h.call("cut", "fine", {}))).toBe("fine");
@@ -69,15 +77,8 @@ describe("a call's cut response stream whose resumption the server refuses", () 
     "(%i) fails the call at once too, naming the status, and the session goes on",
     async (status) => {
       const s = await refusingResumes(status);
-      const h = ctx.hub(ctx.home, { cut: entry({ url: s.url, timeout: 20 }) });
-      expect((await h.settled("cut")).state).toBe("connected");
-      const outcome = await h.call("cut", "cut", {}).then(
-        () => "answered",
-        (err: Error & { code?: string }) => `${err.code}: ${err.message}`,
-      );
-      expect(outcome).toBe(
-        `outcome_uncertain: mcp_servers.cut: the connection was lost while "cut" was being called (the server cut the call's response stream before answering and refused to resume it (HTTP ${status} to the GET with Last-Event-ID)); it may or may not have run — verify its effect before calling it again`,
-      );
+      const { h, outcome } = await cutCall(s.url);
+      expect(outcome).toBe(refused(`${status} to the GET with Last-Event-ID`));
       expect(s.state.resumes).toBe(1);
       expect(text(await h.call("cut", "fine", {}))).toBe("fine");
       expect(h.status().find((st) => st.name === "cut")?.state).toBe("connected");
@@ -93,14 +94,11 @@ describe("a call's cut response stream whose resumption the server refuses", () 
       res.writeHead(404).end();
     });
     const s = await refusingResumes(307, `http://localhost:${other}/mcp?token=x`);
-    const h = ctx.hub(ctx.home, { cut: entry({ url: s.url, timeout: 20 }) });
-    expect((await h.settled("cut")).state).toBe("connected");
-    const outcome = await h.call("cut", "cut", {}).then(
-      () => "answered",
-      (err: Error & { code?: string }) => `${err.code}: ${err.message}`,
-    );
+    const { outcome } = await cutCall(s.url);
     expect(outcome).toBe(
-      `outcome_uncertain: mcp_servers.cut: the connection was lost while "cut" was being called (the server cut the call's response stream before answering and refused to resume it (HTTP 307 to the GET with Last-Event-ID: a redirect to http://localhost:${other}/mcp, another origin, which is not followed)); it may or may not have run — verify its effect before calling it again`,
+      refused(
+        `307 to the GET with Last-Event-ID: a redirect to http://localhost:${other}/mcp, another origin, which is not followed`,
+      ),
     );
     expect(s.state.resumes).toBe(1);
     expect(elsewhere).toBe(0);
