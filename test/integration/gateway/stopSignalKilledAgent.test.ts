@@ -61,6 +61,17 @@ async function runsAgainAfterRestart(gw: TestGateway): Promise<void> {
 
 const failedLines = (gw: TestGateway) => gw.logs().filter((line) => line.msg.includes("agent run failed"));
 
+/** The run waits 1 s on the gateway's clock for a stop; moved on with none, it fails (one failure line). */
+async function failsWithNoStop(gw: TestGateway): Promise<void> {
+  await vi.waitFor(
+    () => {
+      gw.clock.advance(1000);
+      expect(failedLines(gw)).toHaveLength(1);
+    },
+    { timeout: 5000, interval: 20 },
+  );
+}
+
 describe("an agent command ended by the gateway's stop signal", { timeout: 20_000 }, () => {
   it("dying just before the stop begins keeps its run, which runs again after the restart", async () => {
     const { gw, agent } = await startHeld();
@@ -79,14 +90,7 @@ describe("an agent command ended by the gateway's stop signal", { timeout: 20_00
   it("dying of SIGTERM with no stop within 1 s is a failed run, as before", async () => {
     const { gw, agent } = await startHeld();
     signalProcess(agent, "SIGTERM");
-    // The run waits 1 s on the gateway's clock for a stop; moved on, it fails.
-    await vi.waitFor(
-      () => {
-        gw.clock.advance(1000);
-        expect(failedLines(gw)).toHaveLength(1);
-      },
-      { timeout: 5000, interval: 20 },
-    );
+    await failsWithNoStop(gw);
     expect(failedLines(gw)[0]?.err).toMatch(/^agent command was killed by SIGTERM/);
     expect(journalLines<{ delivery_id: string; error: string }>(gw.home.dir)).toMatchObject([
       { delivery_id: "d1", error: expect.stringMatching(/killed by SIGTERM/) },
@@ -106,13 +110,7 @@ describe("an agent command ended by the gateway's stop signal", { timeout: 20_00
   it("an exit 143 with no stop within 1 s is a failed run", async () => {
     const { gw, agent } = await startHeld(TRAPPING_AGENT);
     signalProcess(agent, "SIGTERM");
-    await vi.waitFor(
-      () => {
-        gw.clock.advance(1000);
-        expect(failedLines(gw)).toHaveLength(1);
-      },
-      { timeout: 5000, interval: 20 },
-    );
+    await failsWithNoStop(gw);
     expect(failedLines(gw)[0]?.err).toMatch(/^agent command exited with code 143/);
     expect(journalLines<{ delivery_id: string }>(gw.home.dir)).toMatchObject([{ delivery_id: "d1" }]);
   });
