@@ -134,17 +134,17 @@ function listedMetadata(tool: Tool): Pick<RegisteredTool, "title" | "annotations
   };
 }
 
-/** `readOnlyHint: true` from the server (the snake-case `read_only_hint` spelling counts too). */
+/**
+ * `readOnlyHint: true` from the server (the snake-case `read_only_hint` spelling counts too). MCP's own
+ * `annotations.readOnlyHint`, when the server writes it as a boolean, decides: a `false` there is not
+ * overruled by another spelling's `true`.
+ */
 export function isReadOnly(tool: Pick<Tool, "annotations">): boolean {
   const annotations = (tool.annotations ?? {}) as Record<string, unknown>;
+  if (typeof annotations.readOnlyHint === "boolean") return annotations.readOnlyHint;
   // Some servers put the hint beside the annotations instead of inside them.
   const top = tool as Record<string, unknown>;
-  return [
-    annotations.readOnlyHint,
-    annotations.read_only_hint,
-    top.readOnlyHint,
-    top.read_only_hint,
-  ].includes(true);
+  return [annotations.read_only_hint, top.readOnlyHint, top.read_only_hint].includes(true);
 }
 
 function taskRequired(tool: Tool): boolean {

@@ -29,8 +29,11 @@ function recordingDeny(): { asked: string[]; approvals: ApprovalSurface } {
   };
 }
 
-/** The fixture's listing follows this file: "read-only" lists "publish" with readOnlyHint: true. */
-function hintFile(hint: "read-only" | "writes"): string {
+/**
+ * The fixture's listing follows this file: "read-only" lists "publish" with readOnlyHint: true, "not-read-only"
+ * with readOnlyHint: false in its annotations and the hint's other spellings true.
+ */
+function hintFile(hint: "read-only" | "writes" | "not-read-only"): string {
   const path = join(ctx.home.dir, "publish-hint-state");
   writeFileSync(path, hint);
   return path;
@@ -112,6 +115,17 @@ describe("untrusted server recycled (idle_timeout_seconds) whose respawned proce
     const { h, asked } = await recycledAfterCall("read-only");
     expect(asked).toEqual([]);
     hintFile("writes");
+    await expect(h.call("hf", "publish", {})).rejects.toMatchObject({ code: "approval_denied" });
+    expect(asked).toEqual(["publish"]);
+  });
+});
+
+describe("untrusted server whose annotations say readOnlyHint: false (real stdio server)", () => {
+  it("asks, and is refused, though the hint's other spellings (read_only_hint, one beside the annotations) say true", async () => {
+    const { asked, approvals } = recordingDeny();
+    const h = ctx.hub(ctx.home, { hf: untrusted(hintFile("not-read-only")) }, { approvals });
+    expect((await h.settled("hf")).state).toBe("connected");
+    expect(h.toolsOf("hf")[0]).toMatchObject({ original: "publish", readOnly: false });
     await expect(h.call("hf", "publish", {})).rejects.toMatchObject({ code: "approval_denied" });
     expect(asked).toEqual(["publish"]);
   });
