@@ -496,7 +496,7 @@ async function callTool(
       process.exitCode = 1;
     }
   } catch (err) {
-    if (!interrupt.signal.aborted) throw callFailure(err);
+    if (!interrupt.signal.aborted) throw callFailure(err, server, process.stdin.isTTY === true);
     process.stderr.write(`svc: ${(interrupt.signal.reason as Error).message}\n`);
   } finally {
     await hub.stop();

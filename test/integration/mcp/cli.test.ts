@@ -164,10 +164,12 @@ describe("svc mcp (subprocess)", () => {
     const unknown = await run(home, ["mcp", "call", "nope", "echo"]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/no MCP server named "nope"/);
-    // stdin is not a terminal: the approval prompt answers no.
+    // stdin is not a terminal: the approval prompt answers no, and the error says how to get a yes.
     const denied = await run(home, ["mcp", "call", "u", "write-note", "--args", '{"text":"x"}']);
     expect(denied.code).toBe(1);
-    expect(denied.stderr).toMatch(/needs approval \(trust: untrusted\) and it was denied/);
+    expect(denied.stderr).toContain(
+      'svc: mcp_servers.u: calling "write-note" needs approval (trust: untrusted) and it was denied: stdin is not a terminal, so no one could be asked — run svc mcp call in a terminal and answer y, or set trust: full on mcp_servers.u if its tools may run without asking\n',
+    );
   }, 90_000); // four CLI processes, three starting the stdio fixture
 
   it("call: a server process that exits under a call of a tool without readOnlyHint fails it naming outcome_uncertain (exit 1)", async () => {
