@@ -138,7 +138,13 @@ function askingSurface(terminal: Terminal): ApprovalSurface {
       return answer !== undefined && /^y(es)?$/i.test(answer.trim());
     },
     async elicit(request, signal): Promise<ElicitResult> {
-      if (terminal.input.isTTY !== true) return { action: "decline" };
+      if (terminal.input.isTTY !== true) {
+        // Declined without asking anyone: said, since the tool's result may read as the user's own no.
+        terminal.output.write(
+          `svc: elicitation from ${terminalText(request.server)}: declined — stdin is not a terminal, so no one could answer the form: run the command in a terminal, or set elicitation.unattended: defaults (svc mcp call --elicitation defaults) to answer it with the form's defaults\n`,
+        );
+        return { action: "decline" };
+      }
       // The form is the server's text: its control characters are shown escaped, never acted on.
       terminal.output.write(terminalText(`Server "${request.server}" asks: ${request.message}\n`));
       const content: Record<string, string | number | boolean | string[]> = {};

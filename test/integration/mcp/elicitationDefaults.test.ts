@@ -49,6 +49,11 @@ describe("unattended form elicitation during a tool call", () => {
     expect(answer(configured.stdout)).toEqual({ action: "accept", content: { color: "blue" } });
     expect(plain.code, plain.stderr).toBe(0);
     expect(answer(plain.stdout)).toEqual({ action: "decline" });
+    // Declined with no one asked: stderr says so, and how to answer the form.
+    expect(plain.stderr).toContain(
+      "svc: elicitation from plain: declined — stdin is not a terminal, so no one could answer the form: run the command in a terminal, or set elicitation.unattended: defaults (svc mcp call --elicitation defaults) to answer it with the form's defaults\n",
+    );
+    expect(configured.stderr).not.toContain("declined");
   });
 
   it("--elicitation overrides the server's setting either way", async () => {

@@ -120,7 +120,8 @@ describe("server-initiated requests (SDK server over InMemoryTransport)", () => 
     expect(JSON.parse(text(await cli.call("plain", "ask", {})))).toEqual({ action: "decline" });
     // URL mode stays declined whatever the policy.
     expect(JSON.parse(text(await cli.call("d", "ask-url", {})))).toEqual({ action: "decline" });
-    expect(written).toBe("");
+    // Only the form declined for want of a terminal is said (the defaults' answer and URL mode are not).
+    expect(written).toMatch(/^svc: elicitation from plain: declined — stdin is not a terminal[^\n]*\n$/);
     const gateway = ctx.hub(
       ctx.home,
       { d: fixture({ elicitation: { unattended: "defaults" } }), plain: fixture() },
