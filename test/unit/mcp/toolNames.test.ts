@@ -34,6 +34,10 @@ describe("tool names (spec 2.5)", () => {
     expect(isReadOnly(tool("a", { readOnlyHint: false }))).toBe(false);
     expect(isReadOnly(tool("a"))).toBe(false);
     expect(isReadOnly({ ...tool("a"), read_only_hint: true } as Tool)).toBe(true);
+    // MCP's own annotations.readOnlyHint, written as a boolean, decides over the other spellings.
+    expect(isReadOnly(tool("a", { readOnlyHint: false, read_only_hint: true }))).toBe(false);
+    expect(isReadOnly({ ...tool("a", { readOnlyHint: false }), readOnlyHint: true } as Tool)).toBe(false);
+    expect(isReadOnly(tool("a", { readOnlyHint: "no", read_only_hint: true }))).toBe(true);
   });
 });
 
