@@ -162,7 +162,9 @@ function recordProblem(record: unknown, dir: string): string | undefined {
  * gateway's event loop ~77 ms on every mirrored delivery, once for the lookup without the lock and once for
  * its locked rewrite. Both read through it: the chat front end and other svc processes write the file too,
  * and a change of theirs shows in its identity (or, within 2 s of a change, in its bytes), so it is parsed
- * again; unchanged since this process's own write, the rewrite uses the parse it wrote.
+ * again; unchanged since this process's own write, the rewrite uses the parse it wrote. A mirrored delivery's
+ * lookup and rewrite run on the session index's thread (`indexThread.ts`), so this cache is that thread's
+ * there; on the gateway's thread only `get` (and `entries`) use one.
  */
 const parsedIndexes = parsedFileCache<SessionIndex>();
 
