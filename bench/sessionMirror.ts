@@ -2,15 +2,19 @@
  * `node --import tsx bench/sessionMirror.ts [sessions]`: what one `mirror_to_session` delivery costs the
  * gateway's event loop with a large session index (10,000 sessions by default, ~3.5 MB of index.json).
  * Times, in one process:
- * - `lookup, index unchanged`: `SessionStore.get` of a chat, the index unchanged for over 2 s;
- * - `lookup, index just written`: `get` right after this process's locked write (its `append`), within the
- *   2 s in which a change need not show in the file's stat (the bytes are compared);
+ * - `lookup, index unchanged`: the longest the event loop was held by `SessionStore.find` of a chat (the
+ *   lookup a mirrored delivery makes, on the session index's thread), the index unchanged for over 2 s;
+ * - `lookup, index just written`: the same right after this process's locked write (its `append`), within
+ *   the 2 s in which a change need not show in the file's stat (the bytes are compared);
  * - `mirror`: `mirrorDelivery` to a chat, one after another (each one's lookup finds the index just written
  *   by the one before, then its locked rewrite: the transcript appended, the index rewritten, fsynced and
  *   renamed), from its call until it resolves;
  * - `mirror, event loop held`: the longest the event loop was held in each of those (the longest time
  *   between two turns of a `setImmediate` loop run alongside), which is what webhook requests wait behind;
- * - `lookup after another process`: `get` once a second process rewrote the index (parsed again).
+ * - `lookup after another process`: `find` once a second process rewrote the index (parsed again), from its
+ *   call until it resolves, and the longest the event loop was held meanwhile;
+ * - `mirror after another process` (and the longest the event loop was held in it): `mirrorDelivery` once a
+ *   second process rewrote the index; `open() of a new chat, held`: the longest hold of `openChat` of a new chat.
  * Each the median and the largest of its rounds (`BENCH_MIRROR_ROUNDS`, default 15), after one warm-up.
  */
 import { execFileSync } from "node:child_process";
@@ -56,6 +60,11 @@ function stats(name: string, times: number[]) {
   );
 }
 
+/** The longest the event loop was held during a lookup (`SessionStore.find`, as a mirrored delivery makes it). */
+async function lookupHeld(key: string): Promise<number> {
+  return (await holding(() => store.find(key))).longest;
+}
+
 /**
  * `task`'s value, and the longest the event loop was held while it ran: the longest time between two turns
  * of a `setImmediate` loop (which turns at once whenever nothing else runs, whether or not I/O is pending).
@@ -84,21 +93,15 @@ async function main() {
   const key = `telegram:${chats[0]}`;
   // Past the 2 s in which a change need not show in the file's stat.
   await sleep(2100);
-  store.get(key);
+  await store.find(key);
   const lookups: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const t0 = performance.now();
-    store.get(key);
-    lookups.push(ms(t0));
-  }
+  for (let i = 0; i < rounds; i++) lookups.push(await lookupHeld(key));
   stats("lookup, index unchanged", lookups);
 
   const justWritten: number[] = [];
   for (let i = 0; i < rounds; i++) {
     await store.append(key, [{ role: "assistant", content: "an entry" }]);
-    const t0 = performance.now();
-    store.get(key);
-    justWritten.push(ms(t0));
+    justWritten.push(await lookupHeld(key));
   }
   stats("lookup, index just written", justWritten);
 
@@ -124,6 +127,7 @@ async function main() {
   stats("mirror, event loop held", holds);
 
   const afterOther: number[] = [];
+  const afterOtherHeld: number[] = [];
   for (let i = 0; i < Math.min(rounds, 5); i++) {
     // Another process rewrites the index (a front end's change: one more session).
     execFileSync(process.execPath, [
@@ -136,10 +140,45 @@ async function main() {
        fs.renameSync(p + ".tmp", p);`,
     ]);
     const t0 = performance.now();
-    if (store.get(`telegram:other${i}`) === undefined) throw new Error("stale lookup");
+    const { value, longest } = await holding(() => store.find(`telegram:other${i}`));
+    if (value === undefined) throw new Error("stale lookup");
     afterOther.push(ms(t0));
+    afterOtherHeld.push(longest);
   }
   stats("lookup after another process", afterOther);
+  stats("  event loop held", afterOtherHeld);
+
+  // A mirrored delivery right after another process changed the index (its lookup and locked rewrite find
+  // a parse this process did not make), and a new chat's `open()`: each the longest the event loop was held.
+  const mirrorAfterOther: number[] = [];
+  const mirrorAfterOtherHeld: number[] = [];
+  const opens: number[] = [];
+  for (let i = 0; i < Math.min(rounds, 5); i++) {
+    otherProcessAdds(`telegram:again${i}`);
+    const t0 = performance.now();
+    const { value, longest } = await holding(() => mirrorDelivery(request(chats[i] ?? "")));
+    if (!value) throw new Error("not mirrored");
+    mirrorAfterOther.push(ms(t0));
+    mirrorAfterOtherHeld.push(longest);
+    const opened = await holding(() => store.openChat("telegram", `new${i}`));
+    opens.push(opened.longest);
+  }
+  stats("mirror after another process", mirrorAfterOther);
+  stats("  event loop held", mirrorAfterOtherHeld);
+  stats("open() of a new chat, held", opens);
+}
+
+/** Another process rewrites the index with one more session (as a chat front end adds a chat). */
+function otherProcessAdds(key: string): void {
+  execFileSync(process.execPath, [
+    "-e",
+    `const fs = require("node:fs");
+     const p = ${JSON.stringify(indexPath)};
+     const index = JSON.parse(fs.readFileSync(p, "utf8"));
+     index.sessions[${JSON.stringify(key)}] = { key: ${JSON.stringify(key)}, file: "telegram/other.jsonl" };
+     fs.writeFileSync(p + ".tmp", JSON.stringify(index, null, 2));
+     fs.renameSync(p + ".tmp", p);`,
+  ]);
 }
 
 try {

@@ -58,8 +58,14 @@ writeFileSync(
 await build({
   ...esm,
   ...bundled,
-  // The worker thread is started from `new URL("./uwsThread.js", import.meta.url)`, so it sits beside the chunks.
-  entryPoints: { main: "src/cli/main.ts", run: "src/cli/run.ts", uwsThread: "src/io/http/uwsThread.ts" },
+  // The worker threads are started from `new URL("./uwsThread.js", import.meta.url)` (and `./indexWorker.js`,
+  // the session index's thread), so they sit beside the chunks.
+  entryPoints: {
+    main: "src/cli/main.ts",
+    run: "src/cli/run.ts",
+    uwsThread: "src/io/http/uwsThread.ts",
+    indexWorker: "src/io/sessions/indexWorker.ts",
+  },
   outdir: "dist/cli",
   splitting: true,
   allowOverwrite: true,

@@ -293,6 +293,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       port: gateway.port,
       started_at: new Date().toISOString(),
       ...(namespace === undefined ? {} : { pid_namespace: namespace }),
+      state_backend: gateway.stateBackend,
     };
     writeJsonAtomic(stateFile, state);
     recorded = state;

@@ -58,7 +58,7 @@ export function stoppingGateway(pid: number, paths: SvcPaths): SvcError | undefi
     ? undefined
     : new SvcError(
         "usage",
-        `the gateway is stopping (pid ${pid}, since ${stopping}): its runs in flight finish first, or ${leftAtDrainEnd(configuredStop(paths).backend)} — once it has stopped (svc gateway status says not running), start it again`,
+        `the gateway is stopping (pid ${pid}, since ${stopping}): its runs in flight finish first, or ${afterDrain(runningBackend(paths, pid))} — once it has stopped (svc gateway status says not running), start it again`,
       );
 }
 
@@ -193,7 +193,7 @@ async function startAndWait(
     if (recorded?.port === 0) {
       // Nothing answers /health: being up and past startup is all there is to wait for.
       process.stdout.write(
-        `Gateway started: pid ${child.pid} — webhook adapter off, ${withoutListener(paths)} (no HTTP listener)\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
+        `Gateway started: pid ${child.pid} — webhook adapter off, ${withoutListener(runningBackend(paths, child.pid as number))} (no HTTP listener)\nLogs: ${paths.gatewayLog} (output: ${outFile})\n`,
       );
       return;
     }
@@ -269,18 +269,51 @@ export function defaultStopWaitSeconds(drainTimeoutSeconds: number): number {
  * What `svc gateway stop` says it does: with Redis, pending coalescing groups stay there and fire on time,
  * and a run still going when the drain ends goes back there (`leftAtDrainEnd`).
  */
-export function stopNotice(pid: number, backend: string | undefined): string {
-  const runs = `runs in flight finish, or ${leftAtDrainEnd(backend)} if still going after gateway.drain_timeout_seconds`;
+export function stopNotice(pid: number, backend: string | undefined, configured?: string): string {
+  const runs = `runs in flight finish, or ${leftAtDrainEnd(backend)} if still going after gateway.drain_timeout_seconds${backendChange({ configured })}`;
   return backend === "redis"
     ? `Stopping the gateway (pid ${pid}): ${runs}; pending coalescing groups stay in Redis and fire when their window closes…\n`
     : `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and ${runs}…\n`;
 }
 
 /** What a gateway without a listener runs: with Redis, also the runs other instances accepted. */
-function withoutListener(paths: SvcPaths): string {
-  return configuredStop(paths).backend === "redis"
-    ? "the shared queue's runs (state.backend: redis), MCP servers and cron jobs only"
-    : "MCP servers and cron jobs only";
+function withoutListener(backend: RunningBackend): string {
+  return backend.backend === "redis"
+    ? `the shared queue's runs (state.backend: redis), MCP servers and cron jobs only${backendChange(backend)}`
+    : `MCP servers and cron jobs only${backendChange(backend)}`;
+}
+
+/** The state backend the running gateway uses, and config.yaml's when it now names another. */
+export interface RunningBackend {
+  /** The running gateway's (config.yaml's for one whose gateway.json records none: an older svc's). */
+  readonly backend?: string;
+  /** config.yaml's, when it names another than the running gateway's: a restart would use it. */
+  readonly configured?: string | undefined;
+}
+
+/**
+ * The state backend of the running gateway `pid`, as its gateway.json records it: config.yaml may have been
+ * edited since it started, and `state.backend` takes a restart.
+ */
+function runningBackend(paths: SvcPaths, pid: number): RunningBackend {
+  const recorded = recordedState(paths, pid)?.state_backend;
+  const configured = configuredStop(paths).backend;
+  if (recorded === undefined) return configured === undefined ? {} : { backend: configured };
+  return configured === undefined || configured === recorded
+    ? { backend: recorded }
+    : { backend: recorded, configured };
+}
+
+/** The note on a config.yaml that names another state backend than the running gateway's. */
+export function backendChange(backend: Pick<RunningBackend, "configured">): string {
+  return backend.configured === undefined
+    ? ""
+    : ` (config.yaml now names state.backend: ${backend.configured}, which a restart would use)`;
+}
+
+/** What becomes of the running gateway's runs still going when its drain ends, with `backendChange`. */
+function afterDrain(backend: RunningBackend): string {
+  return `${leftAtDrainEnd(backend.backend)}${backendChange(backend)}`;
 }
 
 /** The default wait and the state backend, from config.yaml as it is now. */
@@ -314,11 +347,12 @@ async function stop(options: { timeout?: string }): Promise<void> {
     );
     return;
   }
+  const backend = runningBackend(paths, pid);
   process.kill(pid, "SIGTERM");
   // A suspended gateway (Ctrl-Z on svc gateway run, SIGSTOP) takes the SIGTERM only once it runs again:
   // continued, as systemd continues what it stops.
   continueProcess(pid);
-  process.stdout.write(stopNotice(pid, configured.backend));
+  process.stdout.write(stopNotice(pid, backend.backend, backend.configured));
   const deadline = performance.now() + timeoutSeconds * 1000;
   // A gateway that exited under a parent that has not collected it yet (a zombie) has stopped.
   while (processRunning(pid)) {
@@ -430,20 +464,26 @@ async function status(): Promise<void> {
   if (port === 0) {
     // A listener never has port 0: the gateway recorded that it runs without one (adapter off).
     process.stdout.write(
-      `Gateway: running (pid ${pid})\nListening: no HTTP listener — webhook adapter off, ${withoutListener(paths)}\n`,
+      `Gateway: running (pid ${pid})\nListening: no HTTP listener — webhook adapter off, ${withoutListener(runningBackend(paths, pid))}\n`,
     );
     return;
   }
   const ok = await health(host, port);
   const stopping = ok ? undefined : recordedState(paths, pid)?.stopping_since;
+  const backend = runningBackend(paths, pid);
   const why =
     stopping !== undefined
-      ? `stopping since ${stopping} (no new requests; runs in flight finish or ${leftAtDrainEnd(configuredStop(paths).backend)})`
+      ? `stopping since ${stopping} (no new requests; runs in flight finish or ${afterDrain(backend)})`
       : processStat(pid)?.state === "T"
         ? `not answering — its process is suspended (Ctrl-Z in the terminal of svc gateway run, or SIGSTOP), and requests wait: resume it with fg in that terminal, or kill -CONT ${pid}`
         : "not answering";
+  // A config.yaml edited since the start may name another state backend: said (the stop's line says it there).
+  const changed =
+    stopping === undefined && backend.configured !== undefined
+      ? `State backend: ${backend.backend}${backendChange(backend)}\n`
+      : "";
   process.stdout.write(
-    `Gateway: running (pid ${pid})\nListening: ${listenAddress(host, port)}\nHealth: ${ok ? "ok" : why}\n`,
+    `Gateway: running (pid ${pid})\nListening: ${listenAddress(host, port)}\nHealth: ${ok ? "ok" : why}\n${changed}`,
   );
   if (!ok) process.exitCode = 1;
 }

@@ -139,6 +139,7 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
     idempotency: {
       checkAndAdd: shared === undefined ? (key) => seen.checkAndAdd(key) : shared.checkAndAdd,
       randomId: randomUUID,
+      onWaitsForOriginal: hooks.onDuplicateWaits,
       ...(shared?.directDeliveries === undefined ? {} : { shared: shared.directDeliveries }),
     },
     dispatch: {

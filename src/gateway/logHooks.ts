@@ -24,6 +24,12 @@ export function pipelineLogHooks(logger: Logger) {
     onPing(route: string, event: string) {
       logger.debug(`[webhook] ${route}: ${event} event ignored`);
     },
+    onDuplicateWaits(route: string, deliveryId: string) {
+      logger.debug(
+        { route, delivery_id: deliveryId },
+        `[webhook] ${route}: a repeat of a delivery under way waits for it — answered once it ends (200 duplicate when delivered, 502 when it failed, 503 when the gateway stops)`,
+      );
+    },
     onScriptIgnored(route: string, why: string) {
       logger.info(`[webhook] ${route}: script ignored the event (${why})`);
     },

@@ -16,6 +16,11 @@ export interface GatewayState {
   readonly pid_namespace?: string;
   /** When it began to stop (its listener closed, runs draining): `status` says so instead of "not answering". */
   readonly stopping_since?: string;
+  /**
+   * `state.backend` as it started (a change takes a restart): where its unfinished runs go at its stop.
+   * Absent in a file written by an older svc. Never the Redis URL.
+   */
+  readonly state_backend?: "local" | "redis";
 }
 
 export function gatewayStateFile(paths: SvcPaths): string {

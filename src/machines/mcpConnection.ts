@@ -51,7 +51,9 @@ export interface McpConnectionContext extends McpConnectionInput {
   onDemand: boolean;
   /**
    * What the server was before the connect under way: `failed` (a connect failed) or `reconnecting` (its
-   * connection was lost); unset from the connect that succeeds. `svc_mcp_servers` counts a retry so.
+   * connection was lost); kept through the connect that succeeds until that connection has stayed up
+   * `STABLE_CONNECTION_MS` (when the backoff starts over), and unset by a recycle. `svc_mcp_servers` counts
+   * a retry, and a connection not yet stable after one, so.
    */
   downAs: "failed" | "reconnecting" | undefined;
   /**
@@ -106,7 +108,13 @@ export const mcpConnectionMachine = setup({
   actions: {
     started: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
     ended: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }),
-    recycledSession: assign({ session: undefined, recyclePending: false, attempt: 0, onDemand: true }),
+    recycledSession: assign({
+      session: undefined,
+      recyclePending: false,
+      attempt: 0,
+      onDemand: true,
+      downAs: undefined,
+    }),
     recycledByIdle: assign({ recycledBy: "idle" as const }),
     recycledByAge: assign({ recycledBy: "age" as const }),
     /** Provided anew by the hub, which knows what a stdio server wrote on stderr while it waited. */
@@ -182,7 +190,6 @@ export const mcpConnectionMachine = setup({
             lastError: undefined,
             recyclePending: false,
             onDemand: false,
-            downAs: undefined,
           }),
         },
         onError: {
@@ -213,7 +220,7 @@ export const mcpConnectionMachine = setup({
         },
       },
       after: {
-        stable: { actions: assign({ attempt: 0 }) },
+        stable: { actions: assign({ attempt: 0, downAs: undefined }) },
         // Age recycling never interrupts a call: it waits for the last one to end.
         maxLifetime: [
           { guard: and(["ageRecycleOn", "idleNow"]), target: "recycling", actions: "recycledByAge" },
@@ -363,13 +370,15 @@ export type ConnectionState =
 
 /**
  * The state `svc_mcp_servers` counts a server under: its status name, except that a connect retrying a
- * server that failed or lost its connection counts as that until it succeeds. A server that never answers
- * spends each try's `connect_timeout` connecting: counted so, it would leave `failed` at every retry, and
- * an alert on `failed` servers held for some minutes (`for: 10m`) would start over each time, never firing.
+ * server that failed or lost its connection counts as that, and so does the connection it makes until that
+ * has stayed up `STABLE_CONNECTION_MS` (as long as the backoff takes to start over). A server that never
+ * answers spends each try's `connect_timeout` connecting, and one that crashes right after each handshake is
+ * connected for a moment at each try: counted so, either would leave `failed` or `reconnecting` at every
+ * retry, and an alert on them held for some minutes (`for: 10m`) would start over each time, never firing.
  */
 export function gaugeState(snapshot: McpConnectionSnapshot): ConnectionState {
   const state = connectionState(snapshot);
-  return state === "connecting" ? (snapshot.context.downAs ?? state) : state;
+  return state === "connecting" || state === "connected" ? (snapshot.context.downAs ?? state) : state;
 }
 
 /** The status name shown by `svc mcp list` and the inspector. */

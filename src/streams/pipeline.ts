@@ -127,6 +127,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         checkAndAdd: record.checkAndAdd,
         randomId: () => deps.idempotency.randomId(),
         inFlight: record.outcomeOf,
+        ...(deps.idempotency.onWaitsForOriginal === undefined
+          ? {}
+          : { onWaitsForOriginal: deps.idempotency.onWaitsForOriginal }),
       }),
     ],
     ["accept", acceptStage],

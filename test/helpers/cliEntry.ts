@@ -48,9 +48,12 @@ export function svcModule(path: string): string {
 }
 
 /**
- * The environment the suite's files run with: the ingress threads of gateways started in-process load
- * their compiled module when the build is current (see `newThread`).
+ * The environment the suite's files run with: the ingress threads of gateways started in-process, and the
+ * session index's thread, load their compiled module when the build is current (see each `newThread`).
  */
 export const SUITE_ENV: Readonly<Record<string, string>> = FRESH
-  ? { SVC_TEST_INGRESS_THREAD: svcModule("io/http/uwsThread.js") }
+  ? {
+      SVC_TEST_INGRESS_THREAD: svcModule("io/http/uwsThread.js"),
+      SVC_TEST_SESSION_INDEX_THREAD: svcModule("io/sessions/indexWorker.js"),
+    }
   : {};

@@ -20,8 +20,9 @@ export async function mirrorDelivery(request: MirrorRequest, now?: () => Date): 
   const key = chatSessionKey(request.platform, request.chatId);
   // Looked up before taking the index lock: the lock would create the profile's sessions/ directory
   // (and make every delivery to a chat without a session queue for it). The index is replaced
-  // atomically, so this read needs no lock; `append` checks again under it.
-  if (store.get(key) === undefined) return false;
+  // atomically, so this read needs no lock; `append` checks again under it. Read (and parsed, when another
+  // process changed it) on the index's thread, not the gateway's.
+  if ((await store.find(key)) === undefined) return false;
   return store.append(key, [
     {
       role: "assistant",

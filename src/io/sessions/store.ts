@@ -19,6 +19,7 @@ import { noRoomProblem, writeFileAtomic, writeFileAtomicAsync } from "../stores/
 import { withFileLock } from "../stores/fileLock.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 import { parsedFileCache } from "./indexCache.js";
+import { type AskIndex, askIndexThread } from "./indexThread.js";
 import { inSessionOrder } from "./orderedAppends.js";
 import { transcriptPath } from "./transcriptPath.js";
 
@@ -161,7 +162,9 @@ function recordProblem(record: unknown, dir: string): string | undefined {
  * gateway's event loop ~77 ms on every mirrored delivery, once for the lookup without the lock and once for
  * its locked rewrite. Both read through it: the chat front end and other svc processes write the file too,
  * and a change of theirs shows in its identity (or, within 2 s of a change, in its bytes), so it is parsed
- * again; unchanged since this process's own write, the rewrite uses the parse it wrote.
+ * again; unchanged since this process's own write, the rewrite uses the parse it wrote. A mirrored delivery's
+ * lookup and rewrite run on the session index's thread (`indexThread.ts`), so this cache is that thread's
+ * there; on the gateway's thread only `get` (and `entries`) use one.
  */
 const parsedIndexes = parsedFileCache<SessionIndex>();
 
@@ -212,6 +215,8 @@ export class SessionStore {
     private readonly now: () => Date = () => new Date(),
     /** How long an append waits for the index's lock, from when it is asked (ms). */
     private readonly lockWaitMs = LOCK_WAIT_MS,
+    /** Where the index is read, parsed and rewritten: the index's own thread (tests: their own). */
+    private readonly ask: AskIndex = askIndexThread,
   ) {
     this.indexPath = join(dir, "index.json");
   }
@@ -333,6 +338,48 @@ export class SessionStore {
     return this.recordOf(this.readIndex(true), key);
   }
 
+  /**
+   * `get` on the session index's thread (`indexThread.ts`): the index is read, and parsed when it changed,
+   * there, so a large index another process changed does not hold this thread's event loop while it is parsed.
+   */
+  async find(key: string): Promise<SessionRecord | undefined> {
+    const text = await this.ask({ op: "lookup", dir: this.dir, key });
+    return typeof text === "string" ? (parseJson(text) as SessionRecord) : undefined;
+  }
+
+  /**
+   * Sets the session's `updated_at` to `at` in the index (its entry's position and other fields kept); false
+   * when there is no such session. The caller holds the index's lock. Run on the index's thread.
+   */
+  async touchUnlocked(key: string, at: string): Promise<boolean> {
+    // The kept parse, unless another process changed the file since this one wrote or read it.
+    const index = this.readIndex(true);
+    const record = this.recordOf(index, key);
+    if (record === undefined) return false;
+    const updated = extendObject(record as unknown as Record<string, unknown>, {
+      updated_at: at,
+    }) as unknown as SessionRecord;
+    await this.replaceRecord(index, key, record, updated);
+    return true;
+  }
+
+  /**
+   * `open` without its lock, which the caller holds, with its time given: creates the session's transcript
+   * (empty) and entry unless the entry exists; its entry. Run on the index's thread.
+   */
+  openUnlocked(key: string, file: string, meta: Readonly<Record<string, string>>, at: string): SessionRecord {
+    const index = this.readIndex();
+    const existing = this.recordOf(index, key);
+    if (existing !== undefined) return existing;
+    const record: SessionRecord = { key, file, ...meta, created_at: at, updated_at: at };
+    const path = join(this.dir, file);
+    makeDirs(dirname(path));
+    closeSync(openTranscript(path));
+    index.sessions = extendObject(index.sessions, { [key]: record }) as SessionIndex["sessions"];
+    this.writeIndex(index);
+    return record;
+  }
+
   entries(key: string): SessionEntry[] {
     const record = this.get(key);
     if (record === undefined) return [];
@@ -343,24 +390,19 @@ export class SessionStore {
       .map((line) => JSON.parse(line) as SessionEntry);
   }
 
-  /** Creates the session when it does not exist yet; returns its record. */
+  /**
+   * Creates the session when it does not exist yet; returns its record. The index is read, parsed and
+   * rewritten (atomically: temp file, fsync, rename) on the index's thread, under the index's lock.
+   */
   async open(
     key: string,
     file: string,
     meta: Partial<Pick<SessionRecord, "platform" | "chat_id" | "route" | "delivery_id">> = {},
   ): Promise<SessionRecord> {
-    return withFileLock(this.indexPath, () => {
-      const index = this.readIndex();
-      const existing = this.recordOf(index, key);
-      if (existing !== undefined) return existing;
+    return withFileLock(this.indexPath, async () => {
       const at = this.now().toISOString();
-      const record: SessionRecord = { key, file, ...meta, created_at: at, updated_at: at };
-      const path = join(this.dir, file);
-      makeDirs(dirname(path));
-      closeSync(openTranscript(path));
-      index.sessions = extendObject(index.sessions, { [key]: record }) as SessionIndex["sessions"];
-      this.writeIndex(index);
-      return record;
+      const text = await this.ask({ op: "open", dir: this.dir, key, file, meta: { ...meta }, at });
+      return parseJson(text as string) as SessionRecord;
     });
   }
 
@@ -392,9 +434,8 @@ export class SessionStore {
     return withFileLock(
       this.indexPath,
       async () => {
-        // The kept parse, unless another process changed the file since this one wrote or read it.
-        const index = this.readIndex(true);
-        const record = this.recordOf(index, key);
+        // Looked up, and the index rewritten, on the index's thread (its parse kept there).
+        const record = await this.find(key);
         if (record === undefined) return false;
         const path = transcriptPath(this.dir, this.indexPath, key, record.file);
         const at = this.now().toISOString();
@@ -406,10 +447,8 @@ export class SessionStore {
         } finally {
           closeSync(fd);
         }
-        const updated = extendObject(record as unknown as Record<string, unknown>, {
-          updated_at: at,
-        }) as unknown as SessionRecord;
-        await this.replaceRecord(index, key, record, updated);
+        // The entry is gone only when a writer ignored the lock: the entries were appended all the same.
+        await this.ask({ op: "touch", dir: this.dir, key, at });
         return true;
       },
       { timeoutMs },

@@ -15,6 +15,8 @@ export interface IdempotencyDeps {
   randomId(): string;
   /** The outcome of a direct delivery of `key` still under way (see `IdempotencyRecord`: the key is pending). */
   inFlight?(key: string): Promise<DirectOutcome> | undefined;
+  /** A duplicate of a direct delivery under way waits for that delivery's outcome (a debug line). */
+  onWaitsForOriginal?(routeName: string, deliveryId: string): void;
 }
 
 /** Deliveries are remembered per route: the same id sent to two routes is two events. */
@@ -31,9 +33,9 @@ export function idempotencyStage(deps: IdempotencyDeps): MaybeAsyncStage {
   const decide = (ctx: PipelineCtx, key: string, sent: string, duplicate: boolean): PipelineCtx | Outcome => {
     if (duplicate) {
       const original = deps.inFlight?.(key);
-      return original === undefined
-        ? withEventAside(DUPLICATE, ctx.event)
-        : withCtx(ctx, { deliveryId: sent, duplicateOf: original });
+      if (original === undefined) return withEventAside(DUPLICATE, ctx.event);
+      deps.onWaitsForOriginal?.(routeOf(ctx).name, sent);
+      return withCtx(ctx, { deliveryId: sent, duplicateOf: original });
     }
     return withCtx(ctx, { deliveryId: sent });
   };

@@ -51,8 +51,20 @@ describe("graceful stop observed from outside (issue 3 Tests)", { timeout: 90_00
     const answers = await Promise.all(sends);
     expect(answers.every((a) => a.status === 202 && a.body.status === "coalesced")).toBe(true);
 
+    // config.yaml edited since the start to name Redis: the running gateway still uses its local journal
+    // (state.backend takes a restart), so status and stop say what it does, and that the file names another.
+    const config = readFileSync(join(home.dir, "config.yaml"), "utf8");
+    home.write("config.yaml", `${config}state: { backend: redis, redis_url: "redis://127.0.0.1:1/0" }\n`);
+    const changed = " (config.yaml now names state.backend: redis, which a restart would use)";
+    const status = await svc(home, ["gateway", "status"]);
+    expect(status.stdout).toContain(`Health: ok\nState backend: local${changed}\n`);
     const stopped = await svc(home, ["gateway", "stop"]);
     expect(stopped.code).toBe(0);
+    expect(stopped.stdout).toMatch(
+      new RegExp(
+        `^Stopping the gateway \\(pid \\d+\\): pending coalesced events are dispatched and runs in flight finish, or are kept for the next start if still going after gateway.drain_timeout_seconds${changed.replace(/[().]/g, "\\$&")}…\n`,
+      ),
+    );
     expect(stopped.stdout).toContain("Gateway stopped");
     const runs = readdirSync(join(home.dir, "runs"))
       .filter((f) => f.endsWith(".json"))

@@ -15,7 +15,7 @@ describe("svc gateway start while the gateway stops", { timeout: 60_000 }, () =>
     home.cleanup();
   });
 
-  it("says it is stopping and to start it once it has stopped, not to stop it (exit 2, nothing started); with state.backend: redis, that its runs go back to Redis, and status says so too", async () => {
+  it("says it is stopping and to start it once it has stopped, not to stop it (exit 2, nothing started); with config.yaml edited since to name state.backend: redis, what the running gateway does (its runs kept) and that the file names another, and status says so too", async () => {
     home = tempHome();
     ({ gateway } = await stoppingWithRun(home));
     const res = await svc(home, ["gateway", "start"]);
@@ -35,25 +35,28 @@ describe("svc gateway start while the gateway stops", { timeout: 60_000 }, () =>
         `^svc: the gateway is stopping \\(pid ${gateway.child.pid}, since [^)]+\\): .* start it again\\n$`,
       ),
     );
-    // With state.backend: redis, a run still going when the drain ends goes back to Redis for any
-    // instance, not to the next start. The commands read the backend from config.yaml as it is now (the
-    // same stopping gateway serves here): no Redis is asked.
+    // config.yaml edited to name Redis after this gateway started on its local journal: a run still going
+    // when its drain ends is still kept for the next start (state.backend takes a restart), and the
+    // commands say that the file now names another backend (gateway.json records the running one).
     const config = parse(readFileSync(join(home.dir, "config.yaml"), "utf8")) as Record<string, unknown>;
     home.write(
       "config.yaml",
       stringify({ ...config, state: { backend: "redis", redis_url: "redis://127.0.0.1:1/0" } }),
     );
+    const changed = "\\(config\\.yaml now names state\\.backend: redis, which a restart would use\\)";
     const redis = await svc(home, ["gateway", "start"]);
     expect(redis.code).toBe(2);
     expect(redis.stderr).toMatch(
       new RegExp(
-        `^svc: the gateway is stopping \\(pid ${gateway.child.pid}, since [^)]+\\): its runs in flight finish first, or go back to Redis for any instance to run — once it has stopped \\(svc gateway status says not running\\), start it again\\n$`,
+        `^svc: the gateway is stopping \\(pid ${gateway.child.pid}, since [^)]+\\): its runs in flight finish first, or are kept for the next start ${changed} — once it has stopped \\(svc gateway status says not running\\), start it again\\n$`,
       ),
     );
     const status = await svc(home, ["gateway", "status"]);
     expect(status.code).toBe(1);
     expect(status.stdout).toMatch(
-      /Health: stopping since [^ ]+ \(no new requests; runs in flight finish or go back to Redis for any instance to run\)\n/,
+      new RegExp(
+        `Health: stopping since [^ ]+ \\(no new requests; runs in flight finish or are kept for the next start ${changed}\\)\\n$`,
+      ),
     );
   });
 });

@@ -138,10 +138,15 @@ describe("a delivery's wait for the earlier ones to its chat", () => {
   it("of a direct delivery ends when the gateway stops: it sends nothing, its sender is answered 503, and the one under way 200", async () => {
     const { gw, first, later } = await laterWaitingBehindHeld("-5", LATER_ID);
     try {
-      // Its duplicate waits for its outcome. (Nothing shows that it arrived: a short real pause lets it. One
-      // arriving after the stop began is answered the same 503 by the front, so the pause cannot fail the test.)
+      // Its duplicate waits for its outcome: the gateway's debug line says it does.
       const duplicate = postJson(gw.url("/webhooks/note"), { text: "later" }, LATER_ID);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await vi.waitFor(
+        () =>
+          expect(
+            gw.logs().find((l) => l.msg.includes("waits for it") && l.delivery_id === "later-1"),
+          ).toBeDefined(),
+        { timeout: 5000, interval: 5 },
+      );
       const stopping = gw.gateway.stop();
       const cut = await later;
       expect(cut.status).toBe(503);

@@ -63,11 +63,13 @@ describe("svc gateway run (subprocess)", () => {
     const [, port, routes] = await waitForLine(running, LISTENING);
     expect(routes).toBe("github, stripe");
     expect(Number(port)).toBeGreaterThan(0);
-    // The pid alone (what `kill -HUP $(cat …)` reads); gateway.json records its PID namespace.
+    // The pid alone (what `kill -HUP $(cat …)` reads); gateway.json records its PID namespace, and the
+    // state backend it started with (its name only: never a Redis URL).
     expect(readFileSync(join(home.dir, "gateway.pid"), "utf8")).toBe(`${running.child.pid}\n`);
     expect(JSON.parse(readFileSync(join(home.dir, "gateway.json"), "utf8"))).toMatchObject({
       pid: running.child.pid,
       pid_namespace: readlinkSync("/proc/self/ns/pid"),
+      state_backend: "local",
     });
     expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(
       `[webhook] Listening on 127.0.0.1:${port} — routes: github, stripe`,

@@ -29,6 +29,14 @@ describe("svc gateway stop: what it says it does", () => {
   });
 });
 
+describe("svc gateway stop: a config.yaml edited since the gateway started", () => {
+  it("says what the running gateway does, and that config.yaml names another backend, which a restart would use", () => {
+    expect(stopNotice(42, "redis", "local")).toBe(
+      "Stopping the gateway (pid 42): runs in flight finish, or go back to Redis for any instance to run if still going after gateway.drain_timeout_seconds (config.yaml now names state.backend: local, which a restart would use); pending coalescing groups stay in Redis and fire when their window closes…\n",
+    );
+  });
+});
+
 describe("svc gateway run: a second stop signal while the runs drain", () => {
   it("says what becomes of a run still going when the drain ends: kept for the next start (local), back in Redis for any instance (redis)", () => {
     expect(stopSignalAgain("SIGINT", "local")).toBe(

@@ -367,7 +367,32 @@ describe("mcpConnection machine (spec 3)", () => {
     expect(h.connects).toBe(before + 1);
   });
 
-  it("svc_mcp_servers: a retry under way after a failed connect still counts as failed, and one after a lost connection as reconnecting, until a connect succeeds", async () => {
+  it("svc_mcp_servers: a server that crashes right after each connect stays reconnecting, not connected at each reconnect, until a connection stays up 30 s", async () => {
+    const { actor, state, tick, until } = start({ kind: "stdio" });
+    const gauge = () => gaugeState(actor.getSnapshot());
+    await until("connected");
+    expect(gauge()).toBe("connected");
+    // Each connection exits 5 s after its handshake: the backoff grows, and each reconnect is connected for 5 s.
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      await tick(5_000);
+      actor.send({ type: "SESSION_LOST", reason: "the server process exited (code 1)" });
+      await tick(0);
+      expect(gauge()).toBe("reconnecting");
+      await tick(backoffMs(attempt));
+      await until("connected");
+      expect(state()).toBe("connected");
+      // A scrape now (svc mcp list shows connected): still reconnecting, so an alert's `for:` does not start over.
+      expect(gauge()).toBe("reconnecting");
+    }
+    // One that stays up as long as the backoff takes to start over is connected again.
+    await tick(STABLE_CONNECTION_MS - 1);
+    expect(gauge()).toBe("reconnecting");
+    await tick(1);
+    expect(gauge()).toBe("connected");
+    expect(actor.getSnapshot().context.attempt).toBe(0);
+  });
+
+  it("svc_mcp_servers: a retry under way after a failed connect still counts as failed, and one after a lost connection as reconnecting, until the connection it makes has stayed up 30 s", async () => {
     const { actor, h, state, tick, until } = start(
       { kind: "http", connectTimeoutMs: 60_000 },
       { hangConnect: true },
@@ -390,6 +415,11 @@ describe("mcpConnection machine (spec 3)", () => {
     await until("failed");
     await tick(backoffMs(2));
     await until("connected");
+    // Connected after failed connects: still counted failed until the connection has stayed up 30 s.
+    expect(gauge()).toBe("failed");
+    await tick(STABLE_CONNECTION_MS - 1);
+    expect(gauge()).toBe("failed");
+    await tick(1);
     expect(gauge()).toBe("connected");
     // A lost connection: reconnecting through its backoff and through the connect that follows it.
     h.hangConnect = true;

@@ -2,6 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
 import { afterEach, expect, it } from "vitest";
+import { answerHere } from "../../../src/io/sessions/indexWorker.js";
 import { sessionsQueued } from "../../../src/io/sessions/orderedAppends.js";
 import { SessionStore } from "../../../src/io/sessions/store.js";
 import { extendObject, parseJson, stringifyJson } from "../../../src/streams/jsonNumbers/index.js";
@@ -9,6 +10,13 @@ import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
 afterEach(() => home?.cleanup());
+
+/**
+ * A store that reads and rewrites its index on this thread (what the session index's thread runs), so the
+ * parse its lookups keep is the one its rewrites use and keep.
+ */
+const storeHere = (sessions: string, now: () => Date) =>
+  new SessionStore(sessions, now, undefined, answerHere);
 
 /** A clock a second further on each time it is read, so every append changes its session's `updated_at`. */
 function ticking(): () => Date {
@@ -54,7 +62,7 @@ function twoSessionHome(): { sessions: string; indexPath: string } {
 it("a rewrite uses the parse it wrote, and still reads each change another writer makes in between", async () => {
   const { sessions, indexPath } = twoSessionHome();
   home.write("sessions/telegram/-2.jsonl", "");
-  const store = new SessionStore(sessions, ticking());
+  const store = storeHere(sessions, ticking());
   const entry = [{ role: "assistant" as const, content: "mirrored" }];
   expect(await store.append("telegram:-1", entry)).toBe(true);
   const other = store.get("telegram:-2");
@@ -106,7 +114,7 @@ it("serializing only the changed entry writes the bytes a whole rewrite writes",
       "after": {"telegram:-9": 1.50}}`,
   );
   for (let i = 0; i < keys.length; i++) home.write(`sessions/t/${i}.jsonl`, "");
-  const store = new SessionStore(sessions, ticking());
+  const store = storeHere(sessions, ticking());
   const entry = [{ role: "assistant" as const, content: "mirrored" }];
   for (const key of [...keys, ...keys.toReversed(), "telegram:-1", "telegram:-1"]) {
     const before = readFileSync(indexPath, "utf8");
@@ -128,7 +136,7 @@ it("serializing only the changed entry writes the bytes a whole rewrite writes",
 // Lookups made meanwhile see the index as the file still holds it, and the new entry once it is renamed.
 it("an append returns to the event loop before the index is written, and lookups meanwhile see the file", async () => {
   const { sessions, indexPath } = twoSessionHome();
-  const store = new SessionStore(sessions, ticking());
+  const store = storeHere(sessions, ticking());
   const entry = [{ role: "assistant" as const, content: "mirrored" }];
   expect(await store.append("telegram:-1", entry)).toBe(true);
   for (let i = 0; i < 2; i++) {
