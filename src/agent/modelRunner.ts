@@ -179,6 +179,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
               mayRun: () => progress.steps < settings.max_steps - 1,
             }),
             maxSteps: settings.max_steps,
+            maxResultChars: settings.max_tool_result_chars,
             maxTokens: request.maxTokens ?? settings.max_tokens,
             signal: runSignal,
             log,

@@ -23,6 +23,8 @@ export class ToolCallLog {
 
   private entries: Array<{ readonly id: string; readonly record: ToolCallRecord }> = [];
   private readonly seen = new Set<string>();
+  /** The error each failed call is recorded with, as the model is sent it (`errorOf`). */
+  private readonly errors = new Map<string, string>();
   /** Calls whose arguments nested too deep, sent to the tool loop as `{}` (`deepArgumentsMiddleware`). */
   private readonly tooDeep = new Set<string>();
   /** Offered name → registered name, for the tools offered under a shortened name (`modelToolName`). */
@@ -35,17 +37,19 @@ export class ToolCallLog {
     if (this.seen.has(callId)) return;
     this.seen.add(callId);
     const { name, error } = record;
+    const said = error === undefined ? undefined : this.scrubbed(error);
+    if (said !== undefined) this.errors.set(callId, said);
     this.entries.push({
       id: callId,
-      record: {
-        ...record,
-        name: this.scrubbed(name),
-        ...(error === undefined ? {} : { error: this.scrubbed(error) }),
-      },
+      record: { ...record, name: this.scrubbed(name), ...(said === undefined ? {} : { error: said }) },
     });
   }
   has(callId: string): boolean {
     return this.seen.has(callId);
+  }
+  /** The error call `callId` failed with, as recorded (scrubbed, held to the cap); undefined for another. */
+  errorOf(callId: string): string | undefined {
+    return this.errors.get(callId);
   }
   /** Notes that the model wrote call `callId` with arguments nested too deep: the tool is not run on it. */
   refuseTooDeep(callId: string): void {

@@ -1,10 +1,12 @@
 import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
 import { pausedTurnsMiddleware } from "./pausedTurns.js";
+import { recordedToolErrorsMiddleware } from "./recordedToolErrors.js";
 import type { ProviderModel } from "./retry.js";
 import { promptToChange } from "./runPrompt.js";
 import type { ToolCallLog } from "./sdkTools.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
 import { deepArgumentsMiddleware } from "./toolCallInputs.js";
+import { cutToolText } from "./toolResultCap.js";
 import { unofferedToolsMiddleware } from "./unofferedToolsMiddleware.js";
 
 export interface ToolLoopInput {
@@ -21,6 +23,11 @@ export interface ToolLoopInput {
    * server was not connected); undefined keeps the AI SDK's own answer.
    */
   readonly unoffered?: (name: string) => string | undefined;
+  /**
+   * `agent.max_tool_result_chars`, for the errors of calls no tool ran (an unknown tool, arguments that are
+   * not JSON), which quote what the model wrote; 0 or unset: no cap.
+   */
+  readonly maxResultChars?: number;
 }
 
 /** What a loop got through, kept up to date step by step so a failed run still reports it. */
@@ -137,6 +144,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
         toolCallsFinishMiddleware,
         pausedTurnsMiddleware,
         ...(input.unoffered === undefined ? [] : [unofferedToolsMiddleware(input.unoffered)]),
+        recordedToolErrorsMiddleware((id) => input.log.errorOf(id)),
       ],
     }),
     ...(input.system === undefined ? {} : { system: input.system }),
@@ -157,14 +165,18 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
         // A cut or stopped turn's calls are all recorded as not run, below.
         if (part.type !== "tool-error" || input.log.has(part.toolCallId) || endsTheRun(step)) continue;
         // A name the run could not be offered is no tool of the run's set: the SDK's error is "unavailable tool".
-        const error =
+        // Held to the cap as a tool's own error is: the SDK's quotes the arguments the model wrote.
+        const { text: error, cut } = cutToolText(
           input.unoffered?.(part.toolName) ??
-          (part.error instanceof Error ? part.error.message : String(part.error));
+            (part.error instanceof Error ? part.error.message : String(part.error)),
+          input.maxResultChars ?? 0,
+        );
         input.log.add(part.toolCallId, {
           name: input.log.registeredName(part.toolName),
           ms: 0,
           ok: false,
           error,
+          ...(cut && { cut }),
         });
       }
       // The log and the journal list a turn's calls as the model asked for them, not as they finished.

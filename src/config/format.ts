@@ -189,6 +189,12 @@ const WEBHOOK_RANGES: Readonly<Record<string, string>> = {
   script_timeout_seconds: "write a number of seconds above 0 (default 30)",
 };
 
+/** The agent's numbers without a range of their own to name, by key (directly under `agent`). */
+const AGENT_RANGES: Readonly<Record<string, string>> = {
+  timeout_seconds: "write the longest a run may take in seconds, above 0 (default 600)",
+  max_tokens: "write the output tokens one model turn may use, a whole number of 1 or more (default 4096)",
+};
+
 /** A route's `coalesce` numbers (a subscription's too), by key. */
 const COALESCE_RANGES: Readonly<Record<string, string>> = {
   window_seconds: "write the quiet window in seconds, 0 or more (default 30)",
@@ -202,6 +208,7 @@ function rangeAdvice(path: readonly PropertyKey[]): string | undefined {
   const webhook = at[0] === "platforms" && at[1] === "webhook" && at.length === (at[2] === "extra" ? 4 : 3);
   if (webhook && Object.hasOwn(WEBHOOK_RANGES, key)) return WEBHOOK_RANGES[key];
   if (at.at(-2) === "coalesce" && Object.hasOwn(COALESCE_RANGES, key)) return COALESCE_RANGES[key];
+  if (at[0] === "agent" && at.length === 2 && Object.hasOwn(AGENT_RANGES, key)) return AGENT_RANGES[key];
   if (key !== "drain_timeout_seconds" && Object.hasOwn(FINITE_IN_RANGE, key)) return FINITE_IN_RANGE[key];
   return undefined;
 }

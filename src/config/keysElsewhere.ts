@@ -48,6 +48,10 @@ const HOME_OF_TOP_LEVEL_KEY: Readonly<Record<string, string>> = {
 const NO_SAMPLING_SETTINGS =
   "svc sends no sampling settings (the model's own defaults apply) — remove it, or set it where the model is served";
 
+/** OpenRouter's `HTTP-Referer` and `X-Title`, a gateway's own authentication header: no key sends them. */
+const NO_OWN_HEADERS =
+  "svc sends no request headers of your own: a gateway that takes its key as Authorization: Bearer gets it from api_key; for any other header, put a reverse proxy in front of the endpoint that adds it, and set base_url to the proxy";
+
 /**
  * Keys other agent frameworks and model clients write for the same settings (the OpenAI SDK, LiteLLM,
  * LangChain, the Claude Agent SDK), spelled too far from svc's for a did-you-mean: what `agent` reads
@@ -60,6 +64,11 @@ const OTHER_TOOLS_AGENT_KEYS: Readonly<Record<string, string>> = {
   frequency_penalty: NO_SAMPLING_SETTINGS,
   presence_penalty: NO_SAMPLING_SETTINGS,
   seed: NO_SAMPLING_SETTINGS,
+  headers: NO_OWN_HEADERS,
+  default_headers: NO_OWN_HEADERS,
+  extra_headers: NO_OWN_HEADERS,
+  stream:
+    "svc asks the endpoint for one JSON answer per model turn, never a stream: remove it (an endpoint that streams all the same is read as well)",
   max_retries: "write retries (retries of one model call)",
   max_turns: "write max_steps (model turns per run)",
   max_iterations: "write max_steps (model turns per run)",

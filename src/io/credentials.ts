@@ -54,8 +54,9 @@ const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart
 /**
  * A secret as it may be echoed back: verbatim, percent-encoded (paths, query strings), form-encoded, and
  * as a string inside a JSON answer (an error body quoting the request's headers or fields): escaped as
- * JSON.stringify escapes it (`"` and `\`), and with `<`, `>`, `&` and non-ASCII as `\u` escapes too, as
- * Go's encoding/json and Python's json.dumps write them.
+ * JSON.stringify escapes it (`"` and `\`), and besides with `\u` escapes as JSON encoders write them by
+ * default: `<`, `>` and `&` (Go's encoding/json), non-ASCII (Python's json.dumps), non-ASCII and `/` as
+ * `\/` (PHP's json_encode), and all of those. A secret without such characters has its one JSON form.
  */
 export function secretForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
@@ -65,6 +66,9 @@ export function secretForms(secret: string): string[] {
     new URLSearchParams({ s: secret }).toString().slice(2),
     json,
     json.replace(/[<>&\u0080-\uffff]/g, unicodeEscape),
+    json.replace(/[<>&]/g, unicodeEscape),
+    json.replace(/[\u0080-\uffff]/g, unicodeEscape),
+    json.replace(/[\u0080-\uffff]/g, unicodeEscape).replaceAll("/", "\\/"),
   ]);
   return [...forms].sort((a, b) => b.length - a.length);
 }

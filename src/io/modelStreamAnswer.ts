@@ -248,6 +248,8 @@ interface ChoiceDraft {
   readonly open: Map<number, CallDraft>;
   /** OpenRouter's `reasoning_details`, each entry's pieces joined (`addReasoningDetails`). */
   readonly details: Array<Record<string, unknown>>;
+  /** LiteLLM's `thinking_blocks` (Claude's signed thinking), each block's pieces joined (`addThinkingBlocks`). */
+  readonly thinking: Array<Record<string, unknown>>;
   /** The legacy `function_call` (older servers), its arguments joined. */
   functionCall?: { name: string; arguments: string };
   /** The call a delta without an `index` adds to (Gemini's endpoint sends none). */
@@ -294,6 +296,7 @@ function chatAnswer(events: readonly unknown[], cut: boolean): StreamAssembly {
           calls: [],
           open: new Map(),
           details: [],
+          thinking: [],
           finish: null,
         };
         choices.set(index, draft);
@@ -335,6 +338,7 @@ function addDelta(draft: ChoiceDraft, delta: Record<string, unknown>): void {
     if (typeof piece === "string") draft.texts[key] += piece;
   }
   if (Array.isArray(delta.reasoning_details)) addReasoningDetails(draft.details, delta.reasoning_details);
+  if (Array.isArray(delta.thinking_blocks)) addThinkingBlocks(draft.thinking, delta.thinking_blocks);
   if (isRecord(delta.function_call)) {
     const { name, arguments: args } = delta.function_call;
     draft.functionCall ??= { name: "", arguments: "" };
@@ -406,6 +410,34 @@ function addReasoningDetails(details: Array<Record<string, unknown>>, pieces: re
   }
 }
 
+const signed = (block: Record<string, unknown> | undefined) =>
+  typeof block?.signature === "string" && block.signature !== "";
+
+/**
+ * LiteLLM's `thinking_blocks` pieces added to `blocks`, as it streams Claude's thinking: each delta's
+ * `thinking` block holds a piece of a block's text and its signature comes last (a piece with an empty
+ * text), so a `thinking` piece goes on the last block until that block is signed, and starts the next one
+ * after; any other block (`redacted_thinking`) comes whole. Without them the turn went back without its
+ * thinking, which Claude refuses on the turn after a tool call.
+ */
+function addThinkingBlocks(blocks: Array<Record<string, unknown>>, pieces: readonly unknown[]): void {
+  for (const piece of pieces) {
+    if (!isRecord(piece)) continue;
+    const last = blocks.at(-1);
+    if (piece.type !== "thinking" || last?.type !== "thinking" || signed(last)) {
+      blocks.push({ ...piece });
+      continue;
+    }
+    for (const [key, value] of Object.entries(piece)) {
+      if (value === null || value === undefined || value === "") continue;
+      last[key] =
+        key === "thinking" && typeof last.thinking === "string" && typeof value === "string"
+          ? last.thinking + value
+          : value;
+    }
+  }
+}
+
 function chatCompletion(
   head: Record<string, unknown>,
   choices: ReadonlyMap<number, ChoiceDraft>,
@@ -444,6 +476,7 @@ function chatMessage(draft: ChoiceDraft): Record<string, unknown> {
     ...Object.fromEntries(texts),
     ...(calls.length === 0 ? {} : { tool_calls: calls }),
     ...(draft.details.length === 0 ? {} : { reasoning_details: draft.details }),
+    ...(draft.thinking.length === 0 ? {} : { thinking_blocks: draft.thinking }),
     ...(draft.functionCall === undefined ? {} : { function_call: draft.functionCall }),
   };
 }

@@ -55,14 +55,16 @@ function start(provider: "openai" | "anthropic", model: FakeModel, agent: Record
 }
 
 /** Runs the route once: the model calls `big` for `bytes` characters, then answers "done". */
-async function runBig(gw: TestGateway, model: FakeModel, bytes: number, fail?: true) {
+function runBig(gw: TestGateway, model: FakeModel, bytes: number, fail?: true) {
+  return runCall(gw, model, { bytes, ...(fail && { fail }) });
+}
+
+/** Runs the route once: the model calls `big` with `args` (an object, or a text sent as is), then answers "done". */
+async function runCall(gw: TestGateway, model: FakeModel, args: unknown) {
   model.requests.length = 0;
   telegram.requests.length = 0;
   const before = journalLines(gw.home.dir).length;
-  model.script(
-    { toolCalls: [{ name: "mcp__files__big", args: { bytes, ...(fail && { fail }) } }] },
-    { text: "done" },
-  );
+  model.script({ toolCalls: [{ name: "mcp__files__big", args }] }, { text: "done" });
   expect((await postJson(gw.url("/webhooks/big"), {})).status).toBe(202);
   expect(await telegramMessages(telegram, 1)).toEqual(["done"]);
   return vi.waitFor(
@@ -151,6 +153,20 @@ describe("agent.max_tool_result_chars (default 100000)", () => {
       const calls = await runBig(capped, model, 1001);
       expect(chatToolResult(model)).toBe(`${"x".repeat(1000)}\n${NOTE(1001, 1000)}`);
       expect(calls[0]?.cut).toEqual({ chars: 1001, shown: 1000 });
+      // The error of a call no tool ran, which quotes what the model wrote (3000 characters of arguments
+      // that are not JSON), is held to the cap as well, in what the model is sent and in the record.
+      const [unparsed] = await runCall(capped, model, `{"bytes": ${"9".repeat(3000)}`);
+      const sent = String(chatToolResult(model));
+      expect(sent).toMatch(
+        /^Invalid input for tool mcp__files__big: JSON parsing failed: [\s\S]{900,1000}\n\[… cut: the tool's result was \d+ characters; the first 1000 are shown \(agent\.max_tool_result_chars\)\]$/,
+      );
+      expect(unparsed).toEqual({
+        name: "mcp__files__big",
+        ms: 0,
+        ok: false,
+        error: sent,
+        cut: { chars: expect.any(Number), shown: 1000 },
+      });
       await capped.stop();
       const whole = await start("openai", model, { max_tool_result_chars: 0 });
       const wholeCalls = await runBig(whole, model, 300_000);

@@ -20,6 +20,11 @@ describe("selectToolsets (docs/agent.md, Tools in a run)", () => {
     });
   });
 
+  it("mcp: every server, and no built-in; beside a server's name, that server alone", () => {
+    expect(selectToolsets(["mcp"], servers)).toEqual({ builtinToolsets: ["mcp"], mcpServers: servers });
+    expect(selectToolsets(["mcp", "notes"], servers).mcpServers).toEqual(["notes"]);
+  });
+
   it("no_mcp: no server, even one named", () => {
     expect(selectToolsets(["no_mcp", "notes", "terminal"], servers)).toEqual({
       builtinToolsets: ["terminal"],

@@ -90,6 +90,37 @@ async function openRouterLike(first: FakeReply): Promise<FakeApi> {
   });
 }
 
+/** One Chat Completions chunk as an event of a stream. */
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  `data: ${JSON.stringify({ id: "gen-1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+/** Claude's signed thinking, as LiteLLM gives it beside a turn's text (`thinking_blocks`). */
+const BLOCKS = [{ type: "thinking", thinking: "Look the city up.", signature: "EqoBCkgIARABGAIiQL2U" }];
+
+/**
+ * A Chat Completions server that, as Claude through LiteLLM does with thinking on, answers `first` and then
+ * refuses a tool-calling turn sent back without its thinking blocks.
+ */
+async function liteLlmLike(first: FakeReply): Promise<FakeApi> {
+  return startFakeApi((request) => {
+    const [earlier] = assistantTurns(request.json);
+    if (earlier === undefined) return first;
+    // As Anthropic answers through LiteLLM when the thinking blocks are missing.
+    if (earlier.thinking_blocks === undefined)
+      return {
+        status: 400,
+        json: {
+          error: {
+            message:
+              "litellm.BadRequestError: AnthropicException - messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`.",
+            code: "400",
+          },
+        },
+      };
+    return completion({ content: "21°C." }, "stop");
+  });
+}
+
 const runWith = (baseUrl: string) =>
   modelRunner({
     settings: {
@@ -142,8 +173,6 @@ describe("a turn's signed reasoning from a Chat Completions router", () => {
   });
 
   it("OpenRouter's reasoning_details streamed in pieces to a request that asked for no stream (a proxy set to always stream), they go back joined", async () => {
-    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-      `data: ${JSON.stringify({ id: "gen-1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     const [text, encrypted] = DETAILS;
     const streamed: FakeReply = {
       headers: { "content-type": "text/event-stream" },
@@ -176,35 +205,45 @@ describe("a turn's signed reasoning from a Chat Completions router", () => {
   });
 
   it("LiteLLM's thinking_blocks (Claude with thinking on) go back with their tool-calling turn, as written", async () => {
-    const blocks = [{ type: "thinking", thinking: "Look the city up.", signature: "EqoBCkgIARABGAIiQL2U" }];
-    server = await startFakeApi((request) => {
-      const [earlier] = assistantTurns(request.json);
-      if (earlier === undefined)
-        return completion(
-          {
-            content: null,
-            reasoning_content: "Look the city up.",
-            thinking_blocks: blocks,
-            tool_calls: [{ id: "toolu_1", type: "function", function: { name: "weather", arguments: "{}" } }],
-          },
-          "tool_calls",
-        );
-      // As Anthropic answers through LiteLLM when the thinking blocks are missing.
-      if (earlier.thinking_blocks === undefined)
-        return {
-          status: 400,
-          json: {
-            error: {
-              message:
-                "litellm.BadRequestError: AnthropicException - messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`.",
-              code: "400",
-            },
-          },
-        };
-      return completion({ content: "21°C." }, "stop");
-    });
+    server = await liteLlmLike(
+      completion(
+        {
+          content: null,
+          reasoning_content: "Look the city up.",
+          thinking_blocks: BLOCKS,
+          tool_calls: [{ id: "toolu_1", type: "function", function: { name: "weather", arguments: "{}" } }],
+        },
+        "tool_calls",
+      ),
+    );
     expect((await runWith(server.url)).text).toBe("21°C.");
-    expect(assistantTurns(server.requests[1]?.json)[0]?.thinking_blocks).toEqual(blocks);
+    expect(assistantTurns(server.requests[1]?.json)[0]?.thinking_blocks).toEqual(BLOCKS);
+  });
+
+  it("LiteLLM's thinking_blocks streamed in pieces to a request that asked for no stream (a proxy set to always stream), they go back joined: the thinking, then the signature", async () => {
+    // As LiteLLM streams Claude's thinking: each delta's block holds a piece of it, the signature comes last.
+    const streamed: FakeReply = {
+      headers: { "content-type": "text/event-stream" },
+      text: [
+        chunk({
+          role: "assistant",
+          reasoning_content: "Look the city ",
+          thinking_blocks: [{ type: "thinking", thinking: "Look the city ", signature: "" }],
+        }),
+        chunk({ reasoning_content: "up.", thinking_blocks: [{ type: "thinking", thinking: "up." }] }),
+        chunk({ thinking_blocks: [{ type: "thinking", thinking: "", signature: "EqoBCkgIARABGAIiQL2U" }] }),
+        chunk({
+          tool_calls: [
+            { index: 0, id: "toolu_1", type: "function", function: { name: "weather", arguments: "{}" } },
+          ],
+        }),
+        chunk({}, "tool_calls"),
+        "data: [DONE]\n\n",
+      ].join(""),
+    };
+    server = await liteLlmLike(streamed);
+    expect((await runWith(server.url)).text).toBe("21°C.");
+    expect(assistantTurns(server.requests[1]?.json)[0]?.thinking_blocks).toEqual(BLOCKS);
   });
 
   it("a turn without them goes back without them (other servers are sent no field they did not write)", async () => {

@@ -105,4 +105,21 @@ describe("a webhook setting out of its range says the range to write", () => {
       "FILE: agent.max_concurrent_runs: expected more than 0, got 0 — write a whole number from 1 to 1000",
     );
   });
+
+  it.each([
+    [
+      "timeout_seconds: 0",
+      "FILE: agent.timeout_seconds: expected more than 0, got 0 — write the longest a run may take in seconds, above 0 (default 600)",
+    ],
+    [
+      "max_tokens: 0",
+      "FILE: agent.max_tokens: expected at least 1, got 0 — write the output tokens one model turn may use, a whole number of 1 or more (default 4096)",
+    ],
+    [
+      "max_tokens: 1.5",
+      "FILE: agent.max_tokens: expected a whole number, got 1.5 — write the output tokens one model turn may use, a whole number of 1 or more (default 4096)",
+    ],
+  ])("agent.%s says what to write", (setting, message) => {
+    expect(refusal(`agent:\n  ${setting}\n`)).toBe(message);
+  });
 });

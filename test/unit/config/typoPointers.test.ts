@@ -52,6 +52,18 @@ describe("typos point at the fix", () => {
     );
   });
 
+  it("agent.headers (OpenRouter's X-Title, a gateway's own header) and agent.stream say there are no such settings and what to do instead, not to check the spelling", () => {
+    const headers =
+      /agent: unknown key "headers" — svc sends no request headers of your own: a gateway that takes its key as Authorization: Bearer gets it from api_key; for any other header, put a reverse proxy in front of the endpoint that adds it, and set base_url to the proxy \(see docs\/configuration\.md\)$/m;
+    expect(load("agent:\n  provider: echo\n  headers: {X-Title: svc}\n")).toThrow(headers);
+    expect(load("agent:\n  provider: echo\n  default_headers: {X-Title: svc}\n")).toThrow(
+      /agent: unknown key "default_headers" — svc sends no request headers of your own: /,
+    );
+    expect(load("agent:\n  provider: echo\n  stream: true\n")).toThrow(
+      /agent: unknown key "stream" — svc asks the endpoint for one JSON answer per model turn, never a stream: remove it \(an endpoint that streams all the same is read as well\)/,
+    );
+  });
+
   it("an MCP server's sampling: true or elicitation: false gets the mapping to write", () => {
     expect(load("mcp_servers:\n  fs:\n    command: node\n    sampling: true\n")).toThrow(
       /mcp_servers\.fs\.sampling: expected a mapping, got true — sampling is a mapping of its settings: write sampling: \{enabled: true\}$/m,

@@ -22,6 +22,24 @@ describe("scrub: a secret quoted back inside a JSON answer", () => {
     );
   });
 
+  it("and when only <, >, & (Go) or only non-ASCII (Python) are \\u escapes", () => {
+    const secret = "pw<&>é1";
+    expect(scrub('{"error":"bad password pw\\u003c\\u0026\\u003eé1"}', [secret])).toBe(
+      '{"error":"bad password [redacted]"}',
+    );
+    expect(scrub('{"error":"bad password pw<&>\\u00e91"}', [secret])).toBe(
+      '{"error":"bad password [redacted]"}',
+    );
+  });
+
+  it("and when / is written \\/ (PHP's json_encode escapes it by default, non-ASCII as \\u escapes)", () => {
+    const key = "sk-gw/Ab+c9=";
+    expect(scrub('{"error":"invalid key sk-gw\\/Ab+c9="}', [key])).toBe('{"error":"invalid key [redacted]"}');
+    expect(scrub('{"error":"bad password p\\/w\\u00e91"}', ["p/wé1"])).toBe(
+      '{"error":"bad password [redacted]"}',
+    );
+  });
+
   it("the forms it had are still cut out", () => {
     const secret = "a b/c&d";
     expect(scrub(`raw ${secret} path a%20b%2Fc%26d form a+b%2Fc%26d`, [secret])).toBe(
