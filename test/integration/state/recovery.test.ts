@@ -196,6 +196,31 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     });
   });
 
+  it("a delivery id saved with its time ahead of the clock is forgotten an hour after the start that read it, also by a later start", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const plain = { secret: OPEN };
+    const home = homeWith({ plain });
+    // Seen a minute before the step back, on the clock an hour ahead.
+    await leaveInJournal(home, t0 + 3_600_000, (store) => store.remember("plain:ahead-id", t0 + 3_540_000));
+    await start(home, clock);
+    const later = homeWith({ plain });
+    await vi.waitFor(() => expect(liveOnDisk(home).recovered(t0).seen).toEqual([["plain:ahead-id", t0]]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    cpSync(stateDir(home.dir), stateDir(later.dir), {
+      recursive: true,
+      filter: (path) => !path.endsWith("LOCK"),
+    });
+    // A start after a kill 61 minutes on: the hour from the start that read it is over.
+    const next = await start(later, fakeClock(t0 + 61 * 60_000));
+    const answer = await postJson(`http://127.0.0.1:${next.port}/webhooks/plain`, JSON.stringify({}), {
+      "X-Request-ID": "ahead-id",
+    });
+    expect(answer.body).toMatchObject({ status: "accepted" });
+  });
+
   it("a pending group whose route no longer coalesces runs at once; one whose route is gone stays", async () => {
     const clock = fakeClock();
     const t0 = clock.now();
