@@ -485,16 +485,21 @@ export class GatewayState {
       const policy = route.route.coalesce;
       groups += 1;
       // A clock set back while the gateway was down leaves the saved times ahead of now: a window never
-      // has more left than its whole length, and the group's max wait counts from now on.
-      this.groupFirstAt.set(group.id, Math.min(group.firstAt, at));
+      // has more left than its whole length, and the group's max wait counts from now on. The group is
+      // recorded again with those times, so a start after a kill before it fired counts from this one too.
+      const firstAt = Math.min(group.firstAt, at);
+      const lastAt = Math.min(group.lastAt, at);
+      this.groupFirstAt.set(group.id, firstAt);
+      if (firstAt !== group.firstAt || lastAt !== group.lastAt)
+        this.store.groupUpdated({ ...group, firstAt, lastAt });
       const quietMs = policy === undefined ? 0 : policy.window_seconds * 1000;
       const maxMs = policy === undefined ? 0 : policy.max_wait_seconds * 1000;
       deps.coalescer.restore({
         id: group.id,
         latest: asEvent(group.latest, route),
         merged: group.merged,
-        quietLeftMs: Math.min(quietMs, group.lastAt + quietMs - at),
-        maxLeftMs: Math.min(maxMs, group.firstAt + maxMs - at),
+        quietLeftMs: Math.min(quietMs, lastAt + quietMs - at),
+        maxLeftMs: Math.min(maxMs, firstAt + maxMs - at),
       });
     }
     const imported = await importPendingRunsFile(deps.pendingRunsFile, known, this.store, deps);

@@ -151,6 +151,16 @@ export class LiveState {
     this.seen.delete(key);
   }
 
+  /**
+   * After a replay: delivery ids saved with a time ahead of `now` (the clock set back while the gateway was
+   * down) count from `now`, so the snapshot that follows keeps them an hour from this start, not until the
+   * clock reaches their saved time (which a later start would read again). In place: their order is kept.
+   */
+  notAhead(now: number): void {
+    for (const [key, entry] of this.seen)
+      if (seenAt(entry) > now) this.seen.set(key, packSeen(now, seenFlags(entry)));
+  }
+
   /** Drops idempotency keys older than the hour (and the oldest past the cap). */
   prune(now: number): void {
     for (const [key, entry] of this.seen) {

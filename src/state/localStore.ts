@@ -39,6 +39,7 @@ export class LocalStateStore implements StateStore {
       },
       (records) => {
         for (const record of records) this.live.apply(record);
+        this.live.notAhead(options.now());
       },
       () => this.live.snapshot(options.now()),
     );

@@ -241,6 +241,22 @@ describe("a Redis that answers but refuses writes (full: OOM)", { timeout: 60_00
       await admin.config("SET", "maxmemory", "0");
       expect((await deliver()).status).toBe(202);
       expect(await scrapedSample(base, "svc_state_available")).toBe(1);
+      // Then read-only (a failover made it a replica) within the minute: that refusal is named too, with
+      // its own fix, not left to the "takes writes again" line that ends it.
+      await admin.call("REPLICAOF", "127.0.0.1", "1");
+      try {
+        expect((await deliver()).status).toBe(503);
+      } finally {
+        await admin.call("REPLICAOF", "NO", "ONE");
+      }
+      const refusals = node
+        .logs()
+        .filter((line) => line.level === 50 && line.msg.includes("requests that need it are answered 503"))
+        .map((line) => line.msg);
+      expect(refusals).toHaveLength(2);
+      expect(refusals[0]).toContain("(OOM command not allowed");
+      expect(refusals[1]).toContain("(READONLY ");
+      expect(refusals[1]).toContain("a read-only replica: point state.redis_url at the primary");
     } finally {
       admin.disconnect();
       await node.stop();

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -13,6 +13,7 @@ import { type FakeClock, fakeClock, webhookConfig } from "../../helpers/gateway.
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { scrapedSample } from "../../helpers/metrics.js";
+import { liveOnDisk } from "./killHelpers.js";
 
 /**
  * docs/durability.md, recovery: what an earlier process left in the journal (written here through the
@@ -153,6 +154,71 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
       timeout: 10_000,
       interval: 20,
     });
+  });
+
+  it("a group reopened with times ahead of the clock, killed before it fired and no event since: the next start counts its max wait from the start that reopened it, not anew", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const windows = { secret: OPEN, coalesce: { key: "n", window_seconds: 60, max_wait_seconds: 90 } };
+    const home = homeWith({ grouped: windows });
+    await leaveInJournal(home, t0 + 3_600_000, (store) => {
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("ahead-2", t0 + 3_600_000),
+        merged: 2,
+        firstAt: t0 + 3_590_000,
+        lastAt: t0 + 3_600_000,
+      });
+    });
+    await start(home, clock);
+    // What a kill 50 s later leaves: the journal as it is on disk then (copied without the live LOCK).
+    const later = homeWith({ grouped: windows });
+    await vi.waitFor(
+      () => {
+        const [group] = liveOnDisk(home).groups.values();
+        expect(group).toMatchObject({ firstAt: t0, lastAt: t0 });
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    cpSync(stateDir(home.dir), stateDir(later.dir), {
+      recursive: true,
+      filter: (path) => !path.endsWith("LOCK"),
+    });
+    const clock2 = fakeClock(t0 + 50_000);
+    await start(later, clock2);
+    // 90 s from the first start: 40 s after this one (its whole 60 s quiet window would be 60 s).
+    clock2.advance(39_000);
+    expect(appendedRuns(later.dir).has("ahead-2")).toBe(false);
+    clock2.advance(1_000);
+    await vi.waitFor(() => expect(appendedRuns(later.dir).get("ahead-2")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  });
+
+  it("a delivery id saved with its time ahead of the clock is forgotten an hour after the start that read it, also by a later start", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const plain = { secret: OPEN };
+    const home = homeWith({ plain });
+    // Seen a minute before the step back, on the clock an hour ahead.
+    await leaveInJournal(home, t0 + 3_600_000, (store) => store.remember("plain:ahead-id", t0 + 3_540_000));
+    await start(home, clock);
+    const later = homeWith({ plain });
+    await vi.waitFor(() => expect(liveOnDisk(home).recovered(t0).seen).toEqual([["plain:ahead-id", t0]]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    cpSync(stateDir(home.dir), stateDir(later.dir), {
+      recursive: true,
+      filter: (path) => !path.endsWith("LOCK"),
+    });
+    // A start after a kill 61 minutes on: the hour from the start that read it is over.
+    const next = await start(later, fakeClock(t0 + 61 * 60_000));
+    const answer = await postJson(`http://127.0.0.1:${next.port}/webhooks/plain`, JSON.stringify({}), {
+      "X-Request-ID": "ahead-id",
+    });
+    expect(answer.body).toMatchObject({ status: "accepted" });
   });
 
   it("a pending group whose route no longer coalesces runs at once; one whose route is gone stays", async () => {

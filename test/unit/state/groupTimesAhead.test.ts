@@ -67,9 +67,12 @@ describe("a group saved with times ahead of the clock (the clock set back while 
         onPendingEntriesKept: () => {},
         onKept: () => {},
       });
+      // Recorded again at the start itself (a kill before any further event keeps these times)...
+      expect(written.map((group) => [group.firstAt, group.lastAt])).toEqual([[now, now]]);
+      // ...and with each event that joins it.
       const next = { ...event("next", now), route: ROUTE, payload: {}, headers: {} };
       state.coalesceObserver.updated("co\u00005", next, 3, next);
-      expect(written.map((group) => group.firstAt)).toEqual([now]);
+      expect(written.map((group) => group.firstAt)).toEqual([now, now]);
       coalescer.flushAll();
     } finally {
       home.cleanup();

@@ -253,8 +253,9 @@ export function createRedisHealth(
         () => {},
       );
   };
-  /** When a refusal was last logged. */
+  /** When a refusal was last logged, and its kind (the error's code: OOM, READONLY, …). */
   let refusedAt: number | undefined;
+  let refusedCode: string | undefined;
   /** Refused since the last write taken (see `refusing`). */
   let refused = false;
   /** The last refusal's reason, when a SET of `probeKey` tells whether it is over (WRITE_REFUSAL). */
@@ -409,9 +410,11 @@ export function createRedisHealth(
     refusedInBackground(what, err) {
       const reason = err instanceof Error ? err.message : String(err);
       const at = now();
-      const last = backgroundRefusedAt.get(what);
+      // Once a minute for each queue and kind of refusal (its code: OOM, READONLY, NOPERM, …).
+      const key = `${what} ${/^[A-Z]+/.exec(reason)?.[0]}`;
+      const last = backgroundRefusedAt.get(key);
       if (last !== undefined && at - last < REFUSAL_LOG_MS) return;
-      backgroundRefusedAt.set(what, at);
+      backgroundRefusedAt.set(key, at);
       logger.error(
         { redis: label, reason },
         `[state] Redis at ${label} refused a command of ${what} (${reason}); its jobs do not run on this instance while it refuses (${refusalHint(reason)}; logged at most once a minute)`,
@@ -431,8 +434,12 @@ export function createRedisHealth(
         refused = true;
         refusedWrite = WRITE_REFUSAL.test(reason) ? reason : undefined;
         const at = now();
-        if (refusedAt === undefined || at - refusedAt >= REFUSAL_LOG_MS) {
+        // Once a minute for one kind; another kind (a full Redis, then a replica after a failover) is
+        // named at once, with its own fix.
+        const code = /^[A-Z]+/.exec(reason)?.[0];
+        if (refusedAt === undefined || at - refusedAt >= REFUSAL_LOG_MS || code !== refusedCode) {
           refusedAt = at;
+          refusedCode = code;
           logger.error(
             { redis: label, reason },
             `[state] Redis at ${label} refused a command (${reason}); requests that need it are answered 503 while it refuses (${refusalHint(reason)}; logged at most once a minute)`,
