@@ -1,13 +1,12 @@
 import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
 import { pausedTurnsMiddleware } from "./pausedTurns.js";
-import { recordedToolErrorsMiddleware } from "./recordedToolErrors.js";
 import type { ProviderModel } from "./retry.js";
 import { promptToChange } from "./runPrompt.js";
 import type { ToolCallLog } from "./sdkTools.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
 import { deepArgumentsMiddleware } from "./toolCallInputs.js";
+import { recordedToolErrorsMiddleware, unofferedToolsMiddleware } from "./toolErrorResults.js";
 import { cutToolText } from "./toolResultCap.js";
-import { unofferedToolsMiddleware } from "./unofferedToolsMiddleware.js";
 
 export interface ToolLoopInput {
   readonly model: ProviderModel;
