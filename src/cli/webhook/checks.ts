@@ -177,18 +177,28 @@ export function checkOneChatId(options: SubscribeOptions): void {
 }
 
 export function checkNotBlank(options: SubscribeOptions): void {
-  const values: [string, string | undefined][] = [
-    ["--deliver", options.deliver],
-    ["--cron-job", options.cronJob === false ? undefined : options.cronJob],
+  // What leaving each out gives: said for a new subscription too, which has no current value to keep.
+  const values: [string, string | undefined, string][] = [
+    [
+      "--deliver",
+      options.deliver,
+      "leave the option out (a new subscription delivers to log, an existing one keeps its target), or name a target",
+    ],
+    [
+      "--cron-job",
+      options.cronJob === false ? undefined : options.cronJob,
+      "give the job's id or name, or leave the option out (--no-cron-job stops firing one)",
+    ],
     // A secret read from a file or stdin is checked with what it was read from (checkSecretValue).
-    ["--secret", options.secretGiven === undefined ? options.secret : undefined],
+    [
+      "--secret",
+      options.secretGiven === undefined ? options.secret : undefined,
+      "leave the option out: a new subscription gets a generated secret, an existing one keeps its own",
+    ],
   ];
-  for (const [flag, value] of values) {
+  for (const [flag, value, fix] of values) {
     if (value !== undefined && value.trim() === "")
-      throw new SvcError(
-        "usage",
-        `${flag}: must not be empty — leave the option out to keep the current value`,
-      );
+      throw new SvcError("usage", `${flag}: must not be empty — ${fix}`);
   }
   // '' removes the key (the platform's home channel is then used); spaces alone are no chat id, and would
   // fail every delivery ("rendered empty") without a word here.

@@ -329,11 +329,16 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(change.stderr).toContain(`${file}: a.events: expected a list, got "push"`);
     expect(blankSecret).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("svc: --secret: must not be empty"),
+      // "n" is new: it has no current value to keep, and the refusal says what leaving it out gives.
+      stderr: expect.stringContaining(
+        "svc: --secret: must not be empty — leave the option out: a new subscription gets a generated secret, an existing one keeps its own",
+      ),
     });
     expect(blankDeliver).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("svc: --deliver: must not be empty"),
+      stderr: expect.stringContaining(
+        "svc: --deliver: must not be empty — leave the option out (a new subscription delivers to log, an existing one keeps its target), or name a target",
+      ),
     });
     expect(Object.keys(stored())).toEqual(["a", "b", "ok"]);
   });
