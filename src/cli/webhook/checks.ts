@@ -240,10 +240,19 @@ function checkSecretValue(options: SubscribeOptions): void {
     );
 }
 
+/** Route properties a subscription record holds that no option sets, with the shape to write by hand. */
+const HAND_WRITTEN: ReadonlyArray<readonly ["skills" | "filters" | "script" | "coalesce", string]> = [
+  ["skills", '["<skill>"]'],
+  ["filters", '[{"field": "<payload path>", ...}]'],
+  ["script", '"<path>"'],
+  ["coalesce", '{"key": "<payload path>", "window_seconds": 30, "max_wait_seconds": 300}'],
+];
+
 /**
  * `--toolsets` and `--profile` are not options of `subscribe` (a subscription's toolsets are edited into
- * the file by hand, and the binding is `--route-profile`): refused with what to do instead of a bare
- * "unknown option".
+ * the file by hand, and the binding is `--route-profile`), nor are the other route properties a record
+ * holds but only a hand edit sets (`skills`, `filters`, `script`, `coalesce`): refused with what to do
+ * instead of a bare "unknown option".
  */
 export function checkNotOptions(name: string, options: SubscribeOptions, file: string): void {
   if (options.toolsets !== undefined)
@@ -251,6 +260,12 @@ export function checkNotOptions(name: string, options: SubscribeOptions, file: s
       "usage",
       `unknown option '--toolsets': no option sets a subscription's toolsets (they widen what its runs may do) — edit "toolsets": [...] into the ${name} record of ${file} by hand`,
     );
+  for (const [key, shape] of HAND_WRITTEN)
+    if (options[key] !== undefined)
+      throw new SvcError(
+        "usage",
+        `unknown option '--${key}': no option sets a subscription's ${key} — edit "${key}": ${shape} into the ${name} record of ${file} by hand (docs/coalescing-and-cron.md, "Dynamic subscriptions")`,
+      );
   if (options.profile !== undefined)
     throw new SvcError(
       "usage",
