@@ -472,6 +472,28 @@ const CREDENTIAL_OPTION = /^--?[^=]*(?:key|token|secret|pass|auth|cred|cookie)/i
 const holdsCredential = (words: readonly string[]) =>
   words.some((w) => CREDENTIAL_OPTION.test(w) || /:\/\/[^/@\s]*:[^/@\s]*@/.test(w));
 
+/** `chat_id=42` or `chat_id: 42`: a deliver_extra entry written as text. */
+const EXTRA_PAIR = /^\s*([A-Za-z_][\w.-]*)\s*(?:=|:\s)\s*(.*?)\s*$/;
+
+/**
+ * What to write for a `deliver_extra` that is not a mapping: items written `key=value` (as `--deliver-extra`
+ * takes them) or `key: value` (a list item quoted whole) as the mapping they mean, else the mapping's shape.
+ */
+function deliverExtraHint(input: unknown, json: boolean): string {
+  const items = typeof input === "string" ? [input] : Array.isArray(input) ? input : [];
+  const pairs = items.map((item) => (typeof item === "string" ? EXTRA_PAIR.exec(item) : null));
+  const lead = "deliver_extra maps each key to its value: write";
+  if (pairs.length > 0 && pairs.every((pair) => pair !== null && pair[2] !== "")) {
+    const entries = pairs.map((pair) => [pair?.[1] ?? "", pair?.[2] ?? ""] as const);
+    return json
+      ? `${lead} "deliver_extra": {${entries.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(", ")}}`
+      : `${lead} deliver_extra: {${entries.map(([k, v]) => `${k}: ${flowItem(v)}`).join(", ")}}`;
+  }
+  return json
+    ? `${lead} "deliver_extra": {"chat_id": "<id>"} (each target's keys: docs/delivery-targets.md)`
+    : `${lead} deliver_extra: {chat_id: <id>} (each target's keys: docs/delivery-targets.md)`;
+}
+
 /** One entry of a YAML flow list: as written when YAML reads it as that text, else in double quotes. */
 export const flowItem = (w: string) =>
   /^[A-Za-z0-9_./~=+-][A-Za-z0-9_./~=+@:-]*$/.test(w) && !/:$/.test(w) ? w : JSON.stringify(w);
@@ -666,6 +688,12 @@ export function formatIssue(
           : syntax === "json"
             ? ` — write "coalesce": {"key": ${JSON.stringify(issue.input)}}`
             : ` — write coalesce: {key: ${flowItem(issue.input)}}`;
+    // `deliver_extra: [chat_id=42]`, as `--deliver-extra` takes it: the mapping it means, else its shape.
+    else if (
+      issue.path.at(-1) === "deliver_extra" &&
+      (issue.expected === "record" || issue.expected === "object")
+    )
+      message += ` — ${deliverExtraHint(issue.input, syntax === "json")}`;
     // `agent: openai`, `state: redis` or `webhook: true`: the one word is the value of the mapping's main key.
     else if (sectionWord(issue.path, issue.input) !== undefined)
       message += ` — ${sectionWord(issue.path, issue.input)}`;

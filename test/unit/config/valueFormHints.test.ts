@@ -917,3 +917,34 @@ describe("a delivery platform's id keys", () => {
     }
   });
 });
+
+describe("deliver_extra written as something other than a mapping", () => {
+  const route = (extra: string) =>
+    refusal(
+      webhook(
+        `    routes:\n      gh:\n        secret: s\n        deliver: telegram\n        deliver_extra: ${extra}\n`,
+      ),
+    );
+
+  it("key=value items (as --deliver-extra takes them) are written back as the mapping they mean", () => {
+    expect(route("[chat_id=42, 'thread_id: 7']")).toBe(
+      `FILE: platforms.webhook.routes.gh.deliver_extra: expected a mapping, got ["chat_id=42","thread_id: 7"] — deliver_extra maps each key to its value: write deliver_extra: {chat_id: 42, thread_id: 7}`,
+    );
+    expect(route("chat_id={chat.id}")).toBe(
+      `FILE: platforms.webhook.routes.gh.deliver_extra: expected a mapping, got "chat_id={chat.id}" — deliver_extra maps each key to its value: write deliver_extra: {chat_id: "{chat.id}"}`,
+    );
+  });
+
+  it("anything else gets the shape, with where the keys are listed", () => {
+    expect(route("42")).toBe(
+      "FILE: platforms.webhook.routes.gh.deliver_extra: expected a mapping, got 42 — deliver_extra maps each key to its value: write deliver_extra: {chat_id: <id>} (each target's keys: docs/delivery-targets.md)",
+    );
+  });
+
+  it("in a subscription record the advice is JSON", () => {
+    const parsed = parseSubscription("subs.json", "gh", { secret: "s", deliver_extra: ["chat_id=42"] });
+    expect(parsed.ok ? [] : parsed.problems).toEqual([
+      'subs.json: gh.deliver_extra: expected a mapping, got ["chat_id=42"] — deliver_extra maps each key to its value: write "deliver_extra": {"chat_id": "42"}',
+    ]);
+  });
+});
