@@ -694,6 +694,40 @@ export function formatIssue(
       (issue.expected === "record" || issue.expected === "object")
     )
       message += ` — ${deliverExtraHint(issue.input, syntax === "json")}`;
+    // `coalesce: [pull_request.number]` or `coalesce: true`: the mapping, with the key when one was written.
+    else if (
+      issue.path.at(-1) === "coalesce" &&
+      (issue.expected === "record" || issue.expected === "object")
+    ) {
+      const [only] = Array.isArray(issue.input) && issue.input.length === 1 ? issue.input : [];
+      message +=
+        typeof only === "string" && only.trim() !== ""
+          ? syntax === "json"
+            ? ` — write "coalesce": {"key": ${JSON.stringify(only)}}`
+            : ` — write coalesce: {key: ${flowItem(only)}}`
+          : syntax === "json"
+            ? ' — write "coalesce": {"key": "<the payload path that names the entity, e.g. pull_request.number>"}, or remove coalesce'
+            : " — write coalesce: {key: <the payload path that names the entity, e.g. pull_request.number>}, or remove coalesce";
+    }
+    // `deliver: [log]`: one value written as a list (of plain values: a ${VAR}'s is never written back).
+    else if (
+      Array.isArray(issue.input) &&
+      (issue.expected === "string" || issue.expected === "number" || issue.expected === "boolean") &&
+      issue.input.length > 0 &&
+      issue.input.every((item) => ["string", "number", "boolean"].includes(typeof item)) &&
+      !describeValue(issue.path, issue.input).includes("not shown") &&
+      // `prompt: [ALERT]`, `regex: [A-Z]`: text YAML read as a list; quoting it is the fix (below).
+      !(syntax === "yaml" && bracedValueHint(issue) !== undefined)
+    ) {
+      const key = String(issue.path.at(-1) ?? "");
+      const [only] = issue.input as Array<string | number | boolean>;
+      message +=
+        issue.input.length > 1
+          ? ` — ${key} takes one value, not a list`
+          : syntax === "json"
+            ? ` — one value, not a list: write ${JSON.stringify(key)}: ${JSON.stringify(only)}`
+            : ` — one value, not a list: write ${key}: ${typeof only === "string" ? flowItem(only) : String(only)}`;
+    }
     // `agent: openai`, `state: redis` or `webhook: true`: the one word is the value of the mapping's main key.
     else if (sectionWord(issue.path, issue.input) !== undefined)
       message += ` — ${sectionWord(issue.path, issue.input)}`;

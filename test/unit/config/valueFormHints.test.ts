@@ -948,3 +948,35 @@ describe("deliver_extra written as something other than a mapping", () => {
     ]);
   });
 });
+
+describe("a route key written in the wrong shape says what to write", () => {
+  const route = (line: string) =>
+    refusal(webhook(`    routes:\n      gh:\n        secret: s\n        ${line}\n`)).replace(
+      "FILE: platforms.webhook.routes.gh.",
+      "",
+    );
+
+  it("one value written as a list of one is written back alone; a list of more takes one", () => {
+    expect(route("deliver: [log]")).toBe(
+      'deliver: expected a string, got ["log"] — one value, not a list: write deliver: log',
+    );
+    expect(route("script: [check.py]")).toBe(
+      'script: expected a string, got ["check.py"] — one value, not a list: write script: check.py',
+    );
+    expect(route("deliver: [telegram, slack]")).toBe(
+      'deliver: expected a string, got ["telegram","slack"] — deliver takes one value, not a list',
+    );
+    expect(route("coalesce: {key: a, window_seconds: [10]}")).toBe(
+      "coalesce.window_seconds: expected a number, got [10] — one value, not a list: write window_seconds: 10",
+    );
+  });
+
+  it("coalesce written as true or a list gets the mapping to write", () => {
+    expect(route("coalesce: [pull_request.number]")).toBe(
+      'coalesce: expected a mapping, got ["pull_request.number"] — write coalesce: {key: pull_request.number}',
+    );
+    expect(route("coalesce: true")).toBe(
+      "coalesce: expected a mapping, got true — write coalesce: {key: <the payload path that names the entity, e.g. pull_request.number>}, or remove coalesce",
+    );
+  });
+});
