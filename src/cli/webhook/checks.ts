@@ -89,8 +89,11 @@ export function shellWord(word: string): string {
   return /^[\w.,:@%+=/-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
-/** A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from. */
-export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
+/**
+ * A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from.
+ * `name` is given when the check is of a job set earlier, which a `--route-profile` rebinding moves away from.
+ */
+export function checkCronJob(loaded: LoadedConfig, record: Subscription, name?: string): void {
   if (record.cron_job === undefined) return;
   const jobs = cronStore(svcPaths(loaded.paths.home, record.profile).cronJobs);
   const { records } = jobs.read();
@@ -110,7 +113,13 @@ export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
   }
   if (job === undefined) {
     const flag = profileFlag(record.profile);
-    const elsewhere = profilesWithJob(loaded.paths.home, record.cron_job, record.profile ?? DEFAULT_PROFILE);
+    const profile = record.profile ?? DEFAULT_PROFILE;
+    const elsewhere = profilesWithJob(loaded.paths.home, record.cron_job, profile);
+    if (name !== undefined)
+      throw new SvcError(
+        "usage",
+        `${name} fires cron job ${record.cron_job} (set earlier), which is not a job of profile ${profile}, the profile --route-profile ${profile} binds it to: a subscription fires the jobs of its own profile${elsewhere.length === 0 ? "" : ` (it is a job of profile ${elsewhere.join(", ")})`} — create it in profile ${profile} (svc cron create${flag}), name one of its jobs with --cron-job, or add --no-cron-job; nothing was written`,
+      );
     const bind =
       elsewhere.length === 0
         ? ""

@@ -133,8 +133,8 @@ async function write(
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
   const running = await runningAddress(loaded);
   checkInsecure(loaded, name, parsed.value, running, secretFlag(options));
-  if (typeof options.cronJob === "string" || options.routeProfile !== undefined)
-    checkCronJob(loaded, parsed.value);
+  if (typeof options.cronJob === "string") checkCronJob(loaded, parsed.value);
+  else if (options.routeProfile !== undefined) checkCronJob(loaded, parsed.value, name);
   checkTarget(loaded, name, parsed.value);
   const extraFlags = [
     ...(options.deliverChatId ? ["--deliver-chat-id"] : []),
