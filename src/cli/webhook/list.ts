@@ -4,6 +4,7 @@ import { runningAddress } from "./address.js";
 import { configWithEnabledNote } from "./config.js";
 import { notServed } from "./notServed.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
+import { unfiredJobNote } from "./testTarget.js";
 
 /** `svc webhook list`: one row per subscription, never its secret. */
 export async function list(): Promise<void> {
@@ -32,6 +33,10 @@ export async function list(): Promise<void> {
       const why = s.enabled && !shadowed ? notServed(loaded, path, name, raw, running) : undefined;
       if (shadowed) unserved.push(`${name}: config.yaml defines a static route of that name, which wins`);
       else if (why !== undefined) unserved.push(`${name} is enabled but not served (404): ${why}`);
+      // Served, but its events fire nothing: a cron job paused, disabled, gone or invalid.
+      else if (s.enabled)
+        for (const note of unfiredJobNote(loaded, name, s, "its events"))
+          unserved.push(note.slice("Note: ".length));
       const deliver =
         s.cron_job !== undefined ? `cron:${s.cron_job}` : `${s.deliver}${s.deliver_only ? " (direct)" : ""}`;
       return [

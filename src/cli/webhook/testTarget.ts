@@ -137,10 +137,12 @@ export async function testTarget(
  * store, an invalid record): its answer is still 202 accepted, so without this the test or redelivery reads
  * as a run that never comes. A store that cannot be read says nothing here (the gateway answers 503).
  */
-function unfiredJobNote(
+export function unfiredJobNote(
   loaded: LoadedConfig,
   name: string,
   route: Pick<Route, "cron_job" | "profile">,
+  /** What is dropped: the event sent (`test`, `redeliver`), or every event of the route (`list`). */
+  dropped = "the event",
 ): string[] {
   if (route.cron_job === undefined) return [];
   const jobs = cronStore(svcPaths(loaded.paths.home, route.profile).cronJobs);
@@ -159,7 +161,7 @@ function unfiredJobNote(
         ? `which is not a valid job (${found.problems.join("; ")})`
         : `which is ${found.job.state} (svc cron resume ${found.job.name}${flag})`;
   return [
-    `Note: ${name} fires cron job ${route.cron_job}, ${why}: the gateway answers 202 accepted and drops the event without a run`,
+    `Note: ${name} fires cron job ${route.cron_job}, ${why}: the gateway answers 202 accepted and drops ${dropped} without a run`,
   ];
 }
 
