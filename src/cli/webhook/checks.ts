@@ -21,13 +21,30 @@ import type { Address } from "./address.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
 
 /** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning here. */
-export function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): void {
+/**
+ * Why every delivery of subscription `name` fails (its `deliver` names no target, or a platform that is not
+ * enabled), as `svc webhook list` notes it; none for a cron route, whose job delivers.
+ */
+export function failingTargetNotes(loaded: LoadedConfig, name: string, record: Subscription): string[] {
+  if (record.cron_job !== undefined || canonicalTarget(record.deliver) === "log") return [];
+  const { config, short } = asOnlyRoute(loaded, name, record);
+  const { unknown, notEnabled } = targetStartupProblems(config, loaded.paths.config);
+  return [...unknown, ...notEnabled].map(short);
+}
+
+/** The config with the record as its one route, and its problems named `<name>: <key>: ...`. */
+function asOnlyRoute(loaded: LoadedConfig, name: string, record: Subscription) {
   const webhook = { ...loaded.config.platforms.webhook, routes: { [name]: record } };
   const at = `${loaded.paths.config}: platforms.webhook.routes.${name}.`;
-  const config = { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } };
+  return {
+    config: { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } },
+    short: (problem: string) => `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`,
+  };
+}
+
+export function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): void {
+  const { config, short } = asOnlyRoute(loaded, name, record);
   const { unknown, notEnabled, warnings } = targetStartupProblems(config, loaded.paths.config);
-  const short = (problem: string) =>
-    `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`;
   if (unknown.length > 0) throw new SvcError("usage", unknown.map(short).join("\n"));
   for (const problem of [...notEnabled, ...warnings]) process.stderr.write(`Warning: ${short(problem)}\n`);
   process.stderr.write(extraKeyHint(name, record, warnings));

@@ -1,6 +1,7 @@
 import { parseSubscription } from "../../io/stores/subscriptions.js";
 import { formatTable } from "../format.js";
 import { runningAddress } from "./address.js";
+import { failingTargetNotes } from "./checks.js";
 import { configWithEnabledNote } from "./config.js";
 import { notServed } from "./notServed.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -33,10 +34,13 @@ export async function list(): Promise<void> {
       const why = s.enabled && !shadowed ? notServed(loaded, path, name, raw, running) : undefined;
       if (shadowed) unserved.push(`${name}: config.yaml defines a static route of that name, which wins`);
       else if (why !== undefined) unserved.push(`${name} is enabled but not served (404): ${why}`);
-      // Served, but its events fire nothing: a cron job paused, disabled, gone or invalid.
-      else if (s.enabled)
+      // Served, but its events fire nothing (a cron job paused, disabled, gone or invalid), or every
+      // delivery fails (a target that is no target, or a platform not enabled).
+      else if (s.enabled) {
         for (const note of unfiredJobNote(loaded, name, s, "its events"))
           unserved.push(note.slice("Note: ".length));
+        unserved.push(...failingTargetNotes(loaded, name, s));
+      }
       const deliver =
         s.cron_job !== undefined ? `cron:${s.cron_job}` : `${s.deliver}${s.deliver_only ? " (direct)" : ""}`;
       return [

@@ -131,5 +131,11 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
       { timeout: 10_000 },
     );
     expect(running.logs().filter((l) => l.msg.includes("agent run failed"))).toEqual([]);
+    // svc webhook list shows it served ("yes"), and says why each delivery fails.
+    const listed = await svc(running.home, ["webhook", "list"]);
+    expect(listed.stdout).toMatch(/^alerts\s.*\syes\s*$/m);
+    expect(listed.stderr).toContain(
+      "Note: alerts: deliver: slack needs platforms.slack enabled — set platforms.slack.enabled: true with its credentials",
+    );
   });
 });
