@@ -6,6 +6,7 @@ import { lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
 import { type Address, routePath } from "./address.js";
+import { failingTargetNotes } from "./checks.js";
 import { meantSubscription } from "./meantSubscription.js";
 import { notServed } from "./notServed.js";
 import type { AnsweringRoute } from "./postToGateway.js";
@@ -127,7 +128,14 @@ export async function testTarget(
   return subscriptionTarget(
     sub,
     name,
-    route === undefined ? unfiredJobNote(loaded, name, sub) : [shadowNote(loaded, name, route, sub)],
+    route === undefined
+      ? [
+          ...unfiredJobNote(loaded, name, sub),
+          // Every delivery fails (a platform not enabled, a deliver that is no target): the 202 of an agent
+          // route would read as a reply on its way. A direct delivery's 502 gets a note of its own.
+          ...(sub.deliver_only ? [] : failingTargetNotes(loaded, name, sub).map((note) => `Note: ${note}`)),
+        ]
+      : [shadowNote(loaded, name, route, sub)],
     (running) => (route === undefined ? notServed(loaded, path, name, raw, running) : undefined),
   );
 }

@@ -137,5 +137,17 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
     expect(listed.stderr).toContain(
       "Note: alerts: deliver: slack needs platforms.slack enabled — set platforms.slack.enabled: true with its credentials",
     );
+    // So does svc webhook test, whose 202 would otherwise read as a reply on its way to Slack.
+    const tested = await svc(running.home, [
+      "webhook",
+      "test",
+      "alerts",
+      "--port",
+      String(running.gateway.port),
+    ]);
+    expect(tested.stdout).toContain("202 Accepted");
+    expect(tested.stderr).toContain(
+      "Note: alerts: deliver: slack needs platforms.slack enabled — set platforms.slack.enabled: true with its credentials",
+    );
   });
 });
