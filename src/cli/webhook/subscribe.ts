@@ -171,7 +171,7 @@ async function write(
     // properties this command left as they were.
     records[name] = {
       ...stored?.extra,
-      ...asWritten(ownRecord(snapshot.records, name), previous, parsed.value),
+      ...asWritten(ownRecord(snapshot.records, name), previous, sinceChanged(previous, parsed.value)),
     };
   });
   const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
@@ -289,6 +289,20 @@ function keptConflicts(
  * has it, not as read with its defaults filled in (a hand-written `coalesce: {"key": "n"}` stays that, not
  * `{"key": "n", "window_seconds": 30, "max_wait_seconds": 300}`; a single filter mapping stays a mapping).
  */
+/**
+ * `value` with the record's own `updated_at` when it changes nothing else (a subscribe with no option, or
+ * with the values the record has): `updated_at` is the time of its last change, as `enable` keeps it.
+ */
+function sinceChanged(previous: Subscription | undefined, value: Subscription): Subscription {
+  if (previous === undefined) return value;
+  const { updated_at: _was, ...before } = previous;
+  const { updated_at: _now, ...after } = value;
+  // A key the command set to undefined (no prompt, no extras) is one the record does not have.
+  const defined = (record: object) => Object.entries(record).filter(([, v]) => v !== undefined);
+  if (!isDeepStrictEqual(new Map(defined(before)), new Map(defined(after)))) return value;
+  return previous.updated_at === undefined ? after : { ...after, updated_at: previous.updated_at };
+}
+
 function asWritten(raw: unknown, previous: Subscription | undefined, value: Subscription): Subscription {
   if (previous === undefined || typeof raw !== "object" || raw === null) return value;
   const file = raw as Record<string, unknown>;

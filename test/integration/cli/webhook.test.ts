@@ -175,6 +175,15 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     expect(storedAt()).toBe(disabledAt);
     expect((await svc(home, ["webhook", "enable", "t"])).stdout).toBe("Enabled t\n");
     expect(storedAt()).not.toBe(disabledAt);
+    // So does a subscribe that changes nothing (no option, or the values the record has): updated_at is
+    // the time of its last change.
+    const enabledAt = storedAt();
+    const [same, sameEvents] = await svcEach(home, [
+      ["webhook", "subscribe", "t"],
+      ["webhook", "subscribe", "t", "--deliver", "log"],
+    ]);
+    expect([same.code, sameEvents.code]).toEqual([0, 0]);
+    expect(storedAt()).toBe(enabledAt);
     expect((await svc(home, ["webhook", "test", "t"])).stdout).toMatch(/^202 /m);
     expect((await svc(home, ["webhook", "remove", "t"])).stdout).toBe("Removed t\n");
     expect((await svc(home, ["webhook", "remove", "t"])).stderr).toContain(
