@@ -285,11 +285,6 @@ function keptConflicts(
 }
 
 /**
- * The record to write: `value`, except that a property this command did not change is written as the file
- * has it, not as read with its defaults filled in (a hand-written `coalesce: {"key": "n"}` stays that, not
- * `{"key": "n", "window_seconds": 30, "max_wait_seconds": 300}`; a single filter mapping stays a mapping).
- */
-/**
  * `value` with the record's own `updated_at` when it changes nothing else (a subscribe with no option, or
  * with the values the record has): `updated_at` is the time of its last change, as `enable` keeps it.
  */
@@ -303,6 +298,11 @@ function sinceChanged(previous: Subscription | undefined, value: Subscription): 
   return previous.updated_at === undefined ? after : { ...after, updated_at: previous.updated_at };
 }
 
+/**
+ * The record to write: `value`, except that a property this command did not change is written as the file
+ * has it, not as read with its defaults filled in (a hand-written `coalesce: {"key": "n"}` stays that, not
+ * `{"key": "n", "window_seconds": 30, "max_wait_seconds": 300}`; a single filter mapping stays a mapping).
+ */
 function asWritten(raw: unknown, previous: Subscription | undefined, value: Subscription): Subscription {
   if (previous === undefined || typeof raw !== "object" || raw === null) return value;
   const file = raw as Record<string, unknown>;
