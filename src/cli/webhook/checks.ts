@@ -20,7 +20,6 @@ import { secretFlag } from "../secretOption.js";
 import type { Address } from "./address.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
 
-/** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning here. */
 /**
  * Why every delivery of subscription `name` fails (its `deliver` names no target, or a platform that is not
  * enabled), as `svc webhook list` notes it; none for a cron route, whose job delivers.
@@ -42,6 +41,7 @@ function asOnlyRoute(loaded: LoadedConfig, name: string, record: Subscription) {
   };
 }
 
+/** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning here. */
 export function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): void {
   const { config, short } = asOnlyRoute(loaded, name, record);
   const { unknown, notEnabled, warnings } = targetStartupProblems(config, loaded.paths.config);
