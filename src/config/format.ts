@@ -712,6 +712,8 @@ export function formatIssue(
     // `deliver: [log]`: one value written as a list (of plain values: a ${VAR}'s is never written back).
     else if (
       Array.isArray(issue.input) &&
+      // A key, not a list entry (`events: [[push]]`), whose advice would read `write 0: push`.
+      typeof issue.path.at(-1) === "string" &&
       (issue.expected === "string" || issue.expected === "number" || issue.expected === "boolean") &&
       issue.input.length > 0 &&
       issue.input.every((item) => ["string", "number", "boolean"].includes(typeof item)) &&

@@ -966,6 +966,8 @@ describe("a route key written in the wrong shape says what to write", () => {
     expect(route("deliver: [telegram, slack]")).toBe(
       'deliver: expected a string, got ["telegram","slack"] — deliver takes one value, not a list',
     );
+    // A list inside a list is no key written as a list: no "write 0: push".
+    expect(route("events: [[push]]")).not.toContain("write 0");
     expect(route("coalesce: {key: a, window_seconds: [10]}")).toBe(
       "coalesce.window_seconds: expected a number, got [10] — one value, not a list: write window_seconds: 10",
     );
