@@ -82,7 +82,13 @@ async function apply(
       `Warning: ${name} is enabled, but the gateway does not serve it (it answers 404): ${unserved}\n`,
     );
   // Served, but firing a cron job the gateway would not fire (paused, disabled, gone, invalid): said as list says it.
-  else if (action === "enable" && !shadowed && typeof changed === "object" && changed !== null) {
+  else if (
+    action === "enable" &&
+    !shadowed &&
+    loaded.config.platforms.webhook.enabled &&
+    typeof changed === "object" &&
+    changed !== null
+  ) {
     const { cron_job: job, profile } = changed as { cron_job?: unknown; profile?: unknown };
     if (typeof job === "string")
       for (const note of unfiredJobNote(

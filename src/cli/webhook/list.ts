@@ -36,7 +36,9 @@ export async function list(): Promise<void> {
       else if (why !== undefined) unserved.push(`${name} is enabled but not served (404): ${why}`);
       // Served, but its events fire nothing (a cron job paused, disabled, gone or invalid), or every
       // delivery fails (a target that is no target, or a platform not enabled).
-      else if (s.enabled) {
+      // Not said with the adapter off: this host serves nothing (its note says so), and gateways sharing the
+      // records (state.backend: redis) have configs and cron stores of their own.
+      else if (s.enabled && loaded.config.platforms.webhook.enabled) {
         for (const note of unfiredJobNote(loaded, name, s, "its events"))
           unserved.push(note.slice("Note: ".length));
         unserved.push(...failingTargetNotes(loaded, name, s));
