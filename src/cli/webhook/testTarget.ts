@@ -133,7 +133,11 @@ export async function testTarget(
           ...unfiredJobNote(loaded, name, sub),
           // Every delivery fails (a platform not enabled, a deliver that is no target): the 202 of an agent
           // route would read as a reply on its way. A direct delivery's 502 gets a note of its own.
-          ...(sub.deliver_only ? [] : failingTargetNotes(loaded, name, sub).map((note) => `Note: ${note}`)),
+          // Judged by this host's platforms only where this host serves the route (not for a worker of a
+          // shared Redis, whose gateways with the adapter on have configs of their own).
+          ...(sub.deliver_only || !loaded.config.platforms.webhook.enabled
+            ? []
+            : failingTargetNotes(loaded, name, sub).map((note) => `Note: ${note}`)),
         ]
       : [shadowNote(loaded, name, route, sub)],
     (running) => (route === undefined ? notServed(loaded, path, name, raw, running) : undefined),
