@@ -170,13 +170,16 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         // name that is no target is counted as `(unknown)`, not under its text: a label value is never
         // taken from a record written by hand (which may hold a chat's incoming-webhook URL, a credential).
         deps.metrics?.deliveryFailed(canonical ?? "(unknown)");
-        // By its platform (telegram, not chat_1), as the history names a delivery to an enabled target.
-        // Why, unless the target's name is no target's (a record written by hand may hold a credential there).
+        // By its platform (telegram, not chat_1), as the history names a delivery to an enabled target. A
+        // name that is no target's is recorded as the metrics count it, `(unknown)`, and why without it (a
+        // record written by hand may hold a credential there: a chat's incoming-webhook URL).
         deps.onOutcome?.(
           request.recordedAs ?? message,
-          platform,
+          canonical ?? "(unknown)",
           false,
-          canonical === undefined ? undefined : error.message,
+          canonical === undefined
+            ? "its deliver names no delivery target — set it to one (docs/delivery-targets.md lists them)"
+            : error.message,
         );
         throw error;
       }

@@ -52,6 +52,10 @@ export function registerWebhookCommands(program: Command): void {
     .option("--no-mirror-to-session", "stop mirroring")
     // Not options: refused with what to do instead (see checkNotOptions).
     .addOption(new Option("--toolsets <list>").hideHelp())
+    .addOption(new Option("--skills <list>").hideHelp())
+    .addOption(new Option("--filters <json>").hideHelp())
+    .addOption(new Option("--script <path>").hideHelp())
+    .addOption(new Option("--coalesce <key>").hideHelp())
     .addOption(new Option("--profile <profile>").hideHelp())
     .action(subscribe);
   // A prompt or description may hold a secret: its stray words are counted, not shown.

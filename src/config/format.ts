@@ -479,6 +479,28 @@ const CREDENTIAL_OPTION = /^--?[^=]*(?:key|token|secret|pass|auth|cred|cookie)/i
 const holdsCredential = (words: readonly string[]) =>
   words.some((w) => CREDENTIAL_OPTION.test(w) || /:\/\/[^/@\s]*:[^/@\s]*@/.test(w));
 
+/** `chat_id=42` or `chat_id: 42`: a deliver_extra entry written as text. */
+const EXTRA_PAIR = /^\s*([A-Za-z_][\w.-]*)\s*(?:=|:\s)\s*(.*?)\s*$/;
+
+/**
+ * What to write for a `deliver_extra` that is not a mapping: items written `key=value` (as `--deliver-extra`
+ * takes them) or `key: value` (a list item quoted whole) as the mapping they mean, else the mapping's shape.
+ */
+function deliverExtraHint(input: unknown, json: boolean): string {
+  const items = typeof input === "string" ? [input] : Array.isArray(input) ? input : [];
+  const pairs = items.map((item) => (typeof item === "string" ? EXTRA_PAIR.exec(item) : null));
+  const lead = "deliver_extra maps each key to its value: write";
+  if (pairs.length > 0 && pairs.every((pair) => pair !== null && pair[2] !== "")) {
+    const entries = pairs.map((pair) => [pair?.[1] ?? "", pair?.[2] ?? ""] as const);
+    return json
+      ? `${lead} "deliver_extra": {${entries.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(", ")}}`
+      : `${lead} deliver_extra: {${entries.map(([k, v]) => `${k}: ${flowItem(v)}`).join(", ")}}`;
+  }
+  return json
+    ? `${lead} "deliver_extra": {"chat_id": "<id>"} (each target's keys: docs/delivery-targets.md)`
+    : `${lead} deliver_extra: {chat_id: <id>} (each target's keys: docs/delivery-targets.md)`;
+}
+
 /** One entry of a YAML flow list: as written when YAML reads it as that text, else in double quotes. */
 export const flowItem = (w: string) =>
   /^[A-Za-z0-9_./~=+-][A-Za-z0-9_./~=+@:-]*$/.test(w) && !/:$/.test(w) ? w : JSON.stringify(w);
@@ -673,6 +695,48 @@ export function formatIssue(
           : syntax === "json"
             ? ` — write "coalesce": {"key": ${JSON.stringify(issue.input)}}`
             : ` — write coalesce: {key: ${flowItem(issue.input)}}`;
+    // `deliver_extra: [chat_id=42]`, as `--deliver-extra` takes it: the mapping it means, else its shape.
+    else if (
+      issue.path.at(-1) === "deliver_extra" &&
+      (issue.expected === "record" || issue.expected === "object")
+    )
+      message += ` — ${deliverExtraHint(issue.input, syntax === "json")}`;
+    // `coalesce: [pull_request.number]` or `coalesce: true`: the mapping, with the key when one was written.
+    else if (
+      issue.path.at(-1) === "coalesce" &&
+      (issue.expected === "record" || issue.expected === "object")
+    ) {
+      const [only] = Array.isArray(issue.input) && issue.input.length === 1 ? issue.input : [];
+      message +=
+        typeof only === "string" && only.trim() !== ""
+          ? syntax === "json"
+            ? ` — write "coalesce": {"key": ${JSON.stringify(only)}}`
+            : ` — write coalesce: {key: ${flowItem(only)}}`
+          : syntax === "json"
+            ? ' — write "coalesce": {"key": "<the payload path that names the entity, e.g. pull_request.number>"}, or remove coalesce'
+            : " — write coalesce: {key: <the payload path that names the entity, e.g. pull_request.number>}, or remove coalesce";
+    }
+    // `deliver: [log]`: one value written as a list (of plain values: a ${VAR}'s is never written back).
+    else if (
+      Array.isArray(issue.input) &&
+      // A key, not a list entry (`events: [[push]]`), whose advice would read `write 0: push`.
+      typeof issue.path.at(-1) === "string" &&
+      (issue.expected === "string" || issue.expected === "number" || issue.expected === "boolean") &&
+      issue.input.length > 0 &&
+      issue.input.every((item) => ["string", "number", "boolean"].includes(typeof item)) &&
+      !describeValue(issue.path, issue.input).includes("not shown") &&
+      // `prompt: [ALERT]`, `regex: [A-Z]`: text YAML read as a list; quoting it is the fix (below).
+      !(syntax === "yaml" && bracedValueHint(issue) !== undefined)
+    ) {
+      const key = String(issue.path.at(-1) ?? "");
+      const [only] = issue.input as Array<string | number | boolean>;
+      message +=
+        issue.input.length > 1
+          ? ` — ${key} takes one value, not a list`
+          : syntax === "json"
+            ? ` — one value, not a list: write ${JSON.stringify(key)}: ${JSON.stringify(only)}`
+            : ` — one value, not a list: write ${key}: ${typeof only === "string" ? flowItem(only) : String(only)}`;
+    }
     // `agent: openai`, `state: redis` or `webhook: true`: the one word is the value of the mapping's main key.
     else if (sectionWord(issue.path, issue.input) !== undefined)
       message += ` — ${sectionWord(issue.path, issue.input)}`;

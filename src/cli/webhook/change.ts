@@ -7,6 +7,7 @@ import { configWithEnabledNote } from "./config.js";
 import { meantSubscription } from "./meantSubscription.js";
 import { notServed } from "./notServed.js";
 import { type CliSubscriptionStore, withSubscriptionStore } from "./subscriptionStoreFor.js";
+import { unfiredJobNote } from "./testTarget.js";
 
 /** `svc webhook remove|enable|disable <name>` on a dynamic subscription. */
 export async function change(name: string, action: "remove" | "enable" | "disable"): Promise<void> {
@@ -80,4 +81,22 @@ async function apply(
     process.stderr.write(
       `Warning: ${name} is enabled, but the gateway does not serve it (it answers 404): ${unserved}\n`,
     );
+  // Served, but firing a cron job the gateway would not fire (paused, disabled, gone, invalid): said as list says it.
+  else if (
+    action === "enable" &&
+    !shadowed &&
+    loaded.config.platforms.webhook.enabled &&
+    typeof changed === "object" &&
+    changed !== null
+  ) {
+    const { cron_job: job, profile } = changed as { cron_job?: unknown; profile?: unknown };
+    if (typeof job === "string")
+      for (const note of unfiredJobNote(
+        loaded,
+        name,
+        { cron_job: job, ...(typeof profile === "string" ? { profile } : {}) },
+        "its events",
+      ))
+        process.stderr.write(`${note}\n`);
+  }
 }

@@ -20,14 +20,31 @@ import { secretFlag } from "../secretOption.js";
 import type { Address } from "./address.js";
 import type { SubscribeOptions } from "./subscribeOptions.js";
 
-/** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning here. */
-export function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): void {
+/**
+ * Why every delivery of subscription `name` fails (its `deliver` names no target, or a platform that is not
+ * enabled), as `svc webhook list` notes it; none for a cron route, whose job delivers.
+ */
+export function failingTargetNotes(loaded: LoadedConfig, name: string, record: Subscription): string[] {
+  if (record.cron_job !== undefined || canonicalTarget(record.deliver) === "log") return [];
+  const { config, short } = asOnlyRoute(loaded, name, record);
+  const { unknown, notEnabled } = targetStartupProblems(config, loaded.paths.config);
+  return [...unknown, ...notEnabled].map(short);
+}
+
+/** The config with the record as its one route, and its problems named `<name>: <key>: ...`. */
+function asOnlyRoute(loaded: LoadedConfig, name: string, record: Subscription) {
   const webhook = { ...loaded.config.platforms.webhook, routes: { [name]: record } };
   const at = `${loaded.paths.config}: platforms.webhook.routes.${name}.`;
-  const config = { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } };
+  return {
+    config: { ...loaded.config, platforms: { ...loaded.config.platforms, webhook } },
+    short: (problem: string) => `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`,
+  };
+}
+
+/** An unknown `deliver` is refused; a target whose platform is not set up yet is only a warning here. */
+export function checkTarget(loaded: LoadedConfig, name: string, record: Subscription): void {
+  const { config, short } = asOnlyRoute(loaded, name, record);
   const { unknown, notEnabled, warnings } = targetStartupProblems(config, loaded.paths.config);
-  const short = (problem: string) =>
-    `${name}: ${problem.startsWith(at) ? problem.slice(at.length) : problem}`;
   if (unknown.length > 0) throw new SvcError("usage", unknown.map(short).join("\n"));
   for (const problem of [...notEnabled, ...warnings]) process.stderr.write(`Warning: ${short(problem)}\n`);
   process.stderr.write(extraKeyHint(name, record, warnings));
@@ -89,8 +106,11 @@ export function shellWord(word: string): string {
   return /^[\w.,:@%+=/-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
-/** A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from. */
-export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
+/**
+ * A `cron_job` must name a job of the route's own profile: that is the store the gateway fires it from.
+ * `name` is given when the check is of a job set earlier, which a `--route-profile` rebinding moves away from.
+ */
+export function checkCronJob(loaded: LoadedConfig, record: Subscription, name?: string): void {
   if (record.cron_job === undefined) return;
   const jobs = cronStore(svcPaths(loaded.paths.home, record.profile).cronJobs);
   const { records } = jobs.read();
@@ -110,7 +130,13 @@ export function checkCronJob(loaded: LoadedConfig, record: Subscription): void {
   }
   if (job === undefined) {
     const flag = profileFlag(record.profile);
-    const elsewhere = profilesWithJob(loaded.paths.home, record.cron_job, record.profile ?? DEFAULT_PROFILE);
+    const profile = record.profile ?? DEFAULT_PROFILE;
+    const elsewhere = profilesWithJob(loaded.paths.home, record.cron_job, profile);
+    if (name !== undefined)
+      throw new SvcError(
+        "usage",
+        `${name} fires cron job ${record.cron_job} (set earlier), which is not a job of profile ${profile}, the profile --route-profile ${profile} binds it to: a subscription fires the jobs of its own profile${elsewhere.length === 0 ? "" : ` (it is a job of profile ${elsewhere.join(", ")})`} — create it in profile ${profile} (svc cron create${flag}), name one of its jobs with --cron-job, or add --no-cron-job; nothing was written`,
+      );
     const bind =
       elsewhere.length === 0
         ? ""
@@ -177,18 +203,28 @@ export function checkOneChatId(options: SubscribeOptions): void {
 }
 
 export function checkNotBlank(options: SubscribeOptions): void {
-  const values: [string, string | undefined][] = [
-    ["--deliver", options.deliver],
-    ["--cron-job", options.cronJob === false ? undefined : options.cronJob],
+  // What leaving each out gives: said for a new subscription too, which has no current value to keep.
+  const values: [string, string | undefined, string][] = [
+    [
+      "--deliver",
+      options.deliver,
+      "leave the option out (a new subscription delivers to log, an existing one keeps its target), or name a target",
+    ],
+    [
+      "--cron-job",
+      options.cronJob === false ? undefined : options.cronJob,
+      "give the job's id or name, or leave the option out (--no-cron-job stops firing one)",
+    ],
     // A secret read from a file or stdin is checked with what it was read from (checkSecretValue).
-    ["--secret", options.secretGiven === undefined ? options.secret : undefined],
+    [
+      "--secret",
+      options.secretGiven === undefined ? options.secret : undefined,
+      "leave the option out: a new subscription gets a generated secret, an existing one keeps its own",
+    ],
   ];
-  for (const [flag, value] of values) {
+  for (const [flag, value, fix] of values) {
     if (value !== undefined && value.trim() === "")
-      throw new SvcError(
-        "usage",
-        `${flag}: must not be empty — leave the option out to keep the current value`,
-      );
+      throw new SvcError("usage", `${flag}: must not be empty — ${fix}`);
   }
   // '' removes the key (the platform's home channel is then used); spaces alone are no chat id, and would
   // fail every delivery ("rendered empty") without a word here.
@@ -230,10 +266,19 @@ function checkSecretValue(options: SubscribeOptions): void {
     );
 }
 
+/** Route properties a subscription record holds that no option sets, with the shape to write by hand. */
+const HAND_WRITTEN: ReadonlyArray<readonly ["skills" | "filters" | "script" | "coalesce", string]> = [
+  ["skills", '["<skill>"]'],
+  ["filters", '[{"field": "<payload path>", ...}]'],
+  ["script", '"<path>"'],
+  ["coalesce", '{"key": "<payload path>", "window_seconds": 30, "max_wait_seconds": 300}'],
+];
+
 /**
  * `--toolsets` and `--profile` are not options of `subscribe` (a subscription's toolsets are edited into
- * the file by hand, and the binding is `--route-profile`): refused with what to do instead of a bare
- * "unknown option".
+ * the file by hand, and the binding is `--route-profile`), nor are the other route properties a record
+ * holds but only a hand edit sets (`skills`, `filters`, `script`, `coalesce`): refused with what to do
+ * instead of a bare "unknown option".
  */
 export function checkNotOptions(name: string, options: SubscribeOptions, file: string): void {
   if (options.toolsets !== undefined)
@@ -241,6 +286,12 @@ export function checkNotOptions(name: string, options: SubscribeOptions, file: s
       "usage",
       `unknown option '--toolsets': no option sets a subscription's toolsets (they widen what its runs may do) — edit "toolsets": [...] into the ${name} record of ${file} by hand`,
     );
+  for (const [key, shape] of HAND_WRITTEN)
+    if (options[key] !== undefined)
+      throw new SvcError(
+        "usage",
+        `unknown option '--${key}': no option sets a subscription's ${key} — edit "${key}": ${shape} into the ${name} record of ${file} by hand (docs/coalescing-and-cron.md, "Dynamic subscriptions")`,
+      );
   if (options.profile !== undefined)
     throw new SvcError(
       "usage",

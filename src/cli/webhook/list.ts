@@ -1,9 +1,11 @@
 import { parseSubscription } from "../../io/stores/subscriptions.js";
 import { formatTable } from "../format.js";
 import { runningAddress } from "./address.js";
+import { failingTargetNotes } from "./checks.js";
 import { configWithEnabledNote } from "./config.js";
 import { notServed } from "./notServed.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
+import { unfiredJobNote } from "./testTarget.js";
 
 /** `svc webhook list`: one row per subscription, never its secret. */
 export async function list(): Promise<void> {
@@ -32,6 +34,15 @@ export async function list(): Promise<void> {
       const why = s.enabled && !shadowed ? notServed(loaded, path, name, raw, running) : undefined;
       if (shadowed) unserved.push(`${name}: config.yaml defines a static route of that name, which wins`);
       else if (why !== undefined) unserved.push(`${name} is enabled but not served (404): ${why}`);
+      // Served, but its events fire nothing (a cron job paused, disabled, gone or invalid), or every
+      // delivery fails (a target that is no target, or a platform not enabled).
+      // Not said with the adapter off: this host serves nothing (its note says so), and gateways sharing the
+      // records (state.backend: redis) have configs and cron stores of their own.
+      else if (s.enabled && loaded.config.platforms.webhook.enabled) {
+        for (const note of unfiredJobNote(loaded, name, s, "its events"))
+          unserved.push(note.slice("Note: ".length));
+        unserved.push(...failingTargetNotes(loaded, name, s));
+      }
       const deliver =
         s.cron_job !== undefined ? `cron:${s.cron_job}` : `${s.deliver}${s.deliver_only ? " (direct)" : ""}`;
       return [

@@ -133,8 +133,8 @@ async function write(
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
   const running = await runningAddress(loaded);
   checkInsecure(loaded, name, parsed.value, running, secretFlag(options));
-  if (typeof options.cronJob === "string" || options.routeProfile !== undefined)
-    checkCronJob(loaded, parsed.value);
+  if (typeof options.cronJob === "string") checkCronJob(loaded, parsed.value);
+  else if (options.routeProfile !== undefined) checkCronJob(loaded, parsed.value, name);
   checkTarget(loaded, name, parsed.value);
   const extraFlags = [
     ...(options.deliverChatId ? ["--deliver-chat-id"] : []),
@@ -171,7 +171,7 @@ async function write(
     // properties this command left as they were.
     records[name] = {
       ...stored?.extra,
-      ...asWritten(ownRecord(snapshot.records, name), previous, parsed.value),
+      ...asWritten(ownRecord(snapshot.records, name), previous, sinceChanged(previous, parsed.value)),
     };
   });
   const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
@@ -282,6 +282,20 @@ function keptConflicts(
       `${name}: --deliver log: the subscription delivers directly (--deliver-only, set earlier), which needs a real target — add --no-deliver-only to have an agent run and its reply logged, or name a platform`,
     );
   return problems;
+}
+
+/**
+ * `value` with the record's own `updated_at` when it changes nothing else (a subscribe with no option, or
+ * with the values the record has): `updated_at` is the time of its last change, as `enable` keeps it.
+ */
+function sinceChanged(previous: Subscription | undefined, value: Subscription): Subscription {
+  if (previous === undefined) return value;
+  const { updated_at: _was, ...before } = previous;
+  const { updated_at: _now, ...after } = value;
+  // A key the command set to undefined (no prompt, no extras) is one the record does not have.
+  const defined = (record: object) => Object.entries(record).filter(([, v]) => v !== undefined);
+  if (!isDeepStrictEqual(new Map(defined(before)), new Map(defined(after)))) return value;
+  return previous.updated_at === undefined ? after : { ...after, updated_at: previous.updated_at };
 }
 
 /**

@@ -18,6 +18,11 @@ export interface SubscribeOptions {
   mirrorToSession?: boolean;
   /** Not an option (refused): toolsets are written into the record by hand. */
   toolsets?: string;
+  /** Not options (refused): route properties a record holds that are written into it by hand. */
+  skills?: string;
+  filters?: string;
+  script?: string;
+  coalesce?: string;
   /** Not an option (refused): the binding is `--route-profile`. */
   profile?: string;
 }

@@ -6,6 +6,7 @@ import { lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { ownRecord, type Subscription } from "../../io/stores/subscriptions.js";
 import { type Address, routePath } from "./address.js";
+import { failingTargetNotes } from "./checks.js";
 import { meantSubscription } from "./meantSubscription.js";
 import { notServed } from "./notServed.js";
 import type { AnsweringRoute } from "./postToGateway.js";
@@ -127,7 +128,18 @@ export async function testTarget(
   return subscriptionTarget(
     sub,
     name,
-    route === undefined ? unfiredJobNote(loaded, name, sub) : [shadowNote(loaded, name, route, sub)],
+    route === undefined
+      ? [
+          ...unfiredJobNote(loaded, name, sub),
+          // Every delivery fails (a platform not enabled, a deliver that is no target): the 202 of an agent
+          // route would read as a reply on its way. A direct delivery's 502 gets a note of its own.
+          // Judged by this host's platforms only where this host serves the route (not for a worker of a
+          // shared Redis, whose gateways with the adapter on have configs of their own).
+          ...(sub.deliver_only || !loaded.config.platforms.webhook.enabled
+            ? []
+            : failingTargetNotes(loaded, name, sub).map((note) => `Note: ${note}`)),
+        ]
+      : [shadowNote(loaded, name, route, sub)],
     (running) => (route === undefined ? notServed(loaded, path, name, raw, running) : undefined),
   );
 }
@@ -137,10 +149,12 @@ export async function testTarget(
  * store, an invalid record): its answer is still 202 accepted, so without this the test or redelivery reads
  * as a run that never comes. A store that cannot be read says nothing here (the gateway answers 503).
  */
-function unfiredJobNote(
+export function unfiredJobNote(
   loaded: LoadedConfig,
   name: string,
   route: Pick<Route, "cron_job" | "profile">,
+  /** What is dropped: the event sent (`test`, `redeliver`), or every event of the route (`list`). */
+  dropped = "the event",
 ): string[] {
   if (route.cron_job === undefined) return [];
   const jobs = cronStore(svcPaths(loaded.paths.home, route.profile).cronJobs);
@@ -159,7 +173,7 @@ function unfiredJobNote(
         ? `which is not a valid job (${found.problems.join("; ")})`
         : `which is ${found.job.state} (svc cron resume ${found.job.name}${flag})`;
   return [
-    `Note: ${name} fires cron job ${route.cron_job}, ${why}: the gateway answers 202 accepted and drops the event without a run`,
+    `Note: ${name} fires cron job ${route.cron_job}, ${why}: the gateway answers 202 accepted and drops ${dropped} without a run`,
   ];
 }
 

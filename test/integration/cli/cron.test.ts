@@ -357,7 +357,16 @@ describe("svc cron --profile and cron_job subscriptions (each profile has its ow
 
     const rebind = await svc(home, ["webhook", "subscribe", "w", "--route-profile", "home"]);
     expect(rebind.code).toBe(2);
-    expect(rebind.stderr).toContain("--cron-job nightly: no such cron job in profile home");
+    // The job was set earlier, not in this command: the refusal says so, and does not ask to add the
+    // --route-profile work the command moves away from.
+    expect(rebind.stderr).toContain(
+      "svc: w fires cron job nightly (set earlier), which is not a job of profile home, the profile --route-profile home binds it to: a subscription fires the jobs of its own profile",
+    );
+    expect(rebind.stderr).toContain("it is a job of profile work");
+    expect(rebind.stderr).toContain(
+      "create it in profile home (svc cron create --profile home), name one of its jobs with --cron-job, or add --no-cron-job",
+    );
+    expect(rebind.stderr).not.toContain("add --route-profile work");
     const stored = JSON.parse(readFileSync(join(home.dir, "webhook_subscriptions.json"), "utf8"));
     expect(Object.keys(stored)).toEqual(["w"]);
     expect(stored.w).toMatchObject({ cron_job: "nightly", profile: "work" });

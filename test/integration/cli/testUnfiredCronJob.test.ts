@@ -61,5 +61,17 @@ describe("svc webhook test (and redeliver) of a cron_job route whose job is not 
     const agent = await svc(gw.home, ["webhook", "test", "fires-nothing", "--port", port]);
     expect(agent.stdout).toContain("202 Accepted");
     expect(agent.stderr).not.toContain("Note:");
+    // svc webhook list says the same of each such subscription (its ENABLED "yes" alone read as served).
+    const listed = await svc(gw.home, ["webhook", "list"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stderr.split("\n").filter((line) => line.startsWith("Note:"))).toEqual([
+      `Note: fires-gone fires cron job digest-weekly, which is not in ${gw.home.dir}/cron/jobs.json (svc cron list): the gateway answers 202 accepted and drops its events without a run`,
+      "Note: fires-paused fires cron job digest-nightly, which is paused (svc cron resume digest-nightly): the gateway answers 202 accepted and drops its events without a run",
+    ]);
+    // So does svc webhook enable: the route it turns on answers, and drops what it answers.
+    const enabled = await svc(gw.home, ["webhook", "enable", "fires-gone"]);
+    expect(enabled).toMatchObject({ code: 0, stdout: "Enabled fires-gone\n" });
+    expect(enabled.stderr).toContain("Note: fires-gone fires cron job digest-weekly, which is not in ");
+    expect(enabled.stderr).toContain("drops its events without a run");
   });
 });

@@ -175,6 +175,15 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     expect(storedAt()).toBe(disabledAt);
     expect((await svc(home, ["webhook", "enable", "t"])).stdout).toBe("Enabled t\n");
     expect(storedAt()).not.toBe(disabledAt);
+    // So does a subscribe that changes nothing (no option, or the values the record has): updated_at is
+    // the time of its last change.
+    const enabledAt = storedAt();
+    const [same, sameEvents] = await svcEach(home, [
+      ["webhook", "subscribe", "t"],
+      ["webhook", "subscribe", "t", "--deliver", "log"],
+    ]);
+    expect([same.code, sameEvents.code]).toEqual([0, 0]);
+    expect(storedAt()).toBe(enabledAt);
     expect((await svc(home, ["webhook", "test", "t"])).stdout).toMatch(/^202 /m);
     expect((await svc(home, ["webhook", "remove", "t"])).stdout).toBe("Removed t\n");
     expect((await svc(home, ["webhook", "remove", "t"])).stderr).toContain(
@@ -201,12 +210,20 @@ describe("svc webhook (real subprocesses, real gateway)", { timeout: 90_000 }, (
     const off = tempHome();
     try {
       off.write("config.yaml", stringify({ platforms: { webhook: { enabled: false } } }));
+      // Judged here, its platforms would be "not enabled": with the adapter off this host serves nothing,
+      // and a gateway sharing the records (state.backend: redis) has a config of its own.
+      off.write(
+        "webhook_subscriptions.json",
+        JSON.stringify({ ops: { secret: "s", deliver: "slack", enabled: true } }),
+        0o600,
+      );
       for (const command of [["list"], ["deliveries"], ["deliveries", "--json"]]) {
         const res = await svc(off, ["webhook", ...command]);
         expect(res.code).toBe(0);
         expect(res.stderr).toContain("the webhook adapter is not enabled");
         expect(res.stderr).toContain("svc gateway setup --enable");
         expect(res.stderr).toContain(`${join(off.dir, "config.yaml")}: platforms.webhook.enabled is false`);
+        expect(res.stderr).not.toContain("needs platforms.slack enabled");
       }
     } finally {
       off.cleanup();

@@ -13,13 +13,33 @@ const stored = () => JSON.parse(readFileSync(join(home.dir, "webhook_subscriptio
 describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout: 90_000 }, () => {
   it("parser errors (missing argument, unknown option, unknown command) exit 2 with the reason on stderr", async () => {
     home = tempHome();
-    const [missing, unknownOption, unknownCommand, badPayload, curlFile] = await svcEach(home, [
-      ["webhook", "subscribe"],
-      ["webhook", "subscribe", "gh", "--toolsets", "terminal"],
-      ["webhook", "frob"],
-      ["webhook", "test", "gh", "--payload", "{bad"],
-      ["webhook", "test", "gh", "--payload", "@push.json"],
-    ]);
+    const [missing, unknownOption, unknownCommand, badPayload, curlFile, skills, coalesce, filters, script] =
+      await svcEach(home, [
+        ["webhook", "subscribe"],
+        ["webhook", "subscribe", "gh", "--toolsets", "terminal"],
+        ["webhook", "frob"],
+        ["webhook", "test", "gh", "--payload", "{bad"],
+        ["webhook", "test", "gh", "--payload", "@push.json"],
+        ["webhook", "subscribe", "gh", "--skills", "triage"],
+        ["webhook", "subscribe", "gh", "--coalesce", "pull_request.number"],
+        ["webhook", "subscribe", "gh", "--filters", "[]"],
+        ["webhook", "subscribe", "gh", "--script", "scripts/a.py"],
+      ]);
+    // The other route properties a record holds (spec 2.6) that no option sets: refused saying where they
+    // are written, rather than a bare unknown option.
+    for (const [refused, key, shape] of [
+      [skills, "skills", '["<skill>"]'],
+      [coalesce, "coalesce", '{"key": "<payload path>", "window_seconds": 30, "max_wait_seconds": 300}'],
+      [filters, "filters", '[{"field": "<payload path>", ...}]'],
+      [script, "script", '"<path>"'],
+    ] as const)
+      expect(refused).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(
+          `unknown option '--${key}': no option sets a subscription's ${key} — edit "${key}": ${shape} into the gh record of ${join(home.dir, "webhook_subscriptions.json")} by hand`,
+        ),
+      });
+    expect(stored.bind(null)).toThrow(); // nothing was written
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining("missing required argument") });
     expect(unknownOption).toMatchObject({
       code: 2,
@@ -329,11 +349,16 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(change.stderr).toContain(`${file}: a.events: expected a list, got "push"`);
     expect(blankSecret).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("svc: --secret: must not be empty"),
+      // "n" is new: it has no current value to keep, and the refusal says what leaving it out gives.
+      stderr: expect.stringContaining(
+        "svc: --secret: must not be empty — leave the option out: a new subscription gets a generated secret, an existing one keeps its own",
+      ),
     });
     expect(blankDeliver).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("svc: --deliver: must not be empty"),
+      stderr: expect.stringContaining(
+        "svc: --deliver: must not be empty — leave the option out (a new subscription delivers to log, an existing one keeps its target), or name a target",
+      ),
     });
     expect(Object.keys(stored())).toEqual(["a", "b", "ok"]);
   });

@@ -50,6 +50,21 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
       expect.stringContaining('"telegarm" is not a delivery target — set the route\'s deliver to one'),
     );
     expect(typo.join("\n")).not.toContain("platforms.telegarm");
+    // The history says why without the hand-written text (which may be a chat's webhook URL, a
+    // credential): the platform as the metrics name it, and the fix.
+    const home = historyDir(gw.home.dir);
+    await vi.waitFor(
+      () =>
+        expect(readHistory(home).filter((r) => r.kind === "delivery" && r.route === "typo")).toMatchObject([
+          {
+            platform: "(unknown)",
+            outcome: "failed",
+            error: expect.stringMatching(/deliver names no delivery target — set it to one/),
+          },
+        ]),
+      { timeout: 10_000 },
+    );
+    expect(JSON.stringify(readHistory(home))).not.toContain("telegarm");
   });
 
   it("a failed direct delivery of a sender with no delivery-ID header is in the history under its generated id", async () => {
@@ -116,5 +131,23 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
       { timeout: 10_000 },
     );
     expect(running.logs().filter((l) => l.msg.includes("agent run failed"))).toEqual([]);
+    // svc webhook list shows it served ("yes"), and says why each delivery fails.
+    const listed = await svc(running.home, ["webhook", "list"]);
+    expect(listed.stdout).toMatch(/^alerts\s.*\syes\s*$/m);
+    expect(listed.stderr).toContain(
+      "Note: alerts: deliver: slack needs platforms.slack enabled — set platforms.slack.enabled: true with its credentials",
+    );
+    // So does svc webhook test, whose 202 would otherwise read as a reply on its way to Slack.
+    const tested = await svc(running.home, [
+      "webhook",
+      "test",
+      "alerts",
+      "--port",
+      String(running.gateway.port),
+    ]);
+    expect(tested.stdout).toContain("202 Accepted");
+    expect(tested.stderr).toContain(
+      "Note: alerts: deliver: slack needs platforms.slack enabled — set platforms.slack.enabled: true with its credentials",
+    );
   });
 });

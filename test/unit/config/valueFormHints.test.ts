@@ -917,3 +917,68 @@ describe("a delivery platform's id keys", () => {
     }
   });
 });
+
+describe("deliver_extra written as something other than a mapping", () => {
+  const route = (extra: string) =>
+    refusal(
+      webhook(
+        `    routes:\n      gh:\n        secret: s\n        deliver: telegram\n        deliver_extra: ${extra}\n`,
+      ),
+    );
+
+  it("key=value items (as --deliver-extra takes them) are written back as the mapping they mean", () => {
+    expect(route("[chat_id=42, 'thread_id: 7']")).toBe(
+      `FILE: platforms.webhook.routes.gh.deliver_extra: expected a mapping, got ["chat_id=42","thread_id: 7"] — deliver_extra maps each key to its value: write deliver_extra: {chat_id: 42, thread_id: 7}`,
+    );
+    expect(route("chat_id={chat.id}")).toBe(
+      `FILE: platforms.webhook.routes.gh.deliver_extra: expected a mapping, got "chat_id={chat.id}" — deliver_extra maps each key to its value: write deliver_extra: {chat_id: "{chat.id}"}`,
+    );
+  });
+
+  it("anything else gets the shape, with where the keys are listed", () => {
+    expect(route("42")).toBe(
+      "FILE: platforms.webhook.routes.gh.deliver_extra: expected a mapping, got 42 — deliver_extra maps each key to its value: write deliver_extra: {chat_id: <id>} (each target's keys: docs/delivery-targets.md)",
+    );
+  });
+
+  it("in a subscription record the advice is JSON", () => {
+    const parsed = parseSubscription("subs.json", "gh", { secret: "s", deliver_extra: ["chat_id=42"] });
+    expect(parsed.ok ? [] : parsed.problems).toEqual([
+      'subs.json: gh.deliver_extra: expected a mapping, got ["chat_id=42"] — deliver_extra maps each key to its value: write "deliver_extra": {"chat_id": "42"}',
+    ]);
+  });
+});
+
+describe("a route key written in the wrong shape says what to write", () => {
+  const route = (line: string) =>
+    refusal(webhook(`    routes:\n      gh:\n        secret: s\n        ${line}\n`)).replace(
+      "FILE: platforms.webhook.routes.gh.",
+      "",
+    );
+
+  it("one value written as a list of one is written back alone; a list of more takes one", () => {
+    expect(route("deliver: [log]")).toBe(
+      'deliver: expected a string, got ["log"] — one value, not a list: write deliver: log',
+    );
+    expect(route("script: [check.py]")).toBe(
+      'script: expected a string, got ["check.py"] — one value, not a list: write script: check.py',
+    );
+    expect(route("deliver: [telegram, slack]")).toBe(
+      'deliver: expected a string, got ["telegram","slack"] — deliver takes one value, not a list',
+    );
+    // A list inside a list is no key written as a list: no "write 0: push".
+    expect(route("events: [[push]]")).not.toContain("write 0");
+    expect(route("coalesce: {key: a, window_seconds: [10]}")).toBe(
+      "coalesce.window_seconds: expected a number, got [10] — one value, not a list: write window_seconds: 10",
+    );
+  });
+
+  it("coalesce written as true or a list gets the mapping to write", () => {
+    expect(route("coalesce: [pull_request.number]")).toBe(
+      'coalesce: expected a mapping, got ["pull_request.number"] — write coalesce: {key: pull_request.number}',
+    );
+    expect(route("coalesce: true")).toBe(
+      "coalesce: expected a mapping, got true — write coalesce: {key: <the payload path that names the entity, e.g. pull_request.number>}, or remove coalesce",
+    );
+  });
+});
