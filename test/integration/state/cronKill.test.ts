@@ -1,7 +1,9 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
+import { type Gateway, startGateway } from "../../../src/gateway/index.js";
+import { createLogger } from "../../../src/io/log.js";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
@@ -11,14 +13,17 @@ import { type Foreground, killIfRunning, runForeground } from "../cli/svc.js";
  * gateway killed in the middle of it left no trace but its note; the next start records it `interrupted` in
  * the job's `last_run`, as a run the stop ended, and catches its occurrence up once, whether the kill came
  * while its agent ran or while its delivery was being retried; a catch-up cut off too is not run again.
- * The real CLI process is SIGKILLed and started again in the same SVC_HOME.
+ * The real CLI process is SIGKILLed and started again in the same SVC_HOME; a start that is not killed in its
+ * turn is the real gateway started in this worker (`restart`), which saved a `svc gateway run` process.
  */
 
 const homes: TempHome[] = [];
 const gateways: Foreground[] = [];
+const restarted: Gateway[] = [];
 const fakes: FakeApi[] = [];
 afterEach(async () => {
   for (const gateway of gateways.splice(0)) await killIfRunning(gateway);
+  for (const gateway of restarted.splice(0)) await gateway.stop();
   for (const fake of fakes.splice(0)) await fake.close();
   for (const home of homes.splice(0)) home.cleanup();
 });
@@ -86,6 +91,24 @@ async function start(home: TempHome): Promise<Foreground> {
   return gateway;
 }
 
+/**
+ * The start after a kill, in this worker: it logs to gateway.log the text lines `svc gateway run` prints, and
+ * `output()` is what it logged there (the killed gateway's lines before it left out).
+ */
+async function restart(home: TempHome): Promise<{ output(): string }> {
+  const file = join(home.dir, "logs", "gateway.log");
+  const from = existsSync(file) ? statSync(file).size : 0;
+  const gateway = await startGateway({
+    home: home.dir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
+    port: 0,
+    logger: createLogger({ file, stdout: false }),
+    drainTimeoutMs: 300,
+  });
+  restarted.push(gateway);
+  return { output: () => readFileSync(file).subarray(from).toString("utf8") };
+}
+
 function job(home: TempHome): { next_run: string; last_run?: Record<string, unknown> } {
   const store = JSON.parse(readFileSync(join(home.dir, "cron", "jobs.json"), "utf8")) as {
     jobs: Record<string, { next_run: string; last_run?: Record<string, unknown> }>;
@@ -110,12 +133,12 @@ describe("a gateway SIGKILLed during a scheduled cron run", { timeout: 60_000 },
     await first.exited;
     telegram.ok = true;
     const tried = sendMessages(telegram);
-    const second = await start(home);
-    await vi.waitFor(() => expect(second.stdout()).toContain("did not finish"), { timeout: 10_000 });
-    expect(second.stdout()).toMatch(
+    const second = await restart(home);
+    await vi.waitFor(() => expect(second.output()).toContain("did not finish"), { timeout: 10_000 });
+    expect(second.output()).toMatch(
       /WARN \[cron\] nightly: its scheduled run \(started \S+\) did not finish — the gateway running it was killed; recorded in last_run as interrupted, and it runs again now, as a missed run does/,
     );
-    expect(second.stdout()).not.toContain("run failed");
+    expect(second.output()).not.toContain("run failed");
     // The catch-up ran and delivered; the schedule goes on from now.
     await vi.waitFor(() => expect(job(home).last_run).toMatchObject({ status: "ok", trigger: "schedule" }), {
       timeout: 20_000,
@@ -151,9 +174,9 @@ describe("a gateway SIGKILLed during a scheduled cron run", { timeout: 60_000 },
     await second.exited;
     rmSync(started);
     // The catch-up cut off too: not run a third time (a run that kills its gateway must not do so at every start).
-    const third = await start(home);
-    await vi.waitFor(() => expect(third.stdout()).toContain("did not finish"), { timeout: 10_000 });
-    expect(third.stdout()).toContain(
+    const third = await restart(home);
+    await vi.waitFor(() => expect(third.output()).toContain("did not finish"), { timeout: 10_000 });
+    expect(third.output()).toContain(
       "recorded in last_run as an error and not run again (the job runs at its next scheduled time)",
     );
     expect(job(home).last_run).toMatchObject({
