@@ -74,18 +74,31 @@ class LiveActors {
   }
 }
 
-/** The page stately.ai/inspect is embedded in; it relays the WebSocket's events into the iframe. */
+/**
+ * The page stately.ai/inspect is embedded in; it relays the WebSocket's events into the iframe. Only once
+ * its own iframe says so from a stately.ai origin, and only to that origin: a frame navigated elsewhere
+ * (by a page that framed this one, which `bridgeHeaders` also forbids) is posted nothing.
+ */
 function bridgePage(port: number): string {
   return `<!DOCTYPE html><html><head><title>svc — Stately inspector</title>
 <style>html,body,iframe{margin:0;width:100%;height:100%;border:none}</style></head>
 <body><iframe id="inspector" src="https://stately.ai/inspect"></iframe><script>
-const frame = document.getElementById("inspector"); const pending = []; let ready = false;
-addEventListener("message", (e) => { if (e.data && e.data.type === "@statelyai.connected") {
-  ready = true; for (const ev of pending) frame.contentWindow.postMessage(ev, "*"); pending.length = 0; } });
+const frame = document.getElementById("inspector"); const pending = []; let origin;
+const stately = (o) => o === "https://stately.ai" || (o.startsWith("https://") && o.endsWith(".stately.ai"));
+addEventListener("message", (e) => { if (origin === undefined && e.source === frame.contentWindow && stately(e.origin)
+  && e.data && e.data.type === "@statelyai.connected") {
+  origin = e.origin; for (const ev of pending) frame.contentWindow.postMessage(ev, origin); pending.length = 0; } });
 const ws = new WebSocket("ws://127.0.0.1:${port}");
-ws.onmessage = (e) => { const ev = JSON.parse(e.data); if (ready) frame.contentWindow.postMessage(ev, "*"); else pending.push(ev); };
+ws.onmessage = (e) => { const ev = JSON.parse(e.data); if (origin !== undefined) frame.contentWindow.postMessage(ev, origin); else pending.push(ev); };
 </script></body></html>`;
 }
+
+/** No other site may frame the bridge page: framing it, a page could navigate its iframe to itself. */
+const bridgeHeaders = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy": "frame-ancestors 'none'",
+  "x-frame-options": "DENY",
+};
 
 /**
  * The inspector's WebSocket relay, bound to loopback only: inspection events carry prompts and payloads,
@@ -101,7 +114,7 @@ export async function startInspectRelay(
   maxBacklogBytes = MAX_CLIENT_BACKLOG_BYTES,
 ): Promise<InspectRelay> {
   const http = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.writeHead(200, bridgeHeaders);
     res.end(bridgePage(port));
   });
   // Listening before the WebSocket server is attached: it would re-throw the listen error as its own.

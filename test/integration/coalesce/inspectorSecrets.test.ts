@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { createContext, runInContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createActor, createMachine } from "xstate";
 import { stringify } from "yaml";
@@ -130,6 +131,50 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     own.socket.terminate();
     const local = await openInspectorClient(port, `http://localhost:${port}`);
     local.socket.terminate();
+  });
+
+  it("its page cannot be framed by another site, and hands the events to the stately.ai frame alone", async () => {
+    // A site open in the browser could frame the page (its own origin, so its WebSocket is let in), then
+    // navigate the page's inner frame to itself (a top page may navigate any frame under it), announce
+    // itself as the inspector and be posted every prompt and payload.
+    const port = await freePort();
+    const bridge = await startInspector(port);
+    cleanups.push(() => bridge.stop());
+    const res = await vi.waitFor(() => fetch(`http://127.0.0.1:${port}/`), { timeout: 5000, interval: 50 });
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    const script = /<script>([\s\S]*)<\/script>/.exec(await res.text())?.[1] ?? "";
+    // The page's script, run with the browser objects it uses.
+    const posted: Array<[unknown, string]> = [];
+    const frame = { postMessage: (data: unknown, origin: string) => posted.push([data, origin]) };
+    const listeners: Array<(e: unknown) => void> = [];
+    const sockets: Array<{ onmessage?: (e: { data: string }) => void }> = [];
+    runInContext(
+      script,
+      createContext({
+        JSON,
+        document: { getElementById: () => ({ contentWindow: frame }) },
+        addEventListener: (_type: string, fn: (e: unknown) => void) => listeners.push(fn),
+        WebSocket: function WebSocket(this: object) {
+          sockets.push(this);
+        },
+      }),
+    );
+    const event = (n: number) =>
+      sockets[0]?.onmessage?.({ data: JSON.stringify({ type: "@xstate.event", n }) });
+    const connected = (origin: string, source: unknown) => {
+      for (const fn of listeners) fn({ data: { type: "@statelyai.connected" }, origin, source });
+    };
+    event(1);
+    connected("https://evil.example", frame); // the inner frame navigated to another site
+    connected("https://stately.ai", {}); // another window
+    expect(posted).toEqual([]);
+    connected("https://stately.ai", frame);
+    event(2);
+    expect(posted).toEqual([
+      [{ type: "@xstate.event", n: 1 }, "https://stately.ai"],
+      [{ type: "@xstate.event", n: 2 }, "https://stately.ai"],
+    ]);
   });
 
   it("a client's bad frame drops that client only: it is not thrown out of the relay (which stopped the gateway)", async () => {
