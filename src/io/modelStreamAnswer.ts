@@ -592,7 +592,10 @@ function messagesAnswer(events: readonly unknown[], cut: boolean): StreamAssembl
         break;
       case "message_delta":
         if (message === undefined) break;
-        if (isRecord(event.delta)) Object.assign(message, event.delta);
+        // Key by key: Object.assign would take a `__proto__` key the server wrote as the message's prototype.
+        if (isRecord(event.delta))
+          for (const [key, value] of Object.entries(event.delta))
+            if (key !== "__proto__") message[key] = value;
         if (typeof message.stop_reason === "string") stopped = true;
         if (isRecord(event.usage))
           message.usage = {

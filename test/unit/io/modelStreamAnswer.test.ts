@@ -586,6 +586,26 @@ describe("streamedAnswer: Messages API events assembled into the message a reque
     expect(streamedAnswer(text.slice(0, text.length - 12), "messages")).toEqual(cutOff);
   });
 
+  it("a message_delta whose delta holds a __proto__ key sets no prototype: a stop reason only there does not make a stream cut before message_stop whole", () => {
+    // A message_start whose message has no stop_reason of its own (some proxies leave the nulls out).
+    const { stop_reason: _, ...bare } = start().data.message;
+    const text = stream(
+      { event: "message_start", data: { type: "message_start", message: bare } },
+      block(0, { type: "text", text: "" }),
+      delta(0, { type: "text_delta", text: "Hi" }),
+      stop(0),
+      // Written as text: an object literal's __proto__ would set the literal's prototype, not a key.
+      {
+        event: "message_delta",
+        data: '{"type":"message_delta","delta":{"__proto__":{"stop_reason":"end_turn"},"stop_sequence":null}}',
+      },
+    );
+    expect(streamedAnswer(text, "messages")).toEqual({
+      problem: expect.stringContaining("cut off before its end (no message_stop event"),
+      transient: true,
+    });
+  });
+
   it("a delta for a block no content_block_start began is refused, naming it: its text was dropped before, an empty reply delivered as the answer", () => {
     const orphan = stream(
       start(),
