@@ -28,8 +28,8 @@ import {
 import { runLogin } from "./runLogin.js";
 
 /**
- * Access tokens the server refused right after they were issued (by SHA-256, with the detail of its
- * challenge): a later connect that sends one and is refused again (the gateway's reconnects) fails at
+ * Access tokens the server refused right after they were issued (by SHA-256, with the error that
+ * refusal gives): a later connect that sends one and is refused again (the gateway's reconnects) fails at
  * once with the same message instead of refreshing, and being refused, on every attempt. A token the
  * server accepts (its setup fixed) still serves; a new login brings a new token.
  */
@@ -55,7 +55,7 @@ export interface ProviderOptions extends Partial<JobOptions> {
 export class SvcOAuthProvider implements OAuthClientProvider {
   private verifier = "";
   private lastHanded: string | undefined;
-  /** Set when the server refused the token it was just sent after a refresh or login: why, for the error. */
+  /** Set when the server refused the token it was just sent after a refresh or login: the error to give. */
   private freshTokenRefused: string | undefined;
   /**
    * Why renewing a refused token just failed. The SDK's auth flow that follows the 401 asks for the client
@@ -196,14 +196,8 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   async redirectToAuthorization(): Promise<void> {
     const refusal = this.freshTokenRefused;
     this.freshTokenRefused = undefined;
-    if (refusal !== undefined) {
-      // Another refresh or login would only get another token the server refuses.
-      const name = this.job.serverName;
-      throw new SvcError(
-        "oauth",
-        `${name}: the server refused a newly issued access token too${refusal} — the authorization server may issue tokens for another resource (RFC 8707 resource indicators) or the server may not accept its tokens; check mcp_servers.${name}.url and the server's authorization setup, then run \`${this.loginCommand()}\``,
-      );
-    }
+    // Another refresh or login would only get another token the server refuses.
+    if (refusal !== undefined) throw new SvcError("oauth", refusal);
     try {
       await usableTokens(this.job, this.lastHanded !== undefined ? { rejected: this.lastHanded } : {});
       return;
@@ -261,12 +255,38 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       headers.set("authorization", `Bearer ${renewed.access_token}`);
       const again = await base(url, { ...init, headers });
       if (again.status === 401) {
-        this.freshTokenRefused = refusalDetail(again);
+        this.freshTokenRefused = await this.freshRefusalError(renewed, again);
         if (refusedWhenFresh.size >= MAX_REFUSED_FRESH) refusedWhenFresh.clear();
         refusedWhenFresh.set(tokenKey(renewed.access_token), this.freshTokenRefused);
       }
       return again;
     };
+  }
+
+  /**
+   * The error for a token refused right after it was issued. Only on this failure path, discovery runs
+   * once more: a server that moved to another authorization server refuses every token of the one that
+   * issued the saved login (which the cached discovery still names, so the refresh went there), and
+   * only a login at the new one helps.
+   */
+  private async freshRefusalError(renewed: StoredTokens, res: Response): Promise<string> {
+    const name = this.job.serverName;
+    const issuer = renewed.issuer as string | undefined;
+    if (issuer !== undefined) {
+      const flow = renewed.flow === "device" ? "device" : "browser";
+      const fetches = oauthFetches(
+        this.job.entry.oauth?.user_agent,
+        this.job.fetch,
+        this.job.requestTimeoutMs,
+      );
+      const now = await discoverForJob(this.job, flow, fetches).then(
+        (m) => m.authorizationServerUrl,
+        () => undefined,
+      );
+      if (now !== undefined && now !== issuer)
+        return `${name}: the server now names ${now} as its authorization server, not ${issuer}, which issued the saved login — run \`${this.loginCommand()}\``;
+    }
+    return `${name}: the server refused a newly issued access token too${refusalDetail(res)} — the authorization server may issue tokens for another resource (RFC 8707 resource indicators) or the server may not accept its tokens; check mcp_servers.${name}.url and the server's authorization setup, then run \`${this.loginCommand()}\``;
   }
 
   /** The login this server's tokens need: its flow (device grants need a device login) and its profile. */

@@ -217,4 +217,37 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
       await as.close();
     }
   });
+
+  it("a server that moved to another authorization server: the connect names both and asks for a login, at every reconnect", async () => {
+    home = tempHome();
+    const before = await startFakeAs();
+    const after = await startFakeAs();
+    let current = before;
+    const server = await startProtectedMcp(
+      () => current.url,
+      async (token) => current.issued.includes(token),
+    );
+    try {
+      await loginWith(harness(home.dir, "moved", server.url));
+      current = after;
+      const parsed = mcpServerSchema.parse({ url: server.url, auth: "oauth", skip_preflight: true });
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const err = (await connectServer("moved", parsed, {
+          scope: () => ({ secrets: {}, env: {} }),
+          interactive: false,
+          oauthProviderFor: (name, e) =>
+            oauthProviderFor(name, e, { interactive: false, paths: svcPaths(home.dir) }),
+        }).catch((e: unknown) => e)) as Error;
+        expect(err.message).toContain(
+          `moved: the server now names ${after.url} as its authorization server, not ${before.url}, which issued the saved login — run \`svc mcp login moved\``,
+        );
+      }
+      // The login then goes to the new one.
+      expect((await loginWith(harness(home.dir, "moved", server.url))).issuer).toBe(after.url);
+    } finally {
+      await server.close();
+      await before.close();
+      await after.close();
+    }
+  });
 });
