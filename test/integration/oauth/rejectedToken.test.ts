@@ -218,7 +218,7 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
     }
   });
 
-  it("a server that moved to another authorization server: the connect names both and asks for a login, at every reconnect", async () => {
+  it("a server that moved to another authorization server: a background connect names both and asks for a login, at every reconnect; a CLI-driven one logs in there", async () => {
     home = tempHome();
     const before = await startFakeAs();
     const after = await startFakeAs();
@@ -242,8 +242,25 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
           `moved: the server now names ${after.url} as its authorization server, not ${before.url}, which issued the saved login — run \`svc mcp login moved\``,
         );
       }
-      // The login then goes to the new one.
-      expect((await loginWith(harness(home.dir, "moved", server.url))).issuer).toBe(after.url);
+      // A CLI-driven connect logs in at the new one and connects.
+      const opened: string[] = [];
+      const session = await connectServer("moved", parsed, {
+        scope: () => ({ secrets: {}, env: {} }),
+        interactive: true,
+        oauthProviderFor: (name, e) =>
+          oauthProviderFor(name, e, {
+            interactive: true,
+            isTTY: true,
+            paths: svcPaths(home.dir),
+            print: () => {},
+            openBrowser: async (u) => {
+              opened.push(u);
+              await followAuthorization(u);
+            },
+          }),
+      });
+      await session.close();
+      expect(opened.map((u) => new URL(u).origin)).toEqual([after.url]);
     } finally {
       await server.close();
       await before.close();
