@@ -324,6 +324,31 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     );
   });
 
+  it("a token endpoint that sends its headers and then stalls mid-body fails the login naming the endpoint and the timeout", async () => {
+    home = tempHome();
+    const { createServer } = await import("node:http");
+    const stalling = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"access_token":');
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, "127.0.0.1", resolve));
+    closeLater(
+      () =>
+        new Promise<void>((resolve) => {
+          stalling.closeAllConnections();
+          stalling.close(() => resolve());
+        }),
+    );
+    const tokenUrl = `http://127.0.0.1:${(stalling.address() as import("node:net").AddressInfo).port}/token`;
+    const auth = await as({ metadata: () => ({ token_endpoint: tokenUrl }) });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "stalled", rs.url, { cimd: false }, { requestTimeoutMs: 300 });
+    await expect(loginWith(h)).rejects.toThrow(
+      `stalled: token exchange failed — ${tokenUrl} unreachable (timed out after 0.3 s) — run \`svc mcp login stalled\` to try again`,
+    );
+  });
+
   it("honours oauth.redirect_uri exactly", async () => {
     home = tempHome();
     const auth = await as();
