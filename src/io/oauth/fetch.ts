@@ -220,8 +220,13 @@ function withUserAgent(
 /** Statuses whose response cannot carry a body (the Fetch standard's null body statuses). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-/** `res` with its body read into memory (OAuth answers are small documents). */
+/**
+ * `res` with its body read into memory (OAuth answers are small documents). An event stream is left as
+ * it is: the MCP server's answer to discovery's unauthenticated `GET` may open one that never ends, and
+ * discovery reads only its status and headers.
+ */
 async function wholeBody(res: Response): Promise<Response> {
+  if (/^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "")) return res;
   const body = await res.arrayBuffer();
   return new Response(NULL_BODY_STATUSES.has(res.status) ? null : body, {
     status: res.status,
