@@ -34,7 +34,7 @@ import { runLogin } from "./runLogin.js";
  * of refreshing, and being refused, on every attempt (a CLI-driven one logs in when the server moved). A token the
  * server accepts (its setup fixed) still serves; a new login brings a new token.
  */
-const refusedWhenFresh = new Map<string, { readonly message: string; readonly moved: boolean }>();
+const refusedWhenFresh = new Map<string, { readonly message: string; readonly moved?: string }>();
 const MAX_REFUSED_FRESH = 1000;
 
 function tokenKey(token: string): string {
@@ -233,7 +233,10 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       if (sent === undefined) return res;
       const refusedBefore = refusedWhenFresh.get(tokenKey(sent));
       if (refusedBefore !== undefined) {
-        if (refusedBefore.moved && this.mayLogIn()) return this.logInAndSendAgain(base, url, init, res);
+        if (refusedBefore.moved !== undefined && this.mayLogIn()) {
+          this.job.print(`${refusedBefore.moved} — logging in there`);
+          return this.logInAndSendAgain(base, url, init, res);
+        }
         this.freshTokenRefused = refusedBefore.message;
         return res;
       }
@@ -255,8 +258,12 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       if (again.status !== 401) return again;
       const moved = await this.movedFrom(renewed);
       // Only a login at the server it names now helps; a CLI-driven connect does it here.
-      if (moved !== undefined && this.mayLogIn()) return this.logInAndSendAgain(base, url, init, again);
-      this.recordRefused(renewed, moved ?? this.refusedTooError(again), moved !== undefined);
+      if (moved !== undefined && this.mayLogIn()) {
+        this.job.print(`${moved} — logging in there`);
+        return this.logInAndSendAgain(base, url, init, again);
+      }
+      if (moved === undefined) this.recordRefused(renewed, this.refusedTooError(again));
+      else this.recordRefused(renewed, `${moved} — run \`${this.loginCommand()}\``, moved);
       return again;
     };
   }
@@ -270,14 +277,17 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     await refused.body?.cancel().catch(() => undefined);
     const renewed = await this.login();
     const again = await this.sendWith(base, url, init, renewed);
-    if (again.status === 401) this.recordRefused(renewed, this.refusedTooError(again), false);
+    if (again.status === 401) this.recordRefused(renewed, this.refusedTooError(again));
     return again;
   }
 
-  private recordRefused(tokens: StoredTokens, message: string, moved: boolean): void {
+  private recordRefused(tokens: StoredTokens, message: string, moved?: string): void {
     this.freshTokenRefused = message;
     if (refusedWhenFresh.size >= MAX_REFUSED_FRESH) refusedWhenFresh.clear();
-    refusedWhenFresh.set(tokenKey(tokens.access_token), { message, moved });
+    refusedWhenFresh.set(tokenKey(tokens.access_token), {
+      message,
+      ...(moved !== undefined ? { moved } : {}),
+    });
   }
 
   private sendWith(
@@ -295,8 +305,8 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   /**
    * When the server refused a token right after it was issued, discovery runs once more (on this failure
    * path only): a server that moved to another authorization server refuses every token of the one that
-   * issued the saved login, which the cached discovery still names, so the refresh went there. The error
-   * naming both, or undefined when the server still names the issuer (or discovery fails).
+   * issued the saved login, which the cached discovery still names, so the refresh went there. What
+   * happened, naming both, or undefined when the server still names the issuer (or discovery fails).
    */
   private async movedFrom(renewed: StoredTokens): Promise<string | undefined> {
     const issuer = renewed.issuer as string | undefined;
@@ -309,7 +319,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     );
     return now === undefined || now === issuer
       ? undefined
-      : `${this.job.serverName}: the server now names ${now} as its authorization server, not ${issuer}, which issued the saved login — run \`${this.loginCommand()}\``;
+      : `${this.job.serverName}: the server now names ${now} as its authorization server, not ${issuer}, which issued the saved login`;
   }
 
   private refusedTooError(res: Response): string {

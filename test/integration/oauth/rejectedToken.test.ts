@@ -244,6 +244,7 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
       }
       // A CLI-driven connect logs in at the new one and connects.
       const opened: string[] = [];
+      const printed: string[] = [];
       const session = await connectServer("moved", parsed, {
         scope: () => ({ secrets: {}, env: {} }),
         interactive: true,
@@ -252,7 +253,7 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
             interactive: true,
             isTTY: true,
             paths: svcPaths(home.dir),
-            print: () => {},
+            print: (line) => printed.push(line),
             openBrowser: async (u) => {
               opened.push(u);
               await followAuthorization(u);
@@ -261,6 +262,9 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
       });
       await session.close();
       expect(opened.map((u) => new URL(u).origin)).toEqual([after.url]);
+      expect(printed[0]).toBe(
+        `moved: the server now names ${after.url} as its authorization server, not ${before.url}, which issued the saved login — logging in there`,
+      );
     } finally {
       await server.close();
       await before.close();
