@@ -28,12 +28,13 @@ import {
 import { runLogin } from "./runLogin.js";
 
 /**
- * Access tokens the server refused right after they were issued (by SHA-256, with the detail of its
- * challenge): a later connect that sends one and is refused again (the gateway's reconnects) fails at
- * once with the same message instead of refreshing, and being refused, on every attempt. A token the
+ * Access tokens the server refused right after they were issued (by SHA-256, with the error that
+ * refusal gives, and whether the server names another authorization server now): a later connect that
+ * sends one and is refused again (the gateway's reconnects) fails at once with the same message instead
+ * of refreshing, and being refused, on every attempt (a CLI-driven one logs in when the server moved). A token the
  * server accepts (its setup fixed) still serves; a new login brings a new token.
  */
-const refusedWhenFresh = new Map<string, string>();
+const refusedWhenFresh = new Map<string, { readonly message: string; readonly moved?: string }>();
 const MAX_REFUSED_FRESH = 1000;
 
 function tokenKey(token: string): string {
@@ -55,7 +56,7 @@ export interface ProviderOptions extends Partial<JobOptions> {
 export class SvcOAuthProvider implements OAuthClientProvider {
   private verifier = "";
   private lastHanded: string | undefined;
-  /** Set when the server refused the token it was just sent after a refresh or login: why, for the error. */
+  /** Set when the server refused the token it was just sent after a refresh or login: the error to give. */
   private freshTokenRefused: string | undefined;
   /**
    * Why renewing a refused token just failed. The SDK's auth flow that follows the 401 asks for the client
@@ -196,14 +197,8 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   async redirectToAuthorization(): Promise<void> {
     const refusal = this.freshTokenRefused;
     this.freshTokenRefused = undefined;
-    if (refusal !== undefined) {
-      // Another refresh or login would only get another token the server refuses.
-      const name = this.job.serverName;
-      throw new SvcError(
-        "oauth",
-        `${name}: the server refused a newly issued access token too${refusal} — the authorization server may issue tokens for another resource (RFC 8707 resource indicators) or the server may not accept its tokens; check mcp_servers.${name}.url and the server's authorization setup, then run \`${this.loginCommand()}\``,
-      );
-    }
+    // Another refresh or login would only get another token the server refuses.
+    if (refusal !== undefined) throw new SvcError("oauth", refusal);
     try {
       await usableTokens(this.job, this.lastHanded !== undefined ? { rejected: this.lastHanded } : {});
       return;
@@ -238,7 +233,11 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       if (sent === undefined) return res;
       const refusedBefore = refusedWhenFresh.get(tokenKey(sent));
       if (refusedBefore !== undefined) {
-        this.freshTokenRefused = refusedBefore;
+        if (refusedBefore.moved !== undefined && this.mayLogIn()) {
+          this.job.print(`${refusedBefore.moved} — logging in there`);
+          return this.logInAndSendAgain(base, url, init, res);
+        }
+        this.freshTokenRefused = refusedBefore.message;
         return res;
       }
       let renewed: StoredTokens;
@@ -251,22 +250,81 @@ export class SvcOAuthProvider implements OAuthClientProvider {
           this.renewalFailure = err;
           return res;
         }
-        await res.body?.cancel().catch(() => undefined);
-        renewed = await this.login();
+        return this.logInAndSendAgain(base, url, init, res);
       }
       if (renewed.access_token === sent) return res;
       await res.body?.cancel().catch(() => undefined);
-      this.lastHanded = renewed.access_token;
-      const headers = new Headers(init?.headers);
-      headers.set("authorization", `Bearer ${renewed.access_token}`);
-      const again = await base(url, { ...init, headers });
-      if (again.status === 401) {
-        this.freshTokenRefused = refusalDetail(again);
-        if (refusedWhenFresh.size >= MAX_REFUSED_FRESH) refusedWhenFresh.clear();
-        refusedWhenFresh.set(tokenKey(renewed.access_token), this.freshTokenRefused);
+      const again = await this.sendWith(base, url, init, renewed);
+      if (again.status !== 401) return again;
+      const moved = await this.movedFrom(renewed);
+      // Only a login at the server it names now helps; a CLI-driven connect does it here.
+      if (moved !== undefined && this.mayLogIn()) {
+        this.job.print(`${moved} — logging in there`);
+        return this.logInAndSendAgain(base, url, init, again);
       }
+      if (moved === undefined) this.recordRefused(renewed, this.refusedTooError(again));
+      else this.recordRefused(renewed, `${moved} — run \`${this.loginCommand()}\``, moved);
       return again;
     };
+  }
+
+  private async logInAndSendAgain(
+    base: FetchLike,
+    url: Parameters<FetchLike>[0],
+    init: Parameters<FetchLike>[1],
+    refused: Response,
+  ): Promise<Response> {
+    await refused.body?.cancel().catch(() => undefined);
+    const renewed = await this.login();
+    const again = await this.sendWith(base, url, init, renewed);
+    if (again.status === 401) this.recordRefused(renewed, this.refusedTooError(again));
+    return again;
+  }
+
+  private recordRefused(tokens: StoredTokens, message: string, moved?: string): void {
+    this.freshTokenRefused = message;
+    if (refusedWhenFresh.size >= MAX_REFUSED_FRESH) refusedWhenFresh.clear();
+    refusedWhenFresh.set(tokenKey(tokens.access_token), {
+      message,
+      ...(moved !== undefined ? { moved } : {}),
+    });
+  }
+
+  private sendWith(
+    base: FetchLike,
+    url: Parameters<FetchLike>[0],
+    init: Parameters<FetchLike>[1],
+    tokens: StoredTokens,
+  ): Promise<Response> {
+    this.lastHanded = tokens.access_token;
+    const headers = new Headers(init?.headers);
+    headers.set("authorization", `Bearer ${tokens.access_token}`);
+    return base(url, { ...init, headers });
+  }
+
+  /**
+   * When the server refused a token right after it was issued, discovery runs once more (on this failure
+   * path only): a server that moved to another authorization server refuses every token of the one that
+   * issued the saved login, which the cached discovery still names, so the refresh went there. What
+   * happened, naming both, or undefined when the server still names the issuer (or discovery fails).
+   */
+  private async movedFrom(renewed: StoredTokens): Promise<string | undefined> {
+    const issuer = renewed.issuer as string | undefined;
+    if (issuer === undefined) return undefined;
+    const flow = renewed.flow === "device" ? "device" : "browser";
+    const fetches = oauthFetches(this.job.entry.oauth?.user_agent, this.job.fetch, this.job.requestTimeoutMs);
+    const now = await discoverForJob(this.job, flow, fetches).then(
+      (m) => m.authorizationServerUrl,
+      () => undefined,
+    );
+    return now === undefined || now === issuer
+      ? undefined
+      : `${this.job.serverName}: the server now names ${now} as its authorization server, not ${issuer}, which issued the saved login`;
+  }
+
+  private refusedTooError(res: Response): string {
+    const name = this.job.serverName;
+    return `${name}: the server refused a newly issued access token too${refusalDetail(res)} — the authorization server may issue tokens for another resource (RFC 8707 resource indicators) or the server may not accept its tokens; check mcp_servers.${name}.url and the server's authorization setup, then run \`${this.loginCommand()}\``;
   }
 
   /** The login this server's tokens need: its flow (device grants need a device login) and its profile. */
@@ -280,12 +338,12 @@ export class SvcOAuthProvider implements OAuthClientProvider {
 
   /** Whether a failed renewal may be followed by a login here: interactive, browser flow, an OAuth answer. */
   private canLogInAfter(err: unknown): boolean {
-    return (
-      this.options.interactive &&
-      isSvcError(err, "oauth") &&
-      !(err instanceof RefreshUnavailableError) &&
-      loginFlowFor(this.job, this.job.store.readTokens()) !== "device"
-    );
+    return isSvcError(err, "oauth") && !(err instanceof RefreshUnavailableError) && this.mayLogIn();
+  }
+
+  /** A CLI-driven connect of a browser-flow server may start a login; background ones never do. */
+  private mayLogIn(): boolean {
+    return this.options.interactive && loginFlowFor(this.job, this.job.store.readTokens()) !== "device";
   }
 
   /**

@@ -161,7 +161,9 @@ function withUserAgent(
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     let res: Response;
     try {
-      res = await base(url, { ...init, headers, signal });
+      // The body is read here, under the same timeout: a server that sends its headers and then stalls
+      // is reported as one that never answers, naming the URL, not by a reader's bare abort later.
+      res = await wholeBody(await base(url, { ...init, headers, signal }));
     } catch (err) {
       // "fetch failed" alone hides the reason (TLS verification, refused connection): add the cause.
       const cause = (err as Error).cause;
@@ -213,6 +215,24 @@ function withUserAgent(
     }
     return res;
   };
+}
+
+/** Statuses whose response cannot carry a body (the Fetch standard's null body statuses). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * `res` with its body read into memory (OAuth answers are small documents). An event stream is left as
+ * it is: the MCP server's answer to discovery's unauthenticated `GET` may open one that never ends, and
+ * discovery reads only its status and headers.
+ */
+async function wholeBody(res: Response): Promise<Response> {
+  if (/^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "")) return res;
+  const body = await res.arrayBuffer();
+  return new Response(NULL_BODY_STATUSES.has(res.status) ? null : body, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
 }
 
 /**

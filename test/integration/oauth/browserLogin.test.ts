@@ -324,6 +324,69 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     );
   });
 
+  it("a token endpoint that sends its headers and then stalls mid-body fails the login naming the endpoint and the timeout", async () => {
+    home = tempHome();
+    const { createServer } = await import("node:http");
+    const stalling = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"access_token":');
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, "127.0.0.1", resolve));
+    closeLater(
+      () =>
+        new Promise<void>((resolve) => {
+          stalling.closeAllConnections();
+          stalling.close(() => resolve());
+        }),
+    );
+    const tokenUrl = `http://127.0.0.1:${(stalling.address() as import("node:net").AddressInfo).port}/token`;
+    const auth = await as({ metadata: () => ({ token_endpoint: tokenUrl }) });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "stalled", rs.url, { cimd: false }, { requestTimeoutMs: 300 });
+    await expect(loginWith(h)).rejects.toThrow(
+      `stalled: token exchange failed — ${tokenUrl} unreachable (timed out after 0.3 s) — run \`svc mcp login stalled\` to try again`,
+    );
+  });
+
+  it("a server whose unauthenticated GET opens an event stream (401 only on POST) is discovered without waiting on the stream", async () => {
+    home = tempHome();
+    const auth = await as();
+    const { createServer } = await import("node:http");
+    let base = "";
+    const probes: string[] = [];
+    const streaming = createServer((req, res) => {
+      req.resume();
+      if (req.url === "/mcp") probes.push(req.method ?? "");
+      if (req.url?.startsWith("/.well-known/oauth-protected-resource")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [auth.url] }));
+      } else if (req.method === "GET") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(": open\n\n");
+      } else {
+        res.writeHead(401, {
+          "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+        });
+        res.end();
+      }
+    });
+    await new Promise<void>((resolve) => streaming.listen(0, "127.0.0.1", resolve));
+    closeLater(
+      () =>
+        new Promise<void>((resolve) => {
+          streaming.closeAllConnections();
+          streaming.close(() => resolve());
+        }),
+    );
+    base = `http://127.0.0.1:${(streaming.address() as import("node:net").AddressInfo).port}`;
+    // The stream never ends: read to its end, the GET would only end at the request timeout, as a failure,
+    // and the POST that gets the challenge would never be sent.
+    const h = harness(home.dir, "streams", `${base}/mcp`, { cimd: false }, { requestTimeoutMs: 1000 });
+    expect((await loginWith(h)).issuer).toBe(auth.url);
+    expect(probes).toEqual(["GET", "POST"]);
+  });
+
   it("honours oauth.redirect_uri exactly", async () => {
     home = tempHome();
     const auth = await as();

@@ -217,4 +217,58 @@ describe("a token the MCP server refuses before its expiry (HTTP 401)", () => {
       await as.close();
     }
   });
+
+  it("a server that moved to another authorization server: a background connect names both and asks for a login, at every reconnect; a CLI-driven one logs in there", async () => {
+    home = tempHome();
+    const before = await startFakeAs();
+    const after = await startFakeAs();
+    let current = before;
+    const server = await startProtectedMcp(
+      () => current.url,
+      async (token) => current.issued.includes(token),
+    );
+    try {
+      await loginWith(harness(home.dir, "moved", server.url));
+      current = after;
+      const parsed = mcpServerSchema.parse({ url: server.url, auth: "oauth", skip_preflight: true });
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const err = (await connectServer("moved", parsed, {
+          scope: () => ({ secrets: {}, env: {} }),
+          interactive: false,
+          oauthProviderFor: (name, e) =>
+            oauthProviderFor(name, e, { interactive: false, paths: svcPaths(home.dir) }),
+        }).catch((e: unknown) => e)) as Error;
+        expect(err.message).toContain(
+          `moved: the server now names ${after.url} as its authorization server, not ${before.url}, which issued the saved login — run \`svc mcp login moved\``,
+        );
+      }
+      // A CLI-driven connect logs in at the new one and connects.
+      const opened: string[] = [];
+      const printed: string[] = [];
+      const session = await connectServer("moved", parsed, {
+        scope: () => ({ secrets: {}, env: {} }),
+        interactive: true,
+        oauthProviderFor: (name, e) =>
+          oauthProviderFor(name, e, {
+            interactive: true,
+            isTTY: true,
+            paths: svcPaths(home.dir),
+            print: (line) => printed.push(line),
+            openBrowser: async (u) => {
+              opened.push(u);
+              await followAuthorization(u);
+            },
+          }),
+      });
+      await session.close();
+      expect(opened.map((u) => new URL(u).origin)).toEqual([after.url]);
+      expect(printed[0]).toBe(
+        `moved: the server now names ${after.url} as its authorization server, not ${before.url}, which issued the saved login — logging in there`,
+      );
+    } finally {
+      await server.close();
+      await before.close();
+      await after.close();
+    }
+  });
 });
