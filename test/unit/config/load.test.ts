@@ -326,7 +326,7 @@ describe("config loading (spec 2.1)", () => {
     expect(() =>
       load("platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        profile: ${PROFILE}\n"),
     ).toThrow(
-      /config\.yaml: platforms\.webhook\.routes\.gh\.profile: \$\{PROFILE\} is not set — set PROFILE in \/tmp\/\S+\/\.env or the environment$/,
+      /config\.yaml: platforms\.webhook\.routes\.gh\.profile: \$\{PROFILE\} is not set — set PROFILE in \/\S+\/\.env or the environment$/,
     );
     expect(
       load("platforms:\n  webhook:\n    secret: s\n    routes:\n      gh:\n        profile: ${PROFILE}\n", {
