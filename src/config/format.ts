@@ -193,6 +193,23 @@ const WEBHOOK_RANGES: Readonly<Record<string, string>> = {
 const AGENT_RANGES: Readonly<Record<string, string>> = {
   timeout_seconds: "write the longest a run may take in seconds, above 0 (default 600)",
   max_tokens: "write the output tokens one model turn may use, a whole number of 1 or more (default 4096)",
+  max_tool_result_chars: "write a number of characters such as 100000, or 0 for no cap",
+};
+
+/** The `gateway` section's numbers, by key. */
+const GATEWAY_RANGES: Readonly<Record<string, string>> = {
+  drain_timeout_seconds: `write a number of seconds from 0 to ${MAX_DRAIN_SECONDS} (default 30)`,
+};
+
+/** The `tools` section's sizes, by `<tool>.<key>` (docs/agent-tools.md). */
+const TOOLS_RANGES: Readonly<Record<string, string>> = {
+  "web.max_bytes": "write the bytes read from one page, a whole number of 1 or more (default 2097152)",
+  "web.max_chars":
+    "write the characters of a page's text returned to the model, a whole number of 1 or more (default 20000)",
+  "terminal.max_output_bytes":
+    "write the bytes kept of stdout and of stderr each, a whole number of 1 or more (default 65536)",
+  "file.max_bytes":
+    "write the most bytes file_read returns and file_write accepts, a whole number of 1 or more (default 1048576)",
 };
 
 /** A route's `coalesce` numbers (a subscription's too), by key. */
@@ -209,6 +226,10 @@ function rangeAdvice(path: readonly PropertyKey[]): string | undefined {
   if (webhook && Object.hasOwn(WEBHOOK_RANGES, key)) return WEBHOOK_RANGES[key];
   if (at.at(-2) === "coalesce" && Object.hasOwn(COALESCE_RANGES, key)) return COALESCE_RANGES[key];
   if (at[0] === "agent" && at.length === 2 && Object.hasOwn(AGENT_RANGES, key)) return AGENT_RANGES[key];
+  if (at[0] === "gateway" && at.length === 2 && Object.hasOwn(GATEWAY_RANGES, key))
+    return GATEWAY_RANGES[key];
+  const tool = `${at[1] ?? ""}.${key}`;
+  if (at[0] === "tools" && at.length === 3 && Object.hasOwn(TOOLS_RANGES, tool)) return TOOLS_RANGES[tool];
   if (key !== "drain_timeout_seconds" && Object.hasOwn(FINITE_IN_RANGE, key)) return FINITE_IN_RANGE[key];
   return undefined;
 }
