@@ -155,4 +155,22 @@ describe("a webhook setting out of its range says the range to write", () => {
   ])("%s says what to write, not only the bound", (yaml, message) => {
     expect(refusal(yaml)).toBe(message);
   });
+
+  it.each([
+    [
+      "svc:prod",
+      `FILE: state.redis_key_prefix: got "svc:prod", which holds ":" — a prefix is letters, digits, '.', '_' and '-' (svc adds the ":" after it): write svc-prod`,
+    ],
+    [
+      "'my app'",
+      `FILE: state.redis_key_prefix: got "my app", which holds " " — a prefix is letters, digits, '.', '_' and '-' (svc adds the ":" after it): write my-app`,
+    ],
+    ["''", "FILE: state.redis_key_prefix: must not be empty — write a value, or leave the key out"],
+    [
+      "a".repeat(65),
+      "FILE: state.redis_key_prefix: 65 characters long — a prefix has at most 64: shorten it",
+    ],
+  ])("state.redis_key_prefix: %s names what is wrong and what to write", (prefix, message) => {
+    expect(refusal(`state:\n  redis_key_prefix: ${prefix}\n`)).toBe(message);
+  });
 });
