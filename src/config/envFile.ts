@@ -228,7 +228,8 @@ export function writtenEnvLines(path: string): Array<{ name: string; verbatim: b
 
 /**
  * Why a reload refuses `.env` as it is now: present but setting no variable (empty, or comments only, as an
- * editor that truncates the file before writing it leaves it for a moment) while the running config read
+ * editor that truncates the file before writing it leaves it for a moment; a line that sets nothing is
+ * named as such) while the running config read
  * `runningCount` variables from it. Applied, every `${VAR}` it gave would fall back at once (a stdio
  * server restarted with the literal `${TOKEN}`). Undefined when the reload may go on; a file removed is
  * left to the load, since `.env` is optional.
@@ -236,6 +237,9 @@ export function writtenEnvLines(path: string): Array<{ name: string; verbatim: b
 export function emptiedEnvProblem(path: string, runningCount: number): string | undefined {
   if (runningCount === 0 || writtenEnvLines(path).length > 0 || !isPresent(path, WITHOUT_ENV))
     return undefined;
+  // Lines that set nothing (`NAME: value`) are no editor mid-save: named at their line, as at start.
+  const stray = envFileProblem(path);
+  if (stray !== undefined) return stray;
   const variables = runningCount === 1 ? "1 variable" : `${runningCount} variables`;
   return `${path}: is empty (no variable in it) — the running config read ${variables} from it: write it whole and reload again (an editor may still have been writing it), or remove the file to run without it`;
 }
