@@ -39,6 +39,7 @@ import { withWrittenOrder } from "./serverOrder.js";
 import {
   colonInValueHint,
   flowEntryColonHint,
+  reservedLeadHint,
   textAfterQuoteHint,
   unquotedFlowPatternHint,
   unquotedTemplateLine,
@@ -301,7 +302,7 @@ function yamlProblem(message: string, line = "", column = 1): string {
   if (/^Invalid escape sequence/.test(text))
     return `${text} — in "double quotes" a backslash starts a YAML escape: write a regex or path in 'single quotes' ('^\\d+$'), unquoted, or with the backslash doubled ("^\\\\d+$")`;
   // `prompt: {pull_request.title} was opened`: a value starting with { is a flow mapping to YAML.
-  return `${text}${unquotedTemplateLine(text, line) ?? unquotedFlowPatternHint(text, line, column) ?? colonInValueHint(text, line) ?? flowEntryColonHint(text, line, column) ?? textAfterQuoteHint(text, line) ?? ""}`;
+  return `${text}${unquotedTemplateLine(text, line) ?? reservedLeadHint(text, line, column) ?? unquotedFlowPatternHint(text, line, column) ?? colonInValueHint(text, line) ?? flowEntryColonHint(text, line, column) ?? textAfterQuoteHint(text, line) ?? ""}`;
 }
 
 /** YAML integers as numbers, except those a number cannot hold exactly: they stay their digits (text). */

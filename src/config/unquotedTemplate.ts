@@ -131,6 +131,33 @@ export function unquotedTemplateLine(message: string, line: string): string | un
   return ` — ${meaning(value[0] as string)}: put the ${noun(key)} in quotes: ${key}: ${quotedBackValue(key, value.trim())}`;
 }
 
+/** The parser's words for a plain value that starts with `@`, a backquote or `%`, and that character. */
+const RESERVED_LEAD = /^Plain value cannot start with (?:reserved|directive indicator) character (\S)/;
+
+/**
+ * `chat_id: @mychannel` (a Telegram channel's name), `equals: @octocat` inside a `{...}` filter, `secret: %x…`:
+ * a value YAML never reads plain, whatever follows. The hint for such a syntax error at `column` (1-based)
+ * of `line`, the value written back in quotes after its key (a credential's not), or undefined.
+ */
+export function reservedLeadHint(message: string, line: string, column: number): string | undefined {
+  const first = RESERVED_LEAD.exec(message)?.[1];
+  if (first === undefined || line[column - 1] !== first) return undefined;
+  const lead = ` — YAML reserves ${first} at the start of a value: put the`;
+  const before = line.slice(0, column - 1);
+  const rest = line.slice(column - 1);
+  const block = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+$/.exec(before)?.[1];
+  if (block !== undefined) {
+    const value = rest.replace(/[ \t]+#(?:[ \t].*)?$/, "").trim();
+    return `${lead} value in quotes: ${block}: ${quotedBackValue(block, value)}`;
+  }
+  const flow = /[{,][ \t]*([A-Za-z0-9_.-]+):[ \t]*$/.exec(before)?.[1];
+  if (flow !== undefined) {
+    const value = (/^[^,}\]]*/.exec(rest)?.[0] ?? "").trim();
+    return `${lead} value in quotes: ${flow}: ${quotedBackValue(flow, value)}`;
+  }
+  return `${lead} item in quotes`;
+}
+
 /** `regex: [` or `regex: {` after the `{` or `,` of a filter written as a `{flow: mapping}`. */
 const FLOW_REGEX = /[{,][ \t]*regex:[ \t]+([{[])/g;
 

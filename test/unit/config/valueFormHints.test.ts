@@ -492,6 +492,30 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
   });
 });
 
+describe("a plain value that starts with a character YAML reserves (@, a backquote, %)", () => {
+  const route = (lines: string) =>
+    refusal(webhook(`    routes:\n      gh:\n        secret: s\n        deliver: log\n${lines}`));
+  it("is told to be quoted, written back (a Telegram channel's @name, a login), at its line or inside a {...}", () => {
+    expect(route("        deliver_extra:\n          chat_id: @mychannel  # the channel\n")).toBe(
+      "FILE: line 8: not valid YAML — Plain value cannot start with reserved character @ at line 8, column 20 — YAML reserves @ at the start of a value: put the value in quotes: chat_id: '@mychannel'",
+    );
+    expect(route("        filters:\n          - {field: sender.login, equals: @octocat}\n")).toBe(
+      "FILE: line 8: not valid YAML — Plain value cannot start with reserved character @ at line 8, column 43 — YAML reserves @ at the start of a value: put the value in quotes: equals: '@octocat'",
+    );
+    expect(route("        events:\n          - `push`\n")).toBe(
+      "FILE: line 8: not valid YAML — Plain value cannot start with reserved character ` at line 8, column 13 — YAML reserves ` at the start of a value: put the item in quotes",
+    );
+  });
+
+  it("a secret's is not written back", () => {
+    const message = refusal(webhook("    routes:\n      gh:\n        secret: %Xy7Tk9q\n"));
+    expect(message).toBe(
+      "FILE: line 5: not valid YAML — Plain value cannot start with directive indicator character % at line 5, column 17 — YAML reserves % at the start of a value: put the value in quotes: secret: '<the value>' (not shown: the key holds a secret)",
+    );
+    expect(refusal(webhook("    routes: {gh: {secret: @Xy7Tk9q}}\n"))).not.toContain("Xy7");
+  });
+});
+
 describe("a {template} written without quotes", () => {
   it("YAML made it a mapping: the refusal says to quote it, with the value written back in quotes", () => {
     const message = refusal(
