@@ -33,6 +33,9 @@ function quotedBackValue(key: string, value: string): string {
     : singleQuoted(value);
 }
 
+/** The keys whose value is a secret, as config messages name them (`secret`, `*_token`, `api_key`, ...). */
+const SECRET_VALUE_KEY = /(?:^|_)(?:secret|token|password)$|^(?:api_key|authorization)$/i;
+
 /** What the value of `key` is: a `regex` filter's pattern, or a template (or other text). */
 function noun(key: string): string {
   return key === "regex" ? "pattern" : "template";
@@ -227,6 +230,10 @@ export function templateCutByComment(
   after: string,
 ): string | undefined {
   const template = isTemplateKey(at);
+  const key = at.at(-1) as string;
+  // `secret: #Xy7…`: no secret at all to YAML (a route then takes the global one), and never quoted back.
+  if (value === null && SECRET_VALUE_KEY.test(key) && /^[ \t]*#\S/.test(after))
+    return `${keyPath(at)}: YAML read no value: a # after a space starts a comment, so the secret written after it was dropped (not shown: the key holds a secret) — put it in quotes: ${key}: '<the value>'`;
   if (!template && !(value === null && isFilterValue(at))) return undefined;
   // After text, only a placeholder (`PR #{number}`) is taken for part of the value; with nothing before
   // it, any `#word` is (`chat_id: #general`).
@@ -236,7 +243,6 @@ export function templateCutByComment(
       : /^[ \t]*(#\S[^\n]*?)[ \t]*(?:\r?\n|$)/
   ).exec(after)?.[1];
   if (comment === undefined) return undefined;
-  const key = at.at(-1) as string;
   const read = value === null ? "no value" : `only ${JSON.stringify(value)}`;
   const written = singleQuoted(value === null ? comment : `${value} ${comment}`);
   const fix = /^\d+$/.test(key) ? `- ${written}` : `${key}: ${written}`;

@@ -492,6 +492,26 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
   });
 });
 
+describe("a secret that starts with # (unquoted, YAML reads a comment)", () => {
+  it("is refused at its line, not taken for no secret (the global one, or a missing one), and never quoted", () => {
+    const message = refusal(
+      webhook("    secret: glob-secret-1\n    routes:\n      gh:\n        secret: #Xy7Tk9q\n"),
+    );
+    expect(message).toBe(
+      "FILE: line 6: platforms.webhook.routes.gh.secret: YAML read no value: a # after a space starts a comment, so the secret written after it was dropped (not shown: the key holds a secret) — put it in quotes: secret: '<the value>'",
+    );
+    expect(refusal("agent:\n  provider: openai\n  model: gpt-4.1-mini\n  api_key: #sk-Xy7Tk9q\n")).toBe(
+      "FILE: line 4: agent.api_key: YAML read no value: a # after a space starts a comment, so the secret written after it was dropped (not shown: the key holds a secret) — put it in quotes: api_key: '<the value>'",
+    );
+  });
+
+  it("a comment that starts with a space is one (secret:   # set in .env): the key counts as absent", () => {
+    expect(() =>
+      refusal(webhook("    routes:\n      gh:\n        secret:   # ${GH_SECRET}\n        events: [push]\n")),
+    ).toThrow("loaded without an error");
+  });
+});
+
 describe("a plain value that starts with a character YAML reserves (@, a backquote, %)", () => {
   const route = (lines: string) =>
     refusal(webhook(`    routes:\n      gh:\n        secret: s\n        deliver: log\n${lines}`));
