@@ -1,4 +1,4 @@
-import { homedir } from "node:os";
+import { homedir, userInfo } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { SvcError } from "../errors.js";
 import { terminalText } from "../io/terminalText.js";
@@ -58,12 +58,15 @@ export function profileNameProblem(name: string): string | undefined {
  */
 export function userHome(): string {
   try {
+    // An empty HOME (`HOME=` in a unit or a CI step) counts as unset, as an empty SVC_HOME does: taken as
+    // written it would put ~/.svc in the working directory (`.svc`).
+    if (process.env.HOME?.trim() === "") return userInfo().homedir;
     return homedir();
   } catch (err) {
     const uid = process.getuid?.();
     throw new SvcError(
       "startup_refused",
-      `this user${uid === undefined ? "" : ` (uid ${uid})`} has no home directory: HOME is not set and the user database (/etc/passwd) has no entry for it, so ~/.svc means nothing — set SVC_HOME to the directory svc keeps its files in (a volume this user can write, in a container), or set HOME`,
+      `this user${uid === undefined ? "" : ` (uid ${uid})`} has no home directory: HOME is ${process.env.HOME === undefined ? "not set" : "empty"} and the user database (/etc/passwd) has no entry for it, so ~/.svc means nothing — set SVC_HOME to the directory svc keeps its files in (a volume this user can write, in a container), or set HOME`,
       { cause: err },
     );
   }
@@ -105,7 +108,8 @@ function assertUtf8Path(name: string, path: string): void {
 /** The user's home, refused when it is not valid UTF-8 (HOME, or the user database's entry). */
 function utf8UserHome(): string {
   const home = userHome();
-  assertUtf8Path(process.env.HOME === undefined ? "the home directory (from /etc/passwd)" : "HOME", home);
+  const fromPasswd = process.env.HOME === undefined || process.env.HOME.trim() === "";
+  assertUtf8Path(fromPasswd ? "the home directory (from /etc/passwd)" : "HOME", home);
   return home;
 }
 
