@@ -776,7 +776,6 @@ export function loadConfig(
       checkableRest({ ...rendered, mcp_servers: mcp.servers }, issues),
     );
   }
-  if (variableProblems.length > 0) throw new SvcError("config_invalid", variableProblems.join("\n"));
   const enabledKey = webhookExtraKeys(rendered).keys.has("enabled") ? "extra.enabled" : "enabled";
   const enabledFrom = enabledFromEnv ?? `${paths.config}: platforms.webhook.${enabledKey}`;
   noteShadowedRoutes(parsed.data.platforms.webhook, routesWrittenTwice(rendered));
@@ -787,5 +786,8 @@ export function loadConfig(
   if (secretVariable !== undefined) noteSecretFrom(parsed.data.platforms.webhook, secretVariable.from);
   noteSecretsChecked(rest, parsed.data.platforms.webhook, scope, paths.env, secretVariable !== undefined);
   if (read.serverOrder !== undefined) withWrittenOrder(parsed.data.mcp_servers, read.serverOrder);
+  // The startup rules still judge the rest (WEBHOOK_SECRET's `${NAME}` that nothing set, a route's secret, ...).
+  if (variableProblems.length > 0)
+    throw new ConfigInvalidError(variableProblems.join("\n"), paths.config, parsed.data);
   return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
 }
