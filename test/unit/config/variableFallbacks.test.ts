@@ -45,6 +45,15 @@ describe("${VAR:-fallback} in config.yaml, as a shell and docker compose read it
     ]);
   });
 
+  it("a name written with spaces inside the braces is told back without them", () => {
+    for (const form of ["${ GH_SECRET }", "${GH_SECRET }"]) {
+      const { file, problems } = load(routeSecret(form), "");
+      expect(problems).toEqual([
+        `${file}: platforms.webhook.routes.gh.secret: ${form} is not a variable form svc reads — write \${GH_SECRET}, without spaces inside the braces`,
+      ]);
+    }
+  });
+
   it("a shell form svc does not read is refused as a secret instead of becoming the literal HMAC key", () => {
     for (const form of ["${GH_SECRET-x}", "${GH_SECRET:?set it}"]) {
       const { file, problems } = load(routeSecret(form), "");
