@@ -792,6 +792,22 @@ describe("route names", () => {
     );
   });
 
+  it("a name holding a character no name may hold names it, with the name to write", () => {
+    expect(
+      refusal(
+        webhook(
+          "    routes:\n      git hub: {secret: s}\n      a/b: {secret: s}\n      ok: {secret: s, profile: 'work dir'}\n",
+        ),
+      ),
+    ).toBe(
+      [
+        "FILE: platforms.webhook.routes.git hub: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit) — \" \" is not one of them: write git-hub",
+        "FILE: platforms.webhook.routes.a/b: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit) — \"/\" is not one of them: write a-b",
+        'FILE: platforms.webhook.routes.ok.profile: profile names use letters, digits, "_" and "-" (1-64, starting with a letter or digit) — " " is not one of them: write work-dir',
+      ].join("\n"),
+    );
+  });
+
   it("a name of allowed characters that starts with one a name may not start with says so", () => {
     expect(refusal(webhook("    routes:\n      -x: {secret: s}\n"))).toBe(
       "FILE: platforms.webhook.routes.-x: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)",
