@@ -248,7 +248,12 @@ function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall,
     return emptyText(issue.input, file);
   const one = Number(issue.code === "too_big" ? issue.maximum : issue.minimum) === 1;
   const unit = issue.origin === "string" ? (one ? "character" : "characters") : one ? "entry" : "entries";
-  return `expected ${bound} ${unit}, got ${describeValue(issue.path, issue.input)}`;
+  // `command: []`: the provider has nothing to run.
+  const argv =
+    issue.path.map(String).join(".") === "agent.command"
+      ? " — write the program and its arguments, one entry each: command: [my-agent, --quiet]"
+      : "";
+  return `expected ${bound} ${unit}, got ${describeValue(issue.path, issue.input)}${argv}`;
 }
 
 /**

@@ -353,7 +353,7 @@ describe("agent.command written as one string", () => {
       `${home.dir}/config.yaml: agent.command: expected a list, got "/usr/bin/agent --quiet" — each argument is one entry of a list (svc starts no shell to split a line): write command: [/usr/bin/agent, --quiet]`,
     );
     expect(problem("  provider: command\n  command: []\n")).toBe(
-      `${home.dir}/config.yaml: agent.command: expected at least 1 entry, got []`,
+      `${home.dir}/config.yaml: agent.command: expected at least 1 entry, got [] — write the program and its arguments, one entry each: command: [my-agent, --quiet]`,
     );
   });
 });

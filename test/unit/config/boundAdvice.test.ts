@@ -173,4 +173,10 @@ describe("a webhook setting out of its range says the range to write", () => {
   ])("state.redis_key_prefix: %s names what is wrong and what to write", (prefix, message) => {
     expect(refusal(`state:\n  redis_key_prefix: ${prefix}\n`)).toBe(message);
   });
+
+  it("agent.command: [] says what to write", () => {
+    expect(refusal("agent:\n  provider: command\n  command: []\n")).toBe(
+      "FILE: agent.command: expected at least 1 entry, got [] — write the program and its arguments, one entry each: command: [my-agent, --quiet]",
+    );
+  });
 });
