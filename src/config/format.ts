@@ -2,6 +2,7 @@ import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { cutText } from "../io/cutText.js";
 import { terminalText } from "../io/terminalText.js";
+import { leftInEnvValue } from "./envFile.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { elsewhere, otherClientsKeys } from "./keysElsewhere.js";
 import { nearMiss } from "./nearMiss.js";
@@ -168,7 +169,7 @@ function unsetVariable(file: string, name: string, orElse: unknown, path: readon
   const env = join(dirname(file), ".env");
   // An MCP server's `${VAR}` may come from a profile's .env (its connections there read it); the agent's not.
   const inProfile = path[0] === "agent" ? setInAProfileEnv(file, name) : "";
-  return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}${inProfile}${envNameNearMiss(env, name)}`;
+  return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}${leftInEnvValue(env, name)}${inProfile}${envNameNearMiss(env, name)}`;
 }
 
 /** What to write instead of `.inf` or `.nan` for a number whose schema bounds it: the range it takes. */

@@ -1,5 +1,5 @@
 import { dirname, join } from "node:path";
-import { readEnvFile, writtenEnvLines } from "./envFile.js";
+import { leftInEnvValue, readEnvFile } from "./envFile.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { isLoopbackHost } from "./host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "./interpolate.js";
@@ -35,27 +35,6 @@ function unsetSecretProblem(
   }
   const env = join(dirname(file), ".env");
   return `${key}: \${${name}} is not set — set ${name} in ${env} or the environment${leftInEnvValue(env, name)}${setInProfileEnv(file, profile, name, env)}${envNameNearMiss(env, name)}`;
-}
-
-/**
- * `GH_SECRET=${VAULT_PREFIX}-tail` in `.env`, and `secret: ${GH_SECRET}`: the unset name is in the value that
- * `.env` line gives, which config.yaml does not show. Names that variable (never its value), or "".
- */
-function leftInEnvValue(env: string, name: string): string {
-  let values: Record<string, string>;
-  try {
-    values = readEnvFile(env);
-  } catch {
-    return "";
-  }
-  // A value in 'single quotes' is taken as written: its ${NAME} is text of the value, not left unset.
-  const verbatim = new Set(writtenEnvLines(env).flatMap((line) => (line.verbatim ? [line.name] : [])));
-  const holder = Object.keys(values).find(
-    (variable) => !verbatim.has(variable) && unsetVariablesIn(values[variable] as string).includes(name),
-  );
-  return holder === undefined
-    ? ""
-    : ` (it is left in the value ${env} gives ${holder}: set ${name} on a line above ${holder} there, or in the environment)`;
 }
 
 /**
