@@ -2,7 +2,7 @@
 import { parse as parseEnv } from "dotenv";
 import { SvcError } from "../errors.js";
 import { isPresent, readUtf8 } from "./configFileRead.js";
-import { type InterpolationScope, interpolate } from "./interpolate.js";
+import { type InterpolationScope, interpolate, unsetVariablesIn } from "./interpolate.js";
 import type { SvcPaths } from "./paths.js";
 
 const WITHOUT_ENV = "svc then reads no .env";
@@ -228,7 +228,8 @@ export function writtenEnvLines(path: string): Array<{ name: string; verbatim: b
 
 /**
  * Why a reload refuses `.env` as it is now: present but setting no variable (empty, or comments only, as an
- * editor that truncates the file before writing it leaves it for a moment) while the running config read
+ * editor that truncates the file before writing it leaves it for a moment; a line that sets nothing is
+ * named as such) while the running config read
  * `runningCount` variables from it. Applied, every `${VAR}` it gave would fall back at once (a stdio
  * server restarted with the literal `${TOKEN}`). Undefined when the reload may go on; a file removed is
  * left to the load, since `.env` is optional.
@@ -236,6 +237,30 @@ export function writtenEnvLines(path: string): Array<{ name: string; verbatim: b
 export function emptiedEnvProblem(path: string, runningCount: number): string | undefined {
   if (runningCount === 0 || writtenEnvLines(path).length > 0 || !isPresent(path, WITHOUT_ENV))
     return undefined;
+  // Lines that set nothing (`NAME: value`) are no editor mid-save: named at their line, as at start.
+  const stray = envFileProblem(path);
+  if (stray !== undefined) return stray;
   const variables = runningCount === 1 ? "1 variable" : `${runningCount} variables`;
   return `${path}: is empty (no variable in it) — the running config read ${variables} from it: write it whole and reload again (an editor may still have been writing it), or remove the file to run without it`;
+}
+
+/**
+ * `GH_SECRET=${VAULT_PREFIX}-tail` in `.env`, and `secret: ${GH_SECRET}`: the unset name is in the value that
+ * `.env` line gives, which config.yaml does not show. Names that variable (never its value), or "".
+ */
+export function leftInEnvValue(env: string, name: string): string {
+  let values: Record<string, string>;
+  try {
+    values = readEnvFile(env);
+  } catch {
+    return "";
+  }
+  // A value in 'single quotes' is taken as written: its ${NAME} is text of the value, not left unset.
+  const verbatim = new Set(writtenEnvLines(env).flatMap((line) => (line.verbatim ? [line.name] : [])));
+  const holder = Object.keys(values).find(
+    (variable) => !verbatim.has(variable) && unsetVariablesIn(values[variable] as string).includes(name),
+  );
+  return holder === undefined
+    ? ""
+    : ` (it is left in the value ${env} gives ${holder}: set ${name} on a line above ${holder} there, or in the environment)`;
 }

@@ -2,6 +2,7 @@ import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { cutText } from "../io/cutText.js";
 import { terminalText } from "../io/terminalText.js";
+import { leftInEnvValue } from "./envFile.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { elsewhere, otherClientsKeys } from "./keysElsewhere.js";
 import { nearMiss } from "./nearMiss.js";
@@ -168,7 +169,7 @@ function unsetVariable(file: string, name: string, orElse: unknown, path: readon
   const env = join(dirname(file), ".env");
   // An MCP server's `${VAR}` may come from a profile's .env (its connections there read it); the agent's not.
   const inProfile = path[0] === "agent" ? setInAProfileEnv(file, name) : "";
-  return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}${inProfile}${envNameNearMiss(env, name)}`;
+  return `\${${name}} is not set — set ${name} in ${env} or the environment${typeof orElse === "string" ? `, or ${orElse}` : ""}${leftInEnvValue(env, name)}${inProfile}${envNameNearMiss(env, name)}`;
 }
 
 /** What to write instead of `.inf` or `.nan` for a number whose schema bounds it: the range it takes. */
@@ -193,6 +194,23 @@ const WEBHOOK_RANGES: Readonly<Record<string, string>> = {
 const AGENT_RANGES: Readonly<Record<string, string>> = {
   timeout_seconds: "write the longest a run may take in seconds, above 0 (default 600)",
   max_tokens: "write the output tokens one model turn may use, a whole number of 1 or more (default 4096)",
+  max_tool_result_chars: "write a number of characters such as 100000, or 0 for no cap",
+};
+
+/** The `gateway` section's numbers, by key. */
+const GATEWAY_RANGES: Readonly<Record<string, string>> = {
+  drain_timeout_seconds: `write a number of seconds from 0 to ${MAX_DRAIN_SECONDS} (default 30)`,
+};
+
+/** The `tools` section's sizes, by `<tool>.<key>` (docs/agent-tools.md). */
+const TOOLS_RANGES: Readonly<Record<string, string>> = {
+  "web.max_bytes": "write the bytes read from one page, a whole number of 1 or more (default 2097152)",
+  "web.max_chars":
+    "write the characters of a page's text returned to the model, a whole number of 1 or more (default 20000)",
+  "terminal.max_output_bytes":
+    "write the bytes kept of stdout and of stderr each, a whole number of 1 or more (default 65536)",
+  "file.max_bytes":
+    "write the most bytes file_read returns and file_write accepts, a whole number of 1 or more (default 1048576)",
 };
 
 /** A route's `coalesce` numbers (a subscription's too), by key. */
@@ -209,6 +227,10 @@ function rangeAdvice(path: readonly PropertyKey[]): string | undefined {
   if (webhook && Object.hasOwn(WEBHOOK_RANGES, key)) return WEBHOOK_RANGES[key];
   if (at.at(-2) === "coalesce" && Object.hasOwn(COALESCE_RANGES, key)) return COALESCE_RANGES[key];
   if (at[0] === "agent" && at.length === 2 && Object.hasOwn(AGENT_RANGES, key)) return AGENT_RANGES[key];
+  if (at[0] === "gateway" && at.length === 2 && Object.hasOwn(GATEWAY_RANGES, key))
+    return GATEWAY_RANGES[key];
+  const tool = `${at[1] ?? ""}.${key}`;
+  if (at[0] === "tools" && at.length === 3 && Object.hasOwn(TOOLS_RANGES, tool)) return TOOLS_RANGES[tool];
   if (key !== "drain_timeout_seconds" && Object.hasOwn(FINITE_IN_RANGE, key)) return FINITE_IN_RANGE[key];
   return undefined;
 }
@@ -227,7 +249,12 @@ function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall,
     return emptyText(issue.input, file);
   const one = Number(issue.code === "too_big" ? issue.maximum : issue.minimum) === 1;
   const unit = issue.origin === "string" ? (one ? "character" : "characters") : one ? "entry" : "entries";
-  return `expected ${bound} ${unit}, got ${describeValue(issue.path, issue.input)}`;
+  // `command: []`: the provider has nothing to run.
+  const argv =
+    issue.path.map(String).join(".") === "agent.command"
+      ? " — write the program and its arguments, one entry each: command: [my-agent, --quiet]"
+      : "";
+  return `expected ${bound} ${unit}, got ${describeValue(issue.path, issue.input)}${argv}`;
 }
 
 /**

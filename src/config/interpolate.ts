@@ -45,6 +45,9 @@ export function unreadPlaceholderProblem(rendered: string, secret = false): stri
   const other = /\$\{([^}]*)\}/.exec(rendered);
   if (other !== null) {
     const named = /^\s*((?:env:)?[A-Za-z_][A-Za-z0-9_]*)/.exec(other[1] as string)?.[1];
+    // `${ GH_SECRET }`: a name with spaces around it, as a template language writes one.
+    if (named !== undefined && other[1]?.trim() === named && WRITTEN_AS_VARIABLE.test(named))
+      return `${other[0]} is not a variable form svc reads — write \${${named}}, without spaces inside the braces`;
     // `${input:key}`: another MCP client's form, quoted as written.
     if (!secret || (named !== undefined && WRITTEN_AS_VARIABLE.test(named)) || other[1]?.startsWith("input:"))
       return `${other[0]} is not a variable form svc reads — write \${NAME} or \${NAME:-fallback}`;

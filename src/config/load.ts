@@ -39,6 +39,7 @@ import { withWrittenOrder } from "./serverOrder.js";
 import {
   colonInValueHint,
   flowEntryColonHint,
+  reservedLeadHint,
   textAfterQuoteHint,
   unquotedFlowPatternHint,
   unquotedTemplateLine,
@@ -301,7 +302,7 @@ function yamlProblem(message: string, line = "", column = 1): string {
   if (/^Invalid escape sequence/.test(text))
     return `${text} — in "double quotes" a backslash starts a YAML escape: write a regex or path in 'single quotes' ('^\\d+$'), unquoted, or with the backslash doubled ("^\\\\d+$")`;
   // `prompt: {pull_request.title} was opened`: a value starting with { is a flow mapping to YAML.
-  return `${text}${unquotedTemplateLine(text, line) ?? unquotedFlowPatternHint(text, line, column) ?? colonInValueHint(text, line) ?? flowEntryColonHint(text, line, column) ?? textAfterQuoteHint(text, line) ?? ""}`;
+  return `${text}${unquotedTemplateLine(text, line) ?? reservedLeadHint(text, line, column) ?? unquotedFlowPatternHint(text, line, column) ?? colonInValueHint(text, line) ?? flowEntryColonHint(text, line, column) ?? textAfterQuoteHint(text, line) ?? ""}`;
 }
 
 /** YAML integers as numbers, except those a number cannot hold exactly: they stay their digits (text). */
@@ -349,6 +350,8 @@ function applyWebhookEnv(
   raw: Record<string, unknown>,
   scope: InterpolationScope,
   envFile: string,
+  /** Receives each bad value's problem (the value is left out, so the file's own problems can be named too). */
+  problems: string[],
 ): string | undefined {
   const enabled = lookupVar("WEBHOOK_ENABLED", scope, envFile);
   const port = lookupVar("WEBHOOK_PORT", scope, envFile);
@@ -365,23 +368,19 @@ function applyWebhookEnv(
   const targetOf = (key: string) => (extra !== undefined && Object.hasOwn(extra, key) ? extra : webhook);
   if (enabled !== undefined) {
     const on = /^\s*(1|true|yes|on)\s*$/i.test(enabled.value);
-    if (!on && !/^\s*(0|false|no|off)\s*$/i.test(enabled.value)) {
-      throw new SvcError(
-        "config_invalid",
+    if (on || /^\s*(0|false|no|off)\s*$/i.test(enabled.value)) targetOf("enabled").enabled = on;
+    else
+      problems.push(
         `${enabled.from}: expected true or false (or yes/no, on/off, 1/0), got "${enabled.value}" — ${webhookVarFix("WEBHOOK_ENABLED", "enabled", enabled.inEnvFile, "true or false")}`,
       );
-    }
-    targetOf("enabled").enabled = on;
   }
   if (port !== undefined) {
     const n = Number(port.value);
-    if (!/^\d+$/.test(port.value.trim()) || n > 65535) {
-      throw new SvcError(
-        "config_invalid",
+    if (/^\d+$/.test(port.value.trim()) && n <= 65535) targetOf("port").port = n;
+    else
+      problems.push(
         `${port.from}: expected a port number (0-65535), got "${port.value}" — ${webhookVarFix("WEBHOOK_PORT", "port", port.inEnvFile, "a plain number (WEBHOOK_PORT=8644; 0 picks a free port)")}`,
       );
-    }
-    targetOf("port").port = n;
   }
   if (secret !== undefined) targetOf("secret").secret = secret.value;
   return enabled?.from;
@@ -746,29 +745,33 @@ export function loadConfig(
   const { mcp_servers, ...rest } = record;
   const rendered = interpolateDeep(rest, scope);
   const settingsTwice = settingsWrittenTwice(rendered, scope, paths.env);
-  const enabledFromEnv = applyWebhookEnv(rendered, scope, paths.env);
+  const variableProblems: string[] = [];
+  const enabledFromEnv = applyWebhookEnv(rendered, scope, paths.env, variableProblems);
   const mcp = renderLoadTimeKeys(mcp_servers, scope);
   const parsed = configSchema.safeParse({ ...rendered, mcp_servers: mcp.servers }, { reportInput: true });
   if (!parsed.success || mcp.issues.length > 0) {
     const issues = withUnsetLoadTimeKeys(parsed.error?.issues ?? [], mcp);
     throw new ConfigInvalidError(
-      formatIssues(
-        paths.config,
-        writtenAsInFile(
-          filterPathsAsWritten(
-            pointAtType(pointIntoExtra(issues, webhookExtraKeys(rendered)), mcp_servers),
-            rest,
+      [
+        ...variableProblems,
+        formatIssues(
+          paths.config,
+          writtenAsInFile(
+            filterPathsAsWritten(
+              pointAtType(pointIntoExtra(issues, webhookExtraKeys(rendered)), mcp_servers),
+              rest,
+            ),
+            { ...rest, mcp_servers },
           ),
-          { ...rest, mcp_servers },
+          (path) =>
+            // A key under `extra` is one of platforms.webhook's own.
+            knownKeysAt(
+              configSchema,
+              path.filter((segment, i) => !(i === 2 && segment === "extra" && path[1] === "webhook")),
+            ),
+          true,
         ),
-        (path) =>
-          // A key under `extra` is one of platforms.webhook's own.
-          knownKeysAt(
-            configSchema,
-            path.filter((segment, i) => !(i === 2 && segment === "extra" && path[1] === "webhook")),
-          ),
-        true,
-      ),
+      ].join("\n"),
       paths.config,
       checkableRest({ ...rendered, mcp_servers: mcp.servers }, issues),
     );
@@ -783,5 +786,8 @@ export function loadConfig(
   if (secretVariable !== undefined) noteSecretFrom(parsed.data.platforms.webhook, secretVariable.from);
   noteSecretsChecked(rest, parsed.data.platforms.webhook, scope, paths.env, secretVariable !== undefined);
   if (read.serverOrder !== undefined) withWrittenOrder(parsed.data.mcp_servers, read.serverOrder);
+  // The startup rules still judge the rest (WEBHOOK_SECRET's `${NAME}` that nothing set, a route's secret, ...).
+  if (variableProblems.length > 0)
+    throw new ConfigInvalidError(variableProblems.join("\n"), paths.config, parsed.data);
   return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
 }

@@ -1,4 +1,4 @@
-import { homedir } from "node:os";
+import { homedir, userInfo } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { SvcError } from "../errors.js";
 import { terminalText } from "../io/terminalText.js";
@@ -36,6 +36,27 @@ export function nonAsciiNote(name: string): string {
   const found = /\P{ASCII}/u.exec(name)?.[0];
   return found === undefined ? "" : ` — ASCII only: ${terminalText(JSON.stringify(found))} is not`;
 }
+/**
+ * For a name refused by a rule of letters, digits and a few marks (`allowed`, one character): the first
+ * character it holds outside them, named, with the name written with `-` in place of each run of such
+ * characters (`git hub` → ` — " " is not one of them: write git-hub`); the ASCII note for a letter outside
+ * ASCII; "" otherwise (a `${VAR}` written as a name is said elsewhere).
+ */
+export function nameCharNote(name: string, allowed: RegExp): string {
+  const nonAscii = nonAsciiNote(name);
+  if (nonAscii !== "" || name.includes("${")) return nonAscii;
+  const bad = [...name].find((c) => !allowed.test(c));
+  if (bad === undefined) return "";
+  const fixed = [...name]
+    .map((c) => (allowed.test(c) ? c : " "))
+    .join("")
+    .trim()
+    .replace(/ +/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, 64);
+  return ` — ${terminalText(JSON.stringify(bad))} is not one of them${fixed === "" ? "" : `: write ${fixed}`}`;
+}
+
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const PROFILE_NAME_RULE =
   'profile names use letters, digits, "_" and "-" (1-64, starting with a letter or digit)';
@@ -48,7 +69,7 @@ export function profileNameProblem(name: string): string | undefined {
   if (PROFILE_NAME.test(name)) return undefined;
   if (name.length > 64 && PROFILE_NAME.test(name.slice(0, 64)))
     return `${name.length} characters long — a profile name has at most 64: shorten it`;
-  return `${PROFILE_NAME_RULE}${nonAsciiNote(name)}`;
+  return `${PROFILE_NAME_RULE}${nameCharNote(name, /[A-Za-z0-9_-]/)}`;
 }
 
 /**
@@ -58,12 +79,15 @@ export function profileNameProblem(name: string): string | undefined {
  */
 export function userHome(): string {
   try {
+    // An empty HOME (`HOME=` in a unit or a CI step) counts as unset, as an empty SVC_HOME does: taken as
+    // written it would put ~/.svc in the working directory (`.svc`).
+    if (process.env.HOME?.trim() === "") return userInfo().homedir;
     return homedir();
   } catch (err) {
     const uid = process.getuid?.();
     throw new SvcError(
       "startup_refused",
-      `this user${uid === undefined ? "" : ` (uid ${uid})`} has no home directory: HOME is not set and the user database (/etc/passwd) has no entry for it, so ~/.svc means nothing — set SVC_HOME to the directory svc keeps its files in (a volume this user can write, in a container), or set HOME`,
+      `this user${uid === undefined ? "" : ` (uid ${uid})`} has no home directory: HOME is ${process.env.HOME === undefined ? "not set" : "empty"} and the user database (/etc/passwd) has no entry for it, so ~/.svc means nothing — set SVC_HOME to the directory svc keeps its files in (a volume this user can write, in a container), or set HOME`,
       { cause: err },
     );
   }
@@ -105,7 +129,8 @@ function assertUtf8Path(name: string, path: string): void {
 /** The user's home, refused when it is not valid UTF-8 (HOME, or the user database's entry). */
 function utf8UserHome(): string {
   const home = userHome();
-  assertUtf8Path(process.env.HOME === undefined ? "the home directory (from /etc/passwd)" : "HOME", home);
+  const fromPasswd = process.env.HOME === undefined || process.env.HOME.trim() === "";
+  assertUtf8Path(fromPasswd ? "the home directory (from /etc/passwd)" : "HOME", home);
   return home;
 }
 

@@ -12,8 +12,9 @@ export interface BoundRoute {
 
 /**
  * A route's `profile` that cannot do what it was written for is named at startup instead of ignored:
- * with multiplexing off the path binding is not enforced; with it on, a profile with no directory whose
- * name is near an existing one (a typo, such as `wrok`) leaves the route answering only at a path no sender was given.
+ * a profile with no directory whose name is near an existing one (a typo, such as `wrok`) runs the route
+ * without that profile's files, and with multiplexing on answers only at a path no sender was given; with
+ * multiplexing off the path binding is not enforced.
  */
 export function profileBindingWarnings(
   routes: Iterable<BoundRoute>,
@@ -46,12 +47,14 @@ export function profileBindingProblem(
   options: ProfileBindingOptions,
 ): string | undefined {
   if (profile === DEFAULT_PROFILE) return undefined;
+  // The route runs as its profile either way: a likely typo matters more than the path binding.
+  const typo = options.profiles.includes(profile) ? undefined : nearMiss(profile, options.profiles);
+  if (!options.multiplex && typo !== undefined)
+    return `profile ${profile} has no directory ${options.profilesDir}/${profile} — did you mean ${typo}? The route runs as profile ${profile} all the same: its script, skills, in_file lists and cron job come from that directory (gateway.multiplex_profiles is off, so it answers at /webhooks/${name})`;
   if (!options.multiplex)
     return `the binding to profile ${profile} is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/${name}; set gateway.multiplex_profiles: true to serve it at /p/${profile}/webhooks/${name} only`;
   // A profile needs its directory only for the files it holds, so only a likely typo is named.
-  if (options.profiles.includes(profile)) return undefined;
-  const meant = nearMiss(profile, options.profiles);
-  return meant === undefined
+  return typo === undefined
     ? undefined
-    : `profile ${profile} has no directory ${options.profilesDir}/${profile} — did you mean ${meant}? The route answers only at /p/${profile}/webhooks/${name}`;
+    : `profile ${profile} has no directory ${options.profilesDir}/${profile} — did you mean ${typo}? The route answers only at /p/${profile}/webhooks/${name}`;
 }

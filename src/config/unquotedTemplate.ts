@@ -33,6 +33,9 @@ function quotedBackValue(key: string, value: string): string {
     : singleQuoted(value);
 }
 
+/** The keys whose value is a secret, as config messages name them (`secret`, `*_token`, `api_key`, ...). */
+const SECRET_VALUE_KEY = /(?:^|_)(?:secret|token|password)$|^(?:api_key|authorization)$/i;
+
 /** What the value of `key` is: a `regex` filter's pattern, or a template (or other text). */
 function noun(key: string): string {
   return key === "regex" ? "pattern" : "template";
@@ -131,6 +134,33 @@ export function unquotedTemplateLine(message: string, line: string): string | un
   return ` — ${meaning(value[0] as string)}: put the ${noun(key)} in quotes: ${key}: ${quotedBackValue(key, value.trim())}`;
 }
 
+/** The parser's words for a plain value that starts with `@`, a backquote or `%`, and that character. */
+const RESERVED_LEAD = /^Plain value cannot start with (?:reserved|directive indicator) character (\S)/;
+
+/**
+ * `chat_id: @mychannel` (a Telegram channel's name), `equals: @octocat` inside a `{...}` filter, `secret: %x…`:
+ * a value YAML never reads plain, whatever follows. The hint for such a syntax error at `column` (1-based)
+ * of `line`, the value written back in quotes after its key (a credential's not), or undefined.
+ */
+export function reservedLeadHint(message: string, line: string, column: number): string | undefined {
+  const first = RESERVED_LEAD.exec(message)?.[1];
+  if (first === undefined || line[column - 1] !== first) return undefined;
+  const lead = ` — YAML reserves ${first} at the start of a value: put the`;
+  const before = line.slice(0, column - 1);
+  const rest = line.slice(column - 1);
+  const block = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+):[ \t]+$/.exec(before)?.[1];
+  if (block !== undefined) {
+    const value = rest.replace(/[ \t]+#(?:[ \t].*)?$/, "").trim();
+    return `${lead} value in quotes: ${block}: ${quotedBackValue(block, value)}`;
+  }
+  const flow = /[{,][ \t]*([A-Za-z0-9_.-]+):[ \t]*$/.exec(before)?.[1];
+  if (flow !== undefined) {
+    const value = (/^[^,}\]]*/.exec(rest)?.[0] ?? "").trim();
+    return `${lead} value in quotes: ${flow}: ${quotedBackValue(flow, value)}`;
+  }
+  return `${lead} item in quotes`;
+}
+
 /** `regex: [` or `regex: {` after the `{` or `,` of a filter written as a `{flow: mapping}`. */
 const FLOW_REGEX = /[{,][ \t]*regex:[ \t]+([{[])/g;
 
@@ -200,6 +230,10 @@ export function templateCutByComment(
   after: string,
 ): string | undefined {
   const template = isTemplateKey(at);
+  const key = at.at(-1) as string;
+  // `secret: #Xy7…`: no secret at all to YAML (a route then takes the global one), and never quoted back.
+  if (value === null && SECRET_VALUE_KEY.test(key) && /^[ \t]*#\S/.test(after))
+    return `${keyPath(at)}: YAML read no value: a # after a space starts a comment, so the secret written after it was dropped (not shown: the key holds a secret) — put it in quotes: ${key}: '<the value>'`;
   if (!template && !(value === null && isFilterValue(at))) return undefined;
   // After text, only a placeholder (`PR #{number}`) is taken for part of the value; with nothing before
   // it, any `#word` is (`chat_id: #general`).
@@ -209,7 +243,6 @@ export function templateCutByComment(
       : /^[ \t]*(#\S[^\n]*?)[ \t]*(?:\r?\n|$)/
   ).exec(after)?.[1];
   if (comment === undefined) return undefined;
-  const key = at.at(-1) as string;
   const read = value === null ? "no value" : `only ${JSON.stringify(value)}`;
   const written = singleQuoted(value === null ? comment : `${value} ${comment}`);
   const fix = /^\d+$/.test(key) ? `- ${written}` : `${key}: ${written}`;

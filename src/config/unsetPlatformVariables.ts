@@ -8,6 +8,8 @@ import { routeKey } from "./sections/webhook.js";
 import { setInProfileEnv } from "./validate.js";
 
 const BARE_VARIABLE = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
+/** `$HOME/notes`: a shell's variable at the start of a path. */
+const ARGV_PATH_VARIABLE = /^\$[A-Za-z_][A-Za-z0-9_]*\//;
 
 /** `[<key>, value]` for each entry of a list (`[<i>]`) or a mapping (`.<key>`). */
 function keyed(settings: object): Array<readonly [string, unknown]> {
@@ -55,7 +57,9 @@ function unsetInEntries(
   for (const [key, value] of entries) {
     if (typeof value !== "string") continue;
     // `token: $TELEGRAM_BOT_TOKEN` as a shell writes it: not replaced either. The value is not quoted.
-    if (sentTo !== undefined && BARE_VARIABLE.test(value)) {
+    // In an argv, `$HOME/notes` too: a path a shell would have expanded, passed on as written.
+    const argvPath = at.startsWith("agent.command") && ARGV_PATH_VARIABLE.test(value);
+    if (sentTo !== undefined && (BARE_VARIABLE.test(value) || argvPath)) {
       warnings.push(
         `${file}: ${at}${key}: a $ followed by a name is how a shell writes a variable, but svc replaces only \${NAME} (with braces), so this text itself is sent to ${sentTo} — write it as \${NAME}, in quotes`,
       );

@@ -1,5 +1,5 @@
 import { dirname, join } from "node:path";
-import { readEnvFile } from "./envFile.js";
+import { leftInEnvValue, readEnvFile } from "./envFile.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { isLoopbackHost } from "./host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "./interpolate.js";
@@ -34,7 +34,7 @@ function unsetSecretProblem(
     return problem === undefined ? undefined : `${key}: ${problem}`;
   }
   const env = join(dirname(file), ".env");
-  return `${key}: \${${name}} is not set — set ${name} in ${env} or the environment${setInProfileEnv(file, profile, name, env)}${envNameNearMiss(env, name)}`;
+  return `${key}: \${${name}} is not set — set ${name} in ${env} or the environment${leftInEnvValue(env, name)}${setInProfileEnv(file, profile, name, env)}${envNameNearMiss(env, name)}`;
 }
 
 /**

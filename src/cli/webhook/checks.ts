@@ -1,10 +1,22 @@
 import { isLoopbackHost } from "../../config/host.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { nearMiss } from "../../config/nearMiss.js";
-import { DEFAULT_PROFILE, inProfile, nonAsciiNote, profileFlag, svcPaths } from "../../config/paths.js";
+import {
+  DEFAULT_PROFILE,
+  inProfile,
+  nameCharNote,
+  nonAsciiNote,
+  profileFlag,
+  svcPaths,
+} from "../../config/paths.js";
 import { publicKeySecretProblem } from "../../config/secretWarnings.js";
 import type { PlatformName } from "../../config/sections/platforms.js";
-import { INSECURE_NO_AUTH, ROUTE_NAME_RULE, routeNameProblem } from "../../config/sections/webhook.js";
+import {
+  INSECURE_NO_AUTH,
+  ROUTE_NAME_CHAR,
+  ROUTE_NAME_RULE,
+  routeNameProblem,
+} from "../../config/sections/webhook.js";
 import { webhookHostSetting } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
@@ -181,10 +193,10 @@ export function checkInsecure(
 
 export function checkName(name: string): void {
   const problem = routeNameProblem(name);
-  if (problem === `${ROUTE_NAME_RULE}${nonAsciiNote(name)}`)
+  if (problem === `${ROUTE_NAME_RULE}${nameCharNote(name, ROUTE_NAME_CHAR)}`)
     throw new SvcError(
       "usage",
-      `"${name}" is not a valid route name: use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)${nonAsciiNote(name)}`,
+      `"${name}" is not a valid route name: use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)${nameCharNote(name, ROUTE_NAME_CHAR)}`,
     );
   if (problem !== undefined) throw new SvcError("usage", `"${name}" is not a valid route name: ${problem}`);
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { terminalText } from "../../io/terminalText.js";
 import { unsetVariablesIn } from "../interpolate.js";
 
 const WRITE_IT = "write it as redis://host:6379/0";
@@ -64,6 +65,19 @@ export function redisUrlProblem(url: string): string | undefined {
  * Where what a 202 promises is kept: `local` (an append-only journal under `$SVC_HOME/state/`, the
  * embedded default) or `redis` (shared by several gateway processes).
  */
+/**
+ * Why `prefix` cannot start svc's Redis keys, or undefined (an empty one is refused as empty): the first
+ * character outside letters, digits, `.`, `_` and `-`, with the prefix written with `-` in its place, or
+ * its length past 64.
+ */
+function redisKeyPrefixProblem(prefix: string): string | undefined {
+  if (prefix === "" || /^[A-Za-z0-9_.-]{1,64}$/.test(prefix)) return undefined;
+  const bad = /[^A-Za-z0-9_.-]/u.exec(prefix)?.[0];
+  if (bad === undefined) return `${prefix.length} characters long — a prefix has at most 64: shorten it`;
+  const fixed = prefix.replace(/[^A-Za-z0-9_.-]+/gu, "-").replace(/^-+|-+$/g, "") || "svc";
+  return `got ${terminalText(JSON.stringify(prefix))}, which holds ${terminalText(JSON.stringify(bad))} — a prefix is letters, digits, '.', '_' and '-' (svc adds the ":" after it): write ${fixed.slice(0, 64)}`;
+}
+
 export const stateSchema = z
   .strictObject({
     backend: z.enum(["local", "redis"]).default("local"),
@@ -71,7 +85,11 @@ export const stateSchema = z
     /** Every key svc writes in Redis starts with `<prefix>:`; instances that share work share it. */
     redis_key_prefix: z
       .string()
-      .regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '.', '_' and '-' (1-64), e.g. svc")
+      .min(1)
+      .superRefine((prefix, ctx) => {
+        const problem = redisKeyPrefixProblem(prefix);
+        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      })
       .optional(),
   })
   .superRefine((state, ctx) => {

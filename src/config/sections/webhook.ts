@@ -2,11 +2,13 @@ import { z } from "zod";
 import { RAW_KEY_PATH, unpairedBrace, unresolvableKeyPath } from "../../streams/coalesceKey.js";
 import { bindHost } from "../host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
-import { nonAsciiNote, profileNameProblem } from "../paths.js";
+import { nameCharNote, profileNameProblem } from "../paths.js";
 import { timerSeconds } from "../timerSeconds.js";
 import { filterSchema } from "./filters.js";
 
 export const ROUTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** One character a route name may hold. */
+export const ROUTE_NAME_CHAR = /[A-Za-z0-9._-]/;
 /** What `ROUTE_NAME` allows, in words (a name such as `-x` uses only allowed characters but starts wrong). */
 export const ROUTE_NAME_RULE =
   "route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)";
@@ -33,7 +35,7 @@ export function routeNameProblem(name: string): string | undefined {
   // `routes: {${ROUTE}: ...}`: config.yaml replaces a ${VAR} in values, never in a key.
   if (name.includes("${"))
     return `${ROUTE_NAME_RULE}; a \${VAR} is replaced in values only, never in a name: write the route's name itself`;
-  return `${ROUTE_NAME_RULE}${nonAsciiNote(name)}`;
+  return `${ROUTE_NAME_RULE}${nameCharNote(name, ROUTE_NAME_CHAR)}`;
 }
 
 /** A route name as a record key of config.yaml or the subscription store. */

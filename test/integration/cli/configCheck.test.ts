@@ -39,6 +39,19 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     );
   });
 
+  it("a bad WEBHOOK_PORT and a WEBHOOK_SECRET whose ${NAME} nothing set are named in one pass", async () => {
+    home = tempHome();
+    home.write(".env", "WEBHOOK_PORT=abc\nWEBHOOK_SECRET=${GH}\n", 0o600);
+    const result = await svc(home, ["config", "check"]);
+    const env = join(home.dir, ".env");
+    expect(result.stderr.split("\n").filter(Boolean)).toEqual([
+      `${env}: WEBHOOK_PORT: expected a port number (0-65535), got "abc" — write a plain number (WEBHOOK_PORT=8644; 0 picks a free port) there, or remove the line to use platforms.webhook.port`,
+      `${env}: WEBHOOK_SECRET: \${GH} is not set — set GH on a line above it in ${env}, or in the environment (or put the value in 'single quotes' to take it as written)`,
+    ]);
+    expect(result.stdout).toBe("2 problems: the gateway would not start\n");
+    expect(result.code).toBe(1);
+  });
+
   it("counts the subscriptions the gateway would not serve apart: disabled, invalid, shadowed by a config.yaml route", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(webhookConfig({ gh: { secret: "s3cret" } })));

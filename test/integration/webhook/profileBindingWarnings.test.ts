@@ -16,13 +16,21 @@ const warnings = (g: TestGateway) =>
 describe("a route's profile that cannot work as written is named at startup (spec 4.1), not ignored", () => {
   it("multiplexing off: the binding is not enforced, and the warning names the key and the fix", async () => {
     gw = await startTestGateway({
-      config: webhookConfig({ bound: { secret: "s", profile: "work" }, plain: { secret: "s" } }),
+      config: webhookConfig({
+        bound: { secret: "s", profile: "work" },
+        plain: { secret: "s" },
+        typo: { secret: "s", profile: "wrok" },
+      }),
       files: { "profiles/work/.keep": "" },
     });
     const file = `${gw.home.dir}/config.yaml`;
     expect(warnings(gw)).toContain(
       `[webhook] ${file}: platforms.webhook.routes.bound.profile: the binding to profile work is not enforced — gateway.multiplex_profiles is off, so the route answers at /webhooks/bound; set gateway.multiplex_profiles: true to serve it at /p/work/webhooks/bound only`,
     );
+    // The route runs as its profile with or without multiplexing: a likely typo is named first, not "turn multiplexing on".
+    expect(warnings(gw).filter((w) => w.includes("routes.typo"))).toEqual([
+      `[webhook] ${file}: platforms.webhook.routes.typo.profile: profile wrok has no directory ${gw.home.dir}/profiles/wrok — did you mean work? The route runs as profile wrok all the same: its script, skills, in_file lists and cron job come from that directory (gateway.multiplex_profiles is off, so it answers at /webhooks/typo)`,
+    ]);
     expect(warnings(gw).filter((w) => w.includes("routes.plain"))).toEqual([]);
   });
 

@@ -49,6 +49,12 @@ describe("SIGHUP reload of an empty .env", () => {
       `${join(running.home.dir, ".env")}: is empty (no variable in it) — the running config read 1 variable from it`,
     );
     expect((await post(running, "kept")).status).toBe(202);
+    // An edit that left lines setting nothing (`NAME: value`) is named at its line, as at start, not as empty.
+    running.home.write(".env", `ROUTE_SECRET: ${SECRET}\n`, 0o600);
+    expect(() => running.gateway.reload()).toThrow(
+      `${join(running.home.dir, ".env")}: line 1: not a NAME=value line — write ROUTE_SECRET=<value>, or start the line with # to keep it as a comment`,
+    );
+    expect((await post(running, "kept-2")).status).toBe(202);
   });
 
   it("is applied when the .env is removed, or when the running config read none from it either", async () => {

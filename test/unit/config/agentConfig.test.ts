@@ -302,6 +302,23 @@ describe("agent: model providers (docs/agent.md)", () => {
     );
   });
 
+  it("names the .env line whose value holds the unset variable, never the value", () => {
+    home = tempHome();
+    home.write("config.yaml", "agent:\n  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
+    home.write(".env", "OPENAI_API_KEY=$" + "{VAULT_PREFIX}-sk-Zq81x\n", 0o600);
+    let message = "";
+    try {
+      loadConfig({ home: home.dir, env: {} });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toBe(
+      `${home.dir}/config.yaml: agent.api_key: $` +
+        `{VAULT_PREFIX} is not set — set VAULT_PREFIX in ${home.dir}/.env or the environment, or remove api_key for a local endpoint (it is left in the value ${home.dir}/.env gives OPENAI_API_KEY: set VAULT_PREFIX on a line above OPENAI_API_KEY there, or in the environment)`,
+    );
+    expect(message).not.toContain("Zq81x");
+  });
+
   it("names a profile's .env that sets an unset api_key variable: config.yaml does not read it", () => {
     home = tempHome();
     home.write("config.yaml", "agent:\n  provider: openai\n  model: m\n  api_key: $" + "{OPENAI_API_KEY}\n");
@@ -353,7 +370,7 @@ describe("agent.command written as one string", () => {
       `${home.dir}/config.yaml: agent.command: expected a list, got "/usr/bin/agent --quiet" — each argument is one entry of a list (svc starts no shell to split a line): write command: [/usr/bin/agent, --quiet]`,
     );
     expect(problem("  provider: command\n  command: []\n")).toBe(
-      `${home.dir}/config.yaml: agent.command: expected at least 1 entry, got []`,
+      `${home.dir}/config.yaml: agent.command: expected at least 1 entry, got [] — write the program and its arguments, one entry each: command: [my-agent, --quiet]`,
     );
   });
 });

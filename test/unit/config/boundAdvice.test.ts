@@ -122,4 +122,61 @@ describe("a webhook setting out of its range says the range to write", () => {
   ])("agent.%s says what to write", (setting, message) => {
     expect(refusal(`agent:\n  ${setting}\n`)).toBe(message);
   });
+
+  it.each([
+    [
+      "gateway:\n  drain_timeout_seconds: 3601\n",
+      "FILE: gateway.drain_timeout_seconds: expected at most 3600, got 3601 — write a number of seconds from 0 to 3600 (default 30)",
+    ],
+    [
+      "gateway:\n  drain_timeout_seconds: -1\n",
+      "FILE: gateway.drain_timeout_seconds: expected at least 0, got -1 — write a number of seconds from 0 to 3600 (default 30)",
+    ],
+    [
+      "agent:\n  max_tool_result_chars: 1.5\n",
+      "FILE: agent.max_tool_result_chars: expected a whole number, got 1.5 — write a number of characters such as 100000, or 0 for no cap",
+    ],
+    [
+      "tools:\n  web:\n    max_bytes: 0\n",
+      "FILE: tools.web.max_bytes: expected more than 0, got 0 — write the bytes read from one page, a whole number of 1 or more (default 2097152)",
+    ],
+    [
+      "tools:\n  web:\n    max_chars: 0.5\n",
+      "FILE: tools.web.max_chars: expected a whole number, got 0.5 — write the characters of a page's text returned to the model, a whole number of 1 or more (default 20000)",
+    ],
+    [
+      "tools:\n  terminal:\n    max_output_bytes: -1\n",
+      "FILE: tools.terminal.max_output_bytes: expected more than 0, got -1 — write the bytes kept of stdout and of stderr each, a whole number of 1 or more (default 65536)",
+    ],
+    [
+      "tools:\n  file:\n    max_bytes: 0\n",
+      "FILE: tools.file.max_bytes: expected more than 0, got 0 — write the most bytes file_read returns and file_write accepts, a whole number of 1 or more (default 1048576)",
+    ],
+  ])("%s says what to write, not only the bound", (yaml, message) => {
+    expect(refusal(yaml)).toBe(message);
+  });
+
+  it.each([
+    [
+      "svc:prod",
+      `FILE: state.redis_key_prefix: got "svc:prod", which holds ":" — a prefix is letters, digits, '.', '_' and '-' (svc adds the ":" after it): write svc-prod`,
+    ],
+    [
+      "'my app'",
+      `FILE: state.redis_key_prefix: got "my app", which holds " " — a prefix is letters, digits, '.', '_' and '-' (svc adds the ":" after it): write my-app`,
+    ],
+    ["''", "FILE: state.redis_key_prefix: must not be empty — write a value, or leave the key out"],
+    [
+      "a".repeat(65),
+      "FILE: state.redis_key_prefix: 65 characters long — a prefix has at most 64: shorten it",
+    ],
+  ])("state.redis_key_prefix: %s names what is wrong and what to write", (prefix, message) => {
+    expect(refusal(`state:\n  redis_key_prefix: ${prefix}\n`)).toBe(message);
+  });
+
+  it("agent.command: [] says what to write", () => {
+    expect(refusal("agent:\n  provider: command\n  command: []\n")).toBe(
+      "FILE: agent.command: expected at least 1 entry, got [] — write the program and its arguments, one entry each: command: [my-agent, --quiet]",
+    );
+  });
 });

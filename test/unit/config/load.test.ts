@@ -515,6 +515,24 @@ describe("config loading (spec 2.1)", () => {
     );
   });
 
+  it("a bad WEBHOOK_ENABLED and WEBHOOK_PORT are named together, and with the file's own problems: one pass, not one per run", () => {
+    let message = "";
+    try {
+      load(
+        "platforms:\n  webhook:\n    routes:\n      a: {secret: abcabc, evnts: [push]}\n",
+        {},
+        "WEBHOOK_ENABLED=maybe\nWEBHOOK_PORT=abc\n",
+      );
+    } catch (err) {
+      message = (err as Error).message.replaceAll(home.dir, "H");
+    }
+    expect(message.split("\n")).toEqual([
+      `H/.env: WEBHOOK_ENABLED: expected true or false (or yes/no, on/off, 1/0), got "maybe" — write true or false there, or remove the line to use platforms.webhook.enabled`,
+      `H/.env: WEBHOOK_PORT: expected a port number (0-65535), got "abc" — write a plain number (WEBHOOK_PORT=8644; 0 picks a free port) there, or remove the line to use platforms.webhook.port`,
+      `H/config.yaml: platforms.webhook.routes.a: unknown key "evnts" — did you mean "events"? (see docs/configuration.md)`,
+    ]);
+  });
+
   it("says which limit a number breaks", () => {
     expect(() => load("platforms:\n  webhook:\n    port: 70000\n")).toThrow(
       /config\.yaml: platforms\.webhook\.port: expected at most 65535, got 70000/,

@@ -530,12 +530,15 @@ describe("a credential written $NAME (a shell's variable form, which svc does no
           slack: { enabled: true, token: "xoxb-$abc" },
         },
         tools: { web_search: { backend: "brave", api_key: "$BRAVE_API_KEY" } },
-        agent: { provider: "command", command: [PROGRAM, "$HOME"] },
+        agent: { provider: "command", command: [PROGRAM, "$HOME", "$HOME/notes", "a$HOME/x"] },
       }),
     ).toEqual([
       `[delivery] ${FILE}: platforms.telegram.token: ${bare}{NAME} (with braces), so this text itself is sent to telegram — write it as $` +
         "{NAME}, in quotes",
       `[agent] ${FILE}: agent.command[1]: ${bare}{NAME} (with braces), so this text itself is sent to the agent's process — write it as $` +
+        "{NAME}, in quotes",
+      // A path that starts with one, as a shell would expand it: the argument is a path to nothing.
+      `[agent] ${FILE}: agent.command[2]: ${bare}{NAME} (with braces), so this text itself is sent to the agent's process — write it as $` +
         "{NAME}, in quotes",
       `[agent] ${FILE}: tools.web_search.api_key: ${bare}{NAME} (with braces), so this text itself is sent to the brave backend — write it as $` +
         "{NAME}, in quotes",

@@ -492,6 +492,50 @@ describe("a value of the wrong form is refused with how to write it (spec 2.1 ty
   });
 });
 
+describe("a secret that starts with # (unquoted, YAML reads a comment)", () => {
+  it("is refused at its line, not taken for no secret (the global one, or a missing one), and never quoted", () => {
+    const message = refusal(
+      webhook("    secret: glob-secret-1\n    routes:\n      gh:\n        secret: #Xy7Tk9q\n"),
+    );
+    expect(message).toBe(
+      "FILE: line 6: platforms.webhook.routes.gh.secret: YAML read no value: a # after a space starts a comment, so the secret written after it was dropped (not shown: the key holds a secret) — put it in quotes: secret: '<the value>'",
+    );
+    expect(refusal("agent:\n  provider: openai\n  model: gpt-4.1-mini\n  api_key: #sk-Xy7Tk9q\n")).toBe(
+      "FILE: line 4: agent.api_key: YAML read no value: a # after a space starts a comment, so the secret written after it was dropped (not shown: the key holds a secret) — put it in quotes: api_key: '<the value>'",
+    );
+  });
+
+  it("a comment that starts with a space is one (secret:   # set in .env): the key counts as absent", () => {
+    expect(() =>
+      refusal(webhook("    routes:\n      gh:\n        secret:   # ${GH_SECRET}\n        events: [push]\n")),
+    ).toThrow("loaded without an error");
+  });
+});
+
+describe("a plain value that starts with a character YAML reserves (@, a backquote, %)", () => {
+  const route = (lines: string) =>
+    refusal(webhook(`    routes:\n      gh:\n        secret: s\n        deliver: log\n${lines}`));
+  it("is told to be quoted, written back (a Telegram channel's @name, a login), at its line or inside a {...}", () => {
+    expect(route("        deliver_extra:\n          chat_id: @mychannel  # the channel\n")).toBe(
+      "FILE: line 8: not valid YAML — Plain value cannot start with reserved character @ at line 8, column 20 — YAML reserves @ at the start of a value: put the value in quotes: chat_id: '@mychannel'",
+    );
+    expect(route("        filters:\n          - {field: sender.login, equals: @octocat}\n")).toBe(
+      "FILE: line 8: not valid YAML — Plain value cannot start with reserved character @ at line 8, column 43 — YAML reserves @ at the start of a value: put the value in quotes: equals: '@octocat'",
+    );
+    expect(route("        events:\n          - `push`\n")).toBe(
+      "FILE: line 8: not valid YAML — Plain value cannot start with reserved character ` at line 8, column 13 — YAML reserves ` at the start of a value: put the item in quotes",
+    );
+  });
+
+  it("a secret's is not written back", () => {
+    const message = refusal(webhook("    routes:\n      gh:\n        secret: %Xy7Tk9q\n"));
+    expect(message).toBe(
+      "FILE: line 5: not valid YAML — Plain value cannot start with directive indicator character % at line 5, column 17 — YAML reserves % at the start of a value: put the value in quotes: secret: '<the value>' (not shown: the key holds a secret)",
+    );
+    expect(refusal(webhook("    routes: {gh: {secret: @Xy7Tk9q}}\n"))).not.toContain("Xy7");
+  });
+});
+
 describe("a {template} written without quotes", () => {
   it("YAML made it a mapping: the refusal says to quote it, with the value written back in quotes", () => {
     const message = refusal(
@@ -745,6 +789,22 @@ describe("route names", () => {
       "FILE: platforms.webhook.routes.$" +
         "{R}: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit); a $" +
         "{VAR} is replaced in values only, never in a name: write the route's name itself",
+    );
+  });
+
+  it("a name holding a character no name may hold names it, with the name to write", () => {
+    expect(
+      refusal(
+        webhook(
+          "    routes:\n      git hub: {secret: s}\n      a/b: {secret: s}\n      ok: {secret: s, profile: 'work dir'}\n",
+        ),
+      ),
+    ).toBe(
+      [
+        "FILE: platforms.webhook.routes.git hub: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit) — \" \" is not one of them: write git-hub",
+        "FILE: platforms.webhook.routes.a/b: invalid name — route names use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit) — \"/\" is not one of them: write a-b",
+        'FILE: platforms.webhook.routes.ok.profile: profile names use letters, digits, "_" and "-" (1-64, starting with a letter or digit) — " " is not one of them: write work-dir',
+      ].join("\n"),
     );
   });
 

@@ -45,6 +45,23 @@ describe("${VAR:-fallback} in config.yaml, as a shell and docker compose read it
     ]);
   });
 
+  it("a ${NAME} left in the value a .env line gives is named with that line's variable, not as if config.yaml wrote it", () => {
+    const { file, problems } = load(routeSecret("${GH_SECRET}"), "GH_SECRET=${VAULT_PREFIX}-tail\n");
+    const env = `${home?.dir}/.env`;
+    expect(problems).toEqual([
+      `${file}: platforms.webhook.routes.gh.secret: \${VAULT_PREFIX} is not set — set VAULT_PREFIX in ${env} or the environment (it is left in the value ${env} gives GH_SECRET: set VAULT_PREFIX on a line above GH_SECRET there, or in the environment)`,
+    ]);
+  });
+
+  it("a name written with spaces inside the braces is told back without them", () => {
+    for (const form of ["${ GH_SECRET }", "${GH_SECRET }"]) {
+      const { file, problems } = load(routeSecret(form), "");
+      expect(problems).toEqual([
+        `${file}: platforms.webhook.routes.gh.secret: ${form} is not a variable form svc reads — write \${GH_SECRET}, without spaces inside the braces`,
+      ]);
+    }
+  });
+
   it("a shell form svc does not read is refused as a secret instead of becoming the literal HMAC key", () => {
     for (const form of ["${GH_SECRET-x}", "${GH_SECRET:?set it}"]) {
       const { file, problems } = load(routeSecret(form), "");
@@ -156,7 +173,7 @@ describe("a ${NAME} in a .env value taken as written is text of the secret confi
     ]);
     const rendered = load(withSecret("secret: '${S}'"), "S=abc${LIT}\n");
     expect(rendered.problems).toEqual([
-      `${rendered.file}: platforms.webhook.routes.r.secret: \${LIT} is not set — set LIT in ${home?.dir}/.env or the environment`,
+      `${rendered.file}: platforms.webhook.routes.r.secret: \${LIT} is not set — set LIT in ${home?.dir}/.env or the environment (it is left in the value ${home?.dir}/.env gives S: set LIT on a line above S there, or in the environment)`,
     ]);
   });
 });
