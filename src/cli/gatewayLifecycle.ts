@@ -330,11 +330,23 @@ function configuredStop(paths: SvcPaths): { waitSeconds: number; backend?: strin
   }
 }
 
+/**
+ * `svc gateway stop`'s default wait for the gateway `pid`: from the drain it runs with, as its gateway.json
+ * records it (its start's, or its last applied reload's), not from a config.yaml edited since (a shorter
+ * drain written but not reloaded, a file the reload refused) — else the wait could end mid-drain and the
+ * command advise a `kill -9` of a gateway that is still finishing its runs. config.yaml's for a gateway of
+ * an older svc, which records none.
+ */
+export function stopWaitSeconds(paths: SvcPaths, pid: number): number {
+  const recorded = recordedState(paths, pid)?.drain_timeout_seconds;
+  return typeof recorded === "number" && Number.isFinite(recorded) && recorded >= 0
+    ? defaultStopWaitSeconds(recorded)
+    : configuredStop(paths).waitSeconds;
+}
+
 async function stop(options: { timeout?: string }): Promise<void> {
   const paths = svcPaths(svcHome());
-  const configured = configuredStop(paths);
-  const timeoutSeconds =
-    options.timeout === undefined ? configured.waitSeconds : parseSecondsOption(options.timeout);
+  const givenSeconds = options.timeout === undefined ? undefined : parseSecondsOption(options.timeout);
   const hadFile = existsSync(paths.pidFile);
   const pid = await runningHere(paths, elsewhereStop);
   if (pid === undefined) {
@@ -348,6 +360,7 @@ async function stop(options: { timeout?: string }): Promise<void> {
     return;
   }
   const backend = runningBackend(paths, pid);
+  const timeoutSeconds = givenSeconds ?? stopWaitSeconds(paths, pid);
   process.kill(pid, "SIGTERM");
   // A suspended gateway (Ctrl-Z on svc gateway run, SIGSTOP) takes the SIGTERM only once it runs again:
   // continued, as systemd continues what it stops.
