@@ -162,6 +162,17 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(reload.stderr).toMatch(
       /^svc: the gateway \(pid \d+\) is stopping \(since \d{4}-\d\d-\d\dT[\d:.]+Z\) and ignores a reload, so nothing was reloaded; the next start \(svc gateway start\) reads .*config\.yaml\n$/,
     );
+    // svc mcp add and remove do not send the user to that reload: the next start reads the change.
+    const note =
+      /^Note: the gateway \(pid \d+\) is stopping \(since \d{4}-\d\d-\d\dT[\d:.]+Z\) and ignores a reload: the next start \(svc gateway start\) reads the change$/m;
+    const added = await svc(home, ["mcp", "add", "fx", "--", "mcp-fixture-not-installed"]);
+    expect(added.code).toBe(0);
+    expect(added.stdout).not.toContain("svc mcp reload");
+    expect(added.stdout).toMatch(note);
+    const removed = await svc(home, ["mcp", "remove", "fx"]);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).not.toContain("svc mcp reload");
+    expect(removed.stdout).toMatch(note);
     run.child.kill("SIGHUP");
     await waitFor(() => gatewayLog().includes("SIGHUP received while stopping"), "the ignored SIGHUP");
     expect(gatewayLog()).toContain(
