@@ -361,11 +361,22 @@ async function stop(options: { timeout?: string }): Promise<void> {
   }
   const backend = runningBackend(paths, pid);
   const timeoutSeconds = givenSeconds ?? stopWaitSeconds(paths, pid);
+  // A stop already under way (an earlier svc gateway stop that gave up waiting, a supervisor's SIGTERM): said,
+  // with since when, rather than as a stop that begins now; the gateway only notes the second signal.
+  const stoppingSince = recordedState(paths, pid)?.stopping_since;
   process.kill(pid, "SIGTERM");
   // A suspended gateway (Ctrl-Z on svc gateway run, SIGSTOP) takes the SIGTERM only once it runs again:
   // continued, as systemd continues what it stops.
   continueProcess(pid);
-  process.stdout.write(stopNotice(pid, backend.backend, backend.configured));
+  const notice = stopNotice(pid, backend.backend, backend.configured);
+  process.stdout.write(
+    stoppingSince === undefined
+      ? notice
+      : notice.replace(
+          `Stopping the gateway (pid ${pid}): `,
+          `The gateway (pid ${pid}) is already stopping (since ${stoppingSince}); waiting for it to exit: `,
+        ),
+  );
   const deadline = performance.now() + timeoutSeconds * 1000;
   // A gateway that exited under a parent that has not collected it yet (a zombie) has stopped.
   while (processRunning(pid)) {

@@ -191,6 +191,14 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(status.stdout).toMatch(
       /Health: stopping since \d{4}-\d\d-\d\dT[\d:.]+Z \(no new requests; runs in flight finish or are kept for the next start\)/,
     );
+    // A second stop (the first gave up waiting, or a supervisor's SIGTERM began it) says the stop is under way.
+    const again = await svc(home, ["gateway", "stop", "--timeout", "0.2"]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(
+      new RegExp(
+        `^The gateway \\(pid ${run.child.pid}\\) is already stopping \\(since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\); waiting for it to exit: pending coalesced events are dispatched and runs in flight finish`,
+      ),
+    );
   });
 
   it("a bug's unhandled rejection is logged and the gateway runs on; an uncaught exception stops it like SIGTERM (runs saved), exit 1", async () => {
