@@ -12,6 +12,8 @@ import {
   GatewayElsewhereError,
   gatewayAddress,
   gatewayStateFile,
+  readGatewayState,
+  recordedGatewayOn,
   recordedPid,
   runningPid,
 } from "../io/gatewayState.js";
@@ -350,6 +352,8 @@ async function stop(options: { timeout?: string }): Promise<void> {
   const hadFile = existsSync(paths.pidFile);
   const pid = await runningHere(paths, elsewhereStop);
   if (pid === undefined) {
+    const unnamed = unnamedGateway(paths);
+    if (unnamed !== undefined) throw new SvcError("state_refused", `the gateway is ${unnamed.message}`);
     process.stdout.write(
       !hadFile
         ? "The gateway is not running\n"
@@ -460,6 +464,22 @@ async function runningHere(
   }
 }
 
+/**
+ * A live gateway of this home that `gateway.pid` does not name (the file removed or overwritten while it
+ * runs: a tmp cleaner, a hand edit), found by the pid and port its `gateway.json` records: said with how to
+ * stop it, rather than "not running" while it holds the port and the state directory.
+ */
+function unnamedGateway(paths: SvcPaths): { readonly pid: number; readonly message: string } | undefined {
+  const state = readGatewayState(gatewayStateFile(paths));
+  if (state === undefined || !Number.isInteger(state.port)) return undefined;
+  const found = recordedGatewayOn(paths, state.port);
+  if (found === undefined || found.named) return undefined;
+  return {
+    pid: found.pid,
+    message: `running (pid ${found.pid}), but ${paths.pidFile} does not name it (removed or overwritten since it started), so svc gateway stop cannot find it — stop it with kill ${found.pid} (it stops gracefully and removes its files), then start it again`,
+  };
+}
+
 async function status(): Promise<void> {
   const paths = svcPaths(svcHome());
   let pid: number | undefined;
@@ -471,6 +491,15 @@ async function status(): Promise<void> {
     return;
   }
   if (pid === undefined) {
+    const unnamed = unnamedGateway(paths);
+    if (unnamed !== undefined) {
+      const state = recordedState(paths, unnamed.pid);
+      const listening =
+        state === undefined || state.port === 0 ? "no HTTP listener" : listenAddress(state.host, state.port);
+      process.stdout.write(`Gateway: ${unnamed.message}\nListening: ${listening}\n`);
+      process.exitCode = 1;
+      return;
+    }
     process.stdout.write("Gateway: not running\n");
     process.exitCode = 3;
     return;

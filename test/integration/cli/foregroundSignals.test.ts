@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -179,6 +179,25 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
       `[gateway] SIGHUP received while stopping: ignored — nothing is reloaded; the next start reads ${join(home.dir, "config.yaml")}`,
     );
     expect(run.child.exitCode).toBeNull();
+  });
+
+  it("svc gateway status of a gateway whose gateway.pid was removed: running, and how to stop it, not 'not running'", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig({ r: { secret: "INSECURE_NO_AUTH" } })));
+    gateway = await runForeground(home, ["--port", "0"]);
+    const pid = gateway.child.pid;
+    rmSync(join(home.dir, "gateway.pid"));
+    const status = await svc(home, ["gateway", "status"]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toBe(
+      `Gateway: running (pid ${pid}), but ${join(home.dir, "gateway.pid")} does not name it (removed or overwritten since it started), so svc gateway stop cannot find it — stop it with kill ${pid} (it stops gracefully and removes its files), then start it again\nListening: 127.0.0.1:${gateway.port}\n`,
+    );
+    // stop says the same (exit 1), rather than "not running".
+    const stop = await svc(home, ["gateway", "stop"]);
+    expect(stop.code).toBe(1);
+    expect(stop.stdout).toBe("");
+    expect(stop.stderr).toContain(`svc: the gateway is running (pid ${pid}), but`);
+    expect(gateway.child.exitCode).toBeNull();
   });
 
   it("svc gateway status says a gateway that drains its runs is stopping, not that it does not answer", async () => {
