@@ -195,6 +195,17 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       const why = `[gateway] reload refused, keeping the running config:\n${describeError(err)}`;
       logger.error(why);
       process.stderr.write(`${why}\n`);
+      return;
+    }
+    // The drain the reload applied, where `svc gateway stop` sets its wait from.
+    const drain = running.drainTimeoutSeconds();
+    if (recorded === undefined || recorded.drain_timeout_seconds === drain) return;
+    const next: GatewayState = { ...recorded, drain_timeout_seconds: drain };
+    try {
+      writeJsonAtomic(stateFile, next);
+      recorded = next;
+    } catch {
+      // Only the default wait of `svc gateway stop` depends on it: the gateway runs on.
     }
   };
   /** The reload once config.yaml and .env are written whole (a SIGHUP sent mid-save reads the finished file). */
@@ -294,6 +305,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       started_at: new Date().toISOString(),
       ...(namespace === undefined ? {} : { pid_namespace: namespace }),
       state_backend: gateway.stateBackend,
+      drain_timeout_seconds: gateway.drainTimeoutSeconds(),
     };
     writeJsonAtomic(stateFile, state);
     recorded = state;

@@ -12,6 +12,8 @@ import {
   GatewayElsewhereError,
   gatewayAddress,
   gatewayStateFile,
+  readGatewayState,
+  recordedGatewayOn,
   recordedPid,
   runningPid,
 } from "../io/gatewayState.js";
@@ -330,14 +332,28 @@ function configuredStop(paths: SvcPaths): { waitSeconds: number; backend?: strin
   }
 }
 
+/**
+ * `svc gateway stop`'s default wait for the gateway `pid`: from the drain it runs with, as its gateway.json
+ * records it (its start's, or its last applied reload's), not from a config.yaml edited since (a shorter
+ * drain written but not reloaded, a file the reload refused) — else the wait could end mid-drain and the
+ * command advise a `kill -9` of a gateway that is still finishing its runs. config.yaml's for a gateway of
+ * an older svc, which records none.
+ */
+export function stopWaitSeconds(paths: SvcPaths, pid: number): number {
+  const recorded = recordedState(paths, pid)?.drain_timeout_seconds;
+  return typeof recorded === "number" && Number.isFinite(recorded) && recorded >= 0
+    ? defaultStopWaitSeconds(recorded)
+    : configuredStop(paths).waitSeconds;
+}
+
 async function stop(options: { timeout?: string }): Promise<void> {
   const paths = svcPaths(svcHome());
-  const configured = configuredStop(paths);
-  const timeoutSeconds =
-    options.timeout === undefined ? configured.waitSeconds : parseSecondsOption(options.timeout);
+  const givenSeconds = options.timeout === undefined ? undefined : parseSecondsOption(options.timeout);
   const hadFile = existsSync(paths.pidFile);
   const pid = await runningHere(paths, elsewhereStop);
   if (pid === undefined) {
+    const unnamed = unnamedGateway(paths);
+    if (unnamed !== undefined) throw new SvcError("state_refused", `the gateway is ${unnamed.message}`);
     process.stdout.write(
       !hadFile
         ? "The gateway is not running\n"
@@ -348,11 +364,23 @@ async function stop(options: { timeout?: string }): Promise<void> {
     return;
   }
   const backend = runningBackend(paths, pid);
+  const timeoutSeconds = givenSeconds ?? stopWaitSeconds(paths, pid);
+  // A stop already under way (an earlier svc gateway stop that gave up waiting, a supervisor's SIGTERM): said,
+  // with since when, rather than as a stop that begins now; the gateway only notes the second signal.
+  const stoppingSince = recordedState(paths, pid)?.stopping_since;
   process.kill(pid, "SIGTERM");
   // A suspended gateway (Ctrl-Z on svc gateway run, SIGSTOP) takes the SIGTERM only once it runs again:
   // continued, as systemd continues what it stops.
   continueProcess(pid);
-  process.stdout.write(stopNotice(pid, backend.backend, backend.configured));
+  const notice = stopNotice(pid, backend.backend, backend.configured);
+  process.stdout.write(
+    stoppingSince === undefined
+      ? notice
+      : notice.replace(
+          `Stopping the gateway (pid ${pid}): `,
+          `The gateway (pid ${pid}) is already stopping (since ${stoppingSince}); waiting for it to exit: `,
+        ),
+  );
   const deadline = performance.now() + timeoutSeconds * 1000;
   // A gateway that exited under a parent that has not collected it yet (a zombie) has stopped.
   while (processRunning(pid)) {
@@ -436,6 +464,22 @@ async function runningHere(
   }
 }
 
+/**
+ * A live gateway of this home that `gateway.pid` does not name (the file removed or overwritten while it
+ * runs: a tmp cleaner, a hand edit), found by the pid and port its `gateway.json` records: said with how to
+ * stop it, rather than "not running" while it holds the port and the state directory.
+ */
+function unnamedGateway(paths: SvcPaths): { readonly pid: number; readonly message: string } | undefined {
+  const state = readGatewayState(gatewayStateFile(paths));
+  if (state === undefined || !Number.isInteger(state.port)) return undefined;
+  const found = recordedGatewayOn(paths, state.port);
+  if (found === undefined || found.named) return undefined;
+  return {
+    pid: found.pid,
+    message: `running (pid ${found.pid}), but ${paths.pidFile} does not name it (removed or overwritten since it started), so svc gateway stop cannot find it — stop it with kill ${found.pid} (it stops gracefully and removes its files), then start it again`,
+  };
+}
+
 async function status(): Promise<void> {
   const paths = svcPaths(svcHome());
   let pid: number | undefined;
@@ -447,6 +491,15 @@ async function status(): Promise<void> {
     return;
   }
   if (pid === undefined) {
+    const unnamed = unnamedGateway(paths);
+    if (unnamed !== undefined) {
+      const state = recordedState(paths, unnamed.pid);
+      const listening =
+        state === undefined || state.port === 0 ? "no HTTP listener" : listenAddress(state.host, state.port);
+      process.stdout.write(`Gateway: ${unnamed.message}\nListening: ${listening}\n`);
+      process.exitCode = 1;
+      return;
+    }
     process.stdout.write("Gateway: not running\n");
     process.exitCode = 3;
     return;

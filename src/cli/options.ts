@@ -23,10 +23,34 @@ export function parseSecondsOption(text: string, flag = "--timeout"): number {
   const seconds = Number(text);
   if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0) {
     // `Infinity` or `1e400` for "no limit": the advice is the finite value that means practically never.
-    const hint = Math.abs(seconds) === Number.POSITIVE_INFINITY ? ` — ${FINITE_SECONDS}` : "";
+    const hint =
+      Math.abs(seconds) === Number.POSITIVE_INFINITY ? ` — ${FINITE_SECONDS}` : withoutUnit(text, flag);
     throw new SvcError("usage", `${flag}: expected a number of seconds greater than 0, got "${text}"${hint}`);
   }
   return Math.min(seconds, MAX_TIMER_SECONDS);
+}
+
+/** Seconds in each unit a duration is written with elsewhere (`5s`, `2m`, `1h`, `500ms`: docker, systemd, Go). */
+const UNIT_SECONDS: Readonly<Record<string, number>> = {
+  ms: 0.001,
+  s: 1,
+  sec: 1,
+  secs: 1,
+  m: 60,
+  min: 60,
+  mins: 60,
+  h: 3600,
+};
+
+/** The advice for a seconds value written with a unit (`--timeout 5s`): the number of seconds to write. */
+function withoutUnit(text: string, flag: string): string {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$/i.exec(text);
+  const name = match?.[2]?.toLowerCase();
+  const unit = name !== undefined && Object.hasOwn(UNIT_SECONDS, name) ? UNIT_SECONDS[name] : undefined;
+  if (match?.[1] === undefined || unit === undefined) return "";
+  const seconds = Number(match[1]) * unit;
+  if (!(seconds > 0)) return "";
+  return ` — write the seconds alone, without a unit: ${flag} ${Number(seconds.toPrecision(12))}`;
 }
 
 /** A `--host` value: an address or name; an empty one would bind every interface while printing none. */

@@ -16,6 +16,10 @@ export function runningGatewayLine(
   elsewhere?: string,
 ): string {
   const state = readGatewayState(gatewayStateFile(paths));
+  // Stopping (its runs draining): it ignores a SIGHUP, and a stop is under way; its next start reads all.
+  const stoppingSince = state?.pid === pid ? state.stopping_since : undefined;
+  if (stoppingSince !== undefined && elsewhere === undefined)
+    return `The gateway (pid ${pid}) is stopping (since ${stoppingSince}): the new settings apply at its next start — svc gateway start, once svc gateway status says not running`;
   // A recorded port 0 is a gateway without a listener (adapter off).
   const listening = state !== undefined && state.pid === pid && state.port > 0;
   const samePort =

@@ -659,6 +659,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     host,
     port: ingress.port,
     stateBackend: config.state.backend,
+    drainTimeoutSeconds: () =>
+      options.drainTimeoutMs === undefined
+        ? loaded.config.gateway.drain_timeout_seconds
+        : options.drainTimeoutMs / 1000,
     routes: () => routes.registry.names(),
     reload() {
       // Judged against the address actually bound (a host change waits for a restart): a config that

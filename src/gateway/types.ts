@@ -67,6 +67,8 @@ export interface Gateway {
   readonly port: number;
   /** `state.backend` as started (a change takes effect at a restart): where a run cut off by the stop goes. */
   readonly stateBackend: "local" | "redis";
+  /** The drain its stop waits for runs in flight, in seconds: the start's, then each applied reload's. */
+  readonly drainTimeoutSeconds: () => number;
   readonly routes: () => string[];
   /** Re-reads config.yaml and swaps routes, limits and the agent runner; host and port need a restart. */
   reload(): { routes: string[] };

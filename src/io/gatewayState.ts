@@ -21,6 +21,12 @@ export interface GatewayState {
    * Absent in a file written by an older svc. Never the Redis URL.
    */
   readonly state_backend?: "local" | "redis";
+  /**
+   * The `gateway.drain_timeout_seconds` it runs with (the start's, then each applied reload's), from which
+   * `svc gateway stop` sets its default wait: a `config.yaml` edited (or broken) since is not what it runs.
+   * Absent in a file written by an older svc.
+   */
+  readonly drain_timeout_seconds?: number;
 }
 
 export function gatewayStateFile(paths: SvcPaths): string {

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { formatIssue } from "../../config/format.js";
 import { HEADER_NOT_LATIN1 } from "../../config/headerValue.js";
 import { loadConfig } from "../../config/load.js";
@@ -348,15 +349,41 @@ function writtenTwice(text: string, format: string, file: string): Map<string, s
   return why;
 }
 
+/** The client files `svc mcp import` reads, where they sit in a project directory. */
+const CLIENT_FILES = [".mcp.json", join(".vscode", "mcp.json")];
+
+/**
+ * Why `svc mcp import <file>` cannot read `file`: a path to nothing, or a project directory given for its
+ * file (the client files in it named), said so rather than as JSON that cannot be read.
+ */
+function importFileProblem(file: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ENOENT")
+    return `${file}: no such file — give the path of Claude Code's .mcp.json or VS Code's mcp.json`;
+  if (code === "EISDIR") {
+    const found = CLIENT_FILES.map((name) => join(file, name)).filter((path) => existsSync(path));
+    return found.length === 0
+      ? `${file}: a directory — give the file: Claude Code's .mcp.json or VS Code's mcp.json (neither is in it)`
+      : `${file}: a directory — give the client's file in it: ${found.map((path) => `svc mcp import ${path}`).join(", or ")}`;
+  }
+  return `${file}: cannot be read (${(err as Error).message})`;
+}
+
 /** `svc mcp import <file>`: Claude Code's `.mcp.json` or VS Code's `mcp.json`. */
 export async function importServers(file: string, options: { force?: boolean }): Promise<void> {
   const loaded = loadConfig();
   let document: unknown;
   let text: string;
+  let raw: string;
+  try {
+    raw = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new SvcError("usage", importFileProblem(file, err));
+  }
   try {
     // A leading byte order mark (a file saved as "UTF-8 with BOM" on Windows), which JSON.parse refuses
     // and the editors that write these files ignore.
-    text = stripJsonComments(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
+    text = stripJsonComments(raw.replace(/^\uFEFF/, ""));
     document = JSON.parse(text);
   } catch (err) {
     throw new SvcError("usage", `${file}: cannot be read as JSON (${(err as Error).message})`);

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -162,12 +162,42 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(reload.stderr).toMatch(
       /^svc: the gateway \(pid \d+\) is stopping \(since \d{4}-\d\d-\d\dT[\d:.]+Z\) and ignores a reload, so nothing was reloaded; the next start \(svc gateway start\) reads .*config\.yaml\n$/,
     );
+    // svc mcp add and remove do not send the user to that reload: the next start reads the change.
+    const note =
+      /^Note: the gateway \(pid \d+\) is stopping \(since \d{4}-\d\d-\d\dT[\d:.]+Z\) and ignores a reload: the next start \(svc gateway start\) reads the change$/m;
+    const added = await svc(home, ["mcp", "add", "fx", "--", "mcp-fixture-not-installed"]);
+    expect(added.code).toBe(0);
+    expect(added.stdout).not.toContain("svc mcp reload");
+    expect(added.stdout).toMatch(note);
+    const removed = await svc(home, ["mcp", "remove", "fx"]);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).not.toContain("svc mcp reload");
+    expect(removed.stdout).toMatch(note);
     run.child.kill("SIGHUP");
     await waitFor(() => gatewayLog().includes("SIGHUP received while stopping"), "the ignored SIGHUP");
     expect(gatewayLog()).toContain(
       `[gateway] SIGHUP received while stopping: ignored — nothing is reloaded; the next start reads ${join(home.dir, "config.yaml")}`,
     );
     expect(run.child.exitCode).toBeNull();
+  });
+
+  it("svc gateway status of a gateway whose gateway.pid was removed: running, and how to stop it, not 'not running'", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig({ r: { secret: "INSECURE_NO_AUTH" } })));
+    gateway = await runForeground(home, ["--port", "0"]);
+    const pid = gateway.child.pid;
+    rmSync(join(home.dir, "gateway.pid"));
+    const status = await svc(home, ["gateway", "status"]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toBe(
+      `Gateway: running (pid ${pid}), but ${join(home.dir, "gateway.pid")} does not name it (removed or overwritten since it started), so svc gateway stop cannot find it — stop it with kill ${pid} (it stops gracefully and removes its files), then start it again\nListening: 127.0.0.1:${gateway.port}\n`,
+    );
+    // stop says the same (exit 1), rather than "not running".
+    const stop = await svc(home, ["gateway", "stop"]);
+    expect(stop.code).toBe(1);
+    expect(stop.stdout).toBe("");
+    expect(stop.stderr).toContain(`svc: the gateway is running (pid ${pid}), but`);
+    expect(gateway.child.exitCode).toBeNull();
   });
 
   it("svc gateway status says a gateway that drains its runs is stopping, not that it does not answer", async () => {
@@ -179,6 +209,14 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(status.code).toBe(1);
     expect(status.stdout).toMatch(
       /Health: stopping since \d{4}-\d\d-\d\dT[\d:.]+Z \(no new requests; runs in flight finish or are kept for the next start\)/,
+    );
+    // A second stop (the first gave up waiting, or a supervisor's SIGTERM began it) says the stop is under way.
+    const again = await svc(home, ["gateway", "stop", "--timeout", "0.2"]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(
+      new RegExp(
+        `^The gateway \\(pid ${run.child.pid}\\) is already stopping \\(since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\); waiting for it to exit: pending coalesced events are dispatched and runs in flight finish`,
+      ),
     );
   });
 

@@ -399,6 +399,29 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect(Object.keys(servers())).toEqual(["files"]);
   });
 
+  it("a path that is no file is named as such, with the file to give, not as JSON that cannot be read", async () => {
+    home = tempHome();
+    const missing = join(home.dir, "nope.json");
+    const gone = await svc(home, ["mcp", "import", missing]);
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toBe(
+      `svc: ${missing}: no such file — give the path of Claude Code's .mcp.json or VS Code's mcp.json\n`,
+    );
+    // A project directory given for its file: the client files in it are named.
+    const project = join(home.dir, "proj");
+    home.write("proj/.vscode/mcp.json", '{"servers": {}}');
+    const dir = await svc(home, ["mcp", "import", project]);
+    expect(dir.code).toBe(2);
+    expect(dir.stderr).toBe(
+      `svc: ${project}: a directory — give the client's file in it: svc mcp import ${join(project, ".vscode", "mcp.json")}\n`,
+    );
+    const empty = join(home.dir, "empty");
+    home.write("empty/x.txt", "");
+    expect((await svc(home, ["mcp", "import", empty])).stderr).toBe(
+      `svc: ${empty}: a directory — give the file: Claude Code's .mcp.json or VS Code's mcp.json (neither is in it)\n`,
+    );
+  });
+
   it("a file with neither layout is refused", async () => {
     home = tempHome();
     const file = home.write("other.json", '{"mcp": {}}');

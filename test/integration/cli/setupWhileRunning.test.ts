@@ -1,7 +1,10 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { cliConfig, type Foreground, killIfRunning, runForeground, svc } from "./svc.js";
+import { postJson } from "../../helpers/http.js";
+import { cliConfig, type Foreground, killIfRunning, runForeground, svc, waitFor } from "./svc.js";
 
 describe("svc gateway setup: what the new settings do not reach yet", { timeout: 60_000 }, () => {
   let home: TempHome;
@@ -35,6 +38,37 @@ describe("svc gateway setup: what the new settings do not reach yet", { timeout:
       `The gateway is running (pid ${pid}) with this adapter and port already: the new secret applies once it reloads .env — kill -HUP ${pid} (no restart needed)`,
     );
     expect(res.stdout).not.toContain("restart it to apply them");
+  });
+
+  it("with the gateway stopping (its runs draining), says the settings apply at its next start: no restart or kill -HUP, which it ignores", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        ...cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }),
+        agent: { provider: "command", command: ["sh", "-c", "cat >/dev/null; sleep 30"] },
+        gateway: { drain_timeout_seconds: 30 },
+      }),
+    );
+    gateway = await runForeground(home, ["--port", "0"]);
+    const run = gateway;
+    const pid = run.child.pid;
+    expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
+    run.child.kill("SIGTERM");
+    await waitFor(
+      () => readFileSync(join(home.dir, "gateway.json"), "utf8").includes("stopping_since"),
+      "the stop's record",
+    );
+    const line = new RegExp(
+      `The gateway \\(pid ${pid}\\) is stopping \\(since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\): the new settings apply at its next start — svc gateway start, once svc gateway status says not running`,
+    );
+    for (const args of [["--port", "9101"], ["--generate-secret"]]) {
+      const res = await svc(home, ["gateway", "setup", "--non-interactive", ...args]);
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(line);
+      expect(res.stdout).not.toContain("kill -HUP");
+      expect(res.stdout).not.toContain("restart it");
+    }
   });
 
   it("a WEBHOOK_* variable of the shell's environment, which wins over .env, is named", async () => {

@@ -70,6 +70,8 @@ describe("svc gateway run (subprocess)", () => {
       pid: running.child.pid,
       pid_namespace: readlinkSync("/proc/self/ns/pid"),
       state_backend: "local",
+      // The drain it runs with, from which `svc gateway stop` sets its default wait (the default, 30 s).
+      drain_timeout_seconds: 30,
     });
     expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(
       `[webhook] Listening on 127.0.0.1:${port} — routes: github, stripe`,
@@ -78,10 +80,27 @@ describe("svc gateway run (subprocess)", () => {
 
     const url = `http://127.0.0.1:${port}/webhooks/two`;
     expect((await postJson(url, {})).status).toBe(404);
-    home.write("config.yaml", config({ ...first, two: { secret: "INSECURE_NO_AUTH" } }));
+    // A reload that changes gateway.drain_timeout_seconds records the new drain in gateway.json.
+    home.write(
+      "config.yaml",
+      stringify({
+        gateway: { drain_timeout_seconds: 5 },
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            routes: { ...first, two: { secret: "INSECURE_NO_AUTH" } },
+          },
+        },
+      }),
+    );
     running.child.kill("SIGHUP");
     await waitForLine(running, /Reloaded .* routes: github, stripe, two/);
     expect((await postJson(url, {})).status).toBe(202);
+    expect(JSON.parse(readFileSync(join(home.dir, "gateway.json"), "utf8"))).toMatchObject({
+      pid: running.child.pid,
+      drain_timeout_seconds: 5,
+    });
 
     running.child.kill("SIGTERM");
     expect(await running.exited).toBe(0);

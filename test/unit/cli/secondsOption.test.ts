@@ -20,6 +20,23 @@ describe("parseSecondsOption", () => {
     );
   });
 
+  it("a value with a unit (5s, 2m, 1h, 500ms, as other tools take it) gets the number of seconds to write", () => {
+    const cases: [string, string][] = [
+      ["5s", "5"],
+      ["90sec", "90"],
+      ["2m", "120"],
+      ["2min", "120"],
+      ["1.5m", "90"],
+      ["1h", "3600"],
+      ["500ms", "0.5"],
+      ["10 s", "10"],
+    ];
+    for (const [text, seconds] of cases)
+      expect(() => parseSecondsOption(text, "--wait")).toThrow(
+        `--wait: expected a number of seconds greater than 0, got "${text}" — write the seconds alone, without a unit: --wait ${seconds}`,
+      );
+  });
+
   it("Infinity or 1e400 (no finite number) says to write a finite one, and what a huge one counts as", () => {
     for (const text of ["Infinity", "1e400", "-Infinity"])
       expect(() => parseSecondsOption(text)).toThrow(

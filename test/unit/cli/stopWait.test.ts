@@ -1,5 +1,12 @@
-import { describe, expect, it } from "vitest";
-import { defaultStopWaitSeconds, stopNotice, stopSignalAgain } from "../../../src/cli/gatewayLifecycle.js";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  defaultStopWaitSeconds,
+  stopNotice,
+  stopSignalAgain,
+  stopWaitSeconds,
+} from "../../../src/cli/gatewayLifecycle.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
 
 describe("svc gateway stop: how long it waits by default", () => {
   it("90 s for the default drain (30 s), never under 60 s", () => {
@@ -11,6 +18,46 @@ describe("svc gateway stop: how long it waits by default", () => {
   it("outlasts a longer drain: twice drain_timeout_seconds (agent runs, then cron runs) plus 30 s", () => {
     expect(defaultStopWaitSeconds(100)).toBe(230);
     expect(defaultStopWaitSeconds(3600)).toBe(7230);
+  });
+});
+
+describe("svc gateway stop: the drain of the gateway it stops, not of config.yaml as edited since", () => {
+  let home: TempHome | undefined;
+  afterEach(() => {
+    home?.cleanup();
+    home = undefined;
+  });
+  const recordGateway = (h: TempHome, drain?: number) =>
+    h.write(
+      "gateway.json",
+      JSON.stringify({
+        pid: 4242,
+        host: "127.0.0.1",
+        port: 8644,
+        started_at: "2026-12-04T22:00:00.000Z",
+        state_backend: "local",
+        ...(drain === undefined ? {} : { drain_timeout_seconds: drain }),
+      }),
+    );
+
+  it("a gateway draining for 600 s, config.yaml since edited to 10 s (not reloaded) or broken: waits 1230 s, not 60", () => {
+    home = tempHome();
+    recordGateway(home, 600);
+    const paths = svcPaths(home.dir);
+    home.write("config.yaml", "gateway:\n  drain_timeout_seconds: 10\n");
+    expect(stopWaitSeconds(paths, 4242)).toBe(1230);
+    home.write("config.yaml", "gateway: [unclosed\n");
+    expect(stopWaitSeconds(paths, 4242)).toBe(1230);
+  });
+
+  it("config.yaml's drain for a gateway.json of another pid, or of an older svc that records none", () => {
+    home = tempHome();
+    home.write("config.yaml", "gateway:\n  drain_timeout_seconds: 100\n");
+    const paths = svcPaths(home.dir);
+    recordGateway(home, 600);
+    expect(stopWaitSeconds(paths, 4343)).toBe(230);
+    recordGateway(home);
+    expect(stopWaitSeconds(paths, 4242)).toBe(230);
   });
 });
 
