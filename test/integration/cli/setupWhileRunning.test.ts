@@ -1,10 +1,7 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { postJson } from "../../helpers/http.js";
-import { cliConfig, type Foreground, killIfRunning, runForeground, svc, waitFor } from "./svc.js";
+import { cliConfig, type Foreground, killIfRunning, runForeground, stoppingWithRun, svc } from "./svc.js";
 
 describe("svc gateway setup: what the new settings do not reach yet", { timeout: 60_000 }, () => {
   let home: TempHome;
@@ -42,23 +39,8 @@ describe("svc gateway setup: what the new settings do not reach yet", { timeout:
 
   it("with the gateway stopping (its runs draining), says the settings apply at its next start: no restart or kill -HUP, which it ignores", async () => {
     home = tempHome();
-    home.write(
-      "config.yaml",
-      stringify({
-        ...cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }),
-        agent: { provider: "command", command: ["sh", "-c", "cat >/dev/null; sleep 30"] },
-        gateway: { drain_timeout_seconds: 30 },
-      }),
-    );
-    gateway = await runForeground(home, ["--port", "0"]);
-    const run = gateway;
-    const pid = run.child.pid;
-    expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
-    run.child.kill("SIGTERM");
-    await waitFor(
-      () => readFileSync(join(home.dir, "gateway.json"), "utf8").includes("stopping_since"),
-      "the stop's record",
-    );
+    ({ gateway } = await stoppingWithRun(home));
+    const pid = gateway.child.pid;
     const line = new RegExp(
       `The gateway \\(pid ${pid}\\) is stopping \\(since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\): the new settings apply at its next start — svc gateway start, once svc gateway status says not running`,
     );
