@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -29,6 +30,16 @@ export function tempHome(parent = tmpdir()): TempHome {
       live.delete(dir);
     },
   };
+}
+
+/**
+ * A fresh path in the temporary directory for a file a test's processes make (an agent's log, a release
+ * marker): removed after the test file, as a home it left is. `suffix`: e.g. `.log`.
+ */
+export function tempPath(name: string, suffix = ""): string {
+  const path = join(tmpdir(), `${name}-${randomUUID()}${suffix}`);
+  live.add(path);
+  return path;
 }
 
 /**

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { tempPath } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { scrapedSample } from "../../helpers/metrics.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
@@ -153,7 +154,7 @@ describe.concurrent("stopping while Redis is unreachable", { timeout: 60_000 }, 
       own.url,
       `z${randomUUID()}`,
       { hook: { secret: SECRET } },
-      sharedAppendAgent(join(tmpdir(), `svc-frozen-log-${randomUUID()}.log`)),
+      sharedAppendAgent(tempPath("svc-frozen-log", ".log")),
     );
     const node = await startNode(config, { drainTimeoutMs: 200 });
     const deliver = async () => {
@@ -219,7 +220,7 @@ describe("a Redis that answers but refuses writes (full: OOM)", { timeout: 60_00
       own.url,
       `f${randomUUID()}`,
       { hook: { secret: SECRET } },
-      sharedAppendAgent(join(tmpdir(), `svc-full-log-${randomUUID()}.log`)),
+      sharedAppendAgent(tempPath("svc-full-log", ".log")),
     );
     const node = await startNode(config, { drainTimeoutMs: 200 });
     const base = node.url("");

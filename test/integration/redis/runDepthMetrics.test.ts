@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { tempPath } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { sample } from "../../helpers/metrics.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
@@ -35,8 +34,8 @@ async function scrape(
 
 describe("svc_runs_waiting / svc_runs_active with state.backend: redis", { timeout: 60_000 }, () => {
   it("count the runs waiting in the shared queue and the ones this instance runs", async () => {
-    const release = join(tmpdir(), `svc-run-depth-${randomUUID()}`);
-    const started = `${release}.started`;
+    const release = tempPath("svc-run-depth");
+    const started = tempPath("svc-run-depth", ".started");
     // One run at a time, each held until the test releases it.
     const agent = {
       provider: "command",

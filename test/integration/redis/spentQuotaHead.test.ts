@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempPath } from "../../helpers/home.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import { type ClusterNode, clusterConfig, sharedAppendAgent, startNode } from "../../helpers/redisCluster.js";
@@ -27,7 +26,7 @@ describe("a spent shared window", () => {
       redis.url,
       `q${randomUUID()}`,
       { open: { secret: "INSECURE_NO_AUTH" } },
-      sharedAppendAgent(join(tmpdir(), `svc-quota-${randomUUID()}.log`)),
+      sharedAppendAgent(tempPath("svc-quota", ".log")),
       { rate_limit: 1 },
     );
     node = await startNode(config);

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { tempPath } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import {
@@ -33,7 +32,7 @@ afterAll(async () => {
 describe("a worker-only instance (platforms.webhook.enabled: false)", { timeout: 60_000 }, () => {
   it("starts on the shared queue alone and runs the runs another instance accepted", async () => {
     const prefix = `w${randomUUID()}`;
-    const log = join(tmpdir(), `svc-worker-only-${randomUUID()}.log`);
+    const log = tempPath("svc-worker-only", ".log");
     // One slow run at a time: of three events, two still wait in Redis when the ingress instance stops.
     const ingress = await startNode(
       clusterConfig(redis.url, prefix, { hook: { secret: SECRET } }, sharedAppendAgent(log, 1, 1)),
