@@ -55,3 +55,41 @@ describe("qqbot: the token endpoint's refusals", () => {
     expect((err as DeliveryError).transient).toBe(true);
   });
 });
+
+/**
+ * Feishu's `tenant_access_token/internal` answers HTTP 200 with `code` 10014 ("app secret invalid", "app id not
+ * exists") or 10003 ("invalid param": a malformed or empty app_id) when the app's keys are wrong.
+ */
+describe("feishu: the token endpoint's refusal of the app's keys", () => {
+  const feishu = () =>
+    registryFor({
+      feishu: {
+        enabled: true,
+        app_id: "cli_a1",
+        app_secret: "FS-SECRET-1",
+        base_url: api.url,
+        home_channel: "oc_1",
+      },
+    });
+
+  it.each([
+    [10014, "app secret invalid"],
+    [10003, "invalid param"],
+  ])(
+    "code %i names platforms.feishu.app_id and app_secret, not retried, nothing sent",
+    async (code, text) => {
+      api.setHandler((r) =>
+        r.path === "/open-apis/auth/v3/tenant_access_token/internal"
+          ? { json: { code, msg: text } }
+          : { json: { code: 0, data: { message_id: "m" } } },
+      );
+      api.requests.length = 0;
+      const err = await sendError(feishu(), "feishu", message("hi"));
+      expect((err as DeliveryError).message).toBe(
+        `feishu: tenant_access_token: ${code} ${text} — the platform refused the credentials: check platforms.feishu.app_id and platforms.feishu.app_secret`,
+      );
+      expect((err as DeliveryError).transient).toBe(false);
+      expect(api.requests.map((r) => r.path)).toEqual(["/open-apis/auth/v3/tenant_access_token/internal"]);
+    },
+  );
+});
