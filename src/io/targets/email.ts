@@ -80,7 +80,13 @@ function asDeliveryError(
     plain && e.code === "ETIMEDOUT" && /Greeting never received/i.test(e.message ?? "")
       ? " — a server that expects TLS from the start (SMTPS, usually port 465) greets no plain-text client: if this is one, set secure: true"
       : "";
-  return new DeliveryError(`email: ${e.code ?? "SMTP"} — ${detail}${hint}`, transient);
+  // A 5xx refusal of the login (535 5.7.8 bad credentials) is the settings', whose words may not say which
+  // (a 454 "try again later" is the server's, retried).
+  const loginRefused =
+    e.code === "EAUTH" && e.responseCode !== undefined && e.responseCode >= 500
+      ? " — the server refused the login: check platforms.email.user and platforms.email.password"
+      : "";
+  return new DeliveryError(`email: ${e.code ?? "SMTP"} — ${detail}${hint}${loginRefused}`, transient);
 }
 
 /** SMTP through nodemailer; the recipient is `deliver_extra.chat_id` or `to`, else `home_channel`. */

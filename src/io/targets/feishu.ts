@@ -80,10 +80,15 @@ export function feishuTarget(settings: PlatformConfig<"feishu">, deps: TargetDep
       path: "/open-apis/auth/v3/tenant_access_token/internal",
       json: { app_id: settings.app_id, app_secret: appSecret },
       secret: appSecret,
+      credentials: "platforms.feishu.app_id and platforms.feishu.app_secret",
       read: (body) =>
         body.code === 0
           ? { token: body.tenant_access_token, expiresIn: body.expire }
-          : { error: `${body.code} ${body.msg}` },
+          : // 10014 "app secret invalid" / "app id not exists", 10003 "invalid param" (a malformed app_id).
+            {
+              error: `${body.code} ${body.msg}`,
+              credentialsRefused: body.code === 10014 || body.code === 10003,
+            },
     },
     deps.now,
   );

@@ -57,10 +57,15 @@ export function qqbotTarget(settings: PlatformConfig<"qqbot">, deps: TargetDeps)
       path: settings.token_url,
       json: { appId: settings.app_id, clientSecret },
       secret: clientSecret,
+      credentials: "platforms.qqbot.app_id and platforms.qqbot.client_secret",
       read: (body) => ({
         token: body.access_token,
         expiresIn: body.expires_in,
         ...(typeof body.message === "string" ? { error: body.message } : {}),
+        // 100007 "appid invalid", 100016 "invalid appid or secret": the app's keys; 100001 "Too many requests".
+        credentialsRefused: body.code === 100007 || body.code === 100016,
+        tryAgain:
+          body.code === 100001 ? { why: "QQ's token endpoint asks to call it less often" } : undefined,
       }),
     },
     deps.now,

@@ -304,6 +304,11 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     const error = await bad?.check?.().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DeliveryError);
     expect((error as Error).message).toMatch(/EAUTH/);
+    // A 5xx refusal of the login is the settings' (5.7.8 bad credentials): the failure names them.
+    expect((error as Error).message).toMatch(
+      / — the server refused the login: check platforms\.email\.user and platforms\.email\.password$/,
+    );
+    expect((error as DeliveryError).transient).toBe(false);
     expect((error as Error).message).not.toContain("WRONG-PASSWORD");
   });
 
@@ -362,7 +367,7 @@ describe("email target against a real SMTP server (smtp-server)", () => {
         const error = await attempt()?.catch((e: unknown) => e);
         expect(error).toBeInstanceOf(DeliveryError);
         expect((error as Error).message).toBe(
-          "email: EAUTH — 535-5.7.8 Username and Password not accepted. For more information, go to 535 5.7.8 https://support.google.com/mail/?p=BadCredentials a640c23a62f3a-gsmtp",
+          "email: EAUTH — 535-5.7.8 Username and Password not accepted. For more information, go to 535 5.7.8 https://support.google.com/mail/?p=BadCredentials a640c23a62f3a-gsmtp — the server refused the login: check platforms.email.user and platforms.email.password",
         );
       }
     } finally {
