@@ -37,10 +37,20 @@ export function bindHost(
     };
   const bracketed = /^\[([^\]]+)\]$/.exec(value);
   const host = (bracketed?.[1] ?? value).toLowerCase();
+  // Read as a name, 999.1.1.1 or 1::2::3 failed each start as a host name that does not resolve.
+  const quad = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
+  if (quad?.slice(1).some((octet) => Number(octet) > 255) === true)
+    return {
+      problem: `"${value}" is not an IPv4 address: each of its four numbers must be 0 to 255 — write an address such as 127.0.0.1, or 0.0.0.0 for every interface`,
+    };
+  if (host.includes(":") && !isIPv6(host))
+    return {
+      problem: `"${value}" is not a valid IPv6 address — write one such as ::1 (or [::1]), or :: for every interface`,
+    };
   // One spelling per IPv6 address (0:0:0:0:0:0:0:1 is ::1), so the loopback check sees it. A host without a
   // colon is no IPv6 address: Node's isIPv6 compiles and runs its long pattern (~4 ms at its first call, in
   // every start that reads a host such as 127.0.0.1).
-  return { host: host.includes(":") && !host.includes("%") && isIPv6(host) ? shortIpv6(host) : host };
+  return { host: host.includes(":") && !host.includes("%") ? shortIpv6(host) : host };
 }
 
 /**

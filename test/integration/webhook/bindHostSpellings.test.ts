@@ -67,6 +67,15 @@ describe("platforms.webhook.host as users write it (spec 2.1; INSECURE_NO_AUTH o
       "   ",
       "is blank (spaces only) — write an address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface, or leave the key out",
     ],
+    // Refused as an address, not read as a host name that fails to resolve at each start.
+    [
+      "999.1.1.1",
+      '"999.1.1.1" is not an IPv4 address: each of its four numbers must be 0 to 255 — write an address such as 127.0.0.1, or 0.0.0.0 for every interface',
+    ],
+    [
+      "1::2::3",
+      '"1::2::3" is not a valid IPv6 address — write one such as ::1 (or [::1]), or :: for every interface',
+    ],
     [
       "0.0.0.0/0",
       '"0.0.0.0/0" is a network, not an address — write one address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface',
@@ -95,6 +104,11 @@ describe("platforms.webhook.host as users write it (spec 2.1; INSECURE_NO_AUTH o
   it("--host takes the same spellings and refuses a port with a pointer to --port", () => {
     expect(parseHostOption("[::1]")).toBe("::1");
     expect(() => parseHostOption("[::1")).toThrow('--host: "[::1" has a [ without its ]');
+    expect(() => parseHostOption("999.1.1.1")).toThrow(
+      '--host: "999.1.1.1" is not an IPv4 address: each of its four numbers must be 0 to 255',
+    );
+    expect(() => parseHostOption("[fe80::1::2]")).toThrow('--host: "[fe80::1::2]" is not a valid IPv6 address');
+    expect(parseHostOption("fe80::1%eth0")).toBe("fe80::1%eth0");
     expect(() => parseHostOption("127.0.0.1:9000")).toThrow(
       '--host: "127.0.0.1:9000" includes a port — write 127.0.0.1 and put the port in --port',
     );
