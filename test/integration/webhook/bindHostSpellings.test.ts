@@ -107,7 +107,9 @@ describe("platforms.webhook.host as users write it (spec 2.1; INSECURE_NO_AUTH o
     expect(() => parseHostOption("999.1.1.1")).toThrow(
       '--host: "999.1.1.1" is not an IPv4 address: each of its four numbers must be 0 to 255',
     );
-    expect(() => parseHostOption("[fe80::1::2]")).toThrow('--host: "[fe80::1::2]" is not a valid IPv6 address');
+    expect(() => parseHostOption("[fe80::1::2]")).toThrow(
+      '--host: "[fe80::1::2]" is not a valid IPv6 address',
+    );
     expect(parseHostOption("fe80::1%eth0")).toBe("fe80::1%eth0");
     expect(() => parseHostOption("127.0.0.1:9000")).toThrow(
       '--host: "127.0.0.1:9000" includes a port — write 127.0.0.1 and put the port in --port',
