@@ -55,7 +55,11 @@ import { reloadRemovals } from "./reloadRemovals.js";
 import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
 import { answeredByRoute } from "./routeAnswers.js";
 import { createRoutes } from "./routes.js";
-import { servedSubscriptionWarnings, subscriptionReferenceWarnings } from "./routeWarnings.js";
+import {
+  servedSubscriptionWarnings,
+  subscriptionReferenceWarnings,
+  toolsetsWarnedAtLoad,
+} from "./routeWarnings.js";
 import { runDepth, timedRun, timedRuns } from "./runMetrics.js";
 import { createRunQueue, createRuns } from "./runs.js";
 import { sharedToolPrefixWarnings } from "./sharedToolPrefixes.js";
@@ -220,6 +224,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const profiles = createProfileResources(paths.home, logger, now);
   // Days of run journals past their retention go at start, for every profile (not only at a profile's run).
   profiles.removeExpiredJournals();
+  // `<route>\u0000<toolset>` of the unknown toolset names a load warned about: runs do not say them again.
+  const warnedToolsets = new Set<string>();
   // Dynamic subscriptions: webhook_subscriptions.json, or with state.backend: redis the shared hash.
   const dynamic = dynamicRoutesFor({
     state: config.state,
@@ -228,8 +234,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     loopback: isLoopbackHost(host),
     hasGlobalSecret: () => loaded.config.platforms.webhook.secret !== undefined,
-    routeWarnings: (route, name) =>
-      servedSubscriptionWarnings(
+    routeWarnings: (route, name) => {
+      const servers = Object.keys(loaded.config.mcp_servers);
+      const warnings = servedSubscriptionWarnings(
         route,
         name,
         () => ({
@@ -241,7 +248,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         { routes: loaded.config.platforms.webhook.routes, file: paths.config },
         (toolsets) => disabledServerToolsets(toolsets, loaded.config),
         (served) => routeTargetProblems(loaded.config, served),
-      ),
+      );
+      // Said (with the likely spelling) unless a config.yaml route of its name shadows it: runs need not repeat it.
+      if (!Object.hasOwn(loaded.config.platforms.webhook.routes, name))
+        toolsetsWarnedAtLoad(warnedToolsets, name, route.toolsets, servers);
+      return warnings;
+    },
     // Not for a record a config.yaml route of its name shadows: that one is said not to be served at all.
     // Looked for on a later turn: a load happens inside a request's route lookup, which reads no more files.
     referenceWarnings: (route, name, where) =>
@@ -258,6 +270,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     logger,
     system,
     dynamic: options.dynamicRoutes ?? dynamic.source,
+    warnedToolsets,
   });
   routeNames = () => routes.registry.names();
   const idempotency = createIdempotency({
@@ -371,6 +384,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     deliverer: deliveries.deliverer,
     profiles,
     runFiredJob: (run, signal, slot) => cron.scheduler.runFired(run, signal, slot),
+    warnedToolsets,
     // Made once: a run allocates no closure for its timing or its history line.
     track: (execute) =>
       state.trackRuns(

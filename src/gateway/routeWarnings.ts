@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { KNOWN_TOOLSETS, WEBHOOK_TOOLSET } from "../actors/agent/index.js";
+import { KNOWN_TOOLSETS, runToolsets, WEBHOOK_TOOLSET } from "../actors/agent/index.js";
 import { DEFAULT_WEBHOOK_TOOLSETS } from "../actors/agent/runner.js";
 import { skillNameProblem } from "../actors/agent/skills.js";
 import { sanitize } from "../actors/mcp/toolNames.js";
@@ -33,6 +33,24 @@ export function toolsetWarnings(table: RouteTable, mcpServers: readonly string[]
     })),
     mcpServers,
   ).map((warning) => `[webhook] ${warning}`);
+}
+
+/**
+ * Adds to `warned` the `<route>\u0000<toolset>` of each unknown toolset name a load's warning named for
+ * the route, so its runs do not say it again (`warnedToolsets` of the run executor): once per route.
+ */
+export function toolsetsWarnedAtLoad(
+  warned: Set<string>,
+  name: string,
+  toolsets: readonly string[] | undefined,
+  mcpServers: readonly string[],
+): void {
+  if (toolsets === undefined) return;
+  runToolsets(
+    toolsets,
+    (toolset) => warned.add(`${name}\u0000${toolset}`),
+    (server) => mcpServers.includes(server),
+  );
 }
 
 /**

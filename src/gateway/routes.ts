@@ -10,7 +10,7 @@ import type { GatewaySystem } from "../actors/system.js";
 import type { SvcPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../io/log.js";
-import { hiddenLogDeliveriesWarning, staticRouteWarnings } from "./routeWarnings.js";
+import { hiddenLogDeliveriesWarning, staticRouteWarnings, toolsetsWarnedAtLoad } from "./routeWarnings.js";
 
 export interface RoutesDeps {
   readonly config: Config;
@@ -19,6 +19,8 @@ export interface RoutesDeps {
   readonly system: GatewaySystem;
   /** Subscriptions made with `svc webhook subscribe`; static routes of the same name win. */
   readonly dynamic: RouteSource;
+  /** Unknown toolset names the load warned about, per route (`toolsetsWarnedAtLoad`): runs do not repeat them. */
+  readonly warnedToolsets?: Set<string>;
 }
 
 export interface Routes {
@@ -33,8 +35,12 @@ export function createRoutes(deps: RoutesDeps): Routes {
   const registry = createRouteRegistry(routeTable(deps.config), deps.dynamic);
   const ref = deps.system.spawn("routes", routesActor(registry));
   const warnAbout = (table: RouteTable, config: Config) => {
-    const warnings = staticRouteWarnings(table, paths, Object.keys(config.mcp_servers));
+    const servers = Object.keys(config.mcp_servers);
+    const warnings = staticRouteWarnings(table, paths, servers);
     for (const warning of warnings.now) logger.warn(warning);
+    if (deps.warnedToolsets !== undefined)
+      for (const [name, { route }] of table.staticRoutes)
+        toolsetsWarnedAtLoad(deps.warnedToolsets, name, route.toolsets, servers);
     if (!logger.isLevelEnabled("info")) {
       const hidden = hiddenLogDeliveriesWarning(table, logger.level, paths.config);
       if (hidden !== undefined) logger.warn(hidden);

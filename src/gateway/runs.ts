@@ -97,6 +97,8 @@ export interface RunsDeps {
   readonly runFiredJob: CronScheduler["runFired"];
   /** Wraps each run (the state journal records it finished). */
   readonly track?: (execute: RunExecutor) => RunExecutor;
+  /** Unknown toolset names a load already warned about, per route: runs do not say them again. */
+  readonly warnedToolsets?: Set<string>;
 }
 
 /** The run slots (the `runs` actor and its `run-slot-N` children) working off the queue. */
@@ -110,6 +112,7 @@ export function createRuns(deps: RunsDeps): { readonly execute: RunExecutor } {
     recordRun: (profile, run) => profiles.runJournal(profile).record(run),
     mcpServers: deps.agent.mcpServers,
     stopNear: () => deps.queue.queue.stopNear(),
+    ...(deps.warnedToolsets === undefined ? {} : { warnedToolsets: deps.warnedToolsets }),
   });
   const execute = (deps.track ?? ((run) => run))((run, signal, slot) =>
     isFire(run) ? deps.runFiredJob(run, signal, slot) : executeAgentRun(run, signal, slot),

@@ -195,6 +195,12 @@ export interface RunExecutorDeps {
    * signal ended the agent command, which then was the gateway's own stop reaching its agents too.
    */
   stopNear?(): Promise<boolean>;
+  /**
+   * `<route>\u0000<toolset>` of the unknown toolset names the gateway's loads already warned about (with
+   * the likely spelling; `toolsetsWarnedAtLoad`): a run does not say them again. Names no load warned
+   * about are said at their route's first run.
+   */
+  readonly warnedToolsets?: Set<string>;
 }
 
 /** One agent run for an accepted event: load the skill, run the agent, deliver the reply (even empty or `SKIP`). */
@@ -217,7 +223,7 @@ function recordReply(deps: RunExecutorDeps, event: QueuedRun, reply: AgentReply)
 
 export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
   // Once per route and name: the route's config is the same on every run, its log need not repeat.
-  const warnedToolsets = new Set<string>();
+  const warnedToolsets = deps.warnedToolsets ?? new Set<string>();
   const warnedSkills = new Set<string>();
   return async (event, signal, slot) => {
     const { route } = event;
