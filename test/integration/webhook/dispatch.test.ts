@@ -65,6 +65,9 @@ describe("agent dispatch (202 now, run in the background)", () => {
         "skills/broken/SKILL.md/keep": "",
         // A shared skill tree kept elsewhere, its category linked into skills/ (the test links it).
         "shared-skills/ops/deploy/SKILL.md": "Check the rollout.\n",
+        "webhook_subscriptions.json": JSON.stringify({
+          subtools: { secret: OPEN, toolsets: ["terminal", "no_such_sub_toolset"] },
+        }),
       },
       config: webhookConfig(
         {
@@ -179,6 +182,22 @@ describe("agent dispatch (202 now, run in the background)", () => {
     expect(lines.map((l) => l.msg)).toEqual([
       expect.stringMatching(
         /routes\.tools\.toolsets: unknown toolset "no_such_toolset"; runs of the route drop it/,
+      ),
+    ]);
+    // A subscription's: said when the gateway reads it, not again at its runs.
+    for (let i = 0; i < 2; i++) {
+      const res = await postJson(gw.url("/webhooks/subtools"), {});
+      expect(res.status).toBe(202);
+      await waitForRun(gw, res.body.delivery_id as string);
+    }
+    expect(
+      gw
+        .logs()
+        .filter((l) => l.msg.includes('"no_such_sub_toolset"'))
+        .map((l) => l.msg),
+    ).toEqual([
+      expect.stringMatching(
+        /^\[webhook\] dynamic subscription subtools: toolsets: unknown toolset "no_such_sub_toolset"/,
       ),
     ]);
   });
