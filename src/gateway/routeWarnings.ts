@@ -23,7 +23,7 @@ import { shownNames } from "./webhookStartupWarnings.js";
 
 /**
  * A route's `toolsets` name that is neither a built-in toolset nor a configured MCP server: a run drops
- * it (and says so at its first event); named here at startup, with the likely spelling.
+ * it; named here at startup and each reload, with the likely spelling (runs do not say it again).
  */
 export function toolsetWarnings(table: RouteTable, mcpServers: readonly string[], file: string): string[] {
   return unknownToolsetWarnings(
