@@ -1029,10 +1029,14 @@ describe("startup validation rules (spec 2.2)", () => {
   it("rule 5: every address of 127.0.0.0/8 (and its IPv4-mapped form) is a loopback bind", () => {
     for (const host of ["127.0.0.2", "127.255.255.254", "::ffff:127.0.0.1"])
       expect(problems(route("        secret: INSECURE_NO_AUTH\n", host)), host).toEqual([]);
-    for (const host of ["128.0.0.1", "127.0.0.256", "127.0.0", "10.127.0.1", "::ffff:10.0.0.1"])
+    for (const host of ["128.0.0.1", "127.0.0", "10.127.0.1", "::ffff:10.0.0.1"])
       expect(problems(route("        secret: INSECURE_NO_AUTH\n", host)), host).toEqual([
         expect.stringMatching(/INSECURE_NO_AUTH is only allowed on a loopback bind/),
       ]);
+    // No address at all, and no loopback one: refused as it is read.
+    expect(() => problems(route("        secret: INSECURE_NO_AUTH\n", "127.0.0.256"))).toThrow(
+      /"127\.0\.0\.256" is not an IPv4 address/,
+    );
   });
   it("names a route (and the global secret) written under extra at platforms.webhook.extra, where it is", () => {
     const loaded = load(
