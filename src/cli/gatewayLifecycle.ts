@@ -271,11 +271,21 @@ export function defaultStopWaitSeconds(drainTimeoutSeconds: number): number {
  * What `svc gateway stop` says it does: with Redis, pending coalescing groups stay there and fire on time,
  * and a run still going when the drain ends goes back there (`leftAtDrainEnd`).
  */
-export function stopNotice(pid: number, backend: string | undefined, configured?: string): string {
+export function stopNotice(
+  pid: number,
+  backend: string | undefined,
+  configured?: string,
+  /** When a stop already under way began (gateway.json's `stopping_since`): said so, not as a stop that begins now. */
+  stoppingSince?: string,
+): string {
   const runs = `runs in flight finish, or ${leftAtDrainEnd(backend)} if still going after gateway.drain_timeout_seconds${backendChange({ configured })}`;
+  const head =
+    stoppingSince === undefined
+      ? `Stopping the gateway (pid ${pid}): `
+      : `The gateway (pid ${pid}) is already stopping (since ${stoppingSince}); waiting for it to exit: `;
   return backend === "redis"
-    ? `Stopping the gateway (pid ${pid}): ${runs}; pending coalescing groups stay in Redis and fire when their window closes…\n`
-    : `Stopping the gateway (pid ${pid}): pending coalesced events are dispatched and ${runs}…\n`;
+    ? `${head}${runs}; pending coalescing groups stay in Redis and fire when their window closes…\n`
+    : `${head}pending coalesced events are dispatched and ${runs}…\n`;
 }
 
 /** What a gateway without a listener runs: with Redis, also the runs other instances accepted. */
@@ -372,15 +382,7 @@ async function stop(options: { timeout?: string }): Promise<void> {
   // A suspended gateway (Ctrl-Z on svc gateway run, SIGSTOP) takes the SIGTERM only once it runs again:
   // continued, as systemd continues what it stops.
   continueProcess(pid);
-  const notice = stopNotice(pid, backend.backend, backend.configured);
-  process.stdout.write(
-    stoppingSince === undefined
-      ? notice
-      : notice.replace(
-          `Stopping the gateway (pid ${pid}): `,
-          `The gateway (pid ${pid}) is already stopping (since ${stoppingSince}); waiting for it to exit: `,
-        ),
-  );
+  process.stdout.write(stopNotice(pid, backend.backend, backend.configured, stoppingSince));
   const deadline = performance.now() + timeoutSeconds * 1000;
   // A gateway that exited under a parent that has not collected it yet (a zombie) has stopped.
   while (processRunning(pid)) {
