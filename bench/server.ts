@@ -4,12 +4,16 @@
  *   node --import tsx bench/server.ts bare                  a bare uWS handler that reads the body and answers 202
  *   node --import tsx bench/server.ts floor <secret>        bare, plus the work no receiver can skip: copy the
  *                                                           headers, check X-Hub-Signature-256, parse the JSON body
+ *   node --import tsx bench/server.ts obligations <secret> <dir>
+ *                                                           the floor plus only what svc promises per request,
+ *                                                           hand-written (`bench/obligations.ts`)
  * Prints `{"port": N}` on stdout once listening; exits on SIGTERM.
  */
 
 import uWS from "uWebSockets.js";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
+import { startObligations } from "./obligations.js";
 
 /**
  * The gateway as `svc` runs it: the compiled build in dist/ (`npm run bench` builds it first), not tsx's
@@ -70,6 +74,9 @@ if (mode === "bare" || (mode === "floor" && arg !== undefined)) {
     process.stdout.write(`${JSON.stringify({ port: uWS.us_socket_local_port(socket) })}\n`);
   });
   process.on("SIGTERM", () => process.exit(0));
+} else if (mode === "obligations" && arg !== undefined && process.argv[4] !== undefined) {
+  startObligations(arg, process.argv[4], (port) => process.stdout.write(`${JSON.stringify({ port })}\n`));
+  process.on("SIGTERM", () => process.exit(0));
 } else if (mode === "gateway" && arg !== undefined) {
   const home = arg;
   // As `svc gateway run` does before it starts the gateway.
@@ -104,6 +111,8 @@ if (mode === "bare" || (mode === "floor" && arg !== undefined)) {
     void gateway.stop().finally(() => process.exit(0));
   });
 } else {
-  process.stderr.write("usage: server.ts bare | floor <secret> | gateway <svc-home>\n");
+  process.stderr.write(
+    "usage: server.ts bare | floor <secret> | obligations <secret> <dir> | gateway <svc-home>\n",
+  );
   process.exit(2);
 }
