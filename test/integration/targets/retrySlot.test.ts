@@ -142,6 +142,29 @@ describe("a delivery waiting to retry does not hold a run slot", () => {
     );
   });
 
+  it("a delivery waiting its turn behind one that waits to retry, to the same chat, hands its slot back too", async () => {
+    const gw = await start();
+    await post(gw, "down", "d-6");
+    await retryWaiting(gw, "d-6");
+    // d-7 goes to the same chat: its delivery waits for d-6's (up to 10 s), which waits to retry.
+    await post(gw, "down", "d-7");
+    await post(gw, "up", "u-6");
+    // The clock does not move: neither d-6's backoff nor d-7's wait is over, yet u-6 ran in the only slot.
+    await vi.waitFor(() => expect(sendsTo(UP_CHAT)).toHaveLength(1), { timeout: 3000, interval: 10 });
+    expect(sendsTo(DOWN_CHAT)).toHaveLength(1);
+    expect(await gauges(gw)).toEqual({ waiting: 0, active: 0, retrying: 2 });
+    healthy = true;
+    gw.clock.advance(1000);
+    // d-6's retry is delivered, then d-7 in its turn, each once.
+    await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(3), { timeout: 3000, interval: 10 });
+    await vi.waitFor(async () => expect(await gauges(gw)).toEqual({ waiting: 0, active: 0, retrying: 0 }), {
+      timeout: 3000,
+      interval: 10,
+    });
+    const texts = sendsTo(DOWN_CHAT).map((r) => (r.json as { text?: string }).text);
+    expect(texts).toEqual(["event d-6", "event d-6", "event d-7"]);
+  });
+
   it("a job fired by a cron_job route hands its slot back too while its delivery waits to retry", async () => {
     const gw = await start();
     await post(gw, "fire", "f-1");
