@@ -263,7 +263,10 @@ function serialiser(maxWaitMs: number, sleep: Clock["sleep"]): RecipientQueue {
 
 /**
  * Waits for `previous` (up to `maxWaitMs`), handing the run's slot back (`options.handBack`) while an
- * earlier delivery of the line waits to retry: at once, or when one fails meanwhile.
+ * earlier delivery of the line waits to retry: at once, or when one fails meanwhile. One that handed its slot
+ * back holds up no other run and no sender (the 10 s bound is for those): it waits its whole turn, so the
+ * replies queued behind a retrying one keep their order (their parts do not interleave) and are not sent,
+ * each after 10 s, to a chat that refuses or rate-limits what it is sent.
  */
 async function waitTurn(
   line: RecipientLine,
@@ -277,15 +280,17 @@ async function waitTurn(
   const { handBack } = options;
   if (handBack === undefined) return waitBehind(previous, maxWaitMs, sleep, waits);
   let handedBack: Promise<unknown> | undefined;
+  const unbounded = new AbortController();
   const hand = () => {
     handedBack = Promise.resolve(handBack());
     // Awaited below once the wait is over; a wait the stop ends leaves it unawaited.
     handedBack.catch(() => {});
+    unbounded.abort();
   };
   if (line.retrying > 0) hand();
   else line.behind.add(hand);
   try {
-    await waitBehind(previous, maxWaitMs, sleep, waits);
+    await waitBehind(previous, maxWaitMs, sleep, waits, unbounded.signal);
   } finally {
     line.behind.delete(hand);
   }
@@ -295,27 +300,49 @@ async function waitTurn(
 /**
  * Resolves once `previous` has ended or `ms` have passed on the clock, whichever is first; rejects with
  * the signal's reason when `signal` is aborted first (the gateway stopping: the delivery is not sent).
+ * Once `unbounded` is aborted (the delivery's run handed its slot back) the time no longer counts: it
+ * resolves once `previous` has ended.
  */
 async function waitBehind(
   previous: Promise<void>,
   ms: number,
   sleep: Clock["sleep"],
   signal: AbortSignal | undefined,
+  unbounded?: AbortSignal,
 ): Promise<void> {
   signal?.throwIfAborted();
-  const over = new AbortController();
-  const onAbort = () => over.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  void previous.then(() => over.abort());
-  try {
-    await sleep(ms, over.signal);
-  } catch (err) {
-    if (!over.signal.aborted) throw err;
-  } finally {
-    over.abort();
-    signal?.removeEventListener("abort", onAbort);
+  if (unbounded?.aborted !== true) {
+    const over = new AbortController();
+    const onAbort = () => over.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    unbounded?.addEventListener("abort", onAbort, { once: true });
+    void previous.then(() => over.abort());
+    try {
+      await sleep(ms, over.signal);
+    } catch (err) {
+      if (!over.signal.aborted) throw err;
+    } finally {
+      over.abort();
+      signal?.removeEventListener("abort", onAbort);
+      unbounded?.removeEventListener("abort", onAbort);
+    }
+    signal?.throwIfAborted();
   }
-  signal?.throwIfAborted();
+  if (unbounded?.aborted === true) await untilEnded(previous, signal);
+}
+
+/** Resolves once `previous` has ended; rejects with the signal's reason when `signal` is aborted first. */
+function untilEnded(previous: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return previous;
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void previous.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
 }
 
 /**

@@ -142,7 +142,7 @@ describe("a delivery waiting to retry does not hold a run slot", () => {
     );
   });
 
-  it("a delivery waiting its turn behind one that waits to retry, to the same chat, hands its slot back too", async () => {
+  it("a delivery waiting its turn behind one that waits to retry, to the same chat, hands its slot back too and keeps its turn", async () => {
     const gw = await start();
     await post(gw, "down", "d-6");
     await retryWaiting(gw, "d-6");
@@ -153,16 +153,20 @@ describe("a delivery waiting to retry does not hold a run slot", () => {
     await vi.waitFor(() => expect(sendsTo(UP_CHAT)).toHaveLength(1), { timeout: 3000, interval: 10 });
     expect(sendsTo(DOWN_CHAT)).toHaveLength(1);
     expect(await gauges(gw)).toEqual({ waiting: 0, active: 0, retrying: 2 });
+    // Past the 10 s a delivery waits for the earlier ones while the chat is still down: d-7, whose slot went
+    // back, still waits for d-6 (now waiting for its second retry) rather than going ahead to the down chat.
+    gw.clock.advance(10_500);
+    await retryWaiting(gw, "d-6", 2);
     healthy = true;
-    gw.clock.advance(1000);
+    gw.clock.advance(2000);
     // d-6's retry is delivered, then d-7 in its turn, each once.
-    await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(3), { timeout: 3000, interval: 10 });
+    await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(4), { timeout: 3000, interval: 10 });
     await vi.waitFor(async () => expect(await gauges(gw)).toEqual({ waiting: 0, active: 0, retrying: 0 }), {
       timeout: 3000,
       interval: 10,
     });
     const texts = sendsTo(DOWN_CHAT).map((r) => (r.json as { text?: string }).text);
-    expect(texts).toEqual(["event d-6", "event d-6", "event d-7"]);
+    expect(texts).toEqual(["event d-6", "event d-6", "event d-6", "event d-7"]);
   });
 
   it("a job fired by a cron_job route hands its slot back too while its delivery waits to retry", async () => {
