@@ -256,6 +256,6 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
 }
 
 /** Hands `run`'s slot back (`RunSlot.release`): its delivery waits its turn behind one that waits to retry. */
-function handBack(slot: RunSlot, run: QueuedRun): () => unknown {
+function handBack(slot: RunSlot, run: QueuedRun): () => boolean | Promise<boolean> {
   return () => slot.release(run);
 }

@@ -282,10 +282,12 @@ async function waitTurn(
   let handedBack: Promise<unknown> | undefined;
   const unbounded = new AbortController();
   const hand = () => {
-    handedBack = Promise.resolve(handBack());
+    // Unbounded only once the slot went back: a run that keeps its slot (the cap) waits 10 s at most.
+    handedBack = Promise.resolve(handBack()).then((out) => {
+      if (out) unbounded.abort();
+    });
     // Awaited below once the wait is over; a wait the stop ends leaves it unawaited.
     handedBack.catch(() => {});
-    unbounded.abort();
   };
   if (line.retrying > 0) hand();
   else line.behind.add(hand);

@@ -249,6 +249,31 @@ describe("a delivery waiting to retry does not hold a run slot", () => {
     });
   });
 
+  it("past the cap a delivery waiting behind a retrying one keeps its slot and still goes ahead after 10 s", async () => {
+    const gw = await start(1);
+    await post(gw, "down", "d-8");
+    await retryWaiting(gw, "d-8");
+    // d-9 waits behind d-8 to the same chat; the cap (1) leaves it its slot, so its wait stays bounded.
+    await post(gw, "down", "d-9");
+    await vi.waitFor(async () => expect(await gauges(gw)).toEqual({ waiting: 0, active: 1, retrying: 1 }), {
+      timeout: 3000,
+      interval: 10,
+    });
+    gw.clock.advance(10_500);
+    await vi.waitFor(
+      () => expect(sendsTo(DOWN_CHAT).map((r) => (r.json as { text?: string }).text)).toContain("event d-9"),
+      { timeout: 3000, interval: 10 },
+    );
+    healthy = true;
+    await vi.waitFor(
+      async () => {
+        gw.clock.advance(1000);
+        expect(await gauges(gw)).toEqual({ waiting: 0, active: 0, retrying: 0 });
+      },
+      { timeout: 5000, interval: 20 },
+    );
+  });
+
   it("the stop's drain waits for a delivery retrying outside its slot", async () => {
     const gw = await start();
     await post(gw, "down", "d-5");
