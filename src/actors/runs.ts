@@ -281,14 +281,14 @@ export class RunQueue {
     this.stopping.abort();
     return active;
   }
-  /**
-   * Moves a run from its slot to the retrying deliveries (its slot then takes the next run); false when
-   * it holds no slot, or when `retryingCap` runs already wait to retry (said once): it keeps its slot.
-   */
   /** Whether `run` goes on outside its slot (its delivery waits to retry, or waits behind one that does). */
   isOutside(run: QueuedRun): boolean {
     return this.retrying.has(run);
   }
+  /**
+   * Moves a run from its slot to the retrying deliveries (its slot then takes the next run); false when
+   * it holds no slot, or when `retryingCap` runs already wait to retry (said once): it keeps its slot.
+   */
   release(run: QueuedRun): boolean {
     if (!this.active.has(run)) return false;
     if (this.retrying.size >= this.retryingCap) {

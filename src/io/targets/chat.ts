@@ -210,7 +210,7 @@ interface RecipientLine {
  * chats being delivered to. A task that went ahead of a stalled one does not end the key's queue: the next
  * one still waits for the stalled one (up to `maxWaitMs`), not only for the one that went ahead. A task that
  * waits while an earlier one of its key waits to retry a failed attempt calls its `handBack` (an agent run's
- * slot goes back: the wait may last `maxWaitMs`, and other routes' runs need the slot).
+ * slot goes back, as other routes' runs need it, and the task then waits its whole turn: `waitTurn`).
  */
 function serialiser(maxWaitMs: number, sleep: Clock["sleep"]): RecipientQueue {
   const lines = new Map<string, RecipientLine>();
