@@ -41,7 +41,8 @@ export interface DeliveryRequest {
   readonly recordedAs?: HistoryKey;
   /**
    * The run slot the delivering agent run holds (agent mode): before a retry's wait the run hands it back
-   * (`slot.release(run)`), so a target that is down does not hold the slots other routes' runs need.
+   * (`slot.release(run)`), and so does one whose turn comes behind a delivery to its recipient that waits to
+   * retry (`SendOptions.handBack`), so a target that is down does not hold the slots other routes' runs need.
    */
   readonly slot?: RunSlot | undefined;
   /** The run that holds `slot`. */
@@ -210,7 +211,15 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         // One that neither waits nor retries (`log`): no options object per delivery.
         receipt = await (target.inProcess === true
           ? target.send(message, signal)
-          : target.send(message, signal, { runStep, waits: request.waits }));
+          : target.send(message, signal, {
+              runStep,
+              waits: request.waits,
+              // Its turn behind a delivery to the same recipient that waits to retry: the slot goes back too.
+              handBack:
+                request.mode === "agent" && request.slot !== undefined && request.run !== undefined
+                  ? handBack(request.slot, request.run)
+                  : undefined,
+            }));
       } catch (err) {
         // Cut short by the gateway's stop (waiting to retry, a request under way): the target did not fail,
         // and the run did not finish (a webhook event's stopped run runs again), so it is neither counted nor recorded as a
@@ -244,4 +253,9 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       while (mirrorsUnderway.size > 0) await Promise.all([...mirrorsUnderway]);
     },
   };
+}
+
+/** Hands `run`'s slot back (`RunSlot.release`): its delivery waits its turn behind one that waits to retry. */
+function handBack(slot: RunSlot, run: QueuedRun): () => boolean | Promise<boolean> {
+  return () => slot.release(run);
 }

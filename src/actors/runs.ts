@@ -34,10 +34,10 @@ export const NOT_RUN: unique symbol = Symbol("not run");
  */
 export interface RunSlot {
   /**
-   * Resolves once the slot is handed back (or kept): a slot of the shared queue (`state.backend: redis`)
-   * first stores the run's reply with its job in Redis.
+   * Whether the run is outside its slot once this returns (handed back now or before; false: it keeps it);
+   * a slot of the shared queue (`state.backend: redis`) first stores the run's reply with its job in Redis.
    */
-  release(run: QueuedRun): void | Promise<unknown>;
+  release(run: QueuedRun): boolean | Promise<boolean>;
   /**
    * A reply the run made before, kept with its job (`state.backend: redis`: an instance stopped or killed
    * while the run's delivery waited to retry): the run delivers it without running its agent again.
@@ -281,6 +281,10 @@ export class RunQueue {
     this.stopping.abort();
     return active;
   }
+  /** Whether `run` goes on outside its slot (its delivery waits to retry, or waits behind one that does). */
+  isOutside(run: QueuedRun): boolean {
+    return this.retrying.has(run);
+  }
   /**
    * Moves a run from its slot to the retrying deliveries (its slot then takes the next run); false when
    * it holds no slot, or when `retryingCap` runs already wait to retry (said once): it keeps its slot.
@@ -384,13 +388,15 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
   let pumps = 0;
   const slot: RunSlot = {
     release(run) {
-      if (current !== run || !queue.release(run)) return;
+      if (current !== run) return queue.isOutside(run);
+      if (!queue.release(run)) return false;
       current = undefined;
       released.set(runSignal, (released.get(runSignal) ?? 0) + 1);
       pumps += 1;
       busy = false;
       // After the current turn, as a pushed run's wake: the released run's retry wait is under way first.
       setImmediate(wake);
+      return true;
     },
   };
   const pump = async () => {

@@ -10,6 +10,7 @@ import {
   type DeliveryTarget,
   runOnce,
   type SendOptions,
+  type StepRunner,
 } from "./target.js";
 
 /**
@@ -181,65 +182,169 @@ export interface ChatTargetSpec {
  */
 export const CHAT_QUEUE_WAIT_MS = 10_000;
 
-/** Runs `task` in its recipient's turn; `signal` (the gateway's stop) ends its wait, which then sends nothing. */
+/**
+ * Runs `task` in its recipient's turn; the wait ends with `options.waits` (else `signal`: the gateway's
+ * stop), which then sends nothing. `task` sends each step through the runner it is given
+ * (`options.runStep`'s, which tells the queue when an attempt failed: a delivery waiting behind one that
+ * waits to retry calls `options.handBack`).
+ */
 export type RecipientQueue = <T>(
   key: string,
+  options: SendOptions,
   signal: AbortSignal | undefined,
-  task: () => Promise<T>,
+  task: (runStep: StepRunner) => Promise<T>,
 ) => Promise<T>;
+
+/** One recipient's deliveries: the end of the last one queued, and what the ones waiting need to know. */
+interface RecipientLine {
+  tail: Promise<void>;
+  /** How many of its deliveries had their last attempt fail: each waits to retry it (or is ending). */
+  retrying: number;
+  /** The hand-backs of deliveries waiting their turn, called once one of the line's attempts fails. */
+  readonly behind: Set<() => void>;
+}
 
 /**
  * Runs `task` after every earlier task of the same key has finished (a FIFO per key), or after `maxWaitMs`
  * on `sleep`'s clock; a key is forgotten once every task queued under it has finished, so the map only holds
  * chats being delivered to. A task that went ahead of a stalled one does not end the key's queue: the next
- * one still waits for the stalled one (up to `maxWaitMs`), not only for the one that went ahead.
+ * one still waits for the stalled one (up to `maxWaitMs`), not only for the one that went ahead. A task that
+ * waits while an earlier one of its key waits to retry a failed attempt calls its `handBack` (an agent run's
+ * slot goes back, as other routes' runs need it, and the task then waits its whole turn: `waitTurn`).
  */
 function serialiser(maxWaitMs: number, sleep: Clock["sleep"]): RecipientQueue {
-  const tails = new Map<string, Promise<void>>();
-  return async (key, signal, task) => {
-    const previous = tails.get(key);
+  const lines = new Map<string, RecipientLine>();
+  return async (key, options, signal, task) => {
+    let line = lines.get(key);
+    const previous = line?.tail;
     let release = () => {};
     const done = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const tail = previous === undefined ? done : previous.then(() => done);
-    tails.set(key, tail);
+    if (line === undefined || previous === undefined) {
+      line = { tail: done, retrying: 0, behind: new Set() };
+      lines.set(key, line);
+    } else line.tail = previous.then(() => done);
+    const own = line;
+    const tail = own.tail;
     void tail.then(() => {
-      if (tails.get(key) === tail) tails.delete(key);
+      if (lines.get(key) === own && own.tail === tail) lines.delete(key);
     });
+    const runStep = options.runStep ?? runOnce;
+    /** Whether this task's last attempt failed (counted in `own.retrying`). */
+    let failed = false;
+    const settle = () => {
+      if (!failed) return;
+      failed = false;
+      own.retrying -= 1;
+    };
+    const tracked: StepRunner = (step) =>
+      runStep(async () => {
+        settle();
+        try {
+          return await step();
+        } catch (err) {
+          failed = true;
+          own.retrying += 1;
+          for (const handBack of own.behind) handBack();
+          own.behind.clear();
+          throw err;
+        }
+      });
     try {
-      if (previous !== undefined) await waitBehind(previous, maxWaitMs, sleep, signal);
-      return await task();
+      if (previous !== undefined) await waitTurn(own, previous, options, signal, maxWaitMs, sleep);
+      return await task(tracked);
     } finally {
+      settle();
       release();
     }
   };
 }
 
 /**
+ * Waits for `previous` (up to `maxWaitMs`), handing the run's slot back (`options.handBack`) while an
+ * earlier delivery of the line waits to retry: at once, or when one fails meanwhile. One that handed its slot
+ * back holds up no other run and no sender (the 10 s bound is for those): it waits its whole turn, so the
+ * replies queued behind a retrying one keep their order (their parts do not interleave) and are not sent,
+ * each after 10 s, to a chat that refuses or rate-limits what it is sent.
+ */
+async function waitTurn(
+  line: RecipientLine,
+  previous: Promise<void>,
+  options: SendOptions,
+  signal: AbortSignal | undefined,
+  maxWaitMs: number,
+  sleep: Clock["sleep"],
+): Promise<void> {
+  const waits = options.waits ?? signal;
+  const { handBack } = options;
+  if (handBack === undefined) return waitBehind(previous, maxWaitMs, sleep, waits);
+  let handedBack: Promise<unknown> | undefined;
+  const unbounded = new AbortController();
+  const hand = () => {
+    // Unbounded only once the slot went back: a run that keeps its slot (the cap) waits 10 s at most.
+    handedBack = Promise.resolve(handBack()).then((out) => {
+      if (out) unbounded.abort();
+    });
+    // Awaited below once the wait is over; a wait the stop ends leaves it unawaited.
+    handedBack.catch(() => {});
+  };
+  if (line.retrying > 0) hand();
+  else line.behind.add(hand);
+  try {
+    await waitBehind(previous, maxWaitMs, sleep, waits, unbounded.signal);
+  } finally {
+    line.behind.delete(hand);
+  }
+  await handedBack;
+}
+
+/**
  * Resolves once `previous` has ended or `ms` have passed on the clock, whichever is first; rejects with
  * the signal's reason when `signal` is aborted first (the gateway stopping: the delivery is not sent).
+ * Once `unbounded` is aborted (the delivery's run handed its slot back) the time no longer counts: it
+ * resolves once `previous` has ended.
  */
 async function waitBehind(
   previous: Promise<void>,
   ms: number,
   sleep: Clock["sleep"],
   signal: AbortSignal | undefined,
+  unbounded?: AbortSignal,
 ): Promise<void> {
   signal?.throwIfAborted();
-  const over = new AbortController();
-  const onAbort = () => over.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  void previous.then(() => over.abort());
-  try {
-    await sleep(ms, over.signal);
-  } catch (err) {
-    if (!over.signal.aborted) throw err;
-  } finally {
-    over.abort();
-    signal?.removeEventListener("abort", onAbort);
+  if (unbounded?.aborted !== true) {
+    const over = new AbortController();
+    const onAbort = () => over.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    unbounded?.addEventListener("abort", onAbort, { once: true });
+    void previous.then(() => over.abort());
+    try {
+      await sleep(ms, over.signal);
+    } catch (err) {
+      if (!over.signal.aborted) throw err;
+    } finally {
+      over.abort();
+      signal?.removeEventListener("abort", onAbort);
+      unbounded?.removeEventListener("abort", onAbort);
+    }
+    signal?.throwIfAborted();
   }
-  signal?.throwIfAborted();
+  if (unbounded?.aborted === true) await untilEnded(previous, signal);
+}
+
+/** Resolves once `previous` has ended; rejects with the signal's reason when `signal` is aborted first. */
+function untilEnded(previous: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return previous;
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void previous.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
 }
 
 /**
@@ -329,7 +434,6 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
         spec.threadIsChannel === true ? threadOf(message) : undefined,
         spec.threadIsChannel === true ? unusedThread(message) : undefined,
       );
-      const runStep = options.runStep ?? runOnce;
       const text = spec.prepare === undefined ? message.text : spec.prepare(message.text);
       const parts = messageParts(text, spec.limit, {
         ...(spec.unit === undefined ? {} : { unit: spec.unit }),
@@ -337,7 +441,7 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
       });
       const waits = options.waits ?? signal;
       let answer: unknown;
-      await oneAtATime(chatId, waits, async () => {
+      await oneAtATime(chatId, options, signal, async (runStep) => {
         for (const [index, text] of parts.entries()) {
           try {
             answer = await runStep(() => spec.sendPart({ chatId, text, index, message, signal, waits }));

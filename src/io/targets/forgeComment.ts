@@ -5,13 +5,7 @@ import { executableProblem } from "../executable.js";
 import { startDescriptorsProblem } from "../openFiles.js";
 import { partlyDelivered, recipientQueue, unfilledNote } from "./chat.js";
 import { messageParts } from "./split.js";
-import {
-  DeliveryError,
-  type DeliveryMessage,
-  type DeliveryTarget,
-  runOnce,
-  type TargetDeps,
-} from "./target.js";
+import { DeliveryError, type DeliveryMessage, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { isPullRequestNumber, REPO_NAME, tooLongNote } from "./validate.js";
 
 /** GitHub comment bodies hold up to 65536 characters. */
@@ -183,13 +177,11 @@ export function forgeCommentTarget(
       const { repo, prNumber } = forgeDestination(message);
       const parts = messageParts(message.text, FORGE_COMMENT_LIMIT, { markdown: true });
       // One pull request's comments go one after another: the parts of two long texts do not interleave.
-      await oneAtATime(`${repo}#${prNumber}`, options.waits ?? signal, async () => {
+      await oneAtATime(`${repo}#${prNumber}`, options, signal, async (runStep) => {
         for (const [index, body] of parts.entries()) {
-          await (options.runStep ?? runOnce)(() => comment(repo, prNumber, body, signal)).catch(
-            (err: unknown) => {
-              throw index === 0 ? err : partlyDelivered(err, index, parts.length);
-            },
-          );
+          await runStep(() => comment(repo, prNumber, body, signal)).catch((err: unknown) => {
+            throw index === 0 ? err : partlyDelivered(err, index, parts.length);
+          });
         }
       });
       return { chatId: `${repo}#${prNumber}`, parts: parts.length };

@@ -3,7 +3,7 @@ import { partlyDelivered, recipientQueue, refuseUnfilledRecipient, resolveChatId
 import { platformClient, stringField } from "./client.js";
 import { credentialsNote } from "./refusedRecipient.js";
 import { messageParts } from "./split.js";
-import { DeliveryError, type DeliveryTarget, runOnce, type TargetDeps } from "./target.js";
+import { DeliveryError, type DeliveryTarget, type TargetDeps } from "./target.js";
 
 /** Twilio Messages API: `Body` up to 1600 characters. */
 export const SMS_LIMIT = 1600;
@@ -72,10 +72,10 @@ export function smsTarget(settings: PlatformConfig<"sms">, deps: TargetDeps): De
       const to = e164(resolveChatId("sms", message, settings.home_channel, ["chat_id", "to"]));
       const parts = messageParts(message.text, SMS_LIMIT);
       // One number's deliveries go one after another: the parts of two long texts do not interleave.
-      await oneAtATime(to, options.waits ?? signal, async () => {
+      await oneAtATime(to, options, signal, async (runStep) => {
         for (const [index, body] of parts.entries()) {
           const form = { To: to, ...sender, Body: body };
-          await (options.runStep ?? runOnce)(() =>
+          await runStep(() =>
             api
               .call("create message", "POST", `${account}/Messages.json`, { form, signal })
               .catch((err: unknown) => {

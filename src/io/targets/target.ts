@@ -38,6 +38,14 @@ export interface SendOptions {
    * gateway's stop: its sender is answered at once, and a request the stop cut off might have been posted.
    */
   readonly waits?: AbortSignal | undefined;
+  /**
+   * Called when the delivery waits its turn behind an earlier delivery to its recipient that waits to retry
+   * a failed attempt (at once, or once that one fails while this waits): an agent run hands its run slot
+   * back then, as it does before a retry's wait of its own (`RunSlot.release`), so a target that is down
+   * does not hold the slots by the deliveries queued behind its retrying one. True when the run no longer
+   * holds a slot (false: at the cap of runs outside their slots, it keeps it). Awaited before the send.
+   */
+  readonly handBack?: (() => boolean | Promise<boolean>) | undefined;
 }
 
 export const runOnce: StepRunner = (step) => step();

@@ -142,6 +142,33 @@ describe("a delivery waiting to retry does not hold a run slot", () => {
     );
   });
 
+  it("a delivery waiting its turn behind one that waits to retry, to the same chat, hands its slot back too and keeps its turn", async () => {
+    const gw = await start();
+    await post(gw, "down", "d-6");
+    await retryWaiting(gw, "d-6");
+    // d-7 goes to the same chat: its delivery waits for d-6's (up to 10 s), which waits to retry.
+    await post(gw, "down", "d-7");
+    await post(gw, "up", "u-6");
+    // The clock does not move: neither d-6's backoff nor d-7's wait is over, yet u-6 ran in the only slot.
+    await vi.waitFor(() => expect(sendsTo(UP_CHAT)).toHaveLength(1), { timeout: 3000, interval: 10 });
+    expect(sendsTo(DOWN_CHAT)).toHaveLength(1);
+    expect(await gauges(gw)).toEqual({ waiting: 0, active: 0, retrying: 2 });
+    // Past the 10 s a delivery waits for the earlier ones while the chat is still down: d-7, whose slot went
+    // back, still waits for d-6 (now waiting for its second retry) rather than going ahead to the down chat.
+    gw.clock.advance(10_500);
+    await retryWaiting(gw, "d-6", 2);
+    healthy = true;
+    gw.clock.advance(2000);
+    // d-6's retry is delivered, then d-7 in its turn, each once.
+    await vi.waitFor(() => expect(sendsTo(DOWN_CHAT)).toHaveLength(4), { timeout: 3000, interval: 10 });
+    await vi.waitFor(async () => expect(await gauges(gw)).toEqual({ waiting: 0, active: 0, retrying: 0 }), {
+      timeout: 3000,
+      interval: 10,
+    });
+    const texts = sendsTo(DOWN_CHAT).map((r) => (r.json as { text?: string }).text);
+    expect(texts).toEqual(["event d-6", "event d-6", "event d-6", "event d-7"]);
+  });
+
   it("a job fired by a cron_job route hands its slot back too while its delivery waits to retry", async () => {
     const gw = await start();
     await post(gw, "fire", "f-1");
@@ -220,6 +247,31 @@ describe("a delivery waiting to retry does not hold a run slot", () => {
       timeout: 3000,
       interval: 10,
     });
+  });
+
+  it("past the cap a delivery waiting behind a retrying one keeps its slot and still goes ahead after 10 s", async () => {
+    const gw = await start(1);
+    await post(gw, "down", "d-8");
+    await retryWaiting(gw, "d-8");
+    // d-9 waits behind d-8 to the same chat; the cap (1) leaves it its slot, so its wait stays bounded.
+    await post(gw, "down", "d-9");
+    await vi.waitFor(async () => expect(await gauges(gw)).toEqual({ waiting: 0, active: 1, retrying: 1 }), {
+      timeout: 3000,
+      interval: 10,
+    });
+    gw.clock.advance(10_500);
+    await vi.waitFor(
+      () => expect(sendsTo(DOWN_CHAT).map((r) => (r.json as { text?: string }).text)).toContain("event d-9"),
+      { timeout: 3000, interval: 10 },
+    );
+    healthy = true;
+    await vi.waitFor(
+      async () => {
+        gw.clock.advance(1000);
+        expect(await gauges(gw)).toEqual({ waiting: 0, active: 0, retrying: 0 });
+      },
+      { timeout: 5000, interval: 20 },
+    );
   });
 
   it("the stop's drain waits for a delivery retrying outside its slot", async () => {
