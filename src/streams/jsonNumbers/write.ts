@@ -128,7 +128,10 @@ export function stringifyJson(value: unknown, indent?: number): string | undefin
  * numbers of a 1.3 MB array nested 500 deep sits on a line of 1,000 spaces: past V8's longest string, a
  * RangeError), seconds of work for text that is thrown away. Each element visited surely adds at least
  * one character (three when indented), so at most `atLeast + 1` of them are copied. An object's keys are
- * visited and kept in the order the sender wrote them, as `stringifyJson` prints them.
+ * visited and kept in the order the sender wrote them, as `stringifyJson` prints them. A string (value or
+ * key) longer than `atLeast + 1` characters is copied as its first `atLeast + 1`: each writes at least one
+ * character, so the text agrees that far, and a body's one long string (a diff, a log of megabytes) is not
+ * escaped whole to keep its first few thousand characters.
  */
 export function stringifyJsonHead(value: unknown, indent: number, atLeast: number): string | undefined {
   let written = 0;
@@ -140,6 +143,7 @@ export function stringifyJsonHead(value: unknown, indent: number, atLeast: numbe
     return item === null ? 4 : 1;
   };
   const head = (node: unknown, depth: number): unknown => {
+    if (typeof node === "string") return firstCharacters(node, atLeast + 1);
     if (typeof node !== "object" || node === null) return node;
     const nodeKept = Keeps.get(node);
     const order = Array.isArray(node) ? undefined : nodeKept?.order;
@@ -147,17 +151,21 @@ export function stringifyJsonHead(value: unknown, indent: number, atLeast: numbe
     const size = keys === undefined ? (node as unknown[]).length : keys.length;
     const copyKept = nodeKept === undefined ? undefined : new Kept(undefined);
     const copy: unknown[] | Record<string, unknown> = keys === undefined ? [] : {};
+    /** The copy's keys in the order written: a long key cut (always the last one copied, as it ends the copy). */
+    const copyOrder: string[] | undefined = order === undefined ? undefined : [];
     for (let i = 0; i < size && written <= atLeast; i++) {
       const key = keys === undefined ? String(i) : (keys[i] as string);
       const item = (node as Record<string, unknown>)[key];
       written += (i > 0 ? 1 : 0) + lineStart(depth) + surely(item, node, key);
       if (keys !== undefined) written += 3 + Math.floor(key.length / 2) + (indent > 0 ? 1 : 0);
+      const copyKey = keys === undefined ? key : firstCharacters(key, atLeast + 1);
+      copyOrder?.push(copyKey);
       const text = nodeKept?.text(key);
-      if (text !== undefined) copyKept?.setText(keys === undefined ? i : -1, key, text);
+      if (text !== undefined) copyKept?.setText(keys === undefined ? i : -1, copyKey, text);
       const itemCopy = head(item, depth + 1);
       if (keys === undefined) (copy as unknown[]).push(itemCopy);
       else
-        Object.defineProperty(copy, key, {
+        Object.defineProperty(copy, copyKey, {
           value: itemCopy,
           enumerable: true,
           writable: true,
@@ -165,12 +173,27 @@ export function stringifyJsonHead(value: unknown, indent: number, atLeast: numbe
         });
     }
     if (copyKept !== undefined) {
-      copyKept.order = order?.slice(0, Object.keys(copy).length);
+      copyKept.order = copyOrder;
       Keeps.set(copy, copyKept);
     }
     return copy;
   };
   return stringifyJson(head(value, 0), indent);
+}
+
+/**
+ * The first `count` characters (code points) of `text`: `text` itself when it has no more UTF-16 units than
+ * that, never half of a surrogate pair (which `JSON.stringify` would escape where the whole text has an emoji).
+ */
+function firstCharacters(text: string, count: number): string {
+  if (text.length <= count) return text;
+  let end = 0;
+  for (let characters = 0; characters < count && end < text.length; characters++) {
+    const unit = text.charCodeAt(end);
+    const pair = unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00;
+    end += pair ? 2 : 1;
+  }
+  return text.slice(0, end);
 }
 
 /** `{ ...object, ...extra }` that keeps the sender's number texts and key order of `object`'s own keys. */

@@ -232,6 +232,25 @@ describe("stringifyJsonHead: the first characters of an indented serialization, 
     expect(head).not.toContain('"2"');
   });
 
+  it("writes only the start of a long string or key, cut between characters, never half an emoji", () => {
+    const cases = [
+      `{"event":"push","big":"${"a".repeat(1_000_000)}"}`,
+      `{"big":"${"\\ud800".repeat(200_000)}"}`,
+      `{"big":"${"😀".repeat(300_000)}","after":1.0}`,
+      `{"big":"x${"😀".repeat(300_000)}"}`,
+      `{"n":1.0,"${"k😀".repeat(200_000)}":{"x":2.0},"2":"digit key"}`,
+    ];
+    for (const text of cases) {
+      const parsed = parseJson(text);
+      for (const limit of [0, 1, 7, 4000]) {
+        const head = stringifyJsonHead(parsed, 2, limit) as string;
+        // A long string is serialized from its first characters only, not whole and then thrown away.
+        expect(head.length).toBeLessThan(6 * limit + 200);
+        expect(codePoints(head, limit)).toBe(codePoints(stringifyJson(parsed, 2) as string, limit));
+      }
+    }
+  });
+
   it("keeps the sender's numbers, as written, in the start it writes of a long body", () => {
     const long = parseJson(`{"a":[[${Array(100_000).fill("1.0").join(",")}]]}`);
     const head = stringifyJsonHead(long, 2, 4000) as string;

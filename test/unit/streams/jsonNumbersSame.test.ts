@@ -120,7 +120,9 @@ function outputs(impl: Impl, text: string): unknown[] {
   }
   const out: unknown[] = [impl.stringifyJson(parsed), impl.stringifyJson(parsed, 2)];
   for (const indent of [1, 4, 12, -1, 0.5]) out.push(impl.stringifyJson(parsed, indent));
-  for (const limit of [0, 7, 40, 400]) out.push(impl.stringifyJsonHead(parsed, 2, limit));
+  // A head is read only as far as its limit (the rest may differ: the new one cuts long strings and keys).
+  for (const limit of [0, 7, 40, 400])
+    out.push([...(impl.stringifyJsonHead(parsed, 2, limit) ?? "")].slice(0, limit).join(""));
   const visit = (node: unknown): void => {
     if (typeof node !== "object" || node === null) return;
     out.push(impl.stringifyJson(node), impl.stringifyJson(node, 3));
