@@ -201,6 +201,17 @@ describe("keys keep the order the sender wrote them (spec 2.5 rules 3-5: the pay
   });
 });
 
+describe("keys keep the order the sender wrote them, objects inside each other (a body of 512 levels)", () => {
+  it("lists each level's keys as written, at every depth", () => {
+    const depth = 500;
+    const text = `{"a":[${Array(3).fill(`${'{"b":1,"0":'.repeat(depth)}"end"${"}".repeat(depth)}`).join(",")}]}`;
+    const parsed = parseJson(text) as { a: unknown[] };
+    // JavaScript lists "0" before "b"; the sender wrote "b" first, at each of the 500 levels.
+    expect(Object.keys(parsed.a[0] as object)).toEqual(["0", "b"]);
+    expect(stringifyJson(parsed)).toBe(text);
+  });
+});
+
 describe("stringifyJsonHead: the first characters of an indented serialization, without writing the rest", () => {
   const codePoints = (text: string, limit: number) => [...text].slice(0, limit).join("");
 
