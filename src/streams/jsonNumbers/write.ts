@@ -134,6 +134,9 @@ export function stringifyJson(value: unknown, indent?: number): string | undefin
  * escaped whole to keep its first few thousand characters.
  */
 export function stringifyJsonHead(value: unknown, indent: number, atLeast: number): string | undefined {
+  // A value whose whole text is short (a nested `{pull_request.user}`, a small body's dump) is written
+  // whole: cheaper than copying its start first.
+  if (!longerThan(value, indent, Math.max(WHOLE_UP_TO, 4 * atLeast))) return stringifyJson(value, indent);
   let written = 0;
   const lineStart = (depth: number) => (indent > 0 ? 1 + indent * (depth + 1) : 0);
   const surely = (item: unknown, holder: object, key: string): number => {
@@ -164,6 +167,8 @@ export function stringifyJsonHead(value: unknown, indent: number, atLeast: numbe
       if (text !== undefined) copyKept?.setText(keys === undefined ? i : -1, copyKey, text);
       const itemCopy = head(item, depth + 1);
       if (keys === undefined) (copy as unknown[]).push(itemCopy);
+      // `__proto__` set by assignment would set the copy's prototype, not a key of it.
+      else if (copyKey !== "__proto__") (copy as Record<string, unknown>)[copyKey] = itemCopy;
       else
         Object.defineProperty(copy, copyKey, {
           value: itemCopy,
@@ -179,6 +184,51 @@ export function stringifyJsonHead(value: unknown, indent: number, atLeast: numbe
     return copy;
   };
   return stringifyJson(head(value, 0), indent);
+}
+
+/**
+ * Up to about this many characters (`longerThan`'s count), `stringifyJsonHead` writes a value whole rather
+ * than copying its start: a nested `{repository}` or a small body is written faster whole; past it, a copy
+ * of the start is cheaper, and a body of megabytes is never written whole.
+ */
+const WHOLE_UP_TO = 16 * 1024;
+
+/**
+ * Whether the JSON text of `value` at `indent` is longer than `budget` characters, counting each string
+ * and key by its length (its escapes, at most six characters for one, not counted: a text counted within
+ * `budget` is at most six times as long) and each number as long as a double's text can be (or its kept
+ * text), read no further than where the count passes `budget`, and allocating nothing for plain objects.
+ */
+function longerThan(value: unknown, indent: number, budget: number): boolean {
+  let left = budget;
+  const gap = Number.isInteger(indent) ? Math.min(10, Math.max(0, indent)) : 10;
+  const NUMBER = 25;
+  const over = (node: unknown, text: string | undefined, depth: number): boolean => {
+    if (typeof node === "string") left -= 2 + node.length;
+    else if (typeof node === "number") left -= text?.length ?? NUMBER;
+    else if (typeof node !== "object" || node === null) left -= 5;
+    else {
+      const line = gap === 0 ? 0 : 1 + gap * (depth + 1);
+      left -= 2 + line;
+      const kept = Keeps.get(node);
+      if (Array.isArray(node)) {
+        const texts = kept?.items;
+        for (let i = 0; i < node.length; i++) {
+          left -= 1 + line;
+          if (left < 0 || over(node[i], texts?.[i], depth + 1)) return true;
+        }
+      } else {
+        for (const key in node) {
+          left -= 4 + line + key.length;
+          const item = (node as Record<string, unknown>)[key];
+          if (left < 0 || over(item, typeof item === "number" ? kept?.text(key) : undefined, depth + 1))
+            return true;
+        }
+      }
+    }
+    return left < 0;
+  };
+  return over(value, undefined, 0);
 }
 
 /**

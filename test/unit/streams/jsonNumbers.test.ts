@@ -235,7 +235,8 @@ describe("stringifyJsonHead: the first characters of an indented serialization, 
   });
 
   it("writes the keys in the order the sender wrote them, digit keys included, up to where it stops", () => {
-    const text = `{"long":"${"x".repeat(5000)}","next":"${"y".repeat(5000)}","2":"z","10":"w"}`;
+    // Long enough that only its start is copied (a shorter body is written whole).
+    const text = `{"long":"${"x".repeat(20_000)}","next":"${"y".repeat(20_000)}","2":"z","10":"w"}`;
     const parsed = parseJson(text);
     const head = stringifyJsonHead(parsed, 2, 4000) as string;
     expect(codePoints(head, 4000)).toBe(codePoints(stringifyJson(parsed, 2) as string, 4000));
@@ -259,6 +260,13 @@ describe("stringifyJsonHead: the first characters of an indented serialization, 
         expect(head.length).toBeLessThan(6 * limit + 200);
         expect(codePoints(head, limit)).toBe(codePoints(stringifyJson(parsed, 2) as string, limit));
       }
+    }
+  });
+
+  it("writes a short value whole, the same text as stringifyJson's", () => {
+    const parsed = parseJson('{"n":1.0,"2":"x","a":[1.50,{"b":"😀"}],"__proto__":{"c":12345678901234567890}}');
+    for (const indent of [0, 2]) {
+      expect(stringifyJsonHead(parsed, indent, 4000)).toBe(stringifyJson(parsed, indent));
     }
   });
 
