@@ -204,7 +204,9 @@ describe("keys keep the order the sender wrote them (spec 2.5 rules 3-5: the pay
 describe("keys keep the order the sender wrote them, objects inside each other (a body of 512 levels)", () => {
   it("lists each level's keys as written, at every depth", () => {
     const depth = 500;
-    const text = `{"a":[${Array(3).fill(`${'{"b":1,"0":'.repeat(depth)}"end"${"}".repeat(depth)}`).join(",")}]}`;
+    const text = `{"a":[${Array(3)
+      .fill(`${'{"b":1,"0":'.repeat(depth)}"end"${"}".repeat(depth)}`)
+      .join(",")}]}`;
     const parsed = parseJson(text) as { a: unknown[] };
     // JavaScript lists "0" before "b"; the sender wrote "b" first, at each of the 500 levels.
     expect(Object.keys(parsed.a[0] as object)).toEqual(["0", "b"]);
@@ -264,7 +266,9 @@ describe("stringifyJsonHead: the first characters of an indented serialization, 
   });
 
   it("writes a short value whole, the same text as stringifyJson's", () => {
-    const parsed = parseJson('{"n":1.0,"2":"x","a":[1.50,{"b":"😀"}],"__proto__":{"c":12345678901234567890}}');
+    const parsed = parseJson(
+      '{"n":1.0,"2":"x","a":[1.50,{"b":"😀"}],"__proto__":{"c":12345678901234567890}}',
+    );
     for (const indent of [0, 2]) {
       expect(stringifyJsonHead(parsed, indent, 4000)).toBe(stringifyJson(parsed, indent));
     }
