@@ -54,11 +54,13 @@ export function rawDump(payload: unknown): string {
 
 /**
  * Strings as-is; numbers as the sender wrote them (`1.0` stays `1.0`); booleans and null as JSON text;
- * objects and arrays as compact JSON, capped.
+ * objects and arrays as compact JSON, capped (only the start the cap keeps is written: a push's list of
+ * thousands of commits is not serialized whole to show 2000 characters of it).
  */
 function valueText(hit: { value: unknown; holder?: object; key?: string }): string {
-  const text = foundText(hit);
-  return typeof hit.value === "object" && hit.value !== null ? truncate(text, NESTED_VALUE_LIMIT) : text;
+  const { value } = hit;
+  if (typeof value !== "object" || value === null) return foundText(hit);
+  return truncate(stringifyJsonHead(value, 0, NESTED_VALUE_LIMIT) ?? "null", NESTED_VALUE_LIMIT);
 }
 
 /** A template split once into literal text and placeholders (`segments` undefined: `{__raw__}`). */

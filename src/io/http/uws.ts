@@ -243,7 +243,8 @@ class UwsExchange implements UwsBodySource {
     this.taken = taken;
     this.takenUnder = limit;
     this.chunked = this.head.headers["transfer-encoding"] !== undefined;
-    this.collector = new BodyCollector(limit);
+    // A declared body's share of the limit is its length: gathered into one buffer of it.
+    this.collector = new BodyCollector(limit, taken);
     this.done = done;
     this.reading = Reading.Collect;
     this.listen();
@@ -261,8 +262,8 @@ class UwsExchange implements UwsBodySource {
     if (isLast) this.bodyRead = true;
     if (this.reading === Reading.Collect) {
       if (this.finished) return;
-      // uWS reuses the ArrayBuffer after this callback returns: copy it.
-      if (!(this.collector as BodyCollector).add(Buffer.from(Buffer.from(chunk)))) {
+      // uWS reuses the ArrayBuffer after this callback returns: lent, so the collector copies what it keeps.
+      if (!(this.collector as BodyCollector).add(Buffer.from(chunk), true)) {
         this.reading = Reading.Drop;
         this.giveBack();
         this.done?.("too_large");

@@ -128,9 +128,15 @@ export function stringifyJson(value: unknown, indent?: number): string | undefin
  * numbers of a 1.3 MB array nested 500 deep sits on a line of 1,000 spaces: past V8's longest string, a
  * RangeError), seconds of work for text that is thrown away. Each element visited surely adds at least
  * one character (three when indented), so at most `atLeast + 1` of them are copied. An object's keys are
- * visited and kept in the order the sender wrote them, as `stringifyJson` prints them.
+ * visited and kept in the order the sender wrote them, as `stringifyJson` prints them. A string (value or
+ * key) longer than `atLeast + 1` characters is copied as its first `atLeast + 1`: each writes at least one
+ * character, so the text agrees that far, and a body's one long string (a diff, a log of megabytes) is not
+ * escaped whole to keep its first few thousand characters.
  */
 export function stringifyJsonHead(value: unknown, indent: number, atLeast: number): string | undefined {
+  // A value whose whole text is short (a nested `{pull_request.user}`, a small body's dump) is written
+  // whole: cheaper than copying its start first.
+  if (!longerThan(value, indent, Math.max(WHOLE_UP_TO, 4 * atLeast))) return stringifyJson(value, indent);
   let written = 0;
   const lineStart = (depth: number) => (indent > 0 ? 1 + indent * (depth + 1) : 0);
   const surely = (item: unknown, holder: object, key: string): number => {
@@ -140,6 +146,7 @@ export function stringifyJsonHead(value: unknown, indent: number, atLeast: numbe
     return item === null ? 4 : 1;
   };
   const head = (node: unknown, depth: number): unknown => {
+    if (typeof node === "string") return firstCharacters(node, atLeast + 1);
     if (typeof node !== "object" || node === null) return node;
     const nodeKept = Keeps.get(node);
     const order = Array.isArray(node) ? undefined : nodeKept?.order;
@@ -147,17 +154,23 @@ export function stringifyJsonHead(value: unknown, indent: number, atLeast: numbe
     const size = keys === undefined ? (node as unknown[]).length : keys.length;
     const copyKept = nodeKept === undefined ? undefined : new Kept(undefined);
     const copy: unknown[] | Record<string, unknown> = keys === undefined ? [] : {};
+    /** The copy's keys in the order written: a long key cut (always the last one copied, as it ends the copy). */
+    const copyOrder: string[] | undefined = order === undefined ? undefined : [];
     for (let i = 0; i < size && written <= atLeast; i++) {
       const key = keys === undefined ? String(i) : (keys[i] as string);
       const item = (node as Record<string, unknown>)[key];
       written += (i > 0 ? 1 : 0) + lineStart(depth) + surely(item, node, key);
       if (keys !== undefined) written += 3 + Math.floor(key.length / 2) + (indent > 0 ? 1 : 0);
+      const copyKey = keys === undefined ? key : firstCharacters(key, atLeast + 1);
+      copyOrder?.push(copyKey);
       const text = nodeKept?.text(key);
-      if (text !== undefined) copyKept?.setText(keys === undefined ? i : -1, key, text);
+      if (text !== undefined) copyKept?.setText(keys === undefined ? i : -1, copyKey, text);
       const itemCopy = head(item, depth + 1);
       if (keys === undefined) (copy as unknown[]).push(itemCopy);
+      // `__proto__` set by assignment would set the copy's prototype, not a key of it.
+      else if (copyKey !== "__proto__") (copy as Record<string, unknown>)[copyKey] = itemCopy;
       else
-        Object.defineProperty(copy, key, {
+        Object.defineProperty(copy, copyKey, {
           value: itemCopy,
           enumerable: true,
           writable: true,
@@ -165,12 +178,72 @@ export function stringifyJsonHead(value: unknown, indent: number, atLeast: numbe
         });
     }
     if (copyKept !== undefined) {
-      copyKept.order = order?.slice(0, Object.keys(copy).length);
+      copyKept.order = copyOrder;
       Keeps.set(copy, copyKept);
     }
     return copy;
   };
   return stringifyJson(head(value, 0), indent);
+}
+
+/**
+ * Up to about this many characters (`longerThan`'s count), `stringifyJsonHead` writes a value whole rather
+ * than copying its start: a nested `{repository}` or a small body is written faster whole; past it, a copy
+ * of the start is cheaper, and a body of megabytes is never written whole.
+ */
+const WHOLE_UP_TO = 16 * 1024;
+
+/**
+ * Whether the JSON text of `value` at `indent` is longer than `budget` characters, counting each string
+ * and key by its length (its escapes, at most six characters for one, not counted: a text counted within
+ * `budget` is at most six times as long) and each number as long as a double's text can be (or its kept
+ * text), read no further than where the count passes `budget`, and allocating nothing for plain objects.
+ */
+function longerThan(value: unknown, indent: number, budget: number): boolean {
+  let left = budget;
+  const gap = Number.isInteger(indent) ? Math.min(10, Math.max(0, indent)) : 10;
+  const NUMBER = 25;
+  const over = (node: unknown, text: string | undefined, depth: number): boolean => {
+    if (typeof node === "string") left -= 2 + node.length;
+    else if (typeof node === "number") left -= text?.length ?? NUMBER;
+    else if (typeof node !== "object" || node === null) left -= 5;
+    else {
+      const line = gap === 0 ? 0 : 1 + gap * (depth + 1);
+      left -= 2 + line;
+      const kept = Keeps.get(node);
+      if (Array.isArray(node)) {
+        const texts = kept?.items;
+        for (let i = 0; i < node.length; i++) {
+          left -= 1 + line;
+          if (left < 0 || over(node[i], texts?.[i], depth + 1)) return true;
+        }
+      } else {
+        for (const key in node) {
+          left -= 4 + line + key.length;
+          const item = (node as Record<string, unknown>)[key];
+          if (left < 0 || over(item, typeof item === "number" ? kept?.text(key) : undefined, depth + 1))
+            return true;
+        }
+      }
+    }
+    return left < 0;
+  };
+  return over(value, undefined, 0);
+}
+
+/**
+ * The first `count` characters (code points) of `text`: `text` itself when it has no more UTF-16 units than
+ * that, never half of a surrogate pair (which `JSON.stringify` would escape where the whole text has an emoji).
+ */
+function firstCharacters(text: string, count: number): string {
+  if (text.length <= count) return text;
+  let end = 0;
+  for (let characters = 0; characters < count && end < text.length; characters++) {
+    const unit = text.charCodeAt(end);
+    const pair = unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00;
+    end += pair ? 2 : 1;
+  }
+  return text.slice(0, end);
 }
 
 /** `{ ...object, ...extra }` that keeps the sender's number texts and key order of `object`'s own keys. */

@@ -201,6 +201,19 @@ describe("keys keep the order the sender wrote them (spec 2.5 rules 3-5: the pay
   });
 });
 
+describe("keys keep the order the sender wrote them, objects inside each other (a body of 512 levels)", () => {
+  it("lists each level's keys as written, at every depth", () => {
+    const depth = 500;
+    const text = `{"a":[${Array(3)
+      .fill(`${'{"b":1,"0":'.repeat(depth)}"end"${"}".repeat(depth)}`)
+      .join(",")}]}`;
+    const parsed = parseJson(text) as { a: unknown[] };
+    // JavaScript lists "0" before "b"; the sender wrote "b" first, at each of the 500 levels.
+    expect(Object.keys(parsed.a[0] as object)).toEqual(["0", "b"]);
+    expect(stringifyJson(parsed)).toBe(text);
+  });
+});
+
 describe("stringifyJsonHead: the first characters of an indented serialization, without writing the rest", () => {
   const codePoints = (text: string, limit: number) => [...text].slice(0, limit).join("");
 
@@ -224,12 +237,41 @@ describe("stringifyJsonHead: the first characters of an indented serialization, 
   });
 
   it("writes the keys in the order the sender wrote them, digit keys included, up to where it stops", () => {
-    const text = `{"long":"${"x".repeat(5000)}","next":"${"y".repeat(5000)}","2":"z","10":"w"}`;
+    // Long enough that only its start is copied (a shorter body is written whole).
+    const text = `{"long":"${"x".repeat(20_000)}","next":"${"y".repeat(20_000)}","2":"z","10":"w"}`;
     const parsed = parseJson(text);
     const head = stringifyJsonHead(parsed, 2, 4000) as string;
     expect(codePoints(head, 4000)).toBe(codePoints(stringifyJson(parsed, 2) as string, 4000));
     expect(head.startsWith('{\n  "long": "xxx')).toBe(true);
     expect(head).not.toContain('"2"');
+  });
+
+  it("writes only the start of a long string or key, cut between characters, never half an emoji", () => {
+    const cases = [
+      `{"event":"push","big":"${"a".repeat(1_000_000)}"}`,
+      `{"big":"${"\\ud800".repeat(200_000)}"}`,
+      `{"big":"${"😀".repeat(300_000)}","after":1.0}`,
+      `{"big":"x${"😀".repeat(300_000)}"}`,
+      `{"n":1.0,"${"k😀".repeat(200_000)}":{"x":2.0},"2":"digit key"}`,
+    ];
+    for (const text of cases) {
+      const parsed = parseJson(text);
+      for (const limit of [0, 1, 7, 4000]) {
+        const head = stringifyJsonHead(parsed, 2, limit) as string;
+        // A long string is serialized from its first characters only, not whole and then thrown away.
+        expect(head.length).toBeLessThan(6 * limit + 200);
+        expect(codePoints(head, limit)).toBe(codePoints(stringifyJson(parsed, 2) as string, limit));
+      }
+    }
+  });
+
+  it("writes a short value whole, the same text as stringifyJson's", () => {
+    const parsed = parseJson(
+      '{"n":1.0,"2":"x","a":[1.50,{"b":"😀"}],"__proto__":{"c":12345678901234567890}}',
+    );
+    for (const indent of [0, 2]) {
+      expect(stringifyJsonHead(parsed, indent, 4000)).toBe(stringifyJson(parsed, indent));
+    }
   });
 
   it("keeps the sender's numbers, as written, in the start it writes of a long body", () => {

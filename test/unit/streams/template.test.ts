@@ -67,6 +67,21 @@ describe("renderTemplate (spec 2.5)", () => {
     expect(repo).toBe(JSON.stringify(pr.repository).slice(0, 2000));
   });
 
+  it("rule 3: reads of a large nested list only what its 2000 characters show, not the whole list", () => {
+    const list = Array.from({ length: 100_000 }, (_, i) => ({ id: i, message: `commit ${i}` }));
+    let read = 0;
+    const counted = new Proxy(list, {
+      get(target, key, receiver) {
+        if (typeof key === "string" && /^\d+$/.test(key)) read += 1;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const text = renderTemplate("{commits}", { commits: counted });
+    expect(text).toBe(JSON.stringify(list).slice(0, 2000));
+    // A webhook's list of a hundred thousand commits is not serialized whole to show its start.
+    expect(read).toBeLessThan(2001);
+  });
+
   it("rule 4: {__raw__} is the indented payload truncated at 4000, mixed with other substitutions", () => {
     const small = { action: "created", n: 1 };
     expect(renderTemplate("{action}:\n{__raw__}", small)).toBe(`created:\n${JSON.stringify(small, null, 2)}`);
