@@ -281,6 +281,15 @@ function list(options: ProfileOption): void {
         `Warning: ${invalidJobMessage(record, `svc cron remove${profileFlag(options.profile)}`)}\n`,
       );
     else if (record.lastRunProblem !== undefined) process.stderr.write(`Warning: ${record.lastRunProblem}\n`);
+    // LAST RUN reads "error" (or "interrupted"); why is in jobs.json and the log, so it is said here.
+    else if (record.job.last_run !== undefined && record.job.last_run.status !== "ok") {
+      const { at, status, trigger, error } = record.job.last_run;
+      process.stderr.write(
+        terminalText(
+          `Note: ${record.job.name}'s last run (${at}, ${trigger}) ${status === "interrupted" ? "was interrupted" : "failed"}${error === undefined ? "" : `: ${error}`}`,
+        ) + "\n",
+      );
+    }
     // The gateway sets such a next_run from the schedule at its next check; until then it is listed as written.
     if (
       record.ok &&

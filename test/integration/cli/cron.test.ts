@@ -267,6 +267,12 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     );
     const job = Object.values(jobs()).find((j) => j.name === "tg");
     expect(job?.last_run).toMatchObject({ status: "error", trigger: "manual" });
+    // LAST RUN reads "error"; the list says why beside the table (the reason was only in jobs.json and the log).
+    const list = await svc(home, ["cron", "list"]);
+    expect(list.stdout).toMatch(/^\S+ +tg +@daily +enabled +\S+ +\S+ error$/m);
+    expect(list.stderr).toContain(
+      `Note: tg's last run (${(job?.last_run as { at?: string } | undefined)?.at}, manual) failed: delivery target "telegram" is not enabled — set platforms.telegram.enabled: true with its credentials\n`,
+    );
     await svc(home, ["cron", "remove", "tg"]);
   });
 });
