@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
@@ -53,8 +53,16 @@ describe("svc mcp login", { timeout: 90_000 }, () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/terminal/);
 
+    // A running gateway keeps the server failed until its next retry, which its backoff may put minutes
+    // away: the login says how it connects now, as svc mcp add does (here through the note of a gateway.pid
+    // that cannot be read, which a test makes without starting a gateway).
+    mkdirSync(join(home.dir, "gateway.pid"));
     const first = await svc(["mcp", "login", "dev", "--flow", "browser"]);
-    expect(first.stdout).toContain("dev: logged in");
+    expect(first.stdout).toContain(
+      `dev: logged in\nNote: whether a gateway is running is unknown (${join(home.dir, "gateway.pid")}: cannot be read (EISDIR`,
+    );
+    expect(first.stdout).toContain("if one is, it reads the change with svc mcp reload.");
+    rmSync(join(home.dir, "gateway.pid"), { recursive: true });
     expect(first.code).toBe(0);
     expect(json("dev.json")).toMatchObject({ flow: "browser", access_token: as.issued[0] });
     const firstClient = json("dev.client.json").client_id as string;
