@@ -14,6 +14,7 @@ import {
   failedDeliveryNote,
   rateLimitedNote,
   tooLargeNote,
+  unfilledMessageNote,
   ungroupedNote,
 } from "./answerNote.js";
 import { configWithEnabledNote } from "./config.js";
@@ -158,6 +159,8 @@ export async function sendTest(
   if (grouped !== undefined) process.stderr.write(grouped);
   const ungrouped = await ungroupedNote(response, name, target.route, body, event);
   if (ungrouped !== undefined) process.stderr.write(ungrouped);
+  const unfilled = unfilledMessageNote(response, name, target.route, body, event);
+  if (unfilled !== undefined) process.stderr.write(unfilled);
   const tooLarge = tooLargeNote(response, Buffer.byteLength(body), loaded, "the test event's body");
   if (tooLarge !== undefined) process.stderr.write(tooLarge);
   const limited = rateLimitedNote(response, name, loaded);
