@@ -478,6 +478,21 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     logger,
     paths: loaded.paths,
   });
+  // Where the reply went, said after it (stdout stays the reply alone, for `svc cron run digest > reply.md`):
+  // a first run's user otherwise learns only from the mailbox or chat that it was delivered.
+  let deliveredTo: string | undefined;
+  const delivering: typeof deliverer = {
+    ...deliverer,
+    deliver: async (request, signal) => {
+      const receipt = await deliverer.deliver(request, signal);
+      const target = canonicalTarget(request.target) ?? request.target;
+      deliveredTo =
+        target === "log"
+          ? undefined
+          : `${target}${receipt.chatId === undefined ? "" : ` (${receipt.chatId})`}`;
+      return receipt;
+    },
+  };
   let status: "ok" | "error" = "ok";
   let error: string | undefined;
   // The run gets the built-in tools as in the gateway (no MCP connections here): with the tools: settings,
@@ -522,7 +537,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   try {
     print(
       await runCronJob(
-        { runner: answering, deliverer },
+        { runner: answering, deliverer: delivering },
         job,
         job.prompt,
         "manual",
@@ -530,6 +545,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
         interrupt.signal,
       ),
     );
+    if (deliveredTo !== undefined) process.stderr.write(`${terminalText(`Delivered to ${deliveredTo}.`)}\n`);
   } catch (err) {
     status = "error";
     if (interrupt.signal.aborted) {
