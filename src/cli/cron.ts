@@ -281,6 +281,15 @@ function list(options: ProfileOption): void {
         `Warning: ${invalidJobMessage(record, `svc cron remove${profileFlag(options.profile)}`)}\n`,
       );
     else if (record.lastRunProblem !== undefined) process.stderr.write(`Warning: ${record.lastRunProblem}\n`);
+    // LAST RUN reads "error" (or "interrupted"); why is in jobs.json and the log, so it is said here.
+    else if (record.job.last_run !== undefined && record.job.last_run.status !== "ok") {
+      const { at, status, trigger, error } = record.job.last_run;
+      process.stderr.write(
+        terminalText(
+          `Note: ${record.job.name}'s last run (${at}, ${trigger}) ${status === "interrupted" ? "was interrupted" : "failed"}${error === undefined ? "" : `: ${error}`}`,
+        ) + "\n",
+      );
+    }
     // The gateway sets such a next_run from the schedule at its next check; until then it is listed as written.
     if (
       record.ok &&
@@ -469,6 +478,21 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     logger,
     paths: loaded.paths,
   });
+  // Where the reply went, said after it (stdout stays the reply alone, for `svc cron run digest > reply.md`):
+  // a first run's user otherwise learns only from the mailbox or chat that it was delivered.
+  let deliveredTo: string | undefined;
+  const delivering: typeof deliverer = {
+    ...deliverer,
+    deliver: async (request, signal) => {
+      const receipt = await deliverer.deliver(request, signal);
+      const target = canonicalTarget(request.target) ?? request.target;
+      deliveredTo =
+        target === "log"
+          ? undefined
+          : `${target}${receipt.chatId === undefined ? "" : ` (${receipt.chatId})`}`;
+      return receipt;
+    },
+  };
   let status: "ok" | "error" = "ok";
   let error: string | undefined;
   // The run gets the built-in tools as in the gateway (no MCP connections here): with the tools: settings,
@@ -513,7 +537,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
   try {
     print(
       await runCronJob(
-        { runner: answering, deliverer },
+        { runner: answering, deliverer: delivering },
         job,
         job.prompt,
         "manual",
@@ -521,6 +545,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
         interrupt.signal,
       ),
     );
+    if (deliveredTo !== undefined) process.stderr.write(`${terminalText(`Delivered to ${deliveredTo}.`)}\n`);
   } catch (err) {
     status = "error";
     if (interrupt.signal.aborted) {

@@ -209,6 +209,12 @@ export function registerMcpAuthCommands(mcp: Command): void {
         ...(opts.flow ? { flow: opts.flow as LoginFlow } : {}),
       });
       process.stdout.write(`${server}: logged in\n`);
+      // A running gateway retries a server that was not logged in on its backoff, which may be minutes away.
+      const hint = await reloadHint(
+        svcPaths(svcHome()),
+        "The running gateway connects it at its next retry, or at once with svc mcp reload.",
+      );
+      if (hint !== undefined) process.stdout.write(`${hint}\n`);
     });
 
   mcp

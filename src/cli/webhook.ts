@@ -90,7 +90,7 @@ export function registerWebhookCommands(program: Command): void {
     .option("--payload <json>", "request body (default: a small test event)")
     .option(
       "--event <type>",
-      "event type header (default: the payload's event_type, else the first of the route's events, else test)",
+      "event type header (default: the payload's event type as the gateway reads it — event_type, else type, webhookEvent, eventType — else the first of the route's events, else test)",
     )
     .option("--port <port>", "gateway port (default: the running gateway's, else platforms.webhook.port)")
     .action(sendTest);

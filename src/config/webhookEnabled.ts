@@ -50,5 +50,5 @@ export function nothingToRun(loaded: LoadedConfig, cronJobsStored: () => boolean
   if (config.platforms.webhook.enabled || Object.keys(config.mcp_servers).length > 0) return undefined;
   if (config.state.backend === "redis") return undefined;
   if (cronJobsStored()) return undefined;
-  return `${webhookOffReason(loaded)} — the webhook adapter is off, no mcp_servers are configured and no cron job is stored, so there is nothing to run. ${howToEnableWebhook(loaded)}`;
+  return `${webhookOffReason(loaded)} — the webhook adapter is off, no mcp_servers are configured and no cron job is stored, so there is nothing to run. ${howToEnableWebhook(loaded)}; or, for a gateway without webhooks, store a cron job (svc cron create) or add an MCP server (svc mcp add)`;
 }

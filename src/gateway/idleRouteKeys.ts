@@ -48,11 +48,36 @@ export function actionQualifiedEventProblem(event: string): string | undefined {
   return `never matches a GitHub, Gitea or Forgejo event: they send ${name} as the event type and ${action} in the body's action — list ${name} and add a filter {field: action, in: [${action}]}`;
 }
 
+/**
+ * GitLab's `object_kind` (the body's own name for the event, and the one GitLab's docs and payloads show)
+ * against the event type its `X-Gitlab-Event` header sends, which `events` compares. Only the kinds no
+ * other sender svc reads names its events so (GitHub's `push`, `release`, `deployment` and Sentry's `issue`
+ * are left out).
+ */
+const GITLAB_OBJECT_KINDS: Readonly<Record<string, string>> = {
+  merge_request: "Merge Request Hook",
+  tag_push: "Tag Push Hook",
+  note: "Note Hook",
+  wiki_page: "Wiki Page Hook",
+  pipeline: "Pipeline Hook",
+  build: "Job Hook",
+  feature_flag: "Feature Flag Hook",
+  emoji: "Emoji Hook",
+  access_token: "Resource Access Token Hook",
+};
+
+/** Why `event` (`merge_request`, GitLab's object_kind) matches no GitLab event, or undefined. */
+export function gitlabObjectKindProblem(event: string): string | undefined {
+  const header = Object.hasOwn(GITLAB_OBJECT_KINDS, event) ? GITLAB_OBJECT_KINDS[event] : undefined;
+  if (header === undefined) return undefined;
+  return `is the object_kind of GitLab's body, not its event type: GitLab names the event in X-Gitlab-Event as ${JSON.stringify(header)}, so none of its events matches this entry — write ${JSON.stringify(header)} (keep ${JSON.stringify(event)} only for another sender that names its events so)`;
+}
+
 /** `events` entries that never match, each as `events[<i>]: "<entry>" never matches: ...`. */
 export function eventEntryWarnings(events: readonly string[]): string[] {
   return events.flatMap((event, i) => {
     const entry = `events[${i}]: ${JSON.stringify(event)}`;
-    const qualified = actionQualifiedEventProblem(event);
+    const qualified = actionQualifiedEventProblem(event) ?? gitlabObjectKindProblem(event);
     if (qualified !== undefined) return [`${entry} ${qualified}`];
     // The answers' word for a request that names no event type: inside the gateway such an event has none.
     if (event === UNNAMED_EVENT)

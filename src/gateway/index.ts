@@ -271,6 +271,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     system,
     dynamic: options.dynamicRoutes ?? dynamic.source,
     warnedToolsets,
+    path: (options.env ?? process.env).PATH ?? "",
   });
   routeNames = () => routes.registry.names();
   const idempotency = createIdempotency({

@@ -10,6 +10,7 @@ import type { GatewaySystem } from "../actors/system.js";
 import type { SvcPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../io/log.js";
+import { forgeCommentProgramWarning } from "../io/targets/validate.js";
 import { hiddenLogDeliveriesWarning, staticRouteWarnings, toolsetsWarnedAtLoad } from "./routeWarnings.js";
 
 export interface RoutesDeps {
@@ -21,6 +22,8 @@ export interface RoutesDeps {
   readonly dynamic: RouteSource;
   /** Unknown toolset names the load warned about, per route (`toolsetsWarnedAtLoad`): runs do not repeat them. */
   readonly warnedToolsets?: Set<string>;
+  /** The PATH the gateway starts `gh` from (its environment's), for the warning about a missing one. */
+  readonly path?: string;
 }
 
 export interface Routes {
@@ -38,6 +41,14 @@ export function createRoutes(deps: RoutesDeps): Routes {
     const servers = Object.keys(config.mcp_servers);
     const warnings = staticRouteWarnings(table, paths, servers);
     for (const warning of warnings.now) logger.warn(warning);
+    // A route commenting through a gh that is not there fails at its first event; with enabled: true the
+    // start's credentials check says so instead (svc config check warns of it either way).
+    const forge = (config.platforms as Record<string, { enabled?: boolean } | undefined>).forge_comment;
+    const gh =
+      forge?.enabled === true || deps.path === undefined
+        ? undefined
+        : forgeCommentProgramWarning(config, paths.config, deps.path);
+    if (gh !== undefined) logger.warn(`[delivery] ${gh}`);
     if (deps.warnedToolsets !== undefined)
       for (const [name, { route }] of table.staticRoutes)
         toolsetsWarnedAtLoad(deps.warnedToolsets, name, route.toolsets, servers);

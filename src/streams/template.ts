@@ -139,3 +139,18 @@ export function renderExtra(
   }
   return out;
 }
+
+/**
+ * The placeholders of `template` that `payload` leaves unfilled (the paths, in order, each once): what
+ * `substitute` leaves as written. For messages to the user (a test event's note), never on a request's path.
+ */
+export function unfilledPlaceholders(template: string, payload: unknown, event?: string): string[] {
+  const missing: string[] = [];
+  for (const { segments } of compile(template).placeholders) {
+    if (segments === undefined || lookupSegments(payload, segments).found) continue;
+    if (event !== undefined && segments.length === 1 && segments[0] === EVENT_TYPE) continue;
+    const path = segments.join(".");
+    if (!missing.includes(path)) missing.push(path);
+  }
+  return missing;
+}

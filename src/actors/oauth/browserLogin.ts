@@ -3,12 +3,14 @@ import { exchangeAuthorization, startAuthorization } from "@modelcontextprotocol
 import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { fromPromise } from "xstate";
 import { SvcError } from "../../errors.js";
+import { mayHaveNoLocalBrowser } from "../../io/oauth/browser.js";
 import {
   AuthorizationRefusedError,
   bindCallbackServer,
   type CallbackResult,
   type CallbackServer,
 } from "../../io/oauth/callbackServer.js";
+import { unsupportedReason } from "../../io/oauth/discovery.js";
 import { type OAuthFetches, oauthFetches } from "../../io/oauth/fetch.js";
 import { type StoredMetadata, type StoredTokens, toStoredTokens } from "../../io/oauth/tokenStore.js";
 import {
@@ -113,6 +115,15 @@ async function prepare({
   }
 }
 
+/** The redirect URI an authorization URL names (the callback on this machine's loopback). */
+function callbackOf(authorizationUrl: string): string {
+  try {
+    return new URL(authorizationUrl).searchParams.get("redirect_uri") ?? "this machine's loopback";
+  } catch {
+    return "this machine's loopback";
+  }
+}
+
 /** `url` without `prompt=consent` (any other prompt value it carries stays). */
 function withoutConsentPrompt(url: URL): void {
   const kept = url.searchParams.getAll("prompt").filter((prompt) => prompt !== "consent");
@@ -136,6 +147,15 @@ async function awaitRedirect({
     if (h.client.reused)
       h.job.print(
         `  (this login reuses the client registration of an earlier login; if the page says the client or its redirect URI is unknown — an authorization server that keeps clients in memory forgets them when it restarts — stop with Ctrl-C and run \`${loginCommand(h.job.serverName, "browser", h.job.profile)}\`, which registers a new one)`,
+      );
+    // Over SSH (or on a host without a display) the page opens, if at all, on another machine, whose
+    // browser cannot reach the callback on this one's loopback: the device flow works there, when offered.
+    if (
+      mayHaveNoLocalBrowser() &&
+      unsupportedReason(h.meta.authorizationServerMetadata, "device") === undefined
+    )
+      h.job.print(
+        `  (if no browser on this machine opens it — over SSH, a browser elsewhere cannot reach the redirect to ${callbackOf(input.authorizationUrl)} here — stop with Ctrl-C and run \`${loginCommand(h.job.serverName, "device", h.job.profile)}\`, which this authorization server offers)`,
       );
     h.job.openBrowser(input.authorizationUrl).catch((err: unknown) => {
       h.job.logger.warn(

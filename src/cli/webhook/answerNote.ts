@@ -4,6 +4,7 @@ import { MAX_TIMER_SECONDS } from "../../config/timerSeconds.js";
 import type { LocalAnswer } from "../../io/localHttp.js";
 import { terminalText } from "../../io/terminalText.js";
 import { parseJson } from "../../streams/jsonNumbers/index.js";
+import { unfilledPlaceholders } from "../../streams/template.js";
 import { shellWord } from "./checks.js";
 import type { AnsweringRoute } from "./postToGateway.js";
 
@@ -116,3 +117,32 @@ export async function ungroupedNote(
   );
 }
 const ACCEPTED = /^\{"status":"accepted"[,}]/;
+const DELIVERED = /^\{"status":"delivered"[,}]/;
+
+/**
+ * The note after a `200 delivered` of a direct delivery whose prompt names fields the sent payload lacks
+ * (the default test payload has none of a sender's): the chat got those `{placeholders}` as written (a
+ * missing key stays literal), which the answer alone does not say. Nothing for a route with a `script`
+ * (the prompt may read its output) or a body that is no JSON.
+ */
+export function unfilledMessageNote(
+  answer: Pick<LocalAnswer, "status" | "text">,
+  name: string,
+  route: Pick<AnsweringRoute, "deliver_only" | "prompt" | "script">,
+  body: string,
+  event: string | undefined,
+): string | undefined {
+  if (answer.status !== 200 || route.deliver_only !== true || route.script !== undefined) return undefined;
+  if (route.prompt === undefined || !DELIVERED.test(answer.text)) return undefined;
+  let payload: unknown;
+  try {
+    payload = parseJson(body);
+  } catch {
+    return undefined;
+  }
+  const missing = unfilledPlaceholders(route.prompt, payload, event);
+  if (missing.length === 0) return undefined;
+  return terminalText(
+    `Note: ${name} delivers its prompt as the message (deliver_only), and this payload has no ${missing.join(", ")}: the message went out with ${missing.map((path) => `{${path}}`).join(", ")} as written — send a payload that has ${missing.length === 1 ? "it" : "them"} (--payload)\n`,
+  );
+}

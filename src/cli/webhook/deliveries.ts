@@ -11,6 +11,7 @@ import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.js";
 import { formatTable } from "../format.js";
+import { shellWord } from "./checks.js";
 import { deliveriesFilter, type FilterOptions, filterWords } from "./deliveriesFilter.js";
 import { historyConfig } from "./historyConfig.js";
 import { meantSubscription } from "./meantSubscription.js";
@@ -190,6 +191,11 @@ function requestNote(request: RequestRecord, ran: boolean, text: (value: string)
   // A coalesced event shows a run only when it was its group's latest: the group runs once, under that ID.
   if (request.outcome === "coalesced" && !ran) {
     return redelivery === undefined ? COALESCED_NOTE : `${COALESCED_NOTE}; ${redelivery}`;
+  }
+  // A sender's own redelivery keeps its ID (GitHub's Redeliver after a fix): the answer alone says nothing ran.
+  if (request.outcome === "duplicate" && request.reason === undefined) {
+    const again = `its delivery ID was received before, so it did not run again (a sender's own redelivery, as GitHub's Redeliver, keeps the ID) — svc webhook redeliver ${text(shellWord(request.id))} runs it again`;
+    return redelivery === undefined ? again : `${again}; ${redelivery}`;
   }
   if (request.reason === undefined) return redelivery ?? "";
   const reason = text(shownReason(request, request.reason));

@@ -6,7 +6,7 @@ import { type LocalAnswer, localRequest } from "../../io/localHttp.js";
 import { canonicalTarget } from "../../io/targets/names.js";
 
 /** What decides how long the gateway may take to answer a request for a route. */
-export type AnsweringRoute = Pick<Route, "deliver" | "deliver_only" | "script" | "coalesce">;
+export type AnsweringRoute = Pick<Route, "deliver" | "deliver_only" | "script" | "coalesce" | "prompt">;
 
 /** The gateway answers an agent-mode or cron request once the event is recorded: a few seconds at most. */
 const BASE_WAIT_MS = 10_000;

@@ -4,6 +4,7 @@ import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../../io/jsonErrorLocation.js";
 import { terminalText } from "../../io/terminalText.js";
 import { resolveDeliveryId } from "../../streams/deliveryId.js";
+import { resolveEventType } from "../../streams/eventType.js";
 import { refuseCurlFile } from "../curlFileArgument.js";
 import { runningGateway } from "../gatewayLookup.js";
 import { parsePortOption } from "../options.js";
@@ -13,6 +14,7 @@ import {
   failedDeliveryNote,
   rateLimitedNote,
   tooLargeNote,
+  unfilledMessageNote,
   ungroupedNote,
 } from "./answerNote.js";
 import { configWithEnabledNote } from "./config.js";
@@ -61,11 +63,10 @@ export async function sendTest(
   const loaded = configWithEnabledNote();
   const target = await testTarget(loaded, name, "subscriptions");
   for (const note of target.notes) process.stderr.write(`${note}\n`);
-  // The header wins over the payload's own event_type at the gateway, so it must not contradict --payload.
-  const payloadEvent =
-    options.payload !== undefined && typeof (parsed as { event_type?: unknown })?.event_type === "string"
-      ? (parsed as { event_type: string }).event_type
-      : undefined;
+  // The header wins over the payload's own event type at the gateway, so it must not contradict --payload:
+  // the type is read from the body as the gateway reads it (event_type, then Stripe's and Standard
+  // Webhooks' type, ...), or a Stripe payload's test would be sent as the subscription's first event.
+  const payloadEvent = parsed === undefined ? undefined : resolveEventType({}, parsed);
   const secret = target.secret ?? loaded.config.platforms.webhook.secret;
   if (secret === undefined)
     throw new SvcError(
@@ -91,8 +92,8 @@ export async function sendTest(
   // gateway would see no event type at all, and a route with events answers "ignored" (event "unknown").
   if (
     options.event === undefined &&
-    typeof parsed === "object" &&
-    !Object.hasOwn(parsed as object, "event_type") &&
+    parsed !== undefined &&
+    payloadEvent === undefined &&
     !HEADER_EVENT.test(event)
   )
     process.stderr.write(
@@ -158,6 +159,8 @@ export async function sendTest(
   if (grouped !== undefined) process.stderr.write(grouped);
   const ungrouped = await ungroupedNote(response, name, target.route, body, event);
   if (ungrouped !== undefined) process.stderr.write(ungrouped);
+  const unfilled = unfilledMessageNote(response, name, target.route, body, event);
+  if (unfilled !== undefined) process.stderr.write(unfilled);
   const tooLarge = tooLargeNote(response, Buffer.byteLength(body), loaded, "the test event's body");
   if (tooLarge !== undefined) process.stderr.write(tooLarge);
   const limited = rateLimitedNote(response, name, loaded);

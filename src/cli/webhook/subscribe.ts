@@ -13,7 +13,11 @@ import {
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
-import { actionQualifiedEventProblem, idleKeys } from "../../gateway/idleRouteKeys.js";
+import {
+  actionQualifiedEventProblem,
+  gitlabObjectKindProblem,
+  idleKeys,
+} from "../../gateway/idleRouteKeys.js";
 import { profilesOnDisk, unusableProfileEntry } from "../../io/profiles.js";
 import {
   assertUnchanged,
@@ -161,7 +165,7 @@ async function write(
       process.stderr.write(
         `Warning: ${name}: --events ${JSON.stringify(event)} never matches: event types are compared exactly, with no wildcard — ${event.trim() === "*" ? "leave out --events to accept every event" : "list each event type"}\n`,
       );
-    const qualified = actionQualifiedEventProblem(event);
+    const qualified = actionQualifiedEventProblem(event) ?? gitlabObjectKindProblem(event);
     if (qualified !== undefined)
       process.stderr.write(`Warning: ${name}: --events ${JSON.stringify(event)} ${qualified}\n`);
   }

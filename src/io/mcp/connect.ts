@@ -511,7 +511,7 @@ export function unauthorizedHint(name: string, authorization: SentAuthorization)
     return ` — the Authorization header svc sent holds no credential (mcp_servers.${name}.headers.${key}): ${why} — set the token there`;
   }
   if (authorization.kind === "none")
-    return ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}") or auth: oauth`;
+    return ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}"), or for an OAuth login auth: oauth in the entry, then svc mcp login ${name}`;
   return ` — the server refused the credentials svc sent (the Authorization header of mcp_servers.${name}.headers, or the url's user:password@): check that the token is valid and not expired, or set auth: oauth if the server expects an OAuth login`;
 }
 

@@ -49,3 +49,14 @@ export async function openInBrowser(url: string, env: NodeJS.ProcessEnv = proces
   child.on("error", () => {});
   child.unref();
 }
+
+/**
+ * Whether the browser a login opens may not be on this machine: a session over SSH (where a browser
+ * elsewhere cannot reach the callback on this machine's loopback), or Linux without a display and without
+ * a `$BROWSER`. An empty variable counts as unset.
+ */
+export function mayHaveNoLocalBrowser(env: NodeJS.ProcessEnv = process.env): boolean {
+  const set = (name: string) => (env[name] ?? "") !== "";
+  if (set("SSH_CONNECTION") || set("SSH_CLIENT") || set("SSH_TTY")) return true;
+  return process.platform === "linux" && !set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("BROWSER");
+}

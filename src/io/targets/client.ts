@@ -70,6 +70,7 @@ export function platformClient(platform: string, settings: ClientSettings): Plat
         throttled: settings.throttled,
         answers: settings.answers,
         credentials: settings.credentials,
+        ...(absolute ? {} : { baseUrlKey: `platforms.${platform}.base_url` }),
       });
     },
   };

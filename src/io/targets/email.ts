@@ -5,6 +5,7 @@ import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
 import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
+import { UNKNOWN_HOST } from "../outbound/unreachable.js";
 import {
   isUnfilledTemplate,
   partKey,
@@ -86,7 +87,25 @@ function asDeliveryError(
     e.code === "EAUTH" && e.responseCode !== undefined && e.responseCode >= 500
       ? " — the server refused the login: check platforms.email.user and platforms.email.password"
       : "";
-  return new DeliveryError(`email: ${e.code ?? "SMTP"} — ${detail}${hint}${loginRefused}`, transient);
+  return new DeliveryError(
+    `email: ${e.code ?? "SMTP"} — ${detail}${hint}${loginRefused}${unreachableSmtp(e.message ?? "")}`,
+    transient,
+  );
+}
+
+/**
+ * Where nothing could be connected to, said with what to check, as a platform's base_url is: nodemailer
+ * says only `connect ECONNREFUSED 127.0.0.1:2525` (no server started there, the wrong port) or
+ * `getaddrinfo ENOTFOUND smtp.exmaple.com` (a misspelt host).
+ */
+function unreachableSmtp(text: string): string {
+  const refused = /\bconnect ECONNREFUSED (\S+):(\d+)\b/.exec(text);
+  if (refused !== null)
+    return ` — nothing listens on port ${refused[2]} of ${refused[1]}: start the SMTP server there, or check platforms.email.host and platforms.email.port`;
+  const unknown = UNKNOWN_HOST.exec(text);
+  if (unknown !== null)
+    return ` — the host name ${unknown[1]} is not known (DNS): check platforms.email.host`;
+  return "";
 }
 
 /** SMTP through nodemailer; the recipient is `deliver_extra.chat_id` or `to`, else `home_channel`. */

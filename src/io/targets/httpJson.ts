@@ -4,6 +4,7 @@ import { cutText } from "../cutText.js";
 import { htmlPageSummary } from "../htmlPage.js";
 import { BLOCKED_PORT, isBlockedPort } from "../outbound/blockedPort.js";
 import { ProxyRefusedError } from "../outbound/proxyErrors.js";
+import { unreachableHint } from "../outbound/unreachable.js";
 import { parseRetryAfter } from "../retryAfter.js";
 import { certificateRefusal } from "./certificateRefusal.js";
 import { platformFetch } from "./platformFetch.js";
@@ -34,6 +35,11 @@ export interface HttpCall {
   readonly answers?: SuccessBody | undefined;
   /** The config keys holding the credentials, named when the platform refuses them (HTTP 401). */
   readonly credentials?: string | undefined;
+  /**
+   * The key `url` was built from (`platforms.slack.base_url`), named when nothing answers at its host and
+   * port; absent for a URL the platform's answers gave (a token endpoint), which no key sets.
+   */
+  readonly baseUrlKey?: string | undefined;
 }
 
 export type SuccessBody = "json" | "json or empty";
@@ -195,7 +201,21 @@ export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
     // A proxy's refusal (407, a CONNECT answered 403) is a setting no retry changes; an unreachable proxy may
     // come back, as any connection.
     const refused = cause instanceof ProxyRefusedError && cause.status !== undefined;
-    throw new DeliveryError(`${where}: connection failed (${scrub(String(reason), call.secrets)})`, !refused);
+    // fetch names only the error code; where nothing listened (the port of a local API not started, a host
+    // misspelt) and the key to check are said as for a model's base_url or an MCP server's url.
+    const unreachable =
+      call.baseUrlKey === undefined || cause instanceof ProxyRefusedError
+        ? ""
+        : unreachableHint(
+            cause?.message ?? "",
+            call.url,
+            call.baseUrlKey,
+            `start the server there, or check ${call.baseUrlKey}`,
+          );
+    throw new DeliveryError(
+      `${where}: connection failed (${scrub(String(reason), call.secrets)})${unreachable}`,
+      !refused,
+    );
   }
   let parsed: unknown;
   try {

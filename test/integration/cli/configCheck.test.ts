@@ -269,5 +269,10 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     const run = await svc(home, ["gateway", "run", "--port", "0"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("so there is nothing to run.");
+    // A digest that needs no webhook: the other way to give the gateway something to run is named too.
+    for (const said of [result.stderr, run.stderr])
+      expect(said).toContain(
+        "; or, for a gateway without webhooks, store a cron job (svc cron create) or add an MCP server (svc mcp add)",
+      );
   });
 });

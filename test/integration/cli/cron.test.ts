@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { sentTexts, startFakeTelegram } from "../../fakes/telegram.js";
 import { RECORDER_AGENT, recorderAgent } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, svc } from "./svc.js";
@@ -267,7 +268,47 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     );
     const job = Object.values(jobs()).find((j) => j.name === "tg");
     expect(job?.last_run).toMatchObject({ status: "error", trigger: "manual" });
+    // LAST RUN reads "error"; the list says why beside the table (the reason was only in jobs.json and the log).
+    const list = await svc(home, ["cron", "list"]);
+    expect(list.stdout).toMatch(/^\S+ +tg +@daily +enabled +\S+ +\S+ error$/m);
+    expect(list.stderr).toContain(
+      `Note: tg's last run (${(job?.last_run as { at?: string } | undefined)?.at}, manual) failed: delivery target "telegram" is not enabled — set platforms.telegram.enabled: true with its credentials\n`,
+    );
     await svc(home, ["cron", "remove", "tg"]);
+  });
+});
+
+describe("svc cron run to a chat", { timeout: 90_000 }, () => {
+  it("says where the reply went (stdout keeps the reply alone): a first run's user need not guess", async () => {
+    const telegram = await startFakeTelegram();
+    const home = tempHome();
+    try {
+      home.write("agent/recorder.sh", RECORDER_AGENT, 0o755);
+      const config = cliConfig({}, { agent: recorderAgent("the digest") });
+      const platforms = config.platforms as Record<string, unknown>;
+      platforms.telegram = { enabled: true, token: "1:tg", base_url: telegram.url };
+      home.write("config.yaml", stringify(config));
+      await svc(home, [
+        "cron",
+        "create",
+        "--name",
+        "tg",
+        "--schedule",
+        "@daily",
+        "--prompt",
+        "digest",
+        "--deliver",
+        "telegram",
+        "--deliver-extra",
+        "chat_id=42",
+      ]);
+      const run = await svc(home, ["cron", "run", "tg"]);
+      expect(run).toMatchObject({ code: 0, stdout: "the digest\n", stderr: "Delivered to telegram (42).\n" });
+      expect(sentTexts(telegram)).toEqual(["the digest"]);
+    } finally {
+      home.cleanup();
+      await telegram.close();
+    }
   });
 });
 

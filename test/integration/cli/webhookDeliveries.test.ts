@@ -83,6 +83,10 @@ describe("svc webhook deliveries and redeliver", { timeout: 120_000 }, () => {
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^TIME\s+DELIVERY ID\s+ROUTE\s+EVENT\s+ANSWER\s+RUN\s+DELIVERY\s+NOTE$/m);
     expect(table.stdout).toMatch(/\sd-2\s+pr\s+pull_request\s+401 Invalid signature\s+-\s+-/);
+    // A sender's own redelivery (GitHub's Redeliver keeps X-GitHub-Delivery) after a fix runs nothing: said.
+    expect(table.stdout).toMatch(
+      /\sd-1\s+pr\s+pull_request\s+200 duplicate\s+-\s+-\s+its delivery ID was received before, so it did not run again \(a sender's own redelivery, as GitHub's Redeliver, keeps the ID\) — svc webhook redeliver d-1 runs it again$/m,
+    );
     expect(table.stdout.trim().split("\n")).toHaveLength(3);
     // A row with no NOTE (and the 401's, with no run or delivery) ends at its last value, as svc mcp list's rows do.
     expect(table.stdout).not.toMatch(/ $/m);

@@ -45,16 +45,25 @@ async function listenOnBadPort(): Promise<{ server: Server; port: number; seen: 
 }
 
 describe("svc webhook test: which event type it sends (spec 4.3)", { timeout: 90_000 }, () => {
-  it("--event, else the event_type of --payload, else the subscription's first event", async () => {
+  it("--event, else the event type of --payload (event_type, type, ... as the gateway reads it), else the subscription's first event", async () => {
     gw = await startTestGateway({ config: webhookConfig({}) });
     const port = String(gw.gateway.port);
     const { home } = gw;
     await svc(home, ["webhook", "subscribe", "gh", "--events", "push,pull_request"]);
-    const [fromPayload, fromFlag, fromRecord] = await svcEach(home, [
+    const [fromPayload, fromFlag, fromRecord, fromType, fromJira] = await svcEach(home, [
       ["webhook", "test", "gh", "--port", port, "--payload", '{"event_type":"pull_request"}'],
       ["webhook", "test", "gh", "--port", port, "--payload", '{"event_type":"x"}', "--event", "push"],
       ["webhook", "test", "gh", "--port", port, "--payload", '{"number":1}'],
+      // Stripe's (and Standard Webhooks') event type is the body's `type`: a real delivery of this payload
+      // is ignored by the route, and so is the test of it, not sent as the subscription's first event.
+      ["webhook", "test", "gh", "--port", port, "--payload", '{"type":"customer.created"}'],
+      ["webhook", "test", "gh", "--port", port, "--payload", '{"webhookEvent":"pull_request"}'],
     ]);
+    expect(fromType).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('{"status":"ignored","event":"customer.created"}'),
+    });
+    expect(fromJira).toMatchObject({ code: 0, stdout: expect.stringContaining('"event":"pull_request"') });
     expect(fromPayload).toMatchObject({ code: 0, stdout: expect.stringContaining('"event":"pull_request"') });
     expect(fromFlag).toMatchObject({ code: 0, stdout: expect.stringContaining('"event":"push"') });
     expect(fromRecord).toMatchObject({ code: 0, stdout: expect.stringContaining('"event":"push"') });

@@ -26,13 +26,14 @@ describe("a remote server that requires authorization", () => {
       sse: entry({ url: mcp.url, transport: "sse" }),
     });
     const hint =
-      'the server requires authorization: set an Authorization header under mcp_servers.%s.headers (e.g. "Bearer ${TOKEN}") or auth: oauth';
+      'the server requires authorization: set an Authorization header under mcp_servers.%s.headers (e.g. "Bearer ${TOKEN}"), or for an OAuth login auth: oauth in the entry, then svc mcp login %s';
     const plain = await h.settled("plain");
     expect(plain.lastError).toMatch(/^mcp_servers\.plain: .*\(HTTP 401\) — /);
-    expect(plain.lastError).toContain(hint.replace("%s", "plain"));
+    // The user who adds auth: oauth is told the next step too (the login), not left to find it.
+    expect(plain.lastError).toContain(hint.replaceAll("%s", "plain"));
     const sse = await h.settled("sse");
     expect(sse.lastError).toMatch(/^mcp_servers\.sse: .*401/);
-    expect(sse.lastError).toContain(hint.replace("%s", "sse"));
+    expect(sse.lastError).toContain(hint.replaceAll("%s", "sse"));
   });
 
   it("with a refused Authorization header (or user:password@ in the url): check it, not set one", async () => {

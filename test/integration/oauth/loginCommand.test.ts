@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
@@ -53,15 +53,35 @@ describe("svc mcp login", { timeout: 90_000 }, () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/terminal/);
 
-    const first = await svc(["mcp", "login", "dev", "--flow", "browser"]);
-    expect(first.stdout).toContain("dev: logged in");
+    // A running gateway keeps the server failed until its next retry, which its backoff may put minutes
+    // away: the login says how it connects now, as svc mcp add does (here through the note of a gateway.pid
+    // that cannot be read, which a test makes without starting a gateway).
+    mkdirSync(join(home.dir, "gateway.pid"));
+    const first = await svc(["mcp", "login", "dev", "--flow", "browser"], {
+      SSH_CONNECTION: "",
+      SSH_CLIENT: "",
+      SSH_TTY: "",
+    });
+    expect(first.stdout).toContain(
+      `dev: logged in\nNote: whether a gateway is running is unknown (${join(home.dir, "gateway.pid")}: cannot be read (EISDIR`,
+    );
+    expect(first.stdout).toContain("if one is, it reads the change with svc mcp reload.");
+    rmSync(join(home.dir, "gateway.pid"), { recursive: true });
     expect(first.code).toBe(0);
     expect(json("dev.json")).toMatchObject({ flow: "browser", access_token: as.issued[0] });
     const firstClient = json("dev.client.json").client_id as string;
     expect(json("dev.meta.json").authorizationServerUrl).toBe(as.url);
 
-    const second = await svc(["mcp", "login", "dev", "--flow", "browser"]);
+    // Over SSH the page opened on another machine cannot redirect to this one's 127.0.0.1: a server that
+    // offers the device flow gets it named at once, rather than after the login's five minutes.
+    const second = await svc(["mcp", "login", "dev", "--flow", "browser"], {
+      SSH_CONNECTION: "192.0.2.7 52100 192.0.2.1 22",
+    });
     expect(second.code).toBe(0);
+    expect(second.stdout + second.stderr).toMatch(
+      /\(if no browser on this machine opens it — over SSH, a browser elsewhere cannot reach the redirect to http:\/\/127\.0\.0\.1:\d+\/callback here — stop with Ctrl-C and run `svc mcp login dev --flow device`, which this authorization server offers\)/,
+    );
+    expect(first.stdout + first.stderr).not.toContain("over SSH");
     expect(json("dev.json").access_token).toBe(as.issued[1]);
     expect(json("dev.client.json").client_id).not.toBe(firstClient);
     expect(json("dev.meta.json").authorizationServerUrl).toBe(as.url);

@@ -243,7 +243,9 @@ describe("outbound proxy: in process", () => {
     useEnv({ HTTPS_PROXY: proxy.url, NO_PROXY: "localhost,.invalid" });
     const direct = await sendError(registry, "discord", message("hi", { chat_id: "1" }));
     // Resolved by svc itself, not the proxy: the name does not exist.
-    expect(String((direct as Error).message)).toBe("discord: create message: connection failed (ENOTFOUND)");
+    expect(String((direct as Error).message)).toBe(
+      "discord: create message: connection failed (ENOTFOUND) — the host name discord.invalid is not known (DNS): check the host in platforms.discord.base_url",
+    );
     expect(proxy.tunnels).toHaveLength(1);
     // A loopback base_url is never proxied.
     const local = registryFor({ discord: { enabled: true, token: "D", base_url: discord.url } });

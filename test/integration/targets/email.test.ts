@@ -417,6 +417,22 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     expect(received).toEqual([]);
   });
 
+  it("a port where nothing listens is named with what to check (the SMTP server, host and port), and retried", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, "127.0.0.1", () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const target = registryFor({ email: { ...settings(), port: closed } }).get("email");
+    const sent = await target?.send(message("x")).catch((e: unknown) => e);
+    expect((sent as DeliveryError).transient).toBe(true);
+    expect((sent as Error).message).toBe(
+      `email: ESOCKET — connect ECONNREFUSED 127.0.0.1:${closed} — nothing listens on port ${closed} of 127.0.0.1: start the SMTP server there, or check platforms.email.host and platforms.email.port`,
+    );
+  });
+
   it("classifies a 4xx SMTP reply as transient and a 5xx as permanent", async () => {
     const target = registryFor({ email: settings() }).get("email");
     rejectNext = { code: 451, text: "Try again later" };

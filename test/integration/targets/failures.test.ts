@@ -308,7 +308,11 @@ describe("transient failures", () => {
     const { deliverer, log, sleeps, home } = setup({ base_url: url });
     const error = await deliverer.deliver(agent()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DeliveryError);
-    expect((error as DeliveryError).message).toMatch(/connection failed \(ECONNREFUSED\)/);
+    // What fetch says (ECONNREFUSED) gets where nothing listened and the key to check, as a model's or an
+    // MCP server's url does: a base_url with a wrong port (or a local API not started) said nothing more.
+    expect((error as DeliveryError).message).toBe(
+      `telegram: sendMessage: connection failed (ECONNREFUSED) — nothing listens on port ${new URL(url).port} of 127.0.0.1: start the server there, or check platforms.telegram.base_url — gave up after 3 retries`,
+    );
     expect(sleeps).toHaveLength(3);
     const everything = `${(error as Error).message}\n${log.lines().join("\n")}`;
     expect(everything).not.toContain("VERY-SECRET-TOKEN");

@@ -57,6 +57,28 @@ describe("delivery platforms in the gateway (spec 4.4)", () => {
     expect(gh.calls()).toEqual([
       { argv: ["pr", "comment", "5", "--repo", "octo/hello", "--body-file", "-"], stdin: "Thanks for #5" },
     ]);
+    // gh on the gateway's PATH: nothing warned.
+    expect(gw.logs().some((l) => String(l.msg).includes("forge_comment.command"))).toBe(false);
+  });
+
+  it("forge_comment without gh on the gateway's PATH: the start warns, as svc config check does, before the first comment fails", async () => {
+    gw = await startTestGateway({
+      env: { PATH: "/nonexistent-svc-test-bin" },
+      config: webhookConfig({
+        pr: {
+          ...insecure,
+          deliver: "forge_comment",
+          deliver_extra: { repo: "octo/hello", pr_number: "{number}" },
+        },
+      }),
+    });
+    const warned = gw.logs().filter((l) => String(l.msg).includes('"gh" was not found on PATH'));
+    expect(warned.map((l) => [l.level, l.msg])).toEqual([
+      [
+        40,
+        `[delivery] ${gw.home.dir}/config.yaml: platforms.forge_comment.command: "gh" was not found on PATH — route pr delivers to forge_comment, and every pull-request comment fails until it can be started: install the GitHub CLI and run "gh auth login", or set platforms.forge_comment.command to where gh is`,
+      ],
+    ]);
   });
 
   it("forge_comment: a host the payload fills into a templated repo runs no gh (502), in direct and agent mode", async () => {

@@ -9,7 +9,7 @@ describe("svc webhook test --help", () => {
       ?.commands.find((c) => c.name() === "test");
     const event = test?.options.find((o) => o.long === "--event");
     expect(event?.description).toMatch(
-      /payload's event_type, else the first of the route's events, else test/,
+      /payload's event type as the gateway reads it — event_type, else type, webhookEvent, eventType — else the first of the route's events, else test/,
     );
   });
 });

@@ -40,6 +40,16 @@ describe("route keys that the route's other keys leave without effect", () => {
     ]);
   });
 
+  it("a GitLab object_kind (merge_request) is named with the event type GitLab sends (Merge Request Hook)", () => {
+    expect(
+      warnings({ gl: { events: ["merge_request", "tag_push", "Merge Request Hook", "push", "pipeline"] } }),
+    ).toEqual([
+      '[webhook] config.yaml: platforms.webhook.routes.gl.events[0]: "merge_request" is the object_kind of GitLab\'s body, not its event type: GitLab names the event in X-Gitlab-Event as "Merge Request Hook", so none of its events matches this entry — write "Merge Request Hook" (keep "merge_request" only for another sender that names its events so)',
+      '[webhook] config.yaml: platforms.webhook.routes.gl.events[1]: "tag_push" is the object_kind of GitLab\'s body, not its event type: GitLab names the event in X-Gitlab-Event as "Tag Push Hook", so none of its events matches this entry — write "Tag Push Hook" (keep "tag_push" only for another sender that names its events so)',
+      '[webhook] config.yaml: platforms.webhook.routes.gl.events[4]: "pipeline" is the object_kind of GitLab\'s body, not its event type: GitLab names the event in X-Gitlab-Event as "Pipeline Hook", so none of its events matches this entry — write "Pipeline Hook" (keep "pipeline" only for another sender that names its events so)',
+    ]);
+  });
+
   it("an events entry unknown (what an answer says of a request naming no event type) is named: such a request has none", () => {
     expect(warnings({ u: { events: ["unknown", "push"] } })).toEqual([
       '[webhook] config.yaml: platforms.webhook.routes.u.events[0]: "unknown" is what an answer says of a request that names no event type, which has none: an events list never accepts such a request (it is answered {"status":"ignored","event":"unknown"}) — leave events out for that sender, and select its requests with a filter on a body field',
