@@ -177,6 +177,26 @@ async function create(options: CreateOptions): Promise<void> {
   const minutes = capitalMinutesNote(job.schedule);
   if (minutes !== undefined) process.stderr.write(`Warning: ${minutes}\n`);
   warnAboutTarget(job, options.profile);
+  noteSharedState(jobs.path);
+}
+
+/**
+ * With `state.backend: redis` the instances share their runs, not their cron stores: each runs the jobs of
+ * its own home's store, and a due time's lease names the job by its id, drawn at random in each store. So
+ * every change is said to need copying, or a job created in each home separately runs once per instance.
+ * A config.yaml that does not load says nothing here (the gateway and `svc config check` report it).
+ */
+function noteSharedState(path: string): void {
+  let backend: string;
+  try {
+    backend = loadConfig().config.state.backend;
+  } catch {
+    return;
+  }
+  if (backend === "redis")
+    process.stderr.write(
+      `Note: with state.backend: redis every gateway instance runs the jobs of its own home's cron store — copy ${path} to the same place in each instance's home after this change (a job created separately in each home has another id there, and runs once per instance)\n`,
+    );
 }
 
 /** The profile that `profile`, a name with no directory yet, is one or two letters from (`wrok` → `work`). */
@@ -338,6 +358,7 @@ async function setState(ref: string, state: CronJobState, options: ProfileOption
     `Cron job ${job.id} (${job.name})${inProfile(options.profile)} is ${changed ? "now" : "already"} ${state}${when}\n`,
   );
   if (changed && state !== "enabled") await warnFiringRoutes(job, options.profile);
+  if (changed) noteSharedState(jobs.path);
 }
 
 /**
@@ -379,6 +400,7 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
     process.stderr.write(
       `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name ?? "<name>"} ...; a route naming it by id needs the new id), or the route changes (${changeHint(firing)})\n`,
     );
+  noteSharedState(jobs.path);
 }
 
 /** How each kind of route that fires the job stops naming it: config.yaml routes are edited there. */
