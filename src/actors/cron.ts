@@ -1109,12 +1109,21 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   }
 
-  /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable or refuses). */
+  /**
+   * Whether this instance won the job's due time (false, logged, when the shared state is unreachable or
+   * refuses). A catch-up (the store's next run older than the due time claimed) that another instance took is
+   * said at INFO: this instance runs none, also after a start that said its run cut off by a kill runs again.
+   */
   async function claimed(profile: string, job: CronJob, dueAt: string): Promise<boolean> {
     try {
       const won =
         (await options.claim?.(profile, job.id, dueAt, false, dueTimeAfter(job.schedule, dueAt))) ?? true;
-      if (!won)
+      if (!won && job.next_run !== undefined && job.next_run !== dueAt)
+        logger.info(
+          { job: job.id, profile },
+          `[cron] ${job.name}${inProfile(profile)}: no catch-up run here — the schedule's latest due time ${dueAt} (this store's next run was ${job.next_run}) was taken by another instance sharing the state, which runs the job meanwhile`,
+        );
+      else if (!won)
         logger.debug(
           { job: job.id, profile },
           `[cron] ${job.name}${inProfile(profile)}: run at ${dueAt} taken by another instance`,
