@@ -180,20 +180,22 @@ async function create(options: CreateOptions): Promise<void> {
   noteSharedState(jobs.path);
 }
 
+/** Whether config.yaml names `state.backend: redis` (false when it does not load: the gateway reports that). */
+function sharedState(): boolean {
+  try {
+    return loadConfig().config.state.backend === "redis";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * With `state.backend: redis` the instances share their runs, not their cron stores: each runs the jobs of
  * its own home's store, and a due time's lease names the job by its id, drawn at random in each store. So
  * every change is said to need copying, or a job created in each home separately runs once per instance.
- * A config.yaml that does not load says nothing here (the gateway and `svc config check` report it).
  */
 function noteSharedState(path: string): void {
-  let backend: string;
-  try {
-    backend = loadConfig().config.state.backend;
-  } catch {
-    return;
-  }
-  if (backend === "redis")
+  if (sharedState())
     process.stderr.write(
       `Note: with state.backend: redis every gateway instance runs the jobs of its own home's cron store — copy ${path} to the same place in each instance's home after this change (a job created separately in each home has another id there, and runs once per instance)\n`,
     );
@@ -287,6 +289,10 @@ function list(options: ProfileOption): void {
   process.stdout.write(
     `${formatTable([["ID", "NAME", "SCHEDULE", "STATE", "NEXT RUN", "LAST RUN"], ...rows])}\n`,
   );
+  if (sharedState())
+    process.stderr.write(
+      "Note: with state.backend: redis LAST RUN is the last run the gateway of this home made; the other instances record theirs in the cron stores of their own homes (a job's runs go to whichever instance claims each due time)\n",
+    );
   // Names are unique as svc cron create makes them; a job copied in the file by hand keeps its name.
   for (const name of new Set(jobNamesIn(stored))) {
     const namesakes = jobsNamed(stored, name);

@@ -211,6 +211,12 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
       ]);
       expect(created.code).toBe(0);
       expect(created.stderr).toBe(note);
+      // Each instance records the runs it made in its own store: LAST RUN is this home's gateway's.
+      const listed = await svc(shared, ["cron", "list"]);
+      expect(listed.stdout).toMatch(/^\S+\s+tick\s+every 5m\s+enabled\s+\S+\s+never$/m);
+      expect(listed.stderr).toBe(
+        "Note: with state.backend: redis LAST RUN is the last run the gateway of this home made; the other instances record theirs in the cron stores of their own homes (a job's runs go to whichever instance claims each due time)\n",
+      );
       // Routes that fire the job are looked for in Redis (unreachable here): only the note is asserted.
       for (const change of ["pause", "resume", "remove"]) {
         const changed = await svc(shared, ["cron", change, "tick"]);
@@ -231,6 +237,7 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
       "p",
     ]);
     expect(local.stderr).toBe("");
+    expect((await svc(home, ["cron", "list"])).stderr).toBe("");
     expect((await svc(home, ["cron", "pause", "solo"])).stderr).toBe("");
     expect((await svc(home, ["cron", "remove", "solo"])).stderr).toBe("");
   });
