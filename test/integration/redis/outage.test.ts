@@ -6,7 +6,7 @@ import { sign } from "@octokit/webhooks-methods";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { tempPath } from "../../helpers/home.js";
-import { postJson } from "../../helpers/http.js";
+import { postJson, request } from "../../helpers/http.js";
 import { scrapedSample } from "../../helpers/metrics.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import {
@@ -175,6 +175,10 @@ describe.concurrent("stopping while Redis is unreachable", { timeout: 60_000 }, 
         timeout: 15_000,
         interval: 100,
       });
+      // /health stays 200 meanwhile (docs/operations.md): every instance sharing the Redis is alike, and
+      // neither a load balancer's nor a supervisor's action on it would bring Redis back.
+      expect((await request(node.url("/health"))).status).toBe(200);
+      expect((await deliver()).status).toBe(503);
       own.thaw();
       await vi.waitFor(
         () => {
