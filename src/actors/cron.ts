@@ -113,6 +113,14 @@ export interface CronSchedulerOptions {
    */
   readonly release?: (profile: string, jobId: string, dueAt: string) => Promise<void>;
   /**
+   * Whether a due time this instance did not win is only held ahead by another instance (its scheduled run of
+   * the job went on when the time came) or free by now, rather than claimed for a run. Such a due time is
+   * claimed again at each check until it is taken for a run (its holder's run went on past it: skipped, as on
+   * one gateway) or this instance wins it, once the hold of an instance that died mid-run lapses: the
+   * occurrence then runs here, rather than on no instance.
+   */
+  readonly heldAhead?: (profile: string, jobId: string, dueAt: string) => Promise<boolean>;
+  /**
    * What this process's claims hold (`claim`): noted with a scheduled run, so the start after a kill may
    * give back the due time it claimed (`recordCutOffRuns`). Without it such a run is not caught up.
    */
@@ -147,6 +155,12 @@ interface Occurrence {
 
 /** What `execute` says of a run the gateway's stop ended: not a failure. */
 const INTERRUPTED = Symbol("interrupted");
+
+/**
+ * How long after its due time an occurrence held ahead by another instance is awaited: that instance's hold
+ * lapses a minute after its last claim (`cronLease`), and it claims it every check while its run goes on.
+ */
+const HOLD_WAIT_MS = 75_000;
 
 export interface CronScheduler {
   /** Runs every enabled job of every profile whose next run is due; returns the ids started. */
@@ -207,6 +221,11 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     string,
     { readonly schedule: string; readonly ahead: Set<string>; skipped: number }
   >();
+  /**
+   * `<profile>\0<job id>` of jobs whose due time (`dueAt`) was held ahead by another instance when it came:
+   * claimed again at each check until taken for a run or won here (`heldAhead`), at most until `until`.
+   */
+  const awaitedHolds = new Map<string, { readonly dueAt: string; readonly until: number }>();
   /** `<profile>\0<job id>` of jobs whose scheduled run the stop interrupted: due again for the next start. */
   const dueAgainKeys = new Set<string>();
   /** `<profile>\0<job id>` of due jobs not run since their next run could not be written (said once). */
@@ -535,9 +554,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   ): Promise<string[]> {
     let store: CronStore;
     let due: CronJob[];
+    let records: JobRecord[];
     try {
       store = stores.store(profile);
-      const records = currentRecords(profile, store);
+      records = currentRecords(profile, store);
       reportInvalid(profile, records);
       reportLastRuns(profile, records);
       reportTargets(profile, store.path, records);
@@ -558,7 +578,7 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
     storeErrors.delete(profile);
     await renewHeld(profile, now);
-    const started: string[] = [];
+    const started: string[] = await runLapsedHolds(profile, store, records, now);
     /** The due jobs to run, each with its next run: all written to the store at once, below. */
     const advances: Array<{
       job: CronJob;
@@ -711,43 +731,137 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         continue;
       }
       const claimedDueAt = options.claim === undefined ? undefined : dueTime(job.schedule, job.next_run, now);
-      if (claimedDueAt !== undefined && !(await claimed(profile, job, claimedDueAt))) continue;
+      if (claimedDueAt !== undefined && !(await claimed(profile, job, claimedDueAt))) {
+        await awaitHold(profile, key, job, claimedDueAt, nextRun);
+        continue;
+      }
       // One line for every run missed, not a line each.
       if (missed !== undefined && job.next_run !== undefined)
         logger.warn(
           { job: job.id, profile, missed },
           `[cron] ${job.name}${inProfile(profile)}: ${missed >= 100 ? "100 or more" : missed} scheduled runs were missed since ${job.next_run} (the gateway was not running, or its clock stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
         );
-      const ahead = new Set<string>();
-      const scheduled = { schedule: job.schedule, ahead, skipped: 0 };
-      scheduledRuns.set(key, scheduled);
-      await holdAhead(profile, job, [nextRun], ahead, now);
-      launch(
-        profile,
-        store,
-        job,
-        job.prompt,
-        "schedule",
-        () => {
-          scheduledRuns.delete(key);
-          if (scheduled.skipped > 0)
-            logger.info(
-              { job: job.id, profile, skipped: scheduled.skipped },
-              `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run ended; ${scheduled.skipped === 1 ? "1 occurrence was" : `${scheduled.skipped} occurrences were`} skipped while it ran`,
-            );
-          // A due time held ahead that has not come yet goes back: whichever instance claims it runs it
-          // (not given back, it lapses within a minute).
-          for (const dueAt of ahead)
-            if (nextRunTime(dueAt) > clock.now())
-              void options.release?.(profile, job.id, dueAt).catch(() => {});
-        },
-        undefined,
-        {
-          dueRun: job.next_run,
-          advancedTo: nextRun,
-          ...(claimedDueAt === undefined ? {} : { claimedDueAt }),
-        },
+      await startScheduled(profile, store, key, job, now, {
+        dueRun: job.next_run,
+        advancedTo: nextRun,
+        ...(claimedDueAt === undefined ? {} : { claimedDueAt }),
+      });
+      started.push(job.id);
+    }
+    return started;
+  }
+
+  /**
+   * Starts a scheduled run of `job` for the occurrence given, holding the job's next due time ahead while it
+   * goes on (several instances sharing state).
+   */
+  async function startScheduled(
+    profile: string,
+    store: CronStore,
+    key: string,
+    job: CronJob,
+    now: number,
+    occurrence: Occurrence,
+  ): Promise<void> {
+    const ahead = new Set<string>();
+    const scheduled = { schedule: job.schedule, ahead, skipped: 0 };
+    scheduledRuns.set(key, scheduled);
+    awaitedHolds.delete(key);
+    await holdAhead(profile, job, [occurrence.advancedTo], ahead, now);
+    launch(
+      profile,
+      store,
+      job,
+      job.prompt,
+      "schedule",
+      () => {
+        scheduledRuns.delete(key);
+        if (scheduled.skipped > 0)
+          logger.info(
+            { job: job.id, profile, skipped: scheduled.skipped },
+            `[cron] ${job.name}${inProfile(profile)}: the previous scheduled run ended; ${scheduled.skipped === 1 ? "1 occurrence was" : `${scheduled.skipped} occurrences were`} skipped while it ran`,
+          );
+        // A due time held ahead that has not come yet goes back: whichever instance claims it runs it
+        // (not given back, it lapses within a minute).
+        for (const dueAt of ahead)
+          if (nextRunTime(dueAt) > clock.now())
+            void options.release?.(profile, job.id, dueAt).catch(() => {});
+      },
+      undefined,
+      occurrence,
+    );
+  }
+
+  /**
+   * A due time another instance holds ahead (its run of the job went on as the time came) is awaited: when
+   * that instance dies mid-run its hold lapses within a minute, and the occurrence must run somewhere. Not
+   * awaited when the due time is taken for a run, or past the job's next due time.
+   */
+  async function awaitHold(
+    profile: string,
+    key: string,
+    job: CronJob,
+    dueAt: string,
+    nextRun: string,
+  ): Promise<void> {
+    if (options.heldAhead === undefined) return;
+    const held = await options.heldAhead(profile, job.id, dueAt).catch(() => false);
+    if (!held) return;
+    // A hold lapses a minute after its last claim; a little more, then the occurrence is given up.
+    const until = Math.min(nextRunTime(dueAt) + HOLD_WAIT_MS, nextRunTime(nextRun));
+    awaitedHolds.set(key, { dueAt, until });
+  }
+
+  /**
+   * The awaited holds of this profile's jobs claimed again: a due time won now (its holder died mid-run,
+   * its hold lapsed) starts its run here, once; one taken for a run, or past its wait, is no longer awaited.
+   */
+  async function runLapsedHolds(
+    profile: string,
+    store: CronStore,
+    records: readonly JobRecord[],
+    now: number,
+  ): Promise<string[]> {
+    const started: string[] = [];
+    if (options.claim === undefined || awaitedHolds.size === 0) return started;
+    for (const [key, { dueAt, until }] of [...awaitedHolds]) {
+      const [owner, jobId] = key.split("\0") as [string, string];
+      if (owner !== profile) continue;
+      const found = records.find((record) => record.ok && record.job.id === jobId);
+      const job = found?.ok === true ? found.job : undefined;
+      // Removed, paused, edited since, its next occurrence come, the wait over or the stop begun: not run.
+      if (
+        job === undefined ||
+        job.state !== "enabled" ||
+        job.next_run === undefined ||
+        !(nextRunTime(job.next_run) > now) ||
+        now > until ||
+        ended ||
+        draining ||
+        scheduledRuns.has(key)
+      ) {
+        awaitedHolds.delete(key);
+        continue;
+      }
+      let won: boolean;
+      try {
+        won = await options.claim(profile, jobId, dueAt, false, dueTimeAfter(job.schedule, dueAt));
+      } catch {
+        continue; // Redis unreachable: asked again at the next check, within the wait
+      }
+      if (!won) {
+        if (!(await options.heldAhead?.(profile, jobId, dueAt).catch(() => true))) awaitedHolds.delete(key);
+        continue;
+      }
+      logger.info(
+        { job: job.id, profile },
+        `[cron] ${job.name}${inProfile(profile)}: run at ${dueAt} was held by another instance for its run of the job going on then, and that hold lapsed (the instance was killed mid-run): the run starts on this instance now`,
       );
+      await startScheduled(profile, store, key, job, now, {
+        dueRun: dueAt,
+        advancedTo: job.next_run,
+        claimedDueAt: dueAt,
+      });
       started.push(job.id);
     }
     return started;
@@ -995,12 +1109,21 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     }
   }
 
-  /** Whether this instance won the job's due time (false, logged, when the shared state is unreachable or refuses). */
+  /**
+   * Whether this instance won the job's due time (false, logged, when the shared state is unreachable or
+   * refuses). A catch-up (the store's next run older than the due time claimed) that another instance took is
+   * said at INFO: this instance runs none, also after a start that said its run cut off by a kill runs again.
+   */
   async function claimed(profile: string, job: CronJob, dueAt: string): Promise<boolean> {
     try {
       const won =
         (await options.claim?.(profile, job.id, dueAt, false, dueTimeAfter(job.schedule, dueAt))) ?? true;
-      if (!won)
+      if (!won && job.next_run !== undefined && job.next_run !== dueAt)
+        logger.info(
+          { job: job.id, profile },
+          `[cron] ${job.name}${inProfile(profile)}: no catch-up run here — the schedule's latest due time ${dueAt} (this store's next run was ${job.next_run}) was taken by another instance sharing the state, which runs the job meanwhile`,
+        );
+      else if (!won)
         logger.debug(
           { job: job.id, profile },
           `[cron] ${job.name}${inProfile(profile)}: run at ${dueAt} taken by another instance`,

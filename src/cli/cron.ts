@@ -177,6 +177,28 @@ async function create(options: CreateOptions): Promise<void> {
   const minutes = capitalMinutesNote(job.schedule);
   if (minutes !== undefined) process.stderr.write(`Warning: ${minutes}\n`);
   warnAboutTarget(job, options.profile);
+  noteSharedState(jobs.path);
+}
+
+/** Whether config.yaml names `state.backend: redis` (false when it does not load: the gateway reports that). */
+function sharedState(): boolean {
+  try {
+    return loadConfig().config.state.backend === "redis";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * With `state.backend: redis` the instances share their runs, not their cron stores: each runs the jobs of
+ * its own home's store, and a due time's lease names the job by its id, drawn at random in each store. So
+ * every change is said to need copying, or a job created in each home separately runs once per instance.
+ */
+function noteSharedState(path: string): void {
+  if (sharedState())
+    process.stderr.write(
+      `Note: with state.backend: redis every gateway instance runs the jobs of its own home's cron store — copy ${path} to the same place in each instance's home after this change (a job created separately in each home has another id there, and runs once per instance)\n`,
+    );
 }
 
 /** The profile that `profile`, a name with no directory yet, is one or two letters from (`wrok` → `work`). */
@@ -267,6 +289,10 @@ function list(options: ProfileOption): void {
   process.stdout.write(
     `${formatTable([["ID", "NAME", "SCHEDULE", "STATE", "NEXT RUN", "LAST RUN"], ...rows])}\n`,
   );
+  if (sharedState())
+    process.stderr.write(
+      "Note: with state.backend: redis LAST RUN is the last run the gateway of this home made; the other instances record theirs in the cron stores of their own homes (a job's runs go to whichever instance claims each due time)\n",
+    );
   // Names are unique as svc cron create makes them; a job copied in the file by hand keeps its name.
   for (const name of new Set(jobNamesIn(stored))) {
     const namesakes = jobsNamed(stored, name);
@@ -347,6 +373,7 @@ async function setState(ref: string, state: CronJobState, options: ProfileOption
     `Cron job ${job.id} (${job.name})${inProfile(options.profile)} is ${changed ? "now" : "already"} ${state}${when}\n`,
   );
   if (changed && state !== "enabled") await warnFiringRoutes(job, options.profile);
+  if (changed) noteSharedState(jobs.path);
 }
 
 /**
@@ -388,6 +415,7 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
     process.stderr.write(
       `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name ?? "<name>"} ...; a route naming it by id needs the new id), or the route changes (${changeHint(firing)})\n`,
     );
+  noteSharedState(jobs.path);
 }
 
 /** How each kind of route that fires the job stops naming it: config.yaml routes are edited there. */

@@ -35,6 +35,8 @@ export interface CronDeps {
   readonly claim?: ((profile: string, jobId: string, dueAt: string) => Promise<boolean>) | undefined;
   /** Gives back a due time claimed ahead of time while a run went on. */
   readonly release?: ((profile: string, jobId: string, dueAt: string) => Promise<void>) | undefined;
+  /** Whether a due time not won is only held ahead by another instance (its run went on), or free by now. */
+  readonly heldAhead?: ((profile: string, jobId: string, dueAt: string) => Promise<boolean>) | undefined;
   /** What this process's claims hold: noted with each scheduled run it claimed (`recordCutOffRuns`). */
   readonly claimHolder?: string | undefined;
   /** A job's target problems under the gateway's config (logged once per job by the scheduler). */
@@ -92,6 +94,7 @@ export function createCron(deps: CronDeps): Cron {
     ...(deps.timeRun === undefined ? {} : { timeRun: deps.timeRun }),
     ...(deps.claim === undefined ? {} : { claim: deps.claim }),
     ...(deps.release === undefined ? {} : { release: deps.release }),
+    ...(deps.heldAhead === undefined ? {} : { heldAhead: deps.heldAhead }),
     ...(deps.claimHolder === undefined ? {} : { claimHolder: deps.claimHolder }),
     ...(deps.targetProblems === undefined ? {} : { targetProblems: deps.targetProblems }),
     ...(deps.targetsVersion === undefined ? {} : { targetsVersion: deps.targetsVersion }),

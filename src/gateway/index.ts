@@ -369,6 +369,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     timeRun: (run) => timedRun(metrics, elapsed, run),
     claim: redis?.cronLease.claim,
     release: redis?.cronLease.release,
+    heldAhead: redis?.cronLease.heldAhead,
     claimHolder: redis?.cronLease.holder,
     // Against the config the deliverer's targets were made from (a reload's, once applied).
     targetProblems: (job) => jobTargetProblems(deliveries.config(), job),

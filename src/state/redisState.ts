@@ -15,6 +15,7 @@ import {
   idlePingMs,
   persistenceProblem,
   redisLabel,
+  serverRunId,
 } from "../io/state/redis/connection.js";
 import { type CronLease, createCronLease } from "../io/state/redis/cronLease.js";
 import { serverGreeting } from "../io/state/redis/greeting.js";
@@ -254,6 +255,20 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   if (eviction !== undefined) logger.warn({ redis: label }, `[state] state.redis_url: ${eviction}`);
   const persistence = await persistenceProblem(redis, label);
   if (persistence !== undefined) logger.warn({ redis: label }, `[state] state.redis_url: ${persistence}`);
+  // A Redis that keeps nothing, restarted while it was unreachable, lost what it held: said once it is back
+  // (told by its run_id), as the start says of the setting; a network outage keeps the same run_id.
+  let runId = await serverRunId(redis);
+  health.onBack(() => {
+    void serverRunId(redis).then(async (now) => {
+      if (now === undefined || runId === undefined || now === runId) return;
+      runId = now;
+      if ((await persistenceProblem(redis, label).catch(() => undefined)) === undefined) return;
+      logger.warn(
+        { redis: label },
+        `[state] Redis at ${label} restarted while it was unreachable (its run_id changed), and it keeps nothing across a restart (appendonly no, save ""): the runs waiting in its queue, the pending coalescing groups, the idempotency records and the dynamic subscriptions it held are gone (a sender's retry of an event it had accepted runs as a new one) — set appendonly yes in its redis.conf (and CONFIG SET appendonly yes for the running server)`,
+      );
+    });
+  });
 
   /**
    * Keys whose idempotency record also cleared the way for their run's add (`recordAndClear`), with when

@@ -155,11 +155,9 @@ export async function deliveries(
   }
   // A run (or delivery) whose request this history does not hold: with a shared state, another instance
   // answered it and this one took its run from the queue.
-  const unanswered =
-    loaded?.config.state.backend === "redis"
-      ? "request answered by another instance"
-      : "request not in this history";
-  process.stdout.write(`${deliveriesTable(shown, unanswered)}\n`);
+  const shared = loaded?.config.state.backend === "redis";
+  const unanswered = shared ? "request answered by another instance" : "request not in this history";
+  process.stdout.write(`${deliveriesTable(shown, unanswered, shared)}\n`);
 }
 
 /**
@@ -181,23 +179,42 @@ export function shownReason(request: Pick<RequestRecord, "event">, reason: strin
 export const COALESCED_NOTE = "joined a coalescing group: the group runs once, shown on its latest event";
 
 /**
+ * With `state.backend: redis` the run of a request this instance answered may be made by another instance,
+ * which records it in its own history: the request's row here has no run, said so rather than a bare `-`.
+ */
+export const SHARED_RUN_NOTE =
+  "run by the instance that takes it from the shared queue (state.backend: redis): shown in that instance's history";
+
+/** The coalesced NOTE with `state.backend: redis`, where the group's run is in the history of the instance that ran it. */
+export const SHARED_COALESCED_NOTE = `${COALESCED_NOTE}, in the history of the instance that runs the group (state.backend: redis)`;
+
+/**
  * A request's NOTE: why the gateway refused or ignored it (a 401's reason, or what ignored a 200: the
  * route's events, a filter, the script; none on records older than the reason, shown as before), where a
  * coalesced event's run shows, and the delivery it repeats.
  */
-function requestNote(request: RequestRecord, ran: boolean, text: (value: string) => string): string {
+function requestNote(
+  request: RequestRecord,
+  ran: boolean,
+  text: (value: string) => string,
+  shared: boolean,
+): string {
   const redelivery =
     request.redelivery_of === undefined ? undefined : `redelivery of ${text(request.redelivery_of)}`;
+  const withRedelivery = (note: string) => (redelivery === undefined ? note : `${note}; ${redelivery}`);
   // A coalesced event shows a run only when it was its group's latest: the group runs once, under that ID.
-  if (request.outcome === "coalesced" && !ran) {
-    return redelivery === undefined ? COALESCED_NOTE : `${COALESCED_NOTE}; ${redelivery}`;
+  if (request.outcome === "coalesced" && !ran)
+    return withRedelivery(shared ? SHARED_COALESCED_NOTE : COALESCED_NOTE);
+  if (request.reason === undefined) {
+    // A sender's own redelivery keeps its ID (GitHub's Redeliver after a fix): the answer alone says nothing ran.
+    if (request.outcome === "duplicate")
+      return withRedelivery(
+        `its delivery ID was received before, so it did not run again (a sender's own redelivery, as GitHub's Redeliver, keeps the ID) — svc webhook redeliver ${text(shellWord(request.id))} runs it again`,
+      );
+    // An accepted event's run, when another instance made it, is in that instance's history.
+    if (shared && !ran && request.outcome === "accepted") return withRedelivery(SHARED_RUN_NOTE);
+    return redelivery ?? "";
   }
-  // A sender's own redelivery keeps its ID (GitHub's Redeliver after a fix): the answer alone says nothing ran.
-  if (request.outcome === "duplicate" && request.reason === undefined) {
-    const again = `its delivery ID was received before, so it did not run again (a sender's own redelivery, as GitHub's Redeliver, keeps the ID) — svc webhook redeliver ${text(shellWord(request.id))} runs it again`;
-    return redelivery === undefined ? again : `${again}; ${redelivery}`;
-  }
-  if (request.reason === undefined) return redelivery ?? "";
   const reason = text(shownReason(request, request.reason));
   return redelivery === undefined ? reason : `${reason}; ${redelivery}`;
 }
@@ -223,7 +240,11 @@ function withFailures(
  * whose request this history does not hold. Sender text (IDs, event types, also in a reason), and the
  * reasons as recorded, are shown with their control, bidi and zero-width characters escaped.
  */
-export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: string): string {
+export function deliveriesTable(
+  shown: readonly DeliverySummary[],
+  unanswered: string,
+  shared = false,
+): string {
   const text = (value: string) => terminalText(value);
   const rows = shown.map(({ id, at, route: name, request, run, delivery, notRecorded }) => [
     at.replace(/\.\d+Z$/, "Z"),
@@ -236,7 +257,7 @@ export function deliveriesTable(shown: readonly DeliverySummary[], unanswered: s
     notRecorded !== undefined
       ? notRecordedNote(notRecorded, text)
       : withFailures(
-          request === undefined ? unanswered : requestNote(request, run !== undefined, text),
+          request === undefined ? unanswered : requestNote(request, run !== undefined, text, shared),
           { run, delivery },
           text,
         ),

@@ -189,6 +189,60 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
       expect((await svc(home, ["cron", "remove", name])).code).toBe(0);
   });
 
+  it("with state.backend: redis, create, pause, resume and remove say that every instance runs the jobs of its own home's store, and to copy it there; with local, nothing is said", async () => {
+    // Each instance sharing the Redis reads its own cron/jobs.json, and the due-time lease names a job by its
+    // id, drawn at random: a job created in each home separately runs once per instance.
+    const shared = tempHome();
+    try {
+      shared.write(
+        "config.yaml",
+        stringify(cliConfig({}, { state: { backend: "redis", redis_url: "redis://127.0.0.1:1/0" } })),
+      );
+      const store = join(shared.dir, "cron", "jobs.json");
+      const note = `Note: with state.backend: redis every gateway instance runs the jobs of its own home's cron store — copy ${store} to the same place in each instance's home after this change (a job created separately in each home has another id there, and runs once per instance)\n`;
+      const created = await svc(shared, [
+        "cron",
+        "create",
+        "--name",
+        "tick",
+        "--schedule",
+        "every 5m",
+        "--prompt",
+        "p",
+      ]);
+      expect(created.code).toBe(0);
+      expect(created.stderr).toBe(note);
+      // Each instance records the runs it made in its own store: LAST RUN is this home's gateway's.
+      const listed = await svc(shared, ["cron", "list"]);
+      expect(listed.stdout).toMatch(/^\S+\s+tick\s+every 5m\s+enabled\s+\S+\s+never$/m);
+      expect(listed.stderr).toBe(
+        "Note: with state.backend: redis LAST RUN is the last run the gateway of this home made; the other instances record theirs in the cron stores of their own homes (a job's runs go to whichever instance claims each due time)\n",
+      );
+      // Routes that fire the job are looked for in Redis (unreachable here): only the note is asserted.
+      for (const change of ["pause", "resume", "remove"]) {
+        const changed = await svc(shared, ["cron", change, "tick"]);
+        expect(changed.code).toBe(0);
+        expect(changed.stderr).toContain(note);
+      }
+    } finally {
+      shared.cleanup();
+    }
+    const local = await svc(home, [
+      "cron",
+      "create",
+      "--name",
+      "solo",
+      "--schedule",
+      "every 5m",
+      "--prompt",
+      "p",
+    ]);
+    expect(local.stderr).toBe("");
+    expect((await svc(home, ["cron", "list"])).stderr).toBe("");
+    expect((await svc(home, ["cron", "pause", "solo"])).stderr).toBe("");
+    expect((await svc(home, ["cron", "remove", "solo"])).stderr).toBe("");
+  });
+
   it("create refuses a blank --deliver-extra value (exit 2) as svc webhook subscribe does; nothing is stored", async () => {
     const file = join(home.dir, "cron", "jobs.json");
     const before = existsSync(file) ? readFileSync(file, "utf8") : undefined;

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { sign } from "@octokit/webhooks-methods";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { SHARED_RUN_NOTE } from "../../../src/cli/webhook/deliveries.js";
 import { oneJobStore } from "../../helpers/cronJobs.js";
 import { postJson } from "../../helpers/http.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
@@ -275,6 +276,19 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     const table = await svc(b.home, ["webhook", "deliveries"]);
     expect(table.stdout).toMatch(
       new RegExp(`${ranOnB[0]}\\s+hook\\s+-\\s+-\\s+ok\\s+log ok\\s+request answered by another instance`),
+    );
+    // The answering instance's row of that request says where its run is, rather than a bare `-` that reads
+    // as a run still to come; the one it ran itself shows its run.
+    const answered = await svc(a.home, ["webhook", "deliveries"]);
+    expect(answered.stdout).toMatch(
+      new RegExp(
+        `${ranOnB[0]}\\s+hook\\s+push\\s+202 accepted\\s+-\\s+-\\s+${SHARED_RUN_NOTE.replace(/[().]/g, "\\$&")}$`,
+        "m",
+      ),
+    );
+    const ranOnA = ids.find((id) => id !== ranOnB[0]) as string;
+    expect(answered.stdout).toMatch(
+      new RegExp(`${ranOnA}\\s+hook\\s+push\\s+202 accepted\\s+ok\\s+log ok$`, "m"),
     );
     // Its payload is kept by the instance that answered it: redeliver says to run it there.
     const again = await svc(b.home, ["webhook", "redeliver", ranOnB[0] as string]);

@@ -6,7 +6,7 @@ import { sign } from "@octokit/webhooks-methods";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { tempPath } from "../../helpers/home.js";
-import { postJson } from "../../helpers/http.js";
+import { postJson, request } from "../../helpers/http.js";
 import { scrapedSample } from "../../helpers/metrics.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import {
@@ -175,6 +175,10 @@ describe.concurrent("stopping while Redis is unreachable", { timeout: 60_000 }, 
         timeout: 15_000,
         interval: 100,
       });
+      // /health stays 200 meanwhile (docs/operations.md): every instance sharing the Redis is alike, and
+      // neither a load balancer's nor a supervisor's action on it would bring Redis back.
+      expect((await request(node.url("/health"))).status).toBe(200);
+      expect((await deliver()).status).toBe(503);
       own.thaw();
       await vi.waitFor(
         () => {
@@ -184,8 +188,42 @@ describe.concurrent("stopping while Redis is unreachable", { timeout: 60_000 }, 
         { timeout: 15_000, interval: 100 },
       );
       expect((await deliver()).status).toBe(202);
+      // The same server, thawed: nothing of it was lost, and nothing says so.
+      expect(state().filter((l) => l.msg.includes("restarted"))).toEqual([]);
     } finally {
       own.thaw();
+      await node.stop();
+      await own.cleanup();
+    }
+  });
+
+  it("a Redis that keeps nothing, restarted during the outage, is said to have lost what it held, once it is back", async () => {
+    const own = await startTestRedis();
+    const config = clusterConfig(
+      own.url,
+      `r${randomUUID()}`,
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(tempPath("svc-restarted-log", ".log")),
+    );
+    const node = await startNode(config, { drainTimeoutMs: 200 });
+    const state = () => node.logs().filter((l) => l.msg.startsWith("[state] Redis at"));
+    try {
+      await own.stop();
+      await own.start();
+      await vi.waitFor(() => expect(state().some((l) => l.msg.includes("is reachable again"))).toBe(true), {
+        timeout: 15_000,
+        interval: 50,
+      });
+      await vi.waitFor(
+        () =>
+          expect(state().filter((l) => l.level === 40 && l.msg.includes("restarted"))).toEqual([
+            expect.objectContaining({
+              msg: `[state] Redis at ${own.url} restarted while it was unreachable (its run_id changed), and it keeps nothing across a restart (appendonly no, save ""): the runs waiting in its queue, the pending coalescing groups, the idempotency records and the dynamic subscriptions it held are gone (a sender's retry of an event it had accepted runs as a new one) — set appendonly yes in its redis.conf (and CONFIG SET appendonly yes for the running server)`,
+            }),
+          ]),
+        { timeout: 5_000, interval: 50 },
+      );
+    } finally {
       await node.stop();
       await own.cleanup();
     }

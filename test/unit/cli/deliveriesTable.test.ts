@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { COALESCED_NOTE, deliveriesTable, shownReason } from "../../../src/cli/webhook/deliveries.js";
+import {
+  COALESCED_NOTE,
+  deliveriesTable,
+  SHARED_COALESCED_NOTE,
+  shownReason,
+} from "../../../src/cli/webhook/deliveries.js";
 import {
   type DeliverySummary,
   type RequestRecord,
@@ -165,6 +170,25 @@ describe("svc webhook deliveries: the NOTE of a coalesced event", () => {
     expect(rows[1]).toMatch(/\se-2\s.*202 coalesced\s+-\s+-\s+(.*)$/);
     expect(rows[1]?.endsWith(COALESCED_NOTE)).toBe(true);
     expect(rows[2]?.endsWith(COALESCED_NOTE)).toBe(true);
+  });
+
+  it("with state.backend: redis, the latest event of a group another instance ran says where its run shows, as do the others", () => {
+    // The group's run is recorded by the instance that ran it: this history has the events, not the run.
+    const summaries = summarizeHistory([coalesced("e-1"), coalesced("e-2")]);
+    const rows = deliveriesTable(summaries, "request answered by another instance", true)
+      .split("\n")
+      .slice(1);
+    for (const row of rows) expect(row.endsWith(SHARED_COALESCED_NOTE)).toBe(true);
+    expect(SHARED_COALESCED_NOTE.startsWith(COALESCED_NOTE)).toBe(true);
+    // One this instance ran shows its run, as without Redis.
+    const ran = summarizeHistory([
+      coalesced("e-3"),
+      { kind: "run", id: "e-3", at: AT, route: "prs", outcome: "ok" },
+      { kind: "delivery", id: "e-3", at: AT, route: "prs", platform: "log", outcome: "ok" },
+    ]);
+    expect(deliveriesTable(ran, "request answered by another instance", true).split("\n")[1]).toMatch(
+      /\se-3\s+prs\s+pull_request\s+202 coalesced\s+ok\s+log ok$/,
+    );
   });
 
   it("a pending group's events all say it, a redelivery naming what it repeats too", () => {

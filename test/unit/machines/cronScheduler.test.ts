@@ -1354,6 +1354,7 @@ describe("cron scheduler", () => {
     const leases = new Map<string, { holder: string; until: number }>();
     let now = Date.parse("2026-11-23T09:00:00.300Z");
     const started: string[] = [];
+    const aLog = captureLogger();
     const [a, b] = stores.map((store, index) => {
       const holder = `instance-${index}`;
       return createCronScheduler({
@@ -1362,7 +1363,7 @@ describe("cron scheduler", () => {
           started.push(`${holder} ${j.id} at ${new Date(now).toISOString()}`);
           return "done";
         },
-        logger: silentLogger(),
+        logger: index === 0 ? aLog.logger : silentLogger(),
         clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
         claim: async (profile, id, dueAt) => {
           const key = `${profile}:${id}:${dueAt}`;
@@ -1386,6 +1387,10 @@ describe("cron scheduler", () => {
     // Back in the afternoon: its store still says the 24th (whose lease has lapsed), but the 25th's ran.
     now = Date.parse("2026-11-25T14:00:00.000Z");
     expect(await a.tick()).toEqual([]);
+    // Said at INFO (a start after a kill mid-run says at WARN that its cut-off run runs again now): no run here.
+    expect(aLog.messages()).toContain(
+      "[cron] job-daily: no catch-up run here — the schedule's latest due time 2026-11-25T09:00:00.000Z (this store's next run was 2026-11-24T09:00:00.000Z) was taken by another instance sharing the state, which runs the job meanwhile",
+    );
     expect(started).toEqual([
       "instance-0 daily at 2026-11-23T09:00:00.300Z",
       "instance-1 daily at 2026-11-24T09:00:00.300Z",

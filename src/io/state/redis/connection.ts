@@ -123,6 +123,8 @@ export interface RedisHealth {
    * stay unavailable until a request comes. A healthy instance sends no SET.
    */
   keepAlive(everyMs: () => Promise<number | undefined>): Promise<void>;
+  /** Called each time Redis is reachable again after a logged outage, right after that is logged. */
+  onBack(listener: () => void): void;
   fail(err: unknown): never;
   /**
    * A command of a background connection (`what`: a queue's worker) that Redis refused: logged at most once
@@ -239,12 +241,15 @@ export function createRedisHealth(
   };
   /** Reads how often to ping the connections (`keepAlive`), again each time Redis is back. */
   let readPingMs: (() => Promise<number | undefined>) | undefined;
+  /** What `onBack` registered. */
+  const backListeners: Array<() => void> = [];
   const back = () => {
     if (!reported || notReady.size > 0) return;
     reported = false;
     credentialsRefused = false;
     awayExplained = false;
     logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
+    for (const listener of backListeners) listener();
     if (readPingMs !== undefined)
       void readPingMs().then(
         (everyMs) => {
@@ -403,6 +408,9 @@ export function createRedisHealth(
     taken() {
       if (refused) writesTaken();
     },
+    onBack(listener) {
+      backListeners.push(listener);
+    },
     async keepAlive(everyMs) {
       readPingMs = everyMs;
       pingEvery(await everyMs());
@@ -485,6 +493,18 @@ export async function evictionProblem(redis: Redis, label: string): Promise<stri
   const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
   if (policy === undefined || policy === "noeviction") return undefined;
   return `${label} evicts keys when it is full (maxmemory-policy ${policy}): it may drop queued runs, coalescing groups, idempotency records and subscriptions — set maxmemory-policy noeviction in its redis.conf (and CONFIG SET maxmemory-policy noeviction for the running server)`;
+}
+
+/**
+ * The server's `run_id` (INFO server), a new one at each start of Redis; undefined when INFO is refused (an
+ * ACL, renamed by a managed service) or says none.
+ */
+export async function serverRunId(redis: Redis): Promise<string | undefined> {
+  try {
+    return /^run_id:([0-9a-f]+)\r?$/m.exec(await redis.info("server"))?.[1];
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -40,9 +40,23 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+/**
+ * Whether a due time is held ahead by another holder (what is left of its expiry is at most a hold's), or
+ * free: 1; claimed for a run (a lease is kept minutes at least) or by this holder: 0.
+ */
+const HELD_SCRIPT = `
+local holder = redis.call('GET', KEYS[1])
+if not holder then return 1 end
+if holder == ARGV[1] then return 0 end
+local left = redis.call('PTTL', KEYS[1])
+if left >= 0 and left <= tonumber(ARGV[2]) then return 1 end
+return 0
+`;
+
 type LeaseRedis = Redis & {
   svcCronClaim(key: string, holder: string, ms: number): Promise<number>;
   svcCronRelease(key: string, holder: string): Promise<number>;
+  svcCronHeld(key: string, holder: string, ms: number): Promise<number>;
 };
 
 /**
@@ -67,6 +81,12 @@ export interface CronLease {
    * instance's since). Rejects (StateUnavailableError) while Redis is unreachable.
    */
   releaseHeld(profile: string, jobId: string, dueAt: string, holder: string): Promise<boolean>;
+  /**
+   * Whether a due time this instance could not claim is only held ahead by another instance (whose run of
+   * the job went on when it came; a hold lapses within a minute unless claimed again) or free by now — not
+   * claimed for a run. Rejects (StateUnavailableError) while Redis is unreachable.
+   */
+  heldAhead(profile: string, jobId: string, dueAt: string): Promise<boolean>;
 }
 
 export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHealth): CronLease {
@@ -75,6 +95,7 @@ export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHeal
     redis.defineCommand("svcCronClaim", { numberOfKeys: 1, lua: CLAIM_SCRIPT });
     redis.defineCommand("svcCronRelease", { numberOfKeys: 1, lua: RELEASE_SCRIPT });
   }
+  if (!("svcCronHeld" in redis)) redis.defineCommand("svcCronHeld", { numberOfKeys: 1, lua: HELD_SCRIPT });
   const client = redis as LeaseRedis;
   return {
     holder,
@@ -96,6 +117,13 @@ export function createCronLease(redis: Redis, keys: RedisKeys, health: RedisHeal
       // A write taken (or a lease found held, which a refusing Redis would not have answered).
       health.taken();
       return won === 1;
+    },
+    async heldAhead(profile, jobId, dueAt) {
+      try {
+        return (await client.svcCronHeld(keys.cronLease(profile, jobId, dueAt), holder, HOLD_MS)) === 1;
+      } catch (err) {
+        return health.fail(err);
+      }
     },
     async release(profile, jobId, dueAt) {
       try {

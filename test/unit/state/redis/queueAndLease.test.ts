@@ -547,6 +547,106 @@ describe("a due time skipped while a long run goes on", () => {
   });
 });
 
+/**
+ * While a scheduled run goes on, its instance holds the job's next due time ahead (a minute, claimed again at
+ * each check). An instance killed mid-run leaves that hold to lapse: the others, finding the due time held
+ * when it came, skipped it and never looked again, so that occurrence ran nowhere.
+ */
+describe("a due time held ahead by an instance that died mid-run", () => {
+  it("runs on another instance once the hold lapses; held by a live instance (renewed, then kept as it passes), it does not", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    home = tempHome();
+    const start = Date.parse("2026-11-22T12:00:00.000Z");
+    const job = {
+      id: "long",
+      name: "long",
+      schedule: "every 1m",
+      prompt: "p",
+      deliver: "log",
+      deliver_extra: {},
+      state: "enabled" as const,
+      next_run: new Date(start).toISOString(),
+      created_at: new Date(start - 60_000).toISOString(),
+    };
+    let now = start + 100;
+    const clock = { now: () => now, setTimeout: () => 0, clearTimeout: () => {} };
+    // Two instances, each with its copy of the store and its own lease holder.
+    const instance = (name: string) => {
+      const store = cronStore(join(home?.dir ?? "", name, "cron", "jobs.json"));
+      const lease = createCronLease(redis, keys, health);
+      const ran: string[] = [];
+      const log = captureLogger();
+      const scheduler = createCronScheduler({
+        stores: { profiles: () => ["default"], store: () => store },
+        // A run that never ends here: its instance is the one that dies (it checks no more).
+        runJob: (run) => {
+          ran.push(run.id);
+          return name === "a" ? new Promise<never>(() => {}) : Promise.resolve("ok");
+        },
+        logger: log.logger,
+        clock,
+        claim: lease.claim,
+        release: lease.release,
+        heldAhead: lease.heldAhead,
+      });
+      return { store, scheduler, ran, log };
+    };
+    const [a, b] = [instance("a"), instance("b")];
+    for (const { store } of [a, b])
+      await store.update((records) => {
+        records[job.id] = { ...job };
+      });
+    await a.scheduler.tick();
+    expect(a.ran).toHaveLength(1);
+    // B finds the due time A runs taken, as before.
+    await b.scheduler.tick();
+    expect(b.ran).toHaveLength(0);
+    const next = new Date(start + 60_000).toISOString();
+    const hold = keys.cronLease("default", job.id, next);
+    expect(await redis.pttl(hold)).toBeLessThanOrEqual(60_000);
+    // A dies mid-run (no more checks): its hold ages; here it is left 300 ms instead of a minute.
+    await redis.pexpire(hold, 300);
+    now = start + 60_100;
+    await b.scheduler.tick();
+    expect(b.ran).toHaveLength(0);
+    await vi.waitFor(async () => expect(await redis.exists(hold)).toBe(0), { timeout: 5_000, interval: 50 });
+    now = start + 61_100;
+    await b.scheduler.tick();
+    await b.scheduler.idle();
+    expect(b.ran).toHaveLength(1);
+    expect(b.log.messages()).toContain(
+      `[cron] long: run at ${next} was held by another instance for its run of the job going on then, and that hold lapsed (the instance was killed mid-run): the run starts on this instance now`,
+    );
+    // Run once: later checks before the next due time start nothing more.
+    now = start + 62_100;
+    await b.scheduler.tick();
+    await b.scheduler.idle();
+    expect(b.ran).toHaveLength(1);
+
+    // A live holder: it checks on, so as the due time passes it keeps it as a run's; B never runs it.
+    const c = instance("a");
+    const third = new Date(start + 180_000).toISOString();
+    await c.store.update((records) => {
+      records[job.id] = { ...job, next_run: new Date(start + 120_000).toISOString() };
+    });
+    await b.store.update((records) => {
+      records[job.id] = { ...job, next_run: new Date(start + 120_000).toISOString() };
+    });
+    now = start + 120_100;
+    await c.scheduler.tick();
+    expect(c.ran).toHaveLength(1);
+    now = start + 180_100;
+    await b.scheduler.tick();
+    await c.scheduler.tick();
+    now = start + 181_100;
+    await b.scheduler.tick();
+    await b.scheduler.idle();
+    expect(b.ran).toHaveLength(1);
+    expect(await redis.pttl(keys.cronLease("default", job.id, third))).toBeGreaterThan(60_000);
+  });
+});
+
 describe("a Redis that refuses writes (full)", { timeout: 30_000 }, () => {
   it("is refusing from a refused claim until a claim is taken again: a cluster whose only writes are its cron jobs' does not read unavailable once Redis has room", async () => {
     const own = await startTestRedis();
