@@ -5,10 +5,15 @@ import { stringify } from "yaml";
 import { HISTORY_RETENTION_MS } from "../../../src/io/stores/deliveryHistory.js";
 import { startGatewayInHome } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { cliConfig, type Foreground, killIfRunning, runForeground, svc } from "./svc.js";
 
 let home: TempHome;
-afterEach(() => home.cleanup());
+let gateway: Foreground | undefined;
+afterEach(async () => {
+  await killIfRunning(gateway);
+  gateway = undefined;
+  home.cleanup();
+});
 
 describe("svc webhook deliveries with nothing recorded", () => {
   it("says that delivery_history is off when config.yaml turned it off, and how to turn it on", async () => {
@@ -28,6 +33,36 @@ describe("svc webhook deliveries with nothing recorded", () => {
       code: 0,
       stdout: "[]\n",
       stderr: `Note: no deliveries recorded: platforms.webhook.delivery_history is false in ${home.dir}/config.yaml, so the gateway records none — set it to true and restart the gateway.\n`,
+    });
+  });
+
+  it("names the running gateway's delivery_history when config.yaml changed it since its start (a change takes a restart)", async () => {
+    home = tempHome();
+    const withHistory = (on: boolean) => {
+      const config = cliConfig({ r: { secret: "INSECURE_NO_AUTH" } });
+      (config.platforms as { webhook: Record<string, unknown> }).webhook.delivery_history = on;
+      return stringify(config);
+    };
+    // Started with it off, then turned on in the file (and reloaded, which warns that it waits for a restart).
+    home.write("config.yaml", withHistory(false), 0o600);
+    gateway = await runForeground(home);
+    home.write("config.yaml", withHistory(true), 0o600);
+    const pid = gateway.child.pid;
+    const off = await svc(home, ["webhook", "deliveries"]);
+    expect(off.stdout).toBe(
+      `No deliveries recorded: the running gateway (pid ${pid}) started with platforms.webhook.delivery_history false, so it records none — ${home.dir}/config.yaml sets it to true now, which takes effect after a restart (svc gateway stop, then svc gateway start).\n`,
+    );
+    await killIfRunning(gateway);
+
+    // Started with it on, then turned off in the file: the running gateway records until it restarts.
+    home.write("config.yaml", withHistory(true), 0o600);
+    gateway = await runForeground(home);
+    home.write("config.yaml", withHistory(false), 0o600);
+    const on = await svc(home, ["webhook", "deliveries", "--json"]);
+    expect(on).toEqual({
+      code: 0,
+      stdout: "[]\n",
+      stderr: `Note: no deliveries recorded yet: the running gateway (pid ${gateway.child.pid}) records them until it restarts — platforms.webhook.delivery_history is false in ${home.dir}/config.yaml, which takes effect at its next start.\n`,
     });
   });
 
