@@ -52,6 +52,12 @@ describe("svc webhook deliveries with nothing recorded", () => {
     expect(off.stdout).toBe(
       `No deliveries recorded: the running gateway (pid ${pid}) started with platforms.webhook.delivery_history false, so it records none — ${home.dir}/config.yaml sets it to true now, which takes effect after a restart (svc gateway stop, then svc gateway start).\n`,
     );
+    // So does redeliver of an ID it cannot find.
+    const missing = await svc(home, ["webhook", "redeliver", "delivery-reload-1"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      `in the recent history (svc webhook deliveries lists them; records are kept 7 days, and no more than the last ~32 MiB of them) — the running gateway (pid ${pid}) started with platforms.webhook.delivery_history false, so it records none: ${home.dir}/config.yaml sets it to true now, which takes effect after a restart (svc gateway stop, then svc gateway start)`,
+    );
     await killIfRunning(gateway);
 
     // Started with it on, then turned off in the file: the running gateway records until it restarts.
@@ -64,6 +70,9 @@ describe("svc webhook deliveries with nothing recorded", () => {
       stdout: "[]\n",
       stderr: `Note: no deliveries recorded yet: the running gateway (pid ${gateway.child.pid}) records them until it restarts — platforms.webhook.delivery_history is false in ${home.dir}/config.yaml, which takes effect at its next start.\n`,
     });
+    const notYet = await svc(home, ["webhook", "redeliver", "delivery-reload-2"]);
+    expect(notYet.code).toBe(2);
+    expect(notYet.stderr).not.toContain("records none");
   });
 
   it("svc webhook redeliver of an ID it cannot find says that delivery_history is off (exit 2)", async () => {
