@@ -306,6 +306,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       ...(namespace === undefined ? {} : { pid_namespace: namespace }),
       state_backend: gateway.stateBackend,
       drain_timeout_seconds: gateway.drainTimeoutSeconds(),
+      delivery_history: gateway.deliveryHistory,
     };
     writeJsonAtomic(stateFile, state);
     recorded = state;

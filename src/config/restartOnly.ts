@@ -1,21 +1,34 @@
 import type { Config } from "./schema.js";
 import { settingKey } from "./sections/webhook.js";
 
-/** Settings a SIGHUP reload cannot apply (the listener, the run slots, MCP approvals and the state backend are built once). */
-const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]> = [
+const usesRedis = (config: Config) => config.state.backend === "redis";
+
+/**
+ * Settings a SIGHUP reload cannot apply (the listener, the run slots, MCP approvals and the state backend are
+ * built once), each with, where it has one, when the re-read file gives it an effect at all: a restart
+ * applies no Redis setting with `state.backend: local`, and no `workers` with `http_server: node` (both
+ * named at WARN as unused already), so a change of them alone is no change a restart would make.
+ */
+const RESTART_ONLY: ReadonlyArray<
+  readonly [string, (config: Config) => unknown, ((config: Config) => boolean)?]
+> = [
   ["platforms.webhook.enabled", (c) => c.platforms.webhook.enabled],
   ["platforms.webhook.host", (c) => c.platforms.webhook.host],
   ["platforms.webhook.port", (c) => c.platforms.webhook.port],
   ["platforms.webhook.http_server", (c) => c.platforms.webhook.http_server],
-  ["platforms.webhook.workers", (c) => c.platforms.webhook.workers],
+  [
+    "platforms.webhook.workers",
+    (c) => c.platforms.webhook.workers,
+    (c) => c.platforms.webhook.http_server !== "node",
+  ],
   ["platforms.webhook.metrics", (c) => c.platforms.webhook.metrics],
   ["platforms.webhook.delivery_history", (c) => c.platforms.webhook.delivery_history],
   ["agent.max_concurrent_runs", (c) => c.agent.max_concurrent_runs],
   ["gateway.approvals", (c) => c.gateway.approvals],
   // The state backend (journal or Redis connection) is opened once, at start.
   ["state.backend", (c) => c.state.backend],
-  ["state.redis_url", (c) => c.state.redis_url],
-  ["state.redis_key_prefix", (c) => c.state.redis_key_prefix],
+  ["state.redis_url", (c) => c.state.redis_url, usesRedis],
+  ["state.redis_key_prefix", (c) => c.state.redis_key_prefix, usesRedis],
 ];
 
 /**
@@ -28,9 +41,10 @@ export function restartOnlyChanges(
   next: Config,
   overridden: ReadonlySet<string> = new Set(),
 ): string[] {
-  return RESTART_ONLY.filter(([key, read]) => !overridden.has(key) && read(running) !== read(next)).map(
-    ([key]) => writtenAt(key, next, running),
-  );
+  return RESTART_ONLY.filter(
+    ([key, read, used]) =>
+      !overridden.has(key) && read(running) !== read(next) && (used === undefined || used(next)),
+  ).map(([key]) => writtenAt(key, next, running));
 }
 
 /** A `platforms.webhook` key as written: under `extra` when the re-read (or running) file has it there. */

@@ -675,6 +675,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     host,
     port: ingress.port,
     stateBackend: config.state.backend,
+    deliveryHistory: history !== undefined,
     drainTimeoutSeconds: () =>
       options.drainTimeoutMs === undefined
         ? loaded.config.gateway.drain_timeout_seconds

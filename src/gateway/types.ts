@@ -67,6 +67,8 @@ export interface Gateway {
   readonly port: number;
   /** `state.backend` as started (a change takes effect at a restart): where a run cut off by the stop goes. */
   readonly stateBackend: "local" | "redis";
+  /** `platforms.webhook.delivery_history` as started (a change takes effect at a restart). */
+  readonly deliveryHistory: boolean;
   /** The drain its stop waits for runs in flight, in seconds: the start's, then each applied reload's. */
   readonly drainTimeoutSeconds: () => number;
   readonly routes: () => string[];

@@ -27,6 +27,11 @@ export interface GatewayState {
    * Absent in a file written by an older svc.
    */
   readonly drain_timeout_seconds?: number;
+  /**
+   * `platforms.webhook.delivery_history` as it started (a change takes a restart): whether it records the
+   * requests `svc webhook deliveries` lists, whatever `config.yaml` says since. Absent in an older svc's file.
+   */
+  readonly delivery_history?: boolean;
 }
 
 export function gatewayStateFile(paths: SvcPaths): string {

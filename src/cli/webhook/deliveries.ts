@@ -13,7 +13,7 @@ import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.j
 import { formatTable } from "../format.js";
 import { shellWord } from "./checks.js";
 import { deliveriesFilter, type FilterOptions, filterWords } from "./deliveriesFilter.js";
-import { historyConfig } from "./historyConfig.js";
+import { historyConfig, runningHistory } from "./historyConfig.js";
 import { meantSubscription } from "./meantSubscription.js";
 import { notRecordedNote } from "./notRecordedNote.js";
 import { withSubscriptionStore } from "./subscriptionStoreFor.js";
@@ -123,9 +123,19 @@ export async function deliveries(
       `no route or subscription is named ${JSON.stringify(route)} and none by that name is in the recent history${meant === "" ? ` — ${where}` : `${meant} (${where})`}`,
     );
   }
+  // The running gateway records as it started (a change takes a restart), whatever config.yaml says since.
+  const configured = loaded?.config.platforms.webhook.delivery_history;
+  const running = loaded === undefined ? undefined : runningHistory(loaded.paths);
   const recordsNone =
-    loaded?.config.platforms.webhook.delivery_history === false
-      ? `: platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none — set it to true and restart the gateway.`
+    running?.on === false && configured === true
+      ? `: the running gateway (pid ${running.pid}) started with platforms.webhook.delivery_history false, so it records none — ${loaded?.paths.config} sets it to true now, which takes effect after a restart (svc gateway stop, then svc gateway start).`
+      : configured === false && running?.on !== true
+        ? `: platforms.webhook.delivery_history is false in ${loaded?.paths.config}, so the gateway records none — set it to true and restart the gateway.`
+        : undefined;
+  // Nothing recorded yet by a gateway that records, though config.yaml turned the history off since its start.
+  const recordsUntilRestart =
+    running?.on === true && configured === false
+      ? ` yet: the running gateway (pid ${running.pid}) records them until it restarts — platforms.webhook.delivery_history is false in ${loaded?.paths.config}, which takes effect at its next start.`
       : undefined;
   // With nothing recorded at all because the history is off, that is said instead (below).
   if (filter !== undefined && shown.length === 0 && recordsNone === undefined) {
@@ -138,9 +148,10 @@ export async function deliveries(
   if (options.json === true) {
     process.stdout.write(`${JSON.stringify(shown.map(asJson), null, 2)}\n`);
     // The one reason an empty list is no answer at all; on stderr, so stdout stays the JSON.
-    if (shown.length === 0 && recordsNone !== undefined)
+    const why = recordsNone ?? recordsUntilRestart;
+    if (shown.length === 0 && why !== undefined)
       process.stderr.write(
-        `Note: no deliveries recorded${route === undefined ? "" : ` for ${route}`}${recordsNone}\n`,
+        `Note: no deliveries recorded${route === undefined ? "" : ` for ${route}`}${why}\n`,
       );
     return;
   }
@@ -148,7 +159,9 @@ export async function deliveries(
     const none = `No deliveries recorded${route === undefined ? "" : ` for ${route}`}`;
     process.stdout.write(
       recordsNone === undefined
-        ? `${none} (the gateway records them with platforms.webhook.delivery_history, on by default).\n`
+        ? recordsUntilRestart === undefined
+          ? `${none} (the gateway records them with platforms.webhook.delivery_history, on by default).\n`
+          : `${none}${recordsUntilRestart}\n`
         : `${none}${recordsNone}\n`,
     );
     return;

@@ -1,6 +1,8 @@
 import type { LoadedConfig } from "../../config/load.js";
-import { svcHome } from "../../config/paths.js";
+import { type SvcPaths, svcHome } from "../../config/paths.js";
 import { isSvcError } from "../../errors.js";
+import { runningPid } from "../../io/gatewayState.js";
+import { recordedState } from "../gatewayLookup.js";
 import { configWithEnabledNote } from "./config.js";
 
 /** What `svc webhook deliveries` reads: the config when it loads, and the home its history is under. */
@@ -26,4 +28,19 @@ export function historyConfig(): HistoryConfig {
     );
     return { home: svcHome(), loaded: undefined };
   }
+}
+
+/**
+ * `platforms.webhook.delivery_history` as the running gateway of this home started with it (a change takes a
+ * restart), when one runs here and its `gateway.json` says (an older svc's does not).
+ */
+export function runningHistory(paths: SvcPaths): { readonly pid: number; readonly on: boolean } | undefined {
+  let pid: number | undefined;
+  try {
+    pid = runningPid(paths);
+  } catch {
+    return undefined; // unreadable, or of another PID namespace: its state is not judged from here
+  }
+  const on = pid === undefined ? undefined : recordedState(paths, pid)?.delivery_history;
+  return pid === undefined || on === undefined ? undefined : { pid, on };
 }

@@ -21,6 +21,7 @@ import { runningAddress, subscriptionUrl } from "./address.js";
 import { coalescedNote, failedDeliveryNote, rateLimitedNote, tooLargeNote } from "./answerNote.js";
 import { shellWord } from "./checks.js";
 import { configWithEnabledNote } from "./config.js";
+import { runningHistory } from "./historyConfig.js";
 import { noListener, PORT_ZERO, sharedAdapterOff, unreachableHint } from "./listener.js";
 import { meantSubscription } from "./meantSubscription.js";
 import { payloadNotKept } from "./notKept.js";
@@ -127,11 +128,9 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   if (matches.length === 0)
     throw new SvcError(
       "usage",
-      `no delivery ${JSON.stringify(id)}${options.route === undefined ? "" : ` for route ${options.route}`} in the recent history (svc webhook deliveries lists them; records are kept 7 days, and no more than the last ~${(2 * HISTORY_FILE_BYTES) / 2 ** 20} MiB of them)${
-        loaded.config.platforms.webhook.delivery_history
-          ? ""
-          : ` — platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none: set it to true and restart the gateway`
-      }`,
+      `no delivery ${JSON.stringify(id)}${options.route === undefined ? "" : ` for route ${options.route}`} in the recent history (svc webhook deliveries lists them; records are kept 7 days, and no more than the last ~${(2 * HISTORY_FILE_BYTES) / 2 ** 20} MiB of them)${historyOffNote(
+        loaded,
+      )}`,
     );
   const routes = [...new Set(matches.map((r) => r.route))];
   if (routes.length > 1)
@@ -297,4 +296,18 @@ async function refusedSignatureNote(
   return terminalText(
     `Note: the running gateway (pid ${pid}) refused the redelivery's signature (401): it was signed with ${source}, and the gateway checks another secret. A redelivery is always signed with the route's current secret, never with the original's signature: most likely the secret was rotated and the gateway has not loaded it yet — reload it (${hup}), then run ${again} again.${environment} ${why}.\n`,
   );
+}
+
+/**
+ * Why an ID is not in the history when the gateway records none: the running gateway's `delivery_history`
+ * as it started (a change takes a restart), else config.yaml's. Empty when it records them.
+ */
+function historyOffNote(loaded: LoadedConfig): string {
+  const configured = loaded.config.platforms.webhook.delivery_history;
+  const running = runningHistory(loaded.paths);
+  if (running?.on === false && configured)
+    return ` — the running gateway (pid ${running.pid}) started with platforms.webhook.delivery_history false, so it records none: ${loaded.paths.config} sets it to true now, which takes effect after a restart (svc gateway stop, then svc gateway start)`;
+  return configured || running?.on === true
+    ? ""
+    : ` — platforms.webhook.delivery_history is false in ${loaded.paths.config}, so the gateway records none: set it to true and restart the gateway`;
 }

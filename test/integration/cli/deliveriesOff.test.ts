@@ -5,10 +5,20 @@ import { stringify } from "yaml";
 import { HISTORY_RETENTION_MS } from "../../../src/io/stores/deliveryHistory.js";
 import { startGatewayInHome } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { svc } from "./svc.js";
+import { cliConfig, type Foreground, killIfRunning, runForeground, svc } from "./svc.js";
 
 let home: TempHome;
-afterEach(() => home.cleanup());
+let gateway: Foreground | undefined;
+let second: TempHome | undefined;
+let secondGateway: Foreground | undefined;
+afterEach(async () => {
+  await Promise.all([killIfRunning(gateway), killIfRunning(secondGateway)]);
+  gateway = undefined;
+  secondGateway = undefined;
+  home.cleanup();
+  second?.cleanup();
+  second = undefined;
+});
 
 describe("svc webhook deliveries with nothing recorded", () => {
   it("says that delivery_history is off when config.yaml turned it off, and how to turn it on", async () => {
@@ -29,6 +39,47 @@ describe("svc webhook deliveries with nothing recorded", () => {
       stdout: "[]\n",
       stderr: `Note: no deliveries recorded: platforms.webhook.delivery_history is false in ${home.dir}/config.yaml, so the gateway records none — set it to true and restart the gateway.\n`,
     });
+  });
+
+  it("names the running gateway's delivery_history when config.yaml changed it since its start (a change takes a restart)", async () => {
+    const withHistory = (on: boolean) => {
+      const config = cliConfig({ r: { secret: "INSECURE_NO_AUTH" } });
+      (config.platforms as { webhook: Record<string, unknown> }).webhook.delivery_history = on;
+      return stringify(config);
+    };
+    // Two gateways started at once: one with the history off, one with it on; then each file is turned the
+    // other way (what a reload only warns about: it takes effect after a restart).
+    home = tempHome();
+    const onHome = tempHome();
+    second = onHome;
+    home.write("config.yaml", withHistory(false), 0o600);
+    onHome.write("config.yaml", withHistory(true), 0o600);
+    [gateway, secondGateway] = await Promise.all([runForeground(home), runForeground(onHome)]);
+    home.write("config.yaml", withHistory(true), 0o600);
+    onHome.write("config.yaml", withHistory(false), 0o600);
+
+    const pid = gateway.child.pid;
+    const off = await svc(home, ["webhook", "deliveries"]);
+    expect(off.stdout).toBe(
+      `No deliveries recorded: the running gateway (pid ${pid}) started with platforms.webhook.delivery_history false, so it records none — ${home.dir}/config.yaml sets it to true now, which takes effect after a restart (svc gateway stop, then svc gateway start).\n`,
+    );
+    // So does redeliver of an ID it cannot find.
+    const missing = await svc(home, ["webhook", "redeliver", "delivery-reload-1"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      `in the recent history (svc webhook deliveries lists them; records are kept 7 days, and no more than the last ~32 MiB of them) — the running gateway (pid ${pid}) started with platforms.webhook.delivery_history false, so it records none: ${home.dir}/config.yaml sets it to true now, which takes effect after a restart (svc gateway stop, then svc gateway start)`,
+    );
+
+    // Started with it on: it records until it restarts, whatever the file says now.
+    const on = await svc(onHome, ["webhook", "deliveries", "--json"]);
+    expect(on).toEqual({
+      code: 0,
+      stdout: "[]\n",
+      stderr: `Note: no deliveries recorded yet: the running gateway (pid ${secondGateway.child.pid}) records them until it restarts — platforms.webhook.delivery_history is false in ${onHome.dir}/config.yaml, which takes effect at its next start.\n`,
+    });
+    const notYet = await svc(onHome, ["webhook", "redeliver", "delivery-reload-2"]);
+    expect(notYet.code).toBe(2);
+    expect(notYet.stderr).not.toContain("records none");
   });
 
   it("svc webhook redeliver of an ID it cannot find says that delivery_history is off (exit 2)", async () => {

@@ -35,3 +35,35 @@ describe("restart-only keys a reload names", () => {
     expect(restartOnlyChanges(extra({ port: 9000 }), config({}))).toEqual(["platforms.webhook.extra.port"]);
   });
 });
+
+describe("restart-only keys that the re-read file leaves without effect", () => {
+  const full = (rest: Record<string, unknown>, webhook: Record<string, unknown> = {}) =>
+    configSchema.parse({
+      ...rest,
+      platforms: { webhook: { enabled: true, host: "127.0.0.1", port: 8644, ...webhook } },
+    });
+
+  it("does not name state.redis_url or redis_key_prefix while state.backend stays local (Redis is not used)", () => {
+    const local = (prefix: string) => full({ state: { backend: "local", redis_key_prefix: prefix } });
+    expect(restartOnlyChanges(local("svc"), local("other"))).toEqual([]);
+    // A restart to Redis uses them: named with the backend.
+    expect(
+      restartOnlyChanges(
+        local("svc"),
+        full({
+          state: { backend: "redis", redis_url: "redis://127.0.0.1:6379/0", redis_key_prefix: "other" },
+        }),
+      ),
+    ).toEqual(["state.backend", "state.redis_url", "state.redis_key_prefix"]);
+  });
+
+  it("does not name platforms.webhook.workers when the re-read file's http_server is node (which has no ingress threads)", () => {
+    expect(
+      restartOnlyChanges(full({}, { http_server: "node" }), full({}, { http_server: "node", workers: 2 })),
+    ).toEqual([]);
+    expect(restartOnlyChanges(full({}, {}), full({}, { http_server: "node", workers: 2 }))).toEqual([
+      "platforms.webhook.http_server",
+    ]);
+    expect(restartOnlyChanges(full({}, {}), full({}, { workers: 2 }))).toEqual(["platforms.webhook.workers"]);
+  });
+});
