@@ -3,6 +3,7 @@
  * round by round. Each round starts a fresh gateway (`state.backend: local`, echo agent, log at INFO) pinned
  * to CPU 0 under V8's `--trace-gc-nvp`, runs wrk (32 connections, unique delivery ids) on CPU 1, and prints
  * req/s, p99, the scavenges (count, mean and longest pause, bytes promoted per scavenge), the mark-compacts
+ * (each one's pause)
  * and, with `--trace-pretenuring --trace-pretenuring-statistics` among the flags, the allocation sites V8
  * decided to tenure. Rounds of the
  * same tree differ: this shows which kind each was. BENCH_NODE_ARGS (space-separated) adds Node flags, e.g.
@@ -39,7 +40,7 @@ for (let round = 1; round <= rounds; round++) {
     env: { BENCH_LOG_LEVEL: "info" },
   });
   const scavenges: Array<{ pause: number; promoted: number }> = [];
-  let markCompacts = 0;
+  const markCompacts: number[] = [];
   let tenured = 0;
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
     if (line.includes("=> tenure")) tenured += 1;
@@ -47,7 +48,7 @@ for (let round = 1; round <= rounds; round++) {
     const f = fields(line);
     if (f.get("gc") === "s")
       scavenges.push({ pause: Number(f.get("pause")), promoted: Number(f.get("promoted")) });
-    else if (f.get("gc") === "mc") markCompacts += 1;
+    else if (f.get("gc") === "mc") markCompacts.push(Number(f.get("pause")));
   });
   const result = await runPullRequests(home, port, "accepted", seconds, `gc${round}`);
   await stopServer(child);
@@ -58,7 +59,8 @@ for (let round = 1; round <= rounds; round++) {
   console.log(
     `round ${round}: ${result.reqPerSec} req/s, p99 ${result.p99} ms; ${scavenges.length} scavenges, ` +
       `mean ${(sum((s) => s.pause) / count).toFixed(2)} ms, longest ${Math.max(0, ...scavenges.map((s) => s.pause)).toFixed(1)} ms, ` +
-      `${(sum((s) => s.promoted) / count / 1024).toFixed(0)} KB promoted each; ${markCompacts} mark-compacts` +
+      `${(sum((s) => s.promoted) / count / 1024).toFixed(0)} KB promoted each; ${markCompacts.length} mark-compacts` +
+      ` (pauses ${markCompacts.map((pause) => pause.toFixed(1)).join(", ")} ms)` +
       (extraArgs.includes("--trace-pretenuring") ? `; ${tenured} sites tenured` : ""),
   );
 }

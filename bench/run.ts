@@ -147,6 +147,12 @@ async function main(): Promise<void> {
   const signedOpened = sign(opened);
   const signedClosed = sign(closed);
   let seq = 0;
+  /** A pull_request's headers with `signature` and a fresh delivery id per request. */
+  const signed = (signature: string, prefix: string) => () => ({
+    "x-github-event": "pull_request",
+    "x-github-delivery": `${prefix}-${++seq}`,
+    "x-hub-signature-256": signature,
+  });
   const rows: Row[] = [];
   const settled: Array<{ backend: string } & RunsSettled> = [];
 
@@ -192,11 +198,6 @@ async function main(): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), "svc-bench-obligations-"));
     const bound = await startServer(["obligations", SECRET, dir], { pinned: PINNED });
     const pid = bound.child.pid as number;
-    const signed = (signature: string, prefix: string) => () => ({
-      "x-github-event": "pull_request",
-      "x-github-delivery": `${prefix}-${++seq}`,
-      "x-hub-signature-256": signature,
-    });
     try {
       rows.push(
         await load(
@@ -253,11 +254,6 @@ async function main(): Promise<void> {
     writeBenchConfig(home, state);
     const gateway = await startServer(["gateway", home], { env, pinned: PINNED });
     const pid = gateway.child.pid as number;
-    const signed = (signature: string, prefix: string) => () => ({
-      "x-github-event": "pull_request",
-      "x-github-delivery": `${prefix}-${++seq}`,
-      "x-hub-signature-256": signature,
-    });
     try {
       rows.push(
         await load(

@@ -484,6 +484,22 @@ describe("cron leases of a frequent job", () => {
   });
 });
 
+
+/** A job due every minute, first at `start`. */
+function everyMinuteJob(start: number) {
+  return {
+    id: "long",
+    name: "long",
+    schedule: "every 1m",
+    prompt: "p",
+    deliver: "log",
+    deliver_extra: {},
+    state: "enabled" as const,
+    next_run: new Date(start).toISOString(),
+    created_at: new Date(start - 60_000).toISOString(),
+  };
+}
+
 /**
  * A due time skipped because this instance's run outlasted it was held with the minute of a hold ahead,
  * claimed a last time as it passed: an instance whose clock ran more than a minute behind (within the five
@@ -495,17 +511,7 @@ describe("a due time skipped while a long run goes on", () => {
     const health = createRedisHealth("test", silentLogger());
     home = tempHome();
     const start = Date.parse("2026-11-22T12:00:00.000Z");
-    const job = {
-      id: "long",
-      name: "long",
-      schedule: "every 1m",
-      prompt: "p",
-      deliver: "log",
-      deliver_extra: {},
-      state: "enabled" as const,
-      next_run: new Date(start).toISOString(),
-      created_at: new Date(start - 60_000).toISOString(),
-    };
+    const job = everyMinuteJob(start);
     const store = cronStore(join(home.dir, "cron", "jobs.json"));
     await store.update((records) => {
       records[job.id] = { ...job };
@@ -558,17 +564,7 @@ describe("a due time held ahead by an instance that died mid-run", () => {
     const health = createRedisHealth("test", silentLogger());
     home = tempHome();
     const start = Date.parse("2026-11-22T12:00:00.000Z");
-    const job = {
-      id: "long",
-      name: "long",
-      schedule: "every 1m",
-      prompt: "p",
-      deliver: "log",
-      deliver_extra: {},
-      state: "enabled" as const,
-      next_run: new Date(start).toISOString(),
-      created_at: new Date(start - 60_000).toISOString(),
-    };
+    const job = everyMinuteJob(start);
     let now = start + 100;
     const clock = { now: () => now, setTimeout: () => 0, clearTimeout: () => {} };
     // Two instances, each with its copy of the store and its own lease holder.
