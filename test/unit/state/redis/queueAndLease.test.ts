@@ -484,7 +484,6 @@ describe("cron leases of a frequent job", () => {
   });
 });
 
-
 /** A job due every minute, first at `start`. */
 function everyMinuteJob(start: number) {
   return {
