@@ -6,18 +6,27 @@
  * (each one's pause)
  * and, with `--trace-pretenuring --trace-pretenuring-statistics` among the flags, the allocation sites V8
  * decided to tenure. Rounds of the
- * same tree differ: this shows which kind each was. BENCH_NODE_ARGS (space-separated) adds Node flags, e.g.
+ * same tree differ: this shows which kind each was. `BENCH_KIND=ignored` (or `401`) sends those requests instead of
+ * accepted ones. BENCH_NODE_ARGS (space-separated) adds Node flags, e.g.
  * `--heap-growing-percent=100` or `--single-threaded-gc`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { runPullRequests, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
+import {
+  type RequestKind,
+  runPullRequests,
+  startServer,
+  stopServer,
+  writeBenchConfig,
+} from "./benchServer.js";
 
 const rounds = Number(process.argv[2] ?? 4);
 const seconds = Number(process.argv[3] ?? 8);
 const tree = process.argv[4];
+/** `BENCH_KIND`: the requests sent (accepted, 401 or ignored; default accepted). */
+const KIND = (process.env.BENCH_KIND ?? "accepted") as RequestKind;
 const extraArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
 /** One `--trace-gc-nvp` line's `name=value` pairs. */
@@ -50,7 +59,7 @@ for (let round = 1; round <= rounds; round++) {
       scavenges.push({ pause: Number(f.get("pause")), promoted: Number(f.get("promoted")) });
     else if (f.get("gc") === "mc") markCompacts.push(Number(f.get("pause")));
   });
-  const result = await runPullRequests(home, port, "accepted", seconds, `gc${round}`);
+  const result = await runPullRequests(home, port, KIND, seconds, `gc${round}`);
   await stopServer(child);
   rmSync(home, { recursive: true, force: true });
   const count = Math.max(1, scavenges.length);
