@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import examples from "@octokit/webhooks-examples";
@@ -148,6 +148,12 @@ export async function startServer(
   lines.close();
   child.stdout?.on("data", () => {}).resume();
   return { child, port };
+}
+
+/** A process's user + system CPU in seconds, all its threads (`/proc/<pid>/stat` utime and stime, USER_HZ 100). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 export async function stopServer(child: ChildProcess): Promise<void> {

@@ -5,10 +5,11 @@
  * p99 and the server's CPU per request (user + system, all threads, from `/proc`), which moves far less than
  * req/s on a shared machine. `BENCH_AB_MODES` (default `floor,obligations,gateway`) sets the servers and order.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  cpuSeconds,
   type RequestKind,
   runPullRequests,
   SECRET,
@@ -25,12 +26,6 @@ if (!["accepted", "401", "ignored"].includes(kind)) {
 const seconds = Number(process.argv[3] ?? 5);
 const rounds = Number(process.argv[4] ?? 3);
 const modes = (process.env.BENCH_AB_MODES ?? "floor,obligations,gateway").split(",");
-const TICKS_PER_S = 100; // USER_HZ on Linux
-
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
-};
 
 const work = mkdtempSync(join(tmpdir(), "svc-bound-ab-"));
 try {

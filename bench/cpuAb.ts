@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { startTestRedis, type TestRedis } from "../test/helpers/redis.js";
 import {
+  cpuSeconds,
   type RequestKind,
   runPullRequests,
   startServer,
@@ -45,7 +46,6 @@ function requestKind(text: string): RequestKind {
   process.exit(2);
 }
 const kind = requestKind(kindArg ?? "accepted");
-const TICKS_PER_S = 100; // USER_HZ on Linux
 
 const onRedis = process.env.BENCH_STATE === "redis";
 
@@ -64,11 +64,6 @@ function redisPid(port: number): number {
 /** The write system calls of `pid` so far, all its threads (`syscw` of /proc/<pid>/io: write, writev, pwrite). */
 function writeCalls(pid: number): number {
   return Number(/syscw: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? 0);
-}
-
-function cpuTicks(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
 }
 
 const nodeArgsOf = (name: "A" | "B") =>
@@ -136,14 +131,14 @@ async function measure(
   const rpid = redis === undefined ? undefined : redisPid(redis.port);
   const stats = redis === undefined ? undefined : new Redis(redis.url);
   await stats?.config("RESETSTAT");
-  const before = cpuTicks(pid);
+  const before = cpuSeconds(pid);
   const writesBefore = writeCalls(pid);
-  const redisBefore = rpid === undefined ? 0 : cpuTicks(rpid);
+  const redisBefore = rpid === undefined ? 0 : cpuSeconds(rpid);
   const r = await runPullRequests(home, port, kind, seconds, tag);
   const settled = redis === undefined ? undefined : await runsSettled(port);
-  const ticks = cpuTicks(pid) - before;
+  const used = cpuSeconds(pid) - before;
   const writes = writeCalls(pid) - writesBefore;
-  const redisTicks = rpid === undefined ? 0 : cpuTicks(rpid) - redisBefore;
+  const redisUsed = rpid === undefined ? 0 : cpuSeconds(rpid) - redisBefore;
   const info = (await stats?.info("stats")) ?? "";
   stats?.disconnect();
   const stat = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)?.[1] ?? 0);
@@ -155,9 +150,9 @@ async function measure(
     console.log(`${tag}: ${settled.accepted - settled.ran} accepted events never ran (LOST)`);
   return {
     rps: r.reqPerSec,
-    usPerReq: (ticks / TICKS_PER_S / requests) * 1e6,
+    usPerReq: (used / requests) * 1e6,
     p99: r.p99,
-    redisUs: (redisTicks / TICKS_PER_S / requests) * 1e6,
+    redisUs: (redisUsed / requests) * 1e6,
     endToEnd: settled === undefined ? 0 : settled.accepted / (seconds + settled.waitedMs / 1000),
     redisStats:
       settled === undefined

@@ -11,7 +11,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestRedis } from "../test/helpers/redis.js";
-import { payload, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
+import {
+  cpuSeconds,
+  payload,
+  signatureFor,
+  startServer,
+  stopServer,
+  writeBenchConfig,
+} from "./benchServer.js";
 import { type ProfileNode, profileParts } from "./profileParts.js";
 import { runWrk } from "./wrk.js";
 
@@ -30,11 +37,7 @@ const { child, port } = await startServer(["gateway", home], {
 });
 const text = payload(kind === "ignored" ? "closed" : "opened");
 const signature = signatureFor(text, kind !== "401");
-/** The server's user + system CPU (all threads), from /proc: what the samples are compared with. */
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
+// The server's user + system CPU (all threads), from /proc: what the samples are compared with.
 const cpuBefore = cpuSeconds(child.pid as number);
 const result = await runWrk(
   profDir,
