@@ -1,3 +1,4 @@
+import { firstCharacters } from "./firstCharacters.js";
 import { stringifyJsonHead } from "./jsonNumbers/index.js";
 import { foundText, lookupSegments } from "./payloadPath.js";
 
@@ -22,34 +23,12 @@ function inDoubledBraces(template: string, start: number, end: number): boolean 
   return template.charCodeAt(start - 1) === 0x7b && template.charCodeAt(end) === 0x7d;
 }
 
-const SURROGATE = /[\ud800-\udfff]/;
-
-/**
- * The first `limit` characters of `text`, a character being a Unicode code point: an emoji or another
- * character outside the Basic Multilingual Plane is one character (two UTF-16 units), as in Python's
- * `text[:limit]`, so a value of emoji is cut at `limit` of them, not half as many. Text of at most
- * `limit` UTF-16 units has at most that many characters and is returned at once.
- */
-export function truncate(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const head = text.slice(0, limit);
-  // The usual text (no character outside the BMP among the first `limit`): one unit per character.
-  if (!SURROGATE.test(head)) return head;
-  let end = 0;
-  for (let characters = 0; characters < limit && end < text.length; characters++) {
-    const unit = text.charCodeAt(end);
-    const pair = unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00;
-    end += pair ? 2 : 1;
-  }
-  return text.slice(0, end);
-}
-
 /**
  * The whole payload as 2-space indented JSON, truncated at 4000 characters (rules 4 and 5). Only that much
  * is written: indented in full, a large body can be more text than a string may hold.
  */
 export function rawDump(payload: unknown): string {
-  return truncate(stringifyJsonHead(payload, 2, RAW_DUMP_LIMIT) ?? "null", RAW_DUMP_LIMIT);
+  return firstCharacters(stringifyJsonHead(payload, 2, RAW_DUMP_LIMIT) ?? "null", RAW_DUMP_LIMIT);
 }
 
 /**
@@ -60,7 +39,7 @@ export function rawDump(payload: unknown): string {
 function valueText(hit: { value: unknown; holder?: object; key?: string }): string {
   const { value } = hit;
   if (typeof value !== "object" || value === null) return foundText(hit);
-  return truncate(stringifyJsonHead(value, 0, NESTED_VALUE_LIMIT) ?? "null", NESTED_VALUE_LIMIT);
+  return firstCharacters(stringifyJsonHead(value, 0, NESTED_VALUE_LIMIT) ?? "null", NESTED_VALUE_LIMIT);
 }
 
 /** A template split once into literal text and placeholders (`segments` undefined: `{__raw__}`). */

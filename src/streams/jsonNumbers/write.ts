@@ -1,5 +1,6 @@
 /** Serializing with the kept numbers and key orders: `stringifyJson`, `stringifyJsonHead`, `extendObject`. */
 import { randomBytes } from "node:crypto";
+import { firstCharacters } from "../firstCharacters.js";
 import { isTainted, Keeps, Kept, keptText } from "./kept.js";
 import { numberText } from "./parse.js";
 
@@ -229,21 +230,6 @@ function longerThan(value: unknown, indent: number, budget: number): boolean {
     return left < 0;
   };
   return over(value, undefined, 0);
-}
-
-/**
- * The first `count` characters (code points) of `text`: `text` itself when it has no more UTF-16 units than
- * that, never half of a surrogate pair (which `JSON.stringify` would escape where the whole text has an emoji).
- */
-function firstCharacters(text: string, count: number): string {
-  if (text.length <= count) return text;
-  let end = 0;
-  for (let characters = 0; characters < count && end < text.length; characters++) {
-    const unit = text.charCodeAt(end);
-    const pair = unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00;
-    end += pair ? 2 : 1;
-  }
-  return text.slice(0, end);
 }
 
 /** `{ ...object, ...extra }` that keeps the sender's number texts and key order of `object`'s own keys. */
