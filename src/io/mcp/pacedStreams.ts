@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { untilReady } from "../untilReady.js";
 
 /** The least time between the end of the server's event stream and the next `GET` that reopens it. */
 export const MIN_REOPEN_MS = 1000;
@@ -10,20 +11,6 @@ const LIVED_MS = 10_000;
 /** The stream the client opens with `GET` for the server's own messages; not a resumption (`Last-Event-ID`). */
 function serverStream(init: RequestInit | undefined): boolean {
   return (init?.method ?? "GET") === "GET" && !new Headers(init?.headers).has("last-event-id");
-}
-
-/** Waits for `ready`, or rejects once `signal` aborts (the transport closed), its listener removed after. */
-function waitFor(ready: Promise<void>, signal: AbortSignal | null | undefined): Promise<void> {
-  if (signal == null) return ready;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<void>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener("abort", abort, { once: true });
-    void ready.then(() => {
-      signal.removeEventListener("abort", abort);
-      resolve();
-    });
-  });
 }
 
 /**
@@ -68,7 +55,7 @@ export function pacedServerStreams(base: FetchLike, refusal: StreamRefusal = one
   return async (url, init) => {
     if (!serverStream(init)) return base(url, init);
     if (refusal.refused()) return new Response(null, { status: 405, statusText: "Method Not Allowed" });
-    if (ready !== undefined) await waitFor(ready, init?.signal);
+    if (ready !== undefined) await untilReady(ready, init?.signal);
     const response = await base(url, init);
     if (response.status === 405) refusal.refuse();
     const type = response.headers.get("content-type") ?? "";

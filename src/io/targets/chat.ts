@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type Clock, systemClock } from "../../clock.js";
 import { cutText } from "../cutText.js";
+import { untilReady } from "../untilReady.js";
 import { namingChat } from "./refusedRecipient.js";
 import { messageParts, type SizeUnit } from "./split.js";
 import {
@@ -330,21 +331,7 @@ async function waitBehind(
     }
     signal?.throwIfAborted();
   }
-  if (unbounded?.aborted === true) await untilEnded(previous, signal);
-}
-
-/** Resolves once `previous` has ended; rejects with the signal's reason when `signal` is aborted first. */
-function untilEnded(previous: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return previous;
-  signal.throwIfAborted();
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    void previous.then(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    });
-  });
+  if (unbounded?.aborted === true) await untilReady(previous, signal);
 }
 
 /**
