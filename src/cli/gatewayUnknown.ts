@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { nearMiss } from "../config/nearMiss.js";
+import { shellWord } from "../io/shellWord.js";
 import { hiddenValue } from "./argumentValues.js";
 
 const GATEWAY_COMMANDS = ["run", "start", "stop", "status", "setup"] as const;
@@ -42,9 +43,4 @@ function insteadOf(name: string, home: string | undefined): string | undefined {
     default:
       return undefined;
   }
-}
-
-/** A path as a shell reads it back: quoted when it holds anything but plain characters. */
-function shellWord(path: string): string {
-  return /^[\w.,:@%+=/-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }

@@ -2,10 +2,10 @@ import type { LoadedConfig } from "../../config/load.js";
 import { settingKey } from "../../config/sections/webhook.js";
 import { MAX_TIMER_SECONDS } from "../../config/timerSeconds.js";
 import type { LocalAnswer } from "../../io/localHttp.js";
+import { shellWord } from "../../io/shellWord.js";
 import { terminalText } from "../../io/terminalText.js";
 import { parseJson } from "../../streams/jsonNumbers/index.js";
 import { unfilledPlaceholders } from "../../streams/template.js";
-import { shellWord } from "./checks.js";
 import type { AnsweringRoute } from "./postToGateway.js";
 
 /**

@@ -20,6 +20,7 @@ import {
 import { webhookHostSetting } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import { gatewayStateFile } from "../../io/gatewayState.js";
+import { shellWord } from "../../io/shellWord.js";
 import { invalidJobMessage, jobNamesIn, lookupJob } from "../../io/stores/cronJobRecord.js";
 import { cronStore } from "../../io/stores/cronStore.js";
 import { profilesWithJob } from "../../io/stores/profilesWithJob.js";
@@ -111,11 +112,6 @@ export function logRouteHint(name: string, record: Subscription): string {
   ];
   if (flags.length === 0) return "";
   return `Deliver to a target with: svc webhook subscribe ${name} --deliver <target>; or remove ${flags.length === 1 ? "it" : "them"} with: svc webhook subscribe ${name} ${flags.join(" ")}\n`;
-}
-
-/** A key as the shell reads it back: quoted when it holds anything but plain characters. */
-export function shellWord(word: string): string {
-  return /^[\w.,:@%+=/-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /**

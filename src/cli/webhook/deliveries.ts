@@ -1,5 +1,6 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
+import { shellWord } from "../../io/shellWord.js";
 import {
   type DeliverySummary,
   historyDir,
@@ -11,7 +12,6 @@ import { ownRecord } from "../../io/stores/subscriptions.js";
 import { terminalText } from "../../io/terminalText.js";
 import { NOT_AMONG_EVENTS, PING_NOT_LISTED } from "../../streams/stages/events.js";
 import { formatTable } from "../format.js";
-import { shellWord } from "./checks.js";
 import { deliveriesFilter, type FilterOptions, filterWords } from "./deliveriesFilter.js";
 import { historyConfig, runningHistory } from "./historyConfig.js";
 import { meantSubscription } from "./meantSubscription.js";

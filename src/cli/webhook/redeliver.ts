@@ -3,6 +3,7 @@ import type { LoadedConfig } from "../../config/load.js";
 import { globalSecretKey, routeKey } from "../../config/sections/webhook.js";
 import { SvcError } from "../../errors.js";
 import { mayKeepHeader } from "../../gateway/deliveryHistoryHooks.js";
+import { shellWord } from "../../io/shellWord.js";
 import {
   decodePayload,
   EVENT_IN_BODY,
@@ -19,7 +20,6 @@ import { runningGateway } from "../gatewayLookup.js";
 import { parsePortOption } from "../options.js";
 import { runningAddress, subscriptionUrl } from "./address.js";
 import { coalescedNote, failedDeliveryNote, rateLimitedNote, tooLargeNote } from "./answerNote.js";
-import { shellWord } from "./checks.js";
 import { configWithEnabledNote } from "./config.js";
 import { runningHistory } from "./historyConfig.js";
 import { noListener, PORT_ZERO, sharedAdapterOff, unreachableHint } from "./listener.js";
