@@ -43,6 +43,7 @@ import { createCron, recordCutOffRuns } from "./cron.js";
 import { createDeliveries } from "./deliveries.js";
 import { historyHeaderNames, historyHooks } from "./deliveryHistoryHooks.js";
 import { dynamicRoutesFor } from "./dynamicRoutes.js";
+import { givenUpRuns } from "./givenUpRuns.js";
 import { homeFileWarnings } from "./homeFileWarnings.js";
 import { createIdempotency } from "./idempotency.js";
 import { startIngress } from "./ingress.js";
@@ -327,6 +328,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           ...(options.retryingDeliveryCap === undefined ? {} : { retryingCap: options.retryingDeliveryCap }),
           onRetryingCap: retryingCapSaid,
           ...(options.redisStall === undefined ? {} : { stall: options.redisStall }),
+          givenUp: givenUpRuns({
+            metrics,
+            onEnd: history === undefined ? undefined : (run, err) => history.run(run, err),
+            journal: (profile, run) => profiles.runJournal(profile).record(run),
+          }),
         }),
       )
   )

@@ -6,6 +6,7 @@ import type { KeptReply, QueuedRun, RunSlot } from "../actors/runs.js";
 import type { StateSettings } from "../config/sections/state.js";
 import { describeError, LoggedError, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
+import { shellWord } from "../io/shellWord.js";
 import { createSharedCoalescing, type SharedCoalescing } from "../io/state/redis/coalescing.js";
 import {
   commandOptions,
@@ -36,6 +37,7 @@ import {
   type StallSettings,
 } from "../io/state/redis/sharedQueue.js";
 import { type SharedRun, storedRoute } from "../io/state/redis/sharedRun.js";
+import type { PendingRun } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, ResolvedRoute } from "../streams/context.js";
 import { seenKey } from "../streams/stages/idempotency.js";
 import { runWaitsForRouteLine, unservedRouteReason } from "./unservedRoute.js";
@@ -109,6 +111,12 @@ export interface RedisStateOptions {
   onRetryingCap?(cap: number): void;
   /** Stall takeover timings (tests shorten them; BullMQ's defaults otherwise). */
   readonly stall?: StallSettings;
+  /**
+   * A run the shared queue gave up on (its instance lost while running it, past the takeover limit), on the
+   * one instance that gave it up, once its ERROR line is logged: recorded failed with `err`, as a run is
+   * that failed here.
+   */
+  givenUp?(run: PendingRun, err: Error): void;
 }
 
 const RATE_WINDOW_MS = 60_000;
@@ -154,6 +162,22 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     logger,
     concurrency: options.maxConcurrentRuns,
     ...stall,
+    givenUp(shared, reason, losses) {
+      // Its run ended outside its slot (and was recorded there): only the job's finish was lost with its instance.
+      if (shared.done === true) return;
+      const { route: _route, reply: _reply, done: _done, ...run } = shared;
+      const lost = losses === 1 ? "once" : `${losses} times`;
+      logger.error(
+        { route: run.routeName, delivery_id: run.deliveryId, err: reason },
+        `[webhook] ${run.routeName}: run of delivery ${run.deliveryId} given up — its gateway instance was lost while running it ${lost} (killed, frozen past its lock or stopped past its drain: ${reason}), and the shared queue does not run it again; find what ends the instances while it runs (their logs; an OOM kill in the system's), fix it, then run svc webhook redeliver ${shellWord(run.deliveryId)} on the instance that answered its request`,
+      );
+      options.givenUp?.(
+        run,
+        new Error(
+          `given up by the shared queue: its instance was lost while running it ${lost} (${reason}) — fix the cause, then svc webhook redeliver it where its request was answered`,
+        ),
+      );
+    },
     ...(options.retryingCap === undefined ? {} : { outsideCap: options.retryingCap }),
     ...(options.onRetryingCap === undefined ? {} : { onOutsideCap: options.onRetryingCap }),
     async process(shared, signal, _job, _token, queueSlot) {

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { SHARED_RUN_NOTE } from "../../../src/cli/webhook/deliveries.js";
 import { oneJobStore } from "../../helpers/cronJobs.js";
 import { postJson } from "../../helpers/http.js";
+import { sample } from "../../helpers/metrics.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import {
   appendedIds,
@@ -18,7 +19,7 @@ import {
   sharedAppendAgent,
   startNode,
 } from "../../helpers/redisCluster.js";
-import { journalRuns } from "../../helpers/runJournal.js";
+import { journalLines, journalRuns } from "../../helpers/runJournal.js";
 import { svc } from "../cli/svc.js";
 
 /**
@@ -331,6 +332,71 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     started.push(await startNode(config, { stall }));
     await vi.waitFor(() => expect(logged()).toContain("drain-1 done"), { timeout: 30_000, interval: 50 });
     expect(logged().filter((line) => line === "drain-1 done")).toHaveLength(1);
+  });
+
+  it.concurrent("a run the shared queue gives up on (its instance lost too often) is recorded failed once, by the instance that gives it up: history row, failed-run count, run journal and one ERROR line saying what to do", async ({
+    onTestFinished,
+  }) => {
+    const started = ownNodes(onTestFinished);
+    const log = join(dir, `lost-${randomUUID()}.log`);
+    // The run never ends by itself: its instance's stop past the drain leaves its job locked, as a lost instance does.
+    const agent = {
+      provider: "command",
+      command: ["sh", "-c", `printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0"; exec sleep 30`, log],
+      max_concurrent_runs: 1,
+    };
+    const config = clusterConfig(redis.url, `g${randomUUID()}`, { hook: { secret: SECRET } }, agent);
+    // Given up at its first loss (svc's own limit is the third), with a short lock looked at often.
+    const stall = { lockDurationMs: 400, stalledIntervalMs: 100, maxStalledCount: 0 };
+    const lost = await startNode(config, { stall, drainTimeoutMs: 50 });
+    started.push(lost);
+    const id = `lost-${randomUUID()}`;
+    expect((await deliver(lost, "hook", id, {})).status).toBe(202);
+    await vi.waitFor(() => expect(appendedIds(log).get(id)).toBe(1), { timeout: 20_000, interval: 20 });
+    // Two instances up: whichever takes the job from the queue gives it up; the other records nothing.
+    const up = await Promise.all([startNode(config, { stall }), startNode(config, { stall })]);
+    started.push(...up);
+    await lost.stop();
+    const REASON = "job stalled more than allowable limit";
+    const givenUp = (node: ClusterNode) => node.logs().filter((line) => line.err === REASON);
+    await vi.waitFor(() => expect(up.flatMap(givenUp)).not.toEqual([]), { timeout: 20_000, interval: 20 });
+    const [line, ...more] = up.flatMap(givenUp);
+    expect(more).toEqual([]);
+    expect(line?.level).toBe(50);
+    expect(line?.delivery_id).toBe(id);
+    expect(line?.msg).toContain(`svc webhook redeliver ${id} on the instance that answered its request`);
+    const [recorder, other] = (givenUp(up[0] as ClusterNode).length === 1 ? up : [...up].reverse()) as [
+      ClusterNode,
+      ClusterNode,
+    ];
+    const failedRuns = async (node: ClusterNode) =>
+      sample(
+        await (await fetch(node.url("/metrics"))).text(),
+        'svc_run_duration_seconds_count{outcome="failed"}',
+      );
+    expect(await failedRuns(recorder)).toBe(1);
+    expect(await failedRuns(other)).toBe(0);
+    // The run journal and the delivery history are written at the end of the turn.
+    await vi.waitFor(
+      () =>
+        expect(journalLines(recorder.home.dir)).toEqual([
+          expect.objectContaining({ delivery_id: id, route: "hook", error: expect.stringContaining(REASON) }),
+        ]),
+      { timeout: 5000, interval: 20 },
+    );
+    const rows = async (node: ClusterNode) => {
+      const res = await svc(node.home, ["webhook", "deliveries", "--json"]);
+      expect(res.code).toBe(0);
+      return JSON.parse(res.stdout) as Array<{ id: string; run: { outcome: string; error?: string } | null }>;
+    };
+    expect(await rows(recorder)).toEqual([
+      expect.objectContaining({
+        id,
+        run: expect.objectContaining({ outcome: "failed", error: expect.stringContaining(REASON) }),
+      }),
+    ]);
+    expect(await rows(other)).toEqual([]);
+    expect(journalLines(other.home.dir)).toEqual([]);
   });
 
   it("refuses to start when state.redis_url names a database the server does not have (its keys would go to database 0)", async () => {

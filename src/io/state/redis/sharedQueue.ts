@@ -24,7 +24,15 @@ export interface StallSettings {
   readonly idleWaitSeconds?: number;
   /** How long a job put off (`RunLater`) waits in Redis before a worker looks at it again (default 60 s). */
   readonly laterMs?: number;
+  /**
+   * How many times a job is taken over from a lost instance before it is given up (default 2: given up at
+   * its third loss); tests give up at the first.
+   */
+  readonly maxStalledCount?: number;
 }
+
+/** How many times a job is taken over from a lost instance before it is given up, by default. */
+export const MAX_STALLED_COUNT = 2;
 
 /** How long a job put off waits by default before a worker looks at it again. */
 export const RUN_LATER_MS = 60_000;
@@ -79,6 +87,14 @@ export interface SharedQueueOptions<T> {
   readonly retry?: { readonly attempts: number; readonly backoffMs: number };
   /** What a job is in the log, with its count (default: `<name> job(s)`). */
   readonly noun?: string;
+  /**
+   * A job given up without `process` running it: taken over from lost instances (killed, frozen past their
+   * lock, stopped past their drain) `maxStalledCount` times and lost once more, BullMQ fails it as the next
+   * worker takes it (`reason`: "job stalled more than allowable limit"; `losses`: how many times it was
+   * lost). Told only on the instance whose worker failed it (one takes a job from Redis; the event follows
+   * the failure's write there), in place of the `job failed` line. Without it, that line.
+   */
+  givenUp?(data: T, reason: string, losses: number): void;
 }
 
 /**
@@ -479,7 +495,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           connection: workerConnection,
           prefix,
           concurrency: Math.max(1, options.concurrency),
-          maxStalledCount: 2,
+          maxStalledCount: options.stall?.maxStalledCount ?? MAX_STALLED_COUNT,
           ...(options.stall?.lockDurationMs === undefined
             ? {}
             : { lockDuration: options.stall.lockDurationMs }),
@@ -503,6 +519,10 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       });
       worker.on("failed", (job, err) => {
         if (job === undefined || err.name === "DelayedError") return;
+        if (job.deferredFailure !== undefined && options.givenUp !== undefined) {
+          options.givenUp(job.data, job.deferredFailure, Math.max(1, job.stalledCounter));
+          return;
+        }
         const fields = { queue: options.name, job: job.id, err: err.message };
         if (job.attemptsMade < (job.opts.attempts ?? 1))
           logger.warn(fields, `[state] ${options.name} job failed; it is tried again`);
