@@ -11,6 +11,7 @@ import {
   HISTORY_HEADER_VALUE_CHARS,
   HISTORY_HEADERS_MAX,
   HISTORY_PAYLOAD_BYTES,
+  type HistoryRecord,
   type HistoryWriter,
   NO_DELIVERY_ID,
   type RequestRecord,
@@ -32,6 +33,17 @@ const cut = (text: string) => cutText(text, 200);
 /** An error as the log line gives it: a credential it quotes after `Bearer` or `Basic` hidden, then cut. */
 const errorText = (text: string) => cut(redactCredentials(text));
 const NOT_ACCEPTED: ReturnType<typeof encodePayload> = { payload_omitted: "not_accepted" };
+
+/** A request answered to a served route, as the history hook was given it. */
+interface AnsweredRequest {
+  readonly route: string;
+  readonly head: RequestHead;
+  readonly body: Buffer | undefined;
+  readonly answer: Outcome;
+  readonly refusal: string | undefined;
+  /** `now()` when it was answered: its record's `at`. */
+  readonly answeredAt: number;
+}
 
 /**
  * Whether the route read the body itself as a JSON object, so it can stand in the history line as it is:
@@ -164,12 +176,90 @@ export function historyHooks(
 ) {
   // Three records per accepted event (request, run, delivery): see isoTime.
   const at = () => isoTime(now());
+  /**
+   * The requests answered this turn, recorded at its end (or before a record written sooner): their records
+   * built in one run, not each between a request's other work (measured ~3 µs less per filter-ignored
+   * request in the running gateway, `bench/cpuAb.ts`). A writer without `deferTo` records each at once.
+   */
+  let answered: AnsweredRequest[] = [];
+  const recordAnswered = () => {
+    if (answered.length === 0) return;
+    const turn = answered;
+    answered = [];
+    for (const request of turn) recordRequest(request);
+  };
+  const turnHasAnswers = writer.deferTo?.(recordAnswered);
+  /** Writes `entry` after the requests answered before it (a run's record after its request's). */
+  const record = (entry: HistoryRecord) => {
+    recordAnswered();
+    writer.record(entry);
+  };
   const refused =
     refusalClock === undefined
       ? undefined
       : refusedRecordAllowance({ ...refusalClock, now }, (route, counted) =>
-          writer.record(notRecordedRecord(route, counted, at(), cut)),
+          record(notRecordedRecord(route, counted, at(), cut)),
         );
+
+  function recordRequest({ route, head, body, answer, refusal, answeredAt }: AnsweredRequest): void {
+    const answeredBody = answer.body as { status?: unknown; error?: unknown; event?: unknown };
+    const outcome = String(answeredBody.status ?? answeredBody.error ?? answer.status);
+    if (refused !== undefined) {
+      // Never capped: a 2xx and a direct delivery's 502, answered only once the request was authenticated.
+      if ((answer.status >= 200 && answer.status < 300) || answer.status === 502) refused.settle(route);
+      else if (!refused.admit(route, answer.status, outcome, refusal ?? answer.reason)) return;
+    }
+    const id = answeredDeliveryId(answer, head.headers);
+    const header = eventHeader(head.headers);
+    // The answer names the event type the gateway resolved (a header's, or the body's for senders
+    // such as Stripe), in its body or kept aside (a coalesced 202); without one (a 401), the header's.
+    // The answer's word for "none" is no event.
+    const resolved =
+      typeof answeredBody.event === "string"
+        ? answeredBody.event === UNNAMED_EVENT
+          ? undefined
+          : answeredBody.event
+        : answer.event;
+    const event = resolved ?? (header === undefined ? undefined : head.headers[header]);
+    const redeliveryOf = head.headers[REDELIVERY_HEADER];
+    const contentType = head.headers["content-type"];
+    // Only what the route accepted is kept: an unsigned sender cannot fill the history with payloads.
+    // A 2xx, or a failed direct delivery's 502 (its id kept aside: what one would redeliver), comes only
+    // after the body was authenticated and parsed as a JSON object, itself or (a form) its `payload` field.
+    const accepted = (answer.status >= 200 && answer.status < 300) || answer.deliveryId !== undefined;
+    const kept =
+      body === undefined
+        ? undefined
+        : accepted
+          ? keptPayload(head.headers, body, secretOf(route))
+          : NOT_ACCEPTED;
+    // The headers the route's filters read, with a payload a redelivery can send (none for other routes).
+    const names = kept !== undefined && kept.payload_omitted === undefined ? headerNames(route) : NO_HEADERS;
+    // Every key present (undefined when absent): one object shape, no spreads on the hot path.
+    writer.record(
+      {
+        kind: "request",
+        id: id ?? NO_DELIVERY_ID,
+        at: isoTime(answeredAt),
+        route,
+        status: answer.status,
+        outcome,
+        // Fixed texts and config text (a filter's field): bounded as the other fields are all the same.
+        reason:
+          refusal !== undefined ? cut(refusal) : answer.reason === undefined ? undefined : cut(answer.reason),
+        event: event === undefined ? undefined : cut(event),
+        event_header: eventHeaderField(header, resolved),
+        redelivery_of: redeliveryOf === undefined ? undefined : cut(redeliveryOf),
+        content_type: contentType === undefined ? undefined : cut(contentType),
+        headers: names.length === 0 ? undefined : keptHeaders(names, head.headers),
+        payload: kept?.payload,
+        payload_encoding: kept?.payload_encoding,
+        payload_omitted: kept?.payload_omitted,
+      },
+      kept?.json,
+    );
+  }
+
   return {
     close: () => {
       try {
@@ -185,7 +275,8 @@ export function historyHooks(
     flush: () => writer.flush(),
     /**
      * `refusal`: why the pipeline refused or ignored the request (`PipelineCtx.refusal`), kept as the record's
-     * `reason`.
+     * `reason`. Recorded at the turn's end, with the time it was answered; `body` and `head` are not changed
+     * after the answer.
      */
     request(
       route: string,
@@ -194,70 +285,13 @@ export function historyHooks(
       answer: Outcome,
       refusal?: string,
     ): void {
-      const answered = answer.body as { status?: unknown; error?: unknown; event?: unknown };
-      const outcome = String(answered.status ?? answered.error ?? answer.status);
-      if (refused !== undefined) {
-        // Never capped: a 2xx and a direct delivery's 502, answered only once the request was authenticated.
-        if ((answer.status >= 200 && answer.status < 300) || answer.status === 502) refused.settle(route);
-        else if (!refused.admit(route, answer.status, outcome, refusal ?? answer.reason)) return;
-      }
-      const id = answeredDeliveryId(answer, head.headers);
-      const header = eventHeader(head.headers);
-      // The answer names the event type the gateway resolved (a header's, or the body's for senders
-      // such as Stripe), in its body or kept aside (a coalesced 202); without one (a 401), the header's.
-      // The answer's word for "none" is no event.
-      const resolved =
-        typeof answered.event === "string"
-          ? answered.event === UNNAMED_EVENT
-            ? undefined
-            : answered.event
-          : answer.event;
-      const event = resolved ?? (header === undefined ? undefined : head.headers[header]);
-      const redeliveryOf = head.headers[REDELIVERY_HEADER];
-      const contentType = head.headers["content-type"];
-      // Only what the route accepted is kept: an unsigned sender cannot fill the history with payloads.
-      // A 2xx, or a failed direct delivery's 502 (its id kept aside: what one would redeliver), comes only
-      // after the body was authenticated and parsed as a JSON object, itself or (a form) its `payload` field.
-      const accepted = (answer.status >= 200 && answer.status < 300) || answer.deliveryId !== undefined;
-      const kept =
-        body === undefined
-          ? undefined
-          : accepted
-            ? keptPayload(head.headers, body, secretOf(route))
-            : NOT_ACCEPTED;
-      // The headers the route's filters read, with a payload a redelivery can send (none for other routes).
-      const names =
-        kept !== undefined && kept.payload_omitted === undefined ? headerNames(route) : NO_HEADERS;
-      // Every key present (undefined when absent): one object shape, no spreads on the hot path.
-      writer.record(
-        {
-          kind: "request",
-          id: id ?? NO_DELIVERY_ID,
-          at: at(),
-          route,
-          status: answer.status,
-          outcome,
-          // Fixed texts and config text (a filter's field): bounded as the other fields are all the same.
-          reason:
-            refusal !== undefined
-              ? cut(refusal)
-              : answer.reason === undefined
-                ? undefined
-                : cut(answer.reason),
-          event: event === undefined ? undefined : cut(event),
-          event_header: eventHeaderField(header, resolved),
-          redelivery_of: redeliveryOf === undefined ? undefined : cut(redeliveryOf),
-          content_type: contentType === undefined ? undefined : cut(contentType),
-          headers: names.length === 0 ? undefined : keptHeaders(names, head.headers),
-          payload: kept?.payload,
-          payload_encoding: kept?.payload_encoding,
-          payload_omitted: kept?.payload_omitted,
-        },
-        kept?.json,
-      );
+      const request: AnsweredRequest = { route, head, body, answer, refusal, answeredAt: now() };
+      if (turnHasAnswers === undefined) return recordRequest(request);
+      if (answered.length === 0 && !turnHasAnswers()) return;
+      answered.push(request);
     },
     run(run: Pick<QueuedRun, "deliveryId" | "routeName">, err: unknown): void {
-      writer.record({
+      record({
         kind: "run",
         id: run.deliveryId,
         at: at(),
@@ -272,7 +306,7 @@ export function historyHooks(
       ok: boolean,
       error?: string,
     ): void {
-      writer.record({
+      record({
         kind: "delivery",
         id: message.deliveryId,
         at: at(),

@@ -40,13 +40,23 @@ function batching<T>(
   sink: (batch: T) => void,
   onError: (err: unknown) => void,
   onClose: (() => void) | undefined,
-): Omit<BatchedWriter, "write"> & { added(): boolean } {
+): Omit<BatchedWriter, "write"> & { added(): boolean; deferTo(drain: () => void): void } {
   let scheduled = false;
   let closed = false;
   /** A write after close was reported: the later ones are dropped in silence (once, as documented). */
   let reportedLate = false;
+  /** What adds the writes left for the turn's end (`deferTo`), before its batch is taken. */
+  let deferred: (() => void) | undefined;
   const core = {
     flush() {
+      // Still scheduled while it runs: its writes join this batch instead of scheduling another turn.
+      if (deferred !== undefined) {
+        try {
+          deferred();
+        } catch (err) {
+          onError(err);
+        }
+      }
       scheduled = false;
       const batch = take();
       if (batch === undefined) return;
@@ -75,6 +85,9 @@ function batching<T>(
         setImmediate(core.flush);
       }
       return true;
+    },
+    deferTo(drain: () => void) {
+      deferred = drain;
     },
   };
   open.add(core);
@@ -121,6 +134,12 @@ const LF = 0x0a;
 /** A batched writer that also takes bytes as they are (no decoding to text and back). */
 export interface BatchedByteWriter extends BatchedWriter {
   writeBytes(bytes: Uint8Array): void;
+  /**
+   * Work left for the turn's end: `drain` writes it, and is called before each batch is taken (the turn's
+   * end, `flush()`, `close()`, exit). The function returned says the current turn has some (it schedules
+   * the turn's write); false, reported once, after `close()`.
+   */
+  deferTo(drain: () => void): () => boolean;
 }
 
 /**
@@ -155,7 +174,7 @@ export function createBatchedByteWriter(
       if (buffer.length > BYTE_BATCH_KEPT) buffer = Buffer.allocUnsafeSlow(BYTE_BATCH_START);
     }
   };
-  const { flush, close, added } = batching(take, write, onError, onClose);
+  const { flush, close, added, deferTo } = batching(take, write, onError, onClose);
   return {
     write(text) {
       if (!added()) return;
@@ -169,6 +188,10 @@ export function createBatchedByteWriter(
       room(bytes.length);
       buffer.set(bytes, used);
       used += bytes.length;
+    },
+    deferTo(drain) {
+      deferTo(drain);
+      return added;
     },
     flush,
     close,

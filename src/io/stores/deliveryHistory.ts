@@ -163,6 +163,12 @@ export interface HistoryWriter {
   /** Writes the records of this turn now, not at its end. */
   flush(): void;
   close(): void;
+  /**
+   * Records left for the turn's end: `drain` records them, called before each batch is written (the turn's
+   * end, `flush`, `close`, exit); the function returned says the current turn has some (false once closed).
+   * A writer without it records each at once.
+   */
+  deferTo?(drain: () => void): () => boolean;
 }
 
 /** What is kept of a body: the record's payload fields, and the bytes of a `json` payload. */
@@ -445,6 +451,7 @@ export function createHistoryWriter(
     close() {
       writer.close();
     },
+    deferTo: (drain) => writer.deferTo(drain),
   };
 }
 
