@@ -1,0 +1,83 @@
+/**
+ * `node --import tsx bench/perfRecord.ts <tree> [accepted|401|ignored] [seconds] [out]`: the gateway of `tree`
+ * (`state.backend: local`, echo agent, log at INFO; a directory holding `bench/server.ts` and a compiled `dist/`)
+ * pinned to CPU 0 under wrk's load, sampled by `perf record -e cpu-clock -g` (Linux perf; no hardware counters
+ * needed) with `--perf-basic-prof`, so JIT-compiled JavaScript, Node's native code, libc and the kernel show
+ * in one profile, the kernel's work for the process's system calls and page faults included. Prints the
+ * requests answered and the server's CPU per request, and writes `perf report`'s flat profile (by shared
+ * object and symbol, self time) to `<out>.txt` (default `/tmp/perf-<kind>`). Where `bench/profile.ts` sees only
+ * JavaScript and counts the rest as "outside the samples", this splits that rest.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import {
+  cpuSeconds,
+  type RequestKind,
+  runPullRequests,
+  SECRET,
+  startServer,
+  stopServer,
+  writeBenchConfig,
+} from "./benchServer.js";
+
+const [treeArg, kindArg, secondsArg, outArg] = process.argv.slice(2);
+if (treeArg === undefined) {
+  process.stderr.write("usage: perfRecord.ts <tree> [accepted|401|ignored] [seconds] [out]\n");
+  process.exit(2);
+}
+const tree = resolve(treeArg);
+const kind = (kindArg ?? "ignored") as RequestKind;
+const seconds = Number(secondsArg ?? 5);
+const out = outArg ?? join(tmpdir(), `perf-${kind}`);
+
+const home = mkdtempSync(join(tmpdir(), "svc-perf-"));
+const work = mkdtempSync(join(tmpdir(), "svc-perf-wrk-"));
+writeBenchConfig(home, undefined);
+// BENCH_PERF_SERVER=obligations samples the obligations bound (bench/obligations.ts) of `tree` instead.
+const bound = process.env.BENCH_PERF_SERVER === "obligations";
+const { child, port } = await startServer(bound ? ["obligations", SECRET, home] : ["gateway", home], {
+  tree,
+  pinned: true,
+  nodeArgs: ["--perf-basic-prof"],
+  env: { BENCH_LOG_LEVEL: "info" },
+});
+const pid = child.pid as number;
+try {
+  // Warm up (JIT, caches) before anything is counted.
+  await runPullRequests(work, port, kind, 2, "warm");
+  const perf = spawn("perf", ["record", "-e", "cpu-clock", "-g", "-o", `${out}.data`, "-p", String(pid)], {
+    stdio: "ignore",
+  });
+  // The wake-ups the server's sends cause (wrk asleep in epoll_wait when an answer arrives), counted apart.
+  const wakeups = spawn("perf", ["stat", "-x", ",", "-e", "sched:sched_wakeup", "-p", String(pid)], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let wakeupText = "";
+  wakeups.stderr?.on("data", (chunk: Buffer) => {
+    wakeupText += chunk.toString("utf8");
+  });
+  const cpuBefore = cpuSeconds(pid);
+  const result = await runPullRequests(work, port, kind, seconds, "perf");
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  perf.kill("SIGINT");
+  wakeups.kill("SIGINT");
+  await Promise.all([perf, wakeups].map((p) => new Promise((done) => p.once("exit", done))));
+  const requests = result.reqPerSec * seconds;
+  const woken = Number(wakeupText.split(",")[0]);
+  process.stdout.write(
+    `${kind}: ${Math.round(requests)} requests, ${((cpu / requests) * 1e6).toFixed(1)} µs CPU/request (under perf), ${(woken / requests).toFixed(2)} wake-ups by the server per request\n`,
+  );
+  const report = spawnSync(
+    "perf",
+    ["report", "-i", `${out}.data`, "--stdio", "--no-children", "--sort", "dso,sym", "-g", "none"],
+    { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 },
+  );
+  writeFileSync(`${out}.txt`, report.stdout);
+  process.stdout.write(`flat profile: ${out}.txt\n`);
+} finally {
+  await stopServer(child);
+  rmSync(home, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+}
