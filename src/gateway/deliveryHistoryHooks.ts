@@ -286,9 +286,8 @@ export function historyHooks(
       refusal?: string,
     ): void {
       const request: AnsweredRequest = { route, head, body, answer, refusal, answeredAt: now() };
-      if (turnHasAnswers === undefined) return recordRequest(request);
-      if (answered.length === 0 && !turnHasAnswers()) return;
-      answered.push(request);
+      if (turnHasAnswers === undefined) recordRequest(request);
+      else if (answered.length > 0 || turnHasAnswers()) answered.push(request);
     },
     run(run: Pick<QueuedRun, "deliveryId" | "routeName">, err: unknown): void {
       record({
