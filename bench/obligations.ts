@@ -82,6 +82,7 @@ export function startObligations(secret: string, dir: string, onListening: (port
   const runs = new TurnWriter(open("sessions/runs.jsonl"));
   const journalFd = open("state/journal-000001.seg");
   const seen = new Map<string, number>();
+  const secretBytes = Buffer.from(secret);
   const counters = { requests401: 0, ignored: 0, accepted: 0, runs: 0, requestSeconds: 0 };
   const timed = (started: number) => {
     counters.requestSeconds += (performance.now() - started) / 1000;
@@ -170,8 +171,12 @@ export function startObligations(secret: string, dir: string, onListening: (port
     });
   }
 
+  // BENCH_BOUND_SPIN_US: a busy wait of that many µs per request, making the bound as slow as another server
+  // (to see which of its costs follow its speed: the kernel's part of each answer's send does).
+  const spinMs = Number(process.env.BENCH_BOUND_SPIN_US ?? 0) / 1000;
   const app = uWS.App();
   app.post("/webhooks/:route", (res, req) => {
+    if (spinMs > 0) for (const until = performance.now() + spinMs; performance.now() < until; );
     if (req.getParameter(0) !== ROUTE) {
       res.writeStatus("404 Not Found").end('{"error":"Unknown route"}');
       return;
@@ -219,7 +224,9 @@ export function startObligations(secret: string, dir: string, onListening: (port
         answer(res, "400 Bad Request", '{"error":"Invalid JSON"}');
         return;
       }
-      // The payload is kept as the sender sent it: raw when it is one line, else as a JSON string.
+      // The payload is kept as the sender sent it: raw when it is one line, else as a JSON string; the
+      // route's secret is looked for in it (this bench's body holds none, so nothing is redacted).
+      if (body.includes(secretBytes)) throw new Error("the bench's body holds the route's secret");
       const kept =
         body.indexOf(10) === -1 ? `"payload_encoding":"json","payload":${text}` : `"payload":${q(text)}`;
       const tail = `,"event":${q(event)},"event_header":"x-github-event","content_type":${q(headers["content-type"] ?? "")},${kept}}\n`;
