@@ -15,14 +15,27 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
   afterEach(async () => {
     await killIfRunning(gateway);
     gateway = undefined;
-    home.cleanup();
+    // The tests that run at once (withRunThatDrains) have homes of their own and leave this one unset.
+    home?.cleanup();
   });
 
   const gatewayLog = () => readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
-  /** A gateway whose agent runs until it is stopped, draining for up to `drainSeconds` when told to stop. */
-  const withRunThatDrains = async (drainSeconds: number): Promise<Foreground> => {
-    home = tempHome();
-    home.write(
+  /**
+   * A gateway whose agent runs until it is stopped, draining for up to `drainSeconds` when told to stop, in a
+   * home of the test's own (not the shared `home`): the three tests that use it run at once, each mostly
+   * waiting on its gateway's stop. `finished`: the test's onTestFinished, which kills it and removes the home.
+   */
+  const withRunThatDrains = async (
+    drainSeconds: number,
+    finished: (fn: () => Promise<void>) => void,
+  ): Promise<{ run: Foreground; home: TempHome; log(): string; stopping(): Promise<void> }> => {
+    const own = tempHome();
+    let run: Foreground | undefined;
+    finished(async () => {
+      await killIfRunning(run);
+      own.cleanup();
+    });
+    own.write(
       "config.yaml",
       stringify({
         ...cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }),
@@ -30,13 +43,19 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
         gateway: { drain_timeout_seconds: drainSeconds },
       }),
     );
-    gateway = await runForeground(home, ["--port", "0"]);
-    return gateway;
-  };
-  /** SIGTERM, and the gateway's word that it is stopping. */
-  const stopping = async (run: Foreground) => {
-    run.child.kill("SIGTERM");
-    await waitFor(() => gatewayLog().includes("[gateway] SIGTERM received, stopping"), "the stop");
+    const started = await runForeground(own, ["--port", "0"]);
+    run = started;
+    const log = () => readFileSync(join(own.dir, "logs", "gateway.log"), "utf8");
+    return {
+      run: started,
+      home: own,
+      log,
+      /** SIGTERM, and the gateway's word that it is stopping. */
+      async stopping() {
+        started.child.kill("SIGTERM");
+        await waitFor(() => log().includes("[gateway] SIGTERM received, stopping"), "the stop");
+      },
+    };
   };
 
   it("keeps running when the reader of its stdout goes away (svc gateway run | head -1), and still stops cleanly", async () => {
@@ -136,15 +155,17 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(await exited).toEqual({ code: 0, signal: null });
   });
 
-  it("a second signal while runs drain says the gateway is already stopping, and the drain goes on", async () => {
+  it.concurrent("a second signal while runs drain says the gateway is already stopping, and the drain goes on", async ({
+    onTestFinished,
+  }) => {
     // Long enough that the second signal surely comes while the run drains.
-    const run = await withRunThatDrains(3);
+    const { run, home, log, stopping } = await withRunThatDrains(3, onTestFinished);
     const accepted = await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {});
     expect(accepted.status).toBe(202);
-    await stopping(run);
+    await stopping();
     run.child.kill("SIGINT");
     expect(await run.exited).toBe(0);
-    expect(gatewayLog()).toContain(
+    expect(log()).toContain(
       "[gateway] SIGINT received again: already stopping — runs still in flight get the rest of gateway.drain_timeout_seconds, then what has not finished is kept for the next start",
     );
     expect(readFileSync(join(home.dir, "webhook-pending-runs.json"), "utf8")).toContain(
@@ -152,10 +173,12 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     );
   });
 
-  it("a reload while the gateway stops: svc mcp reload says the gateway is stopping (exit 1), and a SIGHUP is logged as ignored", async () => {
-    const run = await withRunThatDrains(30);
+  it.concurrent("a reload while the gateway stops: svc mcp reload says the gateway is stopping (exit 1), and a SIGHUP is logged as ignored", async ({
+    onTestFinished,
+  }) => {
+    const { run, home, log, stopping } = await withRunThatDrains(30, onTestFinished);
     expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
-    await stopping(run);
+    await stopping();
     const reload = await svc(home, ["mcp", "reload", "--wait", "2"]);
     expect(reload.code).toBe(1);
     expect(reload.stdout).toBe("");
@@ -174,11 +197,33 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(removed.stdout).not.toContain("svc mcp reload");
     expect(removed.stdout).toMatch(note);
     run.child.kill("SIGHUP");
-    await waitFor(() => gatewayLog().includes("SIGHUP received while stopping"), "the ignored SIGHUP");
-    expect(gatewayLog()).toContain(
+    await waitFor(() => log().includes("SIGHUP received while stopping"), "the ignored SIGHUP");
+    expect(log()).toContain(
       `[gateway] SIGHUP received while stopping: ignored — nothing is reloaded; the next start reads ${join(home.dir, "config.yaml")}`,
     );
     expect(run.child.exitCode).toBeNull();
+  });
+
+  it.concurrent("svc gateway status says a gateway that drains its runs is stopping, not that it does not answer", async ({
+    onTestFinished,
+  }) => {
+    const { run, home, stopping } = await withRunThatDrains(30, onTestFinished);
+    expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");
+    expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
+    await stopping();
+    const status = await svc(home, ["gateway", "status"]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(
+      /Health: stopping since \d{4}-\d\d-\d\dT[\d:.]+Z \(no new requests; runs in flight finish or are kept for the next start\)/,
+    );
+    // A second stop (the first gave up waiting, or a supervisor's SIGTERM began it) says the stop is under way.
+    const again = await svc(home, ["gateway", "stop", "--timeout", "0.2"]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(
+      new RegExp(
+        `^The gateway \\(pid ${run.child.pid}\\) is already stopping \\(since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\); waiting for it to exit: pending coalesced events are dispatched and runs in flight finish`,
+      ),
+    );
   });
 
   it("svc gateway status of a gateway whose gateway.pid was removed: running, and how to stop it, not 'not running'", async () => {
@@ -198,26 +243,6 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(stop.stdout).toBe("");
     expect(stop.stderr).toContain(`svc: the gateway is running (pid ${pid}), but`);
     expect(gateway.child.exitCode).toBeNull();
-  });
-
-  it("svc gateway status says a gateway that drains its runs is stopping, not that it does not answer", async () => {
-    const run = await withRunThatDrains(30);
-    expect((await svc(home, ["gateway", "status"])).stdout).toContain("Health: ok");
-    expect((await postJson(`http://127.0.0.1:${run.port}/webhooks/r`, {})).status).toBe(202);
-    await stopping(run);
-    const status = await svc(home, ["gateway", "status"]);
-    expect(status.code).toBe(1);
-    expect(status.stdout).toMatch(
-      /Health: stopping since \d{4}-\d\d-\d\dT[\d:.]+Z \(no new requests; runs in flight finish or are kept for the next start\)/,
-    );
-    // A second stop (the first gave up waiting, or a supervisor's SIGTERM began it) says the stop is under way.
-    const again = await svc(home, ["gateway", "stop", "--timeout", "0.2"]);
-    expect(again.code).toBe(1);
-    expect(again.stdout).toMatch(
-      new RegExp(
-        `^The gateway \\(pid ${run.child.pid}\\) is already stopping \\(since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\); waiting for it to exit: pending coalesced events are dispatched and runs in flight finish`,
-      ),
-    );
   });
 
   it("a bug's unhandled rejection is logged and the gateway runs on; an uncaught exception stops it like SIGTERM (runs saved), exit 1", async () => {

@@ -5,7 +5,7 @@ import { startSystem } from "../../../src/actors/system.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { alive } from "../../helpers/process.js";
+import { alive, signalProcess } from "../../helpers/process.js";
 import { entry, makeHub, ownHubs, stdioEntry, text, useHubs } from "./harness.js";
 
 const CHANGING_LIST_FIXTURE = resolve(import.meta.dirname, "../../fixtures/mcp/changing-list-server.mjs");
@@ -111,6 +111,11 @@ describe.concurrent("recycling a real stdio process (spec 3)", () => {
     const secondPid = text(await h.call("fx", "pid", {}));
     expect(secondPid).not.toBe(firstPid);
     expect(h.status()[0]?.state).toBe("connected");
+    // Checked: the stop need not wait out the new process's linger too (its stdin closed, it would end
+    // 1.8 s later). Once the stop has begun, the process is killed.
+    const stopped = h.stop();
+    signalProcess(Number(secondPid), "SIGKILL");
+    await stopped;
   });
 });
 
@@ -306,9 +311,10 @@ describe("reload", () => {
 
   it("quick reloads (ten SIGHUPs) behind one still running: only the last waiting mapping is applied, the superseded ones start nothing", async () => {
     // Slow to exit once its stdin closes: the first reload, which changes it, is still stopping it when the
-    // others come.
+    // others come. (They come in the same tick as the first, which counts as running from its call on, so
+    // the linger need not cover a slow machine's delay: 0.3 s, not 1.5, paid at its stop and at the end.)
     const slow = (timeout?: number) =>
-      stdioEntry("legacy", timeout === undefined ? {} : { timeout }, ["--linger-ms", "1500"]);
+      stdioEntry("legacy", timeout === undefined ? {} : { timeout }, ["--linger-ms", "300"]);
     const h = hub(ctx.home, { x: slow() });
     await h.settled("x");
     const first = h.reload({ x: slow(98), s0: stdioEntry() });

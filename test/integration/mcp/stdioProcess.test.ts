@@ -259,8 +259,11 @@ describe("a server that writes its messages without a line break after them", ()
 describe("a server that never answers, retried", () => {
   it("the next connect's timeout quotes its own process's stderr, not what the given-up one wrote while it was stopped", async () => {
     // A bridge waiting on a login, which ignores its stdin closing and SIGTERM (SIGKILL ends it 2 s later)
-    // and says so on stderr while the retry's process already runs.
-    const waits = `process.on("SIGTERM", () => process.stderr.write("caught SIGTERM, still waiting\\n")); process.stderr.write("waiting for the device login\\n"); process.stdin.resume(); setInterval(() => {}, 1000)`;
+    // and says so on stderr while the retry's process already runs. Once the test has seen all it checks, it
+    // makes the file `done`: a process whose stdin closes after that exits, so the hub's stop at the test's
+    // end does not wait out both grace periods of the retry's process.
+    const done = join(hubs.home.dir, "done");
+    const waits = `process.on("SIGTERM", () => process.stderr.write("caught SIGTERM, still waiting\\n")); process.stderr.write("waiting for the device login\\n"); process.stdin.on("end", () => { if (require("node:fs").existsSync(${JSON.stringify(done)})) process.exit(0); }); process.stdin.resume(); setInterval(() => {}, 1000)`;
     const captured = captureLogger();
     const clock = new SimulatedClock();
     const hub = hubs.hub(
@@ -296,6 +299,7 @@ describe("a server that never answers, retried", () => {
       .filter((l) => l.msg === `[mcp] mcp_servers.w: ${timedOut}`)
       .map((l) => l.level);
     expect(failures).toEqual([40, 20]);
+    writeFileSync(done, "");
   }, 30_000);
 });
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
+import { tempHome } from "../../helpers/home.js";
 import { svc as svcIn } from "../cli/svc.js";
 
 /**
@@ -43,7 +43,6 @@ const held = new Set<ServerResponse>();
 let http: Server;
 let sse: Server;
 let unopened: Server;
-let home: TempHome;
 let gateway: Promise<TestGateway> | undefined;
 
 function listening(server: Server): Promise<number> {
@@ -78,8 +77,6 @@ function entries(httpPort: number, ssePort: number, unopenedPort: number, connec
     },
   };
 }
-
-const svc = (args: string[]) => svcIn(home, args);
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -119,7 +116,6 @@ beforeAll(async () => {
     listening(sse),
     listening(unopened),
   ]);
-  home = tempHome();
   // Started here, so its connects wait out their peers while the commands below wait out theirs; its
   // log is read by the last test.
   gateway = startTestGateway({ config: { mcp_servers: entries(httpPort, ssePort, unopenedPort) } });
@@ -134,11 +130,25 @@ afterAll(async () => {
   sse?.closeAllConnections();
   unopened?.closeAllConnections();
   await Promise.all([http, sse, unopened].map((s) => new Promise((done) => s?.close(done))));
-  home?.cleanup();
 });
 
+/**
+ * Runs `svc <args>` in a home of its own holding `servers`: the commands below run at once (each mostly
+ * waits out its peer's timeout), so none shares a config.yaml or an mcp-cache with another. One runs in
+ * this worker, the others as processes of their own (svc's `svc`).
+ */
+async function svcOwnHome(servers: Record<string, unknown>, args: string[]) {
+  const own = tempHome();
+  try {
+    own.write("config.yaml", stringify({ mcp_servers: servers }));
+    return await svcIn(own, args);
+  } finally {
+    own.cleanup();
+  }
+}
+
 describe("a server that never answers the handshake", () => {
-  it.each([
+  it.concurrent.each([
     ["stdio", "quiet", STDIO],
     ["Streamable HTTP", "held", HTTP],
     ["SSE", "stream", SSE],
@@ -146,8 +156,7 @@ describe("a server that never answers the handshake", () => {
   ])(
     "%s: svc mcp test says what to check and to raise connect_timeout",
     async (_, name, why) => {
-      home.write("config.yaml", stringify({ mcp_servers: entries(httpPort, ssePort, unopenedPort) }));
-      const res = await svc(["mcp", "test", name]);
+      const res = await svcOwnHome(entries(httpPort, ssePort, unopenedPort), ["mcp", "test", name]);
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(
         `mcp_servers.${name}: connect timed out after ${waitOf(name)} s (connect_timeout) — ${why}${slow("connect_timeout")}\n`,
@@ -156,9 +165,13 @@ describe("a server that never answers the handshake", () => {
     20_000,
   );
 
-  it("svc mcp list's check names --timeout, the wait that ran out", async () => {
-    home.write("config.yaml", stringify({ mcp_servers: entries(httpPort, ssePort, unopenedPort, 30) }));
-    const res = await svc(["mcp", "list", "--timeout", String(WAIT)]);
+  it.concurrent("svc mcp list's check names --timeout, the wait that ran out", async () => {
+    const res = await svcOwnHome(entries(httpPort, ssePort, unopenedPort, 30), [
+      "mcp",
+      "list",
+      "--timeout",
+      String(WAIT),
+    ]);
     for (const [name, why] of [
       ["quiet", STDIO],
       ["held", HTTP],

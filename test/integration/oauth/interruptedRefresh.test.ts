@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeJob } from "../../../src/actors/oauth/context.js";
 import { usableTokens } from "../../../src/actors/oauth/refresh.js";
 import { svcPaths } from "../../../src/config/paths.js";
@@ -17,25 +17,32 @@ import { harness, loginWith } from "./helpers.js";
  * token the authorization server has already rotated; with reuse detection, the next refresh (the
  * gateway's, another command's) revokes the whole grant. A signal arriving then waits for the save.
  */
-let home: TempHome;
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (closers.length) await closers.pop()?.();
-  home?.cleanup();
-});
+/** What the test's onTestFinished is given: the tests of this file run at once, each with its own home and fakes. */
+type Finished = (fn: () => Promise<void>) => void;
 
 /** Resolves when `check` holds, polling the test's own fakes (no timing is asserted). */
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((r) => setTimeout(r, 10));
 }
 
-async function loggedInWithExpiredToken(): Promise<{
+/**
+ * A home of the test's own, logged in to a fake authorization server with an expired access token. When the
+ * test finishes, `closers` run (last added first), then the home is removed.
+ */
+async function loggedInWithExpiredToken(finished: Finished): Promise<{
   as: FakeAs;
   url: string;
   release: () => void;
   entry: { url: string; auth: "oauth"; oauth: { cimd: boolean } };
+  home: TempHome;
+  closers: Array<() => Promise<void>>;
 }> {
-  home = tempHome();
+  const home = tempHome();
+  const closers: Array<() => Promise<void>> = [];
+  finished(async () => {
+    while (closers.length) await closers.pop()?.();
+    home.cleanup();
+  });
   let release: () => void = () => undefined;
   const gate = new Promise<void>((r) => {
     release = r;
@@ -59,10 +66,15 @@ async function loggedInWithExpiredToken(): Promise<{
     url: mcp.url,
     release,
     entry: { url: mcp.url, auth: "oauth" as const, oauth: { cimd: false } },
+    home,
+    closers,
   };
 }
 
-function start(args: string[]): { child: ChildProcess; ended: Promise<NodeJS.Signals | number | null> } {
+function start(
+  home: TempHome,
+  args: string[],
+): { child: ChildProcess; ended: Promise<NodeJS.Signals | number | null> } {
   const child = spawn(process.execPath, [...SVC_ARGV, ...args], {
     env: { ...process.env, SVC_HOME: home.dir, BROWSER: "" },
     stdio: ["ignore", "ignore", "ignore"],
@@ -76,15 +88,18 @@ function start(args: string[]): { child: ChildProcess; ended: Promise<NodeJS.Sig
 const refreshes = (as: FakeAs) => as.seen.filter((r) => r.body.get("grant_type") === "refresh_token");
 
 // Each test starts an svc command that loads the OAuth and MCP modules before it refreshes: on a loaded
-// machine one took longer than the default 30 s test timeout.
-describe("Ctrl-C while a token refresh waits for its answer", { timeout: 60_000 }, () => {
+// machine one took longer than the default 30 s test timeout. The tests of both describes run at once
+// (describe.concurrent): each mostly waits, on a signal's effect or on the gateway's stop.
+describe.concurrent("Ctrl-C while a token refresh waits for its answer", { timeout: 60_000 }, () => {
   for (const command of [
     ["mcp", "tools", "notes"],
     ["mcp", "call", "notes", "whoami"],
   ]) {
-    it(`svc ${command.join(" ")}: the new tokens are saved before the command ends by the signal; the grant still works`, async () => {
-      const { as, release, entry } = await loggedInWithExpiredToken();
-      const { child, ended } = start(command);
+    it(`svc ${command.join(" ")}: the new tokens are saved before the command ends by the signal; the grant still works`, async ({
+      onTestFinished,
+    }) => {
+      const { as, release, entry, home } = await loggedInWithExpiredToken(onTestFinished);
+      const { child, ended } = start(home, command);
       await until(() => refreshes(as).length === 1);
       child.kill("SIGINT");
       // The answer leaves once the command had the time to end (it has not, when it waits for the save).
@@ -104,9 +119,11 @@ describe("Ctrl-C while a token refresh waits for its answer", { timeout: 60_000 
     });
   }
 
-  it("a second Ctrl-C ends the command at once, without waiting for the answer", async () => {
-    const { as, release } = await loggedInWithExpiredToken();
-    const { child, ended } = start(["mcp", "tools", "notes"]);
+  it("a second Ctrl-C ends the command at once, without waiting for the answer", async ({
+    onTestFinished,
+  }) => {
+    const { as, release, home } = await loggedInWithExpiredToken(onTestFinished);
+    const { child, ended } = start(home, ["mcp", "tools", "notes"]);
     await until(() => refreshes(as).length === 1);
     child.kill("SIGINT");
     await Promise.race([ended, new Promise((r) => setTimeout(r, 500))]);
@@ -118,16 +135,17 @@ describe("Ctrl-C while a token refresh waits for its answer", { timeout: 60_000 
 
 // A gateway start, its connect and refresh, a fixed wait of 7 s and the stop: on a loaded machine (a load
 // average near 20) this took 25 to 33 s, past the default 30 s test timeout.
-describe("the gateway stopped while a reconnect's token refresh waits for its answer", {
+describe.concurrent("the gateway stopped while a reconnect's token refresh waits for its answer", {
   timeout: 90_000,
 }, () => {
-  const children: ChildProcess[] = [];
-  afterEach(() => {
-    for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-  });
-
-  it("saves the new tokens before it exits, however long past the wait for abandoned connects", async () => {
-    const { as, release, entry } = await loggedInWithExpiredToken();
+  it("saves the new tokens before it exits, however long past the wait for abandoned connects", async ({
+    onTestFinished,
+  }) => {
+    const { as, release, entry, home, closers } = await loggedInWithExpiredToken(onTestFinished);
+    const children: ChildProcess[] = [];
+    closers.push(async () => {
+      for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    });
     home.write(
       "config.yaml",
       `platforms:\n  webhook:\n    enabled: true\n    extra:\n      host: 127.0.0.1\nmcp_servers:\n  notes:\n    url: ${entry.url}\n    auth: oauth\n    oauth:\n      cimd: false\n`,

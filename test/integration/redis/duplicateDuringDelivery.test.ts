@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { connect, type Socket } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { startCliGateway } from "../../helpers/cliGateway.js";
@@ -109,24 +109,18 @@ function sendEverywhere(ports: readonly number[], id: string): Promise<string[]>
 const sendMessages = (telegram: Telegram) =>
   telegram.requests.filter((r) => r.path.endsWith("/sendMessage")).length;
 
-describe("state.backend: redis — a duplicate sent with its original to a deliver_only route", {
+// The two tests run at once (describe.concurrent), each with its fake Telegram, key prefix and gateways of its
+// own: each mostly waits on its sends one after another (the refusal comes 60 ms after each).
+describe.concurrent("state.backend: redis — a duplicate sent with its original to a deliver_only route", {
   timeout: 30_000,
 }, () => {
-  const nodes: ClusterNode[] = [];
-  const children: ChildProcess[] = [];
-  const homes: TempHome[] = [];
-  let telegram: Telegram | undefined;
-  afterEach(async () => {
-    await Promise.all(nodes.splice(0).map((node) => node.stop()));
-    for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-    for (const home of homes.splice(0)) home.cleanup();
-    await telegram?.close();
-  });
-
-  it("the delivery fails: both are 502, and the event is sent to the platform once, not once per copy", async () => {
-    telegram = await refusingTelegram();
+  it("the delivery fails: both are 502, and the event is sent to the platform once, not once per copy", async ({
+    onTestFinished,
+  }) => {
+    const telegram = await refusingTelegram();
+    onTestFinished(() => telegram.close());
     const node = await startNode(notifyConfig(telegram, `d${randomUUID()}`));
-    nodes.push(node);
+    onTestFinished(() => node.stop());
     const ids = Array.from({ length: 20 }, (_, i) => `twice-${i}`);
     const answers: string[][] = [];
     for (const id of ids) answers.push(await sendEverywhere([portOf(node), portOf(node)], id));
@@ -134,9 +128,17 @@ describe("state.backend: redis — a duplicate sent with its original to a deliv
     expect(sendMessages(telegram)).toBe(ids.length);
   });
 
-  it("sent to two instances (two processes) at once and the delivery fails: neither is answered duplicate (the event was never delivered)", async () => {
+  it("sent to two instances (two processes) at once and the delivery fails: neither is answered duplicate (the event was never delivered)", async ({
+    onTestFinished,
+  }) => {
     const refusing = await refusingTelegram();
-    telegram = refusing;
+    onTestFinished(() => refusing.close());
+    const children: ChildProcess[] = [];
+    const homes: TempHome[] = [];
+    onTestFinished(() => {
+      for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+      for (const home of homes) home.cleanup();
+    });
     const prefix = `d${randomUUID()}`;
     const gateways = await Promise.all(
       [0, 1].map(() => {

@@ -35,86 +35,10 @@ afterAll(async () => {
   await redis.cleanup();
 });
 
-describe("Redis stopped and restarted mid-load", { timeout: 90_000 }, () => {
-  it("503 with Retry-After during the outage, 202 again after it, and every 202'd id runs", async () => {
-    const runs = join(tmpdir(), `svc-outage-${randomUUID()}.log`);
-    const config = clusterConfig(
-      redis.url,
-      `o${randomUUID()}`,
-      { hook: { secret: SECRET } },
-      sharedAppendAgent(runs, 4),
-    );
-    // A job a worker took just as Redis went down (the reply lost with the connection) is handed back by
-    // stall detection once its lock expires: a short lock keeps that within the wait below.
-    const stall = { stall: { lockDurationMs: 3000, stalledIntervalMs: 1000 } };
-    nodes.push(...(await Promise.all([startNode(config, stall), startNode(config, stall)])));
-    const answers: Array<{ id: string; status: number; body: unknown; retryAfter: string | null }> = [];
-    let stop = false;
-    let seq = 0;
-    const sender = async (s: number) => {
-      while (!stop) {
-        seq += 1;
-        const id = `o-${s}-${seq}`;
-        const body = JSON.stringify({ seq });
-        const answer = await postJson((nodes[seq % 2] as ClusterNode).url("/webhooks/hook"), body, {
-          "X-GitHub-Event": "push",
-          "X-GitHub-Delivery": id,
-          "X-Hub-Signature-256": await sign(SECRET, body),
-        });
-        answers.push({
-          id,
-          status: answer.status,
-          body: answer.body,
-          retryAfter: answer.headers.get("retry-after"),
-        });
-      }
-    };
-    const senders = Promise.all([0, 1, 2, 3, 4].map(sender));
-    const count = (status: number) => answers.filter((a) => a.status === status).length;
-    await vi.waitFor(() => expect(count(202)).toBeGreaterThanOrEqual(30), { timeout: 20_000, interval: 20 });
-    await redis.stop();
-    await vi.waitFor(() => expect(count(503)).toBeGreaterThanOrEqual(20), { timeout: 20_000, interval: 20 });
-    const available = (node: ClusterNode) => scrapedSample(node.url(""), "svc_state_available");
-    expect(await Promise.all(nodes.map(available))).toEqual([0, 0]);
-    const acceptedBefore = count(202);
-    await redis.start();
-    await vi.waitFor(() => expect(count(202)).toBeGreaterThanOrEqual(acceptedBefore + 30), {
-      timeout: 30_000,
-      interval: 20,
-    });
-    stop = true;
-    await senders;
-    await vi.waitFor(async () => expect(await Promise.all(nodes.map(available))).toEqual([1, 1]), {
-      timeout: 10_000,
-      interval: 50,
-    });
-
-    expect(answers.filter((a) => a.status !== 202 && a.status !== 503)).toEqual([]);
-    for (const a of answers.filter((x) => x.status === 503)) {
-      expect(a.body).toEqual({ error: "State store unavailable, retry later" });
-      expect(a.retryAfter).toBe("5");
-    }
-    const accepted = answers.filter((a) => a.status === 202).map((a) => a.id);
-    await vi.waitFor(
-      () => {
-        const ran = appendedIds(runs);
-        expect(accepted.filter((id) => !ran.has(id))).toEqual([]);
-      },
-      { timeout: 30_000, interval: 100 },
-    );
-    rmSync(runs, { force: true });
-    for (const node of nodes) {
-      const msgs = node.logs().map((l) => l.msg);
-      // The state line, once per outage (the subscriptions' refresh says "Redis is unreachable" too).
-      const state = msgs.filter((m) => m.startsWith("[state] Redis at"));
-      expect(state.filter((m) => m.includes("is unreachable"))).toHaveLength(1);
-      expect(state.filter((m) => m.includes("is reachable again"))).toHaveLength(1);
-    }
-  });
-});
-
-// The tests of each describe.concurrent below run at once (those of the two idle-client describes, together):
-// each has a Redis and a gateway of its own and mostly waits (for a timeout, an idle spell, a stop).
+// The tests of each group of describe.concurrent below run at once: those of "stopping while Redis is
+// unreachable", then (after the mid-load test, which keeps the two groups apart) those of the two
+// idle-client describes and the full Redis's. Each has a Redis and a gateway of its own and mostly waits
+// (for a timeout, an idle spell, a stop).
 describe.concurrent("stopping while Redis is unreachable", { timeout: 60_000 }, () => {
   it("the gateway's stop ends (BullMQ's unforced close would wait for Redis to answer its QUIT)", async () => {
     const own = await startTestRedis();
@@ -249,57 +173,80 @@ describe.concurrent("stopping while Redis is unreachable", { timeout: 60_000 }, 
   });
 });
 
-// Not at once with the tests around it: it keeps the two concurrent groups apart.
-describe("a Redis that answers but refuses writes (full: OOM)", { timeout: 60_000 }, () => {
-  it("reads svc_state_available 0 while requests are answered 503 for it, as a full disk does with local, and 1 once a write is taken again", async () => {
-    const own = await startTestRedis();
-    const admin = new Redis(own.url);
+describe("Redis stopped and restarted mid-load", { timeout: 90_000 }, () => {
+  it("503 with Retry-After during the outage, 202 again after it, and every 202'd id runs", async () => {
+    const runs = join(tmpdir(), `svc-outage-${randomUUID()}.log`);
     const config = clusterConfig(
-      own.url,
-      `f${randomUUID()}`,
+      redis.url,
+      `o${randomUUID()}`,
       { hook: { secret: SECRET } },
-      sharedAppendAgent(tempPath("svc-full-log", ".log")),
+      sharedAppendAgent(runs, 4),
     );
-    const node = await startNode(config, { drainTimeoutMs: 200 });
-    const base = node.url("");
-    const deliver = async () => {
-      const body = JSON.stringify({ n: 1 });
-      return postJson(node.url("/webhooks/hook"), body, {
-        "X-GitHub-Event": "push",
-        "X-GitHub-Delivery": randomUUID(),
-        "X-Hub-Signature-256": await sign(SECRET, body),
-      });
-    };
-    try {
-      expect((await deliver()).status).toBe(202);
-      expect(await scrapedSample(base, "svc_state_available")).toBe(1);
-      // Full: every write refused (OOM), reads and PING still answered.
-      await admin.config("SET", "maxmemory", "1");
-      expect((await deliver()).status).toBe(503);
-      expect(await scrapedSample(base, "svc_state_available")).toBe(0);
-      await admin.config("SET", "maxmemory", "0");
-      expect((await deliver()).status).toBe(202);
-      expect(await scrapedSample(base, "svc_state_available")).toBe(1);
-      // Then read-only (a failover made it a replica) within the minute: that refusal is named too, with
-      // its own fix, not left to the "takes writes again" line that ends it.
-      await admin.call("REPLICAOF", "127.0.0.1", "1");
-      try {
-        expect((await deliver()).status).toBe(503);
-      } finally {
-        await admin.call("REPLICAOF", "NO", "ONE");
+    // A job a worker took just as Redis went down (the reply lost with the connection) is handed back by
+    // stall detection once its lock expires: a short lock keeps that within the wait below.
+    const stall = { stall: { lockDurationMs: 3000, stalledIntervalMs: 1000 } };
+    nodes.push(...(await Promise.all([startNode(config, stall), startNode(config, stall)])));
+    const answers: Array<{ id: string; status: number; body: unknown; retryAfter: string | null }> = [];
+    let stop = false;
+    let seq = 0;
+    const sender = async (s: number) => {
+      while (!stop) {
+        seq += 1;
+        const id = `o-${s}-${seq}`;
+        const body = JSON.stringify({ seq });
+        const answer = await postJson((nodes[seq % 2] as ClusterNode).url("/webhooks/hook"), body, {
+          "X-GitHub-Event": "push",
+          "X-GitHub-Delivery": id,
+          "X-Hub-Signature-256": await sign(SECRET, body),
+        });
+        answers.push({
+          id,
+          status: answer.status,
+          body: answer.body,
+          retryAfter: answer.headers.get("retry-after"),
+        });
       }
-      const refusals = node
-        .logs()
-        .filter((line) => line.level === 50 && line.msg.includes("requests that need it are answered 503"))
-        .map((line) => line.msg);
-      expect(refusals).toHaveLength(2);
-      expect(refusals[0]).toContain("(OOM command not allowed");
-      expect(refusals[1]).toContain("(READONLY ");
-      expect(refusals[1]).toContain("a read-only replica: point state.redis_url at the primary");
-    } finally {
-      admin.disconnect();
-      await node.stop();
-      await own.cleanup();
+    };
+    const senders = Promise.all([0, 1, 2, 3, 4].map(sender));
+    const count = (status: number) => answers.filter((a) => a.status === status).length;
+    await vi.waitFor(() => expect(count(202)).toBeGreaterThanOrEqual(30), { timeout: 20_000, interval: 20 });
+    await redis.stop();
+    await vi.waitFor(() => expect(count(503)).toBeGreaterThanOrEqual(20), { timeout: 20_000, interval: 20 });
+    const available = (node: ClusterNode) => scrapedSample(node.url(""), "svc_state_available");
+    expect(await Promise.all(nodes.map(available))).toEqual([0, 0]);
+    const acceptedBefore = count(202);
+    await redis.start();
+    await vi.waitFor(() => expect(count(202)).toBeGreaterThanOrEqual(acceptedBefore + 30), {
+      timeout: 30_000,
+      interval: 20,
+    });
+    stop = true;
+    await senders;
+    await vi.waitFor(async () => expect(await Promise.all(nodes.map(available))).toEqual([1, 1]), {
+      timeout: 10_000,
+      interval: 50,
+    });
+
+    expect(answers.filter((a) => a.status !== 202 && a.status !== 503)).toEqual([]);
+    for (const a of answers.filter((x) => x.status === 503)) {
+      expect(a.body).toEqual({ error: "State store unavailable, retry later" });
+      expect(a.retryAfter).toBe("5");
+    }
+    const accepted = answers.filter((a) => a.status === 202).map((a) => a.id);
+    await vi.waitFor(
+      () => {
+        const ran = appendedIds(runs);
+        expect(accepted.filter((id) => !ran.has(id))).toEqual([]);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    rmSync(runs, { force: true });
+    for (const node of nodes) {
+      const msgs = node.logs().map((l) => l.msg);
+      // The state line, once per outage (the subscriptions' refresh says "Redis is unreachable" too).
+      const state = msgs.filter((m) => m.startsWith("[state] Redis at"));
+      expect(state.filter((m) => m.includes("is unreachable"))).toHaveLength(1);
+      expect(state.filter((m) => m.includes("is reachable again"))).toHaveLength(1);
     }
   });
 });
@@ -378,6 +325,61 @@ describe.concurrent("a Redis whose timeout is set after the gateway started", { 
       await node.stop();
       await own.cleanup();
       rmSync(agentLog, { force: true });
+    }
+  });
+});
+
+// At once with the two idle-client describes above: it mostly waits for its gateway's stop.
+describe.concurrent("a Redis that answers but refuses writes (full: OOM)", { timeout: 60_000 }, () => {
+  it("reads svc_state_available 0 while requests are answered 503 for it, as a full disk does with local, and 1 once a write is taken again", async () => {
+    const own = await startTestRedis();
+    const admin = new Redis(own.url);
+    const config = clusterConfig(
+      own.url,
+      `f${randomUUID()}`,
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(tempPath("svc-full-log", ".log")),
+    );
+    const node = await startNode(config, { drainTimeoutMs: 200 });
+    const base = node.url("");
+    const deliver = async () => {
+      const body = JSON.stringify({ n: 1 });
+      return postJson(node.url("/webhooks/hook"), body, {
+        "X-GitHub-Event": "push",
+        "X-GitHub-Delivery": randomUUID(),
+        "X-Hub-Signature-256": await sign(SECRET, body),
+      });
+    };
+    try {
+      expect((await deliver()).status).toBe(202);
+      expect(await scrapedSample(base, "svc_state_available")).toBe(1);
+      // Full: every write refused (OOM), reads and PING still answered.
+      await admin.config("SET", "maxmemory", "1");
+      expect((await deliver()).status).toBe(503);
+      expect(await scrapedSample(base, "svc_state_available")).toBe(0);
+      await admin.config("SET", "maxmemory", "0");
+      expect((await deliver()).status).toBe(202);
+      expect(await scrapedSample(base, "svc_state_available")).toBe(1);
+      // Then read-only (a failover made it a replica) within the minute: that refusal is named too, with
+      // its own fix, not left to the "takes writes again" line that ends it.
+      await admin.call("REPLICAOF", "127.0.0.1", "1");
+      try {
+        expect((await deliver()).status).toBe(503);
+      } finally {
+        await admin.call("REPLICAOF", "NO", "ONE");
+      }
+      const refusals = node
+        .logs()
+        .filter((line) => line.level === 50 && line.msg.includes("requests that need it are answered 503"))
+        .map((line) => line.msg);
+      expect(refusals).toHaveLength(2);
+      expect(refusals[0]).toContain("(OOM command not allowed");
+      expect(refusals[1]).toContain("(READONLY ");
+      expect(refusals[1]).toContain("a read-only replica: point state.redis_url at the primary");
+    } finally {
+      admin.disconnect();
+      await node.stop();
+      await own.cleanup();
     }
   });
 });

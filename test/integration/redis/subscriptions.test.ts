@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { describe, expect, it, vi } from "vitest";
@@ -77,8 +77,24 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
 
   it("runs accepted for a subscription removed before they start still run, with the route they were accepted under", async () => {
     const runs = join(cluster.dir, `removed-${randomUUID()}.log`);
-    // One run at a time, each a second long: the later ones wait in the shared queue.
-    const config = clusterConfig(cluster.redis.url, `s${randomUUID()}`, {}, sharedAppendAgent(runs, 1, 1));
+    // One run at a time, each held until the gate file exists (made once the removal is in effect): the
+    // later ones wait in the shared queue until then, however slow or fast the machine.
+    const gate = join(cluster.dir, `removed-gate-${randomUUID()}`);
+    const config = clusterConfig(
+      cluster.redis.url,
+      `s${randomUUID()}`,
+      {},
+      {
+        ...sharedAppendAgent(runs, 1),
+        command: [
+          "sh",
+          "-c",
+          `while [ ! -e "$1" ]; do sleep 0.05; done; printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0"`,
+          runs,
+          gate,
+        ],
+      },
+    );
     const gw = await startNode(config, QUICK_POLL);
     nodes.push(gw);
     const host = cliHome(config);
@@ -94,6 +110,9 @@ describe("dynamic subscriptions in Redis", { timeout: 60_000 }, () => {
       timeout: 10_000,
       interval: 100,
     });
+    // Nothing has run yet: every run is still held (the first) or waiting in the queue.
+    expect(existsSync(runs)).toBe(false);
+    writeFileSync(gate, "");
     await vi.waitFor(
       () => {
         const ran = readFileSync(runs, "utf8").split("\n");
