@@ -348,7 +348,9 @@ describe("event check stage", () => {
     expect(ping(["push"])).toMatchObject({ refusal: PING_NOT_LISTED });
     // The same string each time: nothing made per request.
     expect((withEvent(["push"], "issues") as PipelineCtx).refusal).toBe(NOT_AMONG_EVENTS);
-    expect(withEvent(["push"], "push")).not.toHaveProperty("refusal");
+    // An event the route takes goes on with no reason to ignore it.
+    expect((withEvent(["push"], "push") as PipelineCtx).event).toBe("push");
+    expect((withEvent(["push"], "push") as PipelineCtx).refusal).toBeUndefined();
   });
   it("ping is ignored unless listed, and reported for the DEBUG log", () => {
     expect(answerOf(withEvent(undefined, "ping"))).toEqual({
