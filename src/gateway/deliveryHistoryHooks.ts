@@ -41,6 +41,8 @@ interface AnsweredRequest {
   readonly body: Buffer | undefined;
   readonly answer: Outcome;
   readonly refusal: string | undefined;
+  /** The answer's `status` or `error` field (or its status code): the record's `outcome`. */
+  readonly outcome: string;
   /** `now()` when it was answered: its record's `at`. */
   readonly answeredAt: number;
 }
@@ -201,14 +203,8 @@ export function historyHooks(
           record(notRecordedRecord(route, counted, at(), cut)),
         );
 
-  function recordRequest({ route, head, body, answer, refusal, answeredAt }: AnsweredRequest): void {
-    const answeredBody = answer.body as { status?: unknown; error?: unknown; event?: unknown };
-    const outcome = String(answeredBody.status ?? answeredBody.error ?? answer.status);
-    if (refused !== undefined) {
-      // Never capped: a 2xx and a direct delivery's 502, answered only once the request was authenticated.
-      if ((answer.status >= 200 && answer.status < 300) || answer.status === 502) refused.settle(route);
-      else if (!refused.admit(route, answer.status, outcome, refusal ?? answer.reason)) return;
-    }
+  function recordRequest({ route, head, body, answer, refusal, outcome, answeredAt }: AnsweredRequest): void {
+    const answeredBody = answer.body as { event?: unknown };
     const id = answeredDeliveryId(answer, head.headers);
     const header = eventHeader(head.headers);
     // The answer names the event type the gateway resolved (a header's, or the body's for senders
@@ -285,7 +281,16 @@ export function historyHooks(
       answer: Outcome,
       refusal?: string,
     ): void {
-      const request: AnsweredRequest = { route, head, body, answer, refusal, answeredAt: now() };
+      const answeredBody = answer.body as { status?: unknown; error?: unknown };
+      const outcome = String(answeredBody.status ?? answeredBody.error ?? answer.status);
+      // Whether it is recorded is decided now, as it comes (a refused one past its route's allowance is
+      // only counted, at no further cost); a summary written meanwhile follows the requests before it.
+      if (refused !== undefined) {
+        // Never capped: a 2xx and a direct delivery's 502, answered only once the request was authenticated.
+        if ((answer.status >= 200 && answer.status < 300) || answer.status === 502) refused.settle(route);
+        else if (!refused.admit(route, answer.status, outcome, refusal ?? answer.reason)) return;
+      }
+      const request: AnsweredRequest = { route, head, body, answer, refusal, outcome, answeredAt: now() };
       if (turnHasAnswers === undefined) recordRequest(request);
       else if (answered.length > 0 || turnHasAnswers()) answered.push(request);
     },

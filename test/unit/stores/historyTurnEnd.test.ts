@@ -3,9 +3,11 @@ import { pathToFileURL } from "node:url";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { historyHooks } from "../../../src/gateway/deliveryHistoryHooks.js";
+import { REFUSED_RECORDS_BURST } from "../../../src/gateway/refusedRecordAllowance.js";
 import { createHistoryWriter, readHistory } from "../../../src/io/stores/deliveryHistory.js";
 import type { Outcome } from "../../../src/streams/types.js";
 import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
+import { fakeClock } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let home: TempHome;
@@ -81,6 +83,38 @@ describe("delivery history: the requests of a turn are recorded at its end", () 
     hooks.request("pr", head("d-4"), body("closed"), IGNORED);
     expect(rows()).toHaveLength(2);
     expect(errors.map(String)).toEqual(["Error: write after close"]);
+  });
+
+  it("refused requests past the route's allowance are counted as they come, and their summary is written between the requests around it", async () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    const clock = fakeClock(T0);
+    const hooks = historyHooks(
+      createHistoryWriter(
+        dir,
+        (err) => {
+          throw err;
+        },
+        clock.now,
+      ),
+      clock.now,
+      undefined,
+      clock,
+    );
+    const unsigned: Outcome = { status: 401, body: { error: "Invalid signature" } };
+    for (let i = 0; i < REFUSED_RECORDS_BURST + 5; i++)
+      hooks.request("pr", head(`bad-${i}`), undefined, unsigned, "x-hub-signature-256 does not match");
+    hooks.request("pr", head("d-1"), body("closed"), IGNORED);
+    await nextTurn();
+    const records = readHistory(dir, clock.now());
+    expect(records.map((r) => r.kind)).toEqual([
+      ...Array<string>(REFUSED_RECORDS_BURST).fill("request"),
+      "not_recorded",
+      "request",
+    ]);
+    expect(records[REFUSED_RECORDS_BURST]).toMatchObject({ kind: "not_recorded", count: 5 });
+    expect(records.at(-1)).toMatchObject({ id: "d-1", status: 200 });
+    hooks.close();
   });
 
   it("a process that exits in the turn it answered a request still has its record", async () => {
