@@ -1,11 +1,11 @@
 /**
  * `node --import tsx bench/perfRecord.ts <tree> [accepted|401|ignored] [seconds] [out]`: the gateway of `tree`
  * (`state.backend: local`, echo agent, log at INFO; a directory holding `bench/server.ts` and a compiled `dist/`)
- * pinned to CPU 0 under wrk's load, sampled by `perf record -e cpu-clock -g` (Linux perf; no hardware counters
- * needed) with `--perf-basic-prof`, so JIT-compiled JavaScript, Node's native code, libc and the kernel show
+ * pinned to CPU 0 under wrk's load, sampled by `perf record -e cpu-clock -g` (Linux perf, Debian's `linux-perf`; no
+ * hardware counters needed) with `--perf-basic-prof`, so JIT-compiled JavaScript, Node's native code, libc and the kernel show
  * in one profile, the kernel's work for the process's system calls and page faults included. Prints the
  * requests answered and the server's CPU per request, and writes `perf report`'s flat profile (by shared
- * object and symbol, self time) to `<out>.txt` (default `/tmp/perf-<kind>`). Where `bench/profile.ts` sees only
+ * object and symbol, self time) to `<out>.txt` (default `perf-<kind>` in the temporary directory). Where `bench/profile.ts` sees only
  * JavaScript and counts the rest as "outside the samples", this splits that rest.
  */
 import { spawn, spawnSync } from "node:child_process";
