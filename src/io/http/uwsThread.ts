@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { Outcome } from "../../streams/types.js";
+import { afterArrivedReads } from "./arrivedReads.js";
 import { type BodyRead, type HeadAnswer, headAnswer, type Reply, type RequestHead } from "./core.js";
 import {
   type Body,
@@ -136,8 +137,13 @@ if ("error" in loaded) {
       if (m.t === "end") {
         server.close();
         ending = true;
-        if (exchanges.size === 0) end();
-        else setTimeout(end, m.graceMs).unref();
+        // A request already on an open connection and still unread (the stop and its end may reach this
+        // thread before its next poll of the sockets) is read and handed over first, as on one thread;
+        // closing at once reset it unanswered on a loaded machine.
+        void afterArrivedReads().then(() => {
+          if (exchanges.size === 0) end();
+          else setTimeout(end, m.graceMs).unref();
+        });
         return;
       }
       for (const item of m.items) {
