@@ -39,6 +39,31 @@ afterAll(async () => {
 // unreachable", then (after the mid-load test, which keeps the two groups apart) those of the two
 // idle-client describes and the full Redis's. Each has a Redis and a gateway of its own and mostly waits
 // (for a timeout, an idle spell, a stop).
+
+/**
+ * A gateway with route `hook` on a Redis of its own (key prefix `<prefix><uuid>`, agent lines appended to a
+ * temporary `<log>` file), and a signed push to it.
+ */
+async function hookOnOwnRedis(prefix: string, log: string) {
+  const own = await startTestRedis();
+  const config = clusterConfig(
+    own.url,
+    `${prefix}${randomUUID()}`,
+    { hook: { secret: SECRET } },
+    sharedAppendAgent(tempPath(log, ".log")),
+  );
+  const node = await startNode(config, { drainTimeoutMs: 200 });
+  const deliver = async () => {
+    const body = JSON.stringify({ n: 1 });
+    return postJson(node.url("/webhooks/hook"), body, {
+      "X-GitHub-Event": "push",
+      "X-GitHub-Delivery": randomUUID(),
+      "X-Hub-Signature-256": await sign(SECRET, body),
+    });
+  };
+  return { own, node, deliver };
+}
+
 describe.concurrent("stopping while Redis is unreachable", { timeout: 60_000 }, () => {
   it("the gateway's stop ends (BullMQ's unforced close would wait for Redis to answer its QUIT)", async () => {
     const own = await startTestRedis();
@@ -73,22 +98,7 @@ describe.concurrent("stopping while Redis is unreachable", { timeout: 60_000 }, 
   });
 
   it("a frozen Redis (its connections stay open) is logged unreachable, then reachable again once it answers", async () => {
-    const own = await startTestRedis();
-    const config = clusterConfig(
-      own.url,
-      `z${randomUUID()}`,
-      { hook: { secret: SECRET } },
-      sharedAppendAgent(tempPath("svc-frozen-log", ".log")),
-    );
-    const node = await startNode(config, { drainTimeoutMs: 200 });
-    const deliver = async () => {
-      const body = JSON.stringify({ n: 1 });
-      return postJson(node.url("/webhooks/hook"), body, {
-        "X-GitHub-Event": "push",
-        "X-GitHub-Delivery": randomUUID(),
-        "X-Hub-Signature-256": await sign(SECRET, body),
-      });
-    };
+    const { own, node, deliver } = await hookOnOwnRedis("z", "svc-frozen-log");
     const state = () => node.logs().filter((l) => l.msg.startsWith("[state] Redis at"));
     try {
       own.freeze();
@@ -332,24 +342,9 @@ describe.concurrent("a Redis whose timeout is set after the gateway started", { 
 // At once with the two idle-client describes above: it mostly waits for its gateway's stop.
 describe.concurrent("a Redis that answers but refuses writes (full: OOM)", { timeout: 60_000 }, () => {
   it("reads svc_state_available 0 while requests are answered 503 for it, as a full disk does with local, and 1 once a write is taken again", async () => {
-    const own = await startTestRedis();
+    const { own, node, deliver } = await hookOnOwnRedis("f", "svc-full-log");
     const admin = new Redis(own.url);
-    const config = clusterConfig(
-      own.url,
-      `f${randomUUID()}`,
-      { hook: { secret: SECRET } },
-      sharedAppendAgent(tempPath("svc-full-log", ".log")),
-    );
-    const node = await startNode(config, { drainTimeoutMs: 200 });
     const base = node.url("");
-    const deliver = async () => {
-      const body = JSON.stringify({ n: 1 });
-      return postJson(node.url("/webhooks/hook"), body, {
-        "X-GitHub-Event": "push",
-        "X-GitHub-Delivery": randomUUID(),
-        "X-Hub-Signature-256": await sign(SECRET, body),
-      });
-    };
     try {
       expect((await deliver()).status).toBe(202);
       expect(await scrapedSample(base, "svc_state_available")).toBe(1);
