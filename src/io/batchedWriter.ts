@@ -40,7 +40,7 @@ function batching<T>(
   sink: (batch: T) => void,
   onError: (err: unknown) => void,
   onClose: (() => void) | undefined,
-): Omit<BatchedWriter, "write"> & { added(): boolean; deferTo(drain: () => void): void } {
+): Omit<BatchedWriter, "write"> & { added(): boolean; deferTo(drain: () => void): () => boolean } {
   let scheduled = false;
   let closed = false;
   /** A write after close was reported: the later ones are dropped in silence (once, as documented). */
@@ -88,6 +88,7 @@ function batching<T>(
     },
     deferTo(drain: () => void) {
       deferred = drain;
+      return core.added;
     },
   };
   open.add(core);
@@ -189,10 +190,7 @@ export function createBatchedByteWriter(
       buffer.set(bytes, used);
       used += bytes.length;
     },
-    deferTo(drain) {
-      deferTo(drain);
-      return added;
-    },
+    deferTo,
     flush,
     close,
   };

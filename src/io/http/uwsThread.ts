@@ -22,8 +22,14 @@ const setup = workerData as ThreadSetup;
 /** Requests the main thread has not answered yet (one whose client went away is dropped at once). */
 const exchanges = new Map<number, Reply>();
 let next = 0;
-/** Told to end: the last answer owed closes the connections. */
+/** Told to end: every answer closes its connection, and the last one owed closes them all. */
 let ending = false;
+/** Told to end, and what had already arrived on the connections is read: they may close once idle. */
+let arrivedRead = false;
+/** Closes the connections once told to end, what had arrived read, and no answer owed. */
+const endIfIdle = () => {
+  if (ending && arrivedRead && exchanges.size === 0) end();
+};
 /** Told the gateway stops: `/health` is left to the main thread, which answers 503 then. */
 let stopping = false;
 let bodyLimit = setup.bodyLimit;
@@ -106,7 +112,7 @@ if ("error" in loaded) {
         source.onAborted(() => {
           if (!exchanges.delete(id)) return;
           hand.push({ t: "aborted", id });
-          if (ending && exchanges.size === 0) end();
+          endIfIdle();
         });
         source.read(bodyLimit, (received) => {
           const body = own(received);
@@ -139,10 +145,11 @@ if ("error" in loaded) {
         ending = true;
         // A request already on an open connection and still unread (the stop and its end may reach this
         // thread before its next poll of the sockets) is read and handed over first, as on one thread;
-        // closing at once reset it unanswered on a loaded machine.
+        // closing at once reset it unanswered on a loaded machine. An answer meanwhile closes nothing yet.
         void afterArrivedReads().then(() => {
-          if (exchanges.size === 0) end();
-          else setTimeout(end, m.graceMs).unref();
+          arrivedRead = true;
+          if (exchanges.size > 0) setTimeout(end, m.graceMs).unref();
+          endIfIdle();
         });
         return;
       }
@@ -162,7 +169,7 @@ if ("error" in loaded) {
         // Once told to end, every answer closes its connection and says so, as on one thread.
         reply?.(outcome, item.close || ending);
       }
-      if (ending && exchanges.size === 0) end();
+      endIfIdle();
     });
     // A bug here is one of the process: the main thread is told (it stops the gateway as after an uncaught
     // exception of its own) and the sockets are closed. Left to Node, the thread ended with uWS's sockets
