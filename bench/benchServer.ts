@@ -52,6 +52,13 @@ export function signatureFor(text: string, valid = true): string {
 /** The request of each kind of row: 202 (`opened`), 401 (a failing signature) or filter-ignored (`closed`). */
 export type RequestKind = "accepted" | "401" | "ignored";
 
+/** `text` as a request kind; anything else stops `tool` with a usage error (exit 2). */
+export function requestKind(text: string, tool: string): RequestKind {
+  if (text === "accepted" || text === "401" || text === "ignored") return text;
+  process.stderr.write(`${tool}: unknown kind "${text}" (accepted, 401 or ignored)\n`);
+  process.exit(2);
+}
+
 /** wrk (see `runWrk`) sending route `pr` the signed pull_request of `kind` over 32 connections. */
 export function runPullRequests(
   dir: string,

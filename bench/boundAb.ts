@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   cpuSeconds,
-  type RequestKind,
+  requestKind,
   runPullRequests,
   SECRET,
   startServer,
@@ -18,11 +18,7 @@ import {
   writeBenchConfig,
 } from "./benchServer.js";
 
-const kind = (process.argv[2] ?? "accepted") as RequestKind;
-if (!["accepted", "401", "ignored"].includes(kind)) {
-  process.stderr.write(`boundAb.ts: unknown kind "${kind}" (accepted, 401 or ignored)\n`);
-  process.exit(2);
-}
+const kind = requestKind(process.argv[2] ?? "accepted", "boundAb.ts");
 const seconds = Number(process.argv[3] ?? 5);
 const rounds = Number(process.argv[4] ?? 3);
 const modes = (process.env.BENCH_AB_MODES ?? "floor,obligations,gateway").split(",");

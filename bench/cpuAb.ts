@@ -25,7 +25,7 @@ import { Redis } from "ioredis";
 import { startTestRedis, type TestRedis } from "../test/helpers/redis.js";
 import {
   cpuSeconds,
-  type RequestKind,
+  requestKind,
   runPullRequests,
   startServer,
   stopServer,
@@ -40,12 +40,7 @@ if (treeA === undefined || treeB === undefined) {
 }
 const rounds = Number(roundsArg ?? 3);
 const seconds = Number(secondsArg ?? 6);
-function requestKind(text: string): RequestKind {
-  if (text === "accepted" || text === "401" || text === "ignored") return text;
-  process.stderr.write(`cpuAb.ts: unknown kind "${text}" (accepted, 401 or ignored)\n`);
-  process.exit(2);
-}
-const kind = requestKind(kindArg ?? "accepted");
+const kind = requestKind(kindArg ?? "accepted", "cpuAb.ts");
 
 const onRedis = process.env.BENCH_STATE === "redis";
 

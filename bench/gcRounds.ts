@@ -14,19 +14,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import {
-  type RequestKind,
-  runPullRequests,
-  startServer,
-  stopServer,
-  writeBenchConfig,
-} from "./benchServer.js";
+import { requestKind, runPullRequests, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
 
 const rounds = Number(process.argv[2] ?? 4);
 const seconds = Number(process.argv[3] ?? 8);
 const tree = process.argv[4];
 /** `BENCH_KIND`: the requests sent (accepted, 401 or ignored; default accepted). */
-const KIND = (process.env.BENCH_KIND ?? "accepted") as RequestKind;
+const KIND = requestKind(process.env.BENCH_KIND ?? "accepted", "gcRounds.ts (BENCH_KIND)");
 const extraArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
 /** One `--trace-gc-nvp` line's `name=value` pairs. */

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
   cpuSeconds,
-  type RequestKind,
+  requestKind,
   runPullRequests,
   SECRET,
   startServer,
@@ -28,7 +28,7 @@ if (treeArg === undefined) {
   process.exit(2);
 }
 const tree = resolve(treeArg);
-const kind = (kindArg ?? "ignored") as RequestKind;
+const kind = requestKind(kindArg ?? "ignored", "perfRecord.ts");
 const seconds = Number(secondsArg ?? 5);
 const out = outArg ?? join(tmpdir(), `perf-${kind}`);
 
