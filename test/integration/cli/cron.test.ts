@@ -20,6 +20,22 @@ function storedJobs(home: TempHome, ...dir: string[]): Record<string, Record<str
   return JSON.parse(readFileSync(join(home.dir, ...dir, "cron", "jobs.json"), "utf8")).jobs;
 }
 
+/** `svc cron create` of job `tg` (daily, `prompt`) delivering to Telegram chat 42. */
+const createTelegramJob = (prompt: string) => [
+  "cron",
+  "create",
+  "--name",
+  "tg",
+  "--schedule",
+  "@daily",
+  "--prompt",
+  prompt,
+  "--deliver",
+  "telegram",
+  "--deliver-extra",
+  "chat_id=42",
+];
+
 describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
   let home: TempHome;
   beforeAll(() => {
@@ -300,20 +316,7 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
   });
 
   it("run prints the agent's reply also when its delivery fails (exit 1, the delivery's error on stderr): the run is not lost", async () => {
-    await svc(home, [
-      "cron",
-      "create",
-      "--name",
-      "tg",
-      "--schedule",
-      "@daily",
-      "--prompt",
-      "summarize",
-      "--deliver",
-      "telegram",
-      "--deliver-extra",
-      "chat_id=42",
-    ]);
+    await svc(home, createTelegramJob("summarize"));
     const run = await svc(home, ["cron", "run", "tg"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("the agent's reply\n");
@@ -342,20 +345,7 @@ describe("svc cron run to a chat", { timeout: 90_000 }, () => {
       const platforms = config.platforms as Record<string, unknown>;
       platforms.telegram = { enabled: true, token: "1:tg", base_url: telegram.url };
       home.write("config.yaml", stringify(config));
-      await svc(home, [
-        "cron",
-        "create",
-        "--name",
-        "tg",
-        "--schedule",
-        "@daily",
-        "--prompt",
-        "digest",
-        "--deliver",
-        "telegram",
-        "--deliver-extra",
-        "chat_id=42",
-      ]);
+      await svc(home, createTelegramJob("digest"));
       const run = await svc(home, ["cron", "run", "tg"]);
       expect(run).toMatchObject({ code: 0, stdout: "the digest\n", stderr: "Delivered to telegram (42).\n" });
       expect(sentTexts(telegram)).toEqual(["the digest"]);

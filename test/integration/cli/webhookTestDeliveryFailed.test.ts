@@ -91,28 +91,14 @@ describe("svc webhook test (and redeliver) of a direct delivery the platform ref
       "--prompt",
       "Deploy {service} to {env.name}: {status}",
     ]);
-    const partial = await svc(gw.home, [
-      "webhook",
-      "test",
-      "deploy-notes",
-      "--port",
-      port,
-      "--payload",
-      '{"service":"api"}',
-    ]);
+    const testWith = (payload: string) =>
+      svc(gw.home, ["webhook", "test", "deploy-notes", "--port", port, "--payload", payload]);
+    const partial = await testWith('{"service":"api"}');
     expect(partial.stdout).toContain("200 OK");
     expect(partial.stderr).toBe(
       "Note: deploy-notes delivers its prompt as the message (deliver_only), and this payload has no env.name, status: the message went out with {env.name}, {status} as written — send a payload that has them (--payload)\n",
     );
-    const whole = await svc(gw.home, [
-      "webhook",
-      "test",
-      "deploy-notes",
-      "--port",
-      port,
-      "--payload",
-      '{"service":"api","env":{"name":"prod"},"status":"ok"}',
-    ]);
+    const whole = await testWith('{"service":"api","env":{"name":"prod"},"status":"ok"}');
     expect(whole.stderr).not.toContain("Note:");
     expect(telegram.requests.map((r) => (r.json as { text?: string } | undefined)?.text).slice(-2)).toEqual([
       "Deploy api to {env.name}: {status}",
