@@ -97,6 +97,21 @@ describe("forge HMAC (X-Hub-Signature-256)", () => {
       { numRuns: 100 },
     );
   });
+
+  it("checks each of many routes' secrets with its own key, also after the kept key bytes are emptied", async () => {
+    // More secrets than the key bytes kept (256), each checked twice, interleaved: a key of another
+    // secret, or of a secret emptied from the cache, would match nothing.
+    const secrets = Array.from({ length: 600 }, (_, i) => `secret-${i}-\u00e9`);
+    for (const round of [0, 1]) {
+      for (const [i, secret] of secrets.entries()) {
+        const body = `{"n":${i},"round":${round}}`;
+        const signature = await octokitSign(secret, body);
+        expect(check({ "x-hub-signature-256": signature }, body, secret).ok, `${round} ${i}`).toBe(true);
+        const other = secrets[(i + 1) % secrets.length] as string;
+        expect(check({ "x-hub-signature-256": signature }, body, other).ok).toBe(false);
+      }
+    }
+  });
 });
 
 describe("token host (X-Alt-Forge-Token / X-Gitlab-Token)", () => {
