@@ -4,7 +4,8 @@
  * pinned to CPU 0 under wrk's load, sampled by `perf record -e cpu-clock -g` (Linux perf, Debian's `linux-perf`; no
  * hardware counters needed) with `--perf-basic-prof`, so JIT-compiled JavaScript, Node's native code, libc and the kernel show
  * in one profile, the kernel's work for the process's system calls and page faults included. Prints the
- * requests answered and the server's CPU per request, and writes `perf report`'s flat profile (by shared
+ * requests answered, the server's CPU per request and, counted apart by `perf stat`, the wake-ups and the
+ * network and file system calls per request (`BENCH_STATE=memory` runs the gateway without the journal), and writes `perf report`'s flat profile (by shared
  * object and symbol, self time) to `<out>.txt` (default `perf-<kind>` in the temporary directory). Where `bench/profile.ts` sees only
  * JavaScript and counts the rest as "outside the samples", this splits that rest.
  */
@@ -50,24 +51,41 @@ try {
   const perf = spawn("perf", ["record", "-e", "cpu-clock", "-g", "-o", `${out}.data`, "-p", String(pid)], {
     stdio: "ignore",
   });
-  // The wake-ups the server's sends cause (wrk asleep in epoll_wait when an answer arrives), counted apart.
-  const wakeups = spawn("perf", ["stat", "-x", ",", "-e", "sched:sched_wakeup", "-p", String(pid)], {
+  // The wake-ups the server's sends cause (wrk asleep in epoll_wait when an answer arrives), and the system
+  // calls that do the network and file I/O, counted apart, per request.
+  const counted = [
+    "sched:sched_wakeup",
+    "syscalls:sys_enter_sendto",
+    "syscalls:sys_enter_recvfrom",
+    "syscalls:sys_enter_epoll_wait",
+    "syscalls:sys_enter_write",
+    "syscalls:sys_enter_writev",
+  ];
+  const counts = spawn("perf", ["stat", "-x", ",", "-e", counted.join(","), "-p", String(pid)], {
     stdio: ["ignore", "ignore", "pipe"],
   });
-  let wakeupText = "";
-  wakeups.stderr?.on("data", (chunk: Buffer) => {
-    wakeupText += chunk.toString("utf8");
+  let countText = "";
+  counts.stderr?.on("data", (chunk: Buffer) => {
+    countText += chunk.toString("utf8");
   });
   const cpuBefore = cpuSeconds(pid);
   const result = await runPullRequests(work, port, kind, seconds, "perf");
   const cpu = cpuSeconds(pid) - cpuBefore;
   perf.kill("SIGINT");
-  wakeups.kill("SIGINT");
-  await Promise.all([perf, wakeups].map((p) => new Promise((done) => p.once("exit", done))));
+  counts.kill("SIGINT");
+  await Promise.all([perf, counts].map((p) => new Promise((done) => p.once("exit", done))));
   const requests = result.reqPerSec * seconds;
-  const woken = Number(wakeupText.split(",")[0]);
+  // `perf stat -x ,` lines: count,unit,event,...
+  const perRequest = countText
+    .split("\n")
+    .map((line) => line.split(","))
+    .filter((fields) => fields.length > 2 && counted.includes(fields[2] as string))
+    .map(
+      (fields) =>
+        `${(Number(fields[0]) / requests).toFixed(2)} ${(fields[2] as string).replace(/^.*:(sys_enter_)?/, "")}`,
+    );
   process.stdout.write(
-    `${kind}: ${Math.round(requests)} requests, ${((cpu / requests) * 1e6).toFixed(1)} µs CPU/request (under perf), ${(woken / requests).toFixed(2)} wake-ups by the server per request\n`,
+    `${kind}: ${Math.round(requests)} requests, ${((cpu / requests) * 1e6).toFixed(1)} µs CPU/request (under perf)\nper request: ${perRequest.join(", ")}\n`,
   );
   const report = spawnSync(
     "perf",
