@@ -755,7 +755,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       const needRestart = restartOnlyChanges(startedConfig, next.config, overridden);
       if (needRestart.length > 0) {
         logger.warn(
-          `[gateway] ${describeRestartKeys(needRestart, [loaded.scope, next.scope])} changed: this takes effect after a restart`,
+          `[gateway] ${describeRestartKeys(needRestart, [loaded.scope, next.scope], next.written)} changed: this takes effect after a restart`,
         );
       }
       const nextWebhook = next.config.platforms.webhook;
