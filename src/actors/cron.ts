@@ -177,6 +177,15 @@ export interface CronScheduler {
    * run (logged and recorded in `last_run`) rejects with a `LoggedError`, so the queue counts it failed.
    */
   runFired(run: QueuedRun, signal: AbortSignal, slot?: RunSlot): ReturnType<RunExecutor>;
+  /**
+   * A fired job's run given up elsewhere (the shared queue gave its job up: its instance was lost while
+   * running it): recorded in the job's `last_run` as a failed run is (`status: error`, with `error`), written
+   * behind as a run's is. A job removed meanwhile is not written again.
+   */
+  givenUp(
+    run: Pick<AcceptedEvent, "profile" | "routeName" | "deliveryId"> & { readonly cronJob: string },
+    error: string,
+  ): void;
   /** Resolves when every run started so far has finished. */
   idle(): Promise<void>;
   /**
@@ -1225,6 +1234,27 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       // Failed as its last_run says: the event's run in the delivery history and the run metrics too.
       if (error !== undefined) throw new LoggedError(error);
       return undefined;
+    },
+    givenUp(run, error) {
+      const fields = {
+        route: run.routeName,
+        delivery_id: run.deliveryId,
+        job: run.cronJob,
+        profile: run.profile,
+      };
+      let store: CronStore;
+      let found: ReturnType<typeof findJob>;
+      try {
+        store = stores.store(run.profile);
+        found = findJob(currentRecords(run.profile, store), run.cronJob);
+      } catch (err) {
+        logger.error({ ...fields, err: storeProblem(err) }, "[cron] could not record the job's run");
+        return;
+      }
+      // Removed since (or edited by hand into a record the gateway cannot run): nothing to record it on.
+      if (found === undefined || !found.ok) return;
+      const at = new Date(clock.now()).toISOString();
+      lastRuns.record(store, found.job.id, { at, status: "error", trigger: firedTrigger(run), error });
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);

@@ -71,6 +71,11 @@ export interface LoadedConfig {
    * `<SVC_HOME>/.env: WEBHOOK_ENABLED`, or the key of config.yaml.
    */
   readonly enabledFrom: string;
+  /**
+   * config.yaml's value as written, its `${VAR}` not rendered (the embedded default without a file): which
+   * variables a key takes its value from, for messages that name them (never their values).
+   */
+  readonly written: Readonly<Record<string, unknown>>;
 }
 
 /** How to turn the webhook adapter on, given where `enabled: false` came from (the environment wins over the file). */
@@ -789,5 +794,5 @@ export function loadConfig(
   // The startup rules still judge the rest (WEBHOOK_SECRET's `${NAME}` that nothing set, a route's secret, ...).
   if (variableProblems.length > 0)
     throw new ConfigInvalidError(variableProblems.join("\n"), paths.config, parsed.data);
-  return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom };
+  return { config: parsed.data, paths, scope, fromFile, blank: read.blank, enabledFrom, written: record };
 }

@@ -1,3 +1,4 @@
+import { type InterpolationScope, lookedUpVariables } from "./interpolate.js";
 import type { Config } from "./schema.js";
 import { settingKey } from "./sections/webhook.js";
 
@@ -64,9 +65,45 @@ const VARIABLE_OF: Readonly<Record<string, string>> = {
   "platforms.webhook.extra.port": "WEBHOOK_PORT",
 };
 
+/** The value of `key` (a dotted path, as `restartOnlyChanges` names it) in config.yaml as written. */
+function writtenValue(written: unknown, key: string): unknown {
+  let at = written;
+  for (const part of key.split(".")) {
+    if (at === null || typeof at !== "object" || Array.isArray(at)) return undefined;
+    at = Object.hasOwn(at, part) ? (at as Record<string, unknown>)[part] : undefined;
+  }
+  return at;
+}
+
+/** The names every `${...}` of a written value (its strings, at any depth) looks up, once each in order. */
+function variablesOf(value: unknown): string[] {
+  if (typeof value === "string") return lookedUpVariables(value);
+  if (value === null || typeof value !== "object") return [];
+  return [...new Set(Object.values(value).flatMap(variablesOf))];
+}
+
+const valueIn = (scope: Pick<InterpolationScope, "secrets" | "env">, name: string) =>
+  Object.hasOwn(scope.secrets, name) ? scope.secrets[name] : scope.env[name];
+
+/**
+ * The `${VAR}` names through which the re-read file's text of `key` takes its value: those whose value
+ * differs between the scopes (an edit of `.env` or the environment), else all of them (the text changed).
+ */
+function fromVariables(
+  key: string,
+  written: unknown,
+  scopes: ReadonlyArray<Pick<InterpolationScope, "secrets" | "env">>,
+): string[] {
+  const names = variablesOf(writtenValue(written, key));
+  const changed = names.filter((name) => new Set(scopes.map((s) => valueIn(s, name))).size > 1);
+  return changed.length > 0 ? changed : names;
+}
+
 /**
  * The changed keys as a reload's WARN names them: one a `WEBHOOK_*` variable decides (set, not empty, in
- * the running or the re-read scope) names that variable too, since config.yaml may not have changed at all.
+ * the running or the re-read scope) names that variable too, since config.yaml may not have changed at all;
+ * one the re-read file (`written`, config.yaml before its `${VAR}` are rendered) writes with `${VAR}` names
+ * those variables (`(from ${REDIS_URL})`), never their values, which may be secrets.
  */
 export function describeRestartKeys(
   keys: readonly string[],
@@ -74,6 +111,7 @@ export function describeRestartKeys(
     readonly secrets: Readonly<Record<string, string>>;
     readonly env: Readonly<Record<string, string | undefined>>;
   }>,
+  written?: unknown,
 ): string {
   return keys
     .map((key) => {
@@ -81,7 +119,9 @@ export function describeRestartKeys(
       const set =
         variable !== undefined &&
         scopes.some((s) => (s.env[variable]?.trim() || s.secrets[variable]?.trim() || "") !== "");
-      return set ? `${key} (set by ${variable})` : key;
+      if (set) return `${key} (set by ${variable})`;
+      const from = fromVariables(key, written, scopes);
+      return from.length > 0 ? `${key} (from ${from.map((name) => `\${${name}}`).join(", ")})` : key;
     })
     .join(", ");
 }

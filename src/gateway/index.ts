@@ -39,7 +39,7 @@ import {
 import { createAgent } from "./agent.js";
 import { createCoalescing } from "./coalescing.js";
 import { checkedConfig, describeRoutes } from "./config.js";
-import { createCron, recordCutOffRuns } from "./cron.js";
+import { type Cron, createCron, recordCutOffRuns } from "./cron.js";
 import { createDeliveries } from "./deliveries.js";
 import { historyHeaderNames, historyHooks } from "./deliveryHistoryHooks.js";
 import { dynamicRoutesFor } from "./dynamicRoutes.js";
@@ -308,6 +308,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // state.backend: redis — idempotency, rate limits, the run queue, coalescing and cron leases are shared.
   // Its workers start only after everything is built, so `runs` below exists when they run one.
   let runs: { readonly execute: RunExecutor } | undefined;
+  /** The cron scheduler, made below: a fired job's run the shared queue gives up is recorded in its `last_run`. */
+  let cronScheduler: Cron["scheduler"] | undefined;
   // The Redis backend's modules (BullMQ, ioredis: about half a second to load) only when it is chosen.
   const redis = await (config.state.backend !== "redis"
     ? Promise.resolve(undefined)
@@ -332,6 +334,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             metrics,
             onEnd: history === undefined ? undefined : (run, err) => history.run(run, err),
             journal: (profile, run) => profiles.runJournal(profile).record(run),
+            firedJob: (run, err) => cronScheduler?.givenUp(run, err.message),
           }),
         }),
       )
@@ -383,6 +386,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     runNotes: cronRunNotes(cronRunsDir(paths.home)),
     stopNear: () => queue.queue.stopNear(),
   });
+  cronScheduler = cron.scheduler;
   runs = createRuns({
     system,
     queue,
@@ -751,7 +755,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       const needRestart = restartOnlyChanges(startedConfig, next.config, overridden);
       if (needRestart.length > 0) {
         logger.warn(
-          `[gateway] ${describeRestartKeys(needRestart, [loaded.scope, next.scope])} changed: this takes effect after a restart`,
+          `[gateway] ${describeRestartKeys(needRestart, [loaded.scope, next.scope], next.written)} changed: this takes effect after a restart`,
         );
       }
       const nextWebhook = next.config.platforms.webhook;

@@ -334,7 +334,7 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     expect(logged().filter((line) => line === "drain-1 done")).toHaveLength(1);
   });
 
-  it.concurrent("a run the shared queue gives up on (its instance lost too often) is recorded failed once, by the instance that gives it up: history row, failed-run count, run journal and one ERROR line saying what to do", async ({
+  it.concurrent("a run the shared queue gives up on (its instance lost too often) is recorded failed once, by the instance that gives it up: history row, failed-run count, run journal (a fired cron job's last_run) and one ERROR line saying what to do", async ({
     onTestFinished,
   }) => {
     const started = ownNodes(onTestFinished);
@@ -343,40 +343,60 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     const agent = {
       provider: "command",
       command: ["sh", "-c", `printf "%s\\n" "$SVC_DELIVERY_ID" >> "$0"; exec sleep 30`, log],
-      max_concurrent_runs: 1,
+      max_concurrent_runs: 2,
     };
-    const config = clusterConfig(redis.url, `g${randomUUID()}`, { hook: { secret: SECRET } }, agent);
+    // An agent run (hook) and the run of the cron job a cron_job route fires (fire), both given up.
+    const config = clusterConfig(
+      redis.url,
+      `g${randomUUID()}`,
+      { hook: { secret: SECRET }, fire: { secret: SECRET, cron_job: "nightly" } },
+      agent,
+    );
+    const files = {
+      "cron/jobs.json": oneJobStore({
+        name: "nightly",
+        prompt: "job nightly",
+        next_run: "2099-01-01T00:00:00.000Z",
+      }),
+    };
     // Given up at its first loss (svc's own limit is the third), with a short lock looked at often.
     const stall = { lockDurationMs: 400, stalledIntervalMs: 100, maxStalledCount: 0 };
-    const lost = await startNode(config, { stall, drainTimeoutMs: 50 });
+    const lost = await startNode(config, { stall, drainTimeoutMs: 50, files });
     started.push(lost);
     const id = `lost-${randomUUID()}`;
+    const fireId = `fire-${randomUUID()}`;
     expect((await deliver(lost, "hook", id, {})).status).toBe(202);
-    await vi.waitFor(() => expect(appendedIds(log).get(id)).toBe(1), { timeout: 20_000, interval: 20 });
-    // Two instances up: whichever takes the job from the queue gives it up; the other records nothing.
-    const up = await Promise.all([startNode(config, { stall }), startNode(config, { stall })]);
+    expect((await deliver(lost, "fire", fireId, {})).status).toBe(202);
+    // The agent's two runs: the hook's under its delivery id, the job's under its own (cron-j1-…).
+    await vi.waitFor(() => expect([...appendedIds(log).values()]).toEqual([1, 1]), {
+      timeout: 20_000,
+      interval: 20,
+    });
+    // Two instances up: whichever takes a job from the queue gives it up; the other records nothing of it.
+    const up = await Promise.all([startNode(config, { stall, files }), startNode(config, { stall, files })]);
     started.push(...up);
     await lost.stop();
     const REASON = "job stalled more than allowable limit";
     const givenUp = (node: ClusterNode) => node.logs().filter((line) => line.err === REASON);
-    await vi.waitFor(() => expect(up.flatMap(givenUp)).not.toEqual([]), { timeout: 20_000, interval: 20 });
-    const [line, ...more] = up.flatMap(givenUp);
-    expect(more).toEqual([]);
+    const givenUpIds = () => up.flatMap(givenUp).map((line) => line.delivery_id);
+    await vi.waitFor(() => expect(givenUpIds().sort()).toEqual([fireId, id].sort()), {
+      timeout: 20_000,
+      interval: 20,
+    });
+    const [line] = up.flatMap(givenUp).filter((l) => l.delivery_id === id);
     expect(line?.level).toBe(50);
-    expect(line?.delivery_id).toBe(id);
     expect(line?.msg).toContain(`svc webhook redeliver ${id} on the instance that answered its request`);
-    const [recorder, other] = (givenUp(up[0] as ClusterNode).length === 1 ? up : [...up].reverse()) as [
-      ClusterNode,
-      ClusterNode,
-    ];
+    const gaveUp = (deliveryId: string) =>
+      up.find((node) => givenUp(node).some((l) => l.delivery_id === deliveryId)) as ClusterNode;
+    const recorder = gaveUp(id);
+    const other = up.find((node) => node !== recorder) as ClusterNode;
     const failedRuns = async (node: ClusterNode) =>
       sample(
         await (await fetch(node.url("/metrics"))).text(),
         'svc_run_duration_seconds_count{outcome="failed"}',
       );
-    expect(await failedRuns(recorder)).toBe(1);
-    expect(await failedRuns(other)).toBe(0);
-    // The run journal and the delivery history are written at the end of the turn.
+    for (const node of up) expect(await failedRuns(node)).toBe(givenUp(node).length);
+    // The run journal, the delivery history and the job's last_run are written at the end of the turn.
     await vi.waitFor(
       () =>
         expect(journalLines(recorder.home.dir)).toEqual([
@@ -384,18 +404,41 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
         ]),
       { timeout: 5000, interval: 20 },
     );
+    const lastRun = (node: ClusterNode) =>
+      (
+        JSON.parse(readFileSync(join(node.home.dir, "cron", "jobs.json"), "utf8")) as {
+          jobs: Record<string, { last_run?: unknown }>;
+        }
+      ).jobs.j1?.last_run;
+    const fireRecorder = gaveUp(fireId);
+    await vi.waitFor(
+      () =>
+        expect(lastRun(fireRecorder)).toEqual({
+          at: expect.any(String),
+          status: "error",
+          trigger: `webhook:fire:${fireId}`,
+          error: expect.stringContaining(REASON),
+        }),
+      { timeout: 5000, interval: 20 },
+    );
+    expect(lastRun(up.find((node) => node !== fireRecorder) as ClusterNode)).toBeUndefined();
     const rows = async (node: ClusterNode) => {
       const res = await svc(node.home, ["webhook", "deliveries", "--json"]);
       expect(res.code).toBe(0);
       return JSON.parse(res.stdout) as Array<{ id: string; run: { outcome: string; error?: string } | null }>;
     };
-    expect(await rows(recorder)).toEqual([
-      expect.objectContaining({
-        id,
-        run: expect.objectContaining({ outcome: "failed", error: expect.stringContaining(REASON) }),
-      }),
-    ]);
-    expect(await rows(other)).toEqual([]);
+    for (const node of up)
+      expect((await rows(node)).sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+        givenUp(node)
+          .map((l) => String(l.delivery_id))
+          .sort()
+          .map((given) =>
+            expect.objectContaining({
+              id: given,
+              run: expect.objectContaining({ outcome: "failed", error: expect.stringContaining(REASON) }),
+            }),
+          ),
+      );
     expect(journalLines(other.home.dir)).toEqual([]);
   });
 

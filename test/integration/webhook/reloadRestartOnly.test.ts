@@ -130,6 +130,21 @@ describe("SIGHUP reload names the changed settings that only a restart applies",
       ]);
   });
 
+  it("names the ${VAR} a restart-only key is written with when .env's value changed it, never the value", async () => {
+    gw = await startTestGateway({
+      config: webhookConfig(ROUTES, {}, { ...STARTED, gateway: { approvals: "${APPROVALS}" } }),
+      files: { ".env": "APPROVALS=deny\n" },
+    });
+    const running = gw;
+    running.home.write(".env", "APPROVALS=allow\n");
+    running.gateway.reload();
+    await expect
+      .poll(() => restartWarnings(running))
+      .toEqual([
+        "[gateway] gateway.approvals (from ${APPROVALS}) changed: this takes effect after a restart",
+      ]);
+  });
+
   it("warns when the state backend changes: the journal (or Redis connection) is opened once, at start", async () => {
     gw = await startTestGateway({ config: webhookConfig(ROUTES, {}, STARTED) });
     const running = gw;

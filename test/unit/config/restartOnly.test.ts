@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { restartOnlyChanges } from "../../../src/config/restartOnly.js";
+import { describeRestartKeys, restartOnlyChanges } from "../../../src/config/restartOnly.js";
 import { configSchema } from "../../../src/config/schema.js";
 
 const config = (webhook: Record<string, unknown>) =>
@@ -65,5 +65,54 @@ describe("restart-only keys that the re-read file leaves without effect", () => 
       "platforms.webhook.http_server",
     ]);
     expect(restartOnlyChanges(full({}, {}), full({}, { workers: 2 }))).toEqual(["platforms.webhook.workers"]);
+  });
+});
+
+describe("the variables a reload's WARN names with a restart-only key", () => {
+  const scope = (secrets: Record<string, string>, env: Record<string, string> = {}) => ({ secrets, env });
+
+  it("names the ${VAR} of state.redis_url whose value changed, not its value (which may hold a password)", () => {
+    const written = {
+      state: { backend: "redis", redis_url: "redis://:${REDIS_PASSWORD}@${REDIS_HOST}:6379/0" },
+    };
+    const before = scope({ REDIS_PASSWORD: "hunter2-old", REDIS_HOST: "cache-a" });
+    expect(
+      describeRestartKeys(
+        ["state.redis_url"],
+        [before, scope({ REDIS_PASSWORD: "hunter2-new", REDIS_HOST: "cache-a" })],
+        written,
+      ),
+    ).toBe("state.redis_url (from ${REDIS_PASSWORD})");
+    // Both changed (or the file's text itself did): every variable its text reads, in its order.
+    expect(
+      describeRestartKeys(
+        ["state.redis_url"],
+        [before, scope({}, { REDIS_PASSWORD: "x", REDIS_HOST: "cache-b" })],
+        written,
+      ),
+    ).toBe("state.redis_url (from ${REDIS_PASSWORD}, ${REDIS_HOST})");
+    expect(describeRestartKeys(["state.redis_url"], [before, before], written)).toBe(
+      "state.redis_url (from ${REDIS_PASSWORD}, ${REDIS_HOST})",
+    );
+  });
+
+  it("names a key written under platforms.webhook.extra by its written text; a WEBHOOK_* variable that overrides it wins", () => {
+    const written = { platforms: { webhook: { extra: { port: "${PORT}" }, enabled: "${ON}" } } };
+    expect(
+      describeRestartKeys(
+        ["platforms.webhook.extra.port", "platforms.webhook.enabled", "agent.max_concurrent_runs"],
+        [scope({ PORT: "1" }), scope({ PORT: "2" })],
+        written,
+      ),
+    ).toBe(
+      "platforms.webhook.extra.port (from ${PORT}), platforms.webhook.enabled (from ${ON}), agent.max_concurrent_runs",
+    );
+    expect(
+      describeRestartKeys(
+        ["platforms.webhook.extra.port"],
+        [scope({}), scope({ WEBHOOK_PORT: "9000" })],
+        written,
+      ),
+    ).toBe("platforms.webhook.extra.port (set by WEBHOOK_PORT)");
   });
 });
