@@ -29,9 +29,13 @@ afterEach(async () => {
  */
 function feed(fifo: string): void {
   const record = JSON.stringify({ pipe: { secret: "INSECURE_NO_AUTH" } });
-  const child = spawn("sh", ["-c", `while :; do printf '%s' '${record}' > '${fifo}'; sleep 0.2; done`], {
-    stdio: "ignore",
-  });
+  const child = spawn(
+    "sh",
+    ["-c", `trap '' PIPE; while :; do printf '%s' '${record}' > '${fifo}'; sleep 0.2; done`],
+    {
+      stdio: "ignore",
+    },
+  );
   writers.push(child);
 }
 

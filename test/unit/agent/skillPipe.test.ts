@@ -28,7 +28,9 @@ describe("a SKILL.md that is a named pipe", () => {
     home.write("skills/piped/.keep", "");
     execFileSync("mkfifo", [pipe]);
     // Feeds the pipe until the test ends, so a read that waits on it (the old behaviour) ends with this text.
-    writer = spawn("sh", ["-c", `while :; do printf FED > '${pipe}'; sleep 0.2; done`], { stdio: "ignore" });
+    writer = spawn("sh", ["-c", `trap '' PIPE; while :; do printf FED > '${pipe}'; sleep 0.2; done`], {
+      stdio: "ignore",
+    });
 
     const found = await findFirstSkill(join(home.dir, "skills"), ["piped", "after"]);
     expect(found.skill).toEqual({ name: "after", text: "AFTER" });
