@@ -7,7 +7,8 @@
  * requests answered, the server's CPU per request and, counted apart by `perf stat`, the wake-ups and the
  * network and file system calls per request (`BENCH_STATE=memory` runs the gateway without the journal), and writes `perf report`'s flat profile (by shared
  * object and symbol, self time) to `<out>.txt` (default `perf-<kind>` in the temporary directory). Where `bench/profile.ts` sees only
- * JavaScript and counts the rest as "outside the samples", this splits that rest.
+ * JavaScript and counts the rest as "outside the samples", this splits that rest; it then prints the request's
+ * CPU split into the parts of its work (`bench/perfParts.ts`), to set beside the bound's.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -22,6 +23,7 @@ import {
   stopServer,
   writeBenchConfig,
 } from "./benchServer.js";
+import { perfParts } from "./perfParts.js";
 
 const [treeArg, kindArg, secondsArg, outArg] = process.argv.slice(2);
 if (treeArg === undefined) {
@@ -94,6 +96,15 @@ try {
   );
   writeFileSync(`${out}.txt`, report.stdout);
   process.stdout.write(`flat profile: ${out}.txt\n`);
+  const script = spawnSync("perf", ["script", "-i", `${out}.data`, "-F", "ip,sym"], {
+    encoding: "utf8",
+    maxBuffer: 1024 * 1024 * 1024,
+  });
+  process.stdout.write(
+    "µs per request, by part (each sample counted once, in the first part its stack shows):\n",
+  );
+  for (const { part, us } of perfParts(script.stdout, (cpu / requests) * 1e6))
+    process.stdout.write(`  ${us.toFixed(2).padStart(6)}  ${part}\n`);
 } finally {
   await stopServer(child);
   rmSync(home, { recursive: true, force: true });
