@@ -174,11 +174,11 @@ const HEALTH_METHOD_NOT_ALLOWED: Outcome = {
 };
 
 type Target =
-  | { kind: "health" }
-  | { kind: "webhook"; routeName: string; profile: string | undefined }
+  | { readonly kind: "health" }
+  | { readonly kind: "webhook"; readonly routeName: string; readonly profile: string | undefined }
   /** Under a webhook prefix but not a route name (`/webhooks/`, `/webhooks/a/b`, a trailing slash). */
-  | { kind: "unknown_route" }
-  | { kind: "none" };
+  | { readonly kind: "unknown_route" }
+  | { readonly kind: "none" };
 
 const SEGMENT = /^[^/]+$/;
 
@@ -197,8 +197,22 @@ function segmentName(raw: string | undefined): string | undefined {
   }
 }
 
+/**
+ * The last path's endpoint: a sender posts to one route, and each request looks its path up twice (its
+ * answer, its metrics' label). A target is never changed once made.
+ */
+let lastEndpoint: { readonly path: string; readonly multiplex: boolean; readonly target: Target } | undefined;
+
 /** Which endpoint a path names; the profile prefix exists only when multiplexing is on. */
 export function endpointOf(path: string, multiplex: boolean): Target {
+  if (lastEndpoint !== undefined && lastEndpoint.path === path && lastEndpoint.multiplex === multiplex)
+    return lastEndpoint.target;
+  const target = endpointFor(path, multiplex);
+  lastEndpoint = { path, multiplex, target };
+  return target;
+}
+
+function endpointFor(path: string, multiplex: boolean): Target {
   if (path === "/health") return { kind: "health" };
   if (path.startsWith("/webhooks/")) {
     const routeName = segmentName(path.slice("/webhooks/".length));
@@ -296,9 +310,16 @@ export const INVALID_HOST = errorOutcome(
  */
 const HOST = /^(?:\[[\w:.~!$&'()*+,;=%-]+\]|[\w.~!$&'()*+;=%\u0080-\uffff-]*)(?::\d*)?$/;
 
+/** The last Host value found well-formed: a sender names the same host on every request. */
+let wellFormedHost: string | undefined;
+
 /** The answer a Host value calls for, if any: undefined for a well-formed one (or none). */
 export function hostRefusal(host: string | undefined): HeadAnswer | undefined {
-  if (host === undefined || HOST.test(host)) return undefined;
+  if (host === undefined || host === wellFormedHost) return undefined;
+  if (HOST.test(host)) {
+    wellFormedHost = host;
+    return undefined;
+  }
   return host.includes(",") ? ANSWER_AMBIGUOUS_HOST : ANSWER_INVALID_HOST;
 }
 
@@ -364,6 +385,8 @@ export const BAD_REQUEST = errorOutcome(400, "Bad request");
  * uWS passes a path or query with raw UTF-8 (`/webhooks/café`, `?q=é`) on, so the shared flow refuses it too.
  */
 const NOT_TARGET_BYTES = /[^\x21-\x7e]/;
+/** The last request path found well-formed (a sender posts to one route). */
+let wellFormedPath: string | undefined;
 
 /**
  * A request node:http's parser would have refused that uWS passes on: answered BAD_REQUEST, closed.
@@ -372,10 +395,13 @@ const NOT_TARGET_BYTES = /[^\x21-\x7e]/;
  */
 export function malformedHead(head: RequestHead): boolean {
   if (head.headers["content-length"] !== undefined && declaredLength(head.headers) === undefined) return true;
-  // RFC 9112 §3.2.3, §3.2.4: the asterisk form (`OPTIONS *`) and the authority form (`CONNECT host:443`)
-  // name no resource here; node:http hands them over (uWS closes on them), nginx answers them 400.
-  if (head.path.charCodeAt(0) !== 0x2f) return true;
-  if (NOT_TARGET_BYTES.test(head.path)) return true;
+  if (head.path !== wellFormedPath) {
+    // RFC 9112 §3.2.3, §3.2.4: the asterisk form (`OPTIONS *`) and the authority form (`CONNECT host:443`)
+    // name no resource here; node:http hands them over (uWS closes on them), nginx answers them 400.
+    if (head.path.charCodeAt(0) !== 0x2f) return true;
+    if (NOT_TARGET_BYTES.test(head.path)) return true;
+    wellFormedPath = head.path;
+  }
   if (head.query !== undefined && NOT_TARGET_BYTES.test(head.query)) return true;
   for (const name in head.headers) if ((head.headers[name] as string).includes("\x7f")) return true;
   return false;

@@ -9,7 +9,7 @@ import { createRouteRegistry, routeTable } from "../../../src/actors/routes.js";
 import { drainRuns, enqueueRun, runsMachine, unfinishedRuns } from "../../../src/actors/runs.js";
 import { configSchema } from "../../../src/config/schema.js";
 import { skillNameWarnings } from "../../../src/gateway/routeWarnings.js";
-import { endpointOf } from "../../../src/io/http/core.js";
+import { endpointOf, headAnswer } from "../../../src/io/http/core.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { interpreterFor, interpretScriptOutput, resolveScript, runScript } from "../../../src/io/scripts.js";
 import type { AcceptedEvent } from "../../../src/streams/context.js";
@@ -42,6 +42,36 @@ describe("endpointOf (spec 4.1 paths)", () => {
     });
     expect(endpointOf("/p//webhooks/gh", true)).toEqual({ kind: "unknown_route" });
     expect(endpointOf("/p/work/webhooks/gh/", true)).toEqual({ kind: "unknown_route" });
+  });
+
+  it("each path and Host is judged as itself, whatever the request before it had (the last good one is remembered)", () => {
+    const head = (path: string, host: string) => ({
+      method: "POST",
+      path,
+      query: undefined,
+      headers: { host, "content-length": "2" },
+    });
+    const good = head("/webhooks/gh", "svc.example:8644");
+    for (let round = 0; round < 3; round++) {
+      expect(headAnswer(good, false)).toEqual({ kind: "webhook", routeName: "gh", profile: undefined });
+      // The same path read with multiplexing on, then another path, then a bad path and a bad Host.
+      expect(endpointOf("/p/work/webhooks/gh", true)).toEqual({
+        kind: "webhook",
+        routeName: "gh",
+        profile: "work",
+      });
+      expect(endpointOf("/p/work/webhooks/gh", false)).toEqual({ kind: "none" });
+      expect(headAnswer(head("/webhooks/other", "svc.example:8644"), false)).toMatchObject({
+        routeName: "other",
+      });
+      expect(headAnswer(head("/webhooks/caf\u00e9", "svc.example:8644"), false)).toMatchObject({
+        outcome: { status: 400 },
+      });
+      expect(headAnswer(head("/webhooks/gh", "a.example, b.example"), false)).toMatchObject({
+        outcome: { status: 400 },
+      });
+      expect(headAnswer(head("/webhooks/gh", "bad host"), false)).toMatchObject({ outcome: { status: 400 } });
+    }
   });
 });
 
