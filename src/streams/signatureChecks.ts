@@ -94,7 +94,9 @@ function keyBytes(key: string | Buffer): Buffer {
   let bytes = keyBytesOf.get(key);
   if (bytes === undefined) {
     if (keyBytesOf.size >= KEY_BYTES_KEPT) keyBytesOf.clear();
-    bytes = Buffer.from(key, "utf8");
+    // A buffer of its own, not a slice of Node's shared pool beside other requests' bytes.
+    bytes = Buffer.alloc(Buffer.byteLength(key, "utf8"));
+    bytes.write(key, "utf8");
     keyBytesOf.set(key, bytes);
   }
   return bytes;
