@@ -287,10 +287,18 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   queue.on("error", (err: Error) =>
     logger.debug({ queue: options.name, err: err.message }, "[state] queue error"),
   );
+  /** A bound of the stop reached (or a close that failed): the stop goes on, and the debug log says so. */
+  const wentOn = (err: unknown) =>
+    logger.debug(
+      { queue: options.name, err: String(err) },
+      `[state] ${options.name} queue: a close did not end; the stop goes on without it`,
+    );
   const abort = new AbortController();
   let worker: Worker<T> | undefined;
   // BullMQ leaves connections it was given open: they are closed here.
   let workerConnection: Redis | undefined;
+  /** The worker's blocking connection (BullMQ's own, which waits for jobs). */
+  let blocking: Awaited<Worker<T>["backend"]["blockingClient"]>;
   /** Jobs this instance is running, and who waits for there to be none (the drain). */
   let running = 0;
   /** Jobs released from their slots whose `process` goes on (the drain waits for them too). */
@@ -508,6 +516,13 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         },
       );
       const started = worker;
+      // Kept to be ended by the stop if it is waiting to reconnect (see close).
+      started.backend.blockingClient?.then(
+        (client) => {
+          blocking = client;
+        },
+        () => {},
+      );
       const backOff = refusalBackoff(started, () => worker === started);
       worker.on("error", (err: Error) => {
         // A refusal (an ACL without a command the worker needs, a full Redis) stops every run here while
@@ -559,22 +574,30 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             );
           abort.abort();
           // A job released from its slot is handed on to another instance once its worker is closed (below).
-          await withTimeout(Promise.all(ending), CLOSE_WAIT_MS, "hand on").catch(() => {});
+          await withTimeout(Promise.all(ending), CLOSE_WAIT_MS, "hand on").catch(wentOn);
         }
         // Forced when runs were aborted: their jobs stay locked, unfinished, until the lock expires.
         // Forced while Redis is unreachable: an unforced close sends QUIT, which waits for Redis.
         // Otherwise not: a run counted as ended may still be recording its job as finished, and a
         // forced close would cut that off and the job would run again elsewhere. (A job BullMQ fetched
         // just as the worker paused still runs, and this close waits for it.)
-        await withTimeout(stopping.close(!drained || health.isDown()), CLOSE_WAIT_MS, "close").catch(
-          () => {},
-        );
+        const force = !drained || health.isDown();
+        // Redis drops the clients blocked on it when it becomes a replica (a failover), and the worker's
+        // blocking connection then waits to reconnect. An unforced close disconnects it and waits for its
+        // "end", which ioredis does not emit for a connection waiting to reconnect (it has no socket to
+        // close): the stop waited out the bound below. It carries nothing then: ended here, its retry cancelled
+        // and its status set as BullMQ sets it once closed.
+        if (!force && blocking?.status === "reconnecting") {
+          blocking.disconnect();
+          blocking.status = "end";
+        }
+        await withTimeout(stopping.close(force), CLOSE_WAIT_MS, "close").catch(wentOn);
         // Its lease would have it wait up to 30 s more: another instance delivers it now.
         const handing = handOn.splice(0).map(async (id) => {
           const job = id === undefined ? undefined : await queue.getJob(id);
           if (job !== undefined && (await job.isDelayed())) await job.promote();
         });
-        await withTimeout(Promise.all(handing), CLOSE_WAIT_MS, "hand on").catch(() => {});
+        await withTimeout(Promise.all(handing), CLOSE_WAIT_MS, "hand on").catch(wentOn);
         // Of the idle workers, Redis tells one when a job is stored or a delayed one falls due (BullMQ's
         // marker); the others look by themselves only every 5 s. When this one was told, no other instance
         // was: a base marker wakes one of theirs, which takes what is waiting and times what is delayed (a
@@ -582,7 +605,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // Not waited for: a Redis that stops answering holds up the stop no longer than before.
         if (!health.isDown()) producer.zadd(queue.keys.marker as string, 0, "0").catch(() => {});
       }
-      await withTimeout(queue.close(), CLOSE_WAIT_MS, "close").catch(() => {});
+      await withTimeout(queue.close(), CLOSE_WAIT_MS, "close").catch(wentOn);
       producer.disconnect();
       workerConnection?.disconnect();
     },
