@@ -81,8 +81,14 @@ function contextVariable(name: string, scope: InterpolationScope): string | unde
   }
 }
 
-// Own keys only: `${constructor}` or `${toString}` must not render Object.prototype's members.
-function lookup(name: string, scope: InterpolationScope): string | undefined {
+/**
+ * What `${name}` renders to in `scope`: `.env` first, then the environment. Own keys only: `${constructor}`
+ * or `${toString}` must not render Object.prototype's members.
+ */
+export function variableValue(
+  name: string,
+  scope: Pick<InterpolationScope, "secrets" | "env">,
+): string | undefined {
   if (Object.hasOwn(scope.secrets, name)) return scope.secrets[name];
   return Object.hasOwn(scope.env, name) ? scope.env[name] : undefined;
 }
@@ -135,7 +141,8 @@ function placeholder(whole: string, scope: InterpolationScope, unresolved: strin
   const name = withFallback?.[1] ?? variable;
   // `${userHome:-/x}`: a context variable is always set (`${env:userHome}` names the environment's).
   const found =
-    (withFallback !== null && !fromEnv ? contextVariable(name, scope) : undefined) ?? lookup(name, scope);
+    (withFallback !== null && !fromEnv ? contextVariable(name, scope) : undefined) ??
+    variableValue(name, scope);
   if (withFallback !== null) {
     if (found !== undefined && found !== "") return found;
     const fallback = interpolate(withFallback[2] ?? "", scope);

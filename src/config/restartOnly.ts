@@ -1,4 +1,4 @@
-import { type InterpolationScope, lookedUpVariables } from "./interpolate.js";
+import { type InterpolationScope, lookedUpVariables, variableValue } from "./interpolate.js";
 import type { Config } from "./schema.js";
 import { settingKey } from "./sections/webhook.js";
 
@@ -82,9 +82,6 @@ function variablesOf(value: unknown): string[] {
   return [...new Set(Object.values(value).flatMap(variablesOf))];
 }
 
-const valueIn = (scope: Pick<InterpolationScope, "secrets" | "env">, name: string) =>
-  Object.hasOwn(scope.secrets, name) ? scope.secrets[name] : scope.env[name];
-
 /**
  * The `${VAR}` names through which the re-read file's text of `key` takes its value: those whose value
  * differs between the scopes (an edit of `.env` or the environment), else all of them (the text changed).
@@ -95,7 +92,7 @@ function fromVariables(
   scopes: ReadonlyArray<Pick<InterpolationScope, "secrets" | "env">>,
 ): string[] {
   const names = variablesOf(writtenValue(written, key));
-  const changed = names.filter((name) => new Set(scopes.map((s) => valueIn(s, name))).size > 1);
+  const changed = names.filter((name) => new Set(scopes.map((s) => variableValue(name, s))).size > 1);
   return changed.length > 0 ? changed : names;
 }
 
