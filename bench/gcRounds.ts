@@ -8,13 +8,21 @@
  * decided to tenure. Rounds of the
  * same tree differ: this shows which kind each was. `BENCH_KIND=ignored` (or `401`) sends those requests instead of
  * accepted ones. BENCH_NODE_ARGS (space-separated) adds Node flags, e.g.
- * `--heap-growing-percent=100` or `--single-threaded-gc`.
+ * `--heap-growing-percent=100` or `--single-threaded-gc`. `BENCH_GC_SERVER=obligations` runs the obligations
+ * bound instead of the gateway, to set its collections beside the gateway's.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { requestKind, runPullRequests, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
+import {
+  requestKind,
+  runPullRequests,
+  SECRET,
+  startServer,
+  stopServer,
+  writeBenchConfig,
+} from "./benchServer.js";
 
 const rounds = Number(process.argv[2] ?? 4);
 const seconds = Number(process.argv[3] ?? 8);
@@ -22,6 +30,8 @@ const tree = process.argv[4];
 /** `BENCH_KIND`: the requests sent (accepted, 401 or ignored; default accepted). */
 const KIND = requestKind(process.env.BENCH_KIND ?? "accepted", "gcRounds.ts (BENCH_KIND)");
 const extraArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+/** `BENCH_GC_SERVER=obligations`: the obligations bound (`bench/obligations.ts`) instead of the gateway. */
+const bound = process.env.BENCH_GC_SERVER === "obligations";
 
 /** One `--trace-gc-nvp` line's `name=value` pairs. */
 function fields(line: string): Map<string, string> {
@@ -36,7 +46,7 @@ function fields(line: string): Map<string, string> {
 for (let round = 1; round <= rounds; round++) {
   const home = mkdtempSync(join(tmpdir(), "svc-gc-"));
   writeBenchConfig(home, undefined);
-  const { child, port } = await startServer(["gateway", home], {
+  const { child, port } = await startServer(bound ? ["obligations", SECRET, home] : ["gateway", home], {
     ...(tree === undefined ? {} : { tree }),
     pinned: true,
     nodeArgs: ["--trace-gc-nvp", ...extraArgs],

@@ -62,6 +62,8 @@ try {
     "syscalls:sys_enter_epoll_wait",
     "syscalls:sys_enter_write",
     "syscalls:sys_enter_writev",
+    "syscalls:sys_enter_fdatasync",
+    "sched:sched_switch",
   ];
   const counts = spawn("perf", ["stat", "-x", ",", "-e", counted.join(","), "-p", String(pid)], {
     stdio: ["ignore", "ignore", "pipe"],

@@ -1,4 +1,5 @@
 import type { PendingRun } from "../io/stores/pendingRuns.js";
+import { seenKey } from "../streams/stages/idempotency.js";
 import type { Recovered, StoredGroup } from "./store.js";
 
 /**
@@ -33,7 +34,8 @@ const packSeen = (at: number, flags: number): SeenEntry => (Math.trunc(at) - SEE
 const seenAt = (entry: SeenEntry) => Math.floor(entry / 4) + SEEN_EPOCH;
 const seenFlags = (entry: SeenEntry) => entry - 4 * Math.floor(entry / 4);
 
-export const runKey = (routeName: string, deliveryId: string): string => `${routeName}:${deliveryId}`;
+/** A run's key in the journal: its idempotency key (the same string, made once per accepted event). */
+export const runKey = seenKey;
 
 /** Idempotency keys are kept an hour and at most this many (like the in-memory cache). */
 export const SEEN_TTL_MS = 60 * 60 * 1000;

@@ -19,9 +19,22 @@ export interface IdempotencyDeps {
   onWaitsForOriginal?(routeName: string, deliveryId: string): void;
 }
 
-/** Deliveries are remembered per route: the same id sent to two routes is two events. */
+let lastRoute = "";
+let lastId = "";
+let lastKey = ":";
+
+/**
+ * Deliveries are remembered per route: the same id sent to two routes is two events. The last key made is
+ * handed out again for the same route and id: the idempotency cache and the journal's live mirror then keep
+ * one string for an accepted event, not two (~100 B less kept per accepted request for the hour).
+ */
 export function seenKey(routeName: string, deliveryId: string): string {
-  return `${routeName}:${deliveryId}`;
+  if (deliveryId !== lastId || routeName !== lastRoute) {
+    lastRoute = routeName;
+    lastId = deliveryId;
+    lastKey = `${routeName}:${deliveryId}`;
+  }
+  return lastKey;
 }
 
 /**
