@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import examples from "@octokit/webhooks-examples";
@@ -122,15 +123,30 @@ export interface ServerOptions {
   readonly tree?: string;
 }
 
+/**
+ * The V8 flags `svc gateway start` gives the gateway it starts (`src/cli/gatewayHeap.ts`), on the CPUs the
+ * server may use: one when pinned. `BENCH_GATEWAY_V8_FLAGS=0` starts the gateway without them, as a plain
+ * `node … svc gateway run` does.
+ */
+async function launchFlags(nodeArgs: readonly string[], pinned: boolean): Promise<string[]> {
+  if (process.env.BENCH_GATEWAY_V8_FLAGS === "0") return [];
+  const { gatewayV8Flags } = (await import(
+    new URL("../dist/cli/gatewayHeap.js", import.meta.url).href
+  )) as typeof import("../src/cli/gatewayHeap.js");
+  return gatewayV8Flags(nodeArgs, process.env.NODE_OPTIONS, pinned ? 1 : availableParallelism());
+}
+
 /** Starts `bench/server.ts <args>` in its own process and resolves once it prints its port. */
 export async function startServer(
   args: readonly string[],
   options: ServerOptions = {},
 ): Promise<{ child: ChildProcess; port: number }> {
   const tree = options.tree ?? join(import.meta.dirname, "..");
+  const nodeArgs = options.nodeArgs ?? [];
   const argv = [
     process.execPath,
-    ...(options.nodeArgs ?? []),
+    ...(args[0] === "gateway" ? await launchFlags(nodeArgs, options.pinned === true) : []),
+    ...nodeArgs,
     "--import",
     "tsx",
     join(tree, "bench", "server.ts"),

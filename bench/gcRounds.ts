@@ -9,7 +9,8 @@
  * same tree differ: this shows which kind each was. `BENCH_KIND=ignored` (or `401`) sends those requests instead of
  * accepted ones. BENCH_NODE_ARGS (space-separated) adds Node flags, e.g.
  * `--heap-growing-percent=100` or `--single-threaded-gc`. `BENCH_GC_SERVER=obligations` runs the obligations
- * bound instead of the gateway, to set its collections beside the gateway's.
+ * bound instead of the gateway, to set its collections beside the gateway's; `BENCH_STATE=memory` (read by
+ * `bench/server.ts`) runs the gateway without the journal.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,7 +51,7 @@ for (let round = 1; round <= rounds; round++) {
     ...(tree === undefined ? {} : { tree }),
     pinned: true,
     nodeArgs: ["--trace-gc-nvp", ...extraArgs],
-    env: { BENCH_LOG_LEVEL: "info" },
+    env: { BENCH_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },
   });
   const scavenges: Array<{ pause: number; promoted: number }> = [];
   const markCompacts: number[] = [];

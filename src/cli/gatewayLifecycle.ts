@@ -21,7 +21,7 @@ import { assertHomeWritable } from "../io/homeWritable.js";
 import { narrowOpenFile } from "../io/privateMode.js";
 import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
-import { gcThreadFlags } from "./gatewayHeap.js";
+import { gatewayV8Flags } from "./gatewayHeap.js";
 import { askElsewhere, elsewhereSilence, health, recordedState, runsElsewhere } from "./gatewayLookup.js";
 import { unknownGatewayCommand } from "./gatewayUnknown.js";
 import { type Interrupt, listenForInterrupt, raiseAgain } from "./interrupt.js";
@@ -147,7 +147,7 @@ async function startAndWait(
   }
   const args = [
     ...process.execArgv,
-    ...gcThreadFlags(process.execArgv, availableParallelism()),
+    ...gatewayV8Flags(process.execArgv, process.env.NODE_OPTIONS, availableParallelism()),
     process.argv[1] as string,
     "gateway",
     "run",

@@ -28,12 +28,17 @@ async function startedArgv(cpus: string | undefined): Promise<string[]> {
   return readFileSync(join("/proc", pid as string, "cmdline"), "utf8").split("\0");
 }
 
-describe("the GC threads of the gateway svc gateway start starts", { timeout: 90_000 }, () => {
+describe("the V8 flags of the gateway svc gateway start starts", { timeout: 90_000 }, () => {
   it("on one CPU, the gateway collects on its main thread only (--single-threaded-gc)", async () => {
-    expect(await startedArgv("0")).toContain("--single-threaded-gc");
+    const argv = await startedArgv("0");
+    expect(argv).toContain("--single-threaded-gc");
+    expect(argv).toContain("--min-semi-space-size=16");
   });
 
   it.skipIf(availableParallelism() < 2)("with more CPUs, V8 keeps its GC threads", async () => {
-    expect(await startedArgv(undefined)).not.toContain("--single-threaded-gc");
+    const argv = await startedArgv(undefined);
+    expect(argv).not.toContain("--single-threaded-gc");
+    // The young generation's size is set whatever the CPUs.
+    expect(argv).toContain("--min-semi-space-size=16");
   });
 });

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
+  gatewayV8Flags,
   gcThreadFlags,
   HEAP_GROWING_FLAG,
   heapGrowthFlag,
   SINGLE_THREADED_GC_FLAG,
+  YOUNG_GENERATION_FLAG,
+  youngGenerationFlags,
 } from "../../../src/cli/gatewayHeap.js";
 
 describe("the gateway's heap growth step", () => {
@@ -31,5 +34,27 @@ describe("the GC threads of a gateway svc starts", () => {
       "--no-parallel-scavenge",
     ])
       expect(gcThreadFlags([chosen], 1)).toEqual([]);
+  });
+});
+
+describe("the young generation of a gateway svc starts", () => {
+  it("is at its full size from the start, unless the user sized it on the command line or in NODE_OPTIONS", () => {
+    expect(YOUNG_GENERATION_FLAG).toBe("--min-semi-space-size=16");
+    expect(youngGenerationFlags([], undefined)).toEqual([YOUNG_GENERATION_FLAG]);
+    expect(youngGenerationFlags(["--max-old-space-size=512"], "--enable-source-maps")).toEqual([
+      YOUNG_GENERATION_FLAG,
+    ]);
+    expect(youngGenerationFlags(["--min-semi-space-size=4"], undefined)).toEqual([]);
+    expect(youngGenerationFlags(["--max_semi_space_size=8"], undefined)).toEqual([]);
+    expect(youngGenerationFlags([], "--enable-source-maps --max-semi-space-size=8")).toEqual([]);
+    expect(youngGenerationFlags(["--semi-space-growth-factor=4"], undefined)).toEqual([
+      YOUNG_GENERATION_FLAG,
+    ]);
+  });
+
+  it("comes with the GC threads' flag where there is one CPU", () => {
+    expect(gatewayV8Flags([], undefined, 1)).toEqual([YOUNG_GENERATION_FLAG, SINGLE_THREADED_GC_FLAG]);
+    expect(gatewayV8Flags([], undefined, 4)).toEqual([YOUNG_GENERATION_FLAG]);
+    expect(gatewayV8Flags(["--single-threaded-gc", "--min-semi-space-size=2"], undefined, 1)).toEqual([]);
   });
 });
