@@ -140,7 +140,8 @@ async function measure(
   await stopServer(child);
   await redis?.cleanup();
   rmSync(home, { recursive: true, force: true });
-  const requests = settled?.accepted ?? r.reqPerSec * seconds;
+  // Per accepted event where events were accepted (the backlog ran after wrk), else per request answered.
+  const requests = settled !== undefined && settled.accepted > 0 ? settled.accepted : r.reqPerSec * seconds;
   if (settled !== undefined && settled.ran < settled.accepted)
     console.log(`${tag}: ${settled.accepted - settled.ran} accepted events never ran (LOST)`);
   return {
@@ -152,7 +153,7 @@ async function measure(
     redisStats:
       settled === undefined
         ? ""
-        : `, per event: ${(writes / requests).toFixed(2)} write calls of the gateway, Redis ${(stat("total_commands_processed") / requests).toFixed(1)} commands and ${(stat("total_reads_processed") / requests).toFixed(2)} socket reads`,
+        : `, per ${kind === "accepted" ? "event" : "request"}: ${(writes / requests).toFixed(2)} write calls of the gateway, Redis ${(stat("total_commands_processed") / requests).toFixed(1)} commands and ${(stat("total_reads_processed") / requests).toFixed(2)} socket reads`,
   };
 }
 
