@@ -22,10 +22,10 @@ export const YOUNG_GENERATION_FLAG = "--min-semi-space-size=16";
 /**
  * The flag `svc gateway start` adds for the gateway it starts, unless the user sized the young generation
  * (`--min-semi-space-size`, `--max-semi-space-size`, on the command line or in NODE_OPTIONS). Without it, V8
- * starts the young generation small and sizes it as it goes, and about half of the gateways measured under
- * full load (bench/README.md) went the bad way from their first second: they promoted 2–3× as many objects
- * to the old generation, a major collection followed about once a second, and the accepted path's p99 at
- * 32 connections was 24–32 ms instead of ~10 ms. With it every run went the good way, at ~8 % less CPU per
+ * starts the young generation small and sizes it as it goes, and half to two thirds of the gateways measured
+ * under full load (bench/README.md) went the bad way from their first second: they promoted 2–3× as many
+ * objects to the old generation, a major collection followed about once a second, and the accepted path's
+ * p99 at 32 connections was 22–35 ms instead of ~10 ms. With it every run went the good way, at ~8 % less CPU per
  * accepted request, for ~13 MB more RSS at rest (under load the young generation is at that size anyway).
  * Like the GC threads, it cannot be set once V8 runs.
  */
