@@ -25,8 +25,8 @@ export const YOUNG_GENERATION_FLAG = "--min-semi-space-size=16";
  * starts the young generation small and sizes it as it goes, and half to two thirds of the gateways measured
  * under full load (bench/README.md) went the bad way from their first second: they promoted 2–3× as many
  * objects to the old generation, a major collection followed about once a second, and the accepted path's
- * p99 at 32 connections was 22–35 ms instead of ~10 ms. With it every run went the good way, at ~8 % less CPU per
- * accepted request, for ~13 MB more RSS at rest (under load the young generation is at that size anyway).
+ * p99 at 32 connections was 22–35 ms instead of ~10 ms. With it every run went the good way, at ~8 % less
+ * CPU per accepted request, for ~13 MB more RSS at rest (under load the young generation is that size anyway).
  * Like the GC threads, it cannot be set once V8 runs.
  */
 export function youngGenerationFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
