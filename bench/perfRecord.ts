@@ -4,8 +4,8 @@
  * pinned to CPU 0 under wrk's load, sampled by `perf record -e cpu-clock -g` (Linux perf, Debian's `linux-perf`; no
  * hardware counters needed) with `--perf-basic-prof`, so JIT-compiled JavaScript, Node's native code, libc and the kernel show
  * in one profile, the kernel's work for the process's system calls and page faults included. Prints the
- * requests answered, the server's CPU per request and, counted apart by `perf stat`, the wake-ups and the
- * network and file system calls per request (`BENCH_STATE=memory` runs the gateway without the journal), and writes `perf report`'s flat profile (by shared
+ * requests answered, the server's CPU per request and, counted apart by `perf stat`, the wake-ups, the context
+ * switches and the network and file system calls (`fdatasync` among them) per request (`BENCH_STATE=memory` runs the gateway without the journal), and writes `perf report`'s flat profile (by shared
  * object and symbol, self time) to `<out>.txt` (default `perf-<kind>` in the temporary directory). Where `bench/profile.ts` sees only
  * JavaScript and counts the rest as "outside the samples", this splits that rest; it then prints the request's
  * CPU split into the parts of its work (`bench/perfParts.ts`), to set beside the bound's.
@@ -53,8 +53,9 @@ try {
   const perf = spawn("perf", ["record", "-e", "cpu-clock", "-g", "-o", `${out}.data`, "-p", String(pid)], {
     stdio: "ignore",
   });
-  // The wake-ups the server's sends cause (wrk asleep in epoll_wait when an answer arrives), and the system
-  // calls that do the network and file I/O, counted apart, per request.
+  // The wake-ups the server's sends cause (wrk asleep in epoll_wait when an answer arrives), the system calls
+  // that do the network and file I/O (the journal's syncs among them), and the server's context switches
+  // (the thread pool's syncs on the same core), counted apart, per request.
   const counted = [
     "sched:sched_wakeup",
     "syscalls:sys_enter_sendto",
