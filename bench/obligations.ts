@@ -15,9 +15,9 @@
  *   route's secret);
  * - accepted: the body parsed, the delivery id looked up and kept among the hour's (100,000 at most),
  *   the prompt rendered, the accepted run framed (`[length][CRC-32][JSON]`) into the turn's journal
- *   batch, one `write` + `fdatasync` per batch before its 202s; then the run (the echo agent), its INFO
- *   line to `gateway.log` and stdout, its delivery and run history lines, its run-journal line, and its
- *   finished record in the next batch.
+ *   batch, one `write` + `fdatasync` per batch before its 202s (into a MiB of zeros grown ahead, as svc
+ *   does); then the run (the echo agent), its INFO line to `gateway.log` and stdout, its delivery and run
+ *   history lines, its run-journal line, and its finished record in the next batch.
  * What it leaves out: everything svc does that no promise needs for these requests (stages, operators, the
  * idempotency key's own record, metrics histograms, the run queue's concurrency), so it is a bound, not a
  * second implementation.
@@ -80,7 +80,12 @@ export function startObligations(secret: string, dir: string, onListening: (port
   const log = new TurnWriter(open("logs/gateway.log"));
   const stdout = new TurnWriter(1);
   const runs = new TurnWriter(open("sessions/runs.jsonl"));
-  const journalFd = open("state/journal-000001.seg");
+  // Grown a MiB of zeros ahead of its records, as svc grows its segments: the syncs then change neither the
+  // file's size nor its blocks.
+  const journalFd = openSync(join(dir, "state/journal-000001.seg"), "w", 0o600);
+  const zeros = Buffer.alloc(1024 * 1024);
+  let journalBytes = 0;
+  let journalGrownTo = 0;
   const seen = new Map<string, number>();
   const secretBytes = Buffer.from(secret);
   const counters = { requests401: 0, ignored: 0, accepted: 0, runs: 0, requestSeconds: 0 };
@@ -135,7 +140,13 @@ export function startObligations(secret: string, dir: string, onListening: (port
     stdout.flush();
     runs.flush();
     if (syncing || batchUsed === 0) return;
-    writeSync(journalFd, batch, 0, batchUsed);
+    writeSync(journalFd, batch, 0, batchUsed, journalBytes);
+    journalBytes += batchUsed;
+    if (journalGrownTo - journalBytes < zeros.length / 2) {
+      const from = Math.max(journalGrownTo, journalBytes);
+      journalGrownTo = journalBytes + zeros.length;
+      writeSync(journalFd, zeros, 0, journalGrownTo - from, from);
+    }
     batchUsed = 0;
     const answered = batchWaiting;
     batchWaiting = [];

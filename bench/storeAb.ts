@@ -28,6 +28,7 @@ const events = Number(eventsArg ?? 20_000);
 
 const noDisk: JournalFs = {
   write: async () => {},
+  grow: async () => {},
   fdatasync: async () => {},
   truncate: async () => {},
   rename: async () => {},

@@ -1,8 +1,9 @@
-import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import type { JournalFs } from "../../src/io/state/journal/fsFacade.js";
 import { Journal } from "../../src/io/state/journal/journal.js";
+import { decodeRecords } from "../../src/io/state/journal/records.js";
 import type { SegmentProblem } from "../../src/io/state/journal/segments.js";
 import { type TempHome, tempHome } from "./home.js";
 
@@ -61,6 +62,22 @@ export function openJournal(path: string, options: OpenJournalOptions = {}) {
 export const segmentFiles = (path: string): string[] =>
   readdirSync(path).filter((name) => name.endsWith(".seg"));
 
+/** Where a segment's records end: the zeros it was grown into ahead of them begin there. */
+export function recordsEnd(file: string): number {
+  const data = readFileSync(file);
+  return data.length - (decodeRecords(data).unused ?? 0);
+}
+
+/**
+ * Cuts a segment back to its records, as a crash before its first growth leaves it (and as a version of svc
+ * that did not grow its segments wrote them); returns its size.
+ */
+export function cutToRecords(file: string): number {
+  const end = recordsEnd(file);
+  truncateSync(file, end);
+  return end;
+}
+
 /** `n` idempotency-key records `<prefix>-0…`, each padded by `pad` characters. */
 export const keyed = (prefix: string, n: number, pad = 0) =>
   Array.from({ length: n }, (_, i) => ({
@@ -114,6 +131,7 @@ export function crashImages(path: string, base: JournalFs) {
     };
   const fs: JournalFs = {
     write: after(base.write),
+    grow: after(base.grow),
     fdatasync: after(base.fdatasync),
     truncate: after(base.truncate),
     rename: after(base.rename),

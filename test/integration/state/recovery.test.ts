@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -12,6 +12,7 @@ import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
 import { type FakeClock, fakeClock, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+import { recordsEnd } from "../../helpers/journal.js";
 import { scrapedSample } from "../../helpers/metrics.js";
 import { liveOnDisk } from "./killHelpers.js";
 
@@ -85,10 +86,10 @@ function fillableJournal(home: string, now: () => number) {
   const disk = { full: false };
   const fs: JournalFs = {
     ...nodeJournalFs,
-    write: (fd, data) =>
+    write: (fd, data, position) =>
       disk.full
         ? Promise.reject(new Error("ENOSPC: no space left on device, write"))
-        : nodeJournalFs.write(fd, data),
+        : nodeJournalFs.write(fd, data, position),
   };
   return { stateStore: new LocalStateStore({ dir: stateDir(home), now, fs }), disk };
 }
@@ -383,7 +384,11 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     });
     const dir = stateDir(home.dir);
     const segment = readdirSync(dir).find((name) => name.endsWith(".seg")) as string;
-    appendFileSync(join(dir, segment), Buffer.from("\u0010\u0000\u0000\u0000garbage, not a record"));
+    // Written where the records end, in the space the segment was grown into.
+    const file = join(dir, segment);
+    const data = readFileSync(file);
+    Buffer.from("\u0010\u0000\u0000\u0000garbage, not a record").copy(data, recordsEnd(file));
+    writeFileSync(file, data);
     await start(home, clock);
     await vi.waitFor(() => expect(appendedRuns(home.dir).get("before-tail")).toBe(1), {
       timeout: 10_000,

@@ -1,8 +1,8 @@
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
-import { GroupCommitWriter } from "../../../src/io/state/journal/groupCommit.js";
+import { GROWTH_BYTES, GroupCommitWriter } from "../../../src/io/state/journal/groupCommit.js";
 import { decodeRecords } from "../../../src/io/state/journal/records.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
@@ -29,7 +29,8 @@ function heldSyncs() {
 function writer(fs: JournalFs) {
   home = tempHome();
   const path = join(home.dir, "journal.seg");
-  const fd = openSync(path, "a", 0o600);
+  // As the journal opens a segment: not for appending (its writes name their position).
+  const fd = openSync(path, "w", 0o600);
   fds.push(fd);
   const flushed: string[][] = [];
   const errors: unknown[] = [];
@@ -39,7 +40,20 @@ function writer(fs: JournalFs) {
     onFlushed: (data) => flushed.push(keys(data)),
     onError: (err) => errors.push(err),
   });
-  return { commit, flushed, errors, fileKeys: () => keys(readFileSync(path)) };
+  return { commit, flushed, errors, fileKeys: () => keys(readFileSync(path)), path };
+}
+
+/** `base` whose writes fail with ENOSPC while `disk.full` is set. */
+function fillableDisk(base: JournalFs = nodeJournalFs, full = false) {
+  const disk = { full };
+  const fs: JournalFs = {
+    ...base,
+    write: (fd, data, position) =>
+      disk.full
+        ? Promise.reject(new Error("ENOSPC: no space left on device"))
+        : nodeJournalFs.write(fd, data, position),
+  };
+  return { fs, disk };
 }
 
 /** Appends one record in a turn of its own and waits until its batch's sync has begun. */
@@ -151,12 +165,12 @@ describe("group commit with syncs in flight at once", () => {
     let writes = 0;
     const fs: JournalFs = {
       ...nodeJournalFs,
-      write: async (fd, data) => {
+      write: async (fd, data, position) => {
         writes += 1;
         await new Promise<void>((resolve) => {
           endWrite = resolve;
         });
-        return nodeJournalFs.write(fd, data);
+        return nodeJournalFs.write(fd, data, position);
       },
     };
     const { commit, fileKeys } = writer(fs);
@@ -172,12 +186,7 @@ describe("group commit with syncs in flight at once", () => {
 
 describe("group commit on a disk that stays full", () => {
   it("reports the first failed write of an outage only, and the next one after a sync succeeded", async () => {
-    let full = true;
-    const fs: JournalFs = {
-      ...nodeJournalFs,
-      write: (fd, data) =>
-        full ? Promise.reject(new Error("ENOSPC: no space left on device")) : nodeJournalFs.write(fd, data),
-    };
+    const { fs, disk } = fillableDisk(nodeJournalFs, true);
     const { commit, errors } = writer(fs);
     const rejected: string[] = [];
     // One batch per turn of the loop, as requests retried one after another make them.
@@ -187,10 +196,10 @@ describe("group commit on a disk that stays full", () => {
     }
     expect(rejected).toHaveLength(3);
     expect(errors.map((e) => (e as Error).message)).toEqual(["ENOSPC: no space left on device"]);
-    full = false;
+    disk.full = false;
     commit.append({ t: "s", k: "d", at: 1 });
     await commit.durable();
-    full = true;
+    disk.full = true;
     commit.append({ t: "s", k: "e", at: 1 });
     await (commit.durable() as Promise<void>).catch(() => {});
     expect(errors).toHaveLength(2);
@@ -199,12 +208,10 @@ describe("group commit on a disk that stays full", () => {
 
 describe("whether the writer is making records durable (svc_state_available)", () => {
   it("is false from a failed write until a sync succeeds again, and for good once the file cannot be cut back", async () => {
-    let full = false;
+    const { fs: fillable, disk } = fillableDisk();
     let truncateFails = false;
     const fs: JournalFs = {
-      ...nodeJournalFs,
-      write: (fd, data) =>
-        full ? Promise.reject(new Error("ENOSPC: no space left on device")) : nodeJournalFs.write(fd, data),
+      ...fillable,
       truncate: (fd, length) =>
         truncateFails ? Promise.reject(new Error("EIO: i/o error")) : nodeJournalFs.truncate(fd, length),
     };
@@ -215,16 +222,16 @@ describe("whether the writer is making records durable (svc_state_available)", (
     };
     await record("a");
     expect(commit.accepting()).toBe(true);
-    full = true;
+    disk.full = true;
     await record("b");
     expect(commit.accepting()).toBe(false);
-    full = false;
+    disk.full = false;
     await record("c");
     expect(commit.accepting()).toBe(true);
-    full = true;
+    disk.full = true;
     truncateFails = true;
     await record("d");
-    full = false;
+    disk.full = false;
     truncateFails = false;
     await record("e");
     expect(commit.accepting()).toBe(false);
@@ -232,27 +239,81 @@ describe("whether the writer is making records durable (svc_state_available)", (
 
   it("stays false when a sync begun before the failed write ends after it: only a later sync ends the outage", async () => {
     const { fs: held, syncs } = heldSyncs();
-    let full = false;
-    const fs: JournalFs = {
-      ...held,
-      write: (fd, data) =>
-        full ? Promise.reject(new Error("ENOSPC: no space left on device")) : nodeJournalFs.write(fd, data),
-    };
+    const { fs, disk } = fillableDisk(held, false);
     const { commit, errors } = writer(fs);
     const a = (await appendAlone(commit, "a", syncs, 1)).durable;
-    full = true;
+    disk.full = true;
     commit.append({ t: "s", k: "b", at: 1 });
     await expect(commit.durable()).rejects.toThrow("ENOSPC");
     expect(commit.accepting()).toBe(false);
     syncs[0]?.end();
     await a;
     expect(commit.accepting()).toBe(false);
-    full = false;
+    disk.full = false;
     const c = (await appendAlone(commit, "c", syncs, 2)).durable;
     expect(commit.accepting()).toBe(false);
     syncs[1]?.end();
     await c;
     expect(commit.accepting()).toBe(true);
     expect(errors).toHaveLength(1);
+  });
+});
+
+describe("the space a segment is grown into ahead of its records", () => {
+  /** Appends `k` with `pad` characters of padding and waits until it is durable. */
+  const record = async (commit: GroupCommitWriter, k: string, pad = 0) => {
+    commit.append({ t: "s", k, at: 1, pad: "x".repeat(pad) });
+    await commit.durable();
+  };
+
+  it("is a step of zeros past the records, grown again once less than half a step is left; the batches are written into it in order", async () => {
+    const { commit, path, fileKeys } = writer(nodeJournalFs);
+    await record(commit, "a");
+    expect(statSync(path).size).toBe(commit.fileBytes() + GROWTH_BYTES);
+    // Past half a step of records: the next flush grows the file a step past them.
+    const pad = GROWTH_BYTES / 8;
+    for (const k of ["b", "c", "d", "e"]) await record(commit, k, pad);
+    expect(commit.fileBytes()).toBeGreaterThan(GROWTH_BYTES / 2);
+    expect(statSync(path).size).toBe(commit.fileBytes() + GROWTH_BYTES);
+    const data = readFileSync(path);
+    expect(data.subarray(commit.fileBytes()).every((byte) => byte === 0)).toBe(true);
+    expect(decodeRecords(data)).toEqual(expect.objectContaining({ skipped: [], unused: GROWTH_BYTES }));
+    expect(fileKeys()).toEqual(["a", "b", "c", "d", "e"]);
+  });
+
+  it("a growth that fails (a full disk) costs only speed: the batches are written past the file's end and are durable", async () => {
+    let grows = 0;
+    const fs: JournalFs = {
+      ...nodeJournalFs,
+      grow: () => {
+        grows += 1;
+        return Promise.reject(new Error("ENOSPC: no space left on device"));
+      },
+    };
+    const { commit, path, fileKeys, errors } = writer(fs);
+    await record(commit, "a");
+    await record(commit, "b");
+    expect(statSync(path).size).toBe(commit.fileBytes());
+    expect(fileKeys()).toEqual(["a", "b"]);
+    expect(errors).toEqual([]);
+    expect(commit.accepting()).toBe(true);
+    // Tried again half a step on, not at every flush.
+    expect(grows).toBe(1);
+    await record(commit, "c", GROWTH_BYTES / 2);
+    await record(commit, "d");
+    expect(grows).toBe(2);
+  });
+
+  it("a failed write is cut back with the space grown past it; the next batch grows the file again", async () => {
+    const { fs, disk } = fillableDisk();
+    const { commit, path, fileKeys } = writer(fs);
+    await record(commit, "a");
+    disk.full = true;
+    await expect(record(commit, "b")).rejects.toThrow("ENOSPC");
+    expect(statSync(path).size).toBe(commit.fileBytes());
+    disk.full = false;
+    await record(commit, "c");
+    expect(statSync(path).size).toBe(commit.fileBytes() + GROWTH_BYTES);
+    expect(fileKeys()).toEqual(["a", "c"]);
   });
 });

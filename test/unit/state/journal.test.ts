@@ -11,14 +11,16 @@ import {
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
-import { MAX_SYNCS_IN_FLIGHT } from "../../../src/io/state/journal/groupCommit.js";
+import { GROWTH_BYTES, MAX_SYNCS_IN_FLIGHT } from "../../../src/io/state/journal/groupCommit.js";
 import { encodeRecord, HEADER_BYTES } from "../../../src/io/state/journal/records.js";
 import { type SegmentProblem, segmentName } from "../../../src/io/state/journal/segments.js";
 import { leaveLockAsCrashed } from "../../helpers/crashedLock.js";
 import {
   cleanUpJournals,
+  cutToRecords,
   journalDir as dir,
   openJournal as open,
+  recordsEnd,
   segmentFiles as segments,
 } from "../../helpers/journal.js";
 
@@ -31,9 +33,9 @@ function countingFs() {
   let release: () => void = () => {};
   const fs: JournalFs = {
     ...nodeJournalFs,
-    write(fd, data) {
+    write(fd, data, position) {
       calls.write += 1;
-      return nodeJournalFs.write(fd, data);
+      return nodeJournalFs.write(fd, data, position);
     },
     async fdatasync(fd) {
       calls.fdatasync += 1;
@@ -57,11 +59,30 @@ function countingFs() {
 }
 
 /** A journal in `path` whose first segment holds records k0..k4, durable: that segment's file. */
-async function segmentOfFiveRecords(path: string): Promise<string> {
+/** A segment holding five records, as the writer leaves it (grown ahead of them in zeros). */
+async function grownSegmentOfFiveRecords(path: string): Promise<string> {
   const { journal } = open(path);
   for (let i = 0; i < 5; i++) journal.append({ t: "s", k: `k${i}`, at: i });
   await journal.durable();
   return join(path, segmentName(1));
+}
+
+/** The same, cut back to its records: each test then damages its end as a crash (or a disk) would. */
+async function segmentOfFiveRecords(path: string): Promise<string> {
+  const file = await grownSegmentOfFiveRecords(path);
+  cutToRecords(file);
+  return file;
+}
+
+const fiveRecords = [0, 1, 2, 3, 4].map((i) => ({ t: "s", k: `k${i}`, at: i }));
+
+/** Starts again as after a crash: what it replayed, what it said of the segments, and the files left. */
+function reopen(path: string) {
+  leaveLockAsCrashed(path);
+  const problems: SegmentProblem[] = [];
+  const { replayed } = open(path, { problems });
+  const files = readdirSync(path).filter((name) => name.startsWith("journal-"));
+  return { replayed, problems: problems.map((p) => p.problem), files };
 }
 
 describe("group commit", () => {
@@ -155,20 +176,58 @@ describe("reading the journal back", () => {
     expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
   });
 
-  it("a zero-filled tail (the file grew before a power cut, its data never reached the disk) is a torn tail, not damage kept aside", async () => {
+  it("a segment is grown a step ahead of its records, in zeros; a start reads every record and says nothing of the zeros", async () => {
+    const path = dir();
+    const file = await grownSegmentOfFiveRecords(path);
+    const end = recordsEnd(file);
+    const data = readFileSync(file);
+    expect(data.length).toBe(end + GROWTH_BYTES);
+    expect(data.subarray(end).every((byte) => byte === 0)).toBe(true);
+    expect(reopen(path)).toEqual({ replayed: fiveRecords, problems: [], files: [segmentName(2)] });
+  });
+
+  it("zeros after the last whole record of a segment not grown (the file grew before a power cut, its data never reached the disk) are no problem either", async () => {
     const path = dir();
     const file = await segmentOfFiveRecords(path);
-    const size = statSync(file).size;
     appendFileSync(file, Buffer.alloc(300));
+    expect(reopen(path)).toEqual({ replayed: fiveRecords, problems: [], files: [segmentName(2)] });
+  });
+
+  it("a record cut short in the grown space (its start on the disk, zeros after) is a torn tail, of the record's bytes only", async () => {
+    const path = dir();
+    const file = await grownSegmentOfFiveRecords(path);
+    const end = recordsEnd(file);
+    const cut = encodeRecord({ t: "s", k: "k5", at: 5 });
+    const data = readFileSync(file);
+    cut.copy(data, end, 0, cut.length - 7);
+    writeFileSync(file, data);
     leaveLockAsCrashed(path);
     const problems: SegmentProblem[] = [];
     const { replayed } = open(path, { problems });
-    expect(replayed).toEqual([0, 1, 2, 3, 4].map((i) => ({ t: "s", k: `k${i}`, at: i })));
+    expect(replayed).toEqual(fiveRecords);
     expect(problems.map((p) => p.problem)).toEqual([
-      `zero-filled tail at byte ${size}; 300 bytes skipped — the records before it were recovered, the rest skipped`,
+      `truncated record at byte ${end}; ${cut.length} bytes skipped — the records before it were recovered, the rest skipped`,
     ]);
-    // Nothing to inspect in zeros: the old segment is removed, not set aside as damaged.
+    // A crash's tail: nothing to inspect, the old segment is removed.
     expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
+  });
+
+  it("a whole last record damaged on the disk (a flipped bit), with the grown space's zeros after it, is damage kept aside", async () => {
+    const path = dir();
+    const file = await grownSegmentOfFiveRecords(path);
+    const end = recordsEnd(file);
+    const last = end - encodeRecord({ t: "s", k: "k4", at: 4 }).length;
+    const data = readFileSync(file);
+    data[last + HEADER_BYTES + 3] = (data[last + HEADER_BYTES + 3] as number) ^ 0x01;
+    writeFileSync(file, data);
+    leaveLockAsCrashed(path);
+    const problems: SegmentProblem[] = [];
+    const { replayed } = open(path, { problems });
+    expect(replayed).toEqual(fiveRecords.slice(0, 4));
+    const kept = readdirSync(path).find((name) => name.startsWith(`${segmentName(1)}.damaged-`));
+    expect(problems.map((p) => p.problem)).toEqual([
+      `CRC mismatch at byte ${last}; ${end - last} bytes skipped — the records before it were recovered, the rest skipped; the segment is kept as ${kept} (what was skipped is in it: inspect it as docs/durability.md shows, then delete it)`,
+    ]);
   });
 
   it("an empty segment with none before it (truncated by hand, or its data lost) is reported once, naming it: a segment always starts with a snapshot", async () => {
@@ -244,7 +303,8 @@ describe("reading the journal back", () => {
     const { replayed } = open(path, { problems });
     expect(replayed).toEqual([0, 1, 2, 3].map((i) => ({ t: "s", k: `k${i}`, at: i })));
     expect(problems.map((p) => p.problem)).toEqual([
-      `truncated record at byte ${last}; ${data.length + 200 - last} bytes skipped — the records before it were recovered, the rest skipped`,
+      // The record's own bytes: the zeros after it are no record.
+      `truncated record at byte ${last}; ${data.length - last} bytes skipped — the records before it were recovered, the rest skipped`,
     ]);
     expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
   });

@@ -155,10 +155,10 @@ describe("a write that fails part way", () => {
     let failNext = false;
     const fs: JournalFs = {
       ...nodeJournalFs,
-      async write(fd, data) {
-        if (!failNext) return nodeJournalFs.write(fd, data);
+      async write(fd, data, position) {
+        if (!failNext) return nodeJournalFs.write(fd, data, position);
         failNext = false;
-        await nodeJournalFs.write(fd, data.subarray(0, Math.floor(data.length / 2)));
+        await nodeJournalFs.write(fd, data.subarray(0, Math.floor(data.length / 2)), position);
         throw new Error("ENOSPC: no space left on device");
       },
     };

@@ -33,12 +33,12 @@ function fullDisk() {
   const disk: { full: boolean; room?: number } = { full: false };
   const fs: JournalFs = {
     ...nodeJournalFs,
-    write: (fd, data) =>
+    write: (fd, data, position) =>
       disk.full && (disk.room === undefined || data.length > disk.room)
         ? Promise.reject(
             Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }),
           )
-        : nodeJournalFs.write(fd, data),
+        : nodeJournalFs.write(fd, data, position),
   };
   return { fs, disk };
 }

@@ -39,8 +39,8 @@ function nearlyFullDisk() {
   const disk = { full: true };
   const fs: JournalFs = {
     ...nodeJournalFs,
-    async write(fd, data) {
-      if (!disk.full || data.length <= 64) return nodeJournalFs.write(fd, data);
+    async write(fd, data, position) {
+      if (!disk.full || data.length <= 64) return nodeJournalFs.write(fd, data, position);
       writeSync(fd, data.subarray(0, 8));
       throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
     },

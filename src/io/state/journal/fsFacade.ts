@@ -14,14 +14,29 @@ import {
  * image).
  */
 export interface JournalFs {
-  /** Writes all of `data` at the file's current end (the file is opened for appending). */
-  write(fd: number, data: Buffer): Promise<void>;
+  /**
+   * Writes all of `data` at byte `position`: the records' end, or (zeros) the space the segment grows into
+   * ahead of them (`GroupCommitWriter`).
+   */
+  write(fd: number, data: Buffer, position: number): Promise<void>;
+  /**
+   * Grows the file from byte `from` by `bytes` zero bytes: the space the next records are written into, so
+   * that their syncs neither change the file's size nor allocate its blocks.
+   */
+  grow(fd: number, from: number, bytes: number): Promise<void>;
   fdatasync(fd: number): Promise<void>;
-  /** Cuts the file back to `length` bytes (what a failed write left past the last whole batch). */
+  /** Cuts the file back to `length` bytes (what a failed write left past the last whole batch, and the space ahead). */
   truncate(fd: number, length: number): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   /** Makes the directory's entries (a created or renamed file) durable. */
   syncDir(dir: string): Promise<void>;
+}
+
+let zeros: Buffer | undefined;
+/** Zero bytes to write from, made at the first growth (at most 1 MiB, kept). */
+function zeroBytes(bytes: number): Buffer {
+  zeros ??= Buffer.alloc(1024 * 1024);
+  return bytes < zeros.length ? zeros.subarray(0, bytes) : zeros;
 }
 
 const settle =
@@ -36,10 +51,16 @@ const settle =
  * the libuv thread pool: the event loop never waits for the disk.
  */
 export const nodeJournalFs: JournalFs = {
-  async write(fd, data) {
+  async write(fd, data, position) {
     // writeSync may write less than asked (rare for regular files): loop until all of it is out.
-    let rest = data;
-    while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
+    let written = 0;
+    while (written < data.length)
+      written += writeSync(fd, data, written, data.length - written, position + written);
+  },
+  async grow(fd, from, bytes) {
+    const zeros = zeroBytes(bytes);
+    for (let at = 0; at < bytes; at += zeros.length)
+      await nodeJournalFs.write(fd, zeros.subarray(0, Math.min(zeros.length, bytes - at)), from + at);
   },
   fdatasync: (fd) =>
     new Promise((resolve, reject) => {

@@ -105,13 +105,7 @@ export function encodeRecords(records: readonly unknown[]): Buffer {
 export interface TornTail {
   readonly offset: number;
   readonly skippedBytes: number;
-  readonly reason:
-    | "truncated header"
-    | "truncated record"
-    | "zero-filled tail"
-    | "bad length"
-    | "CRC mismatch"
-    | "not JSON";
+  readonly reason: "truncated header" | "truncated record" | "bad length" | "CRC mismatch" | "not JSON";
 }
 
 export interface DecodedSegment {
@@ -120,6 +114,8 @@ export interface DecodedSegment {
   readonly skipped: TornTail[];
   /** The end of the segment, from a bad record on, when no intact record follows it. */
   readonly torn?: TornTail;
+  /** Zero bytes after the last record: the space the segment was grown into ahead of its records. */
+  readonly unused?: number;
 }
 
 const OPEN_BRACE = 0x7b;
@@ -157,6 +153,35 @@ function nextRecordAfter(data: Buffer, from: number): number | undefined {
   return undefined;
 }
 
+/** The last byte that is not zero, from `offset` on (-1 when there is none). */
+function lastNonZero(data: Buffer, offset: number): number {
+  for (let at = data.length - 1; at >= offset; at--) if (data[at] !== 0) return at;
+  return -1;
+}
+
+/**
+ * What ends a segment at `offset`, where `read` found no record and no intact one follows; undefined when
+ * all of it is zeros: the space the file was grown into ahead of its records (or grew by before a power cut,
+ * its data never synced), where nothing was cut short.
+ */
+function tailFrom(data: Buffer, offset: number, read: TornTail["reason"]): TornTail | undefined {
+  const last = lastNonZero(data, offset);
+  if (last < 0) return undefined;
+  // Where the record at `offset` says it ends. A length no record has is garbage, whatever follows it:
+  // zeros only ever shorten a length.
+  const end =
+    read === "bad length" || data.length - offset < HEADER_BYTES
+      ? undefined
+      : offset + HEADER_BYTES + data.readUInt32LE(offset);
+  // A whole record ends with the `}` of its JSON, never a zero byte: one that ends in zeros, or past the
+  // file's end, was cut short by a crash (its start reached the disk, its end did not).
+  const cutShort = end !== undefined && (end > data.length || data[end - 1] === 0);
+  const reason = cutShort ? "truncated record" : read;
+  // The damaged record's bytes, and anything not zero after it: not the zeros of the space grown ahead.
+  const through = Math.max(last + 1, Math.min(data.length, end ?? offset + HEADER_BYTES));
+  return { offset, skippedBytes: through - offset, reason };
+}
+
 /**
  * Every intact record of `data`, in order. A damaged record (a flipped bit, a hand edit) followed by
  * intact ones is skipped and reading goes on at the next intact record; one with none after it (a tail
@@ -175,17 +200,10 @@ export function decodeRecords(data: Buffer): DecodedSegment {
     }
     const next = nextRecordAfter(data, offset);
     if (next === undefined) {
-      // A crash (a power cut) can leave the file longer than the data that reached the disk: the space
-      // it grew by reads as zeros. That is a tail cut short too, not damage to keep aside: all zeros, or
-      // a record whose end is zeros (a whole record ends with the `}` of its JSON, never a zero byte).
-      // A length no record has is garbage, whatever its last byte: zeros only ever shorten a length.
-      const tail = data.subarray(offset);
-      const reason = tail.every((byte) => byte === 0)
-        ? "zero-filled tail"
-        : read !== "bad length" && tail[tail.length - 1] === 0
-          ? "truncated record"
-          : read;
-      return { records, skipped, torn: { offset, skippedBytes: data.length - offset, reason } };
+      const torn = tailFrom(data, offset, read);
+      return torn === undefined
+        ? { records, skipped, unused: data.length - offset }
+        : { records, skipped, torn };
     }
     // A length that reaches past a later intact record was damaged itself.
     const reason = read === "truncated header" || read === "truncated record" ? "bad length" : read;

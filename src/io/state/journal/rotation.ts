@@ -149,7 +149,8 @@ export class SegmentRotation {
   /** Writes the snapshot, a slice per turn, then catches up with the batches flushed meanwhile. */
   async build(stopped: () => boolean): Promise<void> {
     await rm(this.tempPath, { force: true });
-    this.fd = openSync(this.tempPath, "a", 0o600);
+    // Not for appending: a segment's writes name their position (its records, then the zeros grown ahead).
+    this.fd = openSync(this.tempPath, "w", 0o600);
     const iterator = this.records[Symbol.iterator]();
     let slice = new RecordBuffer();
     slice.add(SNAPSHOT_BEGIN);
@@ -226,7 +227,7 @@ export class SegmentRotation {
   }
 
   private async append(data: Buffer): Promise<void> {
-    await this.fs.write(this.openFd(), data);
+    await this.fs.write(this.openFd(), data, this.written);
     this.written += data.length;
   }
 

@@ -43,6 +43,7 @@ export interface ReadJournal {
   readonly records: unknown[];
   readonly segments: number[];
   readonly problems: SegmentProblem[];
+  /** Bytes of records read (not the zeros a segment was grown into). */
   readonly bytes: number;
   /**
    * Damaged segments (more skipped than the tail a crash cuts short), by number: once the new snapshot is
@@ -73,8 +74,7 @@ const onlyCrashTail = (decoded: DecodedSegment): boolean =>
   decoded.skipped.length === 0 &&
   (decoded.torn === undefined ||
     decoded.torn.reason === "truncated header" ||
-    decoded.torn.reason === "truncated record" ||
-    decoded.torn.reason === "zero-filled tail");
+    decoded.torn.reason === "truncated record");
 
 function describeDamage(
   decoded: DecodedSegment,
@@ -152,7 +152,6 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
       // Never replaced by a snapshot without it: that would drop every run it holds.
       throw new Error(`${file} cannot be read (${(err as Error).message})`);
     }
-    bytes += data.length;
     // Every segment starts with a snapshot, made durable before the older ones are removed: empty (or zeros
     // only: a power cut after the file grew) with none before it, it lost what it held, unless the first
     // start here was cut short before its snapshot was synced; after an older one, that older one holds it all.
@@ -164,6 +163,7 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
       });
     if (nothingWritten) continue;
     const decoded = decodeRecords(data);
+    bytes += data.length - (decoded.unused ?? 0);
     const list = decoded.records.filter(
       (record) => isMark(record, SNAPSHOT_BEGIN.t) || isMark(record, SNAPSHOT_END.t) || understood(record),
     );
@@ -227,7 +227,7 @@ function syncDir(dir: string): void {
 /**
  * Starts segment `n` holding `snapshot` (synchronously, at startup), makes it durable, then removes
  * the segments before it (a damaged one named in `keep` is renamed instead). Returns the open file
- * descriptor (append mode, 0600).
+ * descriptor (0600; not in append mode: the writer's writes name their position).
  */
 export function startSegmentSync(
   dir: string,
@@ -237,7 +237,7 @@ export function startSegmentSync(
   keep: ReadonlyMap<number, string> = new Map(),
 ): number {
   const file = join(dir, segmentName(n));
-  const fd = openSync(file, "a", 0o600);
+  const fd = openSync(file, "w", 0o600);
   try {
     let rest = snapshot;
     while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
