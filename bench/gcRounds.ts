@@ -10,7 +10,8 @@
  * accepted ones. BENCH_NODE_ARGS (space-separated) adds Node flags, e.g.
  * `--heap-growing-percent=100` or `--single-threaded-gc`. `BENCH_GC_SERVER=obligations` runs the obligations
  * bound instead of the gateway, to set its collections beside the gateway's; `BENCH_STATE=memory` (read by
- * `bench/server.ts`) runs the gateway without the journal.
+ * `bench/server.ts`) runs the gateway without the journal. `BENCH_GC_LONG=<ms>` prints each scavenge that
+ * paused at least that long as V8 traced it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -53,7 +54,7 @@ for (let round = 1; round <= rounds; round++) {
     nodeArgs: ["--trace-gc-nvp", ...extraArgs],
     env: { BENCH_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },
   });
-  const scavenges: Array<{ pause: number; promoted: number }> = [];
+  const scavenges: Array<{ pause: number; promoted: number; line: string }> = [];
   const markCompacts: number[] = [];
   let tenured = 0;
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
@@ -61,7 +62,7 @@ for (let round = 1; round <= rounds; round++) {
     if (!line.includes(" gc=")) return;
     const f = fields(line);
     if (f.get("gc") === "s")
-      scavenges.push({ pause: Number(f.get("pause")), promoted: Number(f.get("promoted")) });
+      scavenges.push({ pause: Number(f.get("pause")), promoted: Number(f.get("promoted")), line });
     else if (f.get("gc") === "mc") markCompacts.push(Number(f.get("pause")));
   });
   const result = await runPullRequests(home, port, KIND, seconds, `gc${round}`);
@@ -77,4 +78,7 @@ for (let round = 1; round <= rounds; round++) {
       ` (pauses ${markCompacts.map((pause) => pause.toFixed(1)).join(", ")} ms)` +
       (extraArgs.includes("--trace-pretenuring") ? `; ${tenured} sites tenured` : ""),
   );
+  // BENCH_GC_LONG=<ms>: the scavenges that paused at least that long, each as V8 traced it.
+  const long = Number(process.env.BENCH_GC_LONG ?? Number.POSITIVE_INFINITY);
+  for (const s of scavenges.filter((s) => s.pause >= long)) console.log(`  ${s.line}`);
 }

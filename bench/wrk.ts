@@ -25,7 +25,8 @@ const lua = (s: string) => JSON.stringify(s); // a JSON string literal is a vali
 /**
  * Runs wrk with one thread on CPU 1 (the server is pinned to CPU 0) so the load generator does not
  * compete with the server. Each request carries a fresh delivery id (`<tag>-<thread>-<n>`); the body and
- * its signature are fixed, since the signature covers the body only.
+ * its signature are fixed, since the signature covers the body only. `BENCH_LATENCY_SPREAD=1` also prints
+ * the latency's percentiles from p50 to p99.9 and its maximum to stderr.
  */
 export function runWrk(
   dir: string,
@@ -56,7 +57,9 @@ function request()
   return wrk.format(nil, ${lua(path)})
 end
 function done(summary, latency, requests)
-  io.write(string.format('{"rps":%.1f,"p50":%.3f,"p99":%.3f,"bad":%d,"errors":%d}\\n',
+${process.env.BENCH_LATENCY_SPREAD === "1" ? `  for _, p in ipairs({50, 75, 90, 95, 98, 99, 99.5, 99.9}) do io.stderr:write(string.format("p%s %.2f ms  ", p, latency:percentile(p) / 1000)) end
+  io.stderr:write(string.format("max %.2f ms\\n", latency.max / 1000))
+` : ""}  io.write(string.format('{"rps":%.1f,"p50":%.3f,"p99":%.3f,"bad":%d,"errors":%d}\\n',
     summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000,
     summary.errors.status, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
 end
