@@ -20,6 +20,16 @@ export interface WrkResult {
   statuses: string;
 }
 
+/** With `BENCH_LATENCY_SPREAD=1`: Lua lines for wrk's `done` that print the latency's spread to stderr. */
+const latencySpread = () =>
+  process.env.BENCH_LATENCY_SPREAD === "1"
+    ? `  for _, p in ipairs({50, 75, 90, 95, 98, 99, 99.5, 99.9}) do
+    io.stderr:write(string.format("p%s %.2f ms  ", p, latency:percentile(p) / 1000))
+  end
+  io.stderr:write(string.format("max %.2f ms\\n", latency.max / 1000))
+`
+    : "";
+
 const lua = (s: string) => JSON.stringify(s); // a JSON string literal is a valid Lua string literal here
 
 /**
@@ -57,9 +67,7 @@ function request()
   return wrk.format(nil, ${lua(path)})
 end
 function done(summary, latency, requests)
-${process.env.BENCH_LATENCY_SPREAD === "1" ? `  for _, p in ipairs({50, 75, 90, 95, 98, 99, 99.5, 99.9}) do io.stderr:write(string.format("p%s %.2f ms  ", p, latency:percentile(p) / 1000)) end
-  io.stderr:write(string.format("max %.2f ms\\n", latency.max / 1000))
-` : ""}  io.write(string.format('{"rps":%.1f,"p50":%.3f,"p99":%.3f,"bad":%d,"errors":%d}\\n',
+${latencySpread()}  io.write(string.format('{"rps":%.1f,"p50":%.3f,"p99":%.3f,"bad":%d,"errors":%d}\\n',
     summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000,
     summary.errors.status, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
 end
