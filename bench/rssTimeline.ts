@@ -1,13 +1,14 @@
 /**
  * `node --import tsx bench/rssTimeline.ts [seconds]`: the gateway (`state.backend: local`, echo agent, log
- * at INFO, pinned to CPU 0) under wrk's accepted load (32 connections, unique delivery ids) for 60 s by
- * default. Prints the server's RSS each 5 s, when each journal rotation took place (a new segment number
+ * at INFO, pinned to CPU 0; `BENCH_STATE=redis` on a private redis-server, as `npm run bench` starts one) under
+ * wrk's accepted load (32 connections, unique delivery ids) for 60 s by default. Prints the server's RSS each 5 s, when each journal rotation took place (a new segment number
  * in $SVC_HOME/state), the RSS at 15 s against the peak (the "flat over 60 s" target: peak ≤ 1.1× the value
  * at 15 s), and wrk's req/s and p99.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startTestRedis } from "../test/helpers/redis.js";
 import { payload, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
 import { runWrk } from "./wrk.js";
 
@@ -16,11 +17,20 @@ const SECONDS = Number(process.argv[2] ?? 60);
 const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
-const segmentNumber = (dir: string) =>
-  Math.max(0, ...readdirSync(dir).map((name) => Number(/^journal-(\d+)\.seg$/.exec(name)?.[1] ?? 0)));
+/** The current journal segment's number (0 without a journal: `redis`). */
+const segmentNumber = (dir: string) => {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  return Math.max(0, ...names.map((name) => Number(/^journal-(\d+)\.seg$/.exec(name)?.[1] ?? 0)));
+};
 
 const home = mkdtempSync(join(tmpdir(), "svc-bench-rss-"));
-writeBenchConfig(home, undefined);
+const redis = process.env.BENCH_STATE === "redis" ? await startTestRedis() : undefined;
+writeBenchConfig(home, redis === undefined ? undefined : { backend: "redis", redis_url: redis.url });
 const gateway = await startServer(["gateway", home], { pinned: true, env: { BENCH_LOG_LEVEL: "info" } });
 const pid = gateway.child.pid as number;
 const work = mkdtempSync(join(tmpdir(), "svc-bench-rss-wrk-"));
@@ -49,6 +59,7 @@ const result = await runWrk(
 );
 clearInterval(sampler);
 await stopServer(gateway.child);
+await redis?.stop();
 rmSync(home, { recursive: true, force: true });
 rmSync(work, { recursive: true, force: true });
 

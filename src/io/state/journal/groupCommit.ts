@@ -50,8 +50,8 @@ export const MAX_SYNCS_IN_FLIGHT = 3;
  * The step the file grows by, in zeros, ahead of its records (`JournalFs.grow`): it grows again once less than
  * half a step is left. A batch written into space the file already has is synced without a change to the
  * file's size or blocks: on this machine's ext4 disk, a 20 KB batch's write and fdatasync at the end of the file
- * cost ~120 µs of CPU and ~300 µs, into space grown ahead ~65 µs and ~165 µs (`bench/README.md`). One sync in
- * ~50 carries a step (~3 ms for 1 MiB).
+ * cost ~120 µs of CPU and ~300 µs, into space grown ahead ~65 µs and ~165 µs (`bench/syncGrowth.ts`). One sync
+ * in ~50 carries a step (~3 ms for 1 MiB).
  */
 export const GROWTH_BYTES = 1024 * 1024;
 
