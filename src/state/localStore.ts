@@ -45,7 +45,7 @@ export class LocalStateStore implements StateStore {
     );
   }
 
-  /** Bytes in the journal's current segment (`svc_state_journal_bytes`). */
+  /** Bytes of records in the journal's current segment (`svc_state_journal_bytes`). */
   journalBytes(): number {
     return this.journal.currentSegment().bytes;
   }

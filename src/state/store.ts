@@ -25,7 +25,7 @@ export interface StateStore {
    * need it are answered 503 (`svc_state_available`). Absent: always available (`memory`).
    */
   available?(): boolean;
-  /** Bytes in the journal's current segment (`local`; `svc_state_journal_bytes`). */
+  /** Bytes of records in the journal's current segment (`local`; `svc_state_journal_bytes`). */
   journalBytes?(): number;
   /** An agent run was accepted (queued): it runs after a restart until `runFinished` is recorded. */
   runAccepted(run: PendingRun, at: number): void;

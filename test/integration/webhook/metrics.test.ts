@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { gatewayPerTest, HTTP_SERVERS, webhookConfig } from "../../helpers/gateway.js";
 import { postJson, rawHttp } from "../../helpers/http.js";
+import { recordsEnd } from "../../helpers/journal.js";
 import { sample } from "../../helpers/metrics.js";
 
 const SECRET = "metrics-secret";
@@ -84,12 +85,14 @@ describe("GET /metrics (Prometheus text format)", { timeout: 60_000 }, () => {
       expect(sample(text, "svc_runs_waiting")).toBe(0);
       expect(sample(text, "svc_runs_active")).toBe(0);
       expect(sample(text, "svc_state_available")).toBe(1);
-      // The local journal's current segment, as on disk (a record written after the scrape only adds).
+      // The records of the local journal's current segment, as on disk (a record written after the scrape only
+      // adds), not the zeros its file is grown into ahead of them.
       const stateDir = join(live.home.dir, "state");
-      const segment = readdirSync(stateDir).find((f) => f.endsWith(".seg")) as string;
+      const segment = join(stateDir, readdirSync(stateDir).find((f) => f.endsWith(".seg")) as string);
       const reported = sample(text, "svc_state_journal_bytes") as number;
       expect(reported).toBeGreaterThan(0);
-      expect(reported).toBeLessThanOrEqual(statSync(join(stateDir, segment)).size);
+      expect(reported).toBeLessThanOrEqual(recordsEnd(segment));
+      expect(statSync(segment).size).toBeGreaterThan(recordsEnd(segment));
       expect(text).toContain("# TYPE svc_mcp_tool_call_duration_seconds histogram");
       // The process's own metrics, as Node exporters show them: this process's resident memory and start.
       expect(text).toContain("# TYPE process_resident_memory_bytes gauge");
