@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import type { JournalFs } from "../../src/io/state/journal/fsFacade.js";
+import { type JournalFs, nodeJournalFs } from "../../src/io/state/journal/fsFacade.js";
 import { Journal } from "../../src/io/state/journal/journal.js";
 import { decodeRecords } from "../../src/io/state/journal/records.js";
 import type { SegmentProblem } from "../../src/io/state/journal/segments.js";
@@ -61,6 +61,19 @@ export function openJournal(path: string, options: OpenJournalOptions = {}) {
 /** The segment files in `path` (not a rotation's temp file). */
 export const segmentFiles = (path: string): string[] =>
   readdirSync(path).filter((name) => name.endsWith(".seg"));
+
+/** `base` whose writes fail with ENOSPC while `disk.full` is set, as on a full disk. */
+export function fillableDisk(base: JournalFs = nodeJournalFs, full = false) {
+  const disk = { full };
+  const fs: JournalFs = {
+    ...base,
+    write: (fd, data, position) =>
+      disk.full
+        ? Promise.reject(new Error("ENOSPC: no space left on device"))
+        : nodeJournalFs.write(fd, data, position),
+  };
+  return { fs, disk };
+}
 
 /** Where a segment's records end: the zeros it was grown into ahead of them begin there. */
 export function recordsEnd(file: string): number {

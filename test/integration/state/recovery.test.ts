@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { createLogger } from "../../../src/io/log.js";
-import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
 import { readPendingRuns, writePendingRuns } from "../../../src/io/stores/pendingRuns.js";
 import { stateDir } from "../../../src/state/gatewayState.js";
 import { LocalStateStore } from "../../../src/state/localStore.js";
@@ -12,7 +11,7 @@ import { appendAgent, appendedRuns } from "../../helpers/appendAgent.js";
 import { type FakeClock, fakeClock, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
-import { recordsEnd } from "../../helpers/journal.js";
+import { fillableDisk, recordsEnd } from "../../helpers/journal.js";
 import { scrapedSample } from "../../helpers/metrics.js";
 import { liveOnDisk } from "./killHelpers.js";
 
@@ -83,14 +82,7 @@ const GROUPED = { secret: OPEN, coalesce: { key: "n", window_seconds: 60, max_wa
 
 /** A journal whose writes fail with ENOSPC while `disk.full` is set, as on a full disk. */
 function fillableJournal(home: string, now: () => number) {
-  const disk = { full: false };
-  const fs: JournalFs = {
-    ...nodeJournalFs,
-    write: (fd, data, position) =>
-      disk.full
-        ? Promise.reject(new Error("ENOSPC: no space left on device, write"))
-        : nodeJournalFs.write(fd, data, position),
-  };
+  const { fs, disk } = fillableDisk();
   return { stateStore: new LocalStateStore({ dir: stateDir(home), now, fs }), disk };
 }
 

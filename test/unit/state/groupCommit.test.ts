@@ -5,6 +5,7 @@ import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsF
 import { GROWTH_BYTES, GroupCommitWriter } from "../../../src/io/state/journal/groupCommit.js";
 import { decodeRecords } from "../../../src/io/state/journal/records.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { fillableDisk } from "../../helpers/journal.js";
 
 let home: TempHome | undefined;
 const fds: number[] = [];
@@ -41,19 +42,6 @@ function writer(fs: JournalFs) {
     onError: (err) => errors.push(err),
   });
   return { commit, flushed, errors, fileKeys: () => keys(readFileSync(path)), path };
-}
-
-/** `base` whose writes fail with ENOSPC while `disk.full` is set. */
-function fillableDisk(base: JournalFs = nodeJournalFs, full = false) {
-  const disk = { full };
-  const fs: JournalFs = {
-    ...base,
-    write: (fd, data, position) =>
-      disk.full
-        ? Promise.reject(new Error("ENOSPC: no space left on device"))
-        : nodeJournalFs.write(fd, data, position),
-  };
-  return { fs, disk };
 }
 
 /** Appends one record in a turn of its own and waits until its batch's sync has begun. */
