@@ -2,6 +2,7 @@ import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
+import { GROWTH_BYTES } from "../../../src/io/state/journal/groupCommit.js";
 import { encodeRecord } from "../../../src/io/state/journal/records.js";
 import {
   readJournal,
@@ -105,6 +106,19 @@ describe("rotation and compaction", () => {
     // The snapshot restated what was live; only the records written after it follow.
     expect(replayed[0]).toEqual({ t: "s", k: "still-live", at: 1 });
     expect(replayed.length).toBeLessThan((20 * 20) / 2);
+  });
+
+  it("the segment a rotation starts is grown ahead of its records as well, from its first batch", async () => {
+    const path = dir();
+    const { journal } = open(path, { maxSegmentBytes: 4096 });
+    while (journal.currentSegment().n < 2) {
+      await appendAll(journal, keyed(`dead-${journal.currentSegment().n}`, 20, 40));
+      await journal.rotated();
+    }
+    await appendAll(journal, keyed("after", 1));
+    const file = join(path, segmentName(journal.currentSegment().n));
+    expect(statSync(file).size).toBe(recordsEnd(file) + GROWTH_BYTES);
+    expect(recordsEnd(file)).toBe(journal.currentSegment().bytes);
   });
 
   it("appends stay durable while a rotation writes its snapshot; the new segment holds the snapshot, then every record appended meanwhile", async () => {
