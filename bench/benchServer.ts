@@ -12,12 +12,16 @@ import { runWrk, type WrkResult } from "./wrk.js";
 
 export const SECRET = "bench-secret";
 
-/** A pull_request payload trimmed to about 1 KB. */
+/**
+ * A pull_request payload trimmed to about 1 KB; with `BENCH_BODY=full`, GitHub's whole example payload
+ * (~21 KB, as GitHub sends it: nested objects, dozens of URLs) with `action` set.
+ */
 export function payload(action: string): string {
   const defs = examples as unknown as Array<{ name: string; examples: Array<Record<string, unknown>> }>;
   const pr = defs
     .find((d) => d.name === "pull_request")
     ?.examples.find((e) => e.action === "opened") as Record<string, any>;
+  if (process.env.BENCH_BODY === "full") return JSON.stringify({ ...pr, action });
   const body = {
     action,
     number: pr.number,

@@ -11,7 +11,8 @@
  * Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 32), BENCH_HIGH_CONNECTIONS
  * (default 256), BENCH_BACKENDS (default `local,memory,redis`), BENCH_LOG_LEVEL (default info, as
  * `svc gateway run` logs), BENCH_TOOL (wrk | autocannon), BENCH_PIN_SERVER, BENCH_PIN_SELF (see below),
- * BENCH_OBLIGATIONS=0 (no obligations rows).
+ * BENCH_OBLIGATIONS=0 (no obligations rows), BENCH_BODY=full (GitHub's whole ~21 KB pull_request example as
+ * the body instead of the ~1 KB trimmed one).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
