@@ -64,7 +64,7 @@ export function requestKind(text: string, tool: string): RequestKind {
   process.exit(2);
 }
 
-/** wrk (see `runWrk`) sending route `pr` the signed pull_request of `kind` over 32 connections. */
+/** wrk (see `runWrk`) sending route `pr` the signed pull_request of `kind` over 32 connections (`BENCH_CONNECTIONS`). */
 export function runPullRequests(
   dir: string,
   port: number,
@@ -77,7 +77,8 @@ export function runPullRequests(
     "x-github-event": "pull_request",
     "x-hub-signature-256": signatureFor(text, kind !== "401"),
   };
-  return runWrk(dir, port, "/webhooks/pr", text, headers, 32, seconds, tag);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+  return runWrk(dir, port, "/webhooks/pr", text, headers, connections, seconds, tag);
 }
 
 /**

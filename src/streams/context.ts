@@ -39,7 +39,7 @@ export interface PipelineCtx {
    */
   readonly signedFormPayload?: Buffer;
   /** The parsed JSON body; after the script stage, the script's replacement. */
-  readonly payload?: Record<string, unknown>;
+  readonly payload?: Record<string, unknown> | undefined;
   /** Resolved event type; `undefined` when the request names none. */
   readonly event?: string | undefined;
   readonly deliveryId?: string;

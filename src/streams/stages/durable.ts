@@ -1,6 +1,7 @@
 import { type MonoTypeOperatorFunction, Observable } from "rxjs";
 import { type AcceptedEvent, type PipelineCtx, withCtx } from "../context.js";
 import { unavailableOutcome } from "../types.js";
+import { withoutPayload } from "./accept.js";
 import { seenKey } from "./idempotency.js";
 import { onlyFor } from "./onlyFor.js";
 
@@ -27,6 +28,21 @@ export interface DurableDeps {
 /** Answers that promise something kept: 202 (accepted, coalesced) and 200 duplicate (of a kept event). */
 const promisesKept = (ctx: PipelineCtx) =>
   ctx.outcome !== undefined && (ctx.outcome.status === 202 || ctx.outcome.body.status === "duplicate");
+
+/**
+ * What a context keeps while its answer waits for the sync: all but the parsed payload, which nothing after
+ * this stage reads (the prompt and extras are rendered, the history keeps the body's bytes). A real
+ * sender's body parses to tens of KB of objects; held across the wait, they outlived young-generation
+ * collections under load and were promoted to the old generation, whose collections then ran back to back
+ * (bench/README.md). An event a coalescing group took stays the same object: the group finds it by it
+ * should the write fail, and holds it until it fires anyway.
+ */
+export function heldWhileDurable(ctx: PipelineCtx): PipelineCtx {
+  const accepted = ctx.accepted;
+  if (accepted === undefined || ctx.outcome?.body.status === "coalesced")
+    return ctx.payload === undefined ? ctx : withCtx(ctx, { payload: undefined });
+  return withCtx(ctx, { payload: undefined, accepted: withoutPayload(accepted) });
+}
 
 /** The contexts waiting for one durable() promise, in the order they came. */
 interface Waiting {
@@ -80,7 +96,7 @@ export function durableOperator(deps: DurableDeps): MonoTypeOperatorFunction<Pip
               () => release(waiting, false),
             );
           }
-          latest.ctxs.push(ctx);
+          latest.ctxs.push(heldWhileDurable(ctx));
         },
         error: (err: unknown) => subscriber.error(err),
         complete() {

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import type { ResolvedRoute } from "../../../src/streams/context.js";
 import { createPipeline, type PipelineDeps } from "../../../src/streams/pipeline.js";
@@ -24,17 +26,21 @@ function deferred() {
   return { promise, resolve, reject };
 }
 
-function harness(durable: () => Promise<void> | undefined) {
+function harness(
+  durable: () => Promise<void> | undefined,
+  options: { route?: ResolvedRoute; runScript?: PipelineDeps["script"]["runScript"] } = {},
+) {
+  const served = options.route ?? route;
   const forgotten: string[] = [];
   const seen = createSeenCache({ ttlMs: 3_600_000, maxEntries: 100, now: () => 0 });
   const deps: PipelineDeps = {
-    routes: { lookup: (name) => (name === "r" ? route : undefined), multiplexProfiles: () => false },
+    routes: { lookup: (name) => (name === "r" ? served : undefined), multiplexProfiles: () => false },
     maxBodyBytes: () => 1000,
     isSpent: () => false,
     tryAcquire: () => true,
     auth: { verify: verifySignature },
     filters: { listReader: () => ({ readList: () => new Set() }) },
-    script: { runScript: async (req) => ({ kind: "payload", payload: req.payload }) },
+    script: { runScript: options.runScript ?? (async (req) => ({ kind: "payload", payload: req.payload })) },
     idempotency: { checkAndAdd: (k) => seen.checkAndAdd(k), randomId: () => "rnd" },
     dispatch: {
       modes: {},
@@ -139,5 +145,28 @@ describe("the durability wait after dispatch", () => {
       headers: { "Retry-After": "30" },
     });
     expect(forgotten).toEqual(["r:c"]);
+  });
+
+  it("a request waiting for its sync no longer holds its parsed payload, only what its answer needs", async () => {
+    setFlagsFromString("--expose-gc");
+    const collect = runInNewContext("gc") as () => void;
+    // The route's script hands the pipeline a payload of the test's own, to see whether it is still held.
+    let held: WeakRef<object> | undefined;
+    const sync = deferred();
+    const { pipeline } = harness(() => sync.promise, {
+      route: { ...route, route: { ...route.route, script: "./script" } },
+      runScript: async () => {
+        const payload = { body: "x".repeat(100_000) };
+        held = new WeakRef(payload);
+        return { kind: "payload", payload };
+      },
+    });
+    const answer = pipeline.submit(inbound("w"));
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(held).toBeDefined();
+    collect();
+    expect(held?.deref()).toBeUndefined();
+    sync.resolve();
+    expect(await answer).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "w" } });
   });
 });
