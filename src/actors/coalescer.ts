@@ -7,7 +7,7 @@ import {
   renderCoalesceKey,
   timerDelay,
 } from "../machines/coalesceGroup.js";
-import type { AcceptedEvent } from "../streams/context.js";
+import { type AcceptedEvent, renderedOnly } from "../streams/context.js";
 
 /** The timer interface of XState's clock, so tests pass a `SimulatedClock`. */
 export interface TimerClock {
@@ -114,28 +114,6 @@ export function coalesceNote(superseded: number): string {
 export function withCoalesceNote(event: AcceptedEvent, superseded: number): AcceptedEvent {
   return superseded === 0 ? event : { ...event, prompt: `${coalesceNote(superseded)}\n\n${event.prompt}` };
 }
-
-/**
- * What a pending group keeps of an event: everything a run reads (rendered prompt and extras, route,
- * ids), not the parsed payload or the headers, so 100,000 pending groups fit in a small heap.
- */
-function pendingCopy(event: AcceptedEvent): AcceptedEvent {
-  // A literal (not a spread) so V8 keeps every field in-object: a spread copy costs ~3x the memory.
-  return {
-    routeName: event.routeName,
-    route: event.route,
-    profile: event.profile,
-    event: event.event,
-    deliveryId: event.deliveryId,
-    payload: NO_FIELDS,
-    headers: NO_FIELDS,
-    prompt: event.prompt,
-    extra: event.extra,
-    receivedAt: event.receivedAt,
-    receivedTick: event.receivedTick,
-  };
-}
-const NO_FIELDS: Readonly<Record<string, never>> = Object.freeze({});
 
 /**
  * The group's latest event after `next` joined it: `next`, unless it was received before `current`
@@ -312,7 +290,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       const id = `${event.routeName}\u0000${key}`;
       const existing = groups.get(id);
       if (existing !== undefined) {
-        existing.offer(pendingCopy(event));
+        existing.offer(renderedOnly(event));
         joined.set(event, { id, group: existing });
         if (options.observer !== undefined) {
           const { latest, superseded } = existing.peek();
@@ -339,14 +317,14 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         actorGroups.add(id);
         group = actorGroup(
           `coalesce-${seq}:${event.routeName}:${key}`,
-          pendingCopy(event),
+          renderedOnly(event),
           quietMs,
           maxMs,
           typeof options.parent === "function" ? options.parent() : options.parent,
           (output) => fired(id, output),
         );
       } else {
-        group = new LightGroup(pendingCopy(event), quietMs, maxMs, clock, (output) => fired(id, output));
+        group = new LightGroup(renderedOnly(event), quietMs, maxMs, clock, (output) => fired(id, output));
       }
       groups.set(id, group);
       joined.set(event, { id, group });
@@ -379,7 +357,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
         // Its route no longer coalesces: no window is left to wait for, and the group's run is owed now,
         // as a reload that switched coalescing off flushes it (reason flush, not a bound that never ended).
         const group = new LightGroup(
-          pendingCopy(saved.latest),
+          renderedOnly(saved.latest),
           MAX_TIMER_MS,
           MAX_TIMER_MS,
           clock,
@@ -392,7 +370,7 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       }
       const quietMs = timerDelay(policy.window_seconds * 1000);
       const maxLeftMs = Math.max(0, saved.maxLeftMs);
-      let latest = pendingCopy(saved.latest);
+      let latest = renderedOnly(saved.latest);
       let merged = saved.merged;
       let quietLeftMs = Math.max(0, saved.quietLeftMs);
       // A request for the same key can come in before the saved group is reopened (the listener opens

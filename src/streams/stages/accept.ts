@@ -23,25 +23,6 @@ export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
   };
 }
 
-const NO_PAYLOAD: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
-
-/** `event` without its parsed payload (an empty object in its place), for what no longer reads it. */
-export function withoutPayload(event: AcceptedEvent): AcceptedEvent {
-  return {
-    routeName: event.routeName,
-    route: event.route,
-    profile: event.profile,
-    event: event.event,
-    deliveryId: event.deliveryId,
-    payload: NO_PAYLOAD,
-    headers: event.headers,
-    prompt: event.prompt,
-    extra: event.extra,
-    receivedAt: event.receivedAt,
-    receivedTick: event.receivedTick,
-  };
-}
-
 /** After idempotency: the event is accepted; dispatch and delivery read `ctx.accepted`. */
 export const acceptStage: Stage = (ctx) =>
   ctx.duplicateOf === undefined ? withCtx(ctx, { accepted: acceptEvent(ctx) }) : ctx;

@@ -1,7 +1,6 @@
 import { type MonoTypeOperatorFunction, Observable } from "rxjs";
-import { type AcceptedEvent, type PipelineCtx, withCtx } from "../context.js";
+import { type AcceptedEvent, type PipelineCtx, renderedOnly, withCtx } from "../context.js";
 import { unavailableOutcome } from "../types.js";
-import { withoutPayload } from "./accept.js";
 import { seenKey } from "./idempotency.js";
 import { onlyFor } from "./onlyFor.js";
 
@@ -41,7 +40,7 @@ export function heldWhileDurable(ctx: PipelineCtx): PipelineCtx {
   const accepted = ctx.accepted;
   if (accepted === undefined || ctx.outcome?.body.status === "coalesced")
     return ctx.payload === undefined ? ctx : withCtx(ctx, { payload: undefined });
-  return withCtx(ctx, { payload: undefined, accepted: withoutPayload(accepted) });
+  return withCtx(ctx, { payload: undefined, accepted: renderedOnly(accepted) });
 }
 
 /** The contexts waiting for one durable() promise, in the order they came. */
