@@ -36,7 +36,7 @@ const promisesKept = (ctx: PipelineCtx) =>
  * (bench/README.md). An event a coalescing group took stays the same object: the group finds it by it
  * should the write fail, and holds it until it fires anyway.
  */
-export function heldWhileDurable(ctx: PipelineCtx): PipelineCtx {
+function heldWhileDurable(ctx: PipelineCtx): PipelineCtx {
   const accepted = ctx.accepted;
   if (accepted === undefined || ctx.outcome?.body.status === "coalesced")
     return ctx.payload === undefined ? ctx : withCtx(ctx, { payload: undefined });
