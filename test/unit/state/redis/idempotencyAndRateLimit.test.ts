@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "../../../../src/io/log.js";
 import {
   commandOptions,
@@ -31,8 +31,12 @@ const client = async () => {
 beforeAll(async () => {
   server = await startTestRedis();
 });
+// A test's clients go with it: one left reconnecting to a Redis its test stopped arms a new timer each
+// attempt, in whatever test runs then.
+afterEach(() => {
+  for (const c of clients.splice(0)) c.disconnect();
+});
 afterAll(async () => {
-  for (const c of clients) c.disconnect();
   await server.cleanup();
 });
 
