@@ -13,7 +13,8 @@
  * (default 256), BENCH_BACKENDS (default `local,memory,redis`), BENCH_LOG_LEVEL (default info, as
  * `svc gateway run` logs), BENCH_TOOL (wrk | autocannon), BENCH_PIN_SERVER, BENCH_PIN_SELF (see below),
  * BENCH_OBLIGATIONS=0 (no obligations rows), BENCH_BODY=full (GitHub's whole ~21 KB pull_request example as
- * the body instead of the ~1 KB trimmed one).
+ * the body instead of the ~1 KB trimmed one), BENCH_WARMUP (seconds of each row's requests sent before it is
+ * measured, default 2; 0: none).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -50,6 +51,12 @@ function pinProcess(pid: number, cpus: string): void {
 const WORK_DIR = mkdtempSync(join(tmpdir(), "svc-bench-wrk-"));
 /** RSS is read this many seconds into each run: against the peak it shows whether memory stays flat. */
 const RSS_AT_S = 15;
+/**
+ * Each row is measured after this many seconds of the same requests, not counted: a fresh server's code is
+ * still being compiled for a while under load (svc's first ~0.6 s ran iterations of 3–57 ms where 1 ms is
+ * usual), which in a 10 s run is the whole of its p99. The warm-up's own p99 is shown beside the row's.
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 /** The 401 rows' signature: the right shape, the wrong value. */
 const BAD_SIGNATURE = `sha256=${"0".repeat(64)}`;
 
@@ -65,6 +72,8 @@ interface Row {
   reqPerSec: number;
   p50: number;
   p99: number;
+  /** The warm-up's p99 (undefined without one). */
+  warmupP99: number | undefined;
   statuses: string;
   /** RSS RSS_AT_S seconds into the run (at its end when the run is shorter). */
   rssAtMb: number;
@@ -73,42 +82,31 @@ interface Row {
   load: number;
 }
 
-async function load(
-  name: string,
+interface LoadResult {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  statuses: string;
+}
+
+/** `seconds` of `connections` connections sending `body` with `headers()` to `path`, by the bench's tool. */
+async function drive(
+  tag: string,
   port: number,
-  pid: number,
   path: string,
   body: string,
   headers: () => Record<string, string>,
-  connections = CONNECTIONS,
-): Promise<Row> {
-  let rssAt: number | undefined;
-  const sampler = setTimeout(() => {
-    rssAt = memory(pid).rssMb;
-  }, RSS_AT_S * 1000);
-  const finish = (r: { reqPerSec: number; p50: number; p99: number; statuses: string }): Row => {
-    clearTimeout(sampler);
-    const after = memory(pid);
-    const row = {
-      name,
-      connections,
-      ...r,
-      rssAtMb: Math.round(rssAt ?? after.rssMb),
-      peakMb: Math.round(after.peakMb),
-      load: Number(loadavg()[0]?.toFixed(1)),
-    };
-    process.stderr.write(`${JSON.stringify(row)}\n`);
-    return row;
-  };
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
   if (TOOL === "wrk") {
     const { "x-github-delivery": _perRequest, ...fixed } = headers();
-    const tag = `${name.replace(/[^a-z0-9]+/gi, "-")}-${connections}`;
-    return finish(await runWrk(WORK_DIR, port, path, body, fixed, connections, DURATION, tag));
+    return runWrk(WORK_DIR, port, path, body, fixed, connections, seconds, tag);
   }
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections,
-    duration: DURATION,
+    duration: seconds,
     requests: [
       {
         method: "POST",
@@ -124,12 +122,50 @@ async function load(
   const codes = Object.entries(result.statusCodeStats ?? {})
     .map(([code, s]) => `${code}:${(s as { count: number }).count}`)
     .join(" ");
-  return finish({
+  return {
     reqPerSec: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
     statuses: codes || `2xx:${result["2xx"]} non2xx:${result.non2xx}`,
-  });
+  };
+}
+
+/**
+ * A row: WARMUP seconds of its requests, then `settle` (the gateway's accepted rows wait for the warm-up's
+ * runs, which would otherwise load the measured run), then DURATION seconds measured.
+ */
+async function load(
+  name: string,
+  port: number,
+  pid: number,
+  path: string,
+  body: string,
+  headers: () => Record<string, string>,
+  connections = CONNECTIONS,
+  settle?: () => Promise<unknown>,
+): Promise<Row> {
+  const tag = `${name.replace(/[^a-z0-9]+/gi, "-")}-${connections}`;
+  const warmup =
+    WARMUP > 0 ? await drive(`${tag}-warmup`, port, path, body, headers, connections, WARMUP) : undefined;
+  if (warmup !== undefined) await settle?.();
+  let rssAt: number | undefined;
+  const sampler = setTimeout(() => {
+    rssAt = memory(pid).rssMb;
+  }, RSS_AT_S * 1000);
+  const r = await drive(tag, port, path, body, headers, connections, DURATION);
+  clearTimeout(sampler);
+  const after = memory(pid);
+  const row = {
+    name,
+    connections,
+    ...r,
+    warmupP99: warmup?.p99,
+    rssAtMb: Math.round(rssAt ?? after.rssMb),
+    peakMb: Math.round(after.peakMb),
+    load: Number(loadavg()[0]?.toFixed(1)),
+  };
+  process.stderr.write(`${JSON.stringify(row)}\n`);
+  return row;
 }
 
 function redisServerAvailable(): boolean {
@@ -237,6 +273,7 @@ async function main(): Promise<void> {
     writeBenchConfig(home, state);
     const gateway = await startServer(["gateway", home], { env, pinned: PINNED });
     const pid = gateway.child.pid as number;
+    const settleRuns = () => runsSettled(gateway.port);
     try {
       rows.push(
         await load(
@@ -246,6 +283,8 @@ async function main(): Promise<void> {
           "/webhooks/pr",
           opened,
           signed(signedOpened, "a"),
+          CONNECTIONS,
+          settleRuns,
         ),
       );
       rows.push(
@@ -257,6 +296,7 @@ async function main(): Promise<void> {
           opened,
           signed(signedOpened, "h"),
           HIGH_CONNECTIONS,
+          settleRuns,
         ),
       );
       // The runs still queued would load the rows after these: wait for them, and count what ran.
@@ -302,15 +342,15 @@ async function main(): Promise<void> {
       ? `wrk (1 thread on CPU 1, server on ${PINNED ? "CPU 0" : "both CPUs"}${PIN_SELF ? ", its stdout drained on CPU 1" : ""})`
       : "autocannon";
   console.log(
-    `\n${new Date().toISOString()} — ${tool}, ${DURATION} s per run, body ${opened.length} bytes, log at ${LOG_LEVEL}, node ${process.version}, load average at each row's end in the last column\n`,
+    `\n${new Date().toISOString()} — ${tool}, ${DURATION} s per run after ${WARMUP} s of warm-up, body ${opened.length} bytes, log at ${LOG_LEVEL}, node ${process.version}, load average at each row's end in the last column\n`,
   );
   console.log(
-    "| run | conns | req/s | × floor | p50 ms | p99 ms | statuses | RSS at 15 s MB | peak RSS MB | load |",
+    "| run | conns | req/s | × floor | p50 ms | p99 ms | warm-up p99 ms | statuses | RSS at 15 s MB | peak RSS MB | load |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     console.log(
-      `| ${r.name} | ${r.connections} | ${r.reqPerSec} | ${(r.reqPerSec / floorRps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.statuses} | ${r.rssAtMb} | ${r.peakMb} | ${r.load} |`,
+      `| ${r.name} | ${r.connections} | ${r.reqPerSec} | ${(r.reqPerSec / floorRps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.warmupP99 ?? "—"} | ${r.statuses} | ${r.rssAtMb} | ${r.peakMb} | ${r.load} |`,
     );
   }
   for (const s of settled) {
