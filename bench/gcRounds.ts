@@ -11,7 +11,7 @@
  * `--heap-growing-percent=100` or `--single-threaded-gc`. `BENCH_GC_SERVER=obligations` runs the obligations
  * bound instead of the gateway, to set its collections beside the gateway's; `BENCH_STATE=memory` (read by
  * `bench/server.ts`) runs the gateway without the journal. `BENCH_GC_LONG=<ms>` prints each scavenge that
- * paused at least that long as V8 traced it.
+ * paused at least that long as V8 traced it. `BENCH_WARMUP=<s>` sends that long first, uncounted (default 0).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,6 +25,7 @@ import {
   stopServer,
   writeBenchConfig,
 } from "./benchServer.js";
+import { runsSettled } from "./runsSettled.js";
 
 const rounds = Number(process.argv[2] ?? 4);
 const seconds = Number(process.argv[3] ?? 8);
@@ -32,6 +33,11 @@ const tree = process.argv[4];
 /** `BENCH_KIND`: the requests sent (accepted, 401 or ignored; default accepted). */
 const KIND = requestKind(process.env.BENCH_KIND ?? "accepted", "gcRounds.ts (BENCH_KIND)");
 const extraArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+/**
+ * `BENCH_WARMUP`: seconds of the same requests before each round's measured run (default 0), their
+ * collections not counted: a fresh server compiles its code under the first requests (see `bench/run.ts`).
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 0);
 /** `BENCH_GC_SERVER=obligations`: the obligations bound (`bench/obligations.ts`) instead of the gateway. */
 const bound = process.env.BENCH_GC_SERVER === "obligations";
 
@@ -65,6 +71,14 @@ for (let round = 1; round <= rounds; round++) {
       scavenges.push({ pause: Number(f.get("pause")), promoted: Number(f.get("promoted")), line });
     else if (f.get("gc") === "mc") markCompacts.push(Number(f.get("pause")));
   });
+  if (WARMUP > 0) {
+    await runPullRequests(home, port, KIND, WARMUP, `gc${round}-warmup`);
+    // The bound runs its events inline; the gateway's warm-up runs would load the measured run.
+    if (!bound && KIND === "accepted") await runsSettled(port);
+    scavenges.length = 0;
+    markCompacts.length = 0;
+    tenured = 0;
+  }
   const result = await runPullRequests(home, port, KIND, seconds, `gc${round}`);
   await stopServer(child);
   rmSync(home, { recursive: true, force: true });
