@@ -163,6 +163,11 @@ export async function startServer(
     env: { ...process.env, ...options.env },
     cwd: tree,
   });
+  // A bench that fails (wrk missing, an error in the tool) must not leave its server running after the error
+  // is printed: it held the port, and the caller's stderr, which it inherits, open for good.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.once("exit", () => process.off("exit", killOnExit));
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const port = await new Promise<number>((resolve, reject) => {
     lines.on("line", (line) => {
