@@ -111,6 +111,17 @@ export async function appendAll(
   await journal.durable();
 }
 
+/** Copies `from` to `to`; false when `from` is gone (removed since it was listed). */
+function copiedUnlessGone(from: string, to: string): boolean {
+  try {
+    copyFileSync(from, to);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw err;
+  }
+}
+
 export interface CrashImage {
   readonly dir: string;
   /** What the test had marked acknowledged when the image was taken. */
@@ -129,8 +140,12 @@ export function crashImages(path: string, base: JournalFs) {
   const image = () => {
     const copy = join(journalDir(), "image");
     mkdirSync(copy, { recursive: true });
-    const files = readdirSync(path).filter((name) => name.startsWith("journal-"));
-    for (const name of files) copyFileSync(join(path, name), join(copy, name));
+    // The old segment's removal after a rotation is not one of the calls above: it runs in the thread pool
+    // while the next batch is written, and may take a listed file before it is copied. The image then shows
+    // the directory after that removal, which a crash there would leave too.
+    const files = readdirSync(path)
+      .filter((name) => name.startsWith("journal-"))
+      .filter((name) => copiedUnlessGone(join(path, name), join(copy, name)));
     images.push({ dir: copy, acknowledged: state.acknowledged, files });
   };
   const after =
