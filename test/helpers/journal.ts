@@ -140,12 +140,13 @@ export function crashImages(path: string, base: JournalFs) {
   const image = () => {
     const copy = join(journalDir(), "image");
     mkdirSync(copy, { recursive: true });
-    // The old segment's removal after a rotation is not one of the calls above: it runs in the thread pool
-    // while the next batch is written, and may take a listed file before it is copied. The image then shows
-    // the directory after that removal, which a crash there would leave too.
-    const files = readdirSync(path)
-      .filter((name) => name.startsWith("journal-"))
-      .filter((name) => copiedUnlessGone(join(path, name), join(copy, name)));
+    // The old segment's removal after a rotation is not one of the calls wrapped here: it runs in the thread
+    // pool while the next batch is written, and may take a listed file before it is copied. The image then
+    // shows the directory after that removal, which a crash there would leave too.
+    const files: string[] = [];
+    for (const name of readdirSync(path)) {
+      if (name.startsWith("journal-") && copiedUnlessGone(join(path, name), join(copy, name))) files.push(name);
+    }
     images.push({ dir: copy, acknowledged: state.acknowledged, files });
   };
   const after =
