@@ -145,7 +145,8 @@ export function crashImages(path: string, base: JournalFs) {
     // shows the directory after that removal, which a crash there would leave too.
     const files: string[] = [];
     for (const name of readdirSync(path)) {
-      if (name.startsWith("journal-") && copiedUnlessGone(join(path, name), join(copy, name))) files.push(name);
+      if (name.startsWith("journal-") && copiedUnlessGone(join(path, name), join(copy, name)))
+        files.push(name);
     }
     images.push({ dir: copy, acknowledged: state.acknowledged, files });
   };
