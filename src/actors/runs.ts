@@ -1,6 +1,7 @@
 import { type ActorRefFrom, fromCallback, setup } from "xstate";
 import { LoggedError, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
+import { ChurnSet } from "../streams/churnTables.js";
 import type { AcceptedEvent } from "../streams/context.js";
 import type { AgentReply } from "./agent/runner.js";
 
@@ -192,8 +193,8 @@ export class RunList<T> implements Iterable<T> {
 /** The shared FIFO the run slots pull from; plain data so the hot path never goes through a transition. */
 export class RunQueue {
   readonly waiting = new RunList<QueuedRun>();
-  /** Runs holding a slot. */
-  readonly active = new Set<QueuedRun>();
+  /** Runs holding a slot: one added and one removed per run (see ChurnSet). */
+  readonly active = new ChurnSet<QueuedRun>();
   /** Runs that handed their slot back while their delivery waits to retry (unfinished until it ends). */
   readonly retrying = new Set<QueuedRun>();
   private readonly retryingCap: number;

@@ -1,4 +1,5 @@
 import type { PendingRun } from "../io/stores/pendingRuns.js";
+import { ChurnMap } from "../streams/churnTables.js";
 import { seenKey } from "../streams/stages/idempotency.js";
 import type { Recovered, StoredGroup } from "./store.js";
 
@@ -101,7 +102,8 @@ function* firstOf<T>(items: Iterable<T>, count: number): Generator<T> {
 
 /** What is live now, mirrored in memory: replayed from the journal at start, restated in each snapshot. */
 export class LiveState {
-  readonly runs = new Map<string, PendingRun>();
+  /** Accepted runs not yet finished: one added and one removed per request (see ChurnMap). */
+  readonly runs = new ChurnMap<PendingRun>();
   readonly groups = new Map<string, StoredGroup>();
   /**
    * Idempotency key → first accepted at, delivered directly, and whether it was journaled as an agent run
