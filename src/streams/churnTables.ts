@@ -70,7 +70,12 @@ export class ChurnSet<T extends object> implements Iterable<T> {
   }
 }
 
-/** String keys to values in insertion order; a dictionary object (no prototype) holds each key's place. */
+/**
+ * String keys to values in insertion order; a dictionary object (no prototype) holds each key's place. V8
+ * copies each key it takes to the old generation (property names are internalized) and a set and delete cost
+ * ~1 µs against a `Map`'s ~0.25 µs; a `Map` of places instead, whose old tables link but hold no values, left
+ * the gateway promoting 2–2.5× as much (its tables themselves, ~470 a second at ~15,000 requests/s).
+ */
 export class ChurnMap<V> implements Iterable<[string, V]> {
   private keyList: (string | undefined)[] = [];
   private valueList: (V | undefined)[] = [];
