@@ -161,3 +161,88 @@ export class ChurnMap<V> implements Iterable<[string, V]> {
     }
   }
 }
+
+/** How far a window's front may move before the slots behind it are dropped (when at most as many are left). */
+const WINDOW_COMPACT_AT = 1024;
+
+/**
+ * Values under whole-number ids given mostly in increasing order (a request's number on its thread), in an
+ * array from the oldest id still held to the newest: no hash at all. Ids between are empty slots, so one id held
+ * long (a request answered late) keeps the slots of every id given since; they go once it is removed.
+ */
+export class IdWindow<V> {
+  private slots: (V | undefined)[] = [];
+  /** The id of `slots[head]`; the slots before `head` are spent. */
+  private first = 0;
+  private head = 0;
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  get(id: number): V | undefined {
+    const at = id - this.first;
+    return at < 0 ? undefined : this.slots[this.head + at];
+  }
+
+  has(id: number): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  /** `value` must not be undefined. An id older than the oldest held is taken too, by moving the front back. */
+  set(id: number, value: V): this {
+    if (this.count === 0) this.restartAt(id);
+    if (id < this.first) this.reachBackTo(id);
+    const at = this.head + (id - this.first);
+    while (this.slots.length < at) this.slots.push(undefined);
+    if (this.slots[at] === undefined) this.count += 1;
+    this.slots[at] = value;
+    return this;
+  }
+
+  delete(id: number): boolean {
+    const at = this.head + (id - this.first);
+    if (at < this.head || this.slots[at] === undefined) return false;
+    this.slots[at] = undefined;
+    this.count -= 1;
+    if (this.count === 0) this.restartAt(id + 1);
+    else if (at === this.head) this.dropSpent();
+    return true;
+  }
+
+  clear(): void {
+    this.restartAt(this.first + (this.slots.length - this.head));
+  }
+
+  /** Moves the front past the empty slots at it, copying what is left to the start now and then. */
+  private dropSpent(): void {
+    const { slots } = this;
+    while (this.head < slots.length && slots[this.head] === undefined) {
+      this.head += 1;
+      this.first += 1;
+    }
+    if (this.head >= WINDOW_COMPACT_AT && this.head * 2 >= slots.length) {
+      slots.copyWithin(0, this.head);
+      slots.length -= this.head;
+      this.head = 0;
+    }
+  }
+
+  private reachBackTo(id: number): void {
+    const back = this.first - id;
+    if (back > this.head) {
+      this.slots.unshift(...new Array<V | undefined>(back - this.head));
+      this.head = back;
+    }
+    this.head -= back;
+    this.first = id;
+  }
+
+  private restartAt(id: number): void {
+    this.slots = [];
+    this.head = 0;
+    this.first = id;
+    this.count = 0;
+  }
+}

@@ -4,6 +4,7 @@
  * (the pipeline) stays on the main thread, which this thread asks by message (`uwsThreads.ts`).
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { IdWindow } from "../../streams/churnTables.js";
 import type { Outcome } from "../../streams/types.js";
 import { afterArrivedReads } from "./arrivedReads.js";
 import { type BodyRead, type HeadAnswer, headAnswer, type Reply, type RequestHead } from "./core.js";
@@ -20,7 +21,7 @@ import { listenUws, loadUws } from "./uws.js";
 const port = parentPort as NonNullable<typeof parentPort>;
 const setup = workerData as ThreadSetup;
 /** Requests the main thread has not answered yet (one whose client went away is dropped at once). */
-const exchanges = new Map<number, Reply>();
+const exchanges = new IdWindow<Reply>();
 let next = 0;
 /** Told to end: every answer closes its connection, and the last one owed closes them all. */
 let ending = false;

@@ -1,5 +1,6 @@
 import { createServer } from "node:net";
 import { Worker } from "node:worker_threads";
+import { IdWindow } from "../../streams/churnTables.js";
 import {
   answerText,
   type BodyRead,
@@ -91,7 +92,7 @@ function startThread(handler: RequestHandler, setup: ThreadSetup, gate: Gate): P
   const answers = turnBatcher<ToThreadItem>((items) =>
     worker.postMessage({ t: "batch", items } satisfies ToThread),
   );
-  const arriving = new Map<number, Arriving>();
+  const arriving = new IdWindow<Arriving>();
 
   const arrive = (id: number, body: Body) => {
     const state = arriving.get(id);

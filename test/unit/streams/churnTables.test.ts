@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ChurnMap, ChurnSet } from "../../../src/streams/churnTables.js";
+import { ChurnMap, ChurnSet, IdWindow } from "../../../src/streams/churnTables.js";
 
 type Op = { add: boolean; key: number };
 const ops = fc.array(fc.record({ add: fc.boolean(), key: fc.integer({ min: 0, max: 40 }) }), {
@@ -157,5 +157,101 @@ describe("ChurnMap: a Map of string keys, in insertion order", () => {
     expect(visited.filter(([key]) => key !== "new")).toEqual(expected);
     expect(map.size).toBe(100 - 1 - 10 + 1);
     expect(map.get("k245")).toBe(-245);
+  });
+});
+
+describe("IdWindow: values under ids given in increasing order", () => {
+  it("gets, sets, removes and counts; an id not held reads undefined, before the window as after it", () => {
+    const window = new IdWindow<string>();
+    window.set(5, "five").set(6, "six").set(9, "nine");
+    expect(window.size).toBe(3);
+    expect([
+      window.get(5),
+      window.get(6),
+      window.get(7),
+      window.get(9),
+      window.get(4),
+      window.get(10),
+    ]).toEqual(["five", "six", undefined, "nine", undefined, undefined]);
+    expect(window.delete(7)).toBe(false);
+    expect(window.delete(5)).toBe(true);
+    expect(window.delete(5)).toBe(false);
+    expect(window.has(5)).toBe(false);
+    window.set(6, "SIX");
+    expect(window.get(6)).toBe("SIX");
+    expect(window.size).toBe(2);
+    window.clear();
+    expect(window.size).toBe(0);
+    expect(window.get(9)).toBeUndefined();
+  });
+
+  it("takes an id older than the oldest it holds", () => {
+    const window = new IdWindow<number>();
+    window.set(100, 100).set(101, 101);
+    window.delete(100);
+    window.set(99, 99).set(40, 40);
+    expect([window.get(40), window.get(99), window.get(100), window.get(101)]).toEqual([
+      40,
+      99,
+      undefined,
+      101,
+    ]);
+    expect(window.size).toBe(3);
+  });
+
+  it("holds what a Map holds through ids mostly increasing and removed in any order", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            add: fc.boolean(),
+            back: fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 0, max: 40 })),
+            gap: fc.integer({ min: 1, max: 3 }),
+          }),
+          { maxLength: 3000 },
+        ),
+        (steps) => {
+          const window = new IdWindow<number>();
+          const model = new Map<number, number>();
+          let next = 0;
+          steps.forEach(({ add, back, gap }, at) => {
+            // Mostly the next id; now and then one given earlier (`back` ids before the newest).
+            if (add) {
+              const id = back > next ? next : next - back;
+              next += gap;
+              window.set(id, at);
+              model.set(id, at);
+            } else {
+              const id = next - 1 - back;
+              expect(window.delete(id)).toBe(model.delete(id));
+            }
+            expect(window.size).toBe(model.size);
+          });
+          for (let id = -2; id <= next; id++) expect(window.get(id)).toBe(model.get(id));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("an id held across thousands given since keeps its value; the slots go once it is removed", () => {
+    const window = new IdWindow<number>();
+    window.set(0, 0);
+    for (let id = 1; id < 5000; id++) {
+      window.set(id, id);
+      window.delete(id);
+    }
+    expect(window.get(0)).toBe(0);
+    expect(window.size).toBe(1);
+    window.delete(0);
+    expect(window.size).toBe(0);
+    window.set(5000, 5000);
+    for (let id = 5001; id < 9000; id++) {
+      window.set(id, id);
+      window.delete(id - 1);
+    }
+    expect(window.size).toBe(1);
+    expect(window.get(8999)).toBe(8999);
+    expect(window.get(8998)).toBeUndefined();
   });
 });
