@@ -3,7 +3,7 @@
  * at INFO, pinned to CPU 0; `BENCH_STATE=redis` on a private redis-server, as `npm run bench` starts one) under
  * wrk's accepted load (32 connections, unique delivery ids) for 60 s by default. Prints the server's RSS each 5 s, when each journal rotation took place (a new segment number
  * in $SVC_HOME/state), the RSS at 15 s against the peak (the "flat over 60 s" target: peak ≤ 1.1× the value
- * at 15 s), and wrk's req/s and p99.
+ * at 15 s), and wrk's req/s and p99. `TREE=<dir>` runs another tree's build instead (as `bench/cpuAb.ts` takes one).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,7 +31,11 @@ const segmentNumber = (dir: string) => {
 const home = mkdtempSync(join(tmpdir(), "svc-bench-rss-"));
 const redis = process.env.BENCH_STATE === "redis" ? await startTestRedis() : undefined;
 writeBenchConfig(home, redis === undefined ? undefined : { backend: "redis", redis_url: redis.url });
-const gateway = await startServer(["gateway", home], { pinned: true, env: { BENCH_LOG_LEVEL: "info" } });
+const gateway = await startServer(["gateway", home], {
+  ...(process.env.TREE ? { tree: process.env.TREE } : {}),
+  pinned: true,
+  env: { BENCH_LOG_LEVEL: "info" },
+});
 const pid = gateway.child.pid as number;
 const work = mkdtempSync(join(tmpdir(), "svc-bench-rss-wrk-"));
 const body = payload("opened");
