@@ -57,7 +57,11 @@ export default defineConfig({
     // four workers, 186-188 s with six, 188-194 s with eight; earlier, 258 s with three against 210 s with four).
     maxWorkers: 6,
     env: { ...SUITE_ENV, ...python3Env(), ...tmpdirEnv() },
-    setupFiles: ["./test/helpers/removeLeftHomes.ts"],
+    // SVC_TEST_FILE_CPU=<file>: each test file's CPU, its own and its children's, appended there (fileCpu.ts).
+    setupFiles: [
+      "./test/helpers/removeLeftHomes.ts",
+      ...(process.env.SVC_TEST_FILE_CPU ? ["./test/helpers/fileCpu.ts"] : []),
+    ],
     // Longest file first, from the committed durations where this clone has no record of its own.
     sequence: { sequencer: DurationSequencer },
     reporters: ["default", "./test/helpers/summaryReporter.ts"],
