@@ -9,12 +9,13 @@
  * followed every 1–3 s (bench/README.md). Arrays and V8's other hash tables (an object's properties, a
  * `WeakMap`) are copied without such a link.
  *
- * Both keep insertion order. An iteration visits once each entry held when it began and still held when it
- * gets there (with the value it has then); an entry added meanwhile may or may not be visited.
+ * ChurnSet and ChurnMap keep insertion order. An iteration visits once each entry held when it began and still
+ * held when it gets there (with the value it has then); an entry added meanwhile may or may not be visited.
  */
 
 /** Holes (removed entries) past this many, and past the live ones, are squeezed out of the entry array. */
 const COMPACT_AT = 64;
+const squeezeDue = (length: number, held: number) => length - held > Math.max(COMPACT_AT, held);
 
 /** Objects in insertion order, found by identity (a `WeakMap` holds each one's place in the array). */
 export class ChurnSet<T extends object> implements Iterable<T> {
@@ -59,9 +60,8 @@ export class ChurnSet<T extends object> implements Iterable<T> {
   }
 
   private squeeze(): void {
-    const holes = this.items.length - this.count;
     if (this.count === 0) this.items = [];
-    else if (holes > COMPACT_AT && holes > this.count) {
+    else if (squeezeDue(this.items.length, this.count)) {
       const kept: T[] = [];
       for (const item of this.items) if (item !== undefined) kept.push(item);
       for (let i = 0; i < kept.length; i++) this.at.set(kept[i] as T, i);
@@ -140,13 +140,12 @@ export class ChurnMap<V> implements Iterable<[string, V]> {
   }
 
   private squeeze(): void {
-    const holes = this.keyList.length - this.count;
     if (this.count === 0) {
       this.keyList = [];
       this.valueList = [];
       // A fresh dictionary: deleting leaves the old one's table at its largest size.
       this.places = Object.create(null);
-    } else if (holes > COMPACT_AT && holes > this.count) {
+    } else if (squeezeDue(this.keyList.length, this.count)) {
       const keys: string[] = [];
       const values: V[] = [];
       for (let i = 0; i < this.keyList.length; i++) {
@@ -186,14 +185,12 @@ export class IdWindow<V> {
     return at < 0 ? undefined : this.slots[this.head + at];
   }
 
-  has(id: number): boolean {
-    return this.get(id) !== undefined;
-  }
-
   /** `value` must not be undefined. An id older than the oldest held is taken too, by moving the front back. */
   set(id: number, value: V): this {
-    if (this.count === 0) this.restartAt(id);
-    if (id < this.first) this.reachBackTo(id);
+    if (this.count === 0) {
+      this.clear();
+      this.first = id;
+    } else if (id < this.first) this.reachBackTo(id);
     const at = this.head + (id - this.first);
     while (this.slots.length < at) this.slots.push(undefined);
     if (this.slots[at] === undefined) this.count += 1;
@@ -206,13 +203,9 @@ export class IdWindow<V> {
     if (at < this.head || this.slots[at] === undefined) return false;
     this.slots[at] = undefined;
     this.count -= 1;
-    if (this.count === 0) this.restartAt(id + 1);
+    if (this.count === 0) this.clear();
     else if (at === this.head) this.dropSpent();
     return true;
-  }
-
-  clear(): void {
-    this.restartAt(this.first + (this.slots.length - this.head));
   }
 
   /** Moves the front past the empty slots at it, copying what is left to the start now and then. */
@@ -232,17 +225,17 @@ export class IdWindow<V> {
   private reachBackTo(id: number): void {
     const back = this.first - id;
     if (back > this.head) {
-      this.slots.unshift(...new Array<V | undefined>(back - this.head));
+      this.slots = new Array<V | undefined>(back - this.head).fill(undefined).concat(this.slots);
       this.head = back;
     }
     this.head -= back;
     this.first = id;
   }
 
-  private restartAt(id: number): void {
+  /** Holds nothing: the next id set starts the window. */
+  clear(): void {
     this.slots = [];
     this.head = 0;
-    this.first = id;
     this.count = 0;
   }
 }
