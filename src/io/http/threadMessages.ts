@@ -46,7 +46,8 @@ export type ToThreadItem =
 export type FromThread =
   | { readonly t: "batch"; readonly items: FromThreadItem[] }
   | { readonly t: "listening"; readonly port: number }
-  | { readonly t: "failed"; readonly error: string }
+  /** `listen`: uWS loaded, but could not listen on the port. */
+  | { readonly t: "failed"; readonly error: string; readonly listen?: true }
   /** An error nothing in the thread caught (a bug), with its stack: the thread has closed its sockets. */
   | { readonly t: "crashed"; readonly error: string };
 

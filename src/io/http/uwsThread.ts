@@ -189,6 +189,7 @@ if ("error" in loaded) {
     port.postMessage({
       t: "failed",
       error: err instanceof Error ? err.message : String(err),
+      listen: true,
     } satisfies FromThread);
   }
 }
