@@ -42,7 +42,9 @@ function svcInOtherNamespace(args: readonly string[]): Promise<{ code: number | 
   return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout })));
 }
 
-describe("gateway.pid seen from another PID namespace", { timeout: 30_000 }, () => {
+// Fourteen commands, most one after another, each a process start in a namespace of its own: 10-20 s on the
+// 2-core machine while the suite runs, and once past 30 s.
+describe("gateway.pid seen from another PID namespace", { timeout: 60_000 }, () => {
   it.runIf(UNSHARE)(
     "svc gateway status, stop and start keep the live gateway's gateway.pid and ask its /health: running there when it answers, else what that likely means",
     async () => {
