@@ -37,7 +37,7 @@ describe("ingress threads on port 0", () => {
     for (const taker of takers.splice(0)) taker.close();
   });
 
-  it("a picked port another socket took before the first thread bound it is given up for another, where both threads serve", async () => {
+  it("a picked port another socket took before the first thread bound it is given up for another, on which the threads serve", async () => {
     takeReleasedPorts(takers, 1);
     const server = await listenUwsThreads(handler, {
       host: "127.0.0.1",
