@@ -5,9 +5,10 @@
  * in $SVC_HOME/state), the RSS at 15 s against the peak (the "flat over 60 s" target: peak ≤ 1.1× the value
  * at 15 s), and wrk's req/s and p99. `TREE=<dir>` runs another tree's build instead (as `bench/cpuAb.ts` takes one).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { listSegments } from "../src/io/state/journal/segments.js";
 import { startTestRedis } from "../test/helpers/redis.js";
 import { payload, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
 import { runWrk } from "./wrk.js";
@@ -18,15 +19,7 @@ const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 /** The current journal segment's number (0 without a journal: `redis`). */
-const segmentNumber = (dir: string) => {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return 0;
-  }
-  return Math.max(0, ...names.map((name) => Number(/^journal-(\d+)\.seg$/.exec(name)?.[1] ?? 0)));
-};
+const segmentNumber = (dir: string) => Math.max(0, ...listSegments(dir));
 
 const home = mkdtempSync(join(tmpdir(), "svc-bench-rss-"));
 const redis = process.env.BENCH_STATE === "redis" ? await startTestRedis() : undefined;

@@ -7,9 +7,10 @@
  * gateway started, and the kernel's `vm.dirty_expire_centisecs` (the age at which written file pages are
  * written back to the disk whatever the gateway does). Needs `npm run build` and wrk.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { listSegments } from "../src/io/state/journal/segments.js";
 import { payload, signatureFor, startServer, stopServer, writeBenchConfig } from "./benchServer.js";
 import { runWrk } from "./wrk.js";
 
@@ -18,17 +19,8 @@ const WINDOW_S = 5;
 const PROBE_EVERY_MS = 5;
 const SLOW_MS = 15;
 
-/** The current journal segment's number (0 without a journal). */
-const segmentNumber = (dir: string) => {
-  try {
-    return Math.max(
-      0,
-      ...readdirSync(dir).map((name) => Number(/^journal-(\d+)\.seg$/.exec(name)?.[1] ?? 0)),
-    );
-  } catch {
-    return 0;
-  }
-};
+/** The current journal segment's number (0 without a journal: `redis`). */
+const segmentNumber = (dir: string) => Math.max(0, ...listSegments(dir));
 
 const home = mkdtempSync(join(tmpdir(), "svc-bench-stall-"));
 const work = mkdtempSync(join(tmpdir(), "svc-bench-stall-wrk-"));
