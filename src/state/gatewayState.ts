@@ -225,10 +225,14 @@ export class GatewayState {
     return this.recovered;
   }
 
-  /** The idempotency keys of the last hour, into the cache (before the first request). */
+  /**
+   * The idempotency keys of the last hour, into the cache (before the first request). The journal's live
+   * mirror keeps its keys in the same cache from then on.
+   */
   restoreSeen(seen: SeenCache): void {
     const keys = this.recoveredOnce().seen;
-    seen.restore(keys.map(([key, at]) => [key, at + SEEN_TTL_MS] as const));
+    if (this.store.shareSeen !== undefined) this.store.shareSeen(seen.journaled);
+    else seen.restore(keys.map(([key, at]) => [key, at + SEEN_TTL_MS] as const));
   }
 
   /** The pipeline's `durable` dependency: 202s wait for it (none for the memory backend). */

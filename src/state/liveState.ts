@@ -1,6 +1,9 @@
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import { ChurnMap } from "../streams/churnTables.js";
+import type { JournaledKeys } from "../streams/seenCache.js";
 import { seenKey } from "../streams/stages/idempotency.js";
+import { firstOf } from "./firstOf.js";
+import { SeenKeyMap } from "./seenKeys.js";
 import type { Recovered, StoredGroup } from "./store.js";
 
 /**
@@ -15,32 +18,14 @@ export type JournalRecord =
   | { t: "g"; g: StoredGroup } // coalescing group state
   | { t: "x"; id: string }; // coalescing group fired
 
-/**
- * An idempotency key's entry, packed in one number: the millisecond it was first accepted, times 4, plus
- * DELIVERED and RUN. No object per key: the mirror holds up to 100,000 keys for an hour, in the old
- * generation the garbage collector marks (measured: ~31 B less kept per accepted request than an object
- * with a boxed time).
- */
-type SeenEntry = number;
+/** What a record says of an idempotency key (`JournaledKeys` flags). */
 const DELIVERED = 1;
 const RUN = 2;
-/**
- * The times are packed as milliseconds after this one (any base packs and unpacks exactly): an entry of
- * the hours around the process's start is then a small integer, which V8 stores in the Map as it is, where
- * a time since 1970 times 4 is a heap number of its own (16 B more kept per key, and one allocation per
- * key recorded).
- */
-const SEEN_EPOCH = Math.trunc(Date.now());
-const packSeen = (at: number, flags: number): SeenEntry => (Math.trunc(at) - SEEN_EPOCH) * 4 + flags;
-const seenAt = (entry: SeenEntry) => Math.floor(entry / 4) + SEEN_EPOCH;
-const seenFlags = (entry: SeenEntry) => entry - 4 * Math.floor(entry / 4);
 
 /** A run's key in the journal: its idempotency key (the same string, made once per accepted event). */
 export const runKey = seenKey;
 
-/** Idempotency keys are kept an hour and at most this many (like the in-memory cache). */
-export const SEEN_TTL_MS = 60 * 60 * 1000;
-export const SEEN_MAX = 100_000;
+export { SEEN_MAX, SEEN_TTL_MS } from "./seenKeys.js";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 const isString = (v: unknown): v is string => typeof v === "string";
@@ -91,15 +76,6 @@ export function understood(record: unknown): record is JournalRecord {
   }
 }
 
-/** The first `count` items of `items` (a map read lazily stops at the length it had when reached). */
-function* firstOf<T>(items: Iterable<T>, count: number): Generator<T> {
-  if (count <= 0) return;
-  for (const item of items) {
-    yield item;
-    if (--count === 0) return;
-  }
-}
-
 /** What is live now, mirrored in memory: replayed from the journal at start, restated in each snapshot. */
 export class LiveState {
   /** Accepted runs not yet finished: one added and one removed per request (see ChurnMap). */
@@ -107,9 +83,10 @@ export class LiveState {
   readonly groups = new Map<string, StoredGroup>();
   /**
    * Idempotency key → first accepted at, delivered directly, and whether it was journaled as an agent run
-   * (so a run saved elsewhere under that key was already taken care of). Insertion order is time order.
+   * (so a run saved elsewhere under that key was already taken care of). A map of its own while replay
+   * rebuilds it; the pipeline's cache once the gateway shares it (`shareSeen`).
    */
-  private readonly seen = new Map<string, SeenEntry>();
+  private seen: JournaledKeys = new SeenKeyMap();
   /** Records replay skipped as unreadable (a newer format, a hand edit). */
   ignored = 0;
 
@@ -125,7 +102,7 @@ export class LiveState {
       case "a": {
         const key = runKey(record.run.routeName, record.run.deliveryId);
         this.runs.set(key, record.run);
-        this.see(key, record.at, RUN);
+        this.seen.note(key, record.at, RUN);
         return true;
       }
       case "f":
@@ -134,11 +111,11 @@ export class LiveState {
         return true;
       case "s":
       case "d":
-        this.see(record.k, record.at, record.t === "d" ? DELIVERED : record.r === 1 ? RUN : 0);
+        this.seen.note(record.k, record.at, record.t === "d" ? DELIVERED : record.r === 1 ? RUN : 0);
         return true;
       case "g":
         this.groups.set(record.g.id, record.g);
-        this.see(runKey(record.g.latest.routeName, record.g.latest.deliveryId), record.g.lastAt, RUN);
+        this.seen.note(runKey(record.g.latest.routeName, record.g.latest.deliveryId), record.g.lastAt, RUN);
         return true;
       case "x":
         this.groups.delete(record.id);
@@ -161,16 +138,21 @@ export class LiveState {
    * clock reaches their saved time (which a later start would read again). In place: their order is kept.
    */
   notAhead(now: number): void {
-    for (const [key, entry] of this.seen)
-      if (seenAt(entry) > now) this.seen.set(key, packSeen(now, seenFlags(entry)));
+    this.seen.notAhead(now);
   }
 
   /** Drops idempotency keys older than the hour (and the oldest past the cap). */
   prune(now: number): void {
-    for (const [key, entry] of this.seen) {
-      if (seenAt(entry) > now - SEEN_TTL_MS && this.seen.size <= SEEN_MAX) break;
-      this.seen.delete(key);
-    }
+    this.seen.prune(now);
+  }
+
+  /**
+   * From now on the idempotency keys live in `keys` (the pipeline's cache, which holds the same accepted
+   * keys): what replay rebuilt is moved there, so each key is held once.
+   */
+  shareSeen(keys: JournaledKeys, now: number): void {
+    for (const [key, at, flags] of this.seen.list(now)) keys.note(key, at, flags);
+    this.seen = keys;
   }
 
   /**
@@ -183,9 +165,7 @@ export class LiveState {
    */
   *snapshot(now: number): Generator<JournalRecord> {
     this.prune(now);
-    for (const [k, entry] of firstOf(this.seen, this.seen.size)) {
-      const at = seenAt(entry);
-      const flags = seenFlags(entry);
+    for (const [k, at, flags] of this.seen.list(now)) {
       if (flags & DELIVERED) yield { t: "d", k, at };
       else yield flags & RUN ? { t: "s", k, at, r: 1 } : { t: "s", k, at };
     }
@@ -195,26 +175,13 @@ export class LiveState {
 
   recovered(now: number): Recovered {
     this.prune(now);
+    const seen = [...this.seen.list(now)];
     return {
       runs: [...this.runs.values()],
       groups: [...this.groups.values()],
-      seen: [...this.seen].map(([key, entry]) => [key, seenAt(entry)]),
-      runKeys: [...this.seen].filter(([, entry]) => seenFlags(entry) & RUN).map(([key]) => key),
+      seen: seen.map(([key, at]) => [key, at]),
+      runKeys: seen.filter(([, , flags]) => flags & RUN).map(([key]) => key),
     };
-  }
-
-  private see(key: string, at: number, flags: number): void {
-    const known = this.seen.get(key);
-    // A key is taken once an hour: one seen again past its hour was taken anew (its first entry expired
-    // in the live mirror; a replay of both records must not keep the old time, which would expire it).
-    if (known === undefined || at >= seenAt(known) + SEEN_TTL_MS) {
-      if (known !== undefined) this.seen.delete(key);
-      this.seen.set(key, packSeen(at, flags));
-      return;
-    }
-    // What the record adds (flags are two bits: bitwise; the packed time is past 32 bits: arithmetic).
-    const added = flags & ~seenFlags(known);
-    if (added !== 0) this.seen.set(key, known + added);
   }
 
   /** Counts a record replay cannot read and tells the caller it was not applied. */

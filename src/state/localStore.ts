@@ -2,6 +2,7 @@ import type { JournalFs } from "../io/state/journal/fsFacade.js";
 import { Journal } from "../io/state/journal/journal.js";
 import type { SegmentProblem } from "../io/state/journal/segments.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
+import type { JournaledKeys } from "../streams/seenCache.js";
 import { type JournalRecord, LiveState, runKey, understood } from "./liveState.js";
 import { recordText } from "./recordText.js";
 import type { Recovered, StateStore, StoredGroup } from "./store.js";
@@ -62,6 +63,10 @@ export class LocalStateStore implements StateStore {
 
   recover(): Recovered {
     return this.live.recovered(this.options.now());
+  }
+
+  shareSeen(keys: JournaledKeys): void {
+    this.live.shareSeen(keys, this.options.now());
   }
 
   runAccepted(run: PendingRun, at: number): void {

@@ -1,4 +1,5 @@
 import type { PendingRun } from "../io/stores/pendingRuns.js";
+import type { JournaledKeys } from "../streams/seenCache.js";
 
 /**
  * Everything a 202 promises, behind one interface (DESIGN.md 6a). The pipeline and the actors talk to
@@ -27,6 +28,11 @@ export interface StateStore {
   available?(): boolean;
   /** Bytes of records in the journal's current segment (`local`; `svc_state_journal_bytes`). */
   journalBytes?(): number;
+  /**
+   * `local`: from now on the store keeps its idempotency keys in the pipeline's cache (`keys`, its journal
+   * side), moving there those it recovered, so each accepted key is held once. Called once, after `recover`.
+   */
+  shareSeen?(keys: JournaledKeys): void;
   /** An agent run was accepted (queued): it runs after a restart until `runFinished` is recorded. */
   runAccepted(run: PendingRun, at: number): void;
   /** The run ended (done or failed for good): a restart never runs it again. */

@@ -13,6 +13,33 @@ export interface SeenCache {
   entries(): Array<[key: string, expiresAt: number]>;
   /** Adds entries saved by `entries()` (at startup, before any request); expired ones and keys already present are skipped. */
   restore(entries: ReadonlyArray<readonly [string, number]>): void;
+  /** What the local journal recorded of the same keys, kept in the same entries (see `JournaledKeys`). */
+  readonly journaled: JournaledKeys;
+}
+
+/**
+ * The journal's record of idempotency keys (`state.backend: local`): per key, the time it was first
+ * accepted (system clock) and what the journal said of it (`flags`, its own bits). The journal's live
+ * mirror keeps these in the pipeline's cache once the gateway runs, so each accepted key is held once: a
+ * second map of 100,000 keys was the heap's other largest object, and each replacement of its hash table
+ * was garbage only a major collection took back.
+ */
+export interface JournaledKeys {
+  /**
+   * A record says `key` was accepted at `at` with `flags`: within the key's hour its first time is kept
+   * and the flags are added; a key taken again past its hour starts anew.
+   */
+  note(key: string, at: number, flags: number): void;
+  delete(key: string): void;
+  /** Drops keys older than the hour (and past the cap). */
+  prune(now: number): void;
+  /** Keys whose time is ahead of `now` (the clock set back while the gateway was down) count from `now`. */
+  notAhead(now: number): void;
+  /**
+   * The keys recorded and within the hour at `now`, oldest first. Read lazily, each only as far as the
+   * keys went when it began: keys added meanwhile are in the records journaled after it began.
+   */
+  list(now: number): Generator<[key: string, at: number, flags: number]>;
 }
 
 export interface SeenCacheOptions {
@@ -41,6 +68,21 @@ export interface SeenCacheOptions {
  *   65,000 keys held a request for ~25 ms.
  * A position whose key was deleted or re-added no longer matches `positions.get(key)` and is skipped.
  */
+/** How many of `sorted` (ascending) are below `value`: a position's number after the compaction. */
+function keptBefore(sorted: Float64Array, value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((sorted[middle] as number) < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The bit of an entry's marks that says the journal recorded it; the journal's own flags are the bits below. */
+const JOURNALED = 0x80;
+
 export function createSeenCache(options: SeenCacheOptions): SeenCache {
   const { ttlMs, now } = options;
   const tick = options.elapsed ?? now;
@@ -51,6 +93,15 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
   let capacity = Math.min(maxCapacity, 1024);
   let keys: (string | undefined)[] = new Array(capacity);
   let expiries = new Float64Array(capacity);
+  /** The journal's side (`JournaledKeys`): its time (system clock) and flags; JOURNALED marks a key it recorded. */
+  let journalAts = new Float64Array(capacity);
+  let marks = new Uint8Array(capacity);
+  /**
+   * Compactions number the positions anew: a `list` under way maps its place through the last one's old
+   * positions of the entries kept (ascending), and starts again from the head after two or more.
+   */
+  let compactions = 0;
+  let renumbered = new Float64Array(0);
   /** The positions in the ring run from `head` (the oldest) to `tail` (exclusive). */
   let head = 0;
   let tail = 0;
@@ -73,35 +124,49 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
   function resize(size: number): void {
     const nextKeys: (string | undefined)[] = new Array(size);
     const nextExpiries = new Float64Array(size);
+    const nextAts = new Float64Array(size);
+    const nextMarks = new Uint8Array(size);
     for (let position = head; position < tail; position++) {
-      nextKeys[position % size] = keys[slot(position)];
-      nextExpiries[position % size] = expiries[slot(position)] as number;
+      const from = slot(position);
+      const to = position % size;
+      nextKeys[to] = keys[from];
+      nextExpiries[to] = expiries[from] as number;
+      nextAts[to] = journalAts[from] as number;
+      nextMarks[to] = marks[from] as number;
     }
     keys = nextKeys;
     expiries = nextExpiries;
+    journalAts = nextAts;
+    marks = nextMarks;
     capacity = size;
   }
 
   /** Rebuilds the ring with only current entries, numbered anew (the ring is full of deleted ones). */
   function compact(): void {
-    const liveKeys: string[] = [];
-    const liveExpiries: number[] = [];
-    for (let position = head; position < tail; position++) {
-      if (current(position)) {
-        liveKeys.push(keys[slot(position)] as string);
-        liveExpiries.push(expiries[slot(position)] as number);
-      }
-    }
-    keys = new Array(capacity);
-    expiries = new Float64Array(capacity);
+    const kept: number[] = [];
+    for (let position = head; position < tail; position++) if (current(position)) kept.push(position);
+    const live = kept.map(slot);
+    const nextKeys: (string | undefined)[] = new Array(capacity);
+    const nextExpiries = new Float64Array(capacity);
+    const nextAts = new Float64Array(capacity);
+    const nextMarks = new Uint8Array(capacity);
     positions.clear();
-    for (let i = 0; i < liveKeys.length; i++) {
-      keys[i] = liveKeys[i];
-      expiries[i] = liveExpiries[i] as number;
-      positions.set(liveKeys[i] as string, i);
+    for (let i = 0; i < live.length; i++) {
+      const from = live[i] as number;
+      nextKeys[i] = keys[from];
+      nextExpiries[i] = expiries[from] as number;
+      nextAts[i] = journalAts[from] as number;
+      nextMarks[i] = marks[from] as number;
+      positions.set(keys[from] as string, i);
     }
+    keys = nextKeys;
+    expiries = nextExpiries;
+    journalAts = nextAts;
+    marks = nextMarks;
     head = 0;
-    tail = liveKeys.length;
+    tail = live.length;
+    compactions += 1;
+    renumbered = Float64Array.from(kept);
   }
 
   /** Adds `key` at the ring's tail (expiries only grow along the ring), evicting the oldest at the cap. */
@@ -112,8 +177,10 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
         resize(Math.min(2 * capacity, maxCapacity));
       else compact();
     }
-    keys[slot(tail)] = key;
-    expiries[slot(tail)] = expiresAt;
+    const to = slot(tail);
+    keys[to] = key;
+    expiries[to] = expiresAt;
+    marks[to] = 0;
     positions.set(key, tail);
     tail += 1;
   }
@@ -127,7 +194,73 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
     return position !== undefined && (expiries[slot(position)] as number) > at;
   }
 
+  /** The entry at `position` is current and the journal recorded it. */
+  const journaledAt = (position: number) =>
+    current(position) && ((marks[slot(position)] as number) & JOURNALED) !== 0;
+
+  const journaled: JournaledKeys = {
+    note(key, at, flags) {
+      const ticks = tick();
+      sweep(ticks);
+      const position = positions.get(key);
+      if (position !== undefined && (expiries[slot(position)] as number) > ticks) {
+        const found = slot(position);
+        const mark = marks[found] as number;
+        if ((mark & JOURNALED) === 0 || at >= (journalAts[found] as number) + ttlMs) {
+          journalAts[found] = at;
+          marks[found] = JOURNALED | flags;
+        } else marks[found] = mark | flags;
+        return;
+      }
+      if (position !== undefined) positions.delete(key);
+      // A key the cache does not hold (an event without a delivery id gets a random one; a key replayed at
+      // start): kept for the rest of its hour, as `restore` keeps a saved key.
+      const left = Math.min(at + ttlMs - now(), ttlMs);
+      if (left <= 0) return;
+      append(key, ticks + left);
+      const added = slot(tail - 1);
+      journalAts[added] = at;
+      marks[added] = JOURNALED | flags;
+    },
+    delete(key) {
+      positions.delete(key);
+    },
+    prune() {
+      sweep(tick());
+    },
+    notAhead(at) {
+      for (let position = head; position < tail; position++)
+        if (journaledAt(position) && (journalAts[slot(position)] as number) > at)
+          journalAts[slot(position)] = at;
+    },
+    *list(at) {
+      let end = tail;
+      let read = compactions;
+      let position = head;
+      for (;;) {
+        if (compactions !== read) {
+          if (compactions === read + 1) {
+            position = keptBefore(renumbered, position);
+            end = keptBefore(renumbered, end);
+          } else {
+            // Renumbered twice: read again from the head (a key restated twice is harmless).
+            position = head;
+            end = tail;
+          }
+          read = compactions;
+        }
+        if (position < head) position = head;
+        if (position >= end) return;
+        const from = slot(position);
+        position += 1;
+        if (journaledAt(position - 1) && (journalAts[from] as number) > at - ttlMs)
+          yield [keys[from] as string, journalAts[from] as number, (marks[from] as number) & ~JOURNALED];
+      }
+    },
+  };
+
   return {
+    journaled,
     checkAndAdd(key) {
       const at = tick();
       sweep(at);
