@@ -169,6 +169,29 @@ export function freePort(): Promise<number> {
   });
 }
 
+const PICKED_PORT_TRIES = 5;
+
+/** What a start says when its port is taken: node's EADDRINUSE, or svc's own "… is (already) in use". */
+export const portTaken = (err: unknown): boolean =>
+  (err as { code?: unknown } | undefined)?.code === "EADDRINUSE" ||
+  /\bin use\b/i.test(err instanceof Error ? err.message : String(err));
+
+/**
+ * Starts what must listen on a port given up front (not 0) on one `freePort` picked: a port picked and let
+ * go can be taken by another socket before `start` binds it, so a start that finds it taken picks again,
+ * up to five times. Resolves with the port and what `start` gave.
+ */
+export async function onPickedPort<T>(start: (port: number) => Promise<T>): Promise<readonly [number, T]> {
+  for (let tries = 1; ; tries++) {
+    const port = await freePort();
+    try {
+      return [port, await start(port)];
+    } catch (err) {
+      if (tries === PICKED_PORT_TRIES || !portTaken(err)) throw err;
+    }
+  }
+}
+
 export interface RawExchange {
   /** Everything the server wrote, as latin1 (byte for byte). */
   readonly received: string;

@@ -30,6 +30,7 @@ export interface TestRedis {
 }
 
 const REDIS_SERVER = process.env.SVC_TEST_REDIS_SERVER ?? "redis-server";
+const PICKED_PORT_TRIES = 5;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -89,11 +90,11 @@ export async function startTestRedis(
   } = {},
 ): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), "svc-redis-"));
-  const port = await freePort();
-  const tlsPort = options.tls === undefined ? undefined : await freePort();
+  let port = await freePort();
+  let tlsPort = options.tls === undefined ? undefined : await freePort();
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
-  let stderr = "";
+  let output = "";
 
   const sentinelConf = join(dir, "sentinel.conf");
   if (options.sentinelOf !== undefined)
@@ -124,10 +125,17 @@ export async function startTestRedis(
                 : ["--tls-ca-cert-file", options.tls.clientCa, "--tls-auth-clients", "yes"]),
             ]),
       ],
-      { stdio: ["ignore", "ignore", "pipe"] },
+      { stdio: ["ignore", "pipe", "pipe"] },
     );
+    // Its log (stdout) says why a start failed, in its warnings (`#`): "… bind: Address already in use".
+    let logged = 0;
+    proc.stdout?.on("data", (chunk: Buffer) => {
+      if (logged < 65_536)
+        for (const line of chunk.toString().split("\n")) if (/ # /.test(line)) output += `${line}\n`;
+      logged += chunk.length;
+    });
     proc.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
+      output += chunk.toString();
     });
     child = proc;
     exited = new Promise((resolve) => proc.once("exit", () => resolve()));
@@ -140,7 +148,7 @@ export async function startTestRedis(
     });
     await waitUntil(async () => {
       if (failed !== undefined) throw new Error(`cannot start ${REDIS_SERVER}: ${failed.message}`);
-      if (child !== proc) throw new Error(`redis-server exited at start: ${stderr.trim()}`);
+      if (child !== proc) throw new Error(`redis-server exited at start: ${output.trim()}`);
       return ping(port);
     }, `no PONG on port ${port}`);
   }
@@ -153,7 +161,18 @@ export async function startTestRedis(
     child = undefined;
   }
 
-  await start();
+  // The ports were picked and let go: another socket can take one before redis-server binds it. Pick again.
+  for (let tries = 1; ; tries++) {
+    try {
+      await start();
+      break;
+    } catch (err) {
+      if (tries === PICKED_PORT_TRIES || !/address already in use/i.test(output)) throw err;
+      output = "";
+      port = await freePort();
+      if (tlsPort !== undefined) tlsPort = await freePort();
+    }
+  }
   return {
     port,
     url: `redis://127.0.0.1:${port}/0`,

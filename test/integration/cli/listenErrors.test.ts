@@ -9,7 +9,7 @@ import { createLogger } from "../../../src/io/log.js";
 import { SVC_ARGV } from "../../helpers/cliEntry.js";
 import { webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { freePort } from "../../helpers/http.js";
+import { onPickedPort } from "../../helpers/http.js";
 import { cliConfig, svc } from "./svc.js";
 
 let home: TempHome;
@@ -73,13 +73,14 @@ describe("svc gateway run: why it cannot listen, and what to do", { timeout: 90_
     home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));
     const other = tempHome();
     // A configured port, as two gateways meet in practice (the kernel shares no port it picked for 0).
-    const port = await freePort();
-    other.write("config.yaml", stringify(webhookConfig({ a: { secret: "s" } }, { port })));
-    const first = await startGateway({
-      home: other.dir,
-      env: { PATH: process.env.PATH ?? "" },
-      http: "uws",
-      logger: createLogger({ file: join(other.dir, "gateway.log"), stdout: false, level: "warn" }),
+    const [port, first] = await onPickedPort((picked) => {
+      other.write("config.yaml", stringify(webhookConfig({ a: { secret: "s" } }, { port: picked })));
+      return startGateway({
+        home: other.dir,
+        env: { PATH: process.env.PATH ?? "" },
+        http: "uws",
+        logger: createLogger({ file: join(other.dir, "gateway.log"), stdout: false, level: "warn" }),
+      });
     });
     try {
       expect(first.port).toBe(port);
@@ -105,14 +106,13 @@ describe("svc gateway run on a port this SVC_HOME's own gateway holds", { timeou
   it("names that gateway and how to stop it; with gateway.pid naming it, the lock refuses before the listener", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig({ a: { secret: "s" } })));
-    const port = await freePort();
     // Stands for a gateway of this SVC_HOME whose gateway.pid was removed by hand: a process run with a
     // `gateway` argument and this SVC_HOME, listening on the port its gateway.json records.
     const child = spawn(
       process.execPath,
       [
         "-e",
-        `require("node:net").createServer().listen(${port}, "127.0.0.1", () => console.log("up"))`,
+        `const s = require("node:net").createServer(); s.listen(0, "127.0.0.1", () => console.log(s.address().port))`,
         "gateway",
       ],
       {
@@ -121,7 +121,7 @@ describe("svc gateway run on a port this SVC_HOME's own gateway holds", { timeou
       },
     );
     holder = child;
-    await new Promise((resolve) => child.stdout?.once("data", resolve));
+    const port = Number(await new Promise<Buffer>((resolve) => child.stdout?.once("data", resolve)));
     const pid = child.pid as number;
     home.write(
       "gateway.json",

@@ -7,7 +7,7 @@ import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { pinoOptions, silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { freePort, postJson } from "../../helpers/http.js";
+import { onPickedPort, postJson } from "../../helpers/http.js";
 
 let home: TempHome;
 let gateway: Gateway | undefined;
@@ -65,9 +65,7 @@ describe("--inspect: the root system's inspection events", () => {
   });
 
   it("the WebSocket bridge relays those events to a client (what the Stately UI or any ws client reads)", async () => {
-    // A port the kernel just handed out and freed: a random pick could hit one in use (it did, EADDRINUSE).
-    const port = await freePort();
-    const bridge = await startInspector(port);
+    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
     const received: string[] = [];
     const receiver = createWebSocketReceiver({ server: `ws://127.0.0.1:${port}` });
     receiver.subscribe((event) =>
@@ -92,12 +90,10 @@ describe("--inspect relay exposure", () => {
   it("listens on loopback only: payload-bearing events never reach another interface", async () => {
     const { networkInterfaces } = await import("node:os");
     const { connect } = await import("node:net");
-    // A port the kernel just handed out and freed: a random pick could hit one in use (it did, EADDRINUSE).
-    const port = await freePort();
     // Where it listens is a gateway log line (time and level, stdout and gateway.log alike), not bare stdout.
     const lines: Array<{ level: number; msg: string }> = [];
     const logger = pino(pinoOptions("info"), { write: (line: string) => lines.push(JSON.parse(line)) });
-    const bridge = await startInspector(port, logger);
+    const [port, bridge] = await onPickedPort((picked) => startInspector(picked, logger));
     try {
       expect(lines).toEqual([
         expect.objectContaining({

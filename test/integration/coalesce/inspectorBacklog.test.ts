@@ -1,7 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startInspectRelay } from "../../../src/io/inspectRelay.js";
-import { freePort } from "../../helpers/http.js";
+import { onPickedPort } from "../../helpers/http.js";
 import { openInspectorClient } from "../../helpers/inspectorClient.js";
 
 /**
@@ -32,8 +32,7 @@ function stalledClient(port: number): Promise<Socket> {
 
 describe("--inspect relay: a client that stops reading", () => {
   it("is disconnected past its backlog bound instead of holding every event; the others go on", async () => {
-    const port = await freePort();
-    const relay = await startInspectRelay(port, "127.0.0.1", 256 * 1024);
+    const [port, relay] = await onPickedPort((picked) => startInspectRelay(picked, "127.0.0.1", 256 * 1024));
     cleanups.push(() => relay.stop());
     const stalled = await stalledClient(port);
     cleanups.push(() => stalled.destroy());
@@ -64,8 +63,7 @@ describe("--inspect relay: a client that stops reading", () => {
   }, 60_000);
 
   it("a late client is not disconnected for its replay, however large the events kept for it", async () => {
-    const port = await freePort();
-    const relay = await startInspectRelay(port, "127.0.0.1", 256 * 1024);
+    const [port, relay] = await onPickedPort((picked) => startInspectRelay(picked, "127.0.0.1", 256 * 1024));
     cleanups.push(() => relay.stop());
     const sender = await openInspectorClient(relay.sourceUrl);
     cleanups.push(() => sender.socket.terminate());
@@ -102,8 +100,7 @@ describe("--inspect relay: a client that stops reading", () => {
   }, 60_000);
 
   it("a watching client that sends a large frame is closed (1009) instead of it being read whole", async () => {
-    const port = await freePort();
-    const relay = await startInspectRelay(port);
+    const [port, relay] = await onPickedPort((picked) => startInspectRelay(picked));
     cleanups.push(() => relay.stop());
     const watcher = await openInspectorClient(`ws://127.0.0.1:${port}`);
     cleanups.push(() => watcher.socket.terminate());

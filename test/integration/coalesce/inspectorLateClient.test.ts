@@ -4,7 +4,7 @@ import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { freePort, postJson } from "../../helpers/http.js";
+import { onPickedPort, postJson } from "../../helpers/http.js";
 import { openInspectorClient } from "../../helpers/inspectorClient.js";
 
 /**
@@ -33,8 +33,7 @@ const actorNames = (messages: readonly string[]) =>
 
 describe("--inspect relay: a client that connects late", () => {
   it("is shown the actors still running, though their registration is older than the last 200 events", async () => {
-    const port = await freePort();
-    const bridge = await startInspector(port);
+    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
     cleanups.push(() => bridge.stop());
     const early = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => early.socket.terminate());

@@ -7,7 +7,7 @@ import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { freePort, postJson } from "../../helpers/http.js";
+import { onPickedPort, postJson } from "../../helpers/http.js";
 import { openInspectorClient } from "../../helpers/inspectorClient.js";
 
 /**
@@ -42,8 +42,7 @@ interface RootSnapshot {
 
 describe("--inspect: the run queue", () => {
   it("shows in a root snapshot as how many runs wait and run, not as each waiting run's prompt", async () => {
-    const port = await freePort();
-    const bridge = await startInspector(port);
+    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
     cleanups.push(() => bridge.stop());
     const client = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => client.socket.terminate());

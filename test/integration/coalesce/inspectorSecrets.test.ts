@@ -7,7 +7,7 @@ import { startInspector } from "../../../src/actors/inspector.js";
 import { type Gateway, startGateway } from "../../../src/gateway/index.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { freePort, postJson } from "../../helpers/http.js";
+import { onPickedPort, postJson } from "../../helpers/http.js";
 import { openInspectorClient } from "../../helpers/inspectorClient.js";
 
 /**
@@ -32,8 +32,7 @@ afterEach(async () => {
 
 describe("--inspect relay: no secrets, no foreign web pages", () => {
   it("a route's secret in a coalescing group's context reaches the relay as [redacted]", async () => {
-    const port = await freePort();
-    const bridge = await startInspector(port);
+    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
     cleanups.push(() => bridge.stop());
     const client = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => client.socket.terminate());
@@ -75,8 +74,7 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
   });
 
   it("a reload's route table reaches the relay with its global secret (globalSecret) [redacted]", async () => {
-    const port = await freePort();
-    const bridge = await startInspector(port);
+    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
     cleanups.push(() => bridge.stop());
     const client = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => client.socket.terminate());
@@ -118,8 +116,7 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
   });
 
   it("refuses a WebSocket from another web page's origin; its own page and origin-less clients connect", async () => {
-    const port = await freePort();
-    const bridge = await startInspector(port);
+    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
     cleanups.push(() => bridge.stop());
     await vi.waitFor(() => openInspectorClient(port).then((c) => c.socket.terminate()), {
       timeout: 5000,
@@ -137,8 +134,7 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
     // A site open in the browser could frame the page (its own origin, so its WebSocket is let in), then
     // navigate the page's inner frame to itself (a top page may navigate any frame under it), announce
     // itself as the inspector and be posted every prompt and payload.
-    const port = await freePort();
-    const bridge = await startInspector(port);
+    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
     cleanups.push(() => bridge.stop());
     const res = await vi.waitFor(() => fetch(`http://127.0.0.1:${port}/`), { timeout: 5000, interval: 50 });
     expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
@@ -178,8 +174,7 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
   });
 
   it("a client's bad frame drops that client only: it is not thrown out of the relay (which stopped the gateway)", async () => {
-    const port = await freePort();
-    const bridge = await startInspector(port);
+    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
     cleanups.push(() => bridge.stop());
     const thrown: unknown[] = [];
     const onUncaught = (err: unknown) => thrown.push(err);
@@ -210,8 +205,7 @@ describe("--inspect relay: no secrets, no foreign web pages", () => {
   });
 
   it("relays the gateway's events only: what another client sends reaches no one, nor a late client", async () => {
-    const port = await freePort();
-    const bridge = await startInspector(port);
+    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
     cleanups.push(() => bridge.stop());
     const watcher = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
     cleanups.push(() => watcher.socket.terminate());

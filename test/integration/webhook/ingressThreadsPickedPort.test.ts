@@ -1,8 +1,9 @@
-import { type AddressInfo, Server } from "node:net";
+import { Server } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RequestHandler } from "../../../src/io/http/core.js";
 import { listenUwsThreads } from "../../../src/io/http/uwsThreads.js";
 import { outcome } from "../../../src/streams/types.js";
+import { takenPort, takeReleasedPorts } from "../../helpers/takenPorts.js";
 
 /**
  * With `platforms.webhook.port: 0` and ingress threads, the port is picked by a bind that is let go before
@@ -13,22 +14,6 @@ import { outcome } from "../../../src/streams/types.js";
 const handler: RequestHandler = (_head, body, reply) => {
   body.read(1024, () => reply(outcome(202, { status: "accepted" })));
 };
-
-/** Takes each port a node:net server lets go (the pick's), `times` times, before its close is reported. */
-function takeReleasedPorts(takers: Server[], times: number): void {
-  const close = Server.prototype.close;
-  vi.spyOn(Server.prototype, "close").mockImplementation(function (this: Server, done) {
-    const address = this.address() as AddressInfo | null;
-    if (takers.length >= times || address === null) return close.call(this, done);
-    return close.call(this, (err) => {
-      const taker = new Server();
-      takers.push(taker);
-      taker.listen({ host: "127.0.0.1", port: address.port, exclusive: true }, () => done?.(err));
-    });
-  });
-}
-
-const takenPort = (taker: Server) => (taker.address() as AddressInfo).port;
 
 describe("ingress threads on port 0", () => {
   const takers: Server[] = [];

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { createServer } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -8,7 +8,7 @@ import { createLogger } from "../../../src/io/log.js";
 import { seenKey } from "../../../src/streams/stages/idempotency.js";
 import { startGatewayInHome, webhookConfig } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { freePort, postJson } from "../../helpers/http.js";
+import { postJson } from "../../helpers/http.js";
 
 const SEEN = "webhook-seen-ids.json";
 
@@ -111,11 +111,11 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
     await gateway.stop();
     gateway = undefined;
 
-    const port = await freePort();
     // A program that closes what it accepts: the failed start asks what holds the port (GET /health), and
     // a connection left open on a server that never reads would hold its close.
     const taken = createServer((socket) => socket.destroy());
-    await new Promise<void>((resolve) => taken.listen(port, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
     try {
       await expect(
         startGateway({
