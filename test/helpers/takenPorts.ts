@@ -1,5 +1,5 @@
 import { type AddressInfo, Server } from "node:net";
-import { vi } from "vitest";
+import { afterEach, vi } from "vitest";
 
 /**
  * Takes each port a node:net server of this process lets go, `times` times, before its close is reported:
@@ -20,3 +20,13 @@ export function takeReleasedPorts(takers: Server[], times: number): void {
 }
 
 export const takenPort = (taker: Server) => (taker.address() as AddressInfo).port;
+
+/** The takers of a describe block (`takeReleasedPorts` into it): after each test, the spy is ended and they are closed. */
+export function portTakers(): Server[] {
+  const takers: Server[] = [];
+  afterEach(() => {
+    vi.restoreAllMocks();
+    for (const taker of takers.splice(0)) taker.close();
+  });
+  return takers;
+}

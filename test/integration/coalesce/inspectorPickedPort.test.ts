@@ -1,16 +1,11 @@
-import type { Server } from "node:net";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startInspectRelay } from "../../../src/io/inspectRelay.js";
 import { onPickedPort } from "../../helpers/http.js";
-import { takenPort, takeReleasedPorts } from "../../helpers/takenPorts.js";
+import { portTakers, takenPort, takeReleasedPorts } from "../../helpers/takenPorts.js";
 
 /** The inspector's relay takes its port up front: the tests start it on one `onPickedPort` picks. */
 describe("a start on a picked port another socket took first", () => {
-  const takers: Server[] = [];
-  afterEach(() => {
-    vi.restoreAllMocks();
-    for (const taker of takers.splice(0)) taker.close();
-  });
+  const takers = portTakers();
 
   it("is tried again on another port", async () => {
     takeReleasedPorts(takers, 2);

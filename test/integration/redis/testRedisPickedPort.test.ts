@@ -1,19 +1,15 @@
 import type { Server } from "node:net";
 import { Redis } from "ioredis";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startTestRedis } from "../../helpers/redis.js";
-import { takenPort, takeReleasedPorts } from "../../helpers/takenPorts.js";
+import { portTakers, takenPort, takeReleasedPorts } from "../../helpers/takenPorts.js";
 
 /**
  * The suite's private redis-server listens on a port picked by a bind that is let go first; another socket
  * of the suite can take it before redis-server binds it. The helper then picks another port.
  */
 describe("a test's redis-server whose picked port is taken before it binds it", () => {
-  const takers: Server[] = [];
-  afterEach(() => {
-    vi.restoreAllMocks();
-    for (const taker of takers.splice(0)) taker.close();
-  });
+  const takers = portTakers();
 
   it("starts on another port, and answers there", async () => {
     takeReleasedPorts(takers, 1);
@@ -32,7 +28,9 @@ describe("a test's redis-server whose picked port is taken before it binds it", 
 
   it("gives up after five ports, saying why", async () => {
     takeReleasedPorts(takers, 5);
-    await expect(startTestRedis()).rejects.toThrow(/redis-server exited at start: [^]*Address already in use/);
+    await expect(startTestRedis()).rejects.toThrow(
+      /redis-server exited at start: [\s\S]*Address already in use/,
+    );
     expect(takers).toHaveLength(5);
   });
 });

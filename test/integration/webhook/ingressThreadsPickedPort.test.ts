@@ -1,9 +1,9 @@
 import { Server } from "node:net";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { RequestHandler } from "../../../src/io/http/core.js";
 import { listenUwsThreads } from "../../../src/io/http/uwsThreads.js";
 import { outcome } from "../../../src/streams/types.js";
-import { takenPort, takeReleasedPorts } from "../../helpers/takenPorts.js";
+import { portTakers, takenPort, takeReleasedPorts } from "../../helpers/takenPorts.js";
 
 /**
  * With `platforms.webhook.port: 0` and ingress threads, the port is picked by a bind that is let go before
@@ -16,11 +16,7 @@ const handler: RequestHandler = (_head, body, reply) => {
 };
 
 describe("ingress threads on port 0", () => {
-  const takers: Server[] = [];
-  afterEach(() => {
-    vi.restoreAllMocks();
-    for (const taker of takers.splice(0)) taker.close();
-  });
+  const takers = portTakers();
 
   it("a picked port another socket took before the first thread bound it is given up for another, on which the threads serve", async () => {
     takeReleasedPorts(takers, 1);
