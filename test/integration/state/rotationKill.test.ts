@@ -16,17 +16,23 @@ afterEach(() => {
 
 const WRITER = join(import.meta.dirname, "rotatingWriter.mjs");
 
+/** Where the writing store keeps its idempotency keys: its own map, or a gateway's seen-ids cache. */
+type Keys = "in a map of its own" | "in the pipeline's cache";
+
 /**
  * Starts the writer on a fresh state directory, SIGKILLs it once `killWhen(files)` holds for the journal's
  * files (polled every few ms), and returns the delivery ids it had printed as durable before the kill.
  */
-async function killDuringRotation(killWhen: (files: string[]) => boolean) {
+async function killDuringRotation(killWhen: (files: string[]) => boolean, keys: Keys) {
   const home = tempHome();
   homes.push(home);
   const dir = join(home.dir, "state");
-  const child = spawn(process.execPath, [...CLI_NODE_ARGS, WRITER, dir, svcModule("state/localStore.js")], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const shared = keys === "in the pipeline's cache" ? [svcModule("streams/seenCache.js")] : [];
+  const child = spawn(
+    process.execPath,
+    [...CLI_NODE_ARGS, WRITER, dir, svcModule("state/localStore.js"), ...shared],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   children.push(child);
   const acked: string[] = [];
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -68,33 +74,43 @@ function recovered(dir: string): { runs: Set<string>; seen: Set<string> } {
   }
 }
 
-/** Every acknowledged delivery is known after the restart; the ones never finished are pending runs again. */
+/**
+ * Every acknowledged delivery is known after the restart, and so is each key recorded before them; the ones
+ * never finished are pending runs again.
+ */
 function expectNothingLost(dir: string, acked: string[]): void {
   const { runs, seen } = recovered(dir);
   expect(acked.filter((id) => !seen.has(`pr:${id}`))).toEqual([]);
+  expect(Array.from({ length: 3000 }, (_, i) => `pr:seen-${i}`).filter((key) => !seen.has(key))).toEqual([]);
   const pending = acked.filter((id) => Number(id.slice(1)) % 4 === 0);
   expect(pending.filter((id) => !runs.has(id))).toEqual([]);
 }
 
-describe("SIGKILL while the journal rotates", { timeout: 60_000 }, () => {
-  it("mid-snapshot (a temp file beside the segment): every acknowledged run is recovered", async () => {
-    const { dir, acked, filesAtKill } = await killDuringRotation((files) =>
-      files.some((name) => name.endsWith(".seg.tmp") && !name.startsWith("journal-000002")),
-    );
-    expect(filesAtKill.some((name) => name.endsWith(".tmp"))).toBe(true);
-    expect(acked.length).toBeGreaterThan(100);
-    expectNothingLost(dir, acked);
-    // The restart removed the cut-short rotation's temp file.
-    expect(readdirSync(dir).some((name) => name.endsWith(".tmp"))).toBe(false);
-  });
+describe.each<Keys>(["in a map of its own", "in the pipeline's cache"])(
+  "SIGKILL while the journal rotates, the keys %s",
+  { timeout: 60_000 },
+  (keys) => {
+    it("mid-snapshot (a temp file beside the segment): every acknowledged run is recovered", async () => {
+      const { dir, acked, filesAtKill } = await killDuringRotation(
+        (files) => files.some((name) => name.endsWith(".seg.tmp") && !name.startsWith("journal-000002")),
+        keys,
+      );
+      expect(filesAtKill.some((name) => name.endsWith(".tmp"))).toBe(true);
+      expect(acked.length).toBeGreaterThan(100);
+      expectNothingLost(dir, acked);
+      // The restart removed the cut-short rotation's temp file.
+      expect(readdirSync(dir).some((name) => name.endsWith(".tmp"))).toBe(false);
+    });
 
-  it("between the switch and the old segment's removal (two segments): every acknowledged run is recovered", async () => {
-    const { dir, acked, filesAtKill } = await killDuringRotation(
-      (files) =>
-        files.filter((name) => name.endsWith(".seg")).length === 2 && !files.includes("journal-000002.seg"),
-    );
-    expect(acked.length).toBeGreaterThan(100);
-    expect(filesAtKill.filter((name) => name.endsWith(".seg"))).toHaveLength(2);
-    expectNothingLost(dir, acked);
-  });
-});
+    it("between the switch and the old segment's removal (two segments): every acknowledged run is recovered", async () => {
+      const { dir, acked, filesAtKill } = await killDuringRotation(
+        (files) =>
+          files.filter((name) => name.endsWith(".seg")).length === 2 && !files.includes("journal-000002.seg"),
+        keys,
+      );
+      expect(acked.length).toBeGreaterThan(100);
+      expect(filesAtKill.filter((name) => name.endsWith(".seg"))).toHaveLength(2);
+      expectNothingLost(dir, acked);
+    });
+  },
+);
