@@ -1,3 +1,5 @@
+import { KeyIndex } from "./keyIndex.js";
+
 /**
  * Delivery-ID idempotency cache (IDs remembered for 1 hour). Entries expire `ttlMs` after
  * they were first seen; seeing a duplicate does not extend its life.
@@ -55,19 +57,6 @@ export interface SeenCacheOptions {
   elapsed?: () => number;
 }
 
-/**
- * A Map from key to its position in a ring of (key, expiry) pairs kept in insertion order, which is also
- * expiry order. Expired entries are swept from the ring's head and the oldest is dropped at
- * `maxEntries`: every operation is amortized O(1). Three traps avoided, all measured under load:
- * - deleting from the front of a V8 `Map` and iterating it from the front again walks every deleted
- *   slot until the table rehashes (~100 µs per request once 100 000 ids are stored);
- * - an object per entry (plus a boxed expiry) is two more old-generation objects per request for the
- *   garbage collector; the ring stores keys in one array and expiries in one `Float64Array`;
- * - the Map holds a position that never changes (a sequence number; its slot is the number modulo the
- *   ring's capacity), so growing the ring copies two arrays and leaves the Map alone: rebuilding a Map of
- *   65,000 keys held a request for ~25 ms.
- * A position whose key was deleted or re-added no longer matches `positions.get(key)` and is skipped.
- */
 /** How many of `sorted` (ascending) are below `value`: a position's number after the compaction. */
 function keptBefore(sorted: Float64Array, value: number): number {
   let low = 0;
@@ -83,11 +72,26 @@ function keptBefore(sorted: Float64Array, value: number): number {
 /** The bit of an entry's marks that says the journal recorded it; the journal's own flags are the bits below. */
 const JOURNALED = 0x80;
 
+/**
+ * An index from key to its position in a ring of (key, expiry) pairs kept in insertion order, which is also
+ * expiry order. Expired entries are swept from the ring's head and the oldest is dropped at
+ * `maxEntries`: every operation is amortized O(1). Four traps avoided, all measured under load:
+ * - deleting from the front of a V8 `Map` and iterating it from the front again walks every deleted
+ *   slot until the table rehashes (~100 µs per request once 100 000 ids are stored);
+ * - an object per entry (plus a boxed expiry) is two more old-generation objects per request for the
+ *   garbage collector; the ring stores keys in one array and expiries in one `Float64Array`;
+ * - the index holds a position that never changes (a sequence number; its slot is the number modulo the
+ *   ring's capacity), so growing the ring copies its arrays and leaves the index alone: rebuilding a Map of
+ *   65,000 keys held a request for ~25 ms;
+ * - the index is a `KeyIndex`, not a `Map`: with one key in and one out per request a `Map` replaced its
+ *   7 MB hash table every ~160,000 requests, garbage only a major collection took back.
+ * A position whose key was deleted or re-added no longer matches `positions.get(key)` and is skipped.
+ */
 export function createSeenCache(options: SeenCacheOptions): SeenCache {
   const { ttlMs, now } = options;
   const tick = options.elapsed ?? now;
   const maxEntries = Math.max(1, Math.floor(options.maxEntries));
-  const positions = new Map<string, number>();
+  const positions = new KeyIndex();
   // Room for every live entry plus as many stale ones; compacted when full (only after many deletes).
   const maxCapacity = 2 * maxEntries;
   let capacity = Math.min(maxCapacity, 1024);
