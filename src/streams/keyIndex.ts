@@ -32,6 +32,9 @@ export class KeyIndex {
   private hashes: Int32Array;
   private mask: number;
   private count = 0;
+  /** The last key hashed and its hash: a request looks its key up, adds it and marks it, one string each time. */
+  private lastKey = "";
+  private lastHash = hashOf("", this.seed);
 
   constructor() {
     this.keys = new Array(FIRST_SLOTS);
@@ -42,6 +45,14 @@ export class KeyIndex {
 
   get size(): number {
     return this.count;
+  }
+
+  private hash(key: string): number {
+    if (key !== this.lastKey) {
+      this.lastKey = key;
+      this.lastHash = hashOf(key, this.seed);
+    }
+    return this.lastHash;
   }
 
   /** The slot holding `key`, or -1. */
@@ -55,16 +66,16 @@ export class KeyIndex {
   }
 
   get(key: string): number | undefined {
-    const at = this.find(key, hashOf(key, this.seed));
+    const at = this.find(key, this.hash(key));
     return at < 0 ? undefined : (this.values[at] as number);
   }
 
   has(key: string): boolean {
-    return this.find(key, hashOf(key, this.seed)) >= 0;
+    return this.find(key, this.hash(key)) >= 0;
   }
 
   set(key: string, value: number): void {
-    const hash = hashOf(key, this.seed);
+    const hash = this.hash(key);
     const found = this.find(key, hash);
     if (found >= 0) {
       this.values[found] = value;
@@ -76,7 +87,7 @@ export class KeyIndex {
   }
 
   delete(key: string): boolean {
-    let at = this.find(key, hashOf(key, this.seed));
+    let at = this.find(key, this.hash(key));
     if (at < 0) return false;
     const { keys, values, hashes, mask } = this;
     // Each later entry of the chain whose home slot does not lie between the gap and itself moves into the gap.

@@ -124,15 +124,15 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
     head += 1;
   }
 
-  /** The same positions in a ring of `size` slots. */
-  function resize(size: number): void {
+  /** New arrays of `size` slots for the ring, holding the entry at position `moved[i]` in slot `slotOf(i)`. */
+  function reslot(size: number, moved: readonly number[], slotOf: (i: number) => number): void {
     const nextKeys: (string | undefined)[] = new Array(size);
     const nextExpiries = new Float64Array(size);
     const nextAts = new Float64Array(size);
     const nextMarks = new Uint8Array(size);
-    for (let position = head; position < tail; position++) {
-      const from = slot(position);
-      const to = position % size;
+    for (let i = 0; i < moved.length; i++) {
+      const from = slot(moved[i] as number);
+      const to = slotOf(i);
       nextKeys[to] = keys[from];
       nextExpiries[to] = expiries[from] as number;
       nextAts[to] = journalAts[from] as number;
@@ -145,30 +145,22 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
     capacity = size;
   }
 
+  /** The same positions in a ring of `size` slots. */
+  function resize(size: number): void {
+    const all: number[] = [];
+    for (let position = head; position < tail; position++) all.push(position);
+    reslot(size, all, (i) => (all[i] as number) % size);
+  }
+
   /** Rebuilds the ring with only current entries, numbered anew (the ring is full of deleted ones). */
   function compact(): void {
     const kept: number[] = [];
     for (let position = head; position < tail; position++) if (current(position)) kept.push(position);
-    const live = kept.map(slot);
-    const nextKeys: (string | undefined)[] = new Array(capacity);
-    const nextExpiries = new Float64Array(capacity);
-    const nextAts = new Float64Array(capacity);
-    const nextMarks = new Uint8Array(capacity);
+    reslot(capacity, kept, (i) => i);
     positions.clear();
-    for (let i = 0; i < live.length; i++) {
-      const from = live[i] as number;
-      nextKeys[i] = keys[from];
-      nextExpiries[i] = expiries[from] as number;
-      nextAts[i] = journalAts[from] as number;
-      nextMarks[i] = marks[from] as number;
-      positions.set(keys[from] as string, i);
-    }
-    keys = nextKeys;
-    expiries = nextExpiries;
-    journalAts = nextAts;
-    marks = nextMarks;
+    for (let i = 0; i < kept.length; i++) positions.set(keys[i] as string, i);
     head = 0;
-    tail = live.length;
+    tail = kept.length;
     compactions += 1;
     renumbered = Float64Array.from(kept);
   }
@@ -198,6 +190,11 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
     return position !== undefined && (expiries[slot(position)] as number) > at;
   }
 
+  /** Forgets `key` on both sides (the pipeline's and the journal's). */
+  const forget = (key: string) => {
+    positions.delete(key);
+  };
+
   /** The entry at `position` is current and the journal recorded it. */
   const journaledAt = (position: number) =>
     current(position) && ((marks[slot(position)] as number) & JOURNALED) !== 0;
@@ -226,9 +223,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
       journalAts[added] = at;
       marks[added] = JOURNALED | flags;
     },
-    delete(key) {
-      positions.delete(key);
-    },
+    delete: forget,
     prune() {
       sweep(tick());
     },
@@ -283,9 +278,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
       sweep(tick());
       return positions.size;
     },
-    delete(key) {
-      positions.delete(key);
-    },
+    delete: forget,
     entries() {
       const at = tick();
       sweep(at);
