@@ -171,25 +171,34 @@ export function freePort(): Promise<number> {
 
 const PICKED_PORT_TRIES = 5;
 
-/** What a start says when its port is taken: node's EADDRINUSE, or svc's own "… is (already) in use". */
-export const portTaken = (err: unknown): boolean =>
+/** What a start says when its port is taken: node's EADDRINUSE, or a message saying the port is in use. */
+const portTaken = (err: unknown): boolean =>
   (err as { code?: unknown } | undefined)?.code === "EADDRINUSE" ||
   /\bin use\b/i.test(err instanceof Error ? err.message : String(err));
 
 /**
- * Starts what must listen on a port given up front (not 0) on one `freePort` picked: a port picked and let
- * go can be taken by another socket before `start` binds it, so a start that finds it taken picks again,
- * up to five times. Resolves with the port and what `start` gave.
+ * Runs `attempt` again, up to five times in all, while it fails because a port it picked was taken: a port
+ * `freePort` picked and let go can be taken by another socket before the start binds it.
  */
-export async function onPickedPort<T>(start: (port: number) => Promise<T>): Promise<readonly [number, T]> {
+export async function retryWhilePortTaken<T>(attempt: () => Promise<T>): Promise<T> {
   for (let tries = 1; ; tries++) {
-    const port = await freePort();
     try {
-      return [port, await start(port)];
+      return await attempt();
     } catch (err) {
       if (tries === PICKED_PORT_TRIES || !portTaken(err)) throw err;
     }
   }
+}
+
+/**
+ * Starts what must listen on a port given up front (not 0) on one `freePort` picked, picking again while
+ * the port it got was taken (`retryWhilePortTaken`). Resolves with the port and what `start` gave.
+ */
+export function onPickedPort<T>(start: (port: number) => Promise<T>): Promise<readonly [number, T]> {
+  return retryWhilePortTaken(async () => {
+    const port = await freePort();
+    return [port, await start(port)] as const;
+  });
 }
 
 export interface RawExchange {

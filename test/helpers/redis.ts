@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { retryWhilePortTaken } from "./http.js";
 
 /**
  * A throwaway `redis-server` of the test's own: a free port on 127.0.0.1, a temp dir, no persistence.
@@ -30,7 +31,6 @@ export interface TestRedis {
 }
 
 const REDIS_SERVER = process.env.SVC_TEST_REDIS_SERVER ?? "redis-server";
-const PICKED_PORT_TRIES = 5;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -161,18 +161,18 @@ export async function startTestRedis(
     child = undefined;
   }
 
-  // The ports were picked and let go: another socket can take one before redis-server binds it. Pick again.
-  for (let tries = 1; ; tries++) {
-    try {
-      await start();
-      break;
-    } catch (err) {
-      if (tries === PICKED_PORT_TRIES || !/address already in use/i.test(output)) throw err;
+  // The ports were picked and let go: another socket can take one before redis-server binds it (its error
+  // then quotes "Address already in use"). Pick again.
+  let picked = true;
+  await retryWhilePortTaken(async () => {
+    if (!picked) {
       output = "";
       port = await freePort();
       if (tlsPort !== undefined) tlsPort = await freePort();
     }
-  }
+    picked = false;
+    await start();
+  });
   return {
     port,
     url: `redis://127.0.0.1:${port}/0`,
