@@ -1,3 +1,5 @@
+import { KeyIndex } from "./keyIndex.js";
+
 /**
  * Collections for entries added and removed at the rate of requests while only a few are held at once (the
  * runs under way), without V8's `Map` and `Set`. When one of those fills with removed entries, V8 copies it
@@ -71,15 +73,16 @@ export class ChurnSet<T extends object> implements Iterable<T> {
 }
 
 /**
- * String keys to values in insertion order; a dictionary object (no prototype) holds each key's place. V8
- * copies each key it takes to the old generation (property names are internalized) and a set and delete cost
- * ~1 µs against a `Map`'s ~0.25 µs; a `Map` of places instead, whose old tables link but hold no values, left
- * the gateway promoting 2–2.5× as much (its tables themselves, ~470 a second at ~15,000 requests/s).
+ * String keys to values in insertion order; a `KeyIndex` holds each key's place. A dictionary object did
+ * before: V8 internalizes each property name it takes, a copy of the key in the old generation that only a
+ * major collection takes back (~30 bytes for every accepted request's run, bench/README.md); a `Map` of
+ * places, whose old tables link but hold no values, left the gateway promoting 2–2.5× as much (its tables
+ * themselves, ~470 a second at ~15,000 requests/s).
  */
 export class ChurnMap<V> implements Iterable<[string, V]> {
   private keyList: (string | undefined)[] = [];
   private valueList: (V | undefined)[] = [];
-  private places: Record<string, number> = Object.create(null);
+  private readonly places = new KeyIndex();
   private count = 0;
 
   get size(): number {
@@ -87,22 +90,22 @@ export class ChurnMap<V> implements Iterable<[string, V]> {
   }
 
   has(key: string): boolean {
-    return this.places[key] !== undefined;
+    return this.places.has(key);
   }
 
   get(key: string): V | undefined {
-    const place = this.places[key];
+    const place = this.places.get(key);
     return place === undefined ? undefined : this.valueList[place];
   }
 
   /** A key already held keeps its place and takes the new value (as a `Map`'s does). */
   set(key: string, value: V): this {
-    const place = this.places[key];
+    const place = this.places.get(key);
     if (place !== undefined) {
       this.valueList[place] = value;
       return this;
     }
-    this.places[key] = this.keyList.length;
+    this.places.set(key, this.keyList.length);
     this.keyList.push(key);
     this.valueList.push(value);
     this.count += 1;
@@ -110,9 +113,9 @@ export class ChurnMap<V> implements Iterable<[string, V]> {
   }
 
   delete(key: string): boolean {
-    const place = this.places[key];
+    const place = this.places.get(key);
     if (place === undefined) return false;
-    delete this.places[key];
+    this.places.delete(key);
     this.keyList[place] = undefined;
     this.valueList[place] = undefined;
     this.count -= 1;
@@ -134,7 +137,7 @@ export class ChurnMap<V> implements Iterable<[string, V]> {
       const key = keys[i];
       if (key === undefined) continue;
       // Read by key: the entry may have moved (squeezed) or been removed since the iteration began.
-      const place = this.places[key];
+      const place = this.places.get(key);
       if (place !== undefined) yield [key, this.valueList[place] as V];
     }
   }
@@ -143,15 +146,13 @@ export class ChurnMap<V> implements Iterable<[string, V]> {
     if (this.count === 0) {
       this.keyList = [];
       this.valueList = [];
-      // A fresh dictionary: deleting leaves the old one's table at its largest size.
-      this.places = Object.create(null);
     } else if (squeezeDue(this.keyList.length, this.count)) {
       const keys: string[] = [];
       const values: V[] = [];
       for (let i = 0; i < this.keyList.length; i++) {
         const key = this.keyList[i];
         if (key === undefined) continue;
-        this.places[key] = keys.length;
+        this.places.set(key, keys.length);
         keys.push(key);
         values.push(this.valueList[i] as V);
       }
