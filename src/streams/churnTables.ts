@@ -82,7 +82,7 @@ export class ChurnSet<T extends object> implements Iterable<T> {
 export class ChurnMap<V> implements Iterable<[string, V]> {
   private keyList: (string | undefined)[] = [];
   private valueList: (V | undefined)[] = [];
-  private readonly places = new KeyIndex();
+  private readonly places = new KeyIndex((place, key) => this.keyList[place] === key);
   private count = 0;
 
   get size(): number {
@@ -152,12 +152,13 @@ export class ChurnMap<V> implements Iterable<[string, V]> {
       for (let i = 0; i < this.keyList.length; i++) {
         const key = this.keyList[i];
         if (key === undefined) continue;
-        this.places.set(key, keys.length);
         keys.push(key);
         values.push(this.valueList[i] as V);
       }
       this.keyList = keys;
       this.valueList = values;
+      this.places.clear();
+      for (let i = 0; i < keys.length; i++) this.places.add(this.places.hash(keys[i] as string), i);
     }
   }
 }

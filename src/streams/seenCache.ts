@@ -1,4 +1,5 @@
 import { KeyIndex } from "./keyIndex.js";
+import { KeySlab, keyCode } from "./keySlab.js";
 
 /**
  * Delivery-ID idempotency cache (IDs remembered for 1 hour). Entries expire `ttlMs` after
@@ -15,6 +16,8 @@ export interface SeenCache {
   entries(): Array<[key: string, expiresAt: number]>;
   /** Adds entries saved by `entries()` (at startup, before any request); expired ones and keys already present are skipped. */
   restore(entries: ReadonlyArray<readonly [string, number]>): void;
+  /** Bytes the keys' text takes, off the heap (gaps at the end of its array included). */
+  keyBytes(): number;
   /** What the local journal recorded of the same keys, kept in the same entries (see `JournaledKeys`). */
   readonly journaled: JournaledKeys;
 }
@@ -71,31 +74,38 @@ function keptBefore(sorted: Float64Array, value: number): number {
 
 /** The bit of an entry's marks that says the journal recorded it; the journal's own flags are the bits below. */
 const JOURNALED = 0x80;
+/** The bit of an entry's marks that says it is current: the index finds its key at its position. */
+const CURRENT = 0x40;
 
 /**
- * An index from key to its position in a ring of (key, expiry) pairs kept in insertion order, which is also
- * expiry order. Expired entries are swept from the ring's head and the oldest is dropped at
- * `maxEntries`: every operation is amortized O(1). Four traps avoided, all measured under load:
+ * An index from key to its position in a ring of entries kept in insertion order, which is also expiry order.
+ * Expired entries are swept from the ring's head and the oldest is dropped at `maxEntries`: every operation is
+ * amortized O(1). Five traps avoided, all measured under load:
  * - deleting from the front of a V8 `Map` and iterating it from the front again walks every deleted
  *   slot until the table rehashes (~100 µs per request once 100 000 ids are stored);
  * - an object per entry (plus a boxed expiry) is two more old-generation objects per request for the
- *   garbage collector; the ring stores keys in one array and expiries in one `Float64Array`;
+ *   garbage collector; the ring keeps each field of its entries in one typed array;
  * - the index holds a position that never changes (a sequence number; its slot is the number modulo the
  *   ring's capacity), so growing the ring copies its arrays and leaves the index alone: rebuilding a Map of
  *   65,000 keys held a request for ~25 ms;
  * - the index is a `KeyIndex`, not a `Map`: with one key in and one out per request a `Map` replaced its
- *   7 MB hash table every ~160,000 requests, garbage only a major collection took back.
- * A position whose key was deleted or re-added no longer matches `positions.get(key)` and is skipped.
+ *   7 MB hash table every ~160,000 requests, garbage only a major collection took back;
+ * - the keys' text is in a `KeySlab`, bytes off the heap, not strings: each key kept as a string reached the
+ *   old generation and, once dropped, stayed there until a major collection.
+ * A position whose key was deleted or re-added is no longer `CURRENT` and is skipped.
  */
 export function createSeenCache(options: SeenCacheOptions): SeenCache {
   const { ttlMs, now } = options;
   const tick = options.elapsed ?? now;
   const maxEntries = Math.max(1, Math.floor(options.maxEntries));
-  const positions = new KeyIndex();
+  const slab = new KeySlab();
   // Room for every live entry plus as many stale ones; compacted when full (only after many deletes).
   const maxCapacity = 2 * maxEntries;
   let capacity = Math.min(maxCapacity, 1024);
-  let keys: (string | undefined)[] = new Array(capacity);
+  /** Each entry's key: where its text starts in the slab, its code there, and its hash in the index. */
+  let starts = new Float64Array(capacity);
+  let codes = new Uint32Array(capacity);
+  let hashes = new Int32Array(capacity);
   let expiries = new Float64Array(capacity);
   /** The journal's side (`JournaledKeys`): its time (system clock) and flags; JOURNALED marks a key it recorded. */
   let journalAts = new Float64Array(capacity);
@@ -111,34 +121,42 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
   let tail = 0;
 
   const slot = (position: number) => position % capacity;
-  const current = (position: number) => {
-    const key = keys[slot(position)];
-    return key !== undefined && positions.get(key) === position;
-  };
+  const positions = new KeyIndex((position, key) =>
+    slab.equals(starts[slot(position)] as number, codes[slot(position)] as number, key),
+  );
+  const current = (position: number) => ((marks[slot(position)] as number) & CURRENT) !== 0;
+  const keyAt = (at: number) => slab.read(starts[at] as number, codes[at] as number);
 
   function dropHead(): void {
     const at = slot(head);
-    const key = keys[at];
-    if (key !== undefined && positions.get(key) === head) positions.delete(key);
-    keys[at] = undefined;
+    if (((marks[at] as number) & CURRENT) !== 0) positions.removeValue(hashes[at] as number, head);
+    marks[at] = 0;
     head += 1;
+    if (head < tail) slab.releaseTo(starts[slot(head)] as number);
+    else slab.clear();
   }
 
   /** New arrays of `size` slots for the ring, holding the entry at position `moved[i]` in slot `slotOf(i)`. */
   function reslot(size: number, moved: readonly number[], slotOf: (i: number) => number): void {
-    const nextKeys: (string | undefined)[] = new Array(size);
+    const nextStarts = new Float64Array(size);
+    const nextCodes = new Uint32Array(size);
+    const nextHashes = new Int32Array(size);
     const nextExpiries = new Float64Array(size);
     const nextAts = new Float64Array(size);
     const nextMarks = new Uint8Array(size);
     for (let i = 0; i < moved.length; i++) {
       const from = slot(moved[i] as number);
       const to = slotOf(i);
-      nextKeys[to] = keys[from];
+      nextStarts[to] = starts[from] as number;
+      nextCodes[to] = codes[from] as number;
+      nextHashes[to] = hashes[from] as number;
       nextExpiries[to] = expiries[from] as number;
       nextAts[to] = journalAts[from] as number;
       nextMarks[to] = marks[from] as number;
     }
-    keys = nextKeys;
+    starts = nextStarts;
+    codes = nextCodes;
+    hashes = nextHashes;
     expiries = nextExpiries;
     journalAts = nextAts;
     marks = nextMarks;
@@ -158,7 +176,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
     for (let position = head; position < tail; position++) if (current(position)) kept.push(position);
     reslot(capacity, kept, (i) => i);
     positions.clear();
-    for (let i = 0; i < kept.length; i++) positions.set(keys[i] as string, i);
+    for (let i = 0; i < kept.length; i++) positions.add(hashes[i] as number, i);
     head = 0;
     tail = kept.length;
     compactions += 1;
@@ -174,10 +192,13 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
       else compact();
     }
     const to = slot(tail);
-    keys[to] = key;
+    const code = keyCode(key);
+    starts[to] = slab.append(key, code);
+    codes[to] = code;
+    hashes[to] = positions.hash(key);
     expiries[to] = expiresAt;
-    marks[to] = 0;
-    positions.set(key, tail);
+    marks[to] = CURRENT;
+    positions.add(hashes[to] as number, tail);
     tail += 1;
   }
 
@@ -192,7 +213,10 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
 
   /** Forgets `key` on both sides (the pipeline's and the journal's). */
   const forget = (key: string) => {
+    const position = positions.get(key);
+    if (position === undefined) return;
     positions.delete(key);
+    marks[slot(position)] = 0;
   };
 
   /** The entry at `position` is current and the journal recorded it. */
@@ -209,11 +233,11 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
         const mark = marks[found] as number;
         if ((mark & JOURNALED) === 0 || at >= (journalAts[found] as number) + ttlMs) {
           journalAts[found] = at;
-          marks[found] = JOURNALED | flags;
+          marks[found] = CURRENT | JOURNALED | flags;
         } else marks[found] = mark | flags;
         return;
       }
-      if (position !== undefined) positions.delete(key);
+      if (position !== undefined) forget(key);
       // A key the cache does not hold (an event without a delivery id gets a random one; a key replayed at
       // start): kept for the rest of its hour, as `restore` keeps a saved key.
       const left = Math.min(at + ttlMs - now(), ttlMs);
@@ -221,7 +245,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
       append(key, ticks + left);
       const added = slot(tail - 1);
       journalAts[added] = at;
-      marks[added] = JOURNALED | flags;
+      marks[added] = CURRENT | JOURNALED | flags;
     },
     delete: forget,
     prune() {
@@ -253,7 +277,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
         const from = slot(position);
         position += 1;
         if (journaledAt(position - 1) && (journalAts[from] as number) > at - ttlMs)
-          yield [keys[from] as string, journalAts[from] as number, (marks[from] as number) & ~JOURNALED];
+          yield [keyAt(from), journalAts[from] as number, (marks[from] as number) & ~(JOURNALED | CURRENT)];
       }
     },
   };
@@ -266,7 +290,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
       const found = positions.get(key);
       if (found !== undefined) {
         if ((expiries[slot(found)] as number) > at) return true;
-        positions.delete(key);
+        forget(key);
       }
       append(key, at + ttlMs);
       return false;
@@ -279,6 +303,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
       return positions.size;
     },
     delete: forget,
+    keyBytes: () => slab.used,
     entries() {
       const at = tick();
       sweep(at);
@@ -287,7 +312,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
       const out: Array<[string, number]> = [];
       for (let position = head; position < tail; position++) {
         if (current(position))
-          out.push([keys[slot(position)] as string, (expiries[slot(position)] as number) + toWall]);
+          out.push([keyAt(slot(position)), (expiries[slot(position)] as number) + toWall]);
       }
       return out;
     },

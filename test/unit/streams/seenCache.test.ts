@@ -118,9 +118,21 @@ describe("seen cache (spec 6: delivery IDs remembered for 1 hour)", () => {
   });
 
   it("agrees with the reference model when deletes (sender retries after a 503) are mixed in", () => {
+    const long = `route:${"x".repeat(300)}`;
     const ops = fc.array(
       fc.record({
-        key: fc.constantFrom("a", "b", "c", "d", "e", "f", "g"),
+        // Keys written in one byte a unit and in two (one whose units' low bytes are another key's), and long ones.
+        key: fc.constantFrom(
+          "a",
+          "b",
+          "c",
+          "d",
+          "\u0161",
+          "\u20ac\u0161",
+          "é",
+          long,
+          `${long.slice(0, -1)}y`,
+        ),
         dt: fc.nat({ max: 30 }),
         remove: fc.boolean(),
       }),
@@ -149,10 +161,26 @@ describe("seen cache (spec 6: delivery IDs remembered for 1 hour)", () => {
           }
           expect(cache.size()).toBe(model.length);
           for (const e of model) expect(cache.has(e.key)).toBe(true);
+          expect(cache.entries().map(([k]) => k)).toEqual(model.map((e) => e.key));
         }
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("lets go of the text of the keys it drops: a long churn keeps its keys' bytes bounded", () => {
+    const c = clock(0);
+    const cache = createSeenCache({ ttlMs: 3_600_000, maxEntries: 1_000, now: c.now });
+    for (let n = 0; n < 200_000; n++) {
+      const key = `github:${n}-${"d".repeat(30)}`;
+      expect(cache.checkAndAdd(key)).toBe(false);
+      if (n % 7 === 0) cache.delete(key);
+    }
+    expect(cache.keyBytes()).toBeLessThan(128 * 1024);
+    // Expired ones too.
+    c.advance(3_600_000);
+    expect(cache.size()).toBe(0);
+    expect(cache.keyBytes()).toBe(0);
   });
 
   it("keeps the newest 100 000 ids across many ring wraps and compactions", () => {
