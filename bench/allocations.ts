@@ -1,7 +1,8 @@
 /**
  * `node --import tsx bench/allocations.ts [accepted|401|ignored] [seconds]`: what each request allocates,
  * by the function that allocates it. The compiled gateway (`state.backend: local`, echo agent, log at
- * INFO) pinned to CPU 0 with `bench/allocationSampler.mjs` preloaded; wrk on CPU 1 warms it for 2 s, then
+ * INFO) pinned to CPU 0 with `bench/allocationSampler.mjs` preloaded; wrk on CPU 1 warms it for 2 s (ALLOC_WARMUP
+ * seconds: 10 or more lets the seen-ids cache fill first, so what it keeps per request is its steady share), then
  * V8's sampling heap profiler (every ~2 KB, freed objects included) runs over `seconds` (default 4) of
  * load. Prints the sampled bytes per request, the top allocating functions and the top stacks (innermost
  * last). Sampled, so each figure is an estimate within a few percent. With ALLOC_LIVE=1 only the objects
@@ -30,7 +31,7 @@ const headers = {
   "x-github-event": "pull_request",
   "x-hub-signature-256": signatureFor(text, kind !== "401"),
 };
-await runWrk(home, port, "/webhooks/pr", text, headers, 32, 2, kind);
+await runWrk(home, port, "/webhooks/pr", text, headers, 32, Number(process.env.ALLOC_WARMUP ?? 2), kind);
 child.kill("SIGUSR2");
 await sleep(200);
 const result = await runWrk(home, port, "/webhooks/pr", text, headers, 32, seconds, kind);
