@@ -105,7 +105,7 @@ export class ChurnMap<V> implements Iterable<[string, V]> {
       this.valueList[place] = value;
       return this;
     }
-    this.places.set(key, this.keyList.length);
+    this.places.add(this.places.hash(key), this.keyList.length);
     this.keyList.push(key);
     this.valueList.push(value);
     this.count += 1;
@@ -149,16 +149,18 @@ export class ChurnMap<V> implements Iterable<[string, V]> {
     } else if (squeezeDue(this.keyList.length, this.count)) {
       const keys: string[] = [];
       const values: V[] = [];
+      // Each key is pointed at its new place while the old list still says where it was (`sameKey` reads it):
+      // a place given so far is below every old place not yet moved, so no lookup takes one key for another.
+      // No clear and refill of the index: after a burst it may be large while few runs are held.
       for (let i = 0; i < this.keyList.length; i++) {
         const key = this.keyList[i];
         if (key === undefined) continue;
+        this.places.set(key, keys.length);
         keys.push(key);
         values.push(this.valueList[i] as V);
       }
       this.keyList = keys;
       this.valueList = values;
-      this.places.clear();
-      for (let i = 0; i < keys.length; i++) this.places.add(this.places.hash(keys[i] as string), i);
     }
   }
 }
