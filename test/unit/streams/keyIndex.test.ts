@@ -27,22 +27,28 @@ describe("the key index (open addressing in arrays that are never replaced once 
         const { index, set } = indexOverList();
         const model = new Map<string, number>();
         let place = 0;
-        for (const { key, remove } of ops) {
-          if (remove) expect(index.delete(key)).toBe(model.delete(key));
-          else {
+        // Plain checks in the loop, the first that fails named after it (`expect` per step was most of the time).
+        let problem: string | undefined;
+        for (const [step, { key, remove }] of ops.entries()) {
+          if (remove) {
+            const deleted = index.delete(key);
+            if (deleted !== model.delete(key)) problem ??= `step ${step}: delete(${key}) said ${deleted}`;
+          } else {
             // A new place each time, as an owner moving a key would give.
             set(key, place);
             model.set(key, place);
             place += 1;
           }
-          expect(index.get(key)).toBe(model.get(key));
-          expect(index.size).toBe(model.size);
+          if (index.get(key) !== model.get(key))
+            problem ??= `step ${step}: get(${key}) is ${index.get(key)}, not ${model.get(key)}`;
+          if (index.size !== model.size) problem ??= `step ${step}: size ${index.size}, not ${model.size}`;
         }
         for (let n = 0; n < 800; n++) {
           const key = `route:delivery-${n}`;
-          expect(index.get(key)).toBe(model.get(key));
-          expect(index.has(key)).toBe(model.has(key));
+          if (index.get(key) !== model.get(key) || index.has(key) !== model.has(key))
+            problem ??= `at the end: ${key} is ${index.get(key)} (has: ${index.has(key)}), not ${model.get(key)}`;
         }
+        expect(problem).toBeUndefined();
       }),
       { numRuns: 10, endOnFailure: true },
     );
@@ -51,12 +57,16 @@ describe("the key index (open addressing in arrays that are never replaced once 
   it("keeps every key through a long churn: one added and the oldest removed, as the seen-ids cache does", () => {
     const { index, set } = indexOverList();
     const live = 5_000;
+    const notDeleted: number[] = [];
     for (let n = 0; n < 60_000; n++) {
       set(`k${n}`, n);
-      if (n >= live) expect(index.delete(`k${n - live}`)).toBe(true);
+      if (n >= live && !index.delete(`k${n - live}`)) notDeleted.push(n - live);
     }
+    expect(notDeleted).toEqual([]);
     expect(index.size).toBe(live);
-    for (let n = 60_000 - live; n < 60_000; n++) expect(index.get(`k${n}`)).toBe(n);
+    const lost: number[] = [];
+    for (let n = 60_000 - live; n < 60_000; n++) if (index.get(`k${n}`) !== n) lost.push(n);
+    expect(lost).toEqual([]);
     expect(index.has(`k${60_000 - live - 1}`)).toBe(false);
     index.clear();
     expect(index.size).toBe(0);
