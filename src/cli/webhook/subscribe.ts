@@ -98,21 +98,10 @@ async function write(
   };
   // `--deliver-extra key=` (no value) removes the key.
   for (const [key, value] of Object.entries(extra)) if (value === "") delete extra[key];
+  const events = options.events === undefined ? undefined : eventList(name, options.events);
   const raw: Record<string, unknown> = {
     ...(previous ?? {}),
-    ...(options.events === undefined
-      ? {}
-      : {
-          // Once each: `--events push,push` (or `--events push --events push`) lists push once.
-          events: [
-            ...new Set(
-              options.events
-                .split(",")
-                .map((e) => e.trim())
-                .filter((e) => e !== ""),
-            ),
-          ],
-        }),
+    ...(events === undefined ? {} : { events }),
     // An empty prompt would send the agent nothing: `--prompt ''` goes back to the payload dump.
     ...(options.prompt === undefined ? {} : { prompt: options.prompt === "" ? undefined : options.prompt }),
     ...(options.deliver === undefined ? {} : { deliver: options.deliver }),
@@ -250,6 +239,28 @@ async function write(
           ? "A Standard Webhooks public key (whpk_): only requests signed with its secret key (webhook-signature v1a entries) are accepted.\n"
           : "Sign requests with X-Webhook-Signature-V2 (hex HMAC-SHA256 of <timestamp>.<body>) and X-Webhook-Timestamp, or the sender's own scheme.\n"),
   );
+}
+
+/**
+ * The event types `--events` lists (its repeats joined by commas), each once. `--events ''` alone is the empty
+ * list, which accepts every event; a value of only commas and spaces (an empty shell variable in a list,
+ * `--events "$A,$B"`) is refused rather than taken as that.
+ */
+function eventList(name: string, given: string): string[] {
+  const events = [
+    ...new Set(
+      given
+        .split(",")
+        .map((e) => e.trim())
+        .filter((e) => e !== ""),
+    ),
+  ];
+  if (events.length === 0 && given !== "")
+    throw new SvcError(
+      "usage",
+      `cannot subscribe ${name}: --events ${JSON.stringify(given)} names no event type — list them (--events push,pull_request), or give --events '' alone to accept every event`,
+    );
+  return events;
 }
 
 /**

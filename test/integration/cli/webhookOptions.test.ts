@@ -130,6 +130,23 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(listed.stdout.split("\n")[1]).toMatch(/^deploys\s+push,release\s+log\s/);
   });
 
+  it("--events of only commas and spaces is refused, nothing written; --events '' alone accepts every event again", async () => {
+    home = tempHome();
+    const [commas, repeatedEmpty] = await svcEach(home, [
+      ["webhook", "subscribe", "gh", "--events", ", ,"],
+      ["webhook", "subscribe", "gh", "--events", "", "--events", " "],
+    ]);
+    for (const refused of [commas, repeatedEmpty]) expect(refused.code).toBe(2);
+    expect(commas.stderr).toContain(
+      `cannot subscribe gh: --events ", ," names no event type — list them (--events push,pull_request), or give --events '' alone to accept every event`,
+    );
+    expect(repeatedEmpty.stderr).toContain('--events ", " names no event type');
+    expect(stored.bind(null)).toThrow(); // nothing was written
+    expect((await svc(home, ["webhook", "subscribe", "gh", "--events", "push"])).code).toBe(0);
+    expect((await svc(home, ["webhook", "subscribe", "gh", "--events", ""])).code).toBe(0);
+    expect(stored().gh.events).toEqual([]);
+  });
+
   it("--deliver-chat-id or --deliver-extra on a log route is stored, with a warning that it does nothing there", async () => {
     home = tempHome();
     const logged = await svc(home, ["webhook", "subscribe", "gh", "--deliver-chat-id", "123"]);
