@@ -120,10 +120,49 @@ function cleartextEndpoint(meta: AuthorizationServerMetadata): string | undefine
   return undefined;
 }
 
-/** Why an authorization server cannot serve `flow`, or undefined when it can. */
+/** An http URL whose requests never leave this machine: on `localhost` (or a name under it), 127.0.0.0/8 or [::1]. */
+function onLoopback(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host === "[::1]" ||
+    /^127(\.\d{1,3}){3}$/.test(host)
+  );
+}
+
+/**
+ * An https MCP server's authorization server reached in clear text off this machine: the login's codes,
+ * secrets and tokens would travel less protected than the server's own traffic (OAuth 2.1 section 1.5; MCP:
+ * authorization server endpoints are served over HTTPS). `urls` are the advertised server, or its metadata's
+ * issuer and endpoints; undefined when none is plain http beyond loopback, or the MCP server is plain http
+ * itself (a local or docker-network setup, where the login goes as the MCP traffic does).
+ */
+export function cleartextUnderHttps(
+  serverUrl: string,
+  urls: Readonly<Record<string, unknown>>,
+): string | undefined {
+  if (!/^https:/i.test(serverUrl)) return undefined;
+  for (const [name, value] of Object.entries(urls)) {
+    if (typeof value === "string" && /^http:/i.test(value) && !onLoopback(value))
+      return `${name === "" ? "it" : `its ${name} ${withoutQuery(value)}`} is plain http although the MCP server ${shownUrl(serverUrl)} is https (codes and tokens would travel in clear text) — the server's operator must serve it over https`;
+  }
+  return undefined;
+}
+
+/** The issuer and endpoints of a metadata document, by name (for `cleartextUnderHttps`). */
+function metadataUrls(meta: AuthorizationServerMetadata): Record<string, unknown> {
+  const fields = meta as unknown as Record<string, unknown>;
+  return Object.fromEntries(["issuer", ...ENDPOINTS].map((name) => [name, fields[name]]));
+}
+
+/** Why an authorization server cannot serve `flow` (its grants and response types), or undefined when it can. */
 export function unsupportedReason(meta: AuthorizationServerMetadata, flow: FlowKind): string | undefined {
-  const cleartext = cleartextEndpoint(meta);
-  if (cleartext !== undefined) return cleartext;
   if (flow === "browser") {
     // The authorization code flow: a server listing other response types only would refuse the request.
     if (!meta.response_types_supported?.includes("code")) {
@@ -408,8 +447,18 @@ export async function discoverForFlow(
     ? [new URL(serverUrl).origin]
     : (resourceMetadata?.authorization_servers as string[]);
   const rejected: string[] = [];
+  /** Rejections for clear text alone: the advice is then the operator's https, whatever the flow. */
+  let cleartext = 0;
   let found = 0;
   for (const as of advertised) {
+    // Refused before any request: its metadata would come in clear text, and could be anyone's.
+    const plain = cleartextUnderHttps(serverUrl, { "": as });
+    if (plain !== undefined) {
+      found++;
+      cleartext++;
+      rejected.push(`${as}: ${plain}`);
+      continue;
+    }
     let meta: AuthorizationServerMetadata | undefined;
     const tried = fetches.failures.length;
     try {
@@ -432,6 +481,12 @@ export async function discoverForFlow(
           ? `${as}: metadata issuer "${String(meta.issuer)}" is not on the server's origin`
           : `${as}: metadata issuer "${String(meta.issuer)}" does not match the advertised URL`,
       );
+      continue;
+    }
+    const plainEndpoint = cleartextUnderHttps(serverUrl, metadataUrls(meta)) ?? cleartextEndpoint(meta);
+    if (plainEndpoint !== undefined) {
+      cleartext++;
+      rejected.push(`${as}: ${plainEndpoint}`);
       continue;
     }
     const reason = unsupportedReason(meta, flow);
@@ -472,9 +527,11 @@ export async function discoverForFlow(
     );
   }
   const hint =
-    flow === "device"
-      ? `the device flow is not available here: log in with \`svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`} --flow browser\`${deviceConfigured ? " or remove oauth.flow: device" : ""}`
-      : `ask the server's operator to correct its authorization server metadata (svc needs an issuer that matches the advertised URL, the code response type, PKCE S256 and https endpoints), or check mcp_servers.${serverName}.url`;
+    cleartext === rejected.length
+      ? `ask the server's operator to serve its authorization server over https, or check mcp_servers.${serverName}.url`
+      : flow === "device"
+        ? `the device flow is not available here: log in with \`svc mcp login ${serverName}${profile === undefined ? "" : ` --profile ${profile}`} --flow browser\`${deviceConfigured ? " or remove oauth.flow: device" : ""}`
+        : `ask the server's operator to correct its authorization server metadata (svc needs an issuer that matches the advertised URL, the code response type, PKCE S256 and https endpoints), or check mcp_servers.${serverName}.url`;
   throw new SvcError(
     "oauth",
     `${serverName}: no usable authorization server — ${rejected.join("; ")}. Fix: ${hint}.`,

@@ -130,6 +130,71 @@ describe("OAuth login to an HTTPS MCP server with its own TLS settings", () => {
     }
   });
 
+  it("an https MCP server's authorization server on plain http beyond loopback is refused before any request to it", async () => {
+    // TEST-NET-1: never reached; a request to it would hang, not answer.
+    const offMachine = "http://192.0.2.1:9";
+    const tls = { key: certs.read(certs.serverKey), cert: certs.read(certs.serverCert) };
+    const resource = await startFakeResource([offMachine], { tls });
+    const opened: string[] = [];
+    try {
+      const entry = oauthEntryOf("offmachine", {
+        url: resource.url,
+        auth: "oauth",
+        oauth: { cimd: false },
+        ssl_verify: certs.caCert,
+      });
+      const j = makeJob("offmachine", entry, {
+        paths: svcPaths(home.dir),
+        logger: silentLogger(),
+        print: () => {},
+        openBrowser: async (u) => {
+          opened.push(u);
+        },
+      });
+      const err = (await loginWith({ job: j, printed: [], opened }).catch((e: unknown) => e)) as Error;
+      expect(err.message).toBe(
+        `offmachine: no usable authorization server — ${offMachine}: it is plain http although the MCP server ${resource.url} is https (codes and tokens would travel in clear text) — the server's operator must serve it over https. Fix: ask the server's operator to serve its authorization server over https, or check mcp_servers.offmachine.url.`,
+      );
+      expect(opened).toEqual([]);
+    } finally {
+      await resource.close();
+    }
+  });
+
+  it("a loopback http authorization server of an https MCP server whose token endpoint is off the machine in clear text is refused", async () => {
+    const plain = await startFakeAs({ metadata: () => ({ token_endpoint: "http://192.0.2.1:9/token" }) });
+    const resource = await startFakeResource([plain.url], {
+      tls: { key: certs.read(certs.serverKey), cert: certs.read(certs.serverCert) },
+    });
+    try {
+      const entry = oauthEntryOf("leaky", {
+        url: resource.url,
+        auth: "oauth",
+        oauth: { cimd: false },
+        ssl_verify: certs.caCert,
+      });
+      const opened: string[] = [];
+      const j = makeJob("leaky", entry, {
+        paths: svcPaths(home.dir),
+        logger: silentLogger(),
+        print: () => {},
+        openBrowser: async (u) => {
+          opened.push(u);
+        },
+      });
+      const err = (await loginWith({ job: j, printed: [], opened }).catch((e: unknown) => e)) as Error;
+      expect(err.message).toContain(
+        `leaky: no usable authorization server — ${plain.url}: its token_endpoint http://192.0.2.1:9/token is plain http although the MCP server ${resource.url} is https`,
+      );
+      expect(opened).toEqual([]);
+      // Its metadata was read (on this machine); no registration or code went anywhere.
+      expect(plain.seen.every((r) => r.path.startsWith("/.well-known/"))).toBe(true);
+    } finally {
+      await resource.close();
+      await plain.close();
+    }
+  });
+
   it("a missing CA bundle fails with a server-scoped message", async () => {
     expect(() => job("nofile", { ssl_verify: `${home.dir}/missing-ca.pem` })).toThrow(
       /mcp_servers\.nofile: ssl_verify CA bundle file not found: .*missing-ca\.pem/,

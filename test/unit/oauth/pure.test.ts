@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { pinnedRedirectUris } from "../../../src/io/oauth/callbackServer.js";
 import { clientMetadataUrlProblem, isUnreachable } from "../../../src/io/oauth/cimd.js";
 import {
+  cleartextUnderHttps,
   DEVICE_GRANT,
   fallbackIssuerMatches,
   issuerMatches,
@@ -124,6 +125,43 @@ describe("flow requirements", () => {
     expect(
       unsupportedReason({ ...base, device_authorization_endpoint: "https://as.test/d" } as never, "device"),
     ).toBeUndefined();
+  });
+});
+
+describe("an https MCP server's authorization server in clear text", () => {
+  const server = "https://mcp.example.com/mcp";
+  it.each([
+    "http://localhost:8080",
+    "http://LOCALHOST:8080/realms/x",
+    "http://auth.localhost",
+    "http://127.0.0.1:9000",
+    "http://127.3.4.5",
+    "http://[::1]:8080",
+    "https://auth.example.com",
+  ])("%s is used: loopback, or https", (as) => {
+    expect(cleartextUnderHttps(server, { "": as })).toBeUndefined();
+  });
+  it.each([
+    "http://auth.example.com",
+    "http://192.168.1.5:8080",
+    "http://localhost.example.com",
+    "http://127.0.0.1.nip.io",
+    "HTTP://10.0.0.1",
+  ])("%s is refused", (as) => {
+    expect(cleartextUnderHttps(server, { "": as })).toBe(
+      "it is plain http although the MCP server https://mcp.example.com/mcp is https (codes and tokens would travel in clear text) — the server's operator must serve it over https",
+    );
+  });
+  it("names the first metadata URL in clear text, without its query", () => {
+    expect(
+      cleartextUnderHttps(server, {
+        issuer: "http://localhost:8080",
+        token_endpoint: "http://keycloak:8080/token?k=secret",
+      }),
+    ).toMatch(/^its token_endpoint http:\/\/keycloak:8080\/token\?… is plain http although/);
+  });
+  it("an http MCP server's (a local or docker network) is used as the server's own traffic is", () => {
+    expect(cleartextUnderHttps("http://mcp:3000/mcp", { "": "http://keycloak:8080" })).toBeUndefined();
   });
 });
 
