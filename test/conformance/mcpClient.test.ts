@@ -63,12 +63,13 @@ const SINGLE = [
 ] as const;
 
 /**
- * The one scenario whose login needs a pinned callback port free (a client metadata document is presented
- * only on one): the driver runs it holding the ports' lock (test/helpers/pinnedPortsLock.ts), which it asks
- * this process for. No other scenario's login runs beside it (the driver runs one at a time), nor another
- * test file's that takes the lock.
+ * The scenarios whose logins bind a callback port: a server never reached before gets a pinned one (27890–
+ * 27894), and `auth/basic-cimd` needs one free (a client metadata document is presented only there). The
+ * driver runs each holding the ports' lock (test/helpers/pinnedPortsLock.ts), which it asks this process
+ * for: no other scenario's login runs beside it (the driver runs one at a time), nor another test file's
+ * that takes the lock, and none takes a pinned port while `pinnedPorts.test.ts` counts on them.
  */
-const NEEDS_PINNED_PORT = "auth/basic-cimd";
+const LOGIN_SCENARIOS = "auth/";
 
 /** A run of the suite may wait on the driver while it serves every other scenario first. */
 const SUITE_TIMEOUT_MS = 280_000;
@@ -162,7 +163,7 @@ function startDriver(): Promise<Driver> {
     env: {
       ...process.env,
       SVC_CONFORMANCE_ARGV: JSON.stringify(SVC_ARGV),
-      SVC_CONFORMANCE_PINNED: NEEDS_PINNED_PORT,
+      SVC_CONFORMANCE_LOCKED: LOGIN_SCENARIOS,
     },
   });
   let output = "";

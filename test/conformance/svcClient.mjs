@@ -125,10 +125,10 @@ async function captured(sink, run) {
  * one line of JSON ({ serverUrl, scenario, context }); the answer, lines of JSON: { out } as the commands
  * print, then { exit }. The parent (the test, over IPC) hears { done: scenario, code } after each scenario,
  * and is asked for the pinned callback ports' lock ({ lock: "acquire" }, answered { locked: true | error })
- * before the scenario SVC_CONFORMANCE_PINNED names, which it releases after ({ lock: "release" }).
+ * before each scenario whose name starts with SVC_CONFORMANCE_LOCKED, which it releases after ({ lock: "release" }).
  */
 function serve(socketPath) {
-  const pinned = ownEnv.SVC_CONFORMANCE_PINNED;
+  const lockedPrefix = ownEnv.SVC_CONFORMANCE_LOCKED;
   const parent = (message) => process.send?.(message);
   const lock = () =>
     new Promise((resolve) => {
@@ -151,7 +151,8 @@ function serve(socketPath) {
       const { serverUrl, scenario, context } = JSON.parse(request);
       queue = queue.then(async () => {
         let code = 1;
-        const lockError = scenario === pinned ? await lock() : undefined;
+        const locked = lockedPrefix !== undefined && scenario.startsWith(lockedPrefix);
+        const lockError = locked ? await lock() : undefined;
         try {
           if (lockError === undefined)
             code = await captured(
@@ -162,7 +163,7 @@ function serve(socketPath) {
         } catch (e) {
           send({ out: `${e?.stack ?? e}\n` });
         } finally {
-          if (scenario === pinned && lockError === undefined) parent({ lock: "release" });
+          if (locked && lockError === undefined) parent({ lock: "release" });
         }
         parent({ done: scenario, code });
         send({ exit: code });

@@ -25,11 +25,12 @@ const SSE =
 const UNOPENED =
   "the event stream did not open: the server did not answer the GET of its url that opens it (so the handshake, initialize, was never sent): check that url is the event stream of an MCP server that speaks the legacy SSE transport, not Streamable HTTP (for that, set transport: http)";
 /**
- * The wait given to the SSE peers: 3 s, not less. The SSE peer must still open its stream (headers and the
+ * The wait given to the SSE peers: 5 s, not less. The SSE peer must still open its stream (headers and the
  * `endpoint` event, from this test's process) within it for svc to reach the handshake, and on a loaded
- * CI machine 1 s was not always enough: svc then rightly said the stream did not open.
+ * CI machine 1 s was not always enough, nor 3 s beside the other MCP and CLI files on a machine shared with
+ * other work (2026-12-06): svc then rightly said the stream did not open.
  */
-const WAIT = 3;
+const WAIT = 5;
 /**
  * The wait given to the stdio and Streamable HTTP peers, which need none: svc's handshake is its first
  * write to them (the process's stdin, a POST with no preflight before it), so however little of it they

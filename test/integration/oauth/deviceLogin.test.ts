@@ -7,7 +7,11 @@ import { DEVICE_GRANT } from "../../../src/io/oauth/discovery.js";
 import { USER_AGENT } from "../../../src/io/version.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { pinnedPortsForFile } from "../../helpers/pinnedPortsLock.js";
 import { harness, loginWith, oauthFakesPerTest, testSystem } from "./helpers.js";
+
+// A first login to a server takes a pinned callback port (test/helpers/pinnedPortsLock.ts).
+pinnedPortsForFile();
 
 let home: TempHome;
 const { as, resource } = oauthFakesPerTest();

@@ -1,7 +1,11 @@
 import { readFileSync, statSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { pinnedPortsForFile } from "../../helpers/pinnedPortsLock.js";
 import { harness, loginWith, oauthFakesPerTest } from "./helpers.js";
+
+// A first login to a server takes a pinned callback port (test/helpers/pinnedPortsLock.ts).
+pinnedPortsForFile();
 
 let home: TempHome;
 const { as, resource } = oauthFakesPerTest();

@@ -11,7 +11,11 @@ import { startFakeAs } from "../../fakes/authServer/fakeAs.js";
 import { type ProtectedMcp, startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { type OidcServer, startOidc } from "../../fakes/authServer/oidc.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { pinnedPortsForFile } from "../../helpers/pinnedPortsLock.js";
 import { harness, loginWith, startOidcWithMcp } from "./helpers.js";
+
+// A first login to a server takes a pinned callback port (test/helpers/pinnedPortsLock.ts).
+pinnedPortsForFile();
 
 /**
  * Spec 5.3: tokens are "refreshed automatically; re-authorization only when refresh fails". A token
