@@ -89,7 +89,8 @@ export interface Coalescer {
 }
 
 interface Group {
-  offer(event: AcceptedEvent): void;
+  /** `again`: the sender's retry of an event it holds that was answered 503, already counted among its events. */
+  offer(event: AcceptedEvent, again: boolean): void;
   flush(): void;
   /** Ends the group without dispatching: its events were taken into another (`restore`). */
   discard(): void;
@@ -155,10 +156,10 @@ class LightGroup implements Group {
     this.quiet = clock.setTimeout(() => this.fire("quiet_window"), firstQuietMs);
   }
 
-  offer(event: AcceptedEvent): void {
+  offer(event: AcceptedEvent, again: boolean): void {
     if (this.finished) return;
     this.latest = newer(this.latest, event);
-    this.merged += 1;
+    if (!again) this.merged += 1;
     this.owed += 1;
     this.clock.clearTimeout(this.quiet);
     this.quiet = this.clock.setTimeout(() => this.fire("quiet_window"), this.quietMs);
@@ -224,10 +225,10 @@ function actorGroup(
     actor.send({ type: "flush" });
   };
   return {
-    offer: (event) => {
+    offer: (event, again) => {
       latest = newer(latest, event);
       owed += 1;
-      actor.send({ type: "offer", item: latest });
+      actor.send({ type: "offer", item: latest, again });
     },
     flush: () => actor.send({ type: "flush" }),
     // A child actor cannot be stopped from here: it ends as a flush does, and dispatches nothing.
@@ -290,7 +291,11 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       const id = `${event.routeName}\u0000${key}`;
       const existing = groups.get(id);
       if (existing !== undefined) {
-        existing.offer(renderedOnly(event));
+        // The sender's retry of an event of this group answered 503: the same event, counted once.
+        const refused = refusedOf.get(existing);
+        const retried = refused?.findIndex((r) => r.deliveryId === event.deliveryId) ?? -1;
+        if (retried !== -1) refused?.splice(retried, 1);
+        existing.offer(renderedOnly(event), retried !== -1);
         joined.set(event, { id, group: existing });
         if (options.observer !== undefined) {
           const { latest, superseded } = existing.peek();

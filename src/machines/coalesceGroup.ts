@@ -36,7 +36,9 @@ export interface CoalesceGroupOutput {
 /** Longer windows and max waits than a timer holds are capped here rather than dispatching at once. */
 export const timerDelay = (ms: number): number => Math.min(ms, MAX_TIMER_MS);
 
-export type CoalesceGroupEvent = { type: "offer"; item: unknown } | { type: "flush" };
+export type CoalesceGroupEvent =
+  /** `again`: a sender's retry of an event of the group answered 503, counted when it was first offered. */
+  { type: "offer"; item: unknown; again?: boolean } | { type: "flush" };
 
 export const coalesceGroupMachine = setup({
   types: {
@@ -51,7 +53,9 @@ export const coalesceGroupMachine = setup({
   },
   actions: {
     merge: assign(({ context, event }) =>
-      event.type === "offer" ? { latest: event.item, merged: context.merged + 1 } : {},
+      event.type === "offer"
+        ? { latest: event.item, merged: context.merged + (event.again === true ? 0 : 1) }
+        : {},
     ),
   },
 }).createMachine({

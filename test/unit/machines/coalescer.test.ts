@@ -164,6 +164,24 @@ describe.each<Mode>(["light", "actor", "mixed"])("coalescer (%s groups)", (mode)
     expect(fired.filter((f) => f.id === "refused")).toEqual([{ id: "refused", superseded: 0 }]);
   });
 
+  it("the sender's retry of an event answered 503 while its group is pending is the same event: counted once, in the group and in its record", () => {
+    const merged: number[] = [];
+    const { clock, fired, coalescer } = harness(mode, {
+      updated: (_id, _latest, count) => merged.push(count),
+      fired: () => {},
+    });
+    coalescer.offer(accepted("first", 1));
+    const refused = accepted("second", 1);
+    coalescer.offer(refused);
+    coalescer.withdraw(refused);
+    // The retry, answered 202 this time; then another delivery, counted as a new event.
+    coalescer.offer(accepted("second", 1));
+    coalescer.offer(accepted("third", 1));
+    clock.increment(30_000);
+    expect(fired).toEqual([{ id: "third", superseded: 2 }]);
+    expect(merged).toEqual([1, 2, 2, 3]);
+  });
+
   it("flushAll dispatches every pending group at once, none dropped", () => {
     const { clock, fired, coalescer } = harness(mode);
     for (let pr = 0; pr < 50; pr++) {
