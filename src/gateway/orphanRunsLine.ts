@@ -14,7 +14,7 @@ export function orphanRunsLine(
   const head = `[state] stopped ${stopped} agent process group(s) left running by a gateway that was killed`;
   const shared = stopped - inJournal;
   const queue =
-    "run again from the shared queue in Redis, on some instance (this one included), once their lock expires (within about a minute)";
+    "run again from the shared queue in Redis, on some instance (this one included), once their lock expires (within about a minute, at most a minute and a half)";
   if (backend === "local") {
     if (shared === 0) return `${head}; their runs run again`;
     const notHere = `not run by this start: they are in the shared queue in Redis, which state.backend: local does not read — a gateway on state.backend: redis runs them once their lock expires (start one on redis to let them run)`;

@@ -361,7 +361,7 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
   });
   new Gauge({
     name: "svc_state_journal_bytes",
-    help: "Size of the local state journal's current segment on disk (0 with the redis backend)",
+    help: "Bytes of records in the local state journal's current segment (0 with the redis backend)",
     registers,
     collect() {
       this.set(sources.journalBytes?.() ?? 0);

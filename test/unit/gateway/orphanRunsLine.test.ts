@@ -3,7 +3,7 @@ import { orphanRunsLine } from "../../../src/gateway/orphanRunsLine.js";
 
 const HEAD = "[state] stopped 2 agent process group(s) left running by a gateway that was killed";
 const QUEUE =
-  "run again from the shared queue in Redis, on some instance (this one included), once their lock expires (within about a minute)";
+  "run again from the shared queue in Redis, on some instance (this one included), once their lock expires (within about a minute, at most a minute and a half)";
 
 describe("the start's line for agents a killed gateway left running", () => {
   it("local, left by the gateway that held the journal: their runs run again (from the journal)", () => {

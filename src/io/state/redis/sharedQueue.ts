@@ -564,7 +564,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           if (running > 0)
             logger.warn(
               { queue: options.name, jobs: running },
-              `[state] ${running} ${options.noun ?? `${options.name} job(s)`} still running when the drain ended stopped; they stay in Redis and run again from the start on some instance (this one after its restart) once their lock expires, within about a minute`,
+              `[state] ${running} ${options.noun ?? `${options.name} job(s)`} still running when the drain ended stopped; they stay in Redis and run again from the start on some instance (this one after its restart) once their lock expires, within about a minute (at most a minute and a half)`,
             );
           // Released from their slots: what they go on with is stored with them, and they are handed on below.
           if (outside > 0)

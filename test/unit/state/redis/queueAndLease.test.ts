@@ -262,7 +262,7 @@ describe("shared queue (BullMQ)", () => {
       expect(states).toEqual(["active", "active"]);
       // Said once, as a stop with one process says what it saved for the next start.
       expect(log.messages().filter((m) => m.includes("drain ended"))).toEqual([
-        "[state] 2 agent run(s) still running when the drain ended stopped; they stay in Redis and run again from the start on some instance (this one after its restart) once their lock expires, within about a minute",
+        "[state] 2 agent run(s) still running when the drain ended stopped; they stay in Redis and run again from the start on some instance (this one after its restart) once their lock expires, within about a minute (at most a minute and a half)",
       ]);
     } finally {
       if (!closed) await queue.close(0);
