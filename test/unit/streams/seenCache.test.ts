@@ -144,7 +144,9 @@ describe("seen cache (spec 6: delivery IDs remembered for 1 hour)", () => {
         const ttl = 100;
         const cache = createSeenCache({ ttlMs: ttl, maxEntries: max, now: c.now });
         let model: { key: string; at: number }[] = [];
-        for (const { key, dt, remove } of steps) {
+        // Plain checks per step, the first that fails named after it (`expect` per step was most of the time).
+        let problem: string | undefined;
+        for (const [step, { key, dt, remove }] of steps.entries()) {
           c.advance(dt);
           const t = c.now();
           model = model.filter((e) => t < e.at + ttl);
@@ -153,16 +155,24 @@ describe("seen cache (spec 6: delivery IDs remembered for 1 hour)", () => {
             model = model.filter((e) => e.key !== key);
           } else {
             const seen = model.some((e) => e.key === key);
-            expect(cache.checkAndAdd(key)).toBe(seen);
+            if (cache.checkAndAdd(key) !== seen) problem ??= `step ${step}: ${key} seen should be ${seen}`;
             if (!seen) {
               model.push({ key, at: t });
               while (model.length > max) model.shift();
             }
           }
-          expect(cache.size()).toBe(model.length);
-          for (const e of model) expect(cache.has(e.key)).toBe(true);
-          expect(cache.entries().map(([k]) => k)).toEqual(model.map((e) => e.key));
+          const listed = cache
+            .entries()
+            .map(([k]) => k)
+            .join("\n");
+          if (
+            cache.size() !== model.length ||
+            model.some((e) => !cache.has(e.key)) ||
+            listed !== model.map((e) => e.key).join("\n")
+          )
+            problem ??= `step ${step}: holds ${JSON.stringify(listed)} (size ${cache.size()}), not ${JSON.stringify(model.map((e) => e.key))}`;
         }
+        expect(problem).toBeUndefined();
       }),
       { numRuns: 500 },
     );
