@@ -61,25 +61,25 @@ function store(options: ProfileOption) {
 }
 
 function notFound(ref: string, path: string, options: ProfileOption): SvcError {
+  const listCommand = `svc cron list${profileFlag(options.profile)}`;
   const typo = newProfileTypo(options.profile);
-  // A job's name misspelt (`nightyl`): the one meant is named (a profile's typo is said instead).
-  const meant = typo === undefined ? nearMiss(ref, jobNames(path)) : undefined;
-  const error = unknownJob(ref, path, `svc cron list${profileFlag(options.profile)}`, meant);
-  if (typo === undefined && meant === undefined) {
-    // The job of another profile (`--profile work` left out, or given where the job is the default's).
-    const elsewhere = profilesWithJob(svcHome(), ref, options.profile ?? DEFAULT_PROFILE)[0];
-    if (elsewhere === undefined) return error;
+  if (typo !== undefined)
+    return new SvcError(
+      "usage",
+      `${unknownJob(ref, path, listCommand).message} (profile ${options.profile} has no directory — did you mean ${typo}? ${typo === DEFAULT_PROFILE ? "leave --profile out" : `--profile ${typo}`})`,
+    );
+  // The job of another profile (`--profile work` left out, or given where the job is the default's): said
+  // before a job of a near name here, since the job named exists.
+  const elsewhere = profilesWithJob(svcHome(), ref, options.profile ?? DEFAULT_PROFILE)[0];
+  if (elsewhere !== undefined) {
     const flag =
       elsewhere === DEFAULT_PROFILE
         ? "the default profile: leave --profile out"
         : `profile ${elsewhere}: add --profile ${elsewhere}`;
     return new SvcError("usage", `cron job "${ref}" not found in ${path} — it is a job of ${flag}`);
   }
-  if (typo === undefined) return error;
-  return new SvcError(
-    "usage",
-    `${error.message} (profile ${options.profile} has no directory — did you mean ${typo}? ${typo === DEFAULT_PROFILE ? "leave --profile out" : `--profile ${typo}`})`,
-  );
+  // A job's name misspelt (`nightyl`): the one meant is named.
+  return unknownJob(ref, path, listCommand, nearMiss(ref, jobNames(path)));
 }
 
 /** The names of the jobs in the store at `path` (none when it cannot be read: the message goes without). */

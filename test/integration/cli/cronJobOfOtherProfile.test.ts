@@ -36,6 +36,22 @@ describe("svc cron <command> of a job that is in another profile's store", () =>
     expect((await cron("list")).stdout).toContain("digest  every 1d  enabled");
   });
 
+  it("names that profile also when this one has a job of a near name: the job named exists, so the near one is not suggested", async () => {
+    home = tempHome();
+    home.write("config.yaml", "");
+    home.write("profiles/work/cron/jobs.json", oneJobStore({ name: "alpha", ...NEXT }));
+    home.write("cron/jobs.json", oneJobStore({ name: "alphb", ...NEXT }));
+    // Seen: `... — did you mean alphb? (see ...)`, steering the user to pause another job.
+    const paused = await cron("pause", "alpha");
+    expect(paused.code).toBe(2);
+    expect(paused.stderr).toBe(
+      `svc: cron job "alpha" not found in ${home.dir}/cron/jobs.json — it is a job of profile work: add --profile work\n`,
+    );
+    // A name in no store is still told the near one.
+    expect((await cron("pause", "alphc")).stderr).toContain("— did you mean alphb? (see `svc cron list`");
+    expect((await cron("list")).stdout).toContain("alphb  every 1d  enabled");
+  });
+
   it("svc cron list of a profile with none names the profiles that have jobs, and the command that lists them", async () => {
     home = tempHome();
     home.write("config.yaml", "");
