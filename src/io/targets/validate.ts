@@ -113,18 +113,19 @@ export function targetStartupProblems(
       problems.push(`${at}.deliver_extra.${unread}`);
     for (const shadowed of shadowedExtraKeys(canonical as PlatformName, extra, route.deliver))
       problems.push(`${at}.deliver_extra.${shadowed.text}`);
-    if (!platformEnabled(config.platforms, canonical)) {
-      notEnabled.push(
-        `${at}.deliver: ${route.deliver} needs platforms.${canonical} enabled — set platforms.${canonical}.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
-      );
-      continue;
-    }
+    // A job's template, too, is never filled in, enabled or not.
     if (!templates)
       for (const [key, value] of Object.entries(extra))
         if (isTemplate(value))
           problems.push(
             `${at}.deliver_extra.${key}: "${value}" is sent as written — a cron job's deliver_extra is not a template (a job has no payload to fill it from); give the value itself`,
           );
+    if (!platformEnabled(config.platforms, canonical)) {
+      notEnabled.push(
+        `${at}.deliver: ${route.deliver} needs platforms.${canonical} enabled — set platforms.${canonical}.enabled: true with its credentials (see docs/delivery-targets.md), or deliver to log`,
+      );
+      continue;
+    }
     if (canonical === "forge_comment") {
       const repo = extra.repo;
       const pr = extra.pr_number;

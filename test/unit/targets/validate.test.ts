@@ -240,6 +240,14 @@ describe("targetStartupProblems", () => {
       `${missing.paths.config}: platforms.webhook.routes.r1.deliver_extra.repo: required for forge_comment — set it to owner/name`,
       `${missing.paths.config}: platforms.webhook.routes.r1.deliver_extra.pr_number: required for forge_comment — set it to a number`,
     ]);
+    home.cleanup();
+    // On a platform not enabled yet too: enabled later, the job would send the template to no chat.
+    const off = load(route("telegram", "        deliver_extra: {chat_id: '{chat.id}'}\n"));
+    const problems = targetStartupProblems(off.config, off.paths.config, { templates: false });
+    expect(problems.notEnabled).toHaveLength(1);
+    expect(problems.warnings).toEqual([
+      `${off.paths.config}: platforms.webhook.routes.r1.deliver_extra.chat_id: "{chat.id}" is sent as written — a cron job's deliver_extra is not a template (a job has no payload to fill it from); give the value itself`,
+    ]);
   });
 
   it("asks for a chat when neither deliver_extra.chat_id nor home_channel is set", () => {
