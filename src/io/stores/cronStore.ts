@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { nonAsciiNote } from "../../config/paths.js";
+import { nameCharNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
 import { lastOrNthProblem, manyEndedRange, nearestWeekday } from "./cronFieldHints.js";
@@ -567,6 +567,7 @@ export function lastRunAtOrBefore(schedule: string, atMs: number, fromMs?: numbe
 }
 
 export const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const JOB_NAME_CHAR = /[A-Za-z0-9._-]/;
 export const JOB_NAME_RULE = "use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)";
 
 /** Why `name` cannot be a job name (its length named when that is what is wrong), or undefined. */
@@ -574,7 +575,7 @@ export function jobNameProblem(name: string): string | undefined {
   if (JOB_NAME.test(name)) return undefined;
   if (name.length > 64 && JOB_NAME.test(name.slice(0, 64)))
     return `${name.length} characters long — a job name has at most 64: shorten it`;
-  return `${JOB_NAME_RULE}${nonAsciiNote(name)}`;
+  return `${JOB_NAME_RULE}${nameCharNote(name, JOB_NAME_CHAR)}`;
 }
 
 export function newJobId(): string {

@@ -137,6 +137,21 @@ describe("svc cron (real subprocesses)", { timeout: 90_000 }, () => {
     expect(dash.stderr).toContain(
       `--name "-x": use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit)`,
     );
+    // A character outside the rule is named, with the name to write, as a route name's is.
+    const spaced = await svc(home, [
+      "cron",
+      "create",
+      "--name",
+      "bad name",
+      "--schedule",
+      "1h",
+      "--prompt",
+      "p",
+    ]);
+    expect(spaced.code).toBe(2);
+    expect(spaced.stderr).toContain(
+      `--name "bad name": use letters, digits, '.', '_' and '-' (1-64, starting with a letter or digit) — " " is not one of them: write bad-name`,
+    );
     const empty = await svc(home, ["cron", "create", "--name", "x", "--schedule", "1h", "--prompt", " "]);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain("--prompt: must not be empty");
