@@ -83,12 +83,38 @@ export function isPlaceholderKey(key: string): boolean {
   return key.length < 24 && /^[A-Za-z]+(?:-[A-Za-z]+)*$/.test(key);
 }
 
+/**
+ * One UTF-16 unit of a secret as a JSON string may hold it: itself (`"` and `\` escaped, as JSON must), as a
+ * `\u` escape with its hex digits in either case, and `/` as `\/` too.
+ */
+function jsonUnitPattern(unit: string): string {
+  const itself =
+    unit === '"' ? '\\\\"' : unit === "\\" ? "\\\\\\\\" : unit.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const hex = unit
+    .charCodeAt(0)
+    .toString(16)
+    .padStart(4, "0")
+    .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
+  return `(?:${itself}|\\\\u${hex}${unit === "/" ? "|\\\\/" : ""})`;
+}
+
+/**
+ * The secret inside a JSON string with any of its units `\u`-escaped: which ones is each encoder's choice
+ * (.NET's escapes `+`, others each letter), past the forms `secretForms` lists.
+ */
+function escapedEcho(secret: string): RegExp {
+  let source = "";
+  for (let i = 0; i < secret.length; i++) source += jsonUnitPattern(secret[i] as string);
+  return new RegExp(source, "g");
+}
+
 /** Replaces every secret in `text` (in any of its encoded forms) with `[redacted]`. */
 export function scrub(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text;
   for (const secret of secrets) {
     if (secret === undefined || secret.length < 4) continue;
     for (const form of secretForms(secret)) out = out.split(form).join("[redacted]");
+    if (out.includes("\\")) out = out.replace(escapedEcho(secret), "[redacted]");
   }
   return out;
 }

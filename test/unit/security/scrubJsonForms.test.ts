@@ -40,6 +40,23 @@ describe("scrub: a secret quoted back inside a JSON answer", () => {
     );
   });
 
+  it("and when any other unit is a \\u escape, its hex in either case (.NET's System.Text.Json escapes +)", () => {
+    const key = "sk-fake/ab&cd+ef1234567890XYZ";
+    for (const echoed of [
+      "sk-fake/ab&cd\\u002bef1234567890XYZ",
+      "sk-fake/ab&cd\\u002Bef1234567890XYZ",
+      "sk-fake\\/ab\\u0026cd+ef1234567890XY\\u005a",
+      [...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
+    ])
+      expect(scrub(`{"error":{"message":"key ${echoed} refused"}}`, [key])).toBe(
+        '{"error":{"message":"key [redacted] refused"}}',
+      );
+    // Not a text that only starts like it.
+    expect(scrub('{"m":"sk-fake/ab&cd\\u002bef1234567890XY"}', [key])).toBe(
+      '{"m":"sk-fake/ab&cd\\u002bef1234567890XY"}',
+    );
+  });
+
   it("the forms it had are still cut out", () => {
     const secret = "a b/c&d";
     expect(scrub(`raw ${secret} path a%20b%2Fc%26d form a+b%2Fc%26d`, [secret])).toBe(
