@@ -174,7 +174,12 @@ export const agentSchema = z
      * Never logged, never in an error message: the issues below name the key, not its value. An empty key
      * (`${KEY}` with `KEY=` left blank) is refused like any empty text: it would send no key at all.
      */
-    api_key: z.string().min(1).transform(withoutSurroundingSpaces).optional(),
+    api_key: z
+      .string()
+      .min(1)
+      // One of spaces alone is kept as written, for the check below to name it blank (an empty one is named by `min`).
+      .transform((key) => (key.trim() === "" ? key : withoutSurroundingSpaces(key)))
+      .optional(),
     max_steps: z.number().int().min(1).max(MAX_STEPS).default(10),
     max_tokens: z.number().int().min(1).default(4096),
     system_prompt: z.string().optional(),
@@ -252,7 +257,7 @@ export const agentSchema = z
       const problem = baseUrlProblem(withoutSurroundingSpaces(agent.base_url));
       if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["base_url"], message: problem });
     }
-    if (agent.api_key === "" && MODEL_PROVIDERS.has(agent.provider))
+    if (blank(agent.api_key) && MODEL_PROVIDERS.has(agent.provider))
       ctx.addIssue({
         code: "custom",
         path: ["api_key"],
