@@ -34,12 +34,23 @@ import {
  *   which would be dropped as a key left empty (`{secret:x}` → a route without a secret).
  */
 export function prepareConfigDocument(doc: Document, text: string, file: string, lines: LineCounter): void {
+  // Each refusal is kept and the walk goes on, so one pass names every line to fix (two routes' secrets cut
+  // by a `#` are two problems, not one per run of `svc config check`).
+  const problems: string[] = [];
+  const refused = (check: () => void): void => {
+    try {
+      check();
+    } catch (err) {
+      if (!(err instanceof SvcError) || err.code !== "config_invalid") throw err;
+      problems.push(err.message);
+    }
+  };
   const walk = (node: unknown, path: readonly string[], idValues: boolean): void => {
     if (isSeq(node)) {
       const serverArgs = path.length === 3 && path[0] === "mcp_servers" && path[2] === "args";
       for (const [i, item] of node.items.entries()) {
-        if (!node.flow) refuseFoldedItem(item, [...path, String(i)], text, file, lines);
-        refuseCommentedTemplate(item, [...path, String(i)], text, file, lines);
+        if (!node.flow) refused(() => refuseFoldedItem(item, [...path, String(i)], text, file, lines));
+        refused(() => refuseCommentedTemplate(item, [...path, String(i)], text, file, lines));
         if (idValues) keepNumberText(item, text);
         if (serverArgs) keepTilde(item, text);
         walk(item, [...path, String(i)], false);
@@ -47,33 +58,35 @@ export function prepareConfigDocument(doc: Document, text: string, file: string,
       return;
     }
     if (!isMap(node)) return;
-    if (node.flow && !takesText(path)) refuseUnspacedFlowKeys(node, path, file, lines);
+    if (node.flow && !takesText(path)) refused(() => refuseUnspacedFlowKeys(node, path, file, lines));
     if (path.includes("filters")) {
       keepTextFilterValues(node, text);
-      refuseMisreadFilterValues(node, path, text, file, lines);
+      refused(() => refuseMisreadFilterValues(node, path, text, file, lines));
     }
     const names = new Set<string>();
     for (const pair of node.items) {
-      refuseCollectionKey(pair.key, path, text, file, lines);
+      refused(() => refuseCollectionKey(pair.key, path, text, file, lines));
       keepKeyText(pair.key, text);
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
       const at = [...path, key];
-      if (key !== "<<" && names.has(key)) refuseNameTwice(pair.key, key, path, text, file, lines);
+      if (key !== "<<" && names.has(key))
+        refused(() => refuseNameTwice(pair.key, key, path, text, file, lines));
       names.add(key);
       if (key === "__proto__") {
         const offset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
         const line = offset === undefined ? "" : ` line ${lines.linePos(offset).line}:`;
-        throw new SvcError(
-          "config_invalid",
+        problems.push(
           `${file}:${line} ${at.join(".")}: "__proto__" cannot be used as a name (JavaScript reserves it) — rename it`,
         );
+        continue;
       }
-      refuseCommentedTemplate(pair.value, at, text, file, lines);
+      refused(() => refuseCommentedTemplate(pair.value, at, text, file, lines));
       if (idValues || key === "cron_job" || isPlatformId(at)) keepNumberText(pair.value, text);
       walk(pair.value, at, key === "deliver_extra" || isServerText(at));
     }
   };
   walk(doc.contents, [], false);
+  if (problems.length > 0) throw new SvcError("config_invalid", problems.join("\n"));
 }
 
 /**

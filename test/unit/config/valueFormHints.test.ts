@@ -505,6 +505,19 @@ describe("a secret that starts with # (unquoted, YAML reads a comment)", () => {
     );
   });
 
+  it("each such line is named in one pass: two routes' secrets and a prompt cut by a #, three lines", () => {
+    const message = refusal(
+      webhook(
+        "    routes:\n      gh:\n        secret: #Xy7Tk9q\n      gl:\n        secret: #Ab3Cd4e\n        prompt: PR #{number}\n",
+      ),
+    );
+    expect(message.split("\n").map((line) => line.slice(0, line.indexOf(": YAML read")))).toEqual([
+      "FILE: line 5: platforms.webhook.routes.gh.secret",
+      "FILE: line 7: platforms.webhook.routes.gl.secret",
+      "FILE: line 8: platforms.webhook.routes.gl.prompt",
+    ]);
+  });
+
   it("a comment that starts with a space is one (secret:   # set in .env): the key counts as absent", () => {
     expect(() =>
       refusal(webhook("    routes:\n      gh:\n        secret:   # ${GH_SECRET}\n        events: [push]\n")),
