@@ -13,6 +13,7 @@ import { runsNote } from "../agent/routeTools.js";
 import { secretScope } from "../config/envFile.js";
 import { interpolate } from "../config/interpolate.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { svcHome, svcPaths } from "../config/paths.js";
 import {
   isTrusted,
   type McpServerEntry,
@@ -508,9 +509,27 @@ async function callTool(
   }
 }
 
+/**
+ * The config the gateway would refuse is caught here, before any signal: with a gateway running, said as its
+ * refusal of a reload is (it keeps the running config), else as any command names a broken config.
+ */
+async function reloadableConfig(): Promise<LoadedConfig> {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (!(err instanceof SvcError) || err.code !== "config_invalid") throw err;
+    const running = await findGateway(svcPaths(svcHome())).catch(() => undefined);
+    if (running === undefined || "silent" in running) throw err;
+    throw new SvcError(
+      "config_invalid",
+      `nothing was reloaded: the gateway (pid ${running.pid}) would refuse this config.yaml and keeps the running config — fix what is named below and run svc mcp reload again:\n${err.message}`,
+    );
+  }
+}
+
 async function reloadGateway(options: { wait?: string }): Promise<void> {
   const waitMs = parseSecondsOption(options.wait ?? "10", "--wait") * 1000;
-  const loaded = loadConfig();
+  const loaded = await reloadableConfig();
   const running = await findGateway(loaded.paths);
   if (running !== undefined && "silent" in running) {
     // A gateway.pid of another PID namespace whose /health gives no answer: said as svc gateway status says it.

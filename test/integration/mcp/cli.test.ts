@@ -442,6 +442,14 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     expect(refused.stderr).toMatch(
       /platforms\.webhook\.routes\.r\.deliver: telegram needs platforms\.telegram/,
     );
+
+    // One the CLI itself refuses (a value no config takes): caught before any signal, said the same way.
+    writeConfig({ keep: fixture({ timeout: "soon" }) });
+    const unread = await run(home, ["mcp", "reload", "--wait", "30"]);
+    expect(unread.code).toBe(1);
+    expect(unread.stderr).toMatch(
+      /^svc: nothing was reloaded: the gateway \(pid \d+\) would refuse this config\.yaml and keeps the running config — fix what is named below and run svc mcp reload again:\n.*config\.yaml: mcp_servers\.keep\.timeout: expected seconds, got "soon"/,
+    );
   });
 });
 
