@@ -54,6 +54,31 @@ function job(name: string, raw: Record<string, unknown>) {
   return { job: j, printed: [], opened };
 }
 
+/**
+ * A browser login to the https MCP server at `url` (its CA trusted) that must fail before the browser
+ * opens: its error's message and the URLs opened. `follow` is what the browser does with a URL it opens.
+ */
+async function refusedLogin(
+  name: string,
+  url: string,
+  follow: (u: string) => Promise<void> = async () => {},
+): Promise<{ message: string; opened: string[] }> {
+  const entry = oauthEntryOf(name, { url, auth: "oauth", oauth: { cimd: false }, ssl_verify: certs.caCert });
+  const opened: string[] = [];
+  const j = makeJob(name, entry, {
+    paths: svcPaths(home.dir),
+    logger: silentLogger(),
+    print: () => {},
+    openBrowser: async (u) => {
+      opened.push(u);
+      await follow(u);
+    },
+  });
+  const err = (await loginWith({ job: j, printed: [], opened }).catch((e: unknown) => e)) as Error;
+  expect(err).toBeInstanceOf(Error);
+  return { message: err.message, opened };
+}
+
 describe("OAuth login to an HTTPS MCP server with its own TLS settings", () => {
   it("ssl_verify: <CA bundle> is used for discovery at the server; the login completes", async () => {
     const h = job("private-ca", { ssl_verify: certs.caCert });
@@ -96,27 +121,12 @@ describe("OAuth login to an HTTPS MCP server with its own TLS settings", () => {
     const resource = await startFakeResource([secure.url], { tls });
     const trusting = new Agent({ connect: { ca: certs.read(certs.caCert) } });
     try {
-      const entry = oauthEntryOf("downgrade", {
-        url: resource.url,
-        auth: "oauth",
-        oauth: { cimd: false },
-        ssl_verify: certs.caCert,
+      // The browser trusts the private CA: it follows the https authorization redirect to the callback.
+      const { message, opened } = await refusedLogin("downgrade", resource.url, async (u) => {
+        const res = await undiciFetch(u, { redirect: "manual", dispatcher: trusting });
+        await fetch(res.headers.get("location") as string);
       });
-      const opened: string[] = [];
-      const j = makeJob("downgrade", entry, {
-        paths: svcPaths(home.dir),
-        logger: silentLogger(),
-        print: () => {},
-        // The browser trusts the private CA: it follows the https authorization redirect to the callback.
-        openBrowser: async (u) => {
-          opened.push(u);
-          const res = await undiciFetch(u, { redirect: "manual", dispatcher: trusting });
-          await fetch(res.headers.get("location") as string);
-        },
-      });
-      const err = (await loginWith({ job: j, printed: [], opened }).catch((e: unknown) => e)) as Error;
-      expect(err).toBeInstanceOf(Error);
-      expect(err.message).toContain(
+      expect(message).toContain(
         `downgrade: no usable authorization server — ${secure.url}: its token_endpoint ${plain.url}/token is not https`,
       );
       expect(opened).toEqual([]);
@@ -135,27 +145,12 @@ describe("OAuth login to an HTTPS MCP server with its own TLS settings", () => {
     const offMachine = "http://192.0.2.1:9";
     const tls = { key: certs.read(certs.serverKey), cert: certs.read(certs.serverCert) };
     const resource = await startFakeResource([offMachine], { tls });
-    const opened: string[] = [];
     try {
-      const entry = oauthEntryOf("offmachine", {
-        url: resource.url,
-        auth: "oauth",
-        oauth: { cimd: false },
-        ssl_verify: certs.caCert,
-      });
-      const j = makeJob("offmachine", entry, {
-        paths: svcPaths(home.dir),
-        logger: silentLogger(),
-        print: () => {},
-        openBrowser: async (u) => {
-          opened.push(u);
-        },
-      });
-      const err = (await loginWith({ job: j, printed: [], opened }).catch((e: unknown) => e)) as Error;
-      expect(err.message).toBe(
+      const { message, opened } = await refusedLogin("offmachine", resource.url);
+      expect(opened).toEqual([]);
+      expect(message).toBe(
         `offmachine: no usable authorization server — ${offMachine}: it is plain http although the MCP server ${resource.url} is https (codes and tokens would travel in clear text) — the server's operator must serve it over https. Fix: ask the server's operator to serve its authorization server over https, or check mcp_servers.offmachine.url.`,
       );
-      expect(opened).toEqual([]);
     } finally {
       await resource.close();
     }
@@ -167,26 +162,11 @@ describe("OAuth login to an HTTPS MCP server with its own TLS settings", () => {
       tls: { key: certs.read(certs.serverKey), cert: certs.read(certs.serverCert) },
     });
     try {
-      const entry = oauthEntryOf("leaky", {
-        url: resource.url,
-        auth: "oauth",
-        oauth: { cimd: false },
-        ssl_verify: certs.caCert,
-      });
-      const opened: string[] = [];
-      const j = makeJob("leaky", entry, {
-        paths: svcPaths(home.dir),
-        logger: silentLogger(),
-        print: () => {},
-        openBrowser: async (u) => {
-          opened.push(u);
-        },
-      });
-      const err = (await loginWith({ job: j, printed: [], opened }).catch((e: unknown) => e)) as Error;
-      expect(err.message).toContain(
+      const { message, opened } = await refusedLogin("leaky", resource.url);
+      expect(opened).toEqual([]);
+      expect(message).toContain(
         `leaky: no usable authorization server — ${plain.url}: its token_endpoint http://192.0.2.1:9/token is plain http although the MCP server ${resource.url} is https`,
       );
-      expect(opened).toEqual([]);
       // Its metadata was read (on this machine); no registration or code went anywhere.
       expect(plain.seen.every((r) => r.path.startsWith("/.well-known/"))).toBe(true);
     } finally {
