@@ -39,31 +39,13 @@ afterAll(async () => {
   home.cleanup();
 });
 
-function job(name: string, raw: Record<string, unknown>) {
-  const entry = oauthEntryOf(name, { url: rs.url, auth: "oauth", oauth: { cimd: false }, ...raw });
-  const opened: string[] = [];
-  const j = makeJob(name, entry, {
-    paths: svcPaths(home.dir),
-    logger: silentLogger(),
-    print: () => {},
-    openBrowser: async (u) => {
-      opened.push(u);
-      await followAuthorization(u);
-    },
-  });
-  return { job: j, printed: [], opened };
-}
-
-/**
- * A browser login to the https MCP server at `url` (its CA trusted) that must fail before the browser
- * opens: its error's message and the URLs opened. `follow` is what the browser does with a URL it opens.
- */
-async function refusedLogin(
+/** A browser login to the MCP server `rs` (or `raw.url`); `follow` is what the browser does with a URL it opens. */
+function job(
   name: string,
-  url: string,
-  follow: (u: string) => Promise<void> = async () => {},
-): Promise<{ message: string; opened: string[] }> {
-  const entry = oauthEntryOf(name, { url, auth: "oauth", oauth: { cimd: false }, ssl_verify: certs.caCert });
+  raw: Record<string, unknown>,
+  follow: (u: string) => Promise<unknown> = followAuthorization,
+) {
+  const entry = oauthEntryOf(name, { url: rs.url, auth: "oauth", oauth: { cimd: false }, ...raw });
   const opened: string[] = [];
   const j = makeJob(name, entry, {
     paths: svcPaths(home.dir),
@@ -74,9 +56,22 @@ async function refusedLogin(
       await follow(u);
     },
   });
-  const err = (await loginWith({ job: j, printed: [], opened }).catch((e: unknown) => e)) as Error;
+  return { job: j, printed: [], opened };
+}
+
+/**
+ * A browser login to the https MCP server at `url` (its CA trusted) that must fail before the browser
+ * opens: its error's message and the URLs opened.
+ */
+async function refusedLogin(
+  name: string,
+  url: string,
+  follow: (u: string) => Promise<unknown> = async () => {},
+): Promise<{ message: string; opened: string[] }> {
+  const h = job(name, { url, ssl_verify: certs.caCert }, follow);
+  const err = (await loginWith(h).catch((e: unknown) => e)) as Error;
   expect(err).toBeInstanceOf(Error);
-  return { message: err.message, opened };
+  return { message: err.message, opened: h.opened };
 }
 
 describe("OAuth login to an HTTPS MCP server with its own TLS settings", () => {
