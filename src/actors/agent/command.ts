@@ -50,13 +50,23 @@ export interface CommandRunnerOptions {
   readonly groups?: ProcessGroups;
 }
 
+/** The shortest part of a secret a variable is hidden for holding (`secret: ${PART1}${PART2}`, `pre-${TAIL}`). */
+const MIN_SECRET_PART = 6;
+
+/** Whether `value` is one of the `hidden` values, or a part of one long enough to matter. */
+function holdsHidden(value: string, hidden: readonly string[]): boolean {
+  for (const secret of hidden)
+    if (value === secret || (value.length >= MIN_SECRET_PART && secret.includes(value))) return true;
+  return false;
+}
+
 function baseEnv(
   source: Readonly<Record<string, string | undefined>>,
-  hidden: ReadonlySet<string>,
+  hidden: readonly string[],
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(source)) {
-    if (value !== undefined && key !== "WEBHOOK_SECRET" && !hidden.has(value)) env[key] = value;
+    if (value !== undefined && key !== "WEBHOOK_SECRET" && !holdsHidden(value, hidden)) env[key] = value;
   }
   return env;
 }
@@ -138,7 +148,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
   return {
     async run(request, signal) {
       const hidden = options.hiddenValues?.() ?? [];
-      const env = baseEnv(options.env ?? process.env, new Set(hidden));
+      const env = baseEnv(options.env ?? process.env, hidden);
       // A command that fails may quote its own command line or the webhook secrets on stderr (a CLI refusing
       // its `--api-key`): what the failure's message carries into the log, the history and the run journal.
       const secrets = [...argvSecrets, ...hidden];

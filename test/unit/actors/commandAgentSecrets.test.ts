@@ -8,6 +8,7 @@ import { silentLogger } from "../../../src/io/log.js";
 // reads untrusted payloads, whatever variable config.yaml read it from.
 const PRINT =
   'for v in GH_SECRET WEBHOOK_SECRET OTHER_VAR; do printenv "$v" || echo unset; done | paste -sd "|"';
+const VARIABLES = ["GH_SECRET", "WEBHOOK_SECRET", "OTHER_VAR", "PART1", "PART2", "TAIL", "SHORT"];
 
 const request = {
   route: "gh",
@@ -20,7 +21,7 @@ const request = {
 
 const saved = { ...process.env };
 afterEach(() => {
-  for (const key of ["GH_SECRET", "WEBHOOK_SECRET", "OTHER_VAR"]) {
+  for (const key of VARIABLES) {
     if (saved[key] === undefined) delete process.env[key];
     else process.env[key] = saved[key];
   }
@@ -41,6 +42,34 @@ describe("command agent environment: no webhook secret", () => {
     try {
       const reply = await agent.runner().run(request, new AbortController().signal);
       expect(reply.text).toBe("unset|unset|kept");
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it("so are the parts of a secret config.yaml writes from several variables or with text around one", async () => {
+    // secret: ${PART1}${PART2} and secret: pre-${TAIL}, as the config's interpolation made them.
+    Object.assign(process.env, {
+      PART1: "partone_AAAA",
+      PART2: "parttwo_BBBB",
+      TAIL: "tailsecret_CCC",
+      SHORT: "ab",
+    });
+    const print = 'for v in PART1 PART2 TAIL SHORT; do printenv "$v" || echo unset; done | paste -sd "|"';
+    const config = configSchema.parse({
+      agent: { provider: "command", command: ["sh", "-c", print] },
+      platforms: {
+        webhook: {
+          enabled: true,
+          routes: { b: { secret: "partone_AAAAparttwo_BBBB" }, c: { secret: "pre-tailsecret_CCC-ab" } },
+        },
+      },
+    });
+    const agent = createAgent(config, { logger: silentLogger(), home: "/nonexistent" });
+    try {
+      const reply = await agent.runner().run(request, new AbortController().signal);
+      // A value of a few characters (SHORT) tells nothing of a secret and stays.
+      expect(reply.text).toBe("unset|unset|unset|ab");
     } finally {
       await agent.stop();
     }
