@@ -51,7 +51,7 @@ export interface CommandRunnerOptions {
 }
 
 /** The shortest part of a secret a variable is hidden for holding (`secret: ${PART1}${PART2}`, `pre-${TAIL}`). */
-const MIN_SECRET_PART = 6;
+const MIN_SECRET_PART = 8;
 
 /** Whether `value` is one of the `hidden` values, or a part of one long enough to matter. */
 function holdsHidden(value: string, hidden: readonly string[]): boolean {
