@@ -7,6 +7,9 @@ const FIELD_VALUES = [
   "a number 0-7 (or sun-sat)",
 ];
 
+/** Where an `L` written outside the day fields goes. */
+export const LAST_DAY_PLACE = `L (the month's last day) goes in the day-of-month field ("0 0 L * *"), or after a weekday in the day-of-week field ("5L")`;
+
 /**
  * cron-parser's refusals said as what to write: its own words (`Invalid characters, got value: x`,
  * `Invalid list value format`, `Invalid repeat: 1/2/3`) name neither the field's syntax nor, for `L`, `#` and
@@ -25,9 +28,8 @@ export function parserWordsProblem(index: number, field: string, problem: string
   if (field.includes("#") && !dayOfWeek && !dayOfMonth) {
     return `"#" (the month's Nth weekday, "1#2": its second Monday) goes in the day-of-week field, the fifth`;
   }
-  if (!dayOfMonth && !dayOfWeek && /^Invalid characters/.test(problem) && /l/i.test(field)) {
-    return `L (the month's last day) goes in the day-of-month field ("0 0 L * *"), or after a weekday in the day-of-week field ("5L")`;
-  }
+  if (!dayOfMonth && !dayOfWeek && /^Invalid characters/.test(problem) && /l/i.test(field))
+    return LAST_DAY_PLACE;
   if (/^Invalid list value format/.test(problem))
     return `a list is values separated by single commas, none at its start or end ("1,15")`;
   if (/^Invalid range: /.test(problem))

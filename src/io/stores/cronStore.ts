@@ -3,7 +3,7 @@ import { nameCharNote } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { requiredAtFirstUse } from "../../requiredAtFirstUse.js";
 import { lastOrNthProblem, manyEndedRange, nearestWeekday } from "./cronFieldHints.js";
-import { parserWordsProblem } from "./cronParserWords.js";
+import { LAST_DAY_PLACE, parserWordsProblem } from "./cronParserWords.js";
 import { lookalikeCharacter, shownField } from "./lookalikeCharacters.js";
 import { missingDay } from "./missingDay.js";
 import { zoneField, zoneRefusal } from "./scheduleZone.js";
@@ -386,6 +386,7 @@ function misnamed(index: number, field: string): string | undefined {
   for (const [word] of field.matchAll(/[a-z]+/gi)) {
     const name = word.toLowerCase();
     if (names.includes(name) || (what === "day" && name === "l")) continue;
+    if (name === "l") return LAST_DAY_PLACE;
     const elsewhere = other.includes(name)
       ? ` ("${word}" is a ${what === "month" ? "day" : "month"} name: it goes in the ${what === "month" ? "fifth field, day-of-week" : "fourth field, month"})`
       : "";

@@ -21,6 +21,11 @@ describe("a cron field the parser refuses is said with what to write, not the pa
     expect(refusal("0 1#2 * * *")).toContain(
       '(hour field "1#2": "#" (the month\'s Nth weekday, "1#2": its second Monday) goes in the day-of-week field, the fifth)',
     );
+    // In the month field too, where a word is read as a month's name first.
+    for (const month of ["L", "5L"])
+      expect(refusal(`0 0 * ${month} *`)).toContain(
+        `(month field "${month}": L (the month's last day) goes in the day-of-month field ("0 0 L * *"), or after a weekday in the day-of-week field ("5L"))`,
+      );
     expect(refusal("0 L * * *")).toContain(
       '(hour field "L": L (the month\'s last day) goes in the day-of-month field',
     );
