@@ -19,6 +19,16 @@ const request = {
   profile: undefined,
 };
 
+/** The reply of one run of the agent `config` makes. */
+async function replyOf(config: ReturnType<typeof configSchema.parse>): Promise<string> {
+  const agent = createAgent(config, { logger: silentLogger(), home: "/nonexistent" });
+  try {
+    return (await agent.runner().run(request, new AbortController().signal)).text;
+  } finally {
+    await agent.stop();
+  }
+}
+
 const saved = { ...process.env };
 afterEach(() => {
   for (const key of VARIABLES) {
@@ -38,13 +48,7 @@ describe("command agent environment: no webhook secret", () => {
         webhook: { enabled: true, secret: "global-secret", routes: { gh: { secret: "gh-route-secret" } } },
       },
     });
-    const agent = createAgent(config, { logger: silentLogger(), home: "/nonexistent" });
-    try {
-      const reply = await agent.runner().run(request, new AbortController().signal);
-      expect(reply.text).toBe("unset|unset|kept");
-    } finally {
-      await agent.stop();
-    }
+    expect(await replyOf(config)).toBe("unset|unset|kept");
   });
 
   it("so are the parts of a secret config.yaml writes from several variables or with text around one", async () => {
@@ -65,14 +69,8 @@ describe("command agent environment: no webhook secret", () => {
         },
       },
     });
-    const agent = createAgent(config, { logger: silentLogger(), home: "/nonexistent" });
-    try {
-      const reply = await agent.runner().run(request, new AbortController().signal);
-      // A value of a few characters (SHORT) tells nothing of a secret and stays.
-      expect(reply.text).toBe("unset|unset|unset|ab");
-    } finally {
-      await agent.stop();
-    }
+    // A value of a few characters (SHORT) tells nothing of a secret and stays.
+    expect(await replyOf(config)).toBe("unset|unset|unset|ab");
   });
 
   it("a reply quoting a webhook secret (the agent read ~/.svc/.env) is delivered with [redacted] in its place", async () => {
@@ -83,13 +81,7 @@ describe("command agent environment: no webhook secret", () => {
       },
       platforms: { webhook: { enabled: true, routes: { gh: { secret: "gh-route-secret-0123456789" } } } },
     });
-    const agent = createAgent(config, { logger: silentLogger(), home: "/nonexistent" });
-    try {
-      const reply = await agent.runner().run(request, new AbortController().signal);
-      expect(reply.text).toBe("it is [redacted]");
-    } finally {
-      await agent.stop();
-    }
+    expect(await replyOf(config)).toBe("it is [redacted]");
   });
 
   it("webhookSecretValues: the global secret and each route's own, never INSECURE_NO_AUTH", () => {
