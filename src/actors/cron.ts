@@ -96,6 +96,11 @@ export interface CronSchedulerOptions {
    */
   readonly enqueue?: (run: AcceptedEvent) => boolean | Promise<boolean>;
   /**
+   * A fired job's event dropped at its turn in the queue (the job paused, disabled, removed or made invalid
+   * since it was answered 202), with why, as the WARN line says it: the delivery history's NOTE.
+   */
+  readonly dropped?: (run: QueuedRun, why: string) => void;
+  /**
    * Several gateways sharing state (Redis): a scheduled run starts only on the instance that claims the
    * job's due time first. Without it, every due job runs here. `nextDueAt`, the job's due time after
    * `dueAt`, bounds how long the claim is kept.
@@ -1214,6 +1219,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       // The job the event fired (a run saved by an older version names none: its route's, as it is now).
       const jobRef = run.cronJob ?? run.route.cron_job;
       const found = jobRef === undefined ? undefined : firable(jobRef, run, "event dropped");
+      if (found !== undefined && found !== "unreadable" && "skipped" in found)
+        options.dropped?.(run, found.skipped);
       if (found === undefined || found === "unreadable" || "skipped" in found) return NOT_RUN;
       const error = await execute(
         run.profile,

@@ -7,6 +7,7 @@ import {
   runCronJob,
 } from "../actors/cron.js";
 import type { Deliverer } from "../actors/deliver.js";
+import type { QueuedRun } from "../actors/runs.js";
 import type { GatewaySystem } from "../actors/system.js";
 import { UndeliveredReply } from "../actors/undeliveredReply.js";
 import { inProfile, type SvcPaths } from "../config/paths.js";
@@ -29,6 +30,8 @@ export interface CronDeps {
   readonly profiles: ProfileResources;
   /** Jobs fired by webhook events share the agent runs' bound (agent.max_concurrent_runs) and queue. */
   readonly enqueue: (event: AcceptedEvent) => boolean | Promise<boolean>;
+  /** A fired job's event dropped at its turn in the queue, with why (`CronSchedulerOptions.dropped`). */
+  readonly dropped?: ((run: QueuedRun, why: string) => void) | undefined;
   /** Times each scheduled run into the run metrics (runs from the queue are timed there). */
   readonly timeRun?: (run: () => Promise<void>) => Promise<void>;
   /** Several gateways sharing state (Redis): a due time runs only on the instance that claims it. */
@@ -91,6 +94,7 @@ export function createCron(deps: CronDeps): Cron {
       }
     },
     enqueue: deps.enqueue,
+    ...(deps.dropped === undefined ? {} : { dropped: deps.dropped }),
     ...(deps.timeRun === undefined ? {} : { timeRun: deps.timeRun }),
     ...(deps.claim === undefined ? {} : { claim: deps.claim }),
     ...(deps.release === undefined ? {} : { release: deps.release }),

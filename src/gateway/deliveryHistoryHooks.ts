@@ -304,6 +304,17 @@ export function historyHooks(
         error: err === undefined ? undefined : errorText(err instanceof Error ? err.message : String(err)),
       });
     },
+    /** An event dropped at its turn in the run queue, with why: no run, a NOTE (`RunRecord`'s `dropped`). */
+    dropped(run: Pick<QueuedRun, "deliveryId" | "routeName">, why: string): void {
+      record({
+        kind: "run",
+        id: run.deliveryId,
+        at: at(),
+        route: run.routeName,
+        outcome: "dropped",
+        error: errorText(why),
+      });
+    },
     delivery(
       message: { deliveryId: string; route: string },
       platform: string,

@@ -375,6 +375,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     profiles,
     // Journaled like an agent run (local backend): a fire answered 202 runs after a crash too.
     enqueue: (event) => redis?.enqueueRun(event) ?? journaledEnqueue(event),
+    dropped: history === undefined ? undefined : (run, why) => history.dropped(run, why),
     timeRun: (run) => timedRun(metrics, elapsed, run),
     claim: redis?.cronLease.claim,
     release: redis?.cronLease.release,

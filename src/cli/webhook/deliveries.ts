@@ -243,6 +243,8 @@ function withFailures(
 ): string {
   const failures = [
     ...(run?.outcome === "failed" && run.error ? [`run failed: ${text(run.error)}`] : []),
+    // Dropped at its turn in the queue (its cron job paused meanwhile): why, as a drop on arrival says it.
+    ...(run?.outcome === "dropped" && run.error ? [text(run.error)] : []),
     ...(delivery?.outcome === "failed" && delivery.error ? [`delivery failed: ${text(delivery.error)}`] : []),
   ];
   return [...(note === "" ? [] : [note]), ...failures].join("; ");
@@ -265,12 +267,14 @@ export function deliveriesTable(
     name,
     text(request?.event ?? "-"),
     request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
-    run === undefined ? "-" : run.outcome,
+    run === undefined || run.outcome === "dropped" ? "-" : run.outcome,
     delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,
     notRecorded !== undefined
       ? notRecordedNote(notRecorded, text)
       : withFailures(
-          request === undefined ? unanswered : requestNote(request, run !== undefined, text, shared),
+          request === undefined
+            ? unanswered
+            : requestNote(request, run !== undefined && run.outcome !== "dropped", text, shared),
           { run, delivery },
           text,
         ),

@@ -115,7 +115,11 @@ export interface RunRecord {
   readonly id: string;
   readonly at: string;
   readonly route: string;
-  readonly outcome: "ok" | "failed";
+  /**
+   * `dropped`: no run, the event dropped at its turn in the run queue (a `cron_job` route's job paused,
+   * disabled or removed meanwhile), `error` saying why; listed as no run, with why in its NOTE.
+   */
+  readonly outcome: "ok" | "failed" | "dropped";
   readonly error?: string | undefined;
 }
 

@@ -13,6 +13,7 @@ import {
 } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
+import { runInProcess } from "../../helpers/inProcessCli.js";
 
 /** Jobs fired by cron_job routes (spec 3.2) are agent runs like any other: bounded and queued. */
 
@@ -101,6 +102,37 @@ describe("cron_job routes share the run queue (agent.max_concurrent_runs)", () =
     );
     const retry = await postJson(gw.url("/webhooks/fire"), { i: 3 }, { "x-request-id": "c3" });
     expect(retry).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "c3" } });
+  });
+});
+
+describe("a fire waiting in the queue whose job is paused meanwhile", () => {
+  it("is dropped at its turn, with the WARN, and svc webhook deliveries says why on its row (RUN -)", async () => {
+    const gw = await start(undefined, GATED_AGENT);
+    const answers = [];
+    for (let i = 0; i < 3; i++)
+      answers.push(await postJson(gw.url("/webhooks/fire"), { i }, { "x-request-id": `w${i}` }));
+    // Two run at once (held until released); w2 waits for a slot.
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+    const jobs = JSON.parse(JOBS);
+    jobs.jobs.j1.state = "paused";
+    writeFileSync(join(gw.home.dir, "cron", "jobs.json"), JSON.stringify({ ...jobs, revision: 2 }));
+    writeFileSync(join(gw.home.dir, "release"), "");
+    const why = "cron_job triage is paused; event dropped";
+    await vi.waitFor(
+      () => expect(gw.logs().find((l) => l.msg.endsWith(why))).toMatchObject({ delivery_id: "w2" }),
+      { timeout: 10_000, interval: 50 },
+    );
+    await vi.waitFor(
+      async () => {
+        const listed = await runInProcess(["webhook", "deliveries"], {
+          SVC_HOME: gw.home.dir,
+          PATH: process.env.PATH ?? "",
+        });
+        const row = listed.stdout.split("\n").find((line) => /\sw2\s/.test(line));
+        expect(row).toMatch(new RegExp(`\\s202 accepted\\s+-\\s+-\\s+${why}$`));
+      },
+      { timeout: 10_000, interval: 100 },
+    );
   });
 });
 

@@ -201,7 +201,7 @@ describe("svc webhook deliveries: the NOTE of a coalesced event", () => {
 describe("svc webhook deliveries: the NOTE of a failed run or delivery", () => {
   const accepted = (
     id: string,
-    run?: { outcome: "ok" | "failed"; error?: string },
+    run?: { outcome: "ok" | "failed" | "dropped"; error?: string },
     delivery?: { outcome: "ok" | "failed"; error?: string },
   ): DeliverySummary => ({
     id,
@@ -251,6 +251,16 @@ describe("svc webhook deliveries: the NOTE of a failed run or delivery", () => {
       "run failed: model endpoint answered HTTP 500; delivery failed: telegram: sendMessage: HTTP 502",
       "",
     ]);
+  });
+
+  it("an event of a cron_job route dropped at its turn in the queue (its job paused meanwhile): no run, why in its NOTE", () => {
+    const why = "cron_job nightly is paused; event dropped";
+    const [summary] = summarizeHistory([
+      { kind: "request", id: "q-2", at: AT, route: "f", status: 202, outcome: "accepted", event: "push" },
+      { kind: "run", id: "q-2", at: AT, route: "f", outcome: "dropped", error: why },
+    ]);
+    const row = deliveriesTable([summary as DeliverySummary], "request not in this history").split("\n")[1];
+    expect(row).toMatch(new RegExp(`\\sq-2\\s+f\\s+push\\s+202 accepted\\s+-\\s+-\\s+${why}$`));
   });
 
   it("an error's control and bidi characters are shown escaped", () => {

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CronExpressionParser } from "cron-parser";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
+import { type CronSchedulerOptions, createCronScheduler, eventPrompt } from "../../../src/actors/cron.js";
 import { NOT_RUN } from "../../../src/actors/runs.js";
 import { withState } from "../../../src/cli/cron.js";
 import { svcPaths } from "../../../src/config/paths.js";
@@ -46,6 +46,7 @@ async function setup(
   jobs: CronJob[],
   runJob: (job: CronJob, prompt: string) => Promise<string>,
   logger = silentLogger(),
+  dropped?: CronSchedulerOptions["dropped"],
 ) {
   home = tempHome();
   const store = cronStore(join(home.dir, "cron", "jobs.json"));
@@ -58,6 +59,7 @@ async function setup(
     runJob,
     logger,
     clock: { now: () => now, setTimeout: () => 0, clearTimeout: () => {} },
+    ...(dropped === undefined ? {} : { dropped }),
   });
   return {
     store,
@@ -1778,11 +1780,17 @@ describe("cron scheduler", () => {
     expect(ran).toEqual([]);
   });
 
-  it("a fired job taken from the queue: paused meanwhile it is not run (NOT_RUN, nothing to count); a failed run rejects, already logged", async () => {
-    const { store, scheduler } = await setup([job("a"), job("f")], async (j) => {
-      if (j.id === "f") throw new Error("agent exploded");
-      return "ok";
-    });
+  it("a fired job taken from the queue: paused meanwhile it is not run (NOT_RUN, nothing to count), said why for the history; a failed run rejects, already logged", async () => {
+    const dropped: string[] = [];
+    const { store, scheduler } = await setup(
+      [job("a"), job("f")],
+      async (j) => {
+        if (j.id === "f") throw new Error("agent exploded");
+        return "ok";
+      },
+      silentLogger(),
+      (run, why) => dropped.push(`${run.deliveryId}: ${why}`),
+    );
     const queued = (cronJob: string) => ({ ...ACCEPTED, route: { ...ACCEPTED.route, cron_job: cronJob } });
     const signal = new AbortController().signal;
     await expect(scheduler.runFired(queued("job-a"), signal)).resolves.toBeUndefined();
@@ -1791,6 +1799,10 @@ describe("cron scheduler", () => {
     });
     await expect(scheduler.runFired(queued("job-a"), signal)).resolves.toBe(NOT_RUN);
     await expect(scheduler.runFired(queued("gone"), signal)).resolves.toBe(NOT_RUN);
+    expect(dropped).toEqual([
+      `${ACCEPTED.deliveryId}: cron_job job-a is paused; event dropped`,
+      `${ACCEPTED.deliveryId}: cron_job gone does not exist; event dropped`,
+    ]);
     const failed = scheduler.runFired(queued("job-f"), signal);
     await expect(failed).rejects.toBeInstanceOf(LoggedError);
     await expect(failed).rejects.toThrow("agent exploded");
