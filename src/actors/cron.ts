@@ -1219,9 +1219,11 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       // The job the event fired (a run saved by an older version names none: its route's, as it is now).
       const jobRef = run.cronJob ?? run.route.cron_job;
       const found = jobRef === undefined ? undefined : firable(jobRef, run, "event dropped");
-      if (found !== undefined && found !== "unreadable" && "skipped" in found)
+      if (found === undefined || found === "unreadable") return NOT_RUN;
+      if ("skipped" in found) {
         options.dropped?.(run, found.skipped);
-      if (found === undefined || found === "unreadable" || "skipped" in found) return NOT_RUN;
+        return NOT_RUN;
+      }
       const error = await execute(
         run.profile,
         found.store,

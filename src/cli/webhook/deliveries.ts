@@ -261,24 +261,26 @@ export function deliveriesTable(
   shared = false,
 ): string {
   const text = (value: string) => terminalText(value);
-  const rows = shown.map(({ id, at, route: name, request, run, delivery, notRecorded }) => [
-    at.replace(/\.\d+Z$/, "Z"),
-    text(id),
-    name,
-    text(request?.event ?? "-"),
-    request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
-    run === undefined || run.outcome === "dropped" ? "-" : run.outcome,
-    delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,
-    notRecorded !== undefined
-      ? notRecordedNote(notRecorded, text)
-      : withFailures(
-          request === undefined
-            ? unanswered
-            : requestNote(request, run !== undefined && run.outcome !== "dropped", text, shared),
-          { run, delivery },
-          text,
-        ),
-  ]);
+  const rows = shown.map(({ id, at, route: name, request, run, delivery, notRecorded }) => {
+    // A fire dropped at its turn in the queue made no run: its why goes to the NOTE (withFailures).
+    const made = run?.outcome === "dropped" ? undefined : run;
+    return [
+      at.replace(/\.\d+Z$/, "Z"),
+      text(id),
+      name,
+      text(request?.event ?? "-"),
+      request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
+      made === undefined ? "-" : made.outcome,
+      delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,
+      notRecorded !== undefined
+        ? notRecordedNote(notRecorded, text)
+        : withFailures(
+            request === undefined ? unanswered : requestNote(request, made !== undefined, text, shared),
+            { run, delivery },
+            text,
+          ),
+    ];
+  });
   return formatTable([
     ["TIME", "DELIVERY ID", "ROUTE", "EVENT", "ANSWER", "RUN", "DELIVERY", "NOTE"],
     ...rows,

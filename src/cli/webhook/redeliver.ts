@@ -118,11 +118,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   }
   // A run this instance took from the shared queue: the instance that answered its request keeps the payload.
   const ranHere = history.find(
-    (r) =>
-      r.kind === "run" &&
-      r.outcome !== "dropped" &&
-      r.id === id &&
-      (options.route === undefined || r.route === options.route),
+    (r) => r.kind === "run" && r.id === id && (options.route === undefined || r.route === options.route),
   );
   if (matches.length === 0 && ranHere !== undefined && loaded.config.state.backend === "redis")
     throw new SvcError(
