@@ -395,10 +395,12 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       // passed during the restart): the one that ended first, max_wait when both ended at once.
       const quietEndsFirst = (live !== undefined ? quietMs : saved.quietLeftMs) < saved.maxLeftMs;
       const quietDelay = timerDelay(Math.min(quietLeftMs, maxLeftMs));
+      // Node runs a timer of 0 ms at 1 ms, so the max wait is set at 2 ms at least when the quiet window
+      // ended first: at 1 ms both would come due together, and the max wait's, set first, would win.
       const group = new LightGroup(
         latest,
         quietMs,
-        timerDelay(quietEndsFirst ? Math.max(maxLeftMs, quietDelay + 1) : maxLeftMs),
+        timerDelay(quietEndsFirst ? Math.max(maxLeftMs, Math.max(quietDelay, 1) + 1) : maxLeftMs),
         clock,
         (output) => fired(saved.id, output),
         merged,

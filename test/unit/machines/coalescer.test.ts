@@ -262,6 +262,22 @@ describe("the reason a group fired (logged): the bound that ended first, max_wai
     expect(restored(2_000, 2_000).length).toBe(0);
   });
 
+  it("on Node's own timers, a group reopened past both bounds whose quiet window ended first says so", async () => {
+    const log = captureLogger();
+    const coalescer = createCoalescer({ dispatch: () => {}, logger: log.logger });
+    coalescer.restore({
+      id: "gh\u00001",
+      latest: accepted("saved", 1),
+      merged: 3,
+      quietLeftMs: -5_000,
+      maxLeftMs: -1_000,
+    });
+    await vi.waitFor(() => expect(coalescer.pendingCount()).toBe(0));
+    expect(log.lines().map((line) => (JSON.parse(line) as { reason?: string }).reason)).toEqual([
+      "quiet_window",
+    ]);
+  });
+
   it("a group reopened for a route that no longer coalesces fires at once, once, as a flush (no bound of it ended)", () => {
     const { coalesce: _dropped, ...plain } = ROUTE;
     expect(
