@@ -96,18 +96,25 @@ export function parseRedirectUri(raw: string): URL {
   return new URL(raw);
 }
 
+/** The port a redirect URI names, `:80` included, which `URL` drops as http's default. */
+function namedPort(raw: string, url: URL): number | undefined {
+  if (url.port !== "") return Number(url.port);
+  return /^http:\/\/[^/?#]*:0*80(?=[/?#]|$)/i.test(raw.trim()) ? 80 : undefined;
+}
+
 /**
  * Binds the callback listener on loopback. Pinned: the first free port of 27890–27894, else a random
  * port. Requests are accepted only on the exact path, with Host `127.0.0.1:<port>` or `localhost:<port>`.
  */
 export async function bindCallbackServer(options: BindOptions): Promise<CallbackServer> {
   const fixed = options.redirectUri !== undefined ? parseRedirectUri(options.redirectUri) : undefined;
+  const fixedPort = fixed === undefined ? undefined : namedPort(options.redirectUri as string, fixed);
   // The listener and the redirect URI sent to the server must name the same port, or the redirect
   // goes nowhere and the login only ends at its five-minute timeout.
-  if (fixed?.port && options.port !== undefined && Number(fixed.port) !== options.port) {
+  if (fixedPort !== undefined && options.port !== undefined && fixedPort !== options.port) {
     throw new SvcError(
       "oauth",
-      `oauth.redirect_uri ${options.redirectUri} names port ${fixed.port} but oauth.redirect_port is ${options.port} — set only one of them`,
+      `oauth.redirect_uri ${options.redirectUri} names port ${fixedPort} but oauth.redirect_port is ${options.port} — set only one of them`,
     );
   }
   const path = fixed?.pathname ?? CALLBACK_PATH;
@@ -125,11 +132,15 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
       res.writeHead(400, { "content-type": "text/plain" }).end("bad request\n");
       return;
     }
+    // A browser leaves port 80 out of Host, as of any URL on a scheme's default port.
     const host = req.headers.host ?? "";
+    const authority = port === 80 && !host.endsWith(":80") ? `${host}:80` : host;
     if (
       req.method !== "GET" ||
       url.pathname !== path ||
-      (host !== `127.0.0.1:${port}` && host !== `localhost:${port}` && !(ipv6 && host === `[::1]:${port}`))
+      (authority !== `127.0.0.1:${port}` &&
+        authority !== `localhost:${port}` &&
+        !(ipv6 && authority === `[::1]:${port}`))
     ) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
       return;
@@ -194,7 +205,7 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
   let pinned = false;
   const candidates: number[] = [];
   if (options.port !== undefined) candidates.push(options.port);
-  else if (fixed?.port) candidates.push(Number(fixed.port));
+  else if (fixedPort !== undefined) candidates.push(fixedPort);
   else if (options.preferredPort !== undefined) candidates.push(options.preferredPort);
   else if (options.pinned) candidates.push(...PINNED_PORTS);
   for (const candidate of candidates) {
@@ -206,13 +217,13 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
     }
   }
   if (port === 0) {
-    if (options.port !== undefined || fixed?.port) {
+    if (options.port !== undefined || fixedPort !== undefined) {
       // Starts with the key, so the login names the server entry (mcp_servers.<server>.oauth.redirect_port).
       const key =
         options.port !== undefined ? "oauth.redirect_port" : `oauth.redirect_uri ${options.redirectUri}`;
       throw new SvcError(
         "oauth",
-        `${key}: callback port ${options.port ?? fixed?.port} is busy — free it, or choose another port`,
+        `${key}: callback port ${options.port ?? fixedPort} is busy — free it, or choose another port`,
       );
     }
     port = (await listen(server, 0, bindHost)) ?? 0;
@@ -220,7 +231,7 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
   const redirectUri =
     fixed === undefined
       ? `http://127.0.0.1:${port}${path}`
-      : fixed.port
+      : fixedPort !== undefined
         ? (options.redirectUri as string)
         : `${fixed.protocol}//${fixed.hostname}:${port}${fixed.pathname}`;
   return {

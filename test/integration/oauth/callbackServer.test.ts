@@ -236,4 +236,31 @@ describe("loopback callback listener", () => {
       await portless.close();
     }
   });
+  // Port 80 needs root to bind, which the suite's machine has.
+  it.skipIf(process.getuid?.() !== 0)(
+    "a callback on port 80 (redirect_port: 80, or a redirect_uri naming :80) takes the Host a browser sends there, without the port",
+    async () => {
+      const cases = [
+        { options: { pinned: false, port: 80 }, uri: "http://127.0.0.1:80/callback", path: "/callback" },
+        {
+          options: { pinned: false, redirectUri: "http://localhost:80/cb" },
+          uri: "http://localhost:80/cb",
+          path: "/cb",
+        },
+      ];
+      for (const { options, uri, path } of cases) {
+        const cb = await bindCallbackServer(options);
+        try {
+          expect([cb.port, cb.redirectUri]).toEqual([80, uri]);
+          const code = cb.waitForCode("s");
+          expect(await get(80, `${path}?code=c&state=s`, "evil.test")).toBe(404);
+          expect(await get(80, `${path}?code=c&state=s`, "127.0.0.1:8080")).toBe(404);
+          expect(await get(80, `${path}?code=c&state=s`, "localhost")).toBe(200);
+          await expect(code).resolves.toEqual({ code: "c" });
+        } finally {
+          await cb.close();
+        }
+      }
+    },
+  );
 });
