@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { SvcError } from "../../errors.js";
 import { importExternal } from "../importExternal.js";
 
@@ -46,8 +47,20 @@ export async function openInBrowser(url: string, env: NodeJS.ProcessEnv = proces
   }
   const { default: open } = await importExternal<typeof import("open")>("open");
   const child = await open(url, { wait: false });
-  child.on("error", () => {});
   child.unref();
+  // The launcher (xdg-open, open) exits at once, with a failing status when it found no browser to hand
+  // the URL to (xdg-open's 3 on a host without one): reported, so the login says to open the printed URL.
+  const launcher = basename(child.spawnfile);
+  await new Promise<void>((resolve, reject) => {
+    child.once("error", (err: NodeJS.ErrnoException) =>
+      reject(new SvcError("oauth", `${launcher} could not be started (${err.code ?? err.message})`)),
+    );
+    child.once("exit", (code) =>
+      code === 0 || code === null
+        ? resolve()
+        : reject(new SvcError("oauth", `${launcher} found no browser to open it (exit status ${code})`)),
+    );
+  });
 }
 
 /**

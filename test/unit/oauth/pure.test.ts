@@ -247,6 +247,44 @@ describe("$BROWSER", () => {
 });
 
 describe("opening the login URL", () => {
+  it.skipIf(process.platform !== "linux")(
+    "without $BROWSER, a system opener (xdg-open) that finds no browser is reported; one that opens the URL is not",
+    async () => {
+      const { openInBrowser } = await import("../../../src/io/oauth/browser.js");
+      const dir = mkdtempSync(join(tmpdir(), "svc-browser-"));
+      // xdg-open on a host without a desktop tries these text browsers in turn: each one here is ours.
+      const browsers = ["www-browser", "links2", "elinks", "links", "lynx", "w3m"];
+      const touched = [
+        "PATH",
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "BROWSER",
+        "XDG_CURRENT_DESKTOP",
+        "DESKTOP_SESSION",
+      ];
+      const saved = Object.fromEntries(touched.map((name) => [name, process.env[name]]));
+      try {
+        for (const name of touched.slice(1)) delete process.env[name];
+        process.env.PATH = `${dir}:${saved.PATH ?? ""}`;
+        for (const name of browsers) writeFileSync(join(dir, name), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+        await expect(openInBrowser("https://as.test/authorize", process.env)).rejects.toThrow(
+          /xdg-open found no browser to open it \(exit status \d+\)/,
+        );
+        writeFileSync(join(dir, "www-browser"), `#!/bin/sh\nprintf '%s\\n' "$1" > "${dir}/opened"\n`, {
+          mode: 0o755,
+        });
+        await openInBrowser("https://as.test/authorize?y=2", process.env);
+        expect(readFileSync(join(dir, "opened"), "utf8")).toBe("https://as.test/authorize?y=2\n");
+      } finally {
+        for (const [name, value] of Object.entries(saved)) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
   it("a $BROWSER that cannot be started is reported (the login then says to use the printed URL)", async () => {
     const { openInBrowser } = await import("../../../src/io/oauth/browser.js");
     const dir = mkdtempSync(join(tmpdir(), "svc-browser-"));
