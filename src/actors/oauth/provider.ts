@@ -21,6 +21,7 @@ import { discoverForJob } from "./discoverForJob.js";
 import {
   loginCommand,
   loginFlowFor,
+  NeedsLoginError,
   needsLoginError,
   RefreshUnavailableError,
   usableTokens,
@@ -185,8 +186,15 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     } catch (err) {
       if (!this.options.interactive || !isSvcError(err, "oauth")) throw err;
       if (loginFlowFor(this.job, this.job.store.readTokens()) === "device") throw err;
+      this.sayWhyLoginAgain(err);
       return this.hand(await this.login());
     }
+  }
+
+  /** A saved login that cannot be used any more is named before the browser login that replaces it. */
+  private sayWhyLoginAgain(err: unknown): void {
+    if (err instanceof NeedsLoginError && this.job.store.readTokens() !== undefined)
+      this.job.print(`${this.job.serverName}: ${err.why} — logging in again`);
   }
 
   saveTokens(): void {
@@ -209,6 +217,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
         loginFlowFor(this.job, this.job.store.readTokens()) === "device"
       )
         throw err;
+      this.sayWhyLoginAgain(err);
     }
     await this.login();
   }

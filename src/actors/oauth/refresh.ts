@@ -34,13 +34,26 @@ export { loginCommand };
  */
 export const REFRESH_MARGIN_MS = 60_000;
 
+/** The saved login cannot be used: `why` says what is wrong with it, the message adds the command that fixes it. */
+export class NeedsLoginError extends SvcError {
+  constructor(
+    readonly why: string,
+    message: string,
+  ) {
+    super("oauth", message);
+  }
+}
+
 export function needsLoginError(
   serverName: string,
   why: string,
   flow: LoginFlow = "browser",
   profile?: string,
-): SvcError {
-  return new SvcError("oauth", `${serverName}: ${why} — run \`${loginCommand(serverName, flow, profile)}\``);
+): NeedsLoginError {
+  return new NeedsLoginError(
+    why,
+    `${serverName}: ${why} — run \`${loginCommand(serverName, flow, profile)}\``,
+  );
 }
 
 /**

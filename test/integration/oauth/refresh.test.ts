@@ -8,6 +8,7 @@ import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
 import { TokenStore } from "../../../src/io/oauth/tokenStore.js";
 import { processStartTime } from "../../../src/io/processAlive.js";
+import { followAuthorization } from "../../fakes/authServer/browserDriver.js";
 import { type FakeAs, startFakeAs, startFakeResource } from "../../fakes/authServer/fakeAs.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { harness, loginWith } from "./helpers.js";
@@ -566,5 +567,32 @@ describe("token refresh", () => {
     at(0).store.saveTokens({ ...saved, refresh_token: "rt-from-a-new-login" });
     await expect(usableTokens(at(later))).rejects.toThrow(/invalid_grant/);
     expect(refreshes()).toBe(2);
+  });
+  it("a CLI-driven connect whose refresh is refused says why before the browser login that replaces the saved one", async () => {
+    const { url } = await loggedIn({
+      refreshError: {
+        status: 400,
+        body: JSON.stringify({ error: "invalid_grant", error_description: "revoked" }),
+      },
+    });
+    const printed: string[] = [];
+    const provider = oauthProviderFor(
+      "srv",
+      { url, auth: "oauth", oauth: { cimd: false } },
+      {
+        interactive: true,
+        paths: svcPaths(home.dir),
+        now: () => Date.now() + 2 * 3600_000,
+        print: (line) => printed.push(line),
+        openBrowser: async (u) => {
+          await followAuthorization(u);
+        },
+      },
+    );
+    expect(await provider.tokens()).toBeDefined();
+    const urlAt = printed.findIndex((line) => line.startsWith("Open this URL"));
+    expect(printed.slice(0, Math.max(urlAt, 0))).toEqual([
+      expect.stringMatching(/^srv: token refresh failed — .*invalid_grant.* — logging in again$/),
+    ]);
   });
 });
