@@ -413,6 +413,21 @@ export interface HeadAnswer {
   readonly close: boolean;
 }
 
+/**
+ * The refusals of a request whose framing is in doubt (two lengths, a Transfer-Encoding read otherwise than
+ * its sender meant, a Host or head node:http's parser refuses): where its next request starts is unknown,
+ * so no byte after it may be served.
+ */
+export const FRAMING_REFUSALS: ReadonlySet<Outcome> = new Set([
+  AMBIGUOUS_LENGTH,
+  AMBIGUOUS_HOST,
+  INVALID_HOST,
+  CHUNKED_NOT_LAST,
+  CHUNKED_TWICE,
+  TRANSFER_CODING_NOT_IMPLEMENTED,
+  BAD_REQUEST,
+]);
+
 const ANSWER_AMBIGUOUS_LENGTH: HeadAnswer = { outcome: AMBIGUOUS_LENGTH, close: true };
 const ANSWER_AMBIGUOUS_HOST: HeadAnswer = { outcome: AMBIGUOUS_HOST, close: true };
 const ANSWER_INVALID_HOST: HeadAnswer = { outcome: INVALID_HOST, close: true };

@@ -12,6 +12,7 @@ import {
   type BodyRead,
   type BodySource,
   contentTypeOf,
+  FRAMING_REFUSALS,
   LINGER_BYTES,
   type Reply,
   type RequestHead,
@@ -301,6 +302,16 @@ class UwsExchange implements UwsBodySource {
     // is answered (an early answer, a 405 to a GET with a body): what was read of it is let go now, not
     // held until its connection closes.
     if (this.reading === Reading.Collect) this.dropBody();
+    // uWS goes on parsing the rest of the read after an answer, even one it closes after: bytes sent behind
+    // a request whose framing is in doubt were served as a request of their own (a proxy in front that
+    // framed it otherwise would have passed them on as its body). Answered once this read is parsed: a
+    // request parsed while an answer is owed makes uWS close the connection, serving nothing after it.
+    if (FRAMING_REFUSALS.has(outcome)) {
+      setImmediate(() => {
+        if (!this.finished) this.answer(outcome, true);
+      });
+      return;
+    }
     // uWS (20.30) misreads the bytes after a chunked body that ends in trailer fields: a next request on
     // the connection was never answered. Every answer to a chunked request closes its connection (once
     // the body is read, as any closing answer), so no request is ever read after one.
