@@ -306,7 +306,7 @@ class UwsExchange implements UwsBodySource {
     // a request whose framing is in doubt were served as a request of their own (a proxy in front that
     // framed it otherwise would have passed them on as its body). Answered once this read is parsed: a
     // request parsed while an answer is owed makes uWS close the connection, serving nothing after it.
-    if (FRAMING_REFUSALS.has(outcome)) {
+    if (close && FRAMING_REFUSALS.has(outcome)) {
       setImmediate(() => {
         if (!this.finished) this.answer(outcome, true);
       });
