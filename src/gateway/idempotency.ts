@@ -10,6 +10,8 @@ import { seenKey } from "../streams/stages/idempotency.js";
 /** The idempotency cache keeps 1 hour and at most this many ids; the oldest are evicted first. */
 export const SEEN_CACHE_MAX_ENTRIES = 100_000;
 const SEEN_TTL_MS = 60 * 60 * 1000;
+/** The WARN that ids were forgotten before their hour is said at most this often. */
+const FORGOTTEN_WARN_MS = 60_000;
 
 export interface Idempotency {
   readonly seen: SeenCache;
@@ -34,13 +36,30 @@ export function createIdempotency(deps: {
   clock: Pick<Clock, "now"> & { readonly elapsed?: Clock["elapsed"] };
   /** The local journal's directory, which keeps every accepted id too (`state.backend: local`). */
   journal?: string;
+  /** The cache's cap (default SEEN_CACHE_MAX_ENTRIES). */
+  maxEntries?: number;
 }): Idempotency {
   const { paths, logger } = deps;
+  const elapsed = deps.clock.elapsed ?? deps.clock.now;
+  const maxEntries = deps.maxEntries ?? SEEN_CACHE_MAX_ENTRIES;
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  let unsaid = 0;
   const seen = createSeenCache({
     ttlMs: SEEN_TTL_MS,
-    maxEntries: SEEN_CACHE_MAX_ENTRIES,
+    maxEntries,
     now: deps.clock.now,
-    elapsed: deps.clock.elapsed ?? deps.clock.now,
+    elapsed,
+    onForgotten() {
+      unsaid += 1;
+      const at = elapsed();
+      if (at - warnedAt < FORGOTTEN_WARN_MS) return;
+      warnedAt = at;
+      logger.warn(
+        { forgotten: unsaid },
+        `[webhook] ${unsaid} delivery id(s) forgotten before their hour was up: the idempotency cache holds the ${maxEntries} latest (all routes together), and a sender's retry of a forgotten one runs again — said at most once a minute; svc_webhook_delivery_ids_forgotten_total counts them`,
+      );
+      unsaid = 0;
+    },
   });
   seen.restore(
     readSeenIdsOrMoveAside(paths.seenIds, (movedTo, err) => {

@@ -174,6 +174,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   let mcpStates: () => string[] = () => [];
   let deliveryPlatforms: () => readonly string[] = () => [];
   let routeNames: () => readonly string[] = () => [];
+  let idsForgotten: () => number = () => 0;
   let stateAvailable: () => boolean = () => state.store.available?.() ?? true;
   // With `redis` the runs wait in the shared queue, not in `queue` (set once it is open).
   let runDepthNow: MetricSources["runs"] = () => runDepth(queue.queue);
@@ -184,6 +185,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           mcpStates: () => mcpStates(),
           stateAvailable: () => stateAvailable(),
           journalBytes: () => state.store.journalBytes?.(),
+          deliveryIdsForgotten: () => idsForgotten(),
           deliveryPlatforms: () => deliveryPlatforms(),
           routes: () => routeNames(),
         })
@@ -282,6 +284,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     ...(state.store.backend === "local" ? { journal: stateDir(paths.home) } : {}),
   });
   state.restoreSeen(idempotency.seen);
+  idsForgotten = () => idempotency.seen.forgotten();
   const groups = processGroupFiles(agentGroups);
   const agent = createAgent(config, {
     logger,

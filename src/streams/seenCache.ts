@@ -18,6 +18,8 @@ export interface SeenCache {
   restore(entries: ReadonlyArray<readonly [string, number]>): void;
   /** Bytes the keys' text takes, off the heap (gaps at the end of its array included). */
   keyBytes(): number;
+  /** How many keys were evicted at the cap before their hour was up (a retry of one is no duplicate). */
+  forgotten(): number;
   /** What the local journal recorded of the same keys, kept in the same entries (see `JournaledKeys`). */
   readonly journaled: JournaledKeys;
 }
@@ -58,6 +60,8 @@ export interface SeenCacheOptions {
    * them for the hours of the step.
    */
   elapsed?: () => number;
+  /** Called each time a key still within its hour is evicted to stay within `maxEntries`. */
+  onForgotten?: () => void;
 }
 
 /** How many of `sorted` (ascending) are below `value`: a position's number after the compaction. */
@@ -119,6 +123,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
   /** The positions in the ring run from `head` (the oldest) to `tail` (exclusive). */
   let head = 0;
   let tail = 0;
+  let forgotten = 0;
 
   const slot = (position: number) => position % capacity;
   const positions = new KeyIndex((position, key) =>
@@ -185,7 +190,13 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
 
   /** Adds `key` at the ring's tail (expiries only grow along the ring), evicting the oldest at the cap. */
   function append(key: string, expiresAt: number): void {
-    while (positions.size >= maxEntries && tail > head) dropHead();
+    while (positions.size >= maxEntries && tail > head) {
+      if (current(head)) {
+        forgotten += 1;
+        options.onForgotten?.();
+      }
+      dropHead();
+    }
     if (tail - head === capacity) {
       if (capacity < maxCapacity && positions.size * 2 > capacity)
         resize(Math.min(2 * capacity, maxCapacity));
@@ -298,6 +309,7 @@ export function createSeenCache(options: SeenCacheOptions): SeenCache {
     has(key) {
       return live(key, tick());
     },
+    forgotten: () => forgotten,
     size() {
       sweep(tick());
       return positions.size;

@@ -12,6 +12,8 @@ export interface MetricSources {
   readonly stateAvailable?: () => boolean;
   /** Bytes in the local state journal's current segment; undefined for the other backends. */
   readonly journalBytes?: () => number | undefined;
+  /** Delivery ids the idempotency cache evicted at its cap before their hour was up. */
+  readonly deliveryIdsForgotten?: () => number;
   /**
    * The enabled delivery platforms (`log` included): their delivery counters are shown from 0, so the
    * first failure after a start is an increase Prometheus sees (a series born at 1 shows none).
@@ -264,6 +266,15 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
     collect() {
       this.reset();
       for (const [route, outcome, n] of eventSlots.entries()) this.inc({ route, outcome }, n);
+    },
+  });
+  new Counter({
+    name: "svc_webhook_delivery_ids_forgotten_total",
+    help: "Delivery ids forgotten before their hour was up, the idempotency cache being at its cap (100,000 ids, all routes together): a sender's retry of one runs again",
+    registers,
+    collect() {
+      this.reset();
+      this.inc(sources.deliveryIdsForgotten?.() ?? 0);
     },
   });
   new Counter({
