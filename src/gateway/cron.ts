@@ -15,7 +15,7 @@ import type { CronRunNote, CronRunNotes } from "../io/cronRunNotes.js";
 import type { Logger } from "../io/log.js";
 import { existingProfiles } from "../io/profiles.js";
 import { storeProblem } from "../io/stores/atomicFile.js";
-import { type CronJob, cronStore } from "../io/stores/cronStore.js";
+import { type CronJob, cronStore, nextRunTime } from "../io/stores/cronStore.js";
 import type { AcceptedEvent } from "../streams/context.js";
 import type { Agent } from "./agent.js";
 import type { ProfileResources } from "./profileResources.js";
@@ -119,6 +119,7 @@ async function withClaimGivenBack(
   releaseClaim:
     | ((profile: string, jobId: string, dueAt: string, holder: string) => Promise<boolean>)
     | undefined,
+  now: number,
 ): Promise<CronRunNote> {
   if (run.claimedDueAt === undefined) return run;
   const { dueRun: _d, advancedTo: _a, ...without } = run;
@@ -126,6 +127,10 @@ async function withClaimGivenBack(
   const released = await releaseClaim(run.profile, run.jobId, run.claimedDueAt, run.claimHolder).catch(
     () => false,
   );
+  // The next due time, held ahead while the run went on (the other instances keep off it a minute):
+  // still to come, it is given back too, or it would be run late or not at all once the hold lapsed.
+  if (run.advancedTo !== undefined && nextRunTime(run.advancedTo) > now)
+    await releaseClaim(run.profile, run.jobId, run.advancedTo, run.claimHolder).catch(() => false);
   return released ? run : without;
 }
 
@@ -151,7 +156,7 @@ export async function recordCutOffRuns(
   runs: readonly CronRunNote[],
 ): Promise<void> {
   for (const noted of runs) {
-    const run = await withClaimGivenBack(noted, deps.releaseClaim);
+    const run = await withClaimGivenBack(noted, deps.releaseClaim, deps.clock.now());
     const started = new Date(run.startedAt).toISOString();
     const label = (name: string) => `[cron] ${name}${inProfile(run.profile)}`;
     let name = run.jobId;

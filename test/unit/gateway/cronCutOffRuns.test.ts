@@ -212,6 +212,57 @@ describe("scheduled cron runs a killed gateway cut off", () => {
     }
   });
 
+  it("with state.backend: redis: the next due time the killed process held ahead while its run went on is given back too, when still to come; another instance's hold is not", async () => {
+    home = tempHome();
+    const server = await startTestRedis();
+    const redis = await connectRedis(server.url, "config.yaml", commandOptions());
+    try {
+      const dir = join(home.dir, "state", "cron-runs");
+      const occurrence = { dueRun: "2026-11-22T11:00:00.000Z", advancedTo: "2026-11-22T13:00:00.000Z" };
+      home.write(
+        "cron/jobs.json",
+        JSON.stringify({
+          jobs: Object.fromEntries(
+            ["a1", "b2"].map((id) => [id, job(id, { next_run: occurrence.advancedTo })]),
+          ),
+        }),
+      );
+      const keys = redisKeys("held-ahead");
+      const health = createRedisHealth("test", silentLogger());
+      const killed = createCronLease(redis, keys, health);
+      const other = createCronLease(redis, keys, health);
+      const restarted = createCronLease(redis, keys, health);
+      for (const id of ["a1", "b2"]) expect(await killed.claim("default", id, occurrence.dueRun)).toBe(true);
+      expect(await killed.claim("default", "a1", occurrence.advancedTo, true)).toBe(true);
+      // b2's next due time is held by another instance's run.
+      expect(await other.claim("default", "b2", occurrence.advancedTo, true)).toBe(true);
+      for (const jobId of ["a1", "b2"])
+        deadNote(dir, `1-${jobId}`, {
+          profile: "default",
+          jobId,
+          trigger: "schedule",
+          startedAt: Date.parse("2026-11-22T11:00:01.000Z"),
+          ...occurrence,
+          claimedDueAt: occurrence.dueRun,
+          claimHolder: killed.holder,
+        });
+      await recordCutOffRuns(
+        {
+          logger: silentLogger(),
+          clock,
+          profiles: createProfileResources(home.dir, silentLogger(), clock.now),
+          releaseClaim: restarted.releaseHeld,
+        },
+        takeCutOffRuns(dir),
+      );
+      expect(await restarted.claim("default", "a1", occurrence.advancedTo)).toBe(true);
+      expect(await restarted.claim("default", "b2", occurrence.advancedTo)).toBe(false);
+    } finally {
+      redis.disconnect();
+      await server.cleanup();
+    }
+  });
+
   it("are noted after the directory was removed while the gateway ran (rm -rf state/): it is made again", () => {
     home = tempHome();
     const dir = join(home.dir, "state", "cron-runs");
