@@ -19,6 +19,11 @@ export interface Agent {
   reload(config: Config, dotenv?: Readonly<Record<string, string>>): void;
   /** Closes the command runs' MCP endpoint (after the runs have ended). */
   stop(): Promise<void>;
+  /**
+   * The secrets of the current config no run or server may show (the model's API key, the webhook and
+   * subscription secrets, the web search key): MCP servers' log lines and errors are redacted of them too.
+   */
+  hiddenValues(): readonly string[];
 }
 
 /** The configured agent (`agent:`), shared by webhook runs, cron jobs and MCP sampling. */
@@ -67,5 +72,11 @@ export function createAgent(
       runner = build(next, dotenv);
     },
     stop: () => endpoint.close(),
+    hiddenValues: () => [
+      ...webhookSecretValues(current),
+      ...(deps.subscriptionSecrets?.() ?? []),
+      ...(current.agent.api_key === undefined ? [] : [current.agent.api_key]),
+      ...(current.tools.web_search?.api_key === undefined ? [] : [current.tools.web_search.api_key]),
+    ],
   };
 }

@@ -56,6 +56,7 @@ export function createMcp(deps: {
       // A named profile's connections log under the same server names: each line names the profile.
       logger: paths.profile === undefined ? logger : logger.child({ profile: paths.profile }),
       runner: deps.agent.runner,
+      hiddenValues: () => deps.agent.hiddenValues(),
       system: deps.system,
       metrics: deps.metrics,
       ...(deps.env === undefined ? {} : { env: deps.env }),

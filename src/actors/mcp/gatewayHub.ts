@@ -29,6 +29,7 @@ export interface GatewayMcpOptions {
   readonly metrics?: Pick<GatewayMetrics, "toolCall"> | undefined;
   /** Told of each status change (a connect, a lost server, `tools/list_changed`), after the status file. */
   readonly onStatus?: (hub: McpHub) => void;
+  readonly hiddenValues?: HubOptions["hiddenValues"];
 }
 
 export interface GatewayMcp {
@@ -140,6 +141,7 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
           oauthProviderFor(server, entry, { interactive, paths, logger }),
         )),
     onStatus: publish,
+    ...(options.hiddenValues === undefined ? {} : { hiddenValues: options.hiddenValues }),
     ...(options.metrics === undefined ? {} : { onToolCall: options.metrics.toolCall }),
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     ...(options.system === undefined ? {} : { system: options.system }),

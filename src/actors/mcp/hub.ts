@@ -595,6 +595,7 @@ export class McpHub {
     );
     // The runtime exists before its actor: an actor spawned into the gateway's system starts at once,
     // and its first connect reads the runtime.
+    const { hiddenValues } = this.options;
     const rt = {
       name,
       entry,
@@ -610,7 +611,15 @@ export class McpHub {
         : {}),
       listed: new Set(cache?.tools.map((t) => t.name)),
       era: undefined,
-      secrets: [],
+      entrySecrets: [],
+      // The entry's credentials and the gateway's own, read when a server's text is shown.
+      get secrets(): readonly string[] {
+        const hidden = hiddenValues?.() ?? [];
+        return hidden.length === 0 ? this.entrySecrets : [...this.entrySecrets, ...hidden];
+      },
+      set secrets(secrets: readonly string[]) {
+        this.entrySecrets = secrets;
+      },
       stderrSoFar: [],
       stdoutSoFar: [],
       loggedCollisions: new Set(),

@@ -47,4 +47,10 @@ export interface HubOptions {
    * gives up sooner (svc mcp list --timeout) leaves no handshake a hung server never answers running past it.
    */
   readonly handshakeTimeoutMs?: number;
+  /**
+   * The gateway's own secrets (the model's API key, webhook and subscription secrets, the web search key),
+   * redacted from what servers say (log messages, stderr, progress, errors) as the entry's own credentials
+   * are: a filesystem server logging a file it read could otherwise quote them into gateway.log.
+   */
+  readonly hiddenValues?: () => readonly string[];
 }

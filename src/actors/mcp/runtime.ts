@@ -74,7 +74,12 @@ export interface Runtime {
   handshakeSent?: boolean;
   /** The latest connect got past the handshake and lists the tools: a timeout then says where it stopped. */
   listingTools?: boolean;
-  /** The credentials of the last connect's rendered entry, redacted from call errors and lost reasons. */
+  /** The credentials of the last connect's rendered entry. */
+  entrySecrets: readonly string[];
+  /**
+   * What is redacted from the server's text (call errors, lost reasons, log messages, stderr): the entry's
+   * credentials and the gateway's own (`HubOptions.hiddenValues`). Set: the entry's.
+   */
   secrets: readonly string[];
   /** `renderedFingerprint` of the entry as the last connect rendered it (none before the first connect). */
   rendered?: string;
@@ -227,13 +232,14 @@ export async function connectRuntime(
       onToolsChanged: refresh,
       onLog: (params) => logServerMessage(logger, rt.name, params, rt.secrets),
     },
-    onStderr: (line) => {
+    onStderr: (written) => {
+      const line = scrub(written, rt.secrets);
       keepStderrLine(stderr, line);
       if (rt.stderrSoFar === stderr) rt.stderrUnfinished = "";
       logger.debug({ server: rt.name }, `[mcp:${rt.name}] ${line}`);
     },
     onStderrUnfinished: (text) => {
-      if (rt.stderrSoFar === stderr) rt.stderrUnfinished = text;
+      if (rt.stderrSoFar === stderr) rt.stderrUnfinished = scrub(text, rt.secrets);
     },
     onOtherOutput: (line) => {
       stdout.push(line);
@@ -271,7 +277,11 @@ export async function connectRuntime(
     ...(streamRefusal === undefined ? {} : { streamRefusal: (url: string) => streamRefusal(rt.name, url) }),
   };
   rt.rendered = renderedFingerprint(rt.name, rt.entry, deps.scope());
-  const session = await connectServer(rt.name, rt.entry, options);
+  // Its failure (the status, the log line) may quote the server's stderr: the gateway's own secrets are
+  // redacted from it as the entry's are.
+  const session = await connectServer(rt.name, rt.entry, options).catch((err: unknown) => {
+    throw err instanceof SvcError ? withoutSecrets(err, rt.secrets) : err;
+  });
   rt.secrets = session.secrets;
   // Given up while its tools are listed (the connect timed out, a stop): the session closes at once, so its
   // process goes now rather than once the listing's own wait has passed, beside the retry's.

@@ -22,6 +22,40 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString("utf8"));
 }
 
+describe("the gateway's own secrets (model API key, webhook secrets) in what a server says", () => {
+  // Not the entry's: a filesystem server that read config.yaml or .env (a payload talked the model into it).
+  const KEY = "sk-gateway-model-key-0123";
+  const ROUTE_SECRET = "route-secret-4567";
+  const hidden = { hiddenValues: () => [KEY, ROUTE_SECRET] };
+
+  it("a log message, stderr lines and the failure quoting them show [redacted]", async () => {
+    const log = captureLogger();
+    const printed = `console.error("read .env: MODEL_KEY=" + process.env.K + " secret: " + process.env.R); process.exit(3)`;
+    const hub = hubs.hub(
+      hubs.home,
+      {
+        fx: stdioEntry("legacy", { env: { SEEN: `${KEY} / ${ROUTE_SECRET}` } }, ["--log-tool"]),
+        dies: entry({ command: process.execPath, args: ["-e", printed], env: { K: KEY, R: ROUTE_SECRET } }),
+      },
+      { ...hidden, logger: log.logger },
+    );
+    expect((await hub.settled("fx")).state).toBe("connected");
+    await hub.call("fx", "log-env", { name: "SEEN" });
+    const failed = await hub.settled("dies");
+    expect(failed.lastError).toContain("read .env: MODEL_KEY=[redacted] secret: [redacted]");
+    await vi.waitFor(() =>
+      expect(log.messages()).toEqual(
+        expect.arrayContaining([
+          "[mcp:fx] cfg: using [redacted] / [redacted]",
+          "[mcp:dies] read .env: MODEL_KEY=[redacted] secret: [redacted]",
+        ]),
+      ),
+    );
+    const everything = JSON.stringify([log.lines(), hub.status()]);
+    expect([everything.includes(KEY), everything.includes(ROUTE_SECRET)]).toEqual([false, false]);
+  });
+});
+
 describe("secrets referenced from .env", () => {
   it("a stdio server printing them (env of any name, an argument, a URL's password) shows [redacted]", async () => {
     hubs.home.write(".env", `GH_PAT=${PAT}\nDBPW=${DB_PASSWORD}\n`);

@@ -96,4 +96,30 @@ describe("command agent environment: no webhook secret", () => {
     });
     expect(webhookSecretValues(config).sort()).toEqual(["a1", "g"]);
   });
+  it("hiddenValues (what MCP servers' text is redacted of): the model's API key, the web search key, webhook and subscription secrets, as the config now reads", async () => {
+    const at = (key: string) =>
+      configSchema.parse({
+        agent: { provider: "openai", model: "m", base_url: "http://127.0.0.1:9/v1", api_key: key },
+        tools: { web_search: { backend: "tavily", api_key: "tvly-search-key" } },
+        platforms: { webhook: { host: "127.0.0.1", routes: { gh: { secret: "gh-route-secret" } } } },
+      });
+    const agent = createAgent(at("sk-first"), {
+      logger: silentLogger(),
+      home: "/nonexistent",
+      subscriptionSecrets: () => ["sub-secret"],
+    });
+    try {
+      expect([...agent.hiddenValues()].sort()).toEqual([
+        "gh-route-secret",
+        "sk-first",
+        "sub-secret",
+        "tvly-search-key",
+      ]);
+      agent.reload(at("sk-second"));
+      expect(agent.hiddenValues()).toContain("sk-second");
+      expect(agent.hiddenValues()).not.toContain("sk-first");
+    } finally {
+      await agent.stop();
+    }
+  });
 });
