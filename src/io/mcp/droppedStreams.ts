@@ -172,8 +172,8 @@ function events(messages: readonly unknown[], id?: string): string[] {
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
-/** A member of a JSON-RPC message written as `null` (`"error": null`, `"params" : null`). */
-const NULL_MEMBER = /"(?:result|error|params|id)"\s*:\s*null/;
+/** A member of a JSON-RPC message written as `null` (`"error": null`, `"params" : null`), or its `_meta`. */
+const NULL_MEMBER = /"(?:result|error|params|id|_meta)"\s*:\s*null/;
 
 /**
  * A POST's JSON answer (one message or a batch) with each message that writes a member it does not use as

@@ -30,8 +30,17 @@ export function withoutNullMembers(value: unknown): Record<string, unknown> | un
     value[key] === null &&
     (request ? key !== "method" : answer && (key === "result" ? value.error !== null : key === "error"));
   const keys = Object.keys(value);
-  if (!keys.some(unused)) return undefined;
-  return Object.fromEntries(keys.filter((key) => !unused(key)).map((key) => [key, value[key]]));
+  const withoutUnused = keys.some(unused)
+    ? Object.fromEntries(keys.filter((key) => !unused(key)).map((key) => [key, value[key]]))
+    : undefined;
+  // `"_meta": null` in a result or params (pydantic's model_dump() writes every unset field so) is left out
+  // too: the SDK's message schema takes `_meta` as an object only, and refused the whole message.
+  const message = withoutUnused ?? value;
+  const member = request ? "params" : "result";
+  const held = message[member];
+  if (!isObject(held) || held._meta !== null) return withoutUnused;
+  const { _meta: _null, ...rest } = held;
+  return { ...message, [member]: rest };
 }
 
 /**
@@ -64,9 +73,15 @@ export function unreadableAnswer(value: unknown): JSONRPCMessage | undefined {
     message = `the server answered with an error svc cannot read: ${quoted(error)}`;
   } else if ("result" in value && !isObject(value.result)) {
     message = `the server's answer has a result that is not a JSON object: ${quoted(value.result)}`;
-  } else if ("result" in value) {
+  } else if ("result" in value && value.jsonrpc !== "2.0") {
     const version = value.jsonrpc === undefined ? "no jsonrpc" : `"jsonrpc": ${quoted(value.jsonrpc)}`;
     message = `the server's answer is not JSON-RPC 2.0 (${version}, where "jsonrpc": "2.0" belongs)`;
+  } else if ("result" in value) {
+    const meta = (value.result as Record<string, unknown>)._meta;
+    message =
+      meta !== undefined && !isObject(meta)
+        ? `the server's answer has a result whose _meta is not a JSON object: ${quoted(meta)}`
+        : `the server's answer is not a JSON-RPC 2.0 response svc can read: ${quoted(value)}`;
   } else {
     message = `the server's answer holds neither a result nor an error: ${quoted(value)}`;
   }

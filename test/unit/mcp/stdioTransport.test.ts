@@ -198,6 +198,10 @@ describe("StdioTransport: an answer that is not valid JSON-RPC", () => {
       { jsonrpc: "2.0", id: 6 },
       { jsonrpc: "2.0", method: "notifications/message", params: "not an object" },
       { jsonrpc: "2.0", id: null, error: { code: -32700 } },
+      // `_meta` written as null (pydantic's model_dump()): read as left out.
+      { jsonrpc: "2.0", id: 9, result: { content: [], _meta: null } },
+      { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "d", _meta: null } },
+      { jsonrpc: "2.0", id: 10, result: { content: [], _meta: "x" } },
     ];
     const messages: unknown[] = [];
     const errors: Error[] = [];
@@ -255,6 +259,16 @@ describe("StdioTransport: an answer that is not valid JSON-RPC", () => {
         error: {
           code: -32603,
           message: 'the server\'s answer holds neither a result nor an error: {"jsonrpc":"2.0","id":6}',
+        },
+      },
+      { jsonrpc: "2.0", id: 9, result: { content: [] } },
+      { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "d" } },
+      {
+        jsonrpc: "2.0",
+        id: 10,
+        error: {
+          code: -32603,
+          message: 'the server\'s answer has a result whose _meta is not a JSON object: "x"',
         },
       },
     ]);
