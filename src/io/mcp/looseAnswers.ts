@@ -4,6 +4,7 @@
  */
 import { CallToolResultSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { sniffedImageType } from "../../agent/modelImageTypes.js";
 import { LooseCursorSchema, nullsLeftOut } from "./listPages.js";
 import { refuseTooDeep } from "./resultDepth.js";
 import { summarizeZodError } from "./transportErrors.js";
@@ -85,8 +86,25 @@ export const LooseCallToolResultSchema = z.preprocess((value) => {
   refuseTooDeep(value);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   const top = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
-  return Array.isArray(top.content) ? { ...top, content: top.content.map(nullsLeftOut) } : top;
+  return Array.isArray(top.content)
+    ? { ...top, content: top.content.map((block) => labelled(nullsLeftOut(block))) }
+    : top;
 }, CallToolResultSchema);
+
+/**
+ * An image or audio block without a `mimeType` (sent as `null`) is labelled by what its bytes show, or as
+ * bytes of unknown type: the model is sent an image by its first bytes whatever its label, so the
+ * missing label fails nothing (the SDK's schema, which requires one, failed the whole call).
+ */
+function labelled(block: unknown): unknown {
+  if (typeof block !== "object" || block === null || Array.isArray(block)) return block;
+  const b = block as Record<string, unknown>;
+  if ((b.type !== "image" && b.type !== "audio") || b.mimeType !== undefined || typeof b.data !== "string")
+    return block;
+  const sniffed =
+    b.type === "image" ? sniffedImageType(Buffer.from(b.data.slice(0, 24), "base64")) : undefined;
+  return { ...b, mimeType: sniffed ?? "application/octet-stream" };
+}
 
 /**
  * `notifications/message` read loosely: the SDK's schema takes MCP's eight levels only, so a message a

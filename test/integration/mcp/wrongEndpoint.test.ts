@@ -466,8 +466,14 @@ describe("lists whose last page ends with nextCursor: null, with optional fields
       prompts: [{ name: "first-prompt" }, { name: "second-prompt", description: null, arguments: null }],
     });
     // tools/call: isError, structuredContent and a block's annotations sent as null count as left out; the
-    // tool's own data keeps its nulls.
-    expect(await h.call("paged", "second", {})).toEqual({ content: [{ type: "text", text: "ran second" }] });
+    // tool's own data keeps its nulls. An image's mimeType sent as null is what its bytes show.
+    expect(await h.call("paged", "second", {})).toEqual({
+      content: [
+        { type: "text", text: "ran second" },
+        { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+        { type: "audio", data: "AAAA", mimeType: "application/octet-stream" },
+      ],
+    });
     expect(await h.call("paged", "fine", {})).toEqual({
       content: [{ type: "text", text: "ran fine" }],
       structuredContent: { value: null },
