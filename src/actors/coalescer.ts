@@ -149,8 +149,15 @@ class LightGroup implements Group {
     // A restored group starts with its count and what is left of its quiet window.
     private merged = 1,
     firstQuietMs = quietMs,
+    // A restored group one of whose bounds passed meanwhile: fired at once, for the bound that ended first.
+    overdue?: CoalesceGroupOutput["reason"],
   ) {
     this.owed = merged;
+    if (overdue !== undefined) {
+      // One timer: two due at once on Node's timers run in no order a reason could be told by.
+      this.max = clock.setTimeout(() => this.fire(overdue), 0);
+      return;
+    }
     // The max wait's timer first: when both end at once it fires first, and the group's reason is max_wait.
     this.max = clock.setTimeout(() => this.fire("max_wait"), maxMs);
     this.quiet = clock.setTimeout(() => this.fire("quiet_window"), firstQuietMs);
@@ -395,16 +402,15 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
       // passed during the restart): the one that ended first, max_wait when both ended at once.
       const quietEndsFirst = (live !== undefined ? quietMs : saved.quietLeftMs) < saved.maxLeftMs;
       const quietDelay = timerDelay(Math.min(quietLeftMs, maxLeftMs));
-      // Node runs a timer of 0 ms at 1 ms, so the max wait is set at 2 ms at least when the quiet window
-      // ended first: at 1 ms both would come due together, and the max wait's, set first, would win.
       const group = new LightGroup(
         latest,
         quietMs,
-        timerDelay(quietEndsFirst ? Math.max(maxLeftMs, Math.max(quietDelay, 1) + 1) : maxLeftMs),
+        timerDelay(quietEndsFirst ? Math.max(maxLeftMs, quietDelay + 1) : maxLeftMs),
         clock,
         (output) => fired(saved.id, output),
         merged,
         quietDelay,
+        quietDelay === 0 ? (quietEndsFirst ? "quiet_window" : "max_wait") : undefined,
       );
       groups.set(saved.id, group);
       // The group's record (written by the new event) now counts the saved events too.
