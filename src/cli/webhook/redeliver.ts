@@ -138,7 +138,10 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       "usage",
       `delivery ${id} reached several routes (${routes.join(", ")}) — pick one with --route`,
     );
-  const record = [...matches].reverse().find((r) => r.payload !== undefined);
+  // The latest request kept with its payload, unless it was a duplicate (which never ran, and may have come
+  // with another body): then the request it repeated, which was taken.
+  const kept = [...matches].reverse().filter((r) => r.payload !== undefined);
+  const record = kept.find((r) => r.outcome !== "duplicate") ?? kept[0];
   const encoding: unknown = record?.payload_encoding;
   if (encoding !== undefined && encoding !== "json" && encoding !== "utf8" && encoding !== "base64")
     // A newer version's: read as text, it would be sent as other bytes than the sender's.
