@@ -29,8 +29,8 @@ export function registerWebhookCommands(program: Command): void {
     .option(
       "--events <list>",
       "comma-separated event types, or the option repeated (default: all)",
-      // Repeated `--events a --events b` adds up instead of keeping only the last one.
-      (value: string, previous?: string) => (previous === undefined ? value : `${previous},${value}`),
+      // Repeated `--events a --events b` adds up instead of keeping only the last one; each as given.
+      (value: string, previous?: string[]) => [...(previous ?? []), value],
     )
     .option("--prompt <template>", "prompt template with {dot.path} fields")
     .option("--deliver <target>", "delivery target (default log)")

@@ -246,19 +246,23 @@ async function write(
  * list, which accepts every event; a value of only commas and spaces (an empty shell variable in a list,
  * `--events "$A,$B"`) is refused rather than taken as that.
  */
-function eventList(name: string, given: string): string[] {
-  const events = [
-    ...new Set(
-      given
-        .split(",")
-        .map((e) => e.trim())
-        .filter((e) => e !== ""),
-    ),
-  ];
-  if (events.length === 0 && given !== "")
+function eventList(name: string, given: readonly string[]): string[] {
+  // `--events ''` alone: every event type again.
+  if (given.length === 1 && given[0] === "") return [];
+  const entries = given.flatMap((value) => value.split(",")).map((entry) => entry.trim());
+  const events = [...new Set(entries.filter((entry) => entry !== ""))];
+  const shown = given.map((value) => `--events ${JSON.stringify(value)}`).join(" ");
+  if (events.length === 0)
     throw new SvcError(
       "usage",
-      `cannot subscribe ${name}: --events ${JSON.stringify(given)} names no event type — list them (--events push,pull_request), or give --events '' alone to accept every event`,
+      `cannot subscribe ${name}: ${shown} names no event type — list them (--events push,pull_request), or give --events '' alone to accept every event`,
+    );
+  // An empty entry beside event types (`--events "$A,$B"` with B unset, or `--events ''` beside others) is
+  // no event type, and not every one either: refused rather than dropped.
+  if (entries.includes(""))
+    throw new SvcError(
+      "usage",
+      `cannot subscribe ${name}: ${shown} has an empty entry beside its event types (an unset shell variable?) — remove it, or give --events '' alone to accept every event`,
     );
   return events;
 }

@@ -1,6 +1,7 @@
 /** The options of `svc webhook subscribe <name>`, as commander parses them. */
 export interface SubscribeOptions {
-  events?: string;
+  /** Each `--events` as given (the option may be repeated). */
+  events?: string[];
   prompt?: string;
   deliver?: string;
   deliverChatId?: string;

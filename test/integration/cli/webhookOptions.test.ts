@@ -130,6 +130,20 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(listed.stdout.split("\n")[1]).toMatch(/^deploys\s+push,release\s+log\s/);
   });
 
+  it("an empty --events entry beside event types (an unset shell variable, or '' given with others) is refused, quoted as given, nothing written", async () => {
+    home = tempHome();
+    const refused = await svcEach(home, [
+      ["webhook", "subscribe", "gh", "--events", "push", "--events", ""],
+      ["webhook", "subscribe", "gh", "--events", "push,"],
+    ]);
+    expect(refused.map((r) => r.code)).toEqual([2, 2]);
+    expect(refused[0]?.stderr).toContain(
+      `cannot subscribe gh: --events "push" --events "" has an empty entry beside its event types (an unset shell variable?) — remove it, or give --events '' alone to accept every event`,
+    );
+    expect(refused[1]?.stderr).toContain('--events "push," has an empty entry');
+    expect(stored.bind(null)).toThrow(); // nothing was written
+  });
+
   it("--events of only commas and spaces is refused, nothing written; --events '' alone accepts every event again", async () => {
     home = tempHome();
     const [commas, repeatedEmpty] = await svcEach(home, [
@@ -140,7 +154,7 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(commas.stderr).toContain(
       `cannot subscribe gh: --events ", ," names no event type — list them (--events push,pull_request), or give --events '' alone to accept every event`,
     );
-    expect(repeatedEmpty.stderr).toContain('--events ", " names no event type');
+    expect(repeatedEmpty.stderr).toContain('--events "" --events " " names no event type');
     expect(stored.bind(null)).toThrow(); // nothing was written
     expect((await svc(home, ["webhook", "subscribe", "gh", "--events", "push"])).code).toBe(0);
     expect((await svc(home, ["webhook", "subscribe", "gh", "--events", ""])).code).toBe(0);
