@@ -122,6 +122,13 @@ async function write(
   };
   const kept = keptConflicts(name, options, previous);
   if (kept.length > 0) throw new SvcError("usage", `cannot subscribe ${name}:\n${kept.join("\n")}`);
+  // A static route of the same name wins: a new subscription there would never be served, and the secret
+  // printed for it would be refused (401). One already stored (by hand) may still be changed, with a warning.
+  if (previous === undefined && Object.hasOwn(loaded.config.platforms.webhook.routes, name))
+    throw new SvcError(
+      "usage",
+      `cannot subscribe ${name}: ${loaded.paths.config} defines a static route "${name}", which the gateway answers with (static routes win), so a subscription of that name would never be served and its secret would be refused — choose another name, or remove the route from ${loaded.paths.config} first`,
+    );
   const parsed = parseSubscription(store.path, name, raw, "flags");
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
   const running = await runningAddress(loaded);

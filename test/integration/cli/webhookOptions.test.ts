@@ -130,6 +130,26 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(listed.stdout.split("\n")[1]).toMatch(/^deploys\s+push,release\s+log\s/);
   });
 
+  it("a new subscription named as a static route of config.yaml is refused (the static route wins: it would never be served), nothing written", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: { enabled: true, host: "127.0.0.1", routes: { gh: { secret: "static-one" } } },
+        },
+      }),
+    );
+    const refused = await svc(home, ["webhook", "subscribe", "gh", "--events", "push"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `cannot subscribe gh: ${join(home.dir, "config.yaml")} defines a static route "gh", which the gateway answers with (static routes win), so a subscription of that name would never be served and its secret would be refused — choose another name, or remove the route from ${join(home.dir, "config.yaml")} first`,
+    );
+    expect(refused.stdout).not.toContain("Secret");
+    expect(stored.bind(null)).toThrow(); // nothing was written
+    expect((await svc(home, ["webhook", "subscribe", "gh-dynamic", "--events", "push"])).code).toBe(0);
+  });
+
   it("an empty --events entry beside event types (an unset shell variable, or '' given with others) is refused, quoted as given, nothing written", async () => {
     home = tempHome();
     const refused = await svcEach(home, [
