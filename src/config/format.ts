@@ -119,9 +119,6 @@ function textForTypeHint(expected: string, input: string, key = ""): string {
   if (expected === "number" || expected === "int") {
     const plain = plainNumberFor(key, input);
     if (plain !== undefined) return ` — ${plain}`;
-    // YAML keeps a whole number past 2^53 as text, so that no digit is silently lost.
-    if (/^\s*-?\d{16,}\s*$/.test(input) && !Number.isSafeInteger(Number(input)))
-      return ` — too large: at most ${Number.MAX_SAFE_INTEGER}`;
     if (input.trim() !== "" && Number.isFinite(Number(input)))
       return " — write the number without quotes (a ${VAR} always gives text)";
     return " — write a plain number, without units or quotes";
@@ -786,6 +783,14 @@ export function formatIssue(
       if (shorthand.hidden)
         message = `expected ${expected}, got ${Array.isArray(issue.input) ? "a list" : "text"} (not shown: it may hold a credential)`;
       message += ` — a server is a mapping of its keys: write ${String(issue.path[1])}: ${shorthand.entry}`;
+    } else if (
+      typeof issue.input === "string" &&
+      (issue.expected === "number" || issue.expected === "int") &&
+      /^\s*-?\d{16,}\s*$/.test(issue.input) &&
+      !Number.isSafeInteger(Number(issue.input))
+    ) {
+      // YAML keeps a whole number past 2^53 as text, so that no digit is silently lost: a number all the same.
+      message = `${issue.input.trim()} is too large to be read exactly (a whole number is read up to ${Number.MAX_SAFE_INTEGER}) — write a smaller number`;
     } else if (typeof issue.input === "string") {
       // A JSON store has no YAML spellings and no ${VAR}: only the quotes are wrong there.
       message +=

@@ -89,7 +89,7 @@ describe("what a refusal quotes", () => {
       ].join("\n"),
     );
     expect(refusal(webhook("    rate_limit: 99999999999999999999999\n"))).toBe(
-      'FILE: platforms.webhook.rate_limit: expected a number, got "99999999999999999999999" — too large: at most 9007199254740991',
+      "FILE: platforms.webhook.rate_limit: 99999999999999999999999 is too large to be read exactly (a whole number is read up to 9007199254740991) — write a smaller number",
     );
   });
 });
