@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction, type Socket } from "node:net";
-import { pipeline, Transform, type TransformCallback } from "node:stream";
+import { pipeline, type Readable, Transform, type TransformCallback } from "node:stream";
 import { connect as tlsConnect } from "node:tls";
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
 import { isPublicAddress } from "../../agent/tools/web/addressPolicy.js";
@@ -144,6 +144,15 @@ function decoder(coding: string): Transform | undefined {
 /** A Content-Encoding svc cannot undo: its compressed bytes would be read as the page's text. */
 class UnknownEncoding extends Error {}
 
+/** At most this many codings of one response are undone, as curl undoes at most five. */
+const MAX_CODINGS = 5;
+
+/**
+ * A Content-Encoding stacking more codings than `MAX_CODINGS`: thousands of gzip layers over a small body
+ * cost minutes of CPU to undo (each layer's decoder reads its input once more), past the fetch's timeout.
+ */
+class TooManyCodings extends Error {}
+
 /**
  * The body, decoded: the codings of `Content-Encoding` (`gzip, br` — listed in the order applied) undone
  * last first, `identity` skipped. `pipeline`, not `pipe`: a response cut off mid-body (the timeout or the
@@ -162,6 +171,7 @@ function decoded(response: IncomingMessage): NodeJS.ReadableStream {
   const empty =
     response.statusCode === 204 || response.statusCode === 304 || response.headers["content-length"] === "0";
   if (codings.length === 0 || empty) return response;
+  if (codings.length > MAX_CODINGS) throw new TooManyCodings(String(codings.length));
   const decoders: Transform[] = [];
   for (const coding of codings) {
     const decode = decoder(coding);
@@ -174,7 +184,7 @@ function decoded(response: IncomingMessage): NodeJS.ReadableStream {
   return decoders[decoders.length - 1] as Transform;
 }
 
-async function readCapped(response: IncomingMessage, maxBytes: number) {
+async function readCapped(response: IncomingMessage, maxBytes: number, signal: AbortSignal) {
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
@@ -185,17 +195,26 @@ async function readCapped(response: IncomingMessage, maxBytes: number) {
     response.destroy();
     throw err;
   }
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    if (size + chunk.length > maxBytes) {
-      chunks.push(chunk.subarray(0, maxBytes - size));
-      size = maxBytes;
-      truncated = true;
-      break;
+  // The timeout (or the run's end) stops the decoding too: once the body is all received, aborting the
+  // request alone ends nothing, and the decoders went on.
+  const stop = () => (stream as Readable).destroy?.(new Error("aborted"));
+  signal.addEventListener("abort", stop, { once: true });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (signal.aborted) throw new Error("aborted");
+      if (size + chunk.length > maxBytes) {
+        chunks.push(chunk.subarray(0, maxBytes - size));
+        size = maxBytes;
+        truncated = true;
+        break;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
     }
-    chunks.push(chunk);
-    size += chunk.length;
+  } finally {
+    signal.removeEventListener("abort", stop);
+    response.destroy();
   }
-  response.destroy();
   return { body: Buffer.concat(chunks), truncated };
 }
 
@@ -378,7 +397,7 @@ export async function guardedFetch(
         url = next;
         continue;
       }
-      const { body, truncated } = await readCapped(response, options.maxBytes);
+      const { body, truncated } = await readCapped(response, options.maxBytes, signal);
       return {
         ok: true,
         url: url.href,
@@ -394,6 +413,11 @@ export async function guardedFetch(
       return {
         ok: false,
         error: `${url.href} is sent with Content-Encoding "${err.message}", which svc cannot decode`,
+      };
+    if (err instanceof TooManyCodings)
+      return {
+        ok: false,
+        error: `${url.href} is sent with ${err.message} codings stacked in its Content-Encoding; svc undoes at most ${MAX_CODINGS}`,
       };
     if (deadline.signal.aborted) return { ok: false, error: `timed out after ${options.timeoutMs / 1000} s` };
     if (options.signal.aborted) return { ok: false, error: "canceled: the run ended" };

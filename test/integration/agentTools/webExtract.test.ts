@@ -215,12 +215,18 @@ describe("web_extract", () => {
   it("decodes stacked codings (gzip, br) and refuses one it cannot decode rather than read compressed bytes as text", async () => {
     const page = "<p>layered</p>";
     const server = createServer((req, res) => {
+      // "/layers/N": N gzip layers, each named in the header (thousands took minutes of CPU to undo).
+      const layers = Number(/^\/layers\/(\d+)$/.exec(req.url ?? "")?.[1] ?? 0);
+      let layered = Buffer.from(page);
+      for (let i = 0; i < layers; i++) layered = gzipSync(layered);
       const [encoding, body] =
-        req.url === "/stacked"
-          ? ["gzip, br", brotliCompressSync(gzipSync(page))]
-          : req.url === "/identity"
-            ? ["identity", Buffer.from(page)]
-            : ["zstd", gzipSync(page)];
+        layers > 0
+          ? [Array(layers).fill("gzip").join(", "), layered]
+          : req.url === "/stacked"
+            ? ["gzip, br", brotliCompressSync(gzipSync(page))]
+            : req.url === "/identity"
+              ? ["identity", Buffer.from(page)]
+              : ["zstd", gzipSync(page)];
       res.writeHead(200, { "content-type": "text/html", "content-encoding": encoding });
       res.end(body);
     });
@@ -234,6 +240,11 @@ describe("web_extract", () => {
       expect(await fetch("/zstd")).toEqual({
         ok: false,
         error: `http://127.0.0.1:${port}/zstd is sent with Content-Encoding "zstd", which svc cannot decode`,
+      });
+      expect(outcomeText(await fetch("/layers/5"))).toBe(`URL: http://127.0.0.1:${port}/layers/5\n\nlayered`);
+      expect(await fetch("/layers/6")).toEqual({
+        ok: false,
+        error: `http://127.0.0.1:${port}/layers/6 is sent with 6 codings stacked in its Content-Encoding; svc undoes at most 5`,
       });
     } finally {
       server.closeAllConnections();

@@ -50,6 +50,15 @@ describe("htmlToText: readable text of a page for web_extract", () => {
     expect(htmlToText("<a ".repeat(300_000)).text).toBe("");
   });
 
+  it("reads a page of lone '<' (2 MiB of them, or of 'a < b') in one pass, each kept as text", () => {
+    // Each lone "<" was searched to the document's end for its ">": quadratic, hours of blocked event loop.
+    const lessThans = "<".repeat(2 * 1024 * 1024);
+    expect(htmlToText(lessThans).text === lessThans).toBe(true);
+    const comparisons = "a < b ".repeat(350_000);
+    expect(htmlToText(comparisons).text === comparisons.trim()).toBe(true);
+    expect(htmlToText("1 < 2 <p>three</p> 4 </ 5").text).toBe("1 < 2\nthree\n4 </ 5");
+  });
+
   it("decodes numeric and named entities, leaves unknown ones", () => {
     expect(decodeEntities("&#65;&#x42;&quot;&bogus;&#0;")).toBe('AB"&bogus;�');
     // HTML 4's names, case-sensitive as in HTML; HTML5's upper-case forms of the common ones.

@@ -125,16 +125,19 @@ export function htmlToText(html: string): { readonly title: string; readonly tex
     }
     const closing = html[open + 1] === "/";
     const name = tagName(html, open + (closing ? 2 : 1));
-    // Comments, doctypes and end tags have no quoted values to skip.
+    // A lone "<" in text (`a < b`), told before any search for its `>`: a search from each of many such
+    // (a page of `<`) to the end of the document made the pass quadratic, minutes of blocked event loop.
+    if (name === "" && html[open + 1] !== "!" && html[open + 1] !== "?") {
+      parts.push("<");
+      i = open + 1;
+      continue;
+    }
+    // Comments, doctypes and end tags have no quoted values to skip. A tag whose `>` never comes ends the
+    // text: each search is made once, from a place the pass then moves past.
     const close =
       closing || html[open + 1] === "!" || html[open + 1] === "?"
         ? html.indexOf(">", open + 1)
         : tagEnd(html, open + 1);
-    if (name === "" && html[open + 1] !== "!" && html[open + 1] !== "?") {
-      parts.push("<"); // a lone "<" in text
-      i = open + 1;
-      continue;
-    }
     if (close < 0) break;
     i = close + 1;
     if (closing) {
