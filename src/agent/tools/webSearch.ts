@@ -49,14 +49,17 @@ export function webSearchTool(settings: WebSearchSettings): AgentTool {
       if (hits === undefined) return toolError(`web_search (${settings.backend}): unexpected answer shape`);
       if (hits.length === 0)
         return textOutcome(`No results for: ${query}${noResultsNote(settings.backend, answer.json)}`);
-      const lines = hits
-        .slice(0, count)
-        .map(
-          (hit, i) =>
-            `${i + 1}. ${hit.title || hit.url}\n   ${hit.url}${hit.snippet ? `\n   ${hit.snippet}` : ""}`,
-        );
+      // Each part on its one line: a title holding a line break (`a\n2. fake`) would fake an entry of the list.
+      const lines = hits.slice(0, count).map((hit, i) => {
+        const url = oneLine(hit.url);
+        const snippet = oneLine(hit.snippet ?? "");
+        return `${i + 1}. ${oneLine(hit.title ?? "") || url}\n   ${url}${snippet ? `\n   ${snippet}` : ""}`;
+      });
       // A backend that quotes the key in a result (an echo page, a debugging answer) shows it to no model.
       return textOutcome(scrub(lines.join("\n"), [settings.api_key]));
     },
   };
 }
+
+/** A search result's text on one line: its line breaks and runs of spaces as one space. */
+const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim();
