@@ -244,11 +244,18 @@ export function referencedSecrets(entry: McpServerEntry, scope: InterpolationSco
 }
 
 /**
+ * An error svc words from the entry's names and paths alone (a TLS file it cannot use), quoting no credential:
+ * kept as it is, since a short key password redacted as a substring cut pieces out of the server's name and
+ * the paths (`mcp_servers.corp-[redacted]`), and the path shown so told the password.
+ */
+export class OwnWordsError extends SvcError {}
+
+/**
  * An error whose text quotes one of the entry's credentials (a server echoing what it refused): its text
  * with them redacted, and no cause (error descriptions append causes' messages, which quote the same text).
  */
 export function withoutSecrets(err: unknown, secrets: readonly string[]): unknown {
-  if (!(err instanceof Error)) return err;
+  if (!(err instanceof Error) || err instanceof OwnWordsError) return err;
   const text = describeError(err);
   const message = scrub(text, secrets);
   if (message === text) return err;

@@ -9,6 +9,7 @@ import { SvcError } from "../../errors.js";
 import { importExternal } from "../importExternal.js";
 import { outboundDispatcher } from "../outbound/dispatcher.js";
 import { notUtf8Text } from "../textEncoding.js";
+import { OwnWordsError } from "./entrySecrets.js";
 import { secureContextFor, systemCaCertificates } from "./systemCas.js";
 
 /** A fetch bound to one server's TLS settings; `close` releases its connection pool. */
@@ -27,12 +28,12 @@ function readPem(server: string, what: string, path: string, written?: string): 
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "EISDIR")
       // A directory of certificates (/etc/ssl/certs, as curl's --capath takes one): svc reads one file.
-      throw new SvcError(
+      throw new OwnWordsError(
         "mcp_config",
         `mcp_servers.${server}: ${what} is a directory, not a PEM file: ${path} — name the PEM file itself${what === "ssl_verify CA bundle" ? " (a bundle of the CAs to trust, such as /etc/ssl/certs/ca-certificates.crt; ssl_verify: true trusts the system's CAs)" : ""}`,
       );
     const problem = code === "ENOENT" ? "file not found" : `file cannot be read (${code ?? "error"})`;
-    throw new SvcError(
+    throw new OwnWordsError(
       "mcp_config",
       `mcp_servers.${server}: ${what} ${problem}: ${path}${code === "ENOENT" ? notFoundHint(what, path, written) : ""}`,
     );
@@ -119,7 +120,7 @@ function checkPem(
   writtenPassphrase?: string,
 ): void {
   const fail = (message: string) => {
-    throw new SvcError("mcp_config", `mcp_servers.${server}: ${message}`);
+    throw new OwnWordsError("mcp_config", `mcp_servers.${server}: ${message}`);
   };
   if (pem.ca !== undefined && !pem.ca.includes("-----BEGIN CERTIFICATE-----"))
     fail(

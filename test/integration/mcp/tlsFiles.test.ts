@@ -76,6 +76,30 @@ describe("unusable certificate, key and CA files", () => {
     }
   });
 
+  it("a wrong key password that is part of the server's name, a path or svc's words is not cut out of them: the message is svc's own, quoting no credential", async () => {
+    const h = makeHub(home, {
+      "corp-internal": entry({
+        url: mtls.url,
+        ssl_verify: certs.caCert,
+        connect_timeout: 5,
+        client_cert: [certs.clientCert, certs.clientKeyEncrypted, "internal"],
+      }),
+      keys: entry({
+        url: mtls.url,
+        ssl_verify: certs.caCert,
+        connect_timeout: 5,
+        client_cert: [certs.clientCert, certs.clientKeyEncrypted, "client"],
+      }),
+    });
+    hubs.push(h);
+    expect((await h.settled("corp-internal")).lastError).toBe(
+      `mcp_servers.corp-internal: the private key in ${certs.clientKeyEncrypted} cannot be decrypted with the configured password (client_cert[2])`,
+    );
+    expect((await h.settled("keys")).lastError).toBe(
+      `mcp_servers.keys: the private key in ${certs.clientKeyEncrypted} cannot be decrypted with the configured password (client_cert[2])`,
+    );
+  });
+
   it("a key that belongs to another certificate", async () => {
     expect(await lastError({ client_cert: [certs.clientCert, certs.strangerKey] })).toBe(
       `mcp_servers.s: the private key in ${certs.strangerKey} does not belong to the certificate in ${certs.clientCert}`,
