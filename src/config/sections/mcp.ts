@@ -416,6 +416,9 @@ export function httpUrlProblem(url: string, shown = url): string | undefined {
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
     return `expected an http:// or https:// URL, got ${describe(withoutUrlCredentials(shown))} (${parsed.protocol.slice(0, -1)} is not supported)`;
+  // `http:///mcp` (the host left out) parses with the path's first segment as the host: "mcp".
+  if (/^https?:\/\/\//i.test(url.trim()))
+    return `${describe(withoutUrlCredentials(shown))} names no host (three slashes after ${parsed.protocol}) — write the server's host: ${parsed.protocol}//<host>/mcp`;
   // Port 0 means "any free port" to a listener; nothing can be connected to there.
   if (parsed.port === "0")
     return `${describe(withoutUrlCredentials(shown))} names port 0, which no server listens on — write the port the MCP server listens on`;

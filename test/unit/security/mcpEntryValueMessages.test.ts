@@ -109,3 +109,15 @@ describe("a url naming port 0", () => {
     expect(httpUrlProblem("http://127.0.0.1:80/mcp")).toBeUndefined();
   });
 });
+
+describe("a url that names no host", () => {
+  it("http:///mcp is refused at load (it would parse with the path's first segment, mcp, as its host)", () => {
+    expect(problems('mcp_servers:\n  e:\n    url: "http:///mcp"\n')).toContain(
+      'mcp_servers.e.url: "http:///mcp" names no host (three slashes after http:) — write the server\'s host: http://<host>/mcp',
+    );
+    expect(httpUrlProblem("https:///x")).toBe(
+      '"https:///x" names no host (three slashes after https:) — write the server\'s host: https://<host>/mcp',
+    );
+    expect(httpUrlProblem("https://host/x")).toBeUndefined();
+  });
+});
