@@ -247,8 +247,15 @@ export class RunQueue {
     });
   }
 
+  /**
+   * Told when the counts `toJSON` gives change (`--inspect`: the `runs` actor then publishes a snapshot);
+   * unset otherwise, so the hot path pays one check.
+   */
+  onChange: (() => void) | undefined;
+
   push(event: QueuedRun): void {
     this.waiting.push(event);
+    this.onChange?.();
     const wake = this.idleSlots.pop();
     // After the current turn: the request that queued the run is answered (202) before its agent starts.
     if (wake !== undefined) setImmediate(wake);
@@ -257,7 +264,10 @@ export class RunQueue {
   take(wake: () => void): QueuedRun | undefined {
     const event = this.waiting.shift();
     if (event === undefined) this.idleSlots.push(wake);
-    else this.active.add(event);
+    else {
+      this.active.add(event);
+      this.onChange?.();
+    }
     return event;
   }
   /** Takes `run` out of the waiting list (its event was answered 503 after all); false when it is not waiting. */
@@ -265,6 +275,7 @@ export class RunQueue {
     const at = this.waiting.lastIndexOf(run);
     if (at < 0) return false;
     this.waiting.removeAt(at);
+    this.onChange?.();
     if (this.isIdle()) for (const notify of this.idleWaiters) notify();
     return true;
   }
@@ -301,10 +312,12 @@ export class RunQueue {
     }
     this.active.delete(run);
     this.retrying.add(run);
+    this.onChange?.();
     return true;
   }
   finish(event: QueuedRun): void {
     if (!this.active.delete(event)) this.retrying.delete(event);
+    this.onChange?.();
     if (this.isIdle()) for (const notify of this.idleWaiters) notify();
   }
   isIdle(): boolean {
@@ -472,7 +485,7 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
 export const runsMachine = setup({
   types: {
     context: {} as RunsInput & { readonly queue: RunQueue },
-    events: {} as { type: "enqueue"; event: QueuedRun },
+    events: {} as { type: "enqueue"; event: QueuedRun } | { type: "changed" },
     input: {} as RunsInput,
   },
   actors: { slot: runSlot },
@@ -490,6 +503,8 @@ export const runsMachine = setup({
   },
   on: {
     enqueue: { actions: ({ context, event }) => context.queue.push(event.event) },
+    // The queue's counts changed (`--inspect` only): processing the event publishes a snapshot with them.
+    changed: {},
   },
 });
 

@@ -401,6 +401,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     profiles,
     runFiredJob: (run, signal, slot) => cron.scheduler.runFired(run, signal, slot),
     warnedToolsets,
+    inspecting: options.inspect !== undefined,
     // Made once: a run allocates no closure for its timing or its history line.
     track: (execute) =>
       state.trackRuns(

@@ -99,6 +99,8 @@ export interface RunsDeps {
   readonly track?: (execute: RunExecutor) => RunExecutor;
   /** Unknown toolset names a load already warned about, per route: runs do not say them again. */
   readonly warnedToolsets?: Set<string>;
+  /** The gateway runs with `--inspect`: the queue's counts are published as they change. */
+  readonly inspecting?: boolean;
 }
 
 /** The run slots (the `runs` actor and its `run-slot-N` children) working off the queue. */
@@ -117,11 +119,23 @@ export function createRuns(deps: RunsDeps): { readonly execute: RunExecutor } {
   const execute = (deps.track ?? ((run) => run))((run, signal, slot) =>
     isFire(run) ? deps.runFiredJob(run, signal, slot) : executeAgentRun(run, signal, slot),
   );
-  deps.system.spawn("runs", runsMachine, {
+  const runs = deps.system.spawn("runs", runsMachine, {
     maxConcurrent: deps.maxConcurrent,
     logger,
     queue: deps.queue.queue,
     execute,
   });
+  // Under `--inspect` the queue's counts are published as they change, at most once a turn.
+  if (deps.inspecting === true) {
+    let told = false;
+    deps.queue.queue.onChange = () => {
+      if (told) return;
+      told = true;
+      setImmediate(() => {
+        told = false;
+        runs.send({ type: "changed" });
+      });
+    };
+  }
   return { execute };
 }

@@ -40,46 +40,53 @@ interface RootSnapshot {
   };
 }
 
+/** A gateway under an inspector client, whose one run slot is held by a run that never ends, three runs queued. */
+async function threeRunsOneSlot() {
+  const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
+  cleanups.push(() => bridge.stop());
+  const client = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
+  cleanups.push(() => client.socket.terminate());
+  home = tempHome();
+  const dir = home.dir;
+  const stuck = ["bash", "-c", 'touch "$0/started-$$"; exec sleep 30', dir];
+  const config = {
+    gateway: { drain_timeout_seconds: 0 },
+    agent: { provider: "command", command: stuck, max_concurrent_runs: 1 },
+    platforms: {
+      webhook: {
+        enabled: true,
+        host: "127.0.0.1",
+        routes: { gh: { secret: "INSECURE_NO_AUTH", prompt: `${MARKER} {n}` } },
+      },
+    },
+  };
+  home.write("config.yaml", stringify(config));
+  const started = await startGateway({
+    home: dir,
+    env: { SVC_HOME: dir },
+    port: 0,
+    logger: silentLogger(),
+    inspect: bridge.inspect,
+  });
+  gateway = started;
+  for (const n of [1, 2, 3]) {
+    const res = await postJson(
+      `http://127.0.0.1:${started.port}/webhooks/gh`,
+      { n },
+      { "x-request-id": `q-${n}` },
+    );
+    expect(res.status).toBe(202);
+  }
+  await vi.waitFor(() => expect(readdirSync(dir).some((f) => f.startsWith("started-"))).toBe(true), {
+    timeout: 10_000,
+    interval: 50,
+  });
+  return { client, config, home, gateway: started };
+}
+
 describe("--inspect: the run queue", () => {
   it("shows in a root snapshot as how many runs wait and run, not as each waiting run's prompt", async () => {
-    const [port, bridge] = await onPickedPort((picked) => startInspector(picked));
-    cleanups.push(() => bridge.stop());
-    const client = await vi.waitFor(() => openInspectorClient(port), { timeout: 5000, interval: 50 });
-    cleanups.push(() => client.socket.terminate());
-    home = tempHome();
-    const dir = home.dir;
-    const stuck = ["bash", "-c", 'touch "$0/started-$$"; exec sleep 30', dir];
-    const config = {
-      gateway: { drain_timeout_seconds: 0 },
-      agent: { provider: "command", command: stuck, max_concurrent_runs: 1 },
-      platforms: {
-        webhook: {
-          enabled: true,
-          host: "127.0.0.1",
-          routes: { gh: { secret: "INSECURE_NO_AUTH", prompt: `${MARKER} {n}` } },
-        },
-      },
-    };
-    home.write("config.yaml", stringify(config));
-    gateway = await startGateway({
-      home: dir,
-      env: { SVC_HOME: dir },
-      port: 0,
-      logger: silentLogger(),
-      inspect: bridge.inspect,
-    });
-    for (const n of [1, 2, 3]) {
-      const res = await postJson(
-        `http://127.0.0.1:${gateway.port}/webhooks/gh`,
-        { n },
-        { "x-request-id": `q-${n}` },
-      );
-      expect(res.status).toBe(202);
-    }
-    await vi.waitFor(() => expect(readdirSync(dir).some((f) => f.startsWith("started-"))).toBe(true), {
-      timeout: 10_000,
-      interval: 50,
-    });
+    const { client, config, home, gateway } = await threeRunsOneSlot();
     // An MCP server added by a reload is spawned under the root: a root snapshot.
     home.write(
       "config.yaml",
@@ -100,6 +107,20 @@ describe("--inspect: the run queue", () => {
       { timeout: 20_000, interval: 50 },
     );
     expect(root.snapshot.context.specs.runs.input.queue).toEqual({ waiting: 2, active: 1, retrying: 0 });
+    expect(client.messages.join("\n")).not.toContain(MARKER);
+  }, 120_000);
+  it("is published as its counts change, with no other actor's change to carry it", async () => {
+    const { client } = await threeRunsOneSlot();
+    await vi.waitFor(
+      () => {
+        const counts = client.messages
+          .map((m) => JSON.parse(m) as { type: string; snapshot?: { context?: { queue?: unknown } } })
+          .filter((e) => e.type === "@xstate.snapshot" && e.snapshot?.context?.queue !== undefined)
+          .map((e) => e.snapshot?.context?.queue);
+        expect(counts.at(-1)).toEqual({ waiting: 2, active: 1, retrying: 0 });
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     expect(client.messages.join("\n")).not.toContain(MARKER);
   }, 120_000);
 });
