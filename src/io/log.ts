@@ -1,3 +1,4 @@
+import { fstatSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
 import { nearMiss } from "../config/nearMiss.js";
@@ -293,6 +294,16 @@ export function logLevel(asked: string | undefined): pino.Level {
   throw new SvcError("usage", problem ?? `the log level is "${asked}" — use one of ${LEVELS.join(", ")}`);
 }
 
+/** Whether stdout is a regular file on the device `file`'s directory is on. */
+function stdoutIsFileBeside(file: string): boolean {
+  try {
+    const out = fstatSync(1);
+    return out.isFile() && out.dev === statSync(dirname(file)).dev;
+  } catch {
+    return false;
+  }
+}
+
 export function createLogger(options: LogOptions = {}): Logger {
   const streams: pino.StreamEntry[] = [];
   // stdout and the file get the same text line: convert each pino line once.
@@ -323,8 +334,14 @@ export function createLogger(options: LogOptions = {}): Logger {
     jsonSink = options.fileFormat === "json";
     // A text file says where it has a gap (its own line, which a JSON file's readers would not expect).
     const toStdout = options.stdout !== false;
+    // Under `svc gateway start` stdout is logs/gateway.out, on the same disk: a full one lost the lines there too.
+    const stdoutNote = !toStdout
+      ? ""
+      : stdoutIsFileBeside(options.file)
+        ? " — stdout is a file on the same disk, which may lack them too"
+        : " — stdout had them";
     const gap = (lines: number, err: unknown) =>
-      `${isoTime(Date.now())} WARN [log] ${lines} log line(s) could not be written to this file (${err instanceof Error ? err.message : String(err)})${toStdout ? " — stdout had them" : ""}\n`;
+      `${isoTime(Date.now())} WARN [log] ${lines} log line(s) could not be written to this file (${err instanceof Error ? err.message : String(err)})${stdoutNote}\n`;
     const file = buffered
       ? createBatchedFileWriter(
           options.file,

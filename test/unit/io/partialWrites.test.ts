@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { execa } from "execa";
@@ -144,6 +144,41 @@ describe("a disk that stays full", () => {
       "WARN [log] 3 log line(s) could not be written to this file (EFBIG: file too large, write)",
       "INFO after",
     ]);
+  }, 30_000);
+
+  it("the gap's line says stdout had the lines only when stdout is not a file on the same disk (svc gateway start's gateway.out)", async () => {
+    home = tempHome();
+    const file = join(home.dir, "logs", "gateway.log");
+    const script = `
+      import { createLogger } from ${module("io/log.js")};
+      // As the CLI does: a stdout that fails (a full disk under it) does not end the process.
+      process.stdout.on("error", () => {});
+      const logger = createLogger({ file: ${JSON.stringify(file)}, buffered: true });
+      const turn = () => new Promise((resolve) => setImmediate(resolve));
+      logger.info("a".repeat(50 * 1024));
+      await turn();
+      logger.info("b".repeat(20 * 1024));
+      await turn();
+      logger.info("c".repeat(20 * 1024));
+      await turn();
+      logger.info("after");
+      await turn();`;
+    const gapLine = () =>
+      readFileSync(file, "utf8")
+        .split("\n")
+        .find((line) => line.includes("could not be written to this file"))
+        ?.replace(/^.*\(EFBIG: file too large, write\)/, "");
+    // stdout a pipe (a terminal, journald): it had them.
+    await limited(script);
+    expect(gapLine()).toBe(" — stdout had them");
+    rmSync(join(home.dir, "logs"), { recursive: true, force: true });
+    // stdout a file beside the log, as svc gateway start makes logs/gateway.out.
+    const node = [process.execPath, ...CLI_NODE_ARGS, "--input-type=module", "-e", script];
+    await execa("bash", ["-c", 'ulimit -f 64 && exec "$@" > "$OUT"', "bash", ...node], {
+      cwd: resolve(import.meta.dirname, "../../.."),
+      env: { OUT: join(home.dir, "gateway.out") },
+    });
+    expect(gapLine()).toBe(" — stdout is a file on the same disk, which may lack them too");
   }, 30_000);
 
   it("a run journal reports its failing writes once, not once per batch, and again only after a write succeeded", async () => {
