@@ -9,6 +9,7 @@ import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
 import { describeError, SvcError } from "../errors.js";
 import { openGatewayOutput } from "../io/gatewayOutput.js";
 import {
+  addressOptionsOf,
   GatewayElsewhereError,
   gatewayAddress,
   gatewayStateFile,
@@ -508,6 +509,15 @@ async function status(): Promise<void> {
   }
   const recorded = recordedState(paths, pid);
   const { host, port } = recorded ?? gatewayAddress(paths, pid);
+  const overridden = recorded === undefined ? addressOptionsOf(pid) : [];
+  if (overridden.length > 0) {
+    // Started with --host or --port: the configuration's address is not where it listens.
+    process.stdout.write(
+      `Gateway: running (pid ${pid})\nListening: unknown — ${gatewayStateFile(paths)}, where the gateway records where it listens, cannot be read, and it was started with ${overridden.join(" and ")}, so the configuration does not say: it is written once the gateway listens, and again at a restart\n`,
+    );
+    process.exitCode = 1;
+    return;
+  }
   if (port === 0 && recorded === undefined) {
     // The configuration's port 0: a port the gateway picked, which only its unreadable record names.
     process.stdout.write(

@@ -53,6 +53,22 @@ function isGateway(pid: number): boolean {
   return cmdline.split("\0").includes("gateway");
 }
 
+/**
+ * The address options (`--host`, `--port`) the gateway process `pid` was started with, as /proc shows its
+ * command line: where it listens then is not the configuration's. Empty without /proc.
+ */
+export function addressOptionsOf(pid: number): string[] {
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  } catch {
+    return [];
+  }
+  return ["--host", "--port"].filter((flag) =>
+    args.some((arg) => arg === flag || arg.startsWith(`${flag}=`)),
+  );
+}
+
 /** A directory's canonical path when it exists (a symlinked home is the same home), else as given. */
 function canonical(dir: string): string {
   try {

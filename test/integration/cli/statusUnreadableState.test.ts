@@ -1,3 +1,5 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -21,11 +23,35 @@ describe("svc gateway status without a readable gateway.json", () => {
   it("says where it listens is unknown, not that the adapter is off", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig({ r: { secret: "INSECURE_NO_AUTH" } })));
-    gateway = await runForeground(home);
+    gateway = await runForeground(home, []);
     const stateFile = home.write("gateway.json", '{"pid":');
     const res = await svc(home, ["gateway", "status"]);
     expect(res.stdout).toBe(
       `Gateway: running (pid ${gateway.child.pid})\nListening: unknown — ${stateFile}, where the gateway records the port it picked (platforms.webhook.port is 0), cannot be read: it is written once the gateway listens, and again at a restart\n`,
+    );
+    expect(res.code).toBe(1);
+  });
+  it("of a gateway started with --port or --host, says where it listens is unknown, not the configuration's address", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        platforms: {
+          webhook: {
+            enabled: true,
+            host: "127.0.0.1",
+            port: 18720,
+            routes: { r: { secret: "INSECURE_NO_AUTH" } },
+          },
+        },
+      }),
+    );
+    gateway = await runForeground(home, ["--port", "0"]);
+    const stateFile = join(home.dir, "gateway.json");
+    rmSync(stateFile);
+    const res = await svc(home, ["gateway", "status"]);
+    expect(res.stdout).toBe(
+      `Gateway: running (pid ${gateway.child.pid})\nListening: unknown — ${stateFile}, where the gateway records where it listens, cannot be read, and it was started with --port, so the configuration does not say: it is written once the gateway listens, and again at a restart\n`,
     );
     expect(res.code).toBe(1);
   });
