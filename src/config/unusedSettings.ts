@@ -146,6 +146,26 @@ function endpointBaseUrlWarning({ agent }: Config, file: string): string | undef
 }
 
 /**
+ * The routes whose model runs get the default webhook toolset (no `toolsets`, or one naming `svc-webhook`)
+ * while `tools.web_search` names no backend: said once at start (INFO), since that default lists
+ * `web_search`, which such runs are not offered. Undefined when there are none.
+ */
+export function defaultToolsetWithoutSearch(config: Config, file: string): string | undefined {
+  if (config.agent.provider !== "openai" && config.agent.provider !== "anthropic") return undefined;
+  if (config.tools.web_search !== undefined) return undefined;
+  const routes = Object.entries(config.platforms.webhook.routes)
+    .filter(
+      ([, route]) =>
+        route.deliver_only !== true &&
+        route.cron_job === undefined &&
+        (route.toolsets === undefined || route.toolsets.includes("svc-webhook")),
+    )
+    .map(([name]) => name);
+  if (routes.length === 0) return undefined;
+  return `[agent] ${file}: runs of ${routes.join(", ")} get the default webhook toolset without web_search: tools.web_search names no search backend — set tools.web_search (backend: searxng, brave or tavily) to offer it`;
+}
+
+/**
  * A route's toolsets a model run is offered nothing for: `code_execution`, `browser` and `memory` (svc
  * has no tool for them) and `web_search` without a backend in `tools.web_search`. The route would run
  * without what its author listed.

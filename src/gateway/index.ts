@@ -7,7 +7,11 @@ import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
 import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.js";
 import { settingKey } from "../config/sections/webhook.js";
-import { disabledServerToolsets, unusedSettingWarnings } from "../config/unusedSettings.js";
+import {
+  defaultToolsetWithoutSearch,
+  disabledServerToolsets,
+  unusedSettingWarnings,
+} from "../config/unusedSettings.js";
 import { nothingToRun, webhookOffReason } from "../config/webhookEnabled.js";
 import { subscriptionSecretValues } from "../config/webhookSecrets.js";
 import { describeError, SvcError } from "../errors.js";
@@ -109,6 +113,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const env = options.env === undefined ? {} : { env: options.env };
   const logger = options.logger ?? createLogger({ file: paths.gatewayLog, buffered: true });
   for (const warning of unusedSettingWarnings(config, paths.config)) logger.warn(warning);
+  const searchless = defaultToolsetWithoutSearch(config, paths.config);
+  if (searchless !== undefined) logger.info(searchless);
   for (const warning of sharedToolPrefixWarnings(config.mcp_servers, paths.config))
     logger.warn(`[mcp] ${warning}`);
   // A secret file created by hand (or restored from a backup) with a mode every user can read.

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../../../src/config/schema.js";
-import { unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
+import { defaultToolsetWithoutSearch, unusedSettingWarnings } from "../../../src/config/unusedSettings.js";
 
 const FILE = "/h/config.yaml";
 /** A program that is there: an agent.command naming one that is not is warned about (below). */
@@ -683,5 +683,30 @@ describe("a route's events entry or filter with a variable that nothing sets is 
       `[webhook] ${FILE}: platforms.webhook.routes.deploy.filters[1].any[0].in[1]: ${unset("LISTED_VALUE")} is not set — set LISTED_VALUE in /h/.env or the environment; until then its literal text is used (no event holds that text, so the filter does not decide as meant)`,
       `[webhook] ${FILE}: platforms.webhook.routes.deploy.filters[3].regex: ${unset("BRANCH_NAME")} is not set — set BRANCH_NAME in /h/.env or the environment; until then its literal text is used (no event holds that text, so the filter does not decide as meant)`,
     ]);
+  });
+});
+
+describe("the default webhook toolset without a search backend", () => {
+  const noteFor = (raw: Record<string, unknown>) =>
+    defaultToolsetWithoutSearch(configSchema.parse(raw), FILE);
+  const routes = {
+    plain: { secret: "s" },
+    listed: { secret: "s", toolsets: ["svc-webhook", "terminal"] },
+    own: { secret: "s", toolsets: ["terminal"] },
+    direct: { secret: "s", deliver_only: true, deliver: "telegram" },
+  };
+  it("names the routes whose model runs get it without web_search; none with a backend, or without a model", () => {
+    const model = { provider: "openai", model: "m", api_key: "k" };
+    expect(noteFor({ agent: model, platforms: { webhook: { enabled: true, routes } } })).toBe(
+      `[agent] ${FILE}: runs of plain, listed get the default webhook toolset without web_search: tools.web_search names no search backend — set tools.web_search (backend: searxng, brave or tavily) to offer it`,
+    );
+    expect(
+      noteFor({
+        agent: model,
+        tools: { web_search: { backend: "tavily", api_key: "tvly-k" } },
+        platforms: { webhook: { enabled: true, routes } },
+      }),
+    ).toBeUndefined();
+    expect(noteFor({ platforms: { webhook: { enabled: true, routes } } })).toBeUndefined();
   });
 });
