@@ -12,6 +12,8 @@ import { promptOverflow } from "./promptOverflow.js";
 import { cronJobOf, promptToChange } from "./runPrompt.js";
 
 const MAX_DETAIL = 300;
+/** The most characters of the one line a model failure is told in. */
+const MAX_MESSAGE = 2000;
 
 /**
  * An error body as the notice quotes it: an HTML page (a proxy's 502 in front of vLLM or Ollama, a login
@@ -383,6 +385,8 @@ export function describeModelError(
   } else {
     text = String(err);
   }
-  // One line: the log line, the journal and the notice quote it (an SDK message may hold a line break).
-  return scrub(text.replace(/\s*\n\s*/g, " "), secrets).slice(0, MAX_DETAIL * 2);
+  // One line: the log line, the journal and the notice quote it (an SDK message may hold a line break). The
+  // body is cut already (MAX_DETAIL); the cap here is for a message of unknown length, and keeps the advice
+  // after a long body and endpoint (a cut at twice MAX_DETAIL lost it).
+  return cutText(scrub(text.replace(/\s*\n\s*/g, " "), secrets), MAX_MESSAGE);
 }

@@ -42,6 +42,33 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     );
   });
 
+  it("the advice after a body cut at 300 characters is kept whole, however long the endpoint and the advice", () => {
+    const used = {
+      model: "m",
+      modelKey: "agent.model",
+      keySent: true,
+      maxTokens: 4096,
+      maxToolResultChars: 100000,
+    };
+    const body = `This model's maximum context length is 128000 tokens. However, you requested 134096 tokens (130000 in the messages, 4096 in the completion). ${"Please reduce the length of the messages. ".repeat(10)}`;
+    const long = `http://model-gateway.internal.example.com:4000/${"team-a/".repeat(20)}v1/chat/completions`;
+    const text = describeModelError(
+      new APICallError({
+        message: "Bad",
+        url: long,
+        requestBodyValues: {},
+        statusCode: 400,
+        responseBody: body,
+      }),
+      [],
+      long,
+      used,
+    );
+    expect(
+      text.endsWith("lower agent.max_tool_result_chars (100000), or use a model with a larger context"),
+    ).toBe(true);
+  });
+
   it("a 400 saying the prompt alone is more than the model's context holds names agent.max_tool_result_chars, not agent.max_tokens", () => {
     const used = {
       model: "m",
