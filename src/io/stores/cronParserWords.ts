@@ -21,7 +21,10 @@ export function parserWordsProblem(index: number, field: string, problem: string
   const dayOfWeek = index === 4;
   // In the day-of-week field a W may be part of a day name (`wed`), which the parser takes.
   if (/^Invalid characters/.test(problem) && /w/i.test(field.replace(/wed/gi, ""))) {
-    return `W (the weekday nearest a day, as Quartz writes it) is not read — write the days themselves ("15", "1-5")`;
+    // Outside the days (`15W` in the minute field) there are no days to write: its place is said, as for L and #.
+    return dayOfMonth || dayOfWeek
+      ? `W (the weekday nearest a day, as Quartz writes it) is not read — write the days themselves ("15", "1-5")`
+      : `W (the weekday nearest a day, as Quartz writes it) would go in the day-of-month field, the third, where svc does not read it either — write ${FIELD_VALUES[index] ?? "a number"} here`;
   }
   if (/^Invalid wildcard/.test(problem)) return `"*" stands alone, or before a step ("*/5")`;
   // `#` and `L` in the day fields, and `W` in day-of-month, are said before this (cronFieldHints.ts).

@@ -16,8 +16,10 @@ describe("a cron field the parser refuses is said with what to write, not the pa
   it("W, # or L outside the day fields says where it goes", () => {
     // Before: `Invalid characters, got value: 15W` and the like.
     expect(refusal("0 15W * * *")).toContain(
-      '(hour field "15W": W (the weekday nearest a day, as Quartz writes it) is not read — write the days themselves',
+      '(hour field "15W": W (the weekday nearest a day, as Quartz writes it) would go in the day-of-month field, the third, where svc does not read it either — write a number 0-23 here',
     );
+    expect(refusal("15W * * * *")).toContain('(minute field "15W": W (the weekday nearest a day');
+    expect(refusal("15W * * * *")).toContain("— write a number 0-59 here");
     expect(refusal("0 1#2 * * *")).toContain(
       '(hour field "1#2": "#" (the month\'s Nth weekday, "1#2": its second Monday) goes in the day-of-week field, the fifth)',
     );
