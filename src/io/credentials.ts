@@ -85,17 +85,18 @@ export function isPlaceholderKey(key: string): boolean {
 
 /**
  * One UTF-16 unit of a secret as a JSON string may hold it: itself (`"` and `\` escaped, as JSON must), as a
- * `\u` escape with its hex digits in either case, and `/` as `\/` too.
+ * `\u` escape with its hex digits in either case, and `/` as `\/` too. Each escape may be escaped again (a
+ * proxy that quotes the upstream's JSON answer inside its own JSON string: `\\/`, `\\u0061`).
  */
 function jsonUnitPattern(unit: string): string {
   const itself =
-    unit === '"' ? '\\\\"' : unit === "\\" ? "\\\\\\\\" : unit.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    unit === '"' ? '\\\\+"' : unit === "\\" ? "(?:\\\\\\\\)+" : unit.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
   const hex = unit
     .charCodeAt(0)
     .toString(16)
     .padStart(4, "0")
     .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`);
-  return `(?:${itself}|\\\\u${hex}${unit === "/" ? "|\\\\/" : ""})`;
+  return `(?:${itself}|\\\\+u${hex}${unit === "/" ? "|\\\\+/" : ""})`;
 }
 
 /**

@@ -57,6 +57,21 @@ describe("scrub: a secret quoted back inside a JSON answer", () => {
     );
   });
 
+  it("and when the answer is quoted inside another JSON string (a proxy's), each escape escaped again", () => {
+    const key = "sk-ant/abc+def/1234567890XYZ";
+    // The upstream's answer as PHP's json_encode writes it (/ as \/), quoted in a proxy's own JSON string
+    // (LiteLLM's `AnthropicException - {...}`): \\/ in the text svc reads.
+    const inner = `{"error":"invalid key ${key.replaceAll("/", "\\/")}"}`;
+    const outer = JSON.stringify({ error: `AnthropicException - ${inner}` });
+    expect(outer).toContain("sk-ant\\\\/abc");
+    expect(scrub(outer, [key])).toBe(
+      JSON.stringify({ error: 'AnthropicException - {"error":"invalid key [redacted]"}' }),
+    );
+    const unicode = JSON.stringify({ error: '{"k":"sk-\\u0061nt/abc+def/1234567890XYZ"}' });
+    expect(unicode).toContain("sk-\\\\u0061nt");
+    expect(scrub(unicode, [key])).not.toContain("1234567890XYZ");
+  });
+
   it("the forms it had are still cut out", () => {
     const secret = "a b/c&d";
     expect(scrub(`raw ${secret} path a%20b%2Fc%26d form a+b%2Fc%26d`, [secret])).toBe(
