@@ -245,9 +245,41 @@ const UNSERVED_PATH = /Unexpected endpoint or method/i;
  */
 function baseUrlToFix(body: string, endpoint: string): string {
   if (UNSERVED_PATH.test(body)) return ` — check agent.base_url${unversionedBase(endpoint)}`;
+  const crossed = otherApisAnswer(body, endpoint);
+  if (crossed !== undefined)
+    return ` — ${crossed}, not the answer a ${ownPath(endpoint)} request gets: check agent.provider`;
   if (htmlPageSummary(body) !== undefined)
     return " — a web page, not the model API: check agent.base_url, the base of the API itself (Ollama: http://127.0.0.1:11434/v1)";
   return "";
+}
+
+/**
+ * The other API's answer, as a stream of it is told apart (`io/modelStreamAnswer.ts`): a Chat Completions
+ * object answering a `/messages` request, or a Messages API message a `/chat/completions` one (a server that
+ * speaks the other API at the same base, agent.provider set to the wrong one).
+ */
+function otherApisAnswer(body: string, endpoint: string): string | undefined {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (answer === null || typeof answer !== "object" || Array.isArray(answer)) return undefined;
+  const record = answer as Record<string, unknown>;
+  const path = ownPath(endpoint);
+  if (path === "/messages" && (record.object === "chat.completion" || Array.isArray(record.choices)))
+    return "a Chat Completions answer";
+  if (path === "/chat/completions" && record.type === "message" && Array.isArray(record.content))
+    return "a Messages API answer";
+  return undefined;
+}
+
+/** The path svc appended to agent.base_url for `endpoint`. */
+function ownPath(endpoint: string): "/messages" | "/chat/completions" | undefined {
+  if (/\/messages$/i.test(endpoint)) return "/messages";
+  if (/\/chat\/completions$/i.test(endpoint)) return "/chat/completions";
+  return undefined;
 }
 
 /**

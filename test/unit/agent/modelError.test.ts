@@ -271,6 +271,29 @@ describe("a model failure in one line (the failure notice, the journal, the log)
     );
   });
 
+  it("a 200 that is the other API's answer (agent.provider set to the wrong one) says to check agent.provider", () => {
+    const used = { model: "m", modelKey: "agent.model", keySent: true };
+    const messages = "http://127.0.0.1:8000/v1/messages";
+    const chat =
+      '{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"}}]}';
+    const at = (url: string, body: string) =>
+      new APICallError({
+        message: "Invalid JSON response",
+        url,
+        requestBodyValues: {},
+        statusCode: 200,
+        responseBody: body,
+      });
+    expect(describeModelError(at(messages, chat), [], messages, used)).toBe(
+      `model endpoint ${messages} gave an answer svc cannot use (HTTP 200): ${chat} — a Chat Completions answer, not the answer a /messages request gets: check agent.provider`,
+    );
+    const message = '{"id":"m1","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}]}';
+    expect(describeModelError(at(URL, message), [], URL, used)).toMatch(
+      /— a Messages API answer, not the answer a \/chat\/completions request gets: check agent\.provider$/,
+    );
+    expect(describeModelError(at(URL, chat), [], URL, used)).not.toContain("agent.provider");
+  });
+
   it("a 200 with an empty body says so, on one line (the SDK's parse error quotes the empty text over two)", () => {
     for (const responseBody of ["", " \r\n"]) {
       const empty = new APICallError({
