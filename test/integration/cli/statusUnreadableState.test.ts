@@ -33,18 +33,11 @@ describe("svc gateway status without a readable gateway.json", () => {
   });
   it("of a gateway started with --port or --host, says where it listens is unknown, not the configuration's address", async () => {
     home = tempHome();
+    // The configuration names a port the gateway does not listen on (--port 0 picks another).
+    const config = cliConfig({ r: { secret: "INSECURE_NO_AUTH" } }) as { platforms: { webhook: object } };
     home.write(
       "config.yaml",
-      stringify({
-        platforms: {
-          webhook: {
-            enabled: true,
-            host: "127.0.0.1",
-            port: 18720,
-            routes: { r: { secret: "INSECURE_NO_AUTH" } },
-          },
-        },
-      }),
+      stringify({ platforms: { webhook: { ...config.platforms.webhook, port: 18720 } } }),
     );
     gateway = await runForeground(home, ["--port", "0"]);
     const stateFile = join(home.dir, "gateway.json");

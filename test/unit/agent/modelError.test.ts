@@ -7,6 +7,15 @@ const URL = "http://127.0.0.1:11434/v1/chat/completions";
 const answer = (statusCode: number, responseBody: string, message = "Bad") =>
   new APICallError({ message, url: URL, requestBodyValues: {}, statusCode, responseBody });
 
+/** What a model run used, with its cap on tool results (the context-length advice names it). */
+const WITH_TOOL_RESULTS = {
+  model: "m",
+  modelKey: "agent.model",
+  keySent: true,
+  maxTokens: 4096,
+  maxToolResultChars: 100000,
+};
+
 describe("a model failure in one line (the failure notice, the journal, the log)", () => {
   it("an HTTP error names the endpoint, the status and the body", () => {
     expect(describeModelError(answer(401, '{"error":{"message":"bad key"}}'), [])).toBe(
@@ -43,13 +52,7 @@ describe("a model failure in one line (the failure notice, the journal, the log)
   });
 
   it("the advice after a body cut at 300 characters is kept whole, however long the endpoint and the advice", () => {
-    const used = {
-      model: "m",
-      modelKey: "agent.model",
-      keySent: true,
-      maxTokens: 4096,
-      maxToolResultChars: 100000,
-    };
+    const used = WITH_TOOL_RESULTS;
     const body = `This model's maximum context length is 128000 tokens. However, you requested 134096 tokens (130000 in the messages, 4096 in the completion). ${"Please reduce the length of the messages. ".repeat(10)}`;
     const long = `http://model-gateway.internal.example.com:4000/${"team-a/".repeat(20)}v1/chat/completions`;
     const text = describeModelError(
@@ -70,13 +73,7 @@ describe("a model failure in one line (the failure notice, the journal, the log)
   });
 
   it("a 400 saying the prompt alone is more than the model's context holds names agent.max_tool_result_chars, not agent.max_tokens", () => {
-    const used = {
-      model: "m",
-      modelKey: "agent.model",
-      keySent: true,
-      maxTokens: 4096,
-      maxToolResultChars: 100000,
-    };
+    const used = WITH_TOOL_RESULTS;
     const fills = (context: string) =>
       ` — the prompt and the run's tool results so far fill the model's context${context}: lower agent.max_tool_result_chars (100000), or use a model with a larger context`;
     for (const [body, context] of [
