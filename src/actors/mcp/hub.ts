@@ -4,6 +4,7 @@ import { type InterpolationScope, interpolate } from "../../config/interpolate.j
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { serverEntries, serverNames } from "../../config/serverOrder.js";
 import { describeError, SvcError } from "../../errors.js";
+import { scrub } from "../../io/credentials.js";
 import { fingerprint } from "../../io/mcp/entryFingerprint.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
@@ -345,7 +346,10 @@ export class McpHub {
         tool = live;
         const onToolCall = this.options.onToolCall;
         if (onToolCall === undefined)
-          return await invokeTool(rt, this.options.logger, session, tool, args, signal);
+          return errorWithoutSecrets(
+            await invokeTool(rt, this.options.logger, session, tool, args, signal),
+            rt.secrets,
+          );
         // Timed on the clock that is never set: a step of the wall clock is no call's duration.
         const now = this.options.now ?? (() => performance.now());
         const started = now();
@@ -353,7 +357,7 @@ export class McpHub {
         try {
           const result = await invokeTool(rt, this.options.logger, session, tool, args, signal);
           if (result.isError !== true) outcome = "ok";
-          return result;
+          return errorWithoutSecrets(result, rt.secrets);
         } finally {
           onToolCall(server, outcome, (now() - started) / 1000);
         }
@@ -768,3 +772,15 @@ async function settledWithin(promise: Promise<unknown>, ms: number): Promise<voi
 }
 
 function noop(): void {}
+
+/**
+ * A tool's error result (`isError`) with the entry's credentials redacted from its text, as a thrown
+ * error's are: a server refusing a call often quotes the token it was given (`bad token <TOKEN>`).
+ */
+function errorWithoutSecrets(result: CallToolResult, secrets: readonly string[]): CallToolResult {
+  if (result.isError !== true) return result;
+  const content = result.content.map((block) =>
+    block.type === "text" ? { ...block, text: scrub(block.text, secrets) } : block,
+  );
+  return { ...result, content };
+}

@@ -57,6 +57,20 @@ describe("the gateway's own secrets (model API key, webhook secrets) in what a s
 });
 
 describe("secrets referenced from .env", () => {
+  it("a failed call's result (isError) quoting one shows [redacted], as a thrown error does", async () => {
+    hubs.home.write(".env", `TOKEN=${PAT}\n`);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    const hub = hubs.hub(hubs.home, {
+      fx: stdioEntry("legacy", { env: { TOKEN: "${TOKEN}" } }, ["--log-tool"]),
+    });
+    expect((await hub.settled("fx")).state).toBe("connected");
+    const result = (await hub.call("fx", "refuse-env", { name: "TOKEN" })) as {
+      isError?: boolean;
+      content: Array<{ text: string }>;
+    };
+    expect([result.isError, result.content[0]?.text]).toEqual([true, "bad token [redacted]"]);
+  });
+
   it("a stdio server printing them (env of any name, an argument, a URL's password) shows [redacted]", async () => {
     hubs.home.write(".env", `GH_PAT=${PAT}\nDBPW=${DB_PASSWORD}\n`);
     const script =
