@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import { type SnapshotFrom, waitFor } from "xstate";
 import { interpolateDeep } from "../../config/interpolate.js";
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
@@ -360,7 +362,10 @@ async function listAndRegister(
     .concat(skipped.map((report) => `mcp_servers.${rt.name}: ${report}`))
     .concat(incomplete === undefined ? [] : [`mcp_servers.${rt.name}: ${incomplete}`]);
   try {
-    writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
+    // Not where the profile's directory is gone (removed while the gateway runs, or a profile named only by a
+    // command's --profile): the write would make it again, which only a run of the profile is to do.
+    if (existsSync(dirname(deps.cacheDir)))
+      writeSchemaCache(deps.cacheDir, rt.name, rt.entry, tools, capabilities);
     rt.cachedToolCount = rt.toolset.tools.length;
   } catch (err) {
     logger.warn(
