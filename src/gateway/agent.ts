@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { createRunner, preloadModelRunner } from "../actors/agent/index.js";
+import { createRunner, preloadModelRunner, webSearchKey } from "../actors/agent/index.js";
 import type { AgentRunner } from "../actors/agent/runner.js";
 import { createMcpEndpointHost } from "../agent/mcpEndpoint/index.js";
 import type { McpToolSource } from "../agent/mcpTools.js";
@@ -45,8 +45,15 @@ export function createAgent(
   let current = config;
   // One loopback endpoint for every command run's tools; its socket opens on the first run.
   const endpoint = createMcpEndpointHost({ fileMaxBytes: () => current.tools.file.max_bytes });
+  // The config's own secrets, the keys svc sends included (`hiddenValues`): made once per config.
+  let configHidden: readonly string[] = [];
   const build = (next: Config, dotenv = deps.dotenv) => {
     const configSecrets = webhookSecretValues(next);
+    configHidden = [
+      ...configSecrets,
+      ...(next.agent.api_key === undefined ? [] : [next.agent.api_key]),
+      ...webSearchKey(next.tools),
+    ];
     void preloadModelRunner(next.agent);
     return createRunner(next.agent, {
       logger: deps.logger,
@@ -72,11 +79,6 @@ export function createAgent(
       runner = build(next, dotenv);
     },
     stop: () => endpoint.close(),
-    hiddenValues: () => [
-      ...webhookSecretValues(current),
-      ...(deps.subscriptionSecrets?.() ?? []),
-      ...(current.agent.api_key === undefined ? [] : [current.agent.api_key]),
-      ...(current.tools.web_search?.api_key === undefined ? [] : [current.tools.web_search.api_key]),
-    ],
+    hiddenValues: () => [...configHidden, ...(deps.subscriptionSecrets?.() ?? [])],
   };
 }

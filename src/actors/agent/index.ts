@@ -56,7 +56,8 @@ export interface RunnerDeps {
   readonly dotenv?: Readonly<Record<string, string>>;
 }
 
-const webSearchKey = (tools: ToolsSettings): string[] =>
+/** `tools.web_search.api_key`, as a list of the secrets to hide (empty without one). */
+export const webSearchKey = (tools: ToolsSettings): string[] =>
   tools.web_search?.api_key === undefined ? [] : [tools.web_search.api_key];
 
 type ModelRunnerModule = typeof import("../../agent/modelRunner.js");

@@ -4,9 +4,8 @@ import { type InterpolationScope, interpolate } from "../../config/interpolate.j
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { serverEntries, serverNames } from "../../config/serverOrder.js";
 import { describeError, SvcError } from "../../errors.js";
-import { scrub } from "../../io/credentials.js";
 import { fingerprint } from "../../io/mcp/entryFingerprint.js";
-import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
+import { resultWithoutSecrets, withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
 import { readSchemaCache } from "../../io/mcp/schemaCache.js";
@@ -346,7 +345,7 @@ export class McpHub {
         tool = live;
         const onToolCall = this.options.onToolCall;
         if (onToolCall === undefined)
-          return errorWithoutSecrets(
+          return resultWithoutSecrets(
             await invokeTool(rt, this.options.logger, session, tool, args, signal),
             rt.secrets,
           );
@@ -357,7 +356,7 @@ export class McpHub {
         try {
           const result = await invokeTool(rt, this.options.logger, session, tool, args, signal);
           if (result.isError !== true) outcome = "ok";
-          return errorWithoutSecrets(result, rt.secrets);
+          return resultWithoutSecrets(result, rt.secrets);
         } finally {
           onToolCall(server, outcome, (now() - started) / 1000);
         }
@@ -772,15 +771,3 @@ async function settledWithin(promise: Promise<unknown>, ms: number): Promise<voi
 }
 
 function noop(): void {}
-
-/**
- * A tool's error result (`isError`) with the entry's credentials redacted from its text, as a thrown
- * error's are: a server refusing a call often quotes the token it was given (`bad token <TOKEN>`).
- */
-function errorWithoutSecrets(result: CallToolResult, secrets: readonly string[]): CallToolResult {
-  if (result.isError !== true) return result;
-  const content = result.content.map((block) =>
-    block.type === "text" ? { ...block, text: scrub(block.text, secrets) } : block,
-  );
-  return { ...result, content };
-}

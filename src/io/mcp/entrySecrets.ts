@@ -1,3 +1,4 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { InterpolationScope } from "../../config/interpolate.js";
 import type { McpServerEntry } from "../../config/sections/mcp.js";
 import { CREDENTIAL_QUERY_NAME, percentDecoded } from "../../config/urlCredentials.js";
@@ -260,4 +261,16 @@ export function withoutSecrets(err: unknown, secrets: readonly string[]): unknow
   const message = scrub(text, secrets);
   if (message === text) return err;
   return new SvcError(err instanceof SvcError ? err.code : "mcp_connect", message);
+}
+
+/**
+ * A tool's error result (`isError`) with the entry's credentials redacted from its text, as a thrown
+ * error's are (`withoutSecrets`): a server refusing a call often quotes the token it was given.
+ */
+export function resultWithoutSecrets(result: CallToolResult, secrets: readonly string[]): CallToolResult {
+  if (result.isError !== true) return result;
+  const content = result.content.map((block) =>
+    block.type === "text" ? { ...block, text: scrub(block.text, secrets) } : block,
+  );
+  return { ...result, content };
 }
