@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
@@ -57,3 +58,14 @@ export const SUITE_ENV: Readonly<Record<string, string>> = FRESH
       SVC_TEST_SESSION_INDEX_THREAD: svcModule("io/sessions/indexWorker.js"),
     }
   : {};
+
+/**
+ * The path of one of svc's compiled modules in `dist/`, building it first when `src/` changed since the
+ * last build. For a child whose loading must open no file of its own: tsx compiles a module at its import
+ * through an esbuild process, which a child at its limit on open files cannot start.
+ */
+export function builtModule(path: string): string {
+  if (!FRESH)
+    execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs")], { cwd: ROOT, stdio: "ignore" });
+  return join(ROOT, "dist", path);
+}

@@ -3,9 +3,11 @@ import { pathToFileURL } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
-import { CLI_NODE_ARGS, svcModule } from "../../helpers/cliEntry.js";
+import { builtModule } from "../../helpers/cliEntry.js";
 
-const module = (path: string) => JSON.stringify(pathToFileURL(svcModule(path)).href);
+// The compiled modules, whatever the suite runs: through tsx the import under test would first need an esbuild
+// process, which the child at its limit cannot start, and it would die of that before svc could answer.
+const module = (path: string) => JSON.stringify(pathToFileURL(builtModule(path)).href);
 const LIMIT =
   "too many open files (EMFILE: this process has as many open as its limit allows) — raise its open-file limit (ulimit -n; LimitNOFILE= in a systemd unit, docker run --ulimit nofile=...)";
 
@@ -38,7 +40,7 @@ function runAtLimit(preload: boolean) {
     const reply = await runner.run(request, new AbortController().signal).then((r) => r.text, (err) => err.message);
     for (const fd of held.splice(0)) closeSync(fd);
     console.log(JSON.stringify(reply));`;
-  const node = [process.execPath, ...CLI_NODE_ARGS, "--input-type=module", "-e", script];
+  const node = [process.execPath, "--input-type=module", "-e", script];
   return execa("bash", ["-c", 'ulimit -n 128 && exec "$@"', "bash", ...node], {
     cwd: resolve(import.meta.dirname, "../../.."),
     reject: false,
