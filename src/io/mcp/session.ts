@@ -31,6 +31,7 @@ import { scopedSignal, timeoutSignal } from "../../clock.js";
 import { SvcError } from "../../errors.js";
 import { VERSION } from "../version.js";
 import { ANSWER_TOO_LARGE_TEXT } from "./answerSizeLimit.js";
+import { cancelEveryRequestId } from "./cancelEveryRequestId.js";
 import { knowClientErrors } from "./clientErrors.js";
 import {
   type DiscoverResult,
@@ -496,6 +497,7 @@ function unaskableField(params: unknown): string | undefined {
 
 function newClient(handlers: SessionHandlers): Client {
   const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(handlers) });
+  cancelEveryRequestId(client);
   const sampling = handlers.sampling;
   if (sampling)
     client.setRequestHandler(LooseSamplingRequestSchema, (req, extra) =>
