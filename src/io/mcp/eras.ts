@@ -5,6 +5,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { httpStatusOf } from "./transportErrors.js";
 
 /** The stateless revision whose `server/discover` replaces the `initialize` handshake. */
 export const STATELESS_VERSION = "2026-07-28";
@@ -23,25 +24,64 @@ export const DiscoverResultSchema = z.looseObject({
 });
 export type DiscoverResult = z.infer<typeof DiscoverResultSchema>;
 
-/** JSON-RPC error code carried by an error, including one inside an HTTP error body. */
-function rpcCode(err: unknown): number | undefined {
-  if (err instanceof McpError) return err.code;
+/** The server's words that name the stateless revision. */
+const NAMES_STATELESS = /server\/discover|stateless|2026-07-28/i;
+
+/** Whether a JSON-RPC error code says "no handshake here": unsupported protocol version, or no such method. */
+function isModernOnlyCode(code: unknown): boolean {
+  return code === UNSUPPORTED_PROTOCOL_VERSION || code === ErrorCode.MethodNotFound;
+}
+
+/**
+ * The HTTP status of a refused request: the Streamable HTTP transport's error carries it as `code`, the
+ * SSE transport's POST says it in its message (`Error POSTing to endpoint (HTTP 400): …`).
+ */
+function refusalStatus(err: unknown): number | undefined {
+  const status = httpStatusOf(err);
+  if (status !== undefined) return status;
   const message = err instanceof Error ? err.message : "";
-  const match = /"code"\s*:\s*(-32\d{3})/.exec(message);
-  return match?.[1] === undefined ? undefined : Number(match[1]);
+  const said = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec(message)?.[1];
+  return said === undefined ? undefined : Number(said);
+}
+
+/** The `error` object of a JSON-RPC answer that came as an HTTP error's body (`… endpoint: {…}`). */
+export function rpcErrorInBody(
+  err: unknown,
+): { code?: unknown; message?: unknown; data?: unknown } | undefined {
+  const message = err instanceof Error ? err.message : "";
+  const start = message.indexOf("{");
+  const end = message.lastIndexOf("}");
+  if (start < 0 || end < start) return undefined;
+  try {
+    const answer = JSON.parse(message.slice(start, end + 1)) as { error?: unknown } | null;
+    const error = answer?.error;
+    return typeof error === "object" && error !== null ? error : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * Whether a failed `initialize` means "this server only speaks the stateless revision": a JSON-RPC error
- * -32022 (unsupported protocol version) or -32601 (method not found: no `initialize` at all), whether it
- * arrives as a JSON-RPC response or as the body of an HTTP 4xx; or a message that names `server/discover`
- * or the stateless protocol. Anything else (timeouts, refused connections, 401) is a real failure.
+ * -32022 (unsupported protocol version) or -32601 (method not found: no `initialize` at all), or one whose
+ * message names `server/discover` or the stateless protocol, whether it arrives as a JSON-RPC response or
+ * as the body of an HTTP 4xx. An HTTP answer counts only as a refusal of the request: a 401 or 403 (whose
+ * body may well name a date such as 2026-07-28) and a 5xx are real failures, as are timeouts and refused
+ * connections.
  */
 export function isModernOnlyRejection(err: unknown): boolean {
-  const code = rpcCode(err);
-  if (code === UNSUPPORTED_PROTOCOL_VERSION || code === ErrorCode.MethodNotFound) return true;
-  const message = err instanceof Error ? err.message : String(err);
-  return /server\/discover|stateless|2026-07-28/i.test(message);
+  if (err instanceof McpError) return isModernOnlyCode(err.code) || NAMES_STATELESS.test(err.message);
+  const status = refusalStatus(err);
+  if (status !== undefined) {
+    if (status < 400 || status > 499 || status === 401 || status === 403) return false;
+    const answer = rpcErrorInBody(err);
+    if (answer === undefined) return NAMES_STATELESS.test(err instanceof Error ? err.message : "");
+    return (
+      isModernOnlyCode(answer.code) ||
+      (typeof answer.message === "string" && NAMES_STATELESS.test(answer.message))
+    );
+  }
+  return NAMES_STATELESS.test(err instanceof Error ? err.message : String(err));
 }
 
 /** Whether the discover result lets us speak the stateless revision. */

@@ -1,6 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { STATELESS_VERSION, SVC_SPEAKS } from "./eras.js";
+import { rpcErrorInBody, STATELESS_VERSION, SVC_SPEAKS } from "./eras.js";
 
 /**
  * The protocol version to ask for again when a server refused `initialize` naming the versions it supports,
@@ -42,23 +42,9 @@ export function refusedVersionsHint(err: unknown): string {
 
 /** The `data.supported` of a refusal, as a JSON-RPC error or as the JSON-RPC body of an HTTP error. */
 function supportedVersions(err: unknown): readonly unknown[] | undefined {
-  const data = err instanceof McpError ? err.data : errorDataInBody(err);
+  const data = err instanceof McpError ? err.data : rpcErrorInBody(err)?.data;
   const supported = (data as { supported?: unknown } | null | undefined)?.supported;
   return Array.isArray(supported) ? supported : undefined;
-}
-
-/** `error.data` of a JSON-RPC answer that came as an HTTP error's body (`Error POSTing to endpoint: {…}`). */
-function errorDataInBody(err: unknown): unknown {
-  const message = err instanceof Error ? err.message : "";
-  const start = message.indexOf("{");
-  const end = message.lastIndexOf("}");
-  if (start < 0 || end < start) return undefined;
-  try {
-    const answer = JSON.parse(message.slice(start, end + 1)) as { error?: { data?: unknown } } | null;
-    return answer?.error?.data;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Has the `initialize` request sent through `transport` ask for `version` in place of the SDK's latest. */

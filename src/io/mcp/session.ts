@@ -732,10 +732,14 @@ function stampRequests(client: Client, capabilities: ClientCapabilities): void {
 }
 
 /**
- * The stateless era: no `initialize`; the first message is `server/discover`. When the server does not
- * list 2026-07-28 among `supportedVersions`, the probe counts as failed.
+ * The stateless era: no `initialize`; the first message is `server/discover`, answered within
+ * `probeTimeoutMs`. When the server does not list 2026-07-28 among `supportedVersions`, the probe counts as
+ * failed.
  */
-async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
+async function openStateless(
+  options: OpenSessionOptions,
+  probeTimeoutMs = options.timeoutMs,
+): Promise<McpSession> {
   if (options.signal?.aborted === true) throw new Error(CANCELLED);
   const handlers = options.handlers ?? {};
   const client = newClient(handlers);
@@ -752,7 +756,7 @@ async function openStateless(options: OpenSessionOptions): Promise<McpSession> {
     // request without the header for a 2025-03-26 one, which a stateless-only server refuses (HTTP 400).
     transport.setProtocolVersion?.(STATELESS_VERSION);
     result = await client.request({ method: "server/discover" }, DiscoverResultSchema, {
-      timeout: options.timeoutMs,
+      timeout: probeTimeoutMs,
     });
     if (!speaksStateless(result)) throw new UnspokenVersionsError(result.supportedVersions);
   } catch (err) {
@@ -795,7 +799,9 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
   }
   if (options.protocol === "stateless") {
     try {
-      return await openStateless(options);
+      // Half the connect's time: a legacy server that leaves a request before `initialize` unanswered (as
+      // newer Python SDK servers do) still gets its retry before the connect times out.
+      return await openStateless(options, options.timeoutMs / 2);
     } catch (probeError) {
       // svc's own error before the server answered (its OAuth provider had no token to send: not logged
       // in, a refused or unreachable refresh) says nothing of the era: the retry would only repeat it.
@@ -805,6 +811,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       } catch (legacyError) {
         throw new ComposedError(
           `server/discover failed (${describeTransportError(probeError)}) and the legacy initialize retry failed (${describeTransportError(legacyError)})`,
+          { cause: legacyError },
         );
       }
     }

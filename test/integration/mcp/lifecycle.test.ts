@@ -207,6 +207,15 @@ describe("protocol eras (spec 9)", () => {
     expect(text(await h.call("d", "add", { a: 20, b: 22 }))).toBe("42");
   });
 
+  it("stateless: the legacy retry comes when the probe goes unanswered, within connect_timeout", async () => {
+    // The probe waits half the connect's time: waiting all of it timed the connect out before the retry.
+    const h = hub(ctx.home, {
+      q: stdioEntry("legacy", { protocol: "stateless", connect_timeout: 4 }, ["--silent-before-init"]),
+    });
+    expect(await h.settled("q")).toMatchObject({ state: "connected", era: "legacy" });
+    expect(text(await h.call("q", "echo", { text: "retried" }))).toBe("retried");
+  });
+
   it("stateless: one legacy retry when the probe fails", async () => {
     const h = hub(ctx.home, { l: stdioEntry("legacy", { protocol: "stateless" }) });
     expect(await h.settled("l")).toMatchObject({ state: "connected", era: "legacy" });

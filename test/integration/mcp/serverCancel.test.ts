@@ -25,10 +25,11 @@ describe("a server cancelling its first request", () => {
     const h = ctx.hub(
       ctx.home,
       {
-        fx: stdioEntry("legacy", {
-          sampling: { enabled: true, timeout: 20 },
-          supports_parallel_tool_calls: true,
-        }),
+        fx: stdioEntry(
+          "legacy",
+          { sampling: { enabled: true, timeout: 20 }, supports_parallel_tool_calls: true },
+          ["--cancellable"],
+        ),
       },
       {
         runner: (_request, signal) =>
@@ -56,7 +57,7 @@ describe("a server cancelling its first request", () => {
     const ended = signalled<boolean>();
     const h = ctx.hub(
       ctx.home,
-      { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }) },
+      { fx: stdioEntry("legacy", { supports_parallel_tool_calls: true }, ["--cancellable"]) },
       {
         approvals: {
           approve: async () => false,

@@ -24,6 +24,8 @@ describe("a remote server that requires authorization", () => {
     const h = ctx.hub(ctx.home, {
       plain: entry({ url: mcp.url }),
       sse: entry({ url: mcp.url, transport: "sse" }),
+      // Its probe and its legacy retry both answered 401: the error quotes both, and the hint follows.
+      stateless: entry({ url: mcp.url, protocol: "stateless" }),
     });
     const hint =
       'the server requires authorization: set an Authorization header under mcp_servers.%s.headers (e.g. "Bearer ${TOKEN}"), or for an OAuth login auth: oauth in the entry, then svc mcp login %s';
@@ -34,6 +36,11 @@ describe("a remote server that requires authorization", () => {
     const sse = await h.settled("sse");
     expect(sse.lastError).toMatch(/^mcp_servers\.sse: .*401/);
     expect(sse.lastError).toContain(hint.replaceAll("%s", "sse"));
+    const stateless = await h.settled("stateless");
+    expect(stateless.lastError).toMatch(
+      /^mcp_servers\.stateless: server\/discover failed \(.*\(HTTP 401\)\) and the legacy initialize retry failed \(.*\(HTTP 401\)\) — /,
+    );
+    expect(stateless.lastError).toContain(hint.replaceAll("%s", "stateless"));
   });
 
   it("with a refused Authorization header (or user:password@ in the url): check it, not set one", async () => {

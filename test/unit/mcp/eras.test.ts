@@ -26,6 +26,40 @@ describe("modern-only rejection of initialize (spec 9)", () => {
     expect(isModernOnlyRejection(new Error("connect ECONNREFUSED 127.0.0.1:1"))).toBe(false);
     expect(isModernOnlyRejection(new StreamableHTTPError(401, "Unauthorized"))).toBe(false);
   });
+  it("does not count an authorization failure or a server's failure whose body names the revision or a code", () => {
+    const expired =
+      '{"error":"invalid_token","error_description":"The access token expired at 2026-07-28T09:00:00Z"}';
+    for (const status of [401, 403])
+      expect(
+        isModernOnlyRejection(new StreamableHTTPError(status, `Error POSTing to endpoint: ${expired}`)),
+      ).toBe(false);
+    expect(isModernOnlyRejection(new Error(`Error POSTing to endpoint (HTTP 401): ${expired}`))).toBe(false);
+    const notFound = '{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}';
+    expect(
+      isModernOnlyRejection(new StreamableHTTPError(500, `Error POSTing to endpoint: ${notFound}`)),
+    ).toBe(false);
+    expect(isModernOnlyRejection(new Error(`Error POSTing to endpoint (HTTP 502): ${notFound}`))).toBe(false);
+  });
+  it("reads a 4xx JSON-RPC body's error only: its code or its message, not the rest of the body", () => {
+    expect(
+      isModernOnlyRejection(
+        new Error('Error POSTing to endpoint (HTTP 400): {"jsonrpc":"2.0","id":0,"error":{"code":-32022}}'),
+      ),
+    ).toBe(true);
+    const named = '{"jsonrpc":"2.0","id":0,"error":{"code":-32600,"message":"use server/discover"}}';
+    expect(isModernOnlyRejection(new StreamableHTTPError(400, `Error POSTing to endpoint: ${named}`))).toBe(
+      true,
+    );
+    const elsewhere =
+      '{"jsonrpc":"2.0","id":0,"error":{"code":-32600,"message":"Invalid request"},"docs":"https://x/stateless"}';
+    expect(
+      isModernOnlyRejection(new StreamableHTTPError(400, `Error POSTing to endpoint: ${elsewhere}`)),
+    ).toBe(false);
+    // A body that is no JSON-RPC answer (plain text) is read as the server's words.
+    expect(
+      isModernOnlyRejection(new StreamableHTTPError(400, "Error POSTing to endpoint: stateless server only")),
+    ).toBe(true);
+  });
 });
 
 describe("session expiry detection", () => {
