@@ -2,8 +2,6 @@ import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type Command, Option } from "commander";
-import { createRunner } from "../actors/agent/index.js";
-import { agentSampler } from "../actors/mcp/gatewayHub.js";
 import { McpHub } from "../actors/mcp/hub.js";
 import { serverScoped } from "../actors/mcp/runtime.js";
 import { terminalApprovals } from "../actors/mcp/terminalApprovals.js";
@@ -22,7 +20,6 @@ import {
 } from "../config/sections/mcp.js";
 import { serverEntries, serverNames } from "../config/serverOrder.js";
 import { unusedMcpKeys } from "../config/unusedSettings.js";
-import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
 import { gatewayStateFile, readGatewayState } from "../io/gatewayState.js";
@@ -42,6 +39,7 @@ import { listenForInterrupt, raiseAgain } from "./interrupt.js";
 import { callFailure } from "./mcp/callFailure.js";
 import { literalVariablesWarning } from "./mcp/check.js";
 import { noServersLine, printChecks, testAll } from "./mcp/checkCommands.js";
+import { cliSampler } from "./mcp/cliSampler.js";
 import {
   allTakenReason,
   type CrossServerView,
@@ -115,11 +113,6 @@ function cliHub(
     );
   }
   const logger = cliLogger();
-  const runner = createRunner(loaded.config.agent, {
-    logger,
-    hiddenValues: () => [...webhookSecretValues(loaded.config), ...subscriptions],
-    dotenv: loaded.scope.secrets,
-  });
   const hub = new McpHub({
     servers,
     cacheDir: loaded.paths.mcpCache,
@@ -130,7 +123,7 @@ function cliHub(
       output: process.stderr,
       ...(interrupted === undefined ? {} : { interrupted }),
     }),
-    runner: agentSampler(() => runner),
+    runner: cliSampler(loaded, subscriptions, logger),
     interactive: true,
     // A server given up (connect_timeout, --timeout, Ctrl-C) is killed at once: the command ends on time.
     killGivenUp: true,

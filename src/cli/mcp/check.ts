@@ -11,6 +11,8 @@ import { leaveGoneDirectory } from "../../io/goneDirectory.js";
 import { silentLogger } from "../../io/log.js";
 import { terminalText } from "../../io/terminalText.js";
 import { unsetMcpVariablesByEffect } from "../config/unsetVariables.js";
+import { subscriptionSecrets } from "../subscriptionSecrets.js";
+import { cliSampler } from "./cliSampler.js";
 
 /** One server's answer to "is it working?". */
 export interface ServerCheck {
@@ -103,12 +105,17 @@ export async function checkServers(
   withWrittenOrder(entries, names);
   const toConnect = serverNames(entries);
   const logger = silentLogger();
+  // A server whose entry enables sampling is offered it as in the gateway: one that asks the model while it
+  // lists its tools would fail a check that left the capability out.
+  const sampling = Object.values(entries).some((entry) => entry.sampling.enabled);
+  const subscriptions = sampling ? await subscriptionSecrets(loaded) : [];
   const hub = new McpHub({
     servers: entries,
     cacheDir: loaded.paths.mcpCache,
     scope: () => secretScope(loaded.paths),
     logger,
     approvals: policyApprovals("deny", logger),
+    ...(sampling ? { runner: cliSampler(loaded, subscriptions, logger) } : {}),
     interactive: false,
     // A server given up (connect_timeout, --timeout, Ctrl-C) is killed at once: the command ends on time.
     killGivenUp: true,

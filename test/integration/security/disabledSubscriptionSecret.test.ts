@@ -130,15 +130,17 @@ describe("a disabled subscription's secret quoted by a run's reply is hidden", {
     });
 
     // The server asks for a model's answer (sampling) before it lists its tools, and quotes it in its refusal.
-    it("svc mcp tools and svc mcp test print a server's sampling reply [redacted]", async () => {
+    // `svc mcp test --all` and `svc mcp list` (no gateway running) check the server as the gateway would
+    // connect it: with sampling offered, answered by the agent.
+    it("svc mcp tools, test, test --all and list print a server's sampling reply [redacted]", async () => {
       const home = await disabledOnRedis("disabled-secret-mcp", {
         mcp_servers: {
           s: { command: process.execPath, args: [SERVER, "--sample-on-list"], sampling: { enabled: true } },
         },
       });
       try {
-        for (const command of ["tools", "test"]) {
-          const shown = await svc(home, ["mcp", command, "s"]);
+        for (const command of [["tools", "s"], ["test", "s"], ["test", "--all"], ["list"]]) {
+          const shown = await svc(home, ["mcp", ...command]);
           const output = shown.stdout + shown.stderr;
           expect(output).toContain("the model said: keys: [redacted]");
           expect(output).not.toContain(OFF_SECRET);
