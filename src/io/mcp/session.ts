@@ -46,6 +46,7 @@ import {
   withContent,
 } from "./eras.js";
 import { followTask, pollLostConnection, requestFailures } from "./followTask.js";
+import { formFieldProblem } from "./formFieldProblem.js";
 import { MAX_LIST_PAGES, nextPage } from "./listPages.js";
 import {
   LooseCallToolResultSchema,
@@ -475,24 +476,10 @@ function readableInvalidParams(method: string, what: "sampling" | "elicitation")
   return (params: unknown): unknown => {
     const checked = schema.safeParse({ method, params });
     if (checked.success) return params;
-    const field = what === "elicitation" ? unaskableField(params) : undefined;
+    const field = what === "elicitation" ? formFieldProblem(params) : undefined;
     const problem = field ?? summarizeZodError(checked.error) ?? "it does not have the expected shape";
     throw new McpError(ErrorCode.InvalidParams, `Invalid ${what} request: ${problem}`);
   };
-}
-
-/** The first field of a form that is none of the kinds a form field can be, named with its type. */
-function unaskableField(params: unknown): string | undefined {
-  const form = params as { mode?: unknown; requestedSchema?: { properties?: unknown } } | undefined;
-  if (form?.mode !== undefined && form.mode !== "form") return undefined;
-  const properties = form?.requestedSchema?.properties;
-  if (properties === null || typeof properties !== "object" || Array.isArray(properties)) return undefined;
-  for (const [key, field] of Object.entries(properties)) {
-    if (PrimitiveSchemaDefinitionSchema.safeParse(field).success) continue;
-    const type = (field as { type?: unknown } | null)?.type;
-    return `requestedSchema.properties.${key} (type ${JSON.stringify(type) ?? "not given"}) is no field svc can ask for — a form field is a string, a number or integer, a boolean, or a choice of strings (enum)`;
-  }
-  return undefined;
 }
 
 function newClient(handlers: SessionHandlers): Client {

@@ -267,6 +267,15 @@ describe("a malformed sampling or elicitation request from the server", () => {
     expect(list).toMatch(
       /Invalid elicitation request: requestedSchema\.properties\.tags \(type "array"\) is no field/,
     );
+    // A field of a form's kind with another keyword wrong is named by that keyword, not by its type.
+    const minimum = text(await h.call("s", "send", form({ n: { type: "integer", minimum: "1" } })));
+    expect(minimum).toMatch(
+      /Invalid elicitation request: requestedSchema\.properties\.n\.minimum: expected number, received string$/,
+    );
+    const wrongDefault = text(await h.call("s", "send", form({ ok: { type: "boolean", default: "true" } })));
+    expect(wrongDefault).toMatch(
+      /requestedSchema\.properties\.ok\.default: expected boolean, received string$/,
+    );
     const noMessage = text(
       await h.call("s", "send", {
         method: "sampling/createMessage",
