@@ -3,6 +3,7 @@ import { looksLikeJws, netlify } from "./netlifySignature.js";
 import { isPublicKeySecret, verifiesEd25519, whpkKey } from "./publicKeySignature.js";
 import {
   type AuthResult,
+  type AuthScheme,
   BASE64,
   canonicalBase64,
   checkHexHmac,
@@ -26,6 +27,7 @@ import {
   pagerduty,
   sentry,
   shopify,
+  staleWebhookTimestamp,
   stripe,
 } from "./vendorSignatures.js";
 
@@ -167,7 +169,30 @@ function genericV1(value: string | null, input: VerifyInput): AuthResult {
   return ok ? { ok: true, scheme: "generic_v1" } : fail("x-webhook-signature does not match");
 }
 
+/**
+ * Schemes whose signature is the HMAC-SHA256 of the raw body alone under the route secret: the digest Linear
+ * sends in `Linear-Signature`. A Linear delivery replayed under one of their headers would skip the check of
+ * its `webhookTimestamp`, so a body carrying one is held to the replay window whichever of them signed it.
+ */
+const BODY_HMAC_SCHEMES: ReadonlySet<AuthScheme> = new Set<AuthScheme>([
+  "forge_hmac",
+  "generic_v1",
+  "sentry",
+  "pagerduty",
+  "shopify",
+  "grafana",
+  "lemon_squeezy",
+  "flux",
+]);
+
 function verify(input: VerifyInput): AuthResult {
+  const result = verifyByHeaders(input);
+  if (!result.ok || !BODY_HMAC_SCHEMES.has(result.scheme)) return result;
+  const stale = staleWebhookTimestamp(input, result.scheme);
+  return stale === undefined ? result : fail(stale);
+}
+
+function verifyByHeaders(input: VerifyInput): AuthResult {
   const { headers } = input;
   if (typeof input.secret !== "string" || input.secret.length === 0) return fail("no secret configured");
   if (!Buffer.isBuffer(input.body)) return fail("body is not a buffer");

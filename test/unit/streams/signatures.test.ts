@@ -566,6 +566,38 @@ describe("Linear (Linear-Signature, an issue tracker sender)", () => {
   });
 });
 
+describe("a Linear delivery's digest under another header that signs the body alone", () => {
+  const secret = "lin_wh_test_signing_secret";
+  const at = (ms: number) => JSON.stringify({ action: "create", type: "Issue", webhookTimestamp: ms });
+  // The same hex HMAC-SHA256 of the body, sent as each of these schemes sends it.
+  const headersFor = (digest: string): Record<string, string>[] => [
+    { "x-hub-signature-256": `sha256=${digest}` },
+    { "x-hub-signature": `sha256=${digest}` },
+    { "x-gitea-signature": digest },
+    { "x-webhook-signature": digest },
+    { "sentry-hook-signature": digest },
+    { "x-pagerduty-signature": `v1=${digest}` },
+    { "x-shopify-hmac-sha256": Buffer.from(digest, "hex").toString("base64") },
+    { "x-grafana-alerting-signature": digest },
+    { "x-signature": digest },
+  ];
+
+  it("is refused when its webhookTimestamp is outside 300 s, as under Linear-Signature: no replay by renaming the header", () => {
+    for (const body of [at((NOW - 3600) * 1000), at((NOW + 301) * 1000)])
+      for (const headers of headersFor(hex(secret, body))) {
+        const result = check(headers, body, secret);
+        expect(result, JSON.stringify(headers)).toMatchObject({ ok: false });
+        expect((result as { reason: string }).reason).toMatch(/webhookTimestamp is more than 300 s/);
+      }
+  });
+
+  it("passes inside 300 s, and a webhookTimestamp that is no number (not Linear's) is not judged", () => {
+    for (const body of [at(NOW * 1000), '{"webhookTimestamp":"2024-01-01T00:00:00Z"}'])
+      for (const headers of headersFor(hex(secret, body)))
+        expect(check(headers, body, secret).ok, `${JSON.stringify(headers)} ${body}`).toBe(true);
+  });
+});
+
 describe("Authorization (monitors that cannot sign: Alertmanager, Grafana, uptime checkers)", () => {
   const secret = "monitor-secret-7f3a";
   const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString("base64")}`;
