@@ -51,8 +51,9 @@ export type Reply = (answer: Outcome, close?: boolean, refusal?: string) => void
 export const BUFFERED_BODIES = 64;
 
 /**
- * The answer to a request whose body would pass what the server may buffer at once: given from its
- * head, its body never read. A body holds its place for at most the request deadline (10 s).
+ * The answer to a request whose body would pass what the server may buffer at once: from its head when
+ * the bodies arriving hold every byte of it, else when a piece of its body would pass it (the rest is read
+ * and dropped). A body holds what it took for at most the request deadline (10 s).
  */
 export const BODIES_BUSY: Outcome = {
   ...errorOutcome(503, "Too many request bodies arriving at once, retry later"),
@@ -62,39 +63,38 @@ export const BODIES_BUSY: Outcome = {
 /**
  * The bytes of request bodies a server is receiving, bounded together at BUFFERED_BODIES × the body
  * limit (an ingress thread: its share of that), so connections that each send most of a large body and
- * never end it cannot hold memory without bound. A body takes its declared length (at most the limit)
- * when its reading starts, a chunked one its bytes as they arrive (`more`: Go's net/http and fetch send a
- * streamed body chunked, and 64 small ones at once must not hold every place), and gives it back once it is
- * read whole, refused or its request ends; one that would pass the bound is not read, or not read on
- * (`busy`). A body taken under another limit (a reload changed `max_body_bytes` while it arrived) counts
- * as the same share of the limit in force: three bodies of a lowered limit's old size still hold three
- * places of 64, not every place.
+ * never end it cannot hold memory without bound. A body takes the memory it is read into as its bytes
+ * arrive (`more`: what its BodyCollector holds, never more than twice its bytes or GATHER_MIN), whether its
+ * length was declared or it comes chunked, and gives it back once it is read whole, refused or its request
+ * ends: a head that declares a large body and sends nothing holds nothing, so 64 such requests cannot shut
+ * every route out. A body whose next piece would pass the bound is not read on (`busy`); none is read
+ * while no byte is left. A body taken under another limit (a reload changed `max_body_bytes` while it
+ * arrived) counts as the same share of the limit in force: three bodies of a lowered limit's old size
+ * still hold three places of 64, not every place.
  */
 export class BodyBudget {
-  /** The limit of the bodies `held` counts (the one in force at the last take). */
+  /** The limit of the bodies `held` counts (the one in force at the last start). */
   private limit = 0;
   private held = 0;
   /** Bytes held by bodies taken under other limits, by limit: empty but right after a reload. */
   private readonly earlier = new Map<number, number>();
   /** `shares`: how many servers (ingress threads) divide the bound. */
   constructor(private readonly shares = 1) {}
-  /** Takes the bytes the body of a request with `headers` may need: how many, or -1 when past the bound. */
-  take(headers: Readonly<Record<string, string>>, limit: number): number {
-    const declared = declaredLength(headers);
-    const bytes = declared === undefined ? 0 : Math.min(declared, limit);
+  /**
+   * Whether the body of a request with `headers` may start arriving under `limit`: false when it has one
+   * and the bodies already arriving hold every byte the server may buffer. A request with no body always
+   * may. Takes nothing: the body takes its bytes as they arrive (`more`).
+   */
+  admits(headers: Readonly<Record<string, string>>, limit: number): boolean {
     if (limit !== this.limit) this.switchTo(limit);
+    const bodied = (declaredLength(headers) ?? 0) > 0 || headers["transfer-encoding"] !== undefined;
+    if (!bodied) return true;
     const earlier = this.earlier.size === 0 ? 0 : this.earlierShare(limit);
-    const bound = (BUFFERED_BODIES * limit) / this.shares;
-    if (bytes > 0 && earlier + this.held + bytes > bound) return -1;
-    // A chunked body takes its bytes as they come (`more`): none is read while no byte is left.
-    if (declared === undefined && headers["transfer-encoding"] !== undefined && earlier + this.held >= bound)
-      return -1;
-    this.held += bytes;
-    return bytes;
+    return earlier + this.held < (BUFFERED_BODIES * limit) / this.shares;
   }
   /**
-   * Takes `bytes` more for a chunked body read under `limit` (the limit of its `take`), as its chunks
-   * arrive: false, taking nothing, when they would pass the bound.
+   * Takes `bytes` more for a body read under `limit` (the limit in force when it was admitted), as its
+   * pieces arrive: false, taking nothing, when they would pass the bound.
    */
   more(bytes: number, limit: number): boolean {
     const bound = (BUFFERED_BODIES * this.limit) / this.shares;
@@ -567,7 +567,7 @@ function listHas(joined: string, value: string): boolean {
 /** Pieces kept as they came; past this many, the body is gathered into one growing buffer. */
 const KEPT_PIECES = 16;
 /** The smallest buffer a body is gathered into. */
-const GATHER_MIN = 64 * 1024;
+const GATHER_MIN = 16 * 1024;
 
 /**
  * Collects body chunks up to a limit; `add` returns false once the total passes it. A body in a few
@@ -576,8 +576,8 @@ const GATHER_MIN = 64 * 1024;
  * one byte each) would otherwise leave one Buffer object per byte held until the body ends — a 1 MiB body
  * took ~400 MB on node:http and ~200 MB on uWS, so `max_body_bytes` no longer bounded a request's memory.
  * A body whose length was declared (`expected`) and that does not come whole in its first chunk is gathered
- * from that chunk on into one buffer of its length, grown only if more comes: a 16 MiB body in uWS's chunks
- * was copied twice (its pieces, then into buffers of 1, 2, 4, 8 and 16 MiB), a 100 KB one joined at its end.
+ * from that chunk on into one buffer that doubles up to exactly its length: held memory follows the bytes
+ * that came (`capacity`, what BodyBudget counts), never the length a head declared.
  */
 export class BodyCollector {
   private readonly chunks: Buffer[] = [];
@@ -609,7 +609,10 @@ export class BodyCollector {
     const held = this.total - chunk.length;
     let into = this.gathered;
     if (into === undefined || into.length < this.total) {
-      const wanted = this.expected >= this.total ? this.expected : Math.max(GATHER_MIN, 2 * this.total);
+      // Twice what came (GATHER_MIN at least), never past the declared length: what a body holds follows
+      // its bytes, so a head that declares a large body and sends a byte holds little (BodyBudget).
+      const doubled = Math.max(GATHER_MIN, 2 * this.total);
+      const wanted = this.expected >= this.total ? Math.min(this.expected, doubled) : doubled;
       const grown = Buffer.allocUnsafe(Math.min(this.limit, wanted));
       if (into === undefined) {
         let at = 0;
@@ -626,7 +629,7 @@ export class BodyCollector {
   get pieces(): number {
     return this.gathered === undefined ? this.chunks.length : 1;
   }
-  /** Bytes of the buffers held (for tests: a declared body is held in one buffer of its length). */
+  /** Bytes of the buffers held: what the body takes of the server's BodyBudget. */
   get capacity(): number {
     if (this.gathered !== undefined) return this.gathered.length;
     let bytes = 0;

@@ -331,10 +331,8 @@ export function listenNode(
       {
         read(limit, done) {
           // Past the bound, the body is not asked for (no 100 Continue) nor read.
-          taken = budget.take(head.headers, limit);
           takenUnder = limit;
-          if (taken < 0) {
-            taken = 0;
+          if (!budget.admits(head.headers, limit)) {
             done("busy");
             return;
           }
@@ -342,10 +340,11 @@ export function listenNode(
             continued = true;
             res.writeContinue();
           }
-          const collector = new BodyCollector(limit);
-          // A chunked body takes its bytes of the budget as they arrive: past the bound it is refused as
-          // a declared one is (503), and the rest is dropped.
-          const chunked = head.headers["transfer-encoding"] !== undefined;
+          // A declared body is gathered into one buffer that grows up to its length, as on uWS: both servers
+          // count a body that has begun to arrive alike.
+          const collector = new BodyCollector(limit, Math.min(declaredLength(head.headers) ?? 0, limit));
+          // A body takes the memory it is read into as it arrives: past the bound it is refused (503),
+          // and the rest is dropped.
           let over = false;
           req.on("data", (chunk: Buffer) => {
             if (finished || over) return;
@@ -353,13 +352,15 @@ export function listenNode(
               over = true;
               giveBack();
               done("too_large");
-            } else if (chunked) {
-              if (budget.more(chunk.length, limit)) taken += chunk.length;
-              else {
-                over = true;
-                giveBack();
-                done("busy");
-              }
+              return;
+            }
+            const grown = collector.capacity - taken;
+            if (grown <= 0) return;
+            if (budget.more(grown, limit)) taken += grown;
+            else {
+              over = true;
+              giveBack();
+              done("busy");
             }
           });
           req.on("end", () => {

@@ -180,8 +180,6 @@ class UwsExchange implements UwsBodySource {
   /** What the body took of the server's `BodyBudget` while it is read, and under which limit. */
   private taken = 0;
   private takenUnder = 0;
-  /** A chunked body: it takes its bytes of the budget as they arrive. */
-  private chunked = false;
   private done: ((body: BodyRead) => void) | undefined;
   private lingering: { outcome: Outcome; started: number; dropped: number; idle?: unknown } | undefined;
 
@@ -234,18 +232,15 @@ class UwsExchange implements UwsBodySource {
   }
 
   read(limit: number, done: (body: BodyRead) => void): void {
-    const taken = this.budget.take(this.head.headers, limit);
-    if (taken < 0) {
+    if (!this.budget.admits(this.head.headers, limit)) {
       // Not read: its bytes are counted and dropped until the answer (`reply`) decides the rest.
       this.listen();
       done("busy");
       return;
     }
-    this.taken = taken;
     this.takenUnder = limit;
-    this.chunked = this.head.headers["transfer-encoding"] !== undefined;
-    // A declared body's share of the limit is its length: gathered into one buffer of it.
-    this.collector = new BodyCollector(limit, taken);
+    // A declared body is gathered into one buffer that grows up to its length (at most the limit).
+    this.collector = new BodyCollector(limit, Math.min(declaredLength(this.head.headers) ?? 0, limit));
     this.done = done;
     this.reading = Reading.Collect;
     this.listen();
@@ -264,18 +259,22 @@ class UwsExchange implements UwsBodySource {
     if (this.reading === Reading.Collect) {
       if (this.finished) return;
       // uWS reuses the ArrayBuffer after this callback returns: lent, so the collector copies what it keeps.
-      if (!(this.collector as BodyCollector).add(Buffer.from(chunk), true)) {
+      const collector = this.collector as BodyCollector;
+      if (!collector.add(Buffer.from(chunk), true)) {
         this.reading = Reading.Drop;
         this.giveBack();
         this.done?.("too_large");
-      } else if (this.chunked && !this.budget.more(chunk.byteLength, this.takenUnder)) {
-        // A chunked body takes its place as it arrives: past what the server may buffer, it is refused
-        // as a declared one is (503), and the rest is dropped.
+        return;
+      }
+      // A body takes the memory it is read into as it arrives: past what the server may buffer, it is
+      // refused (503), and the rest is dropped.
+      const grown = collector.capacity - this.taken;
+      if (grown > 0 && !this.budget.more(grown, this.takenUnder)) {
         this.reading = Reading.Drop;
         this.giveBack();
         this.done?.("busy");
       } else {
-        if (this.chunked) this.taken += chunk.byteLength;
+        if (grown > 0) this.taken += grown;
         if (isLast) {
           this.reading = Reading.Drop;
           if (this.taken !== 0) this.giveBack();

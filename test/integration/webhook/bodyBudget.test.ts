@@ -26,10 +26,13 @@ afterEach(async () => {
   await gw.stop();
 });
 
-/** A request to `open` that declares a full body (`length` bytes) and sends one byte of it, then waits. */
-function hold(port: number, length = MAX): Socket {
+/**
+ * A request to `open` that declares a full body (`length` bytes) and sends `sent` of it (one byte), then
+ * waits.
+ */
+function hold(port: number, length = MAX, sent = "{"): Socket {
   const socket = connect(port, "127.0.0.1", () =>
-    socket.write(`POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n\r\n{`),
+    socket.write(`POST /webhooks/open HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n\r\n${sent}`),
   );
   socket.on("error", () => {});
   socket.on("data", (data) => {
@@ -160,6 +163,21 @@ describe.each(HTTP_SERVERS)("bodies arriving at once on the %s server", (http) =
       );
       expect(await scrapedSample(gw.base, series)).toBeLessThanOrEqual(probes + holding);
     }
+  });
+
+  it("a head that declares a whole body and sends none of it holds nothing: 128 of them shut no request out", async () => {
+    gw = await startTestGateway({
+      http,
+      config: webhookConfig({ open: { secret: OPEN } }, { max_body_bytes: MAX, rate_limit: 100_000 }),
+    });
+    const port = gw.gateway.port;
+    // Each used to take its declared length at its head, for up to the 10 s deadline: 64 of them, which
+    // need no secret, answered every route 503.
+    for (let i = 0; i < 128; i++) hold(port, MAX, "");
+    await Promise.all(holders.map((socket) => new Promise((resolve) => socket.write("", resolve))));
+    await rawHttp(port, ["GET /health HTTP/1.1\r\nHost: x\r\n\r\n"]);
+    expect((await whole(port, MAX)).status).toBe(202);
+    expect(heldRefused).toBe(0);
   });
 
   it("a chunked body takes its place as it arrives: 64 chunked bodies a few bytes in still leave room for a whole one", async () => {
