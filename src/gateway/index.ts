@@ -150,7 +150,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
-    options.stateStore ?? openStateStore(config.state, paths.home, logger, now),
+    options.stateStore ?? openStateStore(config.state, paths.home, logger, now, groupTimers),
     now,
     logger,
   );

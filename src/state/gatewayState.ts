@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { CoalesceObserver, Coalescer } from "../actors/coalescer.js";
 import { pendingRunOf } from "../actors/pendingRuns.js";
 import type { QueuedRun, RunExecutor } from "../actors/runs.js";
+import type { Clock } from "../clock.js";
 import type { StateSettings } from "../config/sections/state.js";
 import { describeError, RunKeptForRestart, SvcError } from "../errors.js";
 import type { Logger } from "../io/log.js";
@@ -123,6 +124,7 @@ export function openStateStore(
   home: string,
   logger: Logger,
   now: () => number,
+  timers?: Pick<Clock, "setTimeout" | "clearTimeout">,
 ): StateStore {
   const dir = stateDir(home);
   // Redis keeps what a 202 promises itself (src/state/redisState.ts): no local journal.
@@ -137,6 +139,7 @@ export function openStateStore(
     store = new LocalStateStore({
       dir,
       now,
+      ...(timers === undefined ? {} : { timers }),
       onProblem: ({ file, problem }) => logger.warn(`[state] ${file}: ${problem}`),
       onError: (err) => {
         const { cause, message } = journalErrorLine(dir, err);

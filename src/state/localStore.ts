@@ -1,3 +1,4 @@
+import type { Clock } from "../clock.js";
 import type { JournalFs } from "../io/state/journal/fsFacade.js";
 import { Journal } from "../io/state/journal/journal.js";
 import type { SegmentProblem } from "../io/state/journal/segments.js";
@@ -11,6 +12,8 @@ export interface LocalStoreOptions {
   /** `$SVC_HOME/state`. */
   readonly dir: string;
   readonly now: () => number;
+  /** The timers of the journal's look at its segment (default: the process's). */
+  readonly timers?: Pick<Clock, "setTimeout" | "clearTimeout">;
   readonly fs?: JournalFs;
   readonly maxSegmentBytes?: number;
   readonly onProblem?: (problem: SegmentProblem) => void;
@@ -32,6 +35,7 @@ export class LocalStateStore implements StateStore {
       {
         dir: options.dir,
         now: options.now,
+        ...(options.timers === undefined ? {} : { timers: options.timers }),
         understood,
         ...(options.fs === undefined ? {} : { fs: options.fs }),
         ...(options.maxSegmentBytes === undefined ? {} : { maxSegmentBytes: options.maxSegmentBytes }),

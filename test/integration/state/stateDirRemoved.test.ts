@@ -60,6 +60,21 @@ async function kill(gateway: Foreground, home: TempHome): Promise<void> {
   await vi.waitFor(() => expect(agentsAlive(home)).toBe(0), { timeout: 15_000, interval: 20 });
 }
 
+/** A gateway on `clock` in `home`, in this process. */
+async function startOnClock(home: TempHome, clock: ReturnType<typeof fakeClock>): Promise<Gateway> {
+  const gateway = await startGateway({
+    home: home.dir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
+    port: 0,
+    now: clock.now,
+    timers: clock,
+    logger: createLogger({ file: join(home.dir, "gateway.log"), fileFormat: "json", stdout: false }),
+    drainTimeoutMs: 100,
+  });
+  running.push(gateway);
+  return gateway;
+}
+
 describe("the state directory removed while the gateway runs", { timeout: 60_000 }, () => {
   it("events answered 202 after rm -rf state/ run after a SIGKILL and a restart, with those accepted before it", async () => {
     const home = newHome();
@@ -86,17 +101,7 @@ describe("the state directory removed while the gateway runs", { timeout: 60_000
     const home = newHome();
     closeGate(home);
     const clock = fakeClock();
-    const gateway = await startGateway({
-      home: home.dir,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home.dir, SVC_HOME: home.dir },
-      port: 0,
-      now: clock.now,
-      timers: clock,
-      logger: createLogger({ file: join(home.dir, "gateway.log"), fileFormat: "json", stdout: false }),
-      drainTimeoutMs: 100,
-    });
-    running.push(gateway);
-    const port = gateway.port;
+    const port = (await startOnClock(home, clock)).port;
     expect(await statusOf(deliver(port, "pr", "a"))).toBe(202);
 
     const dir = stateDir(home.dir);
@@ -121,4 +126,28 @@ describe("the state directory removed while the gateway runs", { timeout: 60_000
     expect(log).toContain("no longer names the file the gateway writes");
     openGate(home);
   });
+
+  // A gateway writes no batch while its runs wait behind a long one or its groups are open: the look
+  // comes on a timer too, so what it holds is back on disk within a second, not at the next request.
+  for (const stepped of [false, true])
+    it(`a gateway that writes nothing more still recreates the directory and restates what is live${stepped ? ", after its wall clock was set back an hour" : ""}`, async () => {
+      const home = newHome();
+      closeGate(home);
+      const clock = fakeClock();
+      const port = (await startOnClock(home, clock)).port;
+      for (const id of ["q-1", "q-2"]) expect(await statusOf(deliver(port, "pr", id))).toBe(202);
+      rmSync(stateDir(home.dir), { recursive: true, force: true });
+      // A step back used to stop the look until the clock had caught up with the last one.
+      if (stepped) clock.step(-3_600_000);
+      clock.advance(1000);
+      await vi.waitFor(
+        () =>
+          expect([...liveOnDisk(home).runs.values()].map((run) => run.deliveryId).sort()).toEqual([
+            "q-1",
+            "q-2",
+          ]),
+        { timeout: 10_000, interval: 20 },
+      );
+      openGate(home);
+    });
 });

@@ -1,6 +1,7 @@
 import { close as closeFd } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { Clock } from "../../../clock.js";
 import { pathMovedFrom } from "../../batchedWriter.js";
 import { type DirLock, lockStateDir } from "./dirLock.js";
 import { type JournalFs, nodeJournalFs } from "./fsFacade.js";
@@ -42,6 +43,11 @@ export interface JournalOptions {
   readonly onProblem?: (problem: SegmentProblem) => void;
   /** The clock of the once-a-second look at the segment's path (default `Date.now`). */
   readonly now?: () => number;
+  /**
+   * The timers of that look when no batch is written (default: the process's, which keep no process
+   * alive): a gateway that writes nothing for a while still finds its segment gone.
+   */
+  readonly timers?: Pick<Clock, "setTimeout" | "clearTimeout">;
   /** Whether a record read back can be replayed (default: every one); see `readJournal`. */
   readonly understood?: (record: unknown) => boolean;
   /**
@@ -52,6 +58,12 @@ export interface JournalOptions {
    */
   readonly onError?: (err: unknown) => void;
 }
+
+/** The process's timers, none of which keeps it alive. */
+const UNREF_TIMERS: Pick<Clock, "setTimeout" | "clearTimeout"> = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
+};
 
 /** What the journal held at open, for the log. */
 export interface JournalOpened {
@@ -120,6 +132,8 @@ export class Journal {
   private restateAtBytes = 0;
   private closing = false;
   private readonly now: () => number;
+  /** The timer of the next look when no flush looks first (`lookLater`). */
+  private lookTimer: unknown;
   /** When a flush last looked whether the segment's path still names its file (`SEGMENT_CHECK_MS`). */
   private checkedAt: number;
   /** The segment's path lost its file: a rotation into the recreated directory is due or under way. */
@@ -161,6 +175,7 @@ export class Journal {
         ...(options.onError === undefined ? {} : { onError: options.onError }),
       });
       this.writer.useFile(fd, first.length);
+      this.lookLater();
     } catch (err) {
       this.lock.release();
       throw err;
@@ -198,6 +213,7 @@ export class Journal {
 
   async close(): Promise<void> {
     this.closing = true;
+    (this.options.timers ?? UNREF_TIMERS).clearTimeout(this.lookTimer);
     await this.rotating;
     // Due but not begun: the requests it held are answered 503 (their records are not where a start reads).
     this.relocation?.refuse(new Error("the gateway stopped before the journal was recreated"));
@@ -223,14 +239,15 @@ export class Journal {
   }
 
   /**
-   * At most once a second (as a batch is about to be written): whether the current segment's path still
+   * At most once a second (as a batch is about to be written, and on a timer when none is): whether the current segment's path still
    * names the file written. Removed (`rm -rf state/`) or moved away, what is synced there is not where a
    * start reads: the batches are held from now on, the directory is recreated and a new segment restates
    * what is live (every record accepted meanwhile is in it), then they are released.
    */
   private look(): void {
     const now = this.now();
-    if (now - this.checkedAt < SEGMENT_CHECK_MS) return;
+    // A wall clock stepped back (NTP, a VM resumed) looks at once, not when it has caught up again.
+    if (now - this.checkedAt < SEGMENT_CHECK_MS && now >= this.checkedAt) return;
     this.checkedAt = now;
     if (this.relocation !== undefined || this.closing) return;
     const file = join(this.options.dir, segmentName(this.segment));
@@ -244,6 +261,19 @@ export class Journal {
     });
     // One under way writes where the segment was: this one starts when it ends.
     if (this.rotating === undefined) this.startRotation(this.limit());
+  }
+
+  /**
+   * The look once a second whether a batch is written or not: a gateway whose runs wait behind a long
+   * one, or whose groups are open, writes nothing for minutes, and what it holds would be lost with a
+   * crash all that while.
+   */
+  private lookLater(): void {
+    this.lookTimer = (this.options.timers ?? UNREF_TIMERS).setTimeout(() => {
+      if (this.closing) return;
+      this.look();
+      this.lookLater();
+    }, SEGMENT_CHECK_MS);
   }
 
   private limit(): number {
