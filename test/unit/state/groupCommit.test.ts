@@ -2,7 +2,11 @@ import { closeSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../../src/io/state/journal/fsFacade.js";
-import { GROWTH_BYTES, GroupCommitWriter } from "../../../src/io/state/journal/groupCommit.js";
+import {
+  GROWTH_BYTES,
+  GroupCommitWriter,
+  RecordsNotWritten,
+} from "../../../src/io/state/journal/groupCommit.js";
 import { decodeRecords } from "../../../src/io/state/journal/records.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { fillableDisk } from "../../helpers/journal.js";
@@ -195,7 +199,7 @@ describe("group commit on a disk that stays full", () => {
 });
 
 describe("whether the writer is making records durable (svc_state_available)", () => {
-  it("is false from a failed write until a sync succeeds again, and for good once the file cannot be cut back", async () => {
+  it("is false from a failed write until a sync succeeds again, also when the write's piece could not be cut back at once", async () => {
     const { fs: fillable, disk } = fillableDisk();
     let truncateFails = false;
     const fs: JournalFs = {
@@ -220,9 +224,15 @@ describe("whether the writer is making records durable (svc_state_available)", (
     truncateFails = true;
     await record("d");
     disk.full = false;
-    truncateFails = false;
-    await record("e");
+    // The piece the failed write may have left is not cut back: no batch is written behind it, where a
+    // start could read the refused records in it.
+    commit.append({ t: "s", k: "e", at: 1 });
+    await expect(commit.durable()).rejects.toBeInstanceOf(RecordsNotWritten);
     expect(commit.accepting()).toBe(false);
+    // Once the cut-back tried before the next write succeeds, records are taken again: no restart needed.
+    truncateFails = false;
+    await record("f");
+    expect(commit.accepting()).toBe(true);
   });
 
   it("stays false when a sync begun before the failed write ends after it: only a later sync ends the outage", async () => {

@@ -98,6 +98,11 @@ export class GroupCommitWriter {
   private closed = false;
   /** Set by `fail`: every flush from then on rejects its records with it. */
   private broken: unknown;
+  /**
+   * The error of a failed write whose piece could not be cut back: no batch is written behind it (a start
+   * could read the refused records in it) until a cut-back tried before the next write succeeds.
+   */
+  private uncut: unknown;
   /** A write or sync failed and no sync begun since has succeeded: further failures are not reported. */
   private failing = false;
   /**
@@ -243,6 +248,7 @@ export class GroupCommitWriter {
     let undone = false;
     try {
       if (this.broken !== undefined) throw this.broken;
+      if (this.uncut !== undefined && !(await this.cutBack())) throw new RecordsNotWritten(this.uncut);
       const data = batch.records.data();
       batch.data = data;
       try {
@@ -250,6 +256,7 @@ export class GroupCommitWriter {
       } catch (err) {
         // A write that failed part way left a piece of a record: later batches behind it could not be read.
         undone = await this.cutBack();
+        if (!undone) this.uncut = err;
         throw err;
       }
       this.bytesInFile += data.length;
@@ -330,16 +337,20 @@ export class GroupCommitWriter {
     this.growAt = this.bytesInFile + GROWTH_BYTES / 2;
   }
 
-  /** Whether the file is back at its last whole batch (else the writer stops taking records). */
+  /**
+   * Whether the file is back at its last whole batch. Else the cut-back is tried again before the next
+   * write (`uncut`): a disk that failed a write and its undoing once (EIO, a file made immutable for a
+   * moment) takes batches again once it undoes it, with no restart.
+   */
   private async cutBack(): Promise<boolean> {
     try {
       await this.options.fs.truncate(this.fd, this.bytesInFile);
       this.grownTo = this.bytesInFile;
       this.growAt = this.bytesInFile;
+      this.uncut = undefined;
       return true;
     } catch (err) {
-      this.options.onError?.(err);
-      this.fail(err);
+      this.report(err);
       return false;
     }
   }
