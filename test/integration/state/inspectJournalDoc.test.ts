@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -37,7 +37,8 @@ afterEach(() => {
 /** The inspection's output for `segment`, written as a file of a home of the test. */
 function inspect(segment: Buffer): string[] {
   home = tempHome();
-  const file = home.write("journal-000001.seg", segment);
+  const file = join(home.dir, "journal-000001.seg");
+  writeFileSync(file, segment);
   return execFileSync(process.execPath, ["-e", inspectScript(), file], { encoding: "utf8" })
     .trimEnd()
     .split("\n")
