@@ -222,7 +222,7 @@ function requestNote(
     // A sender's own redelivery keeps its ID (GitHub's Redeliver after a fix): the answer alone says nothing ran.
     if (request.outcome === "duplicate")
       return withRedelivery(
-        `its delivery ID was received before, so it did not run again (a sender's own redelivery, as GitHub's Redeliver, keeps the ID) — svc webhook redeliver ${text(shellWord(request.id))} runs it again`,
+        `its delivery ID was received before, so it did not run again (a sender's own redelivery, as GitHub's Redeliver, keeps the ID) — svc webhook redeliver ${text(shellWord(request.id))} runs it again${shared ? " (on the instance that took it: it keeps the payload)" : ""}`,
       );
     // An accepted event's run, when another instance made it, is in that instance's history.
     if (shared && !ran && request.outcome === "accepted") return withRedelivery(SHARED_RUN_NOTE);

@@ -141,7 +141,15 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   // The latest request kept with its payload, unless it was a duplicate (which never ran, and may have come
   // with another body): then the request it repeated, which was taken.
   const kept = [...matches].reverse().filter((r) => r.payload !== undefined);
-  const record = kept.find((r) => r.outcome !== "duplicate") ?? kept[0];
+  const record = kept.find((r) => r.outcome !== "duplicate");
+  const shared = loaded.config.state.backend === "redis";
+  if (matches.every((r) => r.outcome === "duplicate"))
+    throw new SvcError(
+      "usage",
+      shared
+        ? `delivery ${JSON.stringify(id)} was answered here only as a duplicate, which never ran (and may have come with another body): its request was taken by another gateway instance, which keeps its payload — run svc webhook redeliver there (with that instance's SVC_HOME)`
+        : `delivery ${JSON.stringify(id)} is in the recent history only as a duplicate, which never ran (and may have come with another body); the request it repeated is no longer kept (records are kept 7 days, and no more than the last ~${(2 * HISTORY_FILE_BYTES) / 2 ** 20} MiB of them), so it cannot be redelivered`,
+    );
   const encoding: unknown = record?.payload_encoding;
   if (encoding !== undefined && encoding !== "json" && encoding !== "utf8" && encoding !== "base64")
     // A newer version's: read as text, it would be sent as other bytes than the sender's.
@@ -151,10 +159,14 @@ export async function redeliver(asked: string, options: { route?: string; port?:
     );
   const payload = record === undefined ? undefined : decodePayload(record);
   if (record === undefined || payload === undefined) {
-    const last = matches.at(-1) as RequestRecord;
+    const last = [...matches].reverse().find((r) => r.outcome !== "duplicate") as RequestRecord;
+    // Refused or ignored here, it may have been taken by another instance, whose history keeps its payload.
+    const elsewhere = shared
+      ? " — if another gateway instance took it, run svc webhook redeliver there (with that instance's SVC_HOME)"
+      : "";
     throw new SvcError(
       "usage",
-      `delivery ${id}: its payload was not kept (${payloadNotKept(last)}), so it cannot be redelivered`,
+      `delivery ${id}: its payload was not kept (${payloadNotKept(last)}), so it cannot be redelivered${elsewhere}`,
     );
   }
   const route = record.route;
@@ -211,7 +223,6 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   // As `svc webhook test` sends: a subscription just written in Redis (created again, disabled, its secret
   // rotated) is answered as written once the gateway's poll has seen it — not run while just disabled.
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-  const shared = loaded.config.state.backend === "redis";
   if (shared) await sleep(settleMs(target.changedAt, Date.now()));
   const response = shared && target.enabled ? await untilServed(post, sleep) : await post();
   // The IDs and the gateway's answer quote the sender's text: shown as `svc webhook deliveries` shows it.
