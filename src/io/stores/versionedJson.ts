@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { dirname } from "node:path";
+import { nearMiss } from "../../config/nearMiss.js";
 import { SvcError } from "../../errors.js";
 import { jsonErrorLocation } from "../jsonErrorLocation.js";
 import { NotRegularFile, readRegularFile } from "../regularFile.js";
@@ -102,7 +103,18 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
   const { field, legacyField } = layout;
   const recordFields = new Set([field, legacyField].filter((name) => name !== undefined));
   function recordsOf(doc: Record<string, unknown>): unknown {
-    if (field !== undefined) return doc[field] ?? {};
+    if (field !== undefined) {
+      if (Object.hasOwn(doc, field)) return doc[field];
+      // A file without its records' key holds none only when it holds nothing else: one whose records are
+      // under another key (`"Jobs"`, edited by hand) would be read as empty and run none of them.
+      const others = Object.keys(doc).filter((key) => key !== "revision");
+      if (others.length === 0) return {};
+      const meant = others.find((key) => nearMiss(key, [field]) !== undefined);
+      throw new SvcError(
+        "store_corrupt",
+        `${path}: no "${field}" key, where its records go (found ${others.map((key) => JSON.stringify(key)).join(", ")})${meant === undefined ? "" : ` — did you mean "${field}" for ${JSON.stringify(meant)}?`} — rename the key, or fix or remove the file`,
+      );
+    }
     const flat = flatLayout(doc, layout.keyedBy ?? "name", legacyField);
     if ("problem" in flat) throw new SvcError("store_corrupt", `${path}: ${flat.problem}`);
     return flat.records;

@@ -114,6 +114,26 @@ describe("a store file of another shape", () => {
   });
 });
 
+describe("a store file whose records' key is missing", () => {
+  it("holds none when it holds nothing else; one with its records under another key is refused, naming it", () => {
+    home = tempHome();
+    const store = createVersionedStore<unknown>(home.write("jobs.json", '{"revision": 3}'), {
+      field: "jobs",
+      conflictMessage: "changed",
+    });
+    expect(store.read().records).toEqual({});
+    const path = home.write("jobs.json", '{"revision": 1, "Jobs": {"a1": {"name": "n"}}}');
+    // Read as empty, the gateway would run none of them, and the next write would leave them behind.
+    expect(() => store.read()).toThrow(
+      `${path}: no "jobs" key, where its records go (found "Jobs") — did you mean "jobs" for "Jobs"? — rename the key, or fix or remove the file`,
+    );
+    home.write("jobs.json", '{"revision": 1, "jobs": null}');
+    expect(() => store.read()).toThrow(
+      `${path}: "jobs" must be an object keyed by name, got null — fix or remove the file`,
+    );
+  });
+});
+
 describe("a file where the store's directory goes", () => {
   it("is named with what to do, on reading and on writing (not ENOTDIR or mkdir's EEXIST)", async () => {
     home = tempHome();
