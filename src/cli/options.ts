@@ -21,7 +21,8 @@ export function parsePortOption(text: string, flag = "--port", lowest: 0 | 1 = 0
  */
 export function parseSecondsOption(text: string, flag = "--timeout"): number {
   const seconds = Number(text);
-  if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0) {
+  // Decimal only, as --port and --limit take it: Number() also reads "0x10" (16), " 5" and "+5".
+  if (!DECIMAL_SECONDS.test(text) || !Number.isFinite(seconds) || seconds <= 0) {
     // `Infinity` or `1e400` for "no limit": the advice is the finite value that means practically never.
     const hint =
       Math.abs(seconds) === Number.POSITIVE_INFINITY ? ` — ${FINITE_SECONDS}` : withoutUnit(text, flag);
@@ -29,6 +30,9 @@ export function parseSecondsOption(text: string, flag = "--timeout"): number {
   }
   return Math.min(seconds, MAX_TIMER_SECONDS);
 }
+
+/** A number of seconds as written in decimal: `5`, `0.5`, `.5`, `1e3`. */
+const DECIMAL_SECONDS = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 
 /** Seconds in each unit a duration is written with elsewhere (`5s`, `2m`, `1h`, `500ms`: docker, systemd, Go). */
 const UNIT_SECONDS: Readonly<Record<string, number>> = {

@@ -18,6 +18,13 @@ describe("parseSecondsOption", () => {
     expect(() => parseSecondsOption("soon", "--wait")).toThrow(
       '--wait: expected a number of seconds greater than 0, got "soon"',
     );
+    // Decimal only, as --port and --limit: Number() would read "0x10" as 16 seconds.
+    for (const text of ["0x10", " 5", "5 ", "+5", "0b11", "1_000"])
+      expect(() => parseSecondsOption(text)).toThrow(
+        `--timeout: expected a number of seconds greater than 0, got "${text}"`,
+      );
+    expect(parseSecondsOption(".5")).toBe(0.5);
+    expect(parseSecondsOption("1e3")).toBe(1000);
   });
 
   it("a value with a unit (5s, 2m, 1h, 500ms, as other tools take it) gets the number of seconds to write", () => {
