@@ -1,4 +1,4 @@
-import { openSync } from "node:fs";
+import { openSync, readlinkSync } from "node:fs";
 import { describeError, SvcError } from "../errors.js";
 import { makeDirs } from "./makeDirs.js";
 
@@ -14,7 +14,23 @@ export function openGatewayOutput(logs: string, file: string): number {
   } catch (err) {
     throw new SvcError(
       "startup_refused",
-      `${file}: cannot be written (${describeError(err)}) — svc gateway start keeps the gateway's output there: make ${logs} writable (a read-only file system, its owner, a full disk), or set SVC_HOME to a directory this user can write`,
+      `${file}: cannot be written (${describeError(err)}) — svc gateway start keeps the gateway's output there: ${outputFix(logs, file, err)}, or set SVC_HOME to a directory this user can write`,
     );
   }
+}
+
+/** What to do about a `gateway.out` that could not be opened: a directory or a link to nothing in its place, else the directory. */
+function outputFix(logs: string, file: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "EISDIR") return `${file} is a directory: move that directory away (svc makes the file)`;
+  if (code === "ELOOP") return `${file} is a symbolic link that loops: remove the link`;
+  if (code === "ENOENT") {
+    try {
+      return `${file} is a symbolic link to ${readlinkSync(file)}, which cannot be made: remove the link, or create the directory it points into`;
+    } catch {
+      // Not a link: the directory itself went away meanwhile.
+    }
+  }
+  if (code === "EROFS") return `${logs} is on a read-only file system: remount it read-write`;
+  return `make ${logs} writable (its owner, a full disk)`;
 }

@@ -6,9 +6,16 @@ import { makeDirs } from "./makeDirs.js";
 
 /** What the refusal says: SVC_HOME, why, and the two ways out. */
 export function homeNotWritable(home: string, err: unknown): SvcError {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const fix =
+    code === "EROFS"
+      ? "it is on a read-only file system: remount it read-write"
+      : code === "ENOSPC" || code === "EDQUOT"
+        ? "free disk space (or raise the user's quota)"
+        : "fix its owner or permissions (or free disk space)";
   return new SvcError(
     "startup_refused",
-    `${home}: SVC_HOME cannot be written (${describeError(err)}) — the gateway keeps its pid file, logs, journal and stores there: fix its owner or permissions (or free disk space), or set SVC_HOME to a directory this user can write`,
+    `${home}: SVC_HOME cannot be written (${describeError(err)}) — the gateway keeps its pid file, logs, journal and stores there: ${fix}, or set SVC_HOME to a directory this user can write`,
   );
 }
 

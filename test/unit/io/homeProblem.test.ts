@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkConfig } from "../../../src/cli/config/check.js";
-import { assertHomeWritable, homeProblem } from "../../../src/io/homeWritable.js";
+import { assertHomeWritable, homeNotWritable, homeProblem } from "../../../src/io/homeWritable.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 
 let dir: TempHome;
@@ -41,5 +41,20 @@ describe("an SVC_HOME that cannot be the data directory", () => {
     mkdirSync(join(dir.dir, "home"));
     chmodSync(join(dir.dir, "home"), 0o700);
     expect(homeProblem(join(dir.dir, "home"))).toBeUndefined();
+  });
+});
+
+describe("the advice of an SVC_HOME that refuses a write", () => {
+  const refused = (code: string) => Object.assign(new Error(`${code}: refused, open '/srv/svc/x'`), { code });
+  it("names the cause: a read-only file system, a full disk, else its owner or permissions", () => {
+    expect(homeNotWritable("/srv/svc", refused("EROFS")).message).toContain(
+      "stores there: it is on a read-only file system: remount it read-write, or set SVC_HOME",
+    );
+    expect(homeNotWritable("/srv/svc", refused("ENOSPC")).message).toContain(
+      "stores there: free disk space (or raise the user's quota), or set SVC_HOME",
+    );
+    expect(homeNotWritable("/srv/svc", refused("EACCES")).message).toContain(
+      "stores there: fix its owner or permissions (or free disk space), or set SVC_HOME",
+    );
   });
 });
