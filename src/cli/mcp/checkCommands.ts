@@ -1,6 +1,7 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { serverNames } from "../../config/serverOrder.js";
 import { SvcError } from "../../errors.js";
+import { homeProblem } from "../../io/homeWritable.js";
 import { formatTable } from "../format.js";
 import { parseSecondsOption } from "../options.js";
 import { checkServers, describeCheck } from "./check.js";
@@ -14,8 +15,12 @@ export const DEFAULT_CHECK_SECONDS = 10;
  * looked (a config.yaml that is not there is named so, not as a file without servers) and how to add one.
  */
 export function noServersLine(loaded: LoadedConfig): string {
-  return loaded.fromFile
-    ? `No MCP servers in ${loaded.paths.config} (add one: svc mcp add <name> -- <command>).\n`
+  if (loaded.fromFile)
+    return `No MCP servers in ${loaded.paths.config} (add one: svc mcp add <name> -- <command>).\n`;
+  // An SVC_HOME that cannot hold the file: `svc mcp add` would fail too, so that is what to fix first.
+  const home = homeProblem(loaded.paths.home);
+  return home !== undefined
+    ? `No MCP servers: there is no ${loaded.paths.config}, and ${home}\n`
     : `No MCP servers: there is no ${loaded.paths.config} (svc mcp add <name> -- <command> creates it with the server).\n`;
 }
 

@@ -57,6 +57,24 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
     await everyViewSays(`No MCP servers in ${config} (add one: svc mcp add <name> -- <command>).\n`);
   });
 
+  it("with an SVC_HOME that cannot hold config.yaml (a file in its place), says so instead of svc mcp add, which would fail too", async () => {
+    home = tempHome();
+    const file = home.write("svc-home", "");
+    const config = join(file, "config.yaml");
+    const problem = `${file}: SVC_HOME is not a directory — move that file away (the gateway makes the directory), or set SVC_HOME to a directory`;
+    const env = { SVC_HOME: file };
+    for (const args of [
+      ["mcp", "list"],
+      ["mcp", "test", "--all"],
+    ])
+      expect(await svc(home, args, { env }), args.join(" ")).toMatchObject({
+        stdout: `No MCP servers: there is no ${config}, and ${problem}\n`,
+      });
+    expect((await svc(home, ["mcp", "tools", "x"], { env })).stderr).toContain(
+      `no MCP server named "x": there is no ${config}, and ${problem}`,
+    );
+  });
+
   it("svc mcp list checks each enabled server: ok (N tools) or failed: why", async () => {
     home = tempHome();
     // The server that never answers is checked in the test below, at its --timeout: here the command ends
