@@ -59,11 +59,6 @@ export class SvcOAuthProvider implements OAuthClientProvider {
   private lastHanded: string | undefined;
   /** Set when the server refused the token it was just sent after a refresh or login: the error to give. */
   private freshTokenRefused: string | undefined;
-  /**
-   * Why renewing a refused token just failed. The SDK's auth flow that follows the 401 asks for the client
-   * first, which such a failure may have dropped (`invalid_client`): its error is this one, not "missing".
-   */
-  private renewalFailure: unknown;
 
   constructor(
     readonly job: OAuthJob,
@@ -89,10 +84,6 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     if (client !== undefined) return client;
     const name = this.job.serverName;
     const stored = this.job.store.readClient();
-    const renewalFailure = this.renewalFailure;
-    this.renewalFailure = undefined;
-    if (!this.options.interactive && stored === undefined && renewalFailure !== undefined)
-      throw renewalFailure;
     if (!this.options.interactive)
       throw needsLoginError(
         name,
@@ -227,7 +218,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
    * token is refreshed under the lock and that request sent once more with the new one, so a revoked
    * token costs the user neither a failed call nor a failed connect. A 401 is answered
    * before the server acts on the request, so sending it again cannot run a tool twice. When the
-   * refresh fails, the 401 goes on to the SDK, which asks `redirectToAuthorization` (login or error).
+   * refresh fails, a CLI-driven connect logs in and sends it again; any other fails with why.
    */
   authorizedFetch(base: FetchLike): FetchLike {
     return async (url, init) => {
@@ -237,7 +228,6 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       if (res.status !== 401) return res;
       // Only the outcome of this refusal may reach redirectToAuthorization.
       this.freshTokenRefused = undefined;
-      this.renewalFailure = undefined;
       const sent = /^Bearer (.+)$/i.exec(new Headers(init?.headers).get("authorization") ?? "")?.[1];
       if (sent === undefined) return res;
       const refusedBefore = refusedWhenFresh.get(tokenKey(sent));
@@ -255,11 +245,12 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       } catch (err) {
         // A CLI-driven connect logs in here and sends the request again: left to the SDK, the login
         // succeeded but the connect still failed with "Unauthorized".
-        if (!this.canLogInAfter(err)) {
-          this.renewalFailure = err;
-          return res;
-        }
-        return this.logInAndSendAgain(base, url, init, res);
+        if (this.canLogInAfter(err)) return this.logInAndSendAgain(base, url, init, res);
+        // Said here, not left to the SDK's auth flow that follows a 401: without a discovery cache it
+        // fetched the metadata itself, and could register a client, through the MCP transport (with the
+        // entry's headers and another User-Agent) before it came to the same error.
+        await res.body?.cancel().catch(() => undefined);
+        throw err;
       }
       if (renewed.access_token === sent) return res;
       await res.body?.cancel().catch(() => undefined);
