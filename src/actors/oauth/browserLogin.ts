@@ -164,10 +164,16 @@ async function awaitRedirect({
       );
     });
     const name = h.job.serverName;
+    const metadata = h.meta.authorizationServerMetadata as typeof h.meta.authorizationServerMetadata & {
+      authorization_response_iss_parameter_supported?: boolean;
+    };
     let result: CallbackResult;
     try {
       result = await h.callback.waitForCode(h.state);
     } catch (err) {
+      // An error redirect is the issuer's only when its iss says so: another server's (a mix-up) must not
+      // be taken for this one's refusal, nor its advice given (RFC 9207 section 2.4 covers errors too).
+      if (err instanceof AuthorizationRefusedError) checkIssuer(name, h, metadata, err.iss);
       const command = loginCommand(name, "browser", h.job.profile);
       // Another login would ask for the same scope: say which, and the key that changes it.
       const advice =
@@ -178,29 +184,36 @@ async function awaitRedirect({
             : `run \`${command}\` to try again`;
       throw new SvcError("oauth", `${name}: the ${(err as Error).message} — ${advice}`, { cause: err });
     }
-    const metadata = h.meta.authorizationServerMetadata as typeof h.meta.authorizationServerMetadata & {
-      authorization_response_iss_parameter_supported?: boolean;
-    };
-    const issuer = metadata.issuer;
-    // RFC 9207 section 2.4: mix-up defence.
-    const retry = `run \`${loginCommand(name, "browser", h.job.profile)}\` to try again, and tell the server's operator if it repeats`;
-    if (result.iss === undefined && metadata.authorization_response_iss_parameter_supported === true) {
-      throw new SvcError(
-        "oauth",
-        `${name}: the redirect carried no iss although ${issuer} advertises it (RFC 9207) — login refused; ${retry}`,
-      );
-    }
-    if (result.iss !== undefined && result.iss !== issuer) {
-      throw new SvcError(
-        "oauth",
-        `${name}: the redirect came from issuer ${result.iss}, expected ${issuer} — login refused; ${retry}`,
-      );
-    }
+    checkIssuer(name, h, metadata, result.iss);
     return result;
   } finally {
     signal.removeEventListener("abort", closeOnAbort);
     await h.callback.close();
   }
+}
+
+/**
+ * RFC 9207 section 2.4, the mix-up defence: a redirect's `iss` must be the issuer's, and present when the
+ * issuer advertises it; else the login is refused.
+ */
+function checkIssuer(
+  name: string,
+  h: BrowserHandle,
+  metadata: { issuer: string; authorization_response_iss_parameter_supported?: boolean },
+  iss: string | undefined,
+): void {
+  const issuer = metadata.issuer;
+  const retry = `run \`${loginCommand(name, "browser", h.job.profile)}\` to try again, and tell the server's operator if it repeats`;
+  if (iss === undefined && metadata.authorization_response_iss_parameter_supported === true)
+    throw new SvcError(
+      "oauth",
+      `${name}: the redirect carried no iss although ${issuer} advertises it (RFC 9207) — login refused; ${retry}`,
+    );
+  if (iss !== undefined && iss !== issuer)
+    throw new SvcError(
+      "oauth",
+      `${name}: the redirect came from issuer ${iss}, expected ${issuer} — login refused; ${retry}`,
+    );
 }
 
 async function exchange({ input }: { input: ExchangeInput }): Promise<StoredTokens> {

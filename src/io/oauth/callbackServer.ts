@@ -24,6 +24,8 @@ export class AuthorizationRefusedError extends SvcError {
     /** The redirect's `error` code (`access_denied`, `invalid_scope`, ...). */
     readonly oauthError: string,
     message: string,
+    /** The redirect's `iss` (RFC 9207), checked as a code's is: an error is credited to its issuer only. */
+    readonly iss: string | undefined,
   ) {
     super("oauth", message);
   }
@@ -183,6 +185,7 @@ export async function bindCallbackServer(options: BindOptions): Promise<Callback
         new AuthorizationRefusedError(
           error,
           `authorization server refused the login: ${redactedExcerpt(error, 100)}${desc ? ` (${desc})` : ""}`,
+          url.searchParams.get("iss") ?? undefined,
         ),
       );
       return;

@@ -257,6 +257,32 @@ describe("browser login (PKCE + dynamic registration) against a loopback authori
     expect((await loginWith(h3)).access_token).toBe(honest.issued[0]);
   });
 
+  it("RFC 9207 covers a refusal redirected back too: one from another issuer, or without the iss advertised, is not taken for the server's", async () => {
+    home = tempHome();
+    const mixedUp = await as({
+      authorizeError: "invalid_scope",
+      issParameter: { advertise: true, send: () => "https://attacker.test" },
+    });
+    const h = harness(home.dir, "mixed", (await resource([mixedUp.url])).url, { cimd: false });
+    // Credited to the server, invalid_scope would have said to change its oauth.scope.
+    await expect(loginWith(h)).rejects.toThrow(
+      /^mixed: the redirect came from issuer https:\/\/attacker\.test, expected .* — login refused; run `svc mcp login mixed` to try again/,
+    );
+    const silent = await as({ authorizeError: "access_denied", issParameter: { advertise: true } });
+    const h2 = harness(home.dir, "silent", (await resource([silent.url])).url, { cimd: false });
+    await expect(loginWith(h2)).rejects.toThrow(
+      /^silent: the redirect carried no iss although .* advertises it/,
+    );
+    const honest = await as({
+      authorizeError: "access_denied",
+      issParameter: { advertise: true, send: (iss) => iss },
+    });
+    const h3 = harness(home.dir, "denied", (await resource([honest.url])).url, { cimd: false });
+    await expect(loginWith(h3)).rejects.toThrow(
+      /^denied: the authorization server refused the login: access_denied — run `svc mcp login denied` to try again$/,
+    );
+  });
+
   it("a refusal redirected back (access_denied) names the server and how to try again", async () => {
     home = tempHome();
     const auth = await as({ authorizeError: "access_denied" });
