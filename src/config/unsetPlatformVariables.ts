@@ -1,4 +1,5 @@
 import { dirname, join } from "node:path";
+import { RECIPIENT_KEYS } from "../streams/recipientKeys.js";
 import { envNameNearMiss } from "./envNearMiss.js";
 import { filterKey } from "./filtersWrittenAsOne.js";
 import { unsetVariablesIn } from "./interpolate.js";
@@ -96,23 +97,6 @@ function filterTexts(filter: Filter, at = ""): Array<readonly [string, unknown]>
         : [[`${at}${key}`, value] as const],
   );
 }
-
-/**
- * The `deliver_extra` keys that name where a message goes (a chat, a number, a service, a thread, a pull
- * request). No recipient holds a `$` before a placeholder, so a `${NAME}` there that nothing set is a
- * variable missing from `.env`: the platform would be given its literal text as the chat. A `subject` or
- * `title` is text, where `Paid ${amount}` is a `$` before the `{amount}` placeholder: not named.
- */
-const RECIPIENT_KEYS: readonly string[] = [
-  "chat_id",
-  "to",
-  "service",
-  "message_thread_id",
-  "thread_id",
-  "thread_ts",
-  "repo",
-  "pr_number",
-];
 
 /**
  * A config.yaml route's `events` entry or filter (`field`, a value to compare, a pattern) with a `${VAR}`

@@ -1,6 +1,7 @@
 import { firstCharacters } from "./firstCharacters.js";
 import { stringifyJsonHead } from "./jsonNumbers/index.js";
 import { foundText, lookupSegments } from "./payloadPath.js";
+import { RECIPIENT_KEYS } from "./recipientKeys.js";
 
 /** Prompt and `deliver_extra` templates. Pure and single-pass. */
 
@@ -105,6 +106,19 @@ export function renderTemplate(template: string | undefined, payload: unknown, e
   return substitute(template, payload, event);
 }
 
+/**
+ * A recipient's value (RECIPIENT_KEYS) rendered with each `${NAME}` kept as written: a variable of `.env`
+ * that nothing set, whose `{NAME}` the payload must not fill (a body with `"OPS_MAIL": "x@evil.org"`
+ * would pick the address an unset `to: ${OPS_MAIL}` sends to).
+ */
+function substituteRecipient(template: string, payload: unknown, event?: string): string {
+  if (!template.includes("${")) return substitute(template, payload, event);
+  return template
+    .split(/(\$\{[^{}]*\})/)
+    .map((piece, i) => (i % 2 === 1 ? piece : substitute(piece, payload, event)))
+    .join("");
+}
+
 /** `deliver_extra`: string values are templates; numbers and booleans become their text. */
 export function renderExtra(
   extra: Readonly<Record<string, string | number | boolean>> | undefined,
@@ -114,7 +128,9 @@ export function renderExtra(
   const out: Record<string, string> = {};
   if (extra === undefined) return out;
   for (const [key, value] of Object.entries(extra)) {
-    out[key] = typeof value === "string" ? substitute(value, payload, event) : String(value);
+    if (typeof value !== "string") out[key] = String(value);
+    else if (RECIPIENT_KEYS.includes(key)) out[key] = substituteRecipient(value, payload, event);
+    else out[key] = substitute(value, payload, event);
   }
   return out;
 }

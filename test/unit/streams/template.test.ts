@@ -190,6 +190,27 @@ describe("renderExtra", () => {
     });
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+  it("keeps a recipient's unset ${NAME} as written: the payload's NAME does not fill it", () => {
+    // `to: ${OPS_MAIL}` with OPS_MAIL set nowhere: a body naming OPS_MAIL would have picked the address.
+    const payload = { OPS_MAIL: "attacker@evil.example", team: "ops" };
+    expect(
+      renderExtra(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+        { to: "${OPS_MAIL}", chat_id: "x-${CHAT}-{team}", subject: "Paid ${OPS_MAIL}", repo: "org/{team}" },
+        payload,
+      ),
+    ).toEqual({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      to: "${OPS_MAIL}",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      chat_id: "x-${CHAT}-ops",
+      // Not a recipient: `$` before a placeholder is text and a value (`Paid ${amount}`).
+      subject: "Paid $attacker@evil.example",
+      repo: "org/ops",
+    });
+  });
+
   it("keeps an empty string empty (it is not a missing prompt) and maps undefined to {}", () => {
     expect(renderExtra({ thread_id: "" }, pr)).toEqual({ thread_id: "" });
     expect(renderExtra(undefined, pr)).toEqual({});
