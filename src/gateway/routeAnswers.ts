@@ -10,9 +10,9 @@ const ROUTE_ANSWERS: ReadonlySet<number> = new Set([200, 202, 401, 413, 429, 502
  * segment, undefined for `/webhooks/<name>`), for the request metrics' label and the delivery history
  * (docs/operations.md). A 404 never is: the route lookup gives it to a name no route has and, with
  * multiplexing, to a route asked for under another profile, which must not be told apart from an unknown
- * route (docs/webhook.md). A static route served at that path is one whatever its other answers; for
- * another name a 405 or 400 is not (counted as `(unknown)`), and the answers above are a subscription's.
- * Any other answer can be given before the route is looked up — a 417 or 431 the node server gives on the
+ * route (docs/webhook.md). A static route served at that path is one whatever its other answers, and so is
+ * a subscription, whose answers above come only once it was found. Any other answer (a 405, a 400 of a
+ * body that is no JSON or of bad framing) can be given before the route is looked up — a 417 or 431 the node server gives on the
  * head alone, a 503 while the gateway stops — so the route and its profile binding are looked up: a path a
  * sender invents never becomes a label or a row.
  */
@@ -27,7 +27,6 @@ export function answeredByRoute(
     if (status === 404) return false;
     const found = registry.current().staticRoutes.get(name);
     if (found !== undefined) return servedAt(found, profile);
-    if (status === 405 || status === 400) return false;
     return ROUTE_ANSWERS.has(status) || servedAt(registry.lookup(name), profile);
   };
 }

@@ -52,6 +52,9 @@ describe("whether an answer came from a served route (metrics label, delivery hi
     expect(isRoute("sub", 503, undefined)).toBe(true);
     expect(isRoute("sub", 404, undefined)).toBe(false);
     expect(looked).toEqual(["sub"]);
+    // A subscription's 405 and its 400 (a signed body that is no JSON) are its own, as a static route's are.
+    expect(isRoute("sub", 405, undefined)).toBe(true);
+    expect(isRoute("sub", 400, undefined)).toBe(true);
   });
 
   it("with multiplexing, a route asked for under another profile than its own is not one (it is answered as unknown)", () => {
