@@ -61,7 +61,7 @@ function describeBytes(bytes: number): string {
 export const PIPES_AFTER_EXIT_MS = 250;
 
 /** Signals every process of the group led by `pid` (ESRCH: the group is already gone). */
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
   try {
     process.kill(-pid, signal);

@@ -3,6 +3,7 @@ import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { executableProblem } from "../executable.js";
 import { startDescriptorsProblem } from "../openFiles.js";
+import { signalGroup } from "../process.js";
 import { partlyDelivered, recipientQueue, unfilledNote } from "./chat.js";
 import { messageParts } from "./split.js";
 import { DeliveryError, type DeliveryMessage, type DeliveryTarget, type TargetDeps } from "./target.js";
@@ -104,19 +105,35 @@ export function forgeCommentTarget(
     const short = startDescriptorsProblem();
     if (short !== undefined)
       throw new DeliveryError(`forge_comment: "${settings.command}" could not be started (${short})`, true);
-    const result = await execa(settings.command, args, {
+    // In a process group of its own, ended whole at the timeout, a cancel and its exit: a child of the
+    // command (a wrapper script's gh, a credential helper) holding its pipes kept the delivery waiting past
+    // the timeout and went on to post the comment, which the retry then posted again.
+    const subprocess = execa(settings.command, args, {
       ...(input === undefined ? { stdin: "ignore" as const } : { input }),
       env,
       extendEnv: false,
-      timeout,
+      detached: true,
       reject: false,
       ...(signal === undefined ? {} : { cancelSignal: signal }),
+    });
+    const pid = subprocess.pid;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      signalGroup(pid, "SIGKILL");
+    }, timeout);
+    const onCancel = () => signalGroup(pid, "SIGKILL");
+    signal?.addEventListener("abort", onCancel, { once: true });
+    subprocess.once("exit", () => signalGroup(pid, "SIGKILL"));
+    const result = await subprocess.finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onCancel);
     });
     // Never started (not found, not executable, a directory): say why, not "exited with a signal".
     const code = (result as { code?: string }).code;
     if (
       code === "ENOENT" ||
-      (result.exitCode === undefined && result.signal === undefined && !result.timedOut && !result.isCanceled)
+      (result.exitCode === undefined && result.signal === undefined && !timedOut && !result.isCanceled)
     ) {
       const problem =
         executableProblem(settings.command, env.PATH ?? "") ??
@@ -126,7 +143,7 @@ export function forgeCommentTarget(
         : 'install the GitHub CLI and run "gh auth login"';
       throw new DeliveryError(`forge_comment: ${problem} — ${fix}`, false);
     }
-    if (result.timedOut)
+    if (timedOut)
       throw new DeliveryError(
         `forge_comment: ${settings.command} ${args[0]} ${args[1]} gave no answer within ${timeout / 1000}s`,
         true,

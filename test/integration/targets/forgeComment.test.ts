@@ -1,8 +1,9 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { DeliveryError } from "../../../src/io/targets/target.js";
 import { createFakeGh, type FakeGh } from "../../fakes/fakeGh.js";
+import { alive } from "../../helpers/process.js";
 import { message, recordedRetries, registryFor } from "./support.js";
 
 let gh: FakeGh | undefined;
@@ -181,6 +182,28 @@ describe("forge_comment through a fake gh on PATH", () => {
       gh.cleanup();
     }
   });
+
+  it("a command whose child holds its pipes past timeout_seconds: the delivery fails at the timeout, and the child is ended before it posts", async () => {
+    gh = createFakeGh();
+    const dir = gh.path.split(":")[0] as string;
+    const pidFile = join(dir, "child.pid");
+    // A wrapper that runs gh's work in a child of its own, not exec'd: the child would post after 60 s.
+    const wrapper = join(dir, "gh-wrapper");
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\nsh -c 'echo $$ > "${pidFile}"; sleep 60; echo posted > "${dir}/posted"' &\nwait\n`,
+      { mode: 0o755 },
+    );
+    const target = registryFor(
+      { github_comment: { enabled: true, command: wrapper, timeout_seconds: 1 } },
+      { ...process.env, PATH: gh.path },
+    ).get("forge_comment");
+    await expect(target?.send(message("late", { repo: "octo/repo", pr_number: "3" }))).rejects.toThrow(
+      /gave no answer within 1s/,
+    );
+    const child = Number(readFileSync(pidFile, "utf8"));
+    await vi.waitFor(() => expect(alive(child)).toBe(false));
+  }, 20_000);
 
   it("checks gh auth status at startup", async () => {
     gh = createFakeGh();
