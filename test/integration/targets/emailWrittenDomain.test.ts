@@ -57,6 +57,21 @@ describe("email: a domain the route writes is kept", () => {
     expect(rcpts).toEqual([]);
   });
 
+  it("a domain the route writes in part (ops@{team}.example.com) keeps its shape: a team that makes another address is refused", async () => {
+    rcpts.length = 0;
+    const registry = email();
+    for (const team of ["evil.org (", "x <attacker@evil.org>", "sre.example.com.evil.org ("]) {
+      const rendered = `ops@${team}.example.com`;
+      const error = (await sendError(registry, "email", routed("ops@{team}.example.com", rendered))) as Error;
+      expect(error.message).toBe(
+        `email: route "alerts": deliver_extra.to ${JSON.stringify(rendered)} is not an address at @{team}.example.com, which the route writes — the payload filled in text that changes the address; nothing sent`,
+      );
+    }
+    expect(rcpts).toEqual([]);
+    await registry.get("email")?.send(routed("ops@{team}.example.com", "ops@sre.example.com"));
+    expect(rcpts).toEqual([["ops@sre.example.com"]]);
+  });
+
   it("a plain login is sent to the route's domain; a recipient the event fills entirely is its own", async () => {
     rcpts.length = 0;
     const registry = email();
