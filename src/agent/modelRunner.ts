@@ -238,7 +238,9 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
             ? result.cutAtContextWindow === true
               ? ("context_window" as const)
               : ("max_tokens" as const)
-            : undefined;
+            : result.stillPaused === true
+              ? ("pause_turn" as const)
+              : undefined;
         const done = { ...record(outcome), ...(cut === undefined ? {} : { cut }) };
         logger.info(
           { route: request.route, delivery_id: request.deliveryId },

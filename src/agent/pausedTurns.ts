@@ -11,7 +11,7 @@ type AssistantPart = Extract<Prompt[number], { role: "assistant" }>["content"][n
 type Usage = Result["usage"];
 
 /** The Messages API's stop reason for a turn it paused before the model finished it. */
-const PAUSED = "pause_turn";
+export const PAUSED_TURN = "pause_turn";
 
 /** How often one paused turn is sent back to go on before what it holds is taken as the answer. */
 export const MAX_TURN_CONTINUATIONS = 5;
@@ -67,7 +67,7 @@ export const pausedTurnsMiddleware: Middleware = {
   specificationVersion: "v3",
   wrapGenerate: async ({ doGenerate, params, model }) => {
     let result: Result = await doGenerate();
-    for (let n = 0; n < MAX_TURN_CONTINUATIONS && result.finishReason.raw === PAUSED; n++) {
+    for (let n = 0; n < MAX_TURN_CONTINUATIONS && result.finishReason.raw === PAUSED_TURN; n++) {
       const paused = pausedMessage(result.content);
       if (paused === undefined) break;
       const next = await model.doGenerate({

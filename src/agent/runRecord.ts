@@ -1,3 +1,4 @@
+import { MAX_TURN_CONTINUATIONS } from "./pausedTurns.js";
 /** What one model run records (docs/agent.md, "What a run records"): plain data, journalled as JSON. */
 
 import type { ToolResultCut } from "./toolResultCap.js";
@@ -26,12 +27,20 @@ export interface RunRecord {
   /** The failure, for `error` and `aborted`. */
   readonly error?: string;
   /**
-   * Set when the reply is the text of a last turn cut short, delivered as it is: at `agent.max_tokens`, or
-   * at the end of the model's context window (the Messages API's `model_context_window_exceeded`).
+   * Set when the reply is the text of a last turn cut short, delivered as it is: at `agent.max_tokens`, at
+   * the end of the model's context window (the Messages API's `model_context_window_exceeded`), or still
+   * paused by the Messages API after as many continuations as svc sends (`pause_turn`).
    */
-  readonly cut?: "max_tokens" | "context_window";
+  readonly cut?: "max_tokens" | "context_window" | "pause_turn";
   readonly ms: number;
 }
+
+/** Where a reply delivered as it is was cut, for the run's line. */
+const CUT_AT: Readonly<Record<NonNullable<RunRecord["cut"]>, string>> = {
+  max_tokens: "at agent.max_tokens",
+  context_window: "at the end of the model's context window",
+  pause_turn: `short: the Messages API still paused the turn after ${MAX_TURN_CONTINUATIONS} continuations`,
+};
 
 /** The one INFO line a model run logs (the key and the prompt never appear in it). */
 export function runLogLine(route: string, deliveryId: string, record: RunRecord): string {
@@ -41,10 +50,7 @@ export function runLogLine(route: string, deliveryId: string, record: RunRecord)
         `${c.name} ${c.ok ? "ok" : "error"} ${c.ms}ms${c.cut ? ` (cut to ${c.cut.shown} of ${c.cut.chars} chars)` : ""}`,
     )
     .join(", ");
-  const cut =
-    record.cut === undefined
-      ? ""
-      : ` (reply cut at ${record.cut === "max_tokens" ? "agent.max_tokens" : "the end of the model's context window"})`;
+  const cut = record.cut === undefined ? "" : ` (reply cut ${CUT_AT[record.cut]})`;
   const outcome =
     record.outcome === "ok" ? `ok${cut}` : `${record.outcome}${record.error ? ` (${record.error})` : cut}`;
   return `[agent] ${route} ${deliveryId}: ${outcome} — ${record.provider}/${record.model}, ${record.steps} step${record.steps === 1 ? "" : "s"}, ${record.toolCalls.length} tool call${record.toolCalls.length === 1 ? "" : "s"}${calls ? ` (${calls})` : ""}, tokens in ${record.usage.input} out ${record.usage.output}, ${record.ms}ms`;

@@ -1,5 +1,5 @@
 import { generateText, stepCountIs, type ToolSet, wrapLanguageModel } from "ai";
-import { pausedTurnsMiddleware } from "./pausedTurns.js";
+import { PAUSED_TURN, pausedTurnsMiddleware } from "./pausedTurns.js";
 import type { ProviderModel } from "./retry.js";
 import { promptToChange } from "./runPrompt.js";
 import type { ToolCallLog } from "./sdkTools.js";
@@ -48,6 +48,8 @@ export interface LoopResult {
    * would not help.
    */
   readonly cutAtContextWindow?: true;
+  /** The last turn was still paused (`pause_turn`) after every continuation svc sends. */
+  readonly stillPaused?: true;
   /**
    * Tool calls of a last turn cut at the output token limit: the AI SDK runs no tool of such a turn (their
    * arguments may be cut short) and ends the loop, so the run asked for tools and got none. Recorded as not run.
@@ -209,6 +211,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
     stoppedAtMaxSteps: wantedTools && result.steps.length >= input.maxSteps,
     cutAtMaxTokens,
     ...(contextWindow ? { cutAtContextWindow: true as const } : {}),
+    ...(last?.rawFinishReason === PAUSED_TURN ? { stillPaused: true as const } : {}),
     cutToolCalls: cut.length,
     ...(filtered ? { filtered: { reason: last.rawFinishReason } } : {}),
     modelId: result.response.modelId,

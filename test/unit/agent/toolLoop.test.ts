@@ -2,7 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
 import { outcomeOf } from "../../../src/agent/mcpTools.js";
 import { modelRunner, systemText } from "../../../src/agent/modelRunner.js";
+import { MAX_TURN_CONTINUATIONS } from "../../../src/agent/pausedTurns.js";
 import { languageModel } from "../../../src/agent/provider.js";
+import { type RunRecord, runLogLine } from "../../../src/agent/runRecord.js";
 import { modelToolName, sdkTools, ToolCallLog, type ToolResultImages } from "../../../src/agent/sdkTools.js";
 import {
   type LoopProgress,
@@ -275,6 +277,44 @@ describe("runToolLoop", () => {
           { type: "text", text: "migration timed out." },
         ],
       });
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("a turn still paused after every continuation svc sends is delivered as it is, its record and line saying it was cut", async () => {
+    const anthropic = await startFakeAnthropic();
+    try {
+      const paused = Array.from({ length: MAX_TURN_CONTINUATIONS + 2 }, (_, i) => ({
+        text: `part ${i} `,
+        finishReason: "pause_turn",
+      }));
+      anthropic.script(...paused, { text: "the end" });
+      const reply = await modelRunner({
+        settings: {
+          provider: "anthropic",
+          model: "m",
+          base_url: anthropic.baseUrl,
+          max_steps: 5,
+          max_tokens: 50,
+          retries: 0,
+          timeout_seconds: 10,
+          max_concurrent_runs: 1,
+          max_tool_result_chars: 100_000,
+        },
+        logger: silentLogger(),
+        builtins: () => [upper],
+      }).run(
+        { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
+        new AbortController().signal,
+      );
+      // The first call and its continuations: the turn is what they wrote, not taken for a whole answer.
+      expect(anthropic.requests).toHaveLength(MAX_TURN_CONTINUATIONS + 1);
+      expect(reply.text).toBe("part 0 part 1 part 2 part 3 part 4 part 5 ");
+      expect(reply.record).toMatchObject({ outcome: "ok", cut: "pause_turn" });
+      expect(runLogLine("r", "d", reply.record as RunRecord)).toContain(
+        `ok (reply cut short: the Messages API still paused the turn after ${MAX_TURN_CONTINUATIONS} continuations)`,
+      );
     } finally {
       await anthropic.close();
     }
