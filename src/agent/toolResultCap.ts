@@ -40,7 +40,8 @@ export function cutToolText(text: string, max: number): { text: string; cut?: To
 }
 
 /**
- * A tool's result with its text blocks held to `max` characters in all: the block that passes it is cut,
+ * A tool's result with its text blocks held to `max` characters in all, counting the line break each block
+ * after the first is joined with (the model is sent them as one text): the block that passes it is cut,
  * the text blocks after it are left out, and a text block saying so ends the result (`cutNote`). Images are
  * kept as they are (their size is judged where they become model content). `max` 0 means no cap.
  */
@@ -49,14 +50,31 @@ export function cutToolContent(
   max: number,
 ): { content: readonly ToolContent[]; cut?: ToolResultCut } {
   let chars = 0;
-  for (const part of content) if (part.type === "text") chars += part.text.length;
+  let blocks = 0;
+  for (const part of content)
+    if (part.type === "text") {
+      chars += part.text.length;
+      blocks += 1;
+    }
+  chars += Math.max(0, blocks - 1);
   if (max === 0 || chars <= max) return { content };
   let left = max;
   let shown = 0;
+  let first = true;
   const kept: ToolContent[] = [];
   for (const part of content) {
     if (part.type !== "text") kept.push(part);
     else if (left > 0) {
+      if (!first) {
+        // Its line break and at least one character, or nothing more of the text.
+        if (left < 2) {
+          left = 0;
+          continue;
+        }
+        left -= 1;
+        shown += 1;
+      }
+      first = false;
       const head = headOf(part.text, left);
       left = head.length < part.text.length ? 0 : left - head.length;
       shown += head.length;

@@ -29,7 +29,7 @@ describe("cutting a tool's text result to agent.max_tool_result_chars", () => {
     expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
   });
 
-  it("content with several text blocks is held to the cap in all; images are kept as they are", () => {
+  it("content with several text blocks is held to the cap in all, counting the line break each is joined with; images are kept as they are", () => {
     const image = { type: "image" as const, data: "iVBORw0KGgo=", mimeType: "image/png" };
     const { content, cut } = cutToolContent(
       [
@@ -40,15 +40,27 @@ describe("cutting a tool's text result to agent.max_tool_result_chars", () => {
       ],
       10,
     );
-    expect(cut).toEqual({ chars: 13, shown: 10 });
+    // 13 characters and the 2 line breaks between the 3 blocks: the model is sent "aaaaaa\nbbb".
+    expect(cut).toEqual({ chars: 15, shown: 10 });
     expect(content).toEqual([
       { type: "text", text: "a".repeat(6) },
       image,
-      { type: "text", text: "b".repeat(4) },
-      { type: "text", text: note(13, 10) },
+      { type: "text", text: "b".repeat(3) },
+      { type: "text", text: note(15, 10) },
     ]);
     const whole = [image, { type: "text" as const, text: "a".repeat(10) }];
     expect(cutToolContent(whole, 10)).toEqual({ content: whole });
+    // 200 one-character blocks under a cap of 50: what is sent, joined, is at most 50 (it was 99).
+    const many = cutToolContent(
+      Array.from({ length: 200 }, () => ({ type: "text" as const, text: "a" })),
+      50,
+    );
+    const sent = many.content
+      .slice(0, -1)
+      .map((part) => (part.type === "text" ? part.text : ""))
+      .join("\n");
+    expect(sent.length).toBe(49);
+    expect(many.cut).toEqual({ chars: 399, shown: 49 });
   });
 });
 
