@@ -58,6 +58,10 @@ export async function approveCall(
  * the value as written does not show it. Only a `${...}` written there is named (a value from .env is not quoted).
  */
 function unsetTrustNote(written: string, rendered: string): string {
+  // A variable set to an empty value (`MCP_TRUST=` in .env) renders nothing, which is no trust either.
+  const named = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/.exec(written)?.[1];
+  if (rendered.trim() === "" && named !== undefined)
+    return `, where \${${named}} is set to an empty value, so the server is treated as untrusted — set ${named}=full or ${named}=untrusted in the profile's .env or the environment`;
   const unset = unsetVariablesIn(rendered).filter(
     (name) => written.includes(`{${name}}`) || written.includes(`{env:${name}}`),
   );

@@ -7,7 +7,7 @@ import { text, useHubs } from "../../integration/mcp/harness.js";
 const ctx = useHubs();
 
 const transportFor = inMemoryServers(
-  Object.fromEntries(["b", "n", "m", "f", "u", "x"].map((name) => [name, () => buildServer()])),
+  Object.fromEntries(["b", "n", "m", "f", "u", "x", "e"].map((name) => [name, () => buildServer()])),
 );
 
 /** `trust` is `full` or `untrusted`; unrecognized values are treated as untrusted — any YAML value. */
@@ -28,14 +28,14 @@ describe("trust values from config.yaml (SDK server over InMemoryTransport)", ()
   });
 
   it("a variable in trust is rendered at call time from the profile's .env", async () => {
-    ctx.home.write(".env", "FX_TRUST=full\nRO_TRUST=untrusted\n");
+    ctx.home.write(".env", "FX_TRUST=full\nRO_TRUST=untrusted\nEMPTY_TRUST=\n");
     // `${NAME}` as config.yaml writes it.
     const variable = (name: string) => `$\{${name}}`;
     const server = (trust: string) =>
       `    command: ${IN_MEMORY_ENTRY.command}\n    trust: "${variable(trust)}"\n`;
     ctx.home.write(
       "config.yaml",
-      `mcp_servers:\n  f:\n${server("FX_TRUST")}  u:\n${server("env:RO_TRUST")}  x:\n${server("NOT_SET")}`,
+      `mcp_servers:\n  f:\n${server("FX_TRUST")}  u:\n${server("env:RO_TRUST")}  x:\n${server("NOT_SET")}  e:\n${server("EMPTY_TRUST")}`,
     );
     const { config } = loadConfig({ home: ctx.home.dir, env: {} });
     const h = ctx.hub(ctx.home, config.mcp_servers, { transportFor });
@@ -47,6 +47,10 @@ describe("trust values from config.yaml (SDK server over InMemoryTransport)", ()
     // The value as written does not show that nothing set it.
     await expect(h.call("x", "add", { a: 1, b: 2 })).rejects.toThrow(
       `mcp_servers.x: calling "add" needs approval (trust: ${variable("NOT_SET")}, where ${variable("NOT_SET")} is not set, so the server is treated as untrusted — add NOT_SET=full or NOT_SET=untrusted to the profile's .env or the environment) and it was denied`,
+    );
+    // Set to an empty value: no trust either, said as such.
+    await expect(h.call("e", "add", { a: 1, b: 2 })).rejects.toThrow(
+      `mcp_servers.e: calling "add" needs approval (trust: ${variable("EMPTY_TRUST")}, where ${variable("EMPTY_TRUST")} is set to an empty value, so the server is treated as untrusted — set EMPTY_TRUST=full or EMPTY_TRUST=untrusted in the profile's .env or the environment) and it was denied`,
     );
   });
 });
