@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Transporter } from "nodemailer";
+import { timeoutSignal } from "../../clock.js";
 import { bindHost, isLoopbackHost } from "../../config/host.js";
 import type { PlatformConfig } from "../../config/sections/platforms.js";
 import { MAX_TIMER_MS } from "../../config/timerSeconds.js";
@@ -108,6 +109,42 @@ function unreachableSmtp(text: string): string {
   return "";
 }
 
+/**
+ * `sending` within `ms` in all, and no longer than `signal` (a stop) lets it: nodemailer's timeouts are
+ * each an idle timer, so a server that answers a byte a second after DATA kept a delivery for ever, and a
+ * stop waited on it. The mail may still be taken after the deadline; its retry has the same Message-ID.
+ */
+async function withinDeadline<T>(
+  sending: Promise<T>,
+  ms: number,
+  seconds: number,
+  signal?: AbortSignal,
+): Promise<T> {
+  const deadline = timeoutSignal(ms);
+  const ended = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
+  let onEnd: (() => void) | undefined;
+  const abandoned = new Promise<never>((_resolve, reject) => {
+    onEnd = () =>
+      reject(
+        signal?.aborted === true
+          ? signal.reason
+          : new DeliveryError(
+              `email: the SMTP server did not finish taking the mail within timeout_seconds (${seconds}s)`,
+              true,
+            ),
+      );
+    if (ended.aborted) onEnd();
+    else ended.addEventListener("abort", onEnd, { once: true });
+  });
+  // Its failure after the deadline is nobody's to hear.
+  sending.catch(() => undefined);
+  try {
+    return await Promise.race([sending, abandoned]);
+  } finally {
+    if (onEnd !== undefined) ended.removeEventListener("abort", onEnd);
+  }
+}
+
 /** SMTP through nodemailer; the recipient is `deliver_extra.chat_id` or `to`, else `home_channel`. */
 /**
  * nodemailer's SMTP options. Port 465 is SMTPS (implicit TLS, RFC 8314): without `secure` set, a
@@ -208,6 +245,9 @@ export function smtpCredentialForms(settings: PlatformConfig<"email">): string[]
 
 export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps): DeliveryTarget {
   const secrets = smtpCredentialForms(settings);
+  // The whole mail's time: the connect's and the greeting's own timeouts (timeout_seconds each) say which
+  // step did not answer, so the deadline comes a little after them.
+  const deadlineMs = Math.min(settings.timeout_seconds * 1000 + 2000, MAX_TIMER_MS);
   const plain = !smtpOptions(settings).secure;
   // `from: svc`, a name alone: nodemailer would send with no From header and a null sender (MAIL FROM:<>),
   // which a server may take while the receiving mailbox refuses or drops the mail, unseen.
@@ -232,7 +272,7 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       }
       return `${settings.host}:${settings.port}`;
     },
-    async send(message, _signal, options = {}) {
+    async send(message, signal, options = {}) {
       if (fromProblem !== undefined) throw fromProblem;
       const to = resolveChatId("email", message, settings.home_channel, ["chat_id", "to"]);
       // A recipient rendered from the payload is untrusted: nodemailer reads "a@x\r\nBcc: b@y" as a
@@ -281,18 +321,21 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       try {
         await (options.runStep ?? runOnce)(async () => {
           let info: unknown;
+          const sending = (await transport()).sendMail({
+            from: settings.from,
+            to,
+            subject,
+            text: wellFormed(message.text),
+            messageId,
+            // RFC 3834: sent by a program, so vacation and other auto-replies do not answer it.
+            headers: { "Auto-Submitted": "auto-generated" },
+            ...(envelopeTo === undefined ? {} : { envelope: { from: settings.from, to: envelopeTo } }),
+          });
           try {
-            info = await (await transport()).sendMail({
-              from: settings.from,
-              to,
-              subject,
-              text: wellFormed(message.text),
-              messageId,
-              // RFC 3834: sent by a program, so vacation and other auto-replies do not answer it.
-              headers: { "Auto-Submitted": "auto-generated" },
-              ...(envelopeTo === undefined ? {} : { envelope: { from: settings.from, to: envelopeTo } }),
-            });
+            info = await withinDeadline(sending, deadlineMs, settings.timeout_seconds, signal);
           } catch (err) {
+            // The deadline's own error, or the stop's reason, as they are.
+            if (err instanceof DeliveryError || signal?.aborted === true) throw err;
             throw asDeliveryError(err, secrets, plain);
           }
           for (const recipient of envelopeTo ?? []) unreached.delete(recipient);
