@@ -334,6 +334,10 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
           try {
             info = await withinDeadline(sending, deadlineMs, settings.timeout_seconds, signal);
           } catch (err) {
+            // A retry for the recipients refused for now, refused again: its reply is the one to name.
+            const reply = (err as { response?: unknown }).response;
+            if (envelopeTo !== undefined && typeof reply === "string")
+              for (const recipient of envelopeTo) unreached.set(recipient, reply);
             // The deadline's own error, or the stop's reason, as they are.
             if (err instanceof DeliveryError || signal?.aborted === true) throw err;
             throw asDeliveryError(err, secrets, plain);

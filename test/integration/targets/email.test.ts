@@ -489,6 +489,26 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     for (const warning of warnings) expect(warning).toContain("busy@example.org (452 Mailbox full)");
     refusals.clear();
   });
+
+  it("a recipient refused for now, then for good on its retry, is named with the final reply", async () => {
+    received.length = 0;
+    const log = captureLogger();
+    const config = configSchema.parse({
+      platforms: { email: { ...settings(), home_channel: "ops@example.org, gone@example.org" } },
+    });
+    const target = createTargets(config, { logger: log.logger }).get("email");
+    refusals.set("gone@example.org", [
+      { code: 450, text: "Mailbox busy" },
+      { code: 550, text: "No such user here" },
+    ]);
+    const { runStep } = recordedRetries();
+    await expect(target?.send(message("Agent reply."), undefined, { runStep })).resolves.toBeDefined();
+    const warnings = log.messages().filter((m) => m.includes("not delivered to"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("gone@example.org (550 No such user here)");
+    expect(warnings[0]).not.toContain("450");
+    refusals.clear();
+  });
 });
 
 /** An address of this machine's own that is not loopback (a server there is reached as over a network). */
