@@ -15,12 +15,16 @@ const WRITTEN_NUMBER = /^((?:[a-z]+:)?\+)([\d\s().-]+)$/i;
 
 /**
  * Twilio takes numbers in E.164 only (`+15552223333`) and refuses one written with spaces, dashes, dots or
- * parentheses (error 21211): those are dropped. Anything else (a number without its country code, an
- * alphanumeric sender) is sent as written.
+ * parentheses (error 21211): those are dropped, and so is a national trunk prefix written in parentheses
+ * after the country code (`+44 (0)20 7946 0958`, `+49 (0)30 123`), which is not dialled from abroad: kept,
+ * its 0 made another number. Anything else (a number without its country code, an alphanumeric sender) is
+ * sent as written.
  */
 export function e164(number: string): string {
   const written = WRITTEN_NUMBER.exec(number);
-  return written === null ? number : `${written[1]}${(written[2] ?? "").replace(/[\s().-]/g, "")}`;
+  if (written === null) return number;
+  const digits = (written[2] ?? "").replace(/^(\s*\d{1,3}[\s.-]*)\(0\)/, "$1");
+  return `${written[1]}${digits.replace(/[\s().-]/g, "")}`;
 }
 
 /** Twilio's error for an account SID and auth token it does not accept (HTTP 401 "Authenticate"). */

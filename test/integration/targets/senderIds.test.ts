@@ -55,7 +55,8 @@ describe("sms: sender", () => {
         account_sid: SID,
         auth_token: "TW-TOKEN",
         from: "+1 555-000-0000",
-        home_channel: "+44 20 7946 0958",
+        // The national trunk prefix in parentheses is not dialled from abroad: left out.
+        home_channel: "+44 (0)20 7946 0958",
         base_url: twilio.url,
       },
     }).get("sms");
