@@ -18,14 +18,24 @@ export function uniqueToolCallIds<T extends { readonly type: string }>(
   content: readonly T[],
   seen: Set<string>,
 ): T[] {
+  const idOf = (part: T) => (part as T & { toolCallId: string }).toolCallId;
+  // The answer's own ids, each kept at its first call: a fresh id for another call never takes one of them
+  // (`""` and `call_1` in one answer: the empty one is not named `call_1`, renaming the server's).
+  const reserved = new Set<string>();
+  for (const part of content)
+    if (part.type === "tool-call" && idOf(part) !== "" && !seen.has(idOf(part))) reserved.add(idOf(part));
   return content.map((part) => {
     if (part.type !== "tool-call") return part;
-    const id = (part as T & { toolCallId: string }).toolCallId;
+    const id = idOf(part);
+    if (reserved.delete(id)) {
+      seen.add(id);
+      return part;
+    }
     let unique = id;
-    for (let n = 1; unique === "" || seen.has(unique); n++)
+    for (let n = 1; unique === "" || seen.has(unique) || reserved.has(unique); n++)
       unique = id === "" ? `call_${n}` : `${id}_${n + 1}`;
     seen.add(unique);
-    return unique === id ? part : { ...part, toolCallId: unique };
+    return { ...part, toolCallId: unique };
   });
 }
 
