@@ -278,6 +278,9 @@ export class McpHub {
       );
     const wait = signal === undefined ? undefined : { signal, giveUp: waited };
     const offered = findTool(rt, toolName);
+    // Not connected when the call came (lazy, recycled): its tool is from an earlier listing, which a
+    // connect made for a call ahead of it in the queue may have replaced.
+    const connectedWhenCalled = connectionState(rt.actor.getSnapshot()) === "connected";
     const failedSince = rt.actor.getSnapshot().context.connectsFailed;
     return rt.queue.run(async () => {
       // A process past max_lifetime_seconds that still runs calls (supports_parallel_tool_calls) takes no
@@ -296,7 +299,9 @@ export class McpHub {
         // listing decides whether the tool is still there and whether the call needs approval.
         const registered = findTool(rt, toolName);
         if (offered !== undefined && registered?.original !== offered.original)
-          throw changedWhileWaiting(rt, offered, registered);
+          throw connectedWhenCalled
+            ? changedWhileWaiting(rt, offered, registered)
+            : noLongerOffered(rt, offered, registered);
         if (registered === undefined || state !== "connected")
           session = await ensureConnected(rt, connectWait(server, toolName, signal), failedSince);
         let tool = findTool(rt, toolName);

@@ -84,6 +84,25 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
     expect(second.tools().map((t) => t.name)).not.toContain("mcp__fx__gone");
   });
 
+  it("a cached tool the live server no longer lists, called behind another call of the same turn, says the same", async () => {
+    await withLazyCache(ctx.home);
+    const dir = join(ctx.home.dir, "mcp-cache");
+    const file = join(dir, readdirSync(dir).find((f) => f !== "status.json") as string);
+    const cached = JSON.parse(readFileSync(file, "utf8"));
+    cached.tools.push({ name: "gone", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } });
+    writeFileSync(file, JSON.stringify(cached));
+    const lazy = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) });
+    // Both called at once: the echo's connect replaces the listing while "gone" waits its turn.
+    const [echo, gone] = await Promise.allSettled([
+      lazy.callRegistered("mcp__fx__echo", { text: "first" }),
+      lazy.callRegistered("mcp__fx__gone", {}),
+    ]);
+    expect(echo.status).toBe("fulfilled");
+    expect((gone as PromiseRejectedResult).reason.message).toBe(
+      'mcp_servers.fx no longer offers "gone" (the server, connected for this call, does not list it: its tools changed since the listing it was registered from); the tool was not run',
+    );
+  });
+
   it("a changed entry makes the cache stale: eager connect", async () => {
     await withLazyCache(ctx.home);
     // The entry as cached registers from the cache: only the change makes it stale.
