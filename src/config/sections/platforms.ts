@@ -331,53 +331,58 @@ type Platforms = { [N in PlatformName]?: PlatformConfig<N> };
  */
 const platformsObject = z
   .looseObject({ webhook: webhookSchema.optional(), ...keyShape })
-  .superRefine((platforms, ctx) => {
-    const seenAs: Partial<Record<PlatformName, string>> = {};
-    for (const [key, value] of Object.entries(platforms)) {
-      if (key === "webhook") continue;
-      const name = (PLATFORM_ALIASES[key] ?? key) as PlatformName;
-      if (!PLATFORM_NAMES.includes(name)) {
-        const known = ["webhook", ...PLATFORM_NAMES, ...Object.keys(PLATFORM_ALIASES)];
-        // `webhooks:` or `Telegram:` is named with the platform meant, as an unknown key of any section is.
-        const meant = nearMiss(key, known);
-        // `platforms:` then `  port: 8644` beside `webhook:`: a setting of the adapter one level too far out.
-        const setting = WEBHOOK_SETTINGS.includes(key)
-          ? `unknown platform — ${key} is a setting of platforms.webhook: indent it under webhook: (platforms.webhook.${key})`
-          : undefined;
-        ctx.addIssue({
-          code: "custom",
-          path: [key],
-          message:
-            setting ??
-            (meant === undefined
-              ? `unknown platform — use one of ${known.join(", ")}`
-              : `unknown platform — did you mean "${meant}"? (use one of ${known.join(", ")})`),
-        });
-        continue;
-      }
-      const earlier = seenAs[name];
-      if (earlier !== undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: [key],
-          message: `names the same platform as "${earlier}" — keep one of them`,
-        });
-        continue;
-      }
-      seenAs[name] = key;
-      const settings = value as Record<string, unknown> | undefined;
-      if (settings?.enabled !== true) continue;
-      for (const required of REQUIRED_WHEN_ENABLED[name]) {
-        if (settings[required] === undefined) {
+  .superRefine(
+    (platforms, ctx) => {
+      const seenAs: Partial<Record<PlatformName, string>> = {};
+      for (const [key, value] of Object.entries(platforms)) {
+        if (key === "webhook") continue;
+        const name = (PLATFORM_ALIASES[key] ?? key) as PlatformName;
+        if (!PLATFORM_NAMES.includes(name)) {
+          const known = ["webhook", ...PLATFORM_NAMES, ...Object.keys(PLATFORM_ALIASES)];
+          // `webhooks:` or `Telegram:` is named with the platform meant, as an unknown key of any section is.
+          const meant = nearMiss(key, known);
+          // `platforms:` then `  port: 8644` beside `webhook:`: a setting of the adapter one level too far out.
+          const setting = WEBHOOK_SETTINGS.includes(key)
+            ? `unknown platform — ${key} is a setting of platforms.webhook: indent it under webhook: (platforms.webhook.${key})`
+            : undefined;
           ctx.addIssue({
             code: "custom",
-            path: [key, required],
-            message: `required when ${key} is enabled — set it (a \${VAR} from .env works), see docs/delivery-targets.md`,
+            path: [key],
+            message:
+              setting ??
+              (meant === undefined
+                ? `unknown platform — use one of ${known.join(", ")}`
+                : `unknown platform — did you mean "${meant}"? (use one of ${known.join(", ")})`),
           });
+          continue;
+        }
+        const earlier = seenAs[name];
+        if (earlier !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: [key],
+            message: `names the same platform as "${earlier}" — keep one of them`,
+          });
+          continue;
+        }
+        seenAs[name] = key;
+        const settings = value as Record<string, unknown> | undefined;
+        if (settings?.enabled !== true) continue;
+        for (const required of REQUIRED_WHEN_ENABLED[name]) {
+          if (settings[required] === undefined) {
+            ctx.addIssue({
+              code: "custom",
+              path: [key, required],
+              message: `required when ${key} is enabled — set it (a \${VAR} from .env works), see docs/delivery-targets.md`,
+            });
+          }
         }
       }
-    }
-  })
+    },
+    // Also when a platform's own keys failed (`email.port: "587"`): the problems of the others (an enabled
+    // sms without its from) are reported in the same run, not one fix later.
+    { when: () => true },
+  )
   .transform(({ webhook, ...rest }) => {
     const canonical: Platforms = {};
     for (const [key, value] of Object.entries(rest)) {

@@ -56,6 +56,19 @@ describe("platform config", () => {
     });
   });
 
+  it("names an enabled platform's missing credential beside another platform's wrong value, in one run", () => {
+    let message = "";
+    try {
+      load(
+        'platforms:\n  email:\n    enabled: true\n    host: h\n    from: a@example.org\n    port: "587"\n  sms:\n    enabled: true\n    account_sid: AC1\n    auth_token: t\n',
+      );
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/platforms\.email\.port: /);
+    expect(message).toMatch(/platforms\.sms\.from: required when sms is enabled/);
+  });
+
   it("refuses two keys naming one platform", () => {
     expect(() => load("platforms:\n  chat_3: {}\n  slack: {}\n")).toThrow(
       /platforms\.chat_3: names the same platform as "slack" — keep one of them/,
