@@ -247,17 +247,36 @@ export const PLATFORM_SCHEMAS = {
     from: text.optional(),
     base_url: url("https://api.twilio.com", "sms"),
   }),
-  email: z.strictObject({
-    ...base,
-    host: smtpHost.optional(),
-    port: z.number().int().min(1).max(65535).default(587),
-    /** Implicit TLS; unset means true on port 465 (SMTPS), else STARTTLS when offered. */
-    secure: z.boolean().optional(),
-    user: text.optional(),
-    password: text.optional(),
-    from: text.optional(),
-    subject: text.default("[svc] {route}"),
-  }),
+  email: z
+    .strictObject({
+      ...base,
+      host: smtpHost.optional(),
+      port: z.number().int().min(1).max(65535).default(587),
+      /** Implicit TLS; unset means true on port 465 (SMTPS), else STARTTLS when offered. */
+      secure: z.boolean().optional(),
+      user: text.optional(),
+      password: text.optional(),
+      from: text.optional(),
+      subject: text.default("[svc] {route}"),
+    })
+    // The SMTP login needs both: with one alone every delivery failed (nodemailer's "Missing credentials
+    // for PLAIN"), or the password was never sent.
+    .superRefine((email, ctx) => {
+      if (email.enabled !== true) return;
+      if (email.user !== undefined && email.password === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["password"],
+          message: `required when user is set — the SMTP login needs both (a \${VAR} from .env works)`,
+        });
+      if (email.password !== undefined && email.user === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["user"],
+          message:
+            "required when password is set — the SMTP login needs both; or remove password for a server that takes mail without a login",
+        });
+    }),
   home_automation: z.strictObject({
     ...base,
     token: text.optional(),

@@ -69,6 +69,14 @@ describe("platform config", () => {
     expect(message).toMatch(/platforms\.sms\.from: required when sms is enabled/);
   });
 
+  it("an enabled email's login needs both user and password", () => {
+    const email = (login: string) =>
+      load(`platforms:\n  email:\n    enabled: true\n    host: h\n    from: a@example.org\n${login}`);
+    expect(() => email("    user: svc\n")).toThrow(/platforms\.email\.password: required when user is set/);
+    expect(() => email("    password: p\n")).toThrow(/platforms\.email\.user: required when password is set/);
+    expect(() => email("    user: svc\n    password: p\n")).not.toThrow();
+  });
+
   it("refuses two keys naming one platform", () => {
     expect(() => load("platforms:\n  chat_3: {}\n  slack: {}\n")).toThrow(
       /platforms\.chat_3: names the same platform as "slack" — keep one of them/,
