@@ -14,6 +14,9 @@ import {
   type StepRunner,
 } from "./target.js";
 
+/** What a platform's recipient is, where it is not a chat. */
+const RECIPIENT_NOUNS: Readonly<Record<string, string>> = { sms: "number", email: "address" };
+
 /**
  * The first of `keys` the route's `deliver_extra` sets, trimmed; undefined when it sets none. A route that
  * names its recipient never falls back to the home channel: one the payload rendered empty fails the
@@ -23,7 +26,7 @@ export function routeRecipient(
   platform: string,
   message: DeliveryMessage,
   keys: readonly string[],
-  recipient = "chat",
+  recipient = RECIPIENT_NOUNS[platform] ?? "chat",
 ): string | undefined {
   const key = keys.find((name) => message.extra[name] !== undefined);
   const value = key === undefined ? undefined : (message.extra[key] as string).trim();

@@ -250,6 +250,25 @@ describe("transient failures", () => {
     home.cleanup();
   });
 
+  it("an sms number or email address the payload rendered empty names what it is", async () => {
+    const registry = registryFor({
+      sms: {
+        enabled: true,
+        account_sid: "AC1",
+        auth_token: "t",
+        from: "+15550000000",
+        base_url: "http://127.0.0.1:9",
+      },
+      email: { enabled: true, host: "127.0.0.1", port: 9, from: "svc@example.org" },
+    });
+    await expect(registry.get("sms")?.send(message("x", { to: " " }))).rejects.toThrow(
+      'sms: deliver_extra.to of route "alerts" rendered empty — the message is not sent (never redirected to another number)',
+    );
+    await expect(registry.get("email")?.send(message("x", { to: "" }))).rejects.toThrow(
+      'email: deliver_extra.to of route "alerts" rendered empty — the message is not sent (never redirected to another address)',
+    );
+  });
+
   it("does not retry a permanent refusal (400)", async () => {
     const { deliverer, sleeps, home } = setup();
     fake.enqueue({ status: 400, json: { ok: false, description: "Bad Request: chat not found" } });
