@@ -38,6 +38,16 @@ async function withLazyCache(home: TempHome): Promise<void> {
 }
 afterAll(async () => (await lazyCache)?.cleanup());
 
+/** The lazy cache with a tool "gone" the server listed when it was written (since removed in an update). */
+async function withGoneInCache(home: TempHome): Promise<void> {
+  await withLazyCache(home);
+  const dir = join(home.dir, "mcp-cache");
+  const file = join(dir, readdirSync(dir).find((f) => f !== "status.json") as string);
+  const cached = JSON.parse(readFileSync(file, "utf8"));
+  cached.tools.push({ name: "gone", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } });
+  writeFileSync(file, JSON.stringify(cached));
+}
+
 describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
   it("caches schemas on connect; lazy: true registers from the cache and spawns only on the first call", async () => {
     const lazyEntry = stdioEntry("legacy", { lazy: true });
@@ -68,13 +78,7 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
 
   it("a cached tool the live server no longer lists is not called once the first call connects", async () => {
     const lazyEntry = stdioEntry("legacy", { lazy: true });
-    await withLazyCache(ctx.home);
-    // The server listed "gone" when the cache was written (a tool since removed in an update).
-    const dir = join(ctx.home.dir, "mcp-cache");
-    const file = join(dir, readdirSync(dir).find((f) => f !== "status.json") as string);
-    const cached = JSON.parse(readFileSync(file, "utf8"));
-    cached.tools.push({ name: "gone", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } });
-    writeFileSync(file, JSON.stringify(cached));
+    await withGoneInCache(ctx.home);
     const second = hub(ctx.home, { fx: lazyEntry });
     expect(second.tools().map((t) => t.name)).toContain("mcp__fx__gone");
     await expect(second.callRegistered("mcp__fx__gone", {})).rejects.toThrow(
@@ -85,12 +89,7 @@ describe("lazy servers and the schema cache (spec 2.1 lazy, 3)", () => {
   });
 
   it("a cached tool the live server no longer lists, called behind another call of the same turn, says the same", async () => {
-    await withLazyCache(ctx.home);
-    const dir = join(ctx.home.dir, "mcp-cache");
-    const file = join(dir, readdirSync(dir).find((f) => f !== "status.json") as string);
-    const cached = JSON.parse(readFileSync(file, "utf8"));
-    cached.tools.push({ name: "gone", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } });
-    writeFileSync(file, JSON.stringify(cached));
+    await withGoneInCache(ctx.home);
     const lazy = hub(ctx.home, { fx: stdioEntry("legacy", { lazy: true }) });
     // Both called at once: the echo's connect replaces the listing while "gone" waits its turn.
     const [echo, gone] = await Promise.allSettled([

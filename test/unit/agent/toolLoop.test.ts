@@ -110,6 +110,28 @@ async function loop(
   return { result, log, progress };
 }
 
+/** One run of a model runner of `provider` at `baseUrl` (5 steps, 50 tokens, no retry) offered `upper`. */
+function runModel(provider: "openai" | "anthropic", baseUrl: string) {
+  return modelRunner({
+    settings: {
+      provider,
+      model: "m",
+      base_url: baseUrl,
+      max_steps: 5,
+      max_tokens: 50,
+      retries: 0,
+      timeout_seconds: 10,
+      max_concurrent_runs: 1,
+      max_tool_result_chars: 100_000,
+    },
+    logger: silentLogger(),
+    builtins: () => [upper],
+  }).run(
+    { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
+    new AbortController().signal,
+  );
+}
+
 describe("runToolLoop", () => {
   it("runs the tool, feeds its result back, and counts steps, tokens and calls", async () => {
     model.script(callTool("upper", { text: "hi" }), { text: "HI it is" });
@@ -290,24 +312,7 @@ describe("runToolLoop", () => {
         finishReason: "pause_turn",
       }));
       anthropic.script(...paused, { text: "the end" });
-      const reply = await modelRunner({
-        settings: {
-          provider: "anthropic",
-          model: "m",
-          base_url: anthropic.baseUrl,
-          max_steps: 5,
-          max_tokens: 50,
-          retries: 0,
-          timeout_seconds: 10,
-          max_concurrent_runs: 1,
-          max_tool_result_chars: 100_000,
-        },
-        logger: silentLogger(),
-        builtins: () => [upper],
-      }).run(
-        { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
-        new AbortController().signal,
-      );
+      const reply = await runModel("anthropic", anthropic.baseUrl);
       // The first call and its continuations: the turn is what they wrote, not taken for a whole answer.
       expect(anthropic.requests).toHaveLength(MAX_TURN_CONTINUATIONS + 1);
       expect(reply.text).toBe("part 0 part 1 part 2 part 3 part 4 part 5 ");
@@ -558,25 +563,7 @@ describe("runToolLoop", () => {
 
   it("arguments a model wrote double-encoded (the object's JSON text inside a JSON string) are read as that object, for either provider, and go back so", async () => {
     const anthropic = await startFakeAnthropic();
-    const run = (provider: "openai" | "anthropic", baseUrl: string) =>
-      modelRunner({
-        settings: {
-          provider,
-          model: "m",
-          base_url: baseUrl,
-          max_steps: 5,
-          max_tokens: 50,
-          retries: 0,
-          timeout_seconds: 10,
-          max_concurrent_runs: 1,
-          max_tool_result_chars: 100_000,
-        },
-        logger: silentLogger(),
-        builtins: () => [upper],
-      }).run(
-        { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
-        new AbortController().signal,
-      );
+    const run = runModel;
     try {
       const doubled = JSON.stringify(JSON.stringify({ text: "hi" }));
       model.script({ toolCalls: [{ name: "upper", args: doubled }] }, { text: "done" });
