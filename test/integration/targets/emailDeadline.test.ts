@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 async function tricklingSmtp(): Promise<number> {
-  server = createServer((socket) => {
+  const smtp = createServer((socket) => {
     sockets.push(socket);
     socket.write("220 trickle ESMTP\r\n");
     let data = false;
@@ -43,8 +43,9 @@ async function tricklingSmtp(): Promise<number> {
     });
     socket.on("error", () => undefined);
   });
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  return (server?.address() as AddressInfo).port;
+  server = smtp;
+  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
+  return (smtp.address() as AddressInfo).port;
 }
 
 const email = (port: number) =>
