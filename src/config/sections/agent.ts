@@ -167,7 +167,15 @@ export const agentSchema = z
           });
       })
       .transform((value) => value as AgentProvider),
-    command: z.array(z.string().min(1)).min(1).optional(),
+    // The program must be named; an argument may be empty (`--prefix ""`), as an MCP server's args may.
+    command: z
+      .array(z.string())
+      .min(1)
+      .refine((argv) => argv[0] !== "", {
+        path: [0],
+        message: "names no program — write the program to run first, then its arguments",
+      })
+      .optional(),
     model: z.string().min(1).optional(),
     base_url: z.string().min(1).optional(),
     /**

@@ -54,7 +54,15 @@ const webSearchSchema = z
     /** SearXNG: the instance's base URL (required). Brave, Tavily: overrides the public API URL. */
     url: httpUrl.optional(),
     /** Brave: the X-Subscription-Token; Tavily: the API key (`tvly-...`). */
-    api_key: z.string().min(1).transform(withoutSurroundingSpaces).optional(),
+    api_key: z
+      .string()
+      .min(1)
+      // An empty one is refused as any empty text is, and only so.
+      .refine((key) => key === "" || key.trim() !== "", {
+        message: "blank (spaces only) — write the backend's key",
+      })
+      .transform(withoutSurroundingSpaces)
+      .optional(),
     max_results: z.number().int().min(1).max(MAX_SEARCH_RESULTS).default(5),
     timeout_seconds: timerSeconds(20),
   })
@@ -77,11 +85,9 @@ const webSearchSchema = z
     }
     // Sent in a header by brave and tavily: one fetch cannot send failed every search with its own error.
     const keyProblem =
-      search.backend === "searxng"
+      search.backend === "searxng" || search.api_key?.trim() === ""
         ? undefined
-        : search.api_key === ""
-          ? "blank (spaces only) — write the backend's key"
-          : apiKeyHeaderProblem(search.api_key, "every search would fail before reaching the backend");
+        : apiKeyHeaderProblem(search.api_key, "every search would fail before reaching the backend");
     if (keyProblem !== undefined) ctx.addIssue({ code: "custom", path: ["api_key"], message: keyProblem });
     // An unset `${VAR}` keeps its text, which reads as no URL at all: name the variable instead. An empty
     // one is refused as any empty text is, and only so.

@@ -117,7 +117,10 @@ export const routeShape = {
   // The profile's directory is <home>/profiles/<name>: a name that cannot be one would fail every run.
   profile: z
     .string()
+    // Empty (`profile: ${P}` with `P=`): refused as any empty text is, naming the variable, not a name's rules.
+    .min(1)
     .superRefine((name, ctx) => {
+      if (name === "") return;
       const problem = profileNameProblem(name);
       if (problem === undefined) return;
       // `profile: ${PROFILE}` that nothing sets (config.yaml only: a store's record is not interpolated).

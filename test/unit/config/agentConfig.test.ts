@@ -380,4 +380,15 @@ describe("agent.command written as one string", () => {
       `${home.dir}/config.yaml: agent.command: expected at least 1 entry, got [] — write the program and its arguments, one entry each: command: [my-agent, --quiet]`,
     );
   });
+
+  it('takes an empty argument (--prefix ""), as an MCP server\'s args do; an empty program is refused', () => {
+    expect(load('  provider: command\n  command: [my-agent, --prefix, ""]\n').config.agent.command).toEqual([
+      "my-agent",
+      "--prefix",
+      "",
+    ]);
+    expect(problem('  provider: command\n  command: ["", --quiet]\n')).toBe(
+      `${home.dir}/config.yaml: agent.command[0]: names no program — write the program to run first, then its arguments`,
+    );
+  });
 });

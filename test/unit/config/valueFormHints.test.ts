@@ -1055,3 +1055,23 @@ describe("a route key written in the wrong shape says what to write", () => {
     );
   });
 });
+
+describe("an empty value is one problem, said as empty", () => {
+  it("a web_search api_key empty, or a variable set empty, is not also called blank (spaces only)", () => {
+    const written = refusal("tools:\n  web_search: {backend: brave, api_key: ''}\n");
+    expect(written).toBe(
+      "FILE: tools.web_search.api_key: must not be empty — write a value, or leave the key out",
+    );
+    expect(refusal("tools:\n  web_search: {backend: brave, api_key: '   '}\n")).toBe(
+      "FILE: tools.web_search.api_key: blank (spaces only) — write the backend's key",
+    );
+  });
+
+  it("a route's profile set to an empty value by its variable names the variable, not a name's rules", () => {
+    const message = refusal(webhook(`    routes:\n      a: {secret: s, profile: "$\{P}"}\n`), "P=\n");
+    expect(message).toContain(
+      `FILE: platforms.webhook.routes.a.profile: must not be empty, but $\{P} gives an empty value`,
+    );
+    expect(message).not.toContain("profile names use letters");
+  });
+});
