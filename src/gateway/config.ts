@@ -40,7 +40,15 @@ export function withStartupProblems(err: unknown, host?: string, hostSource?: Ho
     : new ConfigInvalidError([err.message, ...problems].join("\n"), err.file, undefined);
 }
 
-/** The route names of a log line. */
+/** Past this many routes, a log line names the first of them and counts the rest. */
+export const ROUTES_NAMED = 50;
+
+/**
+ * The route names of a log line: every one up to ROUTES_NAMED, else the first of them and how many more (a
+ * setup of thousands of subscriptions made one line of tens of thousands of characters at each start).
+ */
 export function describeRoutes(names: readonly string[]): string {
-  return names.length === 0 ? "(none)" : names.join(", ");
+  if (names.length === 0) return "(none)";
+  if (names.length <= ROUTES_NAMED) return names.join(", ");
+  return `${names.slice(0, ROUTES_NAMED).join(", ")} and ${names.length - ROUTES_NAMED} more (${names.length} in all: svc webhook list names them)`;
 }
