@@ -55,6 +55,8 @@ class SseWatch {
   /** Events ready to be passed on, each its own text. */
   private out: string[] = [];
   private readonly decoder = new TextDecoder();
+  /** The chunk so far ended in a CR (`feed`). */
+  private crHeld = false;
 
   constructor(readonly pending: Set<Id>) {}
 
@@ -62,7 +64,13 @@ class SseWatch {
   feed(chunk: Uint8Array): string[] {
     // Only the new text is searched for line ends: an event of many megabytes (a tool's big result) comes
     // in many chunks, and searching all of it again at each would take minutes.
-    const text = this.decoder.decode(chunk, { stream: true });
+    let text = this.decoder.decode(chunk, { stream: true });
+    if (this.crHeld) text = `\r${text}`;
+    // A CR that ends the chunk may be the first half of a CRLF whose LF comes in the next one: held until
+    // it shows. Taken for a line end, it ended the event there, the stream was closed once every request was
+    // answered, and the SDK's parser waited for that LF for good (the call ran out its timeout).
+    this.crHeld = text.endsWith("\r");
+    if (this.crHeld) text = text.slice(0, -1);
     const ends = /\r\n|\r|\n/g;
     let start = 0;
     for (let end = ends.exec(text); end !== null; end = ends.exec(text)) {
@@ -80,7 +88,8 @@ class SseWatch {
 
   /** What is left at the stream's end: an unfinished event, as it came. */
   rest(): string {
-    const rest = this.raw + this.partial.join("");
+    const rest = this.raw + this.partial.join("") + (this.crHeld ? "\r" : "");
+    this.crHeld = false;
     this.raw = "";
     this.partial = [];
     return rest;

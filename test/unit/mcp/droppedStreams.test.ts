@@ -32,6 +32,25 @@ describe("answerDroppedStreams (Streamable HTTP response streams)", () => {
   });
 });
 
+describe("answerDroppedStreams: an event's CRLF split between two chunks", () => {
+  it("passes the event on whole, its LF included: the stream is not closed on the CR", async () => {
+    const first = 'data: {"jsonrpc":"2.0","id":7,"result":{"content":[]}}\r\n\r';
+    const fetch = answerDroppedStreams(async () => {
+      const body = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(new TextEncoder().encode(first));
+          await new Promise((resolve) => setImmediate(resolve));
+          controller.enqueue(new TextEncoder().encode("\n"));
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
+    });
+    const res = await fetch("http://127.0.0.1/mcp", { method: "POST", body: call });
+    expect(await res.text()).toBe(`${first}\n`);
+  });
+});
+
 describe("answerDroppedStreams: an answer in the stream that is not valid JSON-RPC", () => {
   it("is followed at the stream's end by an error answer saying why (the SDK skips it, and the call waited out its timeout)", async () => {
     const unreadable = 'event: message\ndata: {"jsonrpc":"2.0","id":7,"error":{"code":-32000}}\n\n';
