@@ -57,6 +57,8 @@ class SseWatch {
   private readonly decoder = new TextDecoder();
   /** The chunk so far ended in a CR (`feed`). */
   private crHeld = false;
+  /** Why the last event whose data is not JSON could not be read: the stream's answer, garbled. */
+  notJson: string | undefined;
 
   constructor(readonly pending: Set<Id>) {}
 
@@ -121,8 +123,9 @@ class SseWatch {
     let parsed: unknown;
     try {
       parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
-    } catch {
-      // Not JSON: the SDK reports it; nothing answered.
+    } catch (err) {
+      // Not JSON: the SDK reports it, and its answer is taken for this (`notJsonAnswers`), not a lost stream.
+      this.notJson = (err as Error).message;
     }
     const batch = Array.isArray(parsed) && parsed.length > 0 ? (parsed as unknown[]) : undefined;
     // A message with members it does not use written as null (`withoutNullMembers`) goes on as the one it means.
@@ -168,6 +171,15 @@ function droppedAnswers(ids: Iterable<Id>, why: string): JSONRPCMessage[] {
       message: `the server closed the response stream before answering (${why})`,
       data: STREAM_DROPPED,
     },
+  }));
+}
+
+/** An error answer to each of `ids`, whose answer the server wrote as no JSON (the parser's `why`). */
+function notJsonAnswers(ids: Iterable<Id>, why: string): JSONRPCMessage[] {
+  return [...ids].map((id) => ({
+    jsonrpc: "2.0",
+    id,
+    error: { code: ErrorCode.InternalError, message: `the server's answer is not valid JSON (${why})` },
   }));
 }
 
@@ -339,9 +351,21 @@ export function answerDroppedStreams(base: FetchLike): FetchLike {
     for (const id of ids) waiting.set(id, giveUp);
     const finish = (controller: ReadableStreamDefaultController<Uint8Array>, why: string): boolean => {
       if (init?.signal?.aborted === true) return false;
-      if (ids.length > 0 && watch.resumable && watch.lastEventId !== undefined && watch.pending.size > 0)
+      if (
+        ids.length > 0 &&
+        watch.resumable &&
+        watch.notJson === undefined &&
+        watch.lastEventId !== undefined &&
+        watch.pending.size > 0
+      )
         cut.set(watch.lastEventId, [...watch.pending]);
-      const answers = [...watch.unreadable, ...(watch.resumable ? [] : droppedAnswers(watch.pending, why))];
+      // A stream that held an event the server wrote as no JSON answered, garbled: not a lost connection (its
+      // call was run; a read-only one would be replayed for the server's malformed output).
+      const garbled = watch.notJson === undefined ? [] : notJsonAnswers(watch.pending, watch.notJson);
+      const answers = [
+        ...watch.unreadable,
+        ...(garbled.length > 0 ? garbled : watch.resumable ? [] : droppedAnswers(watch.pending, why)),
+      ];
       if (answers.length === 0) return false;
       controller.enqueue(encode(events(answers).join("")));
       controller.close();

@@ -32,6 +32,22 @@ describe("answerDroppedStreams (Streamable HTTP response streams)", () => {
   });
 });
 
+describe("answerDroppedStreams: an answer the server wrote as no JSON", () => {
+  it("is answered as not valid JSON, not as a lost stream (no outcome_uncertain, no replay), with an event id too", async () => {
+    for (const prefix of ["", "id: ev-9\n"]) {
+      const text = await bodyOf(`${prefix}data: {"jsonrpc":"2.0","id":7,"result":\n\n`);
+      const data = text.split("\n").filter((l) => l.startsWith("data: {") && l.includes('"error"'));
+      const answer = JSON.parse(data[0]?.slice(6) ?? "") as {
+        id: number;
+        error: { message: string; data?: unknown };
+      };
+      expect(answer.id).toBe(7);
+      expect(answer.error.message).toMatch(/^the server's answer is not valid JSON \(/);
+      expect(answer.error.data).toBeUndefined();
+    }
+  });
+});
+
 describe("answerDroppedStreams: an event's CRLF split between two chunks", () => {
   it("passes the event on whole, its LF included: the stream is not closed on the CR", async () => {
     const first = 'data: {"jsonrpc":"2.0","id":7,"result":{"content":[]}}\r\n\r';
