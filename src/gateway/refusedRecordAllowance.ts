@@ -10,6 +10,18 @@ export const REFUSED_RECORDS_BURST = 20;
 export const REFUSED_RECORD_REFILL_MS = 60_000;
 /** Requests counted instead of recorded are summed up over at most this long, then written as one record. */
 export const NOT_RECORDED_PERIOD_MS = 60_000;
+/**
+ * Refused requests recorded one by one at once across all routes, and the allowance all share gains one per
+ * SHARED_REFILL_MS: a sender flooding the URLs of thousands of routes at once wrote each route's 20, tens of
+ * megabytes in seconds, and rotated the accepted records out of the history.
+ */
+export const SHARED_RECORDS_BURST = 200;
+export const SHARED_REFILL_MS = 60_000;
+/**
+ * Routes whose counts are summed up each NOT_RECORDED_PERIOD_MS; with more counting at once, each one's period
+ * is as many times longer: thousands of flooded routes write a few summaries a minute, not thousands.
+ */
+export const SUMMARIES_PER_PERIOD = 5;
 /** Distinct answers a summary names; the others are summed up in its `others`. */
 export const NOT_RECORDED_ANSWERS_MAX = 4;
 
@@ -67,7 +79,8 @@ const SWEEP_ABOVE = 1024;
 /**
  * Bounds how many refused requests each route writes to the delivery history: a token bucket of
  * REFUSED_RECORDS_BURST refilled one per REFUSED_RECORD_REFILL_MS on `elapsed` (a step of the wall clock does
- * not refill it). `write` receives each period's count.
+ * not refill it), and one all routes share (SHARED_RECORDS_BURST, one per SHARED_REFILL_MS); a request is
+ * recorded one by one only while both have room. `write` receives each period's count.
  */
 export function refusedRecordAllowance(
   clock: Pick<Clock, "now" | "elapsed" | "setTimeout" | "clearTimeout">,
@@ -76,6 +89,8 @@ export function refusedRecordAllowance(
   const routes = new Map<string, RouteState>();
   /** Routes with a count not yet written: the uncapped path looks nothing up while there is none. */
   let open = 0;
+  /** The allowance all routes share (SHARED_RECORDS_BURST), brought up to date as a route's is. */
+  const shared = { tokens: SHARED_RECORDS_BURST, filledAt: clock.elapsed() };
   /** After the stop's close every request is recorded as it was before: no timer outlives the gateway. */
   let closed = false;
 
@@ -113,14 +128,27 @@ export function refusedRecordAllowance(
     }
   };
 
+  const refillShared = (at: number) => {
+    if (shared.tokens >= SHARED_RECORDS_BURST) {
+      shared.filledAt = at;
+      return;
+    }
+    const gained = Math.floor((at - shared.filledAt) / SHARED_REFILL_MS);
+    if (gained > 0) {
+      shared.tokens = Math.min(SHARED_RECORDS_BURST, shared.tokens + gained);
+      shared.filledAt += gained * SHARED_REFILL_MS;
+    }
+  };
+
   const count = (route: string, state: RouteState, status: number, outcome: string, reason?: string) => {
     if (state.count === 0) {
       open += 1;
       state.since = clock.now();
+      const longer = Math.max(1, Math.ceil(open / SUMMARIES_PER_PERIOD));
       state.timer = clock.setTimeout(() => {
         state.timer = undefined;
         settleState(route, state);
-      }, NOT_RECORDED_PERIOD_MS);
+      }, NOT_RECORDED_PERIOD_MS * longer);
     }
     state.count += 1;
     for (const answer of state.answers) {
@@ -152,10 +180,12 @@ export function refusedRecordAllowance(
         };
         routes.set(route, state);
       } else refill(state, at);
-      if (state.tokens >= 1) {
+      refillShared(at);
+      if (state.tokens >= 1 && shared.tokens >= 1) {
         // A full bucket refills from its first spent token, not from when it last filled.
         if (state.tokens === REFUSED_RECORDS_BURST) state.filledAt = at;
         state.tokens -= 1;
+        shared.tokens -= 1;
         return true;
       }
       count(route, state, status, outcome, reason);

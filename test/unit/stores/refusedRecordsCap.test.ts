@@ -7,6 +7,9 @@ import {
   REFUSED_RECORD_REFILL_MS,
   REFUSED_RECORDS_BURST,
   refusedRecordAllowance,
+  SHARED_RECORDS_BURST,
+  SHARED_REFILL_MS,
+  SUMMARIES_PER_PERIOD,
 } from "../../../src/gateway/refusedRecordAllowance.js";
 import {
   type HistoryRecord,
@@ -125,15 +128,37 @@ describe("delivery history: refused requests past a route's allowance are counte
     expect(of("request").filter((r) => r.route === "stripe")).toHaveLength(3);
   });
 
+  it("a flood of many routes at once is bounded by the allowance all routes share, and their counts are summed up less often", () => {
+    const clock = fakeClock();
+    const summaries: string[] = [];
+    const allowance = refusedRecordAllowance(clock, (route) => summaries.push(route));
+    // 2,500 routes, 20 refused requests each, at once: each route's own allowance would record 50,000.
+    let recorded = 0;
+    for (let i = 0; i < 2500; i++)
+      for (let n = 0; n < REFUSED_RECORDS_BURST; n++)
+        if (allowance.admit(`route-${i}`, 401, "Invalid signature", undefined)) recorded += 1;
+    expect(recorded).toBe(SHARED_RECORDS_BURST);
+    // The routes counting at once write their summaries over a longer period, not all in the first minute.
+    clock.advance(NOT_RECORDED_PERIOD_MS);
+    expect(summaries.length).toBeLessThanOrEqual(SUMMARIES_PER_PERIOD);
+    // The shared allowance refills one request per SHARED_REFILL_MS: a fresh route's burst is recorded that far.
+    let fresh = 0;
+    for (let n = 0; n < REFUSED_RECORDS_BURST; n++)
+      if (allowance.admit("fresh", 401, "Invalid signature", undefined)) fresh += 1;
+    expect(fresh).toBe(NOT_RECORDED_PERIOD_MS / SHARED_REFILL_MS);
+    allowance.close();
+  });
+
   it("does not keep the allowance of every route ever refused: subscriptions made and removed over days do not add up", () => {
     const clock = fakeClock();
     const counted: string[] = [];
     const allowance = refusedRecordAllowance(clock, (route) => counted.push(route));
     const refuse = (route: string) => allowance.admit(route, 401, "Invalid signature", undefined);
-    // 10,000 subscriptions over ~4 days, each refused once (a sender's first try with an old secret).
+    // 10,000 subscriptions over ~8 days, each refused once (a sender's first try with an old secret): 50 an
+    // hour, within what the allowance all routes share records.
     for (let i = 0; i < 10_000; i++) {
       refuse(`sub-${i}`);
-      if (i % 100 === 99) clock.advance(REFUSED_RECORD_REFILL_MS * 60);
+      if (i % 50 === 49) clock.advance(REFUSED_RECORD_REFILL_MS * 60);
     }
     expect(allowance.routesKept()).toBeLessThanOrEqual(1024);
     // A route whose allowance is spent keeps it through the sweeps that new routes bring: still counted.
@@ -142,7 +167,10 @@ describe("delivery history: refused requests past a route's allowance are counte
     for (let i = 0; i < 2000; i++) refuse(`late-${i}`);
     expect(refuse("flooded")).toBe(false);
     allowance.close();
-    expect(counted).toEqual(["flooded"]);
+    expect(counted.filter((route) => !route.startsWith("late-"))).toEqual(["flooded"]);
+    // The late routes came at once: the allowance all routes share (refilled over the last hour) recorded
+    // the first 180 of them one by one, and counted the others.
+    expect(counted).toHaveLength(1 + 2000 - (SHARED_RECORDS_BURST - REFUSED_RECORDS_BURST));
   });
 
   it("names at most a few kinds of answer and sums up the others; the stop writes an open count", () => {
