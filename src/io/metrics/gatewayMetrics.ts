@@ -251,7 +251,11 @@ export function createGatewayMetrics(sources: MetricSources): GatewayMetrics {
       this.reset();
       const served = sources.routes?.() ?? [];
       releaseIdle(served);
+      // More served routes than labels: the zero series of a route that has a label only, so that the labels
+      // go to the routes that count something, not to the first in the list.
+      const all = served.length <= MAX_ROUTE_LABELS;
       for (const name of served) {
+        if (!all && !routeLabels.has(name)) continue;
         const route = routeLabel(name);
         for (const status of ALERTED_STATUSES) this.inc({ route, status }, 0);
       }

@@ -54,4 +54,16 @@ describe("svc_webhook_requests_total route labels", () => {
     expect(lines).toContain('svc_webhook_requests_total{route="a",status="202"} 1');
     expect(lines.filter((line) => line.includes('route="a",status="401"'))).toEqual([]);
   });
+
+  it("with more served routes than labels, the labels go to the routes that count, not to the first listed", async () => {
+    const served = Array.from({ length: MAX_ROUTE_LABELS + 500 }, (_, i) => `route-${i}`);
+    const metrics = createGatewayMetrics({ ...sources, routes: () => served });
+    await metrics.render();
+    metrics.answered(`route-${MAX_ROUTE_LABELS + 400}`, 401, undefined, 0);
+    const lines = await requestLines(metrics);
+    expect(lines).toContain(
+      `svc_webhook_requests_total{route="route-${MAX_ROUTE_LABELS + 400}",status="401"} 1`,
+    );
+    expect(lines.filter((line) => line.includes('route="(other)"'))).toEqual([]);
+  });
 });
