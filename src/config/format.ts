@@ -100,8 +100,13 @@ const BYTES_IN: Readonly<Record<string, number>> = {
 function plainNumberFor(key: string, input: string): string | undefined {
   const unit = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$/i.exec(input);
   const [amount, suffix] = [Number(unit?.[1]), unit?.[2]?.toLowerCase() ?? ""];
-  if (key.endsWith("_seconds") && Object.hasOwn(SECONDS_IN, suffix))
-    return `write ${amount * (SECONDS_IN[suffix] as number)} (a number of seconds, without a unit)`;
+  if (key.endsWith("_seconds") && Object.hasOwn(SECONDS_IN, suffix)) {
+    const seconds = amount * (SECONDS_IN[suffix] as number);
+    // The plain number must pass the next load too: past the longest drain, that longest is what to write.
+    if (key === "drain_timeout_seconds" && seconds > MAX_DRAIN_SECONDS)
+      return `write at most ${MAX_DRAIN_SECONDS} (a number of seconds, without a unit: ${input.trim()} is ${seconds}, past the longest drain, 1 hour)`;
+    return `write ${seconds} (a number of seconds, without a unit)`;
+  }
   if (key.endsWith("_bytes") && Object.hasOwn(BYTES_IN, suffix)) {
     const bytes = Math.round(amount * (BYTES_IN[suffix] as number));
     // The plain number must pass the next load too: past the largest body, that largest is what to write.

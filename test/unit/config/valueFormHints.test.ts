@@ -1075,3 +1075,14 @@ describe("an empty value is one problem, said as empty", () => {
     expect(message).not.toContain("profile names use letters");
   });
 });
+
+describe("a duration written with its unit past its key's range", () => {
+  it("says the most to write, not a number the next load refuses", () => {
+    expect(refusal("gateway:\n  drain_timeout_seconds: 2h\n")).toBe(
+      'FILE: gateway.drain_timeout_seconds: expected a number, got "2h" — write at most 3600 (a number of seconds, without a unit: 2h is 7200, past the longest drain, 1 hour)',
+    );
+    expect(refusal("gateway:\n  drain_timeout_seconds: 2m\n")).toBe(
+      'FILE: gateway.drain_timeout_seconds: expected a number, got "2m" — write 120 (a number of seconds, without a unit)',
+    );
+  });
+});
