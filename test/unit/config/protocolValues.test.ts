@@ -35,9 +35,13 @@ describe("an mcp_servers protocol written as a revision or a transport says whic
 
   it("a transport name written as protocol names the transport key", () => {
     expect(refusal("sse")).toBe(
-      `${EXPECTED} "sse" — protocol names the MCP protocol era; the transport is its own key: transport: sse (Streamable HTTP is the default for a url, stdio for a command)${SEE}`,
+      `${EXPECTED} "sse" — protocol names the MCP protocol era; the transport follows the entry: a command runs over stdio, a url speaks Streamable HTTP (or SSE, with transport: sse)${SEE}`,
     );
-    expect(refusal("streamable-http")).toContain("the transport is its own key: transport: streamable-http");
+    // Not `transport: stdio` or `transport: http`, which an entry of the other kind refuses as contradicting it.
+    for (const written of ["streamable-http", "stdio", "http"])
+      expect(refusal(written)).toContain(
+        "the transport follows the entry: a command runs over stdio, a url speaks",
+      );
   });
 
   it("another value keeps the plain list (and a near miss its did-you-mean)", () => {
