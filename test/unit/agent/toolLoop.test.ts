@@ -110,8 +110,8 @@ async function loop(
   return { result, log, progress };
 }
 
-/** One run of a model runner of `provider` at `baseUrl` (5 steps, 50 tokens, no retry) offered `upper`. */
-function runModel(provider: "openai" | "anthropic", baseUrl: string) {
+/** One run of a model runner of `provider` at `baseUrl` (5 steps, 50 tokens, no retry) offered `tools`. */
+function runModel(provider: "openai" | "anthropic", baseUrl: string, tools: AgentTool[] = [upper]) {
   return modelRunner({
     settings: {
       provider,
@@ -125,7 +125,7 @@ function runModel(provider: "openai" | "anthropic", baseUrl: string) {
       max_tool_result_chars: 100_000,
     },
     logger: silentLogger(),
-    builtins: () => [upper],
+    builtins: () => tools,
   }).run(
     { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
     new AbortController().signal,
@@ -187,30 +187,7 @@ describe("runToolLoop", () => {
     expect(ran).toBe(0);
     // The run: a failure with its record, not an "ok" run delivering an empty reply.
     model.script(cut);
-    const runner = modelRunner({
-      settings: {
-        provider: "openai",
-        model: "m",
-        base_url: model.baseUrl,
-        max_steps: 5,
-        max_tokens: 50,
-        retries: 0,
-        timeout_seconds: 10,
-        max_concurrent_runs: 1,
-        max_tool_result_chars: 100_000,
-      },
-      logger: silentLogger(),
-      builtins: () => [counted],
-    });
-    const request = {
-      route: "r",
-      event: "e",
-      deliveryId: "d",
-      prompt: "p",
-      toolsets: [],
-      profile: undefined,
-    };
-    const failure = await runner.run(request, new AbortController().signal).catch((e: unknown) => e);
+    const failure = await runModel("openai", model.baseUrl, [counted]).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(AgentRunFailure);
     expect((failure as AgentRunFailure).message).toBe(
       "the model's answer was cut at agent.max_tokens (50 tokens) while it asked for 2 tool calls, which were not run — raise agent.max_tokens",
@@ -230,30 +207,7 @@ describe("runToolLoop", () => {
         toolCalls: [{ name: "upper", args: { text: "hal" } }],
         finishReason: "model_context_window_exceeded",
       });
-      const runner = modelRunner({
-        settings: {
-          provider: "anthropic",
-          model: "m",
-          base_url: anthropic.baseUrl,
-          max_steps: 5,
-          max_tokens: 50,
-          retries: 0,
-          timeout_seconds: 10,
-          max_concurrent_runs: 1,
-          max_tool_result_chars: 100_000,
-        },
-        logger: silentLogger(),
-        builtins: () => [upper],
-      });
-      const request = {
-        route: "r",
-        event: "e",
-        deliveryId: "d",
-        prompt: "p",
-        toolsets: [],
-        profile: undefined,
-      };
-      const failure = await runner.run(request, new AbortController().signal).catch((e: unknown) => e);
+      const failure = await runModel("anthropic", anthropic.baseUrl).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(AgentRunFailure);
       const message = (failure as AgentRunFailure).message;
       expect(message).toMatch(
@@ -327,31 +281,8 @@ describe("runToolLoop", () => {
 
   it("an answer cut at max_tokens before any text (a reasoning model's thinking used the limit) fails the run saying to raise max_tokens; one with text is delivered cut", async () => {
     const anthropic = await startFakeAnthropic();
-    const settings = {
-      model: "m",
-      max_steps: 5,
-      max_tokens: 50,
-      retries: 0,
-      timeout_seconds: 10,
-      max_concurrent_runs: 1,
-      max_tool_result_chars: 100_000,
-    };
-    const request = {
-      route: "r",
-      event: "e",
-      deliveryId: "d",
-      prompt: "p",
-      toolsets: [],
-      profile: undefined,
-    };
     const run = (provider: "openai" | "anthropic", baseUrl: string) =>
-      modelRunner({
-        settings: { ...settings, provider, base_url: baseUrl },
-        logger: silentLogger(),
-        builtins: () => [upper],
-      })
-        .run(request, new AbortController().signal)
-        .catch((e: unknown) => e);
+      runModel(provider, baseUrl).catch((e: unknown) => e);
     try {
       model.script({ text: " ", finishReason: "length" }, { text: "half an ans", finishReason: "length" });
       anthropic.script({ finishReason: "max_tokens" });
@@ -369,27 +300,7 @@ describe("runToolLoop", () => {
   });
 
   it("a reasoning model's thinking written into its text (<think>…</think>) is not the reply, goes back as reasoning_content, and a turn cut while it thought fails as one cut before any text", async () => {
-    const run = () =>
-      modelRunner({
-        settings: {
-          provider: "openai",
-          model: "m",
-          base_url: model.baseUrl,
-          max_steps: 5,
-          max_tokens: 50,
-          retries: 0,
-          timeout_seconds: 10,
-          max_concurrent_runs: 1,
-          max_tool_result_chars: 100_000,
-        },
-        logger: silentLogger(),
-        builtins: () => [upper],
-      })
-        .run(
-          { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
-          new AbortController().signal,
-        )
-        .catch((e: unknown) => e);
+    const run = () => runModel("openai", model.baseUrl).catch((e: unknown) => e);
     model.script(
       { text: "<think>\nThe user wants it upper-cased.\n</think>\n\n", ...callTool("upper", { text: "hi" }) },
       { text: "<think>Done, now answer.</think>\n\nIt is HI." },
@@ -413,27 +324,7 @@ describe("runToolLoop", () => {
 
   it("thinking a Messages API server left in its text (<think>…</think>, as vLLM's and llama.cpp's /v1/messages write it without a reasoning parser) is not the reply, goes back as a thinking block, and a turn cut while it thought fails as one cut before any text", async () => {
     const anthropic = await startFakeAnthropic();
-    const run = () =>
-      modelRunner({
-        settings: {
-          provider: "anthropic",
-          model: "m",
-          base_url: anthropic.baseUrl,
-          max_steps: 5,
-          max_tokens: 50,
-          retries: 0,
-          timeout_seconds: 10,
-          max_concurrent_runs: 1,
-          max_tool_result_chars: 100_000,
-        },
-        logger: silentLogger(),
-        builtins: () => [upper],
-      })
-        .run(
-          { route: "r", event: "e", deliveryId: "d", prompt: "p", toolsets: [], profile: undefined },
-          new AbortController().signal,
-        )
-        .catch((e: unknown) => e);
+    const run = () => runModel("anthropic", anthropic.baseUrl).catch((e: unknown) => e);
     try {
       anthropic.script(
         {
@@ -465,23 +356,6 @@ describe("runToolLoop", () => {
 
   it("an answer the endpoint's safety system stopped (content_filter, stop_reason refusal) fails the run naming it, not delivered as a finished reply", async () => {
     const anthropic = await startFakeAnthropic();
-    const settings = {
-      model: "m",
-      max_steps: 5,
-      max_tokens: 50,
-      retries: 0,
-      timeout_seconds: 10,
-      max_concurrent_runs: 1,
-      max_tool_result_chars: 100_000,
-    };
-    const request = {
-      route: "r",
-      event: "e",
-      deliveryId: "d",
-      prompt: "p",
-      toolsets: [],
-      profile: undefined,
-    };
     try {
       model.script({ text: "Here is how to", finishReason: "content_filter" });
       anthropic.script({ finishReason: "refusal" });
@@ -489,14 +363,8 @@ describe("runToolLoop", () => {
       for (const [provider, baseUrl] of [
         ["openai", model.baseUrl],
         ["anthropic", anthropic.baseUrl],
-      ] as const) {
-        const runner = modelRunner({
-          settings: { ...settings, provider, base_url: baseUrl },
-          logger: silentLogger(),
-          builtins: () => [upper],
-        });
-        failures.push(await runner.run(request, new AbortController().signal).catch((e: unknown) => e));
-      }
+      ] as const)
+        failures.push(await runModel(provider, baseUrl).catch((e: unknown) => e));
       expect(failures[0]).toBeInstanceOf(AgentRunFailure);
       expect((failures[0] as AgentRunFailure).message).toBe(
         "the endpoint's content filter stopped the model's answer (finish_reason content_filter) — the run has no reply to deliver: change what the route's prompt or agent.system_prompt asks for, or use another agent.model than \"m\"; on Azure OpenAI, the deployment's content filter decides",
