@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { startDescriptorsProblem } from "./openFiles.js";
-import { PIPES_AFTER_EXIT_MS } from "./process.js";
+import { PIPES_AFTER_EXIT_MS, signalGroup } from "./process.js";
 import { wholeUtf8Length } from "./utf8Cut.js";
 
 export interface CappedProcessRequest {
@@ -52,15 +52,6 @@ function collect(stream: Readable | null, max: number): () => CappedOutput {
     const whole = dropped > 0 ? wholeUtf8Length(bytes) : bytes.length;
     return { text: bytes.subarray(0, whole).toString("utf8"), dropped: dropped + bytes.length - whole };
   };
-}
-
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // No process left in the group.
-  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { executableProblem } from "../executable.js";
 import { startDescriptorsProblem } from "../openFiles.js";
-import { signalGroup } from "../process.js";
+import { runProcess } from "../process.js";
 import { partlyDelivered, recipientQueue, unfilledNote } from "./chat.js";
 import { messageParts } from "./split.js";
 import { DeliveryError, type DeliveryMessage, type DeliveryTarget, type TargetDeps } from "./target.js";
@@ -90,6 +90,13 @@ function literalSlashes(template: string): number {
  * Posts a pull-request comment with the GitHub CLI: `gh pr comment <n> --repo <owner/name> --body-file -`,
  * the body on stdin (never a shell string). A missing or failing `gh` posts nothing and fails the delivery.
  */
+/** An environment's set variables only (a `process.env` value may be undefined). */
+function definedValues(env: NodeJS.ProcessEnv): Record<string, string> {
+  const defined: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) defined[name] = value;
+  return defined;
+}
+
 export function forgeCommentTarget(
   settings: PlatformConfig<"forge_comment">,
   deps: TargetDeps,
@@ -100,74 +107,49 @@ export function forgeCommentTarget(
   const secrets = [env.GH_TOKEN, env.GITHUB_TOKEN, env.GH_ENTERPRISE_TOKEN, env.GITHUB_ENTERPRISE_TOKEN];
 
   async function gh(args: readonly string[], input: string | undefined, signal?: AbortSignal) {
-    // Loaded at the first process: a command that starts none does not pay for the module.
-    const { execa } = await import("execa");
     const short = startDescriptorsProblem();
     if (short !== undefined)
       throw new DeliveryError(`forge_comment: "${settings.command}" could not be started (${short})`, true);
-    // In a process group of its own, ended whole at the timeout, a cancel and its exit: a child of the
+    // In a process group of its own, ended whole at the timeout and a cancel (`runProcess`): a child of the
     // command (a wrapper script's gh, a credential helper) holding its pipes kept the delivery waiting past
     // the timeout and went on to post the comment, which the retry then posted again.
-    const subprocess = execa(settings.command, args, {
-      ...(input === undefined ? { stdin: "ignore" as const } : { input }),
-      env,
-      extendEnv: false,
-      detached: true,
-      reject: false,
-      ...(signal === undefined ? {} : { cancelSignal: signal }),
+    const result = await runProcess({
+      file: settings.command,
+      args,
+      input: input ?? "",
+      env: definedValues(env),
+      timeoutMs: timeout,
+      ...(signal === undefined ? {} : { signal }),
     });
-    const pid = subprocess.pid;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      signalGroup(pid, "SIGKILL");
-    }, timeout);
-    const onCancel = () => signalGroup(pid, "SIGKILL");
-    signal?.addEventListener("abort", onCancel, { once: true });
-    subprocess.once("exit", () => signalGroup(pid, "SIGKILL"));
-    const result = await subprocess.finally(() => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onCancel);
-    });
+    if (result.ok) return result;
+    if (result.timedOut === true)
+      throw new DeliveryError(
+        `forge_comment: ${settings.command} ${args[0]} ${args[1]} gave no answer within ${timeout / 1000}s`,
+        true,
+      );
     // Never started (not found, not executable, a directory): say why, not "exited with a signal".
-    const code = (result as { code?: string }).code;
-    if (
-      code === "ENOENT" ||
-      (result.exitCode === undefined && result.signal === undefined && !timedOut && !result.isCanceled)
-    ) {
+    if (result.exitCode === undefined && result.killedBy === undefined && result.why !== "canceled") {
       const problem =
-        executableProblem(settings.command, env.PATH ?? "") ??
-        `"${settings.command}" could not be started (${code ?? "unknown error"})`;
+        executableProblem(settings.command, env.PATH ?? "") ?? `"${settings.command}" ${result.why}`;
       const fix = settings.command.includes("/")
         ? "set platforms.forge_comment.command to the gh executable"
         : 'install the GitHub CLI and run "gh auth login"';
       throw new DeliveryError(`forge_comment: ${problem} — ${fix}`, false);
     }
-    if (timedOut)
-      throw new DeliveryError(
-        `forge_comment: ${settings.command} ${args[0]} ${args[1]} gave no answer within ${timeout / 1000}s`,
-        true,
-      );
-    if (result.exitCode !== 0) {
-      // Scrubbed before it is cut: a cut through an echoed token would leave its beginning. On one line,
-      // as every platform's error is quoted: gh writes several (`gh auth status`: a line per account).
-      const detail = cutText(
-        scrub(
-          String(result.stderr || result.stdout || (result as { message?: string }).message || ""),
-          secrets,
-        )
-          .replace(/\s+/g, " ")
-          .trim(),
-        500,
-      );
-      const limited = RATE_LIMITED.test(detail);
-      throw new DeliveryError(
-        `forge_comment: ${settings.command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`,
-        limited || UNREACHABLE.test(detail),
-        limited ? RATE_LIMIT_WAIT_SECONDS : undefined,
-      );
-    }
-    return result;
+    // Scrubbed before it is cut: a cut through an echoed token would leave its beginning. On one line,
+    // as every platform's error is quoted: gh writes several (`gh auth status`: a line per account).
+    const detail = cutText(
+      scrub(result.stderr || result.why, secrets)
+        .replace(/\s+/g, " ")
+        .trim(),
+      500,
+    );
+    const limited = RATE_LIMITED.test(detail);
+    throw new DeliveryError(
+      `forge_comment: ${settings.command} ${args[0]} ${args[1]} exited with ${result.exitCode ?? "a signal"}: ${detail}`,
+      limited || UNREACHABLE.test(detail),
+      limited ? RATE_LIMIT_WAIT_SECONDS : undefined,
+    );
   }
 
   /**
