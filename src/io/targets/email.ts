@@ -321,17 +321,17 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       try {
         await (options.runStep ?? runOnce)(async () => {
           let info: unknown;
-          const sending = (await transport()).sendMail({
-            from: settings.from,
-            to,
-            subject,
-            text: wellFormed(message.text),
-            messageId,
-            // RFC 3834: sent by a program, so vacation and other auto-replies do not answer it.
-            headers: { "Auto-Submitted": "auto-generated" },
-            ...(envelopeTo === undefined ? {} : { envelope: { from: settings.from, to: envelopeTo } }),
-          });
           try {
+            const sending = (await transport()).sendMail({
+              from: settings.from,
+              to,
+              subject,
+              text: wellFormed(message.text),
+              messageId,
+              // RFC 3834: sent by a program, so vacation and other auto-replies do not answer it.
+              headers: { "Auto-Submitted": "auto-generated" },
+              ...(envelopeTo === undefined ? {} : { envelope: { from: settings.from, to: envelopeTo } }),
+            });
             info = await withinDeadline(sending, deadlineMs, settings.timeout_seconds, signal);
           } catch (err) {
             // A retry for the recipients refused for now, refused again: its reply is the one to name.
