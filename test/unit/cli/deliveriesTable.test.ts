@@ -271,3 +271,26 @@ describe("svc webhook deliveries: the NOTE of a failed run or delivery", () => {
     expect(lastCell(table)).toEqual(["run failed: bad\\u001b[2J\\u202e"]);
   });
 });
+
+describe("svc webhook deliveries: the NOTE of a duplicate", () => {
+  const duplicate: RequestRecord = {
+    kind: "request",
+    id: "dup-1",
+    at: AT,
+    route: "github",
+    status: 200,
+    outcome: "duplicate",
+    event: "push",
+  };
+  it("says how to run it again; with state.backend: redis, on the instance that took it, which keeps its payload", () => {
+    const summaries = summarizeHistory([duplicate]);
+    const local = deliveriesTable(summaries, "request not in this history").split("\n")[1];
+    expect(local?.endsWith("svc webhook redeliver dup-1 runs it again")).toBe(true);
+    const shared = deliveriesTable(summaries, "request answered by another instance", true).split("\n")[1];
+    expect(
+      shared?.endsWith(
+        "svc webhook redeliver dup-1 runs it again (on the instance that took it: it keeps the payload)",
+      ),
+    ).toBe(true);
+  });
+});
