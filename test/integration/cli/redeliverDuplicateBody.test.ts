@@ -75,4 +75,28 @@ describe("svc webhook redeliver of an ID answered twice on one route, with anoth
           : 'delivery "dup-1" is in the recent history only as a duplicate, which never ran (and may have come with another body); the request it repeated is no longer kept',
       );
     });
+
+  it("with state.backend: redis, an ID refused here (401, its payload not kept) says another instance may have taken it", async () => {
+    home = tempHome();
+    const state = { backend: "redis", redis_url: "redis://127.0.0.1:1" };
+    home.write(
+      "config.yaml",
+      stringify(cliConfig({ "dup-body-route": { secret: "dup-body-secret-7781" } }, { state })),
+      0o600,
+    );
+    const refused = JSON.stringify({
+      kind: "request",
+      id: "dup-1",
+      at,
+      route: "dup-body-route",
+      status: 401,
+      outcome: "Invalid signature",
+    });
+    home.write("deliveries/history.jsonl", `${refused}\n`, 0o600);
+    const res = await svc(home, ["webhook", "redeliver", "dup-1", "--port", "9"]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(
+      "so it cannot be redelivered — if another gateway instance took it, run svc webhook redeliver there (with that instance's SVC_HOME)",
+    );
+  });
 });
