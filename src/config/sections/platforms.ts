@@ -65,6 +65,22 @@ const base = {
 const text = z.string().min(1);
 
 /**
+ * A platform token: it travels in an HTTP header (`Authorization: Bearer`, `Bot`) or the request path, so a
+ * character outside printable ASCII (a curly quote or zero-width space pasted with it) failed every request
+ * before it left, reported as a connection failure and retried. The value is not quoted (a ${VAR} may give it).
+ */
+const token = text.superRefine((value, ctx) => {
+  const at = value.search(/[^\x20-\x7e]/);
+  if (at < 0) return;
+  const code = (value.codePointAt(at) as number).toString(16).toUpperCase().padStart(4, "0");
+  ctx.addIssue({
+    code: "custom",
+    message: `holds U+${code} at character ${at + 1}, which an HTTP request cannot carry — write the token again from the platform's page, printable ASCII only (a quote or an invisible character came with the copy)`,
+    input: value,
+  });
+});
+
+/**
  * Why `value` is no http(s) URL: `localhost:8080` (or `[::1]:8080`) would be read as the scheme `localhost:`
  * (or not at all), and fetch refuses any other scheme, so every delivery would fail. The base to write is
  * named without a query or fragment (refused below anyway, and not quoted: it may carry a key).
@@ -150,15 +166,15 @@ const smtpHost = text
 export const PLATFORM_SCHEMAS = {
   telegram: z.strictObject({
     ...base,
-    token: text.optional(),
+    token: token.optional(),
     base_url: url("https://api.telegram.org", "telegram"),
   }),
   discord: z.strictObject({
     ...base,
-    token: text.optional(),
+    token: token.optional(),
     base_url: url("https://discord.com", "discord"),
   }),
-  slack: z.strictObject({ ...base, token: text.optional(), base_url: url("https://slack.com", "slack") }),
+  slack: z.strictObject({ ...base, token: token.optional(), base_url: url("https://slack.com", "slack") }),
   signal: z.strictObject({
     ...base,
     number: text.optional(),
@@ -166,7 +182,7 @@ export const PLATFORM_SCHEMAS = {
   }),
   whatsapp: z.strictObject({
     ...base,
-    token: text.optional(),
+    token: token.optional(),
     phone_number_id: z
       .union([text, z.number()], {
         error: (i) => `expected text or a number (the phone number ID), got ${describe(i.input)}`,
@@ -183,12 +199,12 @@ export const PLATFORM_SCHEMAS = {
   }),
   matrix: z.strictObject({
     ...base,
-    token: text.optional(),
+    token: token.optional(),
     base_url: url("https://matrix-client.matrix.org", "matrix"),
   }),
   mattermost: z.strictObject({
     ...base,
-    token: text.optional(),
+    token: token.optional(),
     base_url: platformBaseUrl("mattermost").optional(),
   }),
   dingtalk: z.strictObject({
@@ -279,7 +295,7 @@ export const PLATFORM_SCHEMAS = {
     }),
   home_automation: z.strictObject({
     ...base,
-    token: text.optional(),
+    token: token.optional(),
     base_url: url("http://homeassistant.local:8123", "home_automation"),
   }),
   // `enabled` left out: the target is there as without a section (gh needs no keys), with these settings.

@@ -62,10 +62,12 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
   /** `<chat> <topic>` pairs the Bot API did not find: later messages go to the chat without asking again. */
   const missingTopics = new Set<string>();
   const token = settings.token ?? "";
+  // A token is `<bot id>:<secret>`: an answer that quotes the secret part alone leaves the key behind too.
+  const secrets = [token, token.slice(token.indexOf(":") + 1)];
   const api = platformClient("telegram", {
     baseUrl: settings.base_url,
     timeoutSeconds: settings.timeout_seconds,
-    secrets: [token],
+    secrets,
     credentials: "platforms.telegram.token",
   });
 
@@ -73,7 +75,7 @@ export function telegramTarget(settings: PlatformConfig<"telegram">, deps: Targe
   async function call(method: string, json: unknown, signal?: AbortSignal) {
     const answer = await api.call(method, "POST", `/bot${token}/${method}`, { json, signal });
     const body = answer.body as { ok?: boolean; description?: string; result?: unknown } | undefined;
-    if (body?.ok !== true) throw refused("telegram", method, body?.description ?? answer.text, [token]);
+    if (body?.ok !== true) throw refused("telegram", method, body?.description ?? answer.text, secrets);
     return body.result;
   }
 

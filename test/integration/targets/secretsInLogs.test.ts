@@ -12,8 +12,13 @@ const OPEN = "INSECURE_NO_AUTH";
 const TWILIO_SID = "AC0123456789abcdef";
 const TWILIO_TOKEN = "twilio/auth+token=1";
 const BB_PASSWORD = "p@ss word/&=?";
+const TG_SECRET = "AAH-abc_DEF+ghi/jkl=mno~pqr";
+const TG_TOKEN = `123456789:${TG_SECRET}`;
 
 function echoRefusal(request: RecordedRequest) {
+  // The Bot API's refusals quote what they were sent in `description`; here only the token's secret part.
+  if (request.url.startsWith("/bot"))
+    return { status: 400, json: { ok: false, description: `Bad Request: ${TG_SECRET}` } };
   const echoed = `${request.method} ${request.url} authorization=${String(request.headers.authorization)}`;
   return { status: 401, json: { message: echoed, error: echoed } };
 }
@@ -39,6 +44,13 @@ beforeAll(async () => {
           deliver_only: true,
           deliver_extra: { chat_id: "iMessage;-;+15550001" },
         },
+        tg: {
+          secret: OPEN,
+          prompt: "hi",
+          deliver: "telegram",
+          deliver_only: true,
+          deliver_extra: { chat_id: "42" },
+        },
       },
       { rate_limit: 1000 },
       {
@@ -51,6 +63,7 @@ beforeAll(async () => {
             base_url: api.url,
           },
           bluebubbles: { enabled: true, password: BB_PASSWORD, base_url: api.url },
+          telegram: { enabled: true, token: TG_TOKEN, base_url: api.url },
         },
       },
     ),
@@ -81,5 +94,15 @@ describe("credentials never reach the log in an encoded form", () => {
     expect(log).toContain("[delivery] bluebubbles failed for route bb");
     expect(log).not.toContain(encodeURIComponent(BB_PASSWORD));
     expect(log).not.toContain(BB_PASSWORD);
+  });
+
+  it("telegram: the token's secret part quoted back alone, without the bot id, is redacted", async () => {
+    const res = await postJson(gw.url("/webhooks/tg"), {});
+    expect(res).toMatchObject({ status: 502, body: { error: "Delivery failed" } });
+    expect(api.requests.some((r) => r.url === `/bot${TG_TOKEN}/sendMessage`)).toBe(true);
+    const log = JSON.stringify(gw.logs());
+    expect(log).toContain("[delivery] telegram failed for route tg");
+    expect(log).toContain("Bad Request: [redacted]");
+    expect(log).not.toContain(TG_SECRET);
   });
 });
