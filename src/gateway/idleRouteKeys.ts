@@ -7,6 +7,7 @@ import { MAX_TIMER_SECONDS } from "../config/timerSeconds.js";
 import { canonicalTarget, isChatPlatform } from "../io/targets/names.js";
 import { UNNAMED_EVENT } from "../streams/eventType.js";
 import { headerCoalesceKey } from "./headerCoalesceKey.js";
+import { eventEdgeProblem, headerFilterWarnings } from "./headerEdgeText.js";
 
 /** A coalesce duration as written, saying when it is the default or past what a timer holds. */
 const seconds = (value: number, fallback: number): string =>
@@ -100,7 +101,10 @@ export function eventEntryWarnings(events: readonly string[]): string[] {
       ];
     }
     // The event type is never empty, and HTTP strips the ends of the header it comes in.
-    if (event.trim() === event && event !== "") return [];
+    if (event.trim() === event && event !== "") {
+      const edge = eventEdgeProblem(event);
+      return edge === undefined ? [] : [`${entry} ${edge}`];
+    }
     const blank = event.trim() === "";
     return [
       `${entry} never matches: an event type is ${blank ? "never blank" : "sent without spaces at its ends"} — write ${blank ? "the event type, or remove the entry" : JSON.stringify(event.trim())}`,
@@ -138,7 +142,8 @@ const them = (keys: readonly string[]) => (keys.length === 1 ? "it" : "them");
 /**
  * What the route's mode leaves unused, as `<keys> have no effect ...` (none: empty); also for a
  * subscription record (`svc webhook subscribe`, `svc config check`). A coalescing quiet window as long
- * as the max wait, or longer, is one: every group fires at its max wait.
+ * as the max wait, or longer, is one: every group fires at its max wait; so is a `headers.*` filter value
+ * no header can equal (headerEdgeText.ts).
  */
 export function idleKeys(route: Route): string[] {
   const logTarget = canonicalTarget(route.deliver) === "log";
@@ -150,12 +155,13 @@ export function idleKeys(route: Route): string[] {
   if (route.cron_job !== undefined) {
     const unused = [...(logTarget ? [] : ["deliver"]), ...extras, ...agentKeys];
     return unused.length === 0
-      ? []
+      ? headerFilterWarnings(route.filters)
       : [
+          ...headerFilterWarnings(route.filters),
           `${have(unused)} no effect on a cron_job route — job ${route.cron_job} runs with its own target, extras and toolsets, and no skill (svc cron list${profileFlag(route.profile)}); remove ${them(unused)}`,
         ];
   }
-  const found: string[] = [];
+  const found = headerFilterWarnings(route.filters);
   if (route.deliver_only && agentKeys.length > 0)
     found.push(
       `${have(agentKeys)} no effect on a deliver_only route — no agent runs, the rendered prompt is the message; remove ${them(agentKeys)}`,

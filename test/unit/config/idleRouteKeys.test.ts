@@ -17,6 +17,33 @@ describe("route keys that the route's other keys leave without effect", () => {
     ]);
   });
 
+  it("an events entry or a headers.* filter value with a non-ASCII character at an end is named: a header never brings it", () => {
+    expect(
+      warnings({
+        u: {
+          events: ["café", "tëam-α-deploy", "日本"],
+          filters: [
+            { field: "headers.X-Team", equals: "tëam-α" },
+            {
+              any: [
+                { field: "headers.X-Env", in: ["prod", "ünit"] },
+                { not: { field: "headers.X-A", not_equals: "é" } },
+              ],
+            },
+            { field: "team", equals: "tëam-α" },
+            { field: "headers.X-Team", equals: "tëam-α-x" },
+          ],
+        },
+      }),
+    ).toEqual([
+      '[webhook] config.yaml: platforms.webhook.routes.u.events[0]: "café" matches only an event type the body names (event_type): a header\'s value reaches svc without non-ASCII characters at its ends, so X-Forge-Event: café reads as "caf"',
+      '[webhook] config.yaml: platforms.webhook.routes.u.events[2]: "日本" matches only an event type the body names (event_type): a header\'s value reaches svc without non-ASCII characters at its ends, so X-Forge-Event: 日本 reads as ""',
+      '[webhook] config.yaml: platforms.webhook.routes.u: filters[0].equals: "tëam-α" never equals headers.X-Team: a header\'s value reaches svc without non-ASCII characters at its ends (it would read "tëam-") — match the part inside with contains or regex',
+      '[webhook] config.yaml: platforms.webhook.routes.u: filters[1].any[0].in[1]: "ünit" never equals headers.X-Env: a header\'s value reaches svc without non-ASCII characters at its ends (it would read "nit") — match the part inside with contains or regex',
+      '[webhook] config.yaml: platforms.webhook.routes.u: filters[1].any[1].not.not_equals: "é" never equals headers.X-A: a header\'s value reaches svc without non-ASCII characters at its ends (it would read "") — match the part inside with contains or regex',
+    ]);
+  });
+
   it("an events entry with a * (no wildcard: events compares exactly) is named with what to write", () => {
     expect(warnings({ w: { events: ["*", "pull_request.*", "push"] } })).toEqual([
       '[webhook] config.yaml: platforms.webhook.routes.w.events[0]: "*" never matches: events compares the exact event type and has no wildcard — leave events out (or empty) to accept every event',
