@@ -39,6 +39,7 @@ import {
   ForgottenSessionError,
   httpStatusOf,
   ownErrorInSseStream,
+  unexpectedContentType,
 } from "./transportErrors.js";
 import { unreachableUrlHint } from "./unreachableUrl.js";
 
@@ -492,7 +493,9 @@ function scoped(
       blockedPortHint(name, text) ||
       unreachableUrlHint(name, text, rendered.url) ||
       endpointOriginHint(name, text) ||
-      (err instanceof SyntaxError ? " — check that the url is the server's MCP endpoint" : "");
+      (err instanceof SyntaxError || unexpectedContentType(err) !== undefined
+        ? " — check that the url is the server's MCP endpoint"
+        : "");
   }
   text = withBlankVersionNamed(text);
   text += unsupportedVersionHint(text) || refusedVersionsHint(err);

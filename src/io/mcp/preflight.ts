@@ -40,7 +40,11 @@ export async function preflight(
     if (verdict !== undefined) {
       throw new SvcError(
         "mcp_connect",
-        `mcp_servers.${server}: ${shownUrl} answered ${method} with content type "${verdict}", not an MCP endpoint — check the url, or set skip_preflight: true if the server only answers MCP on POST`,
+        `mcp_servers.${server}: ${shownUrl} answered ${method} with content type "${verdict}", not an MCP endpoint — ${
+          methods.includes("HEAD")
+            ? "check the url, or set skip_preflight: true if the server only answers MCP on POST"
+            : "check the url: an SSE endpoint's GET answers text/event-stream (for a Streamable HTTP server, remove transport: sse)"
+        }`,
       );
     }
   }

@@ -141,6 +141,17 @@ export const FORGOTTEN_SESSION =
   "the server no longer knows the session it opened at this connect's initialize: a server run as several instances behind a load balancer does this when a request reaches another instance than the one that opened the session — route each session to one instance (session affinity on the Mcp-Session-Id header)";
 
 /**
+ * The content type of a 2xx POST answer that is neither JSON nor an event stream (a login page or proxy in
+ * front of the server), which the SDK's Streamable HTTP transport reports with the body dropped; else undefined.
+ */
+export function unexpectedContentType(err: unknown): string | undefined {
+  const found = /^Streamable HTTP error: Unexpected content type: (.*)$/.exec(
+    err instanceof Error ? err.message : "",
+  );
+  return found === null ? undefined : found[1]?.trim() || "none";
+}
+
+/**
  * A transport error for a person: its causes, and its HTTP status when the SDK's message lacks it
  * (an empty body leaves "Error POSTing to endpoint: " with nothing after it); a failed validation as one
  * line (describeMalformed), not the issues' JSON.
@@ -151,6 +162,9 @@ export function describeTransportError(err: unknown): string {
   if (malformed !== undefined) return malformed;
   // A POST's body the SDK's transport read as JSON (its Content-Type said so) that is none: an empty body, "OK".
   if (err instanceof SyntaxError) return `the server's answer is not valid JSON (${err.message})`;
+  const unexpected = unexpectedContentType(err);
+  if (unexpected !== undefined)
+    return `the server answered a POST with content type ${JSON.stringify(unexpected)}, not MCP's application/json or text/event-stream (a login page or a proxy in front of the server answers so)`;
   // A TypeScript-SDK server sends an McpError's message with its "MCP error <code>: " prefix, and the
   // client adds the prefix again: "MCP error -32002: MCP error -32002: Resource ... not found".
   // The SSE stream's EventSource flattens a fetch that failed (a refused connection, DNS) into

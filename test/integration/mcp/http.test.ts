@@ -114,7 +114,21 @@ describe("Streamable HTTP", () => {
     const skip = await skipped.settled("page");
     expect(skip.state).toBe("failed");
     expect(skip.lastError).not.toMatch(/skip_preflight/);
+    // The POST answered with the page too: said so with what to check, not the SDK's bare words.
+    expect(skip.lastError).toBe(
+      "mcp_servers.page: the server answered a POST with content type \"text/html; charset=utf-8\", not MCP's application/json or text/event-stream (a login page or a proxy in front of the server answers so) — check that the url is the server's MCP endpoint",
+    );
     expect(s.requests.some((r) => r.startsWith("POST /html"))).toBe(true);
+  });
+
+  it("preflight of an SSE endpoint (GET only) answered with a page says what an SSE GET answers, not skip_preflight", async () => {
+    const s = await serve(startStreamableHttp());
+    const h = hub(ctx.home, { page: entry({ url: s.url.replace(/\/mcp$/, "/html"), transport: "sse" }) });
+    const status = await h.settled("page");
+    expect(status.state).toBe("failed");
+    expect(status.lastError).toMatch(
+      /answered GET with content type "text\/html", not an MCP endpoint — check the url: an SSE endpoint's GET answers text\/event-stream \(for a Streamable HTTP server, remove transport: sse\)$/,
+    );
   });
 
   it("preflight lets a 405 HEAD through to the real connect", async () => {
