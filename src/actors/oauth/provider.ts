@@ -245,7 +245,10 @@ export class SvcOAuthProvider implements OAuthClientProvider {
       } catch (err) {
         // A CLI-driven connect logs in here and sends the request again: left to the SDK, the login
         // succeeded but the connect still failed with "Unauthorized".
-        if (this.canLogInAfter(err)) return this.logInAndSendAgain(base, url, init, res);
+        if (this.canLogInAfter(err)) {
+          this.sayWhyLoginAgain(err);
+          return this.logInAndSendAgain(base, url, init, res);
+        }
         // Said here, not left to the SDK's auth flow that follows a 401: without a discovery cache it
         // fetched the metadata itself, and could register a client, through the MCP transport (with the
         // entry's headers and another User-Agent) before it came to the same error.

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { rmSync, utimesSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeJob } from "../../../src/actors/oauth/context.js";
-import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
+import { oauthProviderFor, type SvcOAuthProvider } from "../../../src/actors/oauth/provider.js";
 import { REFRESH_RETRY_MS, usableTokens } from "../../../src/actors/oauth/refresh.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { silentLogger } from "../../../src/io/log.js";
@@ -590,6 +590,43 @@ describe("token refresh", () => {
       },
     );
     expect(await provider.tokens()).toBeDefined();
+    const urlAt = printed.findIndex((line) => line.startsWith("Open this URL"));
+    expect(printed.slice(0, Math.max(urlAt, 0))).toEqual([
+      expect.stringMatching(/^srv: token refresh failed — .*invalid_grant.* — logging in again$/),
+    ]);
+  });
+
+  it("so does one whose unexpired token the server refused (revoked) when the refresh that follows is refused too", async () => {
+    const { as, url } = await loggedIn({
+      refreshError: {
+        status: 400,
+        body: JSON.stringify({ error: "invalid_grant", error_description: "revoked" }),
+      },
+    });
+    const printed: string[] = [];
+    const opened: string[] = [];
+    const provider = oauthProviderFor(
+      "srv",
+      { url, auth: "oauth", oauth: { cimd: false } },
+      {
+        interactive: true,
+        paths: svcPaths(home.dir),
+        print: (line) => printed.push(line),
+        openBrowser: async (u) => {
+          opened.push(u);
+          await followAuthorization(u);
+        },
+      },
+    ) as SvcOAuthProvider;
+    const sent = (await provider.tokens())?.access_token as string;
+    // The fake resource answers every bearer 401: the token is refused before its expiry.
+    await provider.authorizedFetch(fetch)(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${sent}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(as.seen.filter((r) => r.body.get("grant_type") === "refresh_token")).toHaveLength(1);
+    expect(opened).toHaveLength(1);
     const urlAt = printed.findIndex((line) => line.startsWith("Open this URL"));
     expect(printed.slice(0, Math.max(urlAt, 0))).toEqual([
       expect.stringMatching(/^srv: token refresh failed — .*invalid_grant.* — logging in again$/),
