@@ -22,7 +22,7 @@ export function editDistance(a: string, b: string): number {
 /**
  * The known key `key` is most likely a misspelling of (at most 2 edits for keys of 4+ characters, 1 for keys of
  * 3: `wrk` for `work`, `prr` for `pr`), if any; a key that differs only in case (`LOG` for `log`, `Sms` for
- * `sms`) is named whatever its length.
+ * `sms`) is named whatever its length; else the one key it begins with `_` after it (for keys of 4+ characters).
  */
 export function nearMiss(key: string, known: Iterable<string>): string | undefined {
   const candidates = [...known];
@@ -38,5 +38,10 @@ export function nearMiss(key: string, known: Iterable<string>): string | undefin
       bestDistance = distance;
     }
   }
-  return best;
+  if (best !== undefined) return best;
+  // A key written without its unit or kind (`keepalive` for `keepalive_interval`, `idle_timeout` for
+  // `idle_timeout_seconds`): the one known key it begins, followed by `_`.
+  const lower = key.toLowerCase();
+  const longer = key.length < 4 ? [] : candidates.filter((candidate) => candidate.startsWith(`${lower}_`));
+  return longer.length === 1 ? longer[0] : undefined;
 }

@@ -15,4 +15,17 @@ describe("nearMiss", () => {
     expect(nearMiss("colaesce", ["coalesce", "events"])).toBe("coalesce");
     expect(nearMiss("Evnts", ["coalesce", "events"])).toBe("events");
   });
+  it("names the one key a key written without its unit or kind begins (keepalive for keepalive_interval), none when two do", () => {
+    const keys = [
+      "keepalive_interval",
+      "idle_timeout_seconds",
+      "max_lifetime_seconds",
+      "timeout",
+      "connect_timeout",
+    ];
+    expect(nearMiss("keepalive", keys)).toBe("keepalive_interval");
+    expect(nearMiss("Idle_Timeout", keys)).toBe("idle_timeout_seconds");
+    expect(nearMiss("max", keys)).toBeUndefined();
+    expect(nearMiss("tool", ["tool_alpha", "tool_beta"])).toBeUndefined();
+  });
 });
