@@ -457,7 +457,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     profiles,
     groups,
     seen: idempotency.seen,
-    coalescer: coalescing.coalescer,
+    coalescer: state.withHeldGroups(coalescing.coalescer, (name) => routes.registry.lookup(name)),
     cron: cron.scheduler,
     enqueueRun: redis === undefined ? journaledEnqueue : (event) => redis.enqueueRun(event),
     shared:

@@ -151,7 +151,7 @@ export function pipelineLogHooks(logger: Logger) {
               ];
       logger.warn(
         { runs: kept.length, groups: groups.length },
-        `[webhook] ${what} not resumed — their route ${allDisabled ? "is a disabled subscription" : "no longer exists"} (${counts}${note}); they stay in ${where} and run at the next start that finds their route (a reload that brings it back does not run them)`,
+        `[webhook] ${what} not resumed — their route ${allDisabled ? "is a disabled subscription" : "no longer exists"} (${counts}${note}); they stay in ${where} and run at the next start that finds their route (a reload that brings it back does not run them${groups.length === 0 ? "" : "; a group takes in its route's first event after that"})`,
       );
     },
     onPendingUnreadable(file: string, movedTo: string, err: unknown) {

@@ -27,7 +27,7 @@ import { LocalStateStore } from "./localStore.js";
 import { memoryStateStore } from "./memoryStore.js";
 import { importPendingRunsFile } from "./pendingRunsImport.js";
 import { assertRecordable } from "./recordable.js";
-import type { Recovered, StateStore } from "./store.js";
+import type { Recovered, StateStore, StoredGroup } from "./store.js";
 
 /** `$SVC_HOME/state`: the journal's segments. */
 export const stateDir = (home: string): string => join(home, "state");
@@ -213,6 +213,8 @@ export class GatewayState {
    * (no route name does) and is none of the saved groups' ids (`savedGroups`), which a start may reopen.
    */
   private readonly keptGroups = new Set<string>();
+  /** Those groups' records, until an event of their route reopens them (`withHeldGroups`). */
+  private readonly heldGroups = new Map<string, StoredGroup>();
   private readonly savedGroups = new Set<string>();
   private readonly journalIds = new Map<string, string>();
   private aliases = 0;
@@ -486,28 +488,11 @@ export class GatewayState {
       if (route === undefined) {
         keptGroups.push(group.latest);
         this.keptGroups.add(group.id);
+        this.heldGroups.set(group.id, group);
         continue;
       }
-      // A route that no longer coalesces still owes the group its one run: it fires at once.
-      const policy = route.route.coalesce;
       groups += 1;
-      // A clock set back while the gateway was down leaves the saved times ahead of now: a window never
-      // has more left than its whole length, and the group's max wait counts from now on. The group is
-      // recorded again with those times, so a start after a kill before it fired counts from this one too.
-      const firstAt = Math.min(group.firstAt, at);
-      const lastAt = Math.min(group.lastAt, at);
-      this.groupFirstAt.set(group.id, firstAt);
-      if (firstAt !== group.firstAt || lastAt !== group.lastAt)
-        this.store.groupUpdated({ ...group, firstAt, lastAt });
-      const quietMs = policy === undefined ? 0 : policy.window_seconds * 1000;
-      const maxMs = policy === undefined ? 0 : policy.max_wait_seconds * 1000;
-      deps.coalescer.restore({
-        id: group.id,
-        latest: asEvent(group.latest, route),
-        merged: group.merged,
-        quietLeftMs: Math.min(quietMs, lastAt + quietMs - at),
-        maxLeftMs: Math.min(maxMs, firstAt + maxMs - at),
-      });
+      this.reopen(group, route, deps.coalescer, at);
     }
     const imported = await importPendingRunsFile(deps.pendingRunsFile, known, this.store, deps);
     const queued = [];
@@ -527,6 +512,65 @@ export class GatewayState {
       );
     // One line however large the backlog (a line per run was thousands at each start).
     if (kept.length > 0 || keptGroups.length > 0) deps.onKept(kept, keptGroups);
+  }
+
+  /**
+   * Reopens a saved group with what is left of its windows. A clock set back while the gateway was down
+   * leaves the saved times ahead of now: a window never has more left than its whole length, and the
+   * group's max wait counts from now on. The group is recorded again with those times, so a start after a
+   * kill before it fired counts from this one too. A route that no longer coalesces still owes the group
+   * its one run: it fires at once.
+   */
+  private reopen(group: StoredGroup, route: ResolvedRoute, coalescer: Coalescer, at: number): void {
+    const policy = route.route.coalesce;
+    const firstAt = Math.min(group.firstAt, at);
+    const lastAt = Math.min(group.lastAt, at);
+    this.groupFirstAt.set(group.id, firstAt);
+    if (firstAt !== group.firstAt || lastAt !== group.lastAt)
+      this.store.groupUpdated({ ...group, firstAt, lastAt });
+    const quietMs = policy === undefined ? 0 : policy.window_seconds * 1000;
+    const maxMs = policy === undefined ? 0 : policy.max_wait_seconds * 1000;
+    coalescer.restore({
+      id: group.id,
+      latest: asEvent(group.latest, route),
+      merged: group.merged,
+      quietLeftMs: Math.min(quietMs, lastAt + quietMs - at),
+      maxLeftMs: Math.min(maxMs, firstAt + maxMs - at),
+    });
+  }
+
+  /**
+   * `coalescer`, reopening the groups held at start (their route was gone) before an event of their route
+   * is grouped, once the route is back (a reload, a subscription enabled again): a newer event for such a
+   * group's key joins it — one group, one run with the newest event — where it opened a group of its own
+   * and ran first, the held one's older event running after it at the next start.
+   */
+  withHeldGroups(coalescer: Coalescer, lookup: Lookup): Coalescer {
+    return {
+      ...coalescer,
+      offer: (event) => {
+        if (this.heldGroups.size > 0) this.reopenHeld(event.routeName, coalescer, lookup);
+        return coalescer.offer(event);
+      },
+    };
+  }
+
+  private reopenHeld(routeName: string, coalescer: Coalescer, lookup: Lookup): void {
+    let reopened = 0;
+    for (const [id, group] of this.heldGroups) {
+      if (group.latest.routeName !== routeName) continue;
+      const route = routeFor(group.latest, lookup);
+      if (route === undefined) continue;
+      this.heldGroups.delete(id);
+      this.keptGroups.delete(id);
+      this.reopen(group, route, coalescer, this.now());
+      reopened += 1;
+    }
+    if (reopened > 0)
+      this.logger.info(
+        { route: routeName },
+        `[state] ${routeName}: ${reopened} coalescing group(s) held since the start (the route was gone) reopened with the route's first event since, which joins its key's group`,
+      );
   }
 
   close(): Promise<void> {

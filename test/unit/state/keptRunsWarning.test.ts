@@ -59,7 +59,7 @@ describe("journaled runs whose route is gone", () => {
       });
       expect(queued).toEqual([]);
       expect(log.messages()).toEqual([
-        "[webhook] 3001 saved agent run(s) and 1 pending coalescing group(s) not resumed — their route no longer exists (runs — gone: 3000, work/x: 1; groups — gone: 1); they stay in the journal (/home/me/.svc/state) and run at the next start that finds their route (a reload that brings it back does not run them)",
+        "[webhook] 3001 saved agent run(s) and 1 pending coalescing group(s) not resumed — their route no longer exists (runs — gone: 3000, work/x: 1; groups — gone: 1); they stay in the journal (/home/me/.svc/state) and run at the next start that finds their route (a reload that brings it back does not run them; a group takes in its route's first event after that)",
       ]);
     } finally {
       home.cleanup();
@@ -105,7 +105,7 @@ describe("journaled runs whose route is gone", () => {
     hooks.onRunsKept([run("deploys", "d-1")], "the journal (/s)", undefined, [run("gone", "g-1")], disabled);
     expect(log.messages()).toEqual([
       "[webhook] 2 saved agent run(s) not resumed — their route is a disabled subscription (deploys: 2; svc webhook enable deploys, then restart the gateway); they stay in the journal (/s) and run at the next start that finds their route (a reload that brings it back does not run them)",
-      "[webhook] 1 saved agent run(s) and 1 pending coalescing group(s) not resumed — their route no longer exists (runs — deploys: 1; groups — gone: 1; deploys is a disabled subscription: svc webhook enable deploys, then restart the gateway); they stay in the journal (/s) and run at the next start that finds their route (a reload that brings it back does not run them)",
+      "[webhook] 1 saved agent run(s) and 1 pending coalescing group(s) not resumed — their route no longer exists (runs — deploys: 1; groups — gone: 1; deploys is a disabled subscription: svc webhook enable deploys, then restart the gateway); they stay in the journal (/s) and run at the next start that finds their route (a reload that brings it back does not run them; a group takes in its route's first event after that)",
     ]);
   });
 });
