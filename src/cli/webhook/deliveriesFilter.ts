@@ -32,16 +32,32 @@ export function parseStatus(value: string): StatusFilter {
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2})))?$/i;
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):(\d{2})))?$/i;
 
-/** A time `--since` or `--until` takes, as ms since the epoch; `now` for a time ago. */
-export function parseTime(flag: string, value: string, now: number): number {
+/**
+ * How much of time the written form names past its start: a date its day, `12:00` its minute, `12:00:41`
+ * its second (as `svc webhook deliveries` shows a row's time), `12:00:41.5` its tenth, 0 from milliseconds.
+ */
+function spanOf(parts: RegExpExecArray): number {
+  const [, , , , hour, , second, fraction] = parts;
+  if (hour === undefined) return UNIT_MS.d;
+  if (second === undefined) return UNIT_MS.m;
+  if (fraction === undefined) return UNIT_MS.s;
+  return fraction.length >= 3 ? 0 : 10 ** (3 - fraction.length);
+}
+
+/**
+ * A time `--since` or `--until` takes, as ms since the epoch; `now` for a time ago. With `end` (`--until`,
+ * both ends included) a written time stands for the whole of what it names: `--until` the time a row
+ * shows (to the second) keeps every row of that second, a date every row of that day.
+ */
+export function parseTime(flag: string, value: string, now: number, end = false): number {
   const text = value.trim();
   const ago = /^(\d{1,9})([smhd])$/.exec(text);
   if (ago !== null) return now - Number(ago[1]) * UNIT_MS[ago[2] as keyof typeof UNIT_MS];
   const parts = DATE_TIME.exec(text);
   if (parts !== null) {
-    const [, year, month, day, hour = "0", minute = "0", second = "0", , offH = "0", offM = "0"] = parts;
+    const [, year, month, day, hour = "0", minute = "0", second = "0", , , offH = "0", offM = "0"] = parts;
     const n = (s: string | undefined) => Number(s);
     // Date.parse takes 2026-02-30 for March 2: a date that does not exist is refused, not moved.
     const daysInMonth = new Date(Date.UTC(n(year), n(month), 0)).getUTCDate();
@@ -56,7 +72,7 @@ export function parseTime(flag: string, value: string, now: number): number {
       n(offH) <= 23 &&
       n(offM) <= 59;
     const at = Date.parse(parts[4] === undefined ? `${text}T00:00:00Z` : text.toUpperCase());
-    if (valid && Number.isFinite(at)) return at;
+    if (valid && Number.isFinite(at)) return end ? at + Math.max(0, spanOf(parts) - 1) : at;
   }
   throw refused(flag, TIME_FORMS, value);
 }
@@ -91,7 +107,7 @@ export function deliveriesFilter(
   if (status === undefined && id === undefined && since === undefined && until === undefined)
     return { filter: undefined, route: named };
   const from = since === undefined ? undefined : parseTime("--since", since, now);
-  const to = until === undefined ? undefined : parseTime("--until", until, now);
+  const to = until === undefined ? undefined : parseTime("--until", until, now, true);
   if (from !== undefined && to !== undefined && from > to)
     throw new SvcError(
       "usage",

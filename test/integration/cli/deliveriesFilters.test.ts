@@ -64,6 +64,36 @@ it("keeps the rows every filter given matches, each request with its own run", a
   );
 });
 
+it("--until the time a row shows (to the second), a minute or a date keeps all of it: paging by the shown time loses no row", async () => {
+  home = tempHome();
+  home.write("config.yaml", stringify(webhookConfig({ pr: { secret: "s" } })));
+  const base = Date.now() - 3_600_000 - (Date.now() % 60_000);
+  const at = (ms: number) => new Date(base + ms).toISOString();
+  const lines = [
+    { kind: "request", id: "s0-000", at: at(0), route: "pr", status: 202, outcome: "accepted" },
+    { kind: "request", id: "s0-500", at: at(500), route: "pr", status: 202, outcome: "accepted" },
+    { kind: "request", id: "s0-999", at: at(999), route: "pr", status: 202, outcome: "accepted" },
+    { kind: "request", id: "s1-000", at: at(1000), route: "pr", status: 202, outcome: "accepted" },
+    { kind: "request", id: "m1", at: at(60_000), route: "pr", status: 202, outcome: "accepted" },
+  ] as const;
+  home.write("deliveries/history.jsonl", lines.map((l) => `${historyLine(l)}\n`).join(""), 0o600);
+  const second = new Date(base).toISOString().replace(".000Z", "Z");
+  expect(await ids(["--until", second])).toEqual(["s0-999", "s0-500", "s0-000"]);
+  expect(await ids(["--since", second, "--until", second])).toEqual(["s0-999", "s0-500", "s0-000"]);
+  expect(await ids(["--until", second.replace("Z", ".5Z")])).toEqual(["s0-500", "s0-000"]);
+  expect(await ids(["--until", second.replace("Z", ".000Z")])).toEqual(["s0-000"]);
+  expect(await ids(["--until", second.replace(":00Z", "Z")])).toEqual([
+    "s1-000",
+    "s0-999",
+    "s0-500",
+    "s0-000",
+  ]);
+  // A date: its whole day (m1 may fall on the next one, a minute later).
+  expect(await ids(["--since", second.slice(0, 10), "--until", second.slice(0, 10)])).toEqual(
+    expect.arrayContaining(["s1-000", "s0-999", "s0-500", "s0-000"]),
+  );
+});
+
 it("refuses a value none of the forms, naming the option and the forms it takes (exit 2)", async () => {
   withHistory();
   const cases: [string[], RegExp][] = [
