@@ -3,7 +3,7 @@ import { describeError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import { mirrorDelivery } from "../io/sessions/mirror.js";
-import { canonicalTarget } from "../io/targets/names.js";
+import { canonicalTarget, shownTarget } from "../io/targets/names.js";
 import type { TargetRegistry } from "../io/targets/registry.js";
 import {
   DEFAULT_RETRY,
@@ -102,7 +102,7 @@ function deliveryLog(request: DeliveryRequest): Record<string, string> {
   return {
     route: request.message.route,
     delivery_id: request.message.deliveryId,
-    target: request.target,
+    target: shownTarget(request.target),
     mode: request.mode,
   };
 }
@@ -162,7 +162,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         const error = new DeliveryError(
           canonical === undefined
             ? // Only a subscription written by hand can name one (the CLI and config.yaml refuse it).
-              `delivery target "${request.target}" is not a delivery target — set the route's deliver to one (see docs/delivery-targets.md)`
+              `delivery target "${shownTarget(request.target)}" is not a delivery target — set the route's deliver to one (see docs/delivery-targets.md)`
             : `delivery target ${named} is not enabled — set platforms.${platform}.enabled: true with its credentials`,
           false,
         );

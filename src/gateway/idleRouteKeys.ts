@@ -4,7 +4,7 @@ import { type ProfileBindingOptions, profileBindingProblem } from "../config/pro
 import { subscriptionSecretProblem } from "../config/secretWarnings.js";
 import { type Route, routeKey } from "../config/sections/webhook.js";
 import { MAX_TIMER_SECONDS } from "../config/timerSeconds.js";
-import { canonicalTarget, isChatPlatform } from "../io/targets/names.js";
+import { canonicalTarget, isChatPlatform, shownTarget } from "../io/targets/names.js";
 import { UNNAMED_EVENT } from "../streams/eventType.js";
 import { headerCoalesceKey } from "./headerCoalesceKey.js";
 import { eventEdgeProblem, headerFilterWarnings } from "./headerEdgeText.js";
@@ -189,7 +189,7 @@ export function idleKeys(route: Route): string[] {
   }
   if (route.mirror_to_session && !logTarget && !isChatPlatform(route.deliver))
     found.push(
-      `mirror_to_session has no effect with deliver: ${route.deliver} — only chat deliveries are mirrored into a chat's session; remove it`,
+      `mirror_to_session has no effect with deliver: ${shownTarget(route.deliver)} — only chat deliveries are mirrored into a chat's session; remove it`,
     );
   return found;
 }

@@ -1,6 +1,7 @@
 import type { QueuedRun } from "../actors/runs.js";
 import type { Logger } from "../io/log.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
+import { shownTarget } from "../io/targets/names.js";
 import type { AcceptedEvent } from "../streams/context.js";
 import { runsByRoute } from "./runCounts.js";
 
@@ -38,10 +39,10 @@ export function pipelineLogHooks(logger: Logger) {
         {
           route: event.routeName,
           delivery_id: event.deliveryId,
-          target: event.route.deliver,
+          target: shownTarget(event.route.deliver),
           err: (err as Error)?.message ?? String(err),
         },
-        `[webhook] ${event.routeName}: direct delivery to ${event.route.deliver} failed`,
+        `[webhook] ${event.routeName}: direct delivery to ${shownTarget(event.route.deliver)} failed`,
       );
     },
     onCronUnavailable(event: AcceptedEvent) {

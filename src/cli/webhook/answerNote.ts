@@ -3,6 +3,7 @@ import { settingKey } from "../../config/sections/webhook.js";
 import { MAX_TIMER_SECONDS } from "../../config/timerSeconds.js";
 import type { LocalAnswer } from "../../io/localHttp.js";
 import { shellWord } from "../../io/shellWord.js";
+import { shownTarget } from "../../io/targets/names.js";
 import { terminalText } from "../../io/terminalText.js";
 import { parseJson } from "../../streams/jsonNumbers/index.js";
 import { unfilledPlaceholders } from "../../streams/template.js";
@@ -25,7 +26,7 @@ export function failedDeliveryNote(
   const grep =
     deliveryId === undefined ? "" : `: grep -F -- ${shellWord(deliveryId)} ${shellWord(gatewayLog)}`;
   return terminalText(
-    `Note: the gateway could not deliver ${name}'s message to ${route.deliver}; the answer gives no reason (a sender must not see the platform's error), the gateway's log does${grep}\n`,
+    `Note: the gateway could not deliver ${name}'s message to ${shownTarget(route.deliver)}; the answer gives no reason (a sender must not see the platform's error), the gateway's log does${grep}\n`,
   );
 }
 

@@ -1,4 +1,5 @@
 import { parseSubscription } from "../../io/stores/subscriptions.js";
+import { shownTarget } from "../../io/targets/names.js";
 import { formatTable } from "../format.js";
 import { runningAddress } from "./address.js";
 import { failingTargetNotes } from "./checks.js";
@@ -44,7 +45,9 @@ export async function list(): Promise<void> {
         unserved.push(...failingTargetNotes(loaded, name, s));
       }
       const deliver =
-        s.cron_job !== undefined ? `cron:${s.cron_job}` : `${s.deliver}${s.deliver_only ? " (direct)" : ""}`;
+        s.cron_job !== undefined
+          ? `cron:${s.cron_job}`
+          : `${shownTarget(s.deliver)}${s.deliver_only ? " (direct)" : ""}`;
       return [
         name,
         s.events?.join(",") || "(all)",

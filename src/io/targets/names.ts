@@ -12,10 +12,24 @@ export function canonicalTarget(name: string): string | undefined {
   return Object.hasOwn(TARGET_ALIASES, name) ? TARGET_ALIASES[name] : undefined;
 }
 
+/**
+ * A `deliver` value as logs and listings show it: a target's name as written, a URL (a chat's incoming
+ * webhook pasted into a subscription record by hand, its path a credential) by its scheme and host only.
+ */
+export function shownTarget(name: string): string {
+  if (canonicalTarget(name) !== undefined || !name.includes("://")) return name;
+  try {
+    const url = new URL(name);
+    return `${url.protocol}//${url.host}/…`;
+  } catch {
+    return `${name.slice(0, name.indexOf("://") + 3)}…`;
+  }
+}
+
 /** What a `deliver` that names no target is told, wherever it is written: `unknown target "slak" — did you mean "slack"? use one of …`. */
 export function unknownTargetText(name: string): string {
   const meant = nearMiss(name, Object.keys(TARGET_ALIASES));
-  return `unknown target "${name}" — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${Object.keys(TARGET_ALIASES).join(", ")}`;
+  return `unknown target "${shownTarget(name)}" — ${meant === undefined ? "" : `did you mean "${meant}"? `}use one of ${Object.keys(TARGET_ALIASES).join(", ")}`;
 }
 
 /** True for the chat platforms (chat_1..chat_13), whose deliveries can be mirrored into sessions. */

@@ -31,6 +31,12 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
           alerts: { deliver: "chat_2", deliver_only: true, prompt: "alert {id}" },
           // Written by hand: no command accepts a target that does not exist.
           typo: { deliver: "telegarm", deliver_only: true, prompt: "alert {id}" },
+          // A chat's incoming-webhook URL pasted as the target: its path is the credential.
+          hook: {
+            deliver: "https://hooks.slack.com/services/T0/B0/HOOKSECRETXYZ",
+            deliver_only: true,
+            prompt: "alert {id}",
+          },
         }),
       },
     });
@@ -65,6 +71,14 @@ describe("a subscription whose delivery platform is not enabled (spec 4.4, 7)", 
       { timeout: 10_000 },
     );
     expect(JSON.stringify(readHistory(home))).not.toContain("telegarm");
+    // A URL is named by its scheme and host, in the message and the target field, at start and per delivery.
+    expect((await postJson(gw.url("/webhooks/hook"), { id: 7 })).status).toBe(502);
+    expect(gw.logs().map((l) => l.msg)).toContainEqual(
+      expect.stringContaining(
+        '"https://hooks.slack.com/…" is not a delivery target — set the route\'s deliver to one',
+      ),
+    );
+    expect(JSON.stringify(gw.logs())).not.toContain("HOOKSECRETXYZ");
   });
 
   it("a failed direct delivery of a sender with no delivery-ID header is in the history under its generated id", async () => {
