@@ -237,7 +237,9 @@ function warnAboutTarget(job: CronJob, profile: string | undefined): void {
   );
   const at = `${paths.config}: platforms.webhook.routes.${job.name}.`;
   for (const problem of [...notEnabled, ...warnings])
-    process.stderr.write(`Warning: ${problem.startsWith(at) ? problem.slice(at.length) : problem}\n`);
+    process.stderr.write(
+      `Warning: ${terminalText(problem.startsWith(at) ? problem.slice(at.length) : problem)}\n`,
+    );
   if (warnings.some((problem) => problem.includes(".deliver_extra.")))
     process.stderr.write(
       `Set deliver_extra keys with --deliver-extra <key>=<value>: svc cron remove ${job.name}${profileFlag(profile)}, then create it again\n`,
@@ -298,15 +300,16 @@ function list(options: ProfileOption): void {
     const namesakes = jobsNamed(stored, name);
     if (namesakes.length > 1)
       process.stderr.write(
-        `Warning: ${namesakes.length} jobs in ${jobs.path} are named ${name} (${namesakes.join(", ")}): svc cron commands and cron_job routes that name ${name} act on the first, ${namesakes[0]} — job names are unique: rename the others in the file\n`,
+        `Warning: ${terminalText(`${namesakes.length} jobs in ${jobs.path} are named ${name} (${namesakes.join(", ")}): svc cron commands and cron_job routes that name ${name} act on the first, ${namesakes[0]} — job names are unique: rename the others in the file`)}\n`,
       );
   }
   for (const record of records) {
     if (!record.ok)
       process.stderr.write(
-        `Warning: ${invalidJobMessage(record, `svc cron remove${profileFlag(options.profile)}`)}\n`,
+        `Warning: ${terminalText(invalidJobMessage(record, `svc cron remove${profileFlag(options.profile)}`))}\n`,
       );
-    else if (record.lastRunProblem !== undefined) process.stderr.write(`Warning: ${record.lastRunProblem}\n`);
+    else if (record.lastRunProblem !== undefined)
+      process.stderr.write(`Warning: ${terminalText(record.lastRunProblem)}\n`);
     // LAST RUN reads "error" (or "interrupted"); why is in jobs.json and the log, so it is said here.
     else if (record.job.last_run !== undefined && record.job.last_run.status !== "ok") {
       const { at, status, trigger, error } = record.job.last_run;
@@ -324,7 +327,7 @@ function list(options: ProfileOption): void {
       Number.isNaN(nextRunTime(record.job.next_run))
     )
       process.stderr.write(
-        `Warning: ${record.job.name} (${record.key}): next_run ${JSON.stringify(record.job.next_run.slice(0, 40))} in ${jobs.path} is not a time; a running gateway sets it from the schedule at its next check${notATimeAdvice(record.job.next_run)}\n`,
+        `Warning: ${terminalText(`${record.job.name} (${record.key}): next_run ${JSON.stringify(record.job.next_run.slice(0, 40))} in ${jobs.path} is not a time; a running gateway sets it from the schedule at its next check${notATimeAdvice(record.job.next_run)}`)}\n`,
       );
   }
 }

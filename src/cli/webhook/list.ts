@@ -1,5 +1,6 @@
 import { parseSubscription } from "../../io/stores/subscriptions.js";
 import { shownTarget } from "../../io/targets/names.js";
+import { terminalText } from "../../io/terminalText.js";
 import { formatTable } from "../format.js";
 import { runningAddress } from "./address.js";
 import { failingTargetNotes } from "./checks.js";
@@ -60,5 +61,5 @@ export async function list(): Promise<void> {
   process.stdout.write(
     `${formatTable([["NAME", "EVENTS", "DELIVER", "PROFILE", "ENABLED", "DESCRIPTION"], ...rows])}\n`,
   );
-  for (const line of unserved) process.stderr.write(`Note: ${line}\n`);
+  for (const line of unserved) process.stderr.write(`Note: ${terminalText(line)}\n`);
 }
