@@ -183,6 +183,8 @@ export async function mcpAgentTools(
   waitMs = FIRST_CONNECT_WAIT_MS,
   /** Told which servers the run waits for, before it waits (a run that times out meanwhile names them). */
   onWait?: (servers: readonly string[]) => void,
+  /** Told which of them were still connecting when the wait ended (the run goes on without their tools). */
+  onGaveUp?: (servers: readonly string[]) => void,
 ): Promise<AgentTool[]> {
   if (servers.length === 0) return [];
   const wanted = new Set(servers);
@@ -201,6 +203,9 @@ export async function mcpAgentTools(
     });
     await Promise.race([Promise.allSettled(connecting.map((s) => hub.settled(s.name))), giveUp]);
     clearTimeout(timer);
+    const waited = new Set(connecting.map((s) => s.name));
+    const still = hub.status().filter((s) => waited.has(s.name) && s.state === "connecting");
+    if (still.length > 0 && !signal.aborted) onGaveUp?.(still.map((s) => s.name));
   }
   return hub
     .tools()

@@ -5,6 +5,7 @@ import type { AgentSettings } from "../config/sections/agent.js";
 import { isPlaceholderKey, scrub } from "../io/credentials.js";
 import type { Logger } from "../io/log.js";
 import { warmModelPool } from "../io/modelFetch.js";
+import { FIRST_CONNECT_WAIT_MS } from "./mcpTools.js";
 import { describeModelError } from "./modelError.js";
 import { languageModel, modelEndpoint } from "./provider.js";
 import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
@@ -158,9 +159,19 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         return answer.text;
       });
       try {
-        const tools = await runTools(deps, request, runSignal, (servers) => {
-          connecting = servers;
-        });
+        const tools = await runTools(
+          deps,
+          request,
+          runSignal,
+          (servers) => {
+            connecting = servers;
+          },
+          (servers) =>
+            logger.warn(
+              { route: request.route, delivery_id: request.deliveryId },
+              `[agent] ${request.route}: ${servers.map((name) => `mcp_servers.${name}`).join(", ")} still connecting after ${(deps.firstConnectWaitMs ?? FIRST_CONNECT_WAIT_MS) / 1000} s — the run goes on without ${servers.length === 1 ? "its" : "their"} tools`,
+            ),
+        );
         if (!runSignal.aborted) connecting = undefined;
         // A server's last error may quote what its connect sent: scrubbed before the model gets it.
         const unoffered = unofferedTools(deps, request, tools);

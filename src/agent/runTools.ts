@@ -24,6 +24,8 @@ export interface RunToolsDeps {
    * is not offered (`mcpToolsOutsideGateway`).
    */
   readonly noMcpHub?: UnofferedTools;
+  /** How long a run waits for an MCP server's first connect (`FIRST_CONNECT_WAIT_MS`). */
+  readonly firstConnectWaitMs?: number;
 }
 
 /** The tools a run may use: the built-ins its toolsets name, then the selected MCP servers' tools. */
@@ -33,12 +35,16 @@ export async function runTools(
   signal: AbortSignal,
   /** Told which MCP servers' first connect the run waits for (see `mcpAgentTools`). */
   onWait?: (servers: readonly string[]) => void,
+  /** Told which of them the run goes on without, still connecting when the wait ended. */
+  onGaveUp?: (servers: readonly string[]) => void,
 ): Promise<AgentTool[]> {
   const hub = deps.mcp?.(request.profile);
   const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
   return [
     ...(deps.builtins?.(selection.builtinToolsets) ?? []),
-    ...(hub === undefined ? [] : await mcpAgentTools(hub, selection.mcpServers, signal, undefined, onWait)),
+    ...(hub === undefined
+      ? []
+      : await mcpAgentTools(hub, selection.mcpServers, signal, deps.firstConnectWaitMs, onWait, onGaveUp)),
   ];
 }
 

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RegisteredTool } from "../../../src/actors/mcp/toolNames.js";
 import { type McpToolSource, mcpAgentTools } from "../../../src/agent/mcpTools.js";
 
@@ -65,5 +65,37 @@ describe("a run's MCP tools while a server connects", () => {
     expect(hub.waited).toEqual(["fresh"]);
     run.abort();
     expect(await offered).toEqual(["mcp__lazy__lookup"]);
+  });
+
+  describe("when the wait ends with a server still connecting", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("names the servers the run goes on without; an aborted run names none", async () => {
+      vi.useFakeTimers();
+      const hub = source([tool("lazy", "lookup")]);
+      const gaveUp: (readonly string[])[] = [];
+      const offered = mcpAgentTools(
+        hub,
+        ["lazy", "fresh"],
+        new AbortController().signal,
+        30_000,
+        undefined,
+        (s) => gaveUp.push(s),
+      );
+      await vi.advanceTimersByTimeAsync(29_999);
+      expect(gaveUp).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect((await offered).map((t) => t.name)).toEqual(["mcp__lazy__lookup"]);
+      expect(gaveUp).toEqual([["fresh"]]);
+
+      const run = new AbortController();
+      const stopped: (readonly string[])[] = [];
+      const aborted = mcpAgentTools(hub, ["fresh"], run.signal, 30_000, undefined, (s) => stopped.push(s));
+      run.abort();
+      await aborted;
+      expect(stopped).toEqual([]);
+    });
   });
 });

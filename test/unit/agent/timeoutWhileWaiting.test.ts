@@ -1,10 +1,11 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AgentRunFailure } from "../../../src/actors/agent/runner.js";
 import type { McpToolSource } from "../../../src/agent/mcpTools.js";
 import { modelRunner } from "../../../src/agent/modelRunner.js";
 import type { Sleep } from "../../../src/agent/retry.js";
-import { silentLogger } from "../../../src/io/log.js";
+import { type Logger, silentLogger } from "../../../src/io/log.js";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 
 let model: FakeModel;
@@ -137,5 +138,41 @@ describe("agent.timeout_seconds passed while the run waits for an MCP server's f
     );
     // The model was never asked.
     expect(model.requests.length).toBe(requests);
+  });
+});
+
+describe("an MCP server still making its first connect when the run's wait for it ends", () => {
+  it("the run goes on without its tools and says so in a WARN naming the server", async () => {
+    const warned: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => warned.push(JSON.parse(line).msg) });
+    const hub: McpToolSource = {
+      tools: () => [],
+      status: () => [{ name: "slow", state: "connecting" }],
+      settled: () => new Promise(() => undefined),
+      callRegistered: () => Promise.resolve({ content: [] } as CallToolResult),
+    };
+    model.script({ text: "done without tools" });
+    const runner = modelRunner({
+      mcp: () => hub,
+      firstConnectWaitMs: 1,
+      settings: {
+        provider: "openai",
+        model: "m",
+        base_url: model.baseUrl,
+        api_key: "sk-test-KEY123",
+        max_steps: 2,
+        max_tokens: 10,
+        retries: 0,
+        timeout_seconds: 60,
+        max_concurrent_runs: 1,
+        max_tool_result_chars: 100_000,
+      },
+      logger: logger as unknown as Logger,
+    });
+    const result = await runner.run({ ...request, toolsets: ["slow"] }, new AbortController().signal);
+    expect(result.text).toBe("done without tools");
+    expect(warned).toEqual([
+      "[agent] r: mcp_servers.slow still connecting after 0.001 s — the run goes on without its tools",
+    ]);
   });
 });
