@@ -16,6 +16,10 @@ export interface ToolCallRecord {
 
 export type RunOutcome = "ok" | "max_steps" | "error" | "aborted";
 
+/** Recorded for a call the model asked for on its last allowed turn. */
+export const NOT_RUN_AT_MAX_STEPS =
+  "not run: the model asked for it on its last allowed turn (agent.max_steps)";
+
 export interface RunRecord {
   readonly provider: string;
   readonly model: string;
@@ -47,7 +51,7 @@ export function runLogLine(route: string, deliveryId: string, record: RunRecord)
   const calls = record.toolCalls
     .map(
       (c) =>
-        `${c.name} ${c.ok ? "ok" : "error"} ${c.ms}ms${c.cut ? ` (cut to ${c.cut.shown} of ${c.cut.chars} chars)` : ""}`,
+        `${c.name} ${c.ok ? "ok" : c.error === NOT_RUN_AT_MAX_STEPS ? "not run" : "error"} ${c.ms}ms${c.cut ? ` (cut to ${c.cut.shown} of ${c.cut.chars} chars)` : ""}`,
     )
     .join(", ");
   const cut = record.cut === undefined ? "" : ` (reply cut ${CUT_AT[record.cut]})`;

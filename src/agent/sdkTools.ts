@@ -5,7 +5,7 @@ import { imageLine, pixelsOf } from "./imageLine.js";
 import { MODEL_IMAGE_TYPES_NAMED, modelImageType, sniffedImageType } from "./modelImageTypes.js";
 import { modelToolSchema, withLeftOut } from "./modelSchema.js";
 import { originalArguments, withSafePropertyKeys } from "./propertyKeys.js";
-import type { ToolCallRecord } from "./runRecord.js";
+import { NOT_RUN_AT_MAX_STEPS, type ToolCallRecord } from "./runRecord.js";
 import { TOO_DEEP } from "./toolCallInputs.js";
 import { cutToolContent, cutToolText } from "./toolResultCap.js";
 import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
@@ -187,10 +187,6 @@ export interface SdkToolOptions {
    */
   readonly maxResultChars?: number;
 }
-
-/** Recorded for a call the model asked for on its last allowed turn. */
-export const NOT_RUN_AT_MAX_STEPS =
-  "not run: the model asked for it on its last allowed turn (agent.max_steps)";
 
 /** The longest tool name the OpenAI and Anthropic APIs take; a request offering a longer one fails. */
 export const MODEL_TOOL_NAME_MAX = 64;

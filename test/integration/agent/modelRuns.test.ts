@@ -295,6 +295,11 @@ describe("a webhook run with provider openai", () => {
       ok: false,
       error: "not run: the model asked for it on its last allowed turn (agent.max_steps)",
     });
+    // The run's line says the last call was not run, not that it failed.
+    const line = gw.logs().find((l) => l.msg.startsWith("[agent] triage steps-1:"))?.msg ?? "";
+    expect(line).toMatch(
+      /^\[agent\] triage steps-1: max_steps — .*\(mcp__other__lookup ok \d+ms, mcp__other__lookup ok \d+ms, mcp__other__lookup not run 0ms\)/,
+    );
     // The unused turn stays in the script for no one: drop it.
     model.requests.length = 0;
     await signedPost("no_tools", {}, "steps-drain");
