@@ -32,22 +32,24 @@ const waitForever: Sleep = (_ms, signal) =>
     timeUp();
   });
 
+/** The model runner's settings against the fake endpoint, with the run's retries and timeout. */
+const settings = (run: { retries: number; timeout_seconds: number }) => ({
+  provider: "openai" as const,
+  model: "m",
+  base_url: model.baseUrl,
+  api_key: "sk-test-KEY123",
+  max_steps: 2,
+  max_tokens: 10,
+  max_concurrent_runs: 1,
+  max_tool_result_chars: 100_000,
+  ...run,
+});
+
 const runnerWith = (sleep: Sleep, mcp?: McpToolSource) => {
   timeout = new AbortController();
   return modelRunner({
     ...(mcp === undefined ? {} : { mcp: () => mcp }),
-    settings: {
-      provider: "openai",
-      model: "m",
-      base_url: model.baseUrl,
-      api_key: "sk-test-KEY123",
-      max_steps: 2,
-      max_tokens: 10,
-      retries: 2,
-      timeout_seconds: TIMEOUT_SECONDS,
-      max_concurrent_runs: 1,
-      max_tool_result_chars: 100_000,
-    },
+    settings: settings({ retries: 2, timeout_seconds: TIMEOUT_SECONDS }),
     logger: silentLogger(),
     sleep,
     runTimeout: () => timeout.signal,
@@ -155,18 +157,7 @@ describe("an MCP server still making its first connect when the run's wait for i
     const runner = modelRunner({
       mcp: () => hub,
       firstConnectWaitMs: 1,
-      settings: {
-        provider: "openai",
-        model: "m",
-        base_url: model.baseUrl,
-        api_key: "sk-test-KEY123",
-        max_steps: 2,
-        max_tokens: 10,
-        retries: 0,
-        timeout_seconds: 60,
-        max_concurrent_runs: 1,
-        max_tool_result_chars: 100_000,
-      },
+      settings: settings({ retries: 0, timeout_seconds: 60 }),
       logger: logger as unknown as Logger,
     });
     const result = await runner.run({ ...request, toolsets: ["slow"] }, new AbortController().signal);
