@@ -27,8 +27,8 @@ export function eventEdgeProblem(event: string): string | undefined {
 export function headerFilterWarnings(filters: readonly Filter[] | undefined): string[] {
   const found: string[] = [];
   const walk = (filter: Filter, at: string): void => {
-    if ("all" in filter) filter.all.forEach((inner, i) => walk(inner, `${at}.all[${i}]`));
-    else if ("any" in filter) filter.any.forEach((inner, i) => walk(inner, `${at}.any[${i}]`));
+    if ("all" in filter) for (const [i, inner] of filter.all.entries()) walk(inner, `${at}.all[${i}]`);
+    else if ("any" in filter) for (const [i, inner] of filter.any.entries()) walk(inner, `${at}.any[${i}]`);
     else if ("not" in filter) walk(filter.not, `${at}.not`);
     else if (filter.field.startsWith("headers.")) {
       const values: [string, unknown][] =
@@ -48,6 +48,6 @@ export function headerFilterWarnings(filters: readonly Filter[] | undefined): st
       }
     }
   };
-  (filters ?? []).forEach((filter, i) => walk(filter, `filters[${i}]`));
+  for (const [i, filter] of (filters ?? []).entries()) walk(filter, `filters[${i}]`);
   return found;
 }
