@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseDocument } from "yaml";
+import { readUtf8 } from "../config/configFileRead.js";
 import { readEnvFile } from "../config/envFile.js";
 import { loadConfig } from "../config/load.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
@@ -113,7 +114,7 @@ const isPort = (text: string): boolean => {
 /** A `platforms.webhook` key config.yaml writes (under `extra`, whose keys win, else directly), read as text without loading. */
 function writtenWebhookValue(file: string, key: "port" | "secret"): string | undefined {
   if (!existsSync(file)) return undefined;
-  const doc = parseDocument(readFileSync(file, "utf8"));
+  const doc = parseDocument(readUtf8(file));
   for (const path of [
     ["platforms", "webhook", "extra", key],
     ["platforms", "webhook", key],

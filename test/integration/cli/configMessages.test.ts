@@ -188,4 +188,16 @@ describe("files that cannot be read are named", { timeout: 90_000 }, () => {
       other.cleanup();
     }
   });
+
+  it("a config.yaml that is a directory, at svc gateway setup: named with what to do, before any question", async () => {
+    home = tempHome();
+    mkdirSync(join(home.dir, "config.yaml"));
+    const res = await svc(home, ["gateway", "setup", "--non-interactive", "--generate-secret"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(
+      new RegExp(
+        `^svc: ${join(home.dir, "config.yaml")}: cannot be read \\(EISDIR.*\\) — it is a directory: move it away and write the file in its place`,
+      ),
+    );
+  });
 });
