@@ -55,7 +55,7 @@ const KEPT = ["command", "args", "env", "url", "headers", "timeout"] as const;
  * render; `${workspaceFolder}`, `${workspaceFolderBasename}`, `${userHome}`, `${pathSeparator}` and `${/}` it does.
  */
 const FOREIGN_VARIABLE =
-  /\$\{(input:[^}]*|workspaceFolder:[^}]*|workspaceFolderBasename:[^}]*|CLAUDE_[A-Z_]*)\}/;
+  /\$\{(input:[^}]*|workspaceFolder:[^}]*|workspaceFolderBasename:[^}]*|CLAUDE_[A-Z_]*)\}/g;
 
 const CONVERTED = ["type", "transport", "transportType", "serverUrl", "disabled", "enabled"];
 
@@ -126,6 +126,12 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
     entry.transport = "http";
   }
   if (raw.disabled === true || raw.enabled === false) entry.enabled = false;
+  // `disabled: "true"` (text, as some writers quote it) is no switch the client reads either: said, not guessed.
+  for (const key of ["disabled", "enabled"] as const)
+    if (raw[key] !== undefined && typeof raw[key] !== "boolean")
+      notes.push(
+        `${name}: ${key} ${JSON.stringify(raw[key])} is not true or false — not carried over, so the server is imported enabled; write enabled: false under mcp_servers.${name} to keep it off`,
+      );
   // Gemini CLI's trust (a boolean): true runs every tool without asking, as svc's default trust: full does;
   // false asks first, as trust: untrusted does (svc asks for the tools without readOnlyHint: true).
   if (raw.trust === false) entry.trust = "untrusted";
@@ -160,10 +166,10 @@ function convert(name: string, raw: Record<string, unknown>, notes: string[]): R
     notes.push(
       `${name}: timeout ${raw.timeout} is read as seconds; Gemini CLI writes milliseconds — if it came from there, write ${raw.timeout / 1000}`,
     );
-  const foreign = FOREIGN_VARIABLE.exec(JSON.stringify(entry))?.[0];
-  if (foreign !== undefined)
+  const foreign = [...new Set(JSON.stringify(entry).match(FOREIGN_VARIABLE) ?? [])];
+  if (foreign.length > 0)
     notes.push(
-      `${name}: ${foreign} is another client's variable, which svc does not render — write \${NAME} and set NAME in .env`,
+      `${name}: ${foreign.join(", ")} ${foreign.length === 1 ? "is another client's variable" : "are other clients' variables"}, which svc does not render (carried over as written) — write \${NAME} and set NAME in .env`,
     );
   return entry;
 }

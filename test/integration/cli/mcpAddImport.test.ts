@@ -294,6 +294,33 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
     expect((await svc(home, ["mcp", "test", "fx"])).code).toBe(0);
   });
 
+  it("every other client's variable of an entry is named, and a disabled that is no boolean is said, not dropped silently", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    const file = home.write(
+      ".mcp.json",
+      JSON.stringify({
+        mcpServers: {
+          vars: {
+            command: "node",
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+            env: { A: "${input:a}", B: "${input:b}", C: "${input:a}" },
+          },
+          off: { command: "node", disabled: "true" },
+        },
+      }),
+    );
+    const res = await svc(home, ["mcp", "import", file]);
+    expect(res.stdout).toContain("Imported vars, off");
+    expect(res.stderr).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "vars: ${input:a}, ${input:b} are other clients' variables, which svc does not render (carried over as written)",
+    );
+    expect(res.stderr).toContain(
+      'off: disabled "true" is not true or false — not carried over, so the server is imported enabled; write enabled: false under mcp_servers.off to keep it off',
+    );
+  });
+
   it("a variable svc renders gets no note; an entry svc refuses says why as config.yaml would", async () => {
     home = tempHome();
     home.write("config.yaml", COMMENTED);
