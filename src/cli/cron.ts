@@ -406,8 +406,9 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
     delete records[found.key];
     return { id: found.key, name: found.ok ? found.job.name : found.name };
   });
+  // An invalid record's name is as it was written by hand: shown as text, never acted on (as list shows it).
   process.stdout.write(
-    `Removed cron job ${result.id}${result.name === undefined ? "" : ` (${result.name})`}${inProfile(options.profile)}\n`,
+    `${terminalText(`Removed cron job ${result.id}${result.name === undefined ? "" : ` (${result.name})`}${inProfile(options.profile)}`)}\n`,
   );
   const { names: firing, unchecked } = await routesFiring(result, options.profile);
   if (unchecked !== undefined)
@@ -416,7 +417,7 @@ async function remove(ref: string, options: ProfileOption): Promise<void> {
     );
   if (firing.length > 0)
     process.stderr.write(
-      `Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name ?? "<name>"} ...; a route naming it by id needs the new id), or the route changes (${changeHint(firing)})\n`,
+      `${terminalText(`Warning: ${firing.join(", ")} ${firing.length === 1 ? "fires" : "fire"} this job (cron_job): ${firing.length === 1 ? "its" : "their"} events are now logged and dropped until the job they name exists again${inProfile(options.profile)} (svc cron create${profileFlag(options.profile)} --name ${result.name ?? "<name>"} ...; a route naming it by id needs the new id), or the route changes (${changeHint(firing)})`)}\n`,
     );
   noteSharedState(jobs.path);
 }

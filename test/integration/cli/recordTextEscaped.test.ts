@@ -54,5 +54,10 @@ describe("text of a record shown by the CLI's warnings and notes", () => {
     for (const raw of ["\u001b", "\u0007", "\u202e"]) expect(list.stderr).not.toContain(raw);
     expect(list.stderr).toContain("are named night" + "tele\\u001b]0;PWN");
     expect(list.stderr).toContain('Warning: when (when0001): next_run "soontele\\u001b]0;PWN');
+    // Removing one (the way out for a record written by hand) names it as list shows it.
+    const removed = await svc(home, ["cron", "remove", "copy0002"]);
+    expect(removed.code).toBe(0);
+    for (const raw of ["\u001b", "\u0007", "\u202e"]) expect(removed.stdout).not.toContain(raw);
+    expect(removed.stdout).toContain("Removed cron job copy0002 (nighttele\\u001b]0;PWN\\u0007");
   });
 });
