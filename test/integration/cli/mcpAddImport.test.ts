@@ -217,6 +217,13 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
   });
 });
 
+/** A fresh home with a commented config.yaml, importing a `.mcp.json` of these `mcpServers`. */
+async function importMcpServers(mcpServers: Record<string, unknown>) {
+  home = tempHome();
+  home.write("config.yaml", COMMENTED);
+  return svc(home, ["mcp", "import", home.write(".mcp.json", JSON.stringify({ mcpServers }))]);
+}
+
 describe("svc mcp import", { timeout: 60_000 }, () => {
   it("Claude Code's .mcp.json (mcpServers)", async () => {
     home = tempHome();
@@ -295,22 +302,14 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
   });
 
   it("every other client's variable of an entry is named, and a disabled that is no boolean is said, not dropped silently", async () => {
-    home = tempHome();
-    home.write("config.yaml", COMMENTED);
-    const file = home.write(
-      ".mcp.json",
-      JSON.stringify({
-        mcpServers: {
-          vars: {
-            command: "node",
-            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
-            env: { A: "${input:a}", B: "${input:b}", C: "${input:a}" },
-          },
-          off: { command: "node", disabled: "true" },
-        },
-      }),
-    );
-    const res = await svc(home, ["mcp", "import", file]);
+    const res = await importMcpServers({
+      vars: {
+        command: "node",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+        env: { A: "${input:a}", B: "${input:b}", C: "${input:a}" },
+      },
+      off: { command: "node", disabled: "true" },
+    });
     expect(res.stdout).toContain("Imported vars, off");
     expect(res.stderr).toContain(
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
@@ -322,21 +321,13 @@ describe("svc mcp import", { timeout: 60_000 }, () => {
   });
 
   it("a variable svc renders gets no note; an entry svc refuses says why as config.yaml would", async () => {
-    home = tempHome();
-    home.write("config.yaml", COMMENTED);
-    const file = home.write(
-      ".mcp.json",
-      JSON.stringify({
-        mcpServers: {
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
-          fs: { command: "node", args: ["${workspaceFolder}/server.js", "${userHome}"] },
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
-          multi: { command: "node", args: ["${workspaceFolder:api}/server.js"] },
-          n2: { command: 5 },
-        },
-      }),
-    );
-    const res = await svc(home, ["mcp", "import", file]);
+    const res = await importMcpServers({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      fs: { command: "node", args: ["${workspaceFolder}/server.js", "${userHome}"] },
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      multi: { command: "node", args: ["${workspaceFolder:api}/server.js"] },
+      n2: { command: 5 },
+    });
     expect(res.stdout).toContain("Imported fs, multi");
     expect(res.stderr).not.toContain("fs:");
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
