@@ -1,20 +1,12 @@
 import type { Filter } from "../config/sections/filters.js";
+import { headerReading } from "../io/http/headerEdges.js";
 
 /**
- * A header's value reaches svc without non-ASCII characters at its ends: uWS's parser drops every byte
- * from 0x80 at either end along with the whitespace (and the node server drops the same, so both read
- * alike). An `events` entry or a `headers.*` filter value that begins or ends with one is never what a
- * header brings, and is named at startup and by `svc config check`.
+ * A header's value reaches svc without spaces, control or non-ASCII characters at its ends (`headerReading`):
+ * an `events` entry or a `headers.*` filter value that begins or ends with one is never what a header brings,
+ * and is named at startup and by `svc config check`.
  */
-const EDGE = /^[\s\u0080-\u{10ffff}]+|[\s\u0080-\u{10ffff}]+$/gu;
-const NON_ASCII_EDGE = /^[\u0080-\u{10ffff}]|[\u0080-\u{10ffff}]$/u;
-
-/** `value` as a header carrying it reads, when that differs from `value`. */
-export function headerReading(value: string): string | undefined {
-  return NON_ASCII_EDGE.test(value) ? value.replace(EDGE, "") : undefined;
-}
-
-const HOW = "a header's value reaches svc without non-ASCII characters at its ends";
+const HOW = "a header's value reaches svc without spaces, control or non-ASCII characters at its ends";
 
 /** The `events` entry's problem, or undefined: only an event type the body names (`event_type`) can match it. */
 export function eventEdgeProblem(event: string): string | undefined {

@@ -36,11 +36,11 @@ describe("route keys that the route's other keys leave without effect", () => {
         },
       }),
     ).toEqual([
-      '[webhook] config.yaml: platforms.webhook.routes.u.events[0]: "café" matches only an event type the body names (event_type): a header\'s value reaches svc without non-ASCII characters at its ends, so X-Forge-Event: café reads as "caf"',
-      '[webhook] config.yaml: platforms.webhook.routes.u.events[2]: "日本" matches only an event type the body names (event_type): a header\'s value reaches svc without non-ASCII characters at its ends, so X-Forge-Event: 日本 reads as ""',
-      '[webhook] config.yaml: platforms.webhook.routes.u: filters[0].equals: "tëam-α" never equals headers.X-Team: a header\'s value reaches svc without non-ASCII characters at its ends (it would read "tëam-") — match the part inside with contains or regex',
-      '[webhook] config.yaml: platforms.webhook.routes.u: filters[1].any[0].in[1]: "ünit" never equals headers.X-Env: a header\'s value reaches svc without non-ASCII characters at its ends (it would read "nit") — match the part inside with contains or regex',
-      '[webhook] config.yaml: platforms.webhook.routes.u: filters[1].any[1].not.not_equals: "é" never equals headers.X-A: a header\'s value reaches svc without non-ASCII characters at its ends (it would read "") — match the part inside with contains or regex',
+      '[webhook] config.yaml: platforms.webhook.routes.u.events[0]: "café" matches only an event type the body names (event_type): a header\'s value reaches svc without spaces, control or non-ASCII characters at its ends, so X-Forge-Event: café reads as "caf"',
+      '[webhook] config.yaml: platforms.webhook.routes.u.events[2]: "日本" matches only an event type the body names (event_type): a header\'s value reaches svc without spaces, control or non-ASCII characters at its ends, so X-Forge-Event: 日本 reads as ""',
+      '[webhook] config.yaml: platforms.webhook.routes.u: filters[0].equals: "tëam-α" never equals headers.X-Team: a header\'s value reaches svc without spaces, control or non-ASCII characters at its ends (it would read "tëam-") — match the part inside with contains or regex',
+      '[webhook] config.yaml: platforms.webhook.routes.u: filters[1].any[0].in[1]: "ünit" never equals headers.X-Env: a header\'s value reaches svc without spaces, control or non-ASCII characters at its ends (it would read "nit") — match the part inside with contains or regex',
+      '[webhook] config.yaml: platforms.webhook.routes.u: filters[1].any[1].not.not_equals: "é" never equals headers.X-A: a header\'s value reaches svc without spaces, control or non-ASCII characters at its ends (it would read "") — match the part inside with contains or regex',
     ]);
   });
 
