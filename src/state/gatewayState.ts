@@ -207,13 +207,12 @@ export class GatewayState {
   private recovered: Recovered | undefined;
   private readonly groupFirstAt = new Map<string, number>();
   /**
-   * The journal ids of the saved groups left in the journal at start (their route gone): a group a new
-   * event opens for the same route and key is journaled under an id of its own (`journalIds`), so its
+   * The saved groups left in the journal at start (their route gone), by journal id, until an event of their
+   * route reopens them (`withHeldGroups`). A group a new event opens meanwhile for the same route and key
+   * (its route back under another profile) is journaled under an id of its own (`journalIds`), so its
    * records neither replace the saved group's nor, once it fires, remove it. Such an id starts with a NUL
    * (no route name does) and is none of the saved groups' ids (`savedGroups`), which a start may reopen.
    */
-  private readonly keptGroups = new Set<string>();
-  /** Those groups' records, until an event of their route reopens them (`withHeldGroups`). */
   private readonly heldGroups = new Map<string, StoredGroup>();
   private readonly savedGroups = new Set<string>();
   private readonly journalIds = new Map<string, string>();
@@ -401,7 +400,7 @@ export class GatewayState {
 
   /** The id group `id` of the coalescer is journaled under: its own, unless a saved group kept holds it. */
   private journalId(id: string): string {
-    if (!this.keptGroups.has(id)) return id;
+    if (!this.heldGroups.has(id)) return id;
     let alias = this.journalIds.get(id);
     while (alias === undefined || this.savedGroups.has(alias)) {
       this.aliases += 1;
@@ -487,7 +486,6 @@ export class GatewayState {
       const route = routeFor(group.latest, deps.lookup);
       if (route === undefined) {
         keptGroups.push(group.latest);
-        this.keptGroups.add(group.id);
         this.heldGroups.set(group.id, group);
         continue;
       }
@@ -562,7 +560,6 @@ export class GatewayState {
       const route = routeFor(group.latest, lookup);
       if (route === undefined) continue;
       this.heldGroups.delete(id);
-      this.keptGroups.delete(id);
       this.reopen(group, route, coalescer, this.now());
       reopened += 1;
     }

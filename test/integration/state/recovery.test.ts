@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -356,6 +356,42 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(appendedRuns(home.dir).has("saved-latest")).toBe(false);
     expect(appendedRuns(home.dir).get("after-reload")).toBe(1);
+  });
+
+  it("a saved group whose route is back under another profile stays held: the route's group for its key is journaled apart, and its end leaves the saved one", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ grouped: { ...GROUPED, profile: "work" } });
+    mkdirSync(join(home.dir, "profiles", "work"), { recursive: true });
+    await leaveInJournal(home, t0, (store) => {
+      store.groupUpdated({
+        id: "grouped\u00001",
+        latest: run("saved-default", t0 - 5_000),
+        merged: 2,
+        firstAt: t0 - 10_000,
+        lastAt: t0 - 5_000,
+      });
+    });
+    const gateway = await start(home, clock);
+    const answer = await postJson(
+      `http://127.0.0.1:${gateway.port}/webhooks/grouped`,
+      { n: 1 },
+      { "X-Request-ID": "work-event" },
+    );
+    expect(answer.body).toEqual({ status: "coalesced" });
+    clock.advance(60_000);
+    await vi.waitFor(() => expect(appendedRuns(home.dir).get("work-event")).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(appendedRuns(home.dir).has("saved-default")).toBe(false);
+    await gateway.stop();
+    running.splice(running.indexOf(gateway), 1);
+    // The work group's end did not remove the saved one: it is still held at the next start, not lost.
+    const store = new LocalStateStore({ dir: stateDir(home.dir), now: () => clock.now() });
+    const groups = store.recover().groups;
+    await store.close();
+    expect(groups.map((g) => g.latest.deliveryId)).toEqual(["saved-default"]);
   });
 
   it("a delivery id accepted before the restart is a duplicate within the hour, a new event after it", async () => {
