@@ -80,6 +80,31 @@ async function start(
 
 const GROUPED = { secret: OPEN, coalesce: { key: "n", window_seconds: 60, max_wait_seconds: 600 } };
 
+/** A group of route `grouped` for key 1, saved 5 s before `t0` with `merged` events, its latest `latest`. */
+function leaveGroupForKey1(home: TempHome, t0: number, latest: string, merged: number) {
+  return leaveInJournal(home, t0, (store) => {
+    store.groupUpdated({
+      id: "grouped\u00001",
+      latest: run(latest, t0 - 5_000),
+      merged,
+      firstAt: t0 - 10_000,
+      lastAt: t0 - 5_000,
+    });
+  });
+}
+
+/** An event `id` for key 1, answered coalesced; its group's quiet window passed, it runs once. */
+async function groupedEventRuns(gateway: Gateway, home: TempHome, clock: FakeClock, id: string) {
+  const answer = await postJson(
+    `http://127.0.0.1:${gateway.port}/webhooks/grouped`,
+    { n: 1 },
+    { "X-Request-ID": id },
+  );
+  expect(answer.body).toEqual({ status: "coalesced" });
+  clock.advance(60_000);
+  await vi.waitFor(() => expect(appendedRuns(home.dir).get(id)).toBe(1), { timeout: 10_000, interval: 20 });
+}
+
 /** A journal whose writes fail with ENOSPC while `disk.full` is set, as on a full disk. */
 function fillableJournal(home: string, now: () => number) {
   const { fs, disk } = fillableDisk();
@@ -309,15 +334,7 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     const clock = fakeClock();
     const t0 = clock.now();
     const home = homeWith({ other: { secret: OPEN } });
-    await leaveInJournal(home, t0, (store) => {
-      store.groupUpdated({
-        id: "grouped\u00001",
-        latest: run("saved-latest", t0 - 5_000),
-        merged: 3,
-        firstAt: t0 - 10_000,
-        lastAt: t0 - 5_000,
-      });
-    });
+    await leaveGroupForKey1(home, t0, "saved-latest", 3);
     const gateway = await start(home, clock);
     // The route comes back by a reload (which does not run the saved group by itself), and an event for
     // the same key comes in: it joins the saved group, which the older event no longer outlives.
@@ -326,17 +343,7 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
       stringify(webhookConfig({ grouped: GROUPED }, { rate_limit: 1000 }, { agent: appendAgent(2) })),
     );
     gateway.reload();
-    const answer = await postJson(
-      `http://127.0.0.1:${gateway.port}/webhooks/grouped`,
-      { n: 1 },
-      { "X-Request-ID": "after-reload" },
-    );
-    expect(answer.body).toEqual({ status: "coalesced" });
-    clock.advance(60_000);
-    await vi.waitFor(() => expect(appendedRuns(home.dir).get("after-reload")).toBe(1), {
-      timeout: 10_000,
-      interval: 20,
-    });
+    await groupedEventRuns(gateway, home, clock, "after-reload");
     const log = () =>
       readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")
         .split("\n")
@@ -363,27 +370,9 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     const t0 = clock.now();
     const home = homeWith({ grouped: { ...GROUPED, profile: "work" } });
     mkdirSync(join(home.dir, "profiles", "work"), { recursive: true });
-    await leaveInJournal(home, t0, (store) => {
-      store.groupUpdated({
-        id: "grouped\u00001",
-        latest: run("saved-default", t0 - 5_000),
-        merged: 2,
-        firstAt: t0 - 10_000,
-        lastAt: t0 - 5_000,
-      });
-    });
+    await leaveGroupForKey1(home, t0, "saved-default", 2);
     const gateway = await start(home, clock);
-    const answer = await postJson(
-      `http://127.0.0.1:${gateway.port}/webhooks/grouped`,
-      { n: 1 },
-      { "X-Request-ID": "work-event" },
-    );
-    expect(answer.body).toEqual({ status: "coalesced" });
-    clock.advance(60_000);
-    await vi.waitFor(() => expect(appendedRuns(home.dir).get("work-event")).toBe(1), {
-      timeout: 10_000,
-      interval: 20,
-    });
+    await groupedEventRuns(gateway, home, clock, "work-event");
     expect(appendedRuns(home.dir).has("saved-default")).toBe(false);
     await gateway.stop();
     running.splice(running.indexOf(gateway), 1);
