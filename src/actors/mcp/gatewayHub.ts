@@ -158,8 +158,13 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
   return {
     hub,
     async reload(servers) {
+      // Stamped with when this reload began, after the config read its SIGHUP asked for: a reload still
+      // stopping servers when a later SIGHUP came ends after it, and `svc mcp reload` must not take it for
+      // that signal's answer. Reloads replaced by a later one end with its summary, in any order: the stamp
+      // never goes back.
+      const at = new Date().toISOString();
       const summary = await hub.reload(servers);
-      lastReload = { ...summary, at: new Date().toISOString() };
+      lastReload = { ...summary, at: lastReload !== undefined && lastReload.at > at ? lastReload.at : at };
       publish();
       return summary;
     },
