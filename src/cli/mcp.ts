@@ -20,7 +20,7 @@ import {
 } from "../config/sections/mcp.js";
 import { serverEntries, serverNames } from "../config/serverOrder.js";
 import { unusedMcpKeys } from "../config/unusedSettings.js";
-import { SvcError } from "../errors.js";
+import { isSvcError, SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
 import { gatewayStateFile, readGatewayState } from "../io/gatewayState.js";
 import { leaveGoneDirectory } from "../io/goneDirectory.js";
@@ -510,13 +510,27 @@ async function reloadableConfig(): Promise<LoadedConfig> {
   try {
     return loadConfig();
   } catch (err) {
-    if (!(err instanceof SvcError) || err.code !== "config_invalid") throw err;
+    if (!isSvcError(err, "config_invalid") && !isSvcError(err, "config_unreadable")) throw err;
     const running = await findGateway(svcPaths(svcHome())).catch(() => undefined);
     if (running === undefined || "silent" in running) throw err;
     throw new SvcError(
-      "config_invalid",
-      `nothing was reloaded: the gateway (pid ${running.pid}) would refuse this config.yaml and keeps the running config — fix what is named below and run svc mcp reload again:\n${err.message}`,
+      err.code,
+      `nothing was reloaded: the gateway (pid ${running.pid}) would refuse this config.yaml and keeps the running config — fix what is named below and run svc mcp reload again:\n${asRunningRefuses(err).message}`,
     );
+  }
+}
+
+/**
+ * A config.yaml that is a link to nothing is said as the running gateway says it: a start would fall back
+ * to the embedded default without it (remove the link), a gateway that runs never does.
+ */
+function asRunningRefuses(err: SvcError): SvcError {
+  if (err.code !== "config_unreadable") return err;
+  try {
+    loadConfig({ runningFromFile: true });
+    return err;
+  } catch (running) {
+    return running instanceof SvcError ? running : err;
   }
 }
 
