@@ -19,7 +19,7 @@ import {
   type DeliveryTarget,
   runOnce,
 } from "../io/targets/target.js";
-import type { QueuedRun, RunSlot } from "./runs.js";
+import type { DueRetry, QueuedRun, RunSlot } from "./runs.js";
 
 /** How a reply reaches its route's target. `agent` mode retries transient failures; `direct` does not. */
 export interface DeliveryRequest {
@@ -151,6 +151,30 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     }
   }
 
+  const now = () => deps.now?.().getTime() ?? Date.now();
+
+  /**
+   * The rest of the wait for a retry another instance handed on (its stop cut the wait short; a killed
+   * one's lease ran out), out of the run's slot as that instance's was. Never longer than a delivery waits
+   * for a retry: a due time that far ahead is another machine's clock running ahead.
+   */
+  async function waitForResumed(
+    request: DeliveryRequest,
+    platform: string,
+    retry: DueRetry,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const ms = Math.min(retry.dueAt - now(), policy.maxRetryAfterMs);
+    if (ms <= 0) return;
+    logger.info(
+      deliveryLog(request),
+      `[delivery] ${platform}: route ${request.message.route}: handed on waiting to retry — retry ${retry.attempts}/${policy.retries} in ${ms} ms`,
+    );
+    if (request.slot !== undefined && request.run !== undefined)
+      await request.slot.release(request.run, retry);
+    await sleep(ms, signal);
+  }
+
   return {
     async deliver(request, signal) {
       const { message } = request;
@@ -184,30 +208,34 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         );
         throw error;
       }
-      const runStep =
-        request.mode === "agent" && target.inProcess !== true
-          ? retryingSteps(
-              policy,
-              // A retry is counted as an attempt once its wait is over and it is made: one the gateway's
-              // stop cuts short while it waits sends nothing.
-              async (ms, abort) => {
-                if (request.slot !== undefined && request.run !== undefined)
-                  await request.slot.release(request.run);
-                await sleep(ms, abort);
-                deps.metrics?.deliveryAttempt(target.name);
-              },
-              ({ error, retry, delayMs }) => {
-                logger.warn(
-                  deliveryLog(request),
-                  `[delivery] ${platformNamed(target.name, describeError(error))} — retry ${retry + 1}/${policy.retries} in ${delayMs} ms`,
-                );
-              },
-              signal,
-            )
-          : runOnce;
+      const retries = request.mode === "agent" && target.inProcess !== true;
+      // Handed on by another instance while it waited to retry: that retry, once due, with the attempts made.
+      const resumed = retries ? request.slot?.dueRetry : undefined;
+      const runStep = retries
+        ? retryingSteps(
+            policy,
+            // A retry is counted as an attempt once its wait is over and it is made: one the gateway's
+            // stop cuts short while it waits sends nothing.
+            async (ms, abort, attempts) => {
+              if (request.slot !== undefined && request.run !== undefined)
+                await request.slot.release(request.run, { dueAt: now() + ms, attempts });
+              await sleep(ms, abort);
+              deps.metrics?.deliveryAttempt(target.name);
+            },
+            ({ error, retry, delayMs }) => {
+              logger.warn(
+                deliveryLog(request),
+                `[delivery] ${platformNamed(target.name, describeError(error))} — retry ${retry + 1}/${policy.retries} in ${delayMs} ms`,
+              );
+            },
+            signal,
+            resumed?.attempts,
+          )
+        : runOnce;
       let receipt: DeliveryReceipt;
-      deps.metrics?.deliveryAttempt(target.name);
       try {
+        if (resumed !== undefined) await waitForResumed(request, target.name, resumed, signal);
+        deps.metrics?.deliveryAttempt(target.name);
         // One that neither waits nor retries (`log`): no options object per delivery.
         receipt = await (target.inProcess === true
           ? target.send(message, signal)

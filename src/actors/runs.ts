@@ -36,14 +36,17 @@ export const NOT_RUN: unique symbol = Symbol("not run");
 export interface RunSlot {
   /**
    * Whether the run is outside its slot once this returns (handed back now or before; false: it keeps it);
-   * a slot of the shared queue (`state.backend: redis`) first stores the run's reply with its job in Redis.
+   * a slot of the shared queue (`state.backend: redis`) first stores the run's reply with its job in Redis,
+   * with `retry` when its delivery waits to retry (stored again at each retry's wait).
    */
-  release(run: QueuedRun): boolean | Promise<boolean>;
+  release(run: QueuedRun, retry?: DueRetry): boolean | Promise<boolean>;
   /**
    * A reply the run made before, kept with its job (`state.backend: redis`: an instance stopped or killed
    * while the run's delivery waited to retry): the run delivers it without running its agent again.
    */
   readonly madeReply?: KeptReply | undefined;
+  /** The retry that delivery waited for then: delivered once it is due, its attempts counted on. */
+  readonly dueRetry?: DueRetry | undefined;
   /** Told the run's reply before it is delivered: a slot of the shared queue keeps it for `release`. */
   replied?(reply: KeptReply): void;
 }
@@ -54,6 +57,14 @@ export interface KeptReply {
   readonly record?: NonNullable<AgentReply["record"]>;
   /** Why the agent failed, when the reply is its failure notice: the run still fails once delivered. */
   readonly failed?: string;
+}
+
+/** A delivery's retry as a run keeps it while the delivery waits for it. */
+export interface DueRetry {
+  /** When the retry is due (epoch ms, the gateway's wall clock). */
+  readonly dueAt: number;
+  /** The delivery's attempts made so far (the first and its retries before this one). */
+  readonly attempts: number;
 }
 
 /** `reply` as a run keeps it, with `failure` when the reply is the failure's notice. */

@@ -165,7 +165,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     givenUp(shared, reason, losses) {
       // Its run ended outside its slot (and was recorded there): only the job's finish was lost with its instance.
       if (shared.done === true) return;
-      const { route: _route, reply: _reply, done: _done, ...run } = shared;
+      const { route: _route, reply: _reply, retry: _retry, done: _done, ...run } = shared;
       const lost = losses === 1 ? "once" : `${losses} times`;
       logger.error(
         { route: run.routeName, delivery_id: run.deliveryId, err: reason },
@@ -183,7 +183,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     async process(shared, signal, _job, _token, queueSlot) {
       // Its delivery ended on the instance that released its slot: nothing is left to do.
       if (shared.done === true) return;
-      const { route: accepted, reply: madeReply, done: _done, ...pending } = shared;
+      const { route: accepted, reply: madeReply, retry: dueRetry, done: _done, ...pending } = shared;
       const found = options.lookup(pending.routeName);
       const current = found !== undefined && found.profile === pending.profile ? found.route : undefined;
       const reason = () =>
@@ -223,16 +223,22 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       const run: QueuedRun = { ...pending, route };
       // The reply is kept with the job as the delivery waits to retry: the worker's slot is free meanwhile,
       // and an instance that takes the job over (this one stopped or killed) delivers it without the agent.
+      // So is the retry it waits for, with the attempts made: that instance delivers it once due, counting on.
       let reply: KeptReply | undefined;
+      let retry = dueRetry;
       const slot: RunSlot = {
         madeReply,
+        dueRetry,
         replied(made) {
           reply = made;
         },
-        release: () =>
-          reply === undefined
-            ? Promise.resolve(false)
-            : queueSlot.release({ ...shared, reply }, { ...shared, reply, done: true }),
+        release(_run, due) {
+          if (reply === undefined) return Promise.resolve(false);
+          // Waiting its turn behind another delivery keeps the retry stored before (its attempts count on).
+          if (due !== undefined) retry = due;
+          const kept: SharedRun = retry === undefined ? { ...shared, reply } : { ...shared, reply, retry };
+          return queueSlot.release(kept, { ...shared, reply, done: true }, retry?.dueAt);
+        },
       };
       try {
         await options.execute(run, signal, slot);

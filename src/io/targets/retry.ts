@@ -62,15 +62,26 @@ export interface RetryNotice {
   readonly delayMs: number;
 }
 
-/** A step runner that retries transient DeliveryErrors with bounded exponential backoff. */
+/** The wait before a retry, told how many attempts were made so far (the retry's number). */
+export type RetryWait = (ms: number, signal: AbortSignal | undefined, attempts: number) => Promise<void>;
+
+/**
+ * A step runner that retries transient DeliveryErrors with bounded exponential backoff. `attemptsMade`:
+ * attempts of the first step made before (elsewhere: a delivery handed on by another instance), which its
+ * retries count on from; the steps after it start at none.
+ */
 export function retryingSteps(
   policy: RetryPolicy,
-  sleep: Sleep,
+  sleep: RetryWait,
   onRetry: (notice: RetryNotice) => void,
   signal?: AbortSignal,
+  attemptsMade = 0,
 ): StepRunner {
+  let first = attemptsMade;
   return async <T>(step: () => Promise<T>): Promise<T> => {
-    for (let retry = 0; ; retry++) {
+    const from = first;
+    first = 0;
+    for (let retry = from; ; retry++) {
       try {
         return await step();
       } catch (err) {
@@ -78,7 +89,7 @@ export function retryingSteps(
         if (signal?.aborted) throw err;
         if (delayMs === undefined) throw whyNotRetried(policy, retry, err);
         onRetry({ error: err, retry, delayMs });
-        await sleep(delayMs, signal);
+        await sleep(delayMs, signal, retry + 1);
       }
     }
   };

@@ -93,6 +93,26 @@ describe("retry policy", () => {
     expect(result).toBe("sent");
     expect(slept).toEqual([1000, 2000]);
   });
+
+  it("counts the first step's retries on from the attempts made elsewhere (a delivery handed on), the next steps' from none", async () => {
+    const waits: Array<[number, number]> = [];
+    const run = retryingSteps(
+      DEFAULT_RETRY,
+      async (ms, _signal, attempts) => void waits.push([ms, attempts]),
+      () => {},
+      undefined,
+      2,
+    );
+    await expect(run(() => Promise.reject(transient))).rejects.toThrow("503 — gave up after 3 retries");
+    expect(waits).toEqual([[4000, 3]]);
+    waits.length = 0;
+    await expect(run(() => Promise.reject(transient))).rejects.toThrow("gave up after 3 retries");
+    expect(waits).toEqual([
+      [1000, 1],
+      [2000, 2],
+      [4000, 3],
+    ]);
+  });
 });
 
 describe("token cache", () => {

@@ -98,16 +98,24 @@ export interface SharedQueueOptions<T> {
 }
 
 /**
- * The worker slot a job's `process` holds. `release(kept, done)` hands it back while `process` goes on (a
- * delivery waiting to retry): the job's data becomes `kept` and the job is moved to the delayed set for a
+ * The worker slot a job's `process` holds. `release(kept, done, dueAt)` hands it back while `process` goes on
+ * (a delivery waiting to retry): the job's data becomes `kept` and the job is moved to the delayed set for a
  * lease this instance renews while `process` runs (`StallSettings.lockDurationMs`), so the worker takes its
  * next job at once and an instance that dies meanwhile leaves the job to another one once the lease is
  * over (which runs it with `kept`). When `process` ends, the job's data becomes `done` and the job is let
- * run at once: `process` must finish a `done` job without doing anything. Resolves false (the slot kept)
- * at `outsideCap` or when Redis did not take the writes.
+ * run at once: `process` must finish a `done` job without doing anything. Called again once released, it
+ * stores the new `kept` (the next retry). `dueAt` (epoch ms): when `kept` is to go on; a stop that cuts
+ * `process` short leaves the job delayed until then for another instance, rather than letting it run at
+ * once. Resolves false (the slot kept) at `outsideCap` or when Redis did not take the writes.
  */
 export interface QueueSlot<T> {
-  release(kept: T, done: T): Promise<boolean>;
+  release(kept: T, done: T, dueAt?: number): Promise<boolean>;
+}
+
+/** What a released job goes on with: its data once `process` ends, and when a hand-on lets it run. */
+interface Held<T> {
+  done: T;
+  dueAt: number | undefined;
 }
 
 /** How many jobs may go on outside the worker's slots by default (as `RETRYING_DELIVERY_CAP`). */
@@ -312,14 +320,17 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   };
   /** The ends of released jobs still under way (a stop past its drain waits for them). */
   const ending = new Set<Promise<void>>();
-  /** Released jobs this instance's stop cut short: let run at once for another instance as the stop ends. */
-  const handOn: Array<string | undefined> = [];
+  /**
+   * Released jobs this instance's stop cut short: let run for another instance as the stop ends, at once or
+   * when what they go on with is due.
+   */
+  const handOn: Array<{ readonly id: string | undefined; readonly dueAt: number | undefined }> = [];
   /**
    * A released job's `process` goes on here: its lease is renewed until it ends; then the job is marked
    * `done` and let run (any worker finishes it), or, when this instance's stop cut it short, let run for
    * another instance once the worker is closed (a killed instance's lease runs out instead).
    */
-  const goOnOutside = (job: Job<T>, work: Promise<void>, done: T) => {
+  const goOnOutside = (job: Job<T>, work: Promise<void>, held: Held<T>) => {
     const renew = setInterval(() => {
       job
         .changeDelay(leaseMs)
@@ -329,7 +340,10 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     }, leaseMs / 3);
     const end = (finished: boolean) =>
       // Cut short by this instance's stop: handed on once its worker is closed (which might take it again).
-      (finished ? job.updateData(done).then(() => job.promote()) : Promise.resolve(void handOn.push(job.id)))
+      (finished
+        ? job.updateData(held.done).then(() => job.promote())
+        : Promise.resolve(void handOn.push({ id: job.id, dueAt: held.dueAt }))
+      )
         .catch((err: unknown) => {
           logger.warn(
             { queue: options.name, job: job.id, err: String(err) },
@@ -435,14 +449,26 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           }
           running += 1;
           let out = false;
-          let finished = job.data;
+          const held: Held<T> = { done: job.data, dueAt: undefined };
           let released: () => void = () => {};
           const handedBack = new Promise<void>((resolve) => {
             released = resolve;
           });
           const slot: QueueSlot<T> = {
-            async release(kept, done) {
-              if (out || abort.signal.aborted) return out;
+            async release(kept, done, dueAt) {
+              if (abort.signal.aborted) return out;
+              if (out) {
+                // Its next retry: stored as the earlier one was, so a hand-on goes on from there.
+                await job.updateData(kept).then(
+                  () => Object.assign(held, { done, dueAt }),
+                  (err: unknown) =>
+                    logger.debug(
+                      { queue: options.name, job: job.id, err: String(err) },
+                      "[state] retry not stored",
+                    ),
+                );
+                return true;
+              }
               if (outside >= outsideCap) {
                 if (!capSaid) options.onOutsideCap?.(outsideCap);
                 capSaid = true;
@@ -457,7 +483,8 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
                 return false;
               }
               out = true;
-              finished = done;
+              held.done = done;
+              held.dueAt = dueAt;
               running -= 1;
               outside += 1;
               released();
@@ -473,7 +500,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
             await Promise.race([work, handedBack]);
             if (out) {
               // The slot is free: the worker takes its next job while this one goes on.
-              goOnOutside(job, work, finished);
+              goOnOutside(job, work, held);
               throw new DelayedError();
             }
           } catch (err) {
@@ -592,10 +619,14 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           blocking.status = "end";
         }
         await withTimeout(stopping.close(force), CLOSE_WAIT_MS, "close").catch(wentOn);
-        // Its lease would have it wait up to 30 s more: another instance delivers it now.
-        const handing = handOn.splice(0).map(async (id) => {
+        // Its lease would have it wait up to 30 s more: another instance goes on with it now, or when it is
+        // due (a retry's wait: its platform's Retry-After is not cut short). BullMQ times the delay on this
+        // instance's clock, as it does the lease.
+        const handing = handOn.splice(0).map(async ({ id, dueAt }) => {
           const job = id === undefined ? undefined : await queue.getJob(id);
-          if (job !== undefined && (await job.isDelayed())) await job.promote();
+          if (job === undefined || !(await job.isDelayed())) return;
+          const wait = dueAt === undefined ? 0 : dueAt - Date.now();
+          await (wait > 0 ? job.changeDelay(wait) : job.promote());
         });
         await withTimeout(Promise.all(handing), CLOSE_WAIT_MS, "hand on").catch(wentOn);
         // Of the idle workers, Redis tells one when a job is stored or a delayed one falls due (BullMQ's
