@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import {
   type Document,
+  isCollection,
   isMap,
   isNode,
   isScalar,
@@ -132,7 +133,10 @@ function keepAliasesOf(doc: Document, leaving: unknown): void {
       Alias(_, alias, path) {
         if (copied || path.includes(leaving) || alias.resolve(doc) !== target) return;
         copied = true;
-        return target.clone() as Node;
+        const copy = target.clone() as Node;
+        // The comment on the alias's line stays there (a block mapping's would go under its last key).
+        if (alias.comment && !(isCollection(copy) && !copy.flow)) copy.comment = alias.comment;
+        return copy;
       },
     });
   }

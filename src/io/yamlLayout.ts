@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import {
+  type Alias,
   type Document,
+  isAlias,
   isCollection,
   isMap,
   isScalar,
@@ -8,9 +10,12 @@ import {
   Pair,
   type ParsedNode,
   parseDocument,
-  type Scalar,
+  Scalar,
+  visit,
   YAMLMap,
+  type YAMLSeq,
 } from "yaml";
+import { anchorMoves, anchorsOf } from "./yamlAnchorMoves.js";
 
 /**
  * The edited document written as its source with only the changed parts replaced: the `yaml` library
@@ -18,7 +23,8 @@ import {
  * 80 characters, one space before a comment, one blank line where there were several), so one key set by
  * `svc gateway setup` or one server added by `svc mcp add` rewrote every line of a file indented with
  * four spaces. Pairs whose values did not change are copied from the source as written; a changed scalar
- * is replaced in place (its comment kept); a changed mapping is walked the same way; anything else is
+ * is replaced in place (its comment kept); a changed mapping is walked the same way; an alias that took
+ * its anchor's copy (the anchored entry removed) is written as that copy where it was; anything else is
  * printed by the library at its place. Undefined when the result would not read back as the edited
  * document (an anchor an unchanged part uses moved, a key that is not plain text, ...): the caller then
  * prints the whole document.
@@ -29,7 +35,10 @@ export function keepLayout(
   reprint: (doc: Document) => string,
 ): string | undefined {
   try {
-    return spliced(source, edited, reprint);
+    // A byte order mark is no part of the first line's indentation (`mcp_servers:` at column 0).
+    if (!source.startsWith("\uFEFF")) return spliced(source, edited, reprint);
+    const text = spliced(source.slice(1), edited, reprint);
+    return text === undefined ? undefined : `\uFEFF${text}`;
   } catch {
     // An alias the spliced text no longer resolves (its anchor was in a changed part), and the like.
     return undefined;
@@ -131,8 +140,21 @@ class Layout {
       before === null ? null : before.toJS(this.original),
       value === null ? null : value.toJS(this.edited),
     );
-    if (same) return this.source.slice(span.lead, span.end);
-    if (isMap(before) && isMap(value) && !before.flow && !value.flow && value.items.length > 0) {
+    if (same && anchorsOf(before) === anchorsOf(value)) return this.source.slice(span.lead, span.end);
+    if (same) {
+      // Aliases that now hold their anchor's copy (its node left): each copy written in the alias's place.
+      const filled = this.anchorsMovedIn(span, before, value);
+      if (filled !== undefined) return filled;
+    }
+    if (
+      isMap(before) &&
+      isMap(value) &&
+      !before.flow &&
+      !value.flow &&
+      value.items.length > 0 &&
+      // The key's line is kept, so is an anchor on it (`a: &base`) only while the edited node still has it.
+      (before.anchor ?? "") === (value.anchor ?? "")
+    ) {
       // The key's line (and its comment) as written, then the mapping under it walked the same way.
       const under = this.lineEnd(span.pair.key.range[1]);
       const inner = this.map(before, value, under, span.end);
@@ -146,6 +168,10 @@ class Layout {
           written +
           this.source.slice(before.range[1], span.end)
         );
+    }
+    if (isAlias(before) && isCollection(value) && !value.flow && value.anchor === before.source) {
+      const filled = this.blockCopyAt(span, before, value, column);
+      if (filled !== undefined) return filled;
     }
     // The source's comments above the key are kept; the library's copy of them is not printed twice.
     const key = isScalar(after.key) ? after.key.clone() : after.key;
@@ -162,6 +188,60 @@ class Layout {
       printed = copy;
     }
     return this.source.slice(span.lead, span.keyLine) + this.fresh(new Pair(key, printed), column);
+  }
+
+  /**
+   * The source of `span` with each alias of `before` that `after` fills written anew where it was, on its
+   * line; undefined when a copy is a block collection outside a flow one (the pair holding it is printed).
+   */
+  private anchorsMovedIn(span: Span, before: Node | null, after: Node | null): string | undefined {
+    const moves = anchorMoves(before, after);
+    if (moves === undefined || moves.length === 0) return undefined;
+    let out = "";
+    let at = span.lead;
+    for (const { alias, copy, inFlow } of moves) {
+      if (!inFlow && isCollection(copy) && !copy.flow) return undefined;
+      const written = this.inFlow(copy);
+      if (written === undefined || alias.range === undefined || alias.range === null) return undefined;
+      out += this.source.slice(at, alias.range[0]) + written;
+      at = alias.range[1];
+    }
+    return out + this.source.slice(at, span.end);
+  }
+
+  /**
+   * A pair `b: *base` whose alias took its anchor's block collection: its line as written with `&base` for
+   * `*base` (a comment on it stays), then the copy under it as the library prints it.
+   */
+  private blockCopyAt(span: Span, alias: Alias, copy: YAMLMap | YAMLSeq, column: number): string | undefined {
+    if (alias.range === undefined || alias.range === null) return undefined;
+    const bare = copy.clone() as YAMLMap | YAMLSeq;
+    delete bare.anchor;
+    bare.commentBefore = null;
+    bare.spaceBefore = false;
+    const [line, ...under] = this.fresh(new Pair(new Scalar("k"), bare), column).split(this.eol);
+    if (line !== `${" ".repeat(column)}k:` || under.length === 0) return undefined;
+    const head =
+      this.source.slice(span.lead, alias.range[0]) +
+      `&${copy.anchor}` +
+      this.source.slice(alias.range[1], span.end);
+    return head + (head.endsWith("\n") ? "" : this.eol) + under.join(this.eol);
+  }
+
+  /** A node written on one line in flow style (`&ar [ x ]`), as it goes in a flow collection, or undefined. */
+  private inFlow(node: Node): string | undefined {
+    // Comments cannot go inside a one-line flow collection.
+    const copy = node.clone() as Node;
+    visit(copy, {
+      Node(_, item) {
+        if (isCollection(item)) item.flow = true;
+        item.comment = null;
+        item.commentBefore = null;
+        item.spaceBefore = false;
+      },
+    });
+    const text = this.reprint(this.alone(copy)).replace(/\r?\n$/, "");
+    return /[\r\n]/.test(text) ? undefined : text;
   }
 
   /** A new or changed pair printed by the library, indented to its mapping's column. */

@@ -30,8 +30,9 @@ const sourceForms = new WeakMap<Document, { source: string; crlf: boolean; bom: 
 export function printForEdit(doc: Document): string {
   const form = sourceForms.get(doc);
   if (form === undefined) return doc.toString();
-  // Only what the edit changed is printed anew; the rest keeps the file's own layout.
-  const kept = keepLayout(form.source, doc, (part) => part.toString());
+  // Only what the edit changed is printed anew; the rest keeps the file's own layout. A part printed alone
+  // may use an anchor set in the rest (the spliced text is read back whole before it is used).
+  const kept = keepLayout(form.source, doc, (part) => part.toString({ verifyAliasOrder: false }));
   if (kept !== undefined) return kept;
   const text = doc.toString();
   return `${form.bom && !text.startsWith("\uFEFF") ? "\uFEFF" : ""}${form.crlf ? text.replace(/\r?\n/g, "\r\n") : text}`;
