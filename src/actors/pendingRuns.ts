@@ -11,6 +11,7 @@ export function pendingRunOf(run: QueuedRun): PendingRun {
     deliveryId: run.deliveryId,
     prompt: run.prompt,
     extra: run.extra,
+    unfilled: run.unfilled,
     receivedAt: run.receivedAt,
   };
   // Only a fire's record names its job: an agent run's is written as it always was.

@@ -532,6 +532,7 @@ const ACCEPTED_KEYS = [
   "headers",
   "prompt",
   "extra",
+  "unfilled",
   "receivedAt",
   "receivedTick",
 ];
@@ -558,6 +559,7 @@ export function queuedRun(event: AcceptedEvent): QueuedRun {
       deliveryId: event.deliveryId,
       prompt: event.prompt,
       extra: event.extra,
+      unfilled: event.unfilled,
       receivedAt: event.receivedAt,
       receivedTick: event.receivedTick,
     };

@@ -101,6 +101,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
             text: event.prompt,
             extra: event.extra,
             written: event.route.deliver_extra,
+            unfilled: event.unfilled,
             route: event.routeName,
             deliveryId: event.deliveryId,
             profile: event.profile === "default" ? undefined : event.profile,

@@ -40,6 +40,7 @@ function isRun(v: unknown): v is PendingRun {
     isString(v.deliveryId) &&
     isString(v.prompt) &&
     isObject(v.extra) &&
+    (v.unfilled === undefined || (Array.isArray(v.unfilled) && v.unfilled.every(isString))) &&
     isNumber(v.receivedAt) &&
     (v.cronJob === undefined || isString(v.cronJob))
   );

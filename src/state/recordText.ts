@@ -17,7 +17,8 @@ export function recordText(record: JournalRecord): string {
       const { run } = record;
       const event = run.event === undefined ? "" : `,"event":${q(run.event)}`;
       const cronJob = run.cronJob === undefined ? "" : `,"cronJob":${q(run.cronJob)}`;
-      return `{"t":"a","run":{"profile":${q(run.profile)},"routeName":${q(run.routeName)}${event},"deliveryId":${q(run.deliveryId)},"prompt":${q(run.prompt)},"extra":${q(run.extra)},"receivedAt":${num(run.receivedAt)}${cronJob}},"at":${num(record.at)}}`;
+      const unfilled = run.unfilled === undefined ? "" : `,"unfilled":${q(run.unfilled)}`;
+      return `{"t":"a","run":{"profile":${q(run.profile)},"routeName":${q(run.routeName)}${event},"deliveryId":${q(run.deliveryId)},"prompt":${q(run.prompt)},"extra":${q(run.extra)}${unfilled},"receivedAt":${num(run.receivedAt)}${cronJob}},"at":${num(record.at)}}`;
     }
     case "f":
       return record.w === undefined ? `{"t":"f","k":${q(record.k)}}` : `{"t":"f","k":${q(record.k)},"w":1}`;

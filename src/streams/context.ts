@@ -115,6 +115,11 @@ export interface AcceptedEvent {
   readonly headers: Readonly<Record<string, string>>;
   readonly prompt: string;
   readonly extra: Readonly<Record<string, string>>;
+  /**
+   * The keys of `extra` whose template left a placeholder as written (the payload has no such field).
+   * Absent on an event stored by a version that did not record them: its text alone then tells.
+   */
+  readonly unfilled?: readonly string[] | undefined;
   readonly receivedAt: number;
   /** `Inbound.receivedTick`: which of two events of a coalescing group is the latest, across a clock step. */
   readonly receivedTick?: number | undefined;
@@ -139,6 +144,7 @@ export function renderedOnly(event: AcceptedEvent): AcceptedEvent {
     headers: NO_FIELDS,
     prompt: event.prompt,
     extra: event.extra,
+    unfilled: event.unfilled,
     receivedAt: event.receivedAt,
     receivedTick: event.receivedTick,
   };

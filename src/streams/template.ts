@@ -84,6 +84,21 @@ const EVENT_TYPE = "event_type";
 
 /** Substitutes every placeholder once; text taken from the payload is never expanded again. */
 export function substitute(template: string, payload: unknown, event?: string): string {
+  return substituteNoting(template, payload, event, undefined);
+}
+
+/** Set by `substituteNoting` when a placeholder stayed as written (the payload has no such field). */
+interface Gaps {
+  left: boolean;
+}
+
+/** `substitute`, marking `gaps` when it leaves a placeholder as written. */
+function substituteNoting(
+  template: string,
+  payload: unknown,
+  event: string | undefined,
+  gaps: Gaps | undefined,
+): string {
   const { literals, placeholders } = compile(template);
   let out = literals[0] as string;
   for (let i = 0; i < placeholders.length; i++) {
@@ -93,7 +108,10 @@ export function substitute(template: string, payload: unknown, event?: string): 
       const hit = lookupSegments(payload, segments);
       if (hit.found) out += valueText(hit);
       else if (event !== undefined && segments.length === 1 && segments[0] === EVENT_TYPE) out += event;
-      else out += literal;
+      else {
+        out += literal;
+        if (gaps !== undefined) gaps.left = true;
+      }
     }
     out += literals[i + 1] as string;
   }
@@ -111,12 +129,29 @@ export function renderTemplate(template: string | undefined, payload: unknown, e
  * that nothing set, whose `{NAME}` the payload must not fill (a body with `"OPS_MAIL": "x@evil.org"`
  * would pick the address an unset `to: ${OPS_MAIL}` sends to).
  */
-function substituteRecipient(template: string, payload: unknown, event?: string): string {
-  if (!template.includes("${")) return substitute(template, payload, event);
+function substituteRecipient(
+  template: string,
+  payload: unknown,
+  event: string | undefined,
+  gaps: Gaps,
+): string {
+  if (!template.includes("${")) return substituteNoting(template, payload, event, gaps);
   return template
     .split(/(\$\{[^{}]*\})/)
-    .map((piece, i) => (i % 2 === 1 ? piece : substitute(piece, payload, event)))
+    .map((piece, i) => (i % 2 === 1 ? piece : substituteNoting(piece, payload, event, gaps)))
     .join("");
+}
+
+const NO_KEYS: readonly string[] = Object.freeze([]);
+
+/** A route's `deliver_extra` rendered against an event's payload. */
+export interface RenderedExtra {
+  readonly extra: Record<string, string>;
+  /**
+   * The keys whose template left a placeholder as written (its path not in the payload): what tells a
+   * recipient the event did not fill from one the event filled with text in braces (`{team}`).
+   */
+  readonly unfilled: readonly string[];
 }
 
 /** `deliver_extra`: string values are templates; numbers and booleans become their text. */
@@ -124,15 +159,22 @@ export function renderExtra(
   extra: Readonly<Record<string, string | number | boolean>> | undefined,
   payload: unknown,
   event?: string,
-): Record<string, string> {
+): RenderedExtra {
   const out: Record<string, string> = {};
-  if (extra === undefined) return out;
+  if (extra === undefined) return { extra: out, unfilled: NO_KEYS };
+  let unfilled: string[] | undefined;
+  const gaps: Gaps = { left: false };
   for (const [key, value] of Object.entries(extra)) {
+    gaps.left = false;
     if (typeof value !== "string") out[key] = String(value);
-    else if (RECIPIENT_KEYS.includes(key)) out[key] = substituteRecipient(value, payload, event);
-    else out[key] = substitute(value, payload, event);
+    else if (RECIPIENT_KEYS.includes(key)) out[key] = substituteRecipient(value, payload, event, gaps);
+    else out[key] = substituteNoting(value, payload, event, gaps);
+    if (gaps.left) {
+      unfilled ??= [];
+      unfilled.push(key);
+    }
   }
-  return out;
+  return { extra: out, unfilled: unfilled ?? NO_KEYS };
 }
 
 /**

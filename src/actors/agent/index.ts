@@ -337,6 +337,7 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
             text: reply.text,
             extra: event.extra,
             written: route.deliver_extra,
+            unfilled: event.unfilled,
             route: event.routeName,
             deliveryId: event.deliveryId,
             profile: request.profile,

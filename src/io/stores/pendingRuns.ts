@@ -18,6 +18,11 @@ export interface PendingRun {
   readonly deliveryId: string;
   readonly prompt: string;
   readonly extra: Readonly<Record<string, string>>;
+  /**
+   * The keys of `extra` whose template the event left unfilled (`AcceptedEvent.unfilled`). Absent on a run
+   * saved by a version that did not record them: a delivery then tells an unfilled one by its text.
+   */
+  readonly unfilled?: readonly string[] | undefined;
   readonly receivedAt: number;
   /**
    * A fire of a `cron_job` route: the job it fires (as the route named it). Absent on an agent run, and on
@@ -33,6 +38,7 @@ const pendingRunSchema = z.object({
   deliveryId: z.string(),
   prompt: z.string(),
   extra: z.record(z.string(), z.string()),
+  unfilled: z.array(z.string()).optional(),
   receivedAt: z.number(),
   cronJob: z.string().optional(),
 });
@@ -89,8 +95,13 @@ export function readPendingRuns(path: string): PendingRunsFile {
       firstProblem ??= problemOf(index, run.error.issues);
       continue;
     }
-    const { cronJob, ...saved } = run.data;
-    runs.push({ ...saved, event: saved.event, ...(cronJob === undefined ? {} : { cronJob }) });
+    const { cronJob, unfilled, ...saved } = run.data;
+    runs.push({
+      ...saved,
+      event: saved.event,
+      ...(unfilled === undefined ? {} : { unfilled }),
+      ...(cronJob === undefined ? {} : { cronJob }),
+    });
   }
   return firstProblem === undefined ? { runs, unreadable } : { runs, unreadable, firstProblem };
 }

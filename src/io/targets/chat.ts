@@ -78,7 +78,7 @@ export function unusedThread(
   const key = keys.find((name) => message.extra[name] !== undefined);
   if (key === undefined) return undefined;
   const value = (message.extra[key] as string).trim();
-  const why = isUnfilledTemplate(value)
+  const why = unfilledValue(message, key, value)
     ? `${JSON.stringify(value)} is a template the event did not fill: it has no such field`
     : value === "null"
       ? "the event's field is null"
@@ -86,7 +86,6 @@ export function unusedThread(
   return `deliver_extra.${key} of route "${message.route}" did not resolve (${why})`;
 }
 
-/** A template whose path the payload did not have (it stays `{path}`). */
 /**
  * How many `<chat> <thread>` pairs a target remembers as gone (Telegram's deleted topics, Mattermost's
  * deleted thread roots), so it does not ask for them again. A thread id may be rendered from the payload
@@ -104,19 +103,40 @@ export function rememberGoneThread(gone: Set<string>, key: string): void {
 const UNRESOLVED = /^\{[^{}\s]+\}$/;
 
 /**
- * Whether a rendered `deliver_extra` value is a template the event did not fill (still `{path}`). A field
- * the event filled with a mapping renders as compact JSON, `{"id":17}`, of the same shape: that one was
- * filled (its keys are quoted), so it is no thread left out and no "has no such field" note.
+ * Whether a rendered `deliver_extra` value reads as a template the event did not fill (still `{path}`). A
+ * field the event filled with a mapping renders as compact JSON, `{"id":17}`, of the same shape: that one
+ * was filled (its keys are quoted), so it is no thread left out and no "has no such field" note. The text
+ * alone: `unfilledValue` asks the message too.
  */
 export const isUnfilledTemplate = (value: string): boolean =>
   UNRESOLVED.test(value) && !value.startsWith('{"');
 
 /**
- * What an error about a rendered value adds when it is such a template (the event lacks the field, not the
- * route a fix), or `null`, as a field the event holds as a JSON null renders.
+ * Whether `deliver_extra.<key>` may hold a placeholder the event did not fill: the message names the keys
+ * whose template the rendering left unfilled, so a value the event filled with text in braces (a chat
+ * titled `{team}`) is judged as the value it is. A message stored without that list, and a value no route
+ * rendered (`key` undefined: the home channel), leave it to the text.
  */
-export const unfilledNote = (value: string): string =>
-  isUnfilledTemplate(value)
+const mayBeUnfilled = (message: Pick<DeliveryMessage, "unfilled">, key: string | undefined): boolean =>
+  key === undefined || message.unfilled === undefined || message.unfilled.includes(key);
+
+/** Whether `value`, rendered for `deliver_extra.<key>`, is a template the event did not fill (`{path}`). */
+export const unfilledValue = (
+  message: Pick<DeliveryMessage, "unfilled">,
+  key: string | undefined,
+  value: string,
+): boolean => isUnfilledTemplate(value) && mayBeUnfilled(message, key);
+
+/**
+ * What an error about `value`, rendered for `deliver_extra.<key>`, adds when it is such a template (the
+ * event lacks the field, not the route a fix), or `null`, as a field the event holds as a JSON null renders.
+ */
+export const unfilledNote = (
+  message: Pick<DeliveryMessage, "unfilled">,
+  key: string | undefined,
+  value: string,
+): string =>
+  unfilledValue(message, key, value)
     ? " (a template the event did not fill: it has no such field)"
     : value === "null"
       ? ` (${NULL_FIELD})`
@@ -135,7 +155,7 @@ export function threadOf(
 ): string | undefined {
   for (const key of keys) {
     const thread = message.extra[key]?.trim();
-    if (thread !== undefined && thread !== "" && thread !== "null" && !isUnfilledTemplate(thread))
+    if (thread !== undefined && thread !== "" && thread !== "null" && !unfilledValue(message, key, thread))
       return thread;
   }
   return undefined;
@@ -362,9 +382,9 @@ export function refuseUnfilledRecipient(
   const key = keys.find((name) => message.extra[name] !== undefined);
   const value = key === undefined ? undefined : message.extra[key]?.trim();
   if (value === undefined) return;
-  const why = isUnfilledTemplate(value)
+  const why = unfilledValue(message, key, value)
     ? `${JSON.stringify(value)} is a template the event did not fill: it has no such field`
-    : (partlyUnfilled(value) ?? (value === "null" ? NULL_FIELD : undefined));
+    : (partlyUnfilled(message, key as string, value) ?? (value === "null" ? NULL_FIELD : undefined));
   if (why !== undefined) throw unresolvedRecipient(platform, message, key as string, why, recipient);
 }
 
@@ -374,12 +394,17 @@ const PLACEHOLDER_INSIDE = /\{[^\s{}."]+(?:\.[^\s{}."]+)*\}/;
 /**
  * Why a rendered recipient that still holds a placeholder beside other text (`@{team}_alerts`,
  * `+1{user.phone}`, `{user.login}@example.com` for an event without the field) names no recipient, or
- * undefined. No chat id, number or address holds braces, and a field the event filled with a mapping renders
- * as compact JSON, whose keys are quoted (`{"id":1}`): that is no placeholder. A recipient that is a
- * placeholder alone is `isUnfilledTemplate`'s.
+ * undefined. A field the event filled with a mapping renders as compact JSON, whose keys are quoted
+ * (`{"id":1}`): that is no placeholder; nor are braces the event filled in (`@{team}_alerts` from
+ * `@{owner}_alerts` with `"owner": "{team}"`), which the message does not name as unfilled. A recipient that
+ * is a placeholder alone is `unfilledValue`'s.
  */
-export function partlyUnfilled(value: string): string | undefined {
-  if (isUnfilledTemplate(value)) return undefined;
+export function partlyUnfilled(
+  message: Pick<DeliveryMessage, "unfilled">,
+  key: string,
+  value: string,
+): string | undefined {
+  if (isUnfilledTemplate(value) || !mayBeUnfilled(message, key)) return undefined;
   const inside = PLACEHOLDER_INSIDE.exec(value)?.[0];
   return inside === undefined
     ? undefined

@@ -8,11 +8,11 @@ import { scrub } from "../credentials.js";
 import { cutText } from "../cutText.js";
 import { UNKNOWN_HOST } from "../outbound/unreachable.js";
 import {
-  isUnfilledTemplate,
   partKey,
   partlyUnfilled,
   resolveChatId,
   routeRecipient,
+  unfilledValue,
   unresolvedRecipient,
 } from "./chat.js";
 import { namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
@@ -285,13 +285,13 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       }
       // `{user.login}@example.com` for an event without the field looks like an address: no mail goes to it.
       const key = ["chat_id", "to"].find((name) => message.extra[name] !== undefined);
-      const why = key === undefined ? undefined : partlyUnfilled(to);
+      const why = key === undefined ? undefined : partlyUnfilled(message, key, to);
       if (key !== undefined && why !== undefined)
         throw unresolvedRecipient("email", message, key, why, "address");
       // Text with no address in it (an unfilled `{user.email}`): nodemailer would only say "No recipients defined".
       if (namesNoAddress(to)) {
         throw new DeliveryError(
-          `email: route "${message.route}": the recipient "${cutText(to, 100)}" is no e-mail address${isUnfilledTemplate(to) ? " (a template the event did not fill)" : ""} — nothing sent`,
+          `email: route "${message.route}": the recipient "${cutText(to, 100)}" is no e-mail address${unfilledValue(message, key, to) ? " (a template the event did not fill)" : ""} — nothing sent`,
           false,
         );
       }

@@ -40,13 +40,13 @@ export interface ForgeDestination {
  * `evil.example/o/r`) would have the token, and the comment, sent to a server of the sender's choosing.
  */
 export function forgeDestination(
-  message: Pick<DeliveryMessage, "extra" | "route" | "written">,
+  message: Pick<DeliveryMessage, "extra" | "route" | "written" | "unfilled">,
 ): ForgeDestination {
   const repo = message.extra.repo?.trim() ?? "";
   const pr = message.extra.pr_number?.trim() ?? "";
   if (!REPO_NAME.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${cutText(repo, 100)}"${unfilledNote(repo)}`,
+      `forge_comment: route "${message.route}": deliver_extra.repo must be owner/name (or host/owner/name for GitHub Enterprise Server), got "${cutText(repo, 100)}"${unfilledNote(message, "repo", repo)}`,
       false,
     );
   }
@@ -74,7 +74,7 @@ export function forgeDestination(
   }
   if (!isPullRequestNumber(pr)) {
     throw new DeliveryError(
-      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${cutText(pr, 30)}"${unfilledNote(pr)}${tooLongNote(pr)}`,
+      `forge_comment: route "${message.route}": deliver_extra.pr_number must be a positive integer, got "${cutText(pr, 30)}"${unfilledNote(message, "pr_number", pr)}${tooLongNote(pr)}`,
       false,
     );
   }

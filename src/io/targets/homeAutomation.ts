@@ -40,21 +40,20 @@ export function homeAutomationTarget(settings: PlatformConfig<"home_automation">
       // `notify.` prefix is accepted and dropped.
       const keys = ["chat_id", "service"];
       const fromRoute = routeRecipient("home_automation", message, keys, "service");
+      const key =
+        fromRoute === undefined ? undefined : keys.find((name) => message.extra[name] !== undefined);
       // A service the event filled with a JSON null (`{device}`, `notify.{device}`) renders `null`, which
       // reads as a service name: it names none, and no `notify.null` is called.
       if (fromRoute !== undefined && notifyService(fromRoute) === "null")
-        throw unresolvedRecipient(
-          "home_automation",
-          message,
-          keys.find((key) => message.extra[key] !== undefined) ?? "chat_id",
-          NULL_FIELD,
-          "service",
-        );
+        throw unresolvedRecipient("home_automation", message, key ?? "chat_id", NULL_FIELD, "service");
       const named = fromRoute ?? settings.home_channel ?? "";
       const service = notifyService(named);
       const problem = notifyServiceProblem(named);
       if (problem !== undefined)
-        throw new DeliveryError(`home_automation: ${problem}${unfilledNote(named.trim())}`, false);
+        throw new DeliveryError(
+          `home_automation: ${problem}${unfilledNote(message, key, named.trim())}`,
+          false,
+        );
       // A title template the event left blank is no title (the default one for a persistent notification).
       const title = message.extra.title?.trim()
         ? defuseTemplates(wellFormed(message.extra.title))

@@ -11,6 +11,12 @@ export interface DeliveryMessage {
    * the payload filled in. Absent for a cron job's, which is never rendered.
    */
   readonly written?: Readonly<Record<string, string | number | boolean>> | undefined;
+  /**
+   * The keys of `extra` whose template left a placeholder as written: the event has no such field. Absent on
+   * a cron job's (never rendered) and on a run stored by a version that did not record them: a value there
+   * that is a placeholder (`{build.chat}`) is taken as one the event did not fill.
+   */
+  readonly unfilled?: readonly string[] | undefined;
   readonly route: string;
   readonly deliveryId: string;
   readonly profile: string | undefined;

@@ -8,6 +8,7 @@ export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
   const payload = payloadOf(ctx);
   if (ctx.deliveryId === undefined)
     throw new Error("pipeline context has no delivery id: idempotency did not run");
+  const { extra, unfilled } = renderExtra(route.route.deliver_extra, payload, ctx.event);
   return {
     routeName: route.name,
     route: route.route,
@@ -17,7 +18,8 @@ export function acceptEvent(ctx: PipelineCtx): AcceptedEvent {
     payload,
     headers: ctx.inbound.headers,
     prompt: renderTemplate(route.route.prompt, payload, ctx.event),
-    extra: renderExtra(route.route.deliver_extra, payload, ctx.event),
+    extra,
+    unfilled,
     receivedAt: ctx.inbound.receivedAt,
     receivedTick: ctx.inbound.receivedTick,
   };

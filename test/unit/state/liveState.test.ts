@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
 import { LiveState, runKey, SEEN_TTL_MS } from "../../../src/state/liveState.js";
+import { recordText } from "../../../src/state/recordText.js";
 
 const run: PendingRun = {
   profile: "default",
@@ -129,5 +130,22 @@ describe("idempotency keys' times in the live mirror", () => {
       ]),
     );
     expect(live.recovered(0).runKeys).toEqual(times.map((_, i) => `pr:s${i}`));
+  });
+});
+
+describe("a run's unfilled deliver_extra keys", () => {
+  it("come back from its journaled text; a record written without them (an earlier version) replays without them", () => {
+    const live = new LiveState();
+    const withKeys = { ...run, deliveryId: "d-new", unfilled: ["message_thread_id"] };
+    expect(live.apply(JSON.parse(recordText({ t: "a", run: withKeys, at: 1_000 })))).toBe(true);
+    expect(
+      live.apply(JSON.parse(recordText({ t: "a", run: { ...run, deliveryId: "d-old" }, at: 1_000 }))),
+    ).toBe(true);
+    expect(live.apply({ t: "a", run: { ...run, deliveryId: "d-odd", unfilled: "chat_id" }, at: 1_000 })).toBe(
+      false,
+    );
+    const runs = live.recovered(2_000).runs;
+    expect(runs.find((r) => r.deliveryId === "d-new")?.unfilled).toEqual(["message_thread_id"]);
+    expect(runs.find((r) => r.deliveryId === "d-old")).not.toHaveProperty("unfilled");
   });
 });

@@ -21,6 +21,8 @@ const records: JournalRecord[] = [
   { t: "a", run: pendingRunOf({ ...run, event: undefined } as unknown as QueuedRun), at: 2 },
   { t: "a", run: pendingRunOf({ ...run, cronJob: "nightly" } as unknown as QueuedRun), at: 3 },
   { t: "a", run: { ...run, extra: {}, receivedAt: 0.5 }, at: -0 },
+  { t: "a", run: pendingRunOf({ ...run, unfilled: ["chat_id", 'quo"te'] } as unknown as QueuedRun), at: 6 },
+  { t: "a", run: pendingRunOf({ ...run, unfilled: [], cronJob: "nightly" } as unknown as QueuedRun), at: 7 },
   { t: "f", k: "pr:d-1" },
   { t: "f", k: 'pr:"odd\u0000id', w: 1 },
   { t: "s", k: "pr:d-1", at: 4 },
@@ -46,6 +48,7 @@ describe("recordText", () => {
       "deliveryId",
       "prompt",
       "extra",
+      "unfilled",
       "receivedAt",
       "cronJob",
     ]);

@@ -126,7 +126,7 @@ describe("renderTemplate (spec 2.5)", () => {
     expect(renderTemplate("{event_type}", { event_type: "body" }, "header")).toBe("body");
     expect(renderTemplate("{event_type} {event_type.x}", {}, "push")).toBe("push {event_type.x}");
     expect(renderTemplate("{event_type}", {})).toBe("{event_type}");
-    expect(renderExtra({ kind: "{event_type}" }, {}, "issues")).toEqual({ kind: "issues" });
+    expect(renderExtra({ kind: "{event_type}" }, {}, "issues").extra).toEqual({ kind: "issues" });
   });
 
   it("is single-pass: payload text that looks like a placeholder stays literal", () => {
@@ -181,7 +181,7 @@ describe("renderExtra", () => {
       silent: true,
       missing: "{nope}",
     };
-    expect(renderExtra(extra, pr)).toEqual({
+    expect(renderExtra(extra, pr).extra).toEqual({
       repo: pr.repository.full_name,
       pr_number: String(pr.number),
       chat_id: "12345",
@@ -199,7 +199,7 @@ describe("renderExtra", () => {
         // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
         { to: "${OPS_MAIL}", chat_id: "x-${CHAT}-{team}", subject: "Paid ${OPS_MAIL}", repo: "org/{team}" },
         payload,
-      ),
+      ).extra,
     ).toEqual({
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
       to: "${OPS_MAIL}",
@@ -212,7 +212,34 @@ describe("renderExtra", () => {
   });
 
   it("keeps an empty string empty (it is not a missing prompt) and maps undefined to {}", () => {
-    expect(renderExtra({ thread_id: "" }, pr)).toEqual({ thread_id: "" });
-    expect(renderExtra(undefined, pr)).toEqual({});
+    expect(renderExtra({ thread_id: "" }, pr).extra).toEqual({ thread_id: "" });
+    expect(renderExtra(undefined, pr).extra).toEqual({});
+  });
+});
+
+describe("renderExtra: the keys it left unfilled", () => {
+  it("names the keys whose template left a placeholder as written, not those the payload filled with braces", () => {
+    const extra = {
+      chat_id: "{room}",
+      message_thread_id: "{topic}",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      to: "${OPS_MAIL}",
+      subject: "{{literal}} for {event_type}",
+      repo: "octo/{name}",
+      pr_number: 7,
+    };
+    const { extra: rendered, unfilled } = renderExtra(extra, { room: "{team}", repo: "x" }, "push");
+    expect(rendered).toEqual({
+      chat_id: "{team}",
+      message_thread_id: "{topic}",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      to: "${OPS_MAIL}",
+      subject: "{{literal}} for push",
+      repo: "octo/{name}",
+      pr_number: "7",
+    });
+    expect(unfilled).toEqual(["message_thread_id", "repo"]);
+    expect(renderExtra(extra, { room: "r", topic: "{t}", name: "n" }, "push").unfilled).toEqual([]);
+    expect(renderExtra(undefined, {}).unfilled).toEqual([]);
   });
 });
