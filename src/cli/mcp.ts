@@ -169,7 +169,14 @@ async function listServers(options: { check?: boolean; timeout?: string; profile
   refuseListProfile(options.profile);
   // A bad value is a usage error whether or not a check would use it (a gateway running, --no-check).
   if (options.timeout !== undefined) parseSecondsOption(options.timeout);
-  const loaded = loadConfig();
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig();
+  } catch (err) {
+    if (!isSvcError(err, "config_invalid") && !isSvcError(err, "config_unreadable")) throw err;
+    if (!(await printedDespiteConfig(err))) throw err;
+    return;
+  }
   // A gateway of another PID namespace that answers /health writes its status here as one of this one does.
   const pid = (await runningGateway(loaded.paths))?.pid;
   const file = pid === undefined ? undefined : readStatusFile(loaded.paths.mcpCache);
@@ -198,6 +205,16 @@ async function listServers(options: { check?: boolean; timeout?: string; profile
     );
     return;
   }
+  printStatusTable(statuses);
+  if (drift !== undefined) process.stdout.write(`${drift}\n`);
+  if (!live) {
+    process.stdout.write(
+      `(${pid === undefined ? "no gateway is running" : "not the running gateway's status"}: states are from the configuration, tool counts from the schema cache)\n`,
+    );
+  }
+}
+
+function printStatusTable(statuses: readonly ServerStatus[]): void {
   const rows = [["NAME", "TRANSPORT", "STATE", "TOOLS", "LAZY", "CACHED", "DETAIL"]];
   for (const s of statuses) {
     rows.push([
@@ -211,12 +228,25 @@ async function listServers(options: { check?: boolean; timeout?: string; profile
     ]);
   }
   process.stdout.write(`${formatTable(rows)}\n`);
-  if (drift !== undefined) process.stdout.write(`${drift}\n`);
-  if (!live) {
-    process.stdout.write(
-      `(${pid === undefined ? "no gateway is running" : "not the running gateway's status"}: states are from the configuration, tool counts from the schema cache)\n`,
-    );
-  }
+}
+
+/**
+ * A config.yaml that cannot be loaded (a refused reload's, mid-edit) while a gateway runs: the gateway
+ * keeps the config it loaded, and its live status is what the user asks for then. Shown, with the
+ * problem (exit 1); false when there is no live status to show.
+ */
+async function printedDespiteConfig(err: SvcError): Promise<boolean> {
+  const paths = svcPaths(svcHome());
+  const pid = (await runningGateway(paths).catch(() => undefined))?.pid;
+  const file = pid === undefined ? undefined : readStatusFile(paths.mcpCache);
+  if (file === undefined || file.pid !== pid) return false;
+  if (file.servers.length === 0) process.stdout.write("The running gateway has no MCP servers.\n");
+  else printStatusTable(file.servers);
+  process.stderr.write(
+    `svc: ${terminalText(redactCredentials(err.message))}\nNote: the gateway (pid ${pid}) keeps the config it loaded — above is its live status; fix config.yaml before its next reload or start\n`,
+  );
+  process.exitCode = 1;
+  return true;
 }
 
 /** Why `svc mcp list` shows no live status though gateway `pid` runs, and what writes its status again. */

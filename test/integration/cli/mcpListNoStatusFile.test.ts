@@ -66,3 +66,42 @@ describe("svc mcp list with a gateway running but no status file of it", () => {
     );
   });
 });
+
+describe("svc mcp list with a gateway running and a config.yaml that cannot be loaded", () => {
+  it("shows the gateway's live status, then the problem and that the gateway keeps its config (exit 1)", async () => {
+    home = tempHome();
+    home.write("config.yaml", "mcp_servers:\n  fx: {command: x\n");
+    gateway = spawn(process.execPath, ["-e", "setInterval(() => {}, 60000)", "gateway"], {
+      env: { SVC_HOME: home.dir, PATH: process.env.PATH ?? "" },
+      stdio: "ignore",
+    });
+    await once(gateway, "spawn");
+    home.write("gateway.pid", `${gateway.pid}\n`);
+    const fx = {
+      name: "fx",
+      transport: "stdio",
+      state: "connected",
+      toolCount: 3,
+      lazy: false,
+      cached: true,
+    };
+    home.write(
+      "mcp-cache/status.json",
+      JSON.stringify({ pid: gateway.pid, updatedAt: "", servers: [{ ...fx, collisions: [] }] }),
+    );
+
+    for (const args of [[], ["--no-check"]]) {
+      const list = await runInProcess(["mcp", "list", ...args], {
+        SVC_HOME: home.dir,
+        PATH: process.env.PATH ?? "",
+      });
+      expect(list.stdout).toMatch(/^NAME\s+TRANSPORT\s+STATE/);
+      expect(list.stdout).toMatch(/^fx\s+stdio\s+connected\s+3\s+no\s+yes/m);
+      expect(list.stderr).toMatch(new RegExp(`^svc: ${join(home.dir, "config.yaml")}: `));
+      expect(list.stderr).toContain(
+        `\nNote: the gateway (pid ${gateway.pid}) keeps the config it loaded — above is its live status; fix config.yaml before its next reload or start\n`,
+      );
+      expect(list.code).toBe(1);
+    }
+  });
+});
