@@ -168,7 +168,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     if (ms <= 0) return;
     logger.info(
       deliveryLog(request),
-      `[delivery] ${platform}: route ${request.message.route}: handed on waiting to retry — retry ${retry.attempts}/${policy.retries} in ${ms} ms`,
+      `[delivery] ${platform}: route ${request.message.route}: handed on waiting to retry — retry ${retry.attempts}/${policy.retries} in ${ms} ms${partsNote(retry.partsDelivered ?? 0)}`,
     );
     if (request.slot !== undefined && request.run !== undefined)
       await request.slot.release(request.run, retry);
@@ -211,14 +211,20 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       const retries = request.mode === "agent" && target.inProcess !== true;
       // Handed on by another instance while it waited to retry: that retry, once due, with the attempts made.
       const resumed = retries ? request.slot?.dueRetry : undefined;
+      // A split message's parts that instance delivered: the send starts with the part it retries.
+      const fromPart = resumed?.partsDelivered ?? 0;
       const runStep = retries
         ? retryingSteps(
             policy,
             // A retry is counted as an attempt once its wait is over and it is made: one the gateway's
-            // stop cuts short while it waits sends nothing.
-            async (ms, abort, attempts) => {
+            // stop cuts short while it waits sends nothing. The parts before the one it retries were delivered.
+            async (ms, abort, attempts, part) => {
               if (request.slot !== undefined && request.run !== undefined)
-                await request.slot.release(request.run, { dueAt: now() + ms, attempts });
+                await request.slot.release(request.run, {
+                  dueAt: now() + ms,
+                  attempts,
+                  partsDelivered: part,
+                });
               await sleep(ms, abort);
               deps.metrics?.deliveryAttempt(target.name);
             },
@@ -230,6 +236,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
             },
             signal,
             resumed?.attempts,
+            fromPart,
           )
         : runOnce;
       let receipt: DeliveryReceipt;
@@ -242,6 +249,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
           : target.send(message, signal, {
               runStep,
               waits: request.waits,
+              fromPart,
               // Its turn behind a delivery to the same recipient that waits to retry: the slot goes back too.
               handBack:
                 request.mode === "agent" && request.slot !== undefined && request.run !== undefined
@@ -281,6 +289,12 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       while (mirrorsUnderway.size > 0) await Promise.all([...mirrorsUnderway]);
     },
   };
+}
+
+/** What a handed-on retry's log line adds when parts of its message were delivered before it. */
+function partsNote(delivered: number): string {
+  if (delivered === 0) return "";
+  return ` (part ${delivered + 1}; part${delivered === 1 ? " 1 was" : `s 1-${delivered} were`} delivered)`;
 }
 
 /** Hands `run`'s slot back (`RunSlot.release`): its delivery waits its turn behind one that waits to retry. */

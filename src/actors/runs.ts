@@ -63,8 +63,14 @@ export interface KeptReply {
 export interface DueRetry {
   /** When the retry is due (epoch ms, the gateway's wall clock). */
   readonly dueAt: number;
-  /** The delivery's attempts made so far (the first and its retries before this one). */
+  /** The attempts made so far of the request it retries (the first and its retries before this one). */
   readonly attempts: number;
+  /**
+   * The parts of a split message delivered before the one it retries (its retries counted on are that
+   * part's). Absent on a retry stored by a version that did not count them: the delivery goes on from the
+   * first part.
+   */
+  readonly partsDelivered?: number;
 }
 
 /** `reply` as a run keeps it, with `failure` when the reply is the failure's notice. */

@@ -262,7 +262,7 @@ function serialiser(maxWaitMs: number, sleep: Clock["sleep"]): RecipientQueue {
       failed = false;
       own.retrying -= 1;
     };
-    const tracked: StepRunner = (step) =>
+    const tracked: StepRunner = (step, part) =>
       runStep(async () => {
         settle();
         try {
@@ -274,7 +274,7 @@ function serialiser(maxWaitMs: number, sleep: Clock["sleep"]): RecipientQueue {
           own.behind.clear();
           throw err;
         }
-      });
+      }, part);
     try {
       if (previous !== undefined) await waitTurn(own, previous, options, signal, maxWaitMs, sleep);
       return await task(tracked);
@@ -457,9 +457,12 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
       const waits = options.waits ?? signal;
       let answer: unknown;
       await oneAtATime(chatId, options, signal, async (runStep) => {
-        for (const [index, text] of parts.entries()) {
+        for (const [index, text] of partsToSend(parts, options.fromPart)) {
           try {
-            answer = await runStep(() => spec.sendPart({ chatId, text, index, message, signal, waits }));
+            answer = await runStep(
+              () => spec.sendPart({ chatId, text, index, message, signal, waits }),
+              index,
+            );
           } catch (caught) {
             const err =
               caught instanceof DeliveryError && spec.chatRefused?.(caught) === true
@@ -478,6 +481,17 @@ export function chatTarget(spec: ChatTargetSpec): DeliveryTarget {
       return { chatId: spec.deliveredTo?.(chatId, answer) ?? chatId, parts: parts.length };
     },
   };
+}
+
+/**
+ * A split message's parts with their indexes, from part `fromPart` on (`SendOptions.fromPart`: the ones
+ * before it were delivered by the instance that handed the delivery on). A `fromPart` that is not one of
+ * `parts` (the text split otherwise here: another platform limit than that instance's) leaves no part known
+ * as delivered: all are sent.
+ */
+export function partsToSend<T>(parts: readonly T[], fromPart = 0): Iterable<[number, T]> {
+  if (fromPart <= 0 || fromPart >= parts.length) return parts.entries();
+  return [...parts.entries()].slice(fromPart);
 }
 
 /** A failure after earlier parts went out: the operator needs to know the chat holds part of the text. */

@@ -4,7 +4,7 @@ import { cutText } from "../cutText.js";
 import { executableProblem } from "../executable.js";
 import { startDescriptorsProblem } from "../openFiles.js";
 import { runProcess } from "../process.js";
-import { partlyDelivered, recipientQueue, unfilledNote } from "./chat.js";
+import { partlyDelivered, partsToSend, recipientQueue, unfilledNote } from "./chat.js";
 import { messageParts } from "./split.js";
 import { DeliveryError, type DeliveryMessage, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { isPullRequestNumber, REPO_NAME, tooLongNote } from "./validate.js";
@@ -177,8 +177,8 @@ export function forgeCommentTarget(
       const parts = messageParts(message.text, FORGE_COMMENT_LIMIT, { markdown: true });
       // One pull request's comments go one after another: the parts of two long texts do not interleave.
       await oneAtATime(`${repo}#${prNumber}`, options, signal, async (runStep) => {
-        for (const [index, body] of parts.entries()) {
-          await runStep(() => comment(repo, prNumber, body, signal)).catch((err: unknown) => {
+        for (const [index, body] of partsToSend(parts, options.fromPart)) {
+          await runStep(() => comment(repo, prNumber, body, signal), index).catch((err: unknown) => {
             throw index === 0 ? err : partlyDelivered(err, index, parts.length);
           });
         }

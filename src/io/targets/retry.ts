@@ -62,13 +62,21 @@ export interface RetryNotice {
   readonly delayMs: number;
 }
 
-/** The wait before a retry, told how many attempts were made so far (the retry's number). */
-export type RetryWait = (ms: number, signal: AbortSignal | undefined, attempts: number) => Promise<void>;
+/**
+ * The wait before a retry, told how many attempts of its step were made so far (the retry's number) and
+ * which part of a split message that step sends (0 for a message sent whole).
+ */
+export type RetryWait = (
+  ms: number,
+  signal: AbortSignal | undefined,
+  attempts: number,
+  part: number,
+) => Promise<void>;
 
 /**
  * A step runner that retries transient DeliveryErrors with bounded exponential backoff. `attemptsMade`:
- * attempts of the first step made before (elsewhere: a delivery handed on by another instance), which its
- * retries count on from; the steps after it start at none.
+ * attempts made before (elsewhere: a delivery handed on by another instance) of part `madeOfPart`, which
+ * the retries of the first step count on from when it sends that part; the other steps start at none.
  */
 export function retryingSteps(
   policy: RetryPolicy,
@@ -76,11 +84,12 @@ export function retryingSteps(
   onRetry: (notice: RetryNotice) => void,
   signal?: AbortSignal,
   attemptsMade = 0,
+  madeOfPart = 0,
 ): StepRunner {
-  let first = attemptsMade;
-  return async <T>(step: () => Promise<T>): Promise<T> => {
-    const from = first;
-    first = 0;
+  let first = true;
+  return async <T>(step: () => Promise<T>, part = 0): Promise<T> => {
+    const from = first && part === madeOfPart ? attemptsMade : 0;
+    first = false;
     for (let retry = from; ; retry++) {
       try {
         return await step();
@@ -89,7 +98,7 @@ export function retryingSteps(
         if (signal?.aborted) throw err;
         if (delayMs === undefined) throw whyNotRetried(policy, retry, err);
         onRetry({ error: err, retry, delayMs });
-        await sleep(delayMs, signal, retry + 1);
+        await sleep(delayMs, signal, retry + 1, part);
       }
     }
   };

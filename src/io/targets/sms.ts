@@ -1,5 +1,11 @@
 import type { PlatformConfig } from "../../config/sections/platforms.js";
-import { partlyDelivered, recipientQueue, refuseUnfilledRecipient, resolveChatId } from "./chat.js";
+import {
+  partlyDelivered,
+  partsToSend,
+  recipientQueue,
+  refuseUnfilledRecipient,
+  resolveChatId,
+} from "./chat.js";
 import { platformClient, stringField } from "./client.js";
 import { credentialsNote } from "./refusedRecipient.js";
 import { messageParts } from "./split.js";
@@ -77,14 +83,16 @@ export function smsTarget(settings: PlatformConfig<"sms">, deps: TargetDeps): De
       const parts = messageParts(message.text, SMS_LIMIT);
       // One number's deliveries go one after another: the parts of two long texts do not interleave.
       await oneAtATime(to, options, signal, async (runStep) => {
-        for (const [index, body] of parts.entries()) {
+        for (const [index, body] of partsToSend(parts, options.fromPart)) {
           const form = { To: to, ...sender, Body: body };
-          await runStep(() =>
-            api
-              .call("create message", "POST", `${account}/Messages.json`, { form, signal })
-              .catch((err: unknown) => {
-                throw withTwilioCode(err);
-              }),
+          await runStep(
+            () =>
+              api
+                .call("create message", "POST", `${account}/Messages.json`, { form, signal })
+                .catch((err: unknown) => {
+                  throw withTwilioCode(err);
+                }),
+            index,
           ).catch((err: unknown) => {
             throw index === 0 ? err : partlyDelivered(err, index, parts.length);
           });

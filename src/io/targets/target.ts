@@ -30,11 +30,12 @@ export interface DeliveryReceipt {
 }
 
 /**
- * Runs one externally visible step of a send (one HTTP request, one SMTP message).
- * The deliverer passes a retrying runner in agent mode; each step is retried on its own,
- * so the parts of a split message that already went out are not sent twice.
+ * Runs one externally visible step of a send (one HTTP request, one SMTP message); `part`: which part of a
+ * split message it sends (0-based; 0 for a message sent whole). The deliverer passes a retrying runner in
+ * agent mode; each step is retried on its own, so the parts of a split message that already went out are
+ * not sent twice.
  */
-export type StepRunner = <T>(step: () => Promise<T>) => Promise<T>;
+export type StepRunner = <T>(step: () => Promise<T>, part?: number) => Promise<T>;
 
 export interface SendOptions {
   readonly runStep?: StepRunner;
@@ -52,6 +53,12 @@ export interface SendOptions {
    * holds a slot (false: at the cap of runs outside their slots, it keeps it). Awaited before the send.
    */
   readonly handBack?: (() => boolean | Promise<boolean>) | undefined;
+  /**
+   * The parts of a split message already delivered (0-based: the part the send starts with): another
+   * instance sent them before it handed the delivery on while it waited to retry the next one
+   * (`state.backend: redis`). `partsToSend` in chat.ts.
+   */
+  readonly fromPart?: number | undefined;
 }
 
 export const runOnce: StepRunner = (step) => step();

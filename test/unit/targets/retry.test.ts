@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseRetryAfter } from "../../../src/io/retryAfter.js";
+import { partsToSend } from "../../../src/io/targets/chat.js";
 import { DEFAULT_RETRY, retryDelayMs, retryingSteps } from "../../../src/io/targets/retry.js";
 import { DeliveryError } from "../../../src/io/targets/target.js";
 import { tokenCache } from "../../../src/io/targets/tokenCache.js";
@@ -112,6 +113,42 @@ describe("retry policy", () => {
       [2000, 2],
       [4000, 3],
     ]);
+  });
+
+  it("tells its wait the part a step sends, and counts the attempts made elsewhere on only for that part", async () => {
+    const waits: Array<[number, number]> = [];
+    const wait = async (_ms: number, _signal: AbortSignal | undefined, attempts: number, part: number) =>
+      void waits.push([attempts, part]);
+    // Handed on with part 3 (index 2) attempted twice: the send starts there.
+    const resumed = retryingSteps(DEFAULT_RETRY, wait, () => {}, undefined, 2, 2);
+    await expect(resumed(() => Promise.reject(transient), 2)).rejects.toThrow("gave up after 3 retries");
+    expect(waits).toEqual([[3, 2]]);
+    // A send that starts elsewhere (its text split otherwise here) counts its first step's retries from none.
+    waits.length = 0;
+    const elsewhere = retryingSteps(DEFAULT_RETRY, wait, () => {}, undefined, 2, 2);
+    await expect(elsewhere(() => Promise.reject(transient), 0)).rejects.toThrow("gave up after 3 retries");
+    expect(waits).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 0],
+    ]);
+  });
+});
+
+describe("parts to send", () => {
+  it("starts with the part a handed-on delivery retries, keeping each part's index", () => {
+    const parts = ["one", "two", "three"];
+    expect([...partsToSend(parts)]).toEqual([
+      [0, "one"],
+      [1, "two"],
+      [2, "three"],
+    ]);
+    expect([...partsToSend(parts, 1)]).toEqual([
+      [1, "two"],
+      [2, "three"],
+    ]);
+    // Not one of the parts the text splits into here: none is known as delivered.
+    expect([...partsToSend(parts, 3)]).toHaveLength(3);
   });
 });
 
