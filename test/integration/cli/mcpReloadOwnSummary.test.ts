@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
+import { signalProcess } from "../../helpers/process.js";
 import { STDIO_FIXTURE } from "../mcp/harness.js";
 import { cliConfig, type Foreground, killIfRunning, runForeground, svc, waitFor } from "./svc.js";
 
@@ -40,7 +41,7 @@ describe("svc mcp reload while an earlier reload is still stopping a server", { 
     // (A connect tried again at start may have left the file: only this stop's counts.)
     rmSync(stopped, { force: true });
     home.write("config.yaml", config({ X: "2" }), 0o600);
-    process.kill(pid, "SIGHUP");
+    signalProcess(pid, "SIGHUP");
     await waitFor(() => existsSync(stopped), "the first reload's stop of the server");
     // Its own reload stops the slow server again, so its report comes well after the first one's.
     home.write(
