@@ -27,6 +27,16 @@ export function listenAddress(host: string, port: number): string {
 }
 
 /**
+ * A listener's failure to bind, said as the uWS listener says it (`cannot listen on <address>`): the start
+ * adds the hint of what holds a busy port. The system's reason is kept for the other failures, which that
+ * hint may not explain.
+ */
+export function listenRefusal(host: string, port: number, err: NodeJS.ErrnoException): Error {
+  const reason = err.code === "EADDRINUSE" ? "" : ` (${err.message})`;
+  return new Error(`cannot listen on ${listenAddress(host, port)}${reason}`);
+}
+
+/**
  * What holds a port the listener could not take (`EADDRINUSE`), found at that failure only
  * (`listenProbe.ts`): the gateway of this SVC_HOME (its `gateway.json` records the port; `named`: its
  * `gateway.pid` names it too), another svc gateway (it answers `GET /health` as one does), or another program.

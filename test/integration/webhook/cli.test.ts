@@ -221,6 +221,35 @@ describe("svc gateway run (subprocess)", () => {
     }
   });
 
+  for (const [server, setting] of [
+    ["ingress threads (workers: 2)", { workers: 2 }],
+    ["node:http", { http_server: "node" }],
+  ] as const)
+    it(`a port taken by another program is refused by ${server} as by one uWS listener, with no system reason between`, async () => {
+      const holder = createServer();
+      await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+      try {
+        const port = (holder.address() as AddressInfo).port;
+        home = tempHome();
+        home.write(
+          "config.yaml",
+          stringify({
+            platforms: {
+              webhook: { enabled: true, host: "127.0.0.1", port, ...setting, routes: { r: { secret: "x" } } },
+            },
+          }),
+          0o600,
+        );
+        running = runSvc(home, ["gateway", "run"]);
+        expect(await running.exited).toBe(1);
+        expect(running.stderr()).toContain(
+          `svc: cannot listen on 127.0.0.1:${port} — another program listens on port ${port}`,
+        );
+      } finally {
+        holder.close();
+      }
+    });
+
   it("a host under extra that is no address of this machine is named there, by the start and by svc config check", async () => {
     home = tempHome();
     // 192.0.2.1 (TEST-NET-1) is no address of this machine; the direct host, 127.0.0.1, is not used.
