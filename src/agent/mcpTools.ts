@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RegisteredTool } from "../actors/mcp/toolNames.js";
 import { describeError, isSvcError } from "../errors.js";
 import { imageLine } from "./imageLine.js";
+import { resourceImageType } from "./modelImageTypes.js";
 import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
 import type { AgentTool, JsonSchema, ToolContent, ToolOutcome } from "./tools/tool.js";
 
@@ -16,7 +17,10 @@ export interface McpToolSource {
 /** How long a run waits for a server's first connect before it goes on without that server's tools. */
 export const FIRST_CONNECT_WAIT_MS = 30_000;
 
-/** A line naming base64 content no model API takes in a tool result (audio, a binary resource). */
+/**
+ * A line naming base64 content no model API takes in a tool result (audio, a binary resource that is no
+ * image).
+ */
 const notShown = (what: string, mimeType: string | undefined, base64: string) =>
   `[${what}: ${mimeType ?? "unknown type"}, ${Buffer.byteLength(base64, "base64")} bytes — not shown: tool results reach the model as text and images only]`;
 
@@ -29,12 +33,16 @@ function contentOf(result: CallToolResult): ToolContent[] {
     // Their base64 as JSON text would fill the model's context with nothing it can read.
     else if (block.type === "audio")
       parts.push({ type: "text", text: notShown("audio", block.mimeType, block.data) });
-    else if (block.type === "resource" && "blob" in block.resource)
-      parts.push({
-        type: "text",
-        text: notShown(`resource ${block.resource.uri}`, block.resource.mimeType, block.resource.blob),
-      });
-    else parts.push({ type: "text", text: JSON.stringify(block) });
+    else if (block.type === "resource" && "blob" in block.resource) {
+      const { uri, mimeType, blob } = block.resource;
+      // An image held in a resource (read_resource of a screenshot) is an image, as an image block is.
+      const image = resourceImageType(mimeType, blob);
+      parts.push(
+        image === undefined
+          ? { type: "text", text: notShown(`resource ${uri}`, mimeType, blob) }
+          : { type: "image", data: blob, mimeType: image },
+      );
+    } else parts.push({ type: "text", text: JSON.stringify(block) });
   }
   // No content to read (none, or only blank text a server adds for older clients): the structured content.
   if (result.structuredContent !== undefined && parts.every((p) => p.type === "text" && p.text.trim() === ""))

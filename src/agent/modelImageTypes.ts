@@ -41,3 +41,18 @@ export function sniffedImageType(head: Buffer): string | undefined {
     return "image/webp";
   return undefined;
 }
+
+/** Labels that say nothing of what a binary is: its first bytes tell. */
+const GENERIC_TYPES: ReadonlySet<string> = new Set(["", "application/octet-stream", "binary/octet-stream"]);
+
+/**
+ * The type to give a binary resource's `blob` (base64) as an image, when it is one the model APIs take:
+ * labelled as one, or with no label, a generic one or another image type (`image/x-png`), when its first
+ * bytes show one. Undefined for any other (a zip, audio, an SVG), which is named in a line instead.
+ */
+export function resourceImageType(mimeType: string | undefined, blob: string): string | undefined {
+  if (mimeType !== undefined && modelImageType(mimeType) !== undefined) return mimeType;
+  const label = (mimeType ?? "").trim().toLowerCase();
+  if (!GENERIC_TYPES.has(label) && !label.startsWith("image/")) return undefined;
+  return sniffedImageType(Buffer.from(blob.slice(0, 24), "base64"));
+}

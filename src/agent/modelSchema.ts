@@ -11,6 +11,9 @@ const TOP_LEVEL_REFUSED = ["allOf", "anyOf", "oneOf", "enum", "not"] as const;
 /** Of those, the ones whose branches' properties join the top level. */
 const UNIONS: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf"]);
 
+/** The `$schema` of JSON Schema 2020-12, MCP's default dialect. */
+const JSON_SCHEMA_2020_12 = "https://json-schema.org/draft/2020-12/schema";
+
 type Branch = { readonly properties?: unknown; readonly required?: unknown };
 
 const propertiesOf = (branch: unknown): Record<string, unknown> => {
@@ -29,11 +32,12 @@ const requiredOf = (branch: unknown): string[] => {
  * tool with one ("Invalid schema for function 'x': In context=('properties', 'tags'), array schema missing
  * items"), as MCP servers write them (mcp-go's `WithArray` without items, for one; pydantic's tuples, with
  * `prefixItems` only). `{}` allows any item, as a missing `items` does. A draft-07 tuple (`items` as a list)
- * is written as `prefixItems`. Only schema keywords are walked (not `enum`, `const`, `default`, examples).
+ * is written as `prefixItems`, and `rewritten.tuple` set. Only schema keywords are walked (not `enum`,
+ * `const`, `default`, examples).
  */
-export function withArrayItems(schema: unknown): unknown {
+export function withArrayItems(schema: unknown, rewritten: { tuple: boolean } = { tuple: false }): unknown {
   if (Array.isArray(schema)) {
-    const items = schema.map(withArrayItems);
+    const items = schema.map((item) => withArrayItems(item, rewritten));
     return items.every((item, i) => item === schema[i]) ? schema : items;
   }
   if (!isObject(schema)) return schema;
@@ -43,14 +47,15 @@ export function withArrayItems(schema: unknown): unknown {
     out ??= { ...schema };
     out[key] = value;
   };
-  for (const key of ONE_SCHEMA) if (key in schema) set(key, withArrayItems(schema[key]));
-  for (const key of SCHEMA_LIST) if (Array.isArray(schema[key])) set(key, withArrayItems(schema[key]));
+  for (const key of ONE_SCHEMA) if (key in schema) set(key, withArrayItems(schema[key], rewritten));
+  for (const key of SCHEMA_LIST)
+    if (Array.isArray(schema[key])) set(key, withArrayItems(schema[key], rewritten));
   for (const key of SCHEMA_MAP) {
     const map = schema[key];
     if (!isObject(map)) continue;
     let changed = false;
     const entries = Object.entries(map).map(([name, sub]) => {
-      const fixed = withArrayItems(sub);
+      const fixed = withArrayItems(sub, rewritten);
       if (fixed !== sub) changed = true;
       return [name, fixed] as const;
     });
@@ -66,6 +71,7 @@ export function withArrayItems(schema: unknown): unknown {
     delete fixed.additionalItems;
     fixed.prefixItems ??= tuple;
     fixed.items = additionalItems ?? {};
+    rewritten.tuple = true;
     return fixed;
   }
   const type = schema.type;
@@ -127,11 +133,20 @@ export interface ModelToolSchema {
  * keywords themselves are returned as JSON for the description. A branch that is a `$ref` into the schema's
  * own `$defs` or `definitions` counts as the schema it names, and so does a root that is one
  * (`withRootRefInlined`). An array schema without `items` gets
- * `items: {}` (`withArrayItems`), and a schema without `properties` gets `properties: {}`. The MCP server
+ * `items: {}` (`withArrayItems`), a draft-07 tuple is written in 2020-12's keywords (and a `$schema` then
+ * declares 2020-12), and a schema without `properties` gets `properties: {}`. The MCP server
  * still checks the arguments against its own schema.
  */
 export function modelToolSchema(listed: JsonSchema): ModelToolSchema {
-  const items = withArrayItems(withRootRefInlined(listed)) as JsonSchema;
+  const rewritten = { tuple: false };
+  const arrays = withArrayItems(withRootRefInlined(listed), rewritten) as JsonSchema;
+  // A schema declaring draft-07 (or another dialect with list `items`) whose tuple is now written in
+  // 2020-12's keywords declares 2020-12: under its old `$schema`, `prefixItems` means nothing and
+  // `items: false` allows no item at all. One that declares none is 2020-12 already (MCP's default).
+  const items =
+    rewritten.tuple && "$schema" in arrays
+      ? ({ ...arrays, $schema: JSON_SCHEMA_2020_12 } as JsonSchema)
+      : arrays;
   // OpenAI refuses a whole request offering a tool whose schema is `{"type": "object"}` without properties
   // ("Invalid schema for function 'get_me': In context=(), object schema missing properties"), as MCP
   // servers list a tool without arguments (GitHub's get_me, mcp-go's NewTool without parameters).

@@ -48,16 +48,24 @@ export async function approveCall(
   if (!approved || signal.aborted) {
     throw new SvcError(
       "approval_denied",
-      `mcp_servers.${rt.name}: calling "${tool.original}" needs approval (trust: ${rt.entry.trust}${unsetTrustNote(rt.entry.trust, trust)}) and it was ${signal.aborted ? "not given in time" : "denied"}`,
+      `mcp_servers.${rt.name}: calling "${tool.original}" needs approval (trust: ${trustAsWritten(rt.entry.trust)}${trustNote(rt.entry.trust, trust)}) and it was ${signal.aborted ? "not given in time" : "denied"}`,
     );
   }
 }
 
+/** The entry's `trust` as config.yaml writes it: an empty one quoted (`trust: ""`), or nothing would show. */
+function trustAsWritten(written: string): string {
+  return written.trim() === "" ? JSON.stringify(written) : written;
+}
+
 /**
- * `trust: ${MCP_TRUST}` that nothing set stands as written, which is neither full nor untrusted: said, since
- * the value as written does not show it. Only a `${...}` written there is named (a value from .env is not quoted).
+ * Why a value that is neither full nor untrusted leaves the server untrusted, said since the value as written
+ * does not show it: an empty `trust: ""`, or a `trust: ${MCP_TRUST}` that nothing set, which stands as
+ * written. Only a `${...}` written there is named (a value from .env is not quoted).
  */
-function unsetTrustNote(written: string, rendered: string): string {
+function trustNote(written: string, rendered: string): string {
+  if (written.trim() === "")
+    return ", an empty value, so the server is treated as untrusted — write trust: full or trust: untrusted";
   // A variable set to an empty value (`MCP_TRUST=` in .env) renders nothing, which is no trust either.
   const named = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/.exec(written)?.[1];
   if (rendered.trim() === "" && named !== undefined)

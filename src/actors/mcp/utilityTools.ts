@@ -96,9 +96,9 @@ function asText(value: unknown): CallToolResult {
 
 /**
  * A `resources/read` answer as a tool result: the server's JSON, where each binary content (`blob`, base64)
- * is left out and comes as an embedded resource block of its own. An agent run names such a block in a line
- * (its size and type) instead of filling the model's context with base64 it cannot read, and `svc mcp
- * call` prints the same line (`--json` keeps the data).
+ * is left out and comes as an embedded resource block of its own. An agent run's model gets an image among
+ * them as an image where its API takes one, and a line naming any other (its size and type) instead of
+ * base64 it cannot read; `svc mcp call` prints a line for each (`--json` keeps the data).
  */
 export function readResourceResult(result: ReadResourceResult): CallToolResult {
   const blobs = result.contents.filter((c) => "blob" in c && typeof c.blob === "string");

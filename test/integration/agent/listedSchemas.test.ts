@@ -133,6 +133,52 @@ describe("an input schema whose root is a $ref into its own $defs or definitions
   }
 });
 
+describe("a draft-07 schema with a tuple (items as a list, as zod-to-json-schema writes z.tuple)", () => {
+  const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
+  const TOOLS = [
+    {
+      name: "plot",
+      description: "Plot a point",
+      inputSchema: {
+        $schema: DRAFT_07,
+        type: "object",
+        properties: {
+          point: { type: "array", items: [{ type: "number" }, { type: "number" }], additionalItems: false },
+        },
+      },
+    },
+    {
+      name: "tag",
+      description: "Tag a note",
+      inputSchema: { $schema: DRAFT_07, type: "object", properties: { tags: { type: "array" } } },
+    },
+  ];
+
+  for (const provider of ["openai", "anthropic"] as const) {
+    it(`${provider}: is offered in 2020-12's keywords and declaring 2020-12; one without a tuple keeps its $schema`, async () => {
+      const model = provider === "openai" ? await startFakeOpenAI() : await startFakeAnthropic();
+      try {
+        const requests = await run(provider, model, TOOLS);
+        const body = requests[0]?.json ?? {};
+        expect(offered(provider, body, "mcp__gen__plot")).toEqual({
+          $schema: "https://json-schema.org/draft/2020-12/schema",
+          type: "object",
+          properties: {
+            point: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }], items: false },
+          },
+        });
+        expect(offered(provider, body, "mcp__gen__tag")).toEqual({
+          $schema: DRAFT_07,
+          type: "object",
+          properties: { tags: { type: "array", items: {} } },
+        });
+      } finally {
+        await model.close();
+      }
+    });
+  }
+});
+
 describe("an input schema that writes the keywords it leaves unset as null", () => {
   // mcp-go 0.23 listed a tool without arguments with "properties": null; a Go struct without
   // omitempty or a Python model dumped with its None values writes "required": null and the like.
