@@ -11,7 +11,13 @@ export interface McpToolSource {
   tools(): RegisteredTool[];
   status(): ReadonlyArray<{ readonly name: string; readonly state: string; readonly lastError?: string }>;
   settled(server: string): Promise<unknown>;
-  callRegistered(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
+  /** `onSent`: told when the call's request goes to the server (again for a replay). */
+  callRegistered(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    onSent?: () => void,
+  ): Promise<CallToolResult>;
 }
 
 /** How long a run waits for a server's first connect before it goes on without that server's tools. */
@@ -148,6 +154,7 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
     ...(tool.title === undefined ? {} : { title: tool.title }),
     ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+    timedFromSend: true,
     async execute(args, context) {
       // MCP arguments are an object: JSON of another kind (`[]`, `"x"`, `null`) is refused rather than
       // sent as `{}`, which would run a tool that needs no arguments on input the model never meant.
@@ -169,7 +176,7 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
       }
       if (changed !== undefined) return { ok: false, error: changed };
       try {
-        const result = await hub.callRegistered(tool.name, input, context.signal);
+        const result = await hub.callRegistered(tool.name, input, context.signal, context.sent);
         return { ...outcomeOf(result), mcpResult: result };
       } catch (err) {
         return { ok: false, error: callError(err, context) };

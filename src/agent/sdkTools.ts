@@ -265,15 +265,26 @@ export function sdkTools(
           log.add(options.toolCallId, { name: agentTool.name, ms: 0, ok: false, error: TOO_DEEP });
           throw new Error(TOO_DEEP);
         }
-        const started = elapsed();
+        const called = elapsed();
+        let sentAt: number | undefined;
+        const sent = () => {
+          sentAt ??= elapsed();
+        };
         const signal = options.abortSignal ?? context.signal;
         let outcome: Awaited<ReturnType<AgentTool["execute"]>>;
         try {
-          outcome = await agentTool.execute(originalArguments(input, keys?.renamed), { ...context, signal });
+          outcome = await agentTool.execute(originalArguments(input, keys?.renamed), {
+            ...context,
+            signal,
+            sent,
+          });
         } catch (err) {
           outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
         }
-        const ms = Math.round(Math.max(0, elapsed() - started));
+        // An MCP call is timed from its request's sending, as its timeout is: not its wait for the
+        // server's earlier call, its connect or an approval. A replayed one from its first sending.
+        const started = agentTool.timedFromSend === true ? sentAt : called;
+        const ms = started === undefined ? 0 : Math.round(Math.max(0, elapsed() - started));
         if (!outcome.ok) {
           // A blank error would be a blank tool result, which the Messages API refuses with is_error.
           const said = scrubbed(outcome.error);

@@ -255,18 +255,27 @@ export class McpHub {
   }
 
   /** Calls a tool by its registered `mcp__...` name. */
-  callRegistered(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+  callRegistered(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    onSent?: () => void,
+  ): Promise<CallToolResult> {
     const tool = this.registry.tools.find((t) => t.name === name);
     if (tool === undefined) throw new SvcError("mcp_call", `no MCP tool is registered as ${name}`);
-    return this.call(tool.server, tool.original, args, signal);
+    return this.call(tool.server, tool.original, args, signal, onSent);
   }
 
-  /** Calls a tool by the server's own name: approval, per-server queue, connect on demand, timeout, replay rules. */
+  /**
+   * Calls a tool by the server's own name: approval, per-server queue, connect on demand, timeout, replay
+   * rules. `onSent` is told when the request goes to the server, after those waits (again for a replay).
+   */
   call(
     server: string,
     toolName: string,
     args: Record<string, unknown>,
     signal?: AbortSignal,
+    onSent?: () => void,
   ): Promise<CallToolResult> {
     const rt = this.runtime(server);
     // A call that waits for the server's earlier one (one at a time, maybe another run's) is given up as
@@ -290,7 +299,7 @@ export class McpHub {
       // Its turn came after a reload replaced the server (or a stop ended it): the call was never sent, so
       // it goes to the server's new connection, if there is one.
       const state = connectionState(rt.actor.getSnapshot());
-      if (state === "stopped") return this.afterStop(rt, server, toolName, args, signal);
+      if (state === "stopped") return this.afterStop(rt, server, toolName, args, signal, onSent);
       rt.actor.send({ type: "CALL_START" });
       try {
         let session: McpSession | undefined;
@@ -351,7 +360,7 @@ export class McpHub {
         const onToolCall = this.options.onToolCall;
         if (onToolCall === undefined)
           return resultWithoutSecrets(
-            await invokeTool(rt, this.options.logger, session, tool, args, signal),
+            await invokeTool(rt, this.options.logger, session, tool, args, signal, onSent),
             rt.secrets,
           );
         // Timed on the clock that is never set: a step of the wall clock is no call's duration.
@@ -359,7 +368,7 @@ export class McpHub {
         const started = now();
         let outcome: "ok" | "error" = "error";
         try {
-          const result = await invokeTool(rt, this.options.logger, session, tool, args, signal);
+          const result = await invokeTool(rt, this.options.logger, session, tool, args, signal, onSent);
           if (result.isError !== true) outcome = "ok";
           return resultWithoutSecrets(result, rt.secrets);
         } finally {
@@ -391,10 +400,12 @@ export class McpHub {
     toolName: string,
     args: Record<string, unknown>,
     signal?: AbortSignal,
+    onSent?: () => void,
   ): Promise<CallToolResult> {
     await this.reloading;
     const current = this.runtimes.get(server);
-    if (current !== undefined && current !== stopped) return this.call(server, toolName, args, signal);
+    if (current !== undefined && current !== stopped)
+      return this.call(server, toolName, args, signal, onSent);
     throw new SvcError(
       "mcp_call",
       `mcp_servers.${server}: "${toolName}" was not called: the server was stopped or removed from mcp_servers before the call's turn came`,

@@ -88,7 +88,10 @@ function urlElicitationRequired(server: string, tool: string, err: UrlElicitatio
   return `mcp_servers.${server}: "${tool}" needs the user to open ${urls || "a URL"} first (URL-mode elicitation; svc opens no browser) — open it, then call the tool again`;
 }
 
-/** Runs the call; after a session expiry only read-only tools are replayed. */
+/**
+ * Runs the call; after a session expiry only read-only tools are replayed. `onSent` is told as each
+ * request (the call, its replay) goes to the server, when its timeout starts.
+ */
 export async function invokeTool(
   rt: Runtime,
   logger: Logger,
@@ -96,6 +99,7 @@ export async function invokeTool(
   tool: RegisteredTool,
   args: Record<string, unknown>,
   signal?: AbortSignal,
+  onSent?: () => void,
 ): Promise<CallToolResult> {
   const timeoutMs = rt.entry.timeout * 1000;
   const run = (s: McpSession) =>
@@ -129,6 +133,7 @@ export async function invokeTool(
   // reported like any call's (timeout, failure), never as a raw transport error.
   const attempt = async (s: McpSession, replay: boolean): Promise<CallToolResult> => {
     try {
+      onSent?.();
       return await run(s);
     } catch (err) {
       // svc itself ended the connection (the gateway stopping, the entry reloaded): no replay on a

@@ -37,6 +37,8 @@ export interface ToolContext {
   workspace(): Promise<string>;
   /** Asks the run's model about an image (for `vision_analyze`); absent for runners without a model. */
   analyzeImage?(url: string, question: string, signal: AbortSignal): Promise<string>;
+  /** Told by a tool `timedFromSend` when its request goes to its server (each time, for one sent again). */
+  sent?(): void;
 }
 
 export interface AgentTool {
@@ -48,5 +50,11 @@ export interface AgentTool {
   readonly title?: string;
   readonly annotations?: Readonly<Record<string, string | boolean>>;
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /**
+   * True for a tool whose call is a request to a server (an MCP tool), which may first wait for the server's
+   * earlier call, its connect and an approval: the call is timed from when its request is sent
+   * (`ToolContext.sent`), and one never sent takes no time.
+   */
+  readonly timedFromSend?: true;
   execute(args: unknown, context: ToolContext): Promise<ToolOutcome>;
 }
