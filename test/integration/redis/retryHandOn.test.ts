@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -11,9 +10,15 @@ import { startFakeTelegram } from "../../fakes/telegram.js";
 import { fakeClock } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
-import { sample } from "../../helpers/metrics.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
-import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisCluster.js";
+import { type ClusterNode, startNode } from "../../helpers/redisCluster.js";
+import {
+  agentRuns,
+  deliveriesRetrying,
+  handOnConfig,
+  linesSaying,
+  telegramTooMany,
+} from "../../helpers/telegramHandOn.js";
 
 /**
  * docs/durability.md and docs/delivery-targets.md, "Retries", with state.backend: redis: a delivery whose
@@ -22,7 +27,6 @@ import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisC
  * all, across the two instances. The platform is a Telegram fake on loopback that answers every message 429
  * with `Retry-After: 120`; the instances' retries wait on the test's clocks.
  */
-const OPEN = "INSECURE_NO_AUTH";
 const CHAT = "-300";
 const RETRY_AFTER_S = 120;
 let tg: FakeApi;
@@ -42,16 +46,7 @@ beforeAll(async () => {
   tg.setHandler((request) => {
     if (!request.path.endsWith("/sendMessage"))
       return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
-    return {
-      status: 429,
-      headers: { "Retry-After": String(RETRY_AFTER_S) },
-      json: {
-        ok: false,
-        error_code: 429,
-        description: `Too Many Requests: retry after ${RETRY_AFTER_S}`,
-        parameters: { retry_after: RETRY_AFTER_S },
-      },
-    };
+    return telegramTooMany(RETRY_AFTER_S);
   });
 });
 afterAll(async () => {
@@ -60,42 +55,19 @@ afterAll(async () => {
   home.cleanup();
 });
 
-/** One run at a time; the agent notes each run in `agentLog` and answers with the prompt. */
-function config(prefix: string, agentLog: string): Record<string, unknown> {
-  const base = clusterConfig(
-    redis.url,
-    prefix,
-    { slow: { secret: OPEN, prompt: "event {n}", deliver: "telegram", deliver_extra: { chat_id: CHAT } } },
-    {
-      provider: "command",
-      command: ["sh", "-c", 'echo "$SVC_DELIVERY_ID" >> "$0"; cat', agentLog],
-      max_concurrent_runs: 1,
-    },
-  );
-  return {
-    ...base,
-    platforms: {
-      ...(base.platforms as Record<string, unknown>),
-      telegram: { enabled: true, token: "1:hand-on", base_url: tg.url },
-    },
-  };
-}
-
-const retrying = async (node: ClusterNode) =>
-  sample(await (await fetch(node.url("/metrics"))).text(), "svc_deliveries_retrying");
-const said = (node: ClusterNode, part: string) => node.logs().filter((l) => l.msg.includes(part));
-const agentRuns = (file: string) =>
-  existsSync(file)
-    ? readFileSync(file, "utf8")
-        .split("\n")
-        .filter((l) => l !== "")
-    : [];
-
 describe("state.backend: redis — a delivery handed on while it waits to retry", { timeout: 30_000 }, () => {
   it("waits out what is left of the platform's Retry-After on the next instance, and its attempts count on", async () => {
     const prefix = `h${randomUUID()}`;
     const log = join(home.dir, `${randomUUID()}.log`);
-    const cfg = config(prefix, log);
+    const cfg = handOnConfig({
+      redisUrl: redis.url,
+      prefix,
+      telegramUrl: tg.url,
+      route: "slow",
+      prompt: "event {n}",
+      chat: CHAT,
+      agentLog: log,
+    });
     const id = jobIdOf(seenKey("slow", "h-1"));
     const connection = new Redis(redis.url);
     const queue = new Queue("runs", { connection, prefix: `${prefix}:bull` });
@@ -108,9 +80,12 @@ describe("state.backend: redis — a delivery handed on while it waits to retry"
         "X-Request-Id": "h-1",
       });
       expect(answer.status).toBe(202);
-      await vi.waitFor(async () => expect(await retrying(a)).toBe(1), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(async () => expect(await deliveriesRetrying(a)).toBe(1), {
+        timeout: 10_000,
+        interval: 20,
+      });
       const after = Date.now();
-      expect(said(a, `retry 1/3 in ${RETRY_AFTER_S * 1000} ms`)).toHaveLength(1);
+      expect(linesSaying(a, `retry 1/3 in ${RETRY_AFTER_S * 1000} ms`)).toHaveLength(1);
       await a.stop();
       expect(sends()).toHaveLength(1);
 
@@ -132,11 +107,17 @@ describe("state.backend: redis — a delivery handed on while it waits to retry"
       // Let run before it is due (as by an instance whose clock runs ahead): the instance that takes it
       // still waits out the rest, out of its slot.
       await job.promote();
-      await vi.waitFor(() => expect(said(b, "handed on waiting to retry — retry 1/3 in ")).toHaveLength(1), {
+      await vi.waitFor(
+        () => expect(linesSaying(b, "handed on waiting to retry — retry 1/3 in ")).toHaveLength(1),
+        {
+          timeout: 10_000,
+          interval: 20,
+        },
+      );
+      await vi.waitFor(async () => expect(await deliveriesRetrying(b)).toBe(1), {
         timeout: 10_000,
         interval: 20,
       });
-      await vi.waitFor(async () => expect(await retrying(b)).toBe(1), { timeout: 10_000, interval: 20 });
       await vi.waitFor(() => expect(clock.pendingTimers()).toBe(1), { timeout: 10_000, interval: 20 });
       expect(sends()).toHaveLength(1);
 
@@ -147,11 +128,14 @@ describe("state.backend: redis — a delivery handed on while it waits to retry"
       ] as const) {
         clock.advance(RETRY_AFTER_S * 1000);
         await vi.waitFor(() => expect(sends()).toHaveLength(n), { timeout: 10_000, interval: 20 });
-        await vi.waitFor(() => expect(said(b, next)).toHaveLength(1), { timeout: 10_000, interval: 20 });
+        await vi.waitFor(() => expect(linesSaying(b, next)).toHaveLength(1), {
+          timeout: 10_000,
+          interval: 20,
+        });
         await vi.waitFor(() => expect(clock.pendingTimers()).toBe(1), { timeout: 10_000, interval: 20 });
       }
       clock.advance(RETRY_AFTER_S * 1000);
-      await vi.waitFor(() => expect(said(b, "gave up after 3 retries")).toHaveLength(1), {
+      await vi.waitFor(() => expect(linesSaying(b, "gave up after 3 retries")).toHaveLength(1), {
         timeout: 10_000,
         interval: 20,
       });

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -11,9 +10,15 @@ import { startFakeTelegram } from "../../fakes/telegram.js";
 import { fakeClock } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
-import { sample } from "../../helpers/metrics.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
-import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisCluster.js";
+import { type ClusterNode, startNode } from "../../helpers/redisCluster.js";
+import {
+  agentRuns,
+  deliveriesRetrying,
+  handOnConfig,
+  linesSaying,
+  telegramTooMany,
+} from "../../helpers/telegramHandOn.js";
 
 /**
  * docs/delivery-targets.md ("Retries") and docs/durability.md, with state.backend: redis: a reply split
@@ -22,7 +27,6 @@ import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisC
  * retries counted on from the attempt made: part 1 goes out once in all. The platform is a Telegram fake
  * on loopback; the instances' retries wait on the test's clocks.
  */
-const OPEN = "INSECURE_NO_AUTH";
 const CHAT = "-301";
 const RETRY_AFTER_S = 120;
 /** Three paragraphs, each under Telegram's 4096 characters, together over two messages' worth. */
@@ -58,16 +62,7 @@ beforeAll(async () => {
     const text = String((request.json as { text?: unknown }).text);
     if (text.includes(SECOND) && refuseSecond > 0) {
       refuseSecond -= 1;
-      return {
-        status: 429,
-        headers: { "Retry-After": String(RETRY_AFTER_S) },
-        json: {
-          ok: false,
-          error_code: 429,
-          description: `Too Many Requests: retry after ${RETRY_AFTER_S}`,
-          parameters: { retry_after: RETRY_AFTER_S },
-        },
-      };
+      return telegramTooMany(RETRY_AFTER_S);
     }
     return { json: { ok: true, result: { message_id: nextId++, chat: { id: Number(CHAT) }, text } } };
   });
@@ -78,44 +73,21 @@ afterAll(async () => {
   home.cleanup();
 });
 
-/** One run at a time; the agent notes each run in `agentLog` and answers with the prompt. */
-function config(prefix: string, agentLog: string): Record<string, unknown> {
-  const base = clusterConfig(
-    redis.url,
-    prefix,
-    { long: { secret: OPEN, prompt: "{text}", deliver: "telegram", deliver_extra: { chat_id: CHAT } } },
-    {
-      provider: "command",
-      command: ["sh", "-c", 'echo "$SVC_DELIVERY_ID" >> "$0"; cat', agentLog],
-      max_concurrent_runs: 1,
-    },
-  );
-  return {
-    ...base,
-    platforms: {
-      ...(base.platforms as Record<string, unknown>),
-      telegram: { enabled: true, token: "1:hand-on-parts", base_url: tg.url },
-    },
-  };
-}
-
-const retrying = async (node: ClusterNode) =>
-  sample(await (await fetch(node.url("/metrics"))).text(), "svc_deliveries_retrying");
-const said = (node: ClusterNode, part: string) => node.logs().filter((l) => l.msg.includes(part));
-const agentRuns = (file: string) =>
-  existsSync(file)
-    ? readFileSync(file, "utf8")
-        .split("\n")
-        .filter((l) => l !== "")
-    : [];
-
 describe("state.backend: redis — a split message handed on while it waits to retry a part", {
   timeout: 30_000,
 }, () => {
   it("is sent on by the next instance from the part it retries, that part's attempts counted on", async () => {
     const prefix = `p${randomUUID()}`;
     const log = join(home.dir, `${randomUUID()}.log`);
-    const cfg = config(prefix, log);
+    const cfg = handOnConfig({
+      redisUrl: redis.url,
+      prefix,
+      telegramUrl: tg.url,
+      route: "long",
+      prompt: "{text}",
+      chat: CHAT,
+      agentLog: log,
+    });
     const id = jobIdOf(seenKey("long", "p-1"));
     const connection = new Redis(redis.url);
     const queue = new Queue("runs", { connection, prefix: `${prefix}:bull` });
@@ -130,8 +102,11 @@ describe("state.backend: redis — a split message handed on while it waits to r
         "X-Request-Id": "p-1",
       });
       expect(answer.status).toBe(202);
-      await vi.waitFor(async () => expect(await retrying(a)).toBe(1), { timeout: 10_000, interval: 20 });
-      expect(said(a, `retry 1/3 in ${RETRY_AFTER_S * 1000} ms`)).toHaveLength(1);
+      await vi.waitFor(async () => expect(await deliveriesRetrying(a)).toBe(1), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      expect(linesSaying(a, `retry 1/3 in ${RETRY_AFTER_S * 1000} ms`)).toHaveLength(1);
       await a.stop();
       expect(partsSent()).toEqual([1, 2]);
 
@@ -146,34 +121,39 @@ describe("state.backend: redis — a split message handed on while it waits to r
       const b = await startNode(cfg, { sleeps: clock });
       nodes.push(b);
       await job.promote();
-      await vi.waitFor(() => expect(said(b, "handed on waiting to retry — retry 1/3 in ")).toHaveLength(1), {
-        timeout: 10_000,
-        interval: 20,
-      });
+      await vi.waitFor(
+        () => expect(linesSaying(b, "handed on waiting to retry — retry 1/3 in ")).toHaveLength(1),
+        {
+          timeout: 10_000,
+          interval: 20,
+        },
+      );
       await vi.waitFor(() => expect(clock.pendingTimers()).toBe(1), { timeout: 10_000, interval: 20 });
       expect(partsSent()).toEqual([1, 2]);
 
       // The 2nd part's retry, refused again: its 2nd retry, not a 1st.
       clock.advance(RETRY_AFTER_S * 1000);
       await vi.waitFor(() => expect(partsSent()).toEqual([1, 2, 2]), { timeout: 10_000, interval: 20 });
-      await vi.waitFor(() => expect(said(b, "retry 2/3 in 120000 ms")).toHaveLength(1), {
+      await vi.waitFor(() => expect(linesSaying(b, "retry 2/3 in 120000 ms")).toHaveLength(1), {
         timeout: 10_000,
         interval: 20,
       });
       await vi.waitFor(() => expect(clock.pendingTimers()).toBe(1), { timeout: 10_000, interval: 20 });
-      expect(said(b, "retry 1/3 in 120000 ms")).toHaveLength(0);
+      expect(linesSaying(b, "retry 1/3 in 120000 ms")).toHaveLength(0);
 
       clock.advance(RETRY_AFTER_S * 1000);
       await vi.waitFor(async () => expect(await queue.getJobState(id)).toBe("completed"), {
         timeout: 10_000,
         interval: 20,
       });
-      expect(said(b, "telegram: delivered for route long")).toHaveLength(1);
+      expect(linesSaying(b, "telegram: delivered for route long")).toHaveLength(1);
       expect(partsSent()).toEqual([1, 2, 2, 2, 3]);
       expect(agentRuns(log)).toEqual(["p-1"]);
       // What the first instance stored (the parts delivered before the one it retries), and the next one said.
       expect(retry?.partsDelivered).toBe(1);
-      expect(said(b, "handed on waiting to retry")[0]?.msg).toMatch(/ ms \(part 2; part 1 was delivered\)$/);
+      expect(linesSaying(b, "handed on waiting to retry")[0]?.msg).toMatch(
+        / ms \(part 2; part 1 was delivered\)$/,
+      );
     } finally {
       await queue.close();
       connection.disconnect();
