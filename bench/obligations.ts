@@ -262,7 +262,7 @@ export function startObligations(secret: string, dir: string, onListening: (port
       waiting.prompt = `Review PR #${payload.number} ${payload.pull_request?.title} by ${payload.pull_request?.user?.login} in ${payload.repository?.full_name}`;
       waiting.historyLine = `${head},"status":202,"outcome":"accepted"${tail}`;
       frame(
-        `{"t":"a","run":{"profile":"default","routeName":"${ROUTE}","event":${q(event)},"deliveryId":${q(deliveryId)},"prompt":${q(waiting.prompt)},"extra":{},"unfilled":[],"receivedAt":${now}},"at":${now}}`,
+        `{"t":"a","run":{"profile":"default","routeName":"${ROUTE}","event":${q(event)},"deliveryId":${q(deliveryId)},"prompt":${q(waiting.prompt)},"extra":{},"receivedAt":${now}},"at":${now}}`,
       );
       batchWaiting.push(waiting);
       scheduleFlush();

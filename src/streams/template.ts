@@ -138,7 +138,12 @@ function substituteRecipient(
   if (!template.includes("${")) return substituteNoting(template, payload, event, gaps);
   return template
     .split(/(\$\{[^{}]*\})/)
-    .map((piece, i) => (i % 2 === 1 ? piece : substituteNoting(piece, payload, event, gaps)))
+    .map((piece, i) => {
+      if (i % 2 === 0) return substituteNoting(piece, payload, event, gaps);
+      // A variable nothing set names no recipient either: the value is as unfilled as a missing field's.
+      gaps.left = true;
+      return piece;
+    })
     .join("");
 }
 
@@ -151,8 +156,11 @@ export interface RenderedExtra {
    * The keys whose template left a placeholder as written (its path not in the payload): what tells a
    * recipient the event did not fill from one the event filled with text in braces (`{team}`).
    */
-  readonly unfilled: readonly string[];
+  readonly unfilled: readonly string[] | undefined;
 }
+
+/** Reused by each rendering (it runs to its end synchronously): no object per event. */
+const GAPS: Gaps = { left: false };
 
 /** `deliver_extra`: string values are templates; numbers and booleans become their text. */
 export function renderExtra(
@@ -161,10 +169,13 @@ export function renderExtra(
   event?: string,
 ): RenderedExtra {
   const out: Record<string, string> = {};
-  if (extra === undefined) return { extra: out, unfilled: NO_KEYS };
+  // No key, nothing to judge: none noted (a run record without the list is judged by its values' text).
+  if (extra === undefined) return { extra: out, unfilled: undefined };
   let unfilled: string[] | undefined;
-  const gaps: Gaps = { left: false };
+  let keys = 0;
+  const gaps = GAPS;
   for (const [key, value] of Object.entries(extra)) {
+    keys += 1;
     gaps.left = false;
     if (typeof value !== "string") out[key] = String(value);
     else if (RECIPIENT_KEYS.includes(key)) out[key] = substituteRecipient(value, payload, event, gaps);
@@ -174,7 +185,7 @@ export function renderExtra(
       unfilled.push(key);
     }
   }
-  return { extra: out, unfilled: unfilled ?? NO_KEYS };
+  return { extra: out, unfilled: unfilled ?? (keys === 0 ? undefined : NO_KEYS) };
 }
 
 /**

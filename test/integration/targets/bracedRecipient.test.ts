@@ -70,6 +70,14 @@ beforeAll(async () => {
           deliver_only: true,
           deliver_extra: { to: "{user.email}" },
         },
+        unset: {
+          secret: OPEN,
+          prompt: "Page {n}",
+          deliver: "email",
+          deliver_only: true,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax, set nowhere
+          deliver_extra: { to: "${OPS_MAIL}@example.org" },
+        },
         agent: {
           secret: OPEN,
           prompt: "Run {n}",
@@ -184,6 +192,18 @@ describe("a placeholder the event has no field for", () => {
         'the recipient "{user.email}" is no e-mail address (a template the event did not fill) — nothing sent',
       ),
     ).toBe(true);
+  });
+});
+
+describe("a recipient's variable that nothing set", () => {
+  it("names no recipient: refused as a placeholder left unfilled, never mailed to as written", async () => {
+    const before = mailedTo.length;
+    const seen = gw.logs().length;
+    // The payload's own OPS_MAIL does not fill it.
+    const res = await postJson(gw.url("/webhooks/unset"), { n: 4, OPS_MAIL: "someone" });
+    expect(res.status).toBe(502);
+    expect(mailedTo).toHaveLength(before);
+    expect(logged(seen, "holds {OPS_MAIL}, a placeholder the event did not fill")).toBe(true);
   });
 });
 

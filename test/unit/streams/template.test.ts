@@ -238,8 +238,12 @@ describe("renderExtra: the keys it left unfilled", () => {
       repo: "octo/{name}",
       pr_number: "7",
     });
-    expect(unfilled).toEqual(["message_thread_id", "repo"]);
-    expect(renderExtra(extra, { room: "r", topic: "{t}", name: "n" }, "push").unfilled).toEqual([]);
-    expect(renderExtra(undefined, {}).unfilled).toEqual([]);
+    // A recipient's `${NAME}` that nothing set is kept as written: it names no recipient either.
+    expect(unfilled).toEqual(["message_thread_id", "to", "repo"]);
+    expect(renderExtra(extra, { room: "r", topic: "{t}", name: "n" }, "push").unfilled).toEqual(["to"]);
+    expect(renderExtra({ chat_id: "{room}" }, { room: "r" }).unfilled).toEqual([]);
+    // No key: nothing to judge, no list (a record without one is judged by its values' text).
+    expect(renderExtra(undefined, {}).unfilled).toBeUndefined();
+    expect(renderExtra({}, {}).unfilled).toBeUndefined();
   });
 });
