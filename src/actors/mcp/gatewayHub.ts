@@ -87,6 +87,9 @@ const STATUS_RETRY_MS = 5000;
 export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
   const { paths, logger } = options;
   let lastReload: StatusFile["lastReload"];
+  /** Reloads begun and not ended, and when the newest of them began. */
+  let reloading = 0;
+  let newestBegun = "";
   let lastRefusedReload: StatusFile["lastRefusedReload"];
   /**
    * Set while the file cannot be written (a full disk): the next try, so what `svc mcp list` and `svc mcp
@@ -160,11 +163,16 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
     async reload(servers) {
       // Stamped with when this reload began, after the config read its SIGHUP asked for: a reload still
       // stopping servers when a later SIGHUP came ends after it, and `svc mcp reload` must not take it for
-      // that signal's answer. Reloads replaced by a later one end with its summary, in any order: the stamp
-      // never goes back.
+      // that signal's answer. Reloads replaced by a later one end with its summary, in any order: the last
+      // of them to end is stamped with when the newest began (a begin time, never a time kept from before a
+      // step of the system clock).
       const at = new Date().toISOString();
-      const summary = await hub.reload(servers);
-      lastReload = { ...summary, at: lastReload !== undefined && lastReload.at > at ? lastReload.at : at };
+      reloading += 1;
+      newestBegun = at;
+      const summary = await hub.reload(servers).finally(() => {
+        reloading -= 1;
+      });
+      lastReload = { ...summary, at: reloading === 0 ? newestBegun : at };
       publish();
       return summary;
     },

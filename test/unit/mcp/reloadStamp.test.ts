@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { AgentRunner } from "../../../src/actors/agent/runner.js";
+import { startGatewayMcp } from "../../../src/actors/mcp/gatewayHub.js";
+import { svcPaths } from "../../../src/config/paths.js";
+import { readStatusFile } from "../../../src/io/mcp/statusFile.js";
+import { captureLogger } from "../../fakes/logCapture.js";
+import { type TempHome, tempHome } from "../../helpers/home.js";
+
+let home: TempHome;
+afterEach(() => {
+  vi.useRealTimers();
+  home?.cleanup();
+});
+
+/**
+ * The stamp of the gateway's last MCP reload report (`mcp-cache/status.json`), which `svc mcp reload`
+ * compares with when it sent its signal: when the reload began, on the system clock as it reads then.
+ */
+describe("the MCP reload report's stamp", () => {
+  it("is when each reload began, also after the system clock stepped back", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    home = tempHome();
+    const paths = svcPaths(home.dir);
+    const mcp = startGatewayMcp({
+      paths,
+      servers: {},
+      approvals: "deny",
+      logger: captureLogger().logger,
+      runner: () => ({}) as AgentRunner,
+    });
+    const stamp = () => readStatusFile(paths.mcpCache)?.lastReload?.at;
+    vi.setSystemTime(new Date("2027-01-01T00:00:00.000Z"));
+    await mcp.reload({});
+    expect(stamp()).toBe("2027-01-01T00:00:00.000Z");
+    // Stepped back (NTP put a clock that ran ahead right): the next report is not held at the earlier time,
+    // which a command sending its signal now would take for its answer.
+    vi.setSystemTime(new Date("2026-12-06T12:00:00.000Z"));
+    await mcp.reload({});
+    expect(stamp()).toBe("2026-12-06T12:00:00.000Z");
+    // Two reloads at once end with one summary: the report is stamped with when the newer one began.
+    vi.setSystemTime(new Date("2026-12-06T12:00:01.000Z"));
+    const first = mcp.reload({});
+    vi.setSystemTime(new Date("2026-12-06T12:00:02.000Z"));
+    const second = mcp.reload({});
+    vi.setSystemTime(new Date("2026-12-06T12:00:03.000Z"));
+    await Promise.all([second, first]);
+    expect(stamp()).toBe("2026-12-06T12:00:02.000Z");
+    await mcp.stop();
+  });
+});
