@@ -210,7 +210,8 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       }
       const retries = request.mode === "agent" && target.inProcess !== true;
       // Handed on by another instance while it waited to retry: that retry, once due, with the attempts made.
-      const resumed = retries ? request.slot?.dueRetry : undefined;
+      const stored = retries ? request.slot?.dueRetry : undefined;
+      const resumed = stored?.target === undefined || stored.target === target.name ? stored : undefined;
       // A split message's parts that instance delivered: the send starts with the part it retries.
       const fromPart = resumed?.partsDelivered ?? 0;
       const runStep = retries
@@ -224,6 +225,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
                   dueAt: now() + ms,
                   attempts,
                   partsDelivered: part,
+                  target: target.name,
                 });
               await sleep(ms, abort);
               deps.metrics?.deliveryAttempt(target.name);

@@ -71,6 +71,11 @@ export interface DueRetry {
    * first part.
    */
   readonly partsDelivered?: number;
+  /**
+   * The delivery target it retries (`telegram`): an instance whose route now delivers elsewhere (a reload,
+   * instances on two configs during a rolling change) sends anew, from the first part, at once.
+   */
+  readonly target?: string;
 }
 
 /** `reply` as a run keeps it, with `failure` when the reply is the failure's notice. */

@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { jobIdOf } from "../../../src/io/state/redis/sharedQueue.js";
 import { seenKey } from "../../../src/streams/stages/idempotency.js";
+import { sentContents, startFakeDiscord } from "../../fakes/discord.js";
 import type { FakeApi, RecordedRequest } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import { fakeClock } from "../../helpers/gateway.js";
@@ -30,6 +31,7 @@ import {
 const CHAT = "-300";
 const RETRY_AFTER_S = 120;
 let tg: FakeApi;
+let discord: FakeApi;
 let redis: TestRedis;
 let home: TempHome;
 const nodes: ClusterNode[] = [];
@@ -41,7 +43,7 @@ const sends = () =>
   );
 
 beforeAll(async () => {
-  [tg, redis] = await Promise.all([startFakeTelegram(), startTestRedis()]);
+  [tg, redis, discord] = await Promise.all([startFakeTelegram(), startTestRedis(), startFakeDiscord("D")]);
   home = tempHome();
   tg.setHandler((request) => {
     if (!request.path.endsWith("/sendMessage"))
@@ -51,7 +53,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const node of nodes.splice(0)) await node.stop();
-  await Promise.all([tg.close(), redis.cleanup()]);
+  await Promise.all([tg.close(), redis.cleanup(), discord.close()]);
   home.cleanup();
 });
 
@@ -145,6 +147,69 @@ describe("state.backend: redis — a delivery handed on while it waits to retry"
       });
       expect(sends()).toHaveLength(4);
       expect(agentRuns(log)).toEqual(["h-1"]);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+  });
+
+  it("is sent at once, from its first part, by an instance whose route now delivers to another target", async () => {
+    const prefix = `t${randomUUID()}`;
+    const log = join(home.dir, `${randomUUID()}.log`);
+    const cfg = handOnConfig({
+      redisUrl: redis.url,
+      prefix,
+      telegramUrl: tg.url,
+      route: "slow",
+      prompt: "event {n}",
+      chat: CHAT,
+      agentLog: log,
+    });
+    // The next instance's config (a reload, or a rolling change): the route delivers to Discord now.
+    const platforms = cfg.platforms as { webhook: { routes: Record<string, Record<string, unknown>> } };
+    const moved = {
+      ...cfg,
+      platforms: {
+        ...platforms,
+        discord: { enabled: true, token: "D", base_url: discord.url },
+        webhook: {
+          ...platforms.webhook,
+          routes: {
+            slow: { ...platforms.webhook.routes.slow, deliver: "discord", deliver_extra: { chat_id: "777" } },
+          },
+        },
+      },
+    };
+    const id = jobIdOf(seenKey("slow", "t-1"));
+    const connection = new Redis(redis.url);
+    const queue = new Queue("runs", { connection, prefix: `${prefix}:bull` });
+    try {
+      const a = await startNode(cfg, { sleeps: fakeClock(Date.now()), drainTimeoutMs: 200 });
+      nodes.push(a);
+      const answer = await postJson(a.url("/webhooks/slow"), JSON.stringify({ n: "t-1" }), {
+        "X-Request-Id": "t-1",
+      });
+      expect(answer.status).toBe(202);
+      await vi.waitFor(async () => expect(await deliveriesRetrying(a)).toBe(1), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      await a.stop();
+      const job = await queue.getJob(id);
+      if (job === undefined) throw new Error(`no job ${id} in Redis`);
+      expect((job.data as { retry?: { target?: string } }).retry?.target).toBe("telegram");
+
+      // Its clock never moves: a wait for Telegram's Retry-After, or a retry count carried on, would show.
+      const b = await startNode(moved, { sleeps: fakeClock(Date.now()) });
+      nodes.push(b);
+      await job.promote();
+      await vi.waitFor(async () => expect(await queue.getJobState(id)).toBe("completed"), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      expect(sentContents(discord)).toEqual(["event t-1"]);
+      expect(linesSaying(b, "handed on waiting to retry")).toHaveLength(0);
+      expect(agentRuns(log)).toEqual(["t-1"]);
     } finally {
       await queue.close();
       connection.disconnect();

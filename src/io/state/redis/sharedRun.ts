@@ -18,10 +18,15 @@ export interface SharedRun extends PendingRun {
   readonly reply?: { readonly text: string; readonly record?: RunRecord; readonly failed?: string };
   /**
    * The retry its delivery waits for, kept with the reply: when it is due (epoch ms) and the delivery's
-   * attempts made so far, and the parts of a split message already delivered before the one it retries. The
-   * instance that takes the run over delivers from that part once it is due and counts on.
+   * attempts made so far, the parts of a split message already delivered before the one it retries, and the
+   * target. The instance that takes the run over delivers from that part once it is due and counts on.
    */
-  readonly retry?: { readonly dueAt: number; readonly attempts: number; readonly partsDelivered?: number };
+  readonly retry?: {
+    readonly dueAt: number;
+    readonly attempts: number;
+    readonly partsDelivered?: number;
+    readonly target?: string;
+  };
   /** The run ended outside its slot (delivered, refused or given up): its job is only to be finished. */
   readonly done?: true;
 }
