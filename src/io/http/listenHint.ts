@@ -31,7 +31,7 @@ export function listenAddress(host: string, port: number): string {
  * adds the hint of what holds a busy port. The system's reason is kept for the other failures, which that
  * hint may not explain.
  */
-export function listenRefusal(host: string, port: number, err: NodeJS.ErrnoException): Error {
+export function bindFailure(host: string, port: number, err: NodeJS.ErrnoException): Error {
   const reason = err.code === "EADDRINUSE" ? "" : ` (${err.message})`;
   return new Error(`cannot listen on ${listenAddress(host, port)}${reason}`);
 }

@@ -23,7 +23,7 @@ import {
 import { withoutUwsEdgeBytes } from "./headerEdges.js";
 import { headerField } from "./headerField.js";
 import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
-import { listenRefusal } from "./listenHint.js";
+import { bindFailure } from "./listenHint.js";
 
 const NON_ASCII = /[\u0080-\uffff]/;
 /**
@@ -492,7 +492,7 @@ export function listenNode(
   server.keepAliveTimeout = 5000;
   server.maxHeadersCount = MAX_HEADER_LINES + 1;
   return new Promise((resolve, reject) => {
-    server.once("error", (err) => reject(listenRefusal(options.host, options.port, err)));
+    server.once("error", (err) => reject(bindFailure(options.host, options.port, err)));
     // Node's default backlog (511) drops connects in a burst of thousands and the senders retry after 1 s,
     // 3 s, ...: a 5,000-connection burst took 14 s to be answered, 6.6 s with 4096 (capped by somaxconn).
     server.listen({ port: options.port, host: options.host, backlog: 4096 }, () => {

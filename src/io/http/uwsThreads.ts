@@ -10,7 +10,7 @@ import {
   type RequestHead,
 } from "./core.js";
 import { type ListenOptions, type ServerHandle, STOP_GRACE_MS } from "./listen.js";
-import { listenRefusal } from "./listenHint.js";
+import { bindFailure } from "./listenHint.js";
 import {
   type Body,
   type FromThread,
@@ -29,7 +29,7 @@ import {
 function claimPort(host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
-    probe.once("error", (err) => reject(listenRefusal(host, port, err)));
+    probe.once("error", (err) => reject(bindFailure(host, port, err)));
     probe.listen({ host, port, exclusive: true }, () => {
       const claimed = (probe.address() as { port: number }).port;
       probe.close(() => resolve(claimed));
