@@ -16,6 +16,8 @@ export interface RunsView {
         readonly toolsets?: readonly string[] | undefined;
         readonly deliver_only?: boolean | undefined;
         readonly cron_job?: string | undefined;
+        /** The profile its runs run as (the default one when unset). */
+        readonly profile?: string | undefined;
       }
     >
   >;

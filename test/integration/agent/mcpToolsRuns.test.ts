@@ -60,4 +60,38 @@ describe("svc mcp tools with a model provider", () => {
       home.cleanup();
     }
   });
+
+  it("names only the routes of the profile it connects as (--profile; the default one without)", async () => {
+    const home = tempHome();
+    try {
+      home.write(
+        "config.yaml",
+        stringify({
+          agent: { provider: "openai", model: "m", base_url: "http://127.0.0.1:9/v1" },
+          mcp_servers: { notes: { url: notes.url } },
+          platforms: {
+            webhook: {
+              enabled: true,
+              secret: "s",
+              routes: { mine: {}, theirs: { profile: "work" }, also: { profile: "work" } },
+            },
+          },
+        }),
+      );
+      home.write("profiles/work/.env", "TEAM=work\n", 0o600);
+      const runsLine = (stdout: string) => stdout.split("\n").find((l) => l.startsWith("Agent runs"));
+      const own = await svc(home, ["mcp", "tools", "notes"]);
+      expect(own.code).toBe(0);
+      expect(runsLine(own.stdout)).toBe(
+        "Agent runs (agent.provider openai): offered to cron jobs and routes mine",
+      );
+      const work = await svc(home, ["mcp", "tools", "notes", "--profile", "work"]);
+      expect(work.code).toBe(0);
+      expect(runsLine(work.stdout)).toBe(
+        "Agent runs (agent.provider openai): offered to cron jobs and routes theirs, also",
+      );
+    } finally {
+      home.cleanup();
+    }
+  });
 });
