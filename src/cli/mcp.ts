@@ -734,7 +734,16 @@ export function registerMcpCommands(program: Command): void {
     .command("reload")
     .description("make the running gateway reload mcp_servers (reconnects only changed servers; /reload-mcp)")
     .option("--wait <seconds>", "how long to wait for the gateway's report (default 10)")
-    .action(reloadGateway);
+    .addOption(new Option("--profile <name>").hideHelp())
+    .action((options: { wait?: string; profile?: string }) => {
+      if (options.profile !== undefined)
+        // Said, as for the other mcp commands a profile cannot narrow: a reload covers every profile.
+        throw new SvcError(
+          "usage",
+          `unknown option '--profile': a reload covers every profile — each profile with open connections is reloaded with its own .env, in a "Profile <name>" section of the summary; run svc mcp reload without --profile`,
+        );
+      return reloadGateway(options);
+    });
   const add = mcp
     .command("add <name> [target...]")
     .description("add a server to config.yaml: svc mcp add <name> -- <command> [args...] | <url>")

@@ -99,5 +99,11 @@ describe("svc mcp call / tools / test --profile", () => {
     expect(list.stderr).toContain(
       "svc mcp list shows the default profile's connections — for profile work's: svc mcp test --all --profile work",
     );
+    // A reload covers every profile: said, rather than commander's bare "unknown option".
+    const reload = await mcp("reload", "--profile", "work");
+    expect(reload.code).toBe(2);
+    expect(reload.stderr).toBe(
+      `svc: unknown option '--profile': a reload covers every profile — each profile with open connections is reloaded with its own .env, in a "Profile <name>" section of the summary; run svc mcp reload without --profile\n`,
+    );
   }, 60_000);
 });
