@@ -486,7 +486,7 @@ function scoped(
   // A forgotten session says what to do itself: the url answered its initialize, so not "check its path".
   if (status !== undefined && !(err instanceof ForgottenSessionError)) {
     if (status === 401 && auth !== "oauth") text += unauthorizedHint(name, authorization);
-    text += wrongEndpointHint(status, kind, rendered?.url) || redirectHint(name, text);
+    text += wrongEndpointHint(status, kind, rendered?.url) || redirectHint(name, text, kind);
   } else if (rendered?.url !== undefined) {
     text +=
       tlsHint(name, text, rendered) ||
@@ -542,10 +542,15 @@ function wrongEndpointHint(status: number, kind: "stdio" | "http" | "sse" | unde
  * them out) is usually the endpoint to write in `url`. A redirect from https to plain http is not named so:
  * the SDK says already which https address to try.
  */
-function redirectHint(name: string, text: string): string {
+function redirectHint(name: string, text: string, kind: string | undefined): string {
   const target = /Redirect to (\S+) not followed/.exec(text)?.[1];
   if (target === undefined) return "";
-  return ` — the server redirects to ${target}, and svc follows a redirect only when it keeps the request's method (307, 308) and the url's origin: if that is the server's MCP endpoint, write it in mcp_servers.${name}.url`;
+  // The SSE stream's GET follows a redirect of any status within the url's origin: only the origin stopped it.
+  const follows =
+    kind === "sse"
+      ? "svc follows the SSE stream's redirect only within the url's origin (a message POST's only when it also keeps its method: 307, 308)"
+      : "svc follows a redirect only when it keeps the request's method (307, 308) and the url's origin";
+  return ` — the server redirects to ${target}, and ${follows}: if that is the server's MCP endpoint, write it in mcp_servers.${name}.url`;
 }
 
 /**

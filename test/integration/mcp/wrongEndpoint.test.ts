@@ -171,6 +171,20 @@ describe("a url the server redirects elsewhere", () => {
       /^mcp_servers\.host: .*Redirect to http:\/\/localhost:\d+\/mcp not followed \(HTTP 307\) — the server redirects to http:\/\/localhost:\d+\/mcp, and svc follows .* write it in mcp_servers\.host\.url$/,
     );
   });
+
+  it("an SSE stream's redirect to another origin is said as the origin's, which alone stopped it", async () => {
+    // The stream's GET follows a 302 within the url's origin: to another origin it is not followed.
+    const h = ctx.hub(ctx.home, {
+      moved: entry({
+        url: await redirectingServer(302, (port) => `http://localhost:${port}/sse`),
+        transport: "sse",
+      }),
+    });
+    const moved = (await h.settled("moved")).lastError ?? "";
+    expect(moved).toMatch(
+      /^mcp_servers\.moved: .*Redirect to http:\/\/localhost:\d+\/sse not followed \(HTTP 302\) — the server redirects to http:\/\/localhost:\d+\/sse, and svc follows the SSE stream's redirect only within the url's origin \(a message POST's only when it also keeps its method: 307, 308\): if that is the server's MCP endpoint, write it in mcp_servers\.moved\.url$/,
+    );
+  });
 });
 
 /** A JSON API that is not an MCP server: every request gets `{"ok":true}`. */
