@@ -57,22 +57,30 @@ afterAll(async () => {
   home.cleanup();
 });
 
+/**
+ * Instances' config under a fresh key prefix (route `slow` to the Telegram fake), the agent's log, the job
+ * of the run `deliveryId` starts and a queue handle to look at it (closed by the test).
+ */
+function slowRoute(deliveryId: string) {
+  const prefix = `h${randomUUID()}`;
+  const log = join(home.dir, `${randomUUID()}.log`);
+  const cfg = handOnConfig({
+    redisUrl: redis.url,
+    prefix,
+    telegramUrl: tg.url,
+    route: "slow",
+    prompt: "event {n}",
+    chat: CHAT,
+    agentLog: log,
+  });
+  const connection = new Redis(redis.url);
+  const queue = new Queue("runs", { connection, prefix: `${prefix}:bull` });
+  return { cfg, log, prefix, id: jobIdOf(seenKey("slow", deliveryId)), connection, queue };
+}
+
 describe("state.backend: redis — a delivery handed on while it waits to retry", { timeout: 30_000 }, () => {
   it("waits out what is left of the platform's Retry-After on the next instance, and its attempts count on", async () => {
-    const prefix = `h${randomUUID()}`;
-    const log = join(home.dir, `${randomUUID()}.log`);
-    const cfg = handOnConfig({
-      redisUrl: redis.url,
-      prefix,
-      telegramUrl: tg.url,
-      route: "slow",
-      prompt: "event {n}",
-      chat: CHAT,
-      agentLog: log,
-    });
-    const id = jobIdOf(seenKey("slow", "h-1"));
-    const connection = new Redis(redis.url);
-    const queue = new Queue("runs", { connection, prefix: `${prefix}:bull` });
+    const { cfg, log, prefix, id, connection, queue } = slowRoute("h-1");
     try {
       // Its retry waits on a clock that never moves: the stop's drain (0.2 s) ends with the delivery waiting.
       const a = await startNode(cfg, { sleeps: fakeClock(Date.now()), drainTimeoutMs: 200 });
@@ -154,17 +162,7 @@ describe("state.backend: redis — a delivery handed on while it waits to retry"
   });
 
   it("is sent at once, from its first part, by an instance whose route now delivers to another target", async () => {
-    const prefix = `t${randomUUID()}`;
-    const log = join(home.dir, `${randomUUID()}.log`);
-    const cfg = handOnConfig({
-      redisUrl: redis.url,
-      prefix,
-      telegramUrl: tg.url,
-      route: "slow",
-      prompt: "event {n}",
-      chat: CHAT,
-      agentLog: log,
-    });
+    const { cfg, log, id, connection, queue } = slowRoute("t-1");
     // The next instance's config (a reload, or a rolling change): the route delivers to Discord now.
     const platforms = cfg.platforms as { webhook: { routes: Record<string, Record<string, unknown>> } };
     const moved = {
@@ -180,9 +178,6 @@ describe("state.backend: redis — a delivery handed on while it waits to retry"
         },
       },
     };
-    const id = jobIdOf(seenKey("slow", "t-1"));
-    const connection = new Redis(redis.url);
-    const queue = new Queue("runs", { connection, prefix: `${prefix}:bull` });
     try {
       const a = await startNode(cfg, { sleeps: fakeClock(Date.now()), drainTimeoutMs: 200 });
       nodes.push(a);
