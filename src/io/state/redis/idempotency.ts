@@ -318,7 +318,9 @@ export function createSharedIdempotency(
       sendKeeps();
       stopRenewing(key);
       made.delete(key);
-      redis.set(keys.seen(key), DELIVERED, "EX", ttlSeconds, "XX").catch(() => {});
+      // Whether or not the `delivering` lease is still there: a Redis frozen past it (its instance's SET ran
+      // once it was back) must not leave the id free, for the sender's retry to post the message again.
+      redis.set(keys.seen(key), DELIVERED, "EX", ttlSeconds).catch(() => {});
     },
     stopped(key) {
       sendKeeps();

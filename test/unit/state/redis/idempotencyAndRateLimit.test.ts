@@ -219,6 +219,23 @@ describe("shared idempotency (SET NX EX)", () => {
     expect(await b.checkAndAdd("pr:1")).toBe(true);
     expect(b.deliveredElsewhere("pr:1")).toBeUndefined();
   });
+  it("a delivery that ends after its delivering lease lapsed (Redis frozen past it) still keeps its id for the hour", async () => {
+    const keys = redisKeys(`t${randomUUID()}`);
+    const health = createRedisHealth("test", silentLogger());
+    const a = createSharedIdempotency(await client(), keys, health, 3600, 60);
+    const raw = await client();
+    expect(await a.checkAndAdd("dd:late")).toBe(false);
+    a.delivering("dd:late");
+    // The 15 s lease ran out while Redis answered nothing; the delivery's mark comes once it is back.
+    await vi.waitFor(async () => expect(await raw.get(keys.seen("dd:late"))).not.toBeNull());
+    await raw.del(keys.seen("dd:late"));
+    a.delivered("dd:late");
+    await vi.waitFor(async () => expect(await raw.ttl(keys.seen("dd:late"))).toBeGreaterThan(3500));
+    const b = createSharedIdempotency(await client(), keys, health, 3600, 60);
+    expect(await b.checkAndAdd("dd:late")).toBe(true);
+    expect(b.deliveredElsewhere("dd:late")).toBeUndefined();
+  });
+
   it("the watch of a delivery under way elsewhere ends after its wait even when the clock is set back meanwhile (NTP)", async () => {
     const keys = redisKeys(`t${randomUUID()}`);
     const health = createRedisHealth("test", silentLogger());
