@@ -77,13 +77,19 @@ export function coalescedNote(
   answer: Pick<LocalAnswer, "status" | "text">,
   name: string,
   route: Pick<AnsweringRoute, "coalesce">,
+  backend: "local" | "redis",
 ): string | undefined {
   const policy = route.coalesce;
   if (answer.status !== 202 || policy === undefined || !COALESCED.test(answer.text)) return undefined;
   // As the group's timers hold them: a longer window fires at the longest a timer holds.
   const held = (seconds: number) => Math.min(seconds, MAX_TIMER_SECONDS);
+  const windows = `${held(policy.window_seconds)} s, at the latest ${held(policy.max_wait_seconds)} s after the group's first event`;
+  // A group in Redis keeps the windows it was opened with (a reload does not change them), and runs on
+  // whichever instance it falls to: its run is in that instance's history.
   return terminalText(
-    `Note: ${name} coalesces events (coalesce.key ${policy.key}): this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for ${held(policy.window_seconds)} s, at the latest ${held(policy.max_wait_seconds)} s after the group's first event — svc webhook deliveries ${name} shows the run\n`,
+    backend === "redis"
+      ? `Note: ${name} coalesces events (coalesce.key ${policy.key}): this one is held in its key's group in Redis (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for the windows the group was opened with (in this config.yaml: ${windows}) — the run is in the delivery history of the instance that runs the group (svc webhook deliveries ${name} there)\n`
+      : `Note: ${name} coalesces events (coalesce.key ${policy.key}): this one is held in its key's group (opened by it when none was pending), which runs once, with the group's latest event, when no event of that key came for ${windows} — svc webhook deliveries ${name} shows the run\n`,
   );
 }
 const COALESCED = /^\{"status":"coalesced"\}$/;

@@ -240,7 +240,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
     loaded.paths.gatewayLog,
   );
   if (failed !== undefined) process.stderr.write(failed);
-  const grouped = coalescedNote(response, route, target.route);
+  const grouped = coalescedNote(response, route, target.route, loaded.config.state.backend);
   if (grouped !== undefined) process.stderr.write(grouped);
   const tooLarge = tooLargeNote(response, payload.length, loaded, "the recorded body");
   if (tooLarge !== undefined) process.stderr.write(tooLarge);

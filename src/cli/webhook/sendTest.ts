@@ -155,7 +155,7 @@ export async function sendTest(
     loaded.paths.gatewayLog,
   );
   if (failed !== undefined) process.stderr.write(failed);
-  const grouped = coalescedNote(response, name, target.route);
+  const grouped = coalescedNote(response, name, target.route, loaded.config.state.backend);
   if (grouped !== undefined) process.stderr.write(grouped);
   const ungrouped = await ungroupedNote(response, name, target.route, body, event);
   if (ungrouped !== undefined) process.stderr.write(ungrouped);
