@@ -326,6 +326,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         openRedisState({
           settings: config.state,
           configFile: paths.config,
+          takesRequests: webhook.enabled,
           logger,
           maxConcurrentRuns: config.agent.max_concurrent_runs,
           rateLimit: webhook.rate_limit,

@@ -85,6 +85,8 @@ export interface RedisStateOptions {
   readonly settings: StateSettings;
   /** config.yaml, named in a startup error. */
   readonly configFile: string;
+  /** False for a worker (the webhook adapter off): its outage line speaks of runs, not of requests. */
+  readonly takesRequests?: boolean;
   readonly logger: Logger;
   /** `agent.max_concurrent_runs`: runs this instance works on at once. */
   readonly maxConcurrentRuns: number;
@@ -146,7 +148,14 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const greeting = /^rediss:/i.test(url) ? undefined : () => serverGreeting(redis.options);
   const keys = redisKeys(prefix);
   // Its own key (one per process), written only while Redis refuses writes: see `keepAlive`.
-  const health = createRedisHealth(label, logger, undefined, greeting, keys.writeProbe(randomUUID()));
+  const health = createRedisHealth(
+    label,
+    logger,
+    undefined,
+    greeting,
+    keys.writeProbe(randomUUID()),
+    options.takesRequests === false ? "runs" : "requests",
+  );
   health.watch("commands", redis);
   await health.keepAlive(() => idlePingMs(redis));
   const stall = options.stall === undefined ? {} : { stall: options.stall };

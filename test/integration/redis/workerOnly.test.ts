@@ -73,4 +73,30 @@ describe("a worker-only instance (platforms.webhook.enabled: false)", { timeout:
     );
     expect(worker.logs().some((l) => l.msg.startsWith("[webhook] Adapter disabled"))).toBe(true);
   });
+
+  it("its outage line speaks of the shared queue's runs, not of requests it does not take", async () => {
+    const own = await startTestRedis();
+    const worker = await startNode(
+      clusterConfig(
+        own.url,
+        `o${randomUUID()}`,
+        { hook: { secret: SECRET } },
+        sharedAppendAgent(tempPath("svc-worker-outage", ".log")),
+        { enabled: false },
+      ),
+      { drainTimeoutMs: 200 },
+    );
+    const outage = () => worker.logs().filter((l) => l.msg.includes("is unreachable"));
+    try {
+      own.freeze();
+      await vi.waitFor(() => expect(outage()).toHaveLength(1), { timeout: 20_000, interval: 100 });
+      expect(outage()[0]?.msg).toMatch(
+        /is unreachable \(.*\); the shared queue's runs wait until it is back \(this instance takes no requests: platforms\.webhook is off\)$/,
+      );
+    } finally {
+      own.thaw();
+      await worker.stop();
+      await own.cleanup();
+    }
+  });
 });

@@ -194,6 +194,8 @@ export function createRedisHealth(
   greeting?: () => Promise<string | undefined>,
   /** The instance's own key (`RedisKeys.writeProbe`) written while a write is refused; undefined: none. */
   probeKey?: string,
+  /** What waits for Redis on this instance: the requests it takes, or (a worker: no webhook adapter) its runs. */
+  serves: "requests" | "runs" = "requests",
 ): RedisHealth {
   /** Watched connections that are not ready. */
   const notReady = new Set<string>();
@@ -203,7 +205,7 @@ export function createRedisHealth(
     reported = true;
     logger.error(
       { redis: label, reason },
-      `[state] Redis at ${label} is unreachable (${reason}); requests that need it are answered 503 until it is back`,
+      `[state] Redis at ${label} is unreachable (${reason}); ${serves === "runs" ? "the shared queue's runs wait until it is back (this instance takes no requests: platforms.webhook is off)" : "requests that need it are answered 503 until it is back"}`,
     );
   };
   /**

@@ -152,6 +152,23 @@ describe("a Redis command refused while the connection is down, in a log line", 
     ]);
   });
 
+  it("a worker's outage line (no webhook adapter: it takes no requests) speaks of its runs", async () => {
+    const refused = await refusedWhileDown();
+    const log = captureLogger();
+    const health = createRedisHealth(
+      "redis://127.0.0.1:6379/0",
+      log.logger,
+      undefined,
+      undefined,
+      undefined,
+      "runs",
+    );
+    expect(() => health.fail(refused)).toThrow(StateUnavailableError);
+    expect(log.messages()).toEqual([
+      "[state] Redis at redis://127.0.0.1:6379/0 is unreachable (connection closed); the shared queue's runs wait until it is back (this instance takes no requests: platforms.webhook is off)",
+    ]);
+  });
+
   it("any other failure as it came", () => {
     expect(
       redisCommandFailure(new Error("WRONGTYPE Operation against a key holding the wrong kind of value")),
