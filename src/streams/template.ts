@@ -169,23 +169,21 @@ export function renderExtra(
   event?: string,
 ): RenderedExtra {
   const out: Record<string, string> = {};
+  const entries = extra === undefined ? undefined : Object.entries(extra);
   // No key, nothing to judge: none noted (a run record without the list is judged by its values' text).
-  if (extra === undefined) return { extra: out, unfilled: undefined };
+  if (entries === undefined || entries.length === 0) return { extra: out, unfilled: undefined };
   let unfilled: string[] | undefined;
-  let keys = 0;
-  const gaps = GAPS;
-  for (const [key, value] of Object.entries(extra)) {
-    keys += 1;
-    gaps.left = false;
+  for (const [key, value] of entries) {
+    GAPS.left = false;
     if (typeof value !== "string") out[key] = String(value);
-    else if (RECIPIENT_KEYS.includes(key)) out[key] = substituteRecipient(value, payload, event, gaps);
-    else out[key] = substituteNoting(value, payload, event, gaps);
-    if (gaps.left) {
+    else if (RECIPIENT_KEYS.includes(key)) out[key] = substituteRecipient(value, payload, event, GAPS);
+    else out[key] = substituteNoting(value, payload, event, GAPS);
+    if (GAPS.left) {
       unfilled ??= [];
       unfilled.push(key);
     }
   }
-  return { extra: out, unfilled: unfilled ?? (keys === 0 ? undefined : NO_KEYS) };
+  return { extra: out, unfilled: unfilled ?? NO_KEYS };
 }
 
 /**
