@@ -54,6 +54,11 @@ export function isSvcError(err: unknown, code?: ErrorCode): err is SvcError {
   return err instanceof SvcError && (code === undefined || err.code === code);
 }
 
+/** A config.yaml (or `.env`) the load refused: one it cannot read, or one whose content it refuses. */
+export function isConfigProblem(err: unknown): err is SvcError {
+  return isSvcError(err, "config_invalid") || isSvcError(err, "config_unreadable");
+}
+
 /** A message safe to show a user: our own errors verbatim, anything else by its message only. */
 export function describeError(err: unknown): string {
   if (err instanceof Error) return err.message;

@@ -20,7 +20,7 @@ import {
 } from "../config/sections/mcp.js";
 import { serverEntries, serverNames } from "../config/serverOrder.js";
 import { unusedMcpKeys } from "../config/unusedSettings.js";
-import { isSvcError, SvcError } from "../errors.js";
+import { isConfigProblem, SvcError } from "../errors.js";
 import { redactCredentials, scrub } from "../io/credentials.js";
 import { gatewayStateFile, readGatewayState } from "../io/gatewayState.js";
 import { leaveGoneDirectory } from "../io/goneDirectory.js";
@@ -173,7 +173,7 @@ async function listServers(options: { check?: boolean; timeout?: string; profile
   try {
     loaded = loadConfig();
   } catch (err) {
-    if (!isSvcError(err, "config_invalid") && !isSvcError(err, "config_unreadable")) throw err;
+    if (!isConfigProblem(err)) throw err;
     if (!(await printedDespiteConfig(err))) throw err;
     return;
   }
@@ -540,7 +540,7 @@ async function reloadableConfig(): Promise<LoadedConfig> {
   try {
     return loadConfig();
   } catch (err) {
-    if (!isSvcError(err, "config_invalid") && !isSvcError(err, "config_unreadable")) throw err;
+    if (!isConfigProblem(err)) throw err;
     const running = await findGateway(svcPaths(svcHome())).catch(() => undefined);
     if (running === undefined || "silent" in running) throw err;
     throw new SvcError(

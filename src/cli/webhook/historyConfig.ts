@@ -1,6 +1,6 @@
 import type { LoadedConfig } from "../../config/load.js";
 import { type SvcPaths, svcHome } from "../../config/paths.js";
-import { isSvcError } from "../../errors.js";
+import { isConfigProblem } from "../../errors.js";
 import { runningPid } from "../../io/gatewayState.js";
 import { recordedState } from "../gatewayLookup.js";
 import { configWithEnabledNote } from "./config.js";
@@ -22,7 +22,7 @@ export function historyConfig(): HistoryConfig {
     const loaded = configWithEnabledNote();
     return { home: loaded.paths.home, loaded };
   } catch (err) {
-    if (!isSvcError(err, "config_invalid") && !isSvcError(err, "config_unreadable")) throw err;
+    if (!isConfigProblem(err)) throw err;
     process.stderr.write(
       `Note: ${err.message}\n  — the delivery history below is read without it (its routes and platforms.webhook.delivery_history are not checked)\n`,
     );
