@@ -5,19 +5,19 @@ import { stringify } from "yaml";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { cliConfig, type Foreground, killIfRunning, runForeground, svc } from "./svc.js";
 
+let home: TempHome;
+let gateway: Foreground | undefined;
+afterEach(async () => {
+  await killIfRunning(gateway);
+  gateway = undefined;
+  home.cleanup();
+});
+
 /**
  * `svc mcp reload` of a gateway that refuses the reload for its `.env` (left empty mid-save): the command
  * says to fix the file the refusal names, not config.yaml, which is fine.
  */
 describe("svc mcp reload refused for the .env", { timeout: 60_000 }, () => {
-  let home: TempHome;
-  let gateway: Foreground | undefined;
-  afterEach(async () => {
-    await killIfRunning(gateway);
-    gateway = undefined;
-    home.cleanup();
-  });
-
   it("names the file to fix, and the refusal's reason", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig({ r: { secret: "s3cret-s3cret" } })), 0o600);
@@ -41,14 +41,6 @@ describe("svc mcp reload refused for the .env", { timeout: 60_000 }, () => {
  * which the gateway would then refuse as a config.yaml not found.
  */
 describe("svc mcp reload with config.yaml a link to nothing", { timeout: 60_000 }, () => {
-  let home: TempHome;
-  let gateway: Foreground | undefined;
-  afterEach(async () => {
-    await killIfRunning(gateway);
-    gateway = undefined;
-    home.cleanup();
-  });
-
   it("says nothing was reloaded, with the running gateway's advice", async () => {
     home = tempHome();
     home.write("config.yaml", stringify(cliConfig({ r: { secret: "s3cret-s3cret" } })), 0o600);

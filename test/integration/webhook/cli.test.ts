@@ -187,38 +187,34 @@ describe("svc gateway run (subprocess)", () => {
     );
   });
 
-  it("a port taken by another program is refused naming the port key as written: platforms.webhook.extra.port", async () => {
+  /** `svc gateway run` on a port another program holds, with the webhook section `webhook(port)`: its port and stderr. */
+  async function startOnHeldPort(
+    webhook: (port: number) => Record<string, unknown>,
+  ): Promise<{ port: number; stderr: string }> {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
     try {
       const port = (holder.address() as AddressInfo).port;
       home = tempHome();
-      home.write(
-        "config.yaml",
-        stringify({
-          platforms: {
-            webhook: {
-              enabled: true,
-              host: "127.0.0.1",
-              port: 9,
-              extra: { port },
-              routes: { r: { secret: "x" } },
-            },
-          },
-        }),
-        0o600,
-      );
+      home.write("config.yaml", stringify({ platforms: { webhook: webhook(port) } }), 0o600);
       running = runSvc(home, ["gateway", "run"]);
       expect(await running.exited).toBe(1);
-      expect(running.stderr()).toContain(
-        `cannot listen on 127.0.0.1:${port} — another program listens on port ${port}`,
-      );
-      expect(running.stderr()).toContain(
-        "choose another port (platforms.webhook.extra.port, WEBHOOK_PORT or --port)",
-      );
+      return { port, stderr: running.stderr() };
     } finally {
       holder.close();
     }
+  }
+
+  it("a port taken by another program is refused naming the port key as written: platforms.webhook.extra.port", async () => {
+    const { port, stderr } = await startOnHeldPort((held) => ({
+      enabled: true,
+      host: "127.0.0.1",
+      port: 9,
+      extra: { port: held },
+      routes: { r: { secret: "x" } },
+    }));
+    expect(stderr).toContain(`cannot listen on 127.0.0.1:${port} — another program listens on port ${port}`);
+    expect(stderr).toContain("choose another port (platforms.webhook.extra.port, WEBHOOK_PORT or --port)");
   });
 
   for (const [server, setting] of [
@@ -226,28 +222,16 @@ describe("svc gateway run (subprocess)", () => {
     ["node:http", { http_server: "node" }],
   ] as const)
     it(`a port taken by another program is refused by ${server} as by one uWS listener, with no system reason between`, async () => {
-      const holder = createServer();
-      await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
-      try {
-        const port = (holder.address() as AddressInfo).port;
-        home = tempHome();
-        home.write(
-          "config.yaml",
-          stringify({
-            platforms: {
-              webhook: { enabled: true, host: "127.0.0.1", port, ...setting, routes: { r: { secret: "x" } } },
-            },
-          }),
-          0o600,
-        );
-        running = runSvc(home, ["gateway", "run"]);
-        expect(await running.exited).toBe(1);
-        expect(running.stderr()).toContain(
-          `svc: cannot listen on 127.0.0.1:${port} — another program listens on port ${port}`,
-        );
-      } finally {
-        holder.close();
-      }
+      const { port, stderr } = await startOnHeldPort((held) => ({
+        enabled: true,
+        host: "127.0.0.1",
+        port: held,
+        ...setting,
+        routes: { r: { secret: "x" } },
+      }));
+      expect(stderr).toContain(
+        `svc: cannot listen on 127.0.0.1:${port} — another program listens on port ${port}`,
+      );
     });
 
   it("a host under extra that is no address of this machine is named there, by the start and by svc config check", async () => {
