@@ -136,6 +136,11 @@ export const mcpConnectionMachine = setup({
     ageRecycleOn: ({ context }) => context.kind === "stdio" && context.maxLifetimeMs > 0,
     idleNow: ({ context }) => context.inFlight === 0,
     busyNow: ({ context }) => context.inFlight > 0,
+    /**
+     * On SSE a call's answer comes on the event stream, which stays silent while the call runs: a proxy that
+     * ends streams idle for a while (nginx: 60 s) would cut it, answer and all. A ping's answer is traffic.
+     */
+    pingsWaitForCalls: ({ context }) => context.inFlight > 0 && context.kind !== "sse",
     lastCall: ({ context }) => context.inFlight <= 1,
     lastCallAndRecyclePending: ({ context }) => context.inFlight <= 1 && context.recyclePending,
     retryNow: ({ context }) => context.retryNow,
@@ -236,8 +241,9 @@ export const mcpConnectionMachine = setup({
                 keepalive: [
                   // A call in flight is the liveness check: its own timeout and loss detection cover it, and
                   // a server busy with it (a tool blocking its event loop) may not answer a ping until the
-                  // call is done, so a ping then would close a healthy session under the call.
-                  { guard: and(["keepaliveOn", "busyNow"]), target: "waiting", reenter: true },
+                  // call is done, so a ping then would close a healthy session under the call. On SSE pings
+                  // go on (`pingsWaitForCalls`), and one that fails under a call gives no verdict (below).
+                  { guard: and(["keepaliveOn", "pingsWaitForCalls"]), target: "waiting", reenter: true },
                   { guard: "keepaliveOn", target: "pinging" },
                 ],
               },

@@ -157,6 +157,37 @@ describe("mcpConnection machine (spec 3)", () => {
     expect(actor.getSnapshot().context.lastError).toMatch(/keepalive ping failed: no pong/);
   });
 
+  it("SSE pings while a call is in flight (traffic on the event stream), and a ping failing under a call gives no verdict", async () => {
+    const { h, until, tick, actor, state } = start({ kind: "sse", keepaliveMs: 5_000 });
+    await until("connected");
+    actor.send({ type: "CALL_START" });
+    await tick(5_000);
+    await tick(5_000);
+    expect(h.pings).toBe(2);
+    h.failPing = true;
+    await tick(5_000);
+    expect(h.pings).toBe(3);
+    expect(state()).toBe("connected");
+    expect(h.closes).toBe(0);
+    // Once idle, a failing ping reconnects as on the other transports.
+    actor.send({ type: "CALL_END" });
+    await tick(5_000);
+    await until("reconnecting");
+    expect(actor.getSnapshot().context.lastError).toMatch(/keepalive ping failed: no pong/);
+  });
+
+  it("Streamable HTTP sends no ping while a call is in flight", async () => {
+    const { h, until, tick, actor } = start({ kind: "http", keepaliveMs: 5_000 });
+    await until("connected");
+    actor.send({ type: "CALL_START" });
+    await tick(5_000);
+    await tick(5_000);
+    expect(h.pings).toBe(0);
+    actor.send({ type: "CALL_END" });
+    await tick(5_000);
+    expect(h.pings).toBe(1);
+  });
+
   it("stdio without keepalive_interval never pings", async () => {
     const { h, until, tick } = start({ kind: "stdio", keepaliveMs: 0 });
     await until("connected");
