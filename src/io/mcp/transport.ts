@@ -16,6 +16,7 @@ import { childEnvironment } from "./childEnv.js";
 import { knowClientErrors } from "./clientErrors.js";
 import { answerDroppedStreams } from "./droppedStreams.js";
 import { pacedServerStreams, type StreamRefusal } from "./pacedStreams.js";
+import { RefusedSseStream } from "./refusedSseStream.js";
 import { StdioTransport } from "./stdioTransport.js";
 
 // The errors these transports throw are read by modules loaded before them (./clientErrors.ts).
@@ -117,6 +118,7 @@ class ClosableSseTransport extends SSEClientTransport {
     url: URL,
     options: ConstructorParameters<typeof SSEClientTransport>[1],
     private readonly onAwaitingEndpoint?: (awaiting: boolean) => void,
+    private readonly refused?: RefusedSseStream,
   ) {
     super(url, options);
   }
@@ -126,7 +128,7 @@ class ClosableSseTransport extends SSEClientTransport {
       this.#giveUp = reject;
       super
         .start()
-        .then(resolve, reject)
+        .then(resolve, (err: unknown) => reject(this.refused?.reword(err) ?? err))
         .finally(() => {
           this.#giveUp = undefined;
           this.onAwaitingEndpoint?.(false);
@@ -213,20 +215,22 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
   };
-  if (kind === "sse")
-    return new ClosableSseTransport(
-      url,
-      {
-        ...common,
-        // Its stream is watched as Streamable HTTP's (`answerDroppedStreams`): batches split, and messages
-        // that write their unused members as null read as they are meant.
-        fetch: streamOpened(
-          answerDroppedStreams(keepCauseCodes(boundedAnswers(options.fetch ?? outboundFetch))),
-          options.onAwaitingEndpoint,
-        ),
-      },
+  if (kind === "sse") {
+    // Its stream is watched as Streamable HTTP's (`answerDroppedStreams`): batches split, and messages
+    // that write their unused members as null read as they are meant.
+    const fetch = streamOpened(
+      answerDroppedStreams(keepCauseCodes(boundedAnswers(options.fetch ?? outboundFetch))),
       options.onAwaitingEndpoint,
     );
+    // The stream's GET alone (the EventSource's fetch): the message POSTs quote their refusals' bodies.
+    const refused = new RefusedSseStream();
+    return new ClosableSseTransport(
+      url,
+      { ...common, fetch, eventSourceInit: { fetch: refused.fetch(fetch) } },
+      options.onAwaitingEndpoint,
+      refused,
+    );
+  }
   return new StreamableHTTPClientTransport(url, {
     ...common,
     fetch: pacedServerStreams(

@@ -177,7 +177,7 @@ export function describeTransportError(err: unknown): string {
       .replace(/ \(redirectPolicy: 'same-origin'\)/g, ""),
   );
   const status = httpStatusOf(err);
-  // Said already: "(HTTP 404)" (SSE POST), "status code (401)" (SSE stream); a body's digits do not count.
+  // Said already: "(HTTP 404)" (SSE POST and stream), "status code (401)"; a body's digits do not count.
   if (status === undefined || new RegExp(`HTTP ${status}\\b|status code \\(${status}\\)`).test(text))
     return text;
   return `${text.replace(/:\s*$/, "")} (HTTP ${status})`;
@@ -206,12 +206,16 @@ export function answeredWithError(err: unknown): boolean {
 export const BODY_EXCERPT_CHARS = 300;
 
 /**
- * The body the SDK quotes whole in "Error POSTing to endpoint: <body>", as one short line: a proxy's or
+ * The body the SDK quotes whole in "Error POSTing to endpoint: <body>" (and svc in "Error GETting the SSE
+ * stream (HTTP 401): <body>", RefusedSseStream), as one short line: a proxy's or
  * login page's HTML (a 502 from a CDN, kilobytes long) as its title, any other body on one line and cut
  * at BODY_EXCERPT_CHARS — the status, the log line and `svc mcp list` stay readable.
  */
 export function shortBody(text: string): string {
-  const match = /^([\s\S]*?Error POSTing to endpoint(?: \(HTTP \d+\))?: )([\s\S]*)$/.exec(text);
+  const match =
+    /^([\s\S]*?Error (?:POSTing to endpoint|GETting the SSE stream)(?: \(HTTP \d+\))?: )([\s\S]*)$/.exec(
+      text,
+    );
   if (match === null) return text;
   const [, head = "", body = ""] = match;
   const page = htmlPageSummary(body);

@@ -46,7 +46,7 @@ describe("a url that is not the configured transport's endpoint", () => {
       /^mcp_servers\.needsSse: .*\(HTTP 405\) — the url does not take POST: if the server speaks the older SSE transport, set transport: sse$/,
     );
     expect((await h.settled("notSse")).lastError).toMatch(
-      /^mcp_servers\.notSse: SSE error: .*400.* — the url refused the SSE stream: if the server speaks Streamable HTTP, remove transport: sse$/,
+      /^mcp_servers\.notSse: Error GETting the SSE stream \(HTTP 400\): .*Server not initialized.* — the url refused the SSE stream: if the server speaks Streamable HTTP, remove transport: sse$/,
     );
     expect((await h.settled("nothing")).lastError).toMatch(
       /^mcp_servers\.nothing: .*404.* — no MCP endpoint at this url: check its path \(often \/mcp, or \/sse for SSE servers\)$/,
