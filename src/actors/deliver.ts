@@ -17,7 +17,9 @@ import {
   type DeliveryMessage,
   type DeliveryReceipt,
   type DeliveryTarget,
+  RecipientsRefusedForNow,
   runOnce,
+  type StepRunner,
 } from "../io/targets/target.js";
 import type { DueRetry, QueuedRun, RunSlot } from "./runs.js";
 
@@ -165,10 +167,19 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     signal: AbortSignal | undefined,
   ): Promise<void> {
     const ms = Math.min(retry.dueAt - now(), policy.maxRetryAfterMs);
-    if (ms <= 0) return;
+    const where = `${partsNote(retry.partsDelivered ?? 0)}${recipientsNote(retry.recipients)}`;
+    if (ms <= 0) {
+      // Due already (handed on as it sent the parts after a retry that went through, or taken over late).
+      if (where !== "")
+        logger.info(
+          deliveryLog(request),
+          `[delivery] ${platform}: route ${request.message.route}: handed on — goes on now${where}`,
+        );
+      return;
+    }
     logger.info(
       deliveryLog(request),
-      `[delivery] ${platform}: route ${request.message.route}: handed on waiting to retry — retry ${retry.attempts}/${policy.retries} in ${ms} ms${partsNote(retry.partsDelivered ?? 0)}`,
+      `[delivery] ${platform}: route ${request.message.route}: handed on waiting to retry — retry ${retry.attempts}/${policy.retries} in ${ms} ms${where}`,
     );
     if (request.slot !== undefined && request.run !== undefined)
       await request.slot.release(request.run, retry);
@@ -214,18 +225,22 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       const resumed = stored?.target === undefined || stored.target === target.name ? stored : undefined;
       // A split message's parts that instance delivered: the send starts with the part it retries.
       const fromPart = resumed?.partsDelivered ?? 0;
+      // The parts delivered as the run's stored retry says; undefined while none is stored.
+      let partsStored = resumed === undefined ? undefined : fromPart;
       const runStep = retries
         ? retryingSteps(
             policy,
             // A retry is counted as an attempt once its wait is over and it is made: one the gateway's
             // stop cuts short while it waits sends nothing. The parts before the one it retries were delivered.
-            async (ms, abort, attempts, part) => {
+            async (ms, abort, attempts, part, error) => {
+              partsStored = part;
               if (request.slot !== undefined && request.run !== undefined)
                 await request.slot.release(request.run, {
                   dueAt: now() + ms,
                   attempts,
                   partsDelivered: part,
                   target: target.name,
+                  ...(error instanceof RecipientsRefusedForNow ? { recipients: error.recipients } : {}),
                 });
               await sleep(ms, abort);
               deps.metrics?.deliveryAttempt(target.name);
@@ -241,6 +256,19 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
             fromPart,
           )
         : runOnce;
+      const keepRetry = retries ? request.slot?.keepRetry?.bind(request.slot) : undefined;
+      // Once a retry is stored, each later part's send stores first that the parts before it went out (one
+      // write a part): an instance stopped or killed meanwhile leaves the next to send from that part on.
+      const sendStep: StepRunner =
+        keepRetry === undefined
+          ? runStep
+          : async (step, part = 0) => {
+              if (partsStored !== undefined && part > partsStored) {
+                partsStored = part;
+                await keepRetry({ dueAt: now(), attempts: 0, partsDelivered: part, target: target.name });
+              }
+              return runStep(step, part);
+            };
       let receipt: DeliveryReceipt;
       try {
         if (resumed !== undefined) await waitForResumed(request, target.name, resumed, signal);
@@ -249,9 +277,10 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         receipt = await (target.inProcess === true
           ? target.send(message, signal)
           : target.send(message, signal, {
-              runStep,
+              runStep: sendStep,
               waits: request.waits,
               fromPart,
+              recipients: resumed?.recipients,
               // Its turn behind a delivery to the same recipient that waits to retry: the slot goes back too.
               handBack:
                 request.mode === "agent" && request.slot !== undefined && request.run !== undefined
@@ -297,6 +326,12 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
 function partsNote(delivered: number): string {
   if (delivered === 0) return "";
   return ` (part ${delivered + 1}; part${delivered === 1 ? " 1 was" : `s 1-${delivered} were`} delivered)`;
+}
+
+/** What a handed-on retry's log line adds when it goes to some of the message's recipients alone. */
+function recipientsNote(recipients: readonly string[] | undefined): string {
+  if (recipients === undefined || recipients.length === 0) return "";
+  return ` (to ${recipients.join(", ")} alone; the other recipients got it)`;
 }
 
 /** Hands `run`'s slot back (`RunSlot.release`): its delivery waits its turn behind one that waits to retry. */

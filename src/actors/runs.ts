@@ -49,6 +49,12 @@ export interface RunSlot {
   readonly dueRetry?: DueRetry | undefined;
   /** Told the run's reply before it is delivered: a slot of the shared queue keeps it for `release`. */
   replied?(reply: KeptReply): void;
+  /**
+   * Stores where the delivery stands once a retry of it was stored (a split message's parts sent after that
+   * retry went through), the slot neither handed back nor taken: an instance that takes the run over goes on
+   * from there. The shared queue's slot has it; never rejects.
+   */
+  keepRetry?(retry: DueRetry): Promise<void>;
 }
 
 /** What a run keeps of its agent's reply while its delivery waits to retry outside its slot. */
@@ -76,6 +82,11 @@ export interface DueRetry {
    * instances on two configs during a rolling change) sends anew, from the first part, at once.
    */
   readonly target?: string;
+  /**
+   * The recipients it retries, when the platform took the message for the others (an e-mail's refused for
+   * now at `RCPT TO`): the instance that goes on sends to them alone.
+   */
+  readonly recipients?: readonly string[];
 }
 
 /** `reply` as a run keeps it, with `failure` when the reply is the failure's notice. */

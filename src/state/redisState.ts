@@ -248,6 +248,11 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
           const kept: SharedRun = retry === undefined ? { ...shared, reply } : { ...shared, reply, retry };
           return queueSlot.release(kept, { ...shared, reply, done: true }, retry?.dueAt);
         },
+        async keepRetry(due) {
+          if (reply === undefined) return;
+          retry = due;
+          await queueSlot.store({ ...shared, reply, retry }, { ...shared, reply, done: true }, due.dueAt);
+        },
       };
       try {
         await options.execute(run, signal, slot);

@@ -15,7 +15,7 @@ import {
   unfilledValue,
   unresolvedRecipient,
 } from "./chat.js";
-import { namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
+import { addressesOf, namesNoAddress, namesSeveralRecipients } from "./emailRecipients.js";
 import { writtenDomainProblem } from "./emailWrittenDomain.js";
 import { quoted } from "./httpJson.js";
 import { wellFormed } from "./split.js";
@@ -23,6 +23,7 @@ import {
   DeliveryError,
   type DeliveryMessage,
   type DeliveryTarget,
+  RecipientsRefusedForNow,
   runOnce,
   type TargetDeps,
 } from "./target.js";
@@ -218,6 +219,16 @@ function refusedRecipients(info: unknown): RefusedRecipient[] {
     : [];
 }
 
+/**
+ * The recipients a handed-on mail retries (`SendOptions.recipients`), when each is still one `to` names:
+ * else (the list changed since) undefined, and the mail goes to all of `to` as a fresh one.
+ */
+function stillNamed(recipients: readonly string[] | undefined, to: string): string[] | undefined {
+  if (recipients === undefined || recipients.length === 0) return undefined;
+  const named = new Set(addressesOf(to).map((address) => address.toLowerCase()));
+  return recipients.every((recipient) => named.has(recipient.toLowerCase())) ? [...recipients] : undefined;
+}
+
 /** A server's reply as a log line quotes it: without credentials, on one line, at most 200 characters. */
 const oneLine = (reply: string, secrets: readonly (string | undefined)[]) =>
   cutText(scrub(reply, secrets).replace(/\s+/g, " ").trim(), 200);
@@ -315,7 +326,8 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       // others, and nodemailer resolves: those refused for now (4xx) are sent it again, alone (the same
       // mail: its headers and Message-ID unchanged); the delivery counts as sent once anyone got it, and
       // a warning names who did not.
-      let envelopeTo: string[] | undefined;
+      // Handed on by another instance that mailed the others: the recipients it was to retry.
+      let envelopeTo = stillNamed(options.recipients, to);
       /** Recipients refused so far, with the server's reply. */
       const unreached = new Map<string, string>();
       try {
@@ -348,14 +360,16 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
           const later = refused.filter(temporary);
           if (later.length === 0) return;
           envelopeTo = later.map((r) => r.recipient);
-          throw new DeliveryError(
+          throw new RecipientsRefusedForNow(
             `email: refused for now by the server for ${later.map((r) => `${r.recipient} (${oneLine(r.response ?? "", secrets)})`).join(", ")}`,
-            true,
+            envelopeTo,
           );
         });
       } catch (err) {
-        // Nobody has it: the delivery failed. Otherwise the retries for some recipients ended.
-        if (envelopeTo === undefined) throw err;
+        // Nobody has it: the delivery failed. Nor did the delivery end when the gateway's stop cut a retry's
+        // wait short: the run is kept (handed on, with state.backend: redis, to mail those recipients alone).
+        // Otherwise the retries for some recipients ended.
+        if (envelopeTo === undefined || signal?.aborted === true) throw err;
       }
       if (unreached.size > 0) {
         const who = [...unreached].map(([recipient, reply]) => `${recipient} (${oneLine(reply, secrets)})`);

@@ -30,3 +30,12 @@ export function addressOf(text: string): string | undefined {
   const [entry] = parser()(text).flatMap((named) => ("group" in named ? named.group : [named]));
   return entry !== undefined && "address" in entry && entry.address !== "" ? entry.address : undefined;
 }
+
+/** Every address `text` names, as nodemailer reads them (`Jane <jane@x>, ops@y` → `jane@x`, `ops@y`). */
+export function addressesOf(text: string): string[] {
+  return parser()(text)
+    .flatMap((named) => ("group" in named ? named.group : [named]))
+    .flatMap((entry) =>
+      entry !== undefined && "address" in entry && (entry.address ?? "") !== "" ? [entry.address ?? ""] : [],
+    );
+}

@@ -63,14 +63,15 @@ export interface RetryNotice {
 }
 
 /**
- * The wait before a retry, told how many attempts of its step were made so far (the retry's number) and
- * which part of a split message that step sends (0 for a message sent whole).
+ * The wait before a retry, told how many attempts of its step were made so far (the retry's number), which
+ * part of a split message that step sends (0 for a message sent whole) and the failure it retries.
  */
 export type RetryWait = (
   ms: number,
   signal: AbortSignal | undefined,
   attempts: number,
   part: number,
+  error: unknown,
 ) => Promise<void>;
 
 /**
@@ -98,7 +99,7 @@ export function retryingSteps(
         if (signal?.aborted) throw err;
         if (delayMs === undefined) throw whyNotRetried(policy, retry, err);
         onRetry({ error: err, retry, delayMs });
-        await sleep(delayMs, signal, retry + 1, part);
+        await sleep(delayMs, signal, retry + 1, part, err);
       }
     }
   };

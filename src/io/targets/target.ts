@@ -59,6 +59,11 @@ export interface SendOptions {
    * (`state.backend: redis`). `partsToSend` in chat.ts.
    */
   readonly fromPart?: number | undefined;
+  /**
+   * The recipients a mail still goes to: another instance's attempt reached the others, and it handed the
+   * delivery on while it waited to retry these, refused for now (`RecipientsRefusedForNow`).
+   */
+  readonly recipients?: readonly string[] | undefined;
 }
 
 export const runOnce: StepRunner = (step) => step();
@@ -111,4 +116,17 @@ export interface TargetDeps {
    * `X-RateLimit-Reset-After` resets; defaults to the system clock's.
    */
   readonly elapsed?: Clock["elapsed"] | undefined;
+}
+
+/**
+ * A message the platform took for some of its recipients and refused for now for the others (an SMTP
+ * server's 4xx at `RCPT TO`): its retry goes to `recipients` alone.
+ */
+export class RecipientsRefusedForNow extends DeliveryError {
+  constructor(
+    message: string,
+    readonly recipients: readonly string[],
+  ) {
+    super(message, true);
+  }
 }

@@ -490,6 +490,21 @@ describe("email target against a real SMTP server (smtp-server)", () => {
     refusals.clear();
   });
 
+  it("handed on with the recipients refused for now, mails those alone; with ones the list no longer names, all", async () => {
+    received.length = 0;
+    const config = configSchema.parse({
+      platforms: { email: { ...settings(), home_channel: "ops@example.org, busy@example.org" } },
+    });
+    const target = createTargets(config, { logger: captureLogger().logger }).get("email");
+    const { runStep } = recordedRetries();
+    await target?.send(message("Agent reply."), undefined, { runStep, recipients: ["busy@example.org"] });
+    await target?.send(message("Agent reply."), undefined, { runStep, recipients: ["gone@example.org"] });
+    expect(received.map((r) => r.to)).toEqual([
+      ["busy@example.org"],
+      ["ops@example.org", "busy@example.org"],
+    ]);
+  });
+
   it("a recipient refused for now, then for good on its retry, is named with the final reply", async () => {
     received.length = 0;
     const log = captureLogger();

@@ -110,6 +110,11 @@ export interface SharedQueueOptions<T> {
  */
 export interface QueueSlot<T> {
   release(kept: T, done: T, dueAt?: number): Promise<boolean>;
+  /**
+   * Stores `kept` as the job's data, as `release` does once released, but neither hands the slot back nor
+   * takes it: released or not, an instance that takes the job over goes on with it. Never rejects.
+   */
+  store(kept: T, done: T, dueAt?: number): Promise<void>;
 }
 
 /** What a released job goes on with: its data once `process` ends, and when a hand-on lets it run. */
@@ -459,14 +464,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
               if (abort.signal.aborted) return out;
               if (out) {
                 // Its next retry: stored as the earlier one was, so a hand-on goes on from there.
-                await job.updateData(kept).then(
-                  () => Object.assign(held, { done, dueAt }),
-                  (err: unknown) =>
-                    logger.debug(
-                      { queue: options.name, job: job.id, err: String(err) },
-                      "[state] retry not stored",
-                    ),
-                );
+                await slot.store(kept, done, dueAt);
                 return true;
               }
               if (outside >= outsideCap) {
@@ -489,6 +487,18 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
               outside += 1;
               released();
               return true;
+            },
+            async store(kept, done, dueAt) {
+              if (abort.signal.aborted) return;
+              await job.updateData(kept).then(
+                // What a hand-on goes on with once released (before, the job ends as BullMQ ends it).
+                () => Object.assign(held, { done, dueAt }),
+                (err: unknown) =>
+                  logger.debug(
+                    { queue: options.name, job: job.id, err: String(err) },
+                    "[state] retry not stored",
+                  ),
+              );
             },
           };
           let work: Promise<void> | undefined;

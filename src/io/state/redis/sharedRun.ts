@@ -18,14 +18,17 @@ export interface SharedRun extends PendingRun {
   readonly reply?: { readonly text: string; readonly record?: RunRecord; readonly failed?: string };
   /**
    * The retry its delivery waits for, kept with the reply: when it is due (epoch ms) and the delivery's
-   * attempts made so far, the parts of a split message already delivered before the one it retries, and the
-   * target. The instance that takes the run over delivers from that part once it is due and counts on.
+   * attempts made so far, the parts of a split message already delivered before the one it retries (stored
+   * again as each later part goes out), the target, and the recipients it retries when the platform took the
+   * message for the others. The instance that takes the run over delivers from that part once it is due,
+   * to those recipients alone, and counts on.
    */
   readonly retry?: {
     readonly dueAt: number;
     readonly attempts: number;
     readonly partsDelivered?: number;
     readonly target?: string;
+    readonly recipients?: readonly string[];
   };
   /** The run ended outside its slot (delivered, refused or given up): its job is only to be finished. */
   readonly done?: true;
