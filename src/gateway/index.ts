@@ -121,6 +121,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   for (const warning of homeFileWarnings(paths, loaded.fromFile, options.env)) logger.warn(warning);
   // The gateway the state directory's lock names, read before this start takes it: the one that held the
   // local journal (a killed one's agents' runs are the journal's; another's, a redis gateway's, are Redis's).
+  // Only for notes of an older svc: a note now says its run's backend itself, also with the lock removed.
   const journalOwner = lockHolder(stateDir(paths.home));
   // Agents and route scripts a killed gateway left running: stopped before their runs run again
   // (docs/durability.md), and before the journal is opened: a start killed while it replays (after it took
@@ -132,8 +133,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const orphans = stopOrphanGroups(
     agentGroups,
     (name) => notRunAgain.push(name),
-    (owner) => {
-      if (owner === journalOwner) inJournal += 1;
+    (owner, backend) => {
+      if (backend === undefined ? owner === journalOwner : backend === "local") inJournal += 1;
     },
   );
   if (orphans > notRunAgain.length)
@@ -291,7 +292,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   });
   state.restoreSeen(idempotency.seen);
   idsForgotten = () => idempotency.seen.forgotten();
-  const groups = processGroupFiles(agentGroups);
+  const groups = processGroupFiles(agentGroups, config.state.backend);
   const agent = createAgent(config, {
     logger,
     home: paths.home,

@@ -2,8 +2,9 @@
  * The start's WARN line for the agent process groups a killed gateway left running, stopped now (their
  * runs are journaled: not the cron runs and route scripts, said apart). Where each run goes on depends on
  * the backend the killed gateway ran with: `local` runs it again from the journal, `redis` from the shared
- * queue. `inJournal`: how many of them the gateway that held the local journal left (the state directory's
- * lock names it); the others were left by a gateway that did not hold it, one on `redis`.
+ * queue. `inJournal`: how many of their runs are in the local journal (each agent's note says its run's
+ * backend; a note of an older svc, which does not, counts when the state directory's lock names the gateway
+ * that wrote it); the others are in the shared queue, left by a gateway on `redis`.
  */
 export function orphanRunsLine(
   stopped: number,

@@ -14,6 +14,12 @@ export interface ProcessGroups {
   ended(pid: number): void;
 }
 
+/** The state backend whose store holds the runs a process's agents run (`state.backend`). */
+export type RunsBackend = "local" | "redis";
+
+/** The last word of a journaled run's note: the backend its run is kept in (`run:local`, `run:redis`). */
+const RUN_LABEL = /^run:(local|redis)$/;
+
 /**
  * A process still running as the one noted (its pid with the same start time, not a zombie waiting to be
  * collected); unknown times never match.
@@ -30,7 +36,8 @@ const TEMP_NOTE = /^\.(\d+)\.tmp$/;
 
 /**
  * Notes each agent process group this process leads in `dir`, one note per group (`<pgid>`: the leader's
- * start time, then this process's pid and start time), removed when the group is stopped. A gateway
+ * start time, then this process's pid and start time, then the run's name when it is not journaled, else
+ * `run:<backend>` when `backend` is given), removed when the group is stopped. A gateway
  * killed with SIGKILL cannot stop its agents; the next start stops what it left (`stopOrphanGroups`).
  * A note is a symbolic link whose target is its text: made whole by one system call, where a file is
  * created empty and written after, so a gateway killed between the two left an empty note that named no
@@ -38,7 +45,7 @@ const TEMP_NOTE = /^\.(\d+)\.tmp$/;
  * and renamed over a stale note of a reused pid. No fsync: the note only serves while the machine runs (a
  * machine that went down took the group with it).
  */
-export function processGroupFiles(dir: string): ProcessGroups {
+export function processGroupFiles(dir: string, backend?: RunsBackend): ProcessGroups {
   const owner = `${process.pid} ${processStartTime(process.pid) ?? "-"}`;
   let made = false;
   return {
@@ -47,7 +54,8 @@ export function processGroupFiles(dir: string): ProcessGroups {
         try {
           if (!made) makeDirs(dir);
           made = true;
-          const label = notRunAgain === undefined ? "" : ` ${notRunAgain}`;
+          const label =
+            notRunAgain !== undefined ? ` ${notRunAgain}` : backend !== undefined ? ` run:${backend}` : "";
           const temp = notePath(dir, pid);
           rmSync(temp, { force: true });
           symlinkSync(`${processStartTime(pid) ?? "-"} ${owner}${label}`, temp);
@@ -93,8 +101,11 @@ function readNote(file: string): string {
 export function stopOrphanGroups(
   dir: string,
   onNotRunAgain?: (name: string) => void,
-  /** Told the noting gateway (`<pid> <start time>`) of each group stopped whose run is journaled. */
-  onStopped?: (owner: string) => void,
+  /**
+   * Told the noting gateway (`<pid> <start time>`) of each group stopped whose run is journaled, and the
+   * backend its note says the run is kept in (undefined in a note of an older svc, which did not say).
+   */
+  onStopped?: (owner: string, backend: RunsBackend | undefined) => void,
 ): number {
   let names: string[];
   try {
@@ -111,7 +122,9 @@ export function stopOrphanGroups(
     } catch {
       continue;
     }
-    const [start, ownerPid, ownerStart, notRunAgain] = noted;
+    const [start, ownerPid, ownerStart, label] = noted;
+    const backend = RUN_LABEL.exec(label ?? "")?.[1] as RunsBackend | undefined;
+    const notRunAgain = backend === undefined ? label : undefined;
     // Part of a note: one another svc command is writing under its temporary name right now (a note under
     // its group's name is always whole; a part of one there can only be forgotten).
     if (ownerStart === undefined) {
@@ -126,7 +139,7 @@ export function stopOrphanGroups(
         process.kill(-pgid, "SIGKILL");
         stopped += 1;
         if (notRunAgain !== undefined) onNotRunAgain?.(notRunAgain);
-        else onStopped?.(`${ownerPid} ${ownerStart}`);
+        else onStopped?.(`${ownerPid} ${ownerStart}`, backend);
       } catch {
         // Gone meanwhile.
       }

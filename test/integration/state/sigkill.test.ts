@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -303,6 +303,29 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
       expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(
         "[state] stopped 1 agent process group(s) left running by a gateway that was killed; their runs run again",
       );
+      await stopRestarted(second, home);
+    } finally {
+      if (alive(orphan)) signalGroup(orphan, "SIGKILL");
+    }
+  });
+
+  it("with state/LOCK removed by hand after the kill, the start still knows the agent's run is the journal's (its note says so): it runs it once and never says it is the shared queue's", async () => {
+    const home = tempHome();
+    homes.push(home);
+    const orphan = await orphanedAgent(home, "slow");
+    try {
+      // What a user does when a start refuses a lock it cannot tell apart from a live gateway's.
+      rmSync(join(home.dir, "state", "LOCK"));
+      agentConfig(home, NOTING_AGENT);
+      const second = await restart(home);
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 15_000, interval: 20 });
+      await vi.waitFor(() => expect(runCounts(home).get("slow")).toBe(1), { timeout: 20_000, interval: 50 });
+      const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+      // Before, with no lock to name the killed gateway, its agent was taken for a redis gateway's.
+      expect(log).toContain(
+        "[state] stopped 1 agent process group(s) left running by a gateway that was killed; their runs run again",
+      );
+      expect(log).not.toContain("state.backend: redis");
       await stopRestarted(second, home);
     } finally {
       if (alive(orphan)) signalGroup(orphan, "SIGKILL");

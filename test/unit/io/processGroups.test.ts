@@ -116,6 +116,45 @@ describe("agent process groups left by a gateway that is gone", () => {
     await expect.poll(() => running(fired), { timeout: 10_000 }).toBe(false);
   });
 
+  it("notes the backend a journaled run is kept in, and tells it for each group stopped (none for a note of an older svc, which did not say)", async () => {
+    const dir = groupsDir();
+    const [onRedis, onLocal, older, scheduled] = [leader(), leader(), leader(), leader()];
+    const groups = processGroupFiles(dir, "redis");
+    groups.started(onRedis);
+    groups.started(scheduled, "cron:nightly-digest");
+    const own = `${process.pid} ${processStartTime(process.pid)}`;
+    expect(readlinkSync(join(dir, String(onRedis)))).toBe(`${processStartTime(onRedis)} ${own} run:redis`);
+    // A run that is not journaled is named as before: its backend does not matter.
+    expect(readlinkSync(join(dir, String(scheduled)))).toBe(
+      `${processStartTime(scheduled)} ${own} cron:nightly-digest`,
+    );
+    // As a gateway that is gone left them.
+    const gone = (pid: number, label: string) => {
+      rmSync(join(dir, String(pid)), { force: true });
+      writeFileSync(join(dir, String(pid)), `${processStartTime(pid)} 4194303 12345${label}\n`);
+    };
+    gone(onRedis, " run:redis");
+    gone(onLocal, " run:local");
+    gone(older, "");
+    gone(scheduled, " cron:nightly-digest");
+    const notRunAgain: string[] = [];
+    const backends: Array<string | undefined> = [];
+    expect(
+      stopOrphanGroups(
+        dir,
+        (name) => notRunAgain.push(name),
+        (owner, backend) => {
+          expect(owner).toBe("4194303 12345");
+          backends.push(backend);
+        },
+      ),
+    ).toBe(4);
+    expect(notRunAgain).toEqual(["cron:nightly-digest"]);
+    expect(backends.sort()).toEqual(["local", "redis", undefined]);
+    for (const pid of [onRedis, onLocal, older])
+      await expect.poll(() => running(pid), { timeout: 10_000 }).toBe(false);
+  });
+
   it("leaves a process alone whose pid was reused (another start time), and forgets the note", () => {
     const dir = groupsDir();
     const other = leader();
