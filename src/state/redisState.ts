@@ -31,6 +31,7 @@ import { createSharedRateLimiter, type SharedRateLimiter } from "../io/state/red
 import {
   createSharedQueue,
   jobIdOf,
+  LOCK_MS,
   RUN_LATER_MS,
   RunAfterStop,
   RunLater,
@@ -185,6 +186,15 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
         new Error(
           `given up by the shared queue: its instance was lost while running it ${lost} (${reason}) — fix the cause, then svc webhook redeliver it where its request was answered`,
         ),
+      );
+    },
+    notRecorded(shared, err) {
+      // Its run ended outside its slot (and was recorded there): another instance only finishes its job.
+      if (shared.done === true) return;
+      const lockSeconds = (options.stall?.lockDurationMs ?? LOCK_MS) / 1000;
+      logger.warn(
+        { route: shared.routeName, delivery_id: shared.deliveryId, err },
+        `[webhook] ${shared.routeName}: run of delivery ${shared.deliveryId} ended here, but Redis did not record its end (${err}): its ${lockSeconds} s lock had expired first (Redis frozen, paused or overloaded, or this instance paused, for longer than that) or another instance had taken the run over, so the shared queue runs it again on some instance (this one included) — its reply may be delivered twice`,
       );
     },
     ...(options.retryingCap === undefined ? {} : { outsideCap: options.retryingCap }),

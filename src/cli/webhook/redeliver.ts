@@ -27,6 +27,7 @@ import { meantSubscription } from "./meantSubscription.js";
 import { payloadNotKept } from "./notKept.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
 import { signTestEvent } from "./signTest.js";
+import { stateUnavailableNote } from "./stateUnavailableNote.js";
 import { testTarget } from "./testTarget.js";
 import { settleMs, untilServed } from "./untilServed.js";
 
@@ -246,6 +247,8 @@ export async function redeliver(asked: string, options: { route?: string; port?:
   if (tooLarge !== undefined) process.stderr.write(tooLarge);
   const limited = rateLimitedNote(response, route, loaded);
   if (limited !== undefined) process.stderr.write(limited);
+  const unavailable = stateUnavailableNote(response, loaded, { id, newId, unread: target.storeUnread });
+  if (unavailable !== undefined) process.stderr.write(unavailable);
   if (response.status === 401)
     process.stderr.write(
       await refusedSignatureNote(loaded, {

@@ -13,6 +13,9 @@ import {
 } from "../../io/state/redis/subscriptions.js";
 import { subscriptionStore } from "../../io/stores/subscriptions.js";
 
+/** How long a closed connection of a CLI command waits for Redis to close its side before it is cut. */
+const CLOSE_WAIT_MS = 100;
+
 /** The subscription store a CLI command works on; `close()` when done (Redis: disconnects). */
 export interface CliSubscriptionStore extends RedisSubscriptionStore {
   /** What the Redis behind the store puts at risk by evicting keys (as the gateway's start warns); none for the file. */
@@ -34,8 +37,10 @@ export async function openSubscriptionStore(loaded: LoadedConfig): Promise<CliSu
     const redis = await connectRedis(
       url,
       loaded.paths.config,
-      // One short command: no reconnecting in the background once it is done.
-      { ...commandOptions(), retryStrategy: () => null },
+      // One short command: no reconnecting in the background once it is done. Its socket is let go at
+      // once when closed: a Redis that does not answer (frozen) would hold it the 2 s ioredis gives a close
+      // by default, past the 2 s its command already waited.
+      { ...commandOptions(), retryStrategy: () => null, disconnectTimeout: CLOSE_WAIT_MS },
       prefix,
     );
     redis.on("error", () => {});

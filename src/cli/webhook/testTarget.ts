@@ -24,6 +24,11 @@ export interface TestTarget {
   readonly changedAt?: number;
   /** What decides how long the gateway may take to answer (a script, a direct delivery). */
   readonly route: AnsweringRoute;
+  /**
+   * Why the subscription store could not be read, for a config.yaml route sent to all the same (Redis
+   * unreachable): the gateway's answer may come of the same cause.
+   */
+  readonly storeUnread?: string;
   /** Lines for stderr: a disabled subscription, a subscription the static route shadows. */
   readonly notes: readonly string[];
   /**
@@ -92,8 +97,13 @@ export async function testTarget(
   const route = Object.hasOwn(routes, name) ? routes[name] : undefined;
   if (route !== undefined && scope === "routes and subscriptions") {
     // A broken (or unreachable) subscription store does not keep a config.yaml route from being reached.
-    const found = await storedSubscription(loaded, name).catch(() => undefined);
+    let storeUnread: string | undefined;
+    const found = await storedSubscription(loaded, name).catch((err: unknown) => {
+      storeUnread = err instanceof Error ? err.message : String(err);
+      return undefined;
+    });
     return {
+      ...(storeUnread === undefined ? {} : { storeUnread }),
       secret: route.secret,
       events: route.events,
       profile: route.profile,

@@ -1,8 +1,9 @@
-import { DelayedError, type Job, Queue, Worker } from "bullmq";
+import { DelayedError, type Job, Queue, type Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { scopedSignal } from "../../../clock.js";
 import type { Logger } from "../../log.js";
 import { isRefusal, optionsForUrl, queueOptions, type RedisHealth } from "./connection.js";
+import { FinishWatchedWorker } from "./finishWatchedWorker.js";
 import type { RedisKeys } from "./keys.js";
 import { refusalBackoff } from "./refusalBackoff.js";
 
@@ -95,6 +96,12 @@ export interface SharedQueueOptions<T> {
    * the failure's write there), in place of the `job failed` line. Without it, that line.
    */
   givenUp?(data: T, reason: string, losses: number): void;
+  /**
+   * A job whose `process` ended here, whose end Redis did not record (`err`): its lock had expired first
+   * (Redis frozen or paused past it) or another instance had taken it over, so the shared queue runs it
+   * again on some instance (this one included). Without it, a WARN naming the job.
+   */
+  notRecorded?(data: T, err: string): void;
 }
 
 /**
@@ -125,8 +132,10 @@ interface Held<T> {
 
 /** How many jobs may go on outside the worker's slots by default (as `RETRYING_DELIVERY_CAP`). */
 const OUTSIDE_CAP = 1000;
+/** The lock an instance renews while it runs a job, by default (BullMQ's lock duration). */
+export const LOCK_MS = 30_000;
 /** The lease of a job that goes on outside its slot, by default (BullMQ's lock duration). */
-const LEASE_MS = 30_000;
+const LEASE_MS = LOCK_MS;
 
 /** How an enqueue treats a finished job already stored under its key. */
 export interface EnqueueOptions {
@@ -443,7 +452,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       if (worker !== undefined) return;
       workerConnection = new Redis<"legacy">(options.url, optionsForUrl(options.url, queueOptions("worker")));
       health.watch(`${options.name} worker`, workerConnection);
-      worker = new Worker<T>(
+      worker = new FinishWatchedWorker<T>(
         options.name,
         // Two parameters: BullMQ then makes no AbortController per job (its signal is only for
         // `cancelJob`, which svc never calls); every run gets a signal that follows this instance's stop, as in memory.
@@ -550,6 +559,14 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           ...(options.stall?.idleWaitSeconds === undefined
             ? {}
             : { drainDelay: options.stall.idleWaitSeconds }),
+        },
+        (job, err) => {
+          if (options.notRecorded !== undefined) options.notRecorded(job.data, err.message);
+          else
+            logger.warn(
+              { queue: options.name, job: job.id, err: err.message },
+              `[state] ${options.name} job ${job.id}: its end was not recorded in Redis (${err.message}) — it runs again on some instance (this one included)`,
+            );
         },
       );
       const started = worker;
