@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, truncateSync } from "node:fs";
+import { copyFileSync, fstatSync, mkdirSync, readdirSync, readFileSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { type JournalFs, nodeJournalFs } from "../../src/io/state/journal/fsFacade.js";
@@ -71,6 +71,33 @@ export function fillableDisk(base: JournalFs = nodeJournalFs, full = false) {
       disk.full
         ? Promise.reject(new Error("ENOSPC: no space left on device"))
         : nodeJournalFs.write(fd, data, position),
+  };
+  return { fs, disk };
+}
+
+/**
+ * `base` on a disk with `disk.room` bytes free, as a nearly full one: a write (zeros a growth writes too)
+ * that would take more writes what fits, then fails with ENOSPC; a cut-back gives its bytes back.
+ */
+export function diskWithRoom(room: number, base: JournalFs = nodeJournalFs) {
+  const disk = { room };
+  const write = async (fd: number, data: Buffer, position: number): Promise<void> => {
+    const size = fstatSync(fd).size;
+    const fits = Math.max(0, Math.min(data.length, size + disk.room - position));
+    if (fits > 0) await base.write(fd, data.subarray(0, fits), position);
+    disk.room -= Math.max(0, position + fits - size);
+    if (fits < data.length)
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+  };
+  const fs: JournalFs = {
+    ...base,
+    write,
+    grow: (fd, from, bytes) => write(fd, Buffer.alloc(bytes), from),
+    truncate: async (fd, length) => {
+      const size = fstatSync(fd).size;
+      await base.truncate(fd, length);
+      disk.room += Math.max(0, size - length);
+    },
   };
   return { fs, disk };
 }

@@ -9,7 +9,7 @@ import {
 } from "../../../src/io/state/journal/groupCommit.js";
 import { decodeRecords } from "../../../src/io/state/journal/records.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { fillableDisk } from "../../helpers/journal.js";
+import { diskWithRoom, fillableDisk } from "../../helpers/journal.js";
 
 let home: TempHome | undefined;
 const fds: number[] = [];
@@ -300,6 +300,21 @@ describe("the space a segment is grown into ahead of its records", () => {
     await record(commit, "c", GROWTH_BYTES / 2);
     await record(commit, "d");
     expect(grows).toBe(2);
+  });
+
+  it("a growth a nearly full disk has room for only part of leaves the file at its records: the disk's last blocks stay free", async () => {
+    const room = GROWTH_BYTES / 4;
+    const { fs, disk } = diskWithRoom(room);
+    const { commit, path, fileKeys, errors } = writer(fs);
+    await record(commit, "a");
+    // The step's zeros filled the disk up to its last byte, then were cut off again.
+    expect(statSync(path).size).toBe(commit.fileBytes());
+    expect(disk.room).toBe(room - commit.fileBytes());
+    await record(commit, "b");
+    expect(statSync(path).size).toBe(commit.fileBytes());
+    expect(fileKeys()).toEqual(["a", "b"]);
+    expect(errors).toEqual([]);
+    expect(commit.accepting()).toBe(true);
   });
 
   it("a failed write is cut back with the space grown past it; the next batch grows the file again", async () => {

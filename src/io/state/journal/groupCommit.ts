@@ -322,7 +322,8 @@ export class GroupCommitWriter {
 
   /**
    * Grows the file a step past its records, before the sync that carries the step. A growth that fails (a
-   * full disk) costs nothing but speed: the batches are then written past the file's end, as appends.
+   * full disk) costs nothing but speed: the file is cut back to its records and the batches are then
+   * written past its end, as appends.
    */
   private async grow(): Promise<void> {
     const from = Math.max(this.grownTo, this.bytesInFile);
@@ -331,7 +332,10 @@ export class GroupCommitWriter {
       await this.options.fs.grow(this.fd, from, to - from);
       this.grownTo = to;
     } catch {
-      // Whatever part of the step was written is zeros past the records, which the next batches overwrite.
+      // The part of the step written before the disk ran out took its last blocks, which the other stores
+      // (cron jobs, history) and the next start's snapshot need: given back. Not cut, they are zeros the
+      // next batches overwrite.
+      await this.options.fs.truncate(this.fd, this.bytesInFile).catch(() => {});
       this.grownTo = this.bytesInFile;
     }
     this.growAt = this.bytesInFile + GROWTH_BYTES / 2;

@@ -27,6 +27,7 @@ import {
   SNAPSHOT_END,
   segmentName,
   startSegmentSync,
+  trimGrownSpace,
 } from "./segments.js";
 
 /** A segment is rotated past this size (or twice its own snapshot, when that is larger). */
@@ -162,6 +163,7 @@ export class Journal {
       restore(read.records);
       this.opened = { records: read.records.length, segments: read.segments.length, bytes: read.bytes };
       this.segment = (read.segments.at(-1) ?? 0) + 1;
+      trimGrownSpace(options.dir, read.zerosFrom);
       const first = encodeSnapshot(snapshot());
       const fd = startSegmentSync(options.dir, this.segment, first, read.segments, read.keep);
       this.fd = fd;

@@ -10,6 +10,7 @@ import {
   readSync,
   renameSync,
   rmSync,
+  truncateSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -50,6 +51,12 @@ export interface ReadJournal {
    * durable they are renamed to the name given here instead of removed, so what was skipped is not lost.
    */
   readonly keep: Map<number, string>;
+  /**
+   * Segments that end in zeros (the space the writer grew them into ahead of their records), by number: where
+   * the zeros begin. The start cuts them off before it writes its snapshot (`trimGrownSpace`); not those in
+   * `keep`, which are kept as they were.
+   */
+  readonly zerosFrom: Map<number, number>;
 }
 
 export function listSegments(dir: string): number[] {
@@ -142,6 +149,7 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
   let records: unknown[] = [];
   const problems: SegmentProblem[] = [];
   const keep = new Map<number, string>();
+  const zerosFrom = new Map<number, number>();
   let bytes = 0;
   for (const [index, n] of segments.entries()) {
     const file = join(dir, segmentName(n));
@@ -170,6 +178,12 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
     const unknown = decoded.records.length - list.length;
     const keptAs = onlyCrashTail(decoded) && unknown === 0 ? undefined : `${segmentName(n)}.damaged-${now()}`;
     if (keptAs !== undefined) keep.set(n, keptAs);
+    // One kept aside is left as it was read.
+    const written =
+      decoded.torn === undefined
+        ? data.length - (decoded.unused ?? 0)
+        : decoded.torn.offset + decoded.torn.skippedBytes;
+    if (keptAs === undefined && written < data.length) zerosFrom.set(n, written);
     const damage = describeDamage(decoded, unknown, keptAs);
     if (damage !== undefined) problems.push({ file, problem: damage });
     if (list.length > 0 && isMark(list[0], SNAPSHOT_BEGIN.t)) {
@@ -199,7 +213,23 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
         if (!isMark(record, SNAPSHOT_BEGIN.t) && !isMark(record, SNAPSHOT_END.t)) records.push(record);
     }
   }
-  return { records, segments, problems, bytes, keep };
+  return { records, segments, problems, bytes, keep, zerosFrom };
+}
+
+/**
+ * Cuts the zeros off the end of the segments read (`ReadJournal.zerosFrom`): a gateway that crashed left
+ * them, up to a step of growth each, and on a disk they filled the start's snapshot would find no room and
+ * the start would be refused with runs still owed. Nothing is lost: no record is in them. A cut that fails
+ * is left (the snapshot's write then says what is wrong).
+ */
+export function trimGrownSpace(dir: string, zerosFrom: ReadonlyMap<number, number>): void {
+  for (const [n, end] of zerosFrom) {
+    try {
+      truncateSync(join(dir, segmentName(n)), end);
+    } catch {
+      // Read a moment ago, so it is there: a file system that refuses the cut refuses the snapshot too.
+    }
+  }
 }
 
 /** Removes what a rotation cut short by a crash left (it was never a segment: the old ones hold it all). */
