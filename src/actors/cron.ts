@@ -7,7 +7,7 @@ import { LoggedError, RunKeptForRestart } from "../errors.js";
 import type { CronRunNotes } from "../io/cronRunNotes.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
-import { storeProblem } from "../io/stores/atomicFile.js";
+import { storeProblem, storeWriteReason } from "../io/stores/atomicFile.js";
 import {
   findJob,
   invalidJobMessage,
@@ -242,8 +242,11 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   const awaitedHolds = new Map<string, { readonly dueAt: string; readonly until: number }>();
   /** `<profile>\0<job id>` of jobs whose scheduled run the stop interrupted: due again for the next start. */
   const dueAgainKeys = new Set<string>();
-  /** `<profile>\0<job id>` of due jobs not run since their next run could not be written (said once). */
-  const unadvanced = new Set<string>();
+  /**
+   * `<profile>\0<job id>` of due jobs not run since their next run could not be written (said once), with why
+   * it could not: the runs they missed meanwhile are said as missed for it, not for a gateway that was down.
+   */
+  const unadvanced = new Map<string, string>();
   let timer: unknown;
   let stopped = true;
   /** The schedule was started and then stopped (the gateway's stop): a check still under way starts nothing new. */
@@ -716,9 +719,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
             { job: job.id, profile, err: storeProblem(unwritten) },
             `[cron] ${job.name}${inProfile(profile)}: not run — its next run could not be written to ${store.path} (${storeProblem(unwritten)}), and without it the job would start again at every check; it runs once the file can be written`,
           );
-        unadvanced.add(key);
+        unadvanced.set(key, storeWriteReason(unwritten));
         continue;
       }
+      const notWritten = unadvanced.get(key);
       unadvanced.delete(key);
       if (job.next_run === undefined) continue;
       if (Number.isNaN(nextRunTime(job.next_run))) {
@@ -750,11 +754,16 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         continue;
       }
       // One line for every run missed, not a line each.
-      if (missed !== undefined && job.next_run !== undefined)
+      if (missed !== undefined && job.next_run !== undefined) {
+        const why =
+          notWritten === undefined
+            ? "(the gateway was not running, or its clock stepped forward)"
+            : `while its next run could not be written to ${store.path}: ${notWritten}`;
         logger.warn(
           { job: job.id, profile, missed },
-          `[cron] ${job.name}${inProfile(profile)}: ${missed >= 100 ? "100 or more" : missed} scheduled runs were missed since ${job.next_run} (the gateway was not running, or its clock stepped forward); they are not run one by one — one catch-up run now, then the schedule goes on`,
+          `[cron] ${job.name}${inProfile(profile)}: ${missed >= 100 ? "100 or more" : missed} scheduled runs were missed since ${job.next_run} ${why}; they are not run one by one — one catch-up run now, then the schedule goes on`,
         );
+      }
       await startScheduled(profile, store, key, job, now, {
         dueRun: job.next_run,
         advancedTo: nextRun,

@@ -4,15 +4,20 @@ import { describeError, SvcError } from "../errors.js";
 import { dataDirsProblem, START_MAX_ENTRIES, userName } from "./dataDirsWritable.js";
 import { makeDirs } from "./makeDirs.js";
 
+/**
+ * What makes a directory that refused a write writable, by the refusal's code: a read-only file system is
+ * remounted and a full disk freed, which no change of owner or permissions does; `otherwise` for the rest.
+ */
+function writeFix(err: unknown, otherwise: string): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EROFS") return "it is on a read-only file system: remount it read-write";
+  if (code === "ENOSPC" || code === "EDQUOT") return "free disk space (or raise the user's quota)";
+  return otherwise;
+}
+
 /** What the refusal says: SVC_HOME, why, and the two ways out. */
 export function homeNotWritable(home: string, err: unknown): SvcError {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const fix =
-    code === "EROFS"
-      ? "it is on a read-only file system: remount it read-write"
-      : code === "ENOSPC" || code === "EDQUOT"
-        ? "free disk space (or raise the user's quota)"
-        : "fix its owner or permissions (or free disk space)";
+  const fix = writeFix(err, "fix its owner or permissions (or free disk space)");
   return new SvcError(
     "startup_refused",
     `${home}: SVC_HOME cannot be written (${describeError(err)}) — the gateway keeps its pid file, logs, journal and stores there: ${fix}, or set SVC_HOME to a directory this user can write`,
@@ -124,7 +129,7 @@ export function gatewayDirProblem(home: string): string | undefined {
         return `${dir}: not a directory — the gateway keeps ${holds} there: move that file away (the gateway makes the directory)`;
       accessSync(dir, constants.W_OK | constants.X_OK);
     } catch (err) {
-      return `${dir}: cannot be written (${describeError(err)}) — the gateway keeps ${holds} there: fix its owner or permissions`;
+      return `${dir}: cannot be written (${describeError(err)}) — the gateway keeps ${holds} there: ${writeFix(err, "fix its owner or permissions")}`;
     }
   }
   // gateway.pid and gateway.json are written by renaming a new file over them, which a directory refuses.

@@ -116,6 +116,15 @@ export function storeProblem(err: unknown): string {
 }
 
 /**
+ * Why a store write failed, without the file and the fix (`the disk is full (ENOSPC)`): for a line that names
+ * the file itself.
+ */
+export function storeWriteReason(err: unknown): string {
+  if (err instanceof UnwritableStoreError) return err.why[0];
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
  * Writes `data` so that readers see either the old or the new file, never a half-written one:
  * temp file in the same directory, fsync, rename, fsync of the directory. The file gets exactly `mode`,
  * whatever the process's umask, and keeps its owner and group where this process may give them.

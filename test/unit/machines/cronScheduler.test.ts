@@ -1287,6 +1287,37 @@ describe("cron scheduler", () => {
     ]);
   });
 
+  it("the runs missed while its next run could not be written are said as missed for that, not for a gateway that was down", async () => {
+    home = tempHome();
+    const real = cronStore(join(home.dir, "cron", "jobs.json"));
+    const dueAt = new Date(T0).toISOString();
+    await real.update((records) => {
+      records.hourly = job("hourly", { schedule: "@hourly", next_run: dueAt });
+    });
+    const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    let writable = false;
+    const store: CronStore = {
+      ...real,
+      update: (change, expected) =>
+        writable ? real.update(change, expected) : Promise.reject(unwritableStore(real.path, full)),
+    };
+    let now = T0;
+    const { ran, log, scheduler } = recordingScheduler(store, () => now);
+    // Checked every half hour for six hours while the disk is full: due at each check, never run.
+    for (; now < T0 + 6 * 3_600_000; now += 1_800_000) {
+      expect(await scheduler.tick()).toEqual([]);
+      await scheduler.idle();
+    }
+    writable = true;
+    expect(await scheduler.tick()).toEqual(["hourly"]);
+    await scheduler.idle();
+    expect(ran).toEqual(["hourly"]);
+    expect(log.messages().filter((m) => m.includes("missed"))).toEqual([
+      // 12:00 to 18:00, each hour's.
+      `[cron] job-hourly: 7 scheduled runs were missed since ${dueAt} while its next run could not be written to ${real.path}: the disk is full (ENOSPC); they are not run one by one — one catch-up run now, then the schedule goes on`,
+    ]);
+  });
+
   it("with a shared state, a scheduled run that outlasts the interval is not overlapped by another instance either", async () => {
     home = tempHome();
     // Two instances, each with its own copy of the store (as docs/durability.md says to set them up).
