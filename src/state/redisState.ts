@@ -8,6 +8,7 @@ import { describeError, LoggedError, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { shellWord } from "../io/shellWord.js";
 import { createSharedCoalescing, type SharedCoalescing } from "../io/state/redis/coalescing.js";
+import { connectFailure } from "../io/state/redis/connectFailure.js";
 import {
   commandOptions,
   connectRedis,
@@ -156,6 +157,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     greeting,
     keys.writeProbe(randomUUID()),
     options.takesRequests === false ? "runs" : "requests",
+    greeting === undefined ? (reason) => connectFailure(url, label, redis.options, reason) : undefined,
   );
   health.watch("commands", redis);
   await health.keepAlive(() => idlePingMs(redis));

@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { commandOptions, connectRedis } from "../../../src/io/state/redis/connection.js";
+import { openRedisState } from "../../../src/state/redisState.js";
+import { captureLogger } from "../../fakes/logCapture.js";
 import { type Certs, makeCerts } from "../../fixtures/mcp/certs.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 
@@ -93,6 +96,62 @@ describe("state.redis_url with rediss:// (TLS)", () => {
         /^\/home\/x\/config\.yaml: state\.redis_url: (rediss:\/\/localhost:\d+\/0 (asks for a TLS client certificate \(tlsv13 alert certificate required\)|refused the TLS handshake \(sslv3 alert handshake failure\), as a Redis that requires a client certificate does) — svc sends none to Redis: set tls-auth-clients optional in its redis\.conf \(yes, its default with TLS, refuses every client without one\) and authenticate svc with the password or ACL user in state\.redis_url|cannot reach rediss:\/\/localhost:\d+\/0 \(.*ECONNRESET\) — start Redis at .*; a Redis that requires a TLS client certificate \(tls-auth-clients yes, its default with TLS\) resets svc, which sends none: set tls-auth-clients optional in its redis\.conf)$/,
       );
     } finally {
+      await own.cleanup();
+    }
+  });
+});
+
+describe("a rediss:// Redis that starts requiring a client certificate while the gateway runs", {
+  timeout: 30_000,
+}, () => {
+  it("is named with that fix once in the outage, as the start names it, not only as unreachable (connection closed); and served again once it takes svc", async () => {
+    const own = await startTestRedis({
+      tls: { cert: certs.serverCert, key: certs.serverKey },
+      args: ["--tls-ca-cert-file", certs.caCert],
+    });
+    const admin = new Redis(own.url);
+    const log = captureLogger();
+    const saved = process.env.SSL_CERT_FILE;
+    process.env.SSL_CERT_FILE = certs.caCert;
+    const state = await openRedisState({
+      settings: { backend: "redis", redis_url: own.tlsUrl, redis_key_prefix: "tls-cert" } as never,
+      configFile: "config.yaml",
+      logger: log.logger,
+      maxConcurrentRuns: 1,
+      rateLimit: 1000,
+      elapsed: () => 0,
+      lookup: () => undefined,
+      async execute() {},
+    });
+    try {
+      const said = (text: string) => log.messages().filter((m) => m.includes(text));
+      // As a restart with tls-auth-clients yes (Redis's default with TLS) does: svc's connection is closed,
+      // and each reconnect, which sends no client certificate, is refused.
+      await admin.config("SET", "tls-auth-clients", "yes");
+      await admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+      await vi.waitFor(() => expect(said("cannot be reconnected to")).toHaveLength(1), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      expect(said("is unreachable")).toHaveLength(1);
+      // The server's alert, or the reset that came before it (TLS 1.3 refuses the certificate after the handshake).
+      expect(said("cannot be reconnected to")[0]).toMatch(
+        /^\[state\] Redis at rediss:\/\/localhost:\d+\/0 cannot be reconnected to: (rediss:\/\/localhost:\d+\/0 asks for a TLS client certificate \(tlsv13 alert certificate required\) — svc sends none to Redis: set tls-auth-clients optional in its redis\.conf|cannot reach rediss:\/\/localhost:\d+\/0 \(.*ECONNRESET\) — start Redis at .*; a Redis that requires a TLS client certificate \(tls-auth-clients yes, its default with TLS\) resets svc, which sends none: set tls-auth-clients optional in its redis\.conf)/,
+      );
+      // Every reconnect is refused alike: said once in the outage.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(said("cannot be reconnected to")).toHaveLength(1);
+      await admin.config("SET", "tls-auth-clients", "optional");
+      await vi.waitFor(() => expect(said("is reachable again")).toHaveLength(1), {
+        timeout: 10_000,
+        interval: 50,
+      });
+    } finally {
+      if (saved === undefined) delete process.env.SSL_CERT_FILE;
+      else process.env.SSL_CERT_FILE = saved;
+      await state.stop(0);
+      await state.disconnect();
+      admin.disconnect();
       await own.cleanup();
     }
   });

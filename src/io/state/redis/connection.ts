@@ -4,12 +4,12 @@ import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import { importExternal } from "../../importExternal.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
-import { closedBeforeHandshake, serverGreeting } from "./greeting.js";
+import { connectFailure } from "./connectFailure.js";
 import { notRespReply } from "./notRedis.js";
 import { renamedAway } from "./renamedCommands.js";
 import { sentinelProblem } from "./sentinel.js";
 import { olderThanNeeded } from "./serverVersion.js";
-import { failedOffline, turnedAway, unreachable } from "./unreachable.js";
+import { failedOffline, startRedisFix, turnedAway, type Unreachable } from "./unreachable.js";
 
 /** Query options ioredis reads as credentials (`?password=`, `?username=`, `?sentinelPassword=`, ...). */
 const CREDENTIAL_OPTION = /pass|user|auth|secret|token|key|cred/i;
@@ -151,6 +151,8 @@ const PROBE_KEY_MS = 1000;
  * those again. Not NOPERM (an ACL may allow the SET and still refuse a script) nor an unknown error.
  */
 const WRITE_REFUSAL = /^(OOM|READONLY|MISCONF|LOADING)\b/;
+/** A failed connect no server took (none listening, no route, no answer): the outage line says it all. */
+const NO_SERVER_TOOK_IT = /ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH/;
 /** A Redis that keeps refusing commands (full, read-only, ...) is logged at most this often. */
 const REFUSAL_LOG_MS = 60_000;
 
@@ -185,6 +187,9 @@ export function refusalHint(reason: string): string {
 /**
  * `greeting` reads what the server says unasked on a new connection (`serverGreeting`; undefined for a
  * `rediss://` URL, whose server speaks TLS first): a reconnect it turns away is logged with its reason.
+ * `reconnectFailure` (for a `rediss://` URL) says why a reconnect failed, as the start would
+ * (`connectFailure`): a reconnect whose server took the connection and dropped it is logged with that
+ * problem and its fix (a client certificate it now requires), once in the outage.
  */
 export function createRedisHealth(
   label: string,
@@ -196,6 +201,7 @@ export function createRedisHealth(
   probeKey?: string,
   /** What waits for Redis on this instance: the requests it takes, or (a worker: no webhook adapter) its runs. */
   serves: "requests" | "runs" = "requests",
+  reconnectFailure?: (reason: string) => Promise<Unreachable>,
 ): RedisHealth {
   /** Watched connections that are not ready. */
   const notReady = new Set<string>();
@@ -241,6 +247,27 @@ export function createRedisHealth(
       );
     });
   };
+  /**
+   * A `rediss://` reconnect that failed once a server took it (a TLS alert, a reset; not a refused connect
+   * or a timeout, which say no more than the outage): its cause as the start names it, said once per
+   * outage unless it is only a Redis to start.
+   */
+  let reconnectExplained = false;
+  let explainingReconnect = false;
+  const explainReconnect = (reason: string) => {
+    if (reconnectFailure === undefined || reconnectExplained || explainingReconnect) return;
+    if (NO_SERVER_TOOK_IT.test(reason)) return;
+    explainingReconnect = true;
+    void reconnectFailure(reason).then(({ problem, fix }) => {
+      explainingReconnect = false;
+      if (fix === startRedisFix(label) || reconnectExplained || !reported) return;
+      reconnectExplained = true;
+      logger.error(
+        { redis: label, reason },
+        `[state] Redis at ${label} cannot be reconnected to: ${problem} — ${fix}`,
+      );
+    });
+  };
   /** Reads how often to ping the connections (`keepAlive`), again each time Redis is back. */
   let readPingMs: (() => Promise<number | undefined>) | undefined;
   /** What `onBack` registered. */
@@ -250,6 +277,7 @@ export function createRedisHealth(
     reported = false;
     credentialsRefused = false;
     awayExplained = false;
+    reconnectExplained = false;
     logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
     for (const listener of backListeners) listener();
     if (readPingMs !== undefined)
@@ -276,6 +304,25 @@ export function createRedisHealth(
       { redis: label },
       `[state] Redis at ${label} takes writes again${reason === undefined ? "" : ` (it refused them: ${reason})`}; requests are served`,
     );
+  };
+  /**
+   * Redis answered a command (or PING) with a refusal (full, read-only, a failing snapshot, …): not an
+   * outage, so no "unreachable" / "reachable again" pair each second while it lasts. Logged once a minute
+   * for one kind; another kind (a full Redis, then a replica after a failover) is named at once, with its own fix.
+   */
+  const refusal = (reason: string) => {
+    refused = true;
+    refusedWrite = WRITE_REFUSAL.test(reason) ? reason : undefined;
+    const at = now();
+    const code = /^[A-Z]+/.exec(reason)?.[0];
+    if (refusedAt === undefined || at - refusedAt >= REFUSAL_LOG_MS || code !== refusedCode) {
+      refusedAt = at;
+      refusedCode = code;
+      logger.error(
+        { redis: label, reason },
+        `[state] Redis at ${label} refused a command (${reason}); requests that need it are answered 503 while it refuses (${refusalHint(reason)}; logged at most once a minute)`,
+      );
+    }
   };
   /** A SET of `probeKey` under way (one at a time). */
   let probingWrite = false;
@@ -346,10 +393,12 @@ export function createRedisHealth(
       () => {
         confirming = false;
       },
-      () => {
+      (err: unknown) => {
         confirming = false;
-        // A connection that closed meanwhile says so itself (its close event); one still open did not answer.
-        if (redis.status === "ready") unanswered(reason);
+        // Refused, it was answered: a refusal, not an outage. A connection that closed meanwhile says so
+        // itself (its close event); one still open did not answer.
+        if (isRefusal(err)) refusal((err as Error).message);
+        else if (redis.status === "ready") unanswered(reason);
       },
     );
   };
@@ -370,9 +419,11 @@ export function createRedisHealth(
           if (everyMs !== undefined) redis.ping().catch(() => {});
           continue;
         }
-        // A connection that closed meanwhile says so itself (its close event); one still open did not answer.
+        // A PING Redis refused (MISCONF: it refuses PING with its writes) was answered; a connection that
+        // closed meanwhile says so itself (its close event); one still open did not answer.
         redis.ping().catch((err: unknown) => {
-          if (redis.status === "ready") unanswered(err instanceof Error ? err.message : String(err));
+          if (isRefusal(err)) refusal((err as Error).message);
+          else if (redis.status === "ready") unanswered(err instanceof Error ? err.message : String(err));
         });
         if (refused && !reported) probeWrite(redis);
       }
@@ -391,9 +442,12 @@ export function createRedisHealth(
         report(reason);
       };
       redis.on("error", (err: Error) => {
+        // A reconnect's failure, not the error that ended a ready connection (Redis killed, say).
+        const reconnecting = redis.status !== "ready";
         down(err.message);
         if (/^(WRONGPASS|NOAUTH)\b/.test(err.message)) refusedCredentials(err.message);
         else if (/\b(EPIPE|ECONNRESET)\b/.test(err.message)) explainAway();
+        if (reconnecting) explainReconnect(err.message);
       });
       redis.on("close", () => {
         // A connection closed on purpose (stop) is no outage.
@@ -440,21 +494,7 @@ export function createRedisHealth(
           ? err.message
           : String(err);
       if (isRefusal(err)) {
-        // Not an outage: no "unreachable" / "reachable again" pair each second while Redis stays full.
-        refused = true;
-        refusedWrite = WRITE_REFUSAL.test(reason) ? reason : undefined;
-        const at = now();
-        // Once a minute for one kind; another kind (a full Redis, then a replica after a failover) is
-        // named at once, with its own fix.
-        const code = /^[A-Z]+/.exec(reason)?.[0];
-        if (refusedAt === undefined || at - refusedAt >= REFUSAL_LOG_MS || code !== refusedCode) {
-          refusedAt = at;
-          refusedCode = code;
-          logger.error(
-            { redis: label, reason },
-            `[state] Redis at ${label} refused a command (${reason}); requests that need it are answered 503 while it refuses (${refusalHint(reason)}; logged at most once a minute)`,
-          );
-        }
+        refusal(reason);
         throw new StateUnavailableError(`Redis refused the command: ${reason}`);
       }
       if (TIMED_OUT.test(reason)) timedOut(reason);
@@ -596,21 +636,7 @@ export async function connectRedis(
         `${label} does not run INFO (${reason.trim()})`,
         "svc's Redis client and run queue (BullMQ) read the server's state and version with it: take INFO out of the rename-command lines of its redis.conf",
       );
-    // A server that closed the connection it took may have said why first (its maxclients reached).
-    const tls = /^rediss:/i.test(url);
-    const closed = /EPIPE|ECONNRESET|Connection is closed/i.test(reason);
-    const said = !tls && (closed || notRespReply(reason)) ? await serverGreeting(redis.options) : undefined;
-    // Nothing said unasked: its answer to a PING tells another service (whose answer a reset may have cut
-    // off before svc's client read it) from a Redis that closed without a word.
-    const greeting =
-      said === undefined && !tls && closed ? await serverGreeting(redis.options, 1000, "PING\r\n") : said;
-    // Over TLS it says nothing: whether it closes before the handshake tells its maxclients from a
-    // server that refuses svc's missing client certificate once the handshake is done.
-    const beforeHandshake =
-      tls && /ECONNRESET|socket hang up|before secure TLS connection/i.test(reason)
-        ? await closedBeforeHandshake(redis.options)
-        : false;
-    const { problem, fix } = unreachable(url, label, reason, greeting, beforeHandshake);
+    const { problem, fix } = await connectFailure(url, label, redis.options, reason);
     throw refuse(problem, fix);
   }
   // ioredis switches to the URL's database on connect and only logs a refusal: every key would then go

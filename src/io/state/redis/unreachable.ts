@@ -38,6 +38,10 @@ export function turnedAway(label: string, greeting: string | undefined): Unreach
   return undefined;
 }
 
+/** The fix for a Redis that is simply not there: nothing more is known of it. */
+export const startRedisFix = (label: string): string =>
+  `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`;
+
 /**
  * Why svc could not connect to `url` (shown as `label`, without its password) and the fix, from the
  * socket's error (and `greeting`, what the server said unasked before it closed the connection). A TLS certificate it cannot verify, or a server that asks svc for a client certificate
@@ -57,7 +61,7 @@ export function unreachable(
   if (away !== undefined) return away;
   const foreign = notRedis(label, error, greeting);
   if (foreign !== undefined) return foreign;
-  const start = `start Redis at ${label}, or fix state.redis_url (redis://host:6379/0)`;
+  const start = startRedisFix(label);
   const reason = OPENSSL.exec(error)?.[1] ?? error.trim();
   // Over TLS a Redis at its maxclients closes each new connection before the handshake, saying nothing.
   if (tls && closedBeforeHandshake)
