@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { type CoalesceGroupOutput, renderCoalesceKey, timerDelay } from "../../../machines/coalesceGroup.js";
 import type { AcceptedEvent } from "../../../streams/context.js";
 import { seenKey } from "../../../streams/stages/idempotency.js";
+import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
 import type { RedisHealth } from "./connection.js";
 import { JOINED, SEEN_TTL_SECONDS } from "./idempotency.js";
@@ -17,8 +18,8 @@ import type { SharedRun } from "./sharedRun.js";
  * time, as in memory; that time is Redis's too: now less how long ago (ARGV[2], ms, on the instance's
  * own clock) the instance received it, so an instance whose clock is ahead does not keep a newer event
  * of another instance from replacing its own. A group expires its max wait plus `ORPHAN_GRACE_MS` after
- * it opened (its firing key, a rename, keeps that time): one whose timer job was never stored (every
- * offer answered 503, the sender gone) does not stay in Redis for ever. The event's delivery id (KEYS[3],
+ * it opened (its firing key, a rename, keeps that time): one whose timer job was never stored, and that no
+ * instance was up to sweep, does not stay in Redis for ever. The event's delivery id (KEYS[3],
  * recorded pending by the idempotency step) gets its hour (ARGV[6], s) and the value `joined` in the same step: an instance killed
  * right after the join leaves no id that lapses after its pending minute, whose retry would join again.
  * The group's due time (its quiet window's end or its max wait's, whichever comes first) is recorded in
@@ -257,14 +258,20 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       } catch (err) {
         return health.fail(err);
       }
-      // Every offer (re)makes the group's timer job: a no-op when it exists, and a group whose first
-      // offer was answered 503 before its timer was stored gets one with the sender's retry. It first
-      // asks at whichever bound ends first: a max wait shorter than the window fires the group then.
-      await timers.enqueue(
-        `coalesce-${generation}`,
-        { group, generation },
-        { delayMs: Math.min(quietMs, maxMs) },
-      );
+      // Every offer (re)makes the group's timer job: a no-op when it exists. It first asks at whichever
+      // bound ends first: a max wait shorter than the window fires the group then.
+      try {
+        await timers.enqueue(
+          `coalesce-${generation}`,
+          { group, generation },
+          { delayMs: Math.min(quietMs, maxMs) },
+        );
+      } catch (err) {
+        if (!(err instanceof StateUnavailableError)) throw err;
+        // The event is kept all the same, so it is answered 202, not 503 (whose retry would find it a
+        // duplicate): the join stored it with its group's due time, and every instance's sweep stores the
+        // timer of a group that is overdue (`sweepOverdue`), so the group fires about a minute late.
+      }
       return "coalesced";
     },
     start() {

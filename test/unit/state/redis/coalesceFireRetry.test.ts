@@ -16,6 +16,7 @@ import {
 import { type RedisKeys, redisKeys } from "../../../../src/io/state/redis/keys.js";
 import type { SharedRun } from "../../../../src/io/state/redis/sharedRun.js";
 import type { AcceptedEvent } from "../../../../src/streams/context.js";
+import { captureLogger } from "../../../fakes/logCapture.js";
 import { groupedEvent, groupedRoute } from "../../../helpers/groupedEvent.js";
 import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
 
@@ -235,7 +236,8 @@ describe("shared coalescing groups (Redis)", () => {
       async dispatch() {},
     });
     try {
-      await expect(cut.offer(event("cut-a"), shared(event("cut-a")))).rejects.toThrow();
+      // Joined, so kept (answered 202), though its timer was not stored.
+      expect(await cut.offer(event("cut-a"), shared(event("cut-a")))).toBe("coalesced");
       expect(await redis.exists(keys.coalesceGroup("grp:1"))).toBe(1);
     } finally {
       await cut.close(0);
@@ -259,6 +261,58 @@ describe("shared coalescing groups (Redis)", () => {
     } finally {
       await other.close(0);
     }
+  });
+
+  it("an event that joined its group when Redis refused to store the group's timer (full by the join, say: OOM) is kept and answered 202, not 503: the sweep fires its group with it, once, and the sender's retry is a duplicate", async () => {
+    const keys = redisKeys(`c${randomUUID()}`);
+    // The timer's queue connects as a user Redis refuses scripts to (NOPERM), as a Redis the join filled
+    // refuses the timer's script (OOM): the join's own script, on the command connection, is taken.
+    await redis.call("ACL", "SETUSER", "notimer", "on", ">pw", "~*", "&*", "+@all", "-evalsha", "-eval");
+    const log = captureLogger();
+    const cut = createSharedCoalescing({
+      url: server.url.replace("redis://", "redis://notimer:pw@"),
+      redis,
+      keys,
+      health: createRedisHealth("test", log.logger),
+      logger: silentLogger(),
+      async dispatch() {},
+    });
+    try {
+      // As the idempotency step records it before the event joins: pending, for a minute.
+      await redis.set(keys.seen("grp:kept-oom"), "token", "EX", PENDING_TTL_SECONDS, "NX");
+      expect(await cut.offer(event("kept-oom"), shared(event("kept-oom")))).toBe("coalesced");
+      // The refusal is logged as any is, with its fix.
+      expect(log.messages().filter((m) => m.includes("refused a command (NOPERM"))).toHaveLength(1);
+    } finally {
+      await cut.close(0);
+      await redis.call("ACL", "DELUSER", "notimer");
+    }
+    const { coalescing: other, dispatched } = recording({ keys, sweep: { everyMs: 20, graceMs: 0 } });
+    try {
+      other.start();
+      await vi.waitFor(() => expect(dispatched.map((d) => d.id)).toEqual(["kept-oom"]), {
+        timeout: 5000,
+        interval: 10,
+      });
+      await vi.waitFor(async () => expect(await redis.zcard(keys.coalesceDue())).toBe(0), {
+        timeout: 5000,
+        interval: 10,
+      });
+      expect(dispatched).toHaveLength(1);
+    } finally {
+      await other.close(0);
+    }
+    // The sender got its 202: a retry all the same is the duplicate it is.
+    const seen = createSharedIdempotency(
+      redis,
+      keys,
+      createRedisHealth("test", silentLogger()),
+      undefined,
+      undefined,
+      { pollMs: 5, waitMs: 1000, pendingWaitMs: 20 },
+      async () => false,
+    );
+    expect(await seen.checkAndAdd("grp:kept-oom")).toBe(true);
   });
 
   it("a group whose timer was stored before this instance's clock was set back (NTP) fires at its due time on Redis's clock, not once the instance's clock has come round to it", async () => {
