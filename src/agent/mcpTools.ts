@@ -3,6 +3,7 @@ import type { RegisteredTool } from "../actors/mcp/toolNames.js";
 import { describeError, isSvcError } from "../errors.js";
 import { imageLine } from "./imageLine.js";
 import { resourceImageType } from "./modelImageTypes.js";
+import { downWithoutTools, type ServerWithoutTools } from "./serversWithoutTools.js";
 import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
 import type { AgentTool, JsonSchema, ToolContent, ToolOutcome } from "./tools/tool.js";
 
@@ -185,6 +186,19 @@ export function mcpAgentTool(hub: McpToolSource, tool: RegisteredTool): AgentToo
   };
 }
 
+/** What a run is told of the MCP servers it selected that it waits for or goes on without. */
+export interface McpWaitReports {
+  /** Which servers the run waits for, before it waits (a run that times out meanwhile names them). */
+  readonly onWait?: (servers: readonly string[]) => void;
+  /** Which of them were still connecting when the wait ended (the run goes on without their tools). */
+  readonly onGaveUp?: (servers: readonly string[]) => void;
+  /**
+   * Which are down with none of their tools registered once any wait is over (failed, or reconnecting after
+   * a lost connection): the run goes on without their tools.
+   */
+  readonly onDown?: (servers: readonly ServerWithoutTools[]) => void;
+}
+
 /**
  * The registered tools of `servers` as agent tools. A server still making its first connect is waited
  * for (bounded), so a run that starts with the gateway is offered its tools; lazy servers are offered
@@ -196,10 +210,7 @@ export async function mcpAgentTools(
   servers: readonly string[],
   signal: AbortSignal,
   waitMs = FIRST_CONNECT_WAIT_MS,
-  /** Told which servers the run waits for, before it waits (a run that times out meanwhile names them). */
-  onWait?: (servers: readonly string[]) => void,
-  /** Told which of them were still connecting when the wait ended (the run goes on without their tools). */
-  onGaveUp?: (servers: readonly string[]) => void,
+  reports: McpWaitReports = {},
 ): Promise<AgentTool[]> {
   if (servers.length === 0) return [];
   const wanted = new Set(servers);
@@ -210,7 +221,7 @@ export async function mcpAgentTools(
     .status()
     .filter((s) => wanted.has(s.name) && s.state === "connecting" && !known.has(s.name));
   if (connecting.length > 0) {
-    onWait?.(connecting.map((s) => s.name));
+    reports.onWait?.(connecting.map((s) => s.name));
     let timer: NodeJS.Timeout | undefined;
     const giveUp = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, waitMs);
@@ -220,10 +231,11 @@ export async function mcpAgentTools(
     clearTimeout(timer);
     const waited = new Set(connecting.map((s) => s.name));
     const still = hub.status().filter((s) => waited.has(s.name) && s.state === "connecting");
-    if (still.length > 0 && !signal.aborted) onGaveUp?.(still.map((s) => s.name));
+    if (still.length > 0 && !signal.aborted) reports.onGaveUp?.(still.map((s) => s.name));
   }
-  return hub
-    .tools()
-    .filter((tool) => wanted.has(tool.server))
-    .map((tool) => mcpAgentTool(hub, tool));
+  const registered = hub.tools();
+  // A server that is down has no tools to offer: the run is told, as it is of one still connecting.
+  const down = downWithoutTools(hub.status(), registered, servers);
+  if (down.length > 0 && !signal.aborted) reports.onDown?.(down);
+  return registered.filter((tool) => wanted.has(tool.server)).map((tool) => mcpAgentTool(hub, tool));
 }

@@ -12,6 +12,7 @@ import { realSleep, type Sleep, withRetryPolicy } from "./retry.js";
 import { type RunOutcome, type RunRecord, runLogLine } from "./runRecord.js";
 import { type RunToolsDeps, runContext, runTools, unofferedTools } from "./runTools.js";
 import { sdkTools, ToolCallLog } from "./sdkTools.js";
+import { downServersLine, type ServerWithoutTools, stillConnectingLine } from "./serversWithoutTools.js";
 import { contentFilterFailure, type LoopProgress, runToolLoop } from "./toolLoop.js";
 
 /** Re-exported for the gateway, which warms the pool with the runner's module at its start (actors/agent). */
@@ -127,6 +128,8 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
       const progress: LoopProgress = { steps: 0, inputTokens: 0, outputTokens: 0 };
       // Scrubbed as they are recorded (a tool's error, or a call the model wrote, may quote the key).
       const log = new ToolCallLog((text) => scrub(text, secrets));
+      // The selected MCP servers the run went on without, recorded with it.
+      const withoutTools: ServerWithoutTools[] = [];
       const record = (outcome: RunOutcome, error?: string): RunRecord => ({
         provider: settings.provider,
         model: modelId,
@@ -135,6 +138,7 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         usage: { input: progress.inputTokens, output: progress.outputTokens },
         outcome,
         ...(error === undefined ? {} : { error }),
+        ...(withoutTools.length === 0 ? {} : { mcpUnavailable: withoutTools }),
         ms: Math.round(Math.max(0, elapsed() - started)),
       });
       const context = runContext(deps, request, runSignal, async (url, question, imageSignal) => {
@@ -159,19 +163,29 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
         return answer.text;
       });
       try {
-        const tools = await runTools(
-          deps,
-          request,
-          runSignal,
-          (servers) => {
+        const tools = await runTools(deps, request, runSignal, {
+          onWait: (servers) => {
             connecting = servers;
           },
-          (servers) =>
+          onGaveUp: (servers) => {
+            withoutTools.push(...servers.map((server) => ({ server, state: "connecting" as const })));
             logger.warn(
               { route: request.route, delivery_id: request.deliveryId },
-              `[agent] ${request.route}: ${servers.map((name) => `mcp_servers.${name}`).join(", ")} still connecting after ${(deps.firstConnectWaitMs ?? FIRST_CONNECT_WAIT_MS) / 1000} s — the run goes on without ${servers.length === 1 ? "its" : "their"} tools`,
-            ),
-        );
+              stillConnectingLine(request.route, servers, deps.firstConnectWaitMs ?? FIRST_CONNECT_WAIT_MS),
+            );
+          },
+          onDown: (servers) => {
+            // A server's last error may quote what its connect sent.
+            const down = servers.map((s) =>
+              s.error === undefined ? s : { ...s, error: scrub(s.error, secrets) },
+            );
+            withoutTools.push(...down);
+            logger.warn(
+              { route: request.route, delivery_id: request.deliveryId },
+              downServersLine(request.route, down),
+            );
+          },
+        });
         if (!runSignal.aborted) connecting = undefined;
         // A server's last error may quote what its connect sent: scrubbed before the model gets it.
         const unoffered = unofferedTools(deps, request, tools);

@@ -1,6 +1,7 @@
 import { MAX_TURN_CONTINUATIONS } from "./pausedTurns.js";
 /** What one model run records (docs/agent.md, "What a run records"): plain data, journalled as JSON. */
 
+import type { ServerWithoutTools } from "./serversWithoutTools.js";
 import type { ToolResultCut } from "./toolResultCap.js";
 
 export interface ToolCallRecord {
@@ -36,6 +37,11 @@ export interface RunRecord {
    * paused by the Messages API after as many continuations as svc sends (`pause_turn`).
    */
   readonly cut?: "max_tokens" | "context_window" | "pause_turn";
+  /**
+   * The MCP servers the run selected and went on without, offered none of their tools: still connecting
+   * when its wait ended, or failed or reconnecting with none registered (their errors scrubbed).
+   */
+  readonly mcpUnavailable?: readonly ServerWithoutTools[];
   readonly ms: number;
 }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { AgentRequest } from "../actors/agent/runner.js";
 import { DEFAULT_PROFILE } from "../config/paths.js";
 import { newRunWorkspace, workspaceDirName } from "../io/workspace.js";
-import { type McpToolSource, mcpAgentTools } from "./mcpTools.js";
+import { type McpToolSource, type McpWaitReports, mcpAgentTools } from "./mcpTools.js";
 import { selectToolsets } from "./toolSelection.js";
 import type { AgentTool, ToolContext } from "./tools/tool.js";
 import { type UnofferedTools, unofferedServerTools } from "./unofferedTools.js";
@@ -33,10 +33,8 @@ export async function runTools(
   deps: RunToolsDeps,
   request: AgentRequest,
   signal: AbortSignal,
-  /** Told which MCP servers' first connect the run waits for (see `mcpAgentTools`). */
-  onWait?: (servers: readonly string[]) => void,
-  /** Told which of them the run goes on without, still connecting when the wait ended. */
-  onGaveUp?: (servers: readonly string[]) => void,
+  /** Told which selected MCP servers the run waits for, and which it goes on without (see `mcpAgentTools`). */
+  reports?: McpWaitReports,
 ): Promise<AgentTool[]> {
   const hub = deps.mcp?.(request.profile);
   const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
@@ -44,7 +42,7 @@ export async function runTools(
     ...(deps.builtins?.(selection.builtinToolsets) ?? []),
     ...(hub === undefined
       ? []
-      : await mcpAgentTools(hub, selection.mcpServers, signal, deps.firstConnectWaitMs, onWait, onGaveUp)),
+      : await mcpAgentTools(hub, selection.mcpServers, signal, deps.firstConnectWaitMs, reports)),
   ];
 }
 

@@ -17,10 +17,12 @@ export interface CommandRunTools {
   /**
    * The tools this run may use (toolsets and trust applied), the context they run with, and why a call
    * names a tool of a selected MCP server the run was not offered (it was not connected when the run began).
+   * `scrubbed` hides the run's secrets in what it logs of those servers.
    */
   forRun(
     request: AgentRequest,
     signal: AbortSignal,
+    scrubbed: (text: string) => string,
   ): Promise<{
     readonly tools: readonly AgentTool[];
     readonly context: ToolContext;
@@ -77,7 +79,7 @@ async function openEndpoint(
   signal: AbortSignal,
   secrets: readonly string[],
 ) {
-  const offered = await tools.forRun(request, signal);
+  const offered = await tools.forRun(request, signal, (text) => scrub(text, secrets));
   const why = offered.unoffered;
   // A server's last error may quote what its connect sent: scrubbed before the command gets it.
   return tools.endpoint.openRunEndpoint(

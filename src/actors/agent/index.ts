@@ -1,8 +1,9 @@
 import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
-import type { McpToolSource } from "../../agent/mcpTools.js";
+import { FIRST_CONNECT_WAIT_MS, type McpToolSource, type McpWaitReports } from "../../agent/mcpTools.js";
 import type { ModelRunnerDeps } from "../../agent/modelRunner.js";
 import type { Sleep } from "../../agent/retry.js";
 import { type RunToolsDeps, runContext, runTools, unofferedTools } from "../../agent/runTools.js";
+import { downServersLine, stillConnectingLine } from "../../agent/serversWithoutTools.js";
 import { builtinTools } from "../../agent/tools/index.js";
 import type { UnofferedTools } from "../../agent/unofferedTools.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
@@ -101,6 +102,31 @@ function lazyModelRunner(deps: ModelRunnerDeps): AgentRunner {
   };
 }
 
+/**
+ * A `command` run's WARNs for the MCP servers it selected and goes on without, as a model run's (modelRunner):
+ * still connecting when the wait ended, or down with none of their tools registered.
+ */
+function withoutToolsWarnings(
+  deps: RunnerDeps,
+  request: AgentRequest,
+  scrubbed: (text: string) => string,
+): McpWaitReports {
+  const logger = deps.logger ?? silentLogger();
+  const fields = { route: request.route, delivery_id: request.deliveryId };
+  return {
+    onGaveUp: (servers) =>
+      logger.warn(fields, stillConnectingLine(request.route, servers, FIRST_CONNECT_WAIT_MS)),
+    onDown: (servers) =>
+      logger.warn(
+        fields,
+        downServersLine(
+          request.route,
+          servers.map((s) => (s.error === undefined ? s : { ...s, error: scrubbed(s.error) })),
+        ),
+      ),
+  };
+}
+
 /** The runner the `agent:` section chooses. */
 export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): AgentRunner {
   const toolSettings = deps.toolSettings ?? toolsSchema.parse(undefined);
@@ -123,8 +149,13 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
         : {
             tools: {
               endpoint,
-              forRun: async (request, signal) => {
-                const tools = await runTools(toolDeps, request, signal);
+              forRun: async (request, signal, scrubbed) => {
+                const tools = await runTools(
+                  toolDeps,
+                  request,
+                  signal,
+                  withoutToolsWarnings(deps, request, scrubbed),
+                );
                 return {
                   tools,
                   context: runContext(toolDeps, request, signal),

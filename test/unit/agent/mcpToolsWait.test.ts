@@ -76,14 +76,9 @@ describe("a run's MCP tools while a server connects", () => {
       vi.useFakeTimers();
       const hub = source([tool("lazy", "lookup")]);
       const gaveUp: (readonly string[])[] = [];
-      const offered = mcpAgentTools(
-        hub,
-        ["lazy", "fresh"],
-        new AbortController().signal,
-        30_000,
-        undefined,
-        (s) => gaveUp.push(s),
-      );
+      const offered = mcpAgentTools(hub, ["lazy", "fresh"], new AbortController().signal, 30_000, {
+        onGaveUp: (s) => gaveUp.push(s),
+      });
       await vi.advanceTimersByTimeAsync(29_999);
       expect(gaveUp).toEqual([]);
       await vi.advanceTimersByTimeAsync(1);
@@ -92,10 +87,60 @@ describe("a run's MCP tools while a server connects", () => {
 
       const run = new AbortController();
       const stopped: (readonly string[])[] = [];
-      const aborted = mcpAgentTools(hub, ["fresh"], run.signal, 30_000, undefined, (s) => stopped.push(s));
+      const aborted = mcpAgentTools(hub, ["fresh"], run.signal, 30_000, {
+        onGaveUp: (s) => stopped.push(s),
+      });
       run.abort();
       await aborted;
       expect(stopped).toEqual([]);
     });
+  });
+});
+
+describe("a run's MCP tools while a selected server is down", () => {
+  const down = (tools: RegisteredTool[]): McpToolSource => ({
+    tools: () => tools,
+    status: () => [
+      { name: "lost", state: "reconnecting", lastError: "mcp_servers.lost: the process exited (code 1)" },
+      { name: "broken", state: "failed", lastError: "mcp_servers.broken: command not found: nodee" },
+      { name: "lazy", state: "lazy" },
+    ],
+    settled: () => Promise.resolve(undefined),
+    callRegistered: () => Promise.resolve({ content: [] } as CallToolResult),
+  });
+
+  it("names each selected server that is failed or reconnecting with no tools registered, with its error", async () => {
+    const reported: unknown[] = [];
+    const offered = await mcpAgentTools(
+      down([]),
+      ["lost", "broken", "lazy"],
+      new AbortController().signal,
+      30_000,
+      {
+        onDown: (s) => reported.push(s),
+      },
+    );
+    expect(offered).toEqual([]);
+    expect(reported).toEqual([
+      [
+        { server: "lost", state: "reconnecting", error: "the process exited (code 1)" },
+        { server: "broken", state: "failed", error: "command not found: nodee" },
+      ],
+    ]);
+  });
+
+  it("names none whose tools are still registered (a recycled process respawning), nor one not selected", async () => {
+    const reported: unknown[] = [];
+    const offered = await mcpAgentTools(
+      down([tool("lost", "lookup")]),
+      ["lost"],
+      new AbortController().signal,
+      30_000,
+      {
+        onDown: (s) => reported.push(s),
+      },
+    );
+    expect(offered.map((t) => t.name)).toEqual(["mcp__lost__lookup"]);
+    expect(reported).toEqual([]);
   });
 });
