@@ -121,6 +121,20 @@ export function servedSubscriptionWarnings(
 }
 
 /**
+ * The configured server and tool a registered tool name (`mcp__<server>__<tool>`, the server's name
+ * sanitized) names; the longest server prefix decides, as `mcp__a__b__x` may be `a`'s `b__x` or `a__b`'s `x`.
+ */
+function registeredToolOf(
+  name: string,
+  mcpServers: readonly string[],
+): { readonly server: string; readonly tool: string } | undefined {
+  const [server] = mcpServers
+    .filter((s) => name.startsWith(`mcp__${sanitize(s)}__`) && name.length > `mcp__${sanitize(s)}__`.length)
+    .sort((a, b) => sanitize(b).length - sanitize(a).length);
+  return server === undefined ? undefined : { server, tool: name.slice(`mcp__${sanitize(server)}__`.length) };
+}
+
+/**
  * `toolsetWarnings` for any routes (`at`: `<file>: <key path>`, or empty for the bare `toolsets` key),
  * such as hand-edited subscriptions.
  */
@@ -141,11 +155,15 @@ export function unknownToolsetWarnings(
       if (known.includes(toolset)) continue;
       // A server's name as its tools' registered names write it (`a_b` for `a-b`), short ones included.
       const server = mcpServers.find((name) => sanitize(name) === toolset);
-      const meant = server ?? nearMiss(toolset, known);
+      // A tool's registered name (`mcp__notes__add`, as `svc mcp tools` prints it): its server is meant.
+      const tool = server === undefined ? registeredToolOf(toolset, mcpServers) : undefined;
+      const meant = server ?? tool?.server ?? nearMiss(toolset, known);
       const why =
-        server === undefined
-          ? ""
-          : ` (toolsets name a server as mcp_servers writes it; ${toolset} is how its tools' registered names write it, mcp__${toolset}__<tool>)`;
+        server !== undefined
+          ? ` (toolsets name a server as mcp_servers writes it; ${toolset} is how its tools' registered names write it, mcp__${toolset}__<tool>)`
+          : tool !== undefined
+            ? ` (toolsets name MCP servers; to offer only this tool, list it in mcp_servers.${tool.server}.tools.include: [${tool.tool}])`
+            : "";
       warnings.push(
         `${at === "" ? "" : `${at}.`}toolsets: unknown toolset "${toolset}"${meant === undefined ? "" : ` — did you mean ${meant}?${why}`}; runs of the route drop it${widens} (known: ${[WEBHOOK_TOOLSET, ...KNOWN_TOOLSETS].join(", ")}, or an mcp_servers name)`,
       );

@@ -258,6 +258,25 @@ describe("svc config check: the whole configuration, nothing started", { timeout
     ]);
     expect(result.stderr).toContain('unknown toolset "web_serch" — did you mean web_search?');
   });
+  it("points a tool's registered name in toolsets (mcp__notes__add) to its server and to tools.include", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify(
+        webhookConfig(
+          { r: { secret: "abc", toolsets: ["mcp__notes__add"] } },
+          {},
+          { mcp_servers: { notes: { command: "node", args: ["x.js"] } } },
+        ),
+      ),
+      0o600,
+    );
+    const result = await svc(home, ["config", "check"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      `Warning: ${home.dir}/config.yaml: platforms.webhook.routes.r.toolsets: unknown toolset "mcp__notes__add" — did you mean notes? (toolsets name MCP servers; to offer only this tool, list it in mcp_servers.notes.tools.include: [add]); runs of the route drop it, so its runs are offered every enabled MCP server`,
+    );
+  });
   it("refuses, as the gateway does, a configuration with the adapter off and no MCP servers: nothing to run", async () => {
     home = tempHome();
     home.write("config.yaml", stringify({ platforms: { webhook: { enabled: false } } }));

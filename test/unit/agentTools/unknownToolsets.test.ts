@@ -37,4 +37,23 @@ describe("an unknown toolset name in a route's toolsets", () => {
       `config.yaml: r.toolsets: unknown toolset "web_fetch" — did you mean web.fetch? (toolsets name a server as mcp_servers writes it; web_fetch is how its tools' registered names write it, mcp__web_fetch__<tool>); runs of the route drop it ${KNOWN}`,
     ]);
   });
+
+  it("a tool's registered name (mcp__<server>__<tool>) is pointed to its server and to tools.include", () => {
+    expect(
+      unknownToolsetWarnings([{ at: "config.yaml: r", toolsets: ["mcp__notes__add"] }], ["notes", "github"]),
+    ).toEqual([
+      `config.yaml: r.toolsets: unknown toolset "mcp__notes__add" — did you mean notes? (toolsets name MCP servers; to offer only this tool, list it in mcp_servers.notes.tools.include: [add]); runs of the route drop it, so its runs are offered every enabled MCP server, as a route that names none is ${KNOWN}`,
+    ]);
+    // The server's name as its tools' names write it (web.fetch: mcp__web_fetch__…); the longest server
+    // prefix decides (mcp__a__b__x is a__b's x, not a's b__x).
+    expect(
+      unknownToolsetWarnings(
+        [{ at: "config.yaml: r", toolsets: ["mcp__web_fetch__get", "mcp__a__b__x", "a"] }],
+        ["a", "a__b", "web.fetch"],
+      ),
+    ).toEqual([
+      `config.yaml: r.toolsets: unknown toolset "mcp__web_fetch__get" — did you mean web.fetch? (toolsets name MCP servers; to offer only this tool, list it in mcp_servers.web.fetch.tools.include: [get]); runs of the route drop it ${KNOWN}`,
+      `config.yaml: r.toolsets: unknown toolset "mcp__a__b__x" — did you mean a__b? (toolsets name MCP servers; to offer only this tool, list it in mcp_servers.a__b.tools.include: [x]); runs of the route drop it ${KNOWN}`,
+    ]);
+  });
 });
