@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import {
   type Document,
   isCollection,
@@ -13,6 +14,7 @@ import {
   visit,
   type YAMLMap,
 } from "yaml";
+import { readEnvFile } from "../config/envFile.js";
 import { EMBEDDED_DEFAULT, yamlSyntaxProblem } from "../config/load.js";
 import { SvcError } from "../errors.js";
 import { writeFileAtomic } from "./stores/atomicFile.js";
@@ -20,20 +22,47 @@ import { withFileLockSync } from "./stores/fileLock.js";
 import { parseForEdit, printForEdit } from "./yamlSource.js";
 
 /**
- * config.yaml read for an edit by `svc mcp <doing>` (the embedded default when there is none), refused
- * with the gateway's words when it is not YAML, its top level is no mapping or mcp_servers is no mapping.
+ * No config.yaml: the gateway runs on the embedded default, with the WEBHOOK_* variables of `.env` over it; a
+ * file holding only mcp_servers would turn its webhook adapter off, so the new file starts from that default.
+ * A port `.env` sets (as `svc gateway setup --port` writes it) is left out of the file, so `.env` still
+ * decides it, and the comment says what applied.
  */
-export function loadForServersEdit(configPath: string, doing: string) {
-  if (!existsSync(configPath)) {
-    // No config.yaml: the gateway runs on the embedded default; a file holding only mcp_servers would
-    // turn its webhook adapter off, so the new file starts from that default.
-    const doc = parseDocument("");
-    doc.contents = doc.createNode(structuredClone(EMBEDDED_DEFAULT)) as never;
+function fromEmbeddedDefault(configPath: string, doing: string): Document {
+  const envPath = join(dirname(configPath), ".env");
+  const env = readEnvFile(envPath, process.env);
+  // Blank counts as unset, as the gateway reads them.
+  const set = WEBHOOK_ENV.filter((name) => (env[name] ?? "").trim() !== "");
+  const base = structuredClone(EMBEDDED_DEFAULT);
+  const doc = parseDocument("");
+  if (set.length === 0) {
+    doc.contents = doc.createNode(base) as never;
     doc.commentBefore =
       ` Created by svc mcp ${doing} from the embedded default (webhook adapter on 127.0.0.1:8644),\n` +
       " which applied while there was no config.yaml. See docs/configuration.md.";
     return doc;
   }
+  const { port, ...webhook } = base.platforms.webhook;
+  const portFromEnv = set.includes("WEBHOOK_PORT");
+  doc.contents = doc.createNode({
+    platforms: { webhook: portFromEnv ? webhook : { ...webhook, port } },
+  }) as never;
+  const values = set.map((name) => `${name}=${env[name]?.trim()}`).join(", ");
+  doc.commentBefore =
+    ` Created by svc mcp ${doing} from what applied while there was no config.yaml: the embedded\n` +
+    ` default (webhook adapter on ${portFromEnv ? "127.0.0.1" : "127.0.0.1:8644"}) with ${values} from ${envPath},\n` +
+    ` which still applies over this file${portFromEnv ? " (the port is left to it)" : ""}. See docs/configuration.md.`;
+  return doc;
+}
+
+/** The variables of `.env` that set the webhook adapter's settings the embedded default writes. */
+const WEBHOOK_ENV = ["WEBHOOK_ENABLED", "WEBHOOK_PORT"] as const;
+
+/**
+ * config.yaml read for an edit by `svc mcp <doing>` (the embedded default when there is none), refused
+ * with the gateway's words when it is not YAML, its top level is no mapping or mcp_servers is no mapping.
+ */
+export function loadForServersEdit(configPath: string, doing: string) {
+  if (!existsSync(configPath)) return fromEmbeddedDefault(configPath, doing);
   // Numbers left alone are written back as in the file (an unquoted id keeps every digit and its "+").
   const text = readFileSync(configPath, "utf8");
   const doc = parseForEdit(text);

@@ -214,6 +214,43 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
       host: "127.0.0.1",
     });
     expect(statSync(join(home.dir, "config.yaml")).mode & 0o777).toBe(0o600);
+    expect(config()).toMatch(
+      /^# Created by svc mcp add from the embedded default \(webhook adapter on 127\.0\.0\.1:8644\),\n# which applied while there was no config\.yaml\./,
+    );
+    expect(config()).toContain("port: 8644");
+  });
+
+  it("with no config.yaml and the port in .env (svc gateway setup --port), leaves the port to .env and says so", async () => {
+    for (const command of [
+      ["mcp", "add", "fx", "--", "node", "x.js"],
+      ["mcp", "import", "MCP_JSON"],
+    ]) {
+      home = tempHome();
+      const setup = await svc(home, ["gateway", "setup", "--non-interactive", "--enable", "--port", "9123"]);
+      expect(setup.code).toBe(0);
+      const mcpJson = home.write(".mcp.json", JSON.stringify({ mcpServers: { fx: { command: "node" } } }));
+      const done = await svc(
+        home,
+        command.map((arg) => (arg === "MCP_JSON" ? mcpJson : arg)),
+      );
+      expect(done.code).toBe(0);
+      const doing = command[1];
+      expect(config()).toMatch(
+        new RegExp(
+          `^# Created by svc mcp ${doing} from what applied while there was no config\\.yaml: the embedded\n# default \\(webhook adapter on 127\\.0\\.0\\.1\\) with WEBHOOK_ENABLED=true, WEBHOOK_PORT=9123 from ${home.dir}/\\.env,\n# which still applies over this file \\(the port is left to it\\)\\.`,
+        ),
+      );
+      expect(config()).not.toContain("8644");
+      // The gateway listens where it did before the file existed, also once .env no longer sets the port.
+      expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook).toMatchObject({
+        enabled: true,
+        host: "127.0.0.1",
+        port: 9123,
+      });
+      home.write(".env", "", 0o600);
+      expect(loadConfig({ home: home.dir, env: {} }).config.platforms.webhook.port).toBe(8644);
+      home.cleanup();
+    }
   });
 });
 
