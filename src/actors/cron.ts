@@ -75,6 +75,11 @@ export interface CronStores {
   profiles(): readonly string[];
   /** A profile's store; may throw for a name that cannot be a profile. */
   store(profile: string): CronStore;
+  /**
+   * Why `profile`'s directory cannot hold its store (a symbolic link to nothing, a file in its place), if so:
+   * asked only when its store has no job of the name fired (or cannot be read), so not on every event.
+   */
+  unusable?(profile: string): string | undefined;
 }
 
 export interface CronSchedulerOptions {
@@ -97,9 +102,15 @@ export interface CronSchedulerOptions {
   readonly enqueue?: (run: AcceptedEvent) => boolean | Promise<boolean>;
   /**
    * A fired job's event dropped at its turn in the queue (the job paused, disabled, removed or made invalid
-   * since it was answered 202), with why, as the WARN line says it: the delivery history's NOTE.
+   * since it was answered 202, or its store cannot be read), with why, as the log line says it: the delivery
+   * history's NOTE.
    */
   readonly dropped?: (run: QueuedRun, why: string) => void;
+  /**
+   * A fired job's event dropped at its turn because its store could not be read: its delivery ID is
+   * forgotten, as the arrival's 503 forgets it, so the sender's retry is taken once the store is fixed.
+   */
+  readonly forget?: (run: QueuedRun) => void;
   /**
    * Several gateways sharing state (Redis): a scheduled run starts only on the instance that claims the
    * job's due time first. Without it, every due job runs here. `nextDueAt`, the job's due time after
@@ -172,13 +183,14 @@ export interface CronScheduler {
   tick(): Promise<string[]>;
   /**
    * Fires a job of the event's profile (the route's `profile`) for a webhook event:
-   * paused, disabled or unknown in that profile → `skipped`; a store that cannot be read → `unreadable`
-   * (the sender is asked to retry); both logged.
+   * paused, disabled or unknown in that profile → `skipped`; a store that cannot be read, or a profile
+   * directory that is a link to nothing → `unreadable` (the sender is asked to retry); both logged.
    */
   fire(jobRef: string, event: AcceptedEvent): CronFireResult | Promise<CronFireResult>;
   /**
    * Runs a fired job taken from the run queue (its `prompt` is the job's prompt with the event), after
-   * checking again that the job is still enabled (paused meanwhile: dropped, logged, `NOT_RUN`). A failed
+   * checking again that the job is still enabled (paused meanwhile, or its store unreadable: dropped, logged,
+   * `NOT_RUN`; for an unreadable store its delivery ID is forgotten, `forget`). A failed
    * run (logged and recorded in `last_run`) rejects with a `LoggedError`, so the queue counts it failed.
    */
   runFired(run: QueuedRun, signal: AbortSignal, slot?: RunSlot): ReturnType<RunExecutor>;
@@ -466,18 +478,24 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
 
   /**
    * The job `jobRef` of the event's profile when it may be fired; otherwise logs why not: `skipped` (the
-   * job is paused, disabled or unknown: the event is dropped) or `unreadable` (the store cannot be read).
+   * job is paused, disabled or unknown: the event is dropped) or `unreadable` (the store cannot be read, or
+   * the profile's directory cannot hold it: a link to nothing), with the line's text after the route.
    */
   function firable(
     jobRef: string,
     event: Pick<AcceptedEvent, "routeName" | "deliveryId" | "profile">,
-    unreadable: string,
-  ): { store: CronStore; job: CronJob } | CronSkipped | "unreadable" {
+    unreadable: (problem: string) => string,
+  ): { store: CronStore; job: CronJob } | CronSkipped | { readonly unreadable: string } {
     const { profile } = event;
     const fields = { route: event.routeName, delivery_id: event.deliveryId, job: jobRef, profile };
     let store: CronStore;
     let job: CronJob | undefined;
     let records: readonly JobRecord[] = [];
+    const notReadable = (problem: string) => {
+      const why = `cron_job ${jobRef}${inProfile(profile)} not fired — ${unreadable(problem)}`;
+      logger.error(fields, `[webhook] ${event.routeName}: ${why}`);
+      return { unreadable: why };
+    };
     try {
       store = stores.store(profile);
     } catch (err) {
@@ -498,12 +516,12 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       }
       job = found?.job;
     } catch (err) {
-      logger.error(
-        fields,
-        `[webhook] ${event.routeName}: cron_job ${jobRef}${inProfile(profile)} not fired — ${(err as Error).message}; ${unreadable}`,
-      );
-      return "unreadable";
+      return notReadable(stores.unusable?.(profile) ?? (err as Error).message);
     }
+    // Not a job it lacks, when the profile's directory is a link to nothing (a dotfiles checkout moved):
+    // the jobs are there again once it is restored.
+    const unusable = job === undefined ? stores.unusable?.(profile) : undefined;
+    if (unusable !== undefined) return notReadable(unusable);
     if (job === undefined || job.state !== "enabled") {
       const why = `cron_job ${jobRef} ${job === undefined ? "does not exist" : `is ${job.state}`}${inProfile(profile)}; event dropped${job === undefined ? meantJob(records, jobRef) : ""}`;
       logger.warn(fields, `[webhook] ${event.routeName}: ${why}`);
@@ -1212,8 +1230,13 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   return {
     tick,
     fire(jobRef, event) {
-      const found = firable(jobRef, event, "the sender is answered 503 and may retry");
-      if (found === "unreadable" || "skipped" in found) return found;
+      const found = firable(
+        jobRef,
+        event,
+        (problem) => `${problem}; the sender is answered 503 and may retry`,
+      );
+      if ("unreadable" in found) return "unreadable";
+      if ("skipped" in found) return found;
       const prompt = eventPrompt(found.job, event);
       if (options.enqueue !== undefined) {
         const fired: AcceptedEvent & FiredJob = { ...event, prompt, cronJob: jobRef };
@@ -1227,8 +1250,24 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     async runFired(run, signal, slot) {
       // The job the event fired (a run saved by an older version names none: its route's, as it is now).
       const jobRef = run.cronJob ?? run.route.cron_job;
-      const found = jobRef === undefined ? undefined : firable(jobRef, run, "event dropped");
-      if (found === undefined || found === "unreadable") return NOT_RUN;
+      const found =
+        jobRef === undefined
+          ? undefined
+          : firable(
+              jobRef,
+              run,
+              // What it did first: the history's NOTE keeps only the first 200 characters of it.
+              (problem) =>
+                options.forget === undefined
+                  ? `event dropped: ${problem}`
+                  : `event dropped, its delivery ID forgotten (the sender's retry is taken once the store can be read): ${problem}`,
+            );
+      if (found === undefined) return NOT_RUN;
+      if ("unreadable" in found) {
+        options.forget?.(run);
+        options.dropped?.(run, found.unreadable);
+        return NOT_RUN;
+      }
       if ("skipped" in found) {
         options.dropped?.(run, found.skipped);
         return NOT_RUN;

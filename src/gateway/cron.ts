@@ -13,7 +13,7 @@ import { UndeliveredReply } from "../actors/undeliveredReply.js";
 import { inProfile, type SvcPaths } from "../config/paths.js";
 import type { CronRunNote, CronRunNotes } from "../io/cronRunNotes.js";
 import type { Logger } from "../io/log.js";
-import { existingProfiles } from "../io/profiles.js";
+import { existingProfiles, unusableProfileEntry } from "../io/profiles.js";
 import { storeProblem } from "../io/stores/atomicFile.js";
 import { type CronJob, cronStore, nextRunTime } from "../io/stores/cronStore.js";
 import type { AcceptedEvent } from "../streams/context.js";
@@ -32,6 +32,8 @@ export interface CronDeps {
   readonly enqueue: (event: AcceptedEvent) => boolean | Promise<boolean>;
   /** A fired job's event dropped at its turn in the queue, with why (`CronSchedulerOptions.dropped`). */
   readonly dropped?: ((run: QueuedRun, why: string) => void) | undefined;
+  /** Forgets the delivery ID of a fired job's event dropped at its turn for an unreadable store. */
+  readonly forget?: ((run: QueuedRun) => void) | undefined;
   /** Times each scheduled run into the run metrics (runs from the queue are timed there). */
   readonly timeRun?: (run: () => Promise<void>) => Promise<void>;
   /** Several gateways sharing state (Redis): a due time runs only on the instance that claims it. */
@@ -65,6 +67,7 @@ export function createCron(deps: CronDeps): Cron {
     stores: {
       profiles: () => existingProfiles(paths.home),
       store: (profile) => cronStore(profiles.paths(profile).cronJobs),
+      unusable: (profile) => unusableProfileEntry(paths.home, profile),
     },
     logger: deps.logger,
     clock: deps.clock,
@@ -95,6 +98,7 @@ export function createCron(deps: CronDeps): Cron {
     },
     enqueue: deps.enqueue,
     ...(deps.dropped === undefined ? {} : { dropped: deps.dropped }),
+    ...(deps.forget === undefined ? {} : { forget: deps.forget }),
     ...(deps.timeRun === undefined ? {} : { timeRun: deps.timeRun }),
     ...(deps.claim === undefined ? {} : { claim: deps.claim }),
     ...(deps.release === undefined ? {} : { release: deps.release }),

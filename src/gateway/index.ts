@@ -5,6 +5,7 @@ import { type Clock, systemClock } from "../clock.js";
 import { emptiedEnvProblem } from "../config/envFile.js";
 import { isLoopbackHost } from "../config/host.js";
 import { howToEnableWebhook, type LoadedConfig } from "../config/load.js";
+import { inProfile } from "../config/paths.js";
 import { describeRestartKeys, restartOnlyChanges } from "../config/restartOnly.js";
 import { settingKey } from "../config/sections/webhook.js";
 import {
@@ -40,6 +41,7 @@ import {
   openStateStore,
   stateDir,
 } from "../state/gatewayState.js";
+import { seenKey } from "../streams/stages/idempotency.js";
 import { createAgent } from "./agent.js";
 import { createCoalescing } from "./coalescing.js";
 import { checkedConfig, describeRoutes } from "./config.js";
@@ -128,11 +130,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // the lock, which then names it) has stopped them already, so none is told by a lock that no longer names
   // the gateway that left it.
   const agentGroups = agentGroupsDir(paths.home);
-  const notRunAgain: string[] = [];
+  const notRunAgain: Array<{ readonly name: string; readonly profile: string | undefined }> = [];
   let inJournal = 0;
   const orphans = stopOrphanGroups(
     agentGroups,
-    (name) => notRunAgain.push(name),
+    (name, profile) => notRunAgain.push({ name, profile }),
     (owner, backend) => {
       if (backend === undefined ? owner === journalOwner : backend === "local") inJournal += 1;
     },
@@ -143,11 +145,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
   // A cron job's scheduled (or `svc cron run`) run is not journaled: its next_run moved on before it started.
   // Nor is an event a route script was deciding on: it was never answered, so its sender sends it again.
-  for (const name of notRunAgain)
+  for (const { name, profile } of notRunAgain)
     logger.warn(
       name.startsWith(SCRIPT_GROUP)
         ? `[webhook] ${name.slice(SCRIPT_GROUP.length)}: stopped the route script left running by a gateway that was killed; its event was never answered — the sender's retry is processed`
-        : `[cron] ${name.replace(/^cron:/, "")}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time — unless the gateway ran it on its schedule: then its occurrence is caught up once, as the line about that run says`,
+        : `[cron] ${name.replace(/^cron:/, "")}${inProfile(profile)}: stopped the agent of its run left running by a process that was killed; that run is not run again — the job runs at its next scheduled time — unless the gateway ran it on its schedule: then its occurrence is caught up once, as the line about that run says`,
     );
   // Durable state (docs/durability.md): the journal is replayed before any request is read.
   const state = new GatewayState(
@@ -387,6 +389,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     // Journaled like an agent run (local backend): a fire answered 202 runs after a crash too.
     enqueue: (event) => redis?.enqueueRun(event) ?? journaledEnqueue(event),
     dropped: history === undefined ? undefined : (run, why) => history.dropped(run, why),
+    // Its store unreadable at its turn: the delivery ID forgotten as the arrival's 503 forgets it. Not in
+    // Redis, whose queue keeps the finished job under that ID for the hour: a retry would be answered 202
+    // and added as no job.
+    forget:
+      redis === undefined
+        ? (run) => {
+            state.forgetRun(run);
+            idempotency.seen.delete(seenKey(run.routeName, run.deliveryId));
+          }
+        : undefined,
     timeRun: (run) => timedRun(metrics, elapsed, run),
     claim: redis?.cronLease.claim,
     release: redis?.cronLease.release,

@@ -17,6 +17,8 @@ export interface ProcessRequest {
   readonly groups?: ProcessGroups;
   /** The run's name for the group's note when its run is not journaled (`ProcessGroups.started`). */
   readonly notRunAgain?: string;
+  /** The named profile of that run, noted with its name (`ProcessGroups.started`). */
+  readonly notRunAgainProfile?: string;
 }
 
 export type ProcessResult =
@@ -107,7 +109,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     stderrTail = (stderrTail + chunk).slice(-STDERR_KEPT);
   });
   const pid = subprocess.pid;
-  if (pid !== undefined) request.groups?.started(pid, request.notRunAgain);
+  if (pid !== undefined) request.groups?.started(pid, request.notRunAgain, request.notRunAgainProfile);
   let closePipes: ReturnType<typeof setTimeout> | undefined;
   // The timeout ends the whole group (SIGTERM), as a cancel does: execa's own timeout signals only the
   // process it started, so a shell script waiting on a foreground child (`sleep 600`) got nothing it could

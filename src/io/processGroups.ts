@@ -8,9 +8,9 @@ export interface ProcessGroups {
   /**
    * `notRunAgain`: the run's name (`cron:<job>` of a scheduled or manual cron run, `script:<route>` of a
    * route script) when its run is not journaled, so a next start that stops the group says that run is
-   * not run again.
+   * not run again; `profile`, the named profile it is of (a cron job's), noted with it.
    */
-  started(pid: number, notRunAgain?: string): void;
+  started(pid: number, notRunAgain?: string, profile?: string): void;
   ended(pid: number): void;
 }
 
@@ -49,13 +49,17 @@ export function processGroupFiles(dir: string, backend?: RunsBackend): ProcessGr
   const owner = `${process.pid} ${processStartTime(process.pid) ?? "-"}`;
   let made = false;
   return {
-    started(pid, notRunAgain) {
+    started(pid, notRunAgain, profile) {
       for (let tries = 0; tries < 2; tries++) {
         try {
           if (!made) makeDirs(dir);
           made = true;
           const label =
-            notRunAgain !== undefined ? ` ${notRunAgain}` : backend !== undefined ? ` run:${backend}` : "";
+            notRunAgain !== undefined
+              ? ` ${notRunAgain}${profile === undefined ? "" : ` ${PROFILE_FIELD}${profile}`}`
+              : backend !== undefined
+                ? ` run:${backend}`
+                : "";
           const temp = notePath(dir, pid);
           rmSync(temp, { force: true });
           symlinkSync(`${processStartTime(pid) ?? "-"} ${owner}${label}`, temp);
@@ -80,6 +84,12 @@ export function processGroupFiles(dir: string, backend?: RunsBackend): ProcessGr
   };
 }
 
+/**
+ * The field after a run's name that names its profile (`cron:nightly profile=work`); a note without it (the
+ * default profile's, or one an earlier version wrote) is of the default profile.
+ */
+const PROFILE_FIELD = "profile=";
+
 /** A note's text: its link's target, or the text of a file (a note an earlier version of svc wrote). */
 function readNote(file: string): string {
   try {
@@ -94,13 +104,13 @@ function readNote(file: string): string {
  * Stops (SIGKILL to the whole group) the agents a process that is gone left running: their runs were not
  * recorded finished and run again now, so the old copy must not go on beside the new one. A group whose
  * noting process still runs (another `svc` command) is left alone; so is one whose leader is not the
- * process noted (its pid reused). Returns how many were stopped; `onNotRunAgain` is told the name of each
- * stopped group whose run is not journaled (a scheduled cron run: it does not run again). A whole note still
+ * process noted (its pid reused). Returns how many were stopped; `onNotRunAgain` is told the name (and
+ * named profile, when noted) of each stopped group whose run is not journaled (a scheduled cron run: it does not run again). A whole note still
  * under its temporary name (the gateway was killed between writing and renaming it) counts as well.
  */
 export function stopOrphanGroups(
   dir: string,
-  onNotRunAgain?: (name: string) => void,
+  onNotRunAgain?: (name: string, profile: string | undefined) => void,
   /**
    * Told the noting gateway (`<pid> <start time>`) of each group stopped whose run is journaled, and the
    * backend its note says the run is kept in (undefined in a note of an older svc, which did not say).
@@ -122,9 +132,10 @@ export function stopOrphanGroups(
     } catch {
       continue;
     }
-    const [start, ownerPid, ownerStart, label] = noted;
+    const [start, ownerPid, ownerStart, label, ...more] = noted;
     const backend = RUN_LABEL.exec(label ?? "")?.[1] as RunsBackend | undefined;
     const notRunAgain = backend === undefined ? label : undefined;
+    const profile = more.find((field) => field.startsWith(PROFILE_FIELD))?.slice(PROFILE_FIELD.length);
     // Part of a note: one another svc command is writing under its temporary name right now (a note under
     // its group's name is always whole; a part of one there can only be forgotten).
     if (ownerStart === undefined) {
@@ -138,7 +149,7 @@ export function stopOrphanGroups(
       try {
         process.kill(-pgid, "SIGKILL");
         stopped += 1;
-        if (notRunAgain !== undefined) onNotRunAgain?.(notRunAgain);
+        if (notRunAgain !== undefined) onNotRunAgain?.(notRunAgain, profile);
         else onStopped?.(`${ownerPid} ${ownerStart}`, backend);
       } catch {
         // Gone meanwhile.

@@ -311,6 +311,15 @@ export class GatewayState {
     );
   }
 
+  /**
+   * A run dropped at its turn whose event may be sent again (a fired job whose store could not be read): it
+   * and its delivery ID are forgotten, as a 503's are, so neither a restart runs it nor is the sender's retry
+   * answered `duplicate`.
+   */
+  forgetRun(run: { readonly routeName: string; readonly deliveryId: string }): void {
+    this.store.runRefused(run.routeName, run.deliveryId, true);
+  }
+
   /** Marks a run finished when it ends (done or failed), not when a stop aborted it: that one runs again. */
   trackRuns(execute: RunExecutor): RunExecutor {
     return async (run, signal, slot) => {

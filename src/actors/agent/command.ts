@@ -2,6 +2,7 @@ import { constants } from "node:os";
 import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
 import type { AgentTool, ToolContext } from "../../agent/tools/tool.js";
 import type { UnofferedTools } from "../../agent/unofferedTools.js";
+import { namedProfile } from "../../config/paths.js";
 import { SvcError } from "../../errors.js";
 import { isPlaceholderKey, scrub } from "../../io/credentials.js";
 import { envValue } from "../../io/envValue.js";
@@ -111,6 +112,12 @@ function scheduledCronRun(request: { readonly route: string; readonly event?: st
   return request.route.startsWith("cron:") && (request.event === "schedule" || request.event === "manual");
 }
 
+/** A scheduled cron run's name for its group's note, with its named profile (the start's line names both). */
+function notedRun(request: { readonly route: string; readonly profile: string | undefined }) {
+  const profile = namedProfile(request.profile);
+  return { notRunAgain: request.route, ...(profile === undefined ? {} : { notRunAgainProfile: profile }) };
+}
+
 /**
  * An agent command that a signal ended (not svc's timeout or a stop past the drain), or that exited with
  * the code a shell gives for that signal (128 + its number: a script that traps TERM, cleans up and exits 143).
@@ -176,7 +183,7 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
         timeoutMs: options.timeoutMs,
         signal,
         ...(options.groups === undefined ? {} : { groups: options.groups }),
-        ...(scheduledCronRun(request) ? { notRunAgain: request.route } : {}),
+        ...(scheduledCronRun(request) ? notedRun(request) : {}),
       }).finally(() => endpoint?.close());
       if (!result.ok) {
         const detail = result.stderr.trim().split("\n").slice(-3).join(" | ");

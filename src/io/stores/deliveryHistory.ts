@@ -117,7 +117,8 @@ export interface RunRecord {
   readonly route: string;
   /**
    * `dropped`: no run, the event dropped at its turn in the run queue (a `cron_job` route's job paused,
-   * disabled or removed meanwhile), `error` saying why; listed as no run, with why in its NOTE.
+   * disabled or removed meanwhile, or its store unreadable), `error` saying why; listed as no run, with why
+   * in its NOTE.
    */
   readonly outcome: "ok" | "failed" | "dropped";
   readonly error?: string | undefined;

@@ -1,4 +1,12 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -151,6 +159,98 @@ describe("a cron_job route whose cron store cannot be read", () => {
     expect(retry).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "broken-1" } });
     await vi.waitFor(
       () => expect(gw.logs().filter((l) => l.msg.endsWith("triage: run finished"))).toHaveLength(1),
+      { timeout: 10_000, interval: 50 },
+    );
+  });
+});
+
+describe("a fire waiting in the queue whose cron store breaks meanwhile", () => {
+  for (const restarted of [false, true])
+    it(`is dropped at its turn with the ERROR, svc webhook deliveries says why (run dropped), and the sender's retry is taken once the store is fixed${restarted ? ", also after a restart (the journal forgets its id)" : ""}`, async () => {
+      const gw = await start(undefined, GATED_AGENT);
+      const answers = [];
+      for (let i = 0; i < 3; i++)
+        answers.push(await postJson(gw.url("/webhooks/fire"), { i }, { "x-request-id": `u${i}` }));
+      // Two run at once (held until released); u2 waits for a slot while jobs.json is half-edited.
+      expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+      const file = join(gw.home.dir, "cron", "jobs.json");
+      writeFileSync(file, '{"revision": 3, "jobs": {');
+      writeFileSync(join(gw.home.dir, "release"), "");
+      const dropped = await vi.waitFor(
+        () => {
+          const line = gw.logs().find((l) => l.delivery_id === "u2" && l.msg.includes("not fired"));
+          expect(line).toMatchObject({ level: 50, route: "fire", job: "triage" });
+          return line?.msg ?? "";
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      const why =
+        "cron_job triage not fired — event dropped, its delivery ID forgotten (the sender's retry is taken once the store can be read): ";
+      expect(dropped).toMatch(`[webhook] fire: ${why}${file}: not valid JSON`);
+      const env = { SVC_HOME: gw.home.dir, PATH: process.env.PATH ?? "" };
+      await vi.waitFor(
+        async () => {
+          const listed = await runInProcess(["webhook", "deliveries"], env);
+          const row = listed.stdout.split("\n").find((line) => /\su2\s/.test(line));
+          expect(row).toMatch(
+            /\s202 accepted\s+-\s+-\s+cron_job triage not fired — event dropped, its delivery ID forgotten/,
+          );
+          const json = await runInProcess(["webhook", "deliveries", "--id", "u2", "--json"], env);
+          const rows = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+          expect(rows.find((r) => r.id === "u2")?.run).toMatchObject({
+            outcome: "dropped",
+            error: expect.stringContaining(why),
+          });
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+      writeFileSync(file, JOBS);
+      let url = gw.url("/webhooks/fire");
+      if (restarted) {
+        await gw.gateway.stop();
+        url = `http://127.0.0.1:${(await perTest.restart(gw)).port}/webhooks/fire`;
+      }
+      const retry = await postJson(url, { i: 2 }, { "x-request-id": "u2" });
+      expect(retry).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "u2" } });
+      await vi.waitFor(
+        () => expect(gw.logs().filter((l) => l.msg.endsWith("triage: run finished"))).toHaveLength(3),
+        { timeout: 10_000, interval: 50 },
+      );
+    });
+});
+
+describe("a cron_job route of a profile whose directory became a symbolic link to nothing", () => {
+  it("answers 503 with Retry-After naming the link, forgets the delivery id, and fires the job once the link is restored", async () => {
+    const gw = await perTest.start({
+      files: { "agent/count.sh": COUNTING_AGENT, "profiles/work/cron/jobs.json": JOBS },
+      config: webhookConfig(
+        { fire: { secret: OPEN, profile: "work", cron_job: "triage" } },
+        { rate_limit: 1000 },
+        { agent: { provider: "command", command: ["bash", inHome("agent/count.sh")] } },
+      ),
+    });
+    const work = join(gw.home.dir, "profiles", "work");
+    // A dotfiles checkout moved: the profile's directory is a link to where it no longer is.
+    renameSync(work, join(gw.home.dir, "work-real"));
+    symlinkSync(join(gw.home.dir, "gone"), work);
+    const refused = await postJson(gw.url("/webhooks/fire"), { i: 1 }, { "x-request-id": "link-1" });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("30");
+    expect(refused.body).toEqual({ error: "Cron job store cannot be read, retry later" });
+    const logged = gw.logs().find((l) => l.delivery_id === "link-1");
+    expect(logged).toMatchObject({ level: 50, route: "fire", job: "triage" });
+    expect(logged?.msg).toContain(
+      `cron_job triage in profile work not fired — ${work}: a symbolic link to ${join(gw.home.dir, "gone")}, which is not a directory (missing or moved)`,
+    );
+    rmSync(work);
+    symlinkSync(join(gw.home.dir, "work-real"), work);
+    const retry = await postJson(gw.url("/webhooks/fire"), { i: 1 }, { "x-request-id": "link-1" });
+    expect(retry).toMatchObject({ status: 202, body: { status: "accepted", delivery_id: "link-1" } });
+    await vi.waitFor(
+      () =>
+        expect(gw.logs().filter((l) => l.msg.endsWith("triage in profile work: run finished"))).toHaveLength(
+          1,
+        ),
       { timeout: 10_000, interval: 50 },
     );
   });

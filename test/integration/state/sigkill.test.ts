@@ -403,6 +403,37 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     }
   });
 
+  it("the start's line about a killed svc cron run's agent names the job's profile (a job of that name in two profiles)", async () => {
+    const home = tempHome();
+    homes.push(home);
+    agentConfig(home, SLEEPING_AGENT);
+    const store = oneJobStore({ name: "nightly", prompt: "hi", next_run: "2099-01-01T00:00:00.000Z" });
+    home.write("cron/jobs.json", store);
+    home.write("profiles/work/cron/jobs.json", store);
+    const run = spawn(process.execPath, [...SVC_ARGV, "cron", "run", "--profile", "work", "nightly"], {
+      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => run.on("exit", resolve));
+    const orphan = await pidInFile(join(home.dir, "agent.pid"));
+    try {
+      await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      signalProcess(run.pid as number, "SIGKILL");
+      await exited;
+      const gateway = await restart(home);
+      await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 15_000, interval: 20 });
+      expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(
+        "[cron] nightly in profile work: stopped the agent of its run left running by a process that was killed",
+      );
+      await stopRestarted(gateway, home);
+    } finally {
+      if (alive(orphan)) signalGroup(orphan, "SIGKILL");
+    }
+  });
+
   it("switched to state.backend: redis after the kill: the start stops the agent and says its run stays in the local journal, not run here; the next start on local runs it once", async () => {
     const home = tempHome();
     homes.push(home);

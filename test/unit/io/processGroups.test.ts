@@ -155,6 +155,32 @@ describe("agent process groups left by a gateway that is gone", () => {
       await expect.poll(() => running(pid), { timeout: 10_000 }).toBe(false);
   });
 
+  it("notes a named profile's cron run with its profile and tells it back; a note without one (an older svc's) names none", async () => {
+    const dir = groupsDir();
+    const named = leader();
+    const older = leader();
+    processGroupFiles(dir).started(named, "cron:nightly", "work");
+    expect(readlinkSync(join(dir, String(named)))).toBe(
+      `${processStartTime(named)} ${process.pid} ${processStartTime(process.pid)} cron:nightly profile=work`,
+    );
+    // Both as a gateway that is gone left them.
+    for (const [pid, label] of [
+      [named, "cron:nightly profile=work"],
+      [older, "cron:nightly"],
+    ] as const) {
+      rmSync(join(dir, String(pid)), { force: true });
+      writeFileSync(join(dir, String(pid)), `${processStartTime(pid)} 4194303 12345 ${label}\n`);
+    }
+    const told: Array<[string, string | undefined]> = [];
+    expect(stopOrphanGroups(dir, (name, profile) => told.push([name, profile]))).toBe(2);
+    expect(told.sort((a, b) => String(a[1]).localeCompare(String(b[1])))).toEqual([
+      ["cron:nightly", undefined],
+      ["cron:nightly", "work"],
+    ]);
+    await expect.poll(() => running(named), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => running(older), { timeout: 10_000 }).toBe(false);
+  });
+
   it("leaves a process alone whose pid was reused (another start time), and forgets the note", () => {
     const dir = groupsDir();
     const other = leader();

@@ -1840,6 +1840,51 @@ describe("cron scheduler", () => {
     await scheduler.idle();
   });
 
+  it("a fired job taken from the queue whose store cannot be read, or whose profile's directory is a link to nothing, is dropped with why and its delivery ID forgotten", async () => {
+    home = tempHome();
+    const store = cronStore(join(home.dir, "cron", "jobs.json"));
+    await store.update((records) => {
+      records.a = job("a");
+    });
+    let unusable: string | undefined;
+    const dropped: string[] = [];
+    const forgotten: string[] = [];
+    const log = captureLogger();
+    const scheduler = createCronScheduler({
+      stores: { profiles: () => ["default"], store: () => store, unusable: () => unusable },
+      runJob: async () => "ok",
+      logger: log.logger,
+      clock: { now: () => T0, setTimeout: () => 0, clearTimeout: () => {} },
+      dropped: (run, why) => dropped.push(`${run.deliveryId}: ${why}`),
+      forget: (run) => forgotten.push(run.deliveryId),
+    });
+    const signal = new AbortController().signal;
+    writeFileSync(store.path, '{"revision": 3, "jobs": {');
+    await expect(scheduler.runFired(ACCEPTED, signal)).resolves.toBe(NOT_RUN);
+    // The store's own file gone with the directory the profile's link pointed to: no job, but not "does not exist".
+    unusable = "profiles/work: a symbolic link to /gone, which is not a directory (missing or moved)";
+    writeFileSync(store.path, JSON.stringify({ revision: 4, jobs: {} }));
+    await expect(scheduler.runFired(ACCEPTED, signal)).resolves.toBe(NOT_RUN);
+    const forgets =
+      "event dropped, its delivery ID forgotten (the sender's retry is taken once the store can be read)";
+    expect(dropped).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^d-1: cron_job job-a not fired — ${forgets.replace(/[()]/g, "\\$&")}: .*jobs\\.json: not valid JSON`,
+        ),
+      ),
+      `d-1: cron_job job-a not fired — ${forgets}: ${unusable}`,
+    ]);
+    expect(forgotten).toEqual(["d-1", "d-1"]);
+    const errors = log
+      .lines()
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((l) => l.level === 50);
+    expect(errors.map((l) => l.msg)).toEqual(
+      dropped.map((d) => `[webhook] deploys: ${d.replace(/^d-1: /, "")}`),
+    );
+  });
+
   it("a job removed while it runs stays removed", async () => {
     let release: () => void = () => {};
     const { store, scheduler, advance } = await setup(
