@@ -14,6 +14,7 @@ import {
   STDERR_TAIL_LINES,
   withStderrSoFar,
 } from "../../io/mcp/connect.js";
+import type { ConnectStall } from "../../io/mcp/connectAttempts.js";
 import { withoutSecrets } from "../../io/mcp/entrySecrets.js";
 import type { StreamRefusal } from "../../io/mcp/pacedStreams.js";
 import { renderedFingerprint, renderToolsPolicy } from "../../io/mcp/render.js";
@@ -72,6 +73,8 @@ export interface Runtime {
   streamOpened?: boolean;
   /** The first answer of an id svc never sent at the latest connect (cut, redacted): a timeout quotes it. */
   strayAnswer?: string | undefined;
+  /** Where the latest connect's connections to a url server stopped, when none was made (`TlsFetch.stall`). */
+  connectStall?: (() => ConnectStall | undefined) | undefined;
   /** The latest connect sent its handshake (past an HTTP url's preflight): a timeout then says it is unanswered. */
   handshakeSent?: boolean;
   /** The latest connect got past the handshake and lists the tools: a timeout then says where it stopped. */
@@ -156,6 +159,7 @@ export async function connectRuntime(
   rt.streamOpened = false;
   rt.strayAnswer = undefined;
   rt.handshakeSent = false;
+  rt.connectStall = undefined;
   rt.listingTools = false;
   let current: McpSession | undefined;
   // A burst of list_changed notifications (a server registering tools one by one) costs at most one
@@ -265,6 +269,9 @@ export async function connectRuntime(
     },
     onHandshake: () => {
       if (rt.stdoutSoFar === stdout) rt.handshakeSent = true;
+    },
+    onConnections: (stall) => {
+      if (rt.stdoutSoFar === stdout) rt.connectStall = stall;
     },
     onSecrets: (secrets) => {
       rt.secrets = secrets;
@@ -488,6 +495,7 @@ export function withConnectSoFar(rt: Runtime, given: string): string {
     ? `${given} — ${noAnswer(rt.entry, given, {
         handshakeSent: rt.handshakeSent === true,
         streamOpened: rt.streamOpened === true,
+        stall: rt.connectStall?.(),
       })}`
     : said;
 }

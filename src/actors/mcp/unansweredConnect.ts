@@ -1,4 +1,5 @@
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
+import type { ConnectStall } from "../../io/mcp/connectAttempts.js";
 
 /**
  * What a connect given up (`connect_timeout`, or `svc mcp list`'s `--timeout`, named in `given`) adds when
@@ -29,18 +30,34 @@ export interface ConnectReached {
   readonly handshakeSent: boolean;
   /** An SSE server's event stream opened (its GET answered): only then is the handshake's request sent. */
   readonly streamOpened: boolean;
+  /** A url server's connections stopped at its TCP connect or TLS handshake: none was made. */
+  readonly stall?: ConnectStall | undefined;
+}
+
+/**
+ * No connection was made: the server never answered the TCP connect, or took it and never answered TLS (a
+ * hung TLS server, a proxy or middlebox that holds the connection). No request reached the server, so its
+ * transport is not in question, and raising the wait would not help: each attempt is given up after at
+ * most 10 s.
+ */
+function stalled({ stage, address }: ConnectStall): string {
+  return stage === "tls"
+    ? `the TLS handshake with ${address} did not complete (a server or proxy that takes the TCP connection and never answers TLS): check that the url's host and port serve HTTPS, and any proxy or firewall between svc and the server`
+    : `the TCP connect to ${address} did not complete (nothing answered it: a host that is down, or a firewall that drops the connection): check the url's host and port, and any firewall between svc and the server`;
 }
 
 /**
  * The server did not answer the handshake, or, for a url, not even the preflight's HEAD or GET before it
  * (with a short `connect_timeout` that is where the time ran out), or for an SSE server, the GET that opens
  * its event stream: the handshake's request is sent only on a stream that opened and named its endpoint.
+ * A url server that took no connection, or no TLS handshake, is named so instead (`stalled`).
  */
 export function noAnswer(
   entry: Pick<McpServerEntry, "command" | "transport" | "protocol">,
   given: string,
   reached: ConnectReached,
 ): string {
+  if (reached.stall !== undefined) return stalled(reached.stall);
   const kind = transportKind(entry as McpServerEntry);
   const request = entry.protocol === "stateless" ? "server/discover" : "initialize";
   // The preflight probes an SSE stream with GET only (docs/mcp.md, Preflight).

@@ -18,6 +18,7 @@ import {
 import { openFilesProblem } from "../openFiles.js";
 import { shellAssignmentName } from "../shellAssignment.js";
 import { blockedPortHint } from "./blockedPort.js";
+import type { ConnectStall } from "./connectAttempts.js";
 import { entrySecrets, referencedSecrets, withoutSecrets } from "./entrySecrets.js";
 import { unsupportedVersionHint, withBlankVersionNamed } from "./eras.js";
 import { refusedVersionsHint } from "./offeredVersion.js";
@@ -75,6 +76,11 @@ export interface ConnectOptions {
   readonly onHandshake?: () => void;
   /** A stdio server whose connect is given up (`signal`) is killed at once, its process group with it. */
   readonly killGivenUp?: boolean;
+  /**
+   * A url server: how to read where its connections stopped when none was made (`TlsFetch.stall`), for the
+   * message of a connect given up.
+   */
+  readonly onConnections?: (stall: () => ConnectStall | undefined) => void;
   /** Bounds a url server's TCP connect and TLS handshake below connect_timeout (`HubOptions`). */
   readonly handshakeTimeoutMs?: number;
   /** The entry's credentials, known before the server can send anything (a log message in the handshake). */
@@ -199,6 +205,7 @@ export async function connectServer(
     // A call, or the connect's own requests, may wait this long for an answer.
     answerWaitMs: Math.max(rendered.timeout * 1000, timeoutMs),
   });
+  options.onConnections?.(() => tls.stall());
   try {
     if (!rendered.skip_preflight) {
       await preflight(

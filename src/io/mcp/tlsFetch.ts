@@ -9,12 +9,18 @@ import { SvcError } from "../../errors.js";
 import { importExternal } from "../importExternal.js";
 import { outboundDispatcher } from "../outbound/dispatcher.js";
 import { notUtf8Text } from "../textEncoding.js";
+import { ConnectAttempts, type ConnectStall } from "./connectAttempts.js";
 import { OwnWordsError } from "./entrySecrets.js";
 import { secureContextFor, systemCaCertificates } from "./systemCas.js";
 
-/** A fetch bound to one server's TLS settings; `close` releases its connection pool. */
+/**
+ * A fetch bound to one server's TLS settings; `close` ends the connections still being made and releases
+ * its connection pool.
+ */
 export interface TlsFetch {
   readonly fetch: FetchLike;
+  /** Where its connections stopped, when none was made (`ConnectAttempts.stall`). */
+  stall(): ConnectStall | undefined;
   close(): Promise<void>;
 }
 
@@ -237,6 +243,7 @@ const UNDICI_ANSWER_WAIT_MS = 300_000;
  * Through the outbound proxy when one is set (io/outbound/): the TLS options apply to the server.
  */
 function agentFetch(connect: ConnectOptions, connectTimeoutMs?: number, answerWaitMs?: number): TlsFetch {
+  const attempts = new ConnectAttempts();
   // undici gives up a TCP connect or TLS handshake the server never completes after 10 s of its own.
   const timeout = connectTimeoutMs === undefined ? {} : { timeout: connectTimeoutMs };
   const wait =
@@ -246,16 +253,20 @@ function agentFetch(connect: ConnectOptions, connectTimeoutMs?: number, answerWa
   let agent: Promise<{ agent: Dispatcher; fetch: typeof import("undici").fetch }> | undefined;
   const ready = () =>
     (agent ??= importExternal<typeof import("undici")>("undici").then((undici) => ({
-      agent: outboundDispatcher(undici, {
-        ...wait,
-        connect: Array.isArray(connect.ca)
-          ? {
-              rejectUnauthorized: connect.rejectUnauthorized,
-              secureContext: secureContextFor({ ...connect, ca: connect.ca }),
-              ...timeout,
-            }
-          : { ...connect, ...timeout },
-      }),
+      agent: outboundDispatcher(
+        undici,
+        {
+          ...wait,
+          connect: Array.isArray(connect.ca)
+            ? {
+                rejectUnauthorized: connect.rejectUnauthorized,
+                secureContext: secureContextFor({ ...connect, ca: connect.ca }),
+                ...timeout,
+              }
+            : { ...connect, ...timeout },
+        },
+        (connector) => attempts.watch(connector),
+      ),
       fetch: undici.fetch,
     })));
   const fetch = (async (url: string | URL, init?: RequestInit) => {
@@ -264,7 +275,14 @@ function agentFetch(connect: ConnectOptions, connectTimeoutMs?: number, answerWa
       typeof undici.fetch
     >[1]);
   }) as unknown as FetchLike;
-  return { fetch, close: async () => (agent === undefined ? undefined : (await agent).agent.close()) };
+  return {
+    fetch,
+    stall: () => attempts.stall(),
+    close: async () => {
+      attempts.abandon();
+      if (agent !== undefined) await (await agent).agent.close();
+    },
+  };
 }
 
 /**

@@ -3,7 +3,7 @@
  * talk to the proxy itself (its TLS options, its Proxy-Authorization).
  */
 import type { SecureContext } from "node:tls";
-import type { Agent, Dispatcher } from "undici";
+import type { Agent, buildConnector, Dispatcher } from "undici";
 import { importExternal } from "../importExternal.js";
 import { secureContextFor, systemCaCertificates } from "../mcp/systemCas.js";
 import { type ProxyChoice, proxyConfigured, proxyFor } from "./proxyChoice.js";
@@ -61,8 +61,17 @@ type Undici = typeof import("undici");
  * through a CONNECT tunnel; http URLs are forwarded to an http:// proxy (proxies refuse CONNECT to port
  * 80). The proxy is picked per request (`proxyFor`), so `NO_PROXY` and loopback hosts go direct.
  */
-export function outboundDispatcher(undici: Undici, options: Agent.Options = {}): Dispatcher {
+export function outboundDispatcher(
+  undici: Undici,
+  options: Agent.Options = {},
+  /** Wraps the connector of direct connections (`options.connect` built), to watch them; not a proxy's tunnels. */
+  watchDirect?: (connector: buildConnector.connector) => buildConnector.connector,
+): Dispatcher {
   const { connect, ...poolOptions } = options;
+  const directOptions =
+    watchDirect === undefined || typeof connect === "function"
+      ? options
+      : { ...options, connect: watchDirect(undici.buildConnector(connect ?? {})) };
   let direct: Dispatcher | undefined;
   const viaProxy = new Map<string, Dispatcher>();
   const through = (proxy: ProxyChoice): Dispatcher => {
@@ -87,7 +96,7 @@ export function outboundDispatcher(undici: Undici, options: Agent.Options = {}):
       const origin = String(opts.origin ?? "");
       const proxy = proxyFor(new URL(origin));
       if (proxy === undefined) {
-        direct ??= new undici.Agent(options);
+        direct ??= new undici.Agent(directOptions);
         return direct.dispatch(opts, handler);
       }
       return through(proxy).dispatch(opts, namingProxy(proxy, origin, handler as Handler));

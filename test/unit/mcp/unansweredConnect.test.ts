@@ -46,4 +46,25 @@ describe("noAnswer", () => {
       /raise --timeout$/,
     );
   });
+
+  it("a url server that took no connection, or no TLS handshake, is named so on either transport", () => {
+    for (const transport of ["http", "sse"] as const) {
+      expect(
+        noAnswer({ transport, protocol: "auto" }, timedOut, {
+          ...preflight,
+          stall: { stage: "tls", address: "127.0.0.1:8443" },
+        }),
+      ).toBe(
+        "the TLS handshake with 127.0.0.1:8443 did not complete (a server or proxy that takes the TCP connection and never answers TLS): check that the url's host and port serve HTTPS, and any proxy or firewall between svc and the server",
+      );
+      expect(
+        noAnswer({ transport, protocol: "auto" }, timedOut, {
+          ...sent,
+          stall: { stage: "tcp", address: "10.0.0.9:443" },
+        }),
+      ).toBe(
+        "the TCP connect to 10.0.0.9:443 did not complete (nothing answered it: a host that is down, or a firewall that drops the connection): check the url's host and port, and any firewall between svc and the server",
+      );
+    }
+  });
 });
