@@ -109,9 +109,12 @@ const GATEWAY_FILES: readonly (readonly [name: string, holds: string])[] = [
  * Why the gateway could not make or use one of its directories in SVC_HOME (`logs`, `state`), found
  * without creating anything: a file in its place, a symbolic link to nothing, one this user cannot write;
  * or a directory where it writes `gateway.pid`, `gateway.json` or `logs/gateway.log`. Undefined when each can be used, or is
- * missing and will be made.
+ * missing and will be made. `access` is the write check (a test's, for refusals only root could stage).
  */
-export function gatewayDirProblem(home: string): string | undefined {
+export function gatewayDirProblem(
+  home: string,
+  access: (path: string, mode: number) => void = accessSync,
+): string | undefined {
   for (const [name, holds] of GATEWAY_DIRS) {
     const dir = join(home, name);
     try {
@@ -127,7 +130,7 @@ export function gatewayDirProblem(home: string): string | undefined {
       }
       if (!found.isDirectory())
         return `${dir}: not a directory — the gateway keeps ${holds} there: move that file away (the gateway makes the directory)`;
-      accessSync(dir, constants.W_OK | constants.X_OK);
+      access(dir, constants.W_OK | constants.X_OK);
     } catch (err) {
       return `${dir}: cannot be written (${describeError(err)}) — the gateway keeps ${holds} there: ${writeFix(err, "fix its owner or permissions")}`;
     }
