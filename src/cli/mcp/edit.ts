@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CREDENTIAL_NAME, holdsNoCredential } from "../../config/credentialHeader.js";
 import { formatIssue } from "../../config/format.js";
 import { HEADER_NOT_LATIN1 } from "../../config/headerValue.js";
 import { loadConfig } from "../../config/load.js";
@@ -61,7 +62,19 @@ export function collectHeader(value: string, previous: Record<string, string> = 
       "usage",
       `--header ${name}: the value contains a character an HTTP header cannot carry (one outside Latin-1, such as € or an emoji) — write it in ASCII, percent-encoded if the server decodes it; nothing was written`,
     );
+  if (CREDENTIAL_NAME.test(name) && holdsNoCredential(headerValue))
+    throw new SvcError("usage", emptyCredentialHeader(name, headerValue));
   return { ...previous, [name]: headerValue };
+}
+
+/**
+ * A credential header given empty, or as a scheme alone: usually `--header "X-Api-Key: ${MY_KEY}"` in double
+ * quotes, which the shell expanded to nothing as MY_KEY is set in `.env`, not in the shell.
+ */
+function emptyCredentialHeader(name: string, value: string): string {
+  const variable = name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+  const written = `${value === "" ? "" : `${value} `}\${${variable}}`;
+  return `--header ${name}: ${value === "" ? "the value is empty" : `the value is the scheme ${value} with no credential after it`}, so every connect would send none — the shell likely expanded a \${VAR} inside double quotes to nothing (set in .env, not in the shell): write it in single quotes, --header '${name}: ${written}', so svc reads ${variable} from .env at each connect; nothing was written`;
 }
 
 /** `--env KEY=value` (repeatable). */
@@ -88,8 +101,6 @@ function checkEntry(name: string, entry: Record<string, unknown>, configPath: st
     );
 }
 
-const CREDENTIAL = /key|token|secret|pass|auth|cookie/i;
-
 interface WrittenCredentials {
   env: string[];
   headers: string[];
@@ -107,7 +118,7 @@ function writtenCredentials(entry: {
 }): WrittenCredentials {
   const named = (values: Record<string, string> | undefined) =>
     Object.entries(values ?? {})
-      .filter(([k, v]) => CREDENTIAL.test(k) && !v.includes("${"))
+      .filter(([k, v]) => CREDENTIAL_NAME.test(k) && !v.includes("${"))
       .map(([k]) => k);
   return { env: named(entry.env), headers: named(entry.headers), urls: writtenInlineCredentials(entry) };
 }

@@ -26,6 +26,7 @@ import type { StreamRefusal } from "./pacedStreams.js";
 import { preflight } from "./preflight.js";
 import {
   emptyVariablesNote,
+  isAuthorizationHeader,
   renderEntry,
   type SentAuthorization,
   sentAuthorization,
@@ -510,7 +511,7 @@ function scoped(
 }
 
 /**
- * What to do about a 401 without OAuth: send credentials, or — when an Authorization header was sent (from
+ * What to do about a 401 without OAuth: send credentials, or — when a credential header was sent (from
  * `headers`, or a url's user:password@) — check them, since the server refused them.
  */
 export function unauthorizedHint(name: string, authorization: SentAuthorization): string {
@@ -518,11 +519,18 @@ export function unauthorizedHint(name: string, authorization: SentAuthorization)
     const { key, variables } = authorization;
     const why =
       variables.length === 0 ? "config.yaml writes it without one" : emptyVariablesNote(variables).slice(3);
-    return ` — the Authorization header svc sent holds no credential (mcp_servers.${name}.headers.${key}): ${why} — set the token there`;
+    const token = isAuthorizationHeader(key);
+    return ` — the ${token ? "Authorization" : key} header svc sent holds no credential (mcp_servers.${name}.headers.${key}): ${why} — set the ${token ? "token" : "key"} there`;
   }
   if (authorization.kind === "none")
     return ` — the server requires authorization: set an Authorization header under mcp_servers.${name}.headers (e.g. "Bearer \${TOKEN}"), or for an OAuth login auth: oauth in the entry, then svc mcp login ${name}`;
-  return ` — the server refused the credentials svc sent (the Authorization header of mcp_servers.${name}.headers, or the url's user:password@): check that the token is valid and not expired, or set auth: oauth if the server expects an OAuth login`;
+  if (authorization.keys.every(isAuthorizationHeader))
+    return ` — the server refused the credentials svc sent (the Authorization header of mcp_servers.${name}.headers, or the url's user:password@): check that the token is valid and not expired, or set auth: oauth if the server expects an OAuth login`;
+  const places = [
+    ...authorization.keys.map((key) => `mcp_servers.${name}.headers.${key}`),
+    ...(authorization.fromUrl ? ["the url's user:password@"] : []),
+  ];
+  return ` — the server refused the credentials svc sent (${places.join(", ")}): check that the key is valid and not expired, or set auth: oauth if the server expects an OAuth login`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { CREDENTIAL_NAME, holdsNoCredential } from "../../config/credentialHeader.js";
 import { HEADER_CONTROL, HEADER_NOT_LATIN1 } from "../../config/headerValue.js";
 import {
   addVariablesAdvice,
@@ -106,25 +107,36 @@ function nulFree(name: string, entry: McpServerEntry): void {
 }
 
 /**
- * What a url server's requests carry as `Authorization` (from `headers`, or the url's user:password@): none,
- * a credential, or a header with no credential in it (`Bearer ${TOKEN}` with `TOKEN=` in `.env`: set, so
- * sent, but empty), with the variables of the written value that render empty.
+ * What a url server's requests carry as credentials: the `Authorization` header (from `headers`, or the url's
+ * user:password@) and any other credential-named header (`X-Api-Key`). None; credentials, with the headers
+ * of the entry that carry them and whether the url's user:password@ does; or a header with no credential in
+ * it (`Bearer ${TOKEN}` with `TOKEN=` in `.env`: set, so sent, but empty), with the variables of the written
+ * value that render empty.
  */
 export type SentAuthorization =
-  | { readonly kind: "none" | "sent" }
+  | { readonly kind: "none" }
+  | { readonly kind: "sent"; readonly keys: readonly string[]; readonly fromUrl: boolean }
   | { readonly kind: "empty"; readonly key: string; readonly variables: readonly string[] };
+
+export const isAuthorizationHeader = (key: string): boolean => key.toLowerCase() === "authorization";
 
 export function sentAuthorization(
   entry: McpServerEntry,
   rendered: McpServerEntry,
   scope: InterpolationScope,
 ): SentAuthorization {
-  const key = Object.keys(rendered.headers).find((k) => k.toLowerCase() === "authorization");
-  if (key === undefined) return { kind: "none" };
-  const value = (rendered.headers[key] ?? "").trim();
-  // A scheme alone (fetch trims the space after it) carries nothing to check.
-  if (value !== "" && !/^(?:bearer|basic|token)$/i.test(value)) return { kind: "sent" };
-  return { kind: "empty", key, variables: emptyVariables(entry.headers[key] ?? "", scope) };
+  const keys = Object.keys(rendered.headers).filter((k) => CREDENTIAL_NAME.test(k));
+  if (keys.length === 0) return { kind: "none" };
+  // An empty one explains the refusal better than one that carries a value; Authorization is named first.
+  const empty = [
+    ...keys.filter(isAuthorizationHeader),
+    ...keys.filter((k) => !isAuthorizationHeader(k)),
+  ].find((k) => holdsNoCredential(rendered.headers[k] ?? ""));
+  // An Authorization made from the url's user:password@ is in no `headers` of the entry.
+  const fromUrl = (k: string) => !Object.hasOwn(entry.headers, k);
+  if (empty === undefined)
+    return { kind: "sent", keys: keys.filter((k) => !fromUrl(k)), fromUrl: keys.some(fromUrl) };
+  return { kind: "empty", key: empty, variables: emptyVariables(entry.headers[empty] ?? "", scope) };
 }
 
 /** The `${NAME}`s of a written value that are set to an empty value (`TOKEN=` left blank in `.env`). */

@@ -12,11 +12,13 @@ export interface ProtectedMcp {
 
 /**
  * A real MCP server (SDK McpServer over Streamable HTTP on node:http) that only answers requests with
- * a bearer token `check` accepts, and publishes RFC 9728 metadata naming `issuer`.
+ * a bearer token `check` accepts, and publishes RFC 9728 metadata naming `issuer`. With `keyHeader`
+ * (`x-api-key`) the token is that header's whole value instead, as API-key servers take it.
  */
 export async function startProtectedMcp(
   issuer: () => string,
   check: (token: string, resource: string) => Promise<boolean>,
+  keyHeader?: string,
 ): Promise<ProtectedMcp> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const authHeaders: string[] = [];
@@ -33,9 +35,9 @@ export async function startProtectedMcp(
       );
       return;
     }
-    const header = req.headers.authorization ?? "";
+    const header = String(req.headers[keyHeader ?? "authorization"] ?? "");
     authHeaders.push(header);
-    const token = /^Bearer (.+)$/.exec(header)?.[1];
+    const token = keyHeader === undefined ? /^Bearer (.+)$/.exec(header)?.[1] : header || undefined;
     if (token === undefined || !(await check(token, `${base}/mcp`))) {
       res
         .writeHead(401, {

@@ -172,6 +172,28 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
     expect(keyHeader.stderr).not.toContain("key-1");
   });
 
+  it("refuses a credential header given empty (a variable the shell expanded to nothing): exit 2, the file untouched", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    // `--header "X-Api-Key: ${MY_KEY}"` in double quotes with MY_KEY unset in the shell arrives so.
+    const [key, bearer] = await svcEach(home, [
+      ["mcp", "add", "dq", "--header", "X-Api-Key: ", "--", "https://k.test/mcp"],
+      ["mcp", "add", "dq", "--header", "Authorization: Bearer ", "--", "https://k.test/mcp"],
+    ]);
+    expect(key?.code).toBe(2);
+    expect(key?.stderr).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "--header X-Api-Key: the value is empty, so every connect would send none — the shell likely expanded a ${VAR} inside double quotes to nothing (set in .env, not in the shell): write it in single quotes, --header 'X-Api-Key: ${X_API_KEY}', so svc reads X_API_KEY from .env at each connect; nothing was written",
+    );
+    expect(bearer?.code).toBe(2);
+    expect(bearer?.stderr).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "--header Authorization: the value is the scheme Bearer with no credential after it, so every connect would send none — the shell likely expanded a ${VAR} inside double quotes to nothing (set in .env, not in the shell): write it in single quotes, --header 'Authorization: Bearer ${AUTHORIZATION}', so svc reads AUTHORIZATION from .env",
+    );
+    expect(key?.stderr).not.toContain("mode 0600");
+    expect(config()).toBe(COMMENTED);
+  });
+
   it("a malformed --env names --env", async () => {
     home = tempHome();
     home.write("config.yaml", COMMENTED);

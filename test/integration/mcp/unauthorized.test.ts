@@ -7,15 +7,19 @@ import { buildServer } from "../../fixtures/mcp/server.mjs";
 import { entry, text, useHubs } from "./harness.js";
 
 let mcp: ProtectedMcp;
+/** The same server taking its key in `X-Api-Key` (the whole value), as API-key servers do. */
+let keyed: ProtectedMcp;
 /** The token the server takes besides "right-token": changed by a test, as a server revokes one. */
 let rotating = "first-rotating-token";
 beforeAll(async () => {
-  mcp = await startProtectedMcp(
-    () => "http://127.0.0.1:9",
-    async (token) => token === "right-token" || token === rotating,
-  );
+  const check = async (token: string) => token === "right-token" || token === rotating;
+  mcp = await startProtectedMcp(() => "http://127.0.0.1:9", check);
+  keyed = await startProtectedMcp(() => "http://127.0.0.1:9", check, "x-api-key");
 });
-afterAll(() => mcp.close());
+afterAll(async () => {
+  await mcp.close();
+  await keyed.close();
+});
 const ctx = useHubs();
 
 /** A server that answers 401: the status says so and what to configure (spec 5.1 headers, 5.3 auth: oauth). */
@@ -75,6 +79,44 @@ describe("a remote server that requires authorization", () => {
     expect(status.lastError).not.toContain("check that the token is valid");
   });
 
+  it("with a refused key in another credential header (X-Api-Key): names that header, not set an Authorization", async () => {
+    ctx.home.write(".env", "MY_KEY=wrong-key\n");
+    const h = ctx.hub(ctx.home, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      keyed: entry({ url: keyed.url, headers: { "X-Api-Key": "${MY_KEY}" } }),
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      both: entry({
+        url: keyed.url.replace("http://", "http://me:pw@"),
+        headers: { "X-Api-Key": "${MY_KEY}" },
+      }),
+    });
+    const status = await h.settled("keyed");
+    expect(status.lastError).toMatch(/\(HTTP 401\) — /);
+    expect(status.lastError).toContain(
+      "the server refused the credentials svc sent (mcp_servers.keyed.headers.X-Api-Key): check that the key is valid and not expired, or set auth: oauth if the server expects an OAuth login",
+    );
+    expect(status.lastError).not.toContain("set an Authorization header");
+    expect((await h.settled("both")).lastError).toContain(
+      "the server refused the credentials svc sent (mcp_servers.both.headers.X-Api-Key, the url's user:password@): check",
+    );
+  });
+
+  it("with an empty X-Api-Key (written so, or a ${VAR} set to nothing): says it holds no credential", async () => {
+    ctx.home.write(".env", "MY_KEY=\n");
+    const h = ctx.hub(ctx.home, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      unset: entry({ url: keyed.url, headers: { "X-Api-Key": "${MY_KEY}" } }),
+      blank: entry({ url: keyed.url, headers: { "X-Api-Key": "" } }),
+    });
+    expect((await h.settled("unset")).lastError).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      "(HTTP 401) — the X-Api-Key header svc sent holds no credential (mcp_servers.unset.headers.X-Api-Key): ${MY_KEY} is set to an empty value (a line MY_KEY= in the profile's .env, or an empty variable of the environment) — set the key there",
+    );
+    expect((await h.settled("blank")).lastError).toContain(
+      "(HTTP 401) — the X-Api-Key header svc sent holds no credential (mcp_servers.blank.headers.X-Api-Key): config.yaml writes it without one — set the key there",
+    );
+  });
+
   it("with the right header it connects", async () => {
     ctx.home.write(".env", "TOKEN=right-token\n");
     const h = ctx.hub(ctx.home, {
@@ -105,6 +147,22 @@ describe("a static token refused mid-session (expired or revoked after the conne
     // The session could do nothing more with the refused token: the next call connects anew, with .env's.
     expect(text(await h.call("rot", "whoami", {}))).toBe("hello alice");
     expect(mcp.authHeaders.at(-1)).toBe("Bearer second-rotating-token");
+  });
+});
+
+describe("a key in X-Api-Key refused mid-session (rotated after the connect)", () => {
+  it("the call names the header the key was sent in", async () => {
+    ctx.home.write(".env", `MY_KEY=${rotating}\n`);
+    const h = ctx.hub(ctx.home, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+      rotkey: entry({ url: keyed.url, headers: { "x-api-key": "${MY_KEY}" } }),
+    });
+    expect((await h.settled("rotkey")).state).toBe("connected");
+    rotating = "third-rotating-token";
+    const failed = await h.call("rotkey", "whoami", {}).catch((err: Error) => err);
+    expect((failed as Error).message).toMatch(
+      /^mcp_servers\.rotkey: "whoami" failed: .*\(HTTP 401\) — the server refused the credentials svc sent \(mcp_servers\.rotkey\.headers\.x-api-key\): check that the key is valid/,
+    );
   });
 });
 
