@@ -35,7 +35,7 @@ import {
 import type { McpSession, SessionHandlers } from "./session.js";
 import type { StdioTransport } from "./stdioTransport.js";
 import { createTlsFetch } from "./tlsFetch.js";
-import { tlsHint } from "./tlsHints.js";
+import { tlsHint, withoutOpensslRecord } from "./tlsHints.js";
 import {
   describeTransportError,
   ForgottenSessionError,
@@ -504,6 +504,7 @@ function scoped(
       (err instanceof SyntaxError || unexpectedContentType(err) !== undefined
         ? " — check that the url is the server's MCP endpoint"
         : "");
+    text = withoutOpensslRecord(text);
   }
   text = withBlankVersionNamed(text);
   text += unsupportedVersionHint(text) || refusedVersionsHint(err);

@@ -17,6 +17,21 @@ export const NOT_TLS =
 const CLOSED_UNANSWERED = /other side closed|socket hang up|ECONNRESET/i;
 
 /**
+ * OpenSSL's error record as Node passes it on (`<hex>:error:<hex>:SSL routines:<function>:<reason>:<source
+ * file>:<line>:`, a line break after it), then the code fetch's cause adds (` (ERR_SSL_WRONG_VERSION_NUMBER)`).
+ */
+const OPENSSL_RECORD = /\b[0-9A-F]+:error:[0-9A-F]+:[^\n(]*\s*\((ERR_[A-Z0-9_]+)\)/g;
+
+/**
+ * A remote connect's error on one line, OpenSSL's record dropped where its code follows: the code and the
+ * hint after it say what the record does, which reads as a source file and line number. Applied after the
+ * hints are chosen (they read the record's words).
+ */
+export function withoutOpensslRecord(text: string): string {
+  return text.replace(OPENSSL_RECORD, "$1").replace(/[ \t]*[\r\n]+[ \t]*/g, " ");
+}
+
+/**
  * What to change when a connect to an `https://` server failed on TLS, as a suffix for the error: the
  * transports only say what OpenSSL said (`unable to verify the first certificate`), not which key fixes it.
  * A url whose scheme does not match the port (`https://` to a plain HTTP server, `http://` to a TLS one)

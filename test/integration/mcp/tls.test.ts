@@ -10,6 +10,7 @@ let certs: Certs;
 let mtls: FixtureHttp;
 let plainTls: FixtureHttp;
 let mtlsSse: FixtureHttp;
+let plainHttp: FixtureHttp;
 const hubs: McpHub[] = [];
 
 beforeAll(async () => {
@@ -20,10 +21,11 @@ beforeAll(async () => {
   mtls = await startStreamableHttp({ tls: { key, cert, ca: certs.read(certs.caCert) } });
   plainTls = await startStreamableHttp({ tls: { key, cert } });
   mtlsSse = await startSse({ tls: { key, cert, ca: certs.read(certs.caCert) } });
+  plainHttp = await startStreamableHttp();
 }, 60_000);
 afterAll(async () => {
   await Promise.all(hubs.map((h) => h.stop()));
-  await Promise.all([mtls?.close(), plainTls?.close(), mtlsSse?.close()]);
+  await Promise.all([mtls?.close(), plainTls?.close(), mtlsSse?.close(), plainHttp?.close()]);
   home.cleanup();
 });
 
@@ -156,6 +158,16 @@ describe("TLS: ssl_verify and client certificates (spec 2.1, 5.2)", () => {
       /^mcp_servers\.s: fetch failed: other side closed \(UND_ERR_SOCKET\) — /,
     );
     expect(refused.sse.status.lastError).toBe(refused.http.status.lastError);
+  });
+
+  it("an https:// url at a plain HTTP port: one line, OpenSSL's code and the hint, not its raw record", async () => {
+    const url = plainHttp.url.replace(/^http:/, "https:");
+    for (const raw of [{ url }, { url, transport: "sse" }, { url, skip_preflight: true }]) {
+      const { lastError } = (await connect({ ...raw, connect_timeout: 5 })).status;
+      expect(lastError).toMatch(
+        /^mcp_servers\.s: (?:SSE error: )?fetch failed: ERR_SSL_WRONG_VERSION_NUMBER — the server does not speak TLS on this port \(a plain HTTP server answered\): write http:\/\/ in mcp_servers\.s\.url, or the port where it serves HTTPS$/,
+      );
+    }
   });
 
   it("a missing certificate or CA file fails fast with a server-scoped message", async () => {

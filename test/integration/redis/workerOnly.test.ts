@@ -74,7 +74,7 @@ describe("a worker-only instance (platforms.webhook.enabled: false)", { timeout:
     expect(worker.logs().some((l) => l.msg.startsWith("[webhook] Adapter disabled"))).toBe(true);
   });
 
-  it("its outage line speaks of the shared queue's runs, not of requests it does not take", async () => {
+  it("its outage and recovery lines speak of the shared queue's runs, not of requests it does not take", async () => {
     const own = await startTestRedis();
     const worker = await startNode(
       clusterConfig(
@@ -93,6 +93,11 @@ describe("a worker-only instance (platforms.webhook.enabled: false)", { timeout:
       expect(outage()[0]?.msg).toMatch(
         /is unreachable \(.*\); the shared queue's runs wait until it is back \(this instance takes no requests: platforms\.webhook is off\)$/,
       );
+      // Back, it says the runs go on: it serves no requests.
+      own.thaw();
+      const back = () => worker.logs().filter((l) => l.msg.includes("is reachable again"));
+      await vi.waitFor(() => expect(back()).toHaveLength(1), { timeout: 20_000, interval: 100 });
+      expect(back()[0]?.msg).toMatch(/is reachable again; the shared queue's runs go on$/);
     } finally {
       own.thaw();
       await worker.stop();

@@ -278,7 +278,10 @@ export function createRedisHealth(
     credentialsRefused = false;
     awayExplained = false;
     reconnectExplained = false;
-    logger.info({ redis: label }, `[state] Redis at ${label} is reachable again; requests are served`);
+    logger.info(
+      { redis: label },
+      `[state] Redis at ${label} is reachable again; ${serves === "runs" ? "the shared queue's runs go on" : "requests are served"}`,
+    );
     for (const listener of backListeners) listener();
     if (readPingMs !== undefined)
       void readPingMs().then(
