@@ -281,6 +281,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
               waits: request.waits,
               fromPart,
               recipients: resumed?.recipients,
+              handsOn: keepRetry !== undefined,
               // Its turn behind a delivery to the same recipient that waits to retry: the slot goes back too.
               handBack:
                 request.mode === "agent" && request.slot !== undefined && request.run !== undefined

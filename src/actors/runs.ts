@@ -52,7 +52,8 @@ export interface RunSlot {
   /**
    * Stores where the delivery stands once a retry of it was stored (a split message's parts sent after that
    * retry went through), the slot neither handed back nor taken: an instance that takes the run over goes on
-   * from there. The shared queue's slot has it; never rejects.
+   * from there. The shared queue's slot has it; never rejects, and never holds the part back for long (a
+   * Redis down, refusing or not answering: the part goes out unstored).
    */
   keepRetry?(retry: DueRetry): Promise<void>;
 }

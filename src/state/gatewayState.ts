@@ -339,15 +339,20 @@ export class GatewayState {
         }
       }
       let kept = false;
+      let ended = false;
       try {
-        return await execute(run, signal, slot);
+        const result = await execute(run, signal, slot);
+        ended = true;
+        return result;
       } catch (err) {
         kept = err instanceof RunKeptForRestart;
         throw err;
       } finally {
         // Not before its delivery ends, when the run handed its slot back to wait for a retry: a crash
-        // meanwhile leaves it unfinished in the journal, so the next start delivers it again.
-        if (!signal.aborted && !kept) this.store.runFinished(run.routeName, run.deliveryId);
+        // meanwhile leaves it unfinished in the journal, so the next start delivers it again. A run that
+        // ended as the stop came (a mail some recipients got, its retry for the others cut short) is
+        // finished: run again, it would deliver a second time.
+        if (ended || (!signal.aborted && !kept)) this.store.runFinished(run.routeName, run.deliveryId);
       }
     };
   }

@@ -140,6 +140,9 @@ const CLEARED_FOR_MS = PENDING_TTL_SECONDS * 1000;
 const CLEARED_MAX = 10_000;
 
 /** Connects (a bad `state.redis_url` refuses the start) and builds the shared pieces. */
+/** How long a split message's next part waits at most for the write that stores where it stands. */
+const KEEP_RETRY_WAIT_MS = 200;
+
 export async function openRedisState(options: RedisStateOptions): Promise<RedisState> {
   const url = options.settings.redis_url ?? "";
   const { logger } = options;
@@ -263,7 +266,18 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
         async keepRetry(due) {
           if (reply === undefined) return;
           retry = due;
-          await queueSlot.store({ ...shared, reply, retry }, { ...shared, reply, done: true }, due.dueAt);
+          // The part goes out whatever Redis does: while it is down or refusing it is not asked, and a write
+          // that does not answer (a frozen Redis; the connection queues it until it is back) is waited for
+          // KEEP_RETRY_WAIT_MS at most. An instance that takes the job over then goes on from the last part stored.
+          if (health.inOutage() || health.refusing()) return;
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([
+            queueSlot.store({ ...shared, reply, retry }, { ...shared, reply, done: true }, due.dueAt),
+            new Promise<void>((resolve) => {
+              timer = setTimeout(resolve, KEEP_RETRY_WAIT_MS);
+            }),
+          ]).catch(() => {});
+          clearTimeout(timer);
         },
       };
       try {

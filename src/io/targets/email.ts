@@ -326,10 +326,15 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
       // others, and nodemailer resolves: those refused for now (4xx) are sent it again, alone (the same
       // mail: its headers and Message-ID unchanged); the delivery counts as sent once anyone got it, and
       // a warning names who did not.
-      // Handed on by another instance that mailed the others: the recipients it was to retry.
+      // Handed on by another instance that mailed the others: the recipients it was to retry. Until one of
+      // them gets it here, each missed it, as a retry on that instance would have left them.
       let envelopeTo = stillNamed(options.recipients, to);
       /** Recipients refused so far, with the server's reply. */
-      const unreached = new Map<string, string>();
+      const unreached = new Map<string, string>(
+        (envelopeTo ?? []).map((recipient) => [recipient, "refused for now on an earlier attempt"]),
+      );
+      /** Why the last attempt failed, when the server gave no reply to name. */
+      let lastFailure: string | undefined;
       try {
         await (options.runStep ?? runOnce)(async () => {
           let info: unknown;
@@ -351,10 +356,14 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
             if (envelopeTo !== undefined && typeof reply === "string")
               for (const recipient of envelopeTo) unreached.set(recipient, reply);
             // The deadline's own error, or the stop's reason, as they are.
-            if (err instanceof DeliveryError || signal?.aborted === true) throw err;
-            throw asDeliveryError(err, secrets, plain);
+            if (signal?.aborted === true) throw err;
+            const failure = err instanceof DeliveryError ? err : asDeliveryError(err, secrets, plain);
+            // No reply to name (no connection, a timeout): the failure is.
+            lastFailure = typeof reply === "string" ? undefined : failure.message;
+            throw failure;
           }
           for (const recipient of envelopeTo ?? []) unreached.delete(recipient);
+          lastFailure = undefined;
           const refused = refusedRecipients(info);
           for (const r of refused) unreached.set(r.recipient, r.response ?? "refused");
           const later = refused.filter(temporary);
@@ -367,15 +376,17 @@ export function emailTarget(settings: PlatformConfig<"email">, deps: TargetDeps)
         });
       } catch (err) {
         // Nobody has it: the delivery failed. Nor did the delivery end when the gateway's stop cut a retry's
-        // wait short: the run is kept (handed on, with state.backend: redis, to mail those recipients alone).
+        // wait short and another instance can go on with it (state.backend: redis, mailing those recipients
+        // alone); with nothing to hand it on to, the run's replay would mail the whole list again.
         // Otherwise the retries for some recipients ended.
-        if (envelopeTo === undefined || signal?.aborted === true) throw err;
+        if (envelopeTo === undefined || (signal?.aborted === true && options.handsOn === true)) throw err;
       }
       if (unreached.size > 0) {
         const who = [...unreached].map(([recipient, reply]) => `${recipient} (${oneLine(reply, secrets)})`);
+        const last = lastFailure === undefined ? "" : ` (the last attempt: ${oneLine(lastFailure, secrets)})`;
         deps.logger.warn(
           { route: message.route, delivery_id: message.deliveryId, platform: "email" },
-          `[delivery] email: route "${message.route}": not delivered to ${who.join(", ")}; the other recipients got it`,
+          `[delivery] email: route "${message.route}": not delivered to ${who.join(", ")}${last}; the other recipients got it`,
         );
       }
       return { chatId: to };

@@ -64,6 +64,11 @@ export interface SendOptions {
    * delivery on while it waited to retry these, refused for now (`RecipientsRefusedForNow`).
    */
   readonly recipients?: readonly string[] | undefined;
+  /**
+   * A stop that cuts the delivery short keeps its run for another instance, which goes on where it stood
+   * (`state.backend: redis`: the retry's wait stores it). Without it the stop's run is replayed whole.
+   */
+  readonly handsOn?: boolean | undefined;
 }
 
 export const runOnce: StepRunner = (step) => step();

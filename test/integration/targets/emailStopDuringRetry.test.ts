@@ -1,0 +1,97 @@
+import type { AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startGatewayInHome, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { postJson } from "../../helpers/http.js";
+
+/**
+ * docs/delivery-targets.md (email), with state.backend: local: a stop whose drain ends while a mail waits
+ * to retry the recipients the server refused for now ends the delivery there. The others got the mail, so
+ * it counts as sent and a warning names who missed it; the run is not kept, so the next start neither runs
+ * the agent again nor mails the whole list a second time.
+ */
+const OPEN = "INSECURE_NO_AUTH";
+const received: string[][] = [];
+let server: SMTPServer;
+let port: number;
+
+beforeAll(async () => {
+  server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    onRcptTo(address, _session, callback) {
+      if (address.address === "busy@example.org")
+        callback(Object.assign(new Error("Mailbox full"), { responseCode: 452 }));
+      else callback();
+    },
+    onData(stream, session, callback) {
+      stream.resume();
+      stream.on("end", () => {
+        received.push(session.envelope.rcptTo.map((r) => r.address));
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe("state.backend: local — a stop while a mail waits to retry the recipients refused for now", () => {
+  it("counts the mail sent, names who missed it, and keeps no run to mail the whole list again", async () => {
+    const gw = await startTestGateway({
+      fakeSleeps: true,
+      drainTimeoutMs: 1000,
+      config: webhookConfig(
+        { ci: { secret: OPEN, prompt: "build {n}", deliver: "email" } },
+        { rate_limit: 1000 },
+        {
+          agent: { provider: "echo" },
+          platforms: {
+            email: {
+              enabled: true,
+              host: "127.0.0.1",
+              port,
+              secure: false,
+              from: "svc@example.org",
+              home_channel: "ops@example.org, busy@example.org",
+            },
+          },
+        },
+      ),
+    });
+    try {
+      const res = await postJson(gw.url("/webhooks/ci"), { n: 7 }, { "X-Request-ID": "mail-stop-1" });
+      expect(res.status).toBe(202);
+      await vi.waitFor(() => expect(gw.logs().some((l) => l.msg.includes("retry 1/3 in"))).toBe(true), {
+        timeout: 10_000,
+        interval: 10,
+      });
+      let stopped = false;
+      const stopping = gw.gateway.stop().then(() => {
+        stopped = true;
+      });
+      await vi.waitFor(
+        () => {
+          if (!stopped) gw.clock.advance(100);
+          expect(stopped).toBe(true);
+        },
+        { timeout: 15_000, interval: 10 },
+      );
+      await stopping;
+      expect(received).toEqual([["ops@example.org"]]);
+      const messages = gw.logs().map((l) => l.msg);
+      expect(messages).toContain(
+        '[delivery] email: route "ci": not delivered to busy@example.org (452 Mailbox full); the other recipients got it',
+      );
+      // The next start finds the run finished in the journal: it is not queued again.
+      const again = await startGatewayInHome(gw.home);
+      await again.stop();
+      const atStart = gw.logs().map((l) => l.msg);
+      expect(atStart.filter((m) => m.includes("queued again"))).toEqual([]);
+      expect(received).toEqual([["ops@example.org"]]);
+    } finally {
+      gw.home.cleanup();
+    }
+  });
+});
