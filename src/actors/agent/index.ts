@@ -110,12 +110,12 @@ function withoutToolsWarnings(
   deps: RunnerDeps,
   request: AgentRequest,
   scrubbed: (text: string) => string,
+  waitedMs: number,
 ): McpWaitReports {
   const logger = deps.logger ?? silentLogger();
   const fields = { route: request.route, delivery_id: request.deliveryId };
   return {
-    onGaveUp: (servers) =>
-      logger.warn(fields, stillConnectingLine(request.route, servers, FIRST_CONNECT_WAIT_MS)),
+    onGaveUp: (servers) => logger.warn(fields, stillConnectingLine(request.route, servers, waitedMs)),
     onDown: (servers) =>
       logger.warn(
         fields,
@@ -154,7 +154,12 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
                   toolDeps,
                   request,
                   signal,
-                  withoutToolsWarnings(deps, request, scrubbed),
+                  withoutToolsWarnings(
+                    deps,
+                    request,
+                    scrubbed,
+                    toolDeps.firstConnectWaitMs ?? FIRST_CONNECT_WAIT_MS,
+                  ),
                 );
                 return {
                   tools,

@@ -250,7 +250,7 @@ export function createRedisHealth(
   /**
    * A `rediss://` reconnect that failed once a server took it (a TLS alert, a reset; not a refused connect
    * or a timeout, which say no more than the outage): its cause as the start names it, said once per
-   * outage unless it is only a Redis to start.
+   * outage unless it is only a Redis to start (the server is probed for it once per outage either way).
    */
   let reconnectExplained = false;
   let explainingReconnect = false;
@@ -260,8 +260,10 @@ export function createRedisHealth(
     explainingReconnect = true;
     void reconnectFailure(reason).then(({ problem, fix }) => {
       explainingReconnect = false;
-      if (fix === startRedisFix(label) || reconnectExplained || !reported) return;
+      if (reconnectExplained || !reported) return;
+      // Probed once per outage whatever it answers: each probe of a rediss:// server is one more TLS connect.
       reconnectExplained = true;
+      if (fix === startRedisFix(label)) return;
       logger.error(
         { redis: label, reason },
         `[state] Redis at ${label} cannot be reconnected to: ${problem} — ${fix}`,
