@@ -1371,14 +1371,16 @@ export async function runCronJob(
   signal: AbortSignal = new AbortController().signal,
   firedBy?: FiredBy,
 ): Promise<string> {
-  // Unique per run, also for two fires of the job in the same millisecond (a burst of events on a
-  // cron_job route): targets de-duplicate a delivery's parts by route and delivery id (Matrix's
-  // transaction id, Discord's nonce, ...), so a shared id would drop the second run's reply.
-  const deliveryId = `cron-${job.id}-${Date.now()}-${randomBytes(4).toString("hex")}`;
-  let reply: string;
-  let failure: unknown;
   // Made before (kept with the shared queue's job while its delivery waited to retry): delivered as it is.
   const made = firedBy?.slot?.madeReply;
+  // Unique per run, also for two fires of the job in the same millisecond (a burst of events on a
+  // cron_job route): targets de-duplicate a delivery's parts by route and delivery id (Matrix's
+  // transaction id, Discord's nonce, ...), so a shared id would drop the second run's reply. A reply made
+  // before keeps the id it was first sent under, so a part whose answer was lost then is not posted twice
+  // (a reply kept by a version that did not store the id goes out under a new one).
+  const deliveryId = made?.deliveryId ?? `cron-${job.id}-${Date.now()}-${randomBytes(4).toString("hex")}`;
+  let reply: string;
+  let failure: unknown;
   if (made !== undefined) {
     reply = made.text;
     if (made.failed !== undefined) failure = new Error(made.failed);
@@ -1403,7 +1405,7 @@ export async function runCronJob(
       reply = notice.text;
       failure = err;
     }
-  firedBy?.slot?.replied?.(keptReply({ text: reply }, failure));
+  firedBy?.slot?.replied?.(keptReply({ text: reply, deliveryId }, failure));
   await deps.deliverer.deliver(
     {
       target: job.deliver,

@@ -64,6 +64,11 @@ export interface KeptReply {
   readonly record?: NonNullable<AgentReply["record"]>;
   /** Why the agent failed, when the reply is its failure notice: the run still fails once delivered. */
   readonly failed?: string;
+  /**
+   * The delivery id it was sent under, when the run makes its own (a cron job's fire): the instance that
+   * delivers it later sends it under the same one, so a target de-duplicating by it posts it once.
+   */
+  readonly deliveryId?: string;
 }
 
 /** A delivery's retry as a run keeps it while the delivery waits for it. */

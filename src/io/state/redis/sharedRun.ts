@@ -15,7 +15,13 @@ export interface SharedRun extends PendingRun {
    * The reply its agent made, kept once its delivery waits to retry outside the run's slot: an instance that
    * takes the run over delivers it without running the agent again.
    */
-  readonly reply?: { readonly text: string; readonly record?: RunRecord; readonly failed?: string };
+  readonly reply?: {
+    readonly text: string;
+    readonly record?: RunRecord;
+    readonly failed?: string;
+    /** The id a cron job's fire was delivered under: the instance that goes on delivers under it too. */
+    readonly deliveryId?: string;
+  };
   /**
    * The retry its delivery waits for, kept with the reply: when it is due (epoch ms) and the delivery's
    * attempts made so far, the parts of a split message already delivered before the one it retries (stored
