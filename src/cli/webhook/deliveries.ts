@@ -202,6 +202,13 @@ export const SHARED_RUN_NOTE =
 export const SHARED_COALESCED_NOTE = `${COALESCED_NOTE}, in the history of the instance that runs the group (state.backend: redis)`;
 
 /**
+ * A duplicate's NOTE when its ID's run is in this history without a request (one gateway's history): the
+ * gateway recorded the event and was killed before it answered, and the event ran after its restart.
+ */
+export const KILLED_BEFORE_ANSWER_NOTE =
+  "its delivery ID was received before, by a gateway killed after recording the event and before answering it: its run ran (the row of this ID with no request), and its payload is not kept, so it cannot be redelivered";
+
+/**
  * A request's NOTE: why the gateway refused or ignored it (a 401's reason, or what ignored a 200: the
  * route's events, a filter, the script; none on records older than the reason, shown as before), where a
  * coalesced event's run shows, and the delivery it repeats.
@@ -211,6 +218,7 @@ function requestNote(
   ran: boolean,
   text: (value: string) => string,
   shared: boolean,
+  ranUnanswered = false,
 ): string {
   const redelivery =
     request.redelivery_of === undefined ? undefined : `redelivery of ${text(request.redelivery_of)}`;
@@ -220,6 +228,10 @@ function requestNote(
     return withRedelivery(shared ? SHARED_COALESCED_NOTE : COALESCED_NOTE);
   if (request.reason === undefined) {
     // A sender's own redelivery keeps its ID (GitHub's Redeliver after a fix): the answer alone says nothing ran.
+    // Its run is in this history with no request (the gateway killed between recording the event and
+    // answering it): redeliver has no payload to send, so it is not offered.
+    if (request.outcome === "duplicate" && ranUnanswered && !shared)
+      return withRedelivery(KILLED_BEFORE_ANSWER_NOTE);
     if (request.outcome === "duplicate")
       return withRedelivery(
         `its delivery ID was received before, so it did not run again (a sender's own redelivery, as GitHub's Redeliver, keeps the ID) — svc webhook redeliver ${text(shellWord(request.id))} runs it again${shared ? " (on the instance that took it: it keeps the payload)" : ""}`,
@@ -261,7 +273,14 @@ export function deliveriesTable(
   shared = false,
 ): string {
   const text = (value: string) => terminalText(value);
-  const rows = shown.map(({ id, at, route: name, request, run, delivery, notRecorded }) => {
+  const key = (summary: DeliverySummary) => `${summary.route}\u0000${summary.id}`;
+  // IDs whose run is shown without a request and which no request shown led to a run of.
+  const ledToRun = new Set(shown.filter((s) => s.request !== undefined && s.run !== undefined).map(key));
+  const ranUnanswered = new Set(
+    shown.filter((s) => s.request === undefined && s.run !== undefined && !ledToRun.has(key(s))).map(key),
+  );
+  const rows = shown.map((summary) => {
+    const { id, at, route: name, request, run, delivery, notRecorded } = summary;
     // A fire dropped at its turn in the queue made no run: its why goes to the NOTE (withFailures).
     const made = run?.outcome === "dropped" ? undefined : run;
     return [
@@ -275,7 +294,9 @@ export function deliveriesTable(
       notRecorded !== undefined
         ? notRecordedNote(notRecorded, text)
         : withFailures(
-            request === undefined ? unanswered : requestNote(request, made !== undefined, text, shared),
+            request === undefined
+              ? unanswered
+              : requestNote(request, made !== undefined, text, shared, ranUnanswered.has(key(summary))),
             { run, delivery },
             text,
           ),

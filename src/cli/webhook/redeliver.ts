@@ -150,7 +150,9 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       "usage",
       shared
         ? `delivery ${JSON.stringify(id)} was answered here only as a duplicate, which never ran (and may have come with another body): its request was taken by another gateway instance, which keeps its payload — run svc webhook redeliver there (with that instance's SVC_HOME)`
-        : `delivery ${JSON.stringify(id)} is in the recent history only as a duplicate, which never ran (and may have come with another body); the request it repeated is no longer kept (records are kept 7 days, and no more than the last ~${(2 * HISTORY_FILE_BYTES) / 2 ** 20} MiB of them), so it cannot be redelivered`,
+        : ranHere !== undefined
+          ? `delivery ${JSON.stringify(id)} ran here (route ${ranHere.route}: svc webhook deliveries --id ${shellWord(id)} shows its run), but its request was never answered: the gateway was killed after recording the event and before answering it, so its payload is not kept and the sender's retry was answered as a duplicate — it cannot be redelivered`
+          : `delivery ${JSON.stringify(id)} is in the recent history only as a duplicate, which never ran (and may have come with another body); the request it repeated is no longer kept (records are kept 7 days, and no more than the last ~${(2 * HISTORY_FILE_BYTES) / 2 ** 20} MiB of them), so it cannot be redelivered`,
     );
   const encoding: unknown = record?.payload_encoding;
   if (encoding !== undefined && encoding !== "json" && encoding !== "utf8" && encoding !== "base64")
