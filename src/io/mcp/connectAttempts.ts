@@ -15,6 +15,8 @@ interface Attempt {
   readonly tls: boolean;
   /** The server took the TCP connection. */
   taken: boolean;
+  /** Its socket while it is being made. */
+  socket?: Socket;
 }
 
 /** Ends a connection svc gave up while it was being made (undici's connector hears only of an error). */
@@ -53,6 +55,7 @@ export class ConnectAttempts {
         options,
         (...result) => {
           settled = true;
+          attempt.socket = undefined;
           if (socket !== undefined) this.#connecting.delete(socket);
           const [err] = result;
           if (err === null) this.#connected();
@@ -63,6 +66,7 @@ export class ConnectAttempts {
       );
       if (settled || !isSocket(opened)) return;
       socket = opened;
+      attempt.socket = socket;
       this.#connecting.add(socket);
       socket.once("connect", () => {
         attempt.taken = true;
@@ -77,7 +81,7 @@ export class ConnectAttempts {
   stall(): ConnectStall | undefined {
     const handshake = this.#unanswered.findLast((a) => a.taken && a.tls);
     if (handshake !== undefined) return { stage: "tls", address: handshake.address };
-    const connect = this.#unanswered.findLast((a) => !a.taken);
+    const connect = this.#unanswered.findLast((a) => !a.taken && !connectedBelow(a.socket));
     return connect === undefined ? undefined : { stage: "tcp", address: connect.address };
   }
 
@@ -99,6 +103,15 @@ export class ConnectAttempts {
     const at = this.#unanswered.indexOf(attempt);
     if (at >= 0) this.#unanswered.splice(at, 1);
   }
+}
+
+/**
+ * Whether the system has made the socket's TCP connection though its `connect` event has not run yet: on a
+ * busy machine a connect's own timer can fire first, and the server would be said to take no connection.
+ */
+function connectedBelow(socket: Socket | undefined): boolean {
+  const handle = (socket as { _handle?: { getpeername?: (out: object) => number } } | undefined)?._handle;
+  return handle?.getpeername?.({}) === 0;
 }
 
 function isSocket(value: unknown): value is Socket {

@@ -47,6 +47,17 @@ describe("ConnectAttempts", () => {
     expect(attempts.stall()).toEqual({ stage: "tls", address: "127.0.0.1:8443" });
   });
 
+  it("a plain connection the system made before its connect event ran (a busy machine) is no TCP stall", () => {
+    const { attempts, connect } = connections();
+    const made = connect("http:");
+    // What a socket's handle answers: 0 once the system made the connection, ENOTCONN while it waits.
+    const peer = { answer: -107 };
+    Object.assign(made.socket, { _handle: { getpeername: () => peer.answer } });
+    expect(attempts.stall()).toEqual({ stage: "tcp", address: "127.0.0.1:8443" });
+    peer.answer = 0;
+    expect(attempts.stall()).toBeUndefined();
+  });
+
   it("none once a connection was made: the server answered TLS", () => {
     const { attempts, connect, take } = connections();
     take(connect());
