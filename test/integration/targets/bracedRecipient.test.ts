@@ -109,6 +109,15 @@ beforeAll(async () => {
       }),
     },
   });
+  // The runs saved at the earlier stop run at the start: their sends (and refusal) come before the tests
+  // below count and compare the fake's last sends.
+  await vi.waitFor(
+    () => {
+      expect(sends()).toContainEqual({ chat_id: "{saved}", text: "agent reply" });
+      expect(logged(0, 'deliver_extra.chat_id of route "agent" did not resolve ("{build.chat}"')).toBe(true);
+    },
+    { timeout: 30_000 },
+  );
 });
 afterAll(async () => {
   await gw.stop();
