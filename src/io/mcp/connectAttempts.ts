@@ -16,7 +16,7 @@ interface Attempt {
   /** The server took the TCP connection. */
   taken: boolean;
   /** Its socket while it is being made. */
-  socket?: Socket;
+  socket?: Socket | undefined;
 }
 
 /** Ends a connection svc gave up while it was being made (undici's connector hears only of an error). */
