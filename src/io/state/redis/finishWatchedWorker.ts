@@ -38,6 +38,20 @@ export class FinishWatchedWorker<T> extends Worker<T> {
     this.notRecorded(job, err);
   }
 
+  /** Runs BullMQ's finish of `job`, telling what Redis refused of it (unless `tells` says no) before rethrowing. */
+  private async finishing(
+    job: Job<T>,
+    finish: () => Promise<Job<T>>,
+    tells: () => boolean = () => true,
+  ): Promise<Job<T>> {
+    try {
+      return await finish();
+    } catch (refused) {
+      if (tells()) this.tell(job, refused);
+      throw refused;
+    }
+  }
+
   protected override async handleCompleted(
     result: unknown,
     job: Job<T>,
@@ -45,12 +59,7 @@ export class FinishWatchedWorker<T> extends Worker<T> {
     fetchNextCallback?: () => boolean,
     span?: Span,
   ): Promise<Job<T>> {
-    try {
-      return await super.handleCompleted(result, job, token, fetchNextCallback, span);
-    } catch (err) {
-      this.tell(job, err);
-      throw err;
-    }
+    return this.finishing(job, () => super.handleCompleted(result, job, token, fetchNextCallback, span));
   }
 
   protected override async handleFailed(
@@ -60,12 +69,8 @@ export class FinishWatchedWorker<T> extends Worker<T> {
     fetchNextCallback?: () => boolean,
     span?: Span,
   ): Promise<Job<T>> {
-    try {
-      return await super.handleFailed(err, job, token, fetchNextCallback, span);
-    } catch (failed) {
-      // The refused completion, passed on as the job's failure, is refused again: told once, above.
-      if (!NOT_FINISHING.has(err.name) && !this.told.has(err)) this.tell(job, failed);
-      throw failed;
-    }
+    // The refused completion, passed on as the job's failure, is refused again: told once, above.
+    const tells = () => !NOT_FINISHING.has(err.name) && !this.told.has(err);
+    return this.finishing(job, () => super.handleFailed(err, job, token, fetchNextCallback, span), tells);
   }
 }
