@@ -1,23 +1,18 @@
-import { randomUUID } from "node:crypto";
-import { join } from "node:path";
-import { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { jobIdOf } from "../../../src/io/state/redis/sharedQueue.js";
-import { seenKey } from "../../../src/streams/stages/idempotency.js";
 import { sentContents, startFakeDiscord } from "../../fakes/discord.js";
 import type { FakeApi, RecordedRequest } from "../../fakes/httpFake.js";
-import { startFakeTelegram } from "../../fakes/telegram.js";
 import { fakeClock } from "../../helpers/gateway.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
-import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
 import { type ClusterNode, startNode } from "../../helpers/redisCluster.js";
 import {
   agentRuns,
+  answerSends,
   deliveriesRetrying,
-  handOnConfig,
+  type HandOnWorld,
+  handOnRoute,
   linesSaying,
+  startHandOnWorld,
+  stopHandOnWorld,
   telegramTooMany,
 } from "../../helpers/telegramHandOn.js";
 
@@ -30,53 +25,28 @@ import {
  */
 const CHAT = "-300";
 const RETRY_AFTER_S = 120;
-let tg: FakeApi;
+let world: HandOnWorld;
 let discord: FakeApi;
-let redis: TestRedis;
-let home: TempHome;
 const nodes: ClusterNode[] = [];
 
 const sends = () =>
-  tg.requests.filter(
+  world.tg.requests.filter(
     (r: RecordedRequest) =>
       r.path.endsWith("/sendMessage") && String((r.json as { chat_id?: unknown }).chat_id) === CHAT,
   );
 
 beforeAll(async () => {
-  [tg, redis, discord] = await Promise.all([startFakeTelegram(), startTestRedis(), startFakeDiscord("D")]);
-  home = tempHome();
-  tg.setHandler((request) => {
-    if (!request.path.endsWith("/sendMessage"))
-      return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
-    return telegramTooMany(RETRY_AFTER_S);
-  });
+  [world, discord] = await Promise.all([startHandOnWorld(), startFakeDiscord("D")]);
+  answerSends(world.tg, () => telegramTooMany(RETRY_AFTER_S));
 });
 afterAll(async () => {
-  for (const node of nodes.splice(0)) await node.stop();
-  await Promise.all([tg.close(), redis.cleanup(), discord.close()]);
-  home.cleanup();
+  await stopHandOnWorld(world, nodes);
+  await discord.close();
 });
 
-/**
- * Instances' config under a fresh key prefix (route `slow` to the Telegram fake), the agent's log, the job
- * of the run `deliveryId` starts and a queue handle to look at it (closed by the test).
- */
-function slowRoute(deliveryId: string) {
-  const prefix = `h${randomUUID()}`;
-  const log = join(home.dir, `${randomUUID()}.log`);
-  const cfg = handOnConfig({
-    redisUrl: redis.url,
-    prefix,
-    telegramUrl: tg.url,
-    route: "slow",
-    prompt: "event {n}",
-    chat: CHAT,
-    agentLog: log,
-  });
-  const connection = new Redis(redis.url);
-  const queue = new Queue("runs", { connection, prefix: `${prefix}:bull` });
-  return { cfg, log, prefix, id: jobIdOf(seenKey("slow", deliveryId)), connection, queue };
-}
+/** Route `slow` to the Telegram fake, under a fresh key prefix (see `handOnRoute`). */
+const slowRoute = (deliveryId: string) =>
+  handOnRoute(world, { route: "slow", prompt: "event {n}", chat: CHAT, deliveryId });
 
 describe("state.backend: redis — a delivery handed on while it waits to retry", { timeout: 30_000 }, () => {
   it("waits out what is left of the platform's Retry-After on the next instance, and its attempts count on", async () => {

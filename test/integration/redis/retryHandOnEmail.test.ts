@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { jobIdOf } from "../../../src/io/state/redis/sharedQueue.js";
 import { seenKey } from "../../../src/streams/stages/idempotency.js";
+import { emailPlatform, type FakeSmtp, startFakeSmtp } from "../../fakes/smtp.js";
 import { fakeClock } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
@@ -25,7 +24,7 @@ const OPS = "ops@example.org";
 const BUSY = "busy@example.org";
 let redis: TestRedis;
 let home: TempHome;
-let smtp: SMTPServer;
+let smtp: FakeSmtp;
 let port: number;
 const nodes: ClusterNode[] = [];
 /** The envelope recipients of each mail the server took. */
@@ -36,31 +35,19 @@ let refuseBusy = 0;
 beforeAll(async () => {
   redis = await startTestRedis();
   home = tempHome();
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    onRcptTo(address, _session, callback) {
-      if (address.address === BUSY && refuseBusy > 0) {
-        refuseBusy -= 1;
-        callback(Object.assign(new Error("Mailbox full"), { responseCode: 452 }));
-        return;
-      }
-      callback();
-    },
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on("end", () => {
-        received.push(session.envelope.rcptTo.map((r) => r.address));
-        callback();
-      });
+  smtp = await startFakeSmtp({
+    received,
+    refuse: (address) => {
+      if (address !== BUSY || refuseBusy <= 0) return undefined;
+      refuseBusy -= 1;
+      return { code: 452, text: "Mailbox full" };
     },
   });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  port = (smtp.server.address() as AddressInfo).port;
+  port = smtp.port;
 });
 afterAll(async () => {
   for (const node of nodes.splice(0)) await node.stop();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
   await redis.cleanup();
   home.cleanup();
 });
@@ -85,14 +72,7 @@ describe("state.backend: redis — a mail handed on while it waits to retry the 
       ...base,
       platforms: {
         ...(base.platforms as Record<string, unknown>),
-        email: {
-          enabled: true,
-          host: "127.0.0.1",
-          port,
-          secure: false,
-          from: "svc@example.org",
-          home_channel: `${OPS}, ${BUSY}`,
-        },
+        email: emailPlatform(port, `${OPS}, ${BUSY}`),
       },
     };
     const id = jobIdOf(seenKey("mail", "e-1"));

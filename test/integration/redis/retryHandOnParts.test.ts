@@ -1,24 +1,8 @@
-import { randomUUID } from "node:crypto";
-import { join } from "node:path";
-import { Queue } from "bullmq";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { jobIdOf } from "../../../src/io/state/redis/sharedQueue.js";
-import { seenKey } from "../../../src/streams/stages/idempotency.js";
-import type { FakeApi, RecordedRequest } from "../../fakes/httpFake.js";
-import { startFakeTelegram } from "../../fakes/telegram.js";
+import { describe, expect, it, vi } from "vitest";
 import { fakeClock } from "../../helpers/gateway.js";
-import { type TempHome, tempHome } from "../../helpers/home.js";
-import { postJson } from "../../helpers/http.js";
-import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
-import { type ClusterNode, startNode } from "../../helpers/redisCluster.js";
-import {
-  agentRuns,
-  deliveriesRetrying,
-  handOnConfig,
-  linesSaying,
-  telegramTooMany,
-} from "../../helpers/telegramHandOn.js";
+import { startNode } from "../../helpers/redisCluster.js";
+import { splitHandOnSuite } from "../../helpers/splitMessage.js";
+import { agentRuns, handOnRoute, linesSaying } from "../../helpers/telegramHandOn.js";
 
 /**
  * docs/delivery-targets.md ("Retries") and docs/durability.md, with state.backend: redis: a reply split
@@ -29,86 +13,26 @@ import {
  */
 const CHAT = "-301";
 const RETRY_AFTER_S = 120;
-/** Three paragraphs, each under Telegram's 4096 characters, together over two messages' worth. */
-const FIRST = "a".repeat(4000);
-const SECOND = "b".repeat(4000);
-const THIRD = "c".repeat(1000);
-let tg: FakeApi;
-let redis: TestRedis;
-let home: TempHome;
-const nodes: ClusterNode[] = [];
-/** How many more times the fake refuses the 2nd part. */
-let refuseSecond = 0;
-
-const sends = () =>
-  tg.requests.filter(
-    (r: RecordedRequest) =>
-      r.path.endsWith("/sendMessage") && String((r.json as { chat_id?: unknown }).chat_id) === CHAT,
-  );
-/** Which part each message sent holds: 1, 2 or 3. */
-const partsSent = () =>
-  sends().map((r) => {
-    const text = String((r.json as { text?: unknown }).text);
-    return text.includes(FIRST) ? 1 : text.includes(SECOND) ? 2 : text.includes(THIRD) ? 3 : 0;
-  });
-
-beforeAll(async () => {
-  [tg, redis] = await Promise.all([startFakeTelegram(), startTestRedis()]);
-  home = tempHome();
-  let nextId = 1;
-  tg.setHandler((request) => {
-    if (!request.path.endsWith("/sendMessage"))
-      return { json: { ok: true, result: { id: 42, is_bot: true, username: "svc_test_bot" } } };
-    const text = String((request.json as { text?: unknown }).text);
-    if (text.includes(SECOND) && refuseSecond > 0) {
-      refuseSecond -= 1;
-      return telegramTooMany(RETRY_AFTER_S);
-    }
-    return { json: { ok: true, result: { message_id: nextId++, chat: { id: Number(CHAT) }, text } } };
-  });
-});
-afterAll(async () => {
-  for (const node of nodes.splice(0)) await node.stop();
-  await Promise.all([tg.close(), redis.cleanup()]);
-  home.cleanup();
-});
+const hand = splitHandOnSuite(CHAT, RETRY_AFTER_S);
 
 describe("state.backend: redis — a split message handed on while it waits to retry a part", {
   timeout: 30_000,
 }, () => {
   it("is sent on by the next instance from the part it retries, that part's attempts counted on", async () => {
-    const prefix = `p${randomUUID()}`;
-    const log = join(home.dir, `${randomUUID()}.log`);
-    const cfg = handOnConfig({
-      redisUrl: redis.url,
-      prefix,
-      telegramUrl: tg.url,
+    const { cfg, log, id, connection, queue } = handOnRoute(hand.world, {
       route: "long",
       prompt: "{text}",
       chat: CHAT,
-      agentLog: log,
+      deliveryId: "p-1",
     });
-    const id = jobIdOf(seenKey("long", "p-1"));
-    const connection = new Redis(redis.url);
-    const queue = new Queue("runs", { connection, prefix: `${prefix}:bull` });
     // Refused on the first instance, and once more on the next one.
-    refuseSecond = 2;
+    hand.parts.refuseSecond(2);
     try {
       // Its retry waits on a clock that never moves: the stop's drain (0.2 s) ends with the delivery waiting.
-      const a = await startNode(cfg, { sleeps: fakeClock(Date.now()), drainTimeoutMs: 200 });
-      nodes.push(a);
-      const text = `${FIRST}\n\n${SECOND}\n\n${THIRD}`;
-      const answer = await postJson(a.url("/webhooks/long"), JSON.stringify({ text }), {
-        "X-Request-Id": "p-1",
-      });
-      expect(answer.status).toBe(202);
-      await vi.waitFor(async () => expect(await deliveriesRetrying(a)).toBe(1), {
-        timeout: 10_000,
-        interval: 20,
-      });
+      const a = await hand.sendUntilRetrying(cfg, fakeClock(Date.now()), "long", "p-1");
       expect(linesSaying(a, `retry 1/3 in ${RETRY_AFTER_S * 1000} ms`)).toHaveLength(1);
       await a.stop();
-      expect(partsSent()).toEqual([1, 2]);
+      expect(hand.parts.sent()).toEqual([1, 2]);
 
       // Kept with the reply: the 1st part was delivered, the 2nd's attempt made.
       const job = await queue.getJob(id);
@@ -119,7 +43,7 @@ describe("state.backend: redis — a split message handed on while it waits to r
 
       const clock = fakeClock(Date.now());
       const b = await startNode(cfg, { sleeps: clock });
-      nodes.push(b);
+      hand.nodes.push(b);
       await job.promote();
       await vi.waitFor(
         () => expect(linesSaying(b, "handed on waiting to retry — retry 1/3 in ")).toHaveLength(1),
@@ -129,11 +53,11 @@ describe("state.backend: redis — a split message handed on while it waits to r
         },
       );
       await vi.waitFor(() => expect(clock.pendingTimers()).toBe(1), { timeout: 10_000, interval: 20 });
-      expect(partsSent()).toEqual([1, 2]);
+      expect(hand.parts.sent()).toEqual([1, 2]);
 
       // The 2nd part's retry, refused again: its 2nd retry, not a 1st.
       clock.advance(RETRY_AFTER_S * 1000);
-      await vi.waitFor(() => expect(partsSent()).toEqual([1, 2, 2]), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(() => expect(hand.parts.sent()).toEqual([1, 2, 2]), { timeout: 10_000, interval: 20 });
       await vi.waitFor(() => expect(linesSaying(b, "retry 2/3 in 120000 ms")).toHaveLength(1), {
         timeout: 10_000,
         interval: 20,
@@ -147,7 +71,7 @@ describe("state.backend: redis — a split message handed on while it waits to r
         interval: 20,
       });
       expect(linesSaying(b, "telegram: delivered for route long")).toHaveLength(1);
-      expect(partsSent()).toEqual([1, 2, 2, 2, 3]);
+      expect(hand.parts.sent()).toEqual([1, 2, 2, 2, 3]);
       expect(agentRuns(log)).toEqual(["p-1"]);
       // What the first instance stored (the parts delivered before the one it retries), and the next one said.
       expect(retry?.partsDelivered).toBe(1);

@@ -1,8 +1,7 @@
-import type { AddressInfo } from "node:net";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { PendingRun } from "../../../src/io/stores/pendingRuns.js";
 import type { FakeApi } from "../../fakes/httpFake.js";
+import { emailPlatform, type FakeSmtp, startFakeSmtp } from "../../fakes/smtp.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
 import {
   RECORDER_AGENT,
@@ -22,7 +21,7 @@ import { postJson } from "../../helpers/http.js";
  */
 const OPEN = "INSECURE_NO_AUTH";
 let telegram: FakeApi;
-let smtp: SMTPServer;
+let smtp: FakeSmtp;
 let gw: TestGateway;
 const mailedTo: string[][] = [];
 
@@ -40,19 +39,8 @@ const savedRun = (deliveryId: string, chat: string, fields: Partial<PendingRun> 
 
 beforeAll(async () => {
   telegram = await startFakeTelegram();
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on("end", () => {
-        mailedTo.push(session.envelope.rcptTo.map((r) => r.address));
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
+  smtp = await startFakeSmtp({ received: mailedTo });
+  const smtpPort = smtp.port;
   gw = await startTestGateway({
     config: webhookConfig(
       {
@@ -90,14 +78,7 @@ beforeAll(async () => {
         agent: recorderAgent("agent reply"),
         platforms: {
           telegram: { enabled: true, token: "1:T", base_url: telegram.url, home_channel: "-100999" },
-          email: {
-            enabled: true,
-            host: "127.0.0.1",
-            port: smtpPort,
-            secure: false,
-            from: "svc@example.org",
-            home_channel: "home@example.org",
-          },
+          email: emailPlatform(smtpPort, "home@example.org"),
         },
       },
     ),
@@ -122,7 +103,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw.stop();
   await telegram.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
 });
 
 const sends = () =>

@@ -1,10 +1,10 @@
 import { type AddressInfo, createServer } from "node:net";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema } from "../../../src/config/schema.js";
 import { createTargets } from "../../../src/io/targets/registry.js";
 import { DEFAULT_RETRY, retryingSteps } from "../../../src/io/targets/retry.js";
 import { captureLogger } from "../../fakes/logCapture.js";
+import { emailPlatform, type FakeSmtp, startFakeSmtp } from "../../fakes/smtp.js";
 import { message, recordedRetries } from "./support.js";
 
 /**
@@ -15,30 +15,14 @@ import { message, recordedRetries } from "./support.js";
 const received: string[][] = [];
 /** Replies to the next RCPT TO of an address, in order (then it is accepted). */
 const refusals = new Map<string, { code: number; text: string }[]>();
-let server: SMTPServer;
+let server: FakeSmtp;
 let port: number;
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    onRcptTo(address, _session, callback) {
-      const refusal = refusals.get(address.address)?.shift();
-      if (refusal === undefined) callback();
-      else callback(Object.assign(new Error(refusal.text), { responseCode: refusal.code }));
-    },
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on("end", () => {
-        received.push(session.envelope.rcptTo.map((r) => r.address));
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  port = (server.server.address() as AddressInfo).port;
+  server = await startFakeSmtp({ received, refuse: (address) => refusals.get(address)?.shift() });
+  port = server.port;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -52,14 +36,7 @@ const freePort = () =>
 function emailTo(list: string, smtpPort: number) {
   const config = configSchema.parse({
     platforms: {
-      email: {
-        enabled: true,
-        host: "127.0.0.1",
-        port: smtpPort,
-        secure: false,
-        from: "svc@example.org",
-        home_channel: list,
-      },
+      email: emailPlatform(smtpPort, list),
     },
   });
   const log = captureLogger();

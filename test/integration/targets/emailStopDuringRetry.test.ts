@@ -1,6 +1,5 @@
-import type { AddressInfo } from "node:net";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { emailPlatform, type FakeSmtp, startFakeSmtp } from "../../fakes/smtp.js";
 import { startGatewayInHome, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
@@ -12,30 +11,17 @@ import { postJson } from "../../helpers/http.js";
  */
 const OPEN = "INSECURE_NO_AUTH";
 const received: string[][] = [];
-let server: SMTPServer;
+let server: FakeSmtp;
 let port: number;
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    onRcptTo(address, _session, callback) {
-      if (address.address === "busy@example.org")
-        callback(Object.assign(new Error("Mailbox full"), { responseCode: 452 }));
-      else callback();
-    },
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on("end", () => {
-        received.push(session.envelope.rcptTo.map((r) => r.address));
-        callback();
-      });
-    },
+  server = await startFakeSmtp({
+    received,
+    refuse: (address) => (address === "busy@example.org" ? { code: 452, text: "Mailbox full" } : undefined),
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  port = (server.server.address() as AddressInfo).port;
+  port = server.port;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 describe("state.backend: local — a stop while a mail waits to retry the recipients refused for now", () => {
   it("counts the mail sent, names who missed it, and keeps no run to mail the whole list again", async () => {
@@ -48,14 +34,7 @@ describe("state.backend: local — a stop while a mail waits to retry the recipi
         {
           agent: { provider: "echo" },
           platforms: {
-            email: {
-              enabled: true,
-              host: "127.0.0.1",
-              port,
-              secure: false,
-              from: "svc@example.org",
-              home_channel: "ops@example.org, busy@example.org",
-            },
+            email: emailPlatform(port, "ops@example.org, busy@example.org"),
           },
         },
       ),

@@ -1,6 +1,5 @@
-import type { AddressInfo } from "node:net";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeSmtp, startFakeSmtp } from "../../fakes/smtp.js";
 import { message, registryFor, sendError } from "./support.js";
 
 /**
@@ -11,24 +10,13 @@ import { message, registryFor, sendError } from "./support.js";
  * is the event's to choose, as before.
  */
 const rcpts: string[][] = [];
-let server: SMTPServer;
+let server: FakeSmtp;
 let port: number;
 beforeAll(async () => {
-  server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on("end", () => {
-        rcpts.push(session.envelope.rcptTo.map((r) => r.address));
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  port = (server.server.address() as AddressInfo).port;
+  server = await startFakeSmtp({ received: rcpts });
+  port = server.port;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 const email = () =>
   registryFor({ email: { enabled: true, host: "127.0.0.1", port, secure: false, from: "svc@example.org" } });

@@ -1,0 +1,55 @@
+import type { AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
+
+/** An SMTP reply refusing a recipient at RCPT TO (452: for now; 550: for good). */
+export interface SmtpRefusal {
+  readonly code: number;
+  readonly text: string;
+}
+
+export interface FakeSmtp {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A real `smtp-server` on loopback, no TLS nor login: it pushes the envelope recipients of each mail it takes
+ * onto `received`, and refuses a recipient at RCPT TO when `refuse` answers a refusal for its address.
+ */
+export async function startFakeSmtp(options: {
+  readonly received: string[][];
+  readonly refuse?: (address: string) => SmtpRefusal | undefined;
+}): Promise<FakeSmtp> {
+  const { received, refuse } = options;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    onRcptTo(address, _session, callback) {
+      const refusal = refuse?.(address.address);
+      if (refusal === undefined) callback();
+      else callback(Object.assign(new Error(refusal.text), { responseCode: refusal.code }));
+    },
+    onData(stream, session, callback) {
+      stream.resume();
+      stream.on("end", () => {
+        received.push(session.envelope.rcptTo.map((r) => r.address));
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** `platforms.email` sending through the fake on `port` (plain SMTP, from svc@example.org) to `homeChannel`. */
+export const emailPlatform = (port: number, homeChannel: string) => ({
+  enabled: true,
+  host: "127.0.0.1",
+  port,
+  secure: false,
+  from: "svc@example.org",
+  home_channel: homeChannel,
+});
