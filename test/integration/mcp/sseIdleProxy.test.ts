@@ -58,6 +58,15 @@ async function heldToolServer() {
   return { origin: `http://127.0.0.1:${port}`, counts, running, release };
 }
 
+/** The simulated clock, counting the keepalive waits (5 s here; the proxy's idle timers are 7 s) armed on it. */
+class KeepaliveWatchedClock extends SimulatedClock {
+  keepalivesArmed = 0;
+  override setTimeout(fn: (...args: unknown[]) => void, timeout: number): number {
+    if (timeout === 5_000) this.keepalivesArmed += 1;
+    return super.setTimeout(fn, timeout);
+  }
+}
+
 /**
  * A legacy SSE server behind a proxy that ends event streams idle for a while (nginx's proxy_read_timeout):
  * the call's answer comes on the event stream, silent while the tool runs, so without traffic on it the
@@ -66,7 +75,7 @@ async function heldToolServer() {
 describe("an SSE server behind a proxy that cuts idle streams (simulated clock)", () => {
   it("a call that outlasts the proxy's idle limit gets its answer: keepalive pings go on during it", async () => {
     const upstream = await heldToolServer();
-    const clock = new SimulatedClock();
+    const clock = new KeepaliveWatchedClock();
     // Idle limit 7 s, pings every 5 s: each ping's answer comes before the stream has been quiet 7 s.
     const proxy = await startIdleCuttingProxy(upstream.origin, 7_000, clock);
     proxies.push(proxy);
@@ -80,6 +89,7 @@ describe("an SSE server behind a proxy that cuts idle streams (simulated clock)"
     const call = h.call("slowly", "held", {});
     await upstream.running;
     const quietSince = proxy.streamBytes();
+    const armedBefore = clock.keepalivesArmed;
     clock.increment(5_000);
     // The ping sent while the call runs is answered on the event stream, through the proxy.
     await vi.waitFor(() => expect(proxy.streamBytes()).toBeGreaterThan(quietSince), {
@@ -87,6 +97,12 @@ describe("an SSE server behind a proxy that cuts idle streams (simulated clock)"
       interval: 20,
     });
     expect(upstream.counts.pings).toBe(1);
+    // The next ping's wait is armed once the client has read the answer (the proxy passing it on is
+    // not enough): the clock moved before that would arm it 5 s past the move.
+    await vi.waitFor(() => expect(clock.keepalivesArmed).toBeGreaterThan(armedBefore), {
+      timeout: 10_000,
+      interval: 20,
+    });
     // 10 s into the call: past the proxy's limit since the call started, not since the ping's answer.
     const pingedAt = proxy.streamBytes();
     clock.increment(5_000);
