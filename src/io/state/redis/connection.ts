@@ -224,7 +224,7 @@ export function createRedisHealth(
     credentialsRefused = true;
     logger.error(
       { redis: label, reason },
-      `[state] Redis at ${label} refused the credentials of state.redis_url on reconnecting (${reason}); requests that need it are answered 503 until it takes them — ${refusalHint(reason)}`,
+      `[state] Redis at ${label} refused the credentials of state.redis_url on reconnecting (${reason}); ${serves === "runs" ? "the shared queue's runs wait" : "requests that need it are answered 503"} until it takes them — ${refusalHint(reason)}`,
     );
   };
   /**
@@ -307,7 +307,7 @@ export function createRedisHealth(
     refusedWrite = undefined;
     logger.info(
       { redis: label },
-      `[state] Redis at ${label} takes writes again${reason === undefined ? "" : ` (it refused them: ${reason})`}; requests are served`,
+      `[state] Redis at ${label} takes writes again${reason === undefined ? "" : ` (it refused them: ${reason})`}; ${serves === "runs" ? "the shared queue's runs go on" : "requests are served"}`,
     );
   };
   /**
@@ -325,7 +325,7 @@ export function createRedisHealth(
       refusedCode = code;
       logger.error(
         { redis: label, reason },
-        `[state] Redis at ${label} refused a command (${reason}); requests that need it are answered 503 while it refuses (${refusalHint(reason)}; logged at most once a minute)`,
+        `[state] Redis at ${label} refused a command (${reason}); ${serves === "runs" ? "the shared queue's runs wait" : "requests that need it are answered 503"} while it refuses (${refusalHint(reason)}; logged at most once a minute)`,
       );
     }
   };
