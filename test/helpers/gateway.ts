@@ -110,6 +110,25 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
+/**
+ * Stops `gw` past its drain: the drain's bound is one of the gateway's sleeps, which end on `gw.clock`, so the
+ * clock is moved (in 100 ms steps, far short of any retry's wait) until the stop is done.
+ */
+export async function stopPastDrain(gw: TestGateway): Promise<void> {
+  let stopped = false;
+  const stopping = gw.gateway.stop().then(() => {
+    stopped = true;
+  });
+  await vi.waitFor(
+    () => {
+      if (!stopped) gw.clock.advance(100);
+      if (!stopped) throw new Error("the gateway is still stopping");
+    },
+    { timeout: 15_000, interval: 10 },
+  );
+  await stopping;
+}
+
 /** A webhook config with sane test defaults: loopback, port 0 (the helper passes it), the given routes. */
 export function webhookConfig(
   routes: Record<string, unknown>,

@@ -378,19 +378,8 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
       "cron/jobs.json",
       oneJobStore({ name: "nightly", prompt: "hi", next_run: "2099-01-01T00:00:00.000Z" }),
     );
-    const run = spawn(process.execPath, [...SVC_ARGV, "cron", "run", "nightly"], {
-      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
-      stdio: "ignore",
-    });
-    const exited = new Promise((resolve) => run.on("exit", resolve));
-    const orphan = await pidInFile(join(home.dir, "agent.pid"));
+    const orphan = await cronRunKilled(home, ["nightly"]);
     try {
-      await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
-        timeout: 10_000,
-        interval: 20,
-      });
-      signalProcess(run.pid as number, "SIGKILL");
-      await exited;
       expect(alive(orphan)).toBe(true);
       const gateway = await restart(home);
       await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 15_000, interval: 20 });
@@ -410,19 +399,8 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     const store = oneJobStore({ name: "nightly", prompt: "hi", next_run: "2099-01-01T00:00:00.000Z" });
     home.write("cron/jobs.json", store);
     home.write("profiles/work/cron/jobs.json", store);
-    const run = spawn(process.execPath, [...SVC_ARGV, "cron", "run", "--profile", "work", "nightly"], {
-      env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
-      stdio: "ignore",
-    });
-    const exited = new Promise((resolve) => run.on("exit", resolve));
-    const orphan = await pidInFile(join(home.dir, "agent.pid"));
+    const orphan = await cronRunKilled(home, ["--profile", "work", "nightly"]);
     try {
-      await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
-        timeout: 10_000,
-        interval: 20,
-      });
-      signalProcess(run.pid as number, "SIGKILL");
-      await exited;
       const gateway = await restart(home);
       await vi.waitFor(() => expect(alive(orphan)).toBe(false), { timeout: 15_000, interval: 20 });
       expect(readFileSync(join(home.dir, "logs", "gateway.log"), "utf8")).toContain(
@@ -565,3 +543,28 @@ describe("SIGKILL with the local journal", { timeout: 90_000 }, () => {
     }
   });
 });
+
+/**
+ * `svc cron run <args>` in `home`, SIGKILLed once its agent's group is noted: returns the agent's pid, left
+ * running as a killed process leaves it.
+ */
+async function cronRunKilled(home: TempHome, args: string[]): Promise<number> {
+  const run = spawn(process.execPath, [...SVC_ARGV, "cron", "run", ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: home.dir, SVC_HOME: home.dir },
+    stdio: "ignore",
+  });
+  const exited = new Promise((resolve) => run.on("exit", resolve));
+  const orphan = await pidInFile(join(home.dir, "agent.pid"));
+  try {
+    await vi.waitFor(() => expect(readdirSync(agentGroupsDir(home.dir))).toEqual([String(orphan)]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  } catch (err) {
+    if (alive(orphan)) signalGroup(orphan, "SIGKILL");
+    throw err;
+  }
+  signalProcess(run.pid as number, "SIGKILL");
+  await exited;
+  return orphan;
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { emailPlatform, type FakeSmtp, startFakeSmtp } from "../../fakes/smtp.js";
-import { startGatewayInHome, startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { startGatewayInHome, startTestGateway, stopPastDrain, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
 /**
@@ -46,18 +46,7 @@ describe("state.backend: local — a stop while a mail waits to retry the recipi
         timeout: 10_000,
         interval: 10,
       });
-      let stopped = false;
-      const stopping = gw.gateway.stop().then(() => {
-        stopped = true;
-      });
-      await vi.waitFor(
-        () => {
-          if (!stopped) gw.clock.advance(100);
-          expect(stopped).toBe(true);
-        },
-        { timeout: 15_000, interval: 10 },
-      );
-      await stopping;
+      await stopPastDrain(gw);
       expect(received).toEqual([["ops@example.org"]]);
       const messages = gw.logs().map((l) => l.msg);
       expect(messages).toContain(

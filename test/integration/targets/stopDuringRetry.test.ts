@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
-import { startTestGateway, webhookConfig } from "../../helpers/gateway.js";
+import { startTestGateway, stopPastDrain, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
 /**
@@ -52,18 +52,7 @@ describe("a stop while a delivery waits to retry", () => {
         { timeout: 10_000, interval: 10 },
       );
       // The drain's bound runs on the test's clock: move it past the drain (far short of the 100 s wait).
-      let stopped = false;
-      const stopping = gw.gateway.stop().then(() => {
-        stopped = true;
-      });
-      await vi.waitFor(
-        () => {
-          if (!stopped) gw.clock.advance(100);
-          expect(stopped).toBe(true);
-        },
-        { timeout: 15_000, interval: 10 },
-      );
-      await stopping;
+      await stopPastDrain(gw);
       expect(sends()).toHaveLength(1);
       const messages = gw.logs().map((l) => l.msg);
       expect(messages.filter((m) => m.includes("failed for route ci"))).toEqual([]);
