@@ -80,7 +80,7 @@ export function pairsOption(
 }
 
 /** A variable's name alone (`NOEQUALS`, `GITHUB_TOKEN`): upper case, so never a credential pasted alone. */
-const BARE_NAME = /^[A-Z_]+$/;
+export const BARE_NAME = /^[A-Z_]+$/;
 /** `NAME value` or `NAME:value`, as a shell line or docker and compose write a variable. */
 const NAME_JOINED = /^([A-Za-z_][A-Za-z0-9_]*)\s*[:\s]/;
 const NOT_SHOWN = "(not shown: it may be a credential)";

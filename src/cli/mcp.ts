@@ -52,12 +52,12 @@ import { configDriftNote } from "./mcp/drift.js";
 import {
   type AddOptions,
   addServer,
-  collectEnv,
   collectHeader,
   importServers,
   refuseProfileOption,
   removeServerCommand,
 } from "./mcp/edit.js";
+import { collectEnv } from "./mcp/envOption.js";
 import { loadForProfile, refuseListProfile } from "./mcp/profileConfig.js";
 import { liveProfileHubs, printProfileReloads, stillConnecting } from "./mcp/profileReloads.js";
 import { reloadSummaryText } from "./mcp/reloadSummary.js";

@@ -13,7 +13,6 @@ import { installNameProblem } from "../../io/installLink.js";
 import { writtenInlineCredentials } from "../../io/mcp/entrySecrets.js";
 import { addServers, removeServer } from "../../io/mcpServersEdit.js";
 import { existingServerNames } from "../../io/oauth/installWriter.js";
-import { pairsOption } from "../format.js";
 import { addedCommandNotes } from "./addedCommand.js";
 import { samePrefixNote } from "./crossServer.js";
 import { duplicateJsonKeys } from "./duplicateJsonKeys.js";
@@ -76,15 +75,6 @@ function emptyCredentialHeader(name: string, value: string): string {
   const written = `${value === "" ? "" : `${value} `}\${${variable}}`;
   return `--header ${name}: ${value === "" ? "the value is empty" : `the value is the scheme ${value} with no credential after it`}, so every connect would send none — the shell likely expanded a \${VAR} inside double quotes to nothing (set in .env, not in the shell): write it in single quotes, --header '${name}: ${written}', so svc reads ${variable} from .env at each connect; nothing was written`;
 }
-
-/** `--env KEY=value` (repeatable). */
-export const collectEnv = pairsOption(
-  "--env",
-  "KEY=value",
-  "an environment variable name",
-  "a server's environment holds one value per variable",
-  true,
-);
 
 /** A name the configuration can hold, an entry its schema accepts: else a usage error naming the problem. */
 function checkEntry(name: string, entry: Record<string, unknown>, configPath: string): void {

@@ -194,6 +194,27 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
     expect(config()).toBe(COMMENTED);
   });
 
+  it("refuses an --env given empty (a variable the shell expanded to nothing) or a name alone: exit 2, the file untouched", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    // `--env "API_KEY=${API_KEY}"` in double quotes with API_KEY unset in the shell arrives so; docker's
+    // `-e API_KEY` passes the shell's value, which svc does not.
+    const [empty, bare] = await svcEach(home, [
+      ["mcp", "add", "fx", "--env", "MODE=1", "--env", "API_KEY=", "--", "node", "srv.mjs"],
+      ["mcp", "add", "fx", "--env", "API_KEY", "--", "node", "srv.mjs"],
+    ]);
+    expect(empty?.code).toBe(2);
+    expect(empty?.stderr).toContain(
+      `svc: --env API_KEY=: the value is empty, so the server would get API_KEY set to nothing — the shell likely expanded a \${VAR} to nothing (set in .env, not in the shell): write it in single quotes, --env API_KEY='\${API_KEY}', so svc reads API_KEY from .env (or its own environment) at each connect; an empty value meant so is written in config.yaml (env: {API_KEY: ""}); nothing was written`,
+    );
+    expect(bare?.code).toBe(2);
+    expect(bare?.stderr).toContain(
+      `svc: --env: expected KEY=value, got "API_KEY" — a server gets no variable of svc's environment or .env by its name alone (as docker's -e API_KEY passes the shell's): write --env API_KEY='\${API_KEY}'`,
+    );
+    expect(empty?.stdout).toBe("");
+    expect(config()).toBe(COMMENTED);
+  });
+
   it("a malformed --env names --env", async () => {
     home = tempHome();
     home.write("config.yaml", COMMENTED);

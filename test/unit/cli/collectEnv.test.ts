@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collectEnv } from "../../../src/cli/mcp/edit.js";
+import { collectEnv } from "../../../src/cli/mcp/envOption.js";
 
 const message = (value: string): string => {
   try {
@@ -29,7 +29,20 @@ describe("svc mcp add --env KEY=value: a malformed one is refused without its va
     );
   });
 
-  it("a variable's name alone, its value forgotten, is named", () => {
-    expect(message("NOEQUALS")).toBe('--env: expected KEY=value, got "NOEQUALS"');
+  it("a variable's name alone, its value forgotten (docker's -e NAME), is named with the variable to write", () => {
+    expect(message("NOEQUALS")).toBe(
+      `--env: expected KEY=value, got "NOEQUALS" — a server gets no variable of svc's environment or .env by its name alone (as docker's -e NOEQUALS passes the shell's): write --env NOEQUALS='\${NOEQUALS}', so svc reads NOEQUALS from .env (or its own environment) at each connect; nothing was written`,
+    );
+  });
+
+  it("an empty value (a variable the shell expanded to nothing) is refused with the variable to write in single quotes", () => {
+    expect(message("API_KEY=")).toBe(
+      `--env API_KEY=: the value is empty, so the server would get API_KEY set to nothing — the shell likely expanded a \${VAR} to nothing (set in .env, not in the shell): write it in single quotes, --env API_KEY='\${API_KEY}', so svc reads API_KEY from .env (or its own environment) at each connect; an empty value meant so is written in config.yaml (env: {API_KEY: ""}); nothing was written`,
+    );
+    // A key no ${VAR} can name gets one in capitals; a value of spaces or a ${VAR} is taken as given.
+    expect(message("api-key=")).toContain(`--env api-key='\${API_KEY}', so svc reads API_KEY from .env`);
+    expect(collectEnv("PAD= ")).toEqual({ PAD: " " });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+    expect(collectEnv("API_KEY=${API_KEY}")).toEqual({ API_KEY: "${API_KEY}" });
   });
 });

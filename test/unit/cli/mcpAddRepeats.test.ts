@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { collectEnv, collectHeader } from "../../../src/cli/mcp/edit.js";
+import { collectHeader } from "../../../src/cli/mcp/edit.js";
+import { collectEnv } from "../../../src/cli/mcp/envOption.js";
 
 describe("svc mcp add --env / --header given twice", () => {
   it("collects distinct names (values may hold = and :)", () => {
