@@ -9,9 +9,10 @@ export function runDepth(queue: RunQueue): RunDepth {
 
 /**
  * Runs `run`, observing its duration and outcome in `svc_run_duration_seconds` when metrics are on, and its
- * end. A run the gateway's stop ended (`stopped` aborted: past the drain timeout) neither failed nor
- * finished: it is saved and runs again (docs/webhook.md), so it is neither counted nor recorded, as the
- * journal does not record it finished.
+ * end. A run the gateway's stop cut short (it threw with `stopped` aborted: past the drain timeout) neither
+ * failed nor finished: it is saved and runs again (docs/webhook.md), so it is neither counted nor recorded,
+ * as the journal does not record it finished. One that returned is counted and recorded, stop or not, as
+ * the journal records it finished: a mail that some recipients got as the stop cut its retry short.
  */
 export async function timedRun<T>(
   metrics: GatewayMetrics | undefined,
@@ -26,8 +27,8 @@ export async function timedRun<T>(
   const started = now();
   try {
     const result = await run();
-    // Dropped before anything ran, or ended by the stop: no run to count.
-    if (result === NOT_RUN || stopped?.aborted === true) return result;
+    // Dropped before anything ran: no run to count.
+    if (result === NOT_RUN) return result;
     metrics?.runFinished("ok", (now() - started) / 1000);
     onEnd?.(undefined);
     return result;
@@ -56,7 +57,7 @@ export function timedRuns(
     const started = now();
     try {
       const result = await execute(run, signal, slot);
-      if (result === NOT_RUN || signal.aborted) return result;
+      if (result === NOT_RUN) return result;
       metrics?.runFinished("ok", (now() - started) / 1000);
       onEnd?.(run, undefined);
       return result;

@@ -42,7 +42,7 @@ describe("timedRun", () => {
     expect(o.ends).toEqual(["ok", expect.objectContaining({ message: "boom" })]);
   });
 
-  it("a run the gateway's stop ended (its signal aborted) is neither counted nor ended: it is saved and runs again", async () => {
+  it("a run the gateway's stop cut short (it threw, its signal aborted) is neither counted nor ended: it is saved and runs again", async () => {
     const o = observed();
     const stop = new AbortController();
     const failing = timedRun(
@@ -57,23 +57,31 @@ describe("timedRun", () => {
     );
     stop.abort();
     await expect(failing).rejects.toThrow("agent command canceled");
-    // An agent that answers the stop's SIGTERM with a reply and exit 0: its run is saved all the same.
+    expect(o.finished).toEqual([]);
+    expect(o.ends).toEqual([]);
+  });
+
+  it("a run that ended as the stop came (returned, its signal aborted) is counted and ended ok, as the journal finishes it", async () => {
+    const o = observed();
+    const stop = new AbortController();
+    stop.abort();
+    // A mail some recipients got, its retry for the others cut short by the stop: the run ended there.
     await timedRun(
       o.metrics,
       () => 0,
-      async () => "reply",
+      async () => undefined,
       o.onEnd,
       stop.signal,
     );
-    expect(o.finished).toEqual([]);
-    expect(o.ends).toEqual([]);
+    expect(o.finished).toEqual(["ok"]);
+    expect(o.ends).toEqual(["ok"]);
   });
 });
 
 describe("timedRuns (timedRun made once around every run)", () => {
   const run = (deliveryId: string) => ({ routeName: "pr", deliveryId }) as unknown as QueuedRun;
 
-  it("counts and ends each run as timedRun does, with the run it ended, and leaves one the stop ended alone", async () => {
+  it("counts and ends each run as timedRun does, with the run it ended, and leaves one the stop cut short alone", async () => {
     const finished: string[] = [];
     const ends: [string, unknown][] = [];
     const metrics = { runFinished: (outcome: string) => finished.push(outcome) } as unknown as GatewayMetrics;
@@ -96,12 +104,15 @@ describe("timedRuns (timedRun made once around every run)", () => {
     await expect(timed(run("dropped"), live)).resolves.toBe(NOT_RUN);
     const stopped = new AbortController();
     stopped.abort();
-    await timed(run("b"), stopped.signal);
+    // Cut short by the stop (it threw): saved to run again, neither counted nor ended.
     await expect(timed(run("boom"), stopped.signal)).rejects.toThrow("boom");
-    expect(finished).toEqual(["ok", "failed"]);
+    // Ended as the stop came (it returned): finished in the journal, so counted and ended too.
+    await timed(run("b"), stopped.signal);
+    expect(finished).toEqual(["ok", "failed", "ok"]);
     expect(ends).toEqual([
       ["a", "ok"],
       ["boom", expect.objectContaining({ message: "boom" })],
+      ["b", "ok"],
     ]);
   });
 

@@ -1,13 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { GatewayMetrics } from "../../../src/io/metrics/gatewayMetrics.js";
+import { historyDir, readHistory, summarizeHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { emailPlatform, type FakeSmtp, startFakeSmtp } from "../../fakes/smtp.js";
 import { startGatewayInHome, startTestGateway, stopPastDrain, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
+import { sample } from "../../helpers/metrics.js";
+
+// Each gateway's metrics, read once its stop has closed the listener that serves /metrics.
+const made = vi.hoisted((): GatewayMetrics[] => []);
+vi.mock("../../../src/io/metrics/gatewayMetrics.js", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../../src/io/metrics/gatewayMetrics.js")>();
+  return {
+    ...original,
+    createGatewayMetrics: (...args: Parameters<typeof original.createGatewayMetrics>) => {
+      const metrics = original.createGatewayMetrics(...args);
+      made.push(metrics);
+      return metrics;
+    },
+  };
+});
 
 /**
  * docs/delivery-targets.md (email), with state.backend: local: a stop whose drain ends while a mail waits
  * to retry the recipients the server refused for now ends the delivery there. The others got the mail, so
  * it counts as sent and a warning names who missed it; the run is not kept, so the next start neither runs
- * the agent again nor mails the whole list a second time.
+ * the agent again nor mails the whole list a second time. The run ended, so it is recorded as any ended run
+ * is: its line in the delivery history (svc webhook deliveries) and its count in the run metric.
  */
 const OPEN = "INSECURE_NO_AUTH";
 const received: string[][] = [];
@@ -24,7 +42,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe("state.backend: local — a stop while a mail waits to retry the recipients refused for now", () => {
-  it("counts the mail sent, names who missed it, and keeps no run to mail the whole list again", async () => {
+  it("counts the mail sent, names who missed it, records the run ended, and keeps no run to mail the whole list again", async () => {
     const gw = await startTestGateway({
       fakeSleeps: true,
       drainTimeoutMs: 1000,
@@ -46,12 +64,24 @@ describe("state.backend: local — a stop while a mail waits to retry the recipi
         timeout: 10_000,
         interval: 10,
       });
+      const metrics = made.at(-1);
       await stopPastDrain(gw);
       expect(received).toEqual([["ops@example.org"]]);
       const messages = gw.logs().map((l) => l.msg);
       expect(messages).toContain(
         '[delivery] email: route "ci": not delivered to busy@example.org (452 Mailbox full); the other recipients got it',
       );
+      // Ended ok (the mail went out), as its journal line says: its history row and its run metric show it.
+      expect(summarizeHistory(readHistory(historyDir(gw.home.dir)))).toEqual([
+        expect.objectContaining({
+          request: expect.objectContaining({ id: "mail-stop-1", route: "ci", outcome: "accepted" }),
+          run: expect.objectContaining({ outcome: "ok" }),
+          delivery: expect.objectContaining({ platform: "email", outcome: "ok" }),
+        }),
+      ]);
+      const exposition = (await metrics?.registry.metrics()) ?? "";
+      expect(sample(exposition, 'svc_run_duration_seconds_count{outcome="ok"}')).toBe(1);
+      expect(sample(exposition, 'svc_run_duration_seconds_count{outcome="failed"}') ?? 0).toBe(0);
       // The next start finds the run finished in the journal: it is not queued again.
       const again = await startGatewayInHome(gw.home);
       await again.stop();
