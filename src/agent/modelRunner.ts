@@ -130,6 +130,8 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
       const log = new ToolCallLog((text) => scrub(text, secrets));
       // The selected MCP servers the run went on without, recorded with it.
       const withoutTools: ServerWithoutTools[] = [];
+      const scrubbedError = (s: ServerWithoutTools): ServerWithoutTools =>
+        s.error === undefined ? s : { ...s, error: scrub(s.error, secrets) };
       const record = (outcome: RunOutcome, error?: string): RunRecord => ({
         provider: settings.provider,
         model: modelId,
@@ -167,23 +169,27 @@ export function modelRunner(deps: ModelRunnerDeps): AgentRunner {
           onWait: (servers) => {
             connecting = servers;
           },
-          onGaveUp: (servers) => {
+          onGaveUp: (servers, warning) => {
             withoutTools.push(...servers.map((server) => ({ server, state: "connecting" as const })));
-            logger.warn(
-              { route: request.route, delivery_id: request.deliveryId },
-              stillConnectingLine(request.route, servers, deps.firstConnectWaitMs ?? FIRST_CONNECT_WAIT_MS),
-            );
+            if (warning.servers.length > 0)
+              logger.warn(
+                { route: request.route, delivery_id: request.deliveryId },
+                stillConnectingLine(
+                  request.route,
+                  warning.servers,
+                  deps.firstConnectWaitMs ?? FIRST_CONNECT_WAIT_MS,
+                  warning.unasked,
+                ),
+              );
           },
-          onDown: (servers) => {
+          onDown: (servers, warning) => {
             // A server's last error may quote what its connect sent.
-            const down = servers.map((s) =>
-              s.error === undefined ? s : { ...s, error: scrub(s.error, secrets) },
-            );
-            withoutTools.push(...down);
-            logger.warn(
-              { route: request.route, delivery_id: request.deliveryId },
-              downServersLine(request.route, down),
-            );
+            withoutTools.push(...servers.map(scrubbedError));
+            if (warning.servers.length > 0)
+              logger.warn(
+                { route: request.route, delivery_id: request.deliveryId },
+                downServersLine(request.route, warning.servers.map(scrubbedError), warning.unasked),
+              );
           },
         });
         if (!runSignal.aborted) connecting = undefined;

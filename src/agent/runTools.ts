@@ -3,9 +3,11 @@ import { join } from "node:path";
 import type { AgentRequest } from "../actors/agent/runner.js";
 import { DEFAULT_PROFILE } from "../config/paths.js";
 import { newRunWorkspace, workspaceDirName } from "../io/workspace.js";
-import { type McpToolSource, type McpWaitReports, mcpAgentTools } from "./mcpTools.js";
+import { type McpToolSource, mcpAgentTools } from "./mcpTools.js";
+import type { ServerWithoutTools } from "./serversWithoutTools.js";
 import { selectToolsets } from "./toolSelection.js";
 import type { AgentTool, ToolContext } from "./tools/tool.js";
+import type { UnaskedServerWarnings } from "./unaskedServerWarnings.js";
 import { type UnofferedTools, unofferedServerTools } from "./unofferedTools.js";
 
 /** Where a run's tools come from; the model runner and the command runner's MCP endpoint share it. */
@@ -26,6 +28,35 @@ export interface RunToolsDeps {
   readonly noMcpHub?: UnofferedTools;
   /** How long a run waits for an MCP server's first connect (`FIRST_CONNECT_WAIT_MS`). */
   readonly firstConnectWaitMs?: number;
+  /**
+   * The WARNs logged for servers runs go on without that their toolsets did not name; without it, each such
+   * run warns.
+   */
+  readonly unaskedWarnings?: UnaskedServerWarnings;
+}
+
+/** Which of the selected MCP servers a run goes on without its WARN names. */
+export interface WithoutToolsWarning<T> {
+  /**
+   * Every one, for a run whose toolsets named them; for one offered every enabled server without naming any,
+   * those not warned about yet as they are down now (`UnaskedServerWarnings`).
+   */
+  readonly servers: readonly T[];
+  /** The run's toolsets did not name them: later runs go on without them too, and are not warned about it. */
+  readonly unasked: boolean;
+}
+
+/**
+ * What a run is told of the MCP servers it selected that it waits for or goes on without (`McpWaitReports`),
+ * with the WARN to log about them.
+ */
+export interface RunToolsReports {
+  readonly onWait?: (servers: readonly string[]) => void;
+  readonly onGaveUp?: (servers: readonly string[], warning: WithoutToolsWarning<string>) => void;
+  readonly onDown?: (
+    servers: readonly ServerWithoutTools[],
+    warning: WithoutToolsWarning<ServerWithoutTools>,
+  ) => void;
 }
 
 /** The tools a run may use: the built-ins its toolsets name, then the selected MCP servers' tools. */
@@ -34,15 +65,35 @@ export async function runTools(
   request: AgentRequest,
   signal: AbortSignal,
   /** Told which selected MCP servers the run waits for, and which it goes on without (see `mcpAgentTools`). */
-  reports?: McpWaitReports,
+  reports: RunToolsReports = {},
 ): Promise<AgentTool[]> {
   const hub = deps.mcp?.(request.profile);
   const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
+  if (hub === undefined) return deps.builtins?.(selection.builtinToolsets) ?? [];
+  const profile = request.profile ?? DEFAULT_PROFILE;
+  deps.unaskedWarnings?.observe(profile, hub.status(), hub.tools());
+  // A busy route offered every server would otherwise warn at each run about one it never asked for.
+  const named = selection.mcpServers.some((server) => request.toolsets.includes(server));
+  const once = named ? undefined : deps.unaskedWarnings;
+  const warning = <T>(servers: readonly T[], episode: (server: T) => [string, string | undefined]) => ({
+    servers: once === undefined ? servers : servers.filter((s) => once.firstTime(profile, ...episode(s))),
+    unasked: once !== undefined,
+  });
   return [
     ...(deps.builtins?.(selection.builtinToolsets) ?? []),
-    ...(hub === undefined
-      ? []
-      : await mcpAgentTools(hub, selection.mcpServers, signal, deps.firstConnectWaitMs, reports)),
+    ...(await mcpAgentTools(hub, selection.mcpServers, signal, deps.firstConnectWaitMs, {
+      ...(reports.onWait === undefined ? {} : { onWait: reports.onWait }),
+      onGaveUp: (servers) =>
+        reports.onGaveUp?.(
+          servers,
+          warning(servers, (s) => [s, undefined]),
+        ),
+      onDown: (servers) =>
+        reports.onDown?.(
+          servers,
+          warning(servers, (s) => [s.server, `${s.state}: ${s.error ?? ""}`]),
+        ),
+    })),
   ];
 }
 

@@ -43,16 +43,34 @@ const withoutServerName = (server: string, error: string): string => {
 /**
  * The WARN a run logs for the servers it goes on without because they are down:
  * `[agent] <route>: mcp_servers.notes is failed (command not found: nodee …) — the run goes on without its tools`
- * (the errors given with svc's secrets hidden: they may quote what a connect sent).
+ * (the errors given with svc's secrets hidden: they may quote what a connect sent). `unasked`: the run's
+ * toolsets did not name them, and the line is logged once for them being down so (`UnaskedServerWarnings`).
  */
-export function downServersLine(route: string, servers: readonly ServerWithoutTools[]): string {
+export function downServersLine(
+  route: string,
+  servers: readonly ServerWithoutTools[],
+  unasked = false,
+): string {
   const each = servers.map(
     (s) => `mcp_servers.${s.server} is ${s.state}${s.error === undefined ? "" : ` (${s.error})`}`,
   );
-  return `[agent] ${route}: ${each.join(", ")} — the run goes on without ${servers.length === 1 ? "its" : "their"} tools`;
+  return `[agent] ${route}: ${each.join(", ")} — ${goesOnWithout(servers.length, unasked)}`;
 }
 
 /** The WARN a run logs for the servers still making their first connect when its wait for them ended. */
-export function stillConnectingLine(route: string, servers: readonly string[], waitMs: number): string {
-  return `[agent] ${route}: ${servers.map((name) => `mcp_servers.${name}`).join(", ")} still connecting after ${waitMs / 1000} s — the run goes on without ${servers.length === 1 ? "its" : "their"} tools`;
+export function stillConnectingLine(
+  route: string,
+  servers: readonly string[],
+  waitMs: number,
+  unasked = false,
+): string {
+  return `[agent] ${route}: ${servers.map((name) => `mcp_servers.${name}`).join(", ")} still connecting after ${waitMs / 1000} s — ${goesOnWithout(servers.length, unasked)}`;
 }
+
+const goesOnWithout = (count: number, unasked: boolean): string => {
+  const one = count === 1;
+  const its = one ? "its" : "their";
+  if (!unasked) return `the run goes on without ${its} tools`;
+  const [it, connects, stays] = one ? ["it", "connects", "stays"] : ["they", "connect", "stay"];
+  return `the run goes on without ${its} tools, as later runs will until ${it} ${connects} (not said again while ${it} ${stays} so: the run's toolsets do not name ${one ? "it" : "them"})`;
+};

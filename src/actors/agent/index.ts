@@ -1,10 +1,17 @@
 import type { McpEndpointHost } from "../../agent/mcpEndpoint/index.js";
-import { FIRST_CONNECT_WAIT_MS, type McpToolSource, type McpWaitReports } from "../../agent/mcpTools.js";
+import { FIRST_CONNECT_WAIT_MS, type McpToolSource } from "../../agent/mcpTools.js";
 import type { ModelRunnerDeps } from "../../agent/modelRunner.js";
 import type { Sleep } from "../../agent/retry.js";
-import { type RunToolsDeps, runContext, runTools, unofferedTools } from "../../agent/runTools.js";
+import {
+  type RunToolsDeps,
+  type RunToolsReports,
+  runContext,
+  runTools,
+  unofferedTools,
+} from "../../agent/runTools.js";
 import { downServersLine, stillConnectingLine } from "../../agent/serversWithoutTools.js";
 import { builtinTools } from "../../agent/tools/index.js";
+import { UnaskedServerWarnings } from "../../agent/unaskedServerWarnings.js";
 import type { UnofferedTools } from "../../agent/unofferedTools.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
@@ -111,19 +118,25 @@ function withoutToolsWarnings(
   request: AgentRequest,
   scrubbed: (text: string) => string,
   waitedMs: number,
-): McpWaitReports {
+): RunToolsReports {
   const logger = deps.logger ?? silentLogger();
   const fields = { route: request.route, delivery_id: request.deliveryId };
   return {
-    onGaveUp: (servers) => logger.warn(fields, stillConnectingLine(request.route, servers, waitedMs)),
-    onDown: (servers) =>
-      logger.warn(
-        fields,
-        downServersLine(
-          request.route,
-          servers.map((s) => (s.error === undefined ? s : { ...s, error: scrubbed(s.error) })),
-        ),
-      ),
+    onGaveUp: (_, warning) => {
+      if (warning.servers.length > 0)
+        logger.warn(fields, stillConnectingLine(request.route, warning.servers, waitedMs, warning.unasked));
+    },
+    onDown: (_, warning) => {
+      if (warning.servers.length > 0)
+        logger.warn(
+          fields,
+          downServersLine(
+            request.route,
+            warning.servers.map((s) => (s.error === undefined ? s : { ...s, error: scrubbed(s.error) })),
+            warning.unasked,
+          ),
+        );
+    },
   };
 }
 
@@ -132,6 +145,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
   const toolSettings = deps.toolSettings ?? toolsSchema.parse(undefined);
   const toolDeps: RunToolsDeps = {
     builtins: (toolsets) => builtinTools(toolsets, toolSettings),
+    unaskedWarnings: new UnaskedServerWarnings(),
     ...(deps.mcp === undefined ? {} : { mcp: deps.mcp }),
     ...(deps.workspacesDir === undefined ? {} : { workspacesDir: deps.workspacesDir }),
     ...(deps.noMcpHub === undefined ? {} : { noMcpHub: deps.noMcpHub }),
