@@ -10,7 +10,16 @@ import type { AgentReply } from "./agent/runner.js";
  * headers, which the run never reads (the prompt and `deliver_extra` are already rendered). A queued run
  * then costs about its prompt, so a burst can wait in memory without holding every payload.
  */
-export type QueuedRun = Omit<AcceptedEvent, "payload" | "headers"> & FiredJob;
+export type QueuedRun = Omit<AcceptedEvent, "payload" | "headers"> & FiredJob & RouteAsAccepted;
+
+/**
+ * On a shared run whose route this instance's config does not serve (only there): it runs with the route
+ * as the accepting instance had it, so a `toolsets` name that is none of this instance's MCP servers was
+ * one of that instance's, and narrows the run instead of being dropped as a misspelling.
+ */
+export interface RouteAsAccepted {
+  readonly routeAsAccepted?: true;
+}
 
 /**
  * On the run of an event a `cron_job` route fired (only there): the job it fires, as the route named it

@@ -215,19 +215,31 @@ export const KNOWN_TOOLSETS: ReadonlySet<string> = new Set([
 /**
  * A route's `toolsets` replace the default `svc-webhook` set; names of configured MCP
  * servers (`isMcpServer`) are kept too: they pick which servers' tools the run is offered (docs/agent.md).
+ * With `lackedServers`, the other names are servers this gateway lacks (a route as another instance accepted
+ * it): a list left naming none of this gateway's servers offers no MCP tools rather than every server's.
  */
 export function runToolsets(
   routeToolsets: readonly string[] | undefined,
   onDropped?: (name: string) => void,
   isMcpServer: (name: string) => boolean = () => false,
+  lackedServers = false,
 ): readonly string[] {
   if (routeToolsets === undefined) return DEFAULT_WEBHOOK_TOOLSETS;
   const kept = new Set<string>();
+  let namesServer = false;
+  let dropped = false;
   for (const name of routeToolsets) {
     if (name === WEBHOOK_TOOLSET) for (const tool of DEFAULT_WEBHOOK_TOOLSETS) kept.add(tool);
-    else if (KNOWN_TOOLSETS.has(name) || isMcpServer(name)) kept.add(name);
-    else onDropped?.(name);
+    else if (KNOWN_TOOLSETS.has(name)) kept.add(name);
+    else if (isMcpServer(name)) {
+      kept.add(name);
+      namesServer = true;
+    } else {
+      dropped = true;
+      onDropped?.(name);
+    }
   }
+  if (lackedServers && dropped && !namesServer) kept.add(NO_MCP);
   return [...kept];
 }
 
@@ -307,9 +319,14 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
               const key = `${event.routeName}\u0000${name}`;
               if (warnedToolsets.has(key)) return;
               warnedToolsets.add(key);
-              deps.logger.warn(`[webhook] ${event.routeName}: unknown toolset "${name}" dropped`);
+              deps.logger.warn(
+                event.routeAsAccepted === true
+                  ? `[webhook] ${event.routeName}: toolsets name "${name}", no MCP server of this gateway (the route is the accepting instance's) — its runs here get no tools from it`
+                  : `[webhook] ${event.routeName}: unknown toolset "${name}" dropped`,
+              );
             },
             (name) => deps.mcpServers?.().includes(name) === true,
+            event.routeAsAccepted === true,
           );
     const profile = event.profile === DEFAULT_PROFILE ? undefined : event.profile;
     // Written out twice rather than spread: no skill key at all when there is none, and no copy per run.

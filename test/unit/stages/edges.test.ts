@@ -299,6 +299,14 @@ describe("skills and toolsets", () => {
     expect(runToolsets(["svc-webhook", "file"])).toEqual([...DEFAULT_WEBHOOK_TOOLSETS, "file"]);
     expect(runToolsets([])).toEqual([]);
   });
+  it("a route as another instance accepted it: names none of this gateway's servers narrow the run to no MCP tools", () => {
+    const isServer = (name: string) => name === "notes";
+    expect(runToolsets(["gone"], undefined, isServer)).toEqual([]);
+    expect(runToolsets(["gone"], undefined, isServer, true)).toEqual(["no_mcp"]);
+    expect(runToolsets(["terminal", "gone"], undefined, isServer, true)).toEqual(["terminal", "no_mcp"]);
+    expect(runToolsets(["gone", "notes"], undefined, isServer, true)).toEqual(["notes"]);
+    expect(runToolsets(["terminal"], undefined, isServer, true)).toEqual(["terminal"]);
+  });
 });
 
 describe("route registry", () => {
