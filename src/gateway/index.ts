@@ -716,6 +716,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         ? loaded.config.gateway.drain_timeout_seconds
         : options.drainTimeoutMs / 1000,
     routes: () => routes.registry.names(),
+    metrics,
     reload() {
       // Judged against the address actually bound (a host change waits for a restart): a config that
       // moves to 127.0.0.1 with INSECURE_NO_AUTH must not open routes on a public listener.

@@ -3,6 +3,7 @@ import type { TimerClock } from "../actors/coalescer.js";
 import type { RouteSource } from "../actors/routes.js";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../io/log.js";
+import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
 import type { StallSettings } from "../io/state/redis/sharedQueue.js";
 import type { StateStore } from "../state/store.js";
 import type { EventModes } from "../streams/context.js";
@@ -72,6 +73,8 @@ export interface Gateway {
   /** The drain its stop waits for runs in flight, in seconds: the start's, then each applied reload's. */
   readonly drainTimeoutSeconds: () => number;
   readonly routes: () => string[];
+  /** What `/metrics` serves (undefined when the gateway serves none), readable after the stop closed it too. */
+  readonly metrics: GatewayMetrics | undefined;
   /** Re-reads config.yaml and swaps routes, limits and the agent runner; host and port need a restart. */
   reload(): { routes: string[] };
   /** Stops accepting, answers requests in flight, waits for runs (bounded), then stops every actor. */

@@ -1,24 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { GatewayMetrics } from "../../../src/io/metrics/gatewayMetrics.js";
 import { historyDir, readHistory, summarizeHistory } from "../../../src/io/stores/deliveryHistory.js";
 import { emailPlatform, type FakeSmtp, startFakeSmtp } from "../../fakes/smtp.js";
 import { startGatewayInHome, startTestGateway, stopPastDrain, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 import { sample } from "../../helpers/metrics.js";
-
-// Each gateway's metrics, read once its stop has closed the listener that serves /metrics.
-const made = vi.hoisted((): GatewayMetrics[] => []);
-vi.mock("../../../src/io/metrics/gatewayMetrics.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../../../src/io/metrics/gatewayMetrics.js")>();
-  return {
-    ...original,
-    createGatewayMetrics: (...args: Parameters<typeof original.createGatewayMetrics>) => {
-      const metrics = original.createGatewayMetrics(...args);
-      made.push(metrics);
-      return metrics;
-    },
-  };
-});
 
 /**
  * docs/delivery-targets.md (email), with state.backend: local: a stop whose drain ends while a mail waits
@@ -64,7 +49,8 @@ describe("state.backend: local — a stop while a mail waits to retry the recipi
         timeout: 10_000,
         interval: 10,
       });
-      const metrics = made.at(-1);
+      // Read after the stop, which closes the listener that serves /metrics.
+      const { metrics } = gw.gateway;
       await stopPastDrain(gw);
       expect(received).toEqual([["ops@example.org"]]);
       const messages = gw.logs().map((l) => l.msg);
@@ -72,6 +58,9 @@ describe("state.backend: local — a stop while a mail waits to retry the recipi
         '[delivery] email: route "ci": not delivered to busy@example.org (452 Mailbox full); the other recipients got it',
       );
       // Ended ok (the mail went out), as its journal line says: its history row and its run metric show it.
+      const exposition = (await metrics?.registry.metrics()) ?? "";
+      expect(sample(exposition, 'svc_run_duration_seconds_count{outcome="ok"}')).toBe(1);
+      expect(sample(exposition, 'svc_run_duration_seconds_count{outcome="failed"}') ?? 0).toBe(0);
       expect(summarizeHistory(readHistory(historyDir(gw.home.dir)))).toEqual([
         expect.objectContaining({
           request: expect.objectContaining({ id: "mail-stop-1", route: "ci", outcome: "accepted" }),
@@ -79,9 +68,6 @@ describe("state.backend: local — a stop while a mail waits to retry the recipi
           delivery: expect.objectContaining({ platform: "email", outcome: "ok" }),
         }),
       ]);
-      const exposition = (await metrics?.registry.metrics()) ?? "";
-      expect(sample(exposition, 'svc_run_duration_seconds_count{outcome="ok"}')).toBe(1);
-      expect(sample(exposition, 'svc_run_duration_seconds_count{outcome="failed"}') ?? 0).toBe(0);
       // The next start finds the run finished in the journal: it is not queued again.
       const again = await startGatewayInHome(gw.home);
       await again.stop();
