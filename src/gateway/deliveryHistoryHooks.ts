@@ -34,6 +34,9 @@ const cut = (text: string) => cutText(text, 200);
 const errorText = (text: string) => cut(redactCredentials(text));
 const NOT_ACCEPTED: ReturnType<typeof encodePayload> = { payload_omitted: "not_accepted" };
 
+/** What a run's (or dropped event's) record is made of. */
+type HistoryRun = Pick<QueuedRun, "deliveryId" | "routeName" | "event">;
+
 /** A request answered to a served route, as the history hook was given it. */
 interface AnsweredRequest {
   readonly route: string;
@@ -294,24 +297,30 @@ export function historyHooks(
       if (turnHasAnswers === undefined) recordRequest(request);
       else if (answered.length > 0 || turnHasAnswers()) answered.push(request);
     },
-    run(run: Pick<QueuedRun, "deliveryId" | "routeName">, err: unknown): void {
+    /**
+     * A run's record carries its event type: the run may be another instance's request's (`state.backend:
+     * redis`), whose record is in that instance's history only.
+     */
+    run(run: HistoryRun, err: unknown): void {
       record({
         kind: "run",
         id: run.deliveryId,
         at: at(),
         route: run.routeName,
         outcome: err === undefined ? "ok" : "failed",
+        event: run.event === undefined ? undefined : cut(run.event),
         error: err === undefined ? undefined : errorText(err instanceof Error ? err.message : String(err)),
       });
     },
     /** An event dropped at its turn in the run queue, with why: no run, a NOTE (`RunRecord`'s `dropped`). */
-    dropped(run: Pick<QueuedRun, "deliveryId" | "routeName">, why: string): void {
+    dropped(run: HistoryRun, why: string): void {
       record({
         kind: "run",
         id: run.deliveryId,
         at: at(),
         route: run.routeName,
         outcome: "dropped",
+        event: run.event === undefined ? undefined : cut(run.event),
         error: errorText(why),
       });
     },

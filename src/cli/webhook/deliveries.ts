@@ -20,7 +20,7 @@ import { withSubscriptionStore } from "./subscriptionStoreFor.js";
 
 /**
  * A summary as `--json` prints it: everything but the payload (whether one is kept, instead). A run with no
- * request in this history has `status` and `outcome` null.
+ * request in this history has `status` and `outcome` null, and the event type its run record kept.
  */
 function asJson({ id, at, route, request, run, delivery, notRecorded }: DeliverySummary) {
   if (notRecorded !== undefined) {
@@ -48,6 +48,8 @@ function asJson({ id, at, route, request, run, delivery, notRecorded }: Delivery
     route,
     status: null,
     outcome: null,
+    // Left out of the JSON when undefined: none named, or a record an older svc wrote.
+    event: run?.event,
   };
   return {
     ...rest,
@@ -287,7 +289,8 @@ export function deliveriesTable(
       at.replace(/\.\d+Z$/, "Z"),
       text(id),
       name,
-      text(request?.event ?? "-"),
+      // A run without its request (another instance answered it) keeps the event type itself.
+      text((request ?? run)?.event ?? "-"),
       request === undefined ? "-" : `${request.status} ${text(request.outcome)}`,
       made === undefined ? "-" : made.outcome,
       delivery === undefined ? "-" : `${delivery.platform} ${delivery.outcome}`,

@@ -121,6 +121,11 @@ export interface RunRecord {
    * in its NOTE.
    */
   readonly outcome: "ok" | "failed" | "dropped";
+  /**
+   * The event type the run was accepted with (cut as a request's is), so a run whose request another
+   * instance answered shows it too; absent when the request named none, and on records an older svc wrote.
+   */
+  readonly event?: string | undefined;
   readonly error?: string | undefined;
 }
 
@@ -233,6 +238,8 @@ const idField = lastField("id");
 const atField = lastField("at");
 const routeField = lastField("route");
 const platformField = lastField("platform");
+/** A run's event type: most runs in a row share one (`push`), whose text is then made once. */
+const runEventField = lastField("event");
 
 /** The keys every record's line begins with. */
 const lineHead = (r: HistoryRecord) =>
@@ -265,7 +272,7 @@ export function historyLine(r: HistoryRecord): string {
         return `${requestLineStart(r)}${JSON_PAYLOAD_START}${r.payload}}`;
       return `${requestLineStart(r)}${opt("payload", r.payload)}${opt("payload_encoding", r.payload_encoding)}${opt("payload_omitted", r.payload_omitted)}}`;
     case "run":
-      return `${lineHead(r)}${outcomeField(r.outcome)}${opt("error", r.error)}}`;
+      return `${lineHead(r)}${outcomeField(r.outcome)}${r.event === undefined ? "" : runEventField(r.event)}${opt("error", r.error)}}`;
     case "delivery":
       return `${lineHead(r)}${platformField(r.platform)}${outcomeField(r.outcome)}${opt("error", r.error)}}`;
     case "not_recorded":

@@ -235,7 +235,7 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     }
   });
 
-  it.concurrent("svc webhook deliveries on the instance that ran an event another instance answered shows that run, as the answering instance shows the request", async ({
+  it.concurrent("svc webhook deliveries on the instance that ran an event another instance answered shows that run with its event type, as the answering instance shows the request", async ({
     onTestFinished,
   }) => {
     const started = ownNodes(onTestFinished);
@@ -255,7 +255,7 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     const ids = [`first-${randomUUID()}`, `second-${randomUUID()}`];
     for (const [n, id] of ids.entries()) expect((await deliver(a, "hook", id, { n })).status).toBe(202);
     await vi.waitFor(() => expect(appendedIds(runs).size).toBe(2), { timeout: 60_000, interval: 100 });
-    type Row = { id: string; status: number | null; run: { outcome: string } | null };
+    type Row = { id: string; status: number | null; event?: string; run: { outcome: string } | null };
     const rowsOf = async (node: ClusterNode): Promise<Row[]> => {
       const res = await svc(node.home, ["webhook", "deliveries", "--json"]);
       expect(res.code).toBe(0);
@@ -273,10 +273,13 @@ describe("three instances on one Redis", { timeout: 180_000 }, () => {
     expect(onA.map((row) => [row.id, row.status]).sort()).toEqual(ids.map((id) => [id, 202]).sort());
     const ranOnB = onA.filter((row) => row.run === null).map((row) => row.id);
     expect(ranOnB).toHaveLength(1);
-    expect(onB.map((row) => [row.id, row.status, row.run?.outcome])).toEqual([[ranOnB[0], null, "ok"]]);
+    // Its run record keeps the event type the request came with, which only A's request record had.
+    expect(onB.map((row) => [row.id, row.status, row.event, row.run?.outcome])).toEqual([
+      [ranOnB[0], null, "push", "ok"],
+    ]);
     const table = await svc(b.home, ["webhook", "deliveries"]);
     expect(table.stdout).toMatch(
-      new RegExp(`${ranOnB[0]}\\s+hook\\s+-\\s+-\\s+ok\\s+log ok\\s+request answered by another instance`),
+      new RegExp(`${ranOnB[0]}\\s+hook\\s+push\\s+-\\s+ok\\s+log ok\\s+request answered by another instance`),
     );
     // The answering instance's row of that request says where its run is, rather than a bare `-` that reads
     // as a run still to come; the one it ran itself shows its run.

@@ -294,3 +294,24 @@ describe("svc webhook deliveries: the NOTE of a duplicate", () => {
     ).toBe(true);
   });
 });
+
+describe("svc webhook deliveries: a run without its request", () => {
+  it("shows the event type its run record kept (the sender's text escaped), and `-` for a record an older svc wrote", () => {
+    const summaries = summarizeHistory([
+      { kind: "run", id: "older", at: AT, route: "github", outcome: "ok" },
+      { kind: "run", id: "theirs", at: AT, route: "github", outcome: "ok", event: "pull_request" },
+      { kind: "delivery", id: "theirs", at: AT, route: "github", platform: "log", outcome: "ok" },
+      { kind: "run", id: "odd", at: AT, route: "github", outcome: "ok", event: "push\u202e" },
+    ]);
+    const rows = deliveriesTable(summaries, "request answered by another instance", true)
+      .split("\n")
+      .slice(1);
+    expect(rows[0]).toMatch(
+      /\sodd\s+github\s+push\\u202e\s+-\s+ok\s+-\s+request answered by another instance$/,
+    );
+    expect(rows[1]).toMatch(
+      /\stheirs\s+github\s+pull_request\s+-\s+ok\s+log ok\s+request answered by another instance$/,
+    );
+    expect(rows[2]).toMatch(/\solder\s+github\s+-\s+-\s+ok\s+-\s+request answered by another instance$/);
+  });
+});

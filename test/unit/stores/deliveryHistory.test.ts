@@ -25,6 +25,7 @@ import {
   historyLine,
   type RequestRecord,
   readHistory,
+  recordOf,
   summarizeHistory,
 } from "../../../src/io/stores/deliveryHistory.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
@@ -345,6 +346,7 @@ describe("delivery history store", () => {
     // Fields repeat from record to record, as an event's three lines share theirs (kept from the last line).
     const ids = Array.from({ length: 3 }, text);
     const routes = Array.from({ length: 3 }, text);
+    const events = Array.from({ length: 3 }, text);
     for (let i = 0; i < 2000; i++) {
       const base = {
         id: rand(2) === 0 ? text() : (ids[rand(3)] as string),
@@ -368,7 +370,13 @@ describe("delivery history store", () => {
               payload_omitted: rand(2) === 0 ? undefined : "not_accepted",
             }
           : kind === 1
-            ? { kind: "run", ...base, outcome: rand(2) === 0 ? "ok" : "failed", error: maybe() }
+            ? {
+                kind: "run",
+                ...base,
+                outcome: rand(2) === 0 ? "ok" : "failed",
+                event: rand(3) === 0 ? undefined : rand(2) === 0 ? text() : events[rand(3)],
+                error: maybe(),
+              }
             : {
                 kind: "delivery",
                 ...base,
@@ -584,6 +592,38 @@ describe("delivery history store", () => {
         ["mine", at(T0), 202, "failed", undefined],
       ],
     );
+  });
+});
+
+describe("a run's event type", () => {
+  it("is kept on its run's line, so a run whose request another instance answered shows it; a run line an older svc wrote, without one, still reads", () => {
+    home = tempHome();
+    const dir = join(home.dir, "deliveries");
+    const at = new Date(T0).toISOString();
+    home.write(
+      "deliveries/history.jsonl",
+      `${JSON.stringify({ kind: "run", id: "older", at, route: "pr", outcome: "ok" })}\n`,
+    );
+    const writer = createHistoryWriter(
+      dir,
+      () => {},
+      () => T0,
+    );
+    writer.record({ kind: "run", id: "theirs", at, route: "pr", outcome: "ok", event: "pull_request" });
+    writer.record({ kind: "run", id: "unnamed", at, route: "pr", outcome: "failed", error: "boom" });
+    writer.close();
+    expect(readFileSync(join(dir, "history.jsonl"), "utf8").split("\n")[1]).toBe(
+      `{"kind":"run","id":"theirs","at":"${at}","route":"pr","outcome":"ok","event":"pull_request"}`,
+    );
+    expect(summarizeHistory(readHistory(dir, T0)).map((s) => [s.id, s.request, s.run?.event])).toEqual([
+      ["unnamed", undefined, undefined],
+      ["theirs", undefined, "pull_request"],
+      ["older", undefined, undefined],
+    ]);
+    // A line edited into another type for it is skipped, as any field of another type is.
+    expect(
+      recordOf(JSON.stringify({ kind: "run", id: "x", at, route: "pr", outcome: "ok", event: 5 }), T0),
+    ).toBeUndefined();
   });
 });
 

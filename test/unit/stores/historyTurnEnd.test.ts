@@ -52,7 +52,7 @@ describe("delivery history: the requests of a turn are recorded at its end", () 
     clock.ms += 7;
     hooks.request("pr", head("d-2"), body("closed"), IGNORED, "filter action did not match");
     clock.ms += 5;
-    hooks.run({ deliveryId: "d-1", routeName: "pr" }, undefined);
+    hooks.run({ deliveryId: "d-1", routeName: "pr", event: "pull_request" }, undefined);
     hooks.delivery({ deliveryId: "d-1", route: "pr" }, "log", true);
     expect(rows()).toEqual([]);
     await nextTurn();
