@@ -389,16 +389,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     // Journaled like an agent run (local backend): a fire answered 202 runs after a crash too.
     enqueue: (event) => redis?.enqueueRun(event) ?? journaledEnqueue(event),
     dropped: history === undefined ? undefined : (run, why) => history.dropped(run, why),
-    // Its store unreadable at its turn: the delivery ID forgotten as the arrival's 503 forgets it. Not in
-    // Redis, whose queue keeps the finished job under that ID for the hour: a retry would be answered 202
-    // and added as no job.
+    // Its store unreadable at its turn: the delivery ID forgotten as the arrival's 503 forgets it. In Redis,
+    // with the finished job kept under it, once the job is recorded finished (else a retry would be
+    // answered 202 and added as no job).
     forget:
       redis === undefined
         ? (run) => {
             state.forgetRun(run);
             idempotency.seen.delete(seenKey(run.routeName, run.deliveryId));
           }
-        : undefined,
+        : (run) => redis.forgetRun(run),
     timeRun: (run) => timedRun(metrics, elapsed, run),
     claim: redis?.cronLease.claim,
     release: redis?.cronLease.release,

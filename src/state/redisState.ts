@@ -54,6 +54,12 @@ export interface RedisState {
   readonly seen: SharedIdempotency;
   /** Resolves true once the run is stored in the shared queue; rejects (503) while Redis is unreachable. */
   enqueueRun(event: AcceptedEvent): Promise<boolean>;
+  /**
+   * A run dropped at its turn whose event may be sent again (a fired job whose store could not be read),
+   * called while its job runs: once Redis records the job finished, the job and its delivery ID's record
+   * are removed together, so the sender's retry, on any instance, stores and runs it as a new event.
+   */
+  forgetRun(run: { readonly routeName: string; readonly deliveryId: string }): void;
   /** The `coalesce` event mode, on groups shared by every instance. */
   coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
   readonly cronLease: CronLease;
@@ -167,6 +173,8 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const stall = options.stall === undefined ? {} : { stall: options.stall };
   /** Runs put off for want of their route (`RunLater`), each said once by this instance. */
   const waitingForRoute = new Set<string>();
+  /** The keys of the runs this instance runs now that were dropped at their turn to be forgotten (`forgetRun`). */
+  const forgotten = new Set<string>();
 
   const runs = createSharedQueue<SharedRun>({
     url,
@@ -281,8 +289,10 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
           clearTimeout(timer);
         },
       };
+      const key = seenKey(run.routeName, run.deliveryId);
       try {
         await options.execute(run, signal, slot);
+        if (forgotten.has(key)) queueSlot.forgetWhenFinished(keys.seen(key));
       } catch (err) {
         if (signal.aborted) throw err;
         // Its agent ended by the stop's own signal: not failed; back in Redis, for any instance to run (this
@@ -300,6 +310,8 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
           { route: run.routeName, delivery_id: run.deliveryId, err: describeError(err) },
           `[webhook] ${run.routeName}: agent run failed`,
         );
+      } finally {
+        forgotten.delete(key);
       }
     },
   });
@@ -409,6 +421,9 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
         fresh ? { ...RUN_ENQUEUE, cleared: true } : RUN_ENQUEUE,
       );
       return true;
+    },
+    forgetRun(run) {
+      forgotten.add(seenKey(run.routeName, run.deliveryId));
     },
     coalesce: (event) => {
       const { payload: _p, headers: _h, ...run } = event;

@@ -2,10 +2,14 @@ import { DelayedError, type Job, Queue, type Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { scopedSignal } from "../../../clock.js";
 import type { Logger } from "../../log.js";
+import { shellWord } from "../../shellWord.js";
 import { isRefusal, optionsForUrl, queueOptions, type RedisHealth } from "./connection.js";
 import { FinishWatchedWorker } from "./finishWatchedWorker.js";
+import { jobIdOf, keyOfJobId } from "./jobIds.js";
 import type { RedisKeys } from "./keys.js";
 import { refusalBackoff } from "./refusalBackoff.js";
+
+export { jobIdOf };
 
 /** How long a finished job (and so its id) is kept: an enqueue of the same id meanwhile is a no-op. */
 export const FINISHED_JOB_TTL_SECONDS = 3600;
@@ -122,6 +126,13 @@ export interface QueueSlot<T> {
    * takes it: released or not, an instance that takes the job over goes on with it. Never rejects.
    */
   store(kept: T, done: T, dueAt?: number): Promise<void>;
+  /**
+   * Once `process` has ended and Redis recorded the job finished, the job is removed with its add mark and
+   * `record` (the idempotency record of its key) in one command, so the key is free at once for another
+   * instance too: the next record and enqueue under it store a new job, which runs. Until then the key is
+   * kept as any finished job's is. Not done when the job's end was not recorded (it runs again somewhere).
+   */
+  forgetWhenFinished(record: string): void;
 }
 
 /** What a released job goes on with: its data once `process` ends, and when a hand-on lets it run. */
@@ -191,11 +202,26 @@ if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then return fals
 ${dropFinishedLua(1, 2, "'OK'")}return 'OK'
 `;
 
+/**
+ * A finished job (KEYS[1], ARGV[1] its id) removed out of turn with what keeps its key taken: out of the
+ * completed and failed sets (KEYS[2], KEYS[3]), with its logs (KEYS[4]), its add mark (KEYS[5]) and the
+ * idempotency record of its key (KEYS[6]). A job not finished (run again meanwhile, its end not recorded)
+ * is left as it is: returns 0.
+ */
+const FORGET_FINISHED_SCRIPT = `
+if not redis.call('HGET', KEYS[1], 'finishedOn') then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('DEL', KEYS[1], KEYS[4], KEYS[5], KEYS[6])
+return 1
+`;
+
 /** What the drop of a finished job reads and clears: the job, its queue's finished sets, its logs, its `added` mark. */
 type FinishedKeys = readonly [job: string, completed: string, failed: string, logs: string, added: string];
 
 type DropRedis = Redis & {
   svcDropFinished(...args: [...FinishedKeys, renewAfterMs: number, jobId: string]): Promise<number>;
+  svcForgetFinished(...args: [...FinishedKeys, record: string, jobId: string]): Promise<number>;
 };
 
 type RecordDropRedis = Redis & {
@@ -266,11 +292,6 @@ export interface SharedQueue<T> {
   readonly queue: Queue<T>;
 }
 
-/** BullMQ refuses ids with `:` and all-digit ids; keys are `<route>:<delivery id>`. */
-export function jobIdOf(key: string): string {
-  return `j-${encodeURIComponent(key)}`;
-}
-
 /**
  * How long a stop waits for BullMQ's closing (past the drain): Redis going away mid-close leaves it
  * waiting for an answer that does not come, and the stop goes on without it.
@@ -303,6 +324,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   };
   const producer = new Redis<"legacy">(options.url, optionsForUrl(options.url, queueOptions("producer")));
   producer.defineCommand("svcDropFinished", { numberOfKeys: 5, lua: DROP_FINISHED_SCRIPT });
+  producer.defineCommand("svcForgetFinished", { numberOfKeys: 6, lua: FORGET_FINISHED_SCRIPT });
   health.watch(`${options.name} producer`, producer);
   const queue = new Queue<T>(options.name, { connection: producer, prefix });
   // The connections' own events report an outage (once); BullMQ repeats them per call.
@@ -331,6 +353,27 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
   const idle: Array<() => void> = [];
   const wakeIfIdle = () => {
     if (running === 0 && outside === 0) for (const wake of idle.splice(0)) wake();
+  };
+  /** Jobs whose key is to be forgotten once they are recorded finished (`QueueSlot.forgetWhenFinished`): their record. */
+  const forgetting = new WeakMap<Job<T>, string>();
+  const forgetFinished = (job: Job<T>) => {
+    const record = forgetting.get(job);
+    if (record === undefined || job.id === undefined) return;
+    forgetting.delete(job);
+    const key = keyOfJobId(job.id);
+    (producer as DropRedis).svcForgetFinished(...finishedKeys(key), record, job.id).then(
+      (removed) => {
+        if (removed === 0)
+          logger.debug({ queue: options.name, job: job.id }, "[state] job not finished: its key is kept");
+      },
+      (err: unknown) => {
+        const deliveryId = key.slice(key.indexOf(":") + 1);
+        logger.warn(
+          { queue: options.name, job: job.id, err: String(err) },
+          `[state] ${options.name} job ${job.id}: its delivery ID could not be forgotten in Redis (${String(err)}), so the sender's retry of it within the hour is answered duplicate — svc webhook redeliver ${shellWord(deliveryId)} sends the event again`,
+        );
+      },
+    );
   };
   /** The ends of released jobs still under way (a stop past its drain waits for them). */
   const ending = new Set<Promise<void>>();
@@ -497,6 +540,9 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
               released();
               return true;
             },
+            forgetWhenFinished(record) {
+              forgetting.set(job, record);
+            },
             async store(kept, done, dueAt) {
               if (abort.signal.aborted) return;
               await job.updateData(kept).then(
@@ -586,6 +632,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
           backOff();
         } else logger.debug({ queue: options.name, err: err.message }, "[state] worker error");
       });
+      worker.on("completed", forgetFinished);
       worker.on("failed", (job, err) => {
         if (job === undefined || err.name === "DelayedError") return;
         if (job.deferredFailure !== undefined && options.givenUp !== undefined) {
