@@ -39,6 +39,7 @@ import {
   type StallSettings,
 } from "../io/state/redis/sharedQueue.js";
 import { type SharedRun, storedRoute } from "../io/state/redis/sharedRun.js";
+import { RUNS_QUEUE } from "../io/state/redis/unendedRun.js";
 import type { PendingRun } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, ResolvedRoute } from "../streams/context.js";
 import { seenKey } from "../streams/stages/idempotency.js";
@@ -178,7 +179,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
 
   const runs = createSharedQueue<SharedRun>({
     url,
-    name: "runs",
+    name: RUNS_QUEUE,
     noun: "agent run(s)",
     keys,
     health,

@@ -26,7 +26,7 @@ import { noListener, PORT_ZERO, sharedAdapterOff, unreachableHint } from "./list
 import { meantSubscription } from "./meantSubscription.js";
 import { payloadNotKept } from "./notKept.js";
 import { answerWaitMs, postToGateway } from "./postToGateway.js";
-import { runNotEndedNote } from "./runNotEnded.js";
+import { runNotEndedNote, sharedRunNotEndedNote } from "./runNotEnded.js";
 import { signTestEvent } from "./signTest.js";
 import { stateUnavailableNote } from "./stateUnavailableNote.js";
 import { testTarget } from "./testTarget.js";
@@ -244,7 +244,12 @@ export async function redeliver(asked: string, options: { route?: string; port?:
     loaded.paths.gatewayLog,
   );
   if (failed !== undefined) process.stderr.write(failed);
-  const unended = response.status === 202 ? runNotEndedNote(record, history, shared) : undefined;
+  const unended =
+    response.status !== 202
+      ? undefined
+      : shared
+        ? await sharedRunNotEndedNote(loaded, record)
+        : runNotEndedNote(record, history);
   if (unended !== undefined) process.stderr.write(unended);
   const grouped = coalescedNote(response, route, target.route, loaded.config.state.backend);
   if (grouped !== undefined) process.stderr.write(grouped);
