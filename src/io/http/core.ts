@@ -314,7 +314,7 @@ const HOST = /^(?:\[[\w:.~!$&'()*+,;=%-]+\]|[\w.~!$&'()*+;=%\u0080-\uffff-]*)(?:
 let wellFormedHost: string | undefined;
 
 /** The answer a Host value calls for, if any: undefined for a well-formed one (or none). */
-export function hostRefusal(host: string | undefined): HeadAnswer | undefined {
+function hostRefusal(host: string | undefined): HeadAnswer | undefined {
   if (host === undefined || host === wellFormedHost) return undefined;
   if (HOST.test(host)) {
     wellFormedHost = host;
@@ -393,7 +393,7 @@ let wellFormedPath: string | undefined;
  * RFC 9110 §8.6: a Content-Length is digits; uWS closes on most other values itself, but reads an empty
  * one (`Content-Length:` with nothing after it) as 0 and takes the body's bytes for a next request.
  */
-export function malformedHead(head: RequestHead): boolean {
+function malformedHead(head: RequestHead): boolean {
   if (head.headers["content-length"] !== undefined && declaredLength(head.headers) === undefined) return true;
   if (head.path !== wellFormedPath) {
     // RFC 9112 §3.2.3, §3.2.4: the asterisk form (`OPTIONS *`) and the authority form (`CONNECT host:443`)
@@ -443,6 +443,23 @@ const ANSWER_HEALTH: HeadAnswer = { outcome: HEALTH, close: false };
 const ANSWER_HEALTH_METHOD: HeadAnswer = { outcome: HEALTH_METHOD_NOT_ALLOWED, close: false };
 
 /**
+ * The refusal (one of FRAMING_REFUSALS, closing the connection) a head calls for whatever path it names:
+ * two lengths, a wrong Host, a Transfer-Encoding that does not end with one `chunked` or holds a coding svc
+ * cannot undo, a head node:http's parser refuses. Undefined for a head whose framing is sound.
+ */
+export function framingRefusal(head: RequestHead): HeadAnswer | undefined {
+  if (head.headers["content-length"]?.includes(",")) return ANSWER_AMBIGUOUS_LENGTH;
+  const badHost = hostRefusal(head.headers.host);
+  if (badHost !== undefined) return badHost;
+  const transferEncoding = head.headers["transfer-encoding"];
+  if (chunkedNotLast(transferEncoding))
+    return chunkedTwice(transferEncoding) ? ANSWER_CHUNKED_TWICE : ANSWER_CHUNKED_NOT_LAST;
+  if (unknownTransferCoding(transferEncoding)) return ANSWER_TRANSFER_CODING;
+  if (malformedHead(head)) return ANSWER_BAD_REQUEST;
+  return undefined;
+}
+
+/**
  * The answer the head alone decides (framing, endpoint, method on `/health`), or the webhook route it
  * names, whatever the method: whether another method than POST is 405 or 404 depends on the route
  * (`createRequestHandler`). Pure: an ingress thread answers with it at once too, so a client that
@@ -453,14 +470,8 @@ export function headAnswer(
   head: RequestHead,
   multiplex: boolean,
 ): HeadAnswer | (Target & { kind: "webhook" }) {
-  if (head.headers["content-length"]?.includes(",")) return ANSWER_AMBIGUOUS_LENGTH;
-  const badHost = hostRefusal(head.headers.host);
-  if (badHost !== undefined) return badHost;
-  const transferEncoding = head.headers["transfer-encoding"];
-  if (chunkedNotLast(transferEncoding))
-    return chunkedTwice(transferEncoding) ? ANSWER_CHUNKED_TWICE : ANSWER_CHUNKED_NOT_LAST;
-  if (unknownTransferCoding(transferEncoding)) return ANSWER_TRANSFER_CODING;
-  if (malformedHead(head)) return ANSWER_BAD_REQUEST;
+  const refused = framingRefusal(head);
+  if (refused !== undefined) return refused;
   const target = endpointOf(head.path, multiplex);
   if (target.kind === "none") return ANSWER_NOT_FOUND;
   if (target.kind === "unknown_route") return ANSWER_UNKNOWN_ROUTE;

@@ -2,11 +2,9 @@ import { decodedBodyOf } from "../../streams/contentCoding.js";
 import { answeredDeliveryId, errorOutcome, type Outcome } from "../../streams/types.js";
 import type { Logger } from "../log.js";
 import {
-  BAD_REQUEST,
   type BodySource,
   endpointOf,
-  hostRefusal,
-  malformedHead,
+  framingRefusal,
   NOT_FOUND,
   type RequestHandler,
   type RequestHead,
@@ -128,11 +126,12 @@ export function observeRequests(handler: RequestHandler, options: ObserveOptions
         if (options.accessLog()) logAccess(head, outcome, (now() - started) / 1000);
         reply(outcome);
       };
-      // As headAnswer refuses it on the other paths: node:http's parser refuses such a request itself.
-      const refused = malformedHead(head) ? BAD_REQUEST : hostRefusal(head.headers.host)?.outcome;
+      // Refused as on every other path (headAnswer), its connection closed: where such a request ends is in
+      // doubt, so no byte after it may be served.
+      const refused = framingRefusal(head);
       if (refused !== undefined) {
-        if (options.accessLog()) logAccess(head, refused, (now() - started) / 1000);
-        return reply(refused, true);
+        if (options.accessLog()) logAccess(head, refused.outcome, (now() - started) / 1000);
+        return reply(refused.outcome, refused.close);
       }
       // Not served to this request: answered as any unknown path is, whatever the method, so neither
       // the body nor a 405's Allow tells a web page or a proxied client that /metrics is there.

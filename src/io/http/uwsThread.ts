@@ -7,7 +7,14 @@ import { parentPort, workerData } from "node:worker_threads";
 import { IdWindow } from "../../streams/churnTables.js";
 import type { Outcome } from "../../streams/types.js";
 import { afterArrivedReads } from "./arrivedReads.js";
-import { type BodyRead, type HeadAnswer, headAnswer, type Reply, type RequestHead } from "./core.js";
+import {
+  type BodyRead,
+  framingRefusal,
+  type HeadAnswer,
+  headAnswer,
+  type Reply,
+  type RequestHead,
+} from "./core.js";
 import {
   type Body,
   type FromThread,
@@ -70,12 +77,13 @@ function mainStuck(): boolean {
  * The answer the head alone decides, given here at once as on one thread: uWS drops an answer that comes
  * after the client's FIN, so a client that half-closes after its request (`nc -N`) got none of them when
  * they waited for the main thread. Paths whose answer depends on the main thread's config (`/p/…` with
- * profile multiplexing, `/metrics`) are left to it, and so is `/health` once the gateway stops (503) and
- * while the main thread is stuck: answered here, a liveness probe would find a gateway that accepts no
- * event healthy, which with one thread gets no answer and is restarted.
+ * profile multiplexing, `/metrics`) are left to it, but for a framing refusal, which is the same on every
+ * path; and so is `/health` once the gateway stops (503) and while the main thread is stuck: answered here,
+ * a liveness probe would find a gateway that accepts no event healthy, which with one thread gets no answer
+ * and is restarted.
  */
 function answerHere(head: RequestHead): HeadAnswer | undefined {
-  if (head.path === "/metrics" || head.path.startsWith("/p/")) return undefined;
+  if (head.path === "/metrics" || head.path.startsWith("/p/")) return framingRefusal(head);
   if (head.path === "/health" && (stopping || mainStuck())) return undefined;
   const answer = headAnswer(head, false);
   return "kind" in answer ? undefined : answer;

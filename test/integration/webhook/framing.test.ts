@@ -200,6 +200,46 @@ describe.each(HTTP_SERVERS)("request framing on the %s server", (http) => {
     );
   });
 
+  it("GET /metrics refuses framing in doubt as every other path does: the same status line, headers and body, the connection closed", async () => {
+    const shapes: Record<string, [string, number, string]> = {
+      "two-lengths": [
+        "Content-Length: 0\r\nContent-Length: 0\r\n\r\n",
+        400,
+        "Bad request: more than one Content-Length",
+      ],
+      "te-chunked-chunked": [
+        "Transfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n",
+        400,
+        "Bad request: Transfer-Encoding applies chunked more than once (it must be applied once, last)",
+      ],
+      "te-gzip": [
+        "Transfer-Encoding: gzip\r\n\r\n0\r\n\r\n",
+        400,
+        "Bad request: Transfer-Encoding must end with chunked",
+      ],
+      "te-gzip-chunked": [
+        "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+        501,
+        "Not implemented: a Transfer-Encoding other than chunked",
+      ],
+    };
+    const withoutDate = (received: string) => received.replace(/\r\nDate: [^\r]*/i, "");
+    for (const [shape, [lines, status, error]] of Object.entries(shapes)) {
+      const [health, metrics] = await Promise.all(
+        ["/health", "/metrics"].map((path) =>
+          rawUntilClose(gw.gateway.port, `GET ${path} HTTP/1.1\r\nHost: x\r\n${lines}`),
+        ),
+      );
+      // uWS served these the metrics (200), some after a second; two lengths got a bare "Bad request".
+      expect([shape, metrics?.closed, statusOf(metrics?.received ?? "")]).toEqual([shape, true, status]);
+      expect(metrics?.received, shape).toMatch(/\r\nConnection: close\r\n/i);
+      expect(metrics?.received.slice(metrics.received.indexOf("\r\n\r\n") + 4), shape).toBe(
+        JSON.stringify({ error }),
+      );
+      expect(withoutDate(metrics?.received ?? ""), shape).toBe(withoutDate(health?.received ?? ""));
+    }
+  });
+
   it("Transfer-Encoding ending in chunked is read as chunked", async () => {
     const answer = await rawUntilClose(
       gw.gateway.port,
