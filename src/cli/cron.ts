@@ -8,6 +8,7 @@ import { serverEntries } from "../config/serverOrder.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
 import { SvcError } from "../errors.js";
 import { leaveGoneDirectory } from "../io/goneDirectory.js";
+import { loadedCredentials } from "../io/loadedCredentials.js";
 import { profilesOnDisk, unusableProfileEntry } from "../io/profiles.js";
 import { storeProblem } from "../io/stores/atomicFile.js";
 import {
@@ -541,6 +542,7 @@ async function runNow(ref: string, options: ProfileOption): Promise<void> {
     ),
     hiddenValues: () => [...webhookSecretValues(loaded.config), ...subscriptions],
     dotenv: loaded.scope.secrets,
+    credentials: loadedCredentials(loaded.config, loaded.scope),
     // Noted as the gateway notes its agents: this command killed (SIGKILL, an OOM kill) leaves the agent's
     // group running, which the gateway's next start then stops (the run is not run again).
     groups: processGroupFiles(agentGroupsDir(loaded.paths.home)),

@@ -5,6 +5,7 @@ import { createMcpEndpointHost } from "../agent/mcpEndpoint/index.js";
 import type { McpToolSource } from "../agent/mcpTools.js";
 import type { Config } from "../config/schema.js";
 import { webhookSecretValues } from "../config/webhookSecrets.js";
+import { loadedCredentials } from "../io/loadedCredentials.js";
 import type { Logger } from "../io/log.js";
 import type { ProcessGroups } from "../io/processGroups.js";
 
@@ -39,6 +40,8 @@ export function createAgent(
     dotenv?: Readonly<Record<string, string>>;
     /** The secrets of the subscriptions served now, hidden from runs as config.yaml's webhook secrets are. */
     subscriptionSecrets?: () => readonly string[];
+    /** The environment the config was read with (`LoadedConfig.scope.env`); the process's by default. */
+    env?: Readonly<Record<string, string | undefined>>;
   },
 ): Agent {
   let mcpHub: ((profile: string | undefined) => McpToolSource) | undefined;
@@ -62,6 +65,7 @@ export function createAgent(
       toolSettings: next.tools,
       mcpEndpoint: endpoint,
       hiddenValues: () => [...configSecrets, ...(deps.subscriptionSecrets?.() ?? [])],
+      credentials: loadedCredentials(next, { secrets: dotenv ?? {}, env: deps.env ?? process.env }),
       ...(dotenv === undefined ? {} : { dotenv }),
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
       ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),

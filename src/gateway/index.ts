@@ -300,6 +300,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     home: paths.home,
     groups,
     dotenv: loaded.scope.secrets,
+    env: loaded.scope.env,
     elapsed,
     // Every stored subscription's, a disabled one's too: its sender still signs with it.
     subscriptionSecrets: () => {

@@ -33,6 +33,8 @@ export type ProcessResult =
       readonly killedBy?: NodeJS.Signals;
       /** The code it exited with, when it exited (not svc's timeout or cancel). */
       readonly exitCode?: number;
+      /** Its standard output passed `maxBuffer` bytes (given as `4 MiB`): the process was stopped there. */
+      readonly stdoutOver?: string;
     };
 
 /** The safe base environment for processes fed untrusted input: never our secrets. */
@@ -93,12 +95,13 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     timeout: request.timeoutMs,
     forceKillAfterDelay: 2000,
     maxBuffer,
+    // Bytes, so maxBuffer is counted in bytes (with utf8 execa counts characters: 6 MiB of `é` passed 4 MiB).
+    encoding: "buffer",
     // stderr is diagnostics: a chatty program (debug logging) must not fail on its volume, so only its
     // tail is kept, read below, instead of counting against maxBuffer.
     buffer: { stdout: true, stderr: false },
     reject: false,
     stripFinalNewline: false,
-    encoding: "utf8",
     detached: true,
     ...(request.cwd === undefined ? {} : { cwd: request.cwd }),
     ...(request.signal === undefined ? {} : { cancelSignal: request.signal }),
@@ -110,6 +113,16 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   });
   const pid = subprocess.pid;
   if (pid !== undefined) request.groups?.started(pid, request.notRunAgain, request.notRunAgainProfile);
+  // Past the cap the whole group is stopped at once, as at the timeout: execa only closes the pipe, which a
+  // process that ignores EPIPE (or is busy elsewhere) writes on past, up to the timeout.
+  let stdoutBytes = 0;
+  const countStdout = (chunk: Uint8Array) => {
+    stdoutBytes += chunk.length;
+    if (stdoutBytes <= maxBuffer) return;
+    subprocess.stdout?.off("data", countStdout);
+    signalGroup(pid, "SIGTERM");
+  };
+  subprocess.stdout?.on("data", countStdout);
   let closePipes: ReturnType<typeof setTimeout> | undefined;
   // The timeout ends the whole group (SIGTERM), as a cancel does: execa's own timeout signals only the
   // process it started, so a shell script waiting on a foreground child (`sleep 600`) got nothing it could
@@ -140,8 +153,10 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   const stderr = stderrTail;
   // Before the exit code: past the cap the process is stopped (or dies writing to the closed pipe), and its
   // "exited with code 1" would hide why.
-  if (result.isMaxBuffer)
-    return { ok: false, why: `standard output over ${describeBytes(maxBuffer)}`, stderr };
+  if (result.isMaxBuffer) {
+    const cap = describeBytes(maxBuffer);
+    return { ok: false, why: `standard output over ${cap}`, stderr, stdoutOver: cap };
+  }
   // Either timer may come first (execa's or the group's): the process killed by that SIGTERM timed out too.
   if (result.timedOut || (timedOut && !result.isCanceled))
     return { ok: false, why: `timed out after ${request.timeoutMs} ms`, stderr, timedOut: true };
@@ -161,7 +176,8 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
       ? { ok: false, why, stderr, killedBy: result.signal }
       : { ok: false, why, stderr };
   }
-  return { ok: true, stdout: typeof result.stdout === "string" ? result.stdout : "", stderr };
+  const stdout = result.stdout instanceof Uint8Array ? new TextDecoder().decode(result.stdout) : "";
+  return { ok: true, stdout, stderr };
 }
 
 /**

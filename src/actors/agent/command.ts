@@ -47,6 +47,11 @@ export interface CommandRunnerOptions {
    * other credentials (`commandLineSecrets`), in the message of a run that failed quoting them.
    */
   readonly dotenv?: Readonly<Record<string, string>>;
+  /**
+   * Every credential svc has loaded (`loadedCredentials`): hidden in the reply and in a failed run's message.
+   * The environment keeps them: an agent may need `GH_TOKEN` for its work.
+   */
+  readonly credentials?: readonly string[];
   /** When given, each run gets `SVC_MCP_URL` and `SVC_MCP_TOKEN` for its tools, valid for that run only. */
   readonly tools?: CommandRunTools;
   /** Notes each run's process group while it runs (the gateway's `$SVC_HOME/state/agents`). */
@@ -161,9 +166,10 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
       // A command that fails may quote its own command line or the webhook secrets on stderr (a CLI refusing
       // its `--api-key`): what the failure's message carries into the log, the history and the run journal.
       const secrets = [...argvSecrets, ...hidden];
+      const credentials = options.credentials ?? [];
       // A reply repeating one (the agent read ~/.svc/.env as a payload told it to) must not deliver it; a short
       // word is left alone there, as a model run leaves a placeholder key, so the agent's words are not rewritten.
-      const replySecrets = secrets.filter((secret) => !isPlaceholderKey(secret));
+      const replySecrets = [...credentials, ...secrets.filter((secret) => !isPlaceholderKey(secret))];
       const endpoint =
         options.tools === undefined ? undefined : await openEndpoint(options.tools, request, signal, secrets);
       const mcpEnv =
@@ -186,12 +192,21 @@ export function commandRunner(options: CommandRunnerOptions): AgentRunner {
         ...(scheduledCronRun(request) ? notedRun(request) : {}),
       }).finally(() => endpoint?.close());
       if (!result.ok) {
+        // Its stderr then tells only of the pipe svc closed (a crash on EPIPE), not why it wrote so much.
+        if (result.stdoutOver !== undefined)
+          throw new SvcError(
+            "agent_failed",
+            `agent command's standard output passed ${result.stdoutOver} — the command was stopped; nothing was delivered`,
+          );
         const detail = result.stderr.trim().split("\n").slice(-3).join(" | ");
         // Named as a model run's timeout is, so the message says which setting stopped it.
         const why = result.timedOut
           ? `was stopped: the run took longer than agent.timeout_seconds (${options.timeoutMs / 1000} s)`
           : result.why;
-        const message = scrub(`agent command ${why}${detail ? `: ${detail}` : ""}`, secrets);
+        const message = scrub(`agent command ${why}${detail ? `: ${detail}` : ""}`, [
+          ...credentials,
+          ...secrets,
+        ]);
         const killedBy = result.killedBy ?? signalOfExitCode(result.exitCode);
         throw killedBy === undefined
           ? new SvcError("agent_failed", message)

@@ -62,6 +62,8 @@ export interface RunnerDeps {
   readonly hiddenValues?: () => readonly string[];
   /** The `.env` of `${VAR}`s in `agent.command`: the values it put there never show in a failed run's message. */
   readonly dotenv?: Readonly<Record<string, string>>;
+  /** Every credential svc has loaded (`loadedCredentials`): hidden in a run's reply, as the webhook secrets are. */
+  readonly credentials?: readonly string[];
 }
 
 /** `tools.web_search.api_key`, as a list of the secrets to hide (empty without one). */
@@ -158,6 +160,7 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
       ...(deps.groups === undefined ? {} : { groups: deps.groups }),
       ...(deps.hiddenValues === undefined ? {} : { hiddenValues: deps.hiddenValues }),
       ...(deps.dotenv === undefined ? {} : { dotenv: deps.dotenv }),
+      ...(deps.credentials === undefined ? {} : { credentials: deps.credentials }),
       ...(endpoint === undefined
         ? {}
         : {
@@ -190,7 +193,11 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
       settings: { ...agent, provider: agent.provider, model: agent.model },
       logger: deps.logger ?? silentLogger(),
       ...toolDeps,
-      hiddenValues: () => [...(deps.hiddenValues?.() ?? []), ...webSearchKey(toolSettings)],
+      hiddenValues: () => [
+        ...(deps.hiddenValues?.() ?? []),
+        ...webSearchKey(toolSettings),
+        ...(deps.credentials ?? []),
+      ],
       ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
       ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
     });

@@ -3,6 +3,7 @@ import { agentSampler } from "../../actors/mcp/gatewayHub.js";
 import type { SamplingRunner } from "../../actors/mcp/serverRequests.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { webhookSecretValues } from "../../config/webhookSecrets.js";
+import { loadedCredentials } from "../../io/loadedCredentials.js";
 import type { Logger } from "../../io/log.js";
 
 /**
@@ -21,6 +22,7 @@ export function cliSampler(
       logger,
       hiddenValues: () => [...webhookSecretValues(loaded.config), ...subscriptions],
       dotenv: loaded.scope.secrets,
+      credentials: loadedCredentials(loaded.config, loaded.scope),
     });
     return runner;
   });

@@ -5,6 +5,7 @@ import { executableProblem } from "../executable.js";
 import { startDescriptorsProblem } from "../openFiles.js";
 import { runProcess } from "../process.js";
 import { partlyDelivered, partsToSend, recipientQueue, unfilledNote } from "./chat.js";
+import { GH_TOKEN_VARIABLES } from "./ghTokens.js";
 import { messageParts } from "./split.js";
 import { DeliveryError, type DeliveryMessage, type DeliveryTarget, type TargetDeps } from "./target.js";
 import { isPullRequestNumber, REPO_NAME, tooLongNote } from "./validate.js";
@@ -103,8 +104,7 @@ export function forgeCommentTarget(
 ): DeliveryTarget {
   const timeout = settings.timeout_seconds * 1000;
   const env = deps.env ?? process.env;
-  // gh reads GH_ENTERPRISE_TOKEN / GITHUB_ENTERPRISE_TOKEN for a GitHub Enterprise Server host.
-  const secrets = [env.GH_TOKEN, env.GITHUB_TOKEN, env.GH_ENTERPRISE_TOKEN, env.GITHUB_ENTERPRISE_TOKEN];
+  const secrets = GH_TOKEN_VARIABLES.map((name) => env[name]);
 
   async function gh(args: readonly string[], input: string | undefined, signal?: AbortSignal) {
     const short = startDescriptorsProblem();
