@@ -253,8 +253,10 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
           { route: pending.routeName, delivery_id: pending.deliveryId },
           `[webhook] ${pending.routeName}: ${reason()}; the run goes on with the route it was accepted under`,
         );
-      const run: QueuedRun =
-        current === undefined ? { ...pending, route, routeAsAccepted: true } : { ...pending, route };
+      // A route no config of this instance serves under that name (not one disabled or bound to another
+      // profile here): its toolsets were read against the accepting instance's MCP servers.
+      const elsewhere = found === undefined && options.disabled?.(pending.routeName) !== true;
+      const run: QueuedRun = elsewhere ? { ...pending, route, routeAsAccepted: true } : { ...pending, route };
       // The reply is kept with the job as the delivery waits to retry: the worker's slot is free meanwhile,
       // and an instance that takes the job over (this one stopped or killed) delivers it without the agent.
       // So is the retry it waits for, with the attempts made: that instance delivers it once due, counting on.

@@ -47,6 +47,11 @@ describe("a shared run whose route this instance's config does not serve (state.
       state.start();
       await vi.waitFor(() => expect(ran).toHaveLength(2), { timeout: 15_000, interval: 20 });
       expect(ran.map((run) => run.route.deliver)).toEqual(["telegram", "telegram"]);
+      // Only the route no config here serves reads its toolsets against the accepting instance's servers.
+      expect(ran.map((run) => [run.routeName, run.routeAsAccepted])).toEqual([
+        ["onlyA", true],
+        ["work", undefined],
+      ]);
       const notes = log.messages().filter((msg) => msg.includes("the route it was accepted under"));
       expect(notes).toEqual([
         "[webhook] onlyA: this gateway's config serves no route onlyA (removed since the event was accepted, or only in the config of the instance that accepted it); the run goes on with the route it was accepted under",
