@@ -9,6 +9,8 @@ import { type ActorRefFrom, and, assign, fromPromise, type SnapshotFrom, setup }
  *                                   │ fail/timeout      │ ping fails / session lost
  *                                   ▼                   ▼
  *                                 failed ──retryDelay──▶ connecting ◀──retryDelay── reconnecting ─▶ backoff
+ *                                   ▲ (session closed)
+ *                                failing ◀──LOGIN_NEEDED (a call found the saved OAuth login unusable)── connected
  *                    (on demand: lazy or recycled — failed waits for the next CONNECT instead)
  */
 
@@ -68,6 +70,11 @@ export type McpConnectionEvent =
   | { type: "CALL_START" }
   | { type: "CALL_END" }
   | { type: "SESSION_LOST"; reason: string; immediate?: boolean }
+  /**
+   * A call found the server's saved login unusable (its refresh token refused): reconnecting would fail the
+   * same way until the user logs in again, so the server is failed at once, with `reason` as its error.
+   */
+  | { type: "LOGIN_NEEDED"; reason: string }
   | { type: "STOP" };
 
 const MAX_BACKOFF_MS = 300_000;
@@ -223,6 +230,13 @@ export const mcpConnectionMachine = setup({
             attempt: ({ context }) => context.attempt + 1,
           }),
         },
+        LOGIN_NEEDED: {
+          target: "failing",
+          actions: assign({
+            lastError: ({ event }) => event.reason,
+            attempt: ({ context }) => context.attempt + 1,
+          }),
+        },
       },
       after: {
         stable: { actions: assign({ attempt: 0, downAs: undefined }) },
@@ -340,11 +354,24 @@ export const mcpConnectionMachine = setup({
       after: { retryDelay: "connecting" },
       on: { CONNECT: "connecting", SESSION_LOST: { guard: "immediateLoss", target: "connecting" } },
     },
+    failing: {
+      // Shown as failed while the session closes; a reload or call arriving meanwhile connects once it is
+      // closed (a login may have been done since).
+      on: { CONNECT: { actions: assign({ retryNow: true }) } },
+      invoke: {
+        src: "close",
+        input: ({ context }) => ({ session: context.session }),
+        onDone: { target: "failed", actions: assign({ session: undefined }) },
+        onError: { target: "failed", actions: assign({ session: undefined }) },
+      },
+    },
     failed: {
       entry: assign({
         downAs: "failed" as const,
         connectsFailed: ({ context }) => context.connectsFailed + 1,
       }),
+      // (Only `failing` leaves retryNow set: a connect asked for while its session closed.)
+      always: { guard: "retryNow", target: "connecting" },
       after: { retryDelay: { guard: "retriedInBackground", target: "connecting" } },
       on: { CONNECT: "connecting" },
     },
@@ -399,6 +426,8 @@ export function connectionState(snapshot: McpConnectionSnapshot): ConnectionStat
     case "recycled":
     case "failed":
       return top;
+    case "failing":
+      return "failed";
     case "recycling":
       return "recycled";
     case "reconnecting":

@@ -25,6 +25,17 @@ export function isSessionExpired(err: unknown): boolean {
 }
 
 /**
+ * The server's saved OAuth login cannot be used (`NeedsLoginError` in src/actors/oauth/refresh.ts: a refresh
+ * token refused, no saved tokens): every request fails the same way until the user logs in again. Its message,
+ * when so, from the error or one of its causes.
+ */
+export function loginNeeded(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if ((e as { loginNeeded?: unknown }).loginNeeded === true) return e.message;
+  return undefined;
+}
+
+/**
  * The server refused the request's credentials (HTTP 401): Streamable HTTP's error carries the status, the
  * SSE transport's POST puts it in its message only (`Error POSTing to endpoint (HTTP 401): …`).
  */

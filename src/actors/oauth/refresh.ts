@@ -34,8 +34,13 @@ export { loginCommand };
  */
 export const REFRESH_MARGIN_MS = 60_000;
 
-/** The saved login cannot be used: `why` says what is wrong with it, the message adds the command that fixes it. */
+/**
+ * The saved login cannot be used: `why` says what is wrong with it, the message adds the command that fixes it.
+ * `loginNeeded` lets the MCP hub (which loads no OAuth code of its own) tell it from other call errors.
+ */
 export class NeedsLoginError extends SvcError {
+  readonly loginNeeded = true;
+
   constructor(
     readonly why: string,
     message: string,

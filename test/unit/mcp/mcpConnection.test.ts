@@ -324,6 +324,50 @@ describe("mcpConnection machine (spec 3)", () => {
     expect(state()).toBe("failed");
   });
 
+  it("LOGIN_NEEDED (a call found the saved login unusable): failed at once with the reason, the session closed, retried on the backoff", async () => {
+    const { actor, h, state, tick } = start({ kind: "http" });
+    await tick(0);
+    expect(state()).toBe("connected");
+    let release: () => void = () => undefined;
+    h.holdClose = new Promise<void>((r) => {
+      release = r;
+    });
+    h.failConnect = true;
+    actor.send({ type: "LOGIN_NEEDED", reason: "s: token refresh failed — run `svc mcp login s`" });
+    // Failed while its session closes: never shown connected or reconnecting in between.
+    expect(state()).toBe("failed");
+    expect(gaugeState(actor.getSnapshot())).toBe("failed");
+    expect(actor.getSnapshot().context.lastError).toBe("s: token refresh failed — run `svc mcp login s`");
+    release();
+    await tick(0);
+    expect(h.closes).toBe(1);
+    expect(state()).toBe("failed");
+    expect(actor.getSnapshot().context.session).toBeUndefined();
+    expect(h.connects).toBe(1);
+    await tick(backoffMs(1));
+    expect(h.connects).toBe(2);
+    // A login done meanwhile is picked up at the next retry.
+    h.failConnect = false;
+    await tick(backoffMs(2));
+    expect(h.connects).toBe(3);
+    expect(state()).toBe("connected");
+  });
+
+  it("a CONNECT while LOGIN_NEEDED closes the session (a reload after a login) connects once it is closed", async () => {
+    const { actor, h, state, tick } = start({ kind: "http" });
+    await tick(0);
+    let release: () => void = () => undefined;
+    h.holdClose = new Promise<void>((r) => {
+      release = r;
+    });
+    actor.send({ type: "LOGIN_NEEDED", reason: "s: not logged in" });
+    actor.send({ type: "CONNECT" });
+    release();
+    await tick(0);
+    expect(h.connects).toBe(2);
+    expect(state()).toBe("connected");
+  });
+
   it("a lost session with immediate: true reconnects without waiting", async () => {
     const { actor, h, until } = start({ kind: "http" });
     await until("connected");
