@@ -52,44 +52,6 @@ function asServer(meta: AuthorizationServerMetadata): oauth.AuthorizationServer 
   return meta as unknown as oauth.AuthorizationServer;
 }
 
-/** A whole number of seconds written as a string (`"5"`), as a number; anything else as it is. */
-function numericString(value: unknown): unknown {
-  return typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
-}
-
-/**
- * Device authorization answers as real servers write them, read as RFC 8628 section 3.2 names them:
- * Google's names the verification URL `verification_url` (the name of the RFC 8628 drafts), read as
- * `verification_uri` when that is missing; Microsoft Entra ID's v1 endpoint writes `interval` as a
- * string (`"5"`), read as the number it is (oauth4webapi reads a string `expires_in` itself).
- */
-function acceptingDeviceAnswer(base: OAuthFetches["discovery"]): OAuthFetches["discovery"] {
-  return async (url, init) => {
-    const res = await base(url, init);
-    if (!res.ok || !/json/i.test(res.headers.get("content-type") ?? "")) return res;
-    const body = (await res
-      .clone()
-      .json()
-      .catch(() => undefined)) as Record<string, unknown> | undefined;
-    if (body === undefined || body === null || typeof body !== "object") return res;
-    const renamed = body.verification_uri === undefined && typeof body.verification_url === "string";
-    const interval = numericString(body.interval);
-    if (!renamed && interval === body.interval) return res;
-    await res.body?.cancel().catch(() => undefined);
-    const headers = new Headers(res.headers);
-    headers.delete("content-length");
-    headers.delete("content-encoding");
-    return new Response(
-      JSON.stringify({
-        ...body,
-        ...(renamed ? { verification_uri: body.verification_url } : {}),
-        ...(body.interval !== undefined ? { interval } : {}),
-      }),
-      { status: res.status, headers },
-    );
-  };
-}
-
 async function requestCode({ input }: { input: DeviceLoginInput }): Promise<DeviceCode> {
   const job = input.job as OAuthJob;
   const fetches = oauthFetches(job.entry.oauth?.user_agent, job.fetch, job.requestTimeoutMs);
@@ -113,7 +75,8 @@ async function requestCode({ input }: { input: DeviceLoginInput }): Promise<Devi
       { client_id: client.info.client_id },
       clientAuth(job.serverName, client, meta),
       params,
-      requestOptions(meta, acceptingDeviceAnswer(fetches.deviceAuthorization)),
+      // The answer is read as real servers write it (src/io/oauth/deviceAnswer.ts).
+      requestOptions(meta, fetches.deviceAuthorization),
     );
     response = await oauth.processDeviceAuthorizationResponse(as, { client_id: client.info.client_id }, res);
   } catch (err) {

@@ -12,7 +12,7 @@ export class DocumentRejectedError extends SvcError {
 export function lastFailureAt(
   fetches: OAuthFetches,
   endpoint: string,
-): { status: number; excerpt: string; error?: string } | undefined {
+): { status: number; excerpt: string; error?: string; problem?: string } | undefined {
   const failure = [...fetches.failures].reverse().find((f) => f.url.split("?")[0] === endpoint.split("?")[0]);
   if (failure === undefined) return undefined;
   let error: string | undefined;
@@ -26,12 +26,13 @@ export function lastFailureAt(
     status: failure.status,
     excerpt: redactedExcerpt(failure.body),
     ...(error !== undefined ? { error } : {}),
+    ...(failure.problem !== undefined ? { problem: failure.problem } : {}),
   };
 }
 
 /**
- * Spec 7: a failed token exchange reports the status and a short redacted excerpt of the body;
- * `advice` (what the user can do about it) follows them.
+ * Spec 7: a failed token exchange reports the status and a short redacted excerpt of the body (and what
+ * svc found wrong in an answer it cannot use); `advice` (what the user can do about it) follows them.
  */
 export function tokenEndpointError(
   serverName: string,
@@ -47,7 +48,7 @@ export function tokenEndpointError(
       ? redactedExcerpt((err as Error)?.message ?? String(err))
       : failure.status === 0
         ? `${endpoint} unreachable (${failure.excerpt})`
-        : `${endpoint} answered ${failure.status}${failure.excerpt ? `: ${failure.excerpt}` : ""}`;
+        : `${endpoint} answered ${failure.status}${failure.excerpt ? `: ${failure.excerpt}` : ""}${failure.problem ? ` (${failure.problem})` : ""}`;
   return new SvcError("oauth", `${serverName}: ${what} failed — ${detail}${advice ? ` — ${advice}` : ""}`, {
     cause: err,
   });

@@ -3,6 +3,7 @@ import { timeoutSignal } from "../../clock.js";
 import { authorizationSecrets, scrub } from "../credentials.js";
 import { outboundFetch } from "../outbound/dispatcher.js";
 import { USER_AGENT } from "../version.js";
+import { readDeviceAnswer } from "./deviceAnswer.js";
 
 /** A failed response seen by an OAuth fetch: kept so errors can report status and an excerpt. */
 export interface FailedFetch {
@@ -10,6 +11,8 @@ export interface FailedFetch {
   readonly method: string;
   readonly status: number;
   readonly body: string;
+  /** What is missing or wrong in a 200 answer svc cannot use (a device authorization answer's). */
+  readonly problem?: string;
 }
 
 export interface OAuthFetches {
@@ -17,7 +20,10 @@ export interface OAuthFetches {
   readonly discovery: FetchLike;
   /** Token endpoint (exchange, refresh, device polling): `oauth.user_agent` when set. */
   readonly token: FetchLike;
-  /** Device authorization endpoint: `Svc-Agent/<version>`, OAuth errors answered 200 read as errors. */
+  /**
+   * Device authorization endpoint: `Svc-Agent/<version>`, OAuth errors answered 200 read as errors, the
+   * answer read as RFC 8628 names its fields (`readDeviceAnswer`); one svc cannot use is recorded and thrown.
+   */
   readonly deviceAuthorization: FetchLike;
   /** Every response with status >= 400 (and network failures as status 0), in order. */
   readonly failures: FailedFetch[];
@@ -120,30 +126,46 @@ function sentSecrets(init: RequestInit | undefined, headers: Headers): string[] 
 /** A server that accepts the connection and never answers must not hang a login or hold the token lock. */
 export const OAUTH_REQUEST_TIMEOUT_MS = 30_000;
 
-/**
- * The string fields a 200 answer of each endpoint carries: a token response (RFC 6749 section 5.1), a
- * device authorization response (RFC 8628 section 3.2).
- */
-const ANSWER_FIELDS = {
-  token: { fields: ["access_token", "token_type"], what: "token response" },
-  oauth: { fields: ["device_code", "user_code"], what: "device authorization response" },
-} as const;
+/** The string fields a 200 answer of the token endpoint carries (RFC 6749 section 5.1). */
+const TOKEN_FIELDS = ["access_token", "token_type"] as const;
 
-/** A 200 that is no answer of the endpoint (a login page, a proxy's): its body, for the error. */
-async function notAnAnswer(res: Response, endpoint: keyof typeof ANSWER_FIELDS): Promise<string | undefined> {
+/** A 200 that is no token response (a login page, a proxy's): its body, for the error. */
+async function notAnAnswer(res: Response): Promise<string | undefined> {
   if (res.status !== 200) return undefined;
-  const { fields, what } = ANSWER_FIELDS[endpoint];
   const body = await res.clone().text();
   try {
     const parsed = JSON.parse(body) as Record<string, unknown> | null;
     // A lifetime that is no number (`"expires_in": "soon"`) leaves the token's expiry unknown.
-    const lifetime = endpoint === "token" ? parsed?.expires_in : undefined;
+    const lifetime = parsed?.expires_in;
     const readable = lifetime === undefined || Number.isFinite(Number(lifetime));
-    if (readable && fields.every((f) => typeof parsed?.[f] === "string")) return undefined;
+    if (readable && TOKEN_FIELDS.every((f) => typeof parsed?.[f] === "string")) return undefined;
   } catch {
     // not JSON: reported below
   }
-  return body === "" ? `(empty body: no ${what})` : body;
+  return body === "" ? "(empty body: no token response)" : body;
+}
+
+/**
+ * A 200 of the device authorization endpoint read as RFC 8628 names its fields (`readDeviceAnswer`), or the
+ * answer as it is with what makes it unusable.
+ */
+async function deviceAnswer(
+  res: Response,
+  url: string,
+): Promise<{ response: Response } | { body: string; problem: string }> {
+  if (res.status !== 200) return { response: res };
+  const body = await res.clone().text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body === ""
+      ? { body: "(empty body: no device authorization response)", problem: "not JSON" }
+      : { body, problem: "not JSON" };
+  }
+  const reading = readDeviceAnswer(parsed, url);
+  if ("problem" in reading) return { body, problem: reading.problem };
+  return { response: await answeredAs(res, JSON.stringify(reading.fields)) };
 }
 
 function withUserAgent(
@@ -188,9 +210,24 @@ function withUserAgent(
         return rewritten.response;
       }
     }
-    if (endpoint !== "other") {
+    if (endpoint === "oauth") {
+      // Recorded so the error names the endpoint, the status, an excerpt and what is wrong, in svc's words
+      // rather than the library's.
+      const read = await deviceAnswer(res, String(url));
+      if ("problem" in read) {
+        failures.push({
+          url: String(url),
+          method,
+          status: 200,
+          body: scrub(read.body.slice(0, 2000), sentSecrets(init, headers)),
+          problem: read.problem,
+        });
+        throw new Error(`unusable device authorization response: ${read.problem}`);
+      }
+      res = read.response;
+    } else if (endpoint === "token") {
       // Recorded so the error names the endpoint, the status and an excerpt instead of a parser's message.
-      const body = await notAnAnswer(res, endpoint).catch(() => undefined);
+      const body = await notAnAnswer(res).catch(() => undefined);
       if (body !== undefined)
         failures.push({
           url: String(url),

@@ -247,6 +247,74 @@ describe("device authorization (RFC 8628) against a loopback authorization serve
     }
   });
 
+  it("a device authorization answer svc cannot use names the endpoint, an excerpt and what is missing or wrong, in svc's words", async () => {
+    home = tempHome();
+    for (const [name, reshape, problem] of [
+      ["nouri", { verification_uri: null, verification_uri_complete: null }, "no verification_uri"],
+      ["nolife", { expires_in: null }, "no expires_in"],
+      ["absentlife", { expires_in: undefined }, "no expires_in"],
+      ["deadlife", { expires_in: 0 }, "expires_in is not a positive number of seconds"],
+      [
+        "ftp",
+        { verification_uri: "ftp://files.example/activate", verification_uri_complete: null },
+        'verification_uri "ftp://files.example/activate" is not an http(s) URL',
+      ],
+      ["badwait", { interval: "soon" }, "interval is not a number of seconds"],
+      ["numbercode", { user_code: 1234 }, "user_code is not a string"],
+    ] as const) {
+      const auth = await as({
+        device: true,
+        deviceResponse: (fields) => ({ ...fields, ...reshape }),
+      });
+      const rs = await resource([auth.url]);
+      const h = harness(home.dir, name, rs.url);
+      const { output } = await drive(h);
+      const message = output && !output.ok ? output.error.message : "";
+      // (The excerpt is cut at 200 characters, which may leave out the field at fault: hence what is wrong.)
+      expect(message).toMatch(
+        new RegExp(
+          `^${name}: device authorization request failed — http://127\\.0\\.0\\.1:\\d+/device answered 200: \\{.*(?:\\}|…) \\(${problem.replace(/[().]/g, "\\$&")}\\) — run \`svc mcp login ${name} --flow device\` to try again, or log in with \`svc mcp login ${name} --flow browser\`$`,
+        ),
+      );
+      // The device code is a credential: never in the excerpt.
+      expect(message).toContain('"device_code":"[redacted]"');
+      expect(message).not.toContain("dev-code-1");
+      expect(h.printed.join("\n")).not.toContain("enter the code");
+    }
+  });
+
+  it("an interval of 0 or less is read as none (5 s), and a relative verification_uri is resolved against the endpoint", async () => {
+    home = tempHome();
+    const auth = await as({
+      device: true,
+      devicePolls: ["authorization_pending"],
+      deviceResponse: (fields) => ({
+        ...fields,
+        interval: 0,
+        verification_uri: "/activate",
+        verification_uri_complete: "activate?user_code=WDJB-MJHT",
+      }),
+    });
+    const rs = await resource([auth.url]);
+    const h = harness(home.dir, "relative", rs.url);
+    const { output, waits } = await drive(h);
+    expect(output?.ok).toBe(true);
+    expect(waits).toEqual([5000, 5000]);
+    expect(h.printed.join("\n")).toContain(`open ${auth.url}/activate and enter the code: WDJB-MJHT`);
+    expect(h.printed.join("\n")).toContain(
+      `Or open this link directly: ${auth.url}/activate?user_code=WDJB-MJHT`,
+    );
+    const negative = await as({
+      device: true,
+      deviceResponse: (fields) => ({ ...fields, interval: "-3" }),
+    });
+    const { output: second, waits: secondWaits } = await drive(
+      harness(home.dir, "negative", (await resource([negative.url])).url),
+    );
+    expect(second?.ok).toBe(true);
+    expect(secondWaits).toEqual([5000]);
+  });
+
   it("works with a plain-http authorization server that is not 127.0.0.1/localhost, as the browser flow does (docker service names)", async () => {
     home = tempHome();
     const auth = await as({ device: true, deviceInterval: 1, host: "127.0.0.2" });
