@@ -41,6 +41,11 @@ export class RunKeptForRestart extends Error {
   override readonly name: string = "RunKeptForRestart";
 }
 
+/** A wait of the gateway's start (for a Redis loading its data) that its stop signal ended: no failure. */
+export class StoppedWhileWaiting extends Error {
+  override readonly name: string = "StoppedWhileWaiting";
+}
+
 /**
  * A failure already logged where it happened (a fired cron job's run: `[cron] <job>: run failed`): it
  * still fails its run for the delivery history and the run metrics, and a catcher that logs failures

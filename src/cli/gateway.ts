@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import type { Command } from "commander";
 import { systemClock } from "../clock.js";
 import { type SvcPaths, svcHome, svcPaths } from "../config/paths.js";
-import { describeError, SvcError } from "../errors.js";
+import { describeError, StoppedWhileWaiting, SvcError } from "../errors.js";
 import type { Gateway } from "../gateway/index.js";
 import {
   GatewayElsewhereError,
@@ -104,6 +104,8 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
   /** What gateway.json says of this gateway, once written. */
   let recorded: GatewayState | undefined;
   let exitCode = 0;
+  /** Aborted by a stop signal while the gateway starts (`GatewayOptions.stopping`). */
+  const starting = new AbortController();
   const stateFile = gatewayStateFile(paths);
   /** The files of this gateway that could not be removed, each said once (the stop, then the exit, try). */
   const kept = new Set<string>();
@@ -134,7 +136,11 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       return;
     }
     stopSignal = signal;
-    if (gateway === undefined) return; // still starting: stopped as soon as it is up
+    if (gateway === undefined) {
+      // Still starting: stopped as soon as it is up, and a wait for Redis (loading its data) ends now.
+      starting.abort();
+      return;
+    }
     logger.info(`[gateway] ${signal} received, stopping`);
     if (recorded !== undefined) {
       try {
@@ -286,11 +292,18 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       onConfigRead: () => {
         configRead = true;
       },
+      stopping: starting.signal,
       ...(host === undefined ? {} : { host }),
       ...(port === undefined ? {} : { port }),
       ...(inspector === undefined ? {} : { inspect: inspector.inspect, inspectPort }),
     });
   } catch (err) {
+    // A stop signal ended the start's wait (for a Redis loading its data): the start ends as a stop does.
+    if (stopSignal !== undefined && err instanceof StoppedWhileWaiting) {
+      logger.info(`[gateway] ${stopSignal} received during startup (${err.message}), stopping`);
+      logger.info(`[gateway] stopped (exit ${exitCode})`);
+      process.exit(exitCode);
+    }
     process.stderr.write(`svc: ${describeError(err)}\n`);
     process.exit(1);
   }

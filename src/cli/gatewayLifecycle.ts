@@ -21,6 +21,7 @@ import {
 import { assertHomeWritable } from "../io/homeWritable.js";
 import { narrowOpenFile } from "../io/privateMode.js";
 import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
+import { LOADING_HINT } from "../io/state/redis/loadingWait.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { gatewayV8Flags } from "./gatewayHeap.js";
 import { askElsewhere, elsewhereSilence, health, recordedState, runsElsewhere } from "./gatewayLookup.js";
@@ -210,10 +211,26 @@ async function startAndWait(
   }
   // A failed start leaves nothing behind: a gateway that came up after the deadline would run unnoticed.
   const stopped = await stopStarted(child.pid as number, () => exited !== undefined);
+  const within = `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout ?? START_WAIT_SECONDS}s`;
+  const fate = stopped ? "stopped" : "sent SIGTERM (it has not exited yet; svc gateway stop waits for it)";
+  // What it said last of a Redis still loading its data (state.backend: redis), which it was waiting for.
+  const loading = lastLoadingLine(output());
+  if (loading !== undefined)
+    throw new SvcError(
+      "startup_refused",
+      `${within}: it was waiting for Redis to load its data (${loading}), so it was ${fate} — start it again once Redis has loaded (its own log says when), or give it the time the load takes: svc gateway start --timeout <seconds>`,
+    );
   throw new SvcError(
     "startup_refused",
-    `the gateway (pid ${child.pid}) did not answer /health within ${options.timeout ?? START_WAIT_SECONDS}s, so it was ${stopped ? "stopped" : "sent SIGTERM (it has not exited yet; svc gateway stop waits for it)"} — see ${outFile}; if it only needs longer to start (many MCP servers, a slow disk), give it more time: svc gateway start --timeout <seconds>`,
+    `${within}, so it was ${fate} — see ${outFile}; if it only needs longer to start (many MCP servers, a slow disk), give it more time: svc gateway start --timeout <seconds>`,
   );
+}
+
+/** The gateway's last line (from its output) saying it waits for a Redis loading its data, from that wording on. */
+function lastLoadingLine(output: string): string | undefined {
+  const lines = output.split("\n").filter((line) => line.includes(LOADING_HINT));
+  const last = lines.at(-1);
+  return last === undefined ? undefined : last.slice(last.indexOf(LOADING_HINT)).trim();
 }
 
 /**

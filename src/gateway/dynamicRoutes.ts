@@ -37,6 +37,8 @@ export interface DynamicRoutesOptions {
   readonly referenceWarnings?: (route: Route, name: string, where: string) => Promise<readonly string[]>;
   /** Redis: how often the revision counter is read (tests shorten it). */
   readonly pollMs?: number;
+  /** Redis: the gateway's stop during its start, which ends the wait for a Redis still loading its data. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -79,7 +81,10 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
     disabledNames: () => opened?.disabledNames() ?? [],
     reloaded: () => opened?.reloaded(),
     async open() {
-      const redis = await connectRedis(url, options.configFile, commandOptions(), prefix);
+      const redis = await connectRedis(url, options.configFile, commandOptions(), prefix, {
+        say: (line) => logger.warn(`[state] ${line}`),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
       // A failed refresh is logged by the source; the connection's own errors only say it is down.
       redis.on("error", () => {});
       const followed = createRedisSubscriptionSource(redis, keys, redisLabel(url), logger, {

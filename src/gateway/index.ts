@@ -244,6 +244,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     subscriptionsFile: paths.subscriptions,
     configFile: paths.config,
     logger,
+    ...(options.stopping === undefined ? {} : { signal: options.stopping }),
     loopback: isLoopbackHost(host),
     hasGlobalSecret: () => loaded.config.platforms.webhook.secret !== undefined,
     routeWarnings: (route, name) => {
@@ -332,6 +333,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           configFile: paths.config,
           takesRequests: webhook.enabled,
           logger,
+          ...(options.stopping === undefined ? {} : { signal: options.stopping }),
           maxConcurrentRuns: config.agent.max_concurrent_runs,
           rateLimit: webhook.rate_limit,
           elapsed,
@@ -568,7 +570,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
     sayUnserved(loaded);
   }
-  redis?.start();
+  // A stop signal came during the start: the stop follows it at once, and a job taken now would be left to it.
+  if (options.stopping?.aborted !== true) redis?.start();
   if (redis !== undefined)
     await storeSavedRuns(
       paths.pendingRuns,

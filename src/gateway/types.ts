@@ -60,6 +60,11 @@ export interface GatewayOptions {
    * SIGHUP while the gateway still starts) is owed once the start is done.
    */
   readonly onConfigRead?: () => void;
+  /**
+   * Aborted by a stop signal that comes while the gateway starts: a wait for Redis (one still loading its
+   * data) ends at once (the start rejects), and the shared queue's worker takes no job (the stop follows).
+   */
+  readonly stopping?: AbortSignal;
 }
 
 export interface Gateway {

@@ -97,6 +97,8 @@ export interface RedisStateOptions {
   /** False for a worker (the webhook adapter off): its outage line speaks of runs, not of requests. */
   readonly takesRequests?: boolean;
   readonly logger: Logger;
+  /** The gateway's stop during its start: ends the wait for a Redis still loading its data. */
+  readonly signal?: AbortSignal;
   /** `agent.max_concurrent_runs`: runs this instance works on at once. */
   readonly maxConcurrentRuns: number;
   /** `platforms.webhook.rate_limit` per minute. */
@@ -155,7 +157,10 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const { logger } = options;
   const label = redisLabel(url);
   const prefix = options.settings.redis_key_prefix ?? DEFAULT_KEY_PREFIX;
-  const redis: Redis = await connectRedis(url, options.configFile, commandOptions(), prefix);
+  const redis: Redis = await connectRedis(url, options.configFile, commandOptions(), prefix, {
+    say: (line) => logger.warn(`[state] ${line}`),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
   // A server that speaks TLS says nothing before the handshake: its reasons come through ioredis's errors.
   const greeting = /^rediss:/i.test(url) ? undefined : () => serverGreeting(redis.options);
   const keys = redisKeys(prefix);

@@ -42,6 +42,8 @@ export async function openSubscriptionStore(loaded: LoadedConfig): Promise<CliSu
       // by default, past the 2 s its command already waited.
       { ...commandOptions(), retryStrategy: () => null, disconnectTimeout: CLOSE_WAIT_MS },
       prefix,
+      // A Redis still loading its data answers once loaded: the command waits for it, and says so.
+      { say: (line) => process.stderr.write(`Note: ${line}\n`) },
     );
     redis.on("error", () => {});
     const keys = redisKeys(prefix);

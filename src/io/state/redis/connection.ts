@@ -1,10 +1,11 @@
 import type { Redis, RedisOptions } from "ioredis";
-import { SvcError } from "../../../errors.js";
+import { StoppedWhileWaiting, SvcError } from "../../../errors.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import { importExternal } from "../../importExternal.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
 import { connectFailure } from "./connectFailure.js";
+import { LOADING_HINT, sayWhileLoading } from "./loadingWait.js";
 import { notRespReply } from "./notRedis.js";
 import { renamedAway } from "./renamedCommands.js";
 import { sentinelProblem } from "./sentinel.js";
@@ -175,7 +176,7 @@ export function refusalHint(reason: string): string {
     case "MISCONF":
       return "Redis cannot save its snapshot: check its disk and its log";
     case "LOADING":
-      return "Redis is loading its data after a restart: it answers once loaded";
+      return LOADING_HINT;
     case "NOAUTH":
     case "WRONGPASS":
       return "fix the user and password in state.redis_url";
@@ -581,13 +582,16 @@ export async function persistenceProblem(redis: Redis, label: string): Promise<s
  * file/key/problem/fix message instead of answering 503 to every request. With `keyPrefix`, also checks
  * that the URL's user may write keys under `<prefix>:` (a Redis ACL that leaves them out answers every
  * command NOPERM: every request would be answered 503, every CLI command fail with EXECABORT), and that
- * the server is not in cluster mode (CROSSSLOT: the same).
+ * the server is not in cluster mode (CROSSSLOT: the same). A Redis still loading its data after a restart is
+ * waited for (it cannot answer before): `wait.say` is told so, again every 10 s, and `wait.signal` (the
+ * gateway's stop during its start) ends the wait with a `StoppedWhileWaiting`.
  */
 export async function connectRedis(
   url: string,
   configFile: string,
   options: ConnectionSettings,
   keyPrefix?: string,
+  wait: { readonly say?: (line: string) => void; readonly signal?: AbortSignal } = {},
 ): Promise<Redis> {
   const label = redisLabel(url);
   const refuse = (
@@ -615,13 +619,20 @@ export async function connectRedis(
       socketError = err.message;
   };
   redis.on("error", onError);
+  const quiet = wait.say === undefined ? () => {} : sayWhileLoading(redis, label, wait.say);
+  const giveUp = () => redis.disconnect();
+  wait.signal?.addEventListener("abort", giveUp, { once: true });
   try {
+    if (wait.signal?.aborted === true)
+      throw new StoppedWhileWaiting(`stopped while waiting for Redis at ${label}`);
     await redis.connect();
     await redis.ping();
   } catch (err) {
     // A connection that never opened (or closed already) is ended: disconnecting it again would arm
     // ioredis's disconnect timer (2 s) on its closed socket, and hold the command's process that long.
     if (redis.status !== "end") redis.disconnect();
+    if (wait.signal?.aborted === true)
+      throw new StoppedWhileWaiting(`stopped while waiting for Redis at ${label}`);
     const reason = socketError ?? (err as Error).message;
     // Redis answered, and refused the URL's user or password: starting it is not the fix. A password it asks
     // for and the URL lacks is said as such.
@@ -641,8 +652,13 @@ export async function connectRedis(
         `${label} does not run INFO (${reason.trim()})`,
         "svc's Redis client and run queue (BullMQ) read the server's state and version with it: take INFO out of the rename-command lines of its redis.conf",
       );
+    // Refused with LOADING where a Redis loading its data answers INFO (a proxy in front of it, say).
+    if (/^LOADING\b/.test(reason)) throw refuse(`${label} refused the connection (${reason})`, LOADING_HINT);
     const { problem, fix } = await connectFailure(url, label, redis.options, reason);
     throw refuse(problem, fix);
+  } finally {
+    quiet();
+    wait.signal?.removeEventListener("abort", giveUp);
   }
   // ioredis switches to the URL's database on connect and only logs a refusal: every key would then go
   // to database 0, shared with whatever uses it. Asked again here, where a refusal can stop the start.

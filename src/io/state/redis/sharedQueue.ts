@@ -430,8 +430,9 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
     void ended.finally(() => ending.delete(ended));
   };
   /**
-   * A job was given back as this instance stops (`RunAfterStop`): its worker is paused, but a fetch already
-   * under way may still take a job (that one again, back in Redis at once); any such job is given back unrun.
+   * This instance stops (`close`, or a job given back with `RunAfterStop`): its worker is paused, but a fetch
+   * already under way may still take a job (right after the worker started, or that one again, back in Redis
+   * at once); any such job is given back unrun, for another instance (this one after its restart).
    */
   let givingBack = false;
 
@@ -650,7 +651,10 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
       worker = undefined;
       if (stopping !== undefined) {
         // No new jobs from here; the running ones get the drain. (BullMQ's own close waits for them
-        // without a bound, and once called, a forced close only waits on the same promise.)
+        // without a bound, and once called, a forced close only waits on the same promise.) A job whose
+        // fetch is under way is given back unrun: the stop's drain does not count it, and the gateway's run
+        // slots may be stopping already (it would be left taken, unrun, until the stall check).
+        givingBack = true;
         await stopping.pause(true).catch(() => {});
         let timer: NodeJS.Timeout | undefined;
         const drained =
@@ -681,7 +685,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         // Forced while Redis is unreachable: an unforced close sends QUIT, which waits for Redis.
         // Otherwise not: a run counted as ended may still be recording its job as finished, and a
         // forced close would cut that off and the job would run again elsewhere. (A job BullMQ fetched
-        // just as the worker paused still runs, and this close waits for it.)
+        // just as the worker paused is given back, and this close waits for that.)
         const force = !drained || health.isDown();
         // Redis drops the clients blocked on it when it becomes a replica (a failover), and the worker's
         // blocking connection then waits to reconnect. An unforced close disconnects it and waits for its
