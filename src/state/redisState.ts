@@ -347,13 +347,46 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   const persistence = await persistenceProblem(redis, label);
   if (persistence !== undefined) logger.warn({ redis: label }, `[state] state.redis_url: ${persistence}`);
   // A Redis that keeps nothing, restarted while it was unreachable, lost what it held: said once it is back
-  // (told by its run_id), as the start says of the setting; a network outage keeps the same run_id.
+  // (told by its run_id), as the start says of the setting; a network outage keeps the same run_id. Whether
+  // what it held survived all the same (loaded from a file: a snapshot written by SHUTDOWN SAVE or by hand)
+  // is told by a key of svc's: it names the server the instances saw last, and the first instance back
+  // after a restart records whether it found it (`kept`) or not, for the others.
+  const serverSeenKey = keys.serverSeen();
+  const recordSeen = (id: string, held: "kept" | "lost") =>
+    redis.set(serverSeenKey, `${id} ${held}`).then(
+      () => {},
+      () => {},
+    );
+  /** Whether Redis (restarted as `now`) kept what it held; undefined when it cannot be read. */
+  const keptAcross = async (now: string): Promise<boolean | undefined> => {
+    let seen: string | null;
+    try {
+      seen = await redis.get(serverSeenKey);
+    } catch {
+      return undefined;
+    }
+    const [id, held] = (seen ?? "").split(" ");
+    // Another instance back first has recorded what it found.
+    if (id === now) return held === "kept";
+    await recordSeen(now, seen === null ? "lost" : "kept");
+    return seen !== null;
+  };
   let runId = await serverRunId(redis);
+  const seenAtStart = await redis.get(serverSeenKey).catch(() => null);
+  if (runId !== undefined && seenAtStart?.split(" ")[0] !== runId) await recordSeen(runId, "kept");
   health.onBack(() => {
     void serverRunId(redis).then(async (now) => {
       if (now === undefined || runId === undefined || now === runId) return;
       runId = now;
+      const kept = await keptAcross(now);
       if ((await persistenceProblem(redis, label).catch(() => undefined)) === undefined) return;
+      if (kept === true) {
+        logger.info(
+          { redis: label },
+          `[state] Redis at ${label} restarted while it was unreachable (its run_id changed) and loaded what it held from a file, though its settings keep nothing across a restart (appendonly no, save "") — set appendonly yes in its redis.conf (and CONFIG SET appendonly yes for the running server)`,
+        );
+        return;
+      }
       logger.warn(
         { redis: label },
         `[state] Redis at ${label} restarted while it was unreachable (its run_id changed), and it keeps nothing across a restart (appendonly no, save ""): the runs waiting in its queue, the pending coalescing groups, the idempotency records and the dynamic subscriptions it held are gone (a sender's retry of an event it had accepted runs as a new one) — set appendonly yes in its redis.conf (and CONFIG SET appendonly yes for the running server)`,

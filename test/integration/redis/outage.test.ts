@@ -163,6 +163,40 @@ describe.concurrent("stopping while Redis is unreachable", { timeout: 60_000 }, 
     }
   });
 
+  it("a Redis that keeps nothing but loaded a snapshot written before its restart (SAVE, SHUTDOWN SAVE) is not said to have lost what it held", async () => {
+    const own = await startTestRedis();
+    const prefix = `s${randomUUID()}`;
+    const config = clusterConfig(
+      own.url,
+      prefix,
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(tempPath("svc-reloaded-log", ".log")),
+    );
+    const node = await startNode(config, { drainTimeoutMs: 200 });
+    const state = () => node.logs().filter((l) => l.msg.startsWith("[state] Redis at"));
+    const client = new Redis(own.url);
+    try {
+      await client.save();
+      client.disconnect();
+      await own.stop();
+      await own.start();
+      await vi.waitFor(
+        () =>
+          expect(state().filter((l) => l.msg.includes("restarted"))).toEqual([
+            expect.objectContaining({
+              level: 30,
+              msg: `[state] Redis at ${own.url} restarted while it was unreachable (its run_id changed) and loaded what it held from a file, though its settings keep nothing across a restart (appendonly no, save "") — set appendonly yes in its redis.conf (and CONFIG SET appendonly yes for the running server)`,
+            }),
+          ]),
+        { timeout: 15_000, interval: 50 },
+      );
+    } finally {
+      client.disconnect();
+      await node.stop();
+      await own.cleanup();
+    }
+  });
+
   it("the stop ends when Redis stops answering without closing its connections (a frozen server)", async () => {
     const own = await startTestRedis();
     try {

@@ -31,6 +31,11 @@ export interface RedisKeys {
    * whether a Redis that refused its writes (full, read-only) takes them again while no request comes.
    */
   writeProbe(instance: string): string;
+  /**
+   * The Redis server (its run_id) the instances last saw, and whether what it holds was `kept` or `lost`
+   * across its restart: tells a Redis that loaded its data from a file from one that came back empty.
+   */
+  serverSeen(): string;
   /** BullMQ's own prefix for its queues. */
   bullPrefix(): string;
 }
@@ -49,6 +54,7 @@ export function redisKeys(prefix = DEFAULT_KEY_PREFIX): RedisKeys {
     subscriptions: () => `${prefix}:subscriptions`,
     subscriptionsRevision: () => `${prefix}:subscriptions:revision`,
     writeProbe: (instance) => `${prefix}:probe:${instance}`,
+    serverSeen: () => `${prefix}:server-seen`,
     bullPrefix: () => `${prefix}:bull`,
   };
 }
