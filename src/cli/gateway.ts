@@ -142,6 +142,8 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       return;
     }
     logger.info(`[gateway] ${signal} received, stopping`);
+    // Declared below, before the gateway exists (the stop of one still starting returned above).
+    settledReload.stopBegan();
     if (recorded !== undefined) {
       try {
         writeJsonAtomic(stateFile, { ...recorded, stopping_since: new Date().toISOString() });
@@ -220,7 +222,6 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     clock: systemClock,
     warn: (line) => logger.warn(line),
     info: (line) => logger.info(line),
-    stopping: () => stopSignal !== undefined,
     reload: () => {
       if (gateway !== undefined) reload(gateway);
     },
@@ -245,7 +246,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
       );
       return;
     }
-    void settledReload();
+    void settledReload.sighup();
   });
   const heldSignal = releaseStopSignals();
   if (reloadAskedWhileLoading()) reloadBeforeRead();
@@ -342,7 +343,7 @@ export async function runGatewayForeground(options: RunOptions): Promise<void> {
     logger.info(
       `[gateway] SIGHUP received during startup, after ${paths.config} was read: reloading it now that the gateway has started`,
     );
-    void settledReload();
+    void settledReload.sighup();
   }
   // The uWS loop (or the node:http server) keeps the process alive until stop() exits it.
   await new Promise<never>(() => {});

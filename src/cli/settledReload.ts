@@ -7,10 +7,15 @@ export interface SettledReloadDeps {
   readonly clock: Pick<Clock, "setTimeout" | "clearTimeout">;
   readonly warn: (line: string) => void;
   readonly info: (line: string) => void;
-  /** A stop began while the files settled: the reload is then not made (it would restart what stops). */
-  readonly stopping: () => boolean;
   readonly reload: () => void;
   readonly times?: SettleTimes;
+}
+
+export interface SettledReloader {
+  /** A SIGHUP: the reload, once the files have settled. */
+  readonly sighup: () => Promise<void>;
+  /** The stop began: a reload still waiting is not made (it would restart what stops). */
+  readonly stopBegan: () => void;
 }
 
 /**
@@ -19,11 +24,13 @@ export interface SettledReloadDeps {
  * that still parses. A SIGHUP that comes while one waits adds one reload after it (for an edit it may have
  * missed), never more.
  */
-export function settledReloader(deps: SettledReloadDeps): () => Promise<void> {
+export function settledReloader(deps: SettledReloadDeps): SettledReloader {
   const times = deps.times ?? RELOAD_SETTLE;
   let waiting = false;
   let owed = false;
-  return async () => {
+  let stopped = false;
+  const sighup = async () => {
+    if (stopped) return;
     if (waiting) {
       owed = true;
       return;
@@ -33,13 +40,7 @@ export function settledReloader(deps: SettledReloadDeps): () => Promise<void> {
       do {
         owed = false;
         const settled = await settledFiles(deps.files, deps.clock, times);
-        if (deps.stopping()) {
-          // Said as a SIGHUP that arrives while stopping is (`svc mcp reload` points at the log).
-          deps.info(
-            `[gateway] SIGHUP received before the stop: ignored — the gateway began stopping while it waited for ${deps.files.join(" and ")} to stay unchanged; nothing is reloaded, the next start reads them`,
-          );
-          return;
-        }
+        if (stopped) return;
         if (!settled.settled)
           deps.warn(
             `[gateway] ${settled.changing.join(" and ")} still changed ${times.maxWaitMs / 1000} s after the SIGHUP: reloading what it holds now — if its writer was not done, send SIGHUP again once it is`,
@@ -50,4 +51,15 @@ export function settledReloader(deps: SettledReloadDeps): () => Promise<void> {
       waiting = false;
     }
   };
+  const stopBegan = () => {
+    if (stopped) return;
+    stopped = true;
+    // Said now, not once the wait ends: a stop with little to drain ends the process before that.
+    // Said as a SIGHUP that arrives while stopping is (`svc mcp reload` points at the log).
+    if (waiting)
+      deps.info(
+        `[gateway] SIGHUP received before the stop: ignored — the gateway began stopping while it waited for ${deps.files.join(" and ")} to stay unchanged; nothing is reloaded, the next start reads them`,
+      );
+  };
+  return { sighup, stopBegan };
 }

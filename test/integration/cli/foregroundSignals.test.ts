@@ -204,6 +204,26 @@ describe("svc gateway run: output and signals", { timeout: 60_000 }, () => {
     expect(run.child.exitCode).toBeNull();
   });
 
+  it("a SIGHUP just before a stop with nothing to drain: the log says it was ignored before the stop ends", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(cliConfig({ r: { secret: "INSECURE_NO_AUTH" } })));
+    gateway = await runForeground(home);
+    // The reload waits for the files to stay unchanged for a moment; the stop ends before that wait does.
+    gateway.child.kill("SIGHUP");
+    gateway.child.kill("SIGTERM");
+    expect(await gateway.exited).toBe(0);
+    const lines = gatewayLog().trimEnd().split("\n");
+    const ignored = lines.findIndex((line) =>
+      line.endsWith(
+        `INFO [gateway] SIGHUP received before the stop: ignored — the gateway began stopping while it waited for ${join(home.dir, "config.yaml")} and ${join(home.dir, ".env")} to stay unchanged; nothing is reloaded, the next start reads them`,
+      ),
+    );
+    expect(ignored).toBeGreaterThan(
+      lines.findIndex((line) => line.includes("[gateway] SIGTERM received, stopping")),
+    );
+    expect(lines.at(-1)).toContain("INFO [gateway] stopped (exit 0)");
+  });
+
   it.concurrent("svc gateway status says a gateway that drains its runs is stopping, not that it does not answer", async ({
     onTestFinished,
   }) => {

@@ -20,7 +20,7 @@ describe("settledReloader", () => {
     for (let i = 0; i < 8; i++) await Promise.resolve();
   };
 
-  const setup = (stopping = () => false) => {
+  const setup = () => {
     const clock = fakeClock();
     const file = home.write("config.yaml", CUT);
     const reloads: string[] = [];
@@ -31,7 +31,6 @@ describe("settledReloader", () => {
       clock,
       warn: (line) => warnings.push(line),
       info: (line) => notes.push(line),
-      stopping,
       times: TIMES,
       reload: () => reloads.push("reload"),
     });
@@ -40,7 +39,7 @@ describe("settledReloader", () => {
 
   it("a SIGHUP sent while the file is still being written reloads once the writer has finished", async () => {
     const { clock, reloads, reloader } = setup();
-    const done = reloader();
+    const done = reloader.sighup();
     home.write("config.yaml", FULL);
     clock.advance(200);
     await turns();
@@ -52,9 +51,9 @@ describe("settledReloader", () => {
 
   it("SIGHUPs while it waits add one reload after it, not one each", async () => {
     const { clock, reloads, reloader } = setup();
-    const done = reloader();
-    void reloader();
-    void reloader();
+    const done = reloader.sighup();
+    void reloader.sighup();
+    void reloader.sighup();
     clock.advance(200);
     await turns();
     expect(reloads).toHaveLength(1);
@@ -63,22 +62,32 @@ describe("settledReloader", () => {
     expect(reloads).toHaveLength(2);
   });
 
-  it("a stop that began while it waited: no reload, and the log says so", async () => {
-    let stopping = false;
-    const { clock, file, reloads, notes, reloader } = setup(() => stopping);
-    const done = reloader();
-    stopping = true;
+  it("a stop that began while it waited: no reload, and the log says so when the stop begins", async () => {
+    const { clock, file, reloads, notes, reloader } = setup();
+    const done = reloader.sighup();
+    reloader.stopBegan();
+    // Said before the wait ends: a stop with little to drain ends the process before that.
+    const ignored = `[gateway] SIGHUP received before the stop: ignored — the gateway began stopping while it waited for ${file} to stay unchanged; nothing is reloaded, the next start reads them`;
+    expect(notes).toEqual([ignored]);
     clock.advance(200);
     await done;
     expect(reloads).toEqual([]);
-    expect(notes).toEqual([
-      `[gateway] SIGHUP received before the stop: ignored — the gateway began stopping while it waited for ${file} to stay unchanged; nothing is reloaded, the next start reads them`,
-    ]);
+    expect(notes).toEqual([ignored]);
+  });
+
+  it("a stop with no reload waiting says nothing of a SIGHUP, and a SIGHUP after it reloads nothing", async () => {
+    const { clock, reloads, notes, reloader } = setup();
+    reloader.stopBegan();
+    const done = reloader.sighup();
+    clock.advance(200);
+    await done;
+    expect(reloads).toEqual([]);
+    expect(notes).toEqual([]);
   });
 
   it("a file still changing at the longest wait: reloaded, with a warning naming it", async () => {
     const { clock, file, reloads, warnings, reloader } = setup();
-    const done = reloader();
+    const done = reloader.sighup();
     for (let i = 0; i < 3; i++) {
       home.write("config.yaml", `${FULL}# ${i}\n`);
       clock.advance(200);
