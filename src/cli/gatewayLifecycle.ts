@@ -553,10 +553,15 @@ async function status(): Promise<void> {
   const ok = await health(host, port);
   const stopping = ok ? undefined : recordedState(paths, pid)?.stopping_since;
   const backend = runningBackend(paths, pid);
+  const suspended = !ok && processStat(pid)?.state === "T";
   const why =
     stopping !== undefined
-      ? `stopping since ${stopping} (no new requests; runs in flight finish or ${afterDrain(backend)})`
-      : processStat(pid)?.state === "T"
+      ? `stopping since ${stopping} (no new requests; runs in flight finish or ${afterDrain(backend)})${
+          suspended
+            ? `; its process is suspended (SIGSTOP): the drain waits — kill -CONT ${pid}, or svc gateway stop, which resumes it`
+            : ""
+        }`
+      : suspended
         ? `not answering — its process is suspended (Ctrl-Z in the terminal of svc gateway run, or SIGSTOP), and requests wait: resume it with fg in that terminal, or kill -CONT ${pid}`
         : "not answering";
   // A config.yaml edited since the start may name another state backend: said (the stop's line says it there).
