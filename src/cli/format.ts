@@ -83,7 +83,7 @@ export function pairsOption(
 export const BARE_NAME = /^[A-Z_]+$/;
 /** `NAME value` or `NAME:value`, as a shell line or docker and compose write a variable. */
 const NAME_JOINED = /^([A-Za-z_][A-Za-z0-9_]*)\s*[:\s]/;
-const NOT_SHOWN = "(not shown: it may be a credential)";
+export const NOT_SHOWN = "(not shown: it may be a credential)";
 
 /** What a `NAME=value` option got instead, without the text past a name (usually the credential). */
 function unquotedPair(value: string, eq: number): string {

@@ -1,6 +1,5 @@
-import { isVariableName } from "../../config/interpolate.js";
 import { SvcError } from "../../errors.js";
-import { BARE_NAME, pairsOption } from "../format.js";
+import { BARE_NAME, NOT_SHOWN, pairsOption } from "../format.js";
 
 const envPair = pairsOption(
   "--env",
@@ -9,10 +8,6 @@ const envPair = pairsOption(
   "a server's environment holds one value per variable",
   true,
 );
-
-/** The `${VAR}` to suggest for `key`: the key itself when it can be one, else it in capitals. */
-const variableFor = (key: string): string =>
-  isVariableName(key) ? key : key.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
 
 /** What writing the variable as a `${VAR}` does instead, and the closing word of every refusal. */
 const readsFromEnv = (key: string, variable: string): string =>
@@ -32,10 +27,16 @@ export function collectEnv(value: string, previous: Record<string, string> = {})
   const pairs = envPair(value, previous);
   const key = value.slice(0, value.indexOf("="));
   if (pairs[key] === "") {
-    const variable = variableFor(key);
+    // Only a name in capitals is quoted back: other text before the `=` may be a credential given alone whose
+    // base64 padding ends it (`--env "$TOKEN"`, its `NAME=` forgotten), as the parser's refusals hold.
+    if (!BARE_NAME.test(key))
+      throw new SvcError(
+        "usage",
+        `--env: the value after = is empty and the text before it is no variable name ${NOT_SHOWN} — write ${readsFromEnv("KEY", "KEY")}, KEY being the variable's name; nothing was written`,
+      );
     throw new SvcError(
       "usage",
-      `--env ${key}=: the value is empty, so the server would get ${key} set to nothing — the shell likely expanded a \${VAR} to nothing (set in .env, not in the shell): write it in single quotes, ${readsFromEnv(key, variable)}; an empty value meant so is written in config.yaml (env: {${key}: ""}); nothing was written`,
+      `--env ${key}=: the value is empty, so the server would get ${key} set to nothing — the shell likely expanded a \${VAR} to nothing (set in .env, not in the shell): write it in single quotes, ${readsFromEnv(key, key)}; an empty value meant so is written in config.yaml (env: {${key}: ""}); nothing was written`,
     );
   }
   return pairs;

@@ -39,10 +39,20 @@ describe("svc mcp add --env KEY=value: a malformed one is refused without its va
     expect(message("API_KEY=")).toBe(
       `--env API_KEY=: the value is empty, so the server would get API_KEY set to nothing — the shell likely expanded a \${VAR} to nothing (set in .env, not in the shell): write it in single quotes, --env API_KEY='\${API_KEY}', so svc reads API_KEY from .env (or its own environment) at each connect; an empty value meant so is written in config.yaml (env: {API_KEY: ""}); nothing was written`,
     );
-    // A key no ${VAR} can name gets one in capitals; a value of spaces or a ${VAR} is taken as given.
-    expect(message("api-key=")).toContain(`--env api-key='\${API_KEY}', so svc reads API_KEY from .env`);
+    // A value of spaces or a ${VAR} is taken as given.
     expect(collectEnv("PAD= ")).toEqual({ PAD: " " });
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
     expect(collectEnv("API_KEY=${API_KEY}")).toEqual({ API_KEY: "${API_KEY}" });
+  });
+
+  it("an empty value after text that is no variable name in capitals (a credential ending in base64 padding) does not show the text", () => {
+    const credential = "c2VjcmV0LXRva2VuLXZhbHVlMQ";
+    for (const value of [`${credential}=`, "api-key="]) {
+      const text = message(value);
+      expect(text).toBe(
+        `--env: the value after = is empty and the text before it is no variable name (not shown: it may be a credential) — write --env KEY='\${KEY}', so svc reads KEY from .env (or its own environment) at each connect, KEY being the variable's name; nothing was written`,
+      );
+      expect(text).not.toContain(value.slice(0, -1));
+    }
   });
 });

@@ -370,7 +370,7 @@ export function createSharedQueue<T>(options: SharedQueueOptions<T>): SharedQueu
         const deliveryId = key.slice(key.indexOf(":") + 1);
         logger.warn(
           { queue: options.name, job: job.id, err: String(err) },
-          `[state] ${options.name} job ${job.id}: its delivery ID could not be forgotten in Redis (${String(err)}), so the sender's retry of it within the hour is answered duplicate — svc webhook redeliver ${shellWord(deliveryId)} sends the event again`,
+          `[state] ${options.name} job ${job.id}: its delivery ID could not be forgotten in Redis (${String(err)}), so the sender's retry of it within the hour is answered duplicate — svc webhook redeliver ${shellWord(deliveryId)} on the instance that answered its request sends the event again`,
         );
       },
     );
