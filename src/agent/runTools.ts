@@ -71,11 +71,14 @@ export async function runTools(
   const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
   if (hub === undefined) return deps.builtins?.(selection.builtinToolsets) ?? [];
   const profile = request.profile ?? DEFAULT_PROFILE;
-  deps.unaskedWarnings?.observe(profile, hub.status(), hub.tools());
+  deps.unaskedWarnings?.observe(profile, hub);
   // A busy route offered every server would otherwise warn at each run about one it never asked for.
   const named = selection.mcpServers.some((server) => request.toolsets.includes(server));
   const once = named ? undefined : deps.unaskedWarnings;
-  const warning = <T>(servers: readonly T[], episode: (server: T) => [string, string | undefined]) => ({
+  const warning = <T>(
+    servers: readonly T[],
+    episode: (server: T) => [string, { state: string; error?: string | undefined } | undefined],
+  ) => ({
     servers: once === undefined ? servers : servers.filter((s) => once.firstTime(profile, ...episode(s))),
     unasked: once !== undefined,
   });
@@ -91,7 +94,7 @@ export async function runTools(
       onDown: (servers) =>
         reports.onDown?.(
           servers,
-          warning(servers, (s) => [s.server, `${s.state}: ${s.error ?? ""}`]),
+          warning(servers, (s) => [s.server, s]),
         ),
     })),
   ];

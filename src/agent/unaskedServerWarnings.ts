@@ -1,3 +1,5 @@
+import { withoutProcessOutput } from "../io/mcp/processOutput.js";
+
 /**
  * The "goes on without its tools" WARNs already logged for MCP servers that runs were offered without naming
  * them (toolsets that name no MCP server are offered every enabled one): a server's is logged once per
@@ -12,18 +14,18 @@ export class UnaskedServerWarnings {
 
   /**
    * Forgets the profile's servers that are no longer down with none of their tools registered (connected,
-   * lazy, disabled, removed): a later failure is a new episode, warned about again.
+   * lazy, disabled, removed): a later failure is a new episode, warned about again. The hub's status and
+   * tools are read only when the profile has a WARN logged, not at every run.
    */
-  observe(
-    profile: string,
-    status: ReadonlyArray<{ readonly name: string; readonly state: string }>,
-    tools: ReadonlyArray<{ readonly server: string }>,
-  ): void {
+  observe(profile: string, hub: ServerStates): void {
     const warned = this.warned.get(profile);
     if (warned === undefined) return;
-    const registered = new Set(tools.map((tool) => tool.server));
+    const registered = new Set(hub.tools().map((tool) => tool.server));
     const down = new Set(
-      status.filter((s) => DOWN_STATES.has(s.state) && !registered.has(s.name)).map((s) => s.name),
+      hub
+        .status()
+        .filter((s) => DOWN_STATES.has(s.state) && !registered.has(s.name))
+        .map((s) => s.name),
     );
     for (const server of warned.keys()) if (!down.has(server)) warned.delete(server);
     if (warned.size === 0) this.warned.delete(profile);
@@ -31,20 +33,35 @@ export class UnaskedServerWarnings {
 
   /**
    * Whether the WARN for `server` is not logged yet in its episode, in which case it is noted as logged.
-   * `down`: how it is down (its state and error), warned about again when that changes; undefined for a server
-   * still connecting when the run's wait ended — the first connect, or a retry of one already warned about.
+   * `down`: how it is down (its state and error), warned about again when that changes — but not when only
+   * what its process wrote differs (`withoutProcessOutput`), as it does at each background retry; undefined for
+   * a server still connecting when the run's wait ended — the first connect, or a retry of one already warned about.
    */
-  firstTime(profile: string, server: string, down: string | undefined): boolean {
+  firstTime(profile: string, server: string, down: ServerDown | undefined): boolean {
     let warned = this.warned.get(profile);
     if (warned === undefined) {
       warned = new Map();
       this.warned.set(profile, warned);
     }
     const logged = warned.get(server);
-    if (logged !== undefined && (down === undefined || logged === down)) return false;
-    warned.set(server, down ?? STILL_CONNECTING);
+    const episode =
+      down === undefined ? undefined : `${down.state}: ${withoutProcessOutput(down.error ?? "")}`;
+    if (logged !== undefined && (episode === undefined || logged === episode)) return false;
+    warned.set(server, episode ?? STILL_CONNECTING);
     return true;
   }
+}
+
+/** What `observe` reads of a profile's MCP hub. */
+interface ServerStates {
+  status(): ReadonlyArray<{ readonly name: string; readonly state: string }>;
+  tools(): ReadonlyArray<{ readonly server: string }>;
+}
+
+/** How a server is down: its state and last error. */
+interface ServerDown {
+  readonly state: string;
+  readonly error?: string | undefined;
 }
 
 /** The states of a server that has no connection (a background retry of a failed one is `connecting`). */

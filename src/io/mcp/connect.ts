@@ -24,6 +24,7 @@ import { unsupportedVersionHint, withBlankVersionNamed } from "./eras.js";
 import { refusedVersionsHint } from "./offeredVersion.js";
 import type { StreamRefusal } from "./pacedStreams.js";
 import { preflight } from "./preflight.js";
+import { NOTHING_ON_STDERR, STDERR_SO_FAR, STDERR_TAIL, UNENDED_STDOUT } from "./processOutput.js";
 import {
   emptyVariablesNote,
   isAuthorizationHeader,
@@ -330,12 +331,12 @@ export function withStderrSoFar(
 ): string {
   const stderr = joinStderr(lines);
   const pretty = `${prettyPrintedJson(stdout) ? ` — ${PRETTY_PRINTED}` : ""}${unendedMessage(stdoutUnfinished)}`;
-  if (stderr !== "") return `${message} — its stderr so far: ${stderr}${pretty}`;
+  if (stderr !== "") return `${message} — ${STDERR_SO_FAR}${stderr}${pretty}`;
   const other = joinStderr(stdout);
   if (pretty !== "") return `${message}${pretty}`;
   return other === ""
     ? message
-    : `${message} — it wrote nothing on stderr, and on stdout no MCP message but: ${other}`;
+    : `${message} — ${NOTHING_ON_STDERR}, and on stdout no MCP message but: ${other}`;
 }
 
 /** How much of a message not ended by a line break is quoted. */
@@ -348,7 +349,7 @@ const UNENDED_QUOTE_CHARS = 80;
 function unendedMessage(start: string): string {
   if (!/^\s*\{\s*"jsonrpc"\s*:/.test(start)) return "";
   const quoted = start.trim();
-  return ` — its stdout holds a message not ended by a line break (${quoted.length > UNENDED_QUOTE_CHARS ? `${cutText(quoted, UNENDED_QUOTE_CHARS)}…` : quoted}), but the stdio transport reads a message once its line ends — have the server write a newline after each message`;
+  return ` — ${UNENDED_STDOUT} (${quoted.length > UNENDED_QUOTE_CHARS ? `${cutText(quoted, UNENDED_QUOTE_CHARS)}…` : quoted}), but the stdio transport reads a message once its line ends — have the server write a newline after each message`;
 }
 
 const PRETTY_PRINTED =
@@ -372,14 +373,14 @@ function prettyPrintedJson(lines: readonly string[]): boolean {
 function stderrTail(child: ChildReport, started = false): string {
   const tail = joinStderr(child.stderr);
   // After a handshake, command and args were fine: that hint would only mislead.
-  if (tail !== "") return `its stderr: ${tail}`;
-  if (started) return "it wrote nothing on stderr";
+  if (tail !== "") return `${STDERR_TAIL}${tail}`;
+  if (started) return NOTHING_ON_STDERR;
   // A program run with the wrong arguments often prints its usage on stdout, which carries MCP messages
   // only: those lines were skipped, and are what says why.
   const stdout = joinStderr(child.stdout);
   if (stdout !== "")
-    return `it wrote nothing on stderr, and on stdout no MCP message but: ${stdout} — check command and args`;
-  return "it wrote nothing on stderr; check command and args";
+    return `${NOTHING_ON_STDERR}, and on stdout no MCP message but: ${stdout} — check command and args`;
+  return `${NOTHING_ON_STDERR}; check command and args`;
 }
 
 /** `the server process exited (code 3) <when> — its stderr: ...`, or undefined while it runs. */

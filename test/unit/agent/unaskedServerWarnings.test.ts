@@ -85,6 +85,33 @@ describe("the WARN for a down MCP server runs did not name", () => {
     expect(await warnings(hub, once, [])).toEqual(["notes (once)"]);
   });
 
+  it("is not logged again when only what the server process wrote differs, as at each background retry", async () => {
+    const exited = (pid: number, at: string, nothing = false) =>
+      failed(
+        `the server process exited (code 1) before the MCP handshake finished — ${
+          nothing
+            ? "it wrote nothing on stderr; check command and args"
+            : `its stderr: ${at} [pid ${pid}] missing NOTES_TOKEN`
+        }`,
+      );
+    const hub = standIn([exited(4101, "2026-12-06T18:00:01Z")]);
+    const once = new UnaskedServerWarnings();
+    expect(await warnings(hub, once, [])).toEqual(["notes (once)"]);
+    hub.set([exited(4187, "2026-12-06T18:00:31Z")]);
+    expect(await warnings(hub, once, [])).toEqual([]);
+    hub.set([
+      failed(`connect timed out after 60 s (connect_timeout) — its stderr so far: [pid 4201] waiting`),
+    ]);
+    expect(await warnings(hub, once, [])).toEqual(["notes (once)"]);
+    hub.set([
+      failed(`connect timed out after 60 s (connect_timeout) — its stderr so far: [pid 4262] waiting`),
+    ]);
+    expect(await warnings(hub, once, [])).toEqual([]);
+    // How it failed still counts: exiting again is another way down than the timeout.
+    hub.set([exited(4301, "", true)]);
+    expect(await warnings(hub, once, [])).toEqual(["notes (once)"]);
+  });
+
   it("is not logged again for a retry still connecting when the run's wait ended", async () => {
     const hub = standIn([{ name: "notes", state: "connecting" }]);
     const once = new UnaskedServerWarnings();
