@@ -1,4 +1,5 @@
-import { connect, createServer, type Server, type Socket } from "node:net";
+import type { Socket } from "node:net";
+import { startRedisProxy } from "./redisProxy.js";
 import { parseCommand, replyLength } from "./resp.js";
 
 /**
@@ -35,23 +36,13 @@ export async function startLoadingRedis(
 ): Promise<LoadingRedis> {
   let loading = true;
   let answered = 0;
-  const sockets = new Set<Socket>();
-  const serve = (client: Socket) => {
-    const upstream = connect(redisPort, "127.0.0.1");
-    sockets.add(client);
-    sockets.add(upstream);
+  const serve = (client: Socket, upstream: Socket) => {
     let inbox = Buffer.alloc(0);
     let replies = Buffer.alloc(0);
     let passThrough = false;
     let busy = false;
     let replied: ((reply: Buffer) => void) | undefined;
     let authenticated = options.password !== true;
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on("error", end).on("close", end);
-    upstream.on("error", end).on("close", end);
     upstream.on("data", (chunk: Buffer) => {
       if (passThrough) return void client.write(chunk);
       replies = Buffer.concat([replies, chunk]);
@@ -100,20 +91,13 @@ export async function startLoadingRedis(
       void pump();
     });
   };
-  const server: Server = createServer(serve);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
+  const proxy = await startRedisProxy(redisPort, serve);
   return {
-    url: `redis://127.0.0.1:${port}/0`,
+    url: proxy.url,
     loaded() {
       loading = false;
     },
     infoAnswered: () => answered,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: proxy.close,
   };
 }

@@ -1,4 +1,4 @@
-import { connect, createServer, type Socket } from "node:net";
+import { startRedisProxy } from "./redisProxy.js";
 import { parseCommand } from "./resp.js";
 
 /**
@@ -25,19 +25,9 @@ export async function startReplyHoldingProxy(
   const holding = new Promise<void>((resolve) => {
     found = resolve;
   });
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(redisPort, "127.0.0.1");
-    sockets.add(client);
-    sockets.add(upstream);
+  const proxy = await startRedisProxy(redisPort, (client, upstream) => {
     let inbox = Buffer.alloc(0);
     let holdingHere = false;
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on("error", end).on("close", end);
-    upstream.on("error", end).on("close", end);
     upstream.on("data", (chunk: Buffer) => {
       if (holdingHere && held !== undefined) held.push(() => client.write(chunk));
       else client.write(chunk);
@@ -57,21 +47,14 @@ export async function startReplyHoldingProxy(
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
   return {
-    url: `redis://127.0.0.1:${port}/0`,
+    url: proxy.url,
     holding,
     release() {
       const writes = held ?? [];
       held = undefined;
       for (const write of writes) write();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: proxy.close,
   };
 }

@@ -1,15 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createActor, SimulatedClock, waitFor } from "xstate";
+import { SimulatedClock } from "xstate";
 import { policyApprovals } from "../../../src/actors/mcp/approvals.js";
 import { McpHub } from "../../../src/actors/mcp/hub.js";
-import { deviceLoginLogic } from "../../../src/actors/oauth/deviceLogin.js";
 import { oauthProviderFor } from "../../../src/actors/oauth/provider.js";
 import { svcPaths } from "../../../src/config/paths.js";
 import { mcpServerSchema } from "../../../src/config/sections/mcp.js";
 import { startProtectedMcp } from "../../fakes/authServer/mcpServer.js";
 import { captureLogger } from "../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
-import { harness, oauthFakesPerTest } from "./helpers.js";
+import { approveDeviceLogin, harness, oauthFakesPerTest } from "./helpers.js";
 
 /**
  * A refresh refused (invalid_grant) while a gateway's tool call runs: the call fails asking for a login, and
@@ -20,18 +19,6 @@ import { harness, oauthFakesPerTest } from "./helpers.js";
 let home: TempHome;
 const { as, closeLater } = oauthFakesPerTest();
 afterEach(() => home?.cleanup());
-
-/** `svc mcp login notes --flow device` against the fake, which approves the code at the first poll. */
-async function deviceLogin(h: ReturnType<typeof harness>): Promise<boolean> {
-  const clock = new SimulatedClock();
-  const actor = createActor(deviceLoginLogic, {
-    input: { serverName: h.job.serverName, job: h.job, timeoutMs: 300_000 },
-    clock,
-  }).start();
-  const waiting = await waitFor(actor, (s) => s.status !== "active" || s.matches({ authorizing: "waiting" }));
-  if (waiting.status === "active") clock.increment(waiting.context.intervalMs);
-  return (await waitFor(actor, (s) => s.status === "done")).output?.ok === true;
-}
 
 const MAX_BACKOFF_MS = 300_000;
 const text = (r: { content: unknown }) => (r.content as Array<{ text: string }>)[0]?.text;
@@ -61,7 +48,7 @@ describe("a refresh refused during a tool call", () => {
       );
       closeLater(mcp.close);
       const h = harness(home.dir, "notes", mcp.url, { flow: "device" });
-      expect(await deviceLogin(h)).toBe(true);
+      expect(await approveDeviceLogin(h, { onPage: false })).toEqual({ ok: true });
 
       const log = captureLogger();
       const clock = new SimulatedClock();
@@ -121,7 +108,7 @@ describe("a refresh refused during a tool call", () => {
 
       // `svc mcp login notes --flow device` while the gateway runs: its next retry connects with the new login.
       delete settings.refreshError;
-      expect(await deviceLogin(h)).toBe(true);
+      expect(await approveDeviceLogin(h, { onPage: false })).toEqual({ ok: true });
       expect((await nextRetry()).state).toBe("connected");
       expect(text(await hub.call("notes", "whoami", {}))).toBe("hello alice");
     },

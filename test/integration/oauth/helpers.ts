@@ -91,8 +91,13 @@ export async function startOidcWithMcp(
 /**
  * Runs a device login on a simulated clock: waits for the printed code, approves it on the
  * verification page, lets one poll interval pass and returns the machine's output.
+ * `onPage: false` skips the page, for an authorization server that approves the code at the first poll
+ * (the fake one does).
  */
-export async function approveDeviceLogin(h: JobHarness): Promise<{ ok: boolean }> {
+export async function approveDeviceLogin(
+  h: JobHarness,
+  { onPage = true }: { readonly onPage?: boolean } = {},
+): Promise<{ ok: boolean }> {
   const clock = new SimulatedClock();
   const actor = createActor(deviceLoginLogic, {
     input: { serverName: h.job.serverName, job: h.job, timeoutMs: 300_000 },
@@ -100,9 +105,11 @@ export async function approveDeviceLogin(h: JobHarness): Promise<{ ok: boolean }
   }).start();
   const waiting = await waitFor(actor, (s) => s.status !== "active" || s.matches({ authorizing: "waiting" }));
   if (waiting.status !== "active") return { ok: false };
-  const complete = /Or open this link directly: (\S+)/.exec(h.printed.join("\n"))?.[1] as string;
-  const page = await followAuthorization(complete, 20, true);
-  if (page.status !== 200) throw new Error(`verification page answered ${page.status}`);
+  if (onPage) {
+    const complete = /Or open this link directly: (\S+)/.exec(h.printed.join("\n"))?.[1] as string;
+    const page = await followAuthorization(complete, 20, true);
+    if (page.status !== 200) throw new Error(`verification page answered ${page.status}`);
+  }
   clock.increment(waiting.context.intervalMs);
   await waitFor(actor, (s) => s.status === "done");
   return { ok: actor.getSnapshot().output?.ok === true };

@@ -2,18 +2,14 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { StoppedWhileWaiting } from "../../../../src/errors.js";
-import { silentLogger } from "../../../../src/io/log.js";
-import {
-  commandOptions,
-  connectRedis,
-  createRedisHealth,
-} from "../../../../src/io/state/redis/connection.js";
+import { commandOptions, connectRedis } from "../../../../src/io/state/redis/connection.js";
 import { redisKeys } from "../../../../src/io/state/redis/keys.js";
 import { sayWhileLoading } from "../../../../src/io/state/redis/loadingWait.js";
-import { createSharedQueue, jobIdOf } from "../../../../src/io/state/redis/sharedQueue.js";
+import { jobIdOf } from "../../../../src/io/state/redis/sharedQueue.js";
 import { type LoadingRedis, startLoadingRedis } from "../../../helpers/loadingRedis.js";
 import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
 import { startReplyHoldingProxy } from "../../../helpers/replyHoldingProxy.js";
+import { runsQueue } from "../../../helpers/runsQueue.js";
 
 let server: TestRedis;
 let proxy: LoadingRedis | undefined;
@@ -136,18 +132,7 @@ describe("a shared queue closed while its worker fetches a job (a stop signal ri
     const prefix = `q${randomUUID()}`;
     const keys = redisKeys(prefix);
     const ran: Array<{ by: string; n: number }> = [];
-    const queue = (by: string, url: string) =>
-      createSharedQueue<{ n: number }>({
-        url,
-        name: "runs",
-        keys,
-        health: createRedisHealth("test", silentLogger()),
-        logger: silentLogger(),
-        concurrency: 1,
-        async process(data) {
-          ran.push({ by, n: data.n });
-        },
-      });
+    const queue = (by: string, url: string) => runsQueue(url, keys, (n) => ran.push({ by, n }));
     const other = queue("other", server.url);
     await other.enqueue("hook:1", { n: 1 });
     // The worker's fetch (BullMQ's moveToActive script, whose first key is the queue's wait list) is answered

@@ -23,6 +23,7 @@ import { StateUnavailableError } from "../../../../src/streams/stateUnavailable.
 import { captureLogger } from "../../../fakes/logCapture.js";
 import { type TempHome, tempHome } from "../../../helpers/home.js";
 import { startTestRedis, type TestRedis } from "../../../helpers/redis.js";
+import { runsQueue } from "../../../helpers/runsQueue.js";
 
 let server: TestRedis;
 let redis: Redis;
@@ -43,17 +44,7 @@ function recordingQueue(keys: ReturnType<typeof redisKeys>): {
   ran: number[];
 } {
   const ran: number[] = [];
-  const queue = createSharedQueue<{ n: number }>({
-    url: server.url,
-    name: "runs",
-    keys,
-    health: createRedisHealth("test", silentLogger()),
-    logger: silentLogger(),
-    concurrency: 1,
-    async process(data) {
-      ran.push(data.n);
-    },
-  });
+  const queue = runsQueue(server.url, keys, (n) => ran.push(n));
   return { queue, ran };
 }
 
