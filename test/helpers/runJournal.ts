@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { vi } from "vitest";
 import { RUN_JOURNAL_DIR } from "../../src/io/sessions/runJournal.js";
 
 /** Every line of the gateway's run journal under `homeDir` (one per finished run), parsed, file by file. */
@@ -24,4 +25,18 @@ export function journalRuns(homeDir: string): Map<string, number> {
   for (const { delivery_id: id } of journalLines<{ delivery_id: string }>(homeDir))
     counts.set(id, (counts.get(id) ?? 0) + 1);
   return counts;
+}
+
+/** The `run` record of delivery `deliveryId`'s line in the run journal under `homeDir`, once it is written. */
+export function journaledRun(homeDir: string, deliveryId: string): Promise<Record<string, unknown>> {
+  return vi.waitFor(
+    () => {
+      const line = journalLines<{ delivery_id: string; run?: Record<string, unknown> }>(homeDir).find(
+        (l) => l.delivery_id === deliveryId,
+      );
+      if (line?.run === undefined) throw new Error(`delivery ${deliveryId} is not journaled yet`);
+      return line.run;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
 }

@@ -4,7 +4,7 @@ import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
-import { journalLines } from "../../helpers/runJournal.js";
+import { journaledRun } from "../../helpers/runJournal.js";
 
 /**
  * A run whose route names an MCP server whose connect failed (here a command that is not found) goes on
@@ -81,16 +81,7 @@ describe("a model run whose route names an MCP server that failed to connect", (
       deliveryId,
     );
     expect(res.status).toBe(202);
-    return vi.waitFor(
-      () => {
-        const line = journalLines<{ delivery_id: string; run?: Record<string, unknown> }>(gw.home.dir).find(
-          (l) => l.delivery_id === deliveryId,
-        );
-        if (line?.run === undefined) throw new Error("not journalled yet");
-        return line.run;
-      },
-      { timeout: 10_000, interval: 20 },
-    );
+    return journaledRun(gw.home.dir, deliveryId);
   }
 
   const offered = () =>

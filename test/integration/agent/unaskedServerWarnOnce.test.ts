@@ -6,7 +6,7 @@ import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postSignedIssue } from "../../helpers/http.js";
-import { journalLines } from "../../helpers/runJournal.js";
+import { journaledRun } from "../../helpers/runJournal.js";
 
 /**
  * A route whose toolsets name no MCP server is offered every enabled one, so a failed server it never asked
@@ -98,16 +98,7 @@ describe("a failed MCP server that runs are offered without naming it", () => {
       deliveryId,
     );
     expect(res.status).toBe(202);
-    return vi.waitFor(
-      () => {
-        const line = journalLines<{ delivery_id: string; run?: Record<string, unknown> }>(gw.home.dir).find(
-          (l) => l.delivery_id === deliveryId,
-        );
-        if (line?.run === undefined) throw new Error("not journalled yet");
-        return line.run;
-      },
-      { timeout: 10_000, interval: 20 },
-    );
+    return journaledRun(gw.home.dir, deliveryId);
   }
 
   const reload = (notes: Record<string, unknown>) => {
