@@ -415,7 +415,18 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         error = (err as Error)?.message ?? String(err);
         // The reply its target did not take is kept nowhere else: the line keeps it.
         const reply = err instanceof UndeliveredReply ? { reply: err.reply } : {};
-        logger.error({ job: job.id, profile, trigger, err: error, ...reply }, `${label}: run failed`);
+        const noticed = typeof err === "object" && err !== null ? noticedAs.get(err) : undefined;
+        logger.error(
+          {
+            job: job.id,
+            profile,
+            trigger,
+            ...(noticed === undefined ? {} : { delivery_id: noticed }),
+            err: error,
+            ...reply,
+          },
+          `${label}: run failed`,
+        );
       }
     }
     const at = new Date(clock.now()).toISOString();
@@ -1358,6 +1369,9 @@ export function cronActor(scheduler: CronScheduler) {
   });
 }
 
+/** The delivery ID a failed run's notice named, by its failure: the `run failed` line gives it. */
+const noticedAs = new WeakMap<object, string>();
+
 /**
  * Runs a job's prompt with the configured agent, as its profile, and delivers the reply to the job's target;
  * fired by a `mirror_to_session` route, a chat reply is also mirrored as `[Webhook delivery: <route>]`.
@@ -1399,8 +1413,12 @@ export async function runCronJob(
       );
       reply = answer.text;
     } catch (err) {
-      // A failed model run is delivered as a notice to the job's target, then fails the job.
-      const notice = signal.aborted ? undefined : failureNotice(err, job.deliver, deliveryId);
+      // A failed model run is delivered as a notice to the job's target, then fails the job. A public
+      // target's notice names the delivery the history lists it under (a fired job's: its event's), and the
+      // `[cron] <job>: run failed` line carries that ID too.
+      const listedAs = firedBy?.deliveryId ?? deliveryId;
+      const notice = signal.aborted ? undefined : failureNotice(err, job.deliver, listedAs);
+      if (notice !== undefined && typeof err === "object" && err !== null) noticedAs.set(err, listedAs);
       if (notice === undefined) throw err;
       reply = notice.text;
       failure = err;

@@ -5,6 +5,7 @@ import { createFakeGh, type FakeGh } from "../../fakes/fakeGh.js";
 import type { FakeApi } from "../../fakes/httpFake.js";
 import { startFakeOpenAI } from "../../fakes/openaiServer.js";
 import { startFakeTelegram } from "../../fakes/telegram.js";
+import { oneJobStore } from "../../helpers/cronJobs.js";
 import { startTestGateway, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
 
@@ -142,6 +143,46 @@ describe("delivery platforms in the gateway (spec 4.4)", () => {
       await vi.waitFor(() => expect(failed()).toBeDefined(), { timeout: 20_000 });
       expect(JSON.stringify(failed())).toContain("fc-fail");
       expect(JSON.stringify(gw.logs())).toContain("acme-internal");
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+
+  it("forge_comment: a fired cron job whose model run failed comments the event's delivery ID, and its `run failed` line carries it", async () => {
+    gh = createFakeGh();
+    const model = await startFakeOpenAI();
+    try {
+      model.script({
+        status: 401,
+        body: JSON.stringify({ error: { message: "key rejected for org acme-internal" } }),
+      });
+      gw = await startTestGateway({
+        env: { PATH: gh.path },
+        files: {
+          "cron/jobs.json": oneJobStore({
+            name: "review",
+            prompt: "Review",
+            next_run: "2099-01-01T00:00:00.000Z",
+            deliver: "forge_comment",
+            deliver_extra: { repo: "octo/hello", pr_number: "9" },
+          }),
+        },
+        config: webhookConfig(
+          { fire: { ...insecure, cron_job: "review" } },
+          {},
+          { agent: { provider: "openai", model: "m", base_url: model.baseUrl, api_key: "k", retries: 0 } },
+        ),
+      });
+      const accepted = await postJson(gw.url("/webhooks/fire"), { number: 9 }, { "x-request-id": "fc-cron" });
+      expect(accepted.status).toBe(202);
+      await vi.waitFor(() => expect(gh?.calls()).toHaveLength(1), { timeout: 20_000 });
+      expect(gh.calls()[0]?.stdin).toBe("⚠️ Agent run failed — the gateway's log says why (delivery fc-cron)");
+      const failed = () => gw?.logs().find((line) => line.msg === "[cron] review: run failed");
+      await vi.waitFor(() => expect(failed()).toBeDefined(), { timeout: 20_000 });
+      expect(failed()).toMatchObject({
+        delivery_id: "fc-cron",
+        err: expect.stringContaining("acme-internal"),
+      });
     } finally {
       await model.close();
     }
