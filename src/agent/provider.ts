@@ -13,6 +13,7 @@ import { messagesApiMiddleware } from "./messagesApiPrompt.js";
 import type { ProviderModel } from "./retry.js";
 import { thoughtSignaturesMiddleware } from "./thoughtSignatures.js";
 import { normalizedMessagesAnswer, objectToolInputsMiddleware } from "./toolCallInputs.js";
+import { apiToolNamesMiddleware } from "./toolCallNames.js";
 import { turnFieldsMiddleware } from "./turnFields.js";
 import { wellFormedMiddleware } from "./wellFormed.js";
 
@@ -171,7 +172,12 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
   if (settings.provider === "anthropic") {
     return wrapLanguageModel({
       model: createAnthropic({ baseURL, apiKey: settings.api_key ?? "", fetch: messagesFetch })(modelId),
-      middleware: [wellFormedMiddleware, messagesApiMiddleware, objectToolInputsMiddleware],
+      middleware: [
+        wellFormedMiddleware,
+        messagesApiMiddleware,
+        objectToolInputsMiddleware,
+        apiToolNamesMiddleware,
+      ],
     });
   }
   const chat = createOpenAICompatible({
@@ -187,6 +193,7 @@ export function languageModel(settings: ProviderSettings, modelId = settings.mod
     middleware: [
       wellFormedMiddleware,
       objectToolInputsMiddleware,
+      apiToolNamesMiddleware,
       thoughtSignaturesMiddleware(CHAT_PROVIDER),
       turnFieldsMiddleware,
     ],

@@ -7,6 +7,7 @@ import { modelToolSchema, withLeftOut } from "./modelSchema.js";
 import { originalArguments, withSafePropertyKeys } from "./propertyKeys.js";
 import { NOT_RUN_AT_MAX_STEPS, type ToolCallRecord } from "./runRecord.js";
 import { TOO_DEEP } from "./toolCallInputs.js";
+import { recordedToolName } from "./toolCallNames.js";
 import { cutToolContent, cutToolText } from "./toolResultCap.js";
 import { FAILED_WITHOUT_WHY } from "./tools/outcome.js";
 import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
@@ -16,7 +17,7 @@ import type { AgentTool, ToolContent, ToolContext } from "./tools/tool.js";
  * turn run at once and finish in any order; `orderTurn` puts them in the order the model asked for them.
  * `scrubbed` takes the run's secrets out of each record's name and error: a call the tools never saw (a
  * tool name the model made up, arguments that were not JSON) is recorded with what the model wrote, which
- * may quote the key.
+ * may quote the key; a made-up name is held to `RECORDED_NAME_MAX` characters (`recordedToolName`).
  */
 export class ToolCallLog {
   constructor(private readonly scrubbed: (text: string) => string = (text) => text) {}
@@ -41,7 +42,11 @@ export class ToolCallLog {
     if (said !== undefined) this.errors.set(callId, said);
     this.entries.push({
       id: callId,
-      record: { ...record, name: this.scrubbed(name), ...(said === undefined ? {} : { error: said }) },
+      record: {
+        ...record,
+        name: recordedToolName(this.scrubbed(name)),
+        ...(said === undefined ? {} : { error: said }),
+      },
     });
   }
   has(callId: string): boolean {

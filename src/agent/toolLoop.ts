@@ -5,6 +5,7 @@ import { promptToChange } from "./runPrompt.js";
 import type { ToolCallLog } from "./sdkTools.js";
 import { toolCallsFinishMiddleware, uniqueToolCallIdsMiddleware } from "./toolCallIds.js";
 import { deepArgumentsMiddleware } from "./toolCallInputs.js";
+import { toolErrorText } from "./toolCallNames.js";
 import { recordedToolErrorsMiddleware, unofferedToolsMiddleware } from "./toolErrorResults.js";
 import { cutToolText } from "./toolResultCap.js";
 
@@ -169,7 +170,7 @@ export async function runToolLoop(input: ToolLoopInput, progress: LoopProgress):
         // Held to the cap as a tool's own error is: the SDK's quotes the arguments the model wrote.
         const { text: error, cut } = cutToolText(
           input.unoffered?.(part.toolName) ??
-            (part.error instanceof Error ? part.error.message : String(part.error)),
+            toolErrorText(part.toolName, part.error, Object.keys(input.tools)),
           input.maxResultChars ?? 0,
         );
         input.log.add(part.toolCallId, {

@@ -42,7 +42,7 @@ function signatureType(head: Buffer): string | undefined {
  * request of more than 20 images), more than 100 images, one
  * holding a lone surrogate, one whose last message is the assistant's with text ending in whitespace, or one offering
  * a tool whose input schema has allOf, anyOf or oneOf at its top level, or a top-level argument name
- * outside `[a-zA-Z0-9_.-]{1,64}`.
+ * outside `[a-zA-Z0-9_.-]{1,64}`, or one whose history holds a `tool_use` named outside `^[a-zA-Z0-9_-]{1,64}$`.
  */
 export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<FakeModel> {
   return startScriptedModel("/messages", (turn, request, res, index) => {
@@ -173,6 +173,28 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
           error: {
             type: "invalid_request_error",
             message: `tools.${badKeys}.custom.input_schema.properties: Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'`,
+          },
+        }),
+      );
+      return;
+    }
+    // As the Messages API does: a tool_use in the history named outside its pattern fails the whole request.
+    const history = (request.json.messages ?? []) as Array<{ content?: unknown }>;
+    for (const [i, message] of history.entries()) {
+      const blocks = (Array.isArray(message.content) ? message.content : []) as Array<{
+        type?: unknown;
+        name?: unknown;
+      }>;
+      const j = blocks.findIndex(
+        (b) => b.type === "tool_use" && !(typeof b.name === "string" && /^[a-zA-Z0-9_-]{1,64}$/.test(b.name)),
+      );
+      if (j < 0) continue;
+      res.writeHead(400, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: `messages.${i}.content.${j}.tool_use.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`,
           },
         }),
       );

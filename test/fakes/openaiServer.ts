@@ -18,7 +18,8 @@ export type { FakeModel, ModelTurn } from "./modelScript.js";
  * `stream: true` (every request with `streamAlways`), as SSE chunks ending in `[DONE]`, the text and each
  * call's arguments in two chunks. Usage: 10 tokens in, 5 out per turn. Like OpenAI, it
  * answers 400 to a request offering a function name longer than 64 characters, parameters without
- * properties or with oneOf, anyOf, allOf, enum or not at their top level, or an array schema without items.
+ * properties or with oneOf, anyOf, allOf, enum or not at their top level, or an array schema without items,
+ * and to one whose history holds a tool call named outside `^[a-zA-Z0-9_-]+$`.
  */
 /** Whether `schema` holds an array schema without `items` (OpenAI looks at every nested schema). */
 function bareArray(schema: unknown): boolean {
@@ -120,6 +121,25 @@ export function startFakeOpenAI(options: FakeModelOptions = {}): Promise<FakeMod
       );
       return;
     }
+    // As OpenAI does: a tool name in the history outside its pattern fails the whole request.
+    const history = (request.json.messages ?? []) as Array<{
+      tool_calls?: Array<{ function?: { name?: unknown } }>;
+    }>;
+    for (const [i, message] of history.entries())
+      for (const [j, call] of (message.tool_calls ?? []).entries()) {
+        if (typeof call.function?.name === "string" && /^[a-zA-Z0-9_-]+$/.test(call.function.name)) continue;
+        res.writeHead(400, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            error: {
+              message: `Invalid 'messages[${i}].tool_calls[${j}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+              type: "invalid_request_error",
+              param: `messages[${i}].tool_calls[${j}].function.name`,
+              code: "invalid_value",
+            },
+          }),
+        );
+        return;
+      }
     const model = turn.model ?? String(request.json.model ?? "fake");
     const calls = (turn.toolCalls ?? []).map((call, i) => ({
       id: call.id ?? `call_${index}_${i}`,
