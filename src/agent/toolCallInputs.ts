@@ -1,4 +1,4 @@
-import type { wrapLanguageModel } from "ai";
+import { generateId, type wrapLanguageModel } from "ai";
 import { NESTED_TOO_DEEP, scanJsonText } from "../streams/jsonNumbers/index.js";
 import { nestedDeeperThan } from "../streams/nestedDepth.js";
 import type { ProviderModel } from "./retry.js";
@@ -74,7 +74,10 @@ export const TOO_DEEP_ARGUMENTS_TEXT = `${"[".repeat(MAX_ARGUMENT_DEPTH + 1)}${"
  *   block came: the thinking becomes a `thinking` block before the answer's text, as the Chat Completions
  *   path makes it `reasoning_content`, so it is not delivered as part of the reply. Not for Anthropic's own
  *   API (`thinkingInText: false`): its models' thinking comes in signed blocks, and a block made up here
- *   would go back unsigned, which it refuses.
+ *   would go back unsigned, which it refuses;
+ * - a `tool_use` without an `id` (or a null one), as servers in front of other models write one: an id made
+ *   with the AI SDK's `generateId`, as its Chat Completions path gives such a call. The SDK refused the whole
+ *   answer for want of it, failing the run.
  */
 export function normalizedMessagesAnswer(
   answer: unknown,
@@ -91,6 +94,8 @@ export function normalizedMessagesAnswer(
   const encoded = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "tool_use" &&
     objectText((part as { input?: unknown }).input) !== undefined;
+  const noId = (part: unknown) =>
+    (part as { type?: unknown } | null)?.type === "tool_use" && (part as { id?: unknown }).id == null;
   const nullCitations = (part: unknown) =>
     (part as { type?: unknown } | null)?.type === "text" &&
     (part as { citations?: unknown }).citations === null;
@@ -101,7 +106,9 @@ export function normalizedMessagesAnswer(
   if (
     counted &&
     thinking === undefined &&
-    !content.some((part) => deep(part) || unsigned(part) || encoded(part) || nullCitations(part))
+    !content.some(
+      (part) => deep(part) || unsigned(part) || encoded(part) || nullCitations(part) || noId(part),
+    )
   )
     return undefined;
   const count = (value: unknown) => (typeof value === "number" ? value : 0);
@@ -126,9 +133,10 @@ export function normalizedMessagesAnswer(
         const { citations: _none, ...text } = part as Record<string, unknown>;
         return text;
       }
-      const input = encoded(part)
-        ? { ...(part as object), input: JSON.parse(objectText((part as { input: unknown }).input) ?? "{}") }
-        : part;
+      const named = noId(part) ? { ...(part as object), id: generateId() } : part;
+      const input = encoded(named)
+        ? { ...(named as object), input: JSON.parse(objectText((named as { input: unknown }).input) ?? "{}") }
+        : named;
       return deep(input)
         ? { ...(input as object), input: JSON.parse(TOO_DEEP_ARGUMENTS_TEXT) }
         : unsigned(input)

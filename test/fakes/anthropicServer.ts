@@ -240,7 +240,7 @@ export function startFakeAnthropic(options: FakeModelOptions = {}): Promise<Fake
         : [{ type: "text", text: turn.text, ...(turn.nullCitations ? { citations: null } : {}) }]),
       ...(turn.toolCalls ?? []).map((call, i) => ({
         type: "tool_use",
-        id: call.id ?? `toolu_${index}_${i}`,
+        ...(call.withoutId ? {} : { id: call.id ?? `toolu_${index}_${i}` }),
         name: call.name,
         input: call.rawObject
           ? rawArgumentsMark(i)

@@ -14,6 +14,8 @@ export type ModelTurn =
         name: string;
         args: unknown;
         id?: string;
+        /** Messages API only: the `tool_use` has no `id` at all (as some servers in front of other models write it). */
+        withoutId?: true;
         thoughtSignature?: string;
         /** Chat Completions only: `arguments` sent as the JSON object, not its text (as some servers do). */
         argumentsAsObject?: true;

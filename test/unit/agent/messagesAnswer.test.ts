@@ -40,3 +40,20 @@ describe("normalizedMessagesAnswer: thinking left in the text", () => {
     expect(normalizedMessagesAnswer(answer([{ type: "text", text: "Use <think> tags." }]))).toBeUndefined();
   });
 });
+
+describe("normalizedMessagesAnswer: a tool_use without an id", () => {
+  it("gets one made up, as the Chat Completions path gives such a call; a call with its own keeps it", () => {
+    const normalized = normalizedMessagesAnswer(
+      answer([
+        { type: "tool_use", name: "echo", input: { text: "a" } },
+        { type: "tool_use", id: null, name: "echo", input: { text: "b" } },
+        { type: "tool_use", id: "toolu_1", name: "echo", input: { text: "c" } },
+      ]),
+    ) as { content: Array<{ id: unknown }> };
+    const [first, second, third] = normalized.content.map((part) => part.id);
+    expect(first).toMatch(/^[a-zA-Z0-9_-]+$/);
+    expect(second).toMatch(/^[a-zA-Z0-9_-]+$/);
+    expect(first).not.toBe(second);
+    expect(third).toBe("toolu_1");
+  });
+});
