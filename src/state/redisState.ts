@@ -373,7 +373,10 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
   };
   let runId = await serverRunId(redis);
   const seenAtStart = await redis.get(serverSeenKey).catch(() => null);
-  if (runId !== undefined && seenAtStart?.split(" ")[0] !== runId) await recordSeen(runId, "kept");
+  // What this start found: a Redis that restarted empty holds no such key, and an instance still to notice
+  // that restart must read it as lost, whichever instance reached Redis first.
+  if (runId !== undefined && seenAtStart?.split(" ")[0] !== runId)
+    await recordSeen(runId, seenAtStart === null ? "lost" : "kept");
   health.onBack(() => {
     void serverRunId(redis).then(async (now) => {
       if (now === undefined || runId === undefined || now === runId) return;

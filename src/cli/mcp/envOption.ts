@@ -9,6 +9,9 @@ const envPair = pairsOption(
   true,
 );
 
+/** A variable's name in capitals (`S3_TOKEN`): text with lower-case letters may be a credential given alone. */
+const VARIABLE_IN_CAPITALS = /^[A-Z_][A-Z0-9_]*$/;
+
 /** What writing the variable as a `${VAR}` does instead, and the closing word of every refusal. */
 const readsFromEnv = (key: string, variable: string): string =>
   `--env ${key}='\${${variable}}', so svc reads ${variable} from .env (or its own environment) at each connect`;
@@ -29,7 +32,7 @@ export function collectEnv(value: string, previous: Record<string, string> = {})
   if (pairs[key] === "") {
     // Only a name in capitals is quoted back: other text before the `=` may be a credential given alone whose
     // base64 padding ends it (`--env "$TOKEN"`, its `NAME=` forgotten), as the parser's refusals hold.
-    if (!BARE_NAME.test(key))
+    if (!VARIABLE_IN_CAPITALS.test(key))
       throw new SvcError(
         "usage",
         `--env: the value after = is empty and the text before it is no variable name ${NOT_SHOWN} — write ${readsFromEnv("KEY", "KEY")}, KEY being the variable's name; nothing was written`,

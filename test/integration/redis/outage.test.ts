@@ -197,6 +197,27 @@ describe.concurrent("stopping while Redis is unreachable", { timeout: 60_000 }, 
     }
   });
 
+  it("a start on a Redis holding none of svc's keys records it lost, so an instance still to notice the restart that emptied it says so", async () => {
+    const own = await startTestRedis();
+    const prefix = `e${randomUUID()}`;
+    const config = clusterConfig(
+      own.url,
+      prefix,
+      { hook: { secret: SECRET } },
+      sharedAppendAgent(tempPath("svc-emptied-log", ".log")),
+    );
+    const node = await startNode(config, { drainTimeoutMs: 200 });
+    const client = new Redis(own.url);
+    try {
+      const runId = /run_id:(\w+)/.exec(await client.info("server"))?.[1];
+      expect(await client.get(`${prefix}:server-seen`)).toBe(`${runId} lost`);
+    } finally {
+      client.disconnect();
+      await node.stop();
+      await own.cleanup();
+    }
+  });
+
   it("the stop ends when Redis stops answering without closing its connections (a frozen server)", async () => {
     const own = await startTestRedis();
     try {

@@ -39,6 +39,8 @@ describe("svc mcp add --env KEY=value: a malformed one is refused without its va
     expect(message("API_KEY=")).toBe(
       `--env API_KEY=: the value is empty, so the server would get API_KEY set to nothing — the shell likely expanded a \${VAR} to nothing (set in .env, not in the shell): write it in single quotes, --env API_KEY='\${API_KEY}', so svc reads API_KEY from .env (or its own environment) at each connect; an empty value meant so is written in config.yaml (env: {API_KEY: ""}); nothing was written`,
     );
+    // A name in capitals with digits is a variable's name too: quoted.
+    expect(message("S3_TOKEN=")).toContain("--env S3_TOKEN=: the value is empty");
     // A value of spaces or a ${VAR} is taken as given.
     expect(collectEnv("PAD= ")).toEqual({ PAD: " " });
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
