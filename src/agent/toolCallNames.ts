@@ -18,13 +18,18 @@ const API_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 /** Whether the model APIs take `name` as a tool's name. */
 export const isApiToolName = (name: string): boolean => API_TOOL_NAME.test(name);
 
+const NOT_OFFERED = "_unavailable";
+
 /**
  * A name the model APIs take for `name`: each other character `_`, cut to 64 characters; `unknown_tool`
- * for an empty one. Each UTF-16 unit becomes one character, so cutting first gives the same name.
+ * for an empty one. Each UTF-16 unit becomes one character, so cutting first gives the same name. One that
+ * would name an offered tool (`get.weather` beside `get_weather`) ends in `_unavailable` instead, so the
+ * model's history does not show that tool failing.
  */
-export function apiToolName(name: string): string {
+export function apiToolName(name: string, offered: { has(name: string): boolean } = new Set()): string {
   if (isApiToolName(name)) return name;
-  return name.slice(0, 64).replace(/[^a-zA-Z0-9_-]/g, "_") || "unknown_tool";
+  const written = name.slice(0, 64).replace(/[^a-zA-Z0-9_-]/g, "_") || "unknown_tool";
+  return offered.has(written) ? `${written.slice(0, 64 - NOT_OFFERED.length)}${NOT_OFFERED}` : written;
 }
 
 /**
@@ -47,7 +52,7 @@ export function apiToolNames(prompt: Prompt, offered: ReadonlySet<string>): Prom
     return {
       ...message,
       content: content.map((part) =>
-        unusable(part) ? { ...part, toolName: apiToolName(part.toolName ?? "") } : part,
+        unusable(part) ? { ...part, toolName: apiToolName(part.toolName ?? "", offered) } : part,
       ),
     } as typeof message;
   });
@@ -89,5 +94,5 @@ export function toolErrorText(name: string, error: unknown, offered: readonly st
   if (offered.includes(name) || isApiToolName(name))
     return error instanceof Error ? error.message : String(error);
   const tools = offered.length === 0 ? "No tools are available." : `Available tools: ${offered.join(", ")}.`;
-  return `Model tried to call unavailable tool ${JSON.stringify(name)} (its call is sent back as ${apiToolName(name)}). ${tools}`;
+  return `Model tried to call unavailable tool ${JSON.stringify(name)} (its call is sent back as ${apiToolName(name, new Set(offered))}). ${tools}`;
 }

@@ -9,6 +9,11 @@ describe("apiToolName", () => {
     expect(apiToolName("")).toBe("unknown_tool");
     expect(apiToolName("a b\n😀")).toBe("a_b___");
     expect(apiToolName("x".repeat(100))).toBe("x".repeat(64));
+    // Never an offered tool's name: the model's history would show that tool failing.
+    expect(apiToolName("get.weather", new Set(["get_weather"]))).toBe("get_weather_unavailable");
+    expect(apiToolName(`${"x".repeat(70)}.`, new Set(["x".repeat(64)]))).toBe(
+      `${"x".repeat(52)}_unavailable`,
+    );
   });
 });
 
