@@ -6,7 +6,9 @@
  * - Microsoft Entra ID's v1 endpoint writes `interval` and `expires_in` as strings (`"5"`): read as numbers;
  * - an `interval` of 0 or less states no usable wait: read as absent (5 s);
  * - a relative `verification_uri` (`/activate`) is resolved against the endpoint's URL, which is where the
- *   user's browser would resolve it; one that is not http(s) then is refused (a user is sent nowhere else);
+ *   user's browser would resolve it; a host without its scheme (`example.com/device`), or one that is not
+ *   http(s) then, is refused (a user is sent nowhere else); an unusable OPTIONAL `verification_uri_complete`
+ *   is left out;
  * - `device_code`, `user_code`, `verification_uri` and `expires_in` are REQUIRED: an answer without one is
  *   refused, as is a field of the wrong type.
  */
@@ -24,9 +26,14 @@ function webAddress(
   endpoint: string,
 ): { readonly url: string } | { readonly problem: string } {
   if (typeof value !== "string" || value.trim() === "") return { problem: `${name} is not a URL` };
+  const written = value.trim();
+  // A relative reference is resolved against the endpoint, but one whose first segment holds a dot
+  // (`example.com/device`) names a host without its scheme, not a page beside the endpoint.
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(written) && /^[^/?#]*\.[^/?#]*(?:[/?#]|$)/.test(written))
+    return { problem: `${name} ${JSON.stringify(value)} is a host without a scheme, not a URL` };
   let url: URL;
   try {
-    url = new URL(value.trim(), endpoint);
+    url = new URL(written, endpoint);
   } catch {
     return { problem: `${name} ${JSON.stringify(value)} is not a URL` };
   }
@@ -49,9 +56,10 @@ export function readDeviceAnswer(body: unknown, endpoint: string): DeviceAnswerR
   if ("problem" in uri) return uri;
   fields.verification_uri = uri.url;
   if (fields.verification_uri_complete !== undefined) {
+    // OPTIONAL: one svc cannot use is left out, and the user opens verification_uri and types the code.
     const complete = webAddress("verification_uri_complete", fields.verification_uri_complete, endpoint);
-    if ("problem" in complete) return complete;
-    fields.verification_uri_complete = complete.url;
+    if ("problem" in complete) delete fields.verification_uri_complete;
+    else fields.verification_uri_complete = complete.url;
   }
   const expiresIn = numericString(fields.expires_in);
   if (expiresIn === undefined) return { problem: "no expires_in" };

@@ -36,6 +36,13 @@ describe("readDeviceAnswer", () => {
     });
   });
 
+  it("an OPTIONAL verification_uri_complete svc cannot use is left out: the user opens verification_uri", () => {
+    for (const complete of [3, "example.com/device?user_code=WDJB-MJHT", "ftp://files.example/x"]) {
+      const read = readDeviceAnswer({ ...RFC_EXAMPLE, verification_uri_complete: complete }, ENDPOINT);
+      expect(read).toEqual({ fields: (({ verification_uri_complete: _, ...rest }) => rest)(RFC_EXAMPLE) });
+    }
+  });
+
   it("an interval of 0 or less is read as absent (RFC 8628 3.2: 5 s)", () => {
     for (const interval of [0, -1, "0"])
       expect(readDeviceAnswer({ ...RFC_EXAMPLE, interval }, ENDPOINT)).toEqual({
@@ -58,7 +65,10 @@ describe("readDeviceAnswer", () => {
         { ...RFC_EXAMPLE, verification_uri: "javascript:alert(1)" },
         'verification_uri "javascript:alert(1)" is not an http(s) URL',
       ],
-      [{ ...RFC_EXAMPLE, verification_uri_complete: 3 }, "verification_uri_complete is not a URL"],
+      [
+        { ...RFC_EXAMPLE, verification_uri: "example.com/device" },
+        'verification_uri "example.com/device" is a host without a scheme, not a URL',
+      ],
       [without("expires_in"), "no expires_in"],
       [{ ...RFC_EXAMPLE, expires_in: -5 }, "expires_in is not a positive number of seconds"],
       [{ ...RFC_EXAMPLE, interval: "soon" }, "interval is not a number of seconds"],
