@@ -21,7 +21,7 @@ import {
 import { assertHomeWritable } from "../io/homeWritable.js";
 import { narrowOpenFile } from "../io/privateMode.js";
 import { continueProcess, processRunning, processStat } from "../io/processAlive.js";
-import { LOADING_HINT } from "../io/state/redis/loadingWait.js";
+import { LOADED_HINT, LOADING_HINT } from "../io/state/redis/loadingWait.js";
 import { noRoomProblem } from "../io/stores/atomicFile.js";
 import { gatewayV8Flags } from "./gatewayHeap.js";
 import { askElsewhere, elsewhereSilence, health, recordedState, runsElsewhere } from "./gatewayLookup.js";
@@ -226,11 +226,18 @@ async function startAndWait(
   );
 }
 
-/** The gateway's last line (from its output) saying it waits for a Redis loading its data, from that wording on. */
+/**
+ * The gateway's last line (from its output) saying it waits for a Redis loading its data, from that wording
+ * on; undefined when none, or when a later line says Redis has loaded (the start then waited for another thing).
+ */
 function lastLoadingLine(output: string): string | undefined {
-  const lines = output.split("\n").filter((line) => line.includes(LOADING_HINT));
+  const lines = output
+    .split("\n")
+    .filter((line) => line.includes(LOADING_HINT) || line.includes(LOADED_HINT));
   const last = lines.at(-1);
-  return last === undefined ? undefined : last.slice(last.indexOf(LOADING_HINT)).trim();
+  return last === undefined || !last.includes(LOADING_HINT)
+    ? undefined
+    : last.slice(last.indexOf(LOADING_HINT)).trim();
 }
 
 /**

@@ -3,6 +3,9 @@ import type { Redis } from "ioredis";
 /** What is said of a Redis that answers LOADING (`refusalHint`), and of one a connection waits for to load. */
 export const LOADING_HINT = "Redis is loading its data after a restart: it answers once loaded";
 
+/** What is said once a connection that said it waited for a loading Redis finds it loaded. */
+export const LOADED_HINT = "Redis has loaded its data";
+
 /** How often the wait for a loading Redis is said again. */
 export const LOADING_SAID_EVERY_MS = 10_000;
 
@@ -39,7 +42,7 @@ export function loadingLine(label: string, progress: LoadingProgress): string {
  * Says, while `redis` connects to a server still loading its data, that it waits for it: ioredis's ready
  * check waits for the load (re-reading INFO) without a word and without a bound. Said once the connection
  * is open and Redis says it is loading, then every `everyMs` with how far the load is, until the
- * connection is ready or closed. Returns the function that stops it.
+ * connection is ready (said too: `LOADED_HINT`) or closed. Returns the function that stops it.
  */
 export function sayWhileLoading(
   redis: Redis,
@@ -49,6 +52,7 @@ export function sayWhileLoading(
 ): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let said = false;
   const check = () => {
     // "connect": the connection is open, and ioredis's ready check has not found Redis loaded yet.
     if (stopped || redis.status !== "connect") return;
@@ -57,6 +61,7 @@ export function sayWhileLoading(
       (info) => {
         const progress = loadingProgress(info);
         if (stopped || progress === undefined) return;
+        said = true;
         say(loadingLine(label, progress));
         timer = setTimeout(check, everyMs);
         timer.unref();
@@ -67,9 +72,15 @@ export function sayWhileLoading(
   // ioredis emits "connect" once the connection's handshake (AUTH or HELLO) is sent: a Redis with a password
   // answers nothing before it.
   redis.on("connect", check);
+  // The wait said is said to be over, so what waited longer after it is not laid at the load's door.
+  const loaded = () => {
+    if (!stopped && said) say(`${LOADED_HINT} (${label}); svc goes on`);
+  };
+  redis.once("ready", loaded);
   return () => {
     stopped = true;
     clearTimeout(timer);
     redis.off("connect", check);
+    redis.off("ready", loaded);
   };
 }

@@ -59,6 +59,10 @@ describe("a Redis still loading its data at the start (LOADING)", { timeout: 20_
     const redis = await connecting;
     try {
       expect(await redis.ping()).toBe("PONG");
+      // The wait said is said to be over (a start that times out later is not blamed on the load).
+      expect(said.lines.at(-1)).toBe(
+        `Redis has loaded its data (redis://127.0.0.1:${new URL(proxy.url).port}/0); svc goes on`,
+      );
     } finally {
       redis.disconnect();
     }
