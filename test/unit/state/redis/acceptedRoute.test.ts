@@ -30,6 +30,7 @@ describe("a shared run whose route this instance's config does not serve (state.
       rateLimit: 1000,
       elapsed: () => 0,
       lookup: (name) => routes[name] as ResolvedRoute | undefined,
+      disabled: (name) => name === "paused",
       async execute(run) {
         ran.push(run);
       },
@@ -44,18 +45,21 @@ describe("a shared run whose route this instance's config does not serve (state.
         }) as unknown as AcceptedEvent;
       await state.enqueueRun(accepted("d1", "onlyA", "default"));
       await state.enqueueRun(accepted("d2", "work", "work"));
+      await state.enqueueRun(accepted("d3", "paused", "default"));
       state.start();
-      await vi.waitFor(() => expect(ran).toHaveLength(2), { timeout: 15_000, interval: 20 });
-      expect(ran.map((run) => run.route.deliver)).toEqual(["telegram", "telegram"]);
+      await vi.waitFor(() => expect(ran).toHaveLength(3), { timeout: 15_000, interval: 20 });
+      expect(ran.map((run) => run.route.deliver)).toEqual(["telegram", "telegram", "telegram"]);
       // Only the route no config here serves reads its toolsets against the accepting instance's servers.
       expect(ran.map((run) => [run.routeName, run.routeAsAccepted])).toEqual([
         ["onlyA", true],
         ["work", undefined],
+        ["paused", undefined],
       ]);
       const notes = log.messages().filter((msg) => msg.includes("the route it was accepted under"));
       expect(notes).toEqual([
         "[webhook] onlyA: this gateway's config serves no route onlyA (removed since the event was accepted, or only in the config of the instance that accepted it); the run goes on with the route it was accepted under",
         "[webhook] work: this gateway's config serves route work for profile default, not for work, the profile it was accepted for; the run goes on with the route it was accepted under",
+        "[webhook] paused: paused is a disabled subscription now (svc webhook enable paused serves it again); the run goes on with the route it was accepted under",
       ]);
     } finally {
       await state.stop(1000);
