@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import { type FakeApi, startFakeApi } from "./httpFake.js";
 
 /**
@@ -129,4 +130,19 @@ export function sentTexts(fake: FakeApi): string[] {
   return fake.requests
     .filter((r) => r.path.endsWith("/sendMessage"))
     .map((r) => (r.json as { text: string }).text);
+}
+
+/** A fake Telegram Bot API for a test file: started before its tests, closed after them; read through the getter. */
+export function fakeTelegramPerFile(): () => FakeApi {
+  let telegram: FakeApi | undefined;
+  beforeAll(async () => {
+    telegram = await startFakeTelegram();
+  });
+  afterAll(async () => {
+    await telegram?.close();
+  });
+  return () => {
+    if (telegram === undefined) throw new Error("the fake Telegram starts before the file's tests");
+    return telegram;
+  };
 }

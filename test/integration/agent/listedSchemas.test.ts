@@ -1,9 +1,8 @@
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
-import type { FakeApi } from "../../fakes/httpFake.js";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
-import { startFakeTelegram } from "../../fakes/telegram.js";
+import { fakeTelegramPerFile } from "../../fakes/telegram.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
@@ -17,14 +16,7 @@ import { telegramMessages } from "../../helpers/telegramMessages.js";
 
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/listed-tools-server.mjs"));
 const perTest = gatewayPerTest();
-let telegram: FakeApi;
-
-beforeAll(async () => {
-  telegram = await startFakeTelegram();
-});
-afterAll(async () => {
-  await telegram?.close();
-});
+const telegram = fakeTelegramPerFile();
 
 /** Runs route `r` once against `model`, whose first turn calls `call` (if any); the run's requests. */
 async function run(
@@ -58,14 +50,14 @@ async function run(
             },
           },
         },
-        platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
+        platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram().url } },
       },
     ),
   });
-  telegram.requests.length = 0;
+  telegram().requests.length = 0;
   model.script(...(call === undefined ? [] : [{ toolCalls: [call] }]), { text: "done" });
   expect((await postJson(gw.url("/webhooks/r"), {})).status).toBe(202);
-  expect(await telegramMessages(telegram, 1)).toEqual(["done"]);
+  expect(await telegramMessages(telegram(), 1)).toEqual(["done"]);
   return model.requests;
 }
 

@@ -1,10 +1,9 @@
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
-import type { FakeApi } from "../../fakes/httpFake.js";
 import type { FakeModel, ModelTurn } from "../../fakes/openaiServer.js";
 import { startFakeOpenAI } from "../../fakes/openaiServer.js";
-import { startFakeTelegram } from "../../fakes/telegram.js";
+import { fakeTelegramPerFile } from "../../fakes/telegram.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { gatewayPerTest, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
@@ -22,14 +21,7 @@ import { telegramMessages } from "../../helpers/telegramMessages.js";
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 const OPEN = "INSECURE_NO_AUTH";
 const perTest = gatewayPerTest();
-let telegram: FakeApi;
-
-beforeAll(async () => {
-  telegram = await startFakeTelegram();
-});
-afterAll(async () => {
-  await telegram?.close();
-});
+const telegram = fakeTelegramPerFile();
 
 interface Journalled {
   outcome?: string;
@@ -52,7 +44,7 @@ function start(provider: "openai" | "anthropic", model: FakeModel) {
       {
         agent: { provider, model: "test-model", base_url: model.baseUrl, retries: 0 },
         mcp_servers: { files: { command: process.execPath, args: [SERVER] } },
-        platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
+        platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram().url } },
       },
     ),
   });
@@ -61,11 +53,11 @@ function start(provider: "openai" | "anthropic", model: FakeModel) {
 /** Runs the route once with `turns` scripted; the reply delivered and the run's journal record. */
 async function run(gw: TestGateway, model: FakeModel, ...turns: ModelTurn[]) {
   model.requests.length = 0;
-  telegram.requests.length = 0;
+  telegram().requests.length = 0;
   const before = journalLines(gw.home.dir).length;
   model.script(...turns);
   expect((await postJson(gw.url("/webhooks/made"), {})).status).toBe(202);
-  const [reply] = await telegramMessages(telegram, 1);
+  const [reply] = await telegramMessages(telegram(), 1);
   const record = await vi.waitFor(
     () => {
       const line = journalLines<Journalled>(gw.home.dir)[before];

@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
-import type { FakeApi } from "../../fakes/httpFake.js";
 import { type FakeModel, startFakeOpenAI } from "../../fakes/openaiServer.js";
-import { startFakeTelegram } from "../../fakes/telegram.js";
+import { fakeTelegramPerFile } from "../../fakes/telegram.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { gatewayPerTest, type TestGateway, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
@@ -19,14 +18,7 @@ import { telegramMessages } from "../../helpers/telegramMessages.js";
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 const OPEN = "INSECURE_NO_AUTH";
 const perTest = gatewayPerTest();
-let telegram: FakeApi;
-
-beforeAll(async () => {
-  telegram = await startFakeTelegram();
-});
-afterAll(async () => {
-  await telegram?.close();
-});
+const telegram = fakeTelegramPerFile();
 
 const NOTE = (chars: number, shown: number) =>
   `[… cut: the tool's result was ${chars} characters; the first ${shown} are shown (agent.max_tool_result_chars)]`;
@@ -48,7 +40,7 @@ function start(provider: "openai" | "anthropic", model: FakeModel, agent: Record
       {
         agent: { provider, model: "test-model", base_url: model.baseUrl, ...agent },
         mcp_servers: { files: { command: process.execPath, args: [SERVER, "--big-tool"] } },
-        platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
+        platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram().url } },
       },
     ),
   });
@@ -62,11 +54,11 @@ function runBig(gw: TestGateway, model: FakeModel, bytes: number, fail?: true) {
 /** Runs the route once: the model calls `big` with `args` (an object, or a text sent as is), then answers "done". */
 async function runCall(gw: TestGateway, model: FakeModel, args: unknown) {
   model.requests.length = 0;
-  telegram.requests.length = 0;
+  telegram().requests.length = 0;
   const before = journalLines(gw.home.dir).length;
   model.script({ toolCalls: [{ name: "mcp__files__big", args }] }, { text: "done" });
   expect((await postJson(gw.url("/webhooks/big"), {})).status).toBe(202);
-  expect(await telegramMessages(telegram, 1)).toEqual(["done"]);
+  expect(await telegramMessages(telegram(), 1)).toEqual(["done"]);
   return vi.waitFor(
     () => {
       const lines = journalLines<{ run?: { toolCalls: Array<Record<string, unknown>> } }>(gw.home.dir);

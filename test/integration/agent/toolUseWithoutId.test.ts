@@ -1,8 +1,7 @@
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { expect, it, vi } from "vitest";
 import { startFakeAnthropic } from "../../fakes/anthropicServer.js";
-import type { FakeApi } from "../../fakes/httpFake.js";
-import { startFakeTelegram } from "../../fakes/telegram.js";
+import { fakeTelegramPerFile } from "../../fakes/telegram.js";
 import { bundledFixture } from "../../helpers/bundledFixture.js";
 import { gatewayPerTest, webhookConfig } from "../../helpers/gateway.js";
 import { postJson } from "../../helpers/http.js";
@@ -18,14 +17,7 @@ import { telegramMessages } from "../../helpers/telegramMessages.js";
 
 const SERVER = await bundledFixture(join(import.meta.dirname, "../../fixtures/mcp/stdio-server.mjs"));
 const perTest = gatewayPerTest();
-let telegram: FakeApi;
-
-beforeAll(async () => {
-  telegram = await startFakeTelegram();
-});
-afterAll(async () => {
-  await telegram?.close();
-});
+const telegram = fakeTelegramPerFile();
 
 it("the tool runs, its result goes back under the made-up id, and the reply is delivered", async () => {
   const model = await startFakeAnthropic();
@@ -45,7 +37,7 @@ it("the tool runs, its result goes back under the made-up id, and the reply is d
         {
           agent: { provider: "anthropic", model: "test-model", base_url: model.baseUrl, retries: 0 },
           mcp_servers: { files: { command: process.execPath, args: [SERVER] } },
-          platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram.url } },
+          platforms: { telegram: { enabled: true, token: "1:tg", base_url: telegram().url } },
         },
       ),
     });
@@ -54,7 +46,7 @@ it("the tool runs, its result goes back under the made-up id, and the reply is d
       { text: "after the call" },
     );
     expect((await postJson(gw.url("/webhooks/noid"), {})).status).toBe(202);
-    expect(await telegramMessages(telegram, 1)).toEqual(["after the call"]);
+    expect(await telegramMessages(telegram(), 1)).toEqual(["after the call"]);
     const messages = (model.requests[1]?.json.messages ?? []) as Array<{
       content: Array<{ type: string; id?: string; tool_use_id?: string; content?: unknown }>;
     }>;
