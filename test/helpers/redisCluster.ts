@@ -47,6 +47,27 @@ export function sharedAppendAgent(
   };
 }
 
+/**
+ * A command agent that appends each run's delivery id to `file` and replies with its prompt, one run at a
+ * time: what the hand-on tests deliver and count.
+ */
+export function appendEchoAgent(file: string): Record<string, unknown> {
+  return {
+    provider: "command",
+    command: ["sh", "-c", 'echo "$SVC_DELIVERY_ID" >> "$0"; cat', file],
+    max_concurrent_runs: 1,
+  };
+}
+
+/** `config` (a `clusterConfig`) with the delivery platform `name` set up beside the webhook adapter. */
+export function withPlatform(
+  config: Record<string, unknown>,
+  name: string,
+  settings: Record<string, unknown>,
+): Record<string, unknown> {
+  return { ...config, platforms: { ...(config.platforms as Record<string, unknown>), [name]: settings } };
+}
+
 /** How many times each delivery id was appended to `file`. */
 export function appendedIds(file: string): Map<string, number> {
   const counts = new Map<string, number>();

@@ -10,7 +10,7 @@ import { startFakeTelegram } from "../fakes/telegram.js";
 import { type TempHome, tempHome } from "./home.js";
 import { sample } from "./metrics.js";
 import { startTestRedis, type TestRedis } from "./redis.js";
-import { type ClusterNode, clusterConfig } from "./redisCluster.js";
+import { appendEchoAgent, type ClusterNode, clusterConfig, withPlatform } from "./redisCluster.js";
 
 /**
  * For the tests of a delivery handed on between instances on one Redis while it waits to retry: the
@@ -56,19 +56,13 @@ export function handOnConfig(options: {
         deliver_extra: { chat_id: options.chat },
       },
     },
-    {
-      provider: "command",
-      command: ["sh", "-c", 'echo "$SVC_DELIVERY_ID" >> "$0"; cat', options.agentLog],
-      max_concurrent_runs: 1,
-    },
+    appendEchoAgent(options.agentLog),
   );
-  return {
-    ...base,
-    platforms: {
-      ...(base.platforms as Record<string, unknown>),
-      telegram: { enabled: true, token: `1:${options.route}`, base_url: options.telegramUrl },
-    },
-  };
+  return withPlatform(base, "telegram", {
+    enabled: true,
+    token: `1:${options.route}`,
+    base_url: options.telegramUrl,
+  });
 }
 
 /** What the instances of a hand-on test share: the Telegram fake, the real redis-server, a home for files. */

@@ -8,7 +8,13 @@ import { fakeClock } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
-import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisCluster.js";
+import {
+  appendEchoAgent,
+  type ClusterNode,
+  clusterConfig,
+  startNode,
+  withPlatform,
+} from "../../helpers/redisCluster.js";
 import { agentRuns, deliveriesRetrying } from "../../helpers/telegramHandOn.js";
 
 /**
@@ -42,19 +48,9 @@ describe("state.backend: redis — a cron_job route's fire handed on while its d
       redis.url,
       `c${randomUUID()}`,
       { fire: { secret: "INSECURE_NO_AUTH", cron_job: "nightly" } },
-      {
-        provider: "command",
-        command: ["sh", "-c", 'echo "$SVC_DELIVERY_ID" >> "$0"; cat', log],
-        max_concurrent_runs: 1,
-      },
+      appendEchoAgent(log),
     );
-    const cfg = {
-      ...base,
-      platforms: {
-        ...(base.platforms as Record<string, unknown>),
-        discord: { enabled: true, token: "D", base_url: discord.url },
-      },
-    };
+    const cfg = withPlatform(base, "discord", { enabled: true, token: "D", base_url: discord.url });
     const files = {
       "cron/jobs.json": oneJobStore({
         name: "nightly",

@@ -10,7 +10,13 @@ import { fakeClock } from "../../helpers/gateway.js";
 import { type TempHome, tempHome } from "../../helpers/home.js";
 import { postJson } from "../../helpers/http.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
-import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisCluster.js";
+import {
+  appendEchoAgent,
+  type ClusterNode,
+  clusterConfig,
+  startNode,
+  withPlatform,
+} from "../../helpers/redisCluster.js";
 import { agentRuns, deliveriesRetrying, linesSaying } from "../../helpers/telegramHandOn.js";
 
 /**
@@ -62,19 +68,9 @@ describe("state.backend: redis — a mail handed on while it waits to retry the 
       redis.url,
       prefix,
       { mail: { secret: "INSECURE_NO_AUTH", prompt: "event {n}", deliver: "email" } },
-      {
-        provider: "command",
-        command: ["sh", "-c", 'echo "$SVC_DELIVERY_ID" >> "$0"; cat', log],
-        max_concurrent_runs: 1,
-      },
+      appendEchoAgent(log),
     );
-    const cfg = {
-      ...base,
-      platforms: {
-        ...(base.platforms as Record<string, unknown>),
-        email: emailPlatform(port, `${OPS}, ${BUSY}`),
-      },
-    };
+    const cfg = withPlatform(base, "email", emailPlatform(port, `${OPS}, ${BUSY}`));
     const id = jobIdOf(seenKey("mail", "e-1"));
     const connection = new Redis(redis.url);
     const queue = new Queue("runs", { connection, prefix: `${prefix}:bull` });

@@ -15,7 +15,13 @@ import { postJson } from "../../helpers/http.js";
 import { sample } from "../../helpers/metrics.js";
 import { signalGroup } from "../../helpers/process.js";
 import { startTestRedis, type TestRedis } from "../../helpers/redis.js";
-import { type ClusterNode, clusterConfig, startNode } from "../../helpers/redisCluster.js";
+import {
+  appendEchoAgent,
+  type ClusterNode,
+  clusterConfig,
+  startNode,
+  withPlatform,
+} from "../../helpers/redisCluster.js";
 
 /**
  * docs/delivery-targets.md, "Retries", with state.backend: redis: a run whose delivery waits to retry hands
@@ -83,19 +89,9 @@ function config(prefix: string, agentLog: string): Record<string, unknown> {
       up: route(UP_CHAT),
       fire: { secret: OPEN, cron_job: "triage" },
     },
-    {
-      provider: "command",
-      command: ["sh", "-c", 'echo "$SVC_DELIVERY_ID" >> "$0"; cat', agentLog],
-      max_concurrent_runs: 1,
-    },
+    appendEchoAgent(agentLog),
   );
-  return {
-    ...base,
-    platforms: {
-      ...(base.platforms as Record<string, unknown>),
-      telegram: { enabled: true, token: "1:retry-slot", base_url: tg.url },
-    },
-  };
+  return withPlatform(base, "telegram", { enabled: true, token: "1:retry-slot", base_url: tg.url });
 }
 
 async function post(node: ClusterNode, route: string, id: string): Promise<void> {
