@@ -12,10 +12,18 @@ function unsetIn(value: unknown, scope: InterpolationScope): string[] {
   return [...new Set(unresolved)];
 }
 
+/**
+ * What of an entry a connect reads: a stdio server is sent no headers, and a remote one only those svc
+ * sends (not Host, Content-Length, ...), so a variable elsewhere in `headers` needs no value.
+ */
+function readByConnect(entry: McpServerEntry): Partial<McpServerEntry> {
+  const { headers, ...rest } = entry;
+  return entry.url === undefined ? rest : { ...rest, headers: sentHeaders(headers) };
+}
+
 /** The `${VAR}` names an MCP server entry uses that neither `.env` nor the environment sets, each once. */
 export function unsetMcpVariables(entry: McpServerEntry, scope: InterpolationScope): string[] {
-  // A header svc does not send (Host, Content-Length, ...) needs no variable.
-  return unsetIn(entry.url === undefined ? entry : { ...entry, headers: sentHeaders(entry.headers) }, scope);
+  return unsetIn(readByConnect(entry), scope);
 }
 
 /**
@@ -29,7 +37,7 @@ export function unsetMcpVariablesByEffect(
 ): { failing: string[]; literal: string[] } {
   const { url, headers, ...rest } = entry;
   const failing = url === undefined ? [] : unsetIn([url, sentHeaders(headers)], scope);
-  const literal = unsetIn(url === undefined ? entry : rest, scope);
+  const literal = unsetIn(url === undefined ? readByConnect(entry) : rest, scope);
   return { failing, literal: literal.filter((name) => !failing.includes(name)) };
 }
 

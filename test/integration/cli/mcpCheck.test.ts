@@ -201,6 +201,23 @@ describe("is my MCP server working? (no gateway running)", { timeout: 90_000 }, 
     expect(one.code).toBe(0);
     expect(one.stderr).toContain(`warning: ${warning}`);
   });
+
+  it("an unset variable in a stdio server's headers, which it is never sent, is not said to be passed on", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify({
+        mcp_servers: {
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own variable syntax
+          sh: { command: process.execPath, args: [SERVER], headers: { "X-Key": "${NOT_SET_SVC_HEADER}" } },
+        },
+      }),
+    );
+    const res = await svc(home, ["mcp", "test", "sh"]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain("headers");
+    expect(res.stderr).not.toContain("NOT_SET_SVC_HEADER} is not set");
+  });
 });
 
 describe("svc mcp tools <server>: descriptions and input schemas", { timeout: 60_000 }, () => {
