@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 
 /**
- * Commands other tools have for what svc does with another one (`status`, `health`, `metrics`), by the path
+ * Commands other tools have for what svc does with another one (`status`, `health`, `metrics`, `enable`), by the path
  * of the group where they are typed: refused as any unknown command (exit 2), naming what does their job.
  * Commander's own did-you-mean sent `svc health` to `help` and `svc mcp health` to `reauth`.
  */
@@ -15,11 +15,17 @@ const INSTEAD: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   "svc mcp": {
     health:
       "svc mcp has no health command: svc mcp list (or svc mcp status) shows each server's state in the running gateway, and with none running checks each one; svc mcp test --all exits 1 when one fails",
+    enable: enabledInstead("enable", true),
+    disable: enabledInstead("disable", false),
   },
 };
 
 function statusInstead(name: string): string {
   return `svc has no ${name} command: svc gateway status says whether the gateway runs and answers /health (exit 0 when healthy); svc mcp list shows each MCP server's state`;
+}
+
+function enabledInstead(name: string, enabled: boolean): string {
+  return `svc mcp has no ${name} command: set mcp_servers.<name>.enabled: ${enabled} in config.yaml, then run svc mcp reload (a running gateway takes it at once)`;
 }
 
 /** The path of `command` as typed: `svc`, `svc mcp`. */

@@ -101,14 +101,16 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
   });
 
   it("status, health and metrics, which svc does without, are refused with the commands that do their job (not 'Did you mean help?')", async () => {
-    const [status, health, metrics, mcpHealth, other] = await each(
+    const [status, health, metrics, mcpHealth, other, enable, disable] = await each(
       ["status"],
       ["health"],
       ["metrics"],
       ["mcp", "health"],
       ["frobnicate"],
+      ["mcp", "enable", "fx"],
+      ["mcp", "disable", "fx"],
     );
-    for (const r of [status, health, metrics, mcpHealth]) {
+    for (const r of [status, health, metrics, mcpHealth, enable, disable]) {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).not.toContain("Did you mean");
@@ -124,6 +126,10 @@ describe("usage errors exit 2 (docs/cli.md), help exits 0", { timeout: 90_000 },
     expect(mcpHealth.stderr).toContain(
       "error: unknown command 'health' — svc mcp has no health command: svc mcp list (or svc mcp status) shows each server's state",
     );
+    expect(enable.stderr).toContain(
+      "error: unknown command 'enable' — svc mcp has no enable command: set mcp_servers.<name>.enabled: true in config.yaml, then run svc mcp reload",
+    );
+    expect(disable.stderr).toContain("set mcp_servers.<name>.enabled: false in config.yaml");
     // Any other word is refused as before.
     expect(other.code).toBe(2);
     expect(other.stderr).toContain("error: unknown command 'frobnicate'");
