@@ -26,8 +26,9 @@ export function isSessionExpired(err: unknown): boolean {
 
 /**
  * The server's saved OAuth login cannot be used (`NeedsLoginError` in src/actors/oauth/refresh.ts: a refresh
- * token refused, no saved tokens): every request fails the same way until the user logs in again. Its message,
- * when so, from the error or one of its causes.
+ * token refused, no saved tokens; `ClientRefusedError` there: the configured client refused at a refresh;
+ * `FreshTokenRefusedError` in provider.ts: a newly issued token refused by the server): every request fails
+ * the same way until the user logs in again. Its message, when so, from the error or one of its causes.
  */
 export function loginNeeded(err: unknown): string | undefined {
   for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)

@@ -249,10 +249,10 @@ export async function invokeTool(
       if (err instanceof UrlElicitationRequiredError) {
         throw new SvcError("mcp_call", urlElicitationRequired(rt.name, tool.original, err), { cause: err });
       }
-      // The saved OAuth login is unusable (its refresh token refused, a logout): every call fails so until the
-      // user logs in again, which reconnecting cannot change. The server is failed at once with why, as a
-      // reconnect failing the same way leaves it (logged, shown by `svc mcp list`); its retries pick up a new
-      // login.
+      // The saved OAuth login is unusable (its refresh token or configured client refused, a newly issued token
+      // refused too, a logout): every call fails so until the user logs in again, which reconnecting cannot
+      // change. The server is failed at once with why, as a reconnect failing the same way leaves it (logged,
+      // shown by `svc mcp list`); its retries pick up a new login.
       const noLogin = loginNeeded(err);
       if (noLogin !== undefined) rt.actor.send({ type: "LOGIN_NEEDED", reason: scrub(noLogin, rt.secrets) });
       // A 401 without OAuth: the credentials the session was opened with (a token since expired or revoked)

@@ -42,6 +42,15 @@ function tokenKey(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
+/**
+ * The server refused a token right after it was issued (or moved to another authorization server): every
+ * request is refused so until the fix its message names and a new login. `loginNeeded`, as for
+ * `NeedsLoginError`, lets the MCP hub fail the server at once with this message.
+ */
+export class FreshTokenRefusedError extends SvcError {
+  readonly loginNeeded = true;
+}
+
 export interface ProviderOptions extends Partial<JobOptions> {
   /** CLI-driven connects may start a login; background reconnects never do. */
   readonly interactive: boolean;
@@ -197,7 +206,7 @@ export class SvcOAuthProvider implements OAuthClientProvider {
     const refusal = this.freshTokenRefused;
     this.freshTokenRefused = undefined;
     // Another refresh or login would only get another token the server refuses.
-    if (refusal !== undefined) throw new SvcError("oauth", refusal);
+    if (refusal !== undefined) throw new FreshTokenRefusedError("oauth", refusal);
     try {
       await usableTokens(this.job, this.lastHanded !== undefined ? { rejected: this.lastHanded } : {});
       return;

@@ -1,6 +1,10 @@
 import { createHash } from "node:crypto";
 import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationFull,
+  OAuthClientInformationMixed,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
 import { finishBeforeExit } from "../../io/heldSignals.js";
 import { resourceCovers } from "../../io/oauth/discovery.js";
@@ -69,6 +73,15 @@ export function loginFlowFor(job: OAuthJob, saved: StoredTokens | undefined): Lo
   return job.entry.oauth?.flow === "device" || saved?.flow === "device" ? "device" : "browser";
 }
 
+/**
+ * The token endpoint refused the configured client (`oauth.client_id`, `client_secret`) at a refresh: every
+ * refresh is refused so until the user fixes them (or the authorization server's side) and logs in again.
+ * `loginNeeded`, as for `NeedsLoginError`, lets the MCP hub fail the server at once with this message.
+ */
+export class ClientRefusedError extends SvcError {
+  readonly loginNeeded = true;
+}
+
 /** The token endpoint gave no OAuth answer: the refresh may succeed later, no login is needed. */
 export class RefreshUnavailableError extends SvcError {
   readonly transient = true;
@@ -103,6 +116,20 @@ const MAX_REMEMBERED_REFUSALS = 1000;
 
 function refreshKey(issuer: string, token: string): string {
   return createHash("sha256").update(`${issuer}\n${token}`).digest("hex");
+}
+
+/**
+ * Refreshes refused because the token endpoint refused the configured client, by SHA-256 of the refresh token
+ * and the client's id, secret and method, with the error they failed with: not sent again until a new login
+ * brings another refresh token or config.yaml another client, so a failed server's retries do not ask each time.
+ */
+const refusedClientRefreshes = new Map<string, string>();
+
+function clientRefreshKey(issuer: string, token: string, client: OAuthClientInformationMixed): string {
+  const { client_id, client_secret, token_endpoint_auth_method } = client as OAuthClientInformationFull;
+  return createHash("sha256")
+    .update(JSON.stringify([issuer, token, client_id, client_secret, token_endpoint_auth_method]))
+    .digest("hex");
 }
 
 function rememberRefused(issuer: string, token: string, why: string): void {
@@ -267,6 +294,11 @@ export async function usableTokens(
     const refreshToken = current.refresh_token;
     const refusal = refusedRefreshes.get(refreshKey(current.issuer, refreshToken));
     if (refusal !== undefined) throw needsLoginError(serverName, refusal, flow, job.profile);
+    const clientRefusal =
+      configured === undefined
+        ? undefined
+        : refusedClientRefreshes.get(clientRefreshKey(current.issuer, refreshToken, configured));
+    if (clientRefusal !== undefined) throw new ClientRefusedError("oauth", clientRefusal);
     const failedMeanwhile = unanswered.get(refreshKey(current.issuer, refreshToken));
     if (failedMeanwhile !== undefined && failedMeanwhile.count > unansweredBefore)
       throw failedMeanwhile.error;
@@ -317,11 +349,12 @@ export async function usableTokens(
         if (answered?.error !== undefined && REFUSED_GRANT_ERRORS.has(answered.error))
           rememberRefused(current.issuer, refreshToken, why);
         // A configured client the server refuses is refused by a login too: name the keys to check first.
-        if (configured !== undefined && refusedClient(answered?.error))
-          throw new SvcError(
-            "oauth",
-            `${serverName}: ${why} — ${loginAdvice(serverName, fetches, endpoint, true, flow, job.profile)}`,
-          );
+        if (configured !== undefined && refusedClient(answered?.error)) {
+          const message = `${serverName}: ${why} — ${loginAdvice(serverName, fetches, endpoint, true, flow, job.profile)}`;
+          if (refusedClientRefreshes.size >= MAX_REMEMBERED_REFUSALS) refusedClientRefreshes.clear();
+          refusedClientRefreshes.set(clientRefreshKey(current.issuer, refreshToken, configured), message);
+          throw new ClientRefusedError("oauth", message);
+        }
         throw needsLoginError(serverName, why, flow, job.profile);
       }
       const saved = toStoredTokens(fresh, {
