@@ -215,6 +215,28 @@ describe("svc mcp add / remove", { timeout: 90_000 }, () => {
     expect(config()).toBe(COMMENTED);
   });
 
+  it("refuses an --env that is a credential with an = of its own, its NAME= forgotten: exit 2, nothing shown or written", async () => {
+    home = tempHome();
+    home.write("config.yaml", COMMENTED);
+    // `--env "$TOKEN"`: the token alone, split at its own = (inside it, or its base64 padding).
+    const [inside, padded] = await svcEach(home, [
+      ["mcp", "add", "fx", "--env", "sk-live-Qx7a=Zr9b", "--", "node", "srv.mjs"],
+      ["mcp", "add", "fx", "--env", "c2VjcmV0LXRva2Vu==", "--", "node", "srv.mjs"],
+    ]);
+    for (const res of [inside, padded]) {
+      expect(res?.code).toBe(2);
+      expect(res?.stderr).toContain("svc: --env: ");
+      expect(res?.stderr).toContain(
+        "(not shown: it may be a credential) — write --env NAME=value, NAME being the variable's name",
+      );
+      expect(res?.stdout).toBe("");
+    }
+    expect(inside?.stderr).toContain("the text before the first = is not an environment variable name");
+    for (const part of ["sk-live-Qx7a", "Zr9b", "c2VjcmV0LXRva2Vu"])
+      expect(`${inside?.stderr}${padded?.stderr}`).not.toContain(part);
+    expect(config()).toBe(COMMENTED);
+  });
+
   it("a malformed --env names --env", async () => {
     home = tempHome();
     home.write("config.yaml", COMMENTED);

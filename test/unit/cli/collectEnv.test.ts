@@ -57,4 +57,34 @@ describe("svc mcp add --env KEY=value: a malformed one is refused without its va
       expect(text).not.toContain(value.slice(0, -1));
     }
   });
+
+  it("a credential given without its NAME= that holds an = of its own (base64 padding, a=b inside) is refused, neither part shown", () => {
+    const refusal = (why: string) =>
+      `--env: ${why} (not shown: it may be a credential) — write --env NAME=value, NAME being the variable's name (or --env NAME='\${NAME}', so svc reads NAME from .env (or its own environment) at each connect); nothing was written`;
+    const notAName = refusal(
+      "the text before the first = is not an environment variable name (letters, digits and _, not starting with a digit)",
+    );
+    for (const [value, parts] of [
+      ["c2Vj+cmV0/LXRva2Vu==", ["c2Vj+cmV0/LXRva2Vu", "="]],
+      ["sk-proj-Ab12=Cd34", ["sk-proj-Ab12", "Cd34"]],
+      ["eyJhbGciOi.eyJzdWIi=x.sig", ["eyJhbGciOi.eyJzdWIi", "x.sig"]],
+      ["9lives=Pw7q", ["9lives", "Pw7q"]],
+    ] as const) {
+      const text = message(value);
+      expect(text).toBe(notAName);
+      for (const part of parts.filter((p) => p.length > 1)) expect(text).not.toContain(part);
+    }
+    // Text that is a name, followed by padding alone: what a credential of letters and digits leaves.
+    const padded = message("c2VjcmV0LXRva2VuLXZhbHVlMQ==");
+    expect(padded).toBe(
+      refusal(
+        "the value after the first = is nothing but =, as a credential ending in base64 padding given alone leaves it",
+      ),
+    );
+    expect(padded).not.toContain("c2VjcmV0LXRva2VuLXZhbHVlMQ");
+    // Names of either case, and values holding = or ending in padding, are taken as given.
+    expect(collectEnv("http_proxy=http://p:3128")).toEqual({ http_proxy: "http://p:3128" });
+    expect(collectEnv("_X1=a=b")).toEqual({ _X1: "a=b" });
+    expect(collectEnv("API_KEY=c2VjcmV0==")).toEqual({ API_KEY: "c2VjcmV0==" });
+  });
 });
