@@ -1397,7 +1397,12 @@ export async function runCronJob(
   let failure: unknown;
   if (made !== undefined) {
     reply = made.text;
-    if (made.failed !== undefined) failure = new Error(made.failed);
+    // The failure's notice, made where the agent ran: it named the delivery as a notice made here would.
+    if (made.failed !== undefined) {
+      const failed = new Error(made.failed);
+      noticedAs.set(failed, firedBy?.deliveryId ?? deliveryId);
+      failure = failed;
+    }
   } else
     try {
       const answer = await deps.runner.run(
@@ -1424,29 +1429,35 @@ export async function runCronJob(
       failure = err;
     }
   firedBy?.slot?.replied?.(keptReply({ text: reply, deliveryId }, failure));
-  await deps.deliverer.deliver(
-    {
-      target: job.deliver,
-      message: {
-        text: reply,
-        extra: job.deliver_extra,
-        route: `cron:${job.name}`,
-        deliveryId,
-        profile: namedProfile(profile),
+  try {
+    await deps.deliverer.deliver(
+      {
+        target: job.deliver,
+        message: {
+          text: reply,
+          extra: job.deliver_extra,
+          route: `cron:${job.name}`,
+          deliveryId,
+          profile: namedProfile(profile),
+        },
+        mode: "agent",
+        mirrorToSession: firedBy?.mirrorToSession === true,
+        ...(firedBy === undefined
+          ? {}
+          : {
+              mirrorRoute: firedBy.route,
+              recordedAs: { route: firedBy.route, deliveryId: firedBy.deliveryId },
+              slot: firedBy.slot,
+              run: firedBy.run,
+            }),
       },
-      mode: "agent",
-      mirrorToSession: firedBy?.mirrorToSession === true,
-      ...(firedBy === undefined
-        ? {}
-        : {
-            mirrorRoute: firedBy.route,
-            recordedAs: { route: firedBy.route, deliveryId: firedBy.deliveryId },
-            slot: firedBy.slot,
-            run: firedBy.run,
-          }),
-    },
-    signal,
-  );
+      signal,
+    );
+  } catch (err) {
+    // A failed run's notice its target refused is that delivery's failure (logged and recorded as such by
+    // the deliverer), not the run's: the run failed as the model did, as a webhook route's run does.
+    if (failure === undefined || signal.aborted) throw err;
+  }
   if (failure !== undefined) throw failure;
   return reply;
 }
