@@ -5,6 +5,7 @@ import type { AcceptedEvent } from "../../../streams/context.js";
 import { seenKey } from "../../../streams/stages/idempotency.js";
 import { StateUnavailableError } from "../../../streams/stateUnavailable.js";
 import type { Logger } from "../../log.js";
+import { coalesceGroupId } from "./coalesceGroupId.js";
 import type { RedisHealth } from "./connection.js";
 import { JOINED, SEEN_TTL_SECONDS } from "./idempotency.js";
 import type { RedisKeys } from "./keys.js";
@@ -237,7 +238,7 @@ export function createSharedCoalescing(options: SharedCoalescingOptions): Shared
       if (policy === undefined) return "not_grouped";
       const key = renderCoalesceKey(policy.key, event.payload, event.event);
       if (key === undefined) return "not_grouped";
-      const group = `${event.routeName}:${key}`;
+      const group = coalesceGroupId(event.routeName, key);
       const quietMs = timerDelay(policy.window_seconds * 1000);
       const maxMs = timerDelay(policy.max_wait_seconds * 1000);
       let generation: number;
