@@ -41,6 +41,19 @@ export class RunKeptForRestart extends Error {
   override readonly name: string = "RunKeptForRestart";
 }
 
+/**
+ * A run's failure whose notice its target took as the gateway's stop came (a mail the server took for some
+ * recipients, the stop cutting short the retry for the others): the run ended, failed, as if no stop had
+ * come. It is recorded finished and counted failed, not kept to run again: run again, it would send its
+ * notice a second time. The message and `cause` are the failure's.
+ */
+export class RunFailedAtStop extends Error {
+  override readonly name: string = "RunFailedAtStop";
+  constructor(failure: unknown) {
+    super(failure instanceof Error ? failure.message : String(failure), { cause: failure });
+  }
+}
+
 /** A wait of the gateway's start (for a Redis loading its data) that its stop signal ended: no failure. */
 export class StoppedWhileWaiting extends Error {
   override readonly name: string = "StoppedWhileWaiting";

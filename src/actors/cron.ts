@@ -3,7 +3,7 @@ import { fromCallback } from "xstate";
 import { scopedSignal } from "../clock.js";
 import { nearMiss } from "../config/nearMiss.js";
 import { DEFAULT_PROFILE, inProfile, namedProfile, profileFlag } from "../config/paths.js";
-import { LoggedError, RunKeptForRestart } from "../errors.js";
+import { LoggedError, RunFailedAtStop, RunKeptForRestart } from "../errors.js";
 import type { CronRunNotes } from "../io/cronRunNotes.js";
 import type { Logger } from "../io/log.js";
 import { profilesNotListed } from "../io/profiles.js";
@@ -400,7 +400,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       logger.info({ job: job.id, profile, trigger }, `${label}: run finished`);
     } catch (err) {
       status = "error";
-      if (signal?.aborted === true || err instanceof RunKeptForRestart) {
+      if (
+        (signal?.aborted === true && !(err instanceof RunFailedAtStop)) ||
+        err instanceof RunKeptForRestart
+      ) {
         status = "interrupted";
         const how =
           signal?.aborted === true ? "before it finished" : "(its agent ended by the stop's signal)";
@@ -415,7 +418,8 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
         error = (err as Error)?.message ?? String(err);
         // The reply its target did not take is kept nowhere else: the line keeps it.
         const reply = err instanceof UndeliveredReply ? { reply: err.reply } : {};
-        const noticed = typeof err === "object" && err !== null ? noticedAs.get(err) : undefined;
+        const failure = err instanceof RunFailedAtStop ? err.cause : err;
+        const noticed = typeof failure === "object" && failure !== null ? noticedAs.get(failure) : undefined;
         logger.error(
           {
             job: job.id,
@@ -1299,8 +1303,12 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
           throw new RunKeptForRestart(`[cron] ${found.job.name}: interrupted by the gateway's stop`);
         throw new LoggedError("interrupted by the gateway's stop before it finished");
       }
-      // Failed as its last_run says: the event's run in the delivery history and the run metrics too.
-      if (error !== undefined) throw new LoggedError(error);
+      // Failed as its last_run says: the event's run in the delivery history and the run metrics too. Its
+      // notice delivered as the stop came, it ended all the same: not saved to run again.
+      if (error !== undefined) {
+        const failed = new LoggedError(error);
+        throw signal.aborted ? new RunFailedAtStop(failed) : failed;
+      }
       return undefined;
     },
     givenUp(run, error) {
@@ -1458,7 +1466,9 @@ export async function runCronJob(
     // the deliverer), not the run's: the run failed as the model did, as a webhook route's run does.
     if (failure === undefined || signal.aborted) throw err;
   }
-  if (failure !== undefined) throw failure;
+  // A notice delivered as the stop came (a mail some recipients got, its retry for the others cut short)
+  // ended the run: failed, not interrupted.
+  if (failure !== undefined) throw signal.aborted ? new RunFailedAtStop(failure) : failure;
   return reply;
 }
 

@@ -1,5 +1,5 @@
 import { type ActorRefFrom, fromCallback, setup } from "xstate";
-import { LoggedError, RunKeptForRestart } from "../errors.js";
+import { LoggedError, RunFailedAtStop, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { ChurnSet } from "../streams/churnTables.js";
 import type { AcceptedEvent } from "../streams/context.js";
@@ -259,6 +259,11 @@ export class RunQueue {
   private readonly stopWaiters = new Set<() => void>();
   /** Runs whose agent the stop signal ended (`RunKeptForRestart`): unfinished, saved with the rest. */
   readonly kept: QueuedRun[] = [];
+  /**
+   * Runs that `stopActive` stopped and that ended all the same, with their reply or a failed run's notice
+   * delivered (a mail some recipients got, its retry for the others cut short): finished, not to be saved.
+   */
+  private readonly endedAtStop = new Set<QueuedRun>();
   private readonly stopTimers: StopTimers;
 
   constructor(
@@ -341,6 +346,10 @@ export class RunQueue {
     this.stopping.abort();
     return active;
   }
+  /** `runs` (what `stopActive` returned) but those that ended all the same since. */
+  stillUnfinished(runs: readonly QueuedRun[]): QueuedRun[] {
+    return runs.filter((run) => !this.endedAtStop.has(run));
+  }
   /** Whether `run` goes on outside its slot (its delivery waits to retry, or waits behind one that does). */
   isOutside(run: QueuedRun): boolean {
     return this.retrying.has(run);
@@ -363,8 +372,10 @@ export class RunQueue {
     this.onChange?.();
     return true;
   }
-  finish(event: QueuedRun): void {
+  /** `ended`: false for a run the stop cut short (or kept for the next start), which is saved to run again. */
+  finish(event: QueuedRun, ended = true): void {
     if (!this.active.delete(event)) this.retrying.delete(event);
+    if (ended && this.stopping.signal.aborted) this.endedAtStop.add(event);
     this.onChange?.();
     if (this.isIdle()) for (const notify of this.idleWaiters) notify();
   }
@@ -483,27 +494,34 @@ const runSlot = fromCallback<{ type: "wake" }, SlotInput>(({ input, receive }) =
         served += 1;
         const controller = runSignal;
         current = event;
+        /** False for a run the stop cut short or kept: it is saved and runs again. */
+        let ended = true;
         try {
           await execute(event, controller.signal, slot);
         } catch (err) {
+          // Its failure's notice went out as the stop came: the run ended, failed, as without the stop.
+          const failedAtStop = err instanceof RunFailedAtStop;
+          const failure = failedAtStop ? err.cause : err;
           // A run a stop ended did not fail: it is saved and runs again (the stop's line counts them).
           if (err instanceof RunKeptForRestart) {
+            ended = false;
             queue.kept.push(event);
             logger.info(
               { route: event.routeName, delivery_id: event.deliveryId },
               `[webhook] ${event.routeName}: the agent command was ended by the gateway's stop signal — the run is kept and runs again at the next start`,
             );
-          } else if (!(err instanceof LoggedError) && !signal.aborted)
+          } else if (signal.aborted && !failedAtStop) ended = false;
+          else if (!(failure instanceof LoggedError))
             logger.error(
               {
                 route: event.routeName,
                 delivery_id: event.deliveryId,
-                err: err instanceof Error ? err.message : String(err),
+                err: failure instanceof Error ? failure.message : String(failure),
               },
               `[webhook] ${event.routeName}: agent run failed`,
             );
         } finally {
-          queue.finish(event);
+          queue.finish(event, ended);
         }
         if (pumpId !== pumps) {
           // The run handed the slot back and has now ended: the slot's pump went on without this one.

@@ -680,7 +680,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       {
         name: "save unfinished runs",
         run: () => {
-          const unfinished = [...new Set([...stopped, ...queue.active(), ...waiting])];
+          // Not a stopped run that ended all the same (its reply or notice delivered as the stop came).
+          const unfinished = [...new Set([...queue.stillUnfinished(stopped), ...queue.active(), ...waiting])];
           try {
             save(unfinished);
             if (unfinished.length > 0) hooks.onRunsSaved(unfinished, paths.pendingRuns);

@@ -1,5 +1,5 @@
 import { NOT_RUN, type QueuedRun, type RunExecutor, type RunQueue } from "../actors/runs.js";
-import { RunKeptForRestart } from "../errors.js";
+import { RunFailedAtStop, RunKeptForRestart } from "../errors.js";
 import type { GatewayMetrics, RunDepth } from "../io/metrics/gatewayMetrics.js";
 
 /** The run queue's depth, for the `svc_runs_waiting` / `svc_runs_active` / `svc_deliveries_retrying` gauges. */
@@ -12,7 +12,8 @@ export function runDepth(queue: RunQueue): RunDepth {
  * end. A run the gateway's stop cut short (it threw with `stopped` aborted: past the drain timeout) neither
  * failed nor finished: it is saved and runs again (docs/webhook.md), so it is neither counted nor recorded,
  * as the journal does not record it finished. One that returned is counted and recorded, stop or not, as
- * the journal records it finished: a mail that some recipients got as the stop cut its retry short.
+ * the journal records it finished: a mail that some recipients got as the stop cut its retry short. So
+ * is a failed run whose notice went out so (`RunFailedAtStop`): counted and recorded failed.
  */
 export async function timedRun<T>(
   metrics: GatewayMetrics | undefined,
@@ -33,7 +34,7 @@ export async function timedRun<T>(
     onEnd?.(undefined);
     return result;
   } catch (err) {
-    if (stopped?.aborted !== true && !(err instanceof RunKeptForRestart)) {
+    if (endedFailed(err, stopped)) {
       metrics?.runFinished("failed", (now() - started) / 1000);
       onEnd?.(err ?? new Error("failed"));
     }
@@ -62,11 +63,20 @@ export function timedRuns(
       onEnd?.(run, undefined);
       return result;
     } catch (err) {
-      if (!signal.aborted && !(err instanceof RunKeptForRestart)) {
+      if (endedFailed(err, signal)) {
         metrics?.runFinished("failed", (now() - started) / 1000);
         onEnd?.(run, err ?? new Error("failed"));
       }
       throw err;
     }
   };
+}
+
+/**
+ * Whether a run that threw ended failed: not cut short by the gateway's stop (`stopped` aborted) nor kept
+ * for the next start, or failed with its notice delivered as the stop came.
+ */
+function endedFailed(err: unknown, stopped: AbortSignal | undefined): boolean {
+  if (err instanceof RunFailedAtStop) return true;
+  return stopped?.aborted !== true && !(err instanceof RunKeptForRestart);
 }

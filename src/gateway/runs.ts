@@ -42,6 +42,8 @@ export interface RunQueuePort {
   takeWaiting(): QueuedRun[];
   /** Stops the runs under way and returns them (stop, past the drain timeout): they run again at the next start. */
   stopActive(): QueuedRun[];
+  /** Of the runs `stopActive` returned, those that did not end all the same (their reply or notice delivered). */
+  stillUnfinished(runs: readonly QueuedRun[]): QueuedRun[];
   /** Waits until no run is waiting, running or waiting to retry its delivery; false when `timeoutMs` passes first. */
   drain(timeoutMs: number): Promise<boolean>;
   /** A stop's saver of unfinished runs to pending-runs.json, for the next start. */
@@ -79,6 +81,7 @@ export function createRunQueue(deps: {
     active: () => [...queue.active, ...queue.retrying, ...queue.kept],
     takeWaiting: () => queue.takeWaiting(),
     stopActive: () => queue.stopActive(),
+    stillUnfinished: (runs) => queue.stillUnfinished(runs),
     drain: (timeoutMs) => queue.whenIdle(timeoutMs),
     shutdownSaver: () => createShutdownSaver(readPendingRuns, writePendingRuns, deps.pendingRunsFile),
   };

@@ -5,7 +5,7 @@ import { pendingRunOf } from "../actors/pendingRuns.js";
 import type { QueuedRun, RunExecutor } from "../actors/runs.js";
 import type { Clock } from "../clock.js";
 import type { StateSettings } from "../config/sections/state.js";
-import { describeError, RunKeptForRestart, SvcError } from "../errors.js";
+import { describeError, RunFailedAtStop, RunKeptForRestart, SvcError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { openFilesFix } from "../io/openFiles.js";
 import { StateDirBusyError } from "../io/state/journal/dirLock.js";
@@ -346,12 +346,13 @@ export class GatewayState {
         return result;
       } catch (err) {
         kept = err instanceof RunKeptForRestart;
+        ended = err instanceof RunFailedAtStop;
         throw err;
       } finally {
         // Not before its delivery ends, when the run handed its slot back to wait for a retry: a crash
         // meanwhile leaves it unfinished in the journal, so the next start delivers it again. A run that
-        // ended as the stop came (a mail some recipients got, its retry for the others cut short) is
-        // finished: run again, it would deliver a second time.
+        // ended as the stop came (a mail some recipients got, its retry for the others cut short), with its
+        // reply or a failed run's notice, is finished: run again, it would deliver a second time.
         if (ended || (!signal.aborted && !kept)) this.store.runFinished(run.routeName, run.deliveryId);
       }
     };

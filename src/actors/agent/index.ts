@@ -16,7 +16,7 @@ import type { UnofferedTools } from "../../agent/unofferedTools.js";
 import { DEFAULT_PROFILE } from "../../config/paths.js";
 import type { AgentSettings } from "../../config/sections/agent.js";
 import { TOOLSETS_WITHOUT_TOOLS, type ToolsSettings, toolsSchema } from "../../config/sections/tools.js";
-import { RunKeptForRestart, SvcError } from "../../errors.js";
+import { RunFailedAtStop, RunKeptForRestart, SvcError } from "../../errors.js";
 import { type Logger, silentLogger } from "../../io/log.js";
 import { modelAgentNotLoaded } from "../../io/openFiles.js";
 import type { ProcessGroups } from "../../io/processGroups.js";
@@ -434,7 +434,8 @@ export function createRunExecutor(deps: RunExecutorDeps): RunExecutor {
       throw failure;
     }
     recordReply(deps, event, reply);
-    // Logged by the run slot as a failed run.
-    if (failure !== undefined) throw failure;
+    // Logged by the run slot as a failed run. A notice delivered as the stop came (a mail some recipients got,
+    // its retry for the others cut short) ended the run all the same: it is not kept to run again.
+    if (failure !== undefined) throw signal.aborted ? new RunFailedAtStop(failure) : failure;
   };
 }

@@ -57,6 +57,8 @@ describe("state.backend: local — a stop while a mail waits to retry the recipi
       expect(messages).toContain(
         '[delivery] email: route "ci": not delivered to busy@example.org (452 Mailbox full); the other recipients got it',
       );
+      // Nor is it saved for the next start as a run the stop cut short.
+      expect(messages.filter((m) => m.includes("not finished at shutdown"))).toEqual([]);
       // Ended ok (the mail went out), as its journal line says: its history row and its run metric show it.
       const exposition = (await metrics?.registry.metrics()) ?? "";
       expect(sample(exposition, 'svc_run_duration_seconds_count{outcome="ok"}')).toBe(1);
@@ -68,8 +70,9 @@ describe("state.backend: local — a stop while a mail waits to retry the recipi
           delivery: expect.objectContaining({ platform: "email", outcome: "ok" }),
         }),
       ]);
-      // The next start finds the run finished in the journal: it is not queued again.
-      const again = await startGatewayInHome(gw.home);
+      // The next start, two hours on (its delivery id forgotten), finds the run finished in the journal and
+      // none saved: it is not queued again.
+      const again = await startGatewayInHome(gw.home, 300, () => Date.now() + 2 * 3600_000);
       await again.stop();
       const atStart = gw.logs().map((l) => l.msg);
       expect(atStart.filter((m) => m.includes("queued again"))).toEqual([]);
