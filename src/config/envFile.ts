@@ -69,8 +69,9 @@ export function checkEnvFile(path: string): void {
 }
 
 /**
- * The first line of a `.env` that sets nothing, as `<file>: line <n>: <problem> — <what to do>`; undefined
- * for a good file, a missing one, or one that cannot be read (readEnvFile says so).
+ * The first line of a `.env` that sets nothing, as `<file>: line <n>: <problem> — <what to do>`, or why it
+ * cannot be read (a directory, a file this user may not read, another encoding than UTF-8, a link to
+ * nothing); undefined for a good file or a missing one.
  */
 export function envFileProblem(path: string): string | undefined {
   let text: string;
@@ -82,8 +83,8 @@ export function envFileProblem(path: string): string | undefined {
   try {
     text = readUtf8(path);
   } catch (err) {
-    // One that cannot be read is named by readEnvFile; one in another encoding here.
-    return (err as SvcError).code === "config_invalid" ? (err as SvcError).message : undefined;
+    // A named profile's .env is read only at its MCP connects, which never refuse: its start warns with this.
+    return (err as SvcError).message;
   }
   const stray = strayEnvLine(text);
   if (stray === undefined) return undefined;

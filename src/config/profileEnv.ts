@@ -7,9 +7,9 @@ import { DEFAULT_PROFILE, svcPaths } from "./paths.js";
 import { configSchema } from "./schema.js";
 
 /**
- * A named profile's `.env` with a line that sets nothing. Only its MCP connections read that file, at a
- * connect, which never refuses: the start and `svc config check` warn instead, as the default profile's
- * `.env` is refused.
+ * A named profile's `.env` with a line that sets nothing, or that cannot be read (a directory, a link to
+ * nothing, not UTF-8). Only its MCP connections read that file, at a connect, which never refuses: the start
+ * and `svc config check` warn instead, as the default profile's `.env` is refused.
  */
 export function profileEnvFileWarnings(home: string, profiles: readonly string[]): string[] {
   return profiles

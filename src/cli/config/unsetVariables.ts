@@ -3,7 +3,6 @@ import { type InterpolationScope, interpolateDeep } from "../../config/interpola
 import { DEFAULT_PROFILE, svcPaths } from "../../config/paths.js";
 import type { Config } from "../../config/schema.js";
 import { type McpServerEntry, sentHeaders } from "../../config/sections/mcp.js";
-import { describeError } from "../../errors.js";
 
 /** The `${VAR}` names a value uses (strings anywhere in it) that neither `.env` nor the environment sets, each once. */
 function unsetIn(value: unknown, scope: InterpolationScope): string[] {
@@ -58,9 +57,8 @@ export function profileMcpVariableWarnings(
     let scope: InterpolationScope;
     try {
       scope = secretScope(paths, env);
-    } catch (err) {
-      warnings.push(`${describeError(err)} — profile ${profile}'s MCP connections read it`);
-      continue;
+    } catch {
+      continue; // a .env that cannot be read is named by profileEnvFileWarnings, as at the gateway's start
     }
     for (const [name, entry] of Object.entries(config.mcp_servers)) {
       if (!entry.enabled) continue;

@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -62,6 +62,17 @@ describe("gateway start: secret files readable by other users, a profile's .env"
       `[gateway] ${workEnv}: line 1: not a NAME=value line — write NOTES_TOKEN=<value>, or start the line with # to keep it as a comment (profile work's MCP connections read this file)`,
     );
     expect(warnings(home.dir).join("\n")).not.toContain("work-token");
+  });
+
+  it("logs a WARN for a named profile's .env that cannot be read (a directory), as svc config check names it", async () => {
+    home = tempHome();
+    home.write("config.yaml", stringify(webhookConfig({ pr: { secret: "s3cret" } })));
+    const workEnv = join(home.dir, "profiles/work/.env");
+    mkdirSync(workEnv, { recursive: true });
+    gateway = await startGatewayInHome(home);
+    expect(warnings(home.dir)).toContain(
+      `[gateway] ${workEnv}: cannot be read (EISDIR: illegal operation on a directory, read) — it is a directory: move it away and write the file in its place (profile work's MCP connections read this file)`,
+    );
   });
 
   it("a reload that reads a config.yaml now holding a credential and readable by others logs the same WARN", async () => {

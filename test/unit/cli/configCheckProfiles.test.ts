@@ -1,4 +1,4 @@
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkConfig } from "../../../src/cli/config/check.js";
@@ -112,5 +112,47 @@ describe("svc config check: a named profile's .env", () => {
       `${workEnv}: WEBHOOK_SECRET is not read here — the webhook adapter reads WEBHOOK_* from ${home.dir}/.env (or the environment) for every profile; a profile's .env serves only its MCP connections: move it there, or give profile work's routes a secret: of their own in config.yaml`,
     ]);
     expect(warnings.join("\n")).not.toContain("work-secret");
+  });
+
+  /**
+   * A named profile's `.env` that cannot be read was named twice (the file's problem, then again for the
+   * variables its MCP connections need), or — a directory — only there, and not at the gateway's start.
+   */
+  it.each([
+    [
+      "a directory",
+      (dir: string) => mkdirSync(join(dir, "profiles/work/.env"), { recursive: true }),
+      "cannot be read (EISDIR",
+    ],
+    [
+      "a link to nothing",
+      (dir: string) => {
+        mkdirSync(join(dir, "profiles/work"), { recursive: true });
+        symlinkSync(join(dir, "gone.env"), join(dir, "profiles/work/.env"));
+      },
+      `is a symbolic link to `,
+    ],
+    [
+      "UTF-16 (PowerShell's >)",
+      (dir: string) => {
+        mkdirSync(join(dir, "profiles/work"), { recursive: true });
+        writeFileSync(join(dir, "profiles/work/.env"), Buffer.from("\uFEFFDOCS_TOKEN=t\n", "utf16le"), {
+          mode: 0o600,
+        });
+      },
+      "UTF-16",
+    ],
+  ])("a bound profile's .env that is %s is named once", async (_, make, words) => {
+    home = tempHome();
+    home.write("config.yaml", config, 0o600);
+    home.write(".env", "DOCS_TOKEN=default-token\n", 0o600);
+    make(home.dir);
+    const workEnv = join(home.dir, "profiles/work/.env");
+    const { problems, warnings } = await checkConfig({ home: home.dir, env: {} });
+    expect(problems).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(new RegExp(`^${workEnv}: `));
+    expect(warnings[0]).toContain(words);
+    expect(warnings[0]).toMatch(/\(profile work's MCP connections read this file\)$/);
   });
 });
