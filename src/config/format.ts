@@ -20,6 +20,12 @@ import { MAX_SEARCH_RESULTS } from "./sections/tools.js";
 import { MAX_BODY_BYTES_LIMIT, MAX_WORKERS, ROUTE_NAME } from "./sections/webhook.js";
 import { FINITE_SECONDS, TIMER_SECONDS_KEYS } from "./timerSeconds.js";
 import { bracedListHint, unquotedTemplateHint } from "./unquotedTemplate.js";
+import {
+  CREDENTIALS_LEFT_OUT,
+  textWithoutUrlCredentials,
+  valueWithoutUrlCredentials,
+  withoutUrlCredentials,
+} from "./urlCredentials.js";
 
 /**
  * A value a `${VAR}` gave (from `.env` or the environment, where secrets live): a message quotes what the
@@ -29,13 +35,15 @@ export class WrittenAs {
   constructor(readonly text: unknown) {}
 }
 
+/** A value as a message quotes it: a URL in it without its credentials (`redis://:[redacted]@host`). */
 function describeInput(input: unknown): string {
   if (input === undefined) return "nothing";
   if (input instanceof WrittenAs) return `${describeInput(input.text)} (the value it gives is not shown)`;
-  // JSON would say null for .nan, .inf and 1e400.
+  // JSON would say null for .nan, .inf and 1e400; an integer past 2^53 is its digits.
   if (typeof input === "number" && !Number.isFinite(input)) return String(input);
+  if (typeof input === "bigint") return String(input);
   try {
-    const text = JSON.stringify(input);
+    const text = JSON.stringify(valueWithoutUrlCredentials(input));
     return text.length > 60 ? `${cutText(text, 57)}...` : text;
   } catch {
     return typeof input;
@@ -435,7 +443,7 @@ const ONE_SECRET =
 function describeValue(path: readonly PropertyKey[], input: unknown): string {
   const key = path.at(-1);
   if (typeof key === "string" && SECRET_KEY.test(key) && input !== undefined && input !== null)
-    return `a ${Array.isArray(input) ? "list" : typeof input === "object" ? "mapping" : typeof input} (not shown: the key holds a secret)`;
+    return `a ${Array.isArray(input) ? "list" : typeof input === "object" ? "mapping" : typeof input === "bigint" ? "number" : typeof input} (not shown: the key holds a secret)`;
   // `routes: [{name: gh, secret: s3cret}]` written as a list: the secret inside is not quoted either.
   if (holdsSecretKey(input))
     return `${Array.isArray(input) ? "a list" : "a mapping"} (not shown: it holds a secret)`;
@@ -481,7 +489,7 @@ function mcpEntryShorthand(
 ): { entry: string; hidden: boolean } | undefined {
   if (path.length !== 2 || path[0] !== "mcp_servers") return undefined;
   if (typeof input === "string" && /^https?:\/\/\S+$/i.test(input.trim()))
-    return /:\/\/[^/@\s]*:[^/@\s]*@/.test(input)
+    return withoutUrlCredentials(input.trim()) !== input.trim()
       ? { entry: "{url: ...}", hidden: true }
       : { entry: `{url: ${input.trim()}}`, hidden: false };
   const words =
@@ -506,7 +514,10 @@ const CREDENTIAL_OPTION = /^--?[^=]*(?:key|token|secret|pass|auth|cred|cookie)/i
 
 /** Words of a command line holding a credential (an option's value, a URL's password): not quoted back. */
 const holdsCredential = (words: readonly string[]) =>
-  words.some((w) => CREDENTIAL_OPTION.test(w) || /:\/\/[^/@\s]*:[^/@\s]*@/.test(w));
+  words.some(
+    (w) =>
+      CREDENTIAL_OPTION.test(w) || /:\/\/[^/@\s]*:[^/@\s]*@/.test(w) || textWithoutUrlCredentials(w) !== w,
+  );
 
 /** `chat_id=42` or `chat_id: 42`: a deliver_extra entry written as text. */
 const EXTRA_PAIR = /^\s*([A-Za-z_][\w.-]*)\s*(?:=|:\s)\s*(.*?)\s*$/;
@@ -632,9 +643,15 @@ export function formatIssue(
     // `routes:` then `  events: [push]` at the routes' own indentation: a route's key read as a route's name.
     else if (routePropertyAsName(issue.path, known?.(issue.path) ?? []) && syntax === "yaml")
       message += ` — ${routePropertyHint(issue.path)}`;
-    // `github: <secret>`: a route written as its one value, which is its secret as often as not.
-    else if (routeAsValue(issue.path, issue.input))
-      message = `expected ${expected}, got ${typeof issue.input === "number" ? "a number" : typeof issue.input === "boolean" ? "true or false" : "text"} (not shown: it may be the route's secret) — a route is a mapping of its keys: write ${String(issue.path.at(-1))}: on its own line, with secret: and its other keys (events, prompt, ...) indented under it`;
+    // `github: <secret>`: a route written as its one value, which is its secret as often as not; so is a
+    // subscription record (`{"demo": "<secret>"}` in webhook_subscriptions.json).
+    else if (routeAsValue(issue.path, issue.input, syntax)) {
+      const got = `expected ${expected}, got ${typeof issue.input === "number" ? "a number" : typeof issue.input === "boolean" ? "true or false" : "text"} (not shown: it may be the route's secret)`;
+      message =
+        syntax === "json"
+          ? `${got} — a subscription record is a mapping of its keys: write ${JSON.stringify(String(issue.path.at(-1)))}: {"secret": "...", ...} with its other keys (events, prompt, ...) beside secret, or create it with svc webhook subscribe`
+          : `${got} — a route is a mapping of its keys: write ${String(issue.path.at(-1))}: on its own line, with secret: and its other keys (events, prompt, ...) indented under it`;
+    }
     // `.inf`, `.nan` or `1e400` (past what a double holds): a duration that is capped says at what.
     else if (issue.expected === "number" && typeof issue.input === "number" && !Number.isFinite(issue.input))
       message += ` — ${TIMER_SECONDS_KEYS.has(String(issue.path.at(-1))) ? FINITE_SECONDS : (FINITE_IN_RANGE[String(issue.path.at(-1))] ?? "write a finite number")}`;
@@ -653,7 +670,7 @@ export function formatIssue(
     // YAML reads 12345, true or 1e5 as a number or bool; quoting keeps the text.
     else if (
       issue.expected === "string" &&
-      (typeof issue.input === "number" || typeof issue.input === "boolean")
+      (typeof issue.input === "number" || typeof issue.input === "bigint" || typeof issue.input === "boolean")
     )
       message += ` — put it in quotes if it is meant as text`;
     else if (issue.path.at(-1) === "secret" && Array.isArray(issue.input)) message += ` — ${ONE_SECRET}`;
@@ -758,13 +775,16 @@ export function formatIssue(
       !(syntax === "yaml" && bracedValueHint(issue) !== undefined)
     ) {
       const key = String(issue.path.at(-1) ?? "");
-      const [only] = issue.input as Array<string | number | boolean>;
+      const [written] = issue.input as Array<string | number | boolean>;
+      // `redis_url: [redis://:<password>@host]`: written back without the password.
+      const only = typeof written === "string" ? textWithoutUrlCredentials(written) : written;
+      const leftOut = only === written ? "" : CREDENTIALS_LEFT_OUT;
       message +=
         issue.input.length > 1
           ? ` — ${key} takes one value, not a list`
           : syntax === "json"
-            ? ` — one value, not a list: write ${JSON.stringify(key)}: ${JSON.stringify(only)}`
-            : ` — one value, not a list: write ${key}: ${typeof only === "string" ? flowItem(only) : String(only)}`;
+            ? ` — one value, not a list: write ${JSON.stringify(key)}: ${JSON.stringify(only)}${leftOut}`
+            : ` — one value, not a list: write ${key}: ${typeof only === "string" ? flowItem(only) : String(only)}${leftOut}`;
     }
     // `agent: openai`, `state: redis` or `webhook: true`: the one word is the value of the mapping's main key.
     else if (sectionWord(issue.path, issue.input) !== undefined)
@@ -810,7 +830,8 @@ export function formatIssue(
         message += ` — ${FILTERS_EXAMPLE[syntax === "json" ? "json" : "yaml"]}`;
       } else if (issue.expected === "array") {
         const shown = describeValue(issue.path, issue.input);
-        const entry = syntax === "json" ? JSON.stringify(issue.input) : issue.input;
+        const shownText = textWithoutUrlCredentials(issue.input);
+        const entry = syntax === "json" ? JSON.stringify(shownText) : shownText;
         message += ` — write a list: [${shown.startsWith('"') ? entry : "..."}]`;
       }
     }
@@ -911,13 +932,17 @@ function routeNames(input: unknown): readonly string[] | undefined {
   return names as string[];
 }
 
-/** A static route (directly under `routes` or under `extra.routes`) written as one value, not a mapping. */
-function routeAsValue(path: readonly PropertyKey[], input: unknown): boolean {
+/**
+ * A static route (directly under `routes` or under `extra.routes`), or a record of a subscription store (its
+ * name alone: the JSON stores' other records sit under `jobs`), written as one value, not a mapping.
+ */
+function routeAsValue(path: readonly PropertyKey[], input: unknown, syntax: "yaml" | "json"): boolean {
   const atRoute =
-    path[0] === "platforms" &&
-    path[1] === "webhook" &&
-    path.at(-2) === "routes" &&
-    path.length === (path[2] === "extra" ? 5 : 4);
+    (syntax === "json" && path.length === 1) ||
+    (path[0] === "platforms" &&
+      path[1] === "webhook" &&
+      path.at(-2) === "routes" &&
+      path.length === (path[2] === "extra" ? 5 : 4));
   return atRoute && (input instanceof WrittenAs || (typeof input !== "object" && input !== undefined));
 }
 

@@ -19,6 +19,7 @@ import { SvcError } from "../errors.js";
 import { notUtf8Text } from "../io/textEncoding.js";
 import { isPresent, readUtf8 } from "./configFileRead.js";
 import { checkEnvFile, secretScope, writtenEnvLines } from "./envFile.js";
+import { exactIntegers, type LongInteger, longIntegersAsText } from "./exactIntegers.js";
 import { filterPathAsWritten, noteFiltersAsWritten } from "./filtersWrittenAsOne.js";
 import { formatIssues, WrittenAs } from "./format.js";
 import { type InterpolationScope, interpolate, interpolateDeep } from "./interpolate.js";
@@ -162,7 +163,12 @@ function writtenServerOrder(doc: Document): string[] | undefined {
     .filter((name) => name !== "<<");
 }
 
-function readYaml(file: string): { value: unknown; blank: boolean; serverOrder?: string[] } {
+function readYaml(file: string): {
+  value: unknown;
+  blank: boolean;
+  serverOrder?: string[];
+  longIntegers: LongInteger[];
+} {
   const text = readUtf8(file);
   // Integers are read exactly: a Discord or Slack id written unquoted (19 digits) is past 2^53.
   const lineCounter = new LineCounter();
@@ -195,8 +201,10 @@ function readYaml(file: string): { value: unknown; blank: boolean; serverOrder?:
     );
   }
   const serverOrder = writtenServerOrder(doc);
+  const longIntegers: LongInteger[] = [];
   return {
-    value: exactIntegers(value) ?? {},
+    value: exactIntegers(value, longIntegers) ?? {},
+    longIntegers,
     blank: value === null || value === undefined,
     ...(serverOrder === undefined ? {} : { serverOrder }),
   };
@@ -308,20 +316,6 @@ function yamlProblem(message: string, line = "", column = 1): string {
     return `${text} — in "double quotes" a backslash starts a YAML escape: write a regex or path in 'single quotes' ('^\\d+$'), unquoted, or with the backslash doubled ("^\\\\d+$")`;
   // `prompt: {pull_request.title} was opened`: a value starting with { is a flow mapping to YAML.
   return `${text}${unquotedTemplateLine(text, line) ?? reservedLeadHint(text, line, column) ?? unquotedFlowPatternHint(text, line, column) ?? colonInValueHint(text, line) ?? flowEntryColonHint(text, line, column) ?? textAfterQuoteHint(text, line) ?? ""}`;
-}
-
-/** YAML integers as numbers, except those a number cannot hold exactly: they stay their digits (text). */
-function exactIntegers(value: unknown): unknown {
-  if (typeof value === "bigint") {
-    const n = Number(value);
-    return Number.isSafeInteger(n) ? n : value.toString();
-  }
-  if (Array.isArray(value)) return value.map(exactIntegers);
-  if (typeof value === "object" && value !== null) {
-    for (const [key, item] of Object.entries(value))
-      (value as Record<string, unknown>)[key] = exactIntegers(item);
-  }
-  return value;
 }
 
 const isMapping = (value: unknown): value is Record<string, unknown> =>
@@ -735,7 +729,7 @@ export function loadConfig(
   );
   const read: ReturnType<typeof readYaml> = fromFile
     ? readYaml(paths.config)
-    : { value: structuredClone(EMBEDDED_DEFAULT), blank: false };
+    : { value: structuredClone(EMBEDDED_DEFAULT), blank: false, longIntegers: [] };
   const raw = read.value;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new SvcError(
@@ -753,9 +747,17 @@ export function loadConfig(
   const variableProblems: string[] = [];
   const enabledFromEnv = applyWebhookEnv(rendered, scope, paths.env, variableProblems);
   const mcp = renderLoadTimeKeys(mcp_servers, scope);
-  const parsed = configSchema.safeParse({ ...rendered, mcp_servers: mcp.servers }, { reportInput: true });
-  if (!parsed.success || mcp.issues.length > 0) {
-    const issues = withUnsetLoadTimeKeys(parsed.error?.issues ?? [], mcp);
+  const input = { ...rendered, mcp_servers: mcp.servers };
+  const parsed = configSchema.safeParse(input, { reportInput: true });
+  // `secret: 12345678901234567890123`: refused as `secret: 123456789012345` is.
+  const longAsText = longIntegersAsText(configSchema, input, read.longIntegers);
+  if (!parsed.success || mcp.issues.length > 0 || longAsText.length > 0) {
+    const at = (issue: z.core.$ZodIssue) => issue.path.map(String).join("\0");
+    const refused = new Set(longAsText.map(at));
+    const issues = withUnsetLoadTimeKeys(
+      [...(parsed.error?.issues ?? []).filter((issue) => !refused.has(at(issue))), ...longAsText],
+      mcp,
+    );
     throw new ConfigInvalidError(
       [
         ...variableProblems,

@@ -1,5 +1,6 @@
 import { FILTER_OPERATORS } from "./sections/filters.js";
 import { routeShape, WEBHOOK_SETTINGS } from "./sections/webhook.js";
+import { CREDENTIALS_LEFT_OUT, textWithoutUrlCredentials } from "./urlCredentials.js";
 
 /**
  * Values written unquoted in config.yaml that YAML reads as something else than the text meant, and the
@@ -18,6 +19,15 @@ function singleQuoted(text: string): string {
 }
 
 /**
+ * `text` in single quotes as a fix writes it back, a URL in it without its credentials (they would be printed
+ * and logged): `'redis://:[redacted]@h:6379/0'`, saying where the user's own go.
+ */
+function singleQuotedShown(text: string): string {
+  const shown = textWithoutUrlCredentials(text);
+  return shown === text ? singleQuoted(text) : `${singleQuoted(shown)}${CREDENTIALS_LEFT_OUT}`;
+}
+
+/**
  * A name whose value is a credential (`secret`, `token`, `api_key`, `GITHUB_TOKEN`, `X-Api-Key`,
  * `password`, ...: the names config messages hide), except `coalesce.key`, which is a template.
  */
@@ -30,7 +40,7 @@ const CREDENTIAL_NAME = /token|secret|pass|auth|cred|session|cookie|key/i;
 function quotedBackValue(key: string, value: string): string {
   return CREDENTIAL_NAME.test(key) && key !== "key"
     ? "'<the value>' (not shown: the key holds a secret)"
-    : singleQuoted(value);
+    : singleQuotedShown(value);
 }
 
 /** The keys whose value is a secret, as config messages name them (`secret`, `*_token`, `api_key`, ...). */
@@ -70,7 +80,7 @@ export function unquotedTemplateHint(
   if (Array.isArray(input) && input.length > 0 && (isTemplateKey(at) || key === "regex")) {
     const [only] = input;
     const back =
-      input.length === 1 && typeof only === "string" ? `: ${key}: ${singleQuoted(`[${only}]`)}` : "";
+      input.length === 1 && typeof only === "string" ? `: ${key}: ${singleQuotedShown(`[${only}]`)}` : "";
     return ` — ${meaning("[")}: put the ${noun(key)} in quotes${back}`;
   }
   const found = placeholders(input);
@@ -78,7 +88,7 @@ export function unquotedTemplateHint(
   if (!shown) return ` — ${HINT} value in quotes`;
   return found.template === undefined
     ? ` — ${HINT} ${noun(key)} in quotes`
-    : ` — ${HINT} ${noun(key)} in quotes: ${key}: ${singleQuoted(found.template)}`;
+    : ` — ${HINT} ${noun(key)} in quotes: ${key}: ${singleQuotedShown(found.template)}`;
 }
 
 /**
@@ -243,10 +253,10 @@ export function templateCutByComment(
       : /^[ \t]*(#\S[^\n]*?)[ \t]*(?:\r?\n|$)/
   ).exec(after)?.[1];
   if (comment === undefined) return undefined;
-  const read = value === null ? "no value" : `only ${JSON.stringify(value)}`;
-  const written = singleQuoted(value === null ? comment : `${value} ${comment}`);
+  const read = value === null ? "no value" : `only ${JSON.stringify(textWithoutUrlCredentials(value))}`;
+  const written = singleQuotedShown(value === null ? comment : `${value} ${comment}`);
   const fix = /^\d+$/.test(key) ? `- ${written}` : `${key}: ${written}`;
-  return `${keyPath(at)}: YAML read ${read}: a # after a space starts a comment, so ${JSON.stringify(comment)} was dropped — put the ${template ? "template" : "value"} in quotes: ${fix}`;
+  return `${keyPath(at)}: YAML read ${read}: a # after a space starts a comment, so ${JSON.stringify(textWithoutUrlCredentials(comment))} was dropped — put the ${template ? "template" : "value"} in quotes: ${fix}`;
 }
 
 /** `  prompt: New PR: {pull_request.title}`: key, value (a `# comment` cut). */

@@ -35,3 +35,32 @@ export function percentDecoded(text: string): string {
     Buffer.from(run.replace(/%/g, ""), "hex").toString("utf8"),
   );
 }
+
+/**
+ * Text that may hold URLs (a value a config message quotes back: `"redis://:pw@h:6379/0" x`,
+ * `https://x/mcp?api_key=… x: y`): each word as `withoutUrlCredentials` shows it, the quotes, brackets,
+ * commas and YAML's leading indicators (`@`, `*`, ...) around a word kept as written.
+ */
+export function textWithoutUrlCredentials(text: string): string {
+  return text.replace(/\S+/g, (word) => {
+    const [, lead = "", core = "", tail = ""] = /^(["'`[({<@%*&!]*)(.*?)(["'`\])}>,]*)$/s.exec(word) ?? [];
+    return `${lead}${withoutUrlCredentials(core)}${tail}`;
+  });
+}
+
+/**
+ * A value (text, or a list or mapping of them) with the URL credentials of each text `[redacted]`, for a
+ * message that quotes it.
+ */
+export function valueWithoutUrlCredentials(value: unknown): unknown {
+  if (typeof value === "string") return textWithoutUrlCredentials(value);
+  if (Array.isArray(value)) return value.map(valueWithoutUrlCredentials);
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype)
+    return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, valueWithoutUrlCredentials(item)]),
+  );
+}
+
+/** What a fix that writes a value back with its credentials `[redacted]` adds, so none is copied as such. */
+export const CREDENTIALS_LEFT_OUT = " (its credentials shown as [redacted]: write yours in their place)";
