@@ -2,7 +2,12 @@ import type { SvcPaths } from "../config/paths.js";
 import { describeError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
-import { mirrorDelivery } from "../io/sessions/mirror.js";
+import {
+  type MirrorEntry,
+  type MirrorShare,
+  mirrorDelivery,
+  type ToldMirror,
+} from "../io/sessions/mirror.js";
 import { canonicalTarget, shownTarget } from "../io/targets/names.js";
 import type { TargetRegistry } from "../io/targets/registry.js";
 import {
@@ -66,6 +71,11 @@ export interface Deliverer {
   deliver(request: DeliveryRequest, signal?: AbortSignal): Promise<DeliveryReceipt>;
   /** Resolves once the session mirrors of `mirrorAfterwards` deliveries still under way have ended. */
   mirrorsDone?(): Promise<void>;
+  /**
+   * The session mirror of a delivery another gateway instance made (`state.backend: redis`), written into
+   * this instance's session of that chat if it has one. Never rejects: a failure is logged.
+   */
+  mirrorTold?(mirror: ToldMirror): Promise<void>;
 }
 
 export interface DelivererDeps {
@@ -78,6 +88,11 @@ export interface DelivererDeps {
   readonly retry?: Partial<RetryPolicy>;
   /** Clock for session timestamps. */
   readonly now?: () => Date;
+  /**
+   * How the other gateway instances sharing the state are told a delivery's session mirror, once there is
+   * a way (`state.backend: redis`, opened after the deliverer); undefined with one instance.
+   */
+  readonly mirrorsElsewhere?: () => MirrorShare | undefined;
   /** Attempts and failures by platform, when metrics are on. */
   readonly metrics?: Pick<GatewayMetrics, "deliveryAttempt" | "deliveryFailed"> | undefined;
   /** Each delivery's end, for the delivery history. */
@@ -117,6 +132,24 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   /** The mirrors of deliveries that did not wait for theirs (`mirrorAfterwards`), until they end. */
   const mirrorsUnderway = new Set<Promise<void>>();
 
+  /**
+   * Writes `entry` into this instance's session of its chat: false when it has none, undefined when the
+   * write failed (logged). Never rejects.
+   */
+  async function mirrorHere(
+    entry: MirrorEntry,
+    log: Record<string, string>,
+    failure: string,
+    now: (() => Date) | undefined,
+  ): Promise<boolean | undefined> {
+    try {
+      return await mirrorDelivery({ home: paths.home, ...entry }, now);
+    } catch (err) {
+      logger.warn(log, `[delivery] mirror_to_session failed (${failure}): ${describeError(err)}`);
+      return undefined;
+    }
+  }
+
   async function mirror(
     target: DeliveryTarget,
     request: DeliveryRequest,
@@ -128,29 +161,27 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       logger.debug(log, `[delivery] mirror_to_session skipped: ${target.name} is not a chat target`);
       return;
     }
-    try {
-      const mirrored = await mirrorDelivery(
-        {
-          home: paths.home,
-          profile: message.profile,
-          platform: target.name,
-          chatId: receipt.chatId,
-          route: request.mirrorRoute ?? message.route,
-          text: message.text,
-        },
-        deps.now,
-      );
-      if (!mirrored)
-        logger.debug(
-          log,
-          `[delivery] mirror_to_session skipped: ${target.name} chat ${receipt.chatId} has no session`,
-        );
-    } catch (err) {
-      logger.warn(
+    const entry: MirrorEntry = {
+      profile: message.profile,
+      platform: target.name,
+      chatId: receipt.chatId,
+      route: request.mirrorRoute ?? message.route,
+      text: message.text,
+    };
+    // The other instances sharing the state may hold the chat's session (their chat front end's): told
+    // at the same time, each writes it into its own, as this one does here.
+    const elsewhere = deps.mirrorsElsewhere?.();
+    // Told, the entry has one time in every home: when the delivery ended, by this instance's clock.
+    const at = elsewhere === undefined ? undefined : (deps.now?.() ?? new Date());
+    const [mirrored] = await Promise.all([
+      mirrorHere(entry, log, "the delivery itself succeeded", at === undefined ? deps.now : () => at),
+      at === undefined ? undefined : elsewhere?.tell({ ...entry, at: at.toISOString() }),
+    ]);
+    if (mirrored === false)
+      logger.debug(
         log,
-        `[delivery] mirror_to_session failed (the delivery itself succeeded): ${describeError(err)}`,
+        `[delivery] mirror_to_session skipped: ${target.name} chat ${receipt.chatId} has no session${elsewhere === undefined ? "" : " here (told to the other instances)"}`,
       );
-    }
   }
 
   const now = () => deps.now?.().getTime() ?? Date.now();
@@ -319,6 +350,12 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     },
     async mirrorsDone() {
       while (mirrorsUnderway.size > 0) await Promise.all([...mirrorsUnderway]);
+    },
+    async mirrorTold(told) {
+      const { at, ...entry } = told;
+      const log = { route: entry.route, target: entry.platform };
+      // Dated as delivered, on the instance that delivered it.
+      await mirrorHere(entry, log, "told by the instance that delivered it", () => new Date(at));
     },
   };
 }

@@ -27,6 +27,8 @@ export interface DeliveriesDeps {
   readonly metrics?: GatewayMetrics | undefined;
   /** Each delivery's outcome, for the delivery history. */
   readonly onOutcome?: DelivererDeps["onOutcome"];
+  /** How the other instances sharing the state are told a delivery's session mirror (`state.backend: redis`). */
+  readonly mirrorsElsewhere?: DelivererDeps["mirrorsElsewhere"];
 }
 
 export interface Deliveries {
@@ -87,6 +89,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     now: () => new Date(deps.now()),
     metrics: deps.metrics,
     ...(deps.onOutcome === undefined ? {} : { onOutcome: deps.onOutcome }),
+    ...(deps.mirrorsElsewhere === undefined ? {} : { mirrorsElsewhere: deps.mirrorsElsewhere }),
   });
   // Credentials checks report each platform's state; they do not hold up the listener.
   const started = targets;

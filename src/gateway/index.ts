@@ -29,6 +29,7 @@ import { proxyNotice } from "../io/outbound/proxyChoice.js";
 import { processGroupFiles, stopOrphanGroups } from "../io/processGroups.js";
 import { profilesOnDisk } from "../io/profiles.js";
 import { SCRIPT_GROUP } from "../io/scripts.js";
+import type { MirrorShare } from "../io/sessions/mirror.js";
 import { lockHolder } from "../io/state/journal/dirLock.js";
 import { removeStaleStoreTempFiles } from "../io/stores/atomicFile.js";
 import { cronJobsStored, profileHasCronJobs } from "../io/stores/cronJobsStored.js";
@@ -221,6 +222,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         (name) => routes.registry.lookup(name)?.secret,
       )
     : undefined;
+  /** With state.backend: redis, how the other instances are told a delivery's session mirror (set below). */
+  let mirrorShare: MirrorShare | undefined;
   const deliveries = createDeliveries({
     config,
     paths,
@@ -230,6 +233,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     elapsed,
     metrics,
     ...(history === undefined ? {} : { onOutcome: history.delivery }),
+    mirrorsElsewhere: () => mirrorShare,
     ...env,
   });
   deliveryPlatforms = () => deliveries.platforms();
@@ -352,6 +356,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             journal: (profile, run) => profiles.runJournal(profile).record(run),
             firedJob: (run, err) => cronScheduler?.givenUp(run, err.message),
           }),
+          // A chat's session may be in this instance's home while another instance delivers to the chat.
+          mirrorTold: (mirror) => deliveries.deliverer.mirrorTold?.(mirror) ?? Promise.resolve(),
         }),
       )
   )
@@ -370,6 +376,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       throw err;
     });
   if (redis !== undefined) {
+    mirrorShare = redis.sessionMirrors;
     stateAvailable = () => redis.available();
     runDepthNow = () => redis.runDepth();
   }

@@ -6,6 +6,7 @@ import type { KeptReply, QueuedRun, RunSlot } from "../actors/runs.js";
 import type { StateSettings } from "../config/sections/state.js";
 import { describeError, LoggedError, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
+import type { MirrorShare, ToldMirror } from "../io/sessions/mirror.js";
 import { shellWord } from "../io/shellWord.js";
 import { createSharedCoalescing, type SharedCoalescing } from "../io/state/redis/coalescing.js";
 import { connectFailure } from "../io/state/redis/connectFailure.js";
@@ -29,6 +30,7 @@ import {
 } from "../io/state/redis/idempotency.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../io/state/redis/keys.js";
 import { createSharedRateLimiter, type SharedRateLimiter } from "../io/state/redis/rateLimit.js";
+import { openSharedSessionMirrors, type SharedSessionMirrors } from "../io/state/redis/sessionMirrors.js";
 import {
   createSharedQueue,
   jobIdOf,
@@ -64,6 +66,11 @@ export interface RedisState {
   /** The `coalesce` event mode, on groups shared by every instance. */
   coalesce(event: AcceptedEvent): Promise<"coalesced" | "not_grouped">;
   readonly cronLease: CronLease;
+  /**
+   * Tells the other instances the session mirror of a delivery made here (with `mirrorTold`): each writes
+   * it into its own session of that chat, if it has one.
+   */
+  readonly sessionMirrors?: MirrorShare | undefined;
   /**
    * False during an outage (logged once, answered 503 until Redis is back) and while Redis refuses the
    * request path's writes (full, read-only: until one is taken again): `svc_state_available`.
@@ -130,6 +137,11 @@ export interface RedisStateOptions {
    * that failed here.
    */
   givenUp?(run: PendingRun, err: Error): void;
+  /**
+   * Writes the session mirror of a delivery another instance made into this instance's session of that
+   * chat, if it has one (never rejects). Given, the instance subscribes to the other instances' mirrors.
+   */
+  mirrorTold?(mirror: ToldMirror): Promise<void>;
 }
 
 const RATE_WINDOW_MS = 60_000;
@@ -423,6 +435,13 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     });
   };
 
+  // Last: nothing after it can fail the start and leave its connection open.
+  const mirrorTold = options.mirrorTold;
+  const sessionMirrors: SharedSessionMirrors | undefined =
+    mirrorTold === undefined
+      ? undefined
+      : await openSharedSessionMirrors({ redis, keys, health, logger, write: mirrorTold });
+
   let waiting = 0;
   let reading: Promise<number> | undefined;
   const readWaiting = () =>
@@ -474,6 +493,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       return coalescing.offer(event, { ...pendingRunOf(run), route: storedRoute(event.route) });
     },
     cronLease: createCronLease(redis, keys, health),
+    sessionMirrors,
     available: () => !health.inOutage() && !health.refusing(),
     runDepth: async () => ({
       waiting: await readWaiting(),
@@ -488,6 +508,7 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
       await Promise.all([runs.close(drainMs), coalescing.close(drainMs)]);
     },
     async disconnect() {
+      await sessionMirrors?.close();
       if (redis.status === "ready") {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([

@@ -9,6 +9,23 @@ export interface MirrorRequest {
   readonly text: string;
 }
 
+/** What is mirrored, wherever the chat's session is: `MirrorRequest` without the home it is written in. */
+export type MirrorEntry = Omit<MirrorRequest, "home">;
+
+/**
+ * A delivery's mirror as told to the other gateway instances sharing the state (`state.backend: redis`):
+ * each appends it to its own session of that chat, if it has one. `at`: when it was delivered (ISO time),
+ * the time the entries are written with.
+ */
+export interface ToldMirror extends MirrorEntry {
+  readonly at: string;
+}
+
+/** Tells the other instances a delivery's mirror. Never rejects: best-effort, as the mirror is. */
+export interface MirrorShare {
+  tell(mirror: ToldMirror): Promise<void>;
+}
+
 export const mirrorText = (route: string, text: string) => `[Webhook delivery: ${route}]\n${text}`;
 
 /**

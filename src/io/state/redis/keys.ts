@@ -36,6 +36,8 @@ export interface RedisKeys {
    * across its restart: tells a Redis that loaded its data from a file from one that came back empty.
    */
   serverSeen(): string;
+  /** The Pub/Sub channel the instances tell each other the session mirrors of their deliveries on. */
+  sessionMirrors(): string;
   /** BullMQ's own prefix for its queues. */
   bullPrefix(): string;
 }
@@ -55,6 +57,7 @@ export function redisKeys(prefix = DEFAULT_KEY_PREFIX): RedisKeys {
     subscriptionsRevision: () => `${prefix}:subscriptions:revision`,
     writeProbe: (instance) => `${prefix}:probe:${instance}`,
     serverSeen: () => `${prefix}:server-seen`,
+    sessionMirrors: () => `${prefix}:session-mirrors`,
     bullPrefix: () => `${prefix}:bull`,
   };
 }
