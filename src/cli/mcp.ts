@@ -28,7 +28,13 @@ import { unfinishedWork } from "../io/heldSignals.js";
 import { entrySecrets } from "../io/mcp/entrySecrets.js";
 import { renderToolsPolicy } from "../io/mcp/render.js";
 import { readSchemaCache } from "../io/mcp/schemaCache.js";
-import { readStatusFile, type ServerStatus, type StatusFile, statusPath } from "../io/mcp/statusFile.js";
+import {
+  readStatusFile,
+  type ServerStatus,
+  type StatusFile,
+  statusFileIsDirectory,
+  statusPath,
+} from "../io/mcp/statusFile.js";
 import { fileInPlaceOf } from "../io/stores/atomicFile.js";
 import { terminalText } from "../io/terminalText.js";
 import { cliLogger } from "./cliLogger.js";
@@ -251,6 +257,10 @@ async function printedDespiteConfig(err: SvcError): Promise<boolean> {
 
 /** Why `svc mcp list` shows no live status though gateway `pid` runs, and what writes its status again. */
 function noLiveStatus(pid: number, file: StatusFile | undefined, path: string, check: boolean): string {
+  const shown = check ? "each server checked as with no gateway running" : "the configuration-only view";
+  const directory = statusFileIsDirectory(dirname(path));
+  if (directory !== undefined)
+    return `a gateway is running (pid ${pid}), but ${directory}, so its live status cannot be shown: below is ${shown} — once it is moved, the gateway writes the status file again by itself`;
   const why =
     file !== undefined
       ? `${path} was written by pid ${file.pid}`
@@ -259,7 +269,6 @@ function noLiveStatus(pid: number, file: StatusFile | undefined, path: string, c
         : fileInPlaceOf(dirname(path)) !== undefined
           ? `${dirname(path)} is a file, not a directory (move it away: the gateway makes the directory and writes ${path} in it)`
           : `${path} is missing`;
-  const shown = check ? "each server checked as with no gateway running" : "the configuration-only view";
   return `a gateway is running (pid ${pid}), but ${why}, so its live status cannot be shown: below is ${shown} — svc mcp reload writes the status file again`;
 }
 
@@ -608,6 +617,15 @@ async function reloadGateway(options: { wait?: string }): Promise<void> {
   // Named profiles with connections of their own are reloaded too: their reports are waited for as well.
   const profiles = liveProfileHubs(loaded.paths.home, pid);
   process.kill(pid, "SIGHUP");
+  // The gateway reports the reload in its status file: where a directory stands, no report ever comes.
+  const noReport = statusFileIsDirectory(loaded.paths.mcpCache);
+  if (noReport !== undefined) {
+    process.stderr.write(
+      `svc: sent SIGHUP to the gateway (pid ${pid}), but it cannot report the reload: ${noReport} — its log says how the reload went (${loaded.paths.gatewayLog})\n`,
+    );
+    process.exitCode = 1;
+    return;
+  }
   while (performance.now() - waitFrom < waitMs) {
     const status = readStatusFile(loaded.paths.mcpCache);
     const refused = status?.lastRefusedReload;

@@ -13,7 +13,7 @@ import { open } from "node:fs/promises";
  * What stands where a file svc reads and writes itself should be, when it is no regular file and no
  * directory (whose read fails on its own, EISDIR): a named pipe, a socket or a device.
  */
-function otherKind(stats: Stats | BigIntStats): string | undefined {
+export function otherKind(stats: Stats | BigIntStats): string | undefined {
   if (stats.isFile() || stats.isDirectory()) return undefined;
   if (stats.isFIFO()) return "a named pipe";
   if (stats.isSocket()) return "a socket";

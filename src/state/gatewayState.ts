@@ -5,7 +5,7 @@ import { pendingRunOf } from "../actors/pendingRuns.js";
 import type { QueuedRun, RunExecutor } from "../actors/runs.js";
 import type { Clock } from "../clock.js";
 import type { StateSettings } from "../config/sections/state.js";
-import { describeError, RunFailedAtStop, RunKeptForRestart, SvcError } from "../errors.js";
+import { describeError, isSvcError, RunFailedAtStop, RunKeptForRestart, SvcError } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import { openFilesFix } from "../io/openFiles.js";
 import { StateDirBusyError } from "../io/state/journal/dirLock.js";
@@ -147,7 +147,8 @@ export function openStateStore(
       },
     });
   } catch (err) {
-    if (err instanceof StateDirBusyError) throw new SvcError("startup_refused", err.message);
+    if (err instanceof StateDirBusyError || isSvcError(err, "startup_refused"))
+      throw new SvcError("startup_refused", err.message);
     throw new SvcError("startup_refused", journalNotOpened(dir, err));
   }
   const opened = store.journal.opened;

@@ -1,7 +1,7 @@
 import * as oauth from "oauth4webapi";
 import { isSvcError } from "../../errors.js";
 import { oauthFetches } from "../../io/oauth/fetch.js";
-import type { StoredTokens } from "../../io/oauth/tokenStore.js";
+import type { StoredMetadata, StoredTokens } from "../../io/oauth/tokenStore.js";
 import { clientAuthFor } from "./clientAuth.js";
 import { configuredClient } from "./clientIdentity.js";
 import type { OAuthJob } from "./context.js";
@@ -11,13 +11,26 @@ import { tokenEndpointError } from "./tokenErrors.js";
 export type Revocation = { readonly revoked: true } | { readonly revoked: false; readonly why: string };
 
 /**
+ * The cached discovery, as absent when it cannot be read (a directory in its place): the logout still
+ * removes the tokens, and the next login names the file and the fix.
+ */
+function savedMetadata(job: OAuthJob): StoredMetadata | undefined {
+  try {
+    return job.store.readMetadata();
+  } catch (err) {
+    if (isSvcError(err, "config_unreadable")) return undefined;
+    throw err;
+  }
+}
+
+/**
  * Revokes a saved grant at the authorization server that issued it (RFC 7009): the refresh token first
  * (a server revoking it also ends the access tokens of the same grant), then the access token. Only
  * the issuer's cached metadata and the saved (or configured) client are used: no discovery, and the
  * tokens go only to the server they came from, as a refresh's do.
  */
 export async function revokeSavedGrant(job: OAuthJob, tokens: StoredTokens): Promise<Revocation> {
-  const meta = job.store.readMetadata();
+  const meta = savedMetadata(job);
   const issuer = typeof tokens.issuer === "string" ? tokens.issuer : undefined;
   if (meta === undefined || (issuer !== undefined && meta.authorizationServerUrl !== issuer))
     return { revoked: false, why: `no saved metadata of ${issuer ?? "its authorization server"}` };
@@ -31,6 +44,8 @@ export async function revokeSavedGrant(job: OAuthJob, tokens: StoredTokens): Pro
   } catch (err) {
     if (isSvcError(err, "store_corrupt"))
       return { revoked: false, why: "the client registration is damaged" };
+    if (isSvcError(err, "config_unreadable"))
+      return { revoked: false, why: "the client registration cannot be read" };
     throw err;
   }
   if (client === undefined) return { revoked: false, why: "the client registration is missing" };

@@ -1,7 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { SvcError } from "../../errors.js";
 import type { ConnectionState } from "../../machines/mcpConnection.js";
 import { writeJsonAtomic } from "../stores/atomicFile.js";
+import { directoryInPlaceFix, isDirectoryError } from "../stores/unreadableStoreFix.js";
 
 /** What a reload of `mcp_servers` did to each server, by name. */
 export interface ReloadSummary {
@@ -58,8 +60,34 @@ export function statusPath(cacheDir: string): string {
   return join(cacheDir, "status.json");
 }
 
+/** A directory where the status file goes, named with what to do: the gateway cannot write the file there. */
+function directoryInPlace(path: string): string {
+  return `${path}: ${directoryInPlaceFix("the running gateway's MCP status")}`;
+}
+
 export function writeStatusFile(cacheDir: string, file: StatusFile): void {
-  writeJsonAtomic(statusPath(cacheDir), file);
+  const path = statusPath(cacheDir);
+  try {
+    writeJsonAtomic(path, file);
+  } catch (err) {
+    if (isDirectoryError(err)) throw new SvcError("store_unwritable", directoryInPlace(path), { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * What the CLI says of a directory in the status file's place, where the gateway can write no status (nor the
+ * report of a reload); undefined when there is none.
+ */
+export function statusFileIsDirectory(cacheDir: string): string | undefined {
+  const path = statusPath(cacheDir);
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
+      ? directoryInPlace(path)
+      : undefined;
+  } catch {
+    return undefined; // a file where mcp-cache goes: said as such by the caller
+  }
 }
 
 /**

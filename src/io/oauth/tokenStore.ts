@@ -8,10 +8,10 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { SvcError } from "../../errors.js";
-import { permissionFix } from "../permissionFix.js";
 import { narrowMode } from "../privateMode.js";
 import { writeFileAtomic, writeJsonAtomic } from "../stores/atomicFile.js";
 import { withFileLock } from "../stores/fileLock.js";
+import { directoryInPlaceFix, isDirectoryError, unreadableStoreFix } from "../stores/unreadableStoreFix.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 
 /** Tokens as stored: the token response plus an absolute expiry (epoch ms) and what they were issued for. */
@@ -97,7 +97,8 @@ function readJson<T>(path: string, serverName: string, profile?: string): T | un
     text = readFileSync(path, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    const fix = permissionFix(path, err);
+    // Another user's file, or a directory in its place: no login replaces it (its write would fail too).
+    const fix = unreadableStoreFix(path, err);
     if (fix === undefined) throw err;
     throw new SvcError("config_unreadable", `${path}: cannot be read (${(err as Error).message}) — ${fix}`, {
       cause: err,
@@ -240,7 +241,9 @@ export class TokenStore {
   /**
    * The cached discovery results; a file that is not valid JSON, or JSON that is no discovery record
    * (`null`, `{}`, an edited one without the authorization server), is a cache miss (discovery runs again
-   * and rewrites it), never an error that `svc mcp login` itself would stop on.
+   * and rewrites it), never an error that `svc mcp login` itself would stop on. One that cannot be read
+   * (another user's, a directory in its place) fails naming the file and the fix: discovery could not
+   * rewrite it either.
    */
   readMetadata(): StoredMetadata | undefined {
     let meta: StoredMetadata | undefined;
@@ -277,7 +280,14 @@ export class TokenStore {
 
   /** `svc mcp login` forgets a recorded document rejection. */
   clearCimdOff(): void {
-    rmSync(this.cimdOffPath, { force: true });
+    try {
+      rmSync(this.cimdOffPath, { force: true });
+    } catch (err) {
+      if (!isDirectoryError(err)) throw err;
+      throw new SvcError("store_corrupt", `${this.cimdOffPath}: ${directoryInPlaceFix("this marker")}`, {
+        cause: err,
+      });
+    }
   }
 
   clearClient(): void {

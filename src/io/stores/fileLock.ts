@@ -6,15 +6,18 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  type Stats,
   statSync,
   writeSync,
 } from "node:fs";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SvcError } from "../../errors.js";
 import { makeStoreDirs, refusingDir } from "../makeDirs.js";
 import { processRunning, processStartTime } from "../processAlive.js";
+import { NotRegularFile, otherKind } from "../regularFile.js";
 import { unwritableStore } from "./atomicFile.js";
+import { directoryInPlaceFix } from "./unreadableStoreFix.js";
 
 export interface LockOptions {
   /** Give up after this long (ms). */
@@ -121,7 +124,7 @@ function tryAcquire(path: string, lockPath: string, staleMs: number): string | u
     heldHere.add(text);
     return text;
   }
-  takeOverIfStale(lockPath, staleMs);
+  takeOverIfStale(path, lockPath, staleMs);
   return undefined;
 }
 
@@ -152,14 +155,34 @@ export function removeStaleLock(lockPath: string, judged: string): { replacedBy?
   return moved === judged || moved === undefined ? {} : { replacedBy: moved };
 }
 
-/** Removes a stale lock (its owner gone, or held past `staleMs`) so the next attempt can take it. */
-function takeOverIfStale(lockPath: string, staleMs: number): void {
-  let age: number;
+/**
+ * What stands at `lockPath` when it is no file (a directory: a `mkdir -p` of the wrong path, a restore that
+ * made one; a named pipe, whose read would wait for a writer): no svc process holds it, so none will
+ * release it, and waiting for it is useless. The lock named and what to do; undefined for a file.
+ * `kept`: what svc keeps in that file.
+ */
+export function lockInTheWay(lockPath: string, stats: Stats, kept: string): string | undefined {
+  if (stats.isFile()) return undefined;
+  const kind = otherKind(stats);
+  return kind === undefined
+    ? `${lockPath}: ${directoryInPlaceFix(kept)}`
+    : `${lockPath}: ${new NotRegularFile(lockPath, kind).message} — move it away (svc keeps ${kept} in a file of that name)`;
+}
+
+/**
+ * Removes a stale lock (its owner gone, or held past `staleMs`) so the next attempt can take it; refuses a
+ * lock that is no file at once.
+ */
+function takeOverIfStale(path: string, lockPath: string, staleMs: number): void {
+  let stats: Stats;
   try {
-    age = Date.now() - statSync(lockPath).mtimeMs;
+    stats = statSync(lockPath);
   } catch {
     return; // released between our attempts
   }
+  const inTheWay = lockInTheWay(lockPath, stats, `the lock of ${basename(path)}`);
+  if (inTheWay !== undefined) throw new SvcError("store_unwritable", inTheWay);
+  const age = Date.now() - stats.mtimeMs;
   const judged = readLock(lockPath);
   if (judged === undefined) return;
   const stale = (!ownerAlive(judged) && age > Math.min(staleMs, 1000)) || age > staleMs;

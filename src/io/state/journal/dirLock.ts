@@ -1,9 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { SvcError } from "../../../errors.js";
 import { pidNamespace } from "../../pidNamespace.js";
 import { processAlive, processStat, processStartTime as startTimeOf } from "../../processAlive.js";
-import { createLockFile, readLock, releaseLock, removeStaleLock } from "../../stores/fileLock.js";
+import {
+  createLockFile,
+  lockInTheWay,
+  readLock,
+  releaseLock,
+  removeStaleLock,
+} from "../../stores/fileLock.js";
 
 /**
  * The lock file in the state directory: `<pid> <start time> <token> <pid namespace>` of the gateway that
@@ -124,6 +131,12 @@ export function lockStateDir(dir: string): DirLock {
 function takeLock(dir: string, path: string, mine: string): void {
   for (let attempt = 0; attempt < 5; attempt++) {
     if (createLockFile(path, mine)) return;
+    // A directory there was read as a lock released meanwhile, five times over ("keeps changing").
+    const stats = statSync(path, { throwIfNoEntry: false });
+    const inTheWay =
+      stats === undefined ? undefined : lockInTheWay(path, stats, "the state directory's lock");
+    if (inTheWay !== undefined)
+      throw new SvcError("startup_refused", `cannot lock the state directory ${dir}: ${inTheWay}`);
     const seen = readLock(path);
     if (seen === undefined) continue; // released meanwhile
     const holder = holderRuns(path, seen);
