@@ -453,6 +453,44 @@ describe("recovery from the local journal", { timeout: 30_000 }, () => {
     expect(log).toContain(`the records after it recovered; the segment is kept as ${kept}`);
   });
 
+  it("a segment unreadable from its first byte: the gateway starts, the segment is kept aside and the log says what was lost, not that records before it were recovered", async () => {
+    const clock = fakeClock();
+    const t0 = clock.now();
+    const home = homeWith({ pr: { secret: OPEN } });
+    await leaveInJournal(home, t0, (store) => {
+      store.runAccepted(run("lost", t0, "pr"), t0);
+      store.remember("pr:lost", t0);
+    });
+    const dir = stateDir(home.dir);
+    const segment = readdirSync(dir).find((name) => name.endsWith(".seg")) as string;
+    const file = join(dir, segment);
+    const data = readFileSync(file);
+    // Its first 4 KiB (every record) lost to garbage whose first length (1 MiB) reaches into the grown zeros.
+    Buffer.alloc(4096, 0xa5).copy(data);
+    data.writeUInt32LE(0x100000, 0);
+    writeFileSync(file, data);
+    const gateway = await start(home, clock);
+    const kept = readdirSync(dir).find((name) => name.startsWith(`${segment}.damaged-`)) as string;
+    expect(kept).toBeDefined();
+    expect(readFileSync(join(dir, kept)).equals(data)).toBe(true);
+    expect(existsSync(file)).toBe(false);
+    const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    expect(log).toContain(
+      `${file}: no record of it could be read (CRC mismatch at byte 0; 4096 bytes skipped), though every segment starts with a snapshot: what it held is lost`,
+    );
+    expect(log).toContain(
+      `the segment is kept as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+    );
+    expect(log).not.toContain("the records before it were recovered");
+    // What it held is gone: the delivery id is no longer known.
+    const retry = await postJson(
+      `http://127.0.0.1:${gateway.port}/webhooks/pr`,
+      { a: 1 },
+      { "X-Request-ID": "lost" },
+    );
+    expect(retry.status).toBe(202);
+  });
+
   it("a journal write that fails (disk full): the request is answered 503 and its run never starts; the sender's retry runs it once", async () => {
     const clock = fakeClock();
     const home = homeWith({ pr: { secret: OPEN } });

@@ -309,6 +309,72 @@ describe("reading the journal back", () => {
     expect(readdirSync(path).filter((name) => name.startsWith("journal-"))).toEqual([segmentName(2)]);
   });
 
+  it("a segment unreadable from its first byte (its first 4 KiB lost to garbage whose length points into the grown zeros) is damage kept aside, said as lost: no torn tail with records before it", async () => {
+    const path = dir();
+    const file = await grownSegmentOfFiveRecords(path);
+    const data = readFileSync(file);
+    // A bad block, or a write lost under it: garbage over every record, its first length 1 MiB (0x100000).
+    Buffer.alloc(4096, 0xa5).copy(data);
+    data.writeUInt32LE(0x100000, 0);
+    writeFileSync(file, data);
+    const { replayed, problems, files } = reopen(path);
+    expect(replayed).toEqual([]);
+    const kept = files.find((name) => name.startsWith(`${segmentName(1)}.damaged-`)) as string;
+    // The garbage's 4096 bytes, not the megabyte of zeros grown ahead that its length reaches into.
+    expect(problems).toEqual([
+      `no record of it could be read (CRC mismatch at byte 0; 4096 bytes skipped), though every segment starts with a snapshot: what it held is lost (the runs it owed do not run, its coalescing groups do not fire, and the delivery ids it remembered are forgotten: a sender's retry of one is taken as new); nothing was replayed from it; the segment is kept as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+    ]);
+    expect(files.sort()).toEqual([kept, segmentName(2)]);
+    expect(readFileSync(join(path, kept)).equals(data)).toBe(true);
+    expect(statSync(join(path, kept)).mode & 0o777).toBe(0o600);
+    // Said once: the next start reads the new segment only.
+    expect(reopen(path).problems).toEqual([]);
+  });
+
+  it("a segment of garbage whose first length points past its end (not grown: nothing after its records) is damage too, not a record a crash cut short", async () => {
+    const path = dir();
+    const file = await segmentOfFiveRecords(path);
+    const data = readFileSync(file).fill(0xa5);
+    data.writeUInt32LE(data.length, 0);
+    writeFileSync(file, data);
+    const { replayed, problems, files } = reopen(path);
+    expect(replayed).toEqual([]);
+    const kept = files.find((name) => name.startsWith(`${segmentName(1)}.damaged-`)) as string;
+    expect(problems).toEqual([
+      `no record of it could be read (truncated record at byte 0; ${data.length} bytes skipped), though every segment starts with a snapshot: what it held is lost (the runs it owed do not run, its coalescing groups do not fire, and the delivery ids it remembered are forgotten: a sender's retry of one is taken as new); nothing was replayed from it; the segment is kept as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+    ]);
+    expect(readFileSync(join(path, kept)).equals(data)).toBe(true);
+  });
+
+  it("a later segment unreadable from its first byte: the older one is used, and the damaged one kept aside, not removed", async () => {
+    const path = dir();
+    await segmentOfFiveRecords(path);
+    const garbage = Buffer.alloc(600, 0x5a);
+    garbage.writeUInt32LE(0x100000, 0);
+    writeFileSync(join(path, segmentName(2)), Buffer.concat([garbage, Buffer.alloc(4096)]));
+    const { replayed, problems, files } = reopen(path);
+    expect(replayed).toEqual(fiveRecords);
+    const kept = files.find((name) => name.startsWith(`${segmentName(2)}.damaged-`)) as string;
+    expect(problems).toEqual([
+      `no record of it could be read (truncated record at byte 0; 600 bytes skipped), though every segment starts with a snapshot: nothing was replayed from it; the segments before it are, and what was appended to it alone is lost; the segment is kept as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+    ]);
+    expect(files.sort()).toEqual([kept, segmentName(3)]);
+  });
+
+  it("a segment whose first record is intact but no snapshot (edited, or its start lost) is replayed as it is and kept aside", async () => {
+    const path = dir();
+    const file = await segmentOfFiveRecords(path);
+    const data = readFileSync(file);
+    const snapshot = encodeRecord({ t: "snap" }).length + encodeRecord({ t: "snap-end" }).length;
+    writeFileSync(file, data.subarray(snapshot));
+    const { replayed, problems, files } = reopen(path);
+    expect(replayed).toEqual(fiveRecords);
+    const kept = files.find((name) => name.startsWith(`${segmentName(1)}.damaged-`)) as string;
+    expect(problems).toEqual([
+      `it does not start with a snapshot, though every segment does (it was edited, or its start was lost): its records were replayed as they are; the segment is kept as ${kept} (inspect it as docs/durability.md shows, then delete it)`,
+    ]);
+  });
+
   it("a record whose CRC does not match is skipped, the records after it are replayed, and the segment is kept aside, named in the report", async () => {
     const path = dir();
     const file = await segmentOfFiveRecords(path);

@@ -174,11 +174,16 @@ function tailFrom(data: Buffer, offset: number, read: TornTail["reason"]): TornT
       ? undefined
       : offset + HEADER_BYTES + data.readUInt32LE(offset);
   // A whole record ends with the `}` of its JSON, never a zero byte: one that ends in zeros, or past the
-  // file's end, was cut short by a crash (its start reached the disk, its end did not).
-  const cutShort = end !== undefined && (end > data.length || data[end - 1] === 0);
+  // file's end, was cut short by a crash (its start reached the disk, its end did not). Not the first: a
+  // segment's snapshot is durable before a record follows it, so what is unreadable from byte 0 on is damage,
+  // whatever its length says (garbage there, pointing into the zeros grown ahead, is no record at all).
+  const cutShort = offset > 0 && end !== undefined && (end > data.length || data[end - 1] === 0);
   const reason = cutShort ? "truncated record" : read;
-  // The damaged record's bytes, and anything not zero after it: not the zeros of the space grown ahead.
-  const through = Math.max(last + 1, Math.min(data.length, end ?? offset + HEADER_BYTES));
+  // The record cut short: its bytes. Damage: what is not zero, not the zeros of the space grown ahead.
+  const through = Math.max(
+    last + 1,
+    Math.min(data.length, cutShort && end !== undefined ? end : offset + HEADER_BYTES),
+  );
   return { offset, skippedBytes: through - offset, reason };
 }
 

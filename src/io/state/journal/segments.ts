@@ -83,12 +83,42 @@ const onlyCrashTail = (decoded: DecodedSegment): boolean =>
     decoded.torn.reason === "truncated header" ||
     decoded.torn.reason === "truncated record");
 
+/**
+ * Whether the segment's first record, at byte 0, is the first mark of its snapshot. Every segment's is, durable
+ * before any record follows it: one that does not start so was damaged or edited, not cut short by a crash.
+ */
+const startsWithSnapshot = (decoded: DecodedSegment): boolean =>
+  decoded.skipped[0]?.offset !== 0 &&
+  decoded.torn?.offset !== 0 &&
+  isMark(decoded.records[0], SNAPSHOT_BEGIN.t);
+
+const KEPT_FOR_INSPECTION = "inspect it as docs/durability.md shows, then delete it";
+
+/**
+ * A segment of which no record could be read (damaged from byte 0 on, no intact record after): kept aside
+ * as `keptAs`. `older`: segments before it were read, which a start uses instead.
+ */
+function describeNothingRead(torn: TornTail | undefined, older: boolean, keptAs: string): string {
+  const where = torn === undefined ? "" : ` (${describeSkip(torn)})`;
+  const lost = older
+    ? "nothing was replayed from it; the segments before it are, and what was appended to it alone is lost"
+    : "what it held is lost (the runs it owed do not run, its coalescing groups do not fire, and the delivery ids it remembered are forgotten: a sender's retry of one is taken as new); nothing was replayed from it";
+  return `no record of it could be read${where}, though every segment starts with a snapshot: ${lost}; the segment is kept as ${keptAs} (${KEPT_FOR_INSPECTION})`;
+}
+
 function describeDamage(
   decoded: DecodedSegment,
   unknown: number,
   keptAs: string | undefined,
+  snapshotFirst: boolean,
 ): string | undefined {
   const parts: string[] = [];
+  // Damage at byte 0 is said by the skip that follows; an intact first record that is no snapshot mark here.
+  const noSnapshot = !snapshotFirst && decoded.skipped[0]?.offset !== 0;
+  if (noSnapshot)
+    parts.push(
+      "it does not start with a snapshot, though every segment does (it was edited, or its start was lost): its records were replayed as they are",
+    );
   if (unknown > 0)
     parts.push(
       `${unknown} record(s) this version of svc cannot read (written by a newer version, or edited by hand) skipped`,
@@ -104,7 +134,7 @@ function describeDamage(
   const kept =
     keptAs === undefined
       ? ""
-      : `; the segment is kept as ${keptAs} (what was skipped is in it: inspect it as docs/durability.md shows, then delete it)`;
+      : `; the segment is kept as ${keptAs} (${parts.length > (noSnapshot ? 1 : 0) ? "what was skipped is in it: " : ""}${KEPT_FOR_INSPECTION})`;
   return `${parts.join("; ")}${kept}`;
 }
 
@@ -176,15 +206,24 @@ export function readJournal(dir: string, options: ReadOptions = {}): ReadJournal
       (record) => isMark(record, SNAPSHOT_BEGIN.t) || isMark(record, SNAPSHOT_END.t) || understood(record),
     );
     const unknown = decoded.records.length - list.length;
-    const keptAs = onlyCrashTail(decoded) && unknown === 0 ? undefined : `${segmentName(n)}.damaged-${now()}`;
+    const snapshotFirst = startsWithSnapshot(decoded);
+    const keptAs =
+      onlyCrashTail(decoded) && unknown === 0 && snapshotFirst
+        ? undefined
+        : `${segmentName(n)}.damaged-${now()}`;
     if (keptAs !== undefined) keep.set(n, keptAs);
+    if (decoded.records.length === 0 && keptAs !== undefined) {
+      // Not "the records before it were recovered": there were none.
+      problems.push({ file, problem: describeNothingRead(decoded.torn, index > 0, keptAs) });
+      continue;
+    }
     // One kept aside is left as it was read.
     const written =
       decoded.torn === undefined
         ? data.length - (decoded.unused ?? 0)
         : decoded.torn.offset + decoded.torn.skippedBytes;
     if (keptAs === undefined && written < data.length) zerosFrom.set(n, written);
-    const damage = describeDamage(decoded, unknown, keptAs);
+    const damage = describeDamage(decoded, unknown, keptAs, snapshotFirst);
     if (damage !== undefined) problems.push({ file, problem: damage });
     if (list.length > 0 && isMark(list[0], SNAPSHOT_BEGIN.t)) {
       const end = list.findIndex((record) => isMark(record, SNAPSHOT_END.t));
