@@ -51,6 +51,7 @@ import { createDeliveries } from "./deliveries.js";
 import { historyHeaderNames, historyHooks } from "./deliveryHistoryHooks.js";
 import { dynamicRoutesFor } from "./dynamicRoutes.js";
 import { givenUpRuns } from "./givenUpRuns.js";
+import { historyNotWritten } from "./historyNotWritten.js";
 import { homeFileWarnings } from "./homeFileWarnings.js";
 import { createIdempotency } from "./idempotency.js";
 import { startIngress } from "./ingress.js";
@@ -205,12 +206,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   if (!webhook.delivery_history) dropExpiredHistory(historyDir(paths.home), now());
   const history = webhook.delivery_history
     ? historyHooks(
-        createHistoryWriter(historyDir(paths.home), (err) =>
-          logger.warn(
-            { err: describeError(err) },
-            "[webhook] delivery history not written (said once until a write succeeds again)",
-          ),
-        ),
+        createHistoryWriter(historyDir(paths.home), historyNotWritten(logger)),
         now,
         // Called after the answer, for an accepted request only; `routes` exists by then.
         (name) => historyHeaderNames(routes.registry.lookup(name)?.route.filters),

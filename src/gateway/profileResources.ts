@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { DEFAULT_PROFILE, svcPaths } from "../config/paths.js";
+import { directoryInPlace } from "../io/directoryInPlace.js";
 import { createListReader } from "../io/listFiles.js";
 import type { Logger } from "../io/log.js";
 import { openFilesProblem } from "../io/openFiles.js";
@@ -42,7 +43,13 @@ export function createProfileResources(home: string, logger: Logger, now: () => 
           // A file in the place of sessions/, sessions/webhook-runs/ or one further up (a named profile's directory).
           const inTheWay =
             noRoom === undefined ? fileInTheWay(join(sessions, RUN_JOURNAL_DIR), err) : undefined;
-          if (inTheWay !== undefined)
+          // A directory in the place of the day's journal.
+          const directory = directoryInPlace(err);
+          if (directory !== undefined)
+            logger.warn(
+              `[webhook] run session not recorded in ${sessions}: ${directory} (the gateway writes the day's journal there); said once until a run is recorded again`,
+            );
+          else if (inTheWay !== undefined)
             logger.warn(
               `[webhook] run session not recorded in ${sessions}: ${inTheWay} is a file, not a directory — move that file away (the gateway makes the directory); said once until a run is recorded again`,
             );

@@ -1,4 +1,13 @@
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { makeDirs } from "./makeDirs.js";
 import { narrowOpenFile } from "./privateMode.js";
@@ -196,6 +205,20 @@ export function createBatchedByteWriter(
   };
 }
 
+export interface BatchedFileOptions {
+  /**
+   * The line written first once a write succeeds after failed ones, given how many lines they dropped and
+   * the first one's error (the log's note of its gap); none by default.
+   */
+  readonly gapLine?: (lines: number, err: unknown) => string;
+  /**
+   * Whether each opening of the file (the first, and each reopen after it was moved away or could not be
+   * opened) ends a last line cut short (a crash, a full disk) with a line break first, so the next line is
+   * not glued to it and lost with it; off by default.
+   */
+  readonly endTornLine?: boolean;
+}
+
 /**
  * A batched writer appending to `file` (created with `mode`, e.g. 0o600 for records of runs). A batch whose
  * write fails (a full disk) is dropped and reported to `onError` once, not again until a write succeeds: a
@@ -205,16 +228,13 @@ export function createBatchedFileWriter(
   file: string,
   mode: number,
   onError: (err: unknown) => void,
-  /**
-   * The line written first once a write succeeds after failed ones, given how many lines they dropped and
-   * the first one's error (the log's note of its gap); none by default.
-   */
-  gapLine?: (lines: number, err: unknown) => string,
+  { gapLine, endTornLine = false }: BatchedFileOptions = {},
 ): BatchedWriter {
   // A file that already existed gets `mode` too: it holds what the new lines hold. Its directory is made
   // again when it was removed (`rm -rf logs`), private as at the start.
   const open = () => {
     makeDirs(dirname(file));
+    const torn = endTornLine && endsMidLine(file);
     // O_NONBLOCK: a named pipe in the file's place with no reader fails to open (ENXIO) and a full one fails
     // a write (EAGAIN), dropped and said as any failed write, instead of holding the gateway's one thread.
     let opened: number;
@@ -228,6 +248,14 @@ export function createBatchedFileWriter(
       );
     }
     narrowOpenFile(opened, mode);
+    if (torn) {
+      try {
+        writeBytesSync(opened, LINE_BREAK);
+      } catch (err) {
+        closeSync(opened);
+        throw err;
+      }
+    }
     return opened;
   };
   /**
@@ -279,6 +307,33 @@ export function createBatchedFileWriter(
       fd = undefined;
     },
   );
+}
+
+const LINE_BREAK = Buffer.from("\n");
+
+/** Read-only, not waiting: a named pipe in the file's place opens at once instead of waiting for a writer. */
+const READ_NONBLOCK = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** Whether `file` exists, is a regular file and its last byte is not a line break. */
+function endsMidLine(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, READ_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fstatSync(fd);
+    // Not a file (a named pipe, a directory): the open for appending says what is wrong with it.
+    if (!stat.isFile()) return false;
+    const { size } = stat;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== LF;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** How often a batched file writer looks whether its file was rotated away (a stat, at most once a second). */

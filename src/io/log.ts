@@ -347,7 +347,7 @@ export function createLogger(options: LogOptions = {}): Logger {
           options.file,
           0o600,
           reportFileFailure(options.file),
-          jsonSink ? undefined : gap,
+          jsonSink ? {} : { gapLine: gap },
         )
       : pino.destination({ dest: options.file, sync: true, mkdir: true, mode: 0o600 });
     const toFile = (line: string) => file.write(line);

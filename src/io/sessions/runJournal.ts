@@ -1,16 +1,4 @@
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  statSync,
-  unlinkSync,
-  utimesSync,
-} from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../../agent/runRecord.js";
 import { type BatchedWriter, createBatchedFileWriter } from "../batchedWriter.js";
@@ -98,11 +86,9 @@ export function createRunJournal(
     makeDirs(dir);
     narrowModes(sessionsDir, dir);
     removeExpiredDays(dir, at, warn);
-    const file = join(dir, `${today}.jsonl`);
-    const torn = endsMidLine(file);
-    writer = createBatchedFileWriter(file, 0o600, onError);
-    // A line cut short (a full disk, a crash mid-write) is closed first, so the next run's line is not glued to it.
-    if (torn) writer.write("\n");
+    // A line cut short (a full disk, a crash mid-write) is ended first, at this opening and at each reopen
+    // (the file put back after it was moved away), so the next run's line is not glued to it.
+    writer = createBatchedFileWriter(join(dir, `${today}.jsonl`), 0o600, onError, { endTornLine: true });
     day = today;
     return writer;
   };
@@ -233,31 +219,6 @@ function narrowModes(sessionsDir: string, dir: string): void {
     return;
   }
   for (const name of names) if (DAY_FILE.test(name)) narrowMode(join(dir, name), 0o600);
-}
-
-/** Read-only, not waiting: a named pipe in the journal's place opens at once instead of waiting for a writer. */
-const READ_NONBLOCK = constants.O_RDONLY | constants.O_NONBLOCK;
-
-/** Whether `file` exists, is a regular file and its last byte is not a newline. */
-function endsMidLine(file: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(file, READ_NONBLOCK);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = fstatSync(fd);
-    // Not a file (a named pipe): the writer says what is wrong with it.
-    if (!stat.isFile()) return false;
-    const { size } = stat;
-    if (size === 0) return false;
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Finds a run session by key (`webhook:<route>:<delivery_id>`), newest journal first. */
