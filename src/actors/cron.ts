@@ -266,6 +266,11 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
   let listFailed = false;
   /** The last store error logged per profile: the stores are read every second, the log says it once. */
   const storeErrors = new Map<string, string>();
+  /**
+   * Per profile, why its jobs were not scheduled for a while (its store could not be read, or was emptied)
+   * until the store was read with jobs again: the runs missed meanwhile are said as missed for it.
+   */
+  const storeGaps = new Map<string, string>();
   /** `<profile>\0<job id>\0<schedule>` of jobs whose schedule was reported as invalid. */
   const badSchedules = new Set<string>();
   /** `<profile>\0<key>` of records edited by hand into invalid ones, with the problem last logged. */
@@ -306,8 +311,18 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     const last = checkedRecords.get(profile);
     if (last !== undefined && last.path === store.path && last.revision === store.revision())
       return last.records;
-    const { revision, records } = store.read();
+    const { revision, records, empty } = store.read();
     const before = last?.path === store.path ? last.byKey : undefined;
+    if (empty !== undefined) {
+      // Emptied while its jobs were scheduled (`jq … jobs.json > jobs.json` empties it before jq reads it):
+      // said, else the jobs stop with no line at all. A file made empty stays quiet.
+      if (before !== undefined && before.size > 0)
+        logger.warn(
+          { profile },
+          `[cron] ${store.path} is empty: its ${before.size} job(s) are no longer scheduled — restore it from a backup, or create them again with svc cron create${profileFlag(profile)}`,
+        );
+      if (before !== undefined && before.size > 0) storeGaps.set(profile, `while ${store.path} was empty`);
+    }
     const byKey = new Map<string, { text: string; record: JobRecord }>();
     const checked = Object.entries(records).map(([key, raw]) => {
       const text = JSON.stringify(raw);
@@ -605,8 +620,10 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
     let store: CronStore;
     let due: CronJob[];
     let records: JobRecord[];
+    let path: string | undefined;
     try {
       store = stores.store(profile);
+      path = store.path;
       records = currentRecords(profile, store);
       reportInvalid(profile, records);
       reportLastRuns(profile, records);
@@ -624,9 +641,12 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       const message = `[cron] ${(err as Error).message}`;
       if (storeErrors.get(profile) !== message) logger.error(message);
       storeErrors.set(profile, message);
+      storeGaps.set(profile, `while ${path ?? "its store"} could not be read`);
       return [];
     }
     storeErrors.delete(profile);
+    const gap = records.length > 0 ? storeGaps.get(profile) : undefined;
+    if (gap !== undefined) storeGaps.delete(profile);
     await renewHeld(profile, now);
     const started: string[] = await runLapsedHolds(profile, store, records, now);
     /** The due jobs to run, each with its next run: all written to the store at once, below. */
@@ -789,9 +809,9 @@ export function createCronScheduler(options: CronSchedulerOptions): CronSchedule
       // One line for every run missed, not a line each.
       if (missed !== undefined && job.next_run !== undefined) {
         const why =
-          notWritten === undefined
-            ? "(the gateway was not running, or its clock stepped forward)"
-            : `while its next run could not be written to ${store.path}: ${notWritten}`;
+          notWritten !== undefined
+            ? `while its next run could not be written to ${store.path}: ${notWritten}`
+            : (gap ?? "(the gateway was not running, or its clock stepped forward)");
         logger.warn(
           { job: job.id, profile, missed },
           `[cron] ${job.name}${inProfile(profile)}: ${missed >= 100 ? "100 or more" : missed} scheduled runs were missed since ${job.next_run} ${why}; they are not run one by one — one catch-up run now, then the schedule goes on`,

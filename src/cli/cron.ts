@@ -40,6 +40,7 @@ import { canonicalTarget, unknownTargetText } from "../io/targets/names.js";
 import { targetStartupProblems } from "../io/targets/validate.js";
 import { terminalText } from "../io/terminalText.js";
 import { checkDeliverExtra, collectPairs, formatTable } from "./format.js";
+import { notingOverEmptied } from "./overEmptiedStore.js";
 import { requireOptions } from "./requiredOptions.js";
 import { subscriptionSecrets } from "./subscriptionSecrets.js";
 import { unquotedValueError } from "./unquotedValue.js";
@@ -58,7 +59,7 @@ interface ProfileOption {
 function store(options: ProfileOption) {
   const unusable = unusableProfileEntry(svcHome(), options.profile);
   if (unusable !== undefined) throw new SvcError("usage", unusable);
-  return cronStore(svcPaths(svcHome(), options.profile).cronJobs);
+  return notingOverEmptied(cronStore(svcPaths(svcHome(), options.profile).cronJobs), "cron jobs");
 }
 
 function notFound(ref: string, path: string, options: ProfileOption): SvcError {

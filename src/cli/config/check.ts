@@ -221,15 +221,20 @@ export async function checkConfig(
   );
   try {
     // With state.backend: redis, the shared hash (an unreachable Redis is a problem: the gateway would not start).
-    const { path, records, eviction, persistence } = await withSubscriptionStore(loaded, async (store) => ({
-      path: store.path,
-      records: (await store.read()).records,
-      eviction: await store.evictionProblem(),
-      persistence: await store.persistenceProblem(),
-    }));
+    const { path, records, empty, eviction, persistence } = await withSubscriptionStore(
+      loaded,
+      async (store) => ({
+        path: store.path,
+        ...(await store.read()),
+        eviction: await store.evictionProblem(),
+        persistence: await store.persistenceProblem(),
+      }),
+    );
     // As the gateway's start warns of them.
     if (eviction !== undefined) warnings.push(`${loaded.paths.config}: state.redis_url: ${eviction}`);
     if (persistence !== undefined) warnings.push(`${loaded.paths.config}: state.redis_url: ${persistence}`);
+    if (empty === "emptied")
+      warnings.push(emptiedStoreWarning(path, "dynamic subscriptions", "svc webhook subscribe"));
     const served: (ReferringRoute & { readonly route: Subscription })[] = [];
     const enabled: string[] = [];
     const profileBinding = {
@@ -393,6 +398,14 @@ function ownPath(entry: McpServerEntry): string | undefined {
 }
 
 /**
+ * A store file emptied in place (the gateway serves or schedules nothing from it, and says so only when it
+ * had); one made empty (`touch`) holds no records yet, and is not named.
+ */
+function emptiedStoreWarning(path: string, records: string, create: string): string {
+  return `${path} is empty, emptied after svc last wrote it (as jq … file > file leaves it): it holds no ${records} — restore it from a backup, or create them again with ${create}`;
+}
+
+/**
  * The cron stores of every profile the gateway schedules: one it cannot read (its jobs are skipped) and
  * records edited by hand into invalid ones (never run nor fired), as the gateway's scheduler logs them.
  * The profiles that hold jobs are added to `withJobs`.
@@ -411,7 +424,10 @@ function cronStoreWarnings(loaded: LoadedConfig, withJobs: Set<string>): string[
     const store = cronStore(svcPaths(loaded.paths.home, name).cronJobs);
     const flag = profileFlag(name);
     try {
-      const records = jobRecords(store.path, store.read().records);
+      const { records: stored, empty } = store.read();
+      if (empty === "emptied")
+        warnings.push(emptiedStoreWarning(store.path, "cron jobs", `svc cron create${flag}`));
+      const records = jobRecords(store.path, stored);
       if (records.length > 0) withJobs.add(name);
       for (const record of records) {
         if (!record.ok) {

@@ -12,6 +12,7 @@ import {
   type RedisSubscriptionStore,
 } from "../../io/state/redis/subscriptions.js";
 import { subscriptionStore } from "../../io/stores/subscriptions.js";
+import { notingOverEmptied } from "../overEmptiedStore.js";
 
 /** How long a closed connection of a CLI command waits for Redis to close its side before it is cut. */
 const CLOSE_WAIT_MS = 100;
@@ -54,7 +55,7 @@ export async function openSubscriptionStore(loaded: LoadedConfig): Promise<CliSu
       close: () => redis.disconnect(),
     };
   }
-  const file = subscriptionStore(loaded.paths.subscriptions);
+  const file = notingOverEmptied(subscriptionStore(loaded.paths.subscriptions), "subscriptions");
   return {
     path: file.path,
     read: () => Promise.resolve(file.read()),

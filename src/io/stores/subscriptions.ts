@@ -381,6 +381,12 @@ export function createSubscriptionSource(
       if (snapshot.revision === revision) return active;
       revision = snapshot.revision;
       lastError = undefined;
+      // Emptied while served (`jq … file > file`, which empties the file before jq reads it): said as a
+      // removed file is, else the 404s come with no more than "loaded 0". A file made empty stays quiet.
+      if (snapshot.empty !== undefined && active.size > 0)
+        logger.warn(
+          `[webhook] ${path} is empty: its ${active.size} dynamic subscription(s) are no longer served (404) — restore it from a backup or create them again with svc webhook subscribe (a command that writes to the file it reads, as jq … file > file, empties it first)`,
+        );
       const loaded = activeSubscriptions(path, snapshot.records, logger, options);
       active = loaded;
       secrets = storedRecordSecrets(snapshot.records);

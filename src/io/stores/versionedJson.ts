@@ -7,6 +7,7 @@ import { jsonErrorLocation } from "../jsonErrorLocation.js";
 import { NotRegularFile, readRegularFile } from "../regularFile.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeFileAtomic } from "./atomicFile.js";
+import { emptiedInPlace } from "./emptiedInPlace.js";
 import { parseKeepingExtraNumbers } from "./extraNumbers.js";
 import { withFileLock } from "./fileLock.js";
 import { flatLayout } from "./flatLayout.js";
@@ -24,6 +25,12 @@ export interface VersionedSnapshot<T> {
   /** Opaque: compare only for equality. An absent file is `""`. */
   readonly revision: string;
   readonly records: Readonly<Record<string, T>>;
+  /**
+   * The file is there but blank (0 bytes or whitespace only), which svc never writes: `emptied` when it was
+   * changed after it was made (emptied in place, as `jq … file > file` leaves it), `fresh` when it was made
+   * so (`touch`). See emptiedInPlace.
+   */
+  readonly empty?: "fresh" | "emptied";
 }
 
 export interface VersionedStore<T> {
@@ -38,12 +45,13 @@ export interface VersionedStore<T> {
   revision(): string | undefined;
   /**
    * Applies `change` to the freshest records under the lock and writes them. With `expectedRevision`,
-   * refuses (`store_conflict`) when the file is no longer at that revision.
+   * refuses (`store_conflict`) when the file is no longer at that revision. `overEmptied`: the file it
+   * wrote over was blank, emptied in place (what it held before is not in it: lost before this write).
    */
   update<R>(
     change: (records: Record<string, T>) => R,
     expectedRevision?: string,
-  ): Promise<{ result: R; revision: string }>;
+  ): Promise<{ result: R; revision: string; overEmptied?: true }>;
 }
 
 export interface StoreLayout {
@@ -143,9 +151,15 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
         new SvcError("store_corrupt", `${path}: ${cause}`)
       );
     }
-    // An empty file (`touch`ed, or truncated by hand) holds no records yet, like an absent one.
+    // An empty file (`touch`ed, or truncated by hand) holds no records, like an absent one; which of the
+    // two it is the readers say (a served store emptied in place is no store without records yet).
     if (text.replace(/^\uFEFF/, "").trim() === "")
-      return { revision: fingerprint(text), records: {}, counter: 0 };
+      return {
+        revision: fingerprint(text),
+        records: {},
+        counter: 0,
+        empty: emptiedInPlace(path) ? "emptied" : "fresh",
+      };
     const zeros = zeroFilledProblem(text);
     if (zeros !== undefined)
       throw new SvcError("store_corrupt", `${path}: ${zeros} — restore it from a backup, or remove it`);
@@ -192,8 +206,8 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
   return {
     path,
     read() {
-      const { revision, records } = readWithCounter();
-      return { revision, records };
+      const { revision, records, empty } = readWithCounter();
+      return empty === undefined ? { revision, records } : { revision, records, empty };
     },
     revision() {
       try {
@@ -218,7 +232,11 @@ export function createVersionedStore<T>(path: string, layout: StoreLayout): Vers
             : { ...current.others, revision: current.counter + 1, [field]: records };
         const text = `${JSON.stringify(doc, null, 2)}\n`;
         writeFileAtomic(path, text);
-        return { result, revision: fingerprint(text) };
+        return {
+          result,
+          revision: fingerprint(text),
+          ...(current.empty === "emptied" ? { overEmptied: true as const } : {}),
+        };
       });
     },
   };
