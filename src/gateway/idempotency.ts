@@ -34,8 +34,11 @@ export function createIdempotency(deps: {
   logger: Logger;
   /** `elapsed` (default `now`): the clock the hour runs on while the gateway does. */
   clock: Pick<Clock, "now"> & { readonly elapsed?: Clock["elapsed"] };
-  /** The local journal's directory, which keeps every accepted id too (`state.backend: local`). */
-  journal?: string;
+  /**
+   * The local journal (`state.backend: local`), which keeps every accepted id too: its directory, and how
+   * many ids it replayed at this start (none when `state/` was deleted: it keeps none of the file's then).
+   */
+  journal?: { readonly dir: string; readonly replayedIds: number };
   /** The cache's cap (default SEEN_CACHE_MAX_ENTRIES). */
   maxEntries?: number;
 }): Idempotency {
@@ -69,7 +72,9 @@ export function createIdempotency(deps: {
         { err: describeError(err) },
         deps.journal === undefined
           ? `[webhook] ${paths.seenIds} could not be read; delivery ids seen before the restart are forgotten (their retries will run)${kept}`
-          : `[webhook] ${paths.seenIds} could not be read; the journal (${deps.journal}) keeps the delivery ids seen before the restart, so their retries are still duplicates${kept}`,
+          : deps.journal.replayedIds === 0
+            ? `[webhook] ${paths.seenIds} could not be read, and the journal (${deps.journal.dir}) replayed no delivery ids (it was removed, or started afresh); delivery ids seen before the restart are forgotten (their retries will run)${kept}`
+            : `[webhook] ${paths.seenIds} could not be read; the journal (${deps.journal.dir}) keeps the delivery ids seen before the restart, so their retries are still duplicates${kept}`,
       );
     }),
   );
@@ -95,7 +100,7 @@ export function createIdempotency(deps: {
           { err: describeError(err) },
           deps.journal === undefined
             ? `[webhook] delivery ids not saved to ${paths.seenIds}; retries after the restart will run again`
-            : `[webhook] delivery ids not saved to ${paths.seenIds}; the journal (${deps.journal}) keeps them, so retries after the restart are still duplicates`,
+            : `[webhook] delivery ids not saved to ${paths.seenIds}; the journal (${deps.journal.dir}) keeps them, so retries after the restart are still duplicates`,
         );
       }
     },

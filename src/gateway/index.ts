@@ -291,7 +291,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     paths,
     logger,
     clock: { now, elapsed },
-    ...(state.store.backend === "local" ? { journal: stateDir(paths.home) } : {}),
+    ...(state.store.backend === "local"
+      ? { journal: { dir: stateDir(paths.home), replayedIds: state.recoveredSeen() } }
+      : {}),
   });
   state.restoreSeen(idempotency.seen);
   idsForgotten = () => idempotency.seen.forgotten();

@@ -230,6 +230,11 @@ export class GatewayState {
     return this.recovered;
   }
 
+  /** How many idempotency keys the store recovered (the journal replayed) at this start. */
+  recoveredSeen(): number {
+    return this.recoveredOnce().seen.length;
+  }
+
   /**
    * The idempotency keys of the last hour, into the cache (before the first request). The journal's live
    * mirror keeps its keys in the same cache from then on.

@@ -1,6 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { z } from "zod";
 import { SvcError } from "../../errors.js";
+import { jsonErrorLocation } from "../jsonErrorLocation.js";
 import { narrowMode } from "../privateMode.js";
 import { zeroFilledProblem } from "../zeroFilled.js";
 import { writeJsonAtomic } from "./atomicFile.js";
@@ -75,6 +76,17 @@ export function readPendingRuns(path: string): PendingRunsFile {
   if (zeros !== undefined) throw new SvcError("store_corrupt", `${path}: ${zeros}`);
   try {
     json = JSON.parse(text);
+  } catch (err) {
+    // Where it breaks, not what is there: the file holds payload text.
+    const { line, column } = jsonErrorLocation(text, err);
+    const lines = text.split("\n");
+    const cut = line === lines.length && column === (lines.at(-1)?.length ?? 0) + 1;
+    throw new SvcError(
+      "store_corrupt",
+      `${path}: not valid JSON at line ${line}, column ${column}${cut ? " (it ends there, as a write cut short leaves it)" : ""}`,
+    );
+  }
+  try {
     parsed = fileSchema.parse(json);
   } catch {
     const version = (json as { version?: unknown } | null | undefined)?.version;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -71,6 +71,25 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
     );
   });
 
+  it("an unreadable file with the journal deleted (state/ removed) is said as forgotten: the journal replayed none, and a retry runs", async () => {
+    home = homeWithOpenRoute();
+    gateway = await startGatewayInHome(home);
+    expect((await post("before-restart")).status).toBe(202);
+    await gateway.stop();
+    gateway = undefined;
+    const saved = readFileSync(join(home.dir, SEEN), "utf8");
+    rmSync(join(home.dir, "state"), { recursive: true });
+    home.write(SEEN, saved.slice(0, Math.floor(saved.length / 2))); // torn
+
+    gateway = await startGatewayInHome(home);
+    expect(await post("before-restart")).toMatchObject({ status: 202, body: { status: "accepted" } });
+    const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
+    expect(log).toContain(
+      `${join(home.dir, SEEN)} could not be read, and the journal (${join(home.dir, "state")}) replayed no delivery ids (it was removed, or started afresh); delivery ids seen before the restart are forgotten (their retries will run)`,
+    );
+    expect(log).not.toContain("so their retries are still duplicates");
+  });
+
   it("a file that cannot be read at all (a directory in its place) is kept aside and said with the read error, not as JSON it is not", async () => {
     home = homeWithOpenRoute();
     mkdirSync(join(home.dir, SEEN));
@@ -97,7 +116,8 @@ describe("delivery ids seen before a restart are still duplicates after it (spec
     // The stop saved this run's ids to the usual name, beside the kept file.
     expect(JSON.parse(readFileSync(join(home.dir, SEEN), "utf8"))).toMatchObject({ version: 1 });
     const log = readFileSync(join(home.dir, "logs", "gateway.log"), "utf8");
-    expect(log).toContain(`${join(home.dir, SEEN)} could not be read; the journal`);
+    // A fresh home's journal replayed none of its ids: forgotten.
+    expect(log).toContain(`${join(home.dir, SEEN)} could not be read, and the journal`);
     expect(log).toContain(
       `the file is kept as ${join(home.dir, aside[0] as string)}: inspect it, then delete it`,
     );

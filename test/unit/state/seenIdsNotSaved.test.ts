@@ -22,7 +22,7 @@ describe("delivery ids that a stop could not save to webhook-seen-ids.json", () 
         paths,
         logger: log.logger,
         clock: { now: () => 0 },
-        journal: join(home.dir, "state"),
+        journal: { dir: join(home.dir, "state"), replayedIds: 0 },
       });
       idempotency.seen.checkAndAdd("r:1");
       idempotency.save();
@@ -52,12 +52,16 @@ describe("delivery ids that a stop could not save to webhook-seen-ids.json", () 
 });
 
 describe("a webhook-seen-ids.json a start cannot read (emptied by a full disk, edited by hand)", () => {
-  for (const [name, journal] of [
+  for (const [name, replayedIds] of [
     [
-      "with the local journal, the warning says the journal keeps the ids (their retries are still duplicates)",
-      true,
+      "with the local journal replaying ids, the warning says the journal keeps them (their retries are still duplicates)",
+      3,
     ],
-    ["without it, that the ids are forgotten and their retries run", false],
+    [
+      "with a local journal that replayed none (state/ deleted), that the ids are forgotten and their retries run",
+      0,
+    ],
+    ["without it, that the ids are forgotten and their retries run", undefined],
   ] as const)
     it(name, () => {
       const home = tempHome();
@@ -69,12 +73,14 @@ describe("a webhook-seen-ids.json a start cannot read (emptied by a full disk, e
           paths,
           logger: log.logger,
           clock: { now: () => 0 },
-          ...(journal ? { journal: join(home.dir, "state") } : {}),
+          ...(replayedIds === undefined ? {} : { journal: { dir: join(home.dir, "state"), replayedIds } }),
         });
         expect(log.messages()).toEqual([
-          journal
-            ? `[webhook] ${paths.seenIds} could not be read; the journal (${join(home.dir, "state")}) keeps the delivery ids seen before the restart, so their retries are still duplicates`
-            : `[webhook] ${paths.seenIds} could not be read; delivery ids seen before the restart are forgotten (their retries will run)`,
+          replayedIds === undefined
+            ? `[webhook] ${paths.seenIds} could not be read; delivery ids seen before the restart are forgotten (their retries will run)`
+            : replayedIds === 0
+              ? `[webhook] ${paths.seenIds} could not be read, and the journal (${join(home.dir, "state")}) replayed no delivery ids (it was removed, or started afresh); delivery ids seen before the restart are forgotten (their retries will run)`
+              : `[webhook] ${paths.seenIds} could not be read; the journal (${join(home.dir, "state")}) keeps the delivery ids seen before the restart, so their retries are still duplicates`,
         ]);
       } finally {
         home.cleanup();

@@ -29,7 +29,7 @@ describe("webhook-seen-ids.json written while a direct delivery is under way (a 
         paths,
         logger: captureLogger().logger,
         clock: { now: () => 0 },
-        journal: join(home.dir, "state"),
+        journal: { dir: join(home.dir, "state"), replayedIds: 0 },
       });
       const savedKeys = () =>
         existsSync(paths.seenIds)
