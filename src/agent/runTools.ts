@@ -8,6 +8,7 @@ import type { ServerWithoutTools } from "./serversWithoutTools.js";
 import { selectToolsets } from "./toolSelection.js";
 import type { AgentTool, ToolContext } from "./tools/tool.js";
 import type { UnaskedServerWarnings } from "./unaskedServerWarnings.js";
+import { unofferedSearch } from "./unofferedSearch.js";
 import { type UnofferedTools, unofferedServerTools } from "./unofferedTools.js";
 
 /** Where a run's tools come from; the model runner and the command runner's MCP endpoint share it. */
@@ -113,6 +114,24 @@ export function unofferedTools(
   if (hub === undefined && deps.noMcpHub !== undefined) return deps.noMcpHub;
   const selection = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
   return unofferedServerTools(hub, selection.mcpServers, offered);
+}
+
+/**
+ * `unofferedTools` for a command run's MCP endpoint, which also says why a call of `web_search` the run's
+ * toolsets select was not run when `tools.web_search` names no backend (`unofferedSearch`): a model is
+ * never shown the name, but a command agent reads it in SVC_TOOLSETS.
+ */
+export function unofferedEndpointTools(
+  deps: RunToolsDeps,
+  request: AgentRequest,
+  offered: readonly AgentTool[],
+  hasSearchBackend: boolean,
+): UnofferedTools {
+  const servers = unofferedTools(deps, request, offered);
+  const hub = deps.mcp?.(request.profile);
+  const { builtinToolsets } = selectToolsets(request.toolsets, hub?.status().map((s) => s.name) ?? []);
+  const search = unofferedSearch(builtinToolsets, hasSearchBackend);
+  return (name) => search(name) ?? servers(name);
 }
 
 /**

@@ -63,6 +63,7 @@ export function unusedSettingWarnings(config: Config, file: string): string[] {
   if (unversioned !== undefined) warnings.push(unversioned);
   if (agent.provider === "openai" || agent.provider === "anthropic")
     warnings.push(...toollessToolsets(config, agent.provider, file));
+  warnings.push(...searchWithoutBackend(config, file));
   warnings.push(...disabledServerRouteToolsets(config, file));
   const redisKeys = (["redis_url", "redis_key_prefix"] as const).filter((key) => state[key] !== undefined);
   if (state.backend !== "redis" && redisKeys.length > 0)
@@ -146,12 +147,26 @@ function endpointBaseUrlWarning({ agent }: Config, file: string): string | undef
 }
 
 /**
- * The routes whose model runs get the default webhook toolset (no `toolsets`, or one naming `svc-webhook`)
+ * A command agent is still handed `web_search` in SVC_TOOLSETS (the route's list, which it may honour with a
+ * search of its own) while its SVC_MCP_URL offers none: said beside the lines below, so the list does not
+ * read as the offer.
+ */
+function stillListed(config: Config): string {
+  return config.agent.provider === "command" ? " (the command agent still sees it in SVC_TOOLSETS)" : "";
+}
+
+/** Model runs and a command agent's (at SVC_MCP_URL) are offered the built-in tools; an echo run calls none. */
+function offersTools(config: Config): boolean {
+  return config.agent.provider !== "echo";
+}
+
+/**
+ * The routes whose runs get the default webhook toolset (no `toolsets`, or one naming `svc-webhook`)
  * while `tools.web_search` names no backend: said once at start (INFO), since that default lists
  * `web_search`, which such runs are not offered. Undefined when there are none.
  */
 export function defaultToolsetWithoutSearch(config: Config, file: string): string | undefined {
-  if (config.agent.provider !== "openai" && config.agent.provider !== "anthropic") return undefined;
+  if (!offersTools(config)) return undefined;
   if (config.tools.web_search !== undefined) return undefined;
   const routes = Object.entries(config.platforms.webhook.routes)
     .filter(
@@ -162,13 +177,13 @@ export function defaultToolsetWithoutSearch(config: Config, file: string): strin
     )
     .map(([name]) => name);
   if (routes.length === 0) return undefined;
-  return `[agent] ${file}: runs of ${routes.join(", ")} get the default webhook toolset without web_search: tools.web_search names no search backend — set tools.web_search (backend: searxng, brave or tavily) to offer it`;
+  return `[agent] ${file}: runs of ${routes.join(", ")} get the default webhook toolset without web_search${stillListed(config)}: tools.web_search names no search backend — set tools.web_search (backend: searxng, brave or tavily) to offer it`;
 }
 
 /**
  * A route's toolsets a model run is offered nothing for: `code_execution`, `browser` and `memory` (svc
- * has no tool for them) and `web_search` without a backend in `tools.web_search`. The route would run
- * without what its author listed.
+ * has no tool for them; a command agent sees them in SVC_TOOLSETS, to honour with tools of its own). The
+ * route would run without what its author listed.
  */
 function toollessToolsets(config: Config, provider: string, file: string): string[] {
   const warnings: string[] = [];
@@ -182,12 +197,23 @@ function toollessToolsets(config: Config, provider: string, file: string): strin
         `${at}: ${toolless.map((t) => `"${t}"`).join(", ")} ${it} no built-in tool in svc, so ${provider} runs of the route are offered nothing for ${them} (a command agent sees ${them} in SVC_TOOLSETS) — list terminal, file or web instead, or remove ${them}`,
       );
     }
-    if (toolsets.includes("web_search") && config.tools.web_search === undefined)
-      warnings.push(
-        `${at}: "web_search" needs a search backend, and tools.web_search names none, so runs of the route are offered no web_search — set tools.web_search (backend: searxng, brave or tavily), or remove it`,
-      );
   }
   return warnings;
+}
+
+/**
+ * A route's toolsets naming `web_search` while `tools.web_search` names no backend: its runs are offered no
+ * `web_search`, a model run's nor a command agent's at SVC_MCP_URL. (`web` is not named: its `web_extract`
+ * alone is a use of it.)
+ */
+function searchWithoutBackend(config: Config, file: string): string[] {
+  if (!offersTools(config) || config.tools.web_search !== undefined) return [];
+  return Object.entries(config.platforms.webhook.routes)
+    .filter(([, route]) => route.toolsets?.includes("web_search") === true)
+    .map(
+      ([name, route]) =>
+        `[agent] ${file}: ${routeKey(name, route)}.toolsets: "web_search" needs a search backend, and tools.web_search names none, so runs of the route are offered no web_search${stillListed(config)} — set tools.web_search (backend: searxng, brave or tavily), or remove it`,
+    );
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   type RunToolsReports,
   runContext,
   runTools,
-  unofferedTools,
+  unofferedEndpointTools,
 } from "../../agent/runTools.js";
 import { downServersLine, stillConnectingLine } from "../../agent/serversWithoutTools.js";
 import { builtinTools } from "../../agent/tools/index.js";
@@ -181,7 +181,12 @@ export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): Agent
                 return {
                   tools,
                   context: runContext(toolDeps, request, signal),
-                  unoffered: unofferedTools(toolDeps, request, tools),
+                  unoffered: unofferedEndpointTools(
+                    toolDeps,
+                    request,
+                    tools,
+                    toolSettings.web_search !== undefined,
+                  ),
                 };
               },
             },

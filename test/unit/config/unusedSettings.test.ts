@@ -196,6 +196,26 @@ describe("settings the rest of the configuration leaves unused are named, not dr
     ).toEqual([]);
   });
 
+  it("web_search without a backend, for a command agent too (its SVC_MCP_URL offers none); not for echo", () => {
+    const routes = { s: { secret: "s", toolsets: ["web_search"] } };
+    expect(
+      warningsFor({
+        agent: { provider: "command", command: [PROGRAM] },
+        platforms: { webhook: { enabled: true, routes } },
+      }),
+    ).toEqual([
+      `[agent] ${FILE}: platforms.webhook.routes.s.toolsets: "web_search" needs a search backend, and tools.web_search names none, so runs of the route are offered no web_search (the command agent still sees it in SVC_TOOLSETS) — set tools.web_search (backend: searxng, brave or tavily), or remove it`,
+    ]);
+    expect(
+      warningsFor({
+        agent: { provider: "command", command: [PROGRAM] },
+        tools: { web_search: { backend: "searxng", url: "http://127.0.0.1:8080" } },
+        platforms: { webhook: { enabled: true, routes } },
+      }),
+    ).toEqual([]);
+    expect(warningsFor({ platforms: { webhook: { enabled: true, routes } } })).toEqual([]);
+  });
+
   it("nothing for settings in use", () => {
     expect(warningsFor({})).toEqual([]);
     expect(warningsFor({ agent: { provider: "command", command: [PROGRAM] } })).toEqual([]);
@@ -708,5 +728,12 @@ describe("the default webhook toolset without a search backend", () => {
       }),
     ).toBeUndefined();
     expect(noteFor({ platforms: { webhook: { enabled: true, routes } } })).toBeUndefined();
+  });
+
+  it("names them for a command agent too, whose SVC_TOOLSETS still lists web_search", () => {
+    const agent = { provider: "command", command: [PROGRAM] };
+    expect(noteFor({ agent, platforms: { webhook: { enabled: true, routes } } })).toBe(
+      `[agent] ${FILE}: runs of plain, listed get the default webhook toolset without web_search (the command agent still sees it in SVC_TOOLSETS): tools.web_search names no search backend — set tools.web_search (backend: searxng, brave or tavily) to offer it`,
+    );
   });
 });
