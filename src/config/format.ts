@@ -65,7 +65,7 @@ function isFilterSlot(path: readonly PropertyKey[]): boolean {
 
 /** `filters: [action]`: a filter is a mapping; the text is taken for the field it names when it can be one. */
 function filterHint(text: string, json: boolean): string {
-  const field = /^[^\s{}[\],:#'"]+$/.test(text) ? text : "action";
+  const field = /^[^\s{}[\],:#'"]+$/.test(text) && textWithoutUrlCredentials(text) === text ? text : "action";
   return json
     ? `a filter is a field and one operator: {"field": ${JSON.stringify(field)}, "exists": true}`
     : `a filter is a field and one operator: {field: ${field}, exists: true}`;
@@ -519,6 +519,15 @@ const holdsCredential = (words: readonly string[]) =>
       CREDENTIAL_OPTION.test(w) || /:\/\/[^/@\s]*:[^/@\s]*@/.test(w) || textWithoutUrlCredentials(w) !== w,
   );
 
+/** `coalesce: <key>` (or `[<key>]`): the mapping to write, the key without a URL's credentials. */
+function coalesceKeyFix(written: string, json: boolean): string {
+  const key = textWithoutUrlCredentials(written);
+  const leftOut = key === written ? "" : CREDENTIALS_LEFT_OUT;
+  return json
+    ? `write "coalesce": {"key": ${JSON.stringify(key)}}${leftOut}`
+    : `write coalesce: {key: ${flowItem(key)}}${leftOut}`;
+}
+
 /** `chat_id=42` or `chat_id: 42`: a deliver_extra entry written as text. */
 const EXTRA_PAIR = /^\s*([A-Za-z_][\w.-]*)\s*(?:=|:\s)\s*(.*?)\s*$/;
 
@@ -531,10 +540,15 @@ function deliverExtraHint(input: unknown, json: boolean): string {
   const pairs = items.map((item) => (typeof item === "string" ? EXTRA_PAIR.exec(item) : null));
   const lead = "deliver_extra maps each key to its value: write";
   if (pairs.length > 0 && pairs.every((pair) => pair !== null && pair[2] !== "")) {
-    const entries = pairs.map((pair) => [pair?.[1] ?? "", pair?.[2] ?? ""] as const);
+    // `url=https://hooks.example.com/x?token=<token>`: written back without the token.
+    const written = pairs.map((pair) => pair?.[2] ?? "");
+    const entries = pairs.map(
+      (pair, i) => [pair?.[1] ?? "", textWithoutUrlCredentials(written[i] ?? "")] as const,
+    );
+    const leftOut = entries.some(([, v], i) => v !== written[i]) ? CREDENTIALS_LEFT_OUT : "";
     return json
-      ? `${lead} "deliver_extra": {${entries.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(", ")}}`
-      : `${lead} deliver_extra: {${entries.map(([k, v]) => `${k}: ${flowItem(v)}`).join(", ")}}`;
+      ? `${lead} "deliver_extra": {${entries.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(", ")}}${leftOut}`
+      : `${lead} deliver_extra: {${entries.map(([k, v]) => `${k}: ${flowItem(v)}`).join(", ")}}${leftOut}`;
   }
   return json
     ? `${lead} "deliver_extra": {"chat_id": "<id>"} (each target's keys: docs/delivery-targets.md)`
@@ -598,9 +612,11 @@ function mcpCommandList(path: readonly PropertyKey[], input: unknown): input is 
 /**
  * A key as an issue's path shows it: a key holding a line break, a control or an invisible character (a
  * route name quoted in the file as "bad\nname") in JSON quotes with those escaped, so the line stays one
- * line and shows what the file holds.
+ * line and shows what the file holds; a URL written as a key (an MCP server named by its URL) without its
+ * credentials.
  */
-function shownKey(key: string): string {
+function shownKey(written: string): string {
+  const key = textWithoutUrlCredentials(written);
   return /[\p{Cc}\p{Cf}\u2028\u2029]/u.test(key) ? terminalText(JSON.stringify(key)) : key;
 }
 
@@ -738,9 +754,7 @@ export function formatIssue(
           ? syntax === "json"
             ? ' — write "coalesce": {"key": "<the payload path that names the entity, e.g. pull_request.number>"}, or remove coalesce'
             : " — write coalesce: {key: <the payload path that names the entity, e.g. pull_request.number>}, or remove coalesce"
-          : syntax === "json"
-            ? ` — write "coalesce": {"key": ${JSON.stringify(issue.input)}}`
-            : ` — write coalesce: {key: ${flowItem(issue.input)}}`;
+          : ` — ${coalesceKeyFix(issue.input, syntax === "json")}`;
     // `deliver_extra: [chat_id=42]`, as `--deliver-extra` takes it: the mapping it means, else its shape.
     else if (
       issue.path.at(-1) === "deliver_extra" &&
@@ -755,9 +769,7 @@ export function formatIssue(
       const [only] = Array.isArray(issue.input) && issue.input.length === 1 ? issue.input : [];
       message +=
         typeof only === "string" && only.trim() !== ""
-          ? syntax === "json"
-            ? ` — write "coalesce": {"key": ${JSON.stringify(only)}}`
-            : ` — write coalesce: {key: ${flowItem(only)}}`
+          ? ` — ${coalesceKeyFix(only, syntax === "json")}`
           : syntax === "json"
             ? ' — write "coalesce": {"key": "<the payload path that names the entity, e.g. pull_request.number>"}, or remove coalesce'
             : " — write coalesce: {key: <the payload path that names the entity, e.g. pull_request.number>}, or remove coalesce";
@@ -842,7 +854,10 @@ export function formatIssue(
   ) {
     message = unsetVariable(file, issue.params.unsetVariable, issue.params.orElse, issue.path);
   } else if (issue.code === "unrecognized_keys") {
-    message = unknownKeys(issue.keys, known?.(issue.path) ?? [], placement ? issue : undefined, issue.path);
+    // `state:` then `  redis://:<password>@host:6379/0: 1`: a URL written as a key is named without its
+    // credentials.
+    const keys = issue.keys.map(textWithoutUrlCredentials);
+    message = unknownKeys(keys, known?.(issue.path) ?? [], placement ? issue : undefined, issue.path);
   } else if ((issue.code === "too_big" || issue.code === "too_small") && /^Too (big|small)/.test(message)) {
     message = describeBound(issue, file);
   } else if (issue.code === "too_small" && syntax === "json") {

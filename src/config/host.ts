@@ -1,4 +1,5 @@
 import { isIPv6 } from "node:net";
+import { textWithoutUrlCredentials } from "./urlCredentials.js";
 
 /**
  * A bind address as users write it, in the form the HTTP servers take: `[::1]` (URL style) is `::1`, an
@@ -11,20 +12,24 @@ export function bindHost(
   portIn = "platforms.webhook.port (or WEBHOOK_PORT)",
 ): { host: string } | { problem: string } {
   const value = text.trim();
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\/([^/]*)/i.exec(value);
+  // `https://user:<password>@host`: quoted without the password, and the address is the host after the @.
+  const shown = textWithoutUrlCredentials(value);
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\/([^/]*)/i.exec(shown);
   if (scheme !== null)
-    return { problem: `"${value}" is a URL — write the address only (e.g. ${hostOnly(scheme[1] ?? "")})` };
+    return {
+      problem: `"${shown}" is a URL — write the address only (e.g. ${hostOnly((scheme[1] ?? "").replace(/^.*@/, ""))})`,
+    };
   const withPort = /^(\[[^\]]*\]|[^:[\]]+):(\d*)$/.exec(value);
   if (withPort !== null) {
     const host = hostOnly(withPort[1] ?? "");
     return {
-      problem: `"${value}" includes a port — write ${host} and put the port in ${portIn}`,
+      problem: `"${shown}" includes a port — write ${host} and put the port in ${portIn}`,
     };
   }
   // `[::1` or `::1]`: read as a name, it failed at listen time with "is another gateway running?".
   if (value.startsWith("[") !== value.endsWith("]"))
     return {
-      problem: `"${value}" has ${value.startsWith("[") ? "a [ without its ]" : "a ] without its ["} — write the address alone (${value.replace(/^\[|\]$/g, "")}), or in brackets ([${value.replace(/^\[|\]$/g, "")}])`,
+      problem: `"${shown}" has ${shown.startsWith("[") ? "a [ without its ]" : "a ] without its ["} — write the address alone (${shown.replace(/^\[|\]$/g, "")}), or in brackets ([${shown.replace(/^\[|\]$/g, "")}])`,
     };
   // Other servers' spellings of "every interface" and of a network: no address to listen on.
   if (value === "*")
@@ -33,7 +38,7 @@ export function bindHost(
     };
   if (/^[^/\s]+\/\d+$/.test(value))
     return {
-      problem: `"${value}" is a network, not an address — write one address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface`,
+      problem: `"${shown}" is a network, not an address — write one address to listen on, such as 127.0.0.1, or 0.0.0.0 for every interface`,
     };
   const bracketed = /^\[([^\]]+)\]$/.exec(value);
   const host = (bracketed?.[1] ?? value).toLowerCase();
@@ -41,11 +46,11 @@ export function bindHost(
   const quad = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
   if (quad?.slice(1).some((octet) => Number(octet) > 255) === true)
     return {
-      problem: `"${value}" is not an IPv4 address: each of its four numbers must be 0 to 255 — write an address such as 127.0.0.1, or 0.0.0.0 for every interface`,
+      problem: `"${shown}" is not an IPv4 address: each of its four numbers must be 0 to 255 — write an address such as 127.0.0.1, or 0.0.0.0 for every interface`,
     };
   if (host.includes(":") && !isIPv6(host))
     return {
-      problem: `"${value}" is not a valid IPv6 address — write one such as ::1 (or [::1]), or :: for every interface`,
+      problem: `"${shown}" is not a valid IPv6 address — write one such as ::1 (or [::1]), or :: for every interface`,
     };
   // One spelling per IPv6 address (0:0:0:0:0:0:0:1 is ::1), so the loopback check sees it. A host without a
   // colon is no IPv6 address: Node's isIPv6 compiles and runs its long pattern (~4 ms at its first call, in

@@ -45,6 +45,7 @@ import {
   unquotedFlowPatternHint,
   unquotedTemplateLine,
 } from "./unquotedTemplate.js";
+import { valueWithoutUrlCredentials } from "./urlCredentials.js";
 import { misindentedKey, noBreakSpaceLine } from "./yamlIndent.js";
 import {
   nonMappingMerge,
@@ -734,7 +735,7 @@ export function loadConfig(
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new SvcError(
       "config_invalid",
-      `${paths.config}: the top level must be a mapping of sections (platforms:, agent:, gateway:, mcp_servers:), got ${Array.isArray(raw) ? "a list" : JSON.stringify(raw)}`,
+      `${paths.config}: the top level must be a mapping of sections (platforms:, agent:, gateway:, mcp_servers:), got ${Array.isArray(raw) ? "a list" : JSON.stringify(valueWithoutUrlCredentials(raw))}`,
     );
   }
   const record = raw as Record<string, unknown>;

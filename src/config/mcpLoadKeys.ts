@@ -5,6 +5,7 @@ import {
   isVariableName,
   unreadPlaceholderProblem,
 } from "./interpolate.js";
+import { textWithoutUrlCredentials } from "./urlCredentials.js";
 
 /**
  * The keys of an `mcp_servers` entry that hold text but are checked when config.yaml is loaded: a fixed
@@ -132,7 +133,7 @@ export function withUnsetLoadTimeKeys(
             ...issue,
             message: issue.message.replace(
               /got .*$/s,
-              `got ${JSON.stringify(text)} (the value it gives is not shown)`,
+              `got ${JSON.stringify(textWithoutUrlCredentials(text))} (the value it gives is not shown)`,
             ),
           };
     });

@@ -5,6 +5,7 @@ import { CLIENT_SET_HEADERS, type McpServerEntry } from "./sections/mcp.js";
 import { TOOLSETS_WITHOUT_TOOLS } from "./sections/tools.js";
 import { routeKey, settingKey, shadowedRoutes, shadowedSettings } from "./sections/webhook.js";
 import { unsetPlatformVariableWarnings, unsetRouteVariableWarnings } from "./unsetPlatformVariables.js";
+import { textWithoutUrlCredentials } from "./urlCredentials.js";
 
 /** The optional `agent` keys each provider reads (the others have defaults and are not checked). */
 const AGENT_KEYS_USED: Record<string, readonly string[]> = {
@@ -329,7 +330,7 @@ export function unusedMcpKeys(entry: McpServerEntry): string[] {
   // A ${VAR} is rendered at each call: only a value as written can be judged here.
   if (entry.trust !== "full" && entry.trust !== "untrusted" && !entry.trust.includes("${"))
     problems.push(
-      `trust: ${JSON.stringify(entry.trust)} is neither full nor untrusted, so the server is treated as untrusted (a call of a tool without readOnlyHint: true needs approval) — write trust: full or trust: untrusted`,
+      `trust: ${JSON.stringify(textWithoutUrlCredentials(entry.trust))} is neither full nor untrusted, so the server is treated as untrusted (a call of a tool without readOnlyHint: true needs approval) — write trust: full or trust: untrusted`,
     );
   problems.push(...bareVariables(entry));
   problems.push(...containerWithoutStdin(entry));

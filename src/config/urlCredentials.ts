@@ -50,7 +50,8 @@ export function textWithoutUrlCredentials(text: string): string {
 
 /**
  * A value (text, or a list or mapping of them) with the URL credentials of each text `[redacted]`, for a
- * message that quotes it.
+ * message that quotes it: a mapping's keys too, as YAML makes `url: {https://u:pw@h/mcp}` a mapping whose
+ * key is the URL.
  */
 export function valueWithoutUrlCredentials(value: unknown): unknown {
   if (typeof value === "string") return textWithoutUrlCredentials(value);
@@ -58,7 +59,10 @@ export function valueWithoutUrlCredentials(value: unknown): unknown {
   if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype)
     return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, valueWithoutUrlCredentials(item)]),
+    Object.entries(value).map(([key, item]) => [
+      textWithoutUrlCredentials(key),
+      valueWithoutUrlCredentials(item),
+    ]),
   );
 }
 

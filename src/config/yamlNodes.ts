@@ -9,6 +9,7 @@ import {
   templateCutByComment,
   yamlOneOneBoolean,
 } from "./unquotedTemplate.js";
+import { CREDENTIALS_LEFT_OUT, textWithoutUrlCredentials } from "./urlCredentials.js";
 
 /**
  * Checks and adjusts config.yaml as parsed, before it becomes plain values:
@@ -293,19 +294,21 @@ function refuseCollectionKey(
   if (!isSeq(node) && !isMap(node)) return;
   const [start, end] = node.range ?? [];
   if (start === undefined || end === undefined) return;
-  const written = text.slice(start, end).trim();
+  // `{https://u:<password>@host/mcp}:` as a key: quoted without the password.
+  const written = textWithoutUrlCredentials(text.slice(start, end).trim());
   let inner: unknown;
   if (isSeq(node)) inner = node.items.length === 1 ? node.items[0] : undefined;
   else {
     const pair = node.items.length === 1 ? node.items[0] : undefined;
     inner = pair !== undefined && pair.value === null ? pair.key : undefined;
   }
-  const name = isScalar(inner) && typeof inner.value === "string" ? inner.value : undefined;
+  const raw = isScalar(inner) && typeof inner.value === "string" ? inner.value : undefined;
+  const name = raw === undefined ? undefined : textWithoutUrlCredentials(raw);
   const [what, marks] = isSeq(node) ? ["a list", "[ ]"] : ["a mapping", "{ }"];
   const fix =
     name === undefined
       ? "write the key as a name (text)"
-      : `write the name alone, without the ${marks}: ${name}:`;
+      : `write the name alone, without the ${marks}: ${name}:${name === raw ? "" : CREDENTIALS_LEFT_OUT}`;
   throw new SvcError(
     "config_invalid",
     `${file}: line ${lines.linePos(start).line}: ${path.length === 0 ? "(top level)" : path.join(".")}: the key ${written} is ${what} to YAML, not a name — ${fix}`,

@@ -4,6 +4,7 @@ import { HEADER_CONTROL, HEADER_NOT_LATIN1 } from "../headerValue.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
 import { nearMiss } from "../nearMiss.js";
 import { timerSeconds } from "../timerSeconds.js";
+import { textWithoutUrlCredentials } from "../urlCredentials.js";
 
 export const AGENT_PROVIDERS = ["echo", "command", "openai", "anthropic"] as const;
 export type AgentProvider = (typeof AGENT_PROVIDERS)[number];
@@ -163,7 +164,7 @@ export const agentSchema = z
         if (!(AGENT_PROVIDERS as readonly string[]).includes(value))
           ctx.addIssue({
             code: "custom",
-            message: `unknown provider "${value}" — ${meantProvider(value)}use one of ${AGENT_PROVIDERS.join(", ")}`,
+            message: `unknown provider "${textWithoutUrlCredentials(value)}" — ${meantProvider(value)}use one of ${AGENT_PROVIDERS.join(", ")}`,
           });
       })
       .transform((value) => value as AgentProvider),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { regexHint, regexProblem } from "../../streams/regex.js";
 import { nearMiss } from "../nearMiss.js";
+import { textWithoutUrlCredentials, valueWithoutUrlCredentials } from "../urlCredentials.js";
 
 /** The example of the `in: []` refusal, as config.yaml and as a JSON store record (YAML's breaks JSON). */
 export const IN_EXAMPLE = { yaml: "in: [opened, reopened]", json: '"in": ["opened", "reopened"]' } as const;
@@ -192,7 +193,7 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
             path: [group],
             message: Array.isArray(list)
               ? "an empty group: list at least one filter in it"
-              : `expected a list of filters, got ${one ? `one filter — write ${group}: [{...}], a list even for one` : JSON.stringify(list)}`,
+              : `expected a list of filters, got ${one ? `one filter — write ${group}: [{...}], a list even for one` : JSON.stringify(valueWithoutUrlCredentials(list))}`,
           });
           return;
         }
@@ -213,7 +214,7 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
           message:
             raw.field === undefined || raw.field === ""
               ? `the "${op}" operator needs a field (a dotted path such as pull_request.user.login)`
-              : `expected text (a dotted path such as pull_request.user.login), got ${JSON.stringify(raw.field)}${
+              : `expected text (a dotted path such as pull_request.user.login), got ${JSON.stringify(valueWithoutUrlCredentials(raw.field))}${
                   // `field: 2024` for a payload key of digits: YAML reads it as a number.
                   typeof raw.field === "number" ? " — a key of digits is text: put it in quotes" : ""
                 }`,
@@ -223,7 +224,7 @@ export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
         ctx.addIssue({
           code: "custom",
           path: ["field"],
-          message: `"${raw.field}" has an empty part between dots, so it never names a value — write a dotted path such as pull_request.user.login`,
+          message: `"${textWithoutUrlCredentials(raw.field)}" has an empty part between dots, so it never names a value — write a dotted path such as pull_request.user.login`,
         });
       }
       const parsed = leafShapes[op].safeParse(raw[op], { reportInput: true });

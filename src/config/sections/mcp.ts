@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { clientMetadataUrlProblem } from "../clientMetadataUrl.js";
-import { describe } from "../describe.js";
+import { cutJson, describe } from "../describe.js";
 import { redirectUriPort, redirectUriProblem } from "../redirectUri.js";
 import { FINITE_SECONDS, MAX_TIMER_SECONDS } from "../timerSeconds.js";
 import { withoutUrlCredentials } from "../urlCredentials.js";
@@ -360,7 +360,7 @@ const entryShape = {
   trust: z
     .unknown()
     .optional()
-    .transform((v) => (v === undefined || v === null ? "full" : typeof v === "string" ? v : describe(v))),
+    .transform((v) => (v === undefined || v === null ? "full" : typeof v === "string" ? v : cutJson(v))),
 };
 
 /** The keys of a server entry (other clients' files write some of them in other shapes: `oauth`, `trust`). */

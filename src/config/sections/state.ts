@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { terminalText } from "../../io/terminalText.js";
 import { unsetVariablesIn } from "../interpolate.js";
+import { textWithoutUrlCredentials } from "../urlCredentials.js";
 
 const WRITE_IT = "write it as redis://host:6379/0";
 
@@ -68,14 +69,20 @@ export function redisUrlProblem(url: string): string | undefined {
 /**
  * Why `prefix` cannot start svc's Redis keys, or undefined (an empty one is refused as empty): the first
  * character outside letters, digits, `.`, `_` and `-`, with the prefix written with `-` in its place, or
- * its length past 64.
+ * its length past 64. A prefix holding a URL's credentials (a redis_url pasted here) is quoted without
+ * them, and no prefix is made of it: the fix would hold the password.
  */
 function redisKeyPrefixProblem(prefix: string): string | undefined {
   if (prefix === "" || /^[A-Za-z0-9_.-]{1,64}$/.test(prefix)) return undefined;
   const bad = /[^A-Za-z0-9_.-]/u.exec(prefix)?.[0];
   if (bad === undefined) return `${prefix.length} characters long — a prefix has at most 64: shorten it`;
+  const shown = textWithoutUrlCredentials(prefix);
   const fixed = prefix.replace(/[^A-Za-z0-9_.-]+/gu, "-").replace(/^-+|-+$/g, "") || "svc";
-  return `got ${terminalText(JSON.stringify(prefix))}, which holds ${terminalText(JSON.stringify(bad))} — a prefix is letters, digits, '.', '_' and '-' (svc adds the ":" after it): write ${fixed.slice(0, 64)}`;
+  const fix =
+    shown === prefix
+      ? `write ${fixed.slice(0, 64)}`
+      : `write a prefix of your own, or leave the key out for svc (none is made from this value: it holds a credential)${/^rediss?:\/\//i.test(prefix) ? "; a redis:// URL goes in redis_url" : ""}`;
+  return `got ${terminalText(JSON.stringify(shown))}, which holds ${terminalText(JSON.stringify(bad))} — a prefix is letters, digits, '.', '_' and '-' (svc adds the ":" after it): ${fix}`;
 }
 
 export const stateSchema = z

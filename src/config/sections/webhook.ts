@@ -4,6 +4,7 @@ import { bindHost } from "../host.js";
 import { unreadPlaceholderProblem, unsetVariablesIn } from "../interpolate.js";
 import { nameCharNote, profileNameProblem } from "../paths.js";
 import { timerSeconds } from "../timerSeconds.js";
+import { textWithoutUrlCredentials } from "../urlCredentials.js";
 import { filterSchema } from "./filters.js";
 
 export const ROUTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -76,7 +77,7 @@ export const coalesceSchema = z.strictObject({
       else if (path !== undefined)
         ctx.addIssue({
           code: "custom",
-          message: `${path === "" ? "an empty placeholder" : JSON.stringify(path)} names no payload field, so the key never resolves and every event would run at once — write a dotted path such as pull_request.number, or a template such as {repository.full_name}#{pull_request.number}`,
+          message: `${path === "" ? "an empty placeholder" : JSON.stringify(textWithoutUrlCredentials(path))} names no payload field, so the key never resolves and every event would run at once — write a dotted path such as pull_request.number, or a template such as {repository.full_name}#{pull_request.number}`,
         });
     }),
   window_seconds: z.number().nonnegative().default(30),
