@@ -124,6 +124,14 @@ function deliveryLog(request: DeliveryRequest): Record<string, string> {
   };
 }
 
+/** Whether the other instances were told a mirror this instance had no session for. */
+const toldNote = (told: boolean | undefined) =>
+  told === undefined
+    ? ""
+    : told
+      ? " here (told to the other instances)"
+      : " here, nor was it told to the other instances (Redis refused the publish or did not answer)";
+
 export function createDeliverer(deps: DelivererDeps): Deliverer {
   const { logger, paths } = deps;
   const registry = typeof deps.targets === "function" ? deps.targets : () => deps.targets as TargetRegistry;
@@ -173,14 +181,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     const elsewhere = deps.mirrorsElsewhere?.();
     // Told, the entry has one time in every home: when the delivery ended, by this instance's clock.
     const at = elsewhere === undefined ? undefined : (deps.now?.() ?? new Date());
-    const [mirrored] = await Promise.all([
+    const [mirrored, told] = await Promise.all([
       mirrorHere(entry, log, "the delivery itself succeeded", at === undefined ? deps.now : () => at),
       at === undefined ? undefined : elsewhere?.tell({ ...entry, at: at.toISOString() }),
     ]);
     if (mirrored === false)
       logger.debug(
         log,
-        `[delivery] mirror_to_session skipped: ${target.name} chat ${receipt.chatId} has no session${elsewhere === undefined ? "" : " here (told to the other instances)"}`,
+        `[delivery] mirror_to_session skipped: ${target.name} chat ${receipt.chatId} has no session${toldNote(told)}`,
       );
   }
 

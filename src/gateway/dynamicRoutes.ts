@@ -37,6 +37,8 @@ export interface DynamicRoutesOptions {
   readonly referenceWarnings?: (route: Route, name: string, where: string) => Promise<readonly string[]>;
   /** Redis: how often the revision counter is read (tests shorten it). */
   readonly pollMs?: number;
+  /** Redis: each set of subscriptions read, once it is served. */
+  readonly loaded?: () => void;
   /** Redis: the gateway's stop during its start, which ends the wait for a Redis still loading its data. */
   readonly signal?: AbortSignal;
 }
@@ -93,6 +95,7 @@ export function dynamicRoutesFor(options: DynamicRoutesOptions): DynamicRoutes {
         ...(routeWarnings === undefined ? {} : { routeWarnings }),
         ...(referenceWarnings === undefined ? {} : { referenceWarnings }),
         ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+        ...(options.loaded === undefined ? {} : { loaded: options.loaded }),
       });
       await followed.open();
       source = followed;

@@ -238,6 +238,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   profiles.removeExpiredJournals();
   // `<route>\u0000<toolset>` of the unknown toolset names a load warned about: runs do not say them again.
   const warnedToolsets = new Set<string>();
+  /**
+   * With state.backend: redis, subscribes to the other instances' session mirrors while a route (a
+   * subscription's too) has mirror_to_session, and closes that subscription while none has (set below).
+   */
+  let followMirrors: () => Promise<void> = () => Promise.resolve();
   // Dynamic subscriptions: webhook_subscriptions.json, or with state.backend: redis the shared hash.
   const dynamic = dynamicRoutesFor({
     state: config.state,
@@ -276,6 +281,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             subscriptionReferenceWarnings(route, name, where, paths),
           ),
     ...(options.subscriptionPollMs === undefined ? {} : { pollMs: options.subscriptionPollMs }),
+    loaded: () => void followMirrors(),
   });
   const routes = createRoutes({
     config,
@@ -377,6 +383,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     mirrorShare = redis.sessionMirrors;
     stateAvailable = () => redis.available();
     runDepthNow = () => redis.runDepth();
+    // Only a route that mirrors needs the other instances' mirrors: without one, no connection is opened
+    // (nor a channel asked of the URL's ACL user).
+    followMirrors = () =>
+      redis.sessionMirrors?.receive(routes.registry.routes().some(({ route }) => route.mirror_to_session)) ??
+      Promise.resolve();
+    await followMirrors();
   }
   // Every profile on disk has its own cron store; a cron_job route fires the job of its own profile.
   const journaledEnqueue = state.enqueue((event) => queue.enqueueRun(event), { answered: queue });
@@ -822,6 +834,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // The subscriptions are judged by the config too (a record without a secret by the global one, a
       // record by the config.yaml route of its name): the names() below reads them again, with its log lines.
       dynamic.reloaded();
+      void followMirrors();
       // Before the reload of the servers: a profile nothing is bound to any more only closes its connections
       // (one report, which svc mcp reload prints), rather than reloading them first.
       mcp.retireProfiles(profileUse);

@@ -6,7 +6,7 @@ import type { KeptReply, QueuedRun, RunSlot } from "../actors/runs.js";
 import type { StateSettings } from "../config/sections/state.js";
 import { describeError, LoggedError, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
-import type { MirrorShare, ToldMirror } from "../io/sessions/mirror.js";
+import type { ToldMirror } from "../io/sessions/mirror.js";
 import { shellWord } from "../io/shellWord.js";
 import { createSharedCoalescing, type SharedCoalescing } from "../io/state/redis/coalescing.js";
 import { connectFailure } from "../io/state/redis/connectFailure.js";
@@ -30,7 +30,7 @@ import {
 } from "../io/state/redis/idempotency.js";
 import { DEFAULT_KEY_PREFIX, redisKeys } from "../io/state/redis/keys.js";
 import { createSharedRateLimiter, type SharedRateLimiter } from "../io/state/redis/rateLimit.js";
-import { openSharedSessionMirrors, type SharedSessionMirrors } from "../io/state/redis/sessionMirrors.js";
+import { type SharedSessionMirrors, sharedSessionMirrors } from "../io/state/redis/sessionMirrors.js";
 import {
   createSharedQueue,
   jobIdOf,
@@ -68,9 +68,10 @@ export interface RedisState {
   readonly cronLease: CronLease;
   /**
    * Tells the other instances the session mirror of a delivery made here (with `mirrorTold`): each writes
-   * it into its own session of that chat, if it has one.
+   * it into its own session of that chat, if it has one. Receives theirs once told to (`receive(true)`:
+   * while a route of this instance mirrors).
    */
-  readonly sessionMirrors?: MirrorShare | undefined;
+  readonly sessionMirrors?: SharedSessionMirrors | undefined;
   /**
    * False during an outage (logged once, answered 503 until Redis is back) and while Redis refuses the
    * request path's writes (full, read-only: until one is taken again): `svc_state_available`.
@@ -139,7 +140,8 @@ export interface RedisStateOptions {
   givenUp?(run: PendingRun, err: Error): void;
   /**
    * Writes the session mirror of a delivery another instance made into this instance's session of that
-   * chat, if it has one (never rejects). Given, the instance subscribes to the other instances' mirrors.
+   * chat, if it has one (never rejects). Given, the instance tells the others its mirrors, and subscribes to
+   * theirs at `sessionMirrors.receive(true)`.
    */
   mirrorTold?(mirror: ToldMirror): Promise<void>;
 }
@@ -435,12 +437,12 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
     });
   };
 
-  // Last: nothing after it can fail the start and leave its connection open.
+  // No connection of its own until told to receive.
   const mirrorTold = options.mirrorTold;
   const sessionMirrors: SharedSessionMirrors | undefined =
     mirrorTold === undefined
       ? undefined
-      : await openSharedSessionMirrors({ redis, keys, health, logger, write: mirrorTold });
+      : sharedSessionMirrors({ redis, keys, health, logger, write: mirrorTold });
 
   let waiting = 0;
   let reading: Promise<number> | undefined;

@@ -23,7 +23,8 @@ export interface ToldMirror extends MirrorEntry {
 
 /** Tells the other instances a delivery's mirror. Never rejects: best-effort, as the mirror is. */
 export interface MirrorShare {
-  tell(mirror: ToldMirror): Promise<void>;
+  /** Whether it was told: false when Redis refused it or did not answer (a failure is logged). */
+  tell(mirror: ToldMirror): Promise<boolean>;
 }
 
 export const mirrorText = (route: string, text: string) => `[Webhook delivery: ${route}]\n${text}`;

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDeliverer } from "../../../src/actors/deliver.js";
 import { svcPaths } from "../../../src/config/paths.js";
+import type { MirrorShare } from "../../../src/io/sessions/mirror.js";
 import { SessionStore } from "../../../src/io/sessions/store.js";
 import { type FakeApi, startFakeApi } from "../../fakes/httpFake.js";
 import { captureLogger } from "../../fakes/logCapture.js";
@@ -22,6 +23,7 @@ const NOW = new Date("2026-11-22T20:00:00.000Z");
 
 function deliverer(
   platforms: Record<string, unknown> = { telegram: { enabled: true, token: "1:x", base_url: fake.url } },
+  share?: MirrorShare,
 ) {
   home = tempHome();
   const log = captureLogger();
@@ -31,6 +33,7 @@ function deliverer(
     paths: svcPaths(home.dir),
     sleep: async () => {},
     now: () => NOW,
+    ...(share === undefined ? {} : { mirrorsElsewhere: () => share }),
   });
   return { d, log };
 }
@@ -211,6 +214,18 @@ describe("mirror_to_session", () => {
     await d.deliver(request({ chat_id: "777" }));
     expect(SessionStore.forProfile(home.dir, undefined).get("telegram:777")).toBeUndefined();
     expect(log.messages().some((m) => m.includes("has no session"))).toBe(true);
+  });
+
+  it("with other instances sharing the state (redis), says whether they were told a mirror it had no session for", async () => {
+    let told = true;
+    const { d, log } = deliverer(undefined, { tell: async () => told });
+    await d.deliver(request({ chat_id: "777" }));
+    told = false;
+    await d.deliver(request({ chat_id: "778" }));
+    expect(log.messages().filter((m) => m.includes("has no session"))).toEqual([
+      "[delivery] mirror_to_session skipped: telegram chat 777 has no session here (told to the other instances)",
+      "[delivery] mirror_to_session skipped: telegram chat 778 has no session here, nor was it told to the other instances (Redis refused the publish or did not answer)",
+    ]);
   });
 
   it("writes only to the profile of a profile-prefixed route", async () => {

@@ -5,6 +5,7 @@ import { importExternal } from "../../importExternal.js";
 import type { Logger } from "../../log.js";
 import { secureContextFor, systemCaCertificates } from "../../mcp/systemCas.js";
 import { connectFailure } from "./connectFailure.js";
+import { redisKeys } from "./keys.js";
 import { LOADING_HINT, sayWhileLoading } from "./loadingWait.js";
 import { notRespReply } from "./notRedis.js";
 import { renamedAway } from "./renamedCommands.js";
@@ -704,7 +705,9 @@ async function accessDenied(
   label: string,
   keyPrefix: string,
 ): Promise<{ problem: string; fix: string } | undefined> {
-  const grant = `let that user read and write the keys under "${keyPrefix}:" with every command (ACL SETUSER <user> ~${keyPrefix}:* +@all)`;
+  // The channel too: the instances tell each other their session mirrors on it (mirror_to_session).
+  const channel = redisKeys(keyPrefix).sessionMirrors();
+  const grant = `let that user read and write the keys under "${keyPrefix}:" with every command (ACL SETUSER <user> ~${keyPrefix}:* &${channel} +@all)`;
   const denied = async (what: string, command: () => Promise<unknown>, fix: string) => {
     try {
       await command();

@@ -177,6 +177,8 @@ export interface RedisSubscriptionSource extends SubscriptionSource {
 export interface RedisSubscriptionSourceOptions extends SubscriptionSourceOptions {
   /** How often the revision counter is read (one GET); 1 s by default. */
   readonly pollMs?: number;
+  /** Each set read from Redis, once it is served. */
+  readonly loaded?: () => void;
 }
 
 /**
@@ -210,6 +212,7 @@ export function createRedisSubscriptionSource(
     records = read.records;
     secrets = storedRecordSecrets(read.records);
     revision = read.revision;
+    options.loaded?.();
   }
 
   /** `stale`: judged again (a reload) while Redis does not answer: the set is the last one read, not Redis's. */

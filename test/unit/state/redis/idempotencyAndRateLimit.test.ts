@@ -544,7 +544,7 @@ describe("Redis unreachable", () => {
     const url = server.url.replace("redis://", `redis://${user}:pw@`);
     const refused = connectRedis(url, "/home/x/config.yaml", commandOptions(), "other");
     await expect(refused).rejects.toThrow(
-      /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not let the user of state\.redis_url use the keys under "other:" \(NOPERM .*\) — let that user read and write the keys under "other:" with every command \(ACL SETUSER <user> ~other:\* \+@all\), or set state\.redis_key_prefix to a prefix it may use$/,
+      /^\/home\/x\/config\.yaml: state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not let the user of state\.redis_url use the keys under "other:" \(NOPERM .*\) — let that user read and write the keys under "other:" with every command \(ACL SETUSER <user> ~other:\* &other:session-mirrors \+@all\), or set state\.redis_key_prefix to a prefix it may use$/,
     );
     await expect(refused).rejects.not.toThrow(/:pw@/);
     const allowed = await connectRedis(url, "/home/x/config.yaml", commandOptions(), "allowed");
@@ -552,7 +552,7 @@ describe("Redis unreachable", () => {
     // Every key, and no scripts: BullMQ's Lua scripts would be refused at every request.
     await admin.call("ACL", "SETUSER", user, "~*", "-@scripting");
     await expect(connectRedis(url, "/home/x/config.yaml", commandOptions(), "allowed")).rejects.toThrow(
-      /state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not let the user of state\.redis_url run Lua scripts, which svc's run queue \(BullMQ\) needs \(NOPERM .*eval.*\) — let that user read and write the keys under "allowed:" with every command \(ACL SETUSER <user> ~allowed:\* \+@all\)$/,
+      /state\.redis_url: redis:\/\/127\.0\.0\.1:\d+\/0 does not let the user of state\.redis_url run Lua scripts, which svc's run queue \(BullMQ\) needs \(NOPERM .*eval.*\) — let that user read and write the keys under "allowed:" with every command \(ACL SETUSER <user> ~allowed:\* &allowed:session-mirrors \+@all\)$/,
     );
   });
 
