@@ -4,7 +4,7 @@ import { coalesceNote } from "../actors/coalescer.js";
 import { pendingRunOf } from "../actors/pendingRuns.js";
 import type { KeptReply, QueuedRun, RunSlot } from "../actors/runs.js";
 import type { StateSettings } from "../config/sections/state.js";
-import { describeError, LoggedError, RunKeptForRestart } from "../errors.js";
+import { describeError, LoggedError, RunFailedAtStop, RunKeptForRestart } from "../errors.js";
 import type { Logger } from "../io/log.js";
 import type { ToldMirror } from "../io/sessions/mirror.js";
 import { shellWord } from "../io/shellWord.js";
@@ -316,6 +316,16 @@ export async function openRedisState(options: RedisStateOptions): Promise<RedisS
         await options.execute(run, signal, slot);
         if (forgotten.has(key)) queueSlot.forgetWhenFinished(keys.seen(key));
       } catch (err) {
+        // Its failure's notice was delivered as the stop came: the run ended, failed, as without the stop.
+        // Finished: run again (or handed on with its notice), it would send the notice a second time.
+        if (err instanceof RunFailedAtStop) {
+          if (!(err.cause instanceof LoggedError))
+            logger.error(
+              { route: run.routeName, delivery_id: run.deliveryId, err: describeError(err.cause) },
+              `[webhook] ${run.routeName}: agent run failed`,
+            );
+          return;
+        }
         if (signal.aborted) throw err;
         // Its agent ended by the stop's own signal: not failed; back in Redis, for any instance to run (this
         // one after its restart), as a run the drain cut short is.
