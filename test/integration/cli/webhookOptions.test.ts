@@ -392,7 +392,11 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
       ["webhook", "subscribe", "n", "--deliver", ""],
     ]);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^b\s.*invalid\s.* b: expected a mapping, got "str"$/m);
+    // A record written as text is as often as not the route's secret: named, never quoted.
+    expect(list.stdout).toMatch(
+      /^b\s.*invalid\s.* b: expected a mapping, got text \(not shown: it may be the route's secret\)/m,
+    );
+    expect(list.stdout).not.toContain("str");
     expect(change.code).toBe(1);
     expect(change.stderr).toContain(
       `${file}: a.secret: expected a string, got a number (not shown: the key holds a secret)`,
