@@ -58,7 +58,7 @@ import { startIngress } from "./ingress.js";
 import { pipelineLogHooks } from "./logHooks.js";
 import { createMcp, type ProfileUse } from "./mcp.js";
 import { metricsNotServedNotice } from "./metricsNotServedNotice.js";
-import { orphanRunsLine } from "./orphanRunsLine.js";
+import { orphanRunsLine, orphanToolLine } from "./orphanRunsLine.js";
 import { createProfileResources } from "./profileResources.js";
 import { reloadRemovals } from "./reloadRemovals.js";
 import { resumeSavedRuns, storeSavedRuns } from "./resumeSavedRuns.js";
@@ -133,6 +133,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // the gateway that left it.
   const agentGroups = agentGroupsDir(paths.home);
   const notRunAgain: Array<{ readonly name: string; readonly profile: string | undefined }> = [];
+  const tools: Array<{ readonly tool: string; readonly profile: string | undefined }> = [];
   let inJournal = 0;
   const orphans = stopOrphanGroups(
     agentGroups,
@@ -140,11 +141,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     (owner, backend) => {
       if (backend === undefined ? owner === journalOwner : backend === "local") inJournal += 1;
     },
+    (tool, profile) => tools.push({ tool, profile }),
   );
-  if (orphans > notRunAgain.length)
-    logger.warn(
-      orphanRunsLine(orphans - notRunAgain.length, config.state.backend, inJournal, stateDir(paths.home)),
-    );
+  const orphanRuns = orphans - notRunAgain.length - tools.length;
+  if (orphanRuns > 0)
+    logger.warn(orphanRunsLine(orphanRuns, config.state.backend, inJournal, stateDir(paths.home)));
+  // A stdio MCP server, a `terminal` command: stopped so a call of the killed run does not go on beside its rerun.
+  for (const { tool, profile } of tools) logger.warn(orphanToolLine(tool, profile));
   // A cron job's scheduled (or `svc cron run`) run is not journaled: its next_run moved on before it started.
   // Nor is an event a route script was deciding on: it was never answered, so its sender sends it again.
   for (const { name, profile } of notRunAgain)
@@ -535,6 +538,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     agent,
     clock,
     metrics,
+    groups,
     onStatus: (hub) => toolCap.check(hub.tools()),
     ...env,
   });

@@ -7,6 +7,7 @@ import { namedProfile, type SvcPaths, svcPaths } from "../config/paths.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../io/log.js";
 import type { GatewayMetrics } from "../io/metrics/gatewayMetrics.js";
+import type { ProcessGroups } from "../io/processGroups.js";
 import type { Agent } from "./agent.js";
 
 export interface Mcp extends GatewayMcp {
@@ -40,6 +41,8 @@ export function createMcp(deps: {
   clock: Pick<Clock, "setTimeout" | "clearTimeout">;
   env?: NodeJS.ProcessEnv;
   metrics?: GatewayMetrics | undefined;
+  /** Where the stdio servers' process groups are noted (the agents' `state/agents/`). */
+  groups?: ProcessGroups;
   /** Told of each status change of the default profile's hub (its registered tools may have changed). */
   onStatus?: (hub: McpHub) => void;
 }): Mcp {
@@ -60,6 +63,7 @@ export function createMcp(deps: {
       system: deps.system,
       metrics: deps.metrics,
       ...(deps.env === undefined ? {} : { env: deps.env }),
+      ...(deps.groups === undefined ? {} : { groups: deps.groups }),
       ...(onStatus === undefined ? {} : { onStatus }),
     });
   const main = start(deps.paths, deps.onStatus);

@@ -1,3 +1,5 @@
+import { inProfile } from "../config/paths.js";
+
 /**
  * The start's WARN line for the agent process groups a killed gateway left running, stopped now (their
  * runs are journaled: not the cron runs and route scripts, said apart). Where each run goes on depends on
@@ -26,4 +28,16 @@ export function orphanRunsLine(
   const journal = `not run by this start: state.backend: redis does not read the local journal in ${stateDir} that holds them — they run when the gateway runs with state.backend: local again (start it once on local to let them run, then switch back)`;
   if (shared === 0) return `${head} with state.backend: local; their runs are ${journal}`;
   return `${head}; ${inJournal} of their runs, accepted with state.backend: local, are ${journal}; the other ${shared} ${queue}`;
+}
+
+/**
+ * The start's WARN line for a tool's process group a killed gateway (or `svc cron run`) left running,
+ * stopped now: a stdio MCP server (`mcp:<server>`) or a `terminal` command (`tool:terminal`). Its run, if
+ * it runs again, calls its tools anew.
+ */
+export function orphanToolLine(tool: string, profile: string | undefined): string {
+  const where = inProfile(profile);
+  if (tool.startsWith("mcp:"))
+    return `[mcp] ${tool.slice("mcp:".length)}${where}: stopped the server process (SIGKILL to its group) left running by a gateway that was killed; the server is started again when it is connected`;
+  return `[tools] ${tool.slice("tool:".length)}${where}: stopped a command (SIGKILL to its group) left running by a process that was killed; a run that runs again calls its tools anew`;
 }

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import { startDescriptorsProblem } from "./openFiles.js";
 import { PIPES_AFTER_EXIT_MS, signalGroup } from "./process.js";
+import type { GroupNote } from "./processGroups.js";
 import { wholeUtf8Length } from "./utf8Cut.js";
 
 export interface CappedProcessRequest {
@@ -12,6 +13,8 @@ export interface CappedProcessRequest {
   /** Bytes kept of stdout and of stderr each; the rest is read and dropped. */
   readonly maxOutputBytes: number;
   readonly signal: AbortSignal;
+  /** Notes the process group while it runs (a start after a SIGKILL stops what was left running). */
+  readonly group?: GroupNote;
 }
 
 export interface CappedOutput {
@@ -87,6 +90,8 @@ export async function runCappedProcess(request: CappedProcessRequest): Promise<C
     detached: true,
     cancelSignal: request.signal,
   });
+  const pid = subprocess.pid;
+  if (pid !== undefined) request.group?.started(pid);
   const stdout = collect(subprocess.stdout, request.maxOutputBytes);
   const stderr = collect(subprocess.stderr, request.maxOutputBytes);
   // A process the command moved out of its group (`setsid`, a daemon starting) outlives the group's kill and
@@ -105,6 +110,7 @@ export async function runCappedProcess(request: CappedProcessRequest): Promise<C
   const result = await subprocess.finally(() => {
     request.signal.removeEventListener("abort", onCancel);
     clearTimeout(closePipes);
+    if (pid !== undefined) request.group?.ended(pid);
   });
   const notStarted = result.failed && result.exitCode === undefined && result.signal === undefined;
   const startCode = (result.cause as NodeJS.ErrnoException | undefined)?.code;

@@ -11,8 +11,30 @@ export interface ProcessGroups {
    * not run again; `profile`, the named profile it is of (a cron job's), noted with it.
    */
   started(pid: number, notRunAgain?: string, profile?: string): void;
+  /**
+   * A tool's process group (`mcp:<server>`, a stdio MCP server; `tool:terminal`, a `terminal` command): no
+   * run of its own, stopped by a next start all the same, so it does not go on beside the rerun of its run.
+   */
+  toolStarted(pid: number, tool: string, profile?: string): void;
   ended(pid: number): void;
 }
+
+/** One process group's note: made when its leader starts, removed when it has ended. */
+export interface GroupNote {
+  started(pid: number): void;
+  ended(pid: number): void;
+}
+
+/** The note of a tool's process groups (`ProcessGroups.toolStarted`). */
+export function toolGroupNote(groups: ProcessGroups, tool: string, profile?: string): GroupNote {
+  return {
+    started: (pid) => groups.toolStarted(pid, tool, profile),
+    ended: (pid) => groups.ended(pid),
+  };
+}
+
+/** The names a tool's note starts with: a stdio MCP server (`mcp:<server>`), a built-in tool (`tool:<name>`). */
+const TOOL_LABEL = /^(mcp|tool):/;
 
 /** The state backend whose store holds the runs a process's agents run (`state.backend`). */
 export type RunsBackend = "local" | "redis";
@@ -48,30 +70,38 @@ const TEMP_NOTE = /^\.(\d+)\.tmp$/;
 export function processGroupFiles(dir: string, backend?: RunsBackend): ProcessGroups {
   const owner = `${process.pid} ${processStartTime(process.pid) ?? "-"}`;
   let made = false;
+  const note = (pid: number, label: string) => {
+    for (let tries = 0; tries < 2; tries++) {
+      try {
+        if (!made) makeDirs(dir);
+        made = true;
+        const temp = notePath(dir, pid);
+        rmSync(temp, { force: true });
+        symlinkSync(`${processStartTime(pid) ?? "-"} ${owner}${label}`, temp);
+        renameSync(temp, join(dir, String(pid)));
+        return;
+      } catch (err) {
+        // Only the clean-up after a SIGKILL needs it: the run goes on without. A directory removed since it
+        // was made (state/ deleted while the gateway ran) is made again, once.
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") return;
+        made = false;
+      }
+    }
+  };
   return {
     started(pid, notRunAgain, profile) {
-      for (let tries = 0; tries < 2; tries++) {
-        try {
-          if (!made) makeDirs(dir);
-          made = true;
-          const label =
-            notRunAgain !== undefined
-              ? ` ${notRunAgain}${profile === undefined ? "" : ` ${PROFILE_FIELD}${profile}`}`
-              : backend !== undefined
-                ? ` run:${backend}`
-                : "";
-          const temp = notePath(dir, pid);
-          rmSync(temp, { force: true });
-          symlinkSync(`${processStartTime(pid) ?? "-"} ${owner}${label}`, temp);
-          renameSync(temp, join(dir, String(pid)));
-          return;
-        } catch (err) {
-          // Only the clean-up after a SIGKILL needs it: the run goes on without. A directory removed since it
-          // was made (state/ deleted while the gateway ran) is made again, once.
-          if ((err as NodeJS.ErrnoException).code !== "ENOENT") return;
-          made = false;
-        }
-      }
+      const label =
+        notRunAgain !== undefined
+          ? ` ${notRunAgain}${profileField(profile)}`
+          : backend !== undefined
+            ? ` run:${backend}`
+            : "";
+      note(pid, label);
+    },
+    toolStarted(pid, tool, profile) {
+      // A server's name may hold spaces, which separate a note's fields.
+      const [kind, ...name] = tool.split(":");
+      note(pid, ` ${kind}:${encodeURIComponent(name.join(":"))}${profileField(profile)}`);
     },
     ended(pid) {
       try {
@@ -90,6 +120,18 @@ export function processGroupFiles(dir: string, backend?: RunsBackend): ProcessGr
  */
 const PROFILE_FIELD = "profile=";
 
+const profileField = (profile: string | undefined) =>
+  profile === undefined ? "" : ` ${PROFILE_FIELD}${profile}`;
+
+/** A tool's name as `toolStarted` was given it. */
+function decodedTool(label: string): string {
+  try {
+    return decodeURIComponent(label);
+  } catch {
+    return label;
+  }
+}
+
 /** A note's text: its link's target, or the text of a file (a note an earlier version of svc wrote). */
 function readNote(file: string): string {
   try {
@@ -101,7 +143,8 @@ function readNote(file: string): string {
 }
 
 /**
- * Stops (SIGKILL to the whole group) the agents a process that is gone left running: their runs were not
+ * Stops (SIGKILL to the whole group) the agents (and tools' processes: stdio MCP servers, `terminal`
+ * commands) a process that is gone left running: their runs were not
  * recorded finished and run again now, so the old copy must not go on beside the new one. A group whose
  * noting process still runs (another `svc` command) is left alone; so is one whose leader is not the
  * process noted (its pid reused). Returns how many were stopped; `onNotRunAgain` is told the name (and
@@ -116,6 +159,8 @@ export function stopOrphanGroups(
    * backend its note says the run is kept in (undefined in a note of an older svc, which did not say).
    */
   onStopped?: (owner: string, backend: RunsBackend | undefined) => void,
+  /** Told the tool (`mcp:<server>`, `tool:terminal`) and named profile of each tool's group stopped. */
+  onTool?: (tool: string, profile: string | undefined) => void,
 ): number {
   let names: string[];
   try {
@@ -134,7 +179,8 @@ export function stopOrphanGroups(
     }
     const [start, ownerPid, ownerStart, label, ...more] = noted;
     const backend = RUN_LABEL.exec(label ?? "")?.[1] as RunsBackend | undefined;
-    const notRunAgain = backend === undefined ? label : undefined;
+    const tool = label !== undefined && TOOL_LABEL.test(label) ? label : undefined;
+    const notRunAgain = backend === undefined && tool === undefined ? label : undefined;
     const profile = more.find((field) => field.startsWith(PROFILE_FIELD))?.slice(PROFILE_FIELD.length);
     // Part of a note: one another svc command is writing under its temporary name right now (a note under
     // its group's name is always whole; a part of one there can only be forgotten).
@@ -149,7 +195,8 @@ export function stopOrphanGroups(
       try {
         process.kill(-pgid, "SIGKILL");
         stopped += 1;
-        if (notRunAgain !== undefined) onNotRunAgain?.(notRunAgain, profile);
+        if (tool !== undefined) onTool?.(decodedTool(tool), profile);
+        else if (notRunAgain !== undefined) onNotRunAgain?.(notRunAgain, profile);
         else onStopped?.(`${ownerPid} ${ownerStart}`, backend);
       } catch {
         // Gone meanwhile.

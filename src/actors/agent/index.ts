@@ -146,7 +146,8 @@ function withoutToolsWarnings(
 export function createRunner(agent: AgentSettings, deps: RunnerDeps = {}): AgentRunner {
   const toolSettings = deps.toolSettings ?? toolsSchema.parse(undefined);
   const toolDeps: RunToolsDeps = {
-    builtins: (toolsets) => builtinTools(toolsets, toolSettings),
+    builtins: (toolsets) =>
+      builtinTools(toolsets, toolSettings, deps.groups === undefined ? {} : { groups: deps.groups }),
     unaskedWarnings: new UnaskedServerWarnings(),
     ...(deps.mcp === undefined ? {} : { mcp: deps.mcp }),
     ...(deps.workspacesDir === undefined ? {} : { workspacesDir: deps.workspacesDir }),

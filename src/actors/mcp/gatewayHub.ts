@@ -8,6 +8,7 @@ import type { Logger } from "../../io/log.js";
 import type { OAuthProviderFor } from "../../io/mcp/connect.js";
 import { type StatusFile, writeStatusFile } from "../../io/mcp/statusFile.js";
 import type { GatewayMetrics } from "../../io/metrics/gatewayMetrics.js";
+import { type ProcessGroups, toolGroupNote } from "../../io/processGroups.js";
 import { storeProblem } from "../../io/stores/atomicFile.js";
 import { type AgentRunner, NO_MCP } from "../agent/runner.js";
 import { policyApprovals } from "./approvals.js";
@@ -30,6 +31,8 @@ export interface GatewayMcpOptions {
   /** Told of each status change (a connect, a lost server, `tools/list_changed`), after the status file. */
   readonly onStatus?: (hub: McpHub) => void;
   readonly hiddenValues?: HubOptions["hiddenValues"];
+  /** Where each stdio server's process group is noted (`mcp:<server>`) while it runs. */
+  readonly groups?: ProcessGroups;
 }
 
 export interface GatewayMcp {
@@ -144,6 +147,12 @@ export function startGatewayMcp(options: GatewayMcpOptions): GatewayMcp {
           oauthProviderFor(server, entry, { interactive, paths, logger }),
         )),
     onStatus: publish,
+    ...(options.groups === undefined
+      ? {}
+      : {
+          serverGroup: (server: string) =>
+            toolGroupNote(options.groups as ProcessGroups, `mcp:${server}`, paths.profile),
+        }),
     ...(options.hiddenValues === undefined ? {} : { hiddenValues: options.hiddenValues }),
     ...(options.metrics === undefined ? {} : { onToolCall: options.metrics.toolCall }),
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),

@@ -4,6 +4,7 @@ import type { McpServerEntry } from "../../config/sections/mcp.js";
 import type { Logger } from "../../io/log.js";
 import type { OAuthProviderFor, TransportFor } from "../../io/mcp/connect.js";
 import type { ServerStatus } from "../../io/mcp/statusFile.js";
+import type { GroupNote } from "../../io/processGroups.js";
 import type { GatewaySystem } from "../system.js";
 import type { ApprovalSurface } from "./approvals.js";
 import type { SamplingRunner } from "./serverRequests.js";
@@ -31,6 +32,11 @@ export interface HubOptions {
   /** The clock durations are measured on (tool call times, the sampling window); default one that is never set (`performance.now`). */
   readonly now?: () => number;
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /**
+   * Where a stdio server's process group is noted while it runs (the gateway's: its next start stops the
+   * servers a killed gateway left). A CLI command's hub has none.
+   */
+  readonly serverGroup?: (server: string) => GroupNote;
   /** Called after every status change (the gateway persists it for `svc mcp list`). */
   readonly onStatus?: (statuses: ServerStatus[]) => void;
   /** After each tool call that reached the server: its duration (metrics). */

@@ -280,6 +280,7 @@ export async function connectRuntime(
     signal,
     ...(deps.oauthProviderFor === undefined ? {} : { oauthProviderFor: deps.oauthProviderFor }),
     ...(deps.parentEnv === undefined ? {} : { parentEnv: deps.parentEnv }),
+    ...(deps.serverGroup === undefined ? {} : { group: deps.serverGroup(rt.name) }),
     ...(deps.transportFor === undefined ? {} : { transportFor: deps.transportFor }),
     ...(deps.killGivenUp === true ? { killGivenUp: true } : {}),
     ...(deps.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: deps.handshakeTimeoutMs }),

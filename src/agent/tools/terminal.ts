@@ -1,12 +1,15 @@
 import type { ToolsSettings } from "../../config/sections/tools.js";
 import { runCappedProcess } from "../../io/cappedProcess.js";
 import { minimalEnv } from "../../io/process.js";
+import { type ProcessGroups, toolGroupNote } from "../../io/processGroups.js";
 import { argsObject, stringArg, textOutcome, toolError, workspaceOf } from "./outcome.js";
 import type { AgentTool } from "./tool.js";
 
 export interface TerminalDeps {
   /** Where PATH, LANG and TMPDIR come from (never svc's secrets); default: the process environment. */
   readonly env?: NodeJS.ProcessEnv;
+  /** Where each command's process group is noted while it runs (the gateway's, `svc cron run`'s). */
+  readonly groups?: ProcessGroups;
 }
 
 function section(name: string, output: { text: string; dropped: number }): string {
@@ -49,6 +52,7 @@ export function terminalTool(settings: ToolsSettings["terminal"], deps: Terminal
         timeoutMs: settings.timeout_seconds * 1000,
         maxOutputBytes: settings.max_output_bytes,
         signal: context.signal,
+        ...(deps.groups === undefined ? {} : { group: toolGroupNote(deps.groups, "tool:terminal") }),
       });
       const output = section("stdout", result.stdout) + section("stderr", result.stderr);
       if (result.startCode === "E2BIG")

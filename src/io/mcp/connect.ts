@@ -16,6 +16,7 @@ import {
   programOnPath,
 } from "../executable.js";
 import { openFilesProblem } from "../openFiles.js";
+import type { GroupNote } from "../processGroups.js";
 import { shellAssignmentName } from "../shellAssignment.js";
 import { blockedPortHint } from "./blockedPort.js";
 import type { ConnectStall } from "./connectAttempts.js";
@@ -89,6 +90,8 @@ export interface ConnectOptions {
   readonly onSecrets?: (secrets: readonly string[]) => void;
   readonly signal?: AbortSignal;
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /** Notes a stdio server's process group while it runs (the gateway's: its next start stops one it left). */
+  readonly group?: GroupNote;
   /** Replaces the entry's own transport, with no preflight, TLS or OAuth (tests over InMemoryTransport). */
   readonly transportFor?: TransportFor;
   /**
@@ -113,6 +116,7 @@ export async function connectServer(
   const transportOptions = {
     ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
     ...(options.parentEnv === undefined ? {} : { parentEnv: options.parentEnv }),
+    ...(options.group === undefined ? {} : { group: options.group }),
   };
   const transportFor = options.transportFor;
   // Imported at the first connect: a start that connects no server does not load the MCP SDK's client and

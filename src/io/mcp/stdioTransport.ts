@@ -5,6 +5,7 @@ import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol
 import { cutText } from "../cutText.js";
 import { followWorkingDirectory } from "../goneDirectory.js";
 import { standsBack } from "../heldSignals.js";
+import type { GroupNote } from "../processGroups.js";
 import { unreadableAnswer, withoutNullMembers } from "./unreadableAnswer.js";
 
 /**
@@ -38,6 +39,8 @@ export interface StdioOptions {
   readonly maxMessageBytes?: number;
   /** How long a process may run on after its stdout ended before svc closes it (1 s). */
   readonly stdoutEndGraceMs?: number;
+  /** Notes the server's process group while it runs (the gateway's next start stops one it left). */
+  readonly group?: GroupNote;
 }
 
 /**
@@ -129,10 +132,16 @@ export class StdioTransport implements Transport {
         windowsHide: true,
       });
       this.child = child;
-      if (child.pid !== undefined) liveGroups.add(child.pid);
+      if (child.pid !== undefined) {
+        liveGroups.add(child.pid);
+        this.options.group?.started(child.pid);
+      }
       this.exited = new Promise((done) =>
         child.once("close", () => {
-          if (child.pid !== undefined) liveGroups.delete(child.pid);
+          if (child.pid !== undefined) {
+            liveGroups.delete(child.pid);
+            this.options.group?.ended(child.pid);
+          }
           done();
         }),
       );

@@ -10,6 +10,7 @@ import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/tran
 import { type McpServerEntry, transportKind } from "../../config/sections/mcp.js";
 import { cutText } from "../cutText.js";
 import { outboundFetch } from "../outbound/dispatcher.js";
+import type { GroupNote } from "../processGroups.js";
 import { acceptedNotifications } from "./acceptedNotifications.js";
 import { boundedAnswers } from "./answerSizeLimit.js";
 import { childEnvironment } from "./childEnv.js";
@@ -48,6 +49,8 @@ export interface TransportOptions {
    */
   readonly onAwaitingEndpoint?: (awaiting: boolean) => void;
   readonly parentEnv?: NodeJS.ProcessEnv;
+  /** Notes a stdio server's process group while it runs. */
+  readonly group?: GroupNote;
   /** Streamable HTTP: where the server's refusal of its event stream (405) is kept (default: this connection). */
   readonly streamRefusal?: StreamRefusal;
 }
@@ -199,6 +202,7 @@ export function createTransport(entry: McpServerEntry, options: TransportOptions
       // The SDK's transport put its defaults (HOME, PATH, USER, ... of this process) under the entry's.
       env: { ...getDefaultEnvironment(), ...childEnvironment(entry.env, options.parentEnv) },
       ...(options.onExit === undefined ? {} : { onExit: options.onExit }),
+      ...(options.group === undefined ? {} : { group: options.group }),
       ...(options.onProtocolError === undefined ? {} : { onProtocolError: options.onProtocolError }),
       ...(options.onOtherOutput === undefined ? {} : { onOtherOutput: options.onOtherOutput }),
       ...(options.onStdoutUnfinished === undefined ? {} : { onUnfinishedLine: options.onStdoutUnfinished }),

@@ -14,6 +14,7 @@ describe("the note of a command agent's process group", () => {
       timeoutMs: 10_000,
       groups: {
         started: (_pid, name, named) => notes.push(named === undefined ? name : `${name} of ${named}`),
+        toolStarted: () => undefined,
         ended: () => undefined,
       },
     });
