@@ -116,6 +116,37 @@ describe("agent process groups left by a gateway that is gone", () => {
     await expect.poll(() => running(fired), { timeout: 10_000 }).toBe(false);
   });
 
+  it("notes a tool's group (a stdio MCP server, a terminal command) and tells it apart from the runs when stopped", async () => {
+    const dir = groupsDir();
+    const server = leader();
+    const command = leader();
+    const groups = processGroupFiles(dir, "local");
+    groups.toolStarted(server, "mcp:my server", "work");
+    groups.toolStarted(command, "tool:terminal");
+    // A server's name may hold a space, which separates a note's fields.
+    expect(readlinkSync(join(dir, String(server)))).toBe(
+      `${processStartTime(server)} ${process.pid} ${processStartTime(process.pid)} mcp:my%20server profile=work`,
+    );
+    for (const pid of [server, command]) {
+      const text = readlinkSync(join(dir, String(pid))).split(" ");
+      rmSync(join(dir, String(pid)));
+      writeFileSync(join(dir, String(pid)), [text[0], "4194303", "12345", ...text.slice(3)].join(" "));
+    }
+    const tools: string[] = [];
+    const other: string[] = [];
+    const stopped = stopOrphanGroups(
+      dir,
+      (name) => other.push(name),
+      (owner) => other.push(owner),
+      (tool, profile) => tools.push(profile === undefined ? tool : `${tool} of ${profile}`),
+    );
+    expect(stopped).toBe(2);
+    expect(tools.sort()).toEqual(["mcp:my server of work", "tool:terminal"]);
+    expect(other).toEqual([]);
+    await expect.poll(() => running(server), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => running(command), { timeout: 10_000 }).toBe(false);
+  });
+
   it("notes the backend a journaled run is kept in, and tells it for each group stopped (none for a note of an older svc, which did not say)", async () => {
     const dir = groupsDir();
     const [onRedis, onLocal, older, scheduled] = [leader(), leader(), leader(), leader()];
