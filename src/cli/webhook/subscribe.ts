@@ -122,13 +122,6 @@ async function write(
   };
   const kept = keptConflicts(name, options, previous);
   if (kept.length > 0) throw new SvcError("usage", `cannot subscribe ${name}:\n${kept.join("\n")}`);
-  // A static route of the same name wins: a new subscription there would never be served, and the secret
-  // printed for it would be refused (401). One already stored (by hand) may still be changed, with a warning.
-  if (previous === undefined && Object.hasOwn(loaded.config.platforms.webhook.routes, name))
-    throw new SvcError(
-      "usage",
-      `cannot subscribe ${name}: ${loaded.paths.config} defines a static route "${name}", which the gateway answers with (static routes win), so a subscription of that name would never be served and its secret would be refused — choose another name, or remove the route from ${loaded.paths.config} first`,
-    );
   const parsed = parseSubscription(store.path, name, raw, "flags");
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
   const running = await runningAddress(loaded);
@@ -174,10 +167,12 @@ async function write(
       ...asWritten(ownRecord(snapshot.records, name), previous, sinceChanged(previous, parsed.value)),
     };
   });
+  // A static route of the same name wins while config.yaml has it: the record is written all the same (a route
+  // may be moved out of config.yaml later), and the secret printed here is not the one checked until then.
   const shadowed = Object.hasOwn(loaded.config.platforms.webhook.routes, name);
   if (shadowed) {
     process.stderr.write(
-      `Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription\n`,
+      `Warning: config.yaml also defines a static route "${name}"; the static route wins over this subscription while it is there: requests to ${name} are answered by that route and checked against its secret, not this subscription's, until the route is removed from ${loaded.paths.config}\n`,
     );
   }
   const unserved = shadowed ? undefined : notServed(loaded, store.path, name, parsed.value, running);

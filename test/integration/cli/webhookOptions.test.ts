@@ -130,7 +130,7 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
     expect(listed.stdout.split("\n")[1]).toMatch(/^deploys\s+push,release\s+log\s/);
   });
 
-  it("a new subscription named as a static route of config.yaml is refused (the static route wins: it would never be served), nothing written", async () => {
+  it("a new subscription named as a static route of config.yaml is written, with a warning that the static route wins while it is there", async () => {
     home = tempHome();
     home.write(
       "config.yaml",
@@ -140,14 +140,13 @@ describe("svc webhook subscribe options (spec 4.3) and usage errors", { timeout:
         },
       }),
     );
-    const refused = await svc(home, ["webhook", "subscribe", "gh", "--events", "push"]);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(
-      `cannot subscribe gh: ${join(home.dir, "config.yaml")} defines a static route "gh", which the gateway answers with (static routes win), so a subscription of that name would never be served and its secret would be refused — choose another name, or remove the route from ${join(home.dir, "config.yaml")} first`,
+    const shadowed = await svc(home, ["webhook", "subscribe", "gh", "--events", "push"]);
+    expect(shadowed.code).toBe(0);
+    expect(shadowed.stderr).toContain(
+      `Warning: config.yaml also defines a static route "gh"; the static route wins over this subscription while it is there`,
     );
-    expect(refused.stdout).not.toContain("Secret");
-    expect(stored.bind(null)).toThrow(); // nothing was written
-    expect((await svc(home, ["webhook", "subscribe", "gh-dynamic", "--events", "push"])).code).toBe(0);
+    expect(shadowed.stdout).toContain(`Secret: ${stored().gh.secret}\n`);
+    expect(stored().gh.events).toEqual(["push"]);
   });
 
   it("an empty --events entry beside event types (an unset shell variable, or '' given with others) is refused, quoted as given, nothing written", async () => {
