@@ -47,9 +47,7 @@ export interface Stopping {
  * another PID namespace (a container and its host sharing SVC_HOME) runs when its /health answers at the
  * address its gateway.json records (`runningGateway`).
  */
-export async function runningAddress(
-  loaded: LoadedConfig,
-): Promise<Address & { readonly withoutListener?: number; readonly stopping?: Stopping }> {
+export async function runningAddress(loaded: LoadedConfig): Promise<RunningAddress> {
   const running = await runningGateway(loaded.paths);
   if (running === undefined) return {};
   const { pid } = running;
@@ -57,7 +55,28 @@ export async function runningAddress(
   if (address.port === 0) return { withoutListener: pid };
   const state = readGatewayState(gatewayStateFile(loaded.paths));
   const since = state?.pid === pid ? state.stopping_since : undefined;
-  return since === undefined ? address : { ...address, stopping: { pid, since } };
+  return since === undefined ? { ...address, pid } : { ...address, pid, stopping: { pid, since } };
+}
+
+/** What `runningAddress` finds: nothing (no gateway runs), a gateway without a listener, or one's address. */
+export type RunningAddress = Address & {
+  /** The running gateway's, when it has an address. */
+  readonly pid?: number;
+  readonly withoutListener?: number;
+  readonly stopping?: Stopping;
+};
+
+/**
+ * The pid and address of this SVC_HOME's running gateway when it listens for webhooks and takes requests
+ * (not stopping), whatever this command's configuration says of the adapter: it was started with it on.
+ */
+export function listeningGateway(
+  running: RunningAddress,
+): { readonly pid: number; readonly host: string; readonly port: number } | undefined {
+  const { pid, host, port } = running;
+  if (pid === undefined || host === undefined || port === undefined || running.stopping !== undefined)
+    return undefined;
+  return { pid, host, port };
 }
 
 /** A wildcard bind is shown as 127.0.0.1, which only this machine can use: say what senders elsewhere use. */

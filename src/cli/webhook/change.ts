@@ -11,7 +11,7 @@ import { unfiredJobNote } from "./testTarget.js";
 
 /** `svc webhook remove|enable|disable <name>` on a dynamic subscription. */
 export async function change(name: string, action: "remove" | "enable" | "disable"): Promise<void> {
-  const loaded = configWithEnabledNote();
+  const loaded = await configWithEnabledNote();
   await withSubscriptionStore(loaded, (store) => apply(store, loaded, name, action));
 }
 

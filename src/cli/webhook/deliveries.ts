@@ -94,7 +94,7 @@ export async function deliveries(
   if ((options.limit !== undefined && !/^\d+$/.test(options.limit)) || !Number.isInteger(limit) || limit < 1)
     throw new SvcError("usage", `--limit: expected a whole number of at least 1, got "${options.limit}"`);
   const { filter, route } = deliveriesFilter(argument, options);
-  const { home, loaded } = historyConfig();
+  const { home, loaded } = await historyConfig();
   // Read newest first, no further back than the summaries shown need (the whole history when fewer); with
   // filters, keeping only the records of the rows that match.
   // A route alone is a filter too: read as one, the records of the other routes are not kept (a route with

@@ -17,9 +17,9 @@ export interface HistoryConfig {
  * no longer loads (an edit the running gateway's reload refused, keeping its running config) does not hide it;
  * a note on stderr says what is wrong with the file and that what needs it is not checked.
  */
-export function historyConfig(): HistoryConfig {
+export async function historyConfig(): Promise<HistoryConfig> {
   try {
-    const loaded = configWithEnabledNote();
+    const loaded = await configWithEnabledNote();
     return { home: loaded.paths.home, loaded };
   } catch (err) {
     if (!isConfigProblem(err)) throw err;

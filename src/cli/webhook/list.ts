@@ -2,7 +2,7 @@ import { parseSubscription } from "../../io/stores/subscriptions.js";
 import { shownTarget } from "../../io/targets/names.js";
 import { terminalText } from "../../io/terminalText.js";
 import { formatTable } from "../format.js";
-import { runningAddress } from "./address.js";
+import { listeningGateway, runningAddress } from "./address.js";
 import { failingTargetNotes } from "./checks.js";
 import { configWithEnabledNote } from "./config.js";
 import { notServed } from "./notServed.js";
@@ -11,7 +11,7 @@ import { unfiredJobNote } from "./testTarget.js";
 
 /** `svc webhook list`: one row per subscription, never its secret. */
 export async function list(): Promise<void> {
-  const loaded = configWithEnabledNote();
+  const loaded = await configWithEnabledNote();
   const { path, records } = await withSubscriptionStore(loaded, async (store) => ({
     path: store.path,
     records: (await store.read()).records,
@@ -26,6 +26,7 @@ export async function list(): Promise<void> {
   const unserved: string[] = [];
   // INSECURE_NO_AUTH is judged by the bind of the gateway that runs (`--host`), as the gateway judges it.
   const running = await runningAddress(loaded);
+  const listening = listeningGateway(running) !== undefined;
   const rows = entries
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, raw]) => {
@@ -39,8 +40,9 @@ export async function list(): Promise<void> {
       // Served, but its events fire nothing (a cron job paused, disabled, gone or invalid), or every
       // delivery fails (a target that is no target, or a platform not enabled).
       // Not said with the adapter off: this host serves nothing (its note says so), and gateways sharing the
-      // records (state.backend: redis) have configs and cron stores of their own.
-      else if (s.enabled && loaded.config.platforms.webhook.enabled) {
+      // records (state.backend: redis) have configs and cron stores of their own — unless this home's gateway
+      // runs with it on all the same (started with WEBHOOK_ENABLED=true in its own environment).
+      else if (s.enabled && (loaded.config.platforms.webhook.enabled || listening)) {
         for (const note of unfiredJobNote(loaded, name, s, "its events"))
           unserved.push(note.slice("Note: ".length));
         unserved.push(...failingTargetNotes(loaded, name, s));

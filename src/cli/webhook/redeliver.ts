@@ -89,7 +89,7 @@ export async function redeliver(asked: string, options: { route?: string; port?:
       "usage",
       `"${NO_DELIVERY_ID}" is not a delivery ID: svc webhook deliveries shows ${NO_DELIVERY_ID} for a request that had none (refused, or ignored by the route's events, filters or script, before the gateway gave it one), and such a request cannot be redelivered — have its sender send it again`,
     );
-  const loaded = configWithEnabledNote();
+  const loaded = await configWithEnabledNote();
   // The ID as `svc webhook deliveries` shows it works too: a sender's bidi override or control character
   // in it is shown escaped there (`\u202e`), which is what the user copies.
   // And as the sender shows it when it is longer than the gateway keeps: its `sha256:` digest is recorded.

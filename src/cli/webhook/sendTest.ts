@@ -60,7 +60,7 @@ export async function sendTest(
   options: { payload?: string; event?: string; port?: string },
 ): Promise<void> {
   const parsed = options.payload === undefined ? undefined : parsePayload(options.payload);
-  const loaded = configWithEnabledNote();
+  const loaded = await configWithEnabledNote();
   const target = await testTarget(loaded, name, "subscriptions");
   for (const note of target.notes) process.stderr.write(`${note}\n`);
   // The header wins over the payload's own event type at the gateway, so it must not contradict --payload:

@@ -29,7 +29,15 @@ import {
 import { canonicalTarget } from "../../io/targets/names.js";
 import { isPublicKeySecret } from "../../streams/publicKeySignature.js";
 import { readSecretOption, secretFlag, theSecret } from "../secretOption.js";
-import { portNote, routePath, runningAddress, subscriptionUrl, wildcardNote } from "./address.js";
+import {
+  listeningGateway,
+  portNote,
+  type RunningAddress,
+  routePath,
+  runningAddress,
+  subscriptionUrl,
+  wildcardNote,
+} from "./address.js";
 import {
   checkCronJob,
   checkInsecure,
@@ -56,8 +64,12 @@ export async function subscribe(name: string, options: SubscribeOptions): Promis
   checkOneChatId(options);
   const loaded = loadConfig();
   checkNotOptions(name, options, loaded.paths.subscriptions);
-  // With state.backend: redis the gateways sharing that Redis serve the subscription (docs/durability.md).
-  if (!loaded.config.platforms.webhook.enabled && loaded.config.state.backend !== "redis") {
+  const running = await runningAddress(loaded);
+  // Served where this command's configuration turns the adapter off: with state.backend: redis by the
+  // gateways sharing that Redis (docs/durability.md); by this SVC_HOME's gateway when it runs with the
+  // adapter on (started with WEBHOOK_ENABLED=true in its own environment).
+  const listening = listeningGateway(running) !== undefined;
+  if (!loaded.config.platforms.webhook.enabled && loaded.config.state.backend !== "redis" && !listening) {
     throw new SvcError(
       "startup_refused",
       `the webhook adapter is off (${webhookOffReason(loaded)}), so a subscription would reach nothing; nothing was written — enable it first (${cliHowToEnable(loaded)}), then run this command again`,
@@ -67,8 +79,8 @@ export async function subscribe(name: string, options: SubscribeOptions): Promis
     options.routeProfile === undefined ? undefined : profileNameProblem(options.routeProfile);
   if (profileProblem !== undefined)
     throw new SvcError("usage", `--route-profile "${options.routeProfile}": ${profileProblem}`);
-  if (!loaded.config.platforms.webhook.enabled) process.stderr.write(adapterOffNote(loaded));
-  await withSubscriptionStore(loaded, (store) => write(store, loaded, name, options));
+  if (!loaded.config.platforms.webhook.enabled) process.stderr.write(adapterOffNote(loaded, running));
+  await withSubscriptionStore(loaded, (store) => write(store, loaded, name, options, running));
 }
 
 /** Reads the record, checks the new one and writes it unless the record changed meanwhile. */
@@ -77,6 +89,7 @@ async function write(
   loaded: LoadedConfig,
   name: string,
   options: SubscribeOptions,
+  running: RunningAddress,
 ): Promise<void> {
   const snapshot = await store.read();
   const stored = storedRecord(store.path, name, ownRecord(snapshot.records, name));
@@ -124,7 +137,6 @@ async function write(
   if (kept.length > 0) throw new SvcError("usage", `cannot subscribe ${name}:\n${kept.join("\n")}`);
   const parsed = parseSubscription(store.path, name, raw, "flags");
   if (!parsed.ok) throw new SvcError("usage", `cannot subscribe ${name}:\n${parsed.problems.join("\n")}`);
-  const running = await runningAddress(loaded);
   checkInsecure(loaded, name, parsed.value, running, secretFlag(options));
   if (typeof options.cronJob === "string") checkCronJob(loaded, parsed.value);
   else if (options.routeProfile !== undefined) checkCronJob(loaded, parsed.value, name);
@@ -220,9 +232,9 @@ async function write(
     process.stderr.write(
       `Warning: ${name}: ${theSecret(options)} ${headerProblem}, so a sender that sends the secret itself (X-Gitlab-Token, Authorization: Bearer) is always answered 401; HMAC signatures still verify — leave ${secretFlag(options)} out for a generated one if this route takes tokens\n`,
     );
-  // Adapter off (only with state.backend: redis, whose gateways with it on serve the record): this host has
-  // no address to give, only the path every such gateway answers at.
-  const served = loaded.config.platforms.webhook.enabled;
+  // Adapter off with state.backend: redis, whose gateways with it on serve the record, and no gateway
+  // listening here: this host has no address to give, only the path every such gateway answers at.
+  const served = loaded.config.platforms.webhook.enabled || listeningGateway(running) !== undefined;
   if (served) process.stderr.write(portNote(loaded, name, running) + wildcardNote(loaded, running));
   const url = served
     ? subscriptionUrl(loaded, name, parsed.value.profile, running)
