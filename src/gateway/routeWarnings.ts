@@ -109,6 +109,21 @@ export function servedSubscriptionWarnings(
   return [
     ...subscriptionWarnings(route, name, binding),
     ...targetProblems(route),
+    ...toolWarnings(route, mcpServers, disabledServers),
+  ];
+}
+
+/**
+ * The unknown names of a subscription's `toolsets`, the MCP servers among them with `enabled: false`, and the
+ * `skills` entries that are no skill name (a path): keys only a hand edit writes, which each load of the
+ * subscriptions names and `svc webhook subscribe` names when it writes the record.
+ */
+export function toolWarnings(
+  route: Route,
+  mcpServers: readonly string[],
+  disabledServers: (toolsets: readonly string[] | undefined) => readonly string[],
+): string[] {
+  return [
     ...unknownToolsetWarnings([{ at: "", toolsets: route.toolsets }], mcpServers),
     ...(route.deliver_only === true || route.cron_job !== undefined
       ? []

@@ -11,6 +11,7 @@ import {
   storedSecretVariableProblem,
 } from "../../config/secretWarnings.js";
 import { INSECURE_NO_AUTH } from "../../config/sections/webhook.js";
+import { disabledServerToolsets } from "../../config/unusedSettings.js";
 import { webhookOffReason } from "../../config/webhookEnabled.js";
 import { SvcError } from "../../errors.js";
 import {
@@ -18,6 +19,7 @@ import {
   gitlabObjectKindProblem,
   idleKeys,
 } from "../../gateway/idleRouteKeys.js";
+import { toolWarnings } from "../../gateway/routeWarnings.js";
 import { profilesOnDisk, unusableProfileEntry } from "../../io/profiles.js";
 import {
   assertUnchanged,
@@ -161,6 +163,13 @@ async function write(
       process.stderr.write(`Warning: ${name}: ${problem}\n`);
     process.stderr.write(logRouteHint(name, parsed.value));
   }
+  // A hand-written toolsets or skills entry the record keeps, as each load of the subscriptions names it.
+  for (const problem of toolWarnings(
+    subscriptionRoute(parsed.value),
+    Object.keys(loaded.config.mcp_servers),
+    (toolsets) => disabledServerToolsets(toolsets, loaded.config),
+  ))
+    process.stderr.write(`Warning: ${name}: ${problem}\n`);
   for (const event of parsed.value.events ?? []) {
     if (event.includes("*"))
       process.stderr.write(

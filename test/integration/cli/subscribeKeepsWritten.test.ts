@@ -31,4 +31,41 @@ describe("svc webhook subscribe on a hand-written record (spec 2.6)", { timeout:
     expect((await svc(home, ["webhook", "subscribe", "prs", "--prompt", "New {n}"])).code).toBe(0);
     expect(stored().prs).toMatchObject({ prompt: "New {n}", coalesce, filters });
   });
+
+  it("names a hand-written toolsets name that is no toolset, a disabled MCP server there and a skill written as a path, as each load of the subscriptions does", async () => {
+    home = tempHome();
+    home.write(
+      "config.yaml",
+      stringify(
+        cliConfig(
+          {},
+          {
+            agent: { provider: "command", command: [process.execPath, "--version"] },
+            mcp_servers: { docs: { command: process.execPath, args: ["--version"], enabled: false } },
+          },
+        ),
+      ),
+    );
+    home.write(
+      "webhook_subscriptions.json",
+      JSON.stringify({
+        hx: { secret: "handwritten-secret-hx", toolsets: ["web_serch", "docs"], skills: ["skills/triage"] },
+        ok: { secret: "handwritten-secret-ok", toolsets: ["terminal"] },
+      }),
+      0o600,
+    );
+    const res = await svc(home, ["webhook", "subscribe", "hx", "--description", "x"]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(
+      'Warning: hx: toolsets: unknown toolset "web_serch" — did you mean web_search?; runs of the route drop it',
+    );
+    expect(res.stderr).toContain(
+      'Warning: hx: toolsets: "docs" names mcp_servers.docs, which has enabled: false',
+    );
+    expect(res.stderr).toContain('Warning: hx: skills: "skills/triage" is ');
+    expect(stored().hx).toMatchObject({ toolsets: ["web_serch", "docs"], description: "x" });
+    const clean = await svc(home, ["webhook", "subscribe", "ok", "--description", "y"]);
+    expect(clean.code).toBe(0);
+    expect(clean.stderr).not.toContain("Warning: ok: toolsets");
+  });
 });
