@@ -65,6 +65,11 @@ export interface RestoredGroup {
   /** Milliseconds left of the quiet window and of the max wait (0: fire now). */
   readonly quietLeftMs: number;
   readonly maxLeftMs: number;
+  /**
+   * Its route no longer coalesces and an event of that route is about to run: the group fires before
+   * `restore` returns, so its run is queued ahead of that event's (otherwise on the next tick).
+   */
+  readonly firesNow?: boolean;
 }
 
 export interface Coalescer {
@@ -377,7 +382,8 @@ export function createCoalescer(options: CoalescerOptions): Coalescer {
           saved.merged,
         );
         groups.set(saved.id, group);
-        clock.setTimeout(() => group.flush(), 0);
+        if (saved.firesNow === true) group.flush();
+        else clock.setTimeout(() => group.flush(), 0);
         return;
       }
       const quietMs = timerDelay(policy.window_seconds * 1000);

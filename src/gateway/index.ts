@@ -494,7 +494,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     profiles,
     groups,
     seen: idempotency.seen,
-    coalescer: state.withHeldGroups(coalescing.coalescer, (name) => routes.registry.lookup(name)),
+    coalescer: coalescing.coalescer,
+    heldGroups: state.heldGroupsOf(coalescing.coalescer, (name) => routes.registry.lookup(name)),
     cron: cron.scheduler,
     enqueueRun: redis === undefined ? journaledEnqueue : (event) => redis.enqueueRun(event),
     shared:

@@ -19,6 +19,7 @@ import { createPipeline } from "../streams/pipeline.js";
 import { createFixedWindowLimiter } from "../streams/rateLimiter.js";
 import type { SeenCache } from "../streams/seenCache.js";
 import { verifySignature } from "../streams/signatures.js";
+import type { HeldGroups } from "../streams/stages/dispatch.js";
 import type { RateLimitDeps } from "../streams/stages/rateLimit.js";
 import type { MaybePromise } from "../streams/stateUnavailable.js";
 import type { PipelineLogHooks } from "./logHooks.js";
@@ -51,6 +52,8 @@ export interface IngressDeps {
   readonly groups?: ProcessGroups;
   readonly seen: SeenCache;
   readonly coalescer: Coalescer;
+  /** The saved groups the start held (their route gone), released by their route's first event. */
+  readonly heldGroups?: HeldGroups;
   readonly cron: CronScheduler;
   readonly deliverDirect: (event: AcceptedEvent) => Promise<boolean>;
   readonly eventModes?: EventModes;
@@ -152,7 +155,11 @@ export async function startIngress(deps: IngressDeps): Promise<Ingress> {
       forget,
       // A shared store (Redis) stores a group's event before its answer: no group holds one answered 503.
       ...(shared === undefined
-        ? { withdraw: (event) => deps.coalescer.withdraw(event), reloadFlushesGroups: true }
+        ? {
+            withdraw: (event) => deps.coalescer.withdraw(event),
+            reloadFlushesGroups: true,
+            ...(deps.heldGroups === undefined ? {} : { heldGroups: deps.heldGroups }),
+          }
         : { keep: shared.keep }),
       onCronUnavailable: hooks.onCronUnavailable,
       onCoalesceUnavailable: hooks.onCoalesceUnavailable,

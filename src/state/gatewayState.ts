@@ -21,6 +21,7 @@ import { readJournal } from "../io/state/journal/segments.js";
 import type { PendingRun, PendingRunsReport } from "../io/stores/pendingRuns.js";
 import type { AcceptedEvent, EventModes, ResolvedRoute } from "../streams/context.js";
 import type { SeenCache } from "../streams/seenCache.js";
+import type { HeldGroups } from "../streams/stages/dispatch.js";
 import { seenKey } from "../streams/stages/idempotency.js";
 import { LiveState, runKey, SEEN_TTL_MS, understood } from "./liveState.js";
 import { LocalStateStore } from "./localStore.js";
@@ -209,12 +210,14 @@ export class GatewayState {
   private readonly groupFirstAt = new Map<string, number>();
   /**
    * The saved groups left in the journal at start (their route gone), by journal id, until an event of their
-   * route reopens them (`withHeldGroups`). A group a new event opens meanwhile for the same route and key
+   * route reopens them (`heldGroupsOf`). A group a new event opens meanwhile for the same route and key
    * (its route back under another profile) is journaled under an id of its own (`journalIds`), so its
    * records neither replace the saved group's nor, once it fires, remove it. Such an id starts with a NUL
    * (no route name does) and is none of the saved groups' ids (`savedGroups`), which a start may reopen.
    */
   private readonly heldGroups = new Map<string, StoredGroup>();
+  /** How many of them each route name holds: an event of another route looks no further. */
+  private readonly heldRoutes = new Map<string, number>();
   private readonly savedGroups = new Set<string>();
   private readonly journalIds = new Map<string, string>();
   private aliases = 0;
@@ -508,6 +511,7 @@ export class GatewayState {
       if (route === undefined) {
         keptGroups.push(group.latest);
         this.heldGroups.set(group.id, group);
+        this.heldRoutes.set(latest.routeName, (this.heldRoutes.get(latest.routeName) ?? 0) + 1);
         continue;
       }
       groups += 1;
@@ -538,9 +542,15 @@ export class GatewayState {
    * leaves the saved times ahead of now: a window never has more left than its whole length, and the
    * group's max wait counts from now on. The group is recorded again with those times, so a start after a
    * kill before it fired counts from this one too. A route that no longer coalesces still owes the group
-   * its one run: it fires at once.
+   * its one run: it fires at once (`firesNow`: before `reopen` returns).
    */
-  private reopen(group: StoredGroup, route: ResolvedRoute, coalescer: Coalescer, at: number): void {
+  private reopen(
+    group: StoredGroup,
+    route: ResolvedRoute,
+    coalescer: Coalescer,
+    at: number,
+    firesNow = false,
+  ): void {
     const policy = route.route.coalesce;
     const firstAt = Math.min(group.firstAt, at);
     const lastAt = Math.min(group.lastAt, at);
@@ -555,39 +565,56 @@ export class GatewayState {
       merged: group.merged,
       quietLeftMs: Math.min(quietMs, lastAt + quietMs - at),
       maxLeftMs: Math.min(maxMs, firstAt + maxMs - at),
+      ...(firesNow ? { firesNow } : {}),
     });
   }
 
   /**
-   * `coalescer`, reopening the groups held at start (their route was gone) before an event of their route
-   * is grouped, once the route is back (a reload, a subscription enabled again): a newer event for such a
-   * group's key joins it — one group, one run with the newest event — where it opened a group of its own
-   * and ran first, the held one's older event running after it at the next start.
+   * The groups held at start (their route was gone), for the dispatch stage, which releases them with their
+   * route's first event once the route is back (a reload, a subscription enabled again), whatever the
+   * route's mode now. A route that still coalesces reopens them with what is left of their windows, so a
+   * newer event for such a group's key joins it: one group, one run with the newest event. A route that
+   * no longer coalesces (a plain agent route, `deliver_only`, `cron_job`) has them fire at once, before
+   * its event is dispatched: each group's run, the agent run its events were accepted for, is queued ahead
+   * of that event's, never left for the next start to run after it.
    */
-  withHeldGroups(coalescer: Coalescer, lookup: Lookup): Coalescer {
+  heldGroupsOf(coalescer: Coalescer, lookup: Lookup): HeldGroups {
+    const held = this.heldGroups;
     return {
-      ...coalescer,
-      offer: (event) => {
-        if (this.heldGroups.size > 0) this.reopenHeld(event.routeName, coalescer, lookup);
-        return coalescer.offer(event);
+      get size() {
+        return held.size;
+      },
+      release: (routeName) => {
+        if (this.heldRoutes.has(routeName)) this.reopenHeld(routeName, coalescer, lookup);
       },
     };
   }
 
   private reopenHeld(routeName: string, coalescer: Coalescer, lookup: Lookup): void {
     let reopened = 0;
+    let fired = 0;
     for (const [id, group] of this.heldGroups) {
       if (group.latest.routeName !== routeName) continue;
       const route = routeFor(group.latest, lookup);
       if (route === undefined) continue;
       this.heldGroups.delete(id);
-      this.reopen(group, route, coalescer, this.now());
-      reopened += 1;
+      const left = (this.heldRoutes.get(routeName) ?? 1) - 1;
+      if (left > 0) this.heldRoutes.set(routeName, left);
+      else this.heldRoutes.delete(routeName);
+      const coalesces = route.route.coalesce !== undefined;
+      this.reopen(group, route, coalescer, this.now(), !coalesces);
+      if (coalesces) reopened += 1;
+      else fired += 1;
     }
     if (reopened > 0)
       this.logger.info(
         { route: routeName },
         `[state] ${routeName}: ${reopened} coalescing group(s) held since the start (the route was gone) reopened with the route's first event since, which joins its key's group`,
+      );
+    if (fired > 0)
+      this.logger.info(
+        { route: routeName },
+        `[state] ${routeName}: ${fired} coalescing group(s) held since the start (the route was gone) run now, ahead of the route's first event since — the route no longer coalesces; each runs as the agent run its events were accepted for`,
       );
   }
 

@@ -38,6 +38,22 @@ export interface DispatchDeps {
    * is then not grouped, since its group would keep the replaced route's windows past the reload.
    */
   readonly reloadFlushesGroups?: boolean;
+  /** Coalescing groups held since the start until their route is back (the local journal's). */
+  readonly heldGroups?: HeldGroups;
+}
+
+/**
+ * The saved coalescing groups a start held because their route was gone. None on nearly every start: the
+ * stage then reads `size` and looks no further.
+ */
+export interface HeldGroups {
+  readonly size: number;
+  /**
+   * Called with each event of a route before it is dispatched, whatever the route's mode: the groups held
+   * for that route, once it is back, are reopened — their run queued now where the route no longer
+   * coalesces — so the older events never run after this newer one.
+   */
+  release(routeName: string): void;
 }
 
 /**
@@ -82,10 +98,12 @@ export function dispatchStage(deps: DispatchDeps): MaybeAsyncStage {
         )
       : enqueued(event, ok);
   };
+  const held = deps.heldGroups;
   return (ctx) => {
     if (ctx.duplicateOf !== undefined) return ctx; // answered by the deliver stage
     const event = acceptedOf(ctx);
     const { route } = event;
+    if (held !== undefined && held.size > 0) held.release(event.routeName);
     if (route.cron_job !== undefined) {
       if (deps.modes.fireCronJob === undefined) {
         deps.onCronUnavailable?.(event);
